@@ -1,0 +1,375 @@
+/*  =========================================================================
+    drover_msg - the drover wire protocol codec (see PROTOCOL.md)
+
+    A message is a plain value: one struct whose fields are the union of all
+    messages' fields, as zproto codecs have it. A field not used by a message
+    is left zero/NULL. The struct owns every pointer in it; drover_msg_reset
+    frees them. Encoding packs with msgpack-c; decoding walks the bytes with
+    a bounds-checked cursor and never allocates more than the message's own
+    size, nor trusts a count or length the peer sent before checking it
+    against the bytes that remain.
+    =========================================================================
+*/
+
+#ifndef DROVER_MSG_H_INCLUDED
+#define DROVER_MSG_H_INCLUDED
+
+#include <czmq.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  Protocol signature and version carried in every message
+#define DROVER_MSG_SIGNATURE    "DRV"
+#define DROVER_MSG_VERSION      1
+
+//  Limits (PROTOCOL.md, "Limits"); the decoder refuses anything past them
+#define DROVER_ID_MAX           64          //  worker id, bytes
+#define DROVER_LABELS_MAX       16          //  labels per worker or task
+#define DROVER_LABEL_MAX        128         //  one "key=value" label, bytes
+#define DROVER_REASON_MAX       256         //  reason / text string, bytes
+#define DROVER_ARGV_MAX         1024        //  argv entries
+#define DROVER_ENV_MAX          256         //  environment entries
+#define DROVER_STRING_MAX       65536       //  one argv/env/cwd string, bytes
+#define DROVER_INPUT_MAX        (1 << 20)   //  stdin / payload bytes
+#define DROVER_OUTPUT_MAX       (1 << 20)   //  captured stdout or stderr, bytes
+#define DROVER_BODY_MAX         (2 << 20)   //  encoded exec body, bytes
+#define DROVER_RUNNING_MAX      4096        //  task refs in WORKER HELLO
+#define DROVER_ROWS_MAX         10000       //  rows in a WORKER/TASK TABLE
+#define DROVER_WAIT_MAX         10000       //  task ids in one TASK WAIT
+#define DROVER_DEPTH_MAX        4           //  msgpack nesting depth
+#define DROVER_MSG_MAX          (4 << 20)   //  a whole encoded message, bytes
+
+//  Message ids (the third element of every message)
+typedef enum {
+    DROVER_MSG_WORKER_HELLO     = 1,    //  worker -> broker: register
+    DROVER_MSG_WORKER_HEARTBEAT = 2,    //  worker -> broker: alive, with stats
+    DROVER_MSG_WORKER_GOODBYE   = 3,    //  worker -> broker: leaving
+    DROVER_MSG_WORKER_WELCOME   = 4,    //  broker -> worker: registered
+    DROVER_MSG_WORKER_LEAVE     = 5,    //  broker -> worker: drained, exit now
+    DROVER_MSG_TASK_OFFER       = 6,    //  broker -> worker: run this attempt
+    DROVER_MSG_TASK_STARTED     = 7,    //  worker -> broker: offer taken (the ack)
+    DROVER_MSG_TASK_RESULT      = 8,    //  worker -> broker: attempt finished
+    DROVER_MSG_TASK_KILL        = 9,    //  broker -> worker: stop this attempt
+    DROVER_MSG_TASK_SUBMIT      = 10,   //  client -> broker: new task
+    DROVER_MSG_TASK_ACCEPTED    = 11,   //  broker -> client: task id for a submit
+    DROVER_MSG_TASK_WAIT        = 12,   //  client -> broker: tell me when these end
+    DROVER_MSG_TASK_DONE        = 13,   //  broker -> client: a task's final outcome
+    DROVER_MSG_TASK_CANCEL      = 14,   //  client -> broker: cancel a task
+    DROVER_MSG_TASK_LIST        = 15,   //  client -> broker: list tasks
+    DROVER_MSG_TASK_TABLE       = 16,   //  broker -> client: task counts and rows
+    DROVER_MSG_WORKER_LIST      = 17,   //  client -> broker: list workers
+    DROVER_MSG_WORKER_TABLE     = 18,   //  broker -> client: worker rows
+    DROVER_MSG_WORKER_ADMIN     = 19,   //  client -> broker: hold/drain/resume
+    DROVER_MSG_OK               = 20,   //  broker -> any: request done
+    DROVER_MSG_ERROR            = 21,   //  broker -> any: request refused
+    DROVER_MSG_ID_MAX           = 21
+} drover_msg_id_t;
+
+//  Status codes carried by OK and ERROR (PROTOCOL.md, "Status codes")
+#define DROVER_CODE_OK              200
+#define DROVER_CODE_RETRY           300     //  try again later
+#define DROVER_CODE_QUEUE_FULL      301     //  too many queued tasks
+#define DROVER_CODE_TOO_MANY        302     //  too many workers / waiters
+#define DROVER_CODE_BAD_REQUEST     400     //  malformed message
+#define DROVER_CODE_NOT_REGISTERED  401     //  worker must say HELLO first
+#define DROVER_CODE_NOT_FOUND       404     //  unknown task or worker
+#define DROVER_CODE_STALE           409     //  result of an attempt that is no longer current
+#define DROVER_CODE_CONFLICT        410     //  not possible in the current state
+#define DROVER_CODE_TOO_LARGE       413     //  a field or message past its limit
+#define DROVER_CODE_UNEXPECTED      415     //  well-formed but not expected from this peer
+#define DROVER_CODE_BAD_VERSION     426     //  unknown protocol version
+#define DROVER_CODE_INTERNAL        500     //  broker fault
+
+//  Task states (TASK DONE, TASK TABLE)
+typedef enum {
+    DROVER_TASK_QUEUED     = 0,
+    DROVER_TASK_ASSIGNED   = 1,
+    DROVER_TASK_RUNNING    = 2,
+    DROVER_TASK_SUCCEEDED  = 3,
+    DROVER_TASK_FAILED     = 4,
+    DROVER_TASK_CANCELLED  = 5,
+    DROVER_TASK_UNKNOWN    = 6,             //  TASK DONE for an id the broker does not know
+    DROVER_TASK_STATES     = 7
+} drover_task_state_t;
+
+//  How a task attempt ended on the worker (TASK RESULT)
+typedef enum {
+    DROVER_OUTCOME_EXITED       = 0,        //  exit_code holds the status
+    DROVER_OUTCOME_SIGNALLED    = 1,        //  signal holds the signal number
+    DROVER_OUTCOME_TIMEDOUT     = 2,        //  killed after the task's timeout
+    DROVER_OUTCOME_CANCELLED    = 3,        //  killed on TASK KILL
+    DROVER_OUTCOME_SPAWN_FAILED = 4,        //  could not start (reason says why)
+    DROVER_OUTCOME_MAX          = 4
+} drover_outcome_t;
+
+//  Worker admin settings (WORKER ADMIN, WORKER TABLE)
+typedef enum {
+    DROVER_ADMIN_RUN    = 0,
+    DROVER_ADMIN_HOLD   = 1,
+    DROVER_ADMIN_DRAIN  = 2,
+    DROVER_ADMIN_MAX    = 2
+} drover_admin_t;
+
+//  Worker health (WORKER TABLE)
+typedef enum {
+    DROVER_HEALTH_OK        = 0,
+    DROVER_HEALTH_PROBATION = 1,
+    DROVER_HEALTH_LOST      = 2,
+    DROVER_HEALTH_MAX       = 2
+} drover_health_t;
+
+//  TASK SUBMIT flags
+#define DROVER_SUBMIT_NOTIFY    1           //  send TASK DONE to the submitter
+
+//  TASK RESULT truncation flags
+#define DROVER_TRUNC_STDOUT     1
+#define DROVER_TRUNC_STDERR     2
+
+//  A (task, attempt) pair, as listed in WORKER HELLO
+typedef struct {
+    uint64_t task;                  //  task id
+    uint32_t attempt;               //  attempt number, 1-based
+} drover_taskref_t;
+
+//  A worker's resource stats (WORKER HEARTBEAT, WORKER TABLE)
+typedef struct {
+    double load [3];                //  1, 5, 15 minute load averages
+    uint64_t mem_used;              //  bytes
+    uint64_t mem_total;             //  bytes
+    uint64_t disk_used;             //  bytes, of the work directory's filesystem
+    uint64_t disk_total;            //  bytes
+    uint32_t running;               //  tasks running now
+} drover_stats_t;
+
+//  One row of WORKER TABLE
+typedef struct {
+    char id [DROVER_ID_MAX + 1];    //  worker id
+    uint8_t health;                 //  drover_health_t
+    uint8_t admin;                  //  drover_admin_t
+    uint32_t procs;                 //  usable procs
+    uint32_t procs_used;            //  procs taken by assigned tasks
+    uint64_t mem;                   //  usable memory, bytes
+    uint64_t mem_used;              //  memory reserved by assigned tasks, bytes
+    uint32_t nlabels;               //  labels in use
+    char *labels [DROVER_LABELS_MAX];   //  "key=value", owned
+    drover_stats_t stats;           //  last heartbeat's stats
+} drover_worker_row_t;
+
+//  One row of TASK TABLE
+typedef struct {
+    uint64_t task;                  //  task id
+    uint8_t state;                  //  drover_task_state_t
+    int32_t priority;               //  lower runs first
+    uint32_t procs;                 //  procs demanded
+    uint32_t attempt;               //  current attempt number, 0 if never assigned
+    char worker [DROVER_ID_MAX + 1];    //  worker of the current attempt, or ""
+    char *summary;                  //  argv joined by spaces, at most 80 bytes, owned
+} drover_task_row_t;
+
+//  The message. Which fields each id uses is listed in PROTOCOL.md.
+typedef struct {
+    int id;                         //  drover_msg_id_t
+    uint32_t seq;                   //  request number, echoed by the reply
+    //  Worker identity
+    char worker [DROVER_ID_MAX + 1];    //  worker id, printable ASCII, 1..64 bytes
+    uint64_t epoch;                 //  worker incarnation, changes on restart
+    //  Task identity
+    uint64_t task;                  //  task id
+    uint32_t attempt;               //  attempt number
+    //  Resources and policy
+    int32_t priority;               //  lower runs first
+    uint32_t procs;                 //  procs offered (HELLO) or demanded (SUBMIT)
+    uint64_t mem;                   //  bytes offered or demanded
+    uint32_t nlabels;               //  labels used
+    char *labels [DROVER_LABELS_MAX];   //  "key=value" each, owned
+    uint32_t timeout;               //  task timeout, msec, 0 = none
+    uint32_t retries;               //  retries allowed after task failures
+    uint32_t flags;                 //  DROVER_SUBMIT_* flags
+    //  Execution body: an encoded drover_exec_t, opaque to the broker
+    byte *body;                     //  owned
+    size_t body_size;               //  bytes
+    //  Worker stats and running tasks
+    drover_stats_t stats;           //  HEARTBEAT stats
+    uint32_t nrunning;              //  entries in running
+    drover_taskref_t *running;      //  HELLO: attempts the worker still runs, owned
+    uint32_t heartbeat;             //  WELCOME: heartbeat interval, msec
+    //  Results
+    uint8_t outcome;                //  drover_outcome_t
+    uint8_t state;                  //  drover_task_state_t (TASK DONE)
+    uint8_t admin;                  //  drover_admin_t (WORKER ADMIN)
+    int32_t exit_code;              //  process exit status
+    int32_t signal;                 //  signal that ended the process
+    uint32_t truncated;             //  DROVER_TRUNC_* flags
+    uint32_t duration;              //  run time, msec
+    byte *out;                      //  captured stdout, owned
+    size_t out_size;                //  bytes
+    byte *err;                      //  captured stderr, owned
+    size_t err_size;                //  bytes
+    //  Status
+    uint16_t code;                  //  OK / ERROR status code
+    char *reason;                   //  OK / ERROR / TASK DONE reason text, owned
+    //  Queries
+    uint32_t limit;                 //  TASK LIST: most rows wanted
+    uint32_t ntasks;                //  TASK WAIT: ids in tasks
+    uint64_t *tasks;                //  TASK WAIT: task ids, owned
+    uint64_t counts [DROVER_TASK_STATES];   //  TASK TABLE: tasks per state
+    uint32_t nrows;                 //  rows in worker_rows or task_rows
+    drover_worker_row_t *worker_rows;   //  WORKER TABLE rows, owned
+    drover_task_row_t *task_rows;   //  TASK TABLE rows, owned
+    //  Set by a failed decode
+    const char *error;              //  static text saying what was malformed
+} drover_msg_t;
+
+//  What a task runs: argv, environment, working directory, stdin. Carried
+//  encoded in TASK SUBMIT and TASK OFFER as body; the broker only validates it.
+typedef struct {
+    uint32_t argc;                  //  entries in argv, >= 1
+    char **argv;                    //  NULL-terminated, owned
+    uint32_t nenv;                  //  entries in env
+    char **env;                     //  "NAME=value", NULL-terminated, owned
+    char *cwd;                      //  working directory or NULL, owned
+    byte *input;                    //  stdin bytes or NULL, owned
+    size_t input_size;              //  bytes
+} drover_exec_t;
+
+//  Create an empty message with the given id; never returns NULL
+drover_msg_t *
+    drover_msg_new (int id);
+
+//  Destroy a message and everything it owns; harmless on NULL
+void
+    drover_msg_destroy (drover_msg_t **self_p);
+
+//  Free what the message owns and zero it, keeping nothing; ready for decode
+void
+    drover_msg_reset (drover_msg_t *self);
+
+//  Encode a message into a new frame; NULL if a field breaks a limit
+zframe_t *
+    drover_msg_encode (drover_msg_t *self);
+
+//  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
+//  with self->error saying why. Allocates at most size bytes in all.
+int
+    drover_msg_decode (drover_msg_t *self, const byte *data, size_t size);
+
+//  Receive one frame from a DEALER or SUB-less socket and decode it.
+//  Returns 0, -1 if interrupted, -2 if malformed.
+int
+    drover_msg_recv (drover_msg_t *self, zsock_t *input);
+
+//  Encode and send a message on a DEALER socket. Returns 0 or -1.
+int
+    drover_msg_send (drover_msg_t *self, zsock_t *output);
+
+//  Add a "key=value" label, copying it. Returns 0, or -1 if full or invalid.
+int
+    drover_msg_add_label (drover_msg_t *self, const char *label);
+
+//  Set the reason text (copied, truncated to DROVER_REASON_MAX)
+void
+    drover_msg_set_reason (drover_msg_t *self, const char *reason);
+
+//  Set the body bytes (copied)
+void
+    drover_msg_set_body (drover_msg_t *self, const byte *body, size_t size);
+
+//  Set the captured stdout / stderr bytes (copied)
+void
+    drover_msg_set_output (drover_msg_t *self,
+                           const byte *out, size_t out_size,
+                           const byte *err, size_t err_size);
+
+//  Return the printable name of a message id, e.g. "TASK SUBMIT"
+const char *
+    drover_msg_name (int id);
+
+//  Return the printable name of a task state, e.g. "SUCCEEDED"
+const char *
+    drover_task_state_name (int state);
+
+//  Return the printable name of a worker health, admin, or outcome value
+const char *
+    drover_health_name (int health);
+const char *
+    drover_admin_name (int admin);
+const char *
+    drover_outcome_name (int outcome);
+
+//  Check that a worker id is printable ASCII without spaces, 1..64 bytes
+bool
+    drover_id_valid (const char *id);
+
+//  Check that a label is "key=value": key [A-Za-z0-9_.-]{1,63}, value printable
+bool
+    drover_label_valid (const char *label);
+
+//  Create an empty exec body; never returns NULL
+drover_exec_t *
+    drover_exec_new (void);
+
+//  Destroy an exec body; harmless on NULL
+void
+    drover_exec_destroy (drover_exec_t **self_p);
+
+//  Set argv (copied); argc >= 1. Returns 0 or -1 past DROVER_ARGV_MAX.
+int
+    drover_exec_set_argv (drover_exec_t *self, int argc, const char **argv);
+
+//  Add one "NAME=value" environment entry (copied). Returns 0 or -1.
+int
+    drover_exec_add_env (drover_exec_t *self, const char *entry);
+
+//  Set the working directory (copied, NULL clears)
+void
+    drover_exec_set_cwd (drover_exec_t *self, const char *cwd);
+
+//  Set the stdin bytes (copied, NULL clears)
+void
+    drover_exec_set_input (drover_exec_t *self, const byte *input, size_t size);
+
+//  Encode into a fresh buffer the caller frees; NULL if a limit is broken
+byte *
+    drover_exec_encode (drover_exec_t *self, size_t *size_p);
+
+//  Decode a body into self (emptied first). Returns 0 or -2 with *error_p set.
+int
+    drover_exec_decode (drover_exec_t *self, const byte *data, size_t size,
+                        const char **error_p);
+
+//  Check a body without keeping it. Returns 0 or -2 with *error_p set.
+int
+    drover_exec_validate (const byte *data, size_t size, const char **error_p);
+
+//  An event published on the broker's PUB socket: frame 1 is the topic
+//  (e.g. "task.succeeded", "worker.lost"), frame 2 the encoded body.
+typedef struct {
+    uint64_t time;                  //  wall clock, msec since the epoch
+    char topic [32];                //  "task.<state>" or "worker.<change>"
+    uint64_t task;                  //  task id, 0 for a worker event
+    uint32_t attempt;               //  attempt number, 0 if none
+    char worker [DROVER_ID_MAX + 1];    //  worker id or ""
+    char reason [DROVER_REASON_MAX + 1];    //  free text or ""
+} drover_event_t;
+
+//  Encode an event body into a new frame (never NULL)
+zframe_t *
+    drover_event_encode (const drover_event_t *event);
+
+//  Decode an event body. Returns 0 or -2 if malformed.
+int
+    drover_event_decode (drover_event_t *event, const byte *data, size_t size);
+
+//  Format an event as one JSON line (no newline); caller frees with zstr_free
+char *
+    drover_event_json (const drover_event_t *event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
