@@ -1,0 +1,556 @@
+/*  =========================================================================
+    drover_broker - the broker process
+
+    The main owns the TCP sockets: a ROUTER where workers and clients talk,
+    and a PUB for the event stream. It decodes what arrives, hands each
+    message to the actor that owns its subject, and forwards what actors say
+    to the actors that hear it, using one routing table (actors/ACTORS.md).
+    It keeps no state about tasks or workers: that lives in the actors.
+
+    Actor pipes are polled before the ROUTER, so internal traffic drains
+    before more external work is read in.
+    =========================================================================
+*/
+
+#include "drover_broker.h"
+#include "drover_config.h"
+#include "drover_msg.h"
+#include "drover_health.h"
+#include "drover_probation.h"
+#include "drover_schedq.h"
+#include "drover_assign.h"
+#include <getopt.h>
+
+//  Which actors hear a command (bit set)
+#define S_TO_HEALTH     1
+#define S_TO_PROBATION  2
+#define S_TO_SCHEDQ     4
+#define S_TO_ASSIGN     8
+
+//  The routing table: what each actor says, and who hears it
+static const struct {
+    const char *command;        //  first frame of the actor's message
+    int targets;                //  S_TO_* bits
+} s_routes [] = {
+    { "ASSIGN",    S_TO_ASSIGN },
+    { "QUEUE",     S_TO_SCHEDQ },
+    { "FREE",      S_TO_SCHEDQ },
+    { "SUCCESS",   S_TO_PROBATION },
+    { "DEQUEUE",   S_TO_SCHEDQ },
+    { "STATS",     S_TO_SCHEDQ },
+    { "UP",        S_TO_SCHEDQ | S_TO_ASSIGN },
+    { "LOST",      S_TO_SCHEDQ | S_TO_ASSIGN | S_TO_PROBATION },
+    { "FAILURE",   S_TO_PROBATION },
+    { "PROBATION", S_TO_SCHEDQ },
+    { "CLEARED",   S_TO_SCHEDQ },
+};
+#define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
+
+//  Most messages read from the ROUTER before polling the actors again
+#define S_ROUTER_BATCH  256
+
+typedef struct {
+    drover_config_t *config;    //  settings, read once
+    zsock_t *router;            //  workers and clients
+    zsock_t *publisher;         //  event stream
+    zactor_t *health;           //  worker liveness
+    zactor_t *probation;        //  benched workers
+    zactor_t *schedq;           //  placement decisions
+    zactor_t *assign;           //  the task table
+    zpoller_t *poller;          //  actor pipes, then the router
+    uint64_t malformed;         //  messages that did not decode
+    uint64_t refused;           //  sends the ROUTER refused
+    uint64_t suppressed;        //  warnings held back by the rate limit
+    int64_t warned_at;          //  last warning, msec monotonic
+    bool verbose;               //  log each routed message
+} s_broker_t;
+
+
+//  Bind one socket, saying why if it fails
+static int
+s_bind (zsock_t *sock, const char *endpoint)
+{
+    if (zsock_bind (sock, "%s", endpoint) == -1) {
+        zsys_error ("broker: cannot bind endpoint=%s: %s", endpoint, zmq_strerror (zmq_errno ()));
+        return -1;
+    }
+    return 0;
+}
+
+//  Start one actor and give it its settings (picture and values follow)
+static zactor_t *
+s_actor_start (zactor_fn *actor_fn, bool verbose)
+{
+    zactor_t *actor = zactor_new (actor_fn, NULL);
+    assert (actor);
+    if (verbose)
+        zstr_send (actor, "VERBOSE");
+    return actor;
+}
+
+//  Create the broker: sockets bound, actors started and configured
+static s_broker_t *
+s_broker_new (drover_config_t *config, bool verbose)
+{
+    s_broker_t *self = (s_broker_t *) zmalloc (sizeof (s_broker_t));
+    self->config = config;
+    self->verbose = verbose;
+
+    self->router = zsock_new (ZMQ_ROUTER);
+    zsock_set_router_mandatory (self->router, 1);
+    //  Past max-message the codec answers 413; past twice that, libzmq
+    //  drops the connection before anything is allocated for it
+    zsock_set_maxmsgsize (self->router, (int64_t) config->max_message * 2);
+    zsock_set_sndhwm (self->router, config->hwm);
+    zsock_set_rcvhwm (self->router, config->hwm);
+    zsock_set_linger (self->router, 0);
+    self->publisher = zsock_new (ZMQ_PUB);
+    zsock_set_sndhwm (self->publisher, config->hwm);
+    zsock_set_linger (self->publisher, 0);
+    if (s_bind (self->router, config->endpoint)
+    ||  s_bind (self->publisher, config->events)) {
+        zsock_destroy (&self->router);
+        zsock_destroy (&self->publisher);
+        free (self);
+        return NULL;
+    }
+    self->health = s_actor_start (drover_health_actor, verbose);
+    zsock_send (self->health, "s444", "CONFIGURE",
+                config->heartbeat, config->lost_after, config->max_workers);
+    self->probation = s_actor_start (drover_probation_actor, verbose);
+    zsock_send (self->probation, "s4", "CONFIGURE", config->probation_timeout);
+    self->schedq = s_actor_start (drover_schedq_actor, verbose);
+    zsock_send (self->schedq, "s4", "CONFIGURE", config->max_shelve);
+    self->assign = s_actor_start (drover_assign_actor, verbose);
+    zsock_send (self->assign, "s4444", "CONFIGURE", config->ack_timeout,
+                config->lost_retries, config->max_queued, config->keep_finished);
+
+    self->poller = zpoller_new (self->assign, self->schedq, self->health,
+                                self->probation, self->router, NULL);
+    assert (self->poller);
+    return self;
+}
+
+//  Destroy the broker: actors in reverse order of start, then sockets
+static void
+s_broker_destroy (s_broker_t **self_p)
+{
+    s_broker_t *self = *self_p;
+    if (!self)
+        return;
+    zpoller_destroy (&self->poller);
+    zactor_destroy (&self->assign);
+    zactor_destroy (&self->schedq);
+    zactor_destroy (&self->probation);
+    zactor_destroy (&self->health);
+    zsock_destroy (&self->publisher);
+    zsock_destroy (&self->router);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Send an encoded message to a peer without ever blocking the broker.
+//  Returns 0, or -1 if the peer is gone or not reading (the caller decides).
+static int
+s_send_to_peer (s_broker_t *self, zframe_t *route, zframe_t *payload)
+{
+    if (zframe_send (&route, self->router, ZFRAME_MORE | ZFRAME_REUSE | ZFRAME_DONTWAIT) == -1)
+        return -1;
+    //  libzmq accepts the rest of a message once its first frame is in
+    return zframe_send (&payload, self->router, ZFRAME_REUSE | ZFRAME_DONTWAIT);
+}
+
+//  Answer a peer with ERROR code and reason (echoing seq)
+static void
+s_reply_error (s_broker_t *self, zframe_t *route, uint32_t seq, int code, const char *reason)
+{
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_ERROR);
+    reply->seq = seq;
+    reply->code = code;
+    drover_msg_set_reason (reply, reason);
+    zframe_t *payload = drover_msg_encode (reply);
+    if (payload && s_send_to_peer (self, route, payload) == -1)
+        self->refused++;
+    zframe_destroy (&payload);
+    drover_msg_destroy (&reply);
+}
+
+//  Log a bad message from a peer, at most once a second, with a sample
+static void
+s_warn_bad_input (s_broker_t *self, const char *what, const byte *data, size_t size)
+{
+    int64_t now = zclock_mono ();
+    if (now - self->warned_at < 1000) {
+        self->suppressed++;
+        return;                 //  rate limited: counted, not logged
+    }
+    char sample [3 * 16 + 1] = "";
+    for (size_t index = 0; index < size && index < 16; index++)
+        snprintf (sample + 3 * index, 4, "%02x ", data [index]);
+    zsys_warning ("broker: bad input reason=\"%s\" size=%zu sample=[%s] malformed=%" PRIu64
+                  " suppressed=%" PRIu64, what, size, sample, self->malformed, self->suppressed);
+    self->suppressed = 0;
+    self->warned_at = now;
+}
+
+//  Hand a decoded message to the actor that owns its subject; the actor
+//  owns msg from then on (actors/ACTORS.md, MSG)
+static void
+s_hand_off (zactor_t *actor, zframe_t *route, drover_msg_t *msg)
+{
+    zsock_send (actor, "sfp", "MSG", route, msg);
+}
+
+//  Route one decoded message by id; consumes msg
+static void
+s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
+{
+    switch (msg->id) {
+        case DROVER_MSG_WORKER_HELLO:
+        case DROVER_MSG_WORKER_HEARTBEAT:
+        case DROVER_MSG_WORKER_GOODBYE:
+            s_hand_off (self->health, route, msg);
+            break;
+        case DROVER_MSG_TASK_STARTED:
+        case DROVER_MSG_TASK_RESULT:
+            zsock_send (self->health, "ssf", "HEARD", msg->worker, route);
+            s_hand_off (self->assign, route, msg);
+            break;
+        case DROVER_MSG_TASK_SUBMIT:
+        case DROVER_MSG_TASK_WAIT:
+        case DROVER_MSG_TASK_CANCEL:
+        case DROVER_MSG_TASK_LIST:
+            s_hand_off (self->assign, route, msg);
+            break;
+        case DROVER_MSG_WORKER_LIST:
+        case DROVER_MSG_WORKER_ADMIN:
+            s_hand_off (self->schedq, route, msg);
+            break;
+        case DROVER_MSG_OK:
+        case DROVER_MSG_ERROR:
+            //  Never answer a status with a status: two peers could loop
+            self->malformed++;
+            drover_msg_destroy (&msg);
+            break;
+        default: {
+            char *reason = zsys_sprintf ("%s is not a message the broker accepts",
+                                         drover_msg_name (msg->id));
+            s_reply_error (self, route, msg->seq, DROVER_CODE_UNEXPECTED, reason);
+            zstr_free (&reason);
+            drover_msg_destroy (&msg);
+        }
+    }
+}
+
+//  Decode one payload from a peer and route it, or answer why not
+static void
+s_accept_payload (s_broker_t *self, zframe_t *route, zframe_t *payload, bool extra_frames)
+{
+    const byte *data = zframe_data (payload);
+    size_t size = zframe_size (payload);
+    if (extra_frames) {
+        self->malformed++;
+        s_warn_bad_input (self, "more than one frame", data, size);
+        s_reply_error (self, route, 0, DROVER_CODE_BAD_REQUEST,
+                       "a message is exactly one frame");
+        return;
+    }
+    if (size > self->config->max_message) {
+        self->malformed++;
+        s_warn_bad_input (self, "message too large", data, size);
+        s_reply_error (self, route, 0, DROVER_CODE_TOO_LARGE, "message larger than max-message");
+        return;
+    }
+    drover_msg_t *msg = drover_msg_new (0);
+    if (drover_msg_decode (msg, data, size) == 0) {
+        s_route_request (self, route, msg);
+        return;
+    }
+    self->malformed++;
+    const char *error = msg->error? msg->error: "malformed";
+    s_warn_bad_input (self, error, data, size);
+    int code = msg->bad_version? DROVER_CODE_BAD_VERSION: DROVER_CODE_BAD_REQUEST;
+    s_reply_error (self, route, msg->seq, code, error);
+    drover_msg_destroy (&msg);
+}
+
+//  Read what peers sent, up to one batch, without blocking
+static void
+s_handle_router (s_broker_t *self)
+{
+    for (int count = 0; count < S_ROUTER_BATCH; count++) {
+        if (count && !(zsock_events (self->router) & ZMQ_POLLIN))
+            break;              //  nothing more ready
+        zframe_t *route = zframe_recv (self->router);
+        if (!route)
+            break;              //  interrupted
+        zframe_t *payload = zframe_more (route)? zframe_recv (self->router): zframe_new_empty ();
+        bool extra_frames = false;
+        while (payload && zframe_more (payload)) {
+            zframe_t *extra = zframe_recv (self->router);
+            extra_frames = true;
+            if (!extra || !zframe_more (extra)) {
+                zframe_destroy (&extra);
+                break;
+            }
+            zframe_destroy (&extra);
+        }
+        if (payload)
+            s_accept_payload (self, route, payload, extra_frames);
+        zframe_destroy (&payload);
+        zframe_destroy (&route);
+    }
+}
+
+//  SEND route payload worker: deliver to a peer; a refused send to a
+//  worker is a transport failure that probation hears about
+static void
+s_forward_send (s_broker_t *self, zmsg_t *msg)
+{
+    zframe_t *route = zmsg_pop (msg);
+    zframe_t *payload = zmsg_pop (msg);
+    char *worker = zmsg_popstr (msg);
+    assert (route && payload && worker);    //  an actor that says less is our bug
+    if (s_send_to_peer (self, route, payload) == -1) {
+        self->refused++;
+        if (*worker) {
+            zsys_warning ("broker: send refused worker=%s: %s", worker, zmq_strerror (zmq_errno ()));
+            zsock_send (self->probation, "sss", "FAILURE", worker, "send refused");
+        }
+    }
+    zstr_free (&worker);
+    zframe_destroy (&payload);
+    zframe_destroy (&route);
+}
+
+//  Send a copy (or, for the last target, the original) to each target actor
+static void
+s_forward_to_actors (s_broker_t *self, zmsg_t **msg_p, int targets)
+{
+    zactor_t *actors [] = { self->health, self->probation, self->schedq, self->assign };
+    int last = -1;
+    for (int index = 0; index < 4; index++)
+        if (targets & (1 << index))
+            last = index;
+    for (int index = 0; index < last; index++)
+        if (targets & (1 << index)) {
+            zmsg_t *copy = zmsg_dup (*msg_p);
+            zmsg_send (&copy, actors [index]);
+        }
+    zmsg_send (msg_p, actors [last]);
+}
+
+//  Handle one message an actor said: to the peers, the event stream, or
+//  the actors that hear it
+static void
+s_handle_actor (s_broker_t *self, zactor_t *actor)
+{
+    zmsg_t *msg = zmsg_recv (actor);
+    if (!msg)
+        return;                 //  interrupted
+    char *command = zmsg_popstr (msg);
+    assert (command);
+    if (streq (command, "SEND"))
+        s_forward_send (self, msg);
+    else
+    if (streq (command, "EVENT"))
+        zmsg_send (&msg, self->publisher);
+    else {
+        size_t index;
+        for (index = 0; index < S_ROUTES; index++)
+            if (streq (s_routes [index].command, command))
+                break;
+        if (index == S_ROUTES) {
+            zsys_error ("broker: actor said an unknown command=%s", command);
+            assert (false);     //  our own bug: the vocabulary is in ACTORS.md
+        }
+        if (self->verbose)
+            zsys_debug ("broker: route command=%s", command);
+        zmsg_pushstr (msg, command);
+        s_forward_to_actors (self, &msg, s_routes [index].targets);
+    }
+    zmsg_destroy (&msg);
+    zstr_free (&command);
+}
+
+//  Serve until interrupted
+static void
+s_broker_run (s_broker_t *self)
+{
+    while (true) {
+        void *which = zpoller_wait (self->poller, -1);
+        if (!which)
+            break;              //  SIGINT or SIGTERM
+        if (which == self->router)
+            s_handle_router (self);
+        else
+            s_handle_actor (self, (zactor_t *) which);
+    }
+}
+
+//  Print usage
+static void
+s_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover broker [options]\n"
+        "  -c, --config FILE          read settings from a ZPL file (see --print-config)\n"
+        "  -e, --endpoint ENDPOINT    ROUTER for workers and clients (tcp://127.0.0.1:5555)\n"
+        "  -E, --events ENDPOINT      PUB for the event stream (tcp://127.0.0.1:5556)\n"
+        "      --insecure             allow non-loopback endpoints (no authentication yet!)\n"
+        "      --set SECTION/KEY=VALUE  override one setting, e.g. --set health/lost-after=3000\n"
+        "      --print-config         print every setting with its comment, then exit\n"
+        "  -v, --verbose              log each command the actors handle\n"
+        "  -h, --help                 this help\n"
+        "Flags override the file. SIGINT or SIGTERM shut the broker down cleanly.\n");
+}
+
+//  Apply one --set SECTION/KEY=VALUE override
+static int
+s_apply_override (drover_config_t *config, const char *assignment)
+{
+    char *path = strdup (assignment);
+    char *equals = strchr (path, '=');
+    char *error = NULL;
+    int rc = -1;
+    if (!equals)
+        error = zsys_sprintf ("--set %s: expected SECTION/KEY=VALUE", assignment);
+    else {
+        *equals = 0;
+        rc = drover_config_set (config, path, equals + 1, &error);
+    }
+    if (rc)
+        fprintf (stderr, "drover broker: %s\n", error);
+    zstr_free (&error);
+    free (path);
+    return rc;
+}
+
+//  Parse flags into config; returns -1 to exit with status *status_p
+static int
+s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, int *status_p)
+{
+    static const struct option options [] = {
+        { "config",       required_argument, NULL, 'c' },
+        { "endpoint",     required_argument, NULL, 'e' },
+        { "events",       required_argument, NULL, 'E' },
+        { "insecure",     no_argument,       NULL, 'I' },
+        { "set",          required_argument, NULL, 'S' },
+        { "print-config", no_argument,       NULL, 'P' },
+        { "verbose",      no_argument,       NULL, 'v' },
+        { "help",         no_argument,       NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    //  The file is read first wherever -c stands, so flags override it
+    optind = 1;
+    int option;
+    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1)
+        if (option == 'c') {
+            char *error = NULL;
+            if (drover_config_load (config, optarg, &error)) {
+                fprintf (stderr, "drover broker: %s\n", error);
+                zstr_free (&error);
+                *status_p = 2;
+                return -1;
+            }
+        }
+    optind = 1;
+    bool print_config = false;
+    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1) {
+        char *error = NULL;
+        int rc = 0;
+        if (option == 'e')
+            rc = drover_config_set (config, "broker/endpoint", optarg, &error);
+        else
+        if (option == 'E')
+            rc = drover_config_set (config, "broker/events", optarg, &error);
+        else
+        if (option == 'I')
+            config->insecure = 1;
+        else
+        if (option == 'S')
+            rc = s_apply_override (config, optarg);
+        else
+        if (option == 'P')
+            print_config = true;
+        else
+        if (option == 'v')
+            *verbose_p = true;
+        else
+        if (option == 'h') {
+            s_usage (stdout);
+            *status_p = 0;
+            return -1;
+        }
+        else
+        if (option != 'c') {
+            s_usage (stderr);
+            *status_p = 2;
+            return -1;
+        }
+        if (error)
+            fprintf (stderr, "drover broker: %s\n", error);
+        zstr_free (&error);
+        if (rc) {
+            *status_p = 2;
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "drover broker: unexpected argument '%s'\n", argv [optind]);
+        *status_p = 2;
+        return -1;
+    }
+    if (print_config) {
+        drover_config_print (config, stdout);
+        *status_p = 0;
+        return -1;
+    }
+    return 0;
+}
+
+//  Refuse endpoints that would expose the workers, unless told --insecure
+static int
+s_check_endpoints (drover_config_t *config)
+{
+    const char *endpoints [] = { config->endpoint, config->events };
+    for (int index = 0; index < 2; index++) {
+        char *error = NULL;
+        if (drover_config_check_endpoint (endpoints [index], config->insecure, &error)) {
+            fprintf (stderr, "drover broker: %s\n", error);
+            zstr_free (&error);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+//  Run `drover broker`
+int
+drover_broker_main (int argc, char **argv)
+{
+    drover_config_t *config = drover_config_new ();
+    bool verbose = false;
+    int status = 0;
+    if (s_parse_flags (config, argc, argv, &verbose, &status)
+    ||  s_check_endpoints (config)) {
+        drover_config_destroy (&config);
+        return status? status: 2;
+    }
+    zsys_set_logident ("drover-broker");
+    //  Actor pipes are unbounded: a full pipe would block the main while
+    //  the actor blocks on the main. External input is bounded instead.
+    zsys_set_pipehwm (0);
+    s_broker_t *broker = s_broker_new (config, verbose);
+    if (!broker) {
+        drover_config_destroy (&config);
+        return 1;
+    }
+    zsys_notice ("broker: ready endpoint=%s events=%s", config->endpoint, config->events);
+    s_broker_run (broker);
+    zsys_notice ("broker: stopping malformed=%" PRIu64 " refused=%" PRIu64,
+                 broker->malformed, broker->refused);
+    s_broker_destroy (&broker);
+    drover_config_destroy (&config);
+    return 0;
+}

@@ -1,0 +1,237 @@
+/*  =========================================================================
+    drover_config - the broker's settings: defaults, a ZPL file, overrides
+
+    One table lists every setting. Loading a file walks the file, not the
+    table, so that a misspelt key is an error rather than silently ignored.
+    =========================================================================
+*/
+
+#include "drover_config.h"
+#include <stddef.h>
+#include <errno.h>
+
+typedef enum { S_UINT, S_STRING } s_kind_t;
+
+//  One row of the settings table
+typedef struct {
+    const char *path;           //  "section/key"
+    s_kind_t kind;              //  number or string
+    size_t offset;              //  where the value lives in drover_config_t
+    uint32_t min;               //  smallest number allowed
+    uint32_t max;               //  largest number allowed
+    const char *value;          //  default, as text
+    const char *comment;        //  unit and meaning, for drover_config_print
+} s_setting_t;
+
+#define S_AT(field) offsetof (drover_config_t, field)
+
+static const s_setting_t s_settings [] = {
+    { "broker/endpoint", S_STRING, S_AT (endpoint), 0, 0, "tcp://127.0.0.1:5555",
+      "ROUTER endpoint for workers and clients" },
+    { "broker/events", S_STRING, S_AT (events), 0, 0, "tcp://127.0.0.1:5556",
+      "PUB endpoint for the event stream" },
+    { "broker/insecure", S_UINT, S_AT (insecure), 0, 1, "0",
+      "1 allows non-loopback endpoints: anyone who reaches them can run commands" },
+    { "broker/max-message", S_UINT, S_AT (max_message), 1024, 64 << 20, "4194304",
+      "bytes, largest message accepted from a peer" },
+    { "broker/hwm", S_UINT, S_AT (hwm), 100, 10000000, "100000",
+      "messages queued per peer before the broker stops reading or sending" },
+    { "health/heartbeat", S_UINT, S_AT (heartbeat), 50, 60000, "1000",
+      "msec between worker heartbeats" },
+    { "health/lost-after", S_UINT, S_AT (lost_after), 200, 3600000, "5000",
+      "msec without traffic from a worker before it is LOST" },
+    { "health/max-workers", S_UINT, S_AT (max_workers), 1, 1000000, "10000",
+      "registered workers at most" },
+    { "probation/timeout", S_UINT, S_AT (probation_timeout), 10, 3600000, "30000",
+      "msec a worker stays on probation after a transport failure" },
+    { "schedq/max-shelve", S_UINT, S_AT (max_shelve), 1, 10000000, "1000",
+      "requests that fit nowhere one scheduling pass looks past" },
+    { "assign/ack-timeout", S_UINT, S_AT (ack_timeout), 10, 3600000, "5000",
+      "msec for a worker to acknowledge an offer" },
+    { "assign/lost-retries", S_UINT, S_AT (lost_retries), 0, 1000, "5",
+      "worker losses a task survives before it fails as poison" },
+    { "assign/max-queued", S_UINT, S_AT (max_queued), 1, 100000000, "2000000",
+      "tasks not yet final, at most; past it SUBMIT is refused" },
+    { "assign/keep-finished", S_UINT, S_AT (keep_finished), 0, 100000000, "100000",
+      "finished tasks whose results are kept for WAIT" },
+};
+#define S_SETTINGS (sizeof s_settings / sizeof s_settings [0])
+
+
+//  Find a setting by path, or NULL
+static const s_setting_t *
+s_setting_find (const char *path)
+{
+    for (size_t index = 0; index < S_SETTINGS; index++)
+        if (streq (s_settings [index].path, path))
+            return &s_settings [index];
+    return NULL;
+}
+
+//  Store text into a setting after checking it; error names the key
+static int
+s_setting_store (drover_config_t *self, const s_setting_t *setting,
+                 const char *value, char **error_p)
+{
+    byte *field = (byte *) self + setting->offset;
+    if (setting->kind == S_STRING) {
+        if (!*value) {
+            *error_p = zsys_sprintf ("%s: value must not be empty", setting->path);
+            return -1;
+        }
+        char **string_p = (char **) field;
+        zstr_free (string_p);
+        *string_p = strdup (value);
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long number = strtoull (value, &end, 10);
+    if (errno || !isdigit ((unsigned char) *value) || *end
+    ||  number < setting->min || number > setting->max) {
+        *error_p = zsys_sprintf ("%s: '%s' is not a whole number from %u to %u",
+                                 setting->path, value, setting->min, setting->max);
+        return -1;
+    }
+    *(uint32_t *) field = (uint32_t) number;
+    return 0;
+}
+
+//  Create settings holding every default
+drover_config_t *
+drover_config_new (void)
+{
+    drover_config_t *self = (drover_config_t *) zmalloc (sizeof (drover_config_t));
+    for (size_t index = 0; index < S_SETTINGS; index++) {
+        char *error = NULL;
+        int rc = s_setting_store (self, &s_settings [index], s_settings [index].value, &error);
+        assert (rc == 0);       //  a default out of its own range is our bug
+    }
+    return self;
+}
+
+//  Destroy settings
+void
+drover_config_destroy (drover_config_t **self_p)
+{
+    assert (self_p);
+    drover_config_t *self = *self_p;
+    if (self) {
+        zstr_free (&self->endpoint);
+        zstr_free (&self->events);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+//  Set one value by path from text
+int
+drover_config_set (drover_config_t *self, const char *path, const char *value,
+                   char **error_p)
+{
+    assert (self);
+    const s_setting_t *setting = s_setting_find (path);
+    if (!setting) {
+        *error_p = zsys_sprintf ("%s: no such setting", path);
+        return -1;
+    }
+    return s_setting_store (self, setting, value, error_p);
+}
+
+//  Load a ZPL file: every leaf two levels down is section/key = value
+int
+drover_config_load (drover_config_t *self, const char *filename, char **error_p)
+{
+    assert (self);
+    zconfig_t *root = zconfig_load (filename);
+    if (!root) {
+        *error_p = zsys_sprintf ("%s: cannot read or parse this file", filename);
+        return -1;
+    }
+    int rc = 0;
+    for (zconfig_t *section = zconfig_child (root); section && rc == 0;
+         section = zconfig_next (section)) {
+        if (!zconfig_child (section) && zconfig_value (section) && *zconfig_value (section)) {
+            *error_p = zsys_sprintf ("%s: '%s' is a section, not a key",
+                                     filename, zconfig_name (section));
+            rc = -1;
+        }
+        for (zconfig_t *key = zconfig_child (section); key && rc == 0;
+             key = zconfig_next (key)) {
+            char *path = zsys_sprintf ("%s/%s", zconfig_name (section), zconfig_name (key));
+            char *error = NULL;
+            const char *value = zconfig_value (key);
+            rc = drover_config_set (self, path, value? value: "", &error);
+            if (rc) {
+                *error_p = zsys_sprintf ("%s: %s", filename, error);
+                zstr_free (&error);
+            }
+            zstr_free (&path);
+        }
+    }
+    zconfig_destroy (&root);
+    return rc;
+}
+
+//  Print every setting as commented ZPL, a section line before each group
+void
+drover_config_print (drover_config_t *self, FILE *stream)
+{
+    assert (self);
+    const char *previous = NULL;
+    for (size_t index = 0; index < S_SETTINGS; index++) {
+        const s_setting_t *setting = &s_settings [index];
+        size_t length = strchr (setting->path, '/') - setting->path;
+        if (!previous || strncmp (previous, setting->path, length + 1))
+            fprintf (stream, "%.*s\n", (int) length, setting->path);
+        previous = setting->path;
+        byte *field = (byte *) self + setting->offset;
+        if (setting->kind == S_STRING)
+            fprintf (stream, "    %s = \"%s\"", setting->path + length + 1, *(char **) field);
+        else
+            fprintf (stream, "    %s = %u", setting->path + length + 1, *(uint32_t *) field);
+        fprintf (stream, "    #  %s\n", setting->comment);
+    }
+}
+
+//  Tell whether a host names the loopback interface
+static bool
+s_host_is_loopback (const char *host, size_t length)
+{
+    if (length == 9 && memcmp (host, "localhost", 9) == 0)
+        return true;
+    if (length == 5 && memcmp (host, "[::1]", 5) == 0)
+        return true;
+    if (length < 4 || memcmp (host, "127.", 4) != 0)
+        return false;
+    for (size_t index = 4; index < length; index++)
+        if (!isdigit ((unsigned char) host [index]) && host [index] != '.')
+            return false;
+    return true;
+}
+
+//  Check an endpoint's transport and, unless insecure, its host
+int
+drover_config_check_endpoint (const char *endpoint, bool insecure, char **error_p)
+{
+    if (strncmp (endpoint, "ipc://", 6) == 0 && endpoint [6])
+        return 0;
+    if (strncmp (endpoint, "tcp://", 6) != 0) {
+        *error_p = zsys_sprintf ("%s: endpoint must be tcp://HOST:PORT or ipc://PATH", endpoint);
+        return -1;
+    }
+    const char *host = endpoint + 6;
+    const char *colon = strrchr (host, ':');
+    if (!colon || colon == host || !colon [1]) {
+        *error_p = zsys_sprintf ("%s: endpoint must be tcp://HOST:PORT", endpoint);
+        return -1;
+    }
+    if (!insecure && !s_host_is_loopback (host, colon - host)) {
+        *error_p = zsys_sprintf (
+            "%s: refusing a non-loopback address without --insecure: anyone who can"
+            " reach it could run commands on the workers (authentication comes later)",
+            endpoint);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,63 @@
+/*  =========================================================================
+    drover_config - the broker's settings: defaults, a ZPL file, overrides
+
+    Every setting has a row in one table (path, kind, min, max, default,
+    comment), as Redis's config table does. A file or an override naming an
+    unknown key, or a value out of range, is refused with a message naming
+    the key; the broker then stops before it binds anything.
+    =========================================================================
+*/
+
+#ifndef DROVER_CONFIG_H_INCLUDED
+#define DROVER_CONFIG_H_INCLUDED
+
+#include <czmq.h>
+
+//  The broker's settings, read once at start-up; values only
+typedef struct {
+    char *endpoint;             //  broker/endpoint: ROUTER for workers and clients
+    char *events;               //  broker/events: PUB endpoint for the event stream
+    uint32_t insecure;          //  broker/insecure: 1 allows binding non-loopback addresses
+    uint32_t max_message;       //  broker/max-message: bytes, ZMQ_MAXMSGSIZE
+    uint32_t hwm;               //  broker/hwm: messages queued per peer
+    uint32_t heartbeat;         //  health/heartbeat: msec between worker heartbeats
+    uint32_t lost_after;        //  health/lost-after: msec of silence before LOST
+    uint32_t max_workers;       //  health/max-workers: registered workers at most
+    uint32_t probation_timeout; //  probation/timeout: msec on probation after a failure
+    uint32_t max_shelve;        //  schedq/max-shelve: unfit requests one pass looks past
+    uint32_t ack_timeout;       //  assign/ack-timeout: msec for a worker to take an offer
+    uint32_t lost_retries;      //  assign/lost-retries: machine losses a task survives
+    uint32_t max_queued;        //  assign/max-queued: tasks not yet final, at most
+    uint32_t keep_finished;     //  assign/keep-finished: finished tasks remembered
+} drover_config_t;
+
+//  Create settings holding every default
+drover_config_t *
+    drover_config_new (void);
+
+//  Destroy settings; harmless on NULL
+void
+    drover_config_destroy (drover_config_t **self_p);
+
+//  Set one value by path ("health/lost-after") from text. Returns 0, or -1
+//  with a message naming the key in *error_p (caller frees with zstr_free).
+int
+    drover_config_set (drover_config_t *self, const char *path, const char *value,
+                       char **error_p);
+
+//  Load a ZPL file over the current values. Returns 0, or -1 with a message
+//  in *error_p (caller frees). Unknown keys and bad values are errors.
+int
+    drover_config_load (drover_config_t *self, const char *filename, char **error_p);
+
+//  Print every setting as a commented ZPL file (the documented defaults)
+void
+    drover_config_print (drover_config_t *self, FILE *stream);
+
+//  Check that an endpoint is tcp://HOST:PORT or ipc://PATH and, unless
+//  insecure, that HOST is a loopback address. Returns 0, or -1 with
+//  a message in *error_p (caller frees).
+int
+    drover_config_check_endpoint (const char *endpoint, bool insecure, char **error_p);
+
+#endif
