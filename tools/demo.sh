@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+#   drover demo: a broker and two local workers on loopback run a batch of
+#   about 200 real shell tasks of mixed priority and procs, with progress,
+#   a summary, and a clean shutdown. Usage: tools/demo.sh [path/to/drover]
+set -euo pipefail
+DROVER="$(realpath "${1:-build/drover}")"
+PORT="${DROVER_DEMO_PORT:-5555}"
+export DROVER_BROKER="tcp://127.0.0.1:$PORT"
+export DROVER_EVENTS="tcp://127.0.0.1:$((PORT + 1))"
+WORK="$(mktemp -d /tmp/drover-demo.XXXXXX)"
+PIDS=()
+
+#   Stop whatever we started, workers first, and keep the logs' location
+cleanup () {
+    local status=$?
+    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    echo "demo: everything stopped; logs in $WORK"
+    exit $status
+}
+trap cleanup EXIT INT TERM
+
+say () { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "starting a broker on $DROVER_BROKER (events on $DROVER_EVENTS)"
+"$DROVER" broker --endpoint "$DROVER_BROKER" --events "$DROVER_EVENTS" \
+    --set health/lost-after=3000 >"$WORK/broker.log" 2>&1 &
+BROKER=$!
+say "starting two workers: alpha (4 procs, label disk=ssd) and beta (2 procs)"
+"$DROVER" worker --broker "$DROVER_BROKER" --id alpha --procs 4 --label disk=ssd \
+    >"$WORK/alpha.log" 2>&1 &
+PIDS+=($!)
+"$DROVER" worker --broker "$DROVER_BROKER" --id beta --procs 2 \
+    >"$WORK/beta.log" 2>&1 &
+PIDS+=($!)
+PIDS+=($BROKER)
+
+say "writing a batch of 200 shell tasks in four groups"
+for i in $(seq 1 100); do
+    echo "echo quick $i; sleep 0.0$((RANDOM % 6))"
+done >"$WORK/quick.txt"
+for i in $(seq 1 50); do
+    echo "seq 1 $((20000 + i * 100)) | sort -rn | head -1 >/dev/null; echo sorted $i"
+done >"$WORK/sort.txt"
+for i in $(seq 1 40); do
+    echo "sleep 0.1; echo wide $i on \$(hostname)"
+done >"$WORK/wide.txt"
+for i in $(seq 1 10); do
+    echo "echo urgent $i; sleep 0.05"
+done >"$WORK/urgent.txt"
+
+say "submitting: 100 quick (priority 5), 50 sorts (priority 3), 40 two-proc (priority 4), 10 urgent on ssd (priority 0)"
+"$DROVER" submit --file "$WORK/quick.txt" --priority 5 >"$WORK/ids.txt"
+"$DROVER" submit --file "$WORK/sort.txt" --priority 3 >>"$WORK/ids.txt"
+"$DROVER" submit --file "$WORK/wide.txt" --priority 4 --procs 2 >>"$WORK/ids.txt"
+"$DROVER" submit --file "$WORK/urgent.txt" --priority 0 --label disk=ssd >>"$WORK/ids.txt"
+echo "demo: $(wc -l <"$WORK/ids.txt") tasks acknowledged by the broker"
+
+say "the cluster while the batch runs"
+"$DROVER" status || true
+
+say "waiting for every task"
+set +e
+"$DROVER" wait - <"$WORK/ids.txt"
+WAITED=$?
+set -e
+
+say "where the tasks ran"
+"$DROVER" workers || true
+
+say "final status"
+"$DROVER" status || true
+exit $WAITED
