@@ -103,3 +103,275 @@ testutil_recv (zsock_t *sock, int timeout)
     zpoller_destroy (&poller);
     return msg;
 }
+
+//  ---------------------------------------------------------------------
+//  Integration helpers
+
+//  Start a broker on fresh loopback ports with extra flags
+testutil_cluster_t *
+testutil_cluster_new (const char *extra_flags [])
+{
+    testutil_cluster_t *self = (testutil_cluster_t *) zmalloc (sizeof (testutil_cluster_t));
+    self->port = testutil_free_port ();
+    self->events_port = testutil_free_port ();
+    snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", self->port);
+    snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", self->events_port);
+    snprintf (self->logdir, sizeof self->logdir, "/tmp/drover-test-XXXXXX");
+    assert_non_null (mkdtemp (self->logdir));
+    const char *argv [32] = { DROVER_BIN, "broker", "--endpoint", self->endpoint,
+                              "--events", self->events };
+    int argc = 6;
+    for (int index = 0; extra_flags && extra_flags [index] && argc < 31; index++)
+        argv [argc++] = extra_flags [index];
+    argv [argc] = NULL;
+    self->broker = testutil_spawn (argv, testutil_cluster_log (self, "broker"));
+    assert_true (self->broker > 0);
+    return self;
+}
+
+//  Start a worker agent for the cluster's broker
+void
+testutil_cluster_add_worker (testutil_cluster_t *self, int slot, const char *id,
+                             int procs, const char *extra_flags [])
+{
+    assert_true (slot >= 0 && slot < 8);
+    char procs_text [16];
+    snprintf (procs_text, sizeof procs_text, "%d", procs);
+    const char *argv [32] = { DROVER_BIN, "worker", "--broker", self->endpoint,
+                              "--id", id, "--procs", procs_text };
+    int argc = 8;
+    for (int index = 0; extra_flags && extra_flags [index] && argc < 31; index++)
+        argv [argc++] = extra_flags [index];
+    argv [argc] = NULL;
+    zstr_free (&self->worker_ids [slot]);
+    self->worker_ids [slot] = strdup (id);
+    self->workers [slot] = testutil_spawn (argv, testutil_cluster_log (self, id));
+    assert_true (self->workers [slot] > 0);
+}
+
+//  Stop everything; the broker must exit 0 on SIGTERM
+void
+testutil_cluster_destroy (testutil_cluster_t **self_p)
+{
+    testutil_cluster_t *self = *self_p;
+    if (!self)
+        return;
+    for (int slot = 0; slot < 8; slot++) {
+        if (self->workers [slot] > 0) {
+            kill (self->workers [slot], SIGCONT);   //  in case a test stopped it
+            testutil_stop (self->workers [slot], 5000);
+        }
+        zstr_free (&self->worker_ids [slot]);
+    }
+    if (self->broker > 0) {
+        kill (self->broker, SIGTERM);
+        int status = testutil_wait_exit (self->broker, 5000);
+        if (status == -1)
+            testutil_stop (self->broker, 100);
+        assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    }
+    free (self);
+    *self_p = NULL;
+}
+
+//  Log path for a named process
+const char *
+testutil_cluster_log (testutil_cluster_t *self, const char *name)
+{
+    static char path [128];
+    snprintf (path, sizeof path, "%s/%s.log", self->logdir, name);
+    return path;
+}
+
+//  A DEALER connected to the broker
+zsock_t *
+testutil_dealer (testutil_cluster_t *self)
+{
+    zsock_t *dealer = zsock_new (ZMQ_DEALER);
+    assert_non_null (dealer);
+    zsock_set_linger (dealer, 0);
+    assert_int_equal (zsock_connect (dealer, "%s", self->endpoint), 0);
+    return dealer;
+}
+
+//  Encode and send
+void
+testutil_send (zsock_t *dealer, drover_msg_t **msg_p)
+{
+    zframe_t *frame = drover_msg_encode (*msg_p);
+    assert_non_null (frame);
+    assert_int_equal (zframe_send (&frame, dealer, 0), 0);
+    drover_msg_destroy (msg_p);
+}
+
+//  Receive and decode with a deadline
+drover_msg_t *
+testutil_recv_msg (zsock_t *dealer, int timeout)
+{
+    zmsg_t *raw = testutil_recv (dealer, timeout);
+    if (!raw)
+        return NULL;
+    assert_int_equal (zmsg_size (raw), 1);
+    zframe_t *frame = zmsg_first (raw);
+    drover_msg_t *msg = drover_msg_new (0);
+    int rc = drover_msg_decode (msg, zframe_data (frame), zframe_size (frame));
+    if (rc)
+        fprintf (stderr, "testutil: broker sent undecodable message: %s\n", msg->error);
+    assert_int_equal (rc, 0);
+    zmsg_destroy (&raw);
+    return msg;
+}
+
+//  Request and reply by seq
+drover_msg_t *
+testutil_request (zsock_t *dealer, drover_msg_t **msg_p, int timeout)
+{
+    static uint32_t seq = 1000000;
+    uint32_t expected = (*msg_p)->seq? (*msg_p)->seq: ++seq;
+    (*msg_p)->seq = expected;
+    testutil_send (dealer, msg_p);
+    int64_t deadline = zclock_mono () + timeout;
+    while (zclock_mono () < deadline) {
+        drover_msg_t *reply = testutil_recv_msg (dealer, (int) (deadline - zclock_mono ()));
+        if (reply && reply->seq == expected && reply->id != DROVER_MSG_TASK_DONE)
+            return reply;
+        drover_msg_destroy (&reply);
+    }
+    return NULL;
+}
+
+//  A TASK SUBMIT for sh -c script
+drover_msg_t *
+testutil_submit_msg (const char *script, int priority, int procs, uint32_t flags)
+{
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "sh", "-c", script };
+    assert_int_equal (drover_exec_set_argv (exec, 3, argv), 0);
+    size_t size;
+    byte *body = drover_exec_encode (exec, &size);
+    assert_non_null (body);
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    msg->priority = priority;
+    msg->procs = procs;
+    msg->flags = flags;
+    drover_msg_set_body (msg, body, size);
+    free (body);
+    drover_exec_destroy (&exec);
+    return msg;
+}
+
+//  Wait on a condition the broker reports, asking again every 50 msec
+static bool
+s_wait_until (int timeout, bool (*check) (zsock_t *, void *), zsock_t *dealer, void *arg)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    while (zclock_mono () < deadline) {
+        if (check (dealer, arg))
+            return true;
+        zclock_sleep (50);      //  paces the questions; the deadline bounds the wait
+    }
+    return false;
+}
+
+//  Check: at least *count workers in health OK
+static bool
+s_check_workers (zsock_t *dealer, void *arg)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    drover_msg_t *reply = testutil_request (dealer, &request, 2000);
+    bool done = false;
+    if (reply && reply->id == DROVER_MSG_WORKER_TABLE) {
+        int healthy = 0;
+        for (uint32_t row = 0; row < reply->nrows; row++)
+            healthy += reply->worker_rows [row].health == DROVER_HEALTH_OK;
+        done = healthy >= *(int *) arg;
+    }
+    drover_msg_destroy (&reply);
+    return done;
+}
+
+bool
+testutil_wait_workers (zsock_t *dealer, int count, int timeout)
+{
+    return s_wait_until (timeout, s_check_workers, dealer, &count);
+}
+
+//  Check: the task is RUNNING; copies its worker
+typedef struct {
+    uint64_t task;              //  task asked about
+    char *worker;               //  filled with its worker id
+} s_running_t;
+
+static bool
+s_check_running (zsock_t *dealer, void *arg)
+{
+    s_running_t *running = (s_running_t *) arg;
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+    request->limit = DROVER_ROWS_MAX;
+    request->state = DROVER_TASK_RUNNING;
+    drover_msg_t *reply = testutil_request (dealer, &request, 2000);
+    bool done = false;
+    for (uint32_t row = 0; reply && row < reply->nrows; row++)
+        if (reply->task_rows [row].task == running->task
+        &&  reply->task_rows [row].state == DROVER_TASK_RUNNING) {
+            strcpy (running->worker, reply->task_rows [row].worker);
+            done = true;
+        }
+    drover_msg_destroy (&reply);
+    return done;
+}
+
+bool
+testutil_wait_running (zsock_t *dealer, uint64_t task, char *worker, int timeout)
+{
+    s_running_t running = { task, worker };
+    return s_wait_until (timeout, s_check_running, dealer, &running);
+}
+
+//  Submit one task and return its id (asserts it is accepted)
+uint64_t
+testutil_submit (zsock_t *dealer, drover_msg_t *submit)
+{
+    drover_msg_t *reply = testutil_request (dealer, &submit, 5000);
+    assert_non_null (reply);
+    if (reply->id == DROVER_MSG_ERROR)
+        fprintf (stderr, "submit refused: %d %s\n", reply->code, reply->reason);
+    assert_int_equal (reply->id, DROVER_MSG_TASK_ACCEPTED);
+    uint64_t task = reply->task;
+    assert_true (task > 0);
+    drover_msg_destroy (&reply);
+    return task;
+}
+
+//  Collect the TASK DONE of each of count tasks into done [], asserting
+//  that none arrives twice and nothing else arrives; false on timeout
+bool
+testutil_collect (zsock_t *dealer, const uint64_t *tasks, drover_msg_t **done, int count, int timeout)
+{
+    int missing = count;
+    int64_t deadline = zclock_mono () + timeout;
+    while (missing && zclock_mono () < deadline) {
+        drover_msg_t *msg = testutil_recv_msg (dealer, (int) (deadline - zclock_mono ()));
+        if (!msg)
+            continue;
+        assert_int_equal (msg->id, DROVER_MSG_TASK_DONE);
+        int index = 0;
+        while (index < count && tasks [index] != msg->task)
+            index++;
+        assert_true (index < count);
+        assert_null (done [index]);
+        done [index] = msg;
+        missing--;
+    }
+    return missing == 0;
+}
+
+//  Wait for the TASK DONE of one task
+drover_msg_t *
+testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout)
+{
+    drover_msg_t *done = NULL;
+    testutil_collect (dealer, &task, &done, 1, timeout);
+    return done;
+}
+

@@ -40,4 +40,83 @@ char *
 zmsg_t *
     testutil_recv (zsock_t *sock, int timeout);
 
+//  ---------------------------------------------------------------------
+//  Talking to a real broker over loopback with the codec (integration)
+
+#include "drover_msg.h"
+
+//  A broker (and its workers) started as real processes for one test
+typedef struct {
+    int port;                   //  ROUTER port on 127.0.0.1
+    int events_port;            //  PUB port on 127.0.0.1
+    char endpoint [64];         //  tcp://127.0.0.1:port
+    char events [64];           //  tcp://127.0.0.1:events_port
+    char logdir [64];           //  where every process logs
+    pid_t broker;               //  broker pid, or 0
+    pid_t workers [8];          //  worker pids by slot, 0 if none
+    char *worker_ids [8];       //  worker ids by slot
+} testutil_cluster_t;
+
+//  Start a broker with extra flags (NULL-terminated list, may be empty)
+testutil_cluster_t *
+    testutil_cluster_new (const char *extra_flags []);
+
+//  Start a worker in slot with id and procs, plus extra flags (NULL-terminated)
+void
+    testutil_cluster_add_worker (testutil_cluster_t *self, int slot, const char *id,
+                                 int procs, const char *extra_flags []);
+
+//  Stop every process (workers, then broker) and free; checks the broker
+//  exits cleanly on SIGTERM
+void
+    testutil_cluster_destroy (testutil_cluster_t **self_p);
+
+//  Path of a process's log file in the cluster's log directory (static buffer)
+const char *
+    testutil_cluster_log (testutil_cluster_t *self, const char *name);
+
+//  Open a DEALER to the cluster's broker
+zsock_t *
+    testutil_dealer (testutil_cluster_t *self);
+
+//  Encode and send msg (destroys it); asserts it encodes
+void
+    testutil_send (zsock_t *dealer, drover_msg_t **msg_p);
+
+//  Receive and decode one message within timeout msec; NULL on timeout.
+//  Asserts that what the broker sends always decodes.
+drover_msg_t *
+    testutil_recv_msg (zsock_t *dealer, int timeout);
+
+//  Send a request and return the reply with the same seq, skipping and
+//  destroying anything else; NULL on timeout
+drover_msg_t *
+    testutil_request (zsock_t *dealer, drover_msg_t **msg_p, int timeout);
+
+//  Build a TASK SUBMIT running `sh -c script`
+drover_msg_t *
+    testutil_submit_msg (const char *script, int priority, int procs, uint32_t flags);
+
+//  Wait until the broker lists `count` workers in health OK; false on timeout
+bool
+    testutil_wait_workers (zsock_t *dealer, int count, int timeout);
+
+//  Wait until a task is RUNNING (per TASK LIST); fills worker; false on timeout
+bool
+    testutil_wait_running (zsock_t *dealer, uint64_t task, char *worker, int timeout);
+
+//  Submit one task and return its id; asserts the broker accepts it
+uint64_t
+    testutil_submit (zsock_t *dealer, drover_msg_t *submit);
+
+//  Collect the TASK DONE of each of count tasks into done [] (same order),
+//  asserting none arrives twice and nothing else arrives; false on timeout
+bool
+    testutil_collect (zsock_t *dealer, const uint64_t *tasks, drover_msg_t **done,
+                      int count, int timeout);
+
+//  Wait for the TASK DONE of one task; NULL on timeout
+drover_msg_t *
+    testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout);
+
 #endif

@@ -1,0 +1,245 @@
+/*  =========================================================================
+    test_cluster - a real broker and real worker agents on loopback
+
+    Each test starts `drover broker` and `drover worker` processes, talks
+    to the broker over TCP with the codec, and counts every TASK DONE it
+    receives itself, so that a duplicate result would be seen.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include <signal.h>
+#include <sys/wait.h>
+
+#define S_TASKS     1000
+
+//  Start a broker with two workers and wait until both are registered
+static testutil_cluster_t *
+s_two_workers (zsock_t **dealer_p)
+{
+    const char *flags [] = { "--set", "health/heartbeat=200", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 4, NULL);
+    testutil_cluster_add_worker (cluster, 1, "beta", 3, NULL);
+    *dealer_p = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (*dealer_p, 2, 10000));
+    return cluster;
+}
+
+//  Collect and check that every task succeeded on the given worker
+static void
+s_expect_all_on (zsock_t *dealer, const uint64_t *tasks, int count, const char *worker)
+{
+    drover_msg_t *done [32] = { NULL };
+    assert_true (count <= 32);
+    assert_true (testutil_collect (dealer, tasks, done, count, 15000));
+    for (int index = 0; index < count; index++) {
+        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
+        assert_string_equal (done [index]->worker, worker);
+        drover_msg_destroy (&done [index]);
+    }
+}
+
+//  Send a WORKER ADMIN and return the reply's code
+static int
+s_admin (zsock_t *dealer, const char *worker, int admin)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    strcpy (request->worker, worker);
+    request->admin = admin;
+    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
+    assert_non_null (reply);
+    int code = reply->code;
+    if (reply->id == DROVER_MSG_OK)
+        assert_int_equal (code, DROVER_CODE_OK);
+    drover_msg_destroy (&reply);
+    return code;
+}
+
+//  Send a TASK CANCEL and return the reply's code
+static int
+s_cancel (zsock_t *dealer, uint64_t task)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    request->task = task;
+    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
+    assert_non_null (reply);
+    int code = reply->code;
+    drover_msg_destroy (&reply);
+    return code;
+}
+
+//  1000 tasks of mixed priority and procs, pipelined: each accepted once,
+//  each finished once with its own output
+static void
+test_thousand_tasks_each_result_once (void **state)
+{
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_two_workers (&dealer);
+    zsock_set_sndhwm (dealer, 0);
+    for (int index = 0; index < S_TASKS; index++) {
+        char script [64];
+        snprintf (script, sizeof script, "echo task-%d", index);
+        drover_msg_t *submit = testutil_submit_msg (script, index % 5, 1 + (index % 3 == 0),
+                                                    DROVER_SUBMIT_NOTIFY);
+        submit->seq = index + 1;
+        testutil_send (dealer, &submit);
+    }
+    uint64_t *task_of = (uint64_t *) zmalloc (sizeof (uint64_t) * S_TASKS);
+    int *done_count = (int *) zmalloc (sizeof (int) * S_TASKS);
+    zhashx_t *index_of = zhashx_new ();     //  task id -> index + 1
+    zhashx_set_key_hasher (index_of, NULL);
+    int accepted = 0, done = 0;
+    int64_t deadline = zclock_mono () + 120000;
+    while (done < S_TASKS && zclock_mono () < deadline) {
+        drover_msg_t *msg = testutil_recv_msg (dealer, 5000);
+        if (!msg)
+            continue;
+        if (msg->id == DROVER_MSG_TASK_ACCEPTED) {
+            assert_true (msg->seq >= 1 && msg->seq <= S_TASKS);
+            assert_int_equal (task_of [msg->seq - 1], 0);
+            task_of [msg->seq - 1] = msg->task;
+            zhashx_insert (index_of, (void *) (uintptr_t) msg->task, (void *) (uintptr_t) msg->seq);
+            accepted++;
+        }
+        else {
+            assert_int_equal (msg->id, DROVER_MSG_TASK_DONE);
+            uintptr_t seq = (uintptr_t) zhashx_lookup (index_of, (void *) (uintptr_t) msg->task);
+            assert_true (seq >= 1);
+            assert_int_equal (msg->state, DROVER_TASK_SUCCEEDED);
+            char expected [64];
+            snprintf (expected, sizeof expected, "task-%d\n", (int) seq - 1);
+            assert_int_equal (msg->out_size, strlen (expected));
+            assert_memory_equal (msg->out, expected, msg->out_size);
+            done_count [seq - 1]++;
+            done++;
+        }
+        drover_msg_destroy (&msg);
+    }
+    assert_int_equal (accepted, S_TASKS);
+    assert_int_equal (done, S_TASKS);
+    for (int index = 0; index < S_TASKS; index++)
+        assert_int_equal (done_count [index], 1);
+
+    //  No late duplicate: the table's reply comes after anything assign said
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+    request->limit = 0;
+    request->state = 255;
+    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_TASK_TABLE);
+    assert_int_equal (reply->counts [DROVER_TASK_SUCCEEDED], S_TASKS);
+    assert_int_equal (reply->counts [DROVER_TASK_FAILED], 0);
+    drover_msg_destroy (&reply);
+    drover_msg_t *extra = testutil_recv_msg (dealer, 0);
+    assert_null (extra);
+
+    zhashx_destroy (&index_of);
+    free (done_count);
+    free (task_of);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A queued task leaves the queue; a running one is killed; both end CANCELLED
+static void
+test_cancel_queued_and_running (void **state)
+{
+    const char *flags [] = { "--set", "health/heartbeat=200", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "solo", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 10000));
+
+    uint64_t running = testutil_submit (dealer, testutil_submit_msg ("sleep 30", 0, 1, DROVER_SUBMIT_NOTIFY));
+    char worker [DROVER_ID_MAX + 1] = "";
+    assert_true (testutil_wait_running (dealer, running, worker, 10000));
+    assert_string_equal (worker, "solo");
+    uint64_t queued = testutil_submit (dealer, testutil_submit_msg ("echo never", 0, 1, DROVER_SUBMIT_NOTIFY));
+
+    assert_int_equal (s_cancel (dealer, queued), DROVER_CODE_OK);
+    drover_msg_t *done = testutil_wait_done (dealer, queued, 5000);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_CANCELLED);
+    assert_int_equal (done->attempt, 0);
+    drover_msg_destroy (&done);
+
+    int64_t started = zclock_mono ();
+    assert_int_equal (s_cancel (dealer, running), DROVER_CODE_OK);
+    done = testutil_wait_done (dealer, running, 15000);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_CANCELLED);
+    assert_true (zclock_mono () - started < 15000);
+    drover_msg_destroy (&done);
+
+    assert_int_equal (s_cancel (dealer, running), DROVER_CODE_CONFLICT);
+    assert_int_equal (s_cancel (dealer, 987654321), DROVER_CODE_NOT_FOUND);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A task past its timeout is killed and FAILED; a failing task is retried
+//  as many times as asked, then FAILED with its own exit status
+static void
+test_timeout_and_retries (void **state)
+{
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_two_workers (&dealer);
+    drover_msg_t *submit = testutil_submit_msg ("sleep 30", 0, 1, DROVER_SUBMIT_NOTIFY);
+    submit->timeout = 500;
+    uint64_t slow = testutil_submit (dealer, submit);
+    drover_msg_t *done = testutil_wait_done (dealer, slow, 15000);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_FAILED);
+    assert_int_equal (done->attempt, 1);
+    drover_msg_destroy (&done);
+
+    submit = testutil_submit_msg ("echo attempt >&2; exit 3", 0, 1, DROVER_SUBMIT_NOTIFY);
+    submit->retries = 2;
+    uint64_t failing = testutil_submit (dealer, submit);
+    done = testutil_wait_done (dealer, failing, 15000);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_FAILED);
+    assert_int_equal (done->attempt, 3);
+    assert_int_equal (done->exit_code, 3);
+    assert_int_equal (done->err_size, strlen ("attempt\n"));
+    drover_msg_destroy (&done);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A held worker takes nothing new; a drained one takes nothing and leaves
+static void
+test_hold_and_drain (void **state)
+{
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_two_workers (&dealer);
+    assert_int_equal (s_admin (dealer, "nobody", DROVER_ADMIN_HOLD), DROVER_CODE_NOT_FOUND);
+    assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
+    uint64_t tasks [20];
+    for (int index = 0; index < 20; index++)
+        tasks [index] = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, DROVER_SUBMIT_NOTIFY));
+    s_expect_all_on (dealer, tasks, 20, "beta");
+    assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
+    assert_int_equal (s_admin (dealer, "beta", DROVER_ADMIN_DRAIN), DROVER_CODE_OK);
+    int status = testutil_wait_exit (cluster->workers [1], 10000);
+    assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    cluster->workers [1] = 0;
+    for (int index = 0; index < 5; index++)
+        tasks [index] = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, DROVER_SUBMIT_NOTIFY));
+    s_expect_all_on (dealer, tasks, 5, "alpha");
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_thousand_tasks_each_result_once),
+        cmocka_unit_test (test_cancel_queued_and_running),
+        cmocka_unit_test (test_timeout_and_retries),
+        cmocka_unit_test (test_hold_and_drain),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -1,0 +1,129 @@
+/*  =========================================================================
+    test_failover - lost workers: their tasks run again elsewhere, and the
+    client still sees exactly one result per task
+
+    Real broker and worker processes on loopback. lost-after is short (1 s)
+    so the tests take seconds, not minutes.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include <signal.h>
+#include <sys/wait.h>
+
+#define S_SLOW_TASKS 3
+
+//  Start a broker with a fast lost-after, one worker "alpha" running
+//  S_SLOW_TASKS slow tasks, then a second worker "beta"; fills tasks []
+static testutil_cluster_t *
+s_alpha_busy_then_beta (zsock_t **dealer_p, uint64_t *tasks, const char *script)
+{
+    const char *flags [] = { "--set", "health/heartbeat=200",
+                             "--set", "health/lost-after=1000", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", S_SLOW_TASKS, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 10000));
+    for (int index = 0; index < S_SLOW_TASKS; index++)
+        tasks [index] = testutil_submit (dealer,
+            testutil_submit_msg (script, 0, 1, DROVER_SUBMIT_NOTIFY));
+    for (int index = 0; index < S_SLOW_TASKS; index++) {
+        char worker [DROVER_ID_MAX + 1] = "";
+        assert_true (testutil_wait_running (dealer, tasks [index], worker, 10000));
+        assert_string_equal (worker, "alpha");
+    }
+    testutil_cluster_add_worker (cluster, 1, "beta", S_SLOW_TASKS, NULL);
+    assert_true (testutil_wait_workers (dealer, 2, 10000));
+    *dealer_p = dealer;
+    return cluster;
+}
+
+//  Every task finished once, on beta, in its second attempt
+static void
+s_expect_rerun_on_beta (zsock_t *dealer, const uint64_t *tasks)
+{
+    drover_msg_t *done [S_SLOW_TASKS] = { NULL };
+    assert_true (testutil_collect (dealer, tasks, done, S_SLOW_TASKS, 20000));
+    for (int index = 0; index < S_SLOW_TASKS; index++) {
+        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
+        assert_string_equal (done [index]->worker, "beta");
+        assert_int_equal (done [index]->attempt, 2);
+        drover_msg_destroy (&done [index]);
+    }
+}
+
+//  Count lines of a file that contain needle, case-insensitively
+static int
+s_count_lines_with (const char *path, const char *needle)
+{
+    char *text = testutil_slurp (path);
+    int count = 0;
+    for (char *line = text? strtok (text, "\n"): NULL; line; line = strtok (NULL, "\n"))
+        count += strcasestr (line, needle) != NULL;
+    free (text);
+    return count;
+}
+
+//  kill -9 of a worker mid-task: its tasks run again on the other worker
+static void
+test_killed_worker_tasks_rerun_elsewhere (void **state)
+{
+    zsock_t *dealer;
+    uint64_t tasks [S_SLOW_TASKS];
+    testutil_cluster_t *cluster = s_alpha_busy_then_beta (&dealer, tasks, "sleep 1; echo ran");
+    kill (cluster->workers [0], SIGKILL);
+    waitpid (cluster->workers [0], NULL, 0);
+    cluster->workers [0] = 0;
+    s_expect_rerun_on_beta (dealer, tasks);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  SIGSTOP past lost-after, then SIGCONT: the tasks ran again on beta; the
+//  old attempts' late results were answered STALE; one result per task;
+//  alpha registers again and is usable
+static void
+test_stopped_worker_late_results_are_stale (void **state)
+{
+    zsock_t *dealer;
+    uint64_t tasks [S_SLOW_TASKS];
+    testutil_cluster_t *cluster = s_alpha_busy_then_beta (&dealer, tasks, "sleep 1.5; echo ran");
+    kill (cluster->workers [0], SIGSTOP);
+    s_expect_rerun_on_beta (dealer, tasks);
+    //  alpha's children finished while it was stopped: it reports them now
+    kill (cluster->workers [0], SIGCONT);
+    const char *broker_log = testutil_cluster_log (cluster, "broker");
+    int64_t deadline = zclock_mono () + 10000;
+    while (s_count_lines_with (broker_log, "stale") < S_SLOW_TASKS && zclock_mono () < deadline)
+        zclock_sleep (50);      //  paces reading the log; the deadline bounds the wait
+    assert_true (s_count_lines_with (broker_log, "stale") >= S_SLOW_TASKS);
+    assert_true (testutil_wait_workers (dealer, 2, 10000));
+
+    //  alpha serves again (beta held), and the only TASK DONE that arrives
+    //  is the new task's: testutil_collect fails on any stray result
+    drover_msg_t *hold = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    strcpy (hold->worker, "beta");
+    hold->admin = DROVER_ADMIN_HOLD;
+    drover_msg_t *reply = testutil_request (dealer, &hold, 5000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_OK);
+    drover_msg_destroy (&reply);
+    uint64_t again = testutil_submit (dealer, testutil_submit_msg ("echo back", 0, 1, DROVER_SUBMIT_NOTIFY));
+    drover_msg_t *done = testutil_wait_done (dealer, again, 10000);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    assert_string_equal (done->worker, "alpha");
+    drover_msg_destroy (&done);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_killed_worker_tasks_rerun_elsewhere),
+        cmocka_unit_test (test_stopped_worker_late_results_are_stale),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
