@@ -1,0 +1,115 @@
+/*  =========================================================================
+    drover_runner - runs task attempts as child processes
+
+    The runner starts each attempt from a drover_exec_t as a child process
+    in its own process group: argv, extra environment entries added to the
+    inherited environment, a working directory, stdin from the input bytes
+    (a memfd, so the loop never blocks writing it). stdout and stderr are
+    read through non-blocking pipes into buffers bounded at
+    DROVER_OUTPUT_MAX each; past that the runner keeps reading and
+    discarding, and flags the result truncated. A pidfd per child tells the
+    loop at once when it exits; the child is reaped with waitpid WNOHANG,
+    and whatever is left of its process group is then killed.
+
+    The runner owns no thread and no poll: the caller's loop polls the fds
+    the runner lists (drover_runner_fill), then calls drover_runner_process
+    with what the poll said and the time, and collects finished attempts
+    with drover_runner_next_result. Timeouts and cancels send SIGTERM to the
+    process group, then SIGKILL after the grace period.
+
+    Needs Linux 5.3 or later (pidfd_open).
+    =========================================================================
+*/
+
+#ifndef DROVER_RUNNER_H_INCLUDED
+#define DROVER_RUNNER_H_INCLUDED
+
+#include "drover_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_runner_t drover_runner_t;
+
+//  Default msec between SIGTERM and SIGKILL
+#define DROVER_RUNNER_GRACE     5000
+
+//  Create a runner with no attempts
+drover_runner_t *
+    drover_runner_new (void);
+
+//  Destroy a runner: SIGKILL every process group still running and reap
+//  the children; harmless on NULL
+void
+    drover_runner_destroy (drover_runner_t **self_p);
+
+//  Set the msec between SIGTERM and SIGKILL on a timeout, cancel or stop
+void
+    drover_runner_set_grace (drover_runner_t *self, uint32_t grace);
+
+//  Start an attempt of task at now (msec, zclock_mono). timeout is in msec,
+//  0 for none. Returns 0 if the process runs, or -1 if it could not start:
+//  then a SPAWN_FAILED result saying why is already waiting in
+//  drover_runner_next_result.
+int
+    drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt,
+                         const drover_exec_t *exec, uint32_t timeout, int64_t now);
+
+//  Cancel a running attempt: SIGTERM now, SIGKILL after the grace; it ends
+//  with outcome CANCELLED. Returns 0, or -1 if no such attempt runs.
+int
+    drover_runner_cancel (drover_runner_t *self, uint64_t task, uint32_t attempt,
+                          int64_t now);
+
+//  Return true if this attempt is running (started and not yet reaped)
+bool
+    drover_runner_running (drover_runner_t *self, uint64_t task, uint32_t attempt);
+
+//  Return the number of attempts running
+size_t
+    drover_runner_size (drover_runner_t *self);
+
+//  Copy up to max running (task, attempt) pairs into refs; returns how many
+size_t
+    drover_runner_list (drover_runner_t *self, drover_taskref_t *refs, size_t max);
+
+//  Return how many poll items drover_runner_fill needs at most now
+size_t
+    drover_runner_items (drover_runner_t *self);
+
+//  Fill items (room for at least drover_runner_items) with the fds to poll
+//  for reading; returns how many. Pass the same items, after the poll, to
+//  drover_runner_process, before any other runner call.
+size_t
+    drover_runner_fill (drover_runner_t *self, zmq_pollitem_t *items, size_t max);
+
+//  Read what the poll said is ready, reap children that exited, and act on
+//  deadlines that passed by now (timeout: SIGTERM; grace over: SIGKILL).
+//  items may be NULL (count 0) to check deadlines only.
+void
+    drover_runner_process (drover_runner_t *self, zmq_pollitem_t *items,
+                           size_t count, int64_t now);
+
+//  Return the earliest msec (zclock_mono) at which drover_runner_process
+//  has a deadline to act on, or -1 if none
+int64_t
+    drover_runner_next_deadline (drover_runner_t *self);
+
+//  Take the next finished attempt, as a TASK RESULT message (task, attempt,
+//  outcome, exit_code, signal, truncated, duration, out, err, reason; the
+//  worker id and seq are left for the caller). NULL if none. Caller owns it.
+drover_msg_t *
+    drover_runner_next_result (drover_runner_t *self);
+
+//  Stop every attempt: SIGTERM each process group, wait up to the grace for
+//  the children to exit, then SIGKILL the rest. Blocks for at most the
+//  grace. Their results are discarded.
+void
+    drover_runner_stop_all (drover_runner_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

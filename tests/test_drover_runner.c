@@ -1,0 +1,463 @@
+/*  =========================================================================
+    test_drover_runner - the process runner, with real child processes
+
+    Every test starts real `sh -c` children and drives the runner the way
+    the worker loop does: fill the poll items, zmq_poll until the next
+    deadline, process. Waits are bounded by a deadline; nothing sleeps.
+    The test process is a child subreaper, so grandchildren that a task
+    leaves behind come back to it and their end can be observed.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_runner.h"
+#include <signal.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+//  Drive the runner until a result is ready or timeout msec pass; NULL on timeout
+static drover_msg_t *
+s_wait_result (drover_runner_t *runner, int timeout)
+{
+    int64_t end = zclock_mono () + timeout;
+    while (true) {
+        drover_msg_t *result = drover_runner_next_result (runner);
+        if (result)
+            return result;
+        int64_t now = zclock_mono ();
+        if (now >= end)
+            return NULL;
+        int64_t wait = end - now;
+        int64_t due = drover_runner_next_deadline (runner);
+        if (due != -1 && due - now < wait)
+            wait = due > now? due - now: 0;
+        size_t max = drover_runner_items (runner);
+        zmq_pollitem_t *items = (zmq_pollitem_t *) calloc (max + 1, sizeof (zmq_pollitem_t));
+        size_t count = drover_runner_fill (runner, items, max);
+        zmq_poll (items, (int) count, (long) wait);
+        drover_runner_process (runner, items, count, zclock_mono ());
+        free (items);
+    }
+}
+
+//  Build an exec running sh -c script
+static drover_exec_t *
+s_shell (const char *script)
+{
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "sh", "-c", script };
+    assert_int_equal (drover_exec_set_argv (exec, 3, argv), 0);
+    return exec;
+}
+
+//  Run script to the end (within 10 s) and return its result
+static drover_msg_t *
+s_run (drover_runner_t *runner, drover_exec_t **exec_p, uint32_t timeout)
+{
+    assert_int_equal (drover_runner_start (runner, 1, 1, *exec_p, timeout, zclock_mono ()), 0);
+    drover_exec_destroy (exec_p);
+    drover_msg_t *result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->id, DROVER_MSG_TASK_RESULT);
+    assert_int_equal (drover_runner_size (runner), 0);
+    return result;
+}
+
+//  Check that a result's stdout is exactly text
+static void
+s_assert_out (drover_msg_t *result, const char *text)
+{
+    assert_int_equal (result->out_size, strlen (text));
+    assert_memory_equal (result->out, text, strlen (text));
+}
+
+static int
+s_setup (void **state)
+{
+    *state = drover_runner_new ();
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_runner_destroy (&runner);
+    assert_null (runner);
+    drover_runner_destroy (&runner);     //  harmless twice
+    while (waitpid (-1, NULL, WNOHANG) > 0)
+        ;                               //  orphans left to us, the subreaper
+    return 0;
+}
+
+//  Exit codes come back as EXITED with the status
+static void
+test_exit_codes (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("exit 3");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    assert_int_equal (result->task, 1);
+    assert_int_equal (result->attempt, 1);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->exit_code, 3);
+    assert_int_equal (result->signal, 0);
+    assert_int_equal (result->truncated, 0);
+    assert_int_equal (result->out_size, 0);
+    drover_msg_destroy (&result);
+
+    exec = s_shell ("true");
+    result = s_run (runner, &exec, 0);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->exit_code, 0);
+    drover_msg_destroy (&result);
+}
+
+//  A child killed by a signal is SIGNALLED with that signal
+static void
+test_signal (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("kill -9 $$");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_SIGNALLED);
+    assert_int_equal (result->signal, SIGKILL);
+    assert_non_null (result->reason);
+    drover_msg_destroy (&result);
+}
+
+//  stdout and stderr are captured separately
+static void
+test_output (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("echo out; echo err >&2; echo more");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    s_assert_out (result, "out\nmore\n");
+    assert_int_equal (result->err_size, 4);
+    assert_memory_equal (result->err, "err\n", 4);
+    drover_msg_destroy (&result);
+}
+
+//  The input bytes arrive on stdin, binary and large; no input reads as empty
+static void
+test_stdin (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = drover_exec_new ();
+    const char *cat [] = { "cat" };
+    drover_exec_set_argv (exec, 1, cat);
+    drover_exec_set_input (exec, (const byte *) "hello\0world", 11);
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    assert_int_equal (result->out_size, 11);
+    assert_memory_equal (result->out, "hello\0world", 11);
+    drover_msg_destroy (&result);
+
+    //  A full-size input, to a child that never reads it, must not block
+    byte *big = (byte *) malloc (DROVER_INPUT_MAX);
+    memset (big, 'x', DROVER_INPUT_MAX);
+    exec = s_shell ("exit 0");
+    drover_exec_set_input (exec, big, DROVER_INPUT_MAX);
+    result = s_run (runner, &exec, 0);
+    assert_int_equal (result->exit_code, 0);
+    drover_msg_destroy (&result);
+
+    exec = s_shell ("wc -c");
+    drover_exec_set_input (exec, big, DROVER_INPUT_MAX);
+    result = s_run (runner, &exec, 0);
+    char expect [32];
+    snprintf (expect, sizeof expect, "%d\n", DROVER_INPUT_MAX);
+    s_assert_out (result, expect);
+    drover_msg_destroy (&result);
+    free (big);
+
+    exec = s_shell ("wc -c");
+    result = s_run (runner, &exec, 0);
+    s_assert_out (result, "0\n");
+    drover_msg_destroy (&result);
+}
+
+//  Extra env entries are added to (and override) the inherited ones; cwd applies
+static void
+test_env_and_cwd (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    setenv ("DROVER_TEST_INHERITED", "kept", 1);
+    setenv ("DROVER_TEST_OVERRIDE", "old", 1);
+    char dir [] = "/tmp/drover-runner-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    char *real = realpath (dir, NULL);
+    assert_non_null (real);
+
+    drover_exec_t *exec = s_shell ("echo $DROVER_TEST_INHERITED $DROVER_TEST_OVERRIDE $DROVER_TEST_NEW; pwd");
+    drover_exec_add_env (exec, "DROVER_TEST_OVERRIDE=new");
+    drover_exec_add_env (exec, "DROVER_TEST_NEW=added");
+    drover_exec_set_cwd (exec, dir);
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    char expect [512];
+    snprintf (expect, sizeof expect, "kept new added\n%s\n", real);
+    s_assert_out (result, expect);
+    drover_msg_destroy (&result);
+    rmdir (dir);
+    free (real);
+    unsetenv ("DROVER_TEST_INHERITED");
+    unsetenv ("DROVER_TEST_OVERRIDE");
+}
+
+//  Output past DROVER_OUTPUT_MAX is read and discarded, and flagged
+static void
+test_truncated (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("head -c 3000000 /dev/zero; echo small >&2");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->exit_code, 0);
+    assert_int_equal (result->out_size, DROVER_OUTPUT_MAX);
+    assert_int_equal (result->truncated, DROVER_TRUNC_STDOUT);
+    assert_int_equal (result->err_size, 6);
+    drover_msg_destroy (&result);
+
+    exec = s_shell ("head -c 3000000 /dev/zero >&2");
+    result = s_run (runner, &exec, 0);
+    assert_int_equal (result->err_size, DROVER_OUTPUT_MAX);
+    assert_int_equal (result->truncated, DROVER_TRUNC_STDERR);
+    drover_msg_destroy (&result);
+
+    //  Exactly the bound is not truncated
+    exec = s_shell ("head -c 1048576 /dev/zero");
+    result = s_run (runner, &exec, 0);
+    assert_int_equal (result->out_size, DROVER_OUTPUT_MAX);
+    assert_int_equal (result->truncated, 0);
+    drover_msg_destroy (&result);
+}
+
+//  A child past its timeout gets SIGTERM and ends TIMEDOUT
+static void
+test_timeout (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("sleep 30");
+    int64_t started = zclock_mono ();
+    drover_msg_t *result = s_run (runner, &exec, 200);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
+    assert_int_equal (result->signal, SIGTERM);
+    assert_true (result->duration >= 200);
+    assert_true (zclock_mono () - started < 5000);
+    assert_non_null (result->reason);
+    assert_non_null (strstr (result->reason, "timed out"));
+    drover_msg_destroy (&result);
+}
+
+//  Open a fifo for reading without blocking; the path is filled
+static int
+s_fifo_open (char *path, size_t size)
+{
+    snprintf (path, size, "/tmp/drover-runner-fifo-%d-%u", getpid (), (unsigned) zclock_mono ());
+    assert_int_equal (mkfifo (path, 0600), 0);
+    int fd = open (path, O_RDONLY | O_NONBLOCK);
+    assert_true (fd >= 0);
+    return fd;
+}
+
+//  Wait up to timeout msec for a line on the fifo; true if one came
+static bool
+s_fifo_ready (int fd, int timeout)
+{
+    struct pollfd item = { fd, POLLIN, 0 };
+    if (poll (&item, 1, timeout) != 1)
+        return false;
+    char buffer [64];
+    return read (fd, buffer, sizeof buffer) > 0;
+}
+
+//  A child that ignores SIGTERM is killed with SIGKILL after the grace
+static void
+test_timeout_ignores_term (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_runner_set_grace (runner, 300);
+    char fifo [128], script [256];
+    int fd = s_fifo_open (fifo, sizeof fifo);
+    snprintf (script, sizeof script, "trap '' TERM; echo ready > %s; sleep 30", fifo);
+    drover_exec_t *exec = s_shell (script);
+    int64_t started = zclock_mono ();
+    assert_int_equal (drover_runner_start (runner, 7, 2, exec, 100, started), 0);
+    drover_exec_destroy (&exec);
+    //  The runner acts on the timeout only once driven, after the trap is set
+    assert_true (s_fifo_ready (fd, 5000));
+    drover_msg_t *result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->task, 7);
+    assert_int_equal (result->attempt, 2);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
+    assert_int_equal (result->signal, SIGKILL);
+    assert_true (result->duration >= 100 + 300);
+    drover_msg_destroy (&result);
+    close (fd);
+    unlink (fifo);
+}
+
+//  Cancel kills the attempt (and its process group) and says CANCELLED
+static void
+test_cancel (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_runner_set_grace (runner, 300);
+    char fifo [128], script [256];
+    int fd = s_fifo_open (fifo, sizeof fifo);
+    //  The grandchild ignores SIGTERM: only the SIGKILL of the group ends it
+    snprintf (script, sizeof script,
+              "sh -c 'trap \"\" TERM; echo $$ > %s; exec sleep 30' & wait", fifo);
+    drover_exec_t *exec = s_shell (script);
+    assert_int_equal (drover_runner_start (runner, 9, 1, exec, 0, zclock_mono ()), 0);
+    drover_exec_destroy (&exec);
+    struct pollfd item = { fd, POLLIN, 0 };
+    assert_int_equal (poll (&item, 1, 5000), 1);
+    char line [32] = "";
+    assert_true (read (fd, line, sizeof line - 1) > 0);
+    pid_t grandchild = atoi (line);
+    assert_true (grandchild > 0);
+
+    assert_true (drover_runner_running (runner, 9, 1));
+    assert_int_equal (drover_runner_cancel (runner, 9, 2, zclock_mono ()), -1);
+    assert_int_equal (drover_runner_cancel (runner, 9, 1, zclock_mono ()), 0);
+    drover_msg_t *result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    assert_int_equal (result->signal, SIGTERM);
+    assert_false (drover_runner_running (runner, 9, 1));
+    drover_msg_destroy (&result);
+    //  The orphaned grandchild came back to us, the subreaper: it was killed
+    int status = testutil_wait_exit (grandchild, 5000);
+    assert_true (status != -1);
+    assert_true (WIFSIGNALED (status));
+    assert_int_equal (WTERMSIG (status), SIGKILL);
+    close (fd);
+    unlink (fifo);
+}
+
+//  A grandchild holding stdout open does not delay the result
+static void
+test_lingering_grandchild (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("sleep 30 & echo started");
+    int64_t started = zclock_mono ();
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    assert_true (zclock_mono () - started < 5000);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    s_assert_out (result, "started\n");
+    drover_msg_destroy (&result);
+}
+
+//  A command that does not exist, or a bad cwd, is SPAWN_FAILED with a reason
+static void
+test_spawn_failed (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "drover-no-such-command", "x" };
+    drover_exec_set_argv (exec, 2, argv);
+    assert_int_equal (drover_runner_start (runner, 5, 1, exec, 0, zclock_mono ()), -1);
+    assert_int_equal (drover_runner_size (runner), 0);
+    drover_msg_t *result = drover_runner_next_result (runner);
+    assert_non_null (result);
+    assert_int_equal (result->task, 5);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
+    assert_non_null (result->reason);
+    assert_non_null (strstr (result->reason, "drover-no-such-command"));
+    assert_non_null (strstr (result->reason, "No such file"));
+    drover_msg_destroy (&result);
+
+    drover_exec_set_argv (exec, 1, (const char *[]) { "true" });
+    drover_exec_set_cwd (exec, "/nonexistent/drover");
+    assert_int_equal (drover_runner_start (runner, 6, 1, exec, 0, zclock_mono ()), -1);
+    result = drover_runner_next_result (runner);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
+    assert_non_null (strstr (result->reason, "chdir"));
+    drover_msg_destroy (&result);
+    assert_null (drover_runner_next_result (runner));
+    drover_exec_destroy (&exec);
+}
+
+#define S_MANY 60
+
+//  Many short tasks at once: every one is reaped with its own output
+static void
+test_many_concurrent (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    for (int index = 0; index < S_MANY; index++) {
+        char script [64];
+        snprintf (script, sizeof script, "echo task-%d", index);
+        drover_exec_t *exec = s_shell (script);
+        assert_int_equal (drover_runner_start (runner, 100 + index, 1, exec, 0, zclock_mono ()), 0);
+        drover_exec_destroy (&exec);
+    }
+    assert_int_equal (drover_runner_size (runner), S_MANY);
+    drover_taskref_t refs [S_MANY];
+    assert_int_equal (drover_runner_list (runner, refs, S_MANY), S_MANY);
+    bool seen [S_MANY] = { false };
+    for (int count = 0; count < S_MANY; count++) {
+        drover_msg_t *result = s_wait_result (runner, 10000);
+        assert_non_null (result);
+        int index = (int) (result->task - 100);
+        assert_true (index >= 0 && index < S_MANY);
+        assert_false (seen [index]);
+        seen [index] = true;
+        char expect [32];
+        snprintf (expect, sizeof expect, "task-%d\n", index);
+        s_assert_out (result, expect);
+        assert_int_equal (result->exit_code, 0);
+        drover_msg_destroy (&result);
+    }
+    assert_int_equal (drover_runner_size (runner), 0);
+}
+
+//  stop_all ends everything within the grace, SIGKILL for the stubborn
+static void
+test_stop_all (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_runner_set_grace (runner, 300);
+    drover_exec_t *exec = s_shell ("sleep 30");
+    assert_int_equal (drover_runner_start (runner, 1, 1, exec, 0, zclock_mono ()), 0);
+    drover_exec_destroy (&exec);
+    exec = s_shell ("trap '' TERM; sleep 30");
+    assert_int_equal (drover_runner_start (runner, 2, 1, exec, 0, zclock_mono ()), 0);
+    drover_exec_destroy (&exec);
+    int64_t started = zclock_mono ();
+    drover_runner_stop_all (runner);
+    assert_true (zclock_mono () - started < 3000);
+    assert_int_equal (drover_runner_size (runner), 0);
+    assert_null (drover_runner_next_result (runner));
+}
+
+int
+main (void)
+{
+    //  Orphans of tasks come back to us, so tests can see how they ended
+    prctl (PR_SET_CHILD_SUBREAPER, 1);
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_exit_codes, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_signal, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_output, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_stdin, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_env_and_cwd, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_truncated, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_timeout, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_timeout_ignores_term, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_cancel, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_lingering_grandchild, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_spawn_failed, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_many_concurrent, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_stop_all, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
