@@ -1,0 +1,190 @@
+/*  =========================================================================
+    drover_client - the client API: submit tasks, wait for their results,
+    cancel them, list workers and tasks, steer workers
+
+    One DEALER socket to the broker's ROUTER; every message is one frame
+    (drover_msg_encode/decode). Each request carries a sequence number the
+    client increments and the broker echoes in its reply, so replies are
+    matched by seq, and a late reply to an abandoned request is dropped.
+    ZeroMQ connects lazily and queues what we send, so every request has a
+    reply deadline (set_timeout): an unreachable broker is an error after
+    that long, never a hang.
+
+    TASK DONE may arrive at any time (for a task waited on, or submitted
+    with DROVER_SUBMIT_NOTIFY). One that arrives outside drover_client_wait
+    is kept (up to a bound) and handed out by the next wait that asks for
+    its task; wait delivers each of its tasks' results exactly once.
+
+    Pipelined submission (submit_async) sends without waiting for each
+    reply, up to a window of outstanding requests, and reports each
+    TASK ACCEPTED or ERROR to a handler with the caller's tag: no round trip
+    and no allocation per task beyond the encoded frame.
+
+    Not thread-safe: one client per thread, as with any ZeroMQ socket.
+    =========================================================================
+*/
+
+#ifndef DROVER_CLIENT_H_INCLUDED
+#define DROVER_CLIENT_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_client_t drover_client_t;
+
+//  Defaults
+#define DROVER_CLIENT_ENDPOINT      "tcp://127.0.0.1:5555"  //  unless DROVER_BROKER says
+#define DROVER_CLIENT_EVENTS        "tcp://127.0.0.1:5556"  //  unless DROVER_EVENTS says
+#define DROVER_CLIENT_TIMEOUT       5000        //  msec for a reply
+#define DROVER_CLIENT_WINDOW        1000        //  async submits outstanding at most
+#define DROVER_CLIENT_RESEND        3000        //  msec of silence before WAIT is sent again
+#define DROVER_CLIENT_RESEND_MAX    30000       //  msec, the re-send interval's backoff cap
+#define DROVER_CLIENT_WINDOW_MAX    1000000     //  largest window accepted
+#define DROVER_CLIENT_KEPT_MAX      1000000     //  early TASK DONEs kept at most
+#define DROVER_CLIENT_KEPT_BYTES    (256u << 20)    //  their output, bytes at most
+
+//  Error codes that do not come from the broker (the broker's are 300..599)
+#define DROVER_CLIENT_ERR_TIMEOUT       1       //  no reply within the timeout
+#define DROVER_CLIENT_ERR_INTERRUPTED   2       //  SIGINT / SIGTERM
+#define DROVER_CLIENT_ERR_PROTOCOL      3       //  the broker said something unexpected
+#define DROVER_CLIENT_ERR_INVALID       4       //  the request could not be encoded
+#define DROVER_CLIENT_ERR_SEND          5       //  the socket refused the request
+
+//  Called for each reply to an async submit: code 200 with the new task id,
+//  or the ERROR code and reason (task 0). tag is the caller's, from submit_async.
+typedef void (drover_client_ack_fn) (uint32_t seq, uintptr_t tag, uint64_t task,
+                                     int code, const char *reason, void *arg);
+
+//  Called once per task by wait with its TASK DONE (borrowed: copy what you keep)
+typedef void (drover_client_done_fn) (const drover_msg_t *done, void *arg);
+
+//  Called by wait as results come in (at most ~10 times a second, and once
+//  at the end) with how many of the total have been delivered
+typedef void (drover_client_progress_fn) (size_t done, size_t total, void *arg);
+
+//  Create a client for the broker at endpoint; NULL means DROVER_BROKER from
+//  the environment, else DROVER_CLIENT_ENDPOINT. NULL if the endpoint is bad.
+drover_client_t *
+    drover_client_new (const char *endpoint);
+
+//  Destroy the client, dropping whatever is still outstanding; harmless on NULL
+void
+    drover_client_destroy (drover_client_t **self_p);
+
+//  Return the endpoint the client talks to
+const char *
+    drover_client_endpoint (drover_client_t *self);
+
+//  Set the reply deadline, msec (> 0); default DROVER_CLIENT_TIMEOUT
+void
+    drover_client_set_timeout (drover_client_t *self, int msec);
+
+//  Return the reply deadline, msec
+int
+    drover_client_timeout (drover_client_t *self);
+
+//  Set how long wait stays silent before sending WAIT again, msec (> 0);
+//  it doubles while nothing arrives, up to DROVER_CLIENT_RESEND_MAX
+void
+    drover_client_set_resend (drover_client_t *self, int msec);
+
+//  Return the last error's code (0 if none): a broker status code, or a
+//  DROVER_CLIENT_ERR_* value
+int
+    drover_client_error_code (drover_client_t *self);
+
+//  Return the last error's text ("" if none): the broker's reason, or ours
+const char *
+    drover_client_error_text (drover_client_t *self);
+
+//  Return a status code in plain words, e.g. "queue full" for 301
+const char *
+    drover_client_code_name (int code);
+
+//  Build a TASK SUBMIT that runs argv (argc >= 1) with default settings;
+//  the caller sets priority, procs, labels... on the struct and owns it.
+//  NULL if argv breaks a limit.
+drover_msg_t *
+    drover_client_submit_msg (int argc, const char **argv);
+
+//  Submit a task and wait for its id. submit is a TASK SUBMIT (only read;
+//  its seq is overwritten). Returns 0 with *task_p set, or -1.
+int
+    drover_client_submit (drover_client_t *self, drover_msg_t *submit, uint64_t *task_p);
+
+//  Set the handler for async submit replies (and its argument)
+void
+    drover_client_set_ack_handler (drover_client_t *self, drover_client_ack_fn *handler,
+                                   void *arg);
+
+//  Set the most async submits outstanding at once (1..DROVER_CLIENT_WINDOW_MAX).
+//  Returns 0, or -1 while async submits are outstanding (nothing changed).
+int
+    drover_client_set_window (drover_client_t *self, uint32_t window);
+
+//  Send a TASK SUBMIT without waiting for its reply; tag comes back to the
+//  ack handler. Blocks only while the window is full, handling replies.
+//  Returns the request's seq (> 0), or 0 on error (timeout: acks stopped
+//  coming for the timeout; the request was not sent).
+uint32_t
+    drover_client_submit_async (drover_client_t *self, drover_msg_t *submit, uintptr_t tag);
+
+//  Handle async replies that have arrived, waiting up to msec (0: don't
+//  wait). Returns the number of async submits still outstanding, or -1
+//  if interrupted.
+int
+    drover_client_poll (drover_client_t *self, int msec);
+
+//  Wait until every async submit has its reply. Returns 0, or -1 if
+//  replies stopped coming for the timeout (or on interrupt).
+int
+    drover_client_flush (drover_client_t *self);
+
+//  Return how many async submits are outstanding
+size_t
+    drover_client_outstanding (drover_client_t *self);
+
+//  Wait until each of count tasks has its TASK DONE, calling on_done once
+//  per task (duplicates are dropped) and on_progress as they come (either
+//  may be NULL). Sends WAIT for the tasks (in chunks) and again for those
+//  still pending after DROVER_CLIENT_RESEND of silence. Returns 0 when all
+//  are done, or -1 if the broker refused the WAIT (4xx/5xx), stopped
+//  answering for the timeout, or on interrupt.
+int
+    drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
+                        drover_client_done_fn *on_done, drover_client_progress_fn *on_progress,
+                        void *arg);
+
+//  Cancel a task. Returns 0, or -1 (e.g. 404 unknown, 410 already final).
+int
+    drover_client_cancel (drover_client_t *self, uint64_t task);
+
+//  Set a worker's admin setting (DROVER_ADMIN_RUN, HOLD or DRAIN). Returns 0 or -1.
+int
+    drover_client_admin (drover_client_t *self, const char *worker, int admin);
+
+//  Ask for the worker table. Returns a WORKER TABLE the caller destroys, or NULL.
+drover_msg_t *
+    drover_client_workers (drover_client_t *self);
+
+//  Ask for task counts and up to limit rows (newest first) in one state, or
+//  in every state if state is 255. Returns a TASK TABLE the caller destroys,
+//  or NULL.
+drover_msg_t *
+    drover_client_tasks (drover_client_t *self, int state, uint32_t limit);
+
+//  Send any request and return its reply (not TASK DONE), which the caller
+//  destroys; request is only read (its seq is overwritten). An ERROR reply
+//  is returned as NULL with the error set.
+drover_msg_t *
+    drover_client_request (drover_client_t *self, drover_msg_t *request);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
