@@ -40,6 +40,7 @@ extern "C" {
 #define DROVER_RUNNING_MAX      4096        //  task refs in WORKER HELLO
 #define DROVER_ROWS_MAX         10000       //  rows in a WORKER/TASK TABLE
 #define DROVER_WAIT_MAX         10000       //  task ids in one TASK WAIT
+#define DROVER_SUMMARY_MAX      80          //  TASK TABLE row summary, bytes
 #define DROVER_DEPTH_MAX        4           //  msgpack nesting depth
 #define DROVER_MSG_MAX          (4 << 20)   //  a whole encoded message, bytes
 
@@ -222,6 +223,7 @@ typedef struct {
     drover_task_row_t *task_rows;   //  TASK TABLE rows, owned
     //  Set by a failed decode
     const char *error;              //  static text saying what was malformed
+    bool bad_version;               //  the failure was an unknown version (ERROR 426)
 } drover_msg_t;
 
 //  What a task runs: argv, environment, working directory, stdin. Carried
