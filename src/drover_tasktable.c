@@ -1,0 +1,1292 @@
+/*  =========================================================================
+    drover_tasktable - the task table: every task's state, attempt, worker,
+    budgets, last result and waiters; fences results by (task, attempt)
+
+    A task is one allocation: a struct of plain fields followed by its
+    encoded exec body and its labels, so that a million queued tasks fit in
+    a few hundred MiB. Tasks are found by id in an open-addressing hash
+    (linear probing, backward-shift deletion); each worker keeps its live
+    attempts in an intrusive list, so a LOST touches only that worker's
+    tasks. Ack deadlines all share one timeout, so they sit in a FIFO and
+    are checked from its head; finished tasks sit in another FIFO, oldest
+    evicted first. Nothing here scans the table, except TASK LIST rows.
+
+    Execution is at-least-once; what a client sees is exactly one result:
+    a TASK STARTED or RESULT counts only for the task's current attempt,
+    from the worker it was offered to, while the task is ASSIGNED or
+    RUNNING. Anything else is STALE and dropped. A task's own failures use
+    up its retries; infrastructure failures (a lost worker, an offer not
+    acknowledged in time) use up lost-retries instead, so that a task that
+    kills every worker it lands on is stopped as poison.
+    =========================================================================
+*/
+
+#include "drover_tasktable.h"
+
+//  A growable FIFO of fixed-size items
+typedef struct {
+    byte *data;                 //  capacity items
+    size_t item;                //  bytes per item
+    size_t capacity;            //  items allocated
+    size_t head;                //  index of the oldest item
+    size_t count;               //  items held
+} s_ring_t;
+
+//  One ack deadline: the attempt must be STARTED before it
+typedef struct {
+    uint64_t task;              //  task id
+    uint32_t attempt;           //  attempt offered
+    int64_t deadline;           //  msec, monotonic
+} s_ack_t;
+
+//  A client waiting for a task to end
+typedef struct {
+    uint32_t route;             //  index in routes + 1; 0 = none
+    uint32_t seq;               //  seq to echo in TASK DONE
+} s_waiter_t;
+
+//  Further waiters of one task, past the one held in the task itself
+typedef struct {
+    uint32_t count;             //  entries in use
+    s_waiter_t items [DROVER_TASKTABLE_TASK_WAITERS - 1];   //  the waiters
+} s_waiters_t;
+
+//  A client's routing id, shared by all its waiters
+typedef struct {
+    uint32_t refs;              //  waiters using it; 0 = free
+    uint32_t size;              //  bytes in route
+    byte route [256];           //  ROUTER routing id
+} s_route_t;
+
+//  The last result of a finished task
+typedef struct {
+    char worker [DROVER_ID_MAX + 1];    //  worker of the last attempt, or ""
+    uint8_t outcome;            //  drover_outcome_t
+    int32_t exit_code;          //  exit status
+    int32_t signal;             //  signal that ended it
+    uint32_t truncated;         //  DROVER_TRUNC_* flags
+    uint32_t duration;          //  run time, msec
+    byte *out;                  //  captured stdout, owned, or NULL
+    size_t out_size;            //  bytes
+    byte *err;                  //  captured stderr, owned, or NULL
+    size_t err_size;            //  bytes
+    char *reason;               //  why it ended so, owned, or NULL
+} s_result_t;
+
+typedef struct _s_task_t s_task_t;
+
+//  A worker we can send to, from UP until LOST
+typedef struct {
+    char id [DROVER_ID_MAX + 1];    //  worker id
+    byte route [256];           //  ROUTER routing id
+    size_t route_size;          //  bytes in route
+    s_task_t **tasks;           //  its ASSIGNED and RUNNING tasks, unordered
+    uint32_t ntasks;            //  entries in tasks
+    uint32_t tasks_size;        //  entries allocated
+} s_worker_t;
+
+//  One task; body and labels follow the struct in the same allocation.
+//  Kept small: a million of them must fit in a few hundred MiB.
+struct _s_task_t {
+    uint64_t id;                //  task id, from 1
+    s_worker_t *worker;         //  worker of the current attempt while ASSIGNED/RUNNING
+    union {
+        s_waiters_t *waiters;   //  while live: waiters past the first, or NULL
+        s_result_t *result;     //  once final: the last result
+    };
+    uint64_t mem;               //  bytes demanded
+    s_waiter_t waiter;          //  first waiter (route 0: none), while live
+    int32_t priority;           //  lower runs first
+    uint32_t procs;             //  procs demanded
+    uint32_t timeout;           //  msec, 0 = none
+    uint32_t retries;           //  own failures allowed before FAILED
+    uint32_t attempt;           //  current attempt, 0 if never assigned
+    uint32_t failures;          //  own failures so far
+    uint32_t body_size;         //  bytes of body at data
+    uint32_t worker_slot;       //  index in worker->tasks
+    uint16_t lost;              //  infrastructure failures so far
+    uint8_t state;              //  drover_task_state_t
+    uint8_t cancel : 1;         //  cancel asked while ASSIGNED or RUNNING
+    uint8_t has_labels : 1;     //  labels follow the body
+    uint8_t adopted : 1;        //  seen in a worker's running list (during UP)
+    byte data [];               //  body, then labels "\n"-joined and NUL-ended
+};
+
+struct _drover_tasktable_t {
+    s_task_t **slots;           //  id -> task, open addressing; NULL is free
+    size_t capacity;            //  slots, a power of two
+    int shift;                  //  64 - log2 (capacity)
+    size_t size;                //  tasks held
+    uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
+    uint64_t next_id;           //  id of the next task
+    zhashx_t *workers;          //  worker id -> s_worker_t
+    s_route_t *routes;          //  clients' routing ids, by index
+    uint32_t routes_size;       //  entries allocated in routes
+    uint32_t *free_routes;      //  indexes of free entries in routes
+    uint32_t nfree_routes;      //  entries in free_routes
+    zhashx_t *route_index;      //  route in hex -> index + 1
+    s_ring_t acks;              //  s_ack_t, oldest first
+    s_ring_t finished;          //  uint64_t ids of finished tasks, oldest first
+    drover_action_t *actions;   //  decided, not all taken yet
+    size_t actions_size;        //  actions allocated
+    size_t actions_count;       //  actions decided
+    size_t actions_next;        //  next action to hand out
+    size_t waiters;             //  waiters on all tasks
+    size_t kept_bytes;          //  output bytes held by results
+    drover_exec_t *exec;        //  scratch for TASK LIST summaries
+    char reason [96];           //  text behind a reason_p, until the next call
+    uint32_t ack_timeout;       //  msec for a worker to take an offer
+    uint32_t lost_retries;      //  infrastructure failures a task survives
+    uint32_t max_queued;        //  tasks not yet final, at most
+    uint32_t keep_finished;     //  finished tasks kept
+    size_t max_waiters;         //  waiters on all tasks, at most
+    size_t max_kept_bytes;      //  output bytes kept, at most
+};
+
+static void s_task_destroy (drover_tasktable_t *self, s_task_t **task_p);
+static void s_worker_destroy (void **item_p);
+
+//  Tell whether a state is final
+static bool
+s_is_final (int state)
+{
+    return state == DROVER_TASK_SUCCEEDED
+        || state == DROVER_TASK_FAILED
+        || state == DROVER_TASK_CANCELLED;
+}
+
+//  Create an empty task table with the default settings
+drover_tasktable_t *
+drover_tasktable_new (void)
+{
+    drover_tasktable_t *self = (drover_tasktable_t *) zmalloc (sizeof (drover_tasktable_t));
+    self->capacity = 1024;
+    self->shift = 64 - 10;
+    self->slots = (s_task_t **) zmalloc (self->capacity * sizeof (s_task_t *));
+    self->next_id = 1;
+    self->workers = zhashx_new ();
+    zhashx_set_destructor (self->workers, s_worker_destroy);
+    self->route_index = zhashx_new ();
+    self->acks.item = sizeof (s_ack_t);
+    self->finished.item = sizeof (uint64_t);
+    self->exec = drover_exec_new ();
+    self->ack_timeout = DROVER_TASKTABLE_ACK_TIMEOUT;
+    self->lost_retries = DROVER_TASKTABLE_LOST_RETRIES;
+    self->max_queued = DROVER_TASKTABLE_MAX_QUEUED;
+    self->keep_finished = DROVER_TASKTABLE_KEEP_FINISHED;
+    self->max_waiters = DROVER_TASKTABLE_MAX_WAITERS;
+    self->max_kept_bytes = DROVER_TASKTABLE_KEPT_BYTES;
+    return self;
+}
+
+//  Destroy the table and every task in it; harmless on NULL
+void
+drover_tasktable_destroy (drover_tasktable_t **self_p)
+{
+    assert (self_p);
+    drover_tasktable_t *self = *self_p;
+    if (!self)
+        return;
+    for (size_t index = 0; index < self->capacity; index++)
+        s_task_destroy (self, &self->slots [index]);
+    free (self->slots);
+    zhashx_destroy (&self->workers);
+    zhashx_destroy (&self->route_index);
+    free (self->routes);
+    free (self->free_routes);
+    free (self->acks.data);
+    free (self->finished.data);
+    free (self->actions);
+    drover_exec_destroy (&self->exec);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Free one task and what hangs off it (not unlinked from anything, its
+//  waiters' routes not released: only for final tasks or the whole table)
+static void
+s_task_destroy (drover_tasktable_t *self, s_task_t **task_p)
+{
+    s_task_t *task = *task_p;
+    if (!task)
+        return;
+    if (s_is_final (task->state)) {
+        self->kept_bytes -= task->result->out_size + task->result->err_size;
+        free (task->result->out);
+        free (task->result->err);
+        free (task->result->reason);
+        free (task->result);
+    }
+    else
+        free (task->waiters);
+    free (task);
+    *task_p = NULL;
+}
+
+//  Free a worker record (the workers hash's destructor)
+static void
+s_worker_destroy (void **item_p)
+{
+    s_worker_t *worker = (s_worker_t *) *item_p;
+    if (worker)
+        free (worker->tasks);
+    free (worker);
+    *item_p = NULL;
+}
+
+//  Apply the broker's settings
+void
+drover_tasktable_configure (drover_tasktable_t *self, uint32_t ack_timeout,
+                            uint32_t lost_retries, uint32_t max_queued,
+                            uint32_t keep_finished)
+{
+    assert (self);
+    self->ack_timeout = ack_timeout;
+    self->lost_retries = lost_retries;
+    self->max_queued = max_queued;
+    self->keep_finished = keep_finished;
+}
+
+//  Set the most waiters on all tasks together
+void
+drover_tasktable_set_max_waiters (drover_tasktable_t *self, size_t max_waiters)
+{
+    assert (self);
+    self->max_waiters = max_waiters;
+}
+
+//  Set the most result output bytes kept for finished tasks
+void
+drover_tasktable_set_max_kept_bytes (drover_tasktable_t *self, size_t max_bytes)
+{
+    assert (self);
+    self->max_kept_bytes = max_bytes;
+}
+
+
+//  ---------------------------------------------------------------------
+//  FIFOs
+
+//  Append an item, growing the ring (items stay in order)
+static void
+s_ring_push (s_ring_t *ring, const void *item)
+{
+    if (ring->count == ring->capacity) {
+        size_t capacity = ring->capacity? ring->capacity * 2: 64;
+        byte *data = (byte *) zmalloc (capacity * ring->item);
+        for (size_t index = 0; index < ring->count; index++)
+            memcpy (data + index * ring->item,
+                    ring->data + ((ring->head + index) % ring->capacity) * ring->item, ring->item);
+        free (ring->data);
+        ring->data = data;
+        ring->capacity = capacity;
+        ring->head = 0;
+    }
+    memcpy (ring->data + ((ring->head + ring->count) % ring->capacity) * ring->item,
+            item, ring->item);
+    ring->count++;
+}
+
+//  Return the oldest item, or NULL if the ring is empty
+static void *
+s_ring_head (s_ring_t *ring)
+{
+    return ring->count? ring->data + ring->head * ring->item: NULL;
+}
+
+//  Drop the oldest item
+static void
+s_ring_pop (s_ring_t *ring)
+{
+    assert (ring->count);
+    ring->head = (ring->head + 1) % ring->capacity;
+    ring->count--;
+}
+
+
+//  ---------------------------------------------------------------------
+//  The id hash
+
+//  Home slot of an id (Fibonacci hashing: ids are sequential)
+static size_t
+s_home (drover_tasktable_t *self, uint64_t id)
+{
+    return (size_t) ((id * 0x9E3779B97F4A7C15ull) >> self->shift);
+}
+
+//  Find a task by id, or NULL
+static s_task_t *
+s_lookup (drover_tasktable_t *self, uint64_t id)
+{
+    size_t mask = self->capacity - 1;
+    for (size_t slot = s_home (self, id); self->slots [slot]; slot = (slot + 1) & mask)
+        if (self->slots [slot]->id == id)
+            return self->slots [slot];
+    return NULL;
+}
+
+//  Put a task in its slot (the table has room)
+static void
+s_place (drover_tasktable_t *self, s_task_t *task)
+{
+    size_t mask = self->capacity - 1;
+    size_t slot = s_home (self, task->id);
+    while (self->slots [slot])
+        slot = (slot + 1) & mask;
+    self->slots [slot] = task;
+}
+
+//  Add a task, doubling the slots past 70% load
+static void
+s_insert (drover_tasktable_t *self, s_task_t *task)
+{
+    if ((self->size + 1) * 10 > self->capacity * 7) {
+        s_task_t **slots = self->slots;
+        size_t capacity = self->capacity;
+        self->capacity *= 2;
+        self->shift--;
+        self->slots = (s_task_t **) zmalloc (self->capacity * sizeof (s_task_t *));
+        for (size_t index = 0; index < capacity; index++)
+            if (slots [index])
+                s_place (self, slots [index]);
+        free (slots);
+    }
+    s_place (self, task);
+    self->size++;
+    self->counts [task->state]++;
+}
+
+//  Remove a finished task from the table and free it
+static void
+s_remove (drover_tasktable_t *self, s_task_t *task)
+{
+    size_t mask = self->capacity - 1;
+    size_t hole = s_home (self, task->id);
+    while (self->slots [hole] != task)
+        hole = (hole + 1) & mask;
+    //  Backward shift: pull later entries of the run into the hole when
+    //  their home slot is at or before it
+    for (size_t next = (hole + 1) & mask; self->slots [next]; next = (next + 1) & mask) {
+        size_t home = s_home (self, self->slots [next]->id);
+        if (((next - home) & mask) >= ((next - hole) & mask)) {
+            self->slots [hole] = self->slots [next];
+            hole = next;
+        }
+    }
+    self->slots [hole] = NULL;
+    self->size--;
+    self->counts [task->state]--;
+    s_task_destroy (self, &task);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Actions
+
+//  Start a new action of a type about a task; other fields zero
+static drover_action_t *
+s_action (drover_tasktable_t *self, int type, s_task_t *task)
+{
+    if (self->actions_count == self->actions_size) {
+        self->actions_size = self->actions_size? self->actions_size * 2: 64;
+        self->actions = (drover_action_t *) realloc (self->actions,
+                                                     self->actions_size * sizeof (drover_action_t));
+        assert (self->actions);
+    }
+    drover_action_t *action = &self->actions [self->actions_count++];
+    memset (action, 0, sizeof (drover_action_t));
+    action->type = type;
+    if (task) {
+        action->task = task->id;
+        action->attempt = task->attempt;
+        if (task->worker)
+            strcpy (action->worker, task->worker->id);
+        else
+        if (s_is_final (task->state))
+            strcpy (action->worker, task->result->worker);
+    }
+    return action;
+}
+
+//  Take the next action to carry out, or NULL when all are done
+const drover_action_t *
+drover_tasktable_next_action (drover_tasktable_t *self)
+{
+    assert (self);
+    if (self->actions_next == self->actions_count)
+        return NULL;
+    return &self->actions [self->actions_next++];
+}
+
+//  Set an action's route (a worker's or a waiter's)
+static void
+s_action_route (drover_action_t *action, const byte *route, size_t route_size)
+{
+    assert (route_size < sizeof (action->route));
+    memcpy (action->route, route, route_size);
+    action->route_size = route_size;
+}
+
+//  Say an event about a task in its present state
+static void
+s_event (drover_tasktable_t *self, s_task_t *task, const char *topic, const char *reason)
+{
+    drover_action_t *action = s_action (self, DROVER_ACTION_EVENT, task);
+    action->topic = topic;
+    if (reason)
+        snprintf (action->reason, sizeof action->reason, "%s", reason);
+}
+
+//  Tell schedq to place a task
+static void
+s_queue (drover_tasktable_t *self, s_task_t *task)
+{
+    drover_action_t *action = s_action (self, DROVER_ACTION_QUEUE, task);
+    action->priority = task->priority;
+    action->procs = task->procs;
+    action->mem = task->mem;
+    action->labels = task->has_labels? (const char *) task->data + task->body_size: "";
+}
+
+//  Say something about a task or a worker, naming the worker
+static drover_action_t *
+s_tell (drover_tasktable_t *self, int type, s_task_t *task, const char *worker, const char *reason)
+{
+    drover_action_t *action = s_action (self, type, task);
+    if (worker)
+        snprintf (action->worker, sizeof action->worker, "%s", worker);
+    if (reason)
+        snprintf (action->reason, sizeof action->reason, "%s", reason);
+    return action;
+}
+
+//  Send TASK KILL for an attempt to a worker
+static void
+s_kill (drover_tasktable_t *self, s_worker_t *worker, uint64_t task, uint32_t attempt)
+{
+    drover_action_t *action = s_action (self, DROVER_ACTION_KILL, NULL);
+    action->task = task;
+    action->attempt = attempt;
+    strcpy (action->worker, worker->id);
+    s_action_route (action, worker->route, worker->route_size);
+}
+
+//  Send TASK DONE for a task (NULL: unknown id) to a waiter
+static void
+s_done (drover_tasktable_t *self, s_task_t *task, uint64_t id,
+        const byte *route, size_t route_size, uint32_t seq)
+{
+    drover_action_t *action = s_action (self, DROVER_ACTION_DONE, task);
+    action->task = id;
+    action->seq = seq;
+    s_action_route (action, route, route_size);
+    if (!task) {
+        action->state = DROVER_TASK_UNKNOWN;
+        return;
+    }
+    action->state = task->state;
+    s_result_t *result = task->result;
+    assert (result);
+    action->outcome = result->outcome;
+    action->exit_code = result->exit_code;
+    action->signal = result->signal;
+    action->truncated = result->truncated;
+    action->duration = result->duration;
+    action->out = result->out;
+    action->out_size = result->out_size;
+    action->err = result->err;
+    action->err_size = result->err_size;
+    if (result->reason)
+        snprintf (action->reason, sizeof action->reason, "%s", result->reason);
+}
+
+//  Drop actions already taken and, once all are taken, the finished tasks
+//  past keep-finished or past the output budget (nothing borrows them now)
+static void
+s_begin (drover_tasktable_t *self)
+{
+    self->reason [0] = 0;
+    if (self->actions_next < self->actions_count)
+        return;                 //  the caller still holds actions: free nothing
+    self->actions_next = self->actions_count = 0;
+    while (self->finished.count > self->keep_finished
+    ||    (self->finished.count && self->kept_bytes > self->max_kept_bytes)) {
+        uint64_t id = *(uint64_t *) s_ring_head (&self->finished);
+        s_ring_pop (&self->finished);
+        s_task_t *task = s_lookup (self, id);
+        if (task)
+            s_remove (self, task);
+    }
+}
+
+
+//  ---------------------------------------------------------------------
+//  State changes
+
+//  Move a task to a state, keeping the counts
+static void
+s_set_state (drover_tasktable_t *self, s_task_t *task, int state)
+{
+    self->counts [task->state]--;
+    self->counts [state]++;
+    task->state = (uint8_t) state;
+}
+
+//  Put a task among its worker's live attempts
+static void
+s_attach (s_task_t *task, s_worker_t *worker)
+{
+    if (worker->ntasks == worker->tasks_size) {
+        worker->tasks_size = worker->tasks_size? worker->tasks_size * 2: 16;
+        worker->tasks = (s_task_t **) realloc (worker->tasks,
+                                               worker->tasks_size * sizeof (s_task_t *));
+        assert (worker->tasks);
+    }
+    task->worker = worker;
+    task->worker_slot = worker->ntasks;
+    worker->tasks [worker->ntasks++] = task;
+}
+
+//  Take a task off its worker (the last one takes its slot)
+static void
+s_detach (s_task_t *task)
+{
+    s_worker_t *worker = task->worker;
+    assert (worker && worker->tasks [task->worker_slot] == task);
+    s_task_t *last = worker->tasks [--worker->ntasks];
+    worker->tasks [task->worker_slot] = last;
+    last->worker_slot = task->worker_slot;
+    task->worker = NULL;
+}
+
+//  Make a result for a task that ends now (worker may be "")
+static s_result_t *
+s_result_new (const char *worker, const char *reason)
+{
+    s_result_t *result = (s_result_t *) zmalloc (sizeof (s_result_t));
+    snprintf (result->worker, sizeof result->worker, "%s", worker? worker: "");
+    if (reason && *reason)
+        result->reason = strdup (reason);
+    return result;
+}
+
+//  Topic of the event for a final state
+static const char *
+s_final_topic (int state)
+{
+    return state == DROVER_TASK_SUCCEEDED? "task.succeeded":
+           state == DROVER_TASK_FAILED? "task.failed": "task.cancelled";
+}
+
+//  Format a route as hex: its key in route_index (key holds 511 bytes)
+static void
+s_route_key (const byte *route, size_t size, char *key)
+{
+    static const char hex [] = "0123456789abcdef";
+    for (size_t index = 0; index < size; index++) {
+        key [2 * index] = hex [route [index] >> 4];
+        key [2 * index + 1] = hex [route [index] & 15];
+    }
+    key [2 * size] = 0;
+}
+
+//  Find a route's reference (index + 1), or 0 if no waiter uses it
+static uint32_t
+s_route_find (drover_tasktable_t *self, const byte *route, size_t size)
+{
+    char key [511];
+    s_route_key (route, size, key);
+    return (uint32_t) (uintptr_t) zhashx_lookup (self->route_index, key);
+}
+
+//  Take a reference on a route, keeping one copy per client
+static uint32_t
+s_route_ref (drover_tasktable_t *self, const byte *route, size_t size)
+{
+    uint32_t ref = s_route_find (self, route, size);
+    if (!ref) {
+        if (self->nfree_routes == 0) {
+            uint32_t old_size = self->routes_size;
+            self->routes_size = old_size? old_size * 2: 16;
+            self->routes = (s_route_t *) realloc (self->routes,
+                                                  self->routes_size * sizeof (s_route_t));
+            self->free_routes = (uint32_t *) realloc (self->free_routes,
+                                                      self->routes_size * sizeof (uint32_t));
+            assert (self->routes && self->free_routes);
+            for (uint32_t index = self->routes_size; index > old_size; index--)
+                self->free_routes [self->nfree_routes++] = index - 1;
+        }
+        uint32_t index = self->free_routes [--self->nfree_routes];
+        s_route_t *entry = &self->routes [index];
+        entry->refs = 0;
+        entry->size = (uint32_t) size;
+        memcpy (entry->route, route, size);
+        char key [511];
+        s_route_key (route, size, key);
+        zhashx_insert (self->route_index, key, (void *) (uintptr_t) (index + 1));
+        ref = index + 1;
+    }
+    self->routes [ref - 1].refs++;
+    return ref;
+}
+
+//  Drop a reference on a route, forgetting the route with its last waiter
+static void
+s_route_unref (drover_tasktable_t *self, uint32_t ref)
+{
+    s_route_t *entry = &self->routes [ref - 1];
+    assert (entry->refs);
+    if (--entry->refs == 0) {
+        char key [511];
+        s_route_key (entry->route, entry->size, key);
+        zhashx_delete (self->route_index, key);
+        self->free_routes [self->nfree_routes++] = ref - 1;
+    }
+}
+
+//  Send TASK DONE to one waiter of a finished task, and let it go
+static void
+s_notify (drover_tasktable_t *self, s_task_t *task, s_waiter_t waiter)
+{
+    s_route_t *entry = &self->routes [waiter.route - 1];
+    s_done (self, task, task->id, entry->route, entry->size, waiter.seq);
+    s_route_unref (self, waiter.route);
+    self->waiters--;
+}
+
+//  End a task (already off its worker) with a result: tell its waiters,
+//  say the event, and remember it among the finished
+static void
+s_finish (drover_tasktable_t *self, s_task_t *task, int state, s_result_t *result)
+{
+    assert (!task->worker && !s_is_final (task->state));
+    s_waiters_t *more = task->waiters;      //  read before result takes its place
+    s_waiter_t first = task->waiter;
+    task->waiter.route = 0;
+    s_set_state (self, task, state);
+    task->result = result;
+    self->kept_bytes += result->out_size + result->err_size;
+    s_event (self, task, s_final_topic (state), result->reason);
+    if (first.route)
+        s_notify (self, task, first);
+    for (uint32_t index = 0; more && index < more->count; index++)
+        s_notify (self, task, more->items [index]);
+    free (more);
+    s_ring_push (&self->finished, &task->id);
+}
+
+//  Put a task back in the queue after an attempt on worker ended
+static void
+s_requeue (drover_tasktable_t *self, s_task_t *task, const char *worker, const char *reason)
+{
+    s_set_state (self, task, DROVER_TASK_QUEUED);
+    s_tell (self, DROVER_ACTION_EVENT, task, worker, reason)->topic = "task.requeued";
+    s_queue (self, task);
+}
+
+//  An attempt ended by no fault of the task (worker lost, offer not
+//  acknowledged): cancel it if asked, stop it as poison past lost-retries,
+//  else queue it again. The task is already off its worker.
+static void
+s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char *reason)
+{
+    char text [DROVER_REASON_MAX + 1];
+    if (task->cancel) {
+        snprintf (text, sizeof text, "cancelled (%s)", reason);
+        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_new (worker, text));
+    }
+    else
+    if ((task->lost < UINT16_MAX? ++task->lost: task->lost) > self->lost_retries) {
+        snprintf (text, sizeof text, "poison: lost %u workers", task->lost);
+        s_finish (self, task, DROVER_TASK_FAILED, s_result_new (worker, text));
+    }
+    else
+        s_requeue (self, task, worker, reason);
+}
+
+//  Add route as a waiter of a live task, or update its seq if it waits
+//  already. Returns 0, or -1 past the per-task or global bound.
+static int
+s_waiter_add (drover_tasktable_t *self, s_task_t *task,
+              const byte *route, size_t route_size, uint32_t seq)
+{
+    assert (route_size >= 1 && route_size <= 255);
+    s_waiters_t *more = task->waiters;
+    uint32_t ref = s_route_find (self, route, route_size);
+    if (ref && task->waiter.route == ref) {
+        task->waiter.seq = seq;
+        return 0;               //  one TASK DONE per client and task
+    }
+    for (uint32_t index = 0; ref && more && index < more->count; index++)
+        if (more->items [index].route == ref) {
+            more->items [index].seq = seq;
+            return 0;
+        }
+    size_t count = (task->waiter.route? 1: 0) + (more? more->count: 0);
+    if (count >= DROVER_TASKTABLE_TASK_WAITERS || self->waiters >= self->max_waiters)
+        return -1;
+    s_waiter_t waiter = { s_route_ref (self, route, route_size), seq };
+    if (!task->waiter.route)
+        task->waiter = waiter;
+    else {
+        if (!more)
+            more = task->waiters = (s_waiters_t *) zmalloc (sizeof (s_waiters_t));
+        more->items [more->count++] = waiter;
+    }
+    self->waiters++;
+    return 0;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Requests from clients
+
+//  Check a submit's fields. Returns 200 or an error code with a reason.
+static int
+s_check_submit (drover_tasktable_t *self, drover_msg_t *msg, const char **reason_p)
+{
+    if (msg->procs < 1) {
+        *reason_p = "procs must be at least 1";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    if (!msg->body || msg->body_size == 0) {
+        *reason_p = "no body: nothing to run";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    if (msg->body_size > DROVER_BODY_MAX) {
+        *reason_p = "body larger than the limit";
+        return DROVER_CODE_TOO_LARGE;
+    }
+    const char *error = NULL;
+    if (drover_exec_validate (msg->body, msg->body_size, &error)) {
+        snprintf (self->reason, sizeof self->reason, "bad body: %s", error? error: "malformed");
+        *reason_p = self->reason;
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    if (msg->nlabels > DROVER_LABELS_MAX) {
+        *reason_p = "too many labels";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    for (uint32_t index = 0; index < msg->nlabels; index++)
+        if (!msg->labels [index] || !drover_label_valid (msg->labels [index])) {
+            *reason_p = "a label is not key=value";
+            return DROVER_CODE_BAD_REQUEST;
+        }
+    return DROVER_CODE_OK;
+}
+
+//  TASK SUBMIT from route: validate, store, queue
+int
+drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
+                         const byte *route, size_t route_size,
+                         uint64_t *task_p, const char **reason_p)
+{
+    assert (self && msg && task_p && reason_p);
+    s_begin (self);
+    *task_p = 0;
+    *reason_p = "";
+    int code = s_check_submit (self, msg, reason_p);
+    if (code != DROVER_CODE_OK)
+        return code;
+    uint64_t live = self->counts [DROVER_TASK_QUEUED] + self->counts [DROVER_TASK_ASSIGNED]
+                  + self->counts [DROVER_TASK_RUNNING];
+    if (live >= self->max_queued) {
+        *reason_p = "queue full";
+        return DROVER_CODE_QUEUE_FULL;
+    }
+    bool notify = (msg->flags & DROVER_SUBMIT_NOTIFY) != 0;
+    if (notify && self->waiters >= self->max_waiters) {
+        *reason_p = "too many waiters";
+        return DROVER_CODE_TOO_MANY;
+    }
+    size_t labels_size = 0;
+    for (uint32_t index = 0; index < msg->nlabels; index++)
+        labels_size += strlen (msg->labels [index]) + 1;
+
+    s_task_t *task = (s_task_t *) malloc (sizeof (s_task_t) + msg->body_size + labels_size);
+    assert (task);
+    memset (task, 0, sizeof (s_task_t));
+    task->id = self->next_id++;
+    task->mem = msg->mem;
+    task->priority = msg->priority;
+    task->procs = msg->procs;
+    task->timeout = msg->timeout;
+    task->retries = msg->retries;
+    task->body_size = (uint32_t) msg->body_size;
+    task->state = DROVER_TASK_QUEUED;
+    memcpy (task->data, msg->body, msg->body_size);
+    if (msg->nlabels) {
+        char *labels = (char *) task->data + task->body_size;
+        for (uint32_t index = 0; index < msg->nlabels; index++) {
+            size_t length = strlen (msg->labels [index]);
+            memcpy (labels, msg->labels [index], length);
+            labels [length] = index + 1 < msg->nlabels? '\n': 0;
+            labels += length + 1;
+        }
+        task->has_labels = true;
+    }
+    s_insert (self, task);
+    if (notify) {
+        int rc = s_waiter_add (self, task, route, route_size, 0);
+        assert (rc == 0);       //  room was checked above
+    }
+    s_event (self, task, "task.queued", NULL);
+    s_queue (self, task);
+    *task_p = task->id;
+    return DROVER_CODE_OK;
+}
+
+//  TASK CANCEL: now if queued; by a kill if it runs; refused if final
+int
+drover_tasktable_cancel (drover_tasktable_t *self, uint64_t id, const char **reason_p)
+{
+    assert (self && reason_p);
+    s_begin (self);
+    *reason_p = "";
+    s_task_t *task = s_lookup (self, id);
+    if (!task) {
+        *reason_p = "unknown task";
+        return DROVER_CODE_NOT_FOUND;
+    }
+    if (s_is_final (task->state)) {
+        snprintf (self->reason, sizeof self->reason, "already %s",
+                  drover_task_state_name (task->state));
+        *reason_p = self->reason;
+        return DROVER_CODE_CONFLICT;
+    }
+    if (task->state == DROVER_TASK_QUEUED) {
+        s_tell (self, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
+        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_new (NULL, "cancelled while queued"));
+        *reason_p = "cancelled";
+        return DROVER_CODE_OK;
+    }
+    //  ASSIGNED or RUNNING: the result (or a loss) will say CANCELLED
+    task->cancel = true;
+    s_kill (self, task->worker, task->id, task->attempt);
+    *reason_p = "kill sent";
+    return DROVER_CODE_OK;
+}
+
+//  TASK WAIT from route: answer what is known now, the rest when it ends
+int
+drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
+                       size_t count, uint32_t seq,
+                       const byte *route, size_t route_size,
+                       const char **reason_p)
+{
+    assert (self && reason_p);
+    s_begin (self);
+    *reason_p = "";
+    if (count == 0 || !tasks) {
+        *reason_p = "no task ids to wait for";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    size_t refused = 0;
+    for (size_t index = 0; index < count; index++) {
+        s_task_t *task = s_lookup (self, tasks [index]);
+        if (!task || s_is_final (task->state))
+            s_done (self, task, tasks [index], route, route_size, seq);
+        else
+        if (s_waiter_add (self, task, route, route_size, seq))
+            refused++;
+    }
+    if (refused) {
+        snprintf (self->reason, sizeof self->reason, "too many waiters: %zu of %zu ids not waited on",
+                  refused, count);
+        *reason_p = self->reason;
+        return DROVER_CODE_TOO_MANY;
+    }
+    return DROVER_CODE_OK;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Traffic from workers
+
+//  Find a task whose current attempt runs on worker, or say why not
+static int
+s_find_current (drover_tasktable_t *self, const char *worker, uint64_t id,
+                uint32_t attempt, s_task_t **task_p, const char **reason_p)
+{
+    s_task_t *task = s_lookup (self, id);
+    *task_p = task;
+    if (!task) {
+        *reason_p = "unknown task";
+        return DROVER_CODE_NOT_FOUND;
+    }
+    if ((task->state != DROVER_TASK_ASSIGNED && task->state != DROVER_TASK_RUNNING)
+    ||  task->attempt != attempt || !task->worker || strcmp (task->worker->id, worker)) {
+        snprintf (self->reason, sizeof self->reason, "stale: attempt %u is not current", attempt);
+        *reason_p = self->reason;
+        return DROVER_CODE_STALE;
+    }
+    return DROVER_CODE_OK;
+}
+
+//  TASK STARTED from worker: the offer was taken
+int
+drover_tasktable_started (drover_tasktable_t *self, const char *worker,
+                          uint64_t id, uint32_t attempt, const char **reason_p)
+{
+    assert (self && worker && reason_p);
+    s_begin (self);
+    *reason_p = "";
+    s_task_t *task;
+    int code = s_find_current (self, worker, id, attempt, &task, reason_p);
+    if (code != DROVER_CODE_OK)
+        return code;
+    if (task->state == DROVER_TASK_ASSIGNED) {
+        s_set_state (self, task, DROVER_TASK_RUNNING);
+        s_event (self, task, "task.running", NULL);
+        s_tell (self, DROVER_ACTION_SUCCESS, task, NULL, NULL);
+    }
+    return DROVER_CODE_OK;      //  a repeated ack changes nothing
+}
+
+//  Say in words how an attempt failed
+static void
+s_describe_failure (drover_msg_t *msg, char *text, size_t size)
+{
+    if (msg->reason && *msg->reason)
+        snprintf (text, size, "%s", msg->reason);
+    else
+    if (msg->outcome == DROVER_OUTCOME_EXITED)
+        snprintf (text, size, "exited with status %d", msg->exit_code);
+    else
+    if (msg->outcome == DROVER_OUTCOME_SIGNALLED)
+        snprintf (text, size, "killed by signal %d", msg->signal);
+    else
+    if (msg->outcome == DROVER_OUTCOME_TIMEDOUT)
+        snprintf (text, size, "timed out");
+    else
+    if (msg->outcome == DROVER_OUTCOME_CANCELLED)
+        snprintf (text, size, "killed");
+    else
+        snprintf (text, size, "could not start");
+}
+
+//  Make the final result of an attempt, taking the outputs from msg
+static s_result_t *
+s_result_take (drover_msg_t *msg, const char *worker, const char *reason)
+{
+    s_result_t *result = s_result_new (worker, reason);
+    result->outcome = msg->outcome;
+    result->exit_code = msg->exit_code;
+    result->signal = msg->signal;
+    result->truncated = msg->truncated;
+    result->duration = msg->duration;
+    result->out = msg->out;
+    result->out_size = msg->out? msg->out_size: 0;
+    result->err = msg->err;
+    result->err_size = msg->err? msg->err_size: 0;
+    msg->out = msg->err = NULL;
+    msg->out_size = msg->err_size = 0;
+    return result;
+}
+
+//  TASK RESULT from a worker: end the task, or retry it on its own failure
+int
+drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char **reason_p)
+{
+    assert (self && msg && reason_p);
+    s_begin (self);
+    *reason_p = "";
+    s_task_t *task;
+    int code = s_find_current (self, msg->worker, msg->task, msg->attempt, &task, reason_p);
+    if (code != DROVER_CODE_OK)
+        return code;
+    s_detach (task);
+    s_tell (self, DROVER_ACTION_FREE, task, msg->worker, NULL);
+    s_tell (self, DROVER_ACTION_SUCCESS, task, msg->worker, NULL);
+    char text [DROVER_REASON_MAX + 1];
+    if (msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0)
+        //  Done, even if a cancel came too late to stop it
+        s_finish (self, task, DROVER_TASK_SUCCEEDED, s_result_take (msg, msg->worker, NULL));
+    else
+    if (task->cancel)
+        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_take (msg, msg->worker, "cancelled"));
+    else {
+        s_describe_failure (msg, text, sizeof text);
+        if (++task->failures <= task->retries)
+            s_requeue (self, task, msg->worker, text);
+        else
+            s_finish (self, task, DROVER_TASK_FAILED, s_result_take (msg, msg->worker, text));
+    }
+    return DROVER_CODE_OK;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Decisions from schedq and health
+
+//  ASSIGN pair: offer the task to the worker, or give the capacity back
+void
+drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *worker_id, int64_t now)
+{
+    assert (self && worker_id);
+    s_begin (self);
+    s_task_t *task = s_lookup (self, id);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    if (!task || task->state != DROVER_TASK_QUEUED || !worker) {
+        drover_action_t *action = s_action (self, DROVER_ACTION_FREE, NULL);
+        action->task = id;
+        snprintf (action->worker, sizeof action->worker, "%s", worker_id);
+        if (task && task->state == DROVER_TASK_QUEUED)
+            s_queue (self, task);       //  worker gone: place it again
+        return;
+    }
+    task->attempt++;
+    s_set_state (self, task, DROVER_TASK_ASSIGNED);
+    s_attach (task, worker);
+    drover_action_t *offer = s_action (self, DROVER_ACTION_OFFER, task);
+    s_action_route (offer, worker->route, worker->route_size);
+    offer->priority = task->priority;
+    offer->procs = task->procs;
+    offer->mem = task->mem;
+    offer->timeout = task->timeout;
+    offer->body = task->data;
+    offer->body_size = task->body_size;
+    s_event (self, task, "task.assigned", NULL);
+    s_ack_t ack = { task->id, task->attempt, now + self->ack_timeout };
+    s_ring_push (&self->acks, &ack);
+}
+
+//  UP: remember the route; adopt the current attempts the worker runs,
+//  kill the ones that are not current, and treat as lost what it should
+//  run but does not list
+void
+drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
+                            const byte *route, size_t route_size,
+                            const drover_taskref_t *running, size_t nrunning)
+{
+    assert (self && worker_id && route);
+    assert (route_size >= 1 && route_size <= 255);
+    s_begin (self);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    if (!worker) {
+        worker = (s_worker_t *) zmalloc (sizeof (s_worker_t));
+        snprintf (worker->id, sizeof worker->id, "%s", worker_id);
+        zhashx_insert (self->workers, worker->id, worker);
+    }
+    memcpy (worker->route, route, route_size);
+    worker->route_size = route_size;
+
+    for (size_t index = 0; index < nrunning; index++) {
+        s_task_t *task = s_lookup (self, running [index].task);
+        if (task && task->worker == worker && task->attempt == running [index].attempt) {
+            task->adopted = true;
+            if (task->state == DROVER_TASK_ASSIGNED) {
+                s_set_state (self, task, DROVER_TASK_RUNNING);
+                s_event (self, task, "task.running", "adopted");
+            }
+        }
+        else
+            s_kill (self, worker, running [index].task, running [index].attempt);
+    }
+    //  Downwards: a detach moves the last task, already seen, into the slot
+    for (uint32_t slot = worker->ntasks; slot > 0; slot--) {
+        s_task_t *task = worker->tasks [slot - 1];
+        if (task->adopted)
+            task->adopted = false;
+        else {
+            s_detach (task);
+            s_tell (self, DROVER_ACTION_FREE, task, worker->id, NULL);
+            s_lose (self, task, worker->id, "not running after the worker registered again");
+        }
+    }
+}
+
+//  LOST: what the worker had runs again elsewhere (or ends); forget it
+void
+drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker_id, const char *reason)
+{
+    assert (self && worker_id);
+    s_begin (self);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    if (!worker)
+        return;                 //  never up, or already forgotten
+    char text [DROVER_REASON_MAX + 1];
+    snprintf (text, sizeof text, "worker lost: %s", reason && *reason? reason: "no reason given");
+    while (worker->ntasks) {
+        s_task_t *task = worker->tasks [worker->ntasks - 1];
+        s_detach (task);
+        s_lose (self, task, worker->id, text);
+    }
+    zhashx_delete (self->workers, worker_id);
+}
+
+//  Handle ack deadlines due at now; return the next one or -1
+int64_t
+drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
+{
+    assert (self);
+    s_begin (self);
+    s_ack_t *ack;
+    while ((ack = (s_ack_t *) s_ring_head (&self->acks))) {
+        s_task_t *task = s_lookup (self, ack->task);
+        if (!task || task->state != DROVER_TASK_ASSIGNED || task->attempt != ack->attempt) {
+            s_ring_pop (&self->acks);
+            continue;           //  taken, ended or offered again since
+        }
+        if (ack->deadline > now)
+            return ack->deadline;
+        s_ring_pop (&self->acks);
+        s_worker_t *worker = task->worker;
+        s_tell (self, DROVER_ACTION_FAILURE, task, NULL, "ack timeout");
+        s_kill (self, worker, task->id, task->attempt);
+        s_detach (task);
+        s_tell (self, DROVER_ACTION_FREE, task, worker->id, NULL);
+        s_lose (self, task, worker->id, "ack timeout");
+    }
+    return -1;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Queries
+
+//  Order tasks newest first
+static int
+s_newest_first (const void *left, const void *right)
+{
+    uint64_t left_id = (*(s_task_t * const *) left)->id;
+    uint64_t right_id = (*(s_task_t * const *) right)->id;
+    return left_id < right_id? 1: left_id > right_id? -1: 0;
+}
+
+//  Keep the newest `limit` tasks in a min-heap on id (heap [0] oldest)
+static void
+s_heap_offer (s_task_t **heap, size_t *count_p, size_t limit, s_task_t *task)
+{
+    size_t count = *count_p;
+    size_t index;
+    if (count < limit) {
+        index = count++;
+        while (index && heap [(index - 1) / 2]->id > task->id) {
+            heap [index] = heap [(index - 1) / 2];
+            index = (index - 1) / 2;
+        }
+        heap [index] = task;
+        *count_p = count;
+        return;
+    }
+    if (task->id < heap [0]->id)
+        return;                 //  older than all we keep
+    index = 0;
+    while (true) {
+        size_t child = 2 * index + 1;
+        if (child >= count)
+            break;
+        if (child + 1 < count && heap [child + 1]->id < heap [child]->id)
+            child++;
+        if (heap [child]->id >= task->id)
+            break;
+        heap [index] = heap [child];
+        index = child;
+    }
+    heap [index] = task;
+}
+
+//  Join a task's argv with spaces, at most SUMMARY_MAX bytes, printable
+static char *
+s_summary (drover_tasktable_t *self, s_task_t *task)
+{
+    char text [DROVER_TASKTABLE_SUMMARY_MAX + 1] = "";
+    size_t length = 0;
+    const char *error;
+    if (drover_exec_decode (self->exec, task->data, task->body_size, &error) == 0)
+        for (uint32_t arg = 0; arg < self->exec->argc && length < DROVER_TASKTABLE_SUMMARY_MAX; arg++) {
+            if (arg)
+                text [length++] = ' ';
+            for (const char *cursor = self->exec->argv [arg];
+                 *cursor && length < DROVER_TASKTABLE_SUMMARY_MAX; cursor++)
+                text [length++] = (*cursor >= 0x20 && *cursor < 0x7f)? *cursor: '?';
+        }
+    text [length] = 0;
+    return strdup (text);
+}
+
+//  TASK LIST: counts per state and the newest rows
+void
+drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
+                       drover_msg_t *table)
+{
+    assert (self && table);
+    s_begin (self);
+    for (int index = 0; index < DROVER_TASK_STATES; index++)
+        table->counts [index] = self->counts [index];
+    size_t wanted = limit < DROVER_ROWS_MAX? limit: DROVER_ROWS_MAX;
+    if (wanted == 0 || self->size == 0)
+        return;
+    s_task_t **heap = (s_task_t **) malloc (wanted * sizeof (s_task_t *));
+    assert (heap);
+    size_t count = 0;
+    for (size_t slot = 0; slot < self->capacity; slot++) {
+        s_task_t *task = self->slots [slot];
+        if (task && (state == 255 || task->state == state))
+            s_heap_offer (heap, &count, wanted, task);
+    }
+    qsort (heap, count, sizeof (s_task_t *), s_newest_first);
+    if (count)
+        table->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
+    table->nrows = (uint32_t) count;
+    for (size_t index = 0; index < count; index++) {
+        s_task_t *task = heap [index];
+        drover_task_row_t *row = &table->task_rows [index];
+        row->task = task->id;
+        row->state = task->state;
+        row->priority = task->priority;
+        row->procs = task->procs;
+        row->attempt = task->attempt;
+        snprintf (row->worker, sizeof row->worker, "%s", drover_tasktable_worker (self, task->id));
+        row->summary = s_summary (self, task);
+    }
+    free (heap);
+}
+
+//  Return a task's state, or DROVER_TASK_UNKNOWN
+int
+drover_tasktable_state (drover_tasktable_t *self, uint64_t id)
+{
+    assert (self);
+    s_task_t *task = s_lookup (self, id);
+    return task? task->state: DROVER_TASK_UNKNOWN;
+}
+
+//  Return a task's current attempt number
+uint32_t
+drover_tasktable_attempt (drover_tasktable_t *self, uint64_t id)
+{
+    assert (self);
+    s_task_t *task = s_lookup (self, id);
+    return task? task->attempt: 0;
+}
+
+//  Return the worker of a task's current or last attempt, or ""
+const char *
+drover_tasktable_worker (drover_tasktable_t *self, uint64_t id)
+{
+    assert (self);
+    s_task_t *task = s_lookup (self, id);
+    if (task && task->worker)
+        return task->worker->id;
+    if (task && s_is_final (task->state))
+        return task->result->worker;
+    return "";
+}
+
+//  Return how many tasks the table holds in one state
+uint64_t
+drover_tasktable_count (drover_tasktable_t *self, int state)
+{
+    assert (self);
+    return state >= 0 && state < DROVER_TASK_STATES? self->counts [state]: 0;
+}
+
+//  Return how many tasks the table holds in all
+size_t
+drover_tasktable_size (drover_tasktable_t *self)
+{
+    assert (self);
+    return self->size;
+}

@@ -1,0 +1,202 @@
+/*  =========================================================================
+    drover_tasktable - the task table: every task's state, attempt, worker,
+    budgets, last result and waiters; fences results by (task, attempt)
+
+    A plain class, called with `now` (msec, monotonic), so that every
+    decision is tested without threads or sleeps. It does no I/O: each call
+    appends what should be said to an internal list of actions (offer this
+    attempt to that worker, queue this task, tell this waiter, publish this
+    event...), which the caller drains with drover_tasktable_next_action
+    and turns into messages. Requests return a status code (200, or the
+    ERROR code to answer) and a reason text.
+
+    Borrowed pointers in an action (body, labels, outputs) stay valid until
+    the next call into the table made once every action has been drained:
+    tasks are only ever freed at the start of such a call.
+    =========================================================================
+*/
+
+#ifndef DROVER_TASKTABLE_H_INCLUDED
+#define DROVER_TASKTABLE_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_tasktable_t drover_tasktable_t;
+
+//  Defaults; the broker's CONFIGURE overrides the first four
+#define DROVER_TASKTABLE_ACK_TIMEOUT    5000        //  msec for a worker to take an offer
+#define DROVER_TASKTABLE_LOST_RETRIES   5           //  worker losses a task survives
+#define DROVER_TASKTABLE_MAX_QUEUED     2000000     //  tasks not yet final, at most
+#define DROVER_TASKTABLE_KEEP_FINISHED  100000      //  finished tasks remembered
+#define DROVER_TASKTABLE_TASK_WAITERS   16          //  waiters on one task, at most
+#define DROVER_TASKTABLE_MAX_WAITERS    4000000     //  waiters on all tasks, at most
+#define DROVER_TASKTABLE_KEPT_BYTES     (256u << 20)    //  result output kept, bytes
+#define DROVER_TASKTABLE_SUMMARY_MAX    80          //  bytes of argv in a TASK TABLE row
+
+//  What the caller should do, in the order the table decided it
+typedef enum {
+    DROVER_ACTION_QUEUE = 1,        //  schedq: QUEUE task priority procs mem labels
+    DROVER_ACTION_DEQUEUE = 2,      //  schedq: DEQUEUE task
+    DROVER_ACTION_FREE = 3,         //  schedq: FREE task
+    DROVER_ACTION_SUCCESS = 4,      //  probation: SUCCESS worker
+    DROVER_ACTION_FAILURE = 5,      //  probation: FAILURE worker reason
+    DROVER_ACTION_OFFER = 6,        //  SEND TASK OFFER to route (worker)
+    DROVER_ACTION_KILL = 7,         //  SEND TASK KILL task attempt to route (worker)
+    DROVER_ACTION_DONE = 8,         //  SEND TASK DONE to route (a waiter), echoing seq
+    DROVER_ACTION_EVENT = 9         //  EVENT topic: task, attempt, worker, reason
+} drover_action_type_t;
+
+//  One action. Which fields each type uses is listed above; the others are
+//  zero. Strings and the route are copies; body, labels, out and err are
+//  borrowed from the table (see the note at the top).
+typedef struct {
+    int type;                       //  drover_action_type_t
+    uint64_t task;                  //  task id
+    uint32_t attempt;               //  attempt number, 0 if never assigned
+    char worker [DROVER_ID_MAX + 1];    //  worker id, or ""
+    byte route [256];               //  OFFER, KILL: the worker's; DONE: the waiter's
+    size_t route_size;              //  bytes in route, 1..255 (0 if unused)
+    uint32_t seq;                   //  DONE: seq of the WAIT, 0 for a submit's notify
+    const char *topic;              //  EVENT: "task.queued", ...; static
+    char reason [DROVER_REASON_MAX + 1];    //  FAILURE, EVENT, DONE: text or ""
+    int32_t priority;               //  QUEUE, OFFER: lower runs first
+    uint32_t procs;                 //  QUEUE, OFFER: procs demanded
+    uint64_t mem;                   //  QUEUE, OFFER: bytes demanded
+    uint32_t timeout;               //  OFFER: task timeout, msec, 0 = none
+    const char *labels;             //  QUEUE: "k=v" joined by "\n", or ""; borrowed
+    const byte *body;               //  OFFER: encoded exec body; borrowed
+    size_t body_size;               //  OFFER: bytes
+    uint8_t state;                  //  DONE: drover_task_state_t
+    uint8_t outcome;                //  DONE: drover_outcome_t of the last attempt
+    int32_t exit_code;              //  DONE: exit status
+    int32_t signal;                 //  DONE: signal that ended it
+    uint32_t truncated;             //  DONE: DROVER_TRUNC_* flags
+    uint32_t duration;              //  DONE: run time, msec
+    const byte *out;                //  DONE: captured stdout; borrowed
+    size_t out_size;                //  DONE: bytes
+    const byte *err;                //  DONE: captured stderr; borrowed
+    size_t err_size;                //  DONE: bytes
+} drover_action_t;
+
+//  Create an empty task table with the default settings
+drover_tasktable_t *
+    drover_tasktable_new (void);
+
+//  Destroy the table and every task in it; harmless on NULL
+void
+    drover_tasktable_destroy (drover_tasktable_t **self_p);
+
+//  Apply the broker's settings (assign section); zero keeps nothing
+//  finished, which is allowed
+void
+    drover_tasktable_configure (drover_tasktable_t *self, uint32_t ack_timeout,
+                                uint32_t lost_retries, uint32_t max_queued,
+                                uint32_t keep_finished);
+
+//  Set the most waiters on all tasks together (default MAX_WAITERS)
+void
+    drover_tasktable_set_max_waiters (drover_tasktable_t *self, size_t max_waiters);
+
+//  Set the most result output bytes kept for finished tasks (default KEPT_BYTES)
+void
+    drover_tasktable_set_max_kept_bytes (drover_tasktable_t *self, size_t max_bytes);
+
+//  Take the next action to carry out, or NULL when all are done
+const drover_action_t *
+    drover_tasktable_next_action (drover_tasktable_t *self);
+
+//  TASK SUBMIT from route: validate, store, queue. Returns 200 with the new
+//  id in *task_p, or an ERROR code (400, 301, 302) with *reason_p set.
+//  Only reads msg.
+int
+    drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
+                             const byte *route, size_t route_size,
+                             uint64_t *task_p, const char **reason_p);
+
+//  TASK CANCEL. Returns 200 (cancelled now, or a kill was sent and the
+//  result will say CANCELLED), 404, or 410 "already <state>".
+int
+    drover_tasktable_cancel (drover_tasktable_t *self, uint64_t task,
+                             const char **reason_p);
+
+//  TASK WAIT from route: a TASK DONE now for each finished or unknown id,
+//  later for the others. Returns 200, or 302 if some could not be waited
+//  on (too many waiters), or 400 for no ids.
+int
+    drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
+                           size_t count, uint32_t seq,
+                           const byte *route, size_t route_size,
+                           const char **reason_p);
+
+//  TASK STARTED (the ack) from worker. Returns 200 (no reply needed),
+//  404 unknown task, or 409 stale attempt.
+int
+    drover_tasktable_started (drover_tasktable_t *self, const char *worker,
+                              uint64_t task, uint32_t attempt,
+                              const char **reason_p);
+
+//  TASK RESULT from a worker. Returns 200 (reply OK), 404 or 409 (reply
+//  ERROR and drop it). When taken, the table takes out, err and reason
+//  from msg (they are NULL after).
+int
+    drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg,
+                             const char **reason_p);
+
+//  ASSIGN pair from schedq: offer the task to the worker if both still can
+void
+    drover_tasktable_assign (drover_tasktable_t *self, uint64_t task,
+                             const char *worker, int64_t now);
+
+//  UP from health: remember the worker's route; adopt, kill or requeue
+//  according to what it says it runs
+void
+    drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker,
+                                const byte *route, size_t route_size,
+                                const drover_taskref_t *running, size_t nrunning);
+
+//  LOST from health: requeue, cancel or fail what the worker had; forget it
+void
+    drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker,
+                                  const char *reason);
+
+//  Handle ack deadlines due at now. Returns the next deadline (msec,
+//  monotonic), or -1 if none is pending.
+int64_t
+    drover_tasktable_expire (drover_tasktable_t *self, int64_t now);
+
+//  TASK LIST: fill table (a TASK TABLE message) with counts per state and
+//  up to limit rows (newest first), of one state unless state is 255
+void
+    drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
+                           drover_msg_t *table);
+
+//  Return a task's state, or DROVER_TASK_UNKNOWN if it is not in the table
+int
+    drover_tasktable_state (drover_tasktable_t *self, uint64_t task);
+
+//  Return a task's current attempt number (0 if never assigned or unknown)
+uint32_t
+    drover_tasktable_attempt (drover_tasktable_t *self, uint64_t task);
+
+//  Return the worker of a task's current or last attempt, or "" (borrowed)
+const char *
+    drover_tasktable_worker (drover_tasktable_t *self, uint64_t task);
+
+//  Return how many tasks the table holds in one state
+uint64_t
+    drover_tasktable_count (drover_tasktable_t *self, int state);
+
+//  Return how many tasks the table holds in all
+size_t
+    drover_tasktable_size (drover_tasktable_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
