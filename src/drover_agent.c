@@ -1,0 +1,287 @@
+/*  =========================================================================
+    drover_agent - the `drover worker` agent: runs tasks as child processes
+    for a broker, using the worker API (drover_worker) and the process
+    runner (drover_runner)
+
+    The main parses flags into a worker, moves into the work directory (so
+    tasks without a cwd of their own run there), and runs the worker loop
+    in this thread until the broker says WORKER LEAVE or SIGINT/SIGTERM
+    arrive; then running tasks are killed and the worker says GOODBYE.
+    A bad flag value stops it with a message naming the flag, status 2.
+    =========================================================================
+*/
+
+#include "drover_agent.h"
+#include "drover_worker.h"
+#include "drover_stats.h"
+#include "drover_config.h"
+#include <getopt.h>
+#include <math.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#define S_EXIT_USAGE        2
+#define S_PROCS_MAX         65536
+
+//  What the flags say
+typedef struct {
+    const char *broker;                 //  endpoint
+    uint32_t procs;                     //  procs of the machine (before --max-load)
+    uint64_t mem;                       //  bytes
+    double max_load;                    //  fraction of procs offered
+    const char *id;                     //  worker id, or NULL for hostname-pid
+    const char *workdir;                //  work directory, or NULL for the current one
+    uint32_t heartbeat;                 //  msec, 0 = default
+    uint32_t grace;                     //  msec, SIGTERM to SIGKILL
+    const char *labels [DROVER_LABELS_MAX]; //  "k=v", borrowed from argv
+    uint32_t nlabels;                   //  labels given
+    bool verbose;                       //  -v
+} s_options_t;
+
+//  Print the usage text
+static void
+s_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover worker [options]\n"
+        "  Registers with a broker and runs the tasks it offers as child processes.\n"
+        "  --broker ENDPOINT    broker ROUTER endpoint (tcp://127.0.0.1:5555)\n"
+        "  --procs N            procs of this machine (number of CPUs)\n"
+        "  --mem SIZE           memory offered, with K/M/G/T suffix (MemTotal)\n"
+        "  --label KEY=VALUE    a label the scheduler can match; repeatable\n"
+        "  --max-load F         offer max(1, floor(procs * F)) procs, 0 < F <= 1 (1)\n"
+        "  --id ID              worker id (HOSTNAME-PID)\n"
+        "  --workdir DIR        tasks run here unless they say otherwise; disk stats\n"
+        "                       describe its filesystem (current directory)\n"
+        "  --heartbeat MSEC     heartbeat until the broker names its own (1000)\n"
+        "  --grace MSEC         from SIGTERM to SIGKILL when killing a task (5000)\n"
+        "  -v, --verbose        log every message\n"
+        "  -h, --help           this text\n");
+}
+
+//  Print a message naming the flag; returns the usage exit status
+static int
+s_bad (const char *flag, const char *value, const char *why)
+{
+    fprintf (stderr, "drover worker: %s '%s': %s\n", flag, value, why);
+    return S_EXIT_USAGE;
+}
+
+//  Parse an unsigned integer in [min, max]. Returns 0 or -1.
+static int
+s_parse_uint (const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
+{
+    if (!text || !isdigit ((unsigned char) *text))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long value = strtoull (text, &end, 10);
+    if (errno || *end || value < min || value > max)
+        return -1;
+    *value_p = value;
+    return 0;
+}
+
+//  Parse a size: digits with an optional K, M, G or T suffix (powers of
+//  1024, an optional trailing B). Returns 0 or -1.
+static int
+s_parse_size (const char *text, uint64_t *bytes_p)
+{
+    if (!text || !isdigit ((unsigned char) *text))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long value = strtoull (text, &end, 10);
+    if (errno)
+        return -1;
+    int shift = 0;
+    switch (toupper ((unsigned char) *end)) {
+        case 'K': shift = 10; end++; break;
+        case 'M': shift = 20; end++; break;
+        case 'G': shift = 30; end++; break;
+        case 'T': shift = 40; end++; break;
+    }
+    if (toupper ((unsigned char) *end) == 'B')
+        end++;
+    if (*end || value == 0 || value > (UINT64_MAX >> shift))
+        return -1;
+    *bytes_p = (uint64_t) value << shift;
+    return 0;
+}
+
+//  Parse argv into options. Returns -1 to go on, or an exit status.
+static int
+s_parse (int argc, char **argv, s_options_t *options)
+{
+    static const struct option longs [] = {
+        { "broker", required_argument, NULL, 'b' },
+        { "procs", required_argument, NULL, 'p' },
+        { "mem", required_argument, NULL, 'm' },
+        { "label", required_argument, NULL, 'l' },
+        { "max-load", required_argument, NULL, 'L' },
+        { "id", required_argument, NULL, 'i' },
+        { "workdir", required_argument, NULL, 'w' },
+        { "heartbeat", required_argument, NULL, 'H' },
+        { "grace", required_argument, NULL, 'g' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    optind = 0;                         //  a fresh scan, whatever parsed before us
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, ":vh", longs, NULL)) != -1) {
+        uint64_t value;
+        char *end;
+        switch (option) {
+            case 'b':
+                options->broker = optarg;
+                break;
+            case 'p':
+                if (s_parse_uint (optarg, 1, S_PROCS_MAX, &value))
+                    return s_bad ("--procs", optarg, "must be a whole number from 1 to 65536");
+                options->procs = (uint32_t) value;
+                break;
+            case 'm':
+                if (s_parse_size (optarg, &options->mem))
+                    return s_bad ("--mem", optarg, "must be a size such as 512M or 16G");
+                break;
+            case 'l':
+                if (!drover_label_valid (optarg))
+                    return s_bad ("--label", optarg,
+                                  "must be KEY=VALUE, KEY of [A-Za-z0-9_.-] (1..63), VALUE printable");
+                if (options->nlabels >= DROVER_LABELS_MAX)
+                    return s_bad ("--label", optarg, "too many labels (16 at most)");
+                options->labels [options->nlabels++] = optarg;
+                break;
+            case 'L':
+                errno = 0;
+                options->max_load = strtod (optarg, &end);
+                if (errno || end == optarg || *end
+                ||  !(options->max_load > 0 && options->max_load <= 1))
+                    return s_bad ("--max-load", optarg, "must be a number above 0 and at most 1");
+                break;
+            case 'i':
+                if (!drover_id_valid (optarg))
+                    return s_bad ("--id", optarg, "must be 1..64 printable characters without spaces");
+                options->id = optarg;
+                break;
+            case 'w': {
+                struct stat info;
+                if (stat (optarg, &info) || !S_ISDIR (info.st_mode))
+                    return s_bad ("--workdir", optarg, "is not a directory");
+                options->workdir = optarg;
+                break;
+            }
+            case 'H':
+                if (s_parse_uint (optarg, 10, 3600000, &value))
+                    return s_bad ("--heartbeat", optarg, "must be msec from 10 to 3600000");
+                options->heartbeat = (uint32_t) value;
+                break;
+            case 'g':
+                if (s_parse_uint (optarg, 0, 3600000, &value))
+                    return s_bad ("--grace", optarg, "must be msec from 0 to 3600000");
+                options->grace = (uint32_t) value;
+                break;
+            case 'v':
+                options->verbose = true;
+                break;
+            case 'h':
+                s_usage (stdout);
+                return 0;
+            case ':':
+                fprintf (stderr, "drover worker: %s needs a value\n", argv [optind - 1]);
+                return S_EXIT_USAGE;
+            default:
+                fprintf (stderr, "drover worker: unknown option '%s' (see drover worker -h)\n",
+                         argv [optind - 1]);
+                return S_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "drover worker: unexpected argument '%s' (see drover worker -h)\n",
+                 argv [optind]);
+        return S_EXIT_USAGE;
+    }
+    char *error = NULL;
+    if (drover_config_check_endpoint (options->broker, true, &error)) {
+        fprintf (stderr, "drover worker: --broker %s\n", error);
+        zstr_free (&error);
+        return S_EXIT_USAGE;
+    }
+    return -1;
+}
+
+//  Create the worker the options describe; NULL if the default id is not usable
+static drover_worker_t *
+s_worker_new (s_options_t *options, uint32_t procs)
+{
+    char id [DROVER_ID_MAX + 1];
+    if (options->id)
+        snprintf (id, sizeof id, "%s", options->id);
+    else {
+        char host [256] = "";
+        if (gethostname (host, sizeof host - 1) || !*host)
+            strcpy (host, "worker");
+        for (char *c = host; *c; c++)
+            if (*c <= ' ' || *c > '~')
+                *c = '_';
+        snprintf (id, sizeof id, "%.50s-%d", host, (int) getpid ());
+    }
+    drover_worker_t *worker = drover_worker_new (options->broker, id, procs, options->mem);
+    if (!worker)
+        return NULL;
+    for (uint32_t index = 0; index < options->nlabels; index++)
+        drover_worker_set_label (worker, options->labels [index]);
+    if (options->heartbeat)
+        drover_worker_set_heartbeat (worker, options->heartbeat);
+    drover_worker_set_grace (worker, options->grace);
+    drover_worker_set_workdir (worker, ".");
+    drover_worker_set_verbose (worker, options->verbose);
+    return worker;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Run `drover worker [flags]`. Returns the exit status.
+
+int
+drover_agent_main (int argc, char **argv)
+{
+    s_options_t options = {
+        .broker = "tcp://127.0.0.1:5555",
+        .procs = drover_stats_cpus (),
+        .mem = drover_stats_mem_total (),
+        .max_load = 1.0,
+        .grace = 5000
+    };
+    int status = s_parse (argc, argv, &options);
+    if (status != -1)
+        return status;
+    if (options.workdir && chdir (options.workdir)) {
+        fprintf (stderr, "drover worker: --workdir '%s': %s\n", options.workdir, strerror (errno));
+        return S_EXIT_USAGE;
+    }
+    uint32_t procs = (uint32_t) floor (options.procs * options.max_load);
+    if (procs < 1)
+        procs = 1;
+    if (options.mem == 0)
+        options.mem = 1;                //  MemTotal unreadable: offer something
+    zsys_set_logident ("drover-worker");
+    drover_worker_t *worker = s_worker_new (&options, procs);
+    if (!worker) {
+        fprintf (stderr, "drover worker: cannot make a worker id from the hostname; give --id\n");
+        return S_EXIT_USAGE;
+    }
+    char *cwd = getcwd (NULL, 0);
+    zsys_notice ("worker: starting id=%s broker=%s procs=%u mem=%" PRIu64 " labels=%u workdir=%s",
+                 drover_worker_id (worker), options.broker, procs, options.mem,
+                 options.nlabels, cwd? cwd: "?");
+    free (cwd);
+    int rc = drover_worker_run (worker);
+    zsys_notice ("worker: stopped id=%s tasks=%" PRIu64 " acked=%" PRIu64,
+                 drover_worker_id (worker), drover_worker_tasks_run (worker),
+                 drover_worker_results_acked (worker));
+    drover_worker_destroy (&worker);
+    return rc == 0? 0: 1;
+}

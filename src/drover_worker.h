@@ -1,0 +1,135 @@
+/*  =========================================================================
+    drover_worker - the worker API: registers with a broker and runs what
+    it offers
+
+    A worker holds one DEALER to the broker. It says WORKER HELLO (its id,
+    an epoch that changes per process start, procs, memory, labels, and
+    the attempts it still runs), expects WORKER WELCOME, then heartbeats
+    with its stats every interval the broker asked for, from a loop that
+    never runs task code and never waits on a task. Each TASK OFFER is
+    acknowledged with TASK STARTED at once and ends with a TASK RESULT,
+    which the worker keeps (and sends again after re-registering) until the
+    broker answers it with OK, or ERROR 409 / 404. TASK KILL cancels an
+    attempt; WORKER LEAVE makes it finish what runs, say GOODBYE and end.
+    ERROR 401 makes it say HELLO again; silence from the broker while a
+    reply is due makes it drop the socket and connect anew with backoff
+    (250 ms doubling to 5 s).
+
+    Two kinds of executor plug in:
+    - the process runner (drover_runner), the default: each attempt is a
+      child process; what `drover worker` uses.
+    - an in-process handler set with drover_worker_set_handler: called in
+      the loop's thread for each offer, it must return at once with the
+      result filled in. No fork, and no allocation beyond the decoded offer
+      and the result kept until acknowledged: for embedders and benchmarks.
+
+    Two ways to run the loop:
+    - drover_worker_run (self) in the caller's thread, until WORKER LEAVE
+      or SIGINT/SIGTERM (zsys_interrupted);
+    - zactor_new (drover_worker_actor, self) in its own thread, until
+      WORKER LEAVE or zactor_destroy ($TERM). The actor borrows self:
+      destroy the actor before the worker.
+    On a stop (not a LEAVE) the worker kills what runs (SIGTERM, then SIGKILL
+    after the grace) and says GOODBYE; the broker requeues those tasks.
+    =========================================================================
+*/
+
+#ifndef DROVER_WORKER_H_INCLUDED
+#define DROVER_WORKER_H_INCLUDED
+
+#include "drover_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_worker_t drover_worker_t;
+
+//  An in-process executor. Runs one attempt, in the worker loop's thread,
+//  and returns at once. result arrives as a TASK RESULT with task and
+//  attempt set and outcome EXITED, exit code 0; the handler may set
+//  outcome, exit_code, signal, reason (drover_msg_set_reason) and output
+//  (drover_msg_set_output). Return 0, or -1 to report SPAWN_FAILED (with
+//  the reason the handler set, or "handler failed").
+typedef int (drover_worker_handler_fn) (void *arg, const drover_exec_t *exec,
+                                        drover_msg_t *result);
+
+//  Create a worker for the broker at endpoint, with an id (printable, no
+//  spaces, 1..64 bytes), the procs it offers and its memory in bytes.
+//  Returns NULL if the id or procs (>= 1) is not valid.
+drover_worker_t *
+    drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_t mem);
+
+//  Destroy a worker; kills attempts still running. Harmless on NULL.
+void
+    drover_worker_destroy (drover_worker_t **self_p);
+
+//  Add a "key=value" label. Returns 0, or -1 if invalid or past DROVER_LABELS_MAX.
+int
+    drover_worker_set_label (drover_worker_t *self, const char *label);
+
+//  Set the heartbeat interval in msec used until the broker's WELCOME
+//  names its own (default 1000)
+void
+    drover_worker_set_heartbeat (drover_worker_t *self, uint32_t msec);
+
+//  Set the msec between SIGTERM and SIGKILL when killing an attempt (default 5000)
+void
+    drover_worker_set_grace (drover_worker_t *self, uint32_t msec);
+
+//  Set the directory whose filesystem the heartbeat's disk stats describe
+//  (default: the current directory)
+void
+    drover_worker_set_workdir (drover_worker_t *self, const char *workdir);
+
+//  Run attempts in-process with handler instead of as child processes
+void
+    drover_worker_set_handler (drover_worker_t *self, drover_worker_handler_fn *handler,
+                               void *arg);
+
+//  Log every message sent and received
+void
+    drover_worker_set_verbose (drover_worker_t *self, bool verbose);
+
+//  Return the worker id
+const char *
+    drover_worker_id (drover_worker_t *self);
+
+//  Return the epoch this worker registers with
+uint64_t
+    drover_worker_epoch (drover_worker_t *self);
+
+//  Run the loop in this thread until WORKER LEAVE or an interrupt.
+//  Returns 0, or -1 if the endpoint could not be used.
+int
+    drover_worker_run (drover_worker_t *self);
+
+//  Run the loop as a zactor: args is the drover_worker_t (borrowed).
+//  Pipe commands: $TERM (stop), COUNTERS (replies tasks(8) acked(8)).
+//  When the loop ends by itself (LEAVE) it says DONE on the pipe and
+//  waits for $TERM.
+void
+    drover_worker_actor (zsock_t *pipe, void *args);
+
+//  Return the number of offers started (attempts run or running)
+uint64_t
+    drover_worker_tasks_run (drover_worker_t *self);
+
+//  Return the number of results the broker acknowledged with OK
+uint64_t
+    drover_worker_results_acked (drover_worker_t *self);
+
+//  Return the number of results the broker refused as stale or unknown
+//  (ERROR 409 or 404): dropped, not sent again
+uint64_t
+    drover_worker_results_stale (drover_worker_t *self);
+
+//  Return the number of times the worker registered (WELCOME received)
+uint64_t
+    drover_worker_registrations (drover_worker_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
