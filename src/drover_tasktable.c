@@ -704,8 +704,17 @@ s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char
         s_requeue (self, task, worker, reason);
 }
 
-//  Add route as a waiter of a live task, or update its seq if it waits
-//  already. Returns 0, or -1 past the per-task or global bound.
+//  Tell whether a waiter stands for the same request kind from a route:
+//  a submit's notify (seq 0) and a WAIT (seq > 0) each get their own DONE
+static bool
+s_waiter_same (s_waiter_t *waiter, uint32_t ref, uint32_t seq)
+{
+    return waiter->route == ref && (waiter->seq == 0) == (seq == 0);
+}
+
+//  Add route as a waiter of a live task; a repeated WAIT from the same
+//  route only updates the seq. Returns 0, or -1 past the per-task or
+//  global bound.
 static int
 s_waiter_add (drover_tasktable_t *self, s_task_t *task,
               const byte *route, size_t route_size, uint32_t seq)
@@ -713,12 +722,12 @@ s_waiter_add (drover_tasktable_t *self, s_task_t *task,
     assert (route_size >= 1 && route_size <= 255);
     s_waiters_t *more = task->waiters;
     uint32_t ref = s_route_find (self, route, route_size);
-    if (ref && task->waiter.route == ref) {
+    if (ref && s_waiter_same (&task->waiter, ref, seq)) {
         task->waiter.seq = seq;
-        return 0;               //  one TASK DONE per client and task
+        return 0;               //  one TASK DONE per client, task and kind
     }
     for (uint32_t index = 0; ref && more && index < more->count; index++)
-        if (more->items [index].route == ref) {
+        if (s_waiter_same (&more->items [index], ref, seq)) {
             more->items [index].seq = seq;
             return 0;
         }
@@ -951,10 +960,10 @@ s_describe_failure (drover_msg_t *msg, char *text, size_t size)
         snprintf (text, size, "%s", msg->reason);
     else
     if (msg->outcome == DROVER_OUTCOME_EXITED)
-        snprintf (text, size, "exited with status %d", msg->exit_code);
+        snprintf (text, size, "exit %d", msg->exit_code);
     else
     if (msg->outcome == DROVER_OUTCOME_SIGNALLED)
-        snprintf (text, size, "killed by signal %d", msg->signal);
+        snprintf (text, size, "signal %d", msg->signal);
     else
     if (msg->outcome == DROVER_OUTCOME_TIMEDOUT)
         snprintf (text, size, "timed out");

@@ -125,8 +125,10 @@ int
                              const char **reason_p);
 
 //  TASK WAIT from route: a TASK DONE now for each finished or unknown id,
-//  later for the others. Returns 200, or 302 if some could not be waited
-//  on (too many waiters), or 400 for no ids.
+//  later for the others. A repeated WAIT from the same route keeps one
+//  waiter per task with the latest seq (a submit's notify, seq 0, is
+//  separate). Returns 200, or 302 if some could not be waited on (too many
+//  waiters), or 400 for no ids.
 int
     drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
                            size_t count, uint32_t seq,

@@ -300,7 +300,7 @@ test_retries_then_failed (void **state)
         if (attempt < 3) {
             drover_action_t *requeued = s_event (actions, "task.requeued", task);
             assert_non_null (requeued);
-            assert_string_equal (requeued->reason, "exited with status 1");
+            assert_string_equal (requeued->reason, "exit 1");
             assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, task, 0));
             assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_QUEUED);
         }
@@ -611,6 +611,16 @@ test_wait (void **state)
     assert_int_equal (drover_tasktable_wait (table, &pending, 1, 3, S_OTHER_CLIENT, &reason), 200);
     assert_int_equal (s_take (table)->count, 0);
     assert_int_equal (drover_tasktable_wait (table, NULL, 0, 1, S_CLIENT, &reason), 400);
+    //  A submit's notify and a WAIT from the same client each get a DONE
+    uint64_t notified = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
+    assert_int_equal (drover_tasktable_wait (table, &notified, 1, 21, S_CLIENT, &reason), 200);
+    assert_int_equal (drover_tasktable_wait (table, &notified, 1, 22, S_CLIENT, &reason), 200);
+    s_take (table);
+    assert_int_equal (drover_tasktable_cancel (table, notified, &reason), 200);
+    actions = s_take (table);
+    assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 2);
+    assert_int_equal (s_find (actions, DROVER_ACTION_DONE, notified, 0)->seq, 0);
+    assert_int_equal (s_find (actions, DROVER_ACTION_DONE, notified, 1)->seq, 22);
 
     s_assign (table, pending, "alpha", 0, 1);
     assert_int_equal (s_result (table, pending, "alpha", 1, DROVER_OUTCOME_EXITED, 2, NULL), 200);
