@@ -1,0 +1,729 @@
+/*  =========================================================================
+    test_drover_client - the client API against a fake broker
+
+    The fake broker is an actor that binds a real ROUTER on
+    tcp://127.0.0.1:* and answers each request with a behaviour function
+    the test picks. Its counters belong to the actor thread while it runs;
+    the test reads them only after zactor_destroy has joined it.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_client.h"
+
+typedef struct _fake_t fake_t;
+
+//  How the fake broker answers one decoded request from route
+typedef void (fake_fn) (fake_t *fake, zframe_t *route, drover_msg_t *msg);
+
+struct _fake_t {
+    fake_fn *behave;            //  the test's behaviour
+    zsock_t *router;            //  the fake broker's socket, actor thread only
+    int requests [DROVER_MSG_ID_MAX + 1];   //  requests received per message id
+    size_t wait_ids;            //  task ids received in all TASK WAITs
+    uint32_t last_seq;          //  seq of the last request
+    uint32_t last_flags;        //  flags of the last TASK SUBMIT
+    int32_t last_priority;      //  priority of the last TASK SUBMIT
+    char last_argv0 [64];       //  argv [0] of the last TASK SUBMIT's body
+    char last_worker [DROVER_ID_MAX + 1];   //  worker of the last WORKER ADMIN
+    uint8_t last_admin;         //  admin of the last WORKER ADMIN
+    zlistx_t *held;             //  requests held back for a later answer
+};
+
+//  Send msg to route on the fake's ROUTER (destroys msg)
+static void
+s_fake_send (fake_t *fake, zframe_t *route, drover_msg_t **msg_p)
+{
+    zframe_t *frame = drover_msg_encode (*msg_p);
+    assert_non_null (frame);
+    zframe_t *copy = zframe_dup (route);
+    zframe_send (&copy, fake->router, ZFRAME_MORE);
+    zframe_send (&frame, fake->router, 0);
+    drover_msg_destroy (msg_p);
+}
+
+//  Reply with a message of id echoing the request's seq
+static void
+s_fake_reply (fake_t *fake, zframe_t *route, drover_msg_t *request, int id)
+{
+    drover_msg_t *reply = drover_msg_new (id);
+    reply->seq = request->seq;
+    s_fake_send (fake, route, &reply);
+}
+
+//  Reply ERROR code reason
+static void
+s_fake_error (fake_t *fake, zframe_t *route, drover_msg_t *request, int code, const char *reason)
+{
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_ERROR);
+    reply->seq = request->seq;
+    reply->code = code;
+    drover_msg_set_reason (reply, reason);
+    s_fake_send (fake, route, &reply);
+}
+
+//  Send a TASK DONE for task: SUCCEEDED with "out-<task>\n" on stdout
+static void
+s_fake_done (fake_t *fake, zframe_t *route, uint64_t task, uint32_t seq)
+{
+    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    done->seq = seq;
+    done->task = task;
+    done->attempt = 1;
+    done->state = DROVER_TASK_SUCCEEDED;
+    char out [64];
+    snprintf (out, sizeof out, "out-%llu\n", (unsigned long long) task);
+    drover_msg_set_output (done, (byte *) out, strlen (out), NULL, 0);
+    s_fake_send (fake, route, &done);
+}
+
+//  Note what a request said, for the test to check afterwards
+static void
+s_fake_record (fake_t *fake, drover_msg_t *msg)
+{
+    if (msg->id >= 0 && msg->id <= DROVER_MSG_ID_MAX)
+        fake->requests [msg->id]++;
+    fake->last_seq = msg->seq;
+    if (msg->id == DROVER_MSG_TASK_WAIT)
+        fake->wait_ids += msg->ntasks;
+    if (msg->id == DROVER_MSG_TASK_SUBMIT) {
+        fake->last_flags = msg->flags;
+        fake->last_priority = msg->priority;
+        drover_exec_t *exec = drover_exec_new ();
+        const char *error = NULL;
+        if (drover_exec_decode (exec, msg->body, msg->body_size, &error) == 0)
+            snprintf (fake->last_argv0, sizeof fake->last_argv0, "%s", exec->argv [0]);
+        drover_exec_destroy (&exec);
+    }
+    if (msg->id == DROVER_MSG_WORKER_ADMIN) {
+        strcpy (fake->last_worker, msg->worker);
+        fake->last_admin = msg->admin;
+    }
+}
+
+//  The fake broker: receive, decode, record, behave, until $TERM
+static void
+s_fake_actor (zsock_t *pipe, void *args)
+{
+    fake_t *fake = (fake_t *) args;
+    fake->router = zsock_new (ZMQ_ROUTER);
+    assert (fake->router);
+    zsock_set_sndhwm (fake->router, 0);
+    zsock_set_rcvhwm (fake->router, 0);
+    int port = zsock_bind (fake->router, "tcp://127.0.0.1:*");
+    assert (port > 0);
+    zsock_send (pipe, "i", port);
+    zpoller_t *poller = zpoller_new (pipe, fake->router, NULL);
+    drover_msg_t *msg = drover_msg_new (0);
+    while (true) {
+        void *which = zpoller_wait (poller, -1);
+        if (which == pipe || !which)
+            break;                      //  $TERM, or interrupted
+        zmsg_t *raw = zmsg_recv (fake->router);
+        if (!raw)
+            break;
+        zframe_t *route = zmsg_pop (raw);
+        zframe_t *frame = zmsg_pop (raw);
+        if (route && frame
+        &&  drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0) {
+            s_fake_record (fake, msg);
+            fake->behave (fake, route, msg);
+        }
+        zframe_destroy (&frame);
+        zframe_destroy (&route);
+        zmsg_destroy (&raw);
+    }
+    drover_msg_destroy (&msg);
+    zpoller_destroy (&poller);
+    zsock_destroy (&fake->router);
+}
+
+//  Start a fake broker with a behaviour; fills endpoint
+static zactor_t *
+s_fake_start (fake_t *fake, fake_fn *behave, char *endpoint)
+{
+    memset (fake, 0, sizeof *fake);
+    fake->behave = behave;
+    zactor_t *actor = zactor_new (s_fake_actor, fake);
+    assert_non_null (actor);
+    int port = 0;
+    assert_int_equal (zsock_recv (actor, "i", &port), 0);
+    assert_true (port > 0);
+    sprintf (endpoint, "tcp://127.0.0.1:%d", port);
+    return actor;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Behaviours
+
+//  Accept every submit (task = 1000 + seq), refuse every 100th with 301
+static void
+s_accept_all (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id != DROVER_MSG_TASK_SUBMIT)
+        return;
+    if (msg->seq % 100 == 0) {
+        s_fake_error (fake, route, msg, DROVER_CODE_QUEUE_FULL, "queue full: 2000000 tasks not final");
+        return;
+    }
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+    reply->seq = msg->seq;
+    reply->task = 1000 + msg->seq;
+    s_fake_send (fake, route, &reply);
+}
+
+//  Refuse every submit with 301
+static void
+s_refuse_all (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    s_fake_error (fake, route, msg, DROVER_CODE_QUEUE_FULL, "2000000 tasks not final");
+}
+
+//  WAIT: OK, then each id's TASK DONE twice, plus one for a task nobody asked for
+static void
+s_done_twice (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id != DROVER_MSG_TASK_WAIT)
+        return;
+    s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+    for (uint32_t index = 0; index < msg->ntasks; index++)
+        s_fake_done (fake, route, msg->tasks [index], msg->seq);
+    for (uint32_t index = 0; index < msg->ntasks; index++)
+        s_fake_done (fake, route, msg->tasks [index], msg->seq);
+    s_fake_done (fake, route, 999999, msg->seq);
+}
+
+//  WAIT: the first goes unanswered; later ones get OK and the TASK DONEs
+static void
+s_ignore_first_wait (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id != DROVER_MSG_TASK_WAIT || fake->requests [DROVER_MSG_TASK_WAIT] == 1)
+        return;
+    s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+    for (uint32_t index = 0; index < msg->ntasks; index++)
+        s_fake_done (fake, route, msg->tasks [index], msg->seq);
+}
+
+//  WAIT: refused as a bad request
+static void
+s_refuse_wait (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id == DROVER_MSG_TASK_WAIT)
+        s_fake_error (fake, route, msg, DROVER_CODE_BAD_REQUEST, "no task ids");
+}
+
+//  SUBMIT with notify: ACCEPTED (task 77) then at once its TASK DONE (seq 0);
+//  WAIT: OK only, so a wait must use the TASK DONE it kept
+static void
+s_notify (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id == DROVER_MSG_TASK_SUBMIT) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+        reply->seq = msg->seq;
+        reply->task = 77;
+        s_fake_send (fake, route, &reply);
+        if (msg->flags & DROVER_SUBMIT_NOTIFY)
+            s_fake_done (fake, route, 77, 0);
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT)
+        s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+}
+
+//  The admin requests, each answered as the protocol says
+static void
+s_admin (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id == DROVER_MSG_TASK_CANCEL) {
+        if (msg->task == 7)
+            s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+        else
+            s_fake_error (fake, route, msg, DROVER_CODE_NOT_FOUND, "no such task");
+    }
+    else
+    if (msg->id == DROVER_MSG_WORKER_ADMIN) {
+        if (streq (msg->worker, "alpha"))
+            s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+        else
+            s_fake_error (fake, route, msg, DROVER_CODE_NOT_FOUND, "no such worker");
+    }
+    else
+    if (msg->id == DROVER_MSG_WORKER_LIST) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_WORKER_TABLE);
+        reply->seq = msg->seq;
+        reply->nrows = 2;
+        reply->worker_rows = (drover_worker_row_t *) zmalloc (2 * sizeof (drover_worker_row_t));
+        strcpy (reply->worker_rows [0].id, "alpha");
+        reply->worker_rows [0].procs = 4;
+        reply->worker_rows [0].procs_used = 1;
+        strcpy (reply->worker_rows [1].id, "beta");
+        reply->worker_rows [1].health = DROVER_HEALTH_PROBATION;
+        reply->worker_rows [1].admin = DROVER_ADMIN_HOLD;
+        reply->worker_rows [1].procs = 2;
+        s_fake_send (fake, route, &reply);
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_LIST) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
+        reply->seq = msg->seq;
+        reply->counts [DROVER_TASK_QUEUED] = 5;
+        reply->counts [DROVER_TASK_RUNNING] = msg->limit;
+        reply->nrows = 1;
+        reply->task_rows = (drover_task_row_t *) zmalloc (sizeof (drover_task_row_t));
+        reply->task_rows [0].task = 12;
+        reply->task_rows [0].state = msg->state;
+        reply->task_rows [0].summary = strdup ("sh -c true");
+        s_fake_send (fake, route, &reply);
+    }
+}
+
+//  WORKER LIST: hold the first back; answer it late, just before the second,
+//  with a table of one row (the second gets two rows)
+static void
+s_late_reply (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id != DROVER_MSG_WORKER_LIST)
+        return;
+    if (fake->requests [DROVER_MSG_WORKER_LIST] == 1) {
+        fake->last_flags = msg->seq;            //  remember the first seq
+        return;
+    }
+    for (uint32_t rows = 1; rows <= 2; rows++) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_WORKER_TABLE);
+        reply->seq = rows == 1? fake->last_flags: msg->seq;
+        reply->nrows = rows;
+        reply->worker_rows = (drover_worker_row_t *) zmalloc (rows * sizeof (drover_worker_row_t));
+        for (uint32_t row = 0; row < rows; row++)
+            snprintf (reply->worker_rows [row].id, DROVER_ID_MAX + 1, "w%u", row);
+        s_fake_send (fake, route, &reply);
+    }
+}
+
+
+//  ---------------------------------------------------------------------
+//  Tests
+
+//  submit returns the id from ACCEPTED; the body carries argv and flags
+static void
+test_submit_returns_id (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_accept_all, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    assert_non_null (client);
+    assert_string_equal (drover_client_endpoint (client), endpoint);
+
+    const char *argv [] = { "echo", "hello" };
+    drover_msg_t *submit = drover_client_submit_msg (2, argv);
+    assert_non_null (submit);
+    submit->priority = -3;
+    submit->flags = DROVER_SUBMIT_NOTIFY;
+    uint64_t task = 0;
+    assert_int_equal (drover_client_submit (client, submit, &task), 0);
+    assert_int_equal (task, 1000 + submit->seq);
+    assert_int_equal (drover_client_submit (client, submit, &task), 0);
+    assert_int_equal (task, 1000 + submit->seq);
+    assert_int_equal (drover_client_error_code (client), 0);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    assert_null (client);
+    drover_client_destroy (&client);        //  harmless twice
+
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], 2);
+    assert_int_equal (fake.last_priority, -3);
+    assert_int_equal (fake.last_flags, DROVER_SUBMIT_NOTIFY);
+    assert_string_equal (fake.last_argv0, "echo");
+}
+
+//  An ERROR reply surfaces its code and text
+static void
+test_error_reply_surfaces (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_refuse_all, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    uint64_t task = 12345;
+    assert_int_equal (drover_client_submit (client, submit, &task), -1);
+    assert_int_equal (task, 12345);
+    assert_int_equal (drover_client_error_code (client), DROVER_CODE_QUEUE_FULL);
+    assert_string_equal (drover_client_error_text (client), "2000000 tasks not final");
+    assert_string_equal (drover_client_code_name (DROVER_CODE_QUEUE_FULL), "queue full");
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+}
+
+//  Nobody listening: every kind of request fails after the timeout
+static void
+test_unreachable_broker_times_out (void **state)
+{
+    char endpoint [64];
+    sprintf (endpoint, "tcp://127.0.0.1:%d", testutil_free_port ());
+    drover_client_t *client = drover_client_new (endpoint);
+    assert_non_null (client);
+    drover_client_set_timeout (client, 300);
+    assert_int_equal (drover_client_timeout (client), 300);
+
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    int64_t started = zclock_mono ();
+    uint64_t task;
+    assert_int_equal (drover_client_submit (client, submit, &task), -1);
+    int64_t elapsed = zclock_mono () - started;
+    assert_true (elapsed >= 290 && elapsed < 3000);
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_TIMEOUT);
+    assert_non_null (strstr (drover_client_error_text (client), endpoint));
+
+    started = zclock_mono ();
+    assert_null (drover_client_workers (client));
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_TIMEOUT);
+    uint64_t ids [] = { 1, 2 };
+    drover_client_set_resend (client, 100);
+    assert_int_equal (drover_client_wait (client, ids, 2, NULL, NULL, NULL), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_TIMEOUT);
+    assert_true (drover_client_submit_async (client, submit, 1) > 0);
+    assert_int_equal (drover_client_flush (client), -1);
+    assert_int_equal (drover_client_outstanding (client), 1);
+    assert_true (zclock_mono () - started < 5000);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+}
+
+//  Count async replies by tag
+typedef struct {
+    int *acks;                  //  replies per tag
+    int accepted;               //  ACCEPTED replies
+    int refused;                //  ERROR replies
+    bool bad_task;              //  an ACCEPTED whose task was not 1000 + seq
+} s_acks_t;
+
+static void
+s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reason, void *arg)
+{
+    s_acks_t *acks = (s_acks_t *) arg;
+    acks->acks [tag]++;
+    if (code == DROVER_CODE_OK) {
+        acks->accepted++;
+        if (task != 1000 + (uint64_t) seq)
+            acks->bad_task = true;
+    }
+    else
+    if (code == DROVER_CODE_QUEUE_FULL && reason && strstr (reason, "queue full"))
+        acks->refused++;
+}
+
+//  Pipelined submits: every one answered exactly once, errors included
+static void
+test_pipelined_submits_all_acknowledged (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_accept_all, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    const int total = 20000;
+    s_acks_t acks = { (int *) zmalloc (sizeof (int) * total), 0, 0, false };
+    drover_client_set_ack_handler (client, s_on_ack, &acks);
+    assert_int_equal (drover_client_set_window (client, 64), 0);
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    for (int index = 0; index < total; index++) {
+        assert_true (drover_client_submit_async (client, submit, (uintptr_t) index) > 0);
+        assert_true (drover_client_outstanding (client) <= 64);
+        if (index == 10)
+            assert_int_equal (drover_client_set_window (client, 128), -1);
+    }
+    assert_int_equal (drover_client_flush (client), 0);
+    assert_int_equal (drover_client_outstanding (client), 0);
+    assert_int_equal (drover_client_poll (client, 0), 0);
+    assert_int_equal (acks.accepted + acks.refused, total);
+    assert_int_equal (acks.refused, total / 100);
+    assert_false (acks.bad_task);
+    for (int index = 0; index < total; index++)
+        assert_int_equal (acks.acks [index], 1);
+
+    //  A synchronous request between async ones still gets its own reply
+    assert_true (drover_client_submit_async (client, submit, 0) > 0);
+    uint64_t task;
+    int rc = drover_client_submit (client, submit, &task);
+    if (rc == 0)
+        assert_int_equal (task, 1000 + submit->seq);
+    else
+        assert_int_equal (drover_client_error_code (client), DROVER_CODE_QUEUE_FULL);
+    assert_int_equal (drover_client_flush (client), 0);
+    assert_int_equal (acks.acks [0], 2);
+
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], total + 2);
+    free (acks.acks);
+}
+
+//  Count deliveries per task (tasks 1..N)
+typedef struct {
+    int count [32];             //  deliveries per task id below 32
+    int other;                  //  deliveries of any other id
+    bool bad_output;            //  stdout was not "out-<task>\n"
+    size_t last_done;           //  last progress: done
+    size_t last_total;          //  last progress: total
+    int progress_calls;         //  progress callbacks
+    size_t big;                 //  deliveries in the large test
+} s_done_t;
+
+static void
+s_on_done (const drover_msg_t *done, void *arg)
+{
+    s_done_t *record = (s_done_t *) arg;
+    char expected [64];
+    snprintf (expected, sizeof expected, "out-%llu\n", (unsigned long long) done->task);
+    if (done->out_size != strlen (expected) || memcmp (done->out, expected, done->out_size))
+        record->bad_output = true;
+    if (done->task < 32)
+        record->count [done->task]++;
+    else
+        record->other++;
+}
+
+static void
+s_on_progress (size_t done, size_t total, void *arg)
+{
+    s_done_t *record = (s_done_t *) arg;
+    record->last_done = done;
+    record->last_total = total;
+    record->progress_calls++;
+}
+
+//  Each result delivered exactly once, though the broker sends each twice
+static void
+test_wait_delivers_each_once (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_done_twice, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    uint64_t ids [] = { 1, 2, 3, 2 };       //  a repeated id counts once
+    s_done_t record;
+    memset (&record, 0, sizeof record);
+    assert_int_equal (drover_client_wait (client, ids, 4, s_on_done, s_on_progress, &record), 0);
+    assert_int_equal (record.count [1], 1);
+    assert_int_equal (record.count [2], 1);
+    assert_int_equal (record.count [3], 1);
+    assert_int_equal (record.other, 0);
+    assert_false (record.bad_output);
+    assert_int_equal (record.last_done, 3);
+    assert_int_equal (record.last_total, 3);
+    assert_true (record.progress_calls >= 2);
+
+    //  The late duplicates are not kept for, or delivered to, a later wait
+    memset (&record, 0, sizeof record);
+    uint64_t again [] = { 3 };
+    assert_int_equal (drover_client_wait (client, again, 1, s_on_done, NULL, &record), 0);
+    assert_int_equal (record.count [3], 1);
+    assert_int_equal (record.count [1] + record.count [2] + record.other, 0);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_WAIT], 2);
+}
+
+//  More ids than one WAIT may carry go in several WAITs
+static void
+test_wait_many_ids_in_chunks (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_ignore_first_wait, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    drover_client_set_resend (client, 200);
+    size_t count = DROVER_WAIT_MAX * 2 + 5;
+    uint64_t *ids = (uint64_t *) zmalloc (sizeof (uint64_t) * count);
+    for (size_t index = 0; index < count; index++)
+        ids [index] = 100 + index;
+    s_done_t record;
+    memset (&record, 0, sizeof record);
+    assert_int_equal (drover_client_wait (client, ids, count, s_on_done, s_on_progress, &record), 0);
+    assert_int_equal (record.other, count);
+    assert_false (record.bad_output);
+    assert_int_equal (record.last_done, count);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    //  Three WAITs, the first chunk ignored, then at least its re-send
+    assert_true (fake.requests [DROVER_MSG_TASK_WAIT] >= 4);
+    assert_true (fake.wait_ids >= count + DROVER_WAIT_MAX);
+    free (ids);
+}
+
+//  The first WAIT goes unanswered: the wait sends it again and completes
+static void
+test_wait_resends_unanswered (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_ignore_first_wait, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    drover_client_set_resend (client, 100);
+    drover_client_set_timeout (client, 3000);
+    uint64_t ids [] = { 4, 5 };
+    s_done_t record;
+    memset (&record, 0, sizeof record);
+    int64_t started = zclock_mono ();
+    assert_int_equal (drover_client_wait (client, ids, 2, s_on_done, NULL, &record), 0);
+    assert_true (zclock_mono () - started < 3000);
+    assert_int_equal (record.count [4], 1);
+    assert_int_equal (record.count [5], 1);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_WAIT], 2);
+}
+
+//  A WAIT the broker refuses ends the wait with its code
+static void
+test_wait_refused (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_refuse_wait, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    uint64_t ids [] = { 4 };
+    assert_int_equal (drover_client_wait (client, ids, 1, NULL, NULL, NULL), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CODE_BAD_REQUEST);
+    assert_string_equal (drover_client_error_text (client), "no task ids");
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+}
+
+//  A notify's TASK DONE that came with the submit is given to the next wait
+static void
+test_notify_done_kept_for_wait (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_notify, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    submit->flags = DROVER_SUBMIT_NOTIFY;
+    uint64_t task = 0;
+    assert_int_equal (drover_client_submit (client, submit, &task), 0);
+    assert_int_equal (task, 77);
+    //  A sync request after it makes sure the TASK DONE has come in
+    assert_int_equal (drover_client_submit (client, submit, &task), 0);
+    s_done_t record;
+    memset (&record, 0, sizeof record);
+    drover_client_set_timeout (client, 500);
+    assert_int_equal (drover_client_wait (client, &task, 1, s_on_done, NULL, &record), 0);
+    assert_int_equal (record.other, 1);
+    assert_false (record.bad_output);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+}
+
+//  cancel, admin, workers and tasks: request and reply round trips
+static void
+test_admin_round_trips (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_admin, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+
+    assert_int_equal (drover_client_cancel (client, 7), 0);
+    assert_int_equal (drover_client_cancel (client, 8), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CODE_NOT_FOUND);
+    assert_string_equal (drover_client_error_text (client), "no such task");
+
+    assert_int_equal (drover_client_admin (client, "alpha", DROVER_ADMIN_DRAIN), 0);
+    assert_int_equal (drover_client_admin (client, "gamma", DROVER_ADMIN_HOLD), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CODE_NOT_FOUND);
+    assert_int_equal (drover_client_admin (client, "has space", DROVER_ADMIN_HOLD), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_INVALID);
+
+    drover_msg_t *table = drover_client_workers (client);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_WORKER_TABLE);
+    assert_int_equal (table->nrows, 2);
+    assert_string_equal (table->worker_rows [0].id, "alpha");
+    assert_int_equal (table->worker_rows [0].procs, 4);
+    assert_int_equal (table->worker_rows [1].admin, DROVER_ADMIN_HOLD);
+    drover_msg_destroy (&table);
+
+    table = drover_client_tasks (client, DROVER_TASK_RUNNING, 33);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 5);
+    assert_int_equal (table->counts [DROVER_TASK_RUNNING], 33);
+    assert_int_equal (table->nrows, 1);
+    assert_int_equal (table->task_rows [0].state, DROVER_TASK_RUNNING);
+    assert_string_equal (table->task_rows [0].summary, "sh -c true");
+    drover_msg_destroy (&table);
+
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_CANCEL], 2);
+    assert_int_equal (fake.requests [DROVER_MSG_WORKER_ADMIN], 2);
+    assert_string_equal (fake.last_worker, "gamma");
+    assert_int_equal (fake.last_admin, DROVER_ADMIN_HOLD);
+}
+
+//  A reply that comes after its request timed out is not taken for the
+//  answer to the next request
+static void
+test_late_reply_not_mistaken (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_late_reply, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    drover_client_set_timeout (client, 200);
+    assert_null (drover_client_workers (client));
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_TIMEOUT);
+    drover_client_set_timeout (client, 5000);
+    drover_msg_t *table = drover_client_workers (client);
+    assert_non_null (table);
+    assert_int_equal (table->nrows, 2);
+    drover_msg_destroy (&table);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+}
+
+//  The endpoint comes from DROVER_BROKER unless given; nonsense is refused
+static void
+test_endpoint_from_environment (void **state)
+{
+    setenv ("DROVER_BROKER", "tcp://127.0.0.1:5999", 1);
+    drover_client_t *client = drover_client_new (NULL);
+    assert_non_null (client);
+    assert_string_equal (drover_client_endpoint (client), "tcp://127.0.0.1:5999");
+    drover_client_destroy (&client);
+    unsetenv ("DROVER_BROKER");
+    client = drover_client_new (NULL);
+    assert_string_equal (drover_client_endpoint (client), DROVER_CLIENT_ENDPOINT);
+    drover_client_destroy (&client);
+    assert_null (drover_client_new ("nonsense"));
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_submit_returns_id),
+        cmocka_unit_test (test_error_reply_surfaces),
+        cmocka_unit_test (test_unreachable_broker_times_out),
+        cmocka_unit_test (test_pipelined_submits_all_acknowledged),
+        cmocka_unit_test (test_wait_delivers_each_once),
+        cmocka_unit_test (test_wait_many_ids_in_chunks),
+        cmocka_unit_test (test_wait_resends_unanswered),
+        cmocka_unit_test (test_wait_refused),
+        cmocka_unit_test (test_notify_done_kept_for_wait),
+        cmocka_unit_test (test_admin_round_trips),
+        cmocka_unit_test (test_late_reply_not_mistaken),
+        cmocka_unit_test (test_endpoint_from_environment),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -1,0 +1,483 @@
+/*  =========================================================================
+    drover - the command-line front end: `drover <command> [options]`
+
+    One executable in the manner of git or nomad. `broker` and `worker` hand
+    over to their own mains; every other command is a client of the broker
+    built on drover_client (tools/drover_cli_*.c). This file holds the
+    dispatch, the usage text, and what the client commands share: global
+    options, connecting, errors in plain words and flag-value parsing.
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+#include "drover_broker.h"
+#include "drover_agent.h"
+#include <ctype.h>
+#include <math.h>
+
+#define DROVER_CLI_VERSION  "0.1.0"
+
+drover_cli_globals_t drover_cli_globals = { NULL, NULL, DROVER_CLIENT_TIMEOUT };
+
+//  Run the broker: argv [0] is "broker"
+static int
+s_broker (int argc, char **argv)
+{
+    return drover_broker_main (argc, argv);
+}
+
+//  Run a worker agent: argv [0] is "worker"
+static int
+s_worker (int argc, char **argv)
+{
+    return drover_agent_main (argc, argv);
+}
+
+//  The subcommands, in the order help lists them
+static const struct {
+    const char *name;           //  what the user types
+    int (*run) (int argc, char **argv);     //  argv [0] is the name
+    const char *summary;        //  one line for help
+} s_commands [] = {
+    { "broker",  s_broker,            "run the broker (drover broker --help)" },
+    { "worker",  s_worker,            "run a worker agent (drover worker --help)" },
+    { "submit",  drover_cli_submit,   "submit a task, or a file of shell commands" },
+    { "wait",    drover_cli_wait,     "wait for tasks, with progress and a summary" },
+    { "cancel",  drover_cli_cancel,   "cancel tasks" },
+    { "status",  drover_cli_status,   "workers, procs and tasks at a glance" },
+    { "workers", drover_cli_workers,  "list workers" },
+    { "tasks",   drover_cli_tasks,    "list tasks" },
+    { "hold",    drover_cli_admin,    "stop giving a worker new tasks" },
+    { "drain",   drover_cli_admin,    "let a worker finish its tasks, then leave" },
+    { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
+    { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
+};
+#define S_COMMANDS (sizeof s_commands / sizeof s_commands [0])
+
+//  Print the usage listing every subcommand
+static void
+s_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover [global options] <command> [options] [arguments]\n"
+        "\n"
+        "commands:\n");
+    for (size_t index = 0; index < S_COMMANDS; index++)
+        fprintf (stream, "  %-9s %s\n", s_commands [index].name, s_commands [index].summary);
+    fprintf (stream,
+        "  help      this text; `drover help COMMAND` or `drover COMMAND --help` for one command\n"
+        "\n"
+        "  drover submit [--priority P] [--procs N] [--mem SIZE] [--label k=v]... [--timeout SECONDS]\n"
+        "                [--retries R] [--env NAME=value]... [--cwd DIR] [--stdin FILE] [--wait]\n"
+        "                -- CMD ARGS...\n"
+        "  drover submit --file FILE [same options] [--window N]\n"
+        "  drover wait [--all | ID... | -] [--failures N]\n"
+        "  drover cancel ID...\n"
+        "  drover status\n"
+        "  drover workers [--json]\n"
+        "  drover tasks [--state S] [--limit N] [--json]\n"
+        "  drover hold WORKER | drain WORKER | resume WORKER\n"
+        "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
+        "\n"
+        "global options (also accepted after the command):\n"
+        "  --broker ENDPOINT         broker to talk to (default $DROVER_BROKER, else %s)\n"
+        "  --broker-timeout SECONDS  how long to wait for each reply of the broker, which is\n"
+        "                            then reported unreachable (default $DROVER_TIMEOUT, else %.0f)\n"
+        "  --events ENDPOINT         event stream for `events` (default $DROVER_EVENTS, else %s)\n"
+        "  -h, --help                this text\n"
+        "  --version                 print the version\n"
+        "\n"
+        "exit status: 0 ok; 1 a task failed, the broker refused a request or did not answer;\n"
+        "2 bad flags or arguments; 130 interrupted. `submit --wait` exits with the task's own\n"
+        "status (see `drover submit --help`).\n",
+        DROVER_CLIENT_ENDPOINT, DROVER_CLIENT_TIMEOUT / 1000.0, DROVER_CLIENT_EVENTS);
+}
+
+//  Take a global option's value, "--flag value" or "--flag=value"; NULL if missing
+static const char *
+s_global_value (int argc, char **argv, int *index, const char *flag)
+{
+    size_t length = strlen (flag);
+    if (argv [*index][length] == '=')
+        return argv [*index] + length + 1;
+    if (*index + 1 >= argc)
+        return NULL;
+    return argv [++*index];
+}
+
+//  Does argument match flag exactly or as "flag=..."?
+static bool
+s_is_flag (const char *argument, const char *flag)
+{
+    size_t length = strlen (flag);
+    return strncmp (argument, flag, length) == 0
+        && (argument [length] == 0 || argument [length] == '=');
+}
+
+int
+main (int argc, char **argv)
+{
+    const char *timeout = getenv ("DROVER_TIMEOUT");
+    uint32_t msec;
+    if (timeout && drover_cli_parse_seconds ("", "DROVER_TIMEOUT", timeout, 86400, &msec) == 0
+    &&  msec > 0)
+        drover_cli_globals.timeout = (int) msec;
+
+    int index = 1;
+    for (; index < argc && argv [index][0] == '-'; index++) {
+        const char *argument = argv [index];
+        if (streq (argument, "-h") || streq (argument, "--help")) {
+            s_usage (stdout);
+            return DROVER_EXIT_OK;
+        }
+        if (streq (argument, "--version") || streq (argument, "-V")) {
+            printf ("drover %s (protocol %d)\n", DROVER_CLI_VERSION, DROVER_MSG_VERSION);
+            return DROVER_EXIT_OK;
+        }
+        const char *flags [] = { "--broker-timeout", "--broker", "--events" };
+        size_t which = 0;
+        while (which < 3 && !s_is_flag (argument, flags [which]))
+            which++;
+        if (which == 3)
+            return drover_cli_usage_error ("", "unknown option '%s' (see drover --help)", argument);
+        const char *value = s_global_value (argc, argv, &index, flags [which]);
+        if (!value)
+            return drover_cli_usage_error ("", "option '%s' needs a value", flags [which]);
+        if (which == 0) {
+            if (drover_cli_parse_seconds ("", flags [which], value, 86400, &msec))
+                return DROVER_EXIT_USAGE;
+            if (msec == 0)
+                return drover_cli_usage_error ("", "%s: must be more than 0", flags [which]);
+            drover_cli_globals.timeout = (int) msec;
+        }
+        else
+        if (which == 1)
+            drover_cli_globals.broker = value;
+        else
+            drover_cli_globals.events = value;
+    }
+    if (index >= argc) {
+        s_usage (stderr);
+        return DROVER_EXIT_USAGE;
+    }
+    const char *command = argv [index];
+    if (streq (command, "help")) {
+        if (index + 1 < argc) {
+            for (size_t entry = 0; entry < S_COMMANDS; entry++)
+                if (streq (s_commands [entry].name, argv [index + 1])) {
+                    char *help_argv [] = { argv [index + 1], "--help", NULL };
+                    return s_commands [entry].run (2, help_argv);
+                }
+            return drover_cli_usage_error ("", "unknown command '%s' (see drover help)",
+                                           argv [index + 1]);
+        }
+        s_usage (stdout);
+        return DROVER_EXIT_OK;
+    }
+    for (size_t entry = 0; entry < S_COMMANDS; entry++)
+        if (streq (s_commands [entry].name, command))
+            return s_commands [entry].run (argc - index, argv + index);
+    return drover_cli_usage_error ("", "unknown command '%s' (see drover help)", command);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Shared by the client subcommands
+
+//  Print "drover <command>: <message>" and return the usage exit status
+int
+drover_cli_usage_error (const char *command, const char *format, ...)
+{
+    fprintf (stderr, "drover%s%s: ", *command? " ": "", command);
+    va_list args;
+    va_start (args, format);
+    vfprintf (stderr, format, args);
+    va_end (args);
+    fprintf (stderr, "\n");
+    return DROVER_EXIT_USAGE;
+}
+
+//  Handle a common option or a getopt error
+int
+drover_cli_common_option (const char *command, int option, char **argv)
+{
+    const char *typed = argv [optind - 1];
+    char short_flag [3] = { '-', (char) optopt, 0 };
+    if (strncmp (typed, "--", 2) != 0 && optopt > 0 && optopt < 256)
+        typed = short_flag;
+    if (option == DROVER_CLI_OPT_BROKER) {
+        drover_cli_globals.broker = optarg;
+        return 0;
+    }
+    if (option == DROVER_CLI_OPT_TIMEOUT) {
+        uint32_t msec;
+        if (drover_cli_parse_seconds (command, "--broker-timeout", optarg, 86400, &msec))
+            return DROVER_EXIT_USAGE;
+        if (msec == 0)
+            return drover_cli_usage_error (command, "--broker-timeout: must be more than 0");
+        drover_cli_globals.timeout = (int) msec;
+        return 0;
+    }
+    if (option == ':')
+        return drover_cli_usage_error (command, "option '%s' needs a value", typed);
+    return drover_cli_usage_error (command, "unknown option '%s' (see drover %s --help)",
+                                   typed, command);
+}
+
+//  Connect a client with the global settings
+drover_client_t *
+drover_cli_connect (const char *command)
+{
+    drover_client_t *client = drover_client_new (drover_cli_globals.broker);
+    if (!client) {
+        const char *endpoint = drover_cli_globals.broker? drover_cli_globals.broker
+                             : getenv ("DROVER_BROKER");
+        fprintf (stderr, "drover %s: '%s' is not a broker endpoint (e.g. tcp://HOST:5555)\n",
+                 command, endpoint? endpoint: "");
+        return NULL;
+    }
+    drover_client_set_timeout (client, drover_cli_globals.timeout);
+    return client;
+}
+
+//  Print the client's last error in plain words
+int
+drover_cli_error (drover_client_t *client, const char *what)
+{
+    int code = drover_client_error_code (client);
+    const char *text = drover_client_error_text (client);
+    if (code == DROVER_CLIENT_ERR_INTERRUPTED) {
+        fprintf (stderr, "drover: %s: interrupted\n", what);
+        return DROVER_EXIT_INTERRUPTED;
+    }
+    if (code >= 300)
+        fprintf (stderr, "drover: %s: %s (%d)%s%s\n", what, drover_client_code_name (code),
+                 code, *text? ": ": "", text);
+    else
+        fprintf (stderr, "drover: %s: %s\n", what, *text? text: drover_client_code_name (code));
+    return DROVER_EXIT_FAILED;
+}
+
+//  Parse a whole number within [min, max]
+int
+drover_cli_parse_int (const char *command, const char *flag, const char *text,
+                      long long min, long long max, long long *value_p)
+{
+    char *end = NULL;
+    errno = 0;
+    long long value = strtoll (text, &end, 10);
+    if (errno || end == text || *end || value < min || value > max) {
+        drover_cli_usage_error (command, "%s: '%s' is not a whole number from %lld to %lld",
+                                flag, text, min, max);
+        return -1;
+    }
+    *value_p = value;
+    return 0;
+}
+
+//  Parse seconds (decimals allowed) into msec, 0..max seconds
+int
+drover_cli_parse_seconds (const char *command, const char *flag, const char *text,
+                          double max, uint32_t *msec_p)
+{
+    char *end = NULL;
+    errno = 0;
+    double seconds = strtod (text, &end);
+    if (errno || end == text || *end || !isfinite (seconds) || seconds < 0 || seconds > max) {
+        drover_cli_usage_error (command, "%s: '%s' is not a number of seconds from 0 to %.0f",
+                                flag, text, max);
+        return -1;
+    }
+    *msec_p = (uint32_t) llround (seconds * 1000);
+    return 0;
+}
+
+//  Parse a size: bytes, or a number with K, M, G or T (powers of 1024)
+int
+drover_cli_parse_size (const char *command, const char *flag, const char *text,
+                       uint64_t *bytes_p)
+{
+    char *end = NULL;
+    errno = 0;
+    double value = strtod (text, &end);
+    double scale = 1;
+    if (end != text && *end) {
+        switch (toupper ((unsigned char) *end)) {
+            case 'K': scale = 1024.0; end++; break;
+            case 'M': scale = 1024.0 * 1024; end++; break;
+            case 'G': scale = 1024.0 * 1024 * 1024; end++; break;
+            case 'T': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
+        }
+        if (scale > 1 && (*end == 'i' || *end == 'I'))
+            end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+    }
+    value *= scale;
+    if (errno || end == text || *end || !isfinite (value) || value < 0 || value > 1e18) {
+        drover_cli_usage_error (command, "%s: '%s' is not a size (e.g. 512M, 2G, 1048576)",
+                                flag, text);
+        return -1;
+    }
+    *bytes_p = (uint64_t) llround (value);
+    return 0;
+}
+
+//  Parse a task id (a whole number above 0)
+int
+drover_cli_parse_id (const char *command, const char *text, uint64_t *task_p)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = isdigit ((unsigned char) *text)? strtoull (text, &end, 10): 0;
+    if (errno || !end || end == text || *end || value == 0) {
+        drover_cli_usage_error (command, "'%s' is not a task id", text);
+        return -1;
+    }
+    *task_p = value;
+    return 0;
+}
+
+//  Parse a task state name or "all"
+int
+drover_cli_parse_state (const char *text)
+{
+    if (strcasecmp (text, "all") == 0)
+        return 255;
+    for (int state = 0; state < DROVER_TASK_UNKNOWN; state++)
+        if (strcasecmp (text, drover_task_state_name (state)) == 0)
+            return state;
+    return -1;
+}
+
+//  Did the task fail by its timeout? TASK DONE carries no outcome, so the
+//  reason says it ("timed out after 500 ms")
+static bool
+s_timed_out (const drover_msg_t *done)
+{
+    return done->state == DROVER_TASK_FAILED && done->reason
+        && strncmp (done->reason, "timed out", 9) == 0;
+}
+
+//  The exit status for a finished task (documented in submit --help)
+int
+drover_cli_exit_status (const drover_msg_t *done)
+{
+    if (done->state == DROVER_TASK_SUCCEEDED)
+        return 0;
+    if (done->state == DROVER_TASK_CANCELLED)
+        return 130;
+    if (done->state != DROVER_TASK_FAILED)
+        return 1;                   //  unknown to the broker
+    if (s_timed_out (done))
+        return 124;
+    if (done->signal > 0 && done->signal < 128)
+        return 128 + done->signal;
+    if (done->exit_code > 0 && done->exit_code < 256)
+        return done->exit_code;
+    return 1;                       //  no status of its own: could not start, or lost
+}
+
+//  Describe how a task ended
+void
+drover_cli_describe_end (const drover_msg_t *done, char *buffer, size_t size)
+{
+    if (done->state == DROVER_TASK_UNKNOWN)
+        snprintf (buffer, size, "unknown task");
+    else
+    if (done->state == DROVER_TASK_CANCELLED)
+        snprintf (buffer, size, "cancelled");
+    else
+    if (s_timed_out (done))
+        snprintf (buffer, size, "timed out");
+    else
+    if (done->signal > 0)
+        snprintf (buffer, size, "signal %d (%s)", done->signal,
+                  done->signal < 65? strsignal (done->signal): "?");
+    else
+    if (done->state == DROVER_TASK_FAILED && done->exit_code == 0)
+        snprintf (buffer, size, "no exit status");
+    else
+        snprintf (buffer, size, "exit %d", done->exit_code);
+}
+
+//  Write text as a JSON string, quotes included
+void
+drover_cli_json_string (FILE *stream, const char *text)
+{
+    fputc ('"', stream);
+    for (const unsigned char *cursor = (const unsigned char *) (text? text: ""); *cursor; cursor++) {
+        if (*cursor == '"' || *cursor == '\\')
+            fprintf (stream, "\\%c", *cursor);
+        else
+        if (*cursor == '\n')
+            fputs ("\\n", stream);
+        else
+        if (*cursor == '\t')
+            fputs ("\\t", stream);
+        else
+        if (*cursor < 0x20 || *cursor == 0x7f)
+            fprintf (stream, "\\u%04x", *cursor);
+        else
+            fputc (*cursor, stream);
+    }
+    fputc ('"', stream);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Progress line
+
+//  Start a progress line
+void
+drover_cli_progress_init (drover_cli_progress_t *self)
+{
+    memset (self, 0, sizeof *self);
+    self->tty = isatty (STDERR_FILENO);
+    self->started = zclock_mono ();
+    self->printed = self->started;
+}
+
+//  Show progress: a bar on a tty, else a plain line every 5 seconds
+void
+drover_cli_progress_show (drover_cli_progress_t *self, const char *verb, size_t done,
+                          size_t total, const char *extra, bool force)
+{
+    int64_t now = zclock_mono ();
+    double elapsed = (now - self->started) / 1000.0;
+    double rate = elapsed > 0? done / elapsed: 0;
+    if (!self->tty) {
+        if (!force && now - self->printed < 5000)
+            return;
+        self->printed = now;
+        fprintf (stderr, "drover: %s %zu/%zu%s%s\n", verb, done, total, extra? ", ": "",
+                 extra? extra: "");
+        return;
+    }
+    const int width = 24;
+    int filled = total? (int) ((double) done / total * width): width;
+    char bar [64];
+    for (int cell = 0; cell < width; cell++)
+        bar [cell] = cell < filled? '#': '.';
+    bar [width] = 0;
+    char eta [32] = "";
+    if (rate > 0 && done < total) {
+        long seconds = (long) ((total - done) / rate);
+        snprintf (eta, sizeof eta, " ETA %ld:%02ld", seconds / 60, seconds % 60);
+    }
+    fprintf (stderr, "\r%s [%s] %zu/%zu %3.0f%%%s%s %.1f/s%s\033[K", verb, bar, done, total,
+             total? 100.0 * done / total: 100.0, extra? "  ": "", extra? extra: "", rate, eta);
+    fflush (stderr);
+    self->drawn = true;
+}
+
+//  Clear the bar
+void
+drover_cli_progress_clear (drover_cli_progress_t *self)
+{
+    if (self->tty && self->drawn) {
+        fprintf (stderr, "\r\033[K");
+        fflush (stderr);
+        self->drawn = false;
+    }
+}

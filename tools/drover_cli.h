@@ -1,0 +1,123 @@
+/*  =========================================================================
+    drover_cli - what the `drover` subcommands share: global options,
+    connecting, saying errors in plain words, parsing flag values, and
+    waiting for a set of tasks with a progress bar and a summary
+    =========================================================================
+*/
+
+#ifndef DROVER_CLI_H_INCLUDED
+#define DROVER_CLI_H_INCLUDED
+
+#include <czmq.h>
+#include <getopt.h>
+#include "drover_msg.h"
+#include "drover_client.h"
+
+//  Exit statuses of the client subcommands
+#define DROVER_EXIT_OK          0       //  done, every task succeeded
+#define DROVER_EXIT_FAILED      1       //  a task failed, or the broker refused or was unreachable
+#define DROVER_EXIT_USAGE       2       //  bad flags or arguments
+#define DROVER_EXIT_INTERRUPTED 130     //  SIGINT
+#define DROVER_CLI_HELP         (-1)    //  from a flag parser: help was printed, exit 0
+
+//  Settings every client subcommand takes (before or after the subcommand)
+typedef struct {
+    const char *broker;         //  ROUTER endpoint, or NULL for DROVER_BROKER / default
+    const char *events;         //  PUB endpoint, or NULL for DROVER_EVENTS / default
+    int timeout;                //  reply deadline, msec
+} drover_cli_globals_t;
+
+extern drover_cli_globals_t drover_cli_globals;
+
+//  Long options every client subcommand accepts; use in each option table
+#define DROVER_CLI_OPT_BROKER   1000
+#define DROVER_CLI_OPT_TIMEOUT  1001
+#define DROVER_CLI_OPT_EVENTS   1002
+#define DROVER_CLI_COMMON_OPTIONS \
+    { "broker", required_argument, NULL, DROVER_CLI_OPT_BROKER }, \
+    { "broker-timeout", required_argument, NULL, DROVER_CLI_OPT_TIMEOUT }, \
+    { "help", no_argument, NULL, 'h' }
+
+//  Handle a common option (or a getopt error) for subcommand; returns 0 if
+//  handled, or an exit status to return (usage printed by the caller on 'h')
+int
+    drover_cli_common_option (const char *command, int option, char **argv);
+
+//  Connect a client with the global settings; prints why and returns NULL
+drover_client_t *
+    drover_cli_connect (const char *command);
+
+//  Print the client's last error in plain words, prefixed by what failed;
+//  returns the exit status to use
+int
+    drover_cli_error (drover_client_t *client, const char *what);
+
+//  Print "drover <command>: <message>" and return DROVER_EXIT_USAGE
+int
+    drover_cli_usage_error (const char *command, const char *format, ...);
+
+//  Parse numbers for flags; 0, or -1 after printing a message naming flag
+int
+    drover_cli_parse_int (const char *command, const char *flag, const char *text,
+                          long long min, long long max, long long *value_p);
+int
+    drover_cli_parse_seconds (const char *command, const char *flag, const char *text,
+                              double max, uint32_t *msec_p);
+int
+    drover_cli_parse_size (const char *command, const char *flag, const char *text,
+                           uint64_t *bytes_p);
+int
+    drover_cli_parse_id (const char *command, const char *text, uint64_t *task_p);
+
+//  Parse a task state name (case-insensitive) or "all" (255); -1 if unknown
+int
+    drover_cli_parse_state (const char *text);
+
+//  Map a TASK DONE to the exit status `drover submit --wait` returns
+int
+    drover_cli_exit_status (const drover_msg_t *done);
+
+//  Describe how a task ended, e.g. "exit 3", "signal 9 (Killed)", "timed out"
+void
+    drover_cli_describe_end (const drover_msg_t *done, char *buffer, size_t size);
+
+//  Wait for count tasks with a progress bar (stderr) and a summary (stdout),
+//  listing up to max_listed failures (0: all). Returns the exit status.
+int
+    drover_cli_wait_tasks (drover_client_t *client, const uint64_t *tasks, size_t count,
+                           size_t max_listed);
+
+//  A progress line on stderr: a bar when stderr is a tty, else a plain
+//  line every few seconds
+typedef struct {
+    bool tty;                   //  stderr is a terminal
+    int64_t started;            //  msec monotonic
+    int64_t printed;            //  last plain line, msec monotonic
+    bool drawn;                 //  a bar is on screen
+} drover_cli_progress_t;
+
+void
+    drover_cli_progress_init (drover_cli_progress_t *self);
+//  Show verb done/total and extra text; force prints a plain line now
+void
+    drover_cli_progress_show (drover_cli_progress_t *self, const char *verb, size_t done,
+                              size_t total, const char *extra, bool force);
+//  Clear the bar, if drawn
+void
+    drover_cli_progress_clear (drover_cli_progress_t *self);
+
+//  The subcommands: argv [0] is the subcommand's name
+int drover_cli_submit (int argc, char **argv);
+int drover_cli_wait (int argc, char **argv);
+int drover_cli_cancel (int argc, char **argv);
+int drover_cli_status (int argc, char **argv);
+int drover_cli_workers (int argc, char **argv);
+int drover_cli_tasks (int argc, char **argv);
+int drover_cli_admin (int argc, char **argv);
+int drover_cli_events (int argc, char **argv);
+
+//  Append text to a string builder, JSON-escaped inside quotes
+void
+    drover_cli_json_string (FILE *stream, const char *text);
+
+#endif

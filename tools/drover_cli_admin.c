@@ -1,0 +1,645 @@
+/*  =========================================================================
+    drover_cli_admin - the operator's subcommands: cancel, status, workers,
+    tasks, hold / drain / resume, and events. Tables are aligned for people;
+    --json gives one JSON document for machines.
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+#include <ctype.h>
+
+//  Parse flags that only take the common options plus --json; returns 0,
+//  DROVER_CLI_HELP, or an exit status
+static int
+s_parse_simple (const char *command, int argc, char **argv, bool *json_p,
+                void (*usage) (FILE *stream))
+{
+    static struct option long_options [] = {
+        { "json", no_argument, NULL, 'j' },
+        DROVER_CLI_COMMON_OPTIONS,
+        { NULL, 0, NULL, 0 }
+    };
+    optind = 0;
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+        if (option == 'h') {
+            usage (stdout);
+            return DROVER_CLI_HELP;
+        }
+        else
+        if (option == 'j' && json_p)
+            *json_p = true;
+        else {
+            if (option == 'j')
+                option = '?';           //  --json is not for this command
+            int rc = drover_cli_common_option (command, option, argv);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+//  Format bytes for people: 512B, 64K, 1.5G
+static void
+s_human (uint64_t bytes, char *buffer, size_t size)
+{
+    const char *units = "BKMGTPE";
+    double value = (double) bytes;
+    int unit = 0;
+    while (value >= 1024 && unit < 6) {
+        value /= 1024;
+        unit++;
+    }
+    if (unit == 0)
+        snprintf (buffer, size, "%lluB", (unsigned long long) bytes);
+    else
+        snprintf (buffer, size, value < 10? "%.1f%c": "%.0f%c", value, units [unit]);
+}
+
+//  Lower-case a name into buffer (for JSON values)
+static const char *
+s_lower (const char *name, char *buffer, size_t size)
+{
+    size_t index = 0;
+    for (; name [index] && index + 1 < size; index++)
+        buffer [index] = (char) tolower ((unsigned char) name [index]);
+    buffer [index] = 0;
+    return buffer;
+}
+
+
+//  ---------------------------------------------------------------------
+//  An aligned table: cells are copied; columns as wide as their widest cell
+
+typedef struct {
+    int columns;                //  cells per row
+    size_t rows;                //  rows, the header included
+    size_t capacity;            //  room for rows
+    char **cells;               //  rows * columns strings, owned
+} s_table_t;
+
+static void
+s_table_init (s_table_t *table, int columns)
+{
+    memset (table, 0, sizeof *table);
+    table->columns = columns;
+}
+
+//  Add a row of columns strings
+static void
+s_table_add (s_table_t *table, const char **cells)
+{
+    if (table->rows == table->capacity) {
+        table->capacity = table->capacity? table->capacity * 2: 32;
+        table->cells = (char **) realloc (table->cells,
+                                          table->capacity * table->columns * sizeof (char *));
+        assert (table->cells);
+    }
+    for (int column = 0; column < table->columns; column++)
+        table->cells [table->rows * table->columns + column] = strdup (cells [column]);
+    table->rows++;
+}
+
+//  Print the table and free its cells
+static void
+s_table_print (s_table_t *table)
+{
+    int widths [16] = { 0 };
+    assert (table->columns <= 16);
+    for (size_t row = 0; row < table->rows; row++)
+        for (int column = 0; column < table->columns; column++) {
+            int width = (int) strlen (table->cells [row * table->columns + column]);
+            widths [column] = width > widths [column]? width: widths [column];
+        }
+    for (size_t row = 0; row < table->rows; row++) {
+        for (int column = 0; column < table->columns; column++) {
+            char *cell = table->cells [row * table->columns + column];
+            if (column == table->columns - 1)
+                printf ("%s\n", cell);
+            else
+                printf ("%-*s  ", widths [column], cell);
+            free (cell);
+        }
+    }
+    free (table->cells);
+    table->cells = NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  drover cancel ID...
+
+static void
+s_cancel_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover cancel ID...\n"
+        "\n"
+        "Cancels each task: a queued one leaves the queue, a running one is killed.\n"
+        "Exit status 1 if any could not be cancelled (unknown, or already finished).\n");
+}
+
+int
+drover_cli_cancel (int argc, char **argv)
+{
+    int rc = s_parse_simple ("cancel", argc, argv, NULL, s_cancel_usage);
+    if (rc)
+        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
+    if (optind >= argc)
+        return drover_cli_usage_error ("cancel", "which tasks? (drover cancel ID...)");
+    uint64_t *ids = (uint64_t *) zmalloc ((argc - optind) * sizeof (uint64_t));
+    for (int index = optind; index < argc; index++)
+        if (drover_cli_parse_id ("cancel", argv [index], &ids [index - optind])) {
+            free (ids);
+            return DROVER_EXIT_USAGE;
+        }
+    drover_client_t *client = drover_cli_connect ("cancel");
+    rc = client? DROVER_EXIT_OK: DROVER_EXIT_USAGE;
+    for (int index = 0; client && index < argc - optind; index++) {
+        if (drover_client_cancel (client, ids [index]) == 0) {
+            printf ("cancelled %llu\n", (unsigned long long) ids [index]);
+            continue;
+        }
+        char what [64];
+        snprintf (what, sizeof what, "cancel %llu", (unsigned long long) ids [index]);
+        rc = drover_cli_error (client, what);
+        int code = drover_client_error_code (client);
+        if (code > 0 && code < 300)
+            break;                  //  unreachable or interrupted: the rest would be too
+    }
+    drover_client_destroy (&client);
+    free (ids);
+    return rc;
+}
+
+
+//  ---------------------------------------------------------------------
+//  drover hold | drain | resume WORKER...
+
+static void
+s_admin_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover hold WORKER...     keep running tasks, take no new ones\n"
+        "       drover drain WORKER...    take no new tasks, leave when idle\n"
+        "       drover resume WORKER...   take tasks again\n");
+}
+
+int
+drover_cli_admin (int argc, char **argv)
+{
+    const char *command = argv [0];
+    int admin = streq (command, "hold")? DROVER_ADMIN_HOLD
+              : streq (command, "drain")? DROVER_ADMIN_DRAIN: DROVER_ADMIN_RUN;
+    int rc = s_parse_simple (command, argc, argv, NULL, s_admin_usage);
+    if (rc)
+        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
+    if (optind >= argc)
+        return drover_cli_usage_error (command, "which worker? (drover %s WORKER)", command);
+    for (int index = optind; index < argc; index++)
+        if (!drover_id_valid (argv [index]))
+            return drover_cli_usage_error (command, "'%s' is not a worker id", argv [index]);
+    drover_client_t *client = drover_cli_connect (command);
+    rc = client? DROVER_EXIT_OK: DROVER_EXIT_USAGE;
+    for (int index = optind; client && index < argc; index++) {
+        if (drover_client_admin (client, argv [index], admin) == 0) {
+            char name [16];
+            printf ("%s: %s\n", argv [index], s_lower (drover_admin_name (admin), name, sizeof name));
+            continue;
+        }
+        char what [128];
+        snprintf (what, sizeof what, "%s %s", command, argv [index]);
+        rc = drover_cli_error (client, what);
+        int code = drover_client_error_code (client);
+        if (code > 0 && code < 300)
+            break;
+    }
+    drover_client_destroy (&client);
+    return rc;
+}
+
+
+//  ---------------------------------------------------------------------
+//  drover workers [--json]
+
+static void
+s_workers_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover workers [--json]\n"
+        "\n"
+        "One row per worker: health (ok, probation, lost), admin setting (run, hold,\n"
+        "drain), procs and memory reserved by its tasks, its load, host memory, tasks\n"
+        "running and labels. --json prints one JSON document instead.\n");
+}
+
+//  Print the worker table as JSON
+static void
+s_workers_json (drover_msg_t *table)
+{
+    char name [16];
+    printf ("{\"workers\":[");
+    for (uint32_t index = 0; index < table->nrows; index++) {
+        drover_worker_row_t *row = &table->worker_rows [index];
+        printf ("%s{\"id\":", index? ",": "");
+        drover_cli_json_string (stdout, row->id);
+        printf (",\"health\":\"%s\"", s_lower (drover_health_name (row->health), name, sizeof name));
+        printf (",\"admin\":\"%s\"", s_lower (drover_admin_name (row->admin), name, sizeof name));
+        printf (",\"procs\":%u,\"procs_used\":%u,\"mem\":%llu,\"mem_used\":%llu,\"labels\":[",
+                row->procs, row->procs_used, (unsigned long long) row->mem,
+                (unsigned long long) row->mem_used);
+        for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++) {
+            printf ("%s", label? ",": "");
+            drover_cli_json_string (stdout, row->labels [label]);
+        }
+        printf ("],\"stats\":{\"load\":[%.2f,%.2f,%.2f],\"mem_used\":%llu,\"mem_total\":%llu,"
+                "\"disk_used\":%llu,\"disk_total\":%llu,\"running\":%u}}",
+                row->stats.load [0], row->stats.load [1], row->stats.load [2],
+                (unsigned long long) row->stats.mem_used, (unsigned long long) row->stats.mem_total,
+                (unsigned long long) row->stats.disk_used, (unsigned long long) row->stats.disk_total,
+                row->stats.running);
+    }
+    printf ("]}\n");
+}
+
+//  Print the worker table for people
+static void
+s_workers_text (drover_msg_t *table)
+{
+    s_table_t text;
+    s_table_init (&text, 9);
+    const char *header [] = { "WORKER", "HEALTH", "ADMIN", "PROCS", "MEM", "LOAD",
+                              "HOST-MEM", "RUNNING", "LABELS" };
+    s_table_add (&text, header);
+    for (uint32_t index = 0; index < table->nrows; index++) {
+        drover_worker_row_t *row = &table->worker_rows [index];
+        char health [16], admin [16], procs [32], mem [48], used [16], total [16];
+        char load [16], host [48], running [16];
+        char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) + 2] = "-";
+        s_lower (drover_health_name (row->health), health, sizeof health);
+        s_lower (drover_admin_name (row->admin), admin, sizeof admin);
+        snprintf (procs, sizeof procs, "%u/%u", row->procs_used, row->procs);
+        s_human (row->mem_used, used, sizeof used);
+        s_human (row->mem, total, sizeof total);
+        snprintf (mem, sizeof mem, "%s/%s", used, total);
+        snprintf (load, sizeof load, "%.2f", row->stats.load [0]);
+        s_human (row->stats.mem_used, used, sizeof used);
+        s_human (row->stats.mem_total, total, sizeof total);
+        snprintf (host, sizeof host, "%s/%s", used, total);
+        snprintf (running, sizeof running, "%u", row->stats.running);
+        size_t length = 0;
+        for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++)
+            length += snprintf (labels + length, sizeof labels - length, "%s%s",
+                                label? ",": "", row->labels [label]);
+        const char *cells [] = { row->id, health, admin, procs, mem, load, host, running, labels };
+        s_table_add (&text, cells);
+    }
+    s_table_print (&text);
+    if (table->nrows == 0)
+        printf ("(no workers)\n");
+}
+
+int
+drover_cli_workers (int argc, char **argv)
+{
+    bool json = false;
+    int rc = s_parse_simple ("workers", argc, argv, &json, s_workers_usage);
+    if (rc)
+        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
+    if (optind < argc)
+        return drover_cli_usage_error ("workers", "unexpected argument '%s'", argv [optind]);
+    drover_client_t *client = drover_cli_connect ("workers");
+    if (!client)
+        return DROVER_EXIT_USAGE;
+    drover_msg_t *table = drover_client_workers (client);
+    if (!table)
+        rc = drover_cli_error (client, "workers");
+    else
+    if (json)
+        s_workers_json (table);
+    else
+        s_workers_text (table);
+    drover_msg_destroy (&table);
+    drover_client_destroy (&client);
+    return rc;
+}
+
+
+//  ---------------------------------------------------------------------
+//  drover tasks [--state S] [--limit N] [--json]
+
+static void
+s_tasks_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover tasks [--state S] [--limit N] [--json]\n"
+        "\n"
+        "The newest tasks, one row each, then the count of tasks in each state.\n"
+        "  --state S   only tasks in state S: queued, assigned, running, succeeded,\n"
+        "              failed, cancelled, or all (default)\n"
+        "  --limit N   at most N rows (default 50, at most %d; 0 for the counts only)\n"
+        "  --json      one JSON document instead\n", DROVER_ROWS_MAX);
+}
+
+//  Print a task table as JSON
+static void
+s_tasks_json (drover_msg_t *table)
+{
+    char name [16];
+    printf ("{\"counts\":{");
+    for (int state = 0; state < DROVER_TASK_UNKNOWN; state++)
+        printf ("%s\"%s\":%llu", state? ",": "",
+                s_lower (drover_task_state_name (state), name, sizeof name),
+                (unsigned long long) table->counts [state]);
+    printf ("},\"tasks\":[");
+    for (uint32_t index = 0; index < table->nrows; index++) {
+        drover_task_row_t *row = &table->task_rows [index];
+        printf ("%s{\"id\":%llu,\"state\":\"%s\",\"priority\":%d,\"procs\":%u,\"attempt\":%u,"
+                "\"worker\":", index? ",": "", (unsigned long long) row->task,
+                s_lower (drover_task_state_name (row->state), name, sizeof name),
+                row->priority, row->procs, row->attempt);
+        drover_cli_json_string (stdout, row->worker);
+        printf (",\"command\":");
+        drover_cli_json_string (stdout, row->summary);
+        printf ("}");
+    }
+    printf ("]}\n");
+}
+
+//  Print the counts of tasks by state on one line
+static void
+s_print_counts (const char *prefix, const uint64_t *counts)
+{
+    char name [16];
+    printf ("%s", prefix);
+    for (int state = 0; state < DROVER_TASK_UNKNOWN; state++)
+        printf ("%s%llu %s", state? ", ": "", (unsigned long long) counts [state],
+                s_lower (drover_task_state_name (state), name, sizeof name));
+    printf ("\n");
+}
+
+//  Print a task table for people
+static void
+s_tasks_text (drover_msg_t *table)
+{
+    if (table->nrows) {
+        s_table_t text;
+        s_table_init (&text, 7);
+        const char *header [] = { "TASK", "STATE", "PRIO", "PROCS", "ATTEMPT", "WORKER", "COMMAND" };
+        s_table_add (&text, header);
+        for (uint32_t index = 0; index < table->nrows; index++) {
+            drover_task_row_t *row = &table->task_rows [index];
+            char id [24], state [16], priority [16], procs [16], attempt [16];
+            char summary [DROVER_SUMMARY_MAX + 1];
+            snprintf (id, sizeof id, "%llu", (unsigned long long) row->task);
+            s_lower (drover_task_state_name (row->state), state, sizeof state);
+            snprintf (priority, sizeof priority, "%d", row->priority);
+            snprintf (procs, sizeof procs, "%u", row->procs);
+            snprintf (attempt, sizeof attempt, "%u", row->attempt);
+            //  The summary is the peer's text: show it printable only
+            const char *source = row->summary? row->summary: "";
+            size_t length = 0;
+            for (; source [length] && length < DROVER_SUMMARY_MAX; length++)
+                summary [length] = isprint ((unsigned char) source [length])? source [length]: '?';
+            summary [length] = 0;
+            const char *cells [] = { id, state, priority, procs, attempt,
+                                     *row->worker? row->worker: "-", summary };
+            s_table_add (&text, cells);
+        }
+        s_table_print (&text);
+        printf ("\n");
+    }
+    s_print_counts ("tasks: ", table->counts);
+}
+
+int
+drover_cli_tasks (int argc, char **argv)
+{
+    static struct option long_options [] = {
+        { "state", required_argument, NULL, 's' },
+        { "limit", required_argument, NULL, 'l' },
+        { "json", no_argument, NULL, 'j' },
+        DROVER_CLI_COMMON_OPTIONS,
+        { NULL, 0, NULL, 0 }
+    };
+    int state = 255;
+    long long limit = 50;
+    bool json = false;
+    optind = 0;
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+        if (option == 'h') {
+            s_tasks_usage (stdout);
+            return DROVER_EXIT_OK;
+        }
+        else
+        if (option == 's') {
+            state = drover_cli_parse_state (optarg);
+            if (state == -1)
+                return drover_cli_usage_error ("tasks", "--state: '%s' is not one of queued, "
+                    "assigned, running, succeeded, failed, cancelled, all", optarg);
+        }
+        else
+        if (option == 'l') {
+            if (drover_cli_parse_int ("tasks", "--limit", optarg, 0, DROVER_ROWS_MAX, &limit))
+                return DROVER_EXIT_USAGE;
+        }
+        else
+        if (option == 'j')
+            json = true;
+        else {
+            int rc = drover_cli_common_option ("tasks", option, argv);
+            if (rc)
+                return rc;
+        }
+    }
+    if (optind < argc)
+        return drover_cli_usage_error ("tasks", "unexpected argument '%s'", argv [optind]);
+    drover_client_t *client = drover_cli_connect ("tasks");
+    if (!client)
+        return DROVER_EXIT_USAGE;
+    int rc = DROVER_EXIT_OK;
+    drover_msg_t *table = drover_client_tasks (client, state, (uint32_t) limit);
+    if (!table)
+        rc = drover_cli_error (client, "tasks");
+    else
+    if (json)
+        s_tasks_json (table);
+    else
+        s_tasks_text (table);
+    drover_msg_destroy (&table);
+    drover_client_destroy (&client);
+    return rc;
+}
+
+
+//  ---------------------------------------------------------------------
+//  drover status
+
+static void
+s_status_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover status\n"
+        "\n"
+        "The cluster at a glance: workers by health and admin setting, procs and\n"
+        "memory reserved out of what the workers not lost offer, tasks by state.\n");
+}
+
+int
+drover_cli_status (int argc, char **argv)
+{
+    int rc = s_parse_simple ("status", argc, argv, NULL, s_status_usage);
+    if (rc)
+        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
+    if (optind < argc)
+        return drover_cli_usage_error ("status", "unexpected argument '%s'", argv [optind]);
+    drover_client_t *client = drover_cli_connect ("status");
+    if (!client)
+        return DROVER_EXIT_USAGE;
+    drover_msg_t *workers = drover_client_workers (client);
+    drover_msg_t *tasks = workers? drover_client_tasks (client, 255, 0): NULL;
+    if (!workers || !tasks)
+        rc = drover_cli_error (client, "status");
+    else {
+        uint64_t health [DROVER_HEALTH_MAX + 1] = { 0 }, admin [DROVER_ADMIN_MAX + 1] = { 0 };
+        uint64_t procs = 0, procs_used = 0, mem = 0, mem_used = 0;
+        for (uint32_t index = 0; index < workers->nrows; index++) {
+            drover_worker_row_t *row = &workers->worker_rows [index];
+            if (row->health <= DROVER_HEALTH_MAX)
+                health [row->health]++;
+            if (row->admin <= DROVER_ADMIN_MAX)
+                admin [row->admin]++;
+            if (row->health != DROVER_HEALTH_LOST) {
+                procs += row->procs;
+                procs_used += row->procs_used;
+                mem += row->mem;
+                mem_used += row->mem_used;
+            }
+        }
+        char used [16], total [16];
+        s_human (mem_used, used, sizeof used);
+        s_human (mem, total, sizeof total);
+        printf ("broker:  %s\n", drover_client_endpoint (client));
+        printf ("workers: %u (%llu ok, %llu on probation, %llu lost; %llu running, %llu held, "
+                "%llu draining)\n", workers->nrows,
+                (unsigned long long) health [DROVER_HEALTH_OK],
+                (unsigned long long) health [DROVER_HEALTH_PROBATION],
+                (unsigned long long) health [DROVER_HEALTH_LOST],
+                (unsigned long long) admin [DROVER_ADMIN_RUN],
+                (unsigned long long) admin [DROVER_ADMIN_HOLD],
+                (unsigned long long) admin [DROVER_ADMIN_DRAIN]);
+        printf ("procs:   %llu/%llu in use\n", (unsigned long long) procs_used,
+                (unsigned long long) procs);
+        printf ("memory:  %s/%s reserved\n", used, total);
+        s_print_counts ("tasks:   ", tasks->counts);
+    }
+    drover_msg_destroy (&tasks);
+    drover_msg_destroy (&workers);
+    drover_client_destroy (&client);
+    return rc;
+}
+
+
+//  ---------------------------------------------------------------------
+//  drover events [--topic PREFIX]
+
+static void
+s_events_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover events [--topic PREFIX]... [--events ENDPOINT] [--json]\n"
+        "\n"
+        "Prints the broker's events, one JSON line each, until interrupted.\n"
+        "  --topic PREFIX     only topics starting with PREFIX, e.g. task. or worker.lost\n"
+        "                     (repeatable; default every event)\n"
+        "  --events ENDPOINT  the broker's event endpoint (default $DROVER_EVENTS,\n"
+        "                     else %s)\n"
+        "  --json             accepted for symmetry: JSON lines are the only format\n",
+        DROVER_CLIENT_EVENTS);
+}
+
+int
+drover_cli_events (int argc, char **argv)
+{
+    static struct option long_options [] = {
+        { "topic", required_argument, NULL, 't' },
+        { "json", no_argument, NULL, 'j' },
+        { "events", required_argument, NULL, DROVER_CLI_OPT_EVENTS },
+        DROVER_CLI_COMMON_OPTIONS,
+        { NULL, 0, NULL, 0 }
+    };
+    const char *topics [64];
+    int ntopics = 0;
+    optind = 0;
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+        if (option == 'h') {
+            s_events_usage (stdout);
+            return DROVER_EXIT_OK;
+        }
+        else
+        if (option == 't') {
+            if (ntopics == 64)
+                return drover_cli_usage_error ("events", "--topic: at most 64");
+            topics [ntopics++] = optarg;
+        }
+        else
+        if (option == 'j')
+            ;                       //  JSON lines are the only format
+        else
+        if (option == DROVER_CLI_OPT_EVENTS)
+            drover_cli_globals.events = optarg;
+        else {
+            int rc = drover_cli_common_option ("events", option, argv);
+            if (rc)
+                return rc;
+        }
+    }
+    if (optind < argc)
+        return drover_cli_usage_error ("events", "unexpected argument '%s'", argv [optind]);
+    const char *endpoint = drover_cli_globals.events;
+    if (!endpoint || !*endpoint)
+        endpoint = getenv ("DROVER_EVENTS");
+    if (!endpoint || !*endpoint)
+        endpoint = DROVER_CLIENT_EVENTS;
+
+    zsock_t *subscriber = zsock_new (ZMQ_SUB);
+    assert (subscriber);
+    zsock_set_linger (subscriber, 0);
+    zsock_set_maxmsgsize (subscriber, 65536);        //  an event is a few hundred bytes
+    if (ntopics == 0)
+        zsock_set_subscribe (subscriber, "");
+    for (int index = 0; index < ntopics; index++)
+        zsock_set_subscribe (subscriber, topics [index]);
+    if (zsock_connect (subscriber, "%s", endpoint) == -1) {
+        zsock_destroy (&subscriber);
+        return drover_cli_usage_error ("events", "'%s' is not an event endpoint", endpoint);
+    }
+    uint64_t malformed = 0;
+    while (!zsys_interrupted) {
+        zmsg_t *msg = zmsg_recv (subscriber);
+        if (!msg)
+            break;                  //  interrupted
+        zframe_t *topic = zmsg_first (msg);
+        zframe_t *body = zmsg_next (msg);
+        drover_event_t event;
+        if (zmsg_size (msg) == 2 && topic && body
+        &&  drover_event_decode (&event, zframe_data (body), zframe_size (body)) == 0) {
+            char *line = drover_event_json (&event);
+            printf ("%s\n", line);
+            fflush (stdout);
+            zstr_free (&line);
+        }
+        else
+        if (malformed++ == 0)
+            fprintf (stderr, "drover events: skipping a malformed event\n");
+        zmsg_destroy (&msg);
+    }
+    zsock_destroy (&subscriber);
+    return DROVER_EXIT_OK;
+}

@@ -1,0 +1,486 @@
+/*  =========================================================================
+    drover_cli_submit - `drover submit`: one task from the command line, or
+    one shell command per line of a file, pipelined through the client's
+    async window with a progress line; --wait waits for the results.
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+
+//  Lines of a --file longer than this are refused (bytes)
+#define S_LINE_MAX      DROVER_STRING_MAX
+//  Refused lines reported one by one, at most
+#define S_REPORT_MAX    10
+
+//  What the flags said
+typedef struct {
+    drover_msg_t *submit;       //  the TASK SUBMIT every task starts from
+    drover_exec_t *exec;        //  its body: env, cwd, stdin (argv set per task)
+    const char *file;           //  --file, or NULL
+    bool wait;                  //  --wait
+    uint32_t window;            //  --window: async submits outstanding
+    size_t max_listed;          //  --failures: failures listed by --wait
+} s_options_t;
+
+//  The async submit of a file's lines
+typedef struct {
+    uint64_t *ids;              //  task id per line, 0 if refused or unanswered
+    char **lines;               //  the commands
+    size_t count;               //  lines
+    size_t *numbers;            //  line number in the file, per command
+    size_t answered;            //  replies in
+    size_t refused;             //  ERROR replies
+} s_batch_t;
+
+//  Print submit's usage
+static void
+s_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover submit [options] [--wait] -- CMD ARGS...\n"
+        "       drover submit --file FILE [options] [--wait]\n"
+        "\n"
+        "Submits CMD ARGS (run directly, not through a shell) and prints the task id.\n"
+        "With --file, submits each line of FILE ('-' for stdin) as `sh -c LINE` (blank\n"
+        "lines and lines starting with # are skipped), pipelined, and prints the ids\n"
+        "one per line in the file's order; the options apply to every line.\n"
+        "\n"
+        "options:\n"
+        "  --priority P        lower runs first (default 0)\n"
+        "  --procs N           procs the task needs (default 1)\n"
+        "  --mem SIZE          memory the task needs: bytes, or with K, M, G, T\n"
+        "  --label k=v         run only on workers with this label (repeatable)\n"
+        "  --timeout SECONDS   kill the task after this long (default: no limit)\n"
+        "  --retries R         run again up to R times if it fails (default 0)\n"
+        "  --env NAME=value    set an environment variable (repeatable)\n"
+        "  --cwd DIR           working directory on the worker\n"
+        "  --stdin FILE        send FILE's bytes as the task's stdin (at most 1 MiB)\n"
+        "  --wait              wait for the result (see below)\n"
+        "  --window N          --file: submits in flight at once (default %d)\n"
+        "  --failures N        --file --wait: failures listed in the summary (default 100, 0 all)\n"
+        "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
+        "\n"
+        "With --wait, one task's stdout and stderr are copied to ours and drover exits with\n"
+        "the task's status:\n"
+        "  succeeded: 0;  exited with N: N;  killed by signal S: 128+S;  timed out: 124;\n"
+        "  cancelled: 130;  failed without a status of its own (could not start, or its\n"
+        "  workers were lost) or unknown to the broker: 1.\n"
+        "Refused by the broker or broker unreachable: 1, with the reason on stderr.\n"
+        "With --file --wait, drover waits like `drover wait` (progress, summary) and exits\n"
+        "0 if every task succeeded, 1 otherwise.\n",
+        DROVER_CLIENT_WINDOW);
+}
+
+//  Read a whole file of at most max bytes; NULL after printing why
+static byte *
+s_read_file (const char *path, size_t max, size_t *size_p)
+{
+    FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
+    if (!file) {
+        fprintf (stderr, "drover submit: cannot read '%s': %s\n", path, strerror (errno));
+        return NULL;
+    }
+    size_t capacity = 4096, size = 0;
+    byte *data = (byte *) malloc (capacity);
+    assert (data);
+    while (true) {
+        if (size == capacity) {
+            if (capacity > max)
+                break;
+            capacity *= 2;
+            data = (byte *) realloc (data, capacity);
+            assert (data);
+        }
+        size_t got = fread (data + size, 1, capacity - size, file);
+        size += got;
+        if (got == 0)
+            break;
+    }
+    bool failed = ferror (file);
+    if (file != stdin)
+        fclose (file);
+    if (failed || size > max) {
+        if (failed)
+            fprintf (stderr, "drover submit: cannot read '%s': %s\n", path, strerror (errno));
+        else
+            fprintf (stderr, "drover submit: '%s' is larger than %zu bytes\n", path, max);
+        free (data);
+        return NULL;
+    }
+    *size_p = size;
+    return data;
+}
+
+//  Parse submit's flags into options; returns 0, or the exit status
+static int
+s_parse (int argc, char **argv, s_options_t *options)
+{
+    static struct option long_options [] = {
+        { "priority", required_argument, NULL, 'p' },
+        { "procs", required_argument, NULL, 'n' },
+        { "mem", required_argument, NULL, 'm' },
+        { "label", required_argument, NULL, 'l' },
+        { "timeout", required_argument, NULL, 't' },
+        { "retries", required_argument, NULL, 'r' },
+        { "env", required_argument, NULL, 'e' },
+        { "cwd", required_argument, NULL, 'c' },
+        { "stdin", required_argument, NULL, 'i' },
+        { "file", required_argument, NULL, 'f' },
+        { "wait", no_argument, NULL, 'w' },
+        { "window", required_argument, NULL, 'W' },
+        { "failures", required_argument, NULL, 'F' },
+        DROVER_CLI_COMMON_OPTIONS,
+        { NULL, 0, NULL, 0 }
+    };
+    drover_msg_t *submit = options->submit;
+    long long value;
+    optind = 0;
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, "+:h", long_options, NULL)) != -1) {
+        switch (option) {
+            case 'h':
+                s_usage (stdout);
+                return DROVER_CLI_HELP;
+            case 'p':
+                if (drover_cli_parse_int ("submit", "--priority", optarg, INT32_MIN, INT32_MAX, &value))
+                    return DROVER_EXIT_USAGE;
+                submit->priority = (int32_t) value;
+                break;
+            case 'n':
+                if (drover_cli_parse_int ("submit", "--procs", optarg, 1, 1 << 20, &value))
+                    return DROVER_EXIT_USAGE;
+                submit->procs = (uint32_t) value;
+                break;
+            case 'm':
+                if (drover_cli_parse_size ("submit", "--mem", optarg, &submit->mem))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case 'l':
+                if (!drover_label_valid (optarg))
+                    return drover_cli_usage_error ("submit", "--label: '%s' is not key=value "
+                                                   "(key of letters, digits, _ . -)", optarg);
+                if (drover_msg_add_label (submit, optarg))
+                    return drover_cli_usage_error ("submit", "--label: at most %d labels",
+                                                   DROVER_LABELS_MAX);
+                break;
+            case 't':
+                if (drover_cli_parse_seconds ("submit", "--timeout", optarg, UINT32_MAX / 1000, &submit->timeout))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case 'r':
+                if (drover_cli_parse_int ("submit", "--retries", optarg, 0, 1000, &value))
+                    return DROVER_EXIT_USAGE;
+                submit->retries = (uint32_t) value;
+                break;
+            case 'e':
+                if (!strchr (optarg, '=') || optarg [0] == '=')
+                    return drover_cli_usage_error ("submit", "--env: '%s' is not NAME=value", optarg);
+                if (drover_exec_add_env (options->exec, optarg))
+                    return drover_cli_usage_error ("submit", "--env: too many or too long");
+                break;
+            case 'c':
+                drover_exec_set_cwd (options->exec, optarg);
+                break;
+            case 'i': {
+                size_t size;
+                byte *input = s_read_file (optarg, DROVER_INPUT_MAX, &size);
+                if (!input)
+                    return DROVER_EXIT_USAGE;
+                drover_exec_set_input (options->exec, input, size);
+                free (input);
+                break;
+            }
+            case 'f':
+                options->file = optarg;
+                break;
+            case 'w':
+                options->wait = true;
+                break;
+            case 'W':
+                if (drover_cli_parse_int ("submit", "--window", optarg, 1, DROVER_CLIENT_WINDOW_MAX, &value))
+                    return DROVER_EXIT_USAGE;
+                options->window = (uint32_t) value;
+                break;
+            case 'F':
+                if (drover_cli_parse_int ("submit", "--failures", optarg, 0, INT32_MAX, &value))
+                    return DROVER_EXIT_USAGE;
+                options->max_listed = (size_t) value;
+                break;
+            default: {
+                int rc = drover_cli_common_option ("submit", option, argv);
+                if (rc)
+                    return rc;
+            }
+        }
+    }
+    if (options->file && optind < argc)
+        return drover_cli_usage_error ("submit", "--file and a command: give one or the other");
+    if (!options->file && optind >= argc)
+        return drover_cli_usage_error ("submit", "no command given (drover submit -- CMD ARGS...)");
+    if (options->wait)
+        submit->flags |= DROVER_SUBMIT_NOTIFY;
+    return 0;
+}
+
+//  Encode the exec body with argv into the submit. Returns 0 or -1.
+static int
+s_set_body (s_options_t *options, int argc, const char **argv)
+{
+    if (drover_exec_set_argv (options->exec, argc, argv))
+        return -1;
+    size_t size;
+    byte *body = drover_exec_encode (options->exec, &size);
+    if (!body)
+        return -1;
+    drover_msg_set_body (options->submit, body, size);
+    free (body);
+    return 0;
+}
+
+
+//  ---------------------------------------------------------------------
+//  One task
+
+//  Copy one task's output to ours and keep its TASK DONE's exit status
+typedef struct {
+    int status;                 //  exit status for us
+    bool delivered;             //  the TASK DONE came
+} s_single_t;
+
+static void
+s_on_single_done (const drover_msg_t *done, void *arg)
+{
+    s_single_t *single = (s_single_t *) arg;
+    single->delivered = true;
+    single->status = drover_cli_exit_status (done);
+    if (done->out_size)
+        fwrite (done->out, 1, done->out_size, stdout);
+    fflush (stdout);
+    if (done->err_size)
+        fwrite (done->err, 1, done->err_size, stderr);
+    if (done->truncated & DROVER_TRUNC_STDOUT)
+        fprintf (stderr, "drover: task %llu: stdout truncated\n", (unsigned long long) done->task);
+    if (done->truncated & DROVER_TRUNC_STDERR)
+        fprintf (stderr, "drover: task %llu: stderr truncated\n", (unsigned long long) done->task);
+    //  A plain exit status speaks for itself; say what else happened
+    int status = single->status;
+    bool plain_exit = done->state == DROVER_TASK_FAILED && done->signal == 0
+                   && status == done->exit_code && status != 124;
+    if (done->state != DROVER_TASK_SUCCEEDED && !plain_exit) {
+        char end [128];
+        drover_cli_describe_end (done, end, sizeof end);
+        fprintf (stderr, "drover: task %llu %s: %s%s%s\n", (unsigned long long) done->task,
+                 drover_task_state_name (done->state), end,
+                 done->reason && *done->reason? ": ": "", done->reason? done->reason: "");
+    }
+}
+
+//  Submit one task; with --wait copy its output and exit with its status
+static int
+s_submit_one (drover_client_t *client, s_options_t *options, int argc, const char **argv)
+{
+    if (s_set_body (options, argc, argv))
+        return drover_cli_usage_error ("submit", "the command is too long (at most %d arguments"
+                                       " of %d bytes each)", DROVER_ARGV_MAX, DROVER_STRING_MAX);
+    uint64_t task = 0;
+    if (drover_client_submit (client, options->submit, &task))
+        return drover_cli_error (client, "submit");
+    if (!options->wait) {
+        printf ("%llu\n", (unsigned long long) task);
+        return DROVER_EXIT_OK;
+    }
+    s_single_t single = { 1, false };
+    if (drover_client_wait (client, &task, 1, s_on_single_done, NULL, &single)) {
+        char what [64];
+        snprintf (what, sizeof what, "wait for task %llu", (unsigned long long) task);
+        return drover_cli_error (client, what);
+    }
+    return single.status;
+}
+
+
+//  ---------------------------------------------------------------------
+//  A file of commands
+
+//  Strip the line end; is it a command (not blank, not a comment)?
+static bool
+s_is_command (char *line)
+{
+    size_t length = strlen (line);
+    while (length && (line [length - 1] == '\n' || line [length - 1] == '\r'))
+        line [--length] = 0;
+    const char *cursor = line;
+    while (*cursor == ' ' || *cursor == '\t')
+        cursor++;
+    return *cursor && *cursor != '#';
+}
+
+//  Read the commands of a file into batch. Returns 0 or the exit status.
+static int
+s_read_lines (const char *path, s_batch_t *batch)
+{
+    FILE *file = streq (path, "-")? stdin: fopen (path, "r");
+    if (!file) {
+        fprintf (stderr, "drover submit: cannot read '%s': %s\n", path, strerror (errno));
+        return DROVER_EXIT_USAGE;
+    }
+    size_t capacity = 1024;
+    batch->lines = (char **) malloc (capacity * sizeof (char *));
+    batch->numbers = (size_t *) malloc (capacity * sizeof (size_t));
+    assert (batch->lines && batch->numbers);
+    char *line = NULL;
+    size_t line_capacity = 0;
+    size_t number = 0;
+    int rc = 0;
+    while (getline (&line, &line_capacity, file) != -1) {
+        number++;
+        if (!s_is_command (line))
+            continue;
+        if (strlen (line) > S_LINE_MAX) {
+            fprintf (stderr, "drover submit: %s:%zu: line longer than %d bytes\n",
+                     path, number, S_LINE_MAX);
+            rc = DROVER_EXIT_USAGE;
+            break;
+        }
+        if (batch->count == capacity) {
+            capacity *= 2;
+            batch->lines = (char **) realloc (batch->lines, capacity * sizeof (char *));
+            batch->numbers = (size_t *) realloc (batch->numbers, capacity * sizeof (size_t));
+            assert (batch->lines && batch->numbers);
+        }
+        batch->lines [batch->count] = strdup (line);
+        batch->numbers [batch->count++] = number;
+    }
+    free (line);
+    if (rc == 0 && ferror (file)) {
+        fprintf (stderr, "drover submit: cannot read '%s': %s\n", path, strerror (errno));
+        rc = DROVER_EXIT_USAGE;
+    }
+    if (file != stdin)
+        fclose (file);
+    if (rc == 0 && batch->count == 0) {
+        fprintf (stderr, "drover submit: no commands in '%s'\n", path);
+        rc = DROVER_EXIT_USAGE;
+    }
+    batch->ids = (uint64_t *) zmalloc ((batch->count + 1) * sizeof (uint64_t));
+    return rc;
+}
+
+//  Free what the batch holds
+static void
+s_batch_free (s_batch_t *batch)
+{
+    for (size_t index = 0; index < batch->count; index++)
+        free (batch->lines [index]);
+    free (batch->lines);
+    free (batch->numbers);
+    free (batch->ids);
+}
+
+//  An async submit's reply: keep the id, or report the refusal
+static void
+s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reason, void *arg)
+{
+    s_batch_t *batch = (s_batch_t *) arg;
+    batch->answered++;
+    if (code == DROVER_CODE_OK) {
+        batch->ids [tag] = task;
+        return;
+    }
+    if (batch->refused++ < S_REPORT_MAX)
+        fprintf (stderr, "\r\033[Kdrover submit: line %zu: %s (%d)%s%s\n", batch->numbers [tag],
+                 drover_client_code_name (code), code, reason && *reason? ": ": "",
+                 reason? reason: "");
+}
+
+//  Submit every line, then print the ids (or wait for the tasks)
+static int
+s_submit_file (drover_client_t *client, s_options_t *options)
+{
+    s_batch_t batch = { NULL };
+    int rc = s_read_lines (options->file, &batch);
+    if (rc) {
+        s_batch_free (&batch);
+        return rc;
+    }
+    drover_client_set_window (client, options->window);
+    drover_client_set_ack_handler (client, s_on_ack, &batch);
+    drover_cli_progress_t progress;
+    drover_cli_progress_init (&progress);
+    size_t sent = 0;
+    for (; sent < batch.count; sent++) {
+        const char *argv [] = { "sh", "-c", batch.lines [sent] };
+        if (s_set_body (options, 3, argv)) {
+            drover_cli_progress_clear (&progress);
+            fprintf (stderr, "drover submit: line %zu: too long\n", batch.numbers [sent]);
+            rc = DROVER_EXIT_USAGE;
+            break;
+        }
+        if (drover_client_submit_async (client, options->submit, sent) == 0) {
+            drover_cli_progress_clear (&progress);
+            rc = drover_cli_error (client, "submit");
+            break;
+        }
+        if ((sent & 1023) == 0)
+            drover_cli_progress_show (&progress, "submitted", batch.answered, batch.count, NULL, false);
+    }
+    if (rc == 0 && drover_client_flush (client)) {
+        drover_cli_progress_clear (&progress);
+        rc = drover_cli_error (client, "submit");
+    }
+    drover_cli_progress_show (&progress, "submitted", batch.answered, batch.count, NULL, !progress.tty);
+    drover_cli_progress_clear (&progress);
+    if (batch.refused > S_REPORT_MAX)
+        fprintf (stderr, "drover submit: ... and %zu more refused\n", batch.refused - S_REPORT_MAX);
+    if (batch.refused)
+        fprintf (stderr, "drover submit: %zu of %zu commands refused\n", batch.refused, batch.count);
+    if (batch.refused && rc == 0)
+        rc = DROVER_EXIT_FAILED;
+
+    //  The accepted ids, in the file's order
+    size_t accepted = 0;
+    for (size_t index = 0; index < batch.count; index++)
+        if (batch.ids [index])
+            batch.ids [accepted++] = batch.ids [index];
+    if (!options->wait || (rc != 0 && rc != DROVER_EXIT_FAILED)) {
+        for (size_t index = 0; index < accepted; index++)
+            printf ("%llu\n", (unsigned long long) batch.ids [index]);
+    }
+    else
+    if (accepted) {
+        int waited = drover_cli_wait_tasks (client, batch.ids, accepted, options->max_listed);
+        if (rc == 0 || waited == DROVER_EXIT_INTERRUPTED)
+            rc = waited;
+    }
+    s_batch_free (&batch);
+    return rc;
+}
+
+//  drover submit
+int
+drover_cli_submit (int argc, char **argv)
+{
+    s_options_t options = {
+        .submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT),
+        .exec = drover_exec_new (),
+        .window = DROVER_CLIENT_WINDOW,
+        .max_listed = 100
+    };
+    options.submit->procs = 1;
+    int rc = s_parse (argc, argv, &options);
+    if (rc == 0) {
+        drover_client_t *client = drover_cli_connect ("submit");
+        if (!client)
+            rc = DROVER_EXIT_USAGE;
+        else
+        if (options.file)
+            rc = s_submit_file (client, &options);
+        else
+            rc = s_submit_one (client, &options, argc - optind, (const char **) argv + optind);
+        drover_client_destroy (&client);
+    }
+    drover_exec_destroy (&options.exec);
+    drover_msg_destroy (&options.submit);
+    return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
+}

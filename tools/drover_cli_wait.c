@@ -1,0 +1,304 @@
+/*  =========================================================================
+    drover_cli_wait - `drover wait`: wait for tasks with a progress line on
+    stderr, then a summary on stdout (succeeded, failed, cancelled, and the
+    tasks that did not succeed). Also used by `drover submit --file --wait`.
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+
+//  Bytes of a failure's reason and first stderr line shown
+#define S_TEXT_MAX      80
+
+//  A task that did not succeed, as the summary lists it
+typedef struct {
+    uint64_t task;              //  task id
+    uint8_t state;              //  drover_task_state_t
+    char end [64];              //  how it ended, e.g. "exit 3"
+    char worker [DROVER_ID_MAX + 1];    //  worker of the last attempt, or "-"
+    char reason [S_TEXT_MAX + 1];   //  the broker's reason, printable
+    char error [S_TEXT_MAX + 1];    //  first line of its stderr, printable
+} s_failure_t;
+
+//  Results counted as they come
+typedef struct {
+    size_t total;               //  tasks waited for
+    size_t succeeded;           //  SUCCEEDED
+    size_t failed;              //  FAILED or unknown to the broker
+    size_t cancelled;           //  CANCELLED
+    s_failure_t *failures;      //  the first max_listed that did not succeed
+    size_t listed;              //  entries in failures
+    size_t capacity;            //  room in failures
+    size_t max_listed;          //  most kept (0: all)
+    drover_cli_progress_t progress;     //  the progress line
+} s_tally_t;
+
+//  Copy at most max bytes of text up to the first newline, printable only
+static void
+s_printable (char *target, const byte *text, size_t size, size_t max)
+{
+    size_t length = 0;
+    for (size_t index = 0; index < size && length < max && text [index] != '\n'; index++)
+        target [length++] = text [index] >= 0x20 && text [index] < 0x7f? (char) text [index]: '?';
+    target [length] = 0;
+}
+
+//  A TASK DONE: count it; keep what the summary needs if it did not succeed
+static void
+s_on_done (const drover_msg_t *done, void *arg)
+{
+    s_tally_t *tally = (s_tally_t *) arg;
+    if (done->state == DROVER_TASK_SUCCEEDED) {
+        tally->succeeded++;
+        return;
+    }
+    if (done->state == DROVER_TASK_CANCELLED)
+        tally->cancelled++;
+    else
+        tally->failed++;
+    if (tally->max_listed && tally->listed >= tally->max_listed)
+        return;
+    if (tally->listed == tally->capacity) {
+        tally->capacity = tally->capacity? tally->capacity * 2: 16;
+        tally->failures = (s_failure_t *) realloc (tally->failures,
+                                                   tally->capacity * sizeof (s_failure_t));
+        assert (tally->failures);
+    }
+    s_failure_t *failure = &tally->failures [tally->listed++];
+    failure->task = done->task;
+    failure->state = done->state;
+    drover_cli_describe_end (done, failure->end, sizeof failure->end);
+    snprintf (failure->worker, sizeof failure->worker, "%s", *done->worker? done->worker: "-");
+    const char *reason = done->reason? done->reason: "";
+    s_printable (failure->reason, (const byte *) reason, strlen (reason), S_TEXT_MAX);
+    s_printable (failure->error, done->err, done->err_size, S_TEXT_MAX);
+}
+
+//  Progress: redraw with the counts so far
+static void
+s_on_progress (size_t done, size_t total, void *arg)
+{
+    s_tally_t *tally = (s_tally_t *) arg;
+    tally->total = total;           //  distinct tasks, as wait counts them
+    char extra [128];
+    snprintf (extra, sizeof extra, "ok %zu  failed %zu  cancelled %zu",
+              tally->succeeded, tally->failed, tally->cancelled);
+    drover_cli_progress_show (&tally->progress, "waited", done, total, extra, false);
+}
+
+//  Print the summary and the tasks that did not succeed
+static void
+s_summary (s_tally_t *tally)
+{
+    size_t done = tally->succeeded + tally->failed + tally->cancelled;
+    double elapsed = (zclock_mono () - tally->progress.started) / 1000.0;
+    printf ("%zu task%s: %zu succeeded, %zu failed, %zu cancelled", tally->total,
+            tally->total == 1? "": "s", tally->succeeded, tally->failed, tally->cancelled);
+    if (done < tally->total)
+        printf (", %zu not finished", tally->total - done);
+    printf (" (%.1f s)\n", elapsed);
+    if (tally->listed == 0)
+        return;
+    //  An aligned table: widths from the widest cell of each column
+    int id_width = 4, state_width = 5, end_width = 3, worker_width = 6, reason_width = 6;
+    for (size_t index = 0; index < tally->listed; index++) {
+        s_failure_t *failure = &tally->failures [index];
+        char id [24];
+        int width = snprintf (id, sizeof id, "%llu", (unsigned long long) failure->task);
+        id_width = width > id_width? width: id_width;
+        width = (int) strlen (drover_task_state_name (failure->state));
+        state_width = width > state_width? width: state_width;
+        width = (int) strlen (failure->end);
+        end_width = width > end_width? width: end_width;
+        width = (int) strlen (failure->worker);
+        worker_width = width > worker_width? width: worker_width;
+        width = (int) strlen (failure->reason);
+        reason_width = width > reason_width? width: reason_width;
+    }
+    printf ("\nnot succeeded:\n");
+    printf ("  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", id_width, "TASK", state_width, "STATE",
+            end_width, "END", worker_width, "WORKER", reason_width, "REASON", "STDERR");
+    for (size_t index = 0; index < tally->listed; index++) {
+        s_failure_t *failure = &tally->failures [index];
+        printf ("  %-*llu  %-*s  %-*s  %-*s  %-*s  %s\n", id_width,
+                (unsigned long long) failure->task, state_width,
+                drover_task_state_name (failure->state), end_width, failure->end,
+                worker_width, failure->worker, reason_width, failure->reason, failure->error);
+    }
+    size_t unlisted = tally->failed + tally->cancelled - tally->listed;
+    if (unlisted)
+        printf ("  ... and %zu more (drover tasks --state failed)\n", unlisted);
+}
+
+//  Wait for count tasks with progress and a summary
+int
+drover_cli_wait_tasks (drover_client_t *client, const uint64_t *tasks, size_t count,
+                       size_t max_listed)
+{
+    s_tally_t tally = { .max_listed = max_listed };
+    drover_cli_progress_init (&tally.progress);
+    int rc = drover_client_wait (client, tasks, count, s_on_done, s_on_progress, &tally);
+    if (rc == 0)
+        drover_cli_progress_show (&tally.progress, "waited", tally.total, tally.total, NULL,
+                                  !tally.progress.tty);
+    drover_cli_progress_clear (&tally.progress);
+    int status;
+    if (rc) {
+        //  A partial summary, then why we stopped
+        s_summary (&tally);
+        fflush (stdout);
+        status = drover_cli_error (client, "wait");
+    }
+    else {
+        s_summary (&tally);
+        status = tally.succeeded == tally.total? DROVER_EXIT_OK: DROVER_EXIT_FAILED;
+    }
+    free (tally.failures);
+    return status;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Finding the ids
+
+//  A growing array of task ids
+typedef struct {
+    uint64_t *ids;              //  the ids
+    size_t count;               //  ids held
+    size_t capacity;            //  room
+} s_ids_t;
+
+static void
+s_ids_add (s_ids_t *ids, uint64_t task)
+{
+    if (ids->count == ids->capacity) {
+        ids->capacity = ids->capacity? ids->capacity * 2: 1024;
+        ids->ids = (uint64_t *) realloc (ids->ids, ids->capacity * sizeof (uint64_t));
+        assert (ids->ids);
+    }
+    ids->ids [ids->count++] = task;
+}
+
+//  Read whitespace-separated ids from stdin. Returns 0 or the exit status.
+static int
+s_read_ids (s_ids_t *ids)
+{
+    char token [64];
+    int rc = 0;
+    while (rc == 0 && scanf ("%63s", token) == 1) {
+        uint64_t task;
+        if (drover_cli_parse_id ("wait", token, &task))
+            rc = DROVER_EXIT_USAGE;
+        else
+            s_ids_add (ids, task);
+    }
+    return rc;
+}
+
+//  Add every task in one state. TASK LIST gives the newest DROVER_ROWS_MAX
+//  at most and has no cursor in protocol version 1: past that, say what
+//  was left out.
+static int
+s_list_state (drover_client_t *client, int state, s_ids_t *ids)
+{
+    drover_msg_t *table = drover_client_tasks (client, state, DROVER_ROWS_MAX);
+    if (!table)
+        return drover_cli_error (client, "wait --all: list tasks");
+    for (uint32_t row = 0; row < table->nrows; row++)
+        if (table->task_rows [row].state == state)
+            s_ids_add (ids, table->task_rows [row].task);
+    if (table->counts [state] > table->nrows)
+        fprintf (stderr, "drover wait: the broker lists the newest %u of %llu %s tasks; "
+                 "waiting for those\n", table->nrows, (unsigned long long) table->counts [state],
+                 drover_task_state_name (state));
+    drover_msg_destroy (&table);
+    return 0;
+}
+
+//  Print wait's usage
+static void
+s_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover wait [--failures N] [--all | ID... | -]\n"
+        "\n"
+        "Waits for the tasks to end, with a progress line on stderr, then prints a\n"
+        "summary: how many succeeded, failed and were cancelled, and each task that did\n"
+        "not succeed (id, state, exit status or signal, reason, first line of stderr).\n"
+        "\n"
+        "  ID...          task ids; '-' reads them from stdin (whitespace-separated)\n"
+        "  --all          every task not finished when drover wait starts\n"
+        "  --failures N   list at most N tasks that did not succeed (default 100, 0 all)\n"
+        "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
+        "\n"
+        "exit status: 0 if every task succeeded, 1 otherwise (or if the broker stopped\n"
+        "answering), 2 for bad arguments, 130 if interrupted.\n");
+}
+
+//  drover wait
+int
+drover_cli_wait (int argc, char **argv)
+{
+    static struct option long_options [] = {
+        { "all", no_argument, NULL, 'a' },
+        { "failures", required_argument, NULL, 'F' },
+        DROVER_CLI_COMMON_OPTIONS,
+        { NULL, 0, NULL, 0 }
+    };
+    bool all = false;
+    long long max_listed = 100;
+    optind = 0;
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+        if (option == 'h') {
+            s_usage (stdout);
+            return DROVER_EXIT_OK;
+        }
+        else
+        if (option == 'a')
+            all = true;
+        else
+        if (option == 'F') {
+            if (drover_cli_parse_int ("wait", "--failures", optarg, 0, INT32_MAX, &max_listed))
+                return DROVER_EXIT_USAGE;
+        }
+        else {
+            int rc = drover_cli_common_option ("wait", option, argv);
+            if (rc)
+                return rc;
+        }
+    }
+    if (all == (optind < argc))
+        return drover_cli_usage_error ("wait", all? "--all and ids: give one or the other"
+                                                 : "which tasks? (ids, '-' or --all)");
+    s_ids_t ids = { NULL };
+    int rc = 0;
+    for (int index = optind; rc == 0 && index < argc; index++) {
+        uint64_t task;
+        if (streq (argv [index], "-"))
+            rc = s_read_ids (&ids);
+        else
+        if (drover_cli_parse_id ("wait", argv [index], &task))
+            rc = DROVER_EXIT_USAGE;
+        else
+            s_ids_add (&ids, task);
+    }
+    drover_client_t *client = rc? NULL: drover_cli_connect ("wait");
+    if (rc == 0 && !client)
+        rc = DROVER_EXIT_USAGE;
+    if (rc == 0 && all) {
+        int states [] = { DROVER_TASK_QUEUED, DROVER_TASK_ASSIGNED, DROVER_TASK_RUNNING };
+        for (int index = 0; rc == 0 && index < 3; index++)
+            rc = s_list_state (client, states [index], &ids);
+    }
+    if (rc == 0) {
+        if (ids.count == 0)
+            printf ("0 tasks: nothing to wait for\n");
+        else
+            rc = drover_cli_wait_tasks (client, ids.ids, ids.count, (size_t) max_listed);
+    }
+    drover_client_destroy (&client);
+    free (ids.ids);
+    return rc;
+}
