@@ -38,6 +38,14 @@
 #define S_HWM               100000  //  messages queued on the DEALER
 #define S_GOODBYE_LINGER    1000    //  msec to flush GOODBYE at the end
 #define S_WAKE_MAX          1000    //  msec the loop sleeps at most
+#define S_STARTED_RING      4096    //  recent TASK STARTED remembered, for 409/404
+
+//  A TASK STARTED we sent, in case the broker refuses it
+typedef struct {
+    uint32_t seq;                   //  seq it went under, 0 = free slot
+    uint64_t task;                  //  task id
+    uint32_t attempt;               //  attempt number
+} s_started_t;
 
 struct _drover_worker_t {
     //  Settings
@@ -73,6 +81,7 @@ struct _drover_worker_t {
     int64_t hello_at;               //  msec when the last HELLO went
     int64_t reconnect_at;           //  msec of the next connect while dealer is NULL
     uint32_t backoff;               //  msec to wait before the next reconnect
+    s_started_t started [S_STARTED_RING];  //  recent STARTEDs, by seq modulo the size
     zmq_pollitem_t *items;          //  poll items, rebuilt each turn
     size_t items_alloc;             //  room in items
     //  Counters
@@ -276,6 +285,15 @@ drover_worker_registrations (drover_worker_t *self)
 }
 
 
+//  Return the next request number: 1, 2, ... 2^32-1, then 1 again (0 is "none")
+static uint32_t
+s_next_seq (drover_worker_t *self)
+{
+    if (++self->seq == 0)
+        self->seq = 1;
+    return self->seq;
+}
+
 //  Return the msec of silence after which a due reply counts as lost
 static int64_t
 s_silence (drover_worker_t *self)
@@ -320,7 +338,7 @@ static void
 s_send_hello (drover_worker_t *self, int64_t now)
 {
     drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
-    hello->seq = self->hello_seq = ++self->seq;
+    hello->seq = self->hello_seq = s_next_seq (self);
     strcpy (hello->worker, self->id);
     hello->epoch = self->epoch;
     hello->procs = self->procs;
@@ -356,6 +374,8 @@ s_connect (drover_worker_t *self, int64_t now)
     zsock_set_heartbeat_ivl (self->dealer, (int) self->heartbeat);
     zsock_set_heartbeat_timeout (self->dealer, (int) s_silence (self));
     zsock_set_heartbeat_ttl (self->dealer, (int) s_silence (self));
+    zsock_set_reconnect_ivl (self->dealer, 100);
+    zsock_set_reconnect_ivl_max (self->dealer, S_BACKOFF_MAX);
     if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
         zsys_error ("worker: cannot connect broker=%s: %s", self->endpoint,
                     zmq_strerror (zmq_errno ()));
@@ -397,7 +417,7 @@ static void
 s_result_add (drover_worker_t *self, drover_msg_t *result, int64_t now)
 {
     result->id = DROVER_MSG_TASK_RESULT;
-    result->seq = ++self->seq;
+    result->seq = s_next_seq (self);
     strcpy (result->worker, self->id);
     zlistx_add_end (self->pending, result);
     if (self->verbose || result->outcome != DROVER_OUTCOME_EXITED)
@@ -412,13 +432,11 @@ s_result_add (drover_worker_t *self, drover_msg_t *result, int64_t now)
 static void *
 s_pending_find (drover_worker_t *self, uint32_t seq)
 {
-    void *handle = zlistx_first (self->pending);
-    while (handle) {
-        drover_msg_t *result = (drover_msg_t *) zlistx_handle_item (handle);
+    drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
+    while (result) {
         if (result->seq == seq)
-            return handle;
-        zlistx_next (self->pending);
-        handle = zlistx_cursor (self->pending);
+            return zlistx_cursor (self->pending);
+        result = (drover_msg_t *) zlistx_next (self->pending);
     }
     return NULL;
 }
@@ -428,11 +446,15 @@ static void
 s_send_started (drover_worker_t *self, uint64_t task, uint32_t attempt)
 {
     drover_msg_t *started = drover_msg_new (DROVER_MSG_TASK_STARTED);
-    started->seq = ++self->seq;
+    started->seq = s_next_seq (self);
     strcpy (started->worker, self->id);
     started->task = task;
     started->attempt = attempt;
     s_send (self, started);
+    s_started_t *slot = &self->started [started->seq % S_STARTED_RING];
+    slot->seq = started->seq;
+    slot->task = task;
+    slot->attempt = attempt;
     drover_msg_destroy (&started);
 }
 
@@ -532,8 +554,7 @@ s_collect_results (drover_worker_t *self, int64_t now)
 static void
 s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
 {
-    if (welcome->heartbeat > 0)
-        self->heartbeat = welcome->heartbeat;
+    self->heartbeat = welcome->heartbeat? welcome->heartbeat: S_HEARTBEAT;
     self->registered = true;
     self->registrations++;
     self->backoff = S_BACKOFF_MIN;
@@ -547,6 +568,23 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
         s_send_result (self, result, now);
         result = (drover_msg_t *) zlistx_next (self->pending);
     }
+}
+
+//  ERROR 409 / 404 to a TASK STARTED: that attempt is not current, stop it as
+//  on TASK KILL. Returns true if the reply was about a STARTED.
+static bool
+s_started_refused (drover_worker_t *self, drover_msg_t *reply, int64_t now)
+{
+    s_started_t *slot = &self->started [reply->seq % S_STARTED_RING];
+    if (reply->seq == 0 || slot->seq != reply->seq)
+        return false;
+    slot->seq = 0;
+    if (reply->code != DROVER_CODE_STALE && reply->code != DROVER_CODE_NOT_FOUND)
+        return false;
+    if (self->runner && drover_runner_cancel (self->runner, slot->task, slot->attempt, now) == 0)
+        zsys_info ("worker: stopping task=%" PRIu64 " attempt=%u: broker says code=%u",
+                   slot->task, slot->attempt, reply->code);
+    return true;
 }
 
 //  OK or ERROR: an answer to a result, to our HELLO, or a demand to register
@@ -581,6 +619,9 @@ s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
                           reply->reason? reply->reason: "");
         zlistx_delete (self->pending, handle);
     }
+    else
+    if (reply->id == DROVER_MSG_ERROR && s_started_refused (self, reply, now))
+        ;                       //  the attempt is not ours to run: stopped
     else
     if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq) {
         zsys_warning ("worker: broker refused HELLO code=%u reason=\"%s\"",
@@ -675,7 +716,7 @@ static void
 s_send_heartbeat (drover_worker_t *self)
 {
     drover_msg_t *heartbeat = drover_msg_new (DROVER_MSG_WORKER_HEARTBEAT);
-    heartbeat->seq = ++self->seq;
+    heartbeat->seq = s_next_seq (self);
     strcpy (heartbeat->worker, self->id);
     heartbeat->epoch = self->epoch;
     drover_stats_read (&heartbeat->stats, self->workdir);
@@ -689,7 +730,7 @@ static void
 s_send_goodbye (drover_worker_t *self)
 {
     drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
-    goodbye->seq = ++self->seq;
+    goodbye->seq = s_next_seq (self);
     strcpy (goodbye->worker, self->id);
     goodbye->epoch = self->epoch;
     s_send (self, goodbye);

@@ -1,0 +1,599 @@
+/*  =========================================================================
+    test_drover_worker - the worker API against a broker played by the test
+
+    The test binds a ROUTER on tcp://127.0.0.1:* and speaks the protocol
+    with the codec; the worker runs as a zactor (drover_worker_actor) with
+    real sockets, and, unless a test sets a handler, real child processes.
+    Every wait is on a message with a deadline.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_worker.h"
+#include <signal.h>
+
+//  The broker side of one test
+typedef struct {
+    zsock_t *router;                //  what the worker connects to
+    char endpoint [64];             //  tcp://127.0.0.1:port
+    drover_worker_t *worker;        //  the worker under test
+    zactor_t *actor;                //  runs the worker loop
+    zframe_t *route;                //  routing id of the worker's last message
+    uint32_t seq;                   //  seq of our messages
+} s_broker_t;
+
+static s_broker_t *
+s_broker_new (void)
+{
+    s_broker_t *self = (s_broker_t *) zmalloc (sizeof (s_broker_t));
+    self->router = zsock_new (ZMQ_ROUTER);
+    assert_non_null (self->router);
+    int port = zsock_bind (self->router, "tcp://127.0.0.1:*");
+    assert_true (port > 0);
+    snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
+    self->worker = drover_worker_new (self->endpoint, "w-test", 3, 1ULL << 30);
+    assert_non_null (self->worker);
+    drover_worker_set_heartbeat (self->worker, 100);
+    drover_worker_set_grace (self->worker, 300);
+    return self;
+}
+
+static void
+s_broker_destroy (s_broker_t **self_p)
+{
+    s_broker_t *self = *self_p;
+    zactor_destroy (&self->actor);
+    drover_worker_destroy (&self->worker);
+    zframe_destroy (&self->route);
+    zsock_destroy (&self->router);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Start the worker loop in its actor
+static void
+s_start (s_broker_t *self)
+{
+    self->actor = zactor_new (drover_worker_actor, self->worker);
+    assert_non_null (self->actor);
+}
+
+//  Receive and decode one message from the worker within timeout msec,
+//  keeping its route; NULL on timeout
+static drover_msg_t *
+s_recv (s_broker_t *self, int timeout)
+{
+    zmsg_t *msg = testutil_recv (self->router, timeout);
+    if (!msg)
+        return NULL;
+    assert_int_equal (zmsg_size (msg), 2);
+    zframe_destroy (&self->route);
+    self->route = zmsg_pop (msg);
+    zframe_t *frame = zmsg_pop (msg);
+    drover_msg_t *decoded = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (decoded, zframe_data (frame), zframe_size (frame)), 0);
+    zframe_destroy (&frame);
+    zmsg_destroy (&msg);
+    return decoded;
+}
+
+//  Receive the next message other than a heartbeat, and check its id
+static drover_msg_t *
+s_expect (s_broker_t *self, int id, int timeout)
+{
+    int64_t end = zclock_mono () + timeout;
+    while (zclock_mono () < end) {
+        drover_msg_t *msg = s_recv (self, (int) (end - zclock_mono ()));
+        if (!msg)
+            break;
+        if (msg->id == DROVER_MSG_WORKER_HEARTBEAT && id != DROVER_MSG_WORKER_HEARTBEAT) {
+            drover_msg_destroy (&msg);
+            continue;
+        }
+        if (msg->id != id)
+            fail_msg ("expected %s, got %s", drover_msg_name (id), drover_msg_name (msg->id));
+        return msg;
+    }
+    fail_msg ("no %s within %d ms", drover_msg_name (id), timeout);
+    return NULL;
+}
+
+//  Send a message to the worker's last route (destroys it)
+static void
+s_send (s_broker_t *self, drover_msg_t **msg_p)
+{
+    drover_msg_t *msg = *msg_p;
+    if (!msg->seq)
+        msg->seq = ++self->seq;
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    zmsg_t *out = zmsg_new ();
+    zmsg_append (out, &frame);
+    zframe_t *route = zframe_dup (self->route);
+    zmsg_prepend (out, &route);
+    assert_int_equal (zmsg_send (&out, self->router), 0);
+    drover_msg_destroy (msg_p);
+}
+
+//  Answer the worker: WELCOME with a heartbeat interval
+static void
+s_welcome (s_broker_t *self, uint32_t heartbeat)
+{
+    drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    welcome->heartbeat = heartbeat;
+    s_send (self, &welcome);
+}
+
+//  Start the worker and take it through HELLO / WELCOME
+static void
+s_register (s_broker_t *self)
+{
+    s_start (self);
+    drover_msg_t *hello = s_expect (self, DROVER_MSG_WORKER_HELLO, 5000);
+    drover_msg_destroy (&hello);
+    s_welcome (self, 100);
+}
+
+//  Answer a message with OK or ERROR code, echoing its seq
+static void
+s_reply (s_broker_t *self, drover_msg_t *request, uint16_t code)
+{
+    drover_msg_t *reply = drover_msg_new (code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR);
+    reply->seq = request->seq;
+    reply->code = code;
+    if (code != DROVER_CODE_OK)
+        drover_msg_set_reason (reply, "test says no");
+    s_send (self, &reply);
+}
+
+//  Offer an attempt of sh -c script
+static void
+s_offer (s_broker_t *self, uint64_t task, uint32_t attempt, const char *script, uint32_t timeout)
+{
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "sh", "-c", script };
+    drover_exec_set_argv (exec, 3, argv);
+    size_t size;
+    byte *body = drover_exec_encode (exec, &size);
+    assert_non_null (body);
+    drover_msg_t *offer = drover_msg_new (DROVER_MSG_TASK_OFFER);
+    offer->task = task;
+    offer->attempt = attempt;
+    offer->procs = 1;
+    offer->timeout = timeout;
+    drover_msg_set_body (offer, body, size);
+    free (body);
+    drover_exec_destroy (&exec);
+    s_send (self, &offer);
+}
+
+//  Expect TASK STARTED for task, attempt
+static void
+s_expect_started (s_broker_t *self, uint64_t task, uint32_t attempt)
+{
+    drover_msg_t *started = s_expect (self, DROVER_MSG_TASK_STARTED, 5000);
+    assert_string_equal (started->worker, "w-test");
+    assert_true (started->task == task);
+    assert_int_equal (started->attempt, attempt);
+    drover_msg_destroy (&started);
+}
+
+//  Send LEAVE and see the loop end: GOODBYE, then DONE on the actor pipe.
+//  The worker reads its socket in order, so every answer we sent before
+//  has been acted on; then ask the actor for its counters.
+static void
+s_leave (s_broker_t *self, uint64_t *tasks, uint64_t *acked)
+{
+    drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
+    s_send (self, &leave);
+    drover_msg_t *goodbye = s_expect (self, DROVER_MSG_WORKER_GOODBYE, 5000);
+    assert_string_equal (goodbye->worker, "w-test");
+    assert_true (goodbye->epoch == drover_worker_epoch (self->worker));
+    drover_msg_destroy (&goodbye);
+    zmsg_t *done = testutil_recv (zactor_sock (self->actor), 5000);
+    assert_non_null (done);
+    char *word = zmsg_popstr (done);
+    assert_string_equal (word, "DONE");
+    zstr_free (&word);
+    zmsg_destroy (&done);
+    assert_int_equal (zstr_send (self->actor, "COUNTERS"), 0);
+    assert_int_equal (zsock_recv (self->actor, "88", tasks, acked), 0);
+    assert_true (*tasks == drover_worker_tasks_run (self->worker));
+    assert_true (*acked == drover_worker_results_acked (self->worker));
+}
+
+//  HELLO carries the worker's identity and resources; after WELCOME,
+//  heartbeats arrive with stats
+static void
+test_hello_welcome_heartbeats (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    assert_int_equal (drover_worker_set_label (broker->worker, "gpu=none"), 0);
+    assert_int_equal (drover_worker_set_label (broker->worker, "zone=a"), 0);
+    assert_int_equal (drover_worker_set_label (broker->worker, "not a label"), -1);
+    drover_worker_set_workdir (broker->worker, "/tmp");
+    s_start (broker);
+
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_string_equal (hello->worker, "w-test");
+    assert_true (hello->epoch == drover_worker_epoch (broker->worker));
+    assert_true (hello->epoch != 0);
+    assert_int_equal (hello->procs, 3);
+    assert_true (hello->mem == 1ULL << 30);
+    assert_int_equal (hello->nlabels, 2);
+    assert_string_equal (hello->labels [0], "gpu=none");
+    assert_string_equal (hello->labels [1], "zone=a");
+    assert_int_equal (hello->nrunning, 0);
+    drover_msg_destroy (&hello);
+
+    //  No heartbeat before WELCOME; after it, at the broker's interval
+    s_welcome (broker, 50);
+    for (int count = 0; count < 3; count++) {
+        drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+        assert_string_equal (heartbeat->worker, "w-test");
+        assert_true (heartbeat->epoch == drover_worker_epoch (broker->worker));
+        assert_true (heartbeat->stats.mem_total > 0);
+        assert_true (heartbeat->stats.disk_total > 0);
+        assert_int_equal (heartbeat->stats.running, 0);
+        drover_msg_destroy (&heartbeat);
+    }
+    s_broker_destroy (&broker);
+}
+
+//  OFFER -> STARTED -> RESULT with the child's output; OK acknowledges it
+static void
+test_offer_started_result (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 42, 1, "echo hello; echo oops >&2; exit 3", 0);
+    s_expect_started (broker, 42, 1);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_string_equal (result->worker, "w-test");
+    assert_true (result->task == 42);
+    assert_int_equal (result->attempt, 1);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->exit_code, 3);
+    assert_int_equal (result->out_size, 6);
+    assert_memory_equal (result->out, "hello\n", 6);
+    assert_int_equal (result->err_size, 5);
+    assert_int_equal (result->truncated, 0);
+    assert_true (result->seq != 0);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+
+    //  A stale answer drops a result too: it is not sent again
+    s_offer (broker, 43, 2, "exit 0", 0);
+    s_expect_started (broker, 43, 2);
+    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    s_reply (broker, result, DROVER_CODE_STALE);
+    drover_msg_destroy (&result);
+
+    //  A timeout is enforced by the worker
+    s_offer (broker, 44, 1, "sleep 30", 100);
+    s_expect_started (broker, 44, 1);
+    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+
+    uint64_t tasks, acked;
+    s_leave (broker, &tasks, &acked);
+    assert_true (tasks == 3);
+    assert_true (acked == 2);
+    s_broker_destroy (&broker);
+    assert_null (broker);
+}
+
+//  An unacknowledged result is sent again after ERROR 401 and a new
+//  HELLO / WELCOME, under the same seq
+static void
+test_result_resent_after_401 (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 7, 3, "echo once", 0);
+    s_expect_started (broker, 7, 3);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    uint32_t seq = result->seq;
+    s_reply (broker, result, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&result);
+
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_string_equal (hello->worker, "w-test");
+    assert_int_equal (hello->nrunning, 0);      //  it finished: nothing running
+    drover_msg_destroy (&hello);
+    s_welcome (broker, 100);
+    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 7);
+    assert_int_equal (result->attempt, 3);
+    assert_int_equal (result->seq, seq);
+    assert_int_equal (result->out_size, 5);
+    assert_memory_equal (result->out, "once\n", 5);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+
+    uint64_t tasks, acked;
+    s_leave (broker, &tasks, &acked);
+    assert_true (acked == 1);
+    s_broker_destroy (&broker);
+}
+
+//  HELLO after a 401 lists the attempts still running
+static void
+test_rehello_lists_running (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 11, 1, "sleep 30", 0);
+    s_expect_started (broker, 11, 1);
+    drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&heartbeat);
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_int_equal (hello->nrunning, 1);
+    assert_true (hello->running [0].task == 11);
+    assert_int_equal (hello->running [0].attempt, 1);
+    drover_msg_destroy (&hello);
+    s_broker_destroy (&broker);                 //  stops it: kills the child
+}
+
+//  ERROR 409 to TASK STARTED: the attempt is not current; the worker stops it
+static void
+test_started_refused_stops_attempt (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 31, 1, "sleep 30", 0);
+    drover_msg_t *started = s_expect (broker, DROVER_MSG_TASK_STARTED, 5000);
+    s_reply (broker, started, DROVER_CODE_STALE);
+    drover_msg_destroy (&started);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 31);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    s_reply (broker, result, DROVER_CODE_STALE);
+    drover_msg_destroy (&result);
+    s_broker_destroy (&broker);
+}
+
+//  A result the broker never answers: after 3 heartbeats of silence the
+//  worker reconnects, says HELLO, and sends the result again
+static void
+test_unanswered_result_resent_after_reconnect (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 12, 1, "echo again", 0);
+    s_expect_started (broker, 12, 1);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    uint32_t seq = result->seq;
+    drover_msg_destroy (&result);
+    zframe_t *first = zframe_dup (broker->route);
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_false (zframe_eq (first, broker->route));    //  a new socket
+    zframe_destroy (&first);
+    drover_msg_destroy (&hello);
+    s_welcome (broker, 100);
+    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 12);
+    assert_int_equal (result->seq, seq);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+    uint64_t tasks, acked;
+    s_leave (broker, &tasks, &acked);
+    assert_true (acked == 1);
+    assert_true (drover_worker_registrations (broker->worker) == 2);
+    assert_true (drover_worker_results_stale (broker->worker) == 0);
+    s_broker_destroy (&broker);
+}
+
+//  KILL ends a running attempt with outcome CANCELLED
+static void
+test_kill_cancels (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 5, 1, "sleep 30", 0);
+    s_expect_started (broker, 5, 1);
+    drover_msg_t *kill = drover_msg_new (DROVER_MSG_TASK_KILL);
+    kill->task = 5;
+    kill->attempt = 1;
+    s_send (broker, &kill);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 5);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    assert_int_equal (result->signal, SIGTERM);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+    s_broker_destroy (&broker);
+}
+
+//  LEAVE: the running task finishes and is acknowledged first, then
+//  GOODBYE, then the loop ends (the actor says DONE)
+static void
+test_leave_goodbye (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 9, 1, "sleep 0.2; echo done", 0);
+    s_expect_started (broker, 9, 1);
+    drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
+    s_send (broker, &leave);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->out_size, 5);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+    uint64_t tasks, acked;
+    s_leave (broker, &tasks, &acked);           //  a second LEAVE is harmless
+    assert_true (tasks == 1);
+    assert_true (acked == 1);
+    s_broker_destroy (&broker);
+}
+
+//  $TERM while a task runs: the child is killed, GOODBYE is said
+static void
+test_stop_kills_and_says_goodbye (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 21, 1, "trap '' TERM; sleep 30", 0);
+    s_expect_started (broker, 21, 1);
+    int64_t started = zclock_mono ();
+    zactor_destroy (&broker->actor);
+    assert_true (zclock_mono () - started < 3000);      //  grace is 300 ms
+    drover_msg_t *goodbye = s_expect (broker, DROVER_MSG_WORKER_GOODBYE, 5000);
+    drover_msg_destroy (&goodbye);
+    s_broker_destroy (&broker);
+}
+
+//  No answer to HELLO: the worker drops its socket and connects again
+//  (a new route), with the same epoch
+static void
+test_reconnect_when_silent (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_start (broker);
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    uint64_t epoch = hello->epoch;
+    zframe_t *first = zframe_dup (broker->route);
+    drover_msg_destroy (&hello);
+    //  silence = 3 heartbeats of 100 ms, then a backoff of 250 ms
+    hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_true (hello->epoch == epoch);
+    assert_false (zframe_eq (first, broker->route));
+    drover_msg_destroy (&hello);
+    zframe_destroy (&first);
+    s_welcome (broker, 100);
+    drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+    drover_msg_destroy (&heartbeat);
+    assert_true (drover_worker_registrations (broker->worker) >= 1);
+    s_broker_destroy (&broker);
+}
+
+//  The in-process handler: what it returns is the result
+static int
+s_echo_handler (void *arg, const drover_exec_t *exec, drover_msg_t *result)
+{
+    int *calls = (int *) arg;
+    (*calls)++;
+    const char *text = exec->argv [exec->argc - 1];
+    drover_msg_set_output (result, (const byte *) text, strlen (text), NULL, 0);
+    result->exit_code = (int) exec->argc;
+    if (streq (text, "fail"))
+        return -1;
+    return 0;
+}
+
+#define S_HANDLED 200
+
+//  Many offers through the handler: each gets STARTED and its RESULT
+static void
+test_handler (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    int calls = 0;
+    drover_worker_set_handler (broker->worker, s_echo_handler, &calls);
+    s_register (broker);
+    for (int index = 0; index < S_HANDLED; index++) {
+        char script [32];
+        snprintf (script, sizeof script, "%d", index);
+        s_offer (broker, 1000 + index, 1, script, 0);
+    }
+    int started = 0, results = 0;
+    while (results < S_HANDLED) {
+        drover_msg_t *msg = s_recv (broker, 5000);
+        assert_non_null (msg);
+        if (msg->id == DROVER_MSG_TASK_STARTED)
+            started++;
+        else
+        if (msg->id == DROVER_MSG_TASK_RESULT) {
+            char expect [32];
+            snprintf (expect, sizeof expect, "%d", (int) (msg->task - 1000));
+            assert_int_equal (msg->outcome, DROVER_OUTCOME_EXITED);
+            assert_int_equal (msg->exit_code, 3);
+            assert_int_equal (msg->out_size, strlen (expect));
+            assert_memory_equal (msg->out, expect, strlen (expect));
+            s_reply (broker, msg, DROVER_CODE_OK);
+            results++;
+        }
+        drover_msg_destroy (&msg);
+    }
+    assert_int_equal (started, S_HANDLED);
+    //  A handler that fails reports SPAWN_FAILED
+    s_offer (broker, 1, 1, "fail", 0);
+    s_expect_started (broker, 1, 1);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
+    assert_non_null (result->reason);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+
+    uint64_t tasks, acked;
+    s_leave (broker, &tasks, &acked);
+    assert_true (tasks == S_HANDLED + 1);
+    assert_true (acked == S_HANDLED + 1);
+    s_broker_destroy (&broker);
+    assert_int_equal (calls, S_HANDLED + 1);
+}
+
+//  A bad offer body is answered STARTED then SPAWN_FAILED, not a crash
+static void
+test_bad_body (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    drover_msg_t *offer = drover_msg_new (DROVER_MSG_TASK_OFFER);
+    offer->task = 3;
+    offer->attempt = 1;
+    drover_msg_set_body (offer, (const byte *) "\xc1garbage", 8);
+    s_send (broker, &offer);
+    s_expect_started (broker, 3, 1);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
+    assert_non_null (result->reason);
+    drover_msg_destroy (&result);
+    s_broker_destroy (&broker);
+}
+
+//  Bad arguments make no worker
+static void
+test_new_refuses_bad_values (void **state)
+{
+    assert_null (drover_worker_new ("tcp://127.0.0.1:1", "has space", 1, 1));
+    assert_null (drover_worker_new ("tcp://127.0.0.1:1", "", 1, 1));
+    assert_null (drover_worker_new ("tcp://127.0.0.1:1", "ok", 0, 1));
+    drover_worker_t *worker = drover_worker_new ("tcp://127.0.0.1:1", "ok", 1, 1);
+    assert_non_null (worker);
+    assert_string_equal (drover_worker_id (worker), "ok");
+    for (int index = 0; index < DROVER_LABELS_MAX; index++) {
+        char label [32];
+        snprintf (label, sizeof label, "k%d=v", index);
+        assert_int_equal (drover_worker_set_label (worker, label), 0);
+    }
+    assert_int_equal (drover_worker_set_label (worker, "one=toomany"), -1);
+    drover_worker_destroy (&worker);
+    drover_worker_destroy (&worker);
+    assert_null (worker);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_new_refuses_bad_values),
+        cmocka_unit_test (test_hello_welcome_heartbeats),
+        cmocka_unit_test (test_offer_started_result),
+        cmocka_unit_test (test_result_resent_after_401),
+        cmocka_unit_test (test_rehello_lists_running),
+        cmocka_unit_test (test_kill_cancels),
+        cmocka_unit_test (test_started_refused_stops_attempt),
+        cmocka_unit_test (test_unanswered_result_resent_after_reconnect),
+        cmocka_unit_test (test_leave_goodbye),
+        cmocka_unit_test (test_stop_kills_and_says_goodbye),
+        cmocka_unit_test (test_reconnect_when_silent),
+        cmocka_unit_test (test_handler),
+        cmocka_unit_test (test_bad_body),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
