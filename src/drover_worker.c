@@ -254,7 +254,7 @@ drover_worker_epoch (drover_worker_t *self)
 
 
 //  --------------------------------------------------------------------------
-//  Counters
+//  Return the number of offers started
 
 uint64_t
 drover_worker_tasks_run (drover_worker_t *self)
@@ -263,6 +263,10 @@ drover_worker_tasks_run (drover_worker_t *self)
     return self->tasks_run;
 }
 
+
+//  --------------------------------------------------------------------------
+//  Return the number of results answered OK
+
 uint64_t
 drover_worker_results_acked (drover_worker_t *self)
 {
@@ -270,12 +274,20 @@ drover_worker_results_acked (drover_worker_t *self)
     return self->results_acked;
 }
 
+
+//  --------------------------------------------------------------------------
+//  Return the number of results refused as stale or unknown
+
 uint64_t
 drover_worker_results_stale (drover_worker_t *self)
 {
     assert (self);
     return self->results_stale;
 }
+
+
+//  --------------------------------------------------------------------------
+//  Return the number of WELCOMEs received
 
 uint64_t
 drover_worker_registrations (drover_worker_t *self)
