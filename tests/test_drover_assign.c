@@ -1,0 +1,460 @@
+/*  =========================================================================
+    test_drover_assign - the assign actor, through its pipe
+
+    Plays the broker main: hands the actor decoded messages (MSG, with
+    routes as frames), ASSIGN, UP and LOST, and reads back, in order, what
+    the actor says: SEND payloads are decoded with the codec and checked
+    field by field. Timing is the table's business (test_drover_tasktable);
+    here only the ack timeout is waited for, on a poller with a deadline.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_assign.h"
+
+#define S_CLIENT        (const byte *) "\x00\x01" "client", 8
+#define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
+#define S_BETA          (const byte *) "\x00\x04" "beta", 6
+
+//  Start the actor with an ack timeout (msec)
+static zactor_t *
+s_actor_new (uint32_t ack_timeout)
+{
+    zactor_t *actor = zactor_new (drover_assign_actor, NULL);
+    assert_non_null (actor);
+    zsock_send (actor, "s4444", "CONFIGURE", ack_timeout, 5, 1000, 1000);
+    return actor;
+}
+
+//  Hand a message to the actor, as the main does; the actor owns it now
+static void
+s_hand (zactor_t *actor, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    zframe_t *frame = zframe_new (route, route_size);
+    zsock_send (actor, "sfp", "MSG", frame, msg);
+    zframe_destroy (&frame);
+}
+
+//  Receive the actor's next message and check its command word
+static zmsg_t *
+s_expect (zactor_t *actor, const char *command)
+{
+    zmsg_t *msg = testutil_recv ((zsock_t *) actor, 3000);
+    assert_non_null (msg);
+    char *name = zmsg_popstr (msg);
+    if (!streq (name, command))
+        fprintf (stderr, "expected %s, got %s\n", command, name);
+    assert_string_equal (name, command);
+    zstr_free (&name);
+    return msg;
+}
+
+//  Expect a command whose frames, read as text, are the given strings
+//  (NULL-terminated list)
+static void
+s_expect_frames (zactor_t *actor, const char *command, ...)
+{
+    zmsg_t *msg = s_expect (actor, command);
+    va_list args;
+    va_start (args, command);
+    const char *expected;
+    while ((expected = va_arg (args, const char *))) {
+        char *frame = zmsg_popstr (msg);
+        assert_non_null (frame);
+        assert_string_equal (frame, expected);
+        zstr_free (&frame);
+    }
+    va_end (args);
+    assert_int_equal (zmsg_size (msg), 0);
+    zmsg_destroy (&msg);
+}
+
+//  Expect a SEND to route for worker (or "" for a client); return the
+//  decoded payload (caller destroys)
+static drover_msg_t *
+s_expect_send (zactor_t *actor, const byte *route, size_t route_size, const char *worker, int id)
+{
+    zmsg_t *msg = s_expect (actor, "SEND");
+    assert_int_equal (zmsg_size (msg), 3);
+    zframe_t *frame = zmsg_pop (msg);
+    assert_int_equal (zframe_size (frame), route_size);
+    assert_memory_equal (zframe_data (frame), route, route_size);
+    zframe_destroy (&frame);
+    frame = zmsg_pop (msg);
+    drover_msg_t *payload = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (payload, zframe_data (frame), zframe_size (frame)), 0);
+    zframe_destroy (&frame);
+    char *text = zmsg_popstr (msg);
+    assert_string_equal (text, worker);
+    zstr_free (&text);
+    zmsg_destroy (&msg);
+    if (payload->id != id)
+        fprintf (stderr, "expected %s, got %s\n", drover_msg_name (id), drover_msg_name (payload->id));
+    assert_int_equal (payload->id, id);
+    return payload;
+}
+
+//  Expect an EVENT about a task with this topic and attempt
+static void
+s_expect_event (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
+{
+    zmsg_t *msg = s_expect (actor, "EVENT");
+    char *text = zmsg_popstr (msg);
+    assert_string_equal (text, topic);
+    zstr_free (&text);
+    zframe_t *body = zmsg_pop (msg);
+    drover_event_t event;
+    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
+    assert_string_equal (event.topic, topic);
+    assert_int_equal (event.task, task);
+    assert_int_equal (event.attempt, attempt);
+    assert_true (event.time > 0);
+    zframe_destroy (&body);
+    zmsg_destroy (&msg);
+}
+
+//  A TASK SUBMIT of "sh -c echo hi"
+static drover_msg_t *
+s_submit_msg (uint32_t seq, uint32_t flags)
+{
+    drover_msg_t *msg = testutil_submit_msg ("echo hi", 3, 2, flags);
+    msg->seq = seq;
+    msg->mem = 4096;
+    return msg;
+}
+
+//  Submit a task and read what that says; returns the task id
+static uint64_t
+s_submit (zactor_t *actor, uint32_t seq, uint32_t flags)
+{
+    s_hand (actor, S_CLIENT, s_submit_msg (seq, flags));
+    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_ACCEPTED);
+    assert_int_equal (reply->seq, seq);
+    uint64_t task = reply->task;
+    assert_true (task > 0);
+    drover_msg_destroy (&reply);
+    s_expect_event (actor, "task.queued", task, 0);
+    char id [24];
+    snprintf (id, sizeof id, "%" PRIu64, task);
+    s_expect_frames (actor, "QUEUE", id, "3", "2", "4096", "", NULL);
+    return task;
+}
+
+//  Say UP for a worker with a running list
+static void
+s_up (zactor_t *actor, const char *worker, const byte *route, size_t route_size,
+      const drover_taskref_t *running, size_t count)
+{
+    zframe_t *route_frame = zframe_new (route, route_size);
+    zframe_t *running_frame = zframe_new (running, count * sizeof (drover_taskref_t));
+    zsock_send (actor, "ssf848sf", "UP", worker, route_frame, (uint64_t) 1, (uint32_t) 4,
+                (uint64_t) 1 << 30, "", running_frame);
+    zframe_destroy (&route_frame);
+    zframe_destroy (&running_frame);
+}
+
+//  Say ASSIGN of one task to a worker and check the offer
+static void
+s_assign (zactor_t *actor, uint64_t task, const char *worker, const byte *route,
+          size_t route_size, uint32_t attempt)
+{
+    zsock_send (actor, "s8s", "ASSIGN", task, worker);
+    drover_msg_t *offer = s_expect_send (actor, route, route_size, worker, DROVER_MSG_TASK_OFFER);
+    assert_int_equal (offer->task, task);
+    assert_int_equal (offer->attempt, attempt);
+    assert_int_equal (offer->seq, 0);
+    assert_int_equal (offer->procs, 2);
+    assert_int_equal (offer->priority, 3);
+    assert_int_equal (offer->mem, 4096);
+    const char *error = NULL;
+    assert_int_equal (drover_exec_validate (offer->body, offer->body_size, &error), 0);
+    drover_msg_destroy (&offer);
+    s_expect_event (actor, "task.assigned", task, attempt);
+}
+
+//  A TASK STARTED or RESULT from a worker
+static drover_msg_t *
+s_report (int id, const char *worker, uint64_t task, uint32_t attempt, uint32_t seq)
+{
+    drover_msg_t *msg = drover_msg_new (id);
+    strcpy (msg->worker, worker);
+    msg->task = task;
+    msg->attempt = attempt;
+    msg->seq = seq;
+    return msg;
+}
+
+//  Ask for the task table: its reply must be the next thing said, so
+//  nothing was said in between
+static drover_msg_t *
+s_list (zactor_t *actor, uint8_t state, uint32_t limit)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+    request->seq = 99;
+    request->state = state;
+    request->limit = limit;
+    s_hand (actor, S_CLIENT, request);
+    drover_msg_t *table = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_TABLE);
+    assert_int_equal (table->seq, 99);
+    return table;
+}
+
+
+//  ---------------------------------------------------------------------
+
+//  SUBMIT → ACCEPTED, QUEUE; ASSIGN → OFFER; STARTED; RESULT → OK, FREE,
+//  DONE to the submitter; LIST shows it
+static void
+test_life_cycle (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    uint64_t task = s_submit (actor, 7, DROVER_SUBMIT_NOTIFY);
+    assert_int_equal (task, 1);
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    drover_msg_t *table = s_list (actor, 255, 10);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 1);
+    drover_msg_destroy (&table);
+
+    s_assign (actor, task, "alpha", S_ALPHA, 1);
+    s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 3));
+    s_expect_event (actor, "task.running", task, 1);
+    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+
+    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 4);
+    result->outcome = DROVER_OUTCOME_EXITED;
+    result->duration = 12;
+    drover_msg_set_output (result, (const byte *) "hi\n", 3, NULL, 0);
+    s_hand (actor, S_ALPHA, result);
+    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_OK);
+    assert_int_equal (reply->seq, 4);
+    assert_int_equal (reply->code, 200);
+    drover_msg_destroy (&reply);
+    s_expect_frames (actor, "FREE", "1", NULL);
+    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    s_expect_event (actor, "task.succeeded", task, 1);
+    drover_msg_t *done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    assert_int_equal (done->task, task);
+    assert_int_equal (done->seq, 0);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    assert_int_equal (done->attempt, 1);
+    assert_string_equal (done->worker, "alpha");
+    assert_int_equal (done->duration, 12);
+    assert_int_equal (done->out_size, 3);
+    assert_memory_equal (done->out, "hi\n", 3);
+    drover_msg_destroy (&done);
+
+    table = s_list (actor, 255, 10);
+    assert_int_equal (table->counts [DROVER_TASK_SUCCEEDED], 1);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 0);
+    assert_int_equal (table->nrows, 1);
+    assert_int_equal (table->task_rows [0].task, task);
+    assert_string_equal (table->task_rows [0].worker, "alpha");
+    assert_string_equal (table->task_rows [0].summary, "sh -c echo hi");
+    drover_msg_destroy (&table);
+    zactor_destroy (&actor);
+}
+
+//  LOST, then the old attempt reports: ERROR 409 to it, nothing to the
+//  client; the new attempt's result is the one the client sees; the old
+//  worker coming back is told to kill its attempt
+static void
+test_stale_result_after_lost_worker (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    s_up (actor, "beta", S_BETA, NULL, 0);
+    uint64_t task = s_submit (actor, 1, DROVER_SUBMIT_NOTIFY);
+    s_assign (actor, task, "alpha", S_ALPHA, 1);
+    s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 1));
+    s_expect_event (actor, "task.running", task, 1);
+    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+
+    zsock_send (actor, "sss", "LOST", "alpha", "no heartbeat");
+    s_expect_event (actor, "task.requeued", task, 1);
+    s_expect_frames (actor, "QUEUE", "1", "3", "2", "4096", "", NULL);
+    s_assign (actor, task, "beta", S_BETA, 2);
+
+    drover_msg_t *late = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 8);
+    late->outcome = DROVER_OUTCOME_EXITED;
+    s_hand (actor, S_ALPHA, late);
+    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_STALE);
+    assert_int_equal (reply->seq, 8);
+    drover_msg_destroy (&reply);
+    drover_msg_t *table = s_list (actor, DROVER_TASK_ASSIGNED, 10);
+    assert_int_equal (table->nrows, 1);
+    assert_string_equal (table->task_rows [0].worker, "beta");
+    assert_int_equal (table->task_rows [0].attempt, 2);
+    drover_msg_destroy (&table);
+
+    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 1);
+    result->outcome = DROVER_OUTCOME_EXITED;
+    s_hand (actor, S_BETA, result);
+    reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_OK);
+    drover_msg_destroy (&reply);
+    s_expect_frames (actor, "FREE", "1", NULL);
+    s_expect_frames (actor, "SUCCESS", "beta", NULL);
+    s_expect_event (actor, "task.succeeded", task, 2);
+    drover_msg_t *done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    assert_int_equal (done->attempt, 2);
+    assert_string_equal (done->worker, "beta");
+    drover_msg_destroy (&done);
+
+    //  alpha re-registers, still listing its old attempt: KILL it
+    drover_taskref_t running [] = { { task, 1 } };
+    s_up (actor, "alpha", S_ALPHA, running, 1);
+    drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
+    assert_int_equal (kill->task, task);
+    assert_int_equal (kill->attempt, 1);
+    drover_msg_destroy (&kill);
+    //  A repeat of a recorded result is stale too; an unknown task is 404
+    result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 2);
+    s_hand (actor, S_BETA, result);
+    reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_STALE);
+    drover_msg_destroy (&reply);
+    s_hand (actor, S_CLIENT, s_report (DROVER_MSG_TASK_STARTED, "ghost", 424242, 1, 5));
+    reply = s_expect_send (actor, S_CLIENT, "ghost", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_NOT_FOUND);
+    drover_msg_destroy (&reply);
+    table = s_list (actor, 255, 0);
+    assert_int_equal (table->counts [DROVER_TASK_SUCCEEDED], 1);
+    drover_msg_destroy (&table);
+    zactor_destroy (&actor);
+}
+
+//  An offer nobody acknowledges: the actor's own timer requeues it
+static void
+test_ack_timeout (void **state)
+{
+    zactor_t *actor = s_actor_new (50);
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    uint64_t task = s_submit (actor, 1, 0);
+    s_assign (actor, task, "alpha", S_ALPHA, 1);
+    s_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
+    drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
+    assert_int_equal (kill->attempt, 1);
+    drover_msg_destroy (&kill);
+    s_expect_frames (actor, "FREE", "1", NULL);
+    s_expect_event (actor, "task.requeued", task, 1);
+    s_expect_frames (actor, "QUEUE", "1", "3", "2", "4096", "", NULL);
+    //  The late ack is stale
+    s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 6));
+    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_STALE);
+    assert_int_equal (reply->seq, 6);
+    drover_msg_destroy (&reply);
+    zactor_destroy (&actor);
+}
+
+//  CANCEL, WAIT and bad requests are answered with the right codes, the
+//  reply first and what it caused after
+static void
+test_requests (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    request->task = 31337;
+    request->seq = 2;
+    s_hand (actor, S_CLIENT, request);
+    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_NOT_FOUND);
+    assert_int_equal (reply->seq, 2);
+    drover_msg_destroy (&reply);
+
+    uint64_t task = s_submit (actor, 3, 0);
+    request = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    request->seq = 4;
+    request->ntasks = 2;
+    request->tasks = (uint64_t *) zmalloc (2 * sizeof (uint64_t));
+    request->tasks [0] = task;
+    request->tasks [1] = 777;
+    s_hand (actor, S_CLIENT, request);
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    assert_int_equal (reply->seq, 4);
+    drover_msg_destroy (&reply);
+    drover_msg_t *done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    assert_int_equal (done->task, 777);
+    assert_int_equal (done->state, DROVER_TASK_UNKNOWN);
+    assert_int_equal (done->seq, 4);
+    drover_msg_destroy (&done);
+
+    request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    request->task = task;
+    request->seq = 5;
+    s_hand (actor, S_CLIENT, request);
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    assert_int_equal (reply->seq, 5);
+    assert_string_equal (reply->reason, "cancelled");
+    drover_msg_destroy (&reply);
+    s_expect_frames (actor, "DEQUEUE", "1", NULL);
+    s_expect_event (actor, "task.cancelled", task, 0);
+    done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    assert_int_equal (done->task, task);
+    assert_int_equal (done->state, DROVER_TASK_CANCELLED);
+    assert_int_equal (done->seq, 4);
+    drover_msg_destroy (&done);
+
+    request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    request->task = task;
+    request->seq = 6;
+    s_hand (actor, S_CLIENT, request);
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_CONFLICT);
+    drover_msg_destroy (&reply);
+
+    request = s_submit_msg (7, 0);
+    request->procs = 0;
+    s_hand (actor, S_CLIENT, request);
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 7);
+    drover_msg_destroy (&reply);
+
+    //  Something that is not the task table's business
+    s_hand (actor, S_CLIENT, drover_msg_new (DROVER_MSG_WORKER_LIST));
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_UNEXPECTED);
+    drover_msg_destroy (&reply);
+
+    //  An ASSIGN of the cancelled task only gives the capacity back
+    zsock_send (actor, "s8s", "ASSIGN", task, "nobody");
+    s_expect_frames (actor, "FREE", "1", NULL);
+    zstr_send (actor, "VERBOSE");
+    drover_msg_t *table = s_list (actor, 255, 10);
+    assert_int_equal (table->counts [DROVER_TASK_CANCELLED], 1);
+    drover_msg_destroy (&table);
+    zactor_destroy (&actor);
+}
+
+//  Past max-queued a submit is refused 301; nothing else is said
+static void
+test_queue_full (void **state)
+{
+    zactor_t *actor = zactor_new (drover_assign_actor, NULL);
+    zsock_send (actor, "s4444", "CONFIGURE", 5000, 5, 2, 10);
+    s_submit (actor, 1, 0);
+    s_submit (actor, 2, 0);
+    s_hand (actor, S_CLIENT, s_submit_msg (3, 0));
+    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_QUEUE_FULL);
+    assert_int_equal (reply->seq, 3);
+    drover_msg_destroy (&reply);
+    drover_msg_t *table = s_list (actor, 255, 0);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 2);
+    drover_msg_destroy (&table);
+    zactor_destroy (&actor);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_life_cycle),
+        cmocka_unit_test (test_stale_result_after_lost_worker),
+        cmocka_unit_test (test_ack_timeout),
+        cmocka_unit_test (test_requests),
+        cmocka_unit_test (test_queue_full),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
