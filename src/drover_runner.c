@@ -682,15 +682,26 @@ s_reap (drover_runner_t *self, s_attempt_t *attempt, int64_t now)
 {
     siginfo_t info;
     memset (&info, 0, sizeof info);
-    if (waitid (P_PID, (id_t) attempt->pid, &info, WEXITED | WNOHANG | WNOWAIT) == -1
-    ||  info.si_pid == 0)
+    int rc = waitid (P_PID, (id_t) attempt->pid, &info, WEXITED | WNOHANG | WNOWAIT);
+    if (rc == -1 && errno == ECHILD) {
+        //  Reaped by someone else (SIGCHLD set to SIG_IGN in this process):
+        //  the pid may be reused, so the group is not signalled
+        s_output_drain (self, &attempt->out);
+        s_output_drain (self, &attempt->err);
+        drover_msg_t *result = s_result_new (attempt, 0, now);
+        result->exit_code = -1;
+        drover_msg_set_reason (result, "exit status lost: the child was reaped elsewhere");
+        zlistx_add_end (self->results, result);
+        return true;
+    }
+    if (rc == -1 || info.si_pid == 0)
         return false;           //  not reapable yet
     kill (-attempt->pid, SIGKILL);
     int status = 0;
-    pid_t rc;
-    while ((rc = waitpid (attempt->pid, &status, WNOHANG)) == -1 && errno == EINTR)
+    pid_t reaped;
+    while ((reaped = waitpid (attempt->pid, &status, WNOHANG)) == -1 && errno == EINTR)
         ;
-    if (rc != attempt->pid)
+    if (reaped != attempt->pid)
         return false;
     s_output_drain (self, &attempt->out);
     s_output_drain (self, &attempt->err);

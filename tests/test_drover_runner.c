@@ -439,6 +439,25 @@ test_stop_all (void **state)
     assert_null (drover_runner_next_result (runner));
 }
 
+//  With SIGCHLD ignored the kernel reaps children itself: the runner still
+//  ends the attempt (its exit status is lost) instead of spinning
+static void
+test_sigchld_ignored (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    struct sigaction ignore, previous;
+    memset (&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigaction (SIGCHLD, &ignore, &previous);
+    drover_exec_t *exec = s_shell ("echo bye; exit 3");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    sigaction (SIGCHLD, &previous, NULL);
+    assert_int_equal (result->exit_code, -1);
+    assert_non_null (result->reason);
+    s_assert_out (result, "bye\n");
+    drover_msg_destroy (&result);
+}
+
 int
 main (void)
 {
@@ -458,6 +477,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_spawn_failed, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_concurrent, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_stop_all, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_sigchld_ignored, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
