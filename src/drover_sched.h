@@ -1,0 +1,145 @@
+/*  =========================================================================
+    drover_sched - the scheduling queue: pending requests and the machines
+    they are placed on, after bigslice's machine manager
+
+    Requests wait in a heap ordered by priority (lower first), then procs
+    (larger first: first-fit decreasing), then arrival. Eligible machines
+    (admin RUN, not on probation) wait in a heap ordered by free procs, most
+    free first. A pass places the head request on the least-loaded machine,
+    shelving what does not fit, until no free procs are left or nothing
+    queued could use them. A plain class: no threads, no I/O, no clock.
+    =========================================================================
+*/
+
+#ifndef DROVER_SCHED_H_INCLUDED
+#define DROVER_SCHED_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_sched_t drover_sched_t;
+
+//  A machine as WORKER TABLE shows it; pointers are borrowed and valid
+//  until the machine next changes
+typedef struct {
+    const char *id;             //  machine (worker) id
+    uint32_t procs;             //  procs it offers
+    uint32_t procs_used;        //  procs taken by assigned tasks
+    uint64_t mem;               //  memory it offers, bytes
+    uint64_t mem_used;          //  memory taken by assigned tasks, bytes
+    int admin;                  //  drover_admin_t
+    bool probation;             //  benched: takes nothing new
+    size_t nlabels;             //  entries in labels
+    char *const *labels;        //  "key=value" each
+    drover_stats_t stats;       //  last stats stored with set_stats
+    size_t tasks;               //  tasks assigned to it now
+} drover_sched_view_t;
+
+//  Called once for each placement a pass makes
+typedef void (drover_sched_assign_fn) (uint64_t task, const char *machine, void *arg);
+
+//  Called once for each task a removed machine had assigned
+typedef void (drover_sched_task_fn) (uint64_t task, void *arg);
+
+//  Create an empty queue; a pass looks past at most max_shelve unfit requests
+drover_sched_t *
+    drover_sched_new (uint32_t max_shelve);
+
+//  Destroy the queue and everything in it; harmless on NULL
+void
+    drover_sched_destroy (drover_sched_t **self_p);
+
+//  Change how many unfit requests one pass looks past
+void
+    drover_sched_set_max_shelve (drover_sched_t *self, uint32_t max_shelve);
+
+//  Add a machine, or update the procs, memory and labels of a known one
+//  (keeping its assignments, admin setting and probation). labels: "k=v"
+//  joined by "\n", or "" / NULL. Returns 0 if added, 1 if updated.
+int
+    drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
+                              uint64_t mem, const char *labels);
+
+//  Remove a machine and forget what was assigned to it, calling fn (may be
+//  NULL) for each such task. Returns how many it had, or -1 if unknown.
+int
+    drover_sched_remove_machine (drover_sched_t *self, const char *id,
+                                 drover_sched_task_fn *fn, void *arg);
+
+//  Set a machine's admin setting (drover_admin_t). Returns 0, or -1 if the
+//  machine is unknown or the value is not an admin setting.
+int
+    drover_sched_set_admin (drover_sched_t *self, const char *id, int admin);
+
+//  Put a machine on probation or take it off. Returns 0, or -1 if unknown.
+int
+    drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation);
+
+//  Keep a machine's last stats for WORKER TABLE. Returns 0, or -1 if unknown.
+int
+    drover_sched_set_stats (drover_sched_t *self, const char *id, const drover_stats_t *stats);
+
+//  Queue a request: priority (lower first), procs (>= 1), mem (bytes, 0 =
+//  no demand), labels it requires ("k=v" joined by "\n", or "" / NULL).
+//  Returns 0, or -1 if procs is 0 or the task is already queued or assigned.
+int
+    drover_sched_push (drover_sched_t *self, uint64_t task, int32_t priority,
+                       uint32_t procs, uint64_t mem, const char *labels);
+
+//  Drop a queued request. Returns 0, or -1 if the task is not queued.
+int
+    drover_sched_remove (drover_sched_t *self, uint64_t task);
+
+//  Give back an assigned task's procs and memory. Returns the id of the
+//  machine it held (borrowed), or NULL if it held none.
+const char *
+    drover_sched_free (drover_sched_t *self, uint64_t task);
+
+//  Run one scheduling pass, calling fn for each placement. Returns how
+//  many requests were placed.
+int
+    drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg);
+
+//  Return true if the task is queued (not yet placed)
+bool
+    drover_sched_queued (drover_sched_t *self, uint64_t task);
+
+//  Return the machine a task is assigned to (borrowed), or NULL
+const char *
+    drover_sched_assigned (drover_sched_t *self, uint64_t task);
+
+//  Return how many requests are queued
+size_t
+    drover_sched_size (drover_sched_t *self);
+
+//  Return how many machines are known
+size_t
+    drover_sched_machines (drover_sched_t *self);
+
+//  Return true if the machine is known and has nothing assigned
+bool
+    drover_sched_idle (drover_sched_t *self, const char *id);
+
+//  Fill view with a machine's state. Returns 0, or -1 if unknown.
+int
+    drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *view);
+
+//  Return the first known machine's id (borrowed) in order of arrival, or
+//  NULL; then iterate with drover_sched_next. Adding or removing machines
+//  ends the iteration.
+const char *
+    drover_sched_first (drover_sched_t *self);
+
+//  Return the next machine's id (borrowed), or NULL at the end
+const char *
+    drover_sched_next (drover_sched_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

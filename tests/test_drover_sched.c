@@ -1,0 +1,533 @@
+/*  =========================================================================
+    test_drover_sched - the scheduling queue: order, fit, constraints,
+    shelving, eligibility and capacity bookkeeping, without threads
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_sched.h"
+
+//  What one or more passes placed, in order
+typedef struct {
+    size_t count;               //  placements recorded
+    uint64_t tasks [4096];      //  task of each placement
+    char machines [4096][DROVER_ID_MAX + 1];    //  machine of each placement
+} s_placed_t;
+
+//  Record a placement
+static void
+s_record (uint64_t task, const char *machine, void *arg)
+{
+    s_placed_t *placed = (s_placed_t *) arg;
+    assert_true (placed->count < 4096);
+    placed->tasks [placed->count] = task;
+    snprintf (placed->machines [placed->count], DROVER_ID_MAX + 1, "%s", machine);
+    placed->count++;
+}
+
+//  Run one pass into placed, returning how many it placed
+static int
+s_run (drover_sched_t *sched, s_placed_t *placed)
+{
+    size_t before = placed->count;
+    int count = drover_sched_run (sched, s_record, placed);
+    assert_int_equal ((size_t) count, placed->count - before);
+    return count;
+}
+
+//  Return the procs used on a machine
+static uint32_t
+s_used (drover_sched_t *sched, const char *id)
+{
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, id, &view), 0);
+    return view.procs_used;
+}
+
+static int
+s_setup (void **state)
+{
+    *state = drover_sched_new (1000);
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    drover_sched_destroy (&sched);
+    assert_null (sched);
+    drover_sched_destroy (&sched);      //  harmless twice
+    return 0;
+}
+
+//  Lower priority values go first, whatever the arrival order
+static void
+test_priority_order (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_sched_add_machine (sched, "m1", 1, 0, ""), 0);
+    assert_int_equal (drover_sched_push (sched, 1, 5, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_push (sched, 2, -3, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_push (sched, 3, 1, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_size (sched), 3);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal (s_run (sched, &placed), 1);
+        assert_int_equal (s_run (sched, &placed), 0);      //  m1 is full
+        assert_non_null (drover_sched_free (sched, placed.tasks [round]));
+    }
+    assert_int_equal (placed.tasks [0], 2);
+    assert_int_equal (placed.tasks [1], 3);
+    assert_int_equal (placed.tasks [2], 1);
+    assert_int_equal (drover_sched_size (sched), 0);
+    assert_true (drover_sched_idle (sched, "m1"));
+}
+
+//  Within a priority, larger requests go first; equals go in arrival order
+static void
+test_first_fit_decreasing_then_fifo (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "m1", 16, 0, NULL);
+    drover_sched_push (sched, 10, 0, 1, 0, NULL);
+    drover_sched_push (sched, 11, 0, 4, 0, NULL);
+    drover_sched_push (sched, 12, 0, 2, 0, NULL);
+    drover_sched_push (sched, 13, 0, 1, 0, NULL);
+    drover_sched_push (sched, 14, 0, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 5);
+    uint64_t expected [] = { 11, 14, 12, 10, 13 };
+    for (int index = 0; index < 5; index++)
+        assert_int_equal (placed.tasks [index], expected [index]);
+    assert_int_equal (s_used (sched, "m1"), 12);
+}
+
+//  Each placement goes to the machine with the most free procs
+static void
+test_least_loaded_machine (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "small", 2, 0, NULL);
+    drover_sched_add_machine (sched, "big", 4, 0, NULL);
+    drover_sched_push (sched, 1, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.machines [0], "big");      //  4 free against 2
+    drover_sched_push (sched, 2, 0, 1, 0, NULL);
+    drover_sched_push (sched, 3, 0, 1, 0, NULL);
+    drover_sched_push (sched, 4, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 3);
+    //  big 3 free: big; then 2 and 2 (ties by id): big; then small 2 against big 1
+    assert_string_equal (placed.machines [1], "big");
+    assert_string_equal (placed.machines [2], "big");
+    assert_string_equal (placed.machines [3], "small");
+    assert_int_equal (s_used (sched, "big"), 3);
+    assert_int_equal (s_used (sched, "small"), 1);
+    assert_string_equal (drover_sched_assigned (sched, 4), "small");
+    assert_false (drover_sched_queued (sched, 4));
+}
+
+//  A request no machine can hold is shelved; what comes after still runs,
+//  and the shelved request keeps its place in the queue
+static void
+test_shelving (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "a", 4, 0, NULL);
+    drover_sched_add_machine (sched, "b", 2, 0, NULL);
+    drover_sched_push (sched, 1, 0, 6, 0, NULL);           //  fits nowhere
+    drover_sched_push (sched, 2, 1, 3, 0, NULL);
+    drover_sched_push (sched, 3, 1, 2, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [0], 2);
+    assert_string_equal (placed.machines [0], "a");
+    assert_int_equal (placed.tasks [1], 3);
+    assert_string_equal (placed.machines [1], "b");
+    assert_true (drover_sched_queued (sched, 1));
+    assert_int_equal (drover_sched_size (sched), 1);
+    //  A bigger machine arrives: the shelved request is back at the head
+    drover_sched_add_machine (sched, "c", 8, 0, NULL);
+    drover_sched_push (sched, 4, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [2], 1);
+    assert_string_equal (placed.machines [2], "c");
+    assert_int_equal (placed.tasks [3], 4);
+}
+
+//  A pass stops after max-shelve unfit requests
+static void
+test_max_shelve_bounds_a_pass (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_set_max_shelve (sched, 2);
+    drover_sched_add_machine (sched, "a", 4, 0, NULL);
+    drover_sched_push (sched, 1, 0, 5, 0, NULL);
+    drover_sched_push (sched, 2, 0, 5, 0, NULL);
+    drover_sched_push (sched, 3, 1, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (drover_sched_size (sched), 3);
+    drover_sched_set_max_shelve (sched, 3);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 3);
+    assert_int_equal (drover_sched_size (sched), 2);
+}
+
+//  bigslice's degenerate case: small tasks spread over the machines while a
+//  whole-machine task waits; it is placed once one machine empties
+static void
+test_whole_machine_task_waits_then_runs (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "a", 8, 0, NULL);
+    drover_sched_add_machine (sched, "b", 8, 0, NULL);
+    for (uint64_t task = 100; task < 104; task++)
+        drover_sched_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 4);
+    assert_int_equal (s_used (sched, "a"), 2);             //  spread: 2 and 2
+    assert_int_equal (s_used (sched, "b"), 2);
+    drover_sched_push (sched, 1, 0, 8, 0, NULL);           //  the whole machine
+    for (uint64_t task = 200; task < 220; task++)
+        drover_sched_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 12);          //  smalls fill 12 free procs
+    assert_true (drover_sched_queued (sched, 1));          //  the big one waits
+    assert_int_equal (s_used (sched, "a"), 8);
+    assert_int_equal (s_used (sched, "b"), 8);
+    assert_int_equal (s_run (sched, &placed), 0);
+    //  Machine a empties: the big task is at the head and takes it whole
+    for (size_t index = 0; index < placed.count; index++)
+        if (streq (placed.machines [index], "a"))
+            assert_string_equal (drover_sched_free (sched, placed.tasks [index]), "a");
+    assert_true (drover_sched_idle (sched, "a"));
+    size_t before = placed.count;
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [before], 1);
+    assert_string_equal (placed.machines [before], "a");
+    assert_int_equal (drover_sched_size (sched), 8);        //  smalls still queued
+}
+
+//  A request demanding memory goes to the most-free machine that has it
+static void
+test_memory_constraint (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    uint64_t gib = 1ULL << 30;
+    drover_sched_add_machine (sched, "roomy", 8, 1 * gib, NULL);
+    drover_sched_add_machine (sched, "fat", 4, 16 * gib, NULL);
+    drover_sched_add_machine (sched, "fatter", 2, 32 * gib, NULL);
+    drover_sched_push (sched, 1, 0, 1, 8 * gib, NULL);
+    drover_sched_push (sched, 2, 0, 1, 64 * gib, NULL);    //  too much anywhere
+    drover_sched_push (sched, 3, 1, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [0], 1);
+    assert_string_equal (placed.machines [0], "fat");      //  most free among those with 8 GiB
+    assert_int_equal (placed.tasks [1], 3);
+    assert_string_equal (placed.machines [1], "roomy");
+    assert_true (drover_sched_queued (sched, 2));
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, "fat", &view), 0);
+    assert_int_equal (view.mem_used, 8 * gib);
+    //  Memory is given back with the procs
+    drover_sched_free (sched, 1);
+    assert_int_equal (drover_sched_lookup (sched, "fat", &view), 0);
+    assert_int_equal (view.mem_used, 0);
+    assert_int_equal (view.procs_used, 0);
+}
+
+//  A request requiring labels goes only where all of them are
+static void
+test_label_constraint (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "plain", 8, 0, "");
+    drover_sched_add_machine (sched, "gpu", 2, 0, "zone=x\ngpu=yes");
+    drover_sched_add_machine (sched, "gpu-y", 1, 0, "gpu=yes\nzone=y\n");
+    drover_sched_push (sched, 1, 0, 1, 0, "gpu=yes");
+    drover_sched_push (sched, 2, 0, 1, 0, "gpu=yes\nzone=y");
+    drover_sched_push (sched, 3, 0, 1, 0, "gpu=yes\nzone=z");  //  nowhere
+    drover_sched_push (sched, 4, 0, 1, 0, "zone=y");
+    drover_sched_push (sched, 5, 1, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 3);
+    assert_int_equal (placed.tasks [0], 1);
+    assert_string_equal (placed.machines [0], "gpu");      //  2 free against 1
+    assert_int_equal (placed.tasks [1], 2);
+    assert_string_equal (placed.machines [1], "gpu-y");
+    assert_int_equal (placed.tasks [2], 5);
+    assert_string_equal (placed.machines [2], "plain");
+    assert_true (drover_sched_queued (sched, 3));
+    assert_true (drover_sched_queued (sched, 4));          //  gpu-y is full
+    drover_sched_free (sched, 2);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [3], 4);
+    assert_string_equal (placed.machines [3], "gpu-y");
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, "gpu-y", &view), 0);
+    assert_int_equal (view.nlabels, 2);
+    assert_string_equal (view.labels [0], "gpu=yes");
+    assert_string_equal (view.labels [1], "zone=y");
+}
+
+//  Held, draining and benched machines take nothing new; they do again
+//  once resumed or cleared
+static void
+test_held_drained_probation_skipped (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "held", 8, 0, NULL);
+    drover_sched_add_machine (sched, "drained", 8, 0, NULL);
+    drover_sched_add_machine (sched, "benched", 8, 0, NULL);
+    drover_sched_add_machine (sched, "ok", 1, 0, NULL);
+    assert_int_equal (drover_sched_set_admin (sched, "held", DROVER_ADMIN_HOLD), 0);
+    assert_int_equal (drover_sched_set_admin (sched, "drained", DROVER_ADMIN_DRAIN), 0);
+    assert_int_equal (drover_sched_set_probation (sched, "benched", true), 0);
+    assert_int_equal (drover_sched_set_admin (sched, "nobody", DROVER_ADMIN_HOLD), -1);
+    assert_int_equal (drover_sched_set_admin (sched, "ok", 7), -1);
+    assert_int_equal (drover_sched_set_probation (sched, "nobody", true), -1);
+    for (uint64_t task = 1; task <= 4; task++)
+        drover_sched_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.machines [0], "ok");
+    assert_int_equal (s_run (sched, &placed), 0);
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, "benched", &view), 0);
+    assert_true (view.probation);
+    assert_int_equal (drover_sched_lookup (sched, "drained", &view), 0);
+    assert_int_equal (view.admin, DROVER_ADMIN_DRAIN);
+    assert_true (drover_sched_idle (sched, "drained"));
+    assert_false (drover_sched_idle (sched, "ok"));
+    assert_false (drover_sched_idle (sched, "nobody"));
+    //  Each comes back and takes one
+    drover_sched_set_probation (sched, "benched", false);
+    assert_int_equal (s_run (sched, &placed), 3);           //  8 free takes all three
+    assert_int_equal (s_used (sched, "benched"), 3);
+    drover_sched_push (sched, 5, 0, 8, 0, NULL);
+    drover_sched_set_admin (sched, "held", DROVER_ADMIN_RUN);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.machines [4], "held");
+}
+
+//  Freeing gives capacity back; freeing twice or a queued task does nothing
+static void
+test_free_gives_capacity_back (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "m", 4, 0, NULL);
+    drover_sched_push (sched, 1, 0, 3, 0, NULL);
+    drover_sched_push (sched, 2, 0, 3, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (s_used (sched, "m"), 3);
+    assert_null (drover_sched_free (sched, 2));             //  queued, holds nothing
+    assert_true (drover_sched_queued (sched, 2));
+    assert_string_equal (drover_sched_free (sched, 1), "m");
+    assert_null (drover_sched_free (sched, 1));
+    assert_int_equal (s_used (sched, "m"), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [1], 2);
+}
+
+//  Queue bookkeeping: duplicates and empty demands refused, removal of
+//  queued requests only
+static void
+test_push_and_remove (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_sched_push (sched, 1, 0, 0, 0, NULL), -1);
+    assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), -1);
+    assert_int_equal (drover_sched_push (sched, 2, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_push (sched, 3, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_remove (sched, 2), 0);
+    assert_int_equal (drover_sched_remove (sched, 2), -1);
+    assert_int_equal (drover_sched_size (sched), 2);
+    drover_sched_add_machine (sched, "m", 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 1);
+    assert_int_equal (drover_sched_remove (sched, 1), -1);  //  assigned, not queued
+    assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), -1);
+    assert_int_equal (drover_sched_remove (sched, 3), 0);
+    assert_int_equal (drover_sched_size (sched), 0);
+}
+
+//  Collect the tasks a removed machine had
+static void
+s_collect (uint64_t task, void *arg)
+{
+    zlistx_t *tasks = (zlistx_t *) arg;
+    zlistx_add_end (tasks, (void *) (uintptr_t) task);
+}
+
+//  Removing a machine reports and forgets its tasks; queued ones stay
+static void
+test_remove_machine (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "a", 2, 0, NULL);
+    drover_sched_add_machine (sched, "b", 1, 0, NULL);
+    for (uint64_t task = 1; task <= 4; task++)
+        drover_sched_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 3);
+    zlistx_t *tasks = zlistx_new ();
+    assert_int_equal (drover_sched_remove_machine (sched, "a", s_collect, tasks), 2);
+    assert_int_equal (zlistx_size (tasks), 2);
+    uint64_t sum = 0;
+    for (void *task = zlistx_first (tasks); task; task = zlistx_next (tasks)) {
+        assert_null (drover_sched_assigned (sched, (uint64_t) (uintptr_t) task));
+        sum += (uint64_t) (uintptr_t) task;
+    }
+    zlistx_destroy (&tasks);
+    assert_int_equal (sum, 1 + 2);                          //  a took 1 and 2 (ties by id), b took 3
+    assert_int_equal (drover_sched_remove_machine (sched, "a", NULL, NULL), -1);
+    assert_int_equal (drover_sched_machines (sched), 1);
+    assert_null (drover_sched_free (sched, 1));             //  forgotten with a
+    assert_true (drover_sched_queued (sched, 4));
+    assert_string_equal (drover_sched_free (sched, 3), "b");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.machines [3], "b");
+    //  The requeued tasks can be pushed again
+    assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_remove_machine (sched, "b", NULL, NULL), 1);
+    assert_int_equal (s_run (sched, &placed), 0);           //  no machines at all
+}
+
+//  A known machine added again keeps its tasks, admin and probation
+static void
+test_machine_update_keeps_state (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_sched_add_machine (sched, "m", 2, 0, "a=1"), 0);
+    drover_sched_push (sched, 1, 0, 2, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    drover_sched_set_admin (sched, "m", DROVER_ADMIN_HOLD);
+    assert_int_equal (drover_sched_add_machine (sched, "m", 4, 100, "b=2"), 1);
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, "m", &view), 0);
+    assert_int_equal (view.procs, 4);
+    assert_int_equal (view.procs_used, 2);
+    assert_int_equal (view.mem, 100);
+    assert_int_equal (view.admin, DROVER_ADMIN_HOLD);
+    assert_int_equal (view.tasks, 1);
+    assert_int_equal (view.nlabels, 1);
+    assert_string_equal (view.labels [0], "b=2");
+    drover_stats_t stats = { .running = 7, .mem_total = 1000 };
+    assert_int_equal (drover_sched_set_stats (sched, "m", &stats), 0);
+    assert_int_equal (drover_sched_set_stats (sched, "x", &stats), -1);
+    assert_int_equal (drover_sched_lookup (sched, "m", &view), 0);
+    assert_int_equal (view.stats.running, 7);
+    assert_int_equal (view.stats.mem_total, 1000);
+    assert_int_equal (drover_sched_lookup (sched, "x", &view), -1);
+}
+
+//  Iteration visits every machine once
+static void
+test_iteration (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    assert_null (drover_sched_first (sched));
+    drover_sched_add_machine (sched, "a", 1, 0, NULL);
+    drover_sched_add_machine (sched, "b", 1, 0, NULL);
+    drover_sched_add_machine (sched, "c", 1, 0, NULL);
+    int seen = 0;
+    for (const char *id = drover_sched_first (sched); id; id = drover_sched_next (sched))
+        seen |= 1 << (id [0] - 'a');
+    assert_int_equal (seen, 7);
+}
+
+//  Many requests and machines, mixed sizes, frees and removals: capacity
+//  bookkeeping stays exact and nothing is placed twice or lost
+static void
+test_many_requests_stay_consistent (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    char id [16];
+    for (int machine = 0; machine < 100; machine++) {
+        snprintf (id, sizeof id, "m%03d", machine);
+        drover_sched_add_machine (sched, id, 1 + machine % 8, 0, NULL);
+    }
+    const uint64_t total = 20000;
+    for (uint64_t task = 1; task <= total; task++)
+        assert_int_equal (drover_sched_push (sched, task, (int32_t) (task % 7), 1 + task % 5, 0, NULL), 0);
+    uint64_t done = 0;
+    while (drover_sched_size (sched) > 0) {
+        placed.count = 0;
+        int count = s_run (sched, &placed);
+        assert_true (count > 0);
+        for (size_t index = 0; index < placed.count; index++) {
+            assert_false (drover_sched_queued (sched, placed.tasks [index]));
+            assert_string_equal (drover_sched_free (sched, placed.tasks [index]),
+                                 placed.machines [index]);
+        }
+        done += count;
+    }
+    assert_int_equal (done, total);
+    for (const char *machine = drover_sched_first (sched); machine; machine = drover_sched_next (sched)) {
+        assert_true (drover_sched_idle (sched, machine));
+        assert_int_equal (s_used (sched, machine), 0);
+    }
+}
+
+//  Run up to passes empty passes within msec; return how many ran
+static int
+s_passes_within (drover_sched_t *sched, s_placed_t *placed, int passes, int msec)
+{
+    int64_t deadline = zclock_mono () + msec;
+    int pass;
+    for (pass = 0; pass < passes && zclock_mono () < deadline; pass++)
+        assert_int_equal (s_run (sched, placed), 0);
+    return pass;
+}
+
+//  A pass over a full cluster with a long queue costs nothing per request
+static void
+test_full_cluster_pass_is_cheap (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_set_max_shelve (sched, UINT32_MAX);
+    drover_sched_add_machine (sched, "m", 1, 0, NULL);
+    for (uint64_t task = 1; task <= 200000; task++)
+        drover_sched_push (sched, task, 0, 2, 0, NULL);
+    //  One free proc and nothing that small queued: a pass stops at once,
+    //  where walking the queue would shelve 200000 requests each time
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    //  A 1-proc request behind all of them is found and placed
+    drover_sched_push (sched, 999999, 9, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 999999);
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);   //  full
+    assert_int_equal (drover_sched_size (sched), 200000);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_priority_order, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_first_fit_decreasing_then_fifo, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_least_loaded_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_shelving, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_max_shelve_bounds_a_pass, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_whole_machine_task_waits_then_runs, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_memory_constraint, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_label_constraint, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_held_drained_probation_skipped, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_free_gives_capacity_back, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_push_and_remove, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_remove_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_machine_update_keeps_state, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_iteration, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_many_requests_stay_consistent, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_full_cluster_pass_is_cheap, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
