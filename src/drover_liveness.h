@@ -1,0 +1,70 @@
+/*  =========================================================================
+    drover_liveness - when each worker was last heard from, and which have
+    been silent for lost-after
+
+    Every worker shares one lost-after, so the worker heard longest ago is
+    always the next to be lost: a list in heard order, where hearing from a
+    worker moves it to the end in O(1), gives the next deadline at its head.
+    A plain class called with `now` (msec, zclock_mono): no threads, no I/O.
+    =========================================================================
+*/
+
+#ifndef DROVER_LIVENESS_H_INCLUDED
+#define DROVER_LIVENESS_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_liveness_t drover_liveness_t;
+
+//  Create an empty table; a worker silent for lost_after msec is lost
+drover_liveness_t *
+    drover_liveness_new (uint32_t lost_after);
+
+//  Destroy the table; harmless on NULL
+void
+    drover_liveness_destroy (drover_liveness_t **self_p);
+
+//  Change lost-after, msec (applies to every worker from now on)
+void
+    drover_liveness_set_lost_after (drover_liveness_t *self, uint32_t lost_after);
+
+//  Note that worker id was heard from at now (adding it if new). now must
+//  not go backwards; an earlier now counts as the latest seen.
+void
+    drover_liveness_observe (drover_liveness_t *self, const char *id, int64_t now);
+
+//  Forget a worker. Returns true if it was known.
+bool
+    drover_liveness_forget (drover_liveness_t *self, const char *id);
+
+//  Return the time the next worker is lost if nothing is heard, or -1 if
+//  no worker is known
+int64_t
+    drover_liveness_next_deadline (drover_liveness_t *self);
+
+//  Take out one worker silent for lost-after at now; returns its id
+//  (caller frees with zstr_free), or NULL if none. Call until NULL.
+char *
+    drover_liveness_expire (drover_liveness_t *self, int64_t now);
+
+//  Return true if the worker is known
+bool
+    drover_liveness_contains (drover_liveness_t *self, const char *id);
+
+//  Return when the worker was last heard from, or -1 if unknown
+int64_t
+    drover_liveness_last_heard (drover_liveness_t *self, const char *id);
+
+//  Return how many workers are known
+size_t
+    drover_liveness_size (drover_liveness_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

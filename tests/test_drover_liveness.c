@@ -1,0 +1,99 @@
+/*  =========================================================================
+    test_drover_liveness - the liveness table with a fake clock: a worker
+    is lost after lost-after of silence and not a moment before
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_liveness.h"
+
+static int
+s_setup (void **state)
+{
+    *state = drover_liveness_new (5000);
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    drover_liveness_t *liveness = (drover_liveness_t *) *state;
+    drover_liveness_destroy (&liveness);
+    assert_null (liveness);
+    drover_liveness_destroy (&liveness);    //  harmless twice
+    return 0;
+}
+
+//  Lost after silence, not before
+static void
+test_lost_after_silence_not_before (void **state)
+{
+    drover_liveness_t *liveness = (drover_liveness_t *) *state;
+    assert_int_equal (drover_liveness_next_deadline (liveness), -1);
+    drover_liveness_observe (liveness, "alpha", 1000);
+    assert_true (drover_liveness_contains (liveness, "alpha"));
+    assert_int_equal (drover_liveness_next_deadline (liveness), 6000);
+    assert_null (drover_liveness_expire (liveness, 5999));
+    char *id = drover_liveness_expire (liveness, 6000);
+    assert_non_null (id);
+    assert_string_equal (id, "alpha");
+    zstr_free (&id);
+    assert_false (drover_liveness_contains (liveness, "alpha"));
+    assert_int_equal (drover_liveness_size (liveness), 0);
+}
+
+//  Hearing from a worker pushes its deadline back and reorders the table
+static void
+test_heard_workers_stay (void **state)
+{
+    drover_liveness_t *liveness = (drover_liveness_t *) *state;
+    drover_liveness_observe (liveness, "alpha", 0);
+    drover_liveness_observe (liveness, "beta", 1000);
+    drover_liveness_observe (liveness, "gamma", 2000);
+    drover_liveness_observe (liveness, "alpha", 4000);     //  alpha heartbeats
+    assert_int_equal (drover_liveness_last_heard (liveness, "alpha"), 4000);
+    assert_int_equal (drover_liveness_next_deadline (liveness), 6000);
+    assert_null (drover_liveness_expire (liveness, 5999));
+    char *id = drover_liveness_expire (liveness, 7500);
+    assert_string_equal (id, "beta");
+    zstr_free (&id);
+    id = drover_liveness_expire (liveness, 7500);
+    assert_string_equal (id, "gamma");
+    zstr_free (&id);
+    assert_null (drover_liveness_expire (liveness, 7500));     //  alpha until 9000
+    assert_int_equal (drover_liveness_next_deadline (liveness), 9000);
+    assert_true (drover_liveness_contains (liveness, "alpha"));
+}
+
+//  A forgotten worker is never reported lost; the clock never goes back
+static void
+test_forget_and_clock_order (void **state)
+{
+    drover_liveness_t *liveness = (drover_liveness_t *) *state;
+    drover_liveness_observe (liveness, "alpha", 1000);
+    drover_liveness_observe (liveness, "beta", 3000);
+    assert_true (drover_liveness_forget (liveness, "alpha"));
+    assert_false (drover_liveness_forget (liveness, "alpha"));
+    assert_int_equal (drover_liveness_last_heard (liveness, "alpha"), -1);
+    drover_liveness_observe (liveness, "gamma", 2000);     //  earlier than beta's
+    assert_int_equal (drover_liveness_last_heard (liveness, "gamma"), 3000);
+    drover_liveness_set_lost_after (liveness, 100);
+    char *id = drover_liveness_expire (liveness, 3100);
+    assert_string_equal (id, "beta");
+    zstr_free (&id);
+    id = drover_liveness_expire (liveness, 3100);
+    assert_string_equal (id, "gamma");
+    zstr_free (&id);
+    assert_null (drover_liveness_expire (liveness, 1000000));
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_lost_after_silence_not_before, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_heard_workers_stay, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_forget_and_clock_order, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
