@@ -9,6 +9,11 @@
     it brings). The only timer is the table's oldest ack deadline, which is
     the poll timeout.
 
+    The pipe is the hot path (several commands per task, 100k tasks/s is
+    the aim): commands are read and said frame by frame with zmq_msg_t,
+    whose small frames libzmq keeps inline, rather than with zmsg_t, which
+    allocates per frame. Rare commands still go through zmsg_t.
+
     In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
           ASSIGN [task(8) worker(s)]...
@@ -32,6 +37,7 @@
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
+    void *handle;               //  the pipe's libzmq socket
     zpoller_t *poller;          //  the pipe
     drover_tasktable_t *table;  //  every task; decides everything
     uint64_t stale;             //  reports answered STALE or NOT FOUND
@@ -48,6 +54,7 @@ s_self_new (zsock_t *pipe)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->pipe = pipe;
+    self->handle = zsock_resolve (pipe);
     self->poller = zpoller_new (pipe, NULL);
     assert (self->poller);
     self->table = drover_tasktable_new ();
@@ -103,6 +110,29 @@ s_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
 //  ---------------------------------------------------------------------
 //  Saying things
 
+//  Say one frame of a command; more: frames follow
+static void
+s_put (self_t *self, const void *data, size_t size, bool more)
+{
+    zmq_send (self->handle, data, size, more? ZMQ_SNDMORE: 0);
+}
+
+//  Say a string frame
+static void
+s_put_text (self_t *self, const char *text, bool more)
+{
+    s_put (self, text, strlen (text), more);
+}
+
+//  Say a number frame, in decimal as zsock_send writes 4, 8 and i
+static void
+s_put_number (self_t *self, int64_t value, bool more)
+{
+    char text [24];
+    int size = snprintf (text, sizeof text, "%" PRId64, value);
+    s_put (self, text, (size_t) size, more);
+}
+
 //  Send an encoded message to a peer through the main; worker is the
 //  worker id when the peer is a worker, "" otherwise
 static void
@@ -114,18 +144,16 @@ s_send (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg, c
         zsys_error ("assign: cannot encode %s task=%" PRIu64, drover_msg_name (msg->id), msg->task);
         return;
     }
-    zmsg_t *command = zmsg_new ();
-    zmsg_addstr (command, "SEND");
-    zmsg_addmem (command, route, route_size);
-    zmsg_append (command, &payload);
-    zmsg_addstr (command, worker);
-    zmsg_send (&command, self->pipe);
+    s_put_text (self, "SEND", true);
+    s_put (self, route, route_size, true);
+    zframe_send (&payload, self->pipe, ZFRAME_MORE);
+    s_put_text (self, worker, false);
 }
 
 //  Answer a request with OK or ERROR (code, reason), echoing its seq
 static void
-s_reply_status (self_t *self, zframe_t *route, drover_msg_t *request, int code,
-                const char *reason, const char *worker)
+s_reply_status (self_t *self, const byte *route, size_t route_size, drover_msg_t *request,
+                int code, const char *reason, const char *worker)
 {
     drover_msg_t reply;
     memset (&reply, 0, sizeof reply);
@@ -133,7 +161,39 @@ s_reply_status (self_t *self, zframe_t *route, drover_msg_t *request, int code,
     reply.seq = request->seq;
     reply.code = (uint16_t) code;
     reply.reason = (char *) (reason && *reason? reason: code == DROVER_CODE_OK? "ok": "refused");
-    s_send (self, zframe_data (route), zframe_size (route), &reply, worker);
+    s_send (self, route, route_size, &reply, worker);
+}
+
+//  Tell whether a warning may be logged now: at most S_WARNINGS_PER_SEC a
+//  second, so that a flood of stale reports cannot flood the log
+static bool
+s_may_warn (self_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (now - self->warned_at >= 1000) {
+        if (self->suppressed)
+            zsys_warning ("assign: %" PRIu64 " more warnings not logged", self->suppressed);
+        self->warned_at = now;
+        self->warnings = 0;
+        self->suppressed = 0;
+    }
+    if (self->warnings >= S_WARNINGS_PER_SEC) {
+        self->suppressed++;
+        return false;
+    }
+    self->warnings++;
+    return true;
+}
+
+//  Warn about a report the table refused (stale attempt or unknown task)
+static void
+s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
+{
+    self->stale++;
+    if (s_may_warn (self))
+        zsys_warning ("assign: %s %s task=%" PRIu64 " attempt=%u worker=%s: %s",
+                      code == DROVER_CODE_STALE? "stale": "unknown",
+                      drover_msg_name (msg->id), msg->task, msg->attempt, msg->worker, reason);
 }
 
 //  Publish an event about a task
@@ -149,11 +209,9 @@ s_publish (self_t *self, const drover_action_t *action)
     snprintf (event.worker, sizeof event.worker, "%s", action->worker);
     snprintf (event.reason, sizeof event.reason, "%s", action->reason);
     zframe_t *body = drover_event_encode (&event);
-    zmsg_t *command = zmsg_new ();
-    zmsg_addstr (command, "EVENT");
-    zmsg_addstr (command, action->topic);
-    zmsg_append (command, &body);
-    zmsg_send (&command, self->pipe);
+    s_put_text (self, "EVENT", true);
+    s_put_text (self, action->topic, true);
+    zframe_send (&body, self->pipe, 0);
 
     //  One line per final state would be too much at 100k tasks/s
     if (streq (action->topic, "task.failed"))
@@ -215,21 +273,26 @@ s_carry_out (self_t *self)
     while ((action = drover_tasktable_next_action (self->table))) {
         switch (action->type) {
             case DROVER_ACTION_QUEUE:
-                zsock_send (self->pipe, "s8i48s", "QUEUE", action->task, action->priority,
-                            action->procs, action->mem, action->labels);
+                s_put_text (self, "QUEUE", true);
+                s_put_number (self, (int64_t) action->task, true);
+                s_put_number (self, action->priority, true);
+                s_put_number (self, action->procs, true);
+                s_put_number (self, (int64_t) action->mem, true);
+                s_put_text (self, action->labels, false);
                 break;
             case DROVER_ACTION_DEQUEUE:
-                zsock_send (self->pipe, "s8", "DEQUEUE", action->task);
-                break;
             case DROVER_ACTION_FREE:
-                zsock_send (self->pipe, "s8", "FREE", action->task);
+                s_put_text (self, action->type == DROVER_ACTION_FREE? "FREE": "DEQUEUE", true);
+                s_put_number (self, (int64_t) action->task, false);
                 break;
             case DROVER_ACTION_SUCCESS:
-                zsock_send (self->pipe, "ss", "SUCCESS", action->worker);
+                s_put_text (self, "SUCCESS", true);
+                s_put_text (self, action->worker, false);
                 break;
             case DROVER_ACTION_FAILURE:
-                zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
-                              action->worker, action->reason, action->task);
+                if (s_may_warn (self))
+                    zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
+                                  action->worker, action->reason, action->task);
                 zsock_send (self->pipe, "sss", "FAILURE", action->worker, action->reason);
                 break;
             case DROVER_ACTION_EVENT:
@@ -241,44 +304,18 @@ s_carry_out (self_t *self)
     }
 }
 
-//  Warn about a report the table refused, at most S_WARNINGS_PER_SEC a second
-static void
-s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
-{
-    self->stale++;
-    int64_t now = zclock_mono ();
-    if (now - self->warned_at >= 1000) {
-        if (self->suppressed)
-            zsys_warning ("assign: %" PRIu64 " more stale or unknown reports not logged",
-                          self->suppressed);
-        self->warned_at = now;
-        self->warnings = 0;
-        self->suppressed = 0;
-    }
-    if (self->warnings >= S_WARNINGS_PER_SEC) {
-        self->suppressed++;
-        return;
-    }
-    self->warnings++;
-    zsys_warning ("assign: %s %s task=%" PRIu64 " attempt=%u worker=%s: %s",
-                  code == DROVER_CODE_STALE? "stale": "unknown",
-                  drover_msg_name (msg->id), msg->task, msg->attempt, msg->worker, reason);
-}
-
-
 //  ---------------------------------------------------------------------
 //  Handling commands
 
 //  TASK SUBMIT: the id, or why not
 static void
-s_handle_submit (self_t *self, zframe_t *route, drover_msg_t *msg)
+s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
 {
     uint64_t task;
     const char *reason;
-    int code = drover_tasktable_submit (self->table, msg, zframe_data (route), zframe_size (route),
-                                        &task, &reason);
+    int code = drover_tasktable_submit (self->table, msg, route, route_size, &task, &reason);
     if (code != DROVER_CODE_OK) {
-        s_reply_status (self, route, msg, code, reason, "");
+        s_reply_status (self, route, route_size, msg, code, reason, "");
         return;
     }
     drover_msg_t reply;
@@ -286,48 +323,48 @@ s_handle_submit (self_t *self, zframe_t *route, drover_msg_t *msg)
     reply.id = DROVER_MSG_TASK_ACCEPTED;
     reply.seq = msg->seq;
     reply.task = task;
-    s_send (self, zframe_data (route), zframe_size (route), &reply, "");
+    s_send (self, route, route_size, &reply, "");
 }
 
 //  TASK LIST: counts and rows
 static void
-s_handle_list (self_t *self, zframe_t *route, drover_msg_t *msg)
+s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
 {
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
     reply->seq = msg->seq;
     drover_tasktable_list (self->table, msg->state, msg->limit, reply);
-    s_send (self, zframe_data (route), zframe_size (route), reply, "");
+    s_send (self, route, route_size, reply, "");
     drover_msg_destroy (&reply);
 }
 
-//  MSG: a request from a client or a report from a worker; we own msg
+//  MSG: a request from a client or a report from a worker
 static void
-s_handle_request (self_t *self, zframe_t *route, drover_msg_t *msg)
+s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
 {
     const char *reason = NULL;
     int code;
     if (msg->id == DROVER_MSG_TASK_SUBMIT)
-        s_handle_submit (self, route, msg);
+        s_handle_submit (self, route, route_size, msg);
     else
     if (msg->id == DROVER_MSG_TASK_LIST)
-        s_handle_list (self, route, msg);
+        s_handle_list (self, route, route_size, msg);
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);
-        s_reply_status (self, route, msg, code, reason, "");
+        s_reply_status (self, route, route_size, msg, code, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_WAIT) {
         code = drover_tasktable_wait (self->table, msg->tasks, msg->ntasks, msg->seq,
-                                      zframe_data (route), zframe_size (route), &reason);
-        s_reply_status (self, route, msg, code, reason, "");
+                                      route, route_size, &reason);
+        s_reply_status (self, route, route_size, msg, code, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_STARTED) {
         code = drover_tasktable_started (self->table, msg->worker, msg->task, msg->attempt, &reason);
         if (code != DROVER_CODE_OK) {
             s_warn_refused (self, msg, code, reason);
-            s_reply_status (self, route, msg, code, reason, msg->worker);
+            s_reply_status (self, route, route_size, msg, code, reason, msg->worker);
         }
     }
     else
@@ -335,25 +372,76 @@ s_handle_request (self_t *self, zframe_t *route, drover_msg_t *msg)
         code = drover_tasktable_result (self->table, msg, &reason);
         if (code != DROVER_CODE_OK)
             s_warn_refused (self, msg, code, reason);
-        s_reply_status (self, route, msg, code, reason, msg->worker);
+        s_reply_status (self, route, route_size, msg, code, reason, msg->worker);
     }
     else
-        s_reply_status (self, route, msg, DROVER_CODE_UNEXPECTED,
+        s_reply_status (self, route, route_size, msg, DROVER_CODE_UNEXPECTED,
                         "not a message the task table handles", "");
     s_carry_out (self);
 }
 
-//  ASSIGN: offer each placed task, or give back what can no longer run
+//  Receive the next frame of a command into part (initialised here; the
+//  caller closes it). Returns 0, or -1 if there is none.
+static int
+s_get (self_t *self, zmq_msg_t *part)
+{
+    zmq_msg_init (part);
+    if (zmq_msg_recv (part, self->handle, 0) == -1) {
+        zmq_msg_close (part);
+        return -1;
+    }
+    return 0;
+}
+
+//  Read a decimal number from a frame
+static uint64_t
+s_number_of (zmq_msg_t *part)
+{
+    char text [24];
+    size_t size = zmq_msg_size (part) < sizeof text - 1? zmq_msg_size (part): sizeof text - 1;
+    memcpy (text, zmq_msg_data (part), size);
+    text [size] = 0;
+    return strtoull (text, NULL, 10);
+}
+
+//  MSG route(f) msg(p): we own msg from here on
 static void
-s_handle_assign (self_t *self, zmsg_t *msg)
+s_handle_msg (self_t *self)
+{
+    zmq_msg_t route, pointer;
+    int rc = s_get (self, &route);
+    assert (rc == 0 && zmq_msg_more (&route));     //  the main said too little: our bug
+    rc = s_get (self, &pointer);
+    assert (rc == 0 && zmq_msg_size (&pointer) == sizeof (void *));
+    drover_msg_t *request;
+    memcpy (&request, zmq_msg_data (&pointer), sizeof (void *));
+    s_handle_request (self, (const byte *) zmq_msg_data (&route), zmq_msg_size (&route), request);
+    drover_msg_destroy (&request);
+    zmq_msg_close (&pointer);
+    zmq_msg_close (&route);
+}
+
+//  ASSIGN [task(8) worker(s)]...: offer each placed task, or give back
+//  what can no longer run
+static void
+s_handle_assign (self_t *self, bool more)
 {
     int64_t now = zclock_mono ();
-    while (zmsg_size (msg) >= 2) {
-        uint64_t task = s_pop_number (msg);
-        char worker [DROVER_ID_MAX + 1];
-        s_pop_text (msg, worker, sizeof worker);
-        drover_tasktable_assign (self->table, task, worker, now);
+    while (more) {
+        zmq_msg_t task, worker;
+        int rc = s_get (self, &task);
+        assert (rc == 0 && zmq_msg_more (&task));   //  pairs, always
+        rc = s_get (self, &worker);
+        assert (rc == 0);
+        more = zmq_msg_more (&worker);
+        char worker_id [DROVER_ID_MAX + 1];
+        size_t size = zmq_msg_size (&worker) < DROVER_ID_MAX? zmq_msg_size (&worker): DROVER_ID_MAX;
+        memcpy (worker_id, zmq_msg_data (&worker), size);
+        worker_id [size] = 0;
+        drover_tasktable_assign (self->table, s_number_of (&task), worker_id, now);
         s_carry_out (self);
+        zmq_msg_close (&worker);
+        zmq_msg_close (&task);
     }
 }
 
@@ -386,34 +474,12 @@ s_handle_up (self_t *self, zmsg_t *msg)
     zframe_destroy (&route);
 }
 
-//  One command from the pipe
+//  A rare command: the rest of its frames as a zmsg
 static void
-s_handle_pipe (self_t *self)
+s_handle_other (self_t *self, const char *command, bool more)
 {
-    zmsg_t *msg = zmsg_recv (self->pipe);
-    if (!msg) {
-        self->stopping = true;  //  interrupted
-        return;
-    }
-    char *command = zmsg_popstr (msg);
-    assert (command);
-    if (self->verbose)
-        zsys_debug ("assign: command=%s", command);
-    if (streq (command, "MSG")) {
-        zframe_t *route = zmsg_pop (msg);
-        zframe_t *pointer = zmsg_pop (msg);
-        assert (route && pointer && zframe_size (pointer) == sizeof (void *));
-        drover_msg_t *request;
-        memcpy (&request, zframe_data (pointer), sizeof (void *));
-        s_handle_request (self, route, request);
-        drover_msg_destroy (&request);
-        zframe_destroy (&pointer);
-        zframe_destroy (&route);
-    }
-    else
-    if (streq (command, "ASSIGN"))
-        s_handle_assign (self, msg);
-    else
+    zmsg_t *msg = more? zmsg_recv (self->pipe): zmsg_new ();
+    assert (msg);
     if (streq (command, "UP"))
         s_handle_up (self, msg);
     else
@@ -442,8 +508,38 @@ s_handle_pipe (self_t *self)
         zsys_error ("assign: unknown pipe command=%s", command);
         assert (false);         //  the vocabulary is in ACTORS.md
     }
-    zstr_free (&command);
     zmsg_destroy (&msg);
+}
+
+//  One command from the pipe, waiting for it unless flags say
+//  ZMQ_DONTWAIT. Returns 0, or -1 if none was there.
+static int
+s_handle_pipe (self_t *self, int flags)
+{
+    zmq_msg_t part;
+    zmq_msg_init (&part);
+    if (zmq_msg_recv (&part, self->handle, flags) == -1) {
+        zmq_msg_close (&part);
+        if (zmq_errno () != EAGAIN)
+            self->stopping = true;  //  interrupted, or the context is ending
+        return -1;
+    }
+    char command [16];
+    size_t size = zmq_msg_size (&part) < sizeof command - 1? zmq_msg_size (&part): sizeof command - 1;
+    memcpy (command, zmq_msg_data (&part), size);
+    command [size] = 0;
+    bool more = zmq_msg_more (&part);
+    zmq_msg_close (&part);
+    if (self->verbose)
+        zsys_debug ("assign: command=%s", command);
+    if (streq (command, "MSG"))
+        s_handle_msg (self);
+    else
+    if (streq (command, "ASSIGN"))
+        s_handle_assign (self, more);
+    else
+        s_handle_other (self, command, more);
+    return 0;
 }
 
 //  Run the assign actor
@@ -460,11 +556,9 @@ drover_assign_actor (zsock_t *pipe, void *args)
         void *which = zpoller_wait (self->poller, timeout);
         if (which == self->pipe) {
             //  Drain a batch without polling again: the pipe is the hot path
-            for (int count = 0; count < S_BATCH && !self->stopping; count++) {
-                if (count && !(zsock_events (self->pipe) & ZMQ_POLLIN))
+            for (int count = 0; count < S_BATCH && !self->stopping; count++)
+                if (s_handle_pipe (self, count? ZMQ_DONTWAIT: 0) == -1)
                     break;
-                s_handle_pipe (self);
-            }
         }
         else
         if (zpoller_terminated (self->poller))
