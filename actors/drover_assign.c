@@ -520,9 +520,9 @@ s_handle_pipe (self_t *self, int flags)
     zmq_msg_init (&part);
     if (zmq_msg_recv (&part, self->handle, flags) == -1) {
         zmq_msg_close (&part);
-        if (zmq_errno () != EAGAIN)
-            self->stopping = true;  //  interrupted, or the context is ending
-        return -1;
+        if (zmq_errno () == ETERM)
+            self->stopping = true;  //  the context is ending
+        return -1;                  //  nothing there, or interrupted
     }
     char command [16];
     size_t size = zmq_msg_size (&part) < sizeof command - 1? zmq_msg_size (&part): sizeof command - 1;
