@@ -67,6 +67,7 @@ struct _drover_worker_t {
     drover_runner_t *runner;        //  process executor, NULL with a handler
     drover_msg_t *in;               //  last message received, reused
     drover_exec_t *exec;            //  last offer's body, reused
+    drover_msg_t *started_msg;      //  TASK STARTED, reused for every offer
     zlistx_t *pending;              //  results not yet acknowledged, drover_msg_t *, owned
     zhashx_t *procs_of;             //  "task/attempt" -> procs, of attempts the runner runs
     uint32_t procs_used;            //  procs of attempts running
@@ -122,6 +123,7 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->grace = DROVER_RUNNER_GRACE;
     self->in = drover_msg_new (0);
     self->exec = drover_exec_new ();
+    self->started_msg = drover_msg_new (DROVER_MSG_TASK_STARTED);
     self->pending = zlistx_new ();
     zlistx_set_destructor (self->pending, s_msg_destroy);
     self->procs_of = zhashx_new ();
@@ -146,6 +148,7 @@ drover_worker_destroy (drover_worker_t **self_p)
         free (self->labels [index]);
     drover_msg_destroy (&self->in);
     drover_exec_destroy (&self->exec);
+    drover_msg_destroy (&self->started_msg);
     zlistx_destroy (&self->pending);
     zhashx_destroy (&self->procs_of);
     free (self->items);
@@ -457,7 +460,7 @@ s_pending_find (drover_worker_t *self, uint32_t seq)
 static void
 s_send_started (drover_worker_t *self, uint64_t task, uint32_t attempt)
 {
-    drover_msg_t *started = drover_msg_new (DROVER_MSG_TASK_STARTED);
+    drover_msg_t *started = self->started_msg;     //  owns nothing: no reset needed
     started->seq = s_next_seq (self);
     strcpy (started->worker, self->id);
     started->task = task;
@@ -467,7 +470,6 @@ s_send_started (drover_worker_t *self, uint64_t task, uint32_t attempt)
     slot->seq = started->seq;
     slot->task = task;
     slot->attempt = attempt;
-    drover_msg_destroy (&started);
 }
 
 //  Run an offer through the in-process handler; its result is ready at once
