@@ -1,0 +1,1456 @@
+/*  =========================================================================
+    test_drover_msg - the wire codec: every message round-trips field by
+    field; the exec body and events too; and everything a hostile peer can
+    send (truncations, oversized fields, wrong types, bad versions and
+    signatures, deep nesting, trailing bytes, NUL bytes, random bytes and
+    mutations of valid messages) is refused with -2 and a reason, without
+    a crash or a leak (run under ASan+UBSan).
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include <msgpack.h>
+
+//  ---------------------------------------------------------------------
+//  Helpers: filled messages, field-by-field comparison
+
+//  A deterministic PRNG (xorshift64*), so failures reproduce
+static uint64_t s_seed = 0x9e3779b97f4a7c15ull;
+
+static uint64_t
+s_random (void)
+{
+    s_seed ^= s_seed >> 12;
+    s_seed ^= s_seed << 25;
+    s_seed ^= s_seed >> 27;
+    return s_seed * 0x2545f4914f6cdd1dull;
+}
+
+//  Fill a stats record with distinct values
+static void
+s_fill_stats (drover_stats_t *stats, int salt)
+{
+    stats->load [0] = 0.5 + salt;
+    stats->load [1] = 1.25;
+    stats->load [2] = 3e9;
+    stats->mem_used = 1ull << 33;
+    stats->mem_total = UINT64_MAX;
+    stats->disk_used = 12345 + salt;
+    stats->disk_total = 1ull << 40;
+    stats->running = 7;
+}
+
+//  Return a message of this id with every field it carries set
+static drover_msg_t *
+s_filled (int id)
+{
+    drover_msg_t *msg = drover_msg_new (id);
+    msg->seq = 0xfffffffe;
+    switch (id) {
+        case DROVER_MSG_WORKER_HELLO:
+            strcpy (msg->worker, "node-7.example.com");
+            msg->epoch = UINT64_MAX - 1;
+            msg->procs = 64;
+            msg->mem = 1ull << 37;
+            assert_int_equal (drover_msg_add_label (msg, "gpu=a100"), 0);
+            assert_int_equal (drover_msg_add_label (msg, "zone=eu-west.1 b"), 0);
+            msg->nrunning = 3;
+            msg->running = (drover_taskref_t *) zmalloc (3 * sizeof (drover_taskref_t));
+            for (int index = 0; index < 3; index++) {
+                msg->running [index].task = 1000000000000ull + index;
+                msg->running [index].attempt = index + 1;
+            }
+            break;
+        case DROVER_MSG_WORKER_HEARTBEAT:
+            strcpy (msg->worker, "w1");
+            msg->epoch = 42;
+            s_fill_stats (&msg->stats, 0);
+            break;
+        case DROVER_MSG_WORKER_GOODBYE:
+            strcpy (msg->worker, "w1");
+            msg->epoch = 43;
+            break;
+        case DROVER_MSG_WORKER_WELCOME:
+            msg->heartbeat = 1000;
+            break;
+        case DROVER_MSG_WORKER_LEAVE:
+        case DROVER_MSG_WORKER_LIST:
+            break;
+        case DROVER_MSG_TASK_OFFER:
+            msg->task = 77;
+            msg->attempt = 2;
+            msg->priority = -5;
+            msg->procs = 4;
+            msg->mem = 1 << 30;
+            msg->timeout = 60000;
+            drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+            break;
+        case DROVER_MSG_TASK_STARTED:
+            strcpy (msg->worker, "w2");
+            msg->task = 78;
+            msg->attempt = 1;
+            break;
+        case DROVER_MSG_TASK_RESULT:
+        case DROVER_MSG_TASK_DONE:
+            strcpy (msg->worker, "w3");
+            msg->task = 79;
+            msg->attempt = 3;
+            if (id == DROVER_MSG_TASK_RESULT)
+                msg->outcome = DROVER_OUTCOME_SIGNALLED;
+            else
+                msg->state = DROVER_TASK_FAILED;
+            msg->exit_code = -1;
+            msg->signal = 9;
+            msg->truncated = DROVER_TRUNC_STDOUT | DROVER_TRUNC_STDERR;
+            msg->duration = 123456;
+            drover_msg_set_output (msg, (const byte *) "out\0put", 7, (const byte *) "err\n", 4);
+            drover_msg_set_reason (msg, "killed by signal 9 — façade");
+            break;
+        case DROVER_MSG_TASK_KILL:
+            msg->task = 80;
+            msg->attempt = 4;
+            break;
+        case DROVER_MSG_TASK_SUBMIT:
+            msg->priority = INT32_MIN;
+            msg->procs = 2;
+            msg->mem = 5000;
+            assert_int_equal (drover_msg_add_label (msg, "os=linux"), 0);
+            msg->timeout = 1;
+            msg->retries = 3;
+            msg->flags = DROVER_SUBMIT_NOTIFY;
+            drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+            break;
+        case DROVER_MSG_TASK_ACCEPTED:
+        case DROVER_MSG_TASK_CANCEL:
+            msg->task = UINT64_MAX;
+            break;
+        case DROVER_MSG_TASK_WAIT:
+            msg->ntasks = 4;
+            msg->tasks = (uint64_t *) zmalloc (4 * sizeof (uint64_t));
+            msg->tasks [0] = 1;
+            msg->tasks [1] = 300;
+            msg->tasks [2] = 70000;
+            msg->tasks [3] = UINT64_MAX;
+            break;
+        case DROVER_MSG_TASK_LIST:
+            msg->limit = 100;
+            msg->state = 255;
+            break;
+        case DROVER_MSG_TASK_TABLE:
+            for (int index = 0; index < DROVER_TASK_STATES; index++)
+                msg->counts [index] = index * 1000ull;
+            msg->nrows = 2;
+            msg->task_rows = (drover_task_row_t *) zmalloc (2 * sizeof (drover_task_row_t));
+            msg->task_rows [0].task = 9;
+            msg->task_rows [0].state = DROVER_TASK_RUNNING;
+            msg->task_rows [0].priority = -1;
+            msg->task_rows [0].procs = 3;
+            msg->task_rows [0].attempt = 1;
+            strcpy (msg->task_rows [0].worker, "w9");
+            msg->task_rows [0].summary = strdup ("sh -c echo hi");
+            msg->task_rows [1].task = 10;
+            msg->task_rows [1].state = DROVER_TASK_QUEUED;
+            msg->task_rows [1].summary = strdup ("");
+            break;
+        case DROVER_MSG_WORKER_TABLE:
+            msg->nrows = 2;
+            msg->worker_rows = (drover_worker_row_t *) zmalloc (2 * sizeof (drover_worker_row_t));
+            for (int index = 0; index < 2; index++) {
+                drover_worker_row_t *row = &msg->worker_rows [index];
+                snprintf (row->id, sizeof row->id, "worker-%d", index);
+                row->health = index? DROVER_HEALTH_PROBATION: DROVER_HEALTH_LOST;
+                row->admin = DROVER_ADMIN_DRAIN;
+                row->procs = 8;
+                row->procs_used = 3;
+                row->mem = 1ull << 34;
+                row->mem_used = 1ull << 20;
+                row->nlabels = index + 1;
+                for (int label = 0; label <= index; label++)
+                    row->labels [label] = strdup (label? "rack=r2": "gpu=");
+                s_fill_stats (&row->stats, index);
+            }
+            break;
+        case DROVER_MSG_WORKER_ADMIN:
+            strcpy (msg->worker, "w4");
+            msg->admin = DROVER_ADMIN_HOLD;
+            break;
+        case DROVER_MSG_OK:
+            msg->code = DROVER_CODE_OK;
+            drover_msg_set_reason (msg, "kill sent");
+            break;
+        case DROVER_MSG_ERROR:
+            msg->code = DROVER_CODE_STALE;
+            drover_msg_set_reason (msg, "stale: attempt 2 is not current");
+            break;
+        default:
+            fail_msg ("no filled message for id %d", id);
+    }
+    return msg;
+}
+
+//  Assert that two byte ranges are the same (NULL and empty are the same)
+static void
+s_assert_bytes (const byte *a, size_t a_size, const byte *b, size_t b_size)
+{
+    assert_int_equal (a? a_size: 0, b? b_size: 0);
+    if (a && a_size)
+        assert_memory_equal (a, b, a_size);
+}
+
+//  Assert that two optional strings are the same (NULL and "" are the same)
+static void
+s_assert_text (const char *a, const char *b)
+{
+    assert_string_equal (a? a: "", b? b: "");
+}
+
+static void
+s_assert_stats (const drover_stats_t *a, const drover_stats_t *b)
+{
+    for (int index = 0; index < 3; index++)
+        assert_true (a->load [index] == b->load [index]);
+    assert_true (a->mem_used == b->mem_used);
+    assert_true (a->mem_total == b->mem_total);
+    assert_true (a->disk_used == b->disk_used);
+    assert_true (a->disk_total == b->disk_total);
+    assert_int_equal (a->running, b->running);
+}
+
+//  Assert that two messages hold the same values, field by field
+static void
+s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
+{
+    assert_int_equal (a->id, b->id);
+    assert_int_equal (a->seq, b->seq);
+    assert_string_equal (a->worker, b->worker);
+    assert_true (a->epoch == b->epoch);
+    assert_true (a->task == b->task);
+    assert_int_equal (a->attempt, b->attempt);
+    assert_int_equal (a->priority, b->priority);
+    assert_int_equal (a->procs, b->procs);
+    assert_true (a->mem == b->mem);
+    assert_int_equal (a->nlabels, b->nlabels);
+    for (uint32_t index = 0; index < a->nlabels; index++)
+        assert_string_equal (a->labels [index], b->labels [index]);
+    assert_int_equal (a->timeout, b->timeout);
+    assert_int_equal (a->retries, b->retries);
+    assert_int_equal (a->flags, b->flags);
+    s_assert_bytes (a->body, a->body_size, b->body, b->body_size);
+    s_assert_stats (&a->stats, &b->stats);
+    assert_int_equal (a->nrunning, b->nrunning);
+    for (uint32_t index = 0; index < a->nrunning; index++) {
+        assert_true (a->running [index].task == b->running [index].task);
+        assert_int_equal (a->running [index].attempt, b->running [index].attempt);
+    }
+    assert_int_equal (a->heartbeat, b->heartbeat);
+    assert_int_equal (a->outcome, b->outcome);
+    assert_int_equal (a->state, b->state);
+    assert_int_equal (a->admin, b->admin);
+    assert_int_equal (a->exit_code, b->exit_code);
+    assert_int_equal (a->signal, b->signal);
+    assert_int_equal (a->truncated, b->truncated);
+    assert_int_equal (a->duration, b->duration);
+    s_assert_bytes (a->out, a->out_size, b->out, b->out_size);
+    s_assert_bytes (a->err, a->err_size, b->err, b->err_size);
+    assert_int_equal (a->code, b->code);
+    s_assert_text (a->reason, b->reason);
+    assert_int_equal (a->limit, b->limit);
+    assert_int_equal (a->ntasks, b->ntasks);
+    for (uint32_t index = 0; index < a->ntasks; index++)
+        assert_true (a->tasks [index] == b->tasks [index]);
+    for (int index = 0; index < DROVER_TASK_STATES; index++)
+        assert_true (a->counts [index] == b->counts [index]);
+    assert_int_equal (a->nrows, b->nrows);
+    assert_int_equal (a->task_rows == NULL, b->task_rows == NULL);
+    assert_int_equal (a->worker_rows == NULL, b->worker_rows == NULL);
+    for (uint32_t index = 0; a->task_rows && index < a->nrows; index++) {
+        const drover_task_row_t *x = &a->task_rows [index], *y = &b->task_rows [index];
+        assert_true (x->task == y->task);
+        assert_int_equal (x->state, y->state);
+        assert_int_equal (x->priority, y->priority);
+        assert_int_equal (x->procs, y->procs);
+        assert_int_equal (x->attempt, y->attempt);
+        assert_string_equal (x->worker, y->worker);
+        s_assert_text (x->summary, y->summary);
+    }
+    for (uint32_t index = 0; a->worker_rows && index < a->nrows; index++) {
+        const drover_worker_row_t *x = &a->worker_rows [index], *y = &b->worker_rows [index];
+        assert_string_equal (x->id, y->id);
+        assert_int_equal (x->health, y->health);
+        assert_int_equal (x->admin, y->admin);
+        assert_int_equal (x->procs, y->procs);
+        assert_int_equal (x->procs_used, y->procs_used);
+        assert_true (x->mem == y->mem);
+        assert_true (x->mem_used == y->mem_used);
+        assert_int_equal (x->nlabels, y->nlabels);
+        for (uint32_t label = 0; label < x->nlabels; label++)
+            assert_string_equal (x->labels [label], y->labels [label]);
+        s_assert_stats (&x->stats, &y->stats);
+    }
+}
+
+//  Encode a message into a fresh byte buffer (asserting it encodes)
+static byte *
+s_encode (drover_msg_t *msg, size_t *size_p)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    *size_p = zframe_size (frame);
+    byte *data = (byte *) malloc (*size_p);
+    memcpy (data, zframe_data (frame), *size_p);
+    zframe_destroy (&frame);
+    return data;
+}
+
+//  Decode bytes expecting a refusal; returns the error text
+static const char *
+s_refused (const byte *data, size_t size)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    int rc = drover_msg_decode (msg, data, size);
+    if (rc != -2)
+        fail_msg ("decode accepted %zu bytes it should refuse (id %d)", size, msg->id);
+    assert_non_null (msg->error);
+    const char *error = msg->error;         //  static text: outlives msg
+    drover_msg_destroy (&msg);
+    return error;
+}
+
+//  Assert that decoding refuses the bytes with an error containing text
+static void
+s_assert_refused (const byte *data, size_t size, const char *text)
+{
+    const char *error = s_refused (data, size);
+    if (!strstr (error, text))
+        fail_msg ("error \"%s\" does not mention \"%s\"", error, text);
+}
+
+//  A packer into an sbuffer, for hand-made (often hostile) messages
+typedef struct {
+    msgpack_sbuffer buffer;
+    msgpack_packer pk;
+} s_raw_t;
+
+static void
+s_raw_init (s_raw_t *raw)
+{
+    msgpack_sbuffer_init (&raw->buffer);
+    msgpack_packer_init (&raw->pk, &raw->buffer, msgpack_sbuffer_write);
+}
+
+//  Start a raw message of id with nfields fields after the header
+static void
+s_raw_begin (s_raw_t *raw, int id, size_t nfields, uint32_t seq)
+{
+    s_raw_init (raw);
+    msgpack_pack_array (&raw->pk, 4 + nfields);
+    msgpack_pack_str_with_body (&raw->pk, "DRV", 3);
+    msgpack_pack_uint8 (&raw->pk, 1);
+    msgpack_pack_int (&raw->pk, id);
+    msgpack_pack_uint32 (&raw->pk, seq);
+}
+
+static void
+s_raw_str (s_raw_t *raw, const char *text, size_t length)
+{
+    msgpack_pack_str_with_body (&raw->pk, text, length);
+}
+
+static void
+s_raw_destroy (s_raw_t *raw)
+{
+    msgpack_sbuffer_destroy (&raw->buffer);
+}
+
+#define RAW_DATA(raw)   ((const byte *) (raw).buffer.data)
+#define RAW_SIZE(raw)   ((raw).buffer.size)
+
+
+//  ---------------------------------------------------------------------
+//  Round trips
+
+static void
+test_roundtrip_every_message (void **state)
+{
+    for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
+        drover_msg_t *msg = s_filled (id);
+        size_t size;
+        byte *data = s_encode (msg, &size);
+        drover_msg_t *copy = drover_msg_new (0);
+        int rc = drover_msg_decode (copy, data, size);
+        if (rc)
+            fail_msg ("%s does not decode: %s", drover_msg_name (id), copy->error);
+        assert_null (copy->error);
+        s_assert_same (msg, copy);
+        //  Decoding again into a used message replaces what it held
+        assert_int_equal (drover_msg_decode (copy, data, size), 0);
+        s_assert_same (msg, copy);
+        free (data);
+        drover_msg_destroy (&msg);
+        drover_msg_destroy (&copy);
+    }
+}
+
+//  Every limit at its maximum still round-trips
+static void
+test_roundtrip_at_limits (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    memset (msg->worker, 'w', DROVER_ID_MAX);
+    for (int index = 0; index < DROVER_LABELS_MAX; index++) {
+        char label [DROVER_LABEL_MAX + 1];
+        memset (label, 'v', DROVER_LABEL_MAX);
+        label [DROVER_LABEL_MAX] = 0;
+        memset (label, 'k', 62);                //  key of 63 bytes, value to 128
+        snprintf (label + 62, 3, "%c=", 'a' + index);
+        label [64] = 'v';
+        assert_int_equal (drover_msg_add_label (msg, label), 0);
+    }
+    assert_int_equal (drover_msg_add_label (msg, "one=too-many"), -1);
+    msg->nrunning = DROVER_RUNNING_MAX;
+    msg->running = (drover_taskref_t *) zmalloc (DROVER_RUNNING_MAX * sizeof (drover_taskref_t));
+    for (int index = 0; index < DROVER_RUNNING_MAX; index++)
+        msg->running [index] = (drover_taskref_t) { UINT64_MAX - index, UINT32_MAX - index };
+    size_t size;
+    byte *data = s_encode (msg, &size);
+    drover_msg_t *copy = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (copy, data, size), 0);
+    s_assert_same (msg, copy);
+    free (data);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    strcpy (msg->worker, "w");
+    byte *big = (byte *) malloc (DROVER_OUTPUT_MAX);
+    for (size_t index = 0; index < DROVER_OUTPUT_MAX; index++)
+        big [index] = (byte) s_random ();
+    drover_msg_set_output (msg, big, DROVER_OUTPUT_MAX, big, DROVER_OUTPUT_MAX);
+    char reason [DROVER_REASON_MAX + 1];
+    memset (reason, 'r', DROVER_REASON_MAX);
+    reason [DROVER_REASON_MAX] = 0;
+    drover_msg_set_reason (msg, reason);
+    msg->exit_code = INT32_MAX;
+    msg->signal = INT32_MIN;
+    data = s_encode (msg, &size);
+    assert_int_equal (drover_msg_decode (copy, data, size), 0);
+    s_assert_same (msg, copy);
+    free (data);
+    free (big);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    msg->ntasks = DROVER_WAIT_MAX;
+    msg->tasks = (uint64_t *) zmalloc (DROVER_WAIT_MAX * sizeof (uint64_t));
+    for (int index = 0; index < DROVER_WAIT_MAX; index++)
+        msg->tasks [index] = (uint64_t) index << (index % 64);
+    data = s_encode (msg, &size);
+    assert_int_equal (drover_msg_decode (copy, data, size), 0);
+    s_assert_same (msg, copy);
+    free (data);
+    drover_msg_destroy (&msg);
+    drover_msg_destroy (&copy);
+}
+
+//  The header bytes are pinned: signature as fixstr, then version and id
+//  as single bytes (tests and tools patch them in place)
+static void
+test_wire_layout_is_pinned (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    msg->seq = 7;
+    size_t size;
+    byte *data = s_encode (msg, &size);
+    const byte expected [] = { 0x96, 0xa3, 'D', 'R', 'V', 0x01, 0x0f, 0x07, 0x00, 0x00 };
+    assert_int_equal (size, sizeof expected);
+    assert_memory_equal (data, expected, sizeof expected);
+    free (data);
+    drover_msg_destroy (&msg);
+}
+
+//  Any msgpack integer width is accepted, in range
+static void
+test_any_integer_width (void **state)
+{
+    //  TASK OFFER with every integer in an unusual width
+    const byte offer [] = {
+        0x9b, 0xa3, 'D', 'R', 'V',
+        0xcf, 0, 0, 0, 0, 0, 0, 0, 1,           //  version 1 as uint64
+        0xd3, 0, 0, 0, 0, 0, 0, 0, 6,           //  id 6 as int64
+        0xd0, 0x05,                             //  seq 5 as int8
+        0xcd, 0x00, 0x2a,                       //  task 42 as uint16
+        0xd2, 0, 0, 0, 3,                       //  attempt 3 as int32
+        0xd1, 0xff, 0xfe,                       //  priority -2 as int16
+        0xe0,                                   //  procs: negative fixint: refused below
+        0xcc, 0x10,                             //  mem 16 as uint8
+        0xce, 0, 0, 0x03, 0xe8,                 //  timeout 1000 as uint32
+        0xc4, 0x00                              //  empty body as bin 8
+    };
+    byte data [sizeof offer];
+    memcpy (data, offer, sizeof offer);
+    s_assert_refused (data, sizeof data, "procs: out of range");
+    data [36] = 0x04;                           //  procs 4 as positive fixint
+    drover_msg_t *msg = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (msg, data, sizeof data), 0);
+    assert_int_equal (msg->id, DROVER_MSG_TASK_OFFER);
+    assert_int_equal (msg->seq, 5);
+    assert_true (msg->task == 42);
+    assert_int_equal (msg->attempt, 3);
+    assert_int_equal (msg->priority, -2);
+    assert_int_equal (msg->procs, 4);
+    assert_true (msg->mem == 16);
+    assert_int_equal (msg->timeout, 1000);
+    assert_null (msg->body);
+    assert_int_equal (msg->body_size, 0);
+
+    //  Out of range for the field's width
+    data [28] = 0xce;                           //  attempt as uint32 0x80000003: fits
+    assert_int_equal (drover_msg_decode (msg, data, sizeof data), 0);
+    data [29] = 0x80;
+    assert_int_equal (drover_msg_decode (msg, data, sizeof data), 0);
+    assert_int_equal (msg->attempt, 0x80000003u);
+    data [28] = 0xd2;                           //  as int32 it is negative: refused
+    s_assert_refused (data, sizeof data, "attempt: out of range");
+    drover_msg_destroy (&msg);
+
+    //  int32 and uint32 fields refuse values past their range
+    s_raw_t raw;
+    for (int round = 0; round < 3; round++) {
+        s_raw_begin (&raw, DROVER_MSG_TASK_SUBMIT, 8, 1);
+        msgpack_pack_int64 (&raw.pk, round == 0? (int64_t) INT32_MIN - 1
+                                   : round == 1? (int64_t) INT32_MAX + 1: 0);
+        msgpack_pack_uint64 (&raw.pk, round == 2? (uint64_t) UINT32_MAX + 1: 1);
+        msgpack_pack_uint8 (&raw.pk, 0);        //  mem
+        msgpack_pack_array (&raw.pk, 0);        //  labels
+        for (int index = 0; index < 3; index++)
+            msgpack_pack_uint8 (&raw.pk, 0);    //  timeout, retries, flags
+        msgpack_pack_bin (&raw.pk, 0);
+        s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw),
+                          round < 2? "priority: out of range": "procs: out of range");
+        s_raw_destroy (&raw);
+    }
+}
+
+static void
+test_exec_roundtrip (void **state)
+{
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "sh", "-c", "echo \"$GREETING\" && cat", "" };
+    assert_int_equal (drover_exec_set_argv (exec, 4, argv), 0);
+    assert_int_equal (drover_exec_set_argv (exec, 0, argv), -1);
+    assert_int_equal (drover_exec_add_env (exec, "GREETING=hello world"), 0);
+    assert_int_equal (drover_exec_add_env (exec, "EMPTY="), 0);
+    assert_int_equal (drover_exec_add_env (exec, "=nope"), -1);
+    assert_int_equal (drover_exec_add_env (exec, "NOPE"), -1);
+    drover_exec_set_cwd (exec, "/tmp");
+    drover_exec_set_input (exec, (const byte *) "in\0put", 6);
+    size_t size;
+    byte *body = drover_exec_encode (exec, &size);
+    assert_non_null (body);
+    const char *error = "untouched";
+    assert_int_equal (drover_exec_validate (body, size, &error), 0);
+    assert_null (error);
+
+    drover_exec_t *copy = drover_exec_new ();
+    drover_exec_set_cwd (copy, "/old");         //  emptied by decode
+    assert_int_equal (drover_exec_decode (copy, body, size, &error), 0);
+    assert_int_equal (copy->argc, 4);
+    for (int index = 0; index < 4; index++)
+        assert_string_equal (copy->argv [index], argv [index]);
+    assert_null (copy->argv [4]);
+    assert_int_equal (copy->nenv, 2);
+    assert_string_equal (copy->env [0], "GREETING=hello world");
+    assert_string_equal (copy->env [1], "EMPTY=");
+    assert_null (copy->env [2]);
+    assert_string_equal (copy->cwd, "/tmp");
+    assert_int_equal (copy->input_size, 6);
+    assert_memory_equal (copy->input, "in\0put", 6);
+    //  A decoded body can grow: add_env after decode
+    for (int index = 0; index < 20; index++)
+        assert_int_equal (drover_exec_add_env (copy, "MORE=1"), 0);
+    assert_int_equal (copy->nenv, 22);
+    assert_null (copy->env [22]);
+    free (body);
+
+    //  Without cwd and input both travel as nil
+    drover_exec_set_cwd (exec, NULL);
+    drover_exec_set_input (exec, NULL, 0);
+    body = drover_exec_encode (exec, &size);
+    assert_non_null (body);
+    assert_int_equal (body [size - 1], 0xc0);
+    assert_int_equal (body [size - 2], 0xc0);
+    assert_int_equal (drover_exec_decode (copy, body, size, &error), 0);
+    assert_null (copy->cwd);
+    assert_null (copy->input);
+    assert_int_equal (copy->input_size, 0);
+    free (body);
+
+    //  Limits
+    for (int index = 2; index < DROVER_ENV_MAX; index++)
+        assert_int_equal (drover_exec_add_env (exec, "X=1"), 0);
+    assert_int_equal (drover_exec_add_env (exec, "X=1"), -1);
+    const char **many = (const char **) zmalloc ((DROVER_ARGV_MAX + 1) * sizeof (char *));
+    for (int index = 0; index <= DROVER_ARGV_MAX; index++)
+        many [index] = "a";
+    assert_int_equal (drover_exec_set_argv (exec, DROVER_ARGV_MAX + 1, many), -1);
+    assert_int_equal (drover_exec_set_argv (exec, DROVER_ARGV_MAX, many), 0);
+    free (many);
+    body = drover_exec_encode (exec, &size);
+    assert_non_null (body);
+    assert_int_equal (drover_exec_decode (copy, body, size, &error), 0);
+    assert_int_equal (copy->argc, DROVER_ARGV_MAX);
+    assert_int_equal (copy->nenv, DROVER_ENV_MAX);
+    free (body);
+    byte *input = (byte *) zmalloc (DROVER_INPUT_MAX + 1);
+    drover_exec_set_input (exec, input, DROVER_INPUT_MAX + 1);
+    assert_null (drover_exec_encode (exec, &size));
+    drover_exec_set_input (exec, input, DROVER_INPUT_MAX);
+    body = drover_exec_encode (exec, &size);
+    assert_non_null (body);
+    assert_int_equal (drover_exec_validate (body, size, &error), 0);
+    free (body);
+    free (input);
+    drover_exec_destroy (&exec);
+    drover_exec_destroy (&copy);
+    drover_exec_destroy (&copy);                //  harmless twice
+}
+
+//  Hand-made exec bodies the decoder must refuse
+static void
+test_exec_rejects (void **state)
+{
+    struct { const char *bytes; size_t size; const char *error; } cases [] = {
+        { "", 0, "empty" },
+        { "\x93\x91\xa1x\x90\xc0", 6, "exec body: out of range" },          //  3 elements
+        { "\x94\x90\x90\xc0\xc0", 5, "argv: out of range" },                //  no argv
+        { "\x94\x91\x01\x90\xc0\xc0", 6, "argv: wrong type" },
+        { "\x94\x91\xa3x\0y\x90\xc0\xc0", 9, "argv: contains NUL" },
+        { "\x94\x91\xa1x\x91\xa3NOP\xc0\xc0", 11, "env: not NAME=value" },
+        { "\x94\x91\xa1x\x91\xa2=x\xc0\xc0", 10, "env: not NAME=value" },
+        { "\x94\x91\xa1x\x90\xa0\xc0", 7, "cwd: out of range" },            //  "" cwd
+        { "\x94\x91\xa1x\x90\x01\xc0", 7, "cwd: wrong type" },
+        { "\x94\x91\xa1x\x90\xc0\xa1x", 8, "input: wrong type" },
+        { "\x94\x91\xa1x\x90\xc0\xc0\xc0", 8, "trailing" },
+        { "\x94\x91\x91\xa1x\x90\xc0\xc0", 8, "nesting" },                  //  depth 3
+        { "\x94\xdd\xff\xff\xff\xff", 6, "truncated" },
+    };
+    for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
+        const char *error = NULL;
+        drover_exec_t *exec = drover_exec_new ();
+        int rc = drover_exec_decode (exec, (const byte *) cases [index].bytes, cases [index].size, &error);
+        if (rc != -2 || !error || !strstr (error, cases [index].error))
+            fail_msg ("exec case %zu: rc=%d error=%s, want %s", index, rc, error, cases [index].error);
+        assert_null (exec->argv);
+        assert_int_equal (exec->argc, 0);
+        error = NULL;
+        assert_int_equal (drover_exec_validate ((const byte *) cases [index].bytes,
+                                                cases [index].size, &error), -2);
+        assert_non_null (error);
+        drover_exec_destroy (&exec);
+    }
+}
+
+static void
+test_event_roundtrip_and_json (void **state)
+{
+    drover_event_t event = { .time = 1732262400000ull, .task = 42, .attempt = 1 };
+    strcpy (event.topic, "task.succeeded");
+    strcpy (event.worker, "node-7");
+    strcpy (event.reason, "said \"hi\"\\\n\t\x01 caf\xc3\xa9 \xff end \x7f");
+    zframe_t *frame = drover_event_encode (&event);
+    assert_non_null (frame);
+    drover_event_t copy;
+    assert_int_equal (drover_event_decode (&copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_true (copy.time == event.time);
+    assert_string_equal (copy.topic, event.topic);
+    assert_true (copy.task == event.task);
+    assert_int_equal (copy.attempt, event.attempt);
+    assert_string_equal (copy.worker, event.worker);
+    assert_string_equal (copy.reason, event.reason);
+    //  Every prefix is refused
+    for (size_t size = 0; size < zframe_size (frame); size++)
+        assert_int_equal (drover_event_decode (&copy, zframe_data (frame), size), -2);
+    zframe_destroy (&frame);
+
+    char *json = drover_event_json (&event);
+    assert_string_equal (json,
+        "{\"time\":1732262400000,\"topic\":\"task.succeeded\",\"task\":42,\"attempt\":1,"
+        "\"worker\":\"node-7\",\"reason\":\"said \\\"hi\\\"\\\\\\n\\t\\u0001 caf\xc3\xa9 "
+        "\\ufffd end \\u007f\"}");
+    zstr_free (&json);
+
+    //  A full reason of 3-byte escapes still fits; overlong UTF-8 is replaced
+    memset (event.reason, 0x01, DROVER_REASON_MAX);
+    event.reason [DROVER_REASON_MAX] = 0;
+    json = drover_event_json (&event);
+    assert_non_null (strstr (json, "\\u0001\"}"));
+    zstr_free (&json);
+    strcpy (event.reason, "\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82");
+    json = drover_event_json (&event);
+    assert_non_null (strstr (json, "\"reason\":\"\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd "
+                                   "\\ufffd\\ufffd\\ufffd\\ufffd \\ufffd\\ufffd\"}"));
+    zstr_free (&json);
+
+    //  Keys in any order, unknown keys skipped, missing ones zero
+    s_raw_t raw;
+    s_raw_init (&raw);
+    msgpack_pack_map (&raw.pk, 3);
+    s_raw_str (&raw, "future", 6);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 0);
+    s_raw_str (&raw, "topic", 5);
+    s_raw_str (&raw, "worker.up", 9);
+    s_raw_str (&raw, "worker", 6);
+    s_raw_str (&raw, "w1", 2);
+    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+    assert_string_equal (copy.topic, "worker.up");
+    assert_string_equal (copy.worker, "w1");
+    assert_true (copy.time == 0 && copy.task == 0 && copy.attempt == 0);
+    assert_string_equal (copy.reason, "");
+    s_raw_destroy (&raw);
+
+    //  Refused: no topic, a repeated key, a bad topic, a wrong type, not a map
+    s_raw_init (&raw);
+    msgpack_pack_map (&raw.pk, 1);
+    s_raw_str (&raw, "task", 4);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+    s_raw_destroy (&raw);
+    s_raw_init (&raw);
+    msgpack_pack_map (&raw.pk, 2);
+    s_raw_str (&raw, "topic", 5);
+    s_raw_str (&raw, "a.b", 3);
+    s_raw_str (&raw, "topic", 5);
+    s_raw_str (&raw, "a.c", 3);
+    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+    s_raw_destroy (&raw);
+    s_raw_init (&raw);
+    msgpack_pack_map (&raw.pk, 1);
+    s_raw_str (&raw, "topic", 5);
+    s_raw_str (&raw, "has space", 9);
+    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+    s_raw_destroy (&raw);
+    s_raw_init (&raw);
+    msgpack_pack_map (&raw.pk, 2);
+    s_raw_str (&raw, "topic", 5);
+    s_raw_str (&raw, "a.b", 3);
+    s_raw_str (&raw, "task", 4);
+    msgpack_pack_int8 (&raw.pk, -1);
+    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+    assert_string_equal (copy.topic, "");       //  zeroed on failure
+    s_raw_destroy (&raw);
+    assert_int_equal (drover_event_decode (&copy, (const byte *) "\x91\x01", 2), -2);
+    assert_int_equal (drover_event_decode (&copy, (const byte *) "\xdf\xff\xff\xff\xff", 5), -2);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Refusals
+
+//  Every prefix of every valid message is refused
+static void
+test_truncated_at_every_length (void **state)
+{
+    for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
+        drover_msg_t *msg = s_filled (id);
+        size_t size;
+        byte *data = s_encode (msg, &size);
+        for (size_t length = 0; length < size; length++) {
+            //  Copy into an exact-size buffer so ASan sees any over-read
+            byte *prefix = (byte *) malloc (length? length: 1);
+            memcpy (prefix, data, length);
+            s_refused (length? prefix: NULL, length);
+            free (prefix);
+        }
+        free (data);
+        drover_msg_destroy (&msg);
+    }
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "echo", "hi" };
+    drover_exec_set_argv (exec, 2, argv);
+    drover_exec_add_env (exec, "A=b");
+    drover_exec_set_cwd (exec, "/");
+    drover_exec_set_input (exec, (const byte *) "x", 1);
+    size_t size;
+    byte *body = drover_exec_encode (exec, &size);
+    for (size_t length = 0; length < size; length++) {
+        const char *error = NULL;
+        assert_int_equal (drover_exec_decode (exec, body, length, &error), -2);
+        assert_non_null (error);
+    }
+    free (body);
+    drover_exec_destroy (&exec);
+}
+
+static void
+test_oversized_fields (void **state)
+{
+    s_raw_t raw;
+    char text [DROVER_STRING_MAX + 2];
+    memset (text, 'x', sizeof text);
+
+    //  Worker id of 65 bytes: the encoder refuses it, and so does the decoder
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
+    memset (msg->worker, 'x', sizeof msg->worker);
+    assert_null (drover_msg_encode (msg));
+    msg->worker [0] = 0;
+    assert_null (drover_msg_encode (msg));      //  and an empty one
+    drover_msg_destroy (&msg);
+    s_raw_begin (&raw, DROVER_MSG_WORKER_GOODBYE, 2, 1);
+    s_raw_str (&raw, text, DROVER_ID_MAX + 1);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "worker: out of range");
+    s_raw_destroy (&raw);
+
+    //  17 labels
+    s_raw_begin (&raw, DROVER_MSG_TASK_SUBMIT, 8, 1);
+    msgpack_pack_int (&raw.pk, 0);
+    msgpack_pack_int (&raw.pk, 1);
+    msgpack_pack_int (&raw.pk, 0);
+    msgpack_pack_array (&raw.pk, DROVER_LABELS_MAX + 1);
+    for (int index = 0; index <= DROVER_LABELS_MAX; index++)
+        s_raw_str (&raw, "a=b", 3);
+    for (int index = 0; index < 3; index++)
+        msgpack_pack_int (&raw.pk, 0);
+    msgpack_pack_bin (&raw.pk, 0);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "labels: out of range");
+    s_raw_destroy (&raw);
+
+    //  A label past 128 bytes
+    msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    char label [DROVER_LABEL_MAX + 2];
+    memset (label, 'v', sizeof label);
+    label [0] = 'k';
+    label [1] = '=';
+    label [DROVER_LABEL_MAX + 1] = 0;
+    assert_int_equal (drover_msg_add_label (msg, label), -1);
+    label [DROVER_LABEL_MAX] = 0;
+    assert_int_equal (drover_msg_add_label (msg, label), 0);
+    drover_msg_destroy (&msg);
+
+    //  Reason past 256 bytes: the encoder refuses, so does the decoder
+    msg = drover_msg_new (DROVER_MSG_ERROR);
+    msg->reason = strndup (text, DROVER_REASON_MAX + 1);
+    assert_null (drover_msg_encode (msg));
+    drover_msg_destroy (&msg);
+    s_raw_begin (&raw, DROVER_MSG_ERROR, 2, 1);
+    msgpack_pack_uint16 (&raw.pk, 400);
+    s_raw_str (&raw, text, DROVER_REASON_MAX + 1);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "reason: out of range");
+    s_raw_destroy (&raw);
+
+    //  Output past 1 MiB
+    byte *big = (byte *) zmalloc (DROVER_BODY_MAX + 1);
+    msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    strcpy (msg->worker, "w");
+    drover_msg_set_output (msg, big, DROVER_OUTPUT_MAX + 1, NULL, 0);
+    assert_null (drover_msg_encode (msg));
+    drover_msg_destroy (&msg);
+    s_raw_begin (&raw, DROVER_MSG_TASK_RESULT, 11, 1);
+    s_raw_str (&raw, "w", 1);
+    for (int index = 0; index < 7; index++)
+        msgpack_pack_int (&raw.pk, 0);
+    msgpack_pack_bin_with_body (&raw.pk, big, DROVER_OUTPUT_MAX + 1);
+    msgpack_pack_bin (&raw.pk, 0);
+    s_raw_str (&raw, "", 0);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "out: out of range");
+    s_raw_destroy (&raw);
+
+    //  Body past 2 MiB
+    s_raw_begin (&raw, DROVER_MSG_TASK_OFFER, 7, 1);
+    for (int index = 0; index < 6; index++)
+        msgpack_pack_int (&raw.pk, 1);
+    msgpack_pack_bin_with_body (&raw.pk, big, DROVER_BODY_MAX + 1);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "body: out of range");
+    s_raw_destroy (&raw);
+    free (big);
+
+    //  An array claiming 2^32-1 elements in 5 bytes, alone and as a field
+    s_assert_refused ((const byte *) "\xdd\xff\xff\xff\xff", 5, "truncated");
+    s_raw_begin (&raw, DROVER_MSG_TASK_WAIT, 1, 1);
+    msgpack_sbuffer_write (&raw.buffer, "\xdd\xff\xff\xff\xff", 5);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "truncated");
+    s_raw_destroy (&raw);
+    //  ... and a str and a bin claiming 4 GiB
+    s_raw_begin (&raw, DROVER_MSG_ERROR, 2, 1);
+    msgpack_pack_uint16 (&raw.pk, 400);
+    msgpack_sbuffer_write (&raw.buffer, "\xdb\xff\xff\xff\xff", 5);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "truncated");
+    s_raw_destroy (&raw);
+    s_assert_refused ((const byte *) "\xc6\xff\xff\xff\xff", 5, "message: wrong type");
+    s_raw_begin (&raw, DROVER_MSG_TASK_OFFER, 7, 1);
+    for (int index = 0; index < 6; index++)
+        msgpack_pack_int (&raw.pk, 1);
+    msgpack_sbuffer_write (&raw.buffer, "\xc6\xff\xff\xff\xff", 5);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "truncated");
+    s_raw_destroy (&raw);
+
+    //  A TASK WAIT past its limit, and a message past DROVER_MSG_MAX
+    s_raw_begin (&raw, DROVER_MSG_TASK_WAIT, 1, 1);
+    msgpack_pack_array (&raw.pk, DROVER_WAIT_MAX + 1);
+    for (int index = 0; index <= DROVER_WAIT_MAX; index++)
+        msgpack_pack_int (&raw.pk, index);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "tasks: out of range");
+    s_raw_destroy (&raw);
+    byte *huge = (byte *) zmalloc (DROVER_MSG_MAX + 1);
+    s_assert_refused (huge, DROVER_MSG_MAX + 1, "too large");
+    free (huge);
+
+    //  The encoder refuses the same things
+    msg = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    msg->ntasks = DROVER_WAIT_MAX + 1;
+    msg->tasks = (uint64_t *) zmalloc (msg->ntasks * sizeof (uint64_t));
+    assert_null (drover_msg_encode (msg));
+    drover_msg_destroy (&msg);
+    msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    msg->state = DROVER_TASK_STATES;
+    assert_null (drover_msg_encode (msg));
+    msg->state = 255;
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    zframe_destroy (&frame);
+    msg->id = 0;
+    assert_null (drover_msg_encode (msg));
+    msg->id = DROVER_MSG_ID_MAX + 1;
+    assert_null (drover_msg_encode (msg));
+    drover_msg_destroy (&msg);
+}
+
+//  Replace node `target` (pre-order) of a msgpack object with a value of
+//  a type no field in that position accepts; counts nodes in *index
+static void
+s_pack_with_wrong_type (msgpack_packer *pk, const msgpack_object *object, int target, int *index)
+{
+    if ((*index)++ == target) {
+        switch (object->type) {
+            case MSGPACK_OBJECT_POSITIVE_INTEGER:
+            case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+            case MSGPACK_OBJECT_FLOAT32:
+            case MSGPACK_OBJECT_FLOAT64:
+            case MSGPACK_OBJECT_BIN:
+            case MSGPACK_OBJECT_NIL:
+                msgpack_pack_str_with_body (pk, "x", 1);
+                break;
+            case MSGPACK_OBJECT_STR:
+            case MSGPACK_OBJECT_ARRAY:
+            case MSGPACK_OBJECT_MAP:
+                msgpack_pack_true (pk);
+                break;
+            default:
+                fail_msg ("unexpected object type %d", object->type);
+        }
+        //  Still count the replaced node's children, so indexes stay stable
+        if (object->type == MSGPACK_OBJECT_ARRAY)
+            for (uint32_t item = 0; item < object->via.array.size; item++) {
+                msgpack_sbuffer sink;
+                msgpack_sbuffer_init (&sink);
+                msgpack_packer discard;
+                msgpack_packer_init (&discard, &sink, msgpack_sbuffer_write);
+                s_pack_with_wrong_type (&discard, &object->via.array.ptr [item], -1, index);
+                msgpack_sbuffer_destroy (&sink);
+            }
+        return;
+    }
+    if (object->type == MSGPACK_OBJECT_ARRAY) {
+        msgpack_pack_array (pk, object->via.array.size);
+        for (uint32_t item = 0; item < object->via.array.size; item++)
+            s_pack_with_wrong_type (pk, &object->via.array.ptr [item], target, index);
+    }
+    else
+        msgpack_pack_object (pk, *object);
+}
+
+//  Every element of every message, at every depth, given a wrong type
+static void
+test_wrong_type_everywhere (void **state)
+{
+    int tried = 0;
+    for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
+        drover_msg_t *msg = s_filled (id);
+        size_t size;
+        byte *data = s_encode (msg, &size);
+        //  msgpack_unpack is fine here: these are our own bytes
+        msgpack_unpacked unpacked;
+        msgpack_unpacked_init (&unpacked);
+        size_t offset = 0;
+        assert_int_equal (msgpack_unpack_next (&unpacked, (const char *) data, size, &offset),
+                          MSGPACK_UNPACK_SUCCESS);
+        int nodes = 0;
+        s_raw_t raw;
+        s_raw_init (&raw);
+        s_pack_with_wrong_type (&raw.pk, &unpacked.data, -1, &nodes);
+        assert_int_equal (RAW_SIZE (raw), size);            //  identity when nothing replaced
+        assert_memory_equal (RAW_DATA (raw), data, size);
+        s_raw_destroy (&raw);
+        for (int target = 0; target < nodes; target++) {
+            s_raw_init (&raw);
+            int index = 0;
+            s_pack_with_wrong_type (&raw.pk, &unpacked.data, target, &index);
+            const char *error = s_refused (RAW_DATA (raw), RAW_SIZE (raw));
+            //  Header nodes give their own errors; fields say "wrong type"
+            if (target > 4 && !strstr (error, "wrong type"))
+                fail_msg ("%s node %d: error \"%s\"", drover_msg_name (id), target, error);
+            s_raw_destroy (&raw);
+            tried++;
+        }
+        msgpack_unpacked_destroy (&unpacked);
+        free (data);
+        drover_msg_destroy (&msg);
+    }
+    assert_true (tried > 150);
+}
+
+static void
+test_version_signature_and_id (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    msg->seq = 31337;
+    msg->task = 5;
+    size_t size;
+    byte *data = s_encode (msg, &size);
+    drover_msg_destroy (&msg);
+    assert_int_equal (data [5], 1);             //  version byte, after fixstr "DRV"
+
+    //  Unknown version: -2, "unknown version", bad_version, seq still read
+    msg = drover_msg_new (0);
+    for (int version = 0; version < 256; version++) {
+        if (version == 1)
+            continue;
+        data [5] = (byte) version;
+        assert_int_equal (drover_msg_decode (msg, data, size), -2);
+        assert_non_null (msg->error);
+        if (version < 0x80 || version >= 0xe0) {    //  one-byte integers, negative too
+            assert_string_equal (msg->error, "unknown version");
+            assert_true (msg->bad_version);
+            assert_int_equal (msg->seq, 31337);
+            assert_int_equal (msg->id, DROVER_MSG_TASK_CANCEL);
+        }
+    }
+    //  A version that is not an integer is malformed, not unknown
+    data [5] = 0xc0;
+    assert_int_equal (drover_msg_decode (msg, data, size), -2);
+    assert_false (msg->bad_version);
+    assert_string_equal (msg->error, "version: wrong type");
+    data [5] = 1;
+    assert_int_equal (drover_msg_decode (msg, data, size), 0);
+    assert_false (msg->bad_version);
+    //  A later version may change everything after the header: still 426
+    s_raw_t raw;
+    s_raw_init (&raw);
+    msgpack_pack_array (&raw.pk, 5);
+    s_raw_str (&raw, "DRV", 3);
+    msgpack_pack_uint8 (&raw.pk, 2);
+    msgpack_pack_uint8 (&raw.pk, 99);
+    msgpack_pack_uint8 (&raw.pk, 9);
+    msgpack_pack_array (&raw.pk, 1);            //  deeper than v1 allows
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 0);
+    assert_int_equal (drover_msg_decode (msg, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+    assert_true (msg->bad_version);
+    assert_int_equal (msg->seq, 9);
+    s_raw_destroy (&raw);
+
+    //  Wrong signatures: not bad_version
+    const char *signatures [] = { "DRX", "DR", "DRVV", "drv", "" };
+    for (size_t index = 0; index < sizeof signatures / sizeof signatures [0]; index++) {
+        s_raw_init (&raw);
+        msgpack_pack_array (&raw.pk, 5);
+        s_raw_str (&raw, signatures [index], strlen (signatures [index]));
+        msgpack_pack_uint8 (&raw.pk, 1);
+        msgpack_pack_uint8 (&raw.pk, DROVER_MSG_TASK_CANCEL);
+        msgpack_pack_uint8 (&raw.pk, 1);
+        msgpack_pack_uint8 (&raw.pk, 1);
+        assert_int_equal (drover_msg_decode (msg, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+        assert_string_equal (msg->error, "message: wrong signature");
+        assert_false (msg->bad_version);
+        s_raw_destroy (&raw);
+    }
+    s_assert_refused ((const byte *) "\x95\xc0\x01\x0e\x01\x01", 6, "wrong signature");
+    s_assert_refused ((const byte *) "\x95\xc4\x03" "DRV\x01\x0e\x01\x01", 9, "wrong signature");
+    s_assert_refused ((const byte *) "\x80", 1, "message: wrong type");   //  a map
+    s_assert_refused ((const byte *) "\x90", 1, "wrong signature");       //  empty array
+    s_assert_refused ((const byte *) "\x92\xa3" "DRV\x01", 6, "header incomplete");
+
+    //  Unknown message ids, with the seq still read for the reply
+    uint64_t ids [] = { 0, DROVER_MSG_ID_MAX + 1, 99, 255, 1ull << 32, UINT64_MAX };
+    for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++) {
+        s_raw_init (&raw);
+        msgpack_pack_array (&raw.pk, 5);
+        s_raw_str (&raw, "DRV", 3);
+        msgpack_pack_uint8 (&raw.pk, 1);
+        msgpack_pack_uint64 (&raw.pk, ids [index]);
+        msgpack_pack_uint8 (&raw.pk, 77);
+        msgpack_pack_uint8 (&raw.pk, 1);
+        assert_int_equal (drover_msg_decode (msg, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+        assert_non_null (strstr (msg->error, "message id"));
+        assert_int_equal (msg->id, 0);
+        if (ids [index] <= UINT32_MAX)
+            assert_int_equal (msg->seq, 77);
+        s_raw_destroy (&raw);
+    }
+    //  Right id, wrong number of fields
+    s_raw_begin (&raw, DROVER_MSG_TASK_CANCEL, 2, 3);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    assert_int_equal (drover_msg_decode (msg, RAW_DATA (raw), RAW_SIZE (raw)), -2);
+    assert_non_null (strstr (msg->error, "wrong number of fields"));
+    assert_int_equal (msg->id, DROVER_MSG_TASK_CANCEL);   //  kept for the broker's reply
+    assert_int_equal (msg->seq, 3);
+    s_raw_destroy (&raw);
+    drover_msg_destroy (&msg);
+    free (data);
+}
+
+static void
+test_depth_trailing_and_nul (void **state)
+{
+    //  Labels nested past depth 4: message > labels > [ > [ > [
+    s_raw_t raw;
+    s_raw_begin (&raw, DROVER_MSG_WORKER_HELLO, 6, 1);
+    s_raw_str (&raw, "w", 1);
+    for (int index = 0; index < 3; index++)
+        msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 0);
+    msgpack_pack_array (&raw.pk, 0);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "nesting");
+    s_raw_destroy (&raw);
+    //  Depth 4 is the limit: a worker table row's labels are at 4
+    drover_msg_t *msg = s_filled (DROVER_MSG_WORKER_TABLE);
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    assert_int_equal (drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)), 0);
+    zframe_destroy (&frame);
+    drover_msg_destroy (&msg);
+    //  A thousand nested arrays: refused at depth 5, no recursion
+    byte deep [1000];
+    memset (deep, 0x91, sizeof deep);
+    s_assert_refused (deep, sizeof deep, "wrong signature");
+    s_raw_begin (&raw, DROVER_MSG_TASK_WAIT, 1, 1);
+    msgpack_sbuffer_write (&raw.buffer, (const char *) deep, sizeof deep);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "nesting");
+    s_raw_destroy (&raw);
+
+    //  Trailing bytes after a valid message
+    msg = s_filled (DROVER_MSG_TASK_KILL);
+    size_t size;
+    byte *data = s_encode (msg, &size);
+    byte *longer = (byte *) malloc (size + 1);
+    memcpy (longer, data, size);
+    longer [size] = 0xc0;
+    s_assert_refused (longer, size + 1, "trailing");
+    free (longer);
+    free (data);
+    drover_msg_destroy (&msg);
+
+    //  NUL inside strings: reason, worker id, label
+    s_raw_begin (&raw, DROVER_MSG_OK, 2, 1);
+    msgpack_pack_uint8 (&raw.pk, 200);
+    s_raw_str (&raw, "a\0b", 3);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "reason: contains NUL");
+    s_raw_destroy (&raw);
+    s_raw_begin (&raw, DROVER_MSG_WORKER_GOODBYE, 2, 1);
+    s_raw_str (&raw, "w\0", 2);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "worker: contains NUL");
+    s_raw_destroy (&raw);
+    s_raw_begin (&raw, DROVER_MSG_WORKER_ADMIN, 2, 1);
+    s_raw_str (&raw, "has space", 9);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "worker: not a valid worker id");
+    s_raw_destroy (&raw);
+    s_raw_begin (&raw, DROVER_MSG_TASK_SUBMIT, 8, 1);
+    for (int index = 0; index < 3; index++)
+        msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    s_raw_str (&raw, "k=v\0", 4);
+    for (int index = 0; index < 3; index++)
+        msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_bin (&raw.pk, 0);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "labels: contains NUL");
+    s_raw_destroy (&raw);
+
+    //  Enums out of range
+    s_raw_begin (&raw, DROVER_MSG_WORKER_ADMIN, 2, 1);
+    s_raw_str (&raw, "w", 1);
+    msgpack_pack_uint8 (&raw.pk, DROVER_ADMIN_MAX + 1);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "admin: out of range");
+    s_raw_destroy (&raw);
+    s_raw_begin (&raw, DROVER_MSG_TASK_LIST, 2, 1);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_uint8 (&raw.pk, DROVER_TASK_STATES);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "state: out of range");
+    s_raw_destroy (&raw);
+    //  Ext types and 0xc1 anywhere
+    s_raw_begin (&raw, DROVER_MSG_TASK_CANCEL, 1, 1);
+    msgpack_sbuffer_write (&raw.buffer, "\xd4\x01\x02", 3);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "ext");
+    s_raw_destroy (&raw);
+    s_raw_begin (&raw, DROVER_MSG_TASK_CANCEL, 1, 1);
+    msgpack_sbuffer_write (&raw.buffer, "\xc1", 1);
+    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "0xc1");
+    s_raw_destroy (&raw);
+    //  Loads that are not finite or are negative
+    msg = s_filled (DROVER_MSG_WORKER_HEARTBEAT);
+    data = s_encode (msg, &size);
+    drover_msg_destroy (&msg);
+    byte *load = NULL;
+    for (size_t index = 0; index + 9 <= size && !load; index++)
+        if (data [index] == 0xcb)
+            load = data + index;                //  the first load, as float 64
+    assert_non_null (load);
+    const byte bad_loads [][8] = {
+        { 0x7f, 0xf8, 0, 0, 0, 0, 0, 0 },       //  NaN
+        { 0x7f, 0xf0, 0, 0, 0, 0, 0, 0 },       //  +inf
+        { 0xbf, 0xf0, 0, 0, 0, 0, 0, 0 },       //  -1.0
+    };
+    for (int index = 0; index < 3; index++) {
+        memcpy (load + 1, bad_loads [index], 8);
+        s_assert_refused (data, size, "stats: out of range");
+    }
+    free (data);
+    //  ... and the encoder writes 0 for them rather than failing a heartbeat
+    msg = s_filled (DROVER_MSG_WORKER_HEARTBEAT);
+    msg->stats.load [0] = NAN;
+    msg->stats.load [1] = -INFINITY;
+    data = s_encode (msg, &size);
+    assert_int_equal (drover_msg_decode (msg, data, size), 0);
+    assert_true (msg->stats.load [0] == 0 && msg->stats.load [1] == 0);
+    free (data);
+    drover_msg_destroy (&msg);
+}
+
+//  Whatever decode accepts must encode again and decode to the same
+static void
+s_check_accepted (drover_msg_t *msg)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    if (!frame)
+        fail_msg ("%s decoded but does not encode", drover_msg_name (msg->id));
+    drover_msg_t *again = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (again, zframe_data (frame), zframe_size (frame)), 0);
+    s_assert_same (msg, again);
+    drover_msg_destroy (&again);
+    zframe_destroy (&frame);
+}
+
+static void
+test_random_bytes (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    drover_exec_t *exec = drover_exec_new ();
+    drover_event_t event;
+    s_seed = 42;
+    int accepted = 0;
+    for (int count = 0; count < 100000; count++) {
+        size_t size = s_random () % 257;
+        byte *data = (byte *) malloc (size? size: 1);
+        for (size_t index = 0; index < size; index++)
+            data [index] = (byte) s_random ();
+        //  Most of the time, start like a real message to get past the header
+        if (count % 2 && size > 8) {
+            data [0] = 0x90 | (data [0] & 0x0f);
+            memcpy (data + 1, "\xa3" "DRV\x01", 5);
+            data [6] = data [6] % (DROVER_MSG_ID_MAX + 2);
+        }
+        int rc = drover_msg_decode (msg, data, size);
+        assert_true (rc == 0 || rc == -2);
+        if (rc == 0) {
+            accepted++;
+            s_check_accepted (msg);
+        }
+        else
+            assert_non_null (msg->error);
+        const char *error = NULL;
+        rc = drover_exec_decode (exec, data, size, &error);
+        assert_true (rc == 0 || (rc == -2 && error));
+        rc = drover_event_decode (&event, data, size);
+        assert_true (rc == 0 || rc == -2);
+        free (data);
+    }
+    //  LEAVE and WORKER LIST have no fields: random tails make some valid
+    print_message ("random: %d of 100000 buffers decoded as valid messages\n", accepted);
+    drover_exec_destroy (&exec);
+    drover_msg_destroy (&msg);
+}
+
+//  Flip, zero and randomise every byte of every valid message
+static void
+test_mutations_of_valid_messages (void **state)
+{
+    s_seed = 7;
+    drover_msg_t *decoded = drover_msg_new (0);
+    int accepted = 0, refused = 0;
+    for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
+        drover_msg_t *msg = s_filled (id);
+        size_t size;
+        byte *data = s_encode (msg, &size);
+        byte *mutant = (byte *) malloc (size);
+        for (size_t index = 0; index < size; index++) {
+            byte values [] = { (byte) ~data [index], 0x00, 0xff, 0x7f, 0x80, 0xc1, 0xdd,
+                               (byte) (data [index] + 1), (byte) (data [index] - 1),
+                               (byte) s_random () };
+            for (size_t value = 0; value < sizeof values; value++) {
+                if (values [value] == data [index])
+                    continue;
+                memcpy (mutant, data, size);
+                mutant [index] = values [value];
+                int rc = drover_msg_decode (decoded, mutant, size);
+                if (rc == 0) {
+                    accepted++;
+                    s_check_accepted (decoded);
+                }
+                else {
+                    assert_int_equal (rc, -2);
+                    assert_non_null (decoded->error);
+                    refused++;
+                }
+            }
+        }
+        free (mutant);
+        free (data);
+        drover_msg_destroy (&msg);
+    }
+    print_message ("mutations: %d accepted (still valid), %d refused\n", accepted, refused);
+    assert_true (refused > 0);
+    drover_msg_destroy (&decoded);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Setters, names, validity, and the socket helpers
+
+static void
+test_setters_and_names (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_ERROR);
+    //  Reason cut at 256 bytes, and back to a UTF-8 boundary
+    char reason [400];
+    memset (reason, 'a', sizeof reason);
+    reason [sizeof reason - 1] = 0;
+    drover_msg_set_reason (msg, reason);
+    assert_int_equal (strlen (msg->reason), DROVER_REASON_MAX);
+    memcpy (reason + 255, "\xc3\xa9", 2);      //  "é" straddles the cut
+    drover_msg_set_reason (msg, reason);
+    assert_int_equal (strlen (msg->reason), 255);
+    drover_msg_set_reason (msg, NULL);
+    assert_null (msg->reason);
+    drover_msg_set_body (msg, (const byte *) "abc", 3);
+    drover_msg_set_body (msg, (const byte *) "de", 2);
+    assert_int_equal (msg->body_size, 2);
+    assert_memory_equal (msg->body, "de", 2);
+    drover_msg_set_body (msg, NULL, 0);
+    assert_null (msg->body);
+    drover_msg_set_output (msg, (const byte *) "o", 1, NULL, 5);
+    assert_int_equal (msg->out_size, 1);
+    assert_null (msg->err);
+    assert_int_equal (msg->err_size, 0);
+    drover_msg_reset (msg);
+    assert_int_equal (msg->id, 0);
+    assert_null (msg->out);
+    drover_msg_destroy (&msg);
+    drover_msg_destroy (&msg);                  //  harmless twice
+
+    assert_string_equal (drover_msg_name (DROVER_MSG_TASK_SUBMIT), "TASK SUBMIT");
+    assert_string_equal (drover_msg_name (DROVER_MSG_ERROR), "ERROR");
+    assert_string_equal (drover_msg_name (0), "INVALID");
+    assert_string_equal (drover_msg_name (99), "INVALID");
+    assert_string_equal (drover_task_state_name (DROVER_TASK_SUCCEEDED), "SUCCEEDED");
+    assert_string_equal (drover_task_state_name (-1), "INVALID");
+    assert_string_equal (drover_health_name (DROVER_HEALTH_PROBATION), "PROBATION");
+    assert_string_equal (drover_admin_name (DROVER_ADMIN_DRAIN), "DRAIN");
+    assert_string_equal (drover_outcome_name (DROVER_OUTCOME_TIMEDOUT), "TIMEDOUT");
+    assert_string_equal (drover_outcome_name (DROVER_OUTCOME_MAX + 1), "INVALID");
+
+    assert_true (drover_id_valid ("node-1.example.com"));
+    assert_true (drover_id_valid ("x"));
+    assert_false (drover_id_valid (""));
+    assert_false (drover_id_valid (NULL));
+    assert_false (drover_id_valid ("a b"));
+    assert_false (drover_id_valid ("tab\there"));
+    assert_false (drover_id_valid ("caf\xc3\xa9"));
+    char id [DROVER_ID_MAX + 2];
+    memset (id, 'i', sizeof id);
+    id [DROVER_ID_MAX] = 0;
+    assert_true (drover_id_valid (id));
+    id [DROVER_ID_MAX] = 'i';
+    id [DROVER_ID_MAX + 1] = 0;
+    assert_false (drover_id_valid (id));
+
+    assert_true (drover_label_valid ("gpu=a100"));
+    assert_true (drover_label_valid ("os.family_x-1=linux 6.1"));
+    assert_true (drover_label_valid ("empty="));
+    assert_false (drover_label_valid ("=value"));
+    assert_false (drover_label_valid ("novalue"));
+    assert_false (drover_label_valid ("sp ace=x"));
+    assert_false (drover_label_valid ("k=line\nbreak"));
+    assert_false (drover_label_valid (NULL));
+    char label [80];
+    memset (label, 'k', sizeof label);
+    strcpy (label + 63, "=v");
+    assert_true (drover_label_valid (label));
+    memset (label, 'k', sizeof label);
+    strcpy (label + 64, "=v");                  //  key of 64 bytes
+    assert_false (drover_label_valid (label));
+}
+
+static void
+test_send_and_recv (void **state)
+{
+    zsock_t *server = zsock_new_pair ("@inproc://test-drover-msg");
+    zsock_t *client = zsock_new_pair (">inproc://test-drover-msg");
+    assert_non_null (server);
+    assert_non_null (client);
+    drover_msg_t *msg = s_filled (DROVER_MSG_TASK_RESULT);
+    assert_int_equal (drover_msg_send (msg, client), 0);
+    drover_msg_t *got = drover_msg_new (0);
+    assert_int_equal (drover_msg_recv (got, server), 0);
+    s_assert_same (msg, got);
+
+    //  Two frames: refused, and the next message is read whole
+    zstr_sendm (client, "one");
+    zstr_send (client, "two");
+    assert_int_equal (drover_msg_send (msg, client), 0);
+    assert_int_equal (drover_msg_recv (got, server), -2);
+    assert_string_equal (got->error, "more than one frame");
+    assert_int_equal (drover_msg_recv (got, server), 0);
+    s_assert_same (msg, got);
+
+    //  A message that cannot be encoded is not sent
+    msg->outcome = DROVER_OUTCOME_MAX + 1;
+    assert_int_equal (drover_msg_send (msg, client), -1);
+    zstr_send (client, "garbage");
+    assert_int_equal (drover_msg_recv (got, server), -2);
+    assert_non_null (got->error);
+    drover_msg_destroy (&got);
+    drover_msg_destroy (&msg);
+    zsock_destroy (&client);
+    zsock_destroy (&server);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_roundtrip_every_message),
+        cmocka_unit_test (test_roundtrip_at_limits),
+        cmocka_unit_test (test_wire_layout_is_pinned),
+        cmocka_unit_test (test_any_integer_width),
+        cmocka_unit_test (test_exec_roundtrip),
+        cmocka_unit_test (test_exec_rejects),
+        cmocka_unit_test (test_event_roundtrip_and_json),
+        cmocka_unit_test (test_truncated_at_every_length),
+        cmocka_unit_test (test_oversized_fields),
+        cmocka_unit_test (test_wrong_type_everywhere),
+        cmocka_unit_test (test_version_signature_and_id),
+        cmocka_unit_test (test_depth_trailing_and_nul),
+        cmocka_unit_test (test_random_bytes),
+        cmocka_unit_test (test_mutations_of_valid_messages),
+        cmocka_unit_test (test_setters_and_names),
+        cmocka_unit_test (test_send_and_recv),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
