@@ -86,6 +86,8 @@ s_pop_number (zmsg_t *msg)
 {
     zframe_t *frame = zmsg_pop (msg);
     assert (frame);             //  the main or a peer actor said too little: our bug
+    if (!frame)
+        return 0;
     char text [24];
     size_t size = zframe_size (frame) < sizeof text - 1? zframe_size (frame): sizeof text - 1;
     memcpy (text, zframe_data (frame), size);
@@ -100,6 +102,9 @@ s_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
 {
     zframe_t *frame = zmsg_pop (msg);
     assert (frame);
+    buffer [0] = 0;
+    if (!frame)
+        return;
     size_t size = zframe_size (frame) < buffer_size - 1? zframe_size (frame): buffer_size - 1;
     memcpy (buffer, zframe_data (frame), size);
     buffer [size] = 0;
@@ -404,19 +409,38 @@ s_number_of (zmq_msg_t *part)
     return strtoull (text, NULL, 10);
 }
 
+//  Tell whether a frame can be a ROUTER routing id
+static bool
+s_route_valid (size_t size)
+{
+    return size >= 1 && size <= 255;
+}
+
 //  MSG route(f) msg(p): we own msg from here on
 static void
-s_handle_msg (self_t *self)
+s_handle_msg (self_t *self, bool more)
 {
     zmq_msg_t route, pointer;
-    int rc = s_get (self, &route);
-    assert (rc == 0 && zmq_msg_more (&route));     //  the main said too little: our bug
-    rc = s_get (self, &pointer);
-    assert (rc == 0 && zmq_msg_size (&pointer) == sizeof (void *));
-    drover_msg_t *request;
-    memcpy (&request, zmq_msg_data (&pointer), sizeof (void *));
-    s_handle_request (self, (const byte *) zmq_msg_data (&route), zmq_msg_size (&route), request);
-    drover_msg_destroy (&request);
+    if (!more || s_get (self, &route))
+        return;                 //  interrupted (or our bug, below)
+    if (!zmq_msg_more (&route) || s_get (self, &pointer)) {
+        zmq_msg_close (&route);
+        return;
+    }
+    if (zmq_msg_size (&pointer) == sizeof (void *)) {
+        drover_msg_t *request;
+        memcpy (&request, zmq_msg_data (&pointer), sizeof (void *));
+        if (s_route_valid (zmq_msg_size (&route)))
+            s_handle_request (self, (const byte *) zmq_msg_data (&route),
+                              zmq_msg_size (&route), request);
+        else
+            zsys_error ("assign: MSG with a route of %zu bytes", zmq_msg_size (&route));
+        drover_msg_destroy (&request);
+    }
+    else {
+        zsys_error ("assign: MSG without a pointer");
+        assert (false);         //  the main said it wrong: our bug
+    }
     zmq_msg_close (&pointer);
     zmq_msg_close (&route);
 }
@@ -429,10 +453,13 @@ s_handle_assign (self_t *self, bool more)
     int64_t now = zclock_mono ();
     while (more) {
         zmq_msg_t task, worker;
-        int rc = s_get (self, &task);
-        assert (rc == 0 && zmq_msg_more (&task));   //  pairs, always
-        rc = s_get (self, &worker);
-        assert (rc == 0);
+        if (s_get (self, &task))
+            return;             //  interrupted
+        if (!zmq_msg_more (&task) || s_get (self, &worker)) {
+            zsys_error ("assign: ASSIGN with an odd number of frames");
+            zmq_msg_close (&task);
+            return;             //  schedq said it wrong: our bug
+        }
         more = zmq_msg_more (&worker);
         char worker_id [DROVER_ID_MAX + 1];
         size_t size = zmq_msg_size (&worker) < DROVER_ID_MAX? zmq_msg_size (&worker): DROVER_ID_MAX;
@@ -457,7 +484,13 @@ s_handle_up (self_t *self, zmsg_t *msg)
         zframe_destroy (&frame);
     }
     zframe_t *running = zmsg_pop (msg);
-    assert (route && running);
+    if (!route || !running || !s_route_valid (zframe_size (route))) {
+        zsys_error ("assign: UP worker=%s said wrong", worker);
+        assert (false);         //  health said it wrong: our bug
+        zframe_destroy (&running);
+        zframe_destroy (&route);
+        return;
+    }
     //  Copied so the refs are aligned, whatever the frame's storage
     size_t count = zframe_size (running) / sizeof (drover_taskref_t);
     drover_taskref_t *refs = NULL;
@@ -533,7 +566,7 @@ s_handle_pipe (self_t *self, int flags)
     if (self->verbose)
         zsys_debug ("assign: command=%s", command);
     if (streq (command, "MSG"))
-        s_handle_msg (self);
+        s_handle_msg (self, more);
     else
     if (streq (command, "ASSIGN"))
         s_handle_assign (self, more);

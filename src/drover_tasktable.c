@@ -835,10 +835,8 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
         task->has_labels = true;
     }
     s_insert (self, task);
-    if (notify) {
-        int rc = s_waiter_add (self, task, route, route_size, 0);
-        assert (rc == 0);       //  room was checked above
-    }
+    if (notify && s_waiter_add (self, task, route, route_size, 0))
+        assert (false);         //  room was checked above
     s_event (self, task, "task.queued", NULL);
     s_queue (self, task);
     *task_p = task->id;
