@@ -1,0 +1,443 @@
+/*  =========================================================================
+    drover_health - the health actor: worker registration and liveness
+
+    Registers workers by id with their epoch and route (the ROUTER routing
+    id of their latest HELLO), refreshes their liveness on any traffic from
+    that route, and declares LOST those silent for lost-after, those that
+    say GOODBYE, and old incarnations replaced by a new epoch. A LOST
+    worker is forgotten entirely, so the state is bounded by max-workers.
+    The liveness table (src/drover_liveness.c) decides who is silent; its
+    next deadline is the poll timeout.
+
+    In:   CONFIGURE heartbeat(4) lost-after(4) max-workers(4)
+          MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
+          HEARD worker(s) route(f)  other traffic from a worker
+          VERBOSE | $TERM
+    Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
+          LOST worker(s) reason(s)
+          STATS worker(s) stats(f)
+          SEND route(f) payload(f) worker(s)    WELCOME, ERROR 400 / 401 / 302
+          EVENT topic(s) body(f)                worker.up, worker.lost
+
+    UP is said for a new worker, a new epoch (after LOST "restarted"), a
+    worker declared lost that says HELLO again, and a HELLO with the same
+    epoch from a new route (it reconnected: assign learns the new route and
+    reconciles the attempts the worker lists).
+    =========================================================================
+*/
+
+#include "drover_health.h"
+#include "drover_msg.h"
+#include "drover_liveness.h"
+
+//  Settings until CONFIGURE says otherwise (README's defaults)
+#define S_HEARTBEAT     1000
+#define S_LOST_AFTER    5000
+#define S_MAX_WORKERS   10000
+
+//  One registered worker
+typedef struct {
+    char id [DROVER_ID_MAX + 1];    //  worker id
+    uint64_t epoch;             //  incarnation
+    zframe_t *route;            //  routing id of its latest HELLO
+    uint32_t procs;             //  procs it offers
+    drover_stats_t stats;       //  last heartbeat's stats
+} s_worker_t;
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    zpoller_t *poller;          //  the pipe
+    zhashx_t *workers;          //  worker id -> s_worker_t (owned)
+    drover_liveness_t *liveness;    //  last heard, for lost-after
+    uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
+    uint32_t max_workers;       //  registered workers at most
+    bool stopping;              //  $TERM seen
+    bool verbose;               //  log each command
+} self_t;
+
+
+//  Free a worker; the hash map's destructor
+static void
+s_worker_destroy (void **item_p)
+{
+    s_worker_t *worker = (s_worker_t *) *item_p;
+    if (worker) {
+        zframe_destroy (&worker->route);
+        free (worker);
+        *item_p = NULL;
+    }
+}
+
+//  Create the actor's state
+static self_t *
+s_self_new (zsock_t *pipe)
+{
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->poller = zpoller_new (pipe, NULL);
+    assert (self->poller);
+    self->workers = zhashx_new ();
+    zhashx_set_destructor (self->workers, s_worker_destroy);
+    self->liveness = drover_liveness_new (S_LOST_AFTER);
+    self->heartbeat = S_HEARTBEAT;
+    self->max_workers = S_MAX_WORKERS;
+    return self;
+}
+
+//  Destroy the actor's state
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    drover_liveness_destroy (&self->liveness);
+    zhashx_destroy (&self->workers);
+    zpoller_destroy (&self->poller);
+    free (self);
+    *self_p = NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Frames of a pipe command
+
+//  Pop a decimal number (as zsock_send writes 4, 8 and i)
+static uint64_t
+s_pop_number (zmsg_t *msg)
+{
+    char *text = zmsg_popstr (msg);
+    assert (text);              //  the main said too little: our bug
+    uint64_t value = strtoull (text, NULL, 10);
+    zstr_free (&text);
+    return value;
+}
+
+//  Pop the decoded message a MSG hands off; we own it from now on
+static drover_msg_t *
+s_pop_wire (zmsg_t *msg)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame && zframe_size (frame) == sizeof (void *));
+    drover_msg_t *wire;
+    memcpy (&wire, zframe_data (frame), sizeof wire);
+    zframe_destroy (&frame);
+    assert (wire);
+    return wire;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Saying things
+
+//  Encode a message and ask the main to send it to route
+static void
+s_send (self_t *self, zframe_t *route, drover_msg_t *msg, const char *worker)
+{
+    zframe_t *payload = drover_msg_encode (msg);
+    if (!payload) {
+        zsys_error ("health: cannot encode %s", drover_msg_name (msg->id));
+        return;                 //  our own message broke a limit
+    }
+    zsock_send (self->pipe, "sffs", "SEND", route, payload, worker);
+    zframe_destroy (&payload);
+}
+
+//  Answer a request with ERROR code and reason, echoing its seq
+static void
+s_reply_error (self_t *self, zframe_t *route, drover_msg_t *request, int code,
+               const char *reason)
+{
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_ERROR);
+    reply->seq = request->seq;
+    reply->code = code;
+    drover_msg_set_reason (reply, reason);
+    s_send (self, route, reply, "");
+    drover_msg_destroy (&reply);
+}
+
+//  Publish a worker event
+static void
+s_event (self_t *self, const char *topic, const char *worker, const char *reason)
+{
+    drover_event_t event;
+    memset (&event, 0, sizeof event);
+    event.time = (uint64_t) zclock_time ();
+    snprintf (event.topic, sizeof event.topic, "%s", topic);
+    snprintf (event.worker, sizeof event.worker, "%s", worker);
+    snprintf (event.reason, sizeof event.reason, "%s", reason);
+    zframe_t *body = drover_event_encode (&event);
+    zsock_send (self->pipe, "ssf", "EVENT", topic, body);
+    zframe_destroy (&body);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Registration
+
+//  Declare a worker LOST and forget everything about it
+static void
+s_worker_lost (self_t *self, const char *id, const char *reason)
+{
+    char worker [DROVER_ID_MAX + 1];
+    snprintf (worker, sizeof worker, "%s", id);     //  id may live in the entry
+    if (streq (reason, "silent"))
+        zsys_warning ("health: worker=%s state=LOST reason=%s", worker, reason);
+    else
+        zsys_notice ("health: worker=%s state=LOST reason=%s", worker, reason);
+    zsock_send (self->pipe, "sss", "LOST", worker, reason);
+    s_event (self, "worker.lost", worker, reason);
+    drover_liveness_forget (self->liveness, worker);
+    zhashx_delete (self->workers, worker);
+}
+
+//  Say UP for a worker, from its HELLO
+static void
+s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
+{
+    char *labels = strdup ("");
+    for (uint32_t index = 0; index < hello->nlabels; index++) {
+        char *joined = zsys_sprintf ("%s%s%s", labels, index? "\n": "", hello->labels [index]);
+        zstr_free (&labels);
+        labels = joined;
+    }
+    zframe_t *running = zframe_new (hello->running, hello->nrunning * sizeof (drover_taskref_t));
+    zsock_send (self->pipe, "ssf848sf", "UP", worker->id, worker->route, worker->epoch,
+                hello->procs, hello->mem, labels, running);
+    zframe_destroy (&running);
+    zstr_free (&labels);
+    zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
+                 " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
+                 hello->nlabels, hello->nrunning);
+    s_event (self, "worker.up", worker->id, "");
+}
+
+//  Return why a HELLO cannot be accepted, or NULL if it can
+static const char *
+s_hello_invalid (drover_msg_t *hello)
+{
+    if (!drover_id_valid (hello->worker))
+        return "worker id must be 1..64 printable bytes without spaces";
+    if (hello->procs < 1)
+        return "a worker must offer at least one proc";
+    if (hello->nlabels > DROVER_LABELS_MAX)
+        return "too many labels";
+    for (uint32_t index = 0; index < hello->nlabels; index++)
+        if (!hello->labels [index] || !drover_label_valid (hello->labels [index]))
+            return "labels must be key=value";
+    if (hello->nrunning > DROVER_RUNNING_MAX || (hello->nrunning && !hello->running))
+        return "too many running attempts";
+    return NULL;
+}
+
+//  WORKER HELLO: register (or re-register) and WELCOME
+static void
+s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
+{
+    const char *invalid = s_hello_invalid (hello);
+    if (invalid) {
+        s_reply_error (self, route, hello, DROVER_CODE_BAD_REQUEST, invalid);
+        return;
+    }
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, hello->worker);
+    if (worker && worker->epoch != hello->epoch) {
+        s_worker_lost (self, worker->id, "restarted");
+        worker = NULL;
+    }
+    bool say_up = false;
+    if (!worker) {
+        if (zhashx_size (self->workers) >= self->max_workers) {
+            zsys_warning ("health: refused worker=%s: max-workers=%u reached",
+                          hello->worker, self->max_workers);
+            s_reply_error (self, route, hello, DROVER_CODE_TOO_MANY, "too many workers");
+            return;
+        }
+        worker = (s_worker_t *) zmalloc (sizeof (s_worker_t));
+        snprintf (worker->id, sizeof worker->id, "%s", hello->worker);
+        worker->epoch = hello->epoch;
+        zhashx_insert (self->workers, worker->id, worker);
+        say_up = true;
+    }
+    if (!worker->route || !zframe_eq (worker->route, route)) {
+        zframe_destroy (&worker->route);
+        worker->route = zframe_dup (route);
+        say_up = true;          //  new, or reconnected from a new route
+    }
+    worker->procs = hello->procs;
+    drover_liveness_observe (self->liveness, worker->id, zclock_mono ());
+    //  WELCOME goes out before UP, so it reaches the worker before any offer
+    drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    welcome->seq = hello->seq;
+    welcome->heartbeat = self->heartbeat;
+    s_send (self, route, welcome, worker->id);
+    drover_msg_destroy (&welcome);
+    if (say_up)
+        s_worker_up (self, worker, hello);
+    else
+    if (self->verbose)
+        zsys_debug ("health: worker=%s said HELLO again", worker->id);
+}
+
+//  Return the worker registered with this id, epoch and route, or NULL
+static s_worker_t *
+s_registered (self_t *self, const char *id, uint64_t epoch, zframe_t *route)
+{
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker && worker->epoch == epoch && zframe_eq (worker->route, route))
+        return worker;
+    return NULL;
+}
+
+//  WORKER HEARTBEAT: alive, with stats; or not registered: 401
+static void
+s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
+{
+    s_worker_t *worker = s_registered (self, heartbeat->worker, heartbeat->epoch, route);
+    if (!worker) {
+        if (self->verbose)
+            zsys_debug ("health: heartbeat from unregistered worker=%s", heartbeat->worker);
+        s_reply_error (self, route, heartbeat, DROVER_CODE_NOT_REGISTERED,
+                       "not registered: say HELLO");
+        return;
+    }
+    drover_liveness_observe (self->liveness, worker->id, zclock_mono ());
+    worker->stats = heartbeat->stats;
+    zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
+    zsock_send (self->pipe, "ssf", "STATS", worker->id, stats);
+    zframe_destroy (&stats);
+}
+
+//  WORKER GOODBYE: the worker leaves; one from a stale route is ignored
+static void
+s_handle_goodbye (self_t *self, zframe_t *route, drover_msg_t *goodbye)
+{
+    s_worker_t *worker = s_registered (self, goodbye->worker, goodbye->epoch, route);
+    if (worker)
+        s_worker_lost (self, worker->id, "left");
+    else
+    if (self->verbose)
+        zsys_debug ("health: goodbye from unregistered worker=%s", goodbye->worker);
+}
+
+//  MSG: a wire message the main handed us
+static void
+s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
+{
+    if (wire->id == DROVER_MSG_WORKER_HELLO)
+        s_handle_hello (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_WORKER_HEARTBEAT)
+        s_handle_heartbeat (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_WORKER_GOODBYE)
+        s_handle_goodbye (self, route, wire);
+    else {
+        //  The main routes by id: anything else reaching us is its bug
+        zsys_error ("health: %s is not ours", drover_msg_name (wire->id));
+        s_reply_error (self, route, wire, DROVER_CODE_UNEXPECTED, "not a worker health message");
+    }
+}
+
+//  HEARD: traffic from a worker counts as life, if from its own route
+static void
+s_handle_heard (self_t *self, const char *id, zframe_t *route)
+{
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker && zframe_eq (worker->route, route))
+        drover_liveness_observe (self->liveness, worker->id, zclock_mono ());
+}
+
+
+//  ---------------------------------------------------------------------
+//  The loop
+
+//  Handle one command from the pipe
+static void
+s_handle_pipe (self_t *self)
+{
+    zmsg_t *msg = zmsg_recv (self->pipe);
+    if (!msg) {
+        self->stopping = true;  //  interrupted
+        return;
+    }
+    char *command = zmsg_popstr (msg);
+    assert (command);
+    if (self->verbose)
+        zsys_debug ("health: command=%s", command);
+    if (streq (command, "MSG")) {
+        zframe_t *route = zmsg_pop (msg);
+        drover_msg_t *wire = s_pop_wire (msg);
+        assert (route);
+        s_handle_wire (self, route, wire);
+        drover_msg_destroy (&wire);
+        zframe_destroy (&route);
+    }
+    else
+    if (streq (command, "HEARD")) {
+        char *worker = zmsg_popstr (msg);
+        zframe_t *route = zmsg_pop (msg);
+        assert (worker && route);
+        s_handle_heard (self, worker, route);
+        zframe_destroy (&route);
+        zstr_free (&worker);
+    }
+    else
+    if (streq (command, "CONFIGURE")) {
+        self->heartbeat = (uint32_t) s_pop_number (msg);
+        drover_liveness_set_lost_after (self->liveness, (uint32_t) s_pop_number (msg));
+        self->max_workers = (uint32_t) s_pop_number (msg);
+    }
+    else
+    if (streq (command, "VERBOSE"))
+        self->verbose = true;
+    else
+    if (streq (command, "$TERM"))
+        self->stopping = true;
+    else {
+        zsys_error ("health: invalid command=%s", command);
+        assert (false);
+    }
+    zstr_free (&command);
+    zmsg_destroy (&msg);
+}
+
+//  Declare LOST every worker silent for lost-after
+static void
+s_expire_silent (self_t *self, int64_t now)
+{
+    char *id;
+    while ((id = drover_liveness_expire (self->liveness, now))) {
+        s_worker_lost (self, id, "silent");
+        zstr_free (&id);
+    }
+}
+
+//  Return msec until the next worker may be lost, or -1 for none
+static int
+s_msec_to_next_deadline (self_t *self, int64_t now)
+{
+    int64_t deadline = drover_liveness_next_deadline (self->liveness);
+    if (deadline < 0)
+        return -1;
+    return deadline <= now? 0: (int) (deadline - now);
+}
+
+//  The actor
+void
+drover_health_actor (zsock_t *pipe, void *args)
+{
+    self_t *self = s_self_new (pipe);
+    zsock_signal (pipe, 0);
+    while (!self->stopping) {
+        int wait = s_msec_to_next_deadline (self, zclock_mono ());
+        void *which = zpoller_wait (self->poller, wait);
+        if (which == self->pipe)
+            s_handle_pipe (self);
+        else
+        if (zpoller_terminated (self->poller))
+            break;
+        if (!self->stopping)
+            s_expire_silent (self, zclock_mono ());
+    }
+    s_self_destroy (&self);
+}

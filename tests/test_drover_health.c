@@ -1,0 +1,378 @@
+/*  =========================================================================
+    test_drover_health - the health actor through its pipe: registration,
+    WELCOME, UP, LOST (silent, left, restarted), STATS, 401 and 302
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_health.h"
+
+//  Receive the actor's next message within 2 s and check its command
+static zmsg_t *
+s_expect (zactor_t *actor, const char *command)
+{
+    zmsg_t *msg = testutil_recv (zactor_sock (actor), 2000);
+    assert_non_null (msg);
+    char *first = zmsg_popstr (msg);
+    assert_non_null (first);
+    if (!streq (first, command))
+        print_error ("expected %s, actor said %s\n", command, first);
+    assert_string_equal (first, command);
+    zstr_free (&first);
+    return msg;
+}
+
+//  Pop a string frame and check it
+static void
+s_pop_check (zmsg_t *msg, const char *expected)
+{
+    char *text = zmsg_popstr (msg);
+    assert_non_null (text);
+    assert_string_equal (text, expected);
+    zstr_free (&text);
+}
+
+//  Pop a decimal number frame
+static uint64_t
+s_pop_number (zmsg_t *msg)
+{
+    char *text = zmsg_popstr (msg);
+    assert_non_null (text);
+    uint64_t value = strtoull (text, NULL, 10);
+    zstr_free (&text);
+    return value;
+}
+
+//  Expect SEND to route for worker; return its decoded payload
+static drover_msg_t *
+s_expect_send (zactor_t *actor, const char *route, const char *worker)
+{
+    zmsg_t *msg = s_expect (actor, "SEND");
+    s_pop_check (msg, route);
+    zframe_t *payload = zmsg_pop (msg);
+    assert_non_null (payload);
+    s_pop_check (msg, worker);
+    drover_msg_t *decoded = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (decoded, zframe_data (payload), zframe_size (payload)), 0);
+    zframe_destroy (&payload);
+    zmsg_destroy (&msg);
+    return decoded;
+}
+
+//  Expect an ERROR with code and seq to route
+static void
+s_expect_error (zactor_t *actor, const char *route, int code, uint32_t seq)
+{
+    drover_msg_t *reply = s_expect_send (actor, route, "");
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, code);
+    assert_int_equal (reply->seq, seq);
+    assert_non_null (reply->reason);
+    drover_msg_destroy (&reply);
+}
+
+//  Expect an EVENT with topic about worker
+static void
+s_expect_event (zactor_t *actor, const char *topic, const char *worker, const char *reason)
+{
+    zmsg_t *msg = s_expect (actor, "EVENT");
+    s_pop_check (msg, topic);
+    zframe_t *body = zmsg_pop (msg);
+    drover_event_t event;
+    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
+    assert_string_equal (event.topic, topic);
+    assert_string_equal (event.worker, worker);
+    assert_string_equal (event.reason, reason);
+    assert_true (event.time > 0);
+    zframe_destroy (&body);
+    zmsg_destroy (&msg);
+}
+
+//  Expect LOST worker reason, then its event
+static void
+s_expect_lost (zactor_t *actor, const char *worker, const char *reason)
+{
+    zmsg_t *msg = s_expect (actor, "LOST");
+    s_pop_check (msg, worker);
+    s_pop_check (msg, reason);
+    zmsg_destroy (&msg);
+    s_expect_event (actor, "worker.lost", worker, reason);
+}
+
+//  Hand the actor a wire message from route
+static void
+s_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
+{
+    zframe_t *frame = zframe_new (route, strlen (route));
+    zsock_send (actor, "sfp", "MSG", frame, msg);   //  the actor owns msg now
+    zframe_destroy (&frame);
+}
+
+//  Say HELLO from route
+static void
+s_hello (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
+         uint32_t procs, uint32_t seq)
+{
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    snprintf (hello->worker, sizeof hello->worker, "%s", worker);
+    hello->epoch = epoch;
+    hello->procs = procs;
+    hello->seq = seq;
+    s_hand (actor, route, hello);
+}
+
+//  Say HEARTBEAT from route
+static void
+s_heartbeat (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
+             uint32_t running, uint32_t seq)
+{
+    drover_msg_t *heartbeat = drover_msg_new (DROVER_MSG_WORKER_HEARTBEAT);
+    snprintf (heartbeat->worker, sizeof heartbeat->worker, "%s", worker);
+    heartbeat->epoch = epoch;
+    heartbeat->stats.running = running;
+    heartbeat->seq = seq;
+    s_hand (actor, route, heartbeat);
+}
+
+//  Expect the WELCOME, UP and worker.up of a registration
+static void
+s_expect_registered (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
+                     uint32_t seq)
+{
+    drover_msg_t *welcome = s_expect_send (actor, route, worker);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    assert_int_equal (welcome->seq, seq);
+    drover_msg_destroy (&welcome);
+    zmsg_t *up = s_expect (actor, "UP");
+    s_pop_check (up, worker);
+    s_pop_check (up, route);
+    assert_int_equal (s_pop_number (up), epoch);
+    zmsg_destroy (&up);
+    s_expect_event (actor, "worker.up", worker, "");
+}
+
+//  Expect STATS for worker with running
+static void
+s_expect_stats (zactor_t *actor, const char *worker, uint32_t running)
+{
+    zmsg_t *msg = s_expect (actor, "STATS");
+    s_pop_check (msg, worker);
+    zframe_t *frame = zmsg_pop (msg);
+    assert_int_equal (zframe_size (frame), sizeof (drover_stats_t));
+    drover_stats_t stats;
+    memcpy (&stats, zframe_data (frame), sizeof stats);
+    assert_int_equal (stats.running, running);
+    zframe_destroy (&frame);
+    zmsg_destroy (&msg);
+}
+
+static int
+s_setup (void **state)
+{
+    zactor_t *actor = zactor_new (drover_health_actor, NULL);
+    assert_non_null (actor);
+    zsock_send (actor, "s444", "CONFIGURE", 250, 60000, 3);
+    *state = actor;
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zactor_destroy (&actor);
+    return 0;
+}
+
+//  HELLO: WELCOME with the heartbeat, then UP with everything HELLO said
+static void
+test_hello_welcome_up (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    strcpy (hello->worker, "alpha");
+    hello->epoch = 77;
+    hello->procs = 4;
+    hello->mem = 1 << 20;
+    hello->seq = 5;
+    drover_msg_add_label (hello, "gpu=yes");
+    drover_msg_add_label (hello, "zone=a");
+    hello->nrunning = 1;
+    hello->running = (drover_taskref_t *) zmalloc (sizeof (drover_taskref_t));
+    hello->running [0].task = 42;
+    hello->running [0].attempt = 3;
+    s_hand (actor, "r1", hello);
+
+    drover_msg_t *welcome = s_expect_send (actor, "r1", "alpha");
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    assert_int_equal (welcome->seq, 5);
+    assert_int_equal (welcome->heartbeat, 250);
+    drover_msg_destroy (&welcome);
+    zmsg_t *up = s_expect (actor, "UP");
+    s_pop_check (up, "alpha");
+    s_pop_check (up, "r1");
+    assert_int_equal (s_pop_number (up), 77);
+    assert_int_equal (s_pop_number (up), 4);
+    assert_int_equal (s_pop_number (up), 1 << 20);
+    s_pop_check (up, "gpu=yes\nzone=a");
+    zframe_t *running = zmsg_pop (up);
+    assert_int_equal (zframe_size (running), sizeof (drover_taskref_t));
+    drover_taskref_t ref;
+    memcpy (&ref, zframe_data (running), sizeof ref);
+    assert_int_equal (ref.task, 42);
+    assert_int_equal (ref.attempt, 3);
+    zframe_destroy (&running);
+    zmsg_destroy (&up);
+    s_expect_event (actor, "worker.up", "alpha", "");
+
+    //  Heartbeats from it carry stats on to schedq
+    s_heartbeat (actor, "r1", "alpha", 77, 3, 6);
+    s_expect_stats (actor, "alpha", 3);
+}
+
+//  A HELLO with a bad id or no procs is refused with 400 and registers nothing
+static void
+test_hello_validation (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_hello (actor, "r1", "has space", 1, 4, 10);
+    s_expect_error (actor, "r1", DROVER_CODE_BAD_REQUEST, 10);
+    s_hello (actor, "r1", "", 1, 4, 11);
+    s_expect_error (actor, "r1", DROVER_CODE_BAD_REQUEST, 11);
+    s_hello (actor, "r1", "alpha", 1, 0, 12);
+    s_expect_error (actor, "r1", DROVER_CODE_BAD_REQUEST, 12);
+    s_heartbeat (actor, "r1", "alpha", 1, 0, 13);
+    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 13);
+}
+
+//  A HEARTBEAT whose id, route or epoch is not the registered one gets 401
+static void
+test_heartbeat_not_registered (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_hello (actor, "r1", "alpha", 1, 2, 1);
+    s_expect_registered (actor, "r1", "alpha", 1, 1);
+    s_heartbeat (actor, "r1", "ghost", 1, 0, 20);
+    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 20);
+    s_heartbeat (actor, "r9", "alpha", 1, 0, 21);
+    s_expect_error (actor, "r9", DROVER_CODE_NOT_REGISTERED, 21);
+    s_heartbeat (actor, "r1", "alpha", 2, 0, 22);
+    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 22);
+    s_heartbeat (actor, "r1", "alpha", 1, 9, 23);
+    s_expect_stats (actor, "alpha", 9);
+}
+
+//  A new epoch is a restart: LOST "restarted", then UP; the same epoch
+//  from a new route says UP again; from the same route only WELCOME
+static void
+test_restart_and_reconnect (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_hello (actor, "r1", "alpha", 1, 2, 1);
+    s_expect_registered (actor, "r1", "alpha", 1, 1);
+    s_hello (actor, "r2", "alpha", 2, 2, 2);
+    s_expect_lost (actor, "alpha", "restarted");
+    s_expect_registered (actor, "r2", "alpha", 2, 2);
+    //  Reconnected: same epoch, new routing id
+    s_hello (actor, "r3", "alpha", 2, 2, 3);
+    s_expect_registered (actor, "r3", "alpha", 2, 3);
+    s_heartbeat (actor, "r2", "alpha", 2, 0, 4);       //  the old route is stale
+    s_expect_error (actor, "r2", DROVER_CODE_NOT_REGISTERED, 4);
+    //  A repeated HELLO: only WELCOME, nothing said to the others
+    s_hello (actor, "r3", "alpha", 2, 2, 5);
+    drover_msg_t *welcome = s_expect_send (actor, "r3", "alpha");
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    assert_int_equal (welcome->seq, 5);
+    drover_msg_destroy (&welcome);
+    s_heartbeat (actor, "r3", "alpha", 2, 1, 6);
+    s_expect_stats (actor, "alpha", 1);
+}
+
+//  Past max-workers a new worker gets 302; a known one still registers
+static void
+test_max_workers (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_hello (actor, "r1", "w1", 1, 1, 1);
+    s_expect_registered (actor, "r1", "w1", 1, 1);
+    s_hello (actor, "r2", "w2", 1, 1, 2);
+    s_expect_registered (actor, "r2", "w2", 1, 2);
+    s_hello (actor, "r3", "w3", 1, 1, 3);
+    s_expect_registered (actor, "r3", "w3", 1, 3);
+    s_hello (actor, "r4", "w4", 1, 1, 4);
+    s_expect_error (actor, "r4", DROVER_CODE_TOO_MANY, 4);
+    s_hello (actor, "r5", "w3", 2, 1, 5);               //  a restart is not a new worker
+    s_expect_lost (actor, "w3", "restarted");
+    s_expect_registered (actor, "r5", "w3", 2, 5);
+    //  One leaves: room for another
+    drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
+    strcpy (goodbye->worker, "w1");
+    goodbye->epoch = 1;
+    s_hand (actor, "r1", goodbye);
+    s_expect_lost (actor, "w1", "left");
+    s_hello (actor, "r4", "w4", 1, 1, 6);
+    s_expect_registered (actor, "r4", "w4", 1, 6);
+}
+
+//  GOODBYE from the registered route: LOST "left"; from another, ignored
+static void
+test_goodbye (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_hello (actor, "r1", "alpha", 1, 2, 1);
+    s_expect_registered (actor, "r1", "alpha", 1, 1);
+    drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
+    strcpy (goodbye->worker, "alpha");
+    goodbye->epoch = 1;
+    s_hand (actor, "r2", goodbye);                      //  not its route
+    s_heartbeat (actor, "r1", "alpha", 1, 4, 2);
+    s_expect_stats (actor, "alpha", 4);                 //  still registered
+    goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
+    strcpy (goodbye->worker, "alpha");
+    goodbye->epoch = 1;
+    s_hand (actor, "r1", goodbye);
+    s_expect_lost (actor, "alpha", "left");
+    s_heartbeat (actor, "r1", "alpha", 1, 0, 3);        //  forgotten
+    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 3);
+}
+
+//  Silence for lost-after: LOST "silent", not before; HEARD from the
+//  worker's route keeps it alive; a lost worker may say HELLO again
+static void
+test_lost_after_silence (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s444", "CONFIGURE", 100, 1000, 10);
+    s_hello (actor, "r1", "alpha", 1, 2, 1);
+    s_expect_registered (actor, "r1", "alpha", 1, 1);
+    //  Heard every ~200 msec for 1.4 s: more than lost-after, never lost
+    zframe_t *route = zframe_new ("r1", 2);
+    for (int round = 0; round < 7; round++) {
+        zmsg_t *early = testutil_recv (zactor_sock (actor), 200);
+        assert_null (early);
+        zsock_send (actor, "ssf", "HEARD", "alpha", route);
+    }
+    zframe_destroy (&route);
+    int64_t heard = zclock_mono ();
+    s_expect_lost (actor, "alpha", "silent");
+    assert_true (zclock_mono () - heard >= 900);         //  not before lost-after
+    s_heartbeat (actor, "r1", "alpha", 1, 0, 2);
+    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 2);
+    s_hello (actor, "r1", "alpha", 1, 2, 3);            //  same epoch, forgotten: UP
+    s_expect_registered (actor, "r1", "alpha", 1, 3);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_hello_welcome_up, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_hello_validation, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_heartbeat_not_registered, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_restart_and_reconnect, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_max_workers, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_goodbye, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_lost_after_silence, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
