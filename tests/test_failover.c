@@ -7,6 +7,7 @@
     =========================================================================
 */
 
+#define _GNU_SOURCE             //  strcasestr
 #include "testutil.h"
 #include <signal.h>
 #include <sys/wait.h>
