@@ -1,0 +1,198 @@
+/*  =========================================================================
+    drover_probation - the probation actor: benches workers whose sends fail
+
+    A transport failure (a send refused, an offer not acknowledged in time)
+    benches a worker that was OK; while benched, another failure restarts
+    its timer. A success, or probation-timeout msec without a failure,
+    clears it. The probation set (src/drover_bench.c) decides; its next
+    release deadline is the poll timeout.
+
+    In:   CONFIGURE timeout(4)
+          FAILURE worker(s) reason(s)
+          SUCCESS worker(s)
+          LOST worker(s) reason(s)      forget the worker
+          VERBOSE | $TERM
+    Out:  PROBATION worker(s) reason(s)
+          CLEARED worker(s) why(s)      why: "timeout" or "success"
+          EVENT topic(s) body(f)        worker.probation, worker.cleared
+    =========================================================================
+*/
+
+#include "drover_probation.h"
+#include "drover_msg.h"
+#include "drover_bench.h"
+
+//  Probation timeout until CONFIGURE says otherwise, msec
+#define S_TIMEOUT       30000
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    zpoller_t *poller;          //  the pipe
+    drover_bench_t *bench;      //  benched workers by release deadline
+    bool stopping;              //  $TERM seen
+    bool verbose;               //  log each command
+} self_t;
+
+
+//  Create the actor's state
+static self_t *
+s_self_new (zsock_t *pipe)
+{
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->poller = zpoller_new (pipe, NULL);
+    assert (self->poller);
+    self->bench = drover_bench_new (S_TIMEOUT);
+    return self;
+}
+
+//  Destroy the actor's state
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    drover_bench_destroy (&self->bench);
+    zpoller_destroy (&self->poller);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Publish a worker event
+static void
+s_event (self_t *self, const char *topic, const char *worker, const char *reason)
+{
+    drover_event_t event;
+    memset (&event, 0, sizeof event);
+    event.time = (uint64_t) zclock_time ();
+    snprintf (event.topic, sizeof event.topic, "%s", topic);
+    snprintf (event.worker, sizeof event.worker, "%s", worker);
+    snprintf (event.reason, sizeof event.reason, "%s", reason);
+    zframe_t *body = drover_event_encode (&event);
+    zsock_send (self->pipe, "ssf", "EVENT", topic, body);
+    zframe_destroy (&body);
+}
+
+//  Say a worker is cleared, and why
+static void
+s_cleared (self_t *self, const char *worker, const char *why)
+{
+    zsys_notice ("probation: worker=%s state=OK why=%s", worker, why);
+    zsock_send (self->pipe, "sss", "CLEARED", worker, why);
+    s_event (self, "worker.cleared", worker, why);
+}
+
+//  FAILURE: bench the worker, or restart its timer
+static void
+s_handle_failure (self_t *self, const char *worker, const char *reason)
+{
+    if (drover_bench_failure (self->bench, worker, reason, zclock_mono ()) == DROVER_BENCH_ENTERED) {
+        zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
+        zsock_send (self->pipe, "sss", "PROBATION", worker, reason);
+        s_event (self, "worker.probation", worker, reason);
+    }
+    else
+    if (self->verbose)
+        zsys_debug ("probation: worker=%s failed again, timer restarted reason=\"%s\"",
+                    worker, reason);
+}
+
+//  Handle one command from the pipe
+static void
+s_handle_pipe (self_t *self)
+{
+    zmsg_t *msg = zmsg_recv (self->pipe);
+    if (!msg) {
+        self->stopping = true;  //  interrupted
+        return;
+    }
+    char *command = zmsg_popstr (msg);
+    assert (command);
+    if (self->verbose)
+        zsys_debug ("probation: command=%s", command);
+    if (streq (command, "FAILURE")) {
+        char *worker = zmsg_popstr (msg);
+        char *reason = zmsg_popstr (msg);
+        assert (worker && reason);
+        s_handle_failure (self, worker, reason);
+        zstr_free (&reason);
+        zstr_free (&worker);
+    }
+    else
+    if (streq (command, "SUCCESS")) {
+        char *worker = zmsg_popstr (msg);
+        assert (worker);
+        if (drover_bench_success (self->bench, worker))
+            s_cleared (self, worker, "success");
+        zstr_free (&worker);
+    }
+    else
+    if (streq (command, "LOST")) {
+        char *worker = zmsg_popstr (msg);
+        assert (worker);
+        if (drover_bench_forget (self->bench, worker) && self->verbose)
+            zsys_debug ("probation: forgot lost worker=%s", worker);
+        zstr_free (&worker);
+    }
+    else
+    if (streq (command, "CONFIGURE")) {
+        char *timeout = zmsg_popstr (msg);
+        assert (timeout);
+        drover_bench_set_timeout (self->bench, (uint32_t) strtoul (timeout, NULL, 10));
+        zstr_free (&timeout);
+    }
+    else
+    if (streq (command, "VERBOSE"))
+        self->verbose = true;
+    else
+    if (streq (command, "$TERM"))
+        self->stopping = true;
+    else {
+        zsys_error ("probation: invalid command=%s", command);
+        assert (false);
+    }
+    zstr_free (&command);
+    zmsg_destroy (&msg);
+}
+
+//  Clear every worker whose probation has run out
+static void
+s_release_due (self_t *self, int64_t now)
+{
+    char *worker;
+    while ((worker = drover_bench_expire (self->bench, now))) {
+        s_cleared (self, worker, "timeout");
+        zstr_free (&worker);
+    }
+}
+
+//  Return msec until the next release, or -1 for none
+static int
+s_msec_to_next_deadline (self_t *self, int64_t now)
+{
+    int64_t deadline = drover_bench_next_deadline (self->bench);
+    if (deadline < 0)
+        return -1;
+    return deadline <= now? 0: (int) (deadline - now);
+}
+
+//  The actor
+void
+drover_probation_actor (zsock_t *pipe, void *args)
+{
+    self_t *self = s_self_new (pipe);
+    zsock_signal (pipe, 0);
+    while (!self->stopping) {
+        int wait = s_msec_to_next_deadline (self, zclock_mono ());
+        void *which = zpoller_wait (self->poller, wait);
+        if (which == self->pipe)
+            s_handle_pipe (self);
+        else
+        if (zpoller_terminated (self->poller))
+            break;
+        if (!self->stopping)
+            s_release_due (self, zclock_mono ());
+    }
+    s_self_destroy (&self);
+}

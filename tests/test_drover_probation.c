@@ -1,0 +1,164 @@
+/*  =========================================================================
+    test_drover_probation - the probation actor through its pipe: enter on
+    a failure, clear on success or after the timeout, reset on repeated
+    failure, forget on LOST
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_probation.h"
+
+//  Receive the actor's next message within timeout and check its command
+static zmsg_t *
+s_expect_within (zactor_t *actor, const char *command, int timeout)
+{
+    zmsg_t *msg = testutil_recv (zactor_sock (actor), timeout);
+    assert_non_null (msg);
+    char *first = zmsg_popstr (msg);
+    assert_non_null (first);
+    if (!streq (first, command))
+        print_error ("expected %s, actor said %s\n", command, first);
+    assert_string_equal (first, command);
+    zstr_free (&first);
+    return msg;
+}
+
+//  Pop a string frame and check it
+static void
+s_pop_check (zmsg_t *msg, const char *expected)
+{
+    char *text = zmsg_popstr (msg);
+    assert_non_null (text);
+    assert_string_equal (text, expected);
+    zstr_free (&text);
+}
+
+//  Expect an EVENT with topic about worker
+static void
+s_expect_event (zactor_t *actor, const char *topic, const char *worker, const char *reason)
+{
+    zmsg_t *msg = s_expect_within (actor, "EVENT", 2000);
+    s_pop_check (msg, topic);
+    zframe_t *body = zmsg_pop (msg);
+    drover_event_t event;
+    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
+    assert_string_equal (event.topic, topic);
+    assert_string_equal (event.worker, worker);
+    assert_string_equal (event.reason, reason);
+    zframe_destroy (&body);
+    zmsg_destroy (&msg);
+}
+
+//  Expect PROBATION worker reason and its event
+static void
+s_expect_probation (zactor_t *actor, const char *worker, const char *reason)
+{
+    zmsg_t *msg = s_expect_within (actor, "PROBATION", 2000);
+    s_pop_check (msg, worker);
+    s_pop_check (msg, reason);
+    zmsg_destroy (&msg);
+    s_expect_event (actor, "worker.probation", worker, reason);
+}
+
+//  Expect CLEARED worker why within timeout, and its event
+static void
+s_expect_cleared (zactor_t *actor, const char *worker, const char *why, int timeout)
+{
+    zmsg_t *msg = s_expect_within (actor, "CLEARED", timeout);
+    s_pop_check (msg, worker);
+    s_pop_check (msg, why);
+    zmsg_destroy (&msg);
+    s_expect_event (actor, "worker.cleared", worker, why);
+}
+
+static int
+s_setup (void **state)
+{
+    zactor_t *actor = zactor_new (drover_probation_actor, NULL);
+    assert_non_null (actor);
+    zsock_send (actor, "s4", "CONFIGURE", 60000);
+    *state = actor;
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zactor_destroy (&actor);
+    return 0;
+}
+
+//  Failure while OK enters; failure while benched says nothing; a success
+//  clears; a success while OK says nothing
+static void
+test_enter_and_clear_by_success (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
+    s_expect_probation (actor, "alpha", "send refused");
+    zsock_send (actor, "sss", "FAILURE", "alpha", "offer not acknowledged");
+    zsock_send (actor, "ss", "SUCCESS", "alpha");
+    s_expect_cleared (actor, "alpha", "success", 2000);     //  nothing came before it
+    zsock_send (actor, "ss", "SUCCESS", "alpha");
+    zsock_send (actor, "sss", "FAILURE", "beta", "send refused");
+    s_expect_probation (actor, "beta", "send refused");     //  nothing came before it
+}
+
+//  Probation runs out after the timeout, not before
+static void
+test_clear_by_timeout (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s4", "CONFIGURE", 300);
+    int64_t start = zclock_mono ();
+    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
+    s_expect_probation (actor, "alpha", "send refused");
+    s_expect_cleared (actor, "alpha", "timeout", 3000);
+    assert_true (zclock_mono () - start >= 300);
+}
+
+//  A failure while benched restarts the timer
+static void
+test_repeated_failure_resets_timer (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s4", "CONFIGURE", 600);
+    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
+    s_expect_probation (actor, "alpha", "send refused");
+    assert_null (testutil_recv (zactor_sock (actor), 300));   //  still benched
+    int64_t again = zclock_mono ();
+    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused again");
+    s_expect_cleared (actor, "alpha", "timeout", 3000);
+    assert_true (zclock_mono () - again >= 550);              //  600 from the second failure
+}
+
+//  A lost worker is forgotten: no CLEARED for it, ever
+static void
+test_lost_forgets (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s4", "CONFIGURE", 200);
+    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
+    s_expect_probation (actor, "alpha", "send refused");
+    zsock_send (actor, "sss", "LOST", "alpha", "silent");
+    zsock_send (actor, "ss", "SUCCESS", "alpha");
+    zsock_send (actor, "sss", "FAILURE", "beta", "send refused");
+    s_expect_probation (actor, "beta", "send refused");
+    s_expect_cleared (actor, "beta", "timeout", 3000);        //  and not alpha
+    zsock_send (actor, "s", "VERBOSE");
+    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
+    s_expect_probation (actor, "alpha", "send refused");      //  OK again after LOST
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_enter_and_clear_by_success, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_clear_by_timeout, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_repeated_failure_resets_timer, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_lost_forgets, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
