@@ -1,0 +1,551 @@
+/*  =========================================================================
+    drover_schedq - the schedq actor: the queue, the machines and placements
+
+    Keeps the scheduling queue (src/drover_sched.c), which decides, and
+    does the I/O around it: requests and capacity changes come in on the
+    pipe; after each batch of commands (everything ready on the pipe, up to
+    S_BATCH) one scheduling pass runs and its placements go out as one
+    ASSIGN. It is also the machine registry that WORKER LIST reads and that
+    WORKER ADMIN steers; a draining machine with nothing assigned is told
+    WORKER LEAVE, once.
+
+    In:   CONFIGURE max-shelve(4)
+          QUEUE task(8) priority(i) procs(4) mem(8) labels(s)
+          DEQUEUE task(8) | FREE task(8)
+          UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
+          LOST worker(s) reason(s)
+          PROBATION worker(s) reason(s) | CLEARED worker(s) why(s)
+          STATS worker(s) stats(f)
+          MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
+          VERBOSE | $TERM
+    Out:  ASSIGN [task(8) worker(s)]...   one per pass, all its placements
+          SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE
+          EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
+    =========================================================================
+*/
+
+#include "drover_schedq.h"
+#include "drover_msg.h"
+#include "drover_sched.h"
+
+//  Max-shelve until CONFIGURE says otherwise
+#define S_MAX_SHELVE    1000
+//  Most commands handled before a scheduling pass runs
+#define S_BATCH         10000
+//  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
+#define S_ROW_OVERHEAD  160
+
+//  What the actor keeps about a machine besides what the queue keeps
+typedef struct {
+    zframe_t *route;            //  routing id of the worker's latest HELLO
+    bool leave_sent;            //  WORKER LEAVE said since it began draining
+} s_machine_t;
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    zpoller_t *poller;          //  the pipe
+    drover_sched_t *sched;      //  requests and machines; decides placements
+    zhashx_t *machines;         //  worker id -> s_machine_t (owned)
+    zmsg_t *assign;             //  the ASSIGN being built by a pass
+    bool stopping;              //  $TERM seen
+    bool verbose;               //  log each command
+} self_t;
+
+
+//  Free a machine's extras; the hash map's destructor
+static void
+s_machine_destroy (void **item_p)
+{
+    s_machine_t *machine = (s_machine_t *) *item_p;
+    if (machine) {
+        zframe_destroy (&machine->route);
+        free (machine);
+        *item_p = NULL;
+    }
+}
+
+//  Create the actor's state
+static self_t *
+s_self_new (zsock_t *pipe)
+{
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->poller = zpoller_new (pipe, NULL);
+    assert (self->poller);
+    self->sched = drover_sched_new (S_MAX_SHELVE);
+    self->machines = zhashx_new ();
+    zhashx_set_destructor (self->machines, s_machine_destroy);
+    return self;
+}
+
+//  Destroy the actor's state
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    zhashx_destroy (&self->machines);
+    drover_sched_destroy (&self->sched);
+    zpoller_destroy (&self->poller);
+    free (self);
+    *self_p = NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Frames of a pipe command
+
+//  Pop a decimal number (as zsock_send writes 4, 8 and i)
+static int64_t
+s_pop_number (zmsg_t *msg)
+{
+    char *text = zmsg_popstr (msg);
+    assert (text);              //  the main said too little: our bug
+    int64_t value = text [0] == '-'? strtoll (text, NULL, 10): (int64_t) strtoull (text, NULL, 10);
+    zstr_free (&text);
+    return value;
+}
+
+//  Pop a string (ours to free)
+static char *
+s_pop_text (zmsg_t *msg)
+{
+    char *text = zmsg_popstr (msg);
+    assert (text);
+    return text;
+}
+
+//  Pop the decoded message a MSG hands off; we own it from now on
+static drover_msg_t *
+s_pop_wire (zmsg_t *msg)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame && zframe_size (frame) == sizeof (void *));
+    drover_msg_t *wire;
+    memcpy (&wire, zframe_data (frame), sizeof wire);
+    zframe_destroy (&frame);
+    assert (wire);
+    return wire;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Saying things
+
+//  Encode a message and ask the main to send it to route
+static void
+s_send (self_t *self, zframe_t *route, drover_msg_t *msg, const char *worker)
+{
+    zframe_t *payload = drover_msg_encode (msg);
+    if (!payload) {
+        zsys_error ("schedq: cannot encode %s", drover_msg_name (msg->id));
+        return;                 //  our own message broke a limit
+    }
+    zsock_send (self->pipe, "sffs", "SEND", route, payload, worker);
+    zframe_destroy (&payload);
+}
+
+//  Answer a request with OK or ERROR (code, reason), echoing its seq
+static void
+s_reply_status (self_t *self, zframe_t *route, drover_msg_t *request, int code,
+                const char *reason)
+{
+    drover_msg_t *reply = drover_msg_new (code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR);
+    reply->seq = request->seq;
+    reply->code = code;
+    drover_msg_set_reason (reply, reason);
+    s_send (self, route, reply, "");
+    drover_msg_destroy (&reply);
+}
+
+//  Publish a worker event
+static void
+s_event (self_t *self, const char *topic, const char *worker, const char *reason)
+{
+    drover_event_t event;
+    memset (&event, 0, sizeof event);
+    event.time = (uint64_t) zclock_time ();
+    snprintf (event.topic, sizeof event.topic, "%s", topic);
+    snprintf (event.worker, sizeof event.worker, "%s", worker);
+    snprintf (event.reason, sizeof event.reason, "%s", reason);
+    zframe_t *body = drover_event_encode (&event);
+    zsock_send (self->pipe, "ssf", "EVENT", topic, body);
+    zframe_destroy (&body);
+}
+
+//  Tell a draining machine with nothing assigned to leave, once
+static void
+s_check_drained (self_t *self, const char *id)
+{
+    drover_sched_view_t view;
+    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
+    if (!machine || machine->leave_sent
+    ||  drover_sched_lookup (self->sched, id, &view) || view.admin != DROVER_ADMIN_DRAIN
+    ||  view.tasks > 0)
+        return;                 //  not draining, or not done yet
+    drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
+    snprintf (leave->worker, sizeof leave->worker, "%s", id);
+    s_send (self, machine->route, leave, id);
+    drover_msg_destroy (&leave);
+    machine->leave_sent = true;
+    zsys_notice ("schedq: worker=%s drained, told to leave", id);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Machines
+
+//  UP: add the machine, or update it if known (a reconnect keeps its tasks)
+static void
+s_handle_up (self_t *self, zmsg_t *msg)
+{
+    char *worker = s_pop_text (msg);
+    zframe_t *route = zmsg_pop (msg);
+    assert (route);
+    s_pop_number (msg);         //  epoch: health fences incarnations
+    uint32_t procs = (uint32_t) s_pop_number (msg);
+    uint64_t mem = (uint64_t) s_pop_number (msg);
+    char *labels = s_pop_text (msg);
+    //  running: assign reconciles it and tells us FREE / QUEUE
+    int rc = drover_sched_add_machine (self->sched, worker, procs, mem, labels);
+    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, worker);
+    if (!machine) {
+        machine = (s_machine_t *) zmalloc (sizeof (s_machine_t));
+        zhashx_insert (self->machines, worker, machine);
+    }
+    zframe_destroy (&machine->route);
+    machine->route = route;
+    if (self->verbose)
+        zsys_debug ("schedq: machine=%s %s procs=%u mem=%" PRIu64, worker,
+                    rc? "updated": "added", procs, mem);
+    s_check_drained (self, worker);
+    zstr_free (&labels);
+    zstr_free (&worker);
+}
+
+//  LOST: drop the machine; assign requeues what it had
+static void
+s_handle_lost (self_t *self, zmsg_t *msg)
+{
+    char *worker = s_pop_text (msg);
+    int had = drover_sched_remove_machine (self->sched, worker, NULL, NULL);
+    zhashx_delete (self->machines, worker);
+    if (self->verbose && had >= 0)
+        zsys_debug ("schedq: machine=%s removed with tasks=%d", worker, had);
+    zstr_free (&worker);
+}
+
+//  PROBATION / CLEARED: take no new work, or take it again
+static void
+s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
+{
+    char *worker = s_pop_text (msg);
+    if (drover_sched_set_probation (self->sched, worker, probation) && self->verbose)
+        zsys_debug ("schedq: probation change for unknown machine=%s", worker);
+    zstr_free (&worker);
+}
+
+//  STATS: keep the last stats for WORKER TABLE
+static void
+s_handle_stats (self_t *self, zmsg_t *msg)
+{
+    char *worker = s_pop_text (msg);
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame);
+    drover_stats_t stats;
+    if (zframe_size (frame) == sizeof stats) {
+        memcpy (&stats, zframe_data (frame), sizeof stats);
+        drover_sched_set_stats (self->sched, worker, &stats);
+    }
+    zframe_destroy (&frame);
+    zstr_free (&worker);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Requests from clients
+
+//  The event topic for an admin setting
+static const char *
+s_admin_topic (int admin)
+{
+    return admin == DROVER_ADMIN_HOLD? "worker.hold":
+           admin == DROVER_ADMIN_DRAIN? "worker.drain": "worker.resume";
+}
+
+//  WORKER ADMIN: hold, drain or resume a machine
+static void
+s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    drover_sched_view_t view;
+    if (request->admin > DROVER_ADMIN_MAX) {
+        s_reply_status (self, route, request, DROVER_CODE_BAD_REQUEST, "admin must be 0..2");
+        return;
+    }
+    if (drover_sched_lookup (self->sched, request->worker, &view)) {
+        s_reply_status (self, route, request, DROVER_CODE_NOT_FOUND, "unknown worker");
+        return;
+    }
+    int before = view.admin;
+    drover_sched_set_admin (self->sched, request->worker, request->admin);
+    s_reply_status (self, route, request, DROVER_CODE_OK, drover_admin_name (request->admin));
+    if (before == request->admin)
+        return;                 //  no change, nothing to tell
+    zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
+    s_event (self, s_admin_topic (request->admin), request->worker, "");
+    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, request->worker);
+    if (machine && request->admin == DROVER_ADMIN_DRAIN)
+        machine->leave_sent = false;
+    s_check_drained (self, request->worker);
+}
+
+//  Order rows by worker id
+static int
+s_row_compare (const void *a, const void *b)
+{
+    return strcmp (((const drover_worker_row_t *) a)->id, ((const drover_worker_row_t *) b)->id);
+}
+
+//  Fill one WORKER TABLE row from a machine; returns its encoded size, about
+static size_t
+s_fill_row (drover_worker_row_t *row, drover_sched_view_t *view)
+{
+    size_t size = S_ROW_OVERHEAD + strlen (view->id);
+    snprintf (row->id, sizeof row->id, "%s", view->id);
+    row->health = view->probation? DROVER_HEALTH_PROBATION: DROVER_HEALTH_OK;
+    row->admin = (uint8_t) view->admin;
+    row->procs = view->procs;
+    row->procs_used = view->procs_used;
+    row->mem = view->mem;
+    row->mem_used = view->mem_used;
+    row->stats = view->stats;
+    for (size_t index = 0; index < view->nlabels && index < DROVER_LABELS_MAX; index++) {
+        row->labels [row->nlabels++] = strdup (view->labels [index]);
+        assert (row->labels [row->nlabels - 1]);
+        size += strlen (view->labels [index]) + 3;
+    }
+    return size;
+}
+
+//  Drop rows past keep, freeing what they own
+static void
+s_cut_rows (drover_msg_t *table, uint32_t keep)
+{
+    for (uint32_t index = keep; index < table->nrows; index++) {
+        drover_worker_row_t *row = &table->worker_rows [index];
+        for (uint32_t label = 0; label < row->nlabels; label++)
+            zstr_free (&row->labels [label]);
+        row->nlabels = 0;
+    }
+    table->nrows = keep;
+}
+
+//  WORKER LIST: one row per known machine, as many as fit
+static void
+s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    size_t count = drover_sched_machines (self->sched);
+    if (count > DROVER_ROWS_MAX)
+        count = DROVER_ROWS_MAX;
+    drover_msg_t *table = drover_msg_new (DROVER_MSG_WORKER_TABLE);
+    table->seq = request->seq;
+    table->worker_rows = (drover_worker_row_t *) zmalloc ((count? count: 1) * sizeof (drover_worker_row_t));
+    size_t budget = DROVER_MSG_MAX - 1024;
+    size_t used = 0;
+    for (const char *id = drover_sched_first (self->sched);
+         id && table->nrows < count; id = drover_sched_next (self->sched)) {
+        drover_sched_view_t view;
+        drover_sched_lookup (self->sched, id, &view);
+        used += s_fill_row (&table->worker_rows [table->nrows++], &view);
+        if (used > budget) {
+            s_cut_rows (table, table->nrows - 1);
+            break;              //  the rest would not fit in one message
+        }
+    }
+    qsort (table->worker_rows, table->nrows, sizeof (drover_worker_row_t), s_row_compare);
+    zframe_t *payload = drover_msg_encode (table);
+    while (!payload && table->nrows > 0) {
+        s_cut_rows (table, table->nrows / 2);   //  our estimate was short: halve
+        payload = drover_msg_encode (table);
+    }
+    if (payload) {
+        zsock_send (self->pipe, "sffs", "SEND", route, payload, "");
+        zframe_destroy (&payload);
+    }
+    else
+        zsys_error ("schedq: cannot encode WORKER TABLE");
+    drover_msg_destroy (&table);
+}
+
+//  MSG: a wire message the main handed us
+static void
+s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
+{
+    if (wire->id == DROVER_MSG_WORKER_ADMIN)
+        s_handle_admin (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_WORKER_LIST)
+        s_handle_list (self, route, wire);
+    else {
+        //  The main routes by id: anything else reaching us is its bug
+        zsys_error ("schedq: %s is not ours", drover_msg_name (wire->id));
+        s_reply_status (self, route, wire, DROVER_CODE_UNEXPECTED, "not a worker admin message");
+    }
+}
+
+
+//  ---------------------------------------------------------------------
+//  Requests from assign
+
+//  QUEUE: a request to place
+static void
+s_handle_queue (self_t *self, zmsg_t *msg)
+{
+    uint64_t task = (uint64_t) s_pop_number (msg);
+    int32_t priority = (int32_t) s_pop_number (msg);
+    uint32_t procs = (uint32_t) s_pop_number (msg);
+    uint64_t mem = (uint64_t) s_pop_number (msg);
+    char *labels = s_pop_text (msg);
+    const char *holder = drover_sched_assigned (self->sched, task);
+    if (holder) {
+        //  A new attempt before the old one's FREE: the old one is over
+        zsys_warning ("schedq: task=%" PRIu64 " queued while assigned to worker=%s, freeing",
+                      task, holder);
+        holder = drover_sched_free (self->sched, task);
+        s_check_drained (self, holder);
+    }
+    if (drover_sched_push (self->sched, task, priority, procs, mem, labels))
+        zsys_warning ("schedq: task=%" PRIu64 " not queued (procs=%u, or queued already)",
+                      task, procs);
+    zstr_free (&labels);
+}
+
+//  FREE: the task's attempt ended; give back its capacity
+static void
+s_handle_free (self_t *self, uint64_t task)
+{
+    const char *holder = drover_sched_free (self->sched, task);
+    if (holder)
+        s_check_drained (self, holder);
+}
+
+
+//  ---------------------------------------------------------------------
+//  The loop
+
+//  Add one placement to the pass's ASSIGN
+static void
+s_on_assign (uint64_t task, const char *machine, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    zmsg_addstrf (self->assign, "%" PRIu64, task);
+    zmsg_addstr (self->assign, machine);
+}
+
+//  Run one scheduling pass and say its placements in one ASSIGN
+static void
+s_schedule (self_t *self)
+{
+    self->assign = zmsg_new ();
+    zmsg_addstr (self->assign, "ASSIGN");
+    int placed = drover_sched_run (self->sched, s_on_assign, self);
+    if (placed > 0) {
+        if (self->verbose)
+            zsys_debug ("schedq: pass placed=%d queued=%zu", placed, drover_sched_size (self->sched));
+        zmsg_send (&self->assign, self->pipe);
+    }
+    zmsg_destroy (&self->assign);
+}
+
+//  Handle one command from the pipe
+static void
+s_handle_pipe (self_t *self)
+{
+    zmsg_t *msg = zmsg_recv (self->pipe);
+    if (!msg) {
+        self->stopping = true;  //  interrupted
+        return;
+    }
+    char *command = zmsg_popstr (msg);
+    assert (command);
+    if (self->verbose)
+        zsys_debug ("schedq: command=%s", command);
+    if (streq (command, "QUEUE"))
+        s_handle_queue (self, msg);
+    else
+    if (streq (command, "FREE"))
+        s_handle_free (self, (uint64_t) s_pop_number (msg));
+    else
+    if (streq (command, "DEQUEUE"))
+        drover_sched_remove (self->sched, (uint64_t) s_pop_number (msg));
+    else
+    if (streq (command, "STATS"))
+        s_handle_stats (self, msg);
+    else
+    if (streq (command, "UP"))
+        s_handle_up (self, msg);
+    else
+    if (streq (command, "LOST"))
+        s_handle_lost (self, msg);
+    else
+    if (streq (command, "PROBATION"))
+        s_handle_probation (self, msg, true);
+    else
+    if (streq (command, "CLEARED"))
+        s_handle_probation (self, msg, false);
+    else
+    if (streq (command, "MSG")) {
+        zframe_t *route = zmsg_pop (msg);
+        drover_msg_t *wire = s_pop_wire (msg);
+        assert (route);
+        s_handle_wire (self, route, wire);
+        drover_msg_destroy (&wire);
+        zframe_destroy (&route);
+    }
+    else
+    if (streq (command, "CONFIGURE"))
+        drover_sched_set_max_shelve (self->sched, (uint32_t) s_pop_number (msg));
+    else
+    if (streq (command, "VERBOSE"))
+        self->verbose = true;
+    else
+    if (streq (command, "$TERM"))
+        self->stopping = true;
+    else {
+        zsys_error ("schedq: invalid command=%s", command);
+        assert (false);
+    }
+    zstr_free (&command);
+    zmsg_destroy (&msg);
+}
+
+//  Handle every command ready on the pipe (up to S_BATCH), then place
+static void
+s_handle_batch (self_t *self)
+{
+    for (int count = 0; count < S_BATCH && !self->stopping; count++) {
+        if (count && !(zsock_events (self->pipe) & ZMQ_POLLIN))
+            break;              //  nothing more ready: time to place
+        s_handle_pipe (self);
+    }
+    if (!self->stopping)
+        s_schedule (self);
+}
+
+//  The actor
+void
+drover_schedq_actor (zsock_t *pipe, void *args)
+{
+    self_t *self = s_self_new (pipe);
+    zsock_signal (pipe, 0);
+    while (!self->stopping) {
+        void *which = zpoller_wait (self->poller, -1);
+        if (which == self->pipe)
+            s_handle_batch (self);
+        else
+        if (zpoller_terminated (self->poller))
+            break;
+    }
+    s_self_destroy (&self);
+}

@@ -1,0 +1,25 @@
+/*  =========================================================================
+    drover_schedq - the schedq actor: the queue, the machines and placements
+
+    Vocabulary in actors/ACTORS.md (schedq) and at the top of the .c.
+    =========================================================================
+*/
+
+#ifndef DROVER_SCHEDQ_H_INCLUDED
+#define DROVER_SCHEDQ_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  The actor: zactor_new (drover_schedq_actor, NULL)
+void
+    drover_schedq_actor (zsock_t *pipe, void *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

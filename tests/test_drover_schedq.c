@@ -1,0 +1,459 @@
+/*  =========================================================================
+    test_drover_schedq - the schedq actor through its pipe: one ASSIGN per
+    pass, order and constraints, hold / drain / resume with LEAVE,
+    probation, machines lost, WORKER LIST and WORKER ADMIN
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_schedq.h"
+
+//  Receive the actor's next message within 2 s; returns it with its
+//  command popped into *command_p (caller frees both)
+static zmsg_t *
+s_next (zactor_t *actor, char **command_p)
+{
+    zmsg_t *msg = testutil_recv (zactor_sock (actor), 2000);
+    assert_non_null (msg);
+    *command_p = zmsg_popstr (msg);
+    assert_non_null (*command_p);
+    return msg;
+}
+
+//  Receive the next message and check its command
+static zmsg_t *
+s_expect (zactor_t *actor, const char *command)
+{
+    char *first;
+    zmsg_t *msg = s_next (actor, &first);
+    if (!streq (first, command))
+        print_error ("expected %s, actor said %s\n", command, first);
+    assert_string_equal (first, command);
+    zstr_free (&first);
+    return msg;
+}
+
+//  Pop a string frame and check it
+static void
+s_pop_check (zmsg_t *msg, const char *expected)
+{
+    char *text = zmsg_popstr (msg);
+    assert_non_null (text);
+    assert_string_equal (text, expected);
+    zstr_free (&text);
+}
+
+//  Decode the payload of a SEND (route and worker checked)
+static drover_msg_t *
+s_decode_send (zmsg_t *msg, const char *route, const char *worker)
+{
+    s_pop_check (msg, route);
+    zframe_t *payload = zmsg_pop (msg);
+    assert_non_null (payload);
+    s_pop_check (msg, worker);
+    drover_msg_t *decoded = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (decoded, zframe_data (payload), zframe_size (payload)), 0);
+    zframe_destroy (&payload);
+    return decoded;
+}
+
+//  Expect SEND to route for worker; return its decoded payload
+static drover_msg_t *
+s_expect_send (zactor_t *actor, const char *route, const char *worker)
+{
+    zmsg_t *msg = s_expect (actor, "SEND");
+    drover_msg_t *decoded = s_decode_send (msg, route, worker);
+    zmsg_destroy (&msg);
+    return decoded;
+}
+
+//  Expect an EVENT with topic about worker
+static void
+s_expect_event (zactor_t *actor, const char *topic, const char *worker)
+{
+    zmsg_t *msg = s_expect (actor, "EVENT");
+    s_pop_check (msg, topic);
+    zframe_t *body = zmsg_pop (msg);
+    drover_event_t event;
+    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
+    assert_string_equal (event.topic, topic);
+    assert_string_equal (event.worker, worker);
+    zframe_destroy (&body);
+    zmsg_destroy (&msg);
+}
+
+//  Expect one ASSIGN holding exactly these pairs, in this order
+static void
+s_expect_assign (zactor_t *actor, size_t count, const uint64_t *tasks, const char **workers)
+{
+    zmsg_t *msg = s_expect (actor, "ASSIGN");
+    assert_int_equal (zmsg_size (msg), 2 * count);
+    for (size_t index = 0; index < count; index++) {
+        char *task = zmsg_popstr (msg);
+        assert_int_equal (strtoull (task, NULL, 10), tasks [index]);
+        zstr_free (&task);
+        s_pop_check (msg, workers [index]);
+    }
+    zmsg_destroy (&msg);
+}
+
+//  Say UP for a machine
+static void
+s_up (zactor_t *actor, const char *worker, const char *route, uint32_t procs, uint64_t mem,
+      const char *labels)
+{
+    zframe_t *frame = zframe_new (route, strlen (route));
+    zframe_t *running = zframe_new_empty ();
+    zsock_send (actor, "ssf848sf", "UP", worker, frame, (uint64_t) 1, procs, mem, labels, running);
+    zframe_destroy (&running);
+    zframe_destroy (&frame);
+}
+
+//  Say QUEUE for a request
+static void
+s_queue (zactor_t *actor, uint64_t task, int priority, uint32_t procs, uint64_t mem,
+         const char *labels)
+{
+    zsock_send (actor, "s8i48s", "QUEUE", task, priority, procs, mem, labels);
+}
+
+//  Hand the actor a wire message from a client
+static void
+s_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
+{
+    zframe_t *frame = zframe_new (route, strlen (route));
+    zsock_send (actor, "sfp", "MSG", frame, msg);   //  the actor owns msg now
+    zframe_destroy (&frame);
+}
+
+//  Send WORKER ADMIN and expect its reply code (and the event if changed)
+static void
+s_admin (zactor_t *actor, const char *worker, int admin, uint32_t seq, int code)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    snprintf (request->worker, sizeof request->worker, "%s", worker);
+    request->admin = (uint8_t) admin;
+    request->seq = seq;
+    s_hand (actor, "client", request);
+    drover_msg_t *reply = s_expect_send (actor, "client", "");
+    assert_int_equal (reply->id, code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, code);
+    assert_int_equal (reply->seq, seq);
+    drover_msg_destroy (&reply);
+}
+
+//  Ask for WORKER LIST and return the table; everything said before it
+//  must be nothing at all
+static drover_msg_t *
+s_list_only (zactor_t *actor, uint32_t seq)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    request->seq = seq;
+    s_hand (actor, "client", request);
+    drover_msg_t *table = s_expect_send (actor, "client", "");
+    assert_int_equal (table->id, DROVER_MSG_WORKER_TABLE);
+    assert_int_equal (table->seq, seq);
+    return table;
+}
+
+//  Assert the actor says nothing more about what it was told so far: two
+//  WORKER LISTs in a row, each answered before anything else (a pass runs
+//  after each batch, so a placement would come before the second answer)
+static void
+s_quiet (zactor_t *actor)
+{
+    drover_msg_t *table = s_list_only (actor, 9001);
+    drover_msg_destroy (&table);
+    table = s_list_only (actor, 9002);
+    drover_msg_destroy (&table);
+}
+
+static int
+s_setup (void **state)
+{
+    zactor_t *actor = zactor_new (drover_schedq_actor, NULL);
+    assert_non_null (actor);
+    zsock_send (actor, "s4", "CONFIGURE", 100);
+    *state = actor;
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zactor_destroy (&actor);
+    return 0;
+}
+
+//  One ASSIGN per pass carries all its placements, in priority order;
+//  hold takes no new work, resume does
+static void
+test_one_assign_per_pass (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 2, 0, "");
+    s_admin (actor, "alpha", DROVER_ADMIN_HOLD, 1, DROVER_CODE_OK);
+    s_expect_event (actor, "worker.hold", "alpha");
+    s_queue (actor, 1, 0, 1, 0, "");
+    s_queue (actor, 2, 5, 1, 0, "");
+    s_queue (actor, 3, -1, 1, 0, "");
+    s_quiet (actor);                                    //  held: nothing placed
+    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 2, DROVER_CODE_OK);
+    s_expect_event (actor, "worker.resume", "alpha");
+    uint64_t first [] = { 3, 1 };
+    const char *alphas [] = { "alpha", "alpha" };
+    s_expect_assign (actor, 2, first, alphas);
+    zsock_send (actor, "s8", "FREE", (uint64_t) 3);
+    uint64_t second [] = { 2 };
+    s_expect_assign (actor, 1, second, alphas);
+    s_quiet (actor);
+}
+
+//  Requests wait for machines with the labels and memory they need
+static void
+test_constraints (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_queue (actor, 1, 0, 1, 0, "gpu=yes");
+    s_queue (actor, 2, 0, 1, 0, "");
+    s_queue (actor, 3, 0, 1, 0, "gpu=no");
+    s_queue (actor, 4, 0, 1, 1000, "");
+    s_up (actor, "gpu", "r-gpu", 4, 100, "gpu=yes\nzone=a");
+    uint64_t first [] = { 1, 2 };
+    const char *gpus [] = { "gpu", "gpu" };
+    s_expect_assign (actor, 2, first, gpus);
+    s_up (actor, "big", "r-big", 1, 5000, "gpu=no");
+    uint64_t second [] = { 3 };
+    const char *bigs [] = { "big" };
+    s_expect_assign (actor, 1, second, bigs);
+    zsock_send (actor, "s8", "FREE", (uint64_t) 3);
+    uint64_t third [] = { 4 };
+    s_expect_assign (actor, 1, third, bigs);
+}
+
+//  A dequeued request is never placed; a freed slot goes to the next one
+static void
+test_dequeue_and_free (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    s_queue (actor, 1, 0, 1, 0, "");
+    uint64_t first [] = { 1 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, first, alphas);
+    s_queue (actor, 2, 0, 1, 0, "");
+    s_queue (actor, 3, 0, 1, 0, "");
+    zsock_send (actor, "s8", "DEQUEUE", (uint64_t) 2);
+    zsock_send (actor, "s8", "DEQUEUE", (uint64_t) 99);     //  not queued: no-op
+    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    uint64_t second [] = { 3 };
+    s_expect_assign (actor, 1, second, alphas);
+    s_quiet (actor);
+}
+
+//  A task queued again while still assigned (its FREE not yet seen) gives
+//  back the old placement first
+static void
+test_requeue_while_assigned (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    s_queue (actor, 1, 0, 1, 0, "");
+    uint64_t tasks [] = { 1 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, tasks, alphas);
+    s_queue (actor, 1, 0, 1, 0, "");
+    s_expect_assign (actor, 1, tasks, alphas);
+    drover_msg_t *table = s_list_only (actor, 7);
+    assert_int_equal (table->nrows, 1);
+    assert_int_equal (table->worker_rows [0].procs_used, 1);
+    drover_msg_destroy (&table);
+}
+
+//  ADMIN for an unknown worker: 404; a bad setting: 400
+static void
+test_admin_errors (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_admin (actor, "ghost", DROVER_ADMIN_DRAIN, 41, DROVER_CODE_NOT_FOUND);
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    s_admin (actor, "alpha", 7, 42, DROVER_CODE_BAD_REQUEST);
+    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 43, DROVER_CODE_OK);     //  no change: no event
+    s_quiet (actor);
+}
+
+//  Draining: nothing new; LEAVE once the last task is freed, and only once;
+//  an idle machine told to drain is told to leave at once
+static void
+test_drain_then_leave (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 2, 0, "");
+    s_queue (actor, 1, 0, 1, 0, "");
+    uint64_t first [] = { 1 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, first, alphas);
+    s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 1, DROVER_CODE_OK);
+    s_expect_event (actor, "worker.drain", "alpha");
+    s_queue (actor, 2, 0, 1, 0, "");
+    s_quiet (actor);                                    //  no LEAVE, no placement
+    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    drover_msg_t *leave = s_expect_send (actor, "r-alpha", "alpha");
+    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
+    drover_msg_destroy (&leave);
+    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 2, DROVER_CODE_OK);
+    s_quiet (actor);                                    //  LEAVE only once
+
+    s_up (actor, "beta", "r-beta", 1, 0, "");
+    uint64_t second [] = { 2 };
+    const char *betas [] = { "beta" };
+    s_expect_assign (actor, 1, second, betas);
+    s_up (actor, "gamma", "r-gamma", 1, 0, "");
+    s_admin (actor, "gamma", DROVER_ADMIN_DRAIN, 3, DROVER_CODE_OK);
+    s_expect_event (actor, "worker.drain", "gamma");
+    leave = s_expect_send (actor, "r-gamma", "gamma");
+    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
+    drover_msg_destroy (&leave);
+    s_quiet (actor);
+}
+
+//  A benched machine takes nothing until cleared, and shows as PROBATION
+static void
+test_probation (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    zsock_send (actor, "sss", "PROBATION", "alpha", "send refused");
+    zsock_send (actor, "sss", "PROBATION", "ghost", "send refused");    //  unknown: ignored
+    s_queue (actor, 1, 0, 1, 0, "");
+    drover_msg_t *table = s_list_only (actor, 1);
+    assert_int_equal (table->nrows, 1);
+    assert_int_equal (table->worker_rows [0].health, DROVER_HEALTH_PROBATION);
+    drover_msg_destroy (&table);
+    s_quiet (actor);
+    zsock_send (actor, "sss", "CLEARED", "alpha", "timeout");
+    uint64_t tasks [] = { 1 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, tasks, alphas);
+}
+
+//  A lost machine is dropped with its placements; its requests wait for
+//  another machine
+static void
+test_lost_machine (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    s_queue (actor, 1, 0, 1, 0, "");
+    uint64_t first [] = { 1 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, first, alphas);
+    zsock_send (actor, "sss", "LOST", "alpha", "silent");
+    zsock_send (actor, "sss", "LOST", "ghost", "silent");              //  unknown: ignored
+    s_queue (actor, 2, 0, 1, 0, "");
+    drover_msg_t *table = s_list_only (actor, 1);
+    assert_int_equal (table->nrows, 0);
+    drover_msg_destroy (&table);
+    s_quiet (actor);
+    s_up (actor, "beta", "r-beta", 1, 0, "");
+    uint64_t second [] = { 2 };
+    const char *betas [] = { "beta" };
+    s_expect_assign (actor, 1, second, betas);
+}
+
+//  WORKER TABLE: a row per machine, sorted by id, with use, labels and stats
+static void
+test_worker_list (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "zeta", "r-zeta", 8, 0, "");
+    s_up (actor, "alpha", "r-alpha", 2, 100, "x=1\ny=2");
+    drover_stats_t stats = { .load = { 0.5, 0.25, 0.125 }, .mem_total = 4096, .running = 1 };
+    zframe_t *frame = zframe_new (&stats, sizeof stats);
+    zsock_send (actor, "ssf", "STATS", "alpha", frame);
+    zframe_destroy (&frame);
+    zsock_send (actor, "s", "VERBOSE");
+    s_queue (actor, 1, 0, 1, 60, "x=1");
+    uint64_t tasks [] = { 1 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, tasks, alphas);
+    s_admin (actor, "zeta", DROVER_ADMIN_HOLD, 5, DROVER_CODE_OK);
+    s_expect_event (actor, "worker.hold", "zeta");
+    drover_msg_t *table = s_list_only (actor, 77);
+    assert_int_equal (table->nrows, 2);
+    drover_worker_row_t *row = &table->worker_rows [0];
+    assert_string_equal (row->id, "alpha");
+    assert_int_equal (row->health, DROVER_HEALTH_OK);
+    assert_int_equal (row->admin, DROVER_ADMIN_RUN);
+    assert_int_equal (row->procs, 2);
+    assert_int_equal (row->procs_used, 1);
+    assert_int_equal (row->mem, 100);
+    assert_int_equal (row->mem_used, 60);
+    assert_int_equal (row->nlabels, 2);
+    assert_string_equal (row->labels [0], "x=1");
+    assert_string_equal (row->labels [1], "y=2");
+    assert_int_equal (row->stats.mem_total, 4096);
+    assert_int_equal (row->stats.running, 1);
+    assert_true (row->stats.load [0] == 0.5);
+    row = &table->worker_rows [1];
+    assert_string_equal (row->id, "zeta");
+    assert_int_equal (row->admin, DROVER_ADMIN_HOLD);
+    assert_int_equal (row->procs, 8);
+    assert_int_equal (row->procs_used, 0);
+    drover_msg_destroy (&table);
+}
+
+//  Many requests at once: every one placed exactly once over few passes
+static void
+test_many_requests (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 600, 0, "");
+    s_up (actor, "beta", "r-beta", 600, 0, "");
+    const uint64_t total = 1000;
+    for (uint64_t task = 1; task <= total; task++)
+        s_queue (actor, task, (int) (task % 3), 1, 0, "");
+    bool seen [1001] = { false };
+    uint64_t placed = 0;
+    size_t passes = 0;
+    while (placed < total) {
+        zmsg_t *msg = s_expect (actor, "ASSIGN");
+        passes++;
+        while (zmsg_size (msg) >= 2) {
+            char *task = zmsg_popstr (msg);
+            char *worker = zmsg_popstr (msg);
+            uint64_t id = strtoull (task, NULL, 10);
+            assert_true (id >= 1 && id <= total);
+            assert_false (seen [id]);
+            seen [id] = true;
+            assert_true (streq (worker, "alpha") || streq (worker, "beta"));
+            placed++;
+            zstr_free (&task);
+            zstr_free (&worker);
+        }
+        assert_int_equal (zmsg_size (msg), 0);
+        zmsg_destroy (&msg);
+    }
+    assert_true (passes <= total);
+    s_quiet (actor);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_one_assign_per_pass, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_constraints, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_dequeue_and_free, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_requeue_while_assigned, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_admin_errors, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_lost_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_worker_list, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_many_requests, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
