@@ -256,6 +256,7 @@ typedef struct {
     bool overflow;                  //  a write did not fit (our own bug)
 } s_writer_t;
 
+//  msgpack-c write callback: count the bytes, and copy them if writing
 static int
 s_writer_write (void *data, const char *buffer, size_t length)
 {
@@ -544,6 +545,7 @@ s_fail (s_cursor_t *cursor, const char *error)
     return false;
 }
 
+//  Bytes left to read
 static inline size_t
 s_left (const s_cursor_t *cursor)
 {
@@ -613,13 +615,14 @@ s_read_uint (s_cursor_t *cursor, int field, uint64_t max, uint64_t *value)
     return true;
 }
 
-//  Typed wrappers for the struct's field widths
+//  Read a uint64 field
 static bool
 s_read_u64 (s_cursor_t *cursor, int field, uint64_t *value)
 {
     return s_read_uint (cursor, field, UINT64_MAX, value);
 }
 
+//  Read a uint32 field
 static bool
 s_read_u32 (s_cursor_t *cursor, int field, uint32_t *value)
 {
@@ -630,6 +633,7 @@ s_read_u32 (s_cursor_t *cursor, int field, uint32_t *value)
     return true;
 }
 
+//  Read a uint8 field (an enum) of at most max
 static bool
 s_read_u8 (s_cursor_t *cursor, int field, uint8_t max, uint8_t *value)
 {

@@ -464,6 +464,25 @@ test_wire_layout_is_pinned (void **state)
     assert_int_equal (size, sizeof expected);
     assert_memory_equal (data, expected, sizeof expected);
     free (data);
+    //  The two examples of PROTOCOL.md, section 4.2
+    msg->limit = 100;
+    msg->state = 255;
+    data = s_encode (msg, &size);
+    const byte list [] = { 0x96, 0xa3, 'D', 'R', 'V', 0x01, 0x0f, 0x07, 0x64, 0xcc, 0xff };
+    assert_int_equal (size, sizeof list);
+    assert_memory_equal (data, list, sizeof list);
+    free (data);
+    drover_msg_destroy (&msg);
+    msg = drover_msg_new (DROVER_MSG_ERROR);
+    msg->seq = 8;
+    msg->code = DROVER_CODE_NOT_FOUND;
+    drover_msg_set_reason (msg, "unknown task");
+    data = s_encode (msg, &size);
+    const byte error [] = { 0x96, 0xa3, 'D', 'R', 'V', 0x01, 0x15, 0x08, 0xcd, 0x01, 0x94,
+                            0xac, 'u', 'n', 'k', 'n', 'o', 'w', 'n', ' ', 't', 'a', 's', 'k' };
+    assert_int_equal (size, sizeof error);
+    assert_memory_equal (data, error, sizeof error);
+    free (data);
     drover_msg_destroy (&msg);
 }
 
