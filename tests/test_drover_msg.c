@@ -1419,8 +1419,8 @@ test_setters_and_names (void **state)
 static void
 test_send_and_recv (void **state)
 {
-    zsock_t *server = zsock_new_pair ("@inproc://test-drover-msg");
-    zsock_t *client = zsock_new_pair (">inproc://test-drover-msg");
+    zsock_t *server = zsock_new_dealer ("@inproc://test-drover-msg");
+    zsock_t *client = zsock_new_dealer (">inproc://test-drover-msg");
     assert_non_null (server);
     assert_non_null (client);
     drover_msg_t *msg = s_filled (DROVER_MSG_TASK_RESULT);
