@@ -255,7 +255,8 @@ zframe_t *
     drover_msg_encode (drover_msg_t *self);
 
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
-//  with self->error saying why. Allocates at most size bytes in all.
+//  with self->error saying why. Allocates nothing until the whole structure
+//  has been checked; then at most the bound in PROTOCOL.md, "Limits".
 int
     drover_msg_decode (drover_msg_t *self, const byte *data, size_t size);
 

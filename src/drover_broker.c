@@ -269,6 +269,10 @@ s_accept_payload (s_broker_t *self, zframe_t *route, zframe_t *payload, bool ext
     self->malformed++;
     const char *error = msg->error? msg->error: "malformed";
     s_warn_bad_input (self, error, data, size);
+    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR) {
+        drover_msg_destroy (&msg);
+        return;                 //  a status is never answered, even a broken one
+    }
     int code = msg->bad_version? DROVER_CODE_BAD_VERSION: DROVER_CODE_BAD_REQUEST;
     s_reply_error (self, route, msg->seq, code, error);
     drover_msg_destroy (&msg);
