@@ -820,18 +820,17 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
     int64_t next_resend = now;              //  send the first WAIT at once
     int64_t unanswered_since = 0;           //  a WAIT went out and nothing came back
     int64_t next_progress = now + S_PROGRESS_EVERY;
-    bool reported = true;                   //  progress callback is up to date
+    size_t shown = 0;                       //  delivered, as last told on_progress
     while (wait.delivered < wait.total) {
         now = zclock_mono ();
         if (wait.progressed) {
             wait.progressed = false;
-            reported = false;
             interval = self->resend;
             next_resend = now + interval;
         }
-        if (!reported && on_progress && now >= next_progress) {
+        if (on_progress && wait.delivered != shown && now >= next_progress) {
             on_progress (wait.delivered, wait.total, arg);
-            reported = true;
+            shown = wait.delivered;
             next_progress = now + S_PROGRESS_EVERY;
         }
         if (now >= next_resend) {
@@ -852,7 +851,7 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
         int64_t until = next_resend;
         if (unanswered_since && unanswered_since + self->timeout < until)
             until = unanswered_since + self->timeout;
-        if (!reported && on_progress && next_progress < until)
+        if (on_progress && wait.delivered != shown && next_progress < until)
             until = next_progress;
         uint64_t received = self->received;
         if (s_receive (self, s_left (until)) == -1) {
@@ -867,7 +866,7 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
             break;
         }
     }
-    if (on_progress && !reported)
+    if (on_progress && wait.delivered != shown)
         on_progress (wait.delivered, wait.total, arg);
     self->wait = NULL;
     s_idset_fini (&wait.ids);

@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "drover_client.h"
+#include <sys/wait.h>
 
 typedef struct _fake_t fake_t;
 
@@ -35,7 +36,7 @@ static void
 s_fake_send (fake_t *fake, zframe_t *route, drover_msg_t **msg_p)
 {
     zframe_t *frame = drover_msg_encode (*msg_p);
-    assert_non_null (frame);
+    assert (frame);             //  the actor thread: cmocka asserts belong to the test's
     zframe_t *copy = zframe_dup (route);
     zframe_send (&copy, fake->router, ZFRAME_MORE);
     zframe_send (&frame, fake->router, 0);
@@ -112,6 +113,7 @@ s_fake_actor (zsock_t *pipe, void *args)
     zsock_set_rcvhwm (fake->router, 0);
     int port = zsock_bind (fake->router, "tcp://127.0.0.1:*");
     assert (port > 0);
+    zsock_signal (pipe, 0);                 //  zactor_new returns after this
     zsock_send (pipe, "i", port);
     zpoller_t *poller = zpoller_new (pipe, fake->router, NULL);
     drover_msg_t *msg = drover_msg_new (0);
@@ -272,7 +274,7 @@ s_admin (fake_t *fake, zframe_t *route, drover_msg_t *msg)
         reply->nrows = 1;
         reply->task_rows = (drover_task_row_t *) zmalloc (sizeof (drover_task_row_t));
         reply->task_rows [0].task = 12;
-        reply->task_rows [0].state = msg->state;
+        reply->task_rows [0].state = msg->state == 255? DROVER_TASK_QUEUED: msg->state;
         reply->task_rows [0].summary = strdup ("sh -c true");
         s_fake_send (fake, route, &reply);
     }
@@ -708,6 +710,203 @@ test_endpoint_from_environment (void **state)
     assert_null (drover_client_new ("nonsense"));
 }
 
+
+//  ---------------------------------------------------------------------
+//  The drover executable's client commands against the fake broker
+
+//  Run the drover executable with argv (after the program name); returns
+//  its exit status and fills *output_p with its stdout and stderr together
+static int
+s_run (const char *const args [], char **output_p)
+{
+    char log [64];
+    snprintf (log, sizeof log, "/tmp/test-drover-client-%d.log", (int) getpid ());
+    unlink (log);
+    const char *argv [32] = { DROVER_BIN };
+    for (int index = 0; args [index] && index < 30; index++)
+        argv [index + 1] = args [index];
+    pid_t pid = testutil_spawn (argv, log);
+    assert_true (pid > 0);
+    int status = testutil_wait_exit (pid, 20000);
+    if (status == -1)
+        testutil_stop (pid, 100);
+    assert_true (status != -1 && WIFEXITED (status));
+    *output_p = testutil_slurp (log);
+    assert_non_null (*output_p);
+    unlink (log);
+    return WEXITSTATUS (status);
+}
+
+//  SUBMIT with notify: ACCEPTED (task 90), then a FAILED TASK DONE with
+//  exit 3 and output on both streams
+static void
+s_notify_failed (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id == DROVER_MSG_TASK_SUBMIT) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+        reply->seq = msg->seq;
+        reply->task = 90;
+        s_fake_send (fake, route, &reply);
+        drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+        done->task = 90;
+        done->attempt = 1;
+        done->state = DROVER_TASK_FAILED;
+        done->exit_code = 3;
+        drover_msg_set_output (done, (byte *) "partial\n", 8, (byte *) "boom\n", 5);
+        drover_msg_set_reason (done, "exit 3");
+        s_fake_send (fake, route, &done);
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT)
+        s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+}
+
+//  submit prints the id; a file of commands prints one id per command
+static void
+test_cli_submit_prints_ids (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_accept_all, endpoint);
+    char *output;
+    const char *one [] = { "submit", "--broker", endpoint, "--priority", "-2", "--label",
+                           "gpu=a100", "--mem", "2G", "--", "echo", "hi", NULL };
+    assert_int_equal (s_run (one, &output), 0);
+    assert_string_equal (output, "1001\n");
+    free (output);
+
+    char path [64];
+    snprintf (path, sizeof path, "/tmp/test-drover-client-%d.txt", (int) getpid ());
+    FILE *file = fopen (path, "w");
+    assert_non_null (file);
+    fprintf (file, "echo one\n\n# a comment\necho two\n   \necho three\n");
+    fclose (file);
+    setenv ("DROVER_BROKER", endpoint, 1);
+    const char *batch [] = { "submit", "--file", path, "--window", "2", NULL };
+    assert_int_equal (s_run (batch, &output), 0);
+    unsetenv ("DROVER_BROKER");
+    assert_non_null (strstr (output, "1001\n1002\n1003\n"));
+    free (output);
+    unlink (path);
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], 4);
+    assert_string_equal (fake.last_argv0, "sh");
+}
+
+//  Bad flags name the flag and exit 2; broker errors are in plain words
+static void
+test_cli_errors (void **state)
+{
+    char *output;
+    const char *procs [] = { "submit", "--procs", "many", "--", "true", NULL };
+    assert_int_equal (s_run (procs, &output), 2);
+    assert_non_null (strstr (output, "--procs"));
+    free (output);
+    const char *bogus [] = { "tasks", "--bogus", NULL };
+    assert_int_equal (s_run (bogus, &output), 2);
+    assert_non_null (strstr (output, "--bogus"));
+    free (output);
+    const char *missing [] = { "tasks", "--limit", NULL };
+    assert_int_equal (s_run (missing, &output), 2);
+    assert_non_null (strstr (output, "--limit"));
+    free (output);
+    const char *unknown [] = { "frobnicate", NULL };
+    assert_int_equal (s_run (unknown, &output), 2);
+    assert_non_null (strstr (output, "frobnicate"));
+    free (output);
+    const char *help [] = { "help", NULL };
+    assert_int_equal (s_run (help, &output), 0);
+    assert_non_null (strstr (output, "submit"));
+    assert_non_null (strstr (output, "events"));
+    free (output);
+    const char *version [] = { "--version", NULL };
+    assert_int_equal (s_run (version, &output), 0);
+    assert_non_null (strstr (output, "drover "));
+    free (output);
+
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_refuse_all, endpoint);
+    const char *refused [] = { "submit", "--broker", endpoint, "--", "true", NULL };
+    assert_int_equal (s_run (refused, &output), 1);
+    assert_non_null (strstr (output, "queue full (301)"));
+    free (output);
+    zactor_destroy (&actor);
+
+    char nowhere [64];
+    sprintf (nowhere, "tcp://127.0.0.1:%d", testutil_free_port ());
+    const char *status [] = { "--broker-timeout", "0.3", "--broker", nowhere, "status", NULL };
+    int64_t started = zclock_mono ();
+    assert_int_equal (s_run (status, &output), 1);
+    assert_true (zclock_mono () - started < 5000);
+    assert_non_null (strstr (output, "no reply"));
+    free (output);
+}
+
+//  submit --wait copies the task's output and exits with its status;
+//  wait prints a summary
+static void
+test_cli_wait (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_notify_failed, endpoint);
+    char *output;
+    const char *failing [] = { "submit", "--broker", endpoint, "--wait", "--", "false", NULL };
+    assert_int_equal (s_run (failing, &output), 3);
+    assert_non_null (strstr (output, "partial\n"));
+    assert_non_null (strstr (output, "boom\n"));
+    free (output);
+    zactor_destroy (&actor);
+
+    actor = s_fake_start (&fake, s_done_twice, endpoint);
+    const char *wait [] = { "wait", "--broker", endpoint, "1", "2", "3", NULL };
+    assert_int_equal (s_run (wait, &output), 0);
+    assert_non_null (strstr (output, "3 tasks: 3 succeeded, 0 failed, 0 cancelled"));
+    free (output);
+    zactor_destroy (&actor);
+}
+
+//  workers and tasks print tables, and JSON with --json
+static void
+test_cli_tables (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_admin, endpoint);
+    char *output;
+    const char *workers [] = { "workers", "--broker", endpoint, NULL };
+    assert_int_equal (s_run (workers, &output), 0);
+    assert_non_null (strstr (output, "WORKER"));
+    assert_non_null (strstr (output, "beta"));
+    assert_non_null (strstr (output, "probation"));
+    free (output);
+    const char *json [] = { "workers", "--json", "--broker", endpoint, NULL };
+    assert_int_equal (s_run (json, &output), 0);
+    assert_non_null (strstr (output, "{\"workers\":[{\"id\":\"alpha\""));
+    free (output);
+    const char *tasks [] = { "tasks", "--state", "running", "--json", "--broker", endpoint, NULL };
+    assert_int_equal (s_run (tasks, &output), 0);
+    assert_non_null (strstr (output, "\"state\":\"running\""));
+    assert_non_null (strstr (output, "\"command\":\"sh -c true\""));
+    free (output);
+    const char *status [] = { "status", "--broker", endpoint, NULL };
+    assert_int_equal (s_run (status, &output), 0);
+    assert_non_null (strstr (output, "1/6 in use"));
+    free (output);
+    const char *cancel [] = { "cancel", "--broker", endpoint, "7", "8", NULL };
+    assert_int_equal (s_run (cancel, &output), 1);
+    assert_non_null (strstr (output, "cancelled 7"));
+    assert_non_null (strstr (output, "not found (404)"));
+    free (output);
+    const char *drain [] = { "drain", "--broker", endpoint, "alpha", NULL };
+    assert_int_equal (s_run (drain, &output), 0);
+    free (output);
+    zactor_destroy (&actor);
+    assert_string_equal (fake.last_worker, "alpha");
+    assert_int_equal (fake.last_admin, DROVER_ADMIN_DRAIN);
+}
+
 int
 main (void)
 {
@@ -724,6 +923,10 @@ main (void)
         cmocka_unit_test (test_admin_round_trips),
         cmocka_unit_test (test_late_reply_not_mistaken),
         cmocka_unit_test (test_endpoint_from_environment),
+        cmocka_unit_test (test_cli_submit_prints_ids),
+        cmocka_unit_test (test_cli_errors),
+        cmocka_unit_test (test_cli_wait),
+        cmocka_unit_test (test_cli_tables),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
