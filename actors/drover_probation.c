@@ -11,9 +11,10 @@
           FAILURE worker(s) reason(s)
           SUCCESS worker(s)
           LOST worker(s) reason(s)      forget the worker
+          UP worker(s) ...              a new registration starts unbenched
           VERBOSE | $TERM
     Out:  PROBATION worker(s) reason(s)
-          CLEARED worker(s) why(s)      why: "timeout" or "success"
+          CLEARED worker(s) why(s)      why: "timeout", "success" or "registered"
           EVENT topic(s) body(f)        worker.probation, worker.cleared
     =========================================================================
 */
@@ -133,6 +134,16 @@ s_handle_pipe (self_t *self)
         assert (worker);
         if (drover_bench_forget (self->bench, worker) && self->verbose)
             zsys_debug ("probation: forgot lost worker=%s", worker);
+        zstr_free (&worker);
+    }
+    else
+    if (streq (command, "UP")) {
+        //  A failure can arrive after LOST and bench a worker nobody has;
+        //  when it registers again it starts clean, and schedq hears so
+        char *worker = zmsg_popstr (msg);
+        assert (worker);
+        if (drover_bench_forget (self->bench, worker))
+            s_cleared (self, worker, "registered");
         zstr_free (&worker);
     }
     else

@@ -38,7 +38,7 @@ static const struct {
     { "SUCCESS",   S_TO_PROBATION },
     { "DEQUEUE",   S_TO_SCHEDQ },
     { "STATS",     S_TO_SCHEDQ },
-    { "UP",        S_TO_SCHEDQ | S_TO_ASSIGN },
+    { "UP",        S_TO_SCHEDQ | S_TO_ASSIGN | S_TO_PROBATION },
     { "LOST",      S_TO_SCHEDQ | S_TO_ASSIGN | S_TO_PROBATION },
     { "FAILURE",   S_TO_PROBATION },
     { "PROBATION", S_TO_SCHEDQ },

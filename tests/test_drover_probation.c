@@ -151,6 +151,26 @@ test_lost_forgets (void **state)
     s_expect_probation (actor, "alpha", "send refused");      //  OK again after LOST
 }
 
+//  A failure that arrives after LOST benches a worker nobody has; when it
+//  registers again it must start unbenched, and schedq must hear CLEARED
+static void
+test_failure_after_lost_is_cleared_on_registration (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "sss", "LOST", "alpha", "silent");
+    zsock_send (actor, "sss", "FAILURE", "alpha", "offer not acknowledged");
+    s_expect_probation (actor, "alpha", "offer not acknowledged");
+    zframe_t *route = zframe_new ("r1", 2);
+    zframe_t *running = zframe_new_empty ();
+    zsock_send (actor, "ssf848sf", "UP", "alpha", route, (uint64_t) 2, 4, (uint64_t) 0, "", running);
+    s_expect_cleared (actor, "alpha", "registered", 2000);
+    zsock_send (actor, "ssf848sf", "UP", "beta", route, (uint64_t) 1, 4, (uint64_t) 0, "", running);
+    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
+    s_expect_probation (actor, "alpha", "send refused");    //  nothing said for beta
+    zframe_destroy (&running);
+    zframe_destroy (&route);
+}
+
 int
 main (void)
 {
@@ -159,6 +179,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_clear_by_timeout, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_repeated_failure_resets_timer, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lost_forgets, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_failure_after_lost_is_cleared_on_registration,
+                                         s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

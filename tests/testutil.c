@@ -204,10 +204,51 @@ testutil_send (zsock_t *dealer, drover_msg_t **msg_p)
     drover_msg_destroy (msg_p);
 }
 
-//  Receive and decode with a deadline
+//  TASK DONEs that arrived while a request waited for its reply, kept
+//  for the next receive on the same socket, so that nothing is lost
+typedef struct {
+    zsock_t *dealer;            //  socket it arrived on
+    drover_msg_t *msg;          //  the TASK DONE
+} s_stashed_t;
+
+static zlistx_t *s_stash = NULL;
+
+//  Take the oldest stashed message for this socket, or NULL
+static drover_msg_t *
+s_unstash (zsock_t *dealer)
+{
+    if (!s_stash)
+        return NULL;
+    for (s_stashed_t *item = (s_stashed_t *) zlistx_first (s_stash); item;
+         item = (s_stashed_t *) zlistx_next (s_stash))
+        if (item->dealer == dealer) {
+            drover_msg_t *msg = item->msg;
+            zlistx_delete (s_stash, zlistx_cursor (s_stash));
+            free (item);
+            return msg;
+        }
+    return NULL;
+}
+
+//  Keep a message for a later receive on this socket
+static void
+s_stash_msg (zsock_t *dealer, drover_msg_t *msg)
+{
+    if (!s_stash)
+        s_stash = zlistx_new ();
+    s_stashed_t *item = (s_stashed_t *) zmalloc (sizeof (s_stashed_t));
+    item->dealer = dealer;
+    item->msg = msg;
+    zlistx_add_end (s_stash, item);
+}
+
+//  Receive and decode with a deadline, stashed messages first
 drover_msg_t *
 testutil_recv_msg (zsock_t *dealer, int timeout)
 {
+    drover_msg_t *stashed = s_unstash (dealer);
+    if (stashed)
+        return stashed;
     zmsg_t *raw = testutil_recv (dealer, timeout);
     if (!raw)
         return NULL;
@@ -222,7 +263,8 @@ testutil_recv_msg (zsock_t *dealer, int timeout)
     return msg;
 }
 
-//  Request and reply by seq
+//  Request and reply by seq; a TASK DONE arriving meanwhile is stashed
+//  for a later testutil_recv_msg, anything else unrelated is dropped
 drover_msg_t *
 testutil_request (zsock_t *dealer, drover_msg_t **msg_p, int timeout)
 {
@@ -230,14 +272,25 @@ testutil_request (zsock_t *dealer, drover_msg_t **msg_p, int timeout)
     uint32_t expected = (*msg_p)->seq? (*msg_p)->seq: ++seq;
     (*msg_p)->seq = expected;
     testutil_send (dealer, msg_p);
+    drover_msg_t *reply = NULL;
     int64_t deadline = zclock_mono () + timeout;
-    while (zclock_mono () < deadline) {
-        drover_msg_t *reply = testutil_recv_msg (dealer, (int) (deadline - zclock_mono ()));
-        if (reply && reply->seq == expected && reply->id != DROVER_MSG_TASK_DONE)
-            return reply;
-        drover_msg_destroy (&reply);
+    while (!reply && zclock_mono () < deadline) {
+        zmsg_t *raw = testutil_recv (dealer, (int) (deadline - zclock_mono ()));
+        if (!raw)
+            break;
+        zframe_t *frame = zmsg_first (raw);
+        drover_msg_t *msg = drover_msg_new (0);
+        assert_int_equal (drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)), 0);
+        zmsg_destroy (&raw);
+        if (msg->id == DROVER_MSG_TASK_DONE)
+            s_stash_msg (dealer, msg);
+        else
+        if (msg->seq == expected)
+            reply = msg;
+        else
+            drover_msg_destroy (&msg);
     }
-    return NULL;
+    return reply;
 }
 
 //  A TASK SUBMIT for sh -c script
