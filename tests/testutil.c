@@ -5,6 +5,8 @@
 
 #include "testutil.h"
 #include <fcntl.h>
+#include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -149,6 +151,25 @@ testutil_cluster_add_worker (testutil_cluster_t *self, int slot, const char *id,
     assert_true (self->workers [slot] > 0);
 }
 
+//  Remove a log directory and its files; reached only when a test passed,
+//  since a failed assertion skips teardown, so failures keep their logs
+static void
+s_remove_logs (const char *logdir)
+{
+    DIR *dir = opendir (logdir);
+    if (!dir)
+        return;
+    struct dirent *entry;
+    while ((entry = readdir (dir)))
+        if (entry->d_name [0] != '.') {
+            char path [PATH_MAX];
+            snprintf (path, sizeof path, "%s/%s", logdir, entry->d_name);
+            unlink (path);
+        }
+    closedir (dir);
+    rmdir (logdir);
+}
+
 //  Stop everything; the broker must exit 0 on SIGTERM
 void
 testutil_cluster_destroy (testutil_cluster_t **self_p)
@@ -170,6 +191,7 @@ testutil_cluster_destroy (testutil_cluster_t **self_p)
             testutil_stop (self->broker, 100);
         assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
     }
+    s_remove_logs (self->logdir);
     free (self);
     *self_p = NULL;
 }
