@@ -29,6 +29,7 @@
 #include "drover_assign.h"
 #include "drover_msg.h"
 #include "drover_tasktable.h"
+#include "drover_pipe.h"
 
 //  Most messages handled from the pipe before the ack deadlines are checked
 #define S_BATCH             256
@@ -78,41 +79,6 @@ s_self_destroy (self_t **self_p)
 
 
 //  ---------------------------------------------------------------------
-//  Frames of a pipe command
-
-//  Pop a decimal number (as zsock_send writes 4, 8 and i); 0 if missing
-static uint64_t
-s_pop_number (zmsg_t *msg)
-{
-    zframe_t *frame = zmsg_pop (msg);
-    assert (frame);             //  the main or a peer actor said too little: our bug
-    if (!frame)
-        return 0;
-    char text [24];
-    size_t size = zframe_size (frame) < sizeof text - 1? zframe_size (frame): sizeof text - 1;
-    memcpy (text, zframe_data (frame), size);
-    text [size] = 0;
-    zframe_destroy (&frame);
-    return strtoull (text, NULL, 10);
-}
-
-//  Pop a string into buffer (cut to fit)
-static void
-s_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
-{
-    zframe_t *frame = zmsg_pop (msg);
-    assert (frame);
-    buffer [0] = 0;
-    if (!frame)
-        return;
-    size_t size = zframe_size (frame) < buffer_size - 1? zframe_size (frame): buffer_size - 1;
-    memcpy (buffer, zframe_data (frame), size);
-    buffer [size] = 0;
-    zframe_destroy (&frame);
-}
-
-
-//  ---------------------------------------------------------------------
 //  Saying things
 
 //  Say one frame of a command; more: frames follow
@@ -136,37 +102,6 @@ s_put_number (self_t *self, int64_t value, bool more)
     char text [24];
     int size = snprintf (text, sizeof text, "%" PRId64, value);
     s_put (self, text, (size_t) size, more);
-}
-
-//  Send an encoded message to a peer through the main; worker is the
-//  worker id when the peer is a worker, "" otherwise
-static void
-s_send (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg, const char *worker)
-{
-    zframe_t *payload = drover_msg_encode (msg);
-    if (!payload) {
-        //  Our own message broke a protocol limit: say so, send nothing
-        zsys_error ("assign: cannot encode %s task=%" PRIu64, drover_msg_name (msg->id), msg->task);
-        return;
-    }
-    s_put_text (self, "SEND", true);
-    s_put (self, route, route_size, true);
-    zframe_send (&payload, self->pipe, ZFRAME_MORE);
-    s_put_text (self, worker, false);
-}
-
-//  Answer a request with OK or ERROR (code, reason), echoing its seq
-static void
-s_reply_status (self_t *self, const byte *route, size_t route_size, drover_msg_t *request,
-                int code, const char *reason, const char *worker)
-{
-    drover_msg_t reply;
-    memset (&reply, 0, sizeof reply);
-    reply.id = code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR;
-    reply.seq = request->seq;
-    reply.code = (uint16_t) code;
-    reply.reason = (char *) (reason && *reason? reason: code == DROVER_CODE_OK? "ok": "refused");
-    s_send (self, route, route_size, &reply, worker);
 }
 
 //  Tell whether a warning may be logged now: at most S_WARNINGS_PER_SEC a
@@ -205,18 +140,8 @@ s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
 static void
 s_publish (self_t *self, const drover_action_t *action)
 {
-    drover_event_t event;
-    memset (&event, 0, sizeof event);
-    event.time = (uint64_t) zclock_time ();
-    snprintf (event.topic, sizeof event.topic, "%s", action->topic);
-    event.task = action->task;
-    event.attempt = action->attempt;
-    snprintf (event.worker, sizeof event.worker, "%s", action->worker);
-    snprintf (event.reason, sizeof event.reason, "%s", action->reason);
-    zframe_t *body = drover_event_encode (&event);
-    s_put_text (self, "EVENT", true);
-    s_put_text (self, action->topic, true);
-    zframe_send (&body, self->pipe, 0);
+    drover_pipe_event (self->pipe, action->topic, action->task, action->attempt,
+                       action->worker, action->reason);
 
     //  One line per final state would be too much at 100k tasks/s
     if (streq (action->topic, "task.failed"))
@@ -245,12 +170,14 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.timeout = action->timeout;
         msg.body = (byte *) action->body;           //  borrowed, never freed here
         msg.body_size = action->body_size;
-        s_send (self, action->route, action->route_size, &msg, action->worker);
+        drover_pipe_send_to (self->pipe, "assign", action->route, action->route_size, &msg,
+                             action->worker);
     }
     else
     if (action->type == DROVER_ACTION_KILL) {
         msg.id = DROVER_MSG_TASK_KILL;
-        s_send (self, action->route, action->route_size, &msg, action->worker);
+        drover_pipe_send_to (self->pipe, "assign", action->route, action->route_size, &msg,
+                             action->worker);
     }
     else {
         msg.id = DROVER_MSG_TASK_DONE;
@@ -266,7 +193,7 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.err = (byte *) action->err;             //  borrowed
         msg.err_size = action->err_size;
         msg.reason = action->reason [0]? (char *) action->reason: NULL;
-        s_send (self, action->route, action->route_size, &msg, "");
+        drover_pipe_send_to (self->pipe, "assign", action->route, action->route_size, &msg, "");
     }
 }
 
@@ -320,7 +247,7 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     const char *reason;
     int code = drover_tasktable_submit (self->table, msg, route, route_size, &task, &reason);
     if (code != DROVER_CODE_OK) {
-        s_reply_status (self, route, route_size, msg, code, reason, "");
+        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason, "");
         return;
     }
     drover_msg_t reply;
@@ -328,7 +255,7 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     reply.id = DROVER_MSG_TASK_ACCEPTED;
     reply.seq = msg->seq;
     reply.task = task;
-    s_send (self, route, route_size, &reply, "");
+    drover_pipe_send_to (self->pipe, "assign", route, route_size, &reply, "");
 }
 
 //  TASK LIST: counts and rows
@@ -338,7 +265,7 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
     reply->seq = msg->seq;
     drover_tasktable_list (self->table, msg->state, msg->limit, reply);
-    s_send (self, route, route_size, reply, "");
+    drover_pipe_send_to (self->pipe, "assign", route, route_size, reply, "");
     drover_msg_destroy (&reply);
 }
 
@@ -356,20 +283,21 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);
-        s_reply_status (self, route, route_size, msg, code, reason, "");
+        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_WAIT) {
         code = drover_tasktable_wait (self->table, msg->tasks, msg->ntasks, msg->seq,
                                       route, route_size, &reason);
-        s_reply_status (self, route, route_size, msg, code, reason, "");
+        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_STARTED) {
         code = drover_tasktable_started (self->table, msg->worker, msg->task, msg->attempt, &reason);
         if (code != DROVER_CODE_OK) {
             s_warn_refused (self, msg, code, reason);
-            s_reply_status (self, route, route_size, msg, code, reason, msg->worker);
+            drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason,
+                                  msg->worker);
         }
     }
     else
@@ -377,11 +305,12 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
         code = drover_tasktable_result (self->table, msg, &reason);
         if (code != DROVER_CODE_OK)
             s_warn_refused (self, msg, code, reason);
-        s_reply_status (self, route, route_size, msg, code, reason, msg->worker);
+        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason,
+                              msg->worker);
     }
     else
-        s_reply_status (self, route, route_size, msg, DROVER_CODE_UNEXPECTED,
-                        "not a message the task table handles", "");
+        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq,
+                              DROVER_CODE_UNEXPECTED, "not a message the task table handles", "");
     s_carry_out (self);
 }
 
@@ -396,17 +325,6 @@ s_get (self_t *self, zmq_msg_t *part)
         return -1;
     }
     return 0;
-}
-
-//  Read a decimal number from a frame
-static uint64_t
-s_number_of (zmq_msg_t *part)
-{
-    char text [24];
-    size_t size = zmq_msg_size (part) < sizeof text - 1? zmq_msg_size (part): sizeof text - 1;
-    memcpy (text, zmq_msg_data (part), size);
-    text [size] = 0;
-    return strtoull (text, NULL, 10);
 }
 
 //  Tell whether a frame can be a ROUTER routing id
@@ -427,9 +345,8 @@ s_handle_msg (self_t *self, bool more)
         zmq_msg_close (&route);
         return;
     }
-    if (zmq_msg_size (&pointer) == sizeof (void *)) {
-        drover_msg_t *request;
-        memcpy (&request, zmq_msg_data (&pointer), sizeof (void *));
+    drover_msg_t *request = drover_pipe_msg_of (zmq_msg_data (&pointer), zmq_msg_size (&pointer));
+    if (request) {
         if (s_route_valid (zmq_msg_size (&route)))
             s_handle_request (self, (const byte *) zmq_msg_data (&route),
                               zmq_msg_size (&route), request);
@@ -465,7 +382,8 @@ s_handle_assign (self_t *self, bool more)
         size_t size = zmq_msg_size (&worker) < DROVER_ID_MAX? zmq_msg_size (&worker): DROVER_ID_MAX;
         memcpy (worker_id, zmq_msg_data (&worker), size);
         worker_id [size] = 0;
-        drover_tasktable_assign (self->table, s_number_of (&task), worker_id, now);
+        uint64_t id = drover_pipe_number (zmq_msg_data (&task), zmq_msg_size (&task));
+        drover_tasktable_assign (self->table, id, worker_id, now);
         s_carry_out (self);
         zmq_msg_close (&worker);
         zmq_msg_close (&task);
@@ -477,7 +395,7 @@ static void
 s_handle_up (self_t *self, zmsg_t *msg)
 {
     char worker [DROVER_ID_MAX + 1];
-    s_pop_text (msg, worker, sizeof worker);
+    drover_pipe_pop_text (msg, worker, sizeof worker);
     zframe_t *route = zmsg_pop (msg);
     for (int skip = 0; skip < 4; skip++) {          //  epoch, procs, mem, labels
         zframe_t *frame = zmsg_pop (msg);
@@ -518,17 +436,17 @@ s_handle_other (self_t *self, const char *command, bool more)
     else
     if (streq (command, "LOST")) {
         char worker [DROVER_ID_MAX + 1], reason [DROVER_REASON_MAX + 1];
-        s_pop_text (msg, worker, sizeof worker);
-        s_pop_text (msg, reason, sizeof reason);
+        drover_pipe_pop_text (msg, worker, sizeof worker);
+        drover_pipe_pop_text (msg, reason, sizeof reason);
         drover_tasktable_worker_lost (self->table, worker, reason);
         s_carry_out (self);
     }
     else
     if (streq (command, "CONFIGURE")) {
-        uint32_t ack_timeout = (uint32_t) s_pop_number (msg);
-        uint32_t lost_retries = (uint32_t) s_pop_number (msg);
-        uint32_t max_queued = (uint32_t) s_pop_number (msg);
-        uint32_t keep_finished = (uint32_t) s_pop_number (msg);
+        uint32_t ack_timeout = (uint32_t) drover_pipe_pop_number (msg);
+        uint32_t lost_retries = (uint32_t) drover_pipe_pop_number (msg);
+        uint32_t max_queued = (uint32_t) drover_pipe_pop_number (msg);
+        uint32_t keep_finished = (uint32_t) drover_pipe_pop_number (msg);
         drover_tasktable_configure (self->table, ack_timeout, lost_retries, max_queued, keep_finished);
     }
     else

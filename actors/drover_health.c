@@ -29,6 +29,7 @@
 #include "drover_health.h"
 #include "drover_msg.h"
 #include "drover_liveness.h"
+#include "drover_pipe.h"
 
 //  Settings until CONFIGURE says otherwise (README's defaults)
 #define S_HEARTBEAT     1000
@@ -100,79 +101,6 @@ s_self_destroy (self_t **self_p)
 
 
 //  ---------------------------------------------------------------------
-//  Frames of a pipe command
-
-//  Pop a decimal number (as zsock_send writes 4, 8 and i)
-static uint64_t
-s_pop_number (zmsg_t *msg)
-{
-    char *text = zmsg_popstr (msg);
-    assert (text);              //  the main said too little: our bug
-    uint64_t value = strtoull (text, NULL, 10);
-    zstr_free (&text);
-    return value;
-}
-
-//  Pop the decoded message a MSG hands off; we own it from now on
-static drover_msg_t *
-s_pop_wire (zmsg_t *msg)
-{
-    zframe_t *frame = zmsg_pop (msg);
-    assert (frame && zframe_size (frame) == sizeof (void *));
-    drover_msg_t *wire;
-    memcpy (&wire, zframe_data (frame), sizeof wire);
-    zframe_destroy (&frame);
-    assert (wire);
-    return wire;
-}
-
-
-//  ---------------------------------------------------------------------
-//  Saying things
-
-//  Encode a message and ask the main to send it to route
-static void
-s_send (self_t *self, zframe_t *route, drover_msg_t *msg, const char *worker)
-{
-    zframe_t *payload = drover_msg_encode (msg);
-    if (!payload) {
-        zsys_error ("health: cannot encode %s", drover_msg_name (msg->id));
-        return;                 //  our own message broke a limit
-    }
-    zsock_send (self->pipe, "sffs", "SEND", route, payload, worker);
-    zframe_destroy (&payload);
-}
-
-//  Answer a request with ERROR code and reason, echoing its seq
-static void
-s_reply_error (self_t *self, zframe_t *route, drover_msg_t *request, int code,
-               const char *reason)
-{
-    drover_msg_t *reply = drover_msg_new (DROVER_MSG_ERROR);
-    reply->seq = request->seq;
-    reply->code = code;
-    drover_msg_set_reason (reply, reason);
-    s_send (self, route, reply, "");
-    drover_msg_destroy (&reply);
-}
-
-//  Publish a worker event
-static void
-s_event (self_t *self, const char *topic, const char *worker, const char *reason)
-{
-    drover_event_t event;
-    memset (&event, 0, sizeof event);
-    event.time = (uint64_t) zclock_time ();
-    snprintf (event.topic, sizeof event.topic, "%s", topic);
-    snprintf (event.worker, sizeof event.worker, "%s", worker);
-    snprintf (event.reason, sizeof event.reason, "%s", reason);
-    zframe_t *body = drover_event_encode (&event);
-    zsock_send (self->pipe, "ssf", "EVENT", topic, body);
-    zframe_destroy (&body);
-}
-
-
-//  ---------------------------------------------------------------------
 //  Registration
 
 //  Declare a worker LOST and forget everything about it
@@ -186,7 +114,7 @@ s_worker_lost (self_t *self, const char *id, const char *reason)
     else
         zsys_notice ("health: worker=%s state=LOST reason=%s", worker, reason);
     zsock_send (self->pipe, "sss", "LOST", worker, reason);
-    s_event (self, "worker.lost", worker, reason);
+    drover_pipe_event (self->pipe, "worker.lost", 0, 0, worker, reason);
     drover_liveness_forget (self->liveness, worker);
     zhashx_delete (self->workers, worker);
 }
@@ -209,7 +137,7 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
     zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
                  " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
                  hello->nlabels, hello->nrunning);
-    s_event (self, "worker.up", worker->id, "");
+    drover_pipe_event (self->pipe, "worker.up", 0, 0, worker->id, "");
 }
 
 //  Return why a HELLO cannot be accepted, or NULL if it can
@@ -236,7 +164,8 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
 {
     const char *invalid = s_hello_invalid (hello);
     if (invalid) {
-        s_reply_error (self, route, hello, DROVER_CODE_BAD_REQUEST, invalid);
+        drover_pipe_reply (self->pipe, "health", route, hello->seq, DROVER_CODE_BAD_REQUEST,
+                           invalid);
         return;
     }
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, hello->worker);
@@ -249,7 +178,8 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         if (zhashx_size (self->workers) >= self->max_workers) {
             zsys_warning ("health: refused worker=%s: max-workers=%u reached",
                           hello->worker, self->max_workers);
-            s_reply_error (self, route, hello, DROVER_CODE_TOO_MANY, "too many workers");
+            drover_pipe_reply (self->pipe, "health", route, hello->seq, DROVER_CODE_TOO_MANY,
+                               "too many workers");
             return;
         }
         worker = (s_worker_t *) zmalloc (sizeof (s_worker_t));
@@ -269,7 +199,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->seq = hello->seq;
     welcome->heartbeat = self->heartbeat;
-    s_send (self, route, welcome, worker->id);
+    drover_pipe_send (self->pipe, "health", route, welcome, worker->id);
     drover_msg_destroy (&welcome);
     if (say_up)
         s_worker_up (self, worker, hello);
@@ -296,8 +226,8 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
     if (!worker) {
         if (self->verbose)
             zsys_debug ("health: heartbeat from unregistered worker=%s", heartbeat->worker);
-        s_reply_error (self, route, heartbeat, DROVER_CODE_NOT_REGISTERED,
-                       "not registered: say HELLO");
+        drover_pipe_reply (self->pipe, "health", route, heartbeat->seq,
+                           DROVER_CODE_NOT_REGISTERED, "not registered: say HELLO");
         return;
     }
     drover_liveness_observe (self->liveness, worker->id, zclock_mono ());
@@ -334,7 +264,8 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("health: %s is not ours", drover_msg_name (wire->id));
-        s_reply_error (self, route, wire, DROVER_CODE_UNEXPECTED, "not a worker health message");
+        drover_pipe_reply (self->pipe, "health", route, wire->seq, DROVER_CODE_UNEXPECTED,
+                           "not a worker health message");
     }
 }
 
@@ -366,7 +297,7 @@ s_handle_pipe (self_t *self)
         zsys_debug ("health: command=%s", command);
     if (streq (command, "MSG")) {
         zframe_t *route = zmsg_pop (msg);
-        drover_msg_t *wire = s_pop_wire (msg);
+        drover_msg_t *wire = drover_pipe_pop_msg (msg);
         assert (route);
         s_handle_wire (self, route, wire);
         drover_msg_destroy (&wire);
@@ -383,9 +314,9 @@ s_handle_pipe (self_t *self)
     }
     else
     if (streq (command, "CONFIGURE")) {
-        self->heartbeat = (uint32_t) s_pop_number (msg);
-        drover_liveness_set_lost_after (self->liveness, (uint32_t) s_pop_number (msg));
-        self->max_workers = (uint32_t) s_pop_number (msg);
+        self->heartbeat = (uint32_t) drover_pipe_pop_number (msg);
+        drover_liveness_set_lost_after (self->liveness, (uint32_t) drover_pipe_pop_number (msg));
+        self->max_workers = (uint32_t) drover_pipe_pop_number (msg);
     }
     else
     if (streq (command, "VERBOSE"))

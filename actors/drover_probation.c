@@ -22,6 +22,7 @@
 #include "drover_probation.h"
 #include "drover_msg.h"
 #include "drover_bench.h"
+#include "drover_pipe.h"
 
 //  Probation timeout until CONFIGURE says otherwise, msec
 #define S_TIMEOUT       30000
@@ -60,28 +61,13 @@ s_self_destroy (self_t **self_p)
     *self_p = NULL;
 }
 
-//  Publish a worker event
-static void
-s_event (self_t *self, const char *topic, const char *worker, const char *reason)
-{
-    drover_event_t event;
-    memset (&event, 0, sizeof event);
-    event.time = (uint64_t) zclock_time ();
-    snprintf (event.topic, sizeof event.topic, "%s", topic);
-    snprintf (event.worker, sizeof event.worker, "%s", worker);
-    snprintf (event.reason, sizeof event.reason, "%s", reason);
-    zframe_t *body = drover_event_encode (&event);
-    zsock_send (self->pipe, "ssf", "EVENT", topic, body);
-    zframe_destroy (&body);
-}
-
 //  Say a worker is cleared, and why
 static void
 s_cleared (self_t *self, const char *worker, const char *why)
 {
     zsys_notice ("probation: worker=%s state=OK why=%s", worker, why);
     zsock_send (self->pipe, "sss", "CLEARED", worker, why);
-    s_event (self, "worker.cleared", worker, why);
+    drover_pipe_event (self->pipe, "worker.cleared", 0, 0, worker, why);
 }
 
 //  FAILURE: bench the worker, or restart its timer
@@ -91,7 +77,7 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
     if (drover_bench_failure (self->bench, worker, reason, zclock_mono ()) == DROVER_BENCH_ENTERED) {
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
         zsock_send (self->pipe, "sss", "PROBATION", worker, reason);
-        s_event (self, "worker.probation", worker, reason);
+        drover_pipe_event (self->pipe, "worker.probation", 0, 0, worker, reason);
     }
     else
     if (self->verbose)
@@ -113,25 +99,22 @@ s_handle_pipe (self_t *self)
     if (self->verbose)
         zsys_debug ("probation: command=%s", command);
     if (streq (command, "FAILURE")) {
-        char *worker = zmsg_popstr (msg);
-        char *reason = zmsg_popstr (msg);
-        assert (worker && reason);
+        char *worker = drover_pipe_pop_string (msg);
+        char *reason = drover_pipe_pop_string (msg);
         s_handle_failure (self, worker, reason);
         zstr_free (&reason);
         zstr_free (&worker);
     }
     else
     if (streq (command, "SUCCESS")) {
-        char *worker = zmsg_popstr (msg);
-        assert (worker);
+        char *worker = drover_pipe_pop_string (msg);
         if (drover_bench_success (self->bench, worker))
             s_cleared (self, worker, "success");
         zstr_free (&worker);
     }
     else
     if (streq (command, "LOST")) {
-        char *worker = zmsg_popstr (msg);
-        assert (worker);
+        char *worker = drover_pipe_pop_string (msg);
         if (drover_bench_forget (self->bench, worker) && self->verbose)
             zsys_debug ("probation: forgot lost worker=%s", worker);
         zstr_free (&worker);
@@ -140,19 +123,14 @@ s_handle_pipe (self_t *self)
     if (streq (command, "UP")) {
         //  A failure can arrive after LOST and bench a worker nobody has;
         //  when it registers again it starts clean, and schedq hears so
-        char *worker = zmsg_popstr (msg);
-        assert (worker);
+        char *worker = drover_pipe_pop_string (msg);
         if (drover_bench_forget (self->bench, worker))
             s_cleared (self, worker, "registered");
         zstr_free (&worker);
     }
     else
-    if (streq (command, "CONFIGURE")) {
-        char *timeout = zmsg_popstr (msg);
-        assert (timeout);
-        drover_bench_set_timeout (self->bench, (uint32_t) strtoul (timeout, NULL, 10));
-        zstr_free (&timeout);
-    }
+    if (streq (command, "CONFIGURE"))
+        drover_bench_set_timeout (self->bench, (uint32_t) drover_pipe_pop_number (msg));
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;

@@ -27,6 +27,7 @@
 #include "drover_schedq.h"
 #include "drover_msg.h"
 #include "drover_sched.h"
+#include "drover_pipe.h"
 
 //  Max-shelve until CONFIGURE says otherwise
 #define S_MAX_SHELVE    1000
@@ -94,85 +95,7 @@ s_self_destroy (self_t **self_p)
 
 
 //  ---------------------------------------------------------------------
-//  Frames of a pipe command
-
-//  Pop a decimal number (as zsock_send writes 4, 8 and i)
-static int64_t
-s_pop_number (zmsg_t *msg)
-{
-    char *text = zmsg_popstr (msg);
-    assert (text);              //  the main said too little: our bug
-    int64_t value = text [0] == '-'? strtoll (text, NULL, 10): (int64_t) strtoull (text, NULL, 10);
-    zstr_free (&text);
-    return value;
-}
-
-//  Pop a string (ours to free)
-static char *
-s_pop_text (zmsg_t *msg)
-{
-    char *text = zmsg_popstr (msg);
-    assert (text);
-    return text;
-}
-
-//  Pop the decoded message a MSG hands off; we own it from now on
-static drover_msg_t *
-s_pop_wire (zmsg_t *msg)
-{
-    zframe_t *frame = zmsg_pop (msg);
-    assert (frame && zframe_size (frame) == sizeof (void *));
-    drover_msg_t *wire;
-    memcpy (&wire, zframe_data (frame), sizeof wire);
-    zframe_destroy (&frame);
-    assert (wire);
-    return wire;
-}
-
-
-//  ---------------------------------------------------------------------
-//  Saying things
-
-//  Encode a message and ask the main to send it to route
-static void
-s_send (self_t *self, zframe_t *route, drover_msg_t *msg, const char *worker)
-{
-    zframe_t *payload = drover_msg_encode (msg);
-    if (!payload) {
-        zsys_error ("schedq: cannot encode %s", drover_msg_name (msg->id));
-        return;                 //  our own message broke a limit
-    }
-    zsock_send (self->pipe, "sffs", "SEND", route, payload, worker);
-    zframe_destroy (&payload);
-}
-
-//  Answer a request with OK or ERROR (code, reason), echoing its seq
-static void
-s_reply_status (self_t *self, zframe_t *route, drover_msg_t *request, int code,
-                const char *reason)
-{
-    drover_msg_t *reply = drover_msg_new (code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR);
-    reply->seq = request->seq;
-    reply->code = code;
-    drover_msg_set_reason (reply, reason);
-    s_send (self, route, reply, "");
-    drover_msg_destroy (&reply);
-}
-
-//  Publish a worker event
-static void
-s_event (self_t *self, const char *topic, const char *worker, const char *reason)
-{
-    drover_event_t event;
-    memset (&event, 0, sizeof event);
-    event.time = (uint64_t) zclock_time ();
-    snprintf (event.topic, sizeof event.topic, "%s", topic);
-    snprintf (event.worker, sizeof event.worker, "%s", worker);
-    snprintf (event.reason, sizeof event.reason, "%s", reason);
-    zframe_t *body = drover_event_encode (&event);
-    zsock_send (self->pipe, "ssf", "EVENT", topic, body);
-    zframe_destroy (&body);
-}
+//  Draining
 
 //  Tell a draining machine with nothing assigned to leave, once
 static void
@@ -186,7 +109,7 @@ s_check_drained (self_t *self, const char *id)
         return;                 //  not draining, or not done yet
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     snprintf (leave->worker, sizeof leave->worker, "%s", id);
-    s_send (self, machine->route, leave, id);
+    drover_pipe_send (self->pipe, "schedq", machine->route, leave, id);
     drover_msg_destroy (&leave);
     machine->leave_sent = true;
     zsys_notice ("schedq: worker=%s drained, told to leave", id);
@@ -200,13 +123,13 @@ s_check_drained (self_t *self, const char *id)
 static void
 s_handle_up (self_t *self, zmsg_t *msg)
 {
-    char *worker = s_pop_text (msg);
+    char *worker = drover_pipe_pop_string (msg);
     zframe_t *route = zmsg_pop (msg);
     assert (route);
-    s_pop_number (msg);         //  epoch: health fences incarnations
-    uint32_t procs = (uint32_t) s_pop_number (msg);
-    uint64_t mem = (uint64_t) s_pop_number (msg);
-    char *labels = s_pop_text (msg);
+    drover_pipe_pop_number (msg);   //  epoch: health fences incarnations
+    uint32_t procs = (uint32_t) drover_pipe_pop_number (msg);
+    uint64_t mem = drover_pipe_pop_number (msg);
+    char *labels = drover_pipe_pop_string (msg);
     //  running: assign reconciles it and tells us FREE / QUEUE
     int rc = drover_sched_add_machine (self->sched, worker, procs, mem, labels);
     s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, worker);
@@ -228,7 +151,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
 static void
 s_handle_lost (self_t *self, zmsg_t *msg)
 {
-    char *worker = s_pop_text (msg);
+    char *worker = drover_pipe_pop_string (msg);
     int had = drover_sched_remove_machine (self->sched, worker, NULL, NULL);
     zhashx_delete (self->machines, worker);
     if (self->verbose && had >= 0)
@@ -240,7 +163,7 @@ s_handle_lost (self_t *self, zmsg_t *msg)
 static void
 s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
 {
-    char *worker = s_pop_text (msg);
+    char *worker = drover_pipe_pop_string (msg);
     if (drover_sched_set_probation (self->sched, worker, probation) && self->verbose)
         zsys_debug ("schedq: probation change for unknown machine=%s", worker);
     zstr_free (&worker);
@@ -250,7 +173,7 @@ s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
 static void
 s_handle_stats (self_t *self, zmsg_t *msg)
 {
-    char *worker = s_pop_text (msg);
+    char *worker = drover_pipe_pop_string (msg);
     zframe_t *frame = zmsg_pop (msg);
     assert (frame);
     drover_stats_t stats;
@@ -280,20 +203,23 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
 {
     drover_sched_view_t view;
     if (request->admin > DROVER_ADMIN_MAX) {
-        s_reply_status (self, route, request, DROVER_CODE_BAD_REQUEST, "admin must be 0..2");
+        drover_pipe_reply (self->pipe, "schedq", route, request->seq, DROVER_CODE_BAD_REQUEST,
+                           "admin must be 0..2");
         return;
     }
     if (drover_sched_lookup (self->sched, request->worker, &view)) {
-        s_reply_status (self, route, request, DROVER_CODE_NOT_FOUND, "unknown worker");
+        drover_pipe_reply (self->pipe, "schedq", route, request->seq, DROVER_CODE_NOT_FOUND,
+                           "unknown worker");
         return;
     }
     int before = view.admin;
     drover_sched_set_admin (self->sched, request->worker, request->admin);
-    s_reply_status (self, route, request, DROVER_CODE_OK, drover_admin_name (request->admin));
+    drover_pipe_reply (self->pipe, "schedq", route, request->seq, DROVER_CODE_OK,
+                       drover_admin_name (request->admin));
     if (before == request->admin)
         return;                 //  no change, nothing to tell
     zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
-    s_event (self, s_admin_topic (request->admin), request->worker, "");
+    drover_pipe_event (self->pipe, s_admin_topic (request->admin), 0, 0, request->worker, "");
     s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, request->worker);
     if (machine && request->admin == DROVER_ADMIN_DRAIN)
         machine->leave_sent = false;
@@ -390,7 +316,8 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("schedq: %s is not ours", drover_msg_name (wire->id));
-        s_reply_status (self, route, wire, DROVER_CODE_UNEXPECTED, "not a worker admin message");
+        drover_pipe_reply (self->pipe, "schedq", route, wire->seq, DROVER_CODE_UNEXPECTED,
+                           "not a worker admin message");
     }
 }
 
@@ -402,11 +329,11 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
 static void
 s_handle_queue (self_t *self, zmsg_t *msg)
 {
-    uint64_t task = (uint64_t) s_pop_number (msg);
-    int32_t priority = (int32_t) s_pop_number (msg);
-    uint32_t procs = (uint32_t) s_pop_number (msg);
-    uint64_t mem = (uint64_t) s_pop_number (msg);
-    char *labels = s_pop_text (msg);
+    uint64_t task = drover_pipe_pop_number (msg);
+    int32_t priority = (int32_t) drover_pipe_pop_number (msg);
+    uint32_t procs = (uint32_t) drover_pipe_pop_number (msg);
+    uint64_t mem = drover_pipe_pop_number (msg);
+    char *labels = drover_pipe_pop_string (msg);
     const char *holder = drover_sched_assigned (self->sched, task);
     if (holder) {
         //  A new attempt before the old one's FREE: the old one is over
@@ -475,10 +402,10 @@ s_handle_pipe (self_t *self)
         s_handle_queue (self, msg);
     else
     if (streq (command, "FREE"))
-        s_handle_free (self, (uint64_t) s_pop_number (msg));
+        s_handle_free (self, drover_pipe_pop_number (msg));
     else
     if (streq (command, "DEQUEUE"))
-        drover_sched_remove (self->sched, (uint64_t) s_pop_number (msg));
+        drover_sched_remove (self->sched, drover_pipe_pop_number (msg));
     else
     if (streq (command, "STATS"))
         s_handle_stats (self, msg);
@@ -497,7 +424,7 @@ s_handle_pipe (self_t *self)
     else
     if (streq (command, "MSG")) {
         zframe_t *route = zmsg_pop (msg);
-        drover_msg_t *wire = s_pop_wire (msg);
+        drover_msg_t *wire = drover_pipe_pop_msg (msg);
         assert (route);
         s_handle_wire (self, route, wire);
         drover_msg_destroy (&wire);
@@ -505,7 +432,7 @@ s_handle_pipe (self_t *self)
     }
     else
     if (streq (command, "CONFIGURE"))
-        drover_sched_set_max_shelve (self->sched, (uint32_t) s_pop_number (msg));
+        drover_sched_set_max_shelve (self->sched, (uint32_t) drover_pipe_pop_number (msg));
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;

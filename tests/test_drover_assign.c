@@ -35,26 +35,12 @@ s_hand (zactor_t *actor, const byte *route, size_t route_size, drover_msg_t *msg
     zframe_destroy (&frame);
 }
 
-//  Receive the actor's next message and check its command word
-static zmsg_t *
-s_expect (zactor_t *actor, const char *command)
-{
-    zmsg_t *msg = testutil_recv ((zsock_t *) actor, 3000);
-    assert_non_null (msg);
-    char *name = zmsg_popstr (msg);
-    if (!streq (name, command))
-        fprintf (stderr, "expected %s, got %s\n", command, name);
-    assert_string_equal (name, command);
-    zstr_free (&name);
-    return msg;
-}
-
 //  Expect a command whose frames, read as text, are the given strings
 //  (NULL-terminated list)
 static void
 s_expect_frames (zactor_t *actor, const char *command, ...)
 {
-    zmsg_t *msg = s_expect (actor, command);
+    zmsg_t *msg = testutil_expect (actor, command, 3000);
     va_list args;
     va_start (args, command);
     const char *expected;
@@ -74,7 +60,7 @@ s_expect_frames (zactor_t *actor, const char *command, ...)
 static drover_msg_t *
 s_expect_send (zactor_t *actor, const byte *route, size_t route_size, const char *worker, int id)
 {
-    zmsg_t *msg = s_expect (actor, "SEND");
+    zmsg_t *msg = testutil_expect (actor, "SEND", 3000);
     assert_int_equal (zmsg_size (msg), 3);
     zframe_t *frame = zmsg_pop (msg);
     assert_int_equal (zframe_size (frame), route_size);
@@ -98,7 +84,7 @@ s_expect_send (zactor_t *actor, const byte *route, size_t route_size, const char
 static void
 s_expect_event (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
 {
-    zmsg_t *msg = s_expect (actor, "EVENT");
+    zmsg_t *msg = testutil_expect (actor, "EVENT", 3000);
     char *text = zmsg_popstr (msg);
     assert_string_equal (text, topic);
     zstr_free (&text);

@@ -7,31 +7,6 @@
 #include "testutil.h"
 #include "drover_health.h"
 
-//  Receive the actor's next message within 2 s and check its command
-static zmsg_t *
-s_expect (zactor_t *actor, const char *command)
-{
-    zmsg_t *msg = testutil_recv (zactor_sock (actor), 2000);
-    assert_non_null (msg);
-    char *first = zmsg_popstr (msg);
-    assert_non_null (first);
-    if (!streq (first, command))
-        print_error ("expected %s, actor said %s\n", command, first);
-    assert_string_equal (first, command);
-    zstr_free (&first);
-    return msg;
-}
-
-//  Pop a string frame and check it
-static void
-s_pop_check (zmsg_t *msg, const char *expected)
-{
-    char *text = zmsg_popstr (msg);
-    assert_non_null (text);
-    assert_string_equal (text, expected);
-    zstr_free (&text);
-}
-
 //  Pop a decimal number frame
 static uint64_t
 s_pop_number (zmsg_t *msg)
@@ -43,27 +18,11 @@ s_pop_number (zmsg_t *msg)
     return value;
 }
 
-//  Expect SEND to route for worker; return its decoded payload
-static drover_msg_t *
-s_expect_send (zactor_t *actor, const char *route, const char *worker)
-{
-    zmsg_t *msg = s_expect (actor, "SEND");
-    s_pop_check (msg, route);
-    zframe_t *payload = zmsg_pop (msg);
-    assert_non_null (payload);
-    s_pop_check (msg, worker);
-    drover_msg_t *decoded = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (decoded, zframe_data (payload), zframe_size (payload)), 0);
-    zframe_destroy (&payload);
-    zmsg_destroy (&msg);
-    return decoded;
-}
-
 //  Expect an ERROR with code and seq to route
 static void
 s_expect_error (zactor_t *actor, const char *route, int code, uint32_t seq)
 {
-    drover_msg_t *reply = s_expect_send (actor, route, "");
+    drover_msg_t *reply = testutil_expect_send (actor, route, "");
     assert_int_equal (reply->id, DROVER_MSG_ERROR);
     assert_int_equal (reply->code, code);
     assert_int_equal (reply->seq, seq);
@@ -71,41 +30,15 @@ s_expect_error (zactor_t *actor, const char *route, int code, uint32_t seq)
     drover_msg_destroy (&reply);
 }
 
-//  Expect an EVENT with topic about worker
-static void
-s_expect_event (zactor_t *actor, const char *topic, const char *worker, const char *reason)
-{
-    zmsg_t *msg = s_expect (actor, "EVENT");
-    s_pop_check (msg, topic);
-    zframe_t *body = zmsg_pop (msg);
-    drover_event_t event;
-    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
-    assert_string_equal (event.topic, topic);
-    assert_string_equal (event.worker, worker);
-    assert_string_equal (event.reason, reason);
-    assert_true (event.time > 0);
-    zframe_destroy (&body);
-    zmsg_destroy (&msg);
-}
-
 //  Expect LOST worker reason, then its event
 static void
 s_expect_lost (zactor_t *actor, const char *worker, const char *reason)
 {
-    zmsg_t *msg = s_expect (actor, "LOST");
-    s_pop_check (msg, worker);
-    s_pop_check (msg, reason);
+    zmsg_t *msg = testutil_expect (actor, "LOST", 2000);
+    testutil_pop_check (msg, worker);
+    testutil_pop_check (msg, reason);
     zmsg_destroy (&msg);
-    s_expect_event (actor, "worker.lost", worker, reason);
-}
-
-//  Hand the actor a wire message from route
-static void
-s_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
-{
-    zframe_t *frame = zframe_new (route, strlen (route));
-    zsock_send (actor, "sfp", "MSG", frame, msg);   //  the actor owns msg now
-    zframe_destroy (&frame);
+    testutil_expect_event (actor, "worker.lost", worker, reason);
 }
 
 //  Say HELLO from route
@@ -118,7 +51,7 @@ s_hello (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
     hello->epoch = epoch;
     hello->procs = procs;
     hello->seq = seq;
-    s_hand (actor, route, hello);
+    testutil_hand (actor, route, hello);
 }
 
 //  Say HEARTBEAT from route
@@ -131,7 +64,7 @@ s_heartbeat (zactor_t *actor, const char *route, const char *worker, uint64_t ep
     heartbeat->epoch = epoch;
     heartbeat->stats.running = running;
     heartbeat->seq = seq;
-    s_hand (actor, route, heartbeat);
+    testutil_hand (actor, route, heartbeat);
 }
 
 //  Expect the WELCOME, UP and worker.up of a registration
@@ -139,24 +72,24 @@ static void
 s_expect_registered (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
                      uint32_t seq)
 {
-    drover_msg_t *welcome = s_expect_send (actor, route, worker);
+    drover_msg_t *welcome = testutil_expect_send (actor, route, worker);
     assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
     assert_int_equal (welcome->seq, seq);
     drover_msg_destroy (&welcome);
-    zmsg_t *up = s_expect (actor, "UP");
-    s_pop_check (up, worker);
-    s_pop_check (up, route);
+    zmsg_t *up = testutil_expect (actor, "UP", 2000);
+    testutil_pop_check (up, worker);
+    testutil_pop_check (up, route);
     assert_int_equal (s_pop_number (up), epoch);
     zmsg_destroy (&up);
-    s_expect_event (actor, "worker.up", worker, "");
+    testutil_expect_event (actor, "worker.up", worker, "");
 }
 
 //  Expect STATS for worker with running
 static void
 s_expect_stats (zactor_t *actor, const char *worker, uint32_t running)
 {
-    zmsg_t *msg = s_expect (actor, "STATS");
-    s_pop_check (msg, worker);
+    zmsg_t *msg = testutil_expect (actor, "STATS", 2000);
+    testutil_pop_check (msg, worker);
     zframe_t *frame = zmsg_pop (msg);
     assert_int_equal (zframe_size (frame), sizeof (drover_stats_t));
     drover_stats_t stats;
@@ -201,20 +134,20 @@ test_hello_welcome_up (void **state)
     hello->running = (drover_taskref_t *) zmalloc (sizeof (drover_taskref_t));
     hello->running [0].task = 42;
     hello->running [0].attempt = 3;
-    s_hand (actor, "r1", hello);
+    testutil_hand (actor, "r1", hello);
 
-    drover_msg_t *welcome = s_expect_send (actor, "r1", "alpha");
+    drover_msg_t *welcome = testutil_expect_send (actor, "r1", "alpha");
     assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
     assert_int_equal (welcome->seq, 5);
     assert_int_equal (welcome->heartbeat, 250);
     drover_msg_destroy (&welcome);
-    zmsg_t *up = s_expect (actor, "UP");
-    s_pop_check (up, "alpha");
-    s_pop_check (up, "r1");
+    zmsg_t *up = testutil_expect (actor, "UP", 2000);
+    testutil_pop_check (up, "alpha");
+    testutil_pop_check (up, "r1");
     assert_int_equal (s_pop_number (up), 77);
     assert_int_equal (s_pop_number (up), 4);
     assert_int_equal (s_pop_number (up), 1 << 20);
-    s_pop_check (up, "gpu=yes\nzone=a");
+    testutil_pop_check (up, "gpu=yes\nzone=a");
     zframe_t *running = zmsg_pop (up);
     assert_int_equal (zframe_size (running), sizeof (drover_taskref_t));
     drover_taskref_t ref;
@@ -223,7 +156,7 @@ test_hello_welcome_up (void **state)
     assert_int_equal (ref.attempt, 3);
     zframe_destroy (&running);
     zmsg_destroy (&up);
-    s_expect_event (actor, "worker.up", "alpha", "");
+    testutil_expect_event (actor, "worker.up", "alpha", "");
 
     //  Heartbeats from it carry stats on to schedq
     s_heartbeat (actor, "r1", "alpha", 77, 3, 6);
@@ -280,7 +213,7 @@ test_restart_and_reconnect (void **state)
     s_expect_error (actor, "r2", DROVER_CODE_NOT_REGISTERED, 4);
     //  A repeated HELLO: only WELCOME, nothing said to the others
     s_hello (actor, "r3", "alpha", 2, 2, 5);
-    drover_msg_t *welcome = s_expect_send (actor, "r3", "alpha");
+    drover_msg_t *welcome = testutil_expect_send (actor, "r3", "alpha");
     assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
     assert_int_equal (welcome->seq, 5);
     drover_msg_destroy (&welcome);
@@ -308,7 +241,7 @@ test_max_workers (void **state)
     drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
     strcpy (goodbye->worker, "w1");
     goodbye->epoch = 1;
-    s_hand (actor, "r1", goodbye);
+    testutil_hand (actor, "r1", goodbye);
     s_expect_lost (actor, "w1", "left");
     s_hello (actor, "r4", "w4", 1, 1, 6);
     s_expect_registered (actor, "r4", "w4", 1, 6);
@@ -324,13 +257,13 @@ test_goodbye (void **state)
     drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
     strcpy (goodbye->worker, "alpha");
     goodbye->epoch = 1;
-    s_hand (actor, "r2", goodbye);                      //  not its route
+    testutil_hand (actor, "r2", goodbye);                      //  not its route
     s_heartbeat (actor, "r1", "alpha", 1, 4, 2);
     s_expect_stats (actor, "alpha", 4);                 //  still registered
     goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
     strcpy (goodbye->worker, "alpha");
     goodbye->epoch = 1;
-    s_hand (actor, "r1", goodbye);
+    testutil_hand (actor, "r1", goodbye);
     s_expect_lost (actor, "alpha", "left");
     s_heartbeat (actor, "r1", "alpha", 1, 0, 3);        //  forgotten
     s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 3);

@@ -8,67 +8,26 @@
 #include "testutil.h"
 #include "drover_probation.h"
 
-//  Receive the actor's next message within timeout and check its command
-static zmsg_t *
-s_expect_within (zactor_t *actor, const char *command, int timeout)
-{
-    zmsg_t *msg = testutil_recv (zactor_sock (actor), timeout);
-    assert_non_null (msg);
-    char *first = zmsg_popstr (msg);
-    assert_non_null (first);
-    if (!streq (first, command))
-        print_error ("expected %s, actor said %s\n", command, first);
-    assert_string_equal (first, command);
-    zstr_free (&first);
-    return msg;
-}
-
-//  Pop a string frame and check it
-static void
-s_pop_check (zmsg_t *msg, const char *expected)
-{
-    char *text = zmsg_popstr (msg);
-    assert_non_null (text);
-    assert_string_equal (text, expected);
-    zstr_free (&text);
-}
-
-//  Expect an EVENT with topic about worker
-static void
-s_expect_event (zactor_t *actor, const char *topic, const char *worker, const char *reason)
-{
-    zmsg_t *msg = s_expect_within (actor, "EVENT", 2000);
-    s_pop_check (msg, topic);
-    zframe_t *body = zmsg_pop (msg);
-    drover_event_t event;
-    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
-    assert_string_equal (event.topic, topic);
-    assert_string_equal (event.worker, worker);
-    assert_string_equal (event.reason, reason);
-    zframe_destroy (&body);
-    zmsg_destroy (&msg);
-}
-
 //  Expect PROBATION worker reason and its event
 static void
 s_expect_probation (zactor_t *actor, const char *worker, const char *reason)
 {
-    zmsg_t *msg = s_expect_within (actor, "PROBATION", 2000);
-    s_pop_check (msg, worker);
-    s_pop_check (msg, reason);
+    zmsg_t *msg = testutil_expect (actor, "PROBATION", 2000);
+    testutil_pop_check (msg, worker);
+    testutil_pop_check (msg, reason);
     zmsg_destroy (&msg);
-    s_expect_event (actor, "worker.probation", worker, reason);
+    testutil_expect_event (actor, "worker.probation", worker, reason);
 }
 
 //  Expect CLEARED worker why within timeout, and its event
 static void
 s_expect_cleared (zactor_t *actor, const char *worker, const char *why, int timeout)
 {
-    zmsg_t *msg = s_expect_within (actor, "CLEARED", timeout);
-    s_pop_check (msg, worker);
-    s_pop_check (msg, why);
+    zmsg_t *msg = testutil_expect (actor, "CLEARED", timeout);
+    testutil_pop_check (msg, worker);
+    testutil_pop_check (msg, why);
     zmsg_destroy (&msg);
-    s_expect_event (actor, "worker.cleared", worker, why);
+    testutil_expect_event (actor, "worker.cleared", worker, why);
 }
 
 static int

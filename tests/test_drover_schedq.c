@@ -8,91 +8,17 @@
 #include "testutil.h"
 #include "drover_schedq.h"
 
-//  Receive the actor's next message within 2 s; returns it with its
-//  command popped into *command_p (caller frees both)
-static zmsg_t *
-s_next (zactor_t *actor, char **command_p)
-{
-    zmsg_t *msg = testutil_recv (zactor_sock (actor), 2000);
-    assert_non_null (msg);
-    *command_p = zmsg_popstr (msg);
-    assert_non_null (*command_p);
-    return msg;
-}
-
-//  Receive the next message and check its command
-static zmsg_t *
-s_expect (zactor_t *actor, const char *command)
-{
-    char *first;
-    zmsg_t *msg = s_next (actor, &first);
-    if (!streq (first, command))
-        print_error ("expected %s, actor said %s\n", command, first);
-    assert_string_equal (first, command);
-    zstr_free (&first);
-    return msg;
-}
-
-//  Pop a string frame and check it
-static void
-s_pop_check (zmsg_t *msg, const char *expected)
-{
-    char *text = zmsg_popstr (msg);
-    assert_non_null (text);
-    assert_string_equal (text, expected);
-    zstr_free (&text);
-}
-
-//  Decode the payload of a SEND (route and worker checked)
-static drover_msg_t *
-s_decode_send (zmsg_t *msg, const char *route, const char *worker)
-{
-    s_pop_check (msg, route);
-    zframe_t *payload = zmsg_pop (msg);
-    assert_non_null (payload);
-    s_pop_check (msg, worker);
-    drover_msg_t *decoded = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (decoded, zframe_data (payload), zframe_size (payload)), 0);
-    zframe_destroy (&payload);
-    return decoded;
-}
-
-//  Expect SEND to route for worker; return its decoded payload
-static drover_msg_t *
-s_expect_send (zactor_t *actor, const char *route, const char *worker)
-{
-    zmsg_t *msg = s_expect (actor, "SEND");
-    drover_msg_t *decoded = s_decode_send (msg, route, worker);
-    zmsg_destroy (&msg);
-    return decoded;
-}
-
-//  Expect an EVENT with topic about worker
-static void
-s_expect_event (zactor_t *actor, const char *topic, const char *worker)
-{
-    zmsg_t *msg = s_expect (actor, "EVENT");
-    s_pop_check (msg, topic);
-    zframe_t *body = zmsg_pop (msg);
-    drover_event_t event;
-    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
-    assert_string_equal (event.topic, topic);
-    assert_string_equal (event.worker, worker);
-    zframe_destroy (&body);
-    zmsg_destroy (&msg);
-}
-
 //  Expect one ASSIGN holding exactly these pairs, in this order
 static void
 s_expect_assign (zactor_t *actor, size_t count, const uint64_t *tasks, const char **workers)
 {
-    zmsg_t *msg = s_expect (actor, "ASSIGN");
+    zmsg_t *msg = testutil_expect (actor, "ASSIGN", 2000);
     assert_int_equal (zmsg_size (msg), 2 * count);
     for (size_t index = 0; index < count; index++) {
         char *task = zmsg_popstr (msg);
         assert_int_equal (strtoull (task, NULL, 10), tasks [index]);
         zstr_free (&task);
-        s_pop_check (msg, workers [index]);
+        testutil_pop_check (msg, workers [index]);
     }
     zmsg_destroy (&msg);
 }
@@ -117,15 +43,6 @@ s_queue (zactor_t *actor, uint64_t task, int priority, uint32_t procs, uint64_t 
     zsock_send (actor, "s8i48s", "QUEUE", task, priority, procs, mem, labels);
 }
 
-//  Hand the actor a wire message from a client
-static void
-s_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
-{
-    zframe_t *frame = zframe_new (route, strlen (route));
-    zsock_send (actor, "sfp", "MSG", frame, msg);   //  the actor owns msg now
-    zframe_destroy (&frame);
-}
-
 //  Send WORKER ADMIN and expect its reply code (and the event if changed)
 static void
 s_admin (zactor_t *actor, const char *worker, int admin, uint32_t seq, int code)
@@ -134,8 +51,8 @@ s_admin (zactor_t *actor, const char *worker, int admin, uint32_t seq, int code)
     snprintf (request->worker, sizeof request->worker, "%s", worker);
     request->admin = (uint8_t) admin;
     request->seq = seq;
-    s_hand (actor, "client", request);
-    drover_msg_t *reply = s_expect_send (actor, "client", "");
+    testutil_hand (actor, "client", request);
+    drover_msg_t *reply = testutil_expect_send (actor, "client", "");
     assert_int_equal (reply->id, code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR);
     assert_int_equal (reply->code, code);
     assert_int_equal (reply->seq, seq);
@@ -149,8 +66,8 @@ s_list_only (zactor_t *actor, uint32_t seq)
 {
     drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
     request->seq = seq;
-    s_hand (actor, "client", request);
-    drover_msg_t *table = s_expect_send (actor, "client", "");
+    testutil_hand (actor, "client", request);
+    drover_msg_t *table = testutil_expect_send (actor, "client", "");
     assert_int_equal (table->id, DROVER_MSG_WORKER_TABLE);
     assert_int_equal (table->seq, seq);
     return table;
@@ -194,13 +111,13 @@ test_one_assign_per_pass (void **state)
     zactor_t *actor = (zactor_t *) *state;
     s_up (actor, "alpha", "r-alpha", 2, 0, "");
     s_admin (actor, "alpha", DROVER_ADMIN_HOLD, 1, DROVER_CODE_OK);
-    s_expect_event (actor, "worker.hold", "alpha");
+    testutil_expect_event (actor, "worker.hold", "alpha", "");
     s_queue (actor, 1, 0, 1, 0, "");
     s_queue (actor, 2, 5, 1, 0, "");
     s_queue (actor, 3, -1, 1, 0, "");
     s_quiet (actor);                                    //  held: nothing placed
     s_admin (actor, "alpha", DROVER_ADMIN_RUN, 2, DROVER_CODE_OK);
-    s_expect_event (actor, "worker.resume", "alpha");
+    testutil_expect_event (actor, "worker.resume", "alpha", "");
     uint64_t first [] = { 3, 1 };
     const char *alphas [] = { "alpha", "alpha" };
     s_expect_assign (actor, 2, first, alphas);
@@ -295,11 +212,11 @@ test_drain_then_leave (void **state)
     const char *alphas [] = { "alpha" };
     s_expect_assign (actor, 1, first, alphas);
     s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 1, DROVER_CODE_OK);
-    s_expect_event (actor, "worker.drain", "alpha");
+    testutil_expect_event (actor, "worker.drain", "alpha", "");
     s_queue (actor, 2, 0, 1, 0, "");
     s_quiet (actor);                                    //  no LEAVE, no placement
     zsock_send (actor, "s8", "FREE", (uint64_t) 1);
-    drover_msg_t *leave = s_expect_send (actor, "r-alpha", "alpha");
+    drover_msg_t *leave = testutil_expect_send (actor, "r-alpha", "alpha");
     assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
     drover_msg_destroy (&leave);
     zsock_send (actor, "s8", "FREE", (uint64_t) 1);
@@ -312,8 +229,8 @@ test_drain_then_leave (void **state)
     s_expect_assign (actor, 1, second, betas);
     s_up (actor, "gamma", "r-gamma", 1, 0, "");
     s_admin (actor, "gamma", DROVER_ADMIN_DRAIN, 3, DROVER_CODE_OK);
-    s_expect_event (actor, "worker.drain", "gamma");
-    leave = s_expect_send (actor, "r-gamma", "gamma");
+    testutil_expect_event (actor, "worker.drain", "gamma", "");
+    leave = testutil_expect_send (actor, "r-gamma", "gamma");
     assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
     drover_msg_destroy (&leave);
     s_quiet (actor);
@@ -380,7 +297,7 @@ test_worker_list (void **state)
     const char *alphas [] = { "alpha" };
     s_expect_assign (actor, 1, tasks, alphas);
     s_admin (actor, "zeta", DROVER_ADMIN_HOLD, 5, DROVER_CODE_OK);
-    s_expect_event (actor, "worker.hold", "zeta");
+    testutil_expect_event (actor, "worker.hold", "zeta", "");
     drover_msg_t *table = s_list_only (actor, 77);
     assert_int_equal (table->nrows, 2);
     drover_worker_row_t *row = &table->worker_rows [0];
@@ -419,7 +336,7 @@ test_many_requests (void **state)
     uint64_t placed = 0;
     size_t passes = 0;
     while (placed < total) {
-        zmsg_t *msg = s_expect (actor, "ASSIGN");
+        zmsg_t *msg = testutil_expect (actor, "ASSIGN", 2000);
         passes++;
         while (zmsg_size (msg) >= 2) {
             char *task = zmsg_popstr (msg);

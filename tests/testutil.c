@@ -450,3 +450,76 @@ testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout)
     return done;
 }
 
+
+
+//  ---------------------------------------------------------------------
+//  Playing the broker main to one actor
+
+//  Receive the actor's next message and check its command word
+zmsg_t *
+testutil_expect (zactor_t *actor, const char *command, int timeout)
+{
+    zmsg_t *msg = testutil_recv (zactor_sock (actor), timeout);
+    assert_non_null (msg);
+    char *first = zmsg_popstr (msg);
+    assert_non_null (first);
+    if (!streq (first, command))
+        print_error ("expected %s, actor said %s\n", command, first);
+    assert_string_equal (first, command);
+    zstr_free (&first);
+    return msg;
+}
+
+//  Pop a string frame and check it
+void
+testutil_pop_check (zmsg_t *msg, const char *expected)
+{
+    char *text = zmsg_popstr (msg);
+    assert_non_null (text);
+    assert_string_equal (text, expected);
+    zstr_free (&text);
+}
+
+//  Expect SEND to route for worker; decode its payload
+drover_msg_t *
+testutil_expect_send (zactor_t *actor, const char *route, const char *worker)
+{
+    zmsg_t *msg = testutil_expect (actor, "SEND", 2000);
+    testutil_pop_check (msg, route);
+    zframe_t *payload = zmsg_pop (msg);
+    assert_non_null (payload);
+    testutil_pop_check (msg, worker);
+    drover_msg_t *decoded = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (decoded, zframe_data (payload), zframe_size (payload)), 0);
+    zframe_destroy (&payload);
+    zmsg_destroy (&msg);
+    return decoded;
+}
+
+//  Expect an EVENT with topic about worker
+void
+testutil_expect_event (zactor_t *actor, const char *topic, const char *worker, const char *reason)
+{
+    zmsg_t *msg = testutil_expect (actor, "EVENT", 2000);
+    testutil_pop_check (msg, topic);
+    zframe_t *body = zmsg_pop (msg);
+    assert_non_null (body);
+    drover_event_t event;
+    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
+    assert_string_equal (event.topic, topic);
+    assert_string_equal (event.worker, worker);
+    if (reason)
+        assert_string_equal (event.reason, reason);
+    assert_true (event.time > 0);
+    zframe_destroy (&body);
+    zmsg_destroy (&msg);
+}
+
+//  Hand the actor a wire message from route
+void
+testutil_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
+{
+    zframe_t *frame = zframe_new (route, strlen (route));
+    zsock_send (actor, "sfp", "MSG", frame, msg);   //  the actor owns msg now
+    zframe_destroy (&frame);
+}

@@ -119,4 +119,31 @@ bool
 drover_msg_t *
     testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout);
 
+//  ---------------------------------------------------------------------
+//  Playing the broker main to one actor, through its pipe (ACTORS.md)
+
+//  Receive the actor's next message within timeout msec and check its
+//  command; returns the rest of the message (caller destroys)
+zmsg_t *
+    testutil_expect (zactor_t *actor, const char *command, int timeout);
+
+//  Pop a string frame and check it
+void
+    testutil_pop_check (zmsg_t *msg, const char *expected);
+
+//  Expect SEND to route for worker ("" for a client) within 2 s; return
+//  its decoded payload (caller destroys)
+drover_msg_t *
+    testutil_expect_send (zactor_t *actor, const char *route, const char *worker);
+
+//  Expect EVENT topic within 2 s, its body about worker with reason
+//  (reason NULL: not checked)
+void
+    testutil_expect_event (zactor_t *actor, const char *topic, const char *worker,
+                           const char *reason);
+
+//  Hand the actor a wire message from route, as MSG; the actor owns msg now
+void
+    testutil_hand (zactor_t *actor, const char *route, drover_msg_t *msg);
+
 #endif

@@ -1,0 +1,159 @@
+/*  =========================================================================
+    drover_pipe - what every actor says and reads on its pipe to the main
+
+    Commands are read as zmsg_t frames by most actors; the assign actor
+    reads its hot path with zmq_msg_t, so everything here that it uses
+    works on plain bytes. Saying is done frame by frame on the pipe's
+    libzmq socket: the frames are those zsock_send would write, without
+    building a zmsg_t for each message.
+    =========================================================================
+*/
+
+#include "drover_pipe.h"
+
+//  Read a decimal number from size bytes (not NUL-terminated)
+uint64_t
+drover_pipe_number (const void *data, size_t size)
+{
+    char text [24];
+    if (size > sizeof text - 1)
+        size = sizeof text - 1;
+    memcpy (text, data, size);
+    text [size] = 0;
+    return strtoull (text, NULL, 10);
+}
+
+//  Pop a decimal number frame; 0 if missing (after the assert)
+uint64_t
+drover_pipe_pop_number (zmsg_t *msg)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame);             //  the main or a peer actor said too little: our bug
+    if (!frame)
+        return 0;
+    uint64_t value = drover_pipe_number (zframe_data (frame), zframe_size (frame));
+    zframe_destroy (&frame);
+    return value;
+}
+
+//  Pop a string frame (ours to free)
+char *
+drover_pipe_pop_string (zmsg_t *msg)
+{
+    char *text = zmsg_popstr (msg);
+    assert (text);              //  the main or a peer actor said too little: our bug
+    return text;
+}
+
+//  Pop a string frame into buffer, cut to fit ("" if missing)
+void
+drover_pipe_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame);
+    buffer [0] = 0;
+    if (!frame)
+        return;
+    size_t size = zframe_size (frame) < buffer_size - 1? zframe_size (frame): buffer_size - 1;
+    memcpy (buffer, zframe_data (frame), size);
+    buffer [size] = 0;
+    zframe_destroy (&frame);
+}
+
+//  Read a handed-off message pointer from a frame's bytes
+drover_msg_t *
+drover_pipe_msg_of (const void *data, size_t size)
+{
+    if (size != sizeof (drover_msg_t *))
+        return NULL;            //  not a pointer: the main said it wrong
+    drover_msg_t *msg;
+    memcpy (&msg, data, sizeof msg);
+    return msg;
+}
+
+//  Pop the message a MSG hands off; the caller owns it from now on
+drover_msg_t *
+drover_pipe_pop_msg (zmsg_t *msg)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame);
+    drover_msg_t *wire = drover_pipe_msg_of (zframe_data (frame), zframe_size (frame));
+    zframe_destroy (&frame);
+    assert (wire);              //  the main said it wrong: our bug
+    return wire;
+}
+
+//  Encode msg and say SEND route payload worker
+void
+drover_pipe_send_to (zsock_t *pipe, const char *actor, const byte *route, size_t route_size,
+                     drover_msg_t *msg, const char *worker)
+{
+    zframe_t *payload = drover_msg_encode (msg);
+    if (!payload) {
+        //  Our own message broke a protocol limit: say so, send nothing
+        if (msg->task)
+            zsys_error ("%s: cannot encode %s task=%" PRIu64, actor,
+                        drover_msg_name (msg->id), msg->task);
+        else
+            zsys_error ("%s: cannot encode %s", actor, drover_msg_name (msg->id));
+        return;
+    }
+    void *handle = zsock_resolve (pipe);
+    zmq_send (handle, "SEND", 4, ZMQ_SNDMORE);
+    zmq_send (handle, route, route_size, ZMQ_SNDMORE);
+    zframe_send (&payload, pipe, ZFRAME_MORE);
+    zmq_send (handle, worker, strlen (worker), 0);
+}
+
+//  Encode msg and say SEND to a route held as a frame
+void
+drover_pipe_send (zsock_t *pipe, const char *actor, zframe_t *route, drover_msg_t *msg,
+                  const char *worker)
+{
+    drover_pipe_send_to (pipe, actor, zframe_data (route), zframe_size (route), msg, worker);
+}
+
+//  Answer a request with OK or ERROR (code, reason), echoing its seq; the
+//  reply lives on the stack and borrows reason, so nothing is allocated
+void
+drover_pipe_reply_to (zsock_t *pipe, const char *actor, const byte *route, size_t route_size,
+                      uint32_t seq, int code, const char *reason, const char *worker)
+{
+    bool ok = code >= 200 && code < 300;
+    drover_msg_t reply;
+    memset (&reply, 0, sizeof reply);
+    reply.id = ok? DROVER_MSG_OK: DROVER_MSG_ERROR;
+    reply.seq = seq;
+    reply.code = (uint16_t) code;
+    reply.reason = (char *) (reason && *reason? reason: ok? "ok": "refused");
+    drover_pipe_send_to (pipe, actor, route, route_size, &reply, worker);
+}
+
+//  Answer a request from a route held as a frame
+void
+drover_pipe_reply (zsock_t *pipe, const char *actor, zframe_t *route, uint32_t seq, int code,
+                   const char *reason)
+{
+    drover_pipe_reply_to (pipe, actor, zframe_data (route), zframe_size (route), seq, code,
+                          reason, "");
+}
+
+//  Build an event stamped now and say EVENT topic body
+void
+drover_pipe_event (zsock_t *pipe, const char *topic, uint64_t task, uint32_t attempt,
+                   const char *worker, const char *reason)
+{
+    drover_event_t event;
+    memset (&event, 0, sizeof event);
+    event.time = (uint64_t) zclock_time ();
+    snprintf (event.topic, sizeof event.topic, "%s", topic);
+    event.task = task;
+    event.attempt = attempt;
+    snprintf (event.worker, sizeof event.worker, "%s", worker);
+    snprintf (event.reason, sizeof event.reason, "%s", reason);
+    zframe_t *body = drover_event_encode (&event);
+    void *handle = zsock_resolve (pipe);
+    zmq_send (handle, "EVENT", 5, ZMQ_SNDMORE);
+    zmq_send (handle, topic, strlen (topic), ZMQ_SNDMORE);
+    zframe_send (&body, pipe, 0);
+}

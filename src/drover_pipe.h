@@ -1,0 +1,88 @@
+/*  =========================================================================
+    drover_pipe - what every actor says and reads on its pipe to the main
+
+    The shared part of the vocabulary in actors/ACTORS.md: popping the
+    frames of a command (numbers, strings, the drover_msg_t a MSG hands
+    off), and saying SEND route payload worker, an OK or ERROR reply, and
+    EVENT topic body. Plain functions, no state: each takes the pipe (or
+    the message being read) and, where it logs, the actor's short name,
+    which starts the log line.
+
+    Each sender has a byte-route form (`_to`) for an actor that reads its
+    pipe with zmq_msg_t and never holds a zframe_t; nothing here allocates
+    per message beyond the encoded payload.
+    =========================================================================
+*/
+
+#ifndef DROVER_PIPE_H_INCLUDED
+#define DROVER_PIPE_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  Read a decimal number (as zsock_send writes 4, 8 and i; a leading '-'
+//  negates, so cast to a signed type to read an i) from size bytes
+uint64_t
+    drover_pipe_number (const void *data, size_t size);
+
+//  Pop a decimal number frame; asserts it is there (the sender is our code)
+uint64_t
+    drover_pipe_pop_number (zmsg_t *msg);
+
+//  Pop a string frame; asserts it is there. Caller frees with zstr_free.
+char *
+    drover_pipe_pop_string (zmsg_t *msg);
+
+//  Pop a string frame into buffer, cut to fit; asserts it is there
+void
+    drover_pipe_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size);
+
+//  Read the drover_msg_t pointer a MSG hands off from its frame's bytes;
+//  NULL if they cannot be one. The caller owns the message from now on.
+drover_msg_t *
+    drover_pipe_msg_of (const void *data, size_t size);
+
+//  Pop the drover_msg_t pointer a MSG hands off; asserts it is there.
+//  The caller owns the message from now on.
+drover_msg_t *
+    drover_pipe_pop_msg (zmsg_t *msg);
+
+//  Encode msg and say SEND route payload worker; worker is the worker id
+//  when the peer is a worker, "" otherwise. If our own message breaks a
+//  protocol limit, log it (as actor) and say nothing.
+void
+    drover_pipe_send_to (zsock_t *pipe, const char *actor, const byte *route,
+                         size_t route_size, drover_msg_t *msg, const char *worker);
+
+//  drover_pipe_send_to with the route as a frame
+void
+    drover_pipe_send (zsock_t *pipe, const char *actor, zframe_t *route,
+                      drover_msg_t *msg, const char *worker);
+
+//  Answer a request with OK (code 2xx) or ERROR, with code and reason
+//  ("ok" / "refused" if NULL or empty), echoing its seq
+void
+    drover_pipe_reply_to (zsock_t *pipe, const char *actor, const byte *route,
+                          size_t route_size, uint32_t seq, int code, const char *reason,
+                          const char *worker);
+
+//  drover_pipe_reply_to with the route as a frame, to a peer that is not a worker
+void
+    drover_pipe_reply (zsock_t *pipe, const char *actor, zframe_t *route, uint32_t seq,
+                       int code, const char *reason);
+
+//  Build an event stamped now and say EVENT topic body; task and attempt
+//  0, worker and reason "" when they do not apply
+void
+    drover_pipe_event (zsock_t *pipe, const char *topic, uint64_t task, uint32_t attempt,
+                       const char *worker, const char *reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
