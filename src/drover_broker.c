@@ -535,11 +535,11 @@ drover_broker_main (int argc, char **argv)
 {
     drover_config_t *config = drover_config_new ();
     bool verbose = false;
-    int status = 0;
+    int status = 2;
     if (s_parse_flags (config, argc, argv, &verbose, &status)
     ||  s_check_endpoints (config)) {
         drover_config_destroy (&config);
-        return status? status: 2;
+        return status;          //  0 after --help or --print-config
     }
     zsys_set_logident ("drover-broker");
     //  Actor pipes are unbounded: a full pipe would block the main while

@@ -235,6 +235,66 @@ test_hold_and_drain (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Receive the next event on sub within timeout; false on timeout
+static bool
+s_next_event (zsock_t *sub, drover_event_t *event, int timeout)
+{
+    zmsg_t *msg = testutil_recv (sub, timeout);
+    if (!msg)
+        return false;
+    assert_int_equal (zmsg_size (msg), 2);
+    char *topic = zmsg_popstr (msg);
+    zframe_t *body = zmsg_pop (msg);
+    assert_int_equal (drover_event_decode (event, zframe_data (body), zframe_size (body)), 0);
+    assert_string_equal (topic, event->topic);
+    zstr_free (&topic);
+    zframe_destroy (&body);
+    zmsg_destroy (&msg);
+    return true;
+}
+
+//  Every state change of a task is published, in order, on the PUB socket
+static void
+test_events_follow_a_task (void **state)
+{
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_two_workers (&dealer);
+    zsock_t *sub = zsock_new_sub (cluster->events, "");
+    assert_non_null (sub);
+    //  A subscription takes effect some time after connecting: poke the
+    //  broker with admin changes until their events arrive
+    drover_event_t event;
+    bool subscribed = false;
+    int64_t deadline = zclock_mono () + 10000;
+    while (!subscribed && zclock_mono () < deadline) {
+        assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
+        assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
+        subscribed = s_next_event (sub, &event, 100);
+    }
+    assert_true (subscribed);
+    while (s_next_event (sub, &event, 200))
+        ;                       //  drain what the pokes published
+    uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, DROVER_SUBMIT_NOTIFY));
+    const char *expected [] = { "task.queued", "task.assigned", "task.running", "task.succeeded" };
+    int seen = 0;
+    while (seen < 4 && s_next_event (sub, &event, 5000)) {
+        if (event.task != task)
+            continue;
+        assert_string_equal (event.topic, expected [seen]);
+        assert_true (event.time > 0);
+        if (seen > 0)
+            assert_int_equal (event.attempt, 1);
+        seen++;
+    }
+    assert_int_equal (seen, 4);
+    drover_msg_t *done = testutil_wait_done (dealer, task, 5000);
+    assert_non_null (done);
+    drover_msg_destroy (&done);
+    zsock_destroy (&sub);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
@@ -243,6 +303,7 @@ main (void)
         cmocka_unit_test (test_cancel_queued_and_running),
         cmocka_unit_test (test_timeout_and_retries),
         cmocka_unit_test (test_hold_and_drain),
+        cmocka_unit_test (test_events_follow_a_task),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
