@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 #   drover demo: a broker and two local workers on loopback run a batch of
-#   about 200 real shell tasks of mixed priority and procs, with progress,
-#   a summary, and a clean shutdown. Usage: tools/demo.sh [path/to/drover]
+#   200 real shell tasks of mixed priority and procs, with progress and a
+#   summary. A third worker is killed with SIGKILL mid-batch: the broker
+#   declares it lost and its tasks run again on the others. Everything is
+#   shut down cleanly at the end. Usage: tools/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
 PORT="${DROVER_DEMO_PORT:-5555}"
@@ -33,6 +35,10 @@ PIDS+=($!)
 "$DROVER" worker --broker "$DROVER_BROKER" --id beta --procs 2 \
     >"$WORK/beta.log" 2>&1 &
 PIDS+=($!)
+say "starting a third worker, gamma (2 procs), which will be killed mid-batch"
+"$DROVER" worker --broker "$DROVER_BROKER" --id gamma --procs 2 \
+    >"$WORK/gamma.log" 2>&1 &
+GAMMA=$!
 PIDS+=($BROKER)
 
 say "writing a batch of 200 shell tasks in four groups"
@@ -59,14 +65,25 @@ echo "demo: $(wc -l <"$WORK/ids.txt") tasks acknowledged by the broker"
 say "the cluster while the batch runs"
 "$DROVER" status || true
 
+say "killing worker gamma with SIGKILL while it runs tasks"
+kill -KILL "$GAMMA"
+wait "$GAMMA" 2>/dev/null || true     #  reap it quietly
+echo "demo: the broker declares gamma lost after 3 s of silence and reruns its tasks elsewhere"
+
 say "waiting for every task"
 set +e
 "$DROVER" wait - <"$WORK/ids.txt"
 WAITED=$?
 set -e
 
-say "where the tasks ran"
+say "the workers now (gamma is gone)"
 "$DROVER" workers || true
+
+say "where the tasks ran, and how many ran twice because gamma died"
+"$DROVER" tasks --limit 1000 | awk '
+    $1 ~ /^[0-9]+$/ { ran[$6]++; if ($5 > 1) again++ }
+    END { for (w in ran) printf "  %-6s %d tasks\n", w, ran[w];
+          printf "  rerun after a lost worker: %d\n", again }'
 
 say "final status"
 "$DROVER" status || true
