@@ -24,6 +24,7 @@
 #   define _GNU_SOURCE         //  execvpe, pipe2, memfd_create
 #endif
 #include "drover_runner.h"
+#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -268,9 +269,15 @@ s_child_fail (int report_fd, int stage, int error)
 
 //  The child between fork and exec: async-signal-safe calls only
 static void
-s_child (int in_fd, int out_fd, int err_fd, int report_fd,
+s_child (pid_t parent, int in_fd, int out_fd, int err_fd, int report_fd,
          const char *cwd, char **argv, char **envp)
 {
+    //  A task must not outlive a worker killed outright: the broker reruns
+    //  it elsewhere, and an orphan would run twice and hold the machine
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid () != parent)
+        _exit (127);            //  the worker died before prctl took effect
+
     //  Signals ignored or blocked by the worker must not leak into tasks
     static const int reset [] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD,
                                   SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU };
@@ -347,9 +354,10 @@ s_spawn (s_attempt_t *attempt, const drover_exec_t *exec, char *reason, size_t r
         goto failed;
     }
     char **envp = s_environment (exec);
+    pid_t parent = getpid ();
     pid_t pid = fork ();
     if (pid == 0)
-        s_child (in_fd, out_pipe [1], err_pipe [1], report_pipe [1], exec->cwd, exec->argv, envp);
+        s_child (parent, in_fd, out_pipe [1], err_pipe [1], report_pipe [1], exec->cwd, exec->argv, envp);
     free (envp);
     if (pid == -1) {
         snprintf (reason, reason_size, "fork: %s", strerror (errno));

@@ -65,17 +65,67 @@ s_count_lines_with (const char *path, const char *needle)
     return count;
 }
 
-//  kill -9 of a worker mid-task: its tasks run again on the other worker
+//  True while pid runs: neither gone nor a zombie waiting to be reaped.
+//  (/proc files report size 0, so this reads the state field directly.)
+static bool
+s_process_alive (pid_t pid)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *file = fopen (path, "r");
+    if (!file)
+        return false;
+    char state = 'Z';
+    if (fscanf (file, "%*d (%*[^)]) %c", &state) != 1)
+        state = 'Z';
+    fclose (file);
+    return state != 'Z' && state != 'X';
+}
+
+//  kill -9 of a worker mid-task: its tasks' processes die with it, and the
+//  tasks run again on the other worker
 static void
 test_killed_worker_tasks_rerun_elsewhere (void **state)
 {
     zsock_t *dealer;
     uint64_t tasks [S_SLOW_TASKS];
-    testutil_cluster_t *cluster = s_alpha_busy_then_beta (&dealer, tasks, "sleep 1; echo ran");
+    char script [256];
+    char pids_path [64];
+    snprintf (pids_path, sizeof pids_path, "/tmp/drover-pids-%d", (int) getpid ());
+    unlink (pids_path);
+    //  The first attempts (alpha's) would sleep 30 s if nothing killed
+    //  them; the reruns on beta sleep 1 s
+    snprintf (script, sizeof script,
+              "echo $$ >> %s; sleep $(( $(wc -l < %s) <= %d ? 30 : 1 )); echo ran",
+              pids_path, pids_path, S_SLOW_TASKS);
+    testutil_cluster_t *cluster = s_alpha_busy_then_beta (&dealer, tasks, script);
+
+    //  alpha's attempts have written their pids before it is killed
+    pid_t pids [S_SLOW_TASKS] = { 0 };
+    int64_t deadline = zclock_mono () + 5000;
+    int found = 0;
+    while (found < S_SLOW_TASKS && zclock_mono () < deadline) {
+        char *text = testutil_slurp (pids_path);
+        found = 0;
+        for (char *line = text? strtok (text, "\n"): NULL; line && found < S_SLOW_TASKS;
+             line = strtok (NULL, "\n"))
+            pids [found++] = (pid_t) atoi (line);
+        free (text);
+        if (found < S_SLOW_TASKS)
+            zclock_sleep (20);  //  paces reading the file; the deadline bounds the wait
+    }
+    assert_int_equal (found, S_SLOW_TASKS);
     kill (cluster->workers [0], SIGKILL);
     waitpid (cluster->workers [0], NULL, 0);
     cluster->workers [0] = 0;
+    for (int index = 0; index < S_SLOW_TASKS; index++) {
+        deadline = zclock_mono () + 2000;
+        while (s_process_alive (pids [index]) && zclock_mono () < deadline)
+            zclock_sleep (10);  //  paces the check; the deadline bounds the wait
+        assert_false (s_process_alive (pids [index]));
+    }
     s_expect_rerun_on_beta (dealer, tasks);
+    unlink (pids_path);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }
