@@ -104,6 +104,10 @@ s_broker_new (drover_config_t *config, bool verbose)
     zsock_set_sndhwm (self->router, config->hwm);
     zsock_set_rcvhwm (self->router, config->hwm);
     zsock_set_linger (self->router, 0);
+    //  ZMTP heartbeats drop dead TCP connections; liveness of a worker is
+    //  still judged by its application heartbeats (health actor)
+    zsock_set_heartbeat_ivl (self->router, config->heartbeat);
+    zsock_set_heartbeat_timeout (self->router, config->lost_after);
     self->publisher = zsock_new (ZMQ_PUB);
     zsock_set_sndhwm (self->publisher, config->hwm);
     zsock_set_linger (self->publisher, 0);

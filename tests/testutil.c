@@ -109,25 +109,53 @@ testutil_recv (zsock_t *sock, int timeout)
 //  ---------------------------------------------------------------------
 //  Integration helpers
 
-//  Start a broker on fresh loopback ports with extra flags
-testutil_cluster_t *
-testutil_cluster_new (const char *extra_flags [])
+//  Start the broker on fresh ports; true once its log says ready, false
+//  if it exited first (another process took a port between our check and
+//  its bind), asserting on anything else
+static bool
+s_broker_start (testutil_cluster_t *self, const char *extra_flags [])
 {
-    testutil_cluster_t *self = (testutil_cluster_t *) zmalloc (sizeof (testutil_cluster_t));
     self->port = testutil_free_port ();
     self->events_port = testutil_free_port ();
     snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", self->port);
     snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", self->events_port);
-    snprintf (self->logdir, sizeof self->logdir, "/tmp/drover-test-XXXXXX");
-    assert_non_null (mkdtemp (self->logdir));
     const char *argv [32] = { DROVER_BIN, "broker", "--endpoint", self->endpoint,
                               "--events", self->events };
     int argc = 6;
     for (int index = 0; extra_flags && extra_flags [index] && argc < 31; index++)
         argv [argc++] = extra_flags [index];
     argv [argc] = NULL;
-    self->broker = testutil_spawn (argv, testutil_cluster_log (self, "broker"));
+    const char *log = testutil_cluster_log (self, "broker");
+    unlink (log);
+    self->broker = testutil_spawn (argv, log);
     assert_true (self->broker > 0);
+    int64_t deadline = zclock_mono () + 10000;
+    while (zclock_mono () < deadline) {
+        char *text = testutil_slurp (log);
+        bool ready = text && strstr (text, "broker: ready");
+        free (text);
+        if (ready)
+            return true;
+        if (waitpid (self->broker, NULL, WNOHANG) == self->broker) {
+            self->broker = 0;
+            return false;       //  it could not bind: try other ports
+        }
+        zclock_sleep (10);      //  paces reading the log; the deadline bounds the wait
+    }
+    fail_msg ("broker did not get ready within 10 s");
+    return false;
+}
+
+//  Start a broker on fresh loopback ports with extra flags
+testutil_cluster_t *
+testutil_cluster_new (const char *extra_flags [])
+{
+    testutil_cluster_t *self = (testutil_cluster_t *) zmalloc (sizeof (testutil_cluster_t));
+    snprintf (self->logdir, sizeof self->logdir, "/tmp/drover-test-XXXXXX");
+    assert_non_null (mkdtemp (self->logdir));
+    int tries = 0;
+    while (!s_broker_start (self, extra_flags))
+        assert_true (++tries < 5);
     return self;
 }
 
