@@ -205,8 +205,8 @@ drover_cli_admin (int argc, char **argv)
     rc = client? DROVER_EXIT_OK: DROVER_EXIT_USAGE;
     for (int index = optind; client && index < argc; index++) {
         if (drover_client_admin (client, argv [index], admin) == 0) {
-            char name [16];
-            printf ("%s: %s\n", argv [index], s_lower (drover_admin_name (admin), name, sizeof name));
+            printf ("%s: %s\n", argv [index], admin == DROVER_ADMIN_HOLD? "held"
+                    : admin == DROVER_ADMIN_DRAIN? "draining": "resumed");
             continue;
         }
         char what [128];

@@ -270,9 +270,9 @@ s_on_single_done (const drover_msg_t *done, void *arg)
     if (done->state != DROVER_TASK_SUCCEEDED && !plain_exit) {
         char end [128];
         drover_cli_describe_end (done, end, sizeof end);
-        fprintf (stderr, "drover: task %llu %s: %s%s%s\n", (unsigned long long) done->task,
-                 drover_task_state_name (done->state), end,
-                 done->reason && *done->reason? ": ": "", done->reason? done->reason: "");
+        fprintf (stderr, "drover: task %llu %s: %s\n", (unsigned long long) done->task,
+                 drover_task_state_name (done->state),
+                 done->reason && *done->reason? done->reason: end);
     }
 }
 
