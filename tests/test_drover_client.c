@@ -405,6 +405,7 @@ typedef struct {
     bool bad_task;              //  an ACCEPTED whose task was not 1000 + seq
 } s_acks_t;
 
+//  Count one async reply; check an accepted id against its seq
 static void
 s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reason, void *arg)
 {
@@ -478,6 +479,7 @@ typedef struct {
     size_t big;                 //  deliveries in the large test
 } s_done_t;
 
+//  Count one delivery; check its output
 static void
 s_on_done (const drover_msg_t *done, void *arg)
 {
@@ -492,6 +494,7 @@ s_on_done (const drover_msg_t *done, void *arg)
         record->other++;
 }
 
+//  Keep the last progress report
 static void
 s_on_progress (size_t done, size_t total, void *arg)
 {
@@ -907,6 +910,7 @@ test_cli_tables (void **state)
     assert_int_equal (fake.last_admin, DROVER_ADMIN_DRAIN);
 }
 
+//  Run every test
 int
 main (void)
 {

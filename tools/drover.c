@@ -33,6 +33,21 @@ s_worker (int argc, char **argv)
     return drover_agent_main (argc, argv);
 }
 
+//  `drover bench` lives in tools/drover_bench.c; weak, so that this file
+//  links whether or not that one is in the tree
+extern int drover_bench_main (int argc, char **argv) __attribute__ ((weak));
+
+//  Run the benchmark: argv [0] is "bench"
+static int
+s_bench (int argc, char **argv)
+{
+    if (!drover_bench_main) {
+        fprintf (stderr, "drover: this build has no benchmark (tools/drover_bench.c)\n");
+        return DROVER_EXIT_FAILED;
+    }
+    return drover_bench_main (argc, argv);
+}
+
 //  The subcommands, in the order help lists them
 static const struct {
     const char *name;           //  what the user types
@@ -51,6 +66,7 @@ static const struct {
     { "drain",   drover_cli_admin,    "let a worker finish its tasks, then leave" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
+    { "bench",   s_bench,             "measure throughput, latency and memory" },
 };
 #define S_COMMANDS (sizeof s_commands / sizeof s_commands [0])
 
@@ -78,6 +94,7 @@ s_usage (FILE *stream)
         "  drover tasks [--state S] [--limit N] [--json]\n"
         "  drover hold WORKER | drain WORKER | resume WORKER\n"
         "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
+        "  drover bench [options]\n"
         "\n"
         "global options (also accepted after the command):\n"
         "  --broker ENDPOINT         broker to talk to (default $DROVER_BROKER, else %s)\n"
@@ -114,6 +131,7 @@ s_is_flag (const char *argument, const char *flag)
         && (argument [length] == 0 || argument [length] == '=');
 }
 
+//  Parse the global options, then hand over to the subcommand
 int
 main (int argc, char **argv)
 {

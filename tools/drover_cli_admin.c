@@ -80,6 +80,7 @@ typedef struct {
     char **cells;               //  rows * columns strings, owned
 } s_table_t;
 
+//  Start an empty table of columns
 static void
 s_table_init (s_table_t *table, int columns)
 {
@@ -131,6 +132,7 @@ s_table_print (s_table_t *table)
 //  ---------------------------------------------------------------------
 //  drover cancel ID...
 
+//  Print cancel's usage
 static void
 s_cancel_usage (FILE *stream)
 {
@@ -141,6 +143,7 @@ s_cancel_usage (FILE *stream)
         "Exit status 1 if any could not be cancelled (unknown, or already finished).\n");
 }
 
+//  drover cancel: each id in turn; stop early if the broker is unreachable
 int
 drover_cli_cancel (int argc, char **argv)
 {
@@ -178,6 +181,7 @@ drover_cli_cancel (int argc, char **argv)
 //  ---------------------------------------------------------------------
 //  drover hold | drain | resume WORKER...
 
+//  Print the usage of hold, drain and resume
 static void
 s_admin_usage (FILE *stream)
 {
@@ -187,6 +191,7 @@ s_admin_usage (FILE *stream)
         "       drover resume WORKER...   take tasks again\n");
 }
 
+//  drover hold | drain | resume: argv [0] says which
 int
 drover_cli_admin (int argc, char **argv)
 {
@@ -224,6 +229,7 @@ drover_cli_admin (int argc, char **argv)
 //  ---------------------------------------------------------------------
 //  drover workers [--json]
 
+//  Print workers' usage
 static void
 s_workers_usage (FILE *stream)
 {
@@ -301,6 +307,7 @@ s_workers_text (drover_msg_t *table)
         printf ("(no workers)\n");
 }
 
+//  drover workers: the worker table, for people or as JSON
 int
 drover_cli_workers (int argc, char **argv)
 {
@@ -330,6 +337,7 @@ drover_cli_workers (int argc, char **argv)
 //  ---------------------------------------------------------------------
 //  drover tasks [--state S] [--limit N] [--json]
 
+//  Print tasks' usage
 static void
 s_tasks_usage (FILE *stream)
 {
@@ -414,6 +422,7 @@ s_tasks_text (drover_msg_t *table)
     s_print_counts ("tasks: ", table->counts);
 }
 
+//  drover tasks: the newest rows and the counts, for people or as JSON
 int
 drover_cli_tasks (int argc, char **argv)
 {
@@ -479,6 +488,7 @@ drover_cli_tasks (int argc, char **argv)
 //  ---------------------------------------------------------------------
 //  drover status
 
+//  Print status' usage
 static void
 s_status_usage (FILE *stream)
 {
@@ -489,6 +499,7 @@ s_status_usage (FILE *stream)
         "memory reserved out of what the workers not lost offer, tasks by state.\n");
 }
 
+//  drover status: composed from WORKER LIST and TASK LIST (counts only)
 int
 drover_cli_status (int argc, char **argv)
 {
@@ -547,6 +558,7 @@ drover_cli_status (int argc, char **argv)
 //  ---------------------------------------------------------------------
 //  drover events [--topic PREFIX]
 
+//  Print events' usage
 static void
 s_events_usage (FILE *stream)
 {
@@ -562,6 +574,7 @@ s_events_usage (FILE *stream)
         DROVER_CLIENT_EVENTS);
 }
 
+//  drover events: SUB to the event endpoint, one JSON line per event
 int
 drover_cli_events (int argc, char **argv)
 {

@@ -248,6 +248,7 @@ typedef struct {
     bool delivered;             //  the TASK DONE came
 } s_single_t;
 
+//  The TASK DONE of a single --wait submit
 static void
 s_on_single_done (const drover_msg_t *done, void *arg)
 {

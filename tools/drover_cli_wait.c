@@ -168,6 +168,7 @@ typedef struct {
     size_t capacity;            //  room
 } s_ids_t;
 
+//  Append one id
 static void
 s_ids_add (s_ids_t *ids, uint64_t task)
 {
