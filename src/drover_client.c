@@ -841,7 +841,8 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
             if (!unanswered_since)
                 unanswered_since = now;
             next_resend = now + interval;
-            interval = interval * 2 > DROVER_CLIENT_RESEND_MAX? DROVER_CLIENT_RESEND_MAX: interval * 2;
+            interval = interval * 2 > DROVER_CLIENT_RESEND_MAX? DROVER_CLIENT_RESEND_MAX
+                     : interval * 2;
         }
         if (unanswered_since && now - unanswered_since >= self->timeout) {
             s_set_timeout_error (self);

@@ -30,6 +30,7 @@ typedef struct {
     size_t *numbers;            //  line number in the file, per command
     size_t answered;            //  replies in
     size_t refused;             //  ERROR replies
+    bool tty;                   //  stderr is a terminal: clear the bar before a message
 } s_batch_t;
 
 //  Print submit's usage
@@ -143,7 +144,8 @@ s_parse (int argc, char **argv, s_options_t *options)
                 s_usage (stdout);
                 return DROVER_CLI_HELP;
             case 'p':
-                if (drover_cli_parse_int ("submit", "--priority", optarg, INT32_MIN, INT32_MAX, &value))
+                if (drover_cli_parse_int ("submit", "--priority", optarg,
+                                          INT32_MIN, INT32_MAX, &value))
                     return DROVER_EXIT_USAGE;
                 submit->priority = (int32_t) value;
                 break;
@@ -165,7 +167,8 @@ s_parse (int argc, char **argv, s_options_t *options)
                                                    DROVER_LABELS_MAX);
                 break;
             case 't':
-                if (drover_cli_parse_seconds ("submit", "--timeout", optarg, UINT32_MAX / 1000, &submit->timeout))
+                if (drover_cli_parse_seconds ("submit", "--timeout", optarg,
+                                              UINT32_MAX / 1000, &submit->timeout))
                     return DROVER_EXIT_USAGE;
                 break;
             case 'r':
@@ -198,7 +201,8 @@ s_parse (int argc, char **argv, s_options_t *options)
                 options->wait = true;
                 break;
             case 'W':
-                if (drover_cli_parse_int ("submit", "--window", optarg, 1, DROVER_CLIENT_WINDOW_MAX, &value))
+                if (drover_cli_parse_int ("submit", "--window", optarg,
+                                          1, DROVER_CLIENT_WINDOW_MAX, &value))
                     return DROVER_EXIT_USAGE;
                 options->window = (uint32_t) value;
                 break;
@@ -390,9 +394,9 @@ s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reas
         return;
     }
     if (batch->refused++ < S_REPORT_MAX)
-        fprintf (stderr, "\r\033[Kdrover submit: line %zu: %s (%d)%s%s\n", batch->numbers [tag],
-                 drover_client_code_name (code), code, reason && *reason? ": ": "",
-                 reason? reason: "");
+        fprintf (stderr, "%sdrover submit: line %zu: %s (%d)%s%s\n", batch->tty? "\r\033[K": "",
+                 batch->numbers [tag], drover_client_code_name (code), code,
+                 reason && *reason? ": ": "", reason? reason: "");
 }
 
 //  Submit every line, then print the ids (or wait for the tasks)
@@ -409,6 +413,7 @@ s_submit_file (drover_client_t *client, s_options_t *options)
     drover_client_set_ack_handler (client, s_on_ack, &batch);
     drover_cli_progress_t progress;
     drover_cli_progress_init (&progress);
+    batch.tty = progress.tty;
     size_t sent = 0;
     for (; sent < batch.count; sent++) {
         const char *argv [] = { "sh", "-c", batch.lines [sent] };
