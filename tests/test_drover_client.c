@@ -790,9 +790,22 @@ test_cli_submit_prints_ids (void **state)
     unsetenv ("DROVER_BROKER");
     assert_non_null (strstr (output, "1001\n1002\n1003\n"));
     free (output);
+
+    //  The 100th submit is refused: said with its line, the others' ids printed
+    file = fopen (path, "w");
+    assert_non_null (file);
+    for (int line = 1; line <= 120; line++)
+        fprintf (file, "echo %d\n", line);
+    fclose (file);
+    const char *refused [] = { "submit", "--broker", endpoint, "--file", path, NULL };
+    assert_int_equal (s_run (refused, &output), 1);
+    assert_non_null (strstr (output, "line 100: queue full (301)"));
+    assert_non_null (strstr (output, "1099\n1101\n"));
+    assert_null (strstr (output, "1100\n"));
+    free (output);
     unlink (path);
     zactor_destroy (&actor);
-    assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], 4);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], 124);
     assert_string_equal (fake.last_argv0, "sh");
 }
 
