@@ -22,6 +22,7 @@
 */
 
 #include "drover_tasktable.h"
+#include "drover_routes.h"
 
 //  A growable FIFO of fixed-size items
 typedef struct {
@@ -41,7 +42,7 @@ typedef struct {
 
 //  A client waiting for a task to end
 typedef struct {
-    uint32_t route;             //  index in routes + 1; 0 = none
+    uint32_t route;             //  reference in routes; 0 = none
     uint32_t seq;               //  seq to echo in TASK DONE
 } s_waiter_t;
 
@@ -50,13 +51,6 @@ typedef struct {
     uint32_t count;             //  entries in use
     s_waiter_t items [DROVER_TASKTABLE_TASK_WAITERS - 1];   //  the waiters
 } s_waiters_t;
-
-//  A client's routing id, shared by all its waiters
-typedef struct {
-    uint32_t refs;              //  waiters using it; 0 = free
-    uint32_t size;              //  bytes in route
-    byte route [256];           //  ROUTER routing id
-} s_route_t;
 
 //  The last result of a finished task
 typedef struct {
@@ -120,11 +114,7 @@ struct _drover_tasktable_t {
     uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
     uint64_t next_id;           //  id of the next task
     zhashx_t *workers;          //  worker id -> s_worker_t
-    s_route_t *routes;          //  clients' routing ids, by index
-    uint32_t routes_size;       //  entries allocated in routes
-    uint32_t *free_routes;      //  indexes of free entries in routes
-    uint32_t nfree_routes;      //  entries in free_routes
-    zhashx_t *route_index;      //  route in hex -> index + 1
+    drover_routes_t *routes;    //  clients' routing ids, one per client
     s_ring_t acks;              //  s_ack_t, oldest first
     s_ring_t finished;          //  uint64_t ids of finished tasks, oldest first
     drover_action_t *actions;   //  decided, not all taken yet
@@ -166,7 +156,7 @@ drover_tasktable_new (void)
     self->next_id = 1;
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
-    self->route_index = zhashx_new ();
+    self->routes = drover_routes_new ();
     self->acks.item = sizeof (s_ack_t);
     self->finished.item = sizeof (uint64_t);
     self->exec = drover_exec_new ();
@@ -191,9 +181,7 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
         s_task_destroy (self, &self->slots [index]);
     free (self->slots);
     zhashx_destroy (&self->workers);
-    zhashx_destroy (&self->route_index);
-    free (self->routes);
-    free (self->free_routes);
+    drover_routes_destroy (&self->routes);
     free (self->acks.data);
     free (self->finished.data);
     free (self->actions);
@@ -578,79 +566,14 @@ s_final_topic (int state)
            state == DROVER_TASK_FAILED? "task.failed": "task.cancelled";
 }
 
-//  Format a route as hex: its key in route_index (key holds 511 bytes)
-static void
-s_route_key (const byte *route, size_t size, char *key)
-{
-    static const char hex [] = "0123456789abcdef";
-    for (size_t index = 0; index < size; index++) {
-        key [2 * index] = hex [route [index] >> 4];
-        key [2 * index + 1] = hex [route [index] & 15];
-    }
-    key [2 * size] = 0;
-}
-
-//  Find a route's reference (index + 1), or 0 if no waiter uses it
-static uint32_t
-s_route_find (drover_tasktable_t *self, const byte *route, size_t size)
-{
-    char key [511];
-    s_route_key (route, size, key);
-    return (uint32_t) (uintptr_t) zhashx_lookup (self->route_index, key);
-}
-
-//  Take a reference on a route, keeping one copy per client
-static uint32_t
-s_route_ref (drover_tasktable_t *self, const byte *route, size_t size)
-{
-    uint32_t ref = s_route_find (self, route, size);
-    if (!ref) {
-        if (self->nfree_routes == 0) {
-            uint32_t old_size = self->routes_size;
-            self->routes_size = old_size? old_size * 2: 16;
-            self->routes = (s_route_t *) realloc (self->routes,
-                                                  self->routes_size * sizeof (s_route_t));
-            self->free_routes = (uint32_t *) realloc (self->free_routes,
-                                                      self->routes_size * sizeof (uint32_t));
-            assert (self->routes && self->free_routes);
-            for (uint32_t index = self->routes_size; index > old_size; index--)
-                self->free_routes [self->nfree_routes++] = index - 1;
-        }
-        uint32_t index = self->free_routes [--self->nfree_routes];
-        s_route_t *entry = &self->routes [index];
-        entry->refs = 0;
-        entry->size = (uint32_t) size;
-        memcpy (entry->route, route, size);
-        char key [511];
-        s_route_key (route, size, key);
-        zhashx_insert (self->route_index, key, (void *) (uintptr_t) (index + 1));
-        ref = index + 1;
-    }
-    self->routes [ref - 1].refs++;
-    return ref;
-}
-
-//  Drop a reference on a route, forgetting the route with its last waiter
-static void
-s_route_unref (drover_tasktable_t *self, uint32_t ref)
-{
-    s_route_t *entry = &self->routes [ref - 1];
-    assert (entry->refs);
-    if (--entry->refs == 0) {
-        char key [511];
-        s_route_key (entry->route, entry->size, key);
-        zhashx_delete (self->route_index, key);
-        self->free_routes [self->nfree_routes++] = ref - 1;
-    }
-}
-
 //  Send TASK DONE to one waiter of a finished task, and let it go
 static void
 s_notify (drover_tasktable_t *self, s_task_t *task, s_waiter_t waiter)
 {
-    s_route_t *entry = &self->routes [waiter.route - 1];
-    s_done (self, task, task->id, entry->route, entry->size, waiter.seq);
-    s_route_unref (self, waiter.route);
+    size_t route_size;
+    const byte *route = drover_routes_route (self->routes, waiter.route, &route_size);
+    s_done (self, task, task->id, route, route_size, waiter.seq);
+    drover_routes_unref (self->routes, waiter.route);
     self->waiters--;
 }
 
@@ -721,7 +644,7 @@ s_waiter_add (drover_tasktable_t *self, s_task_t *task,
 {
     assert (route_size >= 1 && route_size <= 255);
     s_waiters_t *more = task->waiters;
-    uint32_t ref = s_route_find (self, route, route_size);
+    uint32_t ref = drover_routes_find (self->routes, route, route_size);
     if (ref && s_waiter_same (&task->waiter, ref, seq)) {
         task->waiter.seq = seq;
         return 0;               //  one TASK DONE per client, task and kind
@@ -734,7 +657,7 @@ s_waiter_add (drover_tasktable_t *self, s_task_t *task,
     size_t count = (task->waiter.route? 1: 0) + (more? more->count: 0);
     if (count >= DROVER_TASKTABLE_TASK_WAITERS || self->waiters >= self->max_waiters)
         return -1;
-    s_waiter_t waiter = { s_route_ref (self, route, route_size), seq };
+    s_waiter_t waiter = { drover_routes_ref (self->routes, route, route_size), seq };
     if (!task->waiter.route)
         task->waiter = waiter;
     else {
