@@ -9,7 +9,10 @@
     attempts in an intrusive list, so a LOST touches only that worker's
     tasks. Ack deadlines all share one timeout, so they sit in a FIFO and
     are checked from its head; finished tasks sit in another FIFO, oldest
-    evicted first. Nothing here scans the table, except TASK LIST rows.
+    evicted first. Clients waiting on tasks are held as references into a
+    registry of their routes (drover_routes), one entry per client however
+    many tasks it waits on. Nothing here scans the table, except TASK LIST
+    rows.
 
     Execution is at-least-once; what a client sees is exactly one result:
     a TASK STARTED or RESULT counts only for the task's current attempt,

@@ -11,6 +11,7 @@
 
 #include "drover_cli.h"
 #include "drover_broker.h"
+#include "drover_benchmark.h"
 #include "drover_agent.h"
 #include <ctype.h>
 #include <math.h>
@@ -33,20 +34,6 @@ s_worker (int argc, char **argv)
     return drover_agent_main (argc, argv);
 }
 
-//  `drover bench` lives in tools/drover_bench.c; weak, so that this file
-//  links whether or not that one is in the tree
-extern int drover_bench_main (int argc, char **argv) __attribute__ ((weak));
-
-//  Run the benchmark: argv [0] is "bench"
-static int
-s_bench (int argc, char **argv)
-{
-    if (!drover_bench_main) {
-        fprintf (stderr, "drover: this build has no benchmark (tools/drover_bench.c)\n");
-        return DROVER_EXIT_FAILED;
-    }
-    return drover_bench_main (argc, argv);
-}
 
 //  The subcommands, in the order help lists them
 static const struct {
@@ -66,7 +53,7 @@ static const struct {
     { "drain",   drover_cli_admin,    "let a worker finish its tasks, then leave" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
-    { "bench",   s_bench,             "measure throughput, latency and memory" },
+    { "bench",   drover_benchmark_main, "measure throughput, latency and memory" },
 };
 #define S_COMMANDS (sizeof s_commands / sizeof s_commands [0])
 

@@ -1,14 +1,13 @@
 /*  =========================================================================
-    drover_bench (tool) - `drover bench`: throughput, latency and memory of
+    drover_benchmark - `drover bench`: throughput, latency and memory of
     a broker started for the purpose on loopback
 
-    Not to be confused with src/drover_bench.h (the probation set): this
-    header only declares the subcommand's entry point, hence its own guard.
+    The header only declares the subcommand's entry point.
     =========================================================================
 */
 
-#ifndef DROVER_BENCH_TOOL_H_INCLUDED
-#define DROVER_BENCH_TOOL_H_INCLUDED
+#ifndef DROVER_BENCHMARK_H_INCLUDED
+#define DROVER_BENCHMARK_H_INCLUDED
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,7 +16,7 @@ extern "C" {
 //  Run the benchmark: argv [0] is "bench". Returns an exit status
 //  (0 ok, 1 a phase failed, 2 bad flags).
 int
-    drover_bench_main (int argc, char **argv);
+    drover_benchmark_main (int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    drover_bench (tool) - `drover bench`: how fast drover moves work and
+    drover_benchmark - `drover bench`: how fast drover moves work and
     what it costs to run, on this machine, over loopback
 
     Each phase starts a fresh broker as a child process (this executable,
@@ -20,7 +20,7 @@
 
 #include "drover_cli.h"
 #include "drover_worker.h"
-#include "drover_bench.h"
+#include "drover_benchmark.h"
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -647,7 +647,7 @@ s_parse (int argc, char **argv, s_opts_t *opts)
 
 //  Run each phase on a fresh broker, stopped and reaped whatever happens
 int
-drover_bench_main (int argc, char **argv)
+drover_benchmark_main (int argc, char **argv)
 {
     s_bench_t bench = { .nfigures = 0 };
     int rc = s_parse (argc, argv, &bench.opts);
