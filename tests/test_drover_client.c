@@ -587,11 +587,9 @@ test_wait_resends_unanswered (void **state)
     assert_int_equal (record.count [5], 1);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
-    //  The second wait may be answered by the duplicate already queued for
-    //  task 3, and its own WAIT dropped by the linger-0 destroy before the
-    //  fake counts it: only the first WAIT is certain to arrive
-    assert_true (fake.requests [DROVER_MSG_TASK_WAIT] >= 1);
-    assert_true (fake.requests [DROVER_MSG_TASK_WAIT] <= 2);
+    //  The fake answers only the second WAIT, so the wait ended after it
+    //  counted at least two (a slow machine may let a third go out)
+    assert_true (fake.requests [DROVER_MSG_TASK_WAIT] >= 2);
 }
 
 //  A WAIT the broker refuses ends the wait with its code
