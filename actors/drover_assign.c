@@ -503,8 +503,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
         int64_t now = zclock_mono ();
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);
-        int timeout = deadline < 0? -1: deadline > now? (int) (deadline - now): 0;
-        void *which = zpoller_wait (self->poller, timeout);
+        void *which = zpoller_wait (self->poller, drover_pipe_poll_timeout (deadline, now));
         if (which == self->pipe) {
             //  Drain a batch without polling again: the pipe is the hot path
             for (int count = 0; count < S_BATCH && !self->stopping; count++)

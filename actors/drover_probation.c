@@ -156,16 +156,6 @@ s_release_due (self_t *self, int64_t now)
     }
 }
 
-//  Return msec until the next release, or -1 for none
-static int
-s_msec_to_next_deadline (self_t *self, int64_t now)
-{
-    int64_t deadline = drover_bench_next_deadline (self->bench);
-    if (deadline < 0)
-        return -1;
-    return deadline <= now? 0: (int) (deadline - now);
-}
-
 //  The actor
 void
 drover_probation_actor (zsock_t *pipe, void *args)
@@ -173,7 +163,8 @@ drover_probation_actor (zsock_t *pipe, void *args)
     self_t *self = s_self_new (pipe);
     zsock_signal (pipe, 0);
     while (!self->stopping) {
-        int wait = s_msec_to_next_deadline (self, zclock_mono ());
+        int64_t deadline = drover_bench_next_deadline (self->bench);
+        int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         void *which = zpoller_wait (self->poller, wait);
         if (which == self->pipe)
             s_handle_pipe (self);

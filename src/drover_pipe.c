@@ -157,3 +157,12 @@ drover_pipe_event (zsock_t *pipe, const char *topic, uint64_t task, uint32_t att
     zmq_send (handle, topic, strlen (topic), ZMQ_SNDMORE);
     zframe_send (&body, pipe, 0);
 }
+
+//  Turn the next deadline into a poll timeout
+int
+drover_pipe_poll_timeout (int64_t deadline, int64_t now)
+{
+    if (deadline < 0)
+        return -1;              //  nothing timed: wait for input
+    return deadline <= now? 0: (int) (deadline - now);
+}

@@ -81,6 +81,11 @@ void
     drover_pipe_event (zsock_t *pipe, const char *topic, uint64_t task, uint32_t attempt,
                        const char *worker, const char *reason);
 
+//  Turn an actor's next deadline (msec monotonic, -1 for none) into a
+//  zpoller_wait timeout: -1 waits for input only, 0 means already due
+int
+    drover_pipe_poll_timeout (int64_t deadline, int64_t now);
+
 #ifdef __cplusplus
 }
 #endif
