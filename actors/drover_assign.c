@@ -10,9 +10,9 @@
     the poll timeout.
 
     The pipe is the hot path (several commands per task, 100k tasks/s is
-    the aim): commands are read and said frame by frame with zmq_msg_t,
-    whose small frames libzmq keeps inline, rather than with zmsg_t, which
-    allocates per frame. Rare commands still go through zmsg_t.
+    the aim): commands come in BATCHes from the main, and everything one
+    turn says goes out as one BATCH (drover_outbox), so a busy broker
+    wakes each thread once per batch rather than once per command.
 
     In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
@@ -31,14 +31,12 @@
 #include "drover_tasktable.h"
 #include "drover_pipe.h"
 
-//  Most messages handled from the pipe before the ack deadlines are checked
-#define S_BATCH             256
 //  Most warnings about stale or unknown reports logged per second
 #define S_WARNINGS_PER_SEC  20
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
-    void *handle;               //  the pipe's libzmq socket
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     zpoller_t *poller;          //  the pipe
     drover_tasktable_t *table;  //  every task; decides everything
     uint64_t stale;             //  reports answered STALE or NOT FOUND
@@ -55,7 +53,7 @@ s_self_new (zsock_t *pipe)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->pipe = pipe;
-    self->handle = zsock_resolve (pipe);
+    self->outbox = drover_outbox_new ();
     self->poller = zpoller_new (pipe, NULL);
     assert (self->poller);
     self->table = drover_tasktable_new ();
@@ -73,6 +71,7 @@ s_self_destroy (self_t **self_p)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
     drover_tasktable_destroy (&self->table);
     zpoller_destroy (&self->poller);
+    drover_outbox_destroy (&self->outbox);
     free (self);
     *self_p = NULL;
 }
@@ -80,29 +79,6 @@ s_self_destroy (self_t **self_p)
 
 //  ---------------------------------------------------------------------
 //  Saying things
-
-//  Say one frame of a command; more: frames follow
-static void
-s_put (self_t *self, const void *data, size_t size, bool more)
-{
-    zmq_send (self->handle, data, size, more? ZMQ_SNDMORE: 0);
-}
-
-//  Say a string frame
-static void
-s_put_text (self_t *self, const char *text, bool more)
-{
-    s_put (self, text, strlen (text), more);
-}
-
-//  Say a number frame, in decimal as zsock_send writes 4, 8 and i
-static void
-s_put_number (self_t *self, int64_t value, bool more)
-{
-    char text [24];
-    int size = snprintf (text, sizeof text, "%" PRId64, value);
-    s_put (self, text, (size_t) size, more);
-}
 
 //  Tell whether a warning may be logged now: at most S_WARNINGS_PER_SEC a
 //  second, so that a flood of stale reports cannot flood the log
@@ -140,7 +116,7 @@ s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
 static void
 s_publish (self_t *self, const drover_action_t *action)
 {
-    drover_pipe_event (self->pipe, action->topic, action->task, action->attempt,
+    drover_pipe_event (self->outbox, action->topic, action->task, action->attempt,
                        action->worker, action->reason);
 
     //  One line per final state would be too much at 100k tasks/s
@@ -170,13 +146,13 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.timeout = action->timeout;
         msg.body = (byte *) action->body;           //  borrowed, never freed here
         msg.body_size = action->body_size;
-        drover_pipe_send_to (self->pipe, "assign", action->route, action->route_size, &msg,
+        drover_pipe_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
                              action->worker);
     }
     else
     if (action->type == DROVER_ACTION_KILL) {
         msg.id = DROVER_MSG_TASK_KILL;
-        drover_pipe_send_to (self->pipe, "assign", action->route, action->route_size, &msg,
+        drover_pipe_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
                              action->worker);
     }
     else {
@@ -193,7 +169,7 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.err = (byte *) action->err;             //  borrowed
         msg.err_size = action->err_size;
         msg.reason = action->reason [0]? (char *) action->reason: NULL;
-        drover_pipe_send_to (self->pipe, "assign", action->route, action->route_size, &msg, "");
+        drover_pipe_send_to (self->outbox, "assign", action->route, action->route_size, &msg, "");
     }
 }
 
@@ -205,27 +181,22 @@ s_carry_out (self_t *self)
     while ((action = drover_tasktable_next_action (self->table))) {
         switch (action->type) {
             case DROVER_ACTION_QUEUE:
-                s_put_text (self, "QUEUE", true);
-                s_put_number (self, (int64_t) action->task, true);
-                s_put_number (self, action->priority, true);
-                s_put_number (self, action->procs, true);
-                s_put_number (self, (int64_t) action->mem, true);
-                s_put_text (self, action->labels, false);
+                drover_outbox_say (self->outbox, "s8i48s", "QUEUE", action->task,
+                                   action->priority, action->procs, action->mem, action->labels);
                 break;
             case DROVER_ACTION_DEQUEUE:
             case DROVER_ACTION_FREE:
-                s_put_text (self, action->type == DROVER_ACTION_FREE? "FREE": "DEQUEUE", true);
-                s_put_number (self, (int64_t) action->task, false);
+                drover_outbox_say (self->outbox, "s8", action->type == DROVER_ACTION_FREE?
+                                   "FREE": "DEQUEUE", action->task);
                 break;
             case DROVER_ACTION_SUCCESS:
-                s_put_text (self, "SUCCESS", true);
-                s_put_text (self, action->worker, false);
+                drover_outbox_say (self->outbox, "ss", "SUCCESS", action->worker);
                 break;
             case DROVER_ACTION_FAILURE:
                 if (s_may_warn (self))
                     zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
                                   action->worker, action->reason, action->task);
-                zsock_send (self->pipe, "sss", "FAILURE", action->worker, action->reason);
+                drover_outbox_say (self->outbox, "sss", "FAILURE", action->worker, action->reason);
                 break;
             case DROVER_ACTION_EVENT:
                 s_publish (self, action);
@@ -247,7 +218,7 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     const char *reason;
     int code = drover_tasktable_submit (self->table, msg, route, route_size, &task, &reason);
     if (code != DROVER_CODE_OK) {
-        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason, "");
+        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
         return;
     }
     drover_msg_t reply;
@@ -255,7 +226,7 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     reply.id = DROVER_MSG_TASK_ACCEPTED;
     reply.seq = msg->seq;
     reply.task = task;
-    drover_pipe_send_to (self->pipe, "assign", route, route_size, &reply, "");
+    drover_pipe_send_to (self->outbox, "assign", route, route_size, &reply, "");
 }
 
 //  TASK LIST: counts and rows
@@ -265,7 +236,7 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
     reply->seq = msg->seq;
     drover_tasktable_list (self->table, msg->state, msg->limit, reply);
-    drover_pipe_send_to (self->pipe, "assign", route, route_size, reply, "");
+    drover_pipe_send_to (self->outbox, "assign", route, route_size, reply, "");
     drover_msg_destroy (&reply);
 }
 
@@ -283,20 +254,20 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);
-        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason, "");
+        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_WAIT) {
         code = drover_tasktable_wait (self->table, msg->tasks, msg->ntasks, msg->seq,
                                       route, route_size, &reason);
-        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason, "");
+        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_STARTED) {
         code = drover_tasktable_started (self->table, msg->worker, msg->task, msg->attempt, &reason);
         if (code != DROVER_CODE_OK) {
             s_warn_refused (self, msg, code, reason);
-            drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason,
+            drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
                                   msg->worker);
         }
     }
@@ -305,88 +276,61 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
         code = drover_tasktable_result (self->table, msg, &reason);
         if (code != DROVER_CODE_OK)
             s_warn_refused (self, msg, code, reason);
-        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq, code, reason,
+        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
                               msg->worker);
     }
     else
-        drover_pipe_reply_to (self->pipe, "assign", route, route_size, msg->seq,
+        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq,
                               DROVER_CODE_UNEXPECTED, "not a message the task table handles", "");
     s_carry_out (self);
 }
 
-//  Receive the next frame of a command into part (initialised here; the
-//  caller closes it). Returns 0, or -1 if there is none.
-static int
-s_get (self_t *self, zmq_msg_t *part)
-{
-    zmq_msg_init (part);
-    if (zmq_msg_recv (part, self->handle, 0) == -1) {
-        zmq_msg_close (part);
-        return -1;
-    }
-    return 0;
-}
-
 //  Tell whether a frame can be a ROUTER routing id
 static bool
-s_route_valid (size_t size)
+s_route_valid (zframe_t *route)
 {
-    return size >= 1 && size <= 255;
+    return route && zframe_size (route) >= 1 && zframe_size (route) <= 255;
 }
 
 //  MSG route(f) msg(p): we own msg from here on
 static void
-s_handle_msg (self_t *self, bool more)
+s_handle_msg (self_t *self, zmsg_t *msg)
 {
-    zmq_msg_t route, pointer;
-    if (!more || s_get (self, &route))
-        return;                 //  interrupted (or our bug, below)
-    if (!zmq_msg_more (&route) || s_get (self, &pointer)) {
-        zmq_msg_close (&route);
-        return;
-    }
-    drover_msg_t *request = drover_pipe_msg_of (zmq_msg_data (&pointer), zmq_msg_size (&pointer));
-    if (request) {
-        if (s_route_valid (zmq_msg_size (&route)))
-            s_handle_request (self, (const byte *) zmq_msg_data (&route),
-                              zmq_msg_size (&route), request);
-        else
-            zsys_error ("assign: MSG with a route of %zu bytes", zmq_msg_size (&route));
-        drover_msg_destroy (&request);
-    }
-    else {
-        zsys_error ("assign: MSG without a pointer");
-        assert (false);         //  the main said it wrong: our bug
-    }
-    zmq_msg_close (&pointer);
-    zmq_msg_close (&route);
+    zframe_t *route = zmsg_pop (msg);
+    drover_msg_t *request = drover_pipe_pop_msg (msg);
+    if (s_route_valid (route))
+        s_handle_request (self, zframe_data (route), zframe_size (route), request);
+    else
+        zsys_error ("assign: MSG with a route of %zu bytes", route? zframe_size (route): 0);
+    drover_msg_destroy (&request);
+    zframe_destroy (&route);
 }
 
 //  ASSIGN [task(8) worker(s)]...: offer each placed task, or give back
 //  what can no longer run
 static void
-s_handle_assign (self_t *self, bool more)
+s_handle_assign (self_t *self, zmsg_t *msg)
 {
     int64_t now = zclock_mono ();
-    while (more) {
-        zmq_msg_t task, worker;
-        if (s_get (self, &task))
-            return;             //  interrupted
-        if (!zmq_msg_more (&task) || s_get (self, &worker)) {
+    zframe_t *task;
+    while ((task = zmsg_first (msg))) {
+        zframe_t *worker = zmsg_next (msg);
+        if (!worker) {
             zsys_error ("assign: ASSIGN with an odd number of frames");
-            zmq_msg_close (&task);
-            return;             //  schedq said it wrong: our bug
+            assert (false);     //  schedq said it wrong: our bug
+            break;
         }
-        more = zmq_msg_more (&worker);
         char worker_id [DROVER_ID_MAX + 1];
-        size_t size = zmq_msg_size (&worker) < DROVER_ID_MAX? zmq_msg_size (&worker): DROVER_ID_MAX;
-        memcpy (worker_id, zmq_msg_data (&worker), size);
+        size_t size = zframe_size (worker) < DROVER_ID_MAX? zframe_size (worker): DROVER_ID_MAX;
+        memcpy (worker_id, zframe_data (worker), size);
         worker_id [size] = 0;
-        uint64_t id = drover_pipe_number (zmq_msg_data (&task), zmq_msg_size (&task));
+        uint64_t id = drover_pipe_number (zframe_data (task), zframe_size (task));
         drover_tasktable_assign (self->table, id, worker_id, now);
         s_carry_out (self);
-        zmq_msg_close (&worker);
-        zmq_msg_close (&task);
+        zmsg_remove (msg, task);
+        zmsg_remove (msg, worker);
+        zframe_destroy (&task);
+        zframe_destroy (&worker);
     }
 }
 
@@ -402,7 +346,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
         zframe_destroy (&frame);
     }
     zframe_t *running = zmsg_pop (msg);
-    if (!route || !running || !s_route_valid (zframe_size (route))) {
+    if (!running || !s_route_valid (route)) {
         zsys_error ("assign: UP worker=%s said wrong", worker);
         assert (false);         //  health said it wrong: our bug
         zframe_destroy (&running);
@@ -425,30 +369,51 @@ s_handle_up (self_t *self, zmsg_t *msg)
     zframe_destroy (&route);
 }
 
-//  A rare command: the rest of its frames as a zmsg
+//  LOST worker(s) reason(s): requeue or fail what the worker had
 static void
-s_handle_other (self_t *self, const char *command, bool more)
+s_handle_lost (self_t *self, zmsg_t *msg)
 {
-    zmsg_t *msg = more? zmsg_recv (self->pipe): zmsg_new ();
-    assert (msg);
+    char worker [DROVER_ID_MAX + 1], reason [DROVER_REASON_MAX + 1];
+    drover_pipe_pop_text (msg, worker, sizeof worker);
+    drover_pipe_pop_text (msg, reason, sizeof reason);
+    drover_tasktable_worker_lost (self->table, worker, reason);
+    s_carry_out (self);
+}
+
+//  CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
+static void
+s_handle_configure (self_t *self, zmsg_t *msg)
+{
+    uint32_t ack_timeout = (uint32_t) drover_pipe_pop_number (msg);
+    uint32_t lost_retries = (uint32_t) drover_pipe_pop_number (msg);
+    uint32_t max_queued = (uint32_t) drover_pipe_pop_number (msg);
+    uint32_t keep_finished = (uint32_t) drover_pipe_pop_number (msg);
+    drover_tasktable_configure (self->table, ack_timeout, lost_retries, max_queued, keep_finished);
+}
+
+//  Handle one command from the pipe (drover_outbox_receive calls this)
+static void
+s_handle_command (void *arg, zmsg_t *msg)
+{
+    self_t *self = (self_t *) arg;
+    char command [16];
+    drover_pipe_pop_text (msg, command, sizeof command);
+    if (self->verbose)
+        zsys_debug ("assign: command=%s", command);
+    if (streq (command, "MSG"))
+        s_handle_msg (self, msg);
+    else
+    if (streq (command, "ASSIGN"))
+        s_handle_assign (self, msg);
+    else
     if (streq (command, "UP"))
         s_handle_up (self, msg);
     else
-    if (streq (command, "LOST")) {
-        char worker [DROVER_ID_MAX + 1], reason [DROVER_REASON_MAX + 1];
-        drover_pipe_pop_text (msg, worker, sizeof worker);
-        drover_pipe_pop_text (msg, reason, sizeof reason);
-        drover_tasktable_worker_lost (self->table, worker, reason);
-        s_carry_out (self);
-    }
+    if (streq (command, "LOST"))
+        s_handle_lost (self, msg);
     else
-    if (streq (command, "CONFIGURE")) {
-        uint32_t ack_timeout = (uint32_t) drover_pipe_pop_number (msg);
-        uint32_t lost_retries = (uint32_t) drover_pipe_pop_number (msg);
-        uint32_t max_queued = (uint32_t) drover_pipe_pop_number (msg);
-        uint32_t keep_finished = (uint32_t) drover_pipe_pop_number (msg);
-        drover_tasktable_configure (self->table, ack_timeout, lost_retries, max_queued, keep_finished);
-    }
+    if (streq (command, "CONFIGURE"))
+        s_handle_configure (self, msg);
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;
@@ -459,38 +424,6 @@ s_handle_other (self_t *self, const char *command, bool more)
         zsys_error ("assign: unknown pipe command=%s", command);
         assert (false);         //  the vocabulary is in ACTORS.md
     }
-    zmsg_destroy (&msg);
-}
-
-//  One command from the pipe, waiting for it unless flags say
-//  ZMQ_DONTWAIT. Returns 0, or -1 if none was there.
-static int
-s_handle_pipe (self_t *self, int flags)
-{
-    zmq_msg_t part;
-    zmq_msg_init (&part);
-    if (zmq_msg_recv (&part, self->handle, flags) == -1) {
-        zmq_msg_close (&part);
-        if (zmq_errno () == ETERM)
-            self->stopping = true;  //  the context is ending
-        return -1;                  //  nothing there, or interrupted
-    }
-    char command [16];
-    size_t size = zmq_msg_size (&part) < sizeof command - 1? zmq_msg_size (&part): sizeof command - 1;
-    memcpy (command, zmq_msg_data (&part), size);
-    command [size] = 0;
-    bool more = zmq_msg_more (&part);
-    zmq_msg_close (&part);
-    if (self->verbose)
-        zsys_debug ("assign: command=%s", command);
-    if (streq (command, "MSG"))
-        s_handle_msg (self, more);
-    else
-    if (streq (command, "ASSIGN"))
-        s_handle_assign (self, more);
-    else
-        s_handle_other (self, command, more);
-    return 0;
 }
 
 //  Run the assign actor
@@ -503,12 +436,11 @@ drover_assign_actor (zsock_t *pipe, void *args)
         int64_t now = zclock_mono ();
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);
+        drover_outbox_flush (self->outbox, self->pipe);
         void *which = zpoller_wait (self->poller, drover_pipe_poll_timeout (deadline, now));
         if (which == self->pipe) {
-            //  Drain a batch without polling again: the pipe is the hot path
-            for (int count = 0; count < S_BATCH && !self->stopping; count++)
-                if (s_handle_pipe (self, count? ZMQ_DONTWAIT: 0) == -1)
-                    break;
+            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
+                break;          //  interrupted
         }
         else
         if (zpoller_terminated (self->poller))

@@ -47,6 +47,7 @@ typedef struct {
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     zpoller_t *poller;          //  the pipe
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     drover_liveness_t *liveness;    //  last heard, for lost-after
@@ -74,6 +75,7 @@ static self_t *
 s_self_new (zsock_t *pipe)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->outbox = drover_outbox_new ();
     self->pipe = pipe;
     self->poller = zpoller_new (pipe, NULL);
     assert (self->poller);
@@ -95,6 +97,7 @@ s_self_destroy (self_t **self_p)
     drover_liveness_destroy (&self->liveness);
     zhashx_destroy (&self->workers);
     zpoller_destroy (&self->poller);
+    drover_outbox_destroy (&self->outbox);
     free (self);
     *self_p = NULL;
 }
@@ -113,8 +116,8 @@ s_worker_lost (self_t *self, const char *id, const char *reason)
         zsys_warning ("health: worker=%s state=LOST reason=%s", worker, reason);
     else
         zsys_notice ("health: worker=%s state=LOST reason=%s", worker, reason);
-    zsock_send (self->pipe, "sss", "LOST", worker, reason);
-    drover_pipe_event (self->pipe, "worker.lost", 0, 0, worker, reason);
+    drover_outbox_say (self->outbox, "sss", "LOST", worker, reason);
+    drover_pipe_event (self->outbox, "worker.lost", 0, 0, worker, reason);
     drover_liveness_forget (self->liveness, worker);
     zhashx_delete (self->workers, worker);
 }
@@ -130,14 +133,14 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
         labels = joined;
     }
     zframe_t *running = zframe_new (hello->running, hello->nrunning * sizeof (drover_taskref_t));
-    zsock_send (self->pipe, "ssf848sf", "UP", worker->id, worker->route, worker->epoch,
+    drover_outbox_say (self->outbox, "ssf848sf", "UP", worker->id, worker->route, worker->epoch,
                 hello->procs, hello->mem, labels, running);
     zframe_destroy (&running);
     zstr_free (&labels);
     zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
                  " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
                  hello->nlabels, hello->nrunning);
-    drover_pipe_event (self->pipe, "worker.up", 0, 0, worker->id, "");
+    drover_pipe_event (self->outbox, "worker.up", 0, 0, worker->id, "");
 }
 
 //  Return why a HELLO cannot be accepted, or NULL if it can
@@ -164,7 +167,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
 {
     const char *invalid = s_hello_invalid (hello);
     if (invalid) {
-        drover_pipe_reply (self->pipe, "health", route, hello->seq, DROVER_CODE_BAD_REQUEST,
+        drover_pipe_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_BAD_REQUEST,
                            invalid);
         return;
     }
@@ -178,7 +181,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         if (zhashx_size (self->workers) >= self->max_workers) {
             zsys_warning ("health: refused worker=%s: max-workers=%u reached",
                           hello->worker, self->max_workers);
-            drover_pipe_reply (self->pipe, "health", route, hello->seq, DROVER_CODE_TOO_MANY,
+            drover_pipe_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_TOO_MANY,
                                "too many workers");
             return;
         }
@@ -199,7 +202,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->seq = hello->seq;
     welcome->heartbeat = self->heartbeat;
-    drover_pipe_send (self->pipe, "health", route, welcome, worker->id);
+    drover_pipe_send (self->outbox, "health", route, welcome, worker->id);
     drover_msg_destroy (&welcome);
     if (say_up)
         s_worker_up (self, worker, hello);
@@ -226,14 +229,14 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
     if (!worker) {
         if (self->verbose)
             zsys_debug ("health: heartbeat from unregistered worker=%s", heartbeat->worker);
-        drover_pipe_reply (self->pipe, "health", route, heartbeat->seq,
+        drover_pipe_reply (self->outbox, "health", route, heartbeat->seq,
                            DROVER_CODE_NOT_REGISTERED, "not registered: say HELLO");
         return;
     }
     drover_liveness_observe (self->liveness, worker->id, zclock_mono ());
     worker->stats = heartbeat->stats;
     zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
-    zsock_send (self->pipe, "ssf", "STATS", worker->id, stats);
+    drover_outbox_say (self->outbox, "ssf", "STATS", worker->id, stats);
     zframe_destroy (&stats);
 }
 
@@ -264,7 +267,7 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("health: %s is not ours", drover_msg_name (wire->id));
-        drover_pipe_reply (self->pipe, "health", route, wire->seq, DROVER_CODE_UNEXPECTED,
+        drover_pipe_reply (self->outbox, "health", route, wire->seq, DROVER_CODE_UNEXPECTED,
                            "not a worker health message");
     }
 }
@@ -282,15 +285,11 @@ s_handle_heard (self_t *self, const char *id, zframe_t *route)
 //  ---------------------------------------------------------------------
 //  The loop
 
-//  Handle one command from the pipe
+//  Handle one command from the pipe (drover_outbox_receive calls this)
 static void
-s_handle_pipe (self_t *self)
+s_handle_command (void *arg, zmsg_t *msg)
 {
-    zmsg_t *msg = zmsg_recv (self->pipe);
-    if (!msg) {
-        self->stopping = true;  //  interrupted
-        return;
-    }
+    self_t *self = (self_t *) arg;
     char *command = zmsg_popstr (msg);
     assert (command);
     if (self->verbose)
@@ -329,7 +328,6 @@ s_handle_pipe (self_t *self)
         assert (false);
     }
     zstr_free (&command);
-    zmsg_destroy (&msg);
 }
 
 //  Declare LOST every worker silent for lost-after
@@ -353,13 +351,16 @@ drover_health_actor (zsock_t *pipe, void *args)
         int64_t deadline = drover_liveness_next_deadline (self->liveness);
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         void *which = zpoller_wait (self->poller, wait);
-        if (which == self->pipe)
-            s_handle_pipe (self);
+        if (which == self->pipe) {
+            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
+                break;          //  interrupted
+        }
         else
         if (zpoller_terminated (self->poller))
             break;
         if (!self->stopping)
             s_expire_silent (self, zclock_mono ());
+        drover_outbox_flush (self->outbox, self->pipe);
     }
     s_self_destroy (&self);
 }

@@ -29,6 +29,7 @@
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     zpoller_t *poller;          //  the pipe
     drover_bench_t *bench;      //  benched workers by release deadline
     bool stopping;              //  $TERM seen
@@ -41,6 +42,7 @@ static self_t *
 s_self_new (zsock_t *pipe)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->outbox = drover_outbox_new ();
     self->pipe = pipe;
     self->poller = zpoller_new (pipe, NULL);
     assert (self->poller);
@@ -57,6 +59,7 @@ s_self_destroy (self_t **self_p)
         return;
     drover_bench_destroy (&self->bench);
     zpoller_destroy (&self->poller);
+    drover_outbox_destroy (&self->outbox);
     free (self);
     *self_p = NULL;
 }
@@ -66,8 +69,8 @@ static void
 s_cleared (self_t *self, const char *worker, const char *why)
 {
     zsys_notice ("probation: worker=%s state=OK why=%s", worker, why);
-    zsock_send (self->pipe, "sss", "CLEARED", worker, why);
-    drover_pipe_event (self->pipe, "worker.cleared", 0, 0, worker, why);
+    drover_outbox_say (self->outbox, "sss", "CLEARED", worker, why);
+    drover_pipe_event (self->outbox, "worker.cleared", 0, 0, worker, why);
 }
 
 //  FAILURE: bench the worker, or restart its timer
@@ -76,8 +79,8 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
 {
     if (drover_bench_failure (self->bench, worker, reason, zclock_mono ()) == DROVER_BENCH_ENTERED) {
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
-        zsock_send (self->pipe, "sss", "PROBATION", worker, reason);
-        drover_pipe_event (self->pipe, "worker.probation", 0, 0, worker, reason);
+        drover_outbox_say (self->outbox, "sss", "PROBATION", worker, reason);
+        drover_pipe_event (self->outbox, "worker.probation", 0, 0, worker, reason);
     }
     else
     if (self->verbose)
@@ -85,15 +88,11 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
                     worker, reason);
 }
 
-//  Handle one command from the pipe
+//  Handle one command from the pipe (drover_outbox_receive calls this)
 static void
-s_handle_pipe (self_t *self)
+s_handle_command (void *arg, zmsg_t *msg)
 {
-    zmsg_t *msg = zmsg_recv (self->pipe);
-    if (!msg) {
-        self->stopping = true;  //  interrupted
-        return;
-    }
+    self_t *self = (self_t *) arg;
     char *command = zmsg_popstr (msg);
     assert (command);
     if (self->verbose)
@@ -142,7 +141,6 @@ s_handle_pipe (self_t *self)
         assert (false);
     }
     zstr_free (&command);
-    zmsg_destroy (&msg);
 }
 
 //  Clear every worker whose probation has run out
@@ -166,13 +164,16 @@ drover_probation_actor (zsock_t *pipe, void *args)
         int64_t deadline = drover_bench_next_deadline (self->bench);
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         void *which = zpoller_wait (self->poller, wait);
-        if (which == self->pipe)
-            s_handle_pipe (self);
+        if (which == self->pipe) {
+            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
+                break;          //  interrupted
+        }
         else
         if (zpoller_terminated (self->poller))
             break;
         if (!self->stopping)
             s_release_due (self, zclock_mono ());
+        drover_outbox_flush (self->outbox, self->pipe);
     }
     s_self_destroy (&self);
 }

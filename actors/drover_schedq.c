@@ -3,9 +3,8 @@
 
     Keeps the scheduling queue (src/drover_sched.c), which decides, and
     does the I/O around it: requests and capacity changes come in on the
-    pipe; after each batch of commands (everything ready on the pipe, up to
-    S_BATCH) one scheduling pass runs and its placements go out as one
-    ASSIGN. It is also the machine registry that WORKER LIST reads and that
+    pipe; after each BATCH of commands the main sends, one scheduling pass
+    runs and its placements go out as one ASSIGN. It is also the machine registry that WORKER LIST reads and that
     WORKER ADMIN steers; a draining machine with nothing assigned is told
     WORKER LEAVE, once.
 
@@ -31,8 +30,6 @@
 
 //  Max-shelve until CONFIGURE says otherwise
 #define S_MAX_SHELVE    1000
-//  Most commands handled before a scheduling pass runs
-#define S_BATCH         10000
 //  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
 #define S_ROW_OVERHEAD  160
 
@@ -44,6 +41,7 @@ typedef struct {
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     zpoller_t *poller;          //  the pipe
     drover_sched_t *sched;      //  requests and machines; decides placements
     zhashx_t *machines;         //  worker id -> s_machine_t (owned)
@@ -70,6 +68,7 @@ static self_t *
 s_self_new (zsock_t *pipe)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->outbox = drover_outbox_new ();
     self->pipe = pipe;
     self->poller = zpoller_new (pipe, NULL);
     assert (self->poller);
@@ -89,6 +88,7 @@ s_self_destroy (self_t **self_p)
     zhashx_destroy (&self->machines);
     drover_sched_destroy (&self->sched);
     zpoller_destroy (&self->poller);
+    drover_outbox_destroy (&self->outbox);
     free (self);
     *self_p = NULL;
 }
@@ -109,7 +109,7 @@ s_check_drained (self_t *self, const char *id)
         return;                 //  not draining, or not done yet
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     snprintf (leave->worker, sizeof leave->worker, "%s", id);
-    drover_pipe_send (self->pipe, "schedq", machine->route, leave, id);
+    drover_pipe_send (self->outbox, "schedq", machine->route, leave, id);
     drover_msg_destroy (&leave);
     machine->leave_sent = true;
     zsys_notice ("schedq: worker=%s drained, told to leave", id);
@@ -203,23 +203,23 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
 {
     drover_sched_view_t view;
     if (request->admin > DROVER_ADMIN_MAX) {
-        drover_pipe_reply (self->pipe, "schedq", route, request->seq, DROVER_CODE_BAD_REQUEST,
+        drover_pipe_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_BAD_REQUEST,
                            "admin must be 0..2");
         return;
     }
     if (drover_sched_lookup (self->sched, request->worker, &view)) {
-        drover_pipe_reply (self->pipe, "schedq", route, request->seq, DROVER_CODE_NOT_FOUND,
+        drover_pipe_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_NOT_FOUND,
                            "unknown worker");
         return;
     }
     int before = view.admin;
     drover_sched_set_admin (self->sched, request->worker, request->admin);
-    drover_pipe_reply (self->pipe, "schedq", route, request->seq, DROVER_CODE_OK,
+    drover_pipe_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK,
                        drover_admin_name (request->admin));
     if (before == request->admin)
         return;                 //  no change, nothing to tell
     zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
-    drover_pipe_event (self->pipe, s_admin_topic (request->admin), 0, 0, request->worker, "");
+    drover_pipe_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
     s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, request->worker);
     if (machine && request->admin == DROVER_ADMIN_DRAIN)
         machine->leave_sent = false;
@@ -296,7 +296,7 @@ s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
         payload = drover_msg_encode (table);
     }
     if (payload) {
-        zsock_send (self->pipe, "sffs", "SEND", route, payload, "");
+        drover_outbox_say (self->outbox, "sffs", "SEND", route, payload, "");
         zframe_destroy (&payload);
     }
     else
@@ -316,7 +316,7 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("schedq: %s is not ours", drover_msg_name (wire->id));
-        drover_pipe_reply (self->pipe, "schedq", route, wire->seq, DROVER_CODE_UNEXPECTED,
+        drover_pipe_reply (self->outbox, "schedq", route, wire->seq, DROVER_CODE_UNEXPECTED,
                            "not a worker admin message");
     }
 }
@@ -380,20 +380,16 @@ s_schedule (self_t *self)
     if (placed > 0) {
         if (self->verbose)
             zsys_debug ("schedq: pass placed=%d queued=%zu", placed, drover_sched_size (self->sched));
-        zmsg_send (&self->assign, self->pipe);
+        drover_outbox_add (self->outbox, &self->assign);
     }
     zmsg_destroy (&self->assign);
 }
 
-//  Handle one command from the pipe
+//  Handle one command from the pipe (drover_outbox_receive calls this)
 static void
-s_handle_pipe (self_t *self)
+s_handle_command (void *arg, zmsg_t *msg)
 {
-    zmsg_t *msg = zmsg_recv (self->pipe);
-    if (!msg) {
-        self->stopping = true;  //  interrupted
-        return;
-    }
+    self_t *self = (self_t *) arg;
     char *command = zmsg_popstr (msg);
     assert (command);
     if (self->verbose)
@@ -444,20 +440,6 @@ s_handle_pipe (self_t *self)
         assert (false);
     }
     zstr_free (&command);
-    zmsg_destroy (&msg);
-}
-
-//  Handle every command ready on the pipe (up to S_BATCH), then place
-static void
-s_handle_batch (self_t *self)
-{
-    for (int count = 0; count < S_BATCH && !self->stopping; count++) {
-        if (count && !(zsock_events (self->pipe) & ZMQ_POLLIN))
-            break;              //  nothing more ready: time to place
-        s_handle_pipe (self);
-    }
-    if (!self->stopping)
-        s_schedule (self);
 }
 
 //  The actor
@@ -468,11 +450,17 @@ drover_schedq_actor (zsock_t *pipe, void *args)
     zsock_signal (pipe, 0);
     while (!self->stopping) {
         void *which = zpoller_wait (self->poller, -1);
-        if (which == self->pipe)
-            s_handle_batch (self);
+        if (which == self->pipe) {
+            //  One pass per batch of commands: placements see all of them
+            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
+                break;          //  interrupted
+            if (!self->stopping)
+                s_schedule (self);
+        }
         else
         if (zpoller_terminated (self->poller))
             break;
+        drover_outbox_flush (self->outbox, self->pipe);
     }
     s_self_destroy (&self);
 }

@@ -19,45 +19,46 @@
 #include "drover_probation.h"
 #include "drover_schedq.h"
 #include "drover_assign.h"
+#include "drover_outbox.h"
+#include "drover_pipe.h"
 #include <getopt.h>
 
-//  Which actors hear a command (bit set)
-#define S_TO_HEALTH     1
-#define S_TO_PROBATION  2
-#define S_TO_SCHEDQ     4
-#define S_TO_ASSIGN     8
+//  The actors, by index
+enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_ACTORS };
+
+//  The bit of an actor in a route's targets
+#define S_TO(actor)     (1 << (actor))
 
 //  The routing table: what each actor says, and who hears it
 static const struct {
     const char *command;        //  first frame of the actor's message
-    int targets;                //  S_TO_* bits
+    int targets;                //  S_TO () bits
 } s_routes [] = {
-    { "ASSIGN",    S_TO_ASSIGN },
-    { "QUEUE",     S_TO_SCHEDQ },
-    { "FREE",      S_TO_SCHEDQ },
-    { "SUCCESS",   S_TO_PROBATION },
-    { "DEQUEUE",   S_TO_SCHEDQ },
-    { "STATS",     S_TO_SCHEDQ },
-    { "UP",        S_TO_SCHEDQ | S_TO_ASSIGN | S_TO_PROBATION },
-    { "LOST",      S_TO_SCHEDQ | S_TO_ASSIGN | S_TO_PROBATION },
-    { "FAILURE",   S_TO_PROBATION },
-    { "PROBATION", S_TO_SCHEDQ },
-    { "CLEARED",   S_TO_SCHEDQ },
+    { "ASSIGN",    S_TO (S_ASSIGN) },
+    { "QUEUE",     S_TO (S_SCHEDQ) },
+    { "FREE",      S_TO (S_SCHEDQ) },
+    { "SUCCESS",   S_TO (S_PROBATION) },
+    { "DEQUEUE",   S_TO (S_SCHEDQ) },
+    { "STATS",     S_TO (S_SCHEDQ) },
+    { "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
+    { "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
+    { "FAILURE",   S_TO (S_PROBATION) },
+    { "PROBATION", S_TO (S_SCHEDQ) },
+    { "CLEARED",   S_TO (S_SCHEDQ) },
 };
 #define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
 
-//  Most messages read from the ROUTER before polling the actors again
-#define S_ROUTER_BATCH  256
+//  Most messages read from the ROUTER in one turn of the loop
+#define S_ROUTER_BATCH  1024
+//  Most BATCHes read from one actor in one turn of the loop
+#define S_ACTOR_BATCHES 8
 
 typedef struct {
     drover_config_t *config;    //  settings, read once
     zsock_t *router;            //  workers and clients
     zsock_t *publisher;         //  event stream
-    zactor_t *health;           //  worker liveness
-    zactor_t *probation;        //  benched workers
-    zactor_t *schedq;           //  placement decisions
-    zactor_t *assign;           //  the task table
-    zpoller_t *poller;          //  actor pipes, then the router
+    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
+    drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     uint64_t malformed;         //  messages that did not decode
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -118,20 +119,18 @@ s_broker_new (drover_config_t *config, bool verbose)
         free (self);
         return NULL;
     }
-    self->health = s_actor_start (drover_health_actor, verbose);
-    zsock_send (self->health, "s444", "CONFIGURE",
+    self->actors [S_HEALTH] = s_actor_start (drover_health_actor, verbose);
+    zsock_send (self->actors [S_HEALTH], "s444", "CONFIGURE",
                 config->heartbeat, config->lost_after, config->max_workers);
-    self->probation = s_actor_start (drover_probation_actor, verbose);
-    zsock_send (self->probation, "s4", "CONFIGURE", config->probation_timeout);
-    self->schedq = s_actor_start (drover_schedq_actor, verbose);
-    zsock_send (self->schedq, "s4", "CONFIGURE", config->max_shelve);
-    self->assign = s_actor_start (drover_assign_actor, verbose);
-    zsock_send (self->assign, "s4444", "CONFIGURE", config->ack_timeout,
+    self->actors [S_PROBATION] = s_actor_start (drover_probation_actor, verbose);
+    zsock_send (self->actors [S_PROBATION], "s4", "CONFIGURE", config->probation_timeout);
+    self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, verbose);
+    zsock_send (self->actors [S_SCHEDQ], "s4", "CONFIGURE", config->max_shelve);
+    self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, verbose);
+    zsock_send (self->actors [S_ASSIGN], "s4444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished);
-
-    self->poller = zpoller_new (self->assign, self->schedq, self->health,
-                                self->probation, self->router, NULL);
-    assert (self->poller);
+    for (int index = 0; index < S_ACTORS; index++)
+        self->outboxes [index] = drover_outbox_new ();
     return self;
 }
 
@@ -142,11 +141,10 @@ s_broker_destroy (s_broker_t **self_p)
     s_broker_t *self = *self_p;
     if (!self)
         return;
-    zpoller_destroy (&self->poller);
-    zactor_destroy (&self->assign);
-    zactor_destroy (&self->schedq);
-    zactor_destroy (&self->probation);
-    zactor_destroy (&self->health);
+    for (int index = S_ACTORS - 1; index >= 0; index--) {
+        zactor_destroy (&self->actors [index]);
+        drover_outbox_destroy (&self->outboxes [index]);
+    }
     zsock_destroy (&self->publisher);
     zsock_destroy (&self->router);
     free (self);
@@ -200,9 +198,9 @@ s_warn_bad_input (s_broker_t *self, const char *what, const byte *data, size_t s
 //  Hand a decoded message to the actor that owns its subject; the actor
 //  owns msg from then on (actors/ACTORS.md, MSG)
 static void
-s_hand_off (zactor_t *actor, zframe_t *route, drover_msg_t *msg)
+s_hand_off (s_broker_t *self, int actor, zframe_t *route, drover_msg_t *msg)
 {
-    zsock_send (actor, "sfp", "MSG", route, msg);
+    drover_outbox_say (self->outboxes [actor], "sfp", "MSG", route, msg);
 }
 
 //  Route one decoded message by id; consumes msg
@@ -213,22 +211,22 @@ s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
         case DROVER_MSG_WORKER_HELLO:
         case DROVER_MSG_WORKER_HEARTBEAT:
         case DROVER_MSG_WORKER_GOODBYE:
-            s_hand_off (self->health, route, msg);
+            s_hand_off (self, S_HEALTH, route, msg);
             break;
         case DROVER_MSG_TASK_STARTED:
         case DROVER_MSG_TASK_RESULT:
-            zsock_send (self->health, "ssf", "HEARD", msg->worker, route);
-            s_hand_off (self->assign, route, msg);
+            drover_outbox_say (self->outboxes [S_HEALTH], "ssf", "HEARD", msg->worker, route);
+            s_hand_off (self, S_ASSIGN, route, msg);
             break;
         case DROVER_MSG_TASK_SUBMIT:
         case DROVER_MSG_TASK_WAIT:
         case DROVER_MSG_TASK_CANCEL:
         case DROVER_MSG_TASK_LIST:
-            s_hand_off (self->assign, route, msg);
+            s_hand_off (self, S_ASSIGN, route, msg);
             break;
         case DROVER_MSG_WORKER_LIST:
         case DROVER_MSG_WORKER_ADMIN:
-            s_hand_off (self->schedq, route, msg);
+            s_hand_off (self, S_SCHEDQ, route, msg);
             break;
         case DROVER_MSG_OK:
         case DROVER_MSG_ERROR:
@@ -286,13 +284,18 @@ s_accept_payload (s_broker_t *self, zframe_t *route, zframe_t *payload, bool ext
 static void
 s_handle_router (s_broker_t *self)
 {
+    void *handle = zsock_resolve (self->router);
     for (int count = 0; count < S_ROUTER_BATCH; count++) {
-        if (count && !(zsock_events (self->router) & ZMQ_POLLIN))
-            break;              //  nothing more ready
-        zframe_t *route = zframe_recv (self->router);
-        if (!route)
-            break;              //  interrupted
-        zframe_t *payload = zframe_more (route)? zframe_recv (self->router): zframe_new_empty ();
+        zmq_msg_t first;
+        zmq_msg_init (&first);
+        if (zmq_msg_recv (&first, handle, ZMQ_DONTWAIT) == -1) {
+            zmq_msg_close (&first);
+            break;              //  nothing more ready (or interrupted)
+        }
+        zframe_t *route = zframe_new (zmq_msg_data (&first), zmq_msg_size (&first));
+        bool more = zmq_msg_more (&first);
+        zmq_msg_close (&first);
+        zframe_t *payload = more? zframe_recv (self->router): zframe_new_empty ();
         bool extra_frames = false;
         while (payload && zframe_more (payload)) {
             zframe_t *extra = zframe_recv (self->router);
@@ -323,7 +326,8 @@ s_forward_send (s_broker_t *self, zmsg_t *msg)
         self->refused++;
         if (*worker) {
             zsys_warning ("broker: send refused worker=%s: %s", worker, zmq_strerror (zmq_errno ()));
-            zsock_send (self->probation, "sss", "FAILURE", worker, "send refused");
+            drover_outbox_say (self->outboxes [S_PROBATION], "sss", "FAILURE", worker,
+                               "send refused");
         }
     }
     zstr_free (&worker);
@@ -331,38 +335,55 @@ s_forward_send (s_broker_t *self, zmsg_t *msg)
     zframe_destroy (&route);
 }
 
-//  Send a copy (or, for the last target, the original) to each target actor
+//  EVENT topic body: publish it as two frames
 static void
-s_forward_to_actors (s_broker_t *self, zmsg_t **msg_p, int targets)
+s_forward_event (s_broker_t *self, zmsg_t *msg)
 {
-    zactor_t *actors [] = { self->health, self->probation, self->schedq, self->assign };
-    int last = -1;
-    for (int index = 0; index < 4; index++)
-        if (targets & (1 << index))
-            last = index;
-    for (int index = 0; index < last; index++)
-        if (targets & (1 << index)) {
-            zmsg_t *copy = zmsg_dup (*msg_p);
-            zmsg_send (&copy, actors [index]);
-        }
-    zmsg_send (msg_p, actors [last]);
+    zframe_t *topic = zmsg_pop (msg);
+    zframe_t *body = zmsg_pop (msg);
+    assert (topic && body);     //  an actor that says less is our bug
+    zframe_send (&topic, self->publisher, ZFRAME_MORE | ZFRAME_DONTWAIT);
+    zframe_send (&body, self->publisher, ZFRAME_DONTWAIT);
+    zframe_destroy (&topic);
+    zframe_destroy (&body);
 }
 
-//  Handle one message an actor said: to the peers, the event stream, or
-//  the actors that hear it
+//  Tell each target actor the command (word, then msg's frames): copies
+//  to all but the last, which gets the frames themselves
 static void
-s_handle_actor (s_broker_t *self, zactor_t *actor)
+s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
 {
-    zmsg_t *msg = zmsg_recv (actor);
-    if (!msg)
-        return;                 //  interrupted
-    char *command = zmsg_popstr (msg);
-    assert (command);
+    int last = -1;
+    for (int index = 0; index < S_ACTORS; index++)
+        if (targets & S_TO (index))
+            last = index;
+    for (int index = 0; index < last; index++)
+        if (targets & S_TO (index)) {
+            zmsg_t *copy = zmsg_dup (msg);
+            zmsg_pushstr (copy, command);
+            drover_outbox_add (self->outboxes [index], &copy);
+        }
+    zmsg_t *moved = zmsg_new ();
+    zmsg_addstr (moved, command);
+    zframe_t *frame;
+    while ((frame = zmsg_pop (msg)))
+        zmsg_append (moved, &frame);
+    drover_outbox_add (self->outboxes [last], &moved);
+}
+
+//  Handle one command an actor said (drover_outbox_receive calls this):
+//  to the peers, the event stream, or the actors that hear it
+static void
+s_handle_actor_command (void *arg, zmsg_t *msg)
+{
+    s_broker_t *self = (s_broker_t *) arg;
+    char command [16];
+    drover_pipe_pop_text (msg, command, sizeof command);
     if (streq (command, "SEND"))
         s_forward_send (self, msg);
     else
     if (streq (command, "EVENT"))
-        zmsg_send (&msg, self->publisher);
+        s_forward_event (self, msg);
     else {
         size_t index;
         for (index = 0; index < S_ROUTES; index++)
@@ -371,28 +392,37 @@ s_handle_actor (s_broker_t *self, zactor_t *actor)
         if (index == S_ROUTES) {
             zsys_error ("broker: actor said an unknown command=%s", command);
             assert (false);     //  our own bug: the vocabulary is in ACTORS.md
+            return;
         }
         if (self->verbose)
             zsys_debug ("broker: route command=%s", command);
-        zmsg_pushstr (msg, command);
-        s_forward_to_actors (self, &msg, s_routes [index].targets);
+        s_forward_to_actors (self, command, msg, s_routes [index].targets);
     }
-    zmsg_destroy (&msg);
-    zstr_free (&command);
 }
 
-//  Serve until interrupted
+//  Serve until interrupted. Each turn handles everything ready: what the
+//  actors said, then up to a batch from the ROUTER; what that tells each
+//  actor goes out as one BATCH per actor at the end of the turn.
 static void
 s_broker_run (s_broker_t *self)
 {
-    while (true) {
-        void *which = zpoller_wait (self->poller, -1);
-        if (!which)
+    zmq_pollitem_t items [S_ACTORS + 1];
+    for (int index = 0; index < S_ACTORS; index++)
+        items [index] = (zmq_pollitem_t) { zsock_resolve (self->actors [index]), 0, ZMQ_POLLIN, 0 };
+    items [S_ACTORS] = (zmq_pollitem_t) { zsock_resolve (self->router), 0, ZMQ_POLLIN, 0 };
+    while (!zsys_interrupted) {
+        if (zmq_poll (items, S_ACTORS + 1, -1) == -1)
             break;              //  SIGINT or SIGTERM
-        if (which == self->router)
+        for (int index = 0; index < S_ACTORS; index++)
+            if (items [index].revents & ZMQ_POLLIN)
+                for (int count = 0; count < S_ACTOR_BATCHES; count++)
+                    if (drover_outbox_receive (zactor_sock (self->actors [index]), ZMQ_DONTWAIT,
+                                               s_handle_actor_command, self) == -1)
+                        break;  //  nothing more from this actor
+        if (items [S_ACTORS].revents & ZMQ_POLLIN)
             s_handle_router (self);
-        else
-            s_handle_actor (self, (zactor_t *) which);
+        for (int index = 0; index < S_ACTORS; index++)
+            drover_outbox_flush (self->outboxes [index], zactor_sock (self->actors [index]));
     }
 }
 

@@ -1,11 +1,9 @@
 /*  =========================================================================
     drover_pipe - what every actor says and reads on its pipe to the main
 
-    Commands are read as zmsg_t frames by most actors; the assign actor
-    reads its hot path with zmq_msg_t, so everything here that it uses
-    works on plain bytes. Saying is done frame by frame on the pipe's
-    libzmq socket: the frames are those zsock_send would write, without
-    building a zmsg_t for each message.
+    Commands are read as zmsg_t frames (drover_outbox_receive hands them
+    over one by one); what an actor says goes into its outbox, which the
+    actor flushes once per turn of its loop as one BATCH.
     =========================================================================
 */
 
@@ -85,8 +83,8 @@ drover_pipe_pop_msg (zmsg_t *msg)
 
 //  Encode msg and say SEND route payload worker
 void
-drover_pipe_send_to (zsock_t *pipe, const char *actor, const byte *route, size_t route_size,
-                     drover_msg_t *msg, const char *worker)
+drover_pipe_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
+                     size_t route_size, drover_msg_t *msg, const char *worker)
 {
     zframe_t *payload = drover_msg_encode (msg);
     if (!payload) {
@@ -98,26 +96,28 @@ drover_pipe_send_to (zsock_t *pipe, const char *actor, const byte *route, size_t
             zsys_error ("%s: cannot encode %s", actor, drover_msg_name (msg->id));
         return;
     }
-    void *handle = zsock_resolve (pipe);
-    zmq_send (handle, "SEND", 4, ZMQ_SNDMORE);
-    zmq_send (handle, route, route_size, ZMQ_SNDMORE);
-    zframe_send (&payload, pipe, ZFRAME_MORE);
-    zmq_send (handle, worker, strlen (worker), 0);
+    zmsg_t *command = zmsg_new ();
+    zmsg_addstr (command, "SEND");
+    zmsg_addmem (command, route, route_size);
+    zmsg_append (command, &payload);
+    zmsg_addstr (command, worker);
+    drover_outbox_add (outbox, &command);
 }
 
 //  Encode msg and say SEND to a route held as a frame
 void
-drover_pipe_send (zsock_t *pipe, const char *actor, zframe_t *route, drover_msg_t *msg,
-                  const char *worker)
+drover_pipe_send (drover_outbox_t *outbox, const char *actor, zframe_t *route,
+                  drover_msg_t *msg, const char *worker)
 {
-    drover_pipe_send_to (pipe, actor, zframe_data (route), zframe_size (route), msg, worker);
+    drover_pipe_send_to (outbox, actor, zframe_data (route), zframe_size (route), msg, worker);
 }
 
 //  Answer a request with OK or ERROR (code, reason), echoing its seq; the
-//  reply lives on the stack and borrows reason, so nothing is allocated
+//  reply lives on the stack and borrows reason
 void
-drover_pipe_reply_to (zsock_t *pipe, const char *actor, const byte *route, size_t route_size,
-                      uint32_t seq, int code, const char *reason, const char *worker)
+drover_pipe_reply_to (drover_outbox_t *outbox, const char *actor, const byte *route,
+                      size_t route_size, uint32_t seq, int code, const char *reason,
+                      const char *worker)
 {
     bool ok = code >= 200 && code < 300;
     drover_msg_t reply;
@@ -126,21 +126,21 @@ drover_pipe_reply_to (zsock_t *pipe, const char *actor, const byte *route, size_
     reply.seq = seq;
     reply.code = (uint16_t) code;
     reply.reason = (char *) (reason && *reason? reason: ok? "ok": "refused");
-    drover_pipe_send_to (pipe, actor, route, route_size, &reply, worker);
+    drover_pipe_send_to (outbox, actor, route, route_size, &reply, worker);
 }
 
 //  Answer a request from a route held as a frame
 void
-drover_pipe_reply (zsock_t *pipe, const char *actor, zframe_t *route, uint32_t seq, int code,
-                   const char *reason)
+drover_pipe_reply (drover_outbox_t *outbox, const char *actor, zframe_t *route, uint32_t seq,
+                   int code, const char *reason)
 {
-    drover_pipe_reply_to (pipe, actor, zframe_data (route), zframe_size (route), seq, code,
+    drover_pipe_reply_to (outbox, actor, zframe_data (route), zframe_size (route), seq, code,
                           reason, "");
 }
 
 //  Build an event stamped now and say EVENT topic body
 void
-drover_pipe_event (zsock_t *pipe, const char *topic, uint64_t task, uint32_t attempt,
+drover_pipe_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
                    const char *worker, const char *reason)
 {
     drover_event_t event;
@@ -152,10 +152,11 @@ drover_pipe_event (zsock_t *pipe, const char *topic, uint64_t task, uint32_t att
     snprintf (event.worker, sizeof event.worker, "%s", worker);
     snprintf (event.reason, sizeof event.reason, "%s", reason);
     zframe_t *body = drover_event_encode (&event);
-    void *handle = zsock_resolve (pipe);
-    zmq_send (handle, "EVENT", 5, ZMQ_SNDMORE);
-    zmq_send (handle, topic, strlen (topic), ZMQ_SNDMORE);
-    zframe_send (&body, pipe, 0);
+    zmsg_t *command = zmsg_new ();
+    zmsg_addstr (command, "EVENT");
+    zmsg_addstr (command, topic);
+    zmsg_append (command, &body);
+    drover_outbox_add (outbox, &command);
 }
 
 //  Turn the next deadline into a poll timeout

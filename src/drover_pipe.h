@@ -6,11 +6,10 @@
     off), and saying SEND route payload worker, an OK or ERROR reply, and
     EVENT topic body. Plain functions, no state: each takes the pipe (or
     the message being read) and, where it logs, the actor's short name,
-    which starts the log line.
+    which starts the log line. What is said goes into the actor's outbox
+    (drover_outbox), sent as one BATCH at the end of the actor's turn.
 
-    Each sender has a byte-route form (`_to`) for an actor that reads its
-    pipe with zmq_msg_t and never holds a zframe_t; nothing here allocates
-    per message beyond the encoded payload.
+    Each sender has a byte-route form (`_to`) for a route held as bytes.
     =========================================================================
 */
 
@@ -19,6 +18,7 @@
 
 #include <czmq.h>
 #include "drover_msg.h"
+#include "drover_outbox.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,30 +55,30 @@ drover_msg_t *
 //  when the peer is a worker, "" otherwise. If our own message breaks a
 //  protocol limit, log it (as actor) and say nothing.
 void
-    drover_pipe_send_to (zsock_t *pipe, const char *actor, const byte *route,
+    drover_pipe_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                          size_t route_size, drover_msg_t *msg, const char *worker);
 
 //  drover_pipe_send_to with the route as a frame
 void
-    drover_pipe_send (zsock_t *pipe, const char *actor, zframe_t *route,
+    drover_pipe_send (drover_outbox_t *outbox, const char *actor, zframe_t *route,
                       drover_msg_t *msg, const char *worker);
 
 //  Answer a request with OK (code 2xx) or ERROR, with code and reason
 //  ("ok" / "refused" if NULL or empty), echoing its seq
 void
-    drover_pipe_reply_to (zsock_t *pipe, const char *actor, const byte *route,
+    drover_pipe_reply_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                           size_t route_size, uint32_t seq, int code, const char *reason,
                           const char *worker);
 
 //  drover_pipe_reply_to with the route as a frame, to a peer that is not a worker
 void
-    drover_pipe_reply (zsock_t *pipe, const char *actor, zframe_t *route, uint32_t seq,
+    drover_pipe_reply (drover_outbox_t *outbox, const char *actor, zframe_t *route, uint32_t seq,
                        int code, const char *reason);
 
 //  Build an event stamped now and say EVENT topic body; task and attempt
 //  0, worker and reason "" when they do not apply
 void
-    drover_pipe_event (zsock_t *pipe, const char *topic, uint64_t task, uint32_t attempt,
+    drover_pipe_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
                        const char *worker, const char *reason);
 
 //  Turn an actor's next deadline (msec monotonic, -1 for none) into a

@@ -281,7 +281,7 @@ test_lost_after_silence (void **state)
     //  Heard every ~200 msec for 1.4 s: more than lost-after, never lost
     zframe_t *route = zframe_new ("r1", 2);
     for (int round = 0; round < 7; round++) {
-        zmsg_t *early = testutil_recv (zactor_sock (actor), 200);
+        zmsg_t *early = testutil_actor_recv (actor, 200);
         assert_null (early);
         zsock_send (actor, "ssf", "HEARD", "alpha", route);
     }

@@ -85,7 +85,7 @@ test_repeated_failure_resets_timer (void **state)
     zsock_send (actor, "s4", "CONFIGURE", 600);
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
     s_expect_probation (actor, "alpha", "send refused");
-    assert_null (testutil_recv (zactor_sock (actor), 300));   //  still benched
+    assert_null (testutil_actor_recv (actor, 300));   //  still benched
     int64_t again = zclock_mono ();
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused again");
     s_expect_cleared (actor, "alpha", "timeout", 3000);

@@ -483,11 +483,54 @@ testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout)
 //  ---------------------------------------------------------------------
 //  Playing the broker main to one actor
 
-//  Receive the actor's next message and check its command word
+//  Commands an actor said in a BATCH and the test has not read yet, and
+//  the actor they came from (a test plays the main to one actor at a time)
+static zlist_t *s_pending = NULL;
+static zactor_t *s_pending_actor = NULL;
+
+//  Forget the pending commands (at exit, or when another actor is read)
+static void
+s_pending_purge (void)
+{
+    zmsg_t *msg;
+    while (s_pending && (msg = (zmsg_t *) zlist_pop (s_pending)))
+        zmsg_destroy (&msg);
+}
+
+//  Keep a copy of one command of a BATCH (drover_outbox_receive calls this)
+static void
+s_pend (void *arg, zmsg_t *command)
+{
+    zlist_append (s_pending, zmsg_dup (command));
+}
+
+//  Receive the actor's next command within timeout msec, one at a time
+//  out of the BATCHes it says; NULL on timeout
+zmsg_t *
+testutil_actor_recv (zactor_t *actor, int timeout)
+{
+    if (!s_pending) {
+        s_pending = zlist_new ();
+        atexit (s_pending_purge);
+    }
+    if (actor != s_pending_actor) {
+        s_pending_purge ();
+        s_pending_actor = actor;
+    }
+    if (zlist_size (s_pending) == 0) {
+        zpoller_t *poller = zpoller_new (actor, NULL);
+        if (zpoller_wait (poller, timeout) == actor)
+            drover_outbox_receive (zactor_sock (actor), 0, s_pend, NULL);
+        zpoller_destroy (&poller);
+    }
+    return (zmsg_t *) zlist_pop (s_pending);
+}
+
+//  Receive the actor's next command and check its command word
 zmsg_t *
 testutil_expect (zactor_t *actor, const char *command, int timeout)
 {
-    zmsg_t *msg = testutil_recv (zactor_sock (actor), timeout);
+    zmsg_t *msg = testutil_actor_recv (actor, timeout);
     assert_non_null (msg);
     char *first = zmsg_popstr (msg);
     assert_non_null (first);

@@ -44,6 +44,7 @@ zmsg_t *
 //  Talking to a real broker over loopback with the codec (integration)
 
 #include "drover_msg.h"
+#include "drover_outbox.h"
 
 //  A broker (and its workers) started as real processes for one test
 typedef struct {
@@ -122,8 +123,13 @@ drover_msg_t *
 //  ---------------------------------------------------------------------
 //  Playing the broker main to one actor, through its pipe (ACTORS.md)
 
-//  Receive the actor's next message within timeout msec and check its
-//  command; returns the rest of the message (caller destroys)
+//  Receive the actor's next command within timeout msec, one at a time
+//  out of the BATCHes it says (drover_outbox); NULL on timeout
+zmsg_t *
+    testutil_actor_recv (zactor_t *actor, int timeout);
+
+//  Receive the actor's next command within timeout msec and check its
+//  command word; returns the rest of the message (caller destroys)
 zmsg_t *
     testutil_expect (zactor_t *actor, const char *command, int timeout);
 
