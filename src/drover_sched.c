@@ -2,53 +2,61 @@
     drover_sched - the scheduling queue: pending requests and the machines
     they are placed on, after bigslice's machine manager
 
-    Two binary heaps hold the queued requests: one in placement order
-    (priority, then procs decreasing, then arrival) and one by procs
-    increasing, whose head says whether anything queued could still fit the
-    free procs left. A third heap holds the eligible machines, most free
-    procs first. Every element knows its index in each heap it is in, so a
-    change or a removal costs O(log n). Hash maps find requests by task id
-    and machines by id. One pass costs O(log n) per placement plus one per
-    shelved request; only a request whose memory or labels the least-loaded
-    machine cannot meet makes it scan the eligible machines.
+    Requests, machines and the distinct procs demands live in pools of
+    fixed-size records reached by uint32 handles (drover_idpool): no
+    allocation per request, 40 bytes each plus a few bytes of index and
+    heap. What a request demands besides procs (memory and labels) is
+    interned: requests that ask for the same share one s_demand_t, and most
+    ask for none. Binary heaps of handles keep the queued requests in
+    placement order (priority, then procs decreasing, then arrival), the
+    distinct procs demands fewest first (whose head says whether anything
+    queued could still fit the free procs left), and the eligible machines
+    most free procs first. Every element knows its index in its heap, so a
+    change or a removal costs O(log n). One pass costs O(log n) per
+    placement plus one per shelved request; only a request whose memory or
+    labels the least-loaded machine cannot meet makes it scan the eligible
+    machines.
     =========================================================================
 */
 
 #include "drover_sched.h"
+#include "drover_idpool.h"
+#include "drover_idheap.h"
 
-//  Index of an element that is in no heap
-#define S_NOWHERE   SIZE_MAX
-
-//  Return true if a must come before b
-typedef bool (s_less_fn) (const void *a, const void *b);
-
-//  A binary heap of pointers; each element keeps its own index at offset
+//  What a request demands besides procs; shared by all that demand the same
 typedef struct {
-    void **items;               //  the heap array
-    size_t size;                //  elements in use
-    size_t capacity;            //  elements allocated
-    s_less_fn *less;            //  ordering
-    size_t offset;              //  offset of the size_t index in an element
-} s_heap_t;
-
-//  A request, queued or assigned (it becomes its own assignment record)
-typedef struct {
-    uint64_t task;              //  task id, the key of self->tasks
-    int32_t priority;           //  lower runs first
-    uint32_t procs;             //  procs demanded, >= 1
+    char *key;                  //  "<mem hex>:<labels>", the key of self->demands
+    const char *given;          //  labels as pushed, inside key
     uint64_t mem;               //  memory demanded, bytes, 0 = none
-    uint64_t arrival;           //  push order, for FIFO among equals
     char *label_text;           //  required labels, "\n" turned to NUL, or NULL
     char **labels;              //  pointers into label_text
     size_t nlabels;             //  entries in labels
-    size_t order_index;         //  index in self->requests, or S_NOWHERE
-    size_t size_index;          //  index in self->smallest, or S_NOWHERE
-    void *machine;              //  s_machine_t it is assigned to, or NULL
-    void *handle;               //  its node in the machine's task list
+    size_t refs;                //  requests (and the cache) holding it
+} s_demand_t;
+
+//  A request, queued or assigned (it becomes its own assignment record);
+//  kept at 40 bytes: a million of them are queued at times
+typedef struct {
+    uint64_t task;              //  task id, the key in self->requests
+    uint64_t arrival;           //  push order, for FIFO among equals
+    s_demand_t *demand;         //  memory and labels demanded (a reference)
+    int32_t priority;           //  lower runs first
+    uint32_t procs;             //  procs demanded, >= 1
+    uint32_t machine;           //  handle of the machine it is assigned to; 0: queued
+    uint32_t index;             //  queued: in self->order (DROVER_IDHEAP_NOWHERE while shelved);
+                                //  assigned: in its machine's tasks
 } s_request_t;
+
+//  A distinct procs demand among the queued requests
+typedef struct {
+    uint64_t procs;             //  procs, the key in self->sizes
+    uint32_t count;             //  queued requests (not shelved) demanding it
+    uint32_t index;             //  index in self->fewest
+} s_size_t;
 
 //  A machine (a registered worker)
 typedef struct {
+    uint64_t number;            //  arrival number, the key in self->machine_pool
     char *id;                   //  worker id, the key of self->machines
     uint32_t procs;             //  procs offered
     uint32_t used;              //  procs taken by assigned tasks
@@ -60,126 +68,37 @@ typedef struct {
     int admin;                  //  drover_admin_t
     bool probation;             //  benched: takes nothing new
     drover_stats_t stats;       //  last stats, for WORKER TABLE
-    zlistx_t *tasks;            //  s_request_t assigned here (not owned)
-    size_t heap_index;          //  index in self->eligible, or S_NOWHERE
+    uint32_t *tasks;            //  handles of the requests assigned here, unordered
+    uint32_t ntasks;            //  entries in tasks
+    uint32_t tasks_size;        //  entries allocated
+    uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
     void *handle;               //  its node in self->order
 } s_machine_t;
 
 struct _drover_sched_t {
-    zhashx_t *tasks;            //  task id -> s_request_t, queued or assigned (owned)
-    zhashx_t *machines;         //  machine id -> s_machine_t (owned)
-    zlistx_t *order;            //  s_machine_t in order of arrival, for iteration
-    s_heap_t requests;          //  queued requests in placement order
-    s_heap_t smallest;          //  queued requests by procs, fewest first
-    s_heap_t eligible;          //  eligible machines, most free procs first
-    s_request_t **shelf;        //  requests set aside during a pass
+    drover_idpool_t *requests;  //  task id -> s_request_t, queued or assigned
+    drover_idpool_t *sizes;     //  procs -> s_size_t, for the queued requests
+    drover_idpool_t *machine_pool;  //  arrival number -> s_machine_t
+    zhashx_t *machines;         //  machine id -> machine handle (a number, not owned)
+    zhashx_t *demands;          //  demand key -> s_demand_t (owned)
+    s_demand_t *cached;         //  the demand last pushed (holds a reference), or NULL
+    char *scratch;              //  buffer for demand keys
+    size_t scratch_size;        //  bytes allocated in scratch
+    zlistx_t *order;            //  machine handles in order of arrival, for iteration
+    drover_idheap_t *queue;     //  queued requests in placement order
+    drover_idheap_t *fewest;    //  distinct procs demands, fewest first
+    drover_idheap_t *eligible;  //  eligible machines, most free procs first
+    uint32_t *shelf;            //  requests set aside during a pass
     size_t shelved;             //  entries in shelf
     size_t shelf_capacity;      //  entries allocated in shelf
     uint32_t max_shelve;        //  most unfit requests one pass looks past
     uint64_t arrivals;          //  requests pushed so far
+    uint64_t machine_numbers;   //  machines added so far
 };
 
 
 //  ---------------------------------------------------------------------
-//  The heap
-
-//  Put item at index and tell it where it is
-static void
-s_heap_place (s_heap_t *heap, size_t index, void *item)
-{
-    heap->items [index] = item;
-    *(size_t *) ((char *) item + heap->offset) = index;
-}
-
-//  Return where item is in the heap, or S_NOWHERE
-static size_t
-s_heap_index (s_heap_t *heap, void *item)
-{
-    return *(size_t *) ((char *) item + heap->offset);
-}
-
-//  Move the element at index up until its parent comes before it
-static size_t
-s_heap_up (s_heap_t *heap, size_t index)
-{
-    void *item = heap->items [index];
-    while (index > 0) {
-        size_t parent = (index - 1) / 2;
-        if (!heap->less (item, heap->items [parent]))
-            break;
-        s_heap_place (heap, index, heap->items [parent]);
-        index = parent;
-    }
-    s_heap_place (heap, index, item);
-    return index;
-}
-
-//  Move the element at index down until its children come after it
-static void
-s_heap_down (s_heap_t *heap, size_t index)
-{
-    void *item = heap->items [index];
-    while (true) {
-        size_t child = 2 * index + 1;
-        if (child >= heap->size)
-            break;
-        if (child + 1 < heap->size && heap->less (heap->items [child + 1], heap->items [child]))
-            child++;
-        if (!heap->less (heap->items [child], item))
-            break;
-        s_heap_place (heap, index, heap->items [child]);
-        index = child;
-    }
-    s_heap_place (heap, index, item);
-}
-
-//  Restore heap order around an element whose key changed
-static void
-s_heap_fix (s_heap_t *heap, void *item)
-{
-    size_t index = s_heap_index (heap, item);
-    assert (index < heap->size);
-    if (s_heap_up (heap, index) == index)
-        s_heap_down (heap, index);
-}
-
-//  Add an element
-static void
-s_heap_push (s_heap_t *heap, void *item)
-{
-    if (heap->size == heap->capacity) {
-        heap->capacity = heap->capacity? heap->capacity * 2: 64;
-        heap->items = (void **) realloc (heap->items, heap->capacity * sizeof (void *));
-        assert (heap->items);
-    }
-    s_heap_place (heap, heap->size++, item);
-    s_heap_up (heap, heap->size - 1);
-}
-
-//  Remove an element from wherever it is
-static void
-s_heap_remove (s_heap_t *heap, void *item)
-{
-    size_t index = s_heap_index (heap, item);
-    assert (index < heap->size && heap->items [index] == item);
-    void *last = heap->items [--heap->size];
-    if (index < heap->size) {
-        s_heap_place (heap, index, last);
-        s_heap_fix (heap, last);
-    }
-    *(size_t *) ((char *) item + heap->offset) = S_NOWHERE;
-}
-
-//  Return the first element, or NULL if empty
-static void *
-s_heap_top (s_heap_t *heap)
-{
-    return heap->size? heap->items [0]: NULL;
-}
-
-
-//  ---------------------------------------------------------------------
-//  Orderings and keys
+//  Orderings
 
 //  Placement order: priority, then procs decreasing, then arrival
 static bool
@@ -196,13 +115,9 @@ s_request_less (const void *a, const void *b)
 
 //  Size order: procs increasing
 static bool
-s_request_smaller (const void *a, const void *b)
+s_size_less (const void *a, const void *b)
 {
-    const s_request_t *one = (const s_request_t *) a;
-    const s_request_t *two = (const s_request_t *) b;
-    if (one->procs != two->procs)
-        return one->procs < two->procs;
-    return one->arrival < two->arrival;
+    return ((const s_size_t *) a)->procs < ((const s_size_t *) b)->procs;
 }
 
 //  Procs a machine has free
@@ -232,27 +147,9 @@ s_machine_less (const void *a, const void *b)
     return strcmp (one->id, two->id) < 0;
 }
 
-//  Hash a task id (splitmix64's finalizer spreads sequential ids)
-static size_t
-s_task_hash (const void *key)
-{
-    uint64_t value = *(const uint64_t *) key;
-    value ^= value >> 30;
-    value *= 0xbf58476d1ce4e5b9ULL;
-    value ^= value >> 27;
-    value *= 0x94d049bb133111ebULL;
-    value ^= value >> 31;
-    return (size_t) value;
-}
 
-//  Compare two task ids for the hash map
-static int
-s_task_compare (const void *a, const void *b)
-{
-    uint64_t one = *(const uint64_t *) a;
-    uint64_t two = *(const uint64_t *) b;
-    return one < two? -1: one > two? 1: 0;
-}
+//  ---------------------------------------------------------------------
+//  Labels and demands
 
 //  Split "k=v\nk=v" into a private copy and pointers into it; empty
 //  lines are skipped. Leaves both NULL when there are no labels.
@@ -291,14 +188,14 @@ s_labels_parse (const char *text, char **text_p, char ***labels_p, size_t *count
     *count_p = count;
 }
 
-//  Return true if a machine has every label a request requires
+//  Return true if a machine has every label a demand requires
 static bool
-s_labels_match (const s_machine_t *machine, const s_request_t *request)
+s_labels_match (const s_machine_t *machine, const s_demand_t *demand)
 {
-    for (size_t wanted = 0; wanted < request->nlabels; wanted++) {
+    for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
         size_t have;
         for (have = 0; have < machine->nlabels; have++)
-            if (streq (machine->labels [have], request->labels [wanted]))
+            if (streq (machine->labels [have], demand->labels [wanted]))
                 break;
         if (have == machine->nlabels)
             return false;
@@ -311,57 +208,172 @@ static bool
 s_fits (const s_machine_t *machine, const s_request_t *request)
 {
     return request->procs <= s_free_procs (machine)
-        && request->mem <= s_free_mem (machine)
-        && s_labels_match (machine, request);
+        && request->demand->mem <= s_free_mem (machine)
+        && s_labels_match (machine, request->demand);
+}
+
+//  Free a demand; the demands map's destructor
+static void
+s_demand_destroy (void **item_p)
+{
+    s_demand_t *demand = (s_demand_t *) *item_p;
+    if (demand) {
+        free (demand->labels);
+        free (demand->label_text);
+        free (demand->key);
+        free (demand);
+        *item_p = NULL;
+    }
+}
+
+//  Drop a reference to a demand, forgetting it with the last one
+static void
+s_demand_unref (drover_sched_t *self, s_demand_t *demand)
+{
+    assert (demand->refs > 0);
+    if (--demand->refs == 0)
+        zhashx_delete (self->demands, demand->key);
+}
+
+//  Return a reference to the demand for mem and labels, made if new. The
+//  last one used is cached, so a run of alike pushes costs a compare.
+static s_demand_t *
+s_demand_ref (drover_sched_t *self, uint64_t mem, const char *labels)
+{
+    if (!labels)
+        labels = "";
+    s_demand_t *demand = self->cached;
+    if (demand && demand->mem == mem && streq (demand->given, labels)) {
+        demand->refs++;
+        return demand;
+    }
+    size_t size = strlen (labels) + 24;
+    if (size > self->scratch_size) {
+        self->scratch = (char *) realloc (self->scratch, size);
+        assert (self->scratch);
+        self->scratch_size = size;
+    }
+    int prefix = snprintf (self->scratch, size, "%" PRIx64 ":", mem);
+    strcpy (self->scratch + prefix, labels);
+    demand = (s_demand_t *) zhashx_lookup (self->demands, self->scratch);
+    if (!demand) {
+        demand = (s_demand_t *) zmalloc (sizeof (s_demand_t));
+        demand->key = strdup (self->scratch);
+        assert (demand->key);
+        demand->given = demand->key + prefix;
+        demand->mem = mem;
+        s_labels_parse (labels, &demand->label_text, &demand->labels, &demand->nlabels);
+        zhashx_insert (self->demands, demand->key, demand);
+    }
+    demand->refs += 2;          //  the request's and the cache's
+    if (self->cached)
+        s_demand_unref (self, self->cached);
+    self->cached = demand;
+    return demand;
 }
 
 
 //  ---------------------------------------------------------------------
-//  Requests and machines
+//  Records
 
-//  Free a request; the hash map's destructor
-static void
-s_request_destroy (void **item_p)
+//  Return a request by handle; valid until the next push
+static inline s_request_t *
+s_request (drover_sched_t *self, uint32_t handle)
 {
-    s_request_t *request = (s_request_t *) *item_p;
-    if (request) {
-        free (request->labels);
-        free (request->label_text);
-        free (request);
-        *item_p = NULL;
+    return (s_request_t *) drover_idpool_get (self->requests, handle);
+}
+
+//  Return a machine by handle; valid until the next machine is added
+static inline s_machine_t *
+s_machine (drover_sched_t *self, uint32_t handle)
+{
+    return (s_machine_t *) drover_idpool_get (self->machine_pool, handle);
+}
+
+//  Find a machine by id, or NULL; sets *handle_p if given
+static s_machine_t *
+s_machine_find (drover_sched_t *self, const char *id, uint32_t *handle_p)
+{
+    uint32_t handle = id? (uint32_t) (uintptr_t) zhashx_lookup (self->machines, id): 0;
+    if (handle_p)
+        *handle_p = handle;
+    return handle? s_machine (self, handle): NULL;
+}
+
+//  Count a queued request's procs among those that could still be placed
+static void
+s_size_add (drover_sched_t *self, uint32_t procs)
+{
+    uint32_t handle = drover_idpool_find (self->sizes, procs);
+    if (!handle) {
+        handle = drover_idpool_insert (self->sizes, procs);
+        drover_idheap_push (self->fewest, handle);
+    }
+    ((s_size_t *) drover_idpool_get (self->sizes, handle))->count++;
+}
+
+//  Stop counting a request's procs (placed, shelved or removed)
+static void
+s_size_drop (drover_sched_t *self, uint32_t procs)
+{
+    uint32_t handle = drover_idpool_find (self->sizes, procs);
+    assert (handle);
+    s_size_t *size = (s_size_t *) drover_idpool_get (self->sizes, handle);
+    if (--size->count == 0) {
+        drover_idheap_remove (self->fewest, handle);
+        drover_idpool_delete (self->sizes, handle);
     }
 }
 
-//  Free a machine; the hash map's destructor (its tasks are freed by the
-//  caller, who owns them through self->tasks)
+//  Put a queued request in the placement heap and count its procs
 static void
-s_machine_destroy (void **item_p)
+s_enqueue (drover_sched_t *self, uint32_t handle)
 {
-    s_machine_t *machine = (s_machine_t *) *item_p;
-    if (machine) {
-        zlistx_destroy (&machine->tasks);
-        free (machine->labels);
-        free (machine->label_text);
-        free (machine->id);
-        free (machine);
-        *item_p = NULL;
-    }
+    drover_idheap_push (self->queue, handle);
+    s_size_add (self, s_request (self, handle)->procs);
+}
+
+//  Take a queued request out of the placement heap and the counts
+static void
+s_dequeue (drover_sched_t *self, uint32_t handle)
+{
+    drover_idheap_remove (self->queue, handle);
+    s_size_drop (self, s_request (self, handle)->procs);
+}
+
+//  Forget a request
+static void
+s_request_delete (drover_sched_t *self, uint32_t handle)
+{
+    s_demand_unref (self, s_request (self, handle)->demand);
+    drover_idpool_delete (self->requests, handle);
+}
+
+//  Free what a machine owns (not its record)
+static void
+s_machine_clear (s_machine_t *machine)
+{
+    free (machine->tasks);
+    free (machine->labels);
+    free (machine->label_text);
+    free (machine->id);
 }
 
 //  Put a machine in the eligible heap, take it out, or reorder it, after
 //  anything about it changed
 static void
-s_machine_refresh (drover_sched_t *self, s_machine_t *machine)
+s_machine_refresh (drover_sched_t *self, uint32_t handle)
 {
+    s_machine_t *machine = s_machine (self, handle);
     bool eligible = machine->admin == DROVER_ADMIN_RUN && !machine->probation;
-    if (eligible && machine->heap_index == S_NOWHERE)
-        s_heap_push (&self->eligible, machine);
+    if (eligible && machine->index == DROVER_IDHEAP_NOWHERE)
+        drover_idheap_push (self->eligible, handle);
     else
-    if (!eligible && machine->heap_index != S_NOWHERE)
-        s_heap_remove (&self->eligible, machine);
+    if (!eligible && machine->index != DROVER_IDHEAP_NOWHERE)
+        drover_idheap_remove (self->eligible, handle);
     else
     if (eligible)
-        s_heap_fix (&self->eligible, machine);
+        drover_idheap_fix (self->eligible, handle);
 }
 
 
@@ -373,21 +385,20 @@ drover_sched_t *
 drover_sched_new (uint32_t max_shelve)
 {
     drover_sched_t *self = (drover_sched_t *) zmalloc (sizeof (drover_sched_t));
-    self->tasks = zhashx_new ();
-    zhashx_set_key_hasher (self->tasks, s_task_hash);
-    zhashx_set_key_comparator (self->tasks, s_task_compare);
-    zhashx_set_key_duplicator (self->tasks, NULL);      //  keys live in the requests
-    zhashx_set_key_destructor (self->tasks, NULL);
-    zhashx_set_destructor (self->tasks, s_request_destroy);
+    self->requests = drover_idpool_new (sizeof (s_request_t));
+    self->sizes = drover_idpool_new (sizeof (s_size_t));
+    self->machine_pool = drover_idpool_new (sizeof (s_machine_t));
     self->machines = zhashx_new ();
-    zhashx_set_destructor (self->machines, s_machine_destroy);
+    self->demands = zhashx_new ();
+    zhashx_set_key_duplicator (self->demands, NULL);    //  keys live in the demands
+    zhashx_set_key_destructor (self->demands, NULL);
+    zhashx_set_destructor (self->demands, s_demand_destroy);
     self->order = zlistx_new ();
-    self->requests.less = s_request_less;
-    self->requests.offset = offsetof (s_request_t, order_index);
-    self->smallest.less = s_request_smaller;
-    self->smallest.offset = offsetof (s_request_t, size_index);
-    self->eligible.less = s_machine_less;
-    self->eligible.offset = offsetof (s_machine_t, heap_index);
+    self->queue = drover_idheap_new (self->requests, s_request_less,
+                                     offsetof (s_request_t, index));
+    self->fewest = drover_idheap_new (self->sizes, s_size_less, offsetof (s_size_t, index));
+    self->eligible = drover_idheap_new (self->machine_pool, s_machine_less,
+                                        offsetof (s_machine_t, index));
     self->max_shelve = max_shelve;
     return self;
 }
@@ -399,13 +410,19 @@ drover_sched_destroy (drover_sched_t **self_p)
     assert (self_p);
     drover_sched_t *self = *self_p;
     if (self) {
-        zhashx_destroy (&self->tasks);
-        zhashx_destroy (&self->machines);
+        for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
+            s_machine_clear (s_machine (self, (uint32_t) (uintptr_t) item));
         zlistx_destroy (&self->order);
-        free (self->requests.items);
-        free (self->smallest.items);
-        free (self->eligible.items);
+        zhashx_destroy (&self->machines);
+        zhashx_destroy (&self->demands);       //  requests need not unref: all go
+        drover_idheap_destroy (&self->queue);
+        drover_idheap_destroy (&self->fewest);
+        drover_idheap_destroy (&self->eligible);
+        drover_idpool_destroy (&self->requests);
+        drover_idpool_destroy (&self->sizes);
+        drover_idpool_destroy (&self->machine_pool);
         free (self->shelf);
+        free (self->scratch);
         free (self);
         *self_p = NULL;
     }
@@ -430,27 +447,28 @@ drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
 {
     assert (self);
     assert (id);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
+    uint32_t handle;
+    s_machine_t *machine = s_machine_find (self, id, &handle);
     int rc = 1;
     if (machine) {
         free (machine->labels);
         free (machine->label_text);
     }
     else {
-        machine = (s_machine_t *) zmalloc (sizeof (s_machine_t));
+        handle = drover_idpool_insert (self->machine_pool, ++self->machine_numbers);
+        machine = s_machine (self, handle);
         machine->id = strdup (id);
         assert (machine->id);
         machine->admin = DROVER_ADMIN_RUN;
-        machine->tasks = zlistx_new ();
-        machine->heap_index = S_NOWHERE;
-        zhashx_insert (self->machines, id, machine);
-        machine->handle = zlistx_add_end (self->order, machine);
+        machine->index = DROVER_IDHEAP_NOWHERE;
+        zhashx_insert (self->machines, id, (void *) (uintptr_t) handle);
+        machine->handle = zlistx_add_end (self->order, (void *) (uintptr_t) handle);
         rc = 0;
     }
     machine->procs = procs;
     machine->mem = mem;
     s_labels_parse (labels, &machine->label_text, &machine->labels, &machine->nlabels);
-    s_machine_refresh (self, machine);
+    s_machine_refresh (self, handle);
     return rc;
 }
 
@@ -460,23 +478,23 @@ drover_sched_remove_machine (drover_sched_t *self, const char *id,
                              drover_sched_task_fn *fn, void *arg)
 {
     assert (self);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
+    uint32_t handle;
+    s_machine_t *machine = s_machine_find (self, id, &handle);
     if (!machine)
         return -1;              //  unknown machine
-    if (machine->heap_index != S_NOWHERE)
-        s_heap_remove (&self->eligible, machine);
-    int count = 0;
-    s_request_t *request = (s_request_t *) zlistx_first (machine->tasks);
-    while (request) {
-        uint64_t task = request->task;
+    if (machine->index != DROVER_IDHEAP_NOWHERE)
+        drover_idheap_remove (self->eligible, handle);
+    int count = (int) machine->ntasks;
+    for (uint32_t slot = 0; slot < machine->ntasks; slot++) {
+        uint32_t request = machine->tasks [slot];
         if (fn)
-            fn (task, arg);
-        zhashx_delete (self->tasks, &task);
-        count++;
-        request = (s_request_t *) zlistx_next (machine->tasks);
+            fn (s_request (self, request)->task, arg);
+        s_request_delete (self, request);
     }
     zlistx_delete (self->order, machine->handle);
     zhashx_delete (self->machines, id);
+    s_machine_clear (machine);
+    drover_idpool_delete (self->machine_pool, handle);
     return count;
 }
 
@@ -485,11 +503,12 @@ int
 drover_sched_set_admin (drover_sched_t *self, const char *id, int admin)
 {
     assert (self);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
+    uint32_t handle;
+    s_machine_t *machine = s_machine_find (self, id, &handle);
     if (!machine || admin < 0 || admin > DROVER_ADMIN_MAX)
         return -1;              //  unknown machine or not a setting
     machine->admin = admin;
-    s_machine_refresh (self, machine);
+    s_machine_refresh (self, handle);
     return 0;
 }
 
@@ -498,11 +517,12 @@ int
 drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation)
 {
     assert (self);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
+    uint32_t handle;
+    s_machine_t *machine = s_machine_find (self, id, &handle);
     if (!machine)
         return -1;              //  unknown machine
     machine->probation = probation;
-    s_machine_refresh (self, machine);
+    s_machine_refresh (self, handle);
     return 0;
 }
 
@@ -512,7 +532,7 @@ drover_sched_set_stats (drover_sched_t *self, const char *id, const drover_stats
 {
     assert (self);
     assert (stats);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
+    s_machine_t *machine = s_machine_find (self, id, NULL);
     if (!machine)
         return -1;              //  unknown machine
     machine->stats = *stats;
@@ -529,18 +549,17 @@ drover_sched_push (drover_sched_t *self, uint64_t task, int32_t priority,
                    uint32_t procs, uint64_t mem, const char *labels)
 {
     assert (self);
-    if (procs == 0 || zhashx_lookup (self->tasks, &task))
-        return -1;              //  nothing to place, or already known
-    s_request_t *request = (s_request_t *) zmalloc (sizeof (s_request_t));
-    request->task = task;
+    if (procs == 0)
+        return -1;              //  nothing to place
+    uint32_t handle = drover_idpool_insert (self->requests, task);
+    if (!handle)
+        return -1;              //  already queued or assigned
+    s_request_t *request = s_request (self, handle);
     request->priority = priority;
     request->procs = procs;
-    request->mem = mem;
     request->arrival = self->arrivals++;
-    s_labels_parse (labels, &request->label_text, &request->labels, &request->nlabels);
-    zhashx_insert (self->tasks, &request->task, request);
-    s_heap_push (&self->requests, request);
-    s_heap_push (&self->smallest, request);
+    request->demand = s_demand_ref (self, mem, labels);
+    s_enqueue (self, handle);
     return 0;
 }
 
@@ -549,12 +568,11 @@ int
 drover_sched_remove (drover_sched_t *self, uint64_t task)
 {
     assert (self);
-    s_request_t *request = (s_request_t *) zhashx_lookup (self->tasks, &task);
-    if (!request || request->machine)
+    uint32_t handle = drover_idpool_find (self->requests, task);
+    if (!handle || s_request (self, handle)->machine)
         return -1;              //  not queued
-    s_heap_remove (&self->requests, request);
-    s_heap_remove (&self->smallest, request);
-    zhashx_delete (self->tasks, &task);
+    s_dequeue (self, handle);
+    s_request_delete (self, handle);
     return 0;
 }
 
@@ -563,15 +581,19 @@ const char *
 drover_sched_free (drover_sched_t *self, uint64_t task)
 {
     assert (self);
-    s_request_t *request = (s_request_t *) zhashx_lookup (self->tasks, &task);
+    uint32_t handle = drover_idpool_find (self->requests, task);
+    s_request_t *request = handle? s_request (self, handle): NULL;
     if (!request || !request->machine)
         return NULL;            //  holds nothing
-    s_machine_t *machine = (s_machine_t *) request->machine;
+    s_machine_t *machine = s_machine (self, request->machine);
     machine->used -= request->procs;
-    machine->mem_used -= request->mem;
-    zlistx_delete (machine->tasks, request->handle);
-    zhashx_delete (self->tasks, &task);
-    s_machine_refresh (self, machine);
+    machine->mem_used -= request->demand->mem;
+    //  The last task takes its slot
+    uint32_t last = machine->tasks [--machine->ntasks];
+    machine->tasks [request->index] = last;
+    s_request (self, last)->index = request->index;
+    s_machine_refresh (self, request->machine);
+    s_request_delete (self, handle);
     return machine->id;
 }
 
@@ -580,62 +602,61 @@ drover_sched_free (drover_sched_t *self, uint64_t task)
 //  The pass
 
 //  Return the eligible machine with the most free procs that meets every
-//  constraint of the request, or NULL; the rare path, so a scan
-static s_machine_t *
+//  constraint of the request, or 0; the rare path, so a scan
+static uint32_t
 s_best_fit (drover_sched_t *self, s_request_t *request)
 {
-    s_machine_t *best = NULL;
-    for (size_t index = 0; index < self->eligible.size; index++) {
-        s_machine_t *machine = (s_machine_t *) self->eligible.items [index];
-        if (s_fits (machine, request) && (!best || s_machine_less (machine, best)))
-            best = machine;
+    uint32_t best = 0;
+    for (size_t index = 0; index < drover_idheap_size (self->eligible); index++) {
+        uint32_t handle = drover_idheap_at (self->eligible, index);
+        s_machine_t *machine = s_machine (self, handle);
+        if (s_fits (machine, request) && (!best || s_machine_less (machine, s_machine (self, best))))
+            best = handle;
     }
     return best;
 }
 
 //  Take a request out of the heaps for the rest of this pass
 static void
-s_shelve (drover_sched_t *self, s_request_t *request)
+s_shelve (drover_sched_t *self, uint32_t handle)
 {
     if (self->shelved == self->shelf_capacity) {
         self->shelf_capacity = self->shelf_capacity? self->shelf_capacity * 2: 64;
-        self->shelf = (s_request_t **) realloc (self->shelf,
-                                               self->shelf_capacity * sizeof (s_request_t *));
+        self->shelf = (uint32_t *) realloc (self->shelf, self->shelf_capacity * sizeof (uint32_t));
         assert (self->shelf);
     }
-    s_heap_remove (&self->requests, request);
-    s_heap_remove (&self->smallest, request);
-    self->shelf [self->shelved++] = request;
+    s_dequeue (self, handle);
+    self->shelf [self->shelved++] = handle;
 }
 
 //  Put every shelved request back in the heaps
 static void
 s_unshelve (drover_sched_t *self)
 {
-    for (size_t index = 0; index < self->shelved; index++) {
-        s_heap_push (&self->requests, self->shelf [index]);
-        s_heap_push (&self->smallest, self->shelf [index]);
-    }
+    for (size_t index = 0; index < self->shelved; index++)
+        s_enqueue (self, self->shelf [index]);
     self->shelved = 0;
 }
 
 //  Place a queued request on a machine
 static void
-s_assign (drover_sched_t *self, s_request_t *request, s_machine_t *machine)
+s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
 {
-    s_heap_remove (&self->requests, request);
-    s_heap_remove (&self->smallest, request);
-    request->machine = machine;
-    request->handle = zlistx_add_end (machine->tasks, request);
+    s_dequeue (self, handle);
+    s_request_t *request = s_request (self, handle);
+    s_machine_t *machine = s_machine (self, target);
+    if (machine->ntasks == machine->tasks_size) {
+        machine->tasks_size = machine->tasks_size? machine->tasks_size * 2: 16;
+        machine->tasks = (uint32_t *) realloc (machine->tasks,
+                                               machine->tasks_size * sizeof (uint32_t));
+        assert (machine->tasks);
+    }
+    request->machine = target;
+    request->index = machine->ntasks;
+    machine->tasks [machine->ntasks++] = handle;
     machine->used += request->procs;
-    machine->mem_used += request->mem;
-    s_machine_refresh (self, machine);
-    //  An assignment needs no labels: give the memory back now
-    free (request->labels);
-    free (request->label_text);
-    request->labels = NULL;
-    request->label_text = NULL;
-    request->nlabels = 0;
+    machine->mem_used += request->demand->mem;
+    s_machine_refresh (self, target);
 }
 
 //  Run one scheduling pass; fn must not change the queue
@@ -644,27 +665,28 @@ drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg)
 {
     assert (self);
     int placed = 0;
-    while (self->requests.size && self->eligible.size) {
-        s_machine_t *top = (s_machine_t *) s_heap_top (&self->eligible);
-        uint32_t room = s_free_procs (top);
+    while (drover_idheap_size (self->queue) && drover_idheap_size (self->eligible)) {
+        uint32_t top = drover_idheap_top (self->eligible);
+        uint32_t room = s_free_procs (s_machine (self, top));
         if (room == 0)
             break;              //  the least loaded machine is full: all are
-        s_request_t *smallest = (s_request_t *) s_heap_top (&self->smallest);
-        if (smallest->procs > room)
+        s_size_t *fewest = (s_size_t *) drover_idpool_get (self->sizes, drover_idheap_top (self->fewest));
+        if (fewest->procs > room)
             break;              //  nothing still queued fits anywhere
-        s_request_t *request = (s_request_t *) s_heap_top (&self->requests);
-        s_machine_t *target = NULL;
+        uint32_t handle = drover_idheap_top (self->queue);
+        s_request_t *request = s_request (self, handle);
+        uint32_t target = 0;
         if (request->procs <= room)
-            target = s_fits (top, request)? top: s_best_fit (self, request);
+            target = s_fits (s_machine (self, top), request)? top: s_best_fit (self, request);
         if (!target) {
-            s_shelve (self, request);
+            s_shelve (self, handle);
             if (self->shelved >= self->max_shelve)
                 break;          //  looked past enough for one pass
             continue;
         }
-        s_assign (self, request, target);
+        s_assign (self, handle, target);
         if (fn)
-            fn (request->task, target->id, arg);
+            fn (request->task, s_machine (self, target)->id, arg);
         placed++;
     }
     s_unshelve (self);
@@ -680,8 +702,8 @@ bool
 drover_sched_queued (drover_sched_t *self, uint64_t task)
 {
     assert (self);
-    s_request_t *request = (s_request_t *) zhashx_lookup (self->tasks, &task);
-    return request && !request->machine;
+    uint32_t handle = drover_idpool_find (self->requests, task);
+    return handle && !s_request (self, handle)->machine;
 }
 
 //  Return the machine a task is assigned to, or NULL
@@ -689,8 +711,9 @@ const char *
 drover_sched_assigned (drover_sched_t *self, uint64_t task)
 {
     assert (self);
-    s_request_t *request = (s_request_t *) zhashx_lookup (self->tasks, &task);
-    return request && request->machine? ((s_machine_t *) request->machine)->id: NULL;
+    uint32_t handle = drover_idpool_find (self->requests, task);
+    uint32_t machine = handle? s_request (self, handle)->machine: 0;
+    return machine? s_machine (self, machine)->id: NULL;
 }
 
 //  Return how many requests are queued
@@ -698,7 +721,7 @@ size_t
 drover_sched_size (drover_sched_t *self)
 {
     assert (self);
-    return self->requests.size + self->shelved;
+    return drover_idheap_size (self->queue) + self->shelved;
 }
 
 //  Return how many machines are known
@@ -714,8 +737,8 @@ bool
 drover_sched_idle (drover_sched_t *self, const char *id)
 {
     assert (self);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
-    return machine && zlistx_size (machine->tasks) == 0;
+    s_machine_t *machine = s_machine_find (self, id, NULL);
+    return machine && machine->ntasks == 0;
 }
 
 //  Fill view with a machine's state
@@ -724,7 +747,7 @@ drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *
 {
     assert (self);
     assert (view);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
+    s_machine_t *machine = s_machine_find (self, id, NULL);
     if (!machine)
         return -1;              //  unknown machine
     view->id = machine->id;
@@ -737,7 +760,7 @@ drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *
     view->nlabels = machine->nlabels;
     view->labels = machine->labels;
     view->stats = machine->stats;
-    view->tasks = zlistx_size (machine->tasks);
+    view->tasks = machine->ntasks;
     return 0;
 }
 
@@ -746,8 +769,8 @@ const char *
 drover_sched_first (drover_sched_t *self)
 {
     assert (self);
-    s_machine_t *machine = (s_machine_t *) zlistx_first (self->order);
-    return machine? machine->id: NULL;
+    void *item = zlistx_first (self->order);
+    return item? s_machine (self, (uint32_t) (uintptr_t) item)->id: NULL;
 }
 
 //  Return the next machine's id
@@ -755,6 +778,6 @@ const char *
 drover_sched_next (drover_sched_t *self)
 {
     assert (self);
-    s_machine_t *machine = (s_machine_t *) zlistx_next (self->order);
-    return machine? machine->id: NULL;
+    void *item = zlistx_next (self->order);
+    return item? s_machine (self, (uint32_t) (uintptr_t) item)->id: NULL;
 }

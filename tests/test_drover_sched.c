@@ -442,6 +442,54 @@ test_iteration (void **state)
     assert_int_equal (seen, 7);
 }
 
+//  Requests asking the same memory and labels share what they demand:
+//  alike and unlike pushes interleaved, some removed, each still placed
+//  only where it fits, and capacity given back exactly
+static void
+test_shared_demands (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "gpu", 64, 1000, "gpu=1\nzone=a");
+    drover_sched_add_machine (sched, "plain", 64, 100000, "zone=b");
+    drover_sched_set_admin (sched, "plain", DROVER_ADMIN_HOLD);
+    drover_sched_set_admin (sched, "gpu", DROVER_ADMIN_HOLD);
+    const char *labels [] = { "gpu=1", NULL, "gpu=1", "zone=b", "", "gpu=1\nzone=a" };
+    const uint64_t mems [] = { 10, 0, 10, 500, 0, 20 };
+    for (uint64_t task = 1; task <= 60; task++)
+        assert_int_equal (drover_sched_push (sched, task, 0, 1, mems [task % 6],
+                                             labels [task % 6]), 0);
+    for (uint64_t task = 2; task <= 60; task += 4)
+        assert_int_equal (drover_sched_remove (sched, task), 0);
+    assert_int_equal (drover_sched_size (sched), 45);
+    drover_sched_set_admin (sched, "plain", DROVER_ADMIN_RUN);
+    drover_sched_set_admin (sched, "gpu", DROVER_ADMIN_RUN);
+    assert_int_equal (s_run (sched, &placed), 45);
+    uint64_t gpu_mem = 0;
+    for (size_t index = 0; index < placed.count; index++) {
+        uint64_t task = placed.tasks [index];
+        const char *want = labels [task % 6];
+        if (want && strstr (want, "gpu"))
+            assert_string_equal (placed.machines [index], "gpu");
+        if (want && streq (want, "zone=b"))
+            assert_string_equal (placed.machines [index], "plain");
+        if (streq (placed.machines [index], "gpu"))
+            gpu_mem += mems [task % 6];
+    }
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, "gpu", &view), 0);
+    assert_int_equal (view.mem_used, gpu_mem);
+    for (size_t index = 0; index < placed.count; index++)
+        assert_non_null (drover_sched_free (sched, placed.tasks [index]));
+    assert_int_equal (drover_sched_lookup (sched, "gpu", &view), 0);
+    assert_int_equal (view.mem_used, 0);
+    assert_int_equal (view.procs_used, 0);
+    //  The same demands again, after all were let go
+    assert_int_equal (drover_sched_push (sched, 100, 0, 1, 10, "gpu=1"), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (drover_sched_assigned (sched, 100), "gpu");
+}
+
 //  Many requests and machines, mixed sizes, frees and removals: capacity
 //  bookkeeping stays exact and nothing is placed twice or lost
 static void
@@ -526,6 +574,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_remove_machine, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_machine_update_keeps_state, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_iteration, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_shared_demands, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_requests_stay_consistent, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_full_cluster_pass_is_cheap, s_setup, s_teardown),
     };
