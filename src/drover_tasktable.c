@@ -82,8 +82,9 @@ typedef struct {
     uint32_t tasks_size;        //  entries allocated
 } s_worker_t;
 
-//  One task; body and labels follow the struct in the same allocation.
-//  Kept small: a million of them must fit in a few hundred MiB.
+//  One task; body and labels follow the fields in the same allocation,
+//  which is sized to end exactly there (offsetof data, not sizeof). Kept
+//  small: a million of them must fit in a few hundred MiB.
 struct _s_task_t {
     uint64_t id;                //  task id, from 1
     s_worker_t *worker;         //  worker of the current attempt while ASSIGNED/RUNNING
@@ -96,18 +97,21 @@ struct _s_task_t {
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded
     uint32_t timeout;           //  msec, 0 = none
-    uint32_t retries;           //  own failures allowed before FAILED
+    uint32_t retries_left;      //  own failures still allowed before FAILED
     uint32_t attempt;           //  current attempt, 0 if never assigned
-    uint32_t failures;          //  own failures so far
-    uint32_t body_size;         //  bytes of body at data
     uint32_t worker_slot;       //  index in worker->tasks
+    uint32_t body_size : 23;    //  bytes of body at data, <= DROVER_BODY_MAX
+    uint32_t state : 3;         //  drover_task_state_t, never UNKNOWN
+    uint32_t cancel : 1;        //  cancel asked while ASSIGNED or RUNNING
+    uint32_t has_labels : 1;    //  labels follow the body
+    uint32_t adopted : 1;       //  seen in a worker's running list (during UP)
     uint16_t lost;              //  infrastructure failures so far
-    uint8_t state;              //  drover_task_state_t
-    uint8_t cancel : 1;         //  cancel asked while ASSIGNED or RUNNING
-    uint8_t has_labels : 1;     //  labels follow the body
-    uint8_t adopted : 1;        //  seen in a worker's running list (during UP)
     byte data [];               //  body, then labels "\n"-joined and NUL-ended
 };
+
+//  The bit fields above hold every body and every state a task is in
+_Static_assert (DROVER_BODY_MAX < (1 << 23), "body_size needs more bits");
+_Static_assert (DROVER_TASK_UNKNOWN <= 7, "state needs more bits");
 
 struct _drover_tasktable_t {
     s_task_t **slots;           //  id -> task, open addressing; NULL is free
@@ -738,15 +742,16 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
     for (uint32_t index = 0; index < msg->nlabels; index++)
         labels_size += strlen (msg->labels [index]) + 1;
 
-    s_task_t *task = (s_task_t *) malloc (sizeof (s_task_t) + msg->body_size + labels_size);
+    size_t fields = offsetof (s_task_t, data);
+    s_task_t *task = (s_task_t *) malloc (fields + msg->body_size + labels_size);
     assert (task);
-    memset (task, 0, sizeof (s_task_t));
+    memset (task, 0, fields);
     task->id = self->next_id++;
     task->mem = msg->mem;
     task->priority = msg->priority;
     task->procs = msg->procs;
     task->timeout = msg->timeout;
-    task->retries = msg->retries;
+    task->retries_left = msg->retries;
     task->body_size = (uint32_t) msg->body_size;
     task->state = DROVER_TASK_QUEUED;
     memcpy (task->data, msg->body, msg->body_size);
@@ -940,8 +945,10 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
         s_finish (self, task, DROVER_TASK_CANCELLED, s_result_take (msg, msg->worker, "cancelled"));
     else {
         s_describe_failure (msg, text, sizeof text);
-        if (++task->failures <= task->retries)
+        if (task->retries_left > 0) {
+            task->retries_left--;
             s_requeue (self, task, msg->worker, text);
+        }
         else
             s_finish (self, task, DROVER_TASK_FAILED, s_result_take (msg, msg->worker, text));
     }
