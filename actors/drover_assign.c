@@ -19,7 +19,7 @@
           ASSIGN [task(8) worker(s)]...
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
-          VERBOSE | $TERM
+          EVENTS on(4) | VERBOSE | $TERM
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
           FREE task(8) | SUCCESS worker(s) | FAILURE worker(s) reason(s)
           SEND route(f) payload(f) worker(s) | EVENT topic(s) body(f)
@@ -44,6 +44,7 @@ typedef struct {
     int64_t warned_at;          //  start of the current warning second, msec
     int warnings;               //  warnings logged in that second
     bool stopping;              //  $TERM seen
+    bool silent;                //  nobody listens to events: say none
     bool verbose;               //  log each command and each task's end
 } self_t;
 
@@ -116,8 +117,9 @@ s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
 static void
 s_publish (self_t *self, const drover_action_t *action)
 {
-    drover_pipe_event (self->outbox, action->topic, action->task, action->attempt,
-                       action->worker, action->reason);
+    if (!self->silent)
+        drover_pipe_event (self->outbox, action->topic, action->task, action->attempt,
+                           action->worker, action->reason);
 
     //  One line per final state would be too much at 100k tasks/s
     if (streq (action->topic, "task.failed"))
@@ -414,6 +416,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "CONFIGURE"))
         s_handle_configure (self, msg);
+    else
+    if (streq (command, "EVENTS"))
+        self->silent = drover_pipe_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;

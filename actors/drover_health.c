@@ -12,7 +12,7 @@
     In:   CONFIGURE heartbeat(4) lost-after(4) max-workers(4)
           MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
           HEARD worker(s) route(f)  other traffic from a worker
-          VERBOSE | $TERM
+          EVENTS on(4) | VERBOSE | $TERM
     Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           STATS worker(s) stats(f)
@@ -54,6 +54,7 @@ typedef struct {
     uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
     uint32_t max_workers;       //  registered workers at most
     bool stopping;              //  $TERM seen
+    bool silent;                //  nobody listens to events: say none
     bool verbose;               //  log each command
 } self_t;
 
@@ -117,7 +118,8 @@ s_worker_lost (self_t *self, const char *id, const char *reason)
     else
         zsys_notice ("health: worker=%s state=LOST reason=%s", worker, reason);
     drover_outbox_say (self->outbox, "sss", "LOST", worker, reason);
-    drover_pipe_event (self->outbox, "worker.lost", 0, 0, worker, reason);
+    if (!self->silent)
+        drover_pipe_event (self->outbox, "worker.lost", 0, 0, worker, reason);
     drover_liveness_forget (self->liveness, worker);
     zhashx_delete (self->workers, worker);
 }
@@ -140,7 +142,8 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
     zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
                  " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
                  hello->nlabels, hello->nrunning);
-    drover_pipe_event (self->outbox, "worker.up", 0, 0, worker->id, "");
+    if (!self->silent)
+        drover_pipe_event (self->outbox, "worker.up", 0, 0, worker->id, "");
 }
 
 //  Return why a HELLO cannot be accepted, or NULL if it can
@@ -317,6 +320,9 @@ s_handle_command (void *arg, zmsg_t *msg)
         drover_liveness_set_lost_after (self->liveness, (uint32_t) drover_pipe_pop_number (msg));
         self->max_workers = (uint32_t) drover_pipe_pop_number (msg);
     }
+    else
+    if (streq (command, "EVENTS"))
+        self->silent = drover_pipe_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;

@@ -12,7 +12,7 @@
           SUCCESS worker(s)
           LOST worker(s) reason(s)      forget the worker
           UP worker(s) ...              a new registration starts unbenched
-          VERBOSE | $TERM
+          EVENTS on(4) | VERBOSE | $TERM
     Out:  PROBATION worker(s) reason(s)
           CLEARED worker(s) why(s)      why: "timeout", "success" or "registered"
           EVENT topic(s) body(f)        worker.probation, worker.cleared
@@ -33,6 +33,7 @@ typedef struct {
     zpoller_t *poller;          //  the pipe
     drover_bench_t *bench;      //  benched workers by release deadline
     bool stopping;              //  $TERM seen
+    bool silent;                //  nobody listens to events: say none
     bool verbose;               //  log each command
 } self_t;
 
@@ -70,7 +71,8 @@ s_cleared (self_t *self, const char *worker, const char *why)
 {
     zsys_notice ("probation: worker=%s state=OK why=%s", worker, why);
     drover_outbox_say (self->outbox, "sss", "CLEARED", worker, why);
-    drover_pipe_event (self->outbox, "worker.cleared", 0, 0, worker, why);
+    if (!self->silent)
+        drover_pipe_event (self->outbox, "worker.cleared", 0, 0, worker, why);
 }
 
 //  FAILURE: bench the worker, or restart its timer
@@ -80,7 +82,8 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
     if (drover_bench_failure (self->bench, worker, reason, zclock_mono ()) == DROVER_BENCH_ENTERED) {
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
         drover_outbox_say (self->outbox, "sss", "PROBATION", worker, reason);
-        drover_pipe_event (self->outbox, "worker.probation", 0, 0, worker, reason);
+        if (!self->silent)
+            drover_pipe_event (self->outbox, "worker.probation", 0, 0, worker, reason);
     }
     else
     if (self->verbose)
@@ -130,6 +133,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "CONFIGURE"))
         drover_bench_set_timeout (self->bench, (uint32_t) drover_pipe_pop_number (msg));
+    else
+    if (streq (command, "EVENTS"))
+        self->silent = drover_pipe_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;

@@ -16,7 +16,7 @@
           PROBATION worker(s) reason(s) | CLEARED worker(s) why(s)
           STATS worker(s) stats(f)
           MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
-          VERBOSE | $TERM
+          EVENTS on(4) | VERBOSE | $TERM
     Out:  ASSIGN [task(8) worker(s)]...   one per pass, all its placements
           SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE
           EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
@@ -47,6 +47,7 @@ typedef struct {
     zhashx_t *machines;         //  worker id -> s_machine_t (owned)
     zmsg_t *assign;             //  the ASSIGN being built by a pass
     bool stopping;              //  $TERM seen
+    bool silent;                //  nobody listens to events: say none
     bool verbose;               //  log each command
 } self_t;
 
@@ -219,7 +220,8 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
     if (before == request->admin)
         return;                 //  no change, nothing to tell
     zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
-    drover_pipe_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
+    if (!self->silent)
+        drover_pipe_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
     s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, request->worker);
     if (machine && request->admin == DROVER_ADMIN_DRAIN)
         machine->leave_sent = false;
@@ -429,6 +431,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "CONFIGURE"))
         drover_sched_set_max_shelve (self->sched, (uint32_t) drover_pipe_pop_number (msg));
+    else
+    if (streq (command, "EVENTS"))
+        self->silent = drover_pipe_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;

@@ -56,7 +56,8 @@ static const struct {
 typedef struct {
     drover_config_t *config;    //  settings, read once
     zsock_t *router;            //  workers and clients
-    zsock_t *publisher;         //  event stream
+    zsock_t *publisher;         //  event stream (XPUB: we see subscriptions)
+    int64_t subscriptions;      //  distinct topics subscribed to; 0: events are off
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     uint64_t malformed;         //  messages that did not decode
@@ -109,7 +110,7 @@ s_broker_new (drover_config_t *config, bool verbose)
     //  still judged by its application heartbeats (health actor)
     zsock_set_heartbeat_ivl (self->router, config->heartbeat);
     zsock_set_heartbeat_timeout (self->router, config->lost_after);
-    self->publisher = zsock_new (ZMQ_PUB);
+    self->publisher = zsock_new (ZMQ_XPUB);
     zsock_set_sndhwm (self->publisher, config->hwm);
     zsock_set_linger (self->publisher, 0);
     if (s_bind (self->router, config->endpoint)
@@ -129,8 +130,11 @@ s_broker_new (drover_config_t *config, bool verbose)
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, verbose);
     zsock_send (self->actors [S_ASSIGN], "s4444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished);
-    for (int index = 0; index < S_ACTORS; index++)
+    for (int index = 0; index < S_ACTORS; index++) {
         self->outboxes [index] = drover_outbox_new ();
+        //  Nobody subscribes yet: no events until someone does
+        zsock_send (self->actors [index], "s4", "EVENTS", 0);
+    }
     return self;
 }
 
@@ -348,6 +352,30 @@ s_forward_event (s_broker_t *self, zmsg_t *msg)
     zframe_destroy (&body);
 }
 
+//  A subscription or unsubscription on the XPUB: when the first topic is
+//  subscribed to, or the last one dropped, tell every actor whether to say
+//  events at all (an event nobody reads still costs its encoding)
+static void
+s_handle_subscription (s_broker_t *self)
+{
+    zframe_t *frame = zframe_recv (self->publisher);
+    if (!frame)
+        return;                 //  interrupted
+    bool before = self->subscriptions > 0;
+    if (zframe_size (frame) >= 1 && zframe_data (frame) [0] == 1)
+        self->subscriptions++;
+    else
+    if (zframe_size (frame) >= 1 && zframe_data (frame) [0] == 0 && self->subscriptions > 0)
+        self->subscriptions--;
+    zframe_destroy (&frame);
+    bool after = self->subscriptions > 0;
+    if (before != after) {
+        zsys_info ("broker: events %s", after? "on: someone subscribed": "off: no subscribers");
+        for (int index = 0; index < S_ACTORS; index++)
+            drover_outbox_say (self->outboxes [index], "s4", "EVENTS", after? 1: 0);
+    }
+}
+
 //  Tell each target actor the command (word, then msg's frames): copies
 //  to all but the last, which gets the frames themselves
 static void
@@ -406,13 +434,16 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
 static void
 s_broker_run (s_broker_t *self)
 {
-    zmq_pollitem_t items [S_ACTORS + 1];
+    zmq_pollitem_t items [S_ACTORS + 2];
     for (int index = 0; index < S_ACTORS; index++)
         items [index] = (zmq_pollitem_t) { zsock_resolve (self->actors [index]), 0, ZMQ_POLLIN, 0 };
     items [S_ACTORS] = (zmq_pollitem_t) { zsock_resolve (self->router), 0, ZMQ_POLLIN, 0 };
+    items [S_ACTORS + 1] = (zmq_pollitem_t) { zsock_resolve (self->publisher), 0, ZMQ_POLLIN, 0 };
     while (!zsys_interrupted) {
-        if (zmq_poll (items, S_ACTORS + 1, -1) == -1)
+        if (zmq_poll (items, S_ACTORS + 2, -1) == -1)
             break;              //  SIGINT or SIGTERM
+        if (items [S_ACTORS + 1].revents & ZMQ_POLLIN)
+            s_handle_subscription (self);
         for (int index = 0; index < S_ACTORS; index++)
             if (items [index].revents & ZMQ_POLLIN)
                 for (int count = 0; count < S_ACTOR_BATCHES; count++)
