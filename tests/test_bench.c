@@ -1,7 +1,8 @@
 /*  =========================================================================
-    test_bench - `drover bench --quick --json` runs to the end and reports
-    every figure, so the benchmark never rots. No timing assertions: only
-    that it exits 0 within a deadline and each figure is there and positive.
+    test_bench - `drover bench --quick --json` runs every phase to the end
+    and reports every figure, so the benchmark never rots. No timing
+    assertions: only that it exits 0 within a deadline and each figure is
+    there and positive; --phases runs only the phases named.
     =========================================================================
 */
 
@@ -76,11 +77,11 @@ s_figure (const char *json, const char *name)
     return found? strtod (found + strlen (key), NULL): 0;
 }
 
-//  The quick bench exits 0 and prints every figure with a positive value
-static void
-test_bench_quick_json (void **state)
+//  Run the bench with argv into a fresh buffer and check it exited 0 with
+//  one JSON object; the caller frees the output
+static char *
+s_run_ok (const char *const argv [])
 {
-    const char *argv [] = { DROVER_BIN, "bench", "--quick", "--json", NULL };
     char *output = (char *) zmalloc (S_OUTPUT_MAX);
     int status = s_run (argv, output, S_OUTPUT_MAX);
     if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
@@ -89,17 +90,52 @@ test_bench_quick_json (void **state)
     assert_true (WIFEXITED (status));
     assert_int_equal (WEXITSTATUS (status), 0);
     assert_int_equal (output [0], '{');
-    const char *names [] = {
-        "noop_throughput", "rtt_p50", "rtt_p90", "rtt_p99", "rtt_p999", "submit_rate",
-        "broker_rss_idle", "broker_rss_queued", "bytes_per_queued_task"
-    };
-    for (size_t index = 0; index < sizeof names / sizeof names [0]; index++) {
+    assert_non_null (strstr (output, "\"units\": {"));
+    return output;
+}
+
+//  Assert that each named figure is in the output with a positive value
+static void
+s_assert_figures (const char *output, const char *const names [], size_t count)
+{
+    for (size_t index = 0; index < count; index++) {
         double value = s_figure (output, names [index]);
         if (value <= 0)
             fprintf (stderr, "figure %s missing or not positive in: %s\n", names [index], output);
         assert_true (value > 0);
     }
-    assert_non_null (strstr (output, "\"units\": {"));
+}
+
+//  The quick bench runs every phase, exits 0 and prints every figure with
+//  a positive value; the (e) figures are named after the quick sizes
+static void
+test_bench_quick_json (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--quick", "--json", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = {
+        "noop_throughput", "rtt_p50", "rtt_p90", "rtt_p99", "rtt_p999", "submit_rate",
+        "broker_rss_idle", "broker_rss_queued", "bytes_per_queued_task",
+        "assign_us_q100", "assign_us_q2k", "assign_us_w2", "assign_us_w20",
+        "shell_throughput", "spawn_rate", "shell_vs_spawn_pct",
+        "heartbeat_cpu_pct", "heartbeat_rate"
+    };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    free (output);
+}
+
+//  --phases runs only those phases; list flags name the (e) figures
+static void
+test_bench_phases (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--quick", "--json", "--phases", "rtt,workers",
+                            "--rtt", "20", "--worker-counts", "3", "--assigns", "50", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "rtt_p50", "rtt_p999", "assign_us_w3" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    assert_null (strstr (output, "noop_throughput"));
+    assert_null (strstr (output, "assign_us_w2\""));
+    assert_null (strstr (output, "heartbeat_cpu_pct"));
     free (output);
 }
 
@@ -107,11 +143,19 @@ test_bench_quick_json (void **state)
 static void
 test_bench_bad_flag (void **state)
 {
-    const char *argv [] = { DROVER_BIN, "bench", "--tasks", "0", NULL };
-    char output [256];
-    int status = s_run (argv, output, sizeof output);
-    assert_true (status != -1 && WIFEXITED (status));
-    assert_int_equal (WEXITSTATUS (status), 2);
+    const char *const bad [][6] = {
+        { DROVER_BIN, "bench", "--tasks", "0", NULL },
+        { DROVER_BIN, "bench", "--phases", "noop,nosuch", NULL },
+        { DROVER_BIN, "bench", "--phases", ",", NULL },
+        { DROVER_BIN, "bench", "--queue-sizes", "10,x", NULL },
+        { DROVER_BIN, "bench", "--worker-counts", "1,2,3,4,5,6,7,8,9", NULL },
+    };
+    for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
+        char output [256];
+        int status = s_run (bad [index], output, sizeof output);
+        assert_true (status != -1 && WIFEXITED (status));
+        assert_int_equal (WEXITSTATUS (status), 2);
+    }
 }
 
 int
@@ -119,6 +163,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_bench_bad_flag),
+        cmocka_unit_test (test_bench_phases),
         cmocka_unit_test (test_bench_quick_json),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

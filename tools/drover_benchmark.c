@@ -12,9 +12,15 @@
     (c) submit    acknowledged submits, no workers: tasks/s;
     (d) memory    broker VmRSS idle, then with N queued tasks carrying a
                   100-byte command and no workers: bytes per queued task.
-    One line per figure, `name value unit`, or one JSON object (--json);
-    progress goes to stderr. First cut for issue 3: phases (e)-(g) and the
-    side-by-side with gearmand are not here yet.
+    (e) queue     scheduling cost by queue length, simulated workers
+    (e) workers   scheduling cost by connected workers   (drover_benchmark_sim.c)
+    (f) shell     `true` on real agents vs the bare fork/exec rate
+                  (drover_benchmark_shell.c)
+    (g) heartbeat the broker's CPU with many workers heartbeating
+                  (drover_benchmark_sim.c)
+    --phases picks some; (e)-(g) start their brokers themselves. One line
+    per figure, `name value unit`, or one JSON object (--json); progress
+    goes to stderr.
     =========================================================================
 */
 
@@ -23,42 +29,13 @@
 #include "drover_benchmark.h"
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
-#define S_FIGURES_MAX   16          //  figures one run prints at most
 #define S_COMMAND_SIZE  100         //  bytes of the queued tasks' command line
-
-//  Sizes and switches, all from flags
-typedef struct {
-    long long tasks;            //  (a) tasks run end to end
-    long long workers;          //  (a), (b) in-process workers
-    long long procs;            //  (a), (b) offers each worker may hold at once
-    long long window;           //  (a) tasks outstanding at most
-    long long rtt;              //  (b) round trips timed
-    long long submits;          //  (c) acknowledged submits
-    long long queued;           //  (d) tasks queued for the memory figure
-    bool json;                  //  one JSON object instead of lines
-    bool verbose;               //  let the broker log to stderr
-} s_opts_t;
-
-//  One measured figure
-typedef struct {
-    const char *name;           //  e.g. "noop_throughput", static
-    double value;               //  in unit
-    const char *unit;           //  e.g. "tasks/s", static
-} s_figure_t;
-
-//  The run: options, the broker of the current phase, what was measured
-typedef struct {
-    s_opts_t opts;              //  sizes and switches
-    pid_t broker;               //  broker child of the current phase, or 0
-    char endpoint [64];         //  its ROUTER, tcp://127.0.0.1:port
-    char events [64];           //  its PUB, tcp://127.0.0.1:port
-    s_figure_t figures [S_FIGURES_MAX];     //  measured so far
-    size_t nfigures;            //  entries used in figures
-    int64_t progress_at;        //  msec mono of the last progress line
-} s_bench_t;
+#define S_SETTINGS_MAX  8           //  --set settings a broker child gets at most
 
 
 //  ---------------------------------------------------------------------
@@ -83,21 +60,10 @@ s_free_port (void)
     return port;
 }
 
-//  Start a broker child and wait until it answers. Returns 0, or -1.
-static int
-s_broker_start (s_bench_t *self)
+//  Start this executable as a child with argv; it dies with us
+pid_t
+drover_benchmark_spawn (drover_benchmark_t *self, char **argv)
 {
-    assert (self->broker == 0);
-    int port = s_free_port ();
-    int events_port = s_free_port ();
-    if (!port || !events_port || port == events_port) {
-        fprintf (stderr, "drover bench: no free port on 127.0.0.1\n");
-        return -1;
-    }
-    snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
-    snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", events_port);
-    char *argv [] = { "drover", "broker", "--endpoint", self->endpoint,
-                      "--events", self->events, NULL };
     fflush (stdout);
     fflush (stderr);
     pid_t pid = fork ();
@@ -117,6 +83,53 @@ s_broker_start (s_bench_t *self)
         execv ("/proc/self/exe", argv);
         _exit (127);
     }
+    return pid;
+}
+
+//  Stop a child with SIGTERM (SIGKILL after 5 s) and reap it
+void
+drover_benchmark_reap (pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill (pid, SIGTERM);
+    int64_t deadline = zclock_mono () + 5000;
+    while (waitpid (pid, NULL, WNOHANG) == 0) {
+        if (zclock_mono () >= deadline) {
+            kill (pid, SIGKILL);
+            waitpid (pid, NULL, 0);
+            break;
+        }
+        zclock_sleep (10);          //  polling a child's exit, not settling
+    }
+}
+
+//  Start a broker child with --set settings and wait until it answers.
+//  Returns 0, or -1.
+int
+drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings)
+{
+    assert (self->broker == 0);
+    int port = s_free_port ();
+    int events_port = s_free_port ();
+    if (!port || !events_port || port == events_port) {
+        fprintf (stderr, "drover bench: no free port on 127.0.0.1\n");
+        return -1;
+    }
+    snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
+    snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", events_port);
+    char *argv [8 + 2 * S_SETTINGS_MAX] = { "drover", "broker", "--endpoint", self->endpoint,
+                                            "--events", self->events };
+    size_t argc = 6;
+    for (size_t index = 0; settings && settings [index]; index++) {
+        assert (index < S_SETTINGS_MAX);
+        argv [argc++] = "--set";
+        argv [argc++] = (char *) settings [index];
+    }
+    argv [argc] = NULL;
+    pid_t pid = drover_benchmark_spawn (self, argv);
+    if (pid == -1)
+        return -1;
     self->broker = pid;
 
     //  Ready when it answers a worker list; ZeroMQ retries the connect
@@ -144,27 +157,16 @@ s_broker_start (s_bench_t *self)
 }
 
 //  Stop the broker with SIGTERM (SIGKILL after 5 s) and reap it
-static void
-s_broker_stop (s_bench_t *self)
+void
+drover_benchmark_broker_stop (drover_benchmark_t *self)
 {
-    if (!self->broker)
-        return;
-    kill (self->broker, SIGTERM);
-    int64_t deadline = zclock_mono () + 5000;
-    while (waitpid (self->broker, NULL, WNOHANG) == 0) {
-        if (zclock_mono () >= deadline) {
-            kill (self->broker, SIGKILL);
-            waitpid (self->broker, NULL, 0);
-            break;
-        }
-        zclock_sleep (10);          //  polling a child's exit, not settling
-    }
+    drover_benchmark_reap (self->broker);
     self->broker = 0;
 }
 
 //  Return the broker's VmRSS in bytes, or 0 if unreadable
 static uint64_t
-s_broker_rss (s_bench_t *self)
+s_broker_rss (drover_benchmark_t *self)
 {
     char path [64];
     snprintf (path, sizeof path, "/proc/%d/status", (int) self->broker);
@@ -185,11 +187,15 @@ s_broker_rss (s_bench_t *self)
 //  Figures and progress
 
 //  Record a figure; printed at once unless the output is JSON
-static void
-s_figure (s_bench_t *self, const char *name, double value, const char *unit)
+void
+drover_benchmark_figure (drover_benchmark_t *self, const char *name, double value,
+                         const char *unit)
 {
-    assert (self->nfigures < S_FIGURES_MAX);
-    self->figures [self->nfigures++] = (s_figure_t) { name, value, unit };
+    assert (self->nfigures < DROVER_BENCHMARK_FIGURES_MAX);
+    drover_benchmark_figure_t *figure = &self->figures [self->nfigures++];
+    snprintf (figure->name, sizeof figure->name, "%s", name);
+    figure->value = value;
+    figure->unit = unit;
     if (!self->opts.json) {
         printf ("%-24s %14.1f %s\n", name, value, unit);
         fflush (stdout);
@@ -198,7 +204,7 @@ s_figure (s_bench_t *self, const char *name, double value, const char *unit)
 
 //  Print every figure as one JSON object: name -> value, and units
 static void
-s_print_json (s_bench_t *self)
+s_print_json (drover_benchmark_t *self)
 {
     printf ("{");
     for (size_t index = 0; index < self->nfigures; index++)
@@ -213,8 +219,9 @@ s_print_json (s_bench_t *self)
 }
 
 //  Say how far a long phase got, once a second at most (or when forced)
-static void
-s_progress (s_bench_t *self, const char *phase, long long done, long long total, bool force)
+void
+drover_benchmark_progress (drover_benchmark_t *self, const char *phase, long long done,
+                           long long total, bool force)
 {
     int64_t now = zclock_mono ();
     if (!force && now - self->progress_at < 1000)
@@ -227,19 +234,11 @@ s_progress (s_bench_t *self, const char *phase, long long done, long long total,
 //  ---------------------------------------------------------------------
 //  Shared by the phases
 
-//  What the async-submit and done handlers fill in
-typedef struct {
-    uint64_t *ids;              //  task id by tag (slot in the current batch)
-    uint64_t refused;           //  submits answered with an ERROR
-    uint64_t succeeded;         //  TASK DONEs with state SUCCEEDED
-    uint64_t finished;          //  TASK DONEs of any state
-} s_tally_t;
-
 //  Ack handler: keep the task id under its tag, count refusals
 static void
 s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reason, void *arg)
 {
-    s_tally_t *tally = (s_tally_t *) arg;
+    drover_benchmark_tally_t *tally = (drover_benchmark_tally_t *) arg;
     if (code != 200 || task == 0) {
         if (tally->refused++ == 0)
             fprintf (stderr, "drover bench: submit refused: %d %s\n", code, reason? reason: "");
@@ -253,21 +252,39 @@ s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reas
 static void
 s_on_done (const drover_msg_t *done, void *arg)
 {
-    s_tally_t *tally = (s_tally_t *) arg;
+    drover_benchmark_tally_t *tally = (drover_benchmark_tally_t *) arg;
     tally->finished++;
     if (done->state == DROVER_TASK_SUCCEEDED)
         tally->succeeded++;
 }
 
 //  Connect a bench client to the current broker
-static drover_client_t *
-s_client (s_bench_t *self, s_tally_t *tally)
+drover_client_t *
+drover_benchmark_client (drover_benchmark_t *self, drover_benchmark_tally_t *tally)
 {
     drover_client_t *client = drover_client_new (self->endpoint);
     assert (client);
     drover_client_set_timeout (client, 10000);
     drover_client_set_ack_handler (client, s_on_ack, tally);
     return client;
+}
+
+//  Wait until the broker lists at least count workers. Returns 0, or -1.
+int
+drover_benchmark_await_workers (drover_benchmark_t *self, drover_client_t *client,
+                                size_t count)
+{
+    int64_t deadline = zclock_mono () + 10000;
+    while (zclock_mono () < deadline && !zsys_interrupted) {
+        drover_msg_t *table = drover_client_workers (client);
+        size_t listed = table? table->nrows: 0;
+        drover_msg_destroy (&table);
+        if (listed >= count)
+            return 0;
+        zclock_sleep (20);          //  polling the broker's table, not settling
+    }
+    fprintf (stderr, "drover bench: the workers did not register\n");
+    return -1;
 }
 
 //  The no-op handler: the result (exit 0) is already filled in
@@ -300,7 +317,7 @@ s_crew_stop (s_crew_t *crew)
 //  Start the no-op workers and wait until the broker lists them all.
 //  Returns 0, or -1 (what started is in crew, for s_crew_stop).
 static int
-s_crew_start (s_bench_t *self, s_crew_t *crew, drover_client_t *client)
+s_crew_start (drover_benchmark_t *self, s_crew_t *crew, drover_client_t *client)
 {
     size_t count = (size_t) self->opts.workers;
     crew->workers = (drover_worker_t **) zmalloc (count * sizeof (drover_worker_t *));
@@ -319,23 +336,13 @@ s_crew_start (s_bench_t *self, s_crew_t *crew, drover_client_t *client)
         if (!crew->actors [index])
             return -1;
     }
-    int64_t deadline = zclock_mono () + 10000;
-    while (zclock_mono () < deadline && !zsys_interrupted) {
-        drover_msg_t *table = drover_client_workers (client);
-        size_t listed = table? table->nrows: 0;
-        drover_msg_destroy (&table);
-        if (listed >= count)
-            return 0;
-        zclock_sleep (20);          //  polling the broker's table, not settling
-    }
-    fprintf (stderr, "drover bench: the workers did not register\n");
-    return -1;
+    return drover_benchmark_await_workers (self, client, count);
 }
 
 //  Build the TASK SUBMIT every phase sends: argv "true", or a command line
 //  of exactly S_COMMAND_SIZE bytes when padded
-static drover_msg_t *
-s_submit_msg (bool padded, uint32_t flags)
+drover_msg_t *
+drover_benchmark_submit_msg (bool padded, uint32_t flags)
 {
     char pad [S_COMMAND_SIZE];
     memset (pad, 'x', sizeof pad);
@@ -361,58 +368,71 @@ s_submit_batch (drover_client_t *client, drover_msg_t *submit, size_t count)
     return drover_client_flush (client);
 }
 
-//  Run opts.tasks no-op tasks through opts.workers workers, a window of
-//  tasks outstanding, in two half-window batches: the next batch goes out
-//  while the previous one's results come back. Returns 0, or -1.
-static int
-s_phase_noop (s_bench_t *self)
+//  Run count NOTIFY tasks on the broker's workers, a window of tasks
+//  outstanding, in two half-window batches: the next batch goes out while
+//  the previous one's results come back. Returns the usec it took, or -1.
+int64_t
+drover_benchmark_run_tasks (drover_benchmark_t *self, drover_client_t *client,
+                            drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                            long long count, const char *phase)
 {
-    s_tally_t tally = { 0 };
-    drover_client_t *client = s_client (self, &tally);
-    s_crew_t crew = { 0 };
     size_t batch = (size_t) (self->opts.window / 2 > 0? self->opts.window / 2: 1);
     uint64_t *ids [2] = { zmalloc (batch * sizeof (uint64_t)), zmalloc (batch * sizeof (uint64_t)) };
-    drover_msg_t *submit = s_submit_msg (false, DROVER_SUBMIT_NOTIFY);
-    int rc = s_crew_start (self, &crew, client);
-    if (rc == 0)
-        rc = drover_client_set_window (client, (uint32_t) batch);
-
-    long long total = self->opts.tasks;
+    int rc = drover_client_set_window (client, (uint32_t) batch);
     long long sent = 0;
     size_t previous = 0;            //  tasks in the batch waited on next
     int current = 0;                //  which ids array takes the next batch
+    uint64_t succeeded = tally->succeeded;
     int64_t started = zclock_usecs ();
-    while (rc == 0 && (sent < total || previous)) {
-        size_t count = (size_t) (total - sent < (long long) batch? total - sent: (long long) batch);
-        tally.ids = ids [current];
-        if (count && s_submit_batch (client, submit, count)) {
-            rc = drover_cli_error (client, "bench: noop submit");
+    while (rc == 0 && (sent < count || previous)) {
+        size_t size = (size_t) (count - sent < (long long) batch? count - sent: (long long) batch);
+        tally->ids = ids [current];
+        if (size && s_submit_batch (client, submit, size)) {
+            rc = drover_cli_error (client, phase);
             break;
         }
-        sent += count;
+        sent += size;
         if (previous
-        &&  drover_client_wait (client, ids [1 - current], previous, s_on_done, NULL, &tally)) {
-            rc = drover_cli_error (client, "bench: noop wait");
+        &&  drover_client_wait (client, ids [1 - current], previous, s_on_done, NULL, tally)) {
+            rc = drover_cli_error (client, phase);
             break;
         }
-        previous = count;
+        previous = size;
         current = 1 - current;
-        s_progress (self, "noop", (long long) tally.finished, total, false);
+        drover_benchmark_progress (self, phase, (long long) tally->finished, count, false);
     }
     int64_t elapsed = zclock_usecs () - started;
-    if (rc == 0 && (tally.refused || tally.succeeded != (uint64_t) total)) {
-        fprintf (stderr, "drover bench: noop: %" PRIu64 " of %lld tasks succeeded, %" PRIu64
-                 " refused\n", tally.succeeded, total, tally.refused);
+    tally->ids = NULL;
+    free (ids [0]);
+    free (ids [1]);
+    succeeded = tally->succeeded - succeeded;
+    if (rc == 0 && (tally->refused || succeeded != (uint64_t) count)) {
+        fprintf (stderr, "drover bench: %s: %" PRIu64 " of %lld tasks succeeded, %" PRIu64
+                 " refused\n", phase, succeeded, count, tally->refused);
         rc = -1;
     }
-    if (rc == 0)
-        s_figure (self, "noop_throughput", total * 1e6 / (elapsed > 0? elapsed: 1), "tasks/s");
+    return rc? -1: elapsed;
+}
+
+//  Run opts.tasks no-op tasks through opts.workers in-process workers
+static int
+s_phase_noop (drover_benchmark_t *self)
+{
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    s_crew_t crew = { 0 };
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    int64_t elapsed = -1;
+    if (s_crew_start (self, &crew, client) == 0)
+        elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
+                                              "noop");
+    if (elapsed >= 0)
+        drover_benchmark_figure (self, "noop_throughput",
+                                 self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1), "tasks/s");
     drover_msg_destroy (&submit);
     drover_client_destroy (&client);
     s_crew_stop (&crew);
-    free (ids [0]);
-    free (ids [1]);
-    return rc;
+    return elapsed >= 0? 0: -1;
 }
 
 
@@ -437,14 +457,14 @@ s_quantile (const int64_t *sorted, size_t count, double q)
 
 //  Time opts.rtt tasks one at a time, submit to TASK DONE. Returns 0, or -1.
 static int
-s_phase_rtt (s_bench_t *self)
+s_phase_rtt (drover_benchmark_t *self)
 {
-    s_tally_t tally = { 0 };
-    drover_client_t *client = s_client (self, &tally);
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
     s_crew_t crew = { 0 };
     size_t count = (size_t) self->opts.rtt;
     int64_t *samples = (int64_t *) zmalloc (count * sizeof (int64_t));
-    drover_msg_t *submit = s_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
     int rc = s_crew_start (self, &crew, client);
     for (size_t index = 0; rc == 0 && index < count; index++) {
         int64_t started = zclock_usecs ();
@@ -455,7 +475,7 @@ s_phase_rtt (s_bench_t *self)
             break;
         }
         samples [index] = zclock_usecs () - started;
-        s_progress (self, "rtt", (long long) index + 1, (long long) count, false);
+        drover_benchmark_progress (self, "rtt", (long long) index + 1, (long long) count, false);
     }
     if (rc == 0 && tally.succeeded != count) {
         fprintf (stderr, "drover bench: rtt: %" PRIu64 " of %zu tasks succeeded\n",
@@ -464,10 +484,10 @@ s_phase_rtt (s_bench_t *self)
     }
     if (rc == 0) {
         qsort (samples, count, sizeof (int64_t), s_compare_samples);
-        s_figure (self, "rtt_p50", s_quantile (samples, count, 0.50), "us");
-        s_figure (self, "rtt_p90", s_quantile (samples, count, 0.90), "us");
-        s_figure (self, "rtt_p99", s_quantile (samples, count, 0.99), "us");
-        s_figure (self, "rtt_p999", s_quantile (samples, count, 0.999), "us");
+        drover_benchmark_figure (self, "rtt_p50", s_quantile (samples, count, 0.50), "us");
+        drover_benchmark_figure (self, "rtt_p90", s_quantile (samples, count, 0.90), "us");
+        drover_benchmark_figure (self, "rtt_p99", s_quantile (samples, count, 0.99), "us");
+        drover_benchmark_figure (self, "rtt_p999", s_quantile (samples, count, 0.999), "us");
     }
     drover_msg_destroy (&submit);
     drover_client_destroy (&client);
@@ -482,9 +502,10 @@ s_phase_rtt (s_bench_t *self)
 
 //  Submit count tasks with a full window, no workers: every one must be
 //  accepted. Returns the usec it took, or -1.
-static int64_t
-s_submit_many (s_bench_t *self, drover_client_t *client, s_tally_t *tally,
-               drover_msg_t *submit, long long count, const char *phase)
+int64_t
+drover_benchmark_submit_many (drover_benchmark_t *self, drover_client_t *client,
+                              drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                              long long count, const char *phase)
 {
     int64_t started = zclock_usecs ();
     for (long long index = 0; index < count; index++) {
@@ -493,7 +514,7 @@ s_submit_many (s_bench_t *self, drover_client_t *client, s_tally_t *tally,
             return -1;
         }
         if ((index & 1023) == 0)
-            s_progress (self, phase, index, count, false);
+            drover_benchmark_progress (self, phase, index, count, false);
     }
     if (drover_client_flush (client)) {
         drover_cli_error (client, phase);
@@ -509,16 +530,16 @@ s_submit_many (s_bench_t *self, drover_client_t *client, s_tally_t *tally,
 
 //  Measure opts.submits acknowledged submits with no workers
 static int
-s_phase_submit (s_bench_t *self)
+s_phase_submit (drover_benchmark_t *self)
 {
-    s_tally_t tally = { 0 };
-    drover_client_t *client = s_client (self, &tally);
-    drover_msg_t *submit = s_submit_msg (false, 0);
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, 0);
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
-    int64_t elapsed = rc? -1: s_submit_many (self, client, &tally, submit,
+    int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
                                              self->opts.submits, "submit");
     if (elapsed >= 0)
-        s_figure (self, "submit_rate", self->opts.submits * 1e6 / (elapsed > 0? elapsed: 1),
+        drover_benchmark_figure (self, "submit_rate", self->opts.submits * 1e6 / (elapsed > 0? elapsed: 1),
                   "tasks/s");
     drover_msg_destroy (&submit);
     drover_client_destroy (&client);
@@ -527,20 +548,20 @@ s_phase_submit (s_bench_t *self)
 
 //  Measure the broker's RSS idle, then with opts.queued tasks queued
 static int
-s_phase_memory (s_bench_t *self)
+s_phase_memory (drover_benchmark_t *self)
 {
-    s_tally_t tally = { 0 };
-    drover_client_t *client = s_client (self, &tally);
-    drover_msg_t *submit = s_submit_msg (true, 0);
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_msg_t *submit = drover_benchmark_submit_msg (true, 0);
     uint64_t idle = s_broker_rss (self);
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
-    int64_t elapsed = rc? -1: s_submit_many (self, client, &tally, submit,
+    int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
                                              self->opts.queued, "queue");
     uint64_t loaded = elapsed >= 0? s_broker_rss (self): 0;
     if (elapsed >= 0 && idle && loaded) {
-        s_figure (self, "broker_rss_idle", idle / 1048576.0, "MiB");
-        s_figure (self, "broker_rss_queued", loaded / 1048576.0, "MiB");
-        s_figure (self, "bytes_per_queued_task",
+        drover_benchmark_figure (self, "broker_rss_idle", idle / 1048576.0, "MiB");
+        drover_benchmark_figure (self, "broker_rss_queued", loaded / 1048576.0, "MiB");
+        drover_benchmark_figure (self, "bytes_per_queued_task",
                   ((double) loaded - (double) idle) / self->opts.queued, "bytes");
     }
     else
@@ -557,65 +578,205 @@ s_phase_memory (s_bench_t *self)
 //  ---------------------------------------------------------------------
 //  Flags and the main
 
+//  The phases, in the order they run; a phase's bit in opts.phases is
+//  1 << its index. Brokered phases get a fresh broker from the main; the
+//  others start what they need themselves.
+static const struct {
+    const char *name;                           //  for --phases, progress and errors
+    int (*run) (drover_benchmark_t *self);      //  measures, records figures
+    bool brokered;                              //  the main starts and stops a broker
+} s_phases [] = {
+    { "noop",      s_phase_noop,                     true },
+    { "rtt",       s_phase_rtt,                      true },
+    { "submit",    s_phase_submit,                   true },
+    { "memory",    s_phase_memory,                   true },
+    { "queue",     drover_benchmark_phase_queue,     false },
+    { "workers",   drover_benchmark_phase_workers,   false },
+    { "shell",     drover_benchmark_phase_shell,     false },
+    { "heartbeat", drover_benchmark_phase_heartbeat, false },
+};
+#define S_PHASES (sizeof s_phases / sizeof s_phases [0])
+
+//  The size flags: where each lives, its largest value, its default and
+//  its --quick value
+#define S_AT(field) offsetof (drover_benchmark_opts_t, field)
+static const struct {
+    const char *flag;           //  long option name
+    size_t offset;              //  long long field in the options
+    long long max;              //  largest value accepted
+    long long normal;           //  default
+    long long quick;            //  with --quick
+} s_sizes [] = {
+    { "tasks",        S_AT (tasks),        100000000, 100000,  2000 },
+    { "workers",      S_AT (workers),      1000,      2,       2 },
+    { "procs",        S_AT (procs),        100000,    100,     100 },
+    { "window",       S_AT (window),       DROVER_CLIENT_WINDOW_MAX, 1000, 200 },
+    { "rtt",          S_AT (rtt),          100000000, 10000,   200 },
+    { "submits",      S_AT (submits),      100000000, 100000,  2000 },
+    { "queued",       S_AT (queued),       100000000, 1000000, 20000 },
+    { "assigns",      S_AT (assigns),      100000000, 5000,    200 },
+    { "slots",        S_AT (slots),        1000000,   1000,    20 },
+    { "assign-queue", S_AT (assign_queue), 100000000, 10000,   500 },
+    { "shell-tasks",  S_AT (shell_tasks),  100000000, 2000,    50 },
+    { "shell-agents", S_AT (shell_agents), 64,        2,       2 },
+    { "shell-procs",  S_AT (shell_procs),  1024,      2,       2 },
+    { "spawners",     S_AT (spawners),     64,        2,       2 },
+    { "hb-workers",   S_AT (hb_workers),   5000,      1000,    20 },
+    { "hb-interval",  S_AT (hb_interval),  60000,     1000,    1000 },
+    { "hb-window",    S_AT (hb_window),    3600000,   10000,   1000 },
+};
+#define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
+
+//  The list flags' defaults and --quick values
+static const long long s_queue_sizes [] = { 1000, 100000, 1000000 };
+static const long long s_queue_sizes_quick [] = { 100, 2000 };
+static const long long s_worker_counts [] = { 10, 100, 1000 };
+static const long long s_worker_counts_quick [] = { 2, 20 };
+
+//  Option values: the size flags from S_OPT_SIZE on, by index
+enum { S_OPT_SIZE = 2000, S_OPT_PHASES = 1000, S_OPT_QUEUE_SIZES, S_OPT_WORKER_COUNTS, S_OPT_QUICK, S_OPT_JSON };
+
 //  Print the bench's usage
 static void
 s_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover bench [--quick] [--json] [--tasks N] [--workers N] [--procs N]\n"
-        "                    [--window N] [--rtt N] [--submits N] [--queued N] [-v]\n"
+        "usage: drover bench [--quick] [--json] [--phases LIST] [-v] [--SIZE N]...\n"
         "\n"
-        "Starts a broker on 127.0.0.1 (a fresh one per phase) and prints one line per\n"
-        "figure, `name value unit`:\n"
-        "  noop_throughput        no-op tasks/s end to end, in-process workers (--tasks 100000,\n"
-        "                         --workers 2, --procs 100 offers each, --window 1000)\n"
-        "  rtt_p50 .. rtt_p999    submit -> result of one task at a time, usec (--rtt 10000)\n"
-        "  submit_rate            acknowledged submits/s, no workers (--submits 100000)\n"
-        "  broker_rss_idle/queued broker VmRSS, MiB, idle and with --queued 1000000 tasks of\n"
-        "  bytes_per_queued_task  a 100-byte command; the difference per task\n"
-        "  --quick    tiny sizes, for tests      --json   one JSON object instead of lines\n"
-        "  -v         let the broker log to stderr\n");
+        "Starts brokers on 127.0.0.1 (a fresh one per measurement) and prints one line\n"
+        "per figure, `name value unit`. Phases (--phases, comma-separated; default all):\n"
+        "  noop       noop_throughput: no-op tasks/s end to end, in-process workers\n"
+        "             (--tasks 100000, --workers 2, --procs 100 offers each, --window 1000)\n"
+        "  rtt        rtt_p50 .. rtt_p999: submit -> result of one task at a time, usec\n"
+        "             (--rtt 10000)\n"
+        "  submit     submit_rate: acknowledged submits/s, no workers (--submits 100000)\n"
+        "  memory     broker_rss_idle, broker_rss_queued (MiB), bytes_per_queued_task:\n"
+        "             with --queued 1000000 tasks of a 100-byte command\n"
+        "  queue      assign_us_q<N>: usec per assignment (offer + result) with N tasks\n"
+        "             queued, N from --queue-sizes 1000,100000,1000000; simulated workers\n"
+        "             (10) holding --slots 1000 offers in all; --assigns 5000 timed\n"
+        "  workers    assign_us_w<W>: the same with W simulated workers connected, W from\n"
+        "             --worker-counts 10,100,1000, --assign-queue 10000 tasks queued\n"
+        "  shell      shell_throughput: `true` tasks/s on --shell-agents 2 `drover worker`\n"
+        "             processes of --shell-procs 2 (--shell-tasks 2000); spawn_rate: bare\n"
+        "             posix_spawn+wait of true from --spawners 2 threads; shell_vs_spawn_pct\n"
+        "  heartbeat  heartbeat_cpu_pct: the broker's CPU, %% of one core, with --hb-workers\n"
+        "             1000 simulated workers heartbeating every --hb-interval 1000 msec,\n"
+        "             over --hb-window 10000 msec\n"
+        "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
+        "  --json     one JSON object instead of lines\n"
+        "  -v         let the broker and agents log to stderr\n");
+}
+
+//  Parse a comma-separated list of phase names into bits. Returns 0 or -1.
+static int
+s_parse_phases (const char *text, unsigned *phases_p)
+{
+    unsigned phases = 0;
+    char *copy = strdup (text);
+    char *saved = NULL;
+    int rc = 0;
+    for (char *name = strtok_r (copy, ",", &saved); name; name = strtok_r (NULL, ",", &saved)) {
+        size_t index;
+        for (index = 0; index < S_PHASES; index++)
+            if (streq (s_phases [index].name, name))
+                break;
+        if (index == S_PHASES) {
+            rc = drover_cli_usage_error ("bench", "--phases: unknown phase '%s'", name);
+            break;
+        }
+        phases |= 1u << index;
+    }
+    free (copy);
+    if (rc == 0 && phases == 0)
+        rc = drover_cli_usage_error ("bench", "--phases: no phase named");
+    *phases_p = phases;
+    return rc? -1: 0;
+}
+
+//  Parse a comma-separated list of sizes (1..max each). Returns 0 or -1.
+static int
+s_parse_list (const char *flag, const char *text, long long max, long long *list, size_t *count_p)
+{
+    size_t count = 0;
+    char *copy = strdup (text);
+    char *saved = NULL;
+    int rc = 0;
+    for (char *item = strtok_r (copy, ",", &saved); item; item = strtok_r (NULL, ",", &saved)) {
+        if (count == DROVER_BENCHMARK_LIST_MAX) {
+            rc = drover_cli_usage_error ("bench", "%s: at most %d entries", flag,
+                                         DROVER_BENCHMARK_LIST_MAX);
+            break;
+        }
+        if (drover_cli_parse_int ("bench", flag, item, 1, max, &list [count])) {
+            rc = DROVER_EXIT_USAGE;
+            break;
+        }
+        count++;
+    }
+    free (copy);
+    if (rc == 0 && count == 0)
+        rc = drover_cli_usage_error ("bench", "%s: empty list", flag);
+    *count_p = count;
+    return rc? -1: 0;
 }
 
 //  Parse the flags into opts. Returns 0, DROVER_CLI_HELP, or an exit status.
 static int
-s_parse (int argc, char **argv, s_opts_t *opts)
+s_parse (int argc, char **argv, drover_benchmark_opts_t *opts)
 {
-    static struct option options [] = {
-        { "tasks",   required_argument, NULL, 't' },
-        { "workers", required_argument, NULL, 'w' },
-        { "procs",   required_argument, NULL, 'p' },
-        { "window",  required_argument, NULL, 'W' },
-        { "rtt",     required_argument, NULL, 'r' },
-        { "submits", required_argument, NULL, 's' },
-        { "queued",  required_argument, NULL, 'q' },
-        { "quick",   no_argument,       NULL, 'Q' },
-        { "json",    no_argument,       NULL, 'j' },
-        { "verbose", no_argument,       NULL, 'v' },
-        { "help",    no_argument,       NULL, 'h' },
+    struct option options [S_SIZES + 8];
+    for (size_t index = 0; index < S_SIZES; index++)
+        options [index] = (struct option) { s_sizes [index].flag, required_argument, NULL,
+                                            S_OPT_SIZE + (int) index };
+    struct option others [] = {
+        { "phases",        required_argument, NULL, S_OPT_PHASES },
+        { "queue-sizes",   required_argument, NULL, S_OPT_QUEUE_SIZES },
+        { "worker-counts", required_argument, NULL, S_OPT_WORKER_COUNTS },
+        { "quick",         no_argument,       NULL, S_OPT_QUICK },
+        { "json",          no_argument,       NULL, S_OPT_JSON },
+        { "verbose",       no_argument,       NULL, 'v' },
+        { "help",          no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    *opts = (s_opts_t) { .tasks = 100000, .workers = 2, .procs = 100, .window = 1000,
-                         .rtt = 10000, .submits = 100000, .queued = 1000000 };
+    memcpy (options + S_SIZES, others, sizeof others);
+
+    memset (opts, 0, sizeof *opts);
+    opts->phases = (1u << S_PHASES) - 1;
     //  Sizes given explicitly win over --quick, whatever the order
-    s_opts_t given = { 0 };
+    long long given [S_SIZES] = { 0 };
+    long long queue_sizes [DROVER_BENCHMARK_LIST_MAX], worker_counts [DROVER_BENCHMARK_LIST_MAX];
+    size_t nqueue_sizes = 0, nworker_counts = 0;
     bool quick = false;
     optind = 1;
     opterr = 0;
-    int option, which = 0;
-    while ((option = getopt_long (argc, argv, ":vh", options, &which)) != -1) {
-        long long *target = NULL, max = 100000000;
+    int option;
+    while ((option = getopt_long (argc, argv, ":vh", options, NULL)) != -1) {
+        if (option >= S_OPT_SIZE && option < S_OPT_SIZE + (int) S_SIZES) {
+            size_t which = (size_t) (option - S_OPT_SIZE);
+            char flag [32];
+            snprintf (flag, sizeof flag, "--%s", s_sizes [which].flag);
+            if (drover_cli_parse_int ("bench", flag, optarg, 1, s_sizes [which].max,
+                                      &given [which]))
+                return DROVER_EXIT_USAGE;
+            continue;
+        }
         switch (option) {
-            case 't': target = &given.tasks; break;
-            case 'w': target = &given.workers; max = 1000; break;
-            case 'p': target = &given.procs; max = 100000; break;
-            case 'W': target = &given.window; max = DROVER_CLIENT_WINDOW_MAX; break;
-            case 'r': target = &given.rtt; break;
-            case 's': target = &given.submits; break;
-            case 'q': target = &given.queued; break;
-            case 'Q': quick = true; continue;
-            case 'j': opts->json = true; continue;
-            case 'v': opts->verbose = true; continue;
+            case S_OPT_PHASES:
+                if (s_parse_phases (optarg, &opts->phases))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case S_OPT_QUEUE_SIZES:
+                if (s_parse_list ("--queue-sizes", optarg, 100000000, queue_sizes, &nqueue_sizes))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case S_OPT_WORKER_COUNTS:
+                if (s_parse_list ("--worker-counts", optarg, 5000, worker_counts, &nworker_counts))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case S_OPT_QUICK: quick = true; break;
+            case S_OPT_JSON: opts->json = true; break;
+            case 'v': opts->verbose = true; break;
             case 'h': s_usage (stdout); return DROVER_CLI_HELP;
             case ':':
                 return drover_cli_usage_error ("bench", "option '%s' needs a value",
@@ -624,57 +785,75 @@ s_parse (int argc, char **argv, s_opts_t *opts)
                 return drover_cli_usage_error ("bench", "unknown option '%s' (see drover "
                                                "bench --help)", argv [optind - 1]);
         }
-        char flag [32];
-        snprintf (flag, sizeof flag, "--%s", options [which].name);
-        if (drover_cli_parse_int ("bench", flag, optarg, 1, max, target))
-            return DROVER_EXIT_USAGE;
     }
     if (optind < argc)
         return drover_cli_usage_error ("bench", "unexpected argument '%s'", argv [optind]);
-    if (quick)
-        *opts = (s_opts_t) { .tasks = 2000, .workers = 2, .procs = 100, .window = 200,
-                             .rtt = 200, .submits = 2000, .queued = 20000,
-                             .json = opts->json, .verbose = opts->verbose };
-    long long *fields [] = { &opts->tasks, &opts->workers, &opts->procs, &opts->window,
-                             &opts->rtt, &opts->submits, &opts->queued };
-    long long *givens [] = { &given.tasks, &given.workers, &given.procs, &given.window,
-                             &given.rtt, &given.submits, &given.queued };
-    for (size_t index = 0; index < sizeof fields / sizeof fields [0]; index++)
-        if (*givens [index])
-            *fields [index] = *givens [index];
+    for (size_t index = 0; index < S_SIZES; index++) {
+        long long *field = (long long *) ((char *) opts + s_sizes [index].offset);
+        *field = given [index]? given [index]: quick? s_sizes [index].quick: s_sizes [index].normal;
+    }
+    const long long *sizes = quick? s_queue_sizes_quick: s_queue_sizes;
+    size_t nsizes = quick? sizeof s_queue_sizes_quick / sizeof (long long)
+                         : sizeof s_queue_sizes / sizeof (long long);
+    if (nqueue_sizes)
+        sizes = queue_sizes, nsizes = nqueue_sizes;
+    memcpy (opts->queue_sizes, sizes, nsizes * sizeof (long long));
+    opts->nqueue_sizes = nsizes;
+    const long long *counts = quick? s_worker_counts_quick: s_worker_counts;
+    size_t ncounts = quick? sizeof s_worker_counts_quick / sizeof (long long)
+                          : sizeof s_worker_counts / sizeof (long long);
+    if (nworker_counts)
+        counts = worker_counts, ncounts = nworker_counts;
+    memcpy (opts->worker_counts, counts, ncounts * sizeof (long long));
+    opts->nworker_counts = ncounts;
     return 0;
 }
 
-//  Run each phase on a fresh broker, stopped and reaped whatever happens
+//  Let this process open the sockets and files of a thousand simulated
+//  workers (and the broker child inherit the limit): soft to hard
+static void
+s_raise_limits (drover_benchmark_opts_t *opts)
+{
+    struct rlimit limit;
+    if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        if (setrlimit (RLIMIT_NOFILE, &limit))
+            fprintf (stderr, "drover bench: cannot raise the open files limit: %s\n",
+                     strerror (errno));
+    }
+    long long most = opts->hb_workers;
+    for (size_t index = 0; index < opts->nworker_counts; index++)
+        if (opts->worker_counts [index] > most)
+            most = opts->worker_counts [index];
+    //  Before any socket exists: CZMQ refuses the change afterwards
+    zsys_set_max_sockets ((size_t) most + 1024);
+}
+
+//  Run each phase asked for, stopping brokers whatever happens
 int
 drover_benchmark_main (int argc, char **argv)
 {
-    s_bench_t bench = { .nfigures = 0 };
+    drover_benchmark_t bench = { .nfigures = 0 };
     int rc = s_parse (argc, argv, &bench.opts);
     if (rc == DROVER_CLI_HELP)
         return DROVER_EXIT_OK;
     if (rc)
         return rc;
+    s_raise_limits (&bench.opts);
     zsys_set_logstream (stderr);    //  the workers' log lines must not mix with figures
-    static const struct {
-        const char *name;                       //  for progress and errors
-        int (*run) (s_bench_t *self);           //  measures, records figures
-    } phases [] = {
-        { "noop", s_phase_noop },
-        { "rtt", s_phase_rtt },
-        { "submit", s_phase_submit },
-        { "memory", s_phase_memory },
-    };
-    for (size_t index = 0; rc == 0 && index < sizeof phases / sizeof phases [0]; index++) {
-        fprintf (stderr, "drover bench: phase %s\n", phases [index].name);
-        rc = s_broker_start (&bench);
+    for (size_t index = 0; rc == 0 && index < S_PHASES; index++) {
+        if (!(bench.opts.phases & (1u << index)))
+            continue;
+        fprintf (stderr, "drover bench: phase %s\n", s_phases [index].name);
+        if (s_phases [index].brokered)
+            rc = drover_benchmark_broker_start (&bench, NULL);
         if (rc == 0)
-            rc = phases [index].run (&bench);
-        s_broker_stop (&bench);
+            rc = s_phases [index].run (&bench);
+        drover_benchmark_broker_stop (&bench);
         if (zsys_interrupted)
             rc = -1;
         if (rc)
-            fprintf (stderr, "drover bench: phase %s failed\n", phases [index].name);
+            fprintf (stderr, "drover bench: phase %s failed\n", s_phases [index].name);
     }
     if (rc == 0 && bench.opts.json)
         s_print_json (&bench);

@@ -1,13 +1,20 @@
 /*  =========================================================================
-    drover_benchmark - `drover bench`: throughput, latency and memory of
-    a broker started for the purpose on loopback
+    drover_benchmark - `drover bench`: throughput, latency, scheduling cost,
+    shell tasks, heartbeat load and memory of a broker started for the
+    purpose on loopback
 
-    The header only declares the subcommand's entry point.
+    The first part declares the subcommand's entry point. The second is
+    shared by the bench's own files only (tools/drover_benchmark*.c): the
+    run's options and figures, the broker child, and the phases that live
+    in their own files.
     =========================================================================
 */
 
 #ifndef DROVER_BENCHMARK_H_INCLUDED
 #define DROVER_BENCHMARK_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_client.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +24,142 @@ extern "C" {
 //  (0 ok, 1 a phase failed, 2 bad flags).
 int
     drover_benchmark_main (int argc, char **argv);
+
+
+//  ---------------------------------------------------------------------
+//  Shared by tools/drover_benchmark*.c only
+
+#define DROVER_BENCHMARK_FIGURES_MAX    64      //  figures one run prints at most
+#define DROVER_BENCHMARK_LIST_MAX       8       //  entries in a list flag
+
+//  Sizes and switches, all from flags
+typedef struct {
+    long long tasks;            //  (a) tasks run end to end
+    long long workers;          //  (a), (b) in-process workers
+    long long procs;            //  (a), (b) offers each worker may hold at once
+    long long window;           //  (a) tasks outstanding at most; submit window
+    long long rtt;              //  (b) round trips timed
+    long long submits;          //  (c) acknowledged submits
+    long long queued;           //  (d) tasks queued for the memory figure
+    long long assigns;          //  (e) assignments timed per size
+    long long slots;            //  (e) offers the simulated workers hold at once, in all
+    long long assign_queue;     //  (e) tasks queued while the number of workers varies
+    long long shell_tasks;      //  (f) `true` tasks run by the agents
+    long long shell_agents;     //  (f) `drover worker` processes
+    long long shell_procs;      //  (f) procs each agent offers
+    long long spawners;         //  (f) concurrent spawners of the bare fork/exec rate
+    long long hb_workers;       //  (g) simulated workers heartbeating
+    long long hb_interval;      //  (g) msec between heartbeats
+    long long hb_window;        //  (g) msec over which the broker's CPU is measured
+    long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
+    size_t nqueue_sizes;        //  entries in queue_sizes
+    long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
+    size_t nworker_counts;      //  entries in worker_counts
+    unsigned phases;            //  bit per phase to run (index in the phase table)
+    bool json;                  //  one JSON object instead of lines
+    bool verbose;               //  let the broker and agents log to stderr
+} drover_benchmark_opts_t;
+
+//  One measured figure
+typedef struct {
+    char name [40];             //  e.g. "noop_throughput"
+    double value;               //  in unit
+    const char *unit;           //  e.g. "tasks/s", static
+} drover_benchmark_figure_t;
+
+//  The run: options, the broker of the current phase, what was measured
+typedef struct {
+    drover_benchmark_opts_t opts;   //  sizes and switches
+    pid_t broker;               //  broker child of the current phase, or 0
+    char endpoint [64];         //  its ROUTER, tcp://127.0.0.1:port
+    char events [64];           //  its PUB, tcp://127.0.0.1:port
+    drover_benchmark_figure_t figures [DROVER_BENCHMARK_FIGURES_MAX];  //  measured so far
+    size_t nfigures;            //  entries used in figures
+    int64_t progress_at;        //  msec mono of the last progress line
+} drover_benchmark_t;
+
+//  What the async-submit and done handlers fill in
+typedef struct {
+    uint64_t *ids;              //  task id by tag (slot in the current batch), or NULL
+    uint64_t refused;           //  submits answered with an ERROR
+    uint64_t succeeded;         //  TASK DONEs with state SUCCEEDED
+    uint64_t finished;          //  TASK DONEs of any state
+} drover_benchmark_tally_t;
+
+//  Start a broker child on two free loopback ports, with `--set` settings
+//  (NULL-terminated "section/key=value" list, or NULL), and wait until it
+//  answers. Returns 0, or -1.
+int
+    drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings);
+
+//  Stop the broker child (SIGTERM, SIGKILL after 5 s) and reap it
+void
+    drover_benchmark_broker_stop (drover_benchmark_t *self);
+
+//  Start this executable as a child with argv (argv [0] is ignored), its
+//  stdout to /dev/null and stderr too unless verbose; it dies with us.
+//  Returns its pid, or -1.
+pid_t
+    drover_benchmark_spawn (drover_benchmark_t *self, char **argv);
+
+//  Stop a child with SIGTERM (SIGKILL after 5 s) and reap it
+void
+    drover_benchmark_reap (pid_t pid);
+
+//  Record a figure; printed at once unless the output is JSON
+void
+    drover_benchmark_figure (drover_benchmark_t *self, const char *name, double value,
+                             const char *unit);
+
+//  Say how far a long phase got, once a second at most (or when forced)
+void
+    drover_benchmark_progress (drover_benchmark_t *self, const char *phase, long long done,
+                               long long total, bool force);
+
+//  Connect a bench client to the current broker, acks counted in tally
+drover_client_t *
+    drover_benchmark_client (drover_benchmark_t *self, drover_benchmark_tally_t *tally);
+
+//  Build a TASK SUBMIT of argv "true", or of a 100-byte command line if
+//  padded, with flags. The caller destroys it.
+drover_msg_t *
+    drover_benchmark_submit_msg (bool padded, uint32_t flags);
+
+//  Queue count tasks through client with its window, no workers needed:
+//  every one must be accepted. Returns the usec it took, or -1.
+int64_t
+    drover_benchmark_submit_many (drover_benchmark_t *self, drover_client_t *client,
+                                  drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                                  long long count, const char *phase);
+
+//  Run count NOTIFY tasks to the end with a window of them outstanding,
+//  on whatever workers the broker has. Returns the usec it took, or -1.
+int64_t
+    drover_benchmark_run_tasks (drover_benchmark_t *self, drover_client_t *client,
+                                drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                                long long count, const char *phase);
+
+//  Wait until the broker lists at least count workers (10 s at most).
+//  Returns 0, or -1.
+int
+    drover_benchmark_await_workers (drover_benchmark_t *self, drover_client_t *client,
+                                    size_t count);
+
+//  (e) scheduling cost by queue length: assign_us_q<size> per size
+int
+    drover_benchmark_phase_queue (drover_benchmark_t *self);
+
+//  (e) scheduling cost by connected workers: assign_us_w<count> per count
+int
+    drover_benchmark_phase_workers (drover_benchmark_t *self);
+
+//  (g) the broker's CPU with many workers heartbeating: heartbeat_cpu_pct
+int
+    drover_benchmark_phase_heartbeat (drover_benchmark_t *self);
+
+//  (f) `true` run by real agents, against the bare fork/exec rate
+int
+    drover_benchmark_phase_shell (drover_benchmark_t *self);
 
 #ifdef __cplusplus
 }

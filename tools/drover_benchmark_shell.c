@@ -1,0 +1,132 @@
+/*  =========================================================================
+    drover_benchmark_shell - `drover bench` phase (f): shell tasks
+
+    `true` run as real tasks by real `drover worker` agents (children of
+    this executable), tasks per second end to end; and, as the ceiling,
+    the machine's bare rate of fork + exec + wait of `true`, measured by
+    the same process with as many concurrent spawners as the agents have
+    cores to share. Both are printed, and the first as a percentage of
+    the second.
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+#include "drover_benchmark.h"
+#include <pthread.h>
+#include <sys/wait.h>
+
+#define S_AGENTS_MAX    64          //  agents one phase starts at most (flag bound)
+
+//  One spawner thread's share of the bare rate
+typedef struct {
+    long long count;            //  processes to run
+    long long failed;           //  that did not exit 0
+} s_spawner_t;
+
+//  Fork, exec `true` (looked up in PATH, as the runner does) with its
+//  stdio on /dev/null, and wait for it; count processes that failed
+static void *
+s_spawner (void *args)
+{
+    s_spawner_t *self = (s_spawner_t *) args;
+    char *argv [] = { "true", NULL };
+    for (long long index = 0; index < self->count; index++) {
+        pid_t pid = fork ();
+        if (pid == 0) {
+            int null = open ("/dev/null", O_RDWR);
+            if (null != -1) {
+                dup2 (null, STDIN_FILENO);
+                dup2 (null, STDOUT_FILENO);
+                dup2 (null, STDERR_FILENO);
+            }
+            execvp (argv [0], argv);
+            _exit (127);
+        }
+        int status = 0;
+        if (pid == -1 || waitpid (pid, &status, 0) != pid
+        ||  !WIFEXITED (status) || WEXITSTATUS (status) != 0)
+            self->failed++;
+    }
+    return NULL;
+}
+
+//  The bare fork/exec/wait rate of `true` from opts.spawners threads, per
+//  second; -1 if any failed
+static double
+s_spawn_rate (drover_benchmark_t *self)
+{
+    size_t count = (size_t) self->opts.spawners;
+    long long total = self->opts.shell_tasks;
+    pthread_t threads [S_AGENTS_MAX];
+    s_spawner_t shares [S_AGENTS_MAX];
+    int64_t started = zclock_usecs ();
+    size_t running = 0;
+    for (size_t index = 0; index < count; index++) {
+        long long share = total / (long long) count + ((long long) index < total % (long long) count);
+        shares [index] = (s_spawner_t) { .count = share, .failed = 0 };
+        if (pthread_create (&threads [index], NULL, s_spawner, &shares [index]))
+            break;
+        running++;
+    }
+    long long failed = running < count? 1: 0;
+    for (size_t index = 0; index < running; index++) {
+        pthread_join (threads [index], NULL);
+        failed += shares [index].failed;
+    }
+    int64_t elapsed = zclock_usecs () - started;
+    if (failed) {
+        fprintf (stderr, "drover bench: shell: %lld bare spawns of true failed\n", failed);
+        return -1;
+    }
+    return total * 1e6 / (elapsed > 0? elapsed: 1);
+}
+
+//  Run opts.shell_tasks `true` tasks on opts.shell_agents agents, each
+//  offering opts.shell_procs procs. Returns tasks/s, or -1.
+static double
+s_shell_rate (drover_benchmark_t *self)
+{
+    if (drover_benchmark_broker_start (self, NULL))
+        return -1;
+    size_t count = (size_t) self->opts.shell_agents;
+    pid_t agents [S_AGENTS_MAX] = { 0 };
+    char procs [32];
+    snprintf (procs, sizeof procs, "%lld", self->opts.shell_procs);
+    int rc = 0;
+    for (size_t index = 0; rc == 0 && index < count; index++) {
+        char id [32];
+        snprintf (id, sizeof id, "bench-shell-%zu", index + 1);
+        char *argv [] = { "drover", "worker", "--broker", self->endpoint, "--procs", procs,
+                          "--id", id, NULL };
+        agents [index] = drover_benchmark_spawn (self, argv);
+        if (agents [index] == -1)
+            rc = -1;
+    }
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    if (rc == 0)
+        rc = drover_benchmark_await_workers (self, client, count);
+    int64_t elapsed = rc? -1: drover_benchmark_run_tasks (self, client, &tally, submit,
+                                                          self->opts.shell_tasks, "shell");
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    for (size_t index = 0; index < count; index++)
+        drover_benchmark_reap (agents [index]);
+    drover_benchmark_broker_stop (self);
+    return elapsed < 0? -1: self->opts.shell_tasks * 1e6 / (elapsed > 0? elapsed: 1);
+}
+
+//  (f) shell tasks on real agents against the bare fork/exec rate
+int
+drover_benchmark_phase_shell (drover_benchmark_t *self)
+{
+    double spawn = s_spawn_rate (self);
+    double shell = spawn < 0? -1: s_shell_rate (self);
+    if (shell < 0)
+        return -1;
+    drover_benchmark_figure (self, "shell_throughput", shell, "tasks/s");
+    drover_benchmark_figure (self, "spawn_rate", spawn, "procs/s");
+    drover_benchmark_figure (self, "shell_vs_spawn_pct", spawn > 0? shell / spawn * 100: 0, "%");
+    return 0;
+}
