@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+#   sidebyside.sh - the same no-op workload on drover and on gearmand, in one
+#   run, on loopback: (a) no-op throughput and (b) one-at-a-time round trip.
+#   These machines are noisy: only ratios measured in one run mean anything.
+#
+#   usage: tools/sidebyside.sh [--drover PATH] [--tasks N] [--rtt N]
+#                              [--workers N] [--batch N]
+#     --drover PATH   the drover executable (default: $DROVER_BIN, else build/drover)
+#     --tasks N       no-op tasks for the throughput figure (100000)
+#     --rtt N         round trips timed (10000)
+#     --workers N     worker processes on gearmand, in-process workers on drover (2)
+#     --batch N       gearman tasks per gearman_client_run_tasks (100)
+#
+#   Installs gearman-job-server and libgearman-dev with apt-get if missing,
+#   builds tools/gearman/noop_worker.c and noop_client.c into a temporary
+#   directory, runs gearmand on a free 127.0.0.1 port (stopped on exit),
+#   then `drover bench --phases noop,rtt` with the same sizes, and prints
+#   figure, drover, gearmand and ratio (drover / gearmand). Exits non-zero
+#   if anything failed.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+drover=${DROVER_BIN:-$here/../build/drover}
+tasks=100000
+rtt=10000
+workers=2
+batch=100
+
+die () { echo "sidebyside: $*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --drover)  drover=${2:?--drover needs a value}; shift 2 ;;
+        --tasks)   tasks=${2:?--tasks needs a value}; shift 2 ;;
+        --rtt)     rtt=${2:?--rtt needs a value}; shift 2 ;;
+        --workers) workers=${2:?--workers needs a value}; shift 2 ;;
+        --batch)   batch=${2:?--batch needs a value}; shift 2 ;;
+        -h|--help) sed -n '2,20s/^#   \{0,1\}//p' "$0"; exit 0 ;;
+        *)         die "unknown argument '$1' (see --help)" ;;
+    esac
+done
+for value in "$tasks" "$rtt" "$workers" "$batch"; do
+    [[ "$value" =~ ^[1-9][0-9]*$ ]] || die "sizes must be positive integers, not '$value'"
+done
+[ -x "$drover" ] || die "no drover executable at '$drover': build it, or give --drover PATH"
+
+#   gearmand and its C library, from the Debian mirror if missing
+PATH=$PATH:/usr/sbin:/sbin
+if ! command -v gearmand >/dev/null || [ ! -f /usr/include/libgearman-1.0/gearman.h ]; then
+    as_root=()
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null || die "gearman is not installed and we are not root"
+        as_root=(sudo)
+    fi
+    echo "sidebyside: installing gearman-job-server libgearman-dev" >&2
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        gearman-job-server libgearman-dev >&2 \
+    || { "${as_root[@]}" apt-get update -qq >&2 \
+         && "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+                gearman-job-server libgearman-dev >&2; } \
+    || die "cannot install gearman-job-server libgearman-dev"
+fi
+
+tmp=$(mktemp -d -t sidebyside.XXXXXX)
+pids=()
+#   Stop what we started (by pid) and remove the temporary directory
+stop_gearman () {
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    pids=()
+}
+cleanup () {
+    stop_gearman
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+flags=(-O2 -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter)
+libs=$(pkg-config --libs gearmand 2>/dev/null || echo -lgearman)
+for program in noop_worker noop_client; do
+    gcc "${flags[@]}" "$here/gearman/$program.c" -o "$tmp/$program" $libs -lm \
+        || die "cannot build $program"
+done
+
+#   A free port on loopback: bind port 0 and read what the kernel chose
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
+    || die "cannot find a free port"
+gearmand --listen 127.0.0.1 --port "$port" --log-file "$tmp/gearmand.log" \
+         --pid-file "$tmp/gearmand.pid" --verbose ERROR &
+pids+=($!)
+#   Ready when it accepts a connection
+for attempt in $(seq 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        break
+    fi
+    kill -0 "${pids[0]}" 2>/dev/null || die "gearmand exited: $(tail -3 "$tmp/gearmand.log" 2>/dev/null)"
+    [ "$attempt" -lt 100 ] || die "gearmand does not accept connections on 127.0.0.1:$port"
+    sleep 0.1
+done
+for worker in $(seq "$workers"); do
+    "$tmp/noop_worker" 127.0.0.1 "$port" &
+    pids+=($!)
+done
+
+echo "sidebyside: gearmand on 127.0.0.1:$port, $workers workers: $tasks tasks in batches" \
+     "of $batch, $rtt round trips" >&2
+"$tmp/noop_client" 127.0.0.1 "$port" "$tasks" "$batch" "$rtt" > "$tmp/gearmand.txt" \
+    || die "the gearman client failed"
+stop_gearman
+
+echo "sidebyside: drover bench --phases noop,rtt --tasks $tasks --rtt $rtt --workers $workers" >&2
+"$drover" bench --phases noop,rtt --tasks "$tasks" --rtt "$rtt" --workers "$workers" \
+    > "$tmp/drover.txt" 2> "$tmp/drover.err" \
+    || { tail -5 "$tmp/drover.err" >&2; die "drover bench failed"; }
+
+#   The table: each figure both measured, and drover / gearmand
+awk '
+    FNR == 1 { file++ }
+    file == 1 { drover [$1] = $2; unit [$1] = $3 }
+    file == 2 { gearmand [$1] = $2 }
+    END {
+        split ("noop_throughput rtt_p50 rtt_p90 rtt_p99 rtt_p999", names, " ")
+        printf "%-18s %14s %14s %8s\n", "figure", "drover", "gearmand", "ratio"
+        missing = 0
+        for (i = 1; i <= 5; i++) {
+            name = names [i]
+            if (!(name in drover) || !(name in gearmand) || gearmand [name] + 0 <= 0) {
+                printf "%-18s missing\n", name
+                missing = 1
+                continue
+            }
+            printf "%-18s %14.1f %14.1f %8.2f  %s\n", name, drover [name], gearmand [name],
+                   drover [name] / gearmand [name], unit [name]
+        }
+        print "ratio = drover / gearmand: above 1 is better for throughput, below 1 for round trips"
+        exit missing
+    }' "$tmp/drover.txt" "$tmp/gearmand.txt"
