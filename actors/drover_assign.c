@@ -37,6 +37,7 @@
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
+    drover_once_t succeeded;    //  workers told SUCCESS this turn
     zpoller_t *poller;          //  the pipe
     drover_tasktable_t *table;  //  every task; decides everything
     uint64_t stale;             //  reports answered STALE or NOT FOUND
@@ -192,13 +193,16 @@ s_carry_out (self_t *self)
                                    "FREE": "DEQUEUE", action->task);
                 break;
             case DROVER_ACTION_SUCCESS:
-                drover_outbox_say (self->outbox, "ss", "SUCCESS", action->worker);
+                //  Once per worker per turn: probation only needs one
+                if (drover_once_first (&self->succeeded, action->worker))
+                    drover_outbox_say (self->outbox, "ss", "SUCCESS", action->worker);
                 break;
             case DROVER_ACTION_FAILURE:
                 if (s_may_warn (self))
                     zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
                                   action->worker, action->reason, action->task);
                 drover_outbox_say (self->outbox, "sss", "FAILURE", action->worker, action->reason);
+                drover_once_forget (&self->succeeded, action->worker);  //  a later success counts
                 break;
             case DROVER_ACTION_EVENT:
                 s_publish (self, action);
@@ -442,6 +446,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);
         drover_outbox_flush (self->outbox, self->pipe);
+        drover_once_reset (&self->succeeded);
         void *which = zpoller_wait (self->poller, drover_pipe_poll_timeout (deadline, now));
         if (which == self->pipe) {
             if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)

@@ -60,6 +60,7 @@ typedef struct {
     int64_t subscriptions;      //  distinct topics subscribed to; 0: events are off
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
+    drover_once_t heard;        //  workers health was told HEARD this turn
     uint64_t malformed;         //  messages that did not decode
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -219,7 +220,8 @@ s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
             break;
         case DROVER_MSG_TASK_STARTED:
         case DROVER_MSG_TASK_RESULT:
-            drover_outbox_say (self->outboxes [S_HEALTH], "ssf", "HEARD", msg->worker, route);
+            if (drover_once_first (&self->heard, msg->worker))
+                drover_outbox_say (self->outboxes [S_HEALTH], "ssf", "HEARD", msg->worker, route);
             s_hand_off (self, S_ASSIGN, route, msg);
             break;
         case DROVER_MSG_TASK_SUBMIT:
@@ -454,6 +456,7 @@ s_broker_run (s_broker_t *self)
             s_handle_router (self);
         for (int index = 0; index < S_ACTORS; index++)
             drover_outbox_flush (self->outboxes [index], zactor_sock (self->actors [index]));
+        drover_once_reset (&self->heard);
     }
 }
 

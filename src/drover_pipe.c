@@ -167,3 +167,35 @@ drover_pipe_poll_timeout (int64_t deadline, int64_t now)
         return -1;              //  nothing timed: wait for input
     return deadline <= now? 0: (int) (deadline - now);
 }
+
+//  Tell whether worker is new this turn, remembering it
+bool
+drover_once_first (drover_once_t *self, const char *worker)
+{
+    for (size_t index = 0; index < self->count; index++)
+        if (streq (self->ids [index], worker))
+            return false;
+    if (self->count < DROVER_ONCE_MAX)
+        snprintf (self->ids [self->count++], DROVER_ID_MAX + 1, "%s", worker);
+    return true;
+}
+
+//  Forget one worker (the last id takes its place)
+void
+drover_once_forget (drover_once_t *self, const char *worker)
+{
+    for (size_t index = 0; index < self->count; index++)
+        if (streq (self->ids [index], worker)) {
+            self->count--;
+            if (index < self->count)
+                memcpy (self->ids [index], self->ids [self->count], DROVER_ID_MAX + 1);
+            return;
+        }
+}
+
+//  Forget every worker
+void
+drover_once_reset (drover_once_t *self)
+{
+    self->count = 0;
+}

@@ -81,6 +81,28 @@ void
     drover_pipe_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
                        const char *worker, const char *reason);
 
+//  Worker ids already told something during this turn of a loop, so a
+//  turn says it once per worker however many tasks caused it (SUCCESS to
+//  probation, HEARD to health). A plain value; reset at the end of a turn.
+#define DROVER_ONCE_MAX     16
+typedef struct {
+    size_t count;                                       //  ids held
+    char ids [DROVER_ONCE_MAX][DROVER_ID_MAX + 1];      //  told this turn
+} drover_once_t;
+
+//  Return true the first time this turn worker is seen, and remember it;
+//  always true once the set is full (saying twice is harmless, only slower)
+bool
+    drover_once_first (drover_once_t *self, const char *worker);
+
+//  Forget one worker, so the next drover_once_first for it is true again
+void
+    drover_once_forget (drover_once_t *self, const char *worker);
+
+//  Forget every worker: a new turn
+void
+    drover_once_reset (drover_once_t *self);
+
 //  Turn an actor's next deadline (msec monotonic, -1 for none) into a
 //  zpoller_wait timeout: -1 waits for input only, 0 means already due
 int
