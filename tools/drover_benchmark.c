@@ -619,8 +619,8 @@ static const struct {
     { "assign-queue", S_AT (assign_queue), 100000000, 10000,   500 },
     { "shell-tasks",  S_AT (shell_tasks),  100000000, 2000,    50 },
     { "shell-agents", S_AT (shell_agents), 64,        2,       2 },
-    { "shell-procs",  S_AT (shell_procs),  1024,      2,       2 },
-    { "spawners",     S_AT (spawners),     64,        2,       2 },
+    { "shell-procs",  S_AT (shell_procs),  64,        2,       2 },
+    { "spawners",     S_AT (spawners),     4096,      0,       0 },
     { "hb-workers",   S_AT (hb_workers),   5000,      1000,    20 },
     { "hb-interval",  S_AT (hb_interval),  60000,     1000,    1000 },
     { "hb-window",    S_AT (hb_window),    3600000,   10000,   1000 },
@@ -659,7 +659,8 @@ s_usage (FILE *stream)
         "             --worker-counts 10,100,1000, --assign-queue 10000 tasks queued\n"
         "  shell      shell_throughput: `true` tasks/s on --shell-agents 2 `drover worker`\n"
         "             processes of --shell-procs 2 (--shell-tasks 2000); spawn_rate: bare\n"
-        "             posix_spawn+wait of true from --spawners 2 threads; shell_vs_spawn_pct\n"
+        "             posix_spawn+wait of true from --spawners threads (default: agents x\n"
+        "             procs, the same concurrency); shell_vs_spawn_pct: the first of the second\n"
         "  heartbeat  heartbeat_cpu_pct: the broker's CPU, %% of one core, with --hb-workers\n"
         "             1000 simulated workers heartbeating every --hb-interval 1000 msec,\n"
         "             over --hb-window 10000 msec\n"

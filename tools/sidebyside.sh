@@ -82,9 +82,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 flags=(-O2 -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter)
-libs=$(pkg-config --libs gearmand 2>/dev/null || echo -lgearman)
+read -r -a libs <<< "$(pkg-config --libs gearmand 2>/dev/null || echo -lgearman)"
 for program in noop_worker noop_client; do
-    gcc "${flags[@]}" "$here/gearman/$program.c" -o "$tmp/$program" $libs -lm \
+    gcc "${flags[@]}" "$here/gearman/$program.c" -o "$tmp/$program" "${libs[@]}" -lm \
         || die "cannot build $program"
 done
 
@@ -103,7 +103,7 @@ for attempt in $(seq 100); do
     [ "$attempt" -lt 100 ] || die "gearmand does not accept connections on 127.0.0.1:$port"
     sleep 0.1
 done
-for worker in $(seq "$workers"); do
+for _ in $(seq "$workers"); do
     "$tmp/noop_worker" 127.0.0.1 "$port" &
     pids+=($!)
 done
