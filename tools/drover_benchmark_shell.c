@@ -102,7 +102,7 @@ s_shell_rate (drover_benchmark_t *self)
     snprintf (procs, sizeof procs, "%lld", self->opts.shell_procs);
     int rc = 0;
     for (size_t index = 0; rc == 0 && index < count; index++) {
-        char id [32];
+        char id [48];
         snprintf (id, sizeof id, "bench-shell-%zu", index + 1);
         char *argv [] = { "drover", "worker", "--broker", self->endpoint, "--procs", procs,
                           "--id", id, NULL };
