@@ -2,12 +2,22 @@
     drover_worker - the worker API: registers with a broker and runs what
     it offers
 
-    One loop, one zmq_poll: the DEALER to the broker, the actor pipe if
-    any, and the fds of the process runner (its children's pipes and
-    pidfds). The poll timeout is the nearest of: the next heartbeat, the
-    moment the broker counts as silent, the next reconnect, and the
-    runner's nearest task deadline. Every send is non-blocking: a worker
-    cut off from its broker keeps reaping children and keeps their results.
+    One loop, one poll(2) per turn: the ZMQ_FD of the DEALER to the broker
+    and of the actor pipe if any, and the fds of the process runner (its
+    children's pipes and pidfds). The poll timeout is the nearest of: the
+    next heartbeat, the moment the broker counts as silent, the next
+    reconnect, and the runner's nearest task deadline. Every send is
+    non-blocking: a worker cut off from its broker keeps reaping children
+    and keeps their results.
+
+    Each system call costs about a microsecond here, more than handling a
+    message, so a turn spends as few as it can: one poll(2), then up to a
+    batch of messages read with ZMQ_DONTWAIT until the DEALER is empty.
+    zmq_poll would ask every socket for ZMQ_EVENTS before and after
+    sleeping (a poll and a getpid each time); a socket's ZMQ_FD only
+    signals news once its queue was found empty, so the loop sleeps on it
+    only after a read came back EAGAIN with no send since (a send may
+    take in the socket's pending commands, and the signal with them).
 
     Registration is a small state machine over the socket:
       connected, HELLO sent  --WELCOME-->  registered (heartbeats flow)
@@ -29,12 +39,13 @@
 #include "drover_runner.h"
 #include "drover_stats.h"
 #include <unistd.h>
+#include <poll.h>
 
 #define S_HEARTBEAT         1000    //  msec, until WELCOME says otherwise
 #define S_SILENT_BEATS      3       //  heartbeats without a due reply: reconnect
 #define S_BACKOFF_MIN       250     //  msec before the first reconnect
 #define S_BACKOFF_MAX       5000    //  msec between reconnects at most
-#define S_RECV_BATCH        1000    //  messages read per wake-up at most
+#define S_RECV_BATCH        256     //  messages read per turn at most
 #define S_HWM               100000  //  messages queued on the DEALER
 #define S_GOODBYE_LINGER    1000    //  msec to flush GOODBYE at the end
 #define S_WAKE_MAX          1000    //  msec the loop sleeps at most
@@ -64,6 +75,8 @@ struct _drover_worker_t {
     bool verbose;                   //  log each message
     //  Loop state
     zsock_t *dealer;                //  to the broker, NULL while waiting to reconnect
+    int dealer_fd;                  //  its ZMQ_FD, signals news once drained
+    bool dealer_drained;            //  a read found it empty, nothing sent since
     drover_runner_t *runner;        //  process executor, NULL with a handler
     drover_msg_t *in;               //  last message received, reused
     drover_exec_t *exec;            //  last offer's body, reused
@@ -83,8 +96,9 @@ struct _drover_worker_t {
     int64_t reconnect_at;           //  msec of the next connect while dealer is NULL
     uint32_t backoff;               //  msec to wait before the next reconnect
     s_started_t started [S_STARTED_RING];  //  recent STARTEDs, by seq modulo the size
-    zmq_pollitem_t *items;          //  poll items, rebuilt each turn
-    size_t items_alloc;             //  room in items
+    zmq_pollitem_t *items;          //  poll items (raw fds), rebuilt each turn
+    struct pollfd *fds;             //  the same for poll(2)
+    size_t items_alloc;             //  room in items and in fds
     //  Counters
     uint64_t tasks_run;             //  offers started
     uint64_t results_acked;         //  results answered OK
@@ -152,6 +166,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     zlistx_destroy (&self->pending);
     zhashx_destroy (&self->procs_of);
     free (self->items);
+    free (self->fds);
     free (self->workdir);
     free (self->endpoint);
     free (self);
@@ -342,6 +357,7 @@ s_send (drover_worker_t *self, drover_msg_t *msg)
     }
     int rc = zframe_send (&frame, self->dealer, ZFRAME_DONTWAIT);
     zframe_destroy (&frame);
+    self->dealer_drained = false;   //  the send may have taken in the read signal
     if (rc == -1 && self->verbose)
         zsys_debug ("worker: send %s refused: %s", drover_msg_name (msg->id),
                     zmq_strerror (zmq_errno ()));
@@ -397,6 +413,8 @@ s_connect (drover_worker_t *self, int64_t now)
         zsock_destroy (&self->dealer);
         return -1;
     }
+    self->dealer_fd = zsock_fd (self->dealer);
+    self->dealer_drained = false;
     self->reconnect_at = 0;
     self->expect_since = 0;
     s_send_hello (self, now);
@@ -499,7 +517,10 @@ s_attempt_key (char *key, size_t size, uint64_t task, uint32_t attempt)
     snprintf (key, size, "%" PRIu64 "/%u", task, attempt);
 }
 
-//  TASK OFFER: acknowledge at once, then start the attempt
+//  TASK OFFER: acknowledge at once, then start the attempt. An attempt
+//  that ends here and now (a bad body, the in-process handler) is
+//  acknowledged by its RESULT alone (PROTOCOL.md 7.7): one message less
+//  for us and for the broker.
 static void
 s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
 {
@@ -509,7 +530,6 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
     }
     const char *error = NULL;
     int rc = drover_exec_decode (self->exec, offer->body, offer->body_size, &error);
-    s_send_started (self, offer->task, offer->attempt);
     self->tasks_run++;
     if (rc != 0) {
         zsys_warning ("worker: bad offer body task=%" PRIu64 " attempt=%u: %s",
@@ -528,6 +548,7 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
         s_run_handler (self, offer, now);
         return;
     }
+    s_send_started (self, offer->task, offer->attempt);
     uint32_t procs = offer->procs? offer->procs: 1;
     if (self->procs_used + procs > self->procs)
         zsys_warning ("worker: offer past free procs task=%" PRIu64 " procs=%u used=%u offered=%u",
@@ -686,7 +707,8 @@ s_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t now)
     }
 }
 
-//  Read what the broker sent, up to a batch, without blocking
+//  Read what the broker sent, up to a batch, without blocking; an EAGAIN
+//  marks the DEALER drained (its ZMQ_FD will signal what comes next)
 static void
 s_handle_dealer (drover_worker_t *self, int64_t now)
 {
@@ -696,6 +718,11 @@ s_handle_dealer (drover_worker_t *self, int64_t now)
         zmq_msg_init (&frame);
         if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) == -1) {
             zmq_msg_close (&frame);
+            if (zmq_errno () == EAGAIN)
+                self->dealer_drained = true;
+            else
+            if (zmq_errno () == ETERM)
+                self->stopping = true;      //  the context is going away
             break;
         }
         bool more = zmq_msg_more (&frame);
@@ -804,12 +831,30 @@ s_items_reserve (drover_worker_t *self, size_t count)
     self->items_alloc = count * 2;
     self->items = (zmq_pollitem_t *) realloc (self->items,
                                               self->items_alloc * sizeof (zmq_pollitem_t));
-    assert (self->items);
+    self->fds = (struct pollfd *) realloc (self->fds, self->items_alloc * sizeof (struct pollfd));
+    assert (self->items && self->fds);
 }
 
-//  A command on the actor pipe
+//  Wait up to msec for one of count items (raw fds: sockets are polled
+//  through their ZMQ_FD) with one poll(2); set their revents as zmq_poll
+//  would. Returns what poll returned.
+static int
+s_poll (drover_worker_t *self, size_t count, long msec)
+{
+    for (size_t index = 0; index < count; index++)
+        self->fds [index] = (struct pollfd) { self->items [index].fd, POLLIN, 0 };
+    int rc = poll (self->fds, (nfds_t) count, (int) msec);
+    for (size_t index = 0; index < count; index++) {
+        short revents = rc > 0? self->fds [index].revents: 0;
+        self->items [index].revents = (short) ((revents & POLLIN? ZMQ_POLLIN: 0)
+                                    | (revents & (POLLERR | POLLHUP | POLLNVAL)? ZMQ_POLLERR: 0));
+    }
+    return rc;
+}
+
+//  One command on the actor pipe
 static void
-s_handle_pipe (drover_worker_t *self, zsock_t *pipe)
+s_handle_command (drover_worker_t *self, zsock_t *pipe)
 {
     char *command = NULL;
     if (zsock_recv (pipe, "s", &command) == -1) {
@@ -826,6 +871,15 @@ s_handle_pipe (drover_worker_t *self, zsock_t *pipe)
     else
         zsys_error ("worker: unknown pipe command %s", command);
     zstr_free (&command);
+}
+
+//  Every command waiting on the actor pipe. Ends on a ZMQ_EVENTS that finds
+//  none, so the pipe's ZMQ_FD signals the next one.
+static void
+s_handle_pipe (drover_worker_t *self, zsock_t *pipe)
+{
+    while (!self->terminated && (zsock_events (pipe) & ZMQ_POLLIN))
+        s_handle_command (self, pipe);
 }
 
 //  Stop: kill what runs, say GOODBYE (unless we already did), close
@@ -860,34 +914,41 @@ s_run (drover_worker_t *self, zsock_t *pipe)
     if (s_connect (self, zclock_mono ()) == -1)
         return -1;
     bool left = false;
+    bool pipe_unread = pipe != NULL;    //  commands may wait that its fd did not signal
+    int pipe_fd = pipe? zsock_fd (pipe): -1;
     while (!self->stopping) {
         int64_t now = zclock_mono ();
-        long wait = s_wait_msec (self, now);
         size_t runner_items = self->runner? drover_runner_items (self->runner): 0;
         s_items_reserve (self, 2 + runner_items);
         size_t count = 0;
         int dealer_item = -1, pipe_item = -1;
         if (self->dealer) {
-            self->items [count] = (zmq_pollitem_t) { zsock_resolve (self->dealer), 0, ZMQ_POLLIN, 0 };
+            self->items [count] = (zmq_pollitem_t) { NULL, self->dealer_fd, ZMQ_POLLIN, 0 };
             dealer_item = (int) count++;
         }
         if (pipe) {
-            self->items [count] = (zmq_pollitem_t) { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 };
+            self->items [count] = (zmq_pollitem_t) { NULL, pipe_fd, ZMQ_POLLIN, 0 };
             pipe_item = (int) count++;
         }
         size_t first_runner = count;
         if (self->runner)
             count += drover_runner_fill (self->runner, self->items + count, runner_items);
-        int rc = zmq_poll (self->items, (int) count, wait);
-        if (zsys_interrupted || (rc == -1 && zmq_errno () == ETERM))
+        //  Messages may wait that no fd will signal: then only look, don't sleep
+        bool dealer_unread = self->dealer && !self->dealer_drained;
+        long wait = dealer_unread || pipe_unread? 0: s_wait_msec (self, now);
+        int rc = s_poll (self, count, wait);
+        if (zsys_interrupted)
             break;
         now = zclock_mono ();
         if (self->runner)
             drover_runner_process (self->runner, rc > 0? self->items + first_runner: NULL,
                                    rc > 0? count - first_runner: 0, now);
-        if (rc > 0 && pipe_item >= 0 && (self->items [pipe_item].revents & ZMQ_POLLIN))
+        if (pipe_unread || (pipe_item >= 0 && self->items [pipe_item].revents)) {
             s_handle_pipe (self, pipe);
-        if (rc > 0 && dealer_item >= 0 && (self->items [dealer_item].revents & ZMQ_POLLIN))
+            pipe_unread = false;
+        }
+        if (!self->stopping
+        &&  (dealer_unread || (dealer_item >= 0 && self->items [dealer_item].revents)))
             s_handle_dealer (self, now);
         s_collect_results (self, now);
         if (!self->stopping) {
@@ -931,6 +992,6 @@ drover_worker_actor (zsock_t *pipe, void *args)
         zpoller_destroy (&poller);
         if (!which)
             break;              //  interrupted
-        s_handle_pipe (self, pipe);
+        s_handle_command (self, pipe);
     }
 }
