@@ -37,8 +37,10 @@
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
+    zsock_t *link;              //  PAIR straight to schedq, or NULL (all via the pipe)
+    drover_outbox_t *to_schedq; //  QUEUE, DEQUEUE, FREE: the link's outbox, or outbox
     drover_once_t succeeded;    //  workers told SUCCESS this turn
-    zpoller_t *poller;          //  the pipe
+    zpoller_t *poller;          //  the pipe (and the link)
     drover_tasktable_t *table;  //  every task; decides everything
     uint64_t stale;             //  reports answered STALE or NOT FOUND
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -49,14 +51,22 @@ typedef struct {
     bool verbose;               //  log each command and each task's end
 } self_t;
 
-//  Create the actor's state
+//  Create the actor's state; link is the endpoint schedq binds, or NULL
 static self_t *
-s_self_new (zsock_t *pipe)
+s_self_new (zsock_t *pipe, const char *link)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->pipe = pipe;
     self->outbox = drover_outbox_new ();
-    self->poller = zpoller_new (pipe, NULL);
+    self->to_schedq = self->outbox;
+    if (link) {
+        self->link = zsock_new (ZMQ_PAIR);
+        assert (self->link);
+        int rc = zsock_connect (self->link, "%s", link);
+        assert (rc == 0);
+        self->to_schedq = drover_outbox_new ();
+    }
+    self->poller = zpoller_new (pipe, self->link, NULL);
     assert (self->poller);
     self->table = drover_tasktable_new ();
     return self;
@@ -73,7 +83,10 @@ s_self_destroy (self_t **self_p)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
     drover_tasktable_destroy (&self->table);
     zpoller_destroy (&self->poller);
+    if (self->to_schedq != self->outbox)
+        drover_outbox_destroy (&self->to_schedq);
     drover_outbox_destroy (&self->outbox);
+    zsock_destroy (&self->link);
     free (self);
     *self_p = NULL;
 }
@@ -184,12 +197,12 @@ s_carry_out (self_t *self)
     while ((action = drover_tasktable_next_action (self->table))) {
         switch (action->type) {
             case DROVER_ACTION_QUEUE:
-                drover_outbox_say (self->outbox, "s8i48s", "QUEUE", action->task,
+                drover_outbox_say (self->to_schedq, "s8i48s", "QUEUE", action->task,
                                    action->priority, action->procs, action->mem, action->labels);
                 break;
             case DROVER_ACTION_DEQUEUE:
             case DROVER_ACTION_FREE:
-                drover_outbox_say (self->outbox, "s8", action->type == DROVER_ACTION_FREE?
+                drover_outbox_say (self->to_schedq, "s8", action->type == DROVER_ACTION_FREE?
                                    "FREE": "DEQUEUE", action->task);
                 break;
             case DROVER_ACTION_SUCCESS:
@@ -435,21 +448,24 @@ s_handle_command (void *arg, zmsg_t *msg)
     }
 }
 
-//  Run the assign actor
+//  Run the assign actor; args is NULL, or the inproc endpoint (a string)
+//  schedq binds for the link between them (actors/ACTORS.md, "The link")
 void
 drover_assign_actor (zsock_t *pipe, void *args)
 {
-    self_t *self = s_self_new (pipe);
+    self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);                     //  zactor_new returns only after this
     while (!self->stopping) {
         int64_t now = zclock_mono ();
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);
         drover_outbox_flush (self->outbox, self->pipe);
+        if (self->link)
+            drover_outbox_flush (self->to_schedq, self->link);
         drover_once_reset (&self->succeeded);
         void *which = zpoller_wait (self->poller, drover_pipe_poll_timeout (deadline, now));
-        if (which == self->pipe) {
-            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
+        if (which == self->pipe || (which && which == self->link)) {
+            if (drover_outbox_receive ((zsock_t *) which, 0, s_handle_command, self) == -1)
                 break;          //  interrupted
         }
         else

@@ -14,7 +14,8 @@
 extern "C" {
 #endif
 
-//  Run the assign actor; start it with zactor_new (drover_assign_actor, NULL)
+//  Run the assign actor; start it with zactor_new (drover_assign_actor, NULL),
+//  or with the inproc endpoint (a string) schedq binds for their link (ACTORS.md)
 void
     drover_assign_actor (zsock_t *pipe, void *args);
 

@@ -42,7 +42,9 @@ typedef struct {
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
-    zpoller_t *poller;          //  the pipe
+    zsock_t *link;              //  PAIR straight to assign, or NULL (all via the pipe)
+    drover_outbox_t *to_assign; //  ASSIGN: the link's outbox, or outbox
+    zpoller_t *poller;          //  the pipe (and the link)
     drover_sched_t *sched;      //  requests and machines; decides placements
     zhashx_t *machines;         //  worker id -> s_machine_t (owned)
     zmsg_t *assign;             //  the ASSIGN being built by a pass
@@ -64,14 +66,22 @@ s_machine_destroy (void **item_p)
     }
 }
 
-//  Create the actor's state
+//  Create the actor's state; link is the endpoint to bind for assign, or NULL
 static self_t *
-s_self_new (zsock_t *pipe)
+s_self_new (zsock_t *pipe, const char *link)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->outbox = drover_outbox_new ();
+    self->to_assign = self->outbox;
     self->pipe = pipe;
-    self->poller = zpoller_new (pipe, NULL);
+    if (link) {
+        self->link = zsock_new (ZMQ_PAIR);
+        assert (self->link);
+        int rc = zsock_bind (self->link, "%s", link);
+        assert (rc == 0);
+        self->to_assign = drover_outbox_new ();
+    }
+    self->poller = zpoller_new (pipe, self->link, NULL);
     assert (self->poller);
     self->sched = drover_sched_new (S_MAX_SHELVE);
     self->machines = zhashx_new ();
@@ -89,7 +99,10 @@ s_self_destroy (self_t **self_p)
     zhashx_destroy (&self->machines);
     drover_sched_destroy (&self->sched);
     zpoller_destroy (&self->poller);
+    if (self->to_assign != self->outbox)
+        drover_outbox_destroy (&self->to_assign);
     drover_outbox_destroy (&self->outbox);
+    zsock_destroy (&self->link);
     free (self);
     *self_p = NULL;
 }
@@ -382,7 +395,7 @@ s_schedule (self_t *self)
     if (placed > 0) {
         if (self->verbose)
             zsys_debug ("schedq: pass placed=%d queued=%zu", placed, drover_sched_size (self->sched));
-        drover_outbox_add (self->outbox, &self->assign);
+        drover_outbox_add (self->to_assign, &self->assign);
     }
     zmsg_destroy (&self->assign);
 }
@@ -447,17 +460,18 @@ s_handle_command (void *arg, zmsg_t *msg)
     zstr_free (&command);
 }
 
-//  The actor
+//  The actor; args is NULL, or the inproc endpoint (a string) to bind
+//  for the link to assign (actors/ACTORS.md, "The link")
 void
 drover_schedq_actor (zsock_t *pipe, void *args)
 {
-    self_t *self = s_self_new (pipe);
+    self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
     while (!self->stopping) {
         void *which = zpoller_wait (self->poller, -1);
-        if (which == self->pipe) {
+        if (which == self->pipe || (which && which == self->link)) {
             //  One pass per batch of commands: placements see all of them
-            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
+            if (drover_outbox_receive ((zsock_t *) which, 0, s_handle_command, self) == -1)
                 break;          //  interrupted
             if (!self->stopping)
                 s_schedule (self);
@@ -466,6 +480,8 @@ drover_schedq_actor (zsock_t *pipe, void *args)
         if (zpoller_terminated (self->poller))
             break;
         drover_outbox_flush (self->outbox, self->pipe);
+        if (self->link)
+            drover_outbox_flush (self->to_assign, self->link);
     }
     s_self_destroy (&self);
 }

@@ -14,7 +14,8 @@
 extern "C" {
 #endif
 
-//  The actor: zactor_new (drover_schedq_actor, NULL)
+//  The actor: zactor_new (drover_schedq_actor, NULL), or with an inproc
+//  endpoint (a string) to bind for the link to assign (ACTORS.md)
 void
     drover_schedq_actor (zsock_t *pipe, void *args);
 

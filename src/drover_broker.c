@@ -80,11 +80,11 @@ s_bind (zsock_t *sock, const char *endpoint)
     return 0;
 }
 
-//  Start one actor and give it its settings (picture and values follow)
+//  Start one actor (args as the actor takes them) and make it verbose if asked
 static zactor_t *
-s_actor_start (zactor_fn *actor_fn, bool verbose)
+s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
 {
-    zactor_t *actor = zactor_new (actor_fn, NULL);
+    zactor_t *actor = zactor_new (actor_fn, args);
     assert (actor);
     if (verbose)
         zstr_send (actor, "VERBOSE");
@@ -121,14 +121,18 @@ s_broker_new (drover_config_t *config, bool verbose)
         free (self);
         return NULL;
     }
-    self->actors [S_HEALTH] = s_actor_start (drover_health_actor, verbose);
+    self->actors [S_HEALTH] = s_actor_start (drover_health_actor, NULL, verbose);
     zsock_send (self->actors [S_HEALTH], "s444", "CONFIGURE",
                 config->heartbeat, config->lost_after, config->max_workers);
-    self->actors [S_PROBATION] = s_actor_start (drover_probation_actor, verbose);
+    self->actors [S_PROBATION] = s_actor_start (drover_probation_actor, NULL, verbose);
     zsock_send (self->actors [S_PROBATION], "s4", "CONFIGURE", config->probation_timeout);
-    self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, verbose);
+    //  schedq and assign trade QUEUE, FREE and ASSIGN for every task: they
+    //  get a link of their own rather than two hops through the main
+    char link [64];
+    snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
+    self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, link, verbose);
     zsock_send (self->actors [S_SCHEDQ], "s4", "CONFIGURE", config->max_shelve);
-    self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, verbose);
+    self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
     zsock_send (self->actors [S_ASSIGN], "s4444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished);
     for (int index = 0; index < S_ACTORS; index++) {
