@@ -11,9 +11,15 @@
     that long, never a hang.
 
     TASK DONE may arrive at any time (for a task waited on, or submitted
-    with DROVER_SUBMIT_NOTIFY). One that arrives outside drover_client_wait
-    is kept (up to a bound) and handed out by the next wait that asks for
-    its task; wait delivers each of its tasks' results exactly once.
+    with DROVER_SUBMIT_NOTIFY). A NOTIFY one that no wait in progress asks
+    for goes to the done handler (set_done_handler), if one is set: a
+    caller can keep a window of tasks in flight with submit_async and poll
+    alone, no TASK WAIT. Without a handler it is kept (up to a bound) and
+    handed out by the next wait that asks for its task; wait delivers each
+    of its tasks' results exactly once.
+
+    Replies are read in bursts without blocking; the client sleeps (one
+    poll(2) on the socket's ZMQ_FD) only once its socket is empty.
 
     Pipelined submission (submit_async) sends without waiting for each
     reply, up to a window of outstanding requests, and reports each
@@ -59,7 +65,8 @@ typedef struct _drover_client_t drover_client_t;
 typedef void (drover_client_ack_fn) (uint32_t seq, uintptr_t tag, uint64_t task,
                                      int code, const char *reason, void *arg);
 
-//  Called once per task by wait with its TASK DONE (borrowed: copy what you keep)
+//  Called once per task by wait with its TASK DONE, or by the done handler
+//  with a NOTIFY TASK DONE (borrowed: copy what you keep)
 typedef void (drover_client_done_fn) (const drover_msg_t *done, void *arg);
 
 //  Called by wait as results come in (at most ~10 times a second, and once
@@ -116,10 +123,21 @@ drover_msg_t *
 int
     drover_client_submit (drover_client_t *self, drover_msg_t *submit, uint64_t *task_p);
 
-//  Set the handler for async submit replies (and its argument)
+//  Set the handler for async submit replies (and its argument). Handlers
+//  run inside the client's calls and must not call the client.
 void
     drover_client_set_ack_handler (drover_client_t *self, drover_client_ack_fn *handler,
                                    void *arg);
+
+//  Set the handler (NULL: none) for the TASK DONE of tasks submitted with
+//  DROVER_SUBMIT_NOTIFY: it gets each such DONE exactly once, as it
+//  arrives during submit_async, poll, flush or any request, and during a
+//  wait unless that wait asks for the task (the wait's on_done gets it
+//  then). Without a handler they are kept for a later wait, as before.
+//  The handler must not call the client.
+void
+    drover_client_set_done_handler (drover_client_t *self, drover_client_done_fn *handler,
+                                    void *arg);
 
 //  Set the most async submits outstanding at once (1..DROVER_CLIENT_WINDOW_MAX).
 //  Returns 0, or -1 while async submits are outstanding (nothing changed).

@@ -7,7 +7,8 @@
     the attempts it still runs), expects WORKER WELCOME, then heartbeats
     with its stats every interval the broker asked for, from a loop that
     never runs task code and never waits on a task. Each TASK OFFER is
-    acknowledged with TASK STARTED at once and ends with a TASK RESULT,
+    acknowledged with TASK STARTED at once (or, when it ends at once, as
+    with the in-process handler, by its RESULT alone) and ends with a TASK RESULT,
     which the worker keeps (and sends again after re-registering) until the
     broker answers it with OK, or ERROR 409 / 404. TASK KILL cancels an
     attempt; WORKER LEAVE makes it finish what runs, say GOODBYE and end.

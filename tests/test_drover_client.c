@@ -233,6 +233,32 @@ s_notify (fake_t *fake, zframe_t *route, drover_msg_t *msg)
         s_fake_reply (fake, route, msg, DROVER_MSG_OK);
 }
 
+//  SUBMIT: ACCEPTED (task 1000 + seq) and, with notify, at once its TASK
+//  DONE (seq 0); WAIT: OK and a TASK DONE in state UNKNOWN for each task
+static void
+s_notify_each (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id == DROVER_MSG_TASK_SUBMIT) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+        reply->seq = msg->seq;
+        reply->task = 1000 + msg->seq;
+        s_fake_send (fake, route, &reply);
+        if (msg->flags & DROVER_SUBMIT_NOTIFY)
+            s_fake_done (fake, route, 1000 + msg->seq, 0);
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT) {
+        s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+        for (uint32_t index = 0; index < msg->ntasks; index++) {
+            drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+            done->seq = msg->seq;
+            done->task = msg->tasks [index];
+            done->state = DROVER_TASK_UNKNOWN;
+            s_fake_send (fake, route, &done);
+        }
+    }
+}
+
 //  The admin requests, each answered as the protocol says
 static void
 s_admin (fake_t *fake, zframe_t *route, drover_msg_t *msg)
@@ -635,6 +661,84 @@ test_notify_done_kept_for_wait (void **state)
     zactor_destroy (&actor);
 }
 
+#define S_NOTIFIED  20000       //  tasks kept in flight through the done handler
+#define S_INFLIGHT  1000        //  at most this many without their TASK DONE
+
+//  What the done handler saw
+typedef struct {
+    int *count;                 //  deliveries per task, by task - 1001
+    size_t done;                //  deliveries in all
+    bool bad;                   //  a task id out of range, or wrong output
+} s_notified_t;
+
+//  Keep the state of the one TASK DONE a wait delivered
+static void
+s_on_state (const drover_msg_t *done, void *arg)
+{
+    *(int *) arg = done->state;
+}
+
+//  Count one NOTIFY TASK DONE
+static void
+s_on_notified (const drover_msg_t *done, void *arg)
+{
+    s_notified_t *notified = (s_notified_t *) arg;
+    char expected [64];
+    snprintf (expected, sizeof expected, "out-%llu\n", (unsigned long long) done->task);
+    if (done->task < 1001 || done->task > 1000 + S_NOTIFIED
+    ||  done->out_size != strlen (expected) || memcmp (done->out, expected, done->out_size)) {
+        notified->bad = true;
+        return;
+    }
+    notified->count [done->task - 1001]++;
+    notified->done++;
+}
+
+//  A window of notify submits kept full through the done handler alone:
+//  each TASK DONE comes to it exactly once, read in bursts, nothing lost,
+//  no TASK WAIT sent, and none kept back for a later wait
+static void
+test_done_handler_keeps_a_window (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_notify_each, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    s_notified_t notified = { (int *) zmalloc (sizeof (int) * S_NOTIFIED), 0, false };
+    drover_client_set_done_handler (client, s_on_notified, &notified);
+    assert_int_equal (drover_client_set_window (client, S_INFLIGHT), 0);
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    submit->flags = DROVER_SUBMIT_NOTIFY;
+    size_t sent = 0;
+    int64_t deadline = zclock_mono () + 30000;
+    while (notified.done < S_NOTIFIED && zclock_mono () < deadline) {
+        while (sent < S_NOTIFIED && sent - notified.done < S_INFLIGHT) {
+            assert_true (drover_client_submit_async (client, submit, sent) > 0);
+            sent++;
+        }
+        assert_true (drover_client_poll (client, 1000) >= 0);
+    }
+    assert_int_equal (drover_client_flush (client), 0);
+    assert_false (notified.bad);
+    assert_int_equal (notified.done, S_NOTIFIED);
+    for (int index = 0; index < S_NOTIFIED; index++)
+        assert_int_equal (notified.count [index], 1);
+    //  Given to the handler, not kept: a wait for one gets the broker's
+    //  answer to its WAIT (UNKNOWN here), not the SUCCEEDED the handler had
+    uint64_t task = 1001;
+    int seen = -1;
+    assert_int_equal (drover_client_wait (client, &task, 1, s_on_state, NULL, &seen), 0);
+    assert_int_equal (seen, DROVER_TASK_UNKNOWN);
+    assert_int_equal (notified.done, S_NOTIFIED);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], S_NOTIFIED);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_WAIT], 1);     //  the last wait's
+    free (notified.count);
+}
+
 //  cancel, admin, workers and tasks: request and reply round trips
 static void
 test_admin_round_trips (void **state)
@@ -942,6 +1046,7 @@ main (void)
         cmocka_unit_test (test_wait_many_ids_in_chunks),
         cmocka_unit_test (test_wait_resends_unanswered),
         cmocka_unit_test (test_wait_refused),
+        cmocka_unit_test (test_done_handler_keeps_a_window),
         cmocka_unit_test (test_notify_done_kept_for_wait),
         cmocka_unit_test (test_admin_round_trips),
         cmocka_unit_test (test_late_reply_not_mistaken),
