@@ -1,14 +1,17 @@
 /*  =========================================================================
     drover_runner - runs task attempts as child processes
 
-    Each attempt is a child forked in its own process group. Between fork
-    and exec the child does only async-signal-safe calls (the parent may
-    run ZeroMQ threads): reset signals, setpgid, dup2 its stdin/stdout/
-    stderr, mark every other fd close-on-exec, chdir, execvpe. If any step
-    fails it writes (stage, errno) on a close-on-exec pipe and exits; the
-    parent reads that pipe until EOF, so an exec that fails is reported as
-    SPAWN_FAILED with its reason, and one that succeeds costs a single
-    empty read.
+    Each attempt is a child in its own process group, started with clone
+    (CLONE_VM | CLONE_VFORK | CLONE_PIDFD) on a stack the runner maps once:
+    the child shares the parent's memory instead of copying its page
+    tables (fork from a big multi-threaded worker costs more the bigger it
+    is), and the calling thread waits until the child has exec'd or exited.
+    Between clone and exec the child does only async-signal-safe calls, on
+    signals the parent blocked before the clone: PR_SET_PDEATHSIG, reset
+    signals, setpgid, dup2 its stdin/stdout/stderr, mark every other fd
+    close-on-exec, chdir, execvpe. If a step fails it writes (stage, errno)
+    into the parent's memory and exits, so an exec that fails is reported
+    as SPAWN_FAILED with its reason, at no cost to one that succeeds.
 
     The parent keeps, per attempt: the pid and a pidfd (readable once the
     child exits), two non-blocking pipes for stdout and stderr with their
@@ -33,11 +36,17 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#if defined (__SANITIZE_ADDRESS__)
+#   include <sanitizer/asan_interface.h>
+#endif
 
 extern char **environ;
 
 #define S_DISCARD_SIZE  65536       //  scratch for output past the bound
 #define S_READS_MAX     16          //  reads of one pipe per readiness
+#define S_STACK_SIZE    (256 * 1024)    //  stack a child runs on until exec
 
 //  What each poll item filled by the runner watches
 typedef enum {
@@ -46,17 +55,26 @@ typedef enum {
     S_ITEM_PID = 2                  //  pidfd: readable once the child exits
 } s_item_kind_t;
 
-//  Where the child's setup failed, as written on the report pipe
+//  Where the child's setup failed, as it tells the parent
 typedef enum {
     S_STAGE_CHDIR = 1,
     S_STAGE_EXEC  = 2
 } s_stage_t;
 
-//  The report a child writes if it cannot exec
+//  What the child needs between clone and exec, and where it says why it
+//  could not exec; lives on the parent's stack, which the child shares
 typedef struct {
-    int stage;                      //  s_stage_t
-    int error;                      //  errno
-} s_report_t;
+    pid_t parent;                   //  the worker's pid, to see it still lives
+    int in_fd;                      //  becomes stdin
+    int out_fd;                     //  becomes stdout
+    int err_fd;                     //  becomes stderr
+    const char *cwd;                //  directory to run in, NULL or "" = same
+    char **argv;                    //  argv, borrowed
+    char **envp;                    //  environment, borrowed
+    sigset_t defaults;              //  signals set back to SIG_DFL even if ignored
+    int stage;                      //  s_stage_t where setup failed, 0 = none
+    int error;                      //  errno of that failure
+} s_child_t;
 
 //  One captured stream, bounded at DROVER_OUTPUT_MAX
 typedef struct {
@@ -99,6 +117,9 @@ struct _drover_runner_t {
     zlistx_t *results;              //  finished attempts, drover_msg_t *, owned
     uint32_t grace;                 //  msec between SIGTERM and SIGKILL
     byte *discard;                  //  S_DISCARD_SIZE scratch bytes, owned
+    byte *stack;                    //  mapped stack for children (guard page first), or NULL
+    size_t stack_size;              //  bytes mapped at stack, guard page included
+    sigset_t defaults;              //  signals a child sets back to SIG_DFL even if ignored
 };
 
 static void s_attempt_destroy (s_attempt_t **self_p);
@@ -122,6 +143,12 @@ drover_runner_new (void)
     zlistx_set_destructor (self->results, s_result_destroy);
     self->grace = DROVER_RUNNER_GRACE;
     self->discard = (byte *) zmalloc (S_DISCARD_SIZE);
+    //  Signals the worker may ignore that a task must find at default
+    static const int reset [] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD,
+                                  SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU };
+    sigemptyset (&self->defaults);
+    for (size_t index = 0; index < sizeof reset / sizeof reset [0]; index++)
+        sigaddset (&self->defaults, reset [index]);
     return self;
 }
 
@@ -147,6 +174,8 @@ drover_runner_destroy (drover_runner_t **self_p)
     free (self->polled);
     zlistx_destroy (&self->results);
     free (self->discard);
+    if (self->stack)
+        munmap (self->stack, self->stack_size);
     free (self);
     *self_p = NULL;
 }
@@ -257,79 +286,104 @@ s_stdin_open (const drover_exec_t *exec)
     return fd;
 }
 
-//  Tell the parent which setup step failed, then exit. Runs in the child.
-static void
-s_child_fail (int report_fd, int stage, int error)
+//  Code that runs in the child, on the runner's own stack in memory it
+//  shares with the parent: no sanitizer instrumentation (it would poison
+//  shadow for frames that never return), and no function that is not
+//  async-signal-safe
+#if defined (__GNUC__) || defined (__clang__)
+#   define S_CHILD_SIDE __attribute__ ((noinline, no_sanitize ("address", "undefined")))
+#else
+#   define S_CHILD_SIDE
+#endif
+
+//  Note which setup step failed where the parent reads it, then exit
+S_CHILD_SIDE static void
+s_child_fail (s_child_t *child, int stage, int error)
 {
-    s_report_t report = { stage, error };
-    ssize_t rc = write (report_fd, &report, sizeof report);
-    (void) rc;
+    child->stage = stage;
+    child->error = error;
     _exit (127);
 }
 
-//  The child between fork and exec: async-signal-safe calls only
-static void
-s_child (pid_t parent, int in_fd, int out_fd, int err_fd, int report_fd,
-         const char *cwd, char **argv, char **envp)
+//  The child between clone and exec, sharing the parent's memory while the
+//  parent's thread waits (CLONE_VFORK): async-signal-safe calls only, no
+//  allocation, nothing written but the child's stack and child->stage/error
+S_CHILD_SIDE static int
+s_child (void *arg)
 {
+    s_child_t *child = (s_child_t *) arg;
     //  A task must not outlive a worker killed outright: the broker reruns
     //  it elsewhere, and an orphan would run twice and hold the machine
     prctl (PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid () != parent)
+    if (getppid () != child->parent)
         _exit (127);            //  the worker died before prctl took effect
 
-    //  Signals ignored or blocked by the worker must not leak into tasks
-    static const int reset [] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD,
-                                  SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU };
-    struct sigaction action;
-    memset (&action, 0, sizeof action);
-    action.sa_handler = SIG_DFL;
-    sigemptyset (&action.sa_mask);
-    for (size_t index = 0; index < sizeof reset / sizeof reset [0]; index++)
-        sigaction (reset [index], &action, NULL);
+    //  Every signal is blocked (the parent blocked them all before clone),
+    //  so no handler of the parent's can run here on shared memory. Handled
+    //  signals go back to default before the mask opens, and so do the
+    //  ones the worker ignores or blocks: they must not leak into tasks
+    for (int signum = 1; signum < _NSIG; signum++) {
+        if (signum == SIGKILL || signum == SIGSTOP)
+            continue;
+        struct sigaction action;
+        if (sigaction (signum, NULL, &action) == -1)
+            continue;           //  reserved by the C library
+        if (action.sa_handler == SIG_DFL
+        || (action.sa_handler == SIG_IGN && !sigismember (&child->defaults, signum)))
+            continue;
+        action.sa_handler = SIG_DFL;
+        action.sa_flags = 0;
+        sigemptyset (&action.sa_mask);
+        sigaction (signum, &action, NULL);
+    }
     sigset_t none;
     sigemptyset (&none);
     sigprocmask (SIG_SETMASK, &none, NULL);
 
     setpgid (0, 0);
-    if (dup2 (in_fd, 0) == -1 || dup2 (out_fd, 1) == -1 || dup2 (err_fd, 2) == -1)
-        s_child_fail (report_fd, S_STAGE_EXEC, errno);
+    if (dup2 (child->in_fd, 0) == -1 || dup2 (child->out_fd, 1) == -1
+    ||  dup2 (child->err_fd, 2) == -1)
+        s_child_fail (child, S_STAGE_EXEC, errno);
     //  Whatever else is open (other tasks' pipes, sockets) stays behind
     syscall (SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
-    if (cwd && *cwd && chdir (cwd) == -1)
-        s_child_fail (report_fd, S_STAGE_CHDIR, errno);
-    execvpe (argv [0], argv, envp);
-    s_child_fail (report_fd, S_STAGE_EXEC, errno);
+    if (child->cwd && *child->cwd && chdir (child->cwd) == -1)
+        s_child_fail (child, S_STAGE_CHDIR, errno);
+    execvpe (child->argv [0], child->argv, child->envp);
+    s_child_fail (child, S_STAGE_EXEC, errno);
+    return 127;
 }
 
-//  Read the child's report pipe until EOF (exec succeeded) or a report.
-//  Returns 0 if exec succeeded, else -1 with reason filled.
-static int
-s_read_report (int report_fd, const drover_exec_t *exec, char *reason, size_t reason_size)
+//  Map the stack children start on, once per runner: S_STACK_SIZE bytes
+//  above a guard page. Returns its top, or NULL.
+static byte *
+s_stack_top (drover_runner_t *self)
 {
-    s_report_t report;
-    size_t got = 0;
-    while (got < sizeof report) {
-        ssize_t rc = read (report_fd, (byte *) &report + got, sizeof report - got);
-        if (rc == -1 && errno == EINTR)
-            continue;
-        if (rc <= 0)
-            break;
-        got += (size_t) rc;
+    if (!self->stack) {
+        size_t page = (size_t) sysconf (_SC_PAGESIZE);
+        void *stack = mmap (NULL, S_STACK_SIZE + page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (stack == MAP_FAILED)
+            return NULL;
+        if (mprotect (stack, page, PROT_NONE) == -1) {
+            munmap (stack, S_STACK_SIZE + page);
+            return NULL;
+        }
+#if defined (__SANITIZE_ADDRESS__)
+        ASAN_UNPOISON_MEMORY_REGION ((byte *) stack + page, S_STACK_SIZE);
+#endif
+        self->stack = (byte *) stack;
+        self->stack_size = S_STACK_SIZE + page;
     }
-    if (got < sizeof report)
-        return 0;               //  EOF: the exec closed the pipe
-    if (report.stage == S_STAGE_CHDIR)
-        snprintf (reason, reason_size, "chdir %s: %s", exec->cwd, strerror (report.error));
-    else
-        snprintf (reason, reason_size, "exec %s: %s", exec->argv [0], strerror (report.error));
-    return -1;
+    return self->stack + self->stack_size;
 }
 
-//  Fork and exec the attempt's child; fills the attempt's pid, pidfd and
-//  pipes. Returns 0, or -1 with reason filled (nothing left open).
+//  Start the attempt's child without copying the address space: clone
+//  with CLONE_VM | CLONE_VFORK (this thread waits until the child execs or
+//  exits) and CLONE_PIDFD; fills the attempt's pid, pidfd and pipes.
+//  Returns 0, or -1 with reason filled (nothing left open).
 static int
-s_spawn (s_attempt_t *attempt, const drover_exec_t *exec, char *reason, size_t reason_size)
+s_spawn (drover_runner_t *self, s_attempt_t *attempt, const drover_exec_t *exec,
+         char *reason, size_t reason_size)
 {
     if (exec->argc < 1 || !exec->argv || !exec->argv [0] || !*exec->argv [0]) {
         snprintf (reason, reason_size, "empty argv");
@@ -337,12 +391,10 @@ s_spawn (s_attempt_t *attempt, const drover_exec_t *exec, char *reason, size_t r
     }
     int out_pipe [2] = { -1, -1 };
     int err_pipe [2] = { -1, -1 };
-    int report_pipe [2] = { -1, -1 };
     int in_fd = s_stdin_open (exec);
     if (in_fd == -1
     ||  pipe2 (out_pipe, O_CLOEXEC) == -1
-    ||  pipe2 (err_pipe, O_CLOEXEC) == -1
-    ||  pipe2 (report_pipe, O_CLOEXEC) == -1) {
+    ||  pipe2 (err_pipe, O_CLOEXEC) == -1) {
         snprintf (reason, reason_size, "pipes: %s", strerror (errno));
         goto failed;
     }
@@ -353,31 +405,53 @@ s_spawn (s_attempt_t *attempt, const drover_exec_t *exec, char *reason, size_t r
         snprintf (reason, reason_size, "fds: %s", strerror (errno));
         goto failed;
     }
-    char **envp = s_environment (exec);
-    pid_t parent = getpid ();
-    pid_t pid = fork ();
-    if (pid == 0)
-        s_child (parent, in_fd, out_pipe [1], err_pipe [1], report_pipe [1], exec->cwd, exec->argv, envp);
-    free (envp);
-    if (pid == -1) {
-        snprintf (reason, reason_size, "fork: %s", strerror (errno));
+    byte *stack_top = s_stack_top (self);
+    if (!stack_top) {
+        snprintf (reason, reason_size, "child stack: %s", strerror (errno));
         goto failed;
     }
-    setpgid (pid, pid);         //  also in the child: whichever runs first
+    s_child_t child;
+    memset (&child, 0, sizeof child);
+    child.parent = getpid ();
+    child.in_fd = in_fd;
+    child.out_fd = out_pipe [1];
+    child.err_fd = err_pipe [1];
+    child.cwd = exec->cwd;
+    child.argv = exec->argv;
+    child.envp = s_environment (exec);
+    child.defaults = self->defaults;
+
+    //  No signal handler may run in the child before it resets them
+    sigset_t all, previous;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &previous);
+    int pidfd = -1;
+    pid_t pid = clone (s_child, stack_top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
+                       &child, &pidfd);
+    int clone_error = errno;
+    pthread_sigmask (SIG_SETMASK, &previous, NULL);
+    free (child.envp);
+    if (pid == -1) {
+        snprintf (reason, reason_size, "clone: %s", strerror (clone_error));
+        goto failed;
+    }
     s_close (&in_fd);
     s_close (&out_pipe [1]);
     s_close (&err_pipe [1]);
-    s_close (&report_pipe [1]);
-    int rc = s_read_report (report_pipe [0], exec, reason, reason_size);
-    s_close (&report_pipe [0]);
-    int pidfd = rc == 0? (int) syscall (SYS_pidfd_open, pid, 0): -1;
-    if (rc == 0 && pidfd == -1)
-        snprintf (reason, reason_size, "pidfd_open: %s", strerror (errno));
-    if (pidfd == -1) {
+    if (child.stage || pidfd == -1) {
+        //  The child exited before exec: reap it
+        if (child.stage == S_STAGE_CHDIR)
+            snprintf (reason, reason_size, "chdir %s: %s", exec->cwd, strerror (child.error));
+        else
+        if (child.stage)
+            snprintf (reason, reason_size, "exec %s: %s", exec->argv [0], strerror (child.error));
+        else
+            snprintf (reason, reason_size, "clone gave no pidfd");
         kill (-pid, SIGKILL);
         kill (pid, SIGKILL);
         while (waitpid (pid, NULL, 0) == -1 && errno == EINTR)
             ;
+        s_close (&pidfd);
         goto failed;
     }
     fcntl (out_pipe [0], F_SETFL, O_NONBLOCK);
@@ -393,7 +467,6 @@ failed:
     for (int end = 0; end < 2; end++) {
         s_close (&out_pipe [end]);
         s_close (&err_pipe [end]);
-        s_close (&report_pipe [end]);
     }
     return -1;
 }
@@ -418,7 +491,7 @@ drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
     attempt->deadline = timeout? now + timeout: 0;
     attempt->ending = -1;
     char reason [DROVER_REASON_MAX];
-    if (s_spawn (attempt, exec, reason, sizeof reason)) {
+    if (s_spawn (self, attempt, exec, reason, sizeof reason)) {
         drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
         result->task = task;
         result->attempt = attempt_nbr;

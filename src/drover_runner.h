@@ -17,7 +17,8 @@
     with drover_runner_next_result. Timeouts and cancels send SIGTERM to the
     process group, then SIGKILL after the grace period.
 
-    Needs Linux 5.3 or later (pidfd_open).
+    Needs Linux 5.11 or later (clone with CLONE_PIDFD, pidfds, close_range
+    with CLOSE_RANGE_CLOEXEC).
     =========================================================================
 */
 

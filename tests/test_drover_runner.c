@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -386,6 +387,114 @@ test_spawn_failed (void **state)
     drover_exec_destroy (&exec);
 }
 
+//  A task dies with its worker: when the process that started it is
+//  killed outright, PR_SET_PDEATHSIG sends the task SIGKILL
+static void
+test_dies_with_worker (void **state)
+{
+    char fifo [128], script [256];
+    int fd = s_fifo_open (fifo, sizeof fifo);
+    snprintf (script, sizeof script, "echo $$ > %s; exec sleep 30", fifo);
+    int go [2];
+    assert_int_equal (pipe (go), 0);
+    pid_t worker = fork ();
+    assert_true (worker >= 0);
+    if (worker == 0) {
+        //  The "worker": start the task, wait for the word, die
+        close (go [1]);
+        drover_runner_t *runner = drover_runner_new ();
+        drover_exec_t *exec = s_shell (script);
+        int rc = drover_runner_start (runner, 1, 1, exec, 0, zclock_mono ());
+        char byte_read;
+        if (read (go [0], &byte_read, 1) < 0)
+            rc = -1;
+        _exit (rc == 0? 0: 1);
+    }
+    close (go [0]);
+    struct pollfd item = { fd, POLLIN, 0 };
+    assert_int_equal (poll (&item, 1, 5000), 1);
+    char line [32] = "";
+    assert_true (read (fd, line, sizeof line - 1) > 0);
+    pid_t task = atoi (line);
+    assert_true (task > 0);
+    close (go [1]);             //  the worker exits without stopping its task
+    int status = testutil_wait_exit (worker, 5000);
+    assert_true (status != -1);
+    assert_true (WIFEXITED (status));
+    assert_int_equal (WEXITSTATUS (status), 0);
+    //  The orphaned task came back to us, the subreaper: it was killed
+    status = testutil_wait_exit (task, 5000);
+    if (status == -1)
+        kill (task, SIGKILL);
+    assert_true (status != -1);
+    assert_true (WIFSIGNALED (status));
+    assert_int_equal (WTERMSIG (status), SIGKILL);
+    close (fd);
+    unlink (fifo);
+}
+
+//  Read a signal mask line ("SigBlk:", "SigIgn:") from a /proc status text
+static uint64_t
+s_status_mask (const char *status, const char *name)
+{
+    const char *line = strstr (status, name);
+    assert_non_null (line);
+    unsigned long long mask = 0;
+    assert_int_equal (sscanf (line + strlen (name), " %llx", &mask), 1);
+    return (uint64_t) mask;
+}
+
+//  The handler that must not reach tasks
+static void
+s_handler (int signum)
+{
+}
+
+//  Signals the worker ignores, handles or blocks reach the task at their
+//  default, unblocked; the worker's own mask and handlers stay as they were
+static void
+test_signals_reset (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    struct sigaction ignore, handle, old_pipe, old_usr1;
+    memset (&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    memset (&handle, 0, sizeof handle);
+    handle.sa_handler = s_handler;
+    sigaction (SIGPIPE, &ignore, &old_pipe);
+    sigaction (SIGUSR1, &handle, &old_usr1);
+    sigset_t block, old_mask;
+    sigemptyset (&block);
+    sigaddset (&block, SIGUSR2);
+    pthread_sigmask (SIG_BLOCK, &block, &old_mask);
+
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "cat", "/proc/self/status" };
+    drover_exec_set_argv (exec, 2, argv);
+    drover_msg_t *result = s_run (runner, &exec, 0);
+
+    sigset_t mask_after;
+    pthread_sigmask (SIG_SETMASK, &old_mask, &mask_after);
+    struct sigaction pipe_after, usr1_after;
+    sigaction (SIGPIPE, &old_pipe, &pipe_after);
+    sigaction (SIGUSR1, &old_usr1, &usr1_after);
+    assert_true (sigismember (&mask_after, SIGUSR2));
+    assert_false (sigismember (&mask_after, SIGINT));
+    assert_true (pipe_after.sa_handler == SIG_IGN);
+    assert_true (usr1_after.sa_handler == s_handler);
+
+    assert_int_equal (result->exit_code, 0);
+    char *status = (char *) zmalloc (result->out_size + 1);
+    memcpy (status, result->out, result->out_size);
+    assert_int_equal (s_status_mask (status, "SigBlk:"), 0);
+    uint64_t ignored = s_status_mask (status, "SigIgn:");
+    assert_int_equal (ignored & (1ULL << (SIGPIPE - 1)), 0);
+    uint64_t caught = s_status_mask (status, "SigCgt:");
+    assert_int_equal (caught, 0);
+    free (status);
+    drover_msg_destroy (&result);
+}
+
 #define S_MANY 60
 
 //  Many short tasks at once: every one is reaped with its own output
@@ -475,6 +584,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_cancel, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lingering_grandchild, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_spawn_failed, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_dies_with_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_signals_reset, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_concurrent, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_stop_all, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_sigchld_ignored, s_setup, s_teardown),
