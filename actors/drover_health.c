@@ -15,7 +15,7 @@
           EVENTS on(4) | VERBOSE | $TERM
     Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
-          STATS worker(s) stats(f)
+          STATS worker(s) stats(f)      held back, said at most every 250 ms
           SEND route(f) payload(f) worker(s)    WELCOME, ERROR 400 / 401 / 302
           EVENT topic(s) body(f)                worker.up, worker.lost
 
@@ -35,6 +35,10 @@
 #define S_HEARTBEAT     1000
 #define S_LOST_AFTER    5000
 #define S_MAX_WORKERS   10000
+//  STATS are for WORKER LIST, not for decisions: held back and said in one
+//  batch at most this often (msec), so 1000 workers heartbeating each
+//  second do not wake the main and schedq 1000 times a second for them
+#define S_STATS_PERIOD  250
 
 //  One registered worker
 typedef struct {
@@ -48,6 +52,8 @@ typedef struct {
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
+    drover_outbox_t *stats;     //  STATS held back, flushed once per S_STATS_PERIOD
+    int64_t stats_due;          //  when they go out, msec monotonic; -1 if none held
     zpoller_t *poller;          //  the pipe
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     drover_liveness_t *liveness;    //  last heard, for lost-after
@@ -77,6 +83,8 @@ s_self_new (zsock_t *pipe)
 {
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->outbox = drover_outbox_new ();
+    self->stats = drover_outbox_new ();
+    self->stats_due = -1;
     self->pipe = pipe;
     self->poller = zpoller_new (pipe, NULL);
     assert (self->poller);
@@ -99,6 +107,7 @@ s_self_destroy (self_t **self_p)
     zhashx_destroy (&self->workers);
     zpoller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
+    drover_outbox_destroy (&self->stats);
     free (self);
     *self_p = NULL;
 }
@@ -239,7 +248,9 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
     drover_liveness_observe (self->liveness, worker->id, zclock_mono ());
     worker->stats = heartbeat->stats;
     zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
-    drover_outbox_say (self->outbox, "ssf", "STATS", worker->id, stats);
+    drover_outbox_say (self->stats, "ssf", "STATS", worker->id, stats);
+    if (self->stats_due == -1)
+        self->stats_due = zclock_mono () + S_STATS_PERIOD;
     zframe_destroy (&stats);
 }
 
@@ -355,6 +366,8 @@ drover_health_actor (zsock_t *pipe, void *args)
     zsock_signal (pipe, 0);
     while (!self->stopping) {
         int64_t deadline = drover_liveness_next_deadline (self->liveness);
+        if (self->stats_due != -1 && (deadline == -1 || self->stats_due < deadline))
+            deadline = self->stats_due;
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         void *which = zpoller_wait (self->poller, wait);
         if (which == self->pipe) {
@@ -364,9 +377,14 @@ drover_health_actor (zsock_t *pipe, void *args)
         else
         if (zpoller_terminated (self->poller))
             break;
+        int64_t now = zclock_mono ();
         if (!self->stopping)
-            s_expire_silent (self, zclock_mono ());
+            s_expire_silent (self, now);
         drover_outbox_flush (self->outbox, self->pipe);
+        if (self->stats_due != -1 && now >= self->stats_due) {
+            drover_outbox_flush (self->stats, self->pipe);
+            self->stats_due = -1;
+        }
     }
     s_self_destroy (&self);
 }

@@ -52,6 +52,8 @@ static const struct {
 #define S_ROUTER_BATCH  1024
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
+//  Longest a WORKER HEARTBEAT waits for others before health hears it, msec
+#define S_HEARTBEAT_DELAY_MAX   100
 
 typedef struct {
     drover_config_t *config;    //  settings, read once
@@ -61,6 +63,9 @@ typedef struct {
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_once_t heard;        //  workers health was told HEARD this turn
+    drover_outbox_t *heartbeats;    //  WORKER HEARTBEATs for health, held back briefly
+    int64_t heartbeats_due;     //  when they go out, msec monotonic; -1 if none held
+    int heartbeat_delay;        //  how long one may be held, msec
     uint64_t malformed;         //  messages that did not decode
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -108,9 +113,10 @@ s_broker_new (drover_config_t *config, bool verbose)
     zsock_set_rcvhwm (self->router, config->hwm);
     zsock_set_linger (self->router, 0);
     //  ZMTP heartbeats drop dead TCP connections; liveness of a worker is
-    //  still judged by its application heartbeats (health actor)
-    zsock_set_heartbeat_ivl (self->router, config->heartbeat);
-    zsock_set_heartbeat_timeout (self->router, config->lost_after);
+    //  judged by its application heartbeats (health actor), so a ZMTP PING
+    //  once per lost-after is enough, and cheaper with thousands of peers
+    zsock_set_heartbeat_ivl (self->router, config->lost_after);
+    zsock_set_heartbeat_timeout (self->router, config->lost_after * 2);
     self->publisher = zsock_new (ZMQ_XPUB);
     zsock_set_sndhwm (self->publisher, config->hwm);
     zsock_set_linger (self->publisher, 0);
@@ -135,6 +141,12 @@ s_broker_new (drover_config_t *config, bool verbose)
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
     zsock_send (self->actors [S_ASSIGN], "s4444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished);
+    self->heartbeats = drover_outbox_new ();
+    self->heartbeats_due = -1;
+    //  A heartbeat only says "alive": health can hear it a little late, in
+    //  a batch with others, rather than be woken for each one
+    self->heartbeat_delay = config->heartbeat / 4 < S_HEARTBEAT_DELAY_MAX?
+                            (int) config->heartbeat / 4: S_HEARTBEAT_DELAY_MAX;
     for (int index = 0; index < S_ACTORS; index++) {
         self->outboxes [index] = drover_outbox_new ();
         //  Nobody subscribes yet: no events until someone does
@@ -154,6 +166,7 @@ s_broker_destroy (s_broker_t **self_p)
         zactor_destroy (&self->actors [index]);
         drover_outbox_destroy (&self->outboxes [index]);
     }
+    drover_outbox_destroy (&self->heartbeats);
     zsock_destroy (&self->publisher);
     zsock_destroy (&self->router);
     free (self);
@@ -217,8 +230,12 @@ static void
 s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
 {
     switch (msg->id) {
-        case DROVER_MSG_WORKER_HELLO:
         case DROVER_MSG_WORKER_HEARTBEAT:
+            drover_outbox_say (self->heartbeats, "sfp", "MSG", route, msg);
+            if (self->heartbeats_due == -1)
+                self->heartbeats_due = zclock_mono () + self->heartbeat_delay;
+            break;
+        case DROVER_MSG_WORKER_HELLO:
         case DROVER_MSG_WORKER_GOODBYE:
             s_hand_off (self, S_HEALTH, route, msg);
             break;
@@ -446,7 +463,8 @@ s_broker_run (s_broker_t *self)
     items [S_ACTORS] = (zmq_pollitem_t) { zsock_resolve (self->router), 0, ZMQ_POLLIN, 0 };
     items [S_ACTORS + 1] = (zmq_pollitem_t) { zsock_resolve (self->publisher), 0, ZMQ_POLLIN, 0 };
     while (!zsys_interrupted) {
-        if (zmq_poll (items, S_ACTORS + 2, -1) == -1)
+        long timeout = drover_pipe_poll_timeout (self->heartbeats_due, zclock_mono ());
+        if (zmq_poll (items, S_ACTORS + 2, timeout) == -1)
             break;              //  SIGINT or SIGTERM
         if (items [S_ACTORS + 1].revents & ZMQ_POLLIN)
             s_handle_subscription (self);
@@ -458,6 +476,14 @@ s_broker_run (s_broker_t *self)
                         break;  //  nothing more from this actor
         if (items [S_ACTORS].revents & ZMQ_POLLIN)
             s_handle_router (self);
+        //  Held heartbeats go first when anything else goes to health, so
+        //  health hears each worker's messages in the order they came
+        if (self->heartbeats_due != -1
+        &&  (zclock_mono () >= self->heartbeats_due
+        ||   drover_outbox_size (self->outboxes [S_HEALTH]))) {
+            drover_outbox_flush (self->heartbeats, zactor_sock (self->actors [S_HEALTH]));
+            self->heartbeats_due = -1;
+        }
         for (int index = 0; index < S_ACTORS; index++)
             drover_outbox_flush (self->outboxes [index], zactor_sock (self->actors [index]));
         drover_once_reset (&self->heard);
