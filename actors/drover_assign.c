@@ -40,7 +40,7 @@ typedef struct {
     zsock_t *link;              //  PAIR straight to schedq, or NULL (all via the pipe)
     drover_outbox_t *to_schedq; //  QUEUE, DEQUEUE, FREE: the link's outbox, or outbox
     drover_once_t succeeded;    //  workers told SUCCESS this turn
-    zpoller_t *poller;          //  the pipe (and the link)
+    drover_poller_t *poller;    //  the pipe (and the link)
     drover_tasktable_t *table;  //  every task; decides everything
     uint64_t stale;             //  reports answered STALE or NOT FOUND
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -66,8 +66,10 @@ s_self_new (zsock_t *pipe, const char *link)
         assert (rc == 0);
         self->to_schedq = drover_outbox_new ();
     }
-    self->poller = zpoller_new (pipe, self->link, NULL);
-    assert (self->poller);
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
+    if (self->link)
+        drover_poller_add (self->poller, self->link);
     self->table = drover_tasktable_new ();
     return self;
 }
@@ -82,7 +84,7 @@ s_self_destroy (self_t **self_p)
     if (self->stale)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
     drover_tasktable_destroy (&self->table);
-    zpoller_destroy (&self->poller);
+    drover_poller_destroy (&self->poller);
     if (self->to_schedq != self->outbox)
         drover_outbox_destroy (&self->to_schedq);
     drover_outbox_destroy (&self->outbox);
@@ -459,18 +461,13 @@ drover_assign_actor (zsock_t *pipe, void *args)
         int64_t now = zclock_mono ();
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);
-        drover_outbox_flush (self->outbox, self->pipe);
+        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->link)
-            drover_outbox_flush (self->to_schedq, self->link);
+            drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
         drover_once_reset (&self->succeeded);
-        void *which = zpoller_wait (self->poller, drover_pipe_poll_timeout (deadline, now));
-        if (which == self->pipe || (which && which == self->link)) {
-            if (drover_outbox_receive ((zsock_t *) which, 0, s_handle_command, self) == -1)
-                break;          //  interrupted
-        }
-        else
-        if (zpoller_terminated (self->poller))
-            break;
+        if (drover_poller_wait (self->poller, drover_pipe_poll_timeout (deadline, now)) == -1
+        ||  drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command, self) == -1)
+            break;              //  interrupted, or the context is ending
     }
     s_self_destroy (&self);
 }

@@ -54,7 +54,7 @@ typedef struct {
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     drover_outbox_t *stats;     //  STATS held back, flushed once per S_STATS_PERIOD
     int64_t stats_due;          //  when they go out, msec monotonic; -1 if none held
-    zpoller_t *poller;          //  the pipe
+    drover_poller_t *poller;    //  the pipe
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     drover_liveness_t *liveness;    //  last heard, for lost-after
     uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
@@ -86,8 +86,8 @@ s_self_new (zsock_t *pipe)
     self->stats = drover_outbox_new ();
     self->stats_due = -1;
     self->pipe = pipe;
-    self->poller = zpoller_new (pipe, NULL);
-    assert (self->poller);
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
     self->liveness = drover_liveness_new (S_LOST_AFTER);
@@ -105,7 +105,7 @@ s_self_destroy (self_t **self_p)
         return;
     drover_liveness_destroy (&self->liveness);
     zhashx_destroy (&self->workers);
-    zpoller_destroy (&self->poller);
+    drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
     drover_outbox_destroy (&self->stats);
     free (self);
@@ -369,20 +369,15 @@ drover_health_actor (zsock_t *pipe, void *args)
         if (self->stats_due != -1 && (deadline == -1 || self->stats_due < deadline))
             deadline = self->stats_due;
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
-        void *which = zpoller_wait (self->poller, wait);
-        if (which == self->pipe) {
-            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
-                break;          //  interrupted
-        }
-        else
-        if (zpoller_terminated (self->poller))
-            break;
+        if (drover_poller_wait (self->poller, wait) == -1
+        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, self) == -1)
+            break;              //  interrupted, or the context is ending
         int64_t now = zclock_mono ();
         if (!self->stopping)
             s_expire_silent (self, now);
-        drover_outbox_flush (self->outbox, self->pipe);
+        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->stats_due != -1 && now >= self->stats_due) {
-            drover_outbox_flush (self->stats, self->pipe);
+            drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->stats, self->pipe);
             self->stats_due = -1;
         }
     }

@@ -30,7 +30,7 @@
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
-    zpoller_t *poller;          //  the pipe
+    drover_poller_t *poller;    //  the pipe
     drover_bench_t *bench;      //  benched workers by release deadline
     bool stopping;              //  $TERM seen
     bool silent;                //  nobody listens to events: say none
@@ -45,8 +45,8 @@ s_self_new (zsock_t *pipe)
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->outbox = drover_outbox_new ();
     self->pipe = pipe;
-    self->poller = zpoller_new (pipe, NULL);
-    assert (self->poller);
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
     self->bench = drover_bench_new (S_TIMEOUT);
     return self;
 }
@@ -59,7 +59,7 @@ s_self_destroy (self_t **self_p)
     if (!self)
         return;
     drover_bench_destroy (&self->bench);
-    zpoller_destroy (&self->poller);
+    drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
     free (self);
     *self_p = NULL;
@@ -169,17 +169,12 @@ drover_probation_actor (zsock_t *pipe, void *args)
     while (!self->stopping) {
         int64_t deadline = drover_bench_next_deadline (self->bench);
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
-        void *which = zpoller_wait (self->poller, wait);
-        if (which == self->pipe) {
-            if (drover_outbox_receive (self->pipe, 0, s_handle_command, self) == -1)
-                break;          //  interrupted
-        }
-        else
-        if (zpoller_terminated (self->poller))
-            break;
+        if (drover_poller_wait (self->poller, wait) == -1
+        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, self) == -1)
+            break;              //  interrupted, or the context is ending
         if (!self->stopping)
             s_release_due (self, zclock_mono ());
-        drover_outbox_flush (self->outbox, self->pipe);
+        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
     }
     s_self_destroy (&self);
 }

@@ -44,7 +44,7 @@ typedef struct {
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     zsock_t *link;              //  PAIR straight to assign, or NULL (all via the pipe)
     drover_outbox_t *to_assign; //  ASSIGN: the link's outbox, or outbox
-    zpoller_t *poller;          //  the pipe (and the link)
+    drover_poller_t *poller;    //  the pipe (and the link)
     drover_sched_t *sched;      //  requests and machines; decides placements
     zhashx_t *machines;         //  worker id -> s_machine_t (owned)
     zmsg_t *assign;             //  the ASSIGN being built by a pass
@@ -81,8 +81,10 @@ s_self_new (zsock_t *pipe, const char *link)
         assert (rc == 0);
         self->to_assign = drover_outbox_new ();
     }
-    self->poller = zpoller_new (pipe, self->link, NULL);
-    assert (self->poller);
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
+    if (self->link)
+        drover_poller_add (self->poller, self->link);
     self->sched = drover_sched_new (S_MAX_SHELVE);
     self->machines = zhashx_new ();
     zhashx_set_destructor (self->machines, s_machine_destroy);
@@ -98,7 +100,7 @@ s_self_destroy (self_t **self_p)
         return;
     zhashx_destroy (&self->machines);
     drover_sched_destroy (&self->sched);
-    zpoller_destroy (&self->poller);
+    drover_poller_destroy (&self->poller);
     if (self->to_assign != self->outbox)
         drover_outbox_destroy (&self->to_assign);
     drover_outbox_destroy (&self->outbox);
@@ -468,20 +470,17 @@ drover_schedq_actor (zsock_t *pipe, void *args)
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
     while (!self->stopping) {
-        void *which = zpoller_wait (self->poller, -1);
-        if (which == self->pipe || (which && which == self->link)) {
-            //  One pass per batch of commands: placements see all of them
-            if (drover_outbox_receive ((zsock_t *) which, 0, s_handle_command, self) == -1)
-                break;          //  interrupted
-            if (!self->stopping)
-                s_schedule (self);
-        }
-        else
-        if (zpoller_terminated (self->poller))
-            break;
-        drover_outbox_flush (self->outbox, self->pipe);
+        int read = drover_poller_wait (self->poller, -1);
+        if (read == 0)
+            read = drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command, self);
+        if (read == -1)
+            break;              //  interrupted, or the context is ending
+        //  One pass per turn: placements see every command read
+        if (read && !self->stopping)
+            s_schedule (self);
+        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->link)
-            drover_outbox_flush (self->to_assign, self->link);
+            drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
     }
     s_self_destroy (&self);
 }

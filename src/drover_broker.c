@@ -21,10 +21,15 @@
 #include "drover_assign.h"
 #include "drover_outbox.h"
 #include "drover_pipe.h"
+#include "drover_poller.h"
 #include <getopt.h>
 
 //  The actors, by index
 enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_ACTORS };
+
+//  What the main's poller watches past the actors' pipes (which are at
+//  their actor's index)
+enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT, S_WATCHED };
 
 //  The bit of an actor in a route's targets
 #define S_TO(actor)     (1 << (actor))
@@ -37,7 +42,6 @@ static const struct {
     { "ASSIGN",    S_TO (S_ASSIGN) },
     { "QUEUE",     S_TO (S_SCHEDQ) },
     { "FREE",      S_TO (S_SCHEDQ) },
-    { "SUCCESS",   S_TO (S_PROBATION) },
     { "DEQUEUE",   S_TO (S_SCHEDQ) },
     { "STATS",     S_TO (S_SCHEDQ) },
     { "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
@@ -52,8 +56,8 @@ static const struct {
 #define S_ROUTER_BATCH  1024
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
-//  Longest a WORKER HEARTBEAT waits for others before health hears it, msec
-#define S_HEARTBEAT_DELAY_MAX   100
+//  Longest news that may wait (a heartbeat, HEARD, SUCCESS) is held, msec
+#define S_LATER_DELAY_MAX   100
 
 typedef struct {
     drover_config_t *config;    //  settings, read once
@@ -62,10 +66,14 @@ typedef struct {
     int64_t subscriptions;      //  distinct topics subscribed to; 0: events are off
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
-    drover_once_t heard;        //  workers health was told HEARD this turn
-    drover_outbox_t *heartbeats;    //  WORKER HEARTBEATs for health, held back briefly
-    int64_t heartbeats_due;     //  when they go out, msec monotonic; -1 if none held
-    int heartbeat_delay;        //  how long one may be held, msec
+    drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
+    drover_once_t heard;        //  workers health is told HEARD in later
+    drover_once_t succeeded;    //  workers probation is told SUCCESS in later
+    bool router_sent;           //  something went out on the ROUTER this turn
+    bool publisher_sent;        //  something went out on the XPUB this turn
+    drover_outbox_t *later [S_ACTORS];  //  news that may wait, held back briefly
+    int64_t later_due;          //  when it goes out, msec monotonic; -1 if none held
+    int later_delay;            //  how long it may be held, msec
     uint64_t malformed;         //  messages that did not decode
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -141,14 +149,20 @@ s_broker_new (drover_config_t *config, bool verbose)
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
     zsock_send (self->actors [S_ASSIGN], "s4444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished);
-    self->heartbeats = drover_outbox_new ();
-    self->heartbeats_due = -1;
-    //  A heartbeat only says "alive": health can hear it a little late, in
-    //  a batch with others, rather than be woken for each one
-    self->heartbeat_delay = config->heartbeat / 4 < S_HEARTBEAT_DELAY_MAX?
-                            (int) config->heartbeat / 4: S_HEARTBEAT_DELAY_MAX;
+    //  A heartbeat or HEARD only says "alive", a SUCCESS only "may leave
+    //  probation": heard a little late, in a batch with others, they do not
+    //  wake an actor once per worker message or per task
+    self->later_due = -1;
+    self->later_delay = config->heartbeat / 4 < S_LATER_DELAY_MAX?
+                        (int) config->heartbeat / 4: S_LATER_DELAY_MAX;
+    self->poller = drover_poller_new ();
+    for (int index = 0; index < S_ACTORS; index++)
+        drover_poller_add (self->poller, zactor_sock (self->actors [index]));
+    drover_poller_add (self->poller, self->router);
+    drover_poller_add (self->poller, self->publisher);
     for (int index = 0; index < S_ACTORS; index++) {
         self->outboxes [index] = drover_outbox_new ();
+        self->later [index] = drover_outbox_new ();
         //  Nobody subscribes yet: no events until someone does
         zsock_send (self->actors [index], "s4", "EVENTS", 0);
     }
@@ -165,8 +179,9 @@ s_broker_destroy (s_broker_t **self_p)
     for (int index = S_ACTORS - 1; index >= 0; index--) {
         zactor_destroy (&self->actors [index]);
         drover_outbox_destroy (&self->outboxes [index]);
+        drover_outbox_destroy (&self->later [index]);
     }
-    drover_outbox_destroy (&self->heartbeats);
+    drover_poller_destroy (&self->poller);
     zsock_destroy (&self->publisher);
     zsock_destroy (&self->router);
     free (self);
@@ -178,6 +193,7 @@ s_broker_destroy (s_broker_t **self_p)
 static int
 s_send_to_peer (s_broker_t *self, zframe_t *route, zframe_t *payload)
 {
+    self->router_sent = true;
     if (zframe_send (&route, self->router, ZFRAME_MORE | ZFRAME_REUSE | ZFRAME_DONTWAIT) == -1)
         return -1;
     //  libzmq accepts the rest of a message once its first frame is in
@@ -225,15 +241,22 @@ s_hand_off (s_broker_t *self, int actor, zframe_t *route, drover_msg_t *msg)
     drover_outbox_say (self->outboxes [actor], "sfp", "MSG", route, msg);
 }
 
+//  The outbox of news for actor that may wait up to later_delay
+static drover_outbox_t *
+s_later (s_broker_t *self, int actor)
+{
+    if (self->later_due == -1)
+        self->later_due = zclock_mono () + self->later_delay;
+    return self->later [actor];
+}
+
 //  Route one decoded message by id; consumes msg
 static void
 s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
 {
     switch (msg->id) {
         case DROVER_MSG_WORKER_HEARTBEAT:
-            drover_outbox_say (self->heartbeats, "sfp", "MSG", route, msg);
-            if (self->heartbeats_due == -1)
-                self->heartbeats_due = zclock_mono () + self->heartbeat_delay;
+            drover_outbox_say (s_later (self, S_HEALTH), "sfp", "MSG", route, msg);
             break;
         case DROVER_MSG_WORKER_HELLO:
         case DROVER_MSG_WORKER_GOODBYE:
@@ -242,7 +265,7 @@ s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
         case DROVER_MSG_TASK_STARTED:
         case DROVER_MSG_TASK_RESULT:
             if (drover_once_first (&self->heard, msg->worker))
-                drover_outbox_say (self->outboxes [S_HEALTH], "ssf", "HEARD", msg->worker, route);
+                drover_outbox_say (s_later (self, S_HEALTH), "ssf", "HEARD", msg->worker, route);
             s_hand_off (self, S_ASSIGN, route, msg);
             break;
         case DROVER_MSG_TASK_SUBMIT:
@@ -317,6 +340,7 @@ s_handle_router (s_broker_t *self)
         zmq_msg_init (&first);
         if (zmq_msg_recv (&first, handle, ZMQ_DONTWAIT) == -1) {
             zmq_msg_close (&first);
+            drover_poller_drained (self->poller, S_ROUTER_AT);
             break;              //  nothing more ready (or interrupted)
         }
         zframe_t *route = zframe_new (zmq_msg_data (&first), zmq_msg_size (&first));
@@ -369,28 +393,32 @@ s_forward_event (s_broker_t *self, zmsg_t *msg)
     zframe_t *topic = zmsg_pop (msg);
     zframe_t *body = zmsg_pop (msg);
     assert (topic && body);     //  an actor that says less is our bug
+    self->publisher_sent = true;
     zframe_send (&topic, self->publisher, ZFRAME_MORE | ZFRAME_DONTWAIT);
     zframe_send (&body, self->publisher, ZFRAME_DONTWAIT);
     zframe_destroy (&topic);
     zframe_destroy (&body);
 }
 
-//  A subscription or unsubscription on the XPUB: when the first topic is
+//  Subscriptions and unsubscriptions on the XPUB: when the first topic is
 //  subscribed to, or the last one dropped, tell every actor whether to say
 //  events at all (an event nobody reads still costs its encoding)
 static void
-s_handle_subscription (s_broker_t *self)
+s_handle_subscriptions (s_broker_t *self)
 {
-    zframe_t *frame = zframe_recv (self->publisher);
-    if (!frame)
-        return;                 //  interrupted
     bool before = self->subscriptions > 0;
-    if (zframe_size (frame) >= 1 && zframe_data (frame) [0] == 1)
-        self->subscriptions++;
-    else
-    if (zframe_size (frame) >= 1 && zframe_data (frame) [0] == 0 && self->subscriptions > 0)
-        self->subscriptions--;
-    zframe_destroy (&frame);
+    zmq_msg_t frame;
+    zmq_msg_init (&frame);
+    while (zmq_msg_recv (&frame, zsock_resolve (self->publisher), ZMQ_DONTWAIT) != -1) {
+        const byte *data = (const byte *) zmq_msg_data (&frame);
+        if (zmq_msg_size (&frame) >= 1 && data [0] == 1)
+            self->subscriptions++;
+        else
+        if (zmq_msg_size (&frame) >= 1 && data [0] == 0 && self->subscriptions > 0)
+            self->subscriptions--;
+    }
+    zmq_msg_close (&frame);
+    drover_poller_drained (self->poller, S_PUBLISHER_AT);
     bool after = self->subscriptions > 0;
     if (before != after) {
         zsys_info ("broker: events %s", after? "on: someone subscribed": "off: no subscribers");
@@ -422,6 +450,17 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
     drover_outbox_add (self->outboxes [last], &moved);
 }
 
+//  SUCCESS worker, from assign: probation hears it later (s_later), once
+//  per worker however many tasks succeeded there meanwhile
+static void
+s_hold_success (s_broker_t *self, zmsg_t *msg)
+{
+    char worker [DROVER_ID_MAX + 1];
+    drover_pipe_pop_text (msg, worker, sizeof worker);
+    if (drover_once_first (&self->succeeded, worker))
+        drover_outbox_say (s_later (self, S_PROBATION), "ss", "SUCCESS", worker);
+}
+
 //  Handle one command an actor said (drover_outbox_receive calls this):
 //  to the peers, the event stream, or the actors that hear it
 static void
@@ -435,6 +474,9 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "EVENT"))
         s_forward_event (self, msg);
+    else
+    if (streq (command, "SUCCESS"))
+        s_hold_success (self, msg);
     else {
         size_t index;
         for (index = 0; index < S_ROUTES; index++)
@@ -451,42 +493,54 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
     }
 }
 
+//  Send what this turn held for each actor, and note the sends: a send may
+//  take in a socket's pending commands, so the poller reads it again
+static void
+s_flush_turn (s_broker_t *self)
+{
+    //  Held news goes when due, and first when anything else goes to its
+    //  actor, so each actor hears every worker's messages in the order they came
+    bool due = self->later_due != -1 && zclock_mono () >= self->later_due;
+    for (int index = 0; index < S_ACTORS; index++)
+        if (due || drover_outbox_size (self->outboxes [index]))
+            drover_pipe_flush (self->poller, (size_t) index, self->later [index],
+                               zactor_sock (self->actors [index]));
+    if (due) {
+        self->later_due = -1;
+        drover_once_reset (&self->heard);
+        drover_once_reset (&self->succeeded);
+    }
+    for (int index = 0; index < S_ACTORS; index++)
+        drover_pipe_flush (self->poller, (size_t) index, self->outboxes [index],
+                           zactor_sock (self->actors [index]));
+    if (self->router_sent)
+        drover_poller_sent (self->poller, S_ROUTER_AT);
+    if (self->publisher_sent)
+        drover_poller_sent (self->poller, S_PUBLISHER_AT);
+    self->router_sent = self->publisher_sent = false;
+}
+
 //  Serve until interrupted. Each turn handles everything ready: what the
 //  actors said, then up to a batch from the ROUTER; what that tells each
 //  actor goes out as one BATCH per actor at the end of the turn.
 static void
 s_broker_run (s_broker_t *self)
 {
-    zmq_pollitem_t items [S_ACTORS + 2];
-    for (int index = 0; index < S_ACTORS; index++)
-        items [index] = (zmq_pollitem_t) { zsock_resolve (self->actors [index]), 0, ZMQ_POLLIN, 0 };
-    items [S_ACTORS] = (zmq_pollitem_t) { zsock_resolve (self->router), 0, ZMQ_POLLIN, 0 };
-    items [S_ACTORS + 1] = (zmq_pollitem_t) { zsock_resolve (self->publisher), 0, ZMQ_POLLIN, 0 };
     while (!zsys_interrupted) {
-        long timeout = drover_pipe_poll_timeout (self->heartbeats_due, zclock_mono ());
-        if (zmq_poll (items, S_ACTORS + 2, timeout) == -1)
+        int timeout = drover_pipe_poll_timeout (self->later_due, zclock_mono ());
+        if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
-        if (items [S_ACTORS + 1].revents & ZMQ_POLLIN)
-            s_handle_subscription (self);
+        if (drover_poller_readable (self->poller, S_PUBLISHER_AT))
+            s_handle_subscriptions (self);
         for (int index = 0; index < S_ACTORS; index++)
-            if (items [index].revents & ZMQ_POLLIN)
-                for (int count = 0; count < S_ACTOR_BATCHES; count++)
-                    if (drover_outbox_receive (zactor_sock (self->actors [index]), ZMQ_DONTWAIT,
-                                               s_handle_actor_command, self) == -1)
-                        break;  //  nothing more from this actor
-        if (items [S_ACTORS].revents & ZMQ_POLLIN)
+            for (int count = 0; count < S_ACTOR_BATCHES
+                             && drover_poller_readable (self->poller, (size_t) index); count++)
+                if (drover_outbox_receive (zactor_sock (self->actors [index]), ZMQ_DONTWAIT,
+                                           s_handle_actor_command, self) == -1)
+                    drover_poller_drained (self->poller, (size_t) index);
+        if (drover_poller_readable (self->poller, S_ROUTER_AT))
             s_handle_router (self);
-        //  Held heartbeats go first when anything else goes to health, so
-        //  health hears each worker's messages in the order they came
-        if (self->heartbeats_due != -1
-        &&  (zclock_mono () >= self->heartbeats_due
-        ||   drover_outbox_size (self->outboxes [S_HEALTH]))) {
-            drover_outbox_flush (self->heartbeats, zactor_sock (self->actors [S_HEALTH]));
-            self->heartbeats_due = -1;
-        }
-        for (int index = 0; index < S_ACTORS; index++)
-            drover_outbox_flush (self->outboxes [index], zactor_sock (self->actors [index]));
-        drover_once_reset (&self->heard);
+        s_flush_turn (self);
     }
 }
 

@@ -199,3 +199,52 @@ drover_once_reset (drover_once_t *self)
 {
     self->count = 0;
 }
+
+
+//  Read up to max messages from the watched socket at index without
+//  blocking. Returns the messages read, or -1 if the context is ending.
+static int
+s_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
+         drover_outbox_fn *handler, void *arg)
+{
+    int count = 0;
+    while (count < max && drover_poller_readable (poller, index)) {
+        if (drover_outbox_receive (sock, ZMQ_DONTWAIT, handler, arg) == -1) {
+            if (zmq_errno () == ETERM)
+                return -1;
+            drover_poller_drained (poller, index);
+            break;
+        }
+        count++;
+    }
+    return count;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Read what waits on an actor's pipe, then on its link
+
+int
+drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
+                  drover_outbox_fn *handler, void *arg)
+{
+    int count = s_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler, arg);
+    if (count == -1 || !link)
+        return count;
+    int more = s_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler, arg);
+    return more == -1? -1: count + more;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Flush an outbox on a watched socket, noting the send
+
+void
+drover_pipe_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outbox,
+                   zsock_t *sock)
+{
+    if (drover_outbox_size (outbox) == 0)
+        return;
+    drover_outbox_flush (outbox, sock);
+    drover_poller_sent (poller, index);
+}

@@ -19,6 +19,7 @@
 #include <czmq.h>
 #include "drover_msg.h"
 #include "drover_outbox.h"
+#include "drover_poller.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,6 +108,29 @@ void
 //  zpoller_wait timeout: -1 waits for input only, 0 means already due
 int
     drover_pipe_poll_timeout (int64_t deadline, int64_t now);
+
+//  Where an actor's poller watches its sockets: the pipe first, then the
+//  link between schedq and assign, if any (ACTORS.md: the pipe is read first)
+#define DROVER_PIPE_AT      0
+#define DROVER_LINK_AT      1
+//  Most messages an actor reads from one socket in one turn of its loop
+#define DROVER_PIPE_BATCHES 64
+
+//  Read what waits on an actor's sockets without blocking: the pipe, then
+//  the link if not NULL (watched by poller at DROVER_PIPE_AT and
+//  DROVER_LINK_AT), at most DROVER_PIPE_BATCHES messages from each (a
+//  BATCH or a plain command each), calling handler once per command; a
+//  read that finds none marks its socket drained. Returns the messages
+//  read, or -1 if the context is ending.
+int
+    drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
+                      drover_outbox_fn *handler, void *arg);
+
+//  Flush outbox as one BATCH on sock (watched by poller at index); a send
+//  may take in the socket's pending commands, so the poller reads it again
+void
+    drover_pipe_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outbox,
+                       zsock_t *sock);
 
 #ifdef __cplusplus
 }

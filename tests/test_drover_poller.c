@@ -1,0 +1,148 @@
+/*  =========================================================================
+    test_drover_poller - the poller wakes for input that comes while its
+    sockets are drained, never sleeps while one may hold unread input, and
+    drover_pipe_read / drover_pipe_flush keep its flags as the rules say
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_pipe.h"
+#include "drover_poller.h"
+
+#define S_WAIT_MAX      5000    //  msec a test waits for an event at most
+
+//  Count the commands a read hands over
+static void
+s_count (void *arg, zmsg_t *command)
+{
+    (*(int *) arg)++;
+}
+
+//  Wait until the socket at index may hold input, or S_WAIT_MAX passes;
+//  returns true if it came
+static bool
+s_wait_readable (drover_poller_t *poller, size_t index)
+{
+    int64_t deadline = zclock_mono () + S_WAIT_MAX;
+    while (!drover_poller_readable (poller, index) && zclock_mono () < deadline)
+        assert_int_equal (drover_poller_wait (poller, (int) (deadline - zclock_mono ())), 0);
+    return drover_poller_readable (poller, index);
+}
+
+//  A new socket counts as unread; once drained, a wait with nothing sent
+//  times out; a message sent then wakes it
+static void
+test_wakes_on_input (void **state)
+{
+    zsock_t *reader = zsock_new_pair ("@inproc://test-poller-wake");
+    zsock_t *writer = zsock_new_pair (">inproc://test-poller-wake");
+    assert_non_null (reader);
+    assert_non_null (writer);
+    drover_poller_t *poller = drover_poller_new ();
+    assert_int_equal (drover_poller_add (poller, reader), 0);
+    assert_true (drover_poller_readable (poller, 0));
+
+    int commands = 0;
+    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, &commands), 0);
+    assert_false (drover_poller_readable (poller, 0));      //  drained
+    int64_t started = zclock_mono ();
+    assert_int_equal (drover_poller_wait (poller, 50), 0);
+    assert_true (zclock_mono () - started >= 40);           //  it slept
+    assert_false (drover_poller_readable (poller, 0));
+
+    zstr_send (writer, "PING");
+    assert_true (s_wait_readable (poller, 0));
+    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, &commands), 1);
+    assert_int_equal (commands, 1);
+    assert_false (drover_poller_readable (poller, 0));
+
+    drover_poller_destroy (&poller);
+    drover_poller_destroy (&poller);                        //  harmless twice
+    zsock_destroy (&writer);
+    zsock_destroy (&reader);
+}
+
+//  While a socket may hold unread input the wait does not sleep, and a
+//  send marks its socket unread again
+static void
+test_never_sleeps_on_unread (void **state)
+{
+    zsock_t *reader = zsock_new_pair ("@inproc://test-poller-unread");
+    zsock_t *writer = zsock_new_pair (">inproc://test-poller-unread");
+    drover_poller_t *poller = drover_poller_new ();
+    drover_poller_add (poller, reader);
+    int64_t started = zclock_mono ();
+    assert_int_equal (drover_poller_wait (poller, 2000), 0);
+    assert_true (zclock_mono () - started < 1000);          //  did not sleep
+    drover_poller_drained (poller, 0);
+    drover_poller_sent (poller, 0);
+    assert_true (drover_poller_readable (poller, 0));
+    started = zclock_mono ();
+    assert_int_equal (drover_poller_wait (poller, 2000), 0);
+    assert_true (zclock_mono () - started < 1000);
+
+    //  A flush on a watched socket marks it unread, and its BATCH arrives
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_poller_t *writing = drover_poller_new ();
+    drover_poller_add (writing, writer);
+    drover_poller_drained (writing, 0);
+    drover_pipe_flush (writing, 0, outbox, writer);         //  empty: nothing sent
+    assert_false (drover_poller_readable (writing, 0));
+    drover_outbox_say (outbox, "s8", "FREE", (uint64_t) 7);
+    drover_outbox_say (outbox, "s8", "FREE", (uint64_t) 8);
+    drover_pipe_flush (writing, 0, outbox, writer);
+    assert_true (drover_poller_readable (writing, 0));
+    int commands = 0;
+    assert_true (s_wait_readable (poller, 0));
+    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, &commands), 1);
+    assert_int_equal (commands, 2);
+
+    drover_outbox_destroy (&outbox);
+    drover_poller_destroy (&writing);
+    drover_poller_destroy (&poller);
+    zsock_destroy (&writer);
+    zsock_destroy (&reader);
+}
+
+//  drover_pipe_read reads the pipe before the link, and a read caps at
+//  DROVER_PIPE_BATCHES messages a socket, leaving the rest unread
+static void
+test_pipe_then_link (void **state)
+{
+    zsock_t *pipe = zsock_new_pair ("@inproc://test-poller-pipe");
+    zsock_t *pipe_writer = zsock_new_pair (">inproc://test-poller-pipe");
+    zsock_t *link = zsock_new_pair ("@inproc://test-poller-link");
+    zsock_t *link_writer = zsock_new_pair (">inproc://test-poller-link");
+    drover_poller_t *poller = drover_poller_new ();
+    assert_int_equal (drover_poller_add (poller, pipe), DROVER_PIPE_AT);
+    assert_int_equal (drover_poller_add (poller, link), DROVER_LINK_AT);
+    for (int count = 0; count < DROVER_PIPE_BATCHES + 1; count++)
+        zstr_send (pipe_writer, "UP");
+    zstr_send (link_writer, "QUEUE");
+    //  inproc sends are in the reader's pipes at once: one read takes the
+    //  capped share of the pipe, then the link; the next, the rest
+    int commands = 0;
+    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, &commands),
+                      DROVER_PIPE_BATCHES + 1);
+    assert_true (drover_poller_readable (poller, DROVER_PIPE_AT));      //  capped
+    assert_false (drover_poller_readable (poller, DROVER_LINK_AT));     //  drained
+    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, &commands), 1);
+    assert_int_equal (commands, DROVER_PIPE_BATCHES + 2);
+    assert_false (drover_poller_readable (poller, DROVER_PIPE_AT));
+    drover_poller_destroy (&poller);
+    zsock_destroy (&link_writer);
+    zsock_destroy (&link);
+    zsock_destroy (&pipe_writer);
+    zsock_destroy (&pipe);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_wakes_on_input),
+        cmocka_unit_test (test_never_sleeps_on_unread),
+        cmocka_unit_test (test_pipe_then_link),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
