@@ -120,11 +120,16 @@ s_broker_new (drover_config_t *config, bool verbose)
     zsock_set_sndhwm (self->router, config->hwm);
     zsock_set_rcvhwm (self->router, config->hwm);
     zsock_set_linger (self->router, 0);
-    //  ZMTP heartbeats drop dead TCP connections; liveness of a worker is
-    //  judged by its application heartbeats (health actor), so a ZMTP PING
-    //  once per lost-after is enough, and cheaper with thousands of peers
-    zsock_set_heartbeat_ivl (self->router, config->lost_after);
-    zsock_set_heartbeat_timeout (self->router, config->lost_after * 2);
+    //  Liveness of a worker is judged by its application heartbeats (health
+    //  actor); what remains is to drop the TCP connections of peers that
+    //  vanished. Kernel keepalives do that at no cost to our threads, where
+    //  ZMTP PINGs would wake the I/O thread for every peer every interval.
+    //  (Workers still PING the broker; libzmq answers those.)
+    int idle = (int) (config->lost_after * 2 / 1000);
+    zsock_set_tcp_keepalive (self->router, 1);
+    zsock_set_tcp_keepalive_idle (self->router, idle > 1? idle: 1);
+    zsock_set_tcp_keepalive_intvl (self->router, idle / 4 > 1? idle / 4: 1);
+    zsock_set_tcp_keepalive_cnt (self->router, 4);
     self->publisher = zsock_new (ZMQ_XPUB);
     zsock_set_sndhwm (self->publisher, config->hwm);
     zsock_set_linger (self->publisher, 0);
