@@ -107,6 +107,23 @@ drover_outbox_add (drover_outbox_t *self, zmsg_t **command_p)
 }
 
 
+//  Add a number frame in decimal, as zsock_send writes one (a '-' before
+//  the magnitude if negative), without printf and its allocations: QUEUE,
+//  FREE and ASSIGN carry numbers for every task
+static void
+s_add_number (zmsg_t *command, uint64_t magnitude, bool negative)
+{
+    char text [24];
+    char *start = text + sizeof text;
+    do {
+        *--start = (char) ('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    if (negative)
+        *--start = '-';
+    zmsg_addmem (command, start, (size_t) (text + sizeof text - start));
+}
+
 //  --------------------------------------------------------------------------
 //  Add a command built from a picture, as zsock_send builds one
 
@@ -123,14 +140,17 @@ drover_outbox_say (drover_outbox_t *self, const char *picture, ...)
             zmsg_addstr (command, text? text: "");
         }
         else
-        if (*picture == 'i')
-            zmsg_addstrf (command, "%d", va_arg (args, int));
+        if (*picture == 'i') {
+            int value = va_arg (args, int);
+            s_add_number (command, value < 0? -(uint64_t) (int64_t) value: (uint64_t) value,
+                          value < 0);
+        }
         else
         if (*picture == '4')
-            zmsg_addstrf (command, "%" PRIu32, va_arg (args, uint32_t));
+            s_add_number (command, va_arg (args, uint32_t), false);
         else
         if (*picture == '8')
-            zmsg_addstrf (command, "%" PRIu64, va_arg (args, uint64_t));
+            s_add_number (command, va_arg (args, uint64_t), false);
         else
         if (*picture == 'f') {
             zframe_t *frame = va_arg (args, zframe_t *);

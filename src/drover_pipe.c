@@ -8,17 +8,19 @@
 */
 
 #include "drover_pipe.h"
+#include <ctype.h>
 
 //  Read a decimal number from size bytes (not NUL-terminated)
 uint64_t
 drover_pipe_number (const void *data, size_t size)
 {
-    char text [24];
-    if (size > sizeof text - 1)
-        size = sizeof text - 1;
-    memcpy (text, data, size);
-    text [size] = 0;
-    return strtoull (text, NULL, 10);
+    const char *text = (const char *) data;
+    bool negative = size > 0 && text [0] == '-';
+    uint64_t value = 0;
+    for (size_t index = negative? 1: 0; index < size && isdigit ((unsigned char) text [index]);
+         index++)
+        value = value * 10 + (uint64_t) (text [index] - '0');
+    return negative? -value: value;
 }
 
 //  Pop a decimal number frame; 0 if missing (after the assert)

@@ -111,6 +111,17 @@ test_picture (void **state)
     testutil_pop_check (copy, "");                  //  a NULL string is an empty one
     assert_int_equal (zmsg_size (copy), 0);
     zmsg_destroy (&copy);
+
+    //  The ends of each number's range survive the decimal round trip
+    drover_outbox_say (outbox, "s8i8i", "Y", (uint64_t) 0, INT_MIN, UINT64_MAX, INT_MAX);
+    assert_int_equal (drover_outbox_flush (outbox, writer), 0);
+    assert_int_equal (drover_outbox_receive (reader, 0, s_keep, &copy), 1);
+    testutil_pop_check (copy, "Y");
+    assert_true (drover_pipe_pop_number (copy) == 0);
+    assert_true ((int) (int64_t) drover_pipe_pop_number (copy) == INT_MIN);
+    assert_true (drover_pipe_pop_number (copy) == UINT64_MAX);
+    assert_true ((int) drover_pipe_pop_number (copy) == INT_MAX);
+    zmsg_destroy (&copy);
     drover_outbox_destroy (&outbox);
     zsock_destroy (&writer);
     zsock_destroy (&reader);
