@@ -14,8 +14,10 @@
     most free procs first. Every element knows its index in its heap, so a
     change or a removal costs O(log n). One pass costs O(log n) per
     placement plus one per shelved request; only a request whose memory or
-    labels the least-loaded machine cannot meet makes it scan the eligible
-    machines.
+    labels the least-loaded machine cannot meet makes it look further: at
+    the machines that carry its rarest label (an index from each label to
+    its holders, so a thousand idle machines of another pool cost nothing),
+    or, for a memory demand alone, at every eligible machine.
     =========================================================================
 */
 
@@ -54,6 +56,13 @@ typedef struct {
     uint32_t index;             //  index in self->fewest
 } s_size_t;
 
+//  The machines that carry one label, in no order
+typedef struct {
+    uint32_t *handles;          //  machine handles
+    size_t count;               //  entries used
+    size_t size;                //  entries allocated
+} s_holders_t;
+
 //  A machine (a registered worker)
 typedef struct {
     uint64_t number;            //  arrival number, the key in self->machine_pool
@@ -81,6 +90,7 @@ struct _drover_sched_t {
     drover_idpool_t *machine_pool;  //  arrival number -> s_machine_t
     zhashx_t *machines;         //  machine id -> machine handle (a number, not owned)
     zhashx_t *demands;          //  demand key -> s_demand_t (owned)
+    zhashx_t *holders;          //  label "k=v" -> s_holders_t (owned)
     s_demand_t *cached;         //  the demand last pushed (holds a reference), or NULL
     char *scratch;              //  buffer for demand keys
     size_t scratch_size;        //  bytes allocated in scratch
@@ -210,6 +220,18 @@ s_fits (const s_machine_t *machine, const s_request_t *request)
     return request->procs <= s_free_procs (machine)
         && request->demand->mem <= s_free_mem (machine)
         && s_labels_match (machine, request->demand);
+}
+
+//  Free a label's holders; the holders map's destructor
+static void
+s_holders_destroy (void **item_p)
+{
+    s_holders_t *holders = (s_holders_t *) *item_p;
+    if (holders) {
+        free (holders->handles);
+        free (holders);
+        *item_p = NULL;
+    }
 }
 
 //  Free a demand; the demands map's destructor
@@ -393,6 +415,8 @@ drover_sched_new (uint32_t max_shelve)
     zhashx_set_key_duplicator (self->demands, NULL);    //  keys live in the demands
     zhashx_set_key_destructor (self->demands, NULL);
     zhashx_set_destructor (self->demands, s_demand_destroy);
+    self->holders = zhashx_new ();
+    zhashx_set_destructor (self->holders, s_holders_destroy);
     self->order = zlistx_new ();
     self->queue = drover_idheap_new (self->requests, s_request_less,
                                      offsetof (s_request_t, index));
@@ -415,6 +439,7 @@ drover_sched_destroy (drover_sched_t **self_p)
         zlistx_destroy (&self->order);
         zhashx_destroy (&self->machines);
         zhashx_destroy (&self->demands);       //  requests need not unref: all go
+        zhashx_destroy (&self->holders);
         drover_idheap_destroy (&self->queue);
         drover_idheap_destroy (&self->fewest);
         drover_idheap_destroy (&self->eligible);
@@ -440,6 +465,47 @@ drover_sched_set_max_shelve (drover_sched_t *self, uint32_t max_shelve)
 //  ---------------------------------------------------------------------
 //  Machines
 
+//  Enter a machine among the holders of each of its labels
+static void
+s_labels_index (drover_sched_t *self, s_machine_t *machine, uint32_t handle)
+{
+    for (size_t index = 0; index < machine->nlabels; index++) {
+        s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
+                                                              machine->labels [index]);
+        if (!holders) {
+            holders = (s_holders_t *) zmalloc (sizeof (s_holders_t));
+            zhashx_insert (self->holders, machine->labels [index], holders);
+        }
+        if (holders->count == holders->size) {
+            holders->size = holders->size? holders->size * 2: 8;
+            holders->handles = (uint32_t *) realloc (holders->handles,
+                                                     holders->size * sizeof (uint32_t));
+            assert (holders->handles);
+        }
+        holders->handles [holders->count++] = handle;
+    }
+}
+
+//  Take a machine out of the holders of each of its labels (a machine
+//  leaves rarely: a scan of each list is fine); drop lists left empty
+static void
+s_labels_unindex (drover_sched_t *self, s_machine_t *machine, uint32_t handle)
+{
+    for (size_t index = 0; index < machine->nlabels; index++) {
+        s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
+                                                              machine->labels [index]);
+        if (!holders)
+            continue;           //  a label twice on one machine: gone already
+        for (size_t slot = 0; slot < holders->count; slot++)
+            if (holders->handles [slot] == handle) {
+                holders->handles [slot] = holders->handles [--holders->count];
+                break;
+            }
+        if (holders->count == 0)
+            zhashx_delete (self->holders, machine->labels [index]);
+    }
+}
+
 //  Add a machine, or update a known one in place
 int
 drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
@@ -451,6 +517,7 @@ drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
     s_machine_t *machine = s_machine_find (self, id, &handle);
     int rc = 1;
     if (machine) {
+        s_labels_unindex (self, machine, handle);
         free (machine->labels);
         free (machine->label_text);
     }
@@ -468,6 +535,7 @@ drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
     machine->procs = procs;
     machine->mem = mem;
     s_labels_parse (labels, &machine->label_text, &machine->labels, &machine->nlabels);
+    s_labels_index (self, machine, handle);
     s_machine_refresh (self, handle);
     return rc;
 }
@@ -491,6 +559,7 @@ drover_sched_remove_machine (drover_sched_t *self, const char *id,
             fn (s_request (self, request)->task, arg);
         s_request_delete (self, request);
     }
+    s_labels_unindex (self, machine, handle);
     zlistx_delete (self->order, machine->handle);
     zhashx_delete (self->machines, id);
     s_machine_clear (machine);
@@ -601,18 +670,49 @@ drover_sched_free (drover_sched_t *self, uint64_t task)
 //  ---------------------------------------------------------------------
 //  The pass
 
+//  Return the holders of the demand's label that fewest machines carry,
+//  or NULL if some label has none: then no machine can meet it
+static s_holders_t *
+s_rarest_holders (drover_sched_t *self, const s_demand_t *demand)
+{
+    s_holders_t *rarest = NULL;
+    for (size_t index = 0; index < demand->nlabels; index++) {
+        s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
+                                                              demand->labels [index]);
+        if (!holders)
+            return NULL;
+        if (!rarest || holders->count < rarest->count)
+            rarest = holders;
+    }
+    return rarest;
+}
+
+//  Pick between a machine and the best so far: the one with the most free
+//  procs that meets every constraint of the request
+static uint32_t
+s_better (drover_sched_t *self, s_request_t *request, uint32_t handle, uint32_t best)
+{
+    s_machine_t *machine = s_machine (self, handle);
+    if (machine->index == DROVER_IDHEAP_NOWHERE || !s_fits (machine, request))
+        return best;            //  not eligible, or does not fit
+    return !best || s_machine_less (machine, s_machine (self, best))? handle: best;
+}
+
 //  Return the eligible machine with the most free procs that meets every
-//  constraint of the request, or 0; the rare path, so a scan
+//  constraint of the request, or 0: among the holders of its rarest label
+//  if it asks for labels, else (memory alone) among every eligible machine
 static uint32_t
 s_best_fit (drover_sched_t *self, s_request_t *request)
 {
     uint32_t best = 0;
-    for (size_t index = 0; index < drover_idheap_size (self->eligible); index++) {
-        uint32_t handle = drover_idheap_at (self->eligible, index);
-        s_machine_t *machine = s_machine (self, handle);
-        if (s_fits (machine, request) && (!best || s_machine_less (machine, s_machine (self, best))))
-            best = handle;
+    if (request->demand->nlabels) {
+        s_holders_t *holders = s_rarest_holders (self, request->demand);
+        for (size_t index = 0; holders && index < holders->count; index++)
+            best = s_better (self, request, holders->handles [index], best);
     }
+    else
+        for (size_t index = 0; index < drover_idheap_size (self->eligible); index++)
+            best = s_better (self, request, drover_idheap_at (self->eligible, index), best);
     return best;
 }
 

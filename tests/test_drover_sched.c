@@ -238,6 +238,48 @@ test_memory_constraint (void **state)
     assert_int_equal (view.procs_used, 0);
 }
 
+//  A labelled request finds its machines through the label index: among
+//  many machines of another pool it goes to the holder with the most free
+//  procs; the index follows a machine's new labels and its removal
+static void
+test_label_index (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    for (int index = 0; index < 500; index++) {
+        char id [32];
+        snprintf (id, sizeof id, "idle-%d", index);
+        assert_int_equal (drover_sched_add_machine (sched, id, 8, 1 << 30, "pool=idle"), 0);
+    }
+    assert_int_equal (drover_sched_add_machine (sched, "busy-a", 2, 1 << 30, "pool=busy\nzone=a"), 0);
+    assert_int_equal (drover_sched_add_machine (sched, "busy-b", 4, 1 << 30, "zone=b\npool=busy"), 0);
+    assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, "pool=busy"), 0);
+    assert_int_equal (drover_sched_push (sched, 2, 0, 1, 0, "pool=busy\nzone=a"), 0);
+    assert_int_equal (drover_sched_push (sched, 3, 0, 1, 0, "pool=none"), 0);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_string_equal (placed.machines [0], "busy-b");    //  most free procs
+    assert_string_equal (placed.machines [1], "busy-a");    //  the only zone=a
+    assert_true (drover_sched_queued (sched, 3));           //  nobody has pool=none
+
+    //  busy-b changes pool: it leaves pool=busy's holders and joins pool=none's
+    assert_int_equal (drover_sched_add_machine (sched, "busy-b", 4, 1 << 30, "pool=none"), 1);
+    assert_int_equal (drover_sched_push (sched, 4, 0, 1, 0, "pool=busy"), 0);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [2], 3);                 //  the older request first
+    assert_string_equal (placed.machines [2], "busy-b");
+    assert_int_equal (placed.tasks [3], 4);
+    assert_string_equal (placed.machines [3], "busy-a");
+
+    //  Gone: its label finds nobody, and the request waits
+    assert_int_equal (drover_sched_remove_machine (sched, "busy-a", NULL, NULL), 2);
+    assert_int_equal (drover_sched_push (sched, 5, 0, 1, 0, "pool=busy"), 0);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_true (drover_sched_queued (sched, 5));
+    assert_int_equal (drover_sched_add_machine (sched, "busy-c", 1, 1 << 30, "pool=busy"), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.machines [4], "busy-c");
+}
+
 //  A request requiring labels goes only where all of them are
 static void
 test_label_constraint (void **state)
@@ -568,6 +610,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_whole_machine_task_waits_then_runs, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_memory_constraint, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_label_constraint, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_label_index, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_held_drained_probation_skipped, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_free_gives_capacity_back, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_push_and_remove, s_setup, s_teardown),

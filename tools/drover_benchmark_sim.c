@@ -30,7 +30,10 @@
 #define S_HELLO_RETRY       3000            //  msec before an unanswered HELLO goes again
 #define S_EVENTS_MAX        256             //  epoll events handled per wait
 #define S_SIM_MEM           (1ULL << 40)    //  memory each simulated worker offers
-#define S_QUEUE_WORKERS     10              //  simulated workers of the queue-length phase
+#define S_QUEUE_WORKERS     10              //  simulated workers of the queue-length phase,
+                                            //  and the busy ones of the workers phase
+#define S_POOL_BUSY         "pool=busy"     //  label of the workers that take the work
+#define S_POOL_IDLE         "pool=idle"     //  label of the idle ones
 #define S_REGISTER_MSEC     30000           //  msec the workers may take to register and fill up
 #define S_ASSIGN_MSEC       120000          //  msec the timed assignments may take at most
 
@@ -40,6 +43,7 @@ typedef struct {
     char id [32];               //  worker id, "sim-<n>"
     uint64_t epoch;             //  incarnation, fixed for the run
     uint32_t procs;             //  offers it may hold at once
+    const char *label;          //  "pool=busy" or "pool=idle", or NULL for none
     uint32_t seq;               //  last request number sent
     bool registered;            //  WELCOME seen since the last HELLO
     int64_t hello_at;           //  msec mono the last HELLO went out
@@ -91,6 +95,8 @@ s_sim_hello (s_sim_t *self, s_simworker_t *worker, int64_t now)
 {
     self->out->procs = worker->procs;
     self->out->mem = S_SIM_MEM;
+    if (worker->label)
+        self->out->labels [self->out->nlabels++] = strdup (worker->label);
     s_sim_send (self, worker, DROVER_MSG_WORKER_HELLO);
     worker->hello_at = now;
 }
@@ -202,9 +208,12 @@ s_sim_timers (s_sim_t *self, int64_t now)
     self->next_timer = next;
 }
 
-//  Create count workers of procs each, connect them and say HELLO
+//  Create count workers of procs each, connect them and say HELLO. With
+//  busy > 0, only the first busy workers take the work: they advertise
+//  S_POOL_BUSY, the others S_POOL_IDLE and one proc (connected, heartbeating,
+//  and never matching a task that asks for S_POOL_BUSY).
 static s_sim_t *
-s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold)
+s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t busy)
 {
     s_sim_t *self = (s_sim_t *) zmalloc (sizeof (s_sim_t));
     self->epoll = epoll_create1 (EPOLL_CLOEXEC);
@@ -230,7 +239,8 @@ s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold)
         zsock_set_maxmsgsize (worker->sock, DROVER_MSG_MAX);
         snprintf (worker->id, sizeof worker->id, "sim-%zu", index + 1);
         worker->epoch = epoch + index;
-        worker->procs = procs;
+        worker->procs = busy && index >= busy? 1: procs;
+        worker->label = !busy? NULL: index < busy? S_POOL_BUSY: S_POOL_IDLE;
         worker->held = (drover_taskref_t *) zmalloc (procs * sizeof (drover_taskref_t));
         struct epoll_event event = { .events = EPOLLIN, .data.u32 = (uint32_t) index };
         int rc = epoll_ctl (self->epoll, EPOLL_CTL_ADD, zsock_fd (worker->sock), &event);
@@ -337,17 +347,21 @@ s_size_name (char *buffer, size_t size, const char *prefix, long long value)
 }
 
 //  On a fresh broker: queue tasks, connect workers of procs each, let them
-//  fill their slots, release, and time opts.assigns offers. Records the
-//  figure name in usec per assignment. Returns 0, or -1.
+//  fill their slots, release, and time opts.assigns offers. With busy > 0,
+//  the tasks ask for S_POOL_BUSY and only the first busy workers take them
+//  (s_sim_new). Records the figure name in usec per assignment. Returns 0,
+//  or -1.
 static int
-s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, uint32_t procs,
-               const char *name)
+s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, size_t busy,
+               uint32_t procs, const char *name)
 {
     int rc = drover_benchmark_broker_start (self, NULL);
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = rc? NULL: drover_benchmark_client (self, &tally);
     drover_msg_t *submit = drover_benchmark_submit_msg (false, 0);
-    uint64_t slots = (uint64_t) workers * procs;
+    if (busy)
+        submit->labels [submit->nlabels++] = strdup (S_POOL_BUSY);
+    uint64_t slots = (uint64_t) (busy? busy: workers) * procs;
     long long assigns = self->opts.assigns;
     if (rc == 0)
         rc = drover_client_set_window (client, (uint32_t) self->opts.window);
@@ -357,7 +371,7 @@ s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, uint3
     drover_msg_destroy (&submit);
     drover_client_destroy (&client);
 
-    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, workers, procs, true);
+    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, workers, procs, true, busy);
     if (sim && sim->count < workers)
         rc = -1;
     if (rc == 0)
@@ -395,22 +409,25 @@ drover_benchmark_phase_queue (drover_benchmark_t *self)
     for (size_t index = 0; rc == 0 && index < self->opts.nqueue_sizes; index++) {
         char name [40];
         s_size_name (name, sizeof name, "assign_us_q", self->opts.queue_sizes [index]);
-        rc = s_assign_cost (self, self->opts.queue_sizes [index], S_QUEUE_WORKERS, procs, name);
+        rc = s_assign_cost (self, self->opts.queue_sizes [index], S_QUEUE_WORKERS, 0, procs,
+                            name);
     }
     return rc;
 }
 
-//  (e) usec per assignment by connected workers, the slots shared among them
+//  (e) usec per assignment by connected workers: S_QUEUE_WORKERS of them
+//  (or all, if fewer) busy with the slots, the rest connected and idle
 int
 drover_benchmark_phase_workers (drover_benchmark_t *self)
 {
     int rc = 0;
     for (size_t index = 0; rc == 0 && index < self->opts.nworker_counts; index++) {
         long long workers = self->opts.worker_counts [index];
-        uint32_t procs = (uint32_t) ((self->opts.slots + workers - 1) / workers);
+        size_t busy = workers < S_QUEUE_WORKERS? (size_t) workers: S_QUEUE_WORKERS;
+        uint32_t procs = (uint32_t) ((self->opts.slots + (long long) busy - 1) / (long long) busy);
         char name [40];
         snprintf (name, sizeof name, "assign_us_w%lld", workers);
-        rc = s_assign_cost (self, self->opts.assign_queue, (size_t) workers, procs, name);
+        rc = s_assign_cost (self, self->opts.assign_queue, (size_t) workers, busy, procs, name);
     }
     return rc;
 }
@@ -479,7 +496,7 @@ drover_benchmark_phase_heartbeat (drover_benchmark_t *self)
     const char *settings [] = { heartbeat, lost, NULL };
     int rc = drover_benchmark_broker_start (self, settings);
     size_t count = (size_t) self->opts.hb_workers;
-    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, count, 1, false);
+    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, count, 1, false, 0);
     if (sim && sim->count < count)
         rc = -1;
     if (rc == 0)
