@@ -199,13 +199,14 @@ s_carry_out (self_t *self)
     while ((action = drover_tasktable_next_action (self->table))) {
         switch (action->type) {
             case DROVER_ACTION_QUEUE:
-                drover_outbox_say (self->to_schedq, "s8i48s", "QUEUE", action->task,
-                                   action->priority, action->procs, action->mem, action->labels);
+                drover_outbox_say_queue (self->to_schedq, action->task, action->priority,
+                                         action->procs, action->mem, action->labels);
                 break;
             case DROVER_ACTION_DEQUEUE:
+                drover_outbox_say (self->to_schedq, "s8", "DEQUEUE", action->task);
+                break;
             case DROVER_ACTION_FREE:
-                drover_outbox_say (self->to_schedq, "s8", action->type == DROVER_ACTION_FREE?
-                                   "FREE": "DEQUEUE", action->task);
+                drover_outbox_say_free (self->to_schedq, action->task);
                 break;
             case DROVER_ACTION_SUCCESS:
                 //  Once per worker per turn: probation only needs one
@@ -450,6 +451,22 @@ s_handle_command (void *arg, zmsg_t *msg)
     }
 }
 
+//  Handle one record (drover_pipe_read calls this): MSG from the main,
+//  for every request and report
+static void
+s_handle_record (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (self->verbose)
+        zsys_debug ("assign: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_MSG && record->route_size > 0)
+        s_handle_request (self, record->route, record->route_size, record->msg);
+    else {
+        zsys_error ("assign: unexpected record=%s", drover_record_word (record));
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
 //  Run the assign actor; args is NULL, or the inproc endpoint (a string)
 //  schedq binds for the link between them (actors/ACTORS.md, "The link")
 void
@@ -466,7 +483,8 @@ drover_assign_actor (zsock_t *pipe, void *args)
             drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
         drover_once_reset (&self->succeeded);
         if (drover_poller_wait (self->poller, drover_pipe_poll_timeout (deadline, now)) == -1
-        ||  drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command, self) == -1)
+        ||  drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
+                             s_handle_record, self) == -1)
             break;              //  interrupted, or the context is ending
     }
     s_self_destroy (&self);

@@ -370,7 +370,7 @@ drover_health_actor (zsock_t *pipe, void *args)
             deadline = self->stats_due;
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         if (drover_poller_wait (self->poller, wait) == -1
-        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, self) == -1)
+        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, NULL, self) == -1)
             break;              //  interrupted, or the context is ending
         int64_t now = zclock_mono ();
         if (!self->stopping)

@@ -170,7 +170,7 @@ drover_probation_actor (zsock_t *pipe, void *args)
         int64_t deadline = drover_bench_next_deadline (self->bench);
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         if (drover_poller_wait (self->poller, wait) == -1
-        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, self) == -1)
+        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, NULL, self) == -1)
             break;              //  interrupted, or the context is ending
         if (!self->stopping)
             s_release_due (self, zclock_mono ());

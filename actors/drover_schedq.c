@@ -344,13 +344,9 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
 
 //  QUEUE: a request to place
 static void
-s_handle_queue (self_t *self, zmsg_t *msg)
+s_queue (self_t *self, uint64_t task, int32_t priority, uint32_t procs, uint64_t mem,
+         const char *labels)
 {
-    uint64_t task = drover_pipe_pop_number (msg);
-    int32_t priority = (int32_t) drover_pipe_pop_number (msg);
-    uint32_t procs = (uint32_t) drover_pipe_pop_number (msg);
-    uint64_t mem = drover_pipe_pop_number (msg);
-    char *labels = drover_pipe_pop_string (msg);
     const char *holder = drover_sched_assigned (self->sched, task);
     if (holder) {
         //  A new attempt before the old one's FREE: the old one is over
@@ -362,6 +358,18 @@ s_handle_queue (self_t *self, zmsg_t *msg)
     if (drover_sched_push (self->sched, task, priority, procs, mem, labels))
         zsys_warning ("schedq: task=%" PRIu64 " not queued (procs=%u, or queued already)",
                       task, procs);
+}
+
+//  QUEUE said as a message (by a test, or with labels too long for a record)
+static void
+s_handle_queue (self_t *self, zmsg_t *msg)
+{
+    uint64_t task = drover_pipe_pop_number (msg);
+    int32_t priority = (int32_t) drover_pipe_pop_number (msg);
+    uint32_t procs = (uint32_t) drover_pipe_pop_number (msg);
+    uint64_t mem = drover_pipe_pop_number (msg);
+    char *labels = drover_pipe_pop_string (msg);
+    s_queue (self, task, priority, procs, mem, labels);
     zstr_free (&labels);
 }
 
@@ -462,6 +470,32 @@ s_handle_command (void *arg, zmsg_t *msg)
     zstr_free (&command);
 }
 
+//  Handle one record (drover_pipe_read calls this): QUEUE and FREE from
+//  assign, said for every task, and MSG from the main
+static void
+s_handle_record (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (self->verbose)
+        zsys_debug ("schedq: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_QUEUE)
+        s_queue (self, record->task, record->priority, record->procs, record->mem,
+                 record->labels);
+    else
+    if (record->kind == DROVER_RECORD_FREE)
+        s_handle_free (self, record->task);
+    else
+    if (record->kind == DROVER_RECORD_MSG) {
+        zframe_t *route = zframe_new (record->route, record->route_size);
+        s_handle_wire (self, route, record->msg);
+        zframe_destroy (&route);
+    }
+    else {
+        zsys_error ("schedq: unexpected record=%s", drover_record_word (record));
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
 //  The actor; args is NULL, or the inproc endpoint (a string) to bind
 //  for the link to assign (actors/ACTORS.md, "The link")
 void
@@ -472,7 +506,8 @@ drover_schedq_actor (zsock_t *pipe, void *args)
     while (!self->stopping) {
         int read = drover_poller_wait (self->poller, -1);
         if (read == 0)
-            read = drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command, self);
+            read = drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
+                                     s_handle_record, self);
         if (read == -1)
             break;              //  interrupted, or the context is ending
         //  One pass per turn: placements see every command read

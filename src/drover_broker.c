@@ -243,7 +243,7 @@ s_warn_bad_input (s_broker_t *self, const char *what, const byte *data, size_t s
 static void
 s_hand_off (s_broker_t *self, int actor, zframe_t *route, drover_msg_t *msg)
 {
-    drover_outbox_say (self->outboxes [actor], "sfp", "MSG", route, msg);
+    drover_outbox_say_msg (self->outboxes [actor], zframe_data (route), zframe_size (route), &msg);
 }
 
 //  The outbox of news for actor that may wait up to later_delay
@@ -261,7 +261,8 @@ s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
 {
     switch (msg->id) {
         case DROVER_MSG_WORKER_HEARTBEAT:
-            drover_outbox_say (s_later (self, S_HEALTH), "sfp", "MSG", route, msg);
+            drover_outbox_say_msg (s_later (self, S_HEALTH), zframe_data (route),
+                                   zframe_size (route), &msg);
             break;
         case DROVER_MSG_WORKER_HELLO:
         case DROVER_MSG_WORKER_GOODBYE:
@@ -369,8 +370,20 @@ s_handle_router (s_broker_t *self)
     }
 }
 
-//  SEND route payload worker: deliver to a peer; a refused send to a
-//  worker is a transport failure that probation hears about
+//  A send to a worker was refused (peer gone): a transport failure that
+//  probation hears about
+static void
+s_send_refused (s_broker_t *self, const char *worker)
+{
+    self->refused++;
+    if (*worker) {
+        zsys_warning ("broker: send refused worker=%s: %s", worker, zmq_strerror (zmq_errno ()));
+        drover_outbox_say (self->outboxes [S_PROBATION], "sss", "FAILURE", worker,
+                           "send refused");
+    }
+}
+
+//  SEND route payload worker, said as a message: deliver to a peer
 static void
 s_forward_send (s_broker_t *self, zmsg_t *msg)
 {
@@ -378,17 +391,45 @@ s_forward_send (s_broker_t *self, zmsg_t *msg)
     zframe_t *payload = zmsg_pop (msg);
     char *worker = zmsg_popstr (msg);
     assert (route && payload && worker);    //  an actor that says less is our bug
-    if (s_send_to_peer (self, route, payload) == -1) {
-        self->refused++;
-        if (*worker) {
-            zsys_warning ("broker: send refused worker=%s: %s", worker, zmq_strerror (zmq_errno ()));
-            drover_outbox_say (self->outboxes [S_PROBATION], "sss", "FAILURE", worker,
-                               "send refused");
-        }
-    }
+    if (s_send_to_peer (self, route, payload) == -1)
+        s_send_refused (self, worker);
     zstr_free (&worker);
     zframe_destroy (&payload);
     zframe_destroy (&route);
+}
+
+//  SEND said as a record: deliver to a peer without making a route frame
+static void
+s_send_record (s_broker_t *self, drover_record_t *record)
+{
+    void *router = zsock_resolve (self->router);
+    self->router_sent = true;
+    if (zmq_send (router, record->route, record->route_size, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1
+    ||  zframe_send (&record->payload, self->router, ZFRAME_DONTWAIT) == -1)
+        s_send_refused (self, record->worker);
+}
+
+//  A record an actor said: SEND to a peer, or QUEUE and FREE for schedq
+//  (from assign when it has no link: actors/ACTORS.md)
+static void
+s_handle_actor_record (void *arg, drover_record_t *record)
+{
+    s_broker_t *self = (s_broker_t *) arg;
+    if (self->verbose)
+        zsys_debug ("broker: route command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_SEND)
+        s_send_record (self, record);
+    else
+    if (record->kind == DROVER_RECORD_QUEUE)
+        drover_outbox_say_queue (self->outboxes [S_SCHEDQ], record->task, record->priority,
+                                 record->procs, record->mem, record->labels);
+    else
+    if (record->kind == DROVER_RECORD_FREE)
+        drover_outbox_say_free (self->outboxes [S_SCHEDQ], record->task);
+    else {
+        zsys_error ("broker: actor said an unexpected record=%s", drover_record_word (record));
+        assert (false);         //  our own bug: the vocabulary is in ACTORS.md
+    }
 }
 
 //  EVENT topic body: publish it as two frames
@@ -540,8 +581,9 @@ s_broker_run (s_broker_t *self)
         for (int index = 0; index < S_ACTORS; index++)
             for (int count = 0; count < S_ACTOR_BATCHES
                              && drover_poller_readable (self->poller, (size_t) index); count++)
-                if (drover_outbox_receive (zactor_sock (self->actors [index]), ZMQ_DONTWAIT,
-                                           s_handle_actor_command, self) == -1)
+                if (drover_outbox_receive_records (zactor_sock (self->actors [index]),
+                                                   ZMQ_DONTWAIT, s_handle_actor_command,
+                                                   s_handle_actor_record, self) == -1)
                     drover_poller_drained (self->poller, (size_t) index);
         if (drover_poller_readable (self->poller, S_ROUTER_AT))
             s_handle_router (self);

@@ -15,11 +15,17 @@
 
 #define S_ALLOC_MIN     16          //  commands an outbox makes room for at first
 
+//  One command in a batch: a czmq message, or a record
+typedef struct {
+    zmsg_t *command;            //  the command, owned until taken; NULL: record
+    drover_record_t record;     //  the command, if a record (what it holds owned)
+} s_entry_t;
+
 //  The batch a BATCH hands off: commands in the order they were said
 typedef struct {
     size_t count;               //  commands in the batch
     size_t next;                //  first command not yet taken by a receiver
-    zmsg_t *commands [];        //  owned until taken
+    s_entry_t entries [];       //  the commands
 } s_batch_t;
 
 struct _drover_outbox_t {
@@ -44,7 +50,12 @@ static void
 s_batch_destroy (s_batch_t *batch)
 {
     for (size_t index = batch->next; index < batch->count; index++) {
-        zmsg_t *command = batch->commands [index];
+        zmsg_t *command = batch->entries [index].command;
+        if (!command) {
+            drover_msg_destroy (&batch->entries [index].record.msg);
+            zframe_destroy (&batch->entries [index].record.payload);
+            continue;
+        }
         zframe_t *word = zmsg_first (command);
         if (word && zframe_streq (word, "MSG")) {
             zmsg_next (command);                //  the route
@@ -86,6 +97,22 @@ drover_outbox_destroy (drover_outbox_t **self_p)
 }
 
 
+//  Make room for one more command and return its entry, counted
+static s_entry_t *
+s_next_entry (drover_outbox_t *self)
+{
+    if (!self->batch || self->batch->count == self->alloc) {
+        size_t count = self->batch? self->batch->count: 0;
+        self->alloc = self->alloc? self->alloc * 2: S_ALLOC_MIN;
+        self->batch = (s_batch_t *) realloc (self->batch, sizeof (s_batch_t)
+                                             + self->alloc * sizeof (s_entry_t));
+        assert (self->batch);
+        self->batch->count = count;
+        self->batch->next = 0;
+    }
+    return &self->batch->entries [self->batch->count++];
+}
+
 //  --------------------------------------------------------------------------
 //  Add a command; the outbox owns it from now on
 
@@ -93,16 +120,7 @@ void
 drover_outbox_add (drover_outbox_t *self, zmsg_t **command_p)
 {
     assert (self && command_p && *command_p);
-    if (!self->batch || self->batch->count == self->alloc) {
-        size_t count = self->batch? self->batch->count: 0;
-        self->alloc = self->alloc? self->alloc * 2: S_ALLOC_MIN;
-        self->batch = (s_batch_t *) realloc (self->batch, sizeof (s_batch_t)
-                                             + self->alloc * sizeof (zmsg_t *));
-        assert (self->batch);
-        self->batch->count = count;
-        self->batch->next = 0;
-    }
-    self->batch->commands [self->batch->count++] = *command_p;
+    s_next_entry (self)->command = *command_p;
     *command_p = NULL;
 }
 
@@ -179,6 +197,119 @@ drover_outbox_say (drover_outbox_t *self, const char *picture, ...)
 
 
 //  --------------------------------------------------------------------------
+//  Return the command word of a record
+
+const char *
+drover_record_word (const drover_record_t *record)
+{
+    assert (record);
+    return record->kind == DROVER_RECORD_MSG? "MSG":
+           record->kind == DROVER_RECORD_SEND? "SEND":
+           record->kind == DROVER_RECORD_QUEUE? "QUEUE": "FREE";
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say MSG route msg
+
+void
+drover_outbox_say_msg (drover_outbox_t *self, const byte *route, size_t route_size,
+                       drover_msg_t **msg_p)
+{
+    assert (self && route && msg_p && *msg_p);
+    if (route_size > DROVER_RECORD_ROUTE_MAX) {
+        drover_outbox_say (self, "sbp", "MSG", route, route_size, *msg_p);
+        *msg_p = NULL;
+        return;
+    }
+    s_entry_t *entry = s_next_entry (self);
+    entry->command = NULL;
+    drover_record_t *record = &entry->record;
+    record->kind = DROVER_RECORD_MSG;
+    record->route_size = route_size;
+    memcpy (record->route, route, route_size);
+    record->msg = *msg_p;
+    record->payload = NULL;
+    *msg_p = NULL;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say SEND route payload worker
+
+void
+drover_outbox_say_send (drover_outbox_t *self, const byte *route, size_t route_size,
+                        zframe_t **payload_p, const char *worker)
+{
+    assert (self && route && payload_p && *payload_p && worker);
+    if (route_size > DROVER_RECORD_ROUTE_MAX || strlen (worker) > DROVER_ID_MAX) {
+        zmsg_t *command = zmsg_new ();
+        zmsg_addstr (command, "SEND");
+        zmsg_addmem (command, route, route_size);
+        zmsg_append (command, payload_p);
+        zmsg_addstr (command, worker);
+        drover_outbox_add (self, &command);
+        return;
+    }
+    s_entry_t *entry = s_next_entry (self);
+    entry->command = NULL;
+    drover_record_t *record = &entry->record;
+    record->kind = DROVER_RECORD_SEND;
+    record->route_size = route_size;
+    memcpy (record->route, route, route_size);
+    record->msg = NULL;
+    record->payload = *payload_p;
+    *payload_p = NULL;
+    strcpy (record->worker, worker);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say QUEUE task priority procs mem labels
+
+void
+drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
+                         uint32_t procs, uint64_t mem, const char *labels)
+{
+    assert (self);
+    if (!labels)
+        labels = "";
+    if (strlen (labels) > DROVER_RECORD_LABELS_MAX) {
+        drover_outbox_say (self, "s8i48s", "QUEUE", task, priority, procs, mem, labels);
+        return;
+    }
+    s_entry_t *entry = s_next_entry (self);
+    entry->command = NULL;
+    drover_record_t *record = &entry->record;
+    record->kind = DROVER_RECORD_QUEUE;
+    record->msg = NULL;
+    record->payload = NULL;
+    record->task = task;
+    record->priority = priority;
+    record->procs = procs;
+    record->mem = mem;
+    strcpy (record->labels, labels);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say FREE task
+
+void
+drover_outbox_say_free (drover_outbox_t *self, uint64_t task)
+{
+    assert (self);
+    s_entry_t *entry = s_next_entry (self);
+    entry->command = NULL;
+    drover_record_t *record = &entry->record;
+    record->kind = DROVER_RECORD_FREE;
+    record->msg = NULL;
+    record->payload = NULL;
+    record->task = task;
+}
+
+
+//  --------------------------------------------------------------------------
 //  Return the number of commands not yet flushed
 
 size_t
@@ -215,11 +346,67 @@ drover_outbox_flush (drover_outbox_t *self, zsock_t *sock)
 }
 
 
+//  Turn a record into the czmq message its command is, taking what it holds
+static zmsg_t *
+s_record_to_command (drover_record_t *record)
+{
+    zmsg_t *command = zmsg_new ();
+    if (record->kind == DROVER_RECORD_MSG) {
+        zmsg_addstr (command, "MSG");
+        zmsg_addmem (command, record->route, record->route_size);
+        zmsg_addmem (command, &record->msg, sizeof record->msg);
+        record->msg = NULL;
+    }
+    else
+    if (record->kind == DROVER_RECORD_SEND) {
+        zmsg_addstr (command, "SEND");
+        zmsg_addmem (command, record->route, record->route_size);
+        zmsg_append (command, &record->payload);
+        zmsg_addstr (command, record->worker);
+    }
+    else
+    if (record->kind == DROVER_RECORD_QUEUE) {
+        zmsg_addstr (command, "QUEUE");
+        s_add_number (command, record->task, false);
+        s_add_number (command, record->priority < 0? -(uint64_t) (int64_t) record->priority
+                                                   : (uint64_t) record->priority,
+                      record->priority < 0);
+        s_add_number (command, record->procs, false);
+        s_add_number (command, record->mem, false);
+        zmsg_addstr (command, record->labels);
+    }
+    else {
+        assert (record->kind == DROVER_RECORD_FREE);
+        zmsg_addstr (command, "FREE");
+        s_add_number (command, record->task, false);
+    }
+    return command;
+}
+
+//  Hand one record to record_handler, or as a message to handler if there
+//  is none; destroy what neither took
+static void
+s_take_record (drover_record_t *record, drover_outbox_fn *handler,
+               drover_outbox_record_fn *record_handler, void *arg)
+{
+    if (record_handler)
+        record_handler (arg, record);
+    else {
+        zmsg_t *command = s_record_to_command (record);
+        handler (arg, command);
+        zmsg_destroy (&command);
+    }
+    drover_msg_destroy (&record->msg);
+    zframe_destroy (&record->payload);
+}
+
+
 //  --------------------------------------------------------------------------
-//  Receive one message and hand each command in it to handler
+//  Receive one message and hand over its commands, records as they are
 
 int
-drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler, void *arg)
+drover_outbox_receive_records (zsock_t *sock, int flags, drover_outbox_fn *handler,
+                               drover_outbox_record_fn *record_handler, void *arg)
 {
     assert (sock && handler);
     void *handle = zsock_resolve (sock);
@@ -243,9 +430,13 @@ drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler, void
         s_batch_t *batch = (s_batch_t *) zmq_msg_data (&part);
         int handled = 0;
         while (batch->next < batch->count) {
-            zmsg_t *command = batch->commands [batch->next++];
-            handler (arg, command);
-            zmsg_destroy (&command);
+            s_entry_t *entry = &batch->entries [batch->next++];
+            if (entry->command) {
+                handler (arg, entry->command);
+                zmsg_destroy (&entry->command);
+            }
+            else
+                s_take_record (&entry->record, handler, record_handler, arg);
             handled++;
         }
         zmq_msg_close (&part);  //  frees the batch, now empty
@@ -265,4 +456,14 @@ drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler, void
     handler (arg, command);
     zmsg_destroy (&command);
     return 1;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Receive one message and hand over its commands
+
+int
+drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler, void *arg)
+{
+    return drover_outbox_receive_records (sock, flags, handler, NULL, arg);
 }

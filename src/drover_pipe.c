@@ -98,12 +98,7 @@ drover_pipe_send_to (drover_outbox_t *outbox, const char *actor, const byte *rou
             zsys_error ("%s: cannot encode %s", actor, drover_msg_name (msg->id));
         return;
     }
-    zmsg_t *command = zmsg_new ();
-    zmsg_addstr (command, "SEND");
-    zmsg_addmem (command, route, route_size);
-    zmsg_append (command, &payload);
-    zmsg_addstr (command, worker);
-    drover_outbox_add (outbox, &command);
+    drover_outbox_say_send (outbox, route, route_size, &payload, worker);
 }
 
 //  Encode msg and say SEND to a route held as a frame
@@ -207,11 +202,12 @@ drover_once_reset (drover_once_t *self)
 //  blocking. Returns the messages read, or -1 if the context is ending.
 static int
 s_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
-         drover_outbox_fn *handler, void *arg)
+         drover_outbox_fn *handler, drover_outbox_record_fn *record_handler, void *arg)
 {
     int count = 0;
     while (count < max && drover_poller_readable (poller, index)) {
-        if (drover_outbox_receive (sock, ZMQ_DONTWAIT, handler, arg) == -1) {
+        if (drover_outbox_receive_records (sock, ZMQ_DONTWAIT, handler, record_handler,
+                                           arg) == -1) {
             if (zmq_errno () == ETERM)
                 return -1;
             drover_poller_drained (poller, index);
@@ -228,12 +224,14 @@ s_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
 
 int
 drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
-                  drover_outbox_fn *handler, void *arg)
+                  drover_outbox_fn *handler, drover_outbox_record_fn *record_handler, void *arg)
 {
-    int count = s_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler, arg);
+    int count = s_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler,
+                         record_handler, arg);
     if (count == -1 || !link)
         return count;
-    int more = s_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler, arg);
+    int more = s_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler,
+                        record_handler, arg);
     return more == -1? -1: count + more;
 }
 

@@ -119,12 +119,14 @@ int
 //  Read what waits on an actor's sockets without blocking: the pipe, then
 //  the link if not NULL (watched by poller at DROVER_PIPE_AT and
 //  DROVER_LINK_AT), at most DROVER_PIPE_BATCHES messages from each (a
-//  BATCH or a plain command each), calling handler once per command; a
-//  read that finds none marks its socket drained. Returns the messages
-//  read, or -1 if the context is ending.
+//  BATCH or a plain command each), calling handler once per command (or
+//  record_handler per record, if not NULL); a read that finds none marks
+//  its socket drained. Returns the messages read, or -1 if the context is
+//  ending.
 int
     drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
-                      drover_outbox_fn *handler, void *arg);
+                      drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
+                      void *arg);
 
 //  Flush outbox as one BATCH on sock (watched by poller at index); a send
 //  may take in the socket's pending commands, so the poller reads it again

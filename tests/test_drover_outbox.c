@@ -40,6 +40,20 @@ s_keep (void *arg, zmsg_t *command)
     *(zmsg_t **) arg = zmsg_dup (command);
 }
 
+//  Copies of every command received, in order
+typedef struct {
+    zmsg_t **copies;            //  where the copies go
+    size_t count;               //  copies made
+} s_keep_t;
+
+//  Keep a copy of each command received
+static void
+s_keep_all (void *arg, zmsg_t *command)
+{
+    s_keep_t *keep = (s_keep_t *) arg;
+    keep->copies [keep->count++] = zmsg_dup (command);
+}
+
 //  Several commands in one turn arrive as one message, in order, with
 //  their frames intact
 static void
@@ -156,9 +170,151 @@ test_unread_batches_free_themselves (void **state)
         assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     }
     drover_outbox_say (outbox, "sfp", "MSG", route, drover_msg_new (DROVER_MSG_TASK_LIST));
+    //  Records hold a message and a payload too: freed with the batch
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    drover_outbox_say_msg (outbox, (byte *) "r9", 2, &msg);
+    zframe_t *payload = zframe_new ("p", 1);
+    drover_outbox_say_send (outbox, (byte *) "r9", 2, &payload, "w1");
+    assert_int_equal (drover_outbox_flush (outbox, writer), 0);
+    msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    drover_outbox_say_msg (outbox, (byte *) "r9", 2, &msg);     //  never flushed
     zframe_destroy (&route);
     drover_outbox_destroy (&outbox);
     assert_null (outbox);
+    zsock_destroy (&writer);
+    zsock_destroy (&reader);
+}
+
+//  What a record handler saw: the words, and the fields of the last record
+typedef struct {
+    char words [256];           //  command words, joined by spaces
+    drover_record_t last;       //  a copy of the last record (msg, payload not kept)
+    drover_msg_t *msg;          //  the message a MSG record handed off
+} s_records_t;
+
+//  Record one record's word and fields; take a MSG's message, leave a
+//  SEND's payload for the receiver to destroy
+static void
+s_take (void *arg, drover_record_t *record)
+{
+    s_records_t *seen = (s_records_t *) arg;
+    if (*seen->words)
+        strcat (seen->words, " ");
+    strcat (seen->words, drover_record_word (record));
+    seen->last = *record;
+    if (record->kind == DROVER_RECORD_MSG) {
+        seen->msg = record->msg;
+        record->msg = NULL;
+    }
+}
+
+//  A record where none may come
+static void
+s_no_record (void *arg, drover_record_t *record)
+{
+    fail_msg ("record %s came where a message was due", drover_record_word (record));
+}
+
+//  Record a command word of a message (for records that came as messages)
+static void
+s_word (void *arg, zmsg_t *command)
+{
+    s_records_t *seen = (s_records_t *) arg;
+    char *word = zmsg_popstr (command);
+    if (*seen->words)
+        strcat (seen->words, " ");
+    strcat (seen->words, word);
+    zstr_free (&word);
+}
+
+//  The per-task commands travel as records: a receiver that reads records
+//  gets their fields, one that does not gets the very frames the command
+//  has in ACTORS.md, and what does not fit a record goes as a message
+static void
+test_records (void **state)
+{
+    zsock_t *reader = zsock_new_pair ("@inproc://test-outbox-records");
+    zsock_t *writer = zsock_new_pair (">inproc://test-outbox-records");
+    drover_outbox_t *outbox = drover_outbox_new ();
+
+    //  As records, to a record handler
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    drover_msg_t *sent = msg;
+    drover_outbox_say_msg (outbox, (byte *) "\x00\x01route", 7, &msg);
+    assert_null (msg);
+    drover_outbox_say_queue (outbox, 42, -3, 2, 1 << 20, "gpu=1");
+    drover_outbox_say (outbox, "s8", "DEQUEUE", (uint64_t) 41);
+    drover_outbox_say_free (outbox, 43);
+    assert_int_equal (drover_outbox_size (outbox), 4);
+    assert_int_equal (drover_outbox_flush (outbox, writer), 0);
+    s_records_t seen = { 0 };
+    assert_int_equal (drover_outbox_receive_records (reader, 0, s_word, s_take, &seen), 4);
+    assert_string_equal (seen.words, "MSG QUEUE DEQUEUE FREE");
+    assert_ptr_equal (seen.msg, sent);
+    drover_msg_destroy (&seen.msg);
+    assert_int_equal (seen.last.task, 43);
+
+    //  The same, to a receiver that reads messages only
+    msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    drover_outbox_say_msg (outbox, (byte *) "rt", 2, &msg);
+    zframe_t *payload = zframe_new ("payload", 7);
+    drover_outbox_say_send (outbox, (byte *) "rt", 2, &payload, "w-1");
+    assert_null (payload);
+    drover_outbox_say_queue (outbox, 42, -3, 2, 1 << 20, NULL);
+    drover_outbox_say_free (outbox, 43);
+    assert_int_equal (drover_outbox_flush (outbox, writer), 0);
+    zmsg_t *copies [4] = { NULL };
+    s_keep_t keep = { copies, 0 };
+    assert_int_equal (drover_outbox_receive (reader, 0, s_keep_all, &keep), 4);
+    testutil_pop_check (copies [0], "MSG");
+    testutil_pop_check (copies [0], "rt");
+    drover_msg_t *handed = drover_pipe_pop_msg (copies [0]);
+    assert_non_null (handed);
+    assert_int_equal (handed->id, DROVER_MSG_TASK_SUBMIT);
+    drover_msg_destroy (&handed);
+    testutil_pop_check (copies [1], "SEND");
+    testutil_pop_check (copies [1], "rt");
+    testutil_pop_check (copies [1], "payload");
+    testutil_pop_check (copies [1], "w-1");
+    testutil_pop_check (copies [2], "QUEUE");
+    assert_int_equal (drover_pipe_pop_number (copies [2]), 42);
+    assert_int_equal ((int32_t) drover_pipe_pop_number (copies [2]), -3);
+    assert_int_equal (drover_pipe_pop_number (copies [2]), 2);
+    assert_int_equal (drover_pipe_pop_number (copies [2]), 1 << 20);
+    testutil_pop_check (copies [2], "");
+    testutil_pop_check (copies [3], "FREE");
+    assert_int_equal (drover_pipe_pop_number (copies [3]), 43);
+    for (int index = 0; index < 4; index++) {
+        assert_int_equal (zmsg_size (copies [index]), 0);
+        zmsg_destroy (&copies [index]);
+    }
+
+    //  A route or labels too long for a record go as messages, and read the same
+    byte route [DROVER_RECORD_ROUTE_MAX + 1];
+    memset (route, 'r', sizeof route);
+    msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    drover_outbox_say_msg (outbox, route, sizeof route, &msg);
+    char labels [DROVER_RECORD_LABELS_MAX + 2];
+    memset (labels, 'l', sizeof labels - 1);
+    labels [sizeof labels - 1] = 0;
+    drover_outbox_say_queue (outbox, 7, 0, 1, 0, labels);
+    assert_int_equal (drover_outbox_flush (outbox, writer), 0);
+    zmsg_t *long_ones [2] = { NULL };
+    keep = (s_keep_t) { long_ones, 0 };
+    assert_int_equal (drover_outbox_receive_records (reader, 0, s_keep_all, s_no_record, &keep),
+                      2);
+    testutil_pop_check (long_ones [0], "MSG");
+    zframe_t *long_route = zmsg_pop (long_ones [0]);
+    assert_int_equal (zframe_size (long_route), sizeof route);
+    zframe_destroy (&long_route);
+    handed = drover_pipe_pop_msg (long_ones [0]);
+    drover_msg_destroy (&handed);
+    testutil_pop_check (long_ones [1], "QUEUE");
+    assert_int_equal (drover_pipe_pop_number (long_ones [1]), 7);
+    zmsg_destroy (&long_ones [0]);
+    zmsg_destroy (&long_ones [1]);
+
+    drover_outbox_destroy (&outbox);
     zsock_destroy (&writer);
     zsock_destroy (&reader);
 }
@@ -171,6 +327,7 @@ main (void)
         cmocka_unit_test (test_picture),
         cmocka_unit_test (test_plain_command),
         cmocka_unit_test (test_unread_batches_free_themselves),
+        cmocka_unit_test (test_records),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -43,7 +43,7 @@ test_wakes_on_input (void **state)
     assert_true (drover_poller_readable (poller, 0));
 
     int commands = 0;
-    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, &commands), 0);
+    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, NULL, &commands), 0);
     assert_false (drover_poller_readable (poller, 0));      //  drained
     int64_t started = zclock_mono ();
     assert_int_equal (drover_poller_wait (poller, 50), 0);
@@ -52,7 +52,7 @@ test_wakes_on_input (void **state)
 
     zstr_send (writer, "PING");
     assert_true (s_wait_readable (poller, 0));
-    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, &commands), 1);
+    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, NULL, &commands), 1);
     assert_int_equal (commands, 1);
     assert_false (drover_poller_readable (poller, 0));
 
@@ -94,7 +94,7 @@ test_never_sleeps_on_unread (void **state)
     assert_true (drover_poller_readable (writing, 0));
     int commands = 0;
     assert_true (s_wait_readable (poller, 0));
-    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, &commands), 1);
+    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, NULL, &commands), 1);
     assert_int_equal (commands, 2);
 
     drover_outbox_destroy (&outbox);
@@ -122,11 +122,11 @@ test_pipe_then_link (void **state)
     //  inproc sends are in the reader's pipes at once: one read takes the
     //  capped share of the pipe, then the link; the next, the rest
     int commands = 0;
-    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, &commands),
+    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, NULL, &commands),
                       DROVER_PIPE_BATCHES + 1);
     assert_true (drover_poller_readable (poller, DROVER_PIPE_AT));      //  capped
     assert_false (drover_poller_readable (poller, DROVER_LINK_AT));     //  drained
-    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, &commands), 1);
+    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, NULL, &commands), 1);
     assert_int_equal (commands, DROVER_PIPE_BATCHES + 2);
     assert_false (drover_poller_readable (poller, DROVER_PIPE_AT));
     drover_poller_destroy (&poller);
