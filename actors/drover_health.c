@@ -347,6 +347,25 @@ s_handle_command (void *arg, zmsg_t *msg)
     zstr_free (&command);
 }
 
+//  Handle one record (drover_pipe_read calls this): MSG from the main, a
+//  thousand heartbeats a second with a thousand workers
+static void
+s_handle_record (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (self->verbose)
+        zsys_debug ("health: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_MSG) {
+        zframe_t *route = zframe_new (record->route, record->route_size);
+        s_handle_wire (self, route, record->msg);
+        zframe_destroy (&route);
+    }
+    else {
+        zsys_error ("health: unexpected record=%s", drover_record_word (record));
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
 //  Declare LOST every worker silent for lost-after
 static void
 s_expire_silent (self_t *self, int64_t now)
@@ -370,7 +389,8 @@ drover_health_actor (zsock_t *pipe, void *args)
             deadline = self->stats_due;
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         if (drover_poller_wait (self->poller, wait) == -1
-        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, NULL, self) == -1)
+        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, s_handle_record,
+                               self) == -1)
             break;              //  interrupted, or the context is ending
         int64_t now = zclock_mono ();
         if (!self->stopping)
