@@ -26,8 +26,9 @@
                                                    again after the backoff
     A reply is due while HELLO is unanswered or a result is unacknowledged;
     heartbeats and TASK STARTED get no reply, so an idle worker on a dead
-    TCP link learns of it from the ZMTP heartbeat (libzmq reconnects) and
-    then from the 401 its next heartbeat earns from the broker.
+    TCP link learns of it from the kernel (its heartbeats go unacknowledged
+    for 3 heartbeats: TCP_USER_TIMEOUT; libzmq reconnects) and then from
+    the 401 its next heartbeat earns from the broker.
 
     Results are kept in sending order, each under its own seq, until the
     broker answers that seq; the answers mostly come in order, so finding
@@ -402,9 +403,17 @@ s_connect (drover_worker_t *self, int64_t now)
     zsock_set_sndhwm (self->dealer, S_HWM);
     zsock_set_rcvhwm (self->dealer, S_HWM);
     zsock_set_linger (self->dealer, 0);
-    zsock_set_heartbeat_ivl (self->dealer, (int) self->heartbeat);
-    zsock_set_heartbeat_timeout (self->dealer, (int) s_silence (self));
-    zsock_set_heartbeat_ttl (self->dealer, (int) s_silence (self));
+    //  A vanished broker is noticed by the kernel, at no cost to the broker
+    //  (a ZMTP PING every heartbeat would wake its I/O thread once a second
+    //  for every worker): heartbeats left unacknowledged for silence close
+    //  the connection (TCP_USER_TIMEOUT), keepalives probe an idle one, and
+    //  libzmq reconnects
+    int silence = (int) s_silence (self);
+    zsock_set_tcp_maxrt (self->dealer, silence);
+    zsock_set_tcp_keepalive (self->dealer, 1);
+    zsock_set_tcp_keepalive_idle (self->dealer, silence / 1000 > 1? silence / 1000: 1);
+    zsock_set_tcp_keepalive_intvl (self->dealer, 1);
+    zsock_set_tcp_keepalive_cnt (self->dealer, S_SILENT_BEATS);
     zsock_set_reconnect_ivl (self->dealer, 100);
     zsock_set_reconnect_ivl_max (self->dealer, S_BACKOFF_MAX);
     if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {

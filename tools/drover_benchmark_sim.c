@@ -32,6 +32,7 @@
 #define S_SIM_MEM           (1ULL << 40)    //  memory each simulated worker offers
 #define S_QUEUE_WORKERS     10              //  simulated workers of the queue-length phase,
                                             //  and the busy ones of the workers phase
+#define S_BROKER_HEARTBEAT  1000            //  health/heartbeat of a broker left at defaults
 #define S_POOL_BUSY         "pool=busy"     //  label of the workers that take the work
 #define S_POOL_IDLE         "pool=idle"     //  label of the idle ones
 #define S_REGISTER_MSEC     30000           //  msec the workers may take to register and fill up
@@ -211,9 +212,11 @@ s_sim_timers (s_sim_t *self, int64_t now)
 //  Create count workers of procs each, connect them and say HELLO. With
 //  busy > 0, only the first busy workers take the work: they advertise
 //  S_POOL_BUSY, the others S_POOL_IDLE and one proc (connected, heartbeating,
-//  and never matching a task that asks for S_POOL_BUSY).
+//  and never matching a task that asks for S_POOL_BUSY). heartbeat is the
+//  broker's interval, msec.
 static s_sim_t *
-s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t busy)
+s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t busy,
+           uint32_t heartbeat)
 {
     s_sim_t *self = (s_sim_t *) zmalloc (sizeof (s_sim_t));
     self->epoll = epoll_create1 (EPOLL_CLOEXEC);
@@ -237,6 +240,10 @@ s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t
         zsock_set_sndhwm (worker->sock, 100000);
         zsock_set_rcvhwm (worker->sock, 100000);
         zsock_set_maxmsgsize (worker->sock, DROVER_MSG_MAX);
+        //  The transport as a real worker sets it (drover_worker.c): dead
+        //  links left to the kernel, no ZMTP PINGs for the broker to answer
+        zsock_set_tcp_maxrt (worker->sock, (int) heartbeat * 3);
+        zsock_set_tcp_keepalive (worker->sock, 1);
         snprintf (worker->id, sizeof worker->id, "sim-%zu", index + 1);
         worker->epoch = epoch + index;
         worker->procs = busy && index >= busy? 1: procs;
@@ -371,7 +378,8 @@ s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, size_
     drover_msg_destroy (&submit);
     drover_client_destroy (&client);
 
-    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, workers, procs, true, busy);
+    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, workers, procs, true, busy,
+                                             S_BROKER_HEARTBEAT);
     if (sim && sim->count < workers)
         rc = -1;
     if (rc == 0)
@@ -496,7 +504,7 @@ drover_benchmark_phase_heartbeat (drover_benchmark_t *self)
     const char *settings [] = { heartbeat, lost, NULL };
     int rc = drover_benchmark_broker_start (self, settings);
     size_t count = (size_t) self->opts.hb_workers;
-    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, count, 1, false, 0);
+    s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, count, 1, false, 0, (uint32_t) interval);
     if (sim && sim->count < count)
         rc = -1;
     if (rc == 0)

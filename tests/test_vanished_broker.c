@@ -1,0 +1,225 @@
+/*  =========================================================================
+    test_vanished_broker - a worker whose broker's host vanishes (no FIN, no
+    RST: its packets just stop) drops the dead connection by itself, and
+    registers again over a new one once the host is back
+
+    The broker runs in a network namespace of the test's own, reached over
+    a veth pair with link-local addresses; "vanishing" is taking the
+    namespace's end of the pair down. The worker sends heartbeats that are
+    no longer acknowledged, and the kernel closes the connection after
+    three heartbeat intervals (ZMQ_TCP_MAXRT): the test waits for that
+    connection to disappear from the worker's side, brings the link back,
+    and waits for the broker to log the worker UP a second time (from a new
+    route). lost-after is long, so the broker alone never forgets the
+    worker meanwhile: only a reconnect explains the second UP.
+
+    Needs root (CAP_NET_ADMIN) and iproute2; skipped, saying so, without them.
+    =========================================================================
+*/
+
+#define _GNU_SOURCE             //  strcasestr
+#include "testutil.h"
+#include <signal.h>
+#include <sys/wait.h>
+
+#define S_WAIT_MAX      20000   //  msec any one event may take at most
+#define S_HOST_ADDRESS  "169.254.77.1"      //  our end of the veth pair
+#define S_NS_ADDRESS    "169.254.77.2"      //  the broker's end, in its namespace
+#define S_IP            "/usr/sbin/ip"      //  iproute2's ip, for spawning by path
+
+//  The namespace, the processes and the files of one run
+typedef struct {
+    char netns [32];            //  namespace name
+    char host_link [16];        //  our end of the veth pair
+    char ns_link [16];          //  its end, inside the namespace
+    char endpoint [64];         //  the broker's ROUTER, in the namespace
+    char logdir [64];           //  where the processes log
+    char broker_log [96];       //  the broker's log file
+    pid_t broker;               //  broker pid, or 0
+    pid_t worker;               //  worker pid, or 0
+    bool passed;                //  the test ran to its end: logs can go
+} s_vanish_t;
+
+//  Run a shell command quietly; returns true if it exited 0
+static bool
+s_shell (const char *format, ...)
+{
+    va_list args;
+    va_start (args, format);
+    char *command = zsys_vprintf (format, args);
+    va_end (args);
+    char *quiet = zsys_sprintf ("%s >/dev/null 2>&1", command);
+    int status = system (quiet);
+    zstr_free (&quiet);
+    zstr_free (&command);
+    return status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+//  Count lines of a file that contain needle, case-insensitively
+static int
+s_count_lines_with (const char *path, const char *needle)
+{
+    char *text = testutil_slurp (path);
+    int count = 0;
+    for (char *line = text? strtok (text, "\n"): NULL; line; line = strtok (NULL, "\n"))
+        count += strcasestr (line, needle) != NULL;
+    free (text);
+    return count;
+}
+
+//  Count our established TCP connections to the broker's port
+static int
+s_connections (int port)
+{
+    char *command = zsys_sprintf ("ss -Htn state established dst %s:%d 2>/dev/null",
+                                  S_NS_ADDRESS, port);
+    FILE *stream = popen (command, "r");
+    zstr_free (&command);
+    assert_non_null (stream);
+    int count = 0;
+    char line [512];
+    while (fgets (line, sizeof line, stream))
+        count++;
+    pclose (stream);
+    return count;
+}
+
+//  Wait until want lines of the file hold needle, up to S_WAIT_MAX msec
+//  (read again every 50 msec). Returns true if they came.
+static bool
+s_wait_lines (const char *path, const char *needle, int want)
+{
+    int64_t deadline = zclock_mono () + S_WAIT_MAX;
+    while (s_count_lines_with (path, needle) < want) {
+        if (zclock_mono () >= deadline)
+            return false;
+        zclock_sleep (50);      //  polling a log file for an event, not settling
+    }
+    return true;
+}
+
+//  Wait until we hold want established connections to the broker's port
+static bool
+s_wait_connections (int port, int want)
+{
+    int64_t deadline = zclock_mono () + S_WAIT_MAX;
+    while (s_connections (port) != want) {
+        if (zclock_mono () >= deadline)
+            return false;
+        zclock_sleep (50);      //  polling the socket table for an event, not settling
+    }
+    return true;
+}
+
+//  Make the namespace and the veth pair between us; false if we may not
+static bool
+s_network_new (s_vanish_t *self)
+{
+    snprintf (self->netns, sizeof self->netns, "drover-t%d", (int) getpid ());
+    snprintf (self->host_link, sizeof self->host_link, "dvh%d", (int) getpid () % 100000);
+    snprintf (self->ns_link, sizeof self->ns_link, "dvn%d", (int) getpid () % 100000);
+    if (!s_shell ("ip netns add %s", self->netns))
+        return false;
+    return s_shell ("ip link add %s type veth peer name %s", self->host_link, self->ns_link)
+        && s_shell ("ip link set %s netns %s", self->ns_link, self->netns)
+        && s_shell ("ip addr add %s/30 dev %s", S_HOST_ADDRESS, self->host_link)
+        && s_shell ("ip link set %s up", self->host_link)
+        && s_shell ("ip netns exec %s ip addr add %s/30 dev %s", self->netns, S_NS_ADDRESS,
+                    self->ns_link)
+        && s_shell ("ip netns exec %s ip link set %s up", self->netns, self->ns_link)
+        && s_shell ("ip netns exec %s ip link set lo up", self->netns);
+}
+
+//  Remove the namespace (and with it both ends of the pair)
+static void
+s_network_destroy (s_vanish_t *self)
+{
+    s_shell ("ip link del %s", self->host_link);
+    s_shell ("ip netns del %s", self->netns);
+}
+
+//  Make the run's state; the namespace is made by the test
+static int
+s_setup (void **state)
+{
+    *state = zmalloc (sizeof (s_vanish_t));
+    return 0;
+}
+
+//  Stop what runs and remove the namespace, even after a failed assert;
+//  keep the logs of a failed run
+static int
+s_teardown (void **state)
+{
+    s_vanish_t *self = (s_vanish_t *) *state;
+    if (self->worker > 0)
+        testutil_stop (self->worker, 5000);
+    if (self->broker > 0)
+        testutil_stop (self->broker, 5000);
+    if (*self->netns)
+        s_network_destroy (self);
+    if (*self->logdir && self->passed)
+        s_shell ("rm -rf %s", self->logdir);
+    else
+    if (*self->logdir)
+        print_message ("logs kept in %s\n", self->logdir);
+    free (self);
+    return 0;
+}
+
+//  A worker on a dead link drops it by itself and comes back over a new one
+static void
+test_worker_leaves_a_vanished_broker (void **state)
+{
+    s_vanish_t *self = (s_vanish_t *) *state;
+    if (!s_network_new (self)) {
+        print_message ("skipped: cannot make a network namespace here (needs root and iproute2)\n");
+        skip ();
+    }
+    int port = testutil_free_port ();
+    int events_port = testutil_free_port ();
+    snprintf (self->endpoint, sizeof self->endpoint, "tcp://%s:%d", S_NS_ADDRESS, port);
+    char events [64];
+    snprintf (events, sizeof events, "tcp://%s:%d", S_NS_ADDRESS, events_port);
+    snprintf (self->logdir, sizeof self->logdir, "/tmp/drover-vanish.XXXXXX");
+    assert_non_null (mkdtemp (self->logdir));
+    snprintf (self->broker_log, sizeof self->broker_log, "%s/broker.log", self->logdir);
+    char worker_log [96];
+    snprintf (worker_log, sizeof worker_log, "%s/worker.log", self->logdir);
+
+    const char *broker_argv [] = { S_IP, "netns", "exec", self->netns, DROVER_BIN, "broker",
+                                   "--endpoint", self->endpoint, "--events", events, "--insecure",
+                                   "--set", "health/heartbeat=200",
+                                   "--set", "health/lost-after=60000", NULL };
+    self->broker = testutil_spawn (broker_argv, self->broker_log);
+    assert_true (self->broker > 0);
+    const char *worker_argv [] = { DROVER_BIN, "worker", "--broker", self->endpoint,
+                                   "--id", "w-vanish", "--procs", "1", NULL };
+    self->worker = testutil_spawn (worker_argv, worker_log);
+    assert_true (self->worker > 0);
+    assert_true (s_wait_lines (self->broker_log, "worker=w-vanish state=UP", 1));
+    assert_true (s_wait_connections (port, 1));
+
+    //  The broker's host vanishes: the worker's heartbeats go unanswered
+    //  until the kernel gives the connection up
+    assert_true (s_shell ("ip netns exec %s ip link set %s down", self->netns, self->ns_link));
+    assert_true (s_wait_connections (port, 0));
+    assert_int_equal (s_count_lines_with (self->broker_log, "state=LOST"), 0);
+
+    //  Back: a new connection, and the broker hears the worker on its route
+    assert_true (s_shell ("ip netns exec %s ip link set %s up", self->netns, self->ns_link));
+    assert_true (s_wait_lines (self->broker_log, "worker=w-vanish state=UP", 2));
+    assert_true (s_wait_connections (port, 1));
+
+    self->passed = true;
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_worker_leaves_a_vanished_broker, s_setup,
+                                         s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
