@@ -122,9 +122,11 @@ s_broker_new (drover_config_t *config, bool verbose)
     zsock_set_linger (self->router, 0);
     //  Liveness of a worker is judged by its application heartbeats (health
     //  actor); what remains is to drop the TCP connections of peers that
-    //  vanished. Kernel keepalives do that at no cost to our threads, where
-    //  ZMTP PINGs would wake the I/O thread for every peer every interval.
-    //  (Workers still PING the broker; libzmq answers those.)
+    //  vanished. The kernel does that at no cost to our threads, where ZMTP
+    //  PINGs would wake the I/O thread for every peer every interval:
+    //  keepalives probe an idle connection, and data left unacknowledged
+    //  for twice lost-after closes a busy one (TCP_USER_TIMEOUT)
+    zsock_set_tcp_maxrt (self->router, (int) config->lost_after * 2);
     int idle = (int) (config->lost_after * 2 / 1000);
     zsock_set_tcp_keepalive (self->router, 1);
     zsock_set_tcp_keepalive_idle (self->router, idle > 1? idle: 1);
