@@ -209,6 +209,18 @@ drover_record_word (const drover_record_t *record)
 }
 
 
+//  Add a record of kind, holding nothing yet, and return it to be filled
+static drover_record_t *
+s_next_record (drover_outbox_t *self, drover_record_kind_t kind)
+{
+    s_entry_t *entry = s_next_entry (self);
+    entry->command = NULL;
+    entry->record.kind = kind;
+    entry->record.msg = NULL;
+    entry->record.payload = NULL;
+    return &entry->record;
+}
+
 //  --------------------------------------------------------------------------
 //  Say MSG route msg
 
@@ -222,14 +234,10 @@ drover_outbox_say_msg (drover_outbox_t *self, const byte *route, size_t route_si
         *msg_p = NULL;
         return;
     }
-    s_entry_t *entry = s_next_entry (self);
-    entry->command = NULL;
-    drover_record_t *record = &entry->record;
-    record->kind = DROVER_RECORD_MSG;
+    drover_record_t *record = s_next_record (self, DROVER_RECORD_MSG);
     record->route_size = route_size;
     memcpy (record->route, route, route_size);
     record->msg = *msg_p;
-    record->payload = NULL;
     *msg_p = NULL;
 }
 
@@ -251,13 +259,9 @@ drover_outbox_say_send (drover_outbox_t *self, const byte *route, size_t route_s
         drover_outbox_add (self, &command);
         return;
     }
-    s_entry_t *entry = s_next_entry (self);
-    entry->command = NULL;
-    drover_record_t *record = &entry->record;
-    record->kind = DROVER_RECORD_SEND;
+    drover_record_t *record = s_next_record (self, DROVER_RECORD_SEND);
     record->route_size = route_size;
     memcpy (record->route, route, route_size);
-    record->msg = NULL;
     record->payload = *payload_p;
     *payload_p = NULL;
     strcpy (record->worker, worker);
@@ -278,12 +282,7 @@ drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
         drover_outbox_say (self, "s8i48s", "QUEUE", task, priority, procs, mem, labels);
         return;
     }
-    s_entry_t *entry = s_next_entry (self);
-    entry->command = NULL;
-    drover_record_t *record = &entry->record;
-    record->kind = DROVER_RECORD_QUEUE;
-    record->msg = NULL;
-    record->payload = NULL;
+    drover_record_t *record = s_next_record (self, DROVER_RECORD_QUEUE);
     record->task = task;
     record->priority = priority;
     record->procs = procs;
@@ -299,13 +298,7 @@ void
 drover_outbox_say_free (drover_outbox_t *self, uint64_t task)
 {
     assert (self);
-    s_entry_t *entry = s_next_entry (self);
-    entry->command = NULL;
-    drover_record_t *record = &entry->record;
-    record->kind = DROVER_RECORD_FREE;
-    record->msg = NULL;
-    record->payload = NULL;
-    record->task = task;
+    s_next_record (self, DROVER_RECORD_FREE)->task = task;
 }
 
 
