@@ -7,7 +7,6 @@
     =========================================================================
 */
 
-#define _GNU_SOURCE             //  strcasestr
 #include "testutil.h"
 #include <signal.h>
 #include <sys/wait.h>
@@ -51,18 +50,6 @@ s_expect_rerun_on_beta (zsock_t *dealer, const uint64_t *tasks)
         assert_int_equal (done [index]->attempt, 2);
         drover_msg_destroy (&done [index]);
     }
-}
-
-//  Count lines of a file that contain needle, case-insensitively
-static int
-s_count_lines_with (const char *path, const char *needle)
-{
-    char *text = testutil_slurp (path);
-    int count = 0;
-    for (char *line = text? strtok (text, "\n"): NULL; line; line = strtok (NULL, "\n"))
-        count += strcasestr (line, needle) != NULL;
-    free (text);
-    return count;
 }
 
 //  True while pid runs: neither gone nor a zombie waiting to be reaped.
@@ -145,9 +132,9 @@ test_stopped_worker_late_results_are_stale (void **state)
     kill (cluster->workers [0], SIGCONT);
     const char *broker_log = testutil_cluster_log (cluster, "broker");
     int64_t deadline = zclock_mono () + 10000;
-    while (s_count_lines_with (broker_log, "stale") < S_SLOW_TASKS && zclock_mono () < deadline)
+    while (testutil_count_lines_with (broker_log, "stale") < S_SLOW_TASKS && zclock_mono () < deadline)
         zclock_sleep (50);      //  paces reading the log; the deadline bounds the wait
-    assert_true (s_count_lines_with (broker_log, "stale") >= S_SLOW_TASKS);
+    assert_true (testutil_count_lines_with (broker_log, "stale") >= S_SLOW_TASKS);
     assert_true (testutil_wait_workers (dealer, 2, 10000));
 
     //  alpha serves again (beta held), and the only TASK DONE that arrives

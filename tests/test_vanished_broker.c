@@ -17,7 +17,6 @@
     =========================================================================
 */
 
-#define _GNU_SOURCE             //  strcasestr
 #include "testutil.h"
 #include <signal.h>
 #include <sys/wait.h>
@@ -55,18 +54,6 @@ s_shell (const char *format, ...)
     return status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0;
 }
 
-//  Count lines of a file that contain needle, case-insensitively
-static int
-s_count_lines_with (const char *path, const char *needle)
-{
-    char *text = testutil_slurp (path);
-    int count = 0;
-    for (char *line = text? strtok (text, "\n"): NULL; line; line = strtok (NULL, "\n"))
-        count += strcasestr (line, needle) != NULL;
-    free (text);
-    return count;
-}
-
 //  Count our established TCP connections to the broker's port
 static int
 s_connections (int port)
@@ -90,7 +77,7 @@ static bool
 s_wait_lines (const char *path, const char *needle, int want)
 {
     int64_t deadline = zclock_mono () + S_WAIT_MAX;
-    while (s_count_lines_with (path, needle) < want) {
+    while (testutil_count_lines_with (path, needle) < want) {
         if (zclock_mono () >= deadline)
             return false;
         zclock_sleep (50);      //  polling a log file for an event, not settling
@@ -204,7 +191,7 @@ test_worker_leaves_a_vanished_broker (void **state)
     //  until the kernel gives the connection up
     assert_true (s_shell ("ip netns exec %s ip link set %s down", self->netns, self->ns_link));
     assert_true (s_wait_connections (port, 0));
-    assert_int_equal (s_count_lines_with (self->broker_log, "state=LOST"), 0);
+    assert_int_equal (testutil_count_lines_with (self->broker_log, "state=LOST"), 0);
 
     //  Back: a new connection, and the broker hears the worker on its route
     assert_true (s_shell ("ip netns exec %s ip link set %s up", self->netns, self->ns_link));

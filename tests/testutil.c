@@ -3,6 +3,7 @@
     =========================================================================
 */
 
+#define _GNU_SOURCE             //  strcasestr
 #include "testutil.h"
 #include <fcntl.h>
 #include <dirent.h>
@@ -92,6 +93,20 @@ testutil_slurp (const char *path)
     data [got] = 0;
     fclose (file);
     return data;
+}
+
+//  Count the lines of a file that contain needle, case-insensitively
+int
+testutil_count_lines_with (const char *path, const char *needle)
+{
+    char *text = testutil_slurp (path);
+    int count = 0;
+    char *saved = NULL;
+    for (char *line = text? strtok_r (text, "\n", &saved): NULL; line;
+         line = strtok_r (NULL, "\n", &saved))
+        count += strcasestr (line, needle) != NULL;
+    free (text);
+    return count;
 }
 
 //  Wait for one message with a deadline

@@ -36,6 +36,11 @@ void
 char *
     testutil_slurp (const char *path);
 
+//  Count the lines of a file that contain needle, case-insensitively (0 if
+//  the file cannot be read)
+int
+    testutil_count_lines_with (const char *path, const char *needle);
+
 //  Receive one message on sock within timeout msec; NULL on timeout
 zmsg_t *
     testutil_recv (zsock_t *sock, int timeout);
