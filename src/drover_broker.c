@@ -29,7 +29,7 @@ enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_ACTORS };
 
 //  What the main's poller watches past the actors' pipes (which are at
 //  their actor's index)
-enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT, S_WATCHED };
+enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT };
 
 //  The bit of an actor in a route's targets
 #define S_TO(actor)     (1 << (actor))
