@@ -478,9 +478,11 @@ drover_assign_actor (zsock_t *pipe, void *args)
         int64_t now = zclock_mono ();
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);
-        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        //  schedq first: a QUEUE is on the way to an offer, while what goes
+        //  to the main (ACCEPTED, say) can wait for a core a moment
         if (self->link)
             drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
+        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         drover_once_reset (&self->succeeded);
         if (drover_poller_wait (self->poller, drover_pipe_poll_timeout (deadline, now)) == -1
         ||  drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
