@@ -40,22 +40,6 @@ s_expect_all_on (zsock_t *dealer, const uint64_t *tasks, int count, const char *
     }
 }
 
-//  Send a WORKER ADMIN and return the reply's code
-static int
-s_admin (zsock_t *dealer, const char *worker, int admin)
-{
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
-    strcpy (request->worker, worker);
-    request->admin = admin;
-    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
-    assert_non_null (reply);
-    int code = reply->code;
-    if (reply->id == DROVER_MSG_OK)
-        assert_int_equal (code, DROVER_CODE_OK);
-    drover_msg_destroy (&reply);
-    return code;
-}
-
 //  Send a TASK CANCEL and return the reply's code
 static int
 s_cancel (zsock_t *dealer, uint64_t task)
@@ -217,14 +201,14 @@ test_hold_and_drain (void **state)
 {
     zsock_t *dealer;
     testutil_cluster_t *cluster = s_two_workers (&dealer);
-    assert_int_equal (s_admin (dealer, "nobody", DROVER_ADMIN_HOLD), DROVER_CODE_NOT_FOUND);
-    assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
+    assert_int_equal (testutil_admin (dealer, "nobody", DROVER_ADMIN_HOLD), DROVER_CODE_NOT_FOUND);
+    assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
     uint64_t tasks [20];
     for (int index = 0; index < 20; index++)
         tasks [index] = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, DROVER_SUBMIT_NOTIFY));
     s_expect_all_on (dealer, tasks, 20, "beta");
-    assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
-    assert_int_equal (s_admin (dealer, "beta", DROVER_ADMIN_DRAIN), DROVER_CODE_OK);
+    assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
+    assert_int_equal (testutil_admin (dealer, "beta", DROVER_ADMIN_DRAIN), DROVER_CODE_OK);
     int status = testutil_wait_exit (cluster->workers [1], 10000);
     assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
     cluster->workers [1] = 0;
@@ -233,24 +217,6 @@ test_hold_and_drain (void **state)
     s_expect_all_on (dealer, tasks, 5, "alpha");
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
-}
-
-//  Receive the next event on sub within timeout; false on timeout
-static bool
-s_next_event (zsock_t *sub, drover_event_t *event, int timeout)
-{
-    zmsg_t *msg = testutil_recv (sub, timeout);
-    if (!msg)
-        return false;
-    assert_int_equal (zmsg_size (msg), 2);
-    char *topic = zmsg_popstr (msg);
-    zframe_t *body = zmsg_pop (msg);
-    assert_int_equal (drover_event_decode (event, zframe_data (body), zframe_size (body)), 0);
-    assert_string_equal (topic, event->topic);
-    zstr_free (&topic);
-    zframe_destroy (&body);
-    zmsg_destroy (&msg);
-    return true;
 }
 
 //  Every state change of a task is published, in order, on the PUB socket
@@ -267,17 +233,17 @@ test_events_follow_a_task (void **state)
     bool subscribed = false;
     int64_t deadline = zclock_mono () + 10000;
     while (!subscribed && zclock_mono () < deadline) {
-        assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
-        assert_int_equal (s_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
-        subscribed = s_next_event (sub, &event, 100);
+        assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
+        assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
+        subscribed = testutil_next_event (sub, &event, 100);
     }
     assert_true (subscribed);
-    while (s_next_event (sub, &event, 200))
+    while (testutil_next_event (sub, &event, 200))
         ;                       //  drain what the pokes published
     uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, DROVER_SUBMIT_NOTIFY));
     const char *expected [] = { "task.queued", "task.assigned", "task.running", "task.succeeded" };
     int seen = 0;
-    while (seen < 4 && s_next_event (sub, &event, 5000)) {
+    while (seen < 4 && testutil_next_event (sub, &event, 5000)) {
         if (event.task != task)
             continue;
         assert_string_equal (event.topic, expected [seen]);

@@ -609,3 +609,37 @@ testutil_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
     zsock_send (actor, "sfp", "MSG", frame, msg);   //  the actor owns msg now
     zframe_destroy (&frame);
 }
+
+//  Send a WORKER ADMIN and return the reply's code
+int
+testutil_admin (zsock_t *dealer, const char *worker, int admin)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    strcpy (request->worker, worker);
+    request->admin = admin;
+    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
+    assert_non_null (reply);
+    int code = reply->code;
+    if (reply->id == DROVER_MSG_OK)
+        assert_int_equal (code, DROVER_CODE_OK);
+    drover_msg_destroy (&reply);
+    return code;
+}
+
+//  Receive the next event on sub within timeout; false on timeout
+bool
+testutil_next_event (zsock_t *sub, drover_event_t *event, int timeout)
+{
+    zmsg_t *msg = testutil_recv (sub, timeout);
+    if (!msg)
+        return false;
+    assert_int_equal (zmsg_size (msg), 2);
+    char *topic = zmsg_popstr (msg);
+    zframe_t *body = zmsg_pop (msg);
+    assert_int_equal (drover_event_decode (event, zframe_data (body), zframe_size (body)), 0);
+    assert_string_equal (topic, event->topic);
+    zstr_free (&topic);
+    zframe_destroy (&body);
+    zmsg_destroy (&msg);
+    return true;
+}

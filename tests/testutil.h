@@ -125,6 +125,15 @@ bool
 drover_msg_t *
     testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout);
 
+//  Send a WORKER ADMIN (DROVER_ADMIN_*) and return the reply's code
+int
+    testutil_admin (zsock_t *dealer, const char *worker, int admin);
+
+//  Receive the next event on a SUB within timeout msec; false on timeout.
+//  Asserts it is two frames, its body decodes and names the same topic.
+bool
+    testutil_next_event (zsock_t *sub, drover_event_t *event, int timeout);
+
 //  ---------------------------------------------------------------------
 //  Playing the broker main to one actor, through its pipe (ACTORS.md)
 

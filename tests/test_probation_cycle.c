@@ -1,0 +1,142 @@
+/*  =========================================================================
+    test_probation_cycle - through a real broker: a worker that leaves an
+    offer unacknowledged goes on probation, and the success of an attempt
+    it was already running takes it off again (not the timeout, which is a
+    minute here); the task it dropped runs again, on it, once cleared
+
+    The worker is played by the test over a DEALER, so that it can be slow
+    on purpose. This is the path where the broker main holds SUCCESS back
+    (actors/ACTORS.md, "News that may wait") while FAILURE goes at once:
+    probation must still hear them in the order they happened.
+    =========================================================================
+*/
+
+#include "testutil.h"
+
+#define S_WAIT_MAX      5000    //  msec any one event may take at most
+
+//  Receive the next message for the played worker, skipping nothing
+static drover_msg_t *
+s_worker_expect (zsock_t *worker, int id)
+{
+    drover_msg_t *msg = testutil_recv_msg (worker, S_WAIT_MAX);
+    assert_non_null (msg);
+    if (msg->id != id)
+        fprintf (stderr, "expected %s, got %s\n", drover_msg_name (id), drover_msg_name (msg->id));
+    assert_int_equal (msg->id, id);
+    return msg;
+}
+
+//  Say one message as the played worker
+static void
+s_worker_say (zsock_t *worker, int id, uint64_t task, uint32_t attempt)
+{
+    drover_msg_t *msg = drover_msg_new (id);
+    strcpy (msg->worker, "slow");
+    msg->epoch = 1;
+    msg->task = task;
+    msg->attempt = attempt;
+    msg->outcome = DROVER_OUTCOME_EXITED;
+    if (id == DROVER_MSG_WORKER_HELLO) {
+        msg->procs = 2;
+        msg->mem = 1ULL << 30;
+    }
+    testutil_send (worker, &msg);
+}
+
+//  Wait for the event topic about worker; skips others. False on timeout.
+static bool
+s_wait_event (zsock_t *sub, const char *topic, drover_event_t *event)
+{
+    int64_t deadline = zclock_mono () + S_WAIT_MAX;
+    while (zclock_mono () < deadline)
+        if (testutil_next_event (sub, event, (int) (deadline - zclock_mono ()))
+        &&  streq (event->topic, topic) && streq (event->worker, "slow"))
+            return true;
+    return false;
+}
+
+//  Benched by an unacknowledged offer, cleared by a success
+static void
+test_success_clears_probation (void **state)
+{
+    const char *flags [] = { "--set", "assign/ack-timeout=300",
+                             "--set", "probation/timeout=60000",
+                             "--set", "health/lost-after=30000", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    zsock_t *client = testutil_dealer (cluster);
+    zsock_t *worker = testutil_dealer (cluster);
+    s_worker_say (worker, DROVER_MSG_WORKER_HELLO, 0, 0);
+    drover_msg_t *welcome = s_worker_expect (worker, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+
+    //  Events flow once the subscription took: poke until one arrives
+    zsock_t *sub = zsock_new_sub (cluster->events, "worker.");
+    assert_non_null (sub);
+    drover_event_t event;
+    bool subscribed = false;
+    int64_t deadline = zclock_mono () + 10000;
+    while (!subscribed && zclock_mono () < deadline) {
+        assert_int_equal (testutil_admin (client, "slow", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
+        assert_int_equal (testutil_admin (client, "slow", DROVER_ADMIN_RUN), DROVER_CODE_OK);
+        subscribed = testutil_next_event (sub, &event, 100);
+    }
+    assert_true (subscribed);
+
+    //  Task A is taken at once; task B's offer is left unanswered
+    uint64_t first = testutil_submit (client, testutil_submit_msg ("true", 0, 1,
+                                                                   DROVER_SUBMIT_NOTIFY));
+    drover_msg_t *offer = s_worker_expect (worker, DROVER_MSG_TASK_OFFER);
+    assert_true (offer->task == first);
+    s_worker_say (worker, DROVER_MSG_TASK_STARTED, first, offer->attempt);
+    uint32_t first_attempt = offer->attempt;
+    drover_msg_destroy (&offer);
+    uint64_t second = testutil_submit (client, testutil_submit_msg ("true", 0, 1,
+                                                                    DROVER_SUBMIT_NOTIFY));
+    offer = s_worker_expect (worker, DROVER_MSG_TASK_OFFER);
+    assert_true (offer->task == second);
+    assert_int_equal (offer->attempt, 1);
+    drover_msg_destroy (&offer);
+    assert_true (s_wait_event (sub, "worker.probation", &event));
+    assert_non_null (strstr (event.reason, "ack timeout"));
+
+    //  A finishes: that success clears the worker long before the timeout
+    s_worker_say (worker, DROVER_MSG_TASK_RESULT, first, first_attempt);
+    assert_true (s_wait_event (sub, "worker.cleared", &event));
+    assert_string_equal (event.reason, "success");
+    drover_msg_t *done = testutil_wait_done (client, first, S_WAIT_MAX);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_destroy (&done);
+
+    //  B's first attempt was called off when its offer went unanswered;
+    //  requeued, it comes back as attempt 2 once the worker is cleared
+    drover_msg_t *kill = s_worker_expect (worker, DROVER_MSG_TASK_KILL);
+    assert_true (kill->task == second);
+    assert_int_equal (kill->attempt, 1);
+    drover_msg_destroy (&kill);
+    offer = s_worker_expect (worker, DROVER_MSG_TASK_OFFER);
+    assert_true (offer->task == second);
+    assert_int_equal (offer->attempt, 2);
+    s_worker_say (worker, DROVER_MSG_TASK_RESULT, second, offer->attempt);
+    drover_msg_destroy (&offer);
+    done = testutil_wait_done (client, second, S_WAIT_MAX);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    assert_int_equal (done->attempt, 2);
+    drover_msg_destroy (&done);
+
+    zsock_destroy (&sub);
+    zsock_destroy (&worker);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_success_clears_probation),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
