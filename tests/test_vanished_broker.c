@@ -99,22 +99,26 @@ s_wait_connections (int port, int want)
 }
 
 //  Make the namespace and the veth pair between us; false if we may not
+//  make a namespace at all. Once we may, every step must work.
 static bool
 s_network_new (s_vanish_t *self)
 {
     snprintf (self->netns, sizeof self->netns, "drover-t%d", (int) getpid ());
     snprintf (self->host_link, sizeof self->host_link, "dvh%d", (int) getpid () % 100000);
     snprintf (self->ns_link, sizeof self->ns_link, "dvn%d", (int) getpid () % 100000);
-    if (!s_shell ("ip netns add %s", self->netns))
+    if (!s_shell ("ip netns add %s", self->netns)) {
+        *self->netns = 0;       //  nothing to remove
         return false;
-    return s_shell ("ip link add %s type veth peer name %s", self->host_link, self->ns_link)
+    }
+    assert_true (s_shell ("ip link add %s type veth peer name %s", self->host_link, self->ns_link)
         && s_shell ("ip link set %s netns %s", self->ns_link, self->netns)
         && s_shell ("ip addr add %s/30 dev %s", S_HOST_ADDRESS, self->host_link)
         && s_shell ("ip link set %s up", self->host_link)
         && s_shell ("ip netns exec %s ip addr add %s/30 dev %s", self->netns, S_NS_ADDRESS,
                     self->ns_link)
         && s_shell ("ip netns exec %s ip link set %s up", self->netns, self->ns_link)
-        && s_shell ("ip netns exec %s ip link set lo up", self->netns);
+        && s_shell ("ip netns exec %s ip link set lo up", self->netns));
+    return true;
 }
 
 //  Remove the namespace (and with it both ends of the pair)
