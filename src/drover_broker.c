@@ -31,6 +31,12 @@ enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_ACTORS };
 //  their actor's index)
 enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT };
 
+//  A peer's ROUTER routing id, borrowed from the message it came with
+typedef struct {
+    const byte *data;           //  its bytes
+    size_t size;                //  1..255 of them
+} s_route_t;
+
 //  The bit of an actor in a route's targets
 #define S_TO(actor)     (1 << (actor))
 
@@ -195,28 +201,30 @@ s_broker_destroy (s_broker_t **self_p)
     *self_p = NULL;
 }
 
-//  Send an encoded message to a peer without ever blocking the broker.
-//  Returns 0, or -1 if the peer is gone or not reading (the caller decides).
+//  Send an encoded message to a peer without ever blocking the broker: the
+//  payload goes (and *payload_p is NULL), or stays the caller's. Returns 0,
+//  or -1 if the peer is gone or not reading (the caller decides).
 static int
-s_send_to_peer (s_broker_t *self, zframe_t *route, zframe_t *payload)
+s_send_to_peer (s_broker_t *self, const byte *route, size_t route_size, zframe_t **payload_p)
 {
     self->router_sent = true;
-    if (zframe_send (&route, self->router, ZFRAME_MORE | ZFRAME_REUSE | ZFRAME_DONTWAIT) == -1)
+    if (zmq_send (zsock_resolve (self->router), route, route_size,
+                  ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
         return -1;
     //  libzmq accepts the rest of a message once its first frame is in
-    return zframe_send (&payload, self->router, ZFRAME_REUSE | ZFRAME_DONTWAIT);
+    return zframe_send (payload_p, self->router, ZFRAME_DONTWAIT);
 }
 
 //  Answer a peer with ERROR code and reason (echoing seq)
 static void
-s_reply_error (s_broker_t *self, zframe_t *route, uint32_t seq, int code, const char *reason)
+s_reply_error (s_broker_t *self, s_route_t route, uint32_t seq, int code, const char *reason)
 {
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_ERROR);
     reply->seq = seq;
     reply->code = code;
     drover_msg_set_reason (reply, reason);
     zframe_t *payload = drover_msg_encode (reply);
-    if (payload && s_send_to_peer (self, route, payload) == -1)
+    if (payload && s_send_to_peer (self, route.data, route.size, &payload) == -1)
         self->refused++;
     zframe_destroy (&payload);
     drover_msg_destroy (&reply);
@@ -240,12 +248,12 @@ s_warn_bad_input (s_broker_t *self, const char *what, const byte *data, size_t s
     self->warned_at = now;
 }
 
-//  Hand a decoded message to the actor that owns its subject; the actor
-//  owns msg from then on (actors/ACTORS.md, MSG)
+//  Hand a decoded message to an actor through outbox (its outbox, or its
+//  news that may wait); the actor owns msg from then on (ACTORS.md, MSG)
 static void
-s_hand_off (s_broker_t *self, int actor, zframe_t *route, drover_msg_t *msg)
+s_hand_off (drover_outbox_t *outbox, s_route_t route, drover_msg_t *msg)
 {
-    drover_outbox_say_msg (self->outboxes [actor], zframe_data (route), zframe_size (route), &msg);
+    drover_outbox_say_msg (outbox, route.data, route.size, &msg);
 }
 
 //  The outbox of news for actor that may wait up to later_delay
@@ -259,32 +267,32 @@ s_later (s_broker_t *self, int actor)
 
 //  Route one decoded message by id; consumes msg
 static void
-s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
+s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 {
     switch (msg->id) {
         case DROVER_MSG_WORKER_HEARTBEAT:
-            drover_outbox_say_msg (s_later (self, S_HEALTH), zframe_data (route),
-                                   zframe_size (route), &msg);
+            s_hand_off (s_later (self, S_HEALTH), route, msg);
             break;
         case DROVER_MSG_WORKER_HELLO:
         case DROVER_MSG_WORKER_GOODBYE:
-            s_hand_off (self, S_HEALTH, route, msg);
+            s_hand_off (self->outboxes [S_HEALTH], route, msg);
             break;
         case DROVER_MSG_TASK_STARTED:
         case DROVER_MSG_TASK_RESULT:
             if (drover_once_first (&self->heard, msg->worker))
-                drover_outbox_say (s_later (self, S_HEALTH), "ssf", "HEARD", msg->worker, route);
-            s_hand_off (self, S_ASSIGN, route, msg);
+                drover_outbox_say (s_later (self, S_HEALTH), "ssb", "HEARD", msg->worker,
+                                   route.data, route.size);
+            s_hand_off (self->outboxes [S_ASSIGN], route, msg);
             break;
         case DROVER_MSG_TASK_SUBMIT:
         case DROVER_MSG_TASK_WAIT:
         case DROVER_MSG_TASK_CANCEL:
         case DROVER_MSG_TASK_LIST:
-            s_hand_off (self, S_ASSIGN, route, msg);
+            s_hand_off (self->outboxes [S_ASSIGN], route, msg);
             break;
         case DROVER_MSG_WORKER_LIST:
         case DROVER_MSG_WORKER_ADMIN:
-            s_hand_off (self, S_SCHEDQ, route, msg);
+            s_hand_off (self->outboxes [S_SCHEDQ], route, msg);
             break;
         case DROVER_MSG_OK:
         case DROVER_MSG_ERROR:
@@ -304,10 +312,9 @@ s_route_request (s_broker_t *self, zframe_t *route, drover_msg_t *msg)
 
 //  Decode one payload from a peer and route it, or answer why not
 static void
-s_accept_payload (s_broker_t *self, zframe_t *route, zframe_t *payload, bool extra_frames)
+s_accept_payload (s_broker_t *self, s_route_t route, const byte *data, size_t size,
+                  bool extra_frames)
 {
-    const byte *data = zframe_data (payload);
-    size_t size = zframe_size (payload);
     if (extra_frames) {
         self->malformed++;
         s_warn_bad_input (self, "more than one frame", data, size);
@@ -351,24 +358,24 @@ s_handle_router (s_broker_t *self)
             drover_poller_drained (self->poller, S_ROUTER_AT);
             break;              //  nothing more ready (or interrupted)
         }
-        zframe_t *route = zframe_new (zmq_msg_data (&first), zmq_msg_size (&first));
-        bool more = zmq_msg_more (&first);
-        zmq_msg_close (&first);
-        zframe_t *payload = more? zframe_recv (self->router): zframe_new_empty ();
+        s_route_t route = { (const byte *) zmq_msg_data (&first), zmq_msg_size (&first) };
+        zmq_msg_t payload;
+        zmq_msg_init (&payload);
+        bool received = !zmq_msg_more (&first) || zmq_msg_recv (&payload, handle, 0) != -1;
         bool extra_frames = false;
-        while (payload && zframe_more (payload)) {
-            zframe_t *extra = zframe_recv (self->router);
+        bool more = received && zmq_msg_more (&payload);
+        while (more) {
+            zmq_msg_t extra;
+            zmq_msg_init (&extra);
             extra_frames = true;
-            if (!extra || !zframe_more (extra)) {
-                zframe_destroy (&extra);
-                break;
-            }
-            zframe_destroy (&extra);
+            more = zmq_msg_recv (&extra, handle, 0) != -1 && zmq_msg_more (&extra);
+            zmq_msg_close (&extra);
         }
-        if (payload)
-            s_accept_payload (self, route, payload, extra_frames);
-        zframe_destroy (&payload);
-        zframe_destroy (&route);
+        if (received)
+            s_accept_payload (self, route, (const byte *) zmq_msg_data (&payload),
+                              zmq_msg_size (&payload), extra_frames);
+        zmq_msg_close (&payload);
+        zmq_msg_close (&first);
     }
 }
 
@@ -393,7 +400,7 @@ s_forward_send (s_broker_t *self, zmsg_t *msg)
     zframe_t *payload = zmsg_pop (msg);
     char *worker = zmsg_popstr (msg);
     assert (route && payload && worker);    //  an actor that says less is our bug
-    if (s_send_to_peer (self, route, payload) == -1)
+    if (s_send_to_peer (self, zframe_data (route), zframe_size (route), &payload) == -1)
         s_send_refused (self, worker);
     zstr_free (&worker);
     zframe_destroy (&payload);
@@ -404,10 +411,7 @@ s_forward_send (s_broker_t *self, zmsg_t *msg)
 static void
 s_send_record (s_broker_t *self, drover_record_t *record)
 {
-    void *router = zsock_resolve (self->router);
-    self->router_sent = true;
-    if (zmq_send (router, record->route, record->route_size, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1
-    ||  zframe_send (&record->payload, self->router, ZFRAME_DONTWAIT) == -1)
+    if (s_send_to_peer (self, record->route, record->route_size, &record->payload) == -1)
         s_send_refused (self, record->worker);
 }
 
