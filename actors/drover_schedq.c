@@ -504,12 +504,12 @@ drover_schedq_actor (zsock_t *pipe, void *args)
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
     while (!self->stopping) {
-        int read = drover_poller_wait (self->poller, -1);
-        if (read == 0)
-            read = drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
+        if (drover_poller_wait (self->poller, -1) == -1)
+            break;              //  interrupted
+        int read = drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
                                      s_handle_record, self);
         if (read == -1)
-            break;              //  interrupted, or the context is ending
+            break;              //  the context is ending
         //  One pass per turn: placements see every command read
         if (read && !self->stopping)
             s_schedule (self);

@@ -585,12 +585,10 @@ s_broker_run (s_broker_t *self)
         if (drover_poller_readable (self->poller, S_PUBLISHER_AT))
             s_handle_subscriptions (self);
         for (int index = 0; index < S_ACTORS; index++)
-            for (int count = 0; count < S_ACTOR_BATCHES
-                             && drover_poller_readable (self->poller, (size_t) index); count++)
-                if (drover_outbox_receive_records (zactor_sock (self->actors [index]),
-                                                   ZMQ_DONTWAIT, s_handle_actor_command,
-                                                   s_handle_actor_record, self) == -1)
-                    drover_poller_drained (self->poller, (size_t) index);
+            if (drover_pipe_drain (self->poller, (size_t) index,
+                                   zactor_sock (self->actors [index]), S_ACTOR_BATCHES,
+                                   s_handle_actor_command, s_handle_actor_record, self) == -1)
+                return;         //  the context is ending
         if (drover_poller_readable (self->poller, S_ROUTER_AT))
             s_handle_router (self);
         s_flush_turn (self);

@@ -142,6 +142,13 @@ s_add_number (zmsg_t *command, uint64_t magnitude, bool negative)
     zmsg_addmem (command, start, (size_t) (text + sizeof text - start));
 }
 
+//  Add a signed number frame in decimal
+static void
+s_add_signed (zmsg_t *command, int64_t value)
+{
+    s_add_number (command, value < 0? -(uint64_t) value: (uint64_t) value, value < 0);
+}
+
 //  --------------------------------------------------------------------------
 //  Add a command built from a picture, as zsock_send builds one
 
@@ -158,11 +165,8 @@ drover_outbox_say (drover_outbox_t *self, const char *picture, ...)
             zmsg_addstr (command, text? text: "");
         }
         else
-        if (*picture == 'i') {
-            int value = va_arg (args, int);
-            s_add_number (command, value < 0? -(uint64_t) (int64_t) value: (uint64_t) value,
-                          value < 0);
-        }
+        if (*picture == 'i')
+            s_add_signed (command, va_arg (args, int));
         else
         if (*picture == '4')
             s_add_number (command, va_arg (args, uint32_t), false);
@@ -361,9 +365,7 @@ s_record_to_command (drover_record_t *record)
     if (record->kind == DROVER_RECORD_QUEUE) {
         zmsg_addstr (command, "QUEUE");
         s_add_number (command, record->task, false);
-        s_add_number (command, record->priority < 0? -(uint64_t) (int64_t) record->priority
-                                                   : (uint64_t) record->priority,
-                      record->priority < 0);
+        s_add_signed (command, record->priority);
         s_add_number (command, record->procs, false);
         s_add_number (command, record->mem, false);
         zmsg_addstr (command, record->labels);

@@ -198,11 +198,13 @@ drover_once_reset (drover_once_t *self)
 }
 
 
-//  Read up to max messages from the watched socket at index without
-//  blocking. Returns the messages read, or -1 if the context is ending.
-static int
-s_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
-         drover_outbox_fn *handler, drover_outbox_record_fn *record_handler, void *arg)
+//  --------------------------------------------------------------------------
+//  Read up to max messages from a watched socket without blocking
+
+int
+drover_pipe_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
+                   drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
+                   void *arg)
 {
     int count = 0;
     while (count < max && drover_poller_readable (poller, index)) {
@@ -226,12 +228,12 @@ int
 drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
                   drover_outbox_fn *handler, drover_outbox_record_fn *record_handler, void *arg)
 {
-    int count = s_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler,
-                         record_handler, arg);
+    int count = drover_pipe_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler,
+                                   record_handler, arg);
     if (count == -1 || !link)
         return count;
-    int more = s_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler,
-                        record_handler, arg);
+    int more = drover_pipe_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler,
+                                  record_handler, arg);
     return more == -1? -1: count + more;
 }
 

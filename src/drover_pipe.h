@@ -116,6 +116,16 @@ int
 //  Most messages an actor reads from one socket in one turn of its loop
 #define DROVER_PIPE_BATCHES 64
 
+//  Read up to max messages (a BATCH or a plain command each) from sock,
+//  watched by poller at index, without blocking: handler gets each command
+//  (record_handler each record, if not NULL); a read that finds none marks
+//  the socket drained. Returns the messages read, or -1 if the context is
+//  ending.
+int
+    drover_pipe_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
+                       drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
+                       void *arg);
+
 //  Read what waits on an actor's sockets without blocking: the pipe, then
 //  the link if not NULL (watched by poller at DROVER_PIPE_AT and
 //  DROVER_LINK_AT), at most DROVER_PIPE_BATCHES messages from each (a
