@@ -227,17 +227,8 @@ test_events_follow_a_task (void **state)
     testutil_cluster_t *cluster = s_two_workers (&dealer);
     zsock_t *sub = zsock_new_sub (cluster->events, "");
     assert_non_null (sub);
-    //  A subscription takes effect some time after connecting: poke the
-    //  broker with admin changes until their events arrive
+    assert_true (testutil_await_subscription (sub, dealer, "alpha"));
     drover_event_t event;
-    bool subscribed = false;
-    int64_t deadline = zclock_mono () + 10000;
-    while (!subscribed && zclock_mono () < deadline) {
-        assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
-        assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
-        subscribed = testutil_next_event (sub, &event, 100);
-    }
-    assert_true (subscribed);
     while (testutil_next_event (sub, &event, 200))
         ;                       //  drain what the pokes published
     uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, DROVER_SUBMIT_NOTIFY));

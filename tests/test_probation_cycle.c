@@ -70,18 +70,10 @@ test_success_clears_probation (void **state)
     drover_msg_t *welcome = s_worker_expect (worker, DROVER_MSG_WORKER_WELCOME);
     drover_msg_destroy (&welcome);
 
-    //  Events flow once the subscription took: poke until one arrives
     zsock_t *sub = zsock_new_sub (cluster->events, "worker.");
     assert_non_null (sub);
+    assert_true (testutil_await_subscription (sub, client, "slow"));
     drover_event_t event;
-    bool subscribed = false;
-    int64_t deadline = zclock_mono () + 10000;
-    while (!subscribed && zclock_mono () < deadline) {
-        assert_int_equal (testutil_admin (client, "slow", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
-        assert_int_equal (testutil_admin (client, "slow", DROVER_ADMIN_RUN), DROVER_CODE_OK);
-        subscribed = testutil_next_event (sub, &event, 100);
-    }
-    assert_true (subscribed);
 
     //  Task A is taken at once; task B's offer is left unanswered
     uint64_t first = testutil_submit (client, testutil_submit_msg ("true", 0, 1,

@@ -643,3 +643,18 @@ testutil_next_event (zsock_t *sub, drover_event_t *event, int timeout)
     zmsg_destroy (&msg);
     return true;
 }
+
+//  Wait until a new SUB hears the broker, poking it with admin changes
+bool
+testutil_await_subscription (zsock_t *sub, zsock_t *dealer, const char *worker)
+{
+    drover_event_t event;
+    int64_t deadline = zclock_mono () + 10000;
+    while (zclock_mono () < deadline) {
+        assert_int_equal (testutil_admin (dealer, worker, DROVER_ADMIN_HOLD), DROVER_CODE_OK);
+        assert_int_equal (testutil_admin (dealer, worker, DROVER_ADMIN_RUN), DROVER_CODE_OK);
+        if (testutil_next_event (sub, &event, 100))
+            return true;
+    }
+    return false;
+}

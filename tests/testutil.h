@@ -134,6 +134,12 @@ int
 bool
     testutil_next_event (zsock_t *sub, drover_event_t *event, int timeout);
 
+//  Wait until a new SUB hears the broker: a subscription takes effect some
+//  time after connecting, so hold and resume worker (an admin change that
+//  publishes an event) until an event arrives, 10 s at most; false if none
+bool
+    testutil_await_subscription (zsock_t *sub, zsock_t *dealer, const char *worker);
+
 //  ---------------------------------------------------------------------
 //  Playing the broker main to one actor, through its pipe (ACTORS.md)
 
