@@ -1882,6 +1882,17 @@ s_text_append (s_text_t *text, const char *data, size_t length)
     text->data [text->size] = 0;
 }
 
+//  Append a number in decimal. The buffer holds any uint64 (20 digits), so
+//  nothing is cut: the text appended is exactly what was formatted.
+static void
+s_text_append_uint (s_text_t *text, uint64_t value)
+{
+    char number [24];
+    int length = snprintf (number, sizeof number, "%" PRIu64, value);
+    assert (length > 0 && (size_t) length < sizeof number);
+    s_text_append (text, number, (size_t) length);
+}
+
 //  Length of the valid UTF-8 character at data (0 if it is not one)
 static size_t
 s_utf8_length (const byte *data, size_t left)
@@ -1969,14 +1980,15 @@ drover_event_json (const drover_event_t *event)
     assert (event);
     s_text_t text = { (char *) s_malloc (256), 0, 256 };
     text.data [0] = 0;
-    char number [32];
-    int length = snprintf (number, sizeof number, "{\"time\":%" PRIu64 ",\"topic\":", event->time);
-    s_text_append (&text, number, (size_t) length);
+    s_text_append (&text, "{\"time\":", 8);
+    s_text_append_uint (&text, event->time);
+    s_text_append (&text, ",\"topic\":", 9);
     s_text_append_json (&text, event->topic, strnlen (event->topic, sizeof event->topic));
-    length = snprintf (number, sizeof number, ",\"task\":%" PRIu64, event->task);
-    s_text_append (&text, number, (size_t) length);
-    length = snprintf (number, sizeof number, ",\"attempt\":%" PRIu32 ",\"worker\":", event->attempt);
-    s_text_append (&text, number, (size_t) length);
+    s_text_append (&text, ",\"task\":", 8);
+    s_text_append_uint (&text, event->task);
+    s_text_append (&text, ",\"attempt\":", 11);
+    s_text_append_uint (&text, event->attempt);
+    s_text_append (&text, ",\"worker\":", 10);
     s_text_append_json (&text, event->worker, strnlen (event->worker, sizeof event->worker));
     s_text_append (&text, ",\"reason\":", 10);
     s_text_append_json (&text, event->reason, strnlen (event->reason, sizeof event->reason));

@@ -761,6 +761,33 @@ test_event_roundtrip_and_json (void **state)
     assert_int_equal (drover_event_decode (&copy, (const byte *) "\xdf\xff\xff\xff\xff", 5), -2);
 }
 
+//  drover_event_json once formatted '{"time":N,"topic":' into a 32-byte
+//  buffer and appended the untruncated length: a time of 15 digits or
+//  more (any uint64 a broken publisher sends) printed a cut line and read
+//  past the buffer (found by the event fuzzer; ASan aborts on it)
+static void
+test_event_json_long_time (void **state)
+{
+    drover_event_t event = { .time = UINT64_MAX, .task = UINT64_MAX, .attempt = UINT32_MAX };
+    strcpy (event.topic, "task.succeeded");
+    for (uint64_t time = 100000000000000ull; ; time = time * 10 + 7) {
+        event.time = time;
+        char *json = drover_event_json (&event);
+        char expected [128];
+        snprintf (expected, sizeof expected, "{\"time\":%" PRIu64 ",\"topic\":\"task.succeeded\","
+                  "\"task\":18446744073709551615,\"attempt\":4294967295,\"worker\":\"\","
+                  "\"reason\":\"\"}", time);
+        assert_string_equal (json, expected);
+        zstr_free (&json);
+        if (time > UINT64_MAX / 10)
+            break;
+    }
+    event.time = UINT64_MAX;
+    char *json = drover_event_json (&event);
+    assert_non_null (strstr (json, "{\"time\":18446744073709551615,\"topic\":"));
+    zstr_free (&json);
+}
+
 
 //  ---------------------------------------------------------------------
 //  Refusals
@@ -1461,6 +1488,7 @@ main (void)
         cmocka_unit_test (test_exec_roundtrip),
         cmocka_unit_test (test_exec_rejects),
         cmocka_unit_test (test_event_roundtrip_and_json),
+        cmocka_unit_test (test_event_json_long_time),
         cmocka_unit_test (test_truncated_at_every_length),
         cmocka_unit_test (test_oversized_fields),
         cmocka_unit_test (test_wrong_type_everywhere),
