@@ -403,7 +403,7 @@ s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reas
 static int
 s_submit_file (drover_client_t *client, s_options_t *options)
 {
-    s_batch_t batch = { NULL };
+    s_batch_t batch = { 0 };
     int rc = s_read_lines (options->file, &batch);
     if (rc) {
         s_batch_free (&batch);

@@ -273,7 +273,7 @@ drover_cli_wait (int argc, char **argv)
     if (all == (optind < argc))
         return drover_cli_usage_error ("wait", all? "--all and ids: give one or the other"
                                                  : "which tasks? (ids, '-' or --all)");
-    s_ids_t ids = { NULL };
+    s_ids_t ids = { 0 };
     int rc = 0;
     for (int index = optind; rc == 0 && index < argc; index++) {
         uint64_t task;
