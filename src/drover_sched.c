@@ -4,11 +4,13 @@
 
     Requests, machines and the distinct procs demands live in pools of
     fixed-size records reached by uint32 handles (drover_idpool): no
-    allocation per request, 40 bytes each plus a few bytes of index and
+    allocation per request, 32 bytes each plus a few bytes of index and
     heap. What a request demands besides procs (memory and labels) is
     interned: requests that ask for the same share one s_demand_t, and most
     ask for none. Binary heaps of handles keep the queued requests in
-    placement order (priority, then procs decreasing, then arrival), the
+    placement order (priority, then procs decreasing, then arrival: the
+    task id, given in increasing order at submit, so that a requeued task
+    keeps its place), the
     distinct procs demands fewest first (whose head says whether anything
     queued could still fit the free procs left), and the eligible machines
     most free procs first. Every element knows its index in its heap, so a
@@ -37,10 +39,10 @@ typedef struct {
 } s_demand_t;
 
 //  A request, queued or assigned (it becomes its own assignment record);
-//  kept at 40 bytes: a million of them are queued at times
+//  kept at 32 bytes: a million of them are queued at times
 typedef struct {
-    uint64_t task;              //  task id, the key in self->requests
-    uint64_t arrival;           //  push order, for FIFO among equals
+    uint64_t task;              //  task id, the key in self->requests; ids are given in
+                                //  increasing order at submit: it is the arrival order
     s_demand_t *demand;         //  memory and labels demanded (a reference)
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded, >= 1
@@ -102,7 +104,6 @@ struct _drover_sched_t {
     size_t shelved;             //  entries in shelf
     size_t shelf_capacity;      //  entries allocated in shelf
     uint32_t max_shelve;        //  most unfit requests one pass looks past
-    uint64_t arrivals;          //  requests pushed so far
     uint64_t machine_numbers;   //  machines added so far
 };
 
@@ -110,7 +111,8 @@ struct _drover_sched_t {
 //  ---------------------------------------------------------------------
 //  Orderings
 
-//  Placement order: priority, then procs decreasing, then arrival
+//  Placement order: priority, then procs decreasing, then arrival (the
+//  task id: a requeued task keeps its original place)
 static bool
 s_request_less (const void *a, const void *b)
 {
@@ -120,7 +122,7 @@ s_request_less (const void *a, const void *b)
         return one->priority < two->priority;
     if (one->procs != two->procs)
         return one->procs > two->procs;
-    return one->arrival < two->arrival;
+    return one->task < two->task;
 }
 
 //  Size order: procs increasing
@@ -626,7 +628,6 @@ drover_sched_push (drover_sched_t *self, uint64_t task, int32_t priority,
     s_request_t *request = s_request (self, handle);
     request->priority = priority;
     request->procs = procs;
-    request->arrival = self->arrivals++;
     request->demand = s_demand_ref (self, mem, labels);
     s_enqueue (self, handle);
     return 0;

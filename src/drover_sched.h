@@ -3,7 +3,8 @@
     they are placed on, after bigslice's machine manager
 
     Requests wait in a heap ordered by priority (lower first), then procs
-    (larger first: first-fit decreasing), then arrival. Eligible machines
+    (larger first: first-fit decreasing), then arrival (the task id: ids
+    increase at submit, so a requeued task keeps its place). Eligible machines
     (admin RUN, not on probation) wait in a heap ordered by free procs, most
     free first. A pass places the head request on the least-loaded machine,
     shelving what does not fit, until no free procs are left or nothing

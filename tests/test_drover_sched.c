@@ -209,6 +209,32 @@ test_whole_machine_task_waits_then_runs (void **state)
     assert_int_equal (drover_sched_size (sched), 8);        //  smalls still queued
 }
 
+//  A requeued task keeps its place: its original arrival (the task id,
+//  given in increasing order at submit) among requests of its priority,
+//  not the back of the queue
+static void
+test_requeued_task_keeps_its_place (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "a", 1, 0, NULL);
+    for (uint64_t task = 1; task <= 3; task++)
+        drover_sched_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 1);
+    //  a is lost with task 1, which is queued again behind 2 and 3
+    assert_int_equal (drover_sched_remove_machine (sched, "a", NULL, NULL), 1);
+    assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), 0);
+    drover_sched_push (sched, 4, 0, 1, 0, NULL);
+    drover_sched_add_machine (sched, "b", 1, 0, NULL);
+    uint64_t expected [] = { 1, 2, 3, 4 };
+    for (int index = 0; index < 4; index++) {
+        assert_int_equal (s_run (sched, &placed), 1);
+        assert_int_equal (placed.tasks [1 + index], expected [index]);
+        assert_non_null (drover_sched_free (sched, expected [index]));
+    }
+}
+
 //  A request demanding memory goes to the most-free machine that has it
 static void
 test_memory_constraint (void **state)
@@ -608,6 +634,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_shelving, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_max_shelve_bounds_a_pass, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_whole_machine_task_waits_then_runs, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_memory_constraint, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_label_constraint, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_label_index, s_setup, s_teardown),

@@ -188,6 +188,29 @@ test_requeue_while_assigned (void **state)
     drover_msg_destroy (&table);
 }
 
+//  A task requeued after its machine was lost runs before the tasks that
+//  arrived after it (its id is its arrival), not behind them
+static void
+test_requeued_task_keeps_its_place (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    s_queue (actor, 1, 0, 1, 0, "");
+    uint64_t first [] = { 1 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, first, alphas);
+    s_queue (actor, 2, 0, 1, 0, "");
+    s_queue (actor, 3, 0, 1, 0, "");
+    zsock_send (actor, "sss", "LOST", "alpha", "silent");
+    s_queue (actor, 1, 0, 1, 0, "");                    //  assign requeues it
+    s_up (actor, "beta", "r-beta", 1, 0, "");
+    const char *betas [] = { "beta" };
+    s_expect_assign (actor, 1, first, betas);
+    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    uint64_t second [] = { 2 };
+    s_expect_assign (actor, 1, second, betas);
+}
+
 //  ADMIN for an unknown worker: 404; a bad setting: 400
 static void
 test_admin_errors (void **state)
@@ -365,6 +388,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_constraints, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_dequeue_and_free, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_requeue_while_assigned, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_admin_errors, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),
