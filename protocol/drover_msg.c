@@ -15,7 +15,9 @@
     ext types, trailing bytes. Only then does it read the fields against the
     schema, checking types, ranges and limits, and allocate the owned
     copies: each is bounded by the bytes it came from (times the size of a
-    C struct for rows and ids). Nothing here asserts on input.
+    C struct for rows and ids, and an array is refused before it is
+    allocated unless the bytes left hold its count at the smallest size of
+    one element). Nothing here asserts on input.
     =========================================================================
 */
 
@@ -143,6 +145,16 @@ s_errors [P_COUNT] = {
     [P_TIME]        = S_ERRORS ("time", "invalid"),
     [P_TOPIC]       = S_ERRORS ("topic", "not a valid topic"),
 };
+
+//  The fewest wire bytes one element of an array can take: an array whose
+//  count times this is more than the bytes left is refused before its
+//  elements are allocated (PROTOCOL.md, "Limits")
+#define S_LABEL_MIN         4       //  str header + "k=v"
+#define S_ENV_MIN           3       //  str header + "A="
+#define S_TASKREF_MIN       3       //  [task, attempt]: header + 2 fixints
+#define S_TASK_ROW_MIN      8       //  header + 5 fixints + 2 empty strs
+#define S_WORKER_ROW_MIN    19      //  header + 1-byte id (2) + 6 fixints
+                                    //  + empty labels (1) + stats (9)
 
 #define S_TRUNCATED     "truncated: a length or count runs past the end"
 #define S_TOO_DEEP      "nesting deeper than the limit"
@@ -744,10 +756,12 @@ s_read_bin (s_cursor_t *cursor, int field, size_t max, const byte **data, size_t
     return true;
 }
 
-//  Read an array header of min..max elements; every element takes at
-//  least one byte, so a count past the bytes left is refused here
+//  Read an array header of min..max elements, each at least each bytes
+//  long on the wire: a count the bytes left cannot hold is refused here,
+//  before anything is allocated for it
 static bool
-s_read_array (s_cursor_t *cursor, int field, size_t min, size_t max, uint32_t *count)
+s_read_array (s_cursor_t *cursor, int field, size_t min, size_t max, size_t each,
+              uint32_t *count)
 {
     if (cursor->ptr >= cursor->end)
         return s_fail (cursor, S_TRUNCATED);
@@ -762,7 +776,7 @@ s_read_array (s_cursor_t *cursor, int field, size_t min, size_t max, uint32_t *c
     }
     else
         return s_fail (cursor, s_errors [field].type);
-    if (size > s_left (cursor))
+    if (size > s_left (cursor) / each)
         return s_fail (cursor, S_TRUNCATED);
     if (size < min || size > max)
         return s_fail (cursor, s_errors [field].range);
@@ -931,7 +945,7 @@ static bool
 s_read_labels (s_cursor_t *cursor, char **labels, uint32_t *nlabels)
 {
     uint32_t count;
-    if (!s_read_array (cursor, F_LABELS, 0, DROVER_LABELS_MAX, &count))
+    if (!s_read_array (cursor, F_LABELS, 0, DROVER_LABELS_MAX, S_LABEL_MIN, &count))
         return false;
     for (uint32_t index = 0; index < count; index++) {
         const char *text;
@@ -951,7 +965,7 @@ static bool
 s_read_stats (s_cursor_t *cursor, drover_stats_t *stats)
 {
     uint32_t count;
-    if (!s_read_array (cursor, F_STATS, 8, 8, &count))
+    if (!s_read_array (cursor, F_STATS, 8, 8, 1, &count))
         return false;
     return s_read_float (cursor, F_STATS, &stats->load [0])
         && s_read_float (cursor, F_STATS, &stats->load [1])
@@ -968,14 +982,14 @@ static bool
 s_read_running (s_cursor_t *cursor, drover_msg_t *self)
 {
     uint32_t count, pair;
-    if (!s_read_array (cursor, F_RUNNING, 0, DROVER_RUNNING_MAX, &count))
+    if (!s_read_array (cursor, F_RUNNING, 0, DROVER_RUNNING_MAX, S_TASKREF_MIN, &count))
         return false;
     if (count == 0)
         return true;
     self->running = (drover_taskref_t *) s_malloc (count * sizeof (drover_taskref_t));
     self->nrunning = count;
     for (uint32_t index = 0; index < count; index++)
-        if (!s_read_array (cursor, P_RUNNING_ITEM, 2, 2, &pair)
+        if (!s_read_array (cursor, P_RUNNING_ITEM, 2, 2, 1, &pair)
         ||  !s_read_u64 (cursor, F_TASK, &self->running [index].task)
         ||  !s_read_u32 (cursor, F_ATTEMPT, &self->running [index].attempt))
             return false;
@@ -987,7 +1001,7 @@ static bool
 s_read_tasks (s_cursor_t *cursor, drover_msg_t *self)
 {
     uint32_t count;
-    if (!s_read_array (cursor, F_TASKS, 0, DROVER_WAIT_MAX, &count))
+    if (!s_read_array (cursor, F_TASKS, 0, DROVER_WAIT_MAX, 1, &count))
         return false;
     if (count == 0)
         return true;
@@ -1004,7 +1018,7 @@ static bool
 s_read_counts (s_cursor_t *cursor, drover_msg_t *self)
 {
     uint32_t count;
-    if (!s_read_array (cursor, F_COUNTS, DROVER_TASK_STATES, DROVER_TASK_STATES, &count))
+    if (!s_read_array (cursor, F_COUNTS, DROVER_TASK_STATES, DROVER_TASK_STATES, 1, &count))
         return false;
     for (int index = 0; index < DROVER_TASK_STATES; index++)
         if (!s_read_u64 (cursor, F_COUNTS, &self->counts [index]))
@@ -1017,7 +1031,7 @@ static bool
 s_read_task_rows (s_cursor_t *cursor, drover_msg_t *self)
 {
     uint32_t count, fields;
-    if (!s_read_array (cursor, F_TASK_ROWS, 0, DROVER_ROWS_MAX, &count))
+    if (!s_read_array (cursor, F_TASK_ROWS, 0, DROVER_ROWS_MAX, S_TASK_ROW_MIN, &count))
         return false;
     if (count == 0)
         return true;
@@ -1027,7 +1041,7 @@ s_read_task_rows (s_cursor_t *cursor, drover_msg_t *self)
         drover_task_row_t *row = &self->task_rows [index];
         const char *summary;
         size_t length;
-        if (!s_read_array (cursor, P_ROW, 7, 7, &fields)
+        if (!s_read_array (cursor, P_ROW, 7, 7, 1, &fields)
         ||  !s_read_u64 (cursor, F_TASK, &row->task)
         ||  !s_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
         ||  !s_read_i32 (cursor, F_PRIORITY, &row->priority)
@@ -1046,7 +1060,7 @@ static bool
 s_read_worker_rows (s_cursor_t *cursor, drover_msg_t *self)
 {
     uint32_t count, fields;
-    if (!s_read_array (cursor, F_WORKER_ROWS, 0, DROVER_ROWS_MAX, &count))
+    if (!s_read_array (cursor, F_WORKER_ROWS, 0, DROVER_ROWS_MAX, S_WORKER_ROW_MIN, &count))
         return false;
     if (count == 0)
         return true;
@@ -1054,7 +1068,7 @@ s_read_worker_rows (s_cursor_t *cursor, drover_msg_t *self)
     self->nrows = count;
     for (uint32_t index = 0; index < count; index++) {
         drover_worker_row_t *row = &self->worker_rows [index];
-        if (!s_read_array (cursor, P_ROW, 9, 9, &fields)
+        if (!s_read_array (cursor, P_ROW, 9, 9, 1, &fields)
         ||  !s_read_id (cursor, F_WORKER, false, row->id)
         ||  !s_read_u8 (cursor, P_HEALTH, DROVER_HEALTH_MAX, &row->health)
         ||  !s_read_u8 (cursor, F_ADMIN, DROVER_ADMIN_MAX, &row->admin)
@@ -1141,7 +1155,7 @@ s_read_header (s_cursor_t *cursor, drover_msg_t *self)
     size_t length;
     uint64_t version, id;
     bool negative;
-    if (!s_read_array (cursor, P_HEADER, 0, UINT32_MAX, &count))
+    if (!s_read_array (cursor, P_HEADER, 0, UINT32_MAX, 1, &count))
         return -1;
     if (count < 1
     ||  !s_read_str (cursor, P_SIGNATURE, 0, 255, &signature, &length)
@@ -1653,7 +1667,7 @@ s_exec_read_strings (s_cursor_t *cursor, int field, size_t min, size_t max,
                      char ***strings_p, uint32_t *count_p)
 {
     uint32_t count;
-    if (!s_read_array (cursor, field, min, max, &count))
+    if (!s_read_array (cursor, field, min, max, field == P_ENV? S_ENV_MIN: 1, &count))
         return false;
     char **strings = NULL;
     if (strings_p) {
@@ -1696,7 +1710,7 @@ s_exec_parse (drover_exec_t *self, const byte *data, size_t size)
     size_t cwd_length;
     const byte *input;
     size_t input_size;
-    if (!s_read_array (&cursor, P_BODY, 4, 4, &count)
+    if (!s_read_array (&cursor, P_BODY, 4, 4, 1, &count)
     ||  !s_exec_read_strings (&cursor, P_ARGV, 1, DROVER_ARGV_MAX,
                               self? &self->argv: NULL, self? &self->argc: NULL)
     ||  !s_exec_read_strings (&cursor, P_ENV, 0, DROVER_ENV_MAX,

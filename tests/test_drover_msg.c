@@ -365,6 +365,40 @@ s_raw_destroy (s_raw_t *raw)
 #define RAW_DATA(raw)   ((const byte *) (raw).buffer.data)
 #define RAW_SIZE(raw)   ((raw).buffer.size)
 
+//  What the codec allocates, seen through the linker's --wrap of malloc,
+//  calloc and realloc (CMakeLists.txt, this binary only): the largest
+//  single request since s_alloc_largest was last set to 0, in bytes
+static size_t s_alloc_largest;
+
+void *__real_malloc (size_t size);
+void *__real_calloc (size_t count, size_t size);
+void *__real_realloc (void *data, size_t size);
+void *__wrap_malloc (size_t size);
+void *__wrap_calloc (size_t count, size_t size);
+void *__wrap_realloc (void *data, size_t size);
+
+void *
+__wrap_malloc (size_t size)
+{
+    s_alloc_largest = size > s_alloc_largest? size: s_alloc_largest;
+    return __real_malloc (size);
+}
+
+void *
+__wrap_calloc (size_t count, size_t size)
+{
+    size_t total = count * size;
+    s_alloc_largest = total > s_alloc_largest? total: s_alloc_largest;
+    return __real_calloc (count, size);
+}
+
+void *
+__wrap_realloc (void *data, size_t size)
+{
+    s_alloc_largest = size > s_alloc_largest? size: s_alloc_largest;
+    return __real_realloc (data, size);
+}
+
 
 //  ---------------------------------------------------------------------
 //  Round trips
@@ -788,6 +822,116 @@ test_event_json_long_time (void **state)
     zstr_free (&json);
 }
 
+//  Decode raw bytes expecting a refusal, and return the largest single
+//  allocation the attempt made
+static size_t
+s_refused_costs (const byte *data, size_t size)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    s_alloc_largest = 0;
+    int rc = drover_msg_decode (msg, data, size);
+    size_t largest = s_alloc_largest;
+    assert_int_equal (rc, -2);
+    drover_msg_destroy (&msg);
+    return largest;
+}
+
+//  A TASK TABLE or WORKER TABLE once allocated count x sizeof (row), 96
+//  and 296 bytes, after checking only that count <= bytes left: a 10 KB
+//  table of 10000 one-byte "rows" cost a 2.96 MB calloc before its first
+//  row was refused. Each array is now refused unless the bytes left can
+//  hold count elements of their smallest encoding, before allocating.
+static void
+test_rows_claimed_past_bytes_are_refused_unallocated (void **state)
+{
+    s_raw_t raw;
+    //  TASK TABLE: counts, then 10000 nils where rows should be
+    s_raw_begin (&raw, DROVER_MSG_TASK_TABLE, 2, 5);
+    msgpack_pack_array (&raw.pk, DROVER_TASK_STATES);
+    for (int index = 0; index < DROVER_TASK_STATES; index++)
+        msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX);
+    for (int index = 0; index < DROVER_ROWS_MAX; index++)
+        msgpack_pack_nil (&raw.pk);
+    size_t largest = s_refused_costs (RAW_DATA (raw), RAW_SIZE (raw));
+    if (largest > RAW_SIZE (raw))
+        fail_msg ("TASK TABLE of %zu bytes allocated %zu bytes at once", RAW_SIZE (raw), largest);
+    s_raw_destroy (&raw);
+
+    //  WORKER TABLE: 10000 nils
+    s_raw_begin (&raw, DROVER_MSG_WORKER_TABLE, 1, 6);
+    msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX);
+    for (int index = 0; index < DROVER_ROWS_MAX; index++)
+        msgpack_pack_nil (&raw.pk);
+    largest = s_refused_costs (RAW_DATA (raw), RAW_SIZE (raw));
+    if (largest > RAW_SIZE (raw))
+        fail_msg ("WORKER TABLE of %zu bytes allocated %zu bytes at once", RAW_SIZE (raw), largest);
+    s_raw_destroy (&raw);
+
+    //  WORKER TABLE: rows that are each 18 bytes, one short of the smallest
+    //  worker row, claimed as 500: refused as truncated, not allocated
+    s_raw_begin (&raw, DROVER_MSG_WORKER_TABLE, 1, 7);
+    msgpack_pack_array (&raw.pk, 500);
+    for (int index = 0; index < 500; index++) {
+        msgpack_pack_array (&raw.pk, 15);
+        s_raw_str (&raw, "ab", 2);
+        for (int field = 1; field < 15; field++)
+            msgpack_pack_uint8 (&raw.pk, 0);
+    }
+    largest = s_refused_costs (RAW_DATA (raw), RAW_SIZE (raw));
+    if (largest > RAW_SIZE (raw))
+        fail_msg ("WORKER TABLE of %zu bytes allocated %zu bytes at once", RAW_SIZE (raw), largest);
+    s_raw_destroy (&raw);
+
+    //  HELLO: 4096 nils where running [task, attempt] pairs should be
+    s_raw_begin (&raw, DROVER_MSG_WORKER_HELLO, 6, 8);
+    s_raw_str (&raw, "w1", 2);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_array (&raw.pk, 0);
+    msgpack_pack_array (&raw.pk, DROVER_RUNNING_MAX);
+    for (int index = 0; index < DROVER_RUNNING_MAX; index++)
+        msgpack_pack_nil (&raw.pk);
+    largest = s_refused_costs (RAW_DATA (raw), RAW_SIZE (raw));
+    if (largest > RAW_SIZE (raw))
+        fail_msg ("HELLO of %zu bytes allocated %zu bytes at once", RAW_SIZE (raw), largest);
+    s_raw_destroy (&raw);
+
+    //  Exec body: 256 nils where env entries (at least "A=") should be
+    s_raw_init (&raw);
+    msgpack_pack_array (&raw.pk, 4);
+    msgpack_pack_array (&raw.pk, 1);
+    s_raw_str (&raw, "true", 4);
+    msgpack_pack_array (&raw.pk, DROVER_ENV_MAX);
+    for (int index = 0; index < DROVER_ENV_MAX; index++)
+        msgpack_pack_nil (&raw.pk);
+    msgpack_pack_nil (&raw.pk);
+    msgpack_pack_nil (&raw.pk);
+    drover_exec_t *exec = drover_exec_new ();
+    const char *error = NULL;
+    s_alloc_largest = 0;
+    assert_int_equal (drover_exec_decode (exec, RAW_DATA (raw), RAW_SIZE (raw), &error), -2);
+    if (s_alloc_largest > RAW_SIZE (raw))
+        fail_msg ("exec body of %zu bytes allocated %zu bytes at once",
+                  RAW_SIZE (raw), s_alloc_largest);
+    drover_exec_destroy (&exec);
+    s_raw_destroy (&raw);
+
+    //  A real table still decodes, and costs at most its rows' structs
+    drover_msg_t *msg = s_filled (DROVER_MSG_WORKER_TABLE);
+    size_t size;
+    byte *data = s_encode (msg, &size);
+    drover_msg_t *copy = drover_msg_new (0);
+    s_alloc_largest = 0;
+    assert_int_equal (drover_msg_decode (copy, data, size), 0);
+    assert_true (s_alloc_largest <= 2 * sizeof (drover_worker_row_t));
+    s_assert_same (msg, copy);
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+    free (data);
+}
+
 
 //  ---------------------------------------------------------------------
 //  Refusals
@@ -1032,8 +1176,12 @@ test_wrong_type_everywhere (void **state)
             int index = 0;
             s_pack_with_wrong_type (&raw.pk, &unpacked.data, target, &index);
             const char *error = s_refused (RAW_DATA (raw), RAW_SIZE (raw));
-            //  Header nodes give their own errors; fields say "wrong type"
-            if (target > 4 && !strstr (error, "wrong type"))
+            //  Header nodes give their own errors; fields say "wrong type",
+            //  except that a table whose row became a one-byte scalar may
+            //  be too short for its row count (rows have a minimum size)
+            bool table = id == DROVER_MSG_TASK_TABLE || id == DROVER_MSG_WORKER_TABLE;
+            if (target > 4 && !strstr (error, "wrong type")
+            &&  !(table && strstr (error, "runs past the end")))
                 fail_msg ("%s node %d: error \"%s\"", drover_msg_name (id), target, error);
             s_raw_destroy (&raw);
             tried++;
@@ -1489,6 +1637,7 @@ main (void)
         cmocka_unit_test (test_exec_rejects),
         cmocka_unit_test (test_event_roundtrip_and_json),
         cmocka_unit_test (test_event_json_long_time),
+        cmocka_unit_test (test_rows_claimed_past_bytes_are_refused_unallocated),
         cmocka_unit_test (test_truncated_at_every_length),
         cmocka_unit_test (test_oversized_fields),
         cmocka_unit_test (test_wrong_type_everywhere),
