@@ -21,7 +21,8 @@
           LOST worker(s) reason(s)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
-          FREE task(8) | SUCCESS worker(s) | FAILURE worker(s) reason(s)
+          FREE task(8) | PROBATION worker(s) reason(s)  (to schedq)
+          SUCCESS worker(s) | FAILURE worker(s) reason(s)
           SEND route(f) payload(f) worker(s) | EVENT topic(s) body(f)
     =========================================================================
 */
@@ -218,6 +219,12 @@ s_carry_out (self_t *self)
                     zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
                                   action->worker, action->reason, action->task);
                 drover_outbox_say (self->outbox, "sss", "FAILURE", action->worker, action->reason);
+                //  schedq benches the machine at once, on the path of the
+                //  QUEUE that follows: it must not get the task back (the
+                //  PROBATION probation says too comes through the main,
+                //  later). Probation still owns the timer and the release.
+                drover_outbox_say (self->to_schedq, "sss", "PROBATION", action->worker,
+                                   action->reason);
                 drover_once_forget (&self->succeeded, action->worker);  //  a later success counts
                 break;
             case DROVER_ACTION_EVENT:

@@ -105,7 +105,7 @@ struct _s_task_t {
     uint32_t cancel : 1;        //  cancel asked while ASSIGNED or RUNNING
     uint32_t has_labels : 1;    //  labels follow the body
     uint32_t adopted : 1;       //  seen in a worker's running list (during UP)
-    uint16_t lost;              //  infrastructure failures so far
+    uint16_t lost;              //  workers lost with the task so far (lost-retries)
     byte data [];               //  body, then labels "\n"-joined and NUL-ended
 };
 
@@ -614,8 +614,8 @@ s_requeue (drover_tasktable_t *self, s_task_t *task, const char *worker, const c
     s_queue (self, task);
 }
 
-//  An attempt ended by no fault of the task (worker lost, offer not
-//  acknowledged): cancel it if asked, stop it as poison past lost-retries,
+//  An attempt ended with its worker (lost, or registered again without
+//  it): cancel it if asked, stop it as poison past lost-retries,
 //  else queue it again. The task is already off its worker.
 static void
 s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char *reason)
@@ -632,6 +632,28 @@ s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char
     }
     else
         s_requeue (self, task, worker, reason);
+}
+
+//  The current attempt failed because of its machine (an offer it did not
+//  acknowledge, a spawn the machine could not do), not because of the
+//  task: bench the machine, then queue the task again without using up
+//  its retries or lost-retries. The FAILURE comes first, so schedq benches
+//  the machine before it places the requeued task (actors/ACTORS.md).
+static void
+s_machine_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
+{
+    s_worker_t *worker = task->worker;
+    assert (worker);
+    s_tell (self, DROVER_ACTION_FAILURE, task, NULL, reason);
+    s_detach (task);
+    s_tell (self, DROVER_ACTION_FREE, task, worker->id, NULL);
+    if (task->cancel) {
+        char text [DROVER_REASON_MAX + 1];
+        snprintf (text, sizeof text, "cancelled (%s)", reason);
+        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_new (worker->id, text));
+    }
+    else
+        s_requeue (self, task, worker->id, reason);
 }
 
 //  Tell whether a waiter stands for the same request kind from a route:
@@ -1071,12 +1093,8 @@ drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
         if (ack->deadline > now)
             return ack->deadline;
         s_ring_pop (&self->acks);
-        s_worker_t *worker = task->worker;
-        s_tell (self, DROVER_ACTION_FAILURE, task, NULL, "ack timeout");
-        s_kill (self, worker, task->id, task->attempt);
-        s_detach (task);
-        s_tell (self, DROVER_ACTION_FREE, task, worker->id, NULL);
-        s_lose (self, task, worker->id, "ack timeout");
+        s_kill (self, task->worker, task->id, task->attempt);
+        s_machine_failed (self, task, "ack timeout");
     }
     return -1;
 }

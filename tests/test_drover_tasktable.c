@@ -508,6 +508,50 @@ test_ack_timeout_requeues_without_retries (void **state)
     drover_tasktable_destroy (&table);
 }
 
+//  Find the index of the first action of a type about a task, or -1
+static int
+s_index (s_actions_t *actions, int type, uint64_t task)
+{
+    for (int index = 0; index < actions->count; index++)
+        if (actions->items [index].type == type && actions->items [index].task == task)
+            return index;
+    return -1;
+}
+
+//  An unacknowledged offer is the machine's failure: with lost-retries 0
+//  the task is offered again and again (it used to end FAILED as poison
+//  at the first ack timeout, never having run), and each time the machine
+//  is benched before the task is queued again, so schedq cannot place the
+//  task back on it
+static void
+test_ack_timeouts_are_not_poison (void **state)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_tasktable_configure (table, 100, 0, 1000, 1000);
+    s_up (table, "alpha", S_ALPHA);
+    uint64_t task = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
+    s_take (table);
+    for (uint32_t attempt = 1; attempt <= 3; attempt++) {
+        int64_t now = attempt * 1000;
+        s_assign (table, task, "alpha", now, attempt);
+        assert_int_equal (drover_tasktable_expire (table, now + 100), -1);
+        s_actions_t *actions = s_take (table);
+        int failure = s_index (actions, DROVER_ACTION_FAILURE, task);
+        int queue = s_index (actions, DROVER_ACTION_QUEUE, task);
+        assert_true (failure >= 0);
+        assert_true (queue > failure);
+        assert_string_equal (actions->items [failure].worker, "alpha");
+        assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 0);
+        assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_QUEUED);
+    }
+    //  Once it runs, it succeeds at its fourth attempt
+    s_assign (table, task, "alpha", 9000, 4);
+    s_start (table, task, "alpha", 4);
+    assert_int_equal (s_result (table, task, "alpha", 4, DROVER_OUTCOME_EXITED, 0, NULL), 200);
+    assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_SUCCEEDED);
+    drover_tasktable_destroy (&table);
+}
+
 //  Cancel: queued ends now; running is killed and ends with its result;
 //  a second cancel conflicts; an unknown id is not found
 static void
@@ -942,6 +986,7 @@ main (void)
         cmocka_unit_test (test_lost_requeues_then_poison),
         cmocka_unit_test (test_stale_results_after_lost_worker),
         cmocka_unit_test (test_ack_timeout_requeues_without_retries),
+        cmocka_unit_test (test_ack_timeouts_are_not_poison),
         cmocka_unit_test (test_cancel_queued_and_running),
         cmocka_unit_test (test_wait),
         cmocka_unit_test (test_queue_full),

@@ -27,21 +27,29 @@ s_worker_expect (zsock_t *worker, int id)
     return msg;
 }
 
-//  Say one message as the played worker
+//  Say one message as the played worker named name (a HELLO offers procs)
 static void
-s_worker_say (zsock_t *worker, int id, uint64_t task, uint32_t attempt)
+s_worker_say_as (zsock_t *worker, const char *name, uint32_t procs, int id, uint64_t task,
+                 uint32_t attempt)
 {
     drover_msg_t *msg = drover_msg_new (id);
-    strcpy (msg->worker, "slow");
+    strcpy (msg->worker, name);
     msg->epoch = 1;
     msg->task = task;
     msg->attempt = attempt;
     msg->outcome = DROVER_OUTCOME_EXITED;
     if (id == DROVER_MSG_WORKER_HELLO) {
-        msg->procs = 2;
+        msg->procs = procs;
         msg->mem = 1ULL << 30;
     }
     testutil_send (worker, &msg);
+}
+
+//  Say one message as the played worker "slow", two procs
+static void
+s_worker_say (zsock_t *worker, int id, uint64_t task, uint32_t attempt)
+{
+    s_worker_say_as (worker, "slow", 2, id, task, attempt);
 }
 
 //  Wait for the event topic about worker; skips others. False on timeout.
@@ -107,6 +115,8 @@ test_success_clears_probation (void **state)
     assert_true (kill->task == second);
     assert_int_equal (kill->attempt, 1);
     drover_msg_destroy (&kill);
+    drover_msg_t *ok = s_worker_expect (worker, DROVER_MSG_OK);      //  to A's result
+    drover_msg_destroy (&ok);
     offer = s_worker_expect (worker, DROVER_MSG_TASK_OFFER);
     assert_true (offer->task == second);
     assert_int_equal (offer->attempt, 2);
@@ -124,11 +134,97 @@ test_success_clears_probation (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Register a played worker and wait for its WELCOME
+static zsock_t *
+s_worker_new (testutil_cluster_t *cluster, const char *name, uint32_t procs)
+{
+    zsock_t *worker = testutil_dealer (cluster);
+    s_worker_say_as (worker, name, procs, DROVER_MSG_WORKER_HELLO, 0, 0);
+    drover_msg_t *welcome = s_worker_expect (worker, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+    return worker;
+}
+
+//  An offer "slow" leaves unanswered (it is the least loaded machine, four
+//  procs free to idle's two, so it is picked first) must bench it before
+//  the task is placed again: attempt 2 goes to idle and succeeds there
+static void
+s_offer_left_unanswered (const char *lost_retries)
+{
+    const char *flags [] = { "--set", "assign/ack-timeout=200",
+                             "--set", lost_retries,
+                             "--set", "probation/timeout=60000",
+                             "--set", "health/lost-after=30000", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    zsock_t *client = testutil_dealer (cluster);
+    zsock_t *slow = s_worker_new (cluster, "slow", 4);
+    zsock_t *idle = s_worker_new (cluster, "idle", 2);
+    assert_true (testutil_wait_workers (client, 2, S_WAIT_MAX));
+
+    uint64_t task = testutil_submit (client, testutil_submit_msg ("true", 0, 1,
+                                                                  DROVER_SUBMIT_NOTIFY));
+    drover_msg_t *offer = s_worker_expect (slow, DROVER_MSG_TASK_OFFER);
+    assert_true (offer->task == task);
+    assert_int_equal (offer->attempt, 1);
+    drover_msg_destroy (&offer);
+
+    //  Left unanswered: slow is told to drop it, idle gets attempt 2
+    drover_msg_t *kill = s_worker_expect (slow, DROVER_MSG_TASK_KILL);
+    assert_true (kill->task == task);
+    drover_msg_destroy (&kill);
+    offer = testutil_recv_msg (idle, S_WAIT_MAX);
+    if (!offer) {
+        drover_msg_t *instead = testutil_recv_msg (slow, S_WAIT_MAX);
+        if (instead)
+            fprintf (stderr, "slow, not idle, got %s attempt=%u\n",
+                     drover_msg_name (instead->id), instead->attempt);
+        drover_msg_destroy (&instead);
+    }
+    assert_non_null (offer);
+    assert_int_equal (offer->id, DROVER_MSG_TASK_OFFER);
+    assert_true (offer->task == task);
+    assert_int_equal (offer->attempt, 2);
+    s_worker_say_as (idle, "idle", 2, DROVER_MSG_TASK_STARTED, task, 2);
+    s_worker_say_as (idle, "idle", 2, DROVER_MSG_TASK_RESULT, task, 2);
+    drover_msg_destroy (&offer);
+    drover_msg_t *done = testutil_wait_done (client, task, S_WAIT_MAX);
+    assert_non_null (done);
+    if (done->state != DROVER_TASK_SUCCEEDED)
+        fprintf (stderr, "task ended %d reason=%s\n", done->state, done->reason);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    assert_int_equal (done->attempt, 2);
+    drover_msg_destroy (&done);
+
+    zsock_destroy (&idle);
+    zsock_destroy (&slow);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  Probation takes effect before the requeue is placed: the benched
+//  worker is not offered attempt 2 while another sits idle
+static void
+test_benched_before_requeue (void **state)
+{
+    s_offer_left_unanswered ("assign/lost-retries=5");
+}
+
+//  An unacknowledged offer is the machine's failure, not the task's: with
+//  lost-retries 0 the task still runs (it used to end FAILED as poison
+//  without ever running)
+static void
+test_unacknowledged_offer_is_not_poison (void **state)
+{
+    s_offer_left_unanswered ("assign/lost-retries=0");
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_success_clears_probation),
+        cmocka_unit_test (test_benched_before_requeue),
+        cmocka_unit_test (test_unacknowledged_offer_is_not_poison),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
