@@ -109,6 +109,19 @@ testutil_count_lines_with (const char *path, const char *needle)
     return count;
 }
 
+//  Read the file again until the line shows or the deadline passes
+bool
+testutil_await_line (const char *path, const char *needle, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    while (testutil_count_lines_with (path, needle) == 0) {
+        if (zclock_mono () >= deadline)
+            return false;
+        zclock_sleep (10);      //  paces reading the file; the deadline bounds the wait
+    }
+    return true;
+}
+
 //  Wait for one message with a deadline
 zmsg_t *
 testutil_recv (zsock_t *sock, int timeout)

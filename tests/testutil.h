@@ -41,6 +41,11 @@ char *
 int
     testutil_count_lines_with (const char *path, const char *needle);
 
+//  Wait up to timeout msec until a line of the file at path contains needle
+//  (case-insensitively); false on timeout
+bool
+    testutil_await_line (const char *path, const char *needle, int timeout);
+
 //  Receive one message on sock within timeout msec; NULL on timeout
 zmsg_t *
     testutil_recv (zsock_t *sock, int timeout);

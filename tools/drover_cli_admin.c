@@ -565,7 +565,9 @@ s_events_usage (FILE *stream)
     fprintf (stream,
         "usage: drover events [--topic PREFIX]... [--events ENDPOINT] [--json]\n"
         "\n"
-        "Prints the broker's events, one JSON line each, until interrupted.\n"
+        "Prints the broker's events, one JSON line each, until interrupted. Exits 1\n"
+        "when no event stream answers at ENDPOINT within --broker-timeout (at start,\n"
+        "or after losing it).\n"
         "  --topic PREFIX     only topics starting with PREFIX, e.g. task. or worker.lost\n"
         "                     (repeatable; default every event)\n"
         "  --events ENDPOINT  the broker's event endpoint (default $DROVER_EVENTS,\n"
@@ -633,8 +635,50 @@ drover_cli_events (int argc, char **argv)
         zsock_destroy (&subscriber);
         return drover_cli_usage_error ("events", "'%s' is not an event endpoint", endpoint);
     }
+    //  A SUB hears nothing from a PUB it is not connected to, and says
+    //  nothing about it: watch its connections, and give up when none has
+    //  completed a handshake within the timeout (nothing listening, or a
+    //  peer that is not a publisher, e.g. the broker's ROUTER port)
+    int rc = zmq_socket_monitor (zsock_resolve (subscriber), "inproc://drover-events-monitor",
+                                 ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
+    assert (rc == 0);
+    zsock_t *monitor = zsock_new_pair (">inproc://drover-events-monitor");
+    assert (monitor);
+    zpoller_t *poller = zpoller_new (subscriber, monitor, NULL);
+    assert (poller);
+    int timeout = drover_cli_globals.timeout;
+    int64_t deadline = zclock_mono () + timeout;     //  0 while connected
     uint64_t malformed = 0;
-    while (!zsys_interrupted) {
+    int status = DROVER_EXIT_OK;
+    while (true) {
+        int wait = deadline? (int) MAX (deadline - zclock_mono (), 0): -1;
+        void *which = zpoller_wait (poller, wait);
+        if (which == monitor) {
+            zmsg_t *note = zmsg_recv (monitor);
+            zframe_t *head = note? zmsg_first (note): NULL;
+            if (head && zframe_size (head) >= 2) {
+                uint16_t event;
+                memcpy (&event, zframe_data (head), 2);
+                if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+                    deadline = 0;
+                else
+                if (deadline == 0) {
+                    fprintf (stderr, "drover events: lost the publisher at %s, reconnecting\n",
+                             endpoint);
+                    deadline = zclock_mono () + timeout;
+                }
+            }
+            zmsg_destroy (&note);
+            continue;
+        }
+        if (which != subscriber) {
+            if (zpoller_terminated (poller) || zsys_interrupted)
+                break;              //  interrupted
+            fprintf (stderr, "drover events: no event stream at %s within %d msec (is the "
+                     "broker running, and is this its --events endpoint?)\n", endpoint, timeout);
+            status = DROVER_EXIT_FAILED;
+            break;
+        }
         zmsg_t *msg = zmsg_recv (subscriber);
         if (!msg)
             break;                  //  interrupted
@@ -653,6 +697,8 @@ drover_cli_events (int argc, char **argv)
             fprintf (stderr, "drover events: skipping a malformed event\n");
         zmsg_destroy (&msg);
     }
+    zpoller_destroy (&poller);
+    zsock_destroy (&monitor);
     zsock_destroy (&subscriber);
-    return DROVER_EXIT_OK;
+    return status;
 }
