@@ -1306,6 +1306,21 @@ drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
     return -2;
 }
 
+//  Read only the header of an encoded message: returns its id (0 if
+//  unknown or unreadable) and sets *seq_p (0 if unreadable). The header's
+//  layout is the same in every version (PROTOCOL.md §4), so any version
+//  is read; what follows the seq is not looked at.
+int
+drover_msg_peek (const byte *data, size_t size, uint32_t *seq_p)
+{
+    assert (seq_p);
+    drover_msg_t header = { 0 };
+    s_cursor_t cursor = { data, data? data + size: data, NULL };
+    s_read_header (&cursor, &header);
+    *seq_p = header.seq;
+    return header.id;
+}
+
 //  Receive one frame from a DEALER and decode it. Returns 0, -1 if
 //  interrupted, -2 if malformed (including a message of several frames,
 //  which is read to its end and refused).

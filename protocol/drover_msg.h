@@ -260,6 +260,13 @@ zframe_t *
 int
     drover_msg_decode (drover_msg_t *self, const byte *data, size_t size);
 
+//  Read only the header of an encoded message (signature, any version, id,
+//  seq): returns the message id (0 if unknown or unreadable) and sets
+//  *seq_p to the seq (0 if unreadable). For answering a message that is
+//  not decoded (too large, more than one frame) with its seq.
+int
+    drover_msg_peek (const byte *data, size_t size, uint32_t *seq_p);
+
 //  Receive one frame from a DEALER or SUB-less socket and decode it.
 //  Returns 0, -1 if interrupted, -2 if malformed.
 int

@@ -310,22 +310,34 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
     }
 }
 
+//  Refuse a payload that is not decoded (more than one frame, too large),
+//  echoing its seq when its header can be read (PROTOCOL.md §5); like any
+//  status, one that says it is an OK or ERROR is not answered
+static void
+s_refuse_undecoded (s_broker_t *self, s_route_t route, const byte *data, size_t size,
+                    const char *what, int code, const char *reason)
+{
+    self->malformed++;
+    s_warn_bad_input (self, what, data, size);
+    uint32_t seq;
+    int id = drover_msg_peek (data, size, &seq);
+    if (id != DROVER_MSG_OK && id != DROVER_MSG_ERROR)
+        s_reply_error (self, route, seq, code, reason);
+}
+
 //  Decode one payload from a peer and route it, or answer why not
 static void
 s_accept_payload (s_broker_t *self, s_route_t route, const byte *data, size_t size,
                   bool extra_frames)
 {
     if (extra_frames) {
-        self->malformed++;
-        s_warn_bad_input (self, "more than one frame", data, size);
-        s_reply_error (self, route, 0, DROVER_CODE_BAD_REQUEST,
-                       "a message is exactly one frame");
+        s_refuse_undecoded (self, route, data, size, "more than one frame",
+                            DROVER_CODE_BAD_REQUEST, "a message is exactly one frame");
         return;
     }
     if (size > self->config->max_message) {
-        self->malformed++;
-        s_warn_bad_input (self, "message too large", data, size);
-        s_reply_error (self, route, 0, DROVER_CODE_TOO_LARGE, "message larger than max-message");
+        s_refuse_undecoded (self, route, data, size, "message too large",
+                            DROVER_CODE_TOO_LARGE, "message larger than max-message");
         return;
     }
     drover_msg_t *msg = drover_msg_new (0);

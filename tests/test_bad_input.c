@@ -182,6 +182,81 @@ test_oversized_refused_then_cut_off (void **state)
     drover_msg_destroy (&reply);
 }
 
+//  ERROR 413 and the 400 for a two-frame message came back with seq 0
+//  though the seq was readable: a client that follows the spec drops a
+//  reply it cannot match, and times out. Every refusal echoes the seq.
+static void
+test_refusals_echo_a_readable_seq (void **state)
+{
+    s_fixture_t *self = (s_fixture_t *) *state;
+    //  Past max-message: a SUBMIT whose body alone is larger
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    msg->seq = 4113;
+    msg->procs = 1;
+    byte *big = (byte *) zmalloc (S_MAX_MESSAGE + 100);
+    drover_msg_set_body (msg, big, S_MAX_MESSAGE + 100);
+    free (big);
+    zframe_t *frame = drover_msg_encode (msg);
+    drover_msg_destroy (&msg);
+    assert_non_null (frame);
+    zframe_send (&frame, self->hostile, 0);
+    drover_msg_t *reply = testutil_recv_msg (self->hostile, 3000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_TOO_LARGE);
+    assert_int_equal (reply->seq, 4113);
+    drover_msg_destroy (&reply);
+
+    //  Two frames: the first one's seq
+    frame = s_valid_frame (DROVER_MSG_TASK_LIST);
+    zframe_send (&frame, self->hostile, ZFRAME_MORE);
+    zstr_send (self->hostile, "extra");
+    reply = testutil_recv_msg (self->hostile, 3000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 7);
+    drover_msg_destroy (&reply);
+
+    //  A malformed field after a readable header, and a header without a
+    //  seq: the first echoes it, the second cannot
+    frame = s_valid_frame (DROVER_MSG_TASK_LIST);
+    zframe_data (frame) [zframe_size (frame) - 1] = 0xc1;      //  state: never used
+    zframe_send (&frame, self->hostile, 0);
+    reply = testutil_recv_msg (self->hostile, 3000);
+    assert_non_null (reply);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 7);
+    drover_msg_destroy (&reply);
+    s_send_raw (self->hostile, "\x93\xa3" "DRV\x01\x0f", 7);
+    reply = testutil_recv_msg (self->hostile, 3000);
+    assert_non_null (reply);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 0);
+    drover_msg_destroy (&reply);
+
+    //  An oversized or two-frame ERROR is still never answered: the next
+    //  reply is the one to the TASK LIST sent after them
+    msg = drover_msg_new (DROVER_MSG_ERROR);
+    msg->seq = 66;
+    msg->code = DROVER_CODE_INTERNAL;
+    frame = drover_msg_encode (msg);
+    drover_msg_destroy (&msg);
+    zframe_send (&frame, self->hostile, ZFRAME_MORE);
+    big = (byte *) zmalloc (S_MAX_MESSAGE + 1);
+    memcpy (big, "\x96\xa3" "DRV\x01\x14\x43", 7);  //  an OK, seq 67, then zeros
+    s_send_raw (self->hostile, big, S_MAX_MESSAGE + 1);
+    free (big);
+    frame = s_valid_frame (DROVER_MSG_TASK_LIST);
+    zframe_send (&frame, self->hostile, 0);
+    reply = testutil_recv_msg (self->hostile, 3000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_TASK_TABLE);
+    assert_int_equal (reply->seq, 7);
+    drover_msg_destroy (&reply);
+    s_client_is_served (self);
+}
+
 static void
 test_well_formed_but_unexpected (void **state)
 {
@@ -318,6 +393,7 @@ main (void)
         cmocka_unit_test (test_multiple_frames_are_refused),
         cmocka_unit_test (test_unknown_version_and_id),
         cmocka_unit_test (test_oversized_refused_then_cut_off),
+        cmocka_unit_test (test_refusals_echo_a_readable_seq),
         cmocka_unit_test (test_well_formed_but_unexpected),
         cmocka_unit_test (test_long_routing_id_is_served),
         cmocka_unit_test (test_real_work_still_runs),

@@ -822,6 +822,47 @@ test_event_json_long_time (void **state)
     zstr_free (&json);
 }
 
+//  drover_msg_peek reads the id and seq of any header, whatever follows:
+//  the broker echoes that seq when it refuses a message it does not decode
+static void
+test_peek_reads_only_the_header (void **state)
+{
+    for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
+        drover_msg_t *msg = s_filled (id);
+        size_t size;
+        byte *data = s_encode (msg, &size);
+        uint32_t seq = 1;
+        assert_int_equal (drover_msg_peek (data, size, &seq), id);
+        assert_int_equal (seq, msg->seq);
+        //  A broken tail does not matter (past the 12-byte header of
+        //  seq 0xfffffffe); a cut header does
+        if (size > 12)
+            data [size - 1] = 0xc1;
+        assert_int_equal (drover_msg_peek (data, size, &seq), id);
+        assert_int_equal (seq, msg->seq);
+        assert_int_equal (drover_msg_peek (data, 3, &seq), 0);
+        assert_int_equal (seq, 0);
+        free (data);
+        drover_msg_destroy (&msg);
+    }
+    //  Another version: the seq still reads; garbage and NULL give 0
+    uint32_t seq;
+    s_raw_t raw;
+    s_raw_init (&raw);
+    msgpack_pack_array (&raw.pk, 9);
+    s_raw_str (&raw, "DRV", 3);
+    msgpack_pack_uint8 (&raw.pk, 2);
+    msgpack_pack_uint8 (&raw.pk, DROVER_MSG_TASK_LIST);
+    msgpack_pack_uint32 (&raw.pk, 123456);
+    assert_int_equal (drover_msg_peek (RAW_DATA (raw), RAW_SIZE (raw), &seq), DROVER_MSG_TASK_LIST);
+    assert_int_equal (seq, 123456);
+    s_raw_destroy (&raw);
+    assert_int_equal (drover_msg_peek ((const byte *) "hello", 5, &seq), 0);
+    assert_int_equal (seq, 0);
+    assert_int_equal (drover_msg_peek (NULL, 0, &seq), 0);
+    assert_int_equal (seq, 0);
+}
+
 //  Decode raw bytes expecting a refusal, and return the largest single
 //  allocation the attempt made
 static size_t
@@ -1638,6 +1679,7 @@ main (void)
         cmocka_unit_test (test_event_roundtrip_and_json),
         cmocka_unit_test (test_event_json_long_time),
         cmocka_unit_test (test_rows_claimed_past_bytes_are_refused_unallocated),
+        cmocka_unit_test (test_peek_reads_only_the_header),
         cmocka_unit_test (test_truncated_at_every_length),
         cmocka_unit_test (test_oversized_fields),
         cmocka_unit_test (test_wrong_type_everywhere),
