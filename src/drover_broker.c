@@ -73,8 +73,8 @@ typedef struct {
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
-    drover_once_t heard;        //  workers health is told HEARD in later
-    drover_once_t succeeded;    //  workers probation is told SUCCESS in later
+    drover_once_t heard;        //  workers whose HEARD is held for health
+    drover_once_t succeeded;    //  workers whose SUCCESS is held for probation
     bool router_sent;           //  something went out on the ROUTER this turn
     bool publisher_sent;        //  something went out on the XPUB this turn
     drover_outbox_t *later [S_ACTORS];  //  news that may wait, held back briefly
@@ -256,13 +256,46 @@ s_hand_off (drover_outbox_t *outbox, s_route_t route, drover_msg_t *msg)
     drover_outbox_say_msg (outbox, route.data, route.size, &msg);
 }
 
-//  The outbox of news for actor that may wait up to later_delay
+//  The outbox of news for actor that may wait up to later_delay. If the
+//  actor gets a batch this turn anyway, the news goes in it, in order.
 static drover_outbox_t *
 s_later (s_broker_t *self, int actor)
 {
+    if (drover_outbox_size (self->outboxes [actor]))
+        return self->outboxes [actor];
     if (self->later_due == -1)
         self->later_due = zclock_mono () + self->later_delay;
     return self->later [actor];
+}
+
+//  Forget which workers have news held for actor: it is no longer held
+//  (sent, or ahead of news that cannot wait), so the next HEARD or SUCCESS
+//  for the same worker is news again, not a repeat to drop
+static void
+s_forget_held (s_broker_t *self, int actor)
+{
+    if (actor == S_HEALTH)
+        drover_once_reset (&self->heard);
+    else
+    if (actor == S_PROBATION)
+        drover_once_reset (&self->succeeded);
+}
+
+//  The outbox of what actor hears this turn, for news that cannot wait.
+//  News held for it goes first, in the same batch (held news is only ever
+//  held while this turn's outbox is empty, so the two trade places), and
+//  what was held is forgotten: a SUCCESS after a FAILURE is said again
+static drover_outbox_t *
+s_now (s_broker_t *self, int actor)
+{
+    if (drover_outbox_size (self->later [actor])) {
+        assert (drover_outbox_size (self->outboxes [actor]) == 0);
+        drover_outbox_t *held = self->later [actor];
+        self->later [actor] = self->outboxes [actor];
+        self->outboxes [actor] = held;
+    }
+    s_forget_held (self, actor);
+    return self->outboxes [actor];
 }
 
 //  Route one decoded message by id; consumes msg
@@ -275,24 +308,24 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
             break;
         case DROVER_MSG_WORKER_HELLO:
         case DROVER_MSG_WORKER_GOODBYE:
-            s_hand_off (self->outboxes [S_HEALTH], route, msg);
+            s_hand_off (s_now (self, S_HEALTH), route, msg);
             break;
         case DROVER_MSG_TASK_STARTED:
         case DROVER_MSG_TASK_RESULT:
             if (drover_once_first (&self->heard, msg->worker))
                 drover_outbox_say (s_later (self, S_HEALTH), "ssb", "HEARD", msg->worker,
                                    route.data, route.size);
-            s_hand_off (self->outboxes [S_ASSIGN], route, msg);
+            s_hand_off (s_now (self, S_ASSIGN), route, msg);
             break;
         case DROVER_MSG_TASK_SUBMIT:
         case DROVER_MSG_TASK_WAIT:
         case DROVER_MSG_TASK_CANCEL:
         case DROVER_MSG_TASK_LIST:
-            s_hand_off (self->outboxes [S_ASSIGN], route, msg);
+            s_hand_off (s_now (self, S_ASSIGN), route, msg);
             break;
         case DROVER_MSG_WORKER_LIST:
         case DROVER_MSG_WORKER_ADMIN:
-            s_hand_off (self->outboxes [S_SCHEDQ], route, msg);
+            s_hand_off (s_now (self, S_SCHEDQ), route, msg);
             break;
         case DROVER_MSG_OK:
         case DROVER_MSG_ERROR:
@@ -399,7 +432,7 @@ s_send_refused (s_broker_t *self, const char *worker)
     self->refused++;
     if (*worker) {
         zsys_warning ("broker: send refused worker=%s: %s", worker, zmq_strerror (zmq_errno ()));
-        drover_outbox_say (self->outboxes [S_PROBATION], "sss", "FAILURE", worker,
+        drover_outbox_say (s_now (self, S_PROBATION), "sss", "FAILURE", worker,
                            "send refused");
     }
 }
@@ -439,11 +472,11 @@ s_handle_actor_record (void *arg, drover_record_t *record)
         s_send_record (self, record);
     else
     if (record->kind == DROVER_RECORD_QUEUE)
-        drover_outbox_say_queue (self->outboxes [S_SCHEDQ], record->task, record->priority,
+        drover_outbox_say_queue (s_now (self, S_SCHEDQ), record->task, record->priority,
                                  record->procs, record->mem, record->labels);
     else
     if (record->kind == DROVER_RECORD_FREE)
-        drover_outbox_say_free (self->outboxes [S_SCHEDQ], record->task);
+        drover_outbox_say_free (s_now (self, S_SCHEDQ), record->task);
     else {
         zsys_error ("broker: actor said an unexpected record=%s", drover_record_word (record));
         assert (false);         //  our own bug: the vocabulary is in ACTORS.md
@@ -487,7 +520,7 @@ s_handle_subscriptions (s_broker_t *self)
     if (before != after) {
         zsys_info ("broker: events %s", after? "on: someone subscribed": "off: no subscribers");
         for (int index = 0; index < S_ACTORS; index++)
-            drover_outbox_say (self->outboxes [index], "s4", "EVENTS", after? 1: 0);
+            drover_outbox_say (s_now (self, index), "s4", "EVENTS", after? 1: 0);
     }
 }
 
@@ -504,14 +537,14 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
         if (targets & S_TO (index)) {
             zmsg_t *copy = zmsg_dup (msg);
             zmsg_pushstr (copy, command);
-            drover_outbox_add (self->outboxes [index], &copy);
+            drover_outbox_add (s_now (self, index), &copy);
         }
     zmsg_t *moved = zmsg_new ();
     zmsg_addstr (moved, command);
     zframe_t *frame;
     while ((frame = zmsg_pop (msg)))
         zmsg_append (moved, &frame);
-    drover_outbox_add (self->outboxes [last], &moved);
+    drover_outbox_add (s_now (self, last), &moved);
 }
 
 //  SUCCESS worker, from assign: probation hears it later (s_later), once
@@ -562,21 +595,24 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
 static void
 s_flush_turn (s_broker_t *self)
 {
-    //  Held news goes when due, and first when anything else goes to its
-    //  actor, so each actor hears every worker's messages in the order they came
+    //  Held news goes when due (news that cannot wait took it along, in
+    //  order: s_now), so each actor hears every worker's messages in the
+    //  order they came
     bool due = self->later_due != -1 && zclock_mono () >= self->later_due;
-    for (int index = 0; index < S_ACTORS; index++)
-        if (due || drover_outbox_size (self->outboxes [index]))
+    if (due) {
+        for (int index = 0; index < S_ACTORS; index++) {
             drover_pipe_flush (self->poller, (size_t) index, self->later [index],
                                zactor_sock (self->actors [index]));
-    if (due) {
+            s_forget_held (self, index);
+        }
         self->later_due = -1;
-        drover_once_reset (&self->heard);
-        drover_once_reset (&self->succeeded);
     }
     for (int index = 0; index < S_ACTORS; index++)
-        drover_pipe_flush (self->poller, (size_t) index, self->outboxes [index],
-                           zactor_sock (self->actors [index]));
+        if (drover_outbox_size (self->outboxes [index])) {
+            drover_pipe_flush (self->poller, (size_t) index, self->outboxes [index],
+                               zactor_sock (self->actors [index]));
+            s_forget_held (self, index);    //  what s_later put there went too
+        }
     if (self->router_sent)
         drover_poller_sent (self->poller, S_ROUTER_AT);
     if (self->publisher_sent)

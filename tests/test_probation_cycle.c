@@ -218,6 +218,65 @@ test_unacknowledged_offer_is_not_poison (void **state)
     s_offer_left_unanswered ("assign/lost-retries=0");
 }
 
+//  SUCCESS, FAILURE, SUCCESS for one worker inside one window of news the
+//  main holds back: the FAILURE sends the held SUCCESS ahead of it, and the
+//  second SUCCESS must still reach probation and clear the worker (it was
+//  dropped as a repeat of the first: the worker stayed benched for the
+//  whole probation timeout, a minute here)
+static void
+test_success_after_failure_in_one_window (void **state)
+{
+    const int ack_timeout = 400;
+    const char *flags [] = { "--set", "assign/ack-timeout=400",
+                             "--set", "probation/timeout=60000",
+                             "--set", "health/lost-after=30000", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    zsock_t *client = testutil_dealer (cluster);
+    zsock_t *worker = s_worker_new (cluster, "slow", 2);
+    zsock_t *sub = zsock_new_sub (cluster->events, "worker.");
+    assert_non_null (sub);
+    assert_true (testutil_await_subscription (sub, client, "slow"));
+    drover_event_t event;
+
+    //  B is offered first and left unanswered; A, offered after it, is
+    //  acknowledged shortly before B's ack deadline, so that the SUCCESS
+    //  of A is still held by the main when B's FAILURE comes
+    uint64_t second = testutil_submit (client, testutil_submit_msg ("true", 0, 1, 0));
+    drover_msg_t *offer = s_worker_expect (worker, DROVER_MSG_TASK_OFFER);
+    int64_t offered_at = zclock_mono ();
+    assert_true (offer->task == second);
+    drover_msg_destroy (&offer);
+    uint64_t first = testutil_submit (client, testutil_submit_msg ("true", 0, 1,
+                                                                   DROVER_SUBMIT_NOTIFY));
+    offer = s_worker_expect (worker, DROVER_MSG_TASK_OFFER);
+    assert_true (offer->task == first);
+    uint32_t attempt = offer->attempt;
+    drover_msg_destroy (&offer);
+    //  Until 50 ms before B's deadline (half the longest hold), nothing is
+    //  due to arrive here
+    int64_t ack_at = offered_at + ack_timeout - 50;
+    drover_msg_t *early = testutil_recv_msg (worker, (int) (ack_at - zclock_mono ()));
+    assert_null (early);
+    s_worker_say (worker, DROVER_MSG_TASK_STARTED, first, attempt);
+    drover_msg_t *kill = s_worker_expect (worker, DROVER_MSG_TASK_KILL);
+    assert_true (kill->task == second);
+    drover_msg_destroy (&kill);
+    //  At once, A ends: a success after the failure
+    s_worker_say (worker, DROVER_MSG_TASK_RESULT, first, attempt);
+    assert_true (s_wait_event (sub, "worker.probation", &event));
+    assert_true (s_wait_event (sub, "worker.cleared", &event));
+    assert_string_equal (event.reason, "success");
+    drover_msg_t *done = testutil_wait_done (client, first, S_WAIT_MAX);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_destroy (&done);
+
+    zsock_destroy (&sub);
+    zsock_destroy (&worker);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
@@ -225,6 +284,7 @@ main (void)
         cmocka_unit_test (test_success_clears_probation),
         cmocka_unit_test (test_benched_before_requeue),
         cmocka_unit_test (test_unacknowledged_offer_is_not_poison),
+        cmocka_unit_test (test_success_after_failure_in_one_window),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
