@@ -4,22 +4,40 @@
 
     Requests, machines and the distinct procs demands live in pools of
     fixed-size records reached by uint32 handles (drover_idpool): no
-    allocation per request, 32 bytes each plus a few bytes of index and
+    allocation per request, 40 bytes each plus a few bytes of index and
     heap. What a request demands besides procs (memory and labels) is
     interned: requests that ask for the same share one s_demand_t, and most
-    ask for none. Binary heaps of handles keep the queued requests in
-    placement order (priority, then procs decreasing, then arrival: the
-    task id, given in increasing order at submit, so that a requeued task
-    keeps its place), the
-    distinct procs demands fewest first (whose head says whether anything
-    queued could still fit the free procs left), and the eligible machines
-    most free procs first. Every element knows its index in its heap, so a
-    change or a removal costs O(log n). One pass costs O(log n) per
-    placement plus one per shelved request; only a request whose memory or
-    labels the least-loaded machine cannot meet makes it look further: at
-    the machines that carry its rarest label (an index from each label to
-    its holders, so a thousand idle machines of another pool cost nothing),
-    or, for a memory demand alone, at every eligible machine.
+    ask for none. Queued requests that demand the same (the same procs,
+    memory and labels) form a group: a heap of them in placement order
+    (priority, then arrival: the task id, given in increasing order at
+    submit, so that a requeued task keeps its place). The groups wait in a
+    heap ordered by their heads (priority, then procs decreasing, then
+    arrival), so the head of the head group is the head of the queue. Two
+    more heaps keep the distinct procs demands of the groups fewest first
+    (whose head says whether anything queued could still fit the free procs
+    left) and the eligible machines most free procs first. Every element
+    knows its index in its heap, so a change or a removal costs O(log n).
+
+    A pass places the head request on the least-loaded machine that meets
+    it. When none can hold it now, it reserves (shelves, as bigslice does)
+    the least-loaded machine that could ever hold it: that machine leaves
+    the eligible heap, takes nothing else, and gets the request as soon as
+    enough of it is free; the reservation lasts across passes until the
+    request is placed (there or elsewhere) or cancelled, the machine goes
+    or stops being eligible, or a request ranked before it needs a machine
+    and has no other. When every machine that could hold the head is
+    reserved already, its whole group is shelved for the pass at once, so
+    a thousand requests waiting for the same busy machines cost one step;
+    when no eligible machine could ever hold it (no holder of a label, or
+    none big enough), its group is parked: it costs passes nothing until a
+    machine that could hold it comes up, is resumed or cleared, or changes.
+    One pass costs O(log n) per placement, plus one step per reservation,
+    per group shelved and per reserved request passed over; only a request
+    whose memory or labels the least-loaded machine cannot meet makes it
+    look further: at the machines that carry its rarest label (an index
+    from each label to its holders, so a thousand idle machines of another
+    pool cost nothing), or, for a memory demand alone, at every eligible
+    machine.
     =========================================================================
 */
 
@@ -36,10 +54,11 @@ typedef struct {
     char **labels;              //  pointers into label_text
     size_t nlabels;             //  entries in labels
     size_t refs;                //  requests (and the cache) holding it
+    uint32_t serial;            //  distinct among live demands, for group keys
 } s_demand_t;
 
 //  A request, queued or assigned (it becomes its own assignment record);
-//  kept at 32 bytes: a million of them are queued at times
+//  kept at 40 bytes: a million of them are queued at times
 typedef struct {
     uint64_t task;              //  task id, the key in self->requests; ids are given in
                                 //  increasing order at submit: it is the arrival order
@@ -47,14 +66,38 @@ typedef struct {
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded, >= 1
     uint32_t machine;           //  handle of the machine it is assigned to; 0: queued
-    uint32_t index;             //  queued: in self->order (DROVER_IDHEAP_NOWHERE while shelved);
-                                //  assigned: in its machine's tasks
+    uint32_t index;             //  queued: in its group's heap (DROVER_IDHEAP_NOWHERE while
+                                //  shelved); assigned: in its machine's tasks
+    uint32_t group;             //  queued: handle of its group
+    uint32_t reserved;          //  queued: handle of the machine reserved for it, or 0
 } s_request_t;
 
-//  A distinct procs demand among the queued requests
+//  Where a group is
+typedef enum {
+    S_GROUP_EMPTY,              //  nothing in its heap (its requests are shelved)
+    S_GROUP_QUEUED,             //  in self->queue
+    S_GROUP_SHELVED,            //  set aside for the rest of this pass
+    S_GROUP_PARKED              //  no eligible machine could ever hold it: in self->parked
+} s_group_where_t;
+
+//  The queued requests that demand the same procs, memory and labels
+typedef struct {
+    uint64_t key;               //  demand serial << 32 | procs, the key in self->groups
+    s_demand_t *demand;         //  memory and labels (its requests hold the references)
+    drover_idheap_t *heap;      //  its requests not shelved, in placement order
+    uint64_t task;              //  the head request's task, for the groups' order
+    int32_t priority;           //  the head request's priority
+    uint32_t procs;             //  procs each demands
+    uint32_t count;             //  its requests, in the heap or shelved
+    uint32_t index;             //  index in self->queue, or DROVER_IDHEAP_NOWHERE
+    uint32_t parked_at;         //  index in self->parked while parked
+    uint32_t where;             //  s_group_where_t
+} s_group_t;
+
+//  A distinct procs demand among the queued groups
 typedef struct {
     uint64_t procs;             //  procs, the key in self->sizes
-    uint32_t count;             //  queued requests (not shelved) demanding it
+    uint32_t count;             //  groups in self->queue demanding it
     uint32_t index;             //  index in self->fewest
 } s_size_t;
 
@@ -83,11 +126,13 @@ typedef struct {
     uint32_t ntasks;            //  entries in tasks
     uint32_t tasks_size;        //  entries allocated
     uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
+    uint32_t reserved;          //  handle of the request it is reserved for, or 0
     void *handle;               //  its node in self->order
 } s_machine_t;
 
 struct _drover_sched_t {
     drover_idpool_t *requests;  //  task id -> s_request_t, queued or assigned
+    drover_idpool_t *groups;    //  group key -> s_group_t
     drover_idpool_t *sizes;     //  procs -> s_size_t, for the queued requests
     drover_idpool_t *machine_pool;  //  arrival number -> s_machine_t
     zhashx_t *machines;         //  machine id -> machine handle (a number, not owned)
@@ -97,13 +142,24 @@ struct _drover_sched_t {
     char *scratch;              //  buffer for demand keys
     size_t scratch_size;        //  bytes allocated in scratch
     zlistx_t *order;            //  machine handles in order of arrival, for iteration
-    drover_idheap_t *queue;     //  queued requests in placement order
-    drover_idheap_t *fewest;    //  distinct procs demands, fewest first
-    drover_idheap_t *eligible;  //  eligible machines, most free procs first
+    drover_idheap_t *queue;     //  groups in placement order of their heads
+    drover_idheap_t *fewest;    //  distinct procs demands of the groups queued, fewest first
+    drover_idheap_t *eligible;  //  eligible unreserved machines, most free procs first
     uint32_t *shelf;            //  requests set aside during a pass
     size_t shelved;             //  entries in shelf
     size_t shelf_capacity;      //  entries allocated in shelf
+    uint32_t *group_shelf;      //  groups set aside during a pass
+    size_t groups_shelved;      //  entries in group_shelf
+    size_t group_shelf_capacity;    //  entries allocated in group_shelf
+    uint32_t *parked;           //  groups no eligible machine could hold, unordered
+    size_t nparked;             //  entries in parked
+    size_t parked_capacity;     //  entries allocated in parked
+    uint32_t *reservations;     //  reserved machines, unordered
+    size_t nreservations;       //  entries in reservations
+    size_t reservations_capacity;   //  entries allocated in reservations
+    size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
+    uint32_t demand_serials;    //  demands made so far
     uint64_t machine_numbers;   //  machines added so far
 };
 
@@ -118,6 +174,19 @@ s_request_less (const void *a, const void *b)
 {
     const s_request_t *one = (const s_request_t *) a;
     const s_request_t *two = (const s_request_t *) b;
+    if (one->priority != two->priority)
+        return one->priority < two->priority;
+    if (one->procs != two->procs)
+        return one->procs > two->procs;
+    return one->task < two->task;
+}
+
+//  Group order: their heads' placement order
+static bool
+s_group_less (const void *a, const void *b)
+{
+    const s_group_t *one = (const s_group_t *) a;
+    const s_group_t *two = (const s_group_t *) b;
     if (one->priority != two->priority)
         return one->priority < two->priority;
     if (one->procs != two->procs)
@@ -286,6 +355,7 @@ s_demand_ref (drover_sched_t *self, uint64_t mem, const char *labels)
         assert (demand->key);
         demand->given = demand->key + prefix;
         demand->mem = mem;
+        demand->serial = ++self->demand_serials;
         s_labels_parse (labels, &demand->label_text, &demand->labels, &demand->nlabels);
         zhashx_insert (self->demands, demand->key, demand);
     }
@@ -324,7 +394,14 @@ s_machine_find (drover_sched_t *self, const char *id, uint32_t *handle_p)
     return handle? s_machine (self, handle): NULL;
 }
 
-//  Count a queued request's procs among those that could still be placed
+//  Return a group by handle; valid until the next group is made
+static inline s_group_t *
+s_group (drover_sched_t *self, uint32_t handle)
+{
+    return (s_group_t *) drover_idpool_get (self->groups, handle);
+}
+
+//  Count a queued group's procs among those that could still be placed
 static void
 s_size_add (drover_sched_t *self, uint32_t procs)
 {
@@ -336,7 +413,7 @@ s_size_add (drover_sched_t *self, uint32_t procs)
     ((s_size_t *) drover_idpool_get (self->sizes, handle))->count++;
 }
 
-//  Stop counting a request's procs (placed, shelved or removed)
+//  Stop counting a group's procs (emptied, shelved or parked)
 static void
 s_size_drop (drover_sched_t *self, uint32_t procs)
 {
@@ -349,20 +426,100 @@ s_size_drop (drover_sched_t *self, uint32_t procs)
     }
 }
 
-//  Put a queued request in the placement heap and count its procs
+//  Take a group out of the queue (its procs no longer counted)
+static void
+s_group_unqueue (drover_sched_t *self, uint32_t handle)
+{
+    s_group_t *group = s_group (self, handle);
+    assert (group->where == S_GROUP_QUEUED);
+    drover_idheap_remove (self->queue, handle);
+    s_size_drop (self, group->procs);
+    group->where = S_GROUP_EMPTY;
+}
+
+//  Take a parked group off the parked list
+static void
+s_group_unpark (drover_sched_t *self, uint32_t handle)
+{
+    s_group_t *group = s_group (self, handle);
+    assert (group->where == S_GROUP_PARKED);
+    uint32_t last = self->parked [--self->nparked];
+    self->parked [group->parked_at] = last;
+    s_group (self, last)->parked_at = group->parked_at;
+    group->where = S_GROUP_EMPTY;
+}
+
+//  Put a group where its heap says, after its heap changed: out of the
+//  queue when empty, in it or reordered when not, forgotten with its last
+//  request; a shelved or parked group stays where it is
+static void
+s_group_settle (drover_sched_t *self, uint32_t handle)
+{
+    s_group_t *group = s_group (self, handle);
+    uint32_t head = drover_idheap_top (group->heap);
+    if (head) {
+        s_request_t *request = s_request (self, head);
+        group->task = request->task;
+        group->priority = request->priority;
+    }
+    if (group->where == S_GROUP_QUEUED && !head)
+        s_group_unqueue (self, handle);
+    else
+    if (group->where == S_GROUP_QUEUED)
+        drover_idheap_fix (self->queue, handle);
+    else
+    if (group->where == S_GROUP_EMPTY && head) {
+        drover_idheap_push (self->queue, handle);
+        s_size_add (self, group->procs);
+        group->where = S_GROUP_QUEUED;
+    }
+    if (group->count == 0) {
+        assert (group->where != S_GROUP_SHELVED);   //  a pass never empties one it shelved
+        if (group->where == S_GROUP_PARKED)
+            s_group_unpark (self, handle);
+        drover_idheap_destroy (&group->heap);
+        drover_idpool_delete (self->groups, handle);
+    }
+}
+
+//  Put a queued request in its group (made if new) and count it
 static void
 s_enqueue (drover_sched_t *self, uint32_t handle)
 {
-    drover_idheap_push (self->queue, handle);
-    s_size_add (self, s_request (self, handle)->procs);
+    s_request_t *request = s_request (self, handle);
+    uint64_t key = (uint64_t) request->demand->serial << 32 | request->procs;
+    uint32_t group_handle = drover_idpool_find (self->groups, key);
+    if (!group_handle) {
+        group_handle = drover_idpool_insert (self->groups, key);
+        s_group_t *group = s_group (self, group_handle);
+        group->demand = request->demand;
+        group->procs = request->procs;
+        group->heap = drover_idheap_new (self->requests, s_request_less,
+                                         offsetof (s_request_t, index));
+        group->index = DROVER_IDHEAP_NOWHERE;
+        group->where = S_GROUP_EMPTY;
+    }
+    s_group_t *group = s_group (self, group_handle);
+    request->group = group_handle;
+    drover_idheap_push (group->heap, handle);
+    group->count++;
+    self->queued++;
+    s_group_settle (self, group_handle);
 }
 
-//  Take a queued request out of the placement heap and the counts
+//  Take a queued request out of its group and the counts
 static void
 s_dequeue (drover_sched_t *self, uint32_t handle)
 {
-    drover_idheap_remove (self->queue, handle);
-    s_size_drop (self, s_request (self, handle)->procs);
+    s_request_t *request = s_request (self, handle);
+    uint32_t group_handle = request->group;
+    s_group_t *group = s_group (self, group_handle);
+    if (request->index != DROVER_IDHEAP_NOWHERE)
+        drover_idheap_remove (group->heap, handle);
+    group->count--;
+    self->queued--;
+    request->group = 0;
+    s_group_settle (self, group_handle);
 }
 
 //  Forget a request
@@ -383,13 +540,20 @@ s_machine_clear (s_machine_t *machine)
     free (machine->id);
 }
 
-//  Put a machine in the eligible heap, take it out, or reorder it, after
-//  anything about it changed
+//  Return true if a machine may take new work: admin RUN, not on probation
+static bool
+s_usable (const s_machine_t *machine)
+{
+    return machine->admin == DROVER_ADMIN_RUN && !machine->probation;
+}
+
+//  Put a machine in the eligible heap (usable and not reserved), take it
+//  out, or reorder it, after anything about it changed
 static void
 s_machine_refresh (drover_sched_t *self, uint32_t handle)
 {
     s_machine_t *machine = s_machine (self, handle);
-    bool eligible = machine->admin == DROVER_ADMIN_RUN && !machine->probation;
+    bool eligible = s_usable (machine) && !machine->reserved;
     if (eligible && machine->index == DROVER_IDHEAP_NOWHERE)
         drover_idheap_push (self->eligible, handle);
     else
@@ -398,6 +562,92 @@ s_machine_refresh (drover_sched_t *self, uint32_t handle)
     else
     if (eligible)
         drover_idheap_fix (self->eligible, handle);
+}
+
+
+//  Append a handle to a growing array
+static void
+s_append (uint32_t **array_p, size_t *count_p, size_t *capacity_p, uint32_t handle)
+{
+    if (*count_p == *capacity_p) {
+        *capacity_p = *capacity_p? *capacity_p * 2: 16;
+        *array_p = (uint32_t *) realloc (*array_p, *capacity_p * sizeof (uint32_t));
+        assert (*array_p);
+    }
+    (*array_p) [(*count_p)++] = handle;
+}
+
+//  Reserve a machine for a queued request: it leaves the eligible heap. A
+//  machine reserved for another request (ranked after it) changes hands.
+static void
+s_reserve (drover_sched_t *self, uint32_t machine_handle, uint32_t request_handle)
+{
+    s_machine_t *machine = s_machine (self, machine_handle);
+    if (machine->reserved)
+        s_request (self, machine->reserved)->reserved = 0;
+    else
+        s_append (&self->reservations, &self->nreservations, &self->reservations_capacity,
+                  machine_handle);
+    machine->reserved = request_handle;
+    s_request (self, request_handle)->reserved = machine_handle;
+    s_machine_refresh (self, machine_handle);
+}
+
+//  End a machine's reservation, if it has one; it is eligible again if usable
+static void
+s_release (drover_sched_t *self, uint32_t machine_handle)
+{
+    s_machine_t *machine = s_machine (self, machine_handle);
+    if (!machine->reserved)
+        return;
+    s_request (self, machine->reserved)->reserved = 0;
+    machine->reserved = 0;
+    for (size_t index = 0; index < self->nreservations; index++)
+        if (self->reservations [index] == machine_handle) {
+            self->reservations [index] = self->reservations [--self->nreservations];
+            break;
+        }
+    s_machine_refresh (self, machine_handle);
+}
+
+//  Return true if a machine could ever hold a group's requests: usable,
+//  big enough in all, with every label they require
+static bool
+s_could_hold (const s_machine_t *machine, uint32_t procs, const s_demand_t *demand)
+{
+    return s_usable (machine) && machine->procs >= procs && machine->mem >= demand->mem
+        && s_labels_match (machine, demand);
+}
+
+//  Park the head group: no eligible machine could ever hold its requests
+static void
+s_park (drover_sched_t *self, uint32_t handle)
+{
+    s_group_unqueue (self, handle);
+    s_group_t *group = s_group (self, handle);
+    group->where = S_GROUP_PARKED;
+    group->parked_at = (uint32_t) self->nparked;
+    s_append (&self->parked, &self->nparked, &self->parked_capacity, handle);
+}
+
+//  A machine came up, changed, or became usable again: the parked groups
+//  it could hold go back in the queue (a scan of the parked groups, which
+//  are few next to the requests they stand for)
+static void
+s_wake (drover_sched_t *self, uint32_t machine_handle)
+{
+    s_machine_t *machine = s_machine (self, machine_handle);
+    if (!s_usable (machine))
+        return;
+    size_t index = self->nparked;
+    while (index-- > 0) {
+        uint32_t handle = self->parked [index];
+        s_group_t *group = s_group (self, handle);
+        if (s_could_hold (machine, group->procs, group->demand)) {
+            s_group_unpark (self, handle);
+            s_group_settle (self, handle);
+        }
+    }
 }
 
 
@@ -410,6 +660,7 @@ drover_sched_new (uint32_t max_shelve)
 {
     drover_sched_t *self = (drover_sched_t *) zmalloc (sizeof (drover_sched_t));
     self->requests = drover_idpool_new (sizeof (s_request_t));
+    self->groups = drover_idpool_new (sizeof (s_group_t));
     self->sizes = drover_idpool_new (sizeof (s_size_t));
     self->machine_pool = drover_idpool_new (sizeof (s_machine_t));
     self->machines = zhashx_new ();
@@ -420,8 +671,7 @@ drover_sched_new (uint32_t max_shelve)
     self->holders = zhashx_new ();
     zhashx_set_destructor (self->holders, s_holders_destroy);
     self->order = zlistx_new ();
-    self->queue = drover_idheap_new (self->requests, s_request_less,
-                                     offsetof (s_request_t, index));
+    self->queue = drover_idheap_new (self->groups, s_group_less, offsetof (s_group_t, index));
     self->fewest = drover_idheap_new (self->sizes, s_size_less, offsetof (s_size_t, index));
     self->eligible = drover_idheap_new (self->machine_pool, s_machine_less,
                                         offsetof (s_machine_t, index));
@@ -439,6 +689,11 @@ drover_sched_destroy (drover_sched_t **self_p)
         for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
             s_machine_clear (s_machine (self, (uint32_t) (uintptr_t) item));
         zlistx_destroy (&self->order);
+        //  Between passes every group is queued or parked
+        for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
+            drover_idheap_destroy (&s_group (self, drover_idheap_at (self->queue, index))->heap);
+        for (size_t index = 0; index < self->nparked; index++)
+            drover_idheap_destroy (&s_group (self, self->parked [index])->heap);
         zhashx_destroy (&self->machines);
         zhashx_destroy (&self->demands);       //  requests need not unref: all go
         zhashx_destroy (&self->holders);
@@ -446,9 +701,13 @@ drover_sched_destroy (drover_sched_t **self_p)
         drover_idheap_destroy (&self->fewest);
         drover_idheap_destroy (&self->eligible);
         drover_idpool_destroy (&self->requests);
+        drover_idpool_destroy (&self->groups);
         drover_idpool_destroy (&self->sizes);
         drover_idpool_destroy (&self->machine_pool);
         free (self->shelf);
+        free (self->group_shelf);
+        free (self->parked);
+        free (self->reservations);
         free (self->scratch);
         free (self);
         *self_p = NULL;
@@ -519,6 +778,7 @@ drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
     s_machine_t *machine = s_machine_find (self, id, &handle);
     int rc = 1;
     if (machine) {
+        s_release (self, handle);       //  it may no longer suit; the next pass sees
         s_labels_unindex (self, machine, handle);
         free (machine->labels);
         free (machine->label_text);
@@ -539,6 +799,7 @@ drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
     s_labels_parse (labels, &machine->label_text, &machine->labels, &machine->nlabels);
     s_labels_index (self, machine, handle);
     s_machine_refresh (self, handle);
+    s_wake (self, handle);
     return rc;
 }
 
@@ -552,6 +813,7 @@ drover_sched_remove_machine (drover_sched_t *self, const char *id,
     s_machine_t *machine = s_machine_find (self, id, &handle);
     if (!machine)
         return -1;              //  unknown machine
+    s_release (self, handle);
     if (machine->index != DROVER_IDHEAP_NOWHERE)
         drover_idheap_remove (self->eligible, handle);
     int count = (int) machine->ntasks;
@@ -579,7 +841,10 @@ drover_sched_set_admin (drover_sched_t *self, const char *id, int admin)
     if (!machine || admin < 0 || admin > DROVER_ADMIN_MAX)
         return -1;              //  unknown machine or not a setting
     machine->admin = admin;
+    if (!s_usable (machine))
+        s_release (self, handle);
     s_machine_refresh (self, handle);
+    s_wake (self, handle);
     return 0;
 }
 
@@ -593,7 +858,10 @@ drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation
     if (!machine)
         return -1;              //  unknown machine
     machine->probation = probation;
+    if (!s_usable (machine))
+        s_release (self, handle);
     s_machine_refresh (self, handle);
+    s_wake (self, handle);
     return 0;
 }
 
@@ -641,6 +909,8 @@ drover_sched_remove (drover_sched_t *self, uint64_t task)
     uint32_t handle = drover_idpool_find (self->requests, task);
     if (!handle || s_request (self, handle)->machine)
         return -1;              //  not queued
+    if (s_request (self, handle)->reserved)
+        s_release (self, s_request (self, handle)->reserved);
     s_dequeue (self, handle);
     s_request_delete (self, handle);
     return 0;
@@ -717,32 +987,109 @@ s_best_fit (drover_sched_t *self, s_request_t *request)
     return best;
 }
 
-//  Take a request out of the heaps for the rest of this pass
+//  Take a queued request out of its group for the rest of this pass
 static void
 s_shelve (drover_sched_t *self, uint32_t handle)
 {
-    if (self->shelved == self->shelf_capacity) {
-        self->shelf_capacity = self->shelf_capacity? self->shelf_capacity * 2: 64;
-        self->shelf = (uint32_t *) realloc (self->shelf, self->shelf_capacity * sizeof (uint32_t));
-        assert (self->shelf);
-    }
-    s_dequeue (self, handle);
-    self->shelf [self->shelved++] = handle;
+    s_request_t *request = s_request (self, handle);
+    drover_idheap_remove (s_group (self, request->group)->heap, handle);
+    s_group_settle (self, request->group);
+    s_append (&self->shelf, &self->shelved, &self->shelf_capacity, handle);
 }
 
-//  Put every shelved request back in the heaps
+//  Take the head group out of the queue for the rest of this pass
+static void
+s_shelve_group (drover_sched_t *self, uint32_t handle)
+{
+    s_group_unqueue (self, handle);
+    s_group (self, handle)->where = S_GROUP_SHELVED;
+    s_append (&self->group_shelf, &self->groups_shelved, &self->group_shelf_capacity, handle);
+}
+
+//  Put every shelved request and group back in the queue
 static void
 s_unshelve (drover_sched_t *self)
 {
-    for (size_t index = 0; index < self->shelved; index++)
-        s_enqueue (self, self->shelf [index]);
+    for (size_t index = 0; index < self->groups_shelved; index++) {
+        uint32_t handle = self->group_shelf [index];
+        s_group (self, handle)->where = S_GROUP_EMPTY;
+        s_group_settle (self, handle);
+    }
+    self->groups_shelved = 0;
+    for (size_t index = 0; index < self->shelved; index++) {
+        uint32_t handle = self->shelf [index];
+        uint32_t group = s_request (self, handle)->group;
+        drover_idheap_push (s_group (self, group)->heap, handle);
+        s_group_settle (self, group);
+    }
     self->shelved = 0;
 }
 
-//  Place a queued request on a machine
+//  Pick between a machine and the best so far to reserve for a request: the
+//  least loaded that could ever hold it and is not reserved for a request
+//  ranked before it. Sets *possible if the machine could hold it at all.
+static uint32_t
+s_spare (drover_sched_t *self, s_request_t *request, uint32_t handle, uint32_t best,
+         bool *possible)
+{
+    s_machine_t *machine = s_machine (self, handle);
+    if (!s_could_hold (machine, request->procs, request->demand))
+        return best;
+    *possible = true;
+    if (machine->reserved && !s_request_less (request, s_request (self, machine->reserved)))
+        return best;            //  kept for a request ranked before this one
+    return !best || s_machine_less (machine, s_machine (self, best))? handle: best;
+}
+
+//  Return the machine to reserve for a request that fits nowhere now, or 0;
+//  sets *possible if some usable machine could ever hold it (else no
+//  eligible machine, reserved or not, could)
+static uint32_t
+s_reservable (drover_sched_t *self, s_request_t *request, bool *possible)
+{
+    uint32_t best = 0;
+    *possible = false;
+    if (request->demand->nlabels) {
+        //  Every machine that could hold it carries its rarest label
+        s_holders_t *holders = s_rarest_holders (self, request->demand);
+        for (size_t index = 0; holders && index < holders->count; index++)
+            best = s_spare (self, request, holders->handles [index], best, possible);
+        return best;
+    }
+    uint32_t top = drover_idheap_top (self->eligible);
+    if (top && request->demand->mem == 0 && s_machine (self, top)->procs >= request->procs) {
+        best = top;             //  the least loaded unreserved machine is big enough
+        *possible = true;
+    }
+    else
+        for (size_t index = 0; index < drover_idheap_size (self->eligible); index++)
+            best = s_spare (self, request, drover_idheap_at (self->eligible, index), best, possible);
+    for (size_t index = 0; index < self->nreservations; index++)
+        best = s_spare (self, request, self->reservations [index], best, possible);
+    return best;
+}
+
+//  Return true if a queued request without a reservation ranks before a
+//  request that holds one
+static bool
+s_outranks (drover_sched_t *self, s_request_t *request)
+{
+    if (request->reserved)
+        return false;
+    for (size_t index = 0; index < self->nreservations; index++) {
+        s_machine_t *machine = s_machine (self, self->reservations [index]);
+        if (s_request_less (request, s_request (self, machine->reserved)))
+            return true;
+    }
+    return false;
+}
+
+//  Place a queued request on a machine, ending its reservation if it had one
 static void
 s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
 {
+    if (s_request (self, handle)->reserved)
+        s_release (self, s_request (self, handle)->reserved);
     s_dequeue (self, handle);
     s_request_t *request = s_request (self, handle);
     s_machine_t *machine = s_machine (self, target);
@@ -760,35 +1107,73 @@ s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
     s_machine_refresh (self, target);
 }
 
+//  Place a request and tell fn
+static void
+s_place (drover_sched_t *self, uint32_t handle, uint32_t target,
+         drover_sched_assign_fn *fn, void *arg)
+{
+    s_assign (self, handle, target);
+    if (fn)
+        fn (s_request (self, handle)->task, s_machine (self, target)->id, arg);
+}
+
 //  Run one scheduling pass; fn must not change the queue
 int
 drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg)
 {
     assert (self);
     int placed = 0;
-    while (drover_idheap_size (self->queue) && drover_idheap_size (self->eligible)) {
+    //  Requests whose reserved machine has room for them now take it
+    for (size_t index = 0; index < self->nreservations; ) {
+        uint32_t target = self->reservations [index];
+        uint32_t handle = s_machine (self, target)->reserved;
+        if (s_fits (s_machine (self, target), s_request (self, handle))) {
+            s_place (self, handle, target, fn, arg);    //  ends the reservation: index
+            placed++;                                   //  now holds another one
+        }
+        else
+            index++;
+    }
+    uint32_t looked = 0;        //  requests looked past: reservations and groups shelved
+    while (drover_idheap_size (self->queue)) {
         uint32_t top = drover_idheap_top (self->eligible);
-        uint32_t room = s_free_procs (s_machine (self, top));
-        if (room == 0)
-            break;              //  the least loaded machine is full: all are
+        uint32_t room = top? s_free_procs (s_machine (self, top)): 0;
         s_size_t *fewest = (s_size_t *) drover_idpool_get (self->sizes, drover_idheap_top (self->fewest));
-        if (fewest->procs > room)
-            break;              //  nothing still queued fits anywhere
-        uint32_t handle = drover_idheap_top (self->queue);
+        uint32_t group = drover_idheap_top (self->queue);
+        uint32_t handle = drover_idheap_top (s_group (self, group)->heap);
         s_request_t *request = s_request (self, handle);
+        //  When the least loaded machine is full (all are), or nothing still
+        //  queued fits it, nothing can be placed: go on only while the head
+        //  could take over a reservation made for a request ranked after it
+        if ((room == 0 || fewest->procs > room) && !s_outranks (self, request))
+            break;
         uint32_t target = 0;
         if (request->procs <= room)
             target = s_fits (s_machine (self, top), request)? top: s_best_fit (self, request);
-        if (!target) {
-            s_shelve (self, handle);
-            if (self->shelved >= self->max_shelve)
-                break;          //  looked past enough for one pass
+        if (target) {
+            s_place (self, handle, target, fn, arg);
+            placed++;
             continue;
         }
-        s_assign (self, handle, target);
-        if (fn)
-            fn (request->task, s_machine (self, target)->id, arg);
-        placed++;
+        if (request->reserved) {
+            s_shelve (self, handle);    //  it waits for its machine to empty
+            continue;
+        }
+        bool possible;
+        uint32_t spare = s_reservable (self, request, &possible);
+        if (spare) {
+            s_reserve (self, spare, handle);
+            s_shelve (self, handle);
+        }
+        else
+        if (possible)
+            s_shelve_group (self, group);   //  its machines are all kept for others
+        else {
+            s_park (self, group);       //  no machine could hold it: costs nothing more
+            continue;
+        }
+        if (++looked >= self->max_shelve)
+            break;              //  looked past enough for one pass
     }
     s_unshelve (self);
     return placed;
@@ -822,7 +1207,7 @@ size_t
 drover_sched_size (drover_sched_t *self)
 {
     assert (self);
-    return drover_idheap_size (self->queue) + self->shelved;
+    return self->queued;
 }
 
 //  Return how many machines are known
@@ -862,6 +1247,7 @@ drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *
     view->labels = machine->labels;
     view->stats = machine->stats;
     view->tasks = machine->ntasks;
+    view->reserved = machine->reserved? s_request (self, machine->reserved)->task: 0;
     return 0;
 }
 

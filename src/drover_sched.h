@@ -2,13 +2,19 @@
     drover_sched - the scheduling queue: pending requests and the machines
     they are placed on, after bigslice's machine manager
 
-    Requests wait in a heap ordered by priority (lower first), then procs
-    (larger first: first-fit decreasing), then arrival (the task id: ids
-    increase at submit, so a requeued task keeps its place). Eligible machines
+    Requests wait in order of priority (lower first), then procs (larger
+    first: first-fit decreasing), then arrival (the task id: ids increase
+    at submit, so a requeued task keeps its place). Eligible machines
     (admin RUN, not on probation) wait in a heap ordered by free procs, most
-    free first. A pass places the head request on the least-loaded machine,
-    shelving what does not fit, until no free procs are left or nothing
-    queued could use them. A plain class: no threads, no I/O, no clock.
+    free first. A pass places the head request on the least-loaded machine
+    that meets it; a request that fits none now reserves the least-loaded
+    machine that could hold it (bigslice's shelving of request and machine),
+    which then takes nothing else until the request runs there or elsewhere,
+    is cancelled, or the machine goes or stops being eligible. Requests that
+    no eligible machine could ever hold are parked until one comes: they
+    cost a pass nothing. A pass goes on until no free procs are left or
+    nothing queued could use them. A plain class: no threads, no I/O, no
+    clock.
     =========================================================================
 */
 
@@ -38,6 +44,7 @@ typedef struct {
     char *const *labels;        //  "key=value" each
     drover_stats_t stats;       //  last stats stored with set_stats
     size_t tasks;               //  tasks assigned to it now
+    uint64_t reserved;          //  task it is reserved for (kept empty for), 0 none
 } drover_sched_view_t;
 
 //  Called once for each placement a pass makes
@@ -47,6 +54,8 @@ typedef void (drover_sched_assign_fn) (uint64_t task, const char *machine, void 
 typedef void (drover_sched_task_fn) (uint64_t task, void *arg);
 
 //  Create an empty queue; a pass looks past at most max_shelve unfit requests
+//  (each reservation it makes and each group of alike requests it passes
+//  over counts one; parked requests and those holding a reservation none)
 drover_sched_t *
     drover_sched_new (uint32_t max_shelve);
 

@@ -156,27 +156,145 @@ test_shelving (void **state)
     assert_int_equal (placed.tasks [3], 4);
 }
 
-//  A pass stops after max-shelve unfit requests
+//  Return the task a machine is reserved for, 0 if none
+static uint64_t
+s_reserved (drover_sched_t *sched, const char *id)
+{
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, id, &view), 0);
+    return view.reserved;
+}
+
+//  A pass stops after max-shelve unfit requests; reservations made last
+//  across passes, and requests holding one are not counted again
 static void
 test_max_shelve_bounds_a_pass (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_set_max_shelve (sched, 2);
     drover_sched_add_machine (sched, "a", 4, 0, NULL);
-    drover_sched_push (sched, 1, 0, 5, 0, NULL);
-    drover_sched_push (sched, 2, 0, 5, 0, NULL);
-    drover_sched_push (sched, 3, 1, 1, 0, NULL);
-    assert_int_equal (s_run (sched, &placed), 0);
+    drover_sched_add_machine (sched, "b", 4, 0, NULL);
+    drover_sched_add_machine (sched, "c", 4, 0, NULL);
+    drover_sched_add_machine (sched, "d", 4, 0, NULL);
+    for (uint64_t task = 1; task <= 8; task++)
+        drover_sched_push (sched, task, 9, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 8);           //  2 on each
+    drover_sched_set_max_shelve (sched, 2);
+    drover_sched_push (sched, 10, 0, 4, 0, NULL);
+    drover_sched_push (sched, 11, 0, 4, 0, NULL);
+    drover_sched_push (sched, 12, 0, 4, 0, NULL);
+    drover_sched_push (sched, 13, 1, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);           //  10 and 11 reserve a and b
+    assert_int_equal (s_reserved (sched, "a"), 10);
+    assert_int_equal (s_reserved (sched, "b"), 11);
+    assert_int_equal (s_reserved (sched, "c"), 0);
+    assert_int_equal (drover_sched_size (sched), 4);
+    assert_int_equal (s_run (sched, &placed), 1);           //  12 reserves c, 13 runs on d
+    assert_int_equal (placed.tasks [8], 13);
+    assert_string_equal (placed.machines [8], "d");
+    assert_int_equal (s_reserved (sched, "c"), 12);
+    assert_int_equal (s_reserved (sched, "d"), 0);
     assert_int_equal (drover_sched_size (sched), 3);
-    drover_sched_set_max_shelve (sched, 3);
-    assert_int_equal (s_run (sched, &placed), 1);
-    assert_int_equal (placed.tasks [0], 3);
-    assert_int_equal (drover_sched_size (sched), 2);
 }
 
-//  bigslice's degenerate case: small tasks spread over the machines while a
-//  whole-machine task waits; it is placed once one machine empties
+//  The priority inversion of issue 8.1: a 4-proc machine busy with
+//  priority-5 one-proc tasks; a priority-0 four-proc task reserves it and
+//  runs as soon as its 4 procs are free, not after all small tasks
+static void
+test_wide_task_reserves_its_machine (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "w", 4, 0, NULL);
+    for (uint64_t task = 1; task <= 24; task++)
+        drover_sched_push (sched, task, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 4);
+    drover_sched_push (sched, 100, 0, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);
+    for (size_t index = 0; index < 3; index++) {
+        assert_string_equal (drover_sched_free (sched, placed.tasks [index]), "w");
+        assert_int_equal (s_run (sched, &placed), 0);       //  no small one takes the room
+        assert_int_equal (s_reserved (sched, "w"), 100);
+    }
+    assert_string_equal (drover_sched_free (sched, placed.tasks [3]), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [4], 100);
+    assert_string_equal (placed.machines [4], "w");
+    assert_int_equal (s_reserved (sched, "w"), 0);
+    assert_int_equal (drover_sched_size (sched), 20);
+    assert_string_equal (drover_sched_free (sched, 100), "w");
+    assert_int_equal (s_run (sched, &placed), 4);           //  the small ones again
+}
+
+//  A reservation ends when its request is cancelled or placed elsewhere,
+//  when its machine is held, benched or gone, and passes to a request
+//  ranked before its own that has no other machine
+static void
+test_reservation_ends (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "a", 4, 0, NULL);
+    drover_sched_add_machine (sched, "b", 4, 0, NULL);
+    for (uint64_t task = 1; task <= 4; task++)
+        drover_sched_push (sched, task, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 4);           //  a: 1 3, b: 2 4
+    for (uint64_t task = 5; task <= 12; task++)
+        drover_sched_push (sched, task, 5, 1, 0, NULL);
+    drover_sched_push (sched, 20, 3, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);           //  20 keeps a; b fills up
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    assert_int_equal (s_used (sched, "a"), 2);
+    //  A request ranked before it takes the reservation over, though all
+    //  machines are full
+    drover_sched_push (sched, 21, 1, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 21);
+    //  Cancelled: the reservation ends; 20, the head again, makes it anew
+    assert_int_equal (drover_sched_remove (sched, 21), 0);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    //  Held, then resumed; benched, then cleared: made again each time
+    drover_sched_set_admin (sched, "a", DROVER_ADMIN_HOLD);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    drover_sched_set_admin (sched, "a", DROVER_ADMIN_RUN);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    drover_sched_set_probation (sched, "a", true);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    drover_sched_set_probation (sched, "a", false);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    //  b empties first: 20 runs there, and a takes small ones again
+    for (size_t index = 0; index < placed.count; index++)
+        if (streq (placed.machines [index], "b"))
+            assert_string_equal (drover_sched_free (sched, placed.tasks [index]), "b");
+    size_t before = placed.count;
+    assert_int_equal (s_run (sched, &placed), 3);
+    assert_int_equal (placed.tasks [before], 20);
+    assert_string_equal (placed.machines [before], "b");
+    assert_string_equal (placed.machines [before + 1], "a");
+    assert_string_equal (placed.machines [before + 2], "a");
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    //  Gone: the reservation goes with its machine (made once a has room:
+    //  as in bigslice, a full cluster reserves nothing)
+    drover_sched_push (sched, 22, 0, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    assert_string_equal (drover_sched_free (sched, placed.tasks [before + 1]), "a");
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 22);
+    assert_int_equal (drover_sched_remove_machine (sched, "a", NULL, NULL), 3);
+    drover_sched_add_machine (sched, "c", 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (drover_sched_assigned (sched, 22), "c");
+}
+
+//  bigslice's degenerate case: small tasks spread over the machines, then a
+//  whole-machine task reserves the least loaded one and cannot run until
+//  the small tasks placed on it end (packing them densely would have left
+//  a machine whole); the other machine keeps taking small tasks
 static void
 test_whole_machine_task_waits_then_runs (void **state)
 {
@@ -192,12 +310,13 @@ test_whole_machine_task_waits_then_runs (void **state)
     drover_sched_push (sched, 1, 0, 8, 0, NULL);           //  the whole machine
     for (uint64_t task = 200; task < 220; task++)
         drover_sched_push (sched, task, 0, 1, 0, NULL);
-    assert_int_equal (s_run (sched, &placed), 12);          //  smalls fill 12 free procs
+    assert_int_equal (s_run (sched, &placed), 6);           //  smalls fill b only
     assert_true (drover_sched_queued (sched, 1));          //  the big one waits
-    assert_int_equal (s_used (sched, "a"), 8);
+    assert_int_equal (s_reserved (sched, "a"), 1);         //  for a (ties by id)
+    assert_int_equal (s_used (sched, "a"), 2);
     assert_int_equal (s_used (sched, "b"), 8);
     assert_int_equal (s_run (sched, &placed), 0);
-    //  Machine a empties: the big task is at the head and takes it whole
+    //  Machine a empties: the big task takes it whole
     for (size_t index = 0; index < placed.count; index++)
         if (streq (placed.machines [index], "a"))
             assert_string_equal (drover_sched_free (sched, placed.tasks [index]), "a");
@@ -206,7 +325,8 @@ test_whole_machine_task_waits_then_runs (void **state)
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [before], 1);
     assert_string_equal (placed.machines [before], "a");
-    assert_int_equal (drover_sched_size (sched), 8);        //  smalls still queued
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    assert_int_equal (drover_sched_size (sched), 14);       //  smalls still queued
 }
 
 //  A requeued task keeps its place: its original arrival (the task id,
@@ -624,6 +744,84 @@ test_full_cluster_pass_is_cheap (void **state)
     assert_int_equal (drover_sched_size (sched), 200000);
 }
 
+//  Issue 8.18: requests no machine could ever hold (a label nobody has,
+//  more procs than any machine, each alike or each different) at the
+//  highest priority, far past max-shelve, cost a pass nothing: a normal
+//  request behind them is placed in the same pass, and later passes stay
+//  cheap; each waits, parked, until a machine that could hold it comes
+static void
+test_unplaceable_requests_cost_nothing (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "m", 2, 0, "pool=main");
+    uint64_t task = 1;
+    for (int index = 0; index < 1500; index++)
+        drover_sched_push (sched, task++, -10, 1, 0, "pool=nowhere");
+    for (int index = 0; index < 1500; index++) {
+        char labels [32];
+        snprintf (labels, sizeof labels, "pool=main\nn=%d", index);
+        drover_sched_push (sched, task++, -10, 1, 0, labels);
+    }
+    for (int index = 0; index < 1500; index++)
+        drover_sched_push (sched, task++, -10, 64, 0, NULL);
+    drover_sched_push (sched, 9999, 10, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 9999);
+    assert_string_equal (placed.machines [0], "m");
+    assert_int_equal (drover_sched_size (sched), 4500);
+    //  Later passes skip them at once, whatever their number
+    drover_sched_push (sched, 10000, 10, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    //  A machine that could hold some wakes them, and only them
+    drover_sched_add_machine (sched, "nowhere", 1, 0, "pool=nowhere");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [2], 1);
+    assert_string_equal (placed.machines [2], "nowhere");
+    drover_sched_add_machine (sched, "n7", 1, 0, "n=7\npool=main");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [3], 1501 + 7);
+    drover_sched_add_machine (sched, "huge", 64, 0, NULL);
+    drover_sched_set_admin (sched, "huge", DROVER_ADMIN_HOLD);
+    assert_int_equal (s_run (sched, &placed), 0);
+    drover_sched_set_admin (sched, "huge", DROVER_ADMIN_RUN);   //  resumed: woken
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [4], 3001);
+    assert_string_equal (placed.machines [4], "huge");
+    //  Cancelled while parked: gone for good
+    assert_int_equal (drover_sched_remove (sched, 3002), 0);
+    assert_false (drover_sched_queued (sched, 3002));
+    assert_int_equal (drover_sched_size (sched), 4496);
+}
+
+//  Issue 8.18: thousands of requests waiting for one busy labelled machine
+//  do not keep a request that can run elsewhere waiting: the first
+//  reserves the machine, the rest of its kind are passed over in one step;
+//  the machine then serves them in order
+static void
+test_waiting_for_busy_machines_does_not_starve (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "gpu", 1, 0, "gpu=yes");
+    drover_sched_add_machine (sched, "plain", 1, 0, NULL);
+    drover_sched_push (sched, 1, 0, 1, 0, "gpu=yes");
+    assert_int_equal (s_run (sched, &placed), 1);
+    for (uint64_t task = 2; task <= 3001; task++)
+        drover_sched_push (sched, task, 0, 1, 0, "gpu=yes");
+    drover_sched_push (sched, 5000, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [1], 5000);
+    assert_string_equal (placed.machines [1], "plain");
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    for (uint64_t task = 1; task <= 3; task++) {
+        assert_string_equal (drover_sched_free (sched, task), "gpu");
+        assert_int_equal (s_run (sched, &placed), 1);
+        assert_int_equal (placed.tasks [placed.count - 1], task + 1);
+    }
+}
+
 int
 main (void)
 {
@@ -634,6 +832,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_shelving, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_max_shelve_bounds_a_pass, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_whole_machine_task_waits_then_runs, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_wide_task_reserves_its_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_reservation_ends, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_memory_constraint, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_label_constraint, s_setup, s_teardown),
@@ -647,6 +847,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_shared_demands, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_requests_stay_consistent, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_full_cluster_pass_is_cheap, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_unplaceable_requests_cost_nothing, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_waiting_for_busy_machines_does_not_starve, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

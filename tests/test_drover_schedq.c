@@ -211,6 +211,27 @@ test_requeued_task_keeps_its_place (void **state)
     s_expect_assign (actor, 1, second, betas);
 }
 
+//  Issue 8.18: requests no machine can hold, at the highest priority and
+//  far more than max-shelve (100 here), keep nothing else from running: a
+//  request behind them is placed in the first pass; a machine that can
+//  hold them wakes them
+static void
+test_unplaceable_requests_starve_nothing (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    for (uint64_t task = 1; task <= 1000; task++)
+        s_queue (actor, task, -100, 1, 0, "pool=nowhere");
+    s_queue (actor, 5000, 100, 1, 0, "");
+    uint64_t victim [] = { 5000 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, victim, alphas);
+    s_up (actor, "nowhere", "r-nowhere", 1, 0, "pool=nowhere");
+    uint64_t first [] = { 1 };
+    const char *nowheres [] = { "nowhere" };
+    s_expect_assign (actor, 1, first, nowheres);
+}
+
 //  ADMIN for an unknown worker: 404; a bad setting: 400
 static void
 test_admin_errors (void **state)
@@ -389,6 +410,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_dequeue_and_free, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_requeue_while_assigned, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_unplaceable_requests_starve_nothing, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_admin_errors, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),
