@@ -1,0 +1,223 @@
+/*  =========================================================================
+    fuzz_seeds - writes the fuzzers' seed corpus, made by the codec itself
+
+    fuzz_seeds DIR writes DIR/msg (every message id, with every field it
+    carries set, plus a few edge cases), DIR/exec (exec bodies) and
+    DIR/event (event bodies), one encoded value per file. The fuzzers
+    start from these valid inputs, so they reach past the header checks at
+    once. ctest runs it before the fuzzers (fixture fuzz_seeds).
+    =========================================================================
+*/
+
+#include "drover_msg.h"
+#include <sys/stat.h>
+#include <errno.h>
+
+//  Write size bytes as DIR/kind/name, making the directories; exits on failure
+static void
+s_write (const char *dir, const char *kind, const char *name, const byte *data, size_t size)
+{
+    char *path = zsys_sprintf ("%s/%s", dir, kind);
+    if (zsys_dir_create ("%s", path)) {
+        fprintf (stderr, "fuzz_seeds: cannot create %s\n", path);
+        exit (1);
+    }
+    zstr_free (&path);
+    path = zsys_sprintf ("%s/%s/%s", dir, kind, name);
+    FILE *file = fopen (path, "wb");
+    if (!file || fwrite (data, 1, size, file) != size || fclose (file)) {
+        fprintf (stderr, "fuzz_seeds: cannot write %s: %s\n", path, strerror (errno));
+        exit (1);
+    }
+    zstr_free (&path);
+}
+
+//  Encode msg as DIR/msg/name and destroy it
+static void
+s_write_msg (const char *dir, const char *name, drover_msg_t **msg_p)
+{
+    zframe_t *frame = drover_msg_encode (*msg_p);
+    assert (frame);
+    s_write (dir, "msg", name, zframe_data (frame), zframe_size (frame));
+    zframe_destroy (&frame);
+    drover_msg_destroy (msg_p);
+}
+
+//  An exec body running argv with one env entry, a cwd and some stdin
+static byte *
+s_exec_body (int argc, const char **argv, bool full, size_t *size_p)
+{
+    drover_exec_t *exec = drover_exec_new ();
+    int rc = drover_exec_set_argv (exec, argc, argv);
+    assert (rc == 0);
+    if (full) {
+        rc = drover_exec_add_env (exec, "LANG=C.UTF-8");
+        assert (rc == 0);
+        drover_exec_set_cwd (exec, "/tmp");
+        drover_exec_set_input (exec, (const byte *) "line\n", 5);
+    }
+    byte *body = drover_exec_encode (exec, size_p);
+    assert (body);
+    drover_exec_destroy (&exec);
+    return body;
+}
+
+//  Stats with every value set
+static void
+s_fill_stats (drover_stats_t *stats)
+{
+    stats->load [0] = 0.5;
+    stats->load [1] = 1.25;
+    stats->load [2] = 2;
+    stats->mem_used = 1ull << 30;
+    stats->mem_total = 1ull << 34;
+    stats->disk_used = 1ull << 35;
+    stats->disk_total = 1ull << 40;
+    stats->running = 3;
+}
+
+//  One message of every id, every field it carries set
+static void
+s_write_messages (const char *dir)
+{
+    const char *argv [] = { "sh", "-c", "echo hi" };
+    size_t body_size;
+    byte *body = s_exec_body (3, argv, true, &body_size);
+    for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
+        drover_msg_t *msg = drover_msg_new (id);
+        msg->seq = (uint32_t) id * 1000 + 7;
+        strcpy (msg->worker, "node-1");
+        msg->epoch = 1732262400000000ull;
+        msg->task = 42;
+        msg->attempt = 2;
+        msg->priority = -3;
+        msg->procs = 4;
+        msg->mem = 1ull << 30;
+        drover_msg_add_label (msg, "gpu=a100");
+        drover_msg_add_label (msg, "zone=eu");
+        msg->timeout = 60000;
+        msg->retries = 2;
+        msg->flags = DROVER_SUBMIT_NOTIFY;
+        drover_msg_set_body (msg, body, body_size);
+        s_fill_stats (&msg->stats);
+        msg->heartbeat = 1000;
+        msg->outcome = DROVER_OUTCOME_EXITED;
+        msg->state = id == DROVER_MSG_TASK_LIST? 255: DROVER_TASK_SUCCEEDED;
+        msg->admin = DROVER_ADMIN_DRAIN;
+        msg->exit_code = 1;
+        msg->signal = 0;
+        msg->truncated = DROVER_TRUNC_STDERR;
+        msg->duration = 1234;
+        drover_msg_set_output (msg, (const byte *) "out\n", 4, (const byte *) "err\n", 4);
+        msg->code = id == DROVER_MSG_OK? DROVER_CODE_OK: DROVER_CODE_NOT_FOUND;
+        drover_msg_set_reason (msg, "exit 1");
+        msg->limit = 100;
+        if (id == DROVER_MSG_WORKER_HELLO) {
+            msg->nrunning = 2;
+            msg->running = (drover_taskref_t *) zmalloc (2 * sizeof (drover_taskref_t));
+            msg->running [0] = (drover_taskref_t) { 40, 1 };
+            msg->running [1] = (drover_taskref_t) { 41, 3 };
+        }
+        if (id == DROVER_MSG_TASK_WAIT) {
+            msg->ntasks = 3;
+            msg->tasks = (uint64_t *) zmalloc (3 * sizeof (uint64_t));
+            msg->tasks [0] = 1;
+            msg->tasks [1] = 300;
+            msg->tasks [2] = 1ull << 40;
+        }
+        if (id == DROVER_MSG_TASK_TABLE) {
+            for (int state = 0; state < DROVER_TASK_STATES; state++)
+                msg->counts [state] = state * 10;
+            msg->nrows = 2;
+            msg->task_rows = (drover_task_row_t *) zmalloc (2 * sizeof (drover_task_row_t));
+            msg->task_rows [0] = (drover_task_row_t) { 9, DROVER_TASK_RUNNING, -1, 2, 1, "node-1", NULL };
+            msg->task_rows [0].summary = strdup ("sh -c echo hi");
+            msg->task_rows [1] = (drover_task_row_t) { 10, DROVER_TASK_QUEUED, 0, 1, 0, "", NULL };
+            msg->task_rows [1].summary = strdup ("true");
+        }
+        if (id == DROVER_MSG_WORKER_TABLE) {
+            msg->nrows = 2;
+            msg->worker_rows = (drover_worker_row_t *) zmalloc (2 * sizeof (drover_worker_row_t));
+            for (int index = 0; index < 2; index++) {
+                drover_worker_row_t *row = &msg->worker_rows [index];
+                snprintf (row->id, sizeof row->id, "node-%d", index + 1);
+                row->health = (uint8_t) index;
+                row->procs = 8;
+                row->procs_used = 2;
+                row->mem = 1ull << 34;
+                row->nlabels = 1;
+                row->labels [0] = strdup ("gpu=a100");
+                s_fill_stats (&row->stats);
+            }
+        }
+        char *name = zsys_sprintf ("%02d-%s", id, drover_msg_name (id));
+        for (char *space = strchr (name, ' '); space; space = strchr (space, ' '))
+            *space = '_';
+        s_write_msg (dir, name, &msg);
+        zstr_free (&name);
+    }
+    free (body);
+    //  Edges: seq 0, empty lists and strings, extreme numbers
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_DONE);
+    msg->task = UINT64_MAX;
+    msg->state = DROVER_TASK_UNKNOWN;
+    msg->exit_code = INT32_MIN;
+    s_write_msg (dir, "edge-done-unknown", &msg);
+    msg = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    msg->seq = UINT32_MAX;
+    strcpy (msg->worker, "w");
+    s_write_msg (dir, "edge-hello-bare", &msg);
+    msg = drover_msg_new (DROVER_MSG_ERROR);
+    msg->code = DROVER_CODE_BAD_VERSION;
+    s_write_msg (dir, "edge-error-no-reason", &msg);
+}
+
+//  Exec bodies: minimal, full, many arguments
+static void
+s_write_bodies (const char *dir)
+{
+    const char *one [] = { "true" };
+    const char *many [] = { "printf", "%s\\n", "a", "", "é", "--flag=value" };
+    size_t size;
+    byte *body = s_exec_body (1, one, false, &size);
+    s_write (dir, "exec", "minimal", body, size);
+    free (body);
+    body = s_exec_body (1, one, true, &size);
+    s_write (dir, "exec", "full", body, size);
+    free (body);
+    body = s_exec_body (6, many, true, &size);
+    s_write (dir, "exec", "many-arguments", body, size);
+    free (body);
+}
+
+//  Event bodies: a task event, a worker event, extremes
+static void
+s_write_events (const char *dir)
+{
+    drover_event_t events [] = {
+        { 1732262400000ull, "task.succeeded", 42, 1, "node-7", "" },
+        { 1732262400001ull, "worker.lost", 0, 0, "node-7", "no heartbeat for 5000 ms" },
+        { UINT64_MAX, "task.failed", UINT64_MAX, UINT32_MAX, "w", "exit 1 \"quoted\" caf\xc3\xa9" },
+        { 0, "x", 0, 0, "", "" },
+    };
+    for (size_t index = 0; index < sizeof events / sizeof events [0]; index++) {
+        zframe_t *frame = drover_event_encode (&events [index]);
+        char name [16];
+        snprintf (name, sizeof name, "event-%zu", index + 1);
+        s_write (dir, "event", name, zframe_data (frame), zframe_size (frame));
+        zframe_destroy (&frame);
+    }
+}
+
+int
+main (int argc, char *argv [])
+{
+    if (argc != 2) {
+        fprintf (stderr, "usage: fuzz_seeds DIR\n");
+        return 2;
+    }
+    s_write_messages (argv [1]);
+    s_write_bodies (argv [1]);
+    s_write_events (argv [1]);
+    return 0;
+}
