@@ -99,6 +99,17 @@ s_bind (zsock_t *sock, const char *endpoint)
     return 0;
 }
 
+//  Messages libzmq may queue from one peer: it counts messages, not bytes,
+//  and each may be as large as the ROUTER's max message size, so peer-bytes
+//  bounds the count (at least one, at most hwm)
+static int
+s_peer_hwm (drover_config_t *config)
+{
+    uint64_t largest = (uint64_t) config->max_message * 2;
+    uint64_t count = config->peer_bytes / largest;
+    return count < 1? 1: count < config->hwm? (int) count: (int) config->hwm;
+}
+
 //  Start one actor (args as the actor takes them) and make it verbose if asked
 static zactor_t *
 s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
@@ -124,7 +135,7 @@ s_broker_new (drover_config_t *config, bool verbose)
     //  drops the connection before anything is allocated for it
     zsock_set_maxmsgsize (self->router, (int64_t) config->max_message * 2);
     zsock_set_sndhwm (self->router, config->hwm);
-    zsock_set_rcvhwm (self->router, config->hwm);
+    zsock_set_rcvhwm (self->router, s_peer_hwm (config));
     zsock_set_linger (self->router, 0);
     //  Liveness of a worker is judged by its application heartbeats (health
     //  actor); what remains is to drop the TCP connections of peers that
@@ -160,8 +171,9 @@ s_broker_new (drover_config_t *config, bool verbose)
     self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, link, verbose);
     zsock_send (self->actors [S_SCHEDQ], "s4", "CONFIGURE", config->max_shelve);
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
-    zsock_send (self->actors [S_ASSIGN], "s4444", "CONFIGURE", config->ack_timeout,
-                config->lost_retries, config->max_queued, config->keep_finished);
+    zsock_send (self->actors [S_ASSIGN], "s44444", "CONFIGURE", config->ack_timeout,
+                config->lost_retries, config->max_queued, config->keep_finished,
+                config->max_queued_bytes);
     //  A heartbeat or HEARD only says "alive", a SUCCESS only "may leave
     //  probation": heard a little late, in a batch with others, they do not
     //  wake an actor once per worker message or per task
@@ -802,6 +814,9 @@ drover_broker_main (int argc, char **argv)
         return 1;
     }
     zsys_notice ("broker: ready endpoint=%s events=%s", config->endpoint, config->events);
+    zsys_info ("broker: bounds peer_messages=%d peer_bytes=%u max_queued=%u max_queued_bytes=%u",
+               s_peer_hwm (config), config->peer_bytes, config->max_queued,
+               config->max_queued_bytes);
     s_broker_run (broker);
     zsys_notice ("broker: stopping malformed=%" PRIu64 " refused=%" PRIu64,
                  broker->malformed, broker->refused);

@@ -36,6 +36,8 @@ static const s_setting_t s_settings [] = {
       "bytes, largest message accepted from a peer" },
     { "broker/hwm", S_UINT, S_AT (hwm), 100, 10000000, "100000",
       "messages queued per peer before the broker stops reading or sending" },
+    { "broker/peer-bytes", S_UINT, S_AT (peer_bytes), 1 << 20, 4294967295u, "1073741824",
+      "bytes one peer may have waiting in the broker's receive queue (fewer messages than hwm)" },
     { "health/heartbeat", S_UINT, S_AT (heartbeat), 50, 60000, "1000",
       "msec between worker heartbeats" },
     { "health/lost-after", S_UINT, S_AT (lost_after), 200, 3600000, "5000",
@@ -52,6 +54,8 @@ static const s_setting_t s_settings [] = {
       "worker losses a task survives before it fails as poison" },
     { "assign/max-queued", S_UINT, S_AT (max_queued), 1, 100000000, "2000000",
       "tasks not yet final, at most; past it SUBMIT is refused" },
+    { "assign/max-queued-bytes", S_UINT, S_AT (max_queued_bytes), 2 << 20, 4294967295u,
+      "1073741824", "bytes of bodies and labels of tasks not yet final; past it SUBMIT is refused" },
     { "assign/keep-finished", S_UINT, S_AT (keep_finished), 0, 100000000, "100000",
       "finished tasks whose results are kept for WAIT" },
 };

@@ -20,6 +20,7 @@ typedef struct {
     uint32_t insecure;          //  broker/insecure: 1 allows binding non-loopback addresses
     uint32_t max_message;       //  broker/max-message: bytes, ZMQ_MAXMSGSIZE
     uint32_t hwm;               //  broker/hwm: messages queued per peer
+    uint32_t peer_bytes;        //  broker/peer-bytes: bytes queued from one peer, at most
     uint32_t heartbeat;         //  health/heartbeat: msec between worker heartbeats
     uint32_t lost_after;        //  health/lost-after: msec of silence before LOST
     uint32_t max_workers;       //  health/max-workers: registered workers at most
@@ -28,6 +29,7 @@ typedef struct {
     uint32_t ack_timeout;       //  assign/ack-timeout: msec for a worker to take an offer
     uint32_t lost_retries;      //  assign/lost-retries: machine losses a task survives
     uint32_t max_queued;        //  assign/max-queued: tasks not yet final, at most
+    uint32_t max_queued_bytes;  //  assign/max-queued-bytes: their bodies and labels, at most
     uint32_t keep_finished;     //  assign/keep-finished: finished tasks remembered
 } drover_config_t;
 

@@ -129,7 +129,8 @@ struct _drover_tasktable_t {
     size_t actions_count;       //  actions decided
     size_t actions_next;        //  next action to hand out
     size_t waiters;             //  waiters on all tasks
-    size_t kept_bytes;          //  output bytes held by results
+    size_t kept_bytes;          //  output bytes held by results, and their tasks' bodies
+    size_t queued_bytes;        //  body and label bytes of tasks not yet final
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
     char reason [96];           //  text behind a reason_p, until the next call
     uint32_t ack_timeout;       //  msec for a worker to take an offer
@@ -138,9 +139,11 @@ struct _drover_tasktable_t {
     uint32_t keep_finished;     //  finished tasks kept
     size_t max_waiters;         //  waiters on all tasks, at most
     size_t max_kept_bytes;      //  output bytes kept, at most
+    size_t max_queued_bytes;    //  body and label bytes of tasks not yet final, at most
 };
 
 static void s_task_destroy (drover_tasktable_t *self, s_task_t **task_p);
+static size_t s_task_bytes (s_task_t *task);
 static void s_worker_destroy (void **item_p);
 
 //  Tell whether a state is final
@@ -173,6 +176,7 @@ drover_tasktable_new (void)
     self->keep_finished = DROVER_TASKTABLE_KEEP_FINISHED;
     self->max_waiters = DROVER_TASKTABLE_MAX_WAITERS;
     self->max_kept_bytes = DROVER_TASKTABLE_KEPT_BYTES;
+    self->max_queued_bytes = DROVER_TASKTABLE_QUEUED_BYTES;
     return self;
 }
 
@@ -206,7 +210,7 @@ s_task_destroy (drover_tasktable_t *self, s_task_t **task_p)
     if (!task)
         return;
     if (s_is_final (task->state)) {
-        self->kept_bytes -= task->result->out_size + task->result->err_size;
+        self->kept_bytes -= task->result->out_size + task->result->err_size + s_task_bytes (task);
         free (task->result->out);
         free (task->result->err);
         free (task->result->reason);
@@ -256,6 +260,24 @@ drover_tasktable_set_max_kept_bytes (drover_tasktable_t *self, size_t max_bytes)
 {
     assert (self);
     self->max_kept_bytes = max_bytes;
+}
+
+//  Set the most body and label bytes held for tasks not yet final
+void
+drover_tasktable_set_max_queued_bytes (drover_tasktable_t *self, size_t max_bytes)
+{
+    assert (self);
+    self->max_queued_bytes = max_bytes;
+}
+
+//  Bytes a task holds past its fields: its body, and its labels
+static size_t
+s_task_bytes (s_task_t *task)
+{
+    size_t size = task->body_size;
+    if (task->has_labels)
+        size += strlen ((const char *) task->data + task->body_size) + 1;
+    return size;
 }
 
 
@@ -595,7 +617,9 @@ s_finish (drover_tasktable_t *self, s_task_t *task, int state, s_result_t *resul
     task->waiter.route = 0;
     s_set_state (self, task, state);
     task->result = result;
-    self->kept_bytes += result->out_size + result->err_size;
+    //  Its body is kept with its result now: bounded with the outputs
+    self->queued_bytes -= s_task_bytes (task);
+    self->kept_bytes += result->out_size + result->err_size + s_task_bytes (task);
     s_event (self, task, s_final_topic (state), result->reason);
     if (first.route)
         s_notify (self, task, first);
@@ -763,6 +787,10 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
     size_t labels_size = 0;
     for (uint32_t index = 0; index < msg->nlabels; index++)
         labels_size += strlen (msg->labels [index]) + 1;
+    if (self->queued_bytes + msg->body_size + labels_size > self->max_queued_bytes) {
+        *reason_p = "queue full: max-queued-bytes";
+        return DROVER_CODE_QUEUE_FULL;
+    }
 
     size_t fields = offsetof (s_task_t, data);
     s_task_t *task = (s_task_t *) malloc (fields + msg->body_size + labels_size);
@@ -788,6 +816,7 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
         task->has_labels = true;
     }
     s_insert (self, task);
+    self->queued_bytes += msg->body_size + labels_size;
     if (notify && s_waiter_add (self, task, route, route_size, 0))
         assert (false);         //  room was checked above
     s_event (self, task, "task.queued", NULL);

@@ -32,6 +32,7 @@ typedef struct _drover_tasktable_t drover_tasktable_t;
 #define DROVER_TASKTABLE_ACK_TIMEOUT    5000        //  msec for a worker to take an offer
 #define DROVER_TASKTABLE_LOST_RETRIES   5           //  worker losses a task survives
 #define DROVER_TASKTABLE_MAX_QUEUED     2000000     //  tasks not yet final, at most
+#define DROVER_TASKTABLE_QUEUED_BYTES   (1u << 30)  //  their bodies and labels, bytes
 #define DROVER_TASKTABLE_KEEP_FINISHED  100000      //  finished tasks remembered
 #define DROVER_TASKTABLE_TASK_WAITERS   16          //  waiters on one task, at most
 #define DROVER_TASKTABLE_MAX_WAITERS    4000000     //  waiters on all tasks, at most
@@ -105,6 +106,11 @@ void
 //  Set the most result output bytes kept for finished tasks (default KEPT_BYTES)
 void
     drover_tasktable_set_max_kept_bytes (drover_tasktable_t *self, size_t max_bytes);
+
+//  Set the most bytes of bodies and labels held for tasks not yet final
+//  (default QUEUED_BYTES); past it SUBMIT is refused 301
+void
+    drover_tasktable_set_max_queued_bytes (drover_tasktable_t *self, size_t max_bytes);
 
 //  Take the next action to carry out, or NULL when all are done
 const drover_action_t *

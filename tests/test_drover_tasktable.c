@@ -724,6 +724,33 @@ test_queue_full (void **state)
     drover_tasktable_destroy (&table);
 }
 
+//  Past max-queued-bytes of bodies and labels SUBMIT is refused 301,
+//  however few tasks; a task that ends gives its bytes back
+static void
+test_queue_full_bytes (void **state)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_msg_t *msg = s_submit_msg ("echo hi", 1, 0, 0);
+    msg->labels [msg->nlabels++] = strdup ("gpu=a100");
+    size_t task_bytes = msg->body_size + strlen ("gpu=a100") + 1;
+    drover_tasktable_set_max_queued_bytes (table, 3 * task_bytes);
+    uint64_t tasks [3];
+    const char *reason;
+    for (int index = 0; index < 3; index++)
+        assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &tasks [index], &reason),
+                          200);
+    uint64_t task = 99;
+    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 301);
+    assert_string_equal (reason, "queue full: max-queued-bytes");
+    assert_int_equal (task, 0);
+    assert_int_equal (drover_tasktable_count (table, DROVER_TASK_QUEUED), 3);
+    assert_int_equal (drover_tasktable_cancel (table, tasks [1], &reason), 200);
+    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
+    assert_int_equal (task, 4);
+    drover_msg_destroy (&msg);
+    drover_tasktable_destroy (&table);
+}
+
 //  Bad submits are refused with 400 and take no id
 static void
 test_submit_validation (void **state)
@@ -992,6 +1019,7 @@ main (void)
         cmocka_unit_test (test_queue_full),
         cmocka_unit_test (test_submit_validation),
         cmocka_unit_test (test_keep_finished_eviction),
+        cmocka_unit_test (test_queue_full_bytes),
         cmocka_unit_test (test_assign_gives_back),
         cmocka_unit_test (test_up_reconciles_running_list),
         cmocka_unit_test (test_list),
