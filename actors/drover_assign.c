@@ -44,7 +44,7 @@ typedef struct {
     drover_once_t succeeded;    //  workers told SUCCESS this turn
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_tasktable_t *table;  //  every task; decides everything
-    uint64_t stale;             //  reports answered STALE or NOT FOUND
+    uint64_t stale;             //  reports answered STALE, NOT FOUND or NOT REGISTERED
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  start of the current warning second, msec
     int warnings;               //  warnings logged in that second
@@ -120,14 +120,16 @@ s_may_warn (self_t *self)
     return true;
 }
 
-//  Warn about a report the table refused (stale attempt or unknown task)
+//  Warn about a report the table refused (stale attempt, unknown task, or
+//  not from the worker's registration)
 static void
 s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
 {
     self->stale++;
     if (s_may_warn (self))
         zsys_warning ("assign: %s %s task=%" PRIu64 " attempt=%u worker=%s: %s",
-                      code == DROVER_CODE_STALE? "stale": "unknown",
+                      code == DROVER_CODE_STALE? "stale":
+                      code == DROVER_CODE_NOT_REGISTERED? "unregistered": "unknown",
                       drover_msg_name (msg->id), msg->task, msg->attempt, msg->worker, reason);
 }
 
@@ -291,6 +293,16 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
         code = drover_tasktable_wait (self->table, msg->tasks, msg->ntasks, msg->seq,
                                       route, route_size, &reason);
         drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+    }
+    else
+    if ((msg->id == DROVER_MSG_TASK_STARTED || msg->id == DROVER_MSG_TASK_RESULT)
+    &&  drover_tasktable_fence (self->table, msg->worker, route, route_size, &reason)
+        != DROVER_CODE_OK) {
+        //  Not from the worker's registration: "" so that a refused send
+        //  of this answer does not bench the worker the report named
+        s_warn_refused (self, msg, DROVER_CODE_NOT_REGISTERED, reason);
+        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                              DROVER_CODE_NOT_REGISTERED, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_STARTED) {

@@ -912,6 +912,26 @@ s_find_current (drover_tasktable_t *self, const char *worker, uint64_t id,
     return DROVER_CODE_OK;
 }
 
+//  A report counts only from the connection the worker registered on: an
+//  id and an attempt number are easy to name from anywhere
+int
+drover_tasktable_fence (drover_tasktable_t *self, const char *worker_id,
+                        const byte *route, size_t route_size, const char **reason_p)
+{
+    assert (self && worker_id && route && reason_p);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    if (!worker) {
+        *reason_p = "not registered: say HELLO";
+        return DROVER_CODE_NOT_REGISTERED;
+    }
+    if (worker->route_size != route_size || memcmp (worker->route, route, route_size)) {
+        *reason_p = "not registered on this connection";
+        return DROVER_CODE_NOT_REGISTERED;
+    }
+    *reason_p = "";
+    return DROVER_CODE_OK;
+}
+
 //  TASK STARTED from worker: the offer was taken
 int
 drover_tasktable_started (drover_tasktable_t *self, const char *worker,

@@ -141,6 +141,15 @@ int
                            const byte *route, size_t route_size,
                            const char **reason_p);
 
+//  Fence a report (TASK STARTED or RESULT) that names worker by the
+//  connection it came from: returns 200 if route is the route of the
+//  worker's current registration, else 401 (not registered: unknown or
+//  lost, or registered from another connection) with *reason_p set.
+int
+    drover_tasktable_fence (drover_tasktable_t *self, const char *worker,
+                            const byte *route, size_t route_size,
+                            const char **reason_p);
+
 //  TASK STARTED (the ack) from worker. Returns 200 (no reply needed),
 //  404 unknown task, or 409 stale attempt.
 int

@@ -263,8 +263,9 @@ test_stale_result_after_lost_worker (void **state)
     drover_msg_t *late = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 8);
     late->outcome = DROVER_OUTCOME_EXITED;
     s_hand (actor, S_ALPHA, late);
-    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
-    assert_int_equal (reply->code, DROVER_CODE_STALE);
+    //  alpha is no longer registered: 401, so that it says HELLO again
+    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_NOT_REGISTERED);
     assert_int_equal (reply->seq, 8);
     drover_msg_destroy (&reply);
     drover_msg_t *table = s_list (actor, DROVER_TASK_ASSIGNED, 10);
@@ -299,9 +300,14 @@ test_stale_result_after_lost_worker (void **state)
     reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_STALE);
     drover_msg_destroy (&reply);
-    s_hand (actor, S_CLIENT, s_report (DROVER_MSG_TASK_STARTED, "ghost", 424242, 1, 5));
-    reply = s_expect_send (actor, S_CLIENT, "ghost", DROVER_MSG_ERROR);
+    s_hand (actor, S_BETA, s_report (DROVER_MSG_TASK_STARTED, "beta", 424242, 1, 5));
+    reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_NOT_FOUND);
+    drover_msg_destroy (&reply);
+    //  A report naming a registered worker from another connection: 401
+    s_hand (actor, S_CLIENT, s_report (DROVER_MSG_TASK_STARTED, "beta", 424242, 1, 6));
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_NOT_REGISTERED);
     drover_msg_destroy (&reply);
     table = s_list (actor, 255, 0);
     assert_int_equal (table->counts [DROVER_TASK_SUCCEEDED], 1);
