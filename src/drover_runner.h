@@ -2,20 +2,22 @@
     drover_runner - runs task attempts as child processes
 
     The runner starts each attempt from a drover_exec_t as a child process
-    in its own process group: argv, extra environment entries added to the
+    in its own process group and, where the machine allows, its own cgroup
+    v2 (drover_confine: a supervisor process kills every task's processes
+    if the worker dies): argv, extra environment entries added to the
     inherited environment, a working directory, stdin from the input bytes
     (a memfd, so the loop never blocks writing it). stdout and stderr are
     read through non-blocking pipes into buffers bounded at
     DROVER_OUTPUT_MAX each; past that the runner keeps reading and
     discarding, and flags the result truncated. A pidfd per child tells the
     loop at once when it exits; the child is reaped with waitpid WNOHANG,
-    and whatever is left of its process group is then killed.
+    and whatever is left of its process group and cgroup is then killed.
 
     The runner owns no thread and no poll: the caller's loop polls the fds
     the runner lists (drover_runner_fill), then calls drover_runner_process
     with what the poll said and the time, and collects finished attempts
-    with drover_runner_next_result. Timeouts and cancels send SIGTERM to the
-    process group, then SIGKILL after the grace period.
+    with drover_runner_next_result. Timeouts and cancels send SIGTERM to
+    every process of the task, then SIGKILL after the grace period.
 
     Needs Linux 5.11 or later (clone with CLONE_PIDFD, pidfds, close_range
     with CLOSE_RANGE_CLOEXEC).
@@ -48,6 +50,18 @@ void
 //  Set the msec between SIGTERM and SIGKILL on a timeout, cancel or stop
 void
     drover_runner_set_grace (drover_runner_t *self, uint32_t grace);
+
+//  Set how tasks are confined (drover_confine): "auto" (a cgroup v2 per
+//  task where the machine allows it, else its process group), "cgroup"
+//  (the same, warning when it falls back) or "pgroup" (process groups
+//  only). Before the first start only. Default: $DROVER_CONFINE, or "auto".
+void
+    drover_runner_set_confine (drover_runner_t *self, const char *mode);
+
+//  Return the directory holding the tasks' cgroups, or NULL when tasks are
+//  confined by process group only (or none started yet)
+const char *
+    drover_runner_cgroup (drover_runner_t *self);
 
 //  Start an attempt of task at now (msec, zclock_mono). timeout is in msec,
 //  0 for none. Returns 0 if the process runs, or -1 if it could not start:

@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 
 //  Drive the runner until a result is ready or timeout msec pass; NULL on timeout
 static drover_msg_t *
@@ -567,6 +568,225 @@ test_sigchld_ignored (void **state)
     drover_msg_destroy (&result);
 }
 
+//  ---------------------------------------------------------------------
+//  Every process a task starts ends with it (issue 8.8): the grandchild
+//  below runs `sleep 300` and, with a cgroup, leaves the task's process
+//  group and session first (setsid), so only the cgroup holds it
+
+static int
+s_setup_pgroup (void **state)
+{
+    drover_runner_t *runner = drover_runner_new ();
+    drover_runner_set_confine (runner, "pgroup");
+    *state = runner;
+    return 0;
+}
+
+//  Start a task (task 1, attempt 1) whose grandchild sleeps; return the
+//  grandchild's pid. escape: the grandchild calls setsid first.
+static pid_t
+s_start_grandchild (drover_runner_t *runner, bool escape, uint32_t timeout)
+{
+    char fifo [128], script [384];
+    int fd = s_fifo_open (fifo, sizeof fifo);
+    snprintf (script, sizeof script,
+              "%s sh -c 'echo $$ > %s; exec sleep 300' & wait",
+              escape? "setsid": "", fifo);
+    drover_exec_t *exec = s_shell (script);
+    assert_int_equal (drover_runner_start (runner, 1, 1, exec, timeout, zclock_mono ()), 0);
+    drover_exec_destroy (&exec);
+    struct pollfd item = { fd, POLLIN, 0 };
+    assert_int_equal (poll (&item, 1, 5000), 1);
+    char line [32] = "";
+    assert_true (read (fd, line, sizeof line - 1) > 0);
+    close (fd);
+    unlink (fifo);
+    pid_t grandchild = atoi (line);
+    assert_true (grandchild > 0);
+    return grandchild;
+}
+
+//  The grandchild is gone within 5 s (killed, not left to run)
+static void
+s_assert_gone (pid_t grandchild)
+{
+    bool gone = testutil_await_gone (grandchild, 5000);
+    if (!gone)
+        kill (grandchild, SIGKILL);
+    assert_true (gone);
+}
+
+//  Skip a cgroup test where the machine gives tasks no cgroup
+static bool
+s_without_cgroup (drover_runner_t *runner)
+{
+    if (drover_runner_cgroup (runner))
+        return false;
+    print_message ("no cgroup v2 for tasks here: skipped\n");
+    return true;
+}
+
+//  Cancel ends the grandchild that left the task's process group
+static void
+test_cancel_kills_escaped_grandchild (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_runner_set_grace (runner, 300);
+    pid_t grandchild = s_start_grandchild (runner, true, 0);
+    if (s_without_cgroup (runner)) {
+        kill (grandchild, SIGKILL);
+        skip ();
+    }
+    assert_int_equal (drover_runner_cancel (runner, 1, 1, zclock_mono ()), 0);
+    drover_msg_t *result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    drover_msg_destroy (&result);
+    s_assert_gone (grandchild);
+}
+
+//  A timeout ends the grandchild that left the task's process group
+static void
+test_timeout_kills_escaped_grandchild (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_runner_set_grace (runner, 300);
+    pid_t grandchild = s_start_grandchild (runner, true, 300);
+    if (s_without_cgroup (runner)) {
+        kill (grandchild, SIGKILL);
+        skip ();
+    }
+    drover_msg_t *result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
+    drover_msg_destroy (&result);
+    s_assert_gone (grandchild);
+}
+
+//  With process groups only, cancel and timeout end the grandchild too
+static void
+test_pgroup_cancel_and_timeout_kill_grandchild (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_runner_set_grace (runner, 300);
+    pid_t grandchild = s_start_grandchild (runner, false, 0);
+    assert_null (drover_runner_cgroup (runner));
+    assert_int_equal (drover_runner_cancel (runner, 1, 1, zclock_mono ()), 0);
+    drover_msg_t *result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    drover_msg_destroy (&result);
+    s_assert_gone (grandchild);
+
+    grandchild = s_start_grandchild (runner, false, 300);
+    result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
+    drover_msg_destroy (&result);
+    s_assert_gone (grandchild);
+}
+
+//  A "worker" process starts a task with a grandchild, then is SIGKILLed:
+//  its supervisor kills the grandchild. Returns the grandchild's pid.
+static void
+s_grandchild_dies_with_worker (const char *mode, bool escape)
+{
+    char fifo [128], script [384];
+    int fd = s_fifo_open (fifo, sizeof fifo);
+    snprintf (script, sizeof script,
+              "%s sh -c 'echo $$ > %s; exec sleep 300' & wait", escape? "setsid": "", fifo);
+    int go [2];
+    assert_int_equal (pipe (go), 0);
+    pid_t worker = fork ();
+    assert_true (worker >= 0);
+    if (worker == 0) {
+        //  The "worker": start the task, wait for the word, die outright
+        close (go [1]);
+        drover_runner_t *runner = drover_runner_new ();
+        drover_runner_set_confine (runner, mode);
+        drover_exec_t *exec = s_shell (script);
+        int rc = drover_runner_start (runner, 1, 1, exec, 0, zclock_mono ());
+        char byte_read;
+        if (rc == 0 && read (go [0], &byte_read, 1) >= 0)
+            raise (SIGKILL);
+        _exit (1);
+    }
+    close (go [0]);
+    struct pollfd item = { fd, POLLIN, 0 };
+    assert_int_equal (poll (&item, 1, 5000), 1);
+    char line [32] = "";
+    assert_true (read (fd, line, sizeof line - 1) > 0);
+    pid_t grandchild = atoi (line);
+    assert_true (grandchild > 0);
+    close (go [1]);
+    int status = testutil_wait_exit (worker, 5000);
+    assert_true (status != -1);
+    assert_true (WIFSIGNALED (status));
+    assert_int_equal (WTERMSIG (status), SIGKILL);
+    s_assert_gone (grandchild);
+    close (fd);
+    unlink (fifo);
+}
+
+//  With cgroups, even a grandchild in its own session dies with the worker
+static void
+test_escaped_grandchild_dies_with_worker (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("true");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_destroy (&result);
+    if (s_without_cgroup (runner))
+        skip ();
+    s_grandchild_dies_with_worker ("auto", true);
+}
+
+//  With process groups only, the grandchild dies with the worker
+static void
+test_pgroup_grandchild_dies_with_worker (void **state)
+{
+    s_grandchild_dies_with_worker ("pgroup", false);
+}
+
+//  A task's cgroup is removed when it ends, even when something it started
+//  lingered; the worker's cgroup directory when the runner goes
+static void
+test_cgroups_removed (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_exec_t *exec = s_shell ("true");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_destroy (&result);
+    if (s_without_cgroup (runner))
+        skip ();
+    char *dir = strdup (drover_runner_cgroup (runner));
+    exec = s_shell ("sleep 30 & echo started");
+    result = s_run (runner, &exec, 0);
+    drover_msg_destroy (&result);
+    //  Wait (driving the runner) until no task directory is left
+    int64_t deadline = zclock_mono () + 5000;
+    int tasks = -1;
+    while (tasks != 0 && zclock_mono () < deadline) {
+        tasks = 0;
+        DIR *handle = opendir (dir);
+        assert_non_null (handle);
+        struct dirent *entry;
+        while ((entry = readdir (handle)))
+            if (entry->d_type == DT_DIR && entry->d_name [0] == 't')
+                tasks++;
+        closedir (handle);
+        if (tasks)
+            assert_null (s_wait_result (runner, 20));
+    }
+    assert_int_equal (tasks, 0);
+    drover_runner_destroy (&runner);
+    *state = NULL;
+    struct stat info;
+    assert_int_equal (stat (dir, &info), -1);
+    assert_int_equal (errno, ENOENT);
+    free (dir);
+}
+
 int
 main (void)
 {
@@ -589,6 +809,18 @@ main (void)
         cmocka_unit_test_setup_teardown (test_many_concurrent, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_stop_all, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_sigchld_ignored, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_cancel_kills_escaped_grandchild, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_timeout_kills_escaped_grandchild, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_pgroup_cancel_and_timeout_kill_grandchild,
+                                         s_setup_pgroup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_escaped_grandchild_dies_with_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_pgroup_grandchild_dies_with_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_cgroups_removed, s_setup, s_teardown),
+        //  The tests written for process groups, again with process groups only
+        cmocka_unit_test_setup_teardown (test_cancel, s_setup_pgroup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_timeout_ignores_term, s_setup_pgroup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_dies_with_worker, s_setup_pgroup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_stop_all, s_setup_pgroup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 #include <dirent.h>
 #include <limits.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -670,4 +672,21 @@ testutil_await_subscription (zsock_t *sub, zsock_t *dealer, const char *worker)
             return true;
     }
     return false;
+}
+
+//  Wait until a process (any, not only a child) has ended, on its pidfd
+bool
+testutil_await_gone (pid_t pid, int timeout)
+{
+    int fd = (int) syscall (SYS_pidfd_open, pid, 0);
+    if (fd == -1)
+        return errno == ESRCH;          //  gone already
+    struct pollfd item = { fd, POLLIN, 0 };
+    int rc;
+    int64_t deadline = zclock_mono () + timeout;
+    while ((rc = poll (&item, 1, (int) (deadline - zclock_mono ()))) == -1 && errno == EINTR
+    &&     zclock_mono () < deadline)
+        ;
+    close (fd);
+    return rc == 1;
 }

@@ -28,6 +28,11 @@ pid_t
 int
     testutil_wait_exit (pid_t pid, int timeout);
 
+//  Wait up to timeout msec until process pid (a child or not) has ended, on
+//  its pidfd; true if it ended (a zombie counts as ended) or never was
+bool
+    testutil_await_gone (pid_t pid, int timeout);
+
 //  Send SIGTERM, wait up to timeout msec, then SIGKILL; reaps the child
 void
     testutil_stop (pid_t pid, int timeout);

@@ -1,0 +1,621 @@
+/*  =========================================================================
+    drover_confine - keeps every process a task starts together, and kills
+    them all, even after the worker that started them died
+
+    The worker's tasks live under one cgroup directory made for this
+    confinement, "drover-PID-N" inside the worker's own cgroup (the `0::`
+    line of /proc/self/cgroup, under the cgroup2 mount found in
+    /proc/self/mounts), one "tN" directory per task. Making and removing
+    a cgroup costs some 60 us, next to milliseconds for a process start:
+    cheap enough to do for every task. The runner starts the task's child
+    right in it (clone3 with CLONE_INTO_CGROUP).
+
+    The supervisor is forked once, before the first task. Between fork and
+    _exit it makes only system calls (the worker may be multi-threaded, so
+    no allocation, no stdio, no locks): it reads 8-byte records (ADD or
+    DEL, a process group id) from its pipe until end of file, then kills
+    every process group it holds and the worker's whole cgroup, waits up
+    to S_SWEEP_WAIT for the cgroup to empty, and removes its directories.
+    =========================================================================
+*/
+
+#ifndef _GNU_SOURCE
+#   define _GNU_SOURCE
+#endif
+#include "drover_confine.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define S_SWEEP_WAIT    5000        //  msec the supervisor waits for a killed cgroup to empty
+#define S_STOP_WAIT     10000       //  msec destroy waits for the supervisor
+#define S_TIDY_RETRY    50          //  msec between tries to remove a busy cgroup
+#define S_PIDS_INITIAL  1024        //  process groups the supervisor has room for at first
+
+//  What the worker tells the supervisor
+typedef enum {
+    S_RECORD_ADD = 1,               //  a task's process group to kill if the worker dies
+    S_RECORD_DEL = 2                //  that task ended
+} s_record_op_t;
+
+//  One record on the supervisor's pipe: written whole (below PIPE_BUF, so atomic)
+typedef struct {
+    int32_t op;                     //  s_record_op_t
+    int32_t pid;                    //  process group id
+} s_record_t;
+
+struct _drover_confine_t {
+    char *cgroup;                   //  directory of the tasks' cgroups, or NULL: process groups only
+    uint32_t last_group;            //  number of the last task cgroup made
+    int pipe_fd;                    //  write end of the supervisor's pipe, -1 if none
+    pid_t supervisor;               //  supervisor pid, 0 if none
+    int supervisor_fd;              //  its pidfd, -1 if none
+    uint32_t *leftover;             //  ended tasks' cgroups not removed yet (busy), by number
+    size_t nleftover;               //  entries in leftover
+    size_t leftover_alloc;          //  room in leftover
+    int64_t next_tidy;              //  msec of the next removal retry, -1 if none
+};
+
+static char *s_cgroup_make (const char *mode);
+static int s_supervisor_start (drover_confine_t *self);
+
+
+//  --------------------------------------------------------------------------
+//  Create a confinement in mode "auto", "cgroup" or "pgroup", and start its
+//  supervisor
+
+drover_confine_t *
+drover_confine_new (const char *mode)
+{
+    if (!mode || !*mode)
+        mode = "auto";
+    drover_confine_t *self = (drover_confine_t *) zmalloc (sizeof (drover_confine_t));
+    self->pipe_fd = -1;
+    self->supervisor_fd = -1;
+    self->next_tidy = -1;
+    if (!streq (mode, "pgroup"))
+        self->cgroup = s_cgroup_make (mode);
+    if (s_supervisor_start (self))
+        zsys_warning ("confine: no supervisor (%s): tasks of a worker killed outright "
+                      "may outlive it", strerror (errno));
+    if (self->cgroup)
+        zsys_notice ("confine: each task in its own cgroup under %s", self->cgroup);
+    else
+        zsys_notice ("confine: each task in its own process group");
+    return self;
+}
+
+
+//  Read a small file whole into a fresh string; NULL if unreadable
+static char *
+s_slurp (const char *path)
+{
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd == -1)
+        return NULL;
+    size_t size = 0, alloc = 4096;
+    char *text = (char *) zmalloc (alloc);
+    ssize_t rc;
+    while ((rc = read (fd, text + size, alloc - 1 - size)) > 0 || (rc == -1 && errno == EINTR)) {
+        size += rc > 0? (size_t) rc: 0;
+        if (size + 1 == alloc) {
+            alloc *= 2;
+            text = (char *) realloc (text, alloc);
+            assert (text);
+        }
+    }
+    close (fd);
+    text [size] = 0;
+    return text;
+}
+
+//  Find the directory of this process's cgroup v2: the cgroup2 mount point
+//  plus the path on the `0::` line of /proc/self/cgroup. Fresh string, or
+//  NULL (why in *why).
+static char *
+s_cgroup_own (const char **why)
+{
+    char *mounts = s_slurp ("/proc/self/mounts");
+    char *cgroups = s_slurp ("/proc/self/cgroup");
+    char *own = NULL;
+    char mount [PATH_MAX] = "";
+    for (char *line = mounts; line && *line; ) {
+        char *end = strchr (line, '\n');
+        if (end)
+            *end = 0;
+        char point [PATH_MAX], type [64];
+        if (sscanf (line, "%*s %4095s %63s", point, type) == 2 && streq (type, "cgroup2")) {
+            snprintf (mount, sizeof mount, "%s", point);
+            break;
+        }
+        line = end? end + 1: NULL;
+    }
+    const char *path = NULL;
+    for (char *line = cgroups; line && *line; ) {
+        char *end = strchr (line, '\n');
+        if (end)
+            *end = 0;
+        if (strncmp (line, "0::", 3) == 0) {
+            path = line + 3;
+            break;
+        }
+        line = end? end + 1: NULL;
+    }
+    if (!*mount)
+        *why = "no cgroup2 mount in /proc/self/mounts";
+    else
+    if (!path || *path != '/')
+        *why = "no cgroup v2 line in /proc/self/cgroup";
+    else {
+        size_t size = strlen (mount) + strlen (path) + 1;
+        own = (char *) zmalloc (size);
+        snprintf (own, size, "%s%s", mount, streq (path, "/")? "": path);
+    }
+    free (mounts);
+    free (cgroups);
+    return own;
+}
+
+//  Make the cgroup directory this worker's tasks go under. Returns its
+//  path, or NULL (logged) when the machine does not allow it.
+static char *
+s_cgroup_make (const char *mode)
+{
+    const char *why = NULL;
+    char *own = s_cgroup_own (&why);
+    char *made = NULL;
+    char reason [PATH_MAX + 64] = "";
+    if (own) {
+        static uint32_t made_before = 0;   //  confinements of this process so far
+        char path [PATH_MAX];
+        snprintf (path, sizeof path, "%s/drover-%d-%u", own, (int) getpid (), ++made_before);
+        char kill_path [PATH_MAX + 16];
+        snprintf (kill_path, sizeof kill_path, "%s/cgroup.kill", path);
+        if (mkdir (path, 0755) == -1)
+            snprintf (reason, sizeof reason, "cannot make %s: %s", path, strerror (errno));
+        else
+        if (access (kill_path, W_OK) == -1) {
+            snprintf (reason, sizeof reason, "no cgroup.kill in %s (Linux 5.14 or later has it)",
+                      own);
+            rmdir (path);
+        }
+        else
+            made = strdup (path);
+    }
+    else
+        snprintf (reason, sizeof reason, "%s", why);
+    if (!made) {
+        if (streq (mode, "cgroup"))
+            zsys_warning ("confine: no cgroup for tasks, process groups only: %s", reason);
+        else
+            zsys_info ("confine: no cgroup for tasks: %s", reason);
+    }
+    free (own);
+    return made;
+}
+
+
+//  --------------------------------------------------------------------------
+//  The supervisor's side: system calls only from fork to _exit
+
+//  Join dir and name with a slash into path (size bytes); false if too long
+static bool
+s_join (char *path, size_t size, const char *dir, const char *name)
+{
+    size_t dir_size = strlen (dir), name_size = strlen (name);
+    if (dir_size + 1 + name_size + 1 > size)
+        return false;
+    memcpy (path, dir, dir_size);
+    path [dir_size] = '/';
+    memcpy (path + dir_size + 1, name, name_size + 1);
+    return true;
+}
+
+//  Write text into a file of a cgroup directory; 0 or -1
+static int
+s_cgroup_write (const char *dir, const char *file, const char *text)
+{
+    char path [PATH_MAX];
+    if (!s_join (path, sizeof path, dir, file))
+        return -1;
+    int fd = open (path, O_WRONLY | O_CLOEXEC);
+    if (fd == -1)
+        return -1;
+    ssize_t size = (ssize_t) strlen (text);
+    int rc = write (fd, text, (size_t) size) == size? 0: -1;
+    close (fd);
+    return rc;
+}
+
+//  Wait until a cgroup has no process left, up to msec; true if empty.
+//  cgroup.events says "populated 0" then, and signals each change as POLLPRI.
+static bool
+s_cgroup_await_empty (const char *dir, int msec)
+{
+    char path [PATH_MAX];
+    if (!s_join (path, sizeof path, dir, "cgroup.events"))
+        return false;
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd == -1)
+        return true;                //  gone already
+    bool empty = false;
+    struct timespec start, now;
+    clock_gettime (CLOCK_MONOTONIC, &start);
+    while (true) {
+        char text [256];
+        ssize_t size = pread (fd, text, sizeof text - 1, 0);
+        if (size <= 0)
+            break;
+        text [size] = 0;
+        if (strstr (text, "populated 0")) {
+            empty = true;
+            break;
+        }
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        int64_t spent = (int64_t) (now.tv_sec - start.tv_sec) * 1000
+                      + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (spent >= msec)
+            break;
+        struct pollfd item = { fd, POLLPRI, 0 };
+        poll (&item, 1, (int) (msec - spent));
+    }
+    close (fd);
+    return empty;
+}
+
+//  Kill every process under a cgroup directory, wait for them to go, and
+//  remove its task directories and itself
+static void
+s_cgroup_sweep (const char *dir)
+{
+    if (s_cgroup_write (dir, "cgroup.kill", "1") == -1 && errno == ENOENT)
+        return;                     //  removed already
+    s_cgroup_await_empty (dir, S_SWEEP_WAIT);
+    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd == -1)
+        return;
+    char buffer [4096] __attribute__ ((aligned (8)));
+    long size;
+    while ((size = syscall (SYS_getdents64, fd, buffer, sizeof buffer)) > 0) {
+        for (long offset = 0; offset < size; ) {
+            struct dirent64 *entry = (struct dirent64 *) (buffer + offset);
+            offset += entry->d_reclen;
+            if (entry->d_type == DT_DIR && entry->d_name [0] == 't')
+                unlinkat (fd, entry->d_name, AT_REMOVEDIR);
+        }
+    }
+    close (fd);
+    rmdir (dir);
+}
+
+//  The supervisor: remember process groups until the pipe closes, then
+//  kill them all and sweep the cgroup. Never returns.
+static void
+s_supervise (int pipe_fd, const char *cgroup)
+{
+    prctl (PR_SET_NAME, "drover-guard");
+    //  Outlive the worker: signals meant for it must not end us first
+    static const int ignored [] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+                                    SIGUSR1, SIGUSR2, SIGALRM };
+    for (size_t index = 0; index < sizeof ignored / sizeof ignored [0]; index++)
+        signal (ignored [index], SIG_IGN);
+    sigset_t none;
+    sigemptyset (&none);
+    sigprocmask (SIG_SETMASK, &none, NULL);
+    //  Hold nothing of the worker's open but our pipe (its sockets, other
+    //  supervisors' pipes), and no terminal input or output
+    int null_fd = open ("/dev/null", O_RDWR);
+    if (null_fd >= 0) {
+        dup2 (null_fd, 0);
+        dup2 (null_fd, 1);
+    }
+    if (pipe_fd > 3)
+        syscall (SYS_close_range, 3U, (unsigned) pipe_fd - 1, 0U);
+    syscall (SYS_close_range, (unsigned) pipe_fd + 1, ~0U, 0U);
+
+    size_t alloc = S_PIDS_INITIAL, size = 0;
+    pid_t *pids = (pid_t *) mmap (NULL, alloc * sizeof (pid_t), PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    s_record_t records [256];
+    size_t have = 0;                //  bytes in records
+    while (pids != MAP_FAILED) {
+        ssize_t rc = read (pipe_fd, (char *) records + have, sizeof records - have);
+        if (rc == -1 && errno == EINTR)
+            continue;
+        if (rc <= 0)
+            break;                  //  the worker is gone (or done with us)
+        have += (size_t) rc;
+        size_t count = have / sizeof (s_record_t);
+        for (size_t index = 0; index < count; index++) {
+            if (records [index].op == S_RECORD_ADD) {
+                if (size == alloc) {
+                    void *grown = mremap (pids, alloc * sizeof (pid_t),
+                                          alloc * 2 * sizeof (pid_t), MREMAP_MAYMOVE);
+                    if (grown == MAP_FAILED)
+                        continue;   //  this group goes unguarded
+                    pids = (pid_t *) grown;
+                    alloc *= 2;
+                }
+                pids [size++] = records [index].pid;
+            }
+            else
+            for (size_t slot = size; slot-- > 0; )
+                if (pids [slot] == records [index].pid) {
+                    pids [slot] = pids [--size];
+                    break;
+                }
+        }
+        have -= count * sizeof (s_record_t);
+        memmove (records, (char *) records + count * sizeof (s_record_t), have);
+    }
+    for (size_t index = 0; pids != MAP_FAILED && index < size; index++)
+        kill (-pids [index], SIGKILL);
+    if (cgroup)
+        s_cgroup_sweep (cgroup);
+    _exit (0);
+}
+
+//  Fork the supervisor with a pipe from us. Returns 0 or -1.
+static int
+s_supervisor_start (drover_confine_t *self)
+{
+    int ends [2];
+    if (pipe2 (ends, O_CLOEXEC) == -1)
+        return -1;
+    pid_t pid = fork ();
+    if (pid == -1) {
+        close (ends [0]);
+        close (ends [1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close (ends [1]);
+        s_supervise (ends [0], self->cgroup);
+    }
+    close (ends [0]);
+    self->pipe_fd = ends [1];
+    self->supervisor = pid;
+    self->supervisor_fd = (int) syscall (SYS_pidfd_open, pid, 0);
+    return 0;
+}
+
+//  Tell the supervisor something; a lost supervisor is only logged
+static void
+s_tell (drover_confine_t *self, int op, pid_t pid)
+{
+    if (self->pipe_fd == -1)
+        return;
+    s_record_t record = { op, pid };
+    ssize_t rc;
+    while ((rc = write (self->pipe_fd, &record, sizeof record)) == -1 && errno == EINTR)
+        ;
+    if (rc != (ssize_t) sizeof record) {
+        zsys_warning ("confine: supervisor pid=%d unreachable (%s): tasks of a worker "
+                      "killed outright may outlive it", (int) self->supervisor,
+                      rc == -1? strerror (errno): "short write");
+        close (self->pipe_fd);
+        self->pipe_fd = -1;
+    }
+}
+
+
+//  --------------------------------------------------------------------------
+//  Destroy: the supervisor kills what is left and removes the cgroups
+
+void
+drover_confine_destroy (drover_confine_t **self_p)
+{
+    assert (self_p);
+    drover_confine_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->pipe_fd >= 0)
+        close (self->pipe_fd);      //  the supervisor's cue
+    if (self->supervisor) {
+        if (self->supervisor_fd >= 0) {
+            struct pollfd item = { self->supervisor_fd, POLLIN, 0 };
+            while (poll (&item, 1, S_STOP_WAIT) == -1 && errno == EINTR)
+                ;
+            close (self->supervisor_fd);
+        }
+        waitpid (self->supervisor, NULL, WNOHANG);
+    }
+    else
+    if (self->cgroup)
+        s_cgroup_sweep (self->cgroup);
+    free (self->cgroup);
+    free (self->leftover);
+    free (self);
+    *self_p = NULL;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the tasks' cgroup directory, or NULL
+
+const char *
+drover_confine_cgroup (drover_confine_t *self)
+{
+    assert (self);
+    return self->cgroup;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the supervisor's pid, or 0
+
+pid_t
+drover_confine_supervisor (drover_confine_t *self)
+{
+    assert (self);
+    return self->supervisor;
+}
+
+
+//  Path of a task's cgroup directory, or of a file in it (file NULL: the directory)
+static void
+s_group_path (drover_confine_t *self, uint32_t group, const char *file,
+              char *path, size_t size)
+{
+    if (file)
+        snprintf (path, size, "%s/t%u/%s", self->cgroup, group, file);
+    else
+        snprintf (path, size, "%s/t%u", self->cgroup, group);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Make a task's cgroup; return an fd on its directory, -1 without
+//  cgroups, -2 if it could not be made (errno says why)
+
+int
+drover_confine_prepare (drover_confine_t *self, uint32_t *group_p)
+{
+    assert (self);
+    assert (group_p);
+    *group_p = 0;
+    if (!self->cgroup)
+        return -1;
+    if (++self->last_group == 0)
+        self->last_group = 1;
+    uint32_t group = self->last_group;
+    char path [PATH_MAX];
+    s_group_path (self, group, NULL, path, sizeof path);
+    if (mkdir (path, 0755) == -1)
+        return -2;
+    int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd == -1) {
+        int error = errno;
+        rmdir (path);
+        errno = error;
+        return -2;
+    }
+    *group_p = group;
+    return fd;
+}
+
+
+//  --------------------------------------------------------------------------
+//  The task's first process started as pid
+
+void
+drover_confine_started (drover_confine_t *self, uint32_t group, pid_t pid)
+{
+    assert (self);
+    if (!group)
+        s_tell (self, S_RECORD_ADD, pid);   //  with a cgroup, the supervisor kills that
+}
+
+
+//  Send signum to each process listed in a task's cgroup.procs
+static void
+s_signal_listed (drover_confine_t *self, uint32_t group, int signum)
+{
+    char path [PATH_MAX];
+    s_group_path (self, group, "cgroup.procs", path, sizeof path);
+    char *text = s_slurp (path);
+    for (char *cursor = text; cursor && *cursor; ) {
+        char *end;
+        long pid = strtol (cursor, &end, 10);
+        if (end == cursor)
+            break;
+        if (pid > 0)
+            kill ((pid_t) pid, signum);
+        cursor = end;
+    }
+    free (text);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Send signum to every process of the task
+
+void
+drover_confine_signal (drover_confine_t *self, uint32_t group, pid_t pid, int signum)
+{
+    assert (self);
+    if (pid > 0)
+        kill (-pid, signum);
+    if (group && signum == SIGKILL) {
+        char dir [PATH_MAX];
+        s_group_path (self, group, NULL, dir, sizeof dir);
+        s_cgroup_write (dir, "cgroup.kill", "1");
+    }
+    else
+    if (group)
+        s_signal_listed (self, group, signum);
+}
+
+
+//  --------------------------------------------------------------------------
+//  The task ended and its leader was reaped: kill what is left in its
+//  cgroup, forget its process group, remove its cgroup
+
+void
+drover_confine_release (drover_confine_t *self, uint32_t group, pid_t pid)
+{
+    assert (self);
+    if (!group) {
+        if (pid > 0)
+            s_tell (self, S_RECORD_DEL, pid);
+        return;
+    }
+    char dir [PATH_MAX];
+    s_group_path (self, group, NULL, dir, sizeof dir);
+    if (rmdir (dir) == 0 || errno != EBUSY)
+        return;                     //  the common case: nothing was left in it
+    //  Something the task started lives on: it dies with the task, and the
+    //  directory goes once the kernel has seen it out
+    s_cgroup_write (dir, "cgroup.kill", "1");
+    if (self->nleftover == self->leftover_alloc) {
+        self->leftover_alloc = self->leftover_alloc? self->leftover_alloc * 2: 16;
+        self->leftover = (uint32_t *) realloc (self->leftover,
+                                               self->leftover_alloc * sizeof (uint32_t));
+        assert (self->leftover);
+    }
+    self->leftover [self->nleftover++] = group;
+    if (self->next_tidy == -1)
+        self->next_tidy = zclock_mono () + S_TIDY_RETRY;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Retry removing busy cgroups of ended tasks; returns the next retry or -1
+
+int64_t
+drover_confine_tidy (drover_confine_t *self, int64_t now)
+{
+    assert (self);
+    if (self->next_tidy == -1 || now < self->next_tidy)
+        return self->next_tidy;
+    size_t index = 0;
+    while (index < self->nleftover) {
+        char dir [PATH_MAX];
+        s_group_path (self, self->leftover [index], NULL, dir, sizeof dir);
+        if (rmdir (dir) == 0 || errno != EBUSY)
+            self->leftover [index] = self->leftover [--self->nleftover];
+        else
+            index++;
+    }
+    self->next_tidy = self->nleftover? now + S_TIDY_RETRY: -1;
+    return self->next_tidy;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the msec of the next removal retry, or -1
+
+int64_t
+drover_confine_next_tidy (drover_confine_t *self)
+{
+    assert (self);
+    return self->next_tidy;
+}

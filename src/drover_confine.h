@@ -1,0 +1,100 @@
+/*  =========================================================================
+    drover_confine - keeps every process a task starts together, and kills
+    them all, even after the worker that started them died
+
+    A task runs in a cgroup v2 of its own where the machine allows it (the
+    way systemd and Slurm confine jobs): a directory under one made for
+    this worker inside the worker's own cgroup, so no process the task
+    starts can leave it, and `cgroup.kill` ends them all at once. Where
+    cgroup v2 is not mounted, not writable or has no cgroup.kill (Linux
+    before 5.14), each task is only its own process group (the runner's
+    setpgid), killed with killpg; a process that calls setsid or setpgid
+    leaves it.
+
+    A supervisor process, forked when the first task is confined, outlives
+    the worker: it holds the read end of a pipe whose write end only the
+    worker has. When the worker dies, even by SIGKILL, the pipe closes and
+    the supervisor kills the worker's whole cgroup (or, with process
+    groups, every group the worker told it about over the pipe), removes
+    the cgroup directories and exits. It ignores SIGINT, SIGTERM and
+    SIGHUP, so a terminal's ^C reaches the worker and its tasks first.
+
+    The mode comes from the argument of drover_confine_new: "auto" (cgroup
+    if possible, else process groups), "cgroup" (the same, logged as a
+    warning when it falls back) or "pgroup" (process groups only).
+    =========================================================================
+*/
+
+#ifndef DROVER_CONFINE_H_INCLUDED
+#define DROVER_CONFINE_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_confine_t drover_confine_t;
+
+//  Create a confinement for tasks in mode "auto", "cgroup" or "pgroup"
+//  (NULL = "auto"), and start its supervisor. Never fails: without
+//  cgroups (or a supervisor) it confines by process group alone and logs
+//  why.
+drover_confine_t *
+    drover_confine_new (const char *mode);
+
+//  Destroy: end the supervisor, which kills what is left of every task and
+//  removes the cgroup directories; waits for it at most a few seconds.
+//  Harmless on NULL.
+void
+    drover_confine_destroy (drover_confine_t **self_p);
+
+//  Return the cgroup directory tasks' cgroups live in, or NULL when tasks
+//  are confined by process group only
+const char *
+    drover_confine_cgroup (drover_confine_t *self);
+
+//  Return the pid of the supervisor, or 0 if none runs
+pid_t
+    drover_confine_supervisor (drover_confine_t *self);
+
+//  Before starting a task: make its cgroup. Returns an fd on its directory
+//  (close-on-exec) to start the child in (clone3 CLONE_INTO_CGROUP) or
+//  for the child to move into (its cgroup.procs) before exec, and the
+//  group's number in *group_p; -1 without cgroups (*group_p = 0); -2 if
+//  making it failed, errno saying why (then the spawn fails: the machine
+//  cannot confine the task).
+int
+    drover_confine_prepare (drover_confine_t *self, uint32_t *group_p);
+
+//  The task's first process started as pid, leader of its process group
+void
+    drover_confine_started (drover_confine_t *self, uint32_t group, pid_t pid);
+
+//  Send signum to every process of the task (its cgroup, and its process
+//  group if pid > 0); SIGKILL uses cgroup.kill
+void
+    drover_confine_signal (drover_confine_t *self, uint32_t group, pid_t pid, int signum);
+
+//  The task ended: its leader pid was reaped after its process group got
+//  SIGKILL (pid 0: it never started). Kill what is left in its cgroup,
+//  forget its process group, and remove its cgroup, now or, while dying
+//  processes hold it, on a later drover_confine_tidy
+void
+    drover_confine_release (drover_confine_t *self, uint32_t group, pid_t pid);
+
+//  Retry removing the cgroups of ended tasks that were still busy. Returns
+//  the msec (zclock_mono) of the next retry, or -1 if none is left.
+int64_t
+    drover_confine_tidy (drover_confine_t *self, int64_t now);
+
+//  Return the msec (zclock_mono) of the next retry drover_confine_tidy
+//  has to make, or -1 if none
+int64_t
+    drover_confine_next_tidy (drover_confine_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
