@@ -263,6 +263,7 @@ s_fill_row (drover_worker_row_t *row, drover_sched_view_t *view)
     row->mem = view->mem;
     row->mem_used = view->mem_used;
     row->stats = view->stats;
+    row->reserved = view->reserved;
     for (size_t index = 0; index < view->nlabels && index < DROVER_LABELS_MAX; index++) {
         row->labels [row->nlabels++] = strdup (view->labels [index]);
         assert (row->labels [row->nlabels - 1]);

@@ -39,7 +39,7 @@ typedef enum {
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_ROW_STATE, P_BODY, P_ARGV, P_ENV, P_CWD,
-    P_INPUT, P_EVENT, P_KEY, P_TIME, P_TOPIC, P_COUNT
+    P_INPUT, P_EVENT, P_KEY, P_TIME, P_TOPIC, P_RESERVED, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    11          //  most fields in one message (RESULT, DONE)
@@ -144,6 +144,7 @@ s_errors [P_COUNT] = {
     [P_KEY]         = S_ERRORS ("event key", "repeated"),
     [P_TIME]        = S_ERRORS ("time", "invalid"),
     [P_TOPIC]       = S_ERRORS ("topic", "not a valid topic"),
+    [P_RESERVED]    = S_ERRORS ("reserved", "invalid"),
 };
 
 //  The fewest wire bytes one element of an array can take: an array whose
@@ -153,8 +154,8 @@ s_errors [P_COUNT] = {
 #define S_ENV_MIN           3       //  str header + "A="
 #define S_TASKREF_MIN       3       //  [task, attempt]: header + 2 fixints
 #define S_TASK_ROW_MIN      8       //  header + 5 fixints + 2 empty strs
-#define S_WORKER_ROW_MIN    19      //  header + 1-byte id (2) + 6 fixints
-                                    //  + empty labels (1) + stats (9)
+#define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
+                                    //  + empty labels (1) + stats (9) + reserved (1)
 
 #define S_TRUNCATED     "truncated: a length or count runs past the end"
 #define S_TOO_DEEP      "nesting deeper than the limit"
@@ -405,7 +406,7 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
         const drover_worker_row_t *row = &self->worker_rows [index];
         if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX)
             return -1;
-        msgpack_pack_array (pk, 9);
+        msgpack_pack_array (pk, 10);
         if (s_pack_id (pk, row->id, false))
             return -1;
         msgpack_pack_uint8 (pk, row->health);
@@ -417,6 +418,7 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
         if (s_pack_labels (pk, row->labels, row->nlabels))
             return -1;
         s_pack_stats (pk, &row->stats);
+        msgpack_pack_uint64 (pk, row->reserved);
     }
     return 0;
 }
@@ -1068,7 +1070,7 @@ s_read_worker_rows (s_cursor_t *cursor, drover_msg_t *self)
     self->nrows = count;
     for (uint32_t index = 0; index < count; index++) {
         drover_worker_row_t *row = &self->worker_rows [index];
-        if (!s_read_array (cursor, P_ROW, 9, 9, 1, &fields)
+        if (!s_read_array (cursor, P_ROW, 10, 10, 1, &fields)
         ||  !s_read_id (cursor, F_WORKER, false, row->id)
         ||  !s_read_u8 (cursor, P_HEALTH, DROVER_HEALTH_MAX, &row->health)
         ||  !s_read_u8 (cursor, F_ADMIN, DROVER_ADMIN_MAX, &row->admin)
@@ -1077,7 +1079,8 @@ s_read_worker_rows (s_cursor_t *cursor, drover_msg_t *self)
         ||  !s_read_u64 (cursor, F_MEM, &row->mem)
         ||  !s_read_u64 (cursor, P_MEM_USED, &row->mem_used)
         ||  !s_read_labels (cursor, row->labels, &row->nlabels)
-        ||  !s_read_stats (cursor, &row->stats))
+        ||  !s_read_stats (cursor, &row->stats)
+        ||  !s_read_u64 (cursor, P_RESERVED, &row->reserved))
             return false;
     }
     return true;

@@ -158,6 +158,7 @@ typedef struct {
     uint32_t nlabels;               //  labels in use
     char *labels [DROVER_LABELS_MAX];   //  "key=value", owned
     drover_stats_t stats;           //  last heartbeat's stats
+    uint64_t reserved;              //  queued task the worker is kept for (reserved), 0 none
 } drover_worker_row_t;
 
 //  One row of TASK TABLE

@@ -252,6 +252,84 @@ test_events_follow_a_task (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Run `drover COMMAND --broker endpoint FLAG`; return what it printed
+//  (caller frees); asserts it exits 0
+static char *
+s_cli (testutil_cluster_t *cluster, const char *command, const char *flag)
+{
+    char log [] = "/tmp/drover-cluster-cli-XXXXXX";
+    int fd = mkstemp (log);
+    assert_true (fd >= 0);
+    close (fd);
+    const char *argv [] = { DROVER_BIN, command, "--broker", cluster->endpoint, flag, NULL };
+    pid_t pid = testutil_spawn (argv, log);
+    int status = testutil_wait_exit (pid, 10000);
+    assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    char *output = testutil_slurp (log);
+    assert_non_null (output);
+    unlink (log);
+    return output;
+}
+
+//  Issue 8.1 through real processes: a 4-proc worker busy with priority-5
+//  one-proc tasks; a priority-0 four-proc task reserves it (`drover
+//  workers` and `drover tasks` show it) and runs as soon as the 4 tasks
+//  running end, before any other small one
+static void
+test_wide_task_is_not_overtaken (void **state)
+{
+    const char *flags [] = { "--set", "health/heartbeat=200", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "w", 4, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    zsock_t *asker = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (asker, 1, 10000));
+    //  The first four end 0.5 s apart, so the wide one waits on a reservation
+    uint64_t smalls [12];
+    for (int index = 0; index < 12; index++) {
+        char script [32];
+        snprintf (script, sizeof script, "sleep %.1f", 0.5 * (1 + index % 4));
+        smalls [index] = testutil_submit (dealer, testutil_submit_msg (script, 5, 1,
+                                                                      DROVER_SUBMIT_NOTIFY));
+    }
+    char worker [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (asker, smalls [3], worker, 10000));
+    uint64_t wide = testutil_submit (dealer, testutil_submit_msg ("echo wide", 0, 4,
+                                                                 DROVER_SUBMIT_NOTIFY));
+    assert_true (testutil_wait_reserved (asker, "w", wide, 10000));
+    char *workers = s_cli (cluster, "workers", "--json");
+    char expected [64];
+    snprintf (expected, sizeof expected, "\"reserved\":%" PRIu64 "}", wide);
+    if (!strstr (workers, expected))
+        fail_msg ("no %s in: %s", expected, workers);
+    free (workers);
+    char *tasks = s_cli (cluster, "tasks", "--state=queued");
+    if (!strstr (tasks, "w (reserved)"))
+        fail_msg ("no 'w (reserved)' in: %s", tasks);
+    free (tasks);
+    //  Only the four running before it end before it
+    int smalls_before = 0;
+    int64_t deadline = zclock_mono () + 30000;
+    while (zclock_mono () < deadline) {
+        drover_msg_t *done = testutil_recv_msg (dealer, 5000);
+        if (!done)
+            continue;
+        assert_int_equal (done->id, DROVER_MSG_TASK_DONE);
+        bool is_wide = done->task == wide;
+        if (is_wide)
+            assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+        drover_msg_destroy (&done);
+        if (is_wide)
+            break;
+        smalls_before++;
+    }
+    assert_int_equal (smalls_before, 4);
+    assert_true (testutil_wait_reserved (asker, "w", 0, 5000));
+    zsock_destroy (&asker);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
@@ -261,6 +339,7 @@ main (void)
         cmocka_unit_test (test_timeout_and_retries),
         cmocka_unit_test (test_hold_and_drain),
         cmocka_unit_test (test_events_follow_a_task),
+        cmocka_unit_test (test_wide_task_is_not_overtaken),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -168,6 +168,7 @@ s_filled (int id)
                 for (int label = 0; label <= index; label++)
                     row->labels [label] = strdup (label? "rack=r2": "gpu=");
                 s_fill_stats (&row->stats, index);
+                row->reserved = index? 0: 1ull << 40;
             }
             break;
         case DROVER_MSG_WORKER_ADMIN:
@@ -286,6 +287,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         for (uint32_t label = 0; label < x->nlabels; label++)
             assert_string_equal (x->labels [label], y->labels [label]);
         s_assert_stats (&x->stats, &y->stats);
+        assert_true (x->reserved == y->reserved);
     }
 }
 
@@ -909,7 +911,7 @@ test_rows_claimed_past_bytes_are_refused_unallocated (void **state)
         fail_msg ("WORKER TABLE of %zu bytes allocated %zu bytes at once", RAW_SIZE (raw), largest);
     s_raw_destroy (&raw);
 
-    //  WORKER TABLE: rows that are each 18 bytes, one short of the smallest
+    //  WORKER TABLE: rows that are each 18 bytes, shorter than the smallest
     //  worker row, claimed as 500: refused as truncated, not allocated
     s_raw_begin (&raw, DROVER_MSG_WORKER_TABLE, 1, 7);
     msgpack_pack_array (&raw.pk, 500);

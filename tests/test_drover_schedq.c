@@ -232,6 +232,40 @@ test_unplaceable_requests_starve_nothing (void **state)
     s_expect_assign (actor, 1, first, nowheres);
 }
 
+//  Issue 8.1 through the pipe: a priority-0 four-proc request reserves
+//  the 4-proc machine busy with priority-5 one-proc tasks (WORKER TABLE
+//  shows it), no small one takes the procs it frees, and it is placed as
+//  soon as all 4 are free
+static void
+test_wide_task_reserves_its_worker (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "w", "r-w", 4, 0, "");
+    for (uint64_t task = 1; task <= 8; task++)
+        s_queue (actor, task, 5, 1, 0, "");
+    uint64_t smalls [] = { 1, 2, 3, 4 };
+    const char *ws [] = { "w", "w", "w", "w" };
+    s_expect_assign (actor, 4, smalls, ws);
+    s_queue (actor, 100, 0, 4, 0, "");
+    for (uint64_t task = 1; task <= 3; task++) {
+        zsock_send (actor, "s8", "FREE", task);
+        //  The first answer may come before the pass, the second after it
+        drover_msg_t *table = s_list_only (actor, (uint32_t) task);     //  nothing placed
+        drover_msg_destroy (&table);
+        table = s_list_only (actor, (uint32_t) task);
+        assert_int_equal (table->nrows, 1);
+        assert_true (table->worker_rows [0].reserved == 100);
+        drover_msg_destroy (&table);
+    }
+    zsock_send (actor, "s8", "FREE", (uint64_t) 4);
+    uint64_t wide [] = { 100 };
+    s_expect_assign (actor, 1, wide, ws);
+    drover_msg_t *table = s_list_only (actor, 9);
+    assert_true (table->worker_rows [0].reserved == 0);
+    assert_int_equal (table->worker_rows [0].procs_used, 4);
+    drover_msg_destroy (&table);
+}
+
 //  ADMIN for an unknown worker: 404; a bad setting: 400
 static void
 test_admin_errors (void **state)
@@ -411,6 +445,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_requeue_while_assigned, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_unplaceable_requests_starve_nothing, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_wide_task_reserves_its_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_admin_errors, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),

@@ -429,6 +429,33 @@ testutil_wait_workers (zsock_t *dealer, int count, int timeout)
     return s_wait_until (timeout, s_check_workers, dealer, &count);
 }
 
+//  Check: a worker is reserved for a task
+typedef struct {
+    const char *worker;         //  worker asked about
+    uint64_t task;              //  task it must be reserved for
+} s_reserved_t;
+
+static bool
+s_check_reserved (zsock_t *dealer, void *arg)
+{
+    s_reserved_t *reserved = (s_reserved_t *) arg;
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    drover_msg_t *reply = testutil_request (dealer, &request, 2000);
+    bool done = false;
+    for (uint32_t row = 0; reply && reply->id == DROVER_MSG_WORKER_TABLE && row < reply->nrows; row++)
+        done |= streq (reply->worker_rows [row].id, reserved->worker)
+             && reply->worker_rows [row].reserved == reserved->task;
+    drover_msg_destroy (&reply);
+    return done;
+}
+
+bool
+testutil_wait_reserved (zsock_t *dealer, const char *worker, uint64_t task, int timeout)
+{
+    s_reserved_t reserved = { worker, task };
+    return s_wait_until (timeout, s_check_reserved, dealer, &reserved);
+}
+
 //  Check: the task is RUNNING; copies its worker
 typedef struct {
     uint64_t task;              //  task asked about

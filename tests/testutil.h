@@ -121,6 +121,11 @@ bool
 bool
     testutil_wait_running (zsock_t *dealer, uint64_t task, char *worker, int timeout);
 
+//  Wait until WORKER LIST shows worker reserved for task (0: for none);
+//  false on timeout
+bool
+    testutil_wait_reserved (zsock_t *dealer, const char *worker, uint64_t task, int timeout);
+
 //  Submit one task and return its id; asserts the broker accepts it
 uint64_t
     testutil_submit (zsock_t *dealer, drover_msg_t *submit);

@@ -238,7 +238,10 @@ s_workers_usage (FILE *stream)
         "\n"
         "One row per worker: health (ok, probation, lost), admin setting (run, hold,\n"
         "drain), procs and memory reserved by its tasks, its load, host memory, tasks\n"
-        "running and labels. --json prints one JSON document instead.\n");
+        "running, labels, and the queued task it is kept empty for (RESERVED: a task\n"
+        "that fits no worker now has the least loaded one that could hold it reserved,\n"
+        "so that smaller tasks cannot take the procs it frees). --json prints one JSON\n"
+        "document instead.\n");
 }
 
 //  Print the worker table as JSON
@@ -261,11 +264,12 @@ s_workers_json (drover_msg_t *table)
             drover_cli_json_string (stdout, row->labels [label]);
         }
         printf ("],\"stats\":{\"load\":[%.2f,%.2f,%.2f],\"mem_used\":%llu,\"mem_total\":%llu,"
-                "\"disk_used\":%llu,\"disk_total\":%llu,\"running\":%u}}",
+                "\"disk_used\":%llu,\"disk_total\":%llu,\"running\":%u}",
                 row->stats.load [0], row->stats.load [1], row->stats.load [2],
                 (unsigned long long) row->stats.mem_used, (unsigned long long) row->stats.mem_total,
                 (unsigned long long) row->stats.disk_used, (unsigned long long) row->stats.disk_total,
                 row->stats.running);
+        printf (",\"reserved\":%llu}", (unsigned long long) row->reserved);
     }
     printf ("]}\n");
 }
@@ -275,14 +279,14 @@ static void
 s_workers_text (drover_msg_t *table)
 {
     s_table_t text;
-    s_table_init (&text, 9);
+    s_table_init (&text, 10);
     const char *header [] = { "WORKER", "HEALTH", "ADMIN", "PROCS", "MEM", "LOAD",
-                              "HOST-MEM", "RUNNING", "LABELS" };
+                              "HOST-MEM", "RUNNING", "RESERVED", "LABELS" };
     s_table_add (&text, header);
     for (uint32_t index = 0; index < table->nrows; index++) {
         drover_worker_row_t *row = &table->worker_rows [index];
         char health [16], admin [16], procs [32], mem [48], used [16], total [16];
-        char load [16], host [48], running [16];
+        char load [16], host [48], running [16], reserved [24] = "-";
         char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) + 2] = "-";
         s_lower (drover_health_name (row->health), health, sizeof health);
         s_lower (drover_admin_name (row->admin), admin, sizeof admin);
@@ -295,11 +299,14 @@ s_workers_text (drover_msg_t *table)
         s_human (row->stats.mem_total, total, sizeof total);
         snprintf (host, sizeof host, "%s/%s", used, total);
         snprintf (running, sizeof running, "%u", row->stats.running);
+        if (row->reserved)
+            snprintf (reserved, sizeof reserved, "%llu", (unsigned long long) row->reserved);
         size_t length = 0;
         for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++)
             length += snprintf (labels + length, sizeof labels - length, "%s%s",
                                 label? ",": "", row->labels [label]);
-        const char *cells [] = { row->id, health, admin, procs, mem, load, host, running, labels };
+        const char *cells [] = { row->id, health, admin, procs, mem, load, host, running,
+                                 reserved, labels };
         s_table_add (&text, cells);
     }
     s_table_print (&text);
@@ -344,16 +351,31 @@ s_tasks_usage (FILE *stream)
     fprintf (stream,
         "usage: drover tasks [--state S] [--limit N] [--json]\n"
         "\n"
-        "The newest tasks, one row each, then the count of tasks in each state.\n"
+        "The newest tasks, one row each, then the count of tasks in each state. A\n"
+        "queued task that has a worker reserved for it (kept empty until it fits)\n"
+        "shows that worker as 'WORKER (reserved)'.\n"
         "  --state S   only tasks in state S: queued, assigned, running, succeeded,\n"
         "              failed, cancelled, or all (default)\n"
         "  --limit N   at most N rows (default 50, at most %d; 0 for the counts only)\n"
         "  --json      one JSON document instead\n", DROVER_ROWS_MAX);
 }
 
+//  Return the worker reserved for a queued task (from a WORKER TABLE, may
+//  be NULL), or NULL
+static const char *
+s_reserved_for (drover_msg_t *workers, drover_task_row_t *row)
+{
+    if (!workers || row->state != DROVER_TASK_QUEUED)
+        return NULL;
+    for (uint32_t index = 0; index < workers->nrows; index++)
+        if (workers->worker_rows [index].reserved == row->task)
+            return workers->worker_rows [index].id;
+    return NULL;
+}
+
 //  Print a task table as JSON
 static void
-s_tasks_json (drover_msg_t *table)
+s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
 {
     char name [16];
     printf ("{\"counts\":{");
@@ -371,6 +393,9 @@ s_tasks_json (drover_msg_t *table)
         drover_cli_json_string (stdout, row->worker);
         printf (",\"command\":");
         drover_cli_json_string (stdout, row->summary);
+        const char *reserved = s_reserved_for (workers, row);
+        printf (",\"reserved\":");
+        drover_cli_json_string (stdout, reserved? reserved: "");
         printf ("}");
     }
     printf ("]}\n");
@@ -390,7 +415,7 @@ s_print_counts (const char *prefix, const uint64_t *counts)
 
 //  Print a task table for people
 static void
-s_tasks_text (drover_msg_t *table)
+s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
 {
     if (table->nrows) {
         s_table_t text;
@@ -412,8 +437,11 @@ s_tasks_text (drover_msg_t *table)
             for (; source [length] && length < DROVER_SUMMARY_MAX; length++)
                 summary [length] = isprint ((unsigned char) source [length])? source [length]: '?';
             summary [length] = 0;
-            const char *cells [] = { id, state, priority, procs, attempt,
-                                     *row->worker? row->worker: "-", summary };
+            char worker [DROVER_ID_MAX + 16];
+            const char *reserved = s_reserved_for (workers, row);
+            snprintf (worker, sizeof worker, "%s%s", reserved? reserved: *row->worker? row->worker: "-",
+                      reserved? " (reserved)": "");
+            const char *cells [] = { id, state, priority, procs, attempt, worker, summary };
             s_table_add (&text, cells);
         }
         s_table_print (&text);
@@ -472,13 +500,19 @@ drover_cli_tasks (int argc, char **argv)
         return DROVER_EXIT_USAGE;
     int rc = DROVER_EXIT_OK;
     drover_msg_t *table = drover_client_tasks (client, state, (uint32_t) limit);
+    //  Which worker is reserved for a queued task: WORKER LIST says it
+    bool queued = false;
+    for (uint32_t index = 0; table && index < table->nrows; index++)
+        queued |= table->task_rows [index].state == DROVER_TASK_QUEUED;
+    drover_msg_t *workers = queued? drover_client_workers (client): NULL;
     if (!table)
         rc = drover_cli_error (client, "tasks");
     else
     if (json)
-        s_tasks_json (table);
+        s_tasks_json (table, workers);
     else
-        s_tasks_text (table);
+        s_tasks_text (table, workers);
+    drover_msg_destroy (&workers);
     drover_msg_destroy (&table);
     drover_client_destroy (&client);
     return rc;
