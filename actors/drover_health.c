@@ -16,13 +16,16 @@
     Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           STATS worker(s) stats(f)      held back, said at most every 250 ms
-          SEND route(f) payload(f) worker(s)    WELCOME, ERROR 400 / 401 / 302
+          SEND route(f) payload(f) worker(s)    WELCOME, ERROR 400 / 401 / 302 / 423
           EVENT topic(s) body(f)                worker.up, worker.lost
 
     UP is said for a new worker, a new epoch (after LOST "restarted"), a
     worker declared lost that says HELLO again, and a HELLO with the same
     epoch from a new route (it reconnected: assign learns the new route and
-    reconciles the attempts the worker lists).
+    reconciles the attempts the worker lists). A HELLO with another epoch
+    from another route, while the worker is registered, is another agent
+    with the same id: refused with ERROR 423 until the registered one is
+    LOST or leaves.
     =========================================================================
 */
 
@@ -184,6 +187,20 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         return;
     }
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, hello->worker);
+    if (worker && worker->epoch != hello->epoch && !zframe_eq (worker->route, route)) {
+        //  Another process on another connection says it is this worker,
+        //  while this one is registered and not yet lost: two agents with
+        //  one id. Taking it as a restart would make them take turns
+        //  forever; the newcomer is refused until the registered one is
+        //  LOST (lost-after of silence) or says GOODBYE
+        zsys_warning ("health: refused HELLO worker=%s epoch=%" PRIu64 ": worker id in use "
+                      "by another agent (epoch=%" PRIu64 ", heard %" PRId64 " msec ago)",
+                      hello->worker, hello->epoch, worker->epoch,
+                      zclock_mono () - drover_liveness_last_heard (self->liveness, worker->id));
+        drover_pipe_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_ID_IN_USE,
+                           "worker id in use by another agent");
+        return;
+    }
     if (worker && worker->epoch != hello->epoch) {
         s_worker_lost (self, worker->id, "restarted");
         worker = NULL;

@@ -81,6 +81,7 @@ typedef enum {
 #define DROVER_CODE_STALE           409     //  result of an attempt that is no longer current
 #define DROVER_CODE_CONFLICT        410     //  not possible in the current state
 #define DROVER_CODE_TOO_LARGE       413     //  a field or message past its limit
+#define DROVER_CODE_ID_IN_USE       423     //  HELLO: another live agent has this worker id
 #define DROVER_CODE_UNEXPECTED      415     //  well-formed but not expected from this peer
 #define DROVER_CODE_BAD_VERSION     426     //  unknown protocol version
 #define DROVER_CODE_INTERNAL        500     //  broker fault

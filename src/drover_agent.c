@@ -279,6 +279,8 @@ drover_agent_main (int argc, char **argv)
                  options.nlabels, cwd? cwd: "?");
     free (cwd);
     int rc = drover_worker_run (worker);
+    if (drover_worker_refused (worker))
+        fprintf (stderr, "drover worker: %s\n", drover_worker_refused (worker));
     zsys_notice ("worker: stopped id=%s tasks=%" PRIu64 " acked=%" PRIu64,
                  drover_worker_id (worker), drover_worker_tasks_run (worker),
                  drover_worker_results_acked (worker));

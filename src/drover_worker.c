@@ -91,6 +91,7 @@ struct _drover_worker_t {
     bool leaving;                   //  WORKER LEAVE received
     bool stopping;                  //  the loop ends at its next turn
     bool terminated;                //  $TERM received on the actor pipe
+    char *refused;                  //  why the broker refused us for good, or NULL
     int64_t next_heartbeat;         //  msec (mono) of the next heartbeat
     int64_t expect_since;           //  msec since a reply is due and none came, 0 if none due
     int64_t hello_at;               //  msec when the last HELLO went
@@ -162,6 +163,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     for (uint32_t index = 0; index < self->nlabels; index++)
         free (self->labels [index]);
     drover_msg_destroy (&self->in);
+    zstr_free (&self->refused);
     drover_exec_destroy (&self->exec);
     drover_msg_destroy (&self->started_msg);
     zlistx_destroy (&self->pending);
@@ -313,6 +315,17 @@ drover_worker_registrations (drover_worker_t *self)
 {
     assert (self);
     return self->registrations;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return why the broker refused the worker for good, or NULL
+
+const char *
+drover_worker_refused (drover_worker_t *self)
+{
+    assert (self);
+    return self->refused;
 }
 
 
@@ -667,6 +680,17 @@ s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
     if (reply->id == DROVER_MSG_ERROR && s_started_refused (self, reply, now))
         ;                       //  the attempt is not ours to run: stopped
     else
+    if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq
+    &&  reply->code == DROVER_CODE_ID_IN_USE) {
+        //  Another agent runs with our id: trying again would only make
+        //  the two take turns; stop, and say why
+        zstr_free (&self->refused);
+        self->refused = zsys_sprintf ("broker refused id=%s: %s", self->id,
+                                      reply->reason? reply->reason: "worker id in use");
+        zsys_error ("worker: %s", self->refused);
+        self->stopping = true;
+    }
+    else
     if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq) {
         zsys_warning ("worker: broker refused HELLO code=%u reason=\"%s\"",
                       reply->code, reply->reason? reply->reason: "");
@@ -919,6 +943,7 @@ s_run (drover_worker_t *self, zsock_t *pipe)
         drover_runner_set_grace (self->runner, self->grace);
     }
     self->stopping = self->leaving = self->terminated = false;
+    zstr_free (&self->refused);
     self->backoff = S_BACKOFF_MIN;
     if (s_connect (self, zclock_mono ()) == -1)
         return -1;
@@ -966,7 +991,7 @@ s_run (drover_worker_t *self, zsock_t *pipe)
         }
     }
     s_shutdown (self, left);
-    return 0;
+    return self->refused? -1: 0;
 }
 
 

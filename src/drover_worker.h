@@ -12,7 +12,8 @@
     which the worker keeps (and sends again after re-registering) until the
     broker answers it with OK, or ERROR 409 / 404. TASK KILL cancels an
     attempt; WORKER LEAVE makes it finish what runs, say GOODBYE and end.
-    ERROR 401 makes it say HELLO again; silence from the broker while a
+    ERROR 401 makes it say HELLO again; ERROR 423 to its HELLO (another
+    live agent has its id) ends it; silence from the broker while a
     reply is due makes it drop the socket and connect anew with backoff
     (250 ms doubling to 5 s).
 
@@ -101,7 +102,8 @@ uint64_t
     drover_worker_epoch (drover_worker_t *self);
 
 //  Run the loop in this thread until WORKER LEAVE or an interrupt.
-//  Returns 0, or -1 if the endpoint could not be used.
+//  Returns 0, or -1 if the endpoint could not be used or the broker
+//  refused the worker for good (drover_worker_refused says why).
 int
     drover_worker_run (drover_worker_t *self);
 
@@ -128,6 +130,11 @@ uint64_t
 //  Return the number of times the worker registered (WELCOME received)
 uint64_t
     drover_worker_registrations (drover_worker_t *self);
+
+//  Return why the broker refused the worker for good (ERROR 423 to its
+//  HELLO: another live agent has its id), or NULL (borrowed)
+const char *
+    drover_worker_refused (drover_worker_t *self);
 
 #ifdef __cplusplus
 }

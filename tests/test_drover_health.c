@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_drover_health - the health actor through its pipe: registration,
-    WELCOME, UP, LOST (silent, left, restarted), STATS, 401 and 302
+    WELCOME, UP, LOST (silent, left, restarted), STATS, 401, 302 and 423
     =========================================================================
 */
 
@@ -195,8 +195,11 @@ test_heartbeat_not_registered (void **state)
     s_expect_stats (actor, "alpha", 9);
 }
 
-//  A new epoch is a restart: LOST "restarted", then UP; the same epoch
-//  from a new route says UP again; from the same route only WELCOME
+//  A new epoch from another route while the worker is registered is
+//  another agent with the same id: 423, and the registered one stays (it
+//  used to be LOST "restarted", and the two took turns forever). Once the
+//  first has left, the new epoch registers. The same epoch from a new
+//  route says UP again; from the same route only WELCOME
 static void
 test_restart_and_reconnect (void **state)
 {
@@ -204,7 +207,15 @@ test_restart_and_reconnect (void **state)
     s_hello (actor, "r1", "alpha", 1, 2, 1);
     s_expect_registered (actor, "r1", "alpha", 1, 1);
     s_hello (actor, "r2", "alpha", 2, 2, 2);
-    s_expect_lost (actor, "alpha", "restarted");
+    s_expect_error (actor, "r2", DROVER_CODE_ID_IN_USE, 2);
+    s_heartbeat (actor, "r1", "alpha", 1, 7, 3);
+    s_expect_stats (actor, "alpha", 7);                 //  still the registered one
+    drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
+    strcpy (goodbye->worker, "alpha");
+    goodbye->epoch = 1;
+    testutil_hand (actor, "r1", goodbye);
+    s_expect_lost (actor, "alpha", "left");
+    s_hello (actor, "r2", "alpha", 2, 2, 2);
     s_expect_registered (actor, "r2", "alpha", 2, 2);
     //  Reconnected: same epoch, new routing id
     s_hello (actor, "r3", "alpha", 2, 2, 3);
@@ -234,9 +245,9 @@ test_max_workers (void **state)
     s_expect_registered (actor, "r3", "w3", 1, 3);
     s_hello (actor, "r4", "w4", 1, 1, 4);
     s_expect_error (actor, "r4", DROVER_CODE_TOO_MANY, 4);
-    s_hello (actor, "r5", "w3", 2, 1, 5);               //  a restart is not a new worker
+    s_hello (actor, "r3", "w3", 2, 1, 5);               //  a restart is not a new worker
     s_expect_lost (actor, "w3", "restarted");
-    s_expect_registered (actor, "r5", "w3", 2, 5);
+    s_expect_registered (actor, "r3", "w3", 2, 5);
     //  One leaves: room for another
     drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
     strcpy (goodbye->worker, "w1");
