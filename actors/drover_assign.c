@@ -181,7 +181,7 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.id = DROVER_MSG_TASK_DONE;
         msg.seq = action->seq;
         msg.state = action->state;
-        msg.outcome = action->outcome;
+        msg.end = action->end;
         msg.exit_code = action->exit_code;
         msg.signal = action->signal;
         msg.truncated = action->truncated;

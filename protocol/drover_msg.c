@@ -33,16 +33,16 @@ typedef enum {
     //  Fields of messages, in s_schema
     F_WORKER, F_WORKER_OPT, F_EPOCH, F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM,
     F_LABELS, F_RUNNING, F_STATS, F_HEARTBEAT, F_TIMEOUT, F_RETRIES, F_FLAGS, F_BODY,
-    F_OUTCOME, F_STATE, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
+    F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
     F_WORKER_ROWS,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
-    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_ROW_STATE, P_BODY, P_ARGV, P_ENV, P_CWD,
-    P_INPUT, P_EVENT, P_KEY, P_TIME, P_TOPIC, P_RESERVED, P_COUNT
+    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_ROW_STATE, P_ROW_END, P_BODY, P_ARGV, P_ENV,
+    P_CWD, P_INPUT, P_EVENT, P_KEY, P_TIME, P_TOPIC, P_RESERVED, P_COUNT
 } s_field_t;
 
-#define S_FIELDS_MAX    11          //  most fields in one message (RESULT, DONE)
+#define S_FIELDS_MAX    12          //  most fields in one message (DONE)
 
 //  The fields of each message, in wire order, ending with F_END
 static const uint8_t
@@ -63,9 +63,9 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
                                       F_RETRIES, F_FLAGS, F_BODY },
     [DROVER_MSG_TASK_ACCEPTED]    = { F_TASK },
     [DROVER_MSG_TASK_WAIT]        = { F_TASKS },
-    [DROVER_MSG_TASK_DONE]        = { F_TASK, F_STATE, F_ATTEMPT, F_WORKER_OPT, F_EXIT_CODE,
-                                      F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT, F_ERR,
-                                      F_REASON },
+    [DROVER_MSG_TASK_DONE]        = { F_TASK, F_STATE, F_TASK_END, F_ATTEMPT, F_WORKER_OPT,
+                                      F_EXIT_CODE, F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT,
+                                      F_ERR, F_REASON },
     [DROVER_MSG_TASK_CANCEL]      = { F_TASK },
     [DROVER_MSG_TASK_LIST]        = { F_LIMIT, F_LIST_STATE },
     [DROVER_MSG_TASK_TABLE]       = { F_COUNTS, F_TASK_ROWS },
@@ -108,6 +108,7 @@ s_errors [P_COUNT] = {
     [F_BODY]        = S_ERRORS ("body", "invalid"),
     [F_OUTCOME]     = S_ERRORS ("outcome", "invalid"),
     [F_STATE]       = S_ERRORS ("state", "invalid"),
+    [F_TASK_END]    = S_ERRORS ("outcome", "does not go with the state"),
     [F_LIST_STATE]  = S_ERRORS ("state", "invalid"),
     [F_ADMIN]       = S_ERRORS ("admin", "invalid"),
     [F_EXIT_CODE]   = S_ERRORS ("exit_code", "invalid"),
@@ -135,6 +136,7 @@ s_errors [P_COUNT] = {
     [P_MEM_USED]    = S_ERRORS ("mem_used", "invalid"),
     [P_SUMMARY]     = S_ERRORS ("summary", "invalid"),
     [P_ROW_STATE]   = S_ERRORS ("state", "invalid"),
+    [P_ROW_END]     = S_ERRORS ("outcome", "does not go with the state"),
     [P_BODY]        = S_ERRORS ("exec body", "invalid"),
     [P_ARGV]        = S_ERRORS ("argv", "invalid"),
     [P_ENV]         = S_ERRORS ("env", "not NAME=value"),
@@ -153,7 +155,7 @@ s_errors [P_COUNT] = {
 #define S_LABEL_MIN         4       //  str header + "k=v"
 #define S_ENV_MIN           3       //  str header + "A="
 #define S_TASKREF_MIN       3       //  [task, attempt]: header + 2 fixints
-#define S_TASK_ROW_MIN      8       //  header + 5 fixints + 2 empty strs
+#define S_TASK_ROW_MIN      9       //  header + 6 fixints + 2 empty strs
 #define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
                                     //  + empty labels (1) + stats (9) + reserved (1)
 
@@ -380,11 +382,12 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
     msgpack_pack_array (pk, self->nrows);
     for (uint32_t index = 0; index < self->nrows; index++) {
         const drover_task_row_t *row = &self->task_rows [index];
-        if (row->state >= DROVER_TASK_STATES)
+        if (row->state >= DROVER_TASK_STATES || !drover_end_fits (row->state, row->end))
             return -1;
-        msgpack_pack_array (pk, 7);
+        msgpack_pack_array (pk, 8);
         msgpack_pack_uint64 (pk, row->task);
         msgpack_pack_uint8 (pk, row->state);
+        msgpack_pack_uint8 (pk, row->end);
         msgpack_pack_int32 (pk, row->priority);
         msgpack_pack_uint32 (pk, row->procs);
         msgpack_pack_uint32 (pk, row->attempt);
@@ -462,6 +465,10 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
             if (self->state >= DROVER_TASK_STATES)
                 return -1;
             return msgpack_pack_uint8 (pk, self->state), 0;
+        case F_TASK_END:
+            if (!drover_end_fits (self->state, self->end))
+                return -1;
+            return msgpack_pack_uint8 (pk, self->end), 0;
         case F_LIST_STATE:
             if (self->state >= DROVER_TASK_STATES && self->state != 255)
                 return -1;
@@ -1028,6 +1035,17 @@ s_read_counts (s_cursor_t *cursor, drover_msg_t *self)
     return true;
 }
 
+//  Read how a task ended, which must go with its state (read before it)
+static bool
+s_read_end (s_cursor_t *cursor, int field, uint8_t state, uint8_t *end)
+{
+    if (!s_read_u8 (cursor, field, DROVER_END_MAX, end))
+        return false;
+    if (!drover_end_fits (state, *end))
+        return s_fail (cursor, s_errors [field].invalid);
+    return true;
+}
+
 //  Read the rows of a TASK TABLE
 static bool
 s_read_task_rows (s_cursor_t *cursor, drover_msg_t *self)
@@ -1043,9 +1061,10 @@ s_read_task_rows (s_cursor_t *cursor, drover_msg_t *self)
         drover_task_row_t *row = &self->task_rows [index];
         const char *summary;
         size_t length;
-        if (!s_read_array (cursor, P_ROW, 7, 7, 1, &fields)
+        if (!s_read_array (cursor, P_ROW, 8, 8, 1, &fields)
         ||  !s_read_u64 (cursor, F_TASK, &row->task)
         ||  !s_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
+        ||  !s_read_end (cursor, P_ROW_END, row->state, &row->end)
         ||  !s_read_i32 (cursor, F_PRIORITY, &row->priority)
         ||  !s_read_u32 (cursor, F_PROCS, &row->procs)
         ||  !s_read_u32 (cursor, F_ATTEMPT, &row->attempt)
@@ -1122,6 +1141,7 @@ s_read_field (s_cursor_t *cursor, drover_msg_t *self, int field)
                                                  &self->body, &self->body_size);
         case F_OUTCOME:     return s_read_u8 (cursor, field, DROVER_OUTCOME_MAX, &self->outcome);
         case F_STATE:       return s_read_u8 (cursor, field, DROVER_TASK_STATES - 1, &self->state);
+        case F_TASK_END:    return s_read_end (cursor, field, self->state, &self->end);
         case F_LIST_STATE:  return s_read_list_state (cursor, &self->state);
         case F_ADMIN:       return s_read_u8 (cursor, field, DROVER_ADMIN_MAX, &self->admin);
         case F_EXIT_CODE:   return s_read_i32 (cursor, field, &self->exit_code);
@@ -1493,6 +1513,35 @@ drover_outcome_name (int outcome)
         "EXITED", "SIGNALLED", "TIMEDOUT", "CANCELLED", "SPAWN_FAILED"
     };
     return outcome >= 0 && outcome <= DROVER_OUTCOME_MAX? names [outcome]: "INVALID";
+}
+
+//  Return the printable name of how a task ended
+const char *
+drover_end_name (int end)
+{
+    static const char *names [DROVER_END_MAX + 1] = {
+        "NONE", "SUCCEEDED", "FAILED", "TIMED_OUT", "CANCELLED", "SPAWN_FAILED", "LOST",
+        "POISON", "EXPIRED", "UNKNOWN"
+    };
+    return end >= 0 && end <= DROVER_END_MAX? names [end]: "INVALID";
+}
+
+//  Tell whether an end goes with a task state
+bool
+drover_end_fits (int state, int end)
+{
+    switch (state) {
+        case DROVER_TASK_QUEUED:
+        case DROVER_TASK_ASSIGNED:
+        case DROVER_TASK_RUNNING:   return end == DROVER_END_NONE;
+        case DROVER_TASK_SUCCEEDED: return end == DROVER_END_SUCCEEDED;
+        case DROVER_TASK_CANCELLED: return end == DROVER_END_CANCELLED;
+        case DROVER_TASK_FAILED:    return end == DROVER_END_FAILED || end == DROVER_END_TIMED_OUT
+                                        || end == DROVER_END_SPAWN_FAILED || end == DROVER_END_LOST
+                                        || end == DROVER_END_POISON;
+        case DROVER_TASK_UNKNOWN:   return end == DROVER_END_EXPIRED || end == DROVER_END_UNKNOWN;
+    }
+    return false;
 }
 
 //  Check that a worker id is printable ASCII without spaces, 1..64 bytes

@@ -98,6 +98,23 @@ typedef enum {
     DROVER_TASK_STATES     = 7
 } drover_task_state_t;
 
+//  How a task ended, as TASK DONE and TASK TABLE rows say it (PROTOCOL.md
+//  §7.13): its own list, not a TASK RESULT's outcome. Each goes with one
+//  task state (drover_end_fits).
+typedef enum {
+    DROVER_END_NONE         = 0,        //  not ended: QUEUED, ASSIGNED or RUNNING
+    DROVER_END_SUCCEEDED    = 1,        //  SUCCEEDED: the last attempt exited 0
+    DROVER_END_FAILED       = 2,        //  FAILED: exited non-zero or died by a signal
+    DROVER_END_TIMED_OUT    = 3,        //  FAILED: killed at the task's timeout
+    DROVER_END_CANCELLED    = 4,        //  CANCELLED: stopped by TASK CANCEL
+    DROVER_END_SPAWN_FAILED = 5,        //  FAILED: the last attempt could not start
+    DROVER_END_LOST         = 6,        //  FAILED: its worker was lost, no rerun allowed
+    DROVER_END_POISON       = 7,        //  FAILED: lost more workers than lost-retries
+    DROVER_END_EXPIRED      = 8,        //  UNKNOWN: ended, result no longer kept
+    DROVER_END_UNKNOWN      = 9,        //  UNKNOWN: no such task was ever accepted
+    DROVER_END_MAX          = 9
+} drover_end_t;
+
 //  How a task attempt ended on the worker (TASK RESULT)
 typedef enum {
     DROVER_OUTCOME_EXITED       = 0,        //  exit_code holds the status
@@ -166,6 +183,7 @@ typedef struct {
 typedef struct {
     uint64_t task;                  //  task id
     uint8_t state;                  //  drover_task_state_t
+    uint8_t end;                    //  drover_end_t, NONE while not final
     int32_t priority;               //  lower runs first
     uint32_t procs;                 //  procs demanded
     uint32_t attempt;               //  current attempt number, 0 if never assigned
@@ -203,6 +221,7 @@ typedef struct {
     //  Results
     uint8_t outcome;                //  drover_outcome_t
     uint8_t state;                  //  drover_task_state_t (TASK DONE)
+    uint8_t end;                    //  drover_end_t (TASK DONE; "outcome" on the wire)
     uint8_t admin;                  //  drover_admin_t (WORKER ADMIN)
     int32_t exit_code;              //  process exit status
     int32_t signal;                 //  signal that ended the process
@@ -311,6 +330,17 @@ const char *
     drover_admin_name (int admin);
 const char *
     drover_outcome_name (int outcome);
+
+//  Return the printable name of how a task ended, e.g. "TIMED_OUT"
+const char *
+    drover_end_name (int end);
+
+//  Tell whether an end goes with a task state (PROTOCOL.md §7.13): NONE with
+//  QUEUED, ASSIGNED, RUNNING; SUCCEEDED and CANCELLED with their own state;
+//  FAILED, TIMED_OUT, SPAWN_FAILED, LOST, POISON with FAILED; EXPIRED and
+//  UNKNOWN with UNKNOWN
+bool
+    drover_end_fits (int state, int end);
 
 //  Check that a worker id is printable ASCII without spaces, 1..64 bytes
 bool

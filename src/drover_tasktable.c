@@ -58,7 +58,8 @@ typedef struct {
 //  The last result of a finished task
 typedef struct {
     char worker [DROVER_ID_MAX + 1];    //  worker of the last attempt, or ""
-    uint8_t outcome;            //  drover_outcome_t
+    uint8_t outcome;            //  drover_outcome_t of the last attempt
+    uint8_t end;                //  drover_end_t, how the task ended
     int32_t exit_code;          //  exit status
     int32_t signal;             //  signal that ended it
     uint32_t truncated;         //  DROVER_TRUNC_* flags
@@ -499,12 +500,14 @@ s_done (drover_tasktable_t *self, s_task_t *task, uint64_t id,
     s_action_route (action, route, route_size);
     if (!task) {
         action->state = DROVER_TASK_UNKNOWN;
+        action->end = DROVER_END_UNKNOWN;
         return;
     }
     action->state = task->state;
     s_result_t *result = task->result;
     assert (result);
     action->outcome = result->outcome;
+    action->end = result->end;
     action->exit_code = result->exit_code;
     action->signal = result->signal;
     action->truncated = result->truncated;
@@ -606,12 +609,31 @@ s_notify (drover_tasktable_t *self, s_task_t *task, s_waiter_t waiter)
     self->waiters--;
 }
 
+//  How a task that ends in state with result ended, unless the caller
+//  said (LOST, POISON): the last attempt's outcome tells a timeout and a
+//  spawn failure from the task's other failures (PROTOCOL.md §7.13)
+static uint8_t
+s_end_of (int state, const s_result_t *result)
+{
+    if (drover_end_fits (state, result->end))
+        return result->end;
+    if (state == DROVER_TASK_SUCCEEDED)
+        return DROVER_END_SUCCEEDED;
+    if (state == DROVER_TASK_CANCELLED)
+        return DROVER_END_CANCELLED;
+    assert (state == DROVER_TASK_FAILED);
+    return result->outcome == DROVER_OUTCOME_TIMEDOUT? DROVER_END_TIMED_OUT
+         : result->outcome == DROVER_OUTCOME_SPAWN_FAILED? DROVER_END_SPAWN_FAILED
+         : DROVER_END_FAILED;
+}
+
 //  End a task (already off its worker) with a result: tell its waiters,
 //  say the event, and remember it among the finished
 static void
 s_finish (drover_tasktable_t *self, s_task_t *task, int state, s_result_t *result)
 {
     assert (!task->worker && !s_is_final (task->state));
+    result->end = s_end_of (state, result);
     s_waiters_t *more = task->waiters;      //  read before result takes its place
     s_waiter_t first = task->waiter;
     task->waiter.route = 0;
@@ -651,8 +673,20 @@ s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char
     }
     else
     if ((task->lost < UINT16_MAX? ++task->lost: task->lost) > self->lost_retries) {
-        snprintf (text, sizeof text, "poison: lost %u workers", task->lost);
-        s_finish (self, task, DROVER_TASK_FAILED, s_result_new (worker, text));
+        //  One loss ends it only when lost-retries is 0 (no rerun allowed):
+        //  that is LOST; more than one, it keeps taking machines down
+        s_result_t *result;
+        if (task->lost == 1) {
+            snprintf (text, sizeof text, "%s", reason);
+            result = s_result_new (worker, text);
+            result->end = DROVER_END_LOST;
+        }
+        else {
+            snprintf (text, sizeof text, "poison: lost %u workers", task->lost);
+            result = s_result_new (worker, text);
+            result->end = DROVER_END_POISON;
+        }
+        s_finish (self, task, DROVER_TASK_FAILED, result);
     }
     else
         s_requeue (self, task, worker, reason);
@@ -1245,6 +1279,7 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
         row->priority = task->priority;
         row->procs = task->procs;
         row->attempt = task->attempt;
+        row->end = s_is_final (task->state)? task->result->end: DROVER_END_NONE;
         snprintf (row->worker, sizeof row->worker, "%s", drover_tasktable_worker (self, task->id));
         row->summary = s_summary (self, task);
     }

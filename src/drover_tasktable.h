@@ -74,6 +74,7 @@ typedef struct {
     size_t body_size;               //  OFFER: bytes
     uint8_t state;                  //  DONE: drover_task_state_t
     uint8_t outcome;                //  DONE: drover_outcome_t of the last attempt
+    uint8_t end;                    //  DONE: drover_end_t, how the task ended
     int32_t exit_code;              //  DONE: exit status
     int32_t signal;                 //  DONE: signal that ended it
     uint32_t truncated;             //  DONE: DROVER_TRUNC_* flags

@@ -72,6 +72,7 @@ s_fake_done (fake_t *fake, zframe_t *route, uint64_t task, uint32_t seq)
     done->task = task;
     done->attempt = 1;
     done->state = DROVER_TASK_SUCCEEDED;
+    done->end = DROVER_END_SUCCEEDED;
     char out [64];
     snprintf (out, sizeof out, "out-%llu\n", (unsigned long long) task);
     drover_msg_set_output (done, (byte *) out, strlen (out), NULL, 0);
@@ -254,6 +255,7 @@ s_notify_each (fake_t *fake, zframe_t *route, drover_msg_t *msg)
             done->seq = msg->seq;
             done->task = msg->tasks [index];
             done->state = DROVER_TASK_UNKNOWN;
+            done->end = DROVER_END_UNKNOWN;
             s_fake_send (fake, route, &done);
         }
     }
@@ -297,11 +299,15 @@ s_admin (fake_t *fake, zframe_t *route, drover_msg_t *msg)
         reply->seq = msg->seq;
         reply->counts [DROVER_TASK_QUEUED] = 5;
         reply->counts [DROVER_TASK_RUNNING] = msg->limit;
-        reply->nrows = 1;
-        reply->task_rows = (drover_task_row_t *) zmalloc (sizeof (drover_task_row_t));
+        reply->nrows = 2;
+        reply->task_rows = (drover_task_row_t *) zmalloc (2 * sizeof (drover_task_row_t));
         reply->task_rows [0].task = 12;
         reply->task_rows [0].state = msg->state == 255? DROVER_TASK_QUEUED: msg->state;
         reply->task_rows [0].summary = strdup ("sh -c true");
+        reply->task_rows [1].task = 11;
+        reply->task_rows [1].state = DROVER_TASK_FAILED;
+        reply->task_rows [1].end = DROVER_END_TIMED_OUT;
+        reply->task_rows [1].summary = strdup ("sleep 60");
         s_fake_send (fake, route, &reply);
     }
 }
@@ -773,9 +779,11 @@ test_admin_round_trips (void **state)
     assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
     assert_int_equal (table->counts [DROVER_TASK_QUEUED], 5);
     assert_int_equal (table->counts [DROVER_TASK_RUNNING], 33);
-    assert_int_equal (table->nrows, 1);
+    assert_int_equal (table->nrows, 2);
     assert_int_equal (table->task_rows [0].state, DROVER_TASK_RUNNING);
+    assert_int_equal (table->task_rows [0].end, DROVER_END_NONE);
     assert_string_equal (table->task_rows [0].summary, "sh -c true");
+    assert_int_equal (table->task_rows [1].end, DROVER_END_TIMED_OUT);
     drover_msg_destroy (&table);
 
     drover_client_destroy (&client);
@@ -864,6 +872,7 @@ s_notify_failed (fake_t *fake, zframe_t *route, drover_msg_t *msg)
         done->task = 90;
         done->attempt = 1;
         done->state = DROVER_TASK_FAILED;
+        done->end = DROVER_END_FAILED;
         done->exit_code = 3;
         drover_msg_set_output (done, (byte *) "partial\n", 8, (byte *) "boom\n", 5);
         drover_msg_set_reason (done, "exit 3");
@@ -872,6 +881,62 @@ s_notify_failed (fake_t *fake, zframe_t *route, drover_msg_t *msg)
     else
     if (msg->id == DROVER_MSG_TASK_WAIT)
         s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+}
+
+//  SUBMIT with notify: ACCEPTED (task 91 + the submit's priority), then a
+//  FAILED TASK DONE whose reason's words mislead: priority 0, a timeout
+//  killed by SIGKILL and said "killed after 1000 ms"; priority 1, the
+//  task's own exit 3 said "timed out waiting for the lock"
+static void
+s_notify_misleading (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id == DROVER_MSG_TASK_SUBMIT) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+        reply->seq = msg->seq;
+        reply->task = 91 + msg->priority;
+        s_fake_send (fake, route, &reply);
+        drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+        done->task = 91 + msg->priority;
+        done->attempt = 1;
+        done->state = DROVER_TASK_FAILED;
+        if (msg->priority == 0) {
+            done->end = DROVER_END_TIMED_OUT;
+            done->exit_code = -1;
+            done->signal = 9;
+            drover_msg_set_reason (done, "killed after 1000 ms");
+        }
+        else {
+            done->end = DROVER_END_FAILED;
+            done->exit_code = 3;
+            drover_msg_set_reason (done, "timed out waiting for the lock");
+        }
+        s_fake_send (fake, route, &done);
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT)
+        s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+}
+
+//  submit --wait once told a timeout by the reason's words ("timed out..."):
+//  a timeout said otherwise exited 137 (signal 9), a task's own exit 3
+//  whose reason began "timed out" exited 124. The outcome decides.
+static void
+test_cli_exit_status_from_outcome (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_notify_misleading, endpoint);
+    char *output;
+    const char *timed_out [] = { "submit", "--broker", endpoint, "--wait", "--", "sleep", "9",
+                                 NULL };
+    assert_int_equal (s_run (timed_out, &output), 124);
+    assert_non_null (strstr (output, "task 91 FAILED (timed out): killed after 1000 ms"));
+    free (output);
+    const char *exited [] = { "submit", "--broker", endpoint, "--priority", "1", "--wait", "--",
+                              "false", NULL };
+    assert_int_equal (s_run (exited, &output), 3);
+    free (output);
+    zactor_destroy (&actor);
 }
 
 //  submit prints the id; a file of commands prints one id per command
@@ -1015,6 +1080,13 @@ test_cli_tables (void **state)
     assert_int_equal (s_run (tasks, &output), 0);
     assert_non_null (strstr (output, "\"state\":\"running\""));
     assert_non_null (strstr (output, "\"command\":\"sh -c true\""));
+    assert_non_null (strstr (output, "\"state\":\"running\",\"outcome\":\"none\""));
+    assert_non_null (strstr (output, "\"state\":\"failed\",\"outcome\":\"timed_out\""));
+    free (output);
+    const char *text [] = { "tasks", "--broker", endpoint, NULL };
+    assert_int_equal (s_run (text, &output), 0);
+    assert_non_null (strstr (output, "OUTCOME"));
+    assert_non_null (strstr (output, "timed_out"));
     free (output);
     const char *status [] = { "status", "--broker", endpoint, NULL };
     assert_int_equal (s_run (status, &output), 0);
@@ -1054,6 +1126,7 @@ main (void)
         cmocka_unit_test (test_cli_submit_prints_ids),
         cmocka_unit_test (test_cli_errors),
         cmocka_unit_test (test_cli_wait),
+        cmocka_unit_test (test_cli_exit_status_from_outcome),
         cmocka_unit_test (test_cli_tables),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -97,8 +97,10 @@ s_filled (int id)
             msg->attempt = 3;
             if (id == DROVER_MSG_TASK_RESULT)
                 msg->outcome = DROVER_OUTCOME_SIGNALLED;
-            else
+            else {
                 msg->state = DROVER_TASK_FAILED;
+                msg->end = DROVER_END_TIMED_OUT;
+            }
             msg->exit_code = -1;
             msg->signal = 9;
             msg->truncated = DROVER_TRUNC_STDOUT | DROVER_TRUNC_STDERR;
@@ -149,7 +151,8 @@ s_filled (int id)
             strcpy (msg->task_rows [0].worker, "w9");
             msg->task_rows [0].summary = strdup ("sh -c echo hi");
             msg->task_rows [1].task = 10;
-            msg->task_rows [1].state = DROVER_TASK_QUEUED;
+            msg->task_rows [1].state = DROVER_TASK_FAILED;
+            msg->task_rows [1].end = DROVER_END_POISON;
             msg->task_rows [1].summary = strdup ("");
             break;
         case DROVER_MSG_WORKER_TABLE:
@@ -246,6 +249,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
     assert_int_equal (a->heartbeat, b->heartbeat);
     assert_int_equal (a->outcome, b->outcome);
     assert_int_equal (a->state, b->state);
+    assert_int_equal (a->end, b->end);
     assert_int_equal (a->admin, b->admin);
     assert_int_equal (a->exit_code, b->exit_code);
     assert_int_equal (a->signal, b->signal);
@@ -268,6 +272,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         const drover_task_row_t *x = &a->task_rows [index], *y = &b->task_rows [index];
         assert_true (x->task == y->task);
         assert_int_equal (x->state, y->state);
+        assert_int_equal (x->end, y->end);
         assert_int_equal (x->priority, y->priority);
         assert_int_equal (x->procs, y->procs);
         assert_int_equal (x->attempt, y->attempt);
@@ -822,6 +827,61 @@ test_event_json_long_time (void **state)
     char *json = drover_event_json (&event);
     assert_non_null (strstr (json, "{\"time\":18446744073709551615,\"topic\":"));
     zstr_free (&json);
+}
+
+//  TASK DONE once carried no outcome: a client told a timeout from a signal
+//  by the reason's words. Its outcome (and a TASK TABLE row's) goes with
+//  its state, both ways: an encoder refuses a pair the spec does not list,
+//  and a decoder refuses it as malformed.
+static void
+test_done_outcome_goes_with_its_state (void **state)
+{
+    int fitting = 0;
+    for (int task_state = 0; task_state < DROVER_TASK_STATES; task_state++)
+        for (int end = 0; end <= DROVER_END_MAX + 1; end++) {
+            bool fits = drover_end_fits (task_state, end);
+            fitting += fits;
+            drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+            done->task = 5;
+            done->state = (uint8_t) task_state;
+            done->end = (uint8_t) end;
+            zframe_t *frame = drover_msg_encode (done);
+            assert_int_equal (frame != NULL, fits);
+            drover_msg_t *copy = drover_msg_new (0);
+            if (frame) {
+                assert_int_equal (drover_msg_decode (copy, zframe_data (frame),
+                                                     zframe_size (frame)), 0);
+                assert_int_equal (copy->end, end);
+            }
+            zframe_destroy (&frame);
+            //  The same pair, hand-packed: a decoder refuses what does not fit
+            s_raw_t raw;
+            s_raw_begin (&raw, DROVER_MSG_TASK_DONE, 12, 3);
+            msgpack_pack_uint8 (&raw.pk, 5);
+            msgpack_pack_uint8 (&raw.pk, (uint8_t) task_state);
+            msgpack_pack_uint8 (&raw.pk, (uint8_t) end);
+            msgpack_pack_uint8 (&raw.pk, 0);            //  attempt
+            s_raw_str (&raw, "", 0);                    //  worker
+            for (int field = 0; field < 4; field++)     //  exit_code .. duration
+                msgpack_pack_uint8 (&raw.pk, 0);
+            msgpack_pack_bin (&raw.pk, 0);              //  out
+            msgpack_pack_bin (&raw.pk, 0);              //  err
+            s_raw_str (&raw, "", 0);                    //  reason
+            if (fits)
+                assert_int_equal (drover_msg_decode (copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+            else
+                s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw),
+                                  end > DROVER_END_MAX? "outcome: out of range"
+                                                      : "outcome: does not go with the state");
+            s_raw_destroy (&raw);
+            drover_msg_destroy (&copy);
+            drover_msg_destroy (&done);
+        }
+    assert_int_equal (fitting, 3 + 1 + 1 + 5 + 2);
+    char name [32];
+    snprintf (name, sizeof name, "%s", drover_end_name (DROVER_END_TIMED_OUT));
+    assert_string_equal (name, "TIMED_OUT");
+    assert_string_equal (drover_end_name (DROVER_END_MAX + 1), "INVALID");
 }
 
 //  drover_msg_peek reads the id and seq of any header, whatever follows:
@@ -1682,6 +1742,7 @@ main (void)
         cmocka_unit_test (test_event_json_long_time),
         cmocka_unit_test (test_rows_claimed_past_bytes_are_refused_unallocated),
         cmocka_unit_test (test_peek_reads_only_the_header),
+        cmocka_unit_test (test_done_outcome_goes_with_its_state),
         cmocka_unit_test (test_truncated_at_every_length),
         cmocka_unit_test (test_oversized_fields),
         cmocka_unit_test (test_wrong_type_everywhere),

@@ -334,6 +334,107 @@ test_retries_then_failed (void **state)
     drover_tasktable_destroy (&table);
 }
 
+//  Run one attempt of a new task on alpha to a RESULT of outcome (with a
+//  signal and a reason as a worker from the spec may send) and return its
+//  TASK DONE's end
+static int
+s_end_after (drover_tasktable_t *table, int outcome, int exit_code, int signal,
+             const char *reason_text, int state)
+{
+    uint64_t task = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
+    s_take (table);
+    s_assign (table, task, "alpha", 0, 1);
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    strcpy (msg->worker, "alpha");
+    msg->task = task;
+    msg->attempt = 1;
+    msg->outcome = (uint8_t) outcome;
+    msg->exit_code = exit_code;
+    msg->signal = signal;
+    drover_msg_set_reason (msg, reason_text);
+    const char *reason;
+    assert_int_equal (drover_tasktable_result (table, msg, &reason), 200);
+    drover_msg_destroy (&msg);
+    drover_action_t *done = s_find (s_take (table), DROVER_ACTION_DONE, task, 0);
+    assert_non_null (done);
+    assert_int_equal (done->state, state);
+    assert_true (drover_end_fits (done->state, done->end));
+    return done->end;
+}
+
+//  TASK DONE once said only SUCCEEDED / FAILED / CANCELLED: a timeout
+//  killed by SIGKILL looked like any signal, and clients read the reason's
+//  words. Its end says how the task ended, whatever the reason's text.
+static void
+test_done_says_how_the_task_ended (void **state)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_tasktable_configure (table, 5000, 0, 1000, 1000);
+    s_up (table, "alpha", S_ALPHA);
+    assert_int_equal (s_end_after (table, DROVER_OUTCOME_EXITED, 0, 0, "", DROVER_TASK_SUCCEEDED),
+                      DROVER_END_SUCCEEDED);
+    assert_int_equal (s_end_after (table, DROVER_OUTCOME_EXITED, 3, 0, "timed out waiting for db",
+                                   DROVER_TASK_FAILED), DROVER_END_FAILED);
+    assert_int_equal (s_end_after (table, DROVER_OUTCOME_SIGNALLED, -1, 9, "", DROVER_TASK_FAILED),
+                      DROVER_END_FAILED);
+    assert_int_equal (s_end_after (table, DROVER_OUTCOME_TIMEDOUT, -1, 9, "killed after 500 ms",
+                                   DROVER_TASK_FAILED), DROVER_END_TIMED_OUT);
+    assert_int_equal (s_end_after (table, DROVER_OUTCOME_SPAWN_FAILED, -1, 0, "no such file",
+                                   DROVER_TASK_FAILED), DROVER_END_SPAWN_FAILED);
+
+    //  Cancelled while queued, and while running (the worker says CANCELLED)
+    const char *reason;
+    uint64_t queued = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
+    s_take (table);
+    assert_int_equal (drover_tasktable_cancel (table, queued, &reason), 200);
+    drover_action_t *done = s_find (s_take (table), DROVER_ACTION_DONE, queued, 0);
+    assert_int_equal (done->end, DROVER_END_CANCELLED);
+    uint64_t running = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
+    s_take (table);
+    s_assign (table, running, "alpha", 0, 1);
+    assert_int_equal (drover_tasktable_cancel (table, running, &reason), 200);
+    s_take (table);
+    assert_int_equal (s_result (table, running, "alpha", 1, DROVER_OUTCOME_CANCELLED, -1, NULL), 200);
+    done = s_find (s_take (table), DROVER_ACTION_DONE, running, 0);
+    assert_int_equal (done->state, DROVER_TASK_CANCELLED);
+    assert_int_equal (done->end, DROVER_END_CANCELLED);
+
+    //  lost-retries 0: one lost worker ends it LOST, with the loss as reason
+    uint64_t lost = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
+    s_take (table);
+    s_assign (table, lost, "alpha", 0, 1);
+    drover_tasktable_worker_lost (table, "alpha", "no heartbeat");
+    done = s_find (s_take (table), DROVER_ACTION_DONE, lost, 0);
+    assert_int_equal (done->state, DROVER_TASK_FAILED);
+    assert_int_equal (done->end, DROVER_END_LOST);
+    assert_string_equal (done->reason, "worker lost: no heartbeat");
+
+    //  An id never given out: UNKNOWN
+    uint64_t never = 1000;
+    assert_int_equal (drover_tasktable_wait (table, &never, 1, 9, S_CLIENT, &reason), 200);
+    done = s_find (s_take (table), DROVER_ACTION_DONE, never, 0);
+    assert_int_equal (done->state, DROVER_TASK_UNKNOWN);
+    assert_int_equal (done->end, DROVER_END_UNKNOWN);
+
+    //  TASK LIST rows carry the end too, NONE while a task is live
+    uint64_t live = s_submit (table, 0, 0);
+    s_take (table);
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_TABLE);
+    drover_tasktable_list (table, 255, 100, list);
+    assert_int_equal (list->nrows, 9);
+    int ends [] = { DROVER_END_NONE, DROVER_END_LOST, DROVER_END_CANCELLED,
+                    DROVER_END_CANCELLED, DROVER_END_SPAWN_FAILED, DROVER_END_TIMED_OUT,
+                    DROVER_END_FAILED, DROVER_END_FAILED, DROVER_END_SUCCEEDED };
+    for (uint32_t row = 0; row < list->nrows; row++)
+        assert_int_equal (list->task_rows [row].end, ends [row]);
+    assert_true (list->task_rows [0].task == live);
+    zframe_t *frame = drover_msg_encode (list);     //  every pair fits its state
+    assert_non_null (frame);
+    zframe_destroy (&frame);
+    drover_msg_destroy (&list);
+    drover_tasktable_destroy (&table);
+}
+
 //  A lost worker's tasks go back to the queue with the attempt raised at
 //  their next assignment; past lost-retries the task is poison
 static void
@@ -371,6 +472,7 @@ test_lost_requeues_then_poison (void **state)
             assert_non_null (done);
             assert_int_equal (done->state, DROVER_TASK_FAILED);
             assert_string_equal (done->reason, "poison: lost 3 workers");
+            assert_int_equal (done->end, DROVER_END_POISON);
             assert_int_equal (done->attempt, 3);
             //  The bystander on w3 was requeued with it
             assert_non_null (s_event (actions, "task.requeued", bystander));
@@ -1010,6 +1112,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_life_cycle),
         cmocka_unit_test (test_retries_then_failed),
+        cmocka_unit_test (test_done_says_how_the_task_ended),
         cmocka_unit_test (test_lost_requeues_then_poison),
         cmocka_unit_test (test_stale_results_after_lost_worker),
         cmocka_unit_test (test_ack_timeout_requeues_without_retries),

@@ -81,7 +81,7 @@ say "the workers now (gamma is gone)"
 
 say "where the tasks ran, and how many ran twice because gamma died"
 "$DROVER" tasks --limit 1000 | awk '
-    $1 ~ /^[0-9]+$/ { ran[$6]++; if ($5 > 1) again++ }
+    $1 ~ /^[0-9]+$/ { ran[$7]++; if ($6 > 1) again++ }
     END { for (w in ran) printf "  %-6s %d tasks\n", w, ran[w];
           printf "  rerun after a lost worker: %d\n", again }'
 

@@ -355,55 +355,47 @@ drover_cli_parse_state (const char *text)
     return -1;
 }
 
-//  Did the task fail by its timeout? TASK DONE carries no outcome, so the
-//  reason says it ("timed out after 500 ms")
-static bool
-s_timed_out (const drover_msg_t *done)
-{
-    return done->state == DROVER_TASK_FAILED && done->reason
-        && strncmp (done->reason, "timed out", 9) == 0;
-}
-
-//  The exit status for a finished task (documented in submit --help)
+//  The exit status for a finished task (documented in submit --help),
+//  from how it ended: never from the reason's text
 int
 drover_cli_exit_status (const drover_msg_t *done)
 {
-    if (done->state == DROVER_TASK_SUCCEEDED)
-        return 0;
-    if (done->state == DROVER_TASK_CANCELLED)
-        return 130;
-    if (done->state != DROVER_TASK_FAILED)
-        return 1;                   //  unknown to the broker
-    if (s_timed_out (done))
-        return 124;
-    if (done->signal > 0 && done->signal < 128)
-        return 128 + done->signal;
-    if (done->exit_code > 0 && done->exit_code < 256)
-        return done->exit_code;
-    return 1;                       //  no status of its own: could not start, or lost
+    switch (done->end) {
+        case DROVER_END_SUCCEEDED:  return 0;
+        case DROVER_END_CANCELLED:  return 130;
+        case DROVER_END_TIMED_OUT:  return 124;
+        case DROVER_END_FAILED:
+            if (done->signal > 0 && done->signal < 128)
+                return 128 + done->signal;
+            if (done->exit_code > 0 && done->exit_code < 256)
+                return done->exit_code;
+            return 1;
+    }
+    return 1;                       //  no status of its own: could not start, lost, unknown
 }
 
 //  Describe how a task ended
 void
 drover_cli_describe_end (const drover_msg_t *done, char *buffer, size_t size)
 {
-    if (done->state == DROVER_TASK_UNKNOWN)
-        snprintf (buffer, size, "unknown task");
-    else
-    if (done->state == DROVER_TASK_CANCELLED)
-        snprintf (buffer, size, "cancelled");
-    else
-    if (s_timed_out (done))
-        snprintf (buffer, size, "timed out");
-    else
-    if (done->signal > 0)
+    if (done->end == DROVER_END_FAILED && done->signal > 0)
         snprintf (buffer, size, "signal %d (%s)", done->signal,
                   done->signal < 65? strsignal (done->signal): "?");
     else
-    if (done->state == DROVER_TASK_FAILED && done->exit_code == 0)
-        snprintf (buffer, size, "no exit status");
-    else
+    if (done->end == DROVER_END_FAILED)
         snprintf (buffer, size, "exit %d", done->exit_code);
+    else
+        drover_cli_end_name (done->end, buffer, size);
+}
+
+//  Name how a task ended in lower case words: "timed out", "spawn failed"
+void
+drover_cli_end_name (int end, char *buffer, size_t size)
+{
+    size_t length = 0;
+    for (const char *name = drover_end_name (end); *name && length + 1 < size; name++)
+        buffer [length++] = *name == '_'? ' ': (char) tolower ((unsigned char) *name);
+    buffer [length] = 0;
 }
 
 //  Write text as a JSON string, quotes included

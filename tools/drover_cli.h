@@ -81,6 +81,10 @@ int
 void
     drover_cli_describe_end (const drover_msg_t *done, char *buffer, size_t size);
 
+//  Name how a task ended (drover_end_t) in lower case words, e.g. "timed out"
+void
+    drover_cli_end_name (int end, char *buffer, size_t size);
+
 //  Wait for count tasks with a progress bar (stderr) and a summary (stdout),
 //  listing up to max_listed failures (0: all). Returns the exit status.
 int

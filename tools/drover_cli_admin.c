@@ -386,9 +386,12 @@ s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
     printf ("},\"tasks\":[");
     for (uint32_t index = 0; index < table->nrows; index++) {
         drover_task_row_t *row = &table->task_rows [index];
-        printf ("%s{\"id\":%llu,\"state\":\"%s\",\"priority\":%d,\"procs\":%u,\"attempt\":%u,"
-                "\"worker\":", index? ",": "", (unsigned long long) row->task,
+        char end [16];
+        printf ("%s{\"id\":%llu,\"state\":\"%s\",\"outcome\":\"%s\",\"priority\":%d,"
+                "\"procs\":%u,\"attempt\":%u,\"worker\":", index? ",": "",
+                (unsigned long long) row->task,
                 s_lower (drover_task_state_name (row->state), name, sizeof name),
+                s_lower (drover_end_name (row->end), end, sizeof end),
                 row->priority, row->procs, row->attempt);
         drover_cli_json_string (stdout, row->worker);
         printf (",\"command\":");
@@ -419,15 +422,20 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
 {
     if (table->nrows) {
         s_table_t text;
-        s_table_init (&text, 7);
-        const char *header [] = { "TASK", "STATE", "PRIO", "PROCS", "ATTEMPT", "WORKER", "COMMAND" };
+        s_table_init (&text, 8);
+        const char *header [] = { "TASK", "STATE", "OUTCOME", "PRIO", "PROCS", "ATTEMPT",
+                                  "WORKER", "COMMAND" };
         s_table_add (&text, header);
         for (uint32_t index = 0; index < table->nrows; index++) {
             drover_task_row_t *row = &table->task_rows [index];
-            char id [24], state [16], priority [16], procs [16], attempt [16];
+            char id [24], state [16], end [16], priority [16], procs [16], attempt [16];
             char summary [DROVER_SUMMARY_MAX + 1];
             snprintf (id, sizeof id, "%llu", (unsigned long long) row->task);
             s_lower (drover_task_state_name (row->state), state, sizeof state);
+            if (row->end == DROVER_END_NONE)
+                strcpy (end, "-");
+            else
+                s_lower (drover_end_name (row->end), end, sizeof end);    //  one word: "timed_out"
             snprintf (priority, sizeof priority, "%d", row->priority);
             snprintf (procs, sizeof procs, "%u", row->procs);
             snprintf (attempt, sizeof attempt, "%u", row->attempt);
@@ -441,7 +449,7 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
             const char *reserved = s_reserved_for (workers, row);
             snprintf (worker, sizeof worker, "%s%s", reserved? reserved: *row->worker? row->worker: "-",
                       reserved? " (reserved)": "");
-            const char *cells [] = { id, state, priority, procs, attempt, worker, summary };
+            const char *cells [] = { id, state, end, priority, procs, attempt, worker, summary };
             s_table_add (&text, cells);
         }
         s_table_print (&text);

@@ -62,10 +62,10 @@ s_usage (FILE *stream)
         "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
         "\n"
         "With --wait, one task's stdout and stderr are copied to ours and drover exits with\n"
-        "the task's status:\n"
+        "the task's status, from the outcome the broker reports:\n"
         "  succeeded: 0;  exited with N: N;  killed by signal S: 128+S;  timed out: 124;\n"
-        "  cancelled: 130;  failed without a status of its own (could not start, or its\n"
-        "  workers were lost) or unknown to the broker: 1.\n"
+        "  cancelled: 130;  failed without a status of its own (could not start, lost\n"
+        "  with its workers) or unknown to the broker: 1, saying so on stderr.\n"
         "Refused by the broker or broker unreachable: 1, with the reason on stderr.\n"
         "With --file --wait, drover waits like `drover wait` (progress, summary) and exits\n"
         "0 if every task succeeded, 1 otherwise.\n",
@@ -269,15 +269,14 @@ s_on_single_done (const drover_msg_t *done, void *arg)
     if (done->truncated & DROVER_TRUNC_STDERR)
         fprintf (stderr, "drover: task %llu: stderr truncated\n", (unsigned long long) done->task);
     //  A plain exit status speaks for itself; say what else happened
-    int status = single->status;
-    bool plain_exit = done->state == DROVER_TASK_FAILED && done->signal == 0
-                   && status == done->exit_code && status != 124;
-    if (done->state != DROVER_TASK_SUCCEEDED && !plain_exit) {
+    bool plain_exit = done->end == DROVER_END_FAILED && done->signal == 0
+                   && single->status == done->exit_code;
+    if (done->end != DROVER_END_SUCCEEDED && !plain_exit) {
         char end [128];
         drover_cli_describe_end (done, end, sizeof end);
-        fprintf (stderr, "drover: task %llu %s: %s\n", (unsigned long long) done->task,
-                 drover_task_state_name (done->state),
-                 done->reason && *done->reason? done->reason: end);
+        fprintf (stderr, "drover: task %llu %s (%s)%s%s\n", (unsigned long long) done->task,
+                 drover_task_state_name (done->state), end,
+                 done->reason && *done->reason? ": ": "", done->reason? done->reason: "");
     }
 }
 

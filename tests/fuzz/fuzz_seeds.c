@@ -102,7 +102,8 @@ s_write_messages (const char *dir)
         s_fill_stats (&msg->stats);
         msg->heartbeat = 1000;
         msg->outcome = DROVER_OUTCOME_EXITED;
-        msg->state = id == DROVER_MSG_TASK_LIST? 255: DROVER_TASK_SUCCEEDED;
+        msg->state = id == DROVER_MSG_TASK_LIST? 255: DROVER_TASK_FAILED;
+        msg->end = DROVER_END_TIMED_OUT;
         msg->admin = DROVER_ADMIN_DRAIN;
         msg->exit_code = 1;
         msg->signal = 0;
@@ -130,10 +131,12 @@ s_write_messages (const char *dir)
                 msg->counts [state] = state * 10;
             msg->nrows = 2;
             msg->task_rows = (drover_task_row_t *) zmalloc (2 * sizeof (drover_task_row_t));
-            msg->task_rows [0] = (drover_task_row_t) { 9, DROVER_TASK_RUNNING, -1, 2, 1, "node-1", NULL };
-            msg->task_rows [0].summary = strdup ("sh -c echo hi");
-            msg->task_rows [1] = (drover_task_row_t) { 10, DROVER_TASK_QUEUED, 0, 1, 0, "", NULL };
-            msg->task_rows [1].summary = strdup ("true");
+            msg->task_rows [0] = (drover_task_row_t) {
+                .task = 9, .state = DROVER_TASK_RUNNING, .priority = -1, .procs = 2,
+                .attempt = 1, .worker = "node-1", .summary = strdup ("sh -c echo hi") };
+            msg->task_rows [1] = (drover_task_row_t) {
+                .task = 10, .state = DROVER_TASK_SUCCEEDED, .end = DROVER_END_SUCCEEDED,
+                .procs = 1, .attempt = 1, .worker = "node-2", .summary = strdup ("true") };
         }
         if (id == DROVER_MSG_WORKER_TABLE) {
             msg->nrows = 2;
@@ -161,6 +164,7 @@ s_write_messages (const char *dir)
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_DONE);
     msg->task = UINT64_MAX;
     msg->state = DROVER_TASK_UNKNOWN;
+    msg->end = DROVER_END_EXPIRED;
     msg->exit_code = INT32_MIN;
     s_write_msg (dir, "edge-done-unknown", &msg);
     msg = drover_msg_new (DROVER_MSG_WORKER_HELLO);
