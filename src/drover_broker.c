@@ -60,6 +60,13 @@ static const struct {
 
 //  Most messages read from the ROUTER in one turn of the loop
 #define S_ROUTER_BATCH  1024
+//  Longest one turn may spend reading the ROUTER, usec: a peer's burst of
+//  expensive messages must not hold every actor hop behind it
+#define S_ROUTER_BUDGET 2000
+//  Messages, or bytes, read between looks at the clock: small messages are
+//  cheap and many, and a look costs a clock read; big ones cost their size
+#define S_ROUTER_CLOCK  8
+#define S_ROUTER_CLOCK_BYTES    (64 << 10)
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
 //  Longest news that may wait (a heartbeat, HEARD, SUCCESS) is held, msec
@@ -402,12 +409,21 @@ s_accept_payload (s_broker_t *self, s_route_t route, const byte *data, size_t si
     drover_msg_destroy (&msg);
 }
 
-//  Read what peers sent, up to one batch, without blocking
+//  Read what peers sent, up to one batch or the turn's time budget,
+//  without blocking; what is left is read next turn
 static void
 s_handle_router (s_broker_t *self)
 {
     void *handle = zsock_resolve (self->router);
-    for (int count = 0; count < S_ROUTER_BATCH; count++) {
+    int64_t started = zclock_usecs ();
+    size_t bytes = 0;           //  read since the last look at the clock
+    for (int count = 0, unclocked = 0; count < S_ROUTER_BATCH; count++) {
+        if (++unclocked > S_ROUTER_CLOCK || bytes > S_ROUTER_CLOCK_BYTES) {
+            if (zclock_usecs () - started > S_ROUTER_BUDGET)
+                break;          //  the poller still says readable: next turn
+            unclocked = 1;
+            bytes = 0;
+        }
         zmq_msg_t first;
         zmq_msg_init (&first);
         if (zmq_msg_recv (&first, handle, ZMQ_DONTWAIT) == -1) {
@@ -428,6 +444,7 @@ s_handle_router (s_broker_t *self)
             more = zmq_msg_recv (&extra, handle, 0) != -1 && zmq_msg_more (&extra);
             zmq_msg_close (&extra);
         }
+        bytes += zmq_msg_size (&payload);
         if (received)
             s_accept_payload (self, route, (const byte *) zmq_msg_data (&payload),
                               zmq_msg_size (&payload), extra_frames);
@@ -633,7 +650,8 @@ s_flush_turn (s_broker_t *self)
 }
 
 //  Serve until interrupted. Each turn handles everything ready: what the
-//  actors said, then up to a batch from the ROUTER; what that tells each
+//  actors said, then up to a batch from the ROUTER (or a few msec of it,
+//  whichever comes first); what that tells each
 //  actor goes out as one BATCH per actor at the end of the turn.
 static void
 s_broker_run (s_broker_t *self)
