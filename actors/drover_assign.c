@@ -44,6 +44,7 @@ typedef struct {
     drover_once_t succeeded;    //  workers told SUCCESS this turn
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_tasktable_t *table;  //  every task; decides everything
+    drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
     uint64_t stale;             //  reports answered STALE, NOT FOUND or NOT REGISTERED
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  start of the current warning second, msec
@@ -489,6 +490,19 @@ s_handle_record (void *arg, drover_record_t *record)
     }
 }
 
+//  A pause of the broker is not a worker's silence: if this loop did not
+//  run for a while, acks sent meanwhile are still unread; offers get that
+//  much longer before they count as unacknowledged
+static void
+s_forgive_stall (self_t *self)
+{
+    int64_t stall = drover_turns_stall (&self->turns, zclock_mono ());
+    size_t moved = stall? drover_tasktable_shift (self->table, stall): 0;
+    if (moved)
+        zsys_warning ("assign: broker stalled for %" PRId64 " msec: ack deadlines=%zu moved on "
+                      "by as much", stall, moved);
+}
+
 //  Run the assign actor; args is NULL, or the inproc endpoint (a string)
 //  schedq binds for the link between them (actors/ACTORS.md, "The link")
 void
@@ -506,10 +520,17 @@ drover_assign_actor (zsock_t *pipe, void *args)
             drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
         drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         drover_once_reset (&self->succeeded);
-        if (drover_poller_wait (self->poller, drover_pipe_poll_timeout (deadline, now)) == -1
-        ||  drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
-                             s_handle_record, self) == -1)
-            break;              //  interrupted, or the context is ending
+        //  While offers wait for acks, wake often enough to tell a stall
+        //  of our own from sleep
+        int wait = drover_pipe_poll_timeout (deadline, now);
+        if (deadline != -1)
+            wait = drover_turns_wait (wait);
+        if (drover_poller_wait (self->poller, wait) == -1)
+            break;              //  interrupted
+        s_forgive_stall (self);
+        if (drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
+                              s_handle_record, self) == -1)
+            break;              //  the context is ending
     }
     s_self_destroy (&self);
 }

@@ -60,6 +60,7 @@ typedef struct {
     drover_poller_t *poller;    //  the pipe
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     drover_liveness_t *liveness;    //  last heard, for lost-after
+    drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
     uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
     uint32_t max_workers;       //  registered workers at most
     bool stopping;              //  $TERM seen
@@ -394,6 +395,21 @@ s_expire_silent (self_t *self, int64_t now)
     }
 }
 
+//  A pause of the broker is not silence of the workers: if this loop did
+//  not run for a while (the process was stopped or starved), what workers
+//  said meanwhile still waits in buffers. Their silence is extended by the
+//  pause before anyone is judged, and the main reads what waits meanwhile.
+static void
+s_forgive_stall (self_t *self)
+{
+    int64_t stall = drover_turns_stall (&self->turns, zclock_mono ());
+    if (stall && drover_liveness_size (self->liveness)) {
+        drover_liveness_shift (self->liveness, stall);
+        zsys_warning ("health: broker stalled for %" PRId64 " msec: silence of workers=%zu "
+                      "counted from before it", stall, drover_liveness_size (self->liveness));
+    }
+}
+
 //  The actor
 void
 drover_health_actor (zsock_t *pipe, void *args)
@@ -402,13 +418,20 @@ drover_health_actor (zsock_t *pipe, void *args)
     zsock_signal (pipe, 0);
     while (!self->stopping) {
         int64_t deadline = drover_liveness_next_deadline (self->liveness);
+        //  While workers are known, wake often enough to tell a stall of
+        //  our own from sleep
+        bool watching = deadline != -1;
         if (self->stats_due != -1 && (deadline == -1 || self->stats_due < deadline))
             deadline = self->stats_due;
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
-        if (drover_poller_wait (self->poller, wait) == -1
-        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, s_handle_record,
-                               self) == -1)
-            break;              //  interrupted, or the context is ending
+        if (watching)
+            wait = drover_turns_wait (wait);
+        if (drover_poller_wait (self->poller, wait) == -1)
+            break;              //  interrupted
+        s_forgive_stall (self);
+        if (drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, s_handle_record,
+                              self) == -1)
+            break;              //  the context is ending
         int64_t now = zclock_mono ();
         if (!self->stopping)
             s_expire_silent (self, now);

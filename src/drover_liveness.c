@@ -94,6 +94,19 @@ drover_liveness_observe (drover_liveness_t *self, const char *id, int64_t now)
     entry->heard = now;
 }
 
+//  Move every last-heard forward by gap (the order stays as it is)
+void
+drover_liveness_shift (drover_liveness_t *self, int64_t gap)
+{
+    assert (self);
+    assert (gap >= 0);
+    s_entry_t *entry = (s_entry_t *) zlistx_first (self->order);
+    while (entry) {
+        entry->heard += gap;
+        entry = (s_entry_t *) zlistx_next (self->order);
+    }
+}
+
 //  Forget a worker
 bool
 drover_liveness_forget (drover_liveness_t *self, const char *id)

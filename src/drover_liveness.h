@@ -37,6 +37,12 @@ void
 void
     drover_liveness_observe (drover_liveness_t *self, const char *id, int64_t now);
 
+//  Move every worker's last-heard forward by gap msec: the caller itself
+//  did not run for that long (drover_turns_stall), so it could not hear
+//  them; their silence starts again from where it was
+void
+    drover_liveness_shift (drover_liveness_t *self, int64_t gap);
+
 //  Forget a worker. Returns true if it was known.
 bool
     drover_liveness_forget (drover_liveness_t *self, const char *id);

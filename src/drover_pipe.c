@@ -165,6 +165,22 @@ drover_pipe_poll_timeout (int64_t deadline, int64_t now)
     return deadline <= now? 0: (int) (deadline - now);
 }
 
+//  Note a turn; return the stall to forgive, or 0
+int64_t
+drover_turns_stall (drover_turns_t *self, int64_t now)
+{
+    int64_t gap = self->turn_at? now - self->turn_at: 0;
+    self->turn_at = now;
+    return gap > 2 * DROVER_TURN_MAX? gap: 0;
+}
+
+//  Bound a poll timeout by DROVER_TURN_MAX
+int
+drover_turns_wait (int wait)
+{
+    return wait < 0 || wait > DROVER_TURN_MAX? DROVER_TURN_MAX: wait;
+}
+
 //  Tell whether worker is new this turn, remembering it
 bool
 drover_once_first (drover_once_t *self, const char *worker)

@@ -109,6 +109,28 @@ void
 int
     drover_pipe_poll_timeout (int64_t deadline, int64_t now);
 
+//  When a loop last turned, to notice that the loop itself did not run for
+//  a while (the process was stopped, starved or swapped out): deadlines
+//  about others (a worker's silence, an offer's ack) are then extended by
+//  that time, which was the broker's pause, not their silence. A loop that
+//  watches for its own stalls sleeps at most DROVER_TURN_MAX msec at once,
+//  so a gap between two turns past twice that cannot be sleep. A plain value.
+#define DROVER_TURN_MAX     250         //  msec such a loop sleeps at most
+typedef struct {
+    int64_t turn_at;            //  msec (mono) of the last turn; 0 before the first
+} drover_turns_t;
+
+//  Note a turn of the loop at now. Returns the stall to forgive, msec: the
+//  whole time since the previous turn, if more than 2 * DROVER_TURN_MAX;
+//  else 0 (also on the first turn)
+int64_t
+    drover_turns_stall (drover_turns_t *self, int64_t now);
+
+//  Bound a poll timeout (-1: none) by DROVER_TURN_MAX, for a loop that
+//  watches for its own stalls while it has deadlines to keep
+int
+    drover_turns_wait (int wait);
+
 //  Where an actor's poller watches its sockets: the pipe first, then the
 //  link between schedq and assign, if any (ACTORS.md: the pipe is read first)
 #define DROVER_PIPE_AT      0

@@ -1183,6 +1183,21 @@ drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
 }
 
 
+//  Move every pending ack deadline forward by gap (the order stays)
+size_t
+drover_tasktable_shift (drover_tasktable_t *self, int64_t gap)
+{
+    assert (self);
+    assert (gap >= 0);
+    for (size_t index = 0; index < self->acks.count; index++) {
+        size_t at = (self->acks.head + index) % self->acks.capacity;
+        s_ack_t *ack = (s_ack_t *) (self->acks.data + at * self->acks.item);
+        ack->deadline += gap;
+    }
+    return self->acks.count;
+}
+
+
 //  ---------------------------------------------------------------------
 //  Queries
 

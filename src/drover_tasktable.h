@@ -187,6 +187,13 @@ void
 int64_t
     drover_tasktable_expire (drover_tasktable_t *self, int64_t now);
 
+//  Move every pending ack deadline forward by gap msec: the caller itself
+//  did not run for that long (drover_turns_stall), so acks that came
+//  meanwhile are still unread, not missing. Returns how many it moved
+//  (already acknowledged or ended offers may count).
+size_t
+    drover_tasktable_shift (drover_tasktable_t *self, int64_t gap);
+
 //  TASK LIST: fill table (a TASK TABLE message) with counts per state and
 //  up to limit rows (newest first), of one state unless state is 255
 void

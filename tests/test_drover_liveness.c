@@ -6,6 +6,7 @@
 
 #include "testutil.h"
 #include "drover_liveness.h"
+#include "drover_pipe.h"
 
 static int
 s_setup (void **state)
@@ -87,6 +88,46 @@ test_forget_and_clock_order (void **state)
     assert_null (drover_liveness_expire (liveness, 1000000));
 }
 
+//  A stall of the broker itself (its loop did not turn for 3 s, with
+//  lost-after 5 s): noticed at the first turn after it, and every worker's
+//  silence then counts from before it, so a worker heard 4 s before the
+//  end of the stall is not lost for it (it used to be: its heartbeats
+//  were waiting unread), while the real silence still ends in LOST
+static void
+test_broker_stall_is_not_silence (void **state)
+{
+    drover_liveness_t *liveness = (drover_liveness_t *) *state;
+    drover_turns_t turns = { 0 };
+    assert_int_equal (drover_turns_stall (&turns, 1000), 0);       //  first turn
+    drover_liveness_observe (liveness, "alpha", 1000);
+    drover_liveness_observe (liveness, "beta", 2000);
+    //  Turns every DROVER_TURN_MAX are sleep, not a stall
+    int64_t now = 1000;
+    while (now < 3000)
+        assert_int_equal (drover_turns_stall (&turns, now += DROVER_TURN_MAX), 0);
+    assert_int_equal (drover_turns_wait (-1), DROVER_TURN_MAX);
+    assert_int_equal (drover_turns_wait (10000), DROVER_TURN_MAX);
+    assert_int_equal (drover_turns_wait (7), 7);
+
+    //  Stopped from 3000 to 6000: alpha's deadline (6000) passed meanwhile
+    now = 6000;
+    int64_t stall = drover_turns_stall (&turns, now);
+    assert_int_equal (stall, 3000);
+    drover_liveness_shift (liveness, stall);
+    assert_int_equal (drover_liveness_last_heard (liveness, "alpha"), 4000);
+    assert_int_equal (drover_liveness_last_heard (liveness, "beta"), 5000);
+    assert_null (drover_liveness_expire (liveness, now));
+    assert_int_equal (drover_liveness_next_deadline (liveness), 9000);
+    //  beta's beats were waiting: heard now; alpha stays silent, and is lost
+    drover_liveness_observe (liveness, "beta", now + 10);
+    assert_int_equal (drover_turns_stall (&turns, now + 10), 0);
+    char *id = drover_liveness_expire (liveness, 9000);
+    assert_non_null (id);
+    assert_string_equal (id, "alpha");
+    zstr_free (&id);
+    assert_null (drover_liveness_expire (liveness, 9000));
+}
+
 int
 main (void)
 {
@@ -94,6 +135,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_lost_after_silence_not_before, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_heard_workers_stay, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_forget_and_clock_order, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_broker_stall_is_not_silence, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

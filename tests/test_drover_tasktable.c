@@ -654,6 +654,33 @@ test_ack_timeouts_are_not_poison (void **state)
     drover_tasktable_destroy (&table);
 }
 
+//  A stall of the broker itself moves ack deadlines on by as much: an ack
+//  that waited unread through it is not missing
+static void
+test_stall_moves_ack_deadlines (void **state)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_tasktable_configure (table, 1000, 5, 1000, 1000);
+    s_up (table, "alpha", S_ALPHA);
+    uint64_t first = s_submit (table, 0, 0);
+    uint64_t second = s_submit (table, 0, 0);
+    s_take (table);
+    s_assign (table, first, "alpha", 1000, 1);
+    s_assign (table, second, "alpha", 1500, 1);
+    assert_int_equal (drover_tasktable_expire (table, 1600), 2000);
+    //  Stopped from 1600 to 4600
+    assert_int_equal (drover_tasktable_shift (table, 3000), 2);
+    assert_int_equal (drover_tasktable_expire (table, 4600), 5000);
+    assert_int_equal (s_take (table)->count, 0);
+    s_start (table, first, "alpha", 1);             //  read after the stall
+    assert_int_equal (drover_tasktable_expire (table, 4700), 5500);
+    assert_int_equal (drover_tasktable_state (table, first), DROVER_TASK_RUNNING);
+    //  second is still never acknowledged: it expires, later
+    assert_int_equal (drover_tasktable_expire (table, 5500), -1);
+    assert_non_null (s_find (s_take (table), DROVER_ACTION_FAILURE, second, 0));
+    drover_tasktable_destroy (&table);
+}
+
 //  Cancel: queued ends now; running is killed and ends with its result;
 //  a second cancel conflicts; an unknown id is not found
 static void
@@ -1117,6 +1144,7 @@ main (void)
         cmocka_unit_test (test_stale_results_after_lost_worker),
         cmocka_unit_test (test_ack_timeout_requeues_without_retries),
         cmocka_unit_test (test_ack_timeouts_are_not_poison),
+        cmocka_unit_test (test_stall_moves_ack_deadlines),
         cmocka_unit_test (test_cancel_queued_and_running),
         cmocka_unit_test (test_wait),
         cmocka_unit_test (test_queue_full),
