@@ -8,7 +8,7 @@
     WORKER ADMIN steers; a draining machine with nothing assigned is told
     WORKER LEAVE, once.
 
-    In:   CONFIGURE max-shelve(4)
+    In:   CONFIGURE max-shelve(4) min-disk-free(4)
           QUEUE task(8) priority(i) procs(4) mem(8) labels(s)
           DEQUEUE task(8) | FREE task(8)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
@@ -256,7 +256,8 @@ s_fill_row (drover_worker_row_t *row, drover_sched_view_t *view)
 {
     size_t size = S_ROW_OVERHEAD + strlen (view->id);
     snprintf (row->id, sizeof row->id, "%s", view->id);
-    row->health = view->probation? DROVER_HEALTH_PROBATION: DROVER_HEALTH_OK;
+    row->health = view->probation? DROVER_HEALTH_PROBATION:
+                  view->disk_low? DROVER_HEALTH_LOW_DISK: DROVER_HEALTH_OK;
     row->admin = (uint8_t) view->admin;
     row->procs = view->procs;
     row->procs_used = view->procs_used;
@@ -453,8 +454,11 @@ s_handle_command (void *arg, zmsg_t *msg)
         zframe_destroy (&route);
     }
     else
-    if (streq (command, "CONFIGURE"))
+    if (streq (command, "CONFIGURE")) {
         drover_sched_set_max_shelve (self->sched, (uint32_t) drover_pipe_pop_number (msg));
+        uint64_t min_disk_free = drover_pipe_pop_number (msg);     //  MiB
+        drover_sched_set_min_disk_free (self->sched, min_disk_free << 20);
+    }
     else
     if (streq (command, "EVENTS"))
         self->silent = drover_pipe_pop_number (msg) == 0;

@@ -1493,7 +1493,7 @@ drover_task_state_name (int state)
 const char *
 drover_health_name (int health)
 {
-    static const char *names [DROVER_HEALTH_MAX + 1] = { "OK", "PROBATION", "LOST" };
+    static const char *names [DROVER_HEALTH_MAX + 1] = { "OK", "PROBATION", "LOST", "LOW_DISK" };
     return health >= 0 && health <= DROVER_HEALTH_MAX? names [health]: "INVALID";
 }
 
@@ -1510,7 +1510,7 @@ const char *
 drover_outcome_name (int outcome)
 {
     static const char *names [DROVER_OUTCOME_MAX + 1] = {
-        "EXITED", "SIGNALLED", "TIMEDOUT", "CANCELLED", "SPAWN_FAILED"
+        "EXITED", "SIGNALLED", "TIMEDOUT", "CANCELLED", "SPAWN_FAILED", "MACHINE_FAILED"
     };
     return outcome >= 0 && outcome <= DROVER_OUTCOME_MAX? names [outcome]: "INVALID";
 }

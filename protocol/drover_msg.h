@@ -121,8 +121,9 @@ typedef enum {
     DROVER_OUTCOME_SIGNALLED    = 1,        //  signal holds the signal number
     DROVER_OUTCOME_TIMEDOUT     = 2,        //  killed after the task's timeout
     DROVER_OUTCOME_CANCELLED    = 3,        //  killed on TASK KILL
-    DROVER_OUTCOME_SPAWN_FAILED = 4,        //  could not start (reason says why)
-    DROVER_OUTCOME_MAX          = 4
+    DROVER_OUTCOME_SPAWN_FAILED = 4,        //  could not start, the task's fault (reason says why)
+    DROVER_OUTCOME_MACHINE_FAILED = 5,      //  could not start, the machine's fault (reason says why)
+    DROVER_OUTCOME_MAX          = 5
 } drover_outcome_t;
 
 //  Worker admin settings (WORKER ADMIN, WORKER TABLE)
@@ -138,7 +139,8 @@ typedef enum {
     DROVER_HEALTH_OK        = 0,
     DROVER_HEALTH_PROBATION = 1,
     DROVER_HEALTH_LOST      = 2,
-    DROVER_HEALTH_MAX       = 2
+    DROVER_HEALTH_LOW_DISK  = 3,        //  its free disk is under the broker's floor: no new work
+    DROVER_HEALTH_MAX       = 3
 } drover_health_t;
 
 //  TASK SUBMIT flags

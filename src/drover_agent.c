@@ -236,7 +236,9 @@ s_worker_new (s_options_t *options, uint32_t procs)
     if (options->heartbeat)
         drover_worker_set_heartbeat (worker, options->heartbeat);
     drover_worker_set_grace (worker, options->grace);
-    drover_worker_set_workdir (worker, ".");
+    char *cwd = getcwd (NULL, 0);       //  absolute: a removed workdir is noticed
+    drover_worker_set_workdir (worker, cwd? cwd: ".");
+    free (cwd);
     drover_worker_set_verbose (worker, options->verbose);
     return worker;
 }

@@ -48,6 +48,8 @@ static const s_setting_t s_settings [] = {
       "msec a worker stays on probation after a transport failure" },
     { "schedq/max-shelve", S_UINT, S_AT (max_shelve), 1, 10000000, "1000",
       "requests that fit nowhere one scheduling pass looks past" },
+    { "schedq/min-disk-free", S_UINT, S_AT (min_disk_free), 0, 16777216, "100",
+      "MiB free on a worker's work directory filesystem under which it gets no new work (0: none)" },
     { "assign/ack-timeout", S_UINT, S_AT (ack_timeout), 10, 3600000, "5000",
       "msec for a worker to acknowledge an offer" },
     { "assign/lost-retries", S_UINT, S_AT (lost_retries), 0, 1000, "5",

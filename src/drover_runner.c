@@ -62,7 +62,8 @@ typedef enum {
 typedef enum {
     S_STAGE_CHDIR  = 1,
     S_STAGE_EXEC   = 2,
-    S_STAGE_CGROUP = 3
+    S_STAGE_CGROUP = 3,
+    S_STAGE_WORKDIR = 4
 } s_stage_t;
 
 //  What the child needs between clone and exec, and where it says why it
@@ -73,6 +74,7 @@ typedef struct {
     int out_fd;                     //  becomes stdout
     int err_fd;                     //  becomes stderr
     int cgroup_fd;                  //  the task's cgroup directory to move into, or -1
+    const char *workdir;            //  the worker's work directory, NULL = same as ours
     const char *cwd;                //  directory to run in, NULL or "" = same
     char **argv;                    //  argv, borrowed
     char **envp;                    //  environment, borrowed
@@ -129,6 +131,7 @@ struct _drover_runner_t {
     char *confine_mode;             //  "auto", "cgroup" or "pgroup", owned
     drover_confine_t *confine;      //  keeps each task's processes together, made at first start
     bool no_clone3;                 //  clone3 into a cgroup failed: the child moves itself
+    char *workdir;                  //  where tasks start before their own cwd, or NULL, owned
 };
 
 static void s_attempt_destroy (s_attempt_t **self_p);
@@ -184,6 +187,7 @@ drover_runner_destroy (drover_runner_t **self_p)
     }
     drover_confine_destroy (&self->confine);
     free (self->confine_mode);
+    free (self->workdir);
     free (self->attempts);
     free (self->polled);
     zlistx_destroy (&self->results);
@@ -218,6 +222,19 @@ drover_runner_set_confine (drover_runner_t *self, const char *mode)
     assert (!self->confine);
     free (self->confine_mode);
     self->confine_mode = strdup (mode);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Set the directory tasks start in (a task's relative cwd is taken from
+//  there); a task that cannot get there failed for its machine's sake
+
+void
+drover_runner_set_workdir (drover_runner_t *self, const char *workdir)
+{
+    assert (self);
+    free (self->workdir);
+    self->workdir = workdir? strdup (workdir): NULL;
 }
 
 
@@ -394,6 +411,8 @@ s_child (void *arg)
         s_child_fail (child, S_STAGE_EXEC, errno);
     //  Whatever else is open (other tasks' pipes, sockets) stays behind
     syscall (SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+    if (child->workdir && chdir (child->workdir) == -1)
+        s_child_fail (child, S_STAGE_WORKDIR, errno);
     if (child->cwd && *child->cwd && chdir (child->cwd) == -1)
         s_child_fail (child, S_STAGE_CHDIR, errno);
     execvpe (child->argv [0], child->argv, child->envp);
@@ -498,16 +517,29 @@ s_stack_top (drover_runner_t *self)
     return self->stack + self->stack_size;
 }
 
+//  Return true if an errno says the machine ran out of something (file
+//  descriptors, processes, memory, disk), not that the task asked for
+//  something wrong
+static bool
+s_machine_error (int error)
+{
+    return error == ENOSPC || error == EMFILE || error == ENFILE || error == EAGAIN
+        || error == ENOMEM || error == EDQUOT;
+}
+
 //  Start the attempt's child without copying the address space: clone
 //  with CLONE_VM | CLONE_VFORK (this thread waits until the child execs or
 //  exits) and CLONE_PIDFD; fills the attempt's pid, pidfd and pipes.
-//  Returns 0, or -1 with reason filled (nothing left open).
+//  Returns 0, or -1 with reason filled (nothing left open) and *machine_p
+//  saying whether the machine is at fault (s_machine_error).
 static int
 s_spawn (drover_runner_t *self, s_attempt_t *attempt, const drover_exec_t *exec,
-         char *reason, size_t reason_size)
+         char *reason, size_t reason_size, bool *machine_p)
 {
+    *machine_p = true;          //  until the task's own part fails
     if (exec->argc < 1 || !exec->argv || !exec->argv [0] || !*exec->argv [0]) {
         snprintf (reason, reason_size, "empty argv");
+        *machine_p = false;
         return -1;
     }
     int out_pipe [2] = { -1, -1 };
@@ -546,6 +578,7 @@ s_spawn (drover_runner_t *self, s_attempt_t *attempt, const drover_exec_t *exec,
     child.in_fd = in_fd;
     child.out_fd = out_pipe [1];
     child.err_fd = err_pipe [1];
+    child.workdir = self->workdir;
     child.cwd = exec->cwd;
     child.argv = exec->argv;
     child.envp = s_environment (exec);
@@ -598,8 +631,16 @@ s_spawn (drover_runner_t *self, s_attempt_t *attempt, const drover_exec_t *exec,
     s_close (&err_pipe [1]);
     if (child.stage || pidfd == -1) {
         //  The child exited before exec: reap it
+        //  What the task asked for (its command, its cwd) is its own
+        //  failure, unless the machine ran out of something on the way
+        if (child.stage == S_STAGE_CHDIR || child.stage == S_STAGE_EXEC)
+            *machine_p = s_machine_error (child.error);
         if (child.stage == S_STAGE_CHDIR)
             snprintf (reason, reason_size, "chdir %s: %s", exec->cwd, strerror (child.error));
+        else
+        if (child.stage == S_STAGE_WORKDIR)
+            snprintf (reason, reason_size, "work directory %s: %s", self->workdir,
+                      strerror (child.error));
         else
         if (child.stage == S_STAGE_CGROUP)
             snprintf (reason, reason_size, "cgroup: %s", strerror (child.error));
@@ -637,8 +678,8 @@ failed:
 
 
 //  --------------------------------------------------------------------------
-//  Start an attempt. Returns 0 if it runs, or -1 with a SPAWN_FAILED result
-//  queued.
+//  Start an attempt. Returns 0 if it runs, or -1 with a SPAWN_FAILED or
+//  MACHINE_FAILED result queued.
 
 int
 drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
@@ -655,11 +696,12 @@ drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
     attempt->deadline = timeout? now + timeout: 0;
     attempt->ending = -1;
     char reason [DROVER_REASON_MAX];
-    if (s_spawn (self, attempt, exec, reason, sizeof reason)) {
+    bool machine;
+    if (s_spawn (self, attempt, exec, reason, sizeof reason, &machine)) {
         drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
         result->task = task;
         result->attempt = attempt_nbr;
-        result->outcome = DROVER_OUTCOME_SPAWN_FAILED;
+        result->outcome = machine? DROVER_OUTCOME_MACHINE_FAILED: DROVER_OUTCOME_SPAWN_FAILED;
         result->exit_code = 127;
         drover_msg_set_reason (result, reason);
         zlistx_add_end (self->results, result);

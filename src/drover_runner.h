@@ -58,6 +58,12 @@ void
 void
     drover_runner_set_confine (drover_runner_t *self, const char *mode);
 
+//  Set the directory every task starts in before its own cwd (NULL: the
+//  worker's current directory, the default). A task that cannot get there
+//  (the directory went away) ends MACHINE_FAILED: the machine's fault.
+void
+    drover_runner_set_workdir (drover_runner_t *self, const char *workdir);
+
 //  Return the directory holding the tasks' cgroups, or NULL when tasks are
 //  confined by process group only (or none started yet)
 const char *
@@ -65,8 +71,10 @@ const char *
 
 //  Start an attempt of task at now (msec, zclock_mono). timeout is in msec,
 //  0 for none. Returns 0 if the process runs, or -1 if it could not start:
-//  then a SPAWN_FAILED result saying why is already waiting in
-//  drover_runner_next_result.
+//  then a result saying why is already waiting in drover_runner_next_result,
+//  outcome SPAWN_FAILED if the task is at fault (no such command, its own
+//  cwd missing), MACHINE_FAILED if the machine is (out of processes, file
+//  descriptors, memory or disk; the work directory gone; no cgroup).
 int
     drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt,
                          const drover_exec_t *exec, uint32_t timeout, int64_t now);

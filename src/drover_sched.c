@@ -121,6 +121,7 @@ typedef struct {
     size_t nlabels;             //  entries in labels
     int admin;                  //  drover_admin_t
     bool probation;             //  benched: takes nothing new
+    bool disk_low;              //  free disk under min_disk_free: takes nothing new
     drover_stats_t stats;       //  last stats, for WORKER TABLE
     uint32_t *tasks;            //  handles of the requests assigned here, unordered
     uint32_t ntasks;            //  entries in tasks
@@ -159,6 +160,7 @@ struct _drover_sched_t {
     size_t reservations_capacity;   //  entries allocated in reservations
     size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
+    uint64_t min_disk_free;     //  bytes free under which a machine takes nothing new, 0 = none
     uint32_t demand_serials;    //  demands made so far
     uint64_t machine_numbers;   //  machines added so far
 };
@@ -540,11 +542,12 @@ s_machine_clear (s_machine_t *machine)
     free (machine->id);
 }
 
-//  Return true if a machine may take new work: admin RUN, not on probation
+//  Return true if a machine may take new work: admin RUN, not on
+//  probation, enough free disk
 static bool
 s_usable (const s_machine_t *machine)
 {
-    return machine->admin == DROVER_ADMIN_RUN && !machine->probation;
+    return machine->admin == DROVER_ADMIN_RUN && !machine->probation && !machine->disk_low;
 }
 
 //  Put a machine in the eligible heap (usable and not reserved), take it
@@ -848,6 +851,26 @@ drover_sched_set_admin (drover_sched_t *self, const char *id, int admin)
     return 0;
 }
 
+//  Bench a machine whose stats say its disk is fuller than the floor, or
+//  take it back once they say it has room again. Stats without a disk
+//  (disk_total 0: unreadable) never bench it.
+static void
+s_disk_check (drover_sched_t *self, uint32_t handle)
+{
+    s_machine_t *machine = s_machine (self, handle);
+    const drover_stats_t *stats = &machine->stats;
+    uint64_t free_bytes = stats->disk_total > stats->disk_used
+                        ? stats->disk_total - stats->disk_used: 0;
+    bool low = self->min_disk_free && stats->disk_total && free_bytes < self->min_disk_free;
+    if (low == machine->disk_low)
+        return;
+    machine->disk_low = low;
+    if (!s_usable (machine))
+        s_release (self, handle);
+    s_machine_refresh (self, handle);
+    s_wake (self, handle);
+}
+
 //  Put a machine on probation or take it off
 int
 drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation)
@@ -871,11 +894,27 @@ drover_sched_set_stats (drover_sched_t *self, const char *id, const drover_stats
 {
     assert (self);
     assert (stats);
-    s_machine_t *machine = s_machine_find (self, id, NULL);
+    uint32_t handle;
+    s_machine_t *machine = s_machine_find (self, id, &handle);
     if (!machine)
         return -1;              //  unknown machine
     machine->stats = *stats;
+    s_disk_check (self, handle);
     return 0;
+}
+
+
+//  Change the free disk under which a machine takes nothing new
+void
+drover_sched_set_min_disk_free (drover_sched_t *self, uint64_t bytes)
+{
+    assert (self);
+    self->min_disk_free = bytes;
+    for (const char *id = drover_sched_first (self); id; id = drover_sched_next (self)) {
+        uint32_t handle;
+        s_machine_find (self, id, &handle);
+        s_disk_check (self, handle);
+    }
 }
 
 
@@ -1243,6 +1282,7 @@ drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *
     view->mem_used = machine->mem_used;
     view->admin = machine->admin;
     view->probation = machine->probation;
+    view->disk_low = machine->disk_low;
     view->nlabels = machine->nlabels;
     view->labels = machine->labels;
     view->stats = machine->stats;

@@ -40,6 +40,7 @@ typedef struct {
     uint64_t mem_used;          //  memory taken by assigned tasks, bytes
     int admin;                  //  drover_admin_t
     bool probation;             //  benched: takes nothing new
+    bool disk_low;              //  its free disk is under the floor: takes nothing new
     size_t nlabels;             //  entries in labels
     char *const *labels;        //  "key=value" each
     drover_stats_t stats;       //  last stats stored with set_stats
@@ -85,11 +86,19 @@ int
 int
     drover_sched_set_admin (drover_sched_t *self, const char *id, int admin);
 
+//  Set the free disk (bytes, of the work directory's filesystem, as the
+//  machine's stats say) under which a machine takes nothing new; 0 = no
+//  floor (the default). A machine whose stats have no disk is never held.
+void
+    drover_sched_set_min_disk_free (drover_sched_t *self, uint64_t bytes);
+
 //  Put a machine on probation or take it off. Returns 0, or -1 if unknown.
 int
     drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation);
 
-//  Keep a machine's last stats for WORKER TABLE. Returns 0, or -1 if unknown.
+//  Keep a machine's last stats for WORKER TABLE, and hold it from new work
+//  while they say its free disk is under the floor. Returns 0, or -1 if
+//  unknown.
 int
     drover_sched_set_stats (drover_sched_t *self, const char *id, const drover_stats_t *stats);
 

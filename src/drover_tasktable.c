@@ -1038,6 +1038,13 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
     int code = s_find_current (self, msg->worker, msg->task, msg->attempt, &task, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
+    if (msg->outcome == DROVER_OUTCOME_MACHINE_FAILED) {
+        //  The worker could not start it for want of something of its own
+        char text [DROVER_REASON_MAX + 1];
+        snprintf (text, sizeof text, "machine failed: %s", msg->reason? msg->reason: "");
+        s_machine_failed (self, task, text);
+        return DROVER_CODE_OK;
+    }
     s_detach (task);
     s_tell (self, DROVER_ACTION_FREE, task, msg->worker, NULL);
     s_tell (self, DROVER_ACTION_SUCCESS, task, msg->worker, NULL);

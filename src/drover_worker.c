@@ -70,7 +70,7 @@ struct _drover_worker_t {
     char *labels [DROVER_LABELS_MAX];   //  "key=value", owned
     uint32_t heartbeat;             //  msec between heartbeats (broker's, once told)
     uint32_t grace;                 //  msec between SIGTERM and SIGKILL
-    char *workdir;                  //  disk stats' directory, or NULL, owned
+    char *workdir;                  //  work directory (tasks, disk stats), or NULL, owned
     drover_worker_handler_fn *handler;  //  in-process executor, or NULL
     void *handler_arg;              //  its argument
     bool verbose;                   //  log each message
@@ -217,7 +217,7 @@ drover_worker_set_grace (drover_worker_t *self, uint32_t msec)
 
 
 //  --------------------------------------------------------------------------
-//  Set the directory whose filesystem the disk stats describe
+//  Set the work directory: tasks start there, the disk stats describe it
 
 void
 drover_worker_set_workdir (drover_worker_t *self, const char *workdir)
@@ -475,6 +475,11 @@ s_result_add (drover_worker_t *self, drover_msg_t *result, int64_t now)
     result->seq = s_next_seq (self);
     strcpy (result->worker, self->id);
     zlistx_add_end (self->pending, result);
+    if (result->outcome == DROVER_OUTCOME_MACHINE_FAILED)
+        zsys_warning ("worker: cannot start task=%" PRIu64 " attempt=%u: %s (the broker "
+                      "benches this worker)", result->task, result->attempt,
+                      result->reason? result->reason: "");
+    else
     if (self->verbose || result->outcome != DROVER_OUTCOME_EXITED)
         zsys_info ("worker: finished task=%" PRIu64 " attempt=%u outcome=%s exit=%d signal=%d duration=%u%s%s",
                    result->task, result->attempt, drover_outcome_name (result->outcome),
@@ -941,6 +946,7 @@ s_run (drover_worker_t *self, zsock_t *pipe)
     if (!self->handler && !self->runner) {
         self->runner = drover_runner_new ();
         drover_runner_set_grace (self->runner, self->grace);
+        drover_runner_set_workdir (self->runner, self->workdir);
     }
     self->stopping = self->leaving = self->terminated = false;
     zstr_free (&self->refused);

@@ -79,8 +79,11 @@ void
 void
     drover_worker_set_grace (drover_worker_t *self, uint32_t msec);
 
-//  Set the directory whose filesystem the heartbeat's disk stats describe
-//  (default: the current directory)
+//  Set the work directory: tasks start there (a task's own cwd is taken
+//  from there), and the heartbeat's disk stats describe its filesystem
+//  (default: the current directory). A task that cannot start there, for
+//  it went away, is the machine's failure (MACHINE_FAILED). Before the
+//  loop runs.
 void
     drover_worker_set_workdir (drover_worker_t *self, const char *workdir);
 

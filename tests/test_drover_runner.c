@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
+#include <sys/resource.h>
 
 //  Drive the runner until a result is ready or timeout msec pass; NULL on timeout
 static drover_msg_t *
@@ -787,6 +788,61 @@ test_cgroups_removed (void **state)
     free (dir);
 }
 
+//  A spawn that fails for the machine's sake (its work directory gone, out
+//  of file descriptors) is MACHINE_FAILED; the task's own mistakes (no
+//  such command, its own cwd missing) stay SPAWN_FAILED (issue 8.7)
+static void
+test_machine_failures (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    char workdir [] = "/tmp/drover-runner-workdir-XXXXXX";
+    assert_non_null (mkdtemp (workdir));
+    drover_runner_set_workdir (runner, workdir);
+    drover_exec_t *exec = s_shell ("pwd");
+    drover_exec_set_cwd (exec, "");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->out_size, strlen (workdir) + 1);
+    assert_memory_equal (result->out, workdir, strlen (workdir));
+    drover_msg_destroy (&result);
+
+    //  The task's own: a missing cwd, a missing command
+    exec = drover_exec_new ();
+    drover_exec_set_argv (exec, 1, (const char *[]) { "true" });
+    drover_exec_set_cwd (exec, "no-such-subdirectory");
+    assert_int_equal (drover_runner_start (runner, 2, 1, exec, 0, zclock_mono ()), -1);
+    result = drover_runner_next_result (runner);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
+    drover_msg_destroy (&result);
+
+    //  The machine's: the work directory went away
+    assert_int_equal (rmdir (workdir), 0);
+    drover_exec_set_cwd (exec, "");
+    assert_int_equal (drover_runner_start (runner, 3, 1, exec, 0, zclock_mono ()), -1);
+    result = drover_runner_next_result (runner);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_MACHINE_FAILED);
+    assert_non_null (strstr (result->reason, "work directory"));
+    drover_msg_destroy (&result);
+    drover_runner_set_workdir (runner, NULL);
+
+    //  The machine's: out of file descriptors
+    struct rlimit limit, low;
+    assert_int_equal (getrlimit (RLIMIT_NOFILE, &limit), 0);
+    int probe = dup (0);
+    low = limit;
+    low.rlim_cur = (rlim_t) probe + 1;      //  room for one more fd, not three
+    close (probe);
+    assert_int_equal (setrlimit (RLIMIT_NOFILE, &low), 0);
+    int rc = drover_runner_start (runner, 4, 1, exec, 0, zclock_mono ());
+    setrlimit (RLIMIT_NOFILE, &limit);
+    assert_int_equal (rc, -1);
+    result = drover_runner_next_result (runner);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_MACHINE_FAILED);
+    assert_non_null (strstr (result->reason, "Too many open files"));
+    drover_msg_destroy (&result);
+    drover_exec_destroy (&exec);
+}
+
 int
 main (void)
 {
@@ -816,6 +872,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_escaped_grandchild_dies_with_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_pgroup_grandchild_dies_with_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_cgroups_removed, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_machine_failures, s_setup, s_teardown),
         //  The tests written for process groups, again with process groups only
         cmocka_unit_test_setup_teardown (test_cancel, s_setup_pgroup, s_teardown),
         cmocka_unit_test_setup_teardown (test_timeout_ignores_term, s_setup_pgroup, s_teardown),

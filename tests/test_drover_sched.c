@@ -822,6 +822,70 @@ test_waiting_for_busy_machines_does_not_starve (void **state)
     }
 }
 
+//  Stats with disk_free bytes free of a 10 GiB disk
+static drover_stats_t
+s_disk_stats (uint64_t disk_free)
+{
+    drover_stats_t stats;
+    memset (&stats, 0, sizeof stats);
+    stats.disk_total = 10ULL << 30;
+    stats.disk_used = stats.disk_total - disk_free;
+    return stats;
+}
+
+//  A machine whose disk is fuller than the floor gets no new work until its
+//  stats say it has room again; no floor, or no disk in its stats, never
+//  holds it (issue 8.7)
+static void
+test_disk_floor_holds_machine (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_set_min_disk_free (sched, 100ULL << 20);
+    drover_sched_add_machine (sched, "full", 8, 1ULL << 30, NULL);
+    drover_sched_add_machine (sched, "roomy", 1, 1ULL << 30, NULL);
+    drover_stats_t stats = s_disk_stats (10ULL << 20);
+    assert_int_equal (drover_sched_set_stats (sched, "full", &stats), 0);
+    stats = s_disk_stats (5ULL << 30);
+    assert_int_equal (drover_sched_set_stats (sched, "roomy", &stats), 0);
+    drover_sched_view_t view;
+    assert_int_equal (drover_sched_lookup (sched, "full", &view), 0);
+    assert_true (view.disk_low);
+    assert_int_equal (drover_sched_lookup (sched, "roomy", &view), 0);
+    assert_false (view.disk_low);
+
+    //  "full" has the most free procs, yet only "roomy" takes work
+    for (uint64_t task = 1; task <= 3; task++)
+        assert_int_equal (drover_sched_push (sched, task, 0, 1, 0, NULL), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.machines [0], "roomy");
+
+    //  Room again: it takes the rest
+    stats = s_disk_stats (200ULL << 20);
+    drover_sched_set_stats (sched, "full", &stats);
+    assert_int_equal (drover_sched_lookup (sched, "full", &view), 0);
+    assert_false (view.disk_low);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_string_equal (placed.machines [1], "full");
+    assert_string_equal (placed.machines [2], "full");
+
+    //  Full again, with work queued: held; lowering the floor frees it
+    stats = s_disk_stats (1ULL << 20);
+    drover_sched_set_stats (sched, "full", &stats);
+    assert_int_equal (drover_sched_push (sched, 4, 0, 1, 0, NULL), 0);
+    assert_int_equal (s_run (sched, &placed), 0);
+    drover_sched_set_min_disk_free (sched, 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.machines [3], "full");
+
+    //  Stats without a disk (unreadable) never hold a machine
+    drover_sched_set_min_disk_free (sched, 100ULL << 20);
+    memset (&stats, 0, sizeof stats);
+    drover_sched_set_stats (sched, "full", &stats);
+    assert_int_equal (drover_sched_lookup (sched, "full", &view), 0);
+    assert_false (view.disk_low);
+}
+
 int
 main (void)
 {
@@ -849,6 +913,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_full_cluster_pass_is_cheap, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_unplaceable_requests_cost_nothing, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_waiting_for_busy_machines_does_not_starve, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_disk_floor_holds_machine, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

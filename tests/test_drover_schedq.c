@@ -90,7 +90,7 @@ s_setup (void **state)
 {
     zactor_t *actor = zactor_new (drover_schedq_actor, NULL);
     assert_non_null (actor);
-    zsock_send (actor, "s4", "CONFIGURE", 100);
+    zsock_send (actor, "s44", "CONFIGURE", 100, 0);
     *state = actor;
     return 0;
 }

@@ -577,10 +577,11 @@ drover_cli_status (int argc, char **argv)
         s_human (mem_used, used, sizeof used);
         s_human (mem, total, sizeof total);
         printf ("broker:  %s\n", drover_client_endpoint (client));
-        printf ("workers: %u (%llu ok, %llu on probation, %llu lost; %llu running, %llu held, "
-                "%llu draining)\n", workers->nrows,
+        printf ("workers: %u (%llu ok, %llu on probation, %llu low on disk, %llu lost; %llu running, "
+                "%llu held, %llu draining)\n", workers->nrows,
                 (unsigned long long) health [DROVER_HEALTH_OK],
                 (unsigned long long) health [DROVER_HEALTH_PROBATION],
+                (unsigned long long) health [DROVER_HEALTH_LOW_DISK],
                 (unsigned long long) health [DROVER_HEALTH_LOST],
                 (unsigned long long) admin [DROVER_ADMIN_RUN],
                 (unsigned long long) admin [DROVER_ADMIN_HOLD],
