@@ -15,7 +15,7 @@
     wakes each thread once per batch rather than once per command.
 
     In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
-                    max-queued-bytes(4)
+                    max-queued-bytes(4) keep-finished-bytes(4)
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
           ASSIGN [task(8) worker(s)]...
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
@@ -424,7 +424,7 @@ s_handle_lost (self_t *self, zmsg_t *msg)
 }
 
 //  CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
-//  max-queued-bytes(4)
+//  max-queued-bytes(4) keep-finished-bytes(4)
 static void
 s_handle_configure (self_t *self, zmsg_t *msg)
 {
@@ -434,6 +434,7 @@ s_handle_configure (self_t *self, zmsg_t *msg)
     uint32_t keep_finished = (uint32_t) drover_pipe_pop_number (msg);
     drover_tasktable_configure (self->table, ack_timeout, lost_retries, max_queued, keep_finished);
     drover_tasktable_set_max_queued_bytes (self->table, (size_t) drover_pipe_pop_number (msg));
+    drover_tasktable_set_max_kept_bytes (self->table, (size_t) drover_pipe_pop_number (msg));
 }
 
 //  Handle one command from the pipe (drover_outbox_receive calls this)

@@ -179,9 +179,9 @@ s_broker_new (drover_config_t *config, bool verbose)
     zsock_send (self->actors [S_SCHEDQ], "s44", "CONFIGURE", config->max_shelve,
                 config->min_disk_free);
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
-    zsock_send (self->actors [S_ASSIGN], "s44444", "CONFIGURE", config->ack_timeout,
+    zsock_send (self->actors [S_ASSIGN], "s444444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished,
-                config->max_queued_bytes);
+                config->max_queued_bytes, config->keep_finished_bytes);
     //  A heartbeat or HEARD only says "alive", a SUCCESS only "may leave
     //  probation": heard a little late, in a batch with others, they do not
     //  wake an actor once per worker message or per task

@@ -60,6 +60,9 @@ static const s_setting_t s_settings [] = {
       "1073741824", "bytes of bodies and labels of tasks not yet final; past it SUBMIT is refused" },
     { "assign/keep-finished", S_UINT, S_AT (keep_finished), 0, 100000000, "100000",
       "finished tasks whose results are kept for WAIT" },
+    { "assign/keep-finished-bytes", S_UINT, S_AT (keep_finished_bytes), 0, 4294967295u, "268435456",
+      "bytes finished tasks hold for WAIT (stdout, stderr, body, labels); past it the oldest "
+      "are dropped, and a WAIT for one is answered EXPIRED" },
 };
 #define S_SETTINGS (sizeof s_settings / sizeof s_settings [0])
 

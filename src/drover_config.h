@@ -32,6 +32,7 @@ typedef struct {
     uint32_t max_queued;        //  assign/max-queued: tasks not yet final, at most
     uint32_t max_queued_bytes;  //  assign/max-queued-bytes: their bodies and labels, at most
     uint32_t keep_finished;     //  assign/keep-finished: finished tasks remembered
+    uint32_t keep_finished_bytes;   //  assign/keep-finished-bytes: bytes they hold, at most
 } drover_config_t;
 
 //  Create settings holding every default

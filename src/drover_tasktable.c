@@ -489,7 +489,15 @@ s_kill (drover_tasktable_t *self, s_worker_t *worker, uint64_t task, uint32_t at
     s_action_route (action, worker->route, worker->route_size);
 }
 
-//  Send TASK DONE for a task (NULL: unknown id) to a waiter
+//  Tell whether an id not in the table was given out: ids grow from 1 and
+//  are never reused, so such a task ended and its result was dropped
+static bool
+s_expired (drover_tasktable_t *self, uint64_t id)
+{
+    return id >= 1 && id < self->next_id;
+}
+
+//  Send TASK DONE for a task (NULL: not held) to a waiter
 static void
 s_done (drover_tasktable_t *self, s_task_t *task, uint64_t id,
         const byte *route, size_t route_size, uint32_t seq)
@@ -500,7 +508,7 @@ s_done (drover_tasktable_t *self, s_task_t *task, uint64_t id,
     s_action_route (action, route, route_size);
     if (!task) {
         action->state = DROVER_TASK_UNKNOWN;
-        action->end = DROVER_END_UNKNOWN;
+        action->end = s_expired (self, id)? DROVER_END_EXPIRED: DROVER_END_UNKNOWN;
         return;
     }
     action->state = task->state;
@@ -867,6 +875,10 @@ drover_tasktable_cancel (drover_tasktable_t *self, uint64_t id, const char **rea
     s_begin (self);
     *reason_p = "";
     s_task_t *task = s_lookup (self, id);
+    if (!task && s_expired (self, id)) {
+        *reason_p = "already finished (its result expired)";
+        return DROVER_CODE_CONFLICT;
+    }
     if (!task) {
         *reason_p = "unknown task";
         return DROVER_CODE_NOT_FOUND;

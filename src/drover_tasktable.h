@@ -37,6 +37,7 @@ typedef struct _drover_tasktable_t drover_tasktable_t;
 #define DROVER_TASKTABLE_TASK_WAITERS   16          //  waiters on one task, at most
 #define DROVER_TASKTABLE_MAX_WAITERS    4000000     //  waiters on all tasks, at most
 #define DROVER_TASKTABLE_KEPT_BYTES     (256u << 20)    //  result output kept, bytes
+                                                    //  (assign/keep-finished-bytes)
 #define DROVER_TASKTABLE_SUMMARY_MAX    80          //  bytes of argv in a TASK TABLE row
 
 //  What the caller should do, in the order the table decided it
@@ -126,12 +127,14 @@ int
                              uint64_t *task_p, const char **reason_p);
 
 //  TASK CANCEL. Returns 200 (cancelled now, or a kill was sent and the
-//  result will say CANCELLED), 404, or 410 "already <state>".
+//  result will say CANCELLED), 404, or 410 "already <state>" (or "already
+//  finished", for a task whose result expired).
 int
     drover_tasktable_cancel (drover_tasktable_t *self, uint64_t task,
                              const char **reason_p);
 
-//  TASK WAIT from route: a TASK DONE now for each finished or unknown id,
+//  TASK WAIT from route: a TASK DONE now for each finished or unknown id
+//  (EXPIRED if the id was given out but its result is no longer kept),
 //  later for the others. A repeated WAIT from the same route keeps one
 //  waiter per task with the latest seq (a submit's notify, seq 0, is
 //  separate). Returns 200, or 302 if some could not be waited on (too many

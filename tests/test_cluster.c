@@ -178,6 +178,7 @@ test_timeout_and_retries (void **state)
     drover_msg_t *done = testutil_wait_done (dealer, slow, 15000);
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_FAILED);
+    assert_int_equal (done->end, DROVER_END_TIMED_OUT);
     assert_int_equal (done->attempt, 1);
     drover_msg_destroy (&done);
 
@@ -188,9 +189,52 @@ test_timeout_and_retries (void **state)
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_FAILED);
     assert_int_equal (done->attempt, 3);
+    assert_int_equal (done->end, DROVER_END_FAILED);
     assert_int_equal (done->exit_code, 3);
     assert_int_equal (done->err_size, strlen ("attempt\n"));
     drover_msg_destroy (&done);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  Finished results past an undocumented 256 MiB of output vanished, and
+//  drover wait then counted them as failed ("unknown task"). The budget is
+//  the setting assign/keep-finished-bytes; past it the oldest results are dropped
+//  and drover wait reports them expired, never failed.
+static void
+test_results_past_keep_finished_bytes_expire (void **state)
+{
+    const char *flags [] = { "--set", "health/heartbeat=200", "--set", "assign/keep-finished-bytes=100",
+                             NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 10000));
+    //  60 bytes of stdout each: the budget holds one result, not two
+    char ids [3][24];
+    for (int index = 0; index < 3; index++) {
+        drover_msg_t *submit = testutil_submit_msg ("printf %060d 0", 0, 1, DROVER_SUBMIT_NOTIFY);
+        uint64_t task = testutil_submit (dealer, submit);
+        drover_msg_t *done = testutil_wait_done (dealer, task, 15000);
+        assert_non_null (done);
+        assert_int_equal (done->end, DROVER_END_SUCCEEDED);
+        assert_int_equal (done->out_size, 60);
+        drover_msg_destroy (&done);
+        snprintf (ids [index], sizeof ids [index], "%llu", (unsigned long long) task);
+    }
+    const char *argv [] = { DROVER_BIN, "wait", "--broker", cluster->endpoint,
+                            ids [0], ids [1], ids [2], NULL };
+    const char *log = testutil_cluster_log (cluster, "wait");
+    pid_t pid = testutil_spawn (argv, log);
+    int status = testutil_wait_exit (pid, 10000);
+    if (status == -1)
+        testutil_stop (pid, 100);
+    char *output = testutil_slurp (log);
+    assert_non_null (output);
+    if (!strstr (output, "3 tasks: 1 succeeded, 0 failed, 0 cancelled, 2 expired"))
+        fail_msg ("drover wait said: %s", output);
+    assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 1);
+    free (output);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }
@@ -337,6 +381,7 @@ main (void)
         cmocka_unit_test (test_thousand_tasks_each_result_once),
         cmocka_unit_test (test_cancel_queued_and_running),
         cmocka_unit_test (test_timeout_and_retries),
+        cmocka_unit_test (test_results_past_keep_finished_bytes_expire),
         cmocka_unit_test (test_hold_and_drain),
         cmocka_unit_test (test_events_follow_a_task),
         cmocka_unit_test (test_wide_task_is_not_overtaken),

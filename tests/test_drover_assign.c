@@ -22,7 +22,7 @@ s_actor_new (uint32_t ack_timeout)
 {
     zactor_t *actor = zactor_new (drover_assign_actor, NULL);
     assert_non_null (actor);
-    zsock_send (actor, "s44444", "CONFIGURE", ack_timeout, 5, 1000, 1000, 1u << 30);
+    zsock_send (actor, "s444444", "CONFIGURE", ack_timeout, 5, 1000, 1000, 1u << 30, 1u << 28);
     return actor;
 }
 
@@ -427,7 +427,7 @@ static void
 test_queue_full (void **state)
 {
     zactor_t *actor = zactor_new (drover_assign_actor, NULL);
-    zsock_send (actor, "s44444", "CONFIGURE", 5000, 5, 2, 10, 1u << 30);
+    zsock_send (actor, "s444444", "CONFIGURE", 5000, 5, 2, 10, 1u << 30, 1u << 28);
     s_submit (actor, 1, 0);
     s_submit (actor, 2, 0);
     s_hand (actor, S_CLIENT, s_submit_msg (3, 0));

@@ -917,6 +917,46 @@ s_notify_misleading (fake_t *fake, zframe_t *route, drover_msg_t *msg)
         s_fake_reply (fake, route, msg, DROVER_MSG_OK);
 }
 
+//  WAIT: task 1 SUCCEEDED, ids below 100 EXPIRED, the others UNKNOWN
+static void
+s_expired_and_unknown (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id != DROVER_MSG_TASK_WAIT)
+        return;
+    s_fake_reply (fake, route, msg, DROVER_MSG_OK);
+    for (uint32_t index = 0; index < msg->ntasks; index++) {
+        uint64_t task = msg->tasks [index];
+        if (task == 1) {
+            s_fake_done (fake, route, task, msg->seq);
+            continue;
+        }
+        drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+        done->seq = msg->seq;
+        done->task = task;
+        done->state = DROVER_TASK_UNKNOWN;
+        done->end = task < 100? DROVER_END_EXPIRED: DROVER_END_UNKNOWN;
+        s_fake_send (fake, route, &done);
+    }
+}
+
+//  drover wait counted a task the broker no longer holds as failed: an
+//  expired result and an unknown id are counted apart, never as failed
+static void
+test_cli_wait_counts_expired_and_unknown_apart (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_expired_and_unknown, endpoint);
+    char *output;
+    const char *wait [] = { "wait", "--broker", endpoint, "1", "7", "8", "500", NULL };
+    assert_int_equal (s_run (wait, &output), 1);
+    if (!strstr (output, "4 tasks: 1 succeeded, 0 failed, 0 cancelled, 2 expired, 1 unknown"))
+        fail_msg ("drover wait said: %s", output);
+    assert_non_null (strstr (output, "expired"));
+    free (output);
+    zactor_destroy (&actor);
+}
+
 //  submit --wait once told a timeout by the reason's words ("timed out..."):
 //  a timeout said otherwise exited 137 (signal 9), a task's own exit 3
 //  whose reason began "timed out" exited 124. The outcome decides.
@@ -1127,6 +1167,7 @@ main (void)
         cmocka_unit_test (test_cli_errors),
         cmocka_unit_test (test_cli_wait),
         cmocka_unit_test (test_cli_exit_status_from_outcome),
+        cmocka_unit_test (test_cli_wait_counts_expired_and_unknown_apart),
         cmocka_unit_test (test_cli_tables),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

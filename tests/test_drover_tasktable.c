@@ -435,6 +435,52 @@ test_done_says_how_the_task_ended (void **state)
     drover_tasktable_destroy (&table);
 }
 
+//  Finished results past the output budget vanished, and a WAIT on them
+//  then said UNKNOWN like an id never given out, which drover wait counted
+//  as failed. They are reported EXPIRED: ids are never reused and grow,
+//  so an id below the next one that is no longer held existed and ended.
+static void
+test_results_past_the_output_budget_expire (void **state)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    //  A finished task holds its output and its body (18 bytes here): 40
+    //  bytes hold one of the tasks below, not two
+    drover_tasktable_set_max_kept_bytes (table, 40);
+    s_up (table, "alpha", S_ALPHA);
+    uint64_t tasks [3];
+    for (int index = 0; index < 3; index++) {
+        tasks [index] = s_submit (table, 0, 0);
+        s_take (table);
+        s_assign (table, tasks [index], "alpha", 0, 1);
+        //  6 bytes of output each (5 + 1 of stderr)
+        assert_int_equal (s_result (table, tasks [index], "alpha", 1,
+                                    DROVER_OUTCOME_EXITED, 0, "hello"), 200);
+        s_take (table);
+    }
+    //  The next call drops the oldest results until the rest fit
+    const char *reason;
+    uint64_t ids [] = { tasks [0], tasks [1], tasks [2], tasks [2] + 1, 0 };
+    assert_int_equal (drover_tasktable_wait (table, ids, 5, 4, S_CLIENT, &reason), 200);
+    s_actions_t *actions = s_take (table);
+    assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 5);
+    int states [] = { DROVER_TASK_UNKNOWN, DROVER_TASK_UNKNOWN, DROVER_TASK_SUCCEEDED,
+                      DROVER_TASK_UNKNOWN, DROVER_TASK_UNKNOWN };
+    int ends [] = { DROVER_END_EXPIRED, DROVER_END_EXPIRED, DROVER_END_SUCCEEDED,
+                    DROVER_END_UNKNOWN, DROVER_END_UNKNOWN };
+    for (int index = 0; index < 5; index++) {
+        drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, 0, index);
+        assert_true (done->task == ids [index]);
+        assert_int_equal (done->state, states [index]);
+        assert_int_equal (done->end, ends [index]);
+    }
+    assert_int_equal (drover_tasktable_size (table), 1);
+    //  A CANCEL of an expired task is a conflict (it ended), not "unknown"
+    assert_int_equal (drover_tasktable_cancel (table, tasks [0], &reason), 410);
+    assert_non_null (strstr (reason, "expired"));
+    assert_int_equal (drover_tasktable_cancel (table, tasks [2] + 1, &reason), 404);
+    drover_tasktable_destroy (&table);
+}
+
 //  A lost worker's tasks go back to the queue with the attempt raised at
 //  their next assignment; past lost-retries the task is poison
 static void
@@ -1140,6 +1186,7 @@ main (void)
         cmocka_unit_test (test_life_cycle),
         cmocka_unit_test (test_retries_then_failed),
         cmocka_unit_test (test_done_says_how_the_task_ended),
+        cmocka_unit_test (test_results_past_the_output_budget_expire),
         cmocka_unit_test (test_lost_requeues_then_poison),
         cmocka_unit_test (test_stale_results_after_lost_worker),
         cmocka_unit_test (test_ack_timeout_requeues_without_retries),

@@ -1,7 +1,8 @@
 /*  =========================================================================
     drover_cli_wait - `drover wait`: wait for tasks with a progress line on
-    stderr, then a summary on stdout (succeeded, failed, cancelled, and the
-    tasks that did not succeed). Also used by `drover submit --file --wait`.
+    stderr, then a summary on stdout (succeeded, failed, cancelled; expired
+    and unknown apart, never as failed; and the tasks that did not
+    succeed). Also used by `drover submit --file --wait`.
     =========================================================================
 */
 
@@ -24,8 +25,10 @@ typedef struct {
 typedef struct {
     size_t total;               //  tasks waited for
     size_t succeeded;           //  SUCCEEDED
-    size_t failed;              //  FAILED or unknown to the broker
+    size_t failed;              //  FAILED
     size_t cancelled;           //  CANCELLED
+    size_t expired;             //  ended, but the broker no longer keeps the result
+    size_t unknown;             //  never accepted by the broker
     s_failure_t *failures;      //  the first max_listed that did not succeed
     size_t listed;              //  entries in failures
     size_t capacity;            //  room in failures
@@ -52,6 +55,12 @@ s_on_done (const drover_msg_t *done, void *arg)
         tally->succeeded++;
         return;
     }
+    if (done->end == DROVER_END_EXPIRED)
+        tally->expired++;
+    else
+    if (done->state == DROVER_TASK_UNKNOWN)
+        tally->unknown++;
+    else
     if (done->state == DROVER_TASK_CANCELLED)
         tally->cancelled++;
     else
@@ -80,9 +89,12 @@ s_on_progress (size_t done, size_t total, void *arg)
 {
     s_tally_t *tally = (s_tally_t *) arg;
     tally->total = total;           //  distinct tasks, as wait counts them
-    char extra [128];
-    snprintf (extra, sizeof extra, "ok %zu  failed %zu  cancelled %zu",
-              tally->succeeded, tally->failed, tally->cancelled);
+    char extra [160];
+    int length = snprintf (extra, sizeof extra, "ok %zu  failed %zu  cancelled %zu",
+                           tally->succeeded, tally->failed, tally->cancelled);
+    if (tally->expired + tally->unknown)
+        snprintf (extra + length, sizeof extra - length, "  expired %zu  unknown %zu",
+                  tally->expired, tally->unknown);
     drover_cli_progress_show (&tally->progress, "waited", done, total, extra, false);
 }
 
@@ -90,10 +102,15 @@ s_on_progress (size_t done, size_t total, void *arg)
 static void
 s_summary (s_tally_t *tally)
 {
-    size_t done = tally->succeeded + tally->failed + tally->cancelled;
+    size_t not_succeeded = tally->failed + tally->cancelled + tally->expired + tally->unknown;
+    size_t done = tally->succeeded + not_succeeded;
     double elapsed = (zclock_mono () - tally->progress.started) / 1000.0;
     printf ("%zu task%s: %zu succeeded, %zu failed, %zu cancelled", tally->total,
             tally->total == 1? "": "s", tally->succeeded, tally->failed, tally->cancelled);
+    if (tally->expired)
+        printf (", %zu expired", tally->expired);
+    if (tally->unknown)
+        printf (", %zu unknown", tally->unknown);
     if (done < tally->total)
         printf (", %zu not finished", tally->total - done);
     printf (" (%.1f s)\n", elapsed);
@@ -125,7 +142,7 @@ s_summary (s_tally_t *tally)
                 drover_task_state_name (failure->state), end_width, failure->end,
                 worker_width, failure->worker, reason_width, failure->reason, failure->error);
     }
-    size_t unlisted = tally->failed + tally->cancelled - tally->listed;
+    size_t unlisted = not_succeeded - tally->listed;
     if (unlisted)
         printf ("  ... and %zu more (drover tasks --state failed)\n", unlisted);
 }
@@ -224,8 +241,11 @@ s_usage (FILE *stream)
         "usage: drover wait [--failures N] [--all | ID... | -]\n"
         "\n"
         "Waits for the tasks to end, with a progress line on stderr, then prints a\n"
-        "summary: how many succeeded, failed and were cancelled, and each task that did\n"
-        "not succeed (id, state, exit status or signal, reason, first line of stderr).\n"
+        "summary: how many succeeded, failed and were cancelled (and, apart, how many\n"
+        "had expired: ended, but the broker no longer keeps their results, see\n"
+        "assign/keep-finished and assign/keep-finished-bytes; and how many ids it never gave\n"
+        "out), and each task that did not succeed (id, state, outcome or exit status,\n"
+        "worker, reason, first line of stderr).\n"
         "\n"
         "  ID...          task ids; '-' reads them from stdin (whitespace-separated)\n"
         "  --all          every task not finished when drover wait starts\n"
