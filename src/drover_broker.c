@@ -22,14 +22,19 @@
 #include "drover_outbox.h"
 #include "drover_pipe.h"
 #include "drover_poller.h"
+#include "drover_conns.h"
 #include <getopt.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 
 //  The actors, by index
 enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_ACTORS };
 
 //  What the main's poller watches past the actors' pipes (which are at
 //  their actor's index)
-enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT };
+enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT, S_MONITOR_AT, S_MONITORS = 2 };
 
 //  A peer's ROUTER routing id, borrowed from the message it came with
 typedef struct {
@@ -71,6 +76,13 @@ static const struct {
 #define S_ACTOR_BATCHES 8
 //  Longest news that may wait (a heartbeat, HEARD, SUCCESS) is held, msec
 #define S_LATER_DELAY_MAX   100
+//  Descriptors kept for connections past the limit (at least; or 1/16 of
+//  the limit), for what the broker opens later, and how long an excess
+//  connection stays to hear why it is refused, msec
+#define S_FD_SPARE      16
+#define S_FD_MARGIN     8
+#define S_EXCESS_GRACE  1000
+#define S_EXCESS_TOLD   100
 
 typedef struct {
     drover_config_t *config;    //  settings, read once
@@ -91,6 +103,11 @@ typedef struct {
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  last warning, msec monotonic
+    zsock_t *monitors [S_MONITORS]; //  connection events of the ROUTER and the XPUB
+    drover_conns_t *conns;      //  connections against the descriptor limit
+    uint64_t cut;               //  connections cut for the limit
+    uint64_t conns_suppressed;  //  connection warnings held back by the rate limit
+    int64_t conns_warned_at;    //  last connection warning, msec monotonic
     bool verbose;               //  log each routed message
 } s_broker_t;
 
@@ -159,8 +176,24 @@ s_broker_new (drover_config_t *config, bool verbose)
     self->publisher = zsock_new (ZMQ_XPUB);
     zsock_set_sndhwm (self->publisher, config->hwm);
     zsock_set_linger (self->publisher, 0);
+    //  Every connection is seen, from before the first can be accepted
+    zsock_t *watched [S_MONITORS] = { self->router, self->publisher };
+    for (int index = 0; index < S_MONITORS; index++) {
+        char endpoint [64];
+        snprintf (endpoint, sizeof endpoint, "inproc://drover-monitor-%d-%p", index, (void *) self);
+        int rc = zmq_socket_monitor (zsock_resolve (watched [index]), endpoint,
+                                     ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED
+                                     | ZMQ_EVENT_ACCEPT_FAILED);
+        assert (rc == 0);
+        self->monitors [index] = zsock_new (ZMQ_PAIR);
+        assert (self->monitors [index]);
+        rc = zsock_connect (self->monitors [index], "%s", endpoint);
+        assert (rc == 0);
+    }
     if (s_bind (self->router, config->endpoint)
     ||  s_bind (self->publisher, config->events)) {
+        for (int index = 0; index < S_MONITORS; index++)
+            zsock_destroy (&self->monitors [index]);
         zsock_destroy (&self->router);
         zsock_destroy (&self->publisher);
         free (self);
@@ -193,6 +226,8 @@ s_broker_new (drover_config_t *config, bool verbose)
         drover_poller_add (self->poller, zactor_sock (self->actors [index]));
     drover_poller_add (self->poller, self->router);
     drover_poller_add (self->poller, self->publisher);
+    for (int index = 0; index < S_MONITORS; index++)
+        drover_poller_add (self->poller, self->monitors [index]);
     for (int index = 0; index < S_ACTORS; index++) {
         self->outboxes [index] = drover_outbox_new ();
         self->later [index] = drover_outbox_new ();
@@ -215,8 +250,13 @@ s_broker_destroy (s_broker_t **self_p)
         drover_outbox_destroy (&self->later [index]);
     }
     drover_poller_destroy (&self->poller);
+    zmq_socket_monitor (zsock_resolve (self->router), NULL, 0);
+    zmq_socket_monitor (zsock_resolve (self->publisher), NULL, 0);
+    for (int index = 0; index < S_MONITORS; index++)
+        zsock_destroy (&self->monitors [index]);
     zsock_destroy (&self->publisher);
     zsock_destroy (&self->router);
+    drover_conns_destroy (&self->conns);
     free (self);
     *self_p = NULL;
 }
@@ -410,6 +450,94 @@ s_accept_payload (s_broker_t *self, s_route_t route, const byte *data, size_t si
     drover_msg_destroy (&msg);
 }
 
+//  ---------------------------------------------------------------------
+//  Connections against the descriptor limit (drover_conns)
+
+//  Log a connection trouble, at most once a second
+static void
+s_warn_connections (s_broker_t *self, const char *what, int value)
+{
+    int64_t now = zclock_mono ();
+    if (now - self->conns_warned_at < 1000) {
+        self->conns_suppressed++;
+        return;
+    }
+    zsys_warning ("broker: %s (%d): connections=%zu past the connection limit=%zu set by the "
+                  "descriptor limit; cut=%" PRIu64 " suppressed=%" PRIu64, what, value,
+                  drover_conns_count (self->conns), drover_conns_limit (self->conns),
+                  self->cut, self->conns_suppressed);
+    self->conns_suppressed = 0;
+    self->conns_warned_at = now;
+}
+
+//  Read the connection events of one monitored socket
+static void
+s_handle_monitor (s_broker_t *self, int index)
+{
+    zmsg_t *event;
+    while ((event = zmsg_recv_nowait (self->monitors [index]))) {
+        zframe_t *head = zmsg_first (event);
+        if (head && zframe_size (head) == 6) {
+            uint16_t id;
+            uint32_t value;
+            memcpy (&id, zframe_data (head), 2);
+            memcpy (&value, zframe_data (head) + 2, 4);
+            if (id == ZMQ_EVENT_ACCEPTED) {
+                if (drover_conns_accepted (self->conns, (int) value, zclock_mono ()))
+                    s_warn_connections (self, "refusing a connection, fd", (int) value);
+            }
+            else
+            if (id == ZMQ_EVENT_DISCONNECTED)
+                drover_conns_closed (self->conns, (int) value);
+            else
+            if (id == ZMQ_EVENT_ACCEPT_FAILED)
+                s_warn_connections (self, "accept failed", (int) value);
+        }
+        zmsg_destroy (&event);
+    }
+    drover_poller_drained (self->poller, S_MONITOR_AT + index);
+}
+
+//  Cut the excess connections whose time has come: shutdown (not close:
+//  the descriptor stays libzmq's, which sees the end and closes it)
+static void
+s_cut_connections (s_broker_t *self)
+{
+    if (drover_conns_deadline (self->conns) == -1)
+        return;
+    //  Hear of closes first, so a descriptor reused since is not cut
+    for (int index = 0; index < S_MONITORS; index++)
+        s_handle_monitor (self, index);
+    int fd;
+    while ((fd = drover_conns_next_cut (self->conns, zclock_mono ())) != -1) {
+        shutdown (fd, SHUT_RDWR);
+        self->cut++;
+    }
+}
+
+//  A request from an excess connection: say why it is refused, cut soon
+static bool
+s_refuse_excess (s_broker_t *self, s_route_t route, zmq_msg_t *payload)
+{
+    int fd = zmq_msg_get (payload, ZMQ_SRCFD);
+    if (!drover_conns_excess (self->conns, fd))
+        return false;
+    drover_msg_t *msg = drover_msg_new (0);
+    bool status = drover_msg_decode (msg, (const byte *) zmq_msg_data (payload),
+                                     zmq_msg_size (payload)) == 0
+               && (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR);
+    if (!status) {
+        char *reason = zsys_sprintf ("too many connections: the broker serves %zu, as its "
+                                     "descriptor limit allows; retry later",
+                                     drover_conns_limit (self->conns));
+        s_reply_error (self, route, msg->seq, DROVER_CODE_TOO_MANY, reason);
+        zstr_free (&reason);
+    }
+    drover_msg_destroy (&msg);
+    drover_conns_cut_after (self->conns, fd, zclock_mono (), S_EXCESS_TOLD);
+    return true;
+}
+
 //  Read what peers sent, up to one batch or the turn's time budget,
 //  without blocking; what is left is read next turn
 static void
@@ -446,6 +574,9 @@ s_handle_router (s_broker_t *self)
             zmq_msg_close (&extra);
         }
         bytes += zmq_msg_size (&payload);
+        if (received && drover_conns_count (self->conns) > drover_conns_limit (self->conns)
+        &&  s_refuse_excess (self, route, &payload))
+            received = false;   //  answered: too many connections
         if (received)
             s_accept_payload (self, route, (const byte *) zmq_msg_data (&payload),
                               zmq_msg_size (&payload), extra_frames);
@@ -658,9 +789,15 @@ static void
 s_broker_run (s_broker_t *self)
 {
     while (!zsys_interrupted) {
-        int timeout = drover_pipe_poll_timeout (self->later_due, zclock_mono ());
+        int64_t due = self->later_due, cut = drover_conns_deadline (self->conns);
+        if (cut != -1 && (due == -1 || cut < due))
+            due = cut;
+        int timeout = drover_pipe_poll_timeout (due, zclock_mono ());
         if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
+        for (int index = 0; index < S_MONITORS; index++)
+            if (drover_poller_readable (self->poller, S_MONITOR_AT + index))
+                s_handle_monitor (self, index);
         if (drover_poller_readable (self->poller, S_PUBLISHER_AT))
             s_handle_subscriptions (self);
         for (int index = 0; index < S_ACTORS; index++)
@@ -671,6 +808,7 @@ s_broker_run (s_broker_t *self)
         if (drover_poller_readable (self->poller, S_ROUTER_AT))
             s_handle_router (self);
         s_flush_turn (self);
+        s_cut_connections (self);
     }
 }
 
@@ -811,6 +949,52 @@ s_check_endpoints (drover_config_t *config)
     return 0;
 }
 
+//  Raise the soft descriptor limit to the hard one, saying both; returns
+//  the limit in force
+static int
+s_raise_fd_limit (void)
+{
+    struct rlimit limit;
+    if (getrlimit (RLIMIT_NOFILE, &limit))
+        return 1024;
+    rlim_t soft = limit.rlim_cur;
+    if (limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        if (setrlimit (RLIMIT_NOFILE, &limit))
+            limit.rlim_cur = soft;
+    }
+    zsys_notice ("broker: descriptor limit soft=%llu hard=%llu (soft was %llu)",
+                 (unsigned long long) limit.rlim_cur, (unsigned long long) limit.rlim_max,
+                 (unsigned long long) soft);
+    return limit.rlim_cur > (1 << 24)? (1 << 24): (int) limit.rlim_cur;
+}
+
+//  Count the descriptors this process has open
+static int
+s_open_fds (int fd_limit)
+{
+    DIR *dir = opendir ("/proc/self/fd");
+    int count = 0;
+    if (dir) {
+        struct dirent *entry;
+        while ((entry = readdir (dir)))
+            count += entry->d_name [0] != '.';
+        closedir (dir);
+        return count - 1;       //  not the directory's own
+    }
+    for (int fd = 0; fd < fd_limit && fd < 65536; fd++)
+        count += fcntl (fd, F_GETFD) != -1;
+    return count;
+}
+
+//  Connections the descriptors allow once used are open and spare kept
+static size_t
+s_connection_limit (int fd_limit, int used, size_t spare)
+{
+    int64_t room = (int64_t) fd_limit - used - (int64_t) spare - S_FD_MARGIN;
+    return room > 1? (size_t) room: 1;
+}
+
 //  Run `drover broker`
 int
 drover_broker_main (int argc, char **argv)
@@ -827,11 +1011,29 @@ drover_broker_main (int argc, char **argv)
     //  Actor pipes are unbounded: a full pipe would block the main while
     //  the actor blocks on the main. External input is bounded instead.
     zsys_set_pipehwm (0);
+    //  Every worker and client is a connection, and every connection a
+    //  descriptor: size max-workers against them (the broker's own
+    //  sockets, pipes and threads take about 32) and keep a spare for
+    //  connections past the limit, which are refused rather than let
+    //  libzmq run out (it would spin on accept, deaf to everyone)
+    int fd_limit = s_raise_fd_limit ();
+    size_t spare = fd_limit / 16 > S_FD_SPARE? (size_t) fd_limit / 16: S_FD_SPARE;
+    size_t workers = s_connection_limit (fd_limit, s_open_fds (fd_limit) + 32, spare);
+    if (config->max_workers > workers) {
+        zsys_warning ("broker: max-workers=%u lowered to %zu: the descriptor limit (%d) allows "
+                      "no more connections", config->max_workers, workers, fd_limit);
+        config->max_workers = (uint32_t) workers;
+    }
     s_broker_t *broker = s_broker_new (config, verbose);
     if (!broker) {
         drover_config_destroy (&config);
         return 1;
     }
+    int used = s_open_fds (fd_limit);
+    broker->conns = drover_conns_new (fd_limit, s_connection_limit (fd_limit, used, spare),
+                                      spare, S_EXCESS_GRACE);
+    zsys_info ("broker: connection limit=%zu descriptors=%d used=%d spare=%zu max_workers=%u",
+               drover_conns_limit (broker->conns), fd_limit, used, spare, config->max_workers);
     zsys_notice ("broker: ready endpoint=%s events=%s", config->endpoint, config->events);
     zsys_info ("broker: bounds peer_messages=%d peer_bytes=%u max_queued=%u max_queued_bytes=%u",
                s_peer_hwm (config), config->peer_bytes, config->max_queued,
