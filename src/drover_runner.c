@@ -702,7 +702,7 @@ drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
         result->task = task;
         result->attempt = attempt_nbr;
         result->outcome = machine? DROVER_OUTCOME_MACHINE_FAILED: DROVER_OUTCOME_SPAWN_FAILED;
-        result->exit_code = 127;
+        result->exit_code = -1;         //  no process: no status
         drover_msg_set_reason (result, reason);
         zlistx_add_end (self->results, result);
         s_attempt_destroy (&attempt);

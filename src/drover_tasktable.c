@@ -509,6 +509,7 @@ s_done (drover_tasktable_t *self, s_task_t *task, uint64_t id,
     if (!task) {
         action->state = DROVER_TASK_UNKNOWN;
         action->end = s_expired (self, id)? DROVER_END_EXPIRED: DROVER_END_UNKNOWN;
+        action->exit_code = -1;         //  no process status
         return;
     }
     action->state = task->state;
@@ -593,6 +594,7 @@ s_result_new (const char *worker, const char *reason)
 {
     s_result_t *result = (s_result_t *) zmalloc (sizeof (s_result_t));
     snprintf (result->worker, sizeof result->worker, "%s", worker? worker: "");
+    result->exit_code = -1;             //  no process status until a RESULT gives one
     if (reason && *reason)
         result->reason = strdup (reason);
     return result;
@@ -731,8 +733,8 @@ s_waiter_same (s_waiter_t *waiter, uint32_t ref, uint32_t seq)
 }
 
 //  Add route as a waiter of a live task; a repeated WAIT from the same
-//  route only updates the seq. Returns 0, or -1 past the per-task or
-//  global bound.
+//  route only updates the seq. Returns 0 for a new waiter, 1 for one
+//  updated, or -1 past the per-task or global bound.
 static int
 s_waiter_add (drover_tasktable_t *self, s_task_t *task,
               const byte *route, size_t route_size, uint32_t seq)
@@ -742,12 +744,12 @@ s_waiter_add (drover_tasktable_t *self, s_task_t *task,
     uint32_t ref = drover_routes_find (self->routes, route, route_size);
     if (ref && s_waiter_same (&task->waiter, ref, seq)) {
         task->waiter.seq = seq;
-        return 0;               //  one TASK DONE per client, task and kind
+        return 1;               //  one TASK DONE per client, task and kind
     }
     for (uint32_t index = 0; ref && more && index < more->count; index++)
         if (s_waiter_same (&more->items [index], ref, seq)) {
             more->items [index].seq = seq;
-            return 0;
+            return 1;
         }
     size_t count = (task->waiter.route? 1: 0) + (more? more->count: 0);
     if (count >= DROVER_TASKTABLE_TASK_WAITERS || self->waiters >= self->max_waiters)
@@ -859,8 +861,8 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
     }
     s_insert (self, task);
     self->queued_bytes += msg->body_size + labels_size;
-    if (notify && s_waiter_add (self, task, route, route_size, 0))
-        assert (false);         //  room was checked above
+    if (notify && s_waiter_add (self, task, route, route_size, 0) != 0)
+        assert (false);         //  room was checked above, and the task is new
     s_event (self, task, "task.queued", NULL);
     s_queue (self, task);
     *task_p = task->id;
@@ -917,19 +919,29 @@ drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
         return DROVER_CODE_BAD_REQUEST;
     }
     size_t refused = 0;
+    size_t repeated = 0;        //  already waited on by this route: seq updated
     for (size_t index = 0; index < count; index++) {
         s_task_t *task = s_lookup (self, tasks [index]);
+        int added = -1;
         if (!task || s_is_final (task->state))
             s_done (self, task, tasks [index], route, route_size, seq);
         else
-        if (s_waiter_add (self, task, route, route_size, seq))
+        if ((added = s_waiter_add (self, task, route, route_size, seq)) < 0)
             refused++;
+        else
+        if (added > 0)
+            repeated++;
     }
     if (refused) {
         snprintf (self->reason, sizeof self->reason, "too many waiters: %zu of %zu ids not waited on",
                   refused, count);
         *reason_p = self->reason;
         return DROVER_CODE_TOO_MANY;
+    }
+    if (repeated) {
+        snprintf (self->reason, sizeof self->reason,
+                  "%zu of %zu ids already waited on: their DONE has this seq", repeated, count);
+        *reason_p = self->reason;
     }
     return DROVER_CODE_OK;
 }

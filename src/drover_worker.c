@@ -565,6 +565,7 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
         result->task = offer->task;
         result->attempt = offer->attempt;
         result->outcome = DROVER_OUTCOME_SPAWN_FAILED;
+        result->exit_code = -1;         //  no process: no status
         char reason [DROVER_REASON_MAX];
         snprintf (reason, sizeof reason, "bad body: %s", error? error: "malformed");
         drover_msg_set_reason (result, reason);

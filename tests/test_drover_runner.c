@@ -375,6 +375,8 @@ test_spawn_failed (void **state)
     assert_non_null (result->reason);
     assert_non_null (strstr (result->reason, "drover-no-such-command"));
     assert_non_null (strstr (result->reason, "No such file"));
+    assert_int_equal (result->exit_code, -1);       //  nothing ran: no status
+    assert_int_equal (result->signal, 0);
     drover_msg_destroy (&result);
 
     drover_exec_set_argv (exec, 1, (const char *[]) { "true" });

@@ -389,6 +389,8 @@ test_done_says_how_the_task_ended (void **state)
     assert_int_equal (drover_tasktable_cancel (table, queued, &reason), 200);
     drover_action_t *done = s_find (s_take (table), DROVER_ACTION_DONE, queued, 0);
     assert_int_equal (done->end, DROVER_END_CANCELLED);
+    assert_int_equal (done->exit_code, -1);     //  nothing ran: no status
+    assert_int_equal (done->signal, 0);
     uint64_t running = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
     s_take (table);
     s_assign (table, running, "alpha", 0, 1);
@@ -408,6 +410,7 @@ test_done_says_how_the_task_ended (void **state)
     assert_int_equal (done->state, DROVER_TASK_FAILED);
     assert_int_equal (done->end, DROVER_END_LOST);
     assert_string_equal (done->reason, "worker lost: no heartbeat");
+    assert_int_equal (done->exit_code, -1);
 
     //  An id never given out: UNKNOWN
     uint64_t never = 1000;
@@ -415,6 +418,7 @@ test_done_says_how_the_task_ended (void **state)
     done = s_find (s_take (table), DROVER_ACTION_DONE, never, 0);
     assert_int_equal (done->state, DROVER_TASK_UNKNOWN);
     assert_int_equal (done->end, DROVER_END_UNKNOWN);
+    assert_int_equal (done->exit_code, -1);
 
     //  TASK LIST rows carry the end too, NONE while a task is live
     uint64_t live = s_submit (table, 0, 0);
@@ -825,8 +829,10 @@ test_wait (void **state)
     assert_int_equal (done->state, DROVER_TASK_UNKNOWN);
     assert_int_equal (done->seq, 9);
     assert_memory_equal (done->route, "\x00\x01" "client", 8);
-    //  The same client asking again is answered once, with the latest seq
+    //  The same client asking again is answered once, with the latest seq,
+    //  and the OK says so (the earlier WAIT gets no DONE for that id)
     assert_int_equal (drover_tasktable_wait (table, &pending, 1, 10, S_CLIENT, &reason), 200);
+    assert_string_equal (reason, "1 of 1 ids already waited on: their DONE has this seq");
     assert_int_equal (drover_tasktable_wait (table, &pending, 1, 3, S_OTHER_CLIENT, &reason), 200);
     assert_int_equal (s_take (table)->count, 0);
     assert_int_equal (drover_tasktable_wait (table, NULL, 0, 1, S_CLIENT, &reason), 400);

@@ -571,6 +571,7 @@ test_bad_body (void **state)
     assert_true (result->task == 3);
     assert_int_equal (result->attempt, 1);
     assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
+    assert_int_equal (result->exit_code, -1);       //  nothing ran: no status
     assert_non_null (result->reason);
     drover_msg_destroy (&result);
     s_broker_destroy (&broker);
