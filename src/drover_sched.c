@@ -26,13 +26,16 @@
     request is placed (there or elsewhere) or cancelled, the machine goes
     or stops being eligible, or a request ranked before it needs a machine
     and has no other. When every machine that could hold the head is
-    reserved already, its whole group is shelved for the pass at once, so
-    a thousand requests waiting for the same busy machines cost one step;
-    when no eligible machine could ever hold it (no holder of a label, or
-    none big enough), its group is parked: it costs passes nothing until a
-    machine that could hold it comes up, is resumed or cleared, or changes.
-    One pass costs O(log n) per placement, plus one step per reservation,
-    per group shelved and per reserved request passed over; only a request
+    reserved already for requests ranked before it, its whole group is
+    blocked: set aside until one of those reservations ends, a machine
+    comes, or a request joins it at its head (it may outrank a holder), so
+    a thousand requests waiting for the same busy machines cost passes
+    nothing; when no eligible machine could ever hold it (no holder
+    of a label, or none big enough), its group is parked: set aside until
+    a machine that could hold it comes up, is resumed or cleared, or
+    changes. One pass costs O(log n) per placement, plus one step per
+    reservation made, per group set aside and per reserved request passed
+    over (at most one per machine); only a request
     whose memory or labels the least-loaded machine cannot meet makes it
     look further: at the machines that carry its rarest label (an index
     from each label to its holders, so a thousand idle machines of another
@@ -76,8 +79,8 @@ typedef struct {
 typedef enum {
     S_GROUP_EMPTY,              //  nothing in its heap (its requests are shelved)
     S_GROUP_QUEUED,             //  in self->queue
-    S_GROUP_SHELVED,            //  set aside for the rest of this pass
-    S_GROUP_PARKED              //  no eligible machine could ever hold it: in self->parked
+    S_GROUP_PARKED,             //  no eligible machine could ever hold it: in self->parked
+    S_GROUP_BLOCKED             //  each that could is reserved for others: in self->blocked
 } s_group_where_t;
 
 //  The queued requests that demand the same procs, memory and labels
@@ -90,7 +93,7 @@ typedef struct {
     uint32_t procs;             //  procs each demands
     uint32_t count;             //  its requests, in the heap or shelved
     uint32_t index;             //  index in self->queue, or DROVER_IDHEAP_NOWHERE
-    uint32_t parked_at;         //  index in self->parked while parked
+    uint32_t parked_at;         //  index in self->parked or self->blocked while there
     uint32_t where;             //  s_group_where_t
 } s_group_t;
 
@@ -107,6 +110,13 @@ typedef struct {
     size_t count;               //  entries used
     size_t size;                //  entries allocated
 } s_holders_t;
+
+//  Handles in no order
+typedef struct {
+    uint32_t *handles;          //  the handles
+    size_t count;               //  entries used
+    size_t capacity;            //  entries allocated
+} s_list_t;
 
 //  A machine (a registered worker)
 typedef struct {
@@ -149,12 +159,8 @@ struct _drover_sched_t {
     uint32_t *shelf;            //  requests set aside during a pass
     size_t shelved;             //  entries in shelf
     size_t shelf_capacity;      //  entries allocated in shelf
-    uint32_t *group_shelf;      //  groups set aside during a pass
-    size_t groups_shelved;      //  entries in group_shelf
-    size_t group_shelf_capacity;    //  entries allocated in group_shelf
-    uint32_t *parked;           //  groups no eligible machine could hold, unordered
-    size_t nparked;             //  entries in parked
-    size_t parked_capacity;     //  entries allocated in parked
+    s_list_t parked;            //  groups no eligible machine could hold
+    s_list_t blocked;           //  groups whose machines are all reserved for others
     uint32_t *reservations;     //  reserved machines, unordered
     size_t nreservations;       //  entries in reservations
     size_t reservations_capacity;   //  entries allocated in reservations
@@ -439,21 +445,22 @@ s_group_unqueue (drover_sched_t *self, uint32_t handle)
     group->where = S_GROUP_EMPTY;
 }
 
-//  Take a parked group off the parked list
+//  Take a parked or blocked group off its list
 static void
 s_group_unpark (drover_sched_t *self, uint32_t handle)
 {
     s_group_t *group = s_group (self, handle);
-    assert (group->where == S_GROUP_PARKED);
-    uint32_t last = self->parked [--self->nparked];
-    self->parked [group->parked_at] = last;
+    assert (group->where == S_GROUP_PARKED || group->where == S_GROUP_BLOCKED);
+    s_list_t *list = group->where == S_GROUP_PARKED? &self->parked: &self->blocked;
+    uint32_t last = list->handles [--list->count];
+    list->handles [group->parked_at] = last;
     s_group (self, last)->parked_at = group->parked_at;
     group->where = S_GROUP_EMPTY;
 }
 
 //  Put a group where its heap says, after its heap changed: out of the
 //  queue when empty, in it or reordered when not, forgotten with its last
-//  request; a shelved or parked group stays where it is
+//  request; a parked or blocked group stays where it is
 static void
 s_group_settle (drover_sched_t *self, uint32_t handle)
 {
@@ -476,8 +483,7 @@ s_group_settle (drover_sched_t *self, uint32_t handle)
         group->where = S_GROUP_QUEUED;
     }
     if (group->count == 0) {
-        assert (group->where != S_GROUP_SHELVED);   //  a pass never empties one it shelved
-        if (group->where == S_GROUP_PARKED)
+        if (group->where == S_GROUP_PARKED || group->where == S_GROUP_BLOCKED)
             s_group_unpark (self, handle);
         drover_idheap_destroy (&group->heap);
         drover_idpool_delete (self->groups, handle);
@@ -580,6 +586,57 @@ s_append (uint32_t **array_p, size_t *count_p, size_t *capacity_p, uint32_t hand
     (*array_p) [(*count_p)++] = handle;
 }
 
+//  Return true if a machine could ever hold a group's requests: usable,
+//  big enough in all, with every label they require
+static bool
+s_could_hold (const s_machine_t *machine, uint32_t procs, const s_demand_t *demand)
+{
+    return s_usable (machine) && machine->procs >= procs && machine->mem >= demand->mem
+        && s_labels_match (machine, demand);
+}
+
+//  Set the head group aside until a machine wakes it: parked when no
+//  eligible machine could ever hold its requests, blocked when each that
+//  could is reserved for a request ranked before them
+static void
+s_park (drover_sched_t *self, uint32_t handle, uint32_t where)
+{
+    s_group_unqueue (self, handle);
+    s_list_t *list = where == S_GROUP_PARKED? &self->parked: &self->blocked;
+    s_group_t *group = s_group (self, handle);
+    group->where = where;
+    group->parked_at = (uint32_t) list->count;
+    s_append (&list->handles, &list->count, &list->capacity, handle);
+}
+
+//  Put the groups of a list that a machine could hold back in the queue (a
+//  scan of the list: its groups are few next to the requests they stand for)
+static void
+s_wake_list (drover_sched_t *self, s_list_t *list, uint32_t machine_handle)
+{
+    s_machine_t *machine = s_machine (self, machine_handle);
+    if (!s_usable (machine) || machine->reserved)
+        return;
+    size_t index = list->count;
+    while (index-- > 0) {
+        uint32_t handle = list->handles [index];
+        s_group_t *group = s_group (self, handle);
+        if (s_could_hold (machine, group->procs, group->demand)) {
+            s_group_unpark (self, handle);
+            s_group_settle (self, handle);
+        }
+    }
+}
+
+//  A machine came up, changed, or became usable again: wake the groups
+//  parked or blocked that it could hold
+static void
+s_wake (drover_sched_t *self, uint32_t machine_handle)
+{
+    s_wake_list (self, &self->parked, machine_handle);
+    s_wake_list (self, &self->blocked, machine_handle);
+}
+
 //  Reserve a machine for a queued request: it leaves the eligible heap. A
 //  machine reserved for another request (ranked after it) changes hands.
 static void
@@ -611,48 +668,8 @@ s_release (drover_sched_t *self, uint32_t machine_handle)
             break;
         }
     s_machine_refresh (self, machine_handle);
+    s_wake_list (self, &self->blocked, machine_handle);
 }
-
-//  Return true if a machine could ever hold a group's requests: usable,
-//  big enough in all, with every label they require
-static bool
-s_could_hold (const s_machine_t *machine, uint32_t procs, const s_demand_t *demand)
-{
-    return s_usable (machine) && machine->procs >= procs && machine->mem >= demand->mem
-        && s_labels_match (machine, demand);
-}
-
-//  Park the head group: no eligible machine could ever hold its requests
-static void
-s_park (drover_sched_t *self, uint32_t handle)
-{
-    s_group_unqueue (self, handle);
-    s_group_t *group = s_group (self, handle);
-    group->where = S_GROUP_PARKED;
-    group->parked_at = (uint32_t) self->nparked;
-    s_append (&self->parked, &self->nparked, &self->parked_capacity, handle);
-}
-
-//  A machine came up, changed, or became usable again: the parked groups
-//  it could hold go back in the queue (a scan of the parked groups, which
-//  are few next to the requests they stand for)
-static void
-s_wake (drover_sched_t *self, uint32_t machine_handle)
-{
-    s_machine_t *machine = s_machine (self, machine_handle);
-    if (!s_usable (machine))
-        return;
-    size_t index = self->nparked;
-    while (index-- > 0) {
-        uint32_t handle = self->parked [index];
-        s_group_t *group = s_group (self, handle);
-        if (s_could_hold (machine, group->procs, group->demand)) {
-            s_group_unpark (self, handle);
-            s_group_settle (self, handle);
-        }
-    }
-}
-
 
 //  ---------------------------------------------------------------------
 //  Construction
@@ -692,11 +709,13 @@ drover_sched_destroy (drover_sched_t **self_p)
         for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
             s_machine_clear (s_machine (self, (uint32_t) (uintptr_t) item));
         zlistx_destroy (&self->order);
-        //  Between passes every group is queued or parked
+        //  Between passes every group is queued, parked or blocked
         for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
             drover_idheap_destroy (&s_group (self, drover_idheap_at (self->queue, index))->heap);
-        for (size_t index = 0; index < self->nparked; index++)
-            drover_idheap_destroy (&s_group (self, self->parked [index])->heap);
+        for (size_t index = 0; index < self->parked.count; index++)
+            drover_idheap_destroy (&s_group (self, self->parked.handles [index])->heap);
+        for (size_t index = 0; index < self->blocked.count; index++)
+            drover_idheap_destroy (&s_group (self, self->blocked.handles [index])->heap);
         zhashx_destroy (&self->machines);
         zhashx_destroy (&self->demands);       //  requests need not unref: all go
         zhashx_destroy (&self->holders);
@@ -708,8 +727,8 @@ drover_sched_destroy (drover_sched_t **self_p)
         drover_idpool_destroy (&self->sizes);
         drover_idpool_destroy (&self->machine_pool);
         free (self->shelf);
-        free (self->group_shelf);
-        free (self->parked);
+        free (self->parked.handles);
+        free (self->blocked.handles);
         free (self->reservations);
         free (self->scratch);
         free (self);
@@ -937,6 +956,13 @@ drover_sched_push (drover_sched_t *self, uint64_t task, int32_t priority,
     request->procs = procs;
     request->demand = s_demand_ref (self, mem, labels);
     s_enqueue (self, handle);
+    //  Ranked before the rest of a kind set aside for reserved machines, it
+    //  may outrank a reservation's holder: the next pass looks at it
+    s_group_t *group = s_group (self, request->group);
+    if (group->where == S_GROUP_BLOCKED && drover_idheap_top (group->heap) == handle) {
+        s_group_unpark (self, request->group);
+        s_group_settle (self, request->group);
+    }
     return 0;
 }
 
@@ -1036,25 +1062,10 @@ s_shelve (drover_sched_t *self, uint32_t handle)
     s_append (&self->shelf, &self->shelved, &self->shelf_capacity, handle);
 }
 
-//  Take the head group out of the queue for the rest of this pass
-static void
-s_shelve_group (drover_sched_t *self, uint32_t handle)
-{
-    s_group_unqueue (self, handle);
-    s_group (self, handle)->where = S_GROUP_SHELVED;
-    s_append (&self->group_shelf, &self->groups_shelved, &self->group_shelf_capacity, handle);
-}
-
-//  Put every shelved request and group back in the queue
+//  Put every shelved request back in its group
 static void
 s_unshelve (drover_sched_t *self)
 {
-    for (size_t index = 0; index < self->groups_shelved; index++) {
-        uint32_t handle = self->group_shelf [index];
-        s_group (self, handle)->where = S_GROUP_EMPTY;
-        s_group_settle (self, handle);
-    }
-    self->groups_shelved = 0;
     for (size_t index = 0; index < self->shelved; index++) {
         uint32_t handle = self->shelf [index];
         uint32_t group = s_request (self, handle)->group;
@@ -1173,7 +1184,7 @@ drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg)
         else
             index++;
     }
-    uint32_t looked = 0;        //  requests looked past: reservations and groups shelved
+    uint32_t looked = 0;        //  requests looked past: reservations made
     while (drover_idheap_size (self->queue)) {
         uint32_t top = drover_idheap_top (self->eligible);
         uint32_t room = top? s_free_procs (s_machine (self, top)): 0;
@@ -1204,11 +1215,10 @@ drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg)
             s_reserve (self, spare, handle);
             s_shelve (self, handle);
         }
-        else
-        if (possible)
-            s_shelve_group (self, group);   //  its machines are all kept for others
         else {
-            s_park (self, group);       //  no machine could hold it: costs nothing more
+            //  Its machines are all kept for others, or there are none: it
+            //  costs nothing more until a reservation ends or a machine comes
+            s_park (self, group, possible? S_GROUP_BLOCKED: S_GROUP_PARKED);
             continue;
         }
         if (++looked >= self->max_shelve)

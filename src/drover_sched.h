@@ -55,8 +55,8 @@ typedef void (drover_sched_assign_fn) (uint64_t task, const char *machine, void 
 typedef void (drover_sched_task_fn) (uint64_t task, void *arg);
 
 //  Create an empty queue; a pass looks past at most max_shelve unfit requests
-//  (each reservation it makes and each group of alike requests it passes
-//  over counts one; parked requests and those holding a reservation none)
+//  (each reservation it makes counts one; requests set aside until a
+//  machine or a reservation frees, and those holding a reservation, none)
 drover_sched_t *
     drover_sched_new (uint32_t max_shelve);
 

@@ -804,7 +804,7 @@ test_waiting_for_busy_machines_does_not_starve (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "gpu", 1, 0, "gpu=yes");
+    drover_sched_add_machine (sched, "gpu", 1, 1 << 20, "gpu=yes");
     drover_sched_add_machine (sched, "plain", 1, 0, NULL);
     drover_sched_push (sched, 1, 0, 1, 0, "gpu=yes");
     assert_int_equal (s_run (sched, &placed), 1);
@@ -820,6 +820,60 @@ test_waiting_for_busy_machines_does_not_starve (void **state)
         assert_int_equal (s_run (sched, &placed), 1);
         assert_int_equal (placed.tasks [placed.count - 1], task + 1);
     }
+    //  Each asking a different memory: 1500 groups, none costing a pass
+    for (uint64_t task = 6001; task <= 7500; task++)
+        drover_sched_push (sched, task, -1, 1, task, "gpu=yes");
+    assert_string_equal (drover_sched_free (sched, 5000), "plain");
+    drover_sched_push (sched, 8000, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 8000);
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    //  The gpu machine frees: the first of them, ranked first, takes it
+    assert_string_equal (drover_sched_free (sched, 4), "gpu");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 6001);
+}
+
+//  A request that arrives ranked before the one a machine is reserved for
+//  takes the reservation over, even when the rest of its kind wait set
+//  aside for that machine: it runs first when the machine empties
+static void
+test_new_request_outranks_a_waiting_kind (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_sched_add_machine (sched, "w", 4, 0, NULL);
+    drover_sched_add_machine (sched, "v", 2, 0, NULL);  //  too small for the wide ones
+    for (uint64_t task = 1; task <= 10; task++)
+        drover_sched_push (sched, task, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 6);
+    uint64_t on_w [4], on_v [2];
+    size_t nw = 0, nv = 0;
+    for (size_t index = 0; index < placed.count; index++)
+        if (streq (placed.machines [index], "w"))
+            on_w [nw++] = placed.tasks [index];
+        else
+            on_v [nv++] = placed.tasks [index];
+    assert_int_equal (nw, 4);
+    drover_sched_push (sched, 20, 3, 4, 0, NULL);     //  reserves w
+    drover_sched_push (sched, 21, 4, 4, 0, NULL);     //  then waits for w, set aside
+    assert_string_equal (drover_sched_free (sched, on_v [0]), "v");
+    assert_int_equal (s_run (sched, &placed), 1);     //  a small one takes v's room
+    assert_string_equal (placed.machines [placed.count - 1], "v");
+    assert_int_equal (s_reserved (sched, "w"), 20);
+    drover_sched_push (sched, 22, 0, 4, 0, NULL);     //  ranked first of all
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "w"), 22);
+    for (size_t index = 0; index < 4; index++)
+        assert_string_equal (drover_sched_free (sched, on_w [index]), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 22);
+    assert_string_equal (drover_sched_free (sched, 22), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 20);
+    assert_string_equal (drover_sched_free (sched, 20), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 21);
 }
 
 //  Stats with disk_free bytes free of a 10 GiB disk
@@ -913,6 +967,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_full_cluster_pass_is_cheap, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_unplaceable_requests_cost_nothing, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_waiting_for_busy_machines_does_not_starve, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_new_request_outranks_a_waiting_kind, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_disk_floor_holds_machine, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
