@@ -64,6 +64,14 @@ test_queued_bytes_are_bounded (void **state)
 {
     const char *flags [] = { "--set", "assign/max-queued-bytes=16777216",
                              "--set", "broker/peer-bytes=67108864", NULL };
+    //  Under AddressSanitizer freed memory sits in a quarantine (256 MiB) and
+    //  counts in the RSS: the broker started here keeps none, so the figure
+    //  is what it holds (other builds ignore the variable)
+    const char *asan = getenv ("ASAN_OPTIONS");
+    char options [1024];
+    snprintf (options, sizeof options, "%s%squarantine_size_mb=0",
+              asan? asan: "", asan && *asan? ":": "");
+    setenv ("ASAN_OPTIONS", options, 1);
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     zsock_t *client = testutil_dealer (cluster);
     drover_msg_t *ping = drover_msg_new (DROVER_MSG_TASK_LIST);
