@@ -23,7 +23,8 @@
       connected, HELLO sent  --WELCOME-->  registered (heartbeats flow)
       registered             --ERROR 401-->  HELLO sent again
       a reply due and none for 3 heartbeats  -->  socket dropped, connect
-                                                   again after the backoff
+                                                   again after the backoff,
+                                                   and a WARNING
     A reply is due while HELLO is unanswered or a result is unacknowledged;
     heartbeats and TASK STARTED get no reply, so an idle worker on a dead
     TCP link learns of it from the kernel (its heartbeats go unacknowledged
@@ -46,6 +47,7 @@
 #define S_SILENT_BEATS      3       //  heartbeats without a due reply: reconnect
 #define S_BACKOFF_MIN       250     //  msec before the first reconnect
 #define S_BACKOFF_MAX       5000    //  msec between reconnects at most
+#define S_WARN_EVERY        60000   //  msec between "no broker answers" warnings at most, once at S_BACKOFF_MAX
 #define S_RECV_BATCH        256     //  messages read per turn at most
 #define S_HWM               100000  //  messages queued on the DEALER
 #define S_GOODBYE_LINGER    1000    //  msec to flush GOODBYE at the end
@@ -97,6 +99,10 @@ struct _drover_worker_t {
     int64_t hello_at;               //  msec when the last HELLO went
     int64_t reconnect_at;           //  msec of the next connect while dealer is NULL
     uint32_t backoff;               //  msec to wait before the next reconnect
+    int64_t unanswered_since;       //  msec (mono) since a reply is due that never came, 0 while the broker answers
+    uint32_t unanswered;            //  connections dropped unanswered since then
+    uint32_t warned_retry;          //  msec to the next try our last "no broker answers" said, 0 if none since
+    int64_t warned_at;              //  msec (mono) of that warning
     s_started_t started [S_STARTED_RING];  //  recent STARTEDs, by seq modulo the size
     zmq_pollitem_t *items;          //  poll items (raw fds), rebuilt each turn
     struct pollfd *fds;             //  the same for poll(2)
@@ -445,16 +451,41 @@ s_connect (drover_worker_t *self, int64_t now)
 
 //  Drop the DEALER and connect again after the backoff
 static void
-s_disconnect (drover_worker_t *self, int64_t now, const char *reason)
+s_disconnect (drover_worker_t *self, int64_t now)
 {
-    zsys_notice ("worker: reconnecting broker=%s id=%s reason=\"%s\" backoff=%u",
-                 self->endpoint, self->id, reason, self->backoff);
     zsock_set_linger (self->dealer, 0);
     zsock_destroy (&self->dealer);
     self->registered = false;
     self->expect_since = 0;
     self->reconnect_at = now + self->backoff;
     self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
+}
+
+//  A due reply did not come: say so at WARNING before we drop the
+//  connection, about a broker we had that stopped answering, or none
+//  answering at all (not started, or a wrong --broker); the latter each
+//  time the backoff grows, then once a minute, so the log is not flooded
+static void
+s_warn_unanswered (drover_worker_t *self, int64_t now)
+{
+    uint32_t backoff = self->backoff;
+    if (!self->unanswered_since)
+        self->unanswered_since = self->expect_since? self->expect_since: now;
+    self->unanswered++;
+    if (self->registered) {
+        zsys_warning ("worker: broker at %s stopped answering id=%s unacked=%zu, next try in %u ms",
+                      self->endpoint, self->id, zlistx_size (self->pending), backoff);
+        self->warned_retry = backoff;
+        self->warned_at = now;
+    }
+    else
+    if (backoff > self->warned_retry || now - self->warned_at >= S_WARN_EVERY) {
+        zsys_warning ("worker: no broker answers at %s id=%s tries=%u, trying for %.1f s,"
+                      " next try in %u ms", self->endpoint, self->id, self->unanswered,
+                      (now - self->unanswered_since) / 1000.0, backoff);
+        self->warned_retry = backoff;
+        self->warned_at = now;
+    }
 }
 
 //  Send a result we keep, if we may talk to the broker now
@@ -622,10 +653,14 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
     self->registrations++;
     self->backoff = S_BACKOFF_MIN;
     self->next_heartbeat = now + self->heartbeat;
-    zsys_notice ("worker: registered broker=%s id=%s epoch=%" PRIu64 " heartbeat=%u running=%zu unacked=%zu",
+    char waited [48] = "";      //  after "no broker answers": for how long
+    if (self->unanswered_since)
+        snprintf (waited, sizeof waited, " waited=%" PRId64 "s",
+                  (now - self->unanswered_since) / 1000);
+    zsys_notice ("worker: registered broker=%s id=%s epoch=%" PRIu64 " heartbeat=%u running=%zu unacked=%zu%s",
                  self->endpoint, self->id, self->epoch, self->heartbeat,
                  self->runner? drover_runner_size (self->runner): 0,
-                 zlistx_size (self->pending));
+                 zlistx_size (self->pending), waited);
     drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
     while (result) {
         s_send_result (self, result, now);
@@ -698,9 +733,9 @@ s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
     }
     else
     if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq) {
-        zsys_warning ("worker: broker refused HELLO code=%u reason=\"%s\"",
-                      reply->code, reply->reason? reply->reason: "");
-        s_disconnect (self, now, "hello refused");
+        zsys_warning ("worker: broker refused HELLO code=%u reason=\"%s\", next try in %u ms",
+                      reply->code, reply->reason? reply->reason: "", self->backoff);
+        s_disconnect (self, now);
     }
     else
     if (reply->id == DROVER_MSG_ERROR)
@@ -786,6 +821,9 @@ s_handle_dealer (drover_worker_t *self, int64_t now)
         }
         else
             s_handle_message (self, self->in, now);
+        self->unanswered_since = 0;
+        self->unanswered = 0;
+        self->warned_retry = 0;
         if (self->dealer && (!self->registered || zlistx_size (self->pending)))
             s_expect_reply (self, now);
     }
@@ -827,7 +865,8 @@ s_tick (drover_worker_t *self, int64_t now)
         return;
     }
     if (self->expect_since && now - self->expect_since >= s_silence (self)) {
-        s_disconnect (self, now, self->registered? "no reply to results": "no reply to hello");
+        s_warn_unanswered (self, now);
+        s_disconnect (self, now);
         return;
     }
     if (self->registered && now >= self->next_heartbeat) {
@@ -952,6 +991,8 @@ s_run (drover_worker_t *self, zsock_t *pipe)
     self->stopping = self->leaving = self->terminated = false;
     zstr_free (&self->refused);
     self->backoff = S_BACKOFF_MIN;
+    self->unanswered_since = self->warned_at = 0;
+    self->unanswered = self->warned_retry = 0;
     if (s_connect (self, zclock_mono ()) == -1)
         return -1;
     bool left = false;

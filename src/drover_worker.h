@@ -15,7 +15,8 @@
     ERROR 401 makes it say HELLO again; ERROR 423 to its HELLO (another
     live agent has its id) ends it; silence from the broker while a
     reply is due makes it drop the socket and connect anew with backoff
-    (250 ms doubling to 5 s).
+    (250 ms doubling to 5 s), saying so at WARNING (when nothing ever
+    answers: each time the backoff grows, then once a minute).
 
     Two kinds of executor plug in:
     - the process runner (drover_runner), the default: each attempt is a
