@@ -368,19 +368,30 @@ s_check_agents (s_chaos_t *self, int64_t now)
     }
 }
 
-//  Say which tasks are still missing a DONE, then fail
+//  Say which tasks are still missing a DONE, and where the broker has them
+//  (a task whose attempt keeps climbing is rerun, not lost), then fail
 static void
 s_fail_missing (s_chaos_t *self, int64_t now)
 {
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+    request->limit = DROVER_ROWS_MAX;
+    request->state = 255;
+    drover_msg_t *table = testutil_request (self->waiter, &request, 5000);
     int missing = 0;
     for (int index = 0; index < S_TASKS; index++) {
         s_task_t *task = &self->tasks [index];
-        if (task->notified != 1 || task->waited != 1) {
-            if (missing++ < 20)
-                fprintf (stderr, "chaos: task %" PRIu64 " (index %d) notified=%d waited=%d\n",
-                         task->id, index, task->notified, task->waited);
+        if ((task->notified != 1 || task->waited != 1) && missing++ < 20) {
+            fprintf (stderr, "chaos: task %" PRIu64 " (index %d) notified=%d waited=%d",
+                     task->id, index, task->notified, task->waited);
+            for (uint32_t row = 0; table && row < table->nrows; row++)
+                if (table->task_rows [row].task == task->id)
+                    fprintf (stderr, ", table: %s attempt %u on '%s'",
+                             drover_task_state_name (table->task_rows [row].state),
+                             table->task_rows [row].attempt, table->task_rows [row].worker);
+            fprintf (stderr, "\n");
         }
     }
+    drover_msg_destroy (&table);
     char what [160];
     snprintf (what, sizeof what, "%d of %d tasks lack a DONE, none came for %" PRId64 " msec "
               "(accepted=%d, waits ok=%d)", missing, S_TASKS, now - self->progress_at,
