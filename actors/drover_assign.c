@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_assign - the assign actor: the I/O around the task table
 
-    The task table (src/drover_tasktable.c) decides; this actor reads its
+    The task table (src/broker/drover_tasktable.c) decides; this actor reads its
     commands from the pipe, calls the table with zclock_mono () as `now`,
     answers the peer that asked, then carries out the actions the table
     decided, in order. The reply to a request always goes out before what
@@ -223,7 +223,7 @@ s_carry_out (self_t *self)
                     zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
                                   action->worker, action->reason, action->task);
                 drover_outbox_say (self->outbox, "sss", "FAILURE", action->worker, action->reason);
-                //  schedq benches the machine at once, on the path of the
+                //  schedq puts the machine on probation at once, on the path of the
                 //  QUEUE that follows: it must not get the task back (the
                 //  PROBATION probation says too comes through the main,
                 //  later). Probation still owns the timer and the release.
@@ -300,7 +300,7 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     &&  drover_tasktable_fence (self->table, msg->worker, route, route_size, &reason)
         != DROVER_CODE_OK) {
         //  Not from the worker's registration: "" so that a refused send
-        //  of this answer does not bench the worker the report named
+        //  of this answer does not put the worker the report named on probation
         s_warn_refused (self, msg, DROVER_CODE_NOT_REGISTERED, reason);
         drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq,
                               DROVER_CODE_NOT_REGISTERED, reason, "");

@@ -6,7 +6,7 @@
     that route, and declares LOST those silent for lost-after, those that
     say GOODBYE, and old incarnations replaced by a new epoch. A LOST
     worker is forgotten entirely, so the state is bounded by max-workers.
-    The liveness table (src/drover_liveness.c) decides who is silent; its
+    The liveness table (src/broker/drover_liveness.c) decides who is silent; its
     next deadline is the poll timeout.
 
     In:   CONFIGURE heartbeat(4) lost-after(4) max-workers(4)

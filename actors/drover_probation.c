@@ -1,17 +1,17 @@
 /*  =========================================================================
-    drover_probation - the probation actor: benches workers whose sends fail
+    drover_probation - the probation actor: puts on probation the workers whose sends fail
 
     A transport failure (a send refused, an offer not acknowledged in time)
-    benches a worker that was OK; while benched, another failure restarts
+    puts an OK worker on probation; while on probation, another failure restarts
     its timer. A success, or probation-timeout msec without a failure,
-    clears it. The probation set (src/drover_bench.c) decides; its next
+    clears it. The probation set (src/broker/drover_probationset.c) decides; its next
     release deadline is the poll timeout.
 
     In:   CONFIGURE timeout(4)
           FAILURE worker(s) reason(s)
           SUCCESS worker(s)
           LOST worker(s) reason(s)      forget the worker
-          UP worker(s) ...              a new registration starts unbenched
+          UP worker(s) ...              a new registration starts off probation
           EVENTS on(4) | VERBOSE | $TERM
     Out:  PROBATION worker(s) reason(s)
           CLEARED worker(s) why(s)      why: "timeout", "success" or "registered"
@@ -21,7 +21,7 @@
 
 #include "drover_probation.h"
 #include "drover_msg.h"
-#include "drover_bench.h"
+#include "drover_probationset.h"
 #include "drover_pipe.h"
 
 //  Probation timeout until CONFIGURE says otherwise, msec
@@ -31,7 +31,7 @@ typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     drover_poller_t *poller;    //  the pipe
-    drover_bench_t *bench;      //  benched workers by release deadline
+    drover_probationset_t *set;   //  workers on probation, by release deadline
     bool stopping;              //  $TERM seen
     bool silent;                //  nobody listens to events: say none
     bool verbose;               //  log each command
@@ -47,7 +47,7 @@ s_self_new (zsock_t *pipe)
     self->pipe = pipe;
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
-    self->bench = drover_bench_new (S_TIMEOUT);
+    self->set = drover_probationset_new (S_TIMEOUT);
     return self;
 }
 
@@ -58,7 +58,7 @@ s_self_destroy (self_t **self_p)
     self_t *self = *self_p;
     if (!self)
         return;
-    drover_bench_destroy (&self->bench);
+    drover_probationset_destroy (&self->set);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
     free (self);
@@ -75,11 +75,12 @@ s_cleared (self_t *self, const char *worker, const char *why)
         drover_pipe_event (self->outbox, "worker.cleared", 0, 0, worker, why);
 }
 
-//  FAILURE: bench the worker, or restart its timer
+//  FAILURE: put the worker on probation, or restart its timer
 static void
 s_handle_failure (self_t *self, const char *worker, const char *reason)
 {
-    if (drover_bench_failure (self->bench, worker, reason, zclock_mono ()) == DROVER_BENCH_ENTERED) {
+    if (drover_probationset_failure (self->set, worker, reason, zclock_mono ())
+    ==  DROVER_PROBATIONSET_ENTERED) {
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
         drover_outbox_say (self->outbox, "sss", "PROBATION", worker, reason);
         if (!self->silent)
@@ -110,29 +111,29 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "SUCCESS")) {
         char *worker = drover_pipe_pop_string (msg);
-        if (drover_bench_success (self->bench, worker))
+        if (drover_probationset_success (self->set, worker))
             s_cleared (self, worker, "success");
         zstr_free (&worker);
     }
     else
     if (streq (command, "LOST")) {
         char *worker = drover_pipe_pop_string (msg);
-        if (drover_bench_forget (self->bench, worker) && self->verbose)
+        if (drover_probationset_forget (self->set, worker) && self->verbose)
             zsys_debug ("probation: forgot lost worker=%s", worker);
         zstr_free (&worker);
     }
     else
     if (streq (command, "UP")) {
-        //  A failure can arrive after LOST and bench a worker nobody has;
+        //  A failure can arrive after LOST and put on probation a worker nobody has;
         //  when it registers again it starts clean, and schedq hears so
         char *worker = drover_pipe_pop_string (msg);
-        if (drover_bench_forget (self->bench, worker))
+        if (drover_probationset_forget (self->set, worker))
             s_cleared (self, worker, "registered");
         zstr_free (&worker);
     }
     else
     if (streq (command, "CONFIGURE"))
-        drover_bench_set_timeout (self->bench, (uint32_t) drover_pipe_pop_number (msg));
+        drover_probationset_set_timeout (self->set, (uint32_t) drover_pipe_pop_number (msg));
     else
     if (streq (command, "EVENTS"))
         self->silent = drover_pipe_pop_number (msg) == 0;
@@ -154,7 +155,7 @@ static void
 s_release_due (self_t *self, int64_t now)
 {
     char *worker;
-    while ((worker = drover_bench_expire (self->bench, now))) {
+    while ((worker = drover_probationset_expire (self->set, now))) {
         s_cleared (self, worker, "timeout");
         zstr_free (&worker);
     }
@@ -167,7 +168,7 @@ drover_probation_actor (zsock_t *pipe, void *args)
     self_t *self = s_self_new (pipe);
     zsock_signal (pipe, 0);
     while (!self->stopping) {
-        int64_t deadline = drover_bench_next_deadline (self->bench);
+        int64_t deadline = drover_probationset_next_deadline (self->set);
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         if (drover_poller_wait (self->poller, wait) == -1
         ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, NULL, self) == -1)

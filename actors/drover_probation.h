@@ -1,5 +1,5 @@
 /*  =========================================================================
-    drover_probation - the probation actor: benches workers whose sends fail
+    drover_probation - the probation actor: puts on probation the workers whose sends fail
 
     Vocabulary in actors/ACTORS.md (probation) and at the top of the .c.
     =========================================================================

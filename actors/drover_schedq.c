@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_schedq - the schedq actor: the queue, the machines and placements
 
-    Keeps the scheduling queue (src/drover_sched.c), which decides, and
+    Keeps the scheduling queue (src/broker/drover_sched.c), which decides, and
     does the I/O around it: requests and capacity changes come in on the
     pipe; after each BATCH of commands the main sends, one scheduling pass
     runs and its placements go out as one ASSIGN. It is also the machine registry that WORKER LIST reads and that

@@ -4,7 +4,7 @@
     The broker process is stopped (SIGSTOP) for three times its lost-after
     and resumed (SIGCONT). Its workers never stopped heartbeating: their
     beats wait in socket buffers. It used to declare every worker LOST at
-    once, bench it and requeue what it ran; and an offer acknowledged
+    once, put it on probation and requeue what it ran; and an offer acknowledged
     during the pause was taken as never acknowledged. Now the broker's
     actors notice their own stall and extend their deadlines by it.
     =========================================================================

@@ -327,7 +327,7 @@ test_ack_timeout (void **state)
     assert_int_equal (kill->attempt, 1);
     drover_msg_destroy (&kill);
     s_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
-    //  schedq benches alpha before it hears the QUEUE (no link here: both
+    //  schedq puts alpha on probation before it hears the QUEUE (no link here: both
     //  come on the pipe, in that order)
     s_expect_frames (actor, "PROBATION", "alpha", "ack timeout", NULL);
     s_expect_frames (actor, "FREE", "1", NULL);

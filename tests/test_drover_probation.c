@@ -48,7 +48,7 @@ s_teardown (void **state)
     return 0;
 }
 
-//  Failure while OK enters; failure while benched says nothing; a success
+//  Failure while OK enters; failure while on probation says nothing; a success
 //  clears; a success while OK says nothing
 static void
 test_enter_and_clear_by_success (void **state)
@@ -77,7 +77,7 @@ test_clear_by_timeout (void **state)
     assert_true (zclock_mono () - start >= 300);
 }
 
-//  A failure while benched restarts the timer
+//  A failure while on probation restarts the timer
 static void
 test_repeated_failure_resets_timer (void **state)
 {
@@ -85,7 +85,7 @@ test_repeated_failure_resets_timer (void **state)
     zsock_send (actor, "s4", "CONFIGURE", 600);
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
     s_expect_probation (actor, "alpha", "send refused");
-    assert_null (testutil_actor_recv (actor, 300));   //  still benched
+    assert_null (testutil_actor_recv (actor, 300));   //  still on probation
     int64_t again = zclock_mono ();
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused again");
     s_expect_cleared (actor, "alpha", "timeout", 3000);
@@ -110,8 +110,8 @@ test_lost_forgets (void **state)
     s_expect_probation (actor, "alpha", "send refused");      //  OK again after LOST
 }
 
-//  A failure that arrives after LOST benches a worker nobody has; when it
-//  registers again it must start unbenched, and schedq must hear CLEARED
+//  A failure that arrives after LOST puts a worker on probation nobody has; when it
+//  registers again it must start off probation, and schedq must hear CLEARED
 static void
 test_failure_after_lost_is_cleared_on_registration (void **state)
 {

@@ -227,7 +227,7 @@ test_wide_task_reserves_its_machine (void **state)
 }
 
 //  A reservation ends when its request is cancelled or placed elsewhere,
-//  when its machine is held, benched or gone, and passes to a request
+//  when its machine is held, on probation or gone, and passes to a request
 //  ranked before its own that has no other machine
 static void
 test_reservation_ends (void **state)
@@ -255,7 +255,7 @@ test_reservation_ends (void **state)
     assert_int_equal (s_reserved (sched, "a"), 0);
     assert_int_equal (s_run (sched, &placed), 0);
     assert_int_equal (s_reserved (sched, "a"), 20);
-    //  Held, then resumed; benched, then cleared: made again each time
+    //  Held, then resumed; on probation, then cleared: made again each time
     drover_sched_set_admin (sched, "a", DROVER_ADMIN_HOLD);
     assert_int_equal (s_reserved (sched, "a"), 0);
     drover_sched_set_admin (sched, "a", DROVER_ADMIN_RUN);
@@ -460,7 +460,7 @@ test_label_constraint (void **state)
     assert_string_equal (view.labels [1], "zone=y");
 }
 
-//  Held, draining and benched machines take nothing new; they do again
+//  Held, draining and on probation machines take nothing new; they do again
 //  once resumed or cleared
 static void
 test_held_drained_probation_skipped (void **state)
@@ -469,11 +469,11 @@ test_held_drained_probation_skipped (void **state)
     s_placed_t placed = { 0 };
     drover_sched_add_machine (sched, "held", 8, 0, NULL);
     drover_sched_add_machine (sched, "drained", 8, 0, NULL);
-    drover_sched_add_machine (sched, "benched", 8, 0, NULL);
+    drover_sched_add_machine (sched, "on probation", 8, 0, NULL);
     drover_sched_add_machine (sched, "ok", 1, 0, NULL);
     assert_int_equal (drover_sched_set_admin (sched, "held", DROVER_ADMIN_HOLD), 0);
     assert_int_equal (drover_sched_set_admin (sched, "drained", DROVER_ADMIN_DRAIN), 0);
-    assert_int_equal (drover_sched_set_probation (sched, "benched", true), 0);
+    assert_int_equal (drover_sched_set_probation (sched, "on probation", true), 0);
     assert_int_equal (drover_sched_set_admin (sched, "nobody", DROVER_ADMIN_HOLD), -1);
     assert_int_equal (drover_sched_set_admin (sched, "ok", 7), -1);
     assert_int_equal (drover_sched_set_probation (sched, "nobody", true), -1);
@@ -483,7 +483,7 @@ test_held_drained_probation_skipped (void **state)
     assert_string_equal (placed.machines [0], "ok");
     assert_int_equal (s_run (sched, &placed), 0);
     drover_sched_view_t view;
-    assert_int_equal (drover_sched_lookup (sched, "benched", &view), 0);
+    assert_int_equal (drover_sched_lookup (sched, "on probation", &view), 0);
     assert_true (view.probation);
     assert_int_equal (drover_sched_lookup (sched, "drained", &view), 0);
     assert_int_equal (view.admin, DROVER_ADMIN_DRAIN);
@@ -491,9 +491,9 @@ test_held_drained_probation_skipped (void **state)
     assert_false (drover_sched_idle (sched, "ok"));
     assert_false (drover_sched_idle (sched, "nobody"));
     //  Each comes back and takes one
-    drover_sched_set_probation (sched, "benched", false);
+    drover_sched_set_probation (sched, "on probation", false);
     assert_int_equal (s_run (sched, &placed), 3);           //  8 free takes all three
-    assert_int_equal (s_used (sched, "benched"), 3);
+    assert_int_equal (s_used (sched, "on probation"), 3);
     drover_sched_push (sched, 5, 0, 8, 0, NULL);
     drover_sched_set_admin (sched, "held", DROVER_ADMIN_RUN);
     assert_int_equal (s_run (sched, &placed), 1);

@@ -314,7 +314,7 @@ test_drain_then_leave (void **state)
     s_quiet (actor);
 }
 
-//  A benched machine takes nothing until cleared, and shows as PROBATION
+//  A machine on probation takes nothing until cleared, and shows as PROBATION
 static void
 test_probation (void **state)
 {

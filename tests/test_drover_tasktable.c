@@ -673,7 +673,7 @@ s_index (s_actions_t *actions, int type, uint64_t task)
 //  An unacknowledged offer is the machine's failure: with lost-retries 0
 //  the task is offered again and again (it used to end FAILED as poison
 //  at the first ack timeout, never having run), and each time the machine
-//  is benched before the task is queued again, so schedq cannot place the
+//  is on probation before the task is queued again, so schedq cannot place the
 //  task back on it
 static void
 test_ack_timeouts_are_not_poison (void **state)

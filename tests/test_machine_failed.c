@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_machine_failed - a worker whose tasks cannot start is benched, not
+    test_machine_failed - a worker whose tasks cannot start is on probation, not
     a black hole (issue 8.7)
 
     A real broker and real `drover worker` agents on loopback. The first
@@ -29,7 +29,7 @@ s_wait_event (zsock_t *sub, const char *topic, const char *worker, drover_event_
     return false;
 }
 
-//  A removed work directory benches the agent; the task runs elsewhere
+//  A removed work directory puts the agent on probation; the task runs elsewhere
 static void
 test_workdir_gone_benches_worker (void **state)
 {

@@ -64,7 +64,7 @@ s_wait_event (zsock_t *sub, const char *topic, drover_event_t *event)
     return false;
 }
 
-//  Benched by an unacknowledged offer, cleared by a success
+//  On probation after an unacknowledged offer, cleared by a success
 static void
 test_success_clears_probation (void **state)
 {
@@ -146,7 +146,7 @@ s_worker_new (testutil_cluster_t *cluster, const char *name, uint32_t procs)
 }
 
 //  An offer "slow" leaves unanswered (it is the least loaded machine, four
-//  procs free to idle's two, so it is picked first) must bench it before
+//  procs free to idle's two, so it is picked first) must put it on probation before
 //  the task is placed again: attempt 2 goes to idle and succeeds there
 static void
 s_offer_left_unanswered (const char *lost_retries)
@@ -201,7 +201,7 @@ s_offer_left_unanswered (const char *lost_retries)
     testutil_cluster_destroy (&cluster);
 }
 
-//  Probation takes effect before the requeue is placed: the benched
+//  Probation takes effect before the requeue is placed: the on probation
 //  worker is not offered attempt 2 while another sits idle
 static void
 test_benched_before_requeue (void **state)
@@ -221,7 +221,7 @@ test_unacknowledged_offer_is_not_poison (void **state)
 //  SUCCESS, FAILURE, SUCCESS for one worker inside one window of news the
 //  main holds back: the FAILURE sends the held SUCCESS ahead of it, and the
 //  second SUCCESS must still reach probation and clear the worker (it was
-//  dropped as a repeat of the first: the worker stayed benched for the
+//  dropped as a repeat of the first: the worker stayed on probation for the
 //  whole probation timeout, a minute here)
 static void
 test_success_after_failure_in_one_window (void **state)

@@ -704,9 +704,9 @@ s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char
 
 //  The current attempt failed because of its machine (an offer it did not
 //  acknowledge, a spawn the machine could not do), not because of the
-//  task: bench the machine, then queue the task again without using up
-//  its retries or lost-retries. The FAILURE comes first, so schedq benches
-//  the machine before it places the requeued task (actors/ACTORS.md).
+//  task: put the worker on probation, then queue the task again without
+//  using up its retries or lost-retries. The FAILURE comes first, so schedq
+//  holds the worker back before it places the requeued task (ACTORS.md).
 static void
 s_machine_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
 {

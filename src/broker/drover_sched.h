@@ -39,7 +39,7 @@ typedef struct {
     uint64_t mem;               //  memory it offers, bytes
     uint64_t mem_used;          //  memory taken by assigned tasks, bytes
     int admin;                  //  drover_admin_t
-    bool probation;             //  benched: takes nothing new
+    bool probation;             //  on probation: takes nothing new
     bool disk_low;              //  its free disk is under the floor: takes nothing new
     size_t nlabels;             //  entries in labels
     char *const *labels;        //  "key=value" each

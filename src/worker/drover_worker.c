@@ -508,7 +508,7 @@ s_result_add (drover_worker_t *self, drover_msg_t *result, int64_t now)
     zlistx_add_end (self->pending, result);
     if (result->outcome == DROVER_OUTCOME_MACHINE_FAILED)
         zsys_warning ("worker: cannot start task=%" PRIu64 " attempt=%u: %s (the broker "
-                      "benches this worker)", result->task, result->attempt,
+                      "puts this worker on probation)", result->task, result->attempt,
                       result->reason? result->reason: "");
     else
     if (self->verbose || result->outcome != DROVER_OUTCOME_EXITED)

@@ -130,7 +130,7 @@ typedef struct {
     char **labels;              //  pointers into label_text
     size_t nlabels;             //  entries in labels
     int admin;                  //  drover_admin_t
-    bool probation;             //  benched: takes nothing new
+    bool probation;             //  on probation: takes nothing new
     bool disk_low;              //  free disk under min_disk_free: takes nothing new
     drover_stats_t stats;       //  last stats, for WORKER TABLE
     uint32_t *tasks;            //  handles of the requests assigned here, unordered
@@ -870,9 +870,9 @@ drover_sched_set_admin (drover_sched_t *self, const char *id, int admin)
     return 0;
 }
 
-//  Bench a machine whose stats say its disk is fuller than the floor, or
+//  Keep new work from a machine whose stats say its disk is fuller than the floor, or
 //  take it back once they say it has room again. Stats without a disk
-//  (disk_total 0: unreadable) never bench it.
+//  (disk_total 0: unreadable) never put it on probation.
 static void
 s_disk_check (drover_sched_t *self, uint32_t handle)
 {

@@ -164,7 +164,7 @@ int
 //  TASK RESULT from a worker. Returns 200 (reply OK), 404 or 409 (reply
 //  ERROR and drop it). When taken, the table takes out, err and reason
 //  from msg (they are NULL after). A MACHINE_FAILED result is the machine's
-//  failure, as an offer left unacknowledged: the worker is benched and the
+//  failure, as an offer left unacknowledged: the worker is on probation and the
 //  task queued again without using up its retries or lost-retries.
 int
     drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg,

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    drover_bench - the probation set: workers benched after a transport
+    drover_probationset - the probation set: workers on probation after a transport
     failure, each until its last failure plus the probation timeout
 
     Entries live in a hash map by worker id (which owns them) and in a
@@ -8,9 +8,9 @@
     =========================================================================
 */
 
-#include "drover_bench.h"
+#include "drover_probationset.h"
 
-//  One benched worker
+//  One worker on probation
 typedef struct {
     char *id;                   //  worker id, the key of self->entries
     char *reason;               //  last failure's reason
@@ -18,7 +18,7 @@ typedef struct {
     size_t index;               //  position in self->heap
 } s_entry_t;
 
-struct _drover_bench_t {
+struct _drover_probationset_t {
     zhashx_t *entries;          //  worker id -> s_entry_t (owned)
     s_entry_t **heap;           //  entries, earliest deadline first
     size_t size;                //  entries in the heap
@@ -41,10 +41,11 @@ s_entry_destroy (void **item_p)
 }
 
 //  Create an empty set
-drover_bench_t *
-drover_bench_new (uint32_t timeout)
+drover_probationset_t *
+drover_probationset_new (uint32_t timeout)
 {
-    drover_bench_t *self = (drover_bench_t *) zmalloc (sizeof (drover_bench_t));
+    drover_probationset_t *self =
+        (drover_probationset_t *) zmalloc (sizeof (drover_probationset_t));
     self->entries = zhashx_new ();
     zhashx_set_destructor (self->entries, s_entry_destroy);
     self->timeout = timeout;
@@ -53,10 +54,10 @@ drover_bench_new (uint32_t timeout)
 
 //  Destroy the set
 void
-drover_bench_destroy (drover_bench_t **self_p)
+drover_probationset_destroy (drover_probationset_t **self_p)
 {
     assert (self_p);
-    drover_bench_t *self = *self_p;
+    drover_probationset_t *self = *self_p;
     if (self) {
         zhashx_destroy (&self->entries);
         free (self->heap);
@@ -67,7 +68,7 @@ drover_bench_destroy (drover_bench_t **self_p)
 
 //  Change the probation timeout
 void
-drover_bench_set_timeout (drover_bench_t *self, uint32_t timeout)
+drover_probationset_set_timeout (drover_probationset_t *self, uint32_t timeout)
 {
     assert (self);
     self->timeout = timeout;
@@ -76,7 +77,7 @@ drover_bench_set_timeout (drover_bench_t *self, uint32_t timeout)
 
 //  Put entry at index and tell it where it is
 static void
-s_place (drover_bench_t *self, size_t index, s_entry_t *entry)
+s_place (drover_probationset_t *self, size_t index, s_entry_t *entry)
 {
     self->heap [index] = entry;
     entry->index = index;
@@ -84,7 +85,7 @@ s_place (drover_bench_t *self, size_t index, s_entry_t *entry)
 
 //  Restore heap order around an entry whose deadline changed
 static void
-s_fix (drover_bench_t *self, s_entry_t *entry)
+s_fix (drover_probationset_t *self, s_entry_t *entry)
 {
     size_t index = entry->index;
     while (index > 0 && entry->deadline < self->heap [(index - 1) / 2]->deadline) {
@@ -107,7 +108,7 @@ s_fix (drover_bench_t *self, s_entry_t *entry)
 
 //  Take an entry out of the heap and destroy it
 static void
-s_release (drover_bench_t *self, s_entry_t *entry)
+s_release (drover_probationset_t *self, s_entry_t *entry)
 {
     s_entry_t *last = self->heap [--self->size];
     if (entry->index < self->size) {
@@ -117,14 +118,15 @@ s_release (drover_bench_t *self, s_entry_t *entry)
     zhashx_delete (self->entries, entry->id);
 }
 
-//  Record a failure: bench the worker, or restart its timer
-drover_bench_change_t
-drover_bench_failure (drover_bench_t *self, const char *id, const char *reason, int64_t now)
+//  Record a failure: put the worker on probation, or restart its timer
+drover_probationset_change_t
+drover_probationset_failure (drover_probationset_t *self, const char *id, const char *reason,
+                             int64_t now)
 {
     assert (self);
     assert (id);
     s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, id);
-    drover_bench_change_t change = DROVER_BENCH_RESET;
+    drover_probationset_change_t change = DROVER_PROBATIONSET_RESET;
     if (!entry) {
         if (self->size == self->capacity) {
             self->capacity = self->capacity? self->capacity * 2: 16;
@@ -136,7 +138,7 @@ drover_bench_failure (drover_bench_t *self, const char *id, const char *reason, 
         assert (entry->id);
         zhashx_insert (self->entries, id, entry);
         s_place (self, self->size++, entry);
-        change = DROVER_BENCH_ENTERED;
+        change = DROVER_PROBATIONSET_ENTERED;
     }
     free (entry->reason);
     entry->reason = strdup (reason? reason: "");
@@ -146,28 +148,28 @@ drover_bench_failure (drover_bench_t *self, const char *id, const char *reason, 
     return change;
 }
 
-//  Record a success: release the worker if benched
+//  Record a success: release the worker if on probation
 bool
-drover_bench_success (drover_bench_t *self, const char *id)
+drover_probationset_success (drover_probationset_t *self, const char *id)
 {
-    return drover_bench_forget (self, id);
+    return drover_probationset_forget (self, id);
 }
 
 //  Forget a worker
 bool
-drover_bench_forget (drover_bench_t *self, const char *id)
+drover_probationset_forget (drover_probationset_t *self, const char *id)
 {
     assert (self);
     s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, id);
     if (!entry)
-        return false;           //  not benched
+        return false;           //  not on probation
     s_release (self, entry);
     return true;
 }
 
 //  Return the earliest release deadline, or -1
 int64_t
-drover_bench_next_deadline (drover_bench_t *self)
+drover_probationset_next_deadline (drover_probationset_t *self)
 {
     assert (self);
     return self->size? self->heap [0]->deadline: -1;
@@ -175,7 +177,7 @@ drover_bench_next_deadline (drover_bench_t *self)
 
 //  Release one worker that is due
 char *
-drover_bench_expire (drover_bench_t *self, int64_t now)
+drover_probationset_expire (drover_probationset_t *self, int64_t now)
 {
     assert (self);
     if (self->size == 0 || self->heap [0]->deadline > now)
@@ -187,26 +189,26 @@ drover_bench_expire (drover_bench_t *self, int64_t now)
     return id;
 }
 
-//  Return true if the worker is benched
+//  Return true if the worker is on probation
 bool
-drover_bench_contains (drover_bench_t *self, const char *id)
+drover_probationset_contains (drover_probationset_t *self, const char *id)
 {
     assert (self);
     return zhashx_lookup (self->entries, id) != NULL;
 }
 
-//  Return the reason of a benched worker's last failure
+//  Return the reason of the last failure of a worker on probation
 const char *
-drover_bench_reason (drover_bench_t *self, const char *id)
+drover_probationset_reason (drover_probationset_t *self, const char *id)
 {
     assert (self);
     s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, id);
     return entry? entry->reason: NULL;
 }
 
-//  Return how many workers are benched
+//  Return how many workers are on probation
 size_t
-drover_bench_size (drover_bench_t *self)
+drover_probationset_size (drover_probationset_t *self)
 {
     assert (self);
     return self->size;
