@@ -223,7 +223,7 @@ s_carry_out (self_t *self)
                     zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
                                   action->worker, action->reason, action->task);
                 drover_outbox_say (self->outbox, "sss", "FAILURE", action->worker, action->reason);
-                //  schedq puts the machine on probation at once, on the path of the
+                //  schedq puts the worker on probation at once, on the path of the
                 //  QUEUE that follows: it must not get the task back (the
                 //  PROBATION probation says too comes through the main,
                 //  later). Probation still owns the timer and the release.

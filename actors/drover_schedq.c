@@ -147,7 +147,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
     uint64_t mem = drover_pipe_pop_number (msg);
     char *labels = drover_pipe_pop_string (msg);
     //  running: assign reconciles it and tells us FREE / QUEUE
-    int rc = drover_sched_add_machine (self->sched, worker, procs, mem, labels);
+    int rc = drover_sched_add_worker (self->sched, worker, procs, mem, labels);
     s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, worker);
     if (!machine) {
         machine = (s_machine_t *) zmalloc (sizeof (s_machine_t));
@@ -168,7 +168,7 @@ static void
 s_handle_lost (self_t *self, zmsg_t *msg)
 {
     char *worker = drover_pipe_pop_string (msg);
-    int had = drover_sched_remove_machine (self->sched, worker, NULL, NULL);
+    int had = drover_sched_remove_worker (self->sched, worker, NULL, NULL);
     zhashx_delete (self->machines, worker);
     if (self->verbose && had >= 0)
         zsys_debug ("schedq: machine=%s removed with tasks=%d", worker, had);
@@ -290,7 +290,7 @@ s_cut_rows (drover_msg_t *table, uint32_t keep)
 static void
 s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
 {
-    size_t count = drover_sched_machines (self->sched);
+    size_t count = drover_sched_workers (self->sched);
     if (count > DROVER_ROWS_MAX)
         count = DROVER_ROWS_MAX;
     drover_msg_t *table = drover_msg_new (DROVER_MSG_WORKER_TABLE);

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    drover_schedq - the schedq actor: the queue, the machines and placements
+    drover_schedq - the schedq actor: the queue, the workers and placements
 
     Vocabulary in actors/ACTORS.md (schedq) and at the top of the .c.
     =========================================================================

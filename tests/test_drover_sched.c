@@ -11,17 +11,17 @@
 typedef struct {
     size_t count;               //  placements recorded
     uint64_t tasks [4096];      //  task of each placement
-    char machines [4096][DROVER_ID_MAX + 1];    //  machine of each placement
+    char workers [4096][DROVER_ID_MAX + 1];     //  worker of each placement
 } s_placed_t;
 
 //  Record a placement
 static void
-s_record (uint64_t task, const char *machine, void *arg)
+s_record (uint64_t task, const char *worker, void *arg)
 {
     s_placed_t *placed = (s_placed_t *) arg;
     assert_true (placed->count < 4096);
     placed->tasks [placed->count] = task;
-    snprintf (placed->machines [placed->count], DROVER_ID_MAX + 1, "%s", machine);
+    snprintf (placed->workers [placed->count], DROVER_ID_MAX + 1, "%s", worker);
     placed->count++;
 }
 
@@ -35,7 +35,7 @@ s_run (drover_sched_t *sched, s_placed_t *placed)
     return count;
 }
 
-//  Return the procs used on a machine
+//  Return the procs used on a worker
 static uint32_t
 s_used (drover_sched_t *sched, const char *id)
 {
@@ -67,7 +67,7 @@ test_priority_order (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    assert_int_equal (drover_sched_add_machine (sched, "m1", 1, 0, ""), 0);
+    assert_int_equal (drover_sched_add_worker (sched, "m1", 1, 0, ""), 0);
     assert_int_equal (drover_sched_push (sched, 1, 5, 1, 0, NULL), 0);
     assert_int_equal (drover_sched_push (sched, 2, -3, 1, 0, NULL), 0);
     assert_int_equal (drover_sched_push (sched, 3, 1, 1, 0, NULL), 0);
@@ -90,7 +90,7 @@ test_first_fit_decreasing_then_fifo (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "m1", 16, 0, NULL);
+    drover_sched_add_worker (sched, "m1", 16, 0, NULL);
     drover_sched_push (sched, 10, 0, 1, 0, NULL);
     drover_sched_push (sched, 11, 0, 4, 0, NULL);
     drover_sched_push (sched, 12, 0, 2, 0, NULL);
@@ -103,60 +103,60 @@ test_first_fit_decreasing_then_fifo (void **state)
     assert_int_equal (s_used (sched, "m1"), 12);
 }
 
-//  Each placement goes to the machine with the most free procs
+//  Each placement goes to the worker with the most free procs
 static void
-test_least_loaded_machine (void **state)
+test_least_loaded_worker (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "small", 2, 0, NULL);
-    drover_sched_add_machine (sched, "big", 4, 0, NULL);
+    drover_sched_add_worker (sched, "small", 2, 0, NULL);
+    drover_sched_add_worker (sched, "big", 4, 0, NULL);
     drover_sched_push (sched, 1, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
-    assert_string_equal (placed.machines [0], "big");      //  4 free against 2
+    assert_string_equal (placed.workers [0], "big");       //  4 free against 2
     drover_sched_push (sched, 2, 0, 1, 0, NULL);
     drover_sched_push (sched, 3, 0, 1, 0, NULL);
     drover_sched_push (sched, 4, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 3);
     //  big 3 free: big; then 2 and 2 (ties by id): big; then small 2 against big 1
-    assert_string_equal (placed.machines [1], "big");
-    assert_string_equal (placed.machines [2], "big");
-    assert_string_equal (placed.machines [3], "small");
+    assert_string_equal (placed.workers [1], "big");
+    assert_string_equal (placed.workers [2], "big");
+    assert_string_equal (placed.workers [3], "small");
     assert_int_equal (s_used (sched, "big"), 3);
     assert_int_equal (s_used (sched, "small"), 1);
     assert_string_equal (drover_sched_assigned (sched, 4), "small");
     assert_false (drover_sched_queued (sched, 4));
 }
 
-//  A request no machine can hold is shelved; what comes after still runs,
+//  A request no worker can hold is shelved; what comes after still runs,
 //  and the shelved request keeps its place in the queue
 static void
 test_shelving (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "a", 4, 0, NULL);
-    drover_sched_add_machine (sched, "b", 2, 0, NULL);
+    drover_sched_add_worker (sched, "a", 4, 0, NULL);
+    drover_sched_add_worker (sched, "b", 2, 0, NULL);
     drover_sched_push (sched, 1, 0, 6, 0, NULL);           //  fits nowhere
     drover_sched_push (sched, 2, 1, 3, 0, NULL);
     drover_sched_push (sched, 3, 1, 2, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 2);
     assert_int_equal (placed.tasks [0], 2);
-    assert_string_equal (placed.machines [0], "a");
+    assert_string_equal (placed.workers [0], "a");
     assert_int_equal (placed.tasks [1], 3);
-    assert_string_equal (placed.machines [1], "b");
+    assert_string_equal (placed.workers [1], "b");
     assert_true (drover_sched_queued (sched, 1));
     assert_int_equal (drover_sched_size (sched), 1);
-    //  A bigger machine arrives: the shelved request is back at the head
-    drover_sched_add_machine (sched, "c", 8, 0, NULL);
+    //  A bigger worker arrives: the shelved request is back at the head
+    drover_sched_add_worker (sched, "c", 8, 0, NULL);
     drover_sched_push (sched, 4, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 2);
     assert_int_equal (placed.tasks [2], 1);
-    assert_string_equal (placed.machines [2], "c");
+    assert_string_equal (placed.workers [2], "c");
     assert_int_equal (placed.tasks [3], 4);
 }
 
-//  Return the task a machine is reserved for, 0 if none
+//  Return the task a worker is reserved for, 0 if none
 static uint64_t
 s_reserved (drover_sched_t *sched, const char *id)
 {
@@ -172,10 +172,10 @@ test_max_shelve_bounds_a_pass (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "a", 4, 0, NULL);
-    drover_sched_add_machine (sched, "b", 4, 0, NULL);
-    drover_sched_add_machine (sched, "c", 4, 0, NULL);
-    drover_sched_add_machine (sched, "d", 4, 0, NULL);
+    drover_sched_add_worker (sched, "a", 4, 0, NULL);
+    drover_sched_add_worker (sched, "b", 4, 0, NULL);
+    drover_sched_add_worker (sched, "c", 4, 0, NULL);
+    drover_sched_add_worker (sched, "d", 4, 0, NULL);
     for (uint64_t task = 1; task <= 8; task++)
         drover_sched_push (sched, task, 9, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 8);           //  2 on each
@@ -191,21 +191,21 @@ test_max_shelve_bounds_a_pass (void **state)
     assert_int_equal (drover_sched_size (sched), 4);
     assert_int_equal (s_run (sched, &placed), 1);           //  12 reserves c, 13 runs on d
     assert_int_equal (placed.tasks [8], 13);
-    assert_string_equal (placed.machines [8], "d");
+    assert_string_equal (placed.workers [8], "d");
     assert_int_equal (s_reserved (sched, "c"), 12);
     assert_int_equal (s_reserved (sched, "d"), 0);
     assert_int_equal (drover_sched_size (sched), 3);
 }
 
-//  The priority inversion of issue 8.1: a 4-proc machine busy with
+//  The priority inversion of issue 8.1: a 4-proc worker busy with
 //  priority-5 one-proc tasks; a priority-0 four-proc task reserves it and
 //  runs as soon as its 4 procs are free, not after all small tasks
 static void
-test_wide_task_reserves_its_machine (void **state)
+test_wide_task_reserves_its_worker (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "w", 4, 0, NULL);
+    drover_sched_add_worker (sched, "w", 4, 0, NULL);
     for (uint64_t task = 1; task <= 24; task++)
         drover_sched_push (sched, task, 5, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 4);
@@ -219,7 +219,7 @@ test_wide_task_reserves_its_machine (void **state)
     assert_string_equal (drover_sched_free (sched, placed.tasks [3]), "w");
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [4], 100);
-    assert_string_equal (placed.machines [4], "w");
+    assert_string_equal (placed.workers [4], "w");
     assert_int_equal (s_reserved (sched, "w"), 0);
     assert_int_equal (drover_sched_size (sched), 20);
     assert_string_equal (drover_sched_free (sched, 100), "w");
@@ -227,15 +227,15 @@ test_wide_task_reserves_its_machine (void **state)
 }
 
 //  A reservation ends when its request is cancelled or placed elsewhere,
-//  when its machine is held, on probation or gone, and passes to a request
-//  ranked before its own that has no other machine
+//  when its worker is held, on probation or gone, and passes to a request
+//  ranked before its own that has no other worker
 static void
 test_reservation_ends (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "a", 4, 0, NULL);
-    drover_sched_add_machine (sched, "b", 4, 0, NULL);
+    drover_sched_add_worker (sched, "a", 4, 0, NULL);
+    drover_sched_add_worker (sched, "b", 4, 0, NULL);
     for (uint64_t task = 1; task <= 4; task++)
         drover_sched_push (sched, task, 5, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 4);           //  a: 1 3, b: 2 4
@@ -246,7 +246,7 @@ test_reservation_ends (void **state)
     assert_int_equal (s_reserved (sched, "a"), 20);
     assert_int_equal (s_used (sched, "a"), 2);
     //  A request ranked before it takes the reservation over, though all
-    //  machines are full
+    //  workers are full
     drover_sched_push (sched, 21, 1, 4, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 0);
     assert_int_equal (s_reserved (sched, "a"), 21);
@@ -268,16 +268,16 @@ test_reservation_ends (void **state)
     assert_int_equal (s_reserved (sched, "a"), 20);
     //  b empties first: 20 runs there, and a takes small ones again
     for (size_t index = 0; index < placed.count; index++)
-        if (streq (placed.machines [index], "b"))
+        if (streq (placed.workers [index], "b"))
             assert_string_equal (drover_sched_free (sched, placed.tasks [index]), "b");
     size_t before = placed.count;
     assert_int_equal (s_run (sched, &placed), 3);
     assert_int_equal (placed.tasks [before], 20);
-    assert_string_equal (placed.machines [before], "b");
-    assert_string_equal (placed.machines [before + 1], "a");
-    assert_string_equal (placed.machines [before + 2], "a");
+    assert_string_equal (placed.workers [before], "b");
+    assert_string_equal (placed.workers [before + 1], "a");
+    assert_string_equal (placed.workers [before + 2], "a");
     assert_int_equal (s_reserved (sched, "a"), 0);
-    //  Gone: the reservation goes with its machine (made once a has room:
+    //  Gone: the reservation goes with its worker (made once a has room:
     //  as in bigslice, a full cluster reserves nothing)
     drover_sched_push (sched, 22, 0, 4, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 0);
@@ -285,29 +285,29 @@ test_reservation_ends (void **state)
     assert_string_equal (drover_sched_free (sched, placed.tasks [before + 1]), "a");
     assert_int_equal (s_run (sched, &placed), 0);
     assert_int_equal (s_reserved (sched, "a"), 22);
-    assert_int_equal (drover_sched_remove_machine (sched, "a", NULL, NULL), 3);
-    drover_sched_add_machine (sched, "c", 4, 0, NULL);
+    assert_int_equal (drover_sched_remove_worker (sched, "a", NULL, NULL), 3);
+    drover_sched_add_worker (sched, "c", 4, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
     assert_string_equal (drover_sched_assigned (sched, 22), "c");
 }
 
-//  bigslice's degenerate case: small tasks spread over the machines, then a
-//  whole-machine task reserves the least loaded one and cannot run until
+//  bigslice's degenerate case: small tasks spread over the workers, then a
+//  whole-worker task reserves the least loaded one and cannot run until
 //  the small tasks placed on it end (packing them densely would have left
-//  a machine whole); the other machine keeps taking small tasks
+//  a worker whole); the other worker keeps taking small tasks
 static void
-test_whole_machine_task_waits_then_runs (void **state)
+test_whole_worker_task_waits_then_runs (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "a", 8, 0, NULL);
-    drover_sched_add_machine (sched, "b", 8, 0, NULL);
+    drover_sched_add_worker (sched, "a", 8, 0, NULL);
+    drover_sched_add_worker (sched, "b", 8, 0, NULL);
     for (uint64_t task = 100; task < 104; task++)
         drover_sched_push (sched, task, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 4);
     assert_int_equal (s_used (sched, "a"), 2);             //  spread: 2 and 2
     assert_int_equal (s_used (sched, "b"), 2);
-    drover_sched_push (sched, 1, 0, 8, 0, NULL);           //  the whole machine
+    drover_sched_push (sched, 1, 0, 8, 0, NULL);           //  the whole worker
     for (uint64_t task = 200; task < 220; task++)
         drover_sched_push (sched, task, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 6);           //  smalls fill b only
@@ -316,15 +316,15 @@ test_whole_machine_task_waits_then_runs (void **state)
     assert_int_equal (s_used (sched, "a"), 2);
     assert_int_equal (s_used (sched, "b"), 8);
     assert_int_equal (s_run (sched, &placed), 0);
-    //  Machine a empties: the big task takes it whole
+    //  Worker a empties: the big task takes it whole
     for (size_t index = 0; index < placed.count; index++)
-        if (streq (placed.machines [index], "a"))
+        if (streq (placed.workers [index], "a"))
             assert_string_equal (drover_sched_free (sched, placed.tasks [index]), "a");
     assert_true (drover_sched_idle (sched, "a"));
     size_t before = placed.count;
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [before], 1);
-    assert_string_equal (placed.machines [before], "a");
+    assert_string_equal (placed.workers [before], "a");
     assert_int_equal (s_reserved (sched, "a"), 0);
     assert_int_equal (drover_sched_size (sched), 14);       //  smalls still queued
 }
@@ -337,16 +337,16 @@ test_requeued_task_keeps_its_place (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "a", 1, 0, NULL);
+    drover_sched_add_worker (sched, "a", 1, 0, NULL);
     for (uint64_t task = 1; task <= 3; task++)
         drover_sched_push (sched, task, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [0], 1);
     //  a is lost with task 1, which is queued again behind 2 and 3
-    assert_int_equal (drover_sched_remove_machine (sched, "a", NULL, NULL), 1);
+    assert_int_equal (drover_sched_remove_worker (sched, "a", NULL, NULL), 1);
     assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), 0);
     drover_sched_push (sched, 4, 0, 1, 0, NULL);
-    drover_sched_add_machine (sched, "b", 1, 0, NULL);
+    drover_sched_add_worker (sched, "b", 1, 0, NULL);
     uint64_t expected [] = { 1, 2, 3, 4 };
     for (int index = 0; index < 4; index++) {
         assert_int_equal (s_run (sched, &placed), 1);
@@ -355,24 +355,24 @@ test_requeued_task_keeps_its_place (void **state)
     }
 }
 
-//  A request demanding memory goes to the most-free machine that has it
+//  A request demanding memory goes to the most-free worker that has it
 static void
 test_memory_constraint (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
     uint64_t gib = 1ULL << 30;
-    drover_sched_add_machine (sched, "roomy", 8, 1 * gib, NULL);
-    drover_sched_add_machine (sched, "fat", 4, 16 * gib, NULL);
-    drover_sched_add_machine (sched, "fatter", 2, 32 * gib, NULL);
+    drover_sched_add_worker (sched, "roomy", 8, 1 * gib, NULL);
+    drover_sched_add_worker (sched, "fat", 4, 16 * gib, NULL);
+    drover_sched_add_worker (sched, "fatter", 2, 32 * gib, NULL);
     drover_sched_push (sched, 1, 0, 1, 8 * gib, NULL);
     drover_sched_push (sched, 2, 0, 1, 64 * gib, NULL);    //  too much anywhere
     drover_sched_push (sched, 3, 1, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 2);
     assert_int_equal (placed.tasks [0], 1);
-    assert_string_equal (placed.machines [0], "fat");      //  most free among those with 8 GiB
+    assert_string_equal (placed.workers [0], "fat");       //  most free among those with 8 GiB
     assert_int_equal (placed.tasks [1], 3);
-    assert_string_equal (placed.machines [1], "roomy");
+    assert_string_equal (placed.workers [1], "roomy");
     assert_true (drover_sched_queued (sched, 2));
     drover_sched_view_t view;
     assert_int_equal (drover_sched_lookup (sched, "fat", &view), 0);
@@ -384,9 +384,9 @@ test_memory_constraint (void **state)
     assert_int_equal (view.procs_used, 0);
 }
 
-//  A labelled request finds its machines through the label index: among
-//  many machines of another pool it goes to the holder with the most free
-//  procs; the index follows a machine's new labels and its removal
+//  A labelled request finds its workers through the label index: among
+//  many workers of another pool it goes to the holder with the most free
+//  procs; the index follows a worker's new labels and its removal
 static void
 test_label_index (void **state)
 {
@@ -395,35 +395,35 @@ test_label_index (void **state)
     for (int index = 0; index < 500; index++) {
         char id [32];
         snprintf (id, sizeof id, "idle-%d", index);
-        assert_int_equal (drover_sched_add_machine (sched, id, 8, 1 << 30, "pool=idle"), 0);
+        assert_int_equal (drover_sched_add_worker (sched, id, 8, 1 << 30, "pool=idle"), 0);
     }
-    assert_int_equal (drover_sched_add_machine (sched, "busy-a", 2, 1 << 30, "pool=busy\nzone=a"), 0);
-    assert_int_equal (drover_sched_add_machine (sched, "busy-b", 4, 1 << 30, "zone=b\npool=busy"), 0);
+    assert_int_equal (drover_sched_add_worker (sched, "busy-a", 2, 1 << 30, "pool=busy\nzone=a"), 0);
+    assert_int_equal (drover_sched_add_worker (sched, "busy-b", 4, 1 << 30, "zone=b\npool=busy"), 0);
     assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, "pool=busy"), 0);
     assert_int_equal (drover_sched_push (sched, 2, 0, 1, 0, "pool=busy\nzone=a"), 0);
     assert_int_equal (drover_sched_push (sched, 3, 0, 1, 0, "pool=none"), 0);
     assert_int_equal (s_run (sched, &placed), 2);
-    assert_string_equal (placed.machines [0], "busy-b");    //  most free procs
-    assert_string_equal (placed.machines [1], "busy-a");    //  the only zone=a
+    assert_string_equal (placed.workers [0], "busy-b");     //  most free procs
+    assert_string_equal (placed.workers [1], "busy-a");     //  the only zone=a
     assert_true (drover_sched_queued (sched, 3));           //  nobody has pool=none
 
     //  busy-b changes pool: it leaves pool=busy's holders and joins pool=none's
-    assert_int_equal (drover_sched_add_machine (sched, "busy-b", 4, 1 << 30, "pool=none"), 1);
+    assert_int_equal (drover_sched_add_worker (sched, "busy-b", 4, 1 << 30, "pool=none"), 1);
     assert_int_equal (drover_sched_push (sched, 4, 0, 1, 0, "pool=busy"), 0);
     assert_int_equal (s_run (sched, &placed), 2);
     assert_int_equal (placed.tasks [2], 3);                 //  the older request first
-    assert_string_equal (placed.machines [2], "busy-b");
+    assert_string_equal (placed.workers [2], "busy-b");
     assert_int_equal (placed.tasks [3], 4);
-    assert_string_equal (placed.machines [3], "busy-a");
+    assert_string_equal (placed.workers [3], "busy-a");
 
     //  Gone: its label finds nobody, and the request waits
-    assert_int_equal (drover_sched_remove_machine (sched, "busy-a", NULL, NULL), 2);
+    assert_int_equal (drover_sched_remove_worker (sched, "busy-a", NULL, NULL), 2);
     assert_int_equal (drover_sched_push (sched, 5, 0, 1, 0, "pool=busy"), 0);
     assert_int_equal (s_run (sched, &placed), 0);
     assert_true (drover_sched_queued (sched, 5));
-    assert_int_equal (drover_sched_add_machine (sched, "busy-c", 1, 1 << 30, "pool=busy"), 0);
+    assert_int_equal (drover_sched_add_worker (sched, "busy-c", 1, 1 << 30, "pool=busy"), 0);
     assert_int_equal (s_run (sched, &placed), 1);
-    assert_string_equal (placed.machines [4], "busy-c");
+    assert_string_equal (placed.workers [4], "busy-c");
 }
 
 //  A request requiring labels goes only where all of them are
@@ -432,9 +432,9 @@ test_label_constraint (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "plain", 8, 0, "");
-    drover_sched_add_machine (sched, "gpu", 2, 0, "zone=x\ngpu=yes");
-    drover_sched_add_machine (sched, "gpu-y", 1, 0, "gpu=yes\nzone=y\n");
+    drover_sched_add_worker (sched, "plain", 8, 0, "");
+    drover_sched_add_worker (sched, "gpu", 2, 0, "zone=x\ngpu=yes");
+    drover_sched_add_worker (sched, "gpu-y", 1, 0, "gpu=yes\nzone=y\n");
     drover_sched_push (sched, 1, 0, 1, 0, "gpu=yes");
     drover_sched_push (sched, 2, 0, 1, 0, "gpu=yes\nzone=y");
     drover_sched_push (sched, 3, 0, 1, 0, "gpu=yes\nzone=z");  //  nowhere
@@ -442,17 +442,17 @@ test_label_constraint (void **state)
     drover_sched_push (sched, 5, 1, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 3);
     assert_int_equal (placed.tasks [0], 1);
-    assert_string_equal (placed.machines [0], "gpu");      //  2 free against 1
+    assert_string_equal (placed.workers [0], "gpu");       //  2 free against 1
     assert_int_equal (placed.tasks [1], 2);
-    assert_string_equal (placed.machines [1], "gpu-y");
+    assert_string_equal (placed.workers [1], "gpu-y");
     assert_int_equal (placed.tasks [2], 5);
-    assert_string_equal (placed.machines [2], "plain");
+    assert_string_equal (placed.workers [2], "plain");
     assert_true (drover_sched_queued (sched, 3));
     assert_true (drover_sched_queued (sched, 4));          //  gpu-y is full
     drover_sched_free (sched, 2);
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [3], 4);
-    assert_string_equal (placed.machines [3], "gpu-y");
+    assert_string_equal (placed.workers [3], "gpu-y");
     drover_sched_view_t view;
     assert_int_equal (drover_sched_lookup (sched, "gpu-y", &view), 0);
     assert_int_equal (view.nlabels, 2);
@@ -460,17 +460,17 @@ test_label_constraint (void **state)
     assert_string_equal (view.labels [1], "zone=y");
 }
 
-//  Held, draining and on probation machines take nothing new; they do again
+//  Held, draining and on probation workers take nothing new; they do again
 //  once resumed or cleared
 static void
 test_held_drained_probation_skipped (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "held", 8, 0, NULL);
-    drover_sched_add_machine (sched, "drained", 8, 0, NULL);
-    drover_sched_add_machine (sched, "on probation", 8, 0, NULL);
-    drover_sched_add_machine (sched, "ok", 1, 0, NULL);
+    drover_sched_add_worker (sched, "held", 8, 0, NULL);
+    drover_sched_add_worker (sched, "drained", 8, 0, NULL);
+    drover_sched_add_worker (sched, "on probation", 8, 0, NULL);
+    drover_sched_add_worker (sched, "ok", 1, 0, NULL);
     assert_int_equal (drover_sched_set_admin (sched, "held", DROVER_ADMIN_HOLD), 0);
     assert_int_equal (drover_sched_set_admin (sched, "drained", DROVER_ADMIN_DRAIN), 0);
     assert_int_equal (drover_sched_set_probation (sched, "on probation", true), 0);
@@ -480,7 +480,7 @@ test_held_drained_probation_skipped (void **state)
     for (uint64_t task = 1; task <= 4; task++)
         drover_sched_push (sched, task, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
-    assert_string_equal (placed.machines [0], "ok");
+    assert_string_equal (placed.workers [0], "ok");
     assert_int_equal (s_run (sched, &placed), 0);
     drover_sched_view_t view;
     assert_int_equal (drover_sched_lookup (sched, "on probation", &view), 0);
@@ -497,7 +497,7 @@ test_held_drained_probation_skipped (void **state)
     drover_sched_push (sched, 5, 0, 8, 0, NULL);
     drover_sched_set_admin (sched, "held", DROVER_ADMIN_RUN);
     assert_int_equal (s_run (sched, &placed), 1);
-    assert_string_equal (placed.machines [4], "held");
+    assert_string_equal (placed.workers [4], "held");
 }
 
 //  Freeing gives capacity back; freeing twice or a queued task does nothing
@@ -506,7 +506,7 @@ test_free_gives_capacity_back (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "m", 4, 0, NULL);
+    drover_sched_add_worker (sched, "m", 4, 0, NULL);
     drover_sched_push (sched, 1, 0, 3, 0, NULL);
     drover_sched_push (sched, 2, 0, 3, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
@@ -535,7 +535,7 @@ test_push_and_remove (void **state)
     assert_int_equal (drover_sched_remove (sched, 2), 0);
     assert_int_equal (drover_sched_remove (sched, 2), -1);
     assert_int_equal (drover_sched_size (sched), 2);
-    drover_sched_add_machine (sched, "m", 1, 0, NULL);
+    drover_sched_add_worker (sched, "m", 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [0], 1);
     assert_int_equal (drover_sched_remove (sched, 1), -1);  //  assigned, not queued
@@ -544,7 +544,7 @@ test_push_and_remove (void **state)
     assert_int_equal (drover_sched_size (sched), 0);
 }
 
-//  Collect the tasks a removed machine had
+//  Collect the tasks a removed worker had
 static void
 s_collect (uint64_t task, void *arg)
 {
@@ -552,19 +552,19 @@ s_collect (uint64_t task, void *arg)
     zlistx_add_end (tasks, (void *) (uintptr_t) task);
 }
 
-//  Removing a machine reports and forgets its tasks; queued ones stay
+//  Removing a worker reports and forgets its tasks; queued ones stay
 static void
-test_remove_machine (void **state)
+test_remove_worker (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "a", 2, 0, NULL);
-    drover_sched_add_machine (sched, "b", 1, 0, NULL);
+    drover_sched_add_worker (sched, "a", 2, 0, NULL);
+    drover_sched_add_worker (sched, "b", 1, 0, NULL);
     for (uint64_t task = 1; task <= 4; task++)
         drover_sched_push (sched, task, 0, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 3);
     zlistx_t *tasks = zlistx_new ();
-    assert_int_equal (drover_sched_remove_machine (sched, "a", s_collect, tasks), 2);
+    assert_int_equal (drover_sched_remove_worker (sched, "a", s_collect, tasks), 2);
     assert_int_equal (zlistx_size (tasks), 2);
     uint64_t sum = 0;
     for (void *task = zlistx_first (tasks); task; task = zlistx_next (tasks)) {
@@ -573,30 +573,30 @@ test_remove_machine (void **state)
     }
     zlistx_destroy (&tasks);
     assert_int_equal (sum, 1 + 2);                          //  a took 1 and 2 (ties by id), b took 3
-    assert_int_equal (drover_sched_remove_machine (sched, "a", NULL, NULL), -1);
-    assert_int_equal (drover_sched_machines (sched), 1);
+    assert_int_equal (drover_sched_remove_worker (sched, "a", NULL, NULL), -1);
+    assert_int_equal (drover_sched_workers (sched), 1);
     assert_null (drover_sched_free (sched, 1));             //  forgotten with a
     assert_true (drover_sched_queued (sched, 4));
     assert_string_equal (drover_sched_free (sched, 3), "b");
     assert_int_equal (s_run (sched, &placed), 1);
-    assert_string_equal (placed.machines [3], "b");
+    assert_string_equal (placed.workers [3], "b");
     //  The requeued tasks can be pushed again
     assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), 0);
-    assert_int_equal (drover_sched_remove_machine (sched, "b", NULL, NULL), 1);
-    assert_int_equal (s_run (sched, &placed), 0);           //  no machines at all
+    assert_int_equal (drover_sched_remove_worker (sched, "b", NULL, NULL), 1);
+    assert_int_equal (s_run (sched, &placed), 0);           //  no workers at all
 }
 
-//  A known machine added again keeps its tasks, admin and probation
+//  A known worker added again keeps its tasks, admin and probation
 static void
-test_machine_update_keeps_state (void **state)
+test_worker_update_keeps_state (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    assert_int_equal (drover_sched_add_machine (sched, "m", 2, 0, "a=1"), 0);
+    assert_int_equal (drover_sched_add_worker (sched, "m", 2, 0, "a=1"), 0);
     drover_sched_push (sched, 1, 0, 2, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
     drover_sched_set_admin (sched, "m", DROVER_ADMIN_HOLD);
-    assert_int_equal (drover_sched_add_machine (sched, "m", 4, 100, "b=2"), 1);
+    assert_int_equal (drover_sched_add_worker (sched, "m", 4, 100, "b=2"), 1);
     drover_sched_view_t view;
     assert_int_equal (drover_sched_lookup (sched, "m", &view), 0);
     assert_int_equal (view.procs, 4);
@@ -615,15 +615,15 @@ test_machine_update_keeps_state (void **state)
     assert_int_equal (drover_sched_lookup (sched, "x", &view), -1);
 }
 
-//  Iteration visits every machine once
+//  Iteration visits every worker once
 static void
 test_iteration (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     assert_null (drover_sched_first (sched));
-    drover_sched_add_machine (sched, "a", 1, 0, NULL);
-    drover_sched_add_machine (sched, "b", 1, 0, NULL);
-    drover_sched_add_machine (sched, "c", 1, 0, NULL);
+    drover_sched_add_worker (sched, "a", 1, 0, NULL);
+    drover_sched_add_worker (sched, "b", 1, 0, NULL);
+    drover_sched_add_worker (sched, "c", 1, 0, NULL);
     int seen = 0;
     for (const char *id = drover_sched_first (sched); id; id = drover_sched_next (sched))
         seen |= 1 << (id [0] - 'a');
@@ -638,8 +638,8 @@ test_shared_demands (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "gpu", 64, 1000, "gpu=1\nzone=a");
-    drover_sched_add_machine (sched, "plain", 64, 100000, "zone=b");
+    drover_sched_add_worker (sched, "gpu", 64, 1000, "gpu=1\nzone=a");
+    drover_sched_add_worker (sched, "plain", 64, 100000, "zone=b");
     drover_sched_set_admin (sched, "plain", DROVER_ADMIN_HOLD);
     drover_sched_set_admin (sched, "gpu", DROVER_ADMIN_HOLD);
     const char *labels [] = { "gpu=1", NULL, "gpu=1", "zone=b", "", "gpu=1\nzone=a" };
@@ -658,10 +658,10 @@ test_shared_demands (void **state)
         uint64_t task = placed.tasks [index];
         const char *want = labels [task % 6];
         if (want && strstr (want, "gpu"))
-            assert_string_equal (placed.machines [index], "gpu");
+            assert_string_equal (placed.workers [index], "gpu");
         if (want && streq (want, "zone=b"))
-            assert_string_equal (placed.machines [index], "plain");
-        if (streq (placed.machines [index], "gpu"))
+            assert_string_equal (placed.workers [index], "plain");
+        if (streq (placed.workers [index], "gpu"))
             gpu_mem += mems [task % 6];
     }
     drover_sched_view_t view;
@@ -678,7 +678,7 @@ test_shared_demands (void **state)
     assert_string_equal (drover_sched_assigned (sched, 100), "gpu");
 }
 
-//  Many requests and machines, mixed sizes, frees and removals: capacity
+//  Many requests and workers, mixed sizes, frees and removals: capacity
 //  bookkeeping stays exact and nothing is placed twice or lost
 static void
 test_many_requests_stay_consistent (void **state)
@@ -686,9 +686,9 @@ test_many_requests_stay_consistent (void **state)
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
     char id [16];
-    for (int machine = 0; machine < 100; machine++) {
-        snprintf (id, sizeof id, "m%03d", machine);
-        drover_sched_add_machine (sched, id, 1 + machine % 8, 0, NULL);
+    for (int worker = 0; worker < 100; worker++) {
+        snprintf (id, sizeof id, "m%03d", worker);
+        drover_sched_add_worker (sched, id, 1 + worker % 8, 0, NULL);
     }
     const uint64_t total = 20000;
     for (uint64_t task = 1; task <= total; task++)
@@ -701,14 +701,14 @@ test_many_requests_stay_consistent (void **state)
         for (size_t index = 0; index < placed.count; index++) {
             assert_false (drover_sched_queued (sched, placed.tasks [index]));
             assert_string_equal (drover_sched_free (sched, placed.tasks [index]),
-                                 placed.machines [index]);
+                                 placed.workers [index]);
         }
         done += count;
     }
     assert_int_equal (done, total);
-    for (const char *machine = drover_sched_first (sched); machine; machine = drover_sched_next (sched)) {
-        assert_true (drover_sched_idle (sched, machine));
-        assert_int_equal (s_used (sched, machine), 0);
+    for (const char *worker = drover_sched_first (sched); worker; worker = drover_sched_next (sched)) {
+        assert_true (drover_sched_idle (sched, worker));
+        assert_int_equal (s_used (sched, worker), 0);
     }
 }
 
@@ -730,7 +730,7 @@ test_full_cluster_pass_is_cheap (void **state)
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
     drover_sched_set_max_shelve (sched, UINT32_MAX);
-    drover_sched_add_machine (sched, "m", 1, 0, NULL);
+    drover_sched_add_worker (sched, "m", 1, 0, NULL);
     for (uint64_t task = 1; task <= 200000; task++)
         drover_sched_push (sched, task, 0, 2, 0, NULL);
     //  One free proc and nothing that small queued: a pass stops at once,
@@ -744,17 +744,17 @@ test_full_cluster_pass_is_cheap (void **state)
     assert_int_equal (drover_sched_size (sched), 200000);
 }
 
-//  Issue 8.18: requests no machine could ever hold (a label nobody has,
-//  more procs than any machine, each alike or each different) at the
+//  Issue 8.18: requests no worker could ever hold (a label nobody has,
+//  more procs than any worker, each alike or each different) at the
 //  highest priority, far past max-shelve, cost a pass nothing: a normal
 //  request behind them is placed in the same pass, and later passes stay
-//  cheap; each waits, parked, until a machine that could hold it comes
+//  cheap; each waits, parked, until a worker that could hold it comes
 static void
 test_unplaceable_requests_cost_nothing (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "m", 2, 0, "pool=main");
+    drover_sched_add_worker (sched, "m", 2, 0, "pool=main");
     uint64_t task = 1;
     for (int index = 0; index < 1500; index++)
         drover_sched_push (sched, task++, -10, 1, 0, "pool=nowhere");
@@ -768,44 +768,44 @@ test_unplaceable_requests_cost_nothing (void **state)
     drover_sched_push (sched, 9999, 10, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [0], 9999);
-    assert_string_equal (placed.machines [0], "m");
+    assert_string_equal (placed.workers [0], "m");
     assert_int_equal (drover_sched_size (sched), 4500);
     //  Later passes skip them at once, whatever their number
     drover_sched_push (sched, 10000, 10, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
-    //  A machine that could hold some wakes them, and only them
-    drover_sched_add_machine (sched, "nowhere", 1, 0, "pool=nowhere");
+    //  A worker that could hold some wakes them, and only them
+    drover_sched_add_worker (sched, "nowhere", 1, 0, "pool=nowhere");
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [2], 1);
-    assert_string_equal (placed.machines [2], "nowhere");
-    drover_sched_add_machine (sched, "n7", 1, 0, "n=7\npool=main");
+    assert_string_equal (placed.workers [2], "nowhere");
+    drover_sched_add_worker (sched, "n7", 1, 0, "n=7\npool=main");
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [3], 1501 + 7);
-    drover_sched_add_machine (sched, "huge", 64, 0, NULL);
+    drover_sched_add_worker (sched, "huge", 64, 0, NULL);
     drover_sched_set_admin (sched, "huge", DROVER_ADMIN_HOLD);
     assert_int_equal (s_run (sched, &placed), 0);
     drover_sched_set_admin (sched, "huge", DROVER_ADMIN_RUN);   //  resumed: woken
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [4], 3001);
-    assert_string_equal (placed.machines [4], "huge");
+    assert_string_equal (placed.workers [4], "huge");
     //  Cancelled while parked: gone for good
     assert_int_equal (drover_sched_remove (sched, 3002), 0);
     assert_false (drover_sched_queued (sched, 3002));
     assert_int_equal (drover_sched_size (sched), 4496);
 }
 
-//  Issue 8.18: thousands of requests waiting for one busy labelled machine
+//  Issue 8.18: thousands of requests waiting for one busy labelled worker
 //  do not keep a request that can run elsewhere waiting: the first
-//  reserves the machine, the rest of its kind are passed over in one step;
-//  the machine then serves them in order
+//  reserves the worker, the rest of its kind are passed over in one step;
+//  the worker then serves them in order
 static void
-test_waiting_for_busy_machines_does_not_starve (void **state)
+test_waiting_for_busy_workers_does_not_starve (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "gpu", 1, 1 << 20, "gpu=yes");
-    drover_sched_add_machine (sched, "plain", 1, 0, NULL);
+    drover_sched_add_worker (sched, "gpu", 1, 1 << 20, "gpu=yes");
+    drover_sched_add_worker (sched, "plain", 1, 0, NULL);
     drover_sched_push (sched, 1, 0, 1, 0, "gpu=yes");
     assert_int_equal (s_run (sched, &placed), 1);
     for (uint64_t task = 2; task <= 3001; task++)
@@ -813,7 +813,7 @@ test_waiting_for_busy_machines_does_not_starve (void **state)
     drover_sched_push (sched, 5000, 5, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [1], 5000);
-    assert_string_equal (placed.machines [1], "plain");
+    assert_string_equal (placed.workers [1], "plain");
     assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
     for (uint64_t task = 1; task <= 3; task++) {
         assert_string_equal (drover_sched_free (sched, task), "gpu");
@@ -828,29 +828,29 @@ test_waiting_for_busy_machines_does_not_starve (void **state)
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [placed.count - 1], 8000);
     assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
-    //  The gpu machine frees: the first of them, ranked first, takes it
+    //  The gpu worker frees: the first of them, ranked first, takes it
     assert_string_equal (drover_sched_free (sched, 4), "gpu");
     assert_int_equal (s_run (sched, &placed), 1);
     assert_int_equal (placed.tasks [placed.count - 1], 6001);
 }
 
-//  A request that arrives ranked before the one a machine is reserved for
+//  A request that arrives ranked before the one a worker is reserved for
 //  takes the reservation over, even when the rest of its kind wait set
-//  aside for that machine: it runs first when the machine empties
+//  aside for that worker: it runs first when the worker empties
 static void
 test_new_request_outranks_a_waiting_kind (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
-    drover_sched_add_machine (sched, "w", 4, 0, NULL);
-    drover_sched_add_machine (sched, "v", 2, 0, NULL);  //  too small for the wide ones
+    drover_sched_add_worker (sched, "w", 4, 0, NULL);
+    drover_sched_add_worker (sched, "v", 2, 0, NULL);   //  too small for the wide ones
     for (uint64_t task = 1; task <= 10; task++)
         drover_sched_push (sched, task, 5, 1, 0, NULL);
     assert_int_equal (s_run (sched, &placed), 6);
     uint64_t on_w [4], on_v [2];
     size_t nw = 0, nv = 0;
     for (size_t index = 0; index < placed.count; index++)
-        if (streq (placed.machines [index], "w"))
+        if (streq (placed.workers [index], "w"))
             on_w [nw++] = placed.tasks [index];
         else
             on_v [nv++] = placed.tasks [index];
@@ -859,7 +859,7 @@ test_new_request_outranks_a_waiting_kind (void **state)
     drover_sched_push (sched, 21, 4, 4, 0, NULL);     //  then waits for w, set aside
     assert_string_equal (drover_sched_free (sched, on_v [0]), "v");
     assert_int_equal (s_run (sched, &placed), 1);     //  a small one takes v's room
-    assert_string_equal (placed.machines [placed.count - 1], "v");
+    assert_string_equal (placed.workers [placed.count - 1], "v");
     assert_int_equal (s_reserved (sched, "w"), 20);
     drover_sched_push (sched, 22, 0, 4, 0, NULL);     //  ranked first of all
     assert_int_equal (s_run (sched, &placed), 0);
@@ -887,17 +887,17 @@ s_disk_stats (uint64_t disk_free)
     return stats;
 }
 
-//  A machine whose disk is fuller than the floor gets no new work until its
+//  A worker whose disk is fuller than the floor gets no new work until its
 //  stats say it has room again; no floor, or no disk in its stats, never
 //  holds it (issue 8.7)
 static void
-test_disk_floor_holds_machine (void **state)
+test_disk_floor_holds_worker (void **state)
 {
     drover_sched_t *sched = (drover_sched_t *) *state;
     s_placed_t placed = { 0 };
     drover_sched_set_min_disk_free (sched, 100ULL << 20);
-    drover_sched_add_machine (sched, "full", 8, 1ULL << 30, NULL);
-    drover_sched_add_machine (sched, "roomy", 1, 1ULL << 30, NULL);
+    drover_sched_add_worker (sched, "full", 8, 1ULL << 30, NULL);
+    drover_sched_add_worker (sched, "roomy", 1, 1ULL << 30, NULL);
     drover_stats_t stats = s_disk_stats (10ULL << 20);
     assert_int_equal (drover_sched_set_stats (sched, "full", &stats), 0);
     stats = s_disk_stats (5ULL << 30);
@@ -912,7 +912,7 @@ test_disk_floor_holds_machine (void **state)
     for (uint64_t task = 1; task <= 3; task++)
         assert_int_equal (drover_sched_push (sched, task, 0, 1, 0, NULL), 0);
     assert_int_equal (s_run (sched, &placed), 1);
-    assert_string_equal (placed.machines [0], "roomy");
+    assert_string_equal (placed.workers [0], "roomy");
 
     //  Room again: it takes the rest
     stats = s_disk_stats (200ULL << 20);
@@ -920,8 +920,8 @@ test_disk_floor_holds_machine (void **state)
     assert_int_equal (drover_sched_lookup (sched, "full", &view), 0);
     assert_false (view.disk_low);
     assert_int_equal (s_run (sched, &placed), 2);
-    assert_string_equal (placed.machines [1], "full");
-    assert_string_equal (placed.machines [2], "full");
+    assert_string_equal (placed.workers [1], "full");
+    assert_string_equal (placed.workers [2], "full");
 
     //  Full again, with work queued: held; lowering the floor frees it
     stats = s_disk_stats (1ULL << 20);
@@ -930,9 +930,9 @@ test_disk_floor_holds_machine (void **state)
     assert_int_equal (s_run (sched, &placed), 0);
     drover_sched_set_min_disk_free (sched, 0);
     assert_int_equal (s_run (sched, &placed), 1);
-    assert_string_equal (placed.machines [3], "full");
+    assert_string_equal (placed.workers [3], "full");
 
-    //  Stats without a disk (unreadable) never hold a machine
+    //  Stats without a disk (unreadable) never hold a worker
     drover_sched_set_min_disk_free (sched, 100ULL << 20);
     memset (&stats, 0, sizeof stats);
     drover_sched_set_stats (sched, "full", &stats);
@@ -946,11 +946,11 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_priority_order, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_first_fit_decreasing_then_fifo, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_least_loaded_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_least_loaded_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_shelving, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_max_shelve_bounds_a_pass, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_whole_machine_task_waits_then_runs, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_wide_task_reserves_its_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_whole_worker_task_waits_then_runs, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_wide_task_reserves_its_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_reservation_ends, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_memory_constraint, s_setup, s_teardown),
@@ -959,16 +959,16 @@ main (void)
         cmocka_unit_test_setup_teardown (test_held_drained_probation_skipped, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_free_gives_capacity_back, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_push_and_remove, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_remove_machine, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_machine_update_keeps_state, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_remove_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_worker_update_keeps_state, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_iteration, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_shared_demands, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_requests_stay_consistent, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_full_cluster_pass_is_cheap, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_unplaceable_requests_cost_nothing, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_waiting_for_busy_machines_does_not_starve, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_waiting_for_busy_workers_does_not_starve, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_new_request_outranks_a_waiting_kind, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_disk_floor_holds_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_disk_floor_holds_worker, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

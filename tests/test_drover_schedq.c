@@ -1,7 +1,7 @@
 /*  =========================================================================
     test_drover_schedq - the schedq actor through its pipe: one ASSIGN per
     pass, order and constraints, hold / drain / resume with LEAVE,
-    probation, machines lost, WORKER LIST and WORKER ADMIN
+    probation, workers lost, WORKER LIST and WORKER ADMIN
     =========================================================================
 */
 
@@ -23,7 +23,7 @@ s_expect_assign (zactor_t *actor, size_t count, const uint64_t *tasks, const cha
     zmsg_destroy (&msg);
 }
 
-//  Say UP for a machine
+//  Say UP for a worker
 static void
 s_up (zactor_t *actor, const char *worker, const char *route, uint32_t procs, uint64_t mem,
       const char *labels)
@@ -127,7 +127,7 @@ test_one_assign_per_pass (void **state)
     s_quiet (actor);
 }
 
-//  Requests wait for machines with the labels and memory they need
+//  Requests wait for workers with the labels and memory they need
 static void
 test_constraints (void **state)
 {
@@ -188,7 +188,7 @@ test_requeue_while_assigned (void **state)
     drover_msg_destroy (&table);
 }
 
-//  A task requeued after its machine was lost runs before the tasks that
+//  A task requeued after its worker was lost runs before the tasks that
 //  arrived after it (its id is its arrival), not behind them
 static void
 test_requeued_task_keeps_its_place (void **state)
@@ -211,9 +211,9 @@ test_requeued_task_keeps_its_place (void **state)
     s_expect_assign (actor, 1, second, betas);
 }
 
-//  Issue 8.18: requests no machine can hold, at the highest priority and
+//  Issue 8.18: requests no worker can hold, at the highest priority and
 //  far more than max-shelve (100 here), keep nothing else from running: a
-//  request behind them is placed in the first pass; a machine that can
+//  request behind them is placed in the first pass; a worker that can
 //  hold them wakes them
 static void
 test_unplaceable_requests_starve_nothing (void **state)
@@ -233,7 +233,7 @@ test_unplaceable_requests_starve_nothing (void **state)
 }
 
 //  Issue 8.1 through the pipe: a priority-0 four-proc request reserves
-//  the 4-proc machine busy with priority-5 one-proc tasks (WORKER TABLE
+//  the 4-proc worker busy with priority-5 one-proc tasks (WORKER TABLE
 //  shows it), no small one takes the procs it frees, and it is placed as
 //  soon as all 4 are free
 static void
@@ -279,7 +279,7 @@ test_admin_errors (void **state)
 }
 
 //  Draining: nothing new; LEAVE once the last task is freed, and only once;
-//  an idle machine told to drain is told to leave at once
+//  an idle worker told to drain is told to leave at once
 static void
 test_drain_then_leave (void **state)
 {
@@ -314,7 +314,7 @@ test_drain_then_leave (void **state)
     s_quiet (actor);
 }
 
-//  A machine on probation takes nothing until cleared, and shows as PROBATION
+//  A worker on probation takes nothing until cleared, and shows as PROBATION
 static void
 test_probation (void **state)
 {
@@ -334,10 +334,10 @@ test_probation (void **state)
     s_expect_assign (actor, 1, tasks, alphas);
 }
 
-//  A lost machine is dropped with its placements; its requests wait for
-//  another machine
+//  A lost worker is dropped with its placements; its requests wait for
+//  another worker
 static void
-test_lost_machine (void **state)
+test_lost_worker (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
     s_up (actor, "alpha", "r-alpha", 1, 0, "");
@@ -358,7 +358,7 @@ test_lost_machine (void **state)
     s_expect_assign (actor, 1, second, betas);
 }
 
-//  WORKER TABLE: a row per machine, sorted by id, with use, labels and stats
+//  WORKER TABLE: a row per worker, sorted by id, with use, labels and stats
 static void
 test_worker_list (void **state)
 {
@@ -449,7 +449,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_admin_errors, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_lost_machine, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_lost_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_worker_list, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_requests, s_setup, s_teardown),
     };

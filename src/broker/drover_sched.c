@@ -1,8 +1,8 @@
 /*  =========================================================================
-    drover_sched - the scheduling queue: pending requests and the machines
+    drover_sched - the scheduling queue: pending requests and the workers
     they are placed on, after bigslice's machine manager
 
-    Requests, machines and the distinct procs demands live in pools of
+    Requests, workers and the distinct procs demands live in pools of
     fixed-size records reached by uint32 handles (drover_idpool): no
     allocation per request, 40 bytes each plus a few bytes of index and
     heap. What a request demands besides procs (memory and labels) is
@@ -15,32 +15,32 @@
     arrival), so the head of the head group is the head of the queue. Two
     more heaps keep the distinct procs demands of the groups fewest first
     (whose head says whether anything queued could still fit the free procs
-    left) and the eligible machines most free procs first. Every element
+    left) and the eligible workers most free procs first. Every element
     knows its index in its heap, so a change or a removal costs O(log n).
 
-    A pass places the head request on the least-loaded machine that meets
+    A pass places the head request on the least-loaded worker that meets
     it. When none can hold it now, it reserves (shelves, as bigslice does)
-    the least-loaded machine that could ever hold it: that machine leaves
+    the least-loaded worker that could ever hold it: that worker leaves
     the eligible heap, takes nothing else, and gets the request as soon as
     enough of it is free; the reservation lasts across passes until the
-    request is placed (there or elsewhere) or cancelled, the machine goes
-    or stops being eligible, or a request ranked before it needs a machine
-    and has no other. When every machine that could hold the head is
+    request is placed (there or elsewhere) or cancelled, the worker goes
+    or stops being eligible, or a request ranked before it needs a worker
+    and has no other. When every worker that could hold the head is
     reserved already for requests ranked before it, its whole group is
-    blocked: set aside until one of those reservations ends, a machine
+    blocked: set aside until one of those reservations ends, a worker
     comes, or a request joins it at its head (it may outrank a holder), so
-    a thousand requests waiting for the same busy machines cost passes
-    nothing; when no eligible machine could ever hold it (no holder
+    a thousand requests waiting for the same busy workers cost passes
+    nothing; when no eligible worker could ever hold it (no holder
     of a label, or none big enough), its group is parked: set aside until
-    a machine that could hold it comes up, is resumed or cleared, or
+    a worker that could hold it comes up, is resumed or cleared, or
     changes. One pass costs O(log n) per placement, plus one step per
     reservation made, per group set aside and per reserved request passed
-    over (at most one per machine); only a request
-    whose memory or labels the least-loaded machine cannot meet makes it
-    look further: at the machines that carry its rarest label (an index
-    from each label to its holders, so a thousand idle machines of another
+    over (at most one per worker); only a request
+    whose memory or labels the least-loaded worker cannot meet makes it
+    look further: at the workers that carry its rarest label (an index
+    from each label to its holders, so a thousand idle workers of another
     pool cost nothing), or, for a memory demand alone, at every eligible
-    machine.
+    worker.
     =========================================================================
 */
 
@@ -68,18 +68,18 @@ typedef struct {
     s_demand_t *demand;         //  memory and labels demanded (a reference)
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded, >= 1
-    uint32_t machine;           //  handle of the machine it is assigned to; 0: queued
+    uint32_t worker;            //  handle of the worker it is assigned to; 0: queued
     uint32_t index;             //  queued: in its group's heap (DROVER_IDHEAP_NOWHERE while
-                                //  shelved); assigned: in its machine's tasks
+                                //  shelved); assigned: in its worker's tasks
     uint32_t group;             //  queued: handle of its group
-    uint32_t reserved;          //  queued: handle of the machine reserved for it, or 0
+    uint32_t reserved;          //  queued: handle of the worker reserved for it, or 0
 } s_request_t;
 
 //  Where a group is
 typedef enum {
     S_GROUP_EMPTY,              //  nothing in its heap (its requests are shelved)
     S_GROUP_QUEUED,             //  in self->queue
-    S_GROUP_PARKED,             //  no eligible machine could ever hold it: in self->parked
+    S_GROUP_PARKED,             //  no eligible worker could ever hold it: in self->parked
     S_GROUP_BLOCKED             //  each that could is reserved for others: in self->blocked
 } s_group_where_t;
 
@@ -104,9 +104,9 @@ typedef struct {
     uint32_t index;             //  index in self->fewest
 } s_size_t;
 
-//  The machines that carry one label, in no order
+//  The workers that carry one label, in no order
 typedef struct {
-    uint32_t *handles;          //  machine handles
+    uint32_t *handles;          //  worker handles
     size_t count;               //  entries used
     size_t size;                //  entries allocated
 } s_holders_t;
@@ -118,10 +118,10 @@ typedef struct {
     size_t capacity;            //  entries allocated
 } s_list_t;
 
-//  A machine (a registered worker)
+//  A worker: what it offers, what it has taken, whether it may take more
 typedef struct {
-    uint64_t number;            //  arrival number, the key in self->machine_pool
-    char *id;                   //  worker id, the key of self->machines
+    uint64_t number;            //  arrival number, the key in self->worker_pool
+    char *id;                   //  worker id, the key of self->workers
     uint32_t procs;             //  procs offered
     uint32_t used;              //  procs taken by assigned tasks
     uint64_t mem;               //  memory offered, bytes
@@ -139,36 +139,36 @@ typedef struct {
     uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
     uint32_t reserved;          //  handle of the request it is reserved for, or 0
     void *handle;               //  its node in self->order
-} s_machine_t;
+} s_worker_t;
 
 struct _drover_sched_t {
     drover_idpool_t *requests;  //  task id -> s_request_t, queued or assigned
     drover_idpool_t *groups;    //  group key -> s_group_t
     drover_idpool_t *sizes;     //  procs -> s_size_t, for the queued requests
-    drover_idpool_t *machine_pool;  //  arrival number -> s_machine_t
-    zhashx_t *machines;         //  machine id -> machine handle (a number, not owned)
+    drover_idpool_t *worker_pool;   //  arrival number -> s_worker_t
+    zhashx_t *workers;          //  worker id -> worker handle (a number, not owned)
     zhashx_t *demands;          //  demand key -> s_demand_t (owned)
     zhashx_t *holders;          //  label "k=v" -> s_holders_t (owned)
     s_demand_t *cached;         //  the demand last pushed (holds a reference), or NULL
     char *scratch;              //  buffer for demand keys
     size_t scratch_size;        //  bytes allocated in scratch
-    zlistx_t *order;            //  machine handles in order of arrival, for iteration
+    zlistx_t *order;            //  worker handles in order of arrival, for iteration
     drover_idheap_t *queue;     //  groups in placement order of their heads
     drover_idheap_t *fewest;    //  distinct procs demands of the groups queued, fewest first
-    drover_idheap_t *eligible;  //  eligible unreserved machines, most free procs first
+    drover_idheap_t *eligible;  //  eligible unreserved workers, most free procs first
     uint32_t *shelf;            //  requests set aside during a pass
     size_t shelved;             //  entries in shelf
     size_t shelf_capacity;      //  entries allocated in shelf
-    s_list_t parked;            //  groups no eligible machine could hold
-    s_list_t blocked;           //  groups whose machines are all reserved for others
-    uint32_t *reservations;     //  reserved machines, unordered
+    s_list_t parked;            //  groups no eligible worker could hold
+    s_list_t blocked;           //  groups whose workers are all reserved for others
+    uint32_t *reservations;     //  reserved workers, unordered
     size_t nreservations;       //  entries in reservations
     size_t reservations_capacity;   //  entries allocated in reservations
     size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
-    uint64_t min_disk_free;     //  bytes free under which a machine takes nothing new, 0 = none
+    uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
     uint32_t demand_serials;    //  demands made so far
-    uint64_t machine_numbers;   //  machines added so far
+    uint64_t worker_numbers;    //  workers added so far
 };
 
 
@@ -209,26 +209,26 @@ s_size_less (const void *a, const void *b)
     return ((const s_size_t *) a)->procs < ((const s_size_t *) b)->procs;
 }
 
-//  Procs a machine has free
+//  Procs a worker has free
 static uint32_t
-s_free_procs (const s_machine_t *machine)
+s_free_procs (const s_worker_t *worker)
 {
-    return machine->used < machine->procs? machine->procs - machine->used: 0;
+    return worker->used < worker->procs? worker->procs - worker->used: 0;
 }
 
-//  Memory a machine has free, bytes
+//  Memory a worker has free, bytes
 static uint64_t
-s_free_mem (const s_machine_t *machine)
+s_free_mem (const s_worker_t *worker)
 {
-    return machine->mem_used < machine->mem? machine->mem - machine->mem_used: 0;
+    return worker->mem_used < worker->mem? worker->mem - worker->mem_used: 0;
 }
 
-//  Machine order: most free procs, then most free memory, then id
+//  Worker order: most free procs, then most free memory, then id
 static bool
-s_machine_less (const void *a, const void *b)
+s_worker_less (const void *a, const void *b)
 {
-    const s_machine_t *one = (const s_machine_t *) a;
-    const s_machine_t *two = (const s_machine_t *) b;
+    const s_worker_t *one = (const s_worker_t *) a;
+    const s_worker_t *two = (const s_worker_t *) b;
     if (s_free_procs (one) != s_free_procs (two))
         return s_free_procs (one) > s_free_procs (two);
     if (s_free_mem (one) != s_free_mem (two))
@@ -277,28 +277,28 @@ s_labels_parse (const char *text, char **text_p, char ***labels_p, size_t *count
     *count_p = count;
 }
 
-//  Return true if a machine has every label a demand requires
+//  Return true if a worker has every label a demand requires
 static bool
-s_labels_match (const s_machine_t *machine, const s_demand_t *demand)
+s_labels_match (const s_worker_t *worker, const s_demand_t *demand)
 {
     for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
         size_t have;
-        for (have = 0; have < machine->nlabels; have++)
-            if (streq (machine->labels [have], demand->labels [wanted]))
+        for (have = 0; have < worker->nlabels; have++)
+            if (streq (worker->labels [have], demand->labels [wanted]))
                 break;
-        if (have == machine->nlabels)
+        if (have == worker->nlabels)
             return false;
     }
     return true;
 }
 
-//  Return true if a request fits a machine now: procs, memory and labels
+//  Return true if a request fits a worker now: procs, memory and labels
 static bool
-s_fits (const s_machine_t *machine, const s_request_t *request)
+s_fits (const s_worker_t *worker, const s_request_t *request)
 {
-    return request->procs <= s_free_procs (machine)
-        && request->demand->mem <= s_free_mem (machine)
-        && s_labels_match (machine, request->demand);
+    return request->procs <= s_free_procs (worker)
+        && request->demand->mem <= s_free_mem (worker)
+        && s_labels_match (worker, request->demand);
 }
 
 //  Free a label's holders; the holders map's destructor
@@ -385,21 +385,21 @@ s_request (drover_sched_t *self, uint32_t handle)
     return (s_request_t *) drover_idpool_get (self->requests, handle);
 }
 
-//  Return a machine by handle; valid until the next machine is added
-static inline s_machine_t *
-s_machine (drover_sched_t *self, uint32_t handle)
+//  Return a worker by handle; valid until the next worker is added
+static inline s_worker_t *
+s_worker (drover_sched_t *self, uint32_t handle)
 {
-    return (s_machine_t *) drover_idpool_get (self->machine_pool, handle);
+    return (s_worker_t *) drover_idpool_get (self->worker_pool, handle);
 }
 
-//  Find a machine by id, or NULL; sets *handle_p if given
-static s_machine_t *
-s_machine_find (drover_sched_t *self, const char *id, uint32_t *handle_p)
+//  Find a worker by id, or NULL; sets *handle_p if given
+static s_worker_t *
+s_worker_find (drover_sched_t *self, const char *id, uint32_t *handle_p)
 {
-    uint32_t handle = id? (uint32_t) (uintptr_t) zhashx_lookup (self->machines, id): 0;
+    uint32_t handle = id? (uint32_t) (uintptr_t) zhashx_lookup (self->workers, id): 0;
     if (handle_p)
         *handle_p = handle;
-    return handle? s_machine (self, handle): NULL;
+    return handle? s_worker (self, handle): NULL;
 }
 
 //  Return a group by handle; valid until the next group is made
@@ -538,35 +538,35 @@ s_request_delete (drover_sched_t *self, uint32_t handle)
     drover_idpool_delete (self->requests, handle);
 }
 
-//  Free what a machine owns (not its record)
+//  Free what a worker owns (not its record)
 static void
-s_machine_clear (s_machine_t *machine)
+s_worker_clear (s_worker_t *worker)
 {
-    free (machine->tasks);
-    free (machine->labels);
-    free (machine->label_text);
-    free (machine->id);
+    free (worker->tasks);
+    free (worker->labels);
+    free (worker->label_text);
+    free (worker->id);
 }
 
-//  Return true if a machine may take new work: admin RUN, not on
+//  Return true if a worker may take new work: admin RUN, not on
 //  probation, enough free disk
 static bool
-s_usable (const s_machine_t *machine)
+s_usable (const s_worker_t *worker)
 {
-    return machine->admin == DROVER_ADMIN_RUN && !machine->probation && !machine->disk_low;
+    return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low;
 }
 
-//  Put a machine in the eligible heap (usable and not reserved), take it
+//  Put a worker in the eligible heap (usable and not reserved), take it
 //  out, or reorder it, after anything about it changed
 static void
-s_machine_refresh (drover_sched_t *self, uint32_t handle)
+s_worker_refresh (drover_sched_t *self, uint32_t handle)
 {
-    s_machine_t *machine = s_machine (self, handle);
-    bool eligible = s_usable (machine) && !machine->reserved;
-    if (eligible && machine->index == DROVER_IDHEAP_NOWHERE)
+    s_worker_t *worker = s_worker (self, handle);
+    bool eligible = s_usable (worker) && !worker->reserved;
+    if (eligible && worker->index == DROVER_IDHEAP_NOWHERE)
         drover_idheap_push (self->eligible, handle);
     else
-    if (!eligible && machine->index != DROVER_IDHEAP_NOWHERE)
+    if (!eligible && worker->index != DROVER_IDHEAP_NOWHERE)
         drover_idheap_remove (self->eligible, handle);
     else
     if (eligible)
@@ -586,17 +586,17 @@ s_append (uint32_t **array_p, size_t *count_p, size_t *capacity_p, uint32_t hand
     (*array_p) [(*count_p)++] = handle;
 }
 
-//  Return true if a machine could ever hold a group's requests: usable,
+//  Return true if a worker could ever hold a group's requests: usable,
 //  big enough in all, with every label they require
 static bool
-s_could_hold (const s_machine_t *machine, uint32_t procs, const s_demand_t *demand)
+s_could_hold (const s_worker_t *worker, uint32_t procs, const s_demand_t *demand)
 {
-    return s_usable (machine) && machine->procs >= procs && machine->mem >= demand->mem
-        && s_labels_match (machine, demand);
+    return s_usable (worker) && worker->procs >= procs && worker->mem >= demand->mem
+        && s_labels_match (worker, demand);
 }
 
-//  Set the head group aside until a machine wakes it: parked when no
-//  eligible machine could ever hold its requests, blocked when each that
+//  Set the head group aside until a worker wakes it: parked when no
+//  eligible worker could ever hold its requests, blocked when each that
 //  could is reserved for a request ranked before them
 static void
 s_park (drover_sched_t *self, uint32_t handle, uint32_t where)
@@ -609,66 +609,66 @@ s_park (drover_sched_t *self, uint32_t handle, uint32_t where)
     s_append (&list->handles, &list->count, &list->capacity, handle);
 }
 
-//  Put the groups of a list that a machine could hold back in the queue (a
+//  Put the groups of a list that a worker could hold back in the queue (a
 //  scan of the list: its groups are few next to the requests they stand for)
 static void
-s_wake_list (drover_sched_t *self, s_list_t *list, uint32_t machine_handle)
+s_wake_list (drover_sched_t *self, s_list_t *list, uint32_t worker_handle)
 {
-    s_machine_t *machine = s_machine (self, machine_handle);
-    if (!s_usable (machine) || machine->reserved)
+    s_worker_t *worker = s_worker (self, worker_handle);
+    if (!s_usable (worker) || worker->reserved)
         return;
     size_t index = list->count;
     while (index-- > 0) {
         uint32_t handle = list->handles [index];
         s_group_t *group = s_group (self, handle);
-        if (s_could_hold (machine, group->procs, group->demand)) {
+        if (s_could_hold (worker, group->procs, group->demand)) {
             s_group_unpark (self, handle);
             s_group_settle (self, handle);
         }
     }
 }
 
-//  A machine came up, changed, or became usable again: wake the groups
+//  A worker came up, changed, or became usable again: wake the groups
 //  parked or blocked that it could hold
 static void
-s_wake (drover_sched_t *self, uint32_t machine_handle)
+s_wake (drover_sched_t *self, uint32_t worker_handle)
 {
-    s_wake_list (self, &self->parked, machine_handle);
-    s_wake_list (self, &self->blocked, machine_handle);
+    s_wake_list (self, &self->parked, worker_handle);
+    s_wake_list (self, &self->blocked, worker_handle);
 }
 
-//  Reserve a machine for a queued request: it leaves the eligible heap. A
-//  machine reserved for another request (ranked after it) changes hands.
+//  Reserve a worker for a queued request: it leaves the eligible heap. A
+//  worker reserved for another request (ranked after it) changes hands.
 static void
-s_reserve (drover_sched_t *self, uint32_t machine_handle, uint32_t request_handle)
+s_reserve (drover_sched_t *self, uint32_t worker_handle, uint32_t request_handle)
 {
-    s_machine_t *machine = s_machine (self, machine_handle);
-    if (machine->reserved)
-        s_request (self, machine->reserved)->reserved = 0;
+    s_worker_t *worker = s_worker (self, worker_handle);
+    if (worker->reserved)
+        s_request (self, worker->reserved)->reserved = 0;
     else
         s_append (&self->reservations, &self->nreservations, &self->reservations_capacity,
-                  machine_handle);
-    machine->reserved = request_handle;
-    s_request (self, request_handle)->reserved = machine_handle;
-    s_machine_refresh (self, machine_handle);
+                  worker_handle);
+    worker->reserved = request_handle;
+    s_request (self, request_handle)->reserved = worker_handle;
+    s_worker_refresh (self, worker_handle);
 }
 
-//  End a machine's reservation, if it has one; it is eligible again if usable
+//  End a worker's reservation, if it has one; it is eligible again if usable
 static void
-s_release (drover_sched_t *self, uint32_t machine_handle)
+s_release (drover_sched_t *self, uint32_t worker_handle)
 {
-    s_machine_t *machine = s_machine (self, machine_handle);
-    if (!machine->reserved)
+    s_worker_t *worker = s_worker (self, worker_handle);
+    if (!worker->reserved)
         return;
-    s_request (self, machine->reserved)->reserved = 0;
-    machine->reserved = 0;
+    s_request (self, worker->reserved)->reserved = 0;
+    worker->reserved = 0;
     for (size_t index = 0; index < self->nreservations; index++)
-        if (self->reservations [index] == machine_handle) {
+        if (self->reservations [index] == worker_handle) {
             self->reservations [index] = self->reservations [--self->nreservations];
             break;
         }
-    s_machine_refresh (self, machine_handle);
-    s_wake_list (self, &self->blocked, machine_handle);
+    s_worker_refresh (self, worker_handle);
+    s_wake_list (self, &self->blocked, worker_handle);
 }
 
 //  ---------------------------------------------------------------------
@@ -682,8 +682,8 @@ drover_sched_new (uint32_t max_shelve)
     self->requests = drover_idpool_new (sizeof (s_request_t));
     self->groups = drover_idpool_new (sizeof (s_group_t));
     self->sizes = drover_idpool_new (sizeof (s_size_t));
-    self->machine_pool = drover_idpool_new (sizeof (s_machine_t));
-    self->machines = zhashx_new ();
+    self->worker_pool = drover_idpool_new (sizeof (s_worker_t));
+    self->workers = zhashx_new ();
     self->demands = zhashx_new ();
     zhashx_set_key_duplicator (self->demands, NULL);    //  keys live in the demands
     zhashx_set_key_destructor (self->demands, NULL);
@@ -693,8 +693,8 @@ drover_sched_new (uint32_t max_shelve)
     self->order = zlistx_new ();
     self->queue = drover_idheap_new (self->groups, s_group_less, offsetof (s_group_t, index));
     self->fewest = drover_idheap_new (self->sizes, s_size_less, offsetof (s_size_t, index));
-    self->eligible = drover_idheap_new (self->machine_pool, s_machine_less,
-                                        offsetof (s_machine_t, index));
+    self->eligible = drover_idheap_new (self->worker_pool, s_worker_less,
+                                       offsetof (s_worker_t, index));
     self->max_shelve = max_shelve;
     return self;
 }
@@ -707,7 +707,7 @@ drover_sched_destroy (drover_sched_t **self_p)
     drover_sched_t *self = *self_p;
     if (self) {
         for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
-            s_machine_clear (s_machine (self, (uint32_t) (uintptr_t) item));
+            s_worker_clear (s_worker (self, (uint32_t) (uintptr_t) item));
         zlistx_destroy (&self->order);
         //  Between passes every group is queued, parked or blocked
         for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
@@ -716,7 +716,7 @@ drover_sched_destroy (drover_sched_t **self_p)
             drover_idheap_destroy (&s_group (self, self->parked.handles [index])->heap);
         for (size_t index = 0; index < self->blocked.count; index++)
             drover_idheap_destroy (&s_group (self, self->blocked.handles [index])->heap);
-        zhashx_destroy (&self->machines);
+        zhashx_destroy (&self->workers);
         zhashx_destroy (&self->demands);       //  requests need not unref: all go
         zhashx_destroy (&self->holders);
         drover_idheap_destroy (&self->queue);
@@ -725,7 +725,7 @@ drover_sched_destroy (drover_sched_t **self_p)
         drover_idpool_destroy (&self->requests);
         drover_idpool_destroy (&self->groups);
         drover_idpool_destroy (&self->sizes);
-        drover_idpool_destroy (&self->machine_pool);
+        drover_idpool_destroy (&self->worker_pool);
         free (self->shelf);
         free (self->parked.handles);
         free (self->blocked.handles);
@@ -746,18 +746,18 @@ drover_sched_set_max_shelve (drover_sched_t *self, uint32_t max_shelve)
 
 
 //  ---------------------------------------------------------------------
-//  Machines
+//  Workers
 
-//  Enter a machine among the holders of each of its labels
+//  Enter a worker among the holders of each of its labels
 static void
-s_labels_index (drover_sched_t *self, s_machine_t *machine, uint32_t handle)
+s_labels_index (drover_sched_t *self, s_worker_t *worker, uint32_t handle)
 {
-    for (size_t index = 0; index < machine->nlabels; index++) {
+    for (size_t index = 0; index < worker->nlabels; index++) {
         s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
-                                                              machine->labels [index]);
+                                                              worker->labels [index]);
         if (!holders) {
             holders = (s_holders_t *) zmalloc (sizeof (s_holders_t));
-            zhashx_insert (self->holders, machine->labels [index], holders);
+            zhashx_insert (self->holders, worker->labels [index], holders);
         }
         if (holders->count == holders->size) {
             holders->size = holders->size? holders->size * 2: 8;
@@ -769,161 +769,161 @@ s_labels_index (drover_sched_t *self, s_machine_t *machine, uint32_t handle)
     }
 }
 
-//  Take a machine out of the holders of each of its labels (a machine
+//  Take a worker out of the holders of each of its labels (a worker
 //  leaves rarely: a scan of each list is fine); drop lists left empty
 static void
-s_labels_unindex (drover_sched_t *self, s_machine_t *machine, uint32_t handle)
+s_labels_unindex (drover_sched_t *self, s_worker_t *worker, uint32_t handle)
 {
-    for (size_t index = 0; index < machine->nlabels; index++) {
+    for (size_t index = 0; index < worker->nlabels; index++) {
         s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
-                                                              machine->labels [index]);
+                                                              worker->labels [index]);
         if (!holders)
-            continue;           //  a label twice on one machine: gone already
+            continue;           //  a label twice on one worker: gone already
         for (size_t slot = 0; slot < holders->count; slot++)
             if (holders->handles [slot] == handle) {
                 holders->handles [slot] = holders->handles [--holders->count];
                 break;
             }
         if (holders->count == 0)
-            zhashx_delete (self->holders, machine->labels [index]);
+            zhashx_delete (self->holders, worker->labels [index]);
     }
 }
 
-//  Add a machine, or update a known one in place
+//  Add a worker, or update a known one in place
 int
-drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
-                          uint64_t mem, const char *labels)
+drover_sched_add_worker (drover_sched_t *self, const char *id, uint32_t procs,
+                         uint64_t mem, const char *labels)
 {
     assert (self);
     assert (id);
     uint32_t handle;
-    s_machine_t *machine = s_machine_find (self, id, &handle);
+    s_worker_t *worker = s_worker_find (self, id, &handle);
     int rc = 1;
-    if (machine) {
+    if (worker) {
         s_release (self, handle);       //  it may no longer suit; the next pass sees
-        s_labels_unindex (self, machine, handle);
-        free (machine->labels);
-        free (machine->label_text);
+        s_labels_unindex (self, worker, handle);
+        free (worker->labels);
+        free (worker->label_text);
     }
     else {
-        handle = drover_idpool_insert (self->machine_pool, ++self->machine_numbers);
-        machine = s_machine (self, handle);
-        machine->id = strdup (id);
-        assert (machine->id);
-        machine->admin = DROVER_ADMIN_RUN;
-        machine->index = DROVER_IDHEAP_NOWHERE;
-        zhashx_insert (self->machines, id, (void *) (uintptr_t) handle);
-        machine->handle = zlistx_add_end (self->order, (void *) (uintptr_t) handle);
+        handle = drover_idpool_insert (self->worker_pool, ++self->worker_numbers);
+        worker = s_worker (self, handle);
+        worker->id = strdup (id);
+        assert (worker->id);
+        worker->admin = DROVER_ADMIN_RUN;
+        worker->index = DROVER_IDHEAP_NOWHERE;
+        zhashx_insert (self->workers, id, (void *) (uintptr_t) handle);
+        worker->handle = zlistx_add_end (self->order, (void *) (uintptr_t) handle);
         rc = 0;
     }
-    machine->procs = procs;
-    machine->mem = mem;
-    s_labels_parse (labels, &machine->label_text, &machine->labels, &machine->nlabels);
-    s_labels_index (self, machine, handle);
-    s_machine_refresh (self, handle);
+    worker->procs = procs;
+    worker->mem = mem;
+    s_labels_parse (labels, &worker->label_text, &worker->labels, &worker->nlabels);
+    s_labels_index (self, worker, handle);
+    s_worker_refresh (self, handle);
     s_wake (self, handle);
     return rc;
 }
 
-//  Remove a machine and forget its assignments, telling fn about each
+//  Remove a worker and forget its assignments, telling fn about each
 int
-drover_sched_remove_machine (drover_sched_t *self, const char *id,
-                             drover_sched_task_fn *fn, void *arg)
+drover_sched_remove_worker (drover_sched_t *self, const char *id,
+                            drover_sched_task_fn *fn, void *arg)
 {
     assert (self);
     uint32_t handle;
-    s_machine_t *machine = s_machine_find (self, id, &handle);
-    if (!machine)
-        return -1;              //  unknown machine
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
     s_release (self, handle);
-    if (machine->index != DROVER_IDHEAP_NOWHERE)
+    if (worker->index != DROVER_IDHEAP_NOWHERE)
         drover_idheap_remove (self->eligible, handle);
-    int count = (int) machine->ntasks;
-    for (uint32_t slot = 0; slot < machine->ntasks; slot++) {
-        uint32_t request = machine->tasks [slot];
+    int count = (int) worker->ntasks;
+    for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
+        uint32_t request = worker->tasks [slot];
         if (fn)
             fn (s_request (self, request)->task, arg);
         s_request_delete (self, request);
     }
-    s_labels_unindex (self, machine, handle);
-    zlistx_delete (self->order, machine->handle);
-    zhashx_delete (self->machines, id);
-    s_machine_clear (machine);
-    drover_idpool_delete (self->machine_pool, handle);
+    s_labels_unindex (self, worker, handle);
+    zlistx_delete (self->order, worker->handle);
+    zhashx_delete (self->workers, id);
+    s_worker_clear (worker);
+    drover_idpool_delete (self->worker_pool, handle);
     return count;
 }
 
-//  Set a machine's admin setting
+//  Set a worker's admin setting
 int
 drover_sched_set_admin (drover_sched_t *self, const char *id, int admin)
 {
     assert (self);
     uint32_t handle;
-    s_machine_t *machine = s_machine_find (self, id, &handle);
-    if (!machine || admin < 0 || admin > DROVER_ADMIN_MAX)
-        return -1;              //  unknown machine or not a setting
-    machine->admin = admin;
-    if (!s_usable (machine))
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker || admin < 0 || admin > DROVER_ADMIN_MAX)
+        return -1;              //  unknown worker or not a setting
+    worker->admin = admin;
+    if (!s_usable (worker))
         s_release (self, handle);
-    s_machine_refresh (self, handle);
+    s_worker_refresh (self, handle);
     s_wake (self, handle);
     return 0;
 }
 
-//  Keep new work from a machine whose stats say its disk is fuller than the floor, or
+//  Keep new work from a worker whose stats say its disk is fuller than the floor, or
 //  take it back once they say it has room again. Stats without a disk
 //  (disk_total 0: unreadable) never put it on probation.
 static void
 s_disk_check (drover_sched_t *self, uint32_t handle)
 {
-    s_machine_t *machine = s_machine (self, handle);
-    const drover_stats_t *stats = &machine->stats;
+    s_worker_t *worker = s_worker (self, handle);
+    const drover_stats_t *stats = &worker->stats;
     uint64_t free_bytes = stats->disk_total > stats->disk_used
                         ? stats->disk_total - stats->disk_used: 0;
     bool low = self->min_disk_free && stats->disk_total && free_bytes < self->min_disk_free;
-    if (low == machine->disk_low)
+    if (low == worker->disk_low)
         return;
-    machine->disk_low = low;
-    if (!s_usable (machine))
+    worker->disk_low = low;
+    if (!s_usable (worker))
         s_release (self, handle);
-    s_machine_refresh (self, handle);
+    s_worker_refresh (self, handle);
     s_wake (self, handle);
 }
 
-//  Put a machine on probation or take it off
+//  Put a worker on probation or take it off
 int
 drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation)
 {
     assert (self);
     uint32_t handle;
-    s_machine_t *machine = s_machine_find (self, id, &handle);
-    if (!machine)
-        return -1;              //  unknown machine
-    machine->probation = probation;
-    if (!s_usable (machine))
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    worker->probation = probation;
+    if (!s_usable (worker))
         s_release (self, handle);
-    s_machine_refresh (self, handle);
+    s_worker_refresh (self, handle);
     s_wake (self, handle);
     return 0;
 }
 
-//  Keep a machine's last stats
+//  Keep a worker's last stats
 int
 drover_sched_set_stats (drover_sched_t *self, const char *id, const drover_stats_t *stats)
 {
     assert (self);
     assert (stats);
     uint32_t handle;
-    s_machine_t *machine = s_machine_find (self, id, &handle);
-    if (!machine)
-        return -1;              //  unknown machine
-    machine->stats = *stats;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    worker->stats = *stats;
     s_disk_check (self, handle);
     return 0;
 }
 
 
-//  Change the free disk under which a machine takes nothing new
+//  Change the free disk under which a worker takes nothing new
 void
 drover_sched_set_min_disk_free (drover_sched_t *self, uint64_t bytes)
 {
@@ -931,7 +931,7 @@ drover_sched_set_min_disk_free (drover_sched_t *self, uint64_t bytes)
     self->min_disk_free = bytes;
     for (const char *id = drover_sched_first (self); id; id = drover_sched_next (self)) {
         uint32_t handle;
-        s_machine_find (self, id, &handle);
+        s_worker_find (self, id, &handle);
         s_disk_check (self, handle);
     }
 }
@@ -956,7 +956,7 @@ drover_sched_push (drover_sched_t *self, uint64_t task, int32_t priority,
     request->procs = procs;
     request->demand = s_demand_ref (self, mem, labels);
     s_enqueue (self, handle);
-    //  Ranked before the rest of a kind set aside for reserved machines, it
+    //  Ranked before the rest of a kind set aside for reserved workers, it
     //  may outrank a reservation's holder: the next pass looks at it
     s_group_t *group = s_group (self, request->group);
     if (group->where == S_GROUP_BLOCKED && drover_idheap_top (group->heap) == handle) {
@@ -972,7 +972,7 @@ drover_sched_remove (drover_sched_t *self, uint64_t task)
 {
     assert (self);
     uint32_t handle = drover_idpool_find (self->requests, task);
-    if (!handle || s_request (self, handle)->machine)
+    if (!handle || s_request (self, handle)->worker)
         return -1;              //  not queued
     if (s_request (self, handle)->reserved)
         s_release (self, s_request (self, handle)->reserved);
@@ -988,26 +988,26 @@ drover_sched_free (drover_sched_t *self, uint64_t task)
     assert (self);
     uint32_t handle = drover_idpool_find (self->requests, task);
     s_request_t *request = handle? s_request (self, handle): NULL;
-    if (!request || !request->machine)
+    if (!request || !request->worker)
         return NULL;            //  holds nothing
-    s_machine_t *machine = s_machine (self, request->machine);
-    machine->used -= request->procs;
-    machine->mem_used -= request->demand->mem;
+    s_worker_t *worker = s_worker (self, request->worker);
+    worker->used -= request->procs;
+    worker->mem_used -= request->demand->mem;
     //  The last task takes its slot
-    uint32_t last = machine->tasks [--machine->ntasks];
-    machine->tasks [request->index] = last;
+    uint32_t last = worker->tasks [--worker->ntasks];
+    worker->tasks [request->index] = last;
     s_request (self, last)->index = request->index;
-    s_machine_refresh (self, request->machine);
+    s_worker_refresh (self, request->worker);
     s_request_delete (self, handle);
-    return machine->id;
+    return worker->id;
 }
 
 
 //  ---------------------------------------------------------------------
 //  The pass
 
-//  Return the holders of the demand's label that fewest machines carry,
-//  or NULL if some label has none: then no machine can meet it
+//  Return the holders of the demand's label that fewest workers carry,
+//  or NULL if some label has none: then no worker can meet it
 static s_holders_t *
 s_rarest_holders (drover_sched_t *self, const s_demand_t *demand)
 {
@@ -1023,20 +1023,20 @@ s_rarest_holders (drover_sched_t *self, const s_demand_t *demand)
     return rarest;
 }
 
-//  Pick between a machine and the best so far: the one with the most free
+//  Pick between a worker and the best so far: the one with the most free
 //  procs that meets every constraint of the request
 static uint32_t
 s_better (drover_sched_t *self, s_request_t *request, uint32_t handle, uint32_t best)
 {
-    s_machine_t *machine = s_machine (self, handle);
-    if (machine->index == DROVER_IDHEAP_NOWHERE || !s_fits (machine, request))
+    s_worker_t *worker = s_worker (self, handle);
+    if (worker->index == DROVER_IDHEAP_NOWHERE || !s_fits (worker, request))
         return best;            //  not eligible, or does not fit
-    return !best || s_machine_less (machine, s_machine (self, best))? handle: best;
+    return !best || s_worker_less (worker, s_worker (self, best))? handle: best;
 }
 
-//  Return the eligible machine with the most free procs that meets every
+//  Return the eligible worker with the most free procs that meets every
 //  constraint of the request, or 0: among the holders of its rarest label
-//  if it asks for labels, else (memory alone) among every eligible machine
+//  if it asks for labels, else (memory alone) among every eligible worker
 static uint32_t
 s_best_fit (drover_sched_t *self, s_request_t *request)
 {
@@ -1075,40 +1075,40 @@ s_unshelve (drover_sched_t *self)
     self->shelved = 0;
 }
 
-//  Pick between a machine and the best so far to reserve for a request: the
+//  Pick between a worker and the best so far to reserve for a request: the
 //  least loaded that could ever hold it and is not reserved for a request
-//  ranked before it. Sets *possible if the machine could hold it at all.
+//  ranked before it. Sets *possible if the worker could hold it at all.
 static uint32_t
 s_spare (drover_sched_t *self, s_request_t *request, uint32_t handle, uint32_t best,
          bool *possible)
 {
-    s_machine_t *machine = s_machine (self, handle);
-    if (!s_could_hold (machine, request->procs, request->demand))
+    s_worker_t *worker = s_worker (self, handle);
+    if (!s_could_hold (worker, request->procs, request->demand))
         return best;
     *possible = true;
-    if (machine->reserved && !s_request_less (request, s_request (self, machine->reserved)))
+    if (worker->reserved && !s_request_less (request, s_request (self, worker->reserved)))
         return best;            //  kept for a request ranked before this one
-    return !best || s_machine_less (machine, s_machine (self, best))? handle: best;
+    return !best || s_worker_less (worker, s_worker (self, best))? handle: best;
 }
 
-//  Return the machine to reserve for a request that fits nowhere now, or 0;
-//  sets *possible if some usable machine could ever hold it (else no
-//  eligible machine, reserved or not, could)
+//  Return the worker to reserve for a request that fits nowhere now, or 0;
+//  sets *possible if some usable worker could ever hold it (else no
+//  eligible worker, reserved or not, could)
 static uint32_t
 s_reservable (drover_sched_t *self, s_request_t *request, bool *possible)
 {
     uint32_t best = 0;
     *possible = false;
     if (request->demand->nlabels) {
-        //  Every machine that could hold it carries its rarest label
+        //  Every worker that could hold it carries its rarest label
         s_holders_t *holders = s_rarest_holders (self, request->demand);
         for (size_t index = 0; holders && index < holders->count; index++)
             best = s_spare (self, request, holders->handles [index], best, possible);
         return best;
     }
     uint32_t top = drover_idheap_top (self->eligible);
-    if (top && request->demand->mem == 0 && s_machine (self, top)->procs >= request->procs) {
-        best = top;             //  the least loaded unreserved machine is big enough
+    if (top && request->demand->mem == 0 && s_worker (self, top)->procs >= request->procs) {
+        best = top;             //  the least loaded unreserved worker is big enough
         *possible = true;
     }
     else
@@ -1127,14 +1127,14 @@ s_outranks (drover_sched_t *self, s_request_t *request)
     if (request->reserved)
         return false;
     for (size_t index = 0; index < self->nreservations; index++) {
-        s_machine_t *machine = s_machine (self, self->reservations [index]);
-        if (s_request_less (request, s_request (self, machine->reserved)))
+        s_worker_t *worker = s_worker (self, self->reservations [index]);
+        if (s_request_less (request, s_request (self, worker->reserved)))
             return true;
     }
     return false;
 }
 
-//  Place a queued request on a machine, ending its reservation if it had one
+//  Place a queued request on a worker, ending its reservation if it had one
 static void
 s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
 {
@@ -1142,19 +1142,19 @@ s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
         s_release (self, s_request (self, handle)->reserved);
     s_dequeue (self, handle);
     s_request_t *request = s_request (self, handle);
-    s_machine_t *machine = s_machine (self, target);
-    if (machine->ntasks == machine->tasks_size) {
-        machine->tasks_size = machine->tasks_size? machine->tasks_size * 2: 16;
-        machine->tasks = (uint32_t *) realloc (machine->tasks,
-                                               machine->tasks_size * sizeof (uint32_t));
-        assert (machine->tasks);
+    s_worker_t *worker = s_worker (self, target);
+    if (worker->ntasks == worker->tasks_size) {
+        worker->tasks_size = worker->tasks_size? worker->tasks_size * 2: 16;
+        worker->tasks = (uint32_t *) realloc (worker->tasks,
+                                              worker->tasks_size * sizeof (uint32_t));
+        assert (worker->tasks);
     }
-    request->machine = target;
-    request->index = machine->ntasks;
-    machine->tasks [machine->ntasks++] = handle;
-    machine->used += request->procs;
-    machine->mem_used += request->demand->mem;
-    s_machine_refresh (self, target);
+    request->worker = target;
+    request->index = worker->ntasks;
+    worker->tasks [worker->ntasks++] = handle;
+    worker->used += request->procs;
+    worker->mem_used += request->demand->mem;
+    s_worker_refresh (self, target);
 }
 
 //  Place a request and tell fn
@@ -1164,7 +1164,7 @@ s_place (drover_sched_t *self, uint32_t handle, uint32_t target,
 {
     s_assign (self, handle, target);
     if (fn)
-        fn (s_request (self, handle)->task, s_machine (self, target)->id, arg);
+        fn (s_request (self, handle)->task, s_worker (self, target)->id, arg);
 }
 
 //  Run one scheduling pass; fn must not change the queue
@@ -1173,11 +1173,11 @@ drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg)
 {
     assert (self);
     int placed = 0;
-    //  Requests whose reserved machine has room for them now take it
+    //  Requests whose reserved worker has room for them now take it
     for (size_t index = 0; index < self->nreservations; ) {
         uint32_t target = self->reservations [index];
-        uint32_t handle = s_machine (self, target)->reserved;
-        if (s_fits (s_machine (self, target), s_request (self, handle))) {
+        uint32_t handle = s_worker (self, target)->reserved;
+        if (s_fits (s_worker (self, target), s_request (self, handle))) {
             s_place (self, handle, target, fn, arg);    //  ends the reservation: index
             placed++;                                   //  now holds another one
         }
@@ -1187,26 +1187,26 @@ drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg)
     uint32_t looked = 0;        //  requests looked past: reservations made
     while (drover_idheap_size (self->queue)) {
         uint32_t top = drover_idheap_top (self->eligible);
-        uint32_t room = top? s_free_procs (s_machine (self, top)): 0;
+        uint32_t room = top? s_free_procs (s_worker (self, top)): 0;
         s_size_t *fewest = (s_size_t *) drover_idpool_get (self->sizes, drover_idheap_top (self->fewest));
         uint32_t group = drover_idheap_top (self->queue);
         uint32_t handle = drover_idheap_top (s_group (self, group)->heap);
         s_request_t *request = s_request (self, handle);
-        //  When the least loaded machine is full (all are), or nothing still
+        //  When the least loaded worker is full (all are), or nothing still
         //  queued fits it, nothing can be placed: go on only while the head
         //  could take over a reservation made for a request ranked after it
         if ((room == 0 || fewest->procs > room) && !s_outranks (self, request))
             break;
         uint32_t target = 0;
         if (request->procs <= room)
-            target = s_fits (s_machine (self, top), request)? top: s_best_fit (self, request);
+            target = s_fits (s_worker (self, top), request)? top: s_best_fit (self, request);
         if (target) {
             s_place (self, handle, target, fn, arg);
             placed++;
             continue;
         }
         if (request->reserved) {
-            s_shelve (self, handle);    //  it waits for its machine to empty
+            s_shelve (self, handle);    //  it waits for its worker to empty
             continue;
         }
         bool possible;
@@ -1216,8 +1216,8 @@ drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg)
             s_shelve (self, handle);
         }
         else {
-            //  Its machines are all kept for others, or there are none: it
-            //  costs nothing more until a reservation ends or a machine comes
+            //  Its workers are all kept for others, or there are none: it
+            //  costs nothing more until a reservation ends or a worker comes
             s_park (self, group, possible? S_GROUP_BLOCKED: S_GROUP_PARKED);
             continue;
         }
@@ -1238,17 +1238,17 @@ drover_sched_queued (drover_sched_t *self, uint64_t task)
 {
     assert (self);
     uint32_t handle = drover_idpool_find (self->requests, task);
-    return handle && !s_request (self, handle)->machine;
+    return handle && !s_request (self, handle)->worker;
 }
 
-//  Return the machine a task is assigned to, or NULL
+//  Return the worker a task is assigned to, or NULL
 const char *
 drover_sched_assigned (drover_sched_t *self, uint64_t task)
 {
     assert (self);
     uint32_t handle = drover_idpool_find (self->requests, task);
-    uint32_t machine = handle? s_request (self, handle)->machine: 0;
-    return machine? s_machine (self, machine)->id: NULL;
+    uint32_t worker = handle? s_request (self, handle)->worker: 0;
+    return worker? s_worker (self, worker)->id: NULL;
 }
 
 //  Return how many requests are queued
@@ -1259,62 +1259,62 @@ drover_sched_size (drover_sched_t *self)
     return self->queued;
 }
 
-//  Return how many machines are known
+//  Return how many workers are known
 size_t
-drover_sched_machines (drover_sched_t *self)
+drover_sched_workers (drover_sched_t *self)
 {
     assert (self);
-    return zhashx_size (self->machines);
+    return zhashx_size (self->workers);
 }
 
-//  Return true if the machine is known and has nothing assigned
+//  Return true if the worker is known and has nothing assigned
 bool
 drover_sched_idle (drover_sched_t *self, const char *id)
 {
     assert (self);
-    s_machine_t *machine = s_machine_find (self, id, NULL);
-    return machine && machine->ntasks == 0;
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    return worker && worker->ntasks == 0;
 }
 
-//  Fill view with a machine's state
+//  Fill view with a worker's state
 int
 drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *view)
 {
     assert (self);
     assert (view);
-    s_machine_t *machine = s_machine_find (self, id, NULL);
-    if (!machine)
-        return -1;              //  unknown machine
-    view->id = machine->id;
-    view->procs = machine->procs;
-    view->procs_used = machine->used;
-    view->mem = machine->mem;
-    view->mem_used = machine->mem_used;
-    view->admin = machine->admin;
-    view->probation = machine->probation;
-    view->disk_low = machine->disk_low;
-    view->nlabels = machine->nlabels;
-    view->labels = machine->labels;
-    view->stats = machine->stats;
-    view->tasks = machine->ntasks;
-    view->reserved = machine->reserved? s_request (self, machine->reserved)->task: 0;
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    if (!worker)
+        return -1;              //  unknown worker
+    view->id = worker->id;
+    view->procs = worker->procs;
+    view->procs_used = worker->used;
+    view->mem = worker->mem;
+    view->mem_used = worker->mem_used;
+    view->admin = worker->admin;
+    view->probation = worker->probation;
+    view->disk_low = worker->disk_low;
+    view->nlabels = worker->nlabels;
+    view->labels = worker->labels;
+    view->stats = worker->stats;
+    view->tasks = worker->ntasks;
+    view->reserved = worker->reserved? s_request (self, worker->reserved)->task: 0;
     return 0;
 }
 
-//  Return the first known machine's id
+//  Return the first known worker's id
 const char *
 drover_sched_first (drover_sched_t *self)
 {
     assert (self);
     void *item = zlistx_first (self->order);
-    return item? s_machine (self, (uint32_t) (uintptr_t) item)->id: NULL;
+    return item? s_worker (self, (uint32_t) (uintptr_t) item)->id: NULL;
 }
 
-//  Return the next machine's id
+//  Return the next worker's id
 const char *
 drover_sched_next (drover_sched_t *self)
 {
     assert (self);
     void *item = zlistx_next (self->order);
-    return item? s_machine (self, (uint32_t) (uintptr_t) item)->id: NULL;
+    return item? s_worker (self, (uint32_t) (uintptr_t) item)->id: NULL;
 }

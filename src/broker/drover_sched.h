@@ -1,17 +1,17 @@
 /*  =========================================================================
-    drover_sched - the scheduling queue: pending requests and the machines
+    drover_sched - the scheduling queue: pending requests and the workers
     they are placed on, after bigslice's machine manager
 
     Requests wait in order of priority (lower first), then procs (larger
     first: first-fit decreasing), then arrival (the task id: ids increase
-    at submit, so a requeued task keeps its place). Eligible machines
+    at submit, so a requeued task keeps its place). Eligible workers
     (admin RUN, not on probation) wait in a heap ordered by free procs, most
-    free first. A pass places the head request on the least-loaded machine
+    free first. A pass places the head request on the least-loaded worker
     that meets it; a request that fits none now reserves the least-loaded
-    machine that could hold it (bigslice's shelving of request and machine),
+    worker that could hold it (bigslice's shelving of request and worker),
     which then takes nothing else until the request runs there or elsewhere,
-    is cancelled, or the machine goes or stops being eligible. Requests that
-    no eligible machine could ever hold are parked until one comes: they
+    is cancelled, or the worker goes or stops being eligible. Requests that
+    no eligible worker could ever hold are parked until one comes: they
     cost a pass nothing. A pass goes on until no free procs are left or
     nothing queued could use them. A plain class: no threads, no I/O, no
     clock.
@@ -30,10 +30,10 @@ extern "C" {
 
 typedef struct _drover_sched_t drover_sched_t;
 
-//  A machine as WORKER TABLE shows it; pointers are borrowed and valid
-//  until the machine next changes
+//  A worker as WORKER TABLE shows it; pointers are borrowed and valid
+//  until the worker next changes
 typedef struct {
-    const char *id;             //  machine (worker) id
+    const char *id;             //  worker id
     uint32_t procs;             //  procs it offers
     uint32_t procs_used;        //  procs taken by assigned tasks
     uint64_t mem;               //  memory it offers, bytes
@@ -49,14 +49,14 @@ typedef struct {
 } drover_sched_view_t;
 
 //  Called once for each placement a pass makes
-typedef void (drover_sched_assign_fn) (uint64_t task, const char *machine, void *arg);
+typedef void (drover_sched_assign_fn) (uint64_t task, const char *worker, void *arg);
 
-//  Called once for each task a removed machine had assigned
+//  Called once for each task a removed worker had assigned
 typedef void (drover_sched_task_fn) (uint64_t task, void *arg);
 
 //  Create an empty queue; a pass looks past at most max_shelve unfit requests
 //  (each reservation it makes counts one; requests set aside until a
-//  machine or a reservation frees, and those holding a reservation, none)
+//  worker or a reservation frees, and those holding a reservation, none)
 drover_sched_t *
     drover_sched_new (uint32_t max_shelve);
 
@@ -68,35 +68,35 @@ void
 void
     drover_sched_set_max_shelve (drover_sched_t *self, uint32_t max_shelve);
 
-//  Add a machine, or update the procs, memory and labels of a known one
+//  Add a worker, or update the procs, memory and labels of a known one
 //  (keeping its assignments, admin setting and probation). labels: "k=v"
 //  joined by "\n", or "" / NULL. Returns 0 if added, 1 if updated.
 int
-    drover_sched_add_machine (drover_sched_t *self, const char *id, uint32_t procs,
-                              uint64_t mem, const char *labels);
+    drover_sched_add_worker (drover_sched_t *self, const char *id, uint32_t procs,
+                             uint64_t mem, const char *labels);
 
-//  Remove a machine and forget what was assigned to it, calling fn (may be
+//  Remove a worker and forget what was assigned to it, calling fn (may be
 //  NULL) for each such task. Returns how many it had, or -1 if unknown.
 int
-    drover_sched_remove_machine (drover_sched_t *self, const char *id,
-                                 drover_sched_task_fn *fn, void *arg);
+    drover_sched_remove_worker (drover_sched_t *self, const char *id,
+                                drover_sched_task_fn *fn, void *arg);
 
-//  Set a machine's admin setting (drover_admin_t). Returns 0, or -1 if the
-//  machine is unknown or the value is not an admin setting.
+//  Set a worker's admin setting (drover_admin_t). Returns 0, or -1 if the
+//  worker is unknown or the value is not an admin setting.
 int
     drover_sched_set_admin (drover_sched_t *self, const char *id, int admin);
 
 //  Set the free disk (bytes, of the work directory's filesystem, as the
-//  machine's stats say) under which a machine takes nothing new; 0 = no
-//  floor (the default). A machine whose stats have no disk is never held.
+//  worker's stats say) under which a worker takes nothing new; 0 = no
+//  floor (the default). A worker whose stats have no disk is never held.
 void
     drover_sched_set_min_disk_free (drover_sched_t *self, uint64_t bytes);
 
-//  Put a machine on probation or take it off. Returns 0, or -1 if unknown.
+//  Put a worker on probation or take it off. Returns 0, or -1 if unknown.
 int
     drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation);
 
-//  Keep a machine's last stats for WORKER TABLE, and hold it from new work
+//  Keep a worker's last stats for WORKER TABLE, and hold it from new work
 //  while they say its free disk is under the floor. Returns 0, or -1 if
 //  unknown.
 int
@@ -114,7 +114,7 @@ int
     drover_sched_remove (drover_sched_t *self, uint64_t task);
 
 //  Give back an assigned task's procs and memory. Returns the id of the
-//  machine it held (borrowed), or NULL if it held none.
+//  worker it held (borrowed), or NULL if it held none.
 const char *
     drover_sched_free (drover_sched_t *self, uint64_t task);
 
@@ -127,7 +127,7 @@ int
 bool
     drover_sched_queued (drover_sched_t *self, uint64_t task);
 
-//  Return the machine a task is assigned to (borrowed), or NULL
+//  Return the worker a task is assigned to (borrowed), or NULL
 const char *
     drover_sched_assigned (drover_sched_t *self, uint64_t task);
 
@@ -135,25 +135,25 @@ const char *
 size_t
     drover_sched_size (drover_sched_t *self);
 
-//  Return how many machines are known
+//  Return how many workers are known
 size_t
-    drover_sched_machines (drover_sched_t *self);
+    drover_sched_workers (drover_sched_t *self);
 
-//  Return true if the machine is known and has nothing assigned
+//  Return true if the worker is known and has nothing assigned
 bool
     drover_sched_idle (drover_sched_t *self, const char *id);
 
-//  Fill view with a machine's state. Returns 0, or -1 if unknown.
+//  Fill view with a worker's state. Returns 0, or -1 if unknown.
 int
     drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *view);
 
-//  Return the first known machine's id (borrowed) in order of arrival, or
-//  NULL; then iterate with drover_sched_next. Adding or removing machines
+//  Return the first known worker's id (borrowed) in order of arrival, or
+//  NULL; then iterate with drover_sched_next. Adding or removing workers
 //  ends the iteration.
 const char *
     drover_sched_first (drover_sched_t *self);
 
-//  Return the next machine's id (borrowed), or NULL at the end
+//  Return the next worker's id (borrowed), or NULL at the end
 const char *
     drover_sched_next (drover_sched_t *self);
 

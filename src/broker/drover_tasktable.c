@@ -702,13 +702,13 @@ s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char
         s_requeue (self, task, worker, reason);
 }
 
-//  The current attempt failed because of its machine (an offer it did not
-//  acknowledge, a spawn the machine could not do), not because of the
+//  The current attempt failed because of the worker's host (an offer it
+//  did not acknowledge, a spawn the host could not do), not because of the
 //  task: put the worker on probation, then queue the task again without
 //  using up its retries or lost-retries. The FAILURE comes first, so schedq
 //  holds the worker back before it places the requeued task (ACTORS.md).
 static void
-s_machine_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
+s_host_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
 {
     s_worker_t *worker = task->worker;
     assert (worker);
@@ -1066,7 +1066,7 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
         //  The worker could not start it for want of something of its own
         char text [DROVER_REASON_MAX + 1];
         snprintf (text, sizeof text, "machine failed: %s", msg->reason? msg->reason: "");
-        s_machine_failed (self, task, text);
+        s_host_failed (self, task, text);
         return DROVER_CODE_OK;
     }
     s_detach (task);
@@ -1208,7 +1208,7 @@ drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
             return ack->deadline;
         s_ring_pop (&self->acks);
         s_kill (self, task->worker, task->id, task->attempt);
-        s_machine_failed (self, task, "ack timeout");
+        s_host_failed (self, task, "ack timeout");
     }
     return -1;
 }

@@ -46,7 +46,7 @@ typedef enum {
     DROVER_ACTION_DEQUEUE = 2,      //  schedq: DEQUEUE task
     DROVER_ACTION_FREE = 3,         //  schedq: FREE task
     DROVER_ACTION_SUCCESS = 4,      //  probation: SUCCESS worker
-    DROVER_ACTION_FAILURE = 5,      //  the machine failed: probation FAILURE and schedq PROBATION
+    DROVER_ACTION_FAILURE = 5,      //  the host failed: probation FAILURE and schedq PROBATION
     DROVER_ACTION_OFFER = 6,        //  SEND TASK OFFER to route (worker)
     DROVER_ACTION_KILL = 7,         //  SEND TASK KILL task attempt to route (worker)
     DROVER_ACTION_DONE = 8,         //  SEND TASK DONE to route (a waiter), echoing seq

@@ -28,7 +28,7 @@ typedef struct {
     uint32_t max_shelve;        //  schedq/max-shelve: unfit requests one pass looks past
     uint32_t min_disk_free;     //  schedq/min-disk-free: MiB free under which a worker gets no work
     uint32_t ack_timeout;       //  assign/ack-timeout: msec for a worker to take an offer
-    uint32_t lost_retries;      //  assign/lost-retries: machine losses a task survives
+    uint32_t lost_retries;      //  assign/lost-retries: worker losses a task survives
     uint32_t max_queued;        //  assign/max-queued: tasks not yet final, at most
     uint32_t max_queued_bytes;  //  assign/max-queued-bytes: their bodies and labels, at most
     uint32_t keep_finished;     //  assign/keep-finished: finished tasks remembered
