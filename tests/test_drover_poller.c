@@ -1,13 +1,16 @@
 /*  =========================================================================
     test_drover_poller - the poller wakes for input that comes while its
     sockets are drained, never sleeps while one may hold unread input, and
-    drover_pipe_read / drover_pipe_flush keep its flags as the rules say
+    drover_pipe_read / drover_pipe_flush keep its flags as the rules say;
+    it watches plain fds beside the sockets for one wait, and a slot takes
+    a socket destroyed and created again
     =========================================================================
 */
 
 #include "testutil.h"
 #include "drover_pipe.h"
 #include "drover_poller.h"
+#include <unistd.h>
 
 #define S_WAIT_MAX      5000    //  msec a test waits for an event at most
 
@@ -136,6 +139,152 @@ test_pipe_then_link (void **state)
     zsock_destroy (&pipe);
 }
 
+//  Read every message the socket at index holds, as the poller's callers
+//  do: until EAGAIN, then mark it drained. Returns how many were read.
+static int
+s_drain (drover_poller_t *poller, size_t index, zsock_t *sock)
+{
+    int count = 0;
+    while (true) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        int rc = zmq_msg_recv (&frame, zsock_resolve (sock), ZMQ_DONTWAIT);
+        zmq_msg_close (&frame);
+        if (rc == -1)
+            break;
+        count++;
+    }
+    assert_int_equal (zmq_errno (), EAGAIN);
+    drover_poller_drained (poller, index);
+    return count;
+}
+
+//  Return true if a wait of msec slept about that long
+static bool
+s_wait_sleeps (drover_poller_t *poller, int msec)
+{
+    int64_t started = zclock_mono ();
+    assert_int_equal (drover_poller_wait (poller, msec), 0);
+    return zclock_mono () - started >= msec * 4 / 5;
+}
+
+//  A plain fd listed for a wait is watched beside the sockets, its item's
+//  revents say what poll(2) saw, as zmq_poll would; it is watched in that
+//  wait only, an unused item (fd -1) not at all, and the room grows
+static void
+test_watches_plain_fds (void **state)
+{
+    zsock_t *reader = zsock_new_pair ("@inproc://test-poller-plain");
+    zsock_t *writer = zsock_new_pair (">inproc://test-poller-plain");
+    drover_poller_t *poller = drover_poller_new ();
+    drover_poller_add (poller, reader);
+    assert_int_equal (s_drain (poller, 0, reader), 0);
+    int fds [2];
+    assert_int_equal (pipe (fds), 0);
+
+    //  Nothing written: the wait sleeps its time, and says nothing
+    zmq_pollitem_t *items = drover_poller_items (poller, 2);
+    assert_non_null (items);
+    assert_int_equal (items [0].fd, -1);
+    assert_int_equal (items [1].fd, -1);
+    items [0] = (zmq_pollitem_t) { NULL, fds [0], ZMQ_POLLIN, 0 };
+    assert_true (s_wait_sleeps (poller, 50));
+    assert_int_equal (items [0].revents, 0);
+    assert_int_equal (items [1].revents, 0);
+
+    //  A byte written wakes the wait, and shows on its item only
+    assert_int_equal (write (fds [1], "x", 1), 1);
+    items = drover_poller_items (poller, 2);
+    items [1] = (zmq_pollitem_t) { NULL, fds [0], ZMQ_POLLIN, 0 };
+    assert_false (s_wait_sleeps (poller, S_WAIT_MAX));
+    assert_int_equal (items [0].revents, 0);
+    assert_int_equal (items [1].revents, ZMQ_POLLIN);
+    assert_false (drover_poller_readable (poller, 0));      //  the socket got nothing
+
+    //  Not listed again, the fd is not watched, though it is still ready
+    assert_true (s_wait_sleeps (poller, 50));
+
+    //  Many items: the room grows; the last one's fd still wakes the wait
+    size_t many = DROVER_POLLER_MAX * 8;
+    items = drover_poller_items (poller, many);
+    for (size_t index = 0; index < many - 1; index++)
+        assert_int_equal (items [index].fd, -1);
+    items [many - 1] = (zmq_pollitem_t) { NULL, fds [0], ZMQ_POLLIN, 0 };
+    assert_false (s_wait_sleeps (poller, S_WAIT_MAX));
+    assert_int_equal (items [many - 1].revents, ZMQ_POLLIN);
+    assert_int_equal (items [0].revents, 0);
+
+    //  A socket still wakes a wait that watches plain fds (none ready)
+    char byte;
+    assert_int_equal (read (fds [0], &byte, 1), 1);
+    items = drover_poller_items (poller, 1);
+    items [0] = (zmq_pollitem_t) { NULL, fds [0], ZMQ_POLLIN, 0 };
+    zstr_send (writer, "PING");
+    assert_false (s_wait_sleeps (poller, S_WAIT_MAX));
+    assert_true (drover_poller_readable (poller, 0));
+    assert_int_equal (items [0].revents, 0);
+    assert_int_equal (s_drain (poller, 0, reader), 1);
+
+    //  The writer closed: the item says so, as zmq_poll would (POLLHUP)
+    close (fds [1]);
+    items = drover_poller_items (poller, 1);
+    items [0] = (zmq_pollitem_t) { NULL, fds [0], ZMQ_POLLIN, 0 };
+    assert_false (s_wait_sleeps (poller, S_WAIT_MAX));
+    assert_true (items [0].revents & ZMQ_POLLERR);
+
+    close (fds [0]);
+    drover_poller_destroy (&poller);
+    zsock_destroy (&writer);
+    zsock_destroy (&reader);
+}
+
+//  A slot added empty is never readable nor watched; drover_poller_set
+//  fills it with a socket that starts unread, empties it as the socket is
+//  destroyed, and takes the one created in its place (the worker's DEALER
+//  on each reconnect)
+static void
+test_set_replaces_socket (void **state)
+{
+    drover_poller_t *poller = drover_poller_new ();
+    assert_int_equal (drover_poller_add (poller, NULL), 0);
+    assert_false (drover_poller_readable (poller, 0));
+    assert_true (s_wait_sleeps (poller, 50));
+    assert_false (drover_poller_readable (poller, 0));
+
+    zsock_t *reader = zsock_new_pair ("@inproc://test-poller-set-1");
+    zsock_t *writer = zsock_new_pair (">inproc://test-poller-set-1");
+    drover_poller_set (poller, 0, reader);
+    assert_true (drover_poller_readable (poller, 0));
+    assert_int_equal (s_drain (poller, 0, reader), 0);
+    zstr_send (writer, "PING");
+    assert_true (s_wait_readable (poller, 0));
+    assert_int_equal (s_drain (poller, 0, reader), 1);
+
+    //  The socket goes: the slot is empty again, a wait sleeps
+    drover_poller_set (poller, 0, NULL);
+    zsock_destroy (&writer);
+    zsock_destroy (&reader);
+    assert_false (drover_poller_readable (poller, 0));
+    assert_true (s_wait_sleeps (poller, 50));
+    assert_false (drover_poller_readable (poller, 0));
+
+    //  Created again: watched from the start, unread until drained
+    reader = zsock_new_pair ("@inproc://test-poller-set-2");
+    writer = zsock_new_pair (">inproc://test-poller-set-2");
+    drover_poller_set (poller, 0, reader);
+    assert_true (drover_poller_readable (poller, 0));
+    assert_false (s_wait_sleeps (poller, S_WAIT_MAX));
+    assert_int_equal (s_drain (poller, 0, reader), 0);
+    assert_true (s_wait_sleeps (poller, 50));
+    zstr_send (writer, "PONG");
+    assert_true (s_wait_readable (poller, 0));
+    assert_int_equal (s_drain (poller, 0, reader), 1);
+
+    drover_poller_destroy (&poller);
+    zsock_destroy (&writer);
+    zsock_destroy (&reader);
+}
+
 int
 main (void)
 {
@@ -143,6 +292,8 @@ main (void)
         cmocka_unit_test (test_wakes_on_input),
         cmocka_unit_test (test_never_sleeps_on_unread),
         cmocka_unit_test (test_pipe_then_link),
+        cmocka_unit_test (test_watches_plain_fds),
+        cmocka_unit_test (test_set_replaces_socket),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /*  =========================================================================
     drover_poller - waits on a few ZeroMQ sockets with one poll(2) on their
-    ZMQ_FDs (see the header for why, and the rules the caller keeps)
+    ZMQ_FDs, and on plain fds beside them (see the header for why, and the
+    rules the caller keeps)
     =========================================================================
 */
 
@@ -8,9 +9,12 @@
 #include <poll.h>
 
 struct _drover_poller_t {
-    size_t count;                               //  sockets watched
-    struct pollfd fds [DROVER_POLLER_MAX];      //  their ZMQ_FDs
+    size_t count;                               //  socket slots
     bool unread [DROVER_POLLER_MAX];            //  may hold input no fd will signal
+    struct pollfd *fds;                         //  the slots' ZMQ_FDs (-1: empty), then the plain fds
+    zmq_pollitem_t *items;                      //  plain fds for the next wait, the caller's to fill
+    size_t nitems;                              //  items in use, 0 after a wait
+    size_t items_alloc;                         //  room in items, and in fds past the slots
 };
 
 
@@ -21,6 +25,7 @@ drover_poller_t *
 drover_poller_new (void)
 {
     drover_poller_t *self = (drover_poller_t *) zmalloc (sizeof (drover_poller_t));
+    self->fds = (struct pollfd *) zmalloc (DROVER_POLLER_MAX * sizeof (struct pollfd));
     return self;
 }
 
@@ -32,37 +37,92 @@ void
 drover_poller_destroy (drover_poller_t **self_p)
 {
     assert (self_p);
-    free (*self_p);
+    drover_poller_t *self = *self_p;
+    if (!self)
+        return;
+    free (self->fds);
+    free (self->items);
+    free (self);
     *self_p = NULL;
 }
 
 
 //  --------------------------------------------------------------------------
-//  Watch a socket; returns its index
+//  Watch a socket (or keep the slot empty); returns its index
 
 size_t
 drover_poller_add (drover_poller_t *self, zsock_t *sock)
 {
-    assert (self && sock);
+    assert (self);
     assert (self->count < DROVER_POLLER_MAX);
     size_t index = self->count++;
-    self->fds [index] = (struct pollfd) { zsock_fd (sock), POLLIN, 0 };
-    self->unread [index] = true;
+    drover_poller_set (self, index, sock);
     return index;
 }
 
 
 //  --------------------------------------------------------------------------
-//  Wait until some socket may hold input, or msec pass
+//  Watch sock at index instead, or nothing if NULL
+
+void
+drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock)
+{
+    assert (self && index < self->count);
+    self->fds [index] = (struct pollfd) { sock? zsock_fd (sock): -1, POLLIN, 0 };
+    self->unread [index] = sock != NULL;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Watch plain fds in the next wait: room for count items, unwatched
+
+zmq_pollitem_t *
+drover_poller_items (drover_poller_t *self, size_t count)
+{
+    assert (self);
+    if (count > self->items_alloc) {
+        self->items_alloc = count * 2;
+        self->items = (zmq_pollitem_t *) realloc (self->items,
+                                                  self->items_alloc * sizeof (zmq_pollitem_t));
+        self->fds = (struct pollfd *) realloc (self->fds, (DROVER_POLLER_MAX + self->items_alloc)
+                                                          * sizeof (struct pollfd));
+        assert (self->items && self->fds);
+    }
+    for (size_t index = 0; index < count; index++)
+        self->items [index] = (zmq_pollitem_t) { NULL, -1, 0, 0 };
+    self->nitems = count;
+    return self->items;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Wait until some socket may hold input, a plain fd is ready, or msec pass
 
 int
 drover_poller_wait (drover_poller_t *self, int msec)
 {
     assert (self);
-    for (size_t index = 0; index < self->count; index++)
+    bool news = self->nitems > 0;       //  could a poll tell anything we do not know
+    for (size_t index = 0; index < self->count; index++) {
         if (self->unread [index])
             msec = 0;           //  still look at the others, but do not sleep
-    int rc = poll (self->fds, (nfds_t) self->count, msec);
+        else
+        if (self->fds [index].fd != -1)
+            news = true;
+    }
+    if (msec == 0 && !news)
+        return 0;               //  every socket gets read anyway: spare the poll(2)
+    size_t nitems = self->nitems;
+    self->nitems = 0;           //  plain fds are watched for one wait
+    struct pollfd *plain = self->fds + self->count;
+    for (size_t index = 0; index < nitems; index++)
+        plain [index] = (struct pollfd) { self->items [index].fd, POLLIN, 0 };
+    int rc = poll (self->fds, (nfds_t) (self->count + nitems), msec);
+    for (size_t index = 0; index < nitems; index++) {
+        short revents = rc > 0? plain [index].revents: 0;
+        self->items [index].revents = (short) ((revents & POLLIN? ZMQ_POLLIN: 0)
+                                    | (revents & (POLLERR | POLLHUP | POLLNVAL)? ZMQ_POLLERR: 0));
+    }
     if (rc == -1)
         return (errno == EINTR && zsys_interrupted)? -1: 0;
     for (size_t index = 0; rc > 0 && index < self->count; index++)

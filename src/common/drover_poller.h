@@ -1,6 +1,10 @@
 /*  =========================================================================
     drover_poller - waits on a few ZeroMQ sockets with one poll(2) on their
-    ZMQ_FDs
+    ZMQ_FDs, and on plain fds beside them
+
+    The one poller of the project: the broker's main and its actors, the
+    worker (its DEALER, its actor pipe and its children's pipes and
+    pidfds) and the client (its DEALER) each sleep in one.
 
     zmq_poll (and so zpoller) asks every socket for ZMQ_EVENTS before it
     sleeps and again after it wakes, and each ask costs a poll(2) and a
@@ -18,6 +22,11 @@
         drover_poller_readable   the flag: read the socket with ZMQ_DONTWAIT
         drover_poller_drained    a read said EAGAIN: clear the flag
         drover_poller_sent       a send went out on it: set the flag
+
+    A socket destroyed and created again (the worker's DEALER on each
+    reconnect) takes its slot back with drover_poller_set. Plain fds (pipes,
+    pidfds) are level-triggered and need no flags: the caller lists them
+    for one wait with drover_poller_items and reads their revents after.
 
     One owner thread, like the sockets it watches; the sockets are borrowed.
     =========================================================================
@@ -46,13 +55,30 @@ void
     drover_poller_destroy (drover_poller_t **self_p);
 
 //  Watch a socket (borrowed); returns its index, 0 for the first added.
-//  It starts as holding unread input.
+//  It starts as holding unread input. A NULL sock keeps the slot empty
+//  (never readable) until drover_poller_set fills it.
 size_t
     drover_poller_add (drover_poller_t *self, zsock_t *sock);
 
-//  Wait up to msec (-1: no limit) until some socket may hold input; do
-//  not sleep at all if one already may. Returns 0, or -1 if interrupted
-//  by a signal while zsys_interrupted is set.
+//  Watch sock (borrowed) at index instead of what was there, or nothing if
+//  NULL: call it as the socket there is destroyed, and again when one is
+//  created in its place. A new socket starts as holding unread input.
+void
+    drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock);
+
+//  Watch plain fds too, in the next wait only: returns room for count
+//  items, each { NULL, -1, 0, 0 } (an fd of -1 is not watched), that the
+//  caller fills with { NULL, fd, ZMQ_POLLIN, 0 }. After that wait their
+//  revents say ZMQ_POLLIN and/or ZMQ_POLLERR as zmq_poll would (all 0 if
+//  the wait was interrupted). The room is the poller's, valid until the
+//  next call of this function.
+zmq_pollitem_t *
+    drover_poller_items (drover_poller_t *self, size_t count);
+
+//  Wait up to msec (-1: no limit) until some socket may hold input or a
+//  plain fd is ready; do not sleep at all if a socket already may hold
+//  input. Returns 0, or -1 if interrupted by a signal while
+//  zsys_interrupted is set.
 int
     drover_poller_wait (drover_poller_t *self, int msec);
 
