@@ -18,18 +18,17 @@
 
     A system call costs about a microsecond on the machines we measure,
     more than handling a message, so s_receive reads with ZMQ_DONTWAIT
-    until the socket is empty and only then sleeps, in one poll(2) on the
-    socket's ZMQ_FD; zmq_poll would add a poll and a getpid per ZMQ_EVENTS
-    it asks, two before and two after sleeping. The ZMQ_FD signals news
-    only once a read found the socket empty, and a send may take that
-    signal in: so s_receive always reads first, and sleeps only right
-    after an EAGAIN.
+    until the socket is empty and only then sleeps, in a drover_poller
+    (one poll(2) on the socket's ZMQ_FD, as the broker and the worker
+    sleep): its ZMQ_FD signals news only once a read found the socket
+    empty, and a send may take that signal in, so every read that says
+    EAGAIN marks the socket drained and every send marks it sent.
     =========================================================================
 */
 
 #include "drover_client.h"
+#include "drover_poller.h"
 #include <errno.h>
-#include <poll.h>
 
 //  Most messages handled per s_receive call after the first
 #define S_BATCH             4096
@@ -37,6 +36,8 @@
 #define S_PROGRESS_EVERY    100
 //  Messages queued towards us before the broker's ROUTER drops them
 #define S_RCVHWM            1000000
+//  The dealer's index in the poller
+#define S_DEALER_AT         0
 
 //  One async submit waiting for its reply
 typedef struct {
@@ -72,7 +73,7 @@ struct _drover_client_t {
     char *endpoint;             //  broker ROUTER endpoint
     zsock_t *dealer;            //  our one socket to the broker
     void *handle;               //  its libzmq handle, for zmq_msg_recv
-    int fd;                     //  its ZMQ_FD: readable when news came after an EAGAIN
+    drover_poller_t *poller;    //  the dealer, at S_DEALER_AT
     int timeout;                //  msec for a reply
     int resend;                 //  msec of silence before WAIT goes again
     uint32_t seq;               //  last request seq used
@@ -163,7 +164,8 @@ drover_client_new (const char *endpoint)
         return NULL;    //  not an endpoint ZeroMQ understands
     }
     self->handle = zsock_resolve (self->dealer);
-    self->fd = zsock_fd (self->dealer);
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, self->dealer);
     return self;
 }
 
@@ -175,6 +177,7 @@ drover_client_destroy (drover_client_t **self_p)
     drover_client_t *self = *self_p;
     if (!self)
         return;
+    drover_poller_destroy (&self->poller);
     zsock_destroy (&self->dealer);
     drover_msg_destroy (&self->inbox);
     drover_msg_destroy (&self->reply);
@@ -294,7 +297,9 @@ s_send (drover_client_t *self, drover_msg_t *request)
                      drover_msg_name (request->id));
         return -1;
     }
-    if (zframe_send (&frame, self->dealer, 0) == -1) {
+    int rc = zframe_send (&frame, self->dealer, 0);
+    drover_poller_sent (self->poller, S_DEALER_AT);    //  it may have taken in the read signal
+    if (rc == -1) {
         zframe_destroy (&frame);
         if (zsys_interrupted)
             s_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
@@ -307,7 +312,8 @@ s_send (drover_client_t *self, drover_msg_t *request)
 }
 
 //  Receive one frame if there is one (flags: ZMQ_DONTWAIT) and dispatch it.
-//  Returns 1 if a frame was taken, 0 if none was there.
+//  Returns 1 if a frame was taken, 0 if none was there (the socket is
+//  drained: its ZMQ_FD signals what comes).
 static int
 s_receive_one (drover_client_t *self)
 {
@@ -315,6 +321,7 @@ s_receive_one (drover_client_t *self)
     zmq_msg_init (&frame);
     if (zmq_msg_recv (&frame, self->handle, ZMQ_DONTWAIT) == -1) {
         zmq_msg_close (&frame);
+        drover_poller_drained (self->poller, S_DEALER_AT);
         return 0;
     }
     self->received++;
@@ -351,18 +358,11 @@ s_receive (drover_client_t *self, int msec)
 {
     if (zsys_interrupted)
         return -1;
-    int count = s_receive_one (self);
-    if (count == 0 && msec != 0) {
-        //  That read found the socket empty: its ZMQ_FD signals what comes
-        struct pollfd item = { self->fd, POLLIN, 0 };
-        int rc = poll (&item, 1, msec);
-        if (rc == -1)
-            return (errno == EINTR && !zsys_interrupted)? 0: -1;
-        if (rc == 0)
-            return 0;
-        count = s_receive_one (self);
-    }
-    while (count > 0 && count < S_BATCH && s_receive_one (self))
+    if (drover_poller_wait (self->poller, msec) == -1)
+        return -1;
+    int count = 0;
+    while (count < S_BATCH && drover_poller_readable (self->poller, S_DEALER_AT)
+    &&     s_receive_one (self))
         count++;
     return count;
 }
