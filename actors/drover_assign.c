@@ -335,20 +335,6 @@ s_route_valid (zframe_t *route)
     return route && zframe_size (route) >= 1 && zframe_size (route) <= 255;
 }
 
-//  MSG route(f) msg(p): we own msg from here on
-static void
-s_handle_msg (self_t *self, zmsg_t *msg)
-{
-    zframe_t *route = zmsg_pop (msg);
-    drover_msg_t *request = drover_pipe_pop_msg (msg);
-    if (s_route_valid (route))
-        s_handle_request (self, zframe_data (route), zframe_size (route), request);
-    else
-        zsys_error ("assign: MSG with a route of %zu bytes", route? zframe_size (route): 0);
-    drover_msg_destroy (&request);
-    zframe_destroy (&route);
-}
-
 //  ASSIGN [task(8) worker(s)]...: offer each placed task, or give back
 //  what can no longer run
 static void
@@ -437,7 +423,8 @@ s_handle_configure (self_t *self, zmsg_t *msg)
     drover_tasktable_set_max_kept_bytes (self->table, (size_t) drover_pipe_pop_number (msg));
 }
 
-//  Handle one command from the pipe (drover_outbox_receive calls this)
+//  Handle one control command from the pipe or the link (drover_outbox_receive
+//  calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
 {
@@ -446,9 +433,6 @@ s_handle_command (void *arg, zmsg_t *msg)
     drover_pipe_pop_text (msg, command, sizeof command);
     if (self->verbose)
         zsys_debug ("assign: command=%s", command);
-    if (streq (command, "MSG"))
-        s_handle_msg (self, msg);
-    else
     if (streq (command, "ASSIGN"))
         s_handle_assign (self, msg);
     else
@@ -483,8 +467,8 @@ s_handle_record (void *arg, drover_record_t *record)
     self_t *self = (self_t *) arg;
     if (self->verbose)
         zsys_debug ("assign: command=%s", drover_record_word (record));
-    if (record->kind == DROVER_RECORD_MSG && record->route_size > 0)
-        s_handle_request (self, record->route, record->route_size, record->msg);
+    if (record->kind == DROVER_RECORD_MSG)
+        s_handle_request (self, drover_record_route (record), record->route_size, record->msg);
     else {
         zsys_error ("assign: unexpected record=%s", drover_record_word (record));
         assert (false);         //  the vocabulary is in ACTORS.md

@@ -317,7 +317,7 @@ s_handle_heard (self_t *self, const char *id, zframe_t *route)
 //  ---------------------------------------------------------------------
 //  The loop
 
-//  Handle one command from the pipe (drover_outbox_receive calls this)
+//  Handle one control command from the pipe (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
 {
@@ -326,15 +326,6 @@ s_handle_command (void *arg, zmsg_t *msg)
     assert (command);
     if (self->verbose)
         zsys_debug ("health: command=%s", command);
-    if (streq (command, "MSG")) {
-        zframe_t *route = zmsg_pop (msg);
-        drover_msg_t *wire = drover_pipe_pop_msg (msg);
-        assert (route);
-        s_handle_wire (self, route, wire);
-        drover_msg_destroy (&wire);
-        zframe_destroy (&route);
-    }
-    else
     if (streq (command, "HEARD")) {
         char *worker = zmsg_popstr (msg);
         zframe_t *route = zmsg_pop (msg);
@@ -374,7 +365,7 @@ s_handle_record (void *arg, drover_record_t *record)
     if (self->verbose)
         zsys_debug ("health: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_MSG) {
-        zframe_t *route = zframe_new (record->route, record->route_size);
+        zframe_t *route = zframe_new (drover_record_route (record), record->route_size);
         s_handle_wire (self, route, record->msg);
         zframe_destroy (&route);
     }

@@ -314,10 +314,9 @@ s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
         s_cut_rows (table, table->nrows / 2);   //  our estimate was short: halve
         payload = drover_msg_encode (table);
     }
-    if (payload) {
-        drover_outbox_say (self->outbox, "sffs", "SEND", route, payload, "");
-        zframe_destroy (&payload);
-    }
+    if (payload)
+        drover_outbox_say_send (self->outbox, zframe_data (route), zframe_size (route), &payload,
+                                "");
     else
         zsys_error ("schedq: cannot encode WORKER TABLE");
     drover_msg_destroy (&table);
@@ -362,19 +361,6 @@ s_queue (self_t *self, uint64_t task, int32_t priority, uint32_t procs, uint64_t
                       task, procs);
 }
 
-//  QUEUE said as a message (by a test, or with labels too long for a record)
-static void
-s_handle_queue (self_t *self, zmsg_t *msg)
-{
-    uint64_t task = drover_pipe_pop_number (msg);
-    int32_t priority = (int32_t) drover_pipe_pop_number (msg);
-    uint32_t procs = (uint32_t) drover_pipe_pop_number (msg);
-    uint64_t mem = drover_pipe_pop_number (msg);
-    char *labels = drover_pipe_pop_string (msg);
-    s_queue (self, task, priority, procs, mem, labels);
-    zstr_free (&labels);
-}
-
 //  FREE: the task's attempt ended; give back its capacity
 static void
 s_handle_free (self_t *self, uint64_t task)
@@ -412,7 +398,8 @@ s_schedule (self_t *self)
     zmsg_destroy (&self->assign);
 }
 
-//  Handle one command from the pipe (drover_outbox_receive calls this)
+//  Handle one control command from the pipe or the link (drover_outbox_receive
+//  calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
 {
@@ -421,12 +408,6 @@ s_handle_command (void *arg, zmsg_t *msg)
     assert (command);
     if (self->verbose)
         zsys_debug ("schedq: command=%s", command);
-    if (streq (command, "QUEUE"))
-        s_handle_queue (self, msg);
-    else
-    if (streq (command, "FREE"))
-        s_handle_free (self, drover_pipe_pop_number (msg));
-    else
     if (streq (command, "DEQUEUE"))
         drover_sched_remove (self->sched, drover_pipe_pop_number (msg));
     else
@@ -444,15 +425,6 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "CLEARED"))
         s_handle_probation (self, msg, false);
-    else
-    if (streq (command, "MSG")) {
-        zframe_t *route = zmsg_pop (msg);
-        drover_msg_t *wire = drover_pipe_pop_msg (msg);
-        assert (route);
-        s_handle_wire (self, route, wire);
-        drover_msg_destroy (&wire);
-        zframe_destroy (&route);
-    }
     else
     if (streq (command, "CONFIGURE")) {
         drover_sched_set_max_shelve (self->sched, (uint32_t) drover_pipe_pop_number (msg));
@@ -485,13 +457,13 @@ s_handle_record (void *arg, drover_record_t *record)
         zsys_debug ("schedq: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_QUEUE)
         s_queue (self, record->task, record->priority, record->procs, record->mem,
-                 record->labels);
+                 drover_record_labels (record));
     else
     if (record->kind == DROVER_RECORD_FREE)
         s_handle_free (self, record->task);
     else
     if (record->kind == DROVER_RECORD_MSG) {
-        zframe_t *route = zframe_new (record->route, record->route_size);
+        zframe_t *route = zframe_new (drover_record_route (record), record->route_size);
         s_handle_wire (self, route, record->msg);
         zframe_destroy (&route);
     }

@@ -30,9 +30,7 @@ s_actor_new (uint32_t ack_timeout)
 static void
 s_hand (zactor_t *actor, const byte *route, size_t route_size, drover_msg_t *msg)
 {
-    zframe_t *frame = zframe_new (route, route_size);
-    zsock_send (actor, "sfp", "MSG", frame, msg);
-    zframe_destroy (&frame);
+    testutil_hand_bytes (actor, route, route_size, msg);
 }
 
 //  Expect a command whose frames, read as text, are the given strings

@@ -15,7 +15,7 @@ typedef struct {
     drover_msg_t *msg;          //  the message a MSG handed off, if any
 } s_seen_t;
 
-//  Record one command's word; take a MSG's message
+//  Record one control command's word
 static void
 s_record (void *arg, zmsg_t *command)
 {
@@ -25,12 +25,21 @@ s_record (void *arg, zmsg_t *command)
     if (seen->calls++)
         strcat (seen->words, " ");
     strcat (seen->words, word);
-    if (streq (word, "MSG")) {
-        zframe_t *route = zmsg_pop (command);
-        seen->msg = drover_pipe_pop_msg (command);
-        zframe_destroy (&route);
-    }
     zstr_free (&word);
+}
+
+//  Record one record's word; take a MSG's message
+static void
+s_record_kept (void *arg, drover_record_t *record)
+{
+    s_seen_t *seen = (s_seen_t *) arg;
+    if (seen->calls++)
+        strcat (seen->words, " ");
+    strcat (seen->words, drover_record_word (record));
+    if (record->kind == DROVER_RECORD_MSG) {
+        seen->msg = record->msg;
+        record->msg = NULL;
+    }
 }
 
 //  Keep a copy of the one command received
@@ -38,20 +47,6 @@ static void
 s_keep (void *arg, zmsg_t *command)
 {
     *(zmsg_t **) arg = zmsg_dup (command);
-}
-
-//  Copies of every command received, in order
-typedef struct {
-    zmsg_t **copies;            //  where the copies go
-    size_t count;               //  copies made
-} s_keep_t;
-
-//  Keep a copy of each command received
-static void
-s_keep_all (void *arg, zmsg_t *command)
-{
-    s_keep_t *keep = (s_keep_t *) arg;
-    keep->copies [keep->count++] = zmsg_dup (command);
 }
 
 //  Several commands in one turn arrive as one message, in order, with
@@ -66,11 +61,14 @@ test_batch_in_order (void **state)
     drover_outbox_t *outbox = drover_outbox_new ();
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);     //  empty: nothing sent
     for (int index = 0; index < 40; index++)            //  past the first allocation
-        drover_outbox_say (outbox, "s8i", "QUEUE", (uint64_t) index, -index);
+        if (index % 2)
+            drover_outbox_say_queue (outbox, (uint64_t) index, -index, 1, 0, NULL);
+        else
+            drover_outbox_say (outbox, "s8i", "QUEUE", (uint64_t) index, -index);
     drover_msg_t *handed = drover_msg_new (DROVER_MSG_TASK_CANCEL);
-    zframe_t *route = zframe_new ("r1", 2);
-    drover_outbox_say (outbox, "sfp", "MSG", route, handed);
-    zframe_destroy (&route);
+    drover_msg_t *handing = handed;
+    drover_outbox_say_msg (outbox, (const byte *) "r1", 2, &handing);
+    assert_null (handing);
     assert_int_equal (drover_outbox_size (outbox), 41);
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     assert_int_equal (drover_outbox_size (outbox), 0);
@@ -78,14 +76,15 @@ test_batch_in_order (void **state)
     s_seen_t seen = { .calls = 0 };
     zpoller_t *poller = zpoller_new (reader, NULL);
     assert_ptr_equal (zpoller_wait (poller, 2000), reader);
-    assert_int_equal (drover_outbox_receive (reader, 0, s_record, &seen), 41);
+    assert_int_equal (drover_outbox_receive (reader, 0, s_record, s_record_kept, &seen), 41);
     assert_int_equal (seen.calls, 41);
     assert_non_null (strstr (seen.words, "QUEUE QUEUE"));
     assert_non_null (strstr (seen.words, "QUEUE MSG"));
     assert_ptr_equal (seen.msg, handed);
     drover_msg_destroy (&seen.msg);
     //  One message carried them all: nothing else is waiting
-    assert_int_equal (drover_outbox_receive (reader, ZMQ_DONTWAIT, s_record, &seen), -1);
+    assert_int_equal (drover_outbox_receive (reader, ZMQ_DONTWAIT, s_record, s_record_kept,
+                                             &seen), -1);
     zpoller_destroy (&poller);
     drover_outbox_destroy (&outbox);
     zsock_destroy (&writer);
@@ -114,7 +113,7 @@ test_picture (void **state)
                        "xy", (size_t) 2, NULL);
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     zmsg_t *copy = NULL;
-    assert_int_equal (drover_outbox_receive (reader, 0, s_keep, &copy), 1);
+    assert_int_equal (drover_outbox_receive (reader, 0, s_keep, NULL, &copy), 1);
     assert_non_null (copy);
     testutil_pop_check (copy, "X");
     assert_int_equal (drover_pipe_pop_number (copy), 7);
@@ -129,7 +128,7 @@ test_picture (void **state)
     //  The ends of each number's range survive the decimal round trip
     drover_outbox_say (outbox, "s8i8i", "Y", (uint64_t) 0, INT_MIN, UINT64_MAX, INT_MAX);
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
-    assert_int_equal (drover_outbox_receive (reader, 0, s_keep, &copy), 1);
+    assert_int_equal (drover_outbox_receive (reader, 0, s_keep, NULL, &copy), 1);
     testutil_pop_check (copy, "Y");
     assert_true (drover_pipe_pop_number (copy) == 0);
     assert_true ((int) (int64_t) drover_pipe_pop_number (copy) == INT_MIN);
@@ -149,7 +148,7 @@ test_plain_command (void **state)
     zsock_t *writer = zsock_new_pair (">inproc://test-outbox-plain");
     assert_int_equal (zsock_send (writer, "ss", "LOST", "alpha"), 0);
     s_seen_t seen = { .calls = 0 };
-    assert_int_equal (drover_outbox_receive (reader, 0, s_record, &seen), 1);
+    assert_int_equal (drover_outbox_receive (reader, 0, s_record, NULL, &seen), 1);
     assert_string_equal (seen.words, "LOST");
     zsock_destroy (&writer);
     zsock_destroy (&reader);
@@ -163,22 +162,29 @@ test_unread_batches_free_themselves (void **state)
     zsock_t *reader = zsock_new_pair ("@inproc://test-outbox-unread");
     zsock_t *writer = zsock_new_pair (">inproc://test-outbox-unread");
     drover_outbox_t *outbox = drover_outbox_new ();
-    zframe_t *route = zframe_new ("r9", 2);
+    drover_msg_t *msg;
     for (int round = 0; round < 3; round++) {
-        drover_outbox_say (outbox, "sfp", "MSG", route, drover_msg_new (DROVER_MSG_TASK_LIST));
-        drover_outbox_say (outbox, "s8", "FREE", (uint64_t) round);
+        msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+        drover_outbox_say_msg (outbox, (byte *) "r9", 2, &msg);
+        drover_outbox_say_free (outbox, (uint64_t) round);
+        drover_outbox_say (outbox, "ss", "LOST", "alpha");
         assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     }
-    drover_outbox_say (outbox, "sfp", "MSG", route, drover_msg_new (DROVER_MSG_TASK_LIST));
-    //  Records hold a message and a payload too: freed with the batch
-    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);
-    drover_outbox_say_msg (outbox, (byte *) "r9", 2, &msg);
+    //  Records hold a message, a payload, a long route and long labels:
+    //  freed with the batch
+    msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    byte long_route [200];
+    memset (long_route, 'r', sizeof long_route);
+    drover_outbox_say_msg (outbox, long_route, sizeof long_route, &msg);
+    char long_labels [DROVER_RECORD_LABELS_MAX * 2];
+    memset (long_labels, 'l', sizeof long_labels - 1);
+    long_labels [sizeof long_labels - 1] = 0;
+    drover_outbox_say_queue (outbox, 9, 0, 1, 0, long_labels);
     zframe_t *payload = zframe_new ("p", 1);
     drover_outbox_say_send (outbox, (byte *) "r9", 2, &payload, "w1");
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     msg = drover_msg_new (DROVER_MSG_TASK_LIST);
     drover_outbox_say_msg (outbox, (byte *) "r9", 2, &msg);     //  never flushed
-    zframe_destroy (&route);
     drover_outbox_destroy (&outbox);
     assert_null (outbox);
     zsock_destroy (&writer);
@@ -208,14 +214,7 @@ s_take (void *arg, drover_record_t *record)
     }
 }
 
-//  A record where none may come
-static void
-s_no_record (void *arg, drover_record_t *record)
-{
-    fail_msg ("record %s came where a message was due", drover_record_word (record));
-}
-
-//  Record a command word of a message (for records that came as messages)
+//  Record the command word of a control command
 static void
 s_word (void *arg, zmsg_t *command)
 {
@@ -227,9 +226,82 @@ s_word (void *arg, zmsg_t *command)
     zstr_free (&word);
 }
 
-//  The per-task commands travel as records: a receiver that reads records
-//  gets their fields, one that does not gets the very frames the command
-//  has in ACTORS.md, and what does not fit a record goes as a message
+//  What test_records expects of each record, in order
+typedef struct {
+    int count;                  //  records checked
+    const char *labels;         //  the long labels said
+    const byte *route;          //  the route one byte past what a record holds inside
+    const byte *longest;        //  the 255-byte route
+} s_fields_t;
+
+//  Check each record test_records says, field by field
+static void
+s_check (void *arg, drover_record_t *record)
+{
+    s_fields_t *fields = (s_fields_t *) arg;
+    int index = fields->count++;
+    if (index == 0) {
+        assert_int_equal (record->kind, DROVER_RECORD_MSG);
+        assert_int_equal (record->route_size, 2);
+        assert_memory_equal (drover_record_route (record), "rt", 2);
+        assert_non_null (record->msg);
+        assert_int_equal (record->msg->id, DROVER_MSG_TASK_SUBMIT);
+    }
+    else
+    if (index == 1) {
+        assert_int_equal (record->kind, DROVER_RECORD_SEND);
+        assert_int_equal (record->route_size, 2);
+        assert_memory_equal (drover_record_route (record), "rt", 2);
+        assert_int_equal (zframe_size (record->payload), 7);
+        assert_memory_equal (zframe_data (record->payload), "payload", 7);
+        assert_string_equal (record->worker, "w-1");
+    }
+    else
+    if (index == 2) {
+        assert_int_equal (record->kind, DROVER_RECORD_QUEUE);
+        assert_int_equal (record->task, 42);
+        assert_int_equal (record->priority, -3);
+        assert_int_equal (record->procs, 2);
+        assert_int_equal (record->mem, 1 << 20);
+        assert_string_equal (drover_record_labels (record), "");
+    }
+    else
+    if (index == 3) {
+        assert_int_equal (record->kind, DROVER_RECORD_FREE);
+        assert_int_equal (record->task, 43);
+    }
+    else
+    if (index == 4) {
+        assert_int_equal (record->kind, DROVER_RECORD_MSG);
+        assert_int_equal (record->route_size, DROVER_RECORD_ROUTE_MAX + 1);
+        assert_memory_equal (drover_record_route (record), fields->route,
+                             DROVER_RECORD_ROUTE_MAX + 1);
+        assert_non_null (record->msg);
+    }
+    else
+    if (index == 5) {
+        assert_int_equal (record->kind, DROVER_RECORD_SEND);
+        assert_int_equal (record->route_size, 255);
+        assert_memory_equal (drover_record_route (record), fields->longest, 255);
+        assert_string_equal (record->worker, "w-2");
+    }
+    else {
+        assert_int_equal (record->kind, DROVER_RECORD_QUEUE);
+        assert_int_equal (record->task, 7);
+        assert_string_equal (drover_record_labels (record), fields->labels);
+    }
+}
+
+//  A control command where test_records says none
+static void
+s_word_unexpected (void *arg, zmsg_t *command)
+{
+    fail_msg ("a message came where only records were said");
+}
+
+//  The per-task commands travel as records, never as messages: a record
+//  handler gets their fields, whatever the length of a route (1..255
+//  bytes) or of the labels, in order with the control commands around them
 static void
 test_records (void **state)
 {
@@ -237,7 +309,6 @@ test_records (void **state)
     zsock_t *writer = zsock_new_pair (">inproc://test-outbox-records");
     drover_outbox_t *outbox = drover_outbox_new ();
 
-    //  As records, to a record handler
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     drover_msg_t *sent = msg;
     drover_outbox_say_msg (outbox, (byte *) "\x00\x01route", 7, &msg);
@@ -248,13 +319,14 @@ test_records (void **state)
     assert_int_equal (drover_outbox_size (outbox), 4);
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     s_records_t seen = { 0 };
-    assert_int_equal (drover_outbox_receive_records (reader, 0, s_word, s_take, &seen), 4);
+    assert_int_equal (drover_outbox_receive (reader, 0, s_word, s_take, &seen), 4);
     assert_string_equal (seen.words, "MSG QUEUE DEQUEUE FREE");
     assert_ptr_equal (seen.msg, sent);
     drover_msg_destroy (&seen.msg);
     assert_int_equal (seen.last.task, 43);
 
-    //  The same, to a receiver that reads messages only
+    //  Every field of each, checked in the handler (what a record holds
+    //  is freed after it)
     msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     drover_outbox_say_msg (outbox, (byte *) "rt", 2, &msg);
     zframe_t *payload = zframe_new ("payload", 7);
@@ -262,57 +334,24 @@ test_records (void **state)
     assert_null (payload);
     drover_outbox_say_queue (outbox, 42, -3, 2, 1 << 20, NULL);
     drover_outbox_say_free (outbox, 43);
-    assert_int_equal (drover_outbox_flush (outbox, writer), 0);
-    zmsg_t *copies [4] = { NULL };
-    s_keep_t keep = { copies, 0 };
-    assert_int_equal (drover_outbox_receive (reader, 0, s_keep_all, &keep), 4);
-    testutil_pop_check (copies [0], "MSG");
-    testutil_pop_check (copies [0], "rt");
-    drover_msg_t *handed = drover_pipe_pop_msg (copies [0]);
-    assert_non_null (handed);
-    assert_int_equal (handed->id, DROVER_MSG_TASK_SUBMIT);
-    drover_msg_destroy (&handed);
-    testutil_pop_check (copies [1], "SEND");
-    testutil_pop_check (copies [1], "rt");
-    testutil_pop_check (copies [1], "payload");
-    testutil_pop_check (copies [1], "w-1");
-    testutil_pop_check (copies [2], "QUEUE");
-    assert_int_equal (drover_pipe_pop_number (copies [2]), 42);
-    assert_int_equal ((int32_t) drover_pipe_pop_number (copies [2]), -3);
-    assert_int_equal (drover_pipe_pop_number (copies [2]), 2);
-    assert_int_equal (drover_pipe_pop_number (copies [2]), 1 << 20);
-    testutil_pop_check (copies [2], "");
-    testutil_pop_check (copies [3], "FREE");
-    assert_int_equal (drover_pipe_pop_number (copies [3]), 43);
-    for (int index = 0; index < 4; index++) {
-        assert_int_equal (zmsg_size (copies [index]), 0);
-        zmsg_destroy (&copies [index]);
-    }
-
-    //  A route or labels too long for a record go as messages, and read the same
+    //  A route longer than a record holds inside, the longest legal one,
+    //  and labels longer than it holds inside
     byte route [DROVER_RECORD_ROUTE_MAX + 1];
     memset (route, 'r', sizeof route);
     msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     drover_outbox_say_msg (outbox, route, sizeof route, &msg);
+    byte longest [255];
+    memset (longest, 'x', sizeof longest);
+    payload = zframe_new ("p", 1);
+    drover_outbox_say_send (outbox, longest, sizeof longest, &payload, "w-2");
     char labels [DROVER_RECORD_LABELS_MAX + 2];
     memset (labels, 'l', sizeof labels - 1);
     labels [sizeof labels - 1] = 0;
     drover_outbox_say_queue (outbox, 7, 0, 1, 0, labels);
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
-    zmsg_t *long_ones [2] = { NULL };
-    keep = (s_keep_t) { long_ones, 0 };
-    assert_int_equal (drover_outbox_receive_records (reader, 0, s_keep_all, s_no_record, &keep),
-                      2);
-    testutil_pop_check (long_ones [0], "MSG");
-    zframe_t *long_route = zmsg_pop (long_ones [0]);
-    assert_int_equal (zframe_size (long_route), sizeof route);
-    zframe_destroy (&long_route);
-    handed = drover_pipe_pop_msg (long_ones [0]);
-    drover_msg_destroy (&handed);
-    testutil_pop_check (long_ones [1], "QUEUE");
-    assert_int_equal (drover_pipe_pop_number (long_ones [1]), 7);
-    zmsg_destroy (&long_ones [0]);
-    zmsg_destroy (&long_ones [1]);
+    s_fields_t fields = { .labels = labels, .route = route, .longest = longest };
+    assert_int_equal (drover_outbox_receive (reader, 0, s_word_unexpected, s_check, &fields), 7);
+    assert_int_equal (fields.count, 7);
 
     drover_outbox_destroy (&outbox);
     zsock_destroy (&writer);

@@ -40,7 +40,7 @@ static void
 s_queue (zactor_t *actor, uint64_t task, int priority, uint32_t procs, uint64_t mem,
          const char *labels)
 {
-    zsock_send (actor, "s8i48s", "QUEUE", task, priority, procs, mem, labels);
+    testutil_say_queue (actor, task, priority, procs, mem, labels);
 }
 
 //  Send WORKER ADMIN and expect its reply code (and the event if changed)
@@ -121,7 +121,7 @@ test_one_assign_per_pass (void **state)
     uint64_t first [] = { 3, 1 };
     const char *alphas [] = { "alpha", "alpha" };
     s_expect_assign (actor, 2, first, alphas);
-    zsock_send (actor, "s8", "FREE", (uint64_t) 3);
+    testutil_say_free (actor, (uint64_t) 3);
     uint64_t second [] = { 2 };
     s_expect_assign (actor, 1, second, alphas);
     s_quiet (actor);
@@ -144,7 +144,7 @@ test_constraints (void **state)
     uint64_t second [] = { 3 };
     const char *bigs [] = { "big" };
     s_expect_assign (actor, 1, second, bigs);
-    zsock_send (actor, "s8", "FREE", (uint64_t) 3);
+    testutil_say_free (actor, (uint64_t) 3);
     uint64_t third [] = { 4 };
     s_expect_assign (actor, 1, third, bigs);
 }
@@ -163,7 +163,7 @@ test_dequeue_and_free (void **state)
     s_queue (actor, 3, 0, 1, 0, "");
     zsock_send (actor, "s8", "DEQUEUE", (uint64_t) 2);
     zsock_send (actor, "s8", "DEQUEUE", (uint64_t) 99);     //  not queued: no-op
-    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    testutil_say_free (actor, (uint64_t) 1);
     uint64_t second [] = { 3 };
     s_expect_assign (actor, 1, second, alphas);
     s_quiet (actor);
@@ -206,7 +206,7 @@ test_requeued_task_keeps_its_place (void **state)
     s_up (actor, "beta", "r-beta", 1, 0, "");
     const char *betas [] = { "beta" };
     s_expect_assign (actor, 1, first, betas);
-    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    testutil_say_free (actor, (uint64_t) 1);
     uint64_t second [] = { 2 };
     s_expect_assign (actor, 1, second, betas);
 }
@@ -248,7 +248,7 @@ test_wide_task_reserves_its_worker (void **state)
     s_expect_assign (actor, 4, smalls, ws);
     s_queue (actor, 100, 0, 4, 0, "");
     for (uint64_t task = 1; task <= 3; task++) {
-        zsock_send (actor, "s8", "FREE", task);
+        testutil_say_free (actor, task);
         //  The first answer may come before the pass, the second after it
         drover_msg_t *table = s_list_only (actor, (uint32_t) task);     //  nothing placed
         drover_msg_destroy (&table);
@@ -257,7 +257,7 @@ test_wide_task_reserves_its_worker (void **state)
         assert_true (table->worker_rows [0].reserved == 100);
         drover_msg_destroy (&table);
     }
-    zsock_send (actor, "s8", "FREE", (uint64_t) 4);
+    testutil_say_free (actor, (uint64_t) 4);
     uint64_t wide [] = { 100 };
     s_expect_assign (actor, 1, wide, ws);
     drover_msg_t *table = s_list_only (actor, 9);
@@ -293,11 +293,11 @@ test_drain_then_leave (void **state)
     testutil_expect_event (actor, "worker.drain", "alpha", "");
     s_queue (actor, 2, 0, 1, 0, "");
     s_quiet (actor);                                    //  no LEAVE, no placement
-    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    testutil_say_free (actor, (uint64_t) 1);
     drover_msg_t *leave = testutil_expect_send (actor, "r-alpha", "alpha");
     assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
     drover_msg_destroy (&leave);
-    zsock_send (actor, "s8", "FREE", (uint64_t) 1);
+    testutil_say_free (actor, (uint64_t) 1);
     s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 2, DROVER_CODE_OK);
     s_quiet (actor);                                    //  LEAVE only once
 

@@ -554,11 +554,41 @@ s_pending_purge (void)
         zmsg_destroy (&msg);
 }
 
-//  Keep a copy of one command of a BATCH (drover_outbox_receive calls this)
+//  Keep a copy of one control command of a BATCH (drover_outbox_receive
+//  calls this)
 static void
 s_pend (void *arg, zmsg_t *command)
 {
     zlist_append (s_pending, zmsg_dup (command));
+}
+
+//  Keep one record of a BATCH as the frames ACTORS.md lists for its
+//  command, so a test reads every command alike (the pointer a MSG hands
+//  off is not expected from an actor: actors say SEND, QUEUE and FREE)
+static void
+s_pend_record (void *arg, drover_record_t *record)
+{
+    zmsg_t *command = zmsg_new ();
+    zmsg_addstr (command, drover_record_word (record));
+    if (record->kind == DROVER_RECORD_SEND) {
+        zmsg_addmem (command, drover_record_route (record), record->route_size);
+        zmsg_append (command, &record->payload);
+        zmsg_addstr (command, record->worker);
+    }
+    else
+    if (record->kind == DROVER_RECORD_QUEUE) {
+        zmsg_addstrf (command, "%" PRIu64, record->task);
+        zmsg_addstrf (command, "%d", record->priority);
+        zmsg_addstrf (command, "%u", record->procs);
+        zmsg_addstrf (command, "%" PRIu64, record->mem);
+        zmsg_addstr (command, drover_record_labels (record));
+    }
+    else
+    if (record->kind == DROVER_RECORD_FREE)
+        zmsg_addstrf (command, "%" PRIu64, record->task);
+    else
+        fail_msg ("an actor said %s", drover_record_word (record));
+    zlist_append (s_pending, command);
 }
 
 //  Receive the actor's next command within timeout msec, one at a time
@@ -577,7 +607,7 @@ testutil_actor_recv (zactor_t *actor, int timeout)
     if (zlist_size (s_pending) == 0) {
         zpoller_t *poller = zpoller_new (actor, NULL);
         if (zpoller_wait (poller, timeout) == actor)
-            drover_outbox_receive (zactor_sock (actor), 0, s_pend, NULL);
+            drover_outbox_receive (zactor_sock (actor), 0, s_pend, s_pend_record, NULL);
         zpoller_destroy (&poller);
     }
     return (zmsg_t *) zlist_pop (s_pending);
@@ -643,13 +673,49 @@ testutil_expect_event (zactor_t *actor, const char *topic, const char *worker, c
     zmsg_destroy (&msg);
 }
 
+//  Send what outbox holds to the actor as one BATCH, as the main does
+static void
+s_flush_to (zactor_t *actor, drover_outbox_t *outbox)
+{
+    assert_int_equal (drover_outbox_flush (outbox, zactor_sock (actor)), 0);
+}
+
+//  Hand the actor a wire message from a route of route_size bytes
+void
+testutil_hand_bytes (zactor_t *actor, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say_msg (outbox, route, route_size, &msg);  //  the actor owns msg now
+    s_flush_to (actor, outbox);
+    drover_outbox_destroy (&outbox);
+}
+
 //  Hand the actor a wire message from route
 void
 testutil_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
 {
-    zframe_t *frame = zframe_new (route, strlen (route));
-    zsock_send (actor, "sfp", "MSG", frame, msg);   //  the actor owns msg now
-    zframe_destroy (&frame);
+    testutil_hand_bytes (actor, (const byte *) route, strlen (route), msg);
+}
+
+//  Say QUEUE to the actor in a BATCH, as assign does
+void
+testutil_say_queue (zactor_t *actor, uint64_t task, int32_t priority, uint32_t procs,
+                    uint64_t mem, const char *labels)
+{
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say_queue (outbox, task, priority, procs, mem, labels);
+    s_flush_to (actor, outbox);
+    drover_outbox_destroy (&outbox);
+}
+
+//  Say FREE to the actor in a BATCH, as assign does
+void
+testutil_say_free (zactor_t *actor, uint64_t task)
+{
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say_free (outbox, task);
+    s_flush_to (actor, outbox);
+    drover_outbox_destroy (&outbox);
 }
 
 //  Send a WORKER ADMIN and return the reply's code

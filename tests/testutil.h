@@ -183,8 +183,23 @@ void
     testutil_expect_event (zactor_t *actor, const char *topic, const char *worker,
                            const char *reason);
 
-//  Hand the actor a wire message from route, as MSG; the actor owns msg now
+//  Hand the actor a wire message from route, as the record MSG in a
+//  BATCH, as the main does; the actor owns msg now
 void
     testutil_hand (zactor_t *actor, const char *route, drover_msg_t *msg);
+
+//  testutil_hand with a route of route_size bytes
+void
+    testutil_hand_bytes (zactor_t *actor, const byte *route, size_t route_size,
+                         drover_msg_t *msg);
+
+//  Say the record QUEUE to the actor in a BATCH, as assign does
+void
+    testutil_say_queue (zactor_t *actor, uint64_t task, int32_t priority, uint32_t procs,
+                        uint64_t mem, const char *labels);
+
+//  Say the record FREE to the actor in a BATCH, as assign does
+void
+    testutil_say_free (zactor_t *actor, uint64_t task);
 
 #endif

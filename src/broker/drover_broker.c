@@ -598,26 +598,12 @@ s_send_refused (s_broker_t *self, const char *worker)
     }
 }
 
-//  SEND route payload worker, said as a message: deliver to a peer
-static void
-s_forward_send (s_broker_t *self, zmsg_t *msg)
-{
-    zframe_t *route = zmsg_pop (msg);
-    zframe_t *payload = zmsg_pop (msg);
-    char *worker = zmsg_popstr (msg);
-    assert (route && payload && worker);    //  an actor that says less is our bug
-    if (s_send_to_peer (self, zframe_data (route), zframe_size (route), &payload) == -1)
-        s_send_refused (self, worker);
-    zstr_free (&worker);
-    zframe_destroy (&payload);
-    zframe_destroy (&route);
-}
-
-//  SEND said as a record: deliver to a peer without making a route frame
+//  SEND route payload worker: deliver to a peer
 static void
 s_send_record (s_broker_t *self, drover_record_t *record)
 {
-    if (s_send_to_peer (self, record->route, record->route_size, &record->payload) == -1)
+    if (s_send_to_peer (self, drover_record_route (record), record->route_size,
+                        &record->payload) == -1)
         s_send_refused (self, record->worker);
 }
 
@@ -634,7 +620,7 @@ s_handle_actor_record (void *arg, drover_record_t *record)
     else
     if (record->kind == DROVER_RECORD_QUEUE)
         drover_outbox_say_queue (s_now (self, S_SCHEDQ), record->task, record->priority,
-                                 record->procs, record->mem, record->labels);
+                                 record->procs, record->mem, drover_record_labels (record));
     else
     if (record->kind == DROVER_RECORD_FREE)
         drover_outbox_say_free (s_now (self, S_SCHEDQ), record->task);
@@ -727,9 +713,6 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
     s_broker_t *self = (s_broker_t *) arg;
     char command [16];
     drover_pipe_pop_text (msg, command, sizeof command);
-    if (streq (command, "SEND"))
-        s_forward_send (self, msg);
-    else
     if (streq (command, "EVENT"))
         s_forward_event (self, msg);
     else

@@ -44,29 +44,27 @@ drover_outbox_new (void)
     return self;
 }
 
+//  Free what a record holds and no handler took
+static void
+s_record_clear (drover_record_t *record)
+{
+    drover_msg_destroy (&record->msg);
+    zframe_destroy (&record->payload);
+    free (record->long_route);
+    record->long_route = NULL;
+    zstr_free (&record->long_labels);
+}
+
 //  Destroy the commands of a batch nobody took, and what a MSG among them
 //  hands off (actors/ACTORS.md), then the batch
 static void
 s_batch_destroy (s_batch_t *batch)
 {
     for (size_t index = batch->next; index < batch->count; index++) {
-        zmsg_t *command = batch->entries [index].command;
-        if (!command) {
-            drover_msg_destroy (&batch->entries [index].record.msg);
-            zframe_destroy (&batch->entries [index].record.payload);
-            continue;
-        }
-        zframe_t *word = zmsg_first (command);
-        if (word && zframe_streq (word, "MSG")) {
-            zmsg_next (command);                //  the route
-            zframe_t *pointer = zmsg_next (command);
-            drover_msg_t *msg = NULL;
-            if (pointer && zframe_size (pointer) == sizeof msg) {
-                memcpy (&msg, zframe_data (pointer), sizeof msg);
-                drover_msg_destroy (&msg);
-            }
-        }
-        zmsg_destroy (&command);
+        if (batch->entries [index].command)
+            zmsg_destroy (&batch->entries [index].command);
+        else
+            s_record_clear (&batch->entries [index].record);
     }
     free (batch);
 }
@@ -213,6 +211,28 @@ drover_record_word (const drover_record_t *record)
 }
 
 
+//  --------------------------------------------------------------------------
+//  Return a MSG or SEND record's route
+
+const byte *
+drover_record_route (const drover_record_t *record)
+{
+    assert (record);
+    return record->long_route? record->long_route: record->route;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return a QUEUE record's labels
+
+const char *
+drover_record_labels (const drover_record_t *record)
+{
+    assert (record);
+    return record->long_labels? record->long_labels: record->labels;
+}
+
+
 //  Add a record of kind, holding nothing yet, and return it to be filled
 static drover_record_t *
 s_next_record (drover_outbox_t *self, drover_record_kind_t kind)
@@ -222,7 +242,24 @@ s_next_record (drover_outbox_t *self, drover_record_kind_t kind)
     entry->record.kind = kind;
     entry->record.msg = NULL;
     entry->record.payload = NULL;
+    entry->record.long_route = NULL;
+    entry->record.long_labels = NULL;
     return &entry->record;
+}
+
+//  Copy a route into a record: inside it if short, else in memory it owns
+static void
+s_set_route (drover_record_t *record, const byte *route, size_t route_size)
+{
+    assert (route_size >= 1 && route_size <= 255);     //  a ROUTER routing id
+    record->route_size = route_size;
+    if (route_size <= DROVER_RECORD_ROUTE_MAX)
+        memcpy (record->route, route, route_size);
+    else {
+        record->long_route = (byte *) malloc (route_size);
+        assert (record->long_route);
+        memcpy (record->long_route, route, route_size);
+    }
 }
 
 //  --------------------------------------------------------------------------
@@ -233,14 +270,8 @@ drover_outbox_say_msg (drover_outbox_t *self, const byte *route, size_t route_si
                        drover_msg_t **msg_p)
 {
     assert (self && route && msg_p && *msg_p);
-    if (route_size > DROVER_RECORD_ROUTE_MAX) {
-        drover_outbox_say (self, "sbp", "MSG", route, route_size, *msg_p);
-        *msg_p = NULL;
-        return;
-    }
     drover_record_t *record = s_next_record (self, DROVER_RECORD_MSG);
-    record->route_size = route_size;
-    memcpy (record->route, route, route_size);
+    s_set_route (record, route, route_size);
     record->msg = *msg_p;
     *msg_p = NULL;
 }
@@ -254,18 +285,9 @@ drover_outbox_say_send (drover_outbox_t *self, const byte *route, size_t route_s
                         zframe_t **payload_p, const char *worker)
 {
     assert (self && route && payload_p && *payload_p && worker);
-    if (route_size > DROVER_RECORD_ROUTE_MAX || strlen (worker) > DROVER_ID_MAX) {
-        zmsg_t *command = zmsg_new ();
-        zmsg_addstr (command, "SEND");
-        zmsg_addmem (command, route, route_size);
-        zmsg_append (command, payload_p);
-        zmsg_addstr (command, worker);
-        drover_outbox_add (self, &command);
-        return;
-    }
+    assert (strlen (worker) <= DROVER_ID_MAX);     //  ids are checked on HELLO
     drover_record_t *record = s_next_record (self, DROVER_RECORD_SEND);
-    record->route_size = route_size;
-    memcpy (record->route, route, route_size);
+    s_set_route (record, route, route_size);
     record->payload = *payload_p;
     *payload_p = NULL;
     strcpy (record->worker, worker);
@@ -282,16 +304,18 @@ drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
     assert (self);
     if (!labels)
         labels = "";
-    if (strlen (labels) > DROVER_RECORD_LABELS_MAX) {
-        drover_outbox_say (self, "s8i48s", "QUEUE", task, priority, procs, mem, labels);
-        return;
-    }
     drover_record_t *record = s_next_record (self, DROVER_RECORD_QUEUE);
     record->task = task;
     record->priority = priority;
     record->procs = procs;
     record->mem = mem;
-    strcpy (record->labels, labels);
+    if (strlen (labels) <= DROVER_RECORD_LABELS_MAX)
+        strcpy (record->labels, labels);
+    else {
+        record->labels [0] = 0;
+        record->long_labels = strdup (labels);
+        assert (record->long_labels);
+    }
 }
 
 
@@ -343,65 +367,13 @@ drover_outbox_flush (drover_outbox_t *self, zsock_t *sock)
 }
 
 
-//  Turn a record into the czmq message its command is, taking what it holds
-static zmsg_t *
-s_record_to_command (drover_record_t *record)
-{
-    zmsg_t *command = zmsg_new ();
-    if (record->kind == DROVER_RECORD_MSG) {
-        zmsg_addstr (command, "MSG");
-        zmsg_addmem (command, record->route, record->route_size);
-        zmsg_addmem (command, &record->msg, sizeof record->msg);
-        record->msg = NULL;
-    }
-    else
-    if (record->kind == DROVER_RECORD_SEND) {
-        zmsg_addstr (command, "SEND");
-        zmsg_addmem (command, record->route, record->route_size);
-        zmsg_append (command, &record->payload);
-        zmsg_addstr (command, record->worker);
-    }
-    else
-    if (record->kind == DROVER_RECORD_QUEUE) {
-        zmsg_addstr (command, "QUEUE");
-        s_add_number (command, record->task, false);
-        s_add_signed (command, record->priority);
-        s_add_number (command, record->procs, false);
-        s_add_number (command, record->mem, false);
-        zmsg_addstr (command, record->labels);
-    }
-    else {
-        assert (record->kind == DROVER_RECORD_FREE);
-        zmsg_addstr (command, "FREE");
-        s_add_number (command, record->task, false);
-    }
-    return command;
-}
-
-//  Hand one record to record_handler, or as a message to handler if there
-//  is none; destroy what neither took
-static void
-s_take_record (drover_record_t *record, drover_outbox_fn *handler,
-               drover_outbox_record_fn *record_handler, void *arg)
-{
-    if (record_handler)
-        record_handler (arg, record);
-    else {
-        zmsg_t *command = s_record_to_command (record);
-        handler (arg, command);
-        zmsg_destroy (&command);
-    }
-    drover_msg_destroy (&record->msg);
-    zframe_destroy (&record->payload);
-}
-
-
 //  --------------------------------------------------------------------------
-//  Receive one message and hand over its commands, records as they are
+//  Receive one message and hand over its commands: control commands to
+//  handler, records to record_handler
 
 int
-drover_outbox_receive_records (zsock_t *sock, int flags, drover_outbox_fn *handler,
-                               drover_outbox_record_fn *record_handler, void *arg)
+drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler,
+                       drover_outbox_record_fn *record_handler, void *arg)
 {
     assert (sock && handler);
     void *handle = zsock_resolve (sock);
@@ -430,8 +402,12 @@ drover_outbox_receive_records (zsock_t *sock, int flags, drover_outbox_fn *handl
                 handler (arg, entry->command);
                 zmsg_destroy (&entry->command);
             }
-            else
-                s_take_record (&entry->record, handler, record_handler, arg);
+            else {
+                assert (record_handler);    //  a record to who hears none: our bug
+                if (record_handler)
+                    record_handler (arg, &entry->record);
+                s_record_clear (&entry->record);
+            }
             handled++;
         }
         zmq_msg_close (&part);  //  frees the batch, now empty
@@ -453,12 +429,3 @@ drover_outbox_receive_records (zsock_t *sock, int flags, drover_outbox_fn *handl
     return 1;
 }
 
-
-//  --------------------------------------------------------------------------
-//  Receive one message and hand over its commands
-
-int
-drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler, void *arg)
-{
-    return drover_outbox_receive_records (sock, flags, handler, NULL, arg);
-}

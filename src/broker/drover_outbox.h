@@ -9,11 +9,14 @@
     sends them all at the end of the turn as one message, BATCH batch(p),
     whose one frame is the batch itself, handed off: the receiver owns it.
 
-    Every command is still a czmq message whose first frame is its command
-    word (actors/ACTORS.md), so handlers read frames as before. A batch
-    that is never received (its reader stopped first) frees its commands
-    when libzmq drops it, including the drover_msg_t a MSG command hands
-    off, so nothing leaks at shutdown.
+    A command in a batch is one of two forms, never both: the per-task
+    commands (MSG, SEND, QUEUE, FREE) are records, fixed-size entries with
+    the command's fields; every other command (a control command: UP,
+    LOST, CONFIGURE, EVENTS...) is a czmq message whose first frame is
+    its command word (actors/ACTORS.md). A batch that is never received
+    (its reader stopped first) frees its commands when libzmq drops it,
+    including the drover_msg_t a MSG hands off, so nothing leaks at
+    shutdown.
     =========================================================================
 */
 
@@ -29,12 +32,12 @@ extern "C" {
 
 typedef struct _drover_outbox_t drover_outbox_t;
 
-//  The commands said for every task (MSG, SEND, QUEUE, FREE) travel as
-//  records inside the BATCH, not as czmq messages: no zmsg_t, no frame per
-//  field, no list node per frame, each made in one thread and freed in
-//  another. A receiver that reads no records gets each as the czmq message
-//  its command is (actors/ACTORS.md), so the vocabulary stays one. What
-//  does not fit a record (a longer route or labels) is said as a message.
+//  The commands said for every task (MSG, SEND, QUEUE, FREE) travel only
+//  as records inside a BATCH, never as czmq messages: no zmsg_t, no frame
+//  per field, no list node per frame, each made in one thread and freed
+//  in another. A record holds any legal route (1..255 bytes) and any
+//  labels: the usual short ones inside it, a longer one in memory of its
+//  own that the record owns (drover_record_route, drover_record_labels).
 typedef enum {
     DROVER_RECORD_MSG = 1,      //  MSG route msg: a decoded message handed off
     DROVER_RECORD_SEND,         //  SEND route payload worker
@@ -42,13 +45,14 @@ typedef enum {
     DROVER_RECORD_FREE          //  FREE task
 } drover_record_kind_t;
 
-#define DROVER_RECORD_ROUTE_MAX     32      //  route bytes a record holds
-#define DROVER_RECORD_LABELS_MAX    64      //  label bytes a record holds
+#define DROVER_RECORD_ROUTE_MAX     32      //  route bytes held inside a record
+#define DROVER_RECORD_LABELS_MAX    64      //  label bytes held inside a record
 
 typedef struct {
     drover_record_kind_t kind;  //  which command, and so which fields
-    size_t route_size;          //  MSG, SEND: bytes in route
-    byte route [DROVER_RECORD_ROUTE_MAX];   //  MSG, SEND: the peer's routing id
+    size_t route_size;          //  MSG, SEND: bytes in the route, 1..255
+    byte route [DROVER_RECORD_ROUTE_MAX];   //  MSG, SEND: the peer's routing id, if short
+    byte *long_route;           //  MSG, SEND: the routing id if longer (owned), else NULL
     drover_msg_t *msg;          //  MSG: the message, owned until a handler takes it
     zframe_t *payload;          //  SEND: the encoded message, owned likewise
     char worker [DROVER_ID_MAX + 1];        //  SEND: worker id, or "" for a client
@@ -56,15 +60,24 @@ typedef struct {
     int32_t priority;           //  QUEUE
     uint32_t procs;             //  QUEUE
     uint64_t mem;               //  QUEUE: bytes
-    char labels [DROVER_RECORD_LABELS_MAX + 1];     //  QUEUE: "k=v" joined by "\n"
+    char labels [DROVER_RECORD_LABELS_MAX + 1];     //  QUEUE: "k=v" joined by "\n", if short
+    char *long_labels;          //  QUEUE: the labels if longer (owned), else NULL
 } drover_record_t;
 
-//  What a receiver does with one command: its first frame is the command
-//  word; the handler may pop frames but does not own the message
+//  Return a MSG or SEND record's route (route_size bytes)
+const byte *
+    drover_record_route (const drover_record_t *record);
+
+//  Return a QUEUE record's labels ("" for none)
+const char *
+    drover_record_labels (const drover_record_t *record);
+
+//  What a receiver does with a control command: its first frame is the
+//  command word; the handler may pop frames but does not own the message
 typedef void (drover_outbox_fn) (void *arg, zmsg_t *command);
 
-//  What a receiver that reads records does with one: it takes msg and
-//  payload by setting them NULL; what it leaves there is destroyed after
+//  What a receiver does with a record: it takes msg and payload by
+//  setting them NULL; what it leaves there is destroyed after
 typedef void (drover_outbox_record_fn) (void *arg, drover_record_t *record);
 
 //  Create an empty outbox
@@ -120,18 +133,15 @@ int
     drover_outbox_flush (drover_outbox_t *self, zsock_t *sock);
 
 //  Receive one message from sock (waiting unless flags has ZMQ_DONTWAIT)
-//  and call handler once per command in it: each command of a BATCH in
-//  order, or the message itself if it is a plain command (as a test or
-//  zactor_destroy sends). Returns the number of commands handled, or -1
-//  if nothing was received.
+//  and hand over each command in it, in order: a control command to
+//  handler, a record to record_handler (NULL for a receiver that hears
+//  no per-task command). A plain control command outside
+//  a batch (CONFIGURE from the main, $TERM from zactor_destroy) goes to
+//  handler too. Returns the number of commands handled, or -1 if nothing
+//  was received.
 int
-    drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler, void *arg);
-
-//  drover_outbox_receive, with records given to record_handler as they are
-//  (if not NULL) rather than to handler as messages
-int
-    drover_outbox_receive_records (zsock_t *sock, int flags, drover_outbox_fn *handler,
-                                   drover_outbox_record_fn *record_handler, void *arg);
+    drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler,
+                           drover_outbox_record_fn *record_handler, void *arg);
 
 #ifdef __cplusplus
 }

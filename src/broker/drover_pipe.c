@@ -1,9 +1,10 @@
 /*  =========================================================================
     drover_pipe - what every actor says and reads on its pipe to the main
 
-    Commands are read as zmsg_t frames (drover_outbox_receive hands them
-    over one by one); what an actor says goes into its outbox, which the
-    actor flushes once per turn of its loop as one BATCH.
+    Control commands are read as zmsg_t frames and per-task commands as
+    records (drover_outbox_receive hands them over one by one); what an
+    actor says goes into its outbox, which the actor flushes once per turn
+    of its loop as one BATCH.
     =========================================================================
 */
 
@@ -58,29 +59,6 @@ drover_pipe_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
     memcpy (buffer, zframe_data (frame), size);
     buffer [size] = 0;
     zframe_destroy (&frame);
-}
-
-//  Read a handed-off message pointer from a frame's bytes
-drover_msg_t *
-drover_pipe_msg_of (const void *data, size_t size)
-{
-    if (size != sizeof (drover_msg_t *))
-        return NULL;            //  not a pointer: the main said it wrong
-    drover_msg_t *msg;
-    memcpy (&msg, data, sizeof msg);
-    return msg;
-}
-
-//  Pop the message a MSG hands off; the caller owns it from now on
-drover_msg_t *
-drover_pipe_pop_msg (zmsg_t *msg)
-{
-    zframe_t *frame = zmsg_pop (msg);
-    assert (frame);
-    drover_msg_t *wire = drover_pipe_msg_of (zframe_data (frame), zframe_size (frame));
-    zframe_destroy (&frame);
-    assert (wire);              //  the main said it wrong: our bug
-    return wire;
 }
 
 //  Encode msg and say SEND route payload worker
@@ -224,8 +202,8 @@ drover_pipe_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max
 {
     int count = 0;
     while (count < max && drover_poller_readable (poller, index)) {
-        if (drover_outbox_receive_records (sock, ZMQ_DONTWAIT, handler, record_handler,
-                                           arg) == -1) {
+        if (drover_outbox_receive (sock, ZMQ_DONTWAIT, handler, record_handler,
+                                   arg) == -1) {
             if (zmq_errno () == ETERM)
                 return -1;
             drover_poller_drained (poller, index);

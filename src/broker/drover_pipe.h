@@ -2,8 +2,7 @@
     drover_pipe - what every actor says and reads on its pipe to the main
 
     The shared part of the vocabulary in actors/ACTORS.md: popping the
-    frames of a command (numbers, strings, the drover_msg_t a MSG hands
-    off), and saying SEND route payload worker, an OK or ERROR reply, and
+    frames of a control command (numbers, strings), and saying SEND route payload worker, an OK or ERROR reply, and
     EVENT topic body. Plain functions, no state: each takes the pipe (or
     the message being read) and, where it logs, the actor's short name,
     which starts the log line. What is said goes into the actor's outbox
@@ -41,16 +40,6 @@ char *
 //  Pop a string frame into buffer, cut to fit; asserts it is there
 void
     drover_pipe_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size);
-
-//  Read the drover_msg_t pointer a MSG hands off from its frame's bytes;
-//  NULL if they cannot be one. The caller owns the message from now on.
-drover_msg_t *
-    drover_pipe_msg_of (const void *data, size_t size);
-
-//  Pop the drover_msg_t pointer a MSG hands off; asserts it is there.
-//  The caller owns the message from now on.
-drover_msg_t *
-    drover_pipe_pop_msg (zmsg_t *msg);
 
 //  Encode msg and say SEND route payload worker; worker is the worker id
 //  when the peer is a worker, "" otherwise. If our own message breaks a
