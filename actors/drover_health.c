@@ -33,11 +33,12 @@
 #include "drover_msg.h"
 #include "drover_liveness.h"
 #include "drover_pipe.h"
+#include "drover_defaults.h"
 
-//  Settings until CONFIGURE says otherwise (README's defaults)
-#define S_HEARTBEAT     1000
-#define S_LOST_AFTER    5000
-#define S_MAX_WORKERS   10000
+//  Settings until CONFIGURE says otherwise: the broker's defaults
+#define S_HEARTBEAT     DROVER_DEFAULT_HEARTBEAT
+#define S_LOST_AFTER    DROVER_DEFAULT_LOST_AFTER
+#define S_MAX_WORKERS   DROVER_DEFAULT_MAX_WORKERS
 //  STATS are for WORKER LIST, not for decisions: held back and said in one
 //  batch at most this often (msec), so 1000 workers heartbeating each
 //  second do not wake the main and schedq 1000 times a second for them

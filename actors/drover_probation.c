@@ -23,9 +23,10 @@
 #include "drover_msg.h"
 #include "drover_probationset.h"
 #include "drover_pipe.h"
+#include "drover_defaults.h"
 
-//  Probation timeout until CONFIGURE says otherwise, msec
-#define S_TIMEOUT       30000
+//  Probation timeout until CONFIGURE says otherwise, msec: the broker's default
+#define S_TIMEOUT       DROVER_DEFAULT_PROBATION_TIMEOUT
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main

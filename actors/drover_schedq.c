@@ -27,9 +27,11 @@
 #include "drover_msg.h"
 #include "drover_sched.h"
 #include "drover_pipe.h"
+#include "drover_defaults.h"
 
-//  Max-shelve until CONFIGURE says otherwise
-#define S_MAX_SHELVE    1000
+//  Settings until CONFIGURE says otherwise: the broker's defaults
+#define S_MAX_SHELVE    DROVER_DEFAULT_MAX_SHELVE
+#define S_MIN_DISK_FREE ((uint64_t) DROVER_DEFAULT_MIN_DISK_FREE << 20)     //  bytes
 //  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
 #define S_ROW_OVERHEAD  160
 
@@ -86,6 +88,7 @@ s_self_new (zsock_t *pipe, const char *link)
     if (self->link)
         drover_poller_add (self->poller, self->link);
     self->sched = drover_sched_new (S_MAX_SHELVE);
+    drover_sched_set_min_disk_free (self->sched, S_MIN_DISK_FREE);
     self->machines = zhashx_new ();
     zhashx_set_destructor (self->machines, s_machine_destroy);
     return self;

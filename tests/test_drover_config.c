@@ -5,6 +5,8 @@
 
 #include "testutil.h"
 #include "drover_config.h"
+#include "drover_defaults.h"
+#include "drover_client.h"
 
 //  Write text to a fresh temporary file; returns its path (caller frees)
 static char *
@@ -32,6 +34,94 @@ test_defaults_are_documented_values (void **state)
     drover_config_destroy (&config);
     drover_config_destroy (&config);        //  harmless twice
     assert_null (config);
+}
+
+//  Every default is defined once (drover_defaults.h): the settings table
+//  hands each to the config, the client library's endpoints agree, and
+//  README's settings table and usage line say the same values
+static void
+test_defaults_agree_with_header_and_readme (void **state)
+{
+    drover_config_t *config = drover_config_new ();
+    assert_string_equal (config->endpoint, DROVER_DEFAULT_ENDPOINT);
+    assert_string_equal (config->events, DROVER_DEFAULT_EVENTS);
+    assert_int_equal (config->insecure, DROVER_DEFAULT_INSECURE);
+    assert_int_equal (config->max_message, DROVER_DEFAULT_MAX_MESSAGE);
+    assert_int_equal (config->hwm, DROVER_DEFAULT_HWM);
+    assert_int_equal (config->peer_bytes, DROVER_DEFAULT_PEER_BYTES);
+    assert_int_equal (config->heartbeat, DROVER_DEFAULT_HEARTBEAT);
+    assert_int_equal (config->lost_after, DROVER_DEFAULT_LOST_AFTER);
+    assert_int_equal (config->max_workers, DROVER_DEFAULT_MAX_WORKERS);
+    assert_int_equal (config->probation_timeout, DROVER_DEFAULT_PROBATION_TIMEOUT);
+    assert_int_equal (config->max_shelve, DROVER_DEFAULT_MAX_SHELVE);
+    assert_int_equal (config->min_disk_free, DROVER_DEFAULT_MIN_DISK_FREE);
+    assert_int_equal (config->ack_timeout, DROVER_DEFAULT_ACK_TIMEOUT);
+    assert_int_equal (config->lost_retries, DROVER_DEFAULT_LOST_RETRIES);
+    assert_int_equal (config->max_queued, DROVER_DEFAULT_MAX_QUEUED);
+    assert_int_equal (config->max_queued_bytes, DROVER_DEFAULT_MAX_QUEUED_BYTES);
+    assert_int_equal (config->keep_finished, DROVER_DEFAULT_KEEP_FINISHED);
+    assert_int_equal (config->keep_finished_bytes, DROVER_DEFAULT_KEEP_FINISHED_BYTES);
+    assert_string_equal (DROVER_CLIENT_ENDPOINT, DROVER_DEFAULT_ENDPOINT);
+    assert_string_equal (DROVER_CLIENT_EVENTS, DROVER_DEFAULT_EVENTS);
+
+    //  What --print-config says, as "section/key = value" lines
+    char *printed = NULL;
+    size_t printed_size = 0;
+    FILE *stream = open_memstream (&printed, &printed_size);
+    assert_non_null (stream);
+    drover_config_print (config, stream);
+    fclose (stream);
+    zhashx_t *defaults = zhashx_new ();     //  "section/key" -> value text
+    zhashx_set_destructor (defaults, (zhashx_destructor_fn *) zstr_free);
+    char section [64] = "";
+    for (char *line = strtok (printed, "\n"); line; line = strtok (NULL, "\n")) {
+        char key [64], value [256];
+        if (*line != ' ')
+            snprintf (section, sizeof section, "%s", line);
+        else
+        if (sscanf (line, " %63s = %255s", key, value) == 2) {
+            char *path = zsys_sprintf ("%s/%s", section, key);
+            zhashx_insert (defaults, path, strdup (value));
+            zstr_free (&path);
+        }
+    }
+    free (printed);
+    assert_int_equal (zhashx_size (defaults), 18);
+
+    //  README's settings table: "| section/key | default | meaning |"
+    char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
+    assert_non_null (readme);
+    size_t rows = 0;
+    for (char *line = strtok (readme, "\n"); line; line = strtok (NULL, "\n")) {
+        char path [64], value [64];
+        if (sscanf (line, "| %63[a-z-]/%*[a-z-] | %63[0-9] |", path, value) != 2)
+            continue;
+        sscanf (line, "| %63s |", path);
+        const char *actual = (const char *) zhashx_lookup (defaults, path);
+        if (!actual || !streq (actual, value))
+            fail_msg ("README.md says %s defaults to %s, the config says %s",
+                      path, value, actual? actual: "(no such setting)");
+        zhashx_delete (defaults, path);
+        rows++;
+    }
+    free (readme);
+    //  Every setting but those README gives as flags has its row
+    zhashx_delete (defaults, "broker/endpoint");
+    zhashx_delete (defaults, "broker/events");
+    zhashx_delete (defaults, "broker/insecure");
+    for (const char *value = (const char *) zhashx_first (defaults); value;
+         value = (const char *) zhashx_next (defaults))
+        fail_msg ("README.md's settings table lacks %s (default %s)",
+                  (const char *) zhashx_cursor (defaults), value);
+    assert_int_equal (rows, 15);
+    zhashx_destroy (&defaults);
+
+    //  The flags' defaults, on README's usage line
+    readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
+    assert_non_null (strstr (readme, "[--endpoint " DROVER_DEFAULT_ENDPOINT "]"));
+    assert_non_null (strstr (readme, "[--events " DROVER_DEFAULT_EVENTS "]"));
+    free (readme);
+    drover_config_destroy (&config);
 }
 
 static void
@@ -154,6 +244,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_defaults_are_documented_values),
+        cmocka_unit_test (test_defaults_agree_with_header_and_readme),
         cmocka_unit_test (test_set_checks_range_and_names_key),
         cmocka_unit_test (test_load_file_applies_values),
         cmocka_unit_test (test_load_file_refuses_bad_value_and_unknown_key),

@@ -14,6 +14,7 @@
 
 #include "drover_broker.h"
 #include "drover_config.h"
+#include "drover_defaults.h"
 #include "drover_msg.h"
 #include "drover_health.h"
 #include "drover_probation.h"
@@ -802,8 +803,8 @@ s_usage (FILE *stream)
     fprintf (stream,
         "usage: drover broker [options]\n"
         "  -c, --config FILE          read settings from a ZPL file (see --print-config)\n"
-        "  -e, --endpoint ENDPOINT    ROUTER for workers and clients (tcp://127.0.0.1:5555)\n"
-        "  -E, --events ENDPOINT      PUB for the event stream (tcp://127.0.0.1:5556)\n"
+        "  -e, --endpoint ENDPOINT    ROUTER for workers and clients (" DROVER_DEFAULT_ENDPOINT ")\n"
+        "  -E, --events ENDPOINT      PUB for the event stream (" DROVER_DEFAULT_EVENTS ")\n"
         "      --insecure             allow non-loopback endpoints (no authentication yet!)\n"
         "      --set SECTION/KEY=VALUE  override one setting, e.g. --set health/lost-after=3000\n"
         "      --print-config         print every setting with its comment, then exit\n"

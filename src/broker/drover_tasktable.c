@@ -26,6 +26,7 @@
 
 #include "drover_tasktable.h"
 #include "drover_routes.h"
+#include "drover_defaults.h"
 
 //  A growable FIFO of fixed-size items
 typedef struct {
@@ -171,13 +172,13 @@ drover_tasktable_new (void)
     self->acks.item = sizeof (s_ack_t);
     self->finished.item = sizeof (uint64_t);
     self->exec = drover_exec_new ();
-    self->ack_timeout = DROVER_TASKTABLE_ACK_TIMEOUT;
-    self->lost_retries = DROVER_TASKTABLE_LOST_RETRIES;
-    self->max_queued = DROVER_TASKTABLE_MAX_QUEUED;
-    self->keep_finished = DROVER_TASKTABLE_KEEP_FINISHED;
+    self->ack_timeout = DROVER_DEFAULT_ACK_TIMEOUT;
+    self->lost_retries = DROVER_DEFAULT_LOST_RETRIES;
+    self->max_queued = DROVER_DEFAULT_MAX_QUEUED;
+    self->keep_finished = DROVER_DEFAULT_KEEP_FINISHED;
     self->max_waiters = DROVER_TASKTABLE_MAX_WAITERS;
-    self->max_kept_bytes = DROVER_TASKTABLE_KEPT_BYTES;
-    self->max_queued_bytes = DROVER_TASKTABLE_QUEUED_BYTES;
+    self->max_kept_bytes = DROVER_DEFAULT_KEEP_FINISHED_BYTES;
+    self->max_queued_bytes = DROVER_DEFAULT_MAX_QUEUED_BYTES;
     return self;
 }
 

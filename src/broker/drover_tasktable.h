@@ -28,16 +28,10 @@ extern "C" {
 
 typedef struct _drover_tasktable_t drover_tasktable_t;
 
-//  Defaults; the broker's CONFIGURE overrides the first four
-#define DROVER_TASKTABLE_ACK_TIMEOUT    5000        //  msec for a worker to take an offer
-#define DROVER_TASKTABLE_LOST_RETRIES   5           //  worker losses a task survives
-#define DROVER_TASKTABLE_MAX_QUEUED     2000000     //  tasks not yet final, at most
-#define DROVER_TASKTABLE_QUEUED_BYTES   (1u << 30)  //  their bodies and labels, bytes
-#define DROVER_TASKTABLE_KEEP_FINISHED  100000      //  finished tasks remembered
+//  Limits that are not settings. A new table starts from the assign/
+//  settings' defaults (drover_defaults.h); the broker's CONFIGURE sets them.
 #define DROVER_TASKTABLE_TASK_WAITERS   16          //  waiters on one task, at most
 #define DROVER_TASKTABLE_MAX_WAITERS    4000000     //  waiters on all tasks, at most
-#define DROVER_TASKTABLE_KEPT_BYTES     (256u << 20)    //  result output kept, bytes
-                                                    //  (assign/keep-finished-bytes)
 #define DROVER_TASKTABLE_SUMMARY_MAX    80          //  bytes of argv in a TASK TABLE row
 
 //  What the caller should do, in the order the table decided it
@@ -101,16 +95,17 @@ void
                                 uint32_t lost_retries, uint32_t max_queued,
                                 uint32_t keep_finished);
 
-//  Set the most waiters on all tasks together (default MAX_WAITERS)
+//  Set the most waiters on all tasks together (default DROVER_TASKTABLE_MAX_WAITERS)
 void
     drover_tasktable_set_max_waiters (drover_tasktable_t *self, size_t max_waiters);
 
-//  Set the most result output bytes kept for finished tasks (default KEPT_BYTES)
+//  Set the most result output bytes kept for finished tasks (default
+//  DROVER_DEFAULT_KEEP_FINISHED_BYTES)
 void
     drover_tasktable_set_max_kept_bytes (drover_tasktable_t *self, size_t max_bytes);
 
 //  Set the most bytes of bodies and labels held for tasks not yet final
-//  (default QUEUED_BYTES); past it SUBMIT is refused 301
+//  (default DROVER_DEFAULT_MAX_QUEUED_BYTES); past it SUBMIT is refused 301
 void
     drover_tasktable_set_max_queued_bytes (drover_tasktable_t *self, size_t max_bytes);
 

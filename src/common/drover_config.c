@@ -7,6 +7,7 @@
 */
 
 #include "drover_config.h"
+#include "drover_defaults.h"
 #include <stddef.h>
 #include <errno.h>
 
@@ -19,48 +20,67 @@ typedef struct {
     size_t offset;              //  where the value lives in drover_config_t
     uint32_t min;               //  smallest number allowed
     uint32_t max;               //  largest number allowed
-    const char *value;          //  default, as text
+    uint32_t number;            //  default of a number (drover_defaults.h)
+    const char *text;           //  default of a string (drover_defaults.h), or NULL
     const char *comment;        //  unit and meaning, for drover_config_print
 } s_setting_t;
 
 #define S_AT(field) offsetof (drover_config_t, field)
 
 static const s_setting_t s_settings [] = {
-    { "broker/endpoint", S_STRING, S_AT (endpoint), 0, 0, "tcp://127.0.0.1:5555",
+    { "broker/endpoint", S_STRING, S_AT (endpoint), 0, 0,
+      0, DROVER_DEFAULT_ENDPOINT,
       "ROUTER endpoint for workers and clients" },
-    { "broker/events", S_STRING, S_AT (events), 0, 0, "tcp://127.0.0.1:5556",
+    { "broker/events", S_STRING, S_AT (events), 0, 0,
+      0, DROVER_DEFAULT_EVENTS,
       "PUB endpoint for the event stream" },
-    { "broker/insecure", S_UINT, S_AT (insecure), 0, 1, "0",
+    { "broker/insecure", S_UINT, S_AT (insecure), 0, 1,
+      DROVER_DEFAULT_INSECURE, NULL,
       "1 allows non-loopback endpoints: anyone who reaches them can run commands" },
-    { "broker/max-message", S_UINT, S_AT (max_message), 1024, 64 << 20, "4194304",
+    { "broker/max-message", S_UINT, S_AT (max_message), 1024, 64 << 20,
+      DROVER_DEFAULT_MAX_MESSAGE, NULL,
       "bytes, largest message accepted from a peer" },
-    { "broker/hwm", S_UINT, S_AT (hwm), 100, 10000000, "100000",
+    { "broker/hwm", S_UINT, S_AT (hwm), 100, 10000000,
+      DROVER_DEFAULT_HWM, NULL,
       "messages queued per peer before the broker stops reading or sending" },
-    { "broker/peer-bytes", S_UINT, S_AT (peer_bytes), 1 << 20, 4294967295u, "1073741824",
+    { "broker/peer-bytes", S_UINT, S_AT (peer_bytes), 1 << 20, 4294967295u,
+      DROVER_DEFAULT_PEER_BYTES, NULL,
       "bytes one peer may have waiting in the broker's receive queue (fewer messages than hwm)" },
-    { "health/heartbeat", S_UINT, S_AT (heartbeat), 50, 60000, "1000",
+    { "health/heartbeat", S_UINT, S_AT (heartbeat), 50, 60000,
+      DROVER_DEFAULT_HEARTBEAT, NULL,
       "msec between worker heartbeats" },
-    { "health/lost-after", S_UINT, S_AT (lost_after), 200, 3600000, "5000",
+    { "health/lost-after", S_UINT, S_AT (lost_after), 200, 3600000,
+      DROVER_DEFAULT_LOST_AFTER, NULL,
       "msec without traffic from a worker before it is LOST" },
-    { "health/max-workers", S_UINT, S_AT (max_workers), 1, 1000000, "10000",
+    { "health/max-workers", S_UINT, S_AT (max_workers), 1, 1000000,
+      DROVER_DEFAULT_MAX_WORKERS, NULL,
       "registered workers at most" },
-    { "probation/timeout", S_UINT, S_AT (probation_timeout), 10, 3600000, "30000",
+    { "probation/timeout", S_UINT, S_AT (probation_timeout), 10, 3600000,
+      DROVER_DEFAULT_PROBATION_TIMEOUT, NULL,
       "msec a worker stays on probation after a transport failure" },
-    { "schedq/max-shelve", S_UINT, S_AT (max_shelve), 1, 10000000, "1000",
+    { "schedq/max-shelve", S_UINT, S_AT (max_shelve), 1, 10000000,
+      DROVER_DEFAULT_MAX_SHELVE, NULL,
       "requests that fit nowhere one scheduling pass looks past" },
-    { "schedq/min-disk-free", S_UINT, S_AT (min_disk_free), 0, 16777216, "100",
+    { "schedq/min-disk-free", S_UINT, S_AT (min_disk_free), 0, 16777216,
+      DROVER_DEFAULT_MIN_DISK_FREE, NULL,
       "MiB free on a worker's work directory filesystem under which it gets no new work (0: none)" },
-    { "assign/ack-timeout", S_UINT, S_AT (ack_timeout), 10, 3600000, "5000",
+    { "assign/ack-timeout", S_UINT, S_AT (ack_timeout), 10, 3600000,
+      DROVER_DEFAULT_ACK_TIMEOUT, NULL,
       "msec for a worker to acknowledge an offer" },
-    { "assign/lost-retries", S_UINT, S_AT (lost_retries), 0, 1000, "5",
+    { "assign/lost-retries", S_UINT, S_AT (lost_retries), 0, 1000,
+      DROVER_DEFAULT_LOST_RETRIES, NULL,
       "worker losses a task survives before it fails as poison" },
-    { "assign/max-queued", S_UINT, S_AT (max_queued), 1, 100000000, "2000000",
+    { "assign/max-queued", S_UINT, S_AT (max_queued), 1, 100000000,
+      DROVER_DEFAULT_MAX_QUEUED, NULL,
       "tasks not yet final, at most; past it SUBMIT is refused" },
     { "assign/max-queued-bytes", S_UINT, S_AT (max_queued_bytes), 2 << 20, 4294967295u,
-      "1073741824", "bytes of bodies and labels of tasks not yet final; past it SUBMIT is refused" },
-    { "assign/keep-finished", S_UINT, S_AT (keep_finished), 0, 100000000, "100000",
+      DROVER_DEFAULT_MAX_QUEUED_BYTES, NULL,
+      "bytes of bodies and labels of tasks not yet final; past it SUBMIT is refused" },
+    { "assign/keep-finished", S_UINT, S_AT (keep_finished), 0, 100000000,
+      DROVER_DEFAULT_KEEP_FINISHED, NULL,
       "finished tasks whose results are kept for WAIT" },
-    { "assign/keep-finished-bytes", S_UINT, S_AT (keep_finished_bytes), 0, 4294967295u, "268435456",
+    { "assign/keep-finished-bytes", S_UINT, S_AT (keep_finished_bytes), 0, 4294967295u,
+      DROVER_DEFAULT_KEEP_FINISHED_BYTES, NULL,
       "bytes finished tasks hold for WAIT (stdout, stderr, body, labels); past it the oldest "
       "are dropped, and a WAIT for one is answered EXPIRED" },
 };
@@ -112,9 +132,18 @@ drover_config_new (void)
 {
     drover_config_t *self = (drover_config_t *) zmalloc (sizeof (drover_config_t));
     for (size_t index = 0; index < S_SETTINGS; index++) {
-        char *error = NULL;
-        int rc = s_setting_store (self, &s_settings [index], s_settings [index].value, &error);
-        assert (rc == 0);       //  a default out of its own range is our bug
+        const s_setting_t *setting = &s_settings [index];
+        byte *field = (byte *) self + setting->offset;
+        if (setting->kind == S_STRING) {
+            assert (setting->text && *setting->text);
+            *(char **) field = strdup (setting->text);
+            assert (*(char **) field);
+        }
+        else {
+            //  A default out of its own range is our bug
+            assert (setting->number >= setting->min && setting->number <= setting->max);
+            *(uint32_t *) field = setting->number;
+        }
     }
     return self;
 }

@@ -2,7 +2,8 @@
     drover_config - the broker's settings: defaults, a ZPL file, overrides
 
     Every setting has a row in one table (path, kind, min, max, default,
-    comment), as Redis's config table does. A file or an override naming an
+    comment), as Redis's config table does; the defaults themselves are
+    defined once, in drover_defaults.h, for the table and the actors. A file or an override naming an
     unknown key, or a value out of range, is refused with a message naming
     the key; the broker then stops before it binds anything.
     =========================================================================

@@ -15,6 +15,7 @@
 #include "drover_worker.h"
 #include "drover_stats.h"
 #include "drover_config.h"
+#include "drover_defaults.h"
 #include <getopt.h>
 #include <math.h>
 #include <unistd.h>
@@ -45,7 +46,7 @@ s_usage (FILE *stream)
     fprintf (stream,
         "usage: drover worker [options]\n"
         "  Registers with a broker and runs the tasks it offers as child processes.\n"
-        "  --broker ENDPOINT    broker ROUTER endpoint (tcp://127.0.0.1:5555)\n"
+        "  --broker ENDPOINT    broker ROUTER endpoint (" DROVER_DEFAULT_ENDPOINT ")\n"
         "  --procs N            procs of this machine (number of CPUs)\n"
         "  --mem SIZE           memory offered, with K/M/G/T suffix (MemTotal)\n"
         "  --label KEY=VALUE    a label the scheduler can match; repeatable\n"
@@ -251,7 +252,7 @@ int
 drover_agent_main (int argc, char **argv)
 {
     s_options_t options = {
-        .broker = "tcp://127.0.0.1:5555",
+        .broker = DROVER_DEFAULT_ENDPOINT,
         .procs = drover_stats_cpus (),
         .mem = drover_stats_mem_total (),
         .max_load = 1.0,

@@ -40,10 +40,11 @@
 #include "drover_worker.h"
 #include "drover_runner.h"
 #include "drover_stats.h"
+#include "drover_defaults.h"
 #include <unistd.h>
 #include <poll.h>
 
-#define S_HEARTBEAT         1000    //  msec, until WELCOME says otherwise
+#define S_HEARTBEAT         DROVER_DEFAULT_HEARTBEAT    //  msec, until WELCOME says otherwise
 #define S_SILENT_BEATS      3       //  heartbeats without a due reply: reconnect
 #define S_BACKOFF_MIN       250     //  msec before the first reconnect
 #define S_BACKOFF_MAX       5000    //  msec between reconnects at most

@@ -1,0 +1,44 @@
+/*  =========================================================================
+    drover_defaults - the default of every broker setting, defined once
+
+    The settings table (drover_config.c) gives these to the broker, and each
+    actor starts from them until its CONFIGURE says otherwise; the worker
+    heartbeats at the broker's default until WELCOME says otherwise.
+    Changing a default is one edit here, then README's settings table:
+    test_drover_config checks that the table, these and the config agree.
+    Plain decimal literals, so that the settings table can also print them.
+    =========================================================================
+*/
+
+#ifndef DROVER_DEFAULTS_H_INCLUDED
+#define DROVER_DEFAULTS_H_INCLUDED
+
+//  broker
+#define DROVER_DEFAULT_ENDPOINT         "tcp://127.0.0.1:5555"  //  ROUTER for workers and clients
+#define DROVER_DEFAULT_EVENTS           "tcp://127.0.0.1:5556"  //  PUB for the event stream
+#define DROVER_DEFAULT_INSECURE         0           //  1 allows non-loopback endpoints
+#define DROVER_DEFAULT_MAX_MESSAGE      4194304     //  bytes, largest message from a peer
+#define DROVER_DEFAULT_HWM              100000      //  messages queued per peer
+#define DROVER_DEFAULT_PEER_BYTES       1073741824  //  bytes waiting from one peer, at most
+
+//  health
+#define DROVER_DEFAULT_HEARTBEAT        1000        //  msec between worker heartbeats
+#define DROVER_DEFAULT_LOST_AFTER       5000        //  msec of silence before LOST
+#define DROVER_DEFAULT_MAX_WORKERS      10000       //  registered workers at most
+
+//  probation
+#define DROVER_DEFAULT_PROBATION_TIMEOUT    30000   //  msec on probation after a failure
+
+//  schedq
+#define DROVER_DEFAULT_MAX_SHELVE       1000        //  unfit requests one pass looks past
+#define DROVER_DEFAULT_MIN_DISK_FREE    100         //  MiB free under which a worker gets no work
+
+//  assign
+#define DROVER_DEFAULT_ACK_TIMEOUT      5000        //  msec for a worker to take an offer
+#define DROVER_DEFAULT_LOST_RETRIES     5           //  worker losses a task survives
+#define DROVER_DEFAULT_MAX_QUEUED       2000000     //  tasks not yet final, at most
+#define DROVER_DEFAULT_MAX_QUEUED_BYTES 1073741824  //  their bodies and labels, bytes
+#define DROVER_DEFAULT_KEEP_FINISHED    100000      //  finished tasks remembered
+#define DROVER_DEFAULT_KEEP_FINISHED_BYTES  268435456   //  bytes they hold, at most
+
+#endif
