@@ -8,12 +8,19 @@
     a bounds-checked cursor and never allocates more than the message's own
     size, nor trusts a count or length the peer sent before checking it
     against the bytes that remain.
+
+    This is the one header users include: it brings the other two codecs,
+    the exec body (drover_exec.h) and events (drover_event.h), and the
+    limits all three share (drover_limits.h).
     =========================================================================
 */
 
 #ifndef DROVER_MSG_H_INCLUDED
 #define DROVER_MSG_H_INCLUDED
 
+#include "drover_limits.h"
+#include "drover_exec.h"
+#include "drover_event.h"
 #include <czmq.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -25,24 +32,6 @@ extern "C" {
 //  Protocol signature and version carried in every message
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-
-//  Limits (PROTOCOL.md, "Limits"); the decoder refuses anything past them
-#define DROVER_ID_MAX           64          //  worker id, bytes
-#define DROVER_LABELS_MAX       16          //  labels per worker or task
-#define DROVER_LABEL_MAX        128         //  one "key=value" label, bytes
-#define DROVER_REASON_MAX       256         //  reason / text string, bytes
-#define DROVER_ARGV_MAX         1024        //  argv entries
-#define DROVER_ENV_MAX          256         //  environment entries
-#define DROVER_STRING_MAX       65536       //  one argv/env/cwd string, bytes
-#define DROVER_INPUT_MAX        (1 << 20)   //  stdin / payload bytes
-#define DROVER_OUTPUT_MAX       (1 << 20)   //  captured stdout or stderr, bytes
-#define DROVER_BODY_MAX         (2 << 20)   //  encoded exec body, bytes
-#define DROVER_RUNNING_MAX      4096        //  task refs in WORKER HELLO
-#define DROVER_ROWS_MAX         10000       //  rows in a WORKER/TASK TABLE
-#define DROVER_WAIT_MAX         10000       //  task ids in one TASK WAIT
-#define DROVER_SUMMARY_MAX      80          //  TASK TABLE row summary, bytes
-#define DROVER_DEPTH_MAX        4           //  msgpack nesting depth
-#define DROVER_MSG_MAX          (4 << 20)   //  a whole encoded message, bytes
 
 //  Message ids (the third element of every message)
 typedef enum {
@@ -249,18 +238,6 @@ typedef struct {
     bool bad_version;               //  the failure was an unknown version (ERROR 426)
 } drover_msg_t;
 
-//  What a task runs: argv, environment, working directory, stdin. Carried
-//  encoded in TASK SUBMIT and TASK OFFER as body; the broker only validates it.
-typedef struct {
-    uint32_t argc;                  //  entries in argv, >= 1
-    char **argv;                    //  NULL-terminated, owned
-    uint32_t nenv;                  //  entries in env
-    char **env;                     //  "NAME=value", NULL-terminated, owned
-    char *cwd;                      //  working directory or NULL, owned
-    byte *input;                    //  stdin bytes or NULL, owned
-    size_t input_size;              //  bytes
-} drover_exec_t;
-
 //  Create an empty message with the given id; never returns NULL
 drover_msg_t *
     drover_msg_new (int id);
@@ -351,66 +328,6 @@ bool
 //  Check that a label is "key=value": key [A-Za-z0-9_.-]{1,63}, value printable
 bool
     drover_label_valid (const char *label);
-
-//  Create an empty exec body; never returns NULL
-drover_exec_t *
-    drover_exec_new (void);
-
-//  Destroy an exec body; harmless on NULL
-void
-    drover_exec_destroy (drover_exec_t **self_p);
-
-//  Set argv (copied); argc >= 1. Returns 0 or -1 past DROVER_ARGV_MAX.
-int
-    drover_exec_set_argv (drover_exec_t *self, int argc, const char **argv);
-
-//  Add one "NAME=value" environment entry (copied). Returns 0 or -1.
-int
-    drover_exec_add_env (drover_exec_t *self, const char *entry);
-
-//  Set the working directory (copied, NULL clears)
-void
-    drover_exec_set_cwd (drover_exec_t *self, const char *cwd);
-
-//  Set the stdin bytes (copied, NULL clears)
-void
-    drover_exec_set_input (drover_exec_t *self, const byte *input, size_t size);
-
-//  Encode into a fresh buffer the caller frees; NULL if a limit is broken
-byte *
-    drover_exec_encode (drover_exec_t *self, size_t *size_p);
-
-//  Decode a body into self (emptied first). Returns 0 or -2 with *error_p set.
-int
-    drover_exec_decode (drover_exec_t *self, const byte *data, size_t size,
-                        const char **error_p);
-
-//  Check a body without keeping it. Returns 0 or -2 with *error_p set.
-int
-    drover_exec_validate (const byte *data, size_t size, const char **error_p);
-
-//  An event published on the broker's PUB socket: frame 1 is the topic
-//  (e.g. "task.succeeded", "worker.lost"), frame 2 the encoded body.
-typedef struct {
-    uint64_t time;                  //  wall clock, msec since the epoch
-    char topic [32];                //  "task.<state>" or "worker.<change>"
-    uint64_t task;                  //  task id, 0 for a worker event
-    uint32_t attempt;               //  attempt number, 0 if none
-    char worker [DROVER_ID_MAX + 1];    //  worker id or ""
-    char reason [DROVER_REASON_MAX + 1];    //  free text or ""
-} drover_event_t;
-
-//  Encode an event body into a new frame (never NULL)
-zframe_t *
-    drover_event_encode (const drover_event_t *event);
-
-//  Decode an event body. Returns 0 or -2 if malformed.
-int
-    drover_event_decode (drover_event_t *event, const byte *data, size_t size);
-
-//  Format an event as one JSON line (no newline); caller frees with zstr_free
-char *
-    drover_event_json (const drover_event_t *event);
 
 #ifdef __cplusplus
 }

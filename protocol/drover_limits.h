@@ -1,0 +1,30 @@
+/*  =========================================================================
+    drover_limits - the protocol's limits (PROTOCOL.md §15, "Limits")
+
+    Shared by the three codecs: wire messages (drover_msg), the exec body
+    (drover_exec) and events (drover_event). Each decoder refuses anything
+    past these before it allocates for it.
+    =========================================================================
+*/
+
+#ifndef DROVER_LIMITS_H_INCLUDED
+#define DROVER_LIMITS_H_INCLUDED
+
+#define DROVER_ID_MAX           64          //  worker id, bytes
+#define DROVER_LABELS_MAX       16          //  labels per worker or task
+#define DROVER_LABEL_MAX        128         //  one "key=value" label, bytes
+#define DROVER_REASON_MAX       256         //  reason / text string, bytes
+#define DROVER_ARGV_MAX         1024        //  argv entries
+#define DROVER_ENV_MAX          256         //  environment entries
+#define DROVER_STRING_MAX       65536       //  one argv/env/cwd string, bytes
+#define DROVER_INPUT_MAX        (1 << 20)   //  stdin / payload bytes
+#define DROVER_OUTPUT_MAX       (1 << 20)   //  captured stdout or stderr, bytes
+#define DROVER_BODY_MAX         (2 << 20)   //  encoded exec body, bytes
+#define DROVER_RUNNING_MAX      4096        //  task refs in WORKER HELLO
+#define DROVER_ROWS_MAX         10000       //  rows in a WORKER/TASK TABLE
+#define DROVER_WAIT_MAX         10000       //  task ids in one TASK WAIT
+#define DROVER_SUMMARY_MAX      80          //  TASK TABLE row summary, bytes
+#define DROVER_DEPTH_MAX        4           //  msgpack nesting depth
+#define DROVER_MSG_MAX          (4 << 20)   //  a whole encoded message, bytes
+
+#endif

@@ -1,0 +1,699 @@
+/*  =========================================================================
+    drover_msg_fields - the message table: what each wire message holds, in
+    which order, and how each field is packed and read (internal)
+
+    Every message is one msgpack array: "DRV", version, id, seq, then the
+    message's fields in the order s_schema lists them. Packing and reading
+    both walk that one table, so the two cannot disagree on an order; each
+    field's limits are checked on the way out (a message past them is not
+    encoded) and on the way in (it is refused). drover_msg.c does the rest
+    of the codec: the message's lifecycle, the two packing passes, the
+    structure walk before any field is read, and the socket helpers.
+
+    Reading a field checks its type, range and content, and only then
+    copies what must be kept: each copy is bounded by the bytes it came
+    from (times the size of a C struct for rows and ids, and an array is
+    refused before it is allocated unless the bytes left hold its count at
+    the smallest size of one element). Nothing here asserts on input.
+    =========================================================================
+*/
+
+#include "drover_msg.h"
+#include "drover_msg_fields.h"
+
+//  ---------------------------------------------------------------------
+//  Fields and the schema of each message
+
+typedef enum {
+    F_END = 0,
+    //  Fields of messages, in s_schema
+    F_WORKER, F_WORKER_OPT, F_EPOCH, F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM,
+    F_LABELS, F_RUNNING, F_STATS, F_HEARTBEAT, F_TIMEOUT, F_RETRIES, F_FLAGS, F_BODY,
+    F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
+    F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
+    F_WORKER_ROWS,
+    //  Parts that are not message fields, for error texts
+    P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
+    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
+} s_field_t;
+
+#define S_FIELDS_MAX    12          //  most fields in one message (DONE)
+
+//  The fields of each message, in wire order, ending with F_END
+static const uint8_t
+s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
+    [DROVER_MSG_WORKER_HELLO]     = { F_WORKER, F_EPOCH, F_PROCS, F_MEM, F_LABELS, F_RUNNING },
+    [DROVER_MSG_WORKER_HEARTBEAT] = { F_WORKER, F_EPOCH, F_STATS },
+    [DROVER_MSG_WORKER_GOODBYE]   = { F_WORKER, F_EPOCH },
+    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT },
+    [DROVER_MSG_WORKER_LEAVE]     = { F_END },
+    [DROVER_MSG_TASK_OFFER]       = { F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM, F_TIMEOUT,
+                                      F_BODY },
+    [DROVER_MSG_TASK_STARTED]     = { F_WORKER, F_TASK, F_ATTEMPT },
+    [DROVER_MSG_TASK_RESULT]      = { F_WORKER, F_TASK, F_ATTEMPT, F_OUTCOME, F_EXIT_CODE,
+                                      F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT, F_ERR,
+                                      F_REASON },
+    [DROVER_MSG_TASK_KILL]        = { F_TASK, F_ATTEMPT },
+    [DROVER_MSG_TASK_SUBMIT]      = { F_PRIORITY, F_PROCS, F_MEM, F_LABELS, F_TIMEOUT,
+                                      F_RETRIES, F_FLAGS, F_BODY },
+    [DROVER_MSG_TASK_ACCEPTED]    = { F_TASK },
+    [DROVER_MSG_TASK_WAIT]        = { F_TASKS },
+    [DROVER_MSG_TASK_DONE]        = { F_TASK, F_STATE, F_TASK_END, F_ATTEMPT, F_WORKER_OPT,
+                                      F_EXIT_CODE, F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT,
+                                      F_ERR, F_REASON },
+    [DROVER_MSG_TASK_CANCEL]      = { F_TASK },
+    [DROVER_MSG_TASK_LIST]        = { F_LIMIT, F_LIST_STATE },
+    [DROVER_MSG_TASK_TABLE]       = { F_COUNTS, F_TASK_ROWS },
+    [DROVER_MSG_WORKER_LIST]      = { F_END },
+    [DROVER_MSG_WORKER_TABLE]     = { F_WORKER_ROWS },
+    [DROVER_MSG_WORKER_ADMIN]     = { F_WORKER, F_ADMIN },
+    [DROVER_MSG_OK]               = { F_CODE, F_REASON },
+    [DROVER_MSG_ERROR]            = { F_CODE, F_REASON },
+};
+
+//  What to say when a field or part of the header is wrong, by field
+static const drover_mpack_errors_t
+s_errors [P_COUNT] = {
+    [F_END]         = DROVER_MPACK_ERRORS ("message", "invalid"),
+    [F_WORKER]      = DROVER_MPACK_ERRORS ("worker", "not a valid worker id"),
+    [F_WORKER_OPT]  = DROVER_MPACK_ERRORS ("worker", "not a valid worker id"),
+    [F_EPOCH]       = DROVER_MPACK_ERRORS ("epoch", "invalid"),
+    [F_TASK]        = DROVER_MPACK_ERRORS ("task", "invalid"),
+    [F_ATTEMPT]     = DROVER_MPACK_ERRORS ("attempt", "invalid"),
+    [F_PRIORITY]    = DROVER_MPACK_ERRORS ("priority", "invalid"),
+    [F_PROCS]       = DROVER_MPACK_ERRORS ("procs", "invalid"),
+    [F_MEM]         = DROVER_MPACK_ERRORS ("mem", "invalid"),
+    [F_LABELS]      = DROVER_MPACK_ERRORS ("labels", "not key=value"),
+    [F_RUNNING]     = DROVER_MPACK_ERRORS ("running", "invalid"),
+    [F_STATS]       = DROVER_MPACK_ERRORS ("stats", "invalid"),
+    [F_HEARTBEAT]   = DROVER_MPACK_ERRORS ("heartbeat", "invalid"),
+    [F_TIMEOUT]     = DROVER_MPACK_ERRORS ("timeout", "invalid"),
+    [F_RETRIES]     = DROVER_MPACK_ERRORS ("retries", "invalid"),
+    [F_FLAGS]       = DROVER_MPACK_ERRORS ("flags", "invalid"),
+    [F_BODY]        = DROVER_MPACK_ERRORS ("body", "invalid"),
+    [F_OUTCOME]     = DROVER_MPACK_ERRORS ("outcome", "invalid"),
+    [F_STATE]       = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [F_TASK_END]    = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
+    [F_LIST_STATE]  = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [F_ADMIN]       = DROVER_MPACK_ERRORS ("admin", "invalid"),
+    [F_EXIT_CODE]   = DROVER_MPACK_ERRORS ("exit_code", "invalid"),
+    [F_SIGNAL]      = DROVER_MPACK_ERRORS ("signal", "invalid"),
+    [F_TRUNCATED]   = DROVER_MPACK_ERRORS ("truncated", "invalid"),
+    [F_DURATION]    = DROVER_MPACK_ERRORS ("duration", "invalid"),
+    [F_OUT]         = DROVER_MPACK_ERRORS ("out", "invalid"),
+    [F_ERR]         = DROVER_MPACK_ERRORS ("err", "invalid"),
+    [F_REASON]      = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [F_CODE]        = DROVER_MPACK_ERRORS ("code", "invalid"),
+    [F_LIMIT]       = DROVER_MPACK_ERRORS ("limit", "invalid"),
+    [F_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
+    [F_COUNTS]      = DROVER_MPACK_ERRORS ("counts", "invalid"),
+    [F_TASK_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_WORKER_ROWS] = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
+    [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
+    [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
+    [P_ID]          = DROVER_MPACK_ERRORS ("message id", "unknown message id"),
+    [P_SEQ]         = DROVER_MPACK_ERRORS ("seq", "invalid"),
+    [P_RUNNING_ITEM] = DROVER_MPACK_ERRORS ("running entry", "invalid"),
+    [P_ROW]         = DROVER_MPACK_ERRORS ("row", "invalid"),
+    [P_HEALTH]      = DROVER_MPACK_ERRORS ("health", "invalid"),
+    [P_PROCS_USED]  = DROVER_MPACK_ERRORS ("procs_used", "invalid"),
+    [P_MEM_USED]    = DROVER_MPACK_ERRORS ("mem_used", "invalid"),
+    [P_SUMMARY]     = DROVER_MPACK_ERRORS ("summary", "invalid"),
+    [P_ROW_STATE]   = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [P_ROW_END]     = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
+    [P_RESERVED]    = DROVER_MPACK_ERRORS ("reserved", "invalid"),
+};
+
+//  The fewest wire bytes one element of an array can take: an array whose
+//  count times this is more than the bytes left is refused before its
+//  elements are allocated (PROTOCOL.md, "Limits")
+#define S_LABEL_MIN         4       //  str header + "k=v"
+#define S_TASKREF_MIN       3       //  [task, attempt]: header + 2 fixints
+#define S_TASK_ROW_MIN      9       //  header + 6 fixints + 2 empty strs
+#define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
+                                    //  + empty labels (1) + stats (9) + reserved (1)
+
+//  Return how many fields a message id has
+static size_t
+s_nfields (int id)
+{
+    size_t count = 0;
+    while (count < S_FIELDS_MAX && s_schema [id][count] != F_END)
+        count++;
+    return count;
+}
+
+//  True if length bytes are a "key=value" label (see drover_label_valid)
+static bool
+s_label_valid (const char *label, size_t length)
+{
+    if (length > DROVER_LABEL_MAX)
+        return false;
+    size_t index = 0;
+    for (; index < length && label [index] != '='; index++) {
+        char ch = label [index];        //  ASCII only, whatever the locale
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
+           || ch == '_' || ch == '.' || ch == '-'))
+            return false;
+    }
+    if (index == 0 || index > 63 || index == length)
+        return false;           //  no key, key too long, or no '='
+    for (index++; index < length; index++)
+        if ((byte) label [index] < 0x20 || (byte) label [index] > 0x7e)
+            return false;
+    return true;
+}
+
+//  Pack a load average, 0 for a value no receiver would accept
+static void
+s_pack_load (msgpack_packer *pk, double load)
+{
+    msgpack_pack_double (pk, isfinite (load) && load >= 0? load: 0.0);
+}
+
+//  Pack stats as the 8-element record. Never fails.
+static void
+s_pack_stats (msgpack_packer *pk, const drover_stats_t *stats)
+{
+    msgpack_pack_array (pk, 8);
+    for (int index = 0; index < 3; index++)
+        s_pack_load (pk, stats->load [index]);
+    msgpack_pack_uint64 (pk, stats->mem_used);
+    msgpack_pack_uint64 (pk, stats->mem_total);
+    msgpack_pack_uint64 (pk, stats->disk_used);
+    msgpack_pack_uint64 (pk, stats->disk_total);
+    msgpack_pack_uint32 (pk, stats->running);
+}
+
+//  Pack a labels array; -1 if past the limit or a label is invalid
+static int
+s_pack_labels (msgpack_packer *pk, char *const *labels, uint32_t nlabels)
+{
+    if (nlabels > DROVER_LABELS_MAX)
+        return -1;
+    msgpack_pack_array (pk, nlabels);
+    for (uint32_t index = 0; index < nlabels; index++) {
+        if (!drover_label_valid (labels [index]))
+            return -1;
+        drover_mpack_pack_str (pk, labels [index], strlen (labels [index]));
+    }
+    return 0;
+}
+
+//  Pack a worker id held in a fixed array; empty allowed if optional
+static int
+s_pack_id (msgpack_packer *pk, const char *id, bool optional)
+{
+    size_t length = strnlen (id, DROVER_ID_MAX + 1);
+    if (!(optional && length == 0) && !drover_mpack_id_valid (id, length))
+        return -1;
+    drover_mpack_pack_str (pk, id, length);
+    return 0;
+}
+
+//  Pack bytes of at most max (NULL with a size is a caller's mistake: -1)
+static int
+s_pack_bytes (msgpack_packer *pk, const byte *data, size_t size, size_t max)
+{
+    if (size > max || (!data && size))
+        return -1;
+    drover_mpack_pack_bin (pk, data, size);
+    return 0;
+}
+
+//  Pack the TASK TABLE rows; -1 if a row breaks a limit
+static int
+s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
+{
+    if (self->nrows > DROVER_ROWS_MAX || (self->nrows && !self->task_rows))
+        return -1;
+    msgpack_pack_array (pk, self->nrows);
+    for (uint32_t index = 0; index < self->nrows; index++) {
+        const drover_task_row_t *row = &self->task_rows [index];
+        if (row->state >= DROVER_TASK_STATES || !drover_end_fits (row->state, row->end))
+            return -1;
+        msgpack_pack_array (pk, 8);
+        msgpack_pack_uint64 (pk, row->task);
+        msgpack_pack_uint8 (pk, row->state);
+        msgpack_pack_uint8 (pk, row->end);
+        msgpack_pack_int32 (pk, row->priority);
+        msgpack_pack_uint32 (pk, row->procs);
+        msgpack_pack_uint32 (pk, row->attempt);
+        if (s_pack_id (pk, row->worker, true)
+        ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX))
+            return -1;
+    }
+    return 0;
+}
+
+//  Pack the WORKER TABLE rows; -1 if a row breaks a limit
+static int
+s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
+{
+    if (self->nrows > DROVER_ROWS_MAX || (self->nrows && !self->worker_rows))
+        return -1;
+    msgpack_pack_array (pk, self->nrows);
+    for (uint32_t index = 0; index < self->nrows; index++) {
+        const drover_worker_row_t *row = &self->worker_rows [index];
+        if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX)
+            return -1;
+        msgpack_pack_array (pk, 10);
+        if (s_pack_id (pk, row->id, false))
+            return -1;
+        msgpack_pack_uint8 (pk, row->health);
+        msgpack_pack_uint8 (pk, row->admin);
+        msgpack_pack_uint32 (pk, row->procs);
+        msgpack_pack_uint32 (pk, row->procs_used);
+        msgpack_pack_uint64 (pk, row->mem);
+        msgpack_pack_uint64 (pk, row->mem_used);
+        if (s_pack_labels (pk, row->labels, row->nlabels))
+            return -1;
+        s_pack_stats (pk, &row->stats);
+        msgpack_pack_uint64 (pk, row->reserved);
+    }
+    return 0;
+}
+
+//  Pack one field of self; -1 if it breaks a limit
+static int
+s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
+{
+    switch (field) {
+        case F_WORKER:      return s_pack_id (pk, self->worker, false);
+        case F_WORKER_OPT:  return s_pack_id (pk, self->worker, true);
+        case F_EPOCH:       return msgpack_pack_uint64 (pk, self->epoch), 0;
+        case F_TASK:        return msgpack_pack_uint64 (pk, self->task), 0;
+        case F_ATTEMPT:     return msgpack_pack_uint32 (pk, self->attempt), 0;
+        case F_PRIORITY:    return msgpack_pack_int32 (pk, self->priority), 0;
+        case F_PROCS:       return msgpack_pack_uint32 (pk, self->procs), 0;
+        case F_MEM:         return msgpack_pack_uint64 (pk, self->mem), 0;
+        case F_LABELS:      return s_pack_labels (pk, self->labels, self->nlabels);
+        case F_STATS:       return s_pack_stats (pk, &self->stats), 0;
+        case F_HEARTBEAT:   return msgpack_pack_uint32 (pk, self->heartbeat), 0;
+        case F_TIMEOUT:     return msgpack_pack_uint32 (pk, self->timeout), 0;
+        case F_RETRIES:     return msgpack_pack_uint32 (pk, self->retries), 0;
+        case F_FLAGS:       return msgpack_pack_uint32 (pk, self->flags), 0;
+        case F_BODY:        return s_pack_bytes (pk, self->body, self->body_size, DROVER_BODY_MAX);
+        case F_EXIT_CODE:   return msgpack_pack_int32 (pk, self->exit_code), 0;
+        case F_SIGNAL:      return msgpack_pack_int32 (pk, self->signal), 0;
+        case F_TRUNCATED:   return msgpack_pack_uint32 (pk, self->truncated), 0;
+        case F_DURATION:    return msgpack_pack_uint32 (pk, self->duration), 0;
+        case F_OUT:         return s_pack_bytes (pk, self->out, self->out_size, DROVER_OUTPUT_MAX);
+        case F_ERR:         return s_pack_bytes (pk, self->err, self->err_size, DROVER_OUTPUT_MAX);
+        case F_REASON:      return drover_mpack_pack_text (pk, self->reason, DROVER_REASON_MAX);
+        case F_CODE:        return msgpack_pack_uint16 (pk, self->code), 0;
+        case F_LIMIT:       return msgpack_pack_uint32 (pk, self->limit), 0;
+        case F_TASK_ROWS:   return s_pack_task_rows (pk, self);
+        case F_WORKER_ROWS: return s_pack_worker_rows (pk, self);
+        case F_OUTCOME:
+            if (self->outcome > DROVER_OUTCOME_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->outcome), 0;
+        case F_STATE:
+            if (self->state >= DROVER_TASK_STATES)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->state), 0;
+        case F_TASK_END:
+            if (!drover_end_fits (self->state, self->end))
+                return -1;
+            return msgpack_pack_uint8 (pk, self->end), 0;
+        case F_LIST_STATE:
+            if (self->state >= DROVER_TASK_STATES && self->state != 255)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->state), 0;
+        case F_ADMIN:
+            if (self->admin > DROVER_ADMIN_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->admin), 0;
+        case F_RUNNING:
+            if (self->nrunning > DROVER_RUNNING_MAX || (self->nrunning && !self->running))
+                return -1;
+            msgpack_pack_array (pk, self->nrunning);
+            for (uint32_t index = 0; index < self->nrunning; index++) {
+                msgpack_pack_array (pk, 2);
+                msgpack_pack_uint64 (pk, self->running [index].task);
+                msgpack_pack_uint32 (pk, self->running [index].attempt);
+            }
+            return 0;
+        case F_TASKS:
+            if (self->ntasks > DROVER_WAIT_MAX || (self->ntasks && !self->tasks))
+                return -1;
+            msgpack_pack_array (pk, self->ntasks);
+            for (uint32_t index = 0; index < self->ntasks; index++)
+                msgpack_pack_uint64 (pk, self->tasks [index]);
+            return 0;
+        case F_COUNTS:
+            msgpack_pack_array (pk, DROVER_TASK_STATES);
+            for (int index = 0; index < DROVER_TASK_STATES; index++)
+                msgpack_pack_uint64 (pk, self->counts [index]);
+            return 0;
+    }
+    return -1;                  //  not a field: our own bug, refuse to encode
+}
+
+//  Pack a whole message (a drover_msg_t); -1 if it has no valid id or a
+//  field breaks a limit
+int
+drover_msg_fields_pack (msgpack_packer *pk, const void *value)
+{
+    const drover_msg_t *self = (const drover_msg_t *) value;
+    if (self->id < 1 || self->id > DROVER_MSG_ID_MAX)
+        return -1;
+    const uint8_t *fields = s_schema [self->id];
+    size_t nfields = s_nfields (self->id);
+    msgpack_pack_array (pk, 4 + nfields);
+    drover_mpack_pack_str (pk, DROVER_MSG_SIGNATURE, 3);
+    msgpack_pack_uint8 (pk, DROVER_MSG_VERSION);
+    msgpack_pack_uint8 (pk, (uint8_t) self->id);
+    msgpack_pack_uint32 (pk, self->seq);
+    for (size_t index = 0; index < nfields; index++)
+        if (s_pack_field (pk, self, fields [index]))
+            return -1;
+    return 0;
+}
+
+//  Read a string of at most max bytes into a new copy; "" gives NULL
+static bool
+s_read_text (drover_mpack_cursor_t *cursor, int field, size_t max, char **text_p)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, field, 0, max, &text, &length))
+        return false;
+    *text_p = length? drover_mpack_strndup (text, length): NULL;
+    return true;
+}
+
+//  Read a bin of at most max bytes into a new copy; empty gives NULL
+static bool
+s_read_bytes (drover_mpack_cursor_t *cursor, int field, size_t max, byte **data_p, size_t *size_p)
+{
+    const byte *data;
+    size_t size;
+    if (!drover_mpack_read_bin (cursor, field, max, &data, &size))
+        return false;
+    *data_p = drover_mpack_memdup (data, size);
+    *size_p = size;
+    return true;
+}
+
+//  Read a labels array into labels [] (empty on entry), counting as it goes
+static bool
+s_read_labels (drover_mpack_cursor_t *cursor, char **labels, uint32_t *nlabels)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_LABELS, 0, DROVER_LABELS_MAX, S_LABEL_MIN, &count))
+        return false;
+    for (uint32_t index = 0; index < count; index++) {
+        const char *text;
+        size_t length;
+        if (!drover_mpack_read_str (cursor, F_LABELS, 3, DROVER_LABEL_MAX, &text, &length))
+            return false;
+        if (!s_label_valid (text, length))
+            return drover_mpack_fail (cursor, s_errors [F_LABELS].invalid);
+        labels [index] = drover_mpack_strndup (text, length);
+        *nlabels = index + 1;
+    }
+    return true;
+}
+
+//  Read the 8-element stats record
+static bool
+s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_STATS, 8, 8, 1, &count))
+        return false;
+    return drover_mpack_read_float (cursor, F_STATS, &stats->load [0])
+        && drover_mpack_read_float (cursor, F_STATS, &stats->load [1])
+        && drover_mpack_read_float (cursor, F_STATS, &stats->load [2])
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->mem_used)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->mem_total)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_used)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_total)
+        && drover_mpack_read_u32 (cursor, F_STATS, &stats->running);
+}
+
+//  Read the running attempts of a HELLO
+static bool
+s_read_running (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, pair;
+    if (!drover_mpack_read_array (cursor, F_RUNNING, 0, DROVER_RUNNING_MAX, S_TASKREF_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->running = (drover_taskref_t *) drover_mpack_malloc (count * sizeof (drover_taskref_t));
+    self->nrunning = count;
+    for (uint32_t index = 0; index < count; index++)
+        if (!drover_mpack_read_array (cursor, P_RUNNING_ITEM, 2, 2, 1, &pair)
+        ||  !drover_mpack_read_u64 (cursor, F_TASK, &self->running [index].task)
+        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &self->running [index].attempt))
+            return false;
+    return true;
+}
+
+//  Read the task ids of a WAIT
+static bool
+s_read_tasks (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_TASKS, 0, DROVER_WAIT_MAX, 1, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->tasks = (uint64_t *) drover_mpack_malloc (count * sizeof (uint64_t));
+    self->ntasks = count;
+    for (uint32_t index = 0; index < count; index++)
+        if (!drover_mpack_read_u64 (cursor, F_TASKS, &self->tasks [index]))
+            return false;
+    return true;
+}
+
+//  Read the per-state counts of a TASK TABLE
+static bool
+s_read_counts (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_COUNTS, DROVER_TASK_STATES, DROVER_TASK_STATES, 1,
+                                  &count))
+        return false;
+    for (int index = 0; index < DROVER_TASK_STATES; index++)
+        if (!drover_mpack_read_u64 (cursor, F_COUNTS, &self->counts [index]))
+            return false;
+    return true;
+}
+
+//  Read how a task ended, which must go with its state (read before it)
+static bool
+s_read_end (drover_mpack_cursor_t *cursor, int field, uint8_t state, uint8_t *end)
+{
+    if (!drover_mpack_read_u8 (cursor, field, DROVER_END_MAX, end))
+        return false;
+    if (!drover_end_fits (state, *end))
+        return drover_mpack_fail (cursor, s_errors [field].invalid);
+    return true;
+}
+
+//  Read the rows of a TASK TABLE
+static bool
+s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields;
+    if (!drover_mpack_read_array (cursor, F_TASK_ROWS, 0, DROVER_ROWS_MAX, S_TASK_ROW_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
+    self->nrows = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_task_row_t *row = &self->task_rows [index];
+        const char *summary;
+        size_t length;
+        if (!drover_mpack_read_array (cursor, P_ROW, 8, 8, 1, &fields)
+        ||  !drover_mpack_read_u64 (cursor, F_TASK, &row->task)
+        ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
+        ||  !s_read_end (cursor, P_ROW_END, row->state, &row->end)
+        ||  !drover_mpack_read_i32 (cursor, F_PRIORITY, &row->priority)
+        ||  !drover_mpack_read_u32 (cursor, F_PROCS, &row->procs)
+        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &row->attempt)
+        ||  !drover_mpack_read_id (cursor, F_WORKER_OPT, true, row->worker)
+        ||  !drover_mpack_read_str (cursor, P_SUMMARY, 0, DROVER_SUMMARY_MAX, &summary, &length))
+            return false;
+        row->summary = drover_mpack_strndup (summary, length);     //  never NULL, for printing
+    }
+    return true;
+}
+
+//  Read the rows of a WORKER TABLE
+static bool
+s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields;
+    if (!drover_mpack_read_array (cursor, F_WORKER_ROWS, 0, DROVER_ROWS_MAX, S_WORKER_ROW_MIN,
+                                  &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->worker_rows = (drover_worker_row_t *) zmalloc (count * sizeof (drover_worker_row_t));
+    self->nrows = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_worker_row_t *row = &self->worker_rows [index];
+        if (!drover_mpack_read_array (cursor, P_ROW, 10, 10, 1, &fields)
+        ||  !drover_mpack_read_id (cursor, F_WORKER, false, row->id)
+        ||  !drover_mpack_read_u8 (cursor, P_HEALTH, DROVER_HEALTH_MAX, &row->health)
+        ||  !drover_mpack_read_u8 (cursor, F_ADMIN, DROVER_ADMIN_MAX, &row->admin)
+        ||  !drover_mpack_read_u32 (cursor, F_PROCS, &row->procs)
+        ||  !drover_mpack_read_u32 (cursor, P_PROCS_USED, &row->procs_used)
+        ||  !drover_mpack_read_u64 (cursor, F_MEM, &row->mem)
+        ||  !drover_mpack_read_u64 (cursor, P_MEM_USED, &row->mem_used)
+        ||  !s_read_labels (cursor, row->labels, &row->nlabels)
+        ||  !s_read_stats (cursor, &row->stats)
+        ||  !drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved))
+            return false;
+    }
+    return true;
+}
+
+//  Read the state of a TASK LIST: a task state or 255 for all
+static bool
+s_read_list_state (drover_mpack_cursor_t *cursor, uint8_t *state)
+{
+    if (!drover_mpack_read_u8 (cursor, F_LIST_STATE, 255, state))
+        return false;
+    if (*state >= DROVER_TASK_STATES && *state != 255)
+        return drover_mpack_fail (cursor, s_errors [F_LIST_STATE].range);
+    return true;
+}
+
+//  Read one field into self
+static bool
+s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
+{
+    uint64_t code;
+    switch (field) {
+        case F_WORKER:      return drover_mpack_read_id (cursor, field, false, self->worker);
+        case F_WORKER_OPT:  return drover_mpack_read_id (cursor, field, true, self->worker);
+        case F_EPOCH:       return drover_mpack_read_u64 (cursor, field, &self->epoch);
+        case F_TASK:        return drover_mpack_read_u64 (cursor, field, &self->task);
+        case F_ATTEMPT:     return drover_mpack_read_u32 (cursor, field, &self->attempt);
+        case F_PRIORITY:    return drover_mpack_read_i32 (cursor, field, &self->priority);
+        case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
+        case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
+        case F_LABELS:      return s_read_labels (cursor, self->labels, &self->nlabels);
+        case F_RUNNING:     return s_read_running (cursor, self);
+        case F_STATS:       return s_read_stats (cursor, &self->stats);
+        case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);
+        case F_TIMEOUT:     return drover_mpack_read_u32 (cursor, field, &self->timeout);
+        case F_RETRIES:     return drover_mpack_read_u32 (cursor, field, &self->retries);
+        case F_FLAGS:       return drover_mpack_read_u32 (cursor, field, &self->flags);
+        case F_BODY:        return s_read_bytes (cursor, field, DROVER_BODY_MAX,
+                                                 &self->body, &self->body_size);
+        case F_OUTCOME:     return drover_mpack_read_u8 (cursor, field, DROVER_OUTCOME_MAX,
+                                                         &self->outcome);
+        case F_STATE:       return drover_mpack_read_u8 (cursor, field, DROVER_TASK_STATES - 1,
+                                                         &self->state);
+        case F_TASK_END:    return s_read_end (cursor, field, self->state, &self->end);
+        case F_LIST_STATE:  return s_read_list_state (cursor, &self->state);
+        case F_ADMIN:       return drover_mpack_read_u8 (cursor, field, DROVER_ADMIN_MAX,
+                                                         &self->admin);
+        case F_EXIT_CODE:   return drover_mpack_read_i32 (cursor, field, &self->exit_code);
+        case F_SIGNAL:      return drover_mpack_read_i32 (cursor, field, &self->signal);
+        case F_TRUNCATED:   return drover_mpack_read_u32 (cursor, field, &self->truncated);
+        case F_DURATION:    return drover_mpack_read_u32 (cursor, field, &self->duration);
+        case F_OUT:         return s_read_bytes (cursor, field, DROVER_OUTPUT_MAX,
+                                                 &self->out, &self->out_size);
+        case F_ERR:         return s_read_bytes (cursor, field, DROVER_OUTPUT_MAX,
+                                                 &self->err, &self->err_size);
+        case F_REASON:      return s_read_text (cursor, field, DROVER_REASON_MAX, &self->reason);
+        case F_CODE:
+            if (!drover_mpack_read_uint (cursor, field, UINT16_MAX, &code))
+                return false;
+            self->code = (uint16_t) code;
+            return true;
+        case F_LIMIT:       return drover_mpack_read_u32 (cursor, field, &self->limit);
+        case F_TASKS:       return s_read_tasks (cursor, self);
+        case F_COUNTS:      return s_read_counts (cursor, self);
+        case F_TASK_ROWS:   return s_read_task_rows (cursor, self);
+        case F_WORKER_ROWS: return s_read_worker_rows (cursor, self);
+    }
+    return drover_mpack_fail (cursor, "internal: unknown field");
+}
+
+//  Read the header: array, signature, version, id and seq, setting what
+//  it can in self even when the message is refused (the broker echoes the
+//  seq of a refused request). Returns the array's element count, or -1.
+int64_t
+drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    const char *signature;
+    size_t length;
+    uint64_t version, id;
+    bool negative;
+    if (!drover_mpack_read_array (cursor, P_HEADER, 0, UINT32_MAX, 1, &count))
+        return -1;
+    if (count < 1
+    ||  !drover_mpack_read_str (cursor, P_SIGNATURE, 0, 255, &signature, &length)
+    ||  length != 3 || memcmp (signature, DROVER_MSG_SIGNATURE, 3)) {
+        cursor->error = s_errors [P_SIGNATURE].invalid;
+        return -1;
+    }
+    if (count < 2) {
+        cursor->error = "message: header incomplete";
+        return -1;
+    }
+    if (!drover_mpack_read_integer (cursor, &s_errors [P_VERSION], &negative, &version))
+        return -1;              //  not even an integer: malformed, not a version
+    bool known = !negative && version == DROVER_MSG_VERSION;
+    if (count >= 4
+    &&  drover_mpack_read_uint (cursor, P_ID, UINT32_MAX, &id)
+    &&  drover_mpack_read_u32 (cursor, P_SEQ, &self->seq))
+        self->id = id >= 1 && id <= DROVER_MSG_ID_MAX? (int) id: 0;
+    if (!known) {
+        self->bad_version = true;
+        cursor->error = "unknown version";
+        return -1;
+    }
+    if (count < 4) {
+        cursor->error = "message: header incomplete";
+        return -1;
+    }
+    if (cursor->error)
+        return -1;              //  id or seq had the wrong type
+    if (self->id == 0) {
+        cursor->error = s_errors [P_ID].invalid;
+        return -1;
+    }
+    return count;
+}
+
+//  Read the fields of self->id, the header read: the array holds count
+//  elements in all. Returns false at the first field that is wrong, or if
+//  count is not what this message has, with cursor->error saying why.
+bool
+drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count)
+{
+    if (count != 4 + s_nfields (self->id))
+        return drover_mpack_fail (cursor, "message: wrong number of fields");
+    const uint8_t *fields = s_schema [self->id];
+    for (size_t index = 0; fields [index] != F_END; index++)
+        if (!s_read_field (cursor, self, fields [index]))
+            return false;
+    return true;
+}
+
+//  A cursor over size bytes at data that names message fields in its errors
+drover_mpack_cursor_t
+drover_msg_fields_cursor (const byte *data, size_t size)
+{
+    return drover_mpack_cursor (data, size, s_errors);
+}
+
+//  Check that a label is "key=value": key [A-Za-z0-9_.-]{1,63}, value printable
+bool
+drover_label_valid (const char *label)
+{
+    return label && s_label_valid (label, strnlen (label, DROVER_LABEL_MAX + 1));
+}

@@ -1,0 +1,39 @@
+/*  =========================================================================
+    drover_msg_fields - the message table: what each wire message holds, in
+    which order, and how each field is packed and read (internal)
+
+    Not part of the API: only drover_msg.c includes this. It packs and
+    reads the header and the fields; drover_msg.c owns the message, runs
+    the two packing passes and walks the structure before reading.
+    =========================================================================
+*/
+
+#ifndef DROVER_MSG_FIELDS_H_INCLUDED
+#define DROVER_MSG_FIELDS_H_INCLUDED
+
+#include "drover_msg.h"
+#include "drover_mpack.h"
+
+//  Pack a whole message (a drover_msg_t): header, then its fields in wire
+//  order; -1 if it has no valid id or a field breaks a limit. A
+//  drover_mpack_pack_fn, for drover_mpack_measure and drover_mpack_write.
+int
+    drover_msg_fields_pack (msgpack_packer *pk, const void *value);
+
+//  A cursor over size bytes at data that names message fields in its errors
+drover_mpack_cursor_t
+    drover_msg_fields_cursor (const byte *data, size_t size);
+
+//  Read the header: array, signature, version, id and seq, setting what
+//  it can in self even when the message is refused (the broker echoes the
+//  seq of a refused request). Returns the array's element count, or -1.
+int64_t
+    drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self);
+
+//  Read the fields of self->id, the header read: the array holds count
+//  elements in all. Returns false at the first field that is wrong, or if
+//  count is not what this message has, with cursor->error saying why.
+bool
+    drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count);
+
+#endif
