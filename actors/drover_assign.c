@@ -23,7 +23,9 @@
           EVENTS on(4) | VERBOSE | $TERM
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
           FREE task(8) | PROBATION worker(s) reason(s)  (to schedq)
-          SUCCESS worker(s) | FAILURE worker(s) reason(s)
+          SUCCESS worker(s) | FAILURE worker(s) reason(s)    (to probation)
+          HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
+                                      registration (to health); once per worker a turn
           SEND route(f) payload(f) worker(s) | EVENT topic(s) body(f)
     =========================================================================
 */
@@ -42,6 +44,7 @@ typedef struct {
     zsock_t *link;              //  PAIR straight to schedq, or NULL (all via the pipe)
     drover_outbox_t *to_schedq; //  QUEUE, DEQUEUE, FREE: the link's outbox, or outbox
     drover_once_t succeeded;    //  workers told SUCCESS this turn
+    drover_once_t heard;        //  workers health was told HEARD of this turn
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_tasktable_t *table;  //  every task; decides everything
     drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
@@ -273,6 +276,9 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     drover_msg_destroy (&reply);
 }
 
+static void
+    s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg);
+
 //  MSG: a request from a client or a report from a worker
 static void
 s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
@@ -306,6 +312,25 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
                               DROVER_CODE_NOT_REGISTERED, reason, "");
     }
     else
+    if (msg->id == DROVER_MSG_TASK_STARTED || msg->id == DROVER_MSG_TASK_RESULT) {
+        //  From the worker's registration: health counts it as life (told
+        //  once per worker a turn, however many reports)
+        if (drover_once_first (&self->heard, msg->worker))
+            drover_outbox_say (self->outbox, "ssb", "HEARD", msg->worker, route, route_size);
+        s_handle_report (self, route, route_size, msg);
+    }
+    else
+        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                              DROVER_CODE_UNEXPECTED, "not a message the task table handles", "");
+    s_carry_out (self);
+}
+
+//  TASK STARTED or RESULT from the worker's registration
+static void
+s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    const char *reason = NULL;
+    int code;
     if (msg->id == DROVER_MSG_TASK_STARTED) {
         code = drover_tasktable_started (self->table, msg->worker, msg->task, msg->attempt, &reason);
         if (code != DROVER_CODE_OK) {
@@ -322,10 +347,6 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
         drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
                               msg->worker);
     }
-    else
-        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq,
-                              DROVER_CODE_UNEXPECTED, "not a message the task table handles", "");
-    s_carry_out (self);
 }
 
 //  Tell whether a frame can be a ROUTER routing id
@@ -505,6 +526,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
             drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
         drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         drover_once_reset (&self->succeeded);
+        drover_once_reset (&self->heard);
         //  While offers wait for acks, wake often enough to tell a stall
         //  of our own from sleep
         int wait = drover_pipe_poll_timeout (deadline, now);

@@ -11,7 +11,7 @@
 
     In:   CONFIGURE heartbeat(4) lost-after(4) max-workers(4)
           MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
-          HEARD worker(s) route(f)  other traffic from a worker
+          HEARD worker(s) route(f)  other traffic from a worker (from assign)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
@@ -62,6 +62,8 @@ typedef struct {
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     drover_liveness_t *liveness;    //  last heard, for lost-after
     drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
+    int hold;                   //  msec the pipe is left unread after a read (news may wait)
+    int64_t held_until;         //  msec (mono) until which it is left unread
     uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
     uint32_t max_workers;       //  registered workers at most
     bool stopping;              //  $TERM seen
@@ -97,6 +99,7 @@ s_self_new (zsock_t *pipe)
     zhashx_set_destructor (self->workers, s_worker_destroy);
     self->liveness = drover_liveness_new (S_LOST_AFTER);
     self->heartbeat = S_HEARTBEAT;
+    self->hold = DROVER_HOLD_MAX;
     self->max_workers = S_MAX_WORKERS;
     return self;
 }
@@ -338,6 +341,10 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "CONFIGURE")) {
         self->heartbeat = (uint32_t) drover_pipe_pop_number (msg);
+        //  Heartbeats and HEARD only say "alive": they may wait a quarter
+        //  of the heartbeat interval (DROVER_HOLD_MAX at most)
+        self->hold = self->heartbeat / 4 < DROVER_HOLD_MAX? (int) self->heartbeat / 4
+                                                          : DROVER_HOLD_MAX;
         drover_liveness_set_lost_after (self->liveness, (uint32_t) drover_pipe_pop_number (msg));
         self->max_workers = (uint32_t) drover_pipe_pop_number (msg);
     }
@@ -418,13 +425,18 @@ drover_health_actor (zsock_t *pipe, void *args)
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
         if (watching)
             wait = drover_turns_wait (wait);
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_pipe_wait (self->poller, wait, self->held_until) == -1)
             break;              //  interrupted
         s_forgive_stall (self);
-        if (drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, s_handle_record,
-                              self) == -1)
+        int read = drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command,
+                                     s_handle_record, self);
+        if (read == -1)
             break;              //  the context is ending
         int64_t now = zclock_mono ();
+        //  What comes next may wait in the pipe a moment, read in one turn
+        //  (DROVER_HOLD_MAX), unless the pipe still holds more than a turn reads
+        if (read > 0 && !drover_poller_readable (self->poller, DROVER_PIPE_AT))
+            self->held_until = now + self->hold;
         if (!self->stopping)
             s_expire_silent (self, now);
         drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);

@@ -9,7 +9,8 @@
 
     In:   CONFIGURE timeout(4)
           FAILURE worker(s) reason(s)
-          SUCCESS worker(s)
+          UNSENT worker(s)              the main's send to the worker was refused
+          SUCCESS worker(s)             may come many times: held, see the loop
           LOST worker(s) reason(s)      forget the worker
           UP worker(s) ...              a new registration starts off probation
           EVENTS on(4) | VERBOSE | $TERM
@@ -33,6 +34,8 @@ typedef struct {
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     drover_poller_t *poller;    //  the pipe
     drover_probationset_t *set;   //  workers on probation, by release deadline
+    int hold;                   //  msec the pipe is left unread after a read (news may wait)
+    int64_t held_until;         //  msec (mono) until which it is left unread
     bool stopping;              //  $TERM seen
     bool silent;                //  nobody listens to events: say none
     bool verbose;               //  log each command
@@ -49,6 +52,7 @@ s_self_new (zsock_t *pipe)
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
     self->set = drover_probationset_new (S_TIMEOUT);
+    self->hold = DROVER_HOLD_MAX;
     return self;
 }
 
@@ -110,6 +114,12 @@ s_handle_command (void *arg, zmsg_t *msg)
         zstr_free (&worker);
     }
     else
+    if (streq (command, "UNSENT")) {
+        char *worker = drover_pipe_pop_string (msg);
+        s_handle_failure (self, worker, "send refused");
+        zstr_free (&worker);
+    }
+    else
     if (streq (command, "SUCCESS")) {
         char *worker = drover_pipe_pop_string (msg);
         if (drover_probationset_success (self->set, worker))
@@ -133,8 +143,12 @@ s_handle_command (void *arg, zmsg_t *msg)
         zstr_free (&worker);
     }
     else
-    if (streq (command, "CONFIGURE"))
-        drover_probationset_set_timeout (self->set, (uint32_t) drover_pipe_pop_number (msg));
+    if (streq (command, "CONFIGURE")) {
+        uint32_t timeout = (uint32_t) drover_pipe_pop_number (msg);
+        drover_probationset_set_timeout (self->set, timeout);
+        //  A SUCCESS only says "may leave probation": it may wait a little
+        self->hold = timeout / 8 < DROVER_HOLD_MAX? (int) timeout / 8: DROVER_HOLD_MAX;
+    }
     else
     if (streq (command, "EVENTS"))
         self->silent = drover_pipe_pop_number (msg) == 0;
@@ -171,11 +185,21 @@ drover_probation_actor (zsock_t *pipe, void *args)
     while (!self->stopping) {
         int64_t deadline = drover_probationset_next_deadline (self->set);
         int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
-        if (drover_poller_wait (self->poller, wait) == -1
-        ||  drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, NULL, self) == -1)
-            break;              //  interrupted, or the context is ending
+        if (drover_pipe_wait (self->poller, wait, self->held_until) == -1)
+            break;              //  interrupted
+        int read = drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
+                                     self);
+        if (read == -1)
+            break;              //  the context is ending
+        int64_t now = zclock_mono ();
+        //  SUCCESS comes from assign once per worker per turn of assign's:
+        //  what comes next waits in the pipe a moment and is read in one
+        //  turn, in order (a SUCCESS after a FAILURE still clears), unless
+        //  the pipe still holds more than a turn reads
+        if (read > 0 && !drover_poller_readable (self->poller, DROVER_PIPE_AT))
+            self->held_until = now + self->hold;
         if (!self->stopping)
-            s_release_due (self, zclock_mono ());
+            s_release_due (self, now);
         drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
     }
     s_self_destroy (&self);

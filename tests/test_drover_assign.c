@@ -78,6 +78,20 @@ s_expect_send (zactor_t *actor, const byte *route, size_t route_size, const char
     return payload;
 }
 
+//  Expect HEARD worker route: a report came from the worker's registration
+static void
+s_expect_heard (zactor_t *actor, const char *worker, const byte *route, size_t route_size)
+{
+    zmsg_t *msg = testutil_expect (actor, "HEARD", 3000);
+    assert_int_equal (zmsg_size (msg), 2);
+    testutil_pop_check (msg, worker);
+    zframe_t *frame = zmsg_pop (msg);
+    assert_int_equal (zframe_size (frame), route_size);
+    assert_memory_equal (zframe_data (frame), route, route_size);
+    zframe_destroy (&frame);
+    zmsg_destroy (&msg);
+}
+
 //  Expect an EVENT about a task with this topic and attempt
 static void
 s_expect_event (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
@@ -201,6 +215,7 @@ test_life_cycle (void **state)
 
     s_assign (actor, task, "alpha", S_ALPHA, 1);
     s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 3));
+    s_expect_heard (actor, "alpha", S_ALPHA);
     s_expect_event (actor, "task.running", task, 1);
     s_expect_frames (actor, "SUCCESS", "alpha", NULL);
 
@@ -209,6 +224,7 @@ test_life_cycle (void **state)
     result->duration = 12;
     drover_msg_set_output (result, (const byte *) "hi\n", 3, NULL, 0);
     s_hand (actor, S_ALPHA, result);
+    s_expect_heard (actor, "alpha", S_ALPHA);
     drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_OK);
     assert_int_equal (reply->seq, 4);
     assert_int_equal (reply->code, 200);
@@ -238,6 +254,43 @@ test_life_cycle (void **state)
     zactor_destroy (&actor);
 }
 
+//  A report from the worker's registration tells health HEARD worker
+//  route, once per worker a turn however many reports the turn reads
+//  (health holds what only says "alive"; the main invents nothing)
+static void
+test_heard_once_a_turn (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    uint64_t first = s_submit (actor, 1, 0);
+    uint64_t second = s_submit (actor, 2, 0);
+    s_assign (actor, first, "alpha", S_ALPHA, 1);
+    s_assign (actor, second, "alpha", S_ALPHA, 1);
+    //  Both acks in one BATCH, as the main sends what one turn read
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_msg_t *started = s_report (DROVER_MSG_TASK_STARTED, "alpha", first, 1, 3);
+    drover_outbox_say_msg (outbox, S_ALPHA, &started);
+    started = s_report (DROVER_MSG_TASK_STARTED, "alpha", second, 1, 4);
+    drover_outbox_say_msg (outbox, S_ALPHA, &started);
+    assert_int_equal (drover_outbox_flush (outbox, zactor_sock (actor)), 0);
+    drover_outbox_destroy (&outbox);
+    s_expect_heard (actor, "alpha", S_ALPHA);
+    s_expect_event (actor, "task.running", first, 1);
+    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    s_expect_event (actor, "task.running", second, 1);
+    //  A later turn tells it again
+    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "alpha", first, 1, 5);
+    result->outcome = DROVER_OUTCOME_EXITED;
+    s_hand (actor, S_ALPHA, result);
+    s_expect_heard (actor, "alpha", S_ALPHA);
+    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_OK);
+    drover_msg_destroy (&reply);
+    s_expect_frames (actor, "FREE", "1", NULL);
+    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    s_expect_event (actor, "task.succeeded", first, 1);
+    zactor_destroy (&actor);
+}
+
 //  LOST, then the old attempt reports: ERROR 409 to it, nothing to the
 //  client; the new attempt's result is the one the client sees; the old
 //  worker coming back is told to kill its attempt
@@ -250,6 +303,7 @@ test_stale_result_after_lost_worker (void **state)
     uint64_t task = s_submit (actor, 1, DROVER_SUBMIT_NOTIFY);
     s_assign (actor, task, "alpha", S_ALPHA, 1);
     s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 1));
+    s_expect_heard (actor, "alpha", S_ALPHA);
     s_expect_event (actor, "task.running", task, 1);
     s_expect_frames (actor, "SUCCESS", "alpha", NULL);
 
@@ -275,6 +329,7 @@ test_stale_result_after_lost_worker (void **state)
     drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 1);
     result->outcome = DROVER_OUTCOME_EXITED;
     s_hand (actor, S_BETA, result);
+    s_expect_heard (actor, "beta", S_BETA);
     reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_OK);
     drover_msg_destroy (&reply);
     s_expect_frames (actor, "FREE", "1", NULL);
@@ -295,10 +350,12 @@ test_stale_result_after_lost_worker (void **state)
     //  A repeat of a recorded result is stale too; an unknown task is 404
     result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 2);
     s_hand (actor, S_BETA, result);
+    s_expect_heard (actor, "beta", S_BETA);
     reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_STALE);
     drover_msg_destroy (&reply);
     s_hand (actor, S_BETA, s_report (DROVER_MSG_TASK_STARTED, "beta", 424242, 1, 5));
+    s_expect_heard (actor, "beta", S_BETA);
     reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_NOT_FOUND);
     drover_msg_destroy (&reply);
@@ -333,6 +390,7 @@ test_ack_timeout (void **state)
     s_expect_frames (actor, "QUEUE", "1", "3", "2", "4096", "", NULL);
     //  The late ack is stale
     s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 6));
+    s_expect_heard (actor, "alpha", S_ALPHA);
     drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_STALE);
     assert_int_equal (reply->seq, 6);
@@ -444,6 +502,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_life_cycle),
+        cmocka_unit_test (test_heard_once_a_turn),
         cmocka_unit_test (test_stale_result_after_lost_worker),
         cmocka_unit_test (test_ack_timeout),
         cmocka_unit_test (test_requests),

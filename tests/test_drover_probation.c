@@ -64,6 +64,25 @@ test_enter_and_clear_by_success (void **state)
     s_expect_probation (actor, "beta", "send refused");     //  nothing came before it
 }
 
+//  UNSENT worker (the main's send to it was refused) is a failure "send
+//  refused"; a SUCCESS after it, in the same read, still clears it: the
+//  actor hears both, in order, whatever it holds back
+static void
+test_unsent_is_a_failure (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "ss", "UNSENT", "alpha");
+    s_expect_probation (actor, "alpha", "send refused");
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say (outbox, "ss", "SUCCESS", "beta");
+    drover_outbox_say (outbox, "ss", "UNSENT", "beta");
+    drover_outbox_say (outbox, "ss", "SUCCESS", "beta");
+    assert_int_equal (drover_outbox_flush (outbox, zactor_sock (actor)), 0);
+    drover_outbox_destroy (&outbox);
+    s_expect_probation (actor, "beta", "send refused");
+    s_expect_cleared (actor, "beta", "success", 2000);
+}
+
 //  Probation runs out after the timeout, not before
 static void
 test_clear_by_timeout (void **state)
@@ -135,6 +154,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_enter_and_clear_by_success, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_unsent_is_a_failure, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_clear_by_timeout, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_repeated_failure_resets_timer, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lost_forgets, s_setup, s_teardown),

@@ -59,6 +59,9 @@ static const struct {
     { "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
     { "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
     { "FAILURE",   S_TO (S_PROBATION) },
+    { "SUCCESS",   S_TO (S_PROBATION) },
+    { "UNSENT",    S_TO (S_PROBATION) },
+    { "HEARD",     S_TO (S_HEALTH) },
     { "PROBATION", S_TO (S_SCHEDQ) },
     { "CLEARED",   S_TO (S_SCHEDQ) },
 };
@@ -75,8 +78,6 @@ static const struct {
 #define S_ROUTER_CLOCK_BYTES    (64 << 10)
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
-//  Longest news that may wait (a heartbeat, HEARD, SUCCESS) is held, msec
-#define S_LATER_DELAY_MAX   100
 //  Descriptors kept for connections past the limit (at least; or 1/16 of
 //  the limit), for what the broker opens later, and how long an excess
 //  connection stays to hear why it is refused, msec
@@ -93,13 +94,8 @@ typedef struct {
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
-    drover_once_t heard;        //  workers whose HEARD is held for health
-    drover_once_t succeeded;    //  workers whose SUCCESS is held for probation
     bool router_sent;           //  something went out on the ROUTER this turn
     bool publisher_sent;        //  something went out on the XPUB this turn
-    drover_outbox_t *later [S_ACTORS];  //  news that may wait, held back briefly
-    int64_t later_due;          //  when it goes out, msec monotonic; -1 if none held
-    int later_delay;            //  how long it may be held, msec
     uint64_t malformed;         //  messages that did not decode
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -216,12 +212,6 @@ s_broker_new (drover_config_t *config, bool verbose)
     zsock_send (self->actors [S_ASSIGN], "s444444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished,
                 config->max_queued_bytes, config->keep_finished_bytes);
-    //  A heartbeat or HEARD only says "alive", a SUCCESS only "may leave
-    //  probation": heard a little late, in a batch with others, they do not
-    //  wake an actor once per worker message or per task
-    self->later_due = -1;
-    self->later_delay = config->heartbeat / 4 < S_LATER_DELAY_MAX?
-                        (int) config->heartbeat / 4: S_LATER_DELAY_MAX;
     self->poller = drover_poller_new ();
     for (int index = 0; index < S_ACTORS; index++)
         drover_poller_add (self->poller, zactor_sock (self->actors [index]));
@@ -231,7 +221,6 @@ s_broker_new (drover_config_t *config, bool verbose)
         drover_poller_add (self->poller, self->monitors [index]);
     for (int index = 0; index < S_ACTORS; index++) {
         self->outboxes [index] = drover_outbox_new ();
-        self->later [index] = drover_outbox_new ();
         //  Nobody subscribes yet: no events until someone does
         zsock_send (self->actors [index], "s4", "EVENTS", 0);
     }
@@ -248,7 +237,6 @@ s_broker_destroy (s_broker_t **self_p)
     for (int index = S_ACTORS - 1; index >= 0; index--) {
         zactor_destroy (&self->actors [index]);
         drover_outbox_destroy (&self->outboxes [index]);
-        drover_outbox_destroy (&self->later [index]);
     }
     drover_poller_destroy (&self->poller);
     zmq_socket_monitor (zsock_resolve (self->router), NULL, 0);
@@ -309,54 +297,12 @@ s_warn_bad_input (s_broker_t *self, const char *what, const byte *data, size_t s
     self->warned_at = now;
 }
 
-//  Hand a decoded message to an actor through outbox (its outbox, or its
-//  news that may wait); the actor owns msg from then on (ACTORS.md, MSG)
+//  Hand a decoded message to an actor; the actor owns msg from then on
+//  (ACTORS.md, MSG)
 static void
-s_hand_off (drover_outbox_t *outbox, s_route_t route, drover_msg_t *msg)
+s_hand_off (s_broker_t *self, int actor, s_route_t route, drover_msg_t *msg)
 {
-    drover_outbox_say_msg (outbox, route.data, route.size, &msg);
-}
-
-//  The outbox of news for actor that may wait up to later_delay. If the
-//  actor gets a batch this turn anyway, the news goes in it, in order.
-static drover_outbox_t *
-s_later (s_broker_t *self, int actor)
-{
-    if (drover_outbox_size (self->outboxes [actor]))
-        return self->outboxes [actor];
-    if (self->later_due == -1)
-        self->later_due = zclock_mono () + self->later_delay;
-    return self->later [actor];
-}
-
-//  Forget which workers have news held for actor: it is no longer held
-//  (sent, or ahead of news that cannot wait), so the next HEARD or SUCCESS
-//  for the same worker is news again, not a repeat to drop
-static void
-s_forget_held (s_broker_t *self, int actor)
-{
-    if (actor == S_HEALTH)
-        drover_once_reset (&self->heard);
-    else
-    if (actor == S_PROBATION)
-        drover_once_reset (&self->succeeded);
-}
-
-//  The outbox of what actor hears this turn, for news that cannot wait.
-//  News held for it goes first, in the same batch (held news is only ever
-//  held while this turn's outbox is empty, so the two trade places), and
-//  what was held is forgotten: a SUCCESS after a FAILURE is said again
-static drover_outbox_t *
-s_now (s_broker_t *self, int actor)
-{
-    if (drover_outbox_size (self->later [actor])) {
-        assert (drover_outbox_size (self->outboxes [actor]) == 0);
-        drover_outbox_t *held = self->later [actor];
-        self->later [actor] = self->outboxes [actor];
-        self->outboxes [actor] = held;
-    }
-    s_forget_held (self, actor);
-    return self->outboxes [actor];
+    drover_outbox_say_msg (self->outboxes [actor], route.data, route.size, &msg);
 }
 
 //  Route one decoded message by id; consumes msg
@@ -364,29 +310,22 @@ static void
 s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 {
     switch (msg->id) {
-        case DROVER_MSG_WORKER_HEARTBEAT:
-            s_hand_off (s_later (self, S_HEALTH), route, msg);
-            break;
         case DROVER_MSG_WORKER_HELLO:
+        case DROVER_MSG_WORKER_HEARTBEAT:
         case DROVER_MSG_WORKER_GOODBYE:
-            s_hand_off (s_now (self, S_HEALTH), route, msg);
+            s_hand_off (self, S_HEALTH, route, msg);
             break;
         case DROVER_MSG_TASK_STARTED:
         case DROVER_MSG_TASK_RESULT:
-            if (drover_once_first (&self->heard, msg->worker))
-                drover_outbox_say (s_later (self, S_HEALTH), "ssb", "HEARD", msg->worker,
-                                   route.data, route.size);
-            s_hand_off (s_now (self, S_ASSIGN), route, msg);
-            break;
         case DROVER_MSG_TASK_SUBMIT:
         case DROVER_MSG_TASK_WAIT:
         case DROVER_MSG_TASK_CANCEL:
         case DROVER_MSG_TASK_LIST:
-            s_hand_off (s_now (self, S_ASSIGN), route, msg);
+            s_hand_off (self, S_ASSIGN, route, msg);
             break;
         case DROVER_MSG_WORKER_LIST:
         case DROVER_MSG_WORKER_ADMIN:
-            s_hand_off (s_now (self, S_SCHEDQ), route, msg);
+            s_hand_off (self, S_SCHEDQ, route, msg);
             break;
         case DROVER_MSG_OK:
         case DROVER_MSG_ERROR:
@@ -586,16 +525,21 @@ s_handle_router (s_broker_t *self)
     }
 }
 
-//  A send to a worker was refused (peer gone): a transport failure that
-//  probation hears about
+static void
+    s_route_command (s_broker_t *self, const char *command, zmsg_t *msg);
+
+//  A send to a worker was refused (peer gone): the main's own I/O outcome,
+//  said as UNSENT worker to whoever the routing table says hears it
 static void
 s_send_refused (s_broker_t *self, const char *worker)
 {
     self->refused++;
     if (*worker) {
         zsys_warning ("broker: send refused worker=%s: %s", worker, zmq_strerror (zmq_errno ()));
-        drover_outbox_say (s_now (self, S_PROBATION), "sss", "FAILURE", worker,
-                           "send refused");
+        zmsg_t *unsent = zmsg_new ();
+        zmsg_addstr (unsent, worker);
+        s_route_command (self, "UNSENT", unsent);
+        zmsg_destroy (&unsent);
     }
 }
 
@@ -620,11 +564,11 @@ s_handle_actor_record (void *arg, drover_record_t *record)
         s_send_record (self, record);
     else
     if (record->kind == DROVER_RECORD_QUEUE)
-        drover_outbox_say_queue (s_now (self, S_SCHEDQ), record->task, record->priority,
+        drover_outbox_say_queue (self->outboxes [S_SCHEDQ], record->task, record->priority,
                                  record->procs, record->mem, drover_record_labels (record));
     else
     if (record->kind == DROVER_RECORD_FREE)
-        drover_outbox_say_free (s_now (self, S_SCHEDQ), record->task);
+        drover_outbox_say_free (self->outboxes [S_SCHEDQ], record->task);
     else {
         zsys_error ("broker: actor said an unexpected record=%s", drover_record_word (record));
         assert (false);         //  our own bug: the vocabulary is in ACTORS.md
@@ -668,7 +612,7 @@ s_handle_subscriptions (s_broker_t *self)
     if (before != after) {
         zsys_info ("broker: events %s", after? "on: someone subscribed": "off: no subscribers");
         for (int index = 0; index < S_ACTORS; index++)
-            drover_outbox_say (s_now (self, index), "s4", "EVENTS", after? 1: 0);
+            drover_outbox_say (self->outboxes [index], "s4", "EVENTS", after? 1: 0);
     }
 }
 
@@ -685,25 +629,33 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
         if (targets & S_TO (index)) {
             zmsg_t *copy = zmsg_dup (msg);
             zmsg_pushstr (copy, command);
-            drover_outbox_add (s_now (self, index), &copy);
+            drover_outbox_add (self->outboxes [index], &copy);
         }
     zmsg_t *moved = zmsg_new ();
     zmsg_addstr (moved, command);
     zframe_t *frame;
     while ((frame = zmsg_pop (msg)))
         zmsg_append (moved, &frame);
-    drover_outbox_add (s_now (self, last), &moved);
+    drover_outbox_add (self->outboxes [last], &moved);
 }
 
-//  SUCCESS worker, from assign: probation hears it later (s_later), once
-//  per worker however many tasks succeeded there meanwhile
+//  Tell the actors that hear command (by the routing table) the command,
+//  with msg's frames after its word
 static void
-s_hold_success (s_broker_t *self, zmsg_t *msg)
+s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
 {
-    char worker [DROVER_ID_MAX + 1];
-    drover_pipe_pop_text (msg, worker, sizeof worker);
-    if (drover_once_first (&self->succeeded, worker))
-        drover_outbox_say (s_later (self, S_PROBATION), "ss", "SUCCESS", worker);
+    size_t index;
+    for (index = 0; index < S_ROUTES; index++)
+        if (streq (s_routes [index].command, command))
+            break;
+    if (index == S_ROUTES) {
+        zsys_error ("broker: unknown command=%s", command);
+        assert (false);         //  our own bug: the vocabulary is in ACTORS.md
+        return;
+    }
+    if (self->verbose)
+        zsys_debug ("broker: route command=%s", command);
+    s_forward_to_actors (self, command, msg, s_routes [index].targets);
 }
 
 //  Handle one command an actor said (drover_outbox_receive calls this):
@@ -717,22 +669,7 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
     if (streq (command, "EVENT"))
         s_forward_event (self, msg);
     else
-    if (streq (command, "SUCCESS"))
-        s_hold_success (self, msg);
-    else {
-        size_t index;
-        for (index = 0; index < S_ROUTES; index++)
-            if (streq (s_routes [index].command, command))
-                break;
-        if (index == S_ROUTES) {
-            zsys_error ("broker: actor said an unknown command=%s", command);
-            assert (false);     //  our own bug: the vocabulary is in ACTORS.md
-            return;
-        }
-        if (self->verbose)
-            zsys_debug ("broker: route command=%s", command);
-        s_forward_to_actors (self, command, msg, s_routes [index].targets);
-    }
+        s_route_command (self, command, msg);
 }
 
 //  Send what this turn held for each actor, and note the sends: a send may
@@ -740,24 +677,9 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
 static void
 s_flush_turn (s_broker_t *self)
 {
-    //  Held news goes when due (news that cannot wait took it along, in
-    //  order: s_now), so each actor hears every worker's messages in the
-    //  order they came
-    bool due = self->later_due != -1 && zclock_mono () >= self->later_due;
-    if (due) {
-        for (int index = 0; index < S_ACTORS; index++) {
-            drover_pipe_flush (self->poller, (size_t) index, self->later [index],
-                               zactor_sock (self->actors [index]));
-            s_forget_held (self, index);
-        }
-        self->later_due = -1;
-    }
     for (int index = 0; index < S_ACTORS; index++)
-        if (drover_outbox_size (self->outboxes [index])) {
-            drover_pipe_flush (self->poller, (size_t) index, self->outboxes [index],
-                               zactor_sock (self->actors [index]));
-            s_forget_held (self, index);    //  what s_later put there went too
-        }
+        drover_pipe_flush (self->poller, (size_t) index, self->outboxes [index],
+                           zactor_sock (self->actors [index]));
     if (self->router_sent)
         drover_poller_sent (self->poller, S_ROUTER_AT);
     if (self->publisher_sent)
@@ -773,10 +695,8 @@ static void
 s_broker_run (s_broker_t *self)
 {
     while (!zsys_interrupted) {
-        int64_t due = self->later_due, cut = drover_conns_deadline (self->conns);
-        if (cut != -1 && (due == -1 || cut < due))
-            due = cut;
-        int timeout = drover_pipe_poll_timeout (due, zclock_mono ());
+        int timeout = drover_pipe_poll_timeout (drover_conns_deadline (self->conns),
+                                                zclock_mono ());
         if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
         for (int index = 0; index < S_MONITORS; index++)

@@ -143,6 +143,21 @@ drover_pipe_poll_timeout (int64_t deadline, int64_t now)
     return deadline <= now? 0: (int) (deadline - now);
 }
 
+//  Wait for input or msec, leaving the sockets unread until held_until
+int
+drover_pipe_wait (drover_poller_t *poller, int msec, int64_t held_until)
+{
+    int64_t now = zclock_mono ();
+    if (held_until <= now)
+        return drover_poller_wait (poller, msec);
+    int64_t nap = held_until - now;
+    if (msec >= 0 && msec < nap)
+        nap = msec;
+    if (nap > 0)
+        zclock_sleep ((int) nap);   //  news waits in the pipe meanwhile
+    return drover_poller_wait (poller, 0);
+}
+
 //  Note a turn; return the stall to forgive, or 0
 int64_t
 drover_turns_stall (drover_turns_t *self, int64_t now)

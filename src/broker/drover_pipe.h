@@ -120,6 +120,23 @@ int64_t
 int
     drover_turns_wait (int wait);
 
+//  News that may wait (a heartbeat or HEARD: "alive"; a SUCCESS: "may
+//  leave probation") is held by the actor that hears it, not by whoever
+//  sends it: after a turn that read its pipe, health and probation leave
+//  the pipe unread for a while (at most DROVER_HOLD_MAX msec). What comes
+//  meanwhile waits in the pipe and wakes nobody, since an inproc pipe
+//  signals its reader only after the reader found it empty; the next turn
+//  reads it all, in the order it was said. Their own deadlines still fall
+//  due on time: a deadline ends the hold.
+#define DROVER_HOLD_MAX     100         //  msec an actor holds its pipe at most
+
+//  Wait as drover_poller_wait does, up to msec (-1: no limit), except that
+//  before held_until (msec monotonic) the sockets are left unread: sleep
+//  until held_until or msec, whichever comes first, then look at them
+//  without waiting. Returns 0, or -1 if interrupted.
+int
+    drover_pipe_wait (drover_poller_t *poller, int msec, int64_t held_until);
+
 //  Where an actor's poller watches its sockets: the pipe first, then the
 //  link between schedq and assign, if any (ACTORS.md: the pipe is read first)
 #define DROVER_PIPE_AT      0
