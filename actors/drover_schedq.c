@@ -1,12 +1,12 @@
 /*  =========================================================================
-    drover_schedq - the schedq actor: the queue, the machines and placements
+    drover_schedq - the schedq actor: the queue, the workers and placements
 
     Keeps the scheduling queue (src/broker/drover_sched.c), which decides, and
     does the I/O around it: requests and capacity changes come in on the
     pipe; after each BATCH of commands the main sends, one scheduling pass
-    runs and its placements go out as one ASSIGN. It is also the machine registry that WORKER LIST reads and that
-    WORKER ADMIN steers; a draining machine with nothing assigned is told
-    WORKER LEAVE, once.
+    runs and its placements go out as one ASSIGN. It is also the worker
+    registry that WORKER LIST reads and that WORKER ADMIN steers; a
+    draining worker with nothing assigned is told WORKER LEAVE, once.
 
     In:   CONFIGURE max-shelve(4) min-disk-free(4)
           QUEUE task(8) priority(i) procs(4) mem(8) labels(s)
@@ -35,11 +35,11 @@
 //  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
 #define S_ROW_OVERHEAD  160
 
-//  What the actor keeps about a machine besides what the queue keeps
+//  What the actor keeps about a worker besides what the queue keeps
 typedef struct {
     zframe_t *route;            //  routing id of the worker's latest HELLO
     bool leave_sent;            //  WORKER LEAVE said since it began draining
-} s_machine_t;
+} s_worker_t;
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
@@ -47,8 +47,8 @@ typedef struct {
     zsock_t *link;              //  PAIR straight to assign, or NULL (all via the pipe)
     drover_outbox_t *to_assign; //  ASSIGN: the link's outbox, or outbox
     drover_poller_t *poller;    //  the pipe (and the link)
-    drover_sched_t *sched;      //  requests and machines; decides placements
-    zhashx_t *machines;         //  worker id -> s_machine_t (owned)
+    drover_sched_t *sched;      //  requests and workers; decides placements
+    zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     zmsg_t *assign;             //  the ASSIGN being built by a pass
     bool stopping;              //  $TERM seen
     bool silent;                //  nobody listens to events: say none
@@ -56,14 +56,14 @@ typedef struct {
 } self_t;
 
 
-//  Free a machine's extras; the hash map's destructor
+//  Free a worker's extras; the hash map's destructor
 static void
-s_machine_destroy (void **item_p)
+s_worker_destroy (void **item_p)
 {
-    s_machine_t *machine = (s_machine_t *) *item_p;
-    if (machine) {
-        zframe_destroy (&machine->route);
-        free (machine);
+    s_worker_t *worker = (s_worker_t *) *item_p;
+    if (worker) {
+        zframe_destroy (&worker->route);
+        free (worker);
         *item_p = NULL;
     }
 }
@@ -89,8 +89,8 @@ s_self_new (zsock_t *pipe, const char *link)
         drover_poller_add (self->poller, self->link);
     self->sched = drover_sched_new (S_MAX_SHELVE);
     drover_sched_set_min_disk_free (self->sched, S_MIN_DISK_FREE);
-    self->machines = zhashx_new ();
-    zhashx_set_destructor (self->machines, s_machine_destroy);
+    self->workers = zhashx_new ();
+    zhashx_set_destructor (self->workers, s_worker_destroy);
     return self;
 }
 
@@ -101,7 +101,7 @@ s_self_destroy (self_t **self_p)
     self_t *self = *self_p;
     if (!self)
         return;
-    zhashx_destroy (&self->machines);
+    zhashx_destroy (&self->workers);
     drover_sched_destroy (&self->sched);
     drover_poller_destroy (&self->poller);
     if (self->to_assign != self->outbox)
@@ -116,29 +116,29 @@ s_self_destroy (self_t **self_p)
 //  ---------------------------------------------------------------------
 //  Draining
 
-//  Tell a draining machine with nothing assigned to leave, once
+//  Tell a draining worker with nothing assigned to leave, once
 static void
 s_check_drained (self_t *self, const char *id)
 {
     drover_sched_view_t view;
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, id);
-    if (!machine || machine->leave_sent
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (!worker || worker->leave_sent
     ||  drover_sched_lookup (self->sched, id, &view) || view.admin != DROVER_ADMIN_DRAIN
     ||  view.tasks > 0)
         return;                 //  not draining, or not done yet
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     snprintf (leave->worker, sizeof leave->worker, "%s", id);
-    drover_pipe_send (self->outbox, "schedq", machine->route, leave, id);
+    drover_pipe_send (self->outbox, "schedq", worker->route, leave, id);
     drover_msg_destroy (&leave);
-    machine->leave_sent = true;
+    worker->leave_sent = true;
     zsys_notice ("schedq: worker=%s drained, told to leave", id);
 }
 
 
 //  ---------------------------------------------------------------------
-//  Machines
+//  Workers
 
-//  UP: add the machine, or update it if known (a reconnect keeps its tasks)
+//  UP: add the worker, or update it if known (a reconnect keeps its tasks)
 static void
 s_handle_up (self_t *self, zmsg_t *msg)
 {
@@ -151,30 +151,30 @@ s_handle_up (self_t *self, zmsg_t *msg)
     char *labels = drover_pipe_pop_string (msg);
     //  running: assign reconciles it and tells us FREE / QUEUE
     int rc = drover_sched_add_worker (self->sched, worker, procs, mem, labels);
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, worker);
-    if (!machine) {
-        machine = (s_machine_t *) zmalloc (sizeof (s_machine_t));
-        zhashx_insert (self->machines, worker, machine);
+    s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
+    if (!entry) {
+        entry = (s_worker_t *) zmalloc (sizeof (s_worker_t));
+        zhashx_insert (self->workers, worker, entry);
     }
-    zframe_destroy (&machine->route);
-    machine->route = route;
+    zframe_destroy (&entry->route);
+    entry->route = route;
     if (self->verbose)
-        zsys_debug ("schedq: machine=%s %s procs=%u mem=%" PRIu64, worker,
+        zsys_debug ("schedq: worker=%s %s procs=%u mem=%" PRIu64, worker,
                     rc? "updated": "added", procs, mem);
     s_check_drained (self, worker);
     zstr_free (&labels);
     zstr_free (&worker);
 }
 
-//  LOST: drop the machine; assign requeues what it had
+//  LOST: drop the worker; assign requeues what it had
 static void
 s_handle_lost (self_t *self, zmsg_t *msg)
 {
     char *worker = drover_pipe_pop_string (msg);
     int had = drover_sched_remove_worker (self->sched, worker, NULL, NULL);
-    zhashx_delete (self->machines, worker);
+    zhashx_delete (self->workers, worker);
     if (self->verbose && had >= 0)
-        zsys_debug ("schedq: machine=%s removed with tasks=%d", worker, had);
+        zsys_debug ("schedq: worker=%s removed with tasks=%d", worker, had);
     zstr_free (&worker);
 }
 
@@ -184,7 +184,7 @@ s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
 {
     char *worker = drover_pipe_pop_string (msg);
     if (drover_sched_set_probation (self->sched, worker, probation) && self->verbose)
-        zsys_debug ("schedq: probation change for unknown machine=%s", worker);
+        zsys_debug ("schedq: probation change for unknown worker=%s", worker);
     zstr_free (&worker);
 }
 
@@ -216,7 +216,7 @@ s_admin_topic (int admin)
            admin == DROVER_ADMIN_DRAIN? "worker.drain": "worker.resume";
 }
 
-//  WORKER ADMIN: hold, drain or resume a machine
+//  WORKER ADMIN: hold, drain or resume a worker
 static void
 s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
 {
@@ -240,9 +240,9 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
     zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
     if (!self->silent)
         drover_pipe_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
-    s_machine_t *machine = (s_machine_t *) zhashx_lookup (self->machines, request->worker);
-    if (machine && request->admin == DROVER_ADMIN_DRAIN)
-        machine->leave_sent = false;
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, request->worker);
+    if (worker && request->admin == DROVER_ADMIN_DRAIN)
+        worker->leave_sent = false;
     s_check_drained (self, request->worker);
 }
 
@@ -253,7 +253,7 @@ s_row_compare (const void *a, const void *b)
     return strcmp (((const drover_worker_row_t *) a)->id, ((const drover_worker_row_t *) b)->id);
 }
 
-//  Fill one WORKER TABLE row from a machine; returns its encoded size, about
+//  Fill one WORKER TABLE row from a worker; returns its encoded size, about
 static size_t
 s_fill_row (drover_worker_row_t *row, drover_sched_view_t *view)
 {
@@ -289,7 +289,7 @@ s_cut_rows (drover_msg_t *table, uint32_t keep)
     table->nrows = keep;
 }
 
-//  WORKER LIST: one row per known machine, as many as fit
+//  WORKER LIST: one row per known worker, as many as fit
 static void
 s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
 {
@@ -379,11 +379,11 @@ s_handle_free (self_t *self, uint64_t task)
 
 //  Add one placement to the pass's ASSIGN
 static void
-s_on_assign (uint64_t task, const char *machine, void *arg)
+s_on_assign (uint64_t task, const char *worker, void *arg)
 {
     self_t *self = (self_t *) arg;
     zmsg_addstrf (self->assign, "%" PRIu64, task);
-    zmsg_addstr (self->assign, machine);
+    zmsg_addstr (self->assign, worker);
 }
 
 //  Run one scheduling pass and say its placements in one ASSIGN

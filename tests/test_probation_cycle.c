@@ -145,7 +145,7 @@ s_worker_new (testutil_cluster_t *cluster, const char *name, uint32_t procs)
     return worker;
 }
 
-//  An offer "slow" leaves unanswered (it is the least loaded machine, four
+//  An offer "slow" leaves unanswered (it is the least loaded worker, four
 //  procs free to idle's two, so it is picked first) must put it on probation before
 //  the task is placed again: attempt 2 goes to idle and succeeds there
 static void
