@@ -41,8 +41,8 @@
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
-    zsock_t *link;              //  PAIR straight to schedq, or NULL (all via the pipe)
-    drover_outbox_t *to_schedq; //  QUEUE, DEQUEUE, FREE: the link's outbox, or outbox
+    zsock_t *link;              //  PAIR straight to schedq (ACTORS.md, "The link")
+    drover_outbox_t *to_schedq; //  what this turn says on the link: QUEUE, DEQUEUE, FREE, PROBATION
     drover_once_t succeeded;    //  workers told SUCCESS this turn
     drover_once_t heard;        //  workers health was told HEARD of this turn
     drover_poller_t *poller;    //  the pipe (and the link)
@@ -57,25 +57,22 @@ typedef struct {
     bool verbose;               //  log each command and each task's end
 } self_t;
 
-//  Create the actor's state; link is the endpoint schedq binds, or NULL
+//  Create the actor's state; link is the endpoint schedq binds
 static self_t *
 s_self_new (zsock_t *pipe, const char *link)
 {
+    assert (link);              //  the link is the only way to schedq
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->pipe = pipe;
     self->outbox = drover_outbox_new ();
-    self->to_schedq = self->outbox;
-    if (link) {
-        self->link = zsock_new (ZMQ_PAIR);
-        assert (self->link);
-        int rc = zsock_connect (self->link, "%s", link);
-        assert (rc == 0);
-        self->to_schedq = drover_outbox_new ();
-    }
+    self->link = zsock_new (ZMQ_PAIR);
+    assert (self->link);
+    int rc = zsock_connect (self->link, "%s", link);
+    assert (rc == 0);
+    self->to_schedq = drover_outbox_new ();
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
-    if (self->link)
-        drover_poller_add (self->poller, self->link);
+    drover_poller_add (self->poller, self->link);
     self->table = drover_tasktable_new ();
     return self;
 }
@@ -91,8 +88,7 @@ s_self_destroy (self_t **self_p)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
     drover_tasktable_destroy (&self->table);
     drover_poller_destroy (&self->poller);
-    if (self->to_schedq != self->outbox)
-        drover_outbox_destroy (&self->to_schedq);
+    drover_outbox_destroy (&self->to_schedq);
     drover_outbox_destroy (&self->outbox);
     zsock_destroy (&self->link);
     free (self);
@@ -509,8 +505,8 @@ s_forgive_stall (self_t *self)
                       "by as much", stall, moved);
 }
 
-//  Run the assign actor; args is NULL, or the inproc endpoint (a string)
-//  schedq binds for the link between them (actors/ACTORS.md, "The link")
+//  Run the assign actor; args is the inproc endpoint (a string) schedq
+//  binds for the link between them (actors/ACTORS.md, "The link")
 void
 drover_assign_actor (zsock_t *pipe, void *args)
 {
@@ -522,8 +518,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
         s_carry_out (self);
         //  schedq first: a QUEUE is on the way to an offer, while what goes
         //  to the main (ACCEPTED, say) can wait for a core a moment
-        if (self->link)
-            drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
+        drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
         drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         drover_once_reset (&self->succeeded);
         drover_once_reset (&self->heard);

@@ -44,8 +44,8 @@ typedef struct {
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
-    zsock_t *link;              //  PAIR straight to assign, or NULL (all via the pipe)
-    drover_outbox_t *to_assign; //  ASSIGN: the link's outbox, or outbox
+    zsock_t *link;              //  PAIR straight to assign (ACTORS.md, "The link")
+    drover_outbox_t *to_assign; //  what this turn says on the link: ASSIGN
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_sched_t *sched;      //  requests and workers; decides placements
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
@@ -68,25 +68,22 @@ s_worker_destroy (void **item_p)
     }
 }
 
-//  Create the actor's state; link is the endpoint to bind for assign, or NULL
+//  Create the actor's state; link is the endpoint to bind for assign
 static self_t *
 s_self_new (zsock_t *pipe, const char *link)
 {
+    assert (link);              //  the link is the only way to assign
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->outbox = drover_outbox_new ();
-    self->to_assign = self->outbox;
     self->pipe = pipe;
-    if (link) {
-        self->link = zsock_new (ZMQ_PAIR);
-        assert (self->link);
-        int rc = zsock_bind (self->link, "%s", link);
-        assert (rc == 0);
-        self->to_assign = drover_outbox_new ();
-    }
+    self->link = zsock_new (ZMQ_PAIR);
+    assert (self->link);
+    int rc = zsock_bind (self->link, "%s", link);
+    assert (rc == 0);
+    self->to_assign = drover_outbox_new ();
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
-    if (self->link)
-        drover_poller_add (self->poller, self->link);
+    drover_poller_add (self->poller, self->link);
     self->sched = drover_sched_new (S_MAX_SHELVE);
     drover_sched_set_min_disk_free (self->sched, S_MIN_DISK_FREE);
     self->workers = zhashx_new ();
@@ -104,8 +101,7 @@ s_self_destroy (self_t **self_p)
     zhashx_destroy (&self->workers);
     drover_sched_destroy (&self->sched);
     drover_poller_destroy (&self->poller);
-    if (self->to_assign != self->outbox)
-        drover_outbox_destroy (&self->to_assign);
+    drover_outbox_destroy (&self->to_assign);
     drover_outbox_destroy (&self->outbox);
     zsock_destroy (&self->link);
     free (self);
@@ -476,8 +472,8 @@ s_handle_record (void *arg, drover_record_t *record)
     }
 }
 
-//  The actor; args is NULL, or the inproc endpoint (a string) to bind
-//  for the link to assign (actors/ACTORS.md, "The link")
+//  The actor; args is the inproc endpoint (a string) to bind for the link
+//  to assign (actors/ACTORS.md, "The link")
 void
 drover_schedq_actor (zsock_t *pipe, void *args)
 {
@@ -493,9 +489,9 @@ drover_schedq_actor (zsock_t *pipe, void *args)
         //  One pass per turn: placements see every command read
         if (read && !self->stopping)
             s_schedule (self);
+        //  The link first: an ASSIGN is on the way to an offer
+        drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
         drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
-        if (self->link)
-            drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
     }
     s_self_destroy (&self);
 }

@@ -1,9 +1,10 @@
 /*  =========================================================================
-    test_drover_assign - the assign actor, through its pipe
+    test_drover_assign - the assign actor, through its pipe and its link
 
-    Plays the broker main: hands the actor decoded messages (MSG, with
-    routes as frames), ASSIGN, UP and LOST, and reads back, in order, what
-    the actor says: SEND payloads are decoded with the codec and checked
+    Plays the broker main on the pipe: hands the actor decoded messages
+    (MSG records in a BATCH, as the main does), UP and LOST; and schedq on
+    the link: ASSIGN in, QUEUE, DEQUEUE, FREE and PROBATION out. Reads back,
+    in order on each, what the actor says: SEND payloads are decoded with the codec and checked
     field by field. Timing is the table's business (test_drover_tasktable);
     here only the ack timeout is waited for, on a poller with a deadline.
     =========================================================================
@@ -16,14 +17,28 @@
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
 #define S_BETA          (const byte *) "\x00\x04" "beta", 6
 
-//  Start the actor with an ack timeout (msec)
+//  The test's end of the actor's link: it plays schedq there (ACTORS.md,
+//  "The link"), as it plays the main on the pipe
+static zsock_t *s_link = NULL;
+
+//  Start the actor, its link bound by the test, with an ack timeout (msec)
 static zactor_t *
 s_actor_new (uint32_t ack_timeout)
 {
-    zactor_t *actor = zactor_new (drover_assign_actor, NULL);
+    char endpoint [64];
+    s_link = testutil_link_bind (endpoint, sizeof endpoint);
+    zactor_t *actor = zactor_new (drover_assign_actor, endpoint);
     assert_non_null (actor);
     zsock_send (actor, "s444444", "CONFIGURE", ack_timeout, 5, 1000, 1000, 1u << 30, 1u << 28);
     return actor;
+}
+
+//  Stop the actor and close the link
+static void
+s_actor_destroy (zactor_t **actor_p)
+{
+    zactor_destroy (actor_p);
+    zsock_destroy (&s_link);
 }
 
 //  Hand a message to the actor, as the main does; the actor owns it now
@@ -38,7 +53,11 @@ s_hand (zactor_t *actor, const byte *route, size_t route_size, drover_msg_t *msg
 static void
 s_expect_frames (zactor_t *actor, const char *command, ...)
 {
-    zmsg_t *msg = testutil_expect (actor, command, 3000);
+    //  What assign says to schedq comes on the link, the rest on the pipe
+    bool on_link = streq (command, "QUEUE") || streq (command, "DEQUEUE")
+                || streq (command, "FREE") || streq (command, "PROBATION");
+    zmsg_t *msg = on_link? testutil_expect_link (s_link, command, 3000)
+                         : testutil_expect (actor, command, 3000);
     va_list args;
     va_start (args, command);
     const char *expected;
@@ -156,7 +175,7 @@ static void
 s_assign (zactor_t *actor, uint64_t task, const char *worker, const byte *route,
           size_t route_size, uint32_t attempt)
 {
-    zsock_send (actor, "s8s", "ASSIGN", task, worker);
+    zsock_send (s_link, "s8s", "ASSIGN", task, worker);    //  as schedq says it
     drover_msg_t *offer = s_expect_send (actor, route, route_size, worker, DROVER_MSG_TASK_OFFER);
     assert_int_equal (offer->task, task);
     assert_int_equal (offer->attempt, attempt);
@@ -251,7 +270,7 @@ test_life_cycle (void **state)
     assert_string_equal (table->task_rows [0].worker, "alpha");
     assert_string_equal (table->task_rows [0].summary, "sh -c echo hi");
     drover_msg_destroy (&table);
-    zactor_destroy (&actor);
+    s_actor_destroy (&actor);
 }
 
 //  A report from the worker's registration tells health HEARD worker
@@ -288,7 +307,7 @@ test_heard_once_a_turn (void **state)
     s_expect_frames (actor, "FREE", "1", NULL);
     s_expect_frames (actor, "SUCCESS", "alpha", NULL);
     s_expect_event (actor, "task.succeeded", first, 1);
-    zactor_destroy (&actor);
+    s_actor_destroy (&actor);
 }
 
 //  LOST, then the old attempt reports: ERROR 409 to it, nothing to the
@@ -367,7 +386,7 @@ test_stale_result_after_lost_worker (void **state)
     table = s_list (actor, 255, 0);
     assert_int_equal (table->counts [DROVER_TASK_SUCCEEDED], 1);
     drover_msg_destroy (&table);
-    zactor_destroy (&actor);
+    s_actor_destroy (&actor);
 }
 
 //  An offer nobody acknowledges: the actor's own timer requeues it
@@ -382,8 +401,8 @@ test_ack_timeout (void **state)
     assert_int_equal (kill->attempt, 1);
     drover_msg_destroy (&kill);
     s_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
-    //  schedq puts alpha on probation before it hears the QUEUE (no link here: both
-    //  come on the pipe, in that order)
+    //  schedq puts alpha on probation before it hears the QUEUE: both come
+    //  on the link, in that order
     s_expect_frames (actor, "PROBATION", "alpha", "ack timeout", NULL);
     s_expect_frames (actor, "FREE", "1", NULL);
     s_expect_event (actor, "task.requeued", task, 1);
@@ -395,7 +414,7 @@ test_ack_timeout (void **state)
     assert_int_equal (reply->code, DROVER_CODE_STALE);
     assert_int_equal (reply->seq, 6);
     drover_msg_destroy (&reply);
-    zactor_destroy (&actor);
+    s_actor_destroy (&actor);
 }
 
 //  CANCEL, WAIT and bad requests are answered with the right codes, the
@@ -469,20 +488,20 @@ test_requests (void **state)
     drover_msg_destroy (&reply);
 
     //  An ASSIGN of the cancelled task only gives the capacity back
-    zsock_send (actor, "s8s", "ASSIGN", task, "nobody");
+    zsock_send (s_link, "s8s", "ASSIGN", task, "nobody");
     s_expect_frames (actor, "FREE", "1", NULL);
     zstr_send (actor, "VERBOSE");
     drover_msg_t *table = s_list (actor, 255, 10);
     assert_int_equal (table->counts [DROVER_TASK_CANCELLED], 1);
     drover_msg_destroy (&table);
-    zactor_destroy (&actor);
+    s_actor_destroy (&actor);
 }
 
 //  Past max-queued a submit is refused 301; nothing else is said
 static void
 test_queue_full (void **state)
 {
-    zactor_t *actor = zactor_new (drover_assign_actor, NULL);
+    zactor_t *actor = s_actor_new (5000);
     zsock_send (actor, "s444444", "CONFIGURE", 5000, 5, 2, 10, 1u << 30, 1u << 28);
     s_submit (actor, 1, 0);
     s_submit (actor, 2, 0);
@@ -494,7 +513,7 @@ test_queue_full (void **state)
     drover_msg_t *table = s_list (actor, 255, 0);
     assert_int_equal (table->counts [DROVER_TASK_QUEUED], 2);
     drover_msg_destroy (&table);
-    zactor_destroy (&actor);
+    s_actor_destroy (&actor);
 }
 
 int

@@ -1,5 +1,6 @@
 /*  =========================================================================
-    test_drover_schedq - the schedq actor through its pipe: one ASSIGN per
+    test_drover_schedq - the schedq actor through its pipe and its link
+    (the test plays the main and assign): one ASSIGN per
     pass, order and constraints, hold / drain / resume with LEAVE,
     probation, workers lost, WORKER LIST and WORKER ADMIN
     =========================================================================
@@ -8,11 +9,15 @@
 #include "testutil.h"
 #include "drover_schedq.h"
 
+//  The test's end of the actor's link: it plays assign there (QUEUE,
+//  DEQUEUE, FREE, PROBATION in, ASSIGN out), and the main on the pipe
+static zsock_t *s_link = NULL;
+
 //  Expect one ASSIGN holding exactly these pairs, in this order
 static void
 s_expect_assign (zactor_t *actor, size_t count, const uint64_t *tasks, const char **workers)
 {
-    zmsg_t *msg = testutil_expect (actor, "ASSIGN", 2000);
+    zmsg_t *msg = testutil_expect_link (s_link, "ASSIGN", 2000);
     assert_int_equal (zmsg_size (msg), 2 * count);
     for (size_t index = 0; index < count; index++) {
         char *task = zmsg_popstr (msg);
@@ -40,7 +45,7 @@ static void
 s_queue (zactor_t *actor, uint64_t task, int priority, uint32_t procs, uint64_t mem,
          const char *labels)
 {
-    testutil_say_queue (actor, task, priority, procs, mem, labels);
+    testutil_say_queue (s_link, task, priority, procs, mem, labels);
 }
 
 //  Send WORKER ADMIN and expect its reply code (and the event if changed)
@@ -59,8 +64,9 @@ s_admin (zactor_t *actor, const char *worker, int admin, uint32_t seq, int code)
     drover_msg_destroy (&reply);
 }
 
-//  Ask for WORKER LIST and return the table; everything said before it
-//  must be nothing at all
+//  Ask for WORKER LIST and return the table; everything said before it,
+//  on the pipe or the link, must be nothing at all (schedq sends what a
+//  turn says on the link before what it says on the pipe)
 static drover_msg_t *
 s_list_only (zactor_t *actor, uint32_t seq)
 {
@@ -70,6 +76,11 @@ s_list_only (zactor_t *actor, uint32_t seq)
     drover_msg_t *table = testutil_expect_send (actor, "client", "");
     assert_int_equal (table->id, DROVER_MSG_WORKER_TABLE);
     assert_int_equal (table->seq, seq);
+    zmsg_t *said = testutil_link_recv (s_link, 0);
+    if (said)
+        print_error ("schedq said %s on the link before a WORKER TABLE\n",
+                     zframe_strdup (zmsg_first (said)));
+    assert_null (said);
     return table;
 }
 
@@ -88,8 +99,13 @@ s_quiet (zactor_t *actor)
 static int
 s_setup (void **state)
 {
-    zactor_t *actor = zactor_new (drover_schedq_actor, NULL);
+    char endpoint [64];
+    static int count = 0;
+    snprintf (endpoint, sizeof endpoint, "inproc://test-schedq-link-%d", ++count);
+    zactor_t *actor = zactor_new (drover_schedq_actor, endpoint);
     assert_non_null (actor);
+    s_link = zsock_new (ZMQ_PAIR);
+    assert_int_equal (zsock_connect (s_link, "%s", endpoint), 0);
     zsock_send (actor, "s44", "CONFIGURE", 100, 0);
     *state = actor;
     return 0;
@@ -100,6 +116,7 @@ s_teardown (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
     zactor_destroy (&actor);
+    zsock_destroy (&s_link);
     return 0;
 }
 
@@ -121,7 +138,7 @@ test_one_assign_per_pass (void **state)
     uint64_t first [] = { 3, 1 };
     const char *alphas [] = { "alpha", "alpha" };
     s_expect_assign (actor, 2, first, alphas);
-    testutil_say_free (actor, (uint64_t) 3);
+    testutil_say_free (s_link, (uint64_t) 3);
     uint64_t second [] = { 2 };
     s_expect_assign (actor, 1, second, alphas);
     s_quiet (actor);
@@ -144,7 +161,7 @@ test_constraints (void **state)
     uint64_t second [] = { 3 };
     const char *bigs [] = { "big" };
     s_expect_assign (actor, 1, second, bigs);
-    testutil_say_free (actor, (uint64_t) 3);
+    testutil_say_free (s_link, (uint64_t) 3);
     uint64_t third [] = { 4 };
     s_expect_assign (actor, 1, third, bigs);
 }
@@ -161,9 +178,9 @@ test_dequeue_and_free (void **state)
     s_expect_assign (actor, 1, first, alphas);
     s_queue (actor, 2, 0, 1, 0, "");
     s_queue (actor, 3, 0, 1, 0, "");
-    zsock_send (actor, "s8", "DEQUEUE", (uint64_t) 2);
-    zsock_send (actor, "s8", "DEQUEUE", (uint64_t) 99);     //  not queued: no-op
-    testutil_say_free (actor, (uint64_t) 1);
+    zsock_send (s_link, "s8", "DEQUEUE", (uint64_t) 2);
+    zsock_send (s_link, "s8", "DEQUEUE", (uint64_t) 99);     //  not queued: no-op
+    testutil_say_free (s_link, (uint64_t) 1);
     uint64_t second [] = { 3 };
     s_expect_assign (actor, 1, second, alphas);
     s_quiet (actor);
@@ -206,7 +223,7 @@ test_requeued_task_keeps_its_place (void **state)
     s_up (actor, "beta", "r-beta", 1, 0, "");
     const char *betas [] = { "beta" };
     s_expect_assign (actor, 1, first, betas);
-    testutil_say_free (actor, (uint64_t) 1);
+    testutil_say_free (s_link, (uint64_t) 1);
     uint64_t second [] = { 2 };
     s_expect_assign (actor, 1, second, betas);
 }
@@ -248,7 +265,7 @@ test_wide_task_reserves_its_worker (void **state)
     s_expect_assign (actor, 4, smalls, ws);
     s_queue (actor, 100, 0, 4, 0, "");
     for (uint64_t task = 1; task <= 3; task++) {
-        testutil_say_free (actor, task);
+        testutil_say_free (s_link, task);
         //  The first answer may come before the pass, the second after it
         drover_msg_t *table = s_list_only (actor, (uint32_t) task);     //  nothing placed
         drover_msg_destroy (&table);
@@ -257,7 +274,7 @@ test_wide_task_reserves_its_worker (void **state)
         assert_true (table->worker_rows [0].reserved == 100);
         drover_msg_destroy (&table);
     }
-    testutil_say_free (actor, (uint64_t) 4);
+    testutil_say_free (s_link, (uint64_t) 4);
     uint64_t wide [] = { 100 };
     s_expect_assign (actor, 1, wide, ws);
     drover_msg_t *table = s_list_only (actor, 9);
@@ -293,11 +310,11 @@ test_drain_then_leave (void **state)
     testutil_expect_event (actor, "worker.drain", "alpha", "");
     s_queue (actor, 2, 0, 1, 0, "");
     s_quiet (actor);                                    //  no LEAVE, no placement
-    testutil_say_free (actor, (uint64_t) 1);
+    testutil_say_free (s_link, (uint64_t) 1);
     drover_msg_t *leave = testutil_expect_send (actor, "r-alpha", "alpha");
     assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
     drover_msg_destroy (&leave);
-    testutil_say_free (actor, (uint64_t) 1);
+    testutil_say_free (s_link, (uint64_t) 1);
     s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 2, DROVER_CODE_OK);
     s_quiet (actor);                                    //  LEAVE only once
 
@@ -414,7 +431,7 @@ test_many_requests (void **state)
     uint64_t placed = 0;
     size_t passes = 0;
     while (placed < total) {
-        zmsg_t *msg = testutil_expect (actor, "ASSIGN", 2000);
+        zmsg_t *msg = testutil_expect_link (s_link, "ASSIGN", 2000);
         passes++;
         while (zmsg_size (msg) >= 2) {
             char *task = zmsg_popstr (msg);

@@ -541,17 +541,32 @@ testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout)
 //  Playing the broker main to one actor
 
 //  Commands an actor said in a BATCH and the test has not read yet, and
-//  the actor they came from (a test plays the main to one actor at a time)
-static zlist_t *s_pending = NULL;
-static zactor_t *s_pending_actor = NULL;
+//  the socket they came from (a test plays the main to one actor at a
+//  time, and maybe the other end of its link): one for the actor's pipe,
+//  one for a link
+typedef struct {
+    zlist_t *commands;          //  zmsg_t, in the order said
+    void *from;                 //  the actor or link they came from
+} s_pending_t;
+static s_pending_t s_pending [2];
 
-//  Forget the pending commands (at exit, or when another actor is read)
+//  Forget the pending commands of one socket
+static void
+s_pending_clear (s_pending_t *pending)
+{
+    zmsg_t *msg;
+    while (pending->commands && (msg = (zmsg_t *) zlist_pop (pending->commands)))
+        zmsg_destroy (&msg);
+}
+
+//  Forget every pending command (at exit)
 static void
 s_pending_purge (void)
 {
-    zmsg_t *msg;
-    while (s_pending && (msg = (zmsg_t *) zlist_pop (s_pending)))
-        zmsg_destroy (&msg);
+    for (int index = 0; index < 2; index++) {
+        s_pending_clear (&s_pending [index]);
+        zlist_destroy (&s_pending [index].commands);
+    }
 }
 
 //  Keep a copy of one control command of a BATCH (drover_outbox_receive
@@ -559,7 +574,7 @@ s_pending_purge (void)
 static void
 s_pend (void *arg, zmsg_t *command)
 {
-    zlist_append (s_pending, zmsg_dup (command));
+    zlist_append ((zlist_t *) arg, zmsg_dup (command));
 }
 
 //  Keep one record of a BATCH as the frames ACTORS.md lists for its
@@ -588,36 +603,37 @@ s_pend_record (void *arg, drover_record_t *record)
         zmsg_addstrf (command, "%" PRIu64, record->task);
     else
         fail_msg ("an actor said %s", drover_record_word (record));
-    zlist_append (s_pending, command);
+    zlist_append ((zlist_t *) arg, command);
 }
 
-//  Receive the actor's next command within timeout msec, one at a time
-//  out of the BATCHes it says; NULL on timeout
-zmsg_t *
-testutil_actor_recv (zactor_t *actor, int timeout)
+//  Receive the next command from sock (an actor's pipe at slot 0, a link
+//  at slot 1) within timeout msec, one at a time out of its BATCHes
+static zmsg_t *
+s_next_command (int slot, void *from, zsock_t *sock, int timeout)
 {
-    if (!s_pending) {
-        s_pending = zlist_new ();
-        atexit (s_pending_purge);
+    s_pending_t *pending = &s_pending [slot];
+    if (!pending->commands) {
+        pending->commands = zlist_new ();
+        if (slot == 0)
+            atexit (s_pending_purge);
     }
-    if (actor != s_pending_actor) {
-        s_pending_purge ();
-        s_pending_actor = actor;
+    if (from != pending->from) {
+        s_pending_clear (pending);
+        pending->from = from;
     }
-    if (zlist_size (s_pending) == 0) {
-        zpoller_t *poller = zpoller_new (actor, NULL);
-        if (zpoller_wait (poller, timeout) == actor)
-            drover_outbox_receive (zactor_sock (actor), 0, s_pend, s_pend_record, NULL);
+    if (zlist_size (pending->commands) == 0) {
+        zpoller_t *poller = zpoller_new (sock, NULL);
+        if (zpoller_wait (poller, timeout) == sock)
+            drover_outbox_receive (sock, 0, s_pend, s_pend_record, pending->commands);
         zpoller_destroy (&poller);
     }
-    return (zmsg_t *) zlist_pop (s_pending);
+    return (zmsg_t *) zlist_pop (pending->commands);
 }
 
-//  Receive the actor's next command and check its command word
-zmsg_t *
-testutil_expect (zactor_t *actor, const char *command, int timeout)
+//  Check a command's word; return the rest of it
+static zmsg_t *
+s_expect_word (zmsg_t *msg, const char *command)
 {
-    zmsg_t *msg = testutil_actor_recv (actor, timeout);
     assert_non_null (msg);
     char *first = zmsg_popstr (msg);
     assert_non_null (first);
@@ -626,6 +642,47 @@ testutil_expect (zactor_t *actor, const char *command, int timeout)
     assert_string_equal (first, command);
     zstr_free (&first);
     return msg;
+}
+
+//  Receive the actor's next command within timeout msec, one at a time
+//  out of the BATCHes it says; NULL on timeout
+zmsg_t *
+testutil_actor_recv (zactor_t *actor, int timeout)
+{
+    return s_next_command (0, actor, zactor_sock (actor), timeout);
+}
+
+//  Receive the actor's next command and check its command word
+zmsg_t *
+testutil_expect (zactor_t *actor, const char *command, int timeout)
+{
+    return s_expect_word (testutil_actor_recv (actor, timeout), command);
+}
+
+//  Receive the next command said on a link within timeout msec; NULL if none
+zmsg_t *
+testutil_link_recv (zsock_t *link, int timeout)
+{
+    return s_next_command (1, link, link, timeout);
+}
+
+//  Receive the next command said on a link and check its command word
+zmsg_t *
+testutil_expect_link (zsock_t *link, const char *command, int timeout)
+{
+    return s_expect_word (s_next_command (1, link, link, timeout), command);
+}
+
+//  Bind the test's end of a link for an actor that connects to it
+zsock_t *
+testutil_link_bind (char *endpoint, size_t size)
+{
+    static int count = 0;
+    snprintf (endpoint, size, "inproc://testutil-link-%d-%d", getpid (), ++count);
+    zsock_t *link = zsock_new (ZMQ_PAIR);
+    assert_non_null (link);
+    assert_int_equal (zsock_bind (link, "%s", endpoint), 0);
+    return link;
 }
 
 //  Pop a string frame and check it
@@ -673,11 +730,12 @@ testutil_expect_event (zactor_t *actor, const char *topic, const char *worker, c
     zmsg_destroy (&msg);
 }
 
-//  Send what outbox holds to the actor as one BATCH, as the main does
+//  Send what outbox holds to an actor's pipe (or a link) as one BATCH
 static void
-s_flush_to (zactor_t *actor, drover_outbox_t *outbox)
+s_flush_to (void *to, drover_outbox_t *outbox)
 {
-    assert_int_equal (drover_outbox_flush (outbox, zactor_sock (actor)), 0);
+    zsock_t *sock = zactor_is (to)? zactor_sock ((zactor_t *) to): (zsock_t *) to;
+    assert_int_equal (drover_outbox_flush (outbox, sock), 0);
 }
 
 //  Hand the actor a wire message from a route of route_size bytes
@@ -697,24 +755,24 @@ testutil_hand (zactor_t *actor, const char *route, drover_msg_t *msg)
     testutil_hand_bytes (actor, (const byte *) route, strlen (route), msg);
 }
 
-//  Say QUEUE to the actor in a BATCH, as assign does
+//  Say QUEUE on a link in a BATCH, as assign does
 void
-testutil_say_queue (zactor_t *actor, uint64_t task, int32_t priority, uint32_t procs,
+testutil_say_queue (zsock_t *link, uint64_t task, int32_t priority, uint32_t procs,
                     uint64_t mem, const char *labels)
 {
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_outbox_say_queue (outbox, task, priority, procs, mem, labels);
-    s_flush_to (actor, outbox);
+    s_flush_to (link, outbox);
     drover_outbox_destroy (&outbox);
 }
 
-//  Say FREE to the actor in a BATCH, as assign does
+//  Say FREE on a link in a BATCH, as assign does
 void
-testutil_say_free (zactor_t *actor, uint64_t task)
+testutil_say_free (zsock_t *link, uint64_t task)
 {
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_outbox_say_free (outbox, task);
-    s_flush_to (actor, outbox);
+    s_flush_to (link, outbox);
     drover_outbox_destroy (&outbox);
 }
 

@@ -193,13 +193,29 @@ void
     testutil_hand_bytes (zactor_t *actor, const byte *route, size_t route_size,
                          drover_msg_t *msg);
 
-//  Say the record QUEUE to the actor in a BATCH, as assign does
+//  Say the record QUEUE on a link to schedq in a BATCH, as assign does
 void
-    testutil_say_queue (zactor_t *actor, uint64_t task, int32_t priority, uint32_t procs,
+    testutil_say_queue (zsock_t *link, uint64_t task, int32_t priority, uint32_t procs,
                         uint64_t mem, const char *labels);
 
-//  Say the record FREE to the actor in a BATCH, as assign does
+//  Say the record FREE on a link to schedq in a BATCH, as assign does
 void
-    testutil_say_free (zactor_t *actor, uint64_t task);
+    testutil_say_free (zsock_t *link, uint64_t task);
+
+//  Receive the next command said on a link (assign and schedq trade
+//  QUEUE, FREE, ASSIGN... on it: ACTORS.md) within timeout msec and check
+//  its command word; returns the rest of it (caller destroys)
+zmsg_t *
+    testutil_expect_link (zsock_t *link, const char *command, int timeout);
+
+//  Receive the next command said on a link within timeout msec (0: only
+//  what is there already); NULL if none (caller destroys)
+zmsg_t *
+    testutil_link_recv (zsock_t *link, int timeout);
+
+//  Bind a PAIR on a fresh inproc endpoint, written to endpoint, for an
+//  actor to connect its link to (the test plays the other actor)
+zsock_t *
+    testutil_link_bind (char *endpoint, size_t size);
 
 #endif

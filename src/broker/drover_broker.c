@@ -43,27 +43,56 @@ typedef struct {
     size_t size;                //  1..255 of them
 } s_route_t;
 
-//  The bit of an actor in a route's targets
+//  The bit of an actor in a route's targets, and the other ways out
 #define S_TO(actor)     (1 << (actor))
+#define S_PEER          (1 << 8)    //  the main sends it to a peer on the ROUTER
+#define S_PUBLISH       (1 << 9)    //  the main publishes it on the XPUB
+#define S_LINK          (1 << 10)   //  on the link between assign and schedq: never here
 
-//  The routing table: what each actor says, and who hears it
+//  The routing table: who hears each wire message a peer sends and each
+//  command an actor (or the main) says. It is the one answer to "who
+//  hears X" (actors/ACTORS.md is written from it): the main routes by it
+//  and by nothing else. A wire message is handed off (MSG) to one actor;
+//  a command goes to every actor it names. A wire message with no row is
+//  answered ERROR 415 (a status, OK or ERROR, is never answered).
 static const struct {
-    const char *command;        //  first frame of the actor's message
-    int targets;                //  S_TO () bits
+    int msg;                    //  a wire message's id, or 0 for a command
+    const char *command;        //  a command word, or NULL for a wire message
+    int targets;                //  S_TO () bits of the actors that hear it, and S_ ways
 } s_routes [] = {
-    { "ASSIGN",    S_TO (S_ASSIGN) },
-    { "QUEUE",     S_TO (S_SCHEDQ) },
-    { "FREE",      S_TO (S_SCHEDQ) },
-    { "DEQUEUE",   S_TO (S_SCHEDQ) },
-    { "STATS",     S_TO (S_SCHEDQ) },
-    { "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
-    { "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
-    { "FAILURE",   S_TO (S_PROBATION) },
-    { "SUCCESS",   S_TO (S_PROBATION) },
-    { "UNSENT",    S_TO (S_PROBATION) },
-    { "HEARD",     S_TO (S_HEALTH) },
-    { "PROBATION", S_TO (S_SCHEDQ) },
-    { "CLEARED",   S_TO (S_SCHEDQ) },
+    //  Wire messages from workers and clients
+    { DROVER_MSG_WORKER_HELLO,      NULL, S_TO (S_HEALTH) },
+    { DROVER_MSG_WORKER_HEARTBEAT,  NULL, S_TO (S_HEALTH) },
+    { DROVER_MSG_WORKER_GOODBYE,    NULL, S_TO (S_HEALTH) },
+    { DROVER_MSG_TASK_SUBMIT,       NULL, S_TO (S_ASSIGN) },
+    { DROVER_MSG_TASK_WAIT,         NULL, S_TO (S_ASSIGN) },
+    { DROVER_MSG_TASK_CANCEL,       NULL, S_TO (S_ASSIGN) },
+    { DROVER_MSG_TASK_LIST,         NULL, S_TO (S_ASSIGN) },
+    { DROVER_MSG_TASK_STARTED,      NULL, S_TO (S_ASSIGN) },    //  assign tells health HEARD
+    { DROVER_MSG_TASK_RESULT,       NULL, S_TO (S_ASSIGN) },    //  likewise
+    { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ) },
+    { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ) },
+    //  What every actor may say
+    { 0, "SEND",      S_PEER },
+    { 0, "EVENT",     S_PUBLISH },
+    //  health
+    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
+    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
+    { 0, "STATS",     S_TO (S_SCHEDQ) },
+    //  probation (PROBATION also from assign, on the link)
+    { 0, "PROBATION", S_TO (S_SCHEDQ) },
+    { 0, "CLEARED",   S_TO (S_SCHEDQ) },
+    //  assign
+    { 0, "FAILURE",   S_TO (S_PROBATION) },
+    { 0, "SUCCESS",   S_TO (S_PROBATION) },
+    { 0, "HEARD",     S_TO (S_HEALTH) },
+    { 0, "QUEUE",     S_TO (S_SCHEDQ) | S_LINK },
+    { 0, "DEQUEUE",   S_TO (S_SCHEDQ) | S_LINK },
+    { 0, "FREE",      S_TO (S_SCHEDQ) | S_LINK },
+    //  schedq
+    { 0, "ASSIGN",    S_TO (S_ASSIGN) | S_LINK },
+    //  the main itself: a send to a worker refused
+    { 0, "UNSENT",    S_TO (S_PROBATION) },
 };
 #define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
 
@@ -94,6 +123,8 @@ typedef struct {
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
+    int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
+    int record_targets [DROVER_RECORD_FREE + 1];    //  s_routes by record kind
     bool router_sent;           //  something went out on the ROUTER this turn
     bool publisher_sent;        //  something went out on the XPUB this turn
     uint64_t malformed;         //  messages that did not decode
@@ -108,6 +139,28 @@ typedef struct {
     bool verbose;               //  log each routed message
 } s_broker_t;
 
+
+//  Index the routing table: who hears each wire message and each record
+//  kind, so that the hot path looks them up without comparing words
+static void
+s_index_routes (s_broker_t *self)
+{
+    for (size_t index = 0; index < S_ROUTES; index++) {
+        int msg = s_routes [index].msg;
+        const char *command = s_routes [index].command;
+        if (msg) {
+            assert (msg <= DROVER_MSG_ID_MAX);
+            //  A wire message is handed off to one actor: it owns it
+            assert (__builtin_popcount (s_routes [index].targets) == 1);
+            self->wire_targets [msg] = s_routes [index].targets;
+        }
+        for (int kind = DROVER_RECORD_MSG; kind <= DROVER_RECORD_FREE; kind++) {
+            drover_record_t record = { .kind = (drover_record_kind_t) kind };
+            if (command && streq (command, drover_record_word (&record)))
+                self->record_targets [kind] = s_routes [index].targets;
+        }
+    }
+}
 
 //  Bind one socket, saying why if it fails
 static int
@@ -149,6 +202,7 @@ s_broker_new (drover_config_t *config, bool verbose)
     s_broker_t *self = (s_broker_t *) zmalloc (sizeof (s_broker_t));
     self->config = config;
     self->verbose = verbose;
+    s_index_routes (self);
 
     self->router = zsock_new (ZMQ_ROUTER);
     zsock_set_router_mandatory (self->router, 1);
@@ -297,50 +351,27 @@ s_warn_bad_input (s_broker_t *self, const char *what, const byte *data, size_t s
     self->warned_at = now;
 }
 
-//  Hand a decoded message to an actor; the actor owns msg from then on
-//  (ACTORS.md, MSG)
-static void
-s_hand_off (s_broker_t *self, int actor, s_route_t route, drover_msg_t *msg)
-{
-    drover_outbox_say_msg (self->outboxes [actor], route.data, route.size, &msg);
-}
-
-//  Route one decoded message by id; consumes msg
+//  Route one decoded message by the routing table; consumes msg. The
+//  actor it is handed to owns it from then on (ACTORS.md, MSG).
 static void
 s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 {
-    switch (msg->id) {
-        case DROVER_MSG_WORKER_HELLO:
-        case DROVER_MSG_WORKER_HEARTBEAT:
-        case DROVER_MSG_WORKER_GOODBYE:
-            s_hand_off (self, S_HEALTH, route, msg);
-            break;
-        case DROVER_MSG_TASK_STARTED:
-        case DROVER_MSG_TASK_RESULT:
-        case DROVER_MSG_TASK_SUBMIT:
-        case DROVER_MSG_TASK_WAIT:
-        case DROVER_MSG_TASK_CANCEL:
-        case DROVER_MSG_TASK_LIST:
-            s_hand_off (self, S_ASSIGN, route, msg);
-            break;
-        case DROVER_MSG_WORKER_LIST:
-        case DROVER_MSG_WORKER_ADMIN:
-            s_hand_off (self, S_SCHEDQ, route, msg);
-            break;
-        case DROVER_MSG_OK:
-        case DROVER_MSG_ERROR:
-            //  Never answer a status with a status: two peers could loop
-            self->malformed++;
-            drover_msg_destroy (&msg);
-            break;
-        default: {
-            char *reason = zsys_sprintf ("%s is not a message the broker accepts",
-                                         drover_msg_name (msg->id));
-            s_reply_error (self, route, msg->seq, DROVER_CODE_UNEXPECTED, reason);
-            zstr_free (&reason);
-            drover_msg_destroy (&msg);
+    int targets = msg->id <= DROVER_MSG_ID_MAX? self->wire_targets [msg->id]: 0;
+    for (int actor = 0; actor < S_ACTORS; actor++)
+        if (targets == S_TO (actor)) {
+            drover_outbox_say_msg (self->outboxes [actor], route.data, route.size, &msg);
+            return;
         }
+    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR)
+        //  Never answer a status with a status: two peers could loop
+        self->malformed++;
+    else {
+        char *reason = zsys_sprintf ("%s is not a message the broker accepts",
+                                     drover_msg_name (msg->id));
+        s_reply_error (self, route, msg->seq, DROVER_CODE_UNEXPECTED, reason);
+        zstr_free (&reason);
     }
+    drover_msg_destroy (&msg);
 }
 
 //  Refuse a payload that is not decoded (more than one frame, too large),
@@ -552,26 +583,19 @@ s_send_record (s_broker_t *self, drover_record_t *record)
         s_send_refused (self, record->worker);
 }
 
-//  A record an actor said: SEND to a peer, or QUEUE and FREE for schedq
-//  (from assign when it has no link: actors/ACTORS.md)
+//  A record an actor said, routed by the table: only SEND comes here (to
+//  a peer); QUEUE and FREE go on the link, MSG is the main's to say
 static void
 s_handle_actor_record (void *arg, drover_record_t *record)
 {
     s_broker_t *self = (s_broker_t *) arg;
     if (self->verbose)
         zsys_debug ("broker: route command=%s", drover_record_word (record));
-    if (record->kind == DROVER_RECORD_SEND)
+    if (self->record_targets [record->kind] == S_PEER)
         s_send_record (self, record);
-    else
-    if (record->kind == DROVER_RECORD_QUEUE)
-        drover_outbox_say_queue (self->outboxes [S_SCHEDQ], record->task, record->priority,
-                                 record->procs, record->mem, drover_record_labels (record));
-    else
-    if (record->kind == DROVER_RECORD_FREE)
-        drover_outbox_say_free (self->outboxes [S_SCHEDQ], record->task);
     else {
-        zsys_error ("broker: actor said an unexpected record=%s", drover_record_word (record));
-        assert (false);         //  our own bug: the vocabulary is in ACTORS.md
+        zsys_error ("broker: actor said record=%s on its pipe", drover_record_word (record));
+        assert (false);         //  our own bug: the routing table says who hears it
     }
 }
 
@@ -639,37 +663,37 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
     drover_outbox_add (self->outboxes [last], &moved);
 }
 
-//  Tell the actors that hear command (by the routing table) the command,
-//  with msg's frames after its word
+//  Route a command (its word, then msg's frames) by the routing table: to
+//  the event stream, or to the actors that hear it
 static void
 s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
 {
     size_t index;
     for (index = 0; index < S_ROUTES; index++)
-        if (streq (s_routes [index].command, command))
+        if (s_routes [index].command && streq (s_routes [index].command, command))
             break;
-    if (index == S_ROUTES) {
-        zsys_error ("broker: unknown command=%s", command);
-        assert (false);         //  our own bug: the vocabulary is in ACTORS.md
-        return;
-    }
+    int targets = index < S_ROUTES? s_routes [index].targets: 0;
     if (self->verbose)
         zsys_debug ("broker: route command=%s", command);
-    s_forward_to_actors (self, command, msg, s_routes [index].targets);
+    if (targets == S_PUBLISH)
+        s_forward_event (self, msg);
+    else
+    if (targets && (targets & (S_PEER | S_LINK)) == 0)
+        s_forward_to_actors (self, command, msg, targets);
+    else {
+        zsys_error ("broker: command=%s is not for the main to route", command);
+        assert (false);         //  our own bug: the routing table says who hears it
+    }
 }
 
-//  Handle one command an actor said (drover_outbox_receive calls this):
-//  to the peers, the event stream, or the actors that hear it
+//  Handle one control command an actor said (drover_outbox_receive calls this)
 static void
 s_handle_actor_command (void *arg, zmsg_t *msg)
 {
     s_broker_t *self = (s_broker_t *) arg;
     char command [16];
     drover_pipe_pop_text (msg, command, sizeof command);
-    if (streq (command, "EVENT"))
-        s_forward_event (self, msg);
-    else
-        s_route_command (self, command, msg);
+    s_route_command (self, command, msg);
 }
 
 //  Send what this turn held for each actor, and note the sends: a send may
