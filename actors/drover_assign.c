@@ -33,7 +33,7 @@
 #include "drover_assign.h"
 #include "drover_msg.h"
 #include "drover_tasktable.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 
 //  Most warnings about stale or unknown reports logged per second
 #define S_WARNINGS_PER_SEC  20
@@ -138,7 +138,7 @@ static void
 s_publish (self_t *self, const drover_action_t *action)
 {
     if (!self->silent)
-        drover_pipe_event (self->outbox, action->topic, action->task, action->attempt,
+        drover_actor_event (self->outbox, action->topic, action->task, action->attempt,
                            action->worker, action->reason);
 
     //  One line per final state would be too much at 100k tasks/s
@@ -168,13 +168,13 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.timeout = action->timeout;
         msg.body = (byte *) action->body;           //  borrowed, never freed here
         msg.body_size = action->body_size;
-        drover_pipe_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
+        drover_actor_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
                              action->worker);
     }
     else
     if (action->type == DROVER_ACTION_KILL) {
         msg.id = DROVER_MSG_TASK_KILL;
-        drover_pipe_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
+        drover_actor_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
                              action->worker);
     }
     else {
@@ -191,7 +191,7 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.err = (byte *) action->err;             //  borrowed
         msg.err_size = action->err_size;
         msg.reason = action->reason [0]? (char *) action->reason: NULL;
-        drover_pipe_send_to (self->outbox, "assign", action->route, action->route_size, &msg, "");
+        drover_actor_send_to (self->outbox, "assign", action->route, action->route_size, &msg, "");
     }
 }
 
@@ -250,7 +250,7 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     const char *reason;
     int code = drover_tasktable_submit (self->table, msg, route, route_size, &task, &reason);
     if (code != DROVER_CODE_OK) {
-        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
         return;
     }
     drover_msg_t reply;
@@ -258,7 +258,7 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     reply.id = DROVER_MSG_TASK_ACCEPTED;
     reply.seq = msg->seq;
     reply.task = task;
-    drover_pipe_send_to (self->outbox, "assign", route, route_size, &reply, "");
+    drover_actor_send_to (self->outbox, "assign", route, route_size, &reply, "");
 }
 
 //  TASK LIST: counts and rows
@@ -268,7 +268,7 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
     reply->seq = msg->seq;
     drover_tasktable_list (self->table, msg->state, msg->limit, reply);
-    drover_pipe_send_to (self->outbox, "assign", route, route_size, reply, "");
+    drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
     drover_msg_destroy (&reply);
 }
 
@@ -289,13 +289,13 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);
-        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_WAIT) {
         code = drover_tasktable_wait (self->table, msg->tasks, msg->ntasks, msg->seq,
                                       route, route_size, &reason);
-        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
     }
     else
     if ((msg->id == DROVER_MSG_TASK_STARTED || msg->id == DROVER_MSG_TASK_RESULT)
@@ -304,7 +304,7 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
         //  Not from the worker's registration: "" so that a refused send
         //  of this answer does not put the worker the report named on probation
         s_warn_refused (self, msg, DROVER_CODE_NOT_REGISTERED, reason);
-        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
                               DROVER_CODE_NOT_REGISTERED, reason, "");
     }
     else
@@ -316,7 +316,7 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
         s_handle_report (self, route, route_size, msg);
     }
     else
-        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
                               DROVER_CODE_UNEXPECTED, "not a message the task table handles", "");
     s_carry_out (self);
 }
@@ -331,7 +331,7 @@ s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_
         code = drover_tasktable_started (self->table, msg->worker, msg->task, msg->attempt, &reason);
         if (code != DROVER_CODE_OK) {
             s_warn_refused (self, msg, code, reason);
-            drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
+            drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
                                   msg->worker);
         }
     }
@@ -340,7 +340,7 @@ s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_
         code = drover_tasktable_result (self->table, msg, &reason);
         if (code != DROVER_CODE_OK)
             s_warn_refused (self, msg, code, reason);
-        drover_pipe_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
                               msg->worker);
     }
 }
@@ -370,7 +370,7 @@ s_handle_assign (self_t *self, zmsg_t *msg)
         size_t size = zframe_size (worker) < DROVER_ID_MAX? zframe_size (worker): DROVER_ID_MAX;
         memcpy (worker_id, zframe_data (worker), size);
         worker_id [size] = 0;
-        uint64_t id = drover_pipe_number (zframe_data (task), zframe_size (task));
+        uint64_t id = drover_actor_number (zframe_data (task), zframe_size (task));
         drover_tasktable_assign (self->table, id, worker_id, now);
         s_carry_out (self);
         zmsg_remove (msg, task);
@@ -385,7 +385,7 @@ static void
 s_handle_up (self_t *self, zmsg_t *msg)
 {
     char worker [DROVER_ID_MAX + 1];
-    drover_pipe_pop_text (msg, worker, sizeof worker);
+    drover_actor_pop_text (msg, worker, sizeof worker);
     zframe_t *route = zmsg_pop (msg);
     for (int skip = 0; skip < 4; skip++) {          //  epoch, procs, mem, labels
         zframe_t *frame = zmsg_pop (msg);
@@ -420,8 +420,8 @@ static void
 s_handle_lost (self_t *self, zmsg_t *msg)
 {
     char worker [DROVER_ID_MAX + 1], reason [DROVER_REASON_MAX + 1];
-    drover_pipe_pop_text (msg, worker, sizeof worker);
-    drover_pipe_pop_text (msg, reason, sizeof reason);
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    drover_actor_pop_text (msg, reason, sizeof reason);
     drover_tasktable_worker_lost (self->table, worker, reason);
     s_carry_out (self);
 }
@@ -431,13 +431,13 @@ s_handle_lost (self_t *self, zmsg_t *msg)
 static void
 s_handle_configure (self_t *self, zmsg_t *msg)
 {
-    uint32_t ack_timeout = (uint32_t) drover_pipe_pop_number (msg);
-    uint32_t lost_retries = (uint32_t) drover_pipe_pop_number (msg);
-    uint32_t max_queued = (uint32_t) drover_pipe_pop_number (msg);
-    uint32_t keep_finished = (uint32_t) drover_pipe_pop_number (msg);
+    uint32_t ack_timeout = (uint32_t) drover_actor_pop_number (msg);
+    uint32_t lost_retries = (uint32_t) drover_actor_pop_number (msg);
+    uint32_t max_queued = (uint32_t) drover_actor_pop_number (msg);
+    uint32_t keep_finished = (uint32_t) drover_actor_pop_number (msg);
     drover_tasktable_configure (self->table, ack_timeout, lost_retries, max_queued, keep_finished);
-    drover_tasktable_set_max_queued_bytes (self->table, (size_t) drover_pipe_pop_number (msg));
-    drover_tasktable_set_max_kept_bytes (self->table, (size_t) drover_pipe_pop_number (msg));
+    drover_tasktable_set_max_queued_bytes (self->table, (size_t) drover_actor_pop_number (msg));
+    drover_tasktable_set_max_kept_bytes (self->table, (size_t) drover_actor_pop_number (msg));
 }
 
 //  Handle one control command from the pipe or the link (drover_outbox_receive
@@ -447,7 +447,7 @@ s_handle_command (void *arg, zmsg_t *msg)
 {
     self_t *self = (self_t *) arg;
     char command [16];
-    drover_pipe_pop_text (msg, command, sizeof command);
+    drover_actor_pop_text (msg, command, sizeof command);
     if (self->verbose)
         zsys_debug ("assign: command=%s", command);
     if (streq (command, "ASSIGN"))
@@ -463,7 +463,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         s_handle_configure (self, msg);
     else
     if (streq (command, "EVENTS"))
-        self->silent = drover_pipe_pop_number (msg) == 0;
+        self->silent = drover_actor_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;
@@ -476,7 +476,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     }
 }
 
-//  Handle one record (drover_pipe_read calls this): MSG from the main,
+//  Handle one record (drover_actor_read calls this): MSG from the main,
 //  for every request and report
 static void
 s_handle_record (void *arg, drover_record_t *record)
@@ -518,19 +518,19 @@ drover_assign_actor (zsock_t *pipe, void *args)
         s_carry_out (self);
         //  schedq first: a QUEUE is on the way to an offer, while what goes
         //  to the main (ACCEPTED, say) can wait for a core a moment
-        drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
-        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         drover_once_reset (&self->succeeded);
         drover_once_reset (&self->heard);
         //  While offers wait for acks, wake often enough to tell a stall
         //  of our own from sleep
-        int wait = drover_pipe_poll_timeout (deadline, now);
+        int wait = drover_actor_poll_timeout (deadline, now);
         if (deadline != -1)
             wait = drover_turns_wait (wait);
         if (drover_poller_wait (self->poller, wait) == -1)
             break;              //  interrupted
         s_forgive_stall (self);
-        if (drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
+        if (drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,
                               s_handle_record, self) == -1)
             break;              //  the context is ending
     }

@@ -32,7 +32,7 @@
 #include "drover_health.h"
 #include "drover_msg.h"
 #include "drover_liveness.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 #include "drover_defaults.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
@@ -136,7 +136,7 @@ s_worker_lost (self_t *self, const char *id, const char *reason)
         zsys_notice ("health: worker=%s state=LOST reason=%s", worker, reason);
     drover_outbox_say (self->outbox, "sss", "LOST", worker, reason);
     if (!self->silent)
-        drover_pipe_event (self->outbox, "worker.lost", 0, 0, worker, reason);
+        drover_actor_event (self->outbox, "worker.lost", 0, 0, worker, reason);
     drover_liveness_forget (self->liveness, worker);
     zhashx_delete (self->workers, worker);
 }
@@ -160,7 +160,7 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
                  " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
                  hello->nlabels, hello->nrunning);
     if (!self->silent)
-        drover_pipe_event (self->outbox, "worker.up", 0, 0, worker->id, "");
+        drover_actor_event (self->outbox, "worker.up", 0, 0, worker->id, "");
 }
 
 //  Return why a HELLO cannot be accepted, or NULL if it can
@@ -187,7 +187,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
 {
     const char *invalid = s_hello_invalid (hello);
     if (invalid) {
-        drover_pipe_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_BAD_REQUEST,
+        drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_BAD_REQUEST,
                            invalid);
         return;
     }
@@ -202,7 +202,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
                       "by another agent (epoch=%" PRIu64 ", heard %" PRId64 " msec ago)",
                       hello->worker, hello->epoch, worker->epoch,
                       zclock_mono () - drover_liveness_last_heard (self->liveness, worker->id));
-        drover_pipe_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_ID_IN_USE,
+        drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_ID_IN_USE,
                            "worker id in use by another agent");
         return;
     }
@@ -215,7 +215,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         if (zhashx_size (self->workers) >= self->max_workers) {
             zsys_warning ("health: refused worker=%s: max-workers=%u reached",
                           hello->worker, self->max_workers);
-            drover_pipe_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_TOO_MANY,
+            drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_TOO_MANY,
                                "too many workers");
             return;
         }
@@ -236,7 +236,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->seq = hello->seq;
     welcome->heartbeat = self->heartbeat;
-    drover_pipe_send (self->outbox, "health", route, welcome, worker->id);
+    drover_actor_send (self->outbox, "health", route, welcome, worker->id);
     drover_msg_destroy (&welcome);
     if (say_up)
         s_worker_up (self, worker, hello);
@@ -263,7 +263,7 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
     if (!worker) {
         if (self->verbose)
             zsys_debug ("health: heartbeat from unregistered worker=%s", heartbeat->worker);
-        drover_pipe_reply (self->outbox, "health", route, heartbeat->seq,
+        drover_actor_reply (self->outbox, "health", route, heartbeat->seq,
                            DROVER_CODE_NOT_REGISTERED, "not registered: say HELLO");
         return;
     }
@@ -303,7 +303,7 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("health: %s is not ours", drover_msg_name (wire->id));
-        drover_pipe_reply (self->outbox, "health", route, wire->seq, DROVER_CODE_UNEXPECTED,
+        drover_actor_reply (self->outbox, "health", route, wire->seq, DROVER_CODE_UNEXPECTED,
                            "not a worker health message");
     }
 }
@@ -340,17 +340,17 @@ s_handle_command (void *arg, zmsg_t *msg)
     }
     else
     if (streq (command, "CONFIGURE")) {
-        self->heartbeat = (uint32_t) drover_pipe_pop_number (msg);
+        self->heartbeat = (uint32_t) drover_actor_pop_number (msg);
         //  Heartbeats and HEARD only say "alive": they may wait a quarter
         //  of the heartbeat interval (DROVER_HOLD_MAX at most)
         self->hold = self->heartbeat / 4 < DROVER_HOLD_MAX? (int) self->heartbeat / 4
                                                           : DROVER_HOLD_MAX;
-        drover_liveness_set_lost_after (self->liveness, (uint32_t) drover_pipe_pop_number (msg));
-        self->max_workers = (uint32_t) drover_pipe_pop_number (msg);
+        drover_liveness_set_lost_after (self->liveness, (uint32_t) drover_actor_pop_number (msg));
+        self->max_workers = (uint32_t) drover_actor_pop_number (msg);
     }
     else
     if (streq (command, "EVENTS"))
-        self->silent = drover_pipe_pop_number (msg) == 0;
+        self->silent = drover_actor_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;
@@ -364,7 +364,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     zstr_free (&command);
 }
 
-//  Handle one record (drover_pipe_read calls this): MSG from the main, a
+//  Handle one record (drover_actor_read calls this): MSG from the main, a
 //  thousand heartbeats a second with a thousand workers
 static void
 s_handle_record (void *arg, drover_record_t *record)
@@ -422,13 +422,13 @@ drover_health_actor (zsock_t *pipe, void *args)
         bool watching = deadline != -1;
         if (self->stats_due != -1 && (deadline == -1 || self->stats_due < deadline))
             deadline = self->stats_due;
-        int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
+        int wait = drover_actor_poll_timeout (deadline, zclock_mono ());
         if (watching)
             wait = drover_turns_wait (wait);
-        if (drover_pipe_wait (self->poller, wait, self->held_until) == -1)
+        if (drover_actor_wait (self->poller, wait, self->held_until) == -1)
             break;              //  interrupted
         s_forgive_stall (self);
-        int read = drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command,
+        int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                                      s_handle_record, self);
         if (read == -1)
             break;              //  the context is ending
@@ -439,9 +439,9 @@ drover_health_actor (zsock_t *pipe, void *args)
             self->held_until = now + self->hold;
         if (!self->stopping)
             s_expire_silent (self, now);
-        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->stats_due != -1 && now >= self->stats_due) {
-            drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->stats, self->pipe);
+            drover_actor_flush (self->poller, DROVER_PIPE_AT, self->stats, self->pipe);
             self->stats_due = -1;
         }
     }

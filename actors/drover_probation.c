@@ -23,7 +23,7 @@
 #include "drover_probation.h"
 #include "drover_msg.h"
 #include "drover_probationset.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 #include "drover_defaults.h"
 
 //  Probation timeout until CONFIGURE says otherwise, msec: the broker's default
@@ -77,7 +77,7 @@ s_cleared (self_t *self, const char *worker, const char *why)
     zsys_notice ("probation: worker=%s state=OK why=%s", worker, why);
     drover_outbox_say (self->outbox, "sss", "CLEARED", worker, why);
     if (!self->silent)
-        drover_pipe_event (self->outbox, "worker.cleared", 0, 0, worker, why);
+        drover_actor_event (self->outbox, "worker.cleared", 0, 0, worker, why);
 }
 
 //  FAILURE: put the worker on probation, or restart its timer
@@ -89,7 +89,7 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
         drover_outbox_say (self->outbox, "sss", "PROBATION", worker, reason);
         if (!self->silent)
-            drover_pipe_event (self->outbox, "worker.probation", 0, 0, worker, reason);
+            drover_actor_event (self->outbox, "worker.probation", 0, 0, worker, reason);
     }
     else
     if (self->verbose)
@@ -107,28 +107,28 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (self->verbose)
         zsys_debug ("probation: command=%s", command);
     if (streq (command, "FAILURE")) {
-        char *worker = drover_pipe_pop_string (msg);
-        char *reason = drover_pipe_pop_string (msg);
+        char *worker = drover_actor_pop_string (msg);
+        char *reason = drover_actor_pop_string (msg);
         s_handle_failure (self, worker, reason);
         zstr_free (&reason);
         zstr_free (&worker);
     }
     else
     if (streq (command, "UNSENT")) {
-        char *worker = drover_pipe_pop_string (msg);
+        char *worker = drover_actor_pop_string (msg);
         s_handle_failure (self, worker, "send refused");
         zstr_free (&worker);
     }
     else
     if (streq (command, "SUCCESS")) {
-        char *worker = drover_pipe_pop_string (msg);
+        char *worker = drover_actor_pop_string (msg);
         if (drover_probationset_success (self->set, worker))
             s_cleared (self, worker, "success");
         zstr_free (&worker);
     }
     else
     if (streq (command, "LOST")) {
-        char *worker = drover_pipe_pop_string (msg);
+        char *worker = drover_actor_pop_string (msg);
         if (drover_probationset_forget (self->set, worker) && self->verbose)
             zsys_debug ("probation: forgot lost worker=%s", worker);
         zstr_free (&worker);
@@ -137,21 +137,21 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "UP")) {
         //  A failure can arrive after LOST and put on probation a worker nobody has;
         //  when it registers again it starts clean, and schedq hears so
-        char *worker = drover_pipe_pop_string (msg);
+        char *worker = drover_actor_pop_string (msg);
         if (drover_probationset_forget (self->set, worker))
             s_cleared (self, worker, "registered");
         zstr_free (&worker);
     }
     else
     if (streq (command, "CONFIGURE")) {
-        uint32_t timeout = (uint32_t) drover_pipe_pop_number (msg);
+        uint32_t timeout = (uint32_t) drover_actor_pop_number (msg);
         drover_probationset_set_timeout (self->set, timeout);
         //  A SUCCESS only says "may leave probation": it may wait a little
         self->hold = timeout / 8 < DROVER_HOLD_MAX? (int) timeout / 8: DROVER_HOLD_MAX;
     }
     else
     if (streq (command, "EVENTS"))
-        self->silent = drover_pipe_pop_number (msg) == 0;
+        self->silent = drover_actor_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;
@@ -184,10 +184,10 @@ drover_probation_actor (zsock_t *pipe, void *args)
     zsock_signal (pipe, 0);
     while (!self->stopping) {
         int64_t deadline = drover_probationset_next_deadline (self->set);
-        int wait = drover_pipe_poll_timeout (deadline, zclock_mono ());
-        if (drover_pipe_wait (self->poller, wait, self->held_until) == -1)
+        int wait = drover_actor_poll_timeout (deadline, zclock_mono ());
+        if (drover_actor_wait (self->poller, wait, self->held_until) == -1)
             break;              //  interrupted
-        int read = drover_pipe_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
+        int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
                                      self);
         if (read == -1)
             break;              //  the context is ending
@@ -200,7 +200,7 @@ drover_probation_actor (zsock_t *pipe, void *args)
             self->held_until = now + self->hold;
         if (!self->stopping)
             s_release_due (self, now);
-        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
     }
     s_self_destroy (&self);
 }

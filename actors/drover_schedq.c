@@ -26,7 +26,7 @@
 #include "drover_schedq.h"
 #include "drover_msg.h"
 #include "drover_sched.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 #include "drover_defaults.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
@@ -124,7 +124,7 @@ s_check_drained (self_t *self, const char *id)
         return;                 //  not draining, or not done yet
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     snprintf (leave->worker, sizeof leave->worker, "%s", id);
-    drover_pipe_send (self->outbox, "schedq", worker->route, leave, id);
+    drover_actor_send (self->outbox, "schedq", worker->route, leave, id);
     drover_msg_destroy (&leave);
     worker->leave_sent = true;
     zsys_notice ("schedq: worker=%s drained, told to leave", id);
@@ -138,13 +138,13 @@ s_check_drained (self_t *self, const char *id)
 static void
 s_handle_up (self_t *self, zmsg_t *msg)
 {
-    char *worker = drover_pipe_pop_string (msg);
+    char *worker = drover_actor_pop_string (msg);
     zframe_t *route = zmsg_pop (msg);
     assert (route);
-    drover_pipe_pop_number (msg);   //  epoch: health fences incarnations
-    uint32_t procs = (uint32_t) drover_pipe_pop_number (msg);
-    uint64_t mem = drover_pipe_pop_number (msg);
-    char *labels = drover_pipe_pop_string (msg);
+    drover_actor_pop_number (msg);   //  epoch: health fences incarnations
+    uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
+    uint64_t mem = drover_actor_pop_number (msg);
+    char *labels = drover_actor_pop_string (msg);
     //  running: assign reconciles it and tells us FREE / QUEUE
     int rc = drover_sched_add_worker (self->sched, worker, procs, mem, labels);
     s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
@@ -166,7 +166,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
 static void
 s_handle_lost (self_t *self, zmsg_t *msg)
 {
-    char *worker = drover_pipe_pop_string (msg);
+    char *worker = drover_actor_pop_string (msg);
     int had = drover_sched_remove_worker (self->sched, worker, NULL, NULL);
     zhashx_delete (self->workers, worker);
     if (self->verbose && had >= 0)
@@ -178,7 +178,7 @@ s_handle_lost (self_t *self, zmsg_t *msg)
 static void
 s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
 {
-    char *worker = drover_pipe_pop_string (msg);
+    char *worker = drover_actor_pop_string (msg);
     if (drover_sched_set_probation (self->sched, worker, probation) && self->verbose)
         zsys_debug ("schedq: probation change for unknown worker=%s", worker);
     zstr_free (&worker);
@@ -188,7 +188,7 @@ s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
 static void
 s_handle_stats (self_t *self, zmsg_t *msg)
 {
-    char *worker = drover_pipe_pop_string (msg);
+    char *worker = drover_actor_pop_string (msg);
     zframe_t *frame = zmsg_pop (msg);
     assert (frame);
     drover_stats_t stats;
@@ -218,24 +218,24 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
 {
     drover_sched_view_t view;
     if (request->admin > DROVER_ADMIN_MAX) {
-        drover_pipe_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_BAD_REQUEST,
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_BAD_REQUEST,
                            "admin must be 0..2");
         return;
     }
     if (drover_sched_lookup (self->sched, request->worker, &view)) {
-        drover_pipe_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_NOT_FOUND,
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_NOT_FOUND,
                            "unknown worker");
         return;
     }
     int before = view.admin;
     drover_sched_set_admin (self->sched, request->worker, request->admin);
-    drover_pipe_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK,
+    drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK,
                        drover_admin_name (request->admin));
     if (before == request->admin)
         return;                 //  no change, nothing to tell
     zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
     if (!self->silent)
-        drover_pipe_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
+        drover_actor_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, request->worker);
     if (worker && request->admin == DROVER_ADMIN_DRAIN)
         worker->leave_sent = false;
@@ -333,7 +333,7 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("schedq: %s is not ours", drover_msg_name (wire->id));
-        drover_pipe_reply (self->outbox, "schedq", route, wire->seq, DROVER_CODE_UNEXPECTED,
+        drover_actor_reply (self->outbox, "schedq", route, wire->seq, DROVER_CODE_UNEXPECTED,
                            "not a worker admin message");
     }
 }
@@ -408,7 +408,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (self->verbose)
         zsys_debug ("schedq: command=%s", command);
     if (streq (command, "DEQUEUE"))
-        drover_sched_remove (self->sched, drover_pipe_pop_number (msg));
+        drover_sched_remove (self->sched, drover_actor_pop_number (msg));
     else
     if (streq (command, "STATS"))
         s_handle_stats (self, msg);
@@ -426,13 +426,13 @@ s_handle_command (void *arg, zmsg_t *msg)
         s_handle_probation (self, msg, false);
     else
     if (streq (command, "CONFIGURE")) {
-        drover_sched_set_max_shelve (self->sched, (uint32_t) drover_pipe_pop_number (msg));
-        uint64_t min_disk_free = drover_pipe_pop_number (msg);     //  MiB
+        drover_sched_set_max_shelve (self->sched, (uint32_t) drover_actor_pop_number (msg));
+        uint64_t min_disk_free = drover_actor_pop_number (msg);     //  MiB
         drover_sched_set_min_disk_free (self->sched, min_disk_free << 20);
     }
     else
     if (streq (command, "EVENTS"))
-        self->silent = drover_pipe_pop_number (msg) == 0;
+        self->silent = drover_actor_pop_number (msg) == 0;
     else
     if (streq (command, "VERBOSE"))
         self->verbose = true;
@@ -446,7 +446,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     zstr_free (&command);
 }
 
-//  Handle one record (drover_pipe_read calls this): QUEUE and FREE from
+//  Handle one record (drover_actor_read calls this): QUEUE and FREE from
 //  assign, said for every task, and MSG from the main
 static void
 s_handle_record (void *arg, drover_record_t *record)
@@ -482,7 +482,7 @@ drover_schedq_actor (zsock_t *pipe, void *args)
     while (!self->stopping) {
         if (drover_poller_wait (self->poller, -1) == -1)
             break;              //  interrupted
-        int read = drover_pipe_read (self->poller, self->pipe, self->link, s_handle_command,
+        int read = drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,
                                      s_handle_record, self);
         if (read == -1)
             break;              //  the context is ending
@@ -490,8 +490,8 @@ drover_schedq_actor (zsock_t *pipe, void *args)
         if (read && !self->stopping)
             s_schedule (self);
         //  The link first: an ASSIGN is on the way to an offer
-        drover_pipe_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
-        drover_pipe_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
     }
     s_self_destroy (&self);
 }

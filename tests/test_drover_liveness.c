@@ -6,7 +6,7 @@
 
 #include "testutil.h"
 #include "drover_liveness.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 
 static int
 s_setup (void **state)

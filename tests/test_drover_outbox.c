@@ -6,7 +6,7 @@
 */
 
 #include "testutil.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 
 //  What a receiver saw: the command words, joined by spaces
 typedef struct {
@@ -116,9 +116,9 @@ test_picture (void **state)
     assert_int_equal (drover_outbox_receive (reader, 0, s_keep, NULL, &copy), 1);
     assert_non_null (copy);
     testutil_pop_check (copy, "X");
-    assert_int_equal (drover_pipe_pop_number (copy), 7);
-    assert_true (drover_pipe_pop_number (copy) == (uint64_t) 1 << 40);
-    assert_int_equal ((int64_t) drover_pipe_pop_number (copy), -3);
+    assert_int_equal (drover_actor_pop_number (copy), 7);
+    assert_true (drover_actor_pop_number (copy) == (uint64_t) 1 << 40);
+    assert_int_equal ((int64_t) drover_actor_pop_number (copy), -3);
     testutil_pop_check (copy, "");                  //  a NULL frame is an empty one
     testutil_pop_check (copy, "xy");
     testutil_pop_check (copy, "");                  //  a NULL string is an empty one
@@ -130,10 +130,10 @@ test_picture (void **state)
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     assert_int_equal (drover_outbox_receive (reader, 0, s_keep, NULL, &copy), 1);
     testutil_pop_check (copy, "Y");
-    assert_true (drover_pipe_pop_number (copy) == 0);
-    assert_true ((int) (int64_t) drover_pipe_pop_number (copy) == INT_MIN);
-    assert_true (drover_pipe_pop_number (copy) == UINT64_MAX);
-    assert_true ((int) drover_pipe_pop_number (copy) == INT_MAX);
+    assert_true (drover_actor_pop_number (copy) == 0);
+    assert_true ((int) (int64_t) drover_actor_pop_number (copy) == INT_MIN);
+    assert_true (drover_actor_pop_number (copy) == UINT64_MAX);
+    assert_true ((int) drover_actor_pop_number (copy) == INT_MAX);
     zmsg_destroy (&copy);
     drover_outbox_destroy (&outbox);
     zsock_destroy (&writer);

@@ -1,14 +1,14 @@
 /*  =========================================================================
     test_drover_poller - the poller wakes for input that comes while its
     sockets are drained, never sleeps while one may hold unread input, and
-    drover_pipe_read / drover_pipe_flush keep its flags as the rules say;
+    drover_actor_read / drover_actor_flush keep its flags as the rules say;
     it watches plain fds beside the sockets for one wait, and a slot takes
     a socket destroyed and created again
     =========================================================================
 */
 
 #include "testutil.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 #include "drover_poller.h"
 #include <unistd.h>
 
@@ -46,7 +46,7 @@ test_wakes_on_input (void **state)
     assert_true (drover_poller_readable (poller, 0));
 
     int commands = 0;
-    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, NULL, &commands), 0);
+    assert_int_equal (drover_actor_read (poller, reader, NULL, s_count, NULL, &commands), 0);
     assert_false (drover_poller_readable (poller, 0));      //  drained
     int64_t started = zclock_mono ();
     assert_int_equal (drover_poller_wait (poller, 50), 0);
@@ -55,7 +55,7 @@ test_wakes_on_input (void **state)
 
     zstr_send (writer, "PING");
     assert_true (s_wait_readable (poller, 0));
-    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, NULL, &commands), 1);
+    assert_int_equal (drover_actor_read (poller, reader, NULL, s_count, NULL, &commands), 1);
     assert_int_equal (commands, 1);
     assert_false (drover_poller_readable (poller, 0));
 
@@ -89,15 +89,15 @@ test_never_sleeps_on_unread (void **state)
     drover_poller_t *writing = drover_poller_new ();
     drover_poller_add (writing, writer);
     drover_poller_drained (writing, 0);
-    drover_pipe_flush (writing, 0, outbox, writer);         //  empty: nothing sent
+    drover_actor_flush (writing, 0, outbox, writer);         //  empty: nothing sent
     assert_false (drover_poller_readable (writing, 0));
     drover_outbox_say (outbox, "s8", "FREE", (uint64_t) 7);
     drover_outbox_say (outbox, "s8", "FREE", (uint64_t) 8);
-    drover_pipe_flush (writing, 0, outbox, writer);
+    drover_actor_flush (writing, 0, outbox, writer);
     assert_true (drover_poller_readable (writing, 0));
     int commands = 0;
     assert_true (s_wait_readable (poller, 0));
-    assert_int_equal (drover_pipe_read (poller, reader, NULL, s_count, NULL, &commands), 1);
+    assert_int_equal (drover_actor_read (poller, reader, NULL, s_count, NULL, &commands), 1);
     assert_int_equal (commands, 2);
 
     drover_outbox_destroy (&outbox);
@@ -107,7 +107,7 @@ test_never_sleeps_on_unread (void **state)
     zsock_destroy (&reader);
 }
 
-//  drover_pipe_read reads the pipe before the link, and a read caps at
+//  drover_actor_read reads the pipe before the link, and a read caps at
 //  DROVER_PIPE_BATCHES messages a socket, leaving the rest unread
 static void
 test_pipe_then_link (void **state)
@@ -125,11 +125,11 @@ test_pipe_then_link (void **state)
     //  inproc sends are in the reader's pipes at once: one read takes the
     //  capped share of the pipe, then the link; the next, the rest
     int commands = 0;
-    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, NULL, &commands),
+    assert_int_equal (drover_actor_read (poller, pipe, link, s_count, NULL, &commands),
                       DROVER_PIPE_BATCHES + 1);
     assert_true (drover_poller_readable (poller, DROVER_PIPE_AT));      //  capped
     assert_false (drover_poller_readable (poller, DROVER_LINK_AT));     //  drained
-    assert_int_equal (drover_pipe_read (poller, pipe, link, s_count, NULL, &commands), 1);
+    assert_int_equal (drover_actor_read (poller, pipe, link, s_count, NULL, &commands), 1);
     assert_int_equal (commands, DROVER_PIPE_BATCHES + 2);
     assert_false (drover_poller_readable (poller, DROVER_PIPE_AT));
     drover_poller_destroy (&poller);

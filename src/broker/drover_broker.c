@@ -21,7 +21,7 @@
 #include "drover_schedq.h"
 #include "drover_assign.h"
 #include "drover_outbox.h"
-#include "drover_pipe.h"
+#include "drover_actor.h"
 #include "drover_poller.h"
 #include "drover_conns.h"
 #include <getopt.h>
@@ -692,7 +692,7 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
 {
     s_broker_t *self = (s_broker_t *) arg;
     char command [16];
-    drover_pipe_pop_text (msg, command, sizeof command);
+    drover_actor_pop_text (msg, command, sizeof command);
     s_route_command (self, command, msg);
 }
 
@@ -702,7 +702,7 @@ static void
 s_flush_turn (s_broker_t *self)
 {
     for (int index = 0; index < S_ACTORS; index++)
-        drover_pipe_flush (self->poller, (size_t) index, self->outboxes [index],
+        drover_actor_flush (self->poller, (size_t) index, self->outboxes [index],
                            zactor_sock (self->actors [index]));
     if (self->router_sent)
         drover_poller_sent (self->poller, S_ROUTER_AT);
@@ -719,7 +719,7 @@ static void
 s_broker_run (s_broker_t *self)
 {
     while (!zsys_interrupted) {
-        int timeout = drover_pipe_poll_timeout (drover_conns_deadline (self->conns),
+        int timeout = drover_actor_poll_timeout (drover_conns_deadline (self->conns),
                                                 zclock_mono ());
         if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
@@ -729,7 +729,7 @@ s_broker_run (s_broker_t *self)
         if (drover_poller_readable (self->poller, S_PUBLISHER_AT))
             s_handle_subscriptions (self);
         for (int index = 0; index < S_ACTORS; index++)
-            if (drover_pipe_drain (self->poller, (size_t) index,
+            if (drover_actor_drain (self->poller, (size_t) index,
                                    zactor_sock (self->actors [index]), S_ACTOR_BATCHES,
                                    s_handle_actor_command, s_handle_actor_record, self) == -1)
                 return;         //  the context is ending

@@ -1,5 +1,6 @@
 /*  =========================================================================
-    drover_pipe - what every actor says and reads on its pipe to the main
+    drover_actor - what every actor of the broker uses: the shared part of
+    its vocabulary, and the turns of its loop
 
     Control commands are read as zmsg_t frames and per-task commands as
     records (drover_outbox_receive hands them over one by one); what an
@@ -8,12 +9,12 @@
     =========================================================================
 */
 
-#include "drover_pipe.h"
+#include "drover_actor.h"
 #include <ctype.h>
 
 //  Read a decimal number from size bytes (not NUL-terminated)
 uint64_t
-drover_pipe_number (const void *data, size_t size)
+drover_actor_number (const void *data, size_t size)
 {
     const char *text = (const char *) data;
     bool negative = size > 0 && text [0] == '-';
@@ -26,20 +27,20 @@ drover_pipe_number (const void *data, size_t size)
 
 //  Pop a decimal number frame; 0 if missing (after the assert)
 uint64_t
-drover_pipe_pop_number (zmsg_t *msg)
+drover_actor_pop_number (zmsg_t *msg)
 {
     zframe_t *frame = zmsg_pop (msg);
     assert (frame);             //  the main or a peer actor said too little: our bug
     if (!frame)
         return 0;
-    uint64_t value = drover_pipe_number (zframe_data (frame), zframe_size (frame));
+    uint64_t value = drover_actor_number (zframe_data (frame), zframe_size (frame));
     zframe_destroy (&frame);
     return value;
 }
 
 //  Pop a string frame (ours to free)
 char *
-drover_pipe_pop_string (zmsg_t *msg)
+drover_actor_pop_string (zmsg_t *msg)
 {
     char *text = zmsg_popstr (msg);
     assert (text);              //  the main or a peer actor said too little: our bug
@@ -48,7 +49,7 @@ drover_pipe_pop_string (zmsg_t *msg)
 
 //  Pop a string frame into buffer, cut to fit ("" if missing)
 void
-drover_pipe_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
+drover_actor_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
 {
     zframe_t *frame = zmsg_pop (msg);
     assert (frame);
@@ -63,7 +64,7 @@ drover_pipe_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
 
 //  Encode msg and say SEND route payload worker
 void
-drover_pipe_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
+drover_actor_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                      size_t route_size, drover_msg_t *msg, const char *worker)
 {
     zframe_t *payload = drover_msg_encode (msg);
@@ -81,16 +82,16 @@ drover_pipe_send_to (drover_outbox_t *outbox, const char *actor, const byte *rou
 
 //  Encode msg and say SEND to a route held as a frame
 void
-drover_pipe_send (drover_outbox_t *outbox, const char *actor, zframe_t *route,
+drover_actor_send (drover_outbox_t *outbox, const char *actor, zframe_t *route,
                   drover_msg_t *msg, const char *worker)
 {
-    drover_pipe_send_to (outbox, actor, zframe_data (route), zframe_size (route), msg, worker);
+    drover_actor_send_to (outbox, actor, zframe_data (route), zframe_size (route), msg, worker);
 }
 
 //  Answer a request with OK or ERROR (code, reason), echoing its seq; the
 //  reply lives on the stack and borrows reason
 void
-drover_pipe_reply_to (drover_outbox_t *outbox, const char *actor, const byte *route,
+drover_actor_reply_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                       size_t route_size, uint32_t seq, int code, const char *reason,
                       const char *worker)
 {
@@ -101,21 +102,21 @@ drover_pipe_reply_to (drover_outbox_t *outbox, const char *actor, const byte *ro
     reply.seq = seq;
     reply.code = (uint16_t) code;
     reply.reason = (char *) (reason && *reason? reason: ok? "ok": "refused");
-    drover_pipe_send_to (outbox, actor, route, route_size, &reply, worker);
+    drover_actor_send_to (outbox, actor, route, route_size, &reply, worker);
 }
 
 //  Answer a request from a route held as a frame
 void
-drover_pipe_reply (drover_outbox_t *outbox, const char *actor, zframe_t *route, uint32_t seq,
+drover_actor_reply (drover_outbox_t *outbox, const char *actor, zframe_t *route, uint32_t seq,
                    int code, const char *reason)
 {
-    drover_pipe_reply_to (outbox, actor, zframe_data (route), zframe_size (route), seq, code,
+    drover_actor_reply_to (outbox, actor, zframe_data (route), zframe_size (route), seq, code,
                           reason, "");
 }
 
 //  Build an event stamped now and say EVENT topic body
 void
-drover_pipe_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
+drover_actor_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
                    const char *worker, const char *reason)
 {
     drover_event_t event;
@@ -136,7 +137,7 @@ drover_pipe_event (drover_outbox_t *outbox, const char *topic, uint64_t task, ui
 
 //  Turn the next deadline into a poll timeout
 int
-drover_pipe_poll_timeout (int64_t deadline, int64_t now)
+drover_actor_poll_timeout (int64_t deadline, int64_t now)
 {
     if (deadline < 0)
         return -1;              //  nothing timed: wait for input
@@ -145,7 +146,7 @@ drover_pipe_poll_timeout (int64_t deadline, int64_t now)
 
 //  Wait for input or msec, leaving the sockets unread until held_until
 int
-drover_pipe_wait (drover_poller_t *poller, int msec, int64_t held_until)
+drover_actor_wait (drover_poller_t *poller, int msec, int64_t held_until)
 {
     int64_t now = zclock_mono ();
     if (held_until <= now)
@@ -211,7 +212,7 @@ drover_once_reset (drover_once_t *self)
 //  Read up to max messages from a watched socket without blocking
 
 int
-drover_pipe_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
+drover_actor_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
                    drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
                    void *arg)
 {
@@ -234,14 +235,14 @@ drover_pipe_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max
 //  Read what waits on an actor's pipe, then on its link
 
 int
-drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
+drover_actor_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
                   drover_outbox_fn *handler, drover_outbox_record_fn *record_handler, void *arg)
 {
-    int count = drover_pipe_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler,
+    int count = drover_actor_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler,
                                    record_handler, arg);
     if (count == -1 || !link)
         return count;
-    int more = drover_pipe_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler,
+    int more = drover_actor_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler,
                                   record_handler, arg);
     return more == -1? -1: count + more;
 }
@@ -251,7 +252,7 @@ drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
 //  Flush an outbox on a watched socket, noting the send
 
 void
-drover_pipe_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outbox,
+drover_actor_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outbox,
                    zsock_t *sock)
 {
     if (drover_outbox_size (outbox) == 0)

@@ -1,19 +1,27 @@
 /*  =========================================================================
-    drover_pipe - what every actor says and reads on its pipe to the main
+    drover_actor - what every actor of the broker uses: the shared part of
+    its vocabulary, and the turns of its loop
 
-    The shared part of the vocabulary in actors/ACTORS.md: popping the
-    frames of a control command (numbers, strings), and saying SEND route payload worker, an OK or ERROR reply, and
-    EVENT topic body. Plain functions, no state: each takes the pipe (or
-    the message being read) and, where it logs, the actor's short name,
-    which starts the log line. What is said goes into the actor's outbox
-    (drover_outbox), sent as one BATCH at the end of the actor's turn.
-
+    Not a class: plain functions, and two small plain values (drover_once_t,
+    drover_turns_t), that each of health, probation, schedq and assign
+    calls around its own state (actors/ACTORS.md):
+        reading     a control command's frames (numbers, strings); the
+                    pipe, then the link, without blocking (drover_actor_read)
+        saying      SEND route payload worker (an encoded wire message), an
+                    OK or ERROR reply, EVENT topic body; into the actor's
+                    outbox (drover_outbox), sent as one BATCH at the end of
+                    its turn (drover_actor_flush)
+        turns       a poll timeout from the next deadline; holding the pipe
+                    unread while news may wait (drover_actor_wait); noticing
+                    a stall of the loop itself (drover_turns_stall); saying
+                    a thing once per worker per turn (drover_once_t)
+    Where one logs, it takes the actor's short name, which starts the line.
     Each sender has a byte-route form (`_to`) for a route held as bytes.
     =========================================================================
 */
 
-#ifndef DROVER_PIPE_H_INCLUDED
-#define DROVER_PIPE_H_INCLUDED
+#ifndef DROVER_ACTOR_H_INCLUDED
+#define DROVER_ACTOR_H_INCLUDED
 
 #include <czmq.h>
 #include "drover_msg.h"
@@ -27,48 +35,48 @@ extern "C" {
 //  Read a decimal number (as zsock_send writes 4, 8 and i; a leading '-'
 //  negates, so cast to a signed type to read an i) from size bytes
 uint64_t
-    drover_pipe_number (const void *data, size_t size);
+    drover_actor_number (const void *data, size_t size);
 
 //  Pop a decimal number frame; asserts it is there (the sender is our code)
 uint64_t
-    drover_pipe_pop_number (zmsg_t *msg);
+    drover_actor_pop_number (zmsg_t *msg);
 
 //  Pop a string frame; asserts it is there. Caller frees with zstr_free.
 char *
-    drover_pipe_pop_string (zmsg_t *msg);
+    drover_actor_pop_string (zmsg_t *msg);
 
 //  Pop a string frame into buffer, cut to fit; asserts it is there
 void
-    drover_pipe_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size);
+    drover_actor_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size);
 
 //  Encode msg and say SEND route payload worker; worker is the worker id
 //  when the peer is a worker, "" otherwise. If our own message breaks a
 //  protocol limit, log it (as actor) and say nothing.
 void
-    drover_pipe_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
+    drover_actor_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                          size_t route_size, drover_msg_t *msg, const char *worker);
 
-//  drover_pipe_send_to with the route as a frame
+//  drover_actor_send_to with the route as a frame
 void
-    drover_pipe_send (drover_outbox_t *outbox, const char *actor, zframe_t *route,
+    drover_actor_send (drover_outbox_t *outbox, const char *actor, zframe_t *route,
                       drover_msg_t *msg, const char *worker);
 
 //  Answer a request with OK (code 2xx) or ERROR, with code and reason
 //  ("ok" / "refused" if NULL or empty), echoing its seq
 void
-    drover_pipe_reply_to (drover_outbox_t *outbox, const char *actor, const byte *route,
+    drover_actor_reply_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                           size_t route_size, uint32_t seq, int code, const char *reason,
                           const char *worker);
 
-//  drover_pipe_reply_to with the route as a frame, to a peer that is not a worker
+//  drover_actor_reply_to with the route as a frame, to a peer that is not a worker
 void
-    drover_pipe_reply (drover_outbox_t *outbox, const char *actor, zframe_t *route, uint32_t seq,
+    drover_actor_reply (drover_outbox_t *outbox, const char *actor, zframe_t *route, uint32_t seq,
                        int code, const char *reason);
 
 //  Build an event stamped now and say EVENT topic body; task and attempt
 //  0, worker and reason "" when they do not apply
 void
-    drover_pipe_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
+    drover_actor_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
                        const char *worker, const char *reason);
 
 //  Worker ids already told something during this turn of a loop, so a
@@ -96,7 +104,7 @@ void
 //  Turn an actor's next deadline (msec monotonic, -1 for none) into a
 //  zpoller_wait timeout: -1 waits for input only, 0 means already due
 int
-    drover_pipe_poll_timeout (int64_t deadline, int64_t now);
+    drover_actor_poll_timeout (int64_t deadline, int64_t now);
 
 //  When a loop last turned, to notice that the loop itself did not run for
 //  a while (the process was stopped, starved or swapped out): deadlines
@@ -135,7 +143,7 @@ int
 //  until held_until or msec, whichever comes first, then look at them
 //  without waiting. Returns 0, or -1 if interrupted.
 int
-    drover_pipe_wait (drover_poller_t *poller, int msec, int64_t held_until);
+    drover_actor_wait (drover_poller_t *poller, int msec, int64_t held_until);
 
 //  Where an actor's poller watches its sockets: the pipe first, then the
 //  link between schedq and assign, if any (ACTORS.md: the pipe is read first)
@@ -150,7 +158,7 @@ int
 //  the socket drained. Returns the messages read, or -1 if the context is
 //  ending.
 int
-    drover_pipe_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
+    drover_actor_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
                        drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
                        void *arg);
 
@@ -162,14 +170,14 @@ int
 //  its socket drained. Returns the messages read, or -1 if the context is
 //  ending.
 int
-    drover_pipe_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
+    drover_actor_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
                       drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
                       void *arg);
 
 //  Flush outbox as one BATCH on sock (watched by poller at index); a send
 //  may take in the socket's pending commands, so the poller reads it again
 void
-    drover_pipe_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outbox,
+    drover_actor_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outbox,
                        zsock_t *sock);
 
 #ifdef __cplusplus
