@@ -3,18 +3,18 @@
     they are placed on, after bigslice's machine manager
 
     Requests wait in order of priority (lower first), then procs (larger
-    first: first-fit decreasing), then arrival (the task id: ids increase
-    at submit, so a requeued task keeps its place). Eligible workers
-    (admin RUN, not on probation) wait in a heap ordered by free procs, most
-    free first. A pass places the head request on the least-loaded worker
-    that meets it; a request that fits none now reserves the least-loaded
-    worker that could hold it (bigslice's shelving of request and worker),
-    which then takes nothing else until the request runs there or elsewhere,
-    is cancelled, or the worker goes or stops being eligible. Requests that
-    no eligible worker could ever hold are parked until one comes: they
-    cost a pass nothing. A pass goes on until no free procs are left or
-    nothing queued could use them. A plain class: no threads, no I/O, no
-    clock.
+    first: first-fit decreasing), then arrival (the task id: ids increase at
+    submit, so a requeued task keeps its place). Eligible workers (admin
+    RUN, not on probation, free disk above the floor) wait in a heap ordered
+    by free procs, most free first. A pass places the head request on the
+    least-loaded worker that meets it; a request that fits none now reserves
+    the least-loaded worker that could hold it (bigslice's shelving of
+    request and worker), which then takes nothing else until the request
+    runs there or elsewhere, is cancelled, or the worker goes or stops being
+    eligible. Requests that no eligible worker could ever hold are parked
+    until one comes: they cost a pass nothing. A pass goes on until no free
+    procs are left or nothing queued could use them. A plain class: no
+    threads, no I/O, no clock.
     =========================================================================
 */
 
