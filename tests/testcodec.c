@@ -1,0 +1,99 @@
+/*  =========================================================================
+    testcodec - what the codec tests share (see testcodec.h)
+    =========================================================================
+*/
+
+#include "testcodec.h"
+
+static uint64_t s_seed = 0x9e3779b97f4a7c15ull;
+
+//  Set the PRNG's state
+void
+testcodec_seed (uint64_t seed)
+{
+    s_seed = seed;
+}
+
+//  The next value of a deterministic PRNG (xorshift64*)
+uint64_t
+testcodec_random (void)
+{
+    s_seed ^= s_seed >> 12;
+    s_seed ^= s_seed << 25;
+    s_seed ^= s_seed >> 27;
+    return s_seed * 0x2545f4914f6cdd1dull;
+}
+
+//  A new buffer of 0..256 random bytes; every other one starts like a
+//  wire message, to get past the header
+byte *
+testcodec_random_bytes (int round, size_t *size_p)
+{
+    size_t size = testcodec_random () % 257;
+    byte *data = (byte *) malloc (size? size: 1);
+    for (size_t index = 0; index < size; index++)
+        data [index] = (byte) testcodec_random ();
+    if (round % 2 && size > 8) {
+        data [0] = 0x90 | (data [0] & 0x0f);
+        memcpy (data + 1, "\xa3" "DRV\x01", 5);
+        data [6] = data [6] % (DROVER_MSG_ID_MAX + 2);
+    }
+    *size_p = size;
+    return data;
+}
+
+//  Start an empty raw buffer
+void
+testcodec_raw_init (testcodec_raw_t *raw)
+{
+    msgpack_sbuffer_init (&raw->buffer);
+    msgpack_packer_init (&raw->pk, &raw->buffer, msgpack_sbuffer_write);
+}
+
+//  Pack a str of length bytes
+void
+testcodec_raw_str (testcodec_raw_t *raw, const char *text, size_t length)
+{
+    msgpack_pack_str_with_body (&raw->pk, text, length);
+}
+
+//  Free the raw buffer
+void
+testcodec_raw_destroy (testcodec_raw_t *raw)
+{
+    msgpack_sbuffer_destroy (&raw->buffer);
+}
+
+//  What the codec allocates, seen through the linker's --wrap of malloc,
+//  calloc and realloc (CMakeLists.txt, the codec tests only): the largest
+//  single request since testcodec_alloc_largest was last set to 0, in bytes
+size_t testcodec_alloc_largest;
+
+void *__real_malloc (size_t size);
+void *__real_calloc (size_t count, size_t size);
+void *__real_realloc (void *data, size_t size);
+void *__wrap_malloc (size_t size);
+void *__wrap_calloc (size_t count, size_t size);
+void *__wrap_realloc (void *data, size_t size);
+
+void *
+__wrap_malloc (size_t size)
+{
+    testcodec_alloc_largest = size > testcodec_alloc_largest? size: testcodec_alloc_largest;
+    return __real_malloc (size);
+}
+
+void *
+__wrap_calloc (size_t count, size_t size)
+{
+    size_t total = count * size;
+    testcodec_alloc_largest = total > testcodec_alloc_largest? total: testcodec_alloc_largest;
+    return __real_calloc (count, size);
+}
+
+void *
+__wrap_realloc (void *data, size_t size)
+{
+    testcodec_alloc_largest = size > testcodec_alloc_largest? size: testcodec_alloc_largest;
+    return __real_realloc (data, size);
+}

@@ -1,0 +1,59 @@
+/*  =========================================================================
+    testcodec - what the codec tests share (test_drover_msg, test_drover_exec,
+    test_drover_event)
+
+    A deterministic PRNG and the random buffers it makes, a packer for
+    hand-made (often hostile) bytes, and a watch on what the code under
+    test allocates. The watch needs the linker's --wrap of malloc, calloc
+    and realloc: CMakeLists.txt links testcodec.c and those options into
+    the three codec tests, and only into them.
+    =========================================================================
+*/
+
+#ifndef TESTCODEC_H_INCLUDED
+#define TESTCODEC_H_INCLUDED
+
+#include "testutil.h"
+#include <msgpack.h>
+
+//  Set the PRNG's state, so a test's random values do not depend on the
+//  tests run before it
+void
+    testcodec_seed (uint64_t seed);
+
+//  The next value of a deterministic PRNG (xorshift64*), so failures reproduce
+uint64_t
+    testcodec_random (void);
+
+//  A new buffer of 0..256 random bytes for round `round` of a random test,
+//  the caller frees it. Every other one starts like a wire message (array,
+//  "DRV", version 1, an id up to one past the last), to get past the header.
+byte *
+    testcodec_random_bytes (int round, size_t *size_p);
+
+//  A packer into an sbuffer, for hand-made (often hostile) bytes
+typedef struct {
+    msgpack_sbuffer buffer;
+    msgpack_packer pk;
+} testcodec_raw_t;
+
+//  Start an empty raw buffer
+void
+    testcodec_raw_init (testcodec_raw_t *raw);
+
+//  Pack a str of length bytes (NULs allowed)
+void
+    testcodec_raw_str (testcodec_raw_t *raw, const char *text, size_t length);
+
+//  Free the raw buffer
+void
+    testcodec_raw_destroy (testcodec_raw_t *raw);
+
+#define RAW_DATA(raw)   ((const byte *) (raw).buffer.data)
+#define RAW_SIZE(raw)   ((raw).buffer.size)
+
+//  The largest single allocation (malloc, calloc or realloc) since it was
+//  last set to 0, in bytes
+extern size_t testcodec_alloc_largest;
+
+#endif
