@@ -355,6 +355,30 @@ drover_mpack_read_bin (drover_mpack_cursor_t *cursor, int part, size_t max,
     return true;
 }
 
+//  Read the count of a container whose short form is fix..fix+15 and whose
+//  16- and 32-bit forms are wide and wide+1; a count the bytes left cannot
+//  hold at each bytes an element is refused
+static bool
+s_read_count (drover_mpack_cursor_t *cursor, int part, byte fix, byte wide, size_t each,
+              uint64_t *size)
+{
+    if (cursor->ptr >= cursor->end)
+        return drover_mpack_fail (cursor, S_TRUNCATED);
+    byte marker = *cursor->ptr++;
+    if (marker >= fix && marker <= fix + 0x0f)
+        *size = marker & 0x0f;
+    else
+    if (marker == wide || marker == wide + 1) {
+        if (!s_read_be (cursor, marker == wide? 2: 4, size))
+            return false;
+    }
+    else
+        return drover_mpack_fail (cursor, cursor->errors [part].type);
+    if (*size > s_left (cursor) / each)
+        return drover_mpack_fail (cursor, S_TRUNCATED);
+    return true;
+}
+
 //  Read an array header of min..max elements, each at least each bytes
 //  long on the wire: a count the bytes left cannot hold is refused here,
 //  before anything is allocated for it
@@ -362,21 +386,9 @@ bool
 drover_mpack_read_array (drover_mpack_cursor_t *cursor, int part, size_t min, size_t max,
                          size_t each, uint32_t *count)
 {
-    if (cursor->ptr >= cursor->end)
-        return drover_mpack_fail (cursor, S_TRUNCATED);
-    byte marker = *cursor->ptr++;
     uint64_t size;
-    if (marker >= 0x90 && marker <= 0x9f)
-        size = marker & 0x0f;
-    else
-    if (marker == 0xdc || marker == 0xdd) {
-        if (!s_read_be (cursor, marker == 0xdc? 2: 4, &size))
-            return false;
-    }
-    else
-        return drover_mpack_fail (cursor, cursor->errors [part].type);
-    if (size > s_left (cursor) / each)
-        return drover_mpack_fail (cursor, S_TRUNCATED);
+    if (!s_read_count (cursor, part, 0x90, 0xdc, each, &size))
+        return false;
     if (size < min || size > max)
         return drover_mpack_fail (cursor, cursor->errors [part].range);
     *count = (uint32_t) size;
@@ -387,21 +399,9 @@ drover_mpack_read_array (drover_mpack_cursor_t *cursor, int part, size_t min, si
 bool
 drover_mpack_read_map (drover_mpack_cursor_t *cursor, int part, uint32_t *count)
 {
-    if (cursor->ptr >= cursor->end)
-        return drover_mpack_fail (cursor, S_TRUNCATED);
-    byte marker = *cursor->ptr++;
     uint64_t size;
-    if (marker >= 0x80 && marker <= 0x8f)
-        size = marker & 0x0f;
-    else
-    if (marker == 0xde || marker == 0xdf) {
-        if (!s_read_be (cursor, marker == 0xde? 2: 4, &size))
-            return false;
-    }
-    else
-        return drover_mpack_fail (cursor, cursor->errors [part].type);
-    if (size > s_left (cursor) / 2)
-        return drover_mpack_fail (cursor, S_TRUNCATED);
+    if (!s_read_count (cursor, part, 0x80, 0xde, 2, &size))
+        return false;
     *count = (uint32_t) size;
     return true;
 }

@@ -68,38 +68,22 @@ test_event_roundtrip_and_json (void **state)
     assert_string_equal (copy.reason, "");
     testcodec_raw_destroy (&raw);
 
-    //  Refused: no topic, a repeated key, a bad topic, a wrong type, not a map
-    testcodec_raw_init (&raw);
-    msgpack_pack_map (&raw.pk, 1);
-    testcodec_raw_str (&raw, "task", 4);
-    msgpack_pack_uint8 (&raw.pk, 1);
-    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
-    testcodec_raw_destroy (&raw);
-    testcodec_raw_init (&raw);
-    msgpack_pack_map (&raw.pk, 2);
-    testcodec_raw_str (&raw, "topic", 5);
-    testcodec_raw_str (&raw, "a.b", 3);
-    testcodec_raw_str (&raw, "topic", 5);
-    testcodec_raw_str (&raw, "a.c", 3);
-    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
-    testcodec_raw_destroy (&raw);
-    testcodec_raw_init (&raw);
-    msgpack_pack_map (&raw.pk, 1);
-    testcodec_raw_str (&raw, "topic", 5);
-    testcodec_raw_str (&raw, "has space", 9);
-    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
-    testcodec_raw_destroy (&raw);
-    testcodec_raw_init (&raw);
-    msgpack_pack_map (&raw.pk, 2);
-    testcodec_raw_str (&raw, "topic", 5);
-    testcodec_raw_str (&raw, "a.b", 3);
-    testcodec_raw_str (&raw, "task", 4);
-    msgpack_pack_int8 (&raw.pk, -1);
-    assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), -2);
-    assert_string_equal (copy.topic, "");       //  zeroed on failure
-    testcodec_raw_destroy (&raw);
-    assert_int_equal (drover_event_decode (&copy, (const byte *) "\x91\x01", 2), -2);
-    assert_int_equal (drover_event_decode (&copy, (const byte *) "\xdf\xff\xff\xff\xff", 5), -2);
+    //  Refused: no topic, a repeated key, a bad topic, a wrong type, not a
+    //  map; the event is zeroed on failure
+    struct { const char *bytes; size_t size; } refused [] = {
+        { "\x81\xa4" "task" "\x01", 7 },
+        { "\x82\xa5" "topic" "\xa3" "a.b" "\xa5" "topic" "\xa3" "a.c", 21 },
+        { "\x81\xa5" "topic" "\xa9" "has space", 17 },
+        { "\x82\xa5" "topic" "\xa3" "a.b" "\xa4" "task" "\xff", 17 },   //  task -1
+        { "\x91\x01", 2 },
+        { "\xdf\xff\xff\xff\xff", 5 },
+    };
+    for (size_t index = 0; index < sizeof refused / sizeof refused [0]; index++) {
+        strcpy (copy.topic, "stale");
+        assert_int_equal (drover_event_decode (&copy, (const byte *) refused [index].bytes,
+                                               refused [index].size), -2);
+        assert_string_equal (copy.topic, "");
+    }
 }
 
 //  drover_event_json once formatted '{"time":N,"topic":' into a 32-byte
