@@ -2,10 +2,11 @@
     drover_worker - the worker API: registers with a broker and runs what
     it offers
 
-    One loop, one poll(2) per turn: the ZMQ_FD of the DEALER to the broker
-    and of the actor pipe if any, and the fds of the process runner (its
-    children's pipes and pidfds). The poll timeout is the nearest of: the
-    next heartbeat, the moment the broker counts as silent, the next
+    One loop, one drover_poller wait per turn (one poll(2), as the broker
+    and the client sleep): the ZMQ_FD of the DEALER to the broker and of
+    the actor pipe if any, and the plain fds of the process runner (its
+    children's pipes and pidfds). The wait's timeout is the nearest of:
+    the next heartbeat, the moment the broker counts as silent, the next
     reconnect, and the runner's nearest task deadline. Every send is
     non-blocking: a worker cut off from its broker keeps reaping children
     and keeps their results.
@@ -13,11 +14,10 @@
     Each system call costs about a microsecond here, more than handling a
     message, so a turn spends as few as it can: one poll(2), then up to a
     batch of messages read with ZMQ_DONTWAIT until the DEALER is empty.
-    zmq_poll would ask every socket for ZMQ_EVENTS before and after
-    sleeping (a poll and a getpid each time); a socket's ZMQ_FD only
-    signals news once its queue was found empty, so the loop sleeps on it
-    only after a read came back EAGAIN with no send since (a send may
-    take in the socket's pending commands, and the signal with them).
+    The poller's rules for ZMQ_FDs are kept here: a read that says EAGAIN
+    marks the DEALER drained, every send marks it sent, and the DEALER
+    leaves its slot when it is dropped and takes it back when created
+    again on a reconnect.
 
     Registration is a small state machine over the socket:
       connected, HELLO sent  --WELCOME-->  registered (heartbeats flow)
@@ -41,8 +41,8 @@
 #include "drover_runner.h"
 #include "drover_stats.h"
 #include "drover_defaults.h"
+#include "drover_poller.h"
 #include <unistd.h>
-#include <poll.h>
 
 #define S_HEARTBEAT         DROVER_DEFAULT_HEARTBEAT    //  msec, until WELCOME says otherwise
 #define S_SILENT_BEATS      3       //  heartbeats without a due reply: reconnect
@@ -54,6 +54,8 @@
 #define S_GOODBYE_LINGER    1000    //  msec to flush GOODBYE at the end
 #define S_WAKE_MAX          1000    //  msec the loop sleeps at most
 #define S_STARTED_RING      4096    //  recent TASK STARTED remembered, for 409/404
+#define S_DEALER_AT         0       //  the DEALER's index in the poller
+#define S_PIPE_AT           1       //  the actor pipe's
 
 //  A TASK STARTED we sent, in case the broker refuses it
 typedef struct {
@@ -79,8 +81,7 @@ struct _drover_worker_t {
     bool verbose;                   //  log each message
     //  Loop state
     zsock_t *dealer;                //  to the broker, NULL while waiting to reconnect
-    int dealer_fd;                  //  its ZMQ_FD, signals news once drained
-    bool dealer_drained;            //  a read found it empty, nothing sent since
+    drover_poller_t *poller;        //  the DEALER, the actor pipe (if any), the runner's fds
     drover_runner_t *runner;        //  process executor, NULL with a handler
     drover_msg_t *in;               //  last message received, reused
     drover_exec_t *exec;            //  last offer's body, reused
@@ -105,9 +106,6 @@ struct _drover_worker_t {
     uint32_t warned_retry;          //  msec to the next try our last "no broker answers" said, 0 if none since
     int64_t warned_at;              //  msec (mono) of that warning
     s_started_t started [S_STARTED_RING];  //  recent STARTEDs, by seq modulo the size
-    zmq_pollitem_t *items;          //  poll items (raw fds), rebuilt each turn
-    struct pollfd *fds;             //  the same for poll(2)
-    size_t items_alloc;             //  room in items and in fds
     //  Counters
     uint64_t tasks_run;             //  offers started
     uint64_t results_acked;         //  results answered OK
@@ -151,6 +149,9 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     zlistx_set_destructor (self->pending, s_msg_destroy);
     self->procs_of = zhashx_new ();
     self->backoff = S_BACKOFF_MIN;
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, NULL);     //  S_DEALER_AT, once connected
+    drover_poller_add (self->poller, NULL);     //  S_PIPE_AT, while run as an actor
     return self;
 }
 
@@ -166,6 +167,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     if (!self)
         return;
     drover_runner_destroy (&self->runner);
+    drover_poller_destroy (&self->poller);
     zsock_destroy (&self->dealer);
     for (uint32_t index = 0; index < self->nlabels; index++)
         free (self->labels [index]);
@@ -175,8 +177,6 @@ drover_worker_destroy (drover_worker_t **self_p)
     drover_msg_destroy (&self->started_msg);
     zlistx_destroy (&self->pending);
     zhashx_destroy (&self->procs_of);
-    free (self->items);
-    free (self->fds);
     free (self->workdir);
     free (self->endpoint);
     free (self);
@@ -378,7 +378,7 @@ s_send (drover_worker_t *self, drover_msg_t *msg)
     }
     int rc = zframe_send (&frame, self->dealer, ZFRAME_DONTWAIT);
     zframe_destroy (&frame);
-    self->dealer_drained = false;   //  the send may have taken in the read signal
+    drover_poller_sent (self->poller, S_DEALER_AT);    //  it may have taken in the read signal
     if (rc == -1 && self->verbose)
         zsys_debug ("worker: send %s refused: %s", drover_msg_name (msg->id),
                     zmq_strerror (zmq_errno ()));
@@ -442,8 +442,7 @@ s_connect (drover_worker_t *self, int64_t now)
         zsock_destroy (&self->dealer);
         return -1;
     }
-    self->dealer_fd = zsock_fd (self->dealer);
-    self->dealer_drained = false;
+    drover_poller_set (self->poller, S_DEALER_AT, self->dealer);
     self->reconnect_at = 0;
     self->expect_since = 0;
     s_send_hello (self, now);
@@ -454,6 +453,7 @@ s_connect (drover_worker_t *self, int64_t now)
 static void
 s_disconnect (drover_worker_t *self, int64_t now)
 {
+    drover_poller_set (self->poller, S_DEALER_AT, NULL);
     zsock_set_linger (self->dealer, 0);
     zsock_destroy (&self->dealer);
     self->registered = false;
@@ -794,7 +794,7 @@ s_handle_dealer (drover_worker_t *self, int64_t now)
         if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) == -1) {
             zmq_msg_close (&frame);
             if (zmq_errno () == EAGAIN)
-                self->dealer_drained = true;
+                drover_poller_drained (self->poller, S_DEALER_AT);
             else
             if (zmq_errno () == ETERM)
                 self->stopping = true;      //  the context is going away
@@ -901,36 +901,6 @@ s_wait_msec (drover_worker_t *self, int64_t now)
     return next > now? (long) (next - now): 0;
 }
 
-//  Make room for count poll items
-static void
-s_items_reserve (drover_worker_t *self, size_t count)
-{
-    if (count <= self->items_alloc)
-        return;
-    self->items_alloc = count * 2;
-    self->items = (zmq_pollitem_t *) realloc (self->items,
-                                              self->items_alloc * sizeof (zmq_pollitem_t));
-    self->fds = (struct pollfd *) realloc (self->fds, self->items_alloc * sizeof (struct pollfd));
-    assert (self->items && self->fds);
-}
-
-//  Wait up to msec for one of count items (raw fds: sockets are polled
-//  through their ZMQ_FD) with one poll(2); set their revents as zmq_poll
-//  would. Returns what poll returned.
-static int
-s_poll (drover_worker_t *self, size_t count, long msec)
-{
-    for (size_t index = 0; index < count; index++)
-        self->fds [index] = (struct pollfd) { self->items [index].fd, POLLIN, 0 };
-    int rc = poll (self->fds, (nfds_t) count, (int) msec);
-    for (size_t index = 0; index < count; index++) {
-        short revents = rc > 0? self->fds [index].revents: 0;
-        self->items [index].revents = (short) ((revents & POLLIN? ZMQ_POLLIN: 0)
-                                    | (revents & (POLLERR | POLLHUP | POLLNVAL)? ZMQ_POLLERR: 0));
-    }
-    return rc;
-}
-
 //  One command on the actor pipe
 static void
 s_handle_command (drover_worker_t *self, zsock_t *pipe)
@@ -953,12 +923,13 @@ s_handle_command (drover_worker_t *self, zsock_t *pipe)
 }
 
 //  Every command waiting on the actor pipe. Ends on a ZMQ_EVENTS that finds
-//  none, so the pipe's ZMQ_FD signals the next one.
+//  none, so the pipe's ZMQ_FD signals the next one: drained.
 static void
 s_handle_pipe (drover_worker_t *self, zsock_t *pipe)
 {
     while (!self->terminated && (zsock_events (pipe) & ZMQ_POLLIN))
         s_handle_command (self, pipe);
+    drover_poller_drained (self->poller, S_PIPE_AT);
 }
 
 //  Stop: kill what runs, say GOODBYE (unless we already did), close
@@ -974,6 +945,7 @@ s_shutdown (drover_worker_t *self, bool said_goodbye)
     if (self->dealer) {
         if (!said_goodbye)
             s_send_goodbye (self);
+        drover_poller_set (self->poller, S_DEALER_AT, NULL);
         zsock_set_linger (self->dealer, S_GOODBYE_LINGER);
         zsock_destroy (&self->dealer);
     }
@@ -994,44 +966,28 @@ s_run (drover_worker_t *self, zsock_t *pipe)
     self->backoff = S_BACKOFF_MIN;
     self->unanswered_since = self->warned_at = 0;
     self->unanswered = self->warned_retry = 0;
+    drover_poller_set (self->poller, S_PIPE_AT, pipe);
     if (s_connect (self, zclock_mono ()) == -1)
         return -1;
     bool left = false;
-    bool pipe_unread = pipe != NULL;    //  commands may wait that its fd did not signal
-    int pipe_fd = pipe? zsock_fd (pipe): -1;
     while (!self->stopping) {
         int64_t now = zclock_mono ();
-        size_t runner_items = self->runner? drover_runner_items (self->runner): 0;
-        s_items_reserve (self, 2 + runner_items);
-        size_t count = 0;
-        int dealer_item = -1, pipe_item = -1;
-        if (self->dealer) {
-            self->items [count] = (zmq_pollitem_t) { NULL, self->dealer_fd, ZMQ_POLLIN, 0 };
-            dealer_item = (int) count++;
+        zmq_pollitem_t *items = NULL;   //  the runner's fds, for this turn's wait
+        size_t nitems = 0;
+        if (self->runner) {
+            size_t room = drover_runner_items (self->runner);
+            items = drover_poller_items (self->poller, room);
+            nitems = drover_runner_fill (self->runner, items, room);
         }
-        if (pipe) {
-            self->items [count] = (zmq_pollitem_t) { NULL, pipe_fd, ZMQ_POLLIN, 0 };
-            pipe_item = (int) count++;
-        }
-        size_t first_runner = count;
-        if (self->runner)
-            count += drover_runner_fill (self->runner, self->items + count, runner_items);
-        //  Messages may wait that no fd will signal: then only look, don't sleep
-        bool dealer_unread = self->dealer && !self->dealer_drained;
-        long wait = dealer_unread || pipe_unread? 0: s_wait_msec (self, now);
-        int rc = s_poll (self, count, wait);
+        drover_poller_wait (self->poller, (int) s_wait_msec (self, now));
         if (zsys_interrupted)
             break;
         now = zclock_mono ();
         if (self->runner)
-            drover_runner_process (self->runner, rc > 0? self->items + first_runner: NULL,
-                                   rc > 0? count - first_runner: 0, now);
-        if (pipe_unread || (pipe_item >= 0 && self->items [pipe_item].revents)) {
+            drover_runner_process (self->runner, items, nitems, now);
+        if (drover_poller_readable (self->poller, S_PIPE_AT))
             s_handle_pipe (self, pipe);
-            pipe_unread = false;
-        }
-        if (!self->stopping
-        &&  (dealer_unread || (dealer_item >= 0 && self->items [dealer_item].revents)))
+        if (!self->stopping && drover_poller_readable (self->poller, S_DEALER_AT))
             s_handle_dealer (self, now);
         s_collect_results (self, now);
         if (!self->stopping) {
@@ -1069,12 +1025,11 @@ drover_worker_actor (zsock_t *pipe, void *args)
         return;
     //  Ended by itself (LEAVE, interrupt, bad endpoint): say so, wait for $TERM
     zstr_send (pipe, "DONE");
+    drover_poller_sent (self->poller, S_PIPE_AT);
     while (!self->terminated) {
-        zpoller_t *poller = zpoller_new (pipe, NULL);
-        void *which = zpoller_wait (poller, -1);
-        zpoller_destroy (&poller);
-        if (!which)
+        if (zsys_interrupted || drover_poller_wait (self->poller, -1) == -1)
             break;              //  interrupted
-        s_handle_command (self, pipe);
+        if (drover_poller_readable (self->poller, S_PIPE_AT))
+            s_handle_pipe (self, pipe);
     }
 }
