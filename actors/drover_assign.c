@@ -17,12 +17,12 @@
     In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
                     max-queued-bytes(4) keep-finished-bytes(4)
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
-          ASSIGN [task(8) worker(s)]...
+          ASSIGN [task(8) worker(s)]...   (from schedq, on the link)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
-          FREE task(8) | PROBATION worker(s) reason(s)  (to schedq)
+          FREE task(8) | PROBATION worker(s) reason(s)  (to schedq, on the link)
           SUCCESS worker(s) | FAILURE worker(s) reason(s)    (to probation)
           HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
                                       registration (to health); once per worker a turn

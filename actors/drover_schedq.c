@@ -2,22 +2,24 @@
     drover_schedq - the schedq actor: the queue, the workers and placements
 
     Keeps the scheduling queue (src/broker/drover_sched.c), which decides, and
-    does the I/O around it: requests and capacity changes come in on the
-    pipe; after each BATCH of commands the main sends, one scheduling pass
-    runs and its placements go out as one ASSIGN. It is also the worker
+    does the I/O around it: requests come from assign on the link, worker
+    changes from the main on the pipe; after each turn that read some, one
+    scheduling pass runs and its placements go out to assign on the link as
+    one ASSIGN. It is also the worker
     registry that WORKER LIST reads and that WORKER ADMIN steers; a
     draining worker with nothing assigned is told WORKER LEAVE, once.
 
     In:   CONFIGURE max-shelve(4) min-disk-free(4)
-          QUEUE task(8) priority(i) procs(4) mem(8) labels(s)
-          DEQUEUE task(8) | FREE task(8)
+          QUEUE task(8) priority(i) procs(4) mem(8) labels(s)   (on the link)
+          DEQUEUE task(8) | FREE task(8)                        (on the link)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
-          PROBATION worker(s) reason(s) | CLEARED worker(s) why(s)
+          PROBATION worker(s) reason(s) | CLEARED worker(s) why(s)   (PROBATION
+                                        also from assign, on the link)
           STATS worker(s) stats(f)
           MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
           EVENTS on(4) | VERBOSE | $TERM
-    Out:  ASSIGN [task(8) worker(s)]...   one per pass, all its placements
+    Out:  ASSIGN [task(8) worker(s)]...   one per pass, all its placements (on the link)
           SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE
           EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
     =========================================================================
