@@ -108,7 +108,7 @@ typedef struct {
 typedef struct {
     uint32_t *handles;          //  worker handles
     size_t count;               //  entries used
-    size_t size;                //  entries allocated
+    size_t capacity;            //  entries allocated
 } s_holders_t;
 
 //  Handles in no order
@@ -135,7 +135,7 @@ typedef struct {
     drover_stats_t stats;       //  last stats, for WORKER TABLE
     uint32_t *tasks;            //  handles of the requests assigned here, unordered
     uint32_t ntasks;            //  entries in tasks
-    uint32_t tasks_size;        //  entries allocated
+    uint32_t tasks_capacity;    //  entries allocated in tasks
     uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
     uint32_t reserved;          //  handle of the request it is reserved for, or 0
     void *handle;               //  its node in self->order
@@ -759,10 +759,10 @@ s_labels_index (drover_sched_t *self, s_worker_t *worker, uint32_t handle)
             holders = (s_holders_t *) zmalloc (sizeof (s_holders_t));
             zhashx_insert (self->holders, worker->labels [index], holders);
         }
-        if (holders->count == holders->size) {
-            holders->size = holders->size? holders->size * 2: 8;
+        if (holders->count == holders->capacity) {
+            holders->capacity = holders->capacity? holders->capacity * 2: 8;
             holders->handles = (uint32_t *) realloc (holders->handles,
-                                                     holders->size * sizeof (uint32_t));
+                                                     holders->capacity * sizeof (uint32_t));
             assert (holders->handles);
         }
         holders->handles [holders->count++] = handle;
@@ -1143,10 +1143,10 @@ s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
     s_dequeue (self, handle);
     s_request_t *request = s_request (self, handle);
     s_worker_t *worker = s_worker (self, target);
-    if (worker->ntasks == worker->tasks_size) {
-        worker->tasks_size = worker->tasks_size? worker->tasks_size * 2: 16;
+    if (worker->ntasks == worker->tasks_capacity) {
+        worker->tasks_capacity = worker->tasks_capacity? worker->tasks_capacity * 2: 16;
         worker->tasks = (uint32_t *) realloc (worker->tasks,
-                                              worker->tasks_size * sizeof (uint32_t));
+                                              worker->tasks_capacity * sizeof (uint32_t));
         assert (worker->tasks);
     }
     request->worker = target;

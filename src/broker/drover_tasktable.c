@@ -136,7 +136,7 @@ struct _drover_tasktable_t {
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
     char reason [96];           //  text behind a reason_p, until the next call
     uint32_t ack_timeout;       //  msec for a worker to take an offer
-    uint32_t lost_retries;      //  infrastructure failures a task survives
+    uint32_t lost_retries;      //  worker losses a task survives
     uint32_t max_queued;        //  tasks not yet final, at most
     uint32_t keep_finished;     //  finished tasks kept
     size_t max_waiters;         //  waiters on all tasks, at most
