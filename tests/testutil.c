@@ -762,8 +762,15 @@ testutil_say_queue (zsock_t *link, uint64_t task, int32_t priority, uint32_t pro
 {
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_outbox_say_queue (outbox, task, priority, procs, mem, labels);
-    s_flush_to (link, outbox);
-    drover_outbox_destroy (&outbox);
+    testutil_say_batch (link, &outbox);
+}
+
+//  Send what an outbox holds as one BATCH, then destroy the outbox
+void
+testutil_say_batch (void *to, drover_outbox_t **outbox_p)
+{
+    s_flush_to (to, *outbox_p);
+    drover_outbox_destroy (outbox_p);
 }
 
 //  Say FREE on a link in a BATCH, as assign does
@@ -772,8 +779,7 @@ testutil_say_free (zsock_t *link, uint64_t task)
 {
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_outbox_say_free (outbox, task);
-    s_flush_to (link, outbox);
-    drover_outbox_destroy (&outbox);
+    testutil_say_batch (link, &outbox);
 }
 
 //  Send a WORKER ADMIN and return the reply's code

@@ -198,6 +198,12 @@ void
     testutil_say_queue (zsock_t *link, uint64_t task, int32_t priority, uint32_t procs,
                         uint64_t mem, const char *labels);
 
+//  Send what an outbox holds to an actor (or a link) as one BATCH, as the
+//  main and the actors do at the end of a turn, and destroy the outbox:
+//  commands said in one turn are read in one turn
+void
+    testutil_say_batch (void *to, drover_outbox_t **outbox_p);
+
 //  Say the record FREE on a link to schedq in a BATCH, as assign does
 void
     testutil_say_free (zsock_t *link, uint64_t task);
