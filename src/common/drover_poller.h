@@ -2,9 +2,11 @@
     drover_poller - waits on a few ZeroMQ sockets with one poll(2) on their
     ZMQ_FDs, and on plain fds beside them
 
-    The one poller of the project: the broker's main and its actors, the
-    worker (its DEALER, its actor pipe and its children's pipes and
-    pidfds) and the client (its DEALER) each sleep in one.
+    The poller of every loop on a task's path: the broker's main and its
+    actors, the worker (its DEALER, its actor pipe and its children's
+    pipes and pidfds) and the client (its DEALER) each sleep in one. (The
+    CLI's event watch keeps a zpoller and the benchmark's simulated
+    workers an epoll set over a thousand sockets: tools, off that path.)
 
     zmq_poll (and so zpoller) asks every socket for ZMQ_EVENTS before it
     sleeps and again after it wakes, and each ask costs a poll(2) and a

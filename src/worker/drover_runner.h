@@ -14,7 +14,8 @@
     and whatever is left of its process group and cgroup is then killed.
 
     The runner owns no thread and no poll: the caller's loop polls the fds
-    the runner lists (drover_runner_fill), then calls drover_runner_process
+    the runner lists (drover_runner_fill; the worker fills the plain-fd
+    items of its drover_poller), then calls drover_runner_process
     with what the poll said and the time, and collects finished attempts
     with drover_runner_next_result. Timeouts and cancels send SIGTERM to
     every process of the task, then SIGKILL after the grace period.
