@@ -167,6 +167,21 @@ drover_runner_new (void)
 }
 
 
+//  SIGKILL every attempt still running, reap it and forget it
+static void
+s_kill_all (drover_runner_t *self)
+{
+    for (size_t index = 0; index < self->size; index++) {
+        s_attempt_t *attempt = self->attempts [index];
+        drover_confine_signal (self->confine, attempt->group, attempt->pid, SIGKILL);
+        while (waitpid (attempt->pid, NULL, 0) == -1 && errno == EINTR)
+            ;
+        drover_confine_release (self->confine, attempt->group, attempt->pid);
+        s_attempt_destroy (&attempt);
+    }
+    self->size = 0;
+}
+
 //  --------------------------------------------------------------------------
 //  Destroy a runner: SIGKILL every process group still running and reap
 
@@ -177,14 +192,7 @@ drover_runner_destroy (drover_runner_t **self_p)
     drover_runner_t *self = *self_p;
     if (!self)
         return;
-    for (size_t index = 0; index < self->size; index++) {
-        s_attempt_t *attempt = self->attempts [index];
-        drover_confine_signal (self->confine, attempt->group, attempt->pid, SIGKILL);
-        while (waitpid (attempt->pid, NULL, 0) == -1 && errno == EINTR)
-            ;
-        drover_confine_release (self->confine, attempt->group, attempt->pid);
-        s_attempt_destroy (&attempt);
-    }
+    s_kill_all (self);
     drover_confine_destroy (&self->confine);
     free (self->confine_mode);
     free (self->workdir);
@@ -1125,14 +1133,6 @@ drover_runner_stop_all (drover_runner_t *self)
         }
     }
     free (fds);
-    for (size_t index = 0; index < self->size; index++) {
-        s_attempt_t *attempt = self->attempts [index];
-        drover_confine_signal (self->confine, attempt->group, attempt->pid, SIGKILL);
-        while (waitpid (attempt->pid, NULL, 0) == -1 && errno == EINTR)
-            ;
-        drover_confine_release (self->confine, attempt->group, attempt->pid);
-        s_attempt_destroy (&attempt);
-    }
-    self->size = 0;
+    s_kill_all (self);
     self->npolled = 0;
 }
