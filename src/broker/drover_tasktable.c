@@ -25,17 +25,10 @@
 */
 
 #include "drover_tasktable.h"
+#include "drover_ring.h"
 #include "drover_routes.h"
+#include "drover_taskresult.h"
 #include "drover_defaults.h"
-
-//  A growable FIFO of fixed-size items
-typedef struct {
-    byte *data;                 //  capacity items
-    size_t item;                //  bytes per item
-    size_t capacity;            //  items allocated
-    size_t head;                //  index of the oldest item
-    size_t count;               //  items held
-} s_ring_t;
 
 //  One ack deadline: the attempt must be STARTED before it
 typedef struct {
@@ -55,22 +48,6 @@ typedef struct {
     uint32_t count;             //  entries in use
     s_waiter_t items [DROVER_TASKTABLE_TASK_WAITERS - 1];   //  the waiters
 } s_waiters_t;
-
-//  The last result of a finished task
-typedef struct {
-    char worker [DROVER_ID_MAX + 1];    //  worker of the last attempt, or ""
-    uint8_t outcome;            //  drover_outcome_t of the last attempt
-    uint8_t end;                //  drover_end_t, how the task ended
-    int32_t exit_code;          //  exit status
-    int32_t signal;             //  signal that ended it
-    uint32_t truncated;         //  DROVER_TRUNC_* flags
-    uint32_t duration;          //  run time, msec
-    byte *out;                  //  captured stdout, owned, or NULL
-    size_t out_size;            //  bytes
-    byte *err;                  //  captured stderr, owned, or NULL
-    size_t err_size;            //  bytes
-    char *reason;               //  why it ended so, owned, or NULL
-} s_result_t;
 
 typedef struct _s_task_t s_task_t;
 
@@ -92,7 +69,7 @@ struct _s_task_t {
     s_worker_t *worker;         //  worker of the current attempt while ASSIGNED/RUNNING
     union {
         s_waiters_t *waiters;   //  while live: waiters past the first, or NULL
-        s_result_t *result;     //  once final: the last result
+        drover_taskresult_t *result;    //  once final: the last result
     };
     uint64_t mem;               //  bytes demanded
     s_waiter_t waiter;          //  first waiter (route 0: none), while live
@@ -124,8 +101,8 @@ struct _drover_tasktable_t {
     uint64_t next_id;           //  id of the next task
     zhashx_t *workers;          //  worker id -> s_worker_t
     drover_routes_t *routes;    //  clients' routing ids, one per client
-    s_ring_t acks;              //  s_ack_t, oldest first
-    s_ring_t finished;          //  uint64_t ids of finished tasks, oldest first
+    drover_ring_t *acks;        //  s_ack_t, oldest first
+    drover_ring_t *finished;    //  uint64_t ids of finished tasks, oldest first
     drover_action_t *actions;   //  decided, not all taken yet
     size_t actions_size;        //  actions allocated
     size_t actions_count;       //  actions decided
@@ -169,8 +146,8 @@ drover_tasktable_new (void)
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
     self->routes = drover_routes_new ();
-    self->acks.item = sizeof (s_ack_t);
-    self->finished.item = sizeof (uint64_t);
+    self->acks = drover_ring_new (sizeof (s_ack_t));
+    self->finished = drover_ring_new (sizeof (uint64_t));
     self->exec = drover_exec_new ();
     self->ack_timeout = DROVER_DEFAULT_ACK_TIMEOUT;
     self->lost_retries = DROVER_DEFAULT_LOST_RETRIES;
@@ -195,8 +172,8 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
     free (self->slots);
     zhashx_destroy (&self->workers);
     drover_routes_destroy (&self->routes);
-    free (self->acks.data);
-    free (self->finished.data);
+    drover_ring_destroy (&self->acks);
+    drover_ring_destroy (&self->finished);
     free (self->actions);
     drover_exec_destroy (&self->exec);
     free (self);
@@ -212,11 +189,8 @@ s_task_destroy (drover_tasktable_t *self, s_task_t **task_p)
     if (!task)
         return;
     if (s_is_final (task->state)) {
-        self->kept_bytes -= task->result->out_size + task->result->err_size + s_task_bytes (task);
-        free (task->result->out);
-        free (task->result->err);
-        free (task->result->reason);
-        free (task->result);
+        self->kept_bytes -= drover_taskresult_bytes (task->result) + s_task_bytes (task);
+        drover_taskresult_destroy (&task->result);
     }
     else
         free (task->waiters);
@@ -280,46 +254,6 @@ s_task_bytes (s_task_t *task)
     if (task->has_labels)
         size += strlen ((const char *) task->data + task->body_size) + 1;
     return size;
-}
-
-
-//  ---------------------------------------------------------------------
-//  FIFOs
-
-//  Append an item, growing the ring (items stay in order)
-static void
-s_ring_push (s_ring_t *ring, const void *item)
-{
-    if (ring->count == ring->capacity) {
-        size_t capacity = ring->capacity? ring->capacity * 2: 64;
-        byte *data = (byte *) zmalloc (capacity * ring->item);
-        for (size_t index = 0; index < ring->count; index++)
-            memcpy (data + index * ring->item,
-                    ring->data + ((ring->head + index) % ring->capacity) * ring->item, ring->item);
-        free (ring->data);
-        ring->data = data;
-        ring->capacity = capacity;
-        ring->head = 0;
-    }
-    memcpy (ring->data + ((ring->head + ring->count) % ring->capacity) * ring->item,
-            item, ring->item);
-    ring->count++;
-}
-
-//  Return the oldest item, or NULL if the ring is empty
-static void *
-s_ring_head (s_ring_t *ring)
-{
-    return ring->count? ring->data + ring->head * ring->item: NULL;
-}
-
-//  Drop the oldest item
-static void
-s_ring_pop (s_ring_t *ring)
-{
-    assert (ring->count);
-    ring->head = (ring->head + 1) % ring->capacity;
-    ring->count--;
 }
 
 
@@ -514,7 +448,7 @@ s_done (drover_tasktable_t *self, s_task_t *task, uint64_t id,
         return;
     }
     action->state = task->state;
-    s_result_t *result = task->result;
+    drover_taskresult_t *result = task->result;
     assert (result);
     action->outcome = result->outcome;
     action->end = result->end;
@@ -539,10 +473,10 @@ s_begin (drover_tasktable_t *self)
     if (self->actions_next < self->actions_count)
         return;                 //  the caller still holds actions: free nothing
     self->actions_next = self->actions_count = 0;
-    while (self->finished.count > self->keep_finished
-    ||    (self->finished.count && self->kept_bytes > self->max_kept_bytes)) {
-        uint64_t id = *(uint64_t *) s_ring_head (&self->finished);
-        s_ring_pop (&self->finished);
+    while (drover_ring_size (self->finished) > self->keep_finished
+    ||    (drover_ring_size (self->finished) && self->kept_bytes > self->max_kept_bytes)) {
+        uint64_t id = *(uint64_t *) drover_ring_head (self->finished);
+        drover_ring_pop (self->finished);
         s_task_t *task = s_lookup (self, id);
         if (task)
             s_remove (self, task);
@@ -589,18 +523,6 @@ s_detach (s_task_t *task)
     task->worker = NULL;
 }
 
-//  Make a result for a task that ends now (worker may be "")
-static s_result_t *
-s_result_new (const char *worker, const char *reason)
-{
-    s_result_t *result = (s_result_t *) zmalloc (sizeof (s_result_t));
-    snprintf (result->worker, sizeof result->worker, "%s", worker? worker: "");
-    result->exit_code = -1;             //  no process status until a RESULT gives one
-    if (reason && *reason)
-        result->reason = strdup (reason);
-    return result;
-}
-
 //  Topic of the event for a final state
 static const char *
 s_final_topic (int state)
@@ -620,31 +542,13 @@ s_notify (drover_tasktable_t *self, s_task_t *task, s_waiter_t waiter)
     self->waiters--;
 }
 
-//  How a task that ends in state with result ended, unless the caller
-//  said (LOST, POISON): the last attempt's outcome tells a timeout and a
-//  spawn failure from the task's other failures (PROTOCOL.md §7.13)
-static uint8_t
-s_end_of (int state, const s_result_t *result)
-{
-    if (drover_end_fits (state, result->end))
-        return result->end;
-    if (state == DROVER_TASK_SUCCEEDED)
-        return DROVER_END_SUCCEEDED;
-    if (state == DROVER_TASK_CANCELLED)
-        return DROVER_END_CANCELLED;
-    assert (state == DROVER_TASK_FAILED);
-    return result->outcome == DROVER_OUTCOME_TIMEDOUT? DROVER_END_TIMED_OUT
-         : result->outcome == DROVER_OUTCOME_SPAWN_FAILED? DROVER_END_SPAWN_FAILED
-         : DROVER_END_FAILED;
-}
-
 //  End a task (already off its worker) with a result: tell its waiters,
 //  say the event, and remember it among the finished
 static void
-s_finish (drover_tasktable_t *self, s_task_t *task, int state, s_result_t *result)
+s_finish (drover_tasktable_t *self, s_task_t *task, int state, drover_taskresult_t *result)
 {
     assert (!task->worker && !s_is_final (task->state));
-    result->end = s_end_of (state, result);
+    result->end = drover_taskresult_end_of (result, state);
     s_waiters_t *more = task->waiters;      //  read before result takes its place
     s_waiter_t first = task->waiter;
     task->waiter.route = 0;
@@ -652,14 +556,14 @@ s_finish (drover_tasktable_t *self, s_task_t *task, int state, s_result_t *resul
     task->result = result;
     //  Its body is kept with its result now: bounded with the outputs
     self->queued_bytes -= s_task_bytes (task);
-    self->kept_bytes += result->out_size + result->err_size + s_task_bytes (task);
+    self->kept_bytes += drover_taskresult_bytes (result) + s_task_bytes (task);
     s_event (self, task, s_final_topic (state), result->reason);
     if (first.route)
         s_notify (self, task, first);
     for (uint32_t index = 0; more && index < more->count; index++)
         s_notify (self, task, more->items [index]);
     free (more);
-    s_ring_push (&self->finished, &task->id);
+    drover_ring_push (self->finished, &task->id);
 }
 
 //  Put a task back in the queue after an attempt on worker ended
@@ -680,21 +584,21 @@ s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char
     char text [DROVER_REASON_MAX + 1];
     if (task->cancel) {
         snprintf (text, sizeof text, "cancelled (%s)", reason);
-        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_new (worker, text));
+        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker, text));
     }
     else
     if ((task->lost < UINT16_MAX? ++task->lost: task->lost) > self->lost_retries) {
         //  One loss ends it only when lost-retries is 0 (no rerun allowed):
         //  that is LOST; more than one, it keeps taking machines down
-        s_result_t *result;
+        drover_taskresult_t *result;
         if (task->lost == 1) {
             snprintf (text, sizeof text, "%s", reason);
-            result = s_result_new (worker, text);
+            result = drover_taskresult_new (worker, text);
             result->end = DROVER_END_LOST;
         }
         else {
             snprintf (text, sizeof text, "poison: lost %u workers", task->lost);
-            result = s_result_new (worker, text);
+            result = drover_taskresult_new (worker, text);
             result->end = DROVER_END_POISON;
         }
         s_finish (self, task, DROVER_TASK_FAILED, result);
@@ -719,7 +623,7 @@ s_host_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
     if (task->cancel) {
         char text [DROVER_REASON_MAX + 1];
         snprintf (text, sizeof text, "cancelled (%s)", reason);
-        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_new (worker->id, text));
+        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker->id, text));
     }
     else
         s_requeue (self, task, worker->id, reason);
@@ -894,7 +798,7 @@ drover_tasktable_cancel (drover_tasktable_t *self, uint64_t id, const char **rea
     }
     if (task->state == DROVER_TASK_QUEUED) {
         s_tell (self, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
-        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_new (NULL, "cancelled while queued"));
+        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (NULL, "cancelled while queued"));
         *reason_p = "cancelled";
         return DROVER_CODE_OK;
     }
@@ -1011,47 +915,6 @@ drover_tasktable_started (drover_tasktable_t *self, const char *worker,
     return DROVER_CODE_OK;      //  a repeated ack changes nothing
 }
 
-//  Say in words how an attempt failed
-static void
-s_describe_failure (drover_msg_t *msg, char *text, size_t size)
-{
-    if (msg->reason && *msg->reason)
-        snprintf (text, size, "%s", msg->reason);
-    else
-    if (msg->outcome == DROVER_OUTCOME_EXITED)
-        snprintf (text, size, "exit %d", msg->exit_code);
-    else
-    if (msg->outcome == DROVER_OUTCOME_SIGNALLED)
-        snprintf (text, size, "signal %d", msg->signal);
-    else
-    if (msg->outcome == DROVER_OUTCOME_TIMEDOUT)
-        snprintf (text, size, "timed out");
-    else
-    if (msg->outcome == DROVER_OUTCOME_CANCELLED)
-        snprintf (text, size, "killed");
-    else
-        snprintf (text, size, "could not start");
-}
-
-//  Make the final result of an attempt, taking the outputs from msg
-static s_result_t *
-s_result_take (drover_msg_t *msg, const char *worker, const char *reason)
-{
-    s_result_t *result = s_result_new (worker, reason);
-    result->outcome = msg->outcome;
-    result->exit_code = msg->exit_code;
-    result->signal = msg->signal;
-    result->truncated = msg->truncated;
-    result->duration = msg->duration;
-    result->out = msg->out;
-    result->out_size = msg->out? msg->out_size: 0;
-    result->err = msg->err;
-    result->err_size = msg->err? msg->err_size: 0;
-    msg->out = msg->err = NULL;
-    msg->out_size = msg->err_size = 0;
-    return result;
-}
-
 //  TASK RESULT from a worker: end the task, or retry it on its own failure
 int
 drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char **reason_p)
@@ -1076,18 +939,18 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
     char text [DROVER_REASON_MAX + 1];
     if (msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0)
         //  Done, even if a cancel came too late to stop it
-        s_finish (self, task, DROVER_TASK_SUCCEEDED, s_result_take (msg, msg->worker, NULL));
+        s_finish (self, task, DROVER_TASK_SUCCEEDED, drover_taskresult_take (msg, msg->worker, NULL));
     else
     if (task->cancel)
-        s_finish (self, task, DROVER_TASK_CANCELLED, s_result_take (msg, msg->worker, "cancelled"));
+        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_take (msg, msg->worker, "cancelled"));
     else {
-        s_describe_failure (msg, text, sizeof text);
+        drover_taskresult_describe (msg, text, sizeof text);
         if (task->retries_left > 0) {
             task->retries_left--;
             s_requeue (self, task, msg->worker, text);
         }
         else
-            s_finish (self, task, DROVER_TASK_FAILED, s_result_take (msg, msg->worker, text));
+            s_finish (self, task, DROVER_TASK_FAILED, drover_taskresult_take (msg, msg->worker, text));
     }
     return DROVER_CODE_OK;
 }
@@ -1125,7 +988,7 @@ drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *work
     offer->body_size = task->body_size;
     s_event (self, task, "task.assigned", NULL);
     s_ack_t ack = { task->id, task->attempt, now + self->ack_timeout };
-    s_ring_push (&self->acks, &ack);
+    drover_ring_push (self->acks, &ack);
 }
 
 //  UP: remember the route; adopt the current attempts the worker runs,
@@ -1199,15 +1062,15 @@ drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
     assert (self);
     s_begin (self);
     s_ack_t *ack;
-    while ((ack = (s_ack_t *) s_ring_head (&self->acks))) {
+    while ((ack = (s_ack_t *) drover_ring_head (self->acks))) {
         s_task_t *task = s_lookup (self, ack->task);
         if (!task || task->state != DROVER_TASK_ASSIGNED || task->attempt != ack->attempt) {
-            s_ring_pop (&self->acks);
+            drover_ring_pop (self->acks);
             continue;           //  taken, ended or offered again since
         }
         if (ack->deadline > now)
             return ack->deadline;
-        s_ring_pop (&self->acks);
+        drover_ring_pop (self->acks);
         s_kill (self, task->worker, task->id, task->attempt);
         s_host_failed (self, task, "ack timeout");
     }
@@ -1221,12 +1084,10 @@ drover_tasktable_shift (drover_tasktable_t *self, int64_t gap)
 {
     assert (self);
     assert (gap >= 0);
-    for (size_t index = 0; index < self->acks.count; index++) {
-        size_t at = (self->acks.head + index) % self->acks.capacity;
-        s_ack_t *ack = (s_ack_t *) (self->acks.data + at * self->acks.item);
-        ack->deadline += gap;
-    }
-    return self->acks.count;
+    size_t count = drover_ring_size (self->acks);
+    for (size_t index = 0; index < count; index++)
+        ((s_ack_t *) drover_ring_at (self->acks, index))->deadline += gap;
+    return count;
 }
 
 
