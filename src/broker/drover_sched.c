@@ -6,9 +6,9 @@
     fixed-size records reached by uint32 handles (drover_idpool): no
     allocation per request, 40 bytes each plus a few bytes of index and
     heap. What a request demands besides procs (memory and labels) is
-    interned: requests that ask for the same share one s_demand_t, and most
-    ask for none. Queued requests that demand the same (the same procs,
-    memory and labels) form a group: a heap of them in placement order
+    interned (drover_demands): requests that ask for the same share one
+    drover_demand_t, and most ask for none. Queued requests that demand
+    the same (the same procs, memory and labels) form a group: a heap of them in placement order
     (priority, then arrival: the task id, given in increasing order at
     submit, so that a requeued task keeps its place). The groups wait in a
     heap ordered by their heads (priority, then procs decreasing, then
@@ -35,37 +35,25 @@
     a worker that could hold it comes up, is resumed or cleared, or
     changes. One pass costs O(log n) per placement, plus one step per
     reservation made, per group set aside and per reserved request passed
-    over (at most one per worker); only a request
-    whose memory or labels the least-loaded worker cannot meet makes it
-    look further: at the workers that carry its rarest label (an index
-    from each label to its holders, so a thousand idle workers of another
-    pool cost nothing), or, for a memory demand alone, at every eligible
-    worker.
+    over (at most one per worker); only a request whose memory or labels
+    the least-loaded worker cannot meet makes it look further: at the
+    workers that carry its rarest label (drover_demands indexes each
+    label's holders, so a thousand idle workers of another pool cost
+    nothing), or, for a memory demand alone, at every eligible worker.
     =========================================================================
 */
 
 #include "drover_sched.h"
 #include "drover_idpool.h"
 #include "drover_idheap.h"
-
-//  What a request demands besides procs; shared by all that demand the same
-typedef struct {
-    char *key;                  //  "<mem hex>:<labels>", the key of self->demands
-    const char *given;          //  labels as pushed, inside key
-    uint64_t mem;               //  memory demanded, bytes, 0 = none
-    char *label_text;           //  required labels, "\n" turned to NUL, or NULL
-    char **labels;              //  pointers into label_text
-    size_t nlabels;             //  entries in labels
-    size_t refs;                //  requests (and the cache) holding it
-    uint32_t serial;            //  distinct among live demands, for group keys
-} s_demand_t;
+#include "drover_demands.h"
 
 //  A request, queued or assigned (it becomes its own assignment record);
 //  kept at 40 bytes: a million of them are queued at times
 typedef struct {
     uint64_t task;              //  task id, the key in self->requests; ids are given in
                                 //  increasing order at submit: it is the arrival order
-    s_demand_t *demand;         //  memory and labels demanded (a reference)
+    drover_demand_t *demand;    //  memory and labels demanded (a reference)
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded, >= 1
     uint32_t worker;            //  handle of the worker it is assigned to; 0: queued
@@ -86,7 +74,7 @@ typedef enum {
 //  The queued requests that demand the same procs, memory and labels
 typedef struct {
     uint64_t key;               //  demand serial << 32 | procs, the key in self->groups
-    s_demand_t *demand;         //  memory and labels (its requests hold the references)
+    drover_demand_t *demand;    //  memory and labels (its requests hold the references)
     drover_idheap_t *heap;      //  its requests not shelved, in placement order
     uint64_t task;              //  the head request's task, for the groups' order
     int32_t priority;           //  the head request's priority
@@ -103,13 +91,6 @@ typedef struct {
     uint32_t count;             //  groups in self->queue demanding it
     uint32_t index;             //  index in self->fewest
 } s_size_t;
-
-//  The workers that carry one label, in no order
-typedef struct {
-    uint32_t *handles;          //  worker handles
-    size_t count;               //  entries used
-    size_t capacity;            //  entries allocated
-} s_holders_t;
 
 //  Handles in no order
 typedef struct {
@@ -147,11 +128,7 @@ struct _drover_sched_t {
     drover_idpool_t *sizes;     //  procs -> s_size_t, for the queued requests
     drover_idpool_t *worker_pool;   //  arrival number -> s_worker_t
     zhashx_t *workers;          //  worker id -> worker handle (a number, not owned)
-    zhashx_t *demands;          //  demand key -> s_demand_t (owned)
-    zhashx_t *holders;          //  label "k=v" -> s_holders_t (owned)
-    s_demand_t *cached;         //  the demand last pushed (holds a reference), or NULL
-    char *scratch;              //  buffer for demand keys
-    size_t scratch_size;        //  bytes allocated in scratch
+    drover_demands_t *demands;  //  what requests demand, and the label index
     zlistx_t *order;            //  worker handles in order of arrival, for iteration
     drover_idheap_t *queue;     //  groups in placement order of their heads
     drover_idheap_t *fewest;    //  distinct procs demands of the groups queued, fewest first
@@ -167,7 +144,6 @@ struct _drover_sched_t {
     size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
     uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
-    uint32_t demand_serials;    //  demands made so far
     uint64_t worker_numbers;    //  workers added so far
 };
 
@@ -244,59 +220,7 @@ s_worker_less (const void *a, const void *b)
 
 
 //  ---------------------------------------------------------------------
-//  Labels and demands
-
-//  Split "k=v\nk=v" into a private copy and pointers into it; empty
-//  lines are skipped. Leaves both NULL when there are no labels.
-static void
-s_labels_parse (const char *text, char **text_p, char ***labels_p, size_t *count_p)
-{
-    *text_p = NULL;
-    *labels_p = NULL;
-    *count_p = 0;
-    if (!text || !*text)
-        return;
-    char *copy = strdup (text);
-    assert (copy);
-    size_t lines = 1;
-    for (char *cursor = copy; *cursor; cursor++)
-        lines += *cursor == '\n';
-    char **labels = (char **) calloc (lines, sizeof (char *));
-    assert (labels);
-    size_t count = 0;
-    char *start = copy;
-    while (start) {
-        char *newline = strchr (start, '\n');
-        if (newline)
-            *newline = 0;
-        if (*start)
-            labels [count++] = start;
-        start = newline? newline + 1: NULL;
-    }
-    if (count == 0) {
-        free (labels);
-        free (copy);
-        return;
-    }
-    *text_p = copy;
-    *labels_p = labels;
-    *count_p = count;
-}
-
-//  Return true if a worker has every label a demand requires
-static bool
-s_labels_match (const s_worker_t *worker, const s_demand_t *demand)
-{
-    for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
-        size_t have;
-        for (have = 0; have < worker->nlabels; have++)
-            if (streq (worker->labels [have], demand->labels [wanted]))
-                break;
-        if (have == worker->nlabels)
-            return false;
-    }
-    return true;
-}
+//  Fit
 
 //  Return true if a request fits a worker now: procs, memory and labels
 static bool
@@ -304,80 +228,7 @@ s_fits (const s_worker_t *worker, const s_request_t *request)
 {
     return request->procs <= s_free_procs (worker)
         && request->demand->mem <= s_free_mem (worker)
-        && s_labels_match (worker, request->demand);
-}
-
-//  Free a label's holders; the holders map's destructor
-static void
-s_holders_destroy (void **item_p)
-{
-    s_holders_t *holders = (s_holders_t *) *item_p;
-    if (holders) {
-        free (holders->handles);
-        free (holders);
-        *item_p = NULL;
-    }
-}
-
-//  Free a demand; the demands map's destructor
-static void
-s_demand_destroy (void **item_p)
-{
-    s_demand_t *demand = (s_demand_t *) *item_p;
-    if (demand) {
-        free (demand->labels);
-        free (demand->label_text);
-        free (demand->key);
-        free (demand);
-        *item_p = NULL;
-    }
-}
-
-//  Drop a reference to a demand, forgetting it with the last one
-static void
-s_demand_unref (drover_sched_t *self, s_demand_t *demand)
-{
-    assert (demand->refs > 0);
-    if (--demand->refs == 0)
-        zhashx_delete (self->demands, demand->key);
-}
-
-//  Return a reference to the demand for mem and labels, made if new. The
-//  last one used is cached, so a run of alike pushes costs a compare.
-static s_demand_t *
-s_demand_ref (drover_sched_t *self, uint64_t mem, const char *labels)
-{
-    if (!labels)
-        labels = "";
-    s_demand_t *demand = self->cached;
-    if (demand && demand->mem == mem && streq (demand->given, labels)) {
-        demand->refs++;
-        return demand;
-    }
-    size_t size = strlen (labels) + 24;
-    if (size > self->scratch_size) {
-        self->scratch = (char *) realloc (self->scratch, size);
-        assert (self->scratch);
-        self->scratch_size = size;
-    }
-    int prefix = snprintf (self->scratch, size, "%" PRIx64 ":", mem);
-    strcpy (self->scratch + prefix, labels);
-    demand = (s_demand_t *) zhashx_lookup (self->demands, self->scratch);
-    if (!demand) {
-        demand = (s_demand_t *) zmalloc (sizeof (s_demand_t));
-        demand->key = strdup (self->scratch);
-        assert (demand->key);
-        demand->given = demand->key + prefix;
-        demand->mem = mem;
-        demand->serial = ++self->demand_serials;
-        s_labels_parse (labels, &demand->label_text, &demand->labels, &demand->nlabels);
-        zhashx_insert (self->demands, demand->key, demand);
-    }
-    demand->refs += 2;          //  the request's and the cache's
-    if (self->cached)
-        s_demand_unref (self, self->cached);
-    self->cached = demand;
-    return demand;
+        && drover_labels_match (worker->labels, worker->nlabels, request->demand);
 }
 
 
@@ -540,7 +391,7 @@ s_dequeue (drover_sched_t *self, uint32_t handle)
 static void
 s_request_delete (drover_sched_t *self, uint32_t handle)
 {
-    s_demand_unref (self, s_request (self, handle)->demand);
+    drover_demands_unref (self->demands, s_request (self, handle)->demand);
     drover_idpool_delete (self->requests, handle);
 }
 
@@ -595,10 +446,10 @@ s_append (uint32_t **array_p, size_t *count_p, size_t *capacity_p, uint32_t hand
 //  Return true if a worker could ever hold a group's requests: usable,
 //  big enough in all, with every label they require
 static bool
-s_could_hold (const s_worker_t *worker, uint32_t procs, const s_demand_t *demand)
+s_could_hold (const s_worker_t *worker, uint32_t procs, const drover_demand_t *demand)
 {
     return s_usable (worker) && worker->procs >= procs && worker->mem >= demand->mem
-        && s_labels_match (worker, demand);
+        && drover_labels_match (worker->labels, worker->nlabels, demand);
 }
 
 //  Set the head group aside until a worker wakes it: parked when no
@@ -690,12 +541,7 @@ drover_sched_new (uint32_t max_shelve)
     self->sizes = drover_idpool_new (sizeof (s_size_t));
     self->worker_pool = drover_idpool_new (sizeof (s_worker_t));
     self->workers = zhashx_new ();
-    self->demands = zhashx_new ();
-    zhashx_set_key_duplicator (self->demands, NULL);    //  keys live in the demands
-    zhashx_set_key_destructor (self->demands, NULL);
-    zhashx_set_destructor (self->demands, s_demand_destroy);
-    self->holders = zhashx_new ();
-    zhashx_set_destructor (self->holders, s_holders_destroy);
+    self->demands = drover_demands_new ();
     self->order = zlistx_new ();
     self->queue = drover_idheap_new (self->groups, s_group_less, offsetof (s_group_t, index));
     self->fewest = drover_idheap_new (self->sizes, s_size_less, offsetof (s_size_t, index));
@@ -723,8 +569,7 @@ drover_sched_destroy (drover_sched_t **self_p)
         for (size_t index = 0; index < self->blocked.count; index++)
             drover_idheap_destroy (&s_group (self, self->blocked.handles [index])->heap);
         zhashx_destroy (&self->workers);
-        zhashx_destroy (&self->demands);       //  requests need not unref: all go
-        zhashx_destroy (&self->holders);
+        drover_demands_destroy (&self->demands);   //  requests need not unref: all go
         drover_idheap_destroy (&self->queue);
         drover_idheap_destroy (&self->fewest);
         drover_idheap_destroy (&self->eligible);
@@ -736,7 +581,6 @@ drover_sched_destroy (drover_sched_t **self_p)
         free (self->parked.handles);
         free (self->blocked.handles);
         free (self->reservations);
-        free (self->scratch);
         free (self);
         *self_p = NULL;
     }
@@ -754,47 +598,6 @@ drover_sched_set_max_shelve (drover_sched_t *self, uint32_t max_shelve)
 //  ---------------------------------------------------------------------
 //  Workers
 
-//  Enter a worker among the holders of each of its labels
-static void
-s_labels_index (drover_sched_t *self, s_worker_t *worker, uint32_t handle)
-{
-    for (size_t index = 0; index < worker->nlabels; index++) {
-        s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
-                                                              worker->labels [index]);
-        if (!holders) {
-            holders = (s_holders_t *) zmalloc (sizeof (s_holders_t));
-            zhashx_insert (self->holders, worker->labels [index], holders);
-        }
-        if (holders->count == holders->capacity) {
-            holders->capacity = holders->capacity? holders->capacity * 2: 8;
-            holders->handles = (uint32_t *) realloc (holders->handles,
-                                                     holders->capacity * sizeof (uint32_t));
-            assert (holders->handles);
-        }
-        holders->handles [holders->count++] = handle;
-    }
-}
-
-//  Take a worker out of the holders of each of its labels (a worker
-//  leaves rarely: a scan of each list is fine); drop lists left empty
-static void
-s_labels_unindex (drover_sched_t *self, s_worker_t *worker, uint32_t handle)
-{
-    for (size_t index = 0; index < worker->nlabels; index++) {
-        s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
-                                                              worker->labels [index]);
-        if (!holders)
-            continue;           //  a label twice on one worker: gone already
-        for (size_t slot = 0; slot < holders->count; slot++)
-            if (holders->handles [slot] == handle) {
-                holders->handles [slot] = holders->handles [--holders->count];
-                break;
-            }
-        if (holders->count == 0)
-            zhashx_delete (self->holders, worker->labels [index]);
-    }
-}
-
 //  Add a worker, or update a known one in place
 int
 drover_sched_add_worker (drover_sched_t *self, const char *id, uint32_t procs,
@@ -807,7 +610,7 @@ drover_sched_add_worker (drover_sched_t *self, const char *id, uint32_t procs,
     int rc = 1;
     if (worker) {
         s_release (self, handle);       //  it may no longer suit; the next pass sees
-        s_labels_unindex (self, worker, handle);
+        drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
         free (worker->labels);
         free (worker->label_text);
     }
@@ -824,8 +627,8 @@ drover_sched_add_worker (drover_sched_t *self, const char *id, uint32_t procs,
     }
     worker->procs = procs;
     worker->mem = mem;
-    s_labels_parse (labels, &worker->label_text, &worker->labels, &worker->nlabels);
-    s_labels_index (self, worker, handle);
+    drover_labels_parse (labels, &worker->label_text, &worker->labels, &worker->nlabels);
+    drover_demands_index (self->demands, worker->labels, worker->nlabels, handle);
     s_worker_refresh (self, handle);
     s_wake (self, handle);
     return rc;
@@ -851,7 +654,7 @@ drover_sched_remove_worker (drover_sched_t *self, const char *id,
             fn (s_request (self, request)->task, arg);
         s_request_delete (self, request);
     }
-    s_labels_unindex (self, worker, handle);
+    drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
     zlistx_delete (self->order, worker->handle);
     zhashx_delete (self->workers, id);
     s_worker_clear (worker);
@@ -960,7 +763,7 @@ drover_sched_push (drover_sched_t *self, uint64_t task, int32_t priority,
     s_request_t *request = s_request (self, handle);
     request->priority = priority;
     request->procs = procs;
-    request->demand = s_demand_ref (self, mem, labels);
+    request->demand = drover_demands_ref (self->demands, mem, labels);
     s_enqueue (self, handle);
     //  Ranked before the rest of a kind set aside for reserved workers, it
     //  may outrank a reservation's holder: the next pass looks at it
@@ -1012,23 +815,6 @@ drover_sched_free (drover_sched_t *self, uint64_t task)
 //  ---------------------------------------------------------------------
 //  The pass
 
-//  Return the holders of the demand's label that fewest workers carry,
-//  or NULL if some label has none: then no worker can meet it
-static s_holders_t *
-s_rarest_holders (drover_sched_t *self, const s_demand_t *demand)
-{
-    s_holders_t *rarest = NULL;
-    for (size_t index = 0; index < demand->nlabels; index++) {
-        s_holders_t *holders = (s_holders_t *) zhashx_lookup (self->holders,
-                                                              demand->labels [index]);
-        if (!holders)
-            return NULL;
-        if (!rarest || holders->count < rarest->count)
-            rarest = holders;
-    }
-    return rarest;
-}
-
 //  Pick between a worker and the best so far: the one with the most free
 //  procs that meets every constraint of the request
 static uint32_t
@@ -1048,9 +834,10 @@ s_best_fit (drover_sched_t *self, s_request_t *request)
 {
     uint32_t best = 0;
     if (request->demand->nlabels) {
-        s_holders_t *holders = s_rarest_holders (self, request->demand);
-        for (size_t index = 0; holders && index < holders->count; index++)
-            best = s_better (self, request, holders->handles [index], best);
+        size_t count;
+        const uint32_t *holders = drover_demands_rarest (self->demands, request->demand, &count);
+        for (size_t index = 0; index < count; index++)
+            best = s_better (self, request, holders [index], best);
     }
     else
         for (size_t index = 0; index < drover_idheap_size (self->eligible); index++)
@@ -1107,9 +894,10 @@ s_reservable (drover_sched_t *self, s_request_t *request, bool *possible)
     *possible = false;
     if (request->demand->nlabels) {
         //  Every worker that could hold it carries its rarest label
-        s_holders_t *holders = s_rarest_holders (self, request->demand);
-        for (size_t index = 0; holders && index < holders->count; index++)
-            best = s_spare (self, request, holders->handles [index], best, possible);
+        size_t count;
+        const uint32_t *holders = drover_demands_rarest (self->demands, request->demand, &count);
+        for (size_t index = 0; index < count; index++)
+            best = s_spare (self, request, holders [index], best, possible);
         return best;
     }
     uint32_t top = drover_idheap_top (self->eligible);
