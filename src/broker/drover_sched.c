@@ -40,113 +40,14 @@
     workers that carry its rarest label (drover_demands indexes each
     label's holders, so a thousand idle workers of another pool cost
     nothing), or, for a memory demand alone, at every eligible worker.
+
+    This file holds the queue of groups and the pass; the workers' side
+    (add, remove, admin, probation, disk floor, views) is in
+    drover_schedworkers.c, the records both use in drover_sched_internal.h.
     =========================================================================
 */
 
-#include "drover_sched.h"
-#include "drover_idpool.h"
-#include "drover_idheap.h"
-#include "drover_demands.h"
-
-//  A request, queued or assigned (it becomes its own assignment record);
-//  kept at 40 bytes: a million of them are queued at times
-typedef struct {
-    uint64_t task;              //  task id, the key in self->requests; ids are given in
-                                //  increasing order at submit: it is the arrival order
-    drover_demand_t *demand;    //  memory and labels demanded (a reference)
-    int32_t priority;           //  lower runs first
-    uint32_t procs;             //  procs demanded, >= 1
-    uint32_t worker;            //  handle of the worker it is assigned to; 0: queued
-    uint32_t index;             //  queued: in its group's heap (DROVER_IDHEAP_NOWHERE while
-                                //  shelved); assigned: in its worker's tasks
-    uint32_t group;             //  queued: handle of its group
-    uint32_t reserved;          //  queued: handle of the worker reserved for it, or 0
-} s_request_t;
-
-//  Where a group is
-typedef enum {
-    S_GROUP_EMPTY,              //  nothing in its heap (its requests are shelved)
-    S_GROUP_QUEUED,             //  in self->queue
-    S_GROUP_PARKED,             //  no eligible worker could ever hold it: in self->parked
-    S_GROUP_BLOCKED             //  each that could is reserved for others: in self->blocked
-} s_group_where_t;
-
-//  The queued requests that demand the same procs, memory and labels
-typedef struct {
-    uint64_t key;               //  demand serial << 32 | procs, the key in self->groups
-    drover_demand_t *demand;    //  memory and labels (its requests hold the references)
-    drover_idheap_t *heap;      //  its requests not shelved, in placement order
-    uint64_t task;              //  the head request's task, for the groups' order
-    int32_t priority;           //  the head request's priority
-    uint32_t procs;             //  procs each demands
-    uint32_t count;             //  its requests, in the heap or shelved
-    uint32_t index;             //  index in self->queue, or DROVER_IDHEAP_NOWHERE
-    uint32_t parked_at;         //  index in self->parked or self->blocked while there
-    uint32_t where;             //  s_group_where_t
-} s_group_t;
-
-//  A distinct procs demand among the queued groups
-typedef struct {
-    uint64_t procs;             //  procs, the key in self->sizes
-    uint32_t count;             //  groups in self->queue demanding it
-    uint32_t index;             //  index in self->fewest
-} s_size_t;
-
-//  Handles in no order
-typedef struct {
-    uint32_t *handles;          //  the handles
-    size_t count;               //  entries used
-    size_t capacity;            //  entries allocated
-} s_list_t;
-
-//  A worker: what it offers, what it has taken, whether it may take more
-typedef struct {
-    uint64_t number;            //  arrival number, the key in self->worker_pool
-    char *id;                   //  worker id, the key of self->workers
-    uint32_t procs;             //  procs offered
-    uint32_t used;              //  procs taken by assigned tasks
-    uint64_t mem;               //  memory offered, bytes
-    uint64_t mem_used;          //  memory taken by assigned tasks, bytes
-    char *label_text;           //  its labels, "\n" turned to NUL, or NULL
-    char **labels;              //  pointers into label_text
-    size_t nlabels;             //  entries in labels
-    int admin;                  //  drover_admin_t
-    bool probation;             //  on probation: takes nothing new
-    bool disk_low;              //  free disk under min_disk_free: takes nothing new
-    drover_stats_t stats;       //  last stats, for WORKER TABLE
-    uint32_t *tasks;            //  handles of the requests assigned here, unordered
-    uint32_t ntasks;            //  entries in tasks
-    uint32_t tasks_capacity;    //  entries allocated in tasks
-    uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
-    uint32_t reserved;          //  handle of the request it is reserved for, or 0
-    void *handle;               //  its node in self->order
-} s_worker_t;
-
-struct _drover_sched_t {
-    drover_idpool_t *requests;  //  task id -> s_request_t, queued or assigned
-    drover_idpool_t *groups;    //  group key -> s_group_t
-    drover_idpool_t *sizes;     //  procs -> s_size_t, for the queued requests
-    drover_idpool_t *worker_pool;   //  arrival number -> s_worker_t
-    zhashx_t *workers;          //  worker id -> worker handle (a number, not owned)
-    drover_demands_t *demands;  //  what requests demand, and the label index
-    zlistx_t *order;            //  worker handles in order of arrival, for iteration
-    drover_idheap_t *queue;     //  groups in placement order of their heads
-    drover_idheap_t *fewest;    //  distinct procs demands of the groups queued, fewest first
-    drover_idheap_t *eligible;  //  eligible unreserved workers, most free procs first
-    uint32_t *shelf;            //  requests set aside during a pass
-    size_t shelved;             //  entries in shelf
-    size_t shelf_capacity;      //  entries allocated in shelf
-    s_list_t parked;            //  groups no eligible worker could hold
-    s_list_t blocked;           //  groups whose workers are all reserved for others
-    uint32_t *reservations;     //  reserved workers, unordered
-    size_t nreservations;       //  entries in reservations
-    size_t reservations_capacity;   //  entries allocated in reservations
-    size_t queued;              //  requests queued
-    uint32_t max_shelve;        //  most unfit requests one pass looks past
-    uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
-    uint64_t worker_numbers;    //  workers added so far
-};
-
+#include "drover_sched_internal.h"
 
 //  ---------------------------------------------------------------------
 //  Orderings
@@ -191,20 +92,6 @@ s_size_less (const void *a, const void *b)
     return ((const s_size_t *) a)->procs < ((const s_size_t *) b)->procs;
 }
 
-//  Procs a worker has free
-static uint32_t
-s_free_procs (const s_worker_t *worker)
-{
-    return worker->used < worker->procs? worker->procs - worker->used: 0;
-}
-
-//  Memory a worker has free, bytes
-static uint64_t
-s_free_mem (const s_worker_t *worker)
-{
-    return worker->mem_used < worker->mem? worker->mem - worker->mem_used: 0;
-}
-
 //  Worker order: most free procs, then most free memory, then id
 static bool
 s_worker_less (const void *a, const void *b)
@@ -233,38 +120,7 @@ s_fits (const s_worker_t *worker, const s_request_t *request)
 
 
 //  ---------------------------------------------------------------------
-//  Records
-
-//  Return a request by handle; valid until the next push
-static inline s_request_t *
-s_request (drover_sched_t *self, uint32_t handle)
-{
-    return (s_request_t *) drover_idpool_get (self->requests, handle);
-}
-
-//  Return a worker by handle; valid until the next worker is added
-static inline s_worker_t *
-s_worker (drover_sched_t *self, uint32_t handle)
-{
-    return (s_worker_t *) drover_idpool_get (self->worker_pool, handle);
-}
-
-//  Find a worker by id, or NULL; sets *handle_p if given
-static s_worker_t *
-s_worker_find (drover_sched_t *self, const char *id, uint32_t *handle_p)
-{
-    uint32_t handle = id? (uint32_t) (uintptr_t) zhashx_lookup (self->workers, id): 0;
-    if (handle_p)
-        *handle_p = handle;
-    return handle? s_worker (self, handle): NULL;
-}
-
-//  Return a group by handle; valid until the next group is made
-static inline s_group_t *
-s_group (drover_sched_t *self, uint32_t handle)
-{
-    return (s_group_t *) drover_idpool_get (self->groups, handle);
-}
+//  Groups
 
 //  Count a queued group's procs among those that could still be placed
 static void
@@ -388,46 +244,11 @@ s_dequeue (drover_sched_t *self, uint32_t handle)
 }
 
 //  Forget a request
-static void
-s_request_delete (drover_sched_t *self, uint32_t handle)
+void
+drover_sched_forget (drover_sched_t *self, uint32_t handle)
 {
     drover_demands_unref (self->demands, s_request (self, handle)->demand);
     drover_idpool_delete (self->requests, handle);
-}
-
-//  Free what a worker owns (not its record)
-static void
-s_worker_clear (s_worker_t *worker)
-{
-    free (worker->tasks);
-    free (worker->labels);
-    free (worker->label_text);
-    free (worker->id);
-}
-
-//  Return true if a worker may take new work: admin RUN, not on
-//  probation, enough free disk
-static bool
-s_usable (const s_worker_t *worker)
-{
-    return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low;
-}
-
-//  Put a worker in the eligible heap (usable and not reserved), take it
-//  out, or reorder it, after anything about it changed
-static void
-s_worker_refresh (drover_sched_t *self, uint32_t handle)
-{
-    s_worker_t *worker = s_worker (self, handle);
-    bool eligible = s_usable (worker) && !worker->reserved;
-    if (eligible && worker->index == DROVER_IDHEAP_NOWHERE)
-        drover_idheap_push (self->eligible, handle);
-    else
-    if (!eligible && worker->index != DROVER_IDHEAP_NOWHERE)
-        drover_idheap_remove (self->eligible, handle);
-    else
-    if (eligible)
-        drover_idheap_fix (self->eligible, handle);
 }
 
 
@@ -487,8 +308,8 @@ s_wake_list (drover_sched_t *self, s_list_t *list, uint32_t worker_handle)
 
 //  A worker came up, changed, or became usable again: wake the groups
 //  parked or blocked that it could hold
-static void
-s_wake (drover_sched_t *self, uint32_t worker_handle)
+void
+drover_sched_wake (drover_sched_t *self, uint32_t worker_handle)
 {
     s_wake_list (self, &self->parked, worker_handle);
     s_wake_list (self, &self->blocked, worker_handle);
@@ -511,8 +332,8 @@ s_reserve (drover_sched_t *self, uint32_t worker_handle, uint32_t request_handle
 }
 
 //  End a worker's reservation, if it has one; it is eligible again if usable
-static void
-s_release (drover_sched_t *self, uint32_t worker_handle)
+void
+drover_sched_release (drover_sched_t *self, uint32_t worker_handle)
 {
     s_worker_t *worker = s_worker (self, worker_handle);
     if (!worker->reserved)
@@ -595,156 +416,6 @@ drover_sched_set_max_shelve (drover_sched_t *self, uint32_t max_shelve)
 }
 
 
-//  ---------------------------------------------------------------------
-//  Workers
-
-//  Add a worker, or update a known one in place
-int
-drover_sched_add_worker (drover_sched_t *self, const char *id, uint32_t procs,
-                         uint64_t mem, const char *labels)
-{
-    assert (self);
-    assert (id);
-    uint32_t handle;
-    s_worker_t *worker = s_worker_find (self, id, &handle);
-    int rc = 1;
-    if (worker) {
-        s_release (self, handle);       //  it may no longer suit; the next pass sees
-        drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
-        free (worker->labels);
-        free (worker->label_text);
-    }
-    else {
-        handle = drover_idpool_insert (self->worker_pool, ++self->worker_numbers);
-        worker = s_worker (self, handle);
-        worker->id = strdup (id);
-        assert (worker->id);
-        worker->admin = DROVER_ADMIN_RUN;
-        worker->index = DROVER_IDHEAP_NOWHERE;
-        zhashx_insert (self->workers, id, (void *) (uintptr_t) handle);
-        worker->handle = zlistx_add_end (self->order, (void *) (uintptr_t) handle);
-        rc = 0;
-    }
-    worker->procs = procs;
-    worker->mem = mem;
-    drover_labels_parse (labels, &worker->label_text, &worker->labels, &worker->nlabels);
-    drover_demands_index (self->demands, worker->labels, worker->nlabels, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
-    return rc;
-}
-
-//  Remove a worker and forget its assignments, telling fn about each
-int
-drover_sched_remove_worker (drover_sched_t *self, const char *id,
-                            drover_sched_task_fn *fn, void *arg)
-{
-    assert (self);
-    uint32_t handle;
-    s_worker_t *worker = s_worker_find (self, id, &handle);
-    if (!worker)
-        return -1;              //  unknown worker
-    s_release (self, handle);
-    if (worker->index != DROVER_IDHEAP_NOWHERE)
-        drover_idheap_remove (self->eligible, handle);
-    int count = (int) worker->ntasks;
-    for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
-        uint32_t request = worker->tasks [slot];
-        if (fn)
-            fn (s_request (self, request)->task, arg);
-        s_request_delete (self, request);
-    }
-    drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
-    zlistx_delete (self->order, worker->handle);
-    zhashx_delete (self->workers, id);
-    s_worker_clear (worker);
-    drover_idpool_delete (self->worker_pool, handle);
-    return count;
-}
-
-//  Set a worker's admin setting
-int
-drover_sched_set_admin (drover_sched_t *self, const char *id, int admin)
-{
-    assert (self);
-    uint32_t handle;
-    s_worker_t *worker = s_worker_find (self, id, &handle);
-    if (!worker || admin < 0 || admin > DROVER_ADMIN_MAX)
-        return -1;              //  unknown worker or not a setting
-    worker->admin = admin;
-    if (!s_usable (worker))
-        s_release (self, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
-    return 0;
-}
-
-//  Keep new work from a worker whose stats say its disk is fuller than the floor, or
-//  take it back once they say it has room again. Stats without a disk
-//  (disk_total 0: unreadable) never put it on probation.
-static void
-s_disk_check (drover_sched_t *self, uint32_t handle)
-{
-    s_worker_t *worker = s_worker (self, handle);
-    const drover_stats_t *stats = &worker->stats;
-    uint64_t free_bytes = stats->disk_total > stats->disk_used
-                        ? stats->disk_total - stats->disk_used: 0;
-    bool low = self->min_disk_free && stats->disk_total && free_bytes < self->min_disk_free;
-    if (low == worker->disk_low)
-        return;
-    worker->disk_low = low;
-    if (!s_usable (worker))
-        s_release (self, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
-}
-
-//  Put a worker on probation or take it off
-int
-drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation)
-{
-    assert (self);
-    uint32_t handle;
-    s_worker_t *worker = s_worker_find (self, id, &handle);
-    if (!worker)
-        return -1;              //  unknown worker
-    worker->probation = probation;
-    if (!s_usable (worker))
-        s_release (self, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
-    return 0;
-}
-
-//  Keep a worker's last stats
-int
-drover_sched_set_stats (drover_sched_t *self, const char *id, const drover_stats_t *stats)
-{
-    assert (self);
-    assert (stats);
-    uint32_t handle;
-    s_worker_t *worker = s_worker_find (self, id, &handle);
-    if (!worker)
-        return -1;              //  unknown worker
-    worker->stats = *stats;
-    s_disk_check (self, handle);
-    return 0;
-}
-
-
-//  Change the free disk under which a worker takes nothing new
-void
-drover_sched_set_min_disk_free (drover_sched_t *self, uint64_t bytes)
-{
-    assert (self);
-    self->min_disk_free = bytes;
-    for (const char *id = drover_sched_first (self); id; id = drover_sched_next (self)) {
-        uint32_t handle;
-        s_worker_find (self, id, &handle);
-        s_disk_check (self, handle);
-    }
-}
-
 
 //  ---------------------------------------------------------------------
 //  Requests
@@ -784,9 +455,9 @@ drover_sched_remove (drover_sched_t *self, uint64_t task)
     if (!handle || s_request (self, handle)->worker)
         return -1;              //  not queued
     if (s_request (self, handle)->reserved)
-        s_release (self, s_request (self, handle)->reserved);
+        drover_sched_release (self, s_request (self, handle)->reserved);
     s_dequeue (self, handle);
-    s_request_delete (self, handle);
+    drover_sched_forget (self, handle);
     return 0;
 }
 
@@ -807,7 +478,7 @@ drover_sched_free (drover_sched_t *self, uint64_t task)
     worker->tasks [request->index] = last;
     s_request (self, last)->index = request->index;
     s_worker_refresh (self, request->worker);
-    s_request_delete (self, handle);
+    drover_sched_forget (self, handle);
     return worker->id;
 }
 
@@ -933,7 +604,7 @@ static void
 s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
 {
     if (s_request (self, handle)->reserved)
-        s_release (self, s_request (self, handle)->reserved);
+        drover_sched_release (self, s_request (self, handle)->reserved);
     s_dequeue (self, handle);
     s_request_t *request = s_request (self, handle);
     s_worker_t *worker = s_worker (self, target);
@@ -1053,62 +724,3 @@ drover_sched_size (drover_sched_t *self)
     return self->queued;
 }
 
-//  Return how many workers are known
-size_t
-drover_sched_workers (drover_sched_t *self)
-{
-    assert (self);
-    return zhashx_size (self->workers);
-}
-
-//  Return true if the worker is known and has nothing assigned
-bool
-drover_sched_idle (drover_sched_t *self, const char *id)
-{
-    assert (self);
-    s_worker_t *worker = s_worker_find (self, id, NULL);
-    return worker && worker->ntasks == 0;
-}
-
-//  Fill view with a worker's state
-int
-drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *view)
-{
-    assert (self);
-    assert (view);
-    s_worker_t *worker = s_worker_find (self, id, NULL);
-    if (!worker)
-        return -1;              //  unknown worker
-    view->id = worker->id;
-    view->procs = worker->procs;
-    view->procs_used = worker->used;
-    view->mem = worker->mem;
-    view->mem_used = worker->mem_used;
-    view->admin = worker->admin;
-    view->probation = worker->probation;
-    view->disk_low = worker->disk_low;
-    view->nlabels = worker->nlabels;
-    view->labels = worker->labels;
-    view->stats = worker->stats;
-    view->tasks = worker->ntasks;
-    view->reserved = worker->reserved? s_request (self, worker->reserved)->task: 0;
-    return 0;
-}
-
-//  Return the first known worker's id
-const char *
-drover_sched_first (drover_sched_t *self)
-{
-    assert (self);
-    void *item = zlistx_first (self->order);
-    return item? s_worker (self, (uint32_t) (uintptr_t) item)->id: NULL;
-}
-
-//  Return the next worker's id
-const char *
-drover_sched_next (drover_sched_t *self)
-{
-    assert (self);
-    void *item = zlistx_next (self->order);
-    return item? s_worker (self, (uint32_t) (uintptr_t) item)->id: NULL;
-}
