@@ -5,13 +5,13 @@
     A task is one allocation: a struct of plain fields followed by its
     encoded exec body and its labels, so that a million queued tasks fit in
     a few hundred MiB. Tasks are found by id in an open-addressing hash
-    (linear probing, backward-shift deletion); each worker keeps its live
-    attempts in an intrusive list, so a LOST touches only that worker's
-    tasks. Ack deadlines all share one timeout, so they sit in a FIFO and
-    are checked from its head; finished tasks sit in another FIFO, oldest
-    evicted first. Clients waiting on tasks are held as references into a
-    registry of their routes (drover_routes), one entry per client however
-    many tasks it waits on. Nothing here scans the table, except TASK LIST
+    (drover_idhash); each worker keeps its live attempts in an intrusive
+    list, so a LOST touches only that worker's tasks. Ack deadlines all
+    share one timeout, so they sit in a FIFO (drover_ring) and are checked
+    from its head; finished tasks sit in another FIFO, oldest evicted
+    first. Clients waiting on tasks are held as references into a registry
+    of their routes (drover_routes), one entry per client however many
+    tasks it waits on. Nothing here scans the table, except TASK LIST
     rows.
 
     Execution is at-least-once; what a client sees is exactly one result:
@@ -25,6 +25,7 @@
 */
 
 #include "drover_tasktable.h"
+#include "drover_idhash.h"
 #include "drover_ring.h"
 #include "drover_routes.h"
 #include "drover_taskresult.h"
@@ -91,12 +92,11 @@ struct _s_task_t {
 //  The bit fields above hold every body and every state a task is in
 _Static_assert (DROVER_BODY_MAX < (1 << 23), "body_size needs more bits");
 _Static_assert (DROVER_TASK_UNKNOWN <= 7, "state needs more bits");
+//  drover_idhash finds a task by the id it begins with
+_Static_assert (offsetof (s_task_t, id) == 0, "a task must begin with its id");
 
 struct _drover_tasktable_t {
-    s_task_t **slots;           //  id -> task, open addressing; NULL is free
-    size_t capacity;            //  slots, a power of two
-    int shift;                  //  64 - log2 (capacity)
-    size_t size;                //  tasks held
+    drover_idhash_t *tasks;     //  id -> s_task_t, every task held
     uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
     uint64_t next_id;           //  id of the next task
     zhashx_t *workers;          //  worker id -> s_worker_t
@@ -139,9 +139,7 @@ drover_tasktable_t *
 drover_tasktable_new (void)
 {
     drover_tasktable_t *self = (drover_tasktable_t *) zmalloc (sizeof (drover_tasktable_t));
-    self->capacity = 1024;
-    self->shift = 64 - 10;
-    self->slots = (s_task_t **) zmalloc (self->capacity * sizeof (s_task_t *));
+    self->tasks = drover_idhash_new ();
     self->next_id = 1;
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
@@ -167,9 +165,11 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
     drover_tasktable_t *self = *self_p;
     if (!self)
         return;
-    for (size_t index = 0; index < self->capacity; index++)
-        s_task_destroy (self, &self->slots [index]);
-    free (self->slots);
+    for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
+        s_task_t *task = (s_task_t *) drover_idhash_slot (self->tasks, slot);
+        s_task_destroy (self, &task);
+    }
+    drover_idhash_destroy (&self->tasks);
     zhashx_destroy (&self->workers);
     drover_routes_destroy (&self->routes);
     drover_ring_destroy (&self->acks);
@@ -258,54 +258,20 @@ s_task_bytes (s_task_t *task)
 
 
 //  ---------------------------------------------------------------------
-//  The id hash
-
-//  Home slot of an id (Fibonacci hashing: ids are sequential)
-static size_t
-s_home (drover_tasktable_t *self, uint64_t id)
-{
-    return (size_t) ((id * 0x9E3779B97F4A7C15ull) >> self->shift);
-}
+//  Tasks by id
 
 //  Find a task by id, or NULL
 static s_task_t *
 s_lookup (drover_tasktable_t *self, uint64_t id)
 {
-    size_t mask = self->capacity - 1;
-    for (size_t slot = s_home (self, id); self->slots [slot]; slot = (slot + 1) & mask)
-        if (self->slots [slot]->id == id)
-            return self->slots [slot];
-    return NULL;
+    return (s_task_t *) drover_idhash_lookup (self->tasks, id);
 }
 
-//  Put a task in its slot (the table has room)
-static void
-s_place (drover_tasktable_t *self, s_task_t *task)
-{
-    size_t mask = self->capacity - 1;
-    size_t slot = s_home (self, task->id);
-    while (self->slots [slot])
-        slot = (slot + 1) & mask;
-    self->slots [slot] = task;
-}
-
-//  Add a task, doubling the slots past 70% load
+//  Add a task
 static void
 s_insert (drover_tasktable_t *self, s_task_t *task)
 {
-    if ((self->size + 1) * 10 > self->capacity * 7) {
-        s_task_t **slots = self->slots;
-        size_t capacity = self->capacity;
-        self->capacity *= 2;
-        self->shift--;
-        self->slots = (s_task_t **) zmalloc (self->capacity * sizeof (s_task_t *));
-        for (size_t index = 0; index < capacity; index++)
-            if (slots [index])
-                s_place (self, slots [index]);
-        free (slots);
-    }
-    s_place (self, task);
-    self->size++;
+    drover_idhash_insert (self->tasks, task);
     self->counts [task->state]++;
 }
 
@@ -313,21 +279,7 @@ s_insert (drover_tasktable_t *self, s_task_t *task)
 static void
 s_remove (drover_tasktable_t *self, s_task_t *task)
 {
-    size_t mask = self->capacity - 1;
-    size_t hole = s_home (self, task->id);
-    while (self->slots [hole] != task)
-        hole = (hole + 1) & mask;
-    //  Backward shift: pull later entries of the run into the hole when
-    //  their home slot is at or before it
-    for (size_t next = (hole + 1) & mask; self->slots [next]; next = (next + 1) & mask) {
-        size_t home = s_home (self, self->slots [next]->id);
-        if (((next - home) & mask) >= ((next - hole) & mask)) {
-            self->slots [hole] = self->slots [next];
-            hole = next;
-        }
-    }
-    self->slots [hole] = NULL;
-    self->size--;
+    drover_idhash_delete (self->tasks, task);
     self->counts [task->state]--;
     s_task_destroy (self, &task);
 }
@@ -1165,13 +1117,13 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
     for (int index = 0; index < DROVER_TASK_STATES; index++)
         table->counts [index] = self->counts [index];
     size_t wanted = limit < DROVER_ROWS_MAX? limit: DROVER_ROWS_MAX;
-    if (wanted == 0 || self->size == 0)
+    if (wanted == 0 || drover_idhash_size (self->tasks) == 0)
         return;
     s_task_t **heap = (s_task_t **) malloc (wanted * sizeof (s_task_t *));
     assert (heap);
     size_t count = 0;
-    for (size_t slot = 0; slot < self->capacity; slot++) {
-        s_task_t *task = self->slots [slot];
+    for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
+        s_task_t *task = (s_task_t *) drover_idhash_slot (self->tasks, slot);
         if (task && (state == 255 || task->state == state))
             s_heap_offer (heap, &count, wanted, task);
     }
@@ -1238,5 +1190,5 @@ size_t
 drover_tasktable_size (drover_tasktable_t *self)
 {
     assert (self);
-    return self->size;
+    return drover_idhash_size (self->tasks);
 }

@@ -1,0 +1,62 @@
+/*  =========================================================================
+    drover_idhash - items found by a uint64 id: an open-addressing hash of
+    pointers (linear probing, backward-shift deletion), Fibonacci hashed
+    for sequential ids
+
+    Made for a million tasks: 8 bytes per slot, no node per entry, load
+    kept under 70%. Every item begins with its uint64_t id, which must not
+    change while the item is held. The hash borrows its items: it never
+    frees them. A plain class: no threads, no I/O.
+    =========================================================================
+*/
+
+#ifndef DROVER_IDHASH_H_INCLUDED
+#define DROVER_IDHASH_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_idhash_t drover_idhash_t;
+
+//  Create an empty hash
+drover_idhash_t *
+    drover_idhash_new (void);
+
+//  Destroy the hash (not the items it holds); harmless on NULL
+void
+    drover_idhash_destroy (drover_idhash_t **self_p);
+
+//  Return the item with this id, or NULL
+void *
+    drover_idhash_lookup (drover_idhash_t *self, uint64_t id);
+
+//  Add an item (beginning with its uint64_t id, not held yet), doubling
+//  the slots past 70% load
+void
+    drover_idhash_insert (drover_idhash_t *self, void *item);
+
+//  Remove an item the hash holds
+void
+    drover_idhash_delete (drover_idhash_t *self, void *item);
+
+//  Return how many items the hash holds
+size_t
+    drover_idhash_size (drover_idhash_t *self);
+
+//  Return how many slots there are, for a scan with drover_idhash_slot
+size_t
+    drover_idhash_slots (drover_idhash_t *self);
+
+//  Return the item in a slot (index < drover_idhash_slots), or NULL if
+//  the slot is free; unordered
+void *
+    drover_idhash_slot (drover_idhash_t *self, size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
