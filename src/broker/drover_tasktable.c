@@ -27,8 +27,8 @@
 #include "drover_tasktable.h"
 #include "drover_idhash.h"
 #include "drover_ring.h"
-#include "drover_routes.h"
 #include "drover_taskresult.h"
+#include "drover_waiters.h"
 #include "drover_defaults.h"
 
 //  One ack deadline: the attempt must be STARTED before it
@@ -37,18 +37,6 @@ typedef struct {
     uint32_t attempt;           //  attempt offered
     int64_t deadline;           //  msec, monotonic
 } s_ack_t;
-
-//  A client waiting for a task to end
-typedef struct {
-    uint32_t route;             //  reference in routes; 0 = none
-    uint32_t seq;               //  seq to echo in TASK DONE
-} s_waiter_t;
-
-//  Further waiters of one task, past the one held in the task itself
-typedef struct {
-    uint32_t count;             //  entries in use
-    s_waiter_t items [DROVER_TASKTABLE_TASK_WAITERS - 1];   //  the waiters
-} s_waiters_t;
 
 typedef struct _s_task_t s_task_t;
 
@@ -69,11 +57,11 @@ struct _s_task_t {
     uint64_t id;                //  task id, from 1
     s_worker_t *worker;         //  worker of the current attempt while ASSIGNED/RUNNING
     union {
-        s_waiters_t *waiters;   //  while live: waiters past the first, or NULL
+        drover_waitlist_t *waiters;     //  while live: waiters past the first, or NULL
         drover_taskresult_t *result;    //  once final: the last result
     };
     uint64_t mem;               //  bytes demanded
-    s_waiter_t waiter;          //  first waiter (route 0: none), while live
+    drover_waiter_t waiter;     //  first waiter (route 0: none), while live
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded
     uint32_t timeout;           //  msec, 0 = none
@@ -100,14 +88,13 @@ struct _drover_tasktable_t {
     uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
     uint64_t next_id;           //  id of the next task
     zhashx_t *workers;          //  worker id -> s_worker_t
-    drover_routes_t *routes;    //  clients' routing ids, one per client
+    drover_waiters_t *waiters;  //  who waits on which task, and their routes
     drover_ring_t *acks;        //  s_ack_t, oldest first
     drover_ring_t *finished;    //  uint64_t ids of finished tasks, oldest first
     drover_action_t *actions;   //  decided, not all taken yet
     size_t actions_size;        //  actions allocated
     size_t actions_count;       //  actions decided
     size_t actions_next;        //  next action to hand out
-    size_t waiters;             //  waiters on all tasks
     size_t kept_bytes;          //  output bytes held by results, and their tasks' bodies
     size_t queued_bytes;        //  body and label bytes of tasks not yet final
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
@@ -116,7 +103,6 @@ struct _drover_tasktable_t {
     uint32_t lost_retries;      //  worker losses a task survives
     uint32_t max_queued;        //  tasks not yet final, at most
     uint32_t keep_finished;     //  finished tasks kept
-    size_t max_waiters;         //  waiters on all tasks, at most
     size_t max_kept_bytes;      //  output bytes kept, at most
     size_t max_queued_bytes;    //  body and label bytes of tasks not yet final, at most
 };
@@ -143,7 +129,7 @@ drover_tasktable_new (void)
     self->next_id = 1;
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
-    self->routes = drover_routes_new ();
+    self->waiters = drover_waiters_new (DROVER_TASKTABLE_MAX_WAITERS);
     self->acks = drover_ring_new (sizeof (s_ack_t));
     self->finished = drover_ring_new (sizeof (uint64_t));
     self->exec = drover_exec_new ();
@@ -151,7 +137,6 @@ drover_tasktable_new (void)
     self->lost_retries = DROVER_DEFAULT_LOST_RETRIES;
     self->max_queued = DROVER_DEFAULT_MAX_QUEUED;
     self->keep_finished = DROVER_DEFAULT_KEEP_FINISHED;
-    self->max_waiters = DROVER_TASKTABLE_MAX_WAITERS;
     self->max_kept_bytes = DROVER_DEFAULT_KEEP_FINISHED_BYTES;
     self->max_queued_bytes = DROVER_DEFAULT_MAX_QUEUED_BYTES;
     return self;
@@ -171,7 +156,7 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
     }
     drover_idhash_destroy (&self->tasks);
     zhashx_destroy (&self->workers);
-    drover_routes_destroy (&self->routes);
+    drover_waiters_destroy (&self->waiters);
     drover_ring_destroy (&self->acks);
     drover_ring_destroy (&self->finished);
     free (self->actions);
@@ -193,7 +178,7 @@ s_task_destroy (drover_tasktable_t *self, s_task_t **task_p)
         drover_taskresult_destroy (&task->result);
     }
     else
-        free (task->waiters);
+        drover_waitlist_destroy (&task->waiters);
     free (task);
     *task_p = NULL;
 }
@@ -227,7 +212,7 @@ void
 drover_tasktable_set_max_waiters (drover_tasktable_t *self, size_t max_waiters)
 {
     assert (self);
-    self->max_waiters = max_waiters;
+    drover_waiters_set_max (self->waiters, max_waiters);
 }
 
 //  Set the most result output bytes kept for finished tasks
@@ -485,13 +470,12 @@ s_final_topic (int state)
 
 //  Send TASK DONE to one waiter of a finished task, and let it go
 static void
-s_notify (drover_tasktable_t *self, s_task_t *task, s_waiter_t waiter)
+s_notify (drover_tasktable_t *self, s_task_t *task, drover_waiter_t waiter)
 {
     size_t route_size;
-    const byte *route = drover_routes_route (self->routes, waiter.route, &route_size);
+    const byte *route = drover_waiters_route (self->waiters, waiter, &route_size);
     s_done (self, task, task->id, route, route_size, waiter.seq);
-    drover_routes_unref (self->routes, waiter.route);
-    self->waiters--;
+    drover_waiters_release (self->waiters, waiter);
 }
 
 //  End a task (already off its worker) with a result: tell its waiters,
@@ -501,8 +485,8 @@ s_finish (drover_tasktable_t *self, s_task_t *task, int state, drover_taskresult
 {
     assert (!task->worker && !s_is_final (task->state));
     result->end = drover_taskresult_end_of (result, state);
-    s_waiters_t *more = task->waiters;      //  read before result takes its place
-    s_waiter_t first = task->waiter;
+    drover_waitlist_t *more = task->waiters;    //  read before result takes its place
+    drover_waiter_t first = task->waiter;
     task->waiter.route = 0;
     s_set_state (self, task, state);
     task->result = result;
@@ -512,9 +496,9 @@ s_finish (drover_tasktable_t *self, s_task_t *task, int state, drover_taskresult
     s_event (self, task, s_final_topic (state), result->reason);
     if (first.route)
         s_notify (self, task, first);
-    for (uint32_t index = 0; more && index < more->count; index++)
-        s_notify (self, task, more->items [index]);
-    free (more);
+    for (uint32_t index = 0; index < drover_waitlist_size (more); index++)
+        s_notify (self, task, drover_waitlist_at (more, index));
+    drover_waitlist_destroy (&more);
     drover_ring_push (self->finished, &task->id);
 }
 
@@ -581,48 +565,14 @@ s_host_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
         s_requeue (self, task, worker->id, reason);
 }
 
-//  Tell whether a waiter stands for the same request kind from a route:
-//  a submit's notify (seq 0) and a WAIT (seq > 0) each get their own DONE
-static bool
-s_waiter_same (s_waiter_t *waiter, uint32_t ref, uint32_t seq)
-{
-    return waiter->route == ref && (waiter->seq == 0) == (seq == 0);
-}
-
-//  Add route as a waiter of a live task; a repeated WAIT from the same
-//  route only updates the seq. Returns 0 for a new waiter, 1 for one
-//  updated, or -1 past the per-task or global bound.
+//  Add route as a waiter of a live task (see drover_waiters_add)
 static int
 s_waiter_add (drover_tasktable_t *self, s_task_t *task,
               const byte *route, size_t route_size, uint32_t seq)
 {
-    assert (route_size >= 1 && route_size <= 255);
-    s_waiters_t *more = task->waiters;
-    uint32_t ref = drover_routes_find (self->routes, route, route_size);
-    if (ref && s_waiter_same (&task->waiter, ref, seq)) {
-        task->waiter.seq = seq;
-        return 1;               //  one TASK DONE per client, task and kind
-    }
-    for (uint32_t index = 0; ref && more && index < more->count; index++)
-        if (s_waiter_same (&more->items [index], ref, seq)) {
-            more->items [index].seq = seq;
-            return 1;
-        }
-    size_t count = (task->waiter.route? 1: 0) + (more? more->count: 0);
-    if (count >= DROVER_TASKTABLE_TASK_WAITERS || self->waiters >= self->max_waiters)
-        return -1;
-    s_waiter_t waiter = { drover_routes_ref (self->routes, route, route_size), seq };
-    if (!task->waiter.route)
-        task->waiter = waiter;
-    else {
-        if (!more)
-            more = task->waiters = (s_waiters_t *) zmalloc (sizeof (s_waiters_t));
-        more->items [more->count++] = waiter;
-    }
-    self->waiters++;
-    return 0;
+    return drover_waiters_add (self->waiters, &task->waiter, &task->waiters,
+                               route, route_size, seq);
 }
-
 
 //  ---------------------------------------------------------------------
 //  Requests from clients
@@ -681,7 +631,7 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
         return DROVER_CODE_QUEUE_FULL;
     }
     bool notify = (msg->flags & DROVER_SUBMIT_NOTIFY) != 0;
-    if (notify && self->waiters >= self->max_waiters) {
+    if (notify && drover_waiters_full (self->waiters)) {
         *reason_p = "too many waiters";
         return DROVER_CODE_TOO_MANY;
     }

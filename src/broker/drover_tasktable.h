@@ -21,6 +21,7 @@
 
 #include <czmq.h>
 #include "drover_msg.h"
+#include "drover_waiters.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,7 +31,7 @@ typedef struct _drover_tasktable_t drover_tasktable_t;
 
 //  Limits that are not settings. A new table starts from the assign/
 //  settings' defaults (drover_defaults.h); the broker's CONFIGURE sets them.
-#define DROVER_TASKTABLE_TASK_WAITERS   16          //  waiters on one task, at most
+#define DROVER_TASKTABLE_TASK_WAITERS   DROVER_WAITERS_PER_TASK   //  waiters on one task, at most
 #define DROVER_TASKTABLE_MAX_WAITERS    4000000     //  waiters on all tasks, at most
 #define DROVER_TASKTABLE_SUMMARY_MAX    80          //  bytes of argv in a TASK TABLE row
 
