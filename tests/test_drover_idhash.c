@@ -77,12 +77,59 @@ test_many_ids (void **state)
     free (items);
 }
 
+//  Wanted by test_newest: odd ids only
+static bool
+s_odd (const void *item, void *arg)
+{
+    (*(size_t *) arg)++;
+    return ((const s_item_t *) item)->id % 2 == 1;
+}
+
+//  The newest wanted items come out highest id first, at most limit
+static void
+test_newest (void **state)
+{
+    enum { COUNT = 3000 };
+    s_item_t *items = (s_item_t *) calloc (COUNT, sizeof (s_item_t));
+    drover_idhash_t *hash = drover_idhash_new ();
+    for (uint32_t index = 0; index < COUNT; index++) {
+        //  Inserted in a scrambled order, ids 1..COUNT
+        items [index].id = (uint64_t) (index * 7 % COUNT) + 1;
+        drover_idhash_insert (hash, &items [index]);
+    }
+    void *newest [10];
+    size_t calls = 0;
+    size_t count = drover_idhash_newest (hash, newest, 10, s_odd, &calls);
+    assert_int_equal (calls, COUNT);            //  every item offered once
+    assert_int_equal (count, 10);
+    for (size_t index = 0; index < count; index++)
+        assert_int_equal (((s_item_t *) newest [index])->id, COUNT - 1 - 2 * index);
+    //  Fewer wanted than the limit: all of them, still newest first
+    count = drover_idhash_newest (hash, newest, 10, s_odd, &calls);
+    assert_int_equal (count, 10);
+    drover_idhash_t *small = drover_idhash_new ();
+    for (uint32_t index = 0; index < 5; index++)
+        drover_idhash_insert (small, &items [index]);
+    count = drover_idhash_newest (small, newest, 10, s_odd, &calls);
+    size_t odd = 0;
+    for (uint32_t index = 0; index < 5; index++)
+        odd += items [index].id % 2;
+    assert_int_equal (count, odd);
+    for (size_t index = 1; index < count; index++)
+        assert_true (((s_item_t *) newest [index - 1])->id > ((s_item_t *) newest [index])->id);
+    assert_int_equal (drover_idhash_newest (small, newest, 0, s_odd, &calls), 0);
+    drover_idhash_destroy (&small);
+    drover_idhash_destroy (&hash);
+    free (items);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_insert_lookup_delete),
         cmocka_unit_test (test_many_ids),
+        cmocka_unit_test (test_newest),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -140,3 +140,62 @@ drover_idhash_slot (drover_idhash_t *self, size_t index)
     assert (self && index < self->capacity);
     return self->slots [index];
 }
+
+//  Order items newest (highest id) first
+static int
+s_newest_first (const void *left, const void *right)
+{
+    uint64_t left_id = s_id (*(void * const *) left);
+    uint64_t right_id = s_id (*(void * const *) right);
+    return left_id < right_id? 1: left_id > right_id? -1: 0;
+}
+
+//  Keep the newest `limit` items in a min-heap on id (heap [0] oldest)
+static void
+s_heap_offer (void **heap, size_t *count_p, size_t limit, void *item)
+{
+    size_t count = *count_p;
+    size_t index;
+    if (count < limit) {
+        index = count++;
+        while (index && s_id (heap [(index - 1) / 2]) > s_id (item)) {
+            heap [index] = heap [(index - 1) / 2];
+            index = (index - 1) / 2;
+        }
+        heap [index] = item;
+        *count_p = count;
+        return;
+    }
+    if (s_id (item) < s_id (heap [0]))
+        return;                 //  older than all we keep
+    index = 0;
+    while (true) {
+        size_t child = 2 * index + 1;
+        if (child >= count)
+            break;
+        if (child + 1 < count && s_id (heap [child + 1]) < s_id (heap [child]))
+            child++;
+        if (s_id (heap [child]) >= s_id (item))
+            break;
+        heap [index] = heap [child];
+        index = child;
+    }
+    heap [index] = item;
+}
+
+//  Fill items with up to limit wanted items, newest first
+size_t
+drover_idhash_newest (drover_idhash_t *self, void **items, size_t limit,
+                      drover_idhash_filter_fn *filter, void *arg)
+{
+    assert (self && filter);
+    assert (items || limit == 0);
+    if (limit == 0)
+        return 0;
+    size_t count = 0;
+    for (size_t slot = 0; slot < self->capacity; slot++)
+        if (self->slots [slot] && filter (self->slots [slot], arg))
+            s_heap_offer (items, &count, limit, self->slots [slot]);
+    qsort (items, count, sizeof (void *), s_newest_first);
+    return count;
+}

@@ -55,6 +55,16 @@ size_t
 void *
     drover_idhash_slot (drover_idhash_t *self, size_t index);
 
+//  Tell whether an item is wanted (for drover_idhash_newest)
+typedef bool (drover_idhash_filter_fn) (const void *item, void *arg);
+
+//  Fill items with up to limit held items that filter (called with arg)
+//  wants, the newest (highest id) first; returns how many. A scan of
+//  every slot: for listings, not for the hot path.
+size_t
+    drover_idhash_newest (drover_idhash_t *self, void **items, size_t limit,
+                          drover_idhash_filter_fn *filter, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

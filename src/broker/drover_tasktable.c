@@ -996,46 +996,12 @@ drover_tasktable_shift (drover_tasktable_t *self, int64_t gap)
 //  ---------------------------------------------------------------------
 //  Queries
 
-//  Order tasks newest first
-static int
-s_newest_first (const void *left, const void *right)
+//  Tell whether a task is in the state TASK LIST asked for (255: any)
+static bool
+s_in_state (const void *item, void *arg)
 {
-    uint64_t left_id = (*(s_task_t * const *) left)->id;
-    uint64_t right_id = (*(s_task_t * const *) right)->id;
-    return left_id < right_id? 1: left_id > right_id? -1: 0;
-}
-
-//  Keep the newest `limit` tasks in a min-heap on id (heap [0] oldest)
-static void
-s_heap_offer (s_task_t **heap, size_t *count_p, size_t limit, s_task_t *task)
-{
-    size_t count = *count_p;
-    size_t index;
-    if (count < limit) {
-        index = count++;
-        while (index && heap [(index - 1) / 2]->id > task->id) {
-            heap [index] = heap [(index - 1) / 2];
-            index = (index - 1) / 2;
-        }
-        heap [index] = task;
-        *count_p = count;
-        return;
-    }
-    if (task->id < heap [0]->id)
-        return;                 //  older than all we keep
-    index = 0;
-    while (true) {
-        size_t child = 2 * index + 1;
-        if (child >= count)
-            break;
-        if (child + 1 < count && heap [child + 1]->id < heap [child]->id)
-            child++;
-        if (heap [child]->id >= task->id)
-            break;
-        heap [index] = heap [child];
-        index = child;
-    }
-    heap [index] = task;
+    int state = *(int *) arg;
+    return state == 255 || ((const s_task_t *) item)->state == state;
 }
 
 //  Join a task's argv with spaces, at most SUMMARY_MAX bytes, printable
@@ -1069,20 +1035,15 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
     size_t wanted = limit < DROVER_ROWS_MAX? limit: DROVER_ROWS_MAX;
     if (wanted == 0 || drover_idhash_size (self->tasks) == 0)
         return;
-    s_task_t **heap = (s_task_t **) malloc (wanted * sizeof (s_task_t *));
-    assert (heap);
-    size_t count = 0;
-    for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
-        s_task_t *task = (s_task_t *) drover_idhash_slot (self->tasks, slot);
-        if (task && (state == 255 || task->state == state))
-            s_heap_offer (heap, &count, wanted, task);
-    }
-    qsort (heap, count, sizeof (s_task_t *), s_newest_first);
+    void **newest = (void **) malloc (wanted * sizeof (void *));
+    assert (newest);
+    int wanted_state = state;
+    size_t count = drover_idhash_newest (self->tasks, newest, wanted, s_in_state, &wanted_state);
     if (count)
         table->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
     table->nrows = (uint32_t) count;
     for (size_t index = 0; index < count; index++) {
-        s_task_t *task = heap [index];
+        s_task_t *task = (s_task_t *) newest [index];
         drover_task_row_t *row = &table->task_rows [index];
         row->task = task->id;
         row->state = task->state;
@@ -1093,7 +1054,7 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
         snprintf (row->worker, sizeof row->worker, "%s", drover_tasktable_worker (self, task->id));
         row->summary = s_summary (self, task);
     }
-    free (heap);
+    free (newest);
 }
 
 //  Return a task's state, or DROVER_TASK_UNKNOWN
