@@ -80,15 +80,8 @@ test_stall_does_not_lose_workers (void **state)
 static void
 s_say (zsock_t *peer, int id, uint64_t task, uint32_t attempt, uint32_t seq)
 {
-    drover_msg_t *msg = drover_msg_new (id);
-    strcpy (msg->worker, "played");
+    drover_msg_t *msg = testutil_played_msg ("played", 1, id, task, attempt);
     msg->seq = seq;
-    msg->epoch = 1;
-    msg->procs = 1;
-    msg->mem = 1ULL << 30;
-    msg->task = task;
-    msg->attempt = attempt;
-    msg->outcome = DROVER_OUTCOME_EXITED;
     testutil_send (peer, &msg);
 }
 

@@ -19,12 +19,7 @@
 static drover_msg_t *
 s_worker_expect (zsock_t *worker, int id)
 {
-    drover_msg_t *msg = testutil_recv_msg (worker, S_WAIT_MAX);
-    assert_non_null (msg);
-    if (msg->id != id)
-        fprintf (stderr, "expected %s, got %s\n", drover_msg_name (id), drover_msg_name (msg->id));
-    assert_int_equal (msg->id, id);
-    return msg;
+    return testutil_expect_msg (worker, id, S_WAIT_MAX);
 }
 
 //  Say one message as the played worker named name (a HELLO offers procs)
@@ -32,16 +27,7 @@ static void
 s_worker_say_as (zsock_t *worker, const char *name, uint32_t procs, int id, uint64_t task,
                  uint32_t attempt)
 {
-    drover_msg_t *msg = drover_msg_new (id);
-    strcpy (msg->worker, name);
-    msg->epoch = 1;
-    msg->task = task;
-    msg->attempt = attempt;
-    msg->outcome = DROVER_OUTCOME_EXITED;
-    if (id == DROVER_MSG_WORKER_HELLO) {
-        msg->procs = procs;
-        msg->mem = 1ULL << 30;
-    }
+    drover_msg_t *msg = testutil_played_msg (name, procs, id, task, attempt);
     testutil_send (worker, &msg);
 }
 

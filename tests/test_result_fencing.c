@@ -19,28 +19,15 @@
 static drover_msg_t *
 s_expect (zsock_t *peer, int id)
 {
-    drover_msg_t *msg = testutil_recv_msg (peer, S_WAIT_MAX);
-    assert_non_null (msg);
-    if (msg->id != id)
-        fprintf (stderr, "expected %s, got %s code=%u\n", drover_msg_name (id),
-                 drover_msg_name (msg->id), msg->code);
-    assert_int_equal (msg->id, id);
-    return msg;
+    return testutil_expect_msg (peer, id, S_WAIT_MAX);
 }
 
 //  Send a report naming worker "fenced" (HELLO, STARTED or RESULT) from peer
 static void
 s_say (zsock_t *peer, int id, uint64_t task, uint32_t attempt, uint32_t seq, const char *out)
 {
-    drover_msg_t *msg = drover_msg_new (id);
-    strcpy (msg->worker, "fenced");
+    drover_msg_t *msg = testutil_played_msg ("fenced", 1, id, task, attempt);
     msg->seq = seq;
-    msg->epoch = 1;
-    msg->procs = 1;
-    msg->mem = 1ULL << 30;
-    msg->task = task;
-    msg->attempt = attempt;
-    msg->outcome = DROVER_OUTCOME_EXITED;
     if (out) {
         msg->out_size = strlen (out);
         msg->out = (byte *) malloc (msg->out_size);

@@ -343,6 +343,35 @@ testutil_recv_msg (zsock_t *dealer, int timeout)
     return msg;
 }
 
+//  Receive the next message on a played peer and assert its id
+drover_msg_t *
+testutil_expect_msg (zsock_t *peer, int id, int timeout)
+{
+    drover_msg_t *msg = testutil_recv_msg (peer, timeout);
+    assert_non_null (msg);
+    if (msg->id != id)
+        fprintf (stderr, "expected %s, got %s code=%u reason=%s\n", drover_msg_name (id),
+                 drover_msg_name (msg->id), msg->code, msg->reason? msg->reason: "");
+    assert_int_equal (msg->id, id);
+    return msg;
+}
+
+//  Make a message of a played worker with a HELLO's and a report's fields
+drover_msg_t *
+testutil_played_msg (const char *worker, uint32_t procs, int id, uint64_t task,
+                     uint32_t attempt)
+{
+    drover_msg_t *msg = drover_msg_new (id);
+    snprintf (msg->worker, sizeof msg->worker, "%s", worker);
+    msg->epoch = 1;
+    msg->procs = procs;
+    msg->mem = 1ULL << 30;
+    msg->task = task;
+    msg->attempt = attempt;
+    msg->outcome = DROVER_OUTCOME_EXITED;
+    return msg;
+}
+
 //  Request and reply by seq; a TASK DONE arriving meanwhile is stashed
 //  for a later testutil_recv_msg, anything else unrelated is dropped
 drover_msg_t *

@@ -104,6 +104,18 @@ void
 drover_msg_t *
     testutil_recv_msg (zsock_t *dealer, int timeout);
 
+//  Receive the next message on a peer the test plays and assert its id
+//  (saying which came instead); the caller destroys it
+drover_msg_t *
+    testutil_expect_msg (zsock_t *peer, int id, int timeout);
+
+//  Make a message of a worker the test plays: a HELLO's fields (epoch 1,
+//  procs, 1 GiB) and a report's (task, attempt, outcome EXITED); set what
+//  else it needs, then testutil_send it
+drover_msg_t *
+    testutil_played_msg (const char *worker, uint32_t procs, int id, uint64_t task,
+                         uint32_t attempt);
+
 //  Send a request and return the reply with the same seq, skipping and
 //  destroying anything else; NULL on timeout
 drover_msg_t *
