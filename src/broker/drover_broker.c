@@ -9,6 +9,10 @@
 
     Actor pipes are polled before the ROUTER, so internal traffic drains
     before more external work is read in.
+
+    Beside it: the command line is read by drover_brokerflags, and the
+    connections are watched against the descriptor limit by
+    drover_connwatch (the main polls its monitors and refuses what it says).
     =========================================================================
 */
 
@@ -23,12 +27,8 @@
 #include "drover_outbox.h"
 #include "drover_actor.h"
 #include "drover_poller.h"
-#include "drover_conns.h"
-#include <getopt.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
+#include "drover_connwatch.h"
+#include "drover_brokerflags.h"
 
 //  The actors, by index
 enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_ACTORS };
@@ -107,13 +107,6 @@ static const struct {
 #define S_ROUTER_CLOCK_BYTES    (64 << 10)
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
-//  Descriptors kept for connections past the limit (at least; or 1/16 of
-//  the limit), for what the broker opens later, and how long an excess
-//  connection stays to hear why it is refused, msec
-#define S_FD_SPARE      16
-#define S_FD_MARGIN     8
-#define S_EXCESS_GRACE  1000
-#define S_EXCESS_TOLD   100
 
 typedef struct {
     drover_config_t *config;    //  settings, read once
@@ -131,11 +124,8 @@ typedef struct {
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  last warning, msec monotonic
-    zsock_t *monitors [S_MONITORS]; //  connection events of the ROUTER and the XPUB
-    drover_conns_t *conns;      //  connections against the descriptor limit
-    uint64_t cut;               //  connections cut for the limit
-    uint64_t conns_suppressed;  //  connection warnings held back by the rate limit
-    int64_t conns_warned_at;    //  last connection warning, msec monotonic
+    zsock_t *monitors [S_MONITORS]; //  connection events of the ROUTER and the XPUB, borrowed
+    drover_connwatch_t *connwatch;  //  connections against the descriptor limit
     bool verbose;               //  log each routed message
 } s_broker_t;
 
@@ -195,13 +185,16 @@ s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
     return actor;
 }
 
-//  Create the broker: sockets bound, actors started and configured
+//  Create the broker: sockets bound, actors started and configured; it
+//  owns connwatch from then on
 static s_broker_t *
-s_broker_new (drover_config_t *config, bool verbose)
+s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwatch_p)
 {
     s_broker_t *self = (s_broker_t *) zmalloc (sizeof (s_broker_t));
     self->config = config;
     self->verbose = verbose;
+    self->connwatch = *connwatch_p;
+    *connwatch_p = NULL;
     s_index_routes (self);
 
     self->router = zsock_new (ZMQ_ROUTER);
@@ -228,23 +221,11 @@ s_broker_new (drover_config_t *config, bool verbose)
     zsock_set_sndhwm (self->publisher, config->hwm);
     zsock_set_linger (self->publisher, 0);
     //  Every connection is seen, from before the first can be accepted
-    zsock_t *watched [S_MONITORS] = { self->router, self->publisher };
-    for (int index = 0; index < S_MONITORS; index++) {
-        char endpoint [64];
-        snprintf (endpoint, sizeof endpoint, "inproc://drover-monitor-%d-%p", index, (void *) self);
-        int rc = zmq_socket_monitor (zsock_resolve (watched [index]), endpoint,
-                                     ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED
-                                     | ZMQ_EVENT_ACCEPT_FAILED);
-        assert (rc == 0);
-        self->monitors [index] = zsock_new (ZMQ_PAIR);
-        assert (self->monitors [index]);
-        rc = zsock_connect (self->monitors [index], "%s", endpoint);
-        assert (rc == 0);
-    }
+    self->monitors [0] = drover_connwatch_watch (self->connwatch, self->router);
+    self->monitors [1] = drover_connwatch_watch (self->connwatch, self->publisher);
     if (s_bind (self->router, config->endpoint)
     ||  s_bind (self->publisher, config->events)) {
-        for (int index = 0; index < S_MONITORS; index++)
-            zsock_destroy (&self->monitors [index]);
+        drover_connwatch_destroy (&self->connwatch);
         zsock_destroy (&self->router);
         zsock_destroy (&self->publisher);
         free (self);
@@ -293,13 +274,9 @@ s_broker_destroy (s_broker_t **self_p)
         drover_outbox_destroy (&self->outboxes [index]);
     }
     drover_poller_destroy (&self->poller);
-    zmq_socket_monitor (zsock_resolve (self->router), NULL, 0);
-    zmq_socket_monitor (zsock_resolve (self->publisher), NULL, 0);
-    for (int index = 0; index < S_MONITORS; index++)
-        zsock_destroy (&self->monitors [index]);
+    drover_connwatch_destroy (&self->connwatch);
     zsock_destroy (&self->publisher);
     zsock_destroy (&self->router);
-    drover_conns_destroy (&self->conns);
     free (self);
     *self_p = NULL;
 }
@@ -421,69 +398,24 @@ s_accept_payload (s_broker_t *self, s_route_t route, const byte *data, size_t si
     drover_msg_destroy (&msg);
 }
 
-//  ---------------------------------------------------------------------
-//  Connections against the descriptor limit (drover_conns)
-
-//  Log a connection trouble, at most once a second
-static void
-s_warn_connections (s_broker_t *self, const char *what, int value)
-{
-    int64_t now = zclock_mono ();
-    if (now - self->conns_warned_at < 1000) {
-        self->conns_suppressed++;
-        return;
-    }
-    zsys_warning ("broker: %s (%d): connections=%zu past the connection limit=%zu set by the "
-                  "descriptor limit; cut=%" PRIu64 " suppressed=%" PRIu64, what, value,
-                  drover_conns_count (self->conns), drover_conns_limit (self->conns),
-                  self->cut, self->conns_suppressed);
-    self->conns_suppressed = 0;
-    self->conns_warned_at = now;
-}
-
 //  Read the connection events of one monitored socket
 static void
 s_handle_monitor (s_broker_t *self, int index)
 {
-    zmsg_t *event;
-    while ((event = zmsg_recv_nowait (self->monitors [index]))) {
-        zframe_t *head = zmsg_first (event);
-        if (head && zframe_size (head) == 6) {
-            uint16_t id;
-            uint32_t value;
-            memcpy (&id, zframe_data (head), 2);
-            memcpy (&value, zframe_data (head) + 2, 4);
-            if (id == ZMQ_EVENT_ACCEPTED) {
-                if (drover_conns_accepted (self->conns, (int) value, zclock_mono ()))
-                    s_warn_connections (self, "refusing a connection, fd", (int) value);
-            }
-            else
-            if (id == ZMQ_EVENT_DISCONNECTED)
-                drover_conns_closed (self->conns, (int) value);
-            else
-            if (id == ZMQ_EVENT_ACCEPT_FAILED)
-                s_warn_connections (self, "accept failed", (int) value);
-        }
-        zmsg_destroy (&event);
-    }
+    drover_connwatch_read (self->connwatch, (size_t) index);
     drover_poller_drained (self->poller, S_MONITOR_AT + index);
 }
 
-//  Cut the excess connections whose time has come: shutdown (not close:
-//  the descriptor stays libzmq's, which sees the end and closes it)
+//  Cut the excess connections whose time has come
 static void
 s_cut_connections (s_broker_t *self)
 {
-    if (drover_conns_deadline (self->conns) == -1)
+    if (drover_connwatch_deadline (self->connwatch) == -1)
         return;
     //  Hear of closes first, so a descriptor reused since is not cut
     for (int index = 0; index < S_MONITORS; index++)
         s_handle_monitor (self, index);
-    int fd;
-    while ((fd = drover_conns_next_cut (self->conns, zclock_mono ())) != -1) {
-        shutdown (fd, SHUT_RDWR);
-        self->cut++;
-    }
+    drover_connwatch_cut (self->connwatch, zclock_mono ());
 }
 
 //  A request from an excess connection: say why it is refused, cut soon
@@ -491,7 +423,7 @@ static bool
 s_refuse_excess (s_broker_t *self, s_route_t route, zmq_msg_t *payload)
 {
     int fd = zmq_msg_get (payload, ZMQ_SRCFD);
-    if (!drover_conns_excess (self->conns, fd))
+    if (!drover_connwatch_refuse (self->connwatch, fd, zclock_mono ()))
         return false;
     drover_msg_t *msg = drover_msg_new (0);
     bool status = drover_msg_decode (msg, (const byte *) zmq_msg_data (payload),
@@ -500,12 +432,11 @@ s_refuse_excess (s_broker_t *self, s_route_t route, zmq_msg_t *payload)
     if (!status) {
         char *reason = zsys_sprintf ("too many connections: the broker serves %zu, as its "
                                      "descriptor limit allows; retry later",
-                                     drover_conns_limit (self->conns));
+                                     drover_connwatch_limit (self->connwatch));
         s_reply_error (self, route, msg->seq, DROVER_CODE_TOO_MANY, reason);
         zstr_free (&reason);
     }
     drover_msg_destroy (&msg);
-    drover_conns_cut_after (self->conns, fd, zclock_mono (), S_EXCESS_TOLD);
     return true;
 }
 
@@ -545,7 +476,7 @@ s_handle_router (s_broker_t *self)
             zmq_msg_close (&extra);
         }
         bytes += zmq_msg_size (&payload);
-        if (received && drover_conns_count (self->conns) > drover_conns_limit (self->conns)
+        if (received && drover_connwatch_over (self->connwatch)
         &&  s_refuse_excess (self, route, &payload))
             received = false;   //  answered: too many connections
         if (received)
@@ -719,7 +650,7 @@ static void
 s_broker_run (s_broker_t *self)
 {
     while (!zsys_interrupted) {
-        int timeout = drover_actor_poll_timeout (drover_conns_deadline (self->conns),
+        int timeout = drover_actor_poll_timeout (drover_connwatch_deadline (self->connwatch),
                                                 zclock_mono ());
         if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
@@ -740,189 +671,6 @@ s_broker_run (s_broker_t *self)
     }
 }
 
-//  Print usage
-static void
-s_usage (FILE *stream)
-{
-    fprintf (stream,
-        "usage: drover broker [options]\n"
-        "  -c, --config FILE          read settings from a ZPL file (see --print-config)\n"
-        "  -e, --endpoint ENDPOINT    ROUTER for workers and clients (" DROVER_DEFAULT_ENDPOINT ")\n"
-        "  -E, --events ENDPOINT      PUB for the event stream (" DROVER_DEFAULT_EVENTS ")\n"
-        "      --insecure             allow non-loopback endpoints (no authentication yet!)\n"
-        "      --set SECTION/KEY=VALUE  override one setting, e.g. --set health/lost-after=3000\n"
-        "      --print-config         print every setting with its comment, then exit\n"
-        "  -v, --verbose              log each command the actors handle\n"
-        "  -h, --help                 this help\n"
-        "Flags override the file. SIGINT or SIGTERM shut the broker down cleanly.\n");
-}
-
-//  Apply one --set SECTION/KEY=VALUE override
-static int
-s_apply_override (drover_config_t *config, const char *assignment)
-{
-    char *path = strdup (assignment);
-    char *equals = strchr (path, '=');
-    char *error = NULL;
-    int rc = -1;
-    if (!equals)
-        error = zsys_sprintf ("--set %s: expected SECTION/KEY=VALUE", assignment);
-    else {
-        *equals = 0;
-        rc = drover_config_set (config, path, equals + 1, &error);
-    }
-    if (rc)
-        fprintf (stderr, "drover broker: %s\n", error);
-    zstr_free (&error);
-    free (path);
-    return rc;
-}
-
-//  Parse flags into config; returns -1 to exit with status *status_p
-static int
-s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, int *status_p)
-{
-    static const struct option options [] = {
-        { "config",       required_argument, NULL, 'c' },
-        { "endpoint",     required_argument, NULL, 'e' },
-        { "events",       required_argument, NULL, 'E' },
-        { "insecure",     no_argument,       NULL, 'I' },
-        { "set",          required_argument, NULL, 'S' },
-        { "print-config", no_argument,       NULL, 'P' },
-        { "verbose",      no_argument,       NULL, 'v' },
-        { "help",         no_argument,       NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    //  The file is read first wherever -c stands, so flags override it
-    optind = 1;
-    int option;
-    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1)
-        if (option == 'c') {
-            char *error = NULL;
-            if (drover_config_load (config, optarg, &error)) {
-                fprintf (stderr, "drover broker: %s\n", error);
-                zstr_free (&error);
-                *status_p = 2;
-                return -1;
-            }
-        }
-    optind = 1;
-    bool print_config = false;
-    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1) {
-        char *error = NULL;
-        int rc = 0;
-        if (option == 'e')
-            rc = drover_config_set (config, "broker/endpoint", optarg, &error);
-        else
-        if (option == 'E')
-            rc = drover_config_set (config, "broker/events", optarg, &error);
-        else
-        if (option == 'I')
-            config->insecure = 1;
-        else
-        if (option == 'S')
-            rc = s_apply_override (config, optarg);
-        else
-        if (option == 'P')
-            print_config = true;
-        else
-        if (option == 'v')
-            *verbose_p = true;
-        else
-        if (option == 'h') {
-            s_usage (stdout);
-            *status_p = 0;
-            return -1;
-        }
-        else
-        if (option != 'c') {
-            s_usage (stderr);
-            *status_p = 2;
-            return -1;
-        }
-        if (error)
-            fprintf (stderr, "drover broker: %s\n", error);
-        zstr_free (&error);
-        if (rc) {
-            *status_p = 2;
-            return -1;
-        }
-    }
-    if (optind < argc) {
-        fprintf (stderr, "drover broker: unexpected argument '%s'\n", argv [optind]);
-        *status_p = 2;
-        return -1;
-    }
-    if (print_config) {
-        drover_config_print (config, stdout);
-        *status_p = 0;
-        return -1;
-    }
-    return 0;
-}
-
-//  Refuse endpoints that would expose the workers, unless told --insecure
-static int
-s_check_endpoints (drover_config_t *config)
-{
-    const char *endpoints [] = { config->endpoint, config->events };
-    for (int index = 0; index < 2; index++) {
-        char *error = NULL;
-        if (drover_config_check_endpoint (endpoints [index], config->insecure, &error)) {
-            fprintf (stderr, "drover broker: %s\n", error);
-            zstr_free (&error);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-//  Raise the soft descriptor limit to the hard one, saying both; returns
-//  the limit in force
-static int
-s_raise_fd_limit (void)
-{
-    struct rlimit limit;
-    if (getrlimit (RLIMIT_NOFILE, &limit))
-        return 1024;
-    rlim_t soft = limit.rlim_cur;
-    if (limit.rlim_cur < limit.rlim_max) {
-        limit.rlim_cur = limit.rlim_max;
-        if (setrlimit (RLIMIT_NOFILE, &limit))
-            limit.rlim_cur = soft;
-    }
-    zsys_notice ("broker: descriptor limit soft=%llu hard=%llu (soft was %llu)",
-                 (unsigned long long) limit.rlim_cur, (unsigned long long) limit.rlim_max,
-                 (unsigned long long) soft);
-    return limit.rlim_cur > (1 << 24)? (1 << 24): (int) limit.rlim_cur;
-}
-
-//  Count the descriptors this process has open
-static int
-s_open_fds (int fd_limit)
-{
-    DIR *dir = opendir ("/proc/self/fd");
-    int count = 0;
-    if (dir) {
-        struct dirent *entry;
-        while ((entry = readdir (dir)))
-            count += entry->d_name [0] != '.';
-        closedir (dir);
-        return count - 1;       //  not the directory's own
-    }
-    for (int fd = 0; fd < fd_limit && fd < 65536; fd++)
-        count += fcntl (fd, F_GETFD) != -1;
-    return count;
-}
-
-//  Connections the descriptors allow once used are open and spare kept
-static size_t
-s_connection_limit (int fd_limit, int used, size_t spare)
-{
-    int64_t room = (int64_t) fd_limit - used - (int64_t) spare - S_FD_MARGIN;
-    return room > 1? (size_t) room: 1;
-}
-
 //  Run `drover broker`
 int
 drover_broker_main (int argc, char **argv)
@@ -930,8 +678,7 @@ drover_broker_main (int argc, char **argv)
     drover_config_t *config = drover_config_new ();
     bool verbose = false;
     int status = 2;
-    if (s_parse_flags (config, argc, argv, &verbose, &status)
-    ||  s_check_endpoints (config)) {
+    if (drover_brokerflags_parse (config, argc, argv, &verbose, &status)) {
         drover_config_destroy (&config);
         return status;          //  0 after --help or --print-config
     }
@@ -939,29 +686,14 @@ drover_broker_main (int argc, char **argv)
     //  Actor pipes are unbounded: a full pipe would block the main while
     //  the actor blocks on the main. External input is bounded instead.
     zsys_set_pipehwm (0);
-    //  Every worker and client is a connection, and every connection a
-    //  descriptor: size max-workers against them (the broker's own
-    //  sockets, pipes and threads take about 32) and keep a spare for
-    //  connections past the limit, which are refused rather than let
-    //  libzmq run out (it would spin on accept, deaf to everyone)
-    int fd_limit = s_raise_fd_limit ();
-    size_t spare = fd_limit / 16 > S_FD_SPARE? (size_t) fd_limit / 16: S_FD_SPARE;
-    size_t workers = s_connection_limit (fd_limit, s_open_fds (fd_limit) + 32, spare);
-    if (config->max_workers > workers) {
-        zsys_warning ("broker: max-workers=%u lowered to %zu: the descriptor limit (%d) allows "
-                      "no more connections", config->max_workers, workers, fd_limit);
-        config->max_workers = (uint32_t) workers;
-    }
-    s_broker_t *broker = s_broker_new (config, verbose);
+    drover_connwatch_t *connwatch = drover_connwatch_new ();
+    config->max_workers = drover_connwatch_fit_workers (connwatch, config->max_workers);
+    s_broker_t *broker = s_broker_new (config, verbose, &connwatch);
     if (!broker) {
         drover_config_destroy (&config);
         return 1;
     }
-    int used = s_open_fds (fd_limit);
-    broker->conns = drover_conns_new (fd_limit, s_connection_limit (fd_limit, used, spare),
-                                      spare, S_EXCESS_GRACE);
-    zsys_info ("broker: connection limit=%zu descriptors=%d used=%d spare=%zu max_workers=%u",
-               drover_conns_limit (broker->conns), fd_limit, used, spare, config->max_workers);
+    drover_connwatch_start (broker->connwatch);
     zsys_notice ("broker: ready endpoint=%s events=%s", config->endpoint, config->events);
     zsys_info ("broker: bounds peer_messages=%d peer_bytes=%u max_queued=%u max_queued_bytes=%u",
                s_peer_hwm (config), config->peer_bytes, config->max_queued,

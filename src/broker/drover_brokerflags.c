@@ -1,0 +1,159 @@
+/*  =========================================================================
+    drover_brokerflags - the `drover broker` command line (see the header)
+    =========================================================================
+*/
+
+#include "drover_brokerflags.h"
+#include "drover_defaults.h"
+#include <getopt.h>
+
+//  Print usage
+static void
+s_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover broker [options]\n"
+        "  -c, --config FILE          read settings from a ZPL file (see --print-config)\n"
+        "  -e, --endpoint ENDPOINT    ROUTER for workers and clients (" DROVER_DEFAULT_ENDPOINT ")\n"
+        "  -E, --events ENDPOINT      PUB for the event stream (" DROVER_DEFAULT_EVENTS ")\n"
+        "      --insecure             allow non-loopback endpoints (no authentication yet!)\n"
+        "      --set SECTION/KEY=VALUE  override one setting, e.g. --set health/lost-after=3000\n"
+        "      --print-config         print every setting with its comment, then exit\n"
+        "  -v, --verbose              log each command the actors handle\n"
+        "  -h, --help                 this help\n"
+        "Flags override the file. SIGINT or SIGTERM shut the broker down cleanly.\n");
+}
+
+//  Apply one --set SECTION/KEY=VALUE override
+static int
+s_apply_override (drover_config_t *config, const char *assignment)
+{
+    char *path = strdup (assignment);
+    char *equals = strchr (path, '=');
+    char *error = NULL;
+    int rc = -1;
+    if (!equals)
+        error = zsys_sprintf ("--set %s: expected SECTION/KEY=VALUE", assignment);
+    else {
+        *equals = 0;
+        rc = drover_config_set (config, path, equals + 1, &error);
+    }
+    if (rc)
+        fprintf (stderr, "drover broker: %s\n", error);
+    zstr_free (&error);
+    free (path);
+    return rc;
+}
+
+//  Parse flags into config; returns -1 to exit with status *status_p
+static int
+s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, int *status_p)
+{
+    static const struct option options [] = {
+        { "config",       required_argument, NULL, 'c' },
+        { "endpoint",     required_argument, NULL, 'e' },
+        { "events",       required_argument, NULL, 'E' },
+        { "insecure",     no_argument,       NULL, 'I' },
+        { "set",          required_argument, NULL, 'S' },
+        { "print-config", no_argument,       NULL, 'P' },
+        { "verbose",      no_argument,       NULL, 'v' },
+        { "help",         no_argument,       NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    //  The file is read first wherever -c stands, so flags override it
+    optind = 1;
+    int option;
+    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1)
+        if (option == 'c') {
+            char *error = NULL;
+            if (drover_config_load (config, optarg, &error)) {
+                fprintf (stderr, "drover broker: %s\n", error);
+                zstr_free (&error);
+                *status_p = 2;
+                return -1;
+            }
+        }
+    optind = 1;
+    bool print_config = false;
+    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1) {
+        char *error = NULL;
+        int rc = 0;
+        if (option == 'e')
+            rc = drover_config_set (config, "broker/endpoint", optarg, &error);
+        else
+        if (option == 'E')
+            rc = drover_config_set (config, "broker/events", optarg, &error);
+        else
+        if (option == 'I')
+            config->insecure = 1;
+        else
+        if (option == 'S')
+            rc = s_apply_override (config, optarg);
+        else
+        if (option == 'P')
+            print_config = true;
+        else
+        if (option == 'v')
+            *verbose_p = true;
+        else
+        if (option == 'h') {
+            s_usage (stdout);
+            *status_p = 0;
+            return -1;
+        }
+        else
+        if (option != 'c') {
+            s_usage (stderr);
+            *status_p = 2;
+            return -1;
+        }
+        if (error)
+            fprintf (stderr, "drover broker: %s\n", error);
+        zstr_free (&error);
+        if (rc) {
+            *status_p = 2;
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "drover broker: unexpected argument '%s'\n", argv [optind]);
+        *status_p = 2;
+        return -1;
+    }
+    if (print_config) {
+        drover_config_print (config, stdout);
+        *status_p = 0;
+        return -1;
+    }
+    return 0;
+}
+
+//  Refuse endpoints that would expose the workers, unless told --insecure
+static int
+s_check_endpoints (drover_config_t *config)
+{
+    const char *endpoints [] = { config->endpoint, config->events };
+    for (int index = 0; index < 2; index++) {
+        char *error = NULL;
+        if (drover_config_check_endpoint (endpoints [index], config->insecure, &error)) {
+            fprintf (stderr, "drover broker: %s\n", error);
+            zstr_free (&error);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+//  Parse the flags, then check the endpoints they leave
+int
+drover_brokerflags_parse (drover_config_t *config, int argc, char **argv,
+                          bool *verbose_p, int *status_p)
+{
+    if (s_parse_flags (config, argc, argv, verbose_p, status_p))
+        return -1;              //  *status_p says how to exit
+    if (s_check_endpoints (config)) {
+        *status_p = 2;
+        return -1;
+    }
+    return 0;
+}
