@@ -7,65 +7,10 @@
 */
 
 #include "testutil.h"
-#include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
 
 #define S_DEADLINE      150000      //  msec the quick bench may take at most
 #define S_OUTPUT_MAX    65536       //  bytes of stdout kept
-
-//  Run DROVER_BIN with args, stdout captured into output (NUL-terminated),
-//  stderr inherited; killed at the deadline. Returns the wait status, or
-//  -1 if it had to be killed.
-static int
-s_run (const char *const argv [], char *output, size_t size)
-{
-    int fds [2];
-    assert_int_equal (pipe (fds), 0);
-    fflush (stdout);
-    fflush (stderr);
-    pid_t pid = fork ();
-    assert_true (pid >= 0);
-    if (pid == 0) {
-        dup2 (fds [1], STDOUT_FILENO);
-        close (fds [0]);
-        close (fds [1]);
-        execv (argv [0], (char *const *) argv);
-        _exit (127);
-    }
-    close (fds [1]);
-    size_t used = 0;
-    int64_t deadline = zclock_mono () + S_DEADLINE;
-    bool killed = false;
-    while (true) {
-        int64_t left = deadline - zclock_mono ();
-        if (left <= 0) {
-            kill (pid, SIGTERM);        //  the bench stops its broker on SIGTERM
-            killed = true;
-            break;
-        }
-        struct pollfd item = { .fd = fds [0], .events = POLLIN };
-        if (poll (&item, 1, (int) left) <= 0)
-            continue;
-        char buffer [4096];
-        ssize_t got = read (fds [0], buffer, sizeof buffer);
-        if (got <= 0)
-            break;                      //  end of output: the bench is done
-        size_t take = (size_t) got < size - 1 - used? (size_t) got: size - 1 - used;
-        memcpy (output + used, buffer, take);
-        used += take;
-    }
-    output [used] = 0;
-    close (fds [0]);
-    int status = 0;
-    int64_t grace = zclock_mono () + 10000;
-    while (waitpid (pid, &status, WNOHANG) == 0) {
-        if (zclock_mono () >= grace)
-            kill (pid, SIGKILL);        //  did not stop on SIGTERM either
-        zclock_sleep (10);              //  polling the child's exit, not settling
-    }
-    return killed? -1: status;
-}
 
 //  The value of "name": in a flat JSON object, or 0 if absent
 static double
@@ -83,7 +28,7 @@ static char *
 s_run_ok (const char *const argv [])
 {
     char *output = (char *) zmalloc (S_OUTPUT_MAX);
-    int status = s_run (argv, output, S_OUTPUT_MAX);
+    int status = testutil_run_output (argv, output, S_OUTPUT_MAX, S_DEADLINE);
     if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
         fprintf (stderr, "bench output: %s\n", output);
     assert_int_not_equal (status, -1);
@@ -152,7 +97,7 @@ test_bench_bad_flag (void **state)
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         char output [256];
-        int status = s_run (bad [index], output, sizeof output);
+        int status = testutil_run_output (bad [index], output, sizeof output, S_DEADLINE);
         assert_true (status != -1 && WIFEXITED (status));
         assert_int_equal (WEXITSTATUS (status), 2);
     }

@@ -80,6 +80,57 @@ testutil_stop (pid_t pid, int timeout)
     }
 }
 
+//  Read the child's stdout on a pipe until it closes it or the deadline
+int
+testutil_run_output (const char *const argv [], char *output, size_t size, int timeout)
+{
+    int fds [2];
+    assert_int_equal (pipe (fds), 0);
+    fflush (stdout);
+    fflush (stderr);
+    pid_t pid = fork ();
+    assert_true (pid >= 0);
+    if (pid == 0) {
+        dup2 (fds [1], STDOUT_FILENO);
+        close (fds [0]);
+        close (fds [1]);
+        execv (argv [0], (char *const *) argv);
+        _exit (127);
+    }
+    close (fds [1]);
+    size_t used = 0;
+    int64_t deadline = zclock_mono () + timeout;
+    bool killed = false;
+    while (true) {
+        int64_t left = deadline - zclock_mono ();
+        if (left <= 0) {
+            kill (pid, SIGTERM);        //  benchmarks stop their brokers on SIGTERM
+            killed = true;
+            break;
+        }
+        struct pollfd item = { .fd = fds [0], .events = POLLIN };
+        if (poll (&item, 1, (int) left) <= 0)
+            continue;
+        char buffer [4096];
+        ssize_t got = read (fds [0], buffer, sizeof buffer);
+        if (got <= 0)
+            break;                      //  end of output: the program is done
+        size_t take = (size_t) got < size - 1 - used? (size_t) got: size - 1 - used;
+        memcpy (output + used, buffer, take);
+        used += take;
+    }
+    output [used] = 0;
+    close (fds [0]);
+    int status = 0;
+    int64_t grace = zclock_mono () + 10000;
+    while (waitpid (pid, &status, WNOHANG) == 0) {
+        if (zclock_mono () >= grace)
+            kill (pid, SIGKILL);        //  did not stop on SIGTERM either
+        zclock_sleep (10);              //  polling the child's exit, not settling
+    }
+    return killed? -1: status;
+}
+
 //  Read a file into memory
 char *
 testutil_slurp (const char *path)

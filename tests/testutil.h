@@ -37,6 +37,13 @@ bool
 void
     testutil_stop (pid_t pid, int timeout);
 
+//  Run argv (NULL-terminated) to its end, its stdout captured into output
+//  (NUL-terminated, at most size - 1 bytes kept), its stderr inherited;
+//  SIGTERM at the deadline (timeout msec). Returns its wait status, or -1
+//  if it had to be stopped.
+int
+    testutil_run_output (const char *const argv [], char *output, size_t size, int timeout);
+
 //  Read a whole file into a fresh string (caller frees); NULL if unreadable
 char *
     testutil_slurp (const char *path);
