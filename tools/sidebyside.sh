@@ -1,27 +1,35 @@
 #!/usr/bin/env bash
-#   sidebyside.sh - the same no-op workload on drover and on gearmand, in one
-#   run, on loopback: (a) no-op throughput and (b) one-at-a-time round trip.
-#   These machines are noisy: only ratios measured in one run mean anything.
+#   sidebyside.sh - the same no-op workload on drover, on gearmand and on a
+#   bare ZeroMQ forwarder, in one run, on loopback: (a) no-op throughput
+#   and (b) one-at-a-time round trip. These machines are noisy: only
+#   ratios measured in one run mean anything.
 #
-#   usage: tools/sidebyside.sh [--drover PATH] [--tasks N] [--rtt N]
-#                              [--workers N] [--batch N]
-#     --drover PATH   the drover executable (default: $DROVER_BIN, else build/drover)
-#     --tasks N       no-op tasks for the throughput figure (100000)
-#     --rtt N         round trips timed (10000)
-#     --workers N     worker processes on gearmand, in-process workers on drover (2)
-#     --batch N       gearman tasks per gearman_client_run_tasks (100)
+#   usage: tools/sidebyside.sh [--drover PATH] [--forwarder PATH] [--tasks N]
+#                              [--rtt N] [--workers N] [--batch N]
+#     --drover PATH     the drover executable (default: $DROVER_BIN, else build/drover)
+#     --forwarder PATH  the bare ZeroMQ forwarder (default: $ZMQ_FORWARDER_BIN,
+#                       else build/zmq_forwarder, built with drover)
+#     --tasks N         no-op tasks for the throughput figure (100000)
+#     --rtt N           round trips timed (10000)
+#     --workers N       worker processes on gearmand, in-process workers on
+#                       drover and on the forwarder (2)
+#     --batch N         gearman tasks per gearman_client_run_tasks (100)
 #
 #   Installs gearman-job-server and libgearman-dev with apt-get if missing,
 #   builds tools/gearman/noop_worker.c and noop_client.c into a temporary
 #   directory, runs gearmand on a free 127.0.0.1 port (stopped on exit),
-#   then `drover bench --phases noop,rtt` with the same sizes, and prints
-#   figure, drover, gearmand and ratio (drover / gearmand). Exits non-zero
-#   if anything failed.
+#   then tools/peers/zmq_forwarder (a broker process that only forwards, on
+#   127.0.0.1 ports it picks) and `drover bench --phases noop,rtt`, both
+#   with the same sizes (window 1000), and prints figure, drover, gearmand,
+#   forwarder and the ratios drover / gearmand and drover / forwarder.
+#   Everything it started is stopped on exit. Exits non-zero if anything
+#   failed.
 
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 drover=${DROVER_BIN:-$here/../build/drover}
+forwarder=${ZMQ_FORWARDER_BIN:-$here/../build/zmq_forwarder}
 tasks=100000
 rtt=10000
 workers=2
@@ -32,11 +40,12 @@ die () { echo "sidebyside: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --drover)  drover=${2:?--drover needs a value}; shift 2 ;;
+        --forwarder) forwarder=${2:?--forwarder needs a value}; shift 2 ;;
         --tasks)   tasks=${2:?--tasks needs a value}; shift 2 ;;
         --rtt)     rtt=${2:?--rtt needs a value}; shift 2 ;;
         --workers) workers=${2:?--workers needs a value}; shift 2 ;;
         --batch)   batch=${2:?--batch needs a value}; shift 2 ;;
-        -h|--help) sed -n '2,20s/^#   \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,26s/^#   \{0,1\}//p' "$0"; exit 0 ;;
         *)         die "unknown argument '$1' (see --help)" ;;
     esac
 done
@@ -44,6 +53,8 @@ for value in "$tasks" "$rtt" "$workers" "$batch"; do
     [[ "$value" =~ ^[1-9][0-9]*$ ]] || die "sizes must be positive integers, not '$value'"
 done
 [ -x "$drover" ] || die "no drover executable at '$drover': build it, or give --drover PATH"
+[ -x "$forwarder" ] || die "no forwarder at '$forwarder': build it (cmake --build build" \
+                           "--target zmq_forwarder), or give --forwarder PATH"
 
 #   gearmand and its C library, from the Debian mirror if missing
 PATH=$PATH:/usr/sbin:/sbin
@@ -65,7 +76,7 @@ fi
 tmp=$(mktemp -d -t sidebyside.XXXXXX)
 pids=()
 #   Stop what we started (by pid) and remove the temporary directory
-stop_gearman () {
+stop_all () {
     for pid in "${pids[@]}"; do
         kill "$pid" 2>/dev/null || true
     done
@@ -75,7 +86,7 @@ stop_gearman () {
     pids=()
 }
 cleanup () {
-    stop_gearman
+    stop_all
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -112,32 +123,53 @@ echo "sidebyside: gearmand on 127.0.0.1:$port, $workers workers: $tasks tasks in
      "of $batch, $rtt round trips" >&2
 "$tmp/noop_client" 127.0.0.1 "$port" "$tasks" "$batch" "$rtt" > "$tmp/gearmand.txt" \
     || die "the gearman client failed"
-stop_gearman
+stop_all
+
+#   Run a benchmark in the background, so that a signal stops it at once
+#   (cleanup kills what is in pids); its exit status
+run_bench () {
+    "$@" &
+    pids+=($!)
+    local status=0
+    wait "${pids[-1]}" || status=$?
+    pids=()
+    return "$status"
+}
+
+echo "sidebyside: zmq_forwarder --tasks $tasks --rtt $rtt --workers $workers" >&2
+run_bench "$forwarder" --tasks "$tasks" --rtt "$rtt" --workers "$workers" \
+    > "$tmp/forwarder.txt" 2> "$tmp/forwarder.err" \
+    || { tail -5 "$tmp/forwarder.err" >&2; die "the forwarder failed"; }
 
 echo "sidebyside: drover bench --phases noop,rtt --tasks $tasks --rtt $rtt --workers $workers" >&2
-"$drover" bench --phases noop,rtt --tasks "$tasks" --rtt "$rtt" --workers "$workers" \
+run_bench "$drover" bench --phases noop,rtt --tasks "$tasks" --rtt "$rtt" --workers "$workers" \
     > "$tmp/drover.txt" 2> "$tmp/drover.err" \
     || { tail -5 "$tmp/drover.err" >&2; die "drover bench failed"; }
 
-#   The table: each figure both measured, and drover / gearmand
+#   The table: each figure measured three times, drover / gearmand and
+#   drover / forwarder
 awk '
     FNR == 1 { file++ }
     file == 1 { drover [$1] = $2; unit [$1] = $3 }
     file == 2 { gearmand [$1] = $2 }
+    file == 3 { forwarder [$1] = $2 }
     END {
         split ("noop_throughput rtt_p50 rtt_p90 rtt_p99 rtt_p999", names, " ")
-        printf "%-18s %14s %14s %8s\n", "figure", "drover", "gearmand", "ratio"
+        printf "%-16s %11s %11s %11s %9s %9s\n", "figure", "drover", "gearmand", "forwarder",
+               "/gearmand", "/forwarder"
         missing = 0
         for (i = 1; i <= 5; i++) {
             name = names [i]
-            if (!(name in drover) || !(name in gearmand) || gearmand [name] + 0 <= 0) {
-                printf "%-18s missing\n", name
+            if (!(name in drover) || !(name in gearmand) || !(name in forwarder) \
+            ||  gearmand [name] + 0 <= 0 || forwarder [name] + 0 <= 0) {
+                printf "%-16s missing\n", name
                 missing = 1
                 continue
             }
-            printf "%-18s %14.1f %14.1f %8.2f  %s\n", name, drover [name], gearmand [name],
-                   drover [name] / gearmand [name], unit [name]
+            printf "%-16s %11.1f %11.1f %11.1f %9.2f %9.2f  %s\n", name, drover [name],
+                   gearmand [name], forwarder [name], drover [name] / gearmand [name],
+                   drover [name] / forwarder [name], unit [name]
         }
-        print "ratio = drover / gearmand: above 1 is better for throughput, below 1 for round trips"
+        print "ratios = drover / peer: above 1 is better for throughput, below 1 for round trips"
         exit missing
-    }' "$tmp/drover.txt" "$tmp/gearmand.txt"
+    }' "$tmp/drover.txt" "$tmp/gearmand.txt" "$tmp/forwarder.txt"
