@@ -1,0 +1,133 @@
+/*  =========================================================================
+    drover_worker_internal - what the worker's source files share
+
+    The worker (include/drover_worker.h) is one object in two files, each
+    one concern: drover_worker.c has the object, its settings, the offers
+    it runs and their results, and the loop; drover_worker_uplink.c has
+    the link to the broker: the DEALER, registering, heartbeats, silence
+    and reconnects, and reading what the broker sends. Not an API: only
+    those two files include this.
+    =========================================================================
+*/
+
+#ifndef DROVER_WORKER_INTERNAL_H_INCLUDED
+#define DROVER_WORKER_INTERNAL_H_INCLUDED
+
+#include "drover_worker.h"
+#include "drover_runner.h"
+#include "drover_poller.h"
+
+#define DROVER_WORKER_STARTED_RING  4096    //  recent TASK STARTED remembered, for 409/404
+#define DROVER_WORKER_DEALER_AT     0       //  the DEALER's index in the poller
+#define DROVER_WORKER_PIPE_AT       1       //  the actor pipe's
+
+//  A TASK STARTED we sent, in case the broker refuses it
+typedef struct {
+    uint32_t seq;                   //  seq it went under, 0 = free slot
+    uint64_t task;                  //  task id
+    uint32_t attempt;               //  attempt number
+} drover_worker_started_t;
+
+struct _drover_worker_t {
+    //  Settings
+    char *endpoint;                 //  broker endpoint
+    char id [DROVER_ID_MAX + 1];    //  worker id
+    uint64_t epoch;                 //  changes with each process start
+    uint32_t procs;                 //  procs offered
+    uint64_t mem;                   //  memory offered, bytes
+    uint32_t nlabels;               //  labels in use
+    char *labels [DROVER_LABELS_MAX];   //  "key=value", owned
+    uint32_t heartbeat;             //  msec between heartbeats (broker's, once told)
+    uint32_t grace;                 //  msec between SIGTERM and SIGKILL
+    char *workdir;                  //  work directory (tasks, disk stats), or NULL, owned
+    drover_worker_handler_fn *handler;  //  in-process executor, or NULL
+    void *handler_arg;              //  its argument
+    bool verbose;                   //  log each message
+    //  Loop state
+    zsock_t *dealer;                //  to the broker, NULL while waiting to reconnect
+    drover_poller_t *poller;        //  the DEALER, the actor pipe (if any), the runner's fds
+    drover_runner_t *runner;        //  process executor, NULL with a handler
+    drover_msg_t *in;               //  last message received, reused
+    drover_exec_t *exec;            //  last offer's body, reused
+    drover_msg_t *started_msg;      //  TASK STARTED, reused for every offer
+    zlistx_t *pending;              //  results not yet acknowledged, drover_msg_t *, owned
+    zhashx_t *procs_of;             //  "task/attempt" -> procs, of attempts the runner runs
+    uint32_t procs_used;            //  procs of attempts running
+    uint32_t seq;                   //  last seq sent
+    uint32_t hello_seq;             //  seq of the last HELLO
+    bool registered;                //  WELCOME received since the last HELLO
+    bool leaving;                   //  WORKER LEAVE received
+    bool stopping;                  //  the loop ends at its next turn
+    bool terminated;                //  $TERM received on the actor pipe
+    char *refused;                  //  why the broker refused us for good, or NULL
+    int64_t next_heartbeat;         //  msec (mono) of the next heartbeat
+    int64_t expect_since;           //  msec since a reply is due and none came, 0 if none due
+    int64_t hello_at;               //  msec when the last HELLO went
+    int64_t reconnect_at;           //  msec of the next connect while dealer is NULL
+    uint32_t backoff;               //  msec to wait before the next reconnect
+    int64_t unanswered_since;       //  msec (mono) since a reply is due that never came, 0 while the broker answers
+    uint32_t unanswered;            //  connections dropped unanswered since then
+    uint32_t warned_retry;          //  msec to the next try our last "no broker answers" said, 0 if none since
+    int64_t warned_at;              //  msec (mono) of that warning
+    drover_worker_started_t started [DROVER_WORKER_STARTED_RING];   //  recent STARTEDs, by seq modulo the size
+    //  Counters
+    uint64_t tasks_run;             //  offers started
+    uint64_t results_acked;         //  results answered OK
+    uint64_t results_stale;         //  results answered 409 / 404
+    uint64_t registrations;         //  WELCOMEs received
+    uint64_t malformed;             //  undecodable messages dropped
+};
+
+
+//  In drover_worker_uplink.c
+
+//  Return the next request number: 1, 2, ... 2^32-1, then 1 again (0 is "none")
+uint32_t
+    drover_worker_next_seq (drover_worker_t *self);
+
+//  Note that we sent something that the broker answers
+void
+    drover_worker_expect_reply (drover_worker_t *self, int64_t now);
+
+//  Encode and send a message without blocking. Returns 0, or -1 if it
+//  could not be encoded or queued (peer gone, queue full).
+int
+    drover_worker_send (drover_worker_t *self, drover_msg_t *msg);
+
+//  Say WORKER HELLO with what we offer and the attempts still running
+void
+    drover_worker_send_hello (drover_worker_t *self, int64_t now);
+
+//  Say GOODBYE
+void
+    drover_worker_send_goodbye (drover_worker_t *self);
+
+//  Create the DEALER, connect it and say HELLO. Returns 0, or -1 if the
+//  endpoint is not usable.
+int
+    drover_worker_connect (drover_worker_t *self, int64_t now);
+
+//  Drop the DEALER and connect again after the backoff
+void
+    drover_worker_disconnect (drover_worker_t *self, int64_t now);
+
+//  Read what the broker sent, up to a batch, without blocking, and act on
+//  each message (drover_worker_handle_message)
+void
+    drover_worker_handle_dealer (drover_worker_t *self, int64_t now);
+
+//  Timers: reconnect, silence, heartbeat, and leaving once idle
+void
+    drover_worker_tick (drover_worker_t *self, int64_t now);
+
+//  Return the msec until the loop has something to do
+long
+    drover_worker_wait_msec (drover_worker_t *self, int64_t now);
+
+//  In drover_worker.c
+
+//  Act on one decoded message from the broker
+void
+    drover_worker_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t now);
+
+#endif

@@ -1,0 +1,342 @@
+/*  =========================================================================
+    drover_worker_uplink - the worker's link to its broker
+
+    The DEALER to the broker and what keeps it honest: connecting and
+    saying HELLO, heartbeats, noticing a broker that stopped answering,
+    dropping the socket and connecting again after a backoff, and reading
+    what the broker sends (each message is then acted on by
+    drover_worker_handle_message, in drover_worker.c).
+
+    Registration is a small state machine over the socket:
+      connected, HELLO sent  --WELCOME-->  registered (heartbeats flow)
+      registered             --ERROR 401-->  HELLO sent again
+      a reply due and none for 3 heartbeats  -->  socket dropped, connect
+                                                   again after the backoff,
+                                                   and a WARNING
+    A reply is due while HELLO is unanswered or a result is unacknowledged;
+    heartbeats and TASK STARTED get no reply, so an idle worker on a dead
+    TCP link learns of it from the kernel (its heartbeats go unacknowledged
+    for 3 heartbeats: TCP_USER_TIMEOUT; libzmq reconnects) and then from
+    the 401 its next heartbeat earns from the broker.
+
+    Each system call costs about a microsecond here, more than handling a
+    message, so a turn spends as few as it can: one poll(2), then up to a
+    batch of messages read with ZMQ_DONTWAIT until the DEALER is empty.
+    The poller's rules for ZMQ_FDs are kept here: a read that says EAGAIN
+    marks the DEALER drained, every send marks it sent, and the DEALER
+    leaves its slot when it is dropped and takes it back when created
+    again on a reconnect.
+    =========================================================================
+*/
+
+#include "drover_worker_internal.h"
+#include "drover_stats.h"
+
+#define S_SILENT_BEATS      3       //  heartbeats without a due reply: reconnect
+#define S_BACKOFF_MAX       5000    //  msec between reconnects at most
+#define S_WARN_EVERY        60000   //  msec between "no broker answers" warnings at most, once at S_BACKOFF_MAX
+#define S_RECV_BATCH        256     //  messages read per turn at most
+#define S_HWM               100000  //  messages queued on the DEALER
+#define S_WAKE_MAX          1000    //  msec the loop sleeps at most
+
+
+//  --------------------------------------------------------------------------
+//  Return the next request number: 1, 2, ... 2^32-1, then 1 again (0 is "none")
+
+uint32_t
+drover_worker_next_seq (drover_worker_t *self)
+{
+    if (++self->seq == 0)
+        self->seq = 1;
+    return self->seq;
+}
+
+//  Return the msec of silence after which a due reply counts as lost
+static int64_t
+s_silence (drover_worker_t *self)
+{
+    return (int64_t) self->heartbeat * S_SILENT_BEATS;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Note that we sent something that the broker answers
+
+void
+drover_worker_expect_reply (drover_worker_t *self, int64_t now)
+{
+    if (!self->expect_since)
+        self->expect_since = now;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Encode and send a message without blocking. Returns 0, or -1 if it
+//  could not be encoded or queued (peer gone, queue full).
+
+int
+drover_worker_send (drover_worker_t *self, drover_msg_t *msg)
+{
+    if (!self->dealer)
+        return -1;
+    if (self->verbose)
+        zsys_debug ("worker: send %s seq=%u task=%" PRIu64 " attempt=%u",
+                    drover_msg_name (msg->id), msg->seq, msg->task, msg->attempt);
+    zframe_t *frame = drover_msg_encode (msg);
+    if (!frame) {
+        zsys_error ("worker: cannot encode %s task=%" PRIu64 ": a field is past its limit",
+                    drover_msg_name (msg->id), msg->task);
+        return -1;
+    }
+    int rc = zframe_send (&frame, self->dealer, ZFRAME_DONTWAIT);
+    zframe_destroy (&frame);
+    drover_poller_sent (self->poller, DROVER_WORKER_DEALER_AT);    //  it may have taken in the read signal
+    if (rc == -1 && self->verbose)
+        zsys_debug ("worker: send %s refused: %s", drover_msg_name (msg->id),
+                    zmq_strerror (zmq_errno ()));
+    return rc;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say WORKER HELLO with what we offer and the attempts still running
+
+void
+drover_worker_send_hello (drover_worker_t *self, int64_t now)
+{
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    hello->seq = self->hello_seq = drover_worker_next_seq (self);
+    strcpy (hello->worker, self->id);
+    hello->epoch = self->epoch;
+    hello->procs = self->procs;
+    hello->mem = self->mem;
+    for (uint32_t index = 0; index < self->nlabels; index++)
+        drover_msg_add_label (hello, self->labels [index]);
+    size_t running = self->runner? drover_runner_size (self->runner): 0;
+    if (running > DROVER_RUNNING_MAX)
+        running = DROVER_RUNNING_MAX;
+    if (running) {
+        hello->running = (drover_taskref_t *) zmalloc (running * sizeof (drover_taskref_t));
+        hello->nrunning = (uint32_t) drover_runner_list (self->runner, hello->running, running);
+    }
+    self->registered = false;
+    self->hello_at = now;
+    drover_worker_send (self, hello);
+    drover_worker_expect_reply (self, now);
+    drover_msg_destroy (&hello);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Create the DEALER, connect it and say HELLO. Returns 0, or -1 if the
+//  endpoint is not usable.
+
+int
+drover_worker_connect (drover_worker_t *self, int64_t now)
+{
+    assert (!self->dealer);
+    self->dealer = zsock_new (ZMQ_DEALER);
+    assert (self->dealer);
+    zsock_set_maxmsgsize (self->dealer, DROVER_MSG_MAX);
+    zsock_set_sndhwm (self->dealer, S_HWM);
+    zsock_set_rcvhwm (self->dealer, S_HWM);
+    zsock_set_linger (self->dealer, 0);
+    //  A vanished broker is noticed by the kernel, at no cost to the broker
+    //  (a ZMTP PING every heartbeat would wake its I/O thread once a second
+    //  for every worker): heartbeats left unacknowledged for silence close
+    //  the connection (TCP_USER_TIMEOUT), keepalives probe an idle one, and
+    //  libzmq reconnects
+    int silence = (int) s_silence (self);
+    zsock_set_tcp_maxrt (self->dealer, silence);
+    zsock_set_tcp_keepalive (self->dealer, 1);
+    zsock_set_tcp_keepalive_idle (self->dealer, silence / 1000 > 1? silence / 1000: 1);
+    zsock_set_tcp_keepalive_intvl (self->dealer, 1);
+    zsock_set_tcp_keepalive_cnt (self->dealer, S_SILENT_BEATS);
+    zsock_set_reconnect_ivl (self->dealer, 100);
+    zsock_set_reconnect_ivl_max (self->dealer, S_BACKOFF_MAX);
+    if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
+        zsys_error ("worker: cannot connect broker=%s: %s", self->endpoint,
+                    zmq_strerror (zmq_errno ()));
+        zsock_destroy (&self->dealer);
+        return -1;
+    }
+    drover_poller_set (self->poller, DROVER_WORKER_DEALER_AT, self->dealer);
+    self->reconnect_at = 0;
+    self->expect_since = 0;
+    drover_worker_send_hello (self, now);
+    return 0;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Drop the DEALER and connect again after the backoff
+
+void
+drover_worker_disconnect (drover_worker_t *self, int64_t now)
+{
+    drover_poller_set (self->poller, DROVER_WORKER_DEALER_AT, NULL);
+    zsock_set_linger (self->dealer, 0);
+    zsock_destroy (&self->dealer);
+    self->registered = false;
+    self->expect_since = 0;
+    self->reconnect_at = now + self->backoff;
+    self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
+}
+
+//  A due reply did not come: say so at WARNING before we drop the
+//  connection, about a broker we had that stopped answering, or none
+//  answering at all (not started, or a wrong --broker); the latter each
+//  time the backoff grows, then once a minute, so the log is not flooded
+static void
+s_warn_unanswered (drover_worker_t *self, int64_t now)
+{
+    uint32_t backoff = self->backoff;
+    if (!self->unanswered_since)
+        self->unanswered_since = self->expect_since? self->expect_since: now;
+    self->unanswered++;
+    if (self->registered) {
+        zsys_warning ("worker: broker at %s stopped answering id=%s unacked=%zu, next try in %u ms",
+                      self->endpoint, self->id, zlistx_size (self->pending), backoff);
+        self->warned_retry = backoff;
+        self->warned_at = now;
+    }
+    else
+    if (backoff > self->warned_retry || now - self->warned_at >= S_WARN_EVERY) {
+        zsys_warning ("worker: no broker answers at %s id=%s tries=%u, trying for %.1f s,"
+                      " next try in %u ms", self->endpoint, self->id, self->unanswered,
+                      (now - self->unanswered_since) / 1000.0, backoff);
+        self->warned_retry = backoff;
+        self->warned_at = now;
+    }
+}
+
+
+//  --------------------------------------------------------------------------
+//  Read what the broker sent, up to a batch, without blocking; an EAGAIN
+//  marks the DEALER drained (its ZMQ_FD will signal what comes next)
+
+void
+drover_worker_handle_dealer (drover_worker_t *self, int64_t now)
+{
+    void *handle = zsock_resolve (self->dealer);
+    for (int count = 0; count < S_RECV_BATCH && self->dealer; count++) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) == -1) {
+            zmq_msg_close (&frame);
+            if (zmq_errno () == EAGAIN)
+                drover_poller_drained (self->poller, DROVER_WORKER_DEALER_AT);
+            else
+            if (zmq_errno () == ETERM)
+                self->stopping = true;      //  the context is going away
+            break;
+        }
+        bool more = zmq_msg_more (&frame);
+        int rc = drover_msg_decode (self->in, (const byte *) zmq_msg_data (&frame),
+                                    zmq_msg_size (&frame));
+        zmq_msg_close (&frame);
+        while (more) {          //  every message is one frame: drop the rest
+            zmq_msg_init (&frame);
+            if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) == -1)
+                more = false;
+            else
+                more = zmq_msg_more (&frame);
+            zmq_msg_close (&frame);
+            rc = -2;
+        }
+        //  Anything from the broker, even garbage, shows it is there
+        self->expect_since = 0;
+        if (rc != 0) {
+            if (self->malformed++ % 100 == 0)
+                zsys_warning ("worker: malformed message from broker (%" PRIu64 " so far): %s",
+                              self->malformed, self->in->error? self->in->error: "multipart");
+        }
+        else
+            drover_worker_handle_message (self, self->in, now);
+        self->unanswered_since = 0;
+        self->unanswered = 0;
+        self->warned_retry = 0;
+        if (self->dealer && (!self->registered || zlistx_size (self->pending)))
+            drover_worker_expect_reply (self, now);
+    }
+}
+
+//  Send a heartbeat with fresh stats
+static void
+s_send_heartbeat (drover_worker_t *self)
+{
+    drover_msg_t *heartbeat = drover_msg_new (DROVER_MSG_WORKER_HEARTBEAT);
+    heartbeat->seq = drover_worker_next_seq (self);
+    strcpy (heartbeat->worker, self->id);
+    heartbeat->epoch = self->epoch;
+    drover_stats_read (&heartbeat->stats, self->workdir);
+    heartbeat->stats.running = self->runner? (uint32_t) drover_runner_size (self->runner): 0;
+    drover_worker_send (self, heartbeat);
+    drover_msg_destroy (&heartbeat);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say GOODBYE
+
+void
+drover_worker_send_goodbye (drover_worker_t *self)
+{
+    drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
+    goodbye->seq = drover_worker_next_seq (self);
+    strcpy (goodbye->worker, self->id);
+    goodbye->epoch = self->epoch;
+    drover_worker_send (self, goodbye);
+    drover_msg_destroy (&goodbye);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Timers: reconnect, silence, heartbeat, and leaving once idle
+
+void
+drover_worker_tick (drover_worker_t *self, int64_t now)
+{
+    if (!self->dealer) {
+        if (now >= self->reconnect_at && drover_worker_connect (self, now) == -1)
+            self->stopping = true;
+        return;
+    }
+    if (self->expect_since && now - self->expect_since >= s_silence (self)) {
+        s_warn_unanswered (self, now);
+        drover_worker_disconnect (self, now);
+        return;
+    }
+    if (self->registered && now >= self->next_heartbeat) {
+        s_send_heartbeat (self);
+        self->next_heartbeat = now + self->heartbeat;
+    }
+    if (self->leaving && self->registered
+    &&  (!self->runner || drover_runner_size (self->runner) == 0)
+    &&  zlistx_size (self->pending) == 0) {
+        zsys_notice ("worker: leaving id=%s tasks=%" PRIu64 " acked=%" PRIu64,
+                     self->id, self->tasks_run, self->results_acked);
+        drover_worker_send_goodbye (self);
+        self->stopping = true;
+    }
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the msec until the loop has something to do
+
+long
+drover_worker_wait_msec (drover_worker_t *self, int64_t now)
+{
+    int64_t next = now + S_WAKE_MAX;
+    if (!self->dealer && self->reconnect_at < next)
+        next = self->reconnect_at;
+    if (self->dealer && self->registered && self->next_heartbeat < next)
+        next = self->next_heartbeat;
+    if (self->dealer && self->expect_since && self->expect_since + s_silence (self) < next)
+        next = self->expect_since + s_silence (self);
+    int64_t due = self->runner? drover_runner_next_deadline (self->runner): -1;
+    if (due != -1 && due < next)
+        next = due;
+    return next > now? (long) (next - now): 0;
+}
