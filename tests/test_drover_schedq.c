@@ -28,6 +28,13 @@ s_expect_assign (zactor_t *actor, size_t count, const uint64_t *tasks, const cha
     zmsg_destroy (&msg);
 }
 
+//  Expect one ASSIGN holding exactly one pair: task on worker
+static void
+s_expect_one (zactor_t *actor, uint64_t task, const char *worker)
+{
+    s_expect_assign (actor, 1, &task, &worker);
+}
+
 //  Say UP for a worker
 static void
 s_up (zactor_t *actor, const char *worker, const char *route, uint32_t procs, uint64_t mem,
@@ -46,6 +53,16 @@ s_queue (zactor_t *actor, uint64_t task, int priority, uint32_t procs, uint64_t 
          const char *labels)
 {
     testutil_say_queue (s_link, task, priority, procs, mem, labels);
+}
+
+//  Start most tests: worker alpha up with procs, task 1 queued and placed
+//  on it
+static void
+s_alpha_runs_task_1 (zactor_t *actor, uint32_t procs)
+{
+    s_up (actor, "alpha", "r-alpha", procs, 0, "");
+    s_queue (actor, 1, 0, 1, 0, "");
+    s_expect_one (actor, 1, "alpha");
 }
 
 //  Send WORKER ADMIN and expect its reply code (and the event if changed)
@@ -139,8 +156,7 @@ test_one_assign_per_pass (void **state)
     const char *alphas [] = { "alpha", "alpha" };
     s_expect_assign (actor, 2, first, alphas);
     testutil_say_free (s_link, (uint64_t) 3);
-    uint64_t second [] = { 2 };
-    s_expect_assign (actor, 1, second, alphas);
+    s_expect_one (actor, 2, "alpha");
     s_quiet (actor);
 }
 
@@ -158,12 +174,9 @@ test_constraints (void **state)
     const char *gpus [] = { "gpu", "gpu" };
     s_expect_assign (actor, 2, first, gpus);
     s_up (actor, "big", "r-big", 1, 5000, "gpu=no");
-    uint64_t second [] = { 3 };
-    const char *bigs [] = { "big" };
-    s_expect_assign (actor, 1, second, bigs);
+    s_expect_one (actor, 3, "big");
     testutil_say_free (s_link, (uint64_t) 3);
-    uint64_t third [] = { 4 };
-    s_expect_assign (actor, 1, third, bigs);
+    s_expect_one (actor, 4, "big");
 }
 
 //  A dequeued request is never placed; a freed slot goes to the next one
@@ -171,18 +184,13 @@ static void
 test_dequeue_and_free (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    s_queue (actor, 1, 0, 1, 0, "");
-    uint64_t first [] = { 1 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, first, alphas);
+    s_alpha_runs_task_1 (actor, 1);
     s_queue (actor, 2, 0, 1, 0, "");
     s_queue (actor, 3, 0, 1, 0, "");
     zsock_send (s_link, "s8", "DEQUEUE", (uint64_t) 2);
     zsock_send (s_link, "s8", "DEQUEUE", (uint64_t) 99);     //  not queued: no-op
     testutil_say_free (s_link, (uint64_t) 1);
-    uint64_t second [] = { 3 };
-    s_expect_assign (actor, 1, second, alphas);
+    s_expect_one (actor, 3, "alpha");
     s_quiet (actor);
 }
 
@@ -192,13 +200,9 @@ static void
 test_requeue_while_assigned (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    s_alpha_runs_task_1 (actor, 1);
     s_queue (actor, 1, 0, 1, 0, "");
-    uint64_t tasks [] = { 1 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, tasks, alphas);
-    s_queue (actor, 1, 0, 1, 0, "");
-    s_expect_assign (actor, 1, tasks, alphas);
+    s_expect_one (actor, 1, "alpha");
     drover_msg_t *table = s_list_only (actor, 7);
     assert_int_equal (table->nrows, 1);
     assert_int_equal (table->worker_rows [0].procs_used, 1);
@@ -211,11 +215,7 @@ static void
 test_requeued_task_keeps_its_place (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    s_queue (actor, 1, 0, 1, 0, "");
-    uint64_t first [] = { 1 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, first, alphas);
+    s_alpha_runs_task_1 (actor, 1);
     s_queue (actor, 2, 0, 1, 0, "");
     s_queue (actor, 3, 0, 1, 0, "");
     zsock_send (actor, "sss", "LOST", "alpha", "silent");
@@ -226,11 +226,9 @@ test_requeued_task_keeps_its_place (void **state)
     drover_msg_destroy (&table);
     s_queue (actor, 1, 0, 1, 0, "");
     s_up (actor, "beta", "r-beta", 1, 0, "");
-    const char *betas [] = { "beta" };
-    s_expect_assign (actor, 1, first, betas);
+    s_expect_one (actor, 1, "beta");
     testutil_say_free (s_link, (uint64_t) 1);
-    uint64_t second [] = { 2 };
-    s_expect_assign (actor, 1, second, betas);
+    s_expect_one (actor, 2, "beta");
 }
 
 //  Issue 8.18: requests no worker can hold, at the highest priority and
@@ -245,13 +243,9 @@ test_unplaceable_requests_starve_nothing (void **state)
     for (uint64_t task = 1; task <= 1000; task++)
         s_queue (actor, task, -100, 1, 0, "pool=nowhere");
     s_queue (actor, 5000, 100, 1, 0, "");
-    uint64_t victim [] = { 5000 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, victim, alphas);
+    s_expect_one (actor, 5000, "alpha");
     s_up (actor, "nowhere", "r-nowhere", 1, 0, "pool=nowhere");
-    uint64_t first [] = { 1 };
-    const char *nowheres [] = { "nowhere" };
-    s_expect_assign (actor, 1, first, nowheres);
+    s_expect_one (actor, 1, "nowhere");
 }
 
 //  Issue 8.1 through the pipe: a priority-0 four-proc request reserves
@@ -284,8 +278,7 @@ test_wide_task_reserves_its_worker (void **state)
         drover_msg_destroy (&table);
     }
     testutil_say_free (s_link, (uint64_t) 4);
-    uint64_t wide [] = { 100 };
-    s_expect_assign (actor, 1, wide, ws);
+    s_expect_one (actor, 100, "w");
     drover_msg_t *table = s_list_only (actor, 9);
     assert_true (table->worker_rows [0].reserved == 0);
     assert_int_equal (table->worker_rows [0].procs_used, 4);
@@ -310,11 +303,7 @@ static void
 test_drain_then_leave (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 2, 0, "");
-    s_queue (actor, 1, 0, 1, 0, "");
-    uint64_t first [] = { 1 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, first, alphas);
+    s_alpha_runs_task_1 (actor, 2);
     s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 1, DROVER_CODE_OK);
     testutil_expect_event (actor, "worker.drain", "alpha", "");
     s_queue (actor, 2, 0, 1, 0, "");
@@ -328,9 +317,7 @@ test_drain_then_leave (void **state)
     s_quiet (actor);                                    //  LEAVE only once
 
     s_up (actor, "beta", "r-beta", 1, 0, "");
-    uint64_t second [] = { 2 };
-    const char *betas [] = { "beta" };
-    s_expect_assign (actor, 1, second, betas);
+    s_expect_one (actor, 2, "beta");
     s_up (actor, "gamma", "r-gamma", 1, 0, "");
     s_admin (actor, "gamma", DROVER_ADMIN_DRAIN, 3, DROVER_CODE_OK);
     testutil_expect_event (actor, "worker.drain", "gamma", "");
@@ -355,9 +342,7 @@ test_probation (void **state)
     drover_msg_destroy (&table);
     s_quiet (actor);
     zsock_send (actor, "sss", "CLEARED", "alpha", "timeout");
-    uint64_t tasks [] = { 1 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, tasks, alphas);
+    s_expect_one (actor, 1, "alpha");
 }
 
 //  A lost worker is dropped with its placements; its requests wait for
@@ -366,11 +351,7 @@ static void
 test_lost_worker (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    s_queue (actor, 1, 0, 1, 0, "");
-    uint64_t first [] = { 1 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, first, alphas);
+    s_alpha_runs_task_1 (actor, 1);
     zsock_send (actor, "sss", "LOST", "alpha", "silent");
     zsock_send (actor, "sss", "LOST", "ghost", "silent");              //  unknown: ignored
     s_queue (actor, 2, 0, 1, 0, "");
@@ -379,9 +360,7 @@ test_lost_worker (void **state)
     drover_msg_destroy (&table);
     s_quiet (actor);
     s_up (actor, "beta", "r-beta", 1, 0, "");
-    uint64_t second [] = { 2 };
-    const char *betas [] = { "beta" };
-    s_expect_assign (actor, 1, second, betas);
+    s_expect_one (actor, 2, "beta");
 }
 
 //  WORKER TABLE: a row per worker, sorted by id, with use, labels and stats
@@ -397,9 +376,7 @@ test_worker_list (void **state)
     zframe_destroy (&frame);
     zsock_send (actor, "s", "VERBOSE");
     s_queue (actor, 1, 0, 1, 60, "x=1");
-    uint64_t tasks [] = { 1 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, tasks, alphas);
+    s_expect_one (actor, 1, "alpha");
     s_admin (actor, "zeta", DROVER_ADMIN_HOLD, 5, DROVER_CODE_OK);
     testutil_expect_event (actor, "worker.hold", "zeta", "");
     drover_msg_t *table = s_list_only (actor, 77);
