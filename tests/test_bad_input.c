@@ -329,9 +329,7 @@ test_long_routing_id_is_served (void **state)
     assert_int_equal (zsock_connect (named, "%s", self->cluster->endpoint), 0);
     uint64_t task = testutil_submit (named,
         testutil_submit_msg ("echo long name", 0, 1, DROVER_SUBMIT_NOTIFY));
-    drover_msg_t *done = testutil_wait_done (named, task, 10000);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (named, task, DROVER_TASK_SUCCEEDED, 10000);
     assert_int_equal (done->out_size, strlen ("long name\n"));
     drover_msg_destroy (&done);
     zsock_destroy (&named);
@@ -347,9 +345,7 @@ test_real_work_still_runs (void **state)
         s_send_raw (self->hostile, "\xc1", 1);     //  0xc1: never valid msgpack
     uint64_t task = testutil_submit (self->client,
         testutil_submit_msg ("echo still here", 0, 1, DROVER_SUBMIT_NOTIFY));
-    drover_msg_t *done = testutil_wait_done (self->client, task, 10000);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (self->client, task, DROVER_TASK_SUCCEEDED, 10000);
     assert_int_equal (done->out_size, strlen ("still here\n"));
     drover_msg_destroy (&done);
     for (int count = 0; count < 2000; count++)

@@ -63,9 +63,7 @@ test_stall_does_not_lose_workers (void **state)
     assert_true (testutil_wait_running (client, task, worker, S_WAIT_MAX));
     s_stall_broker (cluster);
 
-    drover_msg_t *done = testutil_wait_done (client, task, S_WAIT_MAX);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, task, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_int_equal (done->attempt, 1);
     drover_msg_destroy (&done);
     assert_int_equal (s_bad_events (sub), 0);
@@ -122,9 +120,7 @@ test_ack_during_stall_counts (void **state)
     assert_int_equal (msg->id, DROVER_MSG_OK);
     assert_int_equal (msg->seq, 3);
     drover_msg_destroy (&msg);
-    drover_msg_t *done = testutil_wait_done (client, task, S_WAIT_MAX);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, task, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_int_equal (done->attempt, 1);
     drover_msg_destroy (&done);
 

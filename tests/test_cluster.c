@@ -145,17 +145,13 @@ test_cancel_queued_and_running (void **state)
     uint64_t queued = testutil_submit (dealer, testutil_submit_msg ("echo never", 0, 1, DROVER_SUBMIT_NOTIFY));
 
     assert_int_equal (s_cancel (dealer, queued), DROVER_CODE_OK);
-    drover_msg_t *done = testutil_wait_done (dealer, queued, 5000);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_CANCELLED);
+    drover_msg_t *done = testutil_expect_done (dealer, queued, DROVER_TASK_CANCELLED, 5000);
     assert_int_equal (done->attempt, 0);
     drover_msg_destroy (&done);
 
     int64_t started = zclock_mono ();
     assert_int_equal (s_cancel (dealer, running), DROVER_CODE_OK);
-    done = testutil_wait_done (dealer, running, 15000);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_CANCELLED);
+    done = testutil_expect_done (dealer, running, DROVER_TASK_CANCELLED, 15000);
     assert_true (zclock_mono () - started < 15000);
     drover_msg_destroy (&done);
 
@@ -175,9 +171,7 @@ test_timeout_and_retries (void **state)
     drover_msg_t *submit = testutil_submit_msg ("sleep 30", 0, 1, DROVER_SUBMIT_NOTIFY);
     submit->timeout = 500;
     uint64_t slow = testutil_submit (dealer, submit);
-    drover_msg_t *done = testutil_wait_done (dealer, slow, 15000);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_FAILED);
+    drover_msg_t *done = testutil_expect_done (dealer, slow, DROVER_TASK_FAILED, 15000);
     assert_int_equal (done->end, DROVER_END_TIMED_OUT);
     assert_int_equal (done->attempt, 1);
     drover_msg_destroy (&done);
@@ -185,9 +179,7 @@ test_timeout_and_retries (void **state)
     submit = testutil_submit_msg ("echo attempt >&2; exit 3", 0, 1, DROVER_SUBMIT_NOTIFY);
     submit->retries = 2;
     uint64_t failing = testutil_submit (dealer, submit);
-    done = testutil_wait_done (dealer, failing, 15000);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_FAILED);
+    done = testutil_expect_done (dealer, failing, DROVER_TASK_FAILED, 15000);
     assert_int_equal (done->attempt, 3);
     assert_int_equal (done->end, DROVER_END_FAILED);
     assert_int_equal (done->exit_code, 3);

@@ -71,9 +71,7 @@ test_second_agent_with_the_same_id_is_refused (void **state)
     assert_true (testutil_wait_workers (client, 1, 1000));
     uint64_t task = testutil_submit (client, testutil_submit_msg ("true", 0, 1,
                                                                   DROVER_SUBMIT_NOTIFY));
-    drover_msg_t *done = testutil_wait_done (client, task, S_WAIT_MAX);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, task, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_int_equal (done->attempt, 1);
     drover_msg_destroy (&done);
 

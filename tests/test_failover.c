@@ -147,9 +147,7 @@ test_stopped_worker_late_results_are_stale (void **state)
     assert_int_equal (reply->id, DROVER_MSG_OK);
     drover_msg_destroy (&reply);
     uint64_t again = testutil_submit (dealer, testutil_submit_msg ("echo back", 0, 1, DROVER_SUBMIT_NOTIFY));
-    drover_msg_t *done = testutil_wait_done (dealer, again, 10000);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (dealer, again, DROVER_TASK_SUCCEEDED, 10000);
     assert_string_equal (done->worker, "alpha");
     drover_msg_destroy (&done);
     zsock_destroy (&dealer);

@@ -55,12 +55,7 @@ test_workdir_gone_benches_worker (void **state)
     assert_non_null (strstr (event.reason, "work directory"));
 
     testutil_cluster_add_worker (cluster, 1, "good", 2, NULL);
-    drover_msg_t *done = testutil_wait_done (client, task, S_WAIT_MAX);
-    assert_non_null (done);
-    if (done->state != DROVER_TASK_SUCCEEDED)
-        fprintf (stderr, "task ended %s on %s: %s\n", drover_task_state_name (done->state),
-                 done->worker, done->reason? done->reason: "");
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, task, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_string_equal (done->worker, "good");
     assert_int_equal (done->attempt, 2);
     assert_int_equal (done->out_size, 4);

@@ -90,9 +90,7 @@ test_success_clears_probation (void **state)
     s_worker_say (worker, DROVER_MSG_TASK_RESULT, first, first_attempt);
     assert_true (s_wait_event (sub, "worker.cleared", &event));
     assert_string_equal (event.reason, "success");
-    drover_msg_t *done = testutil_wait_done (client, first, S_WAIT_MAX);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, first, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     drover_msg_destroy (&done);
 
     //  B's first attempt was called off when its offer went unanswered;
@@ -108,9 +106,7 @@ test_success_clears_probation (void **state)
     assert_int_equal (offer->attempt, 2);
     s_worker_say (worker, DROVER_MSG_TASK_RESULT, second, offer->attempt);
     drover_msg_destroy (&offer);
-    done = testutil_wait_done (client, second, S_WAIT_MAX);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    done = testutil_expect_done (client, second, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_int_equal (done->attempt, 2);
     drover_msg_destroy (&done);
 
@@ -173,11 +169,7 @@ s_offer_left_unanswered (const char *lost_retries)
     s_worker_say_as (idle, "idle", 2, DROVER_MSG_TASK_STARTED, task, 2);
     s_worker_say_as (idle, "idle", 2, DROVER_MSG_TASK_RESULT, task, 2);
     drover_msg_destroy (&offer);
-    drover_msg_t *done = testutil_wait_done (client, task, S_WAIT_MAX);
-    assert_non_null (done);
-    if (done->state != DROVER_TASK_SUCCEEDED)
-        fprintf (stderr, "task ended %d reason=%s\n", done->state, done->reason);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, task, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_int_equal (done->attempt, 2);
     drover_msg_destroy (&done);
 
@@ -252,9 +244,7 @@ test_success_after_failure_in_one_window (void **state)
     assert_true (s_wait_event (sub, "worker.probation", &event));
     assert_true (s_wait_event (sub, "worker.cleared", &event));
     assert_string_equal (event.reason, "success");
-    drover_msg_t *done = testutil_wait_done (client, first, S_WAIT_MAX);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, first, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     drover_msg_destroy (&done);
 
     zsock_destroy (&sub);

@@ -88,9 +88,7 @@ test_report_from_another_connection_is_refused (void **state)
     drover_msg_t *ok = s_expect (worker, DROVER_MSG_OK);
     assert_int_equal (ok->seq, 8);
     drover_msg_destroy (&ok);
-    drover_msg_t *done = testutil_wait_done (client, task, S_WAIT_MAX);
-    assert_non_null (done);
-    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_t *done = testutil_expect_done (client, task, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_int_equal (done->out_size, 4);
     assert_memory_equal (done->out, "real", 4);
     drover_msg_destroy (&done);

@@ -615,6 +615,21 @@ testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout)
     return done;
 }
 
+//  Wait for the TASK DONE of one task and check its state, saying how it
+//  ended when that is not the state expected
+drover_msg_t *
+testutil_expect_done (zsock_t *dealer, uint64_t task, int state, int timeout)
+{
+    drover_msg_t *done = testutil_wait_done (dealer, task, timeout);
+    assert_non_null (done);
+    if (done->state != state)
+        fprintf (stderr, "task %" PRIu64 " ended %s on %s: %s\n", task,
+                 drover_task_state_name (done->state), done->worker,
+                 done->reason? done->reason: "");
+    assert_int_equal (done->state, state);
+    return done;
+}
+
 
 
 //  ---------------------------------------------------------------------

@@ -159,6 +159,11 @@ bool
 drover_msg_t *
     testutil_wait_done (zsock_t *dealer, uint64_t task, int timeout);
 
+//  Wait for the TASK DONE of one task and assert it came, in state (saying
+//  how the task ended if not); the caller checks the rest and destroys it
+drover_msg_t *
+    testutil_expect_done (zsock_t *dealer, uint64_t task, int state, int timeout);
+
 //  Send a WORKER ADMIN (DROVER_ADMIN_*) and return the reply's code
 int
     testutil_admin (zsock_t *dealer, const char *worker, int admin);
