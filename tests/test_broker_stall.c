@@ -53,9 +53,7 @@ test_stall_does_not_lose_workers (void **state)
     zsock_t *client = testutil_dealer (cluster);
     testutil_cluster_add_worker (cluster, 0, "steady", 2, NULL);
     assert_true (testutil_wait_workers (client, 1, S_WAIT_MAX));
-    zsock_t *sub = zsock_new_sub (cluster->events, "");
-    assert_non_null (sub);
-    assert_true (testutil_await_subscription (sub, client, "steady"));
+    zsock_t *sub = testutil_cluster_sub (cluster, client, "", "steady");
 
     uint64_t task = testutil_submit (client, testutil_submit_msg ("sleep 5", 0, 1,
                                                                   DROVER_SUBMIT_NOTIFY));

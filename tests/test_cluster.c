@@ -261,9 +261,7 @@ test_events_follow_a_task (void **state)
 {
     zsock_t *dealer;
     testutil_cluster_t *cluster = s_two_workers (&dealer);
-    zsock_t *sub = zsock_new_sub (cluster->events, "");
-    assert_non_null (sub);
-    assert_true (testutil_await_subscription (sub, dealer, "alpha"));
+    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "", "alpha");
     drover_event_t event;
     while (testutil_next_event (sub, &event, 200))
         ;                       //  drain what the pokes published

@@ -42,9 +42,7 @@ test_second_agent_with_the_same_id_is_refused (void **state)
     zsock_t *client = testutil_dealer (cluster);
     testutil_cluster_add_worker (cluster, 0, "twin", 1, NULL);
     assert_true (testutil_wait_workers (client, 1, S_WAIT_MAX));
-    zsock_t *sub = zsock_new_sub (cluster->events, "worker.");
-    assert_non_null (sub);
-    assert_true (testutil_await_subscription (sub, client, "twin"));
+    zsock_t *sub = testutil_cluster_sub (cluster, client, "worker.", "twin");
 
     const char *argv [] = { DROVER_BIN, "worker", "--broker", cluster->endpoint,
                             "--id", "twin", "--procs", "1", NULL };

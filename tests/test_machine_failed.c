@@ -42,9 +42,7 @@ test_workdir_gone_benches_worker (void **state)
     testutil_cluster_add_worker (cluster, 0, "broken", 2, broken_flags);
     zsock_t *client = testutil_dealer (cluster);
     assert_true (testutil_wait_workers (client, 1, S_WAIT_MAX));
-    zsock_t *sub = zsock_new_sub (cluster->events, "worker.");
-    assert_non_null (sub);
-    assert_true (testutil_await_subscription (sub, client, "broken"));
+    zsock_t *sub = testutil_cluster_sub (cluster, client, "worker.", "broken");
     assert_int_equal (rmdir (workdir), 0);
 
     //  No retries of its own: only a machine failure may run it again

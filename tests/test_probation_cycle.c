@@ -64,9 +64,7 @@ test_success_clears_probation (void **state)
     drover_msg_t *welcome = s_worker_expect (worker, DROVER_MSG_WORKER_WELCOME);
     drover_msg_destroy (&welcome);
 
-    zsock_t *sub = zsock_new_sub (cluster->events, "worker.");
-    assert_non_null (sub);
-    assert_true (testutil_await_subscription (sub, client, "slow"));
+    zsock_t *sub = testutil_cluster_sub (cluster, client, "worker.", "slow");
     drover_event_t event;
 
     //  Task A is taken at once; task B's offer is left unanswered
@@ -211,9 +209,7 @@ test_success_after_failure_in_one_window (void **state)
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     zsock_t *client = testutil_dealer (cluster);
     zsock_t *worker = s_worker_new (cluster, "slow", 2);
-    zsock_t *sub = zsock_new_sub (cluster->events, "worker.");
-    assert_non_null (sub);
-    assert_true (testutil_await_subscription (sub, client, "slow"));
+    zsock_t *sub = testutil_cluster_sub (cluster, client, "worker.", "slow");
     drover_event_t event;
 
     //  B is offered first and left unanswered; A, offered after it, is

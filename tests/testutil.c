@@ -926,6 +926,17 @@ testutil_await_subscription (zsock_t *sub, zsock_t *dealer, const char *worker)
     return false;
 }
 
+//  Subscribe to the cluster's events and wait until the subscription holds
+zsock_t *
+testutil_cluster_sub (testutil_cluster_t *self, zsock_t *dealer, const char *topic,
+                      const char *worker)
+{
+    zsock_t *sub = zsock_new_sub (self->events, topic);
+    assert_non_null (sub);
+    assert_true (testutil_await_subscription (sub, dealer, worker));
+    return sub;
+}
+
 //  Wait until a process (any, not only a child) has ended, on its pidfd
 bool
 testutil_await_gone (pid_t pid, int timeout)

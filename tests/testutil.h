@@ -179,6 +179,13 @@ bool
 bool
     testutil_await_subscription (zsock_t *sub, zsock_t *dealer, const char *worker);
 
+//  Subscribe to the cluster's events under topic ("" for all) and wait
+//  until the subscription holds (testutil_await_subscription, poking
+//  worker); asserts it does. The caller destroys the SUB.
+zsock_t *
+    testutil_cluster_sub (testutil_cluster_t *self, zsock_t *dealer, const char *topic,
+                          const char *worker);
+
 //  ---------------------------------------------------------------------
 //  Playing the broker main to one actor, through its pipe (ACTORS.md)
 
