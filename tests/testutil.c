@@ -5,6 +5,7 @@
 
 #define _GNU_SOURCE             //  strcasestr
 #include "testutil.h"
+#include "drover_taskrecord.h"
 #include <fcntl.h>
 #include <dirent.h>
 #include <limits.h>
@@ -471,6 +472,17 @@ testutil_submit_msg (const char *script, int priority, int procs, uint32_t flags
     free (body);
     drover_exec_destroy (&exec);
     return msg;
+}
+
+//  Make a task record as a submit would
+struct _drover_taskrecord_t *
+testutil_taskrecord (uint64_t id, int priority, int procs, uint64_t mem)
+{
+    drover_msg_t *msg = testutil_submit_msg ("true", priority, procs, 0);
+    msg->mem = mem;
+    drover_taskrecord_t *task = drover_taskrecord_new (id, msg);
+    drover_msg_destroy (&msg);
+    return task;
 }
 
 //  Wait on a condition the broker reports, asking again every 50 msec

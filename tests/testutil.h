@@ -132,6 +132,11 @@ drover_msg_t *
 drover_msg_t *
     testutil_submit_msg (const char *script, int priority, int procs, uint32_t flags);
 
+//  Make a QUEUED task record (drover_taskrecord) with id, as a TASK SUBMIT
+//  of `true` at priority, demanding procs and mem bytes, would make it
+struct _drover_taskrecord_t *
+    testutil_taskrecord (uint64_t id, int priority, int procs, uint64_t mem);
+
 //  Wait until the broker lists `count` workers in health OK; false on timeout
 bool
     testutil_wait_workers (zsock_t *dealer, int count, int timeout);

@@ -2,11 +2,13 @@
     drover_tasktable - the task table: every task's state, attempt, worker,
     budgets, last result and waiters; fences results by (task, attempt)
 
-    A task is one allocation: a struct of plain fields followed by its
-    encoded exec body and its labels, so that a million queued tasks fit in
-    a few hundred MiB. Tasks are found by id in an open-addressing hash
-    (drover_idhash); each worker keeps its live attempts in an intrusive
-    list, so a LOST touches only that worker's tasks. Ack deadlines all
+    A task is one allocation (drover_taskrecord): a struct of plain fields
+    followed by its encoded exec body and its labels, so that a million
+    queued tasks fit in a few hundred MiB. Tasks are found by id in an
+    open-addressing hash (drover_idhash); each worker (drover_taskworker)
+    keeps its live attempts in an intrusive list, so a LOST touches only
+    that worker's tasks. What the table decides to say is worded and
+    queued by drover_taskactions. Ack deadlines all
     share one timeout, so they sit in a FIFO (drover_ring) and are checked
     from its head; finished tasks sit in another FIFO, oldest evicted
     first. Clients waiting on tasks are held as references into a registry
@@ -28,6 +30,9 @@
 #include "drover_idhash.h"
 #include "drover_ring.h"
 #include "drover_taskresult.h"
+#include "drover_taskrecord.h"
+#include "drover_taskworker.h"
+#include "drover_taskactions.h"
 #include "drover_waiters.h"
 #include "drover_defaults.h"
 
@@ -38,63 +43,15 @@ typedef struct {
     int64_t deadline;           //  msec, monotonic
 } s_ack_t;
 
-typedef struct _s_task_t s_task_t;
-
-//  A worker we can send to, from UP until LOST
-typedef struct {
-    char id [DROVER_ID_MAX + 1];    //  worker id
-    byte route [256];           //  ROUTER routing id
-    size_t route_size;          //  bytes in route
-    s_task_t **tasks;           //  its ASSIGNED and RUNNING tasks, unordered
-    uint32_t ntasks;            //  entries in tasks
-    uint32_t tasks_size;        //  entries allocated
-} s_worker_t;
-
-//  One task; body and labels follow the fields in the same allocation,
-//  which is sized to end exactly there (offsetof data, not sizeof). Kept
-//  small: a million of them must fit in a few hundred MiB.
-struct _s_task_t {
-    uint64_t id;                //  task id, from 1
-    s_worker_t *worker;         //  worker of the current attempt while ASSIGNED/RUNNING
-    union {
-        drover_waitlist_t *waiters;     //  while live: waiters past the first, or NULL
-        drover_taskresult_t *result;    //  once final: the last result
-    };
-    uint64_t mem;               //  bytes demanded
-    drover_waiter_t waiter;     //  first waiter (route 0: none), while live
-    int32_t priority;           //  lower runs first
-    uint32_t procs;             //  procs demanded
-    uint32_t timeout;           //  msec, 0 = none
-    uint32_t retries_left;      //  own failures still allowed before FAILED
-    uint32_t attempt;           //  current attempt, 0 if never assigned
-    uint32_t worker_slot;       //  index in worker->tasks
-    uint32_t body_size : 23;    //  bytes of body at data, <= DROVER_BODY_MAX
-    uint32_t state : 3;         //  drover_task_state_t, never UNKNOWN
-    uint32_t cancel : 1;        //  cancel asked while ASSIGNED or RUNNING
-    uint32_t has_labels : 1;    //  labels follow the body
-    uint32_t adopted : 1;       //  seen in a worker's running list (during UP)
-    uint16_t lost;              //  workers lost with the task so far (lost-retries)
-    byte data [];               //  body, then labels "\n"-joined and NUL-ended
-};
-
-//  The bit fields above hold every body and every state a task is in
-_Static_assert (DROVER_BODY_MAX < (1 << 23), "body_size needs more bits");
-_Static_assert (DROVER_TASK_UNKNOWN <= 7, "state needs more bits");
-//  drover_idhash finds a task by the id it begins with
-_Static_assert (offsetof (s_task_t, id) == 0, "a task must begin with its id");
-
 struct _drover_tasktable_t {
-    drover_idhash_t *tasks;     //  id -> s_task_t, every task held
+    drover_idhash_t *tasks;     //  id -> drover_taskrecord_t, every task held
     uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
     uint64_t next_id;           //  id of the next task
-    zhashx_t *workers;          //  worker id -> s_worker_t
+    zhashx_t *workers;          //  worker id -> drover_taskworker_t
     drover_waiters_t *waiters;  //  who waits on which task, and their routes
     drover_ring_t *acks;        //  s_ack_t, oldest first
     drover_ring_t *finished;    //  uint64_t ids of finished tasks, oldest first
-    drover_action_t *actions;   //  decided, not all taken yet
-    size_t actions_size;        //  actions allocated
-    size_t actions_count;       //  actions decided
-    size_t actions_next;        //  next action to hand out
+    drover_taskactions_t *actions;  //  decided, not all taken yet
     size_t kept_bytes;          //  output bytes held by results, and their tasks' bodies
     size_t queued_bytes;        //  body and label bytes of tasks not yet final
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
@@ -107,18 +64,7 @@ struct _drover_tasktable_t {
     size_t max_queued_bytes;    //  body and label bytes of tasks not yet final, at most
 };
 
-static void s_task_destroy (drover_tasktable_t *self, s_task_t **task_p);
-static size_t s_task_bytes (s_task_t *task);
-static void s_worker_destroy (void **item_p);
-
-//  Tell whether a state is final
-static bool
-s_is_final (int state)
-{
-    return state == DROVER_TASK_SUCCEEDED
-        || state == DROVER_TASK_FAILED
-        || state == DROVER_TASK_CANCELLED;
-}
+static void s_task_destroy (drover_tasktable_t *self, drover_taskrecord_t **task_p);
 
 //  Create an empty task table with the default settings
 drover_tasktable_t *
@@ -128,10 +74,11 @@ drover_tasktable_new (void)
     self->tasks = drover_idhash_new ();
     self->next_id = 1;
     self->workers = zhashx_new ();
-    zhashx_set_destructor (self->workers, s_worker_destroy);
+    zhashx_set_destructor (self->workers, (zhashx_destructor_fn *) drover_taskworker_destroy);
     self->waiters = drover_waiters_new (DROVER_TASKTABLE_MAX_WAITERS);
     self->acks = drover_ring_new (sizeof (s_ack_t));
     self->finished = drover_ring_new (sizeof (uint64_t));
+    self->actions = drover_taskactions_new ();
     self->exec = drover_exec_new ();
     self->ack_timeout = DROVER_DEFAULT_ACK_TIMEOUT;
     self->lost_retries = DROVER_DEFAULT_LOST_RETRIES;
@@ -151,7 +98,7 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
     if (!self)
         return;
     for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
-        s_task_t *task = (s_task_t *) drover_idhash_slot (self->tasks, slot);
+        drover_taskrecord_t *task = (drover_taskrecord_t *) drover_idhash_slot (self->tasks, slot);
         s_task_destroy (self, &task);
     }
     drover_idhash_destroy (&self->tasks);
@@ -159,7 +106,7 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
     drover_waiters_destroy (&self->waiters);
     drover_ring_destroy (&self->acks);
     drover_ring_destroy (&self->finished);
-    free (self->actions);
+    drover_taskactions_destroy (&self->actions);
     drover_exec_destroy (&self->exec);
     free (self);
     *self_p = NULL;
@@ -168,30 +115,14 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
 //  Free one task and what hangs off it (not unlinked from anything, its
 //  waiters' routes not released: only for final tasks or the whole table)
 static void
-s_task_destroy (drover_tasktable_t *self, s_task_t **task_p)
+s_task_destroy (drover_tasktable_t *self, drover_taskrecord_t **task_p)
 {
-    s_task_t *task = *task_p;
+    drover_taskrecord_t *task = *task_p;
     if (!task)
         return;
-    if (s_is_final (task->state)) {
-        self->kept_bytes -= drover_taskresult_bytes (task->result) + s_task_bytes (task);
-        drover_taskresult_destroy (&task->result);
-    }
-    else
-        drover_waitlist_destroy (&task->waiters);
-    free (task);
-    *task_p = NULL;
-}
-
-//  Free a worker record (the workers hash's destructor)
-static void
-s_worker_destroy (void **item_p)
-{
-    s_worker_t *worker = (s_worker_t *) *item_p;
-    if (worker)
-        free (worker->tasks);
-    free (worker);
-    *item_p = NULL;
+    if (drover_taskrecord_final (task))
+        self->kept_bytes -= drover_taskresult_bytes (task->result) + drover_taskrecord_bytes (task);
+    drover_taskrecord_destroy (task_p);
 }
 
 //  Apply the broker's settings
@@ -231,30 +162,20 @@ drover_tasktable_set_max_queued_bytes (drover_tasktable_t *self, size_t max_byte
     self->max_queued_bytes = max_bytes;
 }
 
-//  Bytes a task holds past its fields: its body, and its labels
-static size_t
-s_task_bytes (s_task_t *task)
-{
-    size_t size = task->body_size;
-    if (task->has_labels)
-        size += strlen ((const char *) task->data + task->body_size) + 1;
-    return size;
-}
-
 
 //  ---------------------------------------------------------------------
 //  Tasks by id
 
 //  Find a task by id, or NULL
-static s_task_t *
+static drover_taskrecord_t *
 s_lookup (drover_tasktable_t *self, uint64_t id)
 {
-    return (s_task_t *) drover_idhash_lookup (self->tasks, id);
+    return (drover_taskrecord_t *) drover_idhash_lookup (self->tasks, id);
 }
 
 //  Add a task
 static void
-s_insert (drover_tasktable_t *self, s_task_t *task)
+s_insert (drover_tasktable_t *self, drover_taskrecord_t *task)
 {
     drover_idhash_insert (self->tasks, task);
     self->counts [task->state]++;
@@ -262,7 +183,7 @@ s_insert (drover_tasktable_t *self, s_task_t *task)
 
 //  Remove a finished task from the table and free it
 static void
-s_remove (drover_tasktable_t *self, s_task_t *task)
+s_remove (drover_tasktable_t *self, drover_taskrecord_t *task)
 {
     drover_idhash_delete (self->tasks, task);
     self->counts [task->state]--;
@@ -273,92 +194,12 @@ s_remove (drover_tasktable_t *self, s_task_t *task)
 //  ---------------------------------------------------------------------
 //  Actions
 
-//  Start a new action of a type about a task; other fields zero
-static drover_action_t *
-s_action (drover_tasktable_t *self, int type, s_task_t *task)
-{
-    if (self->actions_count == self->actions_size) {
-        self->actions_size = self->actions_size? self->actions_size * 2: 64;
-        self->actions = (drover_action_t *) realloc (self->actions,
-                                                     self->actions_size * sizeof (drover_action_t));
-        assert (self->actions);
-    }
-    drover_action_t *action = &self->actions [self->actions_count++];
-    memset (action, 0, sizeof (drover_action_t));
-    action->type = type;
-    if (task) {
-        action->task = task->id;
-        action->attempt = task->attempt;
-        if (task->worker)
-            strcpy (action->worker, task->worker->id);
-        else
-        if (s_is_final (task->state))
-            strcpy (action->worker, task->result->worker);
-    }
-    return action;
-}
-
 //  Take the next action to carry out, or NULL when all are done
 const drover_action_t *
 drover_tasktable_next_action (drover_tasktable_t *self)
 {
     assert (self);
-    if (self->actions_next == self->actions_count)
-        return NULL;
-    return &self->actions [self->actions_next++];
-}
-
-//  Set an action's route (a worker's or a waiter's)
-static void
-s_action_route (drover_action_t *action, const byte *route, size_t route_size)
-{
-    assert (route_size < sizeof (action->route));
-    memcpy (action->route, route, route_size);
-    action->route_size = route_size;
-}
-
-//  Say an event about a task in its present state
-static void
-s_event (drover_tasktable_t *self, s_task_t *task, const char *topic, const char *reason)
-{
-    drover_action_t *action = s_action (self, DROVER_ACTION_EVENT, task);
-    action->topic = topic;
-    if (reason)
-        snprintf (action->reason, sizeof action->reason, "%s", reason);
-}
-
-//  Tell schedq to place a task
-static void
-s_queue (drover_tasktable_t *self, s_task_t *task)
-{
-    drover_action_t *action = s_action (self, DROVER_ACTION_QUEUE, task);
-    action->priority = task->priority;
-    action->procs = task->procs;
-    action->mem = task->mem;
-    action->labels = task->has_labels? (const char *) task->data + task->body_size: "";
-}
-
-//  Say something about a task or a worker, naming the worker
-static drover_action_t *
-s_tell (drover_tasktable_t *self, int type, s_task_t *task, const char *worker, const char *reason)
-{
-    drover_action_t *action = s_action (self, type, task);
-    if (worker)
-        snprintf (action->worker, sizeof action->worker, "%s", worker);
-    if (reason)
-        snprintf (action->reason, sizeof action->reason, "%s", reason);
-    return action;
-}
-
-//  Send TASK KILL for an attempt to a worker
-static void
-s_kill (drover_tasktable_t *self, s_worker_t *worker, uint64_t task, uint32_t attempt)
-{
-    drover_action_t *action = s_action (self, DROVER_ACTION_KILL, NULL);
-    action->task = task;
-    action->attempt = attempt;
-    strcpy (action->worker, worker->id);
-    s_action_route (action, worker->route, worker->route_size);
+    return drover_taskactions_next (self->actions);
 }
 
 //  Tell whether an id not in the table was given out: ids grow from 1 and
@@ -369,52 +210,19 @@ s_expired (drover_tasktable_t *self, uint64_t id)
     return id >= 1 && id < self->next_id;
 }
 
-//  Send TASK DONE for a task (NULL: not held) to a waiter
-static void
-s_done (drover_tasktable_t *self, s_task_t *task, uint64_t id,
-        const byte *route, size_t route_size, uint32_t seq)
-{
-    drover_action_t *action = s_action (self, DROVER_ACTION_DONE, task);
-    action->task = id;
-    action->seq = seq;
-    s_action_route (action, route, route_size);
-    if (!task) {
-        action->state = DROVER_TASK_UNKNOWN;
-        action->end = s_expired (self, id)? DROVER_END_EXPIRED: DROVER_END_UNKNOWN;
-        action->exit_code = -1;         //  no process status
-        return;
-    }
-    action->state = task->state;
-    drover_taskresult_t *result = task->result;
-    assert (result);
-    action->outcome = result->outcome;
-    action->end = result->end;
-    action->exit_code = result->exit_code;
-    action->signal = result->signal;
-    action->truncated = result->truncated;
-    action->duration = result->duration;
-    action->out = result->out;
-    action->out_size = result->out_size;
-    action->err = result->err;
-    action->err_size = result->err_size;
-    if (result->reason)
-        snprintf (action->reason, sizeof action->reason, "%s", result->reason);
-}
-
 //  Drop actions already taken and, once all are taken, the finished tasks
 //  past keep-finished or past the output budget (nothing borrows them now)
 static void
 s_begin (drover_tasktable_t *self)
 {
     self->reason [0] = 0;
-    if (self->actions_next < self->actions_count)
+    if (!drover_taskactions_reset (self->actions))
         return;                 //  the caller still holds actions: free nothing
-    self->actions_next = self->actions_count = 0;
     while (drover_ring_size (self->finished) > self->keep_finished
     ||    (drover_ring_size (self->finished) && self->kept_bytes > self->max_kept_bytes)) {
         uint64_t id = *(uint64_t *) drover_ring_head (self->finished);
         drover_ring_pop (self->finished);
-        s_task_t *task = s_lookup (self, id);
+        drover_taskrecord_t *task = s_lookup (self, id);
         if (task)
             s_remove (self, task);
     }
@@ -426,38 +234,11 @@ s_begin (drover_tasktable_t *self)
 
 //  Move a task to a state, keeping the counts
 static void
-s_set_state (drover_tasktable_t *self, s_task_t *task, int state)
+s_set_state (drover_tasktable_t *self, drover_taskrecord_t *task, int state)
 {
     self->counts [task->state]--;
     self->counts [state]++;
     task->state = (uint8_t) state;
-}
-
-//  Put a task among its worker's live attempts
-static void
-s_attach (s_task_t *task, s_worker_t *worker)
-{
-    if (worker->ntasks == worker->tasks_size) {
-        worker->tasks_size = worker->tasks_size? worker->tasks_size * 2: 16;
-        worker->tasks = (s_task_t **) realloc (worker->tasks,
-                                               worker->tasks_size * sizeof (s_task_t *));
-        assert (worker->tasks);
-    }
-    task->worker = worker;
-    task->worker_slot = worker->ntasks;
-    worker->tasks [worker->ntasks++] = task;
-}
-
-//  Take a task off its worker (the last one takes its slot)
-static void
-s_detach (s_task_t *task)
-{
-    s_worker_t *worker = task->worker;
-    assert (worker && worker->tasks [task->worker_slot] == task);
-    s_task_t *last = worker->tasks [--worker->ntasks];
-    worker->tasks [task->worker_slot] = last;
-    last->worker_slot = task->worker_slot;
-    task->worker = NULL;
 }
 
 //  Topic of the event for a final state
@@ -470,20 +251,22 @@ s_final_topic (int state)
 
 //  Send TASK DONE to one waiter of a finished task, and let it go
 static void
-s_notify (drover_tasktable_t *self, s_task_t *task, drover_waiter_t waiter)
+s_notify (drover_tasktable_t *self, drover_taskrecord_t *task, drover_waiter_t waiter)
 {
     size_t route_size;
     const byte *route = drover_waiters_route (self->waiters, waiter, &route_size);
-    s_done (self, task, task->id, route, route_size, waiter.seq);
+    drover_taskactions_done (self->actions, task, task->id, false, route, route_size,
+                             waiter.seq);
     drover_waiters_release (self->waiters, waiter);
 }
 
 //  End a task (already off its worker) with a result: tell its waiters,
 //  say the event, and remember it among the finished
 static void
-s_finish (drover_tasktable_t *self, s_task_t *task, int state, drover_taskresult_t *result)
+s_finish (drover_tasktable_t *self, drover_taskrecord_t *task, int state,
+          drover_taskresult_t *result)
 {
-    assert (!task->worker && !s_is_final (task->state));
+    assert (!task->worker && !drover_taskrecord_final (task));
     result->end = drover_taskresult_end_of (result, state);
     drover_waitlist_t *more = task->waiters;    //  read before result takes its place
     drover_waiter_t first = task->waiter;
@@ -491,9 +274,9 @@ s_finish (drover_tasktable_t *self, s_task_t *task, int state, drover_taskresult
     s_set_state (self, task, state);
     task->result = result;
     //  Its body is kept with its result now: bounded with the outputs
-    self->queued_bytes -= s_task_bytes (task);
-    self->kept_bytes += drover_taskresult_bytes (result) + s_task_bytes (task);
-    s_event (self, task, s_final_topic (state), result->reason);
+    self->queued_bytes -= drover_taskrecord_bytes (task);
+    self->kept_bytes += drover_taskresult_bytes (result) + drover_taskrecord_bytes (task);
+    drover_taskactions_event (self->actions, task, s_final_topic (state), result->reason);
     if (first.route)
         s_notify (self, task, first);
     for (uint32_t index = 0; index < drover_waitlist_size (more); index++)
@@ -504,18 +287,20 @@ s_finish (drover_tasktable_t *self, s_task_t *task, int state, drover_taskresult
 
 //  Put a task back in the queue after an attempt on worker ended
 static void
-s_requeue (drover_tasktable_t *self, s_task_t *task, const char *worker, const char *reason)
+s_requeue (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
+           const char *reason)
 {
     s_set_state (self, task, DROVER_TASK_QUEUED);
-    s_tell (self, DROVER_ACTION_EVENT, task, worker, reason)->topic = "task.requeued";
-    s_queue (self, task);
+    drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
+        = "task.requeued";
+    drover_taskactions_queue (self->actions, task);
 }
 
 //  An attempt ended with its worker (lost, or registered again without
 //  it): cancel it if asked, stop it as poison past lost-retries,
 //  else queue it again. The task is already off its worker.
 static void
-s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char *reason)
+s_lose (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker, const char *reason)
 {
     char text [DROVER_REASON_MAX + 1];
     if (task->cancel) {
@@ -549,13 +334,13 @@ s_lose (drover_tasktable_t *self, s_task_t *task, const char *worker, const char
 //  using up its retries or lost-retries. The FAILURE comes first, so schedq
 //  holds the worker back before it places the requeued task (ACTORS.md).
 static void
-s_host_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
+s_host_failed (drover_tasktable_t *self, drover_taskrecord_t *task, const char *reason)
 {
-    s_worker_t *worker = task->worker;
+    drover_taskworker_t *worker = task->worker;
     assert (worker);
-    s_tell (self, DROVER_ACTION_FAILURE, task, NULL, reason);
-    s_detach (task);
-    s_tell (self, DROVER_ACTION_FREE, task, worker->id, NULL);
+    drover_taskactions_tell (self->actions, DROVER_ACTION_FAILURE, task, NULL, reason);
+    drover_taskworker_detach (task->worker, task);
+    drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
     if (task->cancel) {
         char text [DROVER_REASON_MAX + 1];
         snprintf (text, sizeof text, "cancelled (%s)", reason);
@@ -567,7 +352,7 @@ s_host_failed (drover_tasktable_t *self, s_task_t *task, const char *reason)
 
 //  Add route as a waiter of a live task (see drover_waiters_add)
 static int
-s_waiter_add (drover_tasktable_t *self, s_task_t *task,
+s_waiter_add (drover_tasktable_t *self, drover_taskrecord_t *task,
               const byte *route, size_t route_size, uint32_t seq)
 {
     return drover_waiters_add (self->waiters, &task->waiter, &task->waiters,
@@ -576,40 +361,6 @@ s_waiter_add (drover_tasktable_t *self, s_task_t *task,
 
 //  ---------------------------------------------------------------------
 //  Requests from clients
-
-//  Check a submit's fields. Returns 200 or an error code with a reason.
-static int
-s_check_submit (drover_tasktable_t *self, drover_msg_t *msg, const char **reason_p)
-{
-    if (msg->procs < 1) {
-        *reason_p = "procs must be at least 1";
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    if (!msg->body || msg->body_size == 0) {
-        *reason_p = "no body: nothing to run";
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    if (msg->body_size > DROVER_BODY_MAX) {
-        *reason_p = "body larger than the limit";
-        return DROVER_CODE_TOO_LARGE;
-    }
-    const char *error = NULL;
-    if (drover_exec_validate (msg->body, msg->body_size, &error)) {
-        snprintf (self->reason, sizeof self->reason, "bad body: %s", error? error: "malformed");
-        *reason_p = self->reason;
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    if (msg->nlabels > DROVER_LABELS_MAX) {
-        *reason_p = "too many labels";
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    for (uint32_t index = 0; index < msg->nlabels; index++)
-        if (!msg->labels [index] || !drover_label_valid (msg->labels [index])) {
-            *reason_p = "a label is not key=value";
-            return DROVER_CODE_BAD_REQUEST;
-        }
-    return DROVER_CODE_OK;
-}
 
 //  TASK SUBMIT from route: validate, store, queue
 int
@@ -621,7 +372,7 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
     s_begin (self);
     *task_p = 0;
     *reason_p = "";
-    int code = s_check_submit (self, msg, reason_p);
+    int code = drover_taskrecord_check (msg, self->reason, sizeof self->reason, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
     uint64_t live = self->counts [DROVER_TASK_QUEUED] + self->counts [DROVER_TASK_ASSIGNED]
@@ -635,43 +386,19 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
         *reason_p = "too many waiters";
         return DROVER_CODE_TOO_MANY;
     }
-    size_t labels_size = 0;
-    for (uint32_t index = 0; index < msg->nlabels; index++)
-        labels_size += strlen (msg->labels [index]) + 1;
+    size_t labels_size = drover_taskrecord_labels_size (msg);
     if (self->queued_bytes + msg->body_size + labels_size > self->max_queued_bytes) {
         *reason_p = "queue full: max-queued-bytes";
         return DROVER_CODE_QUEUE_FULL;
     }
 
-    size_t fields = offsetof (s_task_t, data);
-    s_task_t *task = (s_task_t *) malloc (fields + msg->body_size + labels_size);
-    assert (task);
-    memset (task, 0, fields);
-    task->id = self->next_id++;
-    task->mem = msg->mem;
-    task->priority = msg->priority;
-    task->procs = msg->procs;
-    task->timeout = msg->timeout;
-    task->retries_left = msg->retries;
-    task->body_size = (uint32_t) msg->body_size;
-    task->state = DROVER_TASK_QUEUED;
-    memcpy (task->data, msg->body, msg->body_size);
-    if (msg->nlabels) {
-        char *labels = (char *) task->data + task->body_size;
-        for (uint32_t index = 0; index < msg->nlabels; index++) {
-            size_t length = strlen (msg->labels [index]);
-            memcpy (labels, msg->labels [index], length);
-            labels [length] = index + 1 < msg->nlabels? '\n': 0;
-            labels += length + 1;
-        }
-        task->has_labels = true;
-    }
+    drover_taskrecord_t *task = drover_taskrecord_new (self->next_id++, msg);
     s_insert (self, task);
     self->queued_bytes += msg->body_size + labels_size;
     if (notify && s_waiter_add (self, task, route, route_size, 0) != 0)
         assert (false);         //  room was checked above, and the task is new
-    s_event (self, task, "task.queued", NULL);
-    s_queue (self, task);
+    drover_taskactions_event (self->actions, task, "task.queued", NULL);
+    drover_taskactions_queue (self->actions, task);
     *task_p = task->id;
     return DROVER_CODE_OK;
 }
@@ -683,7 +410,7 @@ drover_tasktable_cancel (drover_tasktable_t *self, uint64_t id, const char **rea
     assert (self && reason_p);
     s_begin (self);
     *reason_p = "";
-    s_task_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = s_lookup (self, id);
     if (!task && s_expired (self, id)) {
         *reason_p = "already finished (its result expired)";
         return DROVER_CODE_CONFLICT;
@@ -692,21 +419,21 @@ drover_tasktable_cancel (drover_tasktable_t *self, uint64_t id, const char **rea
         *reason_p = "unknown task";
         return DROVER_CODE_NOT_FOUND;
     }
-    if (s_is_final (task->state)) {
+    if (drover_taskrecord_final (task)) {
         snprintf (self->reason, sizeof self->reason, "already %s",
                   drover_task_state_name (task->state));
         *reason_p = self->reason;
         return DROVER_CODE_CONFLICT;
     }
     if (task->state == DROVER_TASK_QUEUED) {
-        s_tell (self, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
+        drover_taskactions_tell (self->actions, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
         s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (NULL, "cancelled while queued"));
         *reason_p = "cancelled";
         return DROVER_CODE_OK;
     }
     //  ASSIGNED or RUNNING: the result (or a loss) will say CANCELLED
     task->cancel = true;
-    s_kill (self, task->worker, task->id, task->attempt);
+    drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
     *reason_p = "kill sent";
     return DROVER_CODE_OK;
 }
@@ -728,10 +455,11 @@ drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
     size_t refused = 0;
     size_t repeated = 0;        //  already waited on by this route: seq updated
     for (size_t index = 0; index < count; index++) {
-        s_task_t *task = s_lookup (self, tasks [index]);
+        drover_taskrecord_t *task = s_lookup (self, tasks [index]);
         int added = -1;
-        if (!task || s_is_final (task->state))
-            s_done (self, task, tasks [index], route, route_size, seq);
+        if (!task || drover_taskrecord_final (task))
+            drover_taskactions_done (self->actions, task, tasks [index],
+                                     s_expired (self, tasks [index]), route, route_size, seq);
         else
         if ((added = s_waiter_add (self, task, route, route_size, seq)) < 0)
             refused++;
@@ -760,9 +488,9 @@ drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
 //  Find a task whose current attempt runs on worker, or say why not
 static int
 s_find_current (drover_tasktable_t *self, const char *worker, uint64_t id,
-                uint32_t attempt, s_task_t **task_p, const char **reason_p)
+                uint32_t attempt, drover_taskrecord_t **task_p, const char **reason_p)
 {
-    s_task_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = s_lookup (self, id);
     *task_p = task;
     if (!task) {
         *reason_p = "unknown task";
@@ -784,12 +512,12 @@ drover_tasktable_fence (drover_tasktable_t *self, const char *worker_id,
                         const byte *route, size_t route_size, const char **reason_p)
 {
     assert (self && worker_id && route && reason_p);
-    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
     if (!worker) {
         *reason_p = "not registered: say HELLO";
         return DROVER_CODE_NOT_REGISTERED;
     }
-    if (worker->route_size != route_size || memcmp (worker->route, route, route_size)) {
+    if (!drover_taskworker_routed (worker, route, route_size)) {
         *reason_p = "not registered on this connection";
         return DROVER_CODE_NOT_REGISTERED;
     }
@@ -805,14 +533,14 @@ drover_tasktable_started (drover_tasktable_t *self, const char *worker,
     assert (self && worker && reason_p);
     s_begin (self);
     *reason_p = "";
-    s_task_t *task;
+    drover_taskrecord_t *task;
     int code = s_find_current (self, worker, id, attempt, &task, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
     if (task->state == DROVER_TASK_ASSIGNED) {
         s_set_state (self, task, DROVER_TASK_RUNNING);
-        s_event (self, task, "task.running", NULL);
-        s_tell (self, DROVER_ACTION_SUCCESS, task, NULL, NULL);
+        drover_taskactions_event (self->actions, task, "task.running", NULL);
+        drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, NULL, NULL);
     }
     return DROVER_CODE_OK;      //  a repeated ack changes nothing
 }
@@ -824,7 +552,7 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
     assert (self && msg && reason_p);
     s_begin (self);
     *reason_p = "";
-    s_task_t *task;
+    drover_taskrecord_t *task;
     int code = s_find_current (self, msg->worker, msg->task, msg->attempt, &task, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
@@ -835,9 +563,9 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
         s_host_failed (self, task, text);
         return DROVER_CODE_OK;
     }
-    s_detach (task);
-    s_tell (self, DROVER_ACTION_FREE, task, msg->worker, NULL);
-    s_tell (self, DROVER_ACTION_SUCCESS, task, msg->worker, NULL);
+    drover_taskworker_detach (task->worker, task);
+    drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
+    drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, msg->worker, NULL);
     char text [DROVER_REASON_MAX + 1];
     if (msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0)
         //  Done, even if a cancel came too late to stop it
@@ -867,28 +595,21 @@ drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *work
 {
     assert (self && worker_id);
     s_begin (self);
-    s_task_t *task = s_lookup (self, id);
-    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
     if (!task || task->state != DROVER_TASK_QUEUED || !worker) {
-        drover_action_t *action = s_action (self, DROVER_ACTION_FREE, NULL);
+        drover_action_t *action = drover_taskactions_add (self->actions, DROVER_ACTION_FREE, NULL);
         action->task = id;
         snprintf (action->worker, sizeof action->worker, "%s", worker_id);
         if (task && task->state == DROVER_TASK_QUEUED)
-            s_queue (self, task);       //  worker gone: place it again
+            drover_taskactions_queue (self->actions, task);       //  worker gone: place it again
         return;
     }
     task->attempt++;
     s_set_state (self, task, DROVER_TASK_ASSIGNED);
-    s_attach (task, worker);
-    drover_action_t *offer = s_action (self, DROVER_ACTION_OFFER, task);
-    s_action_route (offer, worker->route, worker->route_size);
-    offer->priority = task->priority;
-    offer->procs = task->procs;
-    offer->mem = task->mem;
-    offer->timeout = task->timeout;
-    offer->body = task->data;
-    offer->body_size = task->body_size;
-    s_event (self, task, "task.assigned", NULL);
+    drover_taskworker_attach (worker, task);
+    drover_taskactions_offer (self->actions, task);
+    drover_taskactions_event (self->actions, task, "task.assigned", NULL);
     s_ack_t ack = { task->id, task->attempt, now + self->ack_timeout };
     drover_ring_push (self->acks, &ack);
 }
@@ -904,35 +625,34 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
     assert (self && worker_id && route);
     assert (route_size >= 1 && route_size <= 255);
     s_begin (self);
-    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
     if (!worker) {
-        worker = (s_worker_t *) zmalloc (sizeof (s_worker_t));
-        snprintf (worker->id, sizeof worker->id, "%s", worker_id);
+        worker = drover_taskworker_new (worker_id);
         zhashx_insert (self->workers, worker->id, worker);
     }
-    memcpy (worker->route, route, route_size);
-    worker->route_size = route_size;
+    drover_taskworker_set_route (worker, route, route_size);
 
     for (size_t index = 0; index < nrunning; index++) {
-        s_task_t *task = s_lookup (self, running [index].task);
+        drover_taskrecord_t *task = s_lookup (self, running [index].task);
         if (task && task->worker == worker && task->attempt == running [index].attempt) {
             task->adopted = true;
             if (task->state == DROVER_TASK_ASSIGNED) {
                 s_set_state (self, task, DROVER_TASK_RUNNING);
-                s_event (self, task, "task.running", "adopted");
+                drover_taskactions_event (self->actions, task, "task.running", "adopted");
             }
         }
         else
-            s_kill (self, worker, running [index].task, running [index].attempt);
+            drover_taskactions_kill (self->actions, worker, running [index].task,
+                                     running [index].attempt);
     }
     //  Downwards: a detach moves the last task, already seen, into the slot
     for (uint32_t slot = worker->ntasks; slot > 0; slot--) {
-        s_task_t *task = worker->tasks [slot - 1];
+        drover_taskrecord_t *task = worker->tasks [slot - 1];
         if (task->adopted)
             task->adopted = false;
         else {
-            s_detach (task);
-            s_tell (self, DROVER_ACTION_FREE, task, worker->id, NULL);
+            drover_taskworker_detach (task->worker, task);
+            drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
             s_lose (self, task, worker->id, "not running after the worker registered again");
         }
     }
@@ -944,14 +664,14 @@ drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker_id, c
 {
     assert (self && worker_id);
     s_begin (self);
-    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, worker_id);
+    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
     if (!worker)
         return;                 //  never up, or already forgotten
     char text [DROVER_REASON_MAX + 1];
     snprintf (text, sizeof text, "worker lost: %s", reason && *reason? reason: "no reason given");
     while (worker->ntasks) {
-        s_task_t *task = worker->tasks [worker->ntasks - 1];
-        s_detach (task);
+        drover_taskrecord_t *task = worker->tasks [worker->ntasks - 1];
+        drover_taskworker_detach (task->worker, task);
         s_lose (self, task, worker->id, text);
     }
     zhashx_delete (self->workers, worker_id);
@@ -965,7 +685,7 @@ drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
     s_begin (self);
     s_ack_t *ack;
     while ((ack = (s_ack_t *) drover_ring_head (self->acks))) {
-        s_task_t *task = s_lookup (self, ack->task);
+        drover_taskrecord_t *task = s_lookup (self, ack->task);
         if (!task || task->state != DROVER_TASK_ASSIGNED || task->attempt != ack->attempt) {
             drover_ring_pop (self->acks);
             continue;           //  taken, ended or offered again since
@@ -973,7 +693,7 @@ drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
         if (ack->deadline > now)
             return ack->deadline;
         drover_ring_pop (self->acks);
-        s_kill (self, task->worker, task->id, task->attempt);
+        drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
         s_host_failed (self, task, "ack timeout");
     }
     return -1;
@@ -1001,26 +721,7 @@ static bool
 s_in_state (const void *item, void *arg)
 {
     int state = *(int *) arg;
-    return state == 255 || ((const s_task_t *) item)->state == state;
-}
-
-//  Join a task's argv with spaces, at most SUMMARY_MAX bytes, printable
-static char *
-s_summary (drover_tasktable_t *self, s_task_t *task)
-{
-    char text [DROVER_TASKTABLE_SUMMARY_MAX + 1] = "";
-    size_t length = 0;
-    const char *error;
-    if (drover_exec_decode (self->exec, task->data, task->body_size, &error) == 0)
-        for (uint32_t arg = 0; arg < self->exec->argc && length < DROVER_TASKTABLE_SUMMARY_MAX; arg++) {
-            if (arg)
-                text [length++] = ' ';
-            for (const char *cursor = self->exec->argv [arg];
-                 *cursor && length < DROVER_TASKTABLE_SUMMARY_MAX; cursor++)
-                text [length++] = (*cursor >= 0x20 && *cursor < 0x7f)? *cursor: '?';
-        }
-    text [length] = 0;
-    return strdup (text);
+    return state == 255 || ((const drover_taskrecord_t *) item)->state == state;
 }
 
 //  TASK LIST: counts per state and the newest rows
@@ -1043,16 +744,8 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
         table->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
     table->nrows = (uint32_t) count;
     for (size_t index = 0; index < count; index++) {
-        s_task_t *task = (s_task_t *) newest [index];
-        drover_task_row_t *row = &table->task_rows [index];
-        row->task = task->id;
-        row->state = task->state;
-        row->priority = task->priority;
-        row->procs = task->procs;
-        row->attempt = task->attempt;
-        row->end = s_is_final (task->state)? task->result->end: DROVER_END_NONE;
-        snprintf (row->worker, sizeof row->worker, "%s", drover_tasktable_worker (self, task->id));
-        row->summary = s_summary (self, task);
+        drover_taskrecord_t *task = (drover_taskrecord_t *) newest [index];
+        drover_taskrecord_row (task, self->exec, &table->task_rows [index]);
     }
     free (newest);
 }
@@ -1062,7 +755,7 @@ int
 drover_tasktable_state (drover_tasktable_t *self, uint64_t id)
 {
     assert (self);
-    s_task_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = s_lookup (self, id);
     return task? task->state: DROVER_TASK_UNKNOWN;
 }
 
@@ -1071,7 +764,7 @@ uint32_t
 drover_tasktable_attempt (drover_tasktable_t *self, uint64_t id)
 {
     assert (self);
-    s_task_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = s_lookup (self, id);
     return task? task->attempt: 0;
 }
 
@@ -1080,12 +773,8 @@ const char *
 drover_tasktable_worker (drover_tasktable_t *self, uint64_t id)
 {
     assert (self);
-    s_task_t *task = s_lookup (self, id);
-    if (task && task->worker)
-        return task->worker->id;
-    if (task && s_is_final (task->state))
-        return task->result->worker;
-    return "";
+    drover_taskrecord_t *task = s_lookup (self, id);
+    return task? drover_taskrecord_worker (task): "";
 }
 
 //  Return how many tasks the table holds in one state

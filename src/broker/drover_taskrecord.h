@@ -1,0 +1,101 @@
+/*  =========================================================================
+    drover_taskrecord - one task as the task table holds it: its fields,
+    then its encoded exec body and its labels, in one allocation
+
+    A plain record the table reads and writes directly (as drover_taskresult
+    is): a million queued tasks must fit in a few hundred MiB, so it is
+    kept small and sized to end exactly after its labels. What is its own:
+    checking a TASK SUBMIT's fields, packing one into a record, the bytes it
+    holds, and its row in a TASK TABLE. Its worker, waiters and result are
+    the table's to set. No threads, no I/O.
+    =========================================================================
+*/
+
+#ifndef DROVER_TASKRECORD_H_INCLUDED
+#define DROVER_TASKRECORD_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_msg.h"
+#include "drover_exec.h"
+#include "drover_waiters.h"
+#include "drover_taskresult.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_taskworker_t drover_taskworker_t;
+typedef struct _drover_taskrecord_t drover_taskrecord_t;
+
+//  One task; body and labels follow the fields in the same allocation,
+//  which is sized to end exactly there (offsetof data, not sizeof)
+struct _drover_taskrecord_t {
+    uint64_t id;                //  task id, from 1
+    drover_taskworker_t *worker;    //  worker of the current attempt while ASSIGNED/RUNNING
+    union {
+        drover_waitlist_t *waiters;     //  while live: waiters past the first, or NULL
+        drover_taskresult_t *result;    //  once final: the last result
+    };
+    uint64_t mem;               //  bytes demanded
+    drover_waiter_t waiter;     //  first waiter (route 0: none), while live
+    int32_t priority;           //  lower runs first
+    uint32_t procs;             //  procs demanded
+    uint32_t timeout;           //  msec, 0 = none
+    uint32_t retries_left;      //  own failures still allowed before FAILED
+    uint32_t attempt;           //  current attempt, 0 if never assigned
+    uint32_t worker_slot;       //  index in worker->tasks
+    uint32_t body_size : 23;    //  bytes of body at data, <= DROVER_BODY_MAX
+    uint32_t state : 3;         //  drover_task_state_t, never UNKNOWN
+    uint32_t cancel : 1;        //  cancel asked while ASSIGNED or RUNNING
+    uint32_t has_labels : 1;    //  labels follow the body
+    uint32_t adopted : 1;       //  seen in a worker's running list (during UP)
+    uint16_t lost;              //  workers lost with the task so far (lost-retries)
+    byte data [];               //  body, then labels "\n"-joined and NUL-ended
+};
+
+//  Check a TASK SUBMIT's fields. Returns 200, or the ERROR code (400, 413)
+//  with *reason_p set, pointing into buffer when the reason is composed.
+int
+    drover_taskrecord_check (const drover_msg_t *msg, char *buffer, size_t buffer_size,
+                             const char **reason_p);
+
+//  Return the bytes a checked TASK SUBMIT's labels take in a record
+size_t
+    drover_taskrecord_labels_size (const drover_msg_t *msg);
+
+//  Create a QUEUED record with id from a checked TASK SUBMIT (only reads msg)
+drover_taskrecord_t *
+    drover_taskrecord_new (uint64_t id, const drover_msg_t *msg);
+
+//  Destroy a record and its waiters (while live) or its result (once
+//  final); harmless on NULL. It must be off its worker.
+void
+    drover_taskrecord_destroy (drover_taskrecord_t **self_p);
+
+//  Tell whether the task is final: SUCCEEDED, FAILED or CANCELLED
+bool
+    drover_taskrecord_final (const drover_taskrecord_t *self);
+
+//  Return the bytes the record holds past its fields: body and labels
+size_t
+    drover_taskrecord_bytes (const drover_taskrecord_t *self);
+
+//  Return the labels, "k=v" joined by "\n", or "" (borrowed)
+const char *
+    drover_taskrecord_labels (const drover_taskrecord_t *self);
+
+//  Return the worker of the current or last attempt, or "" (borrowed)
+const char *
+    drover_taskrecord_worker (const drover_taskrecord_t *self);
+
+//  Fill a TASK TABLE row for the task; its summary (argv, decoded with
+//  exec as scratch) is the row's to free
+void
+    drover_taskrecord_row (const drover_taskrecord_t *self, drover_exec_t *exec,
+                           drover_task_row_t *row);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
