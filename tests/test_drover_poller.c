@@ -11,6 +11,7 @@
 #include "drover_actor.h"
 #include "drover_poller.h"
 #include <unistd.h>
+#include <poll.h>
 
 #define S_WAIT_MAX      5000    //  msec a test waits for an event at most
 
@@ -285,6 +286,49 @@ test_set_replaces_socket (void **state)
     zsock_destroy (&reader);
 }
 
+//  A wait right after a send on a drained socket spares its poll(2) (that
+//  socket is read first, and is most often empty), but never two waits
+//  running: a loop that sends on one socket every turn still hears the
+//  others by its second wait
+static void
+test_send_every_turn_hears_the_others (void **state)
+{
+    zsock_t *sending = zsock_new_pair ("@inproc://test-poller-sending");
+    zsock_t *sending_peer = zsock_new_pair (">inproc://test-poller-sending");
+    zsock_t *other = zsock_new_pair ("@inproc://test-poller-other");
+    zsock_t *other_writer = zsock_new_pair (">inproc://test-poller-other");
+    drover_poller_t *poller = drover_poller_new ();
+    assert_int_equal (drover_poller_add (poller, sending), 0);
+    assert_int_equal (drover_poller_add (poller, other), 1);
+    assert_int_equal (drover_actor_drain (poller, 0, sending, 8, s_count, NULL, NULL), 0);
+    assert_int_equal (drover_actor_drain (poller, 1, other, 8, s_count, NULL, NULL), 0);
+
+    zstr_send (other_writer, "PING");
+    struct pollfd signalled = { zsock_fd (other), POLLIN, 0 };
+    assert_int_equal (poll (&signalled, 1, S_WAIT_MAX), 1);     //  its fd says so
+
+    int heard_at = 0;           //  the wait that found other readable
+    int commands = 0;
+    for (int turn = 1; turn <= 4 && !heard_at; turn++) {
+        zstr_send (sending, "TICK");
+        drover_poller_sent (poller, 0);
+        assert_int_equal (drover_poller_wait (poller, S_WAIT_MAX), 0);
+        if (drover_poller_readable (poller, 1))
+            heard_at = turn;
+        assert_int_equal (drover_actor_drain (poller, 0, sending, 8, s_count, NULL,
+                                             &commands), 0);
+    }
+    assert_int_equal (heard_at, 2);     //  the first wait read `sending` only
+    assert_int_equal (drover_actor_drain (poller, 1, other, 8, s_count, NULL, &commands), 1);
+    assert_int_equal (commands, 1);
+
+    drover_poller_destroy (&poller);
+    zsock_destroy (&other_writer);
+    zsock_destroy (&other);
+    zsock_destroy (&sending_peer);
+    zsock_destroy (&sending);
+}
+
 int
 main (void)
 {
@@ -294,6 +338,7 @@ main (void)
         cmocka_unit_test (test_pipe_then_link),
         cmocka_unit_test (test_watches_plain_fds),
         cmocka_unit_test (test_set_replaces_socket),
+        cmocka_unit_test (test_send_every_turn_hears_the_others),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

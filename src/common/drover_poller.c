@@ -11,6 +11,8 @@
 struct _drover_poller_t {
     size_t count;                               //  socket slots
     bool unread [DROVER_POLLER_MAX];            //  may hold input no fd will signal
+    bool sent [DROVER_POLLER_MAX];              //  unread only for a send since it drained
+    bool skipped;                               //  the last wait looked at no fd
     struct pollfd *fds;                         //  the slots' ZMQ_FDs (-1: empty), then the plain fds
     zmq_pollitem_t *items;                      //  plain fds for the next wait, the caller's to fill
     size_t nitems;                              //  items in use, 0 after a wait
@@ -70,6 +72,7 @@ drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock)
     assert (self && index < self->count);
     self->fds [index] = (struct pollfd) { sock? zsock_fd (sock): -1, POLLIN, 0 };
     self->unread [index] = sock != NULL;
+    self->sent [index] = false;
 }
 
 
@@ -103,14 +106,26 @@ drover_poller_wait (drover_poller_t *self, int msec)
 {
     assert (self);
     bool news = self->nitems > 0;       //  could a poll tell anything we do not know
+    size_t unread = 0;                  //  sockets that may hold input
+    size_t guesses = 0;                 //  of which sent on since they drained
     for (size_t index = 0; index < self->count; index++) {
-        if (self->unread [index])
+        if (self->unread [index]) {
             msec = 0;           //  still look at the others, but do not sleep
+            unread++;
+            guesses += self->sent [index];
+        }
         else
         if (self->fds [index].fd != -1)
             news = true;
+        self->sent [index] = false;
     }
-    if (msec == 0 && !news)
+    //  Sockets only sent on are most often empty: read them first and poll
+    //  when they are, rather than poll now and again then; but never twice
+    //  running, so a loop that sends every turn still hears its other sockets
+    bool skip = msec == 0 && (!news || (unread && guesses == unread && !self->skipped
+                                        && self->nitems == 0));
+    self->skipped = skip && news;
+    if (skip)
         return 0;               //  every socket gets read anyway: spare the poll(2)
     size_t nitems = self->nitems;
     self->nitems = 0;           //  plain fds are watched for one wait
@@ -151,6 +166,7 @@ drover_poller_drained (drover_poller_t *self, size_t index)
 {
     assert (self && index < self->count);
     self->unread [index] = false;
+    self->sent [index] = false;
 }
 
 
@@ -161,5 +177,7 @@ void
 drover_poller_sent (drover_poller_t *self, size_t index)
 {
     assert (self && index < self->count);
+    if (!self->unread [index])
+        self->sent [index] = true;
     self->unread [index] = true;
 }

@@ -20,7 +20,13 @@
 
         drover_poller_wait       sleeps only while no socket holds unread
                                  input, and sets the flag of each whose fd
-                                 signalled
+                                 signalled; when the only sockets flagged
+                                 are ones sent on since they drained (most
+                                 often empty), it returns without a poll(2)
+                                 at once, the caller reads them, and the
+                                 wait after looks at every fd: so a send
+                                 costs one poll(2), not two, and a loop
+                                 that sends every turn still hears the rest
         drover_poller_readable   the flag: read the socket with ZMQ_DONTWAIT
         drover_poller_drained    a read said EAGAIN: clear the flag
         drover_poller_sent       a send went out on it: set the flag
@@ -79,8 +85,9 @@ zmq_pollitem_t *
 
 //  Wait up to msec (-1: no limit) until some socket may hold input or a
 //  plain fd is ready; do not sleep at all if a socket already may hold
-//  input. Returns 0, or -1 if interrupted by a signal while
-//  zsys_interrupted is set.
+//  input, and do not even look at the fds if every such socket was only
+//  sent on since it drained (never two waits running, nor with plain fds).
+//  Returns 0, or -1 if interrupted by a signal while zsys_interrupted is set.
 int
     drover_poller_wait (drover_poller_t *self, int msec);
 
