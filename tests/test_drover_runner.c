@@ -70,6 +70,17 @@ s_run (drover_runner_t *runner, drover_exec_t **exec_p, uint32_t timeout)
     return result;
 }
 
+//  Drive the runner until a result comes (within 10 s) and check its
+//  outcome; the caller checks the rest and destroys it
+static drover_msg_t *
+s_wait_outcome (drover_runner_t *runner, int outcome)
+{
+    drover_msg_t *result = s_wait_result (runner, 10000);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, outcome);
+    return result;
+}
+
 //  Check that a result's stdout is exactly text
 static void
 s_assert_out (drover_msg_t *result, const char *text)
@@ -278,6 +289,19 @@ s_fifo_ready (int fd, int timeout)
     return read (fd, buffer, sizeof buffer) > 0;
 }
 
+//  Wait up to 5 s for the pid a task's process writes on the fifo
+static pid_t
+s_fifo_pid (int fd)
+{
+    struct pollfd item = { fd, POLLIN, 0 };
+    assert_int_equal (poll (&item, 1, 5000), 1);
+    char line [32] = "";
+    assert_true (read (fd, line, sizeof line - 1) > 0);
+    pid_t pid = atoi (line);
+    assert_true (pid > 0);
+    return pid;
+}
+
 //  A child that ignores SIGTERM is killed with SIGKILL after the grace
 static void
 test_timeout_ignores_term (void **state)
@@ -319,19 +343,12 @@ test_cancel (void **state)
     drover_exec_t *exec = s_shell (script);
     assert_int_equal (drover_runner_start (runner, 9, 1, exec, 0, zclock_mono ()), 0);
     drover_exec_destroy (&exec);
-    struct pollfd item = { fd, POLLIN, 0 };
-    assert_int_equal (poll (&item, 1, 5000), 1);
-    char line [32] = "";
-    assert_true (read (fd, line, sizeof line - 1) > 0);
-    pid_t grandchild = atoi (line);
-    assert_true (grandchild > 0);
+    pid_t grandchild = s_fifo_pid (fd);
 
     assert_true (drover_runner_running (runner, 9, 1));
     assert_int_equal (drover_runner_cancel (runner, 9, 2, zclock_mono ()), -1);
     assert_int_equal (drover_runner_cancel (runner, 9, 1, zclock_mono ()), 0);
-    drover_msg_t *result = s_wait_result (runner, 10000);
-    assert_non_null (result);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    drover_msg_t *result = s_wait_outcome (runner, DROVER_OUTCOME_CANCELLED);
     assert_int_equal (result->signal, SIGTERM);
     assert_false (drover_runner_running (runner, 9, 1));
     drover_msg_destroy (&result);
@@ -415,12 +432,7 @@ test_dies_with_worker (void **state)
         _exit (rc == 0? 0: 1);
     }
     close (go [0]);
-    struct pollfd item = { fd, POLLIN, 0 };
-    assert_int_equal (poll (&item, 1, 5000), 1);
-    char line [32] = "";
-    assert_true (read (fd, line, sizeof line - 1) > 0);
-    pid_t task = atoi (line);
-    assert_true (task > 0);
+    pid_t task = s_fifo_pid (fd);
     close (go [1]);             //  the worker exits without stopping its task
     int status = testutil_wait_exit (worker, 5000);
     assert_true (status != -1);
@@ -598,14 +610,9 @@ s_start_grandchild (drover_runner_t *runner, bool escape, uint32_t timeout)
     drover_exec_t *exec = s_shell (script);
     assert_int_equal (drover_runner_start (runner, 1, 1, exec, timeout, zclock_mono ()), 0);
     drover_exec_destroy (&exec);
-    struct pollfd item = { fd, POLLIN, 0 };
-    assert_int_equal (poll (&item, 1, 5000), 1);
-    char line [32] = "";
-    assert_true (read (fd, line, sizeof line - 1) > 0);
+    pid_t grandchild = s_fifo_pid (fd);
     close (fd);
     unlink (fifo);
-    pid_t grandchild = atoi (line);
-    assert_true (grandchild > 0);
     return grandchild;
 }
 
@@ -629,6 +636,17 @@ s_without_cgroup (drover_runner_t *runner)
     return true;
 }
 
+//  s_without_cgroup once the runner has run a first task (`true`): it
+//  makes its cgroup directory then
+static bool
+s_without_cgroup_after_one (drover_runner_t *runner)
+{
+    drover_exec_t *exec = s_shell ("true");
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_destroy (&result);
+    return s_without_cgroup (runner);
+}
+
 //  Cancel ends the grandchild that left the task's process group
 static void
 test_cancel_kills_escaped_grandchild (void **state)
@@ -641,9 +659,7 @@ test_cancel_kills_escaped_grandchild (void **state)
         skip ();
     }
     assert_int_equal (drover_runner_cancel (runner, 1, 1, zclock_mono ()), 0);
-    drover_msg_t *result = s_wait_result (runner, 10000);
-    assert_non_null (result);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    drover_msg_t *result = s_wait_outcome (runner, DROVER_OUTCOME_CANCELLED);
     drover_msg_destroy (&result);
     s_assert_gone (grandchild);
 }
@@ -659,9 +675,7 @@ test_timeout_kills_escaped_grandchild (void **state)
         kill (grandchild, SIGKILL);
         skip ();
     }
-    drover_msg_t *result = s_wait_result (runner, 10000);
-    assert_non_null (result);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
+    drover_msg_t *result = s_wait_outcome (runner, DROVER_OUTCOME_TIMEDOUT);
     drover_msg_destroy (&result);
     s_assert_gone (grandchild);
 }
@@ -675,16 +689,12 @@ test_pgroup_cancel_and_timeout_kill_grandchild (void **state)
     pid_t grandchild = s_start_grandchild (runner, false, 0);
     assert_null (drover_runner_cgroup (runner));
     assert_int_equal (drover_runner_cancel (runner, 1, 1, zclock_mono ()), 0);
-    drover_msg_t *result = s_wait_result (runner, 10000);
-    assert_non_null (result);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
+    drover_msg_t *result = s_wait_outcome (runner, DROVER_OUTCOME_CANCELLED);
     drover_msg_destroy (&result);
     s_assert_gone (grandchild);
 
     grandchild = s_start_grandchild (runner, false, 300);
-    result = s_wait_result (runner, 10000);
-    assert_non_null (result);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
+    result = s_wait_outcome (runner, DROVER_OUTCOME_TIMEDOUT);
     drover_msg_destroy (&result);
     s_assert_gone (grandchild);
 }
@@ -715,12 +725,7 @@ s_grandchild_dies_with_worker (const char *mode, bool escape)
         _exit (1);
     }
     close (go [0]);
-    struct pollfd item = { fd, POLLIN, 0 };
-    assert_int_equal (poll (&item, 1, 5000), 1);
-    char line [32] = "";
-    assert_true (read (fd, line, sizeof line - 1) > 0);
-    pid_t grandchild = atoi (line);
-    assert_true (grandchild > 0);
+    pid_t grandchild = s_fifo_pid (fd);
     close (go [1]);
     int status = testutil_wait_exit (worker, 5000);
     assert_true (status != -1);
@@ -736,10 +741,7 @@ static void
 test_escaped_grandchild_dies_with_worker (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("true");
-    drover_msg_t *result = s_run (runner, &exec, 0);
-    drover_msg_destroy (&result);
-    if (s_without_cgroup (runner))
+    if (s_without_cgroup_after_one (runner))
         skip ();
     s_grandchild_dies_with_worker ("auto", true);
 }
@@ -757,14 +759,11 @@ static void
 test_cgroups_removed (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("true");
-    drover_msg_t *result = s_run (runner, &exec, 0);
-    drover_msg_destroy (&result);
-    if (s_without_cgroup (runner))
+    if (s_without_cgroup_after_one (runner))
         skip ();
     char *dir = strdup (drover_runner_cgroup (runner));
-    exec = s_shell ("sleep 30 & echo started");
-    result = s_run (runner, &exec, 0);
+    drover_exec_t *exec = s_shell ("sleep 30 & echo started");
+    drover_msg_t *result = s_run (runner, &exec, 0);
     drover_msg_destroy (&result);
     //  Wait (driving the runner) until no task directory is left
     int64_t deadline = zclock_mono () + 5000;
