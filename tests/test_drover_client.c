@@ -52,6 +52,16 @@ s_fake_reply (fake_t *fake, zframe_t *route, drover_msg_t *request, int id)
     s_fake_send (fake, route, &reply);
 }
 
+//  Reply TASK ACCEPTED for task, echoing the submit's seq
+static void
+s_fake_accept (fake_t *fake, zframe_t *route, drover_msg_t *submit, uint64_t task)
+{
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+    reply->seq = submit->seq;
+    reply->task = task;
+    s_fake_send (fake, route, &reply);
+}
+
 //  Reply ERROR code reason
 static void
 s_fake_error (fake_t *fake, zframe_t *route, drover_msg_t *request, int code, const char *reason)
@@ -170,10 +180,7 @@ s_accept_all (fake_t *fake, zframe_t *route, drover_msg_t *msg)
         s_fake_error (fake, route, msg, DROVER_CODE_QUEUE_FULL, "queue full: 2000000 tasks not final");
         return;
     }
-    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
-    reply->seq = msg->seq;
-    reply->task = 1000 + msg->seq;
-    s_fake_send (fake, route, &reply);
+    s_fake_accept (fake, route, msg, 1000 + msg->seq);
 }
 
 //  Refuse every submit with 301
@@ -222,10 +229,7 @@ static void
 s_notify (fake_t *fake, zframe_t *route, drover_msg_t *msg)
 {
     if (msg->id == DROVER_MSG_TASK_SUBMIT) {
-        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
-        reply->seq = msg->seq;
-        reply->task = 77;
-        s_fake_send (fake, route, &reply);
+        s_fake_accept (fake, route, msg, 77);
         if (msg->flags & DROVER_SUBMIT_NOTIFY)
             s_fake_done (fake, route, 77, 0);
     }
@@ -240,10 +244,7 @@ static void
 s_notify_each (fake_t *fake, zframe_t *route, drover_msg_t *msg)
 {
     if (msg->id == DROVER_MSG_TASK_SUBMIT) {
-        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
-        reply->seq = msg->seq;
-        reply->task = 1000 + msg->seq;
-        s_fake_send (fake, route, &reply);
+        s_fake_accept (fake, route, msg, 1000 + msg->seq);
         if (msg->flags & DROVER_SUBMIT_NOTIFY)
             s_fake_done (fake, route, 1000 + msg->seq, 0);
     }
@@ -864,10 +865,7 @@ static void
 s_notify_failed (fake_t *fake, zframe_t *route, drover_msg_t *msg)
 {
     if (msg->id == DROVER_MSG_TASK_SUBMIT) {
-        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
-        reply->seq = msg->seq;
-        reply->task = 90;
-        s_fake_send (fake, route, &reply);
+        s_fake_accept (fake, route, msg, 90);
         drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
         done->task = 90;
         done->attempt = 1;
@@ -891,10 +889,7 @@ static void
 s_notify_misleading (fake_t *fake, zframe_t *route, drover_msg_t *msg)
 {
     if (msg->id == DROVER_MSG_TASK_SUBMIT) {
-        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
-        reply->seq = msg->seq;
-        reply->task = 91 + msg->priority;
-        s_fake_send (fake, route, &reply);
+        s_fake_accept (fake, route, msg, 91 + msg->priority);
         drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
         done->task = 91 + msg->priority;
         done->attempt = 1;
