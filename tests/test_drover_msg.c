@@ -298,6 +298,18 @@ s_encode (drover_msg_t *msg, size_t *size_p)
     return data;
 }
 
+//  Encode msg, decode it into copy (which may hold an earlier message) and
+//  assert the two are the same
+static void
+s_assert_roundtrip (drover_msg_t *msg, drover_msg_t *copy)
+{
+    size_t size;
+    byte *data = s_encode (msg, &size);
+    assert_int_equal (drover_msg_decode (copy, data, size), 0);
+    s_assert_same (msg, copy);
+    free (data);
+}
+
 //  Decode bytes expecting a refusal; returns the error text
 static const char *
 s_refused (const byte *data, size_t size)
@@ -331,6 +343,15 @@ s_raw_begin (testcodec_raw_t *raw, int id, size_t nfields, uint32_t seq)
     msgpack_pack_uint8 (&raw->pk, 1);
     msgpack_pack_int (&raw->pk, id);
     msgpack_pack_uint32 (&raw->pk, seq);
+}
+
+//  Assert that decoding refuses the raw message with an error containing
+//  text, then free it
+static void
+s_assert_raw_refused (testcodec_raw_t *raw, const char *text)
+{
+    s_assert_refused (RAW_DATA (*raw), RAW_SIZE (*raw), text);
+    testcodec_raw_destroy (raw);
 }
 
 //  ---------------------------------------------------------------------
@@ -378,12 +399,8 @@ test_roundtrip_at_limits (void **state)
     msg->running = (drover_taskref_t *) zmalloc (DROVER_RUNNING_MAX * sizeof (drover_taskref_t));
     for (int index = 0; index < DROVER_RUNNING_MAX; index++)
         msg->running [index] = (drover_taskref_t) { UINT64_MAX - index, UINT32_MAX - index };
-    size_t size;
-    byte *data = s_encode (msg, &size);
     drover_msg_t *copy = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (copy, data, size), 0);
-    s_assert_same (msg, copy);
-    free (data);
+    s_assert_roundtrip (msg, copy);
     drover_msg_destroy (&msg);
 
     msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
@@ -398,10 +415,7 @@ test_roundtrip_at_limits (void **state)
     drover_msg_set_reason (msg, reason);
     msg->exit_code = INT32_MAX;
     msg->signal = INT32_MIN;
-    data = s_encode (msg, &size);
-    assert_int_equal (drover_msg_decode (copy, data, size), 0);
-    s_assert_same (msg, copy);
-    free (data);
+    s_assert_roundtrip (msg, copy);
     free (big);
     drover_msg_destroy (&msg);
 
@@ -410,10 +424,7 @@ test_roundtrip_at_limits (void **state)
     msg->tasks = (uint64_t *) zmalloc (DROVER_WAIT_MAX * sizeof (uint64_t));
     for (int index = 0; index < DROVER_WAIT_MAX; index++)
         msg->tasks [index] = (uint64_t) index << (index % 64);
-    data = s_encode (msg, &size);
-    assert_int_equal (drover_msg_decode (copy, data, size), 0);
-    s_assert_same (msg, copy);
-    free (data);
+    s_assert_roundtrip (msg, copy);
     drover_msg_destroy (&msg);
     drover_msg_destroy (&copy);
 }
@@ -743,8 +754,7 @@ test_oversized_fields (void **state)
     s_raw_begin (&raw, DROVER_MSG_WORKER_GOODBYE, 2, 1);
     testcodec_raw_str (&raw, text, DROVER_ID_MAX + 1);
     msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "worker: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "worker: out of range");
 
     //  17 labels
     s_raw_begin (&raw, DROVER_MSG_TASK_SUBMIT, 8, 1);
@@ -757,8 +767,7 @@ test_oversized_fields (void **state)
     for (int index = 0; index < 3; index++)
         msgpack_pack_int (&raw.pk, 0);
     msgpack_pack_bin (&raw.pk, 0);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "labels: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "labels: out of range");
 
     //  A label past 128 bytes
     msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
@@ -780,8 +789,7 @@ test_oversized_fields (void **state)
     s_raw_begin (&raw, DROVER_MSG_ERROR, 2, 1);
     msgpack_pack_uint16 (&raw.pk, 400);
     testcodec_raw_str (&raw, text, DROVER_REASON_MAX + 1);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "reason: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "reason: out of range");
 
     //  Output past 1 MiB
     byte *big = (byte *) zmalloc (DROVER_BODY_MAX + 1);
@@ -797,45 +805,39 @@ test_oversized_fields (void **state)
     msgpack_pack_bin_with_body (&raw.pk, big, DROVER_OUTPUT_MAX + 1);
     msgpack_pack_bin (&raw.pk, 0);
     testcodec_raw_str (&raw, "", 0);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "out: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "out: out of range");
 
     //  Body past 2 MiB
     s_raw_begin (&raw, DROVER_MSG_TASK_OFFER, 7, 1);
     for (int index = 0; index < 6; index++)
         msgpack_pack_int (&raw.pk, 1);
     msgpack_pack_bin_with_body (&raw.pk, big, DROVER_BODY_MAX + 1);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "body: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "body: out of range");
     free (big);
 
     //  An array claiming 2^32-1 elements in 5 bytes, alone and as a field
     s_assert_refused ((const byte *) "\xdd\xff\xff\xff\xff", 5, "truncated");
     s_raw_begin (&raw, DROVER_MSG_TASK_WAIT, 1, 1);
     msgpack_sbuffer_write (&raw.buffer, "\xdd\xff\xff\xff\xff", 5);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "truncated");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "truncated");
     //  ... and a str and a bin claiming 4 GiB
     s_raw_begin (&raw, DROVER_MSG_ERROR, 2, 1);
     msgpack_pack_uint16 (&raw.pk, 400);
     msgpack_sbuffer_write (&raw.buffer, "\xdb\xff\xff\xff\xff", 5);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "truncated");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "truncated");
     s_assert_refused ((const byte *) "\xc6\xff\xff\xff\xff", 5, "message: wrong type");
     s_raw_begin (&raw, DROVER_MSG_TASK_OFFER, 7, 1);
     for (int index = 0; index < 6; index++)
         msgpack_pack_int (&raw.pk, 1);
     msgpack_sbuffer_write (&raw.buffer, "\xc6\xff\xff\xff\xff", 5);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "truncated");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "truncated");
 
     //  A TASK WAIT past its limit, and a message past DROVER_MSG_MAX
     s_raw_begin (&raw, DROVER_MSG_TASK_WAIT, 1, 1);
     msgpack_pack_array (&raw.pk, DROVER_WAIT_MAX + 1);
     for (int index = 0; index <= DROVER_WAIT_MAX; index++)
         msgpack_pack_int (&raw.pk, index);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "tasks: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "tasks: out of range");
     byte *huge = (byte *) zmalloc (DROVER_MSG_MAX + 1);
     s_assert_refused (huge, DROVER_MSG_MAX + 1, "too large");
     free (huge);
@@ -1065,8 +1067,7 @@ test_depth_trailing_and_nul (void **state)
     msgpack_pack_array (&raw.pk, 1);
     msgpack_pack_array (&raw.pk, 0);
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "nesting");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "nesting");
     //  Depth 4 is the limit: a worker table row's labels are at 4
     drover_msg_t *msg = s_filled (DROVER_MSG_WORKER_TABLE);
     zframe_t *frame = drover_msg_encode (msg);
@@ -1080,8 +1081,7 @@ test_depth_trailing_and_nul (void **state)
     s_assert_refused (deep, sizeof deep, "wrong signature");
     s_raw_begin (&raw, DROVER_MSG_TASK_WAIT, 1, 1);
     msgpack_sbuffer_write (&raw.buffer, (const char *) deep, sizeof deep);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "nesting");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "nesting");
 
     //  Trailing bytes after a valid message
     msg = s_filled (DROVER_MSG_TASK_KILL);
@@ -1099,18 +1099,15 @@ test_depth_trailing_and_nul (void **state)
     s_raw_begin (&raw, DROVER_MSG_OK, 2, 1);
     msgpack_pack_uint8 (&raw.pk, 200);
     testcodec_raw_str (&raw, "a\0b", 3);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "reason: contains NUL");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "reason: contains NUL");
     s_raw_begin (&raw, DROVER_MSG_WORKER_GOODBYE, 2, 1);
     testcodec_raw_str (&raw, "w\0", 2);
     msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "worker: contains NUL");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "worker: contains NUL");
     s_raw_begin (&raw, DROVER_MSG_WORKER_ADMIN, 2, 1);
     testcodec_raw_str (&raw, "has space", 9);
     msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "worker: not a valid worker id");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "worker: not a valid worker id");
     s_raw_begin (&raw, DROVER_MSG_TASK_SUBMIT, 8, 1);
     for (int index = 0; index < 3; index++)
         msgpack_pack_uint8 (&raw.pk, 1);
@@ -1119,29 +1116,24 @@ test_depth_trailing_and_nul (void **state)
     for (int index = 0; index < 3; index++)
         msgpack_pack_uint8 (&raw.pk, 1);
     msgpack_pack_bin (&raw.pk, 0);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "labels: contains NUL");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "labels: contains NUL");
 
     //  Enums out of range
     s_raw_begin (&raw, DROVER_MSG_WORKER_ADMIN, 2, 1);
     testcodec_raw_str (&raw, "w", 1);
     msgpack_pack_uint8 (&raw.pk, DROVER_ADMIN_MAX + 1);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "admin: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "admin: out of range");
     s_raw_begin (&raw, DROVER_MSG_TASK_LIST, 2, 1);
     msgpack_pack_uint8 (&raw.pk, 1);
     msgpack_pack_uint8 (&raw.pk, DROVER_TASK_STATES);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "state: out of range");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "state: out of range");
     //  Ext types and 0xc1 anywhere
     s_raw_begin (&raw, DROVER_MSG_TASK_CANCEL, 1, 1);
     msgpack_sbuffer_write (&raw.buffer, "\xd4\x01\x02", 3);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "ext");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "ext");
     s_raw_begin (&raw, DROVER_MSG_TASK_CANCEL, 1, 1);
     msgpack_sbuffer_write (&raw.buffer, "\xc1", 1);
-    s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw), "0xc1");
-    testcodec_raw_destroy (&raw);
+    s_assert_raw_refused (&raw, "0xc1");
     //  Loads that are not finite or are negative
     msg = s_filled (DROVER_MSG_WORKER_HEARTBEAT);
     data = s_encode (msg, &size);
