@@ -17,18 +17,6 @@
 
 #define S_WAIT_MAX      10000   //  msec any one step may take at most
 
-//  Wait for the event topic about worker; skips others. False on timeout.
-static bool
-s_wait_event (zsock_t *sub, const char *topic, const char *worker, drover_event_t *event)
-{
-    int64_t deadline = zclock_mono () + S_WAIT_MAX;
-    while (zclock_mono () < deadline)
-        if (testutil_next_event (sub, event, (int) (deadline - zclock_mono ()))
-        &&  streq (event->topic, topic) && streq (event->worker, worker))
-            return true;
-    return false;
-}
-
 //  A removed work directory puts the agent on probation; the task runs elsewhere
 static void
 test_workdir_gone_benches_worker (void **state)
@@ -49,7 +37,7 @@ test_workdir_gone_benches_worker (void **state)
     uint64_t task = testutil_submit (client, testutil_submit_msg ("echo ran", 0, 1,
                                                                   DROVER_SUBMIT_NOTIFY));
     drover_event_t event;
-    assert_true (s_wait_event (sub, "worker.probation", "broken", &event));
+    assert_true (testutil_await_event (sub, "worker.probation", "broken", &event, S_WAIT_MAX));
     assert_non_null (strstr (event.reason, "work directory"));
 
     testutil_cluster_add_worker (cluster, 1, "good", 2, NULL);

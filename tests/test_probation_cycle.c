@@ -38,18 +38,6 @@ s_worker_say (zsock_t *worker, int id, uint64_t task, uint32_t attempt)
     s_worker_say_as (worker, "slow", 2, id, task, attempt);
 }
 
-//  Wait for the event topic about worker; skips others. False on timeout.
-static bool
-s_wait_event (zsock_t *sub, const char *topic, drover_event_t *event)
-{
-    int64_t deadline = zclock_mono () + S_WAIT_MAX;
-    while (zclock_mono () < deadline)
-        if (testutil_next_event (sub, event, (int) (deadline - zclock_mono ()))
-        &&  streq (event->topic, topic) && streq (event->worker, "slow"))
-            return true;
-    return false;
-}
-
 //  On probation after an unacknowledged offer, cleared by a success
 static void
 test_success_clears_probation (void **state)
@@ -81,12 +69,12 @@ test_success_clears_probation (void **state)
     assert_true (offer->task == second);
     assert_int_equal (offer->attempt, 1);
     drover_msg_destroy (&offer);
-    assert_true (s_wait_event (sub, "worker.probation", &event));
+    assert_true (testutil_await_event (sub, "worker.probation", "slow", &event, S_WAIT_MAX));
     assert_non_null (strstr (event.reason, "ack timeout"));
 
     //  A finishes: that success clears the worker long before the timeout
     s_worker_say (worker, DROVER_MSG_TASK_RESULT, first, first_attempt);
-    assert_true (s_wait_event (sub, "worker.cleared", &event));
+    assert_true (testutil_await_event (sub, "worker.cleared", "slow", &event, S_WAIT_MAX));
     assert_string_equal (event.reason, "success");
     drover_msg_t *done = testutil_expect_done (client, first, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     drover_msg_destroy (&done);
@@ -237,8 +225,8 @@ test_success_after_failure_in_one_window (void **state)
     drover_msg_destroy (&kill);
     //  At once, A ends: a success after the failure
     s_worker_say (worker, DROVER_MSG_TASK_RESULT, first, attempt);
-    assert_true (s_wait_event (sub, "worker.probation", &event));
-    assert_true (s_wait_event (sub, "worker.cleared", &event));
+    assert_true (testutil_await_event (sub, "worker.probation", "slow", &event, S_WAIT_MAX));
+    assert_true (testutil_await_event (sub, "worker.cleared", "slow", &event, S_WAIT_MAX));
     assert_string_equal (event.reason, "success");
     drover_msg_t *done = testutil_expect_done (client, first, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     drover_msg_destroy (&done);

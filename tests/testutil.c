@@ -923,6 +923,19 @@ testutil_next_event (zsock_t *sub, drover_event_t *event, int timeout)
     return true;
 }
 
+//  Read events until the one asked for, or the deadline
+bool
+testutil_await_event (zsock_t *sub, const char *topic, const char *worker,
+                      drover_event_t *event, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    while (zclock_mono () < deadline)
+        if (testutil_next_event (sub, event, (int) (deadline - zclock_mono ()))
+        &&  streq (event->topic, topic) && streq (event->worker, worker))
+            return true;
+    return false;
+}
+
 //  Wait until a new SUB hears the broker, poking it with admin changes
 bool
 testutil_await_subscription (zsock_t *sub, zsock_t *dealer, const char *worker)

@@ -178,6 +178,12 @@ int
 bool
     testutil_next_event (zsock_t *sub, drover_event_t *event, int timeout);
 
+//  Wait up to timeout msec for the event topic about worker, skipping
+//  others; false on timeout
+bool
+    testutil_await_event (zsock_t *sub, const char *topic, const char *worker,
+                          drover_event_t *event, int timeout);
+
 //  Wait until a new SUB hears the broker: a subscription takes effect some
 //  time after connecting, so hold and resume worker (an admin change that
 //  publishes an event) until an event arrives, 10 s at most; false if none
