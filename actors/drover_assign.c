@@ -18,10 +18,13 @@
                     max-queued-bytes(4) keep-finished-bytes(4)
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
           ASSIGN [task(8) worker(s)]...   (from schedq, on the link)
+          LEASE lease(8) worker(s) procs(4) mem(8) labels(s) | REVOKE lease(8)
+                                          (from schedq, on the link)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
+          TAKE lease(8) task(8) procs(4) mem(8) labels(s) | RETURN lease(8)
           FREE task(8) | PROBATION worker(s) reason(s)  (to schedq, on the link)
           SUCCESS worker(s) | FAILURE worker(s) reason(s)    (to probation)
           HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
@@ -33,6 +36,7 @@
 #include "drover_assign.h"
 #include "drover_msg.h"
 #include "drover_tasktable.h"
+#include "drover_leases.h"
 #include "drover_actor.h"
 
 //  Most warnings about stale or unknown reports logged per second
@@ -47,6 +51,7 @@ typedef struct {
     drover_once_t heard;        //  workers health was told HEARD of this turn
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_tasktable_t *table;  //  every task; decides everything
+    drover_leases_t *leases;    //  idle capacity schedq lent us: tasks placed without it
     drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
     uint64_t stale;             //  reports answered STALE, NOT FOUND or NOT REGISTERED
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -74,6 +79,7 @@ s_self_new (zsock_t *pipe, const char *link)
     drover_poller_add (self->poller, pipe);
     drover_poller_add (self->poller, self->link);
     self->table = drover_tasktable_new ();
+    self->leases = drover_leases_new ();
     return self;
 }
 
@@ -87,6 +93,7 @@ s_self_destroy (self_t **self_p)
     if (self->stale)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
     drover_tasktable_destroy (&self->table);
+    drover_leases_destroy (&self->leases);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->to_schedq);
     drover_outbox_destroy (&self->outbox);
@@ -195,6 +202,39 @@ s_send_action (self_t *self, const drover_action_t *action)
     }
 }
 
+//  Say RETURN for a lease we stop holding
+static void
+s_return_lease (uint64_t lease, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->to_schedq, "s8", "RETURN", lease);
+}
+
+//  Place a task the table queues on a lease that holds it, if we hold
+//  one whose worker the table knows: TAKE tells schedq, and the table
+//  offers it at once. Returns false if no lease holds it: it goes to
+//  schedq's queue.
+static bool
+s_place_on_lease (self_t *self, const drover_action_t *queue)
+{
+    const char *worker;
+    uint64_t lease = drover_leases_find (self->leases, queue->procs, queue->mem, queue->labels,
+                                         &worker);
+    if (!lease || !drover_tasktable_has_worker (self->table, worker))
+        return false;           //  none, or its UP is still on the way
+    char worker_id [DROVER_ID_MAX + 1];
+    snprintf (worker_id, sizeof worker_id, "%s", worker);
+    uint64_t task = queue->task;
+    drover_outbox_say_take (self->to_schedq, lease, task, queue->procs, queue->mem, queue->labels);
+    if (drover_leases_take (self->leases, lease, queue->procs, queue->mem) == 0) {
+        drover_leases_end (self->leases, lease);        //  used up
+        s_return_lease (lease, self);
+    }
+    //  queue is the table's: it may be gone once the table is called again
+    drover_tasktable_assign (self->table, task, worker_id, zclock_mono ());
+    return true;
+}
+
 //  Carry out everything the table decided, in order
 static void
 s_carry_out (self_t *self)
@@ -203,8 +243,9 @@ s_carry_out (self_t *self)
     while ((action = drover_tasktable_next_action (self->table))) {
         switch (action->type) {
             case DROVER_ACTION_QUEUE:
-                drover_outbox_say_queue (self->to_schedq, action->task, action->priority,
-                                         action->procs, action->mem, action->labels);
+                if (!s_place_on_lease (self, action))
+                    drover_outbox_say_queue (self->to_schedq, action->task, action->priority,
+                                             action->procs, action->mem, action->labels);
                 break;
             case DROVER_ACTION_DEQUEUE:
                 drover_outbox_say (self->to_schedq, "s8", "DEQUEUE", action->task);
@@ -226,6 +267,8 @@ s_carry_out (self_t *self)
                 //  QUEUE that follows: it must not get the task back (the
                 //  PROBATION probation says too comes through the main,
                 //  later). Probation still owns the timer and the release.
+                //  Nor may a lease on it place the task there again.
+                drover_leases_end_worker (self->leases, action->worker, s_return_lease, self);
                 drover_outbox_say (self->to_schedq, "sss", "PROBATION", action->worker,
                                    action->reason);
                 drover_once_forget (&self->succeeded, action->worker);  //  a later success counts
@@ -422,8 +465,36 @@ s_handle_lost (self_t *self, zmsg_t *msg)
     char worker [DROVER_ID_MAX + 1], reason [DROVER_REASON_MAX + 1];
     drover_actor_pop_text (msg, worker, sizeof worker);
     drover_actor_pop_text (msg, reason, sizeof reason);
+    //  Before the requeues: none may go back to the worker on its lease
+    drover_leases_end_worker (self->leases, worker, s_return_lease, self);
     drover_tasktable_worker_lost (self->table, worker, reason);
     s_carry_out (self);
+}
+
+//  LEASE lease(8) worker(s) procs(4) mem(8) labels(s): hold schedq's lease
+static void
+s_handle_lease (self_t *self, zmsg_t *msg)
+{
+    uint64_t lease = drover_actor_pop_number (msg);
+    char worker [DROVER_ID_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
+    uint64_t mem = drover_actor_pop_number (msg);
+    char *labels = drover_actor_pop_string (msg);
+    if (drover_leases_add (self->leases, lease, worker, procs, mem, labels)) {
+        zsys_error ("assign: LEASE lease=%" PRIu64 " said twice", lease);
+        assert (false);         //  schedq said it wrong: our bug
+    }
+    zstr_free (&labels);
+}
+
+//  REVOKE lease(8): give it back, unless we did already
+static void
+s_handle_revoke (self_t *self, zmsg_t *msg)
+{
+    uint64_t lease = drover_actor_pop_number (msg);
+    if (drover_leases_end (self->leases, lease) == 0)
+        s_return_lease (lease, self);
 }
 
 //  CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
@@ -452,6 +523,12 @@ s_handle_command (void *arg, zmsg_t *msg)
         zsys_debug ("assign: command=%s", command);
     if (streq (command, "ASSIGN"))
         s_handle_assign (self, msg);
+    else
+    if (streq (command, "LEASE"))
+        s_handle_lease (self, msg);
+    else
+    if (streq (command, "REVOKE"))
+        s_handle_revoke (self, msg);
     else
     if (streq (command, "UP"))
         s_handle_up (self, msg);

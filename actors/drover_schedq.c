@@ -9,9 +9,10 @@
     registry that WORKER LIST reads and that WORKER ADMIN steers; a
     draining worker with nothing assigned is told WORKER LEAVE, once.
 
-    In:   CONFIGURE max-shelve(4) min-disk-free(4)
+    In:   CONFIGURE max-shelve(4) min-disk-free(4) max-leases(4)
           QUEUE task(8) priority(i) procs(4) mem(8) labels(s)   (on the link)
-          DEQUEUE task(8) | FREE task(8)                        (on the link)
+          TAKE lease(8) task(8) procs(4) mem(8) labels(s)       (on the link)
+          DEQUEUE task(8) | FREE task(8) | RETURN lease(8)      (on the link)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           PROBATION worker(s) reason(s) | CLEARED worker(s) why(s)   (PROBATION
@@ -20,6 +21,9 @@
           MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
           EVENTS on(4) | VERBOSE | $TERM
     Out:  ASSIGN [task(8) worker(s)]...   one per pass, all its placements (on the link)
+          REVOKE lease(8)       (on the link) give the lease back
+          LEASE lease(8) worker(s) procs(4) mem(8) labels(s)   (on the link) while
+                                nothing waits, an idle worker's capacity lent
           SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE
           EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
     =========================================================================
@@ -34,12 +38,14 @@
 //  Settings until CONFIGURE says otherwise: the broker's defaults
 #define S_MAX_SHELVE    DROVER_DEFAULT_MAX_SHELVE
 #define S_MIN_DISK_FREE ((uint64_t) DROVER_DEFAULT_MIN_DISK_FREE << 20)     //  bytes
+#define S_MAX_LEASES    DROVER_DEFAULT_MAX_LEASES
 //  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
 #define S_ROW_OVERHEAD  160
 
 //  What the actor keeps about a worker besides what the queue keeps
 typedef struct {
     zframe_t *route;            //  routing id of the worker's latest HELLO
+    char *labels;               //  its labels as UP said them, "k=v" joined by "\n"
     bool leave_sent;            //  WORKER LEAVE said since it began draining
 } s_worker_t;
 
@@ -65,6 +71,7 @@ s_worker_destroy (void **item_p)
     s_worker_t *worker = (s_worker_t *) *item_p;
     if (worker) {
         zframe_destroy (&worker->route);
+        zstr_free (&worker->labels);
         free (worker);
         *item_p = NULL;
     }
@@ -88,6 +95,7 @@ s_self_new (zsock_t *pipe, const char *link)
     drover_poller_add (self->poller, self->link);
     self->sched = drover_sched_new (S_MAX_SHELVE);
     drover_sched_set_min_disk_free (self->sched, S_MIN_DISK_FREE);
+    drover_sched_set_max_leases (self->sched, S_MAX_LEASES);
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
     return self;
@@ -122,7 +130,7 @@ s_check_drained (self_t *self, const char *id)
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
     if (!worker || worker->leave_sent
     ||  drover_sched_lookup (self->sched, id, &view) || view.admin != DROVER_ADMIN_DRAIN
-    ||  view.tasks > 0)
+    ||  view.tasks > 0 || view.lease)
         return;                 //  not draining, or not done yet
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     snprintf (leave->worker, sizeof leave->worker, "%s", id);
@@ -156,6 +164,9 @@ s_handle_up (self_t *self, zmsg_t *msg)
     }
     zframe_destroy (&entry->route);
     entry->route = route;
+    zstr_free (&entry->labels);
+    entry->labels = labels;
+    labels = NULL;
     if (self->verbose)
         zsys_debug ("schedq: worker=%s %s procs=%u mem=%" PRIu64, worker,
                     rc? "updated": "added", procs, mem);
@@ -344,22 +355,51 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
 //  ---------------------------------------------------------------------
 //  Requests from assign
 
+//  A new attempt of a task is coming before the old one's FREE: the old
+//  one is over, give back what it held
+static void
+s_end_old_attempt (self_t *self, uint64_t task)
+{
+    const char *holder = drover_sched_assigned (self->sched, task);
+    if (holder) {
+        zsys_warning ("schedq: task=%" PRIu64 " placed again while assigned to worker=%s, "
+                      "freeing", task, holder);
+        holder = drover_sched_free (self->sched, task);
+        s_check_drained (self, holder);
+    }
+}
+
 //  QUEUE: a request to place
 static void
 s_queue (self_t *self, uint64_t task, int32_t priority, uint32_t procs, uint64_t mem,
          const char *labels)
 {
-    const char *holder = drover_sched_assigned (self->sched, task);
-    if (holder) {
-        //  A new attempt before the old one's FREE: the old one is over
-        zsys_warning ("schedq: task=%" PRIu64 " queued while assigned to worker=%s, freeing",
-                      task, holder);
-        holder = drover_sched_free (self->sched, task);
-        s_check_drained (self, holder);
-    }
+    s_end_old_attempt (self, task);
     if (drover_sched_push (self->sched, task, priority, procs, mem, labels))
         zsys_warning ("schedq: task=%" PRIu64 " not queued (procs=%u, or queued already)",
                       task, procs);
+}
+
+//  TAKE: assign placed a task on a lease's worker itself
+static void
+s_take (self_t *self, const drover_record_t *record)
+{
+    s_end_old_attempt (self, record->task);
+    if (drover_sched_take (self->sched, record->lease, record->task, record->procs, record->mem,
+                           drover_record_labels (record))
+    &&  self->verbose)
+        //  Its worker went: assign hears LOST too, and places the task again
+        zsys_debug ("schedq: task=%" PRIu64 " taken from gone lease=%" PRIu64,
+                    record->task, record->lease);
+}
+
+//  RETURN: assign gives a lease back; what it still holds is free again
+static void
+s_handle_return (self_t *self, uint64_t lease)
+{
+    const char *holder = drover_sched_return (self->sched, lease);
+    if (holder)
+        s_check_drained (self, holder);
 }
 
 //  FREE: the task's attempt ended; give back its capacity
@@ -384,7 +424,26 @@ s_on_assign (uint64_t task, const char *worker, void *arg)
     zmsg_addstr (self->assign, worker);
 }
 
-//  Run one scheduling pass and say its placements in one ASSIGN
+//  Say REVOKE for a lease
+static void
+s_on_revoke (const drover_sched_lease_t *lease, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->to_assign, "s8", "REVOKE", lease->id);
+}
+
+//  Say LEASE for a lease made
+static void
+s_on_lend (const drover_sched_lease_t *lease, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, lease->worker);
+    drover_outbox_say (self->to_assign, "s8s48s", "LEASE", lease->id, lease->worker,
+                       lease->procs, lease->mem, worker && worker->labels? worker->labels: "");
+}
+
+//  Run one scheduling pass and say its placements in one ASSIGN; then
+//  revoke the leases that must come back, and lend what is idle
 static void
 s_schedule (self_t *self)
 {
@@ -397,6 +456,8 @@ s_schedule (self_t *self)
         drover_outbox_add (self->to_assign, &self->assign);
     }
     zmsg_destroy (&self->assign);
+    drover_sched_revoke (self->sched, s_on_revoke, self);
+    drover_sched_lend (self->sched, s_on_lend, self);
 }
 
 //  Handle one control command from the pipe or the link (drover_outbox_receive
@@ -411,6 +472,9 @@ s_handle_command (void *arg, zmsg_t *msg)
         zsys_debug ("schedq: command=%s", command);
     if (streq (command, "DEQUEUE"))
         drover_sched_remove (self->sched, drover_actor_pop_number (msg));
+    else
+    if (streq (command, "RETURN"))
+        s_handle_return (self, drover_actor_pop_number (msg));
     else
     if (streq (command, "STATS"))
         s_handle_stats (self, msg);
@@ -431,6 +495,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         drover_sched_set_max_shelve (self->sched, (uint32_t) drover_actor_pop_number (msg));
         uint64_t min_disk_free = drover_actor_pop_number (msg);     //  MiB
         drover_sched_set_min_disk_free (self->sched, min_disk_free << 20);
+        drover_sched_set_max_leases (self->sched, (uint32_t) drover_actor_pop_number (msg));
     }
     else
     if (streq (command, "EVENTS"))
@@ -448,8 +513,8 @@ s_handle_command (void *arg, zmsg_t *msg)
     zstr_free (&command);
 }
 
-//  Handle one record (drover_actor_read calls this): QUEUE and FREE from
-//  assign, said for every task, and MSG from the main
+//  Handle one record (drover_actor_read calls this): QUEUE, TAKE and FREE
+//  from assign, said for every task, and MSG from the main
 static void
 s_handle_record (void *arg, drover_record_t *record)
 {
@@ -459,6 +524,9 @@ s_handle_record (void *arg, drover_record_t *record)
     if (record->kind == DROVER_RECORD_QUEUE)
         s_queue (self, record->task, record->priority, record->procs, record->mem,
                  drover_record_labels (record));
+    else
+    if (record->kind == DROVER_RECORD_TAKE)
+        s_take (self, record);
     else
     if (record->kind == DROVER_RECORD_FREE)
         s_handle_free (self, record->task);

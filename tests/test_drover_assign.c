@@ -55,7 +55,8 @@ s_expect_frames (zactor_t *actor, const char *command, ...)
 {
     //  What assign says to schedq comes on the link, the rest on the pipe
     bool on_link = streq (command, "QUEUE") || streq (command, "DEQUEUE")
-                || streq (command, "FREE") || streq (command, "PROBATION");
+                || streq (command, "FREE") || streq (command, "PROBATION")
+                || streq (command, "TAKE") || streq (command, "RETURN");
     zmsg_t *msg = on_link? testutil_expect_link (s_link, command, 3000)
                          : testutil_expect (actor, command, 3000);
     va_list args;
@@ -516,6 +517,108 @@ test_queue_full (void **state)
     s_actor_destroy (&actor);
 }
 
+//  ---------------------------------------------------------------------
+//  Leases (ACTORS.md, "Leases")
+
+//  Lend a worker's capacity as schedq does, and wait until the actor holds
+//  it: a second lease revoked at once comes back after the first is read
+static void
+s_lend (uint64_t lease, const char *worker, uint32_t procs)
+{
+    zsock_send (s_link, "s8s48s", "LEASE", lease, worker, procs, (uint64_t) 1 << 30, "");
+    zsock_send (s_link, "s8s48s", "LEASE", (uint64_t) 999, worker, procs, (uint64_t) 1, "");
+    zsock_send (s_link, "s8", "REVOKE", (uint64_t) 999);
+    zmsg_t *back = testutil_expect_link (s_link, "RETURN", 3000);
+    testutil_pop_check (back, "999");
+    zmsg_destroy (&back);
+}
+
+//  Submit a task and expect it placed from a lease: TAKE on the link, no
+//  QUEUE, and the offer at once; returns the task id
+static uint64_t
+s_submit_on_lease (zactor_t *actor, uint32_t seq, const char *lease, const char *worker,
+                   const byte *route, size_t route_size)
+{
+    s_hand (actor, S_CLIENT, s_submit_msg (seq, 0));
+    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_ACCEPTED);
+    uint64_t task = reply->task;
+    drover_msg_destroy (&reply);
+    s_expect_event (actor, "task.queued", task, 0);
+    char id [24];
+    snprintf (id, sizeof id, "%" PRIu64, task);
+    s_expect_frames (actor, "TAKE", lease, id, "2", "4096", "", NULL);
+    drover_msg_t *offer = s_expect_send (actor, route, route_size, worker, DROVER_MSG_TASK_OFFER);
+    assert_int_equal (offer->task, task);
+    assert_int_equal (offer->attempt, 1);
+    drover_msg_destroy (&offer);
+    s_expect_event (actor, "task.assigned", task, 1);
+    return task;
+}
+
+//  With a lease that holds it, a submitted task is offered at once and
+//  schedq hears TAKE instead of QUEUE; a used-up lease is returned, and
+//  the next task goes to the queue
+static void
+test_lease_places_without_the_queue (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    s_lend (5, "alpha", 4);
+    s_submit_on_lease (actor, 1, "5", "alpha", S_ALPHA);
+    s_submit_on_lease (actor, 2, "5", "alpha", S_ALPHA);
+    s_expect_frames (actor, "RETURN", "5", NULL);       //  4 procs, 2 tasks of 2
+    uint64_t task = s_submit (actor, 3, 0);
+    assert_int_equal (task, 3);
+    s_actor_destroy (&actor);
+}
+
+//  A lease on a worker the table has not heard UP of yet is kept but not
+//  used; REVOKE and LOST give leases back, each once
+static void
+test_lease_returned_on_revoke_and_lost (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    s_lend (1, "alpha", 4);
+    s_submit (actor, 1, 0);                             //  alpha is not up: QUEUE
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    s_up (actor, "beta", S_BETA, NULL, 0);
+    s_lend (2, "beta", 4);
+    zsock_send (s_link, "s8", "REVOKE", (uint64_t) 1);
+    s_expect_frames (actor, "RETURN", "1", NULL);
+    zsock_send (s_link, "s8", "REVOKE", (uint64_t) 1);  //  returned already: nothing
+    zsock_send (actor, "sss", "LOST", "beta", "left");
+    s_expect_frames (actor, "RETURN", "2", NULL);
+    s_submit (actor, 2, 0);                             //  no lease left: QUEUE
+    s_actor_destroy (&actor);
+}
+
+//  A machine failure returns the worker's lease before the requeue, which
+//  takes another worker's lease, never the failed worker back
+static void
+test_machine_failure_returns_lease_first (void **state)
+{
+    zactor_t *actor = s_actor_new (50);
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    s_lend (1, "alpha", 8);
+    uint64_t task = s_submit_on_lease (actor, 1, "1", "alpha", S_ALPHA);
+    s_up (actor, "beta", S_BETA, NULL, 0);
+    s_lend (2, "beta", 4);
+    drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
+    drover_msg_destroy (&kill);
+    s_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
+    s_expect_frames (actor, "RETURN", "1", NULL);
+    s_expect_frames (actor, "PROBATION", "alpha", "ack timeout", NULL);
+    s_expect_frames (actor, "FREE", "1", NULL);
+    s_expect_event (actor, "task.requeued", task, 1);
+    char id [24];
+    snprintf (id, sizeof id, "%" PRIu64, task);
+    s_expect_frames (actor, "TAKE", "2", id, "2", "4096", "", NULL);
+    drover_msg_t *offer = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_TASK_OFFER);
+    assert_int_equal (offer->attempt, 2);
+    drover_msg_destroy (&offer);
+    s_actor_destroy (&actor);
+}
+
 int
 main (void)
 {
@@ -526,6 +629,9 @@ main (void)
         cmocka_unit_test (test_ack_timeout),
         cmocka_unit_test (test_requests),
         cmocka_unit_test (test_queue_full),
+        cmocka_unit_test (test_lease_places_without_the_queue),
+        cmocka_unit_test (test_lease_returned_on_revoke_and_lost),
+        cmocka_unit_test (test_machine_failure_returns_lease_first),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -55,6 +55,7 @@ test_defaults_agree_with_header_and_readme (void **state)
     assert_int_equal (config->probation_timeout, DROVER_DEFAULT_PROBATION_TIMEOUT);
     assert_int_equal (config->max_shelve, DROVER_DEFAULT_MAX_SHELVE);
     assert_int_equal (config->min_disk_free, DROVER_DEFAULT_MIN_DISK_FREE);
+    assert_int_equal (config->max_leases, DROVER_DEFAULT_MAX_LEASES);
     assert_int_equal (config->ack_timeout, DROVER_DEFAULT_ACK_TIMEOUT);
     assert_int_equal (config->lost_retries, DROVER_DEFAULT_LOST_RETRIES);
     assert_int_equal (config->max_queued, DROVER_DEFAULT_MAX_QUEUED);
@@ -86,7 +87,7 @@ test_defaults_agree_with_header_and_readme (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 18);
+    assert_int_equal (zhashx_size (defaults), 19);
 
     //  README's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
@@ -113,7 +114,7 @@ test_defaults_agree_with_header_and_readme (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("README.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 15);
+    assert_int_equal (rows, 16);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on README's usage line

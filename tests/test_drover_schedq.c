@@ -123,7 +123,7 @@ s_setup (void **state)
     assert_non_null (actor);
     s_link = zsock_new (ZMQ_PAIR);
     assert_int_equal (zsock_connect (s_link, "%s", endpoint), 0);
-    zsock_send (actor, "s44", "CONFIGURE", 100, 0);
+    zsock_send (actor, "s444", "CONFIGURE", 100, 0, 0);
     *state = actor;
     return 0;
 }
@@ -438,6 +438,111 @@ test_many_requests (void **state)
     s_quiet (actor);
 }
 
+//  ---------------------------------------------------------------------
+//  Leases (ACTORS.md, "Leases")
+
+//  Start the actor lending up to two idle workers to assign
+static int
+s_setup_leases (void **state)
+{
+    s_setup (state);
+    zsock_send ((zactor_t *) *state, "s444", "CONFIGURE", 100, 0, 2);
+    return 0;
+}
+
+//  Expect LEASE of a worker's procs on the link; returns the lease id
+static uint64_t
+s_expect_lease (const char *worker, const char *procs, const char *labels)
+{
+    zmsg_t *msg = testutil_expect_link (s_link, "LEASE", 2000);
+    char *id = zmsg_popstr (msg);
+    uint64_t lease = strtoull (id, NULL, 10);
+    assert_true (lease > 0);
+    zstr_free (&id);
+    testutil_pop_check (msg, worker);
+    testutil_pop_check (msg, procs);
+    zframe_t *mem = zmsg_pop (msg);
+    zframe_destroy (&mem);
+    testutil_pop_check (msg, labels);
+    zmsg_destroy (&msg);
+    return lease;
+}
+
+//  Expect REVOKE of a lease on the link
+static void
+s_expect_revoke (uint64_t lease)
+{
+    zmsg_t *msg = testutil_expect_link (s_link, "REVOKE", 2000);
+    char *id = zmsg_popstr (msg);
+    assert_int_equal (strtoull (id, NULL, 10), lease);
+    zstr_free (&id);
+    zmsg_destroy (&msg);
+}
+
+//  Return the procs WORKER TABLE says a worker uses
+static uint32_t
+s_procs_used (zactor_t *actor, const char *worker)
+{
+    drover_msg_t *table = s_list_only (actor, 77);
+    uint32_t used = UINT32_MAX;
+    for (uint32_t row = 0; row < table->nrows; row++)
+        if (streq (table->worker_rows [row].id, worker))
+            used = table->worker_rows [row].procs_used;
+    drover_msg_destroy (&table);
+    assert_true (used != UINT32_MAX);
+    return used;
+}
+
+//  An idle worker is lent to assign; a task taken from the lease is
+//  assigned there; a request that waits gets the lease revoked, and is
+//  placed once it comes back; what is free is lent again
+static void
+test_lease_lent_taken_revoked (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 4, 1000, "zone=a");
+    uint64_t lease = s_expect_lease ("alpha", "4", "zone=a");
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say_take (outbox, lease, 1, 2, 100, "zone=a");
+    testutil_say_batch (s_link, &outbox);
+    s_queue (actor, 2, 0, 1, 0, "");
+    s_expect_revoke (lease);                            //  the TAKE was read before
+    assert_int_equal (s_procs_used (actor, "alpha"), 2);    //  lent is not used
+    s_quiet (actor);                                    //  held until RETURN
+    zsock_send (s_link, "s8", "RETURN", lease);
+    uint64_t tasks [] = { 2 };
+    const char *alphas [] = { "alpha" };
+    s_expect_assign (actor, 1, tasks, alphas);
+    uint64_t again = s_expect_lease ("alpha", "1", "zone=a");
+    assert_true (again != lease);
+    assert_int_equal (s_procs_used (actor, "alpha"), 3);
+    zsock_send (s_link, "s8", "RETURN", lease);         //  twice: ignored
+    s_quiet (actor);
+}
+
+//  A lent worker that is drained gets its lease revoked, and is told to
+//  leave only once the lease is back and its task is done
+static void
+test_lease_revoked_on_drain (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 2, 0, "");
+    uint64_t lease = s_expect_lease ("alpha", "2", "");
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say_take (outbox, lease, 1, 1, 0, "");
+    testutil_say_batch (s_link, &outbox);
+    s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 1, DROVER_CODE_OK);
+    testutil_expect_event (actor, "worker.drain", "alpha", "");
+    s_expect_revoke (lease);
+    testutil_say_free (s_link, (uint64_t) 1);
+    s_quiet (actor);                                    //  the lease is still out
+    zsock_send (s_link, "s8", "RETURN", lease);
+    drover_msg_t *leave = testutil_expect_send (actor, "r-alpha", "alpha");
+    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
+    drover_msg_destroy (&leave);
+    s_quiet (actor);
+}
+
 int
 main (void)
 {
@@ -455,6 +560,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_lost_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_worker_list, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_requests, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_lease_lent_taken_revoked, s_setup_leases, s_teardown),
+        cmocka_unit_test_setup_teardown (test_lease_revoked_on_drain, s_setup_leases, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

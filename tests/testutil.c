@@ -706,6 +706,14 @@ s_pend_record (void *arg, drover_record_t *record)
         zmsg_addstr (command, drover_record_labels (record));
     }
     else
+    if (record->kind == DROVER_RECORD_TAKE) {
+        zmsg_addstrf (command, "%" PRIu64, record->lease);
+        zmsg_addstrf (command, "%" PRIu64, record->task);
+        zmsg_addstrf (command, "%u", record->procs);
+        zmsg_addstrf (command, "%" PRIu64, record->mem);
+        zmsg_addstr (command, drover_record_labels (record));
+    }
+    else
     if (record->kind == DROVER_RECORD_FREE)
         zmsg_addstrf (command, "%" PRIu64, record->task);
     else

@@ -207,7 +207,8 @@ drover_record_word (const drover_record_t *record)
     assert (record);
     return record->kind == DROVER_RECORD_MSG? "MSG":
            record->kind == DROVER_RECORD_SEND? "SEND":
-           record->kind == DROVER_RECORD_QUEUE? "QUEUE": "FREE";
+           record->kind == DROVER_RECORD_QUEUE? "QUEUE":
+           record->kind == DROVER_RECORD_TAKE? "TAKE": "FREE";
 }
 
 
@@ -223,7 +224,7 @@ drover_record_route (const drover_record_t *record)
 
 
 //  --------------------------------------------------------------------------
-//  Return a QUEUE record's labels
+//  Return a QUEUE or TAKE record's labels
 
 const char *
 drover_record_labels (const drover_record_t *record)
@@ -294,19 +295,15 @@ drover_outbox_say_send (drover_outbox_t *self, const byte *route, size_t route_s
 }
 
 
-//  --------------------------------------------------------------------------
-//  Say QUEUE task priority procs mem labels
-
-void
-drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
-                         uint32_t procs, uint64_t mem, const char *labels)
+//  Fill a QUEUE or TAKE record's demand: the labels inside it if short,
+//  else in memory it owns
+static void
+s_set_demand (drover_record_t *record, uint64_t task, uint32_t procs, uint64_t mem,
+              const char *labels)
 {
-    assert (self);
     if (!labels)
         labels = "";
-    drover_record_t *record = s_next_record (self, DROVER_RECORD_QUEUE);
     record->task = task;
-    record->priority = priority;
     record->procs = procs;
     record->mem = mem;
     if (strlen (labels) <= DROVER_RECORD_LABELS_MAX)
@@ -316,6 +313,33 @@ drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
         record->long_labels = strdup (labels);
         assert (record->long_labels);
     }
+}
+
+//  --------------------------------------------------------------------------
+//  Say QUEUE task priority procs mem labels
+
+void
+drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
+                         uint32_t procs, uint64_t mem, const char *labels)
+{
+    assert (self);
+    drover_record_t *record = s_next_record (self, DROVER_RECORD_QUEUE);
+    s_set_demand (record, task, procs, mem, labels);
+    record->priority = priority;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say TAKE lease task procs mem labels
+
+void
+drover_outbox_say_take (drover_outbox_t *self, uint64_t lease, uint64_t task, uint32_t procs,
+                        uint64_t mem, const char *labels)
+{
+    assert (self);
+    drover_record_t *record = s_next_record (self, DROVER_RECORD_TAKE);
+    s_set_demand (record, task, procs, mem, labels);
+    record->lease = lease;
 }
 
 

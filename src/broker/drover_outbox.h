@@ -32,7 +32,7 @@ extern "C" {
 
 typedef struct _drover_outbox_t drover_outbox_t;
 
-//  The commands said for every task (MSG, SEND, QUEUE, FREE) travel only
+//  The commands said for every task (MSG, SEND, QUEUE, TAKE, FREE) travel only
 //  as records inside a BATCH, never as czmq messages: no zmsg_t, no frame
 //  per field, no list node per frame, each made in one thread and freed
 //  in another. A record holds any legal route (1..255 bytes) and any
@@ -42,7 +42,8 @@ typedef enum {
     DROVER_RECORD_MSG = 1,      //  MSG route msg: a decoded message handed off
     DROVER_RECORD_SEND,         //  SEND route payload worker
     DROVER_RECORD_QUEUE,        //  QUEUE task priority procs mem labels
-    DROVER_RECORD_FREE          //  FREE task
+    DROVER_RECORD_FREE,         //  FREE task
+    DROVER_RECORD_TAKE          //  TAKE lease task procs mem labels
 } drover_record_kind_t;
 
 #define DROVER_RECORD_ROUTE_MAX     32      //  route bytes held inside a record
@@ -56,19 +57,20 @@ typedef struct {
     drover_msg_t *msg;          //  MSG: the message, owned until a handler takes it
     zframe_t *payload;          //  SEND: the encoded message, owned likewise
     char worker [DROVER_ID_MAX + 1];        //  SEND: worker id, or "" for a client
-    uint64_t task;              //  QUEUE, FREE: task id
+    uint64_t task;              //  QUEUE, TAKE, FREE: task id
     int32_t priority;           //  QUEUE
-    uint32_t procs;             //  QUEUE
-    uint64_t mem;               //  QUEUE: bytes
-    char labels [DROVER_RECORD_LABELS_MAX + 1];     //  QUEUE: "k=v" joined by "\n", if short
-    char *long_labels;          //  QUEUE: the labels if longer (owned), else NULL
+    uint32_t procs;             //  QUEUE, TAKE
+    uint64_t mem;               //  QUEUE, TAKE: bytes
+    char labels [DROVER_RECORD_LABELS_MAX + 1];     //  QUEUE, TAKE: "k=v" joined by "\n", if short
+    char *long_labels;          //  QUEUE, TAKE: the labels if longer (owned), else NULL
+    uint64_t lease;             //  TAKE: the lease the task is taken from
 } drover_record_t;
 
 //  Return a MSG or SEND record's route (route_size bytes)
 const byte *
     drover_record_route (const drover_record_t *record);
 
-//  Return a QUEUE record's labels ("" for none)
+//  Return a QUEUE or TAKE record's labels ("" for none)
 const char *
     drover_record_labels (const drover_record_t *record);
 
@@ -98,7 +100,7 @@ void
 void
     drover_outbox_say (drover_outbox_t *self, const char *picture, ...);
 
-//  Return the command word of a record: "MSG", "SEND", "QUEUE" or "FREE"
+//  Return the command word of a record: "MSG", "SEND", "QUEUE", "TAKE" or "FREE"
 const char *
     drover_record_word (const drover_record_t *record);
 
@@ -117,6 +119,12 @@ void
 void
     drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
                              uint32_t procs, uint64_t mem, const char *labels);
+
+//  Say TAKE lease task procs mem labels: the task is placed on the
+//  lease's worker, out of what the lease holds (labels: NULL or "" for none)
+void
+    drover_outbox_say_take (drover_outbox_t *self, uint64_t lease, uint64_t task,
+                            uint32_t procs, uint64_t mem, const char *labels);
 
 //  Say FREE task
 void

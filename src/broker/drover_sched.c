@@ -264,6 +264,13 @@ s_append (uint32_t **array_p, size_t *count_p, size_t *capacity_p, uint32_t hand
     (*array_p) [(*count_p)++] = handle;
 }
 
+//  Append a handle to a list
+void
+drover_sched_list_add (s_list_t *list, uint32_t handle)
+{
+    s_append (&list->handles, &list->count, &list->capacity, handle);
+}
+
 //  Return true if a worker could ever hold a group's requests: usable,
 //  big enough in all, with every label they require
 static bool
@@ -401,6 +408,7 @@ drover_sched_destroy (drover_sched_t **self_p)
         free (self->shelf);
         free (self->parked.handles);
         free (self->blocked.handles);
+        free (self->leased.handles);
         free (self->reservations);
         free (self);
         *self_p = NULL;
@@ -599,13 +607,10 @@ s_outranks (drover_sched_t *self, s_request_t *request)
     return false;
 }
 
-//  Place a queued request on a worker, ending its reservation if it had one
-static void
-s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
+//  Record a request as assigned to a worker
+void
+drover_sched_attach (drover_sched_t *self, uint32_t handle, uint32_t target)
 {
-    if (s_request (self, handle)->reserved)
-        drover_sched_release (self, s_request (self, handle)->reserved);
-    s_dequeue (self, handle);
     s_request_t *request = s_request (self, handle);
     s_worker_t *worker = s_worker (self, target);
     if (worker->ntasks == worker->tasks_capacity) {
@@ -617,6 +622,18 @@ s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
     request->worker = target;
     request->index = worker->ntasks;
     worker->tasks [worker->ntasks++] = handle;
+}
+
+//  Place a queued request on a worker, ending its reservation if it had one
+static void
+s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)
+{
+    if (s_request (self, handle)->reserved)
+        drover_sched_release (self, s_request (self, handle)->reserved);
+    s_dequeue (self, handle);
+    drover_sched_attach (self, handle, target);
+    s_request_t *request = s_request (self, handle);
+    s_worker_t *worker = s_worker (self, target);
     worker->used += request->procs;
     worker->mem_used += request->demand->mem;
     s_worker_refresh (self, target);

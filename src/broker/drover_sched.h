@@ -46,7 +46,19 @@ typedef struct {
     drover_stats_t stats;       //  last stats stored with set_stats
     size_t tasks;               //  tasks assigned to it now
     uint64_t reserved;          //  task it is reserved for (kept empty for), 0 none
+    uint64_t lease;             //  lease lending its free capacity to assign, 0 none
 } drover_sched_view_t;
+
+//  A lease: a worker's free capacity lent to assign (drover_schedleases.c)
+typedef struct {
+    uint64_t id;                //  lease id, never 0
+    const char *worker;         //  the worker lent (borrowed)
+    uint32_t procs;             //  procs it holds
+    uint64_t mem;               //  memory it holds, bytes
+} drover_sched_lease_t;
+
+//  Called once for each lease made or to revoke; the lease is borrowed
+typedef void (drover_sched_lease_fn) (const drover_sched_lease_t *lease, void *arg);
 
 //  Called once for each placement a pass makes
 typedef void (drover_sched_assign_fn) (uint64_t task, const char *worker, void *arg);
@@ -122,6 +134,43 @@ const char *
 //  many requests were placed.
 int
     drover_sched_run (drover_sched_t *self, drover_sched_assign_fn *fn, void *arg);
+
+//  Change how many leases may be out at once (0, the default, lends
+//  nothing)
+void
+    drover_sched_set_max_leases (drover_sched_t *self, uint32_t max_leases);
+
+//  While no request waits for capacity, lend the free procs and memory of
+//  the least-loaded eligible workers, one lease each, until max_leases
+//  are out; the workers take nothing from a pass meanwhile. Calls fn for
+//  each lease made; returns how many.
+int
+    drover_sched_lend (drover_sched_t *self, drover_sched_lease_fn *fn, void *arg);
+
+//  Call fn for each lease to revoke now, once each: every lease while a
+//  request waits (queued, blocked, or parked when a lent worker could
+//  hold it), and any lease whose worker is no longer usable or changed.
+//  A revoked lease holds its capacity until drover_sched_return. Returns
+//  how many.
+int
+    drover_sched_revoke (drover_sched_t *self, drover_sched_lease_fn *fn, void *arg);
+
+//  Assign a task to a lease's worker out of what the lease holds (procs
+//  >= 1, mem bytes, labels as for push). Returns 0, or -1 if the lease is
+//  unknown (returned, or its worker removed), holds less, or the task is
+//  queued or assigned already.
+int
+    drover_sched_take (drover_sched_t *self, uint64_t lease, uint64_t task, uint32_t procs,
+                       uint64_t mem, const char *labels);
+
+//  End a lease and give back what it still holds. Returns the worker's id
+//  (borrowed), or NULL if the lease is unknown.
+const char *
+    drover_sched_return (drover_sched_t *self, uint64_t lease);
+
+//  Return how many leases are out (revoked ones until they come back)
+size_t
+    drover_sched_leases (drover_sched_t *self);
 
 //  Return true if the task is queued (not yet placed)
 bool

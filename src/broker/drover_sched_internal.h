@@ -88,6 +88,11 @@ typedef struct {
     uint32_t tasks_capacity;    //  entries allocated in tasks
     uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
     uint32_t reserved;          //  handle of the request it is reserved for, or 0
+    uint64_t lease;             //  id of the lease lending its capacity to assign, or 0
+    uint32_t lease_procs;       //  procs the lease still holds (counted in used)
+    uint64_t lease_mem;         //  memory the lease still holds (counted in mem_used)
+    bool lease_revoked;         //  told to revoke it: waiting for its RETURN
+    bool lease_void;            //  changed since the lease was made: revoke it
     void *handle;               //  its node in self->order
 } s_worker_t;
 
@@ -110,6 +115,9 @@ struct _drover_sched_t {
     uint32_t *reservations;     //  reserved workers, unordered
     size_t nreservations;       //  entries in reservations
     size_t reservations_capacity;   //  entries allocated in reservations
+    s_list_t leased;            //  workers whose capacity is lent to assign
+    uint64_t lease_numbers;     //  leases made so far, the last lease id
+    uint32_t max_leases;        //  leases out at once, at most; 0 lends nothing
     size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
     uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
@@ -179,13 +187,13 @@ s_usable (const s_worker_t *worker)
     return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low;
 }
 
-//  Put a worker in the eligible heap (usable and not reserved), take it
+//  Put a worker in the eligible heap (usable, not reserved, not lent), take it
 //  out, or reorder it, after anything about it changed
 static inline void
 s_worker_refresh (drover_sched_t *self, uint32_t handle)
 {
     s_worker_t *worker = s_worker (self, handle);
-    bool eligible = s_usable (worker) && !worker->reserved;
+    bool eligible = s_usable (worker) && !worker->reserved && !worker->lease;
     if (eligible && worker->index == DROVER_IDHEAP_NOWHERE)
         drover_idheap_push (self->eligible, handle);
     else
@@ -208,5 +216,19 @@ void
 //  Forget a request (queued no more, or assigned to a worker that goes)
 void
     drover_sched_forget (drover_sched_t *self, uint32_t handle);
+
+//  Append a handle to a list
+void
+    drover_sched_list_add (s_list_t *list, uint32_t handle);
+
+//  Record a request as assigned to a worker (its tasks); the caller
+//  counts its procs and memory
+void
+    drover_sched_attach (drover_sched_t *self, uint32_t handle, uint32_t target);
+
+//  Forget a worker's lease, if it has one, without giving back what it
+//  holds (the worker goes)
+void
+    drover_sched_drop_lease (drover_sched_t *self, uint32_t worker_handle);
 
 #endif

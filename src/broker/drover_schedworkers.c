@@ -23,6 +23,7 @@ drover_sched_add_worker (drover_sched_t *self, const char *id, uint32_t procs,
     int rc = 1;
     if (worker) {
         drover_sched_release (self, handle);    //  it may no longer suit; the next pass sees
+        worker->lease_void = worker->lease != 0;    //  nor its lease
         drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
         free (worker->labels);
         free (worker->label_text);
@@ -58,6 +59,7 @@ drover_sched_remove_worker (drover_sched_t *self, const char *id,
     if (!worker)
         return -1;              //  unknown worker
     drover_sched_release (self, handle);
+    drover_sched_drop_lease (self, handle);
     if (worker->index != DROVER_IDHEAP_NOWHERE)
         drover_idheap_remove (self->eligible, handle);
     int count = (int) worker->ntasks;
@@ -186,9 +188,9 @@ drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *
         return -1;              //  unknown worker
     view->id = worker->id;
     view->procs = worker->procs;
-    view->procs_used = worker->used;
+    view->procs_used = worker->used - worker->lease_procs;     //  lent is not used
     view->mem = worker->mem;
-    view->mem_used = worker->mem_used;
+    view->mem_used = worker->mem_used - worker->lease_mem;
     view->admin = worker->admin;
     view->probation = worker->probation;
     view->disk_low = worker->disk_low;
@@ -197,6 +199,7 @@ drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *
     view->stats = worker->stats;
     view->tasks = worker->ntasks;
     view->reserved = worker->reserved? s_request (self, worker->reserved)->task: 0;
+    view->lease = worker->lease;
     return 0;
 }
 

@@ -525,6 +525,14 @@ drover_tasktable_fence (drover_tasktable_t *self, const char *worker_id,
     return DROVER_CODE_OK;
 }
 
+//  Return true if the worker is up
+bool
+drover_tasktable_has_worker (drover_tasktable_t *self, const char *worker)
+{
+    assert (self && worker);
+    return zhashx_lookup (self->workers, worker) != NULL;
+}
+
 //  TASK STARTED from worker: the offer was taken
 int
 drover_tasktable_started (drover_tasktable_t *self, const char *worker,

@@ -166,6 +166,10 @@ int
     drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg,
                              const char **reason_p);
 
+//  Return true if the worker is up (its UP heard, no LOST since)
+bool
+    drover_tasktable_has_worker (drover_tasktable_t *self, const char *worker);
+
 //  ASSIGN pair from schedq: offer the task to the worker if both still can
 void
     drover_tasktable_assign (drover_tasktable_t *self, uint64_t task,

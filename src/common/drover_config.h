@@ -27,6 +27,7 @@ typedef struct {
     uint32_t max_workers;       //  health/max-workers: registered workers at most
     uint32_t probation_timeout; //  probation/timeout: msec on probation after a failure
     uint32_t max_shelve;        //  schedq/max-shelve: unfit requests one pass looks past
+    uint32_t max_leases;        //  schedq/max-leases: idle workers lent to assign at once
     uint32_t min_disk_free;     //  schedq/min-disk-free: MiB free under which a worker gets no work
     uint32_t ack_timeout;       //  assign/ack-timeout: msec for a worker to take an offer
     uint32_t lost_retries;      //  assign/lost-retries: worker losses a task survives

@@ -32,6 +32,7 @@
 //  schedq
 #define DROVER_DEFAULT_MAX_SHELVE       1000        //  unfit requests one pass looks past
 #define DROVER_DEFAULT_MIN_DISK_FREE    100         //  MiB free under which a worker gets no work
+#define DROVER_DEFAULT_MAX_LEASES       4           //  idle workers lent to assign at once
 
 //  assign
 #define DROVER_DEFAULT_ACK_TIMEOUT      5000        //  msec for a worker to take an offer
