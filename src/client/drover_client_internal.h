@@ -1,0 +1,105 @@
+/*  =========================================================================
+    drover_client_internal - what the client's source files share
+
+    The client (include/drover_client.h) is one object in three files, one
+    concern each: drover_client.c has the object, sending and receiving,
+    routing what comes in, and the plain requests; drover_client_submit.c
+    has submitting (one at a time, or many through the window of async
+    slots); drover_client_wait.c has waiting for TASK DONEs. Not an API:
+    only those files include this.
+    =========================================================================
+*/
+
+#ifndef DROVER_CLIENT_INTERNAL_H_INCLUDED
+#define DROVER_CLIENT_INTERNAL_H_INCLUDED
+
+#include "drover_client.h"
+#include "drover_poller.h"
+#include "drover_waitset.h"
+
+//  One async submit waiting for its reply
+typedef struct {
+    uint32_t seq;               //  request seq, 0 if the slot is free
+    uintptr_t tag;              //  the caller's tag
+} drover_client_slot_t;
+
+//  The wait in progress
+typedef struct {
+    drover_waitset_t *tasks;    //  the tasks waited on, which were delivered, the WAITs' seqs, owned
+    drover_client_done_fn *on_done;     //  caller's handler, or NULL
+    void *arg;                  //  its argument
+    bool progressed;            //  a task was delivered since the last check
+    bool failed;                //  the broker refused a WAIT; error is set
+} drover_client_waiting_t;
+
+struct _drover_client_t {
+    char *endpoint;             //  broker ROUTER endpoint
+    zsock_t *dealer;            //  our one socket to the broker
+    void *handle;               //  its libzmq handle, for zmq_msg_recv
+    drover_poller_t *poller;    //  the dealer, at S_DEALER_AT
+    int timeout;                //  msec for a reply
+    int resend;                 //  msec of silence before WAIT goes again
+    uint32_t seq;               //  last request seq used
+    drover_msg_t *inbox;        //  reused to decode each incoming frame
+    uint64_t received;          //  frames received, ever
+    uint64_t malformed;         //  frames that did not decode
+    uint64_t dropped;           //  replies nobody waited for
+    int error_code;             //  last error: broker code or DROVER_CLIENT_ERR_*
+    char error_text [DROVER_REASON_MAX + 160];  //  last error's text
+    uint32_t awaited;           //  seq of the synchronous request in flight, or 0
+    drover_msg_t *reply;        //  its reply, once in
+    drover_client_ack_fn *ack_handler;  //  async submit replies go here
+    void *ack_arg;              //  its argument
+    drover_client_done_fn *done_handler;    //  NOTIFY TASK DONEs no wait takes, or NULL
+    void *done_arg;             //  its argument
+    bool in_handler;            //  a handler runs: it must not call us
+    drover_client_slot_t *slots;    //  async submits outstanding, by seq % window
+    uint32_t window;            //  slots
+    size_t outstanding;         //  slots taken
+    drover_client_waiting_t *wait;  //  the wait in progress, or NULL
+    zlistx_t *kept;             //  TASK DONEs that came before anyone waited
+    size_t kept_bytes;          //  output bytes in kept
+    uint64_t kept_dropped;      //  TASK DONEs not kept for lack of room
+};
+
+//  In drover_client.c
+
+//  Set the last error from a code and printf-style text
+void
+    drover_client_set_error (drover_client_t *self, int code, const char *format, ...);
+
+//  Say that the broker did not answer in time
+void
+    drover_client_set_timeout_error (drover_client_t *self);
+
+//  Take the next request seq; never 0, which TASK DONE uses for notifies
+uint32_t
+    drover_client_next_seq (drover_client_t *self);
+
+//  Encode and send one request. Returns 0 or -1 with the error set.
+int
+    drover_client_send_msg (drover_client_t *self, drover_msg_t *request);
+
+//  Wait up to msec for something from the broker, then handle all that
+//  has arrived (up to a batch). Returns frames handled, 0 on timeout (or
+//  when what woke us was not a message), or -1 if interrupted.
+int
+    drover_client_receive (drover_client_t *self, int msec);
+
+//  Milliseconds left until deadline, at least 0, at most INT_MAX
+int
+    drover_client_msec_left (int64_t deadline);
+
+//  In drover_client_submit.c
+
+//  An async submit's reply arrived (ACCEPTED or ERROR)
+void
+    drover_client_dispatch_ack (drover_client_t *self, drover_client_slot_t *slot);
+
+//  In drover_client_wait.c
+
+//  A TASK DONE arrived
+void
+    drover_client_dispatch_done (drover_client_t *self);
+
+#endif

@@ -1,0 +1,208 @@
+/*  =========================================================================
+    drover_client_submit - submitting tasks (see drover_client.h)
+
+    One at a time (drover_client_submit: a request and its reply), or
+    many without waiting (drover_client_submit_async): async submits live
+    in a ring of `window` slots indexed by seq; a send blocks while its
+    slot is taken, which bounds what is outstanding, and each reply frees
+    its slot and goes to the ack handler.
+    =========================================================================
+*/
+
+#include "drover_client_internal.h"
+
+//  An async submit's reply arrived (ACCEPTED or ERROR)
+void
+drover_client_dispatch_ack (drover_client_t *self, drover_client_slot_t *slot)
+{
+    drover_msg_t *reply = self->inbox;
+    drover_client_slot_t taken = *slot;
+    slot->seq = 0;
+    self->outstanding--;
+    int code = DROVER_CODE_OK;
+    const char *reason = NULL;
+    if (reply->id == DROVER_MSG_ERROR) {
+        code = reply->code;
+        reason = reply->reason? reply->reason: "";
+        drover_client_set_error (self, code, "%s", reason);
+    }
+    if (self->ack_handler) {
+        self->in_handler = true;
+        self->ack_handler (taken.seq, taken.tag,
+                           code == DROVER_CODE_OK? reply->task: 0,
+                           code, reason, self->ack_arg);
+        self->in_handler = false;
+    }
+}
+
+
+//  Build a TASK SUBMIT that runs argv
+drover_msg_t *
+drover_client_submit_msg (int argc, const char **argv)
+{
+    if (argc < 1 || !argv)
+        return NULL;
+    drover_exec_t *exec = drover_exec_new ();
+    drover_msg_t *msg = NULL;
+    size_t size = 0;
+    byte *body = NULL;
+    if (drover_exec_set_argv (exec, argc, argv) == 0)
+        body = drover_exec_encode (exec, &size);
+    if (body) {
+        msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+        msg->procs = 1;
+        drover_msg_set_body (msg, body, size);
+        free (body);
+    }
+    drover_exec_destroy (&exec);
+    return msg;
+}
+
+//  Submit a task and wait for its id
+int
+drover_client_submit (drover_client_t *self, drover_msg_t *submit, uint64_t *task_p)
+{
+    assert (self);
+    assert (submit);
+    drover_msg_t *reply = drover_client_request (self, submit);
+    if (!reply)
+        return -1;
+    int rc = 0;
+    if (reply->id == DROVER_MSG_TASK_ACCEPTED) {
+        if (task_p)
+            *task_p = reply->task;
+    }
+    else {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to TASK SUBMIT",
+                     drover_msg_name (reply->id));
+        rc = -1;
+    }
+    drover_msg_destroy (&reply);
+    return rc;
+}
+
+//  Set the async reply handler
+void
+drover_client_set_ack_handler (drover_client_t *self, drover_client_ack_fn *handler, void *arg)
+{
+    assert (self);
+    self->ack_handler = handler;
+    self->ack_arg = arg;
+}
+
+//  Set the handler for NOTIFY TASK DONEs that no wait takes
+void
+drover_client_set_done_handler (drover_client_t *self, drover_client_done_fn *handler, void *arg)
+{
+    assert (self);
+    self->done_handler = handler;
+    self->done_arg = arg;
+}
+
+//  Resize the window while nothing is outstanding
+int
+drover_client_set_window (drover_client_t *self, uint32_t window)
+{
+    assert (self);
+    if (self->outstanding)
+        return -1;          //  slots are indexed by seq % window
+    if (window < 1)
+        window = 1;
+    if (window > DROVER_CLIENT_WINDOW_MAX)
+        window = DROVER_CLIENT_WINDOW_MAX;
+    free (self->slots);
+    self->slots = (drover_client_slot_t *) zmalloc (sizeof (drover_client_slot_t) * window);
+    self->window = window;
+    return 0;
+}
+
+//  Handle replies until the slot is free; 0, or -1 if replies stopped
+//  coming for the timeout or on interrupt
+static int
+s_wait_for_slot (drover_client_t *self, drover_client_slot_t *slot)
+{
+    int64_t deadline = zclock_mono () + self->timeout;
+    while (slot->seq) {
+        uint64_t received = self->received;
+        int rc = drover_client_receive (self, drover_client_msec_left (deadline));
+        if (rc == -1) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
+            return -1;
+        }
+        if (self->received != received)
+            deadline = zclock_mono () + self->timeout;      //  the broker is answering
+        else
+        if (drover_client_msec_left (deadline) == 0) {
+            drover_client_set_timeout_error (self);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+//  Send a TASK SUBMIT without waiting for its reply
+uint32_t
+drover_client_submit_async (drover_client_t *self, drover_msg_t *submit, uintptr_t tag)
+{
+    assert (self);
+    assert (submit);
+    assert (!self->in_handler);
+    uint32_t seq = drover_client_next_seq (self);
+    drover_client_slot_t *slot = &self->slots [seq % self->window];
+    if (slot->seq && s_wait_for_slot (self, slot))
+        return 0;
+    submit->seq = seq;
+    if (drover_client_send_msg (self, submit))
+        return 0;
+    slot->seq = seq;
+    slot->tag = tag;
+    self->outstanding++;
+    if ((seq & 255) == 0)
+        drover_client_receive (self, 0);    //  take what has come, keeping our queue short
+    return seq;
+}
+
+//  Handle async replies that have arrived
+int
+drover_client_poll (drover_client_t *self, int msec)
+{
+    assert (self);
+    assert (!self->in_handler);
+    if (drover_client_receive (self, msec) == -1)
+        return -1;
+    return (int) self->outstanding;
+}
+
+//  Wait for every async submit's reply
+int
+drover_client_flush (drover_client_t *self)
+{
+    assert (self);
+    assert (!self->in_handler);
+    int64_t deadline = zclock_mono () + self->timeout;
+    while (self->outstanding) {
+        uint64_t received = self->received;
+        if (drover_client_receive (self, drover_client_msec_left (deadline)) == -1) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
+            return -1;
+        }
+        if (self->received != received)
+            deadline = zclock_mono () + self->timeout;
+        else
+        if (drover_client_msec_left (deadline) == 0) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_TIMEOUT,
+                         "the broker at %s did not answer %zu submits within %d msec",
+                         self->endpoint, self->outstanding, self->timeout);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+//  Return how many async submits are outstanding
+size_t
+drover_client_outstanding (drover_client_t *self)
+{
+    assert (self);
+    return self->outstanding;
+}
