@@ -8,11 +8,7 @@
     =========================================================================
 */
 
-#include <czmq.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "testutil.h"
 #include "drover_tasktable.h"
 
 #define S_MAX_ACTIONS   256
@@ -78,26 +74,15 @@ s_event (s_actions_t *actions, const char *topic, uint64_t task)
     return NULL;
 }
 
-//  Build a TASK SUBMIT running argv "sh -c script"
+//  Build a TASK SUBMIT running argv "sh -c script" (priority 3, 1 MiB,
+//  a minute at most)
 static drover_msg_t *
 s_submit_msg (const char *script, int procs, uint32_t retries, uint32_t flags)
 {
-    drover_exec_t *exec = drover_exec_new ();
-    const char *argv [] = { "sh", "-c", script };
-    assert_int_equal (drover_exec_set_argv (exec, 3, argv), 0);
-    size_t size;
-    byte *body = drover_exec_encode (exec, &size);
-    assert_non_null (body);
-    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
-    msg->procs = procs;
+    drover_msg_t *msg = testutil_submit_msg (script, 3, procs, flags);
     msg->retries = retries;
-    msg->flags = flags;
     msg->mem = 1 << 20;
-    msg->priority = 3;
     msg->timeout = 60000;
-    drover_msg_set_body (msg, body, size);
-    free (body);
-    drover_exec_destroy (&exec);
     return msg;
 }
 
