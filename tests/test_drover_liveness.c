@@ -35,10 +35,7 @@ test_lost_after_silence_not_before (void **state)
     assert_true (drover_liveness_contains (liveness, "alpha"));
     assert_int_equal (drover_liveness_next_deadline (liveness), 6000);
     assert_null (drover_liveness_expire (liveness, 5999));
-    char *id = drover_liveness_expire (liveness, 6000);
-    assert_non_null (id);
-    assert_string_equal (id, "alpha");
-    zstr_free (&id);
+    testutil_assert_and_free (drover_liveness_expire (liveness, 6000), "alpha");
     assert_false (drover_liveness_contains (liveness, "alpha"));
     assert_int_equal (drover_liveness_size (liveness), 0);
 }
@@ -55,12 +52,8 @@ test_heard_workers_stay (void **state)
     assert_int_equal (drover_liveness_last_heard (liveness, "alpha"), 4000);
     assert_int_equal (drover_liveness_next_deadline (liveness), 6000);
     assert_null (drover_liveness_expire (liveness, 5999));
-    char *id = drover_liveness_expire (liveness, 7500);
-    assert_string_equal (id, "beta");
-    zstr_free (&id);
-    id = drover_liveness_expire (liveness, 7500);
-    assert_string_equal (id, "gamma");
-    zstr_free (&id);
+    testutil_assert_and_free (drover_liveness_expire (liveness, 7500), "beta");
+    testutil_assert_and_free (drover_liveness_expire (liveness, 7500), "gamma");
     assert_null (drover_liveness_expire (liveness, 7500));     //  alpha until 9000
     assert_int_equal (drover_liveness_next_deadline (liveness), 9000);
     assert_true (drover_liveness_contains (liveness, "alpha"));
@@ -79,12 +72,8 @@ test_forget_and_clock_order (void **state)
     drover_liveness_observe (liveness, "gamma", 2000);     //  earlier than beta's
     assert_int_equal (drover_liveness_last_heard (liveness, "gamma"), 3000);
     drover_liveness_set_lost_after (liveness, 100);
-    char *id = drover_liveness_expire (liveness, 3100);
-    assert_string_equal (id, "beta");
-    zstr_free (&id);
-    id = drover_liveness_expire (liveness, 3100);
-    assert_string_equal (id, "gamma");
-    zstr_free (&id);
+    testutil_assert_and_free (drover_liveness_expire (liveness, 3100), "beta");
+    testutil_assert_and_free (drover_liveness_expire (liveness, 3100), "gamma");
     assert_null (drover_liveness_expire (liveness, 1000000));
 }
 
@@ -121,10 +110,7 @@ test_broker_stall_is_not_silence (void **state)
     //  beta's beats were waiting: heard now; alpha stays silent, and is lost
     drover_liveness_observe (liveness, "beta", now + 10);
     assert_int_equal (drover_turns_stall (&turns, now + 10), 0);
-    char *id = drover_liveness_expire (liveness, 9000);
-    assert_non_null (id);
-    assert_string_equal (id, "alpha");
-    zstr_free (&id);
+    testutil_assert_and_free (drover_liveness_expire (liveness, 9000), "alpha");
     assert_null (drover_liveness_expire (liveness, 9000));
 }
 

@@ -38,10 +38,7 @@ test_enter_then_leave_by_timeout (void **state)
     assert_int_equal (drover_probationset_next_deadline (set), 31000);
     assert_null (drover_probationset_expire (set, 30999));
     assert_true (drover_probationset_contains (set, "alpha"));
-    char *id = drover_probationset_expire (set, 31000);
-    assert_non_null (id);
-    assert_string_equal (id, "alpha");
-    zstr_free (&id);
+    testutil_assert_and_free (drover_probationset_expire (set, 31000), "alpha");
     assert_false (drover_probationset_contains (set, "alpha"));
     assert_null (drover_probationset_expire (set, 99999));
     assert_int_equal (drover_probationset_size (set), 0);
@@ -78,13 +75,9 @@ test_repeated_failure_resets_timer (void **state)
     //  beta is now first to go; alpha not at its old deadline
     assert_int_equal (drover_probationset_next_deadline (set), 35000);
     assert_null (drover_probationset_expire (set, 30000));
-    char *id = drover_probationset_expire (set, 35000);
-    assert_string_equal (id, "beta");
-    zstr_free (&id);
+    testutil_assert_and_free (drover_probationset_expire (set, 35000), "beta");
     assert_null (drover_probationset_expire (set, 49999));
-    id = drover_probationset_expire (set, 50000);
-    assert_string_equal (id, "alpha");
-    zstr_free (&id);
+    testutil_assert_and_free (drover_probationset_expire (set, 50000), "alpha");
 }
 
 //  Forgetting a lost worker drops it; several due come out one at a time

@@ -132,6 +132,15 @@ testutil_run_output (const char *const argv [], char *output, size_t size, int t
     return killed? -1: status;
 }
 
+//  Check a string we own, then free it
+void
+testutil_assert_and_free (char *string, const char *expected)
+{
+    assert_non_null (string);
+    assert_string_equal (string, expected);
+    zstr_free (&string);
+}
+
 //  Read a file into memory
 char *
 testutil_slurp (const char *path)

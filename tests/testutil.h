@@ -44,6 +44,11 @@ void
 int
     testutil_run_output (const char *const argv [], char *output, size_t size, int timeout);
 
+//  Assert that a string handed to us (ours to free) is there and equals
+//  expected, then free it: for what a class's method returns to its caller
+void
+    testutil_assert_and_free (char *string, const char *expected);
+
 //  Read a whole file into a fresh string (caller frees); NULL if unreadable
 char *
     testutil_slurp (const char *path);
