@@ -1,12 +1,13 @@
 /*  =========================================================================
-    drover_poller - waits on a few ZeroMQ sockets with one poll(2) on their
-    ZMQ_FDs, and on plain fds beside them (see the header for why, and the
-    rules the caller keeps)
+    drover_poller - waits on a few ZeroMQ sockets with one epoll_wait(2) on
+    their ZMQ_FDs, or one poll(2) on them and on plain fds beside them (see
+    the header for why, and the rules the caller keeps)
     =========================================================================
 */
 
 #include "drover_poller.h"
 #include <poll.h>
+#include <sys/epoll.h>
 
 struct _drover_poller_t {
     size_t count;                               //  socket slots
@@ -14,6 +15,7 @@ struct _drover_poller_t {
     bool sent [DROVER_POLLER_MAX];              //  unread only for a send since it drained
     bool skipped;                               //  the last wait looked at no fd
     struct pollfd *fds;                         //  the slots' ZMQ_FDs (-1: empty), then the plain fds
+    int epoll;                                  //  the slots' ZMQ_FDs, data = slot; -1: poll(2) only
     zmq_pollitem_t *items;                      //  plain fds for the next wait, the caller's to fill
     size_t nitems;                              //  items in use, 0 after a wait
     size_t items_alloc;                         //  room in items, and in fds past the slots
@@ -28,6 +30,9 @@ drover_poller_new (void)
 {
     drover_poller_t *self = (drover_poller_t *) zmalloc (sizeof (drover_poller_t));
     self->fds = (struct pollfd *) zmalloc (DROVER_POLLER_MAX * sizeof (struct pollfd));
+    //  The main sleeps once a message: epoll keeps its sockets registered,
+    //  where each poll(2) visits every fd twice and queues a wait on each
+    self->epoll = epoll_create1 (EPOLL_CLOEXEC);
     return self;
 }
 
@@ -42,6 +47,8 @@ drover_poller_destroy (drover_poller_t **self_p)
     drover_poller_t *self = *self_p;
     if (!self)
         return;
+    if (self->epoll != -1)
+        close (self->epoll);
     free (self->fds);
     free (self->items);
     free (self);
@@ -58,6 +65,7 @@ drover_poller_add (drover_poller_t *self, zsock_t *sock)
     assert (self);
     assert (self->count < DROVER_POLLER_MAX);
     size_t index = self->count++;
+    self->fds [index].fd = -1;  //  nothing there before
     drover_poller_set (self, index, sock);
     return index;
 }
@@ -70,7 +78,18 @@ void
 drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock)
 {
     assert (self && index < self->count);
-    self->fds [index] = (struct pollfd) { sock? zsock_fd (sock): -1, POLLIN, 0 };
+    int fd = sock? zsock_fd (sock): -1;
+    if (self->epoll != -1) {
+        if (self->fds [index].fd != -1)
+            epoll_ctl (self->epoll, EPOLL_CTL_DEL, self->fds [index].fd, NULL);
+        struct epoll_event event = { .events = EPOLLIN, .data.u32 = (uint32_t) index };
+        if (fd != -1 && epoll_ctl (self->epoll, EPOLL_CTL_ADD, fd, &event) == -1) {
+            zsys_warning ("poller: epoll_ctl: %s; polling instead", strerror (errno));
+            close (self->epoll);
+            self->epoll = -1;
+        }
+    }
+    self->fds [index] = (struct pollfd) { fd, POLLIN, 0 };
     self->unread [index] = sock != NULL;
     self->sent [index] = false;
 }
@@ -127,6 +146,15 @@ drover_poller_wait (drover_poller_t *self, int msec)
     self->skipped = skip && news;
     if (skip)
         return 0;               //  every socket gets read anyway: spare the poll(2)
+    if (self->nitems == 0 && self->epoll != -1) {
+        struct epoll_event events [DROVER_POLLER_MAX];
+        int rc = epoll_wait (self->epoll, events, DROVER_POLLER_MAX, msec);
+        if (rc == -1)
+            return (errno == EINTR && zsys_interrupted)? -1: 0;
+        for (int event = 0; event < rc; event++)
+            self->unread [events [event].data.u32] = true;
+        return 0;
+    }
     size_t nitems = self->nitems;
     self->nitems = 0;           //  plain fds are watched for one wait
     struct pollfd *plain = self->fds + self->count;

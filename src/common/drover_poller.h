@@ -1,6 +1,6 @@
 /*  =========================================================================
-    drover_poller - waits on a few ZeroMQ sockets with one poll(2) on their
-    ZMQ_FDs, and on plain fds beside them
+    drover_poller - waits on a few ZeroMQ sockets with one epoll_wait(2) on
+    their ZMQ_FDs, or with one poll(2) when plain fds are watched beside them
 
     The poller of every loop on a task's path: the broker's main and its
     actors, the worker (its DEALER, its actor pipe and its children's
