@@ -70,6 +70,14 @@ s_run (drover_runner_t *runner, drover_exec_t **exec_p, uint32_t timeout)
     return result;
 }
 
+//  Run sh -c script to the end (within 10 s) and return its result
+static drover_msg_t *
+s_run_shell (drover_runner_t *runner, const char *script, uint32_t timeout)
+{
+    drover_exec_t *exec = s_shell (script);
+    return s_run (runner, &exec, timeout);
+}
+
 //  Drive the runner until a result comes (within 10 s) and check its
 //  outcome; the caller checks the rest and destroys it
 static drover_msg_t *
@@ -113,8 +121,7 @@ static void
 test_exit_codes (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("exit 3");
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "exit 3", 0);
     assert_int_equal (result->task, 1);
     assert_int_equal (result->attempt, 1);
     assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
@@ -124,8 +131,7 @@ test_exit_codes (void **state)
     assert_int_equal (result->out_size, 0);
     drover_msg_destroy (&result);
 
-    exec = s_shell ("true");
-    result = s_run (runner, &exec, 0);
+    result = s_run_shell (runner, "true", 0);
     assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
     assert_int_equal (result->exit_code, 0);
     drover_msg_destroy (&result);
@@ -136,8 +142,7 @@ static void
 test_signal (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("kill -9 $$");
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "kill -9 $$", 0);
     assert_int_equal (result->outcome, DROVER_OUTCOME_SIGNALLED);
     assert_int_equal (result->signal, SIGKILL);
     assert_non_null (result->reason);
@@ -149,8 +154,7 @@ static void
 test_output (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("echo out; echo err >&2; echo more");
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "echo out; echo err >&2; echo more", 0);
     s_assert_out (result, "out\nmore\n");
     assert_int_equal (result->err_size, 4);
     assert_memory_equal (result->err, "err\n", 4);
@@ -189,8 +193,7 @@ test_stdin (void **state)
     drover_msg_destroy (&result);
     free (big);
 
-    exec = s_shell ("wc -c");
-    result = s_run (runner, &exec, 0);
+    result = s_run_shell (runner, "wc -c", 0);
     s_assert_out (result, "0\n");
     drover_msg_destroy (&result);
 }
@@ -227,8 +230,7 @@ static void
 test_truncated (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("head -c 3000000 /dev/zero; echo small >&2");
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "head -c 3000000 /dev/zero; echo small >&2", 0);
     assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
     assert_int_equal (result->exit_code, 0);
     assert_int_equal (result->out_size, DROVER_OUTPUT_MAX);
@@ -236,15 +238,13 @@ test_truncated (void **state)
     assert_int_equal (result->err_size, 6);
     drover_msg_destroy (&result);
 
-    exec = s_shell ("head -c 3000000 /dev/zero >&2");
-    result = s_run (runner, &exec, 0);
+    result = s_run_shell (runner, "head -c 3000000 /dev/zero >&2", 0);
     assert_int_equal (result->err_size, DROVER_OUTPUT_MAX);
     assert_int_equal (result->truncated, DROVER_TRUNC_STDERR);
     drover_msg_destroy (&result);
 
     //  Exactly the bound is not truncated
-    exec = s_shell ("head -c 1048576 /dev/zero");
-    result = s_run (runner, &exec, 0);
+    result = s_run_shell (runner, "head -c 1048576 /dev/zero", 0);
     assert_int_equal (result->out_size, DROVER_OUTPUT_MAX);
     assert_int_equal (result->truncated, 0);
     drover_msg_destroy (&result);
@@ -255,9 +255,8 @@ static void
 test_timeout (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("sleep 30");
     int64_t started = zclock_mono ();
-    drover_msg_t *result = s_run (runner, &exec, 200);
+    drover_msg_t *result = s_run_shell (runner, "sleep 30", 200);
     assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
     assert_int_equal (result->signal, SIGTERM);
     assert_true (result->duration >= 200);
@@ -366,9 +365,8 @@ static void
 test_lingering_grandchild (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    drover_exec_t *exec = s_shell ("sleep 30 & echo started");
     int64_t started = zclock_mono ();
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "sleep 30 & echo started", 0);
     assert_true (zclock_mono () - started < 5000);
     assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
     s_assert_out (result, "started\n");
@@ -574,8 +572,7 @@ test_sigchld_ignored (void **state)
     memset (&ignore, 0, sizeof ignore);
     ignore.sa_handler = SIG_IGN;
     sigaction (SIGCHLD, &ignore, &previous);
-    drover_exec_t *exec = s_shell ("echo bye; exit 3");
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "echo bye; exit 3", 0);
     sigaction (SIGCHLD, &previous, NULL);
     assert_int_equal (result->exit_code, -1);
     assert_non_null (result->reason);
@@ -641,8 +638,7 @@ s_without_cgroup (drover_runner_t *runner)
 static bool
 s_without_cgroup_after_one (drover_runner_t *runner)
 {
-    drover_exec_t *exec = s_shell ("true");
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "true", 0);
     drover_msg_destroy (&result);
     return s_without_cgroup (runner);
 }
@@ -762,8 +758,7 @@ test_cgroups_removed (void **state)
     if (s_without_cgroup_after_one (runner))
         skip ();
     char *dir = strdup (drover_runner_cgroup (runner));
-    drover_exec_t *exec = s_shell ("sleep 30 & echo started");
-    drover_msg_t *result = s_run (runner, &exec, 0);
+    drover_msg_t *result = s_run_shell (runner, "sleep 30 & echo started", 0);
     drover_msg_destroy (&result);
     //  Wait (driving the runner) until no task directory is left
     int64_t deadline = zclock_mono () + 5000;
