@@ -22,8 +22,8 @@
     A system call costs about a microsecond on the machines we measure,
     more than handling a message, so drover_client_receive reads with
     ZMQ_DONTWAIT until the socket is empty and only then sleeps, in a
-    drover_poller (one poll(2) on the socket's ZMQ_FD, as the broker and
-    the worker sleep): its ZMQ_FD signals news only once a read found the
+    drover_poller (one epoll_wait on the socket's ZMQ_FD, as the broker
+    sleeps): its ZMQ_FD signals news only once a read found the
     socket empty, and a send may take that signal in, so every read that
     says EAGAIN marks the socket drained and every send marks it sent.
     =========================================================================

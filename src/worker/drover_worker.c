@@ -2,8 +2,8 @@
     drover_worker - the worker API: registers with a broker and runs what
     it offers
 
-    One loop, one drover_poller wait per turn (one poll(2), as the broker
-    and the client sleep): the ZMQ_FD of the DEALER to the broker and of
+    One loop, one drover_poller wait per turn (epoll_wait, or poll(2)
+    while children's fds are watched): the ZMQ_FD of the DEALER to the broker and of
     the actor pipe if any, and the plain fds of the process runner (its
     children's pipes and pidfds). The wait's timeout is the nearest of:
     the next heartbeat, the moment the broker counts as silent, the next

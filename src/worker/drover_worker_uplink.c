@@ -20,7 +20,7 @@
     the 401 its next heartbeat earns from the broker.
 
     Each system call costs about a microsecond here, more than handling a
-    message, so a turn spends as few as it can: one poll(2), then up to a
+    message, so a turn spends as few as it can: one wait (epoll_wait), then up to a
     batch of messages read with ZMQ_DONTWAIT until the DEALER is empty.
     The poller's rules for ZMQ_FDs are kept here: a read that says EAGAIN
     marks the DEALER drained, every send marks it sent, and the DEALER
