@@ -69,12 +69,14 @@ test_bench_quick_json (void **state)
     free (output);
 }
 
-//  --phases runs only those phases; list flags name the (e) figures
+//  --phases runs only those phases; list flags name the (e) figures; a
+//  --set goes to the brokers
 static void
 test_bench_phases (void **state)
 {
     const char *argv [] = { DROVER_BIN, "bench", "--quick", "--json", "--phases", "rtt,workers",
-                            "--rtt", "20", "--worker-counts", "3", "--assigns", "50", NULL };
+                            "--rtt", "20", "--worker-counts", "3", "--assigns", "50",
+                            "--set", "schedq/max-leases=0", NULL };
     char *output = s_run_ok (argv);
     const char *names [] = { "rtt_p50", "rtt_p999", "assign_us_w3" };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
@@ -84,7 +86,8 @@ test_bench_phases (void **state)
     free (output);
 }
 
-//  A bad flag is refused with the usage exit status, before any broker starts
+//  A bad flag or setting is refused with the usage exit status, before any
+//  broker starts
 static void
 test_bench_bad_flag (void **state)
 {
@@ -94,6 +97,9 @@ test_bench_bad_flag (void **state)
         { DROVER_BIN, "bench", "--phases", ",", NULL },
         { DROVER_BIN, "bench", "--queue-sizes", "10,x", NULL },
         { DROVER_BIN, "bench", "--worker-counts", "1,2,3,4,5,6,7,8,9", NULL },
+        { DROVER_BIN, "bench", "--set", "schedq/max-leases", NULL },
+        { DROVER_BIN, "bench", "--set", "schedq/max-leases=lots", NULL },
+        { DROVER_BIN, "bench", "--set", "nosuch/setting=1", NULL },
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         char output [256];

@@ -27,6 +27,7 @@
 #include "drover_cli.h"
 #include "drover_worker.h"
 #include "drover_benchmark.h"
+#include "drover_config.h"
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
@@ -118,13 +119,18 @@ drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings)
     }
     snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
     snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", events_port);
-    char *argv [8 + 2 * S_SETTINGS_MAX] = { "drover", "broker", "--endpoint", self->endpoint,
-                                            "--events", self->events };
+    char *argv [8 + 2 * (S_SETTINGS_MAX + DROVER_BENCHMARK_SETS_MAX)] = {
+        "drover", "broker", "--endpoint", self->endpoint, "--events", self->events };
     size_t argc = 6;
     for (size_t index = 0; settings && settings [index]; index++) {
         assert (index < S_SETTINGS_MAX);
         argv [argc++] = "--set";
         argv [argc++] = (char *) settings [index];
+    }
+    //  The operator's come last: they win over the phase's
+    for (size_t index = 0; self->opts.sets [index]; index++) {
+        argv [argc++] = "--set";
+        argv [argc++] = (char *) self->opts.sets [index];
     }
     argv [argc] = NULL;
     pid_t pid = drover_benchmark_spawn (self, argv);
@@ -634,7 +640,36 @@ static const long long s_worker_counts [] = { 10, 100, 1000 };
 static const long long s_worker_counts_quick [] = { 2, 20 };
 
 //  Option values: the size flags from S_OPT_SIZE on, by index
-enum { S_OPT_SIZE = 2000, S_OPT_PHASES = 1000, S_OPT_QUEUE_SIZES, S_OPT_WORKER_COUNTS, S_OPT_QUICK, S_OPT_JSON };
+enum { S_OPT_SIZE = 2000, S_OPT_PHASES = 1000, S_OPT_QUEUE_SIZES, S_OPT_WORKER_COUNTS, S_OPT_QUICK, S_OPT_JSON,
+       S_OPT_SET };
+
+//  Check a --set SECTION/KEY=VALUE as the broker would, and keep it for
+//  every broker started. Returns 0, or -1 (said why).
+static int
+s_parse_set (const char *assignment, drover_benchmark_opts_t *opts)
+{
+    size_t count = 0;
+    while (opts->sets [count])
+        count++;
+    const char *equals = strchr (assignment, '=');
+    if (count == DROVER_BENCHMARK_SETS_MAX || !equals) {
+        drover_cli_usage_error ("bench", "--set %s: %s", assignment,
+                                equals? "at most 4 settings": "expected SECTION/KEY=VALUE");
+        return -1;
+    }
+    char *path = strndup (assignment, (size_t) (equals - assignment));
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    int rc = drover_config_set (config, path, equals + 1, &error);
+    if (rc)
+        drover_cli_usage_error ("bench", "--set %s", error);
+    zstr_free (&error);
+    drover_config_destroy (&config);
+    free (path);
+    if (rc == 0)
+        opts->sets [count] = assignment;
+    return rc? -1: 0;
+}
 
 //  Print the bench's usage
 static void
@@ -642,6 +677,7 @@ s_usage (FILE *stream)
 {
     fprintf (stream,
         "usage: drover bench [--quick] [--json] [--phases LIST] [-v] [--SIZE N]...\n"
+        "                    [--set SECTION/KEY=VALUE]...\n"
         "\n"
         "Starts brokers on 127.0.0.1 (a fresh one per measurement) and prints one line\n"
         "per figure, `name value unit`. Phases (--phases, comma-separated; default all):\n"
@@ -668,6 +704,8 @@ s_usage (FILE *stream)
         "             over --hb-window 10000 msec\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
+        "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"
+        "             after the phase's own, so it wins), e.g. schedq/max-leases=0\n"
         "  -v         let the broker and agents log to stderr\n");
 }
 
@@ -728,7 +766,7 @@ s_parse_list (const char *flag, const char *text, long long max, long long *list
 static int
 s_parse (int argc, char **argv, drover_benchmark_opts_t *opts)
 {
-    struct option options [S_SIZES + 8];
+    struct option options [S_SIZES + 9];
     for (size_t index = 0; index < S_SIZES; index++)
         options [index] = (struct option) { s_sizes [index].flag, required_argument, NULL,
                                             S_OPT_SIZE + (int) index };
@@ -738,6 +776,7 @@ s_parse (int argc, char **argv, drover_benchmark_opts_t *opts)
         { "worker-counts", required_argument, NULL, S_OPT_WORKER_COUNTS },
         { "quick",         no_argument,       NULL, S_OPT_QUICK },
         { "json",          no_argument,       NULL, S_OPT_JSON },
+        { "set",           required_argument, NULL, S_OPT_SET },
         { "verbose",       no_argument,       NULL, 'v' },
         { "help",          no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -779,6 +818,10 @@ s_parse (int argc, char **argv, drover_benchmark_opts_t *opts)
                 break;
             case S_OPT_QUICK: quick = true; break;
             case S_OPT_JSON: opts->json = true; break;
+            case S_OPT_SET:
+                if (s_parse_set (optarg, opts))
+                    return DROVER_EXIT_USAGE;
+                break;
             case 'v': opts->verbose = true; break;
             case 'h': s_usage (stdout); return DROVER_CLI_HELP;
             case ':':

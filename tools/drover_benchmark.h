@@ -31,6 +31,7 @@ int
 
 #define DROVER_BENCHMARK_FIGURES_MAX    64      //  figures one run prints at most
 #define DROVER_BENCHMARK_LIST_MAX       8       //  entries in a list flag
+#define DROVER_BENCHMARK_SETS_MAX       4       //  --set settings for every broker, at most
 
 //  Sizes and switches, all from flags
 typedef struct {
@@ -56,6 +57,8 @@ typedef struct {
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
     size_t nworker_counts;      //  entries in worker_counts
     unsigned phases;            //  bit per phase to run (index in the phase table)
+    const char *sets [DROVER_BENCHMARK_SETS_MAX + 1];  //  --set SECTION/KEY=VALUE for every
+                                //  broker started (borrowed from argv), NULL-ended
     bool json;                  //  one JSON object instead of lines
     bool verbose;               //  let the broker and agents log to stderr
 } drover_benchmark_opts_t;
