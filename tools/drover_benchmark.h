@@ -89,6 +89,13 @@ typedef struct {
     uint64_t finished;          //  TASK DONEs of any state
 } drover_benchmark_tally_t;
 
+//  Parse bench's flags into opts; names are the phases' (nphases of them),
+//  in the order of their bits. Returns 0, DROVER_CLI_HELP, or an exit status
+//  (the error said).
+int
+    drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t nphases,
+                            drover_benchmark_opts_t *opts);
+
 //  Start a broker child on two free loopback ports, with `--set` settings
 //  (NULL-terminated "section/key=value" list, or NULL), and wait until it
 //  answers. Returns 0, or -1.

@@ -1,0 +1,266 @@
+/*  =========================================================================
+    drover_benchmark_flags - `drover bench`'s command line: the size flags
+    with their defaults and --quick values, the list flags, --phases,
+    --set, and the usage
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+#include "drover_benchmark.h"
+#include "drover_config.h"
+#include <stddef.h>
+#include <getopt.h>
+
+//  The size flags: where each lives, its largest value, its default and
+//  its --quick value
+#define S_AT(field) offsetof (drover_benchmark_opts_t, field)
+static const struct {
+    const char *flag;           //  long option name
+    size_t offset;              //  long long field in the options
+    long long max;              //  largest value accepted
+    long long normal;           //  default
+    long long quick;            //  with --quick
+} s_sizes [] = {
+    { "tasks",        S_AT (tasks),        100000000, 100000,  2000 },
+    { "workers",      S_AT (workers),      1000,      2,       2 },
+    { "procs",        S_AT (procs),        100000,    100,     100 },
+    { "window",       S_AT (window),       DROVER_CLIENT_WINDOW_MAX, 1000, 200 },
+    { "rtt",          S_AT (rtt),          100000000, 10000,   200 },
+    { "submits",      S_AT (submits),      100000000, 100000,  2000 },
+    { "queued",       S_AT (queued),       100000000, 1000000, 20000 },
+    { "assigns",      S_AT (assigns),      100000000, 5000,    200 },
+    { "slots",        S_AT (slots),        1000000,   1000,    20 },
+    { "assign-queue", S_AT (assign_queue), 100000000, 10000,   500 },
+    { "shell-tasks",  S_AT (shell_tasks),  100000000, 2000,    50 },
+    { "shell-agents", S_AT (shell_agents), 64,        2,       2 },
+    { "shell-procs",  S_AT (shell_procs),  64,        2,       2 },
+    { "spawners",     S_AT (spawners),     4096,      0,       0 },
+    { "hb-workers",   S_AT (hb_workers),   5000,      1000,    20 },
+    { "hb-interval",  S_AT (hb_interval),  60000,     1000,    1000 },
+    { "hb-window",    S_AT (hb_window),    3600000,   10000,   1000 },
+};
+#define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
+
+//  The list flags' defaults and --quick values
+static const long long s_queue_sizes [] = { 1000, 100000, 1000000 };
+static const long long s_queue_sizes_quick [] = { 100, 2000 };
+static const long long s_worker_counts [] = { 10, 100, 1000 };
+static const long long s_worker_counts_quick [] = { 2, 20 };
+
+//  Option values: the size flags from S_OPT_SIZE on, by index
+enum { S_OPT_SIZE = 2000, S_OPT_PHASES = 1000, S_OPT_QUEUE_SIZES, S_OPT_WORKER_COUNTS, S_OPT_QUICK, S_OPT_JSON,
+       S_OPT_SET };
+
+//  Check a --set SECTION/KEY=VALUE as the broker would, and keep it for
+//  every broker started. Returns 0, or -1 (said why).
+static int
+s_parse_set (const char *assignment, drover_benchmark_opts_t *opts)
+{
+    size_t count = 0;
+    while (opts->sets [count])
+        count++;
+    const char *equals = strchr (assignment, '=');
+    if (count == DROVER_BENCHMARK_SETS_MAX || !equals) {
+        drover_cli_usage_error ("bench", "--set %s: %s", assignment,
+                                equals? "at most 4 settings": "expected SECTION/KEY=VALUE");
+        return -1;
+    }
+    char *path = strndup (assignment, (size_t) (equals - assignment));
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    int rc = drover_config_set (config, path, equals + 1, &error);
+    if (rc)
+        drover_cli_usage_error ("bench", "--set %s", error);
+    zstr_free (&error);
+    drover_config_destroy (&config);
+    free (path);
+    if (rc == 0)
+        opts->sets [count] = assignment;
+    return rc? -1: 0;
+}
+
+//  Print the bench's usage
+static void
+s_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover bench [--quick] [--json] [--phases LIST] [-v] [--SIZE N]...\n"
+        "                    [--set SECTION/KEY=VALUE]...\n"
+        "\n"
+        "Starts brokers on 127.0.0.1 (a fresh one per measurement) and prints one line\n"
+        "per figure, `name value unit`. Phases (--phases, comma-separated; default all):\n"
+        "  noop       noop_throughput: no-op tasks/s end to end, in-process workers\n"
+        "             (--tasks 100000, --workers 2, --procs 100 offers each, --window 1000)\n"
+        "  rtt        rtt_p50 .. rtt_p999: submit -> result of one task at a time, usec\n"
+        "             (--rtt 10000)\n"
+        "  submit     submit_rate: acknowledged submits/s, no workers (--submits 100000)\n"
+        "  memory     broker_rss_idle, broker_rss_queued (MiB), bytes_per_queued_task:\n"
+        "             with --queued 1000000 tasks of a 100-byte command\n"
+        "  queue      assign_us_q<N>: usec per assignment (offer + result) with N tasks\n"
+        "             queued, N from --queue-sizes 1000,100000,1000000; simulated workers\n"
+        "             (10) holding --slots 1000 offers in all; --assigns 5000 timed\n"
+        "  workers    assign_us_w<W>: the same with W simulated workers connected, W from\n"
+        "             --worker-counts 10,100,1000, --assign-queue 10000 tasks queued: 10\n"
+        "             busy workers hold the slots, the other W-10 are idle (the tasks ask\n"
+        "             for a label only the busy ones have)\n"
+        "  shell      shell_throughput: `true` tasks/s on --shell-agents 2 `drover worker`\n"
+        "             processes of --shell-procs 2 (--shell-tasks 2000); spawn_rate: bare\n"
+        "             posix_spawn+wait of true from --spawners threads (default: agents x\n"
+        "             procs, the same concurrency); shell_vs_spawn_pct: the first of the second\n"
+        "  heartbeat  heartbeat_cpu_pct: the broker's CPU, %% of one core, with --hb-workers\n"
+        "             1000 simulated workers heartbeating every --hb-interval 1000 msec,\n"
+        "             over --hb-window 10000 msec\n"
+        "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
+        "  --json     one JSON object instead of lines\n"
+        "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"
+        "             after the phase's own, so it wins), e.g. schedq/max-leases=0\n"
+        "  -v         let the broker and agents log to stderr\n");
+}
+
+//  Parse a comma-separated list of phase names (one of names each) into
+//  bits. Returns 0 or -1.
+static int
+s_parse_phases (const char *text, const char *const *names, size_t nphases, unsigned *phases_p)
+{
+    unsigned phases = 0;
+    char *copy = strdup (text);
+    char *saved = NULL;
+    int rc = 0;
+    for (char *name = strtok_r (copy, ",", &saved); name; name = strtok_r (NULL, ",", &saved)) {
+        size_t index;
+        for (index = 0; index < nphases; index++)
+            if (streq (names [index], name))
+                break;
+        if (index == nphases) {
+            rc = drover_cli_usage_error ("bench", "--phases: unknown phase '%s'", name);
+            break;
+        }
+        phases |= 1u << index;
+    }
+    free (copy);
+    if (rc == 0 && phases == 0)
+        rc = drover_cli_usage_error ("bench", "--phases: no phase named");
+    *phases_p = phases;
+    return rc? -1: 0;
+}
+
+//  Parse a comma-separated list of sizes (1..max each). Returns 0 or -1.
+static int
+s_parse_list (const char *flag, const char *text, long long max, long long *list, size_t *count_p)
+{
+    size_t count = 0;
+    char *copy = strdup (text);
+    char *saved = NULL;
+    int rc = 0;
+    for (char *item = strtok_r (copy, ",", &saved); item; item = strtok_r (NULL, ",", &saved)) {
+        if (count == DROVER_BENCHMARK_LIST_MAX) {
+            rc = drover_cli_usage_error ("bench", "%s: at most %d entries", flag,
+                                         DROVER_BENCHMARK_LIST_MAX);
+            break;
+        }
+        if (drover_cli_parse_int ("bench", flag, item, 1, max, &list [count])) {
+            rc = DROVER_EXIT_USAGE;
+            break;
+        }
+        count++;
+    }
+    free (copy);
+    if (rc == 0 && count == 0)
+        rc = drover_cli_usage_error ("bench", "%s: empty list", flag);
+    *count_p = count;
+    return rc? -1: 0;
+}
+
+//  Parse the flags into opts
+int
+drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t nphases,
+                        drover_benchmark_opts_t *opts)
+{
+    struct option options [S_SIZES + 9];
+    for (size_t index = 0; index < S_SIZES; index++)
+        options [index] = (struct option) { s_sizes [index].flag, required_argument, NULL,
+                                            S_OPT_SIZE + (int) index };
+    struct option others [] = {
+        { "phases",        required_argument, NULL, S_OPT_PHASES },
+        { "queue-sizes",   required_argument, NULL, S_OPT_QUEUE_SIZES },
+        { "worker-counts", required_argument, NULL, S_OPT_WORKER_COUNTS },
+        { "quick",         no_argument,       NULL, S_OPT_QUICK },
+        { "json",          no_argument,       NULL, S_OPT_JSON },
+        { "set",           required_argument, NULL, S_OPT_SET },
+        { "verbose",       no_argument,       NULL, 'v' },
+        { "help",          no_argument,       NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    memcpy (options + S_SIZES, others, sizeof others);
+
+    memset (opts, 0, sizeof *opts);
+    opts->phases = (1u << nphases) - 1;
+    //  Sizes given explicitly win over --quick, whatever the order
+    long long given [S_SIZES] = { 0 };
+    long long queue_sizes [DROVER_BENCHMARK_LIST_MAX], worker_counts [DROVER_BENCHMARK_LIST_MAX];
+    size_t nqueue_sizes = 0, nworker_counts = 0;
+    bool quick = false;
+    optind = 1;
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, ":vh", options, NULL)) != -1) {
+        if (option >= S_OPT_SIZE && option < S_OPT_SIZE + (int) S_SIZES) {
+            size_t which = (size_t) (option - S_OPT_SIZE);
+            char flag [32];
+            snprintf (flag, sizeof flag, "--%s", s_sizes [which].flag);
+            if (drover_cli_parse_int ("bench", flag, optarg, 1, s_sizes [which].max,
+                                      &given [which]))
+                return DROVER_EXIT_USAGE;
+            continue;
+        }
+        switch (option) {
+            case S_OPT_PHASES:
+                if (s_parse_phases (optarg, names, nphases, &opts->phases))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case S_OPT_QUEUE_SIZES:
+                if (s_parse_list ("--queue-sizes", optarg, 100000000, queue_sizes, &nqueue_sizes))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case S_OPT_WORKER_COUNTS:
+                if (s_parse_list ("--worker-counts", optarg, 5000, worker_counts, &nworker_counts))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case S_OPT_QUICK: quick = true; break;
+            case S_OPT_JSON: opts->json = true; break;
+            case S_OPT_SET:
+                if (s_parse_set (optarg, opts))
+                    return DROVER_EXIT_USAGE;
+                break;
+            case 'v': opts->verbose = true; break;
+            case 'h': s_usage (stdout); return DROVER_CLI_HELP;
+            case ':':
+                return drover_cli_usage_error ("bench", "option '%s' needs a value",
+                                               argv [optind - 1]);
+            default:
+                return drover_cli_usage_error ("bench", "unknown option '%s' (see drover "
+                                               "bench --help)", argv [optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return drover_cli_usage_error ("bench", "unexpected argument '%s'", argv [optind]);
+    for (size_t index = 0; index < S_SIZES; index++) {
+        long long *field = (long long *) ((char *) opts + s_sizes [index].offset);
+        *field = given [index]? given [index]: quick? s_sizes [index].quick: s_sizes [index].normal;
+    }
+    const long long *sizes = quick? s_queue_sizes_quick: s_queue_sizes;
+    size_t nsizes = quick? sizeof s_queue_sizes_quick / sizeof (long long)
+                         : sizeof s_queue_sizes / sizeof (long long);
+    if (nqueue_sizes)
+        sizes = queue_sizes, nsizes = nqueue_sizes;
+    memcpy (opts->queue_sizes, sizes, nsizes * sizeof (long long));
+    opts->nqueue_sizes = nsizes;
+    const long long *counts = quick? s_worker_counts_quick: s_worker_counts;
+    size_t ncounts = quick? sizeof s_worker_counts_quick / sizeof (long long)
+                          : sizeof s_worker_counts / sizeof (long long);
+    if (nworker_counts)
+        counts = worker_counts, ncounts = nworker_counts;
+    memcpy (opts->worker_counts, counts, ncounts * sizeof (long long));
+    opts->nworker_counts = ncounts;
+    return 0;
+}
