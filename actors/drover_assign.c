@@ -57,9 +57,7 @@ typedef struct {
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  start of the current warning second, msec
     int warnings;               //  warnings logged in that second
-    bool stopping;              //  $TERM seen
-    bool silent;                //  nobody listens to events: say none
-    bool verbose;               //  log each command and each task's end
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE (also logs each task's end), $TERM
 } self_t;
 
 //  Create the actor's state; link is the endpoint schedq binds
@@ -144,7 +142,7 @@ s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
 static void
 s_publish (self_t *self, const drover_action_t *action)
 {
-    if (!self->silent)
+    if (!self->flags.silent)
         drover_actor_event (self->outbox, action->topic, action->task, action->attempt,
                            action->worker, action->reason);
 
@@ -153,7 +151,7 @@ s_publish (self_t *self, const drover_action_t *action)
         zsys_info ("assign: task=%" PRIu64 " state=FAILED attempt=%u worker=%s reason=\"%s\"",
                    action->task, action->attempt, action->worker, action->reason);
     else
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("assign: %s task=%" PRIu64 " attempt=%u worker=%s reason=\"%s\"",
                     action->topic, action->task, action->attempt, action->worker, action->reason);
 }
@@ -519,7 +517,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     self_t *self = (self_t *) arg;
     char command [16];
     drover_actor_pop_text (msg, command, sizeof command);
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("assign: command=%s", command);
     if (streq (command, "ASSIGN"))
         s_handle_assign (self, msg);
@@ -539,15 +537,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "CONFIGURE"))
         s_handle_configure (self, msg);
     else
-    if (streq (command, "EVENTS"))
-        self->silent = drover_actor_pop_number (msg) == 0;
-    else
-    if (streq (command, "VERBOSE"))
-        self->verbose = true;
-    else
-    if (streq (command, "$TERM"))
-        self->stopping = true;
-    else {
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("assign: unknown pipe command=%s", command);
         assert (false);         //  the vocabulary is in ACTORS.md
     }
@@ -559,7 +549,7 @@ static void
 s_handle_record (void *arg, drover_record_t *record)
 {
     self_t *self = (self_t *) arg;
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("assign: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_MSG)
         s_handle_request (self, drover_record_route (record), record->route_size, record->msg);
@@ -589,7 +579,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
 {
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);                     //  zactor_new returns only after this
-    while (!self->stopping) {
+    while (!self->flags.stopping) {
         int64_t now = zclock_mono ();
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);

@@ -66,9 +66,7 @@ typedef struct {
     int64_t held_until;         //  msec (mono) until which it is left unread
     uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
     uint32_t max_workers;       //  registered workers at most
-    bool stopping;              //  $TERM seen
-    bool silent;                //  nobody listens to events: say none
-    bool verbose;               //  log each command
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
 
@@ -135,7 +133,7 @@ s_worker_lost (self_t *self, const char *id, const char *reason)
     else
         zsys_notice ("health: worker=%s state=LOST reason=%s", worker, reason);
     drover_outbox_say (self->outbox, "sss", "LOST", worker, reason);
-    if (!self->silent)
+    if (!self->flags.silent)
         drover_actor_event (self->outbox, "worker.lost", 0, 0, worker, reason);
     drover_liveness_forget (self->liveness, worker);
     zhashx_delete (self->workers, worker);
@@ -159,7 +157,7 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
     zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
                  " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
                  hello->nlabels, hello->nrunning);
-    if (!self->silent)
+    if (!self->flags.silent)
         drover_actor_event (self->outbox, "worker.up", 0, 0, worker->id, "");
 }
 
@@ -241,7 +239,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     if (say_up)
         s_worker_up (self, worker, hello);
     else
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("health: worker=%s said HELLO again", worker->id);
 }
 
@@ -261,7 +259,7 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
 {
     s_worker_t *worker = s_registered (self, heartbeat->worker, heartbeat->epoch, route);
     if (!worker) {
-        if (self->verbose)
+        if (self->flags.verbose)
             zsys_debug ("health: heartbeat from unregistered worker=%s", heartbeat->worker);
         drover_actor_reply (self->outbox, "health", route, heartbeat->seq,
                            DROVER_CODE_NOT_REGISTERED, "not registered: say HELLO");
@@ -284,7 +282,7 @@ s_handle_goodbye (self_t *self, zframe_t *route, drover_msg_t *goodbye)
     if (worker)
         s_worker_lost (self, worker->id, "left");
     else
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("health: goodbye from unregistered worker=%s", goodbye->worker);
 }
 
@@ -328,7 +326,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     self_t *self = (self_t *) arg;
     char *command = zmsg_popstr (msg);
     assert (command);
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("health: command=%s", command);
     if (streq (command, "HEARD")) {
         char *worker = zmsg_popstr (msg);
@@ -349,15 +347,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         self->max_workers = (uint32_t) drover_actor_pop_number (msg);
     }
     else
-    if (streq (command, "EVENTS"))
-        self->silent = drover_actor_pop_number (msg) == 0;
-    else
-    if (streq (command, "VERBOSE"))
-        self->verbose = true;
-    else
-    if (streq (command, "$TERM"))
-        self->stopping = true;
-    else {
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("health: invalid command=%s", command);
         assert (false);
     }
@@ -370,7 +360,7 @@ static void
 s_handle_record (void *arg, drover_record_t *record)
 {
     self_t *self = (self_t *) arg;
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("health: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_MSG) {
         zframe_t *route = zframe_new (drover_record_route (record), record->route_size);
@@ -415,7 +405,7 @@ drover_health_actor (zsock_t *pipe, void *args)
 {
     self_t *self = s_self_new (pipe);
     zsock_signal (pipe, 0);
-    while (!self->stopping) {
+    while (!self->flags.stopping) {
         int64_t deadline = drover_liveness_next_deadline (self->liveness);
         //  While workers are known, wake often enough to tell a stall of
         //  our own from sleep
@@ -437,7 +427,7 @@ drover_health_actor (zsock_t *pipe, void *args)
         //  (DROVER_HOLD_MAX), unless the pipe still holds more than a turn reads
         if (read > 0 && !drover_poller_readable (self->poller, DROVER_PIPE_AT))
             self->held_until = now + self->hold;
-        if (!self->stopping)
+        if (!self->flags.stopping)
             s_expire_silent (self, now);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->stats_due != -1 && now >= self->stats_due) {

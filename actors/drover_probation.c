@@ -36,9 +36,7 @@ typedef struct {
     drover_probationset_t *set;   //  workers on probation, by release deadline
     int hold;                   //  msec the pipe is left unread after a read (news may wait)
     int64_t held_until;         //  msec (mono) until which it is left unread
-    bool stopping;              //  $TERM seen
-    bool silent;                //  nobody listens to events: say none
-    bool verbose;               //  log each command
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
 
@@ -76,7 +74,7 @@ s_cleared (self_t *self, const char *worker, const char *why)
 {
     zsys_notice ("probation: worker=%s state=OK why=%s", worker, why);
     drover_outbox_say (self->outbox, "sss", "CLEARED", worker, why);
-    if (!self->silent)
+    if (!self->flags.silent)
         drover_actor_event (self->outbox, "worker.cleared", 0, 0, worker, why);
 }
 
@@ -88,11 +86,11 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
     ==  DROVER_PROBATIONSET_ENTERED) {
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
         drover_outbox_say (self->outbox, "sss", "PROBATION", worker, reason);
-        if (!self->silent)
+        if (!self->flags.silent)
             drover_actor_event (self->outbox, "worker.probation", 0, 0, worker, reason);
     }
     else
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("probation: worker=%s failed again, timer restarted reason=\"%s\"",
                     worker, reason);
 }
@@ -104,7 +102,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     self_t *self = (self_t *) arg;
     char *command = zmsg_popstr (msg);
     assert (command);
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("probation: command=%s", command);
     if (streq (command, "FAILURE")) {
         char *worker = drover_actor_pop_string (msg);
@@ -129,7 +127,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "LOST")) {
         char *worker = drover_actor_pop_string (msg);
-        if (drover_probationset_forget (self->set, worker) && self->verbose)
+        if (drover_probationset_forget (self->set, worker) && self->flags.verbose)
             zsys_debug ("probation: forgot lost worker=%s", worker);
         zstr_free (&worker);
     }
@@ -150,15 +148,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         self->hold = timeout / 8 < DROVER_HOLD_MAX? (int) timeout / 8: DROVER_HOLD_MAX;
     }
     else
-    if (streq (command, "EVENTS"))
-        self->silent = drover_actor_pop_number (msg) == 0;
-    else
-    if (streq (command, "VERBOSE"))
-        self->verbose = true;
-    else
-    if (streq (command, "$TERM"))
-        self->stopping = true;
-    else {
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("probation: invalid command=%s", command);
         assert (false);
     }
@@ -182,7 +172,7 @@ drover_probation_actor (zsock_t *pipe, void *args)
 {
     self_t *self = s_self_new (pipe);
     zsock_signal (pipe, 0);
-    while (!self->stopping) {
+    while (!self->flags.stopping) {
         int64_t deadline = drover_probationset_next_deadline (self->set);
         int wait = drover_actor_poll_timeout (deadline, zclock_mono ());
         if (drover_actor_wait (self->poller, wait, self->held_until) == -1)
@@ -198,7 +188,7 @@ drover_probation_actor (zsock_t *pipe, void *args)
         //  the pipe still holds more than a turn reads
         if (read > 0 && !drover_poller_readable (self->poller, DROVER_PIPE_AT))
             self->held_until = now + self->hold;
-        if (!self->stopping)
+        if (!self->flags.stopping)
             s_release_due (self, now);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
     }

@@ -58,9 +58,7 @@ typedef struct {
     drover_sched_t *sched;      //  requests and workers; decides placements
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     zmsg_t *assign;             //  the ASSIGN being built by a pass
-    bool stopping;              //  $TERM seen
-    bool silent;                //  nobody listens to events: say none
-    bool verbose;               //  log each command
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
 
@@ -167,7 +165,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
     zstr_free (&entry->labels);
     entry->labels = labels;
     labels = NULL;
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("schedq: worker=%s %s procs=%u mem=%" PRIu64, worker,
                     rc? "updated": "added", procs, mem);
     s_check_drained (self, worker);
@@ -182,7 +180,7 @@ s_handle_lost (self_t *self, zmsg_t *msg)
     char *worker = drover_actor_pop_string (msg);
     int had = drover_sched_remove_worker (self->sched, worker, NULL, NULL);
     zhashx_delete (self->workers, worker);
-    if (self->verbose && had >= 0)
+    if (self->flags.verbose && had >= 0)
         zsys_debug ("schedq: worker=%s removed with tasks=%d", worker, had);
     zstr_free (&worker);
 }
@@ -192,7 +190,7 @@ static void
 s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
 {
     char *worker = drover_actor_pop_string (msg);
-    if (drover_sched_set_probation (self->sched, worker, probation) && self->verbose)
+    if (drover_sched_set_probation (self->sched, worker, probation) && self->flags.verbose)
         zsys_debug ("schedq: probation change for unknown worker=%s", worker);
     zstr_free (&worker);
 }
@@ -247,7 +245,7 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
     if (before == request->admin)
         return;                 //  no change, nothing to tell
     zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
-    if (!self->silent)
+    if (!self->flags.silent)
         drover_actor_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, request->worker);
     if (worker && request->admin == DROVER_ADMIN_DRAIN)
@@ -387,7 +385,7 @@ s_take (self_t *self, const drover_record_t *record)
     s_end_old_attempt (self, record->task);
     if (drover_sched_take (self->sched, record->lease, record->task, record->procs, record->mem,
                            drover_record_labels (record))
-    &&  self->verbose)
+    &&  self->flags.verbose)
         //  Its worker went: assign hears LOST too, and places the task again
         zsys_debug ("schedq: task=%" PRIu64 " taken from gone lease=%" PRIu64,
                     record->task, record->lease);
@@ -451,7 +449,7 @@ s_schedule (self_t *self)
     zmsg_addstr (self->assign, "ASSIGN");
     int placed = drover_sched_run (self->sched, s_on_assign, self);
     if (placed > 0) {
-        if (self->verbose)
+        if (self->flags.verbose)
             zsys_debug ("schedq: pass placed=%d queued=%zu", placed, drover_sched_size (self->sched));
         drover_outbox_add (self->to_assign, &self->assign);
     }
@@ -468,7 +466,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     self_t *self = (self_t *) arg;
     char *command = zmsg_popstr (msg);
     assert (command);
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("schedq: command=%s", command);
     if (streq (command, "DEQUEUE"))
         drover_sched_remove (self->sched, drover_actor_pop_number (msg));
@@ -498,15 +496,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         drover_sched_set_max_leases (self->sched, (uint32_t) drover_actor_pop_number (msg));
     }
     else
-    if (streq (command, "EVENTS"))
-        self->silent = drover_actor_pop_number (msg) == 0;
-    else
-    if (streq (command, "VERBOSE"))
-        self->verbose = true;
-    else
-    if (streq (command, "$TERM"))
-        self->stopping = true;
-    else {
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("schedq: invalid command=%s", command);
         assert (false);
     }
@@ -519,7 +509,7 @@ static void
 s_handle_record (void *arg, drover_record_t *record)
 {
     self_t *self = (self_t *) arg;
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("schedq: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_QUEUE)
         s_queue (self, record->task, record->priority, record->procs, record->mem,
@@ -549,7 +539,7 @@ drover_schedq_actor (zsock_t *pipe, void *args)
 {
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
-    while (!self->stopping) {
+    while (!self->flags.stopping) {
         if (drover_poller_wait (self->poller, -1) == -1)
             break;              //  interrupted
         int read = drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,
@@ -557,7 +547,7 @@ drover_schedq_actor (zsock_t *pipe, void *args)
         if (read == -1)
             break;              //  the context is ending
         //  One pass per turn: placements see every command read
-        if (read && !self->stopping)
+        if (read && !self->flags.stopping)
             s_schedule (self);
         //  The link first: an ASSIGN is on the way to an offer
         drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);

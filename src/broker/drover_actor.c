@@ -62,6 +62,25 @@ drover_actor_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size)
     zframe_destroy (&frame);
 }
 
+//  Handle EVENTS, VERBOSE or $TERM into flags; false for any other command
+bool
+drover_actor_handle_common (drover_actor_flags_t *flags, const char *command, zmsg_t *msg)
+{
+    assert (flags);
+    assert (command);
+    if (streq (command, "EVENTS"))
+        flags->silent = drover_actor_pop_number (msg) == 0;
+    else
+    if (streq (command, "VERBOSE"))
+        flags->verbose = true;
+    else
+    if (streq (command, "$TERM"))
+        flags->stopping = true;
+    else
+        return false;           //  the actor's own vocabulary, or our bug
+    return true;
+}
+
 //  Encode msg and say SEND route payload worker
 void
 drover_actor_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,

@@ -11,6 +11,8 @@
                     OK or ERROR reply, EVENT topic body; into the actor's
                     outbox (drover_outbox), sent as one BATCH at the end of
                     its turn (drover_actor_flush)
+        hearing     EVENTS, VERBOSE and $TERM, which every actor accepts,
+                    into the flags it keeps (drover_actor_handle_common)
         turns       a poll timeout from the next deadline; holding the pipe
                     unread while news may wait (drover_actor_wait); noticing
                     a stall of the loop itself (drover_turns_stall); saying
@@ -48,6 +50,21 @@ char *
 //  Pop a string frame into buffer, cut to fit; asserts it is there
 void
     drover_actor_pop_text (zmsg_t *msg, char *buffer, size_t buffer_size);
+
+//  What every actor keeps from the commands all actors accept (ACTORS.md:
+//  "Commands every actor accepts"). A plain value inside the actor's self.
+typedef struct {
+    bool silent;                //  EVENTS 0: nobody listens to events, say none
+    bool verbose;               //  VERBOSE: log each command
+    bool stopping;              //  $TERM seen: leave the loop
+} drover_actor_flags_t;
+
+//  Handle command if it is one every actor accepts (EVENTS on(4), VERBOSE,
+//  $TERM), popping its frames from msg into flags, and return true; return
+//  false, touching nothing, for any other command (the actor's own, or a
+//  bug the actor logs and asserts on)
+bool
+    drover_actor_handle_common (drover_actor_flags_t *flags, const char *command, zmsg_t *msg);
 
 //  Encode msg and say SEND route payload worker; worker is the worker id
 //  when the peer is a worker, "" otherwise. If our own message breaks a
