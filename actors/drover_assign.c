@@ -17,7 +17,7 @@
     In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
                     max-queued-bytes(4) keep-finished-bytes(4)
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
-          ASSIGN [task(8) worker(s)]...   (from schedq, on the link)
+          ASSIGN task(8) worker(s)        (from schedq, on the link)
           LEASE lease(8) worker(s) procs(4) mem(8) labels(s) | REVOKE lease(8)
                                           (from schedq, on the link)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
@@ -46,7 +46,7 @@ typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     zsock_t *link;              //  PAIR straight to schedq (ACTORS.md, "The link")
-    drover_outbox_t *to_schedq; //  what this turn says on the link: QUEUE, DEQUEUE, FREE, PROBATION
+    drover_outbox_t *to_schedq; //  what this turn says on the link: QUEUE, TAKE, FREE, RETURN...
     drover_once_t succeeded;    //  workers told SUCCESS this turn
     drover_once_t heard;        //  workers health was told HEARD of this turn
     drover_poller_t *poller;    //  the pipe (and the link)
@@ -393,32 +393,13 @@ s_route_valid (zframe_t *route)
     return route && zframe_size (route) >= 1 && zframe_size (route) <= 255;
 }
 
-//  ASSIGN [task(8) worker(s)]...: offer each placed task, or give back
-//  what can no longer run
+//  ASSIGN task worker: offer the placed task, or give back what can no
+//  longer run
 static void
-s_handle_assign (self_t *self, zmsg_t *msg)
+s_handle_assign (self_t *self, const drover_record_t *record)
 {
-    int64_t now = zclock_mono ();
-    zframe_t *task;
-    while ((task = zmsg_first (msg))) {
-        zframe_t *worker = zmsg_next (msg);
-        if (!worker) {
-            zsys_error ("assign: ASSIGN with an odd number of frames");
-            assert (false);     //  schedq said it wrong: our bug
-            break;
-        }
-        char worker_id [DROVER_ID_MAX + 1];
-        size_t size = zframe_size (worker) < DROVER_ID_MAX? zframe_size (worker): DROVER_ID_MAX;
-        memcpy (worker_id, zframe_data (worker), size);
-        worker_id [size] = 0;
-        uint64_t id = drover_actor_number (zframe_data (task), zframe_size (task));
-        drover_tasktable_assign (self->table, id, worker_id, now);
-        s_carry_out (self);
-        zmsg_remove (msg, task);
-        zmsg_remove (msg, worker);
-        zframe_destroy (&task);
-        zframe_destroy (&worker);
-    }
+    drover_tasktable_assign (self->table, record->task, record->worker, zclock_mono ());
+    s_carry_out (self);
 }
 
 //  UP: the worker's route and the attempts it says it runs
@@ -519,9 +500,6 @@ s_handle_command (void *arg, zmsg_t *msg)
     drover_actor_pop_text (msg, command, sizeof command);
     if (self->flags.verbose)
         zsys_debug ("assign: command=%s", command);
-    if (streq (command, "ASSIGN"))
-        s_handle_assign (self, msg);
-    else
     if (streq (command, "LEASE"))
         s_handle_lease (self, msg);
     else
@@ -544,7 +522,7 @@ s_handle_command (void *arg, zmsg_t *msg)
 }
 
 //  Handle one record (drover_actor_read calls this): MSG from the main,
-//  for every request and report
+//  for every request and report, and ASSIGN from schedq on the link
 static void
 s_handle_record (void *arg, drover_record_t *record)
 {
@@ -553,6 +531,9 @@ s_handle_record (void *arg, drover_record_t *record)
         zsys_debug ("assign: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_MSG)
         s_handle_request (self, drover_record_route (record), record->route_size, record->msg);
+    else
+    if (record->kind == DROVER_RECORD_ASSIGN)
+        s_handle_assign (self, record);
     else {
         zsys_error ("assign: unexpected record=%s", drover_record_word (record));
         assert (false);         //  the vocabulary is in ACTORS.md

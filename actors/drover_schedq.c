@@ -5,7 +5,7 @@
     does the I/O around it: requests come from assign on the link, worker
     changes from the main on the pipe; after each turn that read some, one
     scheduling pass runs and its placements go out to assign on the link as
-    one ASSIGN. It is also the worker
+    ASSIGN records in one batch. It is also the worker
     registry that WORKER LIST reads and that WORKER ADMIN steers; a
     draining worker with nothing assigned is told WORKER LEAVE, once.
 
@@ -20,7 +20,8 @@
           STATS worker(s) stats(f)
           MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
           EVENTS on(4) | VERBOSE | $TERM
-    Out:  ASSIGN [task(8) worker(s)]...   one per pass, all its placements (on the link)
+    Out:  ASSIGN task(8) worker(s)   one record per placement, a pass's in one
+                                BATCH (on the link)
           REVOKE lease(8)       (on the link) give the lease back
           LEASE lease(8) worker(s) procs(4) mem(8) labels(s)   (on the link) while
                                 nothing waits, an idle worker's capacity lent
@@ -53,11 +54,10 @@ typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     zsock_t *link;              //  PAIR straight to assign (ACTORS.md, "The link")
-    drover_outbox_t *to_assign; //  what this turn says on the link: ASSIGN
+    drover_outbox_t *to_assign; //  what this turn says on the link: ASSIGN, LEASE, REVOKE
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_sched_t *sched;      //  requests and workers; decides placements
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
-    zmsg_t *assign;             //  the ASSIGN being built by a pass
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
@@ -413,13 +413,12 @@ s_handle_free (self_t *self, uint64_t task)
 //  ---------------------------------------------------------------------
 //  The loop
 
-//  Add one placement to the pass's ASSIGN
+//  Say ASSIGN for one placement of the pass
 static void
 s_on_assign (uint64_t task, const char *worker, void *arg)
 {
     self_t *self = (self_t *) arg;
-    zmsg_addstrf (self->assign, "%" PRIu64, task);
-    zmsg_addstr (self->assign, worker);
+    drover_outbox_say_assign (self->to_assign, task, worker);
 }
 
 //  Say REVOKE for a lease
@@ -440,20 +439,14 @@ s_on_lend (const drover_sched_lease_t *lease, void *arg)
                        lease->procs, lease->mem, worker && worker->labels? worker->labels: "");
 }
 
-//  Run one scheduling pass and say its placements in one ASSIGN; then
-//  revoke the leases that must come back, and lend what is idle
+//  Run one scheduling pass and say its placements (in this turn's batch);
+//  then revoke the leases that must come back, and lend what is idle
 static void
 s_schedule (self_t *self)
 {
-    self->assign = zmsg_new ();
-    zmsg_addstr (self->assign, "ASSIGN");
     int placed = drover_sched_run (self->sched, s_on_assign, self);
-    if (placed > 0) {
-        if (self->flags.verbose)
-            zsys_debug ("schedq: pass placed=%d queued=%zu", placed, drover_sched_size (self->sched));
-        drover_outbox_add (self->to_assign, &self->assign);
-    }
-    zmsg_destroy (&self->assign);
+    if (placed > 0 && self->flags.verbose)
+        zsys_debug ("schedq: pass placed=%d queued=%zu", placed, drover_sched_size (self->sched));
     drover_sched_revoke (self->sched, s_on_revoke, self);
     drover_sched_lend (self->sched, s_on_lend, self);
 }

@@ -176,7 +176,7 @@ static void
 s_assign (zactor_t *actor, uint64_t task, const char *worker, const byte *route,
           size_t route_size, uint32_t attempt)
 {
-    zsock_send (s_link, "s8s", "ASSIGN", task, worker);    //  as schedq says it
+    testutil_say_assign (s_link, task, worker);             //  as schedq says it
     drover_msg_t *offer = s_expect_send (actor, route, route_size, worker, DROVER_MSG_TASK_OFFER);
     assert_int_equal (offer->task, task);
     assert_int_equal (offer->attempt, attempt);
@@ -489,7 +489,7 @@ test_requests (void **state)
     drover_msg_destroy (&reply);
 
     //  An ASSIGN of the cancelled task only gives the capacity back
-    zsock_send (s_link, "s8s", "ASSIGN", task, "nobody");
+    testutil_say_assign (s_link, task, "nobody");
     s_expect_frames (actor, "FREE", "1", NULL);
     zstr_send (actor, "VERBOSE");
     drover_msg_t *table = s_list (actor, 255, 10);

@@ -695,7 +695,8 @@ s_pend (void *arg, zmsg_t *command)
 
 //  Keep one record of a BATCH as the frames ACTORS.md lists for its
 //  command, so a test reads every command alike (the pointer a MSG hands
-//  off is not expected from an actor: actors say SEND, QUEUE and FREE)
+//  off is not expected from an actor: actors say SEND, QUEUE, TAKE, ASSIGN
+//  and FREE)
 static void
 s_pend_record (void *arg, drover_record_t *record)
 {
@@ -721,6 +722,11 @@ s_pend_record (void *arg, drover_record_t *record)
         zmsg_addstrf (command, "%u", record->procs);
         zmsg_addstrf (command, "%" PRIu64, record->mem);
         zmsg_addstr (command, drover_record_labels (record));
+    }
+    else
+    if (record->kind == DROVER_RECORD_ASSIGN) {
+        zmsg_addstrf (command, "%" PRIu64, record->task);
+        zmsg_addstr (command, record->worker);
     }
     else
     if (record->kind == DROVER_RECORD_FREE)
@@ -903,6 +909,15 @@ testutil_say_free (zsock_t *link, uint64_t task)
 {
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_outbox_say_free (outbox, task);
+    testutil_say_batch (link, &outbox);
+}
+
+//  Say the record ASSIGN on a link to assign in a BATCH, as schedq does
+void
+testutil_say_assign (zsock_t *link, uint64_t task, const char *worker)
+{
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say_assign (outbox, task, worker);
     testutil_say_batch (link, &outbox);
 }
 

@@ -255,6 +255,10 @@ void
 void
     testutil_say_free (zsock_t *link, uint64_t task);
 
+//  Say the record ASSIGN on a link to assign in a BATCH, as schedq does
+void
+    testutil_say_assign (zsock_t *link, uint64_t task, const char *worker);
+
 //  Receive the next command said on a link (assign and schedq trade
 //  QUEUE, FREE, ASSIGN... on it: ACTORS.md) within timeout msec and check
 //  its command word; returns the rest of it (caller destroys)

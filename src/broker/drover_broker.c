@@ -88,9 +88,13 @@ static const struct {
     { 0, "HEARD",     S_TO (S_HEALTH) },
     { 0, "QUEUE",     S_TO (S_SCHEDQ) | S_LINK },
     { 0, "DEQUEUE",   S_TO (S_SCHEDQ) | S_LINK },
+    { 0, "TAKE",      S_TO (S_SCHEDQ) | S_LINK },
     { 0, "FREE",      S_TO (S_SCHEDQ) | S_LINK },
+    { 0, "RETURN",    S_TO (S_SCHEDQ) | S_LINK },
     //  schedq
     { 0, "ASSIGN",    S_TO (S_ASSIGN) | S_LINK },
+    { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK },
+    { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK },
     //  the main itself: a send to a worker refused
     { 0, "UNSENT",    S_TO (S_PROBATION) },
 };
@@ -117,7 +121,7 @@ typedef struct {
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
     int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
-    int record_targets [DROVER_RECORD_FREE + 1];    //  s_routes by record kind
+    int record_targets [DROVER_RECORD_KINDS];   //  s_routes by record kind
     bool router_sent;           //  something went out on the ROUTER this turn
     bool publisher_sent;        //  something went out on the XPUB this turn
     uint64_t malformed;         //  messages that did not decode
@@ -144,7 +148,7 @@ s_index_routes (s_broker_t *self)
             assert (__builtin_popcount (s_routes [index].targets) == 1);
             self->wire_targets [msg] = s_routes [index].targets;
         }
-        for (int kind = DROVER_RECORD_MSG; kind <= DROVER_RECORD_FREE; kind++) {
+        for (int kind = DROVER_RECORD_MSG; kind < DROVER_RECORD_KINDS; kind++) {
             drover_record_t record = { .kind = (drover_record_kind_t) kind };
             if (command && streq (command, drover_record_word (&record)))
                 self->record_targets [kind] = s_routes [index].targets;
@@ -515,7 +519,7 @@ s_send_record (s_broker_t *self, drover_record_t *record)
 }
 
 //  A record an actor said, routed by the table: only SEND comes here (to
-//  a peer); QUEUE and FREE go on the link, MSG is the main's to say
+//  a peer); QUEUE, TAKE and FREE go on the link, MSG is the main's to say
 static void
 s_handle_actor_record (void *arg, drover_record_t *record)
 {

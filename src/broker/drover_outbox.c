@@ -208,7 +208,8 @@ drover_record_word (const drover_record_t *record)
     return record->kind == DROVER_RECORD_MSG? "MSG":
            record->kind == DROVER_RECORD_SEND? "SEND":
            record->kind == DROVER_RECORD_QUEUE? "QUEUE":
-           record->kind == DROVER_RECORD_TAKE? "TAKE": "FREE";
+           record->kind == DROVER_RECORD_TAKE? "TAKE":
+           record->kind == DROVER_RECORD_ASSIGN? "ASSIGN": "FREE";
 }
 
 
@@ -340,6 +341,20 @@ drover_outbox_say_take (drover_outbox_t *self, uint64_t lease, uint64_t task, ui
     drover_record_t *record = s_next_record (self, DROVER_RECORD_TAKE);
     s_set_demand (record, task, procs, mem, labels);
     record->lease = lease;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say ASSIGN task worker
+
+void
+drover_outbox_say_assign (drover_outbox_t *self, uint64_t task, const char *worker)
+{
+    assert (self && worker);
+    assert (strlen (worker) <= DROVER_ID_MAX);     //  ids are checked on HELLO
+    drover_record_t *record = s_next_record (self, DROVER_RECORD_ASSIGN);
+    record->task = task;
+    strcpy (record->worker, worker);
 }
 
 

@@ -32,7 +32,7 @@ extern "C" {
 
 typedef struct _drover_outbox_t drover_outbox_t;
 
-//  The commands said for every task (MSG, SEND, QUEUE, TAKE, FREE) travel only
+//  The commands said for every task (MSG, SEND, QUEUE, TAKE, ASSIGN, FREE) travel only
 //  as records inside a BATCH, never as czmq messages: no zmsg_t, no frame
 //  per field, no list node per frame, each made in one thread and freed
 //  in another. A record holds any legal route (1..255 bytes) and any
@@ -43,7 +43,9 @@ typedef enum {
     DROVER_RECORD_SEND,         //  SEND route payload worker
     DROVER_RECORD_QUEUE,        //  QUEUE task priority procs mem labels
     DROVER_RECORD_FREE,         //  FREE task
-    DROVER_RECORD_TAKE          //  TAKE lease task procs mem labels
+    DROVER_RECORD_TAKE,         //  TAKE lease task procs mem labels
+    DROVER_RECORD_ASSIGN,       //  ASSIGN task worker: one placement of a pass
+    DROVER_RECORD_KINDS         //  one past the last kind
 } drover_record_kind_t;
 
 #define DROVER_RECORD_ROUTE_MAX     32      //  route bytes held inside a record
@@ -56,8 +58,8 @@ typedef struct {
     byte *long_route;           //  MSG, SEND: the routing id if longer (owned), else NULL
     drover_msg_t *msg;          //  MSG: the message, owned until a handler takes it
     zframe_t *payload;          //  SEND: the encoded message, owned likewise
-    char worker [DROVER_ID_MAX + 1];        //  SEND: worker id, or "" for a client
-    uint64_t task;              //  QUEUE, TAKE, FREE: task id
+    char worker [DROVER_ID_MAX + 1];        //  SEND: worker id, or "" for a client; ASSIGN: worker id
+    uint64_t task;              //  QUEUE, TAKE, ASSIGN, FREE: task id
     int32_t priority;           //  QUEUE
     uint32_t procs;             //  QUEUE, TAKE
     uint64_t mem;               //  QUEUE, TAKE: bytes
@@ -100,7 +102,8 @@ void
 void
     drover_outbox_say (drover_outbox_t *self, const char *picture, ...);
 
-//  Return the command word of a record: "MSG", "SEND", "QUEUE", "TAKE" or "FREE"
+//  Return the command word of a record: "MSG", "SEND", "QUEUE", "TAKE",
+//  "ASSIGN" or "FREE"
 const char *
     drover_record_word (const drover_record_t *record);
 
@@ -125,6 +128,10 @@ void
 void
     drover_outbox_say_take (drover_outbox_t *self, uint64_t lease, uint64_t task,
                             uint32_t procs, uint64_t mem, const char *labels);
+
+//  Say ASSIGN task worker: a pass placed the task on the worker
+void
+    drover_outbox_say_assign (drover_outbox_t *self, uint64_t task, const char *worker);
 
 //  Say FREE task
 void
