@@ -55,9 +55,9 @@ test_take_counts_down (void **state)
     drover_leases_destroy (&leases);
 }
 
-//  Count the leases ended
+//  Sum the ids of the leases ended
 static void
-s_count (uint64_t lease, void *arg)
+s_sum (uint64_t lease, void *arg)
 {
     uint64_t *sum = (uint64_t *) arg;
     *sum += lease;
@@ -72,7 +72,7 @@ test_end_worker_ends_its_own (void **state)
     drover_leases_add (leases, 2, "b", 1, 0, "");
     drover_leases_add (leases, 4, "a", 1, 0, "");
     uint64_t sum = 0;
-    assert_int_equal (drover_leases_end_worker (leases, "a", s_count, &sum), 2);
+    assert_int_equal (drover_leases_end_worker (leases, "a", s_sum, &sum), 2);
     assert_int_equal (sum, 5);
     assert_int_equal (drover_leases_size (leases), 1);
     const char *worker = NULL;

@@ -521,9 +521,7 @@ test_any_integer_width (void **state)
         for (int index = 0; index < 3; index++)
             msgpack_pack_uint8 (&raw.pk, 0);    //  timeout, retries, flags
         msgpack_pack_bin (&raw.pk, 0);
-        s_assert_refused (RAW_DATA (raw), RAW_SIZE (raw),
-                          round < 2? "priority: out of range": "procs: out of range");
-        testcodec_raw_destroy (&raw);
+        s_assert_raw_refused (&raw, round < 2? "priority: out of range": "procs: out of range");
     }
 }
 

@@ -744,8 +744,10 @@ s_next_command (int slot, void *from, zsock_t *sock, int timeout)
     s_pending_t *pending = &s_pending [slot];
     if (!pending->commands) {
         pending->commands = zlist_new ();
-        if (slot == 0)
+        static bool purged_at_exit = false;     //  whichever slot is used first
+        if (!purged_at_exit)
             atexit (s_pending_purge);
+        purged_at_exit = true;
     }
     if (from != pending->from) {
         s_pending_clear (pending);

@@ -97,8 +97,9 @@ int
                             drover_benchmark_opts_t *opts);
 
 //  Start a broker child on two free loopback ports, with `--set` settings
-//  (NULL-terminated "section/key=value" list, or NULL), and wait until it
-//  answers. Returns 0, or -1.
+//  (NULL-terminated "section/key=value" list, or NULL) and after them the
+//  operator's (opts.sets, which so win), and wait until it answers.
+//  Returns 0, or -1.
 int
     drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings);
 

@@ -59,21 +59,18 @@ s_parse_set (const char *assignment, drover_benchmark_opts_t *opts)
     size_t count = 0;
     while (opts->sets [count])
         count++;
-    const char *equals = strchr (assignment, '=');
-    if (count == DROVER_BENCHMARK_SETS_MAX || !equals) {
-        drover_cli_usage_error ("bench", "--set %s: %s", assignment,
-                                equals? "at most 4 settings": "expected SECTION/KEY=VALUE");
+    if (count == DROVER_BENCHMARK_SETS_MAX) {
+        drover_cli_usage_error ("bench", "--set %s: at most %d settings", assignment,
+                                DROVER_BENCHMARK_SETS_MAX);
         return -1;
     }
-    char *path = strndup (assignment, (size_t) (equals - assignment));
     drover_config_t *config = drover_config_new ();
     char *error = NULL;
-    int rc = drover_config_set (config, path, equals + 1, &error);
+    int rc = drover_config_set_assignment (config, assignment, &error);
     if (rc)
         drover_cli_usage_error ("bench", "--set %s", error);
     zstr_free (&error);
     drover_config_destroy (&config);
-    free (path);
     if (rc == 0)
         opts->sets [count] = assignment;
     return rc? -1: 0;

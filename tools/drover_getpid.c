@@ -12,7 +12,7 @@
     the pid is read once at start and again in the child of every fork(2),
     so libzmq still sees a fork. A child started with clone(CLONE_VM) that
     called getpid before exec would see its parent's pid: the worker's
-    runner (src/worker/drover_runner.c, s_child) calls no getpid there.
+    spawner (src/worker/drover_spawner.c, s_child) calls no getpid there.
     =========================================================================
 */
 

@@ -28,20 +28,11 @@ s_usage (FILE *stream)
 static int
 s_apply_override (drover_config_t *config, const char *assignment)
 {
-    char *path = strdup (assignment);
-    char *equals = strchr (path, '=');
     char *error = NULL;
-    int rc = -1;
-    if (!equals)
-        error = zsys_sprintf ("--set %s: expected SECTION/KEY=VALUE", assignment);
-    else {
-        *equals = 0;
-        rc = drover_config_set (config, path, equals + 1, &error);
-    }
+    int rc = drover_config_set_assignment (config, assignment, &error);
     if (rc)
-        fprintf (stderr, "drover broker: %s\n", error);
+        fprintf (stderr, "drover broker: --set %s\n", error);
     zstr_free (&error);
-    free (path);
     return rc;
 }
 

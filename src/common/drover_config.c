@@ -179,6 +179,22 @@ drover_config_set (drover_config_t *self, const char *path, const char *value,
     return s_setting_store (self, setting, value, error_p);
 }
 
+//  Set one value from "section/key=value"
+int
+drover_config_set_assignment (drover_config_t *self, const char *assignment, char **error_p)
+{
+    const char *equals = strchr (assignment, '=');
+    if (!equals) {
+        *error_p = zsys_sprintf ("%s: expected SECTION/KEY=VALUE", assignment);
+        return -1;
+    }
+    char *path = strndup (assignment, (size_t) (equals - assignment));
+    assert (path);
+    int rc = drover_config_set (self, path, equals + 1, error_p);
+    free (path);
+    return rc;
+}
+
 //  Load a ZPL file: every leaf two levels down is section/key = value
 int
 drover_config_load (drover_config_t *self, const char *filename, char **error_p)

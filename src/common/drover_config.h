@@ -51,6 +51,12 @@ int
     drover_config_set (drover_config_t *self, const char *path, const char *value,
                        char **error_p);
 
+//  Set one value from "section/key=value" (a --set flag's text). Returns 0,
+//  or -1 with a message in *error_p (caller frees with zstr_free).
+int
+    drover_config_set_assignment (drover_config_t *self, const char *assignment,
+                                  char **error_p);
+
 //  Load a ZPL file over the current values. Returns 0, or -1 with a message
 //  in *error_p (caller frees). Unknown keys and bad values are errors.
 int

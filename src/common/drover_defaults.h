@@ -6,7 +6,8 @@
     heartbeats at the broker's default until WELCOME says otherwise.
     Changing a default is one edit here, then README's settings table:
     test_drover_config checks that the table, these and the config agree.
-    Plain decimal literals, so that the settings table can also print them.
+    Plain decimal literals, so that a usage text can print them (drover
+    worker --help).
     =========================================================================
 */
 

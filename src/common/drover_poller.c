@@ -12,7 +12,7 @@
 struct _drover_poller_t {
     size_t count;                               //  socket slots
     bool unread [DROVER_POLLER_MAX];            //  may hold input no fd will signal
-    bool sent [DROVER_POLLER_MAX];              //  unread only for a send since it drained
+    bool sent [DROVER_POLLER_MAX];              //  unread only for a send since the last wait
     bool skipped;                               //  the last wait looked at no fd
     struct pollfd *fds;                         //  the slots' ZMQ_FDs (-1: empty), then the plain fds
     int epoll;                                  //  the slots' ZMQ_FDs, data = slot; -1: poll(2) only

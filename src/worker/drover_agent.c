@@ -24,6 +24,10 @@
 #define S_EXIT_USAGE        2
 #define S_PROCS_MAX         65536
 
+//  A plain literal macro's value as a string, for the usage text
+#define S_TEXT(x)   #x
+#define S_QUOTE(x)  S_TEXT (x)
+
 //  What the flags say
 typedef struct {
     const char *broker;                 //  endpoint
@@ -54,7 +58,8 @@ s_usage (FILE *stream)
         "  --id ID              worker id (HOSTNAME-PID)\n"
         "  --workdir DIR        tasks run here unless they say otherwise; disk stats\n"
         "                       describe its filesystem (current directory)\n"
-        "  --heartbeat MSEC     heartbeat until the broker names its own (1000)\n"
+        "  --heartbeat MSEC     heartbeat until the broker names its own ("
+                                S_QUOTE (DROVER_DEFAULT_HEARTBEAT) ")\n"
         "  --grace MSEC         from SIGTERM to SIGKILL when killing a task (5000)\n"
         "  -v, --verbose        log every message\n"
         "  -h, --help           this text\n");

@@ -274,8 +274,11 @@ s_broker_start (char *clients, char *workers, size_t size)
     fflush (stdout);
     fflush (stderr);
     pid_t pid = fork ();
-    if (pid == -1)
+    if (pid == -1) {
+        close (fds [0]);
+        close (fds [1]);
         return -1;
+    }
     if (pid == 0) {
         prctl (PR_SET_PDEATHSIG, SIGTERM);      //  never outlive the bench
         dup2 (fds [1], STDOUT_FILENO);
