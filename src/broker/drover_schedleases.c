@@ -72,7 +72,7 @@ drover_sched_set_max_leases (drover_sched_t *self, uint32_t max_leases)
 static bool
 s_parked_for_lent (drover_sched_t *self)
 {
-    for (size_t index = 0; index < self->parked.count; index++) {
+    for (size_t index = 0; self->leased.count && index < self->parked.count; index++) {
         s_group_t *group = s_group (self, self->parked.handles [index]);
         for (size_t slot = 0; slot < self->leased.count; slot++) {
             s_worker_t *worker = s_worker (self, self->leased.handles [slot]);
