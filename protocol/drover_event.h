@@ -25,6 +25,7 @@ extern "C" {
 //  An event published on the broker's PUB socket: frame 1 is the topic
 //  (e.g. "task.succeeded", "worker.lost"), frame 2 the encoded body.
 typedef struct {
+    uint64_t seq;                   //  sequence number, from 1, never reused (0: none)
     uint64_t time;                  //  wall clock, msec since the epoch
     char topic [32];                //  "task.<state>" or "worker.<change>"
     uint64_t task;                  //  task id, 0 for a worker event

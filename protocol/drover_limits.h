@@ -26,5 +26,7 @@
 #define DROVER_SUMMARY_MAX      80          //  TASK TABLE row summary, bytes
 #define DROVER_DEPTH_MAX        4           //  msgpack nesting depth
 #define DROVER_MSG_MAX          (4 << 20)   //  a whole encoded message, bytes
+#define DROVER_STATE_ID_SIZE    32          //  broker state id: hex digits, exactly
+#define DROVER_KEY_MAX          128         //  submit key, bytes
 
 #endif

@@ -61,6 +61,7 @@ drover_msg_reset (drover_msg_t *self)
     free (self->out);
     free (self->err);
     free (self->reason);
+    free (self->key);
     free (self->tasks);
     if (self->task_rows) {
         for (uint32_t index = 0; index < self->nrows; index++)

@@ -189,6 +189,8 @@ typedef struct {
     //  Worker identity
     char worker [DROVER_ID_MAX + 1];    //  worker id, printable ASCII, 1..64 bytes
     uint64_t epoch;                 //  worker incarnation, changes on restart
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  broker state id (WELCOME, ACCEPTED; HELLO,
+                                    //  WAIT: the one the peer knew), "" if none
     //  Task identity
     uint64_t task;                  //  task id
     uint32_t attempt;               //  attempt number
@@ -201,6 +203,7 @@ typedef struct {
     uint32_t timeout;               //  task timeout, msec, 0 = none
     uint32_t retries;               //  retries allowed after task failures
     uint32_t flags;                 //  DROVER_SUBMIT_* flags
+    char *key;                      //  SUBMIT: idempotency key (1..128 bytes), owned, or NULL
     //  Execution body: an encoded drover_exec_t, opaque to the broker
     byte *body;                     //  owned
     size_t body_size;               //  bytes

@@ -1,0 +1,118 @@
+/*  =========================================================================
+    drover_backend - where the store keeps the broker's state: a small
+    interface (open, apply a batch, load) and its backends
+
+    The store actor (actors/drover_store.c) is the backend's only user: it
+    opens one at start, loads what was kept, then applies one batch per
+    turn of its loop, holding every change said since the last (group
+    commit, never one transaction per task). apply returns only once the
+    batch is durable (committed and fsync'd) or not kept at all: a batch
+    is all or nothing. A networked database (for high availability) is
+    one more backend behind the same functions; the actors do not change.
+
+    Backends:
+      sqlite  a directory holding one SQLite file (state.db), in WAL mode,
+              synchronous=FULL: the embedded default
+      memory  keeps nothing (durability off): apply and load do nothing,
+              the state id is new at every start, ids start at 1
+
+    A plain class: no threads. Errors come back as text naming the file
+    and what to do; a backend never starts empty over state it cannot read.
+    =========================================================================
+*/
+
+#ifndef DROVER_BACKEND_H_INCLUDED
+#define DROVER_BACKEND_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_change.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_backend_t drover_backend_t;
+
+#define DROVER_BACKEND_ERROR_MAX    512     //  bytes of an error text, at most
+
+//  What a backend keeps besides tasks and events
+typedef struct {
+    char state [DROVER_STATE_ID_SIZE + 1];  //  state id: 32 hex digits, made when the
+                                            //  state was created, never changed
+    uint64_t next_task;             //  first task id never given out (from 1)
+    uint64_t next_seq;              //  first event seq never given out (from 1)
+} drover_backend_meta_t;
+
+//  What load hands over for each kept task: the change (*change_p) is the
+//  callee's from then on (it sets it NULL). Returns 0, or -1 to stop.
+typedef int (drover_backend_task_fn) (void *arg, drover_change_t **change_p);
+
+//  What replay hands over for each event, in seq order (borrowed). Returns
+//  0, or -1 to stop.
+typedef int (drover_backend_event_fn) (void *arg, const drover_event_t *event);
+
+//  Open the SQLite backend on dir (made if missing, mode 0700, with a new
+//  state id). Returns NULL with *error_p set (a message naming the file
+//  and what to do; caller frees with zstr_free) if dir cannot be made or
+//  read, or the file is not a drover state or is corrupt.
+drover_backend_t *
+    drover_backend_open_sqlite (const char *dir, char **error_p);
+
+//  Open the memory backend: keeps nothing, a new state id
+drover_backend_t *
+    drover_backend_open_memory (void);
+
+//  Close the backend; harmless on NULL
+void
+    drover_backend_destroy (drover_backend_t **self_p);
+
+//  Return the backend's name: "sqlite" or "memory"
+const char *
+    drover_backend_name (drover_backend_t *self);
+
+//  Return what the backend keeps besides tasks and events (borrowed; apply
+//  moves next_task and next_seq on past the batch's)
+const drover_backend_meta_t *
+    drover_backend_meta (drover_backend_t *self);
+
+//  Apply one batch, in order, in one transaction: each change is an event
+//  to keep (seq set, ascending), and a change about a task sets its row
+//  (a submit attached: the task is new; a done attached: its result).
+//  Changes to one task within a batch may be merged into one write.
+//  Returns 0 once durable, or -1 with error (size error_size) set, and
+//  then nothing of the batch is kept (disk full, I/O error...); a later
+//  apply may succeed. Borrows the changes.
+int
+    drover_backend_apply (drover_backend_t *self, drover_change_t **changes, size_t count,
+                          char *error, size_t error_size);
+
+//  Load every kept task that is not final, and the newest max_final final
+//  ones, each as a change (topic "task.restored", the submit attached, the
+//  done attached if final) handed to fn, oldest id first. Returns the
+//  number loaded, or -1 with error set (a corrupt file: the caller must
+//  not start).
+int64_t
+    drover_backend_load (drover_backend_t *self, size_t max_final, drover_backend_task_fn *fn,
+                         void *arg, char *error, size_t error_size);
+
+//  Hand fn the kept events with seq > since, in order, at most max of
+//  them. Returns the number handed, or -1 with error set.
+int64_t
+    drover_backend_replay (drover_backend_t *self, uint64_t since, size_t max,
+                           drover_backend_event_fn *fn, void *arg,
+                           char *error, size_t error_size);
+
+//  Delete, at most max_rows at a time, final tasks past the newest
+//  keep_count or ended more than keep_age msec before now (wall msec),
+//  and events older than every kept task's or past keep_events. Returns
+//  the number deleted (0: nothing left to prune), or -1 with error set.
+int64_t
+    drover_backend_prune (drover_backend_t *self, uint64_t keep_count, uint64_t keep_age,
+                          uint64_t keep_events, uint64_t now, size_t max_rows,
+                          char *error, size_t error_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

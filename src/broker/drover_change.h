@@ -1,0 +1,64 @@
+/*  =========================================================================
+    drover_change - one change the store keeps: an event, and for a task
+    event the task's state after it
+
+    assign says one for every change of a task (a CHANGE record to the
+    store); the other actors' events (worker.up, worker.lost...) become
+    changes with no task. The store numbers them (seq), hands each turn's
+    changes to its backend in one batch, and publishes them. A backend's
+    load gives each kept task back as a change too (RESTORE, to assign):
+    the same fields, the submit always attached, the result once final.
+    A plain value; no threads, no I/O.
+    =========================================================================
+*/
+
+#ifndef DROVER_CHANGE_H_INCLUDED
+#define DROVER_CHANGE_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  One change. For a worker event task is 0 and the task fields are zero.
+typedef struct {
+    uint64_t seq;                   //  event sequence number, set by the store (0 until then)
+    uint64_t time;                  //  wall clock, msec since the epoch
+    char topic [32];                //  the event: "task.queued", "worker.lost"...
+    uint64_t task;                  //  task id, 0 for a worker event
+    uint32_t attempt;               //  current attempt, 0 if never assigned
+    char worker [DROVER_ID_MAX + 1];    //  worker of the attempt (or of the event), or ""
+    char reason [DROVER_REASON_MAX + 1];    //  free text, or ""
+    uint8_t state;                  //  drover_task_state_t after the change
+    uint32_t retries_left;          //  the task's own failures still allowed
+    uint16_t lost;                  //  workers lost with the task so far
+    drover_msg_t *submit;           //  a new task: its TASK SUBMIT (priority, procs, mem,
+                                    //  labels, timeout, retries, flags, body, key), owned
+    drover_msg_t *done;             //  a final task: a TASK DONE with its result (state,
+                                    //  end, exit_code, signal, duration, truncated, out,
+                                    //  err, reason), owned
+} drover_change_t;
+
+//  Create a change about task (0 for none) with topic; time is now
+drover_change_t *
+    drover_change_new (const char *topic, uint64_t task);
+
+//  Destroy a change and the messages it holds; harmless on NULL
+void
+    drover_change_destroy (drover_change_t **self_p);
+
+//  Tell whether the change ends its task (SUCCEEDED, FAILED or CANCELLED)
+bool
+    drover_change_final (const drover_change_t *self);
+
+//  Fill an event (as published) from the change
+void
+    drover_change_event (const drover_change_t *self, drover_event_t *event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
