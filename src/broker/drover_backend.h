@@ -54,7 +54,8 @@ typedef int (drover_backend_event_fn) (void *arg, const drover_event_t *event);
 //  Open the SQLite backend on dir (made if missing, mode 0700, with a new
 //  state id). Returns NULL with *error_p set (a message naming the file
 //  and what to do; caller frees with zstr_free) if dir cannot be made or
-//  read, or the file is not a drover state or is corrupt.
+//  read, or the file is not a drover state or is corrupt, or another
+//  process (broker) has it open: the file stays locked until destroy.
 drover_backend_t *
     drover_backend_open_sqlite (const char *dir, char **error_p);
 
@@ -87,10 +88,11 @@ int
                           char *error, size_t error_size);
 
 //  Load every kept task that is not final, and the newest max_final final
-//  ones, each as a change (topic "task.restored", the submit attached, the
-//  done attached if final) handed to fn, oldest id first. Returns the
-//  number loaded, or -1 with error set (a corrupt file: the caller must
-//  not start).
+//  ones (by when they ended), each as a change (topic "task.restored",
+//  state, attempt, worker, retries_left, lost set, time = when submitted,
+//  seq 0; the submit attached with its key, the done attached if final)
+//  handed to fn, oldest id first. Returns the number loaded, or -1 with
+//  error set (a corrupt file: the caller must not start).
 int64_t
     drover_backend_load (drover_backend_t *self, size_t max_final, drover_backend_task_fn *fn,
                          void *arg, char *error, size_t error_size);
@@ -102,10 +104,15 @@ int64_t
                            drover_backend_event_fn *fn, void *arg,
                            char *error, size_t error_size);
 
-//  Delete, at most max_rows at a time, final tasks past the newest
-//  keep_count or ended more than keep_age msec before now (wall msec),
-//  and events older than every kept task's or past keep_events. Returns
-//  the number deleted (0: nothing left to prune), or -1 with error set.
+//  Delete, at most max_rows rows a call (one transaction), final tasks
+//  past the newest keep_count (by when they ended) or ended more than
+//  keep_age msec before now (wall msec), then events older than the
+//  oldest kept task's first event or past the newest keep_events. A bound
+//  of 0 does not bound (keep_count 0: any number). Tasks not final are
+//  never deleted. The sqlite backend keeps events in rows of up to 1024
+//  (a batch's), deleted whole: a row goes once all its events may. Returns
+//  the rows deleted (0: nothing left to prune; call again while > 0), or
+//  -1 with error set.
 int64_t
     drover_backend_prune (drover_backend_t *self, uint64_t keep_count, uint64_t keep_age,
                           uint64_t keep_events, uint64_t now, size_t max_rows,

@@ -1,0 +1,238 @@
+/*  =========================================================================
+    drover_backend - where the store keeps the broker's state: the public
+    functions, each dispatching through its backend's table of functions,
+    and the memory backend
+
+    The table keeps what all backends share out of them: the meta (state
+    id, next_task, next_seq) lives here and is moved on past each batch
+    before the backend stores it, so every backend counts ids the same
+    way. The SQLite backend is drover_sqlite.c; the memory backend keeps
+    nothing and is only its table below.
+    =========================================================================
+*/
+
+#include "drover_backend.h"
+#include "drover_sqlite.h"
+
+//  What one backend does: each function gets the backend's own handle
+typedef struct {
+    const char *name;               //  "sqlite", "memory"
+    void (*destroy) (void **handle_p);
+    int (*apply) (void *handle, drover_change_t **changes, size_t count,
+                  const drover_backend_meta_t *meta, char *error, size_t error_size);
+    int64_t (*load) (void *handle, size_t max_final, drover_backend_task_fn *fn, void *arg,
+                     char *error, size_t error_size);
+    int64_t (*replay) (void *handle, uint64_t since, size_t max, drover_backend_event_fn *fn,
+                       void *arg, char *error, size_t error_size);
+    int64_t (*prune) (void *handle, uint64_t keep_count, uint64_t keep_age,
+                      uint64_t keep_events, uint64_t now, size_t max_rows,
+                      char *error, size_t error_size);
+} s_backend_ops_t;
+
+struct _drover_backend_t {
+    const s_backend_ops_t *ops;     //  the backend's functions
+    void *handle;                   //  the backend's own state (NULL for memory)
+    drover_backend_meta_t meta;     //  state id, next_task, next_seq
+};
+
+//  The SQLite backend's table: each function passes on to drover_sqlite_*
+
+static void
+s_sqlite_destroy (void **handle_p)
+{
+    drover_sqlite_t *sqlite = (drover_sqlite_t *) *handle_p;
+    drover_sqlite_destroy (&sqlite);
+    *handle_p = NULL;
+}
+
+static int
+s_sqlite_apply (void *handle, drover_change_t **changes, size_t count,
+                const drover_backend_meta_t *meta, char *error, size_t error_size)
+{
+    return drover_sqlite_apply ((drover_sqlite_t *) handle, changes, count, meta,
+                                error, error_size);
+}
+
+static int64_t
+s_sqlite_load (void *handle, size_t max_final, drover_backend_task_fn *fn, void *arg,
+               char *error, size_t error_size)
+{
+    return drover_sqlite_load ((drover_sqlite_t *) handle, max_final, fn, arg,
+                               error, error_size);
+}
+
+static int64_t
+s_sqlite_replay (void *handle, uint64_t since, size_t max, drover_backend_event_fn *fn,
+                 void *arg, char *error, size_t error_size)
+{
+    return drover_sqlite_replay ((drover_sqlite_t *) handle, since, max, fn, arg,
+                                 error, error_size);
+}
+
+static int64_t
+s_sqlite_prune (void *handle, uint64_t keep_count, uint64_t keep_age, uint64_t keep_events,
+                uint64_t now, size_t max_rows, char *error, size_t error_size)
+{
+    return drover_sqlite_prune ((drover_sqlite_t *) handle, keep_count, keep_age,
+                                keep_events, now, max_rows, error, error_size);
+}
+
+static const s_backend_ops_t
+s_sqlite_ops = {
+    "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay, s_sqlite_prune
+};
+
+//  The memory backend's table: it keeps nothing
+
+static void
+s_memory_destroy (void **handle_p)
+{
+    *handle_p = NULL;
+}
+
+static int
+s_memory_apply (void *handle, drover_change_t **changes, size_t count,
+                const drover_backend_meta_t *meta, char *error, size_t error_size)
+{
+    return 0;
+}
+
+static int64_t
+s_memory_load (void *handle, size_t max_final, drover_backend_task_fn *fn, void *arg,
+               char *error, size_t error_size)
+{
+    return 0;
+}
+
+static int64_t
+s_memory_replay (void *handle, uint64_t since, size_t max, drover_backend_event_fn *fn,
+                 void *arg, char *error, size_t error_size)
+{
+    return 0;
+}
+
+static int64_t
+s_memory_prune (void *handle, uint64_t keep_count, uint64_t keep_age, uint64_t keep_events,
+                uint64_t now, size_t max_rows, char *error, size_t error_size)
+{
+    return 0;
+}
+
+static const s_backend_ops_t
+s_memory_ops = {
+    "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay, s_memory_prune
+};
+
+//  Open the SQLite backend on dir
+drover_backend_t *
+drover_backend_open_sqlite (const char *dir, char **error_p)
+{
+    assert (dir && error_p);
+    drover_backend_meta_t meta;
+    drover_sqlite_t *sqlite = drover_sqlite_open (dir, &meta, error_p);
+    if (!sqlite)
+        return NULL;
+    drover_backend_t *self = (drover_backend_t *) zmalloc (sizeof (drover_backend_t));
+    self->ops = &s_sqlite_ops;
+    self->handle = sqlite;
+    self->meta = meta;
+    return self;
+}
+
+//  Open the memory backend: keeps nothing, a new state id
+drover_backend_t *
+drover_backend_open_memory (void)
+{
+    drover_backend_t *self = (drover_backend_t *) zmalloc (sizeof (drover_backend_t));
+    self->ops = &s_memory_ops;
+    zuuid_t *uuid = zuuid_new ();
+    snprintf (self->meta.state, sizeof self->meta.state, "%s", zuuid_str (uuid));
+    zuuid_destroy (&uuid);
+    for (char *digit = self->meta.state; *digit; digit++)
+        *digit = (char) tolower (*digit);
+    self->meta.next_task = 1;
+    self->meta.next_seq = 1;
+    return self;
+}
+
+//  Close the backend; harmless on NULL
+void
+drover_backend_destroy (drover_backend_t **self_p)
+{
+    assert (self_p);
+    drover_backend_t *self = *self_p;
+    if (!self)
+        return;
+    self->ops->destroy (&self->handle);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Return the backend's name: "sqlite" or "memory"
+const char *
+drover_backend_name (drover_backend_t *self)
+{
+    assert (self);
+    return self->ops->name;
+}
+
+//  Return what the backend keeps besides tasks and events
+const drover_backend_meta_t *
+drover_backend_meta (drover_backend_t *self)
+{
+    assert (self);
+    return &self->meta;
+}
+
+//  Apply one batch in one transaction; meta moves on past the batch only
+//  once the backend has kept it
+int
+drover_backend_apply (drover_backend_t *self, drover_change_t **changes, size_t count,
+                      char *error, size_t error_size)
+{
+    assert (self && (changes || !count) && error && error_size);
+    if (count == 0)
+        return 0;
+    drover_backend_meta_t meta = self->meta;
+    for (size_t index = 0; index < count; index++) {
+        drover_change_t *change = changes [index];
+        assert (change->seq > 0);
+        if (change->task >= meta.next_task)
+            meta.next_task = change->task + 1;
+        if (change->seq >= meta.next_seq)
+            meta.next_seq = change->seq + 1;
+    }
+    if (self->ops->apply (self->handle, changes, count, &meta, error, error_size))
+        return -1;
+    self->meta = meta;
+    return 0;
+}
+
+//  Load every kept task that is not final, and the newest max_final final ones
+int64_t
+drover_backend_load (drover_backend_t *self, size_t max_final, drover_backend_task_fn *fn,
+                     void *arg, char *error, size_t error_size)
+{
+    assert (self && fn && error && error_size);
+    return self->ops->load (self->handle, max_final, fn, arg, error, error_size);
+}
+
+//  Hand fn the kept events with seq > since, in order, at most max of them
+int64_t
+drover_backend_replay (drover_backend_t *self, uint64_t since, size_t max,
+                       drover_backend_event_fn *fn, void *arg, char *error, size_t error_size)
+{
+    assert (self && fn && error && error_size);
+    return self->ops->replay (self->handle, since, max, fn, arg, error, error_size);
+}
+
+//  Delete old final tasks and old events, at most max_rows at a time
+int64_t
+drover_backend_prune (drover_backend_t *self, uint64_t keep_count, uint64_t keep_age,
+                      uint64_t keep_events, uint64_t now, size_t max_rows,
+                      char *error, size_t error_size)
+{
+    assert (self && error && error_size);
+    return self->ops->prune (self->handle, keep_count, keep_age, keep_events, now, max_rows,
+                             error, error_size);
+}

@@ -1,0 +1,1049 @@
+/*  =========================================================================
+    drover_sqlite - the SQLite backend of drover_backend: the broker's
+    state in <dir>/state.db
+
+    The file is made under another name (state.db.init) and renamed once
+    its schema and meta are committed, so a state.db that exists is always
+    a whole drover state: an empty, short or unreadable one is refused,
+    never started over. It is opened in WAL mode with synchronous=FULL (a
+    commit returns once fsync'd) and locking_mode=EXCLUSIVE (no shared
+    memory file; a second broker on the same directory is refused).
+
+    apply writes one transaction per batch with statements prepared once:
+    the changes of one task within the batch are merged into one write
+    (an INSERT if its submit is in the batch, else one UPDATE), and the
+    events go as blobs of up to 1024 packed events each, one row per blob
+    (one row per event costs about as much again as the whole task writes;
+    see tests/test_drover_backend_bench.c). An event packs as varints: seq
+    (as the step from the one before), time (zigzag step), task, attempt,
+    then topic, worker and reason, each its length and its bytes.
+    =========================================================================
+*/
+
+#include "drover_sqlite.h"
+#include <sqlite3.h>
+
+#define S_FORMAT        "drover-state 1"    //  meta 'format': what this code reads
+#define S_FILE          "state.db"          //  the state's file in its directory
+#define S_EVENTS_ROW    1024                //  events packed in one events row, at most
+#define S_EVENT_MAX     (4 * 10 + 3 * 2 + 32 + DROVER_ID_MAX + DROVER_REASON_MAX)
+                                            //  bytes of one packed event, at most
+#define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
+#define S_WHAT_TO_DO    "move it away to start with an empty state, or restore a backup"
+
+//  The schema of a new state
+static const char *
+s_schema =
+    "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE tasks ("
+    "  id INTEGER PRIMARY KEY, key TEXT, state INTEGER NOT NULL, attempt INTEGER NOT NULL,"
+    "  worker TEXT NOT NULL, retries_left INTEGER NOT NULL, lost INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL, submitted INTEGER NOT NULL, ended INTEGER NOT NULL,"
+    "  priority INTEGER, procs INTEGER, mem INTEGER, timeout INTEGER, retries INTEGER,"
+    "  flags INTEGER, labels TEXT, body BLOB,"
+    "  outcome INTEGER, exit_code INTEGER, signal INTEGER, duration INTEGER,"
+    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB);"
+    "CREATE UNIQUE INDEX tasks_key ON tasks (key) WHERE key IS NOT NULL;"
+    "CREATE INDEX tasks_final ON tasks (ended, id) WHERE " S_FINAL ";"
+    "CREATE TABLE events (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL,"
+    "  count INTEGER NOT NULL, data BLOB NOT NULL);";
+
+//  The task columns as load reads them, in this order
+#define S_TASK_COLUMNS \
+    "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
+    " priority, procs, mem, timeout, retries, flags, labels, body," \
+    " outcome, exit_code, signal, duration, truncated, reason, out, err"
+
+//  The statements, prepared once. Task writes share one parameter
+//  numbering: ?1 id, ?2 key, ?3-?7 state, attempt, worker, retries_left,
+//  lost, ?8 seq, ?9 submitted, ?10 ended, ?11-?18 the submit, ?19-?26 the
+//  result.
+typedef enum {
+    S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
+    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_PRUNE_CUT,
+    S_PRUNE_TASKS, S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_STATEMENTS
+} s_statement_t;
+
+static const char *
+s_sql [S_STATEMENTS] = {
+    [S_BEGIN]           = "BEGIN IMMEDIATE",
+    [S_COMMIT]          = "COMMIT",
+    [S_ROLLBACK]        = "ROLLBACK",
+    [S_INSERT_TASK]     = "INSERT INTO tasks (id, key, state, attempt, worker, retries_left,"
+                          " lost, seq, submitted, ended, priority, procs, mem, timeout, retries,"
+                          " flags, labels, body, outcome, exit_code, signal, duration, truncated,"
+                          " reason, out, err) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+                          " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
+                          " ?24, ?25, ?26)",
+    [S_UPDATE_STATE]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
+                          " retries_left = ?6, lost = ?7 WHERE id = ?1",
+    [S_UPDATE_FINAL]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
+                          " retries_left = ?6, lost = ?7, ended = ?10, outcome = ?19,"
+                          " exit_code = ?20, signal = ?21, duration = ?22, truncated = ?23,"
+                          " reason = ?24, out = ?25, err = ?26 WHERE id = ?1",
+    [S_INSERT_EVENTS]   = "INSERT INTO events (first_seq, last_seq, count, data)"
+                          " VALUES (?1, ?2, ?3, ?4)",
+    [S_SET_META]        = "UPDATE meta SET value = ?2 WHERE name = ?1",
+    //  The oldest final task load keeps: the max_final'th newest
+    [S_LOAD_CUT]        = "SELECT ended, id FROM tasks WHERE " S_FINAL
+                          " ORDER BY ended DESC, id DESC LIMIT 1 OFFSET ?1",
+    [S_LOAD]            = "SELECT " S_TASK_COLUMNS " FROM tasks"
+                          " WHERE NOT (" S_FINAL ") OR (ended, id) >= (?1, ?2) ORDER BY id",
+    //  From the events row holding since + 1 (or the first) on
+    [S_REPLAY]          = "SELECT first_seq, count, data FROM events WHERE first_seq >="
+                          " coalesce ((SELECT max (first_seq) FROM events"
+                          " WHERE first_seq <= ?1), 0) ORDER BY first_seq",
+    //  The newest final task past keep_count
+    [S_PRUNE_CUT]       = "SELECT ended, id FROM tasks WHERE " S_FINAL
+                          " ORDER BY ended DESC, id DESC LIMIT 1 OFFSET ?1",
+    [S_PRUNE_TASKS]     = "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE " S_FINAL
+                          " AND (ended, id) <= (?1, ?2) ORDER BY ended, id LIMIT ?3)",
+    //  Task ids and their first events' seqs grow together: the oldest
+    //  kept task's first event is the lowest id's
+    [S_FIRST_TASK_SEQ]  = "SELECT seq FROM tasks ORDER BY id LIMIT 1",
+    [S_LAST_SEQ]        = "SELECT max (last_seq) FROM events",
+    [S_PRUNE_EVENTS]    = "DELETE FROM events WHERE first_seq IN (SELECT first_seq FROM events"
+                          " WHERE first_seq < ?1 AND last_seq < ?1 ORDER BY first_seq LIMIT ?2)",
+};
+
+//  One task met in a batch, in the batch's hash of tasks
+typedef struct {
+    uint64_t task;                  //  task id, 0: free slot
+    int64_t submit;                 //  index of the change with its submit, -1 none
+    int64_t done;                   //  index of the last change with a result, -1 none
+    int64_t last;                   //  index of its last change
+} s_slot_t;
+
+struct _drover_sqlite_t {
+    sqlite3 *db;                    //  the open state.db
+    char *path;                     //  its file name, for error texts
+    sqlite3_stmt *stmt [S_STATEMENTS];  //  prepared statements, s_statement_t
+    s_slot_t *slots;                //  the batch's tasks, open addressing on the id
+    size_t nslots;                  //  slots allocated, a power of two (0: none yet)
+    size_t *order;                  //  slot of each task of the batch, first met first
+    size_t norder;                  //  entries allocated in order
+    byte *pack;                     //  buffer for packing one events row
+};
+
+static void
+    s_set_error (char *error, size_t error_size, const char *path, sqlite3 *db, int rc);
+static int
+    s_create (const char *path, char **error_p);
+static int
+    s_check_header (const char *path, char **error_p);
+static int
+    s_read_meta (drover_sqlite_t *self, drover_backend_meta_t *meta, char **error_p);
+
+//  Make dir with mode 0700 if it is missing. Returns 0 or -1 with *error_p.
+static int
+s_make_dir (const char *dir, char **error_p)
+{
+    struct stat info;
+    if (stat (dir, &info) == 0) {
+        if (S_ISDIR (info.st_mode))
+            return 0;
+        *error_p = zsys_sprintf ("state directory %s: not a directory", dir);
+        return -1;
+    }
+    if (errno == ENOENT && mkdir (dir, 0700) == 0)
+        return 0;
+    *error_p = zsys_sprintf ("state directory %s: %s", dir, strerror (errno));
+    return -1;
+}
+
+//  Open the SQLite backend on dir
+drover_sqlite_t *
+drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p)
+{
+    assert (dir && meta && error_p);
+    *error_p = NULL;
+    if (s_make_dir (dir, error_p))
+        return NULL;
+    char *path = zsys_sprintf ("%s/%s", dir, S_FILE);
+    struct stat info;
+    if (stat (path, &info) != 0) {
+        if (errno != ENOENT || s_create (path, error_p)) {
+            if (!*error_p)
+                *error_p = zsys_sprintf ("%s: %s", path, strerror (errno));
+            zstr_free (&path);
+            return NULL;
+        }
+    }
+    else
+    if (s_check_header (path, error_p)) {
+        zstr_free (&path);
+        return NULL;
+    }
+    drover_sqlite_t *self = (drover_sqlite_t *) zmalloc (sizeof (drover_sqlite_t));
+    self->path = path;
+    self->pack = (byte *) zmalloc (S_EVENTS_ROW * S_EVENT_MAX);
+    char error [DROVER_BACKEND_ERROR_MAX];
+    int rc = sqlite3_open_v2 (path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (self->db, "PRAGMA locking_mode = EXCLUSIVE;"
+                           "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                           "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 4096",
+                           NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        s_set_error (error, sizeof error, path, self->db, rc);
+        *error_p = strdup (error);
+        drover_sqlite_destroy (&self);
+        return NULL;
+    }
+    if (s_read_meta (self, meta, error_p)) {
+        drover_sqlite_destroy (&self);
+        return NULL;
+    }
+    for (int index = 0; index < S_STATEMENTS; index++) {
+        rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
+                                 &self->stmt [index], NULL);
+        if (rc != SQLITE_OK) {
+            s_set_error (error, sizeof error, path, self->db, rc);
+            *error_p = strdup (error);
+            drover_sqlite_destroy (&self);
+            return NULL;
+        }
+    }
+    return self;
+}
+
+//  Close the file; harmless on NULL
+void
+drover_sqlite_destroy (drover_sqlite_t **self_p)
+{
+    assert (self_p);
+    drover_sqlite_t *self = *self_p;
+    if (!self)
+        return;
+    for (int index = 0; index < S_STATEMENTS; index++)
+        sqlite3_finalize (self->stmt [index]);
+    if (self->db && sqlite3_close (self->db) != SQLITE_OK)
+        zsys_error ("store: file=%s close failed: %s", self->path, sqlite3_errmsg (self->db));
+    zstr_free (&self->path);
+    free (self->slots);
+    free (self->order);
+    free (self->pack);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Write the error text for a failed SQLite call on path: its message,
+//  and what to do when the file is damaged
+static void
+s_set_error (char *error, size_t error_size, const char *path, sqlite3 *db, int rc)
+{
+    const char *text = db? sqlite3_errmsg (db): sqlite3_errstr (rc);
+    int primary = rc & 0xff;
+    if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
+        snprintf (error, error_size, "%s: %s: " S_WHAT_TO_DO, path, text);
+    else
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+        snprintf (error, error_size, "%s: %s (is another broker using this state directory?)",
+                  path, text);
+    else
+        snprintf (error, error_size, "%s: %s", path, text);
+}
+
+//  Make a new state at path: schema and meta committed in path.init,
+//  then renamed to path and the directory synced, so that path never
+//  names a state half made. Returns 0 or -1 with *error_p.
+static int
+s_create (const char *path, char **error_p)
+{
+    char *init = zsys_sprintf ("%s.init", path);
+    const char *suffixes [] = { "", "-wal", "-shm", "-journal" };
+    for (size_t index = 0; index < sizeof suffixes / sizeof suffixes [0]; index++) {
+        char *name = zsys_sprintf ("%s%s", init, suffixes [index]);
+        unlink (name);                  //  a creation cut off before: start it again
+        zstr_free (&name);
+    }
+    char state [DROVER_STATE_ID_SIZE + 1];
+    zuuid_t *uuid = zuuid_new ();
+    snprintf (state, sizeof state, "%s", zuuid_str (uuid));
+    zuuid_destroy (&uuid);
+    for (char *digit = state; *digit; digit++)
+        *digit = (char) tolower (*digit);
+    char *sql = zsys_sprintf (
+        "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+        "BEGIN; %s INSERT INTO meta VALUES ('format', '" S_FORMAT "'), ('state', '%s'),"
+        " ('next_task', '1'), ('next_seq', '1'); COMMIT;", s_schema, state);
+    sqlite3 *db = NULL;
+    char error [DROVER_BACKEND_ERROR_MAX];
+    int rc = sqlite3_open_v2 (init, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        s_set_error (error, sizeof error, init, db, rc);
+    if (sqlite3_close (db) != SQLITE_OK && rc == SQLITE_OK) {
+        rc = SQLITE_ERROR;
+        snprintf (error, sizeof error, "%s: close failed", init);
+    }
+    zstr_free (&sql);
+    if (rc == SQLITE_OK && rename (init, path) != 0) {
+        rc = SQLITE_ERROR;
+        snprintf (error, sizeof error, "%s: %s", path, strerror (errno));
+    }
+    zstr_free (&init);
+    if (rc != SQLITE_OK) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    //  The rename is durable once the directory is synced
+    char *dir = strdup (path);
+    char *slash = strrchr (dir, '/');
+    if (slash)
+        *slash = 0;
+    int fd = open (dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0 || fsync (fd) != 0)
+        *error_p = zsys_sprintf ("state directory %s: %s", dir, strerror (errno));
+    if (fd >= 0)
+        close (fd);
+    zstr_free (&dir);
+    return *error_p? -1: 0;
+}
+
+//  Refuse a file that SQLite would take for an empty database (nothing
+//  in it) or that is shorter than its header says: a truncated state.
+//  While a WAL file is there the header may be ahead of the file (a
+//  checkpoint cut off), and SQLite recovers from the WAL.
+static int
+s_check_header (const char *path, char **error_p)
+{
+    byte header [100];
+    int fd = open (path, O_RDONLY);
+    if (fd < 0) {
+        *error_p = zsys_sprintf ("%s: %s", path, strerror (errno));
+        return -1;
+    }
+    struct stat info;
+    ssize_t size = fstat (fd, &info) == 0? read (fd, header, sizeof header): -1;
+    close (fd);
+    if (size < 0) {
+        *error_p = zsys_sprintf ("%s: %s", path, strerror (errno));
+        return -1;
+    }
+    if (size < (ssize_t) sizeof header || memcmp (header, "SQLite format 3", 16) != 0) {
+        *error_p = zsys_sprintf ("%s: not a drover state (%s): " S_WHAT_TO_DO, path,
+                                 size < (ssize_t) sizeof header? "empty or truncated file":
+                                 "not an SQLite file");
+        return -1;
+    }
+    uint64_t page_size = (uint64_t) header [16] << 8 | header [17];
+    if (page_size == 1)
+        page_size = 65536;
+    uint64_t pages = (uint64_t) header [28] << 24 | header [29] << 16 | header [30] << 8
+                   | header [31];
+    bool pages_valid = memcmp (header + 24, header + 92, 4) == 0;
+    char *wal = zsys_sprintf ("%s-wal", path);
+    struct stat wal_info;
+    bool has_wal = stat (wal, &wal_info) == 0 && wal_info.st_size > 0;
+    zstr_free (&wal);
+    if (pages_valid && !has_wal && (uint64_t) info.st_size < pages * page_size) {
+        *error_p = zsys_sprintf ("%s: truncated (%jd bytes, its header says %ju): "
+                                 S_WHAT_TO_DO, path, (intmax_t) info.st_size,
+                                 (uintmax_t) (pages * page_size));
+        return -1;
+    }
+    return 0;
+}
+
+//  Read meta: the format marker, the state id, next_task and next_seq.
+//  Returns 0 or -1 with *error_p (the file is another schema, another
+//  format, or damaged).
+static int
+s_read_meta (drover_sqlite_t *self, drover_backend_meta_t *meta, char **error_p)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (self->db, "SELECT name, value FROM meta", -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        int primary = rc & 0xff;
+        if (primary == SQLITE_ERROR)    //  no such table: another program's database
+            *error_p = zsys_sprintf ("%s: not a drover state (%s): " S_WHAT_TO_DO,
+                                     self->path, sqlite3_errmsg (self->db));
+        else {
+            char error [DROVER_BACKEND_ERROR_MAX];
+            s_set_error (error, sizeof error, self->path, self->db, rc);
+            *error_p = strdup (error);
+        }
+        return -1;
+    }
+    memset (meta, 0, sizeof *meta);
+    bool format = false, state = false, next_task = false, next_seq = false;
+    char *format_seen = NULL;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        const char *name = (const char *) sqlite3_column_text (stmt, 0);
+        const char *value = (const char *) sqlite3_column_text (stmt, 1);
+        if (!name || !value)
+            continue;
+        if (streq (name, "format")) {
+            format = streq (value, S_FORMAT);
+            zstr_free (&format_seen);
+            format_seen = strdup (value);
+        }
+        else
+        if (streq (name, "state") && strlen (value) == DROVER_STATE_ID_SIZE
+        &&  strspn (value, "0123456789abcdef") == DROVER_STATE_ID_SIZE) {
+            memcpy (meta->state, value, DROVER_STATE_ID_SIZE + 1);
+            state = true;
+        }
+        else
+        if (streq (name, "next_task")) {
+            meta->next_task = strtoull (value, NULL, 10);
+            next_task = meta->next_task > 0;
+        }
+        else
+        if (streq (name, "next_seq")) {
+            meta->next_seq = strtoull (value, NULL, 10);
+            next_seq = meta->next_seq > 0;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        char error [DROVER_BACKEND_ERROR_MAX];
+        s_set_error (error, sizeof error, self->path, self->db, rc);
+        *error_p = strdup (error);
+    }
+    else
+    if (!format)
+        *error_p = zsys_sprintf ("%s: not a drover state (format %s%s%s, this broker reads '"
+                                 S_FORMAT "'): " S_WHAT_TO_DO, self->path,
+                                 format_seen? "'": "", format_seen? format_seen: "missing",
+                                 format_seen? "'": "");
+    else
+    if (!state || !next_task || !next_seq)
+        *error_p = zsys_sprintf ("%s: damaged drover state (meta: %s missing or invalid): "
+                                 S_WHAT_TO_DO, self->path, !state? "state":
+                                 !next_task? "next_task": "next_seq");
+    zstr_free (&format_seen);
+    sqlite3_finalize (stmt);
+    return *error_p? -1: 0;
+}
+
+//  Run a statement that returns no row and reset it. Returns the SQLite
+//  result code (SQLITE_DONE on success).
+static int
+s_run (sqlite3_stmt *stmt)
+{
+    int rc = sqlite3_step (stmt);
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+//  Find or add task's slot in the batch's hash
+static s_slot_t *
+s_slot (drover_sqlite_t *self, uint64_t task, size_t *ntasks)
+{
+    size_t mask = self->nslots - 1;
+    size_t index = (size_t) (task * 0x9E3779B97F4A7C15ull >> 20) & mask;
+    while (self->slots [index].task && self->slots [index].task != task)
+        index = (index + 1) & mask;
+    s_slot_t *slot = &self->slots [index];
+    if (!slot->task) {
+        slot->task = task;
+        slot->submit = -1;
+        slot->done = -1;
+        self->order [(*ntasks)++] = index;
+    }
+    return slot;
+}
+
+//  Group the batch's changes by task: returns the number of tasks, their
+//  slots in self->order, first met first
+static size_t
+s_group (drover_sqlite_t *self, drover_change_t **changes, size_t count)
+{
+    if (self->nslots < 2 * count) {
+        size_t nslots = 1024;
+        while (nslots < 2 * count)
+            nslots *= 2;
+        free (self->slots);
+        free (self->order);
+        self->slots = (s_slot_t *) zmalloc (nslots * sizeof (s_slot_t));
+        self->order = (size_t *) zmalloc (nslots * sizeof (size_t));
+        self->nslots = nslots;
+    }
+    size_t ntasks = 0;
+    for (size_t index = 0; index < count; index++) {
+        drover_change_t *change = changes [index];
+        if (!change->task)
+            continue;
+        s_slot_t *slot = s_slot (self, change->task, &ntasks);
+        if (change->submit)
+            slot->submit = (int64_t) index;
+        if (change->done)
+            slot->done = (int64_t) index;
+        slot->last = (int64_t) index;
+    }
+    return ntasks;
+}
+
+//  Bind a text that may be NULL or empty (stored as NULL)
+static void
+s_bind_text (sqlite3_stmt *stmt, int column, const char *text)
+{
+    if (text && *text)
+        sqlite3_bind_text (stmt, column, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null (stmt, column);
+}
+
+//  Bind bytes that may be none (stored as NULL)
+static void
+s_bind_blob (sqlite3_stmt *stmt, int column, const byte *data, size_t size)
+{
+    if (data && size)
+        sqlite3_bind_blob64 (stmt, column, data, size, SQLITE_STATIC);
+    else
+        sqlite3_bind_null (stmt, column);
+}
+
+//  Bind a task's state after its last change (?3-?7) and, final, when it
+//  ended with its result (?10, ?19-?26)
+static void
+s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
+{
+    sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) last->task);
+    sqlite3_bind_int (stmt, 3, last->state);
+    sqlite3_bind_int64 (stmt, 4, last->attempt);
+    sqlite3_bind_text (stmt, 5, last->worker, -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (stmt, 6, last->retries_left);
+    sqlite3_bind_int (stmt, 7, last->lost);
+    bool final = drover_change_final (last);
+    sqlite3_bind_int64 (stmt, 10, final? (sqlite3_int64) last->time: 0);
+    if (done && done->done) {
+        drover_msg_t *result = done->done;
+        sqlite3_bind_int (stmt, 19, result->end);
+        sqlite3_bind_int (stmt, 20, result->exit_code);
+        sqlite3_bind_int (stmt, 21, result->signal);
+        sqlite3_bind_int64 (stmt, 22, result->duration);
+        sqlite3_bind_int64 (stmt, 23, result->truncated);
+        s_bind_text (stmt, 24, result->reason);
+        s_bind_blob (stmt, 25, result->out, result->out_size);
+        s_bind_blob (stmt, 26, result->err, result->err_size);
+    }
+    else
+        for (int column = 19; column <= 26; column++)
+            sqlite3_bind_null (stmt, column);
+}
+
+//  Bind a new task's submit (?2, ?8, ?9, ?11-?18)
+static void
+s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
+{
+    drover_msg_t *submit = change->submit;
+    s_bind_text (stmt, 2, submit->key);
+    sqlite3_bind_int64 (stmt, 8, (sqlite3_int64) change->seq);
+    sqlite3_bind_int64 (stmt, 9, (sqlite3_int64) change->time);
+    sqlite3_bind_int (stmt, 11, submit->priority);
+    sqlite3_bind_int64 (stmt, 12, submit->procs);
+    sqlite3_bind_int64 (stmt, 13, (sqlite3_int64) submit->mem);
+    sqlite3_bind_int64 (stmt, 14, submit->timeout);
+    sqlite3_bind_int64 (stmt, 15, submit->retries);
+    sqlite3_bind_int64 (stmt, 16, submit->flags);
+    if (submit->nlabels) {
+        char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1)];
+        size_t size = 0;
+        for (uint32_t index = 0; index < submit->nlabels && index < DROVER_LABELS_MAX; index++) {
+            int length = snprintf (labels + size, sizeof labels - size, "%s%s",
+                                   index? "\n": "", submit->labels [index]);
+            size += (size_t) length;
+            if (size >= sizeof labels)
+                size = sizeof labels - 1;
+        }
+        sqlite3_bind_text (stmt, 17, labels, (int) size, SQLITE_TRANSIENT);
+    }
+    else
+        sqlite3_bind_null (stmt, 17);
+    s_bind_blob (stmt, 18, submit->body, submit->body_size);
+}
+
+//  Write each task of the batch once: an INSERT for a task submitted in
+//  it, else one UPDATE (with the result if it ended). Returns the SQLite
+//  result of the first write that failed, or SQLITE_DONE.
+static int
+s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks)
+{
+    int rc = SQLITE_DONE;
+    for (size_t index = 0; index < ntasks && rc == SQLITE_DONE; index++) {
+        s_slot_t *slot = &self->slots [self->order [index]];
+        drover_change_t *last = changes [slot->last];
+        drover_change_t *done = slot->done >= 0? changes [slot->done]: NULL;
+        sqlite3_stmt *stmt;
+        if (slot->submit >= 0) {
+            stmt = self->stmt [S_INSERT_TASK];
+            s_bind_submit (stmt, changes [slot->submit]);
+        }
+        else
+        if (done || drover_change_final (last))
+            stmt = self->stmt [S_UPDATE_FINAL];
+        else
+            stmt = self->stmt [S_UPDATE_STATE];
+        s_bind_state (stmt, last, done);
+        rc = s_run (stmt);
+    }
+    return rc;
+}
+
+//  Append an unsigned varint (7 bits a byte, low first)
+static size_t
+s_put_varint (byte *data, uint64_t value)
+{
+    size_t size = 0;
+    while (value >= 0x80) {
+        data [size++] = (byte) (value | 0x80);
+        value >>= 7;
+    }
+    data [size++] = (byte) value;
+    return size;
+}
+
+//  Read an unsigned varint; false if it runs past end or past 64 bits
+static bool
+s_get_varint (const byte **data_p, const byte *end, uint64_t *value)
+{
+    const byte *data = *data_p;
+    *value = 0;
+    for (int shift = 0; shift < 64 && data < end; shift += 7) {
+        byte next = *data++;
+        *value |= (uint64_t) (next & 0x7f) << shift;
+        if (!(next & 0x80)) {
+            *data_p = data;
+            return true;
+        }
+    }
+    return false;
+}
+
+//  Append a string as its length and bytes
+static size_t
+s_put_text (byte *data, const char *text, size_t max)
+{
+    size_t length = strnlen (text, max);
+    size_t size = s_put_varint (data, length);
+    memcpy (data + size, text, length);
+    return size + length;
+}
+
+//  Read a string of at most max bytes into text (max + 1 bytes)
+static bool
+s_get_text (const byte **data_p, const byte *end, char *text, size_t max)
+{
+    uint64_t length;
+    if (!s_get_varint (data_p, end, &length) || length > max
+    ||  length > (uint64_t) (end - *data_p))
+        return false;
+    memcpy (text, *data_p, length);
+    text [length] = 0;
+    *data_p += length;
+    return true;
+}
+
+//  Pack events (count of them, the first at first_seq) into data; returns
+//  the bytes used
+static size_t
+s_pack_events (byte *data, drover_change_t **changes, size_t count)
+{
+    size_t size = 0;
+    uint64_t seq = changes [0]->seq, time = 0;
+    for (size_t index = 0; index < count; index++) {
+        drover_change_t *change = changes [index];
+        int64_t step = (int64_t) (change->time - time);
+        size += s_put_varint (data + size, change->seq - seq);
+        size += s_put_varint (data + size, ((uint64_t) step << 1) ^ (uint64_t) (step >> 63));
+        size += s_put_varint (data + size, change->task);
+        size += s_put_varint (data + size, change->attempt);
+        size += s_put_text (data + size, change->topic, sizeof change->topic - 1);
+        size += s_put_text (data + size, change->worker, DROVER_ID_MAX);
+        size += s_put_text (data + size, change->reason, DROVER_REASON_MAX);
+        seq = change->seq;
+        time = change->time;
+    }
+    return size;
+}
+
+//  Write the batch's events, S_EVENTS_ROW to a row. Returns the SQLite
+//  result of the first write that failed, or SQLITE_DONE.
+static int
+s_write_events (drover_sqlite_t *self, drover_change_t **changes, size_t count)
+{
+    int rc = SQLITE_DONE;
+    sqlite3_stmt *stmt = self->stmt [S_INSERT_EVENTS];
+    for (size_t start = 0; start < count && rc == SQLITE_DONE; start += S_EVENTS_ROW) {
+        size_t run = count - start < S_EVENTS_ROW? count - start: S_EVENTS_ROW;
+        size_t size = s_pack_events (self->pack, changes + start, run);
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) changes [start]->seq);
+        sqlite3_bind_int64 (stmt, 2, (sqlite3_int64) changes [start + run - 1]->seq);
+        sqlite3_bind_int64 (stmt, 3, (sqlite3_int64) run);
+        sqlite3_bind_blob64 (stmt, 4, self->pack, size, SQLITE_STATIC);
+        rc = s_run (stmt);
+    }
+    return rc;
+}
+
+//  Store one meta value (a number)
+static int
+s_write_meta (drover_sqlite_t *self, const char *name, uint64_t value)
+{
+    char text [24];
+    snprintf (text, sizeof text, "%" PRIu64, value);
+    sqlite3_stmt *stmt = self->stmt [S_SET_META];
+    sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 2, text, -1, SQLITE_TRANSIENT);
+    return s_run (stmt);
+}
+
+//  End a transaction that failed: roll back what SQLite has not already
+//  rolled back, and write the error text
+static void
+s_abort (drover_sqlite_t *self, int rc, char *error, size_t error_size)
+{
+    s_set_error (error, error_size, self->path, self->db, rc);
+    if (!sqlite3_get_autocommit (self->db)) {
+        int rollback = s_run (self->stmt [S_ROLLBACK]);
+        if (rollback != SQLITE_DONE)
+            zsys_error ("store: file=%s rollback failed: %s", self->path,
+                        sqlite3_errmsg (self->db));
+    }
+}
+
+//  Apply one batch in one transaction
+int
+drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t count,
+                     const drover_backend_meta_t *meta, char *error, size_t error_size)
+{
+    assert (self && (changes || !count) && meta && error);
+    for (size_t index = 1; index < count; index++)
+        assert (changes [index]->seq > changes [index - 1]->seq);
+    int rc = s_run (self->stmt [S_BEGIN]);
+    if (rc != SQLITE_DONE) {
+        s_abort (self, rc, error, error_size);
+        return -1;
+    }
+    size_t ntasks = s_group (self, changes, count);
+    rc = s_write_tasks (self, changes, ntasks);
+    for (size_t index = 0; index < ntasks; index++)
+        self->slots [self->order [index]].task = 0;
+    if (rc == SQLITE_DONE)
+        rc = s_write_events (self, changes, count);
+    if (rc == SQLITE_DONE)
+        rc = s_write_meta (self, "next_task", meta->next_task);
+    if (rc == SQLITE_DONE)
+        rc = s_write_meta (self, "next_seq", meta->next_seq);
+    if (rc == SQLITE_DONE)
+        rc = s_run (self->stmt [S_COMMIT]);
+    if (rc != SQLITE_DONE) {
+        s_abort (self, rc, error, error_size);
+        return -1;
+    }
+    return 0;
+}
+
+//  Copy a column's bytes into a new buffer (NULL if none)
+static byte *
+s_column_blob (sqlite3_stmt *stmt, int column, size_t *size)
+{
+    *size = (size_t) sqlite3_column_bytes (stmt, column);
+    const void *data = sqlite3_column_blob (stmt, column);
+    if (!data || !*size) {
+        *size = 0;
+        return NULL;
+    }
+    byte *copy = (byte *) malloc (*size);
+    assert (copy);
+    memcpy (copy, data, *size);
+    return copy;
+}
+
+//  Make a change (task.restored) from a row of S_LOAD; NULL if the row
+//  breaks a limit (the file is damaged)
+static drover_change_t *
+s_restored (sqlite3_stmt *stmt)
+{
+    uint64_t id = (uint64_t) sqlite3_column_int64 (stmt, 0);
+    const char *key = (const char *) sqlite3_column_text (stmt, 1);
+    int state = sqlite3_column_int (stmt, 2);
+    const char *worker = (const char *) sqlite3_column_text (stmt, 4);
+    const char *labels = (const char *) sqlite3_column_text (stmt, 15);
+    if (id == 0 || state < DROVER_TASK_QUEUED || state > DROVER_TASK_CANCELLED
+    || (key && strlen (key) > DROVER_KEY_MAX)
+    || (worker && strlen (worker) > DROVER_ID_MAX)
+    ||  sqlite3_column_bytes (stmt, 16) > DROVER_BODY_MAX
+    ||  sqlite3_column_bytes (stmt, 23) > DROVER_OUTPUT_MAX
+    ||  sqlite3_column_bytes (stmt, 24) > DROVER_OUTPUT_MAX)
+        return NULL;
+    drover_change_t *change = drover_change_new ("task.restored", id);
+    change->state = (uint8_t) state;
+    change->attempt = (uint32_t) sqlite3_column_int64 (stmt, 3);
+    if (worker)
+        snprintf (change->worker, sizeof change->worker, "%s", worker);
+    change->retries_left = (uint32_t) sqlite3_column_int64 (stmt, 5);
+    change->lost = (uint16_t) sqlite3_column_int (stmt, 6);
+    change->time = (uint64_t) sqlite3_column_int64 (stmt, 7);
+
+    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    submit->task = id;
+    submit->key = key? strdup (key): NULL;
+    submit->priority = sqlite3_column_int (stmt, 9);
+    submit->procs = (uint32_t) sqlite3_column_int64 (stmt, 10);
+    submit->mem = (uint64_t) sqlite3_column_int64 (stmt, 11);
+    submit->timeout = (uint32_t) sqlite3_column_int64 (stmt, 12);
+    submit->retries = (uint32_t) sqlite3_column_int64 (stmt, 13);
+    submit->flags = (uint32_t) sqlite3_column_int64 (stmt, 14);
+    while (labels && *labels && submit->nlabels < DROVER_LABELS_MAX) {
+        size_t length = strcspn (labels, "\n");
+        submit->labels [submit->nlabels++] = strndup (labels, length);
+        labels += length + (labels [length] == '\n');
+    }
+    submit->body = s_column_blob (stmt, 16, &submit->body_size);
+    change->submit = submit;
+
+    if (drover_change_final (change)) {
+        drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+        done->task = id;
+        done->state = (uint8_t) state;
+        done->attempt = change->attempt;
+        snprintf (done->worker, sizeof done->worker, "%s", change->worker);
+        done->end = (uint8_t) sqlite3_column_int (stmt, 17);
+        done->exit_code = sqlite3_column_int (stmt, 18);
+        done->signal = sqlite3_column_int (stmt, 19);
+        done->duration = (uint32_t) sqlite3_column_int64 (stmt, 20);
+        done->truncated = (uint32_t) sqlite3_column_int64 (stmt, 21);
+        const char *reason = (const char *) sqlite3_column_text (stmt, 22);
+        if (reason)
+            drover_msg_set_reason (done, reason);
+        done->out = s_column_blob (stmt, 23, &done->out_size);
+        done->err = s_column_blob (stmt, 24, &done->err_size);
+        change->done = done;
+    }
+    return change;
+}
+
+//  Load the kept tasks: those not final, and the newest max_final final
+//  ones (by when they ended), oldest id first
+int64_t
+drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_backend_task_fn *fn,
+                    void *arg, char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    //  The oldest final task to keep, as (ended, id); none if max_final is 0
+    sqlite3_int64 cut_ended = INT64_MAX, cut_id = INT64_MAX;
+    sqlite3_stmt *stmt = self->stmt [S_LOAD_CUT];
+    int rc = SQLITE_DONE;
+    if (max_final > 0) {
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) max_final - 1);
+        rc = sqlite3_step (stmt);
+        if (rc == SQLITE_ROW) {
+            cut_ended = sqlite3_column_int64 (stmt, 0);
+            cut_id = sqlite3_column_int64 (stmt, 1);
+            rc = SQLITE_DONE;
+        }
+        else
+        if (rc == SQLITE_DONE)
+            cut_ended = cut_id = -1;    //  fewer than max_final: all of them
+        sqlite3_reset (stmt);
+    }
+    int64_t loaded = 0;
+    if (rc == SQLITE_DONE) {
+        stmt = self->stmt [S_LOAD];
+        sqlite3_bind_int64 (stmt, 1, cut_ended);
+        sqlite3_bind_int64 (stmt, 2, cut_id);
+        while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+            drover_change_t *change = s_restored (stmt);
+            if (!change) {
+                snprintf (error, error_size, "%s: damaged drover state (task %lld out of"
+                          " bounds): " S_WHAT_TO_DO, self->path, sqlite3_column_int64 (stmt, 0));
+                sqlite3_reset (stmt);
+                return -1;
+            }
+            int stop = fn (arg, &change);
+            drover_change_destroy (&change);
+            loaded++;
+            if (stop) {
+                rc = SQLITE_DONE;
+                break;
+            }
+        }
+        sqlite3_reset (stmt);
+    }
+    if (rc != SQLITE_DONE) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return loaded;
+}
+
+//  Unpack an events row and hand fn those after since; counts them in
+//  *handed, stops at max. Returns 0, 1 if fn or max stopped it, -1 if the
+//  blob is damaged.
+static int
+s_unpack_events (const byte *data, size_t size, uint64_t first_seq, int64_t count,
+                 uint64_t since, size_t max, drover_backend_event_fn *fn, void *arg,
+                 int64_t *handed)
+{
+    const byte *end = data + size;
+    drover_event_t event;
+    memset (&event, 0, sizeof event);
+    event.seq = first_seq;
+    for (int64_t index = 0; index < count; index++) {
+        uint64_t seq_step, time_step, task, attempt;
+        if (!s_get_varint (&data, end, &seq_step)
+        ||  !s_get_varint (&data, end, &time_step)
+        ||  !s_get_varint (&data, end, &task)
+        ||  !s_get_varint (&data, end, &attempt) || attempt > UINT32_MAX
+        ||  !s_get_text (&data, end, event.topic, sizeof event.topic - 1)
+        ||  !s_get_text (&data, end, event.worker, DROVER_ID_MAX)
+        ||  !s_get_text (&data, end, event.reason, DROVER_REASON_MAX))
+            return -1;
+        event.seq += seq_step;
+        event.time += (uint64_t) ((int64_t) (time_step >> 1) ^ -(int64_t) (time_step & 1));
+        event.task = task;
+        event.attempt = (uint32_t) attempt;
+        if (event.seq <= since)
+            continue;
+        if ((size_t) *handed >= max)
+            return 1;
+        (*handed)++;
+        if (fn (arg, &event))
+            return 1;
+    }
+    return data == end? 0: -1;
+}
+
+//  Hand fn the kept events with seq > since, in order, at most max
+int64_t
+drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,
+                      drover_backend_event_fn *fn, void *arg, char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = self->stmt [S_REPLAY];
+    sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (since > INT64_MAX? INT64_MAX: since));
+    int64_t handed = 0;
+    int rc;
+    while ((size_t) handed < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        uint64_t first_seq = (uint64_t) sqlite3_column_int64 (stmt, 0);
+        int64_t count = sqlite3_column_int64 (stmt, 1);
+        const byte *data = (const byte *) sqlite3_column_blob (stmt, 2);
+        size_t size = (size_t) sqlite3_column_bytes (stmt, 2);
+        int status = s_unpack_events (data, size, first_seq, count, since, max, fn, arg,
+                                      &handed);
+        if (status < 0) {
+            snprintf (error, error_size, "%s: damaged drover state (events from seq %" PRIu64
+                      "): " S_WHAT_TO_DO, self->path, first_seq);
+            sqlite3_reset (stmt);
+            return -1;
+        }
+        if (status > 0)
+            break;
+    }
+    if ((size_t) handed < max && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        sqlite3_reset (stmt);
+        return -1;
+    }
+    sqlite3_reset (stmt);
+    return handed;
+}
+
+//  Read one integer from a one-row query; def if no row or NULL. Returns
+//  the SQLite result (SQLITE_DONE on success).
+static int
+s_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *value)
+{
+    *value = def;
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        if (sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+            *value = sqlite3_column_int64 (stmt, 0);
+        rc = SQLITE_DONE;
+    }
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+//  Delete up to max_rows final tasks past keep_count or ended before
+//  now - keep_age; returns the SQLite result, *deleted the rows
+static int
+s_prune_tasks (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_age, uint64_t now,
+               size_t max_rows, int64_t *deleted)
+{
+    //  The newest task to delete, as (ended, id): the later of the count's
+    //  and the age's bounds
+    sqlite3_int64 cut_ended = -1, cut_id = -1;
+    int rc = SQLITE_DONE;
+    if (keep_count > 0) {
+        sqlite3_stmt *stmt = self->stmt [S_PRUNE_CUT];
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) keep_count);
+        rc = sqlite3_step (stmt);
+        if (rc == SQLITE_ROW) {
+            cut_ended = sqlite3_column_int64 (stmt, 0);
+            cut_id = sqlite3_column_int64 (stmt, 1);
+            rc = SQLITE_DONE;
+        }
+        sqlite3_reset (stmt);
+    }
+    if (keep_age > 0 && now > keep_age && (sqlite3_int64) (now - keep_age) - 1 >= cut_ended) {
+        cut_ended = (sqlite3_int64) (now - keep_age) - 1;
+        cut_id = INT64_MAX;
+    }
+    *deleted = 0;
+    if (rc != SQLITE_DONE || cut_ended < 0 || max_rows == 0)
+        return rc;
+    sqlite3_stmt *stmt = self->stmt [S_PRUNE_TASKS];
+    sqlite3_bind_int64 (stmt, 1, cut_ended);
+    sqlite3_bind_int64 (stmt, 2, cut_id);
+    sqlite3_bind_int64 (stmt, 3, (sqlite3_int64) max_rows);
+    rc = s_run (stmt);
+    if (rc == SQLITE_DONE)
+        *deleted = sqlite3_changes (self->db);
+    return rc;
+}
+
+//  Delete up to max_rows events rows older than every kept task's first
+//  event or past the newest keep_events; returns the SQLite result,
+//  *deleted the rows
+static int
+s_prune_events (drover_sqlite_t *self, uint64_t keep_events, size_t max_rows,
+                int64_t *deleted)
+{
+    *deleted = 0;
+    sqlite3_int64 task_cut, last_seq;
+    int rc = s_query_int (self->stmt [S_FIRST_TASK_SEQ], 0, &task_cut);
+    if (rc == SQLITE_DONE)
+        rc = s_query_int (self->stmt [S_LAST_SEQ], 0, &last_seq);
+    if (rc != SQLITE_DONE || max_rows == 0)
+        return rc;
+    sqlite3_int64 cut = task_cut;
+    if (keep_events > 0 && (uint64_t) last_seq >= keep_events
+    &&  last_seq - (sqlite3_int64) keep_events + 1 > cut)
+        cut = last_seq - (sqlite3_int64) keep_events + 1;
+    if (cut <= 0)
+        return rc;
+    sqlite3_stmt *stmt = self->stmt [S_PRUNE_EVENTS];
+    sqlite3_bind_int64 (stmt, 1, cut);
+    sqlite3_bind_int64 (stmt, 2, (sqlite3_int64) max_rows);
+    rc = s_run (stmt);
+    if (rc == SQLITE_DONE)
+        *deleted = sqlite3_changes (self->db);
+    return rc;
+}
+
+//  Delete old tasks and events, at most max_rows rows, in one transaction
+int64_t
+drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_age,
+                     uint64_t keep_events, uint64_t now, size_t max_rows,
+                     char *error, size_t error_size)
+{
+    assert (self && error);
+    int64_t tasks = 0, events = 0;
+    int rc = s_run (self->stmt [S_BEGIN]);
+    if (rc == SQLITE_DONE)
+        rc = s_prune_tasks (self, keep_count, keep_age, now, max_rows, &tasks);
+    if (rc == SQLITE_DONE)
+        rc = s_prune_events (self, keep_events, max_rows - (size_t) tasks, &events);
+    if (rc == SQLITE_DONE)
+        rc = s_run (self->stmt [S_COMMIT]);
+    if (rc != SQLITE_DONE) {
+        s_abort (self, rc, error, error_size);
+        return -1;
+    }
+    return tasks + events;
+}

@@ -1,0 +1,759 @@
+/*  =========================================================================
+    test_drover_backend - the store's backends on real files: a round trip
+    through a reopen, ids that survive it, a failed batch that keeps
+    nothing, damaged files refused by name, a full filesystem, pruning in
+    bounded steps, and the memory backend
+    =========================================================================
+*/
+
+#define _GNU_SOURCE                 //  unshare, for the full-filesystem test
+#include "testutil.h"
+#include "drover_backend.h"
+#include <sqlite3.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+//  A fresh state directory under a fresh temporary directory
+typedef struct {
+    char top [64];                  //  the temporary directory
+    char dir [80];                  //  the state directory (made by open)
+    char file [96];                 //  dir/state.db
+} s_dirs_t;
+
+static int
+s_setup (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) zmalloc (sizeof (s_dirs_t));
+    snprintf (dirs->top, sizeof dirs->top, "/tmp/drover-backend-XXXXXX");
+    assert_non_null (mkdtemp (dirs->top));
+    snprintf (dirs->dir, sizeof dirs->dir, "%s/state", dirs->top);
+    snprintf (dirs->file, sizeof dirs->file, "%s/state.db", dirs->dir);
+    *state = dirs;
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *command = zsys_sprintf ("rm -rf '%s'", dirs->top);
+    assert_int_equal (system (command), 0);
+    zstr_free (&command);
+    free (dirs);
+    return 0;
+}
+
+//  A change about task with seq and state after it
+static drover_change_t *
+s_change (const char *topic, uint64_t task, uint64_t seq, int state)
+{
+    drover_change_t *change = drover_change_new (topic, task);
+    change->seq = seq;
+    change->state = (uint8_t) state;
+    change->retries_left = 2;
+    return change;
+}
+
+//  A task.queued change with its submit: key (or NULL), a body, labels
+static drover_change_t *
+s_queued (uint64_t task, uint64_t seq, const char *key)
+{
+    drover_change_t *change = s_change ("task.queued", task, seq, DROVER_TASK_QUEUED);
+    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    submit->priority = -3;
+    submit->procs = 2;
+    submit->mem = 5ull << 30;
+    submit->timeout = 60000;
+    submit->retries = 2;
+    submit->flags = DROVER_SUBMIT_NOTIFY;
+    submit->key = key? strdup (key): NULL;
+    assert_int_equal (drover_msg_add_label (submit, "gpu=no"), 0);
+    assert_int_equal (drover_msg_add_label (submit, "zone=b"), 0);
+    char body [100];
+    for (size_t index = 0; index < sizeof body; index++)
+        body [index] = (char) (task + index);
+    drover_msg_set_body (submit, (byte *) body, sizeof body);
+    change->submit = submit;
+    return change;
+}
+
+//  A change to attempt on worker
+static drover_change_t *
+s_attempt (const char *topic, uint64_t task, uint64_t seq, int state, uint32_t attempt,
+           const char *worker)
+{
+    drover_change_t *change = s_change (topic, task, seq, state);
+    change->attempt = attempt;
+    snprintf (change->worker, sizeof change->worker, "%s", worker);
+    return change;
+}
+
+//  A final change with its result
+static drover_change_t *
+s_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attempt, const char *out)
+{
+    drover_change_t *change = s_attempt (state == DROVER_TASK_SUCCEEDED? "task.succeeded":
+                                         "task.failed", task, seq, state, attempt, "w1");
+    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    done->task = task;
+    done->state = (uint8_t) state;
+    done->end = (uint8_t) end;
+    done->exit_code = state == DROVER_TASK_SUCCEEDED? 0: 3;
+    done->duration = 1234;
+    done->truncated = DROVER_TRUNC_STDERR;
+    drover_msg_set_output (done, (byte *) out, strlen (out), (byte *) "oops", 4);
+    drover_msg_set_reason (done, "exited 3");
+    change->done = done;
+    return change;
+}
+
+//  Apply changes (count of them) and destroy them; returns apply's result
+static int
+s_apply (drover_backend_t *backend, drover_change_t **changes, size_t count, char *error)
+{
+    int rc = drover_backend_apply (backend, changes, count, error, DROVER_BACKEND_ERROR_MAX);
+    for (size_t index = 0; index < count; index++)
+        drover_change_destroy (&changes [index]);
+    return rc;
+}
+
+//  What load hands over, kept in order
+typedef struct {
+    drover_change_t *changes [256];     //  owned
+    size_t count;                       //  in changes
+} s_loaded_t;
+
+static int
+s_take_task (void *arg, drover_change_t **change_p)
+{
+    s_loaded_t *loaded = (s_loaded_t *) arg;
+    assert_true (loaded->count < 256);
+    loaded->changes [loaded->count++] = *change_p;
+    *change_p = NULL;
+    return 0;
+}
+
+static void
+s_loaded_free (s_loaded_t *loaded)
+{
+    for (size_t index = 0; index < loaded->count; index++)
+        drover_change_destroy (&loaded->changes [index]);
+    loaded->count = 0;
+}
+
+//  What replay hands over, kept in order
+typedef struct {
+    drover_event_t events [256];        //  copies
+    size_t count;                       //  in events
+} s_replayed_t;
+
+static int
+s_take_event (void *arg, const drover_event_t *event)
+{
+    s_replayed_t *replayed = (s_replayed_t *) arg;
+    assert_true (replayed->count < 256);
+    replayed->events [replayed->count++] = *event;
+    return 0;
+}
+
+//  Check a loaded task's submit against what s_queued made
+static void
+s_assert_submit (drover_change_t *change, uint64_t task, const char *key)
+{
+    assert_string_equal (change->topic, "task.restored");
+    assert_int_equal (change->task, task);
+    drover_msg_t *submit = change->submit;
+    assert_non_null (submit);
+    assert_int_equal (submit->id, DROVER_MSG_TASK_SUBMIT);
+    assert_int_equal (submit->priority, -3);
+    assert_int_equal (submit->procs, 2);
+    assert_int_equal (submit->mem, 5ull << 30);
+    assert_int_equal (submit->timeout, 60000);
+    assert_int_equal (submit->retries, 2);
+    assert_int_equal (submit->flags, DROVER_SUBMIT_NOTIFY);
+    if (key)
+        assert_string_equal (submit->key, key);
+    else
+        assert_null (submit->key);
+    assert_int_equal (submit->nlabels, 2);
+    assert_string_equal (submit->labels [0], "gpu=no");
+    assert_string_equal (submit->labels [1], "zone=b");
+    assert_int_equal (submit->body_size, 100);
+    for (size_t index = 0; index < 100; index++)
+        assert_int_equal (submit->body [index], (byte) (task + index));
+}
+
+//  What was applied comes back after a reopen: queued tasks, a running
+//  one with its attempt and worker, final ones with their outputs, keys;
+//  changes to one task merged within a batch and across batches; the
+//  events in order
+static void
+test_round_trip (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    assert_null (error);
+    assert_string_equal (drover_backend_name (backend), "sqlite");
+    struct stat info;
+    assert_int_equal (stat (dirs->dir, &info), 0);
+    assert_int_equal (info.st_mode & 0777, 0700);
+    char state_id [DROVER_STATE_ID_SIZE + 1];
+    const drover_backend_meta_t *meta = drover_backend_meta (backend);
+    snprintf (state_id, sizeof state_id, "%s", meta->state);
+    assert_int_equal (strlen (state_id), 32);
+    assert_int_equal (strspn (state_id, "0123456789abcdef"), 32);
+    assert_int_equal (meta->next_task, 1);
+    assert_int_equal (meta->next_seq, 1);
+
+    //  Batch 1: tasks 1-3 queued; 2 assigned and running; 3 runs and
+    //  succeeds (one write each); a worker event
+    drover_change_t *batch1 [] = {
+        s_change ("worker.up", 0, 1, 0),
+        s_queued (1, 2, "key-1"),
+        s_queued (2, 3, NULL),
+        s_queued (3, 4, "key-3"),
+        s_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
+        s_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
+        s_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
+        s_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
+        s_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
+    };
+    snprintf (batch1 [0]->worker, sizeof batch1 [0]->worker, "w1");
+    snprintf (batch1 [0]->reason, sizeof batch1 [0]->reason, "procs=4");
+    batch1 [8]->time = 1000;
+    assert_int_equal (s_apply (backend, batch1, 9, text), 0);
+    //  Batch 2: task 4 queued; 1 assigned to w2 (an update); 2 fails on
+    //  its second attempt (an update with the result)
+    drover_change_t *batch2 [] = {
+        s_queued (4, 10, NULL),
+        s_attempt ("task.assigned", 1, 11, DROVER_TASK_ASSIGNED, 1, "w2"),
+        s_final (2, 12, DROVER_TASK_FAILED, DROVER_END_FAILED, 2, "bye"),
+    };
+    batch2 [2]->lost = 1;
+    batch2 [2]->time = 2000;            //  ended after task 3
+    batch2 [2]->retries_left = 0;
+    assert_int_equal (s_apply (backend, batch2, 3, text), 0);
+    assert_int_equal (meta->next_task, 5);
+    assert_int_equal (meta->next_seq, 13);
+    drover_backend_destroy (&backend);
+    assert_null (backend);
+    drover_backend_destroy (&backend);      //  harmless twice
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    meta = drover_backend_meta (backend);
+    assert_string_equal (meta->state, state_id);
+    assert_int_equal (meta->next_task, 5);
+    assert_int_equal (meta->next_seq, 13);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 4);
+    assert_int_equal (loaded.count, 4);
+    drover_change_t *task1 = loaded.changes [0], *task2 = loaded.changes [1],
+                    *task3 = loaded.changes [2], *task4 = loaded.changes [3];
+    s_assert_submit (task1, 1, "key-1");
+    assert_int_equal (task1->state, DROVER_TASK_ASSIGNED);
+    assert_int_equal (task1->attempt, 1);
+    assert_string_equal (task1->worker, "w2");
+    assert_int_equal (task1->retries_left, 2);
+    assert_null (task1->done);
+    s_assert_submit (task2, 2, NULL);
+    assert_int_equal (task2->state, DROVER_TASK_FAILED);
+    assert_int_equal (task2->attempt, 2);
+    assert_int_equal (task2->lost, 1);
+    assert_int_equal (task2->retries_left, 0);
+    assert_non_null (task2->done);
+    assert_int_equal (task2->done->id, DROVER_MSG_TASK_DONE);
+    assert_int_equal (task2->done->state, DROVER_TASK_FAILED);
+    assert_int_equal (task2->done->end, DROVER_END_FAILED);
+    assert_int_equal (task2->done->exit_code, 3);
+    assert_int_equal (task2->done->duration, 1234);
+    assert_int_equal (task2->done->truncated, DROVER_TRUNC_STDERR);
+    assert_int_equal (task2->done->out_size, 3);
+    assert_memory_equal (task2->done->out, "bye", 3);
+    assert_int_equal (task2->done->err_size, 4);
+    assert_memory_equal (task2->done->err, "oops", 4);
+    assert_string_equal (task2->done->reason, "exited 3");
+    s_assert_submit (task3, 3, "key-3");
+    assert_int_equal (task3->state, DROVER_TASK_SUCCEEDED);
+    assert_int_equal (task3->attempt, 1);
+    assert_string_equal (task3->worker, "w1");
+    assert_non_null (task3->done);
+    assert_int_equal (task3->done->end, DROVER_END_SUCCEEDED);
+    assert_memory_equal (task3->done->out, "hello", 5);
+    s_assert_submit (task4, 4, NULL);
+    assert_int_equal (task4->state, DROVER_TASK_QUEUED);
+    assert_int_equal (task4->attempt, 0);
+    assert_string_equal (task4->worker, "");
+    s_loaded_free (&loaded);
+
+    //  Only the newest final one (task 2 ended last) with max_final 1
+    assert_int_equal (drover_backend_load (backend, 1, s_take_task, &loaded, text,
+                                           sizeof text), 3);
+    assert_int_equal (loaded.changes [0]->task, 1);
+    assert_int_equal (loaded.changes [1]->task, 2);
+    assert_int_equal (loaded.changes [2]->task, 4);
+    s_loaded_free (&loaded);
+
+    //  Every event, in order, as applied
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+                                             text, sizeof text), 12);
+    for (size_t index = 0; index < 12; index++)
+        assert_int_equal (replayed.events [index].seq, index + 1);
+    assert_string_equal (replayed.events [0].topic, "worker.up");
+    assert_string_equal (replayed.events [0].worker, "w1");
+    assert_string_equal (replayed.events [0].reason, "procs=4");
+    assert_int_equal (replayed.events [0].task, 0);
+    assert_string_equal (replayed.events [6].topic, "task.running");
+    assert_int_equal (replayed.events [6].task, 2);
+    assert_int_equal (replayed.events [6].attempt, 1);
+    assert_string_equal (replayed.events [11].topic, "task.failed");
+    assert_int_equal (replayed.events [11].attempt, 2);
+    assert_true (replayed.events [0].time > 1000000);
+    assert_int_equal (replayed.events [8].time, 1000);     //  time steps back and forth
+    assert_int_equal (replayed.events [11].time, 2000);
+    //  From within a batch, and at most max
+    replayed.count = 0;
+    assert_int_equal (drover_backend_replay (backend, 7, 3, s_take_event, &replayed,
+                                             text, sizeof text), 3);
+    assert_int_equal (replayed.events [0].seq, 8);
+    assert_int_equal (replayed.events [2].seq, 10);
+    replayed.count = 0;
+    assert_int_equal (drover_backend_replay (backend, 12, 100, s_take_event, &replayed,
+                                             text, sizeof text), 0);
+    drover_backend_destroy (&backend);
+}
+
+//  Ids and seqs keep counting across reopens, from where the batches left
+//  them (a task id past every one seen, even without its submit)
+static void
+test_ids_survive_reopen (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    for (uint64_t round = 0; round < 3; round++) {
+        drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+        assert_non_null (backend);
+        const drover_backend_meta_t *meta = drover_backend_meta (backend);
+        assert_int_equal (meta->next_task, round? round * 10: 1);
+        assert_int_equal (meta->next_seq, 1 + round * 100);
+        drover_change_t *batch [] = {
+            s_queued (1 + round * 10, 1 + round * 100, NULL),
+            s_change ("worker.lost", 0, 50 + round * 100, 0),
+        };
+        assert_int_equal (s_apply (backend, batch, 2, text), 0);
+        //  A change about a task never seen (e.g. pruned) moves next_task on
+        drover_change_t *other [] = {
+            s_change ("task.cancelled", 9 + round * 10, 100 + round * 100,
+                      DROVER_TASK_CANCELLED),
+        };
+        assert_int_equal (s_apply (backend, other, 1, text), 0);
+        assert_int_equal (meta->next_task, 10 + round * 10);
+        assert_int_equal (meta->next_seq, 101 + round * 100);
+        drover_backend_destroy (&backend);
+    }
+}
+
+//  A batch that fails (a task id already kept) keeps nothing: no task, no
+//  event, meta unchanged, and the next batch goes through
+static void
+test_failed_batch_keeps_nothing (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_change_t *first [] = { s_queued (1, 1, "same") };
+    assert_int_equal (s_apply (backend, first, 1, text), 0);
+    drover_change_t *bad [] = {
+        s_queued (2, 2, NULL),
+        s_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
+        s_queued (3, 4, "same"),            //  a key already kept
+    };
+    text [0] = 0;
+    assert_int_equal (s_apply (backend, bad, 3, text), -1);
+    assert_non_null (strstr (text, dirs->file));
+    assert_non_null (strstr (text, "UNIQUE"));
+    const drover_backend_meta_t *meta = drover_backend_meta (backend);
+    assert_int_equal (meta->next_task, 2);
+    assert_int_equal (meta->next_seq, 2);
+    drover_change_t *dup [] = { s_queued (1, 2, NULL) };  //  an id already kept
+    assert_int_equal (s_apply (backend, dup, 1, text), -1);
+    assert_non_null (strstr (text, dirs->file));
+
+    drover_change_t *good [] = { s_queued (2, 2, NULL) };
+    assert_int_equal (s_apply (backend, good, 1, text), 0);
+    drover_backend_destroy (&backend);
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 2);
+    assert_int_equal (loaded.changes [0]->task, 1);
+    assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
+    assert_int_equal (loaded.changes [1]->task, 2);
+    assert_null (loaded.changes [1]->submit->key);
+    s_loaded_free (&loaded);
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+                                             text, sizeof text), 2);
+    assert_string_equal (replayed.events [1].topic, "task.queued");
+    assert_int_equal (replayed.events [1].task, 2);
+    drover_backend_destroy (&backend);
+}
+
+//  The memory backend keeps nothing: a new state id at each open, ids from
+//  1, seqs moving on with apply, nothing to load or replay
+static void
+test_memory_backend (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_memory ();
+    assert_non_null (backend);
+    assert_string_equal (drover_backend_name (backend), "memory");
+    const drover_backend_meta_t *meta = drover_backend_meta (backend);
+    assert_int_equal (strlen (meta->state), 32);
+    assert_int_equal (strspn (meta->state, "0123456789abcdef"), 32);
+    assert_int_equal (meta->next_task, 1);
+    assert_int_equal (meta->next_seq, 1);
+    char first_id [DROVER_STATE_ID_SIZE + 1];
+    snprintf (first_id, sizeof first_id, "%s", meta->state);
+    drover_change_t *batch [] = { s_queued (1, 1, "k"), s_queued (2, 2, NULL) };
+    assert_int_equal (s_apply (backend, batch, 2, text), 0);
+    assert_int_equal (meta->next_task, 3);
+    assert_int_equal (meta->next_seq, 3);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 0);
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 10, s_take_event, &replayed,
+                                             text, sizeof text), 0);
+    assert_int_equal (drover_backend_prune (backend, 1, 1, 1, 100, 10, text, sizeof text), 0);
+    drover_backend_destroy (&backend);
+    backend = drover_backend_open_memory ();
+    assert_string_not_equal (drover_backend_meta (backend)->state, first_id);
+    assert_int_equal (drover_backend_meta (backend)->next_task, 1);
+    drover_backend_destroy (&backend);
+}
+
+//  Make a state with a few tasks in dirs->dir, closed
+static void
+s_make_state (s_dirs_t *dirs, uint64_t tasks)
+{
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    for (uint64_t task = 1; task <= tasks; task++) {
+        drover_change_t *batch [] = { s_queued (task, task, NULL) };
+        assert_int_equal (s_apply (backend, batch, 1, text), 0);
+    }
+    drover_backend_destroy (&backend);
+}
+
+//  Assert that opening or loading dirs->dir fails with a message naming
+//  the file and what to do
+static void
+s_assert_refused (s_dirs_t *dirs)
+{
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX] = "";
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    if (backend) {
+        assert_null (error);
+        s_loaded_t loaded = { { NULL }, 0 };
+        int64_t count = drover_backend_load (backend, 1000, s_take_task, &loaded, text,
+                                             sizeof text);
+        s_loaded_free (&loaded);
+        drover_backend_destroy (&backend);
+        assert_int_equal (count, -1);
+        error = strdup (text);
+    }
+    assert_non_null (error);
+    assert_non_null (strstr (error, dirs->file));
+    assert_non_null (strstr (error, "move it away"));
+    zstr_free (&error);
+}
+
+//  Overwrite size bytes of file at offset with a fixed garbage byte
+static void
+s_scribble (const char *file, off_t offset, size_t size)
+{
+    int fd = open (file, O_WRONLY);
+    assert_true (fd >= 0);
+    byte *garbage = (byte *) malloc (size);
+    memset (garbage, 0xa5, size);
+    assert_int_equal (pwrite (fd, garbage, size, offset), (ssize_t) size);
+    free (garbage);
+    close (fd);
+}
+
+//  Garbage written over the file's header, or over every page after the
+//  first: refused, naming the file
+static void
+test_garbage_file_refused (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    s_make_state (dirs, 50);
+    struct stat info;
+    assert_int_equal (stat (dirs->file, &info), 0);
+    s_scribble (dirs->file, 4096, (size_t) info.st_size - 4096);
+    s_assert_refused (dirs);
+    s_scribble (dirs->file, 0, 4096);
+    s_assert_refused (dirs);
+    //  Still there, untouched: never replaced by an empty state
+    assert_int_equal (stat (dirs->file, &info), 0);
+    assert_true (info.st_size > 4096);
+}
+
+//  A truncated state.db (to half, to a few bytes, to nothing) is refused
+static void
+test_truncated_file_refused (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    s_make_state (dirs, 200);
+    struct stat info;
+    assert_int_equal (stat (dirs->file, &info), 0);
+    assert_true (info.st_size > 3 * 4096);
+    off_t sizes [] = { info.st_size / 2, 50, 0 };
+    for (size_t index = 0; index < 3; index++) {
+        assert_int_equal (truncate (dirs->file, sizes [index]), 0);
+        s_assert_refused (dirs);
+        assert_int_equal (stat (dirs->file, &info), 0);
+        assert_int_equal (info.st_size, sizes [index]);
+    }
+}
+
+//  Another program's SQLite file, and a drover state of another format,
+//  are refused
+static void
+test_other_schema_refused (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    assert_int_equal (mkdir (dirs->dir, 0700), 0);
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, what TEXT);"
+                                    "INSERT INTO jobs VALUES (1, 'x')", NULL, NULL, NULL),
+                      SQLITE_OK);
+    sqlite3_close (db);
+    s_assert_refused (dirs);
+
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);"
+                                    "INSERT INTO meta VALUES ('format', 'drover-state 99')",
+                                    NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close (db);
+    char *error = NULL;
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_null (backend);
+    assert_non_null (strstr (error, dirs->file));
+    assert_non_null (strstr (error, "drover-state 99"));
+    zstr_free (&error);
+}
+
+//  A second open of a state in use is refused (one broker per directory)
+static void
+test_state_in_use_refused (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_backend_t *second = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_null (second);
+    assert_non_null (error);
+    assert_non_null (strstr (error, dirs->file));
+    zstr_free (&error);
+    drover_backend_destroy (&backend);
+}
+
+//  In a child: fail with a line to stderr if cond is false
+#define S_CHILD_CHECK(cond) do { if (!(cond)) { \
+    fprintf (stderr, "%s:%d: %s failed (%s)\n", __FILE__, __LINE__, #cond, text); \
+    _exit (1); } } while (0)
+
+//  The full-filesystem run, in a child with its own mount namespace so
+//  that the tmpfs goes with it: exit status 0 if all went as it should
+static void
+s_full_filesystem_child (const char *top)
+{
+    char text [DROVER_BACKEND_ERROR_MAX] = "";
+    if (unshare (CLONE_NEWNS) != 0
+    ||  mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+    ||  mount ("tmpfs", top, "tmpfs", 0, "size=1m") != 0)
+        _exit (77);
+    char *dir = zsys_sprintf ("%s/state", top);
+    char *filler = zsys_sprintf ("%s/filler", top);
+    char *error = NULL;
+    drover_backend_t *backend = drover_backend_open_sqlite (dir, &error);
+    S_CHILD_CHECK (backend);
+    drover_change_t *first [] = { s_queued (1, 1, NULL) };
+    S_CHILD_CHECK (s_apply (backend, first, 1, text) == 0);
+    //  Fill the filesystem
+    int fd = open (filler, O_WRONLY | O_CREAT, 0600);
+    S_CHILD_CHECK (fd >= 0);
+    char block [4096];
+    memset (block, 'x', sizeof block);
+    while (write (fd, block, sizeof block) > 0)
+        ;
+    close (fd);
+    //  A batch of 100 tasks cannot be kept: -1, said why
+    drover_change_t *batch [100];
+    for (uint64_t index = 0; index < 100; index++)
+        batch [index] = s_queued (2 + index, 2 + index, NULL);
+    S_CHILD_CHECK (s_apply (backend, batch, 100, text) == -1);
+    S_CHILD_CHECK (strstr (text, "full") && strstr (text, dir));
+    S_CHILD_CHECK (drover_backend_meta (backend)->next_task == 2);
+    //  Space returns: the next batch goes through
+    S_CHILD_CHECK (unlink (filler) == 0);
+    drover_change_t *after [] = { s_queued (200, 2, "after") };
+    S_CHILD_CHECK (s_apply (backend, after, 1, text) == 0);
+    drover_backend_destroy (&backend);
+    //  Only what was kept is there
+    backend = drover_backend_open_sqlite (dir, &error);
+    S_CHILD_CHECK (backend);
+    s_loaded_t loaded = { { NULL }, 0 };
+    S_CHILD_CHECK (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                        sizeof text) == 2);
+    S_CHILD_CHECK (loaded.changes [0]->task == 1 && loaded.changes [1]->task == 200);
+    s_loaded_free (&loaded);
+    S_CHILD_CHECK (drover_backend_meta (backend)->next_task == 201);
+    S_CHILD_CHECK (drover_backend_meta (backend)->next_seq == 3);
+    drover_backend_destroy (&backend);
+    zstr_free (&dir);
+    zstr_free (&filler);
+    _exit (0);
+}
+
+//  A full filesystem: apply returns -1 with the error and keeps nothing;
+//  once space returns, apply works again
+static void
+test_full_filesystem (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    pid_t pid = fork ();
+    assert_true (pid >= 0);
+    if (pid == 0)
+        s_full_filesystem_child (dirs->top);
+    int status = testutil_wait_exit (pid, 30000);
+    assert_true (WIFEXITED (status));
+    if (WEXITSTATUS (status) == 77)
+        skip ();                    //  no mount namespace here (not root)
+    assert_int_equal (WEXITSTATUS (status), 0);
+}
+
+//  Apply task as one batch: submitted, and final at time ended if final
+static void
+s_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_change_t *change = s_queued (task, task, NULL);
+    if (final) {
+        change->state = DROVER_TASK_SUCCEEDED;
+        change->time = ended;
+        change->done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    }
+    drover_change_t *batch [] = { change };
+    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+}
+
+//  Prune all there is with max_rows a call; returns the calls that
+//  deleted something, and asserts none deleted more than max_rows
+static int
+s_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
+             uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    int calls = 0;
+    *total = 0;
+    int64_t deleted;
+    while ((deleted = drover_backend_prune (backend, keep_count, keep_age, keep_events, now,
+                                            max_rows, text, sizeof text)) > 0) {
+        assert_true (deleted <= (int64_t) max_rows);
+        *total += deleted;
+        calls++;
+        assert_true (calls < 1000);
+    }
+    assert_int_equal (deleted, 0);
+    return calls;
+}
+
+//  Pruning deletes final tasks by count and by age, then the events older
+//  than every kept task and past keep_events, max_rows at a time; tasks
+//  not final are never deleted
+static void
+test_prune_bounded (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    //  Tasks 1-100 final (ended at 1000 + id), 101-110 queued; each its
+    //  own batch, so one events row each
+    for (uint64_t task = 1; task <= 110; task++)
+        s_apply_task (backend, task, task <= 100, 1000 + task);
+    //  By count: keep 50 final tasks; 50 tasks, then the 50 events rows of
+    //  tasks 1-50, 10 rows a call
+    int64_t total;
+    assert_int_equal (s_prune_all (backend, 50, 0, 0, 5000, 10, &total), 10);
+    assert_int_equal (total, 100);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
+                                           sizeof text), 60);
+    assert_int_equal (loaded.changes [0]->task, 51);
+    s_loaded_free (&loaded);
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+                                             text, sizeof text), 60);
+    assert_int_equal (replayed.events [0].seq, 51);
+    //  By age: those ended before 1071 (tasks 51-70), and their events
+    assert_int_equal (s_prune_all (backend, 0, 1000, 0, 2071, 7, &total), 6);
+    assert_int_equal (total, 40);
+    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
+                                           sizeof text), 40);
+    assert_int_equal (loaded.changes [0]->task, 71);
+    s_loaded_free (&loaded);
+    //  By events: the newest 5 only; no task goes
+    assert_int_equal (s_prune_all (backend, 0, 0, 5, 2071, 100, &total), 1);
+    assert_int_equal (total, 35);
+    replayed.count = 0;
+    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+                                             text, sizeof text), 5);
+    assert_int_equal (replayed.events [0].seq, 106);
+    //  Queued tasks stay whatever the bounds
+    assert_int_equal (s_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
+    assert_int_equal (total, 30 + 4);
+    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
+                                           sizeof text), 10);
+    assert_int_equal (loaded.changes [0]->task, 101);
+    assert_int_equal (loaded.changes [9]->task, 110);
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_round_trip, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_ids_survive_reopen, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_failed_batch_keeps_nothing, s_setup, s_teardown),
+        cmocka_unit_test (test_memory_backend),
+        cmocka_unit_test_setup_teardown (test_garbage_file_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_truncated_file_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_other_schema_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_state_in_use_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_full_filesystem, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_prune_bounded, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
