@@ -2,7 +2,8 @@
     drover_event - the event codec: what the broker publishes (PROTOCOL.md
     §14, "The event stream")
 
-    The body is a msgpack map {time, topic, task, attempt, worker, reason},
+    The body is a msgpack map {time, topic, task, attempt, worker, reason,
+    seq},
     packed in one pass into a buffer on the stack sized for the largest
     event. Decoding walks the whole body first (structure, depth, trailing
     bytes), then reads the pairs: keys in any order, an unknown key's value
@@ -17,7 +18,7 @@
 
 //  The parts of an event, for error texts
 typedef enum {
-    P_EVENT, P_KEY, P_TIME, P_TOPIC, P_TASK, P_ATTEMPT, P_WORKER, P_REASON, P_COUNT
+    P_EVENT, P_KEY, P_TIME, P_TOPIC, P_TASK, P_ATTEMPT, P_WORKER, P_REASON, P_SEQ, P_COUNT
 } s_part_t;
 
 static const drover_mpack_errors_t
@@ -30,7 +31,13 @@ s_errors [P_COUNT] = {
     [P_ATTEMPT]     = DROVER_MPACK_ERRORS ("attempt", "invalid"),
     [P_WORKER]      = DROVER_MPACK_ERRORS ("worker", "not a valid worker id"),
     [P_REASON]      = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [P_SEQ]         = DROVER_MPACK_ERRORS ("seq", "invalid"),
 };
+
+//  The known keys, in the order they are packed and printed
+#define S_KEYS  7
+static const char *
+s_keys [S_KEYS] = { "time", "topic", "task", "attempt", "worker", "reason", "seq" };
 
 //  Encode an event body into a new frame (never NULL). Strings are cut to
 //  their limits; the receiver checks the rest.
@@ -41,13 +48,13 @@ drover_event_encode (const drover_event_t *event)
     size_t topic = strnlen (event->topic, sizeof event->topic - 1);
     size_t worker = strnlen (event->worker, DROVER_ID_MAX);
     size_t reason = strnlen (event->reason, DROVER_REASON_MAX);
-    //  At most: map, 6 keys of < 8 bytes, 3 integers of 9, 3 strings
-    byte buffer [1 + 6 * 8 + 3 * 9 + 3 * 3 + sizeof event->topic + DROVER_ID_MAX
+    //  At most: map, 7 keys of < 8 bytes, 4 integers of 9, 3 strings
+    byte buffer [1 + S_KEYS * 8 + 4 * 9 + 3 * 3 + sizeof event->topic + DROVER_ID_MAX
                  + DROVER_REASON_MAX];
     drover_mpack_writer_t writer = { buffer, 0, sizeof buffer, false };
     msgpack_packer pk;
     msgpack_packer_init (&pk, &writer, drover_mpack_writer_write);
-    msgpack_pack_map (&pk, 6);
+    msgpack_pack_map (&pk, S_KEYS);
     drover_mpack_pack_str (&pk, "time", 4);
     msgpack_pack_uint64 (&pk, event->time);
     drover_mpack_pack_str (&pk, "topic", 5);
@@ -60,6 +67,8 @@ drover_event_encode (const drover_event_t *event)
     drover_mpack_pack_str (&pk, event->worker, worker);
     drover_mpack_pack_str (&pk, "reason", 6);
     drover_mpack_pack_str (&pk, event->reason, reason);
+    drover_mpack_pack_str (&pk, "seq", 3);
+    msgpack_pack_uint64 (&pk, event->seq);
     assert (!writer.overflow);
     return zframe_new (buffer, writer.size);
 }
@@ -98,6 +107,7 @@ s_event_read_value (drover_mpack_cursor_t *cursor, drover_event_t *event, int ke
             memcpy (event->reason, text, length);
             event->reason [length] = 0;
             return true;
+        case 6: return drover_mpack_read_u64 (cursor, P_SEQ, &event->seq);
     }
     return drover_mpack_fail (cursor, "internal: unknown event key");
 }
@@ -106,7 +116,6 @@ s_event_read_value (drover_mpack_cursor_t *cursor, drover_event_t *event, int ke
 int
 drover_event_decode (drover_event_t *event, const byte *data, size_t size)
 {
-    static const char *keys [] = { "time", "topic", "task", "attempt", "worker", "reason" };
     assert (event);
     memset (event, 0, sizeof *event);
     drover_mpack_cursor_t cursor = drover_mpack_cursor (data, size, s_errors);
@@ -126,8 +135,9 @@ drover_event_decode (drover_event_t *event, const byte *data, size_t size)
                 if (!drover_mpack_read_str (&cursor, P_KEY, 0, UINT32_MAX, &key, &length))
                     break;
                 int known = -1;
-                for (int index = 0; index < 6 && known < 0; index++)
-                    if (strlen (keys [index]) == length && memcmp (keys [index], key, length) == 0)
+                for (int index = 0; index < S_KEYS && known < 0; index++)
+                    if (strlen (s_keys [index]) == length
+                    &&  memcmp (s_keys [index], key, length) == 0)
                         known = index;
                 if (known < 0) {
                     //  Unknown key: skip its value (its structure was checked)
@@ -284,6 +294,8 @@ drover_event_json (const drover_event_t *event)
     s_text_append_json (&text, event->worker, strnlen (event->worker, sizeof event->worker));
     s_text_append (&text, ",\"reason\":", 10);
     s_text_append_json (&text, event->reason, strnlen (event->reason, sizeof event->reason));
+    s_text_append (&text, ",\"seq\":", 7);
+    s_text_append_uint (&text, event->seq);
     s_text_append (&text, "}", 1);
     return text.data;
 }

@@ -4,7 +4,7 @@
 
     An event goes out on the broker's PUB socket as two frames: the topic
     (e.g. "task.succeeded", "worker.lost"), then the body, a msgpack map
-    {time, topic, task, attempt, worker, reason}. A subscriber decodes the
+    {time, topic, task, attempt, worker, reason, seq}. A subscriber decodes the
     body with drover_event_decode, which takes keys in any order, skips
     unknown ones and refuses anything past the limits, and may print it as
     one JSON line (`drover events`).

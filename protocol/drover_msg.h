@@ -69,11 +69,13 @@ typedef enum {
 #define DROVER_CODE_NOT_FOUND       404     //  unknown task or worker
 #define DROVER_CODE_STALE           409     //  result of an attempt that is no longer current
 #define DROVER_CODE_CONFLICT        410     //  not possible in the current state
+#define DROVER_CODE_STATE_CHANGED   412     //  WAIT names a state id that is not the broker's
 #define DROVER_CODE_TOO_LARGE       413     //  a field or message past its limit
 #define DROVER_CODE_ID_IN_USE       423     //  HELLO: another live agent has this worker id
 #define DROVER_CODE_UNEXPECTED      415     //  well-formed but not expected from this peer
 #define DROVER_CODE_BAD_VERSION     426     //  unknown protocol version
 #define DROVER_CODE_INTERNAL        500     //  broker fault
+#define DROVER_CODE_NOT_SAVED       507     //  the broker could not save it (disk full, I/O)
 
 //  Task states (TASK DONE, TASK TABLE)
 typedef enum {
@@ -203,7 +205,8 @@ typedef struct {
     uint32_t timeout;               //  task timeout, msec, 0 = none
     uint32_t retries;               //  retries allowed after task failures
     uint32_t flags;                 //  DROVER_SUBMIT_* flags
-    char *key;                      //  SUBMIT: idempotency key (1..128 bytes), owned, or NULL
+    char *key;                      //  SUBMIT: idempotency key, 1..128 bytes of printable
+                                    //  ASCII, owned, or NULL for none
     //  Execution body: an encoded drover_exec_t, opaque to the broker
     byte *body;                     //  owned
     size_t body_size;               //  bytes

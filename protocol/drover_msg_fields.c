@@ -31,7 +31,7 @@ typedef enum {
     F_LABELS, F_RUNNING, F_STATS, F_HEARTBEAT, F_TIMEOUT, F_RETRIES, F_FLAGS, F_BODY,
     F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
-    F_WORKER_ROWS,
+    F_WORKER_ROWS, F_STATE_ID, F_KEY,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
@@ -42,10 +42,11 @@ typedef enum {
 //  The fields of each message, in wire order, ending with F_END
 static const uint8_t
 s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
-    [DROVER_MSG_WORKER_HELLO]     = { F_WORKER, F_EPOCH, F_PROCS, F_MEM, F_LABELS, F_RUNNING },
+    [DROVER_MSG_WORKER_HELLO]     = { F_WORKER, F_EPOCH, F_PROCS, F_MEM, F_LABELS, F_RUNNING,
+                                      F_STATE_ID },
     [DROVER_MSG_WORKER_HEARTBEAT] = { F_WORKER, F_EPOCH, F_STATS },
     [DROVER_MSG_WORKER_GOODBYE]   = { F_WORKER, F_EPOCH },
-    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT },
+    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID },
     [DROVER_MSG_WORKER_LEAVE]     = { F_END },
     [DROVER_MSG_TASK_OFFER]       = { F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM, F_TIMEOUT,
                                       F_BODY },
@@ -55,9 +56,9 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
                                       F_REASON },
     [DROVER_MSG_TASK_KILL]        = { F_TASK, F_ATTEMPT },
     [DROVER_MSG_TASK_SUBMIT]      = { F_PRIORITY, F_PROCS, F_MEM, F_LABELS, F_TIMEOUT,
-                                      F_RETRIES, F_FLAGS, F_BODY },
-    [DROVER_MSG_TASK_ACCEPTED]    = { F_TASK },
-    [DROVER_MSG_TASK_WAIT]        = { F_TASKS },
+                                      F_RETRIES, F_FLAGS, F_BODY, F_KEY },
+    [DROVER_MSG_TASK_ACCEPTED]    = { F_TASK, F_STATE_ID },
+    [DROVER_MSG_TASK_WAIT]        = { F_TASKS, F_STATE_ID },
     [DROVER_MSG_TASK_DONE]        = { F_TASK, F_STATE, F_TASK_END, F_ATTEMPT, F_WORKER_OPT,
                                       F_EXIT_CODE, F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT,
                                       F_ERR, F_REASON },
@@ -109,6 +110,8 @@ s_errors [P_COUNT] = {
     [F_COUNTS]      = DROVER_MPACK_ERRORS ("counts", "invalid"),
     [F_TASK_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
     [F_WORKER_ROWS] = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_STATE_ID]    = DROVER_MPACK_ERRORS ("state_id", "not 32 hex digits"),
+    [F_KEY]         = DROVER_MPACK_ERRORS ("key", "not 1..128 bytes of printable ASCII"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -134,7 +137,7 @@ s_errors [P_COUNT] = {
 #define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
                                     //  + empty labels (1) + stats (9) + reserved (1)
 
-//  Return how many fields a message id has
+//  Return how many fields a message id has, its optional last one included
 static size_t
 s_nfields (int id)
 {
@@ -142,6 +145,54 @@ s_nfields (int id)
     while (count < S_FIELDS_MAX && s_schema [id][count] != F_END)
         count++;
     return count;
+}
+
+//  True for a field that may be left out: always a message's last, sent
+//  only when it has a value, so that peers older than it still understand
+//  the message, and it still decodes when they leave it out
+static bool
+s_field_optional (int field)
+{
+    return field == F_STATE_ID || field == F_KEY;
+}
+
+//  Return how many fields self goes out with: its optional last field is
+//  left out when it has no value
+static size_t
+s_nfields_sent (const drover_msg_t *self)
+{
+    size_t count = s_nfields (self->id);
+    int last = count? s_schema [self->id][count - 1]: F_END;
+    if ((last == F_STATE_ID && self->state_id [0] == 0)
+    ||  (last == F_KEY && self->key == NULL))
+        count--;
+    return count;
+}
+
+//  True if length bytes are a state id: exactly 32 hex digits, or none
+static bool
+s_state_id_valid (const char *text, size_t length)
+{
+    if (length != 0 && length != DROVER_STATE_ID_SIZE)
+        return false;
+    for (size_t index = 0; index < length; index++) {
+        char ch = text [index];         //  ASCII only, whatever the locale
+        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F')))
+            return false;
+    }
+    return true;
+}
+
+//  True if length bytes are a submit key: 1..128 bytes of printable ASCII
+static bool
+s_key_valid (const char *text, size_t length)
+{
+    if (length < 1 || length > DROVER_KEY_MAX)
+        return false;
+    for (size_t index = 0; index < length; index++)
+        if ((byte) text [index] < 0x20 || (byte) text [index] > 0x7e)
+            return false;
+    return true;
 }
 
 //  True if length bytes are a "key=value" label (see drover_label_valid)
@@ -304,6 +355,17 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_REASON:      return drover_mpack_pack_text (pk, self->reason, DROVER_REASON_MAX);
         case F_CODE:        return msgpack_pack_uint16 (pk, self->code), 0;
         case F_LIMIT:       return msgpack_pack_uint32 (pk, self->limit), 0;
+        case F_STATE_ID:
+            if (!s_state_id_valid (self->state_id, strnlen (self->state_id,
+                                                            DROVER_STATE_ID_SIZE + 1)))
+                return -1;
+            drover_mpack_pack_str (pk, self->state_id, strlen (self->state_id));
+            return 0;
+        case F_KEY:
+            if (!self->key || !s_key_valid (self->key, strnlen (self->key, DROVER_KEY_MAX + 1)))
+                return -1;
+            drover_mpack_pack_str (pk, self->key, strlen (self->key));
+            return 0;
         case F_TASK_ROWS:   return s_pack_task_rows (pk, self);
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self);
         case F_OUTCOME:
@@ -361,7 +423,7 @@ drover_msg_fields_pack (msgpack_packer *pk, const void *value)
     if (self->id < 1 || self->id > DROVER_MSG_ID_MAX)
         return -1;
     const uint8_t *fields = s_schema [self->id];
-    size_t nfields = s_nfields (self->id);
+    size_t nfields = s_nfields_sent (self);
     msgpack_pack_array (pk, 4 + nfields);
     drover_mpack_pack_str (pk, DROVER_MSG_SIGNATURE, 3);
     msgpack_pack_uint8 (pk, DROVER_MSG_VERSION);
@@ -567,6 +629,35 @@ s_read_list_state (drover_mpack_cursor_t *cursor, uint8_t *state)
     return true;
 }
 
+//  Read a state id into self->state_id: 32 hex digits, or "" for none
+static bool
+s_read_state_id (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, F_STATE_ID, 0, DROVER_STATE_ID_SIZE, &text, &length))
+        return false;
+    if (!s_state_id_valid (text, length))
+        return drover_mpack_fail (cursor, s_errors [F_STATE_ID].invalid);
+    memcpy (self->state_id, text, length);
+    self->state_id [length] = 0;
+    return true;
+}
+
+//  Read a submit key into a new copy: 1..128 bytes of printable ASCII
+static bool
+s_read_key (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, F_KEY, 1, DROVER_KEY_MAX, &text, &length))
+        return false;
+    if (!s_key_valid (text, length))
+        return drover_mpack_fail (cursor, s_errors [F_KEY].invalid);
+    self->key = drover_mpack_strndup (text, length);
+    return true;
+}
+
 //  Read one field into self
 static bool
 s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
@@ -617,6 +708,8 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_COUNTS:      return s_read_counts (cursor, self);
         case F_TASK_ROWS:   return s_read_task_rows (cursor, self);
         case F_WORKER_ROWS: return s_read_worker_rows (cursor, self);
+        case F_STATE_ID:    return s_read_state_id (cursor, self);
+        case F_KEY:         return s_read_key (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }
@@ -675,10 +768,15 @@ drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self
 bool
 drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count)
 {
-    if (count != 4 + s_nfields (self->id))
-        return drover_mpack_fail (cursor, "message: wrong number of fields");
     const uint8_t *fields = s_schema [self->id];
-    for (size_t index = 0; fields [index] != F_END; index++)
+    size_t nfields = s_nfields (self->id);
+    bool optional_last = nfields && s_field_optional (fields [nfields - 1]);
+    if (optional_last && count == 4 + nfields - 1)
+        nfields--;              //  an older peer's message, without the optional field
+    else
+    if (count != 4 + nfields)
+        return drover_mpack_fail (cursor, "message: wrong number of fields");
+    for (size_t index = 0; index < nfields; index++)
         if (!s_read_field (cursor, self, fields [index]))
             return false;
     return true;

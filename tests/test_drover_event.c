@@ -12,7 +12,8 @@
 static void
 test_event_roundtrip_and_json (void **state)
 {
-    drover_event_t event = { .time = 1732262400000ull, .task = 42, .attempt = 1 };
+    drover_event_t event = { .time = 1732262400000ull, .task = 42, .attempt = 1,
+                             .seq = 1ull << 40 };
     strcpy (event.topic, "task.succeeded");
     strcpy (event.worker, "node-7");
     strcpy (event.reason, "said \"hi\"\\\n\t\x01 caf\xc3\xa9 \xff end \x7f");
@@ -21,6 +22,7 @@ test_event_roundtrip_and_json (void **state)
     drover_event_t copy;
     assert_int_equal (drover_event_decode (&copy, zframe_data (frame), zframe_size (frame)), 0);
     assert_true (copy.time == event.time);
+    assert_true (copy.seq == event.seq);
     assert_string_equal (copy.topic, event.topic);
     assert_true (copy.task == event.task);
     assert_int_equal (copy.attempt, event.attempt);
@@ -35,19 +37,20 @@ test_event_roundtrip_and_json (void **state)
     assert_string_equal (json,
         "{\"time\":1732262400000,\"topic\":\"task.succeeded\",\"task\":42,\"attempt\":1,"
         "\"worker\":\"node-7\",\"reason\":\"said \\\"hi\\\"\\\\\\n\\t\\u0001 caf\xc3\xa9 "
-        "\\ufffd end \\u007f\"}");
+        "\\ufffd end \\u007f\",\"seq\":1099511627776}");
     zstr_free (&json);
 
     //  A full reason of 3-byte escapes still fits; overlong UTF-8 is replaced
     memset (event.reason, 0x01, DROVER_REASON_MAX);
     event.reason [DROVER_REASON_MAX] = 0;
     json = drover_event_json (&event);
-    assert_non_null (strstr (json, "\\u0001\"}"));
+    assert_non_null (strstr (json, "\\u0001\",\"seq\":1099511627776}"));
     zstr_free (&json);
     strcpy (event.reason, "\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82");
     json = drover_event_json (&event);
     assert_non_null (strstr (json, "\"reason\":\"\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd "
-                                   "\\ufffd\\ufffd\\ufffd\\ufffd \\ufffd\\ufffd\"}"));
+                                   "\\ufffd\\ufffd\\ufffd\\ufffd \\ufffd\\ufffd\","
+                                   "\"seq\":1099511627776}"));
     zstr_free (&json);
 
     //  Keys in any order, unknown keys skipped, missing ones zero
@@ -64,7 +67,7 @@ test_event_roundtrip_and_json (void **state)
     assert_int_equal (drover_event_decode (&copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
     assert_string_equal (copy.topic, "worker.up");
     assert_string_equal (copy.worker, "w1");
-    assert_true (copy.time == 0 && copy.task == 0 && copy.attempt == 0);
+    assert_true (copy.time == 0 && copy.task == 0 && copy.attempt == 0 && copy.seq == 0);
     assert_string_equal (copy.reason, "");
     testcodec_raw_destroy (&raw);
 
@@ -75,6 +78,9 @@ test_event_roundtrip_and_json (void **state)
         { "\x82\xa5" "topic" "\xa3" "a.b" "\xa5" "topic" "\xa3" "a.c", 21 },
         { "\x81\xa5" "topic" "\xa9" "has space", 17 },
         { "\x82\xa5" "topic" "\xa3" "a.b" "\xa4" "task" "\xff", 17 },   //  task -1
+        { "\x82\xa5" "topic" "\xa3" "a.b" "\xa3" "seq" "\xff", 16 },     //  seq -1
+        { "\x82\xa5" "topic" "\xa3" "a.b" "\xa3" "seq" "\xa1" "1", 17 }, //  seq a str
+        { "\x83\xa5" "topic" "\xa3" "a.b" "\xa3" "seq" "\x01" "\xa3" "seq" "\x02", 21 },
         { "\x91\x01", 2 },
         { "\xdf\xff\xff\xff\xff", 5 },
     };
@@ -98,10 +104,10 @@ test_event_json_long_time (void **state)
     for (uint64_t time = 100000000000000ull; ; time = time * 10 + 7) {
         event.time = time;
         char *json = drover_event_json (&event);
-        char expected [128];
+        char expected [160];
         snprintf (expected, sizeof expected, "{\"time\":%" PRIu64 ",\"topic\":\"task.succeeded\","
                   "\"task\":18446744073709551615,\"attempt\":4294967295,\"worker\":\"\","
-                  "\"reason\":\"\"}", time);
+                  "\"reason\":\"\",\"seq\":0}", time);
         assert_string_equal (json, expected);
         zstr_free (&json);
         if (time > UINT64_MAX / 10)

@@ -49,6 +49,7 @@ s_filled (int id)
                 msg->running [index].task = 1000000000000ull + index;
                 msg->running [index].attempt = index + 1;
             }
+            strcpy (msg->state_id, "0123456789abcdef0123456789ABCDEF");
             break;
         case DROVER_MSG_WORKER_HEARTBEAT:
             strcpy (msg->worker, "w1");
@@ -61,6 +62,7 @@ s_filled (int id)
             break;
         case DROVER_MSG_WORKER_WELCOME:
             msg->heartbeat = 1000;
+            strcpy (msg->state_id, "ffffffffffffffffffffffffffffffff");
             break;
         case DROVER_MSG_WORKER_LEAVE:
         case DROVER_MSG_WORKER_LIST:
@@ -110,10 +112,13 @@ s_filled (int id)
             msg->retries = 3;
             msg->flags = DROVER_SUBMIT_NOTIFY;
             drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+            msg->key = strdup ("batch.txt:17 ~!@#$%^&*()_+{}|:\"<>? `-=[]\\;',./");
             break;
         case DROVER_MSG_TASK_ACCEPTED:
         case DROVER_MSG_TASK_CANCEL:
             msg->task = UINT64_MAX;
+            if (id == DROVER_MSG_TASK_ACCEPTED)
+                strcpy (msg->state_id, "00000000000000000000000000000001");
             break;
         case DROVER_MSG_TASK_WAIT:
             msg->ntasks = 4;
@@ -122,6 +127,7 @@ s_filled (int id)
             msg->tasks [1] = 300;
             msg->tasks [2] = 70000;
             msg->tasks [3] = UINT64_MAX;
+            strcpy (msg->state_id, "a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0");
             break;
         case DROVER_MSG_TASK_LIST:
             msg->limit = 100;
@@ -217,6 +223,10 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
     assert_int_equal (a->seq, b->seq);
     assert_string_equal (a->worker, b->worker);
     assert_true (a->epoch == b->epoch);
+    assert_string_equal (a->state_id, b->state_id);
+    assert_int_equal (a->key == NULL, b->key == NULL);
+    if (a->key)
+        assert_string_equal (a->key, b->key);
     assert_true (a->task == b->task);
     assert_int_equal (a->attempt, b->attempt);
     assert_int_equal (a->priority, b->priority);
@@ -711,6 +721,160 @@ test_rows_claimed_past_bytes_are_refused_unallocated (void **state)
     free (data);
 }
 
+
+//  The optional last fields (state id, submit key) are left out when they
+//  have no value, and a message without them (as an older peer sends it)
+//  still decodes, to "" and NULL
+static void
+test_optional_fields_of_older_peers (void **state)
+{
+    int ids [] = { DROVER_MSG_WORKER_HELLO, DROVER_MSG_WORKER_WELCOME, DROVER_MSG_TASK_SUBMIT,
+                   DROVER_MSG_TASK_ACCEPTED, DROVER_MSG_TASK_WAIT };
+    drover_msg_t *copy = drover_msg_new (0);
+    for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++) {
+        drover_msg_t *msg = s_filled (ids [index]);
+        size_t with_size, without_size;
+        byte *with = s_encode (msg, &with_size);
+        msg->state_id [0] = 0;
+        free (msg->key);
+        msg->key = NULL;
+        byte *without = s_encode (msg, &without_size);
+        //  One element fewer in the array header, and the field's bytes gone
+        assert_int_equal (with [0] - 1, without [0]);
+        assert_true (without_size < with_size);
+        assert_memory_equal (with + 1, without + 1, without_size - 1);
+        assert_int_equal (drover_msg_decode (copy, without, without_size), 0);
+        assert_string_equal (copy->state_id, "");
+        assert_null (copy->key);
+        s_assert_same (msg, copy);
+        free (with);
+        free (without);
+        drover_msg_destroy (&msg);
+    }
+    //  An empty state id sent explicitly reads as none too
+    testcodec_raw_t raw;
+    s_raw_begin (&raw, DROVER_MSG_TASK_ACCEPTED, 2, 4);
+    msgpack_pack_uint8 (&raw.pk, 9);
+    testcodec_raw_str (&raw, "", 0);
+    assert_int_equal (drover_msg_decode (copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+    assert_true (copy->task == 9);
+    assert_string_equal (copy->state_id, "");
+    testcodec_raw_destroy (&raw);
+    //  Neither one field too many nor two too few
+    s_raw_begin (&raw, DROVER_MSG_TASK_ACCEPTED, 3, 4);
+    msgpack_pack_uint8 (&raw.pk, 9);
+    testcodec_raw_str (&raw, "", 0);
+    testcodec_raw_str (&raw, "", 0);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+    s_raw_begin (&raw, DROVER_MSG_TASK_ACCEPTED, 0, 4);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+    //  A message whose last field is not optional still needs all of them
+    s_raw_begin (&raw, DROVER_MSG_TASK_KILL, 1, 4);
+    msgpack_pack_uint8 (&raw.pk, 9);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+    drover_msg_destroy (&copy);
+}
+
+//  Raw TASK SUBMIT of a valid task with this key, of length bytes
+static void
+s_raw_submit_with_key (testcodec_raw_t *raw, const char *key, size_t length)
+{
+    s_raw_begin (raw, DROVER_MSG_TASK_SUBMIT, 9, 1);
+    msgpack_pack_int (&raw->pk, 0);
+    msgpack_pack_int (&raw->pk, 1);
+    msgpack_pack_int (&raw->pk, 0);
+    msgpack_pack_array (&raw->pk, 0);
+    msgpack_pack_int (&raw->pk, 0);
+    msgpack_pack_int (&raw->pk, 0);
+    msgpack_pack_int (&raw->pk, 0);
+    msgpack_pack_bin_with_body (&raw->pk, "\x94\x91\xa4true\x90\xc0\xc0", 10);
+    testcodec_raw_str (raw, key, length);
+}
+
+//  Raw TASK WAIT for task 1 naming this state id, of length bytes
+static void
+s_raw_wait_with_state_id (testcodec_raw_t *raw, const char *state_id, size_t length)
+{
+    s_raw_begin (raw, DROVER_MSG_TASK_WAIT, 2, 1);
+    msgpack_pack_array (&raw->pk, 1);
+    msgpack_pack_uint8 (&raw->pk, 1);
+    testcodec_raw_str (raw, state_id, length);
+}
+
+//  A submit key is 1..128 bytes of printable ASCII and a state id 32 hex
+//  digits (or ""): anything else is malformed on the wire, and the encoder
+//  will not send it
+static void
+test_malformed_keys_and_state_ids (void **state)
+{
+    testcodec_raw_t raw;
+    char text [DROVER_KEY_MAX + 2];
+    memset (text, 'k', sizeof text);
+    //  The limits themselves are fine
+    drover_msg_t *copy = drover_msg_new (0);
+    s_raw_submit_with_key (&raw, text, DROVER_KEY_MAX);
+    assert_int_equal (drover_msg_decode (copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+    assert_int_equal (strlen (copy->key), DROVER_KEY_MAX);
+    testcodec_raw_destroy (&raw);
+    s_raw_submit_with_key (&raw, " ", 1);
+    assert_int_equal (drover_msg_decode (copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+    assert_string_equal (copy->key, " ");
+    testcodec_raw_destroy (&raw);
+
+    s_raw_submit_with_key (&raw, "", 0);
+    s_assert_raw_refused (&raw, "key: out of range");
+    s_raw_submit_with_key (&raw, text, DROVER_KEY_MAX + 1);
+    s_assert_raw_refused (&raw, "key: out of range");
+    const char *bad_keys [] = { "tab\there", "new\nline", "del\x7f", "caf\xc3\xa9", "\x1f",
+                                "\x80" };
+    for (size_t index = 0; index < sizeof bad_keys / sizeof bad_keys [0]; index++) {
+        s_raw_submit_with_key (&raw, bad_keys [index], strlen (bad_keys [index]));
+        s_assert_raw_refused (&raw, "key: not 1..128 bytes of printable ASCII");
+    }
+    s_raw_submit_with_key (&raw, "nul\0byte", 8);
+    s_assert_raw_refused (&raw, "key");
+    //  A key of another type
+    s_raw_begin (&raw, DROVER_MSG_TASK_SUBMIT, 9, 1);
+    for (int index = 0; index < 7; index++)
+        msgpack_pack_int (&raw.pk, index == 1);
+    msgpack_pack_bin_with_body (&raw.pk, "\x94\x91\xa4true\x90\xc0\xc0", 10);
+    msgpack_pack_bin_with_body (&raw.pk, "key", 3);
+    s_assert_raw_refused (&raw, "wrong type");
+
+    const char *bad_ids [] = { "0123456789abcdef0123456789abcde", "0123456789abcdef0123456789abcdef0",
+                               "0123456789abcdef0123456789abcdeg", "0123456789abcdef 123456789abcdef",
+                               "-123456789abcdef0123456789abcdef" };
+    for (size_t index = 0; index < sizeof bad_ids / sizeof bad_ids [0]; index++) {
+        s_raw_wait_with_state_id (&raw, bad_ids [index], strlen (bad_ids [index]));
+        s_assert_raw_refused (&raw, "state_id");
+    }
+
+    //  The encoder refuses what the decoder would
+    drover_msg_t *msg = s_filled (DROVER_MSG_TASK_SUBMIT);
+    for (size_t index = 0; index < sizeof bad_keys / sizeof bad_keys [0]; index++) {
+        free (msg->key);
+        msg->key = strdup (bad_keys [index]);
+        assert_null (drover_msg_encode (msg));
+    }
+    free (msg->key);
+    msg->key = strdup ("");
+    assert_null (drover_msg_encode (msg));
+    free (msg->key);
+    msg->key = (char *) zmalloc (DROVER_KEY_MAX + 2);
+    memset (msg->key, 'k', DROVER_KEY_MAX + 1);
+    assert_null (drover_msg_encode (msg));
+    msg->key [DROVER_KEY_MAX] = 0;
+    s_assert_roundtrip (msg, copy);
+    drover_msg_destroy (&msg);
+    msg = s_filled (DROVER_MSG_WORKER_WELCOME);
+    for (size_t index = 0; index < sizeof bad_ids / sizeof bad_ids [0]; index++) {
+        snprintf (msg->state_id, sizeof msg->state_id, "%s", bad_ids [index]);
+        if (strlen (bad_ids [index]) <= DROVER_STATE_ID_SIZE)
+            assert_null (drover_msg_encode (msg));
+    }
+    drover_msg_destroy (&msg);
+    drover_msg_destroy (&copy);
+}
 
 //  ---------------------------------------------------------------------
 //  Refusals
@@ -1367,6 +1531,8 @@ main (void)
         cmocka_unit_test (test_done_outcome_goes_with_its_state),
         cmocka_unit_test (test_truncated_at_every_length),
         cmocka_unit_test (test_oversized_fields),
+        cmocka_unit_test (test_optional_fields_of_older_peers),
+        cmocka_unit_test (test_malformed_keys_and_state_ids),
         cmocka_unit_test (test_wrong_type_everywhere),
         cmocka_unit_test (test_version_signature_and_id),
         cmocka_unit_test (test_depth_trailing_and_nul),

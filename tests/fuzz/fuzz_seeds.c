@@ -113,6 +113,11 @@ s_write_messages (const char *dir)
         msg->code = id == DROVER_MSG_OK? DROVER_CODE_OK: DROVER_CODE_NOT_FOUND;
         drover_msg_set_reason (msg, "exit 1");
         msg->limit = 100;
+        if (id == DROVER_MSG_WORKER_HELLO || id == DROVER_MSG_WORKER_WELCOME
+        ||  id == DROVER_MSG_TASK_ACCEPTED || id == DROVER_MSG_TASK_WAIT)
+            strcpy (msg->state_id, "5f4c2ff9a1b2c3d4e5f60718293a4b5c");
+        if (id == DROVER_MSG_TASK_SUBMIT)
+            msg->key = strdup ("/data/batch.txt:17");
         if (id == DROVER_MSG_WORKER_HELLO) {
             msg->nrunning = 2;
             msg->running = (drover_taskref_t *) zmalloc (2 * sizeof (drover_taskref_t));
@@ -174,6 +179,24 @@ s_write_messages (const char *dir)
     msg = drover_msg_new (DROVER_MSG_ERROR);
     msg->code = DROVER_CODE_BAD_VERSION;
     s_write_msg (dir, "edge-error-no-reason", &msg);
+    //  The optional last fields: present at their limits, and left out
+    msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    msg->procs = 1;
+    msg->key = (char *) zmalloc (DROVER_KEY_MAX + 1);
+    for (int index = 0; index < DROVER_KEY_MAX; index++)
+        msg->key [index] = (char) (0x20 + index % 95);     //  every printable byte
+    drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+    s_write_msg (dir, "edge-submit-long-key", &msg);
+    msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    msg->procs = 1;
+    drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+    s_write_msg (dir, "edge-submit-no-key", &msg);
+    msg = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+    msg->task = 1;
+    s_write_msg (dir, "edge-accepted-no-state-id", &msg);
+    msg = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    strcpy (msg->state_id, "0123456789ABCDEF0123456789abcdef");
+    s_write_msg (dir, "edge-welcome-mixed-case-state-id", &msg);
 }
 
 //  Exec bodies: minimal, full, many arguments
@@ -199,10 +222,13 @@ static void
 s_write_events (const char *dir)
 {
     drover_event_t events [] = {
-        { 1732262400000ull, "task.succeeded", 42, 1, "node-7", "" },
-        { 1732262400001ull, "worker.lost", 0, 0, "node-7", "no heartbeat for 5000 ms" },
-        { UINT64_MAX, "task.failed", UINT64_MAX, UINT32_MAX, "w", "exit 1 \"quoted\" caf\xc3\xa9" },
-        { 0, "x", 0, 0, "", "" },
+        { .seq = 1, .time = 1732262400000ull, .topic = "task.succeeded", .task = 42,
+          .attempt = 1, .worker = "node-7" },
+        { .seq = 2, .time = 1732262400001ull, .topic = "worker.lost", .worker = "node-7",
+          .reason = "no heartbeat for 5000 ms" },
+        { .seq = UINT64_MAX, .time = UINT64_MAX, .topic = "task.failed", .task = UINT64_MAX,
+          .attempt = UINT32_MAX, .worker = "w", .reason = "exit 1 \"quoted\" caf\xc3\xa9" },
+        { .topic = "x" },
     };
     for (size_t index = 0; index < sizeof events / sizeof events [0]; index++) {
         zframe_t *frame = drover_event_encode (&events [index]);
