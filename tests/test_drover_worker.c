@@ -117,13 +117,22 @@ s_send (s_broker_t *self, drover_msg_t **msg_p)
     drover_msg_destroy (msg_p);
 }
 
-//  Answer the worker: WELCOME with a heartbeat interval
+//  Answer the worker: WELCOME with a heartbeat interval and a broker state
+//  id ("" for none)
 static void
-s_welcome (s_broker_t *self, uint32_t heartbeat)
+s_welcome_state (s_broker_t *self, uint32_t heartbeat, const char *state_id)
 {
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->heartbeat = heartbeat;
+    strcpy (welcome->state_id, state_id);
     s_send (self, &welcome);
+}
+
+//  Answer the worker: WELCOME with a heartbeat interval, no state id
+static void
+s_welcome (s_broker_t *self, uint32_t heartbeat)
+{
+    s_welcome_state (self, heartbeat, "");
 }
 
 //  Start the worker and take it through HELLO / WELCOME, which names a
@@ -311,7 +320,9 @@ test_result_resent_after_401 (void **state)
 
     drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_string_equal (hello->worker, "w-test");
-    assert_int_equal (hello->nrunning, 0);      //  it finished: nothing running
+    assert_int_equal (hello->nrunning, 1);      //  it finished, its result unacknowledged
+    assert_true (hello->running [0].task == 7);
+    assert_int_equal (hello->running [0].attempt, 3);
     drover_msg_destroy (&hello);
     s_welcome (broker, 100);
     result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
@@ -326,6 +337,146 @@ test_result_resent_after_401 (void **state)
     uint64_t tasks, acked;
     s_leave (broker, &tasks, &acked);
     assert_true (acked == 1);
+    s_broker_destroy (&broker);
+}
+
+
+//  A HELLO listed only the attempts whose process still ran: one whose
+//  result was not yet acknowledged was missing, so a broker that had
+//  restarted (or lost the worker) requeued it while its result was on the
+//  way, and the task ran twice. Such attempts are listed too.
+static void
+test_hello_lists_unacknowledged_results (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 21, 2, "echo done", 0);
+    s_expect_started (broker, 21, 2);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    uint32_t seq = result->seq;
+    drover_msg_destroy (&result);               //  not answered
+    s_offer (broker, 22, 1, "sleep 30", 0);
+    s_expect_started (broker, 22, 1);
+    drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&heartbeat);
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_int_equal (hello->nrunning, 2);
+    bool finished = false, running = false;
+    for (uint32_t index = 0; index < hello->nrunning; index++) {
+        finished |= hello->running [index].task == 21 && hello->running [index].attempt == 2;
+        running |= hello->running [index].task == 22 && hello->running [index].attempt == 1;
+    }
+    assert_true (finished && running);
+    drover_msg_destroy (&hello);
+    //  Once welcome, the result goes again under its seq; acknowledged, it
+    //  is no longer listed
+    s_welcome (broker, 100);
+    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 21);
+    assert_int_equal (result->seq, seq);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+    heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&heartbeat);
+    hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_int_equal (hello->nrunning, 1);
+    assert_true (hello->running [0].task == 22);
+    drover_msg_destroy (&hello);
+    s_broker_destroy (&broker);
+}
+
+//  HELLO names the state id of the last WELCOME: none at first
+static void
+test_hello_carries_last_state_id (void **state)
+{
+    const char *state_a = "0123456789abcdef0123456789abcdef";
+    s_broker_t *broker = s_broker_new ();
+    s_start (broker);
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_string_equal (hello->state_id, "");
+    drover_msg_destroy (&hello);
+    s_welcome_state (broker, 100, state_a);
+    drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&heartbeat);
+    hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_string_equal (hello->state_id, state_a);
+    drover_msg_destroy (&hello);
+    //  A WELCOME without one (a broker that keeps no state) forgets nothing
+    s_welcome (broker, 100);
+    heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&heartbeat);
+    hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_string_equal (hello->state_id, state_a);
+    drover_msg_destroy (&hello);
+    s_broker_destroy (&broker);
+}
+
+//  A WELCOME with another state id than the last one: the broker's state
+//  was wiped, our task ids name other tasks there. The running attempt is
+//  killed and no result of the old state reaches the new broker: neither
+//  the unacknowledged one nor the killed attempt's.
+static void
+test_state_change_kills_attempts_and_drops_results (void **state)
+{
+    const char *state_a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const char *state_b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    s_broker_t *broker = s_broker_new ();
+    s_start (broker);
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    drover_msg_destroy (&hello);
+    s_welcome_state (broker, 100, state_a);
+    s_offer (broker, 1, 1, "echo old", 0);
+    s_expect_started (broker, 1, 1);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    drover_msg_destroy (&result);               //  not answered
+    s_offer (broker, 2, 1, "exec sleep 30", 0);
+    s_expect_started (broker, 2, 1);
+    drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
+    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&heartbeat);
+    hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_string_equal (hello->state_id, state_a);
+    assert_int_equal (hello->nrunning, 2);
+    drover_msg_destroy (&hello);
+    int64_t welcomed = zclock_mono ();
+    s_welcome_state (broker, 100, state_b);
+    //  LEAVE: the worker goes once nothing runs and nothing is kept; before
+    //  its GOODBYE only heartbeats may come (s_expect fails on a RESULT)
+    uint64_t tasks, acked;
+    s_leave (broker, &tasks, &acked);
+    assert_true (zclock_mono () - welcomed < 5000);     //  killed, not waited out
+    assert_true (acked == 0);
+    assert_true (drover_worker_registrations (broker->worker) == 2);
+    s_broker_destroy (&broker);
+}
+
+//  ERROR 507 to a RESULT: the broker could not save it. The worker keeps
+//  it and sends it again (same seq) after a heartbeat interval, without
+//  registering again; it used to drop it
+static void
+test_result_resent_after_507 (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    s_offer (broker, 5, 1, "echo kept", 0);
+    s_expect_started (broker, 5, 1);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    uint32_t seq = result->seq;
+    s_reply (broker, result, DROVER_CODE_NOT_SAVED);
+    drover_msg_destroy (&result);
+    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 5);
+    assert_int_equal (result->seq, seq);
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+    uint64_t tasks, acked;
+    s_leave (broker, &tasks, &acked);
+    assert_true (acked == 1);
+    assert_true (drover_worker_registrations (broker->worker) == 1);
     s_broker_destroy (&broker);
 }
 
@@ -697,6 +848,10 @@ main (void)
         cmocka_unit_test (test_offer_started_result),
         cmocka_unit_test (test_result_resent_after_401),
         cmocka_unit_test (test_rehello_lists_running),
+        cmocka_unit_test (test_hello_lists_unacknowledged_results),
+        cmocka_unit_test (test_hello_carries_last_state_id),
+        cmocka_unit_test (test_state_change_kills_attempts_and_drops_results),
+        cmocka_unit_test (test_result_resent_after_507),
         cmocka_unit_test (test_kill_cancels),
         cmocka_unit_test (test_started_refused_stops_attempt),
         cmocka_unit_test (test_unanswered_result_resent_after_reconnect),

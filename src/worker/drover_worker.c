@@ -63,6 +63,7 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->pending = zlistx_new ();
     zlistx_set_destructor (self->pending, s_msg_destroy);
     self->procs_of = zhashx_new ();
+    self->orphans = zhashx_new ();
     self->backoff = S_BACKOFF_MIN;
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_DEALER_AT, once connected
@@ -92,6 +93,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     drover_msg_destroy (&self->started_msg);
     zlistx_destroy (&self->pending);
     zhashx_destroy (&self->procs_of);
+    zhashx_destroy (&self->orphans);
     free (self->workdir);
     free (self->endpoint);
     free (self);
@@ -389,6 +391,7 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
 }
 
 //  Collect what the runner finished: give back procs, keep and send results
+//  (but drop those of attempts that belong to a broker state gone by)
 static void
 s_collect_results (drover_worker_t *self, int64_t now)
 {
@@ -403,14 +406,49 @@ s_collect_results (drover_worker_t *self, int64_t now)
             self->procs_used -= (uint32_t) procs;
             zhashx_delete (self->procs_of, key);
         }
-        s_result_add (self, result, now);
+        if (zhashx_lookup (self->orphans, key)) {
+            zhashx_delete (self->orphans, key);
+            drover_msg_destroy (&result);
+        }
+        else
+            s_result_add (self, result, now);
     }
+}
+
+//  The broker's state is not the one our attempts came from (a wiped
+//  state directory): its task ids name other tasks. Kill every attempt we
+//  run and forget every result not yet acknowledged, so that none of
+//  them is taken for a task of the new state (PROTOCOL.md §6.5).
+static void
+s_drop_old_state (drover_worker_t *self, const char *state_id, int64_t now)
+{
+    size_t running = self->runner? drover_runner_size (self->runner): 0;
+    zsys_warning ("worker: broker state changed from %s to %s: killing running=%zu, "
+                  "dropping unacked=%zu (they belong to the old state)", self->state_id,
+                  state_id, running, zlistx_size (self->pending));
+    if (running) {
+        drover_taskref_t *refs = (drover_taskref_t *) zmalloc (running * sizeof (drover_taskref_t));
+        size_t count = drover_runner_list (self->runner, refs, running);
+        for (size_t index = 0; index < count; index++) {
+            char key [48];
+            s_attempt_key (key, sizeof key, refs [index].task, refs [index].attempt);
+            zhashx_update (self->orphans, key, (void *) 1);
+            drover_runner_cancel (self->runner, refs [index].task, refs [index].attempt, now);
+        }
+        free (refs);
+    }
+    zlistx_purge (self->pending);
+    self->resend_at = 0;
 }
 
 //  WORKER WELCOME: registered; send again every result not yet acknowledged
 static void
 s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
 {
+    if (*welcome->state_id && *self->state_id && strcmp (welcome->state_id, self->state_id))
+        s_drop_old_state (self, welcome->state_id, now);
+    if (*welcome->state_id)
+        strcpy (self->state_id, welcome->state_id);
     self->heartbeat = welcome->heartbeat? welcome->heartbeat: S_HEARTBEAT;
     self->registered = true;
     self->registrations++;
@@ -424,6 +462,17 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
                  self->endpoint, self->id, self->epoch, self->heartbeat,
                  self->runner? drover_runner_size (self->runner): 0,
                  zlistx_size (self->pending), waited);
+    drover_worker_resend_results (self, now);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Send every result not yet acknowledged again, if registered
+
+void
+drover_worker_resend_results (drover_worker_t *self, int64_t now)
+{
+    self->resend_at = 0;
     drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
     while (result) {
         s_send_result (self, result, now);
@@ -472,8 +521,13 @@ s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
                        result->task, result->attempt, reply->code);
         }
         else
-        if (reply->code >= 300 && reply->code < 400)
-            return;             //  retry later: kept, sent again after registering
+        if ((reply->code >= 300 && reply->code < 400) || reply->code == DROVER_CODE_NOT_SAVED) {
+            //  Retry later: kept, sent again after a heartbeat interval (or
+            //  after registering again, whichever comes first)
+            if (!self->resend_at)
+                self->resend_at = now + self->heartbeat;
+            return;
+        }
         else
             zsys_warning ("worker: result dropped task=%" PRIu64 " attempt=%u code=%u reason=\"%s\"",
                           result->task, result->attempt, reply->code,
@@ -586,6 +640,7 @@ s_shutdown (drover_worker_t *self, bool said_goodbye)
         zsys_notice ("worker: stopping, killing running=%zu", drover_runner_size (self->runner));
         drover_runner_stop_all (self->runner);
         zhashx_purge (self->procs_of);
+        zhashx_purge (self->orphans);
         self->procs_used = 0;
     }
     if (self->dealer) {
@@ -631,6 +686,7 @@ s_run (drover_worker_t *self, zsock_t *pipe)
         now = zclock_mono ();
         if (self->runner)
             drover_runner_process (self->runner, items, nitems, now);
+        s_collect_results (self, now);  //  before any HELLO: it lists them (pending)
         if (drover_poller_readable (self->poller, DROVER_WORKER_PIPE_AT))
             s_handle_pipe (self, pipe);
         if (!self->stopping && drover_poller_readable (self->poller, DROVER_WORKER_DEALER_AT))

@@ -51,6 +51,11 @@ struct _drover_worker_t {
     drover_exec_t *exec;            //  last offer's body, reused
     drover_msg_t *started_msg;      //  TASK STARTED, reused for every offer
     zlistx_t *pending;              //  results not yet acknowledged, drover_msg_t *, owned
+    zhashx_t *orphans;              //  "task/attempt" of attempts killed because the broker's
+                                    //  state changed: their results are dropped, not sent
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the last WELCOME's broker state id, or ""
+    int64_t resend_at;              //  msec (mono) to send kept results again (after a 3xx
+                                    //  or 507), 0 if not due
     zhashx_t *procs_of;             //  "task/attempt" -> procs, of attempts the runner runs
     uint32_t procs_used;            //  procs of attempts running
     uint32_t seq;                   //  last seq sent
@@ -94,7 +99,8 @@ void
 int
     drover_worker_send (drover_worker_t *self, drover_msg_t *msg);
 
-//  Say WORKER HELLO with what we offer and the attempts still running
+//  Say WORKER HELLO with what we offer, the attempts still running and
+//  those whose result is not yet acknowledged
 void
     drover_worker_send_hello (drover_worker_t *self, int64_t now);
 
@@ -116,7 +122,8 @@ void
 void
     drover_worker_handle_dealer (drover_worker_t *self, int64_t now);
 
-//  Timers: reconnect, silence, heartbeat, and leaving once idle
+//  Timers: reconnect, silence, heartbeat, results to send again, and
+//  leaving once idle
 void
     drover_worker_tick (drover_worker_t *self, int64_t now);
 
@@ -129,5 +136,9 @@ long
 //  Act on one decoded message from the broker
 void
     drover_worker_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t now);
+
+//  Send every result not yet acknowledged again, if registered
+void
+    drover_worker_resend_results (drover_worker_t *self, int64_t now);
 
 #endif

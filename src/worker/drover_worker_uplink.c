@@ -99,7 +99,10 @@ drover_worker_send (drover_worker_t *self, drover_msg_t *msg)
 
 
 //  --------------------------------------------------------------------------
-//  Say WORKER HELLO with what we offer and the attempts still running
+//  Say WORKER HELLO with what we offer, the attempts still running and
+//  those whose result is not yet acknowledged: the broker must not count
+//  an attempt whose result is on its way as lost (it would run the task
+//  again), so both are "running" for it (PROTOCOL.md §9)
 
 void
 drover_worker_send_hello (drover_worker_t *self, int64_t now)
@@ -113,12 +116,21 @@ drover_worker_send_hello (drover_worker_t *self, int64_t now)
     for (uint32_t index = 0; index < self->nlabels; index++)
         drover_msg_add_label (hello, self->labels [index]);
     size_t running = self->runner? drover_runner_size (self->runner): 0;
-    if (running > DROVER_RUNNING_MAX)
-        running = DROVER_RUNNING_MAX;
-    if (running) {
-        hello->running = (drover_taskref_t *) zmalloc (running * sizeof (drover_taskref_t));
-        hello->nrunning = (uint32_t) drover_runner_list (self->runner, hello->running, running);
+    size_t listed = running + zlistx_size (self->pending);
+    if (listed > DROVER_RUNNING_MAX)
+        listed = DROVER_RUNNING_MAX;
+    if (listed) {
+        hello->running = (drover_taskref_t *) zmalloc (listed * sizeof (drover_taskref_t));
+        size_t count = running? drover_runner_list (self->runner, hello->running, listed): 0;
+        drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
+        for (; result && count < listed; count++) {
+            hello->running [count].task = result->task;
+            hello->running [count].attempt = result->attempt;
+            result = (drover_msg_t *) zlistx_next (self->pending);
+        }
+        hello->nrunning = (uint32_t) count;
     }
+    strcpy (hello->state_id, self->state_id);
     self->registered = false;
     self->hello_at = now;
     drover_worker_send (self, hello);
@@ -292,7 +304,8 @@ drover_worker_send_goodbye (drover_worker_t *self)
 
 
 //  --------------------------------------------------------------------------
-//  Timers: reconnect, silence, heartbeat, and leaving once idle
+//  Timers: reconnect, silence, heartbeat, results to send again, and
+//  leaving once idle
 
 void
 drover_worker_tick (drover_worker_t *self, int64_t now)
@@ -311,6 +324,8 @@ drover_worker_tick (drover_worker_t *self, int64_t now)
         s_send_heartbeat (self);
         self->next_heartbeat = now + self->heartbeat;
     }
+    if (self->resend_at && now >= self->resend_at && self->registered)
+        drover_worker_resend_results (self, now);
     if (self->leaving && self->registered
     &&  (!self->runner || drover_runner_size (self->runner) == 0)
     &&  zlistx_size (self->pending) == 0) {
@@ -335,6 +350,8 @@ drover_worker_wait_msec (drover_worker_t *self, int64_t now)
         next = self->next_heartbeat;
     if (self->dealer && self->expect_since && self->expect_since + s_silence (self) < next)
         next = self->expect_since + s_silence (self);
+    if (self->dealer && self->registered && self->resend_at && self->resend_at < next)
+        next = self->resend_at;
     int64_t due = self->runner? drover_runner_next_deadline (self->runner): -1;
     if (due != -1 && due < next)
         next = due;
