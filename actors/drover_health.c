@@ -10,6 +10,7 @@
     next deadline is the poll timeout.
 
     In:   CONFIGURE heartbeat(4) lost-after(4) max-workers(4)
+          STATE state(s)            the broker's state id, for WELCOME ("" until heard)
           MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
           HEARD worker(s) route(f)  other traffic from a worker (from assign)
           EVENTS on(4) | VERBOSE | $TERM
@@ -25,7 +26,10 @@
     reconciles the attempts the worker lists). A HELLO with another epoch
     from another route, while the worker is registered, is another agent
     with the same id: refused with ERROR 423 until the registered one is
-    LOST or leaves.
+    LOST or leaves. A HELLO naming a state id (the last one the worker was
+    welcomed with) that is not ours lists attempts of another state (a
+    wiped state directory): its task ids name other tasks here, so UP
+    goes with an empty running list and assign adopts none of them.
     =========================================================================
 */
 
@@ -66,6 +70,7 @@ typedef struct {
     int64_t held_until;         //  msec (mono) until which it is left unread
     uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
     uint32_t max_workers;       //  registered workers at most
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id, for WELCOME, or ""
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
@@ -229,11 +234,20 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         say_up = true;          //  new, or reconnected from a new route
     }
     worker->procs = hello->procs;
+    if (*hello->state_id && strcmp (hello->state_id, self->state_id) && hello->nrunning) {
+        //  Its attempts were offered by a broker with other state: their
+        //  task ids are not ours, adopting them would mix tasks
+        zsys_notice ("health: worker=%s names state=%s, ours=%s: adopting none of its "
+                     "running=%u", worker->id, hello->state_id,
+                     *self->state_id? self->state_id: "none", hello->nrunning);
+        hello->nrunning = 0;
+    }
     drover_liveness_observe (self->liveness, worker->id, zclock_mono ());
     //  WELCOME goes out before UP, so it reaches the worker before any offer
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->seq = hello->seq;
     welcome->heartbeat = self->heartbeat;
+    strcpy (welcome->state_id, self->state_id);
     drover_actor_send (self->outbox, "health", route, welcome, worker->id);
     drover_msg_destroy (&welcome);
     if (say_up)
@@ -345,6 +359,13 @@ s_handle_command (void *arg, zmsg_t *msg)
                                                           : DROVER_HOLD_MAX;
         drover_liveness_set_lost_after (self->liveness, (uint32_t) drover_actor_pop_number (msg));
         self->max_workers = (uint32_t) drover_actor_pop_number (msg);
+    }
+    else
+    if (streq (command, "STATE")) {
+        char *state_id = zmsg_popstr (msg);
+        assert (state_id && strlen (state_id) <= DROVER_STATE_ID_SIZE);
+        strcpy (self->state_id, state_id);
+        zstr_free (&state_id);
     }
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {

@@ -306,6 +306,77 @@ test_lost_after_silence (void **state)
     s_expect_registered (actor, "r1", "alpha", 1, 3);
 }
 
+
+//  Say HELLO from route, naming a state id and one running attempt
+static void
+s_hello_running (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
+                 const char *state_id, uint64_t task, uint32_t seq)
+{
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    snprintf (hello->worker, sizeof hello->worker, "%s", worker);
+    hello->epoch = epoch;
+    hello->procs = 2;
+    hello->seq = seq;
+    strcpy (hello->state_id, state_id);
+    hello->nrunning = 1;
+    hello->running = (drover_taskref_t *) zmalloc (sizeof (drover_taskref_t));
+    hello->running [0].task = task;
+    hello->running [0].attempt = 1;
+    testutil_hand (actor, route, hello);
+}
+
+//  Expect WELCOME carrying state_id, then UP listing running attempts
+//  (0 or 1, of task), then worker.up
+static void
+s_expect_up_running (zactor_t *actor, const char *route, const char *worker,
+                     const char *state_id, uint32_t running, uint64_t task)
+{
+    drover_msg_t *welcome = testutil_expect_send (actor, route, worker);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    assert_string_equal (welcome->state_id, state_id);
+    drover_msg_destroy (&welcome);
+    zmsg_t *up = testutil_expect (actor, "UP", 2000);
+    testutil_pop_check (up, worker);
+    testutil_pop_check (up, route);
+    for (int field = 0; field < 4; field++) {     //  epoch, procs, mem, labels
+        char *skipped = zmsg_popstr (up);
+        zstr_free (&skipped);
+    }
+    zframe_t *frame = zmsg_pop (up);
+    assert_int_equal (zframe_size (frame), running * sizeof (drover_taskref_t));
+    if (running) {
+        drover_taskref_t ref;
+        memcpy (&ref, zframe_data (frame), sizeof ref);
+        assert_true (ref.task == task);
+    }
+    zframe_destroy (&frame);
+    zmsg_destroy (&up);
+    testutil_expect_event (actor, "worker.up", worker, "");
+}
+
+//  STATE sets the state id WELCOME carries (none until it is heard). A
+//  HELLO naming another state id lists attempts of another state: UP goes
+//  with none of them, so assign adopts nothing (before, a wiped broker
+//  adopted them as its own tasks of the same ids). A HELLO naming ours,
+//  or none (a worker that never had one), keeps its list.
+static void
+test_hello_of_another_state_adopts_nothing (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    const char *ours = "0123456789abcdef0123456789abcdef";
+    const char *theirs = "fedcba9876543210fedcba9876543210";
+    zsock_send (actor, "s444", "CONFIGURE", 250, 60000, 10);
+    s_hello_running (actor, "r0", "early", 1, "", 5, 1);
+    s_expect_up_running (actor, "r0", "early", "", 1, 5);
+    zsock_send (actor, "ss", "STATE", ours);
+    s_hello_running (actor, "r1", "alpha", 1, theirs, 42, 2);
+    s_expect_up_running (actor, "r1", "alpha", ours, 0, 0);
+    s_hello_running (actor, "r2", "beta", 1, ours, 43, 3);
+    s_expect_up_running (actor, "r2", "beta", ours, 1, 43);
+    s_hello_running (actor, "r3", "gamma", 1, "", 44, 4);
+    s_expect_up_running (actor, "r3", "gamma", ours, 1, 44);
+}
+
 int
 main (void)
 {
@@ -317,6 +388,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_max_workers, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_goodbye, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lost_after_silence, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_hello_of_another_state_adopts_nothing, s_setup,
+                                         s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
