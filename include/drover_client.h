@@ -95,7 +95,8 @@ int
     drover_client_timeout (drover_client_t *self);
 
 //  Set how long wait stays silent before sending WAIT again, msec (> 0);
-//  it doubles while nothing arrives, up to DROVER_CLIENT_RESEND_MAX
+//  it doubles while nothing arrives, up to DROVER_CLIENT_RESEND_MAX. Keyed
+//  submits not yet answered go again after each such silence too.
 void
     drover_client_set_resend (drover_client_t *self, int msec);
 
@@ -108,6 +109,11 @@ int
 const char *
     drover_client_error_text (drover_client_t *self);
 
+//  Return the broker state id of the last TASK ACCEPTED that had one
+//  ("" if none): what this client's WAITs name
+const char *
+    drover_client_state_id (drover_client_t *self);
+
 //  Return a status code in plain words, e.g. "queue full" for 301
 const char *
     drover_client_code_name (int code);
@@ -117,6 +123,16 @@ const char *
 //  NULL if argv breaks a limit.
 drover_msg_t *
     drover_client_submit_msg (int argc, const char **argv);
+
+//  Set the submit key of a TASK SUBMIT (copied), or clear it with NULL.
+//  A key makes the submit idempotent: the broker answers a SUBMIT whose key
+//  it holds with the task id it gave that key first, so the client may send
+//  it again. submit and submit_async keep keyed submits and send them again
+//  (same seq, same key) after each resend interval of silence, until their
+//  reply or the timeout; a submit without a key is never sent twice. Returns
+//  0, or -1 if the key is not 1..DROVER_KEY_MAX bytes of printable ASCII.
+int
+    drover_client_submit_set_key (drover_msg_t *submit, const char *key);
 
 //  Submit a task and wait for its id. submit is a TASK SUBMIT (only read;
 //  its seq is overwritten). Returns 0 with *task_p set, or -1.
@@ -169,9 +185,12 @@ size_t
 //  Wait until each of count tasks has its TASK DONE, calling on_done once
 //  per task (duplicates are dropped) and on_progress as they come (either
 //  may be NULL). Sends WAIT for the tasks (in chunks) and again for those
-//  still pending after DROVER_CLIENT_RESEND of silence. Returns 0 when all
-//  are done, or -1 if the broker refused the WAIT (4xx/5xx), stopped
-//  answering for the timeout, or on interrupt.
+//  still pending after DROVER_CLIENT_RESEND of silence. Each WAIT names
+//  the broker state id of the last TASK ACCEPTED this client had: a broker
+//  with another state (its state directory was wiped) refuses it with
+//  DROVER_CODE_STATE_CHANGED (412): the ids are not its tasks. Returns 0
+//  when all are done, or -1 if the broker refused the WAIT (4xx/5xx),
+//  stopped answering for the timeout, or on interrupt.
 int
     drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
                         drover_client_done_fn *on_done, drover_client_progress_fn *on_progress,

@@ -29,6 +29,9 @@ struct _fake_t {
     char last_worker [DROVER_ID_MAX + 1];   //  worker of the last WORKER ADMIN
     uint8_t last_admin;         //  admin of the last WORKER ADMIN
     zlistx_t *held;             //  requests held back for a later answer
+    char last_key [DROVER_KEY_MAX + 1];     //  key of the last TASK SUBMIT, "" if none
+    char last_state_id [DROVER_STATE_ID_SIZE + 1];  //  state id of the last TASK WAIT
+    uint32_t seqs [64];         //  SUBMITs received per seq (seq < 64)
 };
 
 //  Send msg to route on the fake's ROUTER (destroys msg)
@@ -96,9 +99,14 @@ s_fake_record (fake_t *fake, drover_msg_t *msg)
     if (msg->id >= 0 && msg->id <= DROVER_MSG_ID_MAX)
         fake->requests [msg->id]++;
     fake->last_seq = msg->seq;
-    if (msg->id == DROVER_MSG_TASK_WAIT)
+    if (msg->id == DROVER_MSG_TASK_WAIT) {
         fake->wait_ids += msg->ntasks;
+        strcpy (fake->last_state_id, msg->state_id);
+    }
     if (msg->id == DROVER_MSG_TASK_SUBMIT) {
+        snprintf (fake->last_key, sizeof fake->last_key, "%s", msg->key? msg->key: "");
+        if (msg->seq < 64)
+            fake->seqs [msg->seq]++;
         fake->last_flags = msg->flags;
         fake->last_priority = msg->priority;
         drover_exec_t *exec = drover_exec_new ();
@@ -499,6 +507,124 @@ test_pipelined_submits_all_acknowledged (void **state)
     zactor_destroy (&actor);
     assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], total + 2);
     free (acks.acks);
+}
+
+
+//  The fake broker's state id
+#define S_STATE_ID  "5f4c2ff9a1b2c3d4e5f60718293a4b5c"
+
+//  SUBMIT: the first copy of each seq goes unanswered (as if the broker
+//  died before saving it), a copy sent again is ACCEPTED (task 500 + seq,
+//  with the state id)
+static void
+s_ignore_first_copy (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id != DROVER_MSG_TASK_SUBMIT || msg->seq >= 64 || fake->seqs [msg->seq] < 2)
+        return;
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+    reply->seq = msg->seq;
+    reply->task = 500 + msg->seq;
+    strcpy (reply->state_id, S_STATE_ID);
+    s_fake_send (fake, route, &reply);
+}
+
+//  SUBMIT: ACCEPTED (task 1000 + seq) with the state id; WAIT naming it:
+//  412, as a broker whose state is another would say
+static void
+s_state_changed (fake_t *fake, zframe_t *route, drover_msg_t *msg)
+{
+    if (msg->id == DROVER_MSG_TASK_SUBMIT) {
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_ACCEPTED);
+        reply->seq = msg->seq;
+        reply->task = 1000 + msg->seq;
+        strcpy (reply->state_id, S_STATE_ID);
+        s_fake_send (fake, route, &reply);
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT && streq (msg->state_id, S_STATE_ID))
+        s_fake_error (fake, route, msg, DROVER_CODE_STATE_CHANGED, "state id is not ours");
+}
+
+//  A keyed submit the broker does not answer goes again, same seq and
+//  key, after the resend interval, sync and async; one without a key is
+//  never sent twice (it would be a second task). Before, the client gave
+//  up at the timeout, and a submit lost with a broker's crash was lost.
+static void
+test_keyed_submit_sent_again_after_silence (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_ignore_first_copy, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    drover_client_set_resend (client, 150);
+    drover_client_set_timeout (client, 3000);
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    assert_int_equal (drover_client_submit_set_key (submit, ""), -1);
+    assert_int_equal (drover_client_submit_set_key (submit, "tab\there"), -1);
+    assert_null (submit->key);
+    assert_int_equal (drover_client_submit_set_key (submit, "batch:1"), 0);
+    assert_string_equal (drover_client_state_id (client), "");
+    uint64_t task = 0;
+    assert_int_equal (drover_client_submit (client, submit, &task), 0);
+    assert_true (task == 500 + submit->seq);
+    uint32_t sync_seq = submit->seq;
+    assert_string_equal (drover_client_state_id (client), S_STATE_ID);
+
+    s_acks_t acks = { (int *) zmalloc (sizeof (int) * 4), 0, 0, false };
+    drover_client_set_ack_handler (client, s_on_ack, &acks);
+    uint32_t async_seq [3];
+    for (int index = 0; index < 3; index++) {
+        char key [16];
+        snprintf (key, sizeof key, "batch:%d", index + 2);
+        assert_int_equal (drover_client_submit_set_key (submit, key), 0);
+        async_seq [index] = drover_client_submit_async (client, submit, (uintptr_t) index);
+        assert_true (async_seq [index] > 0);
+    }
+    assert_int_equal (drover_client_flush (client), 0);
+    for (int index = 0; index < 3; index++)
+        assert_int_equal (acks.acks [index], 1);
+
+    //  Without a key: sent once, then the timeout
+    assert_int_equal (drover_client_submit_set_key (submit, NULL), 0);
+    drover_client_set_timeout (client, 600);
+    assert_int_equal (drover_client_submit (client, submit, &task), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_TIMEOUT);
+    uint32_t bare_seq = submit->seq;
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_true (fake.seqs [sync_seq] >= 2);
+    for (int index = 0; index < 3; index++)
+        assert_true (fake.seqs [async_seq [index]] >= 2);
+    assert_int_equal (fake.seqs [bare_seq], 1);
+    assert_string_equal (fake.last_key, "");
+    free (acks.acks);
+}
+
+//  WAIT names the state id of the last TASK ACCEPTED; a broker with
+//  another state answers 412, and the wait fails saying so
+static void
+test_wait_state_changed_fails_clearly (void **state)
+{
+    fake_t fake;
+    char endpoint [64];
+    zactor_t *actor = s_fake_start (&fake, s_state_changed, endpoint);
+    drover_client_t *client = drover_client_new (endpoint);
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    uint64_t task = 0;
+    assert_int_equal (drover_client_submit (client, submit, &task), 0);
+    assert_int_equal (drover_client_wait (client, &task, 1, NULL, NULL, NULL), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CODE_STATE_CHANGED);
+    assert_non_null (strstr (drover_client_error_text (client),
+                             "broker state changed: tasks submitted before are unknown to it"));
+    assert_string_equal (drover_client_code_name (DROVER_CODE_STATE_CHANGED),
+                         "broker state changed");
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_string_equal (fake.last_state_id, S_STATE_ID);
 }
 
 //  Count deliveries per task (tasks 1..N)
@@ -1159,6 +1285,8 @@ main (void)
         cmocka_unit_test (test_late_reply_not_mistaken),
         cmocka_unit_test (test_endpoint_from_environment),
         cmocka_unit_test (test_cli_submit_prints_ids),
+        cmocka_unit_test (test_keyed_submit_sent_again_after_silence),
+        cmocka_unit_test (test_wait_state_changed_fails_clearly),
         cmocka_unit_test (test_cli_errors),
         cmocka_unit_test (test_cli_wait),
         cmocka_unit_test (test_cli_exit_status_from_outcome),

@@ -2,6 +2,12 @@
     drover_cli_submit - `drover submit`: one task from the command line, or
     one shell command per line of a file, pipelined through the client's
     async window with a progress line; --wait waits for the results.
+
+    Every line of a file goes with a submit key, a hash of the file's
+    absolute path, the line's number and its text (and --key, if given):
+    the broker answers a key it holds with the task id it gave it, so
+    running a file again after a broker crash cut its submit short runs
+    nothing twice, and the client's re-sends after a silence are safe.
     =========================================================================
 */
 
@@ -20,6 +26,8 @@ typedef struct {
     bool wait;                  //  --wait
     uint32_t window;            //  --window: async submits outstanding
     size_t max_listed;          //  --failures: failures listed by --wait
+    const char *key;            //  --key: the task's key, or with --file mixed into each line's
+    bool no_keys;               //  --no-keys: --file sends no keys
 } s_options_t;
 
 //  The async submit of a file's lines
@@ -46,6 +54,12 @@ s_usage (FILE *stream)
         "lines and lines starting with # are skipped), pipelined, and prints the ids\n"
         "one per line in the file's order; the options apply to every line.\n"
         "\n"
+        "Each line of FILE is submitted with a key made from the file's absolute path, the\n"
+        "line's number and text (and --key): submitting the same file again, e.g. after a\n"
+        "broker crash cut the first run short, gives the same ids and runs nothing twice\n"
+        "while the broker keeps those tasks. To run it again as new tasks, give a new\n"
+        "--key (e.g. a date) or --no-keys. Lines from stdin get keys only with --key.\n"
+        "\n"
         "options:\n"
         "  --priority P        lower runs first (default 0)\n"
         "  --procs N           procs the task needs (default 1)\n"
@@ -59,6 +73,10 @@ s_usage (FILE *stream)
         "  --wait              wait for the result (see below)\n"
         "  --window N          --file: submits in flight at once (default %d)\n"
         "  --failures N        --file --wait: failures listed in the summary (default 100, 0 all)\n"
+        "  --key K             submit key (1..128 printable ASCII bytes): a second submit\n"
+        "                      with the same key gets the first one's task id, runs nothing\n"
+        "                      new. With --file, K is mixed into every line's key\n"
+        "  --no-keys           --file: send no keys (each run makes new tasks)\n"
         "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
         "\n"
         "With --wait, one task's stdout and stderr are copied to ours and drover exits with\n"
@@ -130,6 +148,8 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "wait", no_argument, NULL, 'w' },
         { "window", required_argument, NULL, 'W' },
         { "failures", required_argument, NULL, 'F' },
+        { "key", required_argument, NULL, 'k' },
+        { "no-keys", no_argument, NULL, 'K' },
         DROVER_CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 }
     };
@@ -211,6 +231,16 @@ s_parse (int argc, char **argv, s_options_t *options)
                     return DROVER_EXIT_USAGE;
                 options->max_listed = (size_t) value;
                 break;
+            case 'k':
+                if (drover_client_submit_set_key (submit, optarg))
+                    return drover_cli_usage_error ("submit", "--key: '%.40s' is not 1..%d "
+                                                   "bytes of printable ASCII", optarg,
+                                                   DROVER_KEY_MAX);
+                options->key = optarg;
+                break;
+            case 'K':
+                options->no_keys = true;
+                break;
             default: {
                 int rc = drover_cli_common_option ("submit", option, argv);
                 if (rc)
@@ -220,6 +250,8 @@ s_parse (int argc, char **argv, s_options_t *options)
     }
     if (options->file && optind < argc)
         return drover_cli_usage_error ("submit", "--file and a command: give one or the other");
+    if (options->no_keys && (options->key || !options->file))
+        return drover_cli_usage_error ("submit", "--no-keys goes with --file, without --key");
     if (!options->file && optind >= argc)
         return drover_cli_usage_error ("submit", "no command given (drover submit -- CMD ARGS...)");
     if (options->wait)
@@ -398,6 +430,26 @@ s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reas
                  reason && *reason? ": ": "", reason? reason: "");
 }
 
+//  Make the key of a file's line: the SHA-1, in hex, of the file's
+//  absolute path, the line's number and text, and salt (--key, or "")
+static void
+s_line_key (const char *path, size_t number, const char *line, const char *salt,
+            char key [41])
+{
+    char prefix [64];
+    int length = snprintf (prefix, sizeof prefix, "drover submit --file\n%zu\n", number);
+    zdigest_t *digest = zdigest_new ();
+    assert (digest);
+    zdigest_update (digest, (const byte *) prefix, (size_t) length);
+    zdigest_update (digest, (const byte *) path, strlen (path) + 1);      //  with its NUL
+    zdigest_update (digest, (const byte *) salt, strlen (salt) + 1);
+    zdigest_update (digest, (const byte *) line, strlen (line));
+    const byte *hash = zdigest_data (digest);
+    for (int index = 0; index < 20; index++)
+        snprintf (key + 2 * index, 3, "%02x", hash [index]);
+    zdigest_destroy (&digest);
+}
+
 //  Submit every line, then print the ids (or wait for the tasks)
 static int
 s_submit_file (drover_client_t *client, s_options_t *options)
@@ -408,6 +460,17 @@ s_submit_file (drover_client_t *client, s_options_t *options)
         s_batch_free (&batch);
         return rc;
     }
+    //  Keys name the file by its absolute path: the same file run from
+    //  another directory is the same batch; stdin has no name, only --key
+    char *path = NULL;
+    if (!options->no_keys && !streq (options->file, "-"))
+        path = realpath (options->file, NULL);
+    else
+    if (!options->no_keys && options->key)
+        path = strdup ("-");
+    if (!options->no_keys && !path)
+        fprintf (stderr, "drover submit: lines of '%s' go without keys%s\n", options->file,
+                 streq (options->file, "-")? " (give --key for stdin)": "");
     drover_client_set_window (client, options->window);
     drover_client_set_ack_handler (client, s_on_ack, &batch);
     drover_cli_progress_t progress;
@@ -416,6 +479,12 @@ s_submit_file (drover_client_t *client, s_options_t *options)
     size_t sent = 0;
     for (; sent < batch.count; sent++) {
         const char *argv [] = { "sh", "-c", batch.lines [sent] };
+        if (path) {
+            char key [41];
+            s_line_key (path, batch.numbers [sent], batch.lines [sent],
+                        options->key? options->key: "", key);
+            drover_client_submit_set_key (options->submit, key);
+        }
         if (s_set_body (options, 3, argv)) {
             drover_cli_progress_clear (&progress);
             fprintf (stderr, "drover submit: line %zu: too long\n", batch.numbers [sent]);
@@ -458,6 +527,7 @@ s_submit_file (drover_client_t *client, s_options_t *options)
         if (rc == 0 || waited == DROVER_EXIT_INTERRUPTED)
             rc = waited;
     }
+    free (path);
     s_batch_free (&batch);
     return rc;
 }

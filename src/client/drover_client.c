@@ -122,6 +122,8 @@ drover_client_destroy (drover_client_t **self_p)
     drover_msg_destroy (&self->inbox);
     drover_msg_destroy (&self->reply);
     zlistx_destroy (&self->kept);
+    for (uint32_t index = 0; index < self->window; index++)
+        zframe_destroy (&self->slots [index].frame);
     free (self->slots);
     free (self->endpoint);
     free (self);
@@ -180,6 +182,14 @@ drover_client_error_text (drover_client_t *self)
     return self->error_text;
 }
 
+//  Return the broker state id of the last TASK ACCEPTED that had one
+const char *
+drover_client_state_id (drover_client_t *self)
+{
+    assert (self);
+    return self->state_id;
+}
+
 //  A status code in plain words
 const char *
 drover_client_code_name (int code)
@@ -200,10 +210,12 @@ drover_client_code_name (int code)
         case DROVER_CODE_NOT_FOUND:         return "not found";
         case DROVER_CODE_STALE:             return "stale";
         case DROVER_CODE_CONFLICT:          return "not possible now";
+        case DROVER_CODE_STATE_CHANGED:     return "broker state changed";
         case DROVER_CODE_TOO_LARGE:         return "too large";
         case DROVER_CODE_UNEXPECTED:        return "unexpected request";
         case DROVER_CODE_BAD_VERSION:       return "protocol version mismatch";
         case DROVER_CODE_INTERNAL:          return "broker fault";
+        case DROVER_CODE_NOT_SAVED:         return "not saved, try again later";
     }
     if (code >= 300 && code < 400)
         return "try again later";
@@ -249,6 +261,21 @@ drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
         return -1;
     }
     return 0;
+}
+
+//  Send an encoded request again (a copy of frame)
+int
+drover_client_send_again (drover_client_t *self, zframe_t *frame)
+{
+    zframe_t *copy = zframe_dup (frame);
+    int rc = zframe_send (&copy, self->dealer, 0);
+    drover_poller_sent (self->poller, S_DEALER_AT);
+    if (rc == -1) {
+        zframe_destroy (&copy);
+        drover_client_set_error (self, DROVER_CLIENT_ERR_SEND, "cannot send to %s: %s",
+                                 self->endpoint, zmq_strerror (zmq_errno ()));
+    }
+    return rc;
 }
 
 //  Receive one frame if there is one (flags: ZMQ_DONTWAIT) and dispatch it.
@@ -315,19 +342,29 @@ drover_client_msec_left (int64_t deadline)
     return left < 0? 0: left > INT_MAX? INT_MAX: (int) left;
 }
 
-//  Wait for the reply to request seq, within the timeout. Returns the reply
+//  Wait for the reply to request seq, within the timeout. If again is
+//  set (an encoded request that may go twice: a SUBMIT with a key), send
+//  it again after each resend interval of silence. Returns the reply
 //  (caller owns; ERROR included), or NULL with the error set.
 static drover_msg_t *
-s_await (drover_client_t *self, uint32_t seq)
+s_await (drover_client_t *self, uint32_t seq, zframe_t *again)
 {
     self->awaited = seq;
     int64_t deadline = zclock_mono () + self->timeout;
+    int64_t resend_at = zclock_mono () + self->resend;
     while (!self->reply) {
         int left = drover_client_msec_left (deadline);
         if (left == 0) {
             drover_client_set_timeout_error (self);
             break;
         }
+        if (again && drover_client_msec_left (resend_at) == 0) {
+            if (drover_client_send_again (self, again))
+                break;
+            resend_at = zclock_mono () + self->resend;
+        }
+        if (again && drover_client_msec_left (resend_at) < left)
+            left = drover_client_msec_left (resend_at);
         if (drover_client_receive (self, left) == -1) {
             drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
             break;
@@ -347,9 +384,23 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     assert (request);
     assert (!self->in_handler);     //  handlers must not call the client
     request->seq = drover_client_next_seq (self);
-    if (drover_client_send_msg (self, request))
+    //  A keyed SUBMIT is kept encoded, to go again while unanswered: the
+    //  broker gives a repeat of a key it holds the same task id
+    zframe_t *again = NULL;
+    if (request->id == DROVER_MSG_TASK_SUBMIT && request->key) {
+        again = drover_msg_encode (request);
+        if (!again) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
+                                     drover_msg_name (request->id));
+            return NULL;
+        }
+    }
+    if (again? drover_client_send_again (self, again): drover_client_send_msg (self, request)) {
+        zframe_destroy (&again);
         return NULL;
-    drover_msg_t *reply = s_await (self, request->seq);
+    }
+    drover_msg_t *reply = s_await (self, request->seq, again);
+    zframe_destroy (&again);
     if (reply && reply->id == DROVER_MSG_ERROR) {
         drover_client_set_error (self, reply->code, "%s", reply->reason? reply->reason: "");
         drover_msg_destroy (&reply);
@@ -387,6 +438,8 @@ s_dispatch (drover_client_t *self)
         drover_client_dispatch_done (self);
         return;
     }
+    if (msg->id == DROVER_MSG_TASK_ACCEPTED && *msg->state_id)
+        strcpy (self->state_id, msg->state_id);     //  for our WAITs
     if (msg->seq != 0 && msg->seq == self->awaited && !self->reply) {
         self->reply = msg;                  //  the synchronous request's answer
         self->inbox = drover_msg_new (0);
@@ -402,6 +455,13 @@ s_dispatch (drover_client_t *self)
     }
     if (self->wait && drover_waitset_owns (self->wait->tasks, msg->seq)) {
         //  A 3xx (e.g. too many waiters) is retried by the next re-send
+        if (msg->id == DROVER_MSG_ERROR && msg->code == DROVER_CODE_STATE_CHANGED) {
+            drover_client_set_error (self, msg->code, "broker state changed: tasks submitted "
+                                     "before are unknown to it (%s)",
+                                     msg->reason? msg->reason: "");
+            self->wait->failed = true;
+        }
+        else
         if (msg->id == DROVER_MSG_ERROR && msg->code >= 400) {
             drover_client_set_error (self, msg->code, "%s", msg->reason? msg->reason: "");
             self->wait->failed = true;

@@ -21,6 +21,8 @@
 typedef struct {
     uint32_t seq;               //  request seq, 0 if the slot is free
     uintptr_t tag;              //  the caller's tag
+    zframe_t *frame;            //  the encoded submit when it has a key (sent again
+                                //  after a silence), else NULL; owned
 } drover_client_slot_t;
 
 //  The wait in progress
@@ -38,8 +40,10 @@ struct _drover_client_t {
     void *handle;               //  its libzmq handle, for zmq_msg_recv
     drover_poller_t *poller;    //  the dealer, at S_DEALER_AT
     int timeout;                //  msec for a reply
-    int resend;                 //  msec of silence before WAIT goes again
+    int resend;                 //  msec of silence before WAIT (or a keyed SUBMIT) goes again
     uint32_t seq;               //  last request seq used
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's, from the last TASK
+                                    //  ACCEPTED that had one, sent in WAIT; "" if none
     drover_msg_t *inbox;        //  reused to decode each incoming frame
     uint64_t received;          //  frames received, ever
     uint64_t malformed;         //  frames that did not decode
@@ -79,6 +83,11 @@ uint32_t
 //  Encode and send one request. Returns 0 or -1 with the error set.
 int
     drover_client_send_msg (drover_client_t *self, drover_msg_t *request);
+
+//  Send an encoded request again (a copy of frame). Returns 0 or -1 with
+//  the error set.
+int
+    drover_client_send_again (drover_client_t *self, zframe_t *frame);
 
 //  Wait up to msec for something from the broker, then handle all that
 //  has arrived (up to a batch). Returns frames handled, 0 on timeout (or

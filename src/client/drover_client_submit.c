@@ -6,6 +6,12 @@
     in a ring of `window` slots indexed by seq; a send blocks while its
     slot is taken, which bounds what is outstanding, and each reply frees
     its slot and goes to the ack handler.
+
+    A submit with a key is kept encoded until its reply, and sent again
+    (same seq, same key) after each resend interval in which the broker
+    said nothing: a broker that saved the first answers the same task id,
+    one that never got it (it died, the connection dropped it) takes it
+    now. A submit without a key is never sent twice: it would be two tasks.
     =========================================================================
 */
 
@@ -18,6 +24,7 @@ drover_client_dispatch_ack (drover_client_t *self, drover_client_slot_t *slot)
     drover_msg_t *reply = self->inbox;
     drover_client_slot_t taken = *slot;
     slot->seq = 0;
+    zframe_destroy (&slot->frame);
     self->outstanding--;
     int code = DROVER_CODE_OK;
     const char *reason = NULL;
@@ -56,6 +63,24 @@ drover_client_submit_msg (int argc, const char **argv)
     }
     drover_exec_destroy (&exec);
     return msg;
+}
+
+//  Set (or, with NULL, clear) a TASK SUBMIT's key
+int
+drover_client_submit_set_key (drover_msg_t *submit, const char *key)
+{
+    assert (submit);
+    if (key) {
+        size_t length = strnlen (key, DROVER_KEY_MAX + 1);
+        if (length < 1 || length > DROVER_KEY_MAX)
+            return -1;
+        for (size_t index = 0; index < length; index++)
+            if ((byte) key [index] < 0x20 || (byte) key [index] > 0x7e)
+                return -1;
+    }
+    free (submit->key);
+    submit->key = key? strdup (key): NULL;
+    return 0;
 }
 
 //  Submit a task and wait for its id
@@ -116,29 +141,64 @@ drover_client_set_window (drover_client_t *self, uint32_t window)
     return 0;
 }
 
-//  Handle replies until the slot is free; 0, or -1 if replies stopped
-//  coming for the timeout or on interrupt
+//  Send again every outstanding submit that has a key: the broker did not
+//  answer them for a while (it may have died before saving them, or the
+//  connection dropped them); a broker that has one already answers the
+//  same task id
 static int
-s_wait_for_slot (drover_client_t *self, drover_client_slot_t *slot)
+s_resend_keyed (drover_client_t *self)
+{
+    size_t resent = 0;
+    for (uint32_t index = 0; index < self->window; index++) {
+        drover_client_slot_t *slot = &self->slots [index];
+        if (slot->seq && slot->frame) {
+            if (drover_client_send_again (self, slot->frame))
+                return -1;
+            resent++;
+        }
+    }
+    if (resent)
+        zsys_info ("client: broker=%s silent for %d msec, sent %zu keyed submits again",
+                   self->endpoint, self->resend, resent);
+    return 0;
+}
+
+//  Handle replies until the slot is free (with no slot: until nothing is
+//  outstanding); keyed submits go again after each resend interval of
+//  silence. Returns 0, or -1 with the error set if replies stopped coming
+//  for the timeout, or on interrupt
+static int
+s_handle_replies (drover_client_t *self, drover_client_slot_t *slot)
 {
     int64_t deadline = zclock_mono () + self->timeout;
-    while (slot->seq) {
+    int64_t resend_at = zclock_mono () + self->resend;
+    while (slot? slot->seq != 0: self->outstanding > 0) {
         uint64_t received = self->received;
-        int rc = drover_client_receive (self, drover_client_msec_left (deadline));
+        int64_t until = resend_at < deadline? resend_at: deadline;
+        int rc = drover_client_receive (self, drover_client_msec_left (until));
         if (rc == -1) {
             drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
             return -1;
         }
-        if (self->received != received)
+        if (self->received != received) {
             deadline = zclock_mono () + self->timeout;      //  the broker is answering
+            resend_at = zclock_mono () + self->resend;
+        }
         else
         if (drover_client_msec_left (deadline) == 0) {
             drover_client_set_timeout_error (self);
             return -1;
         }
+        else
+        if (drover_client_msec_left (resend_at) == 0) {
+            if (s_resend_keyed (self))
+                return -1;
+            resend_at = zclock_mono () + self->resend;
+        }
     }
     return 0;
 }
+
 
 //  Send a TASK SUBMIT without waiting for its reply
 uint32_t
@@ -149,13 +209,29 @@ drover_client_submit_async (drover_client_t *self, drover_msg_t *submit, uintptr
     assert (!self->in_handler);
     uint32_t seq = drover_client_next_seq (self);
     drover_client_slot_t *slot = &self->slots [seq % self->window];
-    if (slot->seq && s_wait_for_slot (self, slot))
+    if (slot->seq && s_handle_replies (self, slot))
         return 0;
     submit->seq = seq;
+    zframe_t *frame = NULL;
+    if (submit->key) {
+        //  Kept encoded, to go again if the broker stays silent
+        frame = drover_msg_encode (submit);
+        if (!frame) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
+                                     drover_msg_name (submit->id));
+            return 0;
+        }
+        if (drover_client_send_again (self, frame)) {
+            zframe_destroy (&frame);
+            return 0;
+        }
+    }
+    else
     if (drover_client_send_msg (self, submit))
         return 0;
     slot->seq = seq;
     slot->tag = tag;
+    slot->frame = frame;
     self->outstanding++;
     if ((seq & 255) == 0)
         drover_client_receive (self, 0);    //  take what has come, keeping our queue short
@@ -179,24 +255,13 @@ drover_client_flush (drover_client_t *self)
 {
     assert (self);
     assert (!self->in_handler);
-    int64_t deadline = zclock_mono () + self->timeout;
-    while (self->outstanding) {
-        uint64_t received = self->received;
-        if (drover_client_receive (self, drover_client_msec_left (deadline)) == -1) {
-            drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
-            return -1;
-        }
-        if (self->received != received)
-            deadline = zclock_mono () + self->timeout;
-        else
-        if (drover_client_msec_left (deadline) == 0) {
-            drover_client_set_error (self, DROVER_CLIENT_ERR_TIMEOUT,
-                         "the broker at %s did not answer %zu submits within %d msec",
-                         self->endpoint, self->outstanding, self->timeout);
-            return -1;
-        }
-    }
-    return 0;
+    if (s_handle_replies (self, NULL) == 0)
+        return 0;
+    if (self->error_code == DROVER_CLIENT_ERR_TIMEOUT)
+        drover_client_set_error (self, DROVER_CLIENT_ERR_TIMEOUT,
+                     "the broker at %s did not answer %zu submits within %d msec",
+                     self->endpoint, self->outstanding, self->timeout);
+    return -1;
 }
 
 //  Return how many async submits are outstanding

@@ -80,6 +80,7 @@ s_send_waits (drover_client_t *self, drover_client_waiting_t *wait)
     if (chunk > DROVER_WAIT_MAX)
         chunk = DROVER_WAIT_MAX;
     request->tasks = (uint64_t *) zmalloc (sizeof (uint64_t) * (chunk? chunk: 1));
+    strcpy (request->state_id, self->state_id);     //  412 if the broker's is another
     int rc = 0;
     size_t cursor = 0;
     while (rc == 0) {
