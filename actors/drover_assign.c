@@ -14,8 +14,18 @@
     turn says goes out as one BATCH (drover_outbox), so a busy broker
     wakes each thread once per batch rather than once per command.
 
+    Every change of a task is said to the store (CHANGE: the event and the
+    task's state after it; with durability off only while someone listens
+    to events). With durability full, what acknowledges a change (TASK
+    ACCEPTED, TASK DONE, the OK to a RESULT or a CANCEL) is said as REPLY:
+    the store sends it on once the change is committed.
+
     In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
-                    max-queued-bytes(4) keep-finished-bytes(4)
+                    max-queued-bytes(4) keep-finished-bytes(4) durability(4)
+                    restart-grace(4)
+          RESTORE change(p)         a task the store kept (at start)
+          STATE state(s)            the broker's state id (at start)
+          LOADED next-task(8) restored(8)   every kept task was said
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
           ASSIGN task(8) worker(s)        (from schedq, on the link)
           LEASE lease(8) worker(s) procs(4) mem(8) labels(s) | REVOKE lease(8)
@@ -29,7 +39,10 @@
           SUCCESS worker(s) | FAILURE worker(s) reason(s)    (to probation)
           HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
                                       registration (to health); once per worker a turn
-          SEND route(f) payload(f) worker(s) | EVENT topic(s) body(f)
+          PLACED task(8) worker(s) procs(4) mem(8) labels(s)   an attempt adopted
+                                      after a restart (to schedq, on the link)
+          CHANGE change(p) | REPLY route(f) payload(f) worker(s)    (to the store)
+          SEND route(f) payload(f) worker(s)
     =========================================================================
 */
 
@@ -38,6 +51,7 @@
 #include "drover_tasktable.h"
 #include "drover_leases.h"
 #include "drover_actor.h"
+#include "drover_store.h"
 
 //  Most warnings about stale or unknown reports logged per second
 #define S_WARNINGS_PER_SEC  20
@@ -58,6 +72,12 @@ typedef struct {
     int64_t warned_at;          //  start of the current warning second, msec
     int warnings;               //  warnings logged in that second
     drover_actor_flags_t flags; //  EVENTS, VERBOSE (also logs each task's end), $TERM
+    int durability;             //  drover_durability_t
+    drover_record_kind_t acks;  //  how acknowledgements go: REPLY with durability full, else SEND
+    uint32_t restart_grace;     //  msec for workers to report after a restart
+    int64_t grace_at;           //  msec (mono) when the restart grace ends, 0: none
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id (STATE)
+    drover_msg_t *submit;       //  the TASK SUBMIT being handled: its task's first change
 } self_t;
 
 //  Create the actor's state; link is the endpoint schedq binds
@@ -78,6 +98,8 @@ s_self_new (zsock_t *pipe, const char *link)
     drover_poller_add (self->poller, self->link);
     self->table = drover_tasktable_new ();
     self->leases = drover_leases_new ();
+    self->durability = DROVER_DURABILITY_OFF;
+    self->acks = DROVER_RECORD_SEND;
     return self;
 }
 
@@ -90,6 +112,7 @@ s_self_destroy (self_t **self_p)
         return;
     if (self->stale)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
+    drover_msg_destroy (&self->submit);
     drover_tasktable_destroy (&self->table);
     drover_leases_destroy (&self->leases);
     drover_poller_destroy (&self->poller);
@@ -138,13 +161,46 @@ s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
                       drover_msg_name (msg->id), msg->task, msg->attempt, msg->worker, reason);
 }
 
-//  Publish an event about a task
+//  A final task's result, as the store keeps it
+static drover_msg_t *
+s_result_of (const drover_action_t *action)
+{
+    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    done->task = action->task;
+    done->state = action->state;
+    done->outcome = action->outcome;
+    done->end = action->end;
+    done->exit_code = action->exit_code;
+    done->signal = action->signal;
+    done->truncated = action->truncated;
+    done->duration = action->duration;
+    drover_msg_set_output (done, action->out, action->out_size, action->err, action->err_size);
+    drover_msg_set_reason (done, action->reason);
+    return done;
+}
+
+//  Tell the store of a task's change: to keep (durability full or batch),
+//  and to publish as an event (when someone listens)
 static void
 s_publish (self_t *self, const drover_action_t *action)
 {
-    if (!self->flags.silent)
-        drover_actor_event (self->outbox, action->topic, action->task, action->attempt,
-                           action->worker, action->reason);
+    bool durable = self->durability != DROVER_DURABILITY_OFF;
+    if (durable || !self->flags.silent) {
+        drover_change_t *change = drover_change_new (action->topic, action->task);
+        change->attempt = action->attempt;
+        snprintf (change->worker, sizeof change->worker, "%s", action->worker);
+        snprintf (change->reason, sizeof change->reason, "%s", action->reason);
+        change->state = action->state;
+        change->retries_left = action->retries_left;
+        change->lost = action->lost;
+        if (durable && self->submit && self->submit->task == action->task) {
+            change->submit = self->submit;      //  the new task's fields, to keep
+            self->submit = NULL;
+        }
+        if (durable && drover_change_final (change))
+            change->done = s_result_of (action);
+        drover_outbox_say_change (self->outbox, DROVER_RECORD_CHANGE, &change);
+    }
 
     //  One line per final state would be too much at 100k tasks/s
     if (streq (action->topic, "task.failed"))
@@ -196,7 +252,8 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.err = (byte *) action->err;             //  borrowed
         msg.err_size = action->err_size;
         msg.reason = action->reason [0]? (char *) action->reason: NULL;
-        drover_actor_send_to (self->outbox, "assign", action->route, action->route_size, &msg, "");
+        drover_actor_say_to (self->outbox, self->acks, "assign", action->route,
+                             action->route_size, &msg, "");
     }
 }
 
@@ -274,6 +331,10 @@ s_carry_out (self_t *self)
             case DROVER_ACTION_EVENT:
                 s_publish (self, action);
                 break;
+            case DROVER_ACTION_PLACED:
+                drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
+                                   action->worker, action->procs, action->mem, action->labels);
+                break;
             default:
                 s_send_action (self, action);
         }
@@ -294,12 +355,14 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
         drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
         return;
     }
+    msg->task = task;           //  so its first change carries it (s_publish)
     drover_msg_t reply;
     memset (&reply, 0, sizeof reply);
     reply.id = DROVER_MSG_TASK_ACCEPTED;
     reply.seq = msg->seq;
     reply.task = task;
-    drover_actor_send_to (self->outbox, "assign", route, route_size, &reply, "");
+    strcpy (reply.state_id, self->state_id);
+    drover_actor_say_to (self->outbox, self->acks, "assign", route, route_size, &reply, "");
 }
 
 //  TASK LIST: counts and rows
@@ -330,7 +393,17 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);
-        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+        drover_actor_answer_to (self->outbox, code == DROVER_CODE_OK? self->acks: DROVER_RECORD_SEND,
+                                "assign", route, route_size, msg->seq, code, reason, "");
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT && msg->state_id [0]
+    &&  strcmp (msg->state_id, self->state_id)) {
+        char text [DROVER_REASON_MAX + 1];
+        snprintf (text, sizeof text, "broker state changed (was %s, now %s): tasks submitted "
+                  "before are unknown to it", msg->state_id, self->state_id);
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                               DROVER_CODE_STATE_CHANGED, text, "");
     }
     else
     if (msg->id == DROVER_MSG_TASK_WAIT) {
@@ -381,8 +454,8 @@ s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_
         code = drover_tasktable_result (self->table, msg, &reason);
         if (code != DROVER_CODE_OK)
             s_warn_refused (self, msg, code, reason);
-        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
-                              msg->worker);
+        drover_actor_answer_to (self->outbox, code == DROVER_CODE_OK? self->acks: DROVER_RECORD_SEND,
+                                "assign", route, route_size, msg->seq, code, reason, msg->worker);
     }
 }
 
@@ -488,6 +561,41 @@ s_handle_configure (self_t *self, zmsg_t *msg)
     drover_tasktable_configure (self->table, ack_timeout, lost_retries, max_queued, keep_finished);
     drover_tasktable_set_max_queued_bytes (self->table, (size_t) drover_actor_pop_number (msg));
     drover_tasktable_set_max_kept_bytes (self->table, (size_t) drover_actor_pop_number (msg));
+    self->durability = (int) drover_actor_pop_number (msg);
+    self->acks = self->durability == DROVER_DURABILITY_FULL? DROVER_RECORD_REPLY: DROVER_RECORD_SEND;
+    self->restart_grace = (uint32_t) drover_actor_pop_number (msg);
+}
+
+//  LOADED next-task(8) restored(8): ids go on from next-task; the attempts
+//  restored wait for their workers until the end of the grace
+static void
+s_handle_loaded (self_t *self, zmsg_t *msg)
+{
+    uint64_t next_task = drover_actor_pop_number (msg);
+    uint64_t restored = drover_actor_pop_number (msg);
+    drover_tasktable_loaded (self->table, next_task);
+    uint64_t placed = drover_tasktable_count (self->table, DROVER_TASK_ASSIGNED)
+                    + drover_tasktable_count (self->table, DROVER_TASK_RUNNING);
+    if (restored)
+        zsys_notice ("assign: restored tasks=%" PRIu64 " queued=%" PRIu64 " running=%" PRIu64
+                     " finished=%" PRIu64 ", waiting up to %u msec for workers to report",
+                     restored, drover_tasktable_count (self->table, DROVER_TASK_QUEUED), placed,
+                     restored - placed - drover_tasktable_count (self->table, DROVER_TASK_QUEUED),
+                     self->restart_grace);
+    if (placed)
+        self->grace_at = zclock_mono () + self->restart_grace;
+}
+
+//  The restart grace is over: what no worker reported runs again
+static void
+s_end_grace (self_t *self)
+{
+    self->grace_at = 0;
+    size_t requeued = drover_tasktable_end_grace (self->table);
+    if (requeued)
+        zsys_warning ("assign: restart grace over, attempts=%zu nobody reported run again",
+                      requeued);
+    s_carry_out (self);
 }
 
 //  Handle one control command from the pipe or the link (drover_outbox_receive
@@ -515,6 +623,12 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "CONFIGURE"))
         s_handle_configure (self, msg);
     else
+    if (streq (command, "STATE"))
+        drover_actor_pop_text (msg, self->state_id, sizeof self->state_id);
+    else
+    if (streq (command, "LOADED"))
+        s_handle_loaded (self, msg);
+    else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("assign: unknown pipe command=%s", command);
         assert (false);         //  the vocabulary is in ACTORS.md
@@ -529,11 +643,26 @@ s_handle_record (void *arg, drover_record_t *record)
     self_t *self = (self_t *) arg;
     if (self->flags.verbose)
         zsys_debug ("assign: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_MSG && record->msg->id == DROVER_MSG_TASK_SUBMIT) {
+        //  Taken: its first change hands it to the store (s_publish)
+        self->submit = record->msg;
+        record->msg = NULL;
+        s_handle_request (self, drover_record_route (record), record->route_size, self->submit);
+        drover_msg_destroy (&self->submit);
+    }
+    else
     if (record->kind == DROVER_RECORD_MSG)
         s_handle_request (self, drover_record_route (record), record->route_size, record->msg);
     else
     if (record->kind == DROVER_RECORD_ASSIGN)
         s_handle_assign (self, record);
+    else
+    if (record->kind == DROVER_RECORD_RESTORE) {
+        if (drover_tasktable_restore (self->table, record->change))
+            zsys_warning ("assign: restored task=%" PRIu64 " ignored: not a task, or held already",
+                          record->change->task);
+        s_carry_out (self);
+    }
     else {
         zsys_error ("assign: unexpected record=%s", drover_record_word (record));
         assert (false);         //  the vocabulary is in ACTORS.md
@@ -562,8 +691,12 @@ drover_assign_actor (zsock_t *pipe, void *args)
     zsock_signal (pipe, 0);                     //  zactor_new returns only after this
     while (!self->flags.stopping) {
         int64_t now = zclock_mono ();
+        if (self->grace_at && now >= self->grace_at)
+            s_end_grace (self);
         int64_t deadline = drover_tasktable_expire (self->table, now);
         s_carry_out (self);
+        if (self->grace_at && (deadline == -1 || self->grace_at < deadline))
+            deadline = self->grace_at;
         //  schedq first: a QUEUE is on the way to an offer, while what goes
         //  to the main (ACCEPTED, say) can wait for a core a moment
         drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);

@@ -13,6 +13,8 @@
           QUEUE task(8) priority(i) procs(4) mem(8) labels(s)   (on the link)
           TAKE lease(8) task(8) procs(4) mem(8) labels(s)       (on the link)
           DEQUEUE task(8) | FREE task(8) | RETURN lease(8)      (on the link)
+          PLACED task(8) worker(s) procs(4) mem(8) labels(s)    (on the link: an
+                                    attempt adopted after a restart runs there)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           PROBATION worker(s) reason(s) | CLEARED worker(s) why(s)   (PROBATION
@@ -171,6 +173,23 @@ s_handle_up (self_t *self, zmsg_t *msg)
     s_check_drained (self, worker);
     zstr_free (&labels);
     zstr_free (&worker);
+}
+
+//  PLACED task worker procs mem labels: an attempt a restarted broker
+//  adopted runs there; count what it uses (a worker gone meanwhile: its
+//  LOST comes, assign requeues the task)
+static void
+s_handle_placed (self_t *self, zmsg_t *msg)
+{
+    uint64_t task = drover_actor_pop_number (msg);
+    char worker [DROVER_ID_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
+    uint64_t mem = drover_actor_pop_number (msg);
+    char *labels = drover_actor_pop_string (msg);
+    if (drover_sched_place (self->sched, worker, task, procs, mem, labels) && self->flags.verbose)
+        zsys_debug ("schedq: PLACED task=%" PRIu64 " worker=%s ignored", task, worker);
+    zstr_free (&labels);
 }
 
 //  LOST: drop the worker; assign requeues what it had
@@ -466,6 +485,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "RETURN"))
         s_handle_return (self, drover_actor_pop_number (msg));
+    else
+    if (streq (command, "PLACED"))
+        s_handle_placed (self, msg);
     else
     if (streq (command, "STATS"))
         s_handle_stats (self, msg);

@@ -12,6 +12,8 @@
 
 #include "testutil.h"
 #include "drover_assign.h"
+#include "drover_store.h"
+#include "drover_actor.h"
 
 #define S_CLIENT        (const byte *) "\x00\x01" "client", 8
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
@@ -29,7 +31,8 @@ s_actor_new (uint32_t ack_timeout)
     s_link = testutil_link_bind (endpoint, sizeof endpoint);
     zactor_t *actor = zactor_new (drover_assign_actor, endpoint);
     assert_non_null (actor);
-    zsock_send (actor, "s444444", "CONFIGURE", ack_timeout, 5, 1000, 1000, 1u << 30, 1u << 28);
+    zsock_send (actor, "s44444444", "CONFIGURE", ack_timeout, 5, 1000, 1000, 1u << 30, 1u << 28,
+                DROVER_DURABILITY_OFF, 5000);
     return actor;
 }
 
@@ -76,9 +79,22 @@ s_expect_frames (zactor_t *actor, const char *command, ...)
 //  Expect a SEND to route for worker (or "" for a client); return the
 //  decoded payload (caller destroys)
 static drover_msg_t *
+    s_expect_said (zactor_t *actor, const char *word, const byte *route, size_t route_size,
+                   const char *worker, int id);
+
+static drover_msg_t *
 s_expect_send (zactor_t *actor, const byte *route, size_t route_size, const char *worker, int id)
 {
-    zmsg_t *msg = testutil_expect (actor, "SEND", 3000);
+    return s_expect_said (actor, "SEND", route, route_size, worker, id);
+}
+
+//  Expect a SEND or a REPLY (word) to route for worker; return the decoded
+//  payload (caller destroys)
+static drover_msg_t *
+s_expect_said (zactor_t *actor, const char *word, const byte *route, size_t route_size,
+               const char *worker, int id)
+{
+    zmsg_t *msg = testutil_expect (actor, word, 3000);
     assert_int_equal (zmsg_size (msg), 3);
     zframe_t *frame = zmsg_pop (msg);
     assert_int_equal (zframe_size (frame), route_size);
@@ -112,22 +128,23 @@ s_expect_heard (zactor_t *actor, const char *worker, const byte *route, size_t r
     zmsg_destroy (&msg);
 }
 
-//  Expect an EVENT about a task with this topic and attempt
+//  Expect the CHANGE (the event, for the store) about a task with this
+//  topic and attempt; returns the rest: worker reason state submit done
+static zmsg_t *
+s_expect_change (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
+{
+    zmsg_t *msg = testutil_expect (actor, "CHANGE", 3000);
+    testutil_pop_check (msg, topic);
+    assert_int_equal (drover_actor_pop_number (msg), task);
+    assert_int_equal (drover_actor_pop_number (msg), attempt);
+    return msg;
+}
+
+//  Expect the CHANGE about a task with this topic and attempt
 static void
 s_expect_event (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
 {
-    zmsg_t *msg = testutil_expect (actor, "EVENT", 3000);
-    char *text = zmsg_popstr (msg);
-    assert_string_equal (text, topic);
-    zstr_free (&text);
-    zframe_t *body = zmsg_pop (msg);
-    drover_event_t event;
-    assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
-    assert_string_equal (event.topic, topic);
-    assert_int_equal (event.task, task);
-    assert_int_equal (event.attempt, attempt);
-    assert_true (event.time > 0);
-    zframe_destroy (&body);
+    zmsg_t *msg = s_expect_change (actor, topic, task, attempt);
     zmsg_destroy (&msg);
 }
 
@@ -271,6 +288,69 @@ test_life_cycle (void **state)
     assert_string_equal (table->task_rows [0].worker, "alpha");
     assert_string_equal (table->task_rows [0].summary, "sh -c echo hi");
     drover_msg_destroy (&table);
+    s_actor_destroy (&actor);
+}
+
+//  With durability full every change goes to the store, the new task's
+//  with its submit and the final one with its result, and what
+//  acknowledges a change (ACCEPTED, the OK to a RESULT, TASK DONE) is said
+//  as REPLY, which the store holds until the change is committed; ACCEPTED
+//  carries the broker's state id
+static void
+test_durable_acknowledgements (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    zsock_send (actor, "s44444444", "CONFIGURE", 5000, 5, 1000, 1000, 1u << 30, 1u << 28,
+                DROVER_DURABILITY_FULL, 5000);
+    zsock_send (actor, "ss", "STATE", "0123456789abcdef0123456789abcdef");
+    zsock_send (actor, "s88", "LOADED", (uint64_t) 40, (uint64_t) 0);
+    s_hand (actor, S_CLIENT, s_submit_msg (7, DROVER_SUBMIT_NOTIFY));
+    drover_msg_t *accepted = s_expect_said (actor, "REPLY", S_CLIENT, "",
+                                            DROVER_MSG_TASK_ACCEPTED);
+    uint64_t task = accepted->task;
+    assert_int_equal (task, 40);                    //  ids go on from the store's
+    assert_string_equal (accepted->state_id, "0123456789abcdef0123456789abcdef");
+    drover_msg_destroy (&accepted);
+    zmsg_t *change = s_expect_change (actor, "task.queued", task, 0);
+    testutil_pop_check (change, "");                //  worker
+    testutil_pop_check (change, "");                //  reason
+    testutil_pop_check (change, "0");               //  QUEUED
+    testutil_pop_check (change, "submit");          //  the new task's fields, to keep
+    testutil_pop_check (change, "");
+    zmsg_destroy (&change);
+    s_expect_frames (actor, "QUEUE", "40", "3", "2", "4096", "", NULL);
+    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    s_assign (actor, task, "alpha", S_ALPHA, 1);    //  an offer is not an acknowledgement
+
+    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 4);
+    result->outcome = DROVER_OUTCOME_EXITED;
+    s_hand (actor, S_ALPHA, result);
+    s_expect_heard (actor, "alpha", S_ALPHA);
+    drover_msg_t *ok = s_expect_said (actor, "REPLY", S_ALPHA, "alpha", DROVER_MSG_OK);
+    drover_msg_destroy (&ok);
+    s_expect_frames (actor, "FREE", "40", NULL);
+    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    change = s_expect_change (actor, "task.succeeded", task, 1);
+    testutil_pop_check (change, "alpha");
+    testutil_pop_check (change, "");
+    testutil_pop_check (change, "3");               //  SUCCEEDED
+    testutil_pop_check (change, "");
+    testutil_pop_check (change, "done");            //  its result, to keep
+    zmsg_destroy (&change);
+    drover_msg_t *done = s_expect_said (actor, "REPLY", S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    assert_int_equal (done->task, task);
+    drover_msg_destroy (&done);
+    //  A WAIT naming another state id is refused 412
+    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    wait->seq = 9;
+    wait->ntasks = 1;
+    wait->tasks = (uint64_t *) malloc (sizeof (uint64_t));
+    wait->tasks [0] = task;
+    strcpy (wait->state_id, "ffffffffffffffffffffffffffffffff");
+    s_hand (actor, S_CLIENT, wait);
+    drover_msg_t *refused = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (refused->code, 412);
+    drover_msg_destroy (&refused);
     s_actor_destroy (&actor);
 }
 
@@ -503,7 +583,8 @@ static void
 test_queue_full (void **state)
 {
     zactor_t *actor = s_actor_new (5000);
-    zsock_send (actor, "s444444", "CONFIGURE", 5000, 5, 2, 10, 1u << 30, 1u << 28);
+    zsock_send (actor, "s44444444", "CONFIGURE", 5000, 5, 2, 10, 1u << 30, 1u << 28,
+                DROVER_DURABILITY_OFF, 5000);
     s_submit (actor, 1, 0);
     s_submit (actor, 2, 0);
     s_hand (actor, S_CLIENT, s_submit_msg (3, 0));
@@ -624,6 +705,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_life_cycle),
+        cmocka_unit_test (test_durable_acknowledgements),
         cmocka_unit_test (test_heard_once_a_turn),
         cmocka_unit_test (test_stale_result_after_lost_worker),
         cmocka_unit_test (test_ack_timeout),

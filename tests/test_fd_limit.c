@@ -39,8 +39,10 @@ s_broker_start (testutil_cluster_t *cluster)
         close (fd);
         struct rlimit limit = { 64, S_NOFILE };
         setrlimit (RLIMIT_NOFILE, &limit);
+        char state_dir [128];
+        snprintf (state_dir, sizeof state_dir, "%s/state", cluster->logdir);
         execl (DROVER_BIN, DROVER_BIN, "broker", "--endpoint", cluster->endpoint,
-               "--events", cluster->events, (char *) NULL);
+               "--events", cluster->events, "--state-dir", state_dir, (char *) NULL);
         _exit (127);
     }
     cluster->broker = pid;

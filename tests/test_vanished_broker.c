@@ -178,8 +178,11 @@ test_worker_leaves_a_vanished_broker (void **state)
     char worker_log [96];
     snprintf (worker_log, sizeof worker_log, "%s/worker.log", self->logdir);
 
+    char state_dir [96];
+    snprintf (state_dir, sizeof state_dir, "%s/state", self->logdir);
     const char *broker_argv [] = { S_IP, "netns", "exec", self->netns, DROVER_BIN, "broker",
                                    "--endpoint", self->endpoint, "--events", events, "--insecure",
+                                   "--state-dir", state_dir,
                                    "--set", "health/heartbeat=200",
                                    "--set", "health/lost-after=60000", NULL };
     self->broker = testutil_spawn (broker_argv, self->broker_log);

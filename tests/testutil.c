@@ -204,15 +204,21 @@ testutil_recv (zsock_t *sock, int timeout)
 //  if it exited first (another process took a port between our check and
 //  its bind), asserting on anything else
 static bool
-s_broker_start (testutil_cluster_t *self, const char *extra_flags [])
+s_broker_start (testutil_cluster_t *self, const char *extra_flags [], bool fresh_ports)
 {
-    self->port = testutil_free_port ();
-    self->events_port = testutil_free_port ();
+    if (fresh_ports) {
+        self->port = testutil_free_port ();
+        self->events_port = testutil_free_port ();
+    }
     snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", self->port);
     snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", self->events_port);
+    //  Its own state, in the log directory (removed with it): a flag of the
+    //  test's own may name another
+    char state_dir [128];
+    snprintf (state_dir, sizeof state_dir, "%s/state", self->logdir);
     const char *argv [32] = { DROVER_BIN, "broker", "--endpoint", self->endpoint,
-                              "--events", self->events };
-    int argc = 6;
+                              "--events", self->events, "--state-dir", state_dir };
+    int argc = 8;
     for (int index = 0; extra_flags && extra_flags [index] && argc < 31; index++)
         argv [argc++] = extra_flags [index];
     argv [argc] = NULL;
@@ -245,9 +251,32 @@ testutil_cluster_new (const char *extra_flags [])
     snprintf (self->logdir, sizeof self->logdir, "/tmp/drover-test-XXXXXX");
     assert_non_null (mkdtemp (self->logdir));
     int tries = 0;
-    while (!s_broker_start (self, extra_flags))
+    while (!s_broker_start (self, extra_flags, true))
         assert_true (++tries < 5);
     return self;
+}
+
+//  Kill the broker with SIGKILL and start it again on the same ports and
+//  state directory, with extra flags; its earlier log is kept as
+//  broker-N.log (N from 1)
+void
+testutil_cluster_kill_restart (testutil_cluster_t *self, const char *extra_flags [])
+{
+    assert_true (self->broker > 0);
+    kill (self->broker, SIGKILL);
+    assert_true (testutil_wait_exit (self->broker, 5000) != -1);
+    self->broker = 0;
+    for (int restarts = 1; ; restarts++) {
+        char name [32];
+        snprintf (name, sizeof name, "broker-%d", restarts);
+        char kept [PATH_MAX];
+        snprintf (kept, sizeof kept, "%s", testutil_cluster_log (self, name));
+        if (access (kept, F_OK) == 0)
+            continue;
+        assert_int_equal (rename (testutil_cluster_log (self, "broker"), kept), 0);
+        break;
+    }
+    assert_true (s_broker_start (self, extra_flags, false));
 }
 
 //  Start a worker agent for the cluster's broker
@@ -270,10 +299,11 @@ testutil_cluster_add_worker (testutil_cluster_t *self, int slot, const char *id,
     assert_true (self->workers [slot] > 0);
 }
 
-//  Remove a log directory and its files; reached only when a test passed,
-//  since a failed assertion skips teardown, so failures keep their logs
-static void
-s_remove_logs (const char *logdir)
+//  Remove a log directory and its files, and the broker's state directory
+//  in it; reached only when a test passed, since a failed assertion skips
+//  teardown, so failures keep their logs
+void
+testutil_remove_tree (const char *logdir)
 {
     DIR *dir = opendir (logdir);
     if (!dir)
@@ -283,7 +313,10 @@ s_remove_logs (const char *logdir)
         if (entry->d_name [0] != '.') {
             char path [PATH_MAX];
             snprintf (path, sizeof path, "%s/%s", logdir, entry->d_name);
-            unlink (path);
+            if (entry->d_type == DT_DIR)
+                testutil_remove_tree (path);
+            else
+                unlink (path);
         }
     closedir (dir);
     rmdir (logdir);
@@ -310,7 +343,7 @@ testutil_cluster_destroy (testutil_cluster_t **self_p)
             testutil_stop (self->broker, 100);
         assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
     }
-    s_remove_logs (self->logdir);
+    testutil_remove_tree (self->logdir);
     free (self);
     *self_p = NULL;
 }
@@ -696,13 +729,14 @@ s_pend (void *arg, zmsg_t *command)
 //  Keep one record of a BATCH as the frames ACTORS.md lists for its
 //  command, so a test reads every command alike (the pointer a MSG hands
 //  off is not expected from an actor: actors say SEND, QUEUE, TAKE, ASSIGN
-//  and FREE)
+//  and FREE; a CHANGE or RESTORE as topic task attempt worker reason state
+//  and "submit" / "done" for what it carries, "" if not)
 static void
 s_pend_record (void *arg, drover_record_t *record)
 {
     zmsg_t *command = zmsg_new ();
     zmsg_addstr (command, drover_record_word (record));
-    if (record->kind == DROVER_RECORD_SEND) {
+    if (record->kind == DROVER_RECORD_SEND || record->kind == DROVER_RECORD_REPLY) {
         zmsg_addmem (command, drover_record_route (record), record->route_size);
         zmsg_append (command, &record->payload);
         zmsg_addstr (command, record->worker);
@@ -731,6 +765,18 @@ s_pend_record (void *arg, drover_record_t *record)
     else
     if (record->kind == DROVER_RECORD_FREE)
         zmsg_addstrf (command, "%" PRIu64, record->task);
+    else
+    if (record->kind == DROVER_RECORD_CHANGE || record->kind == DROVER_RECORD_RESTORE) {
+        drover_change_t *change = record->change;
+        zmsg_addstr (command, change->topic);
+        zmsg_addstrf (command, "%" PRIu64, change->task);
+        zmsg_addstrf (command, "%u", change->attempt);
+        zmsg_addstr (command, change->worker);
+        zmsg_addstr (command, change->reason);
+        zmsg_addstrf (command, "%u", change->state);
+        zmsg_addstr (command, change->submit? "submit": "");
+        zmsg_addstr (command, change->done? "done": "");
+    }
     else
         fail_msg ("an actor said %s", drover_record_word (record));
     zlist_append ((zlist_t *) arg, command);

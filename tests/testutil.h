@@ -89,6 +89,12 @@ typedef struct {
 testutil_cluster_t *
     testutil_cluster_new (const char *extra_flags []);
 
+//  Kill the broker with SIGKILL and start it again on the same ports and
+//  state directory, with extra flags (NULL-terminated, may be NULL); its
+//  earlier log is kept as broker-N.log
+void
+    testutil_cluster_kill_restart (testutil_cluster_t *self, const char *extra_flags []);
+
 //  Start a worker in slot with id and procs, plus extra flags (NULL-terminated)
 void
     testutil_cluster_add_worker (testutil_cluster_t *self, int slot, const char *id,
@@ -98,6 +104,11 @@ void
 //  exits cleanly on SIGTERM
 void
     testutil_cluster_destroy (testutil_cluster_t **self_p);
+
+//  Remove a directory, its files and its sub-directories (a test's logs
+//  and a broker's state directory)
+void
+    testutil_remove_tree (const char *path);
 
 //  Path of a process's log file in the cluster's log directory (static buffer)
 const char *

@@ -29,6 +29,7 @@
 #include "drover_worker.h"
 #include "drover_benchmark.h"
 #include <sys/prctl.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
 #include <stddef.h>
@@ -119,9 +120,17 @@ drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings)
     }
     snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
     snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", events_port);
-    char *argv [8 + 2 * (S_SETTINGS_MAX + DROVER_BENCHMARK_SETS_MAX)] = {
-        "drover", "broker", "--endpoint", self->endpoint, "--events", self->events };
-    size_t argc = 6;
+    //  A fresh state each time: a benchmark never resumes another's tasks
+    snprintf (self->state_dir, sizeof self->state_dir, "/tmp/drover-bench-XXXXXX");
+    if (!mkdtemp (self->state_dir)) {
+        fprintf (stderr, "drover bench: cannot make a state directory: %s\n", strerror (errno));
+        self->state_dir [0] = 0;
+        return -1;
+    }
+    char *argv [10 + 2 * (S_SETTINGS_MAX + DROVER_BENCHMARK_SETS_MAX)] = {
+        "drover", "broker", "--endpoint", self->endpoint, "--events", self->events,
+        "--state-dir", self->state_dir };
+    size_t argc = 8;
     for (size_t index = 0; settings && settings [index]; index++) {
         assert (index < S_SETTINGS_MAX);
         argv [argc++] = "--set";
@@ -162,12 +171,35 @@ drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings)
     return rc;
 }
 
-//  Stop the broker with SIGTERM (SIGKILL after 5 s) and reap it
+//  Remove a broker's state directory and the files in it (it has no
+//  sub-directories)
+static void
+s_remove_state_dir (const char *path)
+{
+    DIR *dir = opendir (path);
+    if (dir) {
+        struct dirent *entry;
+        while ((entry = readdir (dir)))
+            if (!streq (entry->d_name, ".") && !streq (entry->d_name, "..")) {
+                char file [PATH_MAX];
+                snprintf (file, sizeof file, "%s/%s", path, entry->d_name);
+                unlink (file);
+            }
+        closedir (dir);
+    }
+    rmdir (path);
+}
+
+//  Stop the broker with SIGTERM (SIGKILL after 5 s), reap it and remove
+//  its state
 void
 drover_benchmark_broker_stop (drover_benchmark_t *self)
 {
     drover_benchmark_reap (self->broker);
     self->broker = 0;
+    if (self->state_dir [0])
+        s_remove_state_dir (self->state_dir);
+    self->state_dir [0] = 0;
 }
 
 //  Return the broker's VmRSS in bytes, or 0 if unreadable

@@ -76,6 +76,7 @@ typedef struct {
     pid_t broker;               //  broker child of the current phase, or 0
     char endpoint [64];         //  its ROUTER, tcp://127.0.0.1:port
     char events [64];           //  its PUB, tcp://127.0.0.1:port
+    char state_dir [64];        //  its state directory, made fresh for each start, or ""
     drover_benchmark_figure_t figures [DROVER_BENCHMARK_FIGURES_MAX];  //  measured so far
     size_t nfigures;            //  entries used in figures
     int64_t progress_at;        //  msec mono of the last progress line

@@ -86,6 +86,14 @@ void
 drover_actor_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                      size_t route_size, drover_msg_t *msg, const char *worker)
 {
+    drover_actor_say_to (outbox, DROVER_RECORD_SEND, actor, route, route_size, msg, worker);
+}
+
+//  Encode msg and say SEND or REPLY (kind) route payload worker
+void
+drover_actor_say_to (drover_outbox_t *outbox, drover_record_kind_t kind, const char *actor,
+                    const byte *route, size_t route_size, drover_msg_t *msg, const char *worker)
+{
     zframe_t *payload = drover_msg_encode (msg);
     if (!payload) {
         //  Our own message broke a protocol limit: say so, send nothing
@@ -96,7 +104,7 @@ drover_actor_send_to (drover_outbox_t *outbox, const char *actor, const byte *ro
             zsys_error ("%s: cannot encode %s", actor, drover_msg_name (msg->id));
         return;
     }
-    drover_outbox_say_send (outbox, route, route_size, &payload, worker);
+    drover_outbox_say_reply (outbox, kind, route, route_size, &payload, worker);
 }
 
 //  Encode msg and say SEND to a route held as a frame
@@ -114,6 +122,16 @@ drover_actor_reply_to (drover_outbox_t *outbox, const char *actor, const byte *r
                       size_t route_size, uint32_t seq, int code, const char *reason,
                       const char *worker)
 {
+    drover_actor_answer_to (outbox, DROVER_RECORD_SEND, actor, route, route_size, seq, code,
+                            reason, worker);
+}
+
+//  Answer as drover_actor_reply_to does, said as SEND or REPLY (kind)
+void
+drover_actor_answer_to (drover_outbox_t *outbox, drover_record_kind_t kind, const char *actor,
+                        const byte *route, size_t route_size, uint32_t seq, int code,
+                        const char *reason, const char *worker)
+{
     bool ok = code >= 200 && code < 300;
     drover_msg_t reply;
     memset (&reply, 0, sizeof reply);
@@ -121,7 +139,7 @@ drover_actor_reply_to (drover_outbox_t *outbox, const char *actor, const byte *r
     reply.seq = seq;
     reply.code = (uint16_t) code;
     reply.reason = (char *) (reason && *reason? reason: ok? "ok": "refused");
-    drover_actor_send_to (outbox, actor, route, route_size, &reply, worker);
+    drover_actor_say_to (outbox, kind, actor, route, route_size, &reply, worker);
 }
 
 //  Answer a request from a route held as a frame

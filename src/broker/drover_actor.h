@@ -73,6 +73,19 @@ void
     drover_actor_send_to (drover_outbox_t *outbox, const char *actor, const byte *route,
                          size_t route_size, drover_msg_t *msg, const char *worker);
 
+//  drover_actor_send_to said as SEND or REPLY (kind): a REPLY waits in the
+//  store until what was said before it is committed
+void
+    drover_actor_say_to (drover_outbox_t *outbox, drover_record_kind_t kind, const char *actor,
+                        const byte *route, size_t route_size, drover_msg_t *msg,
+                        const char *worker);
+
+//  drover_actor_reply_to said as SEND or REPLY (kind)
+void
+    drover_actor_answer_to (drover_outbox_t *outbox, drover_record_kind_t kind,
+                            const char *actor, const byte *route, size_t route_size,
+                            uint32_t seq, int code, const char *reason, const char *worker);
+
 //  drover_actor_send_to with the route as a frame
 void
     drover_actor_send (drover_outbox_t *outbox, const char *actor, zframe_t *route,

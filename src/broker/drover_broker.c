@@ -24,6 +24,7 @@
 #include "drover_probation.h"
 #include "drover_schedq.h"
 #include "drover_assign.h"
+#include "drover_store.h"
 #include "drover_outbox.h"
 #include "drover_actor.h"
 #include "drover_poller.h"
@@ -31,7 +32,7 @@
 #include "drover_brokerflags.h"
 
 //  The actors, by index
-enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_ACTORS };
+enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_ACTORS };
 
 //  What the main's poller watches past the actors' pipes (which are at
 //  their actor's index)
@@ -48,6 +49,7 @@ typedef struct {
 #define S_PEER          (1 << 8)    //  the main sends it to a peer on the ROUTER
 #define S_PUBLISH       (1 << 9)    //  the main publishes it on the XPUB
 #define S_LINK          (1 << 10)   //  on the link between assign and schedq: never here
+#define S_SELF          (1 << 11)   //  the main acts on it itself (start-up)
 
 //  The routing table: who hears each wire message a peer sends and each
 //  command an actor (or the main) says. It is the one answer to "who
@@ -74,7 +76,7 @@ static const struct {
     { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ) },
     //  What every actor may say
     { 0, "SEND",      S_PEER },
-    { 0, "EVENT",     S_PUBLISH },
+    { 0, "EVENT",     S_TO (S_STORE) },       //  numbered and kept, then PUBLISH
     //  health
     { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
     { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
@@ -95,6 +97,16 @@ static const struct {
     { 0, "ASSIGN",    S_TO (S_ASSIGN) | S_LINK },
     { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK },
     { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK },
+    { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK },
+    //  assign to store: what is to be kept, and the replies that wait for it
+    { 0, "CHANGE",    S_TO (S_STORE) },
+    { 0, "REPLY",     S_TO (S_STORE) },
+    //  store
+    { 0, "PUBLISH",   S_PUBLISH },
+    { 0, "RESTORE",   S_TO (S_ASSIGN) },
+    { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN) },
+    { 0, "LOADED",    S_TO (S_ASSIGN) | S_SELF },
+    { 0, "FATAL",     S_SELF },
     //  the main itself: a send to a worker refused
     { 0, "UNSENT",    S_TO (S_PROBATION) },
 };
@@ -117,7 +129,7 @@ typedef struct {
     zsock_t *router;            //  workers and clients
     zsock_t *publisher;         //  event stream (XPUB: we see subscriptions)
     int64_t subscriptions;      //  distinct topics subscribed to; 0: events are off
-    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign
+    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign, store
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
     int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
@@ -131,6 +143,9 @@ typedef struct {
     zsock_t *monitors [S_MONITORS]; //  connection events of the ROUTER and the XPUB, borrowed
     drover_connwatch_t *connwatch;  //  connections against the descriptor limit
     bool verbose;               //  log each routed message
+    bool durable;               //  durability is not off: every event is kept
+    bool loaded;                //  the store said LOADED: serving
+    char *fatal;                //  the store said FATAL: why the broker cannot start
 } s_broker_t;
 
 
@@ -189,6 +204,42 @@ s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
     return actor;
 }
 
+static void
+    s_broker_destroy (s_broker_t **self_p);
+
+//  Start the store, first of the actors, and wait until it has opened the
+//  state. Returns 0, or -1 if it could not (logged: the broker must not start).
+static int
+s_store_start (s_broker_t *self, bool verbose)
+{
+    drover_config_t *config = self->config;
+    drover_store_args_t args = {
+        .state_dir = config->state_dir,
+        .durability = drover_durability_parse (config->durability),
+        .commit_every = config->commit_every,
+        .keep_finished = config->keep_finished,
+        .history_count = config->history_count,
+        .history_age = config->history_age,
+        .history_events = config->history_events
+    };
+    assert (args.durability >= 0);      //  the settings table checks the word
+    self->durable = args.durability != DROVER_DURABILITY_OFF;
+    self->actors [S_STORE] = s_actor_start (drover_store_actor, &args, verbose);
+    char *word = NULL, *text = NULL;
+    uint32_t opened = 0;
+    if (zsock_recv (self->actors [S_STORE], "s4s", &word, &opened, &text) == -1
+    ||  !word || !streq (word, "OPENED") || !opened) {
+        zsys_error ("broker: cannot start: %s", text? text: "the store did not open");
+        opened = 0;
+    }
+    else
+        zsys_info ("broker: state backend=%s durability=%s dir=%s", text, config->durability,
+                   args.durability == DROVER_DURABILITY_OFF? "(none)": config->state_dir);
+    zstr_free (&word);
+    zstr_free (&text);
+    return opened? 0: -1;
+}
+
 //  Create the broker: sockets bound, actors started and configured; it
 //  owns connwatch from then on
 static s_broker_t *
@@ -235,6 +286,10 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
         free (self);
         return NULL;
     }
+    if (s_store_start (self, verbose)) {
+        s_broker_destroy (&self);
+        return NULL;
+    }
     self->actors [S_HEALTH] = s_actor_start (drover_health_actor, NULL, verbose);
     zsock_send (self->actors [S_HEALTH], "s444", "CONFIGURE",
                 config->heartbeat, config->lost_after, config->max_workers);
@@ -248,9 +303,10 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     zsock_send (self->actors [S_SCHEDQ], "s444", "CONFIGURE", config->max_shelve,
                 config->min_disk_free, config->max_leases);
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
-    zsock_send (self->actors [S_ASSIGN], "s444444", "CONFIGURE", config->ack_timeout,
+    zsock_send (self->actors [S_ASSIGN], "s44444444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished,
-                config->max_queued_bytes, config->keep_finished_bytes);
+                config->max_queued_bytes, config->keep_finished_bytes,
+                drover_durability_parse (config->durability), config->restart_grace);
     self->poller = drover_poller_new ();
     for (int index = 0; index < S_ACTORS; index++)
         drover_poller_add (self->poller, zactor_sock (self->actors [index]));
@@ -260,8 +316,10 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
         drover_poller_add (self->poller, self->monitors [index]);
     for (int index = 0; index < S_ACTORS; index++) {
         self->outboxes [index] = drover_outbox_new ();
-        //  Nobody subscribes yet: no events until someone does
-        zsock_send (self->actors [index], "s4", "EVENTS", 0);
+        //  Nobody subscribes yet: no events until someone does (kept
+        //  events are said all the same: only the store is told)
+        if (index == S_STORE || !self->durable)
+            zsock_send (self->actors [index], "s4", "EVENTS", 0);
     }
     return self;
 }
@@ -279,6 +337,7 @@ s_broker_destroy (s_broker_t **self_p)
     }
     drover_poller_destroy (&self->poller);
     drover_connwatch_destroy (&self->connwatch);
+    zstr_free (&self->fatal);
     zsock_destroy (&self->publisher);
     zsock_destroy (&self->router);
     free (self);
@@ -518,16 +577,21 @@ s_send_record (s_broker_t *self, drover_record_t *record)
         s_send_refused (self, record->worker);
 }
 
-//  A record an actor said, routed by the table: only SEND comes here (to
-//  a peer); QUEUE, TAKE and FREE go on the link, MSG is the main's to say
+//  A record an actor said, routed by the table: SEND to a peer, CHANGE
+//  and REPLY to the store, RESTORE to assign (moved, not copied: each has
+//  one hearer); QUEUE, TAKE and FREE go on the link, MSG is the main's to say
 static void
 s_handle_actor_record (void *arg, drover_record_t *record)
 {
     s_broker_t *self = (s_broker_t *) arg;
     if (self->verbose)
         zsys_debug ("broker: route command=%s", drover_record_word (record));
-    if (self->record_targets [record->kind] == S_PEER)
+    int targets = self->record_targets [record->kind];
+    if (targets == S_PEER)
         s_send_record (self, record);
+    else
+    if (targets && __builtin_popcount (targets) == 1 && (targets & (S_TO (S_ACTORS) - 1)))
+        drover_outbox_move (self->outboxes [__builtin_ctz (targets)], record, record->kind);
     else {
         zsys_error ("broker: actor said record=%s on its pipe", drover_record_word (record));
         assert (false);         //  our own bug: the routing table says who hears it
@@ -550,7 +614,9 @@ s_forward_event (s_broker_t *self, zmsg_t *msg)
 
 //  Subscriptions and unsubscriptions on the XPUB: when the first topic is
 //  subscribed to, or the last one dropped, tell every actor whether to say
-//  events at all (an event nobody reads still costs its encoding)
+//  events at all (an event nobody reads still costs its encoding); when
+//  events are kept (durability not off), every actor says them and only
+//  the store is told, for whether to publish them
 static void
 s_handle_subscriptions (s_broker_t *self)
 {
@@ -571,7 +637,8 @@ s_handle_subscriptions (s_broker_t *self)
     if (before != after) {
         zsys_info ("broker: events %s", after? "on: someone subscribed": "off: no subscribers");
         for (int index = 0; index < S_ACTORS; index++)
-            drover_outbox_say (self->outboxes [index], "s4", "EVENTS", after? 1: 0);
+            if (index == S_STORE || !self->durable)
+                drover_outbox_say (self->outboxes [index], "s4", "EVENTS", after? 1: 0);
     }
 }
 
@@ -598,6 +665,21 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
     drover_outbox_add (self->outboxes [last], &moved);
 }
 
+//  LOADED or FATAL from the store: serving may start, or the broker stops;
+//  then to the actors that hear it too
+static void
+s_handle_start_up (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
+{
+    if (streq (command, "LOADED"))
+        self->loaded = true;
+    else {
+        zstr_free (&self->fatal);
+        self->fatal = zmsg_popstr (msg);
+    }
+    if (targets)
+        s_forward_to_actors (self, command, msg, targets);
+}
+
 //  Route a command (its word, then msg's frames) by the routing table: to
 //  the event stream, or to the actors that hear it
 static void
@@ -612,6 +694,9 @@ s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
         zsys_debug ("broker: route command=%s", command);
     if (targets == S_PUBLISH)
         s_forward_event (self, msg);
+    else
+    if (targets & S_SELF)
+        s_handle_start_up (self, command, msg, targets & ~S_SELF);
     else
     if (targets && (targets & (S_PEER | S_LINK)) == 0)
         s_forward_to_actors (self, command, msg, targets);
@@ -644,6 +729,25 @@ s_flush_turn (s_broker_t *self)
     if (self->publisher_sent)
         drover_poller_sent (self->poller, S_PUBLISHER_AT);
     self->router_sent = self->publisher_sent = false;
+}
+
+//  Start-up: route what the store says (every kept task, RESTORE, to
+//  assign) until it says LOADED; meanwhile the ROUTER is not read, so no
+//  peer is served from a half-loaded state. Returns 0, or -1 if the state
+//  cannot be read (FATAL: logged) or the broker was interrupted.
+static int
+s_broker_load (s_broker_t *self)
+{
+    zsock_t *store = zactor_sock (self->actors [S_STORE]);
+    while (!self->loaded && !self->fatal && !zsys_interrupted) {
+        if (drover_outbox_receive (store, 0, s_handle_actor_command, s_handle_actor_record,
+                                   self) == -1)
+            return -1;          //  interrupted
+        s_flush_turn (self);
+    }
+    if (self->fatal)
+        zsys_error ("broker: cannot start: %s", self->fatal);
+    return self->loaded? 0: -1;
 }
 
 //  Serve until interrupted. Each turn handles everything ready: what the
@@ -694,6 +798,11 @@ drover_broker_main (int argc, char **argv)
     config->max_workers = drover_connwatch_fit_workers (connwatch, config->max_workers);
     s_broker_t *broker = s_broker_new (config, verbose, &connwatch);
     if (!broker) {
+        drover_config_destroy (&config);
+        return 1;
+    }
+    if (s_broker_load (broker)) {
+        s_broker_destroy (&broker);
         drover_config_destroy (&config);
         return 1;
     }

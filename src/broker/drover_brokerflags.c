@@ -16,6 +16,8 @@ s_usage (FILE *stream)
         "  -c, --config FILE          read settings from a ZPL file (see --print-config)\n"
         "  -e, --endpoint ENDPOINT    ROUTER for workers and clients (" DROVER_DEFAULT_ENDPOINT ")\n"
         "  -E, --events ENDPOINT      PUB for the event stream (" DROVER_DEFAULT_EVENTS ")\n"
+        "  -d, --state-dir DIR        keep the state there (" DROVER_DEFAULT_STATE_DIR ", made if missing)\n"
+        "      --durability MODE      full, batch or off (" DROVER_DEFAULT_DURABILITY "; see README)\n"
         "      --insecure             allow non-loopback endpoints (no authentication yet!)\n"
         "      --set SECTION/KEY=VALUE  override one setting, e.g. --set health/lost-after=3000\n"
         "      --print-config         print every setting with its comment, then exit\n"
@@ -44,6 +46,8 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         { "config",       required_argument, NULL, 'c' },
         { "endpoint",     required_argument, NULL, 'e' },
         { "events",       required_argument, NULL, 'E' },
+        { "state-dir",    required_argument, NULL, 'd' },
+        { "durability",   required_argument, NULL, 'D' },
         { "insecure",     no_argument,       NULL, 'I' },
         { "set",          required_argument, NULL, 'S' },
         { "print-config", no_argument,       NULL, 'P' },
@@ -54,7 +58,7 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
     //  The file is read first wherever -c stands, so flags override it
     optind = 1;
     int option;
-    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1)
+    while ((option = getopt_long (argc, argv, "c:e:E:d:vh", options, NULL)) != -1)
         if (option == 'c') {
             char *error = NULL;
             if (drover_config_load (config, optarg, &error)) {
@@ -66,7 +70,7 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         }
     optind = 1;
     bool print_config = false;
-    while ((option = getopt_long (argc, argv, "c:e:E:vh", options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, "c:e:E:d:vh", options, NULL)) != -1) {
         char *error = NULL;
         int rc = 0;
         if (option == 'e')
@@ -74,6 +78,12 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         else
         if (option == 'E')
             rc = drover_config_set (config, "broker/events", optarg, &error);
+        else
+        if (option == 'd')
+            rc = drover_config_set (config, "broker/state-dir", optarg, &error);
+        else
+        if (option == 'D')
+            rc = drover_config_set (config, "broker/durability", optarg, &error);
         else
         if (option == 'I')
             config->insecure = 1;

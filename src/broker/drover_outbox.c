@@ -50,6 +50,7 @@ s_record_clear (drover_record_t *record)
 {
     drover_msg_destroy (&record->msg);
     zframe_destroy (&record->payload);
+    drover_change_destroy (&record->change);
     free (record->long_route);
     record->long_route = NULL;
     zstr_free (&record->long_labels);
@@ -209,7 +210,10 @@ drover_record_word (const drover_record_t *record)
            record->kind == DROVER_RECORD_SEND? "SEND":
            record->kind == DROVER_RECORD_QUEUE? "QUEUE":
            record->kind == DROVER_RECORD_TAKE? "TAKE":
-           record->kind == DROVER_RECORD_ASSIGN? "ASSIGN": "FREE";
+           record->kind == DROVER_RECORD_ASSIGN? "ASSIGN":
+           record->kind == DROVER_RECORD_CHANGE? "CHANGE":
+           record->kind == DROVER_RECORD_REPLY? "REPLY":
+           record->kind == DROVER_RECORD_RESTORE? "RESTORE": "FREE";
 }
 
 
@@ -244,6 +248,7 @@ s_next_record (drover_outbox_t *self, drover_record_kind_t kind)
     entry->record.kind = kind;
     entry->record.msg = NULL;
     entry->record.payload = NULL;
+    entry->record.change = NULL;
     entry->record.long_route = NULL;
     entry->record.long_labels = NULL;
     return &entry->record;
@@ -286,13 +291,60 @@ void
 drover_outbox_say_send (drover_outbox_t *self, const byte *route, size_t route_size,
                         zframe_t **payload_p, const char *worker)
 {
+    drover_outbox_say_reply (self, DROVER_RECORD_SEND, route, route_size, payload_p, worker);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say SEND or REPLY route payload worker
+
+void
+drover_outbox_say_reply (drover_outbox_t *self, drover_record_kind_t kind,
+                         const byte *route, size_t route_size, zframe_t **payload_p,
+                         const char *worker)
+{
     assert (self && route && payload_p && *payload_p && worker);
+    assert (kind == DROVER_RECORD_SEND || kind == DROVER_RECORD_REPLY);
     assert (strlen (worker) <= DROVER_ID_MAX);     //  ids are checked on HELLO
-    drover_record_t *record = s_next_record (self, DROVER_RECORD_SEND);
+    drover_record_t *record = s_next_record (self, kind);
     s_set_route (record, route, route_size);
     record->payload = *payload_p;
     *payload_p = NULL;
     strcpy (record->worker, worker);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say CHANGE or RESTORE change
+
+void
+drover_outbox_say_change (drover_outbox_t *self, drover_record_kind_t kind,
+                          drover_change_t **change_p)
+{
+    assert (self && change_p && *change_p);
+    assert (kind == DROVER_RECORD_CHANGE || kind == DROVER_RECORD_RESTORE);
+    drover_record_t *record = s_next_record (self, kind);
+    record->change = *change_p;
+    *change_p = NULL;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Move a record into the outbox, as kind
+
+void
+drover_outbox_move (drover_outbox_t *self, drover_record_t *record, drover_record_kind_t kind)
+{
+    assert (self && record);
+    assert (kind >= DROVER_RECORD_MSG && kind < DROVER_RECORD_KINDS);
+    drover_record_t *moved = s_next_record (self, kind);
+    *moved = *record;
+    moved->kind = kind;
+    record->msg = NULL;
+    record->payload = NULL;
+    record->change = NULL;
+    record->long_route = NULL;
+    record->long_labels = NULL;
 }
 
 

@@ -25,6 +25,7 @@
 
 #include <czmq.h>
 #include "drover_msg.h"
+#include "drover_change.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,10 @@ typedef enum {
     DROVER_RECORD_FREE,         //  FREE task
     DROVER_RECORD_TAKE,         //  TAKE lease task procs mem labels
     DROVER_RECORD_ASSIGN,       //  ASSIGN task worker: one placement of a pass
+    DROVER_RECORD_CHANGE,       //  CHANGE change: a task's change, for the store to keep
+    DROVER_RECORD_REPLY,        //  REPLY route payload worker: a SEND the store holds
+                                //  until what was said before it is committed
+    DROVER_RECORD_RESTORE,      //  RESTORE change: a task the store kept, for assign
     DROVER_RECORD_KINDS         //  one past the last kind
 } drover_record_kind_t;
 
@@ -53,12 +58,14 @@ typedef enum {
 
 typedef struct {
     drover_record_kind_t kind;  //  which command, and so which fields
-    size_t route_size;          //  MSG, SEND: bytes in the route, 1..255
-    byte route [DROVER_RECORD_ROUTE_MAX];   //  MSG, SEND: the peer's routing id, if short
-    byte *long_route;           //  MSG, SEND: the routing id if longer (owned), else NULL
+    size_t route_size;          //  MSG, SEND, REPLY: bytes in the route, 1..255
+    byte route [DROVER_RECORD_ROUTE_MAX];   //  MSG, SEND, REPLY: the peer's routing id, if short
+    byte *long_route;           //  MSG, SEND, REPLY: the routing id if longer (owned), else NULL
     drover_msg_t *msg;          //  MSG: the message, owned until a handler takes it
-    zframe_t *payload;          //  SEND: the encoded message, owned likewise
-    char worker [DROVER_ID_MAX + 1];        //  SEND: worker id, or "" for a client; ASSIGN: worker id
+    zframe_t *payload;          //  SEND, REPLY: the encoded message, owned likewise
+    drover_change_t *change;    //  CHANGE, RESTORE: the change, owned likewise
+    char worker [DROVER_ID_MAX + 1];        //  SEND, REPLY: worker id, or "" for a client;
+                                            //  ASSIGN: worker id
     uint64_t task;              //  QUEUE, TAKE, ASSIGN, FREE: task id
     int32_t priority;           //  QUEUE
     uint32_t procs;             //  QUEUE, TAKE
@@ -80,8 +87,8 @@ const char *
 //  command word; the handler may pop frames but does not own the message
 typedef void (drover_outbox_fn) (void *arg, zmsg_t *command);
 
-//  What a receiver does with a record: it takes msg and payload by
-//  setting them NULL; what it leaves there is destroyed after
+//  What a receiver does with a record: it takes msg, payload and change
+//  by setting them NULL; what it leaves there is destroyed after
 typedef void (drover_outbox_record_fn) (void *arg, drover_record_t *record);
 
 //  Create an empty outbox
@@ -103,7 +110,7 @@ void
     drover_outbox_say (drover_outbox_t *self, const char *picture, ...);
 
 //  Return the command word of a record: "MSG", "SEND", "QUEUE", "TAKE",
-//  "ASSIGN" or "FREE"
+//  "ASSIGN", "FREE", "CHANGE", "REPLY" or "RESTORE"
 const char *
     drover_record_word (const drover_record_t *record);
 
@@ -117,6 +124,25 @@ void
 void
     drover_outbox_say_send (drover_outbox_t *self, const byte *route, size_t route_size,
                             zframe_t **payload_p, const char *worker);
+
+//  Say SEND or REPLY (kind) route payload worker, as drover_outbox_say_send
+void
+    drover_outbox_say_reply (drover_outbox_t *self, drover_record_kind_t kind,
+                             const byte *route, size_t route_size, zframe_t **payload_p,
+                             const char *worker);
+
+//  Say CHANGE or RESTORE (kind) change; the outbox owns the change from now
+//  on (*change_p is NULL)
+void
+    drover_outbox_say_change (drover_outbox_t *self, drover_record_kind_t kind,
+                              drover_change_t **change_p);
+
+//  Move a record (as a receiver was handed it) into the outbox, kind
+//  changed to kind (e.g. a REPLY said again as SEND): the outbox owns what
+//  it held from now on, and the record holds nothing
+void
+    drover_outbox_move (drover_outbox_t *self, drover_record_t *record,
+                        drover_record_kind_t kind);
 
 //  Say QUEUE task priority procs mem labels (labels: NULL or "" for none)
 void

@@ -163,6 +163,15 @@ int
     drover_sched_take (drover_sched_t *self, uint64_t lease, uint64_t task, uint32_t procs,
                        uint64_t mem, const char *labels);
 
+//  Record a task as running on a worker already (procs >= 1, mem bytes,
+//  labels as for push): an attempt a restarted broker adopted. Its procs
+//  and memory count as used, even past what the worker has free (what a
+//  pass placed there meanwhile stays). Returns 0, or -1 if the worker is
+//  unknown or the task queued or assigned already.
+int
+    drover_sched_place (drover_sched_t *self, const char *worker, uint64_t task, uint32_t procs,
+                        uint64_t mem, const char *labels);
+
 //  End a lease and give back what it still holds. Returns the worker's id
 //  (borrowed), or NULL if the lease is unknown.
 const char *

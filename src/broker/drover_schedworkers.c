@@ -77,6 +77,29 @@ drover_sched_remove_worker (drover_sched_t *self, const char *id,
     return count;
 }
 
+//  Record a task as running on a worker already: an adopted attempt
+int
+drover_sched_place (drover_sched_t *self, const char *id, uint64_t task, uint32_t procs,
+                    uint64_t mem, const char *labels)
+{
+    assert (self && procs >= 1);
+    uint32_t target;
+    if (!s_worker_find (self, id, &target))
+        return -1;              //  unknown worker: its LOST is on the way
+    uint32_t handle = drover_idpool_insert (self->requests, task);
+    if (!handle)
+        return -1;              //  already queued or assigned
+    s_request_t *request = s_request (self, handle);
+    request->procs = procs;
+    request->demand = drover_demands_ref (self->demands, mem, labels);
+    drover_sched_attach (self, handle, target);
+    s_worker_t *worker = s_worker (self, target);
+    worker->used += procs;
+    worker->mem_used += mem;
+    s_worker_refresh (self, target);
+    return 0;
+}
+
 //  Set a worker's admin setting
 int
 drover_sched_set_admin (drover_sched_t *self, const char *id, int admin)

@@ -77,8 +77,29 @@ drover_taskactions_add (drover_taskactions_t *self, int type, const drover_taskr
         action->task = task->id;
         action->attempt = task->attempt;
         strcpy (action->worker, drover_taskrecord_worker (task));
+        action->state = task->state;
+        action->retries_left = task->retries_left;
+        action->lost = task->lost;
     }
     return action;
+}
+
+//  Fill an action's result fields from a final task's result
+static void
+s_result (drover_action_t *action, const drover_taskrecord_t *task)
+{
+    drover_taskresult_t *result = task->result;
+    assert (result);
+    action->outcome = result->outcome;
+    action->end = result->end;
+    action->exit_code = result->exit_code;
+    action->signal = result->signal;
+    action->truncated = result->truncated;
+    action->duration = result->duration;
+    action->out = result->out;
+    action->out_size = result->out_size;
+    action->err = result->err;
+    action->err_size = result->err_size;
 }
 
 //  Set an action's route (a worker's or a waiter's)
@@ -112,6 +133,8 @@ drover_taskactions_event (drover_taskactions_t *self, const drover_taskrecord_t 
     action->topic = topic;
     if (reason)
         snprintf (action->reason, sizeof action->reason, "%s", reason);
+    if (drover_taskrecord_final (task))
+        s_result (action, task);
 }
 
 //  Tell schedq to place a task
@@ -147,6 +170,8 @@ drover_taskactions_kill (drover_taskactions_t *self, drover_taskworker_t *worker
                          uint64_t task, uint32_t attempt)
 {
     assert (worker);
+    if (worker->route_size == 0)
+        return;                 //  restored, not registered since: nowhere to send it
     drover_action_t *action = drover_taskactions_add (self, DROVER_ACTION_KILL, NULL);
     action->task = task;
     action->attempt = attempt;
@@ -170,19 +195,7 @@ drover_taskactions_done (drover_taskactions_t *self, const drover_taskrecord_t *
         action->exit_code = -1;         //  no process status
         return;
     }
-    action->state = task->state;
-    drover_taskresult_t *result = task->result;
-    assert (result);
-    action->outcome = result->outcome;
-    action->end = result->end;
-    action->exit_code = result->exit_code;
-    action->signal = result->signal;
-    action->truncated = result->truncated;
-    action->duration = result->duration;
-    action->out = result->out;
-    action->out_size = result->out_size;
-    action->err = result->err;
-    action->err_size = result->err_size;
-    if (result->reason)
-        snprintf (action->reason, sizeof action->reason, "%s", result->reason);
+    s_result (action, task);
+    if (task->result->reason)
+        snprintf (action->reason, sizeof action->reason, "%s", task->result->reason);
 }

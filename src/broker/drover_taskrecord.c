@@ -67,8 +67,9 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
 {
     assert (msg);
     size_t fields = offsetof (drover_taskrecord_t, data);
+    size_t key_size = msg->key? strlen (msg->key) + 1: 0;
     drover_taskrecord_t *self = (drover_taskrecord_t *)
-        malloc (fields + msg->body_size + drover_taskrecord_labels_size (msg));
+        malloc (fields + msg->body_size + drover_taskrecord_labels_size (msg) + key_size);
     assert (self);
     memset (self, 0, fields);
     self->id = id;
@@ -89,6 +90,10 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
             labels += length + 1;
         }
         self->has_labels = true;
+    }
+    if (key_size) {
+        memcpy (self->data + drover_taskrecord_bytes (self), msg->key, key_size);
+        self->has_key = true;
     }
     return self;
 }
@@ -128,7 +133,22 @@ drover_taskrecord_bytes (const drover_taskrecord_t *self)
     size_t size = self->body_size;
     if (self->has_labels)
         size += strlen ((const char *) self->data + self->body_size) + 1;
+    if (self->has_key)
+        size += strlen ((const char *) self->data + size) + 1;
     return size;
+}
+
+//  The submit key, or NULL
+const char *
+drover_taskrecord_key (const drover_taskrecord_t *self)
+{
+    assert (self);
+    if (!self->has_key)
+        return NULL;
+    size_t at = self->body_size;
+    if (self->has_labels)
+        at += strlen ((const char *) self->data + at) + 1;
+    return (const char *) self->data + at;
 }
 
 //  The labels, or ""

@@ -49,8 +49,11 @@ struct _drover_taskrecord_t {
     uint32_t cancel : 1;        //  cancel asked while ASSIGNED or RUNNING
     uint32_t has_labels : 1;    //  labels follow the body
     uint32_t adopted : 1;       //  seen in a worker's running list (during UP)
+    uint32_t has_key : 1;       //  a submit key follows the labels
+    uint32_t restored : 1;      //  its attempt was restored, schedq does not hold it yet
     uint16_t lost;              //  workers lost with the task so far (lost-retries)
-    byte data [];               //  body, then labels "\n"-joined and NUL-ended
+    byte data [];               //  body, then labels "\n"-joined and NUL-ended, then key
+                                //  NUL-ended
 };
 
 //  Check a TASK SUBMIT's fields. Returns 200, or the ERROR code (400, 413)
@@ -79,6 +82,10 @@ bool
 //  Return the bytes the record holds past its fields: body and labels
 size_t
     drover_taskrecord_bytes (const drover_taskrecord_t *self);
+
+//  Return the submit key, or NULL if none (borrowed)
+const char *
+    drover_taskrecord_key (const drover_taskrecord_t *self);
 
 //  Return the labels, "k=v" joined by "\n", or "" (borrowed)
 const char *

@@ -35,6 +35,7 @@
 #include "drover_taskactions.h"
 #include "drover_waiters.h"
 #include "drover_defaults.h"
+#include "drover_change.h"
 
 //  One ack deadline: the attempt must be STARTED before it
 typedef struct {
@@ -47,7 +48,9 @@ struct _drover_tasktable_t {
     drover_idhash_t *tasks;     //  id -> drover_taskrecord_t, every task held
     uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
     uint64_t next_id;           //  id of the next task
-    zhashx_t *workers;          //  worker id -> drover_taskworker_t
+    zhashx_t *workers;          //  worker id -> drover_taskworker_t (route_size 0: restored,
+                                //  not registered since the restart)
+    zhashx_t *keys;             //  submit key -> task id (uintptr_t), of tasks held
     drover_waiters_t *waiters;  //  who waits on which task, and their routes
     drover_ring_t *acks;        //  s_ack_t, oldest first
     drover_ring_t *finished;    //  uint64_t ids of finished tasks, oldest first
@@ -73,6 +76,7 @@ drover_tasktable_new (void)
     drover_tasktable_t *self = (drover_tasktable_t *) zmalloc (sizeof (drover_tasktable_t));
     self->tasks = drover_idhash_new ();
     self->next_id = 1;
+    self->keys = zhashx_new ();
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, (zhashx_destructor_fn *) drover_taskworker_destroy);
     self->waiters = drover_waiters_new (DROVER_TASKTABLE_MAX_WAITERS);
@@ -103,6 +107,7 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
     }
     drover_idhash_destroy (&self->tasks);
     zhashx_destroy (&self->workers);
+    zhashx_destroy (&self->keys);
     drover_waiters_destroy (&self->waiters);
     drover_ring_destroy (&self->acks);
     drover_ring_destroy (&self->finished);
@@ -173,18 +178,22 @@ s_lookup (drover_tasktable_t *self, uint64_t id)
     return (drover_taskrecord_t *) drover_idhash_lookup (self->tasks, id);
 }
 
-//  Add a task
+//  Add a task, and its submit key
 static void
 s_insert (drover_tasktable_t *self, drover_taskrecord_t *task)
 {
     drover_idhash_insert (self->tasks, task);
     self->counts [task->state]++;
+    if (task->has_key)
+        zhashx_update (self->keys, drover_taskrecord_key (task), (void *) (uintptr_t) task->id);
 }
 
 //  Remove a finished task from the table and free it
 static void
 s_remove (drover_tasktable_t *self, drover_taskrecord_t *task)
 {
+    if (task->has_key)
+        zhashx_delete (self->keys, drover_taskrecord_key (task));
     drover_idhash_delete (self->tasks, task);
     self->counts [task->state]--;
     s_task_destroy (self, &task);
@@ -375,6 +384,13 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
     int code = drover_taskrecord_check (msg, self->reason, sizeof self->reason, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
+    uintptr_t known = msg->key? (uintptr_t) zhashx_lookup (self->keys, msg->key): 0;
+    if (known) {
+        //  Submitted before with this key: the same task, not another
+        *task_p = (uint64_t) known;
+        *reason_p = "submitted before with this key";
+        return DROVER_CODE_OK;
+    }
     uint64_t live = self->counts [DROVER_TASK_QUEUED] + self->counts [DROVER_TASK_ASSIGNED]
                   + self->counts [DROVER_TASK_RUNNING];
     if (live >= self->max_queued) {
@@ -394,7 +410,7 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
 
     drover_taskrecord_t *task = drover_taskrecord_new (self->next_id++, msg);
     s_insert (self, task);
-    self->queued_bytes += msg->body_size + labels_size;
+    self->queued_bytes += drover_taskrecord_bytes (task);
     if (notify && s_waiter_add (self, task, route, route_size, 0) != 0)
         assert (false);         //  room was checked above, and the task is new
     drover_taskactions_event (self->actions, task, "task.queued", NULL);
@@ -485,6 +501,14 @@ drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
 //  ---------------------------------------------------------------------
 //  Traffic from workers
 
+//  Find a worker that is up (its UP heard since it was restored), or NULL
+static drover_taskworker_t *
+s_worker_up (drover_tasktable_t *self, const char *worker_id)
+{
+    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
+    return worker && worker->route_size? worker: NULL;
+}
+
 //  Find a task whose current attempt runs on worker, or say why not
 static int
 s_find_current (drover_tasktable_t *self, const char *worker, uint64_t id,
@@ -530,7 +554,7 @@ bool
 drover_tasktable_has_worker (drover_tasktable_t *self, const char *worker)
 {
     assert (self && worker);
-    return zhashx_lookup (self->workers, worker) != NULL;
+    return s_worker_up (self, worker) != NULL;
 }
 
 //  TASK STARTED from worker: the offer was taken
@@ -604,7 +628,7 @@ drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *work
     assert (self && worker_id);
     s_begin (self);
     drover_taskrecord_t *task = s_lookup (self, id);
-    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
+    drover_taskworker_t *worker = s_worker_up (self, worker_id);
     if (!task || task->state != DROVER_TASK_QUEUED || !worker) {
         drover_action_t *action = drover_taskactions_add (self->actions, DROVER_ACTION_FREE, NULL);
         action->task = id;
@@ -614,6 +638,7 @@ drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *work
         return;
     }
     task->attempt++;
+    task->restored = false;
     s_set_state (self, task, DROVER_TASK_ASSIGNED);
     drover_taskworker_attach (worker, task);
     drover_taskactions_offer (self->actions, task);
@@ -644,6 +669,15 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
         drover_taskrecord_t *task = s_lookup (self, running [index].task);
         if (task && task->worker == worker && task->attempt == running [index].attempt) {
             task->adopted = true;
+            if (task->restored) {
+                //  schedq has not heard of it since the restart
+                drover_action_t *placed = drover_taskactions_add (self->actions,
+                                                                  DROVER_ACTION_PLACED, task);
+                placed->procs = task->procs;
+                placed->mem = task->mem;
+                placed->labels = drover_taskrecord_labels (task);
+                task->restored = false;
+            }
             if (task->state == DROVER_TASK_ASSIGNED) {
                 s_set_state (self, task, DROVER_TASK_RUNNING);
                 drover_taskactions_event (self->actions, task, "task.running", "adopted");
@@ -683,6 +717,120 @@ drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker_id, c
         s_lose (self, task, worker->id, text);
     }
     zhashx_delete (self->workers, worker_id);
+}
+
+//  ---------------------------------------------------------------------
+//  Restart: what the store kept
+
+//  RESTORE: put back a task the store kept, as it was. Returns 0, or -1 if
+//  the change cannot be a task or the id is held already (ignored).
+int
+drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *change)
+{
+    assert (self && change);
+    s_begin (self);
+    if (!change->submit || !change->task || change->state >= DROVER_TASK_UNKNOWN
+    ||  s_lookup (self, change->task))
+        return -1;
+    bool final = change->state >= DROVER_TASK_SUCCEEDED;
+    bool placed = change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING;
+    if ((final && !change->done) || (placed && !drover_id_valid (change->worker)))
+        return -1;
+    drover_taskrecord_t *task = drover_taskrecord_new (change->task, change->submit);
+    task->attempt = change->attempt;
+    task->retries_left = change->retries_left;
+    task->lost = change->lost;
+    task->state = change->state;
+    s_insert (self, task);
+    if (self->next_id <= task->id)
+        self->next_id = task->id + 1;
+    if (final) {
+        const drover_msg_t *done = change->done;
+        drover_taskresult_t *result = drover_taskresult_new (change->worker, done->reason);
+        result->outcome = done->outcome;
+        result->end = done->end;
+        result->exit_code = done->exit_code;
+        result->signal = done->signal;
+        result->truncated = done->truncated;
+        result->duration = done->duration;
+        if (done->out_size) {
+            result->out = (byte *) zmalloc (done->out_size);
+            memcpy (result->out, done->out, done->out_size);
+            result->out_size = done->out_size;
+        }
+        if (done->err_size) {
+            result->err = (byte *) zmalloc (done->err_size);
+            memcpy (result->err, done->err, done->err_size);
+            result->err_size = done->err_size;
+        }
+        task->result = result;
+        self->kept_bytes += drover_taskresult_bytes (result) + drover_taskrecord_bytes (task);
+        drover_ring_push (self->finished, &task->id);
+        return 0;
+    }
+    self->queued_bytes += drover_taskrecord_bytes (task);
+    if (placed) {
+        //  Its worker has until the end of the grace to say it runs it
+        drover_taskworker_t *worker = (drover_taskworker_t *)
+            zhashx_lookup (self->workers, change->worker);
+        if (!worker) {
+            worker = drover_taskworker_new (change->worker);
+            zhashx_insert (self->workers, worker->id, worker);
+        }
+        drover_taskworker_attach (worker, task);
+        task->restored = true;
+    }
+    else
+        drover_taskactions_queue (self->actions, task);
+    return 0;
+}
+
+//  LOADED: every kept task was restored; ids go on from next_id (at least)
+void
+drover_tasktable_loaded (drover_tasktable_t *self, uint64_t next_id)
+{
+    assert (self);
+    if (self->next_id < next_id)
+        self->next_id = next_id;
+}
+
+//  End of the restart grace: an attempt whose worker did not register
+//  again runs again, without using up the task's retries or lost-retries
+size_t
+drover_tasktable_end_grace (drover_tasktable_t *self)
+{
+    assert (self);
+    s_begin (self);
+    size_t requeued = 0;
+    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_first (self->workers);
+    while (worker) {
+        if (worker->route_size == 0) {
+            while (worker->ntasks) {
+                drover_taskrecord_t *task = worker->tasks [worker->ntasks - 1];
+                drover_taskworker_detach (worker, task);
+                task->restored = false;
+                if (task->cancel)
+                    s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (
+                        worker->id, "cancelled (its worker did not come back after a restart)"));
+                else
+                    s_requeue (self, task, worker->id,
+                               "its worker did not come back after a restart");
+                requeued++;
+            }
+        }
+        worker = (drover_taskworker_t *) zhashx_next (self->workers);
+    }
+    //  Forget the workers that did not come back (deleting while walking
+    //  is not allowed)
+    zlist_t *gone = zlist_new ();
+    for (worker = (drover_taskworker_t *) zhashx_first (self->workers); worker;
+         worker = (drover_taskworker_t *) zhashx_next (self->workers))
+        if (worker->route_size == 0)
+            zlist_append (gone, worker->id);
+    for (char *id = (char *) zlist_first (gone); id; id = (char *) zlist_next (gone))
+        zhashx_delete (self->workers, id);
+    zlist_destroy (&gone);
+    return requeued;
 }
 
 //  Handle ack deadlines due at now; return the next one or -1

@@ -22,6 +22,7 @@
 #include <czmq.h>
 #include "drover_msg.h"
 #include "drover_waiters.h"
+#include "drover_change.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,7 +46,11 @@ typedef enum {
     DROVER_ACTION_OFFER = 6,        //  SEND TASK OFFER to route (worker)
     DROVER_ACTION_KILL = 7,         //  SEND TASK KILL task attempt to route (worker)
     DROVER_ACTION_DONE = 8,         //  SEND TASK DONE to route (a waiter), echoing seq
-    DROVER_ACTION_EVENT = 9         //  EVENT topic: task, attempt, worker, reason
+    DROVER_ACTION_EVENT = 9,        //  EVENT topic: task, attempt, worker, reason, and the
+                                    //  task's state after it for the store: state,
+                                    //  retries_left, lost; once final, the DONE fields
+    DROVER_ACTION_PLACED = 10       //  schedq: PLACED task worker procs mem labels (adopted
+                                    //  after a restart)
 } drover_action_type_t;
 
 //  One action. Which fields each type uses is listed above; the others are
@@ -61,15 +66,17 @@ typedef struct {
     uint32_t seq;                   //  DONE: seq of the WAIT, 0 for a submit's notify
     const char *topic;              //  EVENT: "task.queued", ...; static
     char reason [DROVER_REASON_MAX + 1];    //  FAILURE, EVENT, DONE: text or ""
+    uint32_t retries_left;          //  EVENT: the task's own failures still allowed
+    uint16_t lost;                  //  EVENT: workers lost with the task so far
     int32_t priority;               //  QUEUE, OFFER: lower runs first
-    uint32_t procs;                 //  QUEUE, OFFER: procs demanded
-    uint64_t mem;                   //  QUEUE, OFFER: bytes demanded
+    uint32_t procs;                 //  QUEUE, OFFER, PLACED: procs demanded
+    uint64_t mem;                   //  QUEUE, OFFER, PLACED: bytes demanded
     uint32_t timeout;               //  OFFER: task timeout, msec, 0 = none
-    const char *labels;             //  QUEUE: "k=v" joined by "\n", or ""; borrowed
+    const char *labels;             //  QUEUE, PLACED: "k=v" joined by "\n", or ""; borrowed
     const byte *body;               //  OFFER: encoded exec body; borrowed
     size_t body_size;               //  OFFER: bytes
-    uint8_t state;                  //  DONE: drover_task_state_t
-    uint8_t outcome;                //  DONE: drover_outcome_t of the last attempt
+    uint8_t state;                  //  DONE, EVENT: drover_task_state_t
+    uint8_t outcome;                //  DONE, final EVENT: drover_outcome_t of the last attempt
     uint8_t end;                    //  DONE: drover_end_t, how the task ended
     int32_t exit_code;              //  DONE: exit status
     int32_t signal;                 //  DONE: signal that ended it
@@ -186,6 +193,26 @@ void
 void
     drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker,
                                   const char *reason);
+
+//  RESTORE from the store: put back a task it kept, as it was (change: its
+//  state, attempt, worker, budgets; the submit attached, the done attached
+//  if final). A QUEUED task is queued again; an ASSIGNED or RUNNING one
+//  waits on its worker (not up until its UP) for the end of the grace; a
+//  final one is kept among the finished. Says no event: the store has it.
+//  Returns 0, or -1 if the change is not a task or its id is held (ignored).
+int
+    drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *change);
+
+//  LOADED from the store: every kept task was restored; ids go on from
+//  next_id at least (never reused)
+void
+    drover_tasktable_loaded (drover_tasktable_t *self, uint64_t next_id);
+
+//  The restart grace is over: every restored attempt whose worker did not
+//  register again is queued again (attempt+1 when placed), without using
+//  up its retries or lost-retries. Returns how many.
+size_t
+    drover_tasktable_end_grace (drover_tasktable_t *self);
 
 //  Handle ack deadlines due at now. Returns the next deadline (msec,
 //  monotonic), or -1 if none is pending.

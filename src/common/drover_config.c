@@ -46,6 +46,16 @@ static const s_setting_t s_settings [] = {
     { "broker/peer-bytes", S_UINT, S_AT (peer_bytes), 1 << 20, 4294967295u,
       DROVER_DEFAULT_PEER_BYTES, NULL,
       "bytes one peer may have waiting in the broker's receive queue (fewer messages than hwm)" },
+    { "broker/state-dir", S_STRING, S_AT (state_dir), 0, 0,
+      0, DROVER_DEFAULT_STATE_DIR,
+      "directory where the broker keeps its state (made if missing; one broker at a time)" },
+    { "broker/durability", S_STRING, S_AT (durability), 0, 0,
+      0, DROVER_DEFAULT_DURABILITY,
+      "full: nothing acknowledged is lost; batch: commits every commit-every msec, a crash "
+      "loses what was acknowledged since the last; off: memory only, nothing survives" },
+    { "broker/commit-every", S_UINT, S_AT (commit_every), 1, 60000,
+      DROVER_DEFAULT_COMMIT_EVERY, NULL,
+      "msec between commits with durability batch" },
     { "health/heartbeat", S_UINT, S_AT (heartbeat), 50, 60000,
       DROVER_DEFAULT_HEARTBEAT, NULL,
       "msec between worker heartbeats" },
@@ -86,8 +96,49 @@ static const s_setting_t s_settings [] = {
       DROVER_DEFAULT_KEEP_FINISHED_BYTES, NULL,
       "bytes finished tasks hold for WAIT (stdout, stderr, body, labels); past it the oldest "
       "are dropped, and a WAIT for one is answered EXPIRED" },
+    { "assign/restart-grace", S_UINT, S_AT (restart_grace), 0, 3600000,
+      DROVER_DEFAULT_RESTART_GRACE, NULL,
+      "msec after a restart for workers to report the attempts they run; an attempt nobody "
+      "reports by then runs again" },
+    { "store/history-count", S_UINT, S_AT (history_count), 0, 4294967295u,
+      DROVER_DEFAULT_HISTORY_COUNT, NULL,
+      "finished tasks kept in the state directory (the newest), with their output" },
+    { "store/history-age", S_UINT, S_AT (history_age), 0, 4294967295u,
+      DROVER_DEFAULT_HISTORY_AGE, NULL,
+      "seconds a finished task is kept in the state directory" },
+    { "store/history-events", S_UINT, S_AT (history_events), 0, 4294967295u,
+      DROVER_DEFAULT_HISTORY_EVENTS, NULL,
+      "events kept in the state directory for drover events --since" },
 };
 #define S_SETTINGS (sizeof s_settings / sizeof s_settings [0])
+
+//  The string settings that take one of a few words
+static const struct {
+    const char *path;           //  "section/key"
+    const char *words [4];      //  the words allowed, NULL-ended
+} s_choices [] = {
+    { "broker/durability", { "full", "batch", "off", NULL } },
+};
+#define S_CHOICES (sizeof s_choices / sizeof s_choices [0])
+
+//  Check a string setting's value against the words it allows, if it has
+//  a list. Returns 0, or -1 with a message naming the key and the words.
+static int
+s_check_choice (const s_setting_t *setting, const char *value, char **error_p)
+{
+    for (size_t index = 0; index < S_CHOICES; index++) {
+        if (!streq (s_choices [index].path, setting->path))
+            continue;
+        const char *const *words = s_choices [index].words;
+        for (size_t word = 0; words [word]; word++)
+            if (streq (words [word], value))
+                return 0;
+        *error_p = zsys_sprintf ("%s: '%s' is not one of %s, %s, %s", setting->path, value,
+                                 words [0], words [1], words [2]);
+        return -1;
+    }
+    return 0;
+}
 
 
 //  Find a setting by path, or NULL
@@ -111,6 +162,8 @@ s_setting_store (drover_config_t *self, const s_setting_t *setting,
             *error_p = zsys_sprintf ("%s: value must not be empty", setting->path);
             return -1;
         }
+        if (s_check_choice (setting, value, error_p))
+            return -1;
         char **string_p = (char **) field;
         zstr_free (string_p);
         *string_p = strdup (value);
@@ -158,8 +211,9 @@ drover_config_destroy (drover_config_t **self_p)
     assert (self_p);
     drover_config_t *self = *self_p;
     if (self) {
-        zstr_free (&self->endpoint);
-        zstr_free (&self->events);
+        for (size_t index = 0; index < S_SETTINGS; index++)
+            if (s_settings [index].kind == S_STRING)
+                zstr_free ((char **) ((byte *) self + s_settings [index].offset));
         free (self);
         *self_p = NULL;
     }

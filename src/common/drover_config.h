@@ -22,6 +22,12 @@ typedef struct {
     uint32_t max_message;       //  broker/max-message: bytes, ZMQ_MAXMSGSIZE
     uint32_t hwm;               //  broker/hwm: messages queued per peer
     uint32_t peer_bytes;        //  broker/peer-bytes: bytes queued from one peer, at most
+    char *state_dir;            //  broker/state-dir: where the state is kept
+    char *durability;           //  broker/durability: full, batch or off
+    uint32_t commit_every;      //  broker/commit-every: msec between commits (batch)
+    uint32_t history_count;     //  store/history-count: final tasks kept on disk
+    uint32_t history_age;       //  store/history-age: seconds a final task is kept on disk
+    uint32_t history_events;    //  store/history-events: events kept on disk
     uint32_t heartbeat;         //  health/heartbeat: msec between worker heartbeats
     uint32_t lost_after;        //  health/lost-after: msec of silence before LOST
     uint32_t max_workers;       //  health/max-workers: registered workers at most
@@ -35,6 +41,7 @@ typedef struct {
     uint32_t max_queued_bytes;  //  assign/max-queued-bytes: their bodies and labels, at most
     uint32_t keep_finished;     //  assign/keep-finished: finished tasks remembered
     uint32_t keep_finished_bytes;   //  assign/keep-finished-bytes: bytes they hold, at most
+    uint32_t restart_grace;     //  assign/restart-grace: msec for workers to report after a restart
 } drover_config_t;
 
 //  Create settings holding every default

@@ -21,6 +21,14 @@
 #define DROVER_DEFAULT_MAX_MESSAGE      4194304     //  bytes, largest message from a peer
 #define DROVER_DEFAULT_HWM              100000      //  messages queued per peer
 #define DROVER_DEFAULT_PEER_BYTES       1073741824  //  bytes waiting from one peer, at most
+#define DROVER_DEFAULT_STATE_DIR        "drover.state"  //  where the state is kept
+#define DROVER_DEFAULT_DURABILITY       "full"      //  full, batch or off
+#define DROVER_DEFAULT_COMMIT_EVERY     100         //  msec between commits, durability batch
+
+//  store
+#define DROVER_DEFAULT_HISTORY_COUNT    1000000     //  final tasks kept on disk
+#define DROVER_DEFAULT_HISTORY_AGE      604800      //  seconds a final task is kept on disk
+#define DROVER_DEFAULT_HISTORY_EVENTS   10000000    //  events kept on disk
 
 //  health
 #define DROVER_DEFAULT_HEARTBEAT        1000        //  msec between worker heartbeats
@@ -42,5 +50,6 @@
 #define DROVER_DEFAULT_MAX_QUEUED_BYTES 1073741824  //  their bodies and labels, bytes
 #define DROVER_DEFAULT_KEEP_FINISHED    100000      //  finished tasks remembered
 #define DROVER_DEFAULT_KEEP_FINISHED_BYTES  268435456   //  bytes they hold, at most
+#define DROVER_DEFAULT_RESTART_GRACE    5000        //  msec for workers to report after a restart
 
 #endif

@@ -1,0 +1,407 @@
+/*  =========================================================================
+    drover_store - the store actor: keeps the broker's state through a
+    backend, numbers and publishes events
+
+    The backend (src/broker/drover_backend.h: SQLite in the state directory,
+    or memory with durability off) decides how things are kept; this actor
+    does the I/O around it. At start it opens the state and says OPENED,
+    then hands assign every task it kept (RESTORE, one record each), says
+    STATE and LOADED, and from then on keeps what it is told:
+
+    - every change assign says (CHANGE: a task's event and its state after
+      it) and every other actor's EVENT gets the next sequence number and
+      waits in the turn's batch;
+    - at the end of a turn the batch is applied in one transaction (group
+      commit: one per turn, never one per task; with durability batch, at
+      most every commit-every msec), and only then are its events
+      published (PUBLISH) and the replies held for it (REPLY: TASK
+      ACCEPTED, TASK DONE, the OK to a RESULT, with durability full) sent
+      on to their peers (SEND). A reply said after a change is never sent
+      before that change is committed.
+    - a batch the backend could not keep (disk full, I/O error) stays
+      pending, with its replies, and is tried again after a pause, so
+      nothing is acknowledged that was not saved and nothing is lost once
+      the cause goes;
+    - final tasks past the history settings are deleted a bounded batch
+      at a time, between turns.
+
+    In:   CHANGE change(p)          a task's change, from assign (a record)
+          REPLY route(f) payload(f) worker(s)   a SEND to hold until the
+                                    changes said before it are committed
+          EVENT topic(s) body(f)    another actor's event
+          EVENTS on(4) | VERBOSE | $TERM
+    Out:  OPENED ok(4) text(s)      first, outside any batch
+          RESTORE change(p)         a kept task, to assign (a record)
+          STATE state(s)            the state id, to health and assign
+          LOADED next-task(8) restored(8)   every kept task was said
+          PUBLISH topic(s) body(f)  a committed event, for the event stream
+          SEND route(f) payload(f) worker(s)    a held reply, now committed
+    =========================================================================
+*/
+
+#include "drover_store.h"
+#include "drover_backend.h"
+#include "drover_actor.h"
+
+//  Restored tasks said per BATCH while loading
+#define S_RESTORE_BATCH     1024
+//  Restored tasks between two progress lines in the log
+#define S_RESTORE_PROGRESS  100000
+//  msec between two tries of a batch the backend refused, at first and at most
+#define S_RETRY_MIN         50
+#define S_RETRY_MAX         2000
+//  msec between two prunes of the history while nothing is left to prune
+#define S_PRUNE_EVERY       1000
+//  rows one prune deletes at most: a turn stays short
+#define S_PRUNE_ROWS        1000
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says: PUBLISH, STATE...
+    drover_outbox_t *held;      //  replies held until the pending batch is committed
+    drover_poller_t *poller;    //  the pipe
+    drover_backend_t *backend;  //  where the state is kept
+    int durability;             //  drover_durability_t
+    uint32_t commit_every;      //  msec between commits with durability batch
+    drover_store_args_t args;   //  the settings we were started with (strings not kept)
+    drover_change_t **pending;  //  changes numbered, not yet committed, in seq order
+    size_t npending;            //  changes in pending
+    size_t pending_max;         //  room in pending
+    uint64_t next_seq;          //  sequence number of the next change
+    int64_t committed_at;       //  msec (mono) of the last commit
+    int64_t retry_at;           //  msec (mono) before which a refused batch is not tried
+    int retry_wait;             //  msec of the current pause after a refusal
+    int64_t prune_at;           //  msec (mono) of the next prune
+    uint64_t commits;           //  batches committed
+    uint64_t changes;           //  changes committed
+    uint64_t refusals;          //  batches the backend refused
+    uint64_t restored;          //  tasks handed to assign while loading
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
+} self_t;
+
+//  Return the durability named by text ("full", "batch", "off"), or -1
+int
+drover_durability_parse (const char *text)
+{
+    return !text? -1:
+           streq (text, "full")? DROVER_DURABILITY_FULL:
+           streq (text, "batch")? DROVER_DURABILITY_BATCH:
+           streq (text, "off")? DROVER_DURABILITY_OFF: -1;
+}
+
+//  Create the actor's state and open the backend; NULL with *error_p set
+//  if the state cannot be opened
+static self_t *
+s_self_new (zsock_t *pipe, const drover_store_args_t *args, char **error_p)
+{
+    drover_backend_t *backend = args->durability == DROVER_DURABILITY_OFF
+                              ? drover_backend_open_memory ()
+                              : drover_backend_open_sqlite (args->state_dir, error_p);
+    if (!backend)
+        return NULL;
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->outbox = drover_outbox_new ();
+    self->held = drover_outbox_new ();
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
+    self->backend = backend;
+    self->args = *args;
+    self->args.state_dir = NULL;
+    self->durability = args->durability;
+    self->commit_every = args->commit_every;
+    self->next_seq = drover_backend_meta (backend)->next_seq;
+    self->committed_at = zclock_mono ();
+    self->prune_at = self->committed_at + S_PRUNE_EVERY;
+    self->retry_wait = S_RETRY_MIN;
+    return self;
+}
+
+//  Destroy the actor's state: what was not committed is lost (as a crash
+//  would lose it), but said so
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->npending)
+        zsys_warning ("store: stopping with changes=%zu not committed", self->npending);
+    zsys_info ("store: stopping commits=%" PRIu64 " changes=%" PRIu64 " refused=%" PRIu64,
+               self->commits, self->changes, self->refusals);
+    for (size_t index = 0; index < self->npending; index++)
+        drover_change_destroy (&self->pending [index]);
+    free (self->pending);
+    drover_backend_destroy (&self->backend);
+    drover_poller_destroy (&self->poller);
+    drover_outbox_destroy (&self->held);
+    drover_outbox_destroy (&self->outbox);
+    free (self);
+    *self_p = NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Loading
+
+//  Hand one kept task to assign (the backend's load calls this)
+static int
+s_restore_one (void *arg, drover_change_t **change_p)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say_change (self->outbox, DROVER_RECORD_RESTORE, change_p);
+    if (++self->restored % S_RESTORE_PROGRESS == 0)
+        zsys_info ("store: loading, tasks=%" PRIu64 " so far", self->restored);
+    if (drover_outbox_size (self->outbox) >= S_RESTORE_BATCH
+    &&  drover_outbox_flush (self->outbox, self->pipe) == -1)
+        return -1;              //  the context is ending
+    return 0;
+}
+
+//  Hand every kept task to assign, then say STATE and LOADED. Returns 0,
+//  or -1 if the state cannot be read (the broker must not start).
+static int
+s_load (self_t *self, char **error_p)
+{
+    int64_t started = zclock_mono ();
+    char error [DROVER_BACKEND_ERROR_MAX];
+    int64_t restored = drover_backend_load (self->backend, self->args.keep_finished,
+                                            s_restore_one, self, error, sizeof error);
+    if (restored < 0) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    const drover_backend_meta_t *meta = drover_backend_meta (self->backend);
+    drover_outbox_say (self->outbox, "ss", "STATE", meta->state);
+    drover_outbox_say (self->outbox, "s88", "LOADED", meta->next_task, (uint64_t) restored);
+    drover_outbox_flush (self->outbox, self->pipe);
+    zsys_notice ("store: loaded backend=%s state=%s tasks=%" PRId64 " next_task=%" PRIu64
+                 " next_seq=%" PRIu64 " msec=%" PRId64, drover_backend_name (self->backend),
+                 meta->state, restored, meta->next_task, meta->next_seq,
+                 zclock_mono () - started);
+    return 0;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Keeping
+
+//  Number a change and add it to the pending batch; it is ours from now on
+static void
+s_keep (self_t *self, drover_change_t **change_p)
+{
+    drover_change_t *change = *change_p;
+    *change_p = NULL;
+    change->seq = self->next_seq++;
+    if (self->npending == self->pending_max) {
+        self->pending_max = self->pending_max? self->pending_max * 2: 1024;
+        self->pending = (drover_change_t **) realloc (self->pending,
+                                                      self->pending_max * sizeof (drover_change_t *));
+        assert (self->pending);
+    }
+    self->pending [self->npending++] = change;
+}
+
+//  EVENT topic body from another actor: kept like a task's change
+static void
+s_handle_event (self_t *self, zmsg_t *msg)
+{
+    char topic [32];
+    drover_actor_pop_text (msg, topic, sizeof topic);
+    zframe_t *body = zmsg_pop (msg);
+    assert (body);              //  an actor that says less is our bug
+    drover_event_t event;
+    int rc = drover_event_decode (&event, zframe_data (body), zframe_size (body));
+    assert (rc == 0);           //  our own encoding
+    zframe_destroy (&body);
+    drover_change_t *change = drover_change_new (topic, event.task);
+    change->time = event.time;
+    change->attempt = event.attempt;
+    snprintf (change->worker, sizeof change->worker, "%s", event.worker);
+    snprintf (change->reason, sizeof change->reason, "%s", event.reason);
+    s_keep (self, &change);
+}
+
+//  Say PUBLISH topic body for a committed change
+static void
+s_publish (self_t *self, const drover_change_t *change)
+{
+    drover_event_t event;
+    drover_change_event (change, &event);
+    zframe_t *body = drover_event_encode (&event);
+    zmsg_t *command = zmsg_new ();
+    zmsg_addstr (command, "PUBLISH");
+    zmsg_addstr (command, change->topic);
+    zmsg_append (command, &body);
+    drover_outbox_add (self->outbox, &command);
+}
+
+//  Tell whether the pending batch is to be committed now
+static bool
+s_commit_due (self_t *self, int64_t now)
+{
+    if (self->npending == 0 || now < self->retry_at)
+        return false;
+    if (self->durability == DROVER_DURABILITY_BATCH)
+        return now - self->committed_at >= self->commit_every;
+    return true;
+}
+
+//  Commit the pending batch if it is due; then publish its events and send
+//  the replies held for it. A refused batch stays pending, with its replies.
+static void
+s_commit (self_t *self, int64_t now)
+{
+    if (!s_commit_due (self, now))
+        return;
+    char error [DROVER_BACKEND_ERROR_MAX];
+    if (drover_backend_apply (self->backend, self->pending, self->npending,
+                              error, sizeof error) == -1) {
+        self->refusals++;
+        zsys_error ("store: batch of changes=%zu not saved, trying again in %d msec: %s",
+                    self->npending, self->retry_wait, error);
+        self->retry_at = now + self->retry_wait;
+        self->retry_wait = self->retry_wait * 2 < S_RETRY_MAX? self->retry_wait * 2: S_RETRY_MAX;
+        return;
+    }
+    if (self->retry_wait > S_RETRY_MIN)
+        zsys_notice ("store: saving again, batch of changes=%zu committed", self->npending);
+    self->retry_wait = S_RETRY_MIN;
+    self->committed_at = now;
+    self->commits++;
+    self->changes += self->npending;
+    for (size_t index = 0; index < self->npending; index++) {
+        if (!self->flags.silent)
+            s_publish (self, self->pending [index]);
+        drover_change_destroy (&self->pending [index]);
+    }
+    self->npending = 0;
+}
+
+//  REPLY: send it on after the commit that ends this turn, which holds
+//  every change said before it (and those said after it in the same
+//  batch: a request's reply may come before the changes it caused)
+static void
+s_handle_reply (self_t *self, drover_record_t *record)
+{
+    drover_outbox_move (self->held, record, DROVER_RECORD_SEND);
+}
+
+//  Delete old history, a bounded batch at a time
+static void
+s_prune (self_t *self, int64_t now)
+{
+    if (now < self->prune_at || self->durability == DROVER_DURABILITY_OFF)
+        return;
+    char error [DROVER_BACKEND_ERROR_MAX];
+    int64_t deleted = drover_backend_prune (self->backend, self->args.history_count,
+                                            (uint64_t) self->args.history_age * 1000,
+                                            self->args.history_events,
+                                            (uint64_t) zclock_time (), S_PRUNE_ROWS,
+                                            error, sizeof error);
+    if (deleted < 0)
+        zsys_warning ("store: history not pruned: %s", error);
+    else
+    if (deleted && self->flags.verbose)
+        zsys_debug ("store: pruned rows=%" PRId64, deleted);
+    //  More left: go on next turn, else look again later
+    self->prune_at = deleted >= S_PRUNE_ROWS? now: now + S_PRUNE_EVERY;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Handling commands
+
+//  Handle one control command (drover_outbox_receive calls this)
+static void
+s_handle_command (void *arg, zmsg_t *msg)
+{
+    self_t *self = (self_t *) arg;
+    char command [16];
+    drover_actor_pop_text (msg, command, sizeof command);
+    if (self->flags.verbose)
+        zsys_debug ("store: command=%s", command);
+    if (streq (command, "EVENT"))
+        s_handle_event (self, msg);
+    else
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
+        zsys_error ("store: unknown pipe command=%s", command);
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  Handle one record: CHANGE and REPLY from assign
+static void
+s_handle_record (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (self->flags.verbose)
+        zsys_debug ("store: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_CHANGE)
+        s_keep (self, &record->change);
+    else
+    if (record->kind == DROVER_RECORD_REPLY)
+        s_handle_reply (self, record);
+    else {
+        zsys_error ("store: unexpected record=%s", drover_record_word (record));
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  Return when the loop must turn again without input (msec, mono), or -1
+static int64_t
+s_deadline (self_t *self)
+{
+    int64_t deadline = self->durability == DROVER_DURABILITY_OFF? -1: self->prune_at;
+    if (self->npending) {
+        int64_t commit = self->durability == DROVER_DURABILITY_BATCH
+                       ? self->committed_at + self->commit_every: 0;
+        if (self->retry_at > commit)
+            commit = self->retry_at;
+        if (deadline == -1 || commit < deadline)
+            deadline = commit;
+    }
+    return deadline;
+}
+
+//  Run the store actor; args is a drover_store_args_t
+void
+drover_store_actor (zsock_t *pipe, void *args)
+{
+    char *error = NULL;
+    self_t *self = s_self_new (pipe, (const drover_store_args_t *) args, &error);
+    zsock_signal (pipe, 0);                     //  zactor_new returns only after this
+    if (!self) {
+        zsock_send (pipe, "s4s", "OPENED", 0, error);
+        zstr_free (&error);
+        //  Wait for $TERM: the broker stops
+        char *command = NULL;
+        while ((command = zstr_recv (pipe)) && !streq (command, "$TERM"))
+            zstr_free (&command);
+        zstr_free (&command);
+        return;
+    }
+    zsock_send (pipe, "s4s", "OPENED", 1, drover_backend_name (self->backend));
+    if (s_load (self, &error) == -1) {
+        zsys_error ("store: %s", error);
+        drover_outbox_say (self->outbox, "ss", "FATAL", error);
+        drover_outbox_flush (self->outbox, self->pipe);
+        zstr_free (&error);
+    }
+    while (!self->flags.stopping) {
+        int64_t now = zclock_mono ();
+        s_commit (self, now);
+        s_prune (self, now);
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        if (self->npending == 0)
+            drover_actor_flush (self->poller, DROVER_PIPE_AT, self->held, self->pipe);
+        if (drover_poller_wait (self->poller,
+                                drover_actor_poll_timeout (s_deadline (self), zclock_mono ()))
+            == -1)
+            break;              //  interrupted
+        if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
+                              s_handle_record, self) == -1)
+            break;              //  the context is ending
+    }
+    s_self_destroy (&self);
+}

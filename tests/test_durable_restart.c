@@ -1,0 +1,195 @@
+/*  =========================================================================
+    test_durable_restart - a broker killed with SIGKILL and started again
+    on its state directory loses nothing it acknowledged
+
+    Real processes over loopback TCP: the drover broker (durability full,
+    the default), real worker agents running real child processes, and
+    the test as a client speaking the codec, so that every TASK DONE is
+    counted at the wire.
+    =========================================================================
+*/
+
+#include "testutil.h"
+
+//  Submit count tasks of script; fill ids, in order
+static void
+s_submit_many (zsock_t *client, const char *script, uint64_t *ids, int count)
+{
+    for (int index = 0; index < count; index++) {
+        drover_msg_t *submit = testutil_submit_msg (script, 0, 1, 0);
+        ids [index] = testutil_submit (client, submit);
+    }
+}
+
+//  The TASK TABLE the broker answers now (limit rows); the caller destroys it
+static drover_msg_t *
+s_list (zsock_t *client, uint32_t limit)
+{
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
+    list->state = 255;
+    list->limit = limit;
+    drover_msg_t *table = testutil_request (client, &list, 10000);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
+    return table;
+}
+
+//  Queued tasks survive kill -9 with their ids; the next id is new; a
+//  worker that comes later runs each exactly once
+static void
+test_queued_tasks_survive_kill (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    zsock_t *client = testutil_dealer (cluster);
+    enum { S_TASKS = 300 };
+    uint64_t ids [S_TASKS];
+    s_submit_many (client, "true", ids, S_TASKS);
+
+    testutil_cluster_kill_restart (cluster, NULL);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    drover_msg_t *table = s_list (client, 10);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], S_TASKS);
+    drover_msg_destroy (&table);
+    uint64_t next = testutil_submit (client, testutil_submit_msg ("true", 0, 1, 0));
+    assert_true (next > ids [S_TASKS - 1]);         //  never an id given before
+
+    uint64_t all [S_TASKS + 1];
+    memcpy (all, ids, sizeof ids);
+    all [S_TASKS] = next;
+    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    wait->ntasks = S_TASKS + 1;
+    wait->tasks = (uint64_t *) malloc (sizeof all);
+    memcpy (wait->tasks, all, sizeof all);
+    drover_msg_t *ok = testutil_request (client, &wait, 10000);
+    assert_non_null (ok);
+    assert_int_equal (ok->code, 200);
+    drover_msg_destroy (&ok);
+    testutil_cluster_add_worker (cluster, 0, "w-after", 4, NULL);
+    drover_msg_t *done [S_TASKS + 1] = { NULL };
+    assert_true (testutil_collect (client, all, done, S_TASKS + 1, 60000));
+    for (int index = 0; index <= S_TASKS; index++) {
+        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
+        drover_msg_destroy (&done [index]);
+    }
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  Two workers run six long tasks; the broker is killed and started again:
+//  every attempt is adopted (the same processes finish: their pids, which
+//  each task writes when it starts and again when it ends, agree; attempt
+//  1 throughout) and each result reaches the client once
+static void
+test_busy_workers_adopted (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    zsock_t *client = testutil_dealer (cluster);
+    testutil_cluster_add_worker (cluster, 0, "w-one", 3, NULL);
+    testutil_cluster_add_worker (cluster, 1, "w-two", 3, NULL);
+    assert_true (testutil_wait_workers (client, 2, 10000));
+    enum { S_TASKS = 6 };
+    uint64_t ids [S_TASKS];
+    char script [PATH_MAX + 96];
+    snprintf (script, sizeof script,
+              "echo $$ > %s/started.$$; while [ ! -e %s/go ]; do sleep 0.05; done; echo $$",
+              cluster->logdir, cluster->logdir);
+    for (int index = 0; index < S_TASKS; index++) {
+        drover_msg_t *submit = testutil_submit_msg (script, 0, 1, DROVER_SUBMIT_NOTIFY);
+        ids [index] = testutil_submit (client, submit);
+    }
+    char worker [DROVER_ID_MAX + 1];
+    for (int index = 0; index < S_TASKS; index++)
+        assert_true (testutil_wait_running (client, ids [index], worker, 10000));
+
+    testutil_cluster_kill_restart (cluster, NULL);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    //  Both workers come back and report what they run
+    char log [PATH_MAX];
+    snprintf (log, sizeof log, "%s", testutil_cluster_log (cluster, "broker"));
+    assert_true (testutil_await_line (log, "worker=w-one state=UP", 10000));
+    assert_true (testutil_await_line (log, "worker=w-two state=UP", 10000));
+    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    wait->ntasks = S_TASKS;
+    wait->tasks = (uint64_t *) malloc (sizeof ids);
+    memcpy (wait->tasks, ids, sizeof ids);
+    drover_msg_t *ok = testutil_request (client, &wait, 10000);
+    assert_non_null (ok);
+    drover_msg_destroy (&ok);
+    char go [PATH_MAX];
+    snprintf (go, sizeof go, "%s/go", cluster->logdir);
+    FILE *file = fopen (go, "w");
+    assert_non_null (file);
+    fclose (file);
+
+    drover_msg_t *done [S_TASKS] = { NULL };
+    assert_true (testutil_collect (client, ids, done, S_TASKS, 30000));
+    for (int index = 0; index < S_TASKS; index++) {
+        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
+        //  The process that ended is the one that started before the kill
+        char pid [32] = "";
+        snprintf (pid, sizeof pid, "%.*s", (int) done [index]->out_size,
+                  (const char *) done [index]->out);
+        pid [strcspn (pid, "\n")] = 0;
+        char started [PATH_MAX];
+        snprintf (started, sizeof started, "%s/started.%s", cluster->logdir, pid);
+        assert_int_equal (access (started, F_OK), 0);
+        drover_msg_destroy (&done [index]);
+    }
+    drover_msg_t *table = s_list (client, S_TASKS);
+    for (uint32_t row = 0; row < table->nrows; row++)
+        assert_int_equal (table->task_rows [row].attempt, 1);
+    assert_int_equal (table->counts [DROVER_TASK_SUCCEEDED], S_TASKS);
+    drover_msg_destroy (&table);
+    //  Nothing more arrives: each result came once
+    assert_null (testutil_recv_msg (client, 300));
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A state file that is not a drover state: the broker refuses to start,
+//  naming the file, and never starts empty over it
+static void
+test_corrupt_state_refused (void **state)
+{
+    char dir [] = "/tmp/drover-corrupt-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    char file [PATH_MAX];
+    snprintf (file, sizeof file, "%s/state.db", dir);
+    FILE *garbage = fopen (file, "w");
+    assert_non_null (garbage);
+    for (int index = 0; index < 4096; index++)
+        fputc ((index * 7919) & 0xff, garbage);
+    fclose (garbage);
+    char log [PATH_MAX];
+    snprintf (log, sizeof log, "%s/broker.log", dir);
+    char endpoint [64], events [64];
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", testutil_free_port ());
+    snprintf (events, sizeof events, "tcp://127.0.0.1:%d", testutil_free_port ());
+    const char *argv [] = { DROVER_BIN, "broker", "--endpoint", endpoint, "--events", events,
+                            "--state-dir", dir, NULL };
+    pid_t pid = testutil_spawn (argv, log);
+    int status = testutil_wait_exit (pid, 10000);
+    if (status == -1)
+        testutil_stop (pid, 100);
+    assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) != 0);
+    assert_true (testutil_count_lines_with (log, file) >= 1);
+    assert_int_equal (testutil_count_lines_with (log, "broker: ready"), 0);
+    //  The file is left as it was
+    struct stat info;
+    assert_int_equal (stat (file, &info), 0);
+    assert_int_equal (info.st_size, 4096);
+    testutil_remove_tree (dir);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_queued_tasks_survive_kill),
+        cmocka_unit_test (test_busy_workers_adopted),
+        cmocka_unit_test (test_corrupt_state_refused),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
