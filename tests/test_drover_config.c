@@ -62,6 +62,13 @@ test_defaults_agree_with_header_and_readme (void **state)
     assert_int_equal (config->max_queued_bytes, DROVER_DEFAULT_MAX_QUEUED_BYTES);
     assert_int_equal (config->keep_finished, DROVER_DEFAULT_KEEP_FINISHED);
     assert_int_equal (config->keep_finished_bytes, DROVER_DEFAULT_KEEP_FINISHED_BYTES);
+    assert_string_equal (config->state_dir, DROVER_DEFAULT_STATE_DIR);
+    assert_string_equal (config->durability, DROVER_DEFAULT_DURABILITY);
+    assert_int_equal (config->commit_every, DROVER_DEFAULT_COMMIT_EVERY);
+    assert_int_equal (config->restart_grace, DROVER_DEFAULT_RESTART_GRACE);
+    assert_int_equal (config->history_count, DROVER_DEFAULT_HISTORY_COUNT);
+    assert_int_equal (config->history_age, DROVER_DEFAULT_HISTORY_AGE);
+    assert_int_equal (config->history_events, DROVER_DEFAULT_HISTORY_EVENTS);
     assert_string_equal (DROVER_CLIENT_ENDPOINT, DROVER_DEFAULT_ENDPOINT);
     assert_string_equal (DROVER_CLIENT_EVENTS, DROVER_DEFAULT_EVENTS);
 
@@ -87,7 +94,7 @@ test_defaults_agree_with_header_and_readme (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 19);
+    assert_int_equal (zhashx_size (defaults), 26);
 
     //  README's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
@@ -110,17 +117,21 @@ test_defaults_agree_with_header_and_readme (void **state)
     zhashx_delete (defaults, "broker/endpoint");
     zhashx_delete (defaults, "broker/events");
     zhashx_delete (defaults, "broker/insecure");
+    zhashx_delete (defaults, "broker/state-dir");
+    zhashx_delete (defaults, "broker/durability");
     for (const char *value = (const char *) zhashx_first (defaults); value;
          value = (const char *) zhashx_next (defaults))
         fail_msg ("README.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 16);
+    assert_int_equal (rows, 21);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on README's usage line
     readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
     assert_non_null (strstr (readme, "[--endpoint " DROVER_DEFAULT_ENDPOINT "]"));
     assert_non_null (strstr (readme, "[--events " DROVER_DEFAULT_EVENTS "]"));
+    assert_non_null (strstr (readme, "[--state-dir " DROVER_DEFAULT_STATE_DIR "]"));
+    assert_non_null (strstr (readme, "`" DROVER_DEFAULT_DURABILITY "` (default)"));
     free (readme);
     drover_config_destroy (&config);
 }
@@ -136,6 +147,14 @@ test_set_checks_range_and_names_key (void **state)
     assert_non_null (strstr (error, "health/lost-after"));
     assert_int_equal (config->lost_after, 3000);    //  unchanged by a refused value
     zstr_free (&error);
+    //  A word setting takes one of its words, and names them when refused
+    assert_int_equal (drover_config_set (config, "broker/durability", "sometimes", &error), -1);
+    assert_non_null (strstr (error, "broker/durability"));
+    assert_non_null (strstr (error, "full, batch, off"));
+    zstr_free (&error);
+    assert_string_equal (config->durability, "full");
+    assert_int_equal (drover_config_set (config, "broker/durability", "batch", &error), 0);
+    assert_string_equal (config->durability, "batch");
     const char *bad [] = { "", "-5", "12abc", "99999999999999999999", " 700", "+700" };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         assert_int_equal (drover_config_set (config, "assign/ack-timeout", bad [index], &error), -1);
