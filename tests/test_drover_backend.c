@@ -242,6 +242,15 @@ test_round_trip (void **state)
     drover_backend_destroy (&backend);
     assert_null (backend);
     drover_backend_destroy (&backend);      //  harmless twice
+    //  The file is in WAL mode, its schema current
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open_v2 (dirs->file, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, "PRAGMA journal_mode", -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "wal");
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
@@ -513,6 +522,45 @@ test_garbage_file_refused (void **state)
     assert_true (info.st_size > 4096);
 }
 
+//  Return the first page of table or index name in file (a closed state)
+static int
+s_root_page (const char *file, const char *name)
+{
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open_v2 (file, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT rootpage FROM sqlite_master"
+                                          " WHERE name = ?", -1, &stmt, NULL), SQLITE_OK);
+    sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    int page = sqlite3_column_int (stmt, 0);
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    assert_true (page > 1);
+    return page;
+}
+
+//  Garbage over a page that load does not read (the events, an index) is
+//  refused at open too, not met by a write once serving
+static void
+test_damaged_page_refused (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    s_make_state (dirs, 20);
+    const char *names [] = { "events", "tasks_final" };
+    for (int index = 0; index < 2; index++) {
+        int page = s_root_page (dirs->file, names [index]);
+        char *copy = zsys_sprintf ("cp '%s' '%s.copy'", dirs->file, dirs->file);
+        assert_int_equal (system (copy), 0);
+        zstr_free (&copy);
+        s_scribble (dirs->file, (off_t) (page - 1) * 4096, 4096);
+        s_assert_refused (dirs);
+        char *back = zsys_sprintf ("mv '%s.copy' '%s'", dirs->file, dirs->file);
+        assert_int_equal (system (back), 0);
+        zstr_free (&back);
+    }
+}
+
 //  A truncated state.db (to half, to a few bytes, to nothing) is refused
 static void
 test_truncated_file_refused (void **state)
@@ -749,6 +797,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_failed_batch_keeps_nothing, s_setup, s_teardown),
         cmocka_unit_test (test_memory_backend),
         cmocka_unit_test_setup_teardown (test_garbage_file_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_damaged_page_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_truncated_file_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_other_schema_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_state_in_use_refused, s_setup, s_teardown),
