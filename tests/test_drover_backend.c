@@ -749,34 +749,43 @@ test_prune_bounded (void **state)
     //  own batch, so one events row each
     for (uint64_t task = 1; task <= 110; task++)
         s_apply_task (backend, task, task <= 100, 1000 + task);
+    //  A second end of task 100 is an event only: its row stays as it was
+    //  (and it is counted once)
+    drover_change_t *again [] = { s_final (100, 111, DROVER_TASK_FAILED, DROVER_END_FAILED, 2,
+                                           "late") };
+    assert_int_equal (s_apply (backend, again, 1, text), 0);
     //  By count: keep 50 final tasks; 50 tasks, then the 50 events rows of
     //  tasks 1-50, 10 rows a call
     int64_t total;
-    assert_int_equal (s_prune_all (backend, 50, 0, 0, 5000, 10, &total), 10);
+    assert_int_equal (s_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total), 10);
     assert_int_equal (total, 100);
     s_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
                                            sizeof text), 60);
     assert_int_equal (loaded.changes [0]->task, 51);
+    assert_int_equal (loaded.changes [49]->task, 100);
+    assert_int_equal (loaded.changes [49]->state, DROVER_TASK_SUCCEEDED);
+    assert_int_equal (loaded.changes [49]->attempt, 0);
     s_loaded_free (&loaded);
     s_replayed_t replayed = { .count = 0 };
     assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
-                                             text, sizeof text), 60);
+                                             text, sizeof text), 61);
     assert_int_equal (replayed.events [0].seq, 51);
+    assert_string_equal (replayed.events [60].topic, "task.failed");
     //  By age: those ended before 1071 (tasks 51-70), and their events
-    assert_int_equal (s_prune_all (backend, 0, 1000, 0, 2071, 7, &total), 6);
+    assert_int_equal (s_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total), 6);
     assert_int_equal (total, 40);
     assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
                                            sizeof text), 40);
     assert_int_equal (loaded.changes [0]->task, 71);
     s_loaded_free (&loaded);
     //  By events: the newest 5 only; no task goes
-    assert_int_equal (s_prune_all (backend, 0, 0, 5, 2071, 100, &total), 1);
-    assert_int_equal (total, 35);
+    assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total), 1);
+    assert_int_equal (total, 36);
     replayed.count = 0;
     assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
                                              text, sizeof text), 5);
-    assert_int_equal (replayed.events [0].seq, 106);
+    assert_int_equal (replayed.events [0].seq, 107);
     //  Queued tasks stay whatever the bounds
     assert_int_equal (s_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
     assert_int_equal (total, 30 + 4);
@@ -784,6 +793,18 @@ test_prune_bounded (void **state)
                                            sizeof text), 10);
     assert_int_equal (loaded.changes [0]->task, 101);
     assert_int_equal (loaded.changes [9]->task, 110);
+    s_loaded_free (&loaded);
+    //  Bounds of 0 keep nothing of what may go: no final task, no event
+    s_apply_task (backend, 120, true, 5000);
+    assert_int_equal (s_prune_all (backend, 0, UINT64_MAX, UINT64_MAX, 6000, 100, &total), 1);
+    assert_int_equal (total, 1);
+    assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 0, 6000, 100, &total), 1);
+    assert_int_equal (total, 2);
+    replayed.count = 0;
+    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+                                             text, sizeof text), 0);
+    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
+                                           sizeof text), 10);
     s_loaded_free (&loaded);
     drover_backend_destroy (&backend);
 }

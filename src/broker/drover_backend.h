@@ -78,7 +78,8 @@ const drover_backend_meta_t *
 
 //  Apply one batch, in order, in one transaction: each change is an event
 //  to keep (seq set, ascending), and a change about a task sets its row
-//  (a submit attached: the task is new; a done attached: its result).
+//  (a submit attached: the task is new; a done attached: its result). A
+//  final task's row is final: later changes to it are events only.
 //  Changes to one task within a batch may be merged into one write.
 //  Returns 0 once durable, or -1 with error (size error_size) set, and
 //  then nothing of the batch is kept (disk full, I/O error...); a later
@@ -107,12 +108,13 @@ int64_t
 //  Delete, at most max_rows rows a call (one transaction), final tasks
 //  past the newest keep_count (by when they ended) or ended more than
 //  keep_age msec before now (wall msec), then events older than the
-//  oldest kept task's first event or past the newest keep_events. A bound
-//  of 0 does not bound (keep_count 0: any number). Tasks not final are
-//  never deleted. The sqlite backend keeps events in rows of up to 1024
-//  (a batch's), deleted whole: a row goes once all its events may. Returns
-//  the rows deleted (0: nothing left to prune; call again while > 0), or
-//  -1 with error set.
+//  oldest kept task's first event or past the newest keep_events. The
+//  bounds are literal: keep_count 0 keeps no final task, keep_events 0 no
+//  event; UINT64_MAX does not bound. Tasks not final are never deleted.
+//  The sqlite backend keeps events in rows of up to 1024 (of one batch),
+//  deleted whole: a row goes once all its events may. Costs no scan of
+//  what is kept. Returns the rows deleted (0: nothing left to prune; call
+//  again while > 0), or -1 with error set.
 int64_t
     drover_backend_prune (drover_backend_t *self, uint64_t keep_count, uint64_t keep_age,
                           uint64_t keep_events, uint64_t now, size_t max_rows,

@@ -60,8 +60,8 @@ s_schema =
 //  result.
 typedef enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
-    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_PRUNE_CUT,
-    S_PRUNE_TASKS, S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_STATEMENTS
+    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_COUNT_FINAL,
+    S_PRUNE_OLDEST, S_PRUNE_AGED, S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_STATEMENTS
 } s_statement_t;
 
 static const char *
@@ -75,12 +75,14 @@ s_sql [S_STATEMENTS] = {
                           " reason, out, err) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
                           " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
                           " ?24, ?25, ?26)",
+    //  A final task is final: a later change does not touch its row
     [S_UPDATE_STATE]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
-                          " retries_left = ?6, lost = ?7 WHERE id = ?1",
+                          " retries_left = ?6, lost = ?7 WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_UPDATE_FINAL]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7, ended = ?10, outcome = ?19,"
                           " exit_code = ?20, signal = ?21, duration = ?22, truncated = ?23,"
-                          " reason = ?24, out = ?25, err = ?26 WHERE id = ?1",
+                          " reason = ?24, out = ?25, err = ?26"
+                          " WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_INSERT_EVENTS]   = "INSERT INTO events (first_seq, last_seq, count, data)"
                           " VALUES (?1, ?2, ?3, ?4)",
     [S_SET_META]        = "UPDATE meta SET value = ?2 WHERE name = ?1",
@@ -93,11 +95,12 @@ s_sql [S_STATEMENTS] = {
     [S_REPLAY]          = "SELECT first_seq, count, data FROM events WHERE first_seq >="
                           " coalesce ((SELECT max (first_seq) FROM events"
                           " WHERE first_seq <= ?1), 0) ORDER BY first_seq",
-    //  The newest final task past keep_count
-    [S_PRUNE_CUT]       = "SELECT ended, id FROM tasks WHERE " S_FINAL
-                          " ORDER BY ended DESC, id DESC LIMIT 1 OFFSET ?1",
-    [S_PRUNE_TASKS]     = "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE " S_FINAL
-                          " AND (ended, id) <= (?1, ?2) ORDER BY ended, id LIMIT ?3)",
+    [S_COUNT_FINAL]     = "SELECT count (*) FROM tasks WHERE " S_FINAL,
+    //  The ?1 final tasks that ended first; those that ended before ?1
+    [S_PRUNE_OLDEST]    = "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE " S_FINAL
+                          " ORDER BY ended, id LIMIT ?1)",
+    [S_PRUNE_AGED]      = "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE " S_FINAL
+                          " AND ended < ?1 ORDER BY ended, id LIMIT ?2)",
     //  Task ids and their first events' seqs grow together: the oldest
     //  kept task's first event is the lowest id's
     [S_FIRST_TASK_SEQ]  = "SELECT seq FROM tasks ORDER BY id LIMIT 1",
@@ -123,6 +126,7 @@ struct _drover_sqlite_t {
     size_t *order;                  //  slot of each task of the batch, first met first
     size_t norder;                  //  entries allocated in order
     byte *pack;                     //  buffer for packing one events row
+    uint64_t finals;                //  final tasks kept: prune by count needs no scan
 };
 
 static void
@@ -135,6 +139,8 @@ static int
     s_read_meta (drover_sqlite_t *self, drover_backend_meta_t *meta, char **error_p);
 static int
     s_quick_check (drover_sqlite_t *self, char **error_p);
+static int
+    s_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *value);
 
 //  Make dir with mode 0700 if it is missing. Returns 0 or -1 with *error_p.
 static int
@@ -196,16 +202,21 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
         drover_sqlite_destroy (&self);
         return NULL;
     }
-    for (int index = 0; index < S_STATEMENTS; index++) {
+    for (int index = 0; index < S_STATEMENTS && rc == SQLITE_OK; index++)
         rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
                                  &self->stmt [index], NULL);
-        if (rc != SQLITE_OK) {
-            s_set_error (error, sizeof error, path, self->db, rc);
-            *error_p = strdup (error);
-            drover_sqlite_destroy (&self);
-            return NULL;
-        }
+    sqlite3_int64 finals = 0;
+    if (rc == SQLITE_OK) {
+        rc = s_query_int (self->stmt [S_COUNT_FINAL], 0, &finals);
+        rc = rc == SQLITE_DONE? SQLITE_OK: rc;
     }
+    if (rc != SQLITE_OK) {
+        s_set_error (error, sizeof error, path, self->db, rc);
+        *error_p = strdup (error);
+        drover_sqlite_destroy (&self);
+        return NULL;
+    }
+    self->finals = (uint64_t) finals;
     return self;
 }
 
@@ -585,10 +596,12 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
 }
 
 //  Write each task of the batch once: an INSERT for a task submitted in
-//  it, else one UPDATE (with the result if it ended). Returns the SQLite
-//  result of the first write that failed, or SQLITE_DONE.
+//  it, else one UPDATE (with the result if it ended). Counts the tasks
+//  that became final in *finals. Returns the SQLite result of the first
+//  write that failed, or SQLITE_DONE.
 static int
-s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks)
+s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks,
+               uint64_t *finals)
 {
     int rc = SQLITE_DONE;
     for (size_t index = 0; index < ntasks && rc == SQLITE_DONE; index++) {
@@ -607,6 +620,8 @@ s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks)
             stmt = self->stmt [S_UPDATE_STATE];
         s_bind_state (stmt, last, done);
         rc = s_run (stmt);
+        if (rc == SQLITE_DONE && drover_change_final (last))
+            *finals += (uint64_t) sqlite3_changes (self->db);
     }
     return rc;
 }
@@ -747,7 +762,8 @@ drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t co
         return -1;
     }
     size_t ntasks = s_group (self, changes, count);
-    rc = s_write_tasks (self, changes, ntasks);
+    uint64_t finals = 0;
+    rc = s_write_tasks (self, changes, ntasks, &finals);
     for (size_t index = 0; index < ntasks; index++)
         self->slots [self->order [index]].task = 0;
     if (rc == SQLITE_DONE)
@@ -762,6 +778,7 @@ drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t co
         s_abort (self, rc, error, error_size);
         return -1;
     }
+    self->finals += finals;
     return 0;
 }
 
@@ -945,7 +962,7 @@ drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,
     sqlite3_stmt *stmt = self->stmt [S_REPLAY];
     sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (since > INT64_MAX? INT64_MAX: since));
     int64_t handed = 0;
-    int rc;
+    int rc = SQLITE_DONE;
     while ((size_t) handed < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
         uint64_t first_seq = (uint64_t) sqlite3_column_int64 (stmt, 0);
         int64_t count = sqlite3_column_int64 (stmt, 1);
@@ -987,41 +1004,32 @@ s_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *value)
     return rc;
 }
 
-//  Delete up to max_rows final tasks past keep_count or ended before
-//  now - keep_age; returns the SQLite result, *deleted the rows
+//  Delete up to max_rows final tasks: first the oldest past the newest
+//  keep_count (self->finals says how many, so no scan counts them), then
+//  those that ended before now - keep_age. Returns the SQLite result,
+//  *deleted the rows.
 static int
 s_prune_tasks (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_age, uint64_t now,
                size_t max_rows, int64_t *deleted)
 {
-    //  The newest task to delete, as (ended, id): the later of the count's
-    //  and the age's bounds
-    sqlite3_int64 cut_ended = -1, cut_id = -1;
-    int rc = SQLITE_DONE;
-    if (keep_count > 0) {
-        sqlite3_stmt *stmt = self->stmt [S_PRUNE_CUT];
-        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) keep_count);
-        rc = sqlite3_step (stmt);
-        if (rc == SQLITE_ROW) {
-            cut_ended = sqlite3_column_int64 (stmt, 0);
-            cut_id = sqlite3_column_int64 (stmt, 1);
-            rc = SQLITE_DONE;
-        }
-        sqlite3_reset (stmt);
-    }
-    if (keep_age > 0 && now > keep_age && (sqlite3_int64) (now - keep_age) - 1 >= cut_ended) {
-        cut_ended = (sqlite3_int64) (now - keep_age) - 1;
-        cut_id = INT64_MAX;
-    }
     *deleted = 0;
-    if (rc != SQLITE_DONE || cut_ended < 0 || max_rows == 0)
-        return rc;
-    sqlite3_stmt *stmt = self->stmt [S_PRUNE_TASKS];
-    sqlite3_bind_int64 (stmt, 1, cut_ended);
-    sqlite3_bind_int64 (stmt, 2, cut_id);
-    sqlite3_bind_int64 (stmt, 3, (sqlite3_int64) max_rows);
-    rc = s_run (stmt);
-    if (rc == SQLITE_DONE)
-        *deleted = sqlite3_changes (self->db);
+    uint64_t past = self->finals > keep_count? self->finals - keep_count: 0;
+    int rc = SQLITE_DONE;
+    if (past > 0 && max_rows > 0) {
+        sqlite3_stmt *stmt = self->stmt [S_PRUNE_OLDEST];
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (past < max_rows? past: max_rows));
+        rc = s_run (stmt);
+        if (rc == SQLITE_DONE)
+            *deleted += sqlite3_changes (self->db);
+    }
+    if (rc == SQLITE_DONE && keep_age < now && (size_t) *deleted < max_rows) {
+        sqlite3_stmt *stmt = self->stmt [S_PRUNE_AGED];
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (now - keep_age));
+        sqlite3_bind_int64 (stmt, 2, (sqlite3_int64) (max_rows - (size_t) *deleted));
+        rc = s_run (stmt);
+        if (rc == SQLITE_DONE)
+            *deleted += sqlite3_changes (self->db);
+    }
     return rc;
 }
 
@@ -1040,7 +1048,7 @@ s_prune_events (drover_sqlite_t *self, uint64_t keep_events, size_t max_rows,
     if (rc != SQLITE_DONE || max_rows == 0)
         return rc;
     sqlite3_int64 cut = task_cut;
-    if (keep_events > 0 && (uint64_t) last_seq >= keep_events
+    if (keep_events <= (uint64_t) last_seq
     &&  last_seq - (sqlite3_int64) keep_events + 1 > cut)
         cut = last_seq - (sqlite3_int64) keep_events + 1;
     if (cut <= 0)
@@ -1073,5 +1081,6 @@ drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_a
         s_abort (self, rc, error, error_size);
         return -1;
     }
+    self->finals -= (uint64_t) tasks < self->finals? (uint64_t) tasks: self->finals;
     return tasks + events;
 }
