@@ -63,7 +63,11 @@ test_bench_quick_json (void **state)
         "broker_rss_idle", "broker_rss_queued", "bytes_per_queued_task",
         "assign_us_q100", "assign_us_q2k", "assign_us_w2", "assign_us_w20",
         "shell_throughput", "spawn_rate", "shell_vs_spawn_pct",
-        "heartbeat_cpu_pct", "heartbeat_rate"
+        "heartbeat_cpu_pct", "heartbeat_rate",
+        "durable_submit_rate", "durable_submit_rate_off", "noop_throughput_full",
+        "noop_throughput_off", "noop_full_vs_off_pct", "restart_ms", "restart_tasks_restored",
+        "broker_rss_before_kill", "broker_rss_restarted", "state_bytes_per_task_wal",
+        "state_bytes_per_task"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);
@@ -86,6 +90,40 @@ test_bench_phases (void **state)
     free (output);
 }
 
+//  The durable phase measures submits and no-op tasks with durability full
+//  and off, on brokers of its own, and nothing else
+static void
+test_bench_durable_phase (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--quick", "--json", "--phases", "durable",
+                            "--submits", "1000", "--tasks", "1000", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "durable_submit_rate", "durable_submit_rate_off",
+                             "noop_throughput_full", "noop_throughput_off",
+                             "noop_full_vs_off_pct" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    assert_null (strstr (output, "\"submit_rate\""));
+    assert_null (strstr (output, "restart_ms"));
+    free (output);
+}
+
+//  The restart phase finds every task it queued after the kill -9, and
+//  each one takes at least its 100-byte command on disk
+static void
+test_bench_restart_phase (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases", "restart",
+                            "--restart-tasks", "3000", "--window", "200", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "restart_ms", "broker_rss_before_kill", "broker_rss_restarted" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    assert_true (s_figure (output, "restart_tasks_restored") == 3000);
+    assert_true (s_figure (output, "state_bytes_per_task_wal") >= 100);
+    assert_true (s_figure (output, "state_bytes_per_task") >= 100);
+    assert_null (strstr (output, "durable_submit_rate"));
+    free (output);
+}
+
 //  A bad flag or setting is refused with the usage exit status, before any
 //  broker starts
 static void
@@ -100,6 +138,7 @@ test_bench_bad_flag (void **state)
         { DROVER_BIN, "bench", "--set", "schedq/max-leases", NULL },
         { DROVER_BIN, "bench", "--set", "schedq/max-leases=lots", NULL },
         { DROVER_BIN, "bench", "--set", "nosuch/setting=1", NULL },
+        { DROVER_BIN, "bench", "--restart-tasks", "0", NULL },
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         char output [256];
@@ -115,6 +154,8 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_bench_bad_flag),
         cmocka_unit_test (test_bench_phases),
+        cmocka_unit_test (test_bench_durable_phase),
+        cmocka_unit_test (test_bench_restart_phase),
         cmocka_unit_test (test_bench_quick_json),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

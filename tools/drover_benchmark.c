@@ -18,7 +18,11 @@
                   (drover_benchmark_shell.c)
     (g) heartbeat the broker's CPU with many workers heartbeating
                   (drover_benchmark_sim.c)
-    --phases picks some; (e)-(g) start their brokers themselves; the
+    (h) durable   acknowledged submits and no-op throughput with
+                  durability full beside off
+    (i) restart   restart time with many tasks queued, memory and bytes
+                  on disk                               (drover_benchmark_durable.c)
+    --phases picks some; (e)-(i) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
     goes to stderr.
@@ -106,6 +110,64 @@ drover_benchmark_reap (pid_t pid)
     }
 }
 
+//  Start the broker child on self's ports and state directory, with the
+//  phase's settings (self->settings) and the operator's after them.
+//  Returns its pid, or -1.
+static pid_t
+s_broker_exec (drover_benchmark_t *self)
+{
+    char *argv [10 + 2 * (S_SETTINGS_MAX + DROVER_BENCHMARK_SETS_MAX)] = {
+        "drover", "broker", "--endpoint", self->endpoint, "--events", self->events,
+        "--state-dir", self->state_dir };
+    size_t argc = 8;
+    for (size_t index = 0; self->settings && self->settings [index]; index++) {
+        assert (index < S_SETTINGS_MAX);
+        argv [argc++] = "--set";
+        argv [argc++] = (char *) self->settings [index];
+    }
+    //  The operator's come last: they win over the phase's
+    for (size_t index = 0; self->opts.sets [index]; index++) {
+        argv [argc++] = "--set";
+        argv [argc++] = (char *) self->opts.sets [index];
+    }
+    argv [argc] = NULL;
+    return drover_benchmark_spawn (self, argv);
+}
+
+//  Wait until the broker child answers a worker list, until deadline (msec
+//  mono); a progress line each second for phase, if not NULL. Returns 0,
+//  or -1 (it exited, or did not answer in time).
+static int
+s_broker_await (drover_benchmark_t *self, int64_t deadline, const char *phase)
+{
+    //  ZeroMQ retries the connect; a broker still loading its state reads
+    //  no peer, so a request waits in its queue until it serves
+    drover_client_t *client = drover_client_new (self->endpoint);
+    assert (client);
+    drover_client_set_timeout (client, 500);
+    int64_t started = zclock_mono ();
+    int rc = -1;
+    while (zclock_mono () < deadline && !zsys_interrupted) {
+        drover_msg_t *table = drover_client_workers (client);
+        if (table) {
+            drover_msg_destroy (&table);
+            rc = 0;
+            break;
+        }
+        if (waitpid (self->broker, NULL, WNOHANG) == self->broker) {
+            self->broker = 0;       //  reaped: it exited by itself
+            break;
+        }
+        if (phase)
+            drover_benchmark_progress (self, phase, (zclock_mono () - started) / 1000,
+                                       (deadline - started) / 1000, false);
+    }
+    drover_client_destroy (&client);
+    if (rc)
+        fprintf (stderr, "drover bench: the broker on %s did not start\n", self->endpoint);
+    return rc;
+}
+
 //  Start a broker child with --set settings and wait until it answers.
 //  Returns 0, or -1.
 int
@@ -127,48 +189,40 @@ drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings)
         self->state_dir [0] = 0;
         return -1;
     }
-    char *argv [10 + 2 * (S_SETTINGS_MAX + DROVER_BENCHMARK_SETS_MAX)] = {
-        "drover", "broker", "--endpoint", self->endpoint, "--events", self->events,
-        "--state-dir", self->state_dir };
-    size_t argc = 8;
-    for (size_t index = 0; settings && settings [index]; index++) {
-        assert (index < S_SETTINGS_MAX);
-        argv [argc++] = "--set";
-        argv [argc++] = (char *) settings [index];
-    }
-    //  The operator's come last: they win over the phase's
-    for (size_t index = 0; self->opts.sets [index]; index++) {
-        argv [argc++] = "--set";
-        argv [argc++] = (char *) self->opts.sets [index];
-    }
-    argv [argc] = NULL;
-    pid_t pid = drover_benchmark_spawn (self, argv);
+    self->settings = settings;
+    pid_t pid = s_broker_exec (self);
     if (pid == -1)
         return -1;
     self->broker = pid;
+    return s_broker_await (self, zclock_mono () + 10000, NULL);
+}
 
-    //  Ready when it answers a worker list; ZeroMQ retries the connect
-    drover_client_t *client = drover_client_new (self->endpoint);
-    assert (client);
-    drover_client_set_timeout (client, 500);
-    int64_t deadline = zclock_mono () + 10000;
-    int rc = -1;
-    while (zclock_mono () < deadline && !zsys_interrupted) {
-        drover_msg_t *table = drover_client_workers (client);
-        if (table) {
-            drover_msg_destroy (&table);
-            rc = 0;
-            break;
-        }
-        if (waitpid (pid, NULL, WNOHANG) == pid) {
-            self->broker = 0;       //  reaped: it exited by itself
-            break;
-        }
-    }
-    drover_client_destroy (&client);
-    if (rc)
-        fprintf (stderr, "drover bench: the broker on %s did not start\n", self->endpoint);
-    return rc;
+//  Kill the broker child with SIGKILL and reap it; its state stays
+void
+drover_benchmark_broker_kill (drover_benchmark_t *self)
+{
+    if (self->broker <= 0)
+        return;
+    kill (self->broker, SIGKILL);
+    waitpid (self->broker, NULL, 0);
+    self->broker = 0;
+}
+
+//  Start the broker again on the same ports, state and settings, and wait
+//  until it answers. Returns the usec from its start to its first answer,
+//  or -1.
+int64_t
+drover_benchmark_broker_restart (drover_benchmark_t *self, const char *phase)
+{
+    assert (self->broker == 0 && self->state_dir [0]);
+    int64_t started = zclock_usecs ();
+    pid_t pid = s_broker_exec (self);
+    if (pid == -1)
+        return -1;
+    self->broker = pid;
+    if (s_broker_await (self, zclock_mono () + DROVER_BENCHMARK_RESTART_MAX, phase))
+        return -1;
+    return zclock_usecs () - started;
 }
 
 //  Remove a broker's state directory and the files in it (it has no
@@ -200,11 +254,12 @@ drover_benchmark_broker_stop (drover_benchmark_t *self)
     if (self->state_dir [0])
         s_remove_state_dir (self->state_dir);
     self->state_dir [0] = 0;
+    self->settings = NULL;
 }
 
 //  Return the broker's VmRSS in bytes, or 0 if unreadable
-static uint64_t
-s_broker_rss (drover_benchmark_t *self)
+uint64_t
+drover_benchmark_broker_rss (drover_benchmark_t *self)
 {
     char path [64];
     snprintf (path, sizeof path, "/proc/%d/status", (int) self->broker);
@@ -332,16 +387,9 @@ s_noop (void *arg, const drover_exec_t *exec, drover_msg_t *result)
     return 0;
 }
 
-//  The in-process workers of a phase
-typedef struct {
-    drover_worker_t **workers;  //  owned, count entries
-    zactor_t **actors;          //  owned, each runs its worker's loop
-    size_t count;               //  workers started
-} s_crew_t;
-
 //  Stop and free the workers: actors before the workers they borrow
-static void
-s_crew_stop (s_crew_t *crew)
+void
+drover_benchmark_crew_stop (drover_benchmark_crew_t *crew)
 {
     for (size_t index = 0; index < crew->count; index++) {
         zactor_destroy (&crew->actors [index]);
@@ -353,9 +401,10 @@ s_crew_stop (s_crew_t *crew)
 }
 
 //  Start the no-op workers and wait until the broker lists them all.
-//  Returns 0, or -1 (what started is in crew, for s_crew_stop).
-static int
-s_crew_start (drover_benchmark_t *self, s_crew_t *crew, drover_client_t *client)
+//  Returns 0, or -1 (what started is in crew, for drover_benchmark_crew_stop).
+int
+drover_benchmark_crew_start (drover_benchmark_t *self, drover_benchmark_crew_t *crew,
+                             drover_client_t *client)
 {
     size_t count = (size_t) self->opts.workers;
     crew->workers = (drover_worker_t **) zmalloc (count * sizeof (drover_worker_t *));
@@ -458,10 +507,10 @@ s_phase_noop (drover_benchmark_t *self)
 {
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
-    s_crew_t crew = { 0 };
+    drover_benchmark_crew_t crew = { 0 };
     drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
     int64_t elapsed = -1;
-    if (s_crew_start (self, &crew, client) == 0)
+    if (drover_benchmark_crew_start (self, &crew, client) == 0)
         elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
                                               "noop");
     if (elapsed >= 0)
@@ -469,7 +518,7 @@ s_phase_noop (drover_benchmark_t *self)
                                  self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1), "tasks/s");
     drover_msg_destroy (&submit);
     drover_client_destroy (&client);
-    s_crew_stop (&crew);
+    drover_benchmark_crew_stop (&crew);
     return elapsed >= 0? 0: -1;
 }
 
@@ -499,11 +548,11 @@ s_phase_rtt (drover_benchmark_t *self)
 {
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
-    s_crew_t crew = { 0 };
+    drover_benchmark_crew_t crew = { 0 };
     size_t count = (size_t) self->opts.rtt;
     int64_t *samples = (int64_t *) zmalloc (count * sizeof (int64_t));
     drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
-    int rc = s_crew_start (self, &crew, client);
+    int rc = drover_benchmark_crew_start (self, &crew, client);
     for (size_t index = 0; rc == 0 && index < count; index++) {
         int64_t started = zclock_usecs ();
         uint64_t task = 0;
@@ -529,7 +578,7 @@ s_phase_rtt (drover_benchmark_t *self)
     }
     drover_msg_destroy (&submit);
     drover_client_destroy (&client);
-    s_crew_stop (&crew);
+    drover_benchmark_crew_stop (&crew);
     free (samples);
     return rc;
 }
@@ -591,11 +640,11 @@ s_phase_memory (drover_benchmark_t *self)
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
     drover_msg_t *submit = drover_benchmark_submit_msg (true, 0);
-    uint64_t idle = s_broker_rss (self);
+    uint64_t idle = drover_benchmark_broker_rss (self);
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
     int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
                                              self->opts.queued, "queue");
-    uint64_t loaded = elapsed >= 0? s_broker_rss (self): 0;
+    uint64_t loaded = elapsed >= 0? drover_benchmark_broker_rss (self): 0;
     if (elapsed >= 0 && idle && loaded) {
         drover_benchmark_figure (self, "broker_rss_idle", idle / 1048576.0, "MiB");
         drover_benchmark_figure (self, "broker_rss_queued", loaded / 1048576.0, "MiB");
@@ -632,6 +681,8 @@ static const struct {
     { "workers",   drover_benchmark_phase_workers,   false },
     { "shell",     drover_benchmark_phase_shell,     false },
     { "heartbeat", drover_benchmark_phase_heartbeat, false },
+    { "durable",   drover_benchmark_phase_durable,   false },
+    { "restart",   drover_benchmark_phase_restart,   false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 

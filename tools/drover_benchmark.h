@@ -15,6 +15,7 @@
 
 #include <czmq.h>
 #include "drover_client.h"
+#include "drover_worker.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,7 @@ int
 #define DROVER_BENCHMARK_FIGURES_MAX    64      //  figures one run prints at most
 #define DROVER_BENCHMARK_LIST_MAX       8       //  entries in a list flag
 #define DROVER_BENCHMARK_SETS_MAX       4       //  --set settings for every broker, at most
+#define DROVER_BENCHMARK_RESTART_MAX    600000  //  msec a restarted broker may take to load
 
 //  Sizes and switches, all from flags
 typedef struct {
@@ -52,6 +54,7 @@ typedef struct {
     long long hb_workers;       //  (g) simulated workers heartbeating
     long long hb_interval;      //  (g) msec between heartbeats
     long long hb_window;        //  (g) msec over which the broker's CPU is measured
+    long long restart_tasks;    //  (i) tasks queued before the broker is killed
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
@@ -77,6 +80,7 @@ typedef struct {
     char endpoint [64];         //  its ROUTER, tcp://127.0.0.1:port
     char events [64];           //  its PUB, tcp://127.0.0.1:port
     char state_dir [64];        //  its state directory, made fresh for each start, or ""
+    const char **settings;      //  its --set settings from the phase (borrowed), or NULL
     drover_benchmark_figure_t figures [DROVER_BENCHMARK_FIGURES_MAX];  //  measured so far
     size_t nfigures;            //  entries used in figures
     int64_t progress_at;        //  msec mono of the last progress line
@@ -104,9 +108,25 @@ int
 int
     drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings);
 
-//  Stop the broker child (SIGTERM, SIGKILL after 5 s) and reap it
+//  Stop the broker child (SIGTERM, SIGKILL after 5 s), reap it and remove
+//  its state directory
 void
     drover_benchmark_broker_stop (drover_benchmark_t *self);
+
+//  Kill the broker child with SIGKILL and reap it; its state directory stays
+void
+    drover_benchmark_broker_kill (drover_benchmark_t *self);
+
+//  Start the killed broker again on the same ports, state directory and
+//  settings, and wait until it answers (a progress line each second for
+//  phase, if not NULL). Returns the usec from its start to its first
+//  answer, or -1.
+int64_t
+    drover_benchmark_broker_restart (drover_benchmark_t *self, const char *phase);
+
+//  Return the broker child's VmRSS in bytes, or 0 if unreadable
+uint64_t
+    drover_benchmark_broker_rss (drover_benchmark_t *self);
 
 //  Start this executable as a child with argv (argv [0] is ignored), its
 //  stdout to /dev/null and stderr too unless verbose; it dies with us.
@@ -127,6 +147,24 @@ void
 void
     drover_benchmark_progress (drover_benchmark_t *self, const char *phase, long long done,
                                long long total, bool force);
+
+//  The in-process no-op workers of a phase
+typedef struct {
+    drover_worker_t **workers;  //  owned, count entries
+    zactor_t **actors;          //  owned, each runs its worker's loop
+    size_t count;               //  workers started
+} drover_benchmark_crew_t;
+
+//  Start opts.workers in-process no-op workers of opts.procs offers each
+//  and wait until the broker lists them all. Returns 0, or -1 (what started
+//  is in crew, for drover_benchmark_crew_stop).
+int
+    drover_benchmark_crew_start (drover_benchmark_t *self, drover_benchmark_crew_t *crew,
+                                 drover_client_t *client);
+
+//  Stop and free the workers
+void
+    drover_benchmark_crew_stop (drover_benchmark_crew_t *crew);
 
 //  Connect a bench client to the current broker, acks counted in tally
 drover_client_t *
@@ -168,6 +206,15 @@ int
 //  (g) the broker's CPU with many workers heartbeating: heartbeat_cpu_pct
 int
     drover_benchmark_phase_heartbeat (drover_benchmark_t *self);
+
+//  (h) durable acknowledged submits and no-op throughput, durability full
+//  beside off (drover_benchmark_durable.c)
+int
+    drover_benchmark_phase_durable (drover_benchmark_t *self);
+
+//  (i) restart time with opts.restart_tasks queued, memory and bytes on disk
+int
+    drover_benchmark_phase_restart (drover_benchmark_t *self);
 
 //  (f) `true` run by real agents, against the bare fork/exec rate
 int

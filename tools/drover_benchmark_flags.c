@@ -38,6 +38,7 @@ static const struct {
     { "hb-workers",   S_AT (hb_workers),   5000,      1000,    20 },
     { "hb-interval",  S_AT (hb_interval),  60000,     1000,    1000 },
     { "hb-window",    S_AT (hb_window),    3600000,   10000,   1000 },
+    { "restart-tasks", S_AT (restart_tasks), 100000000, 1000000, 10000 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -107,6 +108,19 @@ s_usage (FILE *stream)
         "  heartbeat  heartbeat_cpu_pct: the broker's CPU, %% of one core, with --hb-workers\n"
         "             1000 simulated workers heartbeating every --hb-interval 1000 msec,\n"
         "             over --hb-window 10000 msec\n"
+        "  durable    durable_submit_rate, durable_submit_rate_off: acknowledged submits/s\n"
+        "             (--submits, no workers) with broker/durability full (each TASK ACCEPTED\n"
+        "             sent once its task is committed and fsync'd), then off (memory only);\n"
+        "             noop_throughput_full, noop_throughput_off: the noop phase on each;\n"
+        "             noop_full_vs_off_pct: the first, %% of the second (a fresh broker each)\n"
+        "  restart    restart_ms: --restart-tasks 1000000 tasks of a 100-byte command queued\n"
+        "             (durability full, no workers), the broker killed with SIGKILL and started\n"
+        "             again on its state directory: msec from its start to its first answer\n"
+        "             (it reads no peer before its state is loaded); restart_tasks_restored;\n"
+        "             broker_rss_before_kill, broker_rss_restarted (MiB);\n"
+        "             state_bytes_per_task_wal: the state directory's files (state.db, its\n"
+        "             WAL and index) per task right after the kill; state_bytes_per_task:\n"
+        "             the same after a clean stop (SQLite checkpoints the WAL on close)\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
         "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"

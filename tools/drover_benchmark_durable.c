@@ -1,0 +1,205 @@
+/*  =========================================================================
+    drover_benchmark_durable - `drover bench`'s phases about the state the
+    broker keeps on disk (broker/durability, broker/state-dir):
+
+    (h) durable   acknowledged submits/s with durability full (every TASK
+                  ACCEPTED sent once its task is committed and fsync'd),
+                  then the same with durability off, each on a fresh
+                  broker; then the no-op end-to-end throughput of (a) on
+                  each, and full as a percentage of off;
+    (i) restart   N tasks queued with durability full and no workers; the
+                  broker's RSS; kill -9; the state directory's size (the
+                  database and its WAL as the crash left them); the broker
+                  started again on the same directory, timed from its start
+                  to its first answer (it reads no peer before it has
+                  loaded its state); its RSS then and the tasks it lists as
+                  queued; a clean stop and the directory's size again (the
+                  WAL checkpointed into the database by SQLite on close).
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+#include "drover_benchmark.h"
+#include <dirent.h>
+#include <sys/stat.h>
+
+//  The settings of a broker of each durability
+static const char *s_full [] = { "broker/durability=full", NULL };
+static const char *s_off [] = { "broker/durability=off", NULL };
+
+
+//  ---------------------------------------------------------------------
+//  (h) durable submits and no-op throughput, full beside off
+
+//  Measure opts.submits acknowledged submits on the current broker, no
+//  workers. Returns submits/s, or -1.
+static double
+s_submit_rate (drover_benchmark_t *self, const char *phase)
+{
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, 0);
+    int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
+    int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
+                                                             self->opts.submits, phase);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    return elapsed < 0? -1: self->opts.submits * 1e6 / (elapsed > 0? elapsed: 1);
+}
+
+//  Run opts.tasks no-op tasks end to end on the current broker, through
+//  opts.workers in-process workers. Returns tasks/s, or -1.
+static double
+s_noop_rate (drover_benchmark_t *self, const char *phase)
+{
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_benchmark_crew_t crew = { 0 };
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    int64_t elapsed = -1;
+    if (drover_benchmark_crew_start (self, &crew, client) == 0)
+        elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
+                                              phase);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    drover_benchmark_crew_stop (&crew);
+    return elapsed < 0? -1: self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1);
+}
+
+//  Run measure on a fresh broker with settings, stopping it after.
+//  Returns what measure returned, or -1.
+static double
+s_on_broker (drover_benchmark_t *self, const char **settings,
+             double (*measure) (drover_benchmark_t *, const char *), const char *phase)
+{
+    fprintf (stderr, "drover bench: %s\n", phase);
+    double rate = -1;
+    if (drover_benchmark_broker_start (self, settings) == 0)
+        rate = measure (self, phase);
+    drover_benchmark_broker_stop (self);
+    return rate;
+}
+
+//  Durable acknowledged submits and no-op throughput, full then off
+int
+drover_benchmark_phase_durable (drover_benchmark_t *self)
+{
+    double submit_full = s_on_broker (self, s_full, s_submit_rate, "durable: submit full");
+    double submit_off = submit_full < 0? -1:
+                        s_on_broker (self, s_off, s_submit_rate, "durable: submit off");
+    if (submit_off < 0)
+        return -1;
+    drover_benchmark_figure (self, "durable_submit_rate", submit_full, "tasks/s");
+    drover_benchmark_figure (self, "durable_submit_rate_off", submit_off, "tasks/s");
+    double noop_full = s_on_broker (self, s_full, s_noop_rate, "durable: noop full");
+    double noop_off = noop_full < 0? -1:
+                      s_on_broker (self, s_off, s_noop_rate, "durable: noop off");
+    if (noop_off <= 0)
+        return -1;
+    drover_benchmark_figure (self, "noop_throughput_full", noop_full, "tasks/s");
+    drover_benchmark_figure (self, "noop_throughput_off", noop_off, "tasks/s");
+    drover_benchmark_figure (self, "noop_full_vs_off_pct", 100 * noop_full / noop_off, "%");
+    return 0;
+}
+
+
+//  ---------------------------------------------------------------------
+//  (i) restart with many tasks queued
+
+//  Return the bytes of the regular files in directory path (no recursion:
+//  a state directory has no sub-directories), or 0
+static uint64_t
+s_dir_bytes (const char *path)
+{
+    uint64_t bytes = 0;
+    DIR *dir = opendir (path);
+    if (!dir)
+        return 0;
+    struct dirent *entry;
+    while ((entry = readdir (dir))) {
+        char file [PATH_MAX];
+        struct stat status;
+        snprintf (file, sizeof file, "%s/%s", path, entry->d_name);
+        if (stat (file, &status) == 0 && S_ISREG (status.st_mode))
+            bytes += (uint64_t) status.st_size;
+    }
+    closedir (dir);
+    return bytes;
+}
+
+//  Queue count tasks of a 100-byte command on the current broker, no
+//  workers: every one acknowledged. Returns 0, or -1.
+static int
+s_queue (drover_benchmark_t *self, long long count)
+{
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_msg_t *submit = drover_benchmark_submit_msg (true, 0);
+    int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
+    if (rc == 0 && drover_benchmark_submit_many (self, client, &tally, submit, count,
+                                                 "restart: queue") < 0)
+        rc = -1;
+    drover_benchmark_progress (self, "restart: queue", count, count, true);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    return rc;
+}
+
+//  Return the tasks the current broker lists as queued, or -1
+static long long
+s_queued (drover_benchmark_t *self)
+{
+    drover_client_t *client = drover_client_new (self->endpoint);
+    assert (client);
+    drover_client_set_timeout (client, 10000);
+    drover_msg_t *table = drover_client_tasks (client, DROVER_TASK_QUEUED, 0);
+    long long queued = table? (long long) table->counts [DROVER_TASK_QUEUED]: -1;
+    if (!table)
+        drover_cli_error (client, "restart");
+    drover_msg_destroy (&table);
+    drover_client_destroy (&client);
+    return queued;
+}
+
+//  Queue opts.restart_tasks, kill -9 the broker, start it again on its
+//  state and time it to its first answer
+int
+drover_benchmark_phase_restart (drover_benchmark_t *self)
+{
+    long long count = self->opts.restart_tasks;
+    if (drover_benchmark_broker_start (self, s_full) || s_queue (self, count))
+        return -1;
+    uint64_t rss_before = drover_benchmark_broker_rss (self);
+    drover_benchmark_broker_kill (self);
+    uint64_t crashed_bytes = s_dir_bytes (self->state_dir);
+    fprintf (stderr, "drover bench: restart: killed with %lld tasks queued, %.1f MiB on disk; "
+             "starting again\n", count, crashed_bytes / 1048576.0);
+    int64_t elapsed = drover_benchmark_broker_restart (self, "restart: seconds loading");
+    if (elapsed < 0)
+        return -1;
+    uint64_t rss_after = drover_benchmark_broker_rss (self);
+    long long restored = s_queued (self);
+    if (restored != count) {
+        fprintf (stderr, "drover bench: restart: %lld tasks queued after the restart, not %lld\n",
+                 restored, count);
+        return -1;
+    }
+    //  A clean stop: SQLite checkpoints the WAL into the database on close
+    drover_benchmark_reap (self->broker);
+    self->broker = 0;
+    uint64_t stopped_bytes = s_dir_bytes (self->state_dir);
+    if (!rss_before || !rss_after || !crashed_bytes || !stopped_bytes) {
+        fprintf (stderr, "drover bench: restart: cannot read the broker's VmRSS or the state "
+                 "directory's size\n");
+        return -1;
+    }
+    drover_benchmark_figure (self, "restart_ms", elapsed / 1000.0, "msec");
+    drover_benchmark_figure (self, "restart_tasks_restored", (double) restored, "tasks");
+    drover_benchmark_figure (self, "broker_rss_before_kill", rss_before / 1048576.0, "MiB");
+    drover_benchmark_figure (self, "broker_rss_restarted", rss_after / 1048576.0, "MiB");
+    drover_benchmark_figure (self, "state_bytes_per_task_wal", (double) crashed_bytes / count,
+                             "bytes");
+    drover_benchmark_figure (self, "state_bytes_per_task", (double) stopped_bytes / count,
+                             "bytes");
+    return 0;
+}
