@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 #   sidebyside.sh - the same no-op workload on drover, on gearmand and on a
 #   bare ZeroMQ forwarder, in one run, on loopback: (a) no-op throughput
-#   and (b) one-at-a-time round trip. These machines are noisy: only
-#   ratios measured in one run mean anything.
+#   and (b) one-at-a-time round trip; and durable acknowledged submits on
+#   drover (durability full) and on gearmand with its SQLite queue. These
+#   machines are noisy: only ratios measured in one run mean anything.
 #
 #   usage: tools/sidebyside.sh [--drover PATH] [--forwarder PATH] [--tasks N]
 #                              [--rtt N] [--workers N] [--batch N]
+#                              [--submits N] [--bg-jobs N]
 #     --drover PATH     the drover executable (default: $DROVER_BIN, else build/drover)
 #     --forwarder PATH  the bare ZeroMQ forwarder (default: $ZMQ_FORWARDER_BIN,
 #                       else build/zmq_forwarder, built with drover)
@@ -14,12 +16,17 @@
 #     --workers N       worker processes on gearmand, in-process workers on
 #                       drover and on the forwarder (2)
 #     --batch N         gearman tasks per gearman_client_run_tasks (100)
+#     --submits N       drover's durable acknowledged submits (100000)
+#     --bg-jobs N       gearmand's background jobs, one at a time and then
+#                       in batches of --batch (1000 each)
 #
 #   Installs gearman-job-server and libgearman-dev with apt-get if missing,
-#   builds tools/gearman/noop_worker.c and noop_client.c into a temporary
-#   directory, runs gearmand on a free 127.0.0.1 port (stopped on exit),
+#   builds tools/gearman/noop_worker.c, noop_client.c and bg_client.c into
+#   a temporary directory, runs gearmand on a free 127.0.0.1 port (stopped
+#   on exit), then a second gearmand with its SQLite queue (-q libsqlite3,
+#   a fresh file) and no worker, to which bg_client submits background jobs,
 #   then tools/peers/zmq_forwarder (a broker process that only forwards, on
-#   127.0.0.1 ports it picks) and `drover bench --phases noop,rtt`, both
+#   127.0.0.1 ports it picks) and `drover bench --phases noop,rtt,durable`,
 #   with the same sizes (window 1000), and prints figure, drover, gearmand,
 #   forwarder and the ratios drover / gearmand and drover / forwarder.
 #   Everything it started is stopped on exit. Exits non-zero if anything
@@ -34,6 +41,8 @@ tasks=100000
 rtt=10000
 workers=2
 batch=100
+submits=100000
+bg_jobs=1000
 
 die () { echo "sidebyside: $*" >&2; exit 1; }
 
@@ -45,11 +54,13 @@ while [ $# -gt 0 ]; do
         --rtt)     rtt=${2:?--rtt needs a value}; shift 2 ;;
         --workers) workers=${2:?--workers needs a value}; shift 2 ;;
         --batch)   batch=${2:?--batch needs a value}; shift 2 ;;
-        -h|--help) sed -n '2,26s/^#   \{0,1\}//p' "$0"; exit 0 ;;
+        --submits) submits=${2:?--submits needs a value}; shift 2 ;;
+        --bg-jobs) bg_jobs=${2:?--bg-jobs needs a value}; shift 2 ;;
+        -h|--help) sed -n '2,33s/^#   \{0,1\}//p' "$0"; exit 0 ;;
         *)         die "unknown argument '$1' (see --help)" ;;
     esac
 done
-for value in "$tasks" "$rtt" "$workers" "$batch"; do
+for value in "$tasks" "$rtt" "$workers" "$batch" "$submits" "$bg_jobs"; do
     [[ "$value" =~ ^[1-9][0-9]*$ ]] || die "sizes must be positive integers, not '$value'"
 done
 [ -x "$drover" ] || die "no drover executable at '$drover': build it, or give --drover PATH"
@@ -94,26 +105,30 @@ trap 'exit 130' INT TERM
 
 flags=(-O2 -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter)
 read -r -a libs <<< "$(pkg-config --libs gearmand 2>/dev/null || echo -lgearman)"
-for program in noop_worker noop_client; do
+for program in noop_worker noop_client bg_client; do
     gcc "${flags[@]}" "$here/gearman/$program.c" -o "$tmp/$program" "${libs[@]}" -lm \
         || die "cannot build $program"
 done
 
-#   A free port on loopback: bind port 0 and read what the kernel chose
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
-    || die "cannot find a free port"
-gearmand --listen 127.0.0.1 --port "$port" --log-file "$tmp/gearmand.log" \
-         --pid-file "$tmp/gearmand.pid" --verbose ERROR &
-pids+=($!)
-#   Ready when it accepts a connection
-for attempt in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-        break
-    fi
-    kill -0 "${pids[0]}" 2>/dev/null || die "gearmand exited: $(tail -3 "$tmp/gearmand.log" 2>/dev/null)"
-    [ "$attempt" -lt 100 ] || die "gearmand does not accept connections on 127.0.0.1:$port"
-    sleep 0.1
-done
+#   Start gearmand with extra arguments on a free loopback port (in $port)
+#   and wait until it accepts a connection
+start_gearmand () {
+    #   A free port on loopback: bind port 0 and read what the kernel chose
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
+        || die "cannot find a free port"
+    gearmand --listen 127.0.0.1 --port "$port" --log-file "$tmp/gearmand.log" \
+             --pid-file "$tmp/gearmand.pid" --verbose ERROR "$@" &
+    pids+=($!)
+    for attempt in $(seq 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            break
+        fi
+        kill -0 "${pids[0]}" 2>/dev/null || die "gearmand exited: $(tail -3 "$tmp/gearmand.log" 2>/dev/null)"
+        [ "$attempt" -lt 100 ] || die "gearmand does not accept connections on 127.0.0.1:$port"
+        sleep 0.1
+    done
+}
+start_gearmand
 for _ in $(seq "$workers"); do
     "$tmp/noop_worker" 127.0.0.1 "$port" &
     pids+=($!)
@@ -123,6 +138,15 @@ echo "sidebyside: gearmand on 127.0.0.1:$port, $workers workers: $tasks tasks in
      "of $batch, $rtt round trips" >&2
 "$tmp/noop_client" 127.0.0.1 "$port" "$tasks" "$batch" "$rtt" > "$tmp/gearmand.txt" \
     || die "the gearman client failed"
+stop_all
+
+#   Durable background jobs: gearmand keeps each in its SQLite queue (one
+#   transaction a job) before it answers JOB_CREATED; no worker takes them
+start_gearmand -q libsqlite3 --libsqlite3-db="$tmp/gearmand-queue.db"
+echo "sidebyside: gearmand -q libsqlite3 on 127.0.0.1:$port: $bg_jobs background jobs one" \
+     "at a time, then $bg_jobs in batches of $batch" >&2
+"$tmp/bg_client" 127.0.0.1 "$port" "$bg_jobs" "$batch" >> "$tmp/gearmand.txt" \
+    || die "the gearman background client failed"
 stop_all
 
 #   Run a benchmark in the background, so that a signal stops it at once
@@ -141,35 +165,54 @@ run_bench "$forwarder" --tasks "$tasks" --rtt "$rtt" --workers "$workers" \
     > "$tmp/forwarder.txt" 2> "$tmp/forwarder.err" \
     || { tail -5 "$tmp/forwarder.err" >&2; die "the forwarder failed"; }
 
-echo "sidebyside: drover bench --phases noop,rtt --tasks $tasks --rtt $rtt --workers $workers" >&2
-run_bench "$drover" bench --phases noop,rtt --tasks "$tasks" --rtt "$rtt" --workers "$workers" \
+echo "sidebyside: drover bench --phases noop,rtt,durable --tasks $tasks --rtt $rtt" \
+     "--workers $workers --submits $submits" >&2
+run_bench "$drover" bench --phases noop,rtt,durable --tasks "$tasks" --rtt "$rtt" \
+    --workers "$workers" --submits "$submits" \
     > "$tmp/drover.txt" 2> "$tmp/drover.err" \
     || { tail -5 "$tmp/drover.err" >&2; die "drover bench failed"; }
 
-#   The table: each figure measured three times, drover / gearmand and
-#   drover / forwarder
+#   The table: each figure measured three times (durable submits twice:
+#   the forwarder keeps nothing), drover / gearmand and drover / forwarder.
+#   drover's durable submits go flat out (window 1000), gearmand's one at a
+#   time and then in batches: the same drover figure beside each.
 awk '
     FNR == 1 { file++ }
     file == 1 { drover [$1] = $2; unit [$1] = $3 }
     file == 2 { gearmand [$1] = $2 }
     file == 3 { forwarder [$1] = $2 }
     END {
-        split ("noop_throughput rtt_p50 rtt_p90 rtt_p99 rtt_p999", names, " ")
-        printf "%-16s %11s %11s %11s %9s %9s\n", "figure", "drover", "gearmand", "forwarder",
+        n = split ("noop_throughput rtt_p50 rtt_p90 rtt_p99 rtt_p999 durable_submit_rate " \
+                   "durable_submit_batched", names, " ")
+        drover ["durable_submit_batched"] = drover ["durable_submit_rate"]
+        unit ["durable_submit_batched"] = unit ["durable_submit_rate"]
+        printf "%-22s %11s %11s %11s %9s %9s\n", "figure", "drover", "gearmand", "forwarder",
                "/gearmand", "/forwarder"
         missing = 0
-        for (i = 1; i <= 5; i++) {
+        for (i = 1; i <= n; i++) {
             name = names [i]
-            if (!(name in drover) || !(name in gearmand) || !(name in forwarder) \
-            ||  gearmand [name] + 0 <= 0 || forwarder [name] + 0 <= 0) {
-                printf "%-16s missing\n", name
+            durable = name ~ /^durable_/
+            if (!(name in drover) || !(name in gearmand) || gearmand [name] + 0 <= 0 \
+            ||  (!durable && (!(name in forwarder) || forwarder [name] + 0 <= 0))) {
+                printf "%-22s missing\n", name
                 missing = 1
                 continue
             }
-            printf "%-16s %11.1f %11.1f %11.1f %9.2f %9.2f  %s\n", name, drover [name],
-                   gearmand [name], forwarder [name], drover [name] / gearmand [name],
-                   drover [name] / forwarder [name], unit [name]
+            if (durable)
+                printf "%-22s %11.1f %11.1f %11s %9.1f %9s  %s\n", name, drover [name],
+                       gearmand [name], "-", drover [name] / gearmand [name], "-", unit [name]
+            else
+                printf "%-22s %11.1f %11.1f %11.1f %9.2f %9.2f  %s\n", name, drover [name],
+                       gearmand [name], forwarder [name], drover [name] / gearmand [name],
+                       drover [name] / forwarder [name], unit [name]
         }
+        for (name in drover)
+            if (name ~ /_off$|_full$|_pct$/)
+                printf "drover %-24s %11.1f %s\n", name, drover [name], unit [name]
         print "ratios = drover / peer: above 1 is better for throughput, below 1 for round trips"
+        print "durable_submit_rate: drover with durability full, a window of 1000, against"
+        print "gearmand -q libsqlite3, gearman_client_do_background one job at a time;"
+        print "durable_submit_batched: the same drover figure against gearmand taking --batch"
+        print "background jobs at once (gearman_client_add_task_background + run_tasks)"
         exit missing
     }' "$tmp/drover.txt" "$tmp/gearmand.txt" "$tmp/forwarder.txt"
