@@ -214,6 +214,12 @@ drover_msg_t *
 drover_msg_t *
     drover_client_tasks (drover_client_t *self, int state, uint32_t limit);
 
+//  Ask for up to limit kept events whose seq is above since, oldest first.
+//  Returns an EVENT LIST the caller destroys (its events, last and more:
+//  ask again from the last event's seq while more is 1), or NULL.
+drover_msg_t *
+    drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit);
+
 //  Send any request and return its reply (not TASK DONE), which the caller
 //  destroys; request is only read (its seq is overwritten). An ERROR reply
 //  is returned as NULL with the error set.

@@ -28,5 +28,7 @@
 #define DROVER_MSG_MAX          (4 << 20)   //  a whole encoded message, bytes
 #define DROVER_STATE_ID_SIZE    32          //  broker state id: hex digits, exactly
 #define DROVER_KEY_MAX          128         //  submit key, bytes
+#define DROVER_EVENT_MAX        1024        //  one event body in EVENT LIST, bytes
+#define DROVER_REPLAY_MAX       1000        //  events in one EVENT LIST
 
 #endif

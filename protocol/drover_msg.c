@@ -63,6 +63,7 @@ drover_msg_reset (drover_msg_t *self)
     free (self->reason);
     free (self->key);
     free (self->tasks);
+    free (self->events);
     if (self->task_rows) {
         for (uint32_t index = 0; index < self->nrows; index++)
             free (self->task_rows [index].summary);
@@ -277,7 +278,7 @@ drover_msg_name (int id)
         "WORKER LEAVE", "TASK OFFER", "TASK STARTED", "TASK RESULT", "TASK KILL",
         "TASK SUBMIT", "TASK ACCEPTED", "TASK WAIT", "TASK DONE", "TASK CANCEL",
         "TASK LIST", "TASK TABLE", "WORKER LIST", "WORKER TABLE", "WORKER ADMIN",
-        "OK", "ERROR"
+        "OK", "ERROR", "EVENT REPLAY", "EVENT LIST"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX? names [id]: "INVALID";
 }

@@ -56,7 +56,9 @@ typedef enum {
     DROVER_MSG_WORKER_ADMIN     = 19,   //  client -> broker: hold/drain/resume
     DROVER_MSG_OK               = 20,   //  broker -> any: request done
     DROVER_MSG_ERROR            = 21,   //  broker -> any: request refused
-    DROVER_MSG_ID_MAX           = 21
+    DROVER_MSG_EVENT_REPLAY     = 22,   //  client -> broker: events after a seq, please
+    DROVER_MSG_EVENT_LIST       = 23,   //  broker -> client: a page of kept events
+    DROVER_MSG_ID_MAX           = 23
 } drover_msg_id_t;
 
 //  Status codes carried by OK and ERROR (PROTOCOL.md, "Status codes")
@@ -239,6 +241,12 @@ typedef struct {
     uint32_t nrows;                 //  rows in worker_rows or task_rows
     drover_worker_row_t *worker_rows;   //  WORKER TABLE rows, owned
     drover_task_row_t *task_rows;   //  TASK TABLE rows, owned
+    //  Event replay
+    uint64_t since;                 //  EVENT REPLAY: events with a seq above this one
+    uint64_t last;                  //  EVENT LIST: the newest seq the broker has given
+    uint8_t more;                   //  EVENT LIST: 1 if events after these are kept
+    uint32_t nevents;               //  EVENT LIST: entries in events
+    drover_event_t *events;         //  EVENT LIST: events in seq order, owned
     //  Set by a failed decode
     const char *error;              //  static text saying what was malformed
     bool bad_version;               //  the failure was an unknown version (ERROR 426)

@@ -31,7 +31,7 @@ typedef enum {
     F_LABELS, F_RUNNING, F_STATS, F_HEARTBEAT, F_TIMEOUT, F_RETRIES, F_FLAGS, F_BODY,
     F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
-    F_WORKER_ROWS, F_STATE_ID, F_KEY,
+    F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
@@ -70,6 +70,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_WORKER_ADMIN]     = { F_WORKER, F_ADMIN },
     [DROVER_MSG_OK]               = { F_CODE, F_REASON },
     [DROVER_MSG_ERROR]            = { F_CODE, F_REASON },
+    [DROVER_MSG_EVENT_REPLAY]     = { F_SINCE, F_LIMIT },
+    [DROVER_MSG_EVENT_LIST]       = { F_EVENTS, F_LAST, F_MORE },
 };
 
 //  What to say when a field or part of the header is wrong, by field
@@ -112,6 +114,10 @@ s_errors [P_COUNT] = {
     [F_WORKER_ROWS] = DROVER_MPACK_ERRORS ("rows", "invalid"),
     [F_STATE_ID]    = DROVER_MPACK_ERRORS ("state_id", "not 32 hex digits"),
     [F_KEY]         = DROVER_MPACK_ERRORS ("key", "not 1..128 bytes of printable ASCII"),
+    [F_SINCE]       = DROVER_MPACK_ERRORS ("since", "invalid"),
+    [F_EVENTS]      = DROVER_MPACK_ERRORS ("events", "not an event body"),
+    [F_LAST]        = DROVER_MPACK_ERRORS ("last", "invalid"),
+    [F_MORE]        = DROVER_MPACK_ERRORS ("more", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -136,6 +142,7 @@ s_errors [P_COUNT] = {
 #define S_TASK_ROW_MIN      9       //  header + 6 fixints + 2 empty strs
 #define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
                                     //  + empty labels (1) + stats (9) + reserved (1)
+#define S_EVENT_MIN         11      //  bin header (2) + {"topic": "x"} (9)
 
 //  Return how many fields a message id has, its optional last one included
 static size_t
@@ -326,6 +333,26 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
     return 0;
 }
 
+//  Pack the events of an EVENT LIST, each its encoded body as a bin; -1
+//  if past the limit
+static int
+s_pack_events (msgpack_packer *pk, const drover_msg_t *self)
+{
+    if (self->nevents > DROVER_REPLAY_MAX || (self->nevents && !self->events))
+        return -1;
+    msgpack_pack_array (pk, self->nevents);
+    for (uint32_t index = 0; index < self->nevents; index++) {
+        zframe_t *body = drover_event_encode (&self->events [index]);
+        if (zframe_size (body) > DROVER_EVENT_MAX) {
+            zframe_destroy (&body);
+            return -1;
+        }
+        drover_mpack_pack_bin (pk, zframe_data (body), zframe_size (body));
+        zframe_destroy (&body);
+    }
+    return 0;
+}
+
 //  Pack one field of self; -1 if it breaks a limit
 static int
 s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
@@ -355,6 +382,13 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_REASON:      return drover_mpack_pack_text (pk, self->reason, DROVER_REASON_MAX);
         case F_CODE:        return msgpack_pack_uint16 (pk, self->code), 0;
         case F_LIMIT:       return msgpack_pack_uint32 (pk, self->limit), 0;
+        case F_SINCE:       return msgpack_pack_uint64 (pk, self->since), 0;
+        case F_LAST:        return msgpack_pack_uint64 (pk, self->last), 0;
+        case F_MORE:
+            if (self->more > 1)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->more), 0;
+        case F_EVENTS:      return s_pack_events (pk, self);
         case F_STATE_ID:
             if (!s_state_id_valid (self->state_id, strnlen (self->state_id,
                                                             DROVER_STATE_ID_SIZE + 1)))
@@ -658,6 +692,28 @@ s_read_key (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     return true;
 }
 
+//  Read the events of an EVENT LIST: each a bin holding one event body
+static bool
+s_read_events (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_EVENTS, 0, DROVER_REPLAY_MAX, S_EVENT_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->events = (drover_event_t *) zmalloc (count * sizeof (drover_event_t));
+    self->nevents = count;
+    for (uint32_t index = 0; index < count; index++) {
+        const byte *data;
+        size_t size;
+        if (!drover_mpack_read_bin (cursor, F_EVENTS, DROVER_EVENT_MAX, &data, &size))
+            return false;
+        if (drover_event_decode (&self->events [index], data, size))
+            return drover_mpack_fail (cursor, s_errors [F_EVENTS].invalid);
+    }
+    return true;
+}
+
 //  Read one field into self
 static bool
 s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
@@ -709,6 +765,10 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_TASK_ROWS:   return s_read_task_rows (cursor, self);
         case F_WORKER_ROWS: return s_read_worker_rows (cursor, self);
         case F_STATE_ID:    return s_read_state_id (cursor, self);
+        case F_SINCE:       return drover_mpack_read_u64 (cursor, field, &self->since);
+        case F_LAST:        return drover_mpack_read_u64 (cursor, field, &self->last);
+        case F_MORE:        return drover_mpack_read_u8 (cursor, field, 1, &self->more);
+        case F_EVENTS:      return s_read_events (cursor, self);
         case F_KEY:         return s_read_key (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");

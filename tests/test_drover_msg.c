@@ -181,6 +181,21 @@ s_filled (int id)
             msg->code = DROVER_CODE_STALE;
             drover_msg_set_reason (msg, "stale: attempt 2 is not current");
             break;
+        case DROVER_MSG_EVENT_REPLAY:
+            msg->since = UINT64_MAX - 1;
+            msg->limit = DROVER_REPLAY_MAX;
+            break;
+        case DROVER_MSG_EVENT_LIST:
+            msg->nevents = 2;
+            msg->events = (drover_event_t *) zmalloc (2 * sizeof (drover_event_t));
+            msg->events [0] = (drover_event_t) { .seq = 41, .time = 1732262400000ull,
+                                                 .topic = "task.queued", .task = 9 };
+            msg->events [1] = (drover_event_t) { .seq = 42, .time = 1732262400001ull,
+                                                 .topic = "task.running", .task = 9, .attempt = 1,
+                                                 .worker = "w9", .reason = "caf\xc3\xa9" };
+            msg->last = 1ull << 40;
+            msg->more = 1;
+            break;
         default:
             fail_msg ("no filled message for id %d", id);
     }
@@ -264,6 +279,18 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         assert_true (a->tasks [index] == b->tasks [index]);
     for (int index = 0; index < DROVER_TASK_STATES; index++)
         assert_true (a->counts [index] == b->counts [index]);
+    assert_true (a->since == b->since);
+    assert_true (a->last == b->last);
+    assert_int_equal (a->more, b->more);
+    assert_int_equal (a->nevents, b->nevents);
+    for (uint32_t index = 0; index < a->nevents; index++) {
+        const drover_event_t *x = &a->events [index], *y = &b->events [index];
+        assert_true (x->seq == y->seq && x->time == y->time && x->task == y->task);
+        assert_int_equal (x->attempt, y->attempt);
+        assert_string_equal (x->topic, y->topic);
+        assert_string_equal (x->worker, y->worker);
+        assert_string_equal (x->reason, y->reason);
+    }
     assert_int_equal (a->nrows, b->nrows);
     assert_int_equal (a->task_rows == NULL, b->task_rows == NULL);
     assert_int_equal (a->worker_rows == NULL, b->worker_rows == NULL);
@@ -874,6 +901,62 @@ test_malformed_keys_and_state_ids (void **state)
     }
     drover_msg_destroy (&msg);
     drover_msg_destroy (&copy);
+}
+
+//  EVENT LIST: each entry is one event body in a bin, checked as events
+//  are; a count the bytes cannot hold is refused before allocating; more
+//  is 0 or 1; past DROVER_REPLAY_MAX events the encoder refuses
+static void
+test_event_list_refusals (void **state)
+{
+    testcodec_raw_t raw;
+    //  A body that is not an event (no topic), and one that is not a bin
+    s_raw_begin (&raw, DROVER_MSG_EVENT_LIST, 3, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_bin_with_body (&raw.pk, "\x81\xa4task\x01", 7);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "events: not an event body");
+    s_raw_begin (&raw, DROVER_MSG_EVENT_LIST, 3, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_map (&raw.pk, 1);
+    testcodec_raw_str (&raw, "topic", 5);
+    testcodec_raw_str (&raw, "x", 1);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "events: wrong type");
+    //  more is a flag
+    s_raw_begin (&raw, DROVER_MSG_EVENT_LIST, 3, 1);
+    msgpack_pack_array (&raw.pk, 0);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_uint8 (&raw.pk, 2);
+    s_assert_raw_refused (&raw, "more");
+    //  1000 events claimed, each a 1-byte nil: refused unallocated
+    s_raw_begin (&raw, DROVER_MSG_EVENT_LIST, 3, 1);
+    msgpack_pack_array (&raw.pk, DROVER_REPLAY_MAX);
+    for (int index = 0; index < DROVER_REPLAY_MAX; index++)
+        msgpack_pack_nil (&raw.pk);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    size_t largest = s_refused_costs (RAW_DATA (raw), RAW_SIZE (raw));
+    if (largest > RAW_SIZE (raw))
+        fail_msg ("EVENT LIST of %zu bytes allocated %zu bytes at once", RAW_SIZE (raw), largest);
+    testcodec_raw_destroy (&raw);
+    //  The most events round-trip; one more does not encode
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_EVENT_LIST);
+    msg->events = (drover_event_t *) zmalloc ((DROVER_REPLAY_MAX + 1) * sizeof (drover_event_t));
+    for (int index = 0; index <= DROVER_REPLAY_MAX; index++) {
+        msg->events [index] = (drover_event_t) { .seq = index + 1, .topic = "worker.up",
+                                                 .worker = "w" };
+        memset (msg->events [index].reason, 'r', DROVER_REASON_MAX);
+    }
+    msg->nevents = DROVER_REPLAY_MAX;
+    drover_msg_t *copy = drover_msg_new (0);
+    s_assert_roundtrip (msg, copy);
+    msg->nevents = DROVER_REPLAY_MAX + 1;
+    assert_null (drover_msg_encode (msg));
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
 }
 
 //  ---------------------------------------------------------------------
@@ -1532,6 +1615,7 @@ main (void)
         cmocka_unit_test (test_truncated_at_every_length),
         cmocka_unit_test (test_oversized_fields),
         cmocka_unit_test (test_optional_fields_of_older_peers),
+        cmocka_unit_test (test_event_list_refusals),
         cmocka_unit_test (test_malformed_keys_and_state_ids),
         cmocka_unit_test (test_wrong_type_everywhere),
         cmocka_unit_test (test_version_signature_and_id),

@@ -1,30 +1,127 @@
 /*  =========================================================================
     drover_cli_events - `drover events`: the broker's event stream, one JSON
     line per event, until interrupted
+
+    With --since SEQ it first prints what it missed: it subscribes, then
+    pages through the broker's kept events after SEQ (EVENT REPLAY), then
+    prints the live ones, dropping any whose seq it printed already (and
+    replays again after each reconnect to the publisher). A
+    live event whose seq jumps past the next one (a subscription not yet
+    in effect during the replay, or an event the PUB dropped) is preceded
+    by another replay that fills the gap: no gap, no duplicate.
     =========================================================================
 */
 
 #include "drover_cli.h"
 
+//  What a resumed stream (--since) has printed, and how to fill its gaps
+typedef struct {
+    drover_client_t *client;    //  to the broker's ROUTER, for EVENT REPLAY
+    const char **topics;        //  --topic prefixes (none: every event)
+    int ntopics;                //  how many
+    uint64_t printed;           //  seq of the last event printed, or passed over
+} s_resume_t;
+
 //  ---------------------------------------------------------------------
-//  drover events [--topic PREFIX]
+//  drover events [--topic PREFIX] [--since SEQ]
 
 //  Print events' usage
 static void
 s_events_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover events [--topic PREFIX]... [--events ENDPOINT] [--json]\n"
+        "usage: drover events [--topic PREFIX]... [--since SEQ] [--events ENDPOINT] [--json]\n"
         "\n"
         "Prints the broker's events, one JSON line each, until interrupted. Exits 1\n"
         "when no event stream answers at ENDPOINT within --broker-timeout (at start,\n"
         "or after losing it).\n"
         "  --topic PREFIX     only topics starting with PREFIX, e.g. task. or worker.lost\n"
         "                     (repeatable; default every event)\n"
+        "  --since SEQ        first the events after SEQ that the broker keeps (every\n"
+        "                     event's \"seq\"; 0 for all it keeps), then live ones, with no\n"
+        "                     gap and no duplicate (asks the broker at --broker)\n"
         "  --events ENDPOINT  the broker's event endpoint (default $DROVER_EVENTS,\n"
         "                     else %s)\n"
         "  --json             accepted for symmetry: JSON lines are the only format\n",
         DROVER_CLIENT_EVENTS);
+}
+
+//  Print one event as a JSON line
+static void
+s_print_event (const drover_event_t *event)
+{
+    char *line = drover_event_json (event);
+    printf ("%s\n", line);
+    fflush (stdout);
+    zstr_free (&line);
+}
+
+//  True if the event's topic starts with one of the prefixes (or none given)
+static bool
+s_topic_wanted (s_resume_t *resume, const char *topic)
+{
+    if (resume->ntopics == 0)
+        return true;
+    for (int index = 0; index < resume->ntopics; index++)
+        if (strncmp (topic, resume->topics [index], strlen (resume->topics [index])) == 0)
+            return true;
+    return false;
+}
+
+//  Print the broker's kept events after resume->printed, page by page,
+//  until it has no more. Returns 0, or the exit status after saying why.
+static int
+s_replay (s_resume_t *resume)
+{
+    bool more = true;
+    while (more) {
+        drover_msg_t *list = drover_client_events (resume->client, resume->printed,
+                                                   DROVER_REPLAY_MAX);
+        if (!list) {
+            if (drover_client_error_code (resume->client) == DROVER_CODE_UNEXPECTED)
+                fprintf (stderr, "drover events: the broker keeps no events to replay\n");
+            return drover_cli_error (resume->client, "events --since");
+        }
+        if (list->last < resume->printed) {
+            //  Its seqs start again: it has other state (PROTOCOL.md §6.5)
+            fprintf (stderr, "drover events: the broker's newest event is %" PRIu64 ", before %"
+                     PRIu64 ": its state is not the one that seq came from; following its "
+                     "events from there\n", list->last, resume->printed);
+            resume->printed = list->last;
+        }
+        for (uint32_t index = 0; index < list->nevents; index++) {
+            drover_event_t *event = &list->events [index];
+            if (event->seq <= resume->printed)
+                continue;       //  a duplicate: a broker lists only later ones
+            if (event->seq > resume->printed + 1)
+                fprintf (stderr, "drover events: events %" PRIu64 "..%" PRIu64 " are no longer "
+                         "kept\n", resume->printed + 1, event->seq - 1);
+            if (s_topic_wanted (resume, event->topic))
+                s_print_event (event);
+            resume->printed = event->seq;
+        }
+        more = list->more && list->nevents;
+        drover_msg_destroy (&list);
+    }
+    return 0;
+}
+
+//  A live event while resuming: print it unless printed already; a seq
+//  past the next one means events were missed: replay them first.
+//  Returns 0, or the exit status.
+static int
+s_resume_live (s_resume_t *resume, const drover_event_t *event)
+{
+    if (event->seq > resume->printed + 1) {
+        int rc = s_replay (resume);
+        if (rc)
+            return rc;
+    }
+    if (event->seq > resume->printed) {
+        s_print_event (event);
+        resume->printed = event->seq;
+    }
+    return 0;
 }
 
 //  drover events: SUB to the event endpoint, one JSON line per event
@@ -35,11 +132,15 @@ drover_cli_events (int argc, char **argv)
         { "topic", required_argument, NULL, 't' },
         { "json", no_argument, NULL, 'j' },
         { "events", required_argument, NULL, DROVER_CLI_OPT_EVENTS },
+        { "since", required_argument, NULL, 's' },
         DROVER_CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 }
     };
     const char *topics [64];
     int ntopics = 0;
+    bool since = false;         //  --since given: resume
+    s_resume_t resume = { .topics = topics };
+    long long value;
     optind = 0;
     opterr = 0;
     int option;
@@ -53,6 +154,13 @@ drover_cli_events (int argc, char **argv)
             if (ntopics == 64)
                 return drover_cli_usage_error ("events", "--topic: at most 64");
             topics [ntopics++] = optarg;
+        }
+        else
+        if (option == 's') {
+            if (drover_cli_parse_int ("events", "--since", optarg, 0, LLONG_MAX, &value))
+                return DROVER_EXIT_USAGE;
+            resume.printed = (uint64_t) value;
+            since = true;
         }
         else
         if (option == 'j')
@@ -73,6 +181,13 @@ drover_cli_events (int argc, char **argv)
         endpoint = getenv ("DROVER_EVENTS");
     if (!endpoint || !*endpoint)
         endpoint = DROVER_CLIENT_EVENTS;
+    resume.ntopics = ntopics;
+    if (since) {
+        resume.client = drover_cli_connect ("events");
+        if (!resume.client)
+            return DROVER_EXIT_USAGE;
+    }
+    bool replayed = false;      //  a replay is done (after the first handshake)
 
     zsock_t *subscriber = zsock_new (ZMQ_SUB);
     assert (subscriber);
@@ -84,6 +199,7 @@ drover_cli_events (int argc, char **argv)
         zsock_set_subscribe (subscriber, topics [index]);
     if (zsock_connect (subscriber, "%s", endpoint) == -1) {
         zsock_destroy (&subscriber);
+        drover_client_destroy (&resume.client);
         return drover_cli_usage_error ("events", "'%s' is not an event endpoint", endpoint);
     }
     //  A SUB hears nothing from a PUB it is not connected to, and says
@@ -110,8 +226,20 @@ drover_cli_events (int argc, char **argv)
             if (head && zframe_size (head) >= 2) {
                 uint16_t event;
                 memcpy (&event, zframe_data (head), 2);
-                if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+                if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
                     deadline = 0;
+                    if (since) {
+                        //  Subscribed (what is published from now on waits in
+                        //  the SUB): print what was missed before, at start
+                        //  and after each reconnect (a broker restart)
+                        replayed = true;
+                        status = s_replay (&resume);
+                        if (status) {
+                            zmsg_destroy (&note);
+                            break;
+                        }
+                    }
+                }
                 else
                 if (deadline == 0) {
                     fprintf (stderr, "drover events: lost the publisher at %s, reconnecting\n",
@@ -138,10 +266,17 @@ drover_cli_events (int argc, char **argv)
         drover_event_t event;
         if (zmsg_size (msg) == 2 && topic && body
         &&  drover_event_decode (&event, zframe_data (body), zframe_size (body)) == 0) {
-            char *line = drover_event_json (&event);
-            printf ("%s\n", line);
-            fflush (stdout);
-            zstr_free (&line);
+            if (!since)
+                s_print_event (&event);
+            else
+            if (replayed) {
+                status = s_resume_live (&resume, &event);
+                if (status) {
+                    zmsg_destroy (&msg);
+                    break;
+                }
+            }
+            //  else: before the replay, which lists it (it is kept)
         }
         else
         if (malformed++ == 0)
@@ -151,5 +286,6 @@ drover_cli_events (int argc, char **argv)
     zpoller_destroy (&poller);
     zsock_destroy (&monitor);
     zsock_destroy (&subscriber);
+    drover_client_destroy (&resume.client);
     return status;
 }

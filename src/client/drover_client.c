@@ -534,6 +534,19 @@ drover_client_workers (drover_client_t *self)
     return s_expect (self, reply, DROVER_MSG_WORKER_TABLE, DROVER_MSG_WORKER_LIST);
 }
 
+//  Ask for kept events after a seq
+drover_msg_t *
+drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit)
+{
+    assert (self);
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_EVENT_REPLAY);
+    request->since = since;
+    request->limit = limit;
+    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_destroy (&request);
+    return s_expect (self, reply, DROVER_MSG_EVENT_LIST, DROVER_MSG_EVENT_REPLAY);
+}
+
 //  Ask for task counts and rows
 drover_msg_t *
 drover_client_tasks (drover_client_t *self, int state, uint32_t limit)

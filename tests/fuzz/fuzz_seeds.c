@@ -118,6 +118,18 @@ s_write_messages (const char *dir)
             strcpy (msg->state_id, "5f4c2ff9a1b2c3d4e5f60718293a4b5c");
         if (id == DROVER_MSG_TASK_SUBMIT)
             msg->key = strdup ("/data/batch.txt:17");
+        msg->since = 40;
+        msg->last = 42;
+        msg->more = 1;
+        if (id == DROVER_MSG_EVENT_LIST) {
+            msg->nevents = 2;
+            msg->events = (drover_event_t *) zmalloc (2 * sizeof (drover_event_t));
+            msg->events [0] = (drover_event_t) { .seq = 41, .time = 1732262400000ull,
+                                                 .topic = "task.queued", .task = 42 };
+            msg->events [1] = (drover_event_t) { .seq = 42, .time = 1732262400001ull,
+                                                 .topic = "worker.lost", .worker = "node-1",
+                                                 .reason = "silent" };
+        }
         if (id == DROVER_MSG_WORKER_HELLO) {
             msg->nrunning = 2;
             msg->running = (drover_taskref_t *) zmalloc (2 * sizeof (drover_taskref_t));
