@@ -2,8 +2,11 @@
 #   drover demo: a broker and two local workers on loopback run a batch of
 #   200 real shell tasks of mixed priority and procs, with progress and a
 #   summary. A third worker is killed with SIGKILL mid-batch: the broker
-#   declares it lost and its tasks run again on the others. Everything is
-#   shut down cleanly at the end. Usage: tools/demo.sh [path/to/drover]
+#   declares it lost and its tasks run again on the others. Then the broker
+#   itself is killed with SIGKILL and started again on its state directory:
+#   it lost nothing it acknowledged, and the tasks its workers were running
+#   finish without running again. Everything is shut down cleanly at the
+#   end. Usage: tools/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
 PORT="${DROVER_DEMO_PORT:-5555}"
@@ -24,10 +27,17 @@ trap cleanup EXIT INT TERM
 
 say () { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-say "starting a broker on $DROVER_BROKER (events on $DROVER_EVENTS)"
-"$DROVER" broker --endpoint "$DROVER_BROKER" --events "$DROVER_EVENTS" \
-    --set health/lost-after=3000 >"$WORK/broker.log" 2>&1 &
-BROKER=$!
+#   Start the broker on the demo's state directory, its log at $1
+start_broker () {
+    "$DROVER" broker --endpoint "$DROVER_BROKER" --events "$DROVER_EVENTS" \
+        --state-dir "$WORK/state" --set health/lost-after=3000 \
+        --set assign/restart-grace=3000 >"$1" 2>&1 &
+    BROKER=$!
+    PIDS+=($BROKER)
+}
+
+say "starting a broker on $DROVER_BROKER (events on $DROVER_EVENTS), state in $WORK/state"
+start_broker "$WORK/broker.log"
 say "starting two workers: alpha (4 procs, label disk=ssd) and beta (2 procs)"
 "$DROVER" worker --broker "$DROVER_BROKER" --id alpha --procs 4 --label disk=ssd \
     >"$WORK/alpha.log" 2>&1 &
@@ -39,7 +49,6 @@ say "starting a third worker, gamma (2 procs), which will be killed mid-batch"
 "$DROVER" worker --broker "$DROVER_BROKER" --id gamma --procs 2 \
     >"$WORK/gamma.log" 2>&1 &
 GAMMA=$!
-PIDS+=($BROKER)
 
 say "writing a batch of 200 shell tasks in four groups"
 for i in $(seq 1 100); do
@@ -69,6 +78,18 @@ say "killing worker gamma with SIGKILL while it runs tasks"
 kill -KILL "$GAMMA"
 wait "$GAMMA" 2>/dev/null || true     #  reap it quietly
 echo "demo: the broker declares gamma lost after 3 s of silence and reruns its tasks elsewhere"
+
+say "killing the broker with SIGKILL in the middle of the batch"
+"$DROVER" tasks --limit 0 | tail -1
+kill -KILL "$BROKER"
+wait "$BROKER" 2>/dev/null || true
+say "starting it again on the same state directory"
+start_broker "$WORK/broker-restarted.log"
+until "$DROVER" tasks --limit 0 >"$WORK/after-restart.txt" 2>/dev/null; do sleep 0.2; done
+tail -1 "$WORK/after-restart.txt"
+grep -h "store: loaded\|assign: restored" "$WORK/broker-restarted.log" | sed 's/^/  /'
+echo "demo: every acknowledged task is still there; the workers register again and the"
+echo "      attempts they were running are adopted, not run again"
 
 say "waiting for every task"
 set +e
