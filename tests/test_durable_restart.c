@@ -148,6 +148,103 @@ test_busy_workers_adopted (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Order two task ids, for qsort
+static int
+s_compare_ids (const void *one, const void *other)
+{
+    uint64_t first = *(const uint64_t *) one, second = *(const uint64_t *) other;
+    return first < second? -1: first > second? 1: 0;
+}
+
+//  Send the SUBMIT of key number index (seq index + 1), its key "cycle-key-N"
+static void
+s_submit_keyed (zsock_t *client, int index)
+{
+    drover_msg_t *submit = testutil_submit_msg ("true", 0, 1, 0);
+    submit->seq = (uint32_t) index + 1;
+    submit->key = zsys_sprintf ("cycle-key-%d", index);
+    testutil_send (client, &submit);
+}
+
+//  Twenty kill -9 cycles while a client submits flat out with submit keys
+//  and re-sends what was not acknowledged: after every restart each
+//  acknowledged task is there exactly once (counted at the wire, in TASK
+//  ACCEPTED and TASK TABLE), none is lost, none twice, no id given twice
+static void
+test_kill_cycles_with_keys (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    enum { S_KEYS = 6000, S_WINDOW = 400, S_CYCLES = 20 };
+    uint64_t *ids = (uint64_t *) calloc (S_KEYS, sizeof (uint64_t));   //  by key, 0: not yet
+    int acknowledged = 0;
+    unsigned int seed = 10;
+    for (int cycle = 0; cycle <= S_CYCLES; cycle++) {
+        zsock_t *client = testutil_dealer (cluster);
+        //  Send (again) everything not acknowledged, a window at a time;
+        //  the last round goes on until every key is acknowledged
+        int kill_after = cycle < S_CYCLES? 1 + (int) (rand_r (&seed) % 300): S_KEYS;
+        int heard = 0, next = 0, outstanding = 0;
+        while (heard < kill_after && acknowledged < S_KEYS) {
+            while (outstanding < S_WINDOW && next < S_KEYS) {
+                if (!ids [next]) {
+                    s_submit_keyed (client, next);
+                    outstanding++;
+                }
+                next++;
+            }
+            drover_msg_t *reply = testutil_recv_msg (client, 10000);
+            assert_non_null (reply);
+            assert_int_equal (reply->id, DROVER_MSG_TASK_ACCEPTED);
+            int key = (int) reply->seq - 1;
+            assert_true (key >= 0 && key < S_KEYS);
+            if (ids [key])
+                //  Re-sent and answered again: the same task, never another
+                assert_int_equal (reply->task, ids [key]);
+            else {
+                ids [key] = reply->task;
+                acknowledged++;
+            }
+            outstanding--;
+            heard++;
+            drover_msg_destroy (&reply);
+            if (next == S_KEYS && outstanding == 0)
+                next = 0;       //  a round answered: send what is left again
+        }
+        zsock_destroy (&client);
+        if (cycle < S_CYCLES)
+            testutil_cluster_kill_restart (cluster, NULL);
+    }
+    assert_int_equal (acknowledged, S_KEYS);
+    //  No id was given to two keys
+    uint64_t *sorted = (uint64_t *) malloc (S_KEYS * sizeof (uint64_t));
+    memcpy (sorted, ids, S_KEYS * sizeof (uint64_t));
+    qsort (sorted, S_KEYS, sizeof (uint64_t), s_compare_ids);
+    for (int index = 1; index < S_KEYS; index++)
+        assert_true (sorted [index] > sorted [index - 1]);
+    //  The broker holds exactly those tasks, each once
+    zsock_t *client = testutil_dealer (cluster);
+    drover_msg_t *table = s_list (client, S_KEYS + 10);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], S_KEYS);
+    assert_int_equal (table->nrows, S_KEYS);
+    for (uint32_t row = 0; row < table->nrows; row++) {
+        uint64_t task = table->task_rows [row].task;
+        int low = 0, high = S_KEYS - 1;
+        while (low < high) {
+            int middle = (low + high) / 2;
+            if (sorted [middle] < task)
+                low = middle + 1;
+            else
+                high = middle;
+        }
+        assert_int_equal (sorted [low], task);
+    }
+    drover_msg_destroy (&table);
+    free (sorted);
+    free (ids);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
 //  A state file that is not a drover state: the broker refuses to start,
 //  naming the file, and never starts empty over it
 static void
@@ -189,6 +286,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_queued_tasks_survive_kill),
         cmocka_unit_test (test_busy_workers_adopted),
+        cmocka_unit_test (test_kill_cycles_with_keys),
         cmocka_unit_test (test_corrupt_state_refused),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
