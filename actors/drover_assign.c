@@ -26,6 +26,7 @@
           RESTORE change(p)         a task the store kept (at start)
           STATE state(s)            the broker's state id (at start)
           LOADED next-task(8) restored(8)   every kept task was said
+          UNSAVED task(8)           its submit could not be saved: forget it
           MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
           ASSIGN task(8) worker(s)        (from schedq, on the link)
           LEASE lease(8) worker(s) procs(4) mem(8) labels(s) | REVOKE lease(8)
@@ -628,6 +629,14 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "LOADED"))
         s_handle_loaded (self, msg);
+    else
+    if (streq (command, "UNSAVED")) {
+        uint64_t task = drover_actor_pop_number (msg);
+        if (drover_tasktable_forget (self->table, task) == 0)
+            zsys_warning ("assign: task=%" PRIu64 " forgotten: its submit could not be saved",
+                          task);
+        s_carry_out (self);
+    }
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("assign: unknown pipe command=%s", command);

@@ -21,7 +21,10 @@
     - a batch the backend could not keep (disk full, I/O error) stays
       pending, with its replies, and is tried again after a pause, so
       nothing is acknowledged that was not saved and nothing is lost once
-      the cause goes;
+      the cause goes; but the tasks submitted in it are dropped from it
+      (UNSAVED to assign, which forgets them) and their TASK ACCEPTED
+      becomes ERROR 507: a submit is answered at once, not held for as
+      long as the disk stays full;
     - final tasks past the history settings are deleted a bounded batch
       at a time, between turns.
 
@@ -35,6 +38,7 @@
           STATE state(s)            the state id, to health and assign
           LOADED next-task(8) restored(8)   every kept task was said
           PUBLISH topic(s) body(f)  a committed event, for the event stream
+          UNSAVED task(8)           a submit that could not be saved: forget it
           SEND route(f) payload(f) worker(s)    a held reply, now committed
     =========================================================================
 */
@@ -54,6 +58,9 @@
 #define S_PRUNE_EVERY       1000
 //  rows one prune deletes at most: a turn stays short
 #define S_PRUNE_ROWS        1000
+//  tasks remembered as unsaved, so that an ACCEPTED assign said before it
+//  heard UNSAVED is refused too
+#define S_UNSAVED_MAX       4096
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
@@ -76,6 +83,9 @@ typedef struct {
     uint64_t changes;           //  changes committed
     uint64_t refusals;          //  batches the backend refused
     uint64_t restored;          //  tasks handed to assign while loading
+    uint64_t unsaved [S_UNSAVED_MAX];   //  tasks whose submit could not be saved, a ring
+    size_t nunsaved;            //  ids ever put in unsaved
+    char error [DROVER_BACKEND_ERROR_MAX];  //  why the last batch was refused
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
 } self_t;
 
@@ -247,19 +257,95 @@ s_commit_due (self_t *self, int64_t now)
     return true;
 }
 
+//  Tell whether a task's submit could not be saved
+static bool
+s_unsaved (self_t *self, uint64_t task)
+{
+    size_t held = self->nunsaved < S_UNSAVED_MAX? self->nunsaved: S_UNSAVED_MAX;
+    for (size_t index = 0; index < held; index++)
+        if (self->unsaved [index] == task)
+            return true;
+    return false;
+}
+
+//  A held reply: if it is the TASK ACCEPTED of a submit that could not be
+//  saved, answer ERROR 507 instead (drover_outbox_each calls this)
+static void
+s_refuse_unsaved (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    uint32_t seq;
+    if (!record->payload
+    ||  drover_msg_peek (zframe_data (record->payload), zframe_size (record->payload), &seq)
+        != DROVER_MSG_TASK_ACCEPTED)
+        return;
+    drover_msg_t *accepted = drover_msg_new (0);
+    int rc = drover_msg_decode (accepted, zframe_data (record->payload),
+                                zframe_size (record->payload));
+    if (rc == 0 && s_unsaved (self, accepted->task)) {
+        drover_msg_t *refusal = drover_msg_new (DROVER_MSG_ERROR);
+        refusal->seq = seq;
+        refusal->code = DROVER_CODE_NOT_SAVED;
+        char *reason = zsys_sprintf ("not saved, not accepted: %s; retry later", self->error);
+        drover_msg_set_reason (refusal, reason);
+        zstr_free (&reason);
+        zframe_t *payload = drover_msg_encode (refusal);
+        if (payload) {
+            zframe_destroy (&record->payload);
+            record->payload = payload;
+        }
+        drover_msg_destroy (&refusal);
+    }
+    drover_msg_destroy (&accepted);
+}
+
+//  A batch was refused: drop from it the tasks submitted in it (assign
+//  forgets them: UNSAVED) and refuse their submits 507; what else it holds
+//  (results, events) stays pending, tried again
+static void
+s_unsave (self_t *self)
+{
+    size_t kept = 0, dropped = 0;
+    size_t first = self->nunsaved;
+    for (size_t index = 0; index < self->npending; index++) {
+        drover_change_t *change = self->pending [index];
+        if (change->submit) {
+            self->unsaved [self->nunsaved++ % S_UNSAVED_MAX] = change->task;
+            drover_outbox_say (self->outbox, "s8", "UNSAVED", change->task);
+        }
+    }
+    if (self->nunsaved == first)
+        return;
+    for (size_t index = 0; index < self->npending; index++) {
+        drover_change_t *change = self->pending [index];
+        if (change->task && s_unsaved (self, change->task)) {
+            drover_change_destroy (&self->pending [index]);
+            dropped++;
+        }
+        else
+            self->pending [kept++] = change;
+    }
+    self->npending = kept;
+    drover_outbox_each (self->held, s_refuse_unsaved, self);
+    zsys_warning ("store: submits=%zu refused 507 and forgotten, changes=%zu dropped",
+                  self->nunsaved - first, dropped);
+}
+
 //  Commit the pending batch if it is due; then publish its events and send
-//  the replies held for it. A refused batch stays pending, with its replies.
+//  the replies held for it. A refused batch stays pending, with its replies,
+//  but for its submits (s_unsave).
 static void
 s_commit (self_t *self, int64_t now)
 {
     if (!s_commit_due (self, now))
         return;
-    char error [DROVER_BACKEND_ERROR_MAX];
+    char *error = self->error;
     if (drover_backend_apply (self->backend, self->pending, self->npending,
-                              error, sizeof error) == -1) {
+                              error, sizeof self->error) == -1) {
         self->refusals++;
         zsys_error ("store: batch of changes=%zu not saved, trying again in %d msec: %s",
                     self->npending, self->retry_wait, error);
+        s_unsave (self);
         self->retry_at = now + self->retry_wait;
         self->retry_wait = self->retry_wait * 2 < S_RETRY_MAX? self->retry_wait * 2: S_RETRY_MAX;
         return;
@@ -284,6 +370,8 @@ s_commit (self_t *self, int64_t now)
 static void
 s_handle_reply (self_t *self, drover_record_t *record)
 {
+    if (self->nunsaved)
+        s_refuse_unsaved (self, record);    //  said before assign heard UNSAVED
     drover_outbox_move (self->held, record, DROVER_RECORD_SEND);
 }
 

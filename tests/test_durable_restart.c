@@ -9,7 +9,10 @@
     =========================================================================
 */
 
+#define _GNU_SOURCE             //  unshare (2)
 #include "testutil.h"
+#include <sched.h>
+#include <sys/mount.h>
 
 //  Submit count tasks of script; fill ids, in order
 static void
@@ -245,6 +248,90 @@ test_kill_cycles_with_keys (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  A TASK SUBMIT of about 60 KB (its script), to fill a small disk fast
+static drover_msg_t *
+s_big_submit (void)
+{
+    static char script [60001];
+    memset (script, 'x', sizeof script - 1);
+    memcpy (script, "true #", 6);
+    return testutil_submit_msg (script, 0, 1, 0);
+}
+
+//  A full filesystem: a submit that cannot be saved is refused 507 and
+//  forgotten, what was acknowledged stays, the broker keeps serving, and
+//  once space returns submits are saved again; a restart then finds every
+//  acknowledged task and none of the refused ones
+static void
+test_full_disk_refuses_and_recovers (void **state)
+{
+    //  A tmpfs of our own, in a mount namespace of our own (the broker is
+    //  our child: it sees it, nobody else does)
+    if (unshare (CLONE_NEWNS) || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+        print_message ("cannot make a mount namespace (%s): not root?\n", strerror (errno));
+        skip ();
+    }
+    char dir [] = "/tmp/drover-full-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    assert_int_equal (mount ("tmpfs", dir, "tmpfs", 0, "size=2m"), 0);
+    char state_dir [64];
+    snprintf (state_dir, sizeof state_dir, "%s/state", dir);
+    const char *flags [] = { "--state-dir", state_dir, NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    zsock_t *client = testutil_dealer (cluster);
+    uint64_t accepted [100];
+    int naccepted = 0;
+    bool refused = false;
+    while (!refused && naccepted < 100) {
+        drover_msg_t *submit = s_big_submit ();
+        drover_msg_t *reply = testutil_request (client, &submit, 10000);
+        assert_non_null (reply);
+        if (reply->id == DROVER_MSG_TASK_ACCEPTED)
+            accepted [naccepted++] = reply->task;
+        else {
+            assert_int_equal (reply->id, DROVER_MSG_ERROR);
+            assert_int_equal (reply->code, DROVER_CODE_NOT_SAVED);
+            assert_non_null (strstr (reply->reason, "not saved"));
+            refused = true;
+        }
+        drover_msg_destroy (&reply);
+    }
+    assert_true (refused);
+    assert_true (naccepted > 0);
+    //  Still serving, and holding exactly what it acknowledged
+    drover_msg_t *table = s_list (client, 0);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], naccepted);
+    drover_msg_destroy (&table);
+    assert_true (testutil_await_line (testutil_cluster_log (cluster, "broker"),
+                                      "not saved", 5000));
+
+    //  Space returns: submits are saved and acknowledged again
+    assert_int_equal (mount ("tmpfs", dir, "tmpfs", MS_REMOUNT, "size=64m"), 0);
+    drover_msg_t *submit = s_big_submit ();
+    drover_msg_t *reply = testutil_request (client, &submit, 10000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_TASK_ACCEPTED);
+    accepted [naccepted++] = reply->task;
+    drover_msg_destroy (&reply);
+
+    testutil_cluster_kill_restart (cluster, flags);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    table = s_list (client, 200);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], naccepted);
+    for (uint32_t row = 0; row < table->nrows; row++) {
+        bool known = false;
+        for (int index = 0; index < naccepted; index++)
+            known |= table->task_rows [row].task == accepted [index];
+        assert_true (known);
+    }
+    drover_msg_destroy (&table);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+    umount (dir);
+    rmdir (dir);
+}
+
 //  A state file that is not a drover state: the broker refuses to start,
 //  naming the file, and never starts empty over it
 static void
@@ -288,6 +375,7 @@ main (void)
         cmocka_unit_test (test_busy_workers_adopted),
         cmocka_unit_test (test_kill_cycles_with_keys),
         cmocka_unit_test (test_corrupt_state_refused),
+        cmocka_unit_test (test_full_disk_refuses_and_recovers),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -106,6 +106,7 @@ static const struct {
     { 0, "RESTORE",   S_TO (S_ASSIGN) },
     { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN) },
     { 0, "LOADED",    S_TO (S_ASSIGN) | S_SELF },
+    { 0, "UNSAVED",   S_TO (S_ASSIGN) },
     { 0, "FATAL",     S_SELF },
     //  the main itself: a send to a worker refused
     { 0, "UNSENT",    S_TO (S_PROBATION) },

@@ -433,6 +433,19 @@ drover_outbox_size (drover_outbox_t *self)
 
 
 //  --------------------------------------------------------------------------
+//  Call fn for each record not yet flushed
+
+void
+drover_outbox_each (drover_outbox_t *self, drover_outbox_record_fn *fn, void *arg)
+{
+    assert (self && fn);
+    for (size_t index = 0; self->batch && index < self->batch->count; index++)
+        if (!self->batch->entries [index].command)
+            fn (arg, &self->batch->entries [index].record);
+}
+
+
+//  --------------------------------------------------------------------------
 //  Send every command added since the last flush as one BATCH on sock
 
 int

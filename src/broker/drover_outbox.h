@@ -163,6 +163,11 @@ void
 void
     drover_outbox_say_free (drover_outbox_t *self, uint64_t task);
 
+//  Call fn for each record not yet flushed, in order (it may change what
+//  the record holds, taking and replacing its payload)
+void
+    drover_outbox_each (drover_outbox_t *self, drover_outbox_record_fn *fn, void *arg);
+
 //  Return the number of commands not yet flushed
 size_t
     drover_outbox_size (drover_outbox_t *self);

@@ -785,6 +785,47 @@ drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *chang
     return 0;
 }
 
+//  Tell one waiter that a task is UNKNOWN (it was never accepted), and let
+//  it go
+static void
+s_tell_unknown (drover_tasktable_t *self, uint64_t id, drover_waiter_t waiter)
+{
+    size_t route_size;
+    const byte *route = drover_waiters_route (self->waiters, waiter, &route_size);
+    drover_taskactions_done (self->actions, NULL, id, false, route, route_size, waiter.seq);
+    drover_waiters_release (self->waiters, waiter);
+}
+
+//  UNSAVED: a submit the store could not save was refused 507: forget the
+//  task as if it never came (stop its attempt, give back its place; its
+//  waiters hear UNKNOWN). Returns 0, or -1 if it is not held or final.
+int
+drover_tasktable_forget (drover_tasktable_t *self, uint64_t id)
+{
+    assert (self);
+    s_begin (self);
+    drover_taskrecord_t *task = s_lookup (self, id);
+    if (!task || drover_taskrecord_final (task))
+        return -1;
+    if (task->state == DROVER_TASK_QUEUED)
+        drover_taskactions_tell (self->actions, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
+    else {
+        drover_taskworker_t *worker = task->worker;
+        drover_taskactions_kill (self->actions, worker, task->id, task->attempt);
+        drover_taskworker_detach (worker, task);
+        drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
+    }
+    if (task->waiter.route)
+        s_tell_unknown (self, id, task->waiter);
+    for (uint32_t index = 0; index < drover_waitlist_size (task->waiters); index++)
+        s_tell_unknown (self, id, drover_waitlist_at (task->waiters, index));
+    drover_waitlist_destroy (&task->waiters);
+    task->waiter.route = 0;
+    self->queued_bytes -= drover_taskrecord_bytes (task);
+    s_remove (self, task);
+    return 0;
+}
+
 //  LOADED: every kept task was restored; ids go on from next_id (at least)
 void
 drover_tasktable_loaded (drover_tasktable_t *self, uint64_t next_id)

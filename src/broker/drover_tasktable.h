@@ -203,6 +203,13 @@ void
 int
     drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *change);
 
+//  UNSAVED from the store: the task's submit could not be saved and was
+//  refused (507): forget it as if it never came (its attempt is stopped,
+//  its place given back, its waiters told UNKNOWN). Returns 0, or -1 if the
+//  task is not held or is final.
+int
+    drover_tasktable_forget (drover_tasktable_t *self, uint64_t id);
+
 //  LOADED from the store: every kept task was restored; ids go on from
 //  next_id at least (never reused)
 void
