@@ -32,6 +32,8 @@
           REPLY route(f) payload(f) worker(s)   a SEND to hold until the
                                     changes said before it are committed
           EVENT topic(s) body(f)    another actor's event
+          MSG route(f) msg(p)       EVENT REPLAY from a client: answered EVENT LIST
+                                    from the backend (ERROR 415 with durability off)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  OPENED ok(4) text(s)      first, outside any batch
           RESTORE change(p)         a kept task, to assign (a record)
@@ -418,7 +420,49 @@ s_handle_command (void *arg, zmsg_t *msg)
     }
 }
 
-//  Handle one record: CHANGE and REPLY from assign
+//  Add one kept event to an EVENT LIST (the backend's replay calls this)
+static int
+s_list_event (void *arg, const drover_event_t *event)
+{
+    drover_msg_t *list = (drover_msg_t *) arg;
+    list->events [list->nevents++] = *event;
+    return 0;
+}
+
+//  EVENT REPLAY since limit: a page of the kept events after since
+static void
+s_handle_replay (self_t *self, const byte *route, size_t route_size, drover_msg_t *replay)
+{
+    if (self->durability == DROVER_DURABILITY_OFF) {
+        drover_actor_reply_to (self->outbox, "store", route, route_size, replay->seq,
+                               DROVER_CODE_UNEXPECTED,
+                               "this broker keeps no events (durability off)", "");
+        return;
+    }
+    size_t limit = replay->limit && replay->limit < DROVER_REPLAY_MAX? replay->limit
+                                                                      : DROVER_REPLAY_MAX;
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_EVENT_LIST);
+    list->seq = replay->seq;
+    list->events = (drover_event_t *) zmalloc (limit * sizeof (drover_event_t));
+    char error [DROVER_BACKEND_ERROR_MAX];
+    //  What is committed, not what waits in this turn's batch: those are
+    //  published once committed, and come live
+    list->last = drover_backend_meta (self->backend)->next_seq - 1;
+    if (drover_backend_replay (self->backend, replay->since, limit, s_list_event, list,
+                               error, sizeof error) < 0) {
+        zsys_warning ("store: cannot replay events: %s", error);
+        drover_actor_reply_to (self->outbox, "store", route, route_size, replay->seq,
+                               DROVER_CODE_INTERNAL, error, "");
+    }
+    else {
+        list->more = list->nevents == limit
+                  && list->events [list->nevents - 1].seq < list->last;
+        drover_actor_send_to (self->outbox, "store", route, route_size, list, "");
+    }
+    drover_msg_destroy (&list);
+}
+
+//  Handle one record: CHANGE and REPLY from assign, MSG from a client
 static void
 s_handle_record (void *arg, drover_record_t *record)
 {
@@ -430,6 +474,9 @@ s_handle_record (void *arg, drover_record_t *record)
     else
     if (record->kind == DROVER_RECORD_REPLY)
         s_handle_reply (self, record);
+    else
+    if (record->kind == DROVER_RECORD_MSG && record->msg->id == DROVER_MSG_EVENT_REPLAY)
+        s_handle_replay (self, drover_record_route (record), record->route_size, record->msg);
     else {
         zsys_error ("store: unexpected record=%s", drover_record_word (record));
         assert (false);         //  the vocabulary is in ACTORS.md

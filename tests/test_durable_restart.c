@@ -159,6 +159,68 @@ s_compare_ids (const void *one, const void *other)
     return first < second? -1: first > second? 1: 0;
 }
 
+//  The events of a task replayed from the store after a kill -9 are the
+//  ones a live subscriber saw, seq for seq
+static void
+test_events_replayed_across_restart (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    zsock_t *client = testutil_dealer (cluster);
+    testutil_cluster_add_worker (cluster, 0, "w-events", 2, NULL);
+    assert_true (testutil_wait_workers (client, 1, 10000));
+    zsock_t *sub = testutil_cluster_sub (cluster, client, "", "w-events");
+    uint64_t task = testutil_submit (client, testutil_submit_msg ("echo lineage", 0, 1,
+                                                                  DROVER_SUBMIT_NOTIFY));
+    drover_msg_t *done = testutil_expect_done (client, task, DROVER_TASK_SUCCEEDED, 10000);
+    drover_msg_destroy (&done);
+    drover_event_t live [8];
+    int nlive = 0;
+    drover_event_t event;
+    while (nlive < 8 && testutil_next_event (sub, &event, 2000)) {
+        if (event.task == task)
+            live [nlive++] = event;
+        if (streq (event.topic, "task.succeeded") && event.task == task)
+            break;
+    }
+    assert_true (nlive >= 4);       //  queued, assigned, running, succeeded
+    assert_string_equal (live [nlive - 1].topic, "task.succeeded");
+    zsock_destroy (&sub);
+
+    testutil_cluster_kill_restart (cluster, NULL);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    int found = 0;
+    uint64_t since = 0;
+    bool more = true;
+    while (more) {
+        drover_msg_t *replay = drover_msg_new (DROVER_MSG_EVENT_REPLAY);
+        replay->since = since;
+        replay->limit = 100;
+        drover_msg_t *list = testutil_request (client, &replay, 10000);
+        assert_non_null (list);
+        assert_int_equal (list->id, DROVER_MSG_EVENT_LIST);
+        for (uint32_t index = 0; index < list->nevents; index++) {
+            drover_event_t *kept = &list->events [index];
+            assert_true (kept->seq > since);
+            since = kept->seq;
+            if (kept->task != task)
+                continue;
+            assert_true (found < nlive);
+            assert_int_equal (kept->seq, live [found].seq);
+            assert_string_equal (kept->topic, live [found].topic);
+            assert_int_equal (kept->attempt, live [found].attempt);
+            assert_string_equal (kept->worker, live [found].worker);
+            assert_int_equal (kept->time, live [found].time);
+            found++;
+        }
+        more = list->more;
+        drover_msg_destroy (&list);
+    }
+    assert_int_equal (found, nlive);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
 //  Send the SUBMIT of key number index (seq index + 1), its key "cycle-key-N"
 static void
 s_submit_keyed (zsock_t *client, int index)
@@ -374,6 +436,7 @@ main (void)
         cmocka_unit_test (test_queued_tasks_survive_kill),
         cmocka_unit_test (test_busy_workers_adopted),
         cmocka_unit_test (test_kill_cycles_with_keys),
+        cmocka_unit_test (test_events_replayed_across_restart),
         cmocka_unit_test (test_corrupt_state_refused),
         cmocka_unit_test (test_full_disk_refuses_and_recovers),
     };

@@ -74,6 +74,7 @@ static const struct {
     { DROVER_MSG_TASK_RESULT,       NULL, S_TO (S_ASSIGN) },    //  likewise
     { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ) },
     { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ) },
+    { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE) },
     //  What every actor may say
     { 0, "SEND",      S_PEER },
     { 0, "EVENT",     S_TO (S_STORE) },       //  numbered and kept, then PUBLISH
