@@ -26,16 +26,8 @@
     =========================================================================
 */
 
-#include "drover_tasktable.h"
-#include "drover_idhash.h"
-#include "drover_ring.h"
-#include "drover_taskresult.h"
-#include "drover_taskrecord.h"
-#include "drover_taskworker.h"
-#include "drover_taskactions.h"
-#include "drover_waiters.h"
+#include "drover_tasktable_internal.h"
 #include "drover_defaults.h"
-#include "drover_change.h"
 
 //  One ack deadline: the attempt must be STARTED before it
 typedef struct {
@@ -44,28 +36,6 @@ typedef struct {
     int64_t deadline;           //  msec, monotonic
 } s_ack_t;
 
-struct _drover_tasktable_t {
-    drover_idhash_t *tasks;     //  id -> drover_taskrecord_t, every task held
-    uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
-    uint64_t next_id;           //  id of the next task
-    zhashx_t *workers;          //  worker id -> drover_taskworker_t (route_size 0: restored,
-                                //  not registered since the restart)
-    zhashx_t *keys;             //  submit key -> task id (uintptr_t), of tasks held
-    drover_waiters_t *waiters;  //  who waits on which task, and their routes
-    drover_ring_t *acks;        //  s_ack_t, oldest first
-    drover_ring_t *finished;    //  uint64_t ids of finished tasks, oldest first
-    drover_taskactions_t *actions;  //  decided, not all taken yet
-    size_t kept_bytes;          //  output bytes held by results, and their tasks' bodies
-    size_t queued_bytes;        //  body and label bytes of tasks not yet final
-    drover_exec_t *exec;        //  scratch for TASK LIST summaries
-    char reason [96];           //  text behind a reason_p, until the next call
-    uint32_t ack_timeout;       //  msec for a worker to take an offer
-    uint32_t lost_retries;      //  worker losses a task survives
-    uint32_t max_queued;        //  tasks not yet final, at most
-    uint32_t keep_finished;     //  finished tasks kept
-    size_t max_kept_bytes;      //  output bytes kept, at most
-    size_t max_queued_bytes;    //  body and label bytes of tasks not yet final, at most
-};
 
 static void s_task_destroy (drover_tasktable_t *self, drover_taskrecord_t **task_p);
 
@@ -172,15 +142,15 @@ drover_tasktable_set_max_queued_bytes (drover_tasktable_t *self, size_t max_byte
 //  Tasks by id
 
 //  Find a task by id, or NULL
-static drover_taskrecord_t *
-s_lookup (drover_tasktable_t *self, uint64_t id)
+drover_taskrecord_t *
+drover_tasktable_lookup (drover_tasktable_t *self, uint64_t id)
 {
     return (drover_taskrecord_t *) drover_idhash_lookup (self->tasks, id);
 }
 
 //  Add a task, and its submit key
-static void
-s_insert (drover_tasktable_t *self, drover_taskrecord_t *task)
+void
+drover_tasktable_insert (drover_tasktable_t *self, drover_taskrecord_t *task)
 {
     drover_idhash_insert (self->tasks, task);
     self->counts [task->state]++;
@@ -189,8 +159,8 @@ s_insert (drover_tasktable_t *self, drover_taskrecord_t *task)
 }
 
 //  Remove a finished task from the table and free it
-static void
-s_remove (drover_tasktable_t *self, drover_taskrecord_t *task)
+void
+drover_tasktable_remove (drover_tasktable_t *self, drover_taskrecord_t *task)
 {
     if (task->has_key)
         zhashx_delete (self->keys, drover_taskrecord_key (task));
@@ -221,8 +191,8 @@ s_expired (drover_tasktable_t *self, uint64_t id)
 
 //  Drop actions already taken and, once all are taken, the finished tasks
 //  past keep-finished or past the output budget (nothing borrows them now)
-static void
-s_begin (drover_tasktable_t *self)
+void
+drover_tasktable_begin (drover_tasktable_t *self)
 {
     self->reason [0] = 0;
     if (!drover_taskactions_reset (self->actions))
@@ -231,9 +201,9 @@ s_begin (drover_tasktable_t *self)
     ||    (drover_ring_size (self->finished) && self->kept_bytes > self->max_kept_bytes)) {
         uint64_t id = *(uint64_t *) drover_ring_head (self->finished);
         drover_ring_pop (self->finished);
-        drover_taskrecord_t *task = s_lookup (self, id);
+        drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
         if (task)
-            s_remove (self, task);
+            drover_tasktable_remove (self, task);
     }
 }
 
@@ -271,8 +241,8 @@ s_notify (drover_tasktable_t *self, drover_taskrecord_t *task, drover_waiter_t w
 
 //  End a task (already off its worker) with a result: tell its waiters,
 //  say the event, and remember it among the finished
-static void
-s_finish (drover_tasktable_t *self, drover_taskrecord_t *task, int state,
+void
+drover_tasktable_finish (drover_tasktable_t *self, drover_taskrecord_t *task, int state,
           drover_taskresult_t *result)
 {
     assert (!task->worker && !drover_taskrecord_final (task));
@@ -295,8 +265,8 @@ s_finish (drover_tasktable_t *self, drover_taskrecord_t *task, int state,
 }
 
 //  Put a task back in the queue after an attempt on worker ended
-static void
-s_requeue (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
+void
+drover_tasktable_requeue (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
            const char *reason)
 {
     s_set_state (self, task, DROVER_TASK_QUEUED);
@@ -314,7 +284,7 @@ s_lose (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
     char text [DROVER_REASON_MAX + 1];
     if (task->cancel) {
         snprintf (text, sizeof text, "cancelled (%s)", reason);
-        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker, text));
+        drover_tasktable_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker, text));
     }
     else
     if ((task->lost < UINT16_MAX? ++task->lost: task->lost) > self->lost_retries) {
@@ -331,10 +301,10 @@ s_lose (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
             result = drover_taskresult_new (worker, text);
             result->end = DROVER_END_POISON;
         }
-        s_finish (self, task, DROVER_TASK_FAILED, result);
+        drover_tasktable_finish (self, task, DROVER_TASK_FAILED, result);
     }
     else
-        s_requeue (self, task, worker, reason);
+        drover_tasktable_requeue (self, task, worker, reason);
 }
 
 //  The current attempt failed because of the worker's host (an offer it
@@ -353,10 +323,10 @@ s_host_failed (drover_tasktable_t *self, drover_taskrecord_t *task, const char *
     if (task->cancel) {
         char text [DROVER_REASON_MAX + 1];
         snprintf (text, sizeof text, "cancelled (%s)", reason);
-        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker->id, text));
+        drover_tasktable_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker->id, text));
     }
     else
-        s_requeue (self, task, worker->id, reason);
+        drover_tasktable_requeue (self, task, worker->id, reason);
 }
 
 //  Add route as a waiter of a live task (see drover_waiters_add)
@@ -378,7 +348,7 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
                          uint64_t *task_p, const char **reason_p)
 {
     assert (self && msg && task_p && reason_p);
-    s_begin (self);
+    drover_tasktable_begin (self);
     *task_p = 0;
     *reason_p = "";
     int code = drover_taskrecord_check (msg, self->reason, sizeof self->reason, reason_p);
@@ -409,7 +379,7 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
     }
 
     drover_taskrecord_t *task = drover_taskrecord_new (self->next_id++, msg);
-    s_insert (self, task);
+    drover_tasktable_insert (self, task);
     self->queued_bytes += drover_taskrecord_bytes (task);
     if (notify && s_waiter_add (self, task, route, route_size, 0) != 0)
         assert (false);         //  room was checked above, and the task is new
@@ -424,9 +394,9 @@ int
 drover_tasktable_cancel (drover_tasktable_t *self, uint64_t id, const char **reason_p)
 {
     assert (self && reason_p);
-    s_begin (self);
+    drover_tasktable_begin (self);
     *reason_p = "";
-    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
     if (!task && s_expired (self, id)) {
         *reason_p = "already finished (its result expired)";
         return DROVER_CODE_CONFLICT;
@@ -443,7 +413,7 @@ drover_tasktable_cancel (drover_tasktable_t *self, uint64_t id, const char **rea
     }
     if (task->state == DROVER_TASK_QUEUED) {
         drover_taskactions_tell (self->actions, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
-        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (NULL, "cancelled while queued"));
+        drover_tasktable_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (NULL, "cancelled while queued"));
         *reason_p = "cancelled";
         return DROVER_CODE_OK;
     }
@@ -462,7 +432,7 @@ drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
                        const char **reason_p)
 {
     assert (self && reason_p);
-    s_begin (self);
+    drover_tasktable_begin (self);
     *reason_p = "";
     if (count == 0 || !tasks) {
         *reason_p = "no task ids to wait for";
@@ -471,7 +441,7 @@ drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
     size_t refused = 0;
     size_t repeated = 0;        //  already waited on by this route: seq updated
     for (size_t index = 0; index < count; index++) {
-        drover_taskrecord_t *task = s_lookup (self, tasks [index]);
+        drover_taskrecord_t *task = drover_tasktable_lookup (self, tasks [index]);
         int added = -1;
         if (!task || drover_taskrecord_final (task))
             drover_taskactions_done (self->actions, task, tasks [index],
@@ -514,7 +484,7 @@ static int
 s_find_current (drover_tasktable_t *self, const char *worker, uint64_t id,
                 uint32_t attempt, drover_taskrecord_t **task_p, const char **reason_p)
 {
-    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
     *task_p = task;
     if (!task) {
         *reason_p = "unknown task";
@@ -563,7 +533,7 @@ drover_tasktable_started (drover_tasktable_t *self, const char *worker,
                           uint64_t id, uint32_t attempt, const char **reason_p)
 {
     assert (self && worker && reason_p);
-    s_begin (self);
+    drover_tasktable_begin (self);
     *reason_p = "";
     drover_taskrecord_t *task;
     int code = s_find_current (self, worker, id, attempt, &task, reason_p);
@@ -582,7 +552,7 @@ int
 drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char **reason_p)
 {
     assert (self && msg && reason_p);
-    s_begin (self);
+    drover_tasktable_begin (self);
     *reason_p = "";
     drover_taskrecord_t *task;
     int code = s_find_current (self, msg->worker, msg->task, msg->attempt, &task, reason_p);
@@ -601,18 +571,18 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
     char text [DROVER_REASON_MAX + 1];
     if (msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0)
         //  Done, even if a cancel came too late to stop it
-        s_finish (self, task, DROVER_TASK_SUCCEEDED, drover_taskresult_take (msg, msg->worker, NULL));
+        drover_tasktable_finish (self, task, DROVER_TASK_SUCCEEDED, drover_taskresult_take (msg, msg->worker, NULL));
     else
     if (task->cancel)
-        s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_take (msg, msg->worker, "cancelled"));
+        drover_tasktable_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_take (msg, msg->worker, "cancelled"));
     else {
         drover_taskresult_describe (msg, text, sizeof text);
         if (task->retries_left > 0) {
             task->retries_left--;
-            s_requeue (self, task, msg->worker, text);
+            drover_tasktable_requeue (self, task, msg->worker, text);
         }
         else
-            s_finish (self, task, DROVER_TASK_FAILED, drover_taskresult_take (msg, msg->worker, text));
+            drover_tasktable_finish (self, task, DROVER_TASK_FAILED, drover_taskresult_take (msg, msg->worker, text));
     }
     return DROVER_CODE_OK;
 }
@@ -626,8 +596,8 @@ void
 drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *worker_id, int64_t now)
 {
     assert (self && worker_id);
-    s_begin (self);
-    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_tasktable_begin (self);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
     drover_taskworker_t *worker = s_worker_up (self, worker_id);
     if (!task || task->state != DROVER_TASK_QUEUED || !worker) {
         drover_action_t *action = drover_taskactions_add (self->actions, DROVER_ACTION_FREE, NULL);
@@ -657,7 +627,7 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
 {
     assert (self && worker_id && route);
     assert (route_size >= 1 && route_size <= 255);
-    s_begin (self);
+    drover_tasktable_begin (self);
     drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
     if (!worker) {
         worker = drover_taskworker_new (worker_id);
@@ -666,7 +636,7 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
     drover_taskworker_set_route (worker, route, route_size);
 
     for (size_t index = 0; index < nrunning; index++) {
-        drover_taskrecord_t *task = s_lookup (self, running [index].task);
+        drover_taskrecord_t *task = drover_tasktable_lookup (self, running [index].task);
         if (task && task->worker == worker && task->attempt == running [index].attempt) {
             task->adopted = true;
             if (task->restored) {
@@ -705,7 +675,7 @@ void
 drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker_id, const char *reason)
 {
     assert (self && worker_id);
-    s_begin (self);
+    drover_tasktable_begin (self);
     drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
     if (!worker)
         return;                 //  never up, or already forgotten
@@ -719,170 +689,15 @@ drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker_id, c
     zhashx_delete (self->workers, worker_id);
 }
 
-//  ---------------------------------------------------------------------
-//  Restart: what the store kept
-
-//  RESTORE: put back a task the store kept, as it was. Returns 0, or -1 if
-//  the change cannot be a task or the id is held already (ignored).
-int
-drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *change)
-{
-    assert (self && change);
-    s_begin (self);
-    if (!change->submit || !change->task || change->state >= DROVER_TASK_UNKNOWN
-    ||  s_lookup (self, change->task))
-        return -1;
-    bool final = change->state >= DROVER_TASK_SUCCEEDED;
-    bool placed = change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING;
-    if ((final && !change->done) || (placed && !drover_id_valid (change->worker)))
-        return -1;
-    drover_taskrecord_t *task = drover_taskrecord_new (change->task, change->submit);
-    task->attempt = change->attempt;
-    task->retries_left = change->retries_left;
-    task->lost = change->lost;
-    task->state = change->state;
-    s_insert (self, task);
-    if (self->next_id <= task->id)
-        self->next_id = task->id + 1;
-    if (final) {
-        const drover_msg_t *done = change->done;
-        drover_taskresult_t *result = drover_taskresult_new (change->worker, done->reason);
-        result->outcome = done->outcome;
-        result->end = done->end;
-        result->exit_code = done->exit_code;
-        result->signal = done->signal;
-        result->truncated = done->truncated;
-        result->duration = done->duration;
-        if (done->out_size) {
-            result->out = (byte *) zmalloc (done->out_size);
-            memcpy (result->out, done->out, done->out_size);
-            result->out_size = done->out_size;
-        }
-        if (done->err_size) {
-            result->err = (byte *) zmalloc (done->err_size);
-            memcpy (result->err, done->err, done->err_size);
-            result->err_size = done->err_size;
-        }
-        task->result = result;
-        self->kept_bytes += drover_taskresult_bytes (result) + drover_taskrecord_bytes (task);
-        drover_ring_push (self->finished, &task->id);
-        return 0;
-    }
-    self->queued_bytes += drover_taskrecord_bytes (task);
-    if (placed) {
-        //  Its worker has until the end of the grace to say it runs it
-        drover_taskworker_t *worker = (drover_taskworker_t *)
-            zhashx_lookup (self->workers, change->worker);
-        if (!worker) {
-            worker = drover_taskworker_new (change->worker);
-            zhashx_insert (self->workers, worker->id, worker);
-        }
-        drover_taskworker_attach (worker, task);
-        task->restored = true;
-    }
-    else
-        drover_taskactions_queue (self->actions, task);
-    return 0;
-}
-
-//  Tell one waiter that a task is UNKNOWN (it was never accepted), and let
-//  it go
-static void
-s_tell_unknown (drover_tasktable_t *self, uint64_t id, drover_waiter_t waiter)
-{
-    size_t route_size;
-    const byte *route = drover_waiters_route (self->waiters, waiter, &route_size);
-    drover_taskactions_done (self->actions, NULL, id, false, route, route_size, waiter.seq);
-    drover_waiters_release (self->waiters, waiter);
-}
-
-//  UNSAVED: a submit the store could not save was refused 507: forget the
-//  task as if it never came (stop its attempt, give back its place; its
-//  waiters hear UNKNOWN). Returns 0, or -1 if it is not held or final.
-int
-drover_tasktable_forget (drover_tasktable_t *self, uint64_t id)
-{
-    assert (self);
-    s_begin (self);
-    drover_taskrecord_t *task = s_lookup (self, id);
-    if (!task || drover_taskrecord_final (task))
-        return -1;
-    if (task->state == DROVER_TASK_QUEUED)
-        drover_taskactions_tell (self->actions, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
-    else {
-        drover_taskworker_t *worker = task->worker;
-        drover_taskactions_kill (self->actions, worker, task->id, task->attempt);
-        drover_taskworker_detach (worker, task);
-        drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
-    }
-    if (task->waiter.route)
-        s_tell_unknown (self, id, task->waiter);
-    for (uint32_t index = 0; index < drover_waitlist_size (task->waiters); index++)
-        s_tell_unknown (self, id, drover_waitlist_at (task->waiters, index));
-    drover_waitlist_destroy (&task->waiters);
-    task->waiter.route = 0;
-    self->queued_bytes -= drover_taskrecord_bytes (task);
-    s_remove (self, task);
-    return 0;
-}
-
-//  LOADED: every kept task was restored; ids go on from next_id (at least)
-void
-drover_tasktable_loaded (drover_tasktable_t *self, uint64_t next_id)
-{
-    assert (self);
-    if (self->next_id < next_id)
-        self->next_id = next_id;
-}
-
-//  End of the restart grace: an attempt whose worker did not register
-//  again runs again, without using up the task's retries or lost-retries
-size_t
-drover_tasktable_end_grace (drover_tasktable_t *self)
-{
-    assert (self);
-    s_begin (self);
-    size_t requeued = 0;
-    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_first (self->workers);
-    while (worker) {
-        if (worker->route_size == 0) {
-            while (worker->ntasks) {
-                drover_taskrecord_t *task = worker->tasks [worker->ntasks - 1];
-                drover_taskworker_detach (worker, task);
-                task->restored = false;
-                if (task->cancel)
-                    s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (
-                        worker->id, "cancelled (its worker did not come back after a restart)"));
-                else
-                    s_requeue (self, task, worker->id,
-                               "its worker did not come back after a restart");
-                requeued++;
-            }
-        }
-        worker = (drover_taskworker_t *) zhashx_next (self->workers);
-    }
-    //  Forget the workers that did not come back (deleting while walking
-    //  is not allowed)
-    zlist_t *gone = zlist_new ();
-    for (worker = (drover_taskworker_t *) zhashx_first (self->workers); worker;
-         worker = (drover_taskworker_t *) zhashx_next (self->workers))
-        if (worker->route_size == 0)
-            zlist_append (gone, worker->id);
-    for (char *id = (char *) zlist_first (gone); id; id = (char *) zlist_next (gone))
-        zhashx_delete (self->workers, id);
-    zlist_destroy (&gone);
-    return requeued;
-}
-
 //  Handle ack deadlines due at now; return the next one or -1
 int64_t
 drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
 {
     assert (self);
-    s_begin (self);
+    drover_tasktable_begin (self);
     s_ack_t *ack;
     while ((ack = (s_ack_t *) drover_ring_head (self->acks))) {
-        drover_taskrecord_t *task = s_lookup (self, ack->task);
+        drover_taskrecord_t *task = drover_tasktable_lookup (self, ack->task);
         if (!task || task->state != DROVER_TASK_ASSIGNED || task->attempt != ack->attempt) {
             drover_ring_pop (self->acks);
             continue;           //  taken, ended or offered again since
@@ -927,7 +742,7 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
                        drover_msg_t *table)
 {
     assert (self && table);
-    s_begin (self);
+    drover_tasktable_begin (self);
     for (int index = 0; index < DROVER_TASK_STATES; index++)
         table->counts [index] = self->counts [index];
     size_t wanted = limit < DROVER_ROWS_MAX? limit: DROVER_ROWS_MAX;
@@ -952,7 +767,7 @@ int
 drover_tasktable_state (drover_tasktable_t *self, uint64_t id)
 {
     assert (self);
-    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
     return task? task->state: DROVER_TASK_UNKNOWN;
 }
 
@@ -961,7 +776,7 @@ uint32_t
 drover_tasktable_attempt (drover_tasktable_t *self, uint64_t id)
 {
     assert (self);
-    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
     return task? task->attempt: 0;
 }
 
@@ -970,7 +785,7 @@ const char *
 drover_tasktable_worker (drover_tasktable_t *self, uint64_t id)
 {
     assert (self);
-    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
     return task? drover_taskrecord_worker (task): "";
 }
 

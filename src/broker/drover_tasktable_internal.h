@@ -1,0 +1,73 @@
+/*  =========================================================================
+    drover_tasktable_internal - what the task table's own files share: its
+    state, and the steps its parts are made of
+
+    Only drover_tasktable.c and drover_taskrestore.c (the table after a
+    restart) include this; everyone else uses drover_tasktable.h.
+    =========================================================================
+*/
+
+#ifndef DROVER_TASKTABLE_INTERNAL_H_INCLUDED
+#define DROVER_TASKTABLE_INTERNAL_H_INCLUDED
+
+#include "drover_tasktable.h"
+#include "drover_idhash.h"
+#include "drover_ring.h"
+#include "drover_taskresult.h"
+#include "drover_taskrecord.h"
+#include "drover_taskworker.h"
+#include "drover_taskactions.h"
+#include "drover_waiters.h"
+
+struct _drover_tasktable_t {
+    drover_idhash_t *tasks;     //  id -> drover_taskrecord_t, every task held
+    uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
+    uint64_t next_id;           //  id of the next task
+    zhashx_t *workers;          //  worker id -> drover_taskworker_t (route_size 0: restored,
+                                //  not registered since the restart)
+    zhashx_t *keys;             //  submit key -> task id (uintptr_t), of tasks held
+    drover_waiters_t *waiters;  //  who waits on which task, and their routes
+    drover_ring_t *acks;        //  s_ack_t, oldest first
+    drover_ring_t *finished;    //  uint64_t ids of finished tasks, oldest first
+    drover_taskactions_t *actions;  //  decided, not all taken yet
+    size_t kept_bytes;          //  output bytes held by results, and their tasks' bodies
+    size_t queued_bytes;        //  body and label bytes of tasks not yet final
+    drover_exec_t *exec;        //  scratch for TASK LIST summaries
+    char reason [96];           //  text behind a reason_p, until the next call
+    uint32_t ack_timeout;       //  msec for a worker to take an offer
+    uint32_t lost_retries;      //  worker losses a task survives
+    uint32_t max_queued;        //  tasks not yet final, at most
+    uint32_t keep_finished;     //  finished tasks kept
+    size_t max_kept_bytes;      //  output bytes kept, at most
+    size_t max_queued_bytes;    //  body and label bytes of tasks not yet final, at most
+};
+
+//  Start a call: drop the actions already taken and, once all are, the
+//  finished tasks past keep-finished or the output budget
+void
+    drover_tasktable_begin (drover_tasktable_t *self);
+
+//  Find a task by id, or NULL
+drover_taskrecord_t *
+    drover_tasktable_lookup (drover_tasktable_t *self, uint64_t id);
+
+//  Add a task, and its submit key
+void
+    drover_tasktable_insert (drover_tasktable_t *self, drover_taskrecord_t *task);
+
+//  Remove a task from the table and free it
+void
+    drover_tasktable_remove (drover_tasktable_t *self, drover_taskrecord_t *task);
+
+//  End a task (already off its worker) with a result: tell its waiters,
+//  say the event, and remember it among the finished
+void
+    drover_tasktable_finish (drover_tasktable_t *self, drover_taskrecord_t *task, int state,
+                             drover_taskresult_t *result);
+
+//  Put a task back in the queue after an attempt on worker ended
+void
+    drover_tasktable_requeue (drover_tasktable_t *self, drover_taskrecord_t *task,
+                              const char *worker, const char *reason);
+
+#endif
