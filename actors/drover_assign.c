@@ -53,6 +53,7 @@
 #include "drover_leases.h"
 #include "drover_actor.h"
 #include "drover_store.h"
+#include <malloc.h>
 
 //  Most warnings about stale or unknown reports logged per second
 #define S_WARNINGS_PER_SEC  20
@@ -585,6 +586,11 @@ s_handle_loaded (self_t *self, zmsg_t *msg)
                      self->restart_grace);
     if (placed)
         self->grace_at = zclock_mono () + self->restart_grace;
+    //  Restoring passed every task through the store's and the main's
+    //  threads, each change and message freed here: give what they held
+    //  back to the system (glibc keeps freed memory in each thread's arena)
+    if (restored)
+        malloc_trim (0);
 }
 
 //  The restart grace is over: what no worker reported runs again
