@@ -221,6 +221,59 @@ test_events_replayed_across_restart (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  durability batch: what was acknowledged before the last commit
+//  survives a kill -9 (commits every commit-every msec); durability off
+//  keeps nothing, as its name says, and writes no state
+static void
+test_batch_and_off (void **state)
+{
+    const char *batch [] = { "--durability", "batch", "--set", "broker/commit-every=50", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (batch);
+    zsock_t *client = testutil_dealer (cluster);
+    testutil_cluster_add_worker (cluster, 0, "w-batch", 1, NULL);
+    assert_true (testutil_wait_workers (client, 1, 10000));
+    zsock_t *sub = testutil_cluster_sub (cluster, client, "", "w-batch");
+    uint64_t ids [50];
+    for (int index = 0; index < 50; index++) {
+        //  A label no worker has: they stay queued
+        drover_msg_t *submit = testutil_submit_msg ("true", 0, 1, 0);
+        assert_int_equal (drover_msg_add_label (submit, "zone=nowhere"), 0);
+        ids [index] = testutil_submit (client, submit);
+    }
+    //  Events are published once committed: the last one's says all are
+    drover_event_t event;
+    do
+        assert_true (testutil_next_event (sub, &event, 5000));
+    while (event.task != ids [49] || !streq (event.topic, "task.queued"));
+    zsock_destroy (&sub);
+    testutil_cluster_kill_restart (cluster, batch);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    drover_msg_t *table = s_list (client, 0);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 50);
+    drover_msg_destroy (&table);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+
+    const char *off [] = { "--durability", "off", NULL };
+    cluster = testutil_cluster_new (off);
+    client = testutil_dealer (cluster);
+    uint64_t first = testutil_submit (client, testutil_submit_msg ("true", 0, 1, 0));
+    assert_int_equal (first, 1);
+    testutil_cluster_kill_restart (cluster, off);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    table = s_list (client, 0);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 0);
+    drover_msg_destroy (&table);
+    assert_int_equal (testutil_submit (client, testutil_submit_msg ("true", 0, 1, 0)), 1);
+    char state_dir [PATH_MAX];
+    snprintf (state_dir, sizeof state_dir, "%s/state", cluster->logdir);
+    assert_int_equal (access (state_dir, F_OK), -1);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
 //  Send the SUBMIT of key number index (seq index + 1), its key "cycle-key-N"
 static void
 s_submit_keyed (zsock_t *client, int index)
@@ -436,6 +489,7 @@ main (void)
         cmocka_unit_test (test_queued_tasks_survive_kill),
         cmocka_unit_test (test_busy_workers_adopted),
         cmocka_unit_test (test_kill_cycles_with_keys),
+        cmocka_unit_test (test_batch_and_off),
         cmocka_unit_test (test_events_replayed_across_restart),
         cmocka_unit_test (test_corrupt_state_refused),
         cmocka_unit_test (test_full_disk_refuses_and_recovers),
