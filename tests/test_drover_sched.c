@@ -84,6 +84,27 @@ test_priority_order (void **state)
     assert_true (drover_sched_idle (sched, "m1"));
 }
 
+//  An attempt adopted after a restart counts where it runs: its procs are
+//  used (a pass places nothing in them), FREE gives them back; a task or
+//  worker the scheduler holds already, or does not know, is refused
+static void
+test_place_adopted_attempt (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_sched_add_worker (sched, "m1", 4, 0, ""), 0);
+    assert_int_equal (drover_sched_place (sched, "m1", 7, 3, 0, ""), 0);
+    assert_int_equal (s_used (sched, "m1"), 3);
+    assert_string_equal (drover_sched_assigned (sched, 7), "m1");
+    assert_int_equal (drover_sched_place (sched, "m1", 7, 1, 0, ""), -1);     //  held already
+    assert_int_equal (drover_sched_place (sched, "gone", 8, 1, 0, ""), -1);   //  unknown worker
+    assert_int_equal (drover_sched_push (sched, 9, 0, 2, 0, NULL), 0);
+    assert_int_equal (s_run (sched, &placed), 0);          //  1 proc free of 4
+    assert_non_null (drover_sched_free (sched, 7));
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 9);
+}
+
 //  Within a priority, larger requests go first; equals go in arrival order
 static void
 test_first_fit_decreasing_then_fifo (void **state)
@@ -945,6 +966,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_priority_order, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_place_adopted_attempt, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_first_fit_decreasing_then_fifo, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_least_loaded_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_shelving, s_setup, s_teardown),

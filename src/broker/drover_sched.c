@@ -624,6 +624,21 @@ drover_sched_attach (drover_sched_t *self, uint32_t handle, uint32_t target)
     worker->tasks [worker->ntasks++] = handle;
 }
 
+//  Record a task as assigned to a worker at once, without a pass
+uint32_t
+drover_sched_attach_new (drover_sched_t *self, uint64_t task, uint32_t procs, uint64_t mem,
+                         const char *labels, uint32_t target)
+{
+    uint32_t handle = drover_idpool_insert (self->requests, task);
+    if (!handle)
+        return 0;               //  already queued or assigned
+    s_request_t *request = s_request (self, handle);
+    request->procs = procs;
+    request->demand = drover_demands_ref (self->demands, mem, labels);
+    drover_sched_attach (self, handle, target);
+    return handle;
+}
+
 //  Place a queued request on a worker, ending its reservation if it had one
 static void
 s_assign (drover_sched_t *self, uint32_t handle, uint32_t target)

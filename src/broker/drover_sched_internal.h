@@ -226,6 +226,14 @@ void
 void
     drover_sched_attach (drover_sched_t *self, uint32_t handle, uint32_t target);
 
+//  Record a task (not queued nor assigned yet) as assigned to a worker at
+//  once, demanding procs, mem bytes and labels: no pass placed it (a lease
+//  took it, or a restarted broker adopted it). Returns its handle, or 0 if
+//  the task is queued or assigned already. The caller counts what it uses.
+uint32_t
+    drover_sched_attach_new (drover_sched_t *self, uint64_t task, uint32_t procs, uint64_t mem,
+                             const char *labels, uint32_t target);
+
 //  Forget a worker's lease, if it has one, without giving back what it
 //  holds (the worker goes)
 void

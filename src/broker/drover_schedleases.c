@@ -154,13 +154,8 @@ drover_sched_take (drover_sched_t *self, uint64_t lease, uint64_t task, uint32_t
     s_worker_t *worker = s_worker (self, target);
     if (procs == 0 || procs > worker->lease_procs || mem > worker->lease_mem)
         return -1;              //  more than the lease holds
-    uint32_t handle = drover_idpool_insert (self->requests, task);
-    if (!handle)
+    if (!drover_sched_attach_new (self, task, procs, mem, labels, target))
         return -1;              //  already queued or assigned
-    s_request_t *request = s_request (self, handle);
-    request->procs = procs;
-    request->demand = drover_demands_ref (self->demands, mem, labels);
-    drover_sched_attach (self, handle, target);
     //  The task's procs and memory were counted as used by the lease
     worker = s_worker (self, target);
     worker->lease_procs -= procs;

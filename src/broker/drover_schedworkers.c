@@ -86,13 +86,8 @@ drover_sched_place (drover_sched_t *self, const char *id, uint64_t task, uint32_
     uint32_t target;
     if (!s_worker_find (self, id, &target))
         return -1;              //  unknown worker: its LOST is on the way
-    uint32_t handle = drover_idpool_insert (self->requests, task);
-    if (!handle)
+    if (!drover_sched_attach_new (self, task, procs, mem, labels, target))
         return -1;              //  already queued or assigned
-    s_request_t *request = s_request (self, handle);
-    request->procs = procs;
-    request->demand = drover_demands_ref (self->demands, mem, labels);
-    drover_sched_attach (self, handle, target);
     s_worker_t *worker = s_worker (self, target);
     worker->used += procs;
     worker->mem_used += mem;
