@@ -14,20 +14,17 @@
     (an INSERT if its submit is in the batch, else one UPDATE), and the
     events go as blobs of up to 1024 packed events each, one row per blob
     (one row per event costs about as much again as the whole task writes;
-    see tests/test_drover_backend_bench.c). An event packs as varints: seq
-    (as the step from the one before), time (zigzag step), task, attempt,
-    then topic, worker and reason, each its length and its bytes.
+    see tests/test_drover_backend_bench.c), packed by drover_eventpack.
     =========================================================================
 */
 
 #include "drover_sqlite.h"
+#include "drover_eventpack.h"
 #include <sqlite3.h>
 
 #define S_FORMAT        "drover-state 1"    //  meta 'format': what this code reads
 #define S_FILE          "state.db"          //  the state's file in its directory
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
-#define S_EVENT_MAX     (4 * 10 + 3 * 2 + 32 + DROVER_ID_MAX + DROVER_REASON_MAX)
-                                            //  bytes of one packed event, at most
 #define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
 #define S_WHAT_TO_DO    "move it away to start with an empty state, or restore a backup"
 
@@ -184,7 +181,7 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
     }
     drover_sqlite_t *self = (drover_sqlite_t *) zmalloc (sizeof (drover_sqlite_t));
     self->path = path;
-    self->pack = (byte *) zmalloc (S_EVENTS_ROW * S_EVENT_MAX);
+    self->pack = (byte *) zmalloc (S_EVENTS_ROW * DROVER_EVENTPACK_MAX);
     char error [DROVER_BACKEND_ERROR_MAX];
     int rc = sqlite3_open_v2 (path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK)
@@ -626,83 +623,6 @@ s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks,
     return rc;
 }
 
-//  Append an unsigned varint (7 bits a byte, low first)
-static size_t
-s_put_varint (byte *data, uint64_t value)
-{
-    size_t size = 0;
-    while (value >= 0x80) {
-        data [size++] = (byte) (value | 0x80);
-        value >>= 7;
-    }
-    data [size++] = (byte) value;
-    return size;
-}
-
-//  Read an unsigned varint; false if it runs past end or past 64 bits
-static bool
-s_get_varint (const byte **data_p, const byte *end, uint64_t *value)
-{
-    const byte *data = *data_p;
-    *value = 0;
-    for (int shift = 0; shift < 64 && data < end; shift += 7) {
-        byte next = *data++;
-        *value |= (uint64_t) (next & 0x7f) << shift;
-        if (!(next & 0x80)) {
-            *data_p = data;
-            return true;
-        }
-    }
-    return false;
-}
-
-//  Append a string as its length and bytes
-static size_t
-s_put_text (byte *data, const char *text, size_t max)
-{
-    size_t length = strnlen (text, max);
-    size_t size = s_put_varint (data, length);
-    memcpy (data + size, text, length);
-    return size + length;
-}
-
-//  Read a string of at most max bytes into text (max + 1 bytes)
-static bool
-s_get_text (const byte **data_p, const byte *end, char *text, size_t max)
-{
-    uint64_t length;
-    if (!s_get_varint (data_p, end, &length) || length > max
-    ||  length > (uint64_t) (end - *data_p))
-        return false;
-    memcpy (text, *data_p, length);
-    text [length] = 0;
-    *data_p += length;
-    return true;
-}
-
-//  Pack events (count of them, the first at first_seq) into data; returns
-//  the bytes used
-static size_t
-s_pack_events (byte *data, drover_change_t **changes, size_t count)
-{
-    size_t size = 0;
-    uint64_t seq = changes [0]->seq, time = 0;
-    for (size_t index = 0; index < count; index++) {
-        drover_change_t *change = changes [index];
-        int64_t step = (int64_t) (change->time - time);
-        size += s_put_varint (data + size, change->seq - seq);
-        size += s_put_varint (data + size, ((uint64_t) step << 1) ^ (uint64_t) (step >> 63));
-        size += s_put_varint (data + size, change->task);
-        size += s_put_varint (data + size, change->attempt);
-        size += s_put_text (data + size, change->topic, sizeof change->topic - 1);
-        size += s_put_text (data + size, change->worker, DROVER_ID_MAX);
-        size += s_put_text (data + size, change->reason, DROVER_REASON_MAX);
-        seq = change->seq;
-        time = change->time;
-    }
-    return size;
-}
-
 //  Write the batch's events, S_EVENTS_ROW to a row. Returns the SQLite
 //  result of the first write that failed, or SQLITE_DONE.
 static int
@@ -712,7 +632,7 @@ s_write_events (drover_sqlite_t *self, drover_change_t **changes, size_t count)
     sqlite3_stmt *stmt = self->stmt [S_INSERT_EVENTS];
     for (size_t start = 0; start < count && rc == SQLITE_DONE; start += S_EVENTS_ROW) {
         size_t run = count - start < S_EVENTS_ROW? count - start: S_EVENTS_ROW;
-        size_t size = s_pack_events (self->pack, changes + start, run);
+        size_t size = drover_eventpack_pack (self->pack, changes + start, run);
         sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) changes [start]->seq);
         sqlite3_bind_int64 (stmt, 2, (sqlite3_int64) changes [start + run - 1]->seq);
         sqlite3_bind_int64 (stmt, 3, (sqlite3_int64) run);
@@ -916,43 +836,6 @@ drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_backend_task
     return loaded;
 }
 
-//  Unpack an events row and hand fn those after since; counts them in
-//  *handed, stops at max. Returns 0, 1 if fn or max stopped it, -1 if the
-//  blob is damaged.
-static int
-s_unpack_events (const byte *data, size_t size, uint64_t first_seq, int64_t count,
-                 uint64_t since, size_t max, drover_backend_event_fn *fn, void *arg,
-                 int64_t *handed)
-{
-    const byte *end = data + size;
-    drover_event_t event;
-    memset (&event, 0, sizeof event);
-    event.seq = first_seq;
-    for (int64_t index = 0; index < count; index++) {
-        uint64_t seq_step, time_step, task, attempt;
-        if (!s_get_varint (&data, end, &seq_step)
-        ||  !s_get_varint (&data, end, &time_step)
-        ||  !s_get_varint (&data, end, &task)
-        ||  !s_get_varint (&data, end, &attempt) || attempt > UINT32_MAX
-        ||  !s_get_text (&data, end, event.topic, sizeof event.topic - 1)
-        ||  !s_get_text (&data, end, event.worker, DROVER_ID_MAX)
-        ||  !s_get_text (&data, end, event.reason, DROVER_REASON_MAX))
-            return -1;
-        event.seq += seq_step;
-        event.time += (uint64_t) ((int64_t) (time_step >> 1) ^ -(int64_t) (time_step & 1));
-        event.task = task;
-        event.attempt = (uint32_t) attempt;
-        if (event.seq <= since)
-            continue;
-        if ((size_t) *handed >= max)
-            return 1;
-        (*handed)++;
-        if (fn (arg, &event))
-            return 1;
-    }
-    return data == end? 0: -1;
-}
-
 //  Hand fn the kept events with seq > since, in order, at most max
 int64_t
 drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,
@@ -968,8 +851,8 @@ drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,
         int64_t count = sqlite3_column_int64 (stmt, 1);
         const byte *data = (const byte *) sqlite3_column_blob (stmt, 2);
         size_t size = (size_t) sqlite3_column_bytes (stmt, 2);
-        int status = s_unpack_events (data, size, first_seq, count, since, max, fn, arg,
-                                      &handed);
+        int status = drover_eventpack_unpack (data, size, first_seq, count, since, max, fn, arg,
+                                              &handed);
         if (status < 0) {
             snprintf (error, error_size, "%s: damaged drover state (events from seq %" PRIu64
                       "): " S_WHAT_TO_DO, self->path, first_seq);
