@@ -13,39 +13,6 @@
 
 #define S_CLIENT        (const byte *) "\x00\x01" "client", 8
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
-#define S_MAX_ACTIONS   64
-
-//  The actions of one call, copied out of the table
-typedef struct {
-    drover_action_t items [S_MAX_ACTIONS];  //  in the order decided
-    int count;                  //  actions held
-} s_actions_t;
-
-//  Take every pending action
-static s_actions_t *
-s_take (drover_tasktable_t *table)
-{
-    static s_actions_t actions;
-    actions.count = 0;
-    const drover_action_t *action;
-    while ((action = drover_tasktable_next_action (table))) {
-        assert_true (actions.count < S_MAX_ACTIONS);
-        actions.items [actions.count++] = *action;
-    }
-    return &actions;
-}
-
-//  Find the first action of a type about a task (0: any), or NULL
-static drover_action_t *
-s_find (s_actions_t *actions, int type, uint64_t task)
-{
-    for (int index = 0; index < actions->count; index++)
-        if (actions->items [index].type == type
-        &&  (task == 0 || actions->items [index].task == task))
-            return &actions->items [index];
-    return NULL;
-}
-
 //  A kept task as the backend loads it: state, attempt, worker, budgets
 static drover_change_t *
 s_kept (uint64_t task, int state, uint32_t attempt, const char *worker)
@@ -82,9 +49,9 @@ test_restore_queued_and_final (void **state)
     final->done->duration = 42;
     drover_msg_set_output (final->done, (const byte *) "out", 3, NULL, 0);
     s_restore (table, final);
-    s_actions_t *actions = s_take (table);
-    assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, 5));
-    assert_null (s_find (actions, DROVER_ACTION_EVENT, 0));     //  the store has it all
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 5, 0));
+    assert_null (testutil_find_action (actions, DROVER_ACTION_EVENT, 0, 0));     //  the store has it all
     assert_int_equal (drover_tasktable_state (table, 5), DROVER_TASK_QUEUED);
     assert_int_equal (drover_tasktable_state (table, 3), DROVER_TASK_SUCCEEDED);
     //  The same id twice is refused
@@ -99,11 +66,11 @@ test_restore_queued_and_final (void **state)
     assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
     assert_int_equal (task, 40);
     drover_msg_destroy (&msg);
-    s_take (table);
+    testutil_take_actions (table);
 
     uint64_t ids [] = { 3 };
     assert_int_equal (drover_tasktable_wait (table, ids, 1, 9, S_CLIENT, &reason), 200);
-    drover_action_t *done = s_find (s_take (table), DROVER_ACTION_DONE, 3);
+    drover_action_t *done = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE, 3, 0);
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (done->end, DROVER_END_SUCCEEDED);
@@ -121,20 +88,20 @@ test_restore_running_adopted (void **state)
     drover_tasktable_t *table = drover_tasktable_new ();
     s_restore (table, s_kept (7, DROVER_TASK_RUNNING, 2, "alpha"));
     drover_tasktable_loaded (table, 8);
-    assert_null (s_find (s_take (table), DROVER_ACTION_QUEUE, 7));
+    assert_null (testutil_find_action (testutil_take_actions (table), DROVER_ACTION_QUEUE, 7, 0));
     assert_false (drover_tasktable_has_worker (table, "alpha"));    //  not up until its UP
     const char *reason;
     assert_int_equal (drover_tasktable_fence (table, "alpha", S_ALPHA, &reason), 401);
 
     drover_taskref_t running [] = { { 7, 2 } };
     drover_tasktable_worker_up (table, "alpha", S_ALPHA, running, 1);
-    s_actions_t *actions = s_take (table);
-    drover_action_t *placed = s_find (actions, DROVER_ACTION_PLACED, 7);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    drover_action_t *placed = testutil_find_action (actions, DROVER_ACTION_PLACED, 7, 0);
     assert_non_null (placed);
     assert_string_equal (placed->worker, "alpha");
     assert_int_equal (placed->mem, 1 << 20);
-    assert_null (s_find (actions, DROVER_ACTION_KILL, 0));
-    assert_null (s_find (actions, DROVER_ACTION_QUEUE, 7));
+    assert_null (testutil_find_action (actions, DROVER_ACTION_KILL, 0, 0));
+    assert_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 7, 0));
     assert_int_equal (drover_tasktable_state (table, 7), DROVER_TASK_RUNNING);
     assert_int_equal (drover_tasktable_attempt (table, 7), 2);
 
@@ -144,7 +111,7 @@ test_restore_running_adopted (void **state)
     result->attempt = 2;
     assert_int_equal (drover_tasktable_result (table, result, &reason), 200);
     drover_msg_destroy (&result);
-    drover_action_t *event = s_find (s_take (table), DROVER_ACTION_EVENT, 7);
+    drover_action_t *event = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_EVENT, 7, 0);
     assert_non_null (event);
     assert_string_equal (event->topic, "task.succeeded");
     assert_int_equal (event->state, DROVER_TASK_SUCCEEDED);
@@ -162,11 +129,11 @@ test_grace_requeues_unreported (void **state)
     drover_tasktable_t *table = drover_tasktable_new ();
     s_restore (table, s_kept (8, DROVER_TASK_ASSIGNED, 1, "gone"));
     drover_tasktable_loaded (table, 9);
-    s_take (table);
+    testutil_take_actions (table);
     assert_int_equal (drover_tasktable_end_grace (table), 1);
-    s_actions_t *actions = s_take (table);
-    assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, 8));
-    drover_action_t *event = s_find (actions, DROVER_ACTION_EVENT, 8);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 8, 0));
+    drover_action_t *event = testutil_find_action (actions, DROVER_ACTION_EVENT, 8, 0);
     assert_non_null (event);
     assert_string_equal (event->topic, "task.requeued");
     assert_int_equal (event->state, DROVER_TASK_QUEUED);
@@ -175,7 +142,7 @@ test_grace_requeues_unreported (void **state)
     //  A late UP of that worker: it lists the attempt, which is no longer current
     drover_taskref_t running [] = { { 8, 1 } };
     drover_tasktable_worker_up (table, "gone", S_ALPHA, running, 1);
-    assert_non_null (s_find (s_take (table), DROVER_ACTION_KILL, 8));
+    assert_non_null (testutil_find_action (testutil_take_actions (table), DROVER_ACTION_KILL, 8, 0));
     drover_tasktable_assign (table, 8, "gone", 0);
     assert_int_equal (drover_tasktable_attempt (table, 8), 2);
     drover_tasktable_destroy (&table);
@@ -196,11 +163,11 @@ test_submit_key (void **state)
         assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &ids [index], &reason),
                           200);
         drover_msg_destroy (&msg);
-        s_actions_t *actions = s_take (table);
+        testutil_actions_t *actions = testutil_take_actions (table);
         if (index == 1)
-            assert_null (s_find (actions, DROVER_ACTION_QUEUE, 0));
+            assert_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 0, 0));
         else
-            assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, ids [index]));
+            assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, ids [index], 0));
     }
     assert_int_equal (ids [0], ids [1]);
     assert_true (ids [2] != ids [0]);

@@ -11,50 +11,15 @@
 #include "testutil.h"
 #include "drover_tasktable.h"
 
-#define S_MAX_ACTIONS   256
-
-//  The actions of one call, copied out of the table
-typedef struct {
-    drover_action_t items [S_MAX_ACTIONS];  //  in the order decided
-    int count;                  //  actions held
-} s_actions_t;
-
 //  Route frames of the test's peers
 #define S_CLIENT        (const byte *) "\x00\x01" "client", 8
 #define S_OTHER_CLIENT  (const byte *) "\x00\x02" "other", 7
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
 #define S_BETA          (const byte *) "\x00\x04" "beta", 6
 
-//  Take every pending action (their borrowed pointers stay valid until
-//  the next call into the table)
-static s_actions_t *
-s_take (drover_tasktable_t *table)
-{
-    static s_actions_t actions;
-    actions.count = 0;
-    const drover_action_t *action;
-    while ((action = drover_tasktable_next_action (table))) {
-        assert_true (actions.count < S_MAX_ACTIONS);
-        actions.items [actions.count++] = *action;
-    }
-    return &actions;
-}
-
-//  Find the nth action of a type about a task (task 0: any), or NULL
-static drover_action_t *
-s_find (s_actions_t *actions, int type, uint64_t task, int nth)
-{
-    for (int index = 0; index < actions->count; index++) {
-        drover_action_t *action = &actions->items [index];
-        if (action->type == type && (task == 0 || action->task == task) && nth-- == 0)
-            return action;
-    }
-    return NULL;
-}
-
 //  Count the actions of a type
 static int
-s_count (s_actions_t *actions, int type)
+s_count (testutil_actions_t *actions, int type)
 {
     int count = 0;
     for (int index = 0; index < actions->count; index++)
@@ -64,7 +29,7 @@ s_count (s_actions_t *actions, int type)
 
 //  Find the event with a topic about a task, or NULL
 static drover_action_t *
-s_event (s_actions_t *actions, const char *topic, uint64_t task)
+s_event (testutil_actions_t *actions, const char *topic, uint64_t task)
 {
     for (int index = 0; index < actions->count; index++) {
         drover_action_t *action = &actions->items [index];
@@ -105,8 +70,8 @@ s_assign (drover_tasktable_t *table, uint64_t task, const char *worker, int64_t 
           uint32_t attempt)
 {
     drover_tasktable_assign (table, task, worker, now);
-    s_actions_t *actions = s_take (table);
-    drover_action_t *offer = s_find (actions, DROVER_ACTION_OFFER, task, 0);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    drover_action_t *offer = testutil_find_action (actions, DROVER_ACTION_OFFER, task, 0);
     assert_non_null (offer);
     assert_int_equal (offer->attempt, attempt);
     assert_string_equal (offer->worker, worker);
@@ -120,7 +85,7 @@ s_start (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t 
 {
     const char *reason;
     assert_int_equal (drover_tasktable_started (table, worker, task, attempt, &reason), 200);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     assert_non_null (s_event (actions, "task.running", task));
     assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_RUNNING);
 }
@@ -150,7 +115,7 @@ static void
 s_up (drover_tasktable_t *table, const char *worker, const byte *route, size_t size)
 {
     drover_tasktable_worker_up (table, worker, route, size, NULL, 0);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
 }
 
 
@@ -168,9 +133,9 @@ test_life_cycle (void **state)
     const char *reason;
     assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
     assert_int_equal (task, 1);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     assert_non_null (s_event (actions, "task.queued", task));
-    drover_action_t *queue = s_find (actions, DROVER_ACTION_QUEUE, task, 0);
+    drover_action_t *queue = testutil_find_action (actions, DROVER_ACTION_QUEUE, task, 0);
     assert_non_null (queue);
     assert_int_equal (queue->priority, 3);
     assert_int_equal (queue->procs, 2);
@@ -181,8 +146,8 @@ test_life_cycle (void **state)
 
     s_up (table, "alpha", S_ALPHA);
     drover_tasktable_assign (table, task, "alpha", 1000);
-    actions = s_take (table);
-    drover_action_t *offer = s_find (actions, DROVER_ACTION_OFFER, task, 0);
+    actions = testutil_take_actions (table);
+    drover_action_t *offer = testutil_find_action (actions, DROVER_ACTION_OFFER, task, 0);
     assert_non_null (offer);
     assert_int_equal (offer->attempt, 1);
     assert_int_equal (offer->route_size, 7);
@@ -201,21 +166,21 @@ test_life_cycle (void **state)
     assert_int_equal (drover_tasktable_started (table, "alpha", task, 2, &reason), 409);
     assert_non_null (strstr (reason, "stale"));
     assert_int_equal (drover_tasktable_started (table, "alpha", 99, 1, &reason), 404);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
 
     assert_int_equal (drover_tasktable_started (table, "alpha", task, 1, &reason), 200);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_non_null (s_event (actions, "task.running", task));
-    drover_action_t *success = s_find (actions, DROVER_ACTION_SUCCESS, 0, 0);
+    drover_action_t *success = testutil_find_action (actions, DROVER_ACTION_SUCCESS, 0, 0);
     assert_non_null (success);
     assert_string_equal (success->worker, "alpha");
     assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_RUNNING);
     //  A repeated ack changes nothing
     assert_int_equal (drover_tasktable_started (table, "alpha", task, 1, &reason), 200);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     //  The ack deadline is gone once acknowledged
     assert_int_equal (drover_tasktable_expire (table, 1000000), -1);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
 
     drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
     strcpy (result->worker, "alpha");
@@ -228,12 +193,12 @@ test_life_cycle (void **state)
     assert_int_equal (drover_tasktable_result (table, result, &reason), 200);
     assert_null (result->out);          //  taken by the table
     drover_msg_destroy (&result);
-    actions = s_take (table);
-    assert_non_null (s_find (actions, DROVER_ACTION_FREE, task, 0));
+    actions = testutil_take_actions (table);
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, task, 0));
     assert_int_equal (s_count (actions, DROVER_ACTION_SUCCESS), 1);
     assert_non_null (s_event (actions, "task.succeeded", task));
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 1);
-    drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, task, 0);
+    drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, task, 0);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (done->attempt, 1);
     assert_int_equal (done->seq, 0);
@@ -250,13 +215,13 @@ test_life_cycle (void **state)
     //  Once final: a second result is stale, a cancel conflicts, a wait
     //  is answered at once with the kept result
     assert_int_equal (s_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 0, "again"), 409);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     assert_int_equal (drover_tasktable_cancel (table, task, &reason), 410);
     assert_string_equal (reason, "already SUCCEEDED");
     assert_int_equal (drover_tasktable_wait (table, &task, 1, 55, S_OTHER_CLIENT, &reason), 200);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_int_equal (actions->count, 1);
-    done = s_find (actions, DROVER_ACTION_DONE, task, 0);
+    done = testutil_find_action (actions, DROVER_ACTION_DONE, task, 0);
     assert_int_equal (done->seq, 55);
     assert_int_equal (done->out_size, 3);
     assert_memory_equal (done->route, "\x00\x02" "other", 7);
@@ -273,25 +238,25 @@ test_retries_then_failed (void **state)
     drover_tasktable_t *table = drover_tasktable_new ();
     s_up (table, "alpha", S_ALPHA);
     uint64_t task = s_submit (table, 2, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     int dones = 0;
     for (uint32_t attempt = 1; attempt <= 3; attempt++) {
         s_assign (table, task, "alpha", 0, attempt);
         s_start (table, task, "alpha", attempt);
         assert_int_equal (s_result (table, task, "alpha", attempt, DROVER_OUTCOME_EXITED, 1, "x"), 200);
-        s_actions_t *actions = s_take (table);
-        assert_non_null (s_find (actions, DROVER_ACTION_FREE, task, 0));
+        testutil_actions_t *actions = testutil_take_actions (table);
+        assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, task, 0));
         dones += s_count (actions, DROVER_ACTION_DONE);
         if (attempt < 3) {
             drover_action_t *requeued = s_event (actions, "task.requeued", task);
             assert_non_null (requeued);
             assert_string_equal (requeued->reason, "exit 1");
-            assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, task, 0));
+            assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, task, 0));
             assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_QUEUED);
         }
         else {
             assert_non_null (s_event (actions, "task.failed", task));
-            drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, task, 0);
+            drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, task, 0);
             assert_int_equal (done->state, DROVER_TASK_FAILED);
             assert_int_equal (done->attempt, 3);
             assert_int_equal (done->exit_code, 1);
@@ -312,7 +277,7 @@ test_retries_then_failed (void **state)
     const char *reason;
     assert_int_equal (drover_tasktable_result (table, msg, &reason), 200);
     drover_msg_destroy (&msg);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     drover_action_t *failed = s_event (actions, "task.failed", other);
     assert_non_null (failed);
     assert_string_equal (failed->reason, "timed out");
@@ -327,7 +292,7 @@ s_end_after (drover_tasktable_t *table, int outcome, int exit_code, int signal,
              const char *reason_text, int state)
 {
     uint64_t task = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, task, "alpha", 0, 1);
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
     strcpy (msg->worker, "alpha");
@@ -340,7 +305,7 @@ s_end_after (drover_tasktable_t *table, int outcome, int exit_code, int signal,
     const char *reason;
     assert_int_equal (drover_tasktable_result (table, msg, &reason), 200);
     drover_msg_destroy (&msg);
-    drover_action_t *done = s_find (s_take (table), DROVER_ACTION_DONE, task, 0);
+    drover_action_t *done = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE, task, 0);
     assert_non_null (done);
     assert_int_equal (done->state, state);
     assert_true (drover_end_fits (done->state, done->end));
@@ -370,28 +335,28 @@ test_done_says_how_the_task_ended (void **state)
     //  Cancelled while queued, and while running (the worker says CANCELLED)
     const char *reason;
     uint64_t queued = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     assert_int_equal (drover_tasktable_cancel (table, queued, &reason), 200);
-    drover_action_t *done = s_find (s_take (table), DROVER_ACTION_DONE, queued, 0);
+    drover_action_t *done = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE, queued, 0);
     assert_int_equal (done->end, DROVER_END_CANCELLED);
     assert_int_equal (done->exit_code, -1);     //  nothing ran: no status
     assert_int_equal (done->signal, 0);
     uint64_t running = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, running, "alpha", 0, 1);
     assert_int_equal (drover_tasktable_cancel (table, running, &reason), 200);
-    s_take (table);
+    testutil_take_actions (table);
     assert_int_equal (s_result (table, running, "alpha", 1, DROVER_OUTCOME_CANCELLED, -1, NULL), 200);
-    done = s_find (s_take (table), DROVER_ACTION_DONE, running, 0);
+    done = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE, running, 0);
     assert_int_equal (done->state, DROVER_TASK_CANCELLED);
     assert_int_equal (done->end, DROVER_END_CANCELLED);
 
     //  lost-retries 0: one lost worker ends it LOST, with the loss as reason
     uint64_t lost = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, lost, "alpha", 0, 1);
     drover_tasktable_worker_lost (table, "alpha", "no heartbeat");
-    done = s_find (s_take (table), DROVER_ACTION_DONE, lost, 0);
+    done = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE, lost, 0);
     assert_int_equal (done->state, DROVER_TASK_FAILED);
     assert_int_equal (done->end, DROVER_END_LOST);
     assert_string_equal (done->reason, "worker lost: no heartbeat");
@@ -400,14 +365,14 @@ test_done_says_how_the_task_ended (void **state)
     //  An id never given out: UNKNOWN
     uint64_t never = 1000;
     assert_int_equal (drover_tasktable_wait (table, &never, 1, 9, S_CLIENT, &reason), 200);
-    done = s_find (s_take (table), DROVER_ACTION_DONE, never, 0);
+    done = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE, never, 0);
     assert_int_equal (done->state, DROVER_TASK_UNKNOWN);
     assert_int_equal (done->end, DROVER_END_UNKNOWN);
     assert_int_equal (done->exit_code, -1);
 
     //  TASK LIST rows carry the end too, NONE while a task is live
     uint64_t live = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_TABLE);
     drover_tasktable_list (table, 255, 100, list);
     assert_int_equal (list->nrows, 9);
@@ -439,25 +404,25 @@ test_results_past_the_output_budget_expire (void **state)
     uint64_t tasks [3];
     for (int index = 0; index < 3; index++) {
         tasks [index] = s_submit (table, 0, 0);
-        s_take (table);
+        testutil_take_actions (table);
         s_assign (table, tasks [index], "alpha", 0, 1);
         //  6 bytes of output each (5 + 1 of stderr)
         assert_int_equal (s_result (table, tasks [index], "alpha", 1,
                                     DROVER_OUTCOME_EXITED, 0, "hello"), 200);
-        s_take (table);
+        testutil_take_actions (table);
     }
     //  The next call drops the oldest results until the rest fit
     const char *reason;
     uint64_t ids [] = { tasks [0], tasks [1], tasks [2], tasks [2] + 1, 0 };
     assert_int_equal (drover_tasktable_wait (table, ids, 5, 4, S_CLIENT, &reason), 200);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 5);
     int states [] = { DROVER_TASK_UNKNOWN, DROVER_TASK_UNKNOWN, DROVER_TASK_SUCCEEDED,
                       DROVER_TASK_UNKNOWN, DROVER_TASK_UNKNOWN };
     int ends [] = { DROVER_END_EXPIRED, DROVER_END_EXPIRED, DROVER_END_SUCCEEDED,
                     DROVER_END_UNKNOWN, DROVER_END_UNKNOWN };
     for (int index = 0; index < 5; index++) {
-        drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, 0, index);
+        drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, 0, index);
         assert_true (done->task == ids [index]);
         assert_int_equal (done->state, states [index]);
         assert_int_equal (done->end, ends [index]);
@@ -482,28 +447,28 @@ test_lost_requeues_then_poison (void **state)
         s_up (table, workers [index], S_ALPHA);
     uint64_t task = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
     uint64_t bystander = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, bystander, "w3", 0, 1);
     for (uint32_t attempt = 1; attempt <= 3; attempt++) {
         s_assign (table, task, workers [attempt - 1], 0, attempt);
         if (attempt == 2)
             s_start (table, task, workers [attempt - 1], attempt);
         drover_tasktable_worker_lost (table, workers [attempt - 1], "no heartbeat");
-        s_actions_t *actions = s_take (table);
+        testutil_actions_t *actions = testutil_take_actions (table);
         assert_int_equal (s_count (actions, DROVER_ACTION_FREE), 0);   //  schedq drops it
         if (attempt < 3) {
             drover_action_t *requeued = s_event (actions, "task.requeued", task);
             assert_non_null (requeued);
             assert_string_equal (requeued->reason, "worker lost: no heartbeat");
             assert_string_equal (requeued->worker, workers [attempt - 1]);
-            assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, task, 0));
+            assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, task, 0));
             assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 0);
             assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_QUEUED);
             assert_int_equal (drover_tasktable_attempt (table, task), attempt);
             s_up (table, workers [attempt - 1], S_ALPHA);
         }
         else {
-            drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, task, 0);
+            drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, task, 0);
             assert_non_null (done);
             assert_int_equal (done->state, DROVER_TASK_FAILED);
             assert_string_equal (done->reason, "poison: lost 3 workers");
@@ -517,14 +482,14 @@ test_lost_requeues_then_poison (void **state)
     assert_int_equal (drover_tasktable_state (table, bystander), DROVER_TASK_QUEUED);
     //  A lost worker is forgotten: what schedq assigns to it is given back
     drover_tasktable_assign (table, bystander, "w3", 0);
-    s_actions_t *actions = s_take (table);
-    assert_non_null (s_find (actions, DROVER_ACTION_FREE, bystander, 0));
-    assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, bystander, 0));
-    assert_null (s_find (actions, DROVER_ACTION_OFFER, 0, 0));
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, bystander, 0));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, bystander, 0));
+    assert_null (testutil_find_action (actions, DROVER_ACTION_OFFER, 0, 0));
     //  Losses do not use the task's own retries: with retries 0 it still ran
     //  a third time above. LOST of an unknown worker is harmless.
     drover_tasktable_worker_lost (table, "nobody", "left");
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     drover_tasktable_destroy (&table);
 }
 
@@ -539,13 +504,13 @@ test_stale_results_after_lost_worker (void **state)
     s_up (table, "beta", S_BETA);
     uint64_t first = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
     uint64_t second = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, first, "alpha", 0, 1);
     s_start (table, first, "alpha", 1);
     s_assign (table, second, "alpha", 0, 1);
     s_start (table, second, "alpha", 1);
     drover_tasktable_worker_lost (table, "alpha", "no heartbeat");
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, first, "beta", 0, 2);
     s_start (table, first, "beta", 2);
     s_assign (table, second, "beta", 0, 2);
@@ -554,36 +519,36 @@ test_stale_results_after_lost_worker (void **state)
     int dones = 0;
     //  alpha's late result for the first task arrives before beta's
     assert_int_equal (s_result (table, first, "alpha", 1, DROVER_OUTCOME_EXITED, 0, "old"), 409);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     assert_int_equal (s_result (table, first, "beta", 2, DROVER_OUTCOME_EXITED, 0, "new"), 200);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     dones += s_count (actions, DROVER_ACTION_DONE);
-    drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, first, 0);
+    drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, first, 0);
     assert_int_equal (done->attempt, 2);
     assert_string_equal (done->worker, "beta");
     assert_memory_equal (done->out, "new", 3);
     //  beta finishes the second first; alpha's report comes after
     assert_int_equal (s_result (table, second, "beta", 2, DROVER_OUTCOME_EXITED, 0, "new"), 200);
-    dones += s_count (s_take (table), DROVER_ACTION_DONE);
+    dones += s_count (testutil_take_actions (table), DROVER_ACTION_DONE);
     //  alpha re-registers saying it still runs both old attempts
     drover_taskref_t running [] = { { first, 1 }, { second, 1 } };
     drover_tasktable_worker_up (table, "alpha", S_ALPHA, running, 2);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_int_equal (s_count (actions, DROVER_ACTION_KILL), 2);
-    drover_action_t *kill = s_find (actions, DROVER_ACTION_KILL, second, 0);
+    drover_action_t *kill = testutil_find_action (actions, DROVER_ACTION_KILL, second, 0);
     assert_int_equal (kill->attempt, 1);
     assert_memory_equal (kill->route, "\x00\x03" "alpha", 7);
     assert_int_equal (s_result (table, second, "alpha", 1, DROVER_OUTCOME_EXITED, 0, "old"), 409);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     assert_int_equal (dones, 2);
     assert_int_equal (drover_tasktable_count (table, DROVER_TASK_SUCCEEDED), 2);
 
     //  Results for tasks never assigned, or unknown, are refused
     uint64_t queued = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     assert_int_equal (s_result (table, queued, "alpha", 1, DROVER_OUTCOME_EXITED, 0, NULL), 409);
     assert_int_equal (s_result (table, 424242, "ghost", 1, DROVER_OUTCOME_EXITED, 0, NULL), 404);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     drover_tasktable_destroy (&table);
 }
 
@@ -598,26 +563,26 @@ test_ack_timeout_requeues_without_retries (void **state)
     s_up (table, "beta", S_BETA);
     uint64_t task = s_submit (table, 1, DROVER_SUBMIT_NOTIFY);
     uint64_t quick = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     assert_int_equal (drover_tasktable_expire (table, 0), -1);
     s_assign (table, task, "alpha", 1000, 1);
     s_assign (table, quick, "beta", 1010, 1);
     assert_int_equal (drover_tasktable_expire (table, 1050), 1100);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     //  quick is acknowledged: its deadline no longer counts
     s_start (table, quick, "beta", 1);
 
     assert_int_equal (drover_tasktable_expire (table, 1100), -1);
-    s_actions_t *actions = s_take (table);
-    drover_action_t *failure = s_find (actions, DROVER_ACTION_FAILURE, 0, 0);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    drover_action_t *failure = testutil_find_action (actions, DROVER_ACTION_FAILURE, 0, 0);
     assert_non_null (failure);
     assert_string_equal (failure->worker, "alpha");
     assert_string_equal (failure->reason, "ack timeout");
-    drover_action_t *kill = s_find (actions, DROVER_ACTION_KILL, task, 0);
+    drover_action_t *kill = testutil_find_action (actions, DROVER_ACTION_KILL, task, 0);
     assert_non_null (kill);
     assert_int_equal (kill->attempt, 1);
-    assert_non_null (s_find (actions, DROVER_ACTION_FREE, task, 0));
-    assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, task, 0));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, task, 0));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, task, 0));
     assert_non_null (s_event (actions, "task.requeued", task));
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 0);
     assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_QUEUED);
@@ -626,18 +591,18 @@ test_ack_timeout_requeues_without_retries (void **state)
     const char *reason;
     assert_int_equal (drover_tasktable_started (table, "alpha", task, 1, &reason), 409);
     assert_int_equal (s_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 0, NULL), 409);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
 
     //  retries 1 is still whole: one own failure requeues, the second fails
     s_assign (table, task, "beta", 2000, 2);
     s_start (table, task, "beta", 2);
     assert_int_equal (s_result (table, task, "beta", 2, DROVER_OUTCOME_EXITED, 1, NULL), 200);
-    assert_non_null (s_event (s_take (table), "task.requeued", task));
+    assert_non_null (s_event (testutil_take_actions (table), "task.requeued", task));
     s_assign (table, task, "beta", 3000, 3);
     s_start (table, task, "beta", 3);
     assert_int_equal (s_result (table, task, "beta", 3, DROVER_OUTCOME_EXITED, 1, NULL), 200);
-    actions = s_take (table);
-    drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, task, 0);
+    actions = testutil_take_actions (table);
+    drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, task, 0);
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_FAILED);
     assert_int_equal (done->attempt, 3);
@@ -647,7 +612,7 @@ test_ack_timeout_requeues_without_retries (void **state)
 
 //  Find the index of the first action of a type about a task, or -1
 static int
-s_index (s_actions_t *actions, int type, uint64_t task)
+s_index (testutil_actions_t *actions, int type, uint64_t task)
 {
     for (int index = 0; index < actions->count; index++)
         if (actions->items [index].type == type && actions->items [index].task == task)
@@ -667,12 +632,12 @@ test_ack_timeouts_are_not_poison (void **state)
     drover_tasktable_configure (table, 100, 0, 1000, 1000);
     s_up (table, "alpha", S_ALPHA);
     uint64_t task = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     for (uint32_t attempt = 1; attempt <= 3; attempt++) {
         int64_t now = attempt * 1000;
         s_assign (table, task, "alpha", now, attempt);
         assert_int_equal (drover_tasktable_expire (table, now + 100), -1);
-        s_actions_t *actions = s_take (table);
+        testutil_actions_t *actions = testutil_take_actions (table);
         int failure = s_index (actions, DROVER_ACTION_FAILURE, task);
         int queue = s_index (actions, DROVER_ACTION_QUEUE, task);
         assert_true (failure >= 0);
@@ -699,20 +664,20 @@ test_stall_moves_ack_deadlines (void **state)
     s_up (table, "alpha", S_ALPHA);
     uint64_t first = s_submit (table, 0, 0);
     uint64_t second = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, first, "alpha", 1000, 1);
     s_assign (table, second, "alpha", 1500, 1);
     assert_int_equal (drover_tasktable_expire (table, 1600), 2000);
     //  Stopped from 1600 to 4600
     assert_int_equal (drover_tasktable_shift (table, 3000), 2);
     assert_int_equal (drover_tasktable_expire (table, 4600), 5000);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     s_start (table, first, "alpha", 1);             //  read after the stall
     assert_int_equal (drover_tasktable_expire (table, 4700), 5500);
     assert_int_equal (drover_tasktable_state (table, first), DROVER_TASK_RUNNING);
     //  second is still never acknowledged: it expires, later
     assert_int_equal (drover_tasktable_expire (table, 5500), -1);
-    assert_non_null (s_find (s_take (table), DROVER_ACTION_FAILURE, second, 0));
+    assert_non_null (testutil_find_action (testutil_take_actions (table), DROVER_ACTION_FAILURE, second, 0));
     drover_tasktable_destroy (&table);
 }
 
@@ -726,13 +691,13 @@ test_cancel_queued_and_running (void **state)
     uint64_t queued = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
     uint64_t running = s_submit (table, 3, DROVER_SUBMIT_NOTIFY);
     uint64_t assigned = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     const char *reason;
     assert_int_equal (drover_tasktable_cancel (table, queued, &reason), 200);
-    s_actions_t *actions = s_take (table);
-    assert_non_null (s_find (actions, DROVER_ACTION_DEQUEUE, queued, 0));
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_DEQUEUE, queued, 0));
     assert_non_null (s_event (actions, "task.cancelled", queued));
-    drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, queued, 0);
+    drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, queued, 0);
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_CANCELLED);
     assert_int_equal (done->attempt, 0);
@@ -741,15 +706,15 @@ test_cancel_queued_and_running (void **state)
     assert_string_equal (reason, "already CANCELLED");
     //  schedq may still assign it: the capacity is given back
     drover_tasktable_assign (table, queued, "alpha", 0);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_int_equal (actions->count, 1);
-    assert_non_null (s_find (actions, DROVER_ACTION_FREE, queued, 0));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, queued, 0));
 
     s_assign (table, running, "alpha", 0, 1);
     s_start (table, running, "alpha", 1);
     assert_int_equal (drover_tasktable_cancel (table, running, &reason), 200);
-    actions = s_take (table);
-    drover_action_t *kill = s_find (actions, DROVER_ACTION_KILL, running, 0);
+    actions = testutil_take_actions (table);
+    drover_action_t *kill = testutil_find_action (actions, DROVER_ACTION_KILL, running, 0);
     assert_non_null (kill);
     assert_int_equal (kill->attempt, 1);
     assert_memory_equal (kill->route, "\x00\x03" "alpha", 7);
@@ -764,21 +729,21 @@ test_cancel_queued_and_running (void **state)
     msg->signal = 15;
     assert_int_equal (drover_tasktable_result (table, msg, &reason), 200);
     drover_msg_destroy (&msg);
-    actions = s_take (table);
-    done = s_find (actions, DROVER_ACTION_DONE, running, 0);
+    actions = testutil_take_actions (table);
+    done = testutil_find_action (actions, DROVER_ACTION_DONE, running, 0);
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_CANCELLED);
     assert_int_equal (done->signal, 15);
     assert_int_equal (s_count (actions, DROVER_ACTION_QUEUE), 0);
-    assert_non_null (s_find (actions, DROVER_ACTION_FREE, running, 0));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, running, 0));
 
     //  Cancelled while assigned, then the worker is lost: CANCELLED
     s_assign (table, assigned, "alpha", 0, 1);
     assert_int_equal (drover_tasktable_cancel (table, assigned, &reason), 200);
-    s_take (table);
+    testutil_take_actions (table);
     drover_tasktable_worker_lost (table, "alpha", "left");
-    actions = s_take (table);
-    done = s_find (actions, DROVER_ACTION_DONE, assigned, 0);
+    actions = testutil_take_actions (table);
+    done = testutil_find_action (actions, DROVER_ACTION_DONE, assigned, 0);
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_CANCELLED);
     assert_int_equal (s_count (actions, DROVER_ACTION_QUEUE), 0);
@@ -797,20 +762,20 @@ test_wait (void **state)
     s_up (table, "alpha", S_ALPHA);
     uint64_t finished = s_submit (table, 0, 0);
     uint64_t pending = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, finished, "alpha", 0, 1);
     assert_int_equal (s_result (table, finished, "alpha", 1, DROVER_OUTCOME_EXITED, 0, "x"), 200);
-    s_take (table);
+    testutil_take_actions (table);
 
     uint64_t ids [] = { finished, 777, pending };
     const char *reason;
     assert_int_equal (drover_tasktable_wait (table, ids, 3, 9, S_CLIENT, &reason), 200);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 2);
-    drover_action_t *done = s_find (actions, DROVER_ACTION_DONE, finished, 0);
+    drover_action_t *done = testutil_find_action (actions, DROVER_ACTION_DONE, finished, 0);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (done->seq, 9);
-    done = s_find (actions, DROVER_ACTION_DONE, 777, 0);
+    done = testutil_find_action (actions, DROVER_ACTION_DONE, 777, 0);
     assert_int_equal (done->state, DROVER_TASK_UNKNOWN);
     assert_int_equal (done->seq, 9);
     assert_memory_equal (done->route, "\x00\x01" "client", 8);
@@ -819,34 +784,34 @@ test_wait (void **state)
     assert_int_equal (drover_tasktable_wait (table, &pending, 1, 10, S_CLIENT, &reason), 200);
     assert_string_equal (reason, "1 of 1 ids already waited on: their DONE has this seq");
     assert_int_equal (drover_tasktable_wait (table, &pending, 1, 3, S_OTHER_CLIENT, &reason), 200);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     assert_int_equal (drover_tasktable_wait (table, NULL, 0, 1, S_CLIENT, &reason), 400);
     //  A submit's notify and a WAIT from the same client each get a DONE
     uint64_t notified = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
     assert_int_equal (drover_tasktable_wait (table, &notified, 1, 21, S_CLIENT, &reason), 200);
     assert_int_equal (drover_tasktable_wait (table, &notified, 1, 22, S_CLIENT, &reason), 200);
-    s_take (table);
+    testutil_take_actions (table);
     assert_int_equal (drover_tasktable_cancel (table, notified, &reason), 200);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 2);
-    assert_int_equal (s_find (actions, DROVER_ACTION_DONE, notified, 0)->seq, 0);
-    assert_int_equal (s_find (actions, DROVER_ACTION_DONE, notified, 1)->seq, 22);
+    assert_int_equal (testutil_find_action (actions, DROVER_ACTION_DONE, notified, 0)->seq, 0);
+    assert_int_equal (testutil_find_action (actions, DROVER_ACTION_DONE, notified, 1)->seq, 22);
 
     s_assign (table, pending, "alpha", 0, 1);
     assert_int_equal (s_result (table, pending, "alpha", 1, DROVER_OUTCOME_EXITED, 2, NULL), 200);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 2);
-    done = s_find (actions, DROVER_ACTION_DONE, pending, 0);
+    done = testutil_find_action (actions, DROVER_ACTION_DONE, pending, 0);
     assert_int_equal (done->seq, 10);
     assert_int_equal (done->state, DROVER_TASK_FAILED);
     assert_int_equal (done->exit_code, 2);
-    done = s_find (actions, DROVER_ACTION_DONE, pending, 1);
+    done = testutil_find_action (actions, DROVER_ACTION_DONE, pending, 1);
     assert_int_equal (done->seq, 3);
     assert_memory_equal (done->route, "\x00\x02" "other", 7);
 
     //  At most DROVER_TASKTABLE_TASK_WAITERS clients on one task
     uint64_t busy = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     for (int index = 0; index < DROVER_TASKTABLE_TASK_WAITERS + 1; index++) {
         byte route [4] = { 0, 9, 9, (byte) index };
         int code = drover_tasktable_wait (table, &busy, 1, index, route, 4, &reason);
@@ -862,7 +827,7 @@ test_wait (void **state)
     assert_int_equal (drover_tasktable_wait (table, &more, 1, 1, S_OTHER_CLIENT, &reason), 302);
     //  Finishing frees the waiters
     assert_int_equal (drover_tasktable_cancel (table, busy, &reason), 200);
-    assert_int_equal (s_count (s_take (table), DROVER_ACTION_DONE), DROVER_TASKTABLE_TASK_WAITERS);
+    assert_int_equal (s_count (testutil_take_actions (table), DROVER_ACTION_DONE), DROVER_TASKTABLE_TASK_WAITERS);
     assert_int_equal (drover_tasktable_wait (table, &more, 1, 1, S_OTHER_CLIENT, &reason), 200);
     drover_tasktable_destroy (&table);
 }
@@ -942,7 +907,7 @@ test_submit_validation (void **state)
     assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 400);
     drover_msg_destroy (&msg);
     assert_int_equal (drover_tasktable_size (table), 0);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     assert_int_equal (s_submit (table, 0, 0), 1);
     drover_tasktable_destroy (&table);
 }
@@ -960,13 +925,13 @@ test_keep_finished_eviction (void **state)
     for (int index = 0; index < 3; index++) {
         tasks [index] = s_submit (table, 0, 0);
         assert_int_equal (drover_tasktable_cancel (table, tasks [index], &reason), 200);
-        s_take (table);         //  nothing is evicted while actions are pending
+        testutil_take_actions (table);         //  nothing is evicted while actions are pending
     }
     assert_int_equal (drover_tasktable_wait (table, tasks, 3, 1, S_CLIENT, &reason), 200);
-    s_actions_t *actions = s_take (table);
-    assert_int_equal (s_find (actions, DROVER_ACTION_DONE, tasks [0], 0)->state, DROVER_TASK_UNKNOWN);
-    assert_int_equal (s_find (actions, DROVER_ACTION_DONE, tasks [1], 0)->state, DROVER_TASK_CANCELLED);
-    assert_int_equal (s_find (actions, DROVER_ACTION_DONE, tasks [2], 0)->state, DROVER_TASK_CANCELLED);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_int_equal (testutil_find_action (actions, DROVER_ACTION_DONE, tasks [0], 0)->state, DROVER_TASK_UNKNOWN);
+    assert_int_equal (testutil_find_action (actions, DROVER_ACTION_DONE, tasks [1], 0)->state, DROVER_TASK_CANCELLED);
+    assert_int_equal (testutil_find_action (actions, DROVER_ACTION_DONE, tasks [2], 0)->state, DROVER_TASK_CANCELLED);
     assert_int_equal (drover_tasktable_count (table, DROVER_TASK_CANCELLED), 2);
     assert_int_equal (drover_tasktable_state (table, live), DROVER_TASK_QUEUED);
     assert_int_equal (drover_tasktable_size (table), 3);
@@ -984,7 +949,7 @@ test_keep_finished_eviction (void **state)
     s_assign (table, second, "alpha", 0, 1);
     assert_int_equal (s_result (table, first, "alpha", 1, DROVER_OUTCOME_EXITED, 0, big), 200);
     assert_int_equal (s_result (table, second, "alpha", 1, DROVER_OUTCOME_EXITED, 0, big), 200);
-    s_take (table);
+    testutil_take_actions (table);
     assert_int_equal (drover_tasktable_state (table, first), DROVER_TASK_SUCCEEDED);
     drover_tasktable_expire (table, 0);         //  any call evicts
     assert_int_equal (drover_tasktable_state (table, first), DROVER_TASK_UNKNOWN);
@@ -999,10 +964,10 @@ test_assign_gives_back (void **state)
 {
     drover_tasktable_t *table = drover_tasktable_new ();
     uint64_t task = s_submit (table, 0, 0);
-    s_take (table);
+    testutil_take_actions (table);
     //  Unknown worker: capacity back, and the task placed again
     drover_tasktable_assign (table, task, "stranger", 0);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     assert_int_equal (actions->count, 2);
     assert_int_equal (actions->items [0].type, DROVER_ACTION_FREE);
     assert_int_equal (actions->items [1].type, DROVER_ACTION_QUEUE);
@@ -1010,14 +975,14 @@ test_assign_gives_back (void **state)
     //  Unknown task: capacity back only
     s_up (table, "alpha", S_ALPHA);
     drover_tasktable_assign (table, 31337, "alpha", 0);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_int_equal (actions->count, 1);
     assert_int_equal (actions->items [0].type, DROVER_ACTION_FREE);
     assert_int_equal (actions->items [0].task, 31337);
     //  Already assigned (a duplicate placement): capacity back only
     s_assign (table, task, "alpha", 0, 1);
     drover_tasktable_assign (table, task, "alpha", 0);
-    actions = s_take (table);
+    actions = testutil_take_actions (table);
     assert_int_equal (actions->count, 1);
     assert_int_equal (actions->items [0].type, DROVER_ACTION_FREE);
     assert_int_equal (drover_tasktable_attempt (table, task), 1);
@@ -1034,7 +999,7 @@ test_up_reconciles_running_list (void **state)
     uint64_t running = s_submit (table, 0, 0);
     uint64_t assigned = s_submit (table, 0, 0);
     uint64_t vanished = s_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    s_take (table);
+    testutil_take_actions (table);
     s_assign (table, running, "alpha", 0, 1);
     s_start (table, running, "alpha", 1);
     s_assign (table, assigned, "alpha", 0, 1);
@@ -1045,27 +1010,27 @@ test_up_reconciles_running_list (void **state)
         { running, 1 }, { assigned, 1 }, { 5555, 1 }, { vanished, 7 }
     };
     drover_tasktable_worker_up (table, "alpha", S_BETA, list, 4);
-    s_actions_t *actions = s_take (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
     assert_int_equal (drover_tasktable_state (table, running), DROVER_TASK_RUNNING);
     assert_int_equal (drover_tasktable_state (table, assigned), DROVER_TASK_RUNNING);
     assert_non_null (s_event (actions, "task.running", assigned));
     assert_int_equal (s_count (actions, DROVER_ACTION_KILL), 2);
-    drover_action_t *kill = s_find (actions, DROVER_ACTION_KILL, 5555, 0);
+    drover_action_t *kill = testutil_find_action (actions, DROVER_ACTION_KILL, 5555, 0);
     assert_non_null (kill);
     assert_memory_equal (kill->route, "\x00\x04" "beta", 6);     //  the new route
-    kill = s_find (actions, DROVER_ACTION_KILL, vanished, 0);
+    kill = testutil_find_action (actions, DROVER_ACTION_KILL, vanished, 0);
     assert_int_equal (kill->attempt, 7);
     assert_int_equal (drover_tasktable_state (table, vanished), DROVER_TASK_QUEUED);
-    assert_non_null (s_find (actions, DROVER_ACTION_FREE, vanished, 0));
-    assert_non_null (s_find (actions, DROVER_ACTION_QUEUE, vanished, 0));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, vanished, 0));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, vanished, 0));
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 0);
     //  The adopted attempts still finish normally on the new route
     assert_int_equal (s_result (table, assigned, "alpha", 1, DROVER_OUTCOME_EXITED, 0, NULL), 200);
-    assert_non_null (s_event (s_take (table), "task.succeeded", assigned));
+    assert_non_null (s_event (testutil_take_actions (table), "task.succeeded", assigned));
     //  A second UP with the same list adopts again, nothing else
     drover_taskref_t again [] = { { running, 1 } };
     drover_tasktable_worker_up (table, "alpha", S_BETA, again, 1);
-    assert_int_equal (s_take (table)->count, 0);
+    assert_int_equal (testutil_take_actions (table)->count, 0);
     drover_tasktable_destroy (&table);
 }
 
@@ -1084,7 +1049,7 @@ test_list (void **state)
     s_start (table, tasks [3], "alpha", 1);
     const char *reason;
     assert_int_equal (drover_tasktable_cancel (table, tasks [4], &reason), 200);
-    s_take (table);
+    testutil_take_actions (table);
 
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
     drover_tasktable_list (table, 255, 3, reply);
@@ -1141,7 +1106,7 @@ test_many_tasks (void **state)
     enum { COUNT = 20000 };
     for (int index = 0; index < COUNT; index++) {
         assert_int_equal (s_submit (table, 0, 0), index + 1);
-        s_take (table);
+        testutil_take_actions (table);
     }
     assert_int_equal (drover_tasktable_size (table), COUNT);
     //  Cancel every third, in a scattered order
@@ -1152,7 +1117,7 @@ test_many_tasks (void **state)
         if (id % 3 == 0) {
             assert_int_equal (drover_tasktable_cancel (table, id, &reason), 200);
             cancelled++;
-            s_take (table);
+            testutil_take_actions (table);
         }
     }
     drover_tasktable_expire (table, 0);       //  a call that evicts

@@ -496,6 +496,32 @@ testutil_request (zsock_t *dealer, drover_msg_t **msg_p, int timeout)
     return reply;
 }
 
+//  Take every pending action of a task table
+testutil_actions_t *
+testutil_take_actions (drover_tasktable_t *table)
+{
+    static testutil_actions_t actions;
+    actions.count = 0;
+    const drover_action_t *action;
+    while ((action = drover_tasktable_next_action (table))) {
+        assert_true (actions.count < TESTUTIL_MAX_ACTIONS);
+        actions.items [actions.count++] = *action;
+    }
+    return &actions;
+}
+
+//  Find the nth action of a type about a task (task 0: any), or NULL
+drover_action_t *
+testutil_find_action (testutil_actions_t *actions, int type, uint64_t task, int nth)
+{
+    for (int index = 0; index < actions->count; index++) {
+        drover_action_t *action = &actions->items [index];
+        if (action->type == type && (task == 0 || action->task == task) && nth-- == 0)
+            return action;
+    }
+    return NULL;
+}
+
 //  A TASK SUBMIT for sh -c script
 drover_msg_t *
 testutil_submit_msg (const char *script, int priority, int procs, uint32_t flags)

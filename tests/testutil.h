@@ -72,6 +72,7 @@ zmsg_t *
 
 #include "drover_msg.h"
 #include "drover_outbox.h"
+#include "drover_tasktable.h"
 
 //  A broker (and its workers) started as real processes for one test
 typedef struct {
@@ -147,6 +148,22 @@ drover_msg_t *
 //  Build a TASK SUBMIT running `sh -c script`
 drover_msg_t *
     testutil_submit_msg (const char *script, int priority, int procs, uint32_t flags);
+
+//  The actions of one call into a task table, copied out of it
+#define TESTUTIL_MAX_ACTIONS    256
+typedef struct {
+    drover_action_t items [TESTUTIL_MAX_ACTIONS];   //  in the order decided
+    int count;                  //  actions held
+} testutil_actions_t;
+
+//  Take every pending action of a task table (their borrowed pointers stay
+//  valid until the next call into the table); a static buffer
+testutil_actions_t *
+    testutil_take_actions (drover_tasktable_t *table);
+
+//  Find the nth action of a type about a task (task 0: any), or NULL
+drover_action_t *
+    testutil_find_action (testutil_actions_t *actions, int type, uint64_t task, int nth);
 
 //  Make a QUEUED task record (drover_taskrecord) with id, as a TASK SUBMIT
 //  of `true` at priority, demanding procs and mem bytes, would make it
