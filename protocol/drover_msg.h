@@ -61,6 +61,12 @@ typedef enum {
     DROVER_MSG_ID_MAX           = 23
 } drover_msg_id_t;
 
+//  What a key may do (the broker's security/workers, clients, admins)
+#define DROVER_ROLE_WORKER          1       //  the worker dialogue
+#define DROVER_ROLE_CLIENT          2       //  submit, wait, list, cancel its own tasks
+#define DROVER_ROLE_ADMIN           4       //  also others' tasks, and hold, drain, resume
+#define DROVER_ROLE_ALL             7       //  every role: a broker without CURVE
+
 //  Status codes carried by OK and ERROR (PROTOCOL.md, "Status codes")
 #define DROVER_CODE_OK              200
 #define DROVER_CODE_RETRY           300     //  try again later
@@ -68,6 +74,7 @@ typedef enum {
 #define DROVER_CODE_TOO_MANY        302     //  too many workers / waiters
 #define DROVER_CODE_BAD_REQUEST     400     //  malformed message
 #define DROVER_CODE_NOT_REGISTERED  401     //  worker must say HELLO first
+#define DROVER_CODE_FORBIDDEN       403     //  the sender's key may not do this
 #define DROVER_CODE_NOT_FOUND       404     //  unknown task or worker
 #define DROVER_CODE_STALE           409     //  result of an attempt that is no longer current
 #define DROVER_CODE_CONFLICT        410     //  not possible in the current state
@@ -247,6 +254,9 @@ typedef struct {
     uint8_t more;                   //  EVENT LIST: 1 if events after these are kept
     uint32_t nevents;               //  EVENT LIST: entries in events
     drover_event_t *events;         //  EVENT LIST: events in seq order, owned
+    //  Set by the broker from the sender's authenticated key, never on the wire
+    char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
+    uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE
     //  Set by a failed decode
     const char *error;              //  static text saying what was malformed
     bool bad_version;               //  the failure was an unknown version (ERROR 426)

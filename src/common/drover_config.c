@@ -56,6 +56,22 @@ static const s_setting_t s_settings [] = {
     { "broker/commit-every", S_UINT, S_AT (commit_every), 1, 60000,
       DROVER_DEFAULT_COMMIT_EVERY, NULL,
       "msec between commits with durability batch" },
+    { "security/key", S_STRING, S_AT (security_key), 0, 0,
+      0, DROVER_DEFAULT_SECURITY_KEY,
+      "the broker's CURVE key pair (NAME.key, with NAME.key_secret beside it, mode 0600); "
+      "set, every endpoint requires CURVE and any address may be bound" },
+    { "security/workers", S_STRING, S_AT (security_workers), 0, 0,
+      0, DROVER_DEFAULT_SECURITY_WORKERS,
+      "directory of the public keys (*.key) that may speak as workers" },
+    { "security/clients", S_STRING, S_AT (security_clients), 0, 0,
+      0, DROVER_DEFAULT_SECURITY_CLIENTS,
+      "directory of the public keys that may submit, wait, list and cancel their own tasks" },
+    { "security/admins", S_STRING, S_AT (security_admins), 0, 0,
+      0, DROVER_DEFAULT_SECURITY_ADMINS,
+      "directory of the public keys that may also cancel any task and hold, drain, resume workers" },
+    { "security/handshake", S_UINT, S_AT (handshake), 100, 600000,
+      DROVER_DEFAULT_HANDSHAKE, NULL,
+      "msec a new connection has to finish its handshake before it is closed" },
     { "health/heartbeat", S_UINT, S_AT (heartbeat), 50, 60000,
       DROVER_DEFAULT_HEARTBEAT, NULL,
       "msec between worker heartbeats" },
@@ -158,7 +174,8 @@ s_setting_store (drover_config_t *self, const s_setting_t *setting,
 {
     byte *field = (byte *) self + setting->offset;
     if (setting->kind == S_STRING) {
-        if (!*value) {
+        if (!*value && *setting->text) {
+            //  Only a setting whose default is "" (unset) may be set to ""
             *error_p = zsys_sprintf ("%s: value must not be empty", setting->path);
             return -1;
         }
@@ -191,7 +208,7 @@ drover_config_new (void)
         const s_setting_t *setting = &s_settings [index];
         byte *field = (byte *) self + setting->offset;
         if (setting->kind == S_STRING) {
-            assert (setting->text && *setting->text);
+            assert (setting->text);
             *(char **) field = strdup (setting->text);
             assert (*(char **) field);
         }

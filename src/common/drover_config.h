@@ -25,6 +25,11 @@ typedef struct {
     char *state_dir;            //  broker/state-dir: where the state is kept
     char *durability;           //  broker/durability: full, batch or off
     uint32_t commit_every;      //  broker/commit-every: msec between commits (batch)
+    char *security_key;         //  security/key: the broker's key pair file, "" for no CURVE
+    char *security_workers;     //  security/workers: directory of worker public keys
+    char *security_clients;     //  security/clients: directory of client public keys
+    char *security_admins;      //  security/admins: directory of admin public keys
+    uint32_t handshake;         //  security/handshake: msec to finish a connection's handshake
     uint32_t history_count;     //  store/history-count: final tasks kept on disk
     uint32_t history_age;       //  store/history-age: seconds a final task is kept on disk
     uint32_t history_events;    //  store/history-events: events kept on disk

@@ -25,6 +25,13 @@
 #define DROVER_DEFAULT_DURABILITY       "full"      //  full, batch or off
 #define DROVER_DEFAULT_COMMIT_EVERY     100         //  msec between commits, durability batch
 
+//  security
+#define DROVER_DEFAULT_SECURITY_KEY     ""          //  the broker's key pair; "" runs without CURVE
+#define DROVER_DEFAULT_SECURITY_WORKERS ""          //  directory of worker public keys
+#define DROVER_DEFAULT_SECURITY_CLIENTS ""          //  directory of client public keys
+#define DROVER_DEFAULT_SECURITY_ADMINS  ""          //  directory of admin public keys
+#define DROVER_DEFAULT_HANDSHAKE        5000        //  msec a connection has to finish its handshake
+
 //  store
 #define DROVER_DEFAULT_HISTORY_COUNT    1000000     //  final tasks kept on disk
 #define DROVER_DEFAULT_HISTORY_AGE      604800      //  seconds a final task is kept on disk
