@@ -132,6 +132,26 @@ testutil_run_output (const char *const argv [], char *output, size_t size, int t
     return killed? -1: status;
 }
 
+//  Run the real `drover keygen`
+void
+testutil_keygen (const char *dir, const char *name)
+{
+    testutil_keygen_worker (dir, name, NULL);
+}
+
+//  Run the real `drover keygen --worker-ids`
+void
+testutil_keygen_worker (const char *dir, const char *name, const char *worker_ids)
+{
+    const char *argv [] = { DROVER_BIN, "keygen", name, "--dir", dir,
+                            worker_ids? "--worker-ids": NULL, worker_ids, NULL };
+    char output [1024];
+    int status = testutil_run_output (argv, output, sizeof output, 10000);
+    if (!(status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
+        fail_msg ("drover keygen %s --dir %s failed: status %d, output: %s", name, dir,
+                  status, output);
+}
+
 //  Check a string we own, then free it
 void
 testutil_assert_and_free (char *string, const char *expected)

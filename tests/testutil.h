@@ -67,6 +67,16 @@ bool
 zmsg_t *
     testutil_recv (zsock_t *sock, int timeout);
 
+//  Write the CURVE key pair dir/name.key and dir/name.key_secret with the
+//  real `drover keygen` (dir is made if missing); asserts it succeeds
+void
+    testutil_keygen (const char *dir, const char *name);
+
+//  testutil_keygen for a worker's key that may register as worker_ids
+//  ("a,b"; NULL: any)
+void
+    testutil_keygen_worker (const char *dir, const char *name, const char *worker_ids);
+
 //  ---------------------------------------------------------------------
 //  Talking to a real broker over loopback with the codec (integration)
 

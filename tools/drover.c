@@ -53,6 +53,7 @@ static const struct {
     { "drain",   drover_cli_admin,    "let a worker finish its tasks, then leave" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
+    { "keygen",  drover_cli_keygen,   "write a CURVE key pair (NAME.key, NAME.key_secret)" },
     { "bench",   drover_benchmark_main, "measure throughput, latency and memory" },
 };
 #define S_COMMANDS (sizeof s_commands / sizeof s_commands [0])
@@ -81,6 +82,7 @@ s_usage (FILE *stream)
         "  drover tasks [--state S] [--limit N] [--json]\n"
         "  drover hold WORKER | drain WORKER | resume WORKER\n"
         "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
+        "  drover keygen NAME [--dir DIR] [--worker-ids ID[,ID...]] [--force] [--json]\n"
         "  drover bench [options]\n"
         "\n"
         "global options (also accepted after the command):\n"
