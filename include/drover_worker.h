@@ -88,6 +88,24 @@ void
 void
     drover_worker_set_workdir (drover_worker_t *self, const char *workdir);
 
+//  Pass the variables of this process that list names ("NAME[,NAME...]",
+//  a NAME ending in * for every name it starts) to tasks run as child
+//  processes, which otherwise see a base environment only (PATH=/usr/local/
+//  bin:/usr/bin:/bin, HOME, USER and LOGNAME of their user, LANG=C.UTF-8)
+//  and their own entries. Returns 0, or -1 with why in *error_p (caller
+//  frees): not a name, or one that could name a DROVER_* variable (the
+//  agent's own keys and settings are never passed). Before the loop runs.
+int
+    drover_worker_pass_env (drover_worker_t *self, const char *list, char **error_p);
+
+//  Run tasks as the unprivileged user called name (initgroups, setgid,
+//  setuid in the child before exec). Returns 0, or -1 with why in *error_p
+//  (caller frees): this process is not root, no such user, or it is root.
+//  The loop then refuses to start (drover_worker_refused) if that user
+//  cannot enter the work directory. Before the loop runs.
+int
+    drover_worker_set_user (drover_worker_t *self, const char *name, char **error_p);
+
 //  Run attempts in-process with handler instead of as child processes
 void
     drover_worker_set_handler (drover_worker_t *self, drover_worker_handler_fn *handler,
@@ -106,8 +124,9 @@ uint64_t
     drover_worker_epoch (drover_worker_t *self);
 
 //  Run the loop in this thread until WORKER LEAVE or an interrupt.
-//  Returns 0, or -1 if the endpoint could not be used or the broker
-//  refused the worker for good (drover_worker_refused says why).
+//  Returns 0, or -1 if the endpoint could not be used, the tasks' user
+//  cannot enter the work directory, or the broker refused the worker for
+//  good (drover_worker_refused says why of those last two).
 int
     drover_worker_run (drover_worker_t *self);
 
@@ -136,7 +155,8 @@ uint64_t
     drover_worker_registrations (drover_worker_t *self);
 
 //  Return why the broker refused the worker for good (ERROR 423 to its
-//  HELLO: another live agent has its id), or NULL (borrowed)
+//  HELLO: another live agent has its id), or why it could not start (the
+//  tasks' user cannot enter the work directory), or NULL (borrowed)
 const char *
     drover_worker_refused (drover_worker_t *self);
 

@@ -112,7 +112,8 @@ s_fail (s_chaos_t *self, const char *what)
 static void
 s_start_agent (s_chaos_t *self, int slot)
 {
-    const char *flags [] = { "--workdir", self->cluster->logdir, NULL };
+    const char *flags [] = { "--workdir", self->cluster->logdir, "--pass-env", "CHAOS_WORKER",
+                             NULL };
     setenv ("CHAOS_WORKER", self->slots [slot].id, 1);
     testutil_cluster_add_worker (self->cluster, slot, self->slots [slot].id, 2, flags);
     unsetenv ("CHAOS_WORKER");

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <dirent.h>
 #include <sys/resource.h>
+#include <pwd.h>
 
 //  Drive the runner until a result is ready or timeout msec pass; NULL on timeout
 static drover_msg_t *
@@ -198,31 +199,63 @@ test_stdin (void **state)
     drover_msg_destroy (&result);
 }
 
-//  Extra env entries are added to (and override) the inherited ones; cwd applies
+//  A task sees none of the worker's variables but those allowed through,
+//  and its own entries win over them; cwd applies
 static void
 test_env_and_cwd (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
-    setenv ("DROVER_TEST_INHERITED", "kept", 1);
-    setenv ("DROVER_TEST_OVERRIDE", "old", 1);
+    setenv ("RUNNER_TEST_HIDDEN", "leaked", 1);
+    setenv ("RUNNER_TEST_INHERITED", "kept", 1);
+    setenv ("RUNNER_TEST_OVERRIDE", "old", 1);
+    drover_taskenv_t *taskenv = drover_taskenv_new ();
+    char *error = NULL;
+    assert_int_equal (drover_taskenv_pass (taskenv, "RUNNER_TEST_INHERITED,RUNNER_TEST_OVER*",
+                                           &error), 0);
+    drover_runner_set_taskenv (runner, taskenv);
     char dir [] = "/tmp/drover-runner-XXXXXX";
     assert_non_null (mkdtemp (dir));
     char *real = realpath (dir, NULL);
     assert_non_null (real);
 
-    drover_exec_t *exec = s_shell ("echo $DROVER_TEST_INHERITED $DROVER_TEST_OVERRIDE $DROVER_TEST_NEW; pwd");
-    drover_exec_add_env (exec, "DROVER_TEST_OVERRIDE=new");
-    drover_exec_add_env (exec, "DROVER_TEST_NEW=added");
+    drover_exec_t *exec = s_shell ("echo $RUNNER_TEST_HIDDEN/$RUNNER_TEST_INHERITED/"
+                                   "$RUNNER_TEST_OVERRIDE/$RUNNER_TEST_NEW; pwd");
+    drover_exec_add_env (exec, "RUNNER_TEST_OVERRIDE=new");
+    drover_exec_add_env (exec, "RUNNER_TEST_NEW=added");
     drover_exec_set_cwd (exec, dir);
     drover_msg_t *result = s_run (runner, &exec, 0);
     char expect [512];
-    snprintf (expect, sizeof expect, "kept new added\n%s\n", real);
+    snprintf (expect, sizeof expect, "/kept/new/added\n%s\n", real);
     s_assert_out (result, expect);
     drover_msg_destroy (&result);
+    drover_runner_set_taskenv (runner, NULL);   //  back to its own, before ours goes
+    drover_taskenv_destroy (&taskenv);
     rmdir (dir);
     free (real);
-    unsetenv ("DROVER_TEST_INHERITED");
-    unsetenv ("DROVER_TEST_OVERRIDE");
+    unsetenv ("RUNNER_TEST_HIDDEN");
+    unsetenv ("RUNNER_TEST_INHERITED");
+    unsetenv ("RUNNER_TEST_OVERRIDE");
+}
+
+//  By default a task's environment is the documented base exactly, for
+//  the worker's own user: none of the worker's variables
+static void
+test_env_base_only (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    setenv ("RUNNER_TEST_SECRET", "leaked", 1);
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "env" };
+    assert_int_equal (drover_exec_set_argv (exec, 1, argv), 0);
+    drover_msg_t *result = s_run (runner, &exec, 0);
+    struct passwd *pw = getpwuid (geteuid ());
+    assert_non_null (pw);
+    char expect [1024];
+    snprintf (expect, sizeof expect, "PATH=/usr/local/bin:/usr/bin:/bin\nHOME=%s\nUSER=%s\n"
+              "LOGNAME=%s\nLANG=C.UTF-8\n", pw->pw_dir, pw->pw_name, pw->pw_name);
+    s_assert_out (result, expect);
+    drover_msg_destroy (&result);
+    unsetenv ("RUNNER_TEST_SECRET");
 }
 
 //  Output past DROVER_OUTPUT_MAX is read and discarded, and flagged
@@ -850,6 +883,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_output, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_stdin, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_env_and_cwd, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_env_base_only, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_truncated, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_timeout, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_timeout_ignores_term, s_setup, s_teardown),

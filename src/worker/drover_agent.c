@@ -3,6 +3,11 @@
     for a broker, using the worker API (drover_worker) and the process
     runner (drover_runner)
 
+    Tasks see a clean environment (drover_taskenv): a documented base, the
+    agent's variables named by --pass-env or DROVER_PASS_ENV (never its
+    own DROVER_* ones), and their own; with --user they run as that
+    unprivileged user.
+
     The main parses flags into a worker, moves into the work directory (so
     tasks without a cwd of their own run there), and runs the worker loop
     in this thread until the broker says WORKER LEAVE or SIGINT/SIGTERM
@@ -16,6 +21,7 @@
 #include "drover_stats.h"
 #include "drover_config.h"
 #include "drover_defaults.h"
+#include "drover_taskenv.h"
 #include <getopt.h>
 #include <math.h>
 #include <unistd.h>
@@ -23,6 +29,7 @@
 
 #define S_EXIT_USAGE        2
 #define S_PROCS_MAX         65536
+#define S_PASS_MAX          64      //  --pass-env flags at most
 
 //  A plain literal macro's value as a string, for the usage text
 #define S_TEXT(x)   #x
@@ -41,6 +48,9 @@ typedef struct {
     const char *labels [DROVER_LABELS_MAX]; //  "k=v", borrowed from argv
     uint32_t nlabels;                   //  labels given
     bool verbose;                       //  -v
+    const char *pass [S_PASS_MAX];      //  --pass-env lists, borrowed from argv
+    uint32_t npass;                     //  --pass-env flags given
+    const char *user;                   //  --user: tasks run as this user, or NULL
 } s_options_t;
 
 //  Print the usage text
@@ -61,6 +71,12 @@ s_usage (FILE *stream)
         "  --heartbeat MSEC     heartbeat until the broker names its own ("
                                 S_QUOTE (DROVER_DEFAULT_HEARTBEAT) ")\n"
         "  --grace MSEC         from SIGTERM to SIGKILL when killing a task (5000)\n"
+        "  --pass-env NAME[,NAME...]  pass these variables of the agent's to tasks\n"
+        "                       (NAME* for every name it starts; DROVER_* never);\n"
+        "                       repeatable; also DROVER_PASS_ENV. Tasks otherwise see\n"
+        "                       PATH=" DROVER_TASKENV_PATH ", HOME, USER,\n"
+        "                       LOGNAME of their user, LANG=" DROVER_TASKENV_LANG ", and their own\n"
+        "  --user NAME          run tasks as this unprivileged user (agent as root)\n"
         "  -v, --verbose        log every message\n"
         "  -h, --help           this text\n");
 }
@@ -129,6 +145,8 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "workdir", required_argument, NULL, 'w' },
         { "heartbeat", required_argument, NULL, 'H' },
         { "grace", required_argument, NULL, 'g' },
+        { "pass-env", required_argument, NULL, 'P' },
+        { "user", required_argument, NULL, 'u' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -188,6 +206,14 @@ s_parse (int argc, char **argv, s_options_t *options)
                 if (s_parse_uint (optarg, 0, 3600000, &value))
                     return s_bad ("--grace", optarg, "must be msec from 0 to 3600000");
                 options->grace = (uint32_t) value;
+                break;
+            case 'P':
+                if (options->npass >= S_PASS_MAX)
+                    return s_bad ("--pass-env", optarg, "too many --pass-env flags (64 at most)");
+                options->pass [options->npass++] = optarg;
+                break;
+            case 'u':
+                options->user = optarg;
                 break;
             case 'v':
                 options->verbose = true;
@@ -250,6 +276,35 @@ s_worker_new (s_options_t *options, uint32_t procs)
 }
 
 
+//  Tell the worker what its tasks see: the variables passed (DROVER_PASS_ENV,
+//  then each --pass-env) and the user. Returns -1 to go on, or an exit status.
+static int
+s_taskenv (drover_worker_t *worker, s_options_t *options)
+{
+    char *error = NULL;
+    const char *listed = getenv ("DROVER_PASS_ENV");
+    if (listed && *listed && drover_worker_pass_env (worker, listed, &error)) {
+        fprintf (stderr, "drover worker: DROVER_PASS_ENV: %s\n", error);
+        zstr_free (&error);
+        return S_EXIT_USAGE;
+    }
+    for (uint32_t index = 0; index < options->npass; index++)
+        if (drover_worker_pass_env (worker, options->pass [index], &error)) {
+            fprintf (stderr, "drover worker: --pass-env: %s\n", error);
+            zstr_free (&error);
+            return S_EXIT_USAGE;
+        }
+    if (options->user && drover_worker_set_user (worker, options->user, &error)) {
+        int status = s_bad ("--user", options->user, error);
+        zstr_free (&error);
+        return status;
+    }
+    if (options->user)
+        zsys_notice ("worker: tasks run as user=%s", options->user);
+    return -1;
+}
+
+
 //  --------------------------------------------------------------------------
 //  Run `drover worker [flags]`. Returns the exit status.
 
@@ -280,6 +335,11 @@ drover_agent_main (int argc, char **argv)
     if (!worker) {
         fprintf (stderr, "drover worker: cannot make a worker id from the hostname; give --id\n");
         return S_EXIT_USAGE;
+    }
+    status = s_taskenv (worker, &options);
+    if (status != -1) {
+        drover_worker_destroy (&worker);
+        return status;
     }
     char *cwd = getcwd (NULL, 0);
     zsys_notice ("worker: starting id=%s broker=%s procs=%u mem=%" PRIu64 " labels=%u workdir=%s",

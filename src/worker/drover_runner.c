@@ -177,6 +177,17 @@ drover_runner_set_workdir (drover_runner_t *self, const char *workdir)
 
 
 //  --------------------------------------------------------------------------
+//  Set what tasks see of the worker (user, environment); borrowed
+
+void
+drover_runner_set_taskenv (drover_runner_t *self, drover_taskenv_t *taskenv)
+{
+    assert (self);
+    drover_spawner_set_taskenv (self->spawner, taskenv);
+}
+
+
+//  --------------------------------------------------------------------------
 //  Return the cgroup directory of the tasks' cgroups, or NULL
 
 const char *

@@ -4,8 +4,10 @@
     The runner starts each attempt from a drover_exec_t as a child process
     in its own process group and, where the machine allows, its own cgroup
     v2 (drover_confine: a supervisor process kills every task's processes
-    if the worker dies): argv, extra environment entries added to the
-    inherited environment, a working directory, stdin from the input bytes
+    if the worker dies), as the tasks' user if they have one: argv, the
+    environment drover_taskenv builds (a documented base, the worker's
+    variables an allow-list names, the task's own entries; never the
+    worker's whole environment), a working directory, stdin from the input bytes
     (a memfd, so the loop never blocks writing it). stdout and stderr are
     read through non-blocking pipes into buffers bounded at
     DROVER_OUTPUT_MAX each; past that the runner keeps reading and
@@ -29,6 +31,7 @@
 #define DROVER_RUNNER_H_INCLUDED
 
 #include "drover_msg.h"
+#include "drover_taskenv.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +67,12 @@ void
 //  (the directory went away) ends MACHINE_FAILED: the machine's fault.
 void
     drover_runner_set_workdir (drover_runner_t *self, const char *workdir);
+
+//  Set what tasks see of the worker: the user they run as and their
+//  environment (drover_taskenv; borrowed, it must outlive the runner).
+//  Default: the worker's user and the base environment only.
+void
+    drover_runner_set_taskenv (drover_runner_t *self, drover_taskenv_t *taskenv);
 
 //  Return the directory holding the tasks' cgroups, or NULL when tasks are
 //  confined by process group only (or none started yet)

@@ -9,10 +9,14 @@
     has exec'd or exited. Between clone and exec the child does only
     async-signal-safe calls, on signals the parent blocked before the
     clone: PR_SET_PDEATHSIG, reset signals, setpgid, dup2 its stdin/stdout/
-    stderr, mark every other fd close-on-exec, chdir, execvpe. If a step
+    stderr, mark every other fd close-on-exec, become the tasks' user if
+    they have one of their own (drover_taskenv), chdir, execvpe. If a step
     fails it writes (stage, errno) into the parent's memory and exits, so
     an exec that fails is reported as SPAWN_FAILED with its reason, at no
     cost to one that succeeds.
+
+    The child's environment is not the worker's: drover_taskenv builds it
+    (a documented base, the variables an allow-list names, the task's own).
 
     What the spawner hands back (drover_spawned_t) is what the runner then
     watches the attempt by: the pid, a pidfd, and the read ends of the
@@ -24,6 +28,7 @@
 #   define _GNU_SOURCE         //  execvpe, pipe2, memfd_create
 #endif
 #include "drover_spawner.h"
+#include "drover_taskenv.h"
 #include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +52,8 @@ typedef enum {
     S_STAGE_CHDIR  = 1,
     S_STAGE_EXEC   = 2,
     S_STAGE_CGROUP = 3,
-    S_STAGE_WORKDIR = 4
+    S_STAGE_WORKDIR = 4,
+    S_STAGE_USER   = 5
 } s_stage_t;
 
 //  What the child needs between clone and exec, and where it says why it
@@ -62,6 +68,7 @@ typedef struct {
     const char *cwd;                //  directory to run in, NULL or "" = same
     char **argv;                    //  argv, borrowed
     char **envp;                    //  environment, borrowed
+    drover_taskenv_id_t user;       //  the user to become before exec
     sigset_t defaults;              //  signals set back to SIG_DFL even if ignored
     int stage;                      //  s_stage_t where setup failed, 0 = none
     int error;                      //  errno of that failure
@@ -73,6 +80,8 @@ struct _drover_spawner_t {
     sigset_t defaults;              //  signals a child sets back to SIG_DFL even if ignored
     bool no_clone3;                 //  clone3 into a cgroup failed: the child moves itself
     char *workdir;                  //  where tasks start before their own cwd, or NULL, owned
+    drover_taskenv_t *taskenv;      //  what tasks see (user, environment), borrowed or own_taskenv
+    drover_taskenv_t *own_taskenv;  //  the default (the agent's user, the base), owned, or NULL
 };
 
 
@@ -104,6 +113,7 @@ drover_spawner_destroy (drover_spawner_t **self_p)
     if (!self)
         return;
     free (self->workdir);
+    drover_taskenv_destroy (&self->own_taskenv);
     if (self->stack)
         munmap (self->stack, self->stack_size);
     free (self);
@@ -120,6 +130,18 @@ drover_spawner_set_workdir (drover_spawner_t *self, const char *workdir)
     assert (self);
     free (self->workdir);
     self->workdir = workdir? strdup (workdir): NULL;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Set what children see of the worker (their user, their environment);
+//  borrowed, it must outlive the spawner. NULL: the default taskenv.
+
+void
+drover_spawner_set_taskenv (drover_spawner_t *self, drover_taskenv_t *taskenv)
+{
+    assert (self);
+    self->taskenv = taskenv;
 }
 
 
@@ -142,35 +164,6 @@ s_above_stdio (int fd)
     int moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
     close (fd);
     return moved;
-}
-
-//  Build the child's environment: the inherited one with the task's
-//  entries added, a task entry replacing an inherited one of the same
-//  name. The array holds borrowed strings; free only the array.
-static char **
-s_environment (const drover_exec_t *exec)
-{
-    size_t inherited = 0;
-    while (environ && environ [inherited])
-        inherited++;
-    char **envp = (char **) zmalloc ((inherited + exec->nenv + 1) * sizeof (char *));
-    size_t size = 0;
-    for (size_t index = 0; index < inherited; index++)
-        envp [size++] = environ [index];
-    for (uint32_t extra = 0; extra < exec->nenv && exec->env [extra]; extra++) {
-        char *entry = exec->env [extra];
-        const char *equals = strchr (entry, '=');
-        size_t name_size = equals? (size_t) (equals - entry) + 1: strlen (entry);
-        size_t index;
-        for (index = 0; index < size; index++)
-            if (strncmp (envp [index], entry, name_size) == 0)
-                break;
-        envp [index] = entry;
-        if (index == size)
-            size++;
-    }
-    envp [size] = NULL;
-    return envp;
 }
 
 //  Open the child's stdin: a memfd holding the input bytes, or /dev/null.
@@ -269,6 +262,17 @@ s_child (void *arg)
         s_child_fail (child, S_STAGE_EXEC, errno);
     //  Whatever else is open (other tasks' pipes, sockets) stays behind
     syscall (SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+    //  The tasks' own user, if they have one: then the directories are
+    //  entered with its rights. Changing ids clears the parent-death
+    //  signal: set it again, and see the worker still lives
+    if (child->user.change) {
+        int error = drover_taskenv_become (&child->user);
+        if (error)
+            s_child_fail (child, S_STAGE_USER, error);
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid () != child->parent)
+            _exit (127);
+    }
     if (child->workdir && chdir (child->workdir) == -1)
         s_child_fail (child, S_STAGE_WORKDIR, errno);
     if (child->cwd && *child->cwd && chdir (child->cwd) == -1)
@@ -451,7 +455,13 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     child.workdir = self->workdir;
     child.cwd = exec->cwd;
     child.argv = exec->argv;
-    child.envp = s_environment (exec);
+    if (!self->taskenv) {
+        if (!self->own_taskenv)
+            self->own_taskenv = drover_taskenv_new ();
+        self->taskenv = self->own_taskenv;
+    }
+    child.envp = drover_taskenv_build (self->taskenv, environ, exec);
+    drover_taskenv_identity (self->taskenv, &child.user);
     child.defaults = self->defaults;
 
     //  No signal handler may run in the child before it resets them
@@ -514,6 +524,10 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
         else
         if (child.stage == S_STAGE_CGROUP)
             snprintf (reason, reason_size, "cgroup: %s", strerror (child.error));
+        else
+        if (child.stage == S_STAGE_USER)
+            snprintf (reason, reason_size, "becoming user %s: %s",
+                      drover_taskenv_user (self->taskenv), strerror (child.error));
         else
         if (child.stage)
             snprintf (reason, reason_size, "exec %s: %s", exec->argv [0], strerror (child.error));

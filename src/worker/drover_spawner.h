@@ -2,8 +2,9 @@
     drover_spawner - starts a task's process without copying the worker
 
     The runner's way to start a child (drover_runner): in its own process
-    group and, where drover_confine gives it one, its own cgroup; argv,
-    extra environment entries added to the inherited environment, a
+    group and, where drover_confine gives it one, its own cgroup, as the
+    tasks' user if they have one (drover_taskenv); argv, the environment
+    drover_taskenv builds (never the worker's own), a
     working directory, stdin from the input bytes (a memfd, so the loop
     never blocks writing it), stdout and stderr into pipes. The parent
     keeps the read ends, non-blocking, and a pidfd readable once the child
@@ -16,6 +17,7 @@
 
 #include "drover_msg.h"
 #include "drover_confine.h"
+#include "drover_taskenv.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +46,12 @@ void
 //  worker's current directory, the default)
 void
     drover_spawner_set_workdir (drover_spawner_t *self, const char *workdir);
+
+//  Set what every child sees of the worker: the user it runs as and its
+//  environment (borrowed: it must outlive the spawner). Default: a taskenv
+//  of its own (the worker's user, the base environment only).
+void
+    drover_spawner_set_taskenv (drover_spawner_t *self, drover_taskenv_t *taskenv);
 
 //  Return true if exec names a command to run (a task without one is at
 //  fault, and no child is started for it)

@@ -65,6 +65,7 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->procs_of = zhashx_new ();
     self->orphans = zhashx_new ();
     self->backoff = S_BACKOFF_MIN;
+    self->taskenv = drover_taskenv_new ();
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_DEALER_AT, once connected
     drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_PIPE_AT, while run as an actor
@@ -83,6 +84,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     if (!self)
         return;
     drover_runner_destroy (&self->runner);
+    drover_taskenv_destroy (&self->taskenv);
     drover_poller_destroy (&self->poller);
     zsock_destroy (&self->dealer);
     for (uint32_t index = 0; index < self->nlabels; index++)
@@ -149,6 +151,29 @@ drover_worker_set_workdir (drover_worker_t *self, const char *workdir)
     assert (self);
     free (self->workdir);
     self->workdir = workdir? strdup (workdir): NULL;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Pass the variables of ours that list names to tasks. Returns 0, or -1
+//  with why in *error_p.
+
+int
+drover_worker_pass_env (drover_worker_t *self, const char *list, char **error_p)
+{
+    assert (self);
+    return drover_taskenv_pass (self->taskenv, list, error_p);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Run tasks as the user called name. Returns 0, or -1 with why in *error_p.
+
+int
+drover_worker_set_user (drover_worker_t *self, const char *name, char **error_p)
+{
+    assert (self);
+    return drover_taskenv_set_user (self->taskenv, name, error_p);
 }
 
 
@@ -657,13 +682,18 @@ s_shutdown (drover_worker_t *self, bool said_goodbye)
 static int
 s_run (drover_worker_t *self, zsock_t *pipe)
 {
+    zstr_free (&self->refused);
     if (!self->handler && !self->runner) {
+        //  Tasks of another user must be able to start where they start
+        if (drover_taskenv_check_dir (self->taskenv, self->workdir? self->workdir: ".",
+                                      &self->refused))
+            return -1;
         self->runner = drover_runner_new ();
         drover_runner_set_grace (self->runner, self->grace);
         drover_runner_set_workdir (self->runner, self->workdir);
+        drover_runner_set_taskenv (self->runner, self->taskenv);
     }
     self->stopping = self->leaving = self->terminated = false;
-    zstr_free (&self->refused);
     self->backoff = S_BACKOFF_MIN;
     self->unanswered_since = self->warned_at = 0;
     self->unanswered = self->warned_retry = 0;

@@ -40,6 +40,7 @@ struct _drover_worker_t {
     uint32_t heartbeat;             //  msec between heartbeats (broker's, once told)
     uint32_t grace;                 //  msec between SIGTERM and SIGKILL
     char *workdir;                  //  work directory (tasks, disk stats), or NULL, owned
+    drover_taskenv_t *taskenv;      //  what tasks see: their user, their environment, owned
     drover_worker_handler_fn *handler;  //  in-process executor, or NULL
     void *handler_arg;              //  its argument
     bool verbose;                   //  log each message
