@@ -53,7 +53,6 @@
 #include "drover_leases.h"
 #include "drover_actor.h"
 #include "drover_store.h"
-#include <malloc.h>
 
 //  Most warnings about stale or unknown reports logged per second
 #define S_WARNINGS_PER_SEC  20
@@ -588,9 +587,10 @@ s_handle_loaded (self_t *self, zmsg_t *msg)
         self->grace_at = zclock_mono () + self->restart_grace;
     //  Restoring passed every task through the store's and the main's
     //  threads, each change and message freed here: give what they held
-    //  back to the system (glibc keeps freed memory in each thread's arena)
+    //  back to the system (the allocator keeps freed memory in the arena of
+    //  the thread that made it, the store's idle one among them)
     if (restored)
-        malloc_trim (0);
+        drover_actor_give_back_memory ();
 }
 
 //  The restart grace is over: what no worker reported runs again

@@ -11,6 +11,14 @@
 
 #include "drover_actor.h"
 #include <ctype.h>
+#include <malloc.h>
+
+//  jemalloc's control call, if the executable was linked with jemalloc
+//  (CMakeLists.txt: DROVER_JEMALLOC); NULL with glibc malloc
+extern int mallctl (const char *name, void *old, size_t *old_size, void *new_value,
+                    size_t new_size) __attribute__ ((weak));
+//  jemalloc's MALLCTL_ARENAS_ALL: "arena.4096.purge" purges every arena
+#define S_ARENAS_ALL_PURGE  "arena.4096.purge"
 
 //  Read a decimal number from size bytes (not NUL-terminated)
 uint64_t
@@ -296,4 +304,16 @@ drover_actor_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outb
         return;
     drover_outbox_flush (outbox, sock);
     drover_poller_sent (poller, index);
+}
+
+//  Give the memory freed so far back to the system, in every thread's arena
+void
+drover_actor_give_back_memory (void)
+{
+    if (mallctl) {
+        if (mallctl (S_ARENAS_ALL_PURGE, NULL, NULL, NULL, 0))
+            zsys_warning ("actor: jemalloc did not purge its arenas");
+    }
+    else
+        malloc_trim (0);
 }

@@ -210,6 +210,14 @@ void
     drover_actor_flush (drover_poller_t *poller, size_t index, drover_outbox_t *outbox,
                        zsock_t *sock);
 
+//  Give the memory freed so far, in every thread, back to the system: after
+//  a burst whose records were made in one thread and freed in another (a
+//  restart's restore). With jemalloc, its freed pages are purged in every
+//  arena (an idle thread's arena keeps them until it allocates again); with
+//  glibc malloc, every arena is trimmed.
+void
+    drover_actor_give_back_memory (void);
+
 #ifdef __cplusplus
 }
 #endif
