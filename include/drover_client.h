@@ -59,6 +59,8 @@ typedef struct _drover_client_t drover_client_t;
 #define DROVER_CLIENT_ERR_PROTOCOL      3       //  the broker said something unexpected
 #define DROVER_CLIENT_ERR_INVALID       4       //  the request could not be encoded
 #define DROVER_CLIENT_ERR_SEND          5       //  the socket refused the request
+#define DROVER_CLIENT_ERR_KEY           6       //  a key file is missing, not a key, or open to others
+#define DROVER_CLIENT_ERR_REFUSED       7       //  the broker refused our handshake (key, server key)
 
 //  Called for each reply to an async submit: code 200 with the new task id,
 //  or the ERROR code and reason (task 0). tag is the caller's, from submit_async.
@@ -81,6 +83,20 @@ drover_client_t *
 //  Destroy the client, dropping whatever is still outstanding; harmless on NULL
 void
     drover_client_destroy (drover_client_t **self_p);
+
+//  Speak CURVE to the broker: this client's key pair (key_path: NAME.key
+//  or NAME.key_secret, `drover keygen` writes them; the secret file must be
+//  readable by its owner only) and the broker's public key file. Call it
+//  before the first request: the client connects again with the keys.
+//  Returns 0, or -1 with the error set (DROVER_CLIENT_ERR_KEY) if a file
+//  cannot be used; nothing is changed then. A handshake the broker refuses
+//  (a key it does not accept, a wrong server key, CURVE on one side only)
+//  fails the request in progress at once with DROVER_CLIENT_ERR_REFUSED
+//  and the text "the broker refused this key (why)", not after the
+//  timeout; ZeroMQ goes on reconnecting, so a later request may succeed.
+int
+    drover_client_set_keys (drover_client_t *self, const char *key_path,
+                            const char *server_key_path);
 
 //  Return the endpoint the client talks to
 const char *
@@ -169,7 +185,7 @@ uint32_t
 
 //  Handle async replies that have arrived, waiting up to msec (0: don't
 //  wait). Returns the number of async submits still outstanding, or -1
-//  if interrupted.
+//  if interrupted or the broker refused our handshake (error set).
 int
     drover_client_poll (drover_client_t *self, int msec);
 

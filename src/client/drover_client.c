@@ -30,6 +30,7 @@
 */
 
 #include "drover_client_internal.h"
+#include "drover_keys.h"
 #include <errno.h>
 
 //  Most messages handled per drover_client_receive call after the first
@@ -38,6 +39,8 @@
 #define S_RCVHWM            1000000
 //  The dealer's index in the poller
 #define S_DEALER_AT         0
+//  Its handshake monitor's
+#define S_MONITOR_AT        1
 
 static void s_dispatch (drover_client_t *self);
 
@@ -69,6 +72,49 @@ s_msg_destructor (void **item)
     drover_msg_destroy ((drover_msg_t **) item);
 }
 
+//  Drop the dealer and its handshake monitor
+static void
+s_disconnect (drover_client_t *self)
+{
+    drover_poller_set (self->poller, S_DEALER_AT, NULL);
+    drover_poller_set (self->poller, S_MONITOR_AT, NULL);
+    drover_handshake_destroy (&self->handshake);
+    zsock_destroy (&self->dealer);
+    self->handle = NULL;
+}
+
+//  Create the dealer (a CURVE client with the keys, if set), watch its
+//  handshakes and connect it. Returns 0, or -1 if ZeroMQ does not
+//  understand the endpoint (the client then has no dealer).
+static int
+s_connect (drover_client_t *self)
+{
+    self->dealer = zsock_new (ZMQ_DEALER);
+    assert (self->dealer);
+    zsock_set_linger (self->dealer, 0);                 //  destroy never blocks
+    zsock_set_maxmsgsize (self->dealer, DROVER_MSG_MAX);
+    zsock_set_sndhwm (self->dealer, 0);                 //  the window bounds what we queue
+    zsock_set_rcvhwm (self->dealer, S_RCVHWM);          //  don't make the broker drop results
+    zsock_set_sndtimeo (self->dealer, self->timeout);
+    zsock_set_reconnect_ivl (self->dealer, 100);
+    zsock_set_reconnect_ivl_max (self->dealer, 2000);
+    zsock_set_heartbeat_ivl (self->dealer, 1000);
+    zsock_set_heartbeat_timeout (self->dealer, 5000);
+    if (self->pair) {
+        zcert_apply (self->pair, self->dealer);
+        zsock_set_curve_serverkey (self->dealer, self->server_key);
+    }
+    self->handle = zsock_resolve (self->dealer);
+    self->handshake = drover_handshake_new (self->dealer, self->pair != NULL);
+    drover_poller_set (self->poller, S_DEALER_AT, self->dealer);
+    drover_poller_set (self->poller, S_MONITOR_AT, drover_handshake_sock (self->handshake));
+    if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
+        s_disconnect (self);
+        return -1;
+    }
+    return 0;
+}
+
 //  Create a client for the broker at endpoint
 drover_client_t *
 drover_client_new (const char *endpoint)
@@ -88,24 +134,13 @@ drover_client_new (const char *endpoint)
     self->window = DROVER_CLIENT_WINDOW;
     self->slots = (drover_client_slot_t *) zmalloc (sizeof (drover_client_slot_t) * self->window);
 
-    self->dealer = zsock_new (ZMQ_DEALER);
-    assert (self->dealer);
-    zsock_set_linger (self->dealer, 0);                 //  destroy never blocks
-    zsock_set_maxmsgsize (self->dealer, DROVER_MSG_MAX);
-    zsock_set_sndhwm (self->dealer, 0);                 //  the window bounds what we queue
-    zsock_set_rcvhwm (self->dealer, S_RCVHWM);          //  don't make the broker drop results
-    zsock_set_sndtimeo (self->dealer, self->timeout);
-    zsock_set_reconnect_ivl (self->dealer, 100);
-    zsock_set_reconnect_ivl_max (self->dealer, 2000);
-    zsock_set_heartbeat_ivl (self->dealer, 1000);
-    zsock_set_heartbeat_timeout (self->dealer, 5000);
-    if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, NULL);     //  S_DEALER_AT
+    drover_poller_add (self->poller, NULL);     //  S_MONITOR_AT
+    if (s_connect (self)) {
         drover_client_destroy (&self);
         return NULL;    //  not an endpoint ZeroMQ understands
     }
-    self->handle = zsock_resolve (self->dealer);
-    self->poller = drover_poller_new ();
-    drover_poller_add (self->poller, self->dealer);
     return self;
 }
 
@@ -117,8 +152,10 @@ drover_client_destroy (drover_client_t **self_p)
     drover_client_t *self = *self_p;
     if (!self)
         return;
+    if (self->poller)
+        s_disconnect (self);
     drover_poller_destroy (&self->poller);
-    zsock_destroy (&self->dealer);
+    zcert_destroy (&self->pair);
     drover_msg_destroy (&self->inbox);
     drover_msg_destroy (&self->reply);
     zlistx_destroy (&self->kept);
@@ -136,6 +173,35 @@ drover_client_endpoint (drover_client_t *self)
 {
     assert (self);
     return self->endpoint;
+}
+
+//  Speak CURVE to the broker with a key pair and the broker's public key
+int
+drover_client_set_keys (drover_client_t *self, const char *key_path,
+                        const char *server_key_path)
+{
+    assert (self);
+    assert (key_path);
+    assert (server_key_path);
+    char *error = NULL;
+    zcert_t *pair = drover_keys_load_pair (key_path, &error);
+    zcert_t *server = pair? drover_keys_load_public (server_key_path, &error): NULL;
+    if (!server) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_KEY, "%s", error);
+        zstr_free (&error);
+        zcert_destroy (&pair);
+        return -1;
+    }
+    zcert_destroy (&self->pair);
+    self->pair = pair;
+    snprintf (self->server_key, sizeof self->server_key, "%s", zcert_public_txt (server));
+    zcert_destroy (&server);
+    //  A new socket: nothing of the connection made without keys (its
+    //  handshake, its monitor's events) is left to be taken for ours
+    s_disconnect (self);
+    int rc = s_connect (self);
+    assert (rc == 0);                   //  it connected before
+    return 0;
 }
 
 //  Set the reply deadline
@@ -201,6 +267,8 @@ drover_client_code_name (int code)
         case DROVER_CLIENT_ERR_PROTOCOL:    return "protocol error";
         case DROVER_CLIENT_ERR_INVALID:     return "invalid request";
         case DROVER_CLIENT_ERR_SEND:        return "send failed";
+        case DROVER_CLIENT_ERR_KEY:         return "unusable key file";
+        case DROVER_CLIENT_ERR_REFUSED:     return "refused by the broker";
         case DROVER_CODE_OK:                return "ok";
         case DROVER_CODE_RETRY:             return "busy, try again later";
         case DROVER_CODE_QUEUE_FULL:        return "queue full";
@@ -319,14 +387,31 @@ s_receive_one (drover_client_t *self)
 
 //  Wait up to msec for something from the broker, then handle all that
 //  has arrived (up to a batch). Returns frames handled, 0 on timeout (or
-//  when what woke us was not a message), or -1 if interrupted.
+//  when what woke us was not a message), or -1 with the error set if
+//  interrupted or the broker refused our handshake.
 int
 drover_client_receive (drover_client_t *self, int msec)
 {
-    if (zsys_interrupted)
+    if (zsys_interrupted || drover_poller_wait (self->poller, msec) == -1) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
         return -1;
-    if (drover_poller_wait (self->poller, msec) == -1)
-        return -1;
+    }
+    if (drover_poller_readable (self->poller, S_MONITOR_AT)) {
+        int outcome = drover_handshake_read (self->handshake);
+        drover_poller_drained (self->poller, S_MONITOR_AT);
+        if (outcome == -1) {
+            //  Nothing will come on this connection: say why now, not
+            //  after the timeout (ZeroMQ goes on trying)
+            drover_client_set_error (self, DROVER_CLIENT_ERR_REFUSED, "%s at %s",
+                                     drover_handshake_reason (self->handshake), self->endpoint);
+            //  ZeroMQ gives up a connection whose handshake was refused:
+            //  a new socket, so the next request tries (and is told) again
+            s_disconnect (self);
+            int rc = s_connect (self);
+            assert (rc == 0);           //  it connected before
+            return -1;
+        }
+    }
     int count = 0;
     while (count < S_BATCH && drover_poller_readable (self->poller, S_DEALER_AT)
     &&     s_receive_one (self))
@@ -365,10 +450,8 @@ s_await (drover_client_t *self, uint32_t seq, zframe_t *again)
         }
         if (again && drover_client_msec_left (resend_at) < left)
             left = drover_client_msec_left (resend_at);
-        if (drover_client_receive (self, left) == -1) {
-            drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
-            break;
-        }
+        if (drover_client_receive (self, left) == -1)
+            break;                  //  interrupted, or refused: error set
     }
     self->awaited = 0;
     drover_msg_t *reply = self->reply;

@@ -16,6 +16,7 @@
 #include "drover_client.h"
 #include "drover_poller.h"
 #include "drover_waitset.h"
+#include "drover_handshake.h"
 
 //  One async submit waiting for its reply
 typedef struct {
@@ -38,7 +39,10 @@ struct _drover_client_t {
     char *endpoint;             //  broker ROUTER endpoint
     zsock_t *dealer;            //  our one socket to the broker
     void *handle;               //  its libzmq handle, for zmq_msg_recv
-    drover_poller_t *poller;    //  the dealer, at S_DEALER_AT
+    drover_poller_t *poller;    //  the dealer, at S_DEALER_AT, its monitor at S_MONITOR_AT
+    drover_handshake_t *handshake;  //  watches the dealer's handshakes, owned
+    zcert_t *pair;              //  our CURVE key pair (set_keys), or NULL: plain
+    char server_key [41];       //  the broker's public key, Z85, with pair
     int timeout;                //  msec for a reply
     int resend;                 //  msec of silence before WAIT (or a keyed SUBMIT) goes again
     uint32_t seq;               //  last request seq used
@@ -91,7 +95,8 @@ int
 
 //  Wait up to msec for something from the broker, then handle all that
 //  has arrived (up to a batch). Returns frames handled, 0 on timeout (or
-//  when what woke us was not a message), or -1 if interrupted.
+//  when what woke us was not a message), or -1 with the error set if
+//  interrupted or the broker refused our handshake.
 int
     drover_client_receive (drover_client_t *self, int msec);
 

@@ -166,7 +166,7 @@ s_resend_keyed (drover_client_t *self)
 //  Handle replies until the slot is free (with no slot: until nothing is
 //  outstanding); keyed submits go again after each resend interval of
 //  silence. Returns 0, or -1 with the error set if replies stopped coming
-//  for the timeout, or on interrupt
+//  for the timeout, the broker refused our handshake, or on interrupt
 static int
 s_handle_replies (drover_client_t *self, drover_client_slot_t *slot)
 {
@@ -176,10 +176,8 @@ s_handle_replies (drover_client_t *self, drover_client_slot_t *slot)
         uint64_t received = self->received;
         int64_t until = resend_at < deadline? resend_at: deadline;
         int rc = drover_client_receive (self, drover_client_msec_left (until));
-        if (rc == -1) {
-            drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
-            return -1;
-        }
+        if (rc == -1)
+            return -1;                  //  interrupted, or refused: error set
         if (self->received != received) {
             deadline = zclock_mono () + self->timeout;      //  the broker is answering
             resend_at = zclock_mono () + self->resend;

@@ -169,8 +169,7 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
             until = next_progress;
         uint64_t received = self->received;
         if (drover_client_receive (self, drover_client_msec_left (until)) == -1) {
-            drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
-            rc = -1;
+            rc = -1;                        //  interrupted, or refused: error set
             break;
         }
         if (self->received != received)

@@ -1,0 +1,285 @@
+/*  =========================================================================
+    test_curve_client - the client library's keys against a small CURVE
+    broker of the test's own: a czmq ROUTER speaking CURVE with the key
+    pair `drover keygen` wrote, its clients authenticated by zauth (ZAP)
+    against a directory of public keys. It answers every request OK and
+    notes the User-Id (the client's public key) ZAP gave the last one.
+
+    A client with an accepted key is served; one the broker refuses (a key
+    it does not hold, a wrong server key, no key at a CURVE broker, a key at
+    a plain one) fails its request at once with "the broker refused ...",
+    well before its timeout; a key file it cannot use is refused up front.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_client.h"
+#include <sys/stat.h>
+
+//  The test's broker
+typedef struct {
+    zcert_t *cert;              //  its key pair, or NULL for a plain ROUTER
+    char endpoint [64];         //  where it listens, set once started
+    char user_id [64];          //  User-Id of the last request, "" if none
+    int requests;               //  requests answered
+} fake_t;
+
+//  The fake broker's actor: answer every request OK with its seq
+static void
+s_fake_actor (zsock_t *pipe, void *args)
+{
+    fake_t *fake = (fake_t *) args;
+    zsock_t *router = zsock_new (ZMQ_ROUTER);
+    assert (router);
+    if (fake->cert) {
+        zcert_apply (fake->cert, router);
+        zsock_set_curve_server (router, 1);
+        zsock_set_zap_domain (router, "drover");
+    }
+    int port = zsock_bind (router, "tcp://127.0.0.1:*");
+    assert (port > 0);
+    snprintf (fake->endpoint, sizeof fake->endpoint, "tcp://127.0.0.1:%d", port);
+    zsock_signal (pipe, 0);
+    zpoller_t *poller = zpoller_new (pipe, router, NULL);
+    while (true) {
+        void *which = zpoller_wait (poller, -1);
+        if (which != router)
+            break;                      //  $TERM or interrupted
+        zframe_t *route = zframe_recv (router);
+        zframe_t *frame = route? zframe_recv (router): NULL;
+        drover_msg_t *msg = drover_msg_new (0);
+        if (frame && drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0) {
+            const char *user_id = zframe_meta (frame, "User-Id");
+            snprintf (fake->user_id, sizeof fake->user_id, "%s", user_id? user_id: "");
+            fake->requests++;
+            drover_msg_t *reply = drover_msg_new (DROVER_MSG_OK);
+            reply->seq = msg->seq;
+            zframe_t *out = drover_msg_encode (reply);
+            zframe_send (&route, router, ZFRAME_MORE);
+            zframe_send (&out, router, 0);
+            drover_msg_destroy (&reply);
+        }
+        drover_msg_destroy (&msg);
+        zframe_destroy (&route);
+        zframe_destroy (&frame);
+    }
+    zpoller_destroy (&poller);
+    zsock_destroy (&router);
+}
+
+//  What every test uses: keys by `drover keygen`, zauth, the fake broker
+typedef struct {
+    char dir [64];              //  the test's directory
+    char server_key [128];      //  the broker's public key file
+    char alice [128];           //  an accepted client's key pair (NAME.key)
+    char bob [128];             //  a key the broker does not hold
+    zcert_t *alice_cert;        //  alice's public key, to compare with User-Id
+    zactor_t *auth;             //  zauth, accepting the keys in dir/allowed
+    fake_t fake;                //  the broker's state
+    zactor_t *broker;           //  the fake broker
+} setup_t;
+
+//  Copy a file
+static void
+s_copy (const char *from, const char *to)
+{
+    char *text = testutil_slurp (from);
+    assert_non_null (text);
+    FILE *file = fopen (to, "w");
+    assert_non_null (file);
+    fputs (text, file);
+    fclose (file);
+    free (text);
+}
+
+//  Make keys, start zauth and a broker (CURVE if curve)
+static setup_t *
+s_setup (bool curve)
+{
+    setup_t *self = (setup_t *) zmalloc (sizeof (setup_t));
+    snprintf (self->dir, sizeof self->dir, "/tmp/drover-curve-client-%d", (int) getpid ());
+    testutil_remove_tree (self->dir);
+    testutil_keygen (self->dir, "server");
+    testutil_keygen (self->dir, "alice");
+    testutil_keygen (self->dir, "bob");
+    snprintf (self->server_key, sizeof self->server_key, "%s/server.key", self->dir);
+    snprintf (self->alice, sizeof self->alice, "%s/alice.key", self->dir);
+    snprintf (self->bob, sizeof self->bob, "%s/bob.key", self->dir);
+    char allowed [96], path [160];
+    snprintf (allowed, sizeof allowed, "%s/allowed", self->dir);
+    assert_int_equal (mkdir (allowed, 0700), 0);
+    snprintf (path, sizeof path, "%s/alice.key", allowed);
+    s_copy (self->alice, path);
+    self->alice_cert = zcert_load (self->alice);
+    assert_non_null (self->alice_cert);
+
+    self->auth = zactor_new (zauth, NULL);
+    assert_non_null (self->auth);
+    assert_int_equal (zstr_sendx (self->auth, "CURVE", allowed, NULL), 0);
+    assert_int_equal (zsock_wait (self->auth), 0);
+    if (curve) {
+        char secret [160];
+        snprintf (secret, sizeof secret, "%s/server.key", self->dir);
+        self->fake.cert = zcert_load (secret);      //  reads server.key_secret too
+        assert_non_null (self->fake.cert);
+    }
+    self->broker = zactor_new (s_fake_actor, &self->fake);
+    assert_non_null (self->broker);
+    return self;
+}
+
+//  Stop everything; the fake's counters are the test's from here on
+static void
+s_teardown (setup_t **self_p)
+{
+    setup_t *self = *self_p;
+    zactor_destroy (&self->broker);
+    zactor_destroy (&self->auth);
+    zcert_destroy (&self->fake.cert);
+    zcert_destroy (&self->alice_cert);
+    testutil_remove_tree (self->dir);
+    free (self);
+    *self_p = NULL;
+}
+
+//  A client on the given keys, with a timeout of 5 s
+static drover_client_t *
+s_client (setup_t *setup, const char *key, const char *server_key)
+{
+    drover_client_t *client = drover_client_new (setup->fake.endpoint);
+    assert_non_null (client);
+    drover_client_set_timeout (client, 5000);
+    if (key)
+        assert_int_equal (drover_client_set_keys (client, key, server_key), 0);
+    return client;
+}
+
+//  Cancel task 1 and expect the broker's refusal, at once: long before
+//  the 5 s timeout. Checks the text holds expected.
+static void
+s_expect_refused (drover_client_t *client, const char *expected)
+{
+    int64_t started = zclock_mono ();
+    assert_int_equal (drover_client_cancel (client, 1), -1);
+    int64_t elapsed = zclock_mono () - started;
+    const char *text = drover_client_error_text (client);
+    if (drover_client_error_code (client) != DROVER_CLIENT_ERR_REFUSED)
+        fail_msg ("expected a refusal, got code %d: %s", drover_client_error_code (client), text);
+    if (!strstr (text, expected))
+        fail_msg ("expected '%s' in '%s'", expected, text);
+    print_message ("refused in %lld msec: %s\n", (long long) elapsed, text);
+    assert_true (elapsed < 2500);
+}
+
+//  An accepted key is served, and the broker knows it as that key
+static void
+test_client_with_accepted_key_is_served (void **state)
+{
+    setup_t *setup = s_setup (true);
+    drover_client_t *client = s_client (setup, setup->alice, setup->server_key);
+    if (drover_client_cancel (client, 1))
+        fail_msg ("cancel failed: %s", drover_client_error_text (client));
+    //  The secret file's path works as well as the public one's
+    drover_client_t *other = drover_client_new (setup->fake.endpoint);
+    char secret [160];
+    snprintf (secret, sizeof secret, "%s_secret", setup->alice);
+    assert_int_equal (drover_client_set_keys (other, secret, setup->server_key), 0);
+    assert_int_equal (drover_client_cancel (other, 2), 0);
+    drover_client_destroy (&other);
+    drover_client_destroy (&client);
+    zactor_destroy (&setup->broker);    //  the fake's state is ours from here
+    assert_int_equal (setup->fake.requests, 2);
+    assert_string_equal (setup->fake.user_id, zcert_public_txt (setup->alice_cert));
+    s_teardown (&setup);
+}
+
+//  A key the broker does not hold: refused at once, and nothing reaches it
+static void
+test_client_unknown_key_refused_at_once (void **state)
+{
+    setup_t *setup = s_setup (true);
+    drover_client_t *client = s_client (setup, setup->bob, setup->server_key);
+    s_expect_refused (client, "the broker refused this key");
+    //  ZeroMQ goes on trying: the next request is refused too
+    s_expect_refused (client, "the broker refused this key");
+    drover_client_destroy (&client);
+    zactor_destroy (&setup->broker);
+    assert_int_equal (setup->fake.requests, 0);
+    s_teardown (&setup);
+}
+
+//  The wrong server key (another key's public file): refused at once
+static void
+test_client_wrong_server_key_refused_at_once (void **state)
+{
+    setup_t *setup = s_setup (true);
+    drover_client_t *client = s_client (setup, setup->alice, setup->bob);
+    s_expect_refused (client, "the broker refused this key");
+    drover_client_destroy (&client);
+    zactor_destroy (&setup->broker);
+    assert_int_equal (setup->fake.requests, 0);
+    s_teardown (&setup);
+}
+
+//  No key at a CURVE broker, and a key at a plain one: refused at once,
+//  saying which side lacks CURVE
+static void
+test_client_curve_on_one_side_refused_at_once (void **state)
+{
+    setup_t *setup = s_setup (true);
+    drover_client_t *client = s_client (setup, NULL, NULL);
+    s_expect_refused (client, "speaks CURVE only");
+    drover_client_destroy (&client);
+    s_teardown (&setup);
+
+    setup = s_setup (false);
+    client = s_client (setup, setup->alice, setup->server_key);
+    s_expect_refused (client, "does not speak CURVE");
+    drover_client_destroy (&client);
+    //  Without keys, the plain broker serves it as before
+    client = s_client (setup, NULL, NULL);
+    assert_int_equal (drover_client_cancel (client, 1), 0);
+    drover_client_destroy (&client);
+    s_teardown (&setup);
+}
+
+//  A key file that cannot be used is refused by set_keys, saying why
+static void
+test_client_set_keys_refuses_unusable_files (void **state)
+{
+    setup_t *setup = s_setup (true);
+    drover_client_t *client = drover_client_new (setup->fake.endpoint);
+    char secret [160];
+    snprintf (secret, sizeof secret, "%s_secret", setup->alice);
+    assert_int_equal (chmod (secret, 0640), 0);
+    assert_int_equal (drover_client_set_keys (client, setup->alice, setup->server_key), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_KEY);
+    assert_non_null (strstr (drover_client_error_text (client), "chmod 600"));
+    assert_int_equal (chmod (secret, 0600), 0);
+    char missing [160];
+    snprintf (missing, sizeof missing, "%s/nobody.key", setup->dir);
+    assert_int_equal (drover_client_set_keys (client, missing, setup->server_key), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_KEY);
+    assert_non_null (strstr (drover_client_error_text (client), "nobody.key_secret"));
+    assert_int_equal (drover_client_set_keys (client, setup->alice, missing), -1);
+    assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_KEY);
+    //  Nothing changed: then good keys work
+    assert_int_equal (drover_client_set_keys (client, setup->alice, setup->server_key), 0);
+    assert_int_equal (drover_client_cancel (client, 1), 0);
+    drover_client_destroy (&client);
+    s_teardown (&setup);
+}
+
+int
+main (void)
+{
+    zsys_init ();
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_client_with_accepted_key_is_served),
+        cmocka_unit_test (test_client_unknown_key_refused_at_once),
+        cmocka_unit_test (test_client_wrong_server_key_refused_at_once),
+        cmocka_unit_test (test_client_curve_on_one_side_refused_at_once),
+        cmocka_unit_test (test_client_set_keys_refuses_unusable_files),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
