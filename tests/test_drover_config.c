@@ -70,9 +70,7 @@ test_defaults_agree_with_header_and_readme (void **state)
     assert_int_equal (config->history_age, DROVER_DEFAULT_HISTORY_AGE);
     assert_int_equal (config->history_events, DROVER_DEFAULT_HISTORY_EVENTS);
     assert_string_equal (config->security_key, DROVER_DEFAULT_SECURITY_KEY);
-    assert_string_equal (config->security_workers, DROVER_DEFAULT_SECURITY_WORKERS);
-    assert_string_equal (config->security_clients, DROVER_DEFAULT_SECURITY_CLIENTS);
-    assert_string_equal (config->security_admins, DROVER_DEFAULT_SECURITY_ADMINS);
+    assert_string_equal (config->security_keys, DROVER_DEFAULT_SECURITY_KEYS);
     assert_int_equal (config->handshake, DROVER_DEFAULT_HANDSHAKE);
     assert_string_equal (DROVER_CLIENT_ENDPOINT, DROVER_DEFAULT_ENDPOINT);
     assert_string_equal (DROVER_CLIENT_EVENTS, DROVER_DEFAULT_EVENTS);
@@ -99,7 +97,7 @@ test_defaults_agree_with_header_and_readme (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 31);
+    assert_int_equal (zhashx_size (defaults), 29);
 
     //  README's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
@@ -125,9 +123,7 @@ test_defaults_agree_with_header_and_readme (void **state)
     zhashx_delete (defaults, "broker/state-dir");
     zhashx_delete (defaults, "broker/durability");
     zhashx_delete (defaults, "security/key");
-    zhashx_delete (defaults, "security/workers");
-    zhashx_delete (defaults, "security/clients");
-    zhashx_delete (defaults, "security/admins");
+    zhashx_delete (defaults, "security/keys");
     for (const char *value = (const char *) zhashx_first (defaults); value;
          value = (const char *) zhashx_next (defaults))
         fail_msg ("README.md's settings table lacks %s (default %s)",

@@ -60,15 +60,11 @@ static const s_setting_t s_settings [] = {
       0, DROVER_DEFAULT_SECURITY_KEY,
       "the broker's CURVE key pair (NAME.key, with NAME.key_secret beside it, mode 0600); "
       "set, every endpoint requires CURVE and any address may be bound" },
-    { "security/workers", S_STRING, S_AT (security_workers), 0, 0,
-      0, DROVER_DEFAULT_SECURITY_WORKERS,
-      "directory of the public keys (*.key) that may speak as workers" },
-    { "security/clients", S_STRING, S_AT (security_clients), 0, 0,
-      0, DROVER_DEFAULT_SECURITY_CLIENTS,
-      "directory of the public keys that may submit, wait, list and cancel their own tasks" },
-    { "security/admins", S_STRING, S_AT (security_admins), 0, 0,
-      0, DROVER_DEFAULT_SECURITY_ADMINS,
-      "directory of the public keys that may also cancel any task and hold, drain, resume workers" },
+    { "security/keys", S_STRING, S_AT (security_keys), 0, 0,
+      0, DROVER_DEFAULT_SECURITY_KEYS,
+      "directory of public keys (*.key), one subdirectory per role: workers/ speak the worker "
+      "dialogue, clients/ submit, wait, list and cancel their own tasks, admins/ also cancel "
+      "any task and hold, drain, resume workers" },
     { "security/handshake", S_UINT, S_AT (handshake), 100, 600000,
       DROVER_DEFAULT_HANDSHAKE, NULL,
       "msec a new connection has to finish its handshake before it is closed" },

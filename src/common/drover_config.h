@@ -26,9 +26,7 @@ typedef struct {
     char *durability;           //  broker/durability: full, batch or off
     uint32_t commit_every;      //  broker/commit-every: msec between commits (batch)
     char *security_key;         //  security/key: the broker's key pair file, "" for no CURVE
-    char *security_workers;     //  security/workers: directory of worker public keys
-    char *security_clients;     //  security/clients: directory of client public keys
-    char *security_admins;      //  security/admins: directory of admin public keys
+    char *security_keys;        //  security/keys: public keys, one subdirectory per role
     uint32_t handshake;         //  security/handshake: msec to finish a connection's handshake
     uint32_t history_count;     //  store/history-count: final tasks kept on disk
     uint32_t history_age;       //  store/history-age: seconds a final task is kept on disk

@@ -27,9 +27,7 @@
 
 //  security
 #define DROVER_DEFAULT_SECURITY_KEY     ""          //  the broker's key pair; "" runs without CURVE
-#define DROVER_DEFAULT_SECURITY_WORKERS ""          //  directory of worker public keys
-#define DROVER_DEFAULT_SECURITY_CLIENTS ""          //  directory of client public keys
-#define DROVER_DEFAULT_SECURITY_ADMINS  ""          //  directory of admin public keys
+#define DROVER_DEFAULT_SECURITY_KEYS    ""          //  directory of public keys: workers/, clients/, admins/
 #define DROVER_DEFAULT_HANDSHAKE        5000        //  msec a connection has to finish its handshake
 
 //  store
