@@ -13,6 +13,7 @@
           STATE state(s)            the broker's state id, for WELCOME ("" until heard)
           MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
           HEARD worker(s) route(f)  other traffic from a worker (from assign)
+          REVOKED name(s)           a key went away: its workers are LOST at once
           EVENTS on(4) | VERBOSE | $TERM
     Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
@@ -30,6 +31,11 @@
     welcomed with) that is not ours lists attempts of another state (a
     wiped state directory): its task ids name other tasks here, so UP
     goes with an empty running list and assign adopts none of them.
+
+    With CURVE, a worker id belongs to the key (its name) that first
+    registered it: a HELLO for that id from another key is refused with
+    ERROR 403, even after the worker is LOST (the bindings outlive the
+    workers, up to S_BINDINGS_PER_WORKER × max-workers of them).
     =========================================================================
 */
 
@@ -47,6 +53,9 @@
 //  batch at most this often (msec), so 1000 workers heartbeating each
 //  second do not wake the main and schedq 1000 times a second for them
 #define S_STATS_PERIOD  250
+//  Worker id bindings kept per max-workers: past that, those of workers
+//  not registered now are forgotten, so ids churned by one key stay bounded
+#define S_BINDINGS_PER_WORKER   4
 
 //  One registered worker
 typedef struct {
@@ -55,6 +64,7 @@ typedef struct {
     zframe_t *route;            //  routing id of its latest HELLO
     uint32_t procs;             //  procs it offers
     drover_stats_t stats;       //  last heartbeat's stats
+    char principal [DROVER_ID_MAX + 1]; //  the key it registered with, "" without CURVE
 } s_worker_t;
 
 typedef struct {
@@ -64,6 +74,7 @@ typedef struct {
     int64_t stats_due;          //  when they go out, msec monotonic; -1 if none held
     drover_poller_t *poller;    //  the pipe
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
+    zhashx_t *bindings;         //  worker id -> name of the key it belongs to (owned)
     drover_liveness_t *liveness;    //  last heard, for lost-after
     drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
     int hold;                   //  msec the pipe is left unread after a read (news may wait)
@@ -100,6 +111,8 @@ s_self_new (zsock_t *pipe)
     drover_poller_add (self->poller, pipe);
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
+    self->bindings = zhashx_new ();
+    zhashx_set_destructor (self->bindings, (zhashx_destructor_fn *) zstr_free);
     self->liveness = drover_liveness_new (S_LOST_AFTER);
     self->heartbeat = S_HEARTBEAT;
     self->hold = DROVER_HOLD_MAX;
@@ -116,6 +129,7 @@ s_self_destroy (self_t **self_p)
         return;
     drover_liveness_destroy (&self->liveness);
     zhashx_destroy (&self->workers);
+    zhashx_destroy (&self->bindings);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
     drover_outbox_destroy (&self->stats);
@@ -184,6 +198,25 @@ s_hello_invalid (drover_msg_t *hello)
     return NULL;
 }
 
+//  Bind a worker id to the key that registered it; past the bound, first
+//  forget the bindings of ids not registered now
+static void
+s_bind_worker (self_t *self, const char *id, const char *principal)
+{
+    if (!*principal || zhashx_lookup (self->bindings, id))
+        return;
+    if (zhashx_size (self->bindings) >= (size_t) self->max_workers * S_BINDINGS_PER_WORKER) {
+        zlistx_t *idle = zlistx_new ();
+        for (void *item = zhashx_first (self->bindings); item; item = zhashx_next (self->bindings))
+            if (!zhashx_lookup (self->workers, zhashx_cursor (self->bindings)))
+                zlistx_add_end (idle, (void *) zhashx_cursor (self->bindings));
+        for (void *key = zlistx_first (idle); key; key = zlistx_next (idle))
+            zhashx_delete (self->bindings, key);
+        zlistx_destroy (&idle);
+    }
+    zhashx_insert (self->bindings, id, strdup (principal));
+}
+
 //  WORKER HELLO: register (or re-register) and WELCOME
 static void
 s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
@@ -192,6 +225,14 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     if (invalid) {
         drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_BAD_REQUEST,
                            invalid);
+        return;
+    }
+    const char *bound = (const char *) zhashx_lookup (self->bindings, hello->worker);
+    if (bound && !streq (bound, hello->principal)) {
+        zsys_warning ("health: refused HELLO worker=%s key=%s: the id belongs to key=%s",
+                      hello->worker, hello->principal, bound);
+        drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_FORBIDDEN,
+                           "this worker id belongs to another key");
         return;
     }
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, hello->worker);
@@ -225,7 +266,9 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         worker = (s_worker_t *) zmalloc (sizeof (s_worker_t));
         snprintf (worker->id, sizeof worker->id, "%s", hello->worker);
         worker->epoch = hello->epoch;
+        snprintf (worker->principal, sizeof worker->principal, "%s", hello->principal);
         zhashx_insert (self->workers, worker->id, worker);
+        s_bind_worker (self, worker->id, hello->principal);
         say_up = true;
     }
     if (!worker->route || !zframe_eq (worker->route, route)) {
@@ -333,6 +376,21 @@ s_handle_heard (self_t *self, const char *id, zframe_t *route)
 //  ---------------------------------------------------------------------
 //  The loop
 
+//  REVOKED: the key NAME went away; its workers are LOST now rather than
+//  after lost-after, so no more work is offered to them
+static void
+s_handle_revoked (self_t *self, const char *name)
+{
+    zlistx_t *lost = zlistx_new ();
+    for (s_worker_t *worker = (s_worker_t *) zhashx_first (self->workers); worker;
+         worker = (s_worker_t *) zhashx_next (self->workers))
+        if (streq (worker->principal, name))
+            zlistx_add_end (lost, worker->id);
+    for (char *id = (char *) zlistx_first (lost); id; id = (char *) zlistx_next (lost))
+        s_worker_lost (self, id, "key revoked");
+    zlistx_destroy (&lost);
+}
+
 //  Handle one control command from the pipe (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
@@ -349,6 +407,13 @@ s_handle_command (void *arg, zmsg_t *msg)
         s_handle_heard (self, worker, route);
         zframe_destroy (&route);
         zstr_free (&worker);
+    }
+    else
+    if (streq (command, "REVOKED")) {
+        char *name = zmsg_popstr (msg);
+        assert (name);
+        s_handle_revoked (self, name);
+        zstr_free (&name);
     }
     else
     if (streq (command, "CONFIGURE")) {

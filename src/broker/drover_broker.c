@@ -29,6 +29,7 @@
 #include "drover_actor.h"
 #include "drover_poller.h"
 #include "drover_connwatch.h"
+#include "drover_guard.h"
 #include "drover_brokerflags.h"
 
 //  The actors, by index
@@ -57,60 +58,67 @@ typedef struct {
 //  and by nothing else. A wire message is handed off (MSG) to one actor;
 //  a command goes to every actor it names. A wire message with no row is
 //  answered ERROR 415 (a status, OK or ERROR, is never answered).
+//  Who may send a wire message (drover_guard checks the sender's key)
+#define S_WORKERS   DROVER_ROLE_WORKER
+#define S_CLIENTS   (DROVER_ROLE_CLIENT | DROVER_ROLE_ADMIN)
+#define S_ADMINS    DROVER_ROLE_ADMIN
+
 static const struct {
     int msg;                    //  a wire message's id, or 0 for a command
     const char *command;        //  a command word, or NULL for a wire message
     int targets;                //  S_TO () bits of the actors that hear it, and S_ ways
+    uint8_t roles;              //  a wire message: the DROVER_ROLE_* bits any of which may send it
 } s_routes [] = {
-    //  Wire messages from workers and clients
-    { DROVER_MSG_WORKER_HELLO,      NULL, S_TO (S_HEALTH) },
-    { DROVER_MSG_WORKER_HEARTBEAT,  NULL, S_TO (S_HEALTH) },
-    { DROVER_MSG_WORKER_GOODBYE,    NULL, S_TO (S_HEALTH) },
-    { DROVER_MSG_TASK_SUBMIT,       NULL, S_TO (S_ASSIGN) },
-    { DROVER_MSG_TASK_WAIT,         NULL, S_TO (S_ASSIGN) },
-    { DROVER_MSG_TASK_CANCEL,       NULL, S_TO (S_ASSIGN) },
-    { DROVER_MSG_TASK_LIST,         NULL, S_TO (S_ASSIGN) },
-    { DROVER_MSG_TASK_STARTED,      NULL, S_TO (S_ASSIGN) },    //  assign tells health HEARD
-    { DROVER_MSG_TASK_RESULT,       NULL, S_TO (S_ASSIGN) },    //  likewise
-    { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ) },
-    { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ) },
-    { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE) },
+    //  Wire messages from workers and clients, and the keys that may send them
+    { DROVER_MSG_WORKER_HELLO,      NULL, S_TO (S_HEALTH), S_WORKERS },
+    { DROVER_MSG_WORKER_HEARTBEAT,  NULL, S_TO (S_HEALTH), S_WORKERS },
+    { DROVER_MSG_WORKER_GOODBYE,    NULL, S_TO (S_HEALTH), S_WORKERS },
+    { DROVER_MSG_TASK_SUBMIT,       NULL, S_TO (S_ASSIGN), S_CLIENTS },
+    { DROVER_MSG_TASK_WAIT,         NULL, S_TO (S_ASSIGN), S_CLIENTS },
+    { DROVER_MSG_TASK_CANCEL,       NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks (assign)
+    { DROVER_MSG_TASK_LIST,         NULL, S_TO (S_ASSIGN), S_CLIENTS },
+    { DROVER_MSG_TASK_STARTED,      NULL, S_TO (S_ASSIGN), S_WORKERS },    //  assign: HEARD
+    { DROVER_MSG_TASK_RESULT,       NULL, S_TO (S_ASSIGN), S_WORKERS },    //  likewise
+    { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ), S_CLIENTS },
+    { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ), S_ADMINS },
+    { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE),  S_ADMINS },
     //  What every actor may say
-    { 0, "SEND",      S_PEER },
-    { 0, "EVENT",     S_TO (S_STORE) },       //  numbered and kept, then PUBLISH
+    { 0, "SEND",      S_PEER, 0 },
+    { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH
     //  health
-    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
-    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) },
-    { 0, "STATS",     S_TO (S_SCHEDQ) },
+    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION), 0 },
+    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION), 0 },
+    { 0, "STATS",     S_TO (S_SCHEDQ), 0 },
     //  probation (PROBATION also from assign, on the link)
-    { 0, "PROBATION", S_TO (S_SCHEDQ) },
-    { 0, "CLEARED",   S_TO (S_SCHEDQ) },
+    { 0, "PROBATION", S_TO (S_SCHEDQ), 0 },
+    { 0, "CLEARED",   S_TO (S_SCHEDQ), 0 },
     //  assign
-    { 0, "FAILURE",   S_TO (S_PROBATION) },
-    { 0, "SUCCESS",   S_TO (S_PROBATION) },
-    { 0, "HEARD",     S_TO (S_HEALTH) },
-    { 0, "QUEUE",     S_TO (S_SCHEDQ) | S_LINK },
-    { 0, "DEQUEUE",   S_TO (S_SCHEDQ) | S_LINK },
-    { 0, "TAKE",      S_TO (S_SCHEDQ) | S_LINK },
-    { 0, "FREE",      S_TO (S_SCHEDQ) | S_LINK },
-    { 0, "RETURN",    S_TO (S_SCHEDQ) | S_LINK },
+    { 0, "FAILURE",   S_TO (S_PROBATION), 0 },
+    { 0, "SUCCESS",   S_TO (S_PROBATION), 0 },
+    { 0, "HEARD",     S_TO (S_HEALTH), 0 },
+    { 0, "QUEUE",     S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "DEQUEUE",   S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "TAKE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "FREE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "RETURN",    S_TO (S_SCHEDQ) | S_LINK, 0 },
     //  schedq
-    { 0, "ASSIGN",    S_TO (S_ASSIGN) | S_LINK },
-    { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK },
-    { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK },
-    { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK },
+    { 0, "ASSIGN",    S_TO (S_ASSIGN) | S_LINK, 0 },
+    { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK, 0 },
+    { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK, 0 },
+    { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK, 0 },
     //  assign to store: what is to be kept, and the replies that wait for it
-    { 0, "CHANGE",    S_TO (S_STORE) },
-    { 0, "REPLY",     S_TO (S_STORE) },
+    { 0, "CHANGE",    S_TO (S_STORE), 0 },
+    { 0, "REPLY",     S_TO (S_STORE), 0 },
     //  store
-    { 0, "PUBLISH",   S_PUBLISH },
-    { 0, "RESTORE",   S_TO (S_ASSIGN) },
-    { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN) },
-    { 0, "LOADED",    S_TO (S_ASSIGN) | S_SELF },
-    { 0, "UNSAVED",   S_TO (S_ASSIGN) },
-    { 0, "FATAL",     S_SELF },
-    //  the main itself: a send to a worker refused
-    { 0, "UNSENT",    S_TO (S_PROBATION) },
+    { 0, "PUBLISH",   S_PUBLISH, 0 },
+    { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
+    { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN), 0 },
+    { 0, "LOADED",    S_TO (S_ASSIGN) | S_SELF, 0 },
+    { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
+    { 0, "FATAL",     S_SELF, 0 },
+    //  the main itself: a send to a worker refused; a key gone from the keys
+    { 0, "UNSENT",    S_TO (S_PROBATION), 0 },
+    { 0, "REVOKED",   S_TO (S_HEALTH), 0 },
 };
 #define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
 
@@ -135,6 +143,8 @@ typedef struct {
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
     int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
+    uint8_t wire_roles [DROVER_MSG_ID_MAX + 1]; //  who may send each wire message
+    drover_guard_t *guard;      //  CURVE, keys and roles (or none of them)
     int record_targets [DROVER_RECORD_KINDS];   //  s_routes by record kind
     bool router_sent;           //  something went out on the ROUTER this turn
     bool publisher_sent;        //  something went out on the XPUB this turn
@@ -164,6 +174,7 @@ s_index_routes (s_broker_t *self)
             //  A wire message is handed off to one actor: it owns it
             assert (__builtin_popcount (s_routes [index].targets) == 1);
             self->wire_targets [msg] = s_routes [index].targets;
+            self->wire_roles [msg] = s_routes [index].roles;
         }
         for (int kind = DROVER_RECORD_MSG; kind < DROVER_RECORD_KINDS; kind++) {
             drover_record_t record = { .kind = (drover_record_kind_t) kind };
@@ -253,6 +264,15 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     self->connwatch = *connwatch_p;
     *connwatch_p = NULL;
     s_index_routes (self);
+    char *error = NULL;
+    self->guard = drover_guard_new (config, verbose, &error);
+    if (!self->guard) {
+        zsys_error ("broker: cannot start: %s", error);
+        zstr_free (&error);
+        drover_connwatch_destroy (&self->connwatch);
+        free (self);
+        return NULL;
+    }
 
     self->router = zsock_new (ZMQ_ROUTER);
     zsock_set_router_mandatory (self->router, 1);
@@ -277,6 +297,8 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     self->publisher = zsock_new (ZMQ_XPUB);
     zsock_set_sndhwm (self->publisher, config->hwm);
     zsock_set_linger (self->publisher, 0);
+    drover_guard_apply (self->guard, self->router, (int) config->handshake);
+    drover_guard_apply (self->guard, self->publisher, (int) config->handshake);
     //  Every connection is seen, from before the first can be accepted
     self->monitors [0] = drover_connwatch_watch (self->connwatch, self->router);
     self->monitors [1] = drover_connwatch_watch (self->connwatch, self->publisher);
@@ -285,6 +307,7 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
         drover_connwatch_destroy (&self->connwatch);
         zsock_destroy (&self->router);
         zsock_destroy (&self->publisher);
+        drover_guard_destroy (&self->guard);
         free (self);
         return NULL;
     }
@@ -342,6 +365,7 @@ s_broker_destroy (s_broker_t **self_p)
     zstr_free (&self->fatal);
     zsock_destroy (&self->publisher);
     zsock_destroy (&self->router);
+    drover_guard_destroy (&self->guard);
     free (self);
     *self_p = NULL;
 }
@@ -431,11 +455,13 @@ s_refuse_undecoded (s_broker_t *self, s_route_t route, const byte *data, size_t 
         s_reply_error (self, route, seq, code, reason);
 }
 
-//  Decode one payload from a peer and route it, or answer why not
+//  Decode one payload from a peer and, if its sender's key may send it,
+//  route it; or answer why not
 static void
-s_accept_payload (s_broker_t *self, s_route_t route, const byte *data, size_t size,
-                  bool extra_frames)
+s_accept_payload (s_broker_t *self, s_route_t route, zmq_msg_t *payload, bool extra_frames)
 {
+    const byte *data = (const byte *) zmq_msg_data (payload);
+    size_t size = zmq_msg_size (payload);
     if (extra_frames) {
         s_refuse_undecoded (self, route, data, size, "more than one frame",
                             DROVER_CODE_BAD_REQUEST, "a message is exactly one frame");
@@ -448,7 +474,17 @@ s_accept_payload (s_broker_t *self, s_route_t route, const byte *data, size_t si
     }
     drover_msg_t *msg = drover_msg_new (0);
     if (drover_msg_decode (msg, data, size) == 0) {
-        s_route_request (self, route, msg);
+        char *reason = NULL;
+        uint8_t roles = msg->id <= DROVER_MSG_ID_MAX? self->wire_roles [msg->id]: 0;
+        int code = roles? drover_guard_admit (self->guard, payload, msg, roles, &reason): 0;
+        if (code == 0) {
+            s_route_request (self, route, msg);
+            return;
+        }
+        s_warn_bad_input (self, reason, data, size);
+        s_reply_error (self, route, msg->seq, code, reason);
+        zstr_free (&reason);
+        drover_msg_destroy (&msg);
         return;
     }
     self->malformed++;
@@ -545,8 +581,7 @@ s_handle_router (s_broker_t *self)
         &&  s_refuse_excess (self, route, &payload))
             received = false;   //  answered: too many connections
         if (received)
-            s_accept_payload (self, route, (const byte *) zmq_msg_data (&payload),
-                              zmq_msg_size (&payload), extra_frames);
+            s_accept_payload (self, route, &payload, extra_frames);
         zmq_msg_close (&payload);
         zmq_msg_close (&first);
     }
@@ -752,6 +787,20 @@ s_broker_load (s_broker_t *self)
     return self->loaded? 0: -1;
 }
 
+//  Keys gone from the keys directory: their messages are refused from now
+//  on (drover_guard_admit); their workers are told to health, to be LOST
+static void
+s_end_revoked (s_broker_t *self)
+{
+    size_t revoked = drover_guard_refresh (self->guard, zclock_mono ());
+    for (size_t index = 0; index < revoked; index++) {
+        zmsg_t *msg = zmsg_new ();
+        zmsg_addstr (msg, drover_guard_revoked (self->guard, index));
+        s_route_command (self, "REVOKED", msg);
+        zmsg_destroy (&msg);
+    }
+}
+
 //  Serve until interrupted. Each turn handles everything ready: what the
 //  actors said, then up to a batch from the ROUTER (or a few msec of it,
 //  whichever comes first); what that tells each
@@ -762,8 +811,12 @@ s_broker_run (s_broker_t *self)
     while (!zsys_interrupted) {
         int timeout = drover_actor_poll_timeout (drover_connwatch_deadline (self->connwatch),
                                                 zclock_mono ());
+        if (drover_guard_secure (self->guard)
+        &&  (timeout == -1 || timeout > DROVER_GUARD_REFRESH))
+            timeout = DROVER_GUARD_REFRESH;
         if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
+        s_end_revoked (self);
         for (int index = 0; index < S_MONITORS; index++)
             if (drover_poller_readable (self->poller, S_MONITOR_AT + index))
                 s_handle_monitor (self, index);
@@ -814,8 +867,8 @@ drover_broker_main (int argc, char **argv)
                s_peer_hwm (config), config->peer_bytes, config->max_queued,
                config->max_queued_bytes);
     s_broker_run (broker);
-    zsys_notice ("broker: stopping malformed=%" PRIu64 " refused=%" PRIu64,
-                 broker->malformed, broker->refused);
+    zsys_notice ("broker: stopping malformed=%" PRIu64 " refused=%" PRIu64 " forbidden=%" PRIu64,
+                 broker->malformed, broker->refused, drover_guard_refused (broker->guard));
     s_broker_destroy (&broker);
     drover_config_destroy (&config);
     return 0;

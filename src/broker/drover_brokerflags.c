@@ -18,7 +18,12 @@ s_usage (FILE *stream)
         "  -E, --events ENDPOINT      PUB for the event stream (" DROVER_DEFAULT_EVENTS ")\n"
         "  -d, --state-dir DIR        keep the state there (" DROVER_DEFAULT_STATE_DIR ", made if missing)\n"
         "      --durability MODE      full, batch or off (" DROVER_DEFAULT_DURABILITY "; see README)\n"
-        "      --insecure             allow non-loopback endpoints (no authentication yet!)\n"
+        "      --key FILE             the broker's key pair (NAME.key, NAME.key_secret beside it):\n"
+        "                             every endpoint then requires CURVE and may be any address\n"
+        "      --keys DIR             public keys allowed in, by role: DIR/workers, DIR/clients,\n"
+        "                             DIR/admins (security/keys)\n"
+        "      --insecure             allow non-loopback endpoints without CURVE (anyone who\n"
+        "                             reaches them can run commands on the workers)\n"
         "      --set SECTION/KEY=VALUE  override one setting, e.g. --set health/lost-after=3000\n"
         "      --print-config         print every setting with its comment, then exit\n"
         "  -v, --verbose              log each command the actors handle\n"
@@ -49,6 +54,8 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         { "state-dir",    required_argument, NULL, 'd' },
         { "durability",   required_argument, NULL, 'D' },
         { "insecure",     no_argument,       NULL, 'I' },
+        { "key",          required_argument, NULL, 'K' },
+        { "keys",         required_argument, NULL, 'k' },
         { "set",          required_argument, NULL, 'S' },
         { "print-config", no_argument,       NULL, 'P' },
         { "verbose",      no_argument,       NULL, 'v' },
@@ -87,6 +94,12 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         else
         if (option == 'I')
             config->insecure = 1;
+        else
+        if (option == 'K')
+            rc = drover_config_set (config, "security/key", optarg, &error);
+        else
+        if (option == 'k')
+            rc = drover_config_set (config, "security/keys", optarg, &error);
         else
         if (option == 'S')
             rc = s_apply_override (config, optarg);
@@ -129,14 +142,16 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
     return 0;
 }
 
-//  Refuse endpoints that would expose the workers, unless told --insecure
+//  Refuse endpoints that would expose the workers, unless CURVE guards
+//  them or the operator said --insecure
 static int
 s_check_endpoints (drover_config_t *config)
 {
     const char *endpoints [] = { config->endpoint, config->events };
+    bool open = config->insecure || *config->security_key;
     for (int index = 0; index < 2; index++) {
         char *error = NULL;
-        if (drover_config_check_endpoint (endpoints [index], config->insecure, &error)) {
+        if (drover_config_check_endpoint (endpoints [index], open, &error)) {
             fprintf (stderr, "drover broker: %s\n", error);
             zstr_free (&error);
             return -1;

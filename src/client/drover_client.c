@@ -275,6 +275,7 @@ drover_client_code_name (int code)
         case DROVER_CODE_TOO_MANY:          return "too many";
         case DROVER_CODE_BAD_REQUEST:       return "bad request";
         case DROVER_CODE_NOT_REGISTERED:    return "not registered";
+        case DROVER_CODE_FORBIDDEN:         return "forbidden";
         case DROVER_CODE_NOT_FOUND:         return "not found";
         case DROVER_CODE_STALE:             return "stale";
         case DROVER_CODE_CONFLICT:          return "not possible now";

@@ -352,8 +352,9 @@ drover_config_check_endpoint (const char *endpoint, bool insecure, char **error_
     }
     if (!insecure && !s_host_is_loopback (host, colon - host)) {
         *error_p = zsys_sprintf (
-            "%s: refusing a non-loopback address without --insecure: anyone who can"
-            " reach it could run commands on the workers (authentication comes later)",
+            "%s: refusing a non-loopback address without CURVE: give the broker a key pair"
+            " and keys (--key, --keys), or say --insecure if anyone who can reach it may"
+            " run commands on the workers",
             endpoint);
         return -1;
     }

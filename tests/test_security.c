@@ -1,0 +1,430 @@
+/*  =========================================================================
+    test_security - a broker with CURVE: real processes, real key files
+
+    The broker runs with a key pair and a keys directory (workers/,
+    clients/, admins/); the test plays workers and clients over DEALERs
+    with their own keys, and counts what the broker accepted at the wire:
+    a refused key gets no reply at all (its handshake fails, seen on the
+    socket's monitor), a known key in the wrong role gets ERROR 403, and in
+    each case an admin's TASK LIST shows nothing was queued.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include <sys/stat.h>
+
+//  The keys of one test: the broker's pair, and a pair per peer whose
+//  public half is in the role subdirectory that peer plays
+typedef struct {
+    char dir [64];              //  temp directory: broker.key, keys/
+    char broker_key [128];      //  the broker's key pair file
+    char keys [128];            //  the keys directory (--keys)
+    zcert_t *broker;            //  the broker's pair
+    zcert_t *worker;            //  workers/node.key
+    zcert_t *other_worker;      //  workers/rogue.key
+    zcert_t *pinned;            //  workers/rack.key, worker-ids "rack-1"
+    zcert_t *alice;             //  clients/alice.key
+    zcert_t *bob;               //  clients/bob.key
+    zcert_t *admin;             //  admins/ops.key
+    testutil_cluster_t *cluster;    //  the broker, started on these keys
+} s_keys_t;
+
+//  Save a peer's public key in a role subdirectory; returns the pair
+static zcert_t *
+s_peer_key (s_keys_t *self, const char *role, const char *name, const char *worker_ids)
+{
+    zcert_t *cert = zcert_new ();
+    if (worker_ids)
+        zcert_set_meta (cert, "worker-ids", "%s", worker_ids);
+    char *path = zsys_sprintf ("%s/%s/%s.key", self->keys, role, name);
+    assert_int_equal (zcert_save_public (cert, path), 0);
+    zstr_free (&path);
+    return cert;
+}
+
+//  Make the keys and start a broker on them
+static s_keys_t *
+s_keys_new (void)
+{
+    s_keys_t *self = (s_keys_t *) zmalloc (sizeof (s_keys_t));
+    snprintf (self->dir, sizeof self->dir, "/tmp/drover-security-XXXXXX");
+    assert_non_null (mkdtemp (self->dir));
+    snprintf (self->broker_key, sizeof self->broker_key, "%s/broker.key", self->dir);
+    snprintf (self->keys, sizeof self->keys, "%s/keys", self->dir);
+    assert_int_equal (mkdir (self->keys, 0755), 0);
+    const char *roles [] = { "workers", "clients", "admins" };
+    for (int index = 0; index < 3; index++) {
+        char *path = zsys_sprintf ("%s/%s", self->keys, roles [index]);
+        assert_int_equal (mkdir (path, 0755), 0);
+        zstr_free (&path);
+    }
+    self->broker = zcert_new ();
+    assert_int_equal (zcert_save (self->broker, self->broker_key), 0);
+    char *secret = zsys_sprintf ("%s_secret", self->broker_key);
+    assert_int_equal (chmod (secret, 0600), 0);
+    zstr_free (&secret);
+    self->worker = s_peer_key (self, "workers", "node", NULL);
+    self->other_worker = s_peer_key (self, "workers", "rogue", NULL);
+    self->pinned = s_peer_key (self, "workers", "rack", "rack-1");
+    self->alice = s_peer_key (self, "clients", "alice", NULL);
+    self->bob = s_peer_key (self, "clients", "bob", NULL);
+    self->admin = s_peer_key (self, "admins", "ops", NULL);
+    const char *flags [] = { "--key", self->broker_key, "--keys", self->keys, NULL };
+    self->cluster = testutil_cluster_new (flags);
+    return self;
+}
+
+//  Stop the broker and remove the keys
+static void
+s_keys_destroy (s_keys_t **self_p)
+{
+    s_keys_t *self = *self_p;
+    testutil_cluster_destroy (&self->cluster);
+    zcert_destroy (&self->broker);
+    zcert_destroy (&self->worker);
+    zcert_destroy (&self->other_worker);
+    zcert_destroy (&self->pinned);
+    zcert_destroy (&self->alice);
+    zcert_destroy (&self->bob);
+    zcert_destroy (&self->admin);
+    testutil_remove_tree (self->dir);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Watch a socket's handshake outcome: a PAIR that hears its events
+static zsock_t *
+s_watch (zsock_t *sock)
+{
+    static int count = 0;
+    char *endpoint = zsys_sprintf ("inproc://test-security-monitor-%d", ++count);
+    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+               | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL;
+    assert_int_equal (zmq_socket_monitor (zsock_resolve (sock), endpoint, events), 0);
+    zsock_t *watch = zsock_new_pair (endpoint);
+    assert_non_null (watch);
+    zstr_free (&endpoint);
+    return watch;
+}
+
+//  A DEALER to the broker speaking CURVE with PAIR (NULL: the NULL
+//  mechanism) against SERVER's public key; with WATCH_P, its handshake
+//  watched from before it connects
+static zsock_t *
+s_dealer_watched (s_keys_t *self, zcert_t *pair, zcert_t *server, zsock_t **watch_p)
+{
+    zsock_t *dealer = zsock_new (ZMQ_DEALER);
+    zsock_set_linger (dealer, 0);
+    if (pair) {
+        zcert_apply (pair, dealer);
+        zsock_set_curve_serverkey (dealer, zcert_public_txt (server));
+    }
+    if (watch_p)
+        *watch_p = s_watch (dealer);
+    assert_int_equal (zsock_connect (dealer, "%s", self->cluster->endpoint), 0);
+    return dealer;
+}
+
+//  A DEALER to the broker with a key (see s_dealer_watched)
+static zsock_t *
+s_dealer (s_keys_t *self, zcert_t *pair, zcert_t *server)
+{
+    return s_dealer_watched (self, pair, server, NULL);
+}
+
+//  The next handshake event a watch hears within timeout msec, or 0
+static int
+s_handshake_event (zsock_t *watch, int timeout)
+{
+    zmsg_t *msg = testutil_recv (watch, timeout);
+    if (!msg)
+        return 0;
+    zframe_t *frame = zmsg_first (msg);
+    uint16_t event = 0;
+    memcpy (&event, zframe_data (frame), sizeof event);
+    zmsg_destroy (&msg);
+    return event;
+}
+
+//  Tasks the broker holds in any state, asked with the admin's key
+static uint64_t
+s_task_count (s_keys_t *self)
+{
+    zsock_t *admin = s_dealer (self, self->admin, self->broker);
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
+    list->limit = 100;
+    drover_msg_t *table = testutil_request (admin, &list, 5000);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
+    uint64_t total = 0;
+    for (int state = 0; state < DROVER_TASK_STATES; state++)
+        total += table->counts [state];
+    drover_msg_destroy (&table);
+    zsock_destroy (&admin);
+    return total;
+}
+
+//  Send REQUEST and expect ERROR 403 in return
+static void
+s_expect_forbidden (zsock_t *dealer, drover_msg_t *request)
+{
+    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
+    assert_non_null (reply);
+    if (reply->id != DROVER_MSG_ERROR || reply->code != DROVER_CODE_FORBIDDEN)
+        fail_msg ("expected ERROR 403, got %s %d %s", drover_msg_name (reply->id), reply->code,
+                  reply->reason? reply->reason: "");
+    drover_msg_destroy (&reply);
+}
+
+//  An unknown key, the NULL mechanism and a wrong server key all fail at
+//  the handshake: no reply, nothing queued; a known key gets through
+static void
+test_handshake_refusals (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zcert_t *stranger = zcert_new ();
+    zcert_t *wrong_server = zcert_new ();
+    struct {
+        zcert_t *pair;          //  the peer's key, NULL for no CURVE
+        zcert_t *server;        //  the server key it believes in
+        int event;              //  what its handshake ends in
+    } cases [] = {
+        { stranger, keys->broker, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH },
+        { NULL, NULL, 0 },     //  PROTOCOL or NO_DETAIL: which, libzmq's timing says
+        { keys->alice, wrong_server, 0 },
+        { keys->alice, keys->broker, ZMQ_EVENT_HANDSHAKE_SUCCEEDED },
+    };
+    for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
+        zsock_t *watch = NULL;
+        zsock_t *dealer = s_dealer_watched (keys, cases [index].pair, cases [index].server,
+                                            &watch);
+        drover_msg_t *submit = testutil_submit_msg ("true", 0, 1, 0);
+        submit->seq = 77;
+        testutil_send (dealer, &submit);
+        drover_msg_t *reply = testutil_recv_msg (dealer, 1000);
+        int event = s_handshake_event (watch, 1000);
+        if (cases [index].event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            assert_non_null (reply);
+            assert_int_equal (reply->id, DROVER_MSG_TASK_ACCEPTED);
+            assert_int_equal (event, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+        }
+        else {
+            if (reply)
+                fail_msg ("case %zu: the broker answered %s", index, drover_msg_name (reply->id));
+            if (cases [index].event && event != cases [index].event)
+                fail_msg ("case %zu: handshake event 0x%x, expected 0x%x", index, event,
+                          cases [index].event);
+            assert_int_not_equal (event, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+        }
+        drover_msg_destroy (&reply);
+        zsock_destroy (&watch);
+        zsock_destroy (&dealer);
+    }
+    assert_int_equal (s_task_count (keys), 1);     //  only the known key's
+    zcert_destroy (&stranger);
+    zcert_destroy (&wrong_server);
+    s_keys_destroy (&keys);
+}
+
+//  Each role speaks only its own dialogue: a worker key cannot submit or
+//  list, a client key cannot say HELLO or RESULT, hold a worker or replay
+//  events; an admin may hold
+static void
+test_roles_refused_by_message (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zsock_t *worker = s_dealer (keys, keys->worker, keys->broker);
+    zsock_t *alice = s_dealer (keys, keys->alice, keys->broker);
+    zsock_t *admin = s_dealer (keys, keys->admin, keys->broker);
+
+    s_expect_forbidden (worker, testutil_submit_msg ("true", 0, 1, 0));
+    s_expect_forbidden (worker, drover_msg_new (DROVER_MSG_TASK_LIST));
+    s_expect_forbidden (alice, testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0));
+    s_expect_forbidden (alice, testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_RESULT, 1, 1));
+    drover_msg_t *hold = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    snprintf (hold->worker, sizeof hold->worker, "node-1");
+    hold->admin = DROVER_ADMIN_HOLD;
+    s_expect_forbidden (alice, hold);
+    s_expect_forbidden (alice, drover_msg_new (DROVER_MSG_EVENT_REPLAY));
+    assert_int_equal (s_task_count (keys), 0);
+
+    //  The worker registers; the admin holds it
+    drover_msg_t *hello = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    drover_msg_t *welcome = testutil_request (worker, &hello, 5000);
+    assert_non_null (welcome);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+    hold = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    snprintf (hold->worker, sizeof hold->worker, "node-1");
+    hold->admin = DROVER_ADMIN_HOLD;
+    drover_msg_t *ok = testutil_request (admin, &hold, 5000);
+    assert_non_null (ok);
+    assert_int_equal (ok->id, DROVER_MSG_OK);
+    drover_msg_destroy (&ok);
+
+    zsock_destroy (&worker);
+    zsock_destroy (&alice);
+    zsock_destroy (&admin);
+    s_keys_destroy (&keys);
+}
+
+//  A worker id belongs to the key that registered it: another worker key
+//  claiming it is refused, even after the first said GOODBYE; a key whose
+//  file pins its ids may use only those
+static void
+test_worker_id_bound_to_key (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zsock_t *first = s_dealer (keys, keys->worker, keys->broker);
+    zsock_t *rogue = s_dealer (keys, keys->other_worker, keys->broker);
+    drover_msg_t *hello = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    drover_msg_t *welcome = testutil_request (first, &hello, 5000);
+    assert_non_null (welcome);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+
+    drover_msg_t *stolen = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    stolen->epoch = 2;
+    s_expect_forbidden (rogue, stolen);
+    drover_msg_t *goodbye = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_GOODBYE, 0, 0);
+    testutil_send (first, &goodbye);
+    zsock_t *admin = s_dealer (keys, keys->admin, keys->broker);
+    assert_true (testutil_wait_workers (admin, 0, 5000));
+    stolen = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    stolen->epoch = 3;
+    s_expect_forbidden (rogue, stolen);
+    //  Its own new id is fine
+    hello = testutil_played_msg ("rogue-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    welcome = testutil_request (rogue, &hello, 5000);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+
+    zsock_t *rack = s_dealer (keys, keys->pinned, keys->broker);
+    s_expect_forbidden (rack, testutil_played_msg ("rack-2", 1, DROVER_MSG_WORKER_HELLO, 0, 0));
+    hello = testutil_played_msg ("rack-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    welcome = testutil_request (rack, &hello, 5000);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+
+    zsock_destroy (&rack);
+    zsock_destroy (&admin);
+    zsock_destroy (&first);
+    zsock_destroy (&rogue);
+    s_keys_destroy (&keys);
+}
+
+//  Removing a key's file: a new connection with it fails its handshake at
+//  once, a live client session is refused within a refresh, and a live
+//  worker of that key is LOST without waiting for lost-after
+static void
+test_revoked_key_ends_sessions (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zsock_t *alice = s_dealer (keys, keys->alice, keys->broker);
+    zsock_t *worker = s_dealer (keys, keys->worker, keys->broker);
+    zsock_t *admin = s_dealer (keys, keys->admin, keys->broker);
+    testutil_submit (alice, testutil_submit_msg ("true", 0, 64, 0));
+    drover_msg_t *hello = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    drover_msg_t *welcome = testutil_request (worker, &hello, 5000);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+    assert_true (testutil_wait_workers (admin, 1, 5000));
+
+    char *path = zsys_sprintf ("%s/clients/alice.key", keys->keys);
+    assert_int_equal (unlink (path), 0);
+    zstr_free (&path);
+    path = zsys_sprintf ("%s/workers/node.key", keys->keys);
+    assert_int_equal (unlink (path), 0);
+    zstr_free (&path);
+    int64_t revoked_at = zclock_mono ();
+
+    //  The live worker is LOST well before lost-after (5 s)
+    assert_true (testutil_wait_workers (admin, 0, 2000));
+    assert_true (zclock_mono () - revoked_at < 2000);
+    //  The live client session: refused once the broker looked again
+    bool refused = false;
+    while (!refused && zclock_mono () - revoked_at < 2000) {
+        drover_msg_t *reply = testutil_request (alice, &(drover_msg_t *) {
+                                  testutil_submit_msg ("true", 0, 64, 0) }, 5000);
+        assert_non_null (reply);
+        refused = reply->id == DROVER_MSG_ERROR && reply->code == DROVER_CODE_FORBIDDEN;
+        drover_msg_destroy (&reply);
+    }
+    assert_true (refused);
+    //  A new connection with the key: no handshake
+    zsock_t *watch = NULL;
+    zsock_t *again = s_dealer_watched (keys, keys->alice, keys->broker, &watch);
+    assert_int_equal (s_handshake_event (watch, 2000), ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
+    zsock_destroy (&watch);
+    zsock_destroy (&again);
+
+    zsock_destroy (&alice);
+    zsock_destroy (&worker);
+    zsock_destroy (&admin);
+    s_keys_destroy (&keys);
+}
+
+//  Broker start-up: a secret key others may read, a keys directory
+//  without role subdirectories, keys without a pair: each refused clearly
+static void
+test_refuses_bad_security_settings (void **state)
+{
+    char dir [64] = "/tmp/drover-security-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    zcert_t *cert = zcert_new ();
+    char *pair = zsys_sprintf ("%s/broker.key", dir);
+    assert_int_equal (zcert_save (cert, pair), 0);
+    char *secret = zsys_sprintf ("%s_secret", pair);
+    assert_int_equal (chmod (secret, 0640), 0);
+    char *keys = zsys_sprintf ("%s/keys", dir);
+    assert_int_equal (mkdir (keys, 0755), 0);
+    char *workers = zsys_sprintf ("%s/workers", keys);
+    assert_int_equal (mkdir (workers, 0755), 0);
+    struct {
+        const char *flags [6];  //  the broker's security flags
+        const char *says;       //  what its error says
+    } cases [] = {
+        { { "--key", pair, "--keys", keys, NULL }, "readable by its owner only" },
+        { { "--keys", keys, NULL }, "security/key is not" },
+        { { "--key", pair, "--keys", dir, NULL }, "none of the role subdirectories" },
+    };
+    for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
+        if (index == 2)
+            assert_int_equal (chmod (secret, 0600), 0);
+        const char *argv [16] = { DROVER_BIN, "broker", "--endpoint", "tcp://127.0.0.1:*",
+                                  "--events", "tcp://127.0.0.1:*", "--durability", "off" };
+        int argc = 8;
+        for (int flag = 0; cases [index].flags [flag]; flag++)
+            argv [argc++] = cases [index].flags [flag];
+        argv [argc] = NULL;
+        char *log = zsys_sprintf ("%s/broker-%zu.log", dir, index);
+        pid_t pid = testutil_spawn (argv, log);
+        int status = testutil_wait_exit (pid, 10000);
+        assert_true (WIFEXITED (status) && WEXITSTATUS (status) != 0);
+        char *text = testutil_slurp (log);
+        if (!text || !strstr (text, cases [index].says))
+            fail_msg ("case %zu: expected \"%s\" in: %s", index, cases [index].says,
+                      text? text: "(no log)");
+        free (text);
+        zstr_free (&log);
+    }
+    zcert_destroy (&cert);
+    zstr_free (&pair);
+    zstr_free (&secret);
+    zstr_free (&keys);
+    zstr_free (&workers);
+    testutil_remove_tree (dir);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_handshake_refusals),
+        cmocka_unit_test (test_roles_refused_by_message),
+        cmocka_unit_test (test_worker_id_bound_to_key),
+        cmocka_unit_test (test_revoked_key_ends_sessions),
+        cmocka_unit_test (test_refuses_bad_security_settings),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
