@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <sys/resource.h>
 #include <pwd.h>
+#include <limits.h>
 
 //  Drive the runner until a result is ready or timeout msec pass; NULL on timeout
 static drover_msg_t *
@@ -256,6 +257,67 @@ test_env_base_only (void **state)
     s_assert_out (result, expect);
     drover_msg_destroy (&result);
     unsetenv ("RUNNER_TEST_SECRET");
+}
+
+//  Write an executable file path holding text
+static void
+s_write_program (const char *path, const char *text)
+{
+    FILE *file = fopen (path, "w");
+    assert_non_null (file);
+    fputs (text, file);
+    fclose (file);
+    assert_int_equal (chmod (path, 0755), 0);
+}
+
+//  A command is looked up in the task's own PATH (the one it will see),
+//  not the worker's; a file without #! runs under /bin/sh, as execvp's
+static void
+test_command_found_in_task_path (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    char dir [] = "/tmp/drover-runner-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    char probe [PATH_MAX], bare [PATH_MAX];
+    snprintf (probe, sizeof probe, "%s/drover-path-probe", dir);
+    snprintf (bare, sizeof bare, "%s/drover-bare-script", dir);
+    s_write_program (probe, "#!/bin/sh\necho \"found $1\"\n");
+    s_write_program (bare, "echo \"bare $1\"\n");
+    char path [PATH_MAX + 64];
+    snprintf (path, sizeof path, "PATH=/nonexistent/bin::%s:/usr/bin:/bin", dir);
+
+    const char *names [] = { "drover-path-probe", "drover-bare-script" };
+    const char *expected [] = { "found x\n", "bare x\n" };
+    for (int index = 0; index < 2; index++) {
+        drover_exec_t *exec = drover_exec_new ();
+        const char *argv [] = { names [index], "x" };
+        assert_int_equal (drover_exec_set_argv (exec, 2, argv), 0);
+        drover_exec_add_env (exec, path);
+        drover_msg_t *result = s_run (runner, &exec, 0);
+        assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+        s_assert_out (result, expected [index]);
+        drover_msg_destroy (&result);
+    }
+    //  Not in the task's PATH, though in the worker's: not found
+    char *saved = strdup (getenv ("PATH")? getenv ("PATH"): "/usr/bin:/bin");
+    char *worker_path = zsys_sprintf ("%s:%s", dir, saved);
+    setenv ("PATH", worker_path, 1);
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "drover-path-probe" };
+    assert_int_equal (drover_exec_set_argv (exec, 1, argv), 0);
+    assert_int_equal (drover_runner_start (runner, 7, 1, exec, 0, zclock_mono ()), -1);
+    drover_msg_t *result = drover_runner_next_result (runner);
+    setenv ("PATH", saved, 1);
+    assert_non_null (result);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
+    assert_non_null (strstr (result->reason, "No such file"));
+    drover_msg_destroy (&result);
+    drover_exec_destroy (&exec);
+    free (worker_path);
+    free (saved);
+    unlink (probe);
+    unlink (bare);
+    rmdir (dir);
 }
 
 //  Output past DROVER_OUTPUT_MAX is read and discarded, and flagged
@@ -884,6 +946,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_stdin, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_env_and_cwd, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_env_base_only, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_command_found_in_task_path, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_truncated, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_timeout, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_timeout_ignores_term, s_setup, s_teardown),

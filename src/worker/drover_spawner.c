@@ -10,7 +10,8 @@
     async-signal-safe calls, on signals the parent blocked before the
     clone: PR_SET_PDEATHSIG, reset signals, setpgid, dup2 its stdin/stdout/
     stderr, mark every other fd close-on-exec, become the tasks' user if
-    they have one of their own (drover_taskenv), chdir, execvpe. If a step
+    they have one of their own (drover_taskenv), chdir, exec (looking the
+    command up in the task's own PATH, as execvpe does in the worker's). If a step
     fails it writes (stage, errno) into the parent's memory and exits, so
     an exec that fails is reported as SPAWN_FAILED with its reason, at no
     cost to one that succeeds.
@@ -25,7 +26,7 @@
 */
 
 #ifndef _GNU_SOURCE
-#   define _GNU_SOURCE         //  execvpe, pipe2, memfd_create
+#   define _GNU_SOURCE         //  pipe2, memfd_create
 #endif
 #include "drover_spawner.h"
 #include "drover_taskenv.h"
@@ -39,6 +40,7 @@
 #include <sys/wait.h>
 #include <pthread.h>
 #include <sched.h>
+#include <limits.h>
 #if defined (__SANITIZE_ADDRESS__)
 #   include <sanitizer/asan_interface.h>
 #endif
@@ -68,6 +70,8 @@ typedef struct {
     const char *cwd;                //  directory to run in, NULL or "" = same
     char **argv;                    //  argv, borrowed
     char **envp;                    //  environment, borrowed
+    const char *path;               //  PATH of envp, where argv [0] is looked up, or NULL
+    char **script_argv;             //  "/bin/sh", (the file), argv [1..]: a file without #!
     drover_taskenv_id_t user;       //  the user to become before exec
     sigset_t defaults;              //  signals set back to SIG_DFL even if ignored
     int stage;                      //  s_stage_t where setup failed, 0 = none
@@ -213,6 +217,68 @@ s_child_fail (s_child_t *child, int stage, int error)
     _exit (127);
 }
 
+//  Exec file; one the kernel cannot run (no #!) runs under /bin/sh, as
+//  execvp's do. Returns only on failure, with errno set.
+S_CHILD_SIDE static void
+s_child_execve (s_child_t *child, char *file)
+{
+    execve (file, child->argv, child->envp);
+    if (errno == ENOEXEC) {
+        child->script_argv [1] = file;
+        execve ("/bin/sh", child->script_argv, child->envp);
+        errno = ENOEXEC;
+    }
+}
+
+//  Exec the task's command as execvpe would, but looking a name without a
+//  slash up in the task's own PATH (child->path; the C library's would
+//  read the worker's): each directory in turn, an empty one meaning the
+//  current directory; on failure, the first EACCES met, else ENOENT. Byte
+//  loops instead of string calls: nothing here may be intercepted.
+S_CHILD_SIDE static void
+s_child_exec (s_child_t *child)
+{
+    char *file = child->argv [0];
+    size_t file_size = 0;
+    bool slash = false;
+    for (; file [file_size]; file_size++)
+        slash = slash || file [file_size] == '/';
+    if (slash) {
+        s_child_execve (child, file);
+        s_child_fail (child, S_STAGE_EXEC, errno);
+    }
+    char candidate [PATH_MAX];
+    bool denied = false;
+    const char *dir = child->path? child->path: "/bin:/usr/bin";
+    while (true) {
+        const char *end = dir;
+        while (*end && *end != ':')
+            end++;
+        size_t dir_size = (size_t) (end - dir);
+        if (dir_size + 1 + file_size < sizeof candidate) {
+            size_t at = 0;
+            for (size_t index = 0; index < dir_size; index++)
+                candidate [at++] = dir [index];
+            if (dir_size)
+                candidate [at++] = '/';
+            for (size_t index = 0; index < file_size; index++)
+                candidate [at++] = file [index];
+            candidate [at] = 0;
+            s_child_execve (child, candidate);
+            if (errno == EACCES)
+                denied = true;
+            else
+            if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE && errno != ENODEV
+            &&  errno != ETIMEDOUT)
+                s_child_fail (child, S_STAGE_EXEC, errno);
+        }
+        if (!*end)
+            break;
+        dir = end + 1;
+    }
+    s_child_fail (child, S_STAGE_EXEC, denied? EACCES: ENOENT);
+}
+
 //  The child between clone and exec, sharing the parent's memory while the
 //  parent's thread waits (CLONE_VFORK): async-signal-safe calls only, no
 //  allocation, nothing written but the child's stack and child->stage/error
@@ -277,8 +343,7 @@ s_child (void *arg)
         s_child_fail (child, S_STAGE_WORKDIR, errno);
     if (child->cwd && *child->cwd && chdir (child->cwd) == -1)
         s_child_fail (child, S_STAGE_CHDIR, errno);
-    execvpe (child->argv [0], child->argv, child->envp);
-    s_child_fail (child, S_STAGE_EXEC, errno);
+    s_child_exec (child);
     return 127;
 }
 
@@ -461,6 +526,13 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
         self->taskenv = self->own_taskenv;
     }
     child.envp = drover_taskenv_build (self->taskenv, environ, exec);
+    for (size_t index = 0; child.envp [index]; index++)
+        if (strncmp (child.envp [index], "PATH=", 5) == 0)
+            child.path = child.envp [index] + 5;
+    child.script_argv = (char **) zmalloc ((exec->argc + 2) * sizeof (char *));
+    child.script_argv [0] = "/bin/sh";
+    for (uint32_t index = 1; index < exec->argc; index++)
+        child.script_argv [index + 1] = exec->argv [index];
     drover_taskenv_identity (self->taskenv, &child.user);
     child.defaults = self->defaults;
 
@@ -500,6 +572,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     }
     pthread_sigmask (SIG_SETMASK, &previous, NULL);
     free (child.envp);
+    free (child.script_argv);
     s_close (&cgroup_fd);
     if (pid == -1) {
         drover_confine_release (confine, group, 0);
