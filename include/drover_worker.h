@@ -111,6 +111,20 @@ void
     drover_worker_set_handler (drover_worker_t *self, drover_worker_handler_fn *handler,
                                void *arg);
 
+//  Speak CURVE to the broker: the worker's key pair (key_path: NAME.key
+//  or NAME.key_secret, `drover keygen` writes them; the secret file must
+//  be readable by its owner only) and the broker's public key file. Before
+//  the loop runs. Returns 0, or -1 with a message in *error_p (caller
+//  frees) if a file cannot be used. A handshake the broker refuses (a key
+//  it does not accept for workers, a wrong server key, CURVE on one side
+//  only) is logged at ERROR, "the broker refused this key (why)" (again
+//  when the reason changes, else once a minute), and the worker goes on
+//  trying at its reconnect pace (250 ms doubling to 5 s): the broker's
+//  operator may yet add the key.
+int
+    drover_worker_set_keys (drover_worker_t *self, const char *key_path,
+                            const char *server_key_path, char **error_p);
+
 //  Log every message sent and received
 void
     drover_worker_set_verbose (drover_worker_t *self, bool verbose);
@@ -153,6 +167,10 @@ uint64_t
 //  Return the number of times the worker registered (WELCOME received)
 uint64_t
     drover_worker_registrations (drover_worker_t *self);
+
+//  Return the number of handshakes the broker refused
+uint64_t
+    drover_worker_refusals (drover_worker_t *self);
 
 //  Return why the broker refused the worker for good (ERROR 423 to its
 //  HELLO: another live agent has its id), or why it could not start (the

@@ -1,9 +1,11 @@
 /*  =========================================================================
-    test_curve_client - the client library's keys against a small CURVE
-    broker of the test's own: a czmq ROUTER speaking CURVE with the key
-    pair `drover keygen` wrote, its clients authenticated by zauth (ZAP)
-    against a directory of public keys. It answers every request OK and
-    notes the User-Id (the client's public key) ZAP gave the last one.
+    test_curve_client - the client library's keys, and the worker agent's
+    (`drover worker --key --server-key`), against a small CURVE broker of
+    the test's own: a czmq ROUTER speaking CURVE with the key pair `drover
+    keygen` wrote, its peers authenticated by zauth (ZAP) against a
+    directory of public keys. It answers every request OK, tells the test
+    each one's name and User-Id (the peer's public key) on its pipe, and
+    notes the last User-Id.
 
     A client with an accepted key is served; one the broker refuses (a key
     it does not hold, a wrong server key, no key at a CURVE broker, a key at
@@ -15,6 +17,7 @@
 #include "testutil.h"
 #include "drover_client.h"
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 //  The test's broker
 typedef struct {
@@ -43,8 +46,16 @@ s_fake_actor (zsock_t *pipe, void *args)
     zpoller_t *poller = zpoller_new (pipe, router, NULL);
     while (true) {
         void *which = zpoller_wait (poller, -1);
+        if (which == pipe) {
+            char *command = zstr_recv (pipe);
+            bool term = !command || streq (command, "$TERM");
+            zstr_free (&command);
+            if (term)
+                break;
+            continue;
+        }
         if (which != router)
-            break;                      //  $TERM or interrupted
+            break;                      //  interrupted
         zframe_t *route = zframe_recv (router);
         zframe_t *frame = route? zframe_recv (router): NULL;
         drover_msg_t *msg = drover_msg_new (0);
@@ -52,6 +63,7 @@ s_fake_actor (zsock_t *pipe, void *args)
             const char *user_id = zframe_meta (frame, "User-Id");
             snprintf (fake->user_id, sizeof fake->user_id, "%s", user_id? user_id: "");
             fake->requests++;
+            zstr_sendx (pipe, "REQUEST", drover_msg_name (msg->id), fake->user_id, NULL);
             drover_msg_t *reply = drover_msg_new (DROVER_MSG_OK);
             reply->seq = msg->seq;
             zframe_t *out = drover_msg_encode (reply);
@@ -270,6 +282,154 @@ test_client_set_keys_refuses_unusable_files (void **state)
     s_teardown (&setup);
 }
 
+//  ---------------------------------------------------------------------
+//  The worker agent
+
+//  Wait up to timeout msec for the fake broker to say it got a request
+//  named name; returns its User-Id (static buffer), NULL on timeout
+static const char *
+s_await_request (setup_t *setup, const char *name, int timeout)
+{
+    static char user_id [64];
+    int64_t deadline = zclock_mono () + timeout;
+    while (zclock_mono () < deadline) {
+        zmsg_t *msg = testutil_recv (zactor_sock (setup->broker),
+                                     (int) (deadline - zclock_mono ()));
+        if (!msg)
+            break;
+        char *word = zmsg_popstr (msg);
+        char *got = zmsg_popstr (msg);
+        char *user = zmsg_popstr (msg);
+        bool match = word && got && streq (got, name);
+        if (match)
+            snprintf (user_id, sizeof user_id, "%s", user? user: "");
+        zstr_free (&word);
+        zstr_free (&got);
+        zstr_free (&user);
+        zmsg_destroy (&msg);
+        if (match)
+            return user_id;
+    }
+    return NULL;
+}
+
+//  Start `drover worker` on the fake broker with extra flags (NULL-ended),
+//  logging into log
+static pid_t
+s_worker (setup_t *setup, const char *log, const char *const extra [])
+{
+    const char *argv [32] = { DROVER_BIN, "worker", "--broker", setup->fake.endpoint,
+                              "--id", "w-curve", "--heartbeat", "200" };
+    int argc = 8;
+    for (int index = 0; extra [index] && argc < 31; index++)
+        argv [argc++] = extra [index];
+    argv [argc] = NULL;
+    unlink (log);
+    pid_t pid = testutil_spawn (argv, log);
+    assert_true (pid > 0);
+    return pid;
+}
+
+//  A worker with an accepted key registers (its HELLO reaches the broker
+//  as that key); the same through DROVER_KEY and DROVER_SERVER_KEY
+static void
+test_worker_with_accepted_key_says_hello (void **state)
+{
+    setup_t *setup = s_setup (true);
+    char log [128];
+    snprintf (log, sizeof log, "%s/worker.log", setup->dir);
+    const char *flags [] = { "--key", setup->alice, "--server-key", setup->server_key, NULL };
+    pid_t worker = s_worker (setup, log, flags);
+    const char *user_id = s_await_request (setup, "WORKER HELLO", 10000);
+    if (!user_id)
+        fail_msg ("no HELLO from the worker; its log:\n%s", testutil_slurp (log));
+    assert_string_equal (user_id, zcert_public_txt (setup->alice_cert));
+    testutil_stop (worker, 5000);
+
+    //  From the environment; a flag beats it (the server key given there
+    //  does not exist)
+    setenv ("DROVER_KEY", setup->alice, 1);
+    setenv ("DROVER_SERVER_KEY", "/nonexistent/server.key", 1);
+    const char *server_flag [] = { "--server-key", setup->server_key, NULL };
+    worker = s_worker (setup, log, server_flag);
+    unsetenv ("DROVER_KEY");
+    unsetenv ("DROVER_SERVER_KEY");
+    user_id = s_await_request (setup, "WORKER HELLO", 10000);
+    if (!user_id)
+        fail_msg ("no HELLO from the worker keyed by the environment and a flag; its log:\n%s",
+                  testutil_slurp (log));
+    assert_string_equal (user_id, zcert_public_txt (setup->alice_cert));
+    testutil_stop (worker, 5000);
+    s_teardown (&setup);
+}
+
+//  A worker whose key the broker refuses logs why, keeps running and
+//  trying, and registers once the broker's operator adds its key
+static void
+test_worker_refused_logs_and_retries (void **state)
+{
+    setup_t *setup = s_setup (true);
+    char log [128];
+    snprintf (log, sizeof log, "%s/worker.log", setup->dir);
+    const char *flags [] = { "--key", setup->bob, "--server-key", setup->server_key, NULL };
+    pid_t worker = s_worker (setup, log, flags);
+    if (!testutil_await_line (log, "the broker refused this key (authentication", 10000))
+        fail_msg ("no refusal in the worker's log:\n%s", testutil_slurp (log));
+    assert_int_equal (waitpid (worker, NULL, WNOHANG), 0);      //  still running
+    char path [160];
+    snprintf (path, sizeof path, "%s/allowed/bob.key", setup->dir);
+    s_copy (setup->bob, path);
+    const char *user_id = s_await_request (setup, "WORKER HELLO", 15000);
+    if (!user_id)
+        fail_msg ("the worker did not try again; its log:\n%s", testutil_slurp (log));
+    zcert_t *bob = zcert_load (setup->bob);
+    assert_string_equal (user_id, zcert_public_txt (bob));
+    zcert_destroy (&bob);
+    assert_true (testutil_await_line (log, "accepted this key", 5000));
+    assert_int_equal (testutil_count_lines_with (log, "the broker refused this key"), 1);
+    testutil_stop (worker, 5000);
+    s_teardown (&setup);
+}
+
+//  Run `drover worker` with flags to its end within 10 s; its exit status
+static int
+s_worker_status (setup_t *setup, const char *const flags [])
+{
+    char log [128];
+    snprintf (log, sizeof log, "%s/worker.log", setup->dir);
+    pid_t worker = s_worker (setup, log, flags);
+    int status = testutil_wait_exit (worker, 10000);
+    if (status == -1) {
+        testutil_stop (worker, 1000);
+        fail_msg ("the worker did not stop; its log:\n%s", testutil_slurp (log));
+    }
+    return WIFEXITED (status)? WEXITSTATUS (status): -1;
+}
+
+//  A key without a server key, the reverse, a secret open to others: the
+//  agent stops at once (status 2), saying why
+static void
+test_worker_key_flags_refused (void **state)
+{
+    setup_t *setup = s_setup (true);
+    char log [128];
+    snprintf (log, sizeof log, "%s/worker.log", setup->dir);
+    const char *key_only [] = { "--key", setup->alice, NULL };
+    assert_int_equal (s_worker_status (setup, key_only), 2);
+    assert_true (testutil_count_lines_with (log, "needs the broker's public key") == 1);
+    const char *server_only [] = { "--server-key", setup->server_key, NULL };
+    assert_int_equal (s_worker_status (setup, server_only), 2);
+    assert_true (testutil_count_lines_with (log, "needs this worker's key pair") == 1);
+    char secret [160];
+    snprintf (secret, sizeof secret, "%s_secret", setup->alice);
+    assert_int_equal (chmod (secret, 0644), 0);
+    const char *both [] = { "--key", setup->alice, "--server-key", setup->server_key, NULL };
+    assert_int_equal (s_worker_status (setup, both), 2);
+    assert_true (testutil_count_lines_with (log, "chmod 600") == 1);
+    assert_int_equal (chmod (secret, 0600), 0);
+    s_teardown (&setup);
+}
+
 int
 main (void)
 {
@@ -280,6 +440,9 @@ main (void)
         cmocka_unit_test (test_client_wrong_server_key_refused_at_once),
         cmocka_unit_test (test_client_curve_on_one_side_refused_at_once),
         cmocka_unit_test (test_client_set_keys_refuses_unusable_files),
+        cmocka_unit_test (test_worker_with_accepted_key_says_hello),
+        cmocka_unit_test (test_worker_refused_logs_and_retries),
+        cmocka_unit_test (test_worker_key_flags_refused),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

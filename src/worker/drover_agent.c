@@ -51,6 +51,8 @@ typedef struct {
     const char *pass [S_PASS_MAX];      //  --pass-env lists, borrowed from argv
     uint32_t npass;                     //  --pass-env flags given
     const char *user;                   //  --user: tasks run as this user, or NULL
+    const char *key;                    //  --key: our key pair file, or NULL
+    const char *server_key;             //  --server-key: the broker's public key file, or NULL
 } s_options_t;
 
 //  Print the usage text
@@ -77,6 +79,10 @@ s_usage (FILE *stream)
         "                       PATH=" DROVER_TASKENV_PATH ", HOME, USER,\n"
         "                       LOGNAME of their user, LANG=" DROVER_TASKENV_LANG ", and their own\n"
         "  --user NAME          run tasks as this unprivileged user (agent as root)\n"
+        "  --key FILE           this worker's CURVE key pair (NAME.key or NAME.key_secret,\n"
+        "                       from drover keygen; $DROVER_KEY); needs --server-key\n"
+        "  --server-key FILE    the broker's public key file ($DROVER_SERVER_KEY); with\n"
+        "                       neither, the connection is plain (no CURVE)\n"
         "  -v, --verbose        log every message\n"
         "  -h, --help           this text\n");
 }
@@ -147,6 +153,8 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "grace", required_argument, NULL, 'g' },
         { "pass-env", required_argument, NULL, 'P' },
         { "user", required_argument, NULL, 'u' },
+        { "key", required_argument, NULL, 'k' },
+        { "server-key", required_argument, NULL, 'K' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -214,6 +222,12 @@ s_parse (int argc, char **argv, s_options_t *options)
                 break;
             case 'u':
                 options->user = optarg;
+                break;
+            case 'k':
+                options->key = optarg;
+                break;
+            case 'K':
+                options->server_key = optarg;
                 break;
             case 'v':
                 options->verbose = true;
@@ -305,6 +319,42 @@ s_taskenv (drover_worker_t *worker, s_options_t *options)
 }
 
 
+//  Give the worker its CURVE keys: --key and --server-key, else DROVER_KEY
+//  and DROVER_SERVER_KEY, one of each or none. Returns -1 to go on, or an
+//  exit status.
+static int
+s_keys (drover_worker_t *worker, s_options_t *options)
+{
+    const char *key = options->key? options->key: getenv ("DROVER_KEY");
+    const char *server_key = options->server_key? options->server_key
+                           : getenv ("DROVER_SERVER_KEY");
+    if (key && !*key)
+        key = NULL;
+    if (server_key && !*server_key)
+        server_key = NULL;
+    if (!key && !server_key)
+        return -1;                      //  plain, as without CURVE
+    if (!server_key) {
+        fprintf (stderr, "drover worker: a key (%s) needs the broker's public key too: give "
+                 "--server-key FILE or DROVER_SERVER_KEY\n", key);
+        return S_EXIT_USAGE;
+    }
+    if (!key) {
+        fprintf (stderr, "drover worker: a server key (%s) needs this worker's key pair too: "
+                 "give --key FILE or DROVER_KEY\n", server_key);
+        return S_EXIT_USAGE;
+    }
+    char *error = NULL;
+    if (drover_worker_set_keys (worker, key, server_key, &error)) {
+        fprintf (stderr, "drover worker: %s\n", error);
+        zstr_free (&error);
+        return S_EXIT_USAGE;
+    }
+    zsys_notice ("worker: CURVE key=%s server-key=%s", key, server_key);
+    return -1;
+}
+
+
 //  --------------------------------------------------------------------------
 //  Run `drover worker [flags]`. Returns the exit status.
 
@@ -337,6 +387,8 @@ drover_agent_main (int argc, char **argv)
         return S_EXIT_USAGE;
     }
     status = s_taskenv (worker, &options);
+    if (status == -1)
+        status = s_keys (worker, &options);
     if (status != -1) {
         drover_worker_destroy (&worker);
         return status;

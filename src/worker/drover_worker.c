@@ -22,6 +22,7 @@
 */
 
 #include "drover_worker_internal.h"
+#include "drover_keys.h"
 #include "drover_defaults.h"
 #include <unistd.h>
 
@@ -69,6 +70,7 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_DEALER_AT, once connected
     drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_PIPE_AT, while run as an actor
+    drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_MONITOR_AT, with the DEALER
     return self;
 }
 
@@ -86,7 +88,9 @@ drover_worker_destroy (drover_worker_t **self_p)
     drover_runner_destroy (&self->runner);
     drover_taskenv_destroy (&self->taskenv);
     drover_poller_destroy (&self->poller);
+    drover_handshake_destroy (&self->handshake);
     zsock_destroy (&self->dealer);
+    zcert_destroy (&self->pair);
     for (uint32_t index = 0; index < self->nlabels; index++)
         free (self->labels [index]);
     drover_msg_destroy (&self->in);
@@ -202,6 +206,29 @@ drover_worker_set_verbose (drover_worker_t *self, bool verbose)
 
 
 //  --------------------------------------------------------------------------
+//  Speak CURVE to the broker with a key pair and the broker's public key
+
+int
+drover_worker_set_keys (drover_worker_t *self, const char *key_path,
+                        const char *server_key_path, char **error_p)
+{
+    assert (self);
+    assert (key_path && server_key_path && error_p);
+    zcert_t *pair = drover_keys_load_pair (key_path, error_p);
+    zcert_t *server = pair? drover_keys_load_public (server_key_path, error_p): NULL;
+    if (!server) {
+        zcert_destroy (&pair);
+        return -1;
+    }
+    zcert_destroy (&self->pair);
+    self->pair = pair;
+    snprintf (self->server_key, sizeof self->server_key, "%s", zcert_public_txt (server));
+    zcert_destroy (&server);
+    return 0;
+}
+
+
+//  --------------------------------------------------------------------------
 //  Return the worker id
 
 const char *
@@ -264,6 +291,17 @@ drover_worker_registrations (drover_worker_t *self)
 {
     assert (self);
     return self->registrations;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the number of handshakes the broker refused
+
+uint64_t
+drover_worker_refusals (drover_worker_t *self)
+{
+    assert (self);
+    return self->refusals;
 }
 
 
@@ -672,6 +710,8 @@ s_shutdown (drover_worker_t *self, bool said_goodbye)
         if (!said_goodbye)
             drover_worker_send_goodbye (self);
         drover_poller_set (self->poller, DROVER_WORKER_DEALER_AT, NULL);
+        drover_poller_set (self->poller, DROVER_WORKER_MONITOR_AT, NULL);
+        drover_handshake_destroy (&self->handshake);
         zsock_set_linger (self->dealer, S_GOODBYE_LINGER);
         zsock_destroy (&self->dealer);
     }
@@ -719,6 +759,9 @@ s_run (drover_worker_t *self, zsock_t *pipe)
         s_collect_results (self, now);  //  before any HELLO: it lists them (pending)
         if (drover_poller_readable (self->poller, DROVER_WORKER_PIPE_AT))
             s_handle_pipe (self, pipe);
+        if (!self->stopping && self->dealer
+        &&  drover_poller_readable (self->poller, DROVER_WORKER_MONITOR_AT))
+            drover_worker_handle_handshake (self, now);
         if (!self->stopping && drover_poller_readable (self->poller, DROVER_WORKER_DEALER_AT))
             drover_worker_handle_dealer (self, now);
         s_collect_results (self, now);

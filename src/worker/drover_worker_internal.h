@@ -16,10 +16,12 @@
 #include "drover_worker.h"
 #include "drover_runner.h"
 #include "drover_poller.h"
+#include "drover_handshake.h"
 
 #define DROVER_WORKER_STARTED_RING  4096    //  recent TASK STARTED remembered, for 409/404
 #define DROVER_WORKER_DEALER_AT     0       //  the DEALER's index in the poller
 #define DROVER_WORKER_PIPE_AT       1       //  the actor pipe's
+#define DROVER_WORKER_MONITOR_AT    2       //  the DEALER's handshake monitor's
 
 //  A TASK STARTED we sent, in case the broker refuses it
 typedef struct {
@@ -44,8 +46,14 @@ struct _drover_worker_t {
     drover_worker_handler_fn *handler;  //  in-process executor, or NULL
     void *handler_arg;              //  its argument
     bool verbose;                   //  log each message
+    zcert_t *pair;                  //  our CURVE key pair (set_keys), or NULL: plain
+    char server_key [41];           //  the broker's public key, Z85, with pair
     //  Loop state
     zsock_t *dealer;                //  to the broker, NULL while waiting to reconnect
+    drover_handshake_t *handshake;  //  watches the DEALER's handshakes, with it
+    uint64_t refusals;              //  handshakes the broker refused, ever
+    char refused_said [256];        //  the refusal last logged, "" if none since a success
+    int64_t refused_said_at;        //  msec (mono) it was logged
     drover_poller_t *poller;        //  the DEALER, the actor pipe (if any), the runner's fds
     drover_runner_t *runner;        //  process executor, NULL with a handler
     drover_msg_t *in;               //  last message received, reused
@@ -117,6 +125,11 @@ int
 //  Drop the DEALER and connect again after the backoff
 void
     drover_worker_disconnect (drover_worker_t *self, int64_t now);
+
+//  Take what the DEALER's handshake monitor said: a refusal is logged and
+//  the socket dropped, to connect again after the backoff
+void
+    drover_worker_handle_handshake (drover_worker_t *self, int64_t now);
 
 //  Read what the broker sent, up to a batch, without blocking, and act on
 //  each message (drover_worker_handle_message)

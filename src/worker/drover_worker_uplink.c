@@ -166,13 +166,21 @@ drover_worker_connect (drover_worker_t *self, int64_t now)
     zsock_set_tcp_keepalive_cnt (self->dealer, S_SILENT_BEATS);
     zsock_set_reconnect_ivl (self->dealer, 100);
     zsock_set_reconnect_ivl_max (self->dealer, S_BACKOFF_MAX);
+    if (self->pair) {
+        zcert_apply (self->pair, self->dealer);
+        zsock_set_curve_serverkey (self->dealer, self->server_key);
+    }
+    self->handshake = drover_handshake_new (self->dealer, self->pair != NULL);
     if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
         zsys_error ("worker: cannot connect broker=%s: %s", self->endpoint,
                     zmq_strerror (zmq_errno ()));
+        drover_handshake_destroy (&self->handshake);
         zsock_destroy (&self->dealer);
         return -1;
     }
     drover_poller_set (self->poller, DROVER_WORKER_DEALER_AT, self->dealer);
+    drover_poller_set (self->poller, DROVER_WORKER_MONITOR_AT,
+                       drover_handshake_sock (self->handshake));
     self->reconnect_at = 0;
     self->expect_since = 0;
     drover_worker_send_hello (self, now);
@@ -187,12 +195,40 @@ void
 drover_worker_disconnect (drover_worker_t *self, int64_t now)
 {
     drover_poller_set (self->poller, DROVER_WORKER_DEALER_AT, NULL);
+    drover_poller_set (self->poller, DROVER_WORKER_MONITOR_AT, NULL);
+    drover_handshake_destroy (&self->handshake);
     zsock_set_linger (self->dealer, 0);
     zsock_destroy (&self->dealer);
     self->registered = false;
     self->expect_since = 0;
     self->reconnect_at = now + self->backoff;
     self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
+}
+
+//  Take what the DEALER's handshake monitor said
+void
+drover_worker_handle_handshake (drover_worker_t *self, int64_t now)
+{
+    int outcome = drover_handshake_read (self->handshake);
+    drover_poller_drained (self->poller, DROVER_WORKER_MONITOR_AT);
+    if (outcome == 1 && *self->refused_said) {
+        zsys_notice ("worker: broker=%s accepted this key id=%s (after %" PRIu64 " refusals)",
+                     self->endpoint, self->id, self->refusals);
+        self->refused_said [0] = 0;
+    }
+    if (outcome != -1)
+        return;
+    self->refusals++;
+    //  Said when it is news, else once a minute: ZeroMQ gives up a refused
+    //  connection, and we connect again at the backoff's pace
+    const char *reason = drover_handshake_reason (self->handshake);
+    if (!streq (reason, self->refused_said) || now - self->refused_said_at >= S_WARN_EVERY) {
+        zsys_error ("worker: broker=%s id=%s: %s; trying again every %u msec at most",
+                    self->endpoint, self->id, reason, S_BACKOFF_MAX);
+        snprintf (self->refused_said, sizeof self->refused_said, "%s", reason);
+        self->refused_said_at = now;
+    }
+    drover_worker_disconnect (self, now);
 }
 
 //  A due reply did not come: say so at WARNING before we drop the
