@@ -372,7 +372,9 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
 {
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
     reply->seq = msg->seq;
-    drover_tasktable_list (self->table, msg->state, msg->limit, reply);
+    //  Counts of every task for all; rows of its own tasks for a non-admin
+    const char *owner = msg->roles & DROVER_ROLE_ADMIN? NULL: msg->principal;
+    drover_tasktable_list (self->table, msg->state, msg->limit, owner, reply);
     drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
     drover_msg_destroy (&reply);
 }
@@ -391,6 +393,13 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     else
     if (msg->id == DROVER_MSG_TASK_LIST)
         s_handle_list (self, route, route_size, msg);
+    else
+    if ((msg->id == DROVER_MSG_TASK_CANCEL
+         && drover_tasktable_check_owner (self->table, msg, &msg->task, 1, &reason) != 200)
+    ||  (msg->id == DROVER_MSG_TASK_WAIT
+         && drover_tasktable_check_owner (self->table, msg, msg->tasks, msg->ntasks, &reason) != 200))
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                               DROVER_CODE_FORBIDDEN, reason, "");
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);

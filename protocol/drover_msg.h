@@ -191,6 +191,7 @@ typedef struct {
     uint32_t attempt;               //  current attempt number, 0 if never assigned
     char worker [DROVER_ID_MAX + 1];    //  worker of the current attempt, or ""
     char *summary;                  //  argv joined by spaces, at most 80 bytes, owned
+    char owner [DROVER_ID_MAX + 1]; //  name of the key that submitted it, or "" (no CURVE)
 } drover_task_row_t;
 
 //  The message. Which fields each id uses is listed in PROTOCOL.md.

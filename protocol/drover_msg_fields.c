@@ -34,7 +34,7 @@ typedef enum {
     F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
-    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
+    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    12          //  most fields in one message (DONE)
@@ -129,6 +129,7 @@ s_errors [P_COUNT] = {
     [P_PROCS_USED]  = DROVER_MPACK_ERRORS ("procs_used", "invalid"),
     [P_MEM_USED]    = DROVER_MPACK_ERRORS ("mem_used", "invalid"),
     [P_SUMMARY]     = DROVER_MPACK_ERRORS ("summary", "invalid"),
+    [P_OWNER]       = DROVER_MPACK_ERRORS ("owner", "not a valid key name"),
     [P_ROW_STATE]   = DROVER_MPACK_ERRORS ("state", "invalid"),
     [P_ROW_END]     = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
     [P_RESERVED]    = DROVER_MPACK_ERRORS ("reserved", "invalid"),
@@ -291,7 +292,7 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
         const drover_task_row_t *row = &self->task_rows [index];
         if (row->state >= DROVER_TASK_STATES || !drover_end_fits (row->state, row->end))
             return -1;
-        msgpack_pack_array (pk, 8);
+        msgpack_pack_array (pk, 9);
         msgpack_pack_uint64 (pk, row->task);
         msgpack_pack_uint8 (pk, row->state);
         msgpack_pack_uint8 (pk, row->end);
@@ -299,7 +300,8 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
         msgpack_pack_uint32 (pk, row->procs);
         msgpack_pack_uint32 (pk, row->attempt);
         if (s_pack_id (pk, row->worker, true)
-        ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX))
+        ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX)
+        ||  s_pack_id (pk, row->owner, true))
             return -1;
     }
     return 0;
@@ -607,7 +609,7 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         drover_task_row_t *row = &self->task_rows [index];
         const char *summary;
         size_t length;
-        if (!drover_mpack_read_array (cursor, P_ROW, 8, 8, 1, &fields)
+        if (!drover_mpack_read_array (cursor, P_ROW, 8, 9, 1, &fields)
         ||  !drover_mpack_read_u64 (cursor, F_TASK, &row->task)
         ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
         ||  !s_read_end (cursor, P_ROW_END, row->state, &row->end)
@@ -618,6 +620,9 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         ||  !drover_mpack_read_str (cursor, P_SUMMARY, 0, DROVER_SUMMARY_MAX, &summary, &length))
             return false;
         row->summary = drover_mpack_strndup (summary, length);     //  never NULL, for printing
+        //  The owner came with version 1's security (§16): a row of 8 has none
+        if (fields == 9 && !drover_mpack_read_id (cursor, P_OWNER, true, row->owner))
+            return false;
     }
     return true;
 }

@@ -607,6 +607,55 @@ test_other_schema_refused (void **state)
     zstr_free (&error);
 }
 
+//  A task's owner is kept; a state written before owners existed (format
+//  1, no owner column) is upgraded at open, its tasks owned by nobody
+static void
+test_owner_kept_and_format_1_upgraded (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_change_t *batch [] = { s_queued (1, 1, NULL) };
+    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+    drover_backend_destroy (&backend);
+    //  Make it a format 1 state: no owner column
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, "ALTER TABLE tasks DROP COLUMN owner;"
+                                    "UPDATE meta SET value = 'drover-state 1'"
+                                    " WHERE name = 'format'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close (db);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    if (!backend)
+        fail_msg ("format 1 refused: %s", error);
+    drover_change_t *owned = s_queued (2, 2, NULL);
+    strcpy (owned->submit->principal, "alice");
+    drover_change_t *second [] = { owned };
+    assert_int_equal (s_apply (backend, second, 1, text), 0);
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    s_loaded_t loaded = { .count = 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 2);
+    assert_string_equal (loaded.changes [0]->submit->principal, "");
+    assert_string_equal (loaded.changes [1]->submit->principal, "alice");
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
+                                          -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 2");
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+}
+
 //  A second open of a state in use is refused (one broker per directory)
 static void
 test_state_in_use_refused (void **state)
@@ -821,6 +870,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_damaged_page_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_truncated_file_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_other_schema_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_owner_kept_and_format_1_upgraded, s_setup,
+                                         s_teardown),
         cmocka_unit_test_setup_teardown (test_state_in_use_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_full_filesystem, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_prune_bounded, s_setup, s_teardown),

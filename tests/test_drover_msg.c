@@ -145,6 +145,7 @@ s_filled (int id)
             msg->task_rows [0].attempt = 1;
             strcpy (msg->task_rows [0].worker, "w9");
             msg->task_rows [0].summary = strdup ("sh -c echo hi");
+            strcpy (msg->task_rows [0].owner, "alice");
             msg->task_rows [1].task = 10;
             msg->task_rows [1].state = DROVER_TASK_FAILED;
             msg->task_rows [1].end = DROVER_END_POISON;
@@ -304,6 +305,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         assert_int_equal (x->attempt, y->attempt);
         assert_string_equal (x->worker, y->worker);
         s_assert_text (x->summary, y->summary);
+        assert_string_equal (x->owner, y->owner);
     }
     for (uint32_t index = 0; a->worker_rows && index < a->nrows; index++) {
         const drover_worker_row_t *x = &a->worker_rows [index], *y = &b->worker_rows [index];

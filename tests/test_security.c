@@ -364,6 +364,80 @@ test_revoked_key_ends_sessions (void **state)
     s_keys_destroy (&keys);
 }
 
+//  The rows of a TASK LIST asked with a dealer: how many, and whether one
+//  is TASK (its owner then in OWNER)
+static uint32_t
+s_rows (zsock_t *dealer, uint64_t task, char *owner)
+{
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
+    list->limit = 100;
+    list->state = 255;
+    drover_msg_t *table = testutil_request (dealer, &list, 5000);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
+    uint32_t rows = table->nrows;
+    *owner = 0;
+    for (uint32_t index = 0; index < table->nrows; index++)
+        if (table->task_rows [index].task == task)
+            strcpy (owner, table->task_rows [index].owner);
+    drover_msg_destroy (&table);
+    return rows;
+}
+
+//  A task belongs to the key that submitted it, across a restart: another
+//  client can neither cancel it, wait on it, nor see its row (only the
+//  counts); its owner and an admin can
+static void
+test_tasks_belong_to_their_submitter (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zsock_t *alice = s_dealer (keys, keys->alice, keys->broker);
+    zsock_t *bob = s_dealer (keys, keys->bob, keys->broker);
+    uint64_t task = testutil_submit (alice, testutil_submit_msg ("true", 0, 64, 0));
+    uint64_t other = testutil_submit (alice, testutil_submit_msg ("true", 0, 64, 0));
+    for (int round = 0; round < 2; round++) {
+        drover_msg_t *cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+        cancel->task = task;
+        s_expect_forbidden (bob, cancel);
+        drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+        wait->ntasks = 1;
+        wait->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
+        wait->tasks [0] = task;
+        s_expect_forbidden (bob, wait);
+        char owner [DROVER_ID_MAX + 1];
+        assert_int_equal (s_rows (bob, task, owner), 0);
+        assert_int_equal (s_rows (alice, task, owner), 2);
+        assert_string_equal (owner, "alice");
+        if (round == 0) {
+            //  Owners are kept with the tasks
+            zsock_destroy (&alice);
+            zsock_destroy (&bob);
+            const char *flags [] = { "--key", keys->broker_key, "--keys", keys->keys, NULL };
+            testutil_cluster_kill_restart (keys->cluster, flags);
+            alice = s_dealer (keys, keys->alice, keys->broker);
+            bob = s_dealer (keys, keys->bob, keys->broker);
+        }
+    }
+    drover_msg_t *cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    cancel->task = task;
+    drover_msg_t *ok = testutil_request (alice, &cancel, 5000);
+    assert_int_equal (ok->id, DROVER_MSG_OK);
+    drover_msg_destroy (&ok);
+    zsock_t *admin = s_dealer (keys, keys->admin, keys->broker);
+    char owner [DROVER_ID_MAX + 1];
+    assert_int_equal (s_rows (admin, other, owner), 2);
+    assert_string_equal (owner, "alice");
+    cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    cancel->task = other;
+    ok = testutil_request (admin, &cancel, 5000);
+    assert_int_equal (ok->id, DROVER_MSG_OK);
+    drover_msg_destroy (&ok);
+    zsock_destroy (&admin);
+    zsock_destroy (&alice);
+    zsock_destroy (&bob);
+    s_keys_destroy (&keys);
+}
+
 //  Broker start-up: a secret key others may read, a keys directory
 //  without role subdirectories, keys without a pair: each refused clearly
 static void
@@ -424,6 +498,7 @@ main (void)
         cmocka_unit_test (test_roles_refused_by_message),
         cmocka_unit_test (test_worker_id_bound_to_key),
         cmocka_unit_test (test_revoked_key_ends_sessions),
+        cmocka_unit_test (test_tasks_belong_to_their_submitter),
         cmocka_unit_test (test_refuses_bad_security_settings),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -396,6 +396,8 @@ s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
         drover_cli_json_string (stdout, row->worker);
         printf (",\"command\":");
         drover_cli_json_string (stdout, row->summary);
+        printf (",\"owner\":");
+        drover_cli_json_string (stdout, row->owner);
         const char *reserved = s_reserved_for (workers, row);
         printf (",\"reserved\":");
         drover_cli_json_string (stdout, reserved? reserved: "");
@@ -422,9 +424,9 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
 {
     if (table->nrows) {
         s_table_t text;
-        s_table_init (&text, 8);
+        s_table_init (&text, 9);
         const char *header [] = { "TASK", "STATE", "OUTCOME", "PRIO", "PROCS", "ATTEMPT",
-                                  "WORKER", "COMMAND" };
+                                  "WORKER", "OWNER", "COMMAND" };
         s_table_add (&text, header);
         for (uint32_t index = 0; index < table->nrows; index++) {
             drover_task_row_t *row = &table->task_rows [index];
@@ -449,7 +451,9 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
             const char *reserved = s_reserved_for (workers, row);
             snprintf (worker, sizeof worker, "%s%s", reserved? reserved: *row->worker? row->worker: "-",
                       reserved? " (reserved)": "");
-            const char *cells [] = { id, state, end, priority, procs, attempt, worker, summary };
+            const char *owner = *row->owner? row->owner: "-";
+            const char *cells [] = { id, state, end, priority, procs, attempt, worker, owner,
+                                     summary };
             s_table_add (&text, cells);
         }
         s_table_print (&text);

@@ -22,7 +22,8 @@
 #include "drover_eventpack.h"
 #include <sqlite3.h>
 
-#define S_FORMAT        "drover-state 1"    //  meta 'format': what this code reads
+#define S_FORMAT        "drover-state 2"    //  meta 'format': what this code reads and writes
+#define S_FORMAT_1      "drover-state 1"    //  the format before task owners: upgraded at open
 #define S_FILE          "state.db"          //  the state's file in its directory
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
 #define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
@@ -39,7 +40,7 @@ s_schema =
     "  priority INTEGER, procs INTEGER, mem INTEGER, timeout INTEGER, retries INTEGER,"
     "  flags INTEGER, labels TEXT, body BLOB,"
     "  outcome INTEGER, exit_code INTEGER, signal INTEGER, duration INTEGER,"
-    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB);"
+    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB, owner TEXT NOT NULL DEFAULT '');"
     "CREATE UNIQUE INDEX tasks_key ON tasks (key) WHERE key IS NOT NULL;"
     "CREATE INDEX tasks_final ON tasks (ended, id) WHERE " S_FINAL ";"
     "CREATE TABLE events (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL,"
@@ -49,12 +50,12 @@ s_schema =
 #define S_TASK_COLUMNS \
     "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
     " priority, procs, mem, timeout, retries, flags, labels, body," \
-    " outcome, exit_code, signal, duration, truncated, reason, out, err"
+    " outcome, exit_code, signal, duration, truncated, reason, out, err, owner"
 
 //  The statements, prepared once. Task writes share one parameter
 //  numbering: ?1 id, ?2 key, ?3-?7 state, attempt, worker, retries_left,
 //  lost, ?8 seq, ?9 submitted, ?10 ended, ?11-?18 the submit, ?19-?26 the
-//  result.
+//  result, ?27 the owner.
 typedef enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
     S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_COUNT_FINAL,
@@ -69,9 +70,9 @@ s_sql [S_STATEMENTS] = {
     [S_INSERT_TASK]     = "INSERT INTO tasks (id, key, state, attempt, worker, retries_left,"
                           " lost, seq, submitted, ended, priority, procs, mem, timeout, retries,"
                           " flags, labels, body, outcome, exit_code, signal, duration, truncated,"
-                          " reason, out, err) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-                          " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
-                          " ?24, ?25, ?26)",
+                          " reason, out, err, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                          " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
+                          " ?23, ?24, ?25, ?26, ?27)",
     //  A final task is final: a later change does not touch its row
     [S_UPDATE_STATE]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7 WHERE id = ?1 AND NOT (" S_FINAL ")",
@@ -124,6 +125,7 @@ struct _drover_sqlite_t {
     size_t norder;                  //  entries allocated in order
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
+    bool upgrade;                   //  the file is S_FORMAT_1: add the owner column
 };
 
 static void
@@ -199,6 +201,11 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
         drover_sqlite_destroy (&self);
         return NULL;
     }
+    if (self->upgrade)
+        //  Tasks kept before owners existed belong to nobody ("")
+        rc = sqlite3_exec (self->db, "BEGIN; ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL"
+                           " DEFAULT ''; UPDATE meta SET value = '" S_FORMAT "' WHERE name ="
+                           " 'format'; COMMIT", NULL, NULL, NULL);
     for (int index = 0; index < S_STATEMENTS && rc == SQLITE_OK; index++)
         rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
                                  &self->stmt [index], NULL);
@@ -386,7 +393,8 @@ s_read_meta (drover_sqlite_t *self, drover_backend_meta_t *meta, char **error_p)
         if (!name || !value)
             continue;
         if (streq (name, "format")) {
-            format = streq (value, S_FORMAT);
+            self->upgrade = streq (value, S_FORMAT_1);
+            format = streq (value, S_FORMAT) || self->upgrade;
             zstr_free (&format_seen);
             format_seen = strdup (value);
         }
@@ -590,6 +598,7 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
     else
         sqlite3_bind_null (stmt, 17);
     s_bind_blob (stmt, 18, submit->body, submit->body_size);
+    sqlite3_bind_text (stmt, 27, submit->principal, -1, SQLITE_STATIC);
 }
 
 //  Write each task of the batch once: an INSERT for a task submitted in
@@ -759,6 +768,8 @@ s_restored (sqlite3_stmt *stmt)
         labels += length + (labels [length] == '\n');
     }
     submit->body = s_column_blob (stmt, 16, &submit->body_size);
+    const char *owner = (const char *) sqlite3_column_text (stmt, 25);
+    snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");
     change->submit = submit;
 
     if (drover_change_final (change)) {

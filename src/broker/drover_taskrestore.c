@@ -28,7 +28,7 @@ drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *chang
     bool placed = change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING;
     if ((final && !change->done) || (placed && !drover_id_valid (change->worker)))
         return -1;
-    drover_taskrecord_t *task = drover_taskrecord_new (change->task, change->submit);
+    drover_taskrecord_t *task = drover_tasktable_new_record (self, change->task, change->submit);
     task->attempt = change->attempt;
     task->retries_left = change->retries_left;
     task->lost = change->lost;

@@ -54,6 +54,7 @@ drover_tasktable_new (void)
     self->finished = drover_ring_new (sizeof (uint64_t));
     self->actions = drover_taskactions_new ();
     self->exec = drover_exec_new ();
+    self->owners = drover_owners_new ();
     self->ack_timeout = DROVER_DEFAULT_ACK_TIMEOUT;
     self->lost_retries = DROVER_DEFAULT_LOST_RETRIES;
     self->max_queued = DROVER_DEFAULT_MAX_QUEUED;
@@ -83,6 +84,7 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
     drover_ring_destroy (&self->finished);
     drover_taskactions_destroy (&self->actions);
     drover_exec_destroy (&self->exec);
+    drover_owners_destroy (&self->owners);
     free (self);
     *self_p = NULL;
 }
@@ -140,6 +142,15 @@ drover_tasktable_set_max_queued_bytes (drover_tasktable_t *self, size_t max_byte
 
 //  ---------------------------------------------------------------------
 //  Tasks by id
+
+//  Make a record from a submit, owned by the submit's principal
+drover_taskrecord_t *
+drover_tasktable_new_record (drover_tasktable_t *self, uint64_t id, const drover_msg_t *msg)
+{
+    drover_taskrecord_t *task = drover_taskrecord_new (id, msg);
+    task->owner = drover_owners_index (self->owners, msg->principal);
+    return task;
+}
 
 //  Find a task by id, or NULL
 drover_taskrecord_t *
@@ -378,7 +389,7 @@ drover_tasktable_submit (drover_tasktable_t *self, drover_msg_t *msg,
         return DROVER_CODE_QUEUE_FULL;
     }
 
-    drover_taskrecord_t *task = drover_taskrecord_new (self->next_id++, msg);
+    drover_taskrecord_t *task = drover_tasktable_new_record (self, self->next_id++, msg);
     drover_tasktable_insert (self, task);
     self->queued_bytes += drover_taskrecord_bytes (task);
     if (notify && s_waiter_add (self, task, route, route_size, 0) != 0)
@@ -728,18 +739,48 @@ drover_tasktable_shift (drover_tasktable_t *self, int64_t gap)
 //  ---------------------------------------------------------------------
 //  Queries
 
-//  Tell whether a task is in the state TASK LIST asked for (255: any)
+//  What TASK LIST asked for
+typedef struct {
+    int state;                  //  a state, or 255 for any
+    int owner;                  //  an owner's index, or -1 for any
+} s_listing_t;
+
+//  Tell whether a task is one TASK LIST asked for
 static bool
-s_in_state (const void *item, void *arg)
+s_in_listing (const void *item, void *arg)
 {
-    int state = *(int *) arg;
-    return state == 255 || ((const drover_taskrecord_t *) item)->state == state;
+    const s_listing_t *listing = (const s_listing_t *) arg;
+    const drover_taskrecord_t *task = (const drover_taskrecord_t *) item;
+    return (listing->state == 255 || task->state == listing->state)
+        && (listing->owner == -1 || task->owner == listing->owner);
+}
+
+//  Tell whether the sender of a request may act on these tasks: an admin
+//  on any, anyone else on its own (unknown ids are left to the request,
+//  which answers them as it does)
+int
+drover_tasktable_check_owner (drover_tasktable_t *self, const drover_msg_t *request,
+                              const uint64_t *tasks, size_t count, const char **reason_p)
+{
+    assert (self && request);
+    if (request->roles & DROVER_ROLE_ADMIN)
+        return DROVER_CODE_OK;
+    for (size_t index = 0; index < count; index++) {
+        drover_taskrecord_t *task = drover_tasktable_lookup (self, tasks [index]);
+        if (task && !streq (drover_owners_name (self->owners, task->owner), request->principal)) {
+            snprintf (self->reason, sizeof self->reason,
+                      "task %" PRIu64 " belongs to another key", tasks [index]);
+            *reason_p = self->reason;
+            return DROVER_CODE_FORBIDDEN;
+        }
+    }
+    return DROVER_CODE_OK;
 }
 
 //  TASK LIST: counts per state and the newest rows
 void
 drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
-                       drover_msg_t *table)
+                       const char *owner, drover_msg_t *table)
 {
     assert (self && table);
     drover_tasktable_begin (self);
@@ -750,14 +791,16 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
         return;
     void **newest = (void **) malloc (wanted * sizeof (void *));
     assert (newest);
-    int wanted_state = state;
-    size_t count = drover_idhash_newest (self->tasks, newest, wanted, s_in_state, &wanted_state);
+    s_listing_t listing = { state, owner? drover_owners_index (self->owners, owner): -1 };
+    size_t count = drover_idhash_newest (self->tasks, newest, wanted, s_in_listing, &listing);
     if (count)
         table->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
     table->nrows = (uint32_t) count;
     for (size_t index = 0; index < count; index++) {
         drover_taskrecord_t *task = (drover_taskrecord_t *) newest [index];
         drover_taskrecord_row (task, self->exec, &table->task_rows [index]);
+        snprintf (table->task_rows [index].owner, sizeof table->task_rows [index].owner, "%s",
+                  drover_owners_name (self->owners, task->owner));
     }
     free (newest);
 }

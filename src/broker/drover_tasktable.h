@@ -233,11 +233,19 @@ int64_t
 size_t
     drover_tasktable_shift (drover_tasktable_t *self, int64_t gap);
 
-//  TASK LIST: fill table (a TASK TABLE message) with counts per state and
-//  up to limit rows (newest first), of one state unless state is 255
+//  TASK LIST: fill table (a TASK TABLE message) with counts per state (of
+//  every task) and up to limit rows (newest first), of one state unless
+//  state is 255, of owner's tasks unless owner is NULL
 void
     drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
-                           drover_msg_t *table);
+                           const char *owner, drover_msg_t *table);
+
+//  Tell whether request's sender (its principal and roles) may act on the
+//  tasks: an admin on any, anyone else on the tasks it submitted; ids not
+//  held are let through. Returns 200, or 403 with *reason_p set.
+int
+    drover_tasktable_check_owner (drover_tasktable_t *self, const drover_msg_t *request,
+                                  const uint64_t *tasks, size_t count, const char **reason_p);
 
 //  Return a task's state, or DROVER_TASK_UNKNOWN if it is not in the table
 int

@@ -11,6 +11,7 @@
 #define DROVER_TASKTABLE_INTERNAL_H_INCLUDED
 
 #include "drover_tasktable.h"
+#include "drover_owners.h"
 #include "drover_idhash.h"
 #include "drover_ring.h"
 #include "drover_taskresult.h"
@@ -33,6 +34,7 @@ struct _drover_tasktable_t {
     size_t kept_bytes;          //  output bytes held by results, and their tasks' bodies
     size_t queued_bytes;        //  body and label bytes of tasks not yet final
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
+    drover_owners_t *owners;    //  the names tasks belong to, by record's owner index
     char reason [96];           //  text behind a reason_p, until the next call
     uint32_t ack_timeout;       //  msec for a worker to take an offer
     uint32_t lost_retries;      //  worker losses a task survives
@@ -46,6 +48,11 @@ struct _drover_tasktable_t {
 //  finished tasks past keep-finished or the output budget
 void
     drover_tasktable_begin (drover_tasktable_t *self);
+
+//  Make a QUEUED record with id from a checked TASK SUBMIT, owned by the
+//  submit's principal (not in the table yet)
+drover_taskrecord_t *
+    drover_tasktable_new_record (drover_tasktable_t *self, uint64_t id, const drover_msg_t *msg);
 
 //  Find a task by id, or NULL
 drover_taskrecord_t *
