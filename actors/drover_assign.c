@@ -194,6 +194,8 @@ s_publish (self_t *self, const drover_action_t *action)
         change->state = action->state;
         change->retries_left = action->retries_left;
         change->lost = action->lost;
+        snprintf (change->owner, sizeof change->owner, "%s",
+                  drover_tasktable_owner (self->table, action->task));
         if (durable && self->submit && self->submit->task == action->task) {
             change->submit = self->submit;      //  the new task's fields, to keep
             self->submit = NULL;

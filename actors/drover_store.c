@@ -39,7 +39,8 @@
           RESTORE change(p)         a kept task, to assign (a record)
           STATE state(s)            the state id, to health and assign
           LOADED next-task(8) restored(8)   every kept task was said
-          PUBLISH topic(s) body(f)  a committed event, for the event stream
+          PUBLISH topic(s) body(f) owner(s)  a committed event, for the event stream (owner:
+                                    its task's owner, "" for none)
           UNSAVED task(8)           a submit that could not be saved: forget it
           SEND route(f) payload(f) worker(s)    a held reply, now committed
     =========================================================================
@@ -234,7 +235,7 @@ s_handle_event (self_t *self, zmsg_t *msg)
     s_keep (self, &change);
 }
 
-//  Say PUBLISH topic body for a committed change
+//  Say PUBLISH topic body owner for a committed change
 static void
 s_publish (self_t *self, const drover_change_t *change)
 {
@@ -245,6 +246,7 @@ s_publish (self_t *self, const drover_change_t *change)
     zmsg_addstr (command, "PUBLISH");
     zmsg_addstr (command, change->topic);
     zmsg_append (command, &body);
+    zmsg_addstr (command, change->owner);
     drover_outbox_add (self->outbox, &command);
 }
 

@@ -12,6 +12,7 @@
 
 #include "testutil.h"
 #include <sys/stat.h>
+#include "drover_event.h"
 
 //  The keys of one test: the broker's pair, and a pair per peer whose
 //  public half is in the role subdirectory that peer plays
@@ -438,6 +439,124 @@ test_tasks_belong_to_their_submitter (void **state)
     s_keys_destroy (&keys);
 }
 
+//  A SUB to the broker's event stream with a key (NULL: none), subscribed
+//  to topic, its handshake watched if WATCH_P
+static zsock_t *
+s_subscriber (s_keys_t *self, zcert_t *pair, const char *topic, zsock_t **watch_p)
+{
+    zsock_t *sub = zsock_new (ZMQ_SUB);
+    if (pair) {
+        zcert_apply (pair, sub);
+        zsock_set_curve_serverkey (sub, zcert_public_txt (self->broker));
+    }
+    if (watch_p)
+        *watch_p = s_watch (sub);
+    zsock_set_subscribe (sub, topic);
+    assert_int_equal (zsock_connect (sub, "%s", self->cluster->events), 0);
+    return sub;
+}
+
+//  What one subscriber saw: task ids of task events, by whose they were
+typedef struct {
+    zsock_t *sub;               //  the subscriber
+    const char *name;           //  whose key, for messages
+    size_t own;                 //  events about its own tasks
+    size_t others;              //  events about anyone else's tasks
+} s_seen_t;
+
+//  Read what a subscriber has now; OWNED lists the tasks of its key
+static void
+s_seen_read (s_seen_t *seen, const uint64_t *owned, size_t nowned, int timeout)
+{
+    zmsg_t *msg;
+    while ((msg = testutil_recv (seen->sub, timeout))) {
+        timeout = 0;
+        zframe_t *body = zmsg_last (msg);
+        drover_event_t event;
+        assert_int_equal (drover_event_decode (&event, zframe_data (body), zframe_size (body)), 0);
+        if (event.task) {
+            bool mine = false;
+            for (size_t index = 0; index < nowned; index++)
+                mine |= owned [index] == event.task;
+            if (mine)
+                seen->own++;
+            else
+                seen->others++;
+        }
+        zmsg_destroy (&msg);
+    }
+}
+
+//  The event stream: no key, no events; a client sees its own tasks'
+//  events only, an admin everyone's
+static void
+test_event_stream_by_owner (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zsock_t *watch = NULL;
+    zsock_t *anonymous = s_subscriber (keys, NULL, "", &watch);
+    s_seen_t alice = { s_subscriber (keys, keys->alice, "", NULL), "alice", 0, 0 };
+    s_seen_t bob = { s_subscriber (keys, keys->bob, "own/bob/task.", NULL), "bob", 0, 0 };
+    s_seen_t admin = { s_subscriber (keys, keys->admin, "task.", NULL), "admin", 0, 0 };
+    zsock_t *alice_dealer = s_dealer (keys, keys->alice, keys->broker);
+    zsock_t *bob_dealer = s_dealer (keys, keys->bob, keys->broker);
+    uint64_t alices [64], bobs [64], everyone [128];
+    size_t nalices = 0, nbobs = 0;
+    //  Submit in pairs until each subscriber has heard one of its own
+    //  (subscriptions reach the broker some time after connecting)
+    int64_t deadline = zclock_mono () + 10000;
+    while ((!alice.own || !bob.own || !admin.own) && zclock_mono () < deadline
+    &&  nalices < 64) {
+        alices [nalices++] = testutil_submit (alice_dealer,
+                                              testutil_submit_msg ("true", 0, 64, 0));
+        bobs [nbobs++] = testutil_submit (bob_dealer, testutil_submit_msg ("true", 0, 64, 0));
+        for (size_t index = 0; index < nalices; index++) {
+            everyone [2 * index] = alices [index];
+            everyone [2 * index + 1] = bobs [index];
+        }
+        s_seen_read (&alice, alices, nalices, 100);
+        s_seen_read (&bob, bobs, nbobs, 0);
+        s_seen_read (&admin, everyone, nalices + nbobs, 0);
+    }
+    if (!alice.own || !bob.own || !admin.own)
+        fail_msg ("heard their own: alice %zu, bob %zu, admin %zu (others %zu %zu %zu)", alice.own,
+                  bob.own, admin.own, alice.others, bob.others, admin.others);
+    //  Then one more each, all heard by the admin, each by its owner only
+    size_t alice_before = alice.own, bob_before = bob.own;
+    alices [nalices++] = testutil_submit (alice_dealer, testutil_submit_msg ("true", 0, 64, 0));
+    bobs [nbobs++] = testutil_submit (bob_dealer, testutil_submit_msg ("true", 0, 64, 0));
+    for (size_t index = 0; index < nalices; index++) {
+        everyone [2 * index] = alices [index];
+        everyone [2 * index + 1] = bobs [index];
+    }
+    size_t admin_before = admin.own;
+    deadline = zclock_mono () + 5000;
+    while ((alice.own == alice_before || bob.own == bob_before || admin.own < admin_before + 2)
+    &&  zclock_mono () < deadline) {
+        s_seen_read (&alice, alices, nalices, 50);
+        s_seen_read (&bob, bobs, nbobs, 0);
+        s_seen_read (&admin, everyone, nalices + nbobs, 0);
+    }
+    assert_true (alice.own > alice_before && bob.own > bob_before);
+    assert_true (admin.own >= admin_before + 2);
+    assert_int_equal (alice.others, 0);
+    assert_int_equal (bob.others, 0);
+    assert_int_equal (admin.others, 0);
+    //  Without a key: no handshake, no event
+    assert_int_not_equal (s_handshake_event (watch, 1000), ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+    zmsg_t *leak = testutil_recv (anonymous, 0);
+    assert_null (leak);
+
+    zsock_destroy (&watch);
+    zsock_destroy (&anonymous);
+    zsock_destroy (&alice.sub);
+    zsock_destroy (&bob.sub);
+    zsock_destroy (&admin.sub);
+    zsock_destroy (&alice_dealer);
+    zsock_destroy (&bob_dealer);
+    s_keys_destroy (&keys);
+}
+
 //  Broker start-up: a secret key others may read, a keys directory
 //  without role subdirectories, keys without a pair: each refused clearly
 static void
@@ -499,6 +618,7 @@ main (void)
         cmocka_unit_test (test_worker_id_bound_to_key),
         cmocka_unit_test (test_revoked_key_ends_sessions),
         cmocka_unit_test (test_tasks_belong_to_their_submitter),
+        cmocka_unit_test (test_event_stream_by_owner),
         cmocka_unit_test (test_refuses_bad_security_settings),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -635,18 +635,30 @@ s_handle_actor_record (void *arg, drover_record_t *record)
     }
 }
 
-//  EVENT topic body: publish it as two frames
+//  PUBLISH topic body owner: publish it as two frames, and with CURVE a
+//  copy for its owner (drover_guard_owner_topic)
 static void
 s_forward_event (s_broker_t *self, zmsg_t *msg)
 {
-    zframe_t *topic = zmsg_pop (msg);
+    char *topic = zmsg_popstr (msg);
     zframe_t *body = zmsg_pop (msg);
-    assert (topic && body);     //  an actor that says less is our bug
+    char *owner = zmsg_popstr (msg);
+    assert (topic && body && owner);    //  an actor that says less is our bug
     self->publisher_sent = true;
-    zframe_send (&topic, self->publisher, ZFRAME_MORE | ZFRAME_DONTWAIT);
+    char buffer [DROVER_ID_MAX + 64];
+    const char *copy = drover_guard_owner_topic (self->guard, topic, owner, buffer,
+                                                 sizeof buffer);
+    if (copy) {
+        zstr_sendm (self->publisher, copy);
+        zframe_t *duplicate = zframe_dup (body);
+        zframe_send (&duplicate, self->publisher, ZFRAME_DONTWAIT);
+        zframe_destroy (&duplicate);
+    }
+    zstr_sendm (self->publisher, topic);
     zframe_send (&body, self->publisher, ZFRAME_DONTWAIT);
-    zframe_destroy (&topic);
     zframe_destroy (&body);
+    zstr_free (&topic);
+    zstr_free (&owner);
 }
 
 //  Subscriptions and unsubscriptions on the XPUB: when the first topic is
@@ -661,12 +673,9 @@ s_handle_subscriptions (s_broker_t *self)
     zmq_msg_t frame;
     zmq_msg_init (&frame);
     while (zmq_msg_recv (&frame, zsock_resolve (self->publisher), ZMQ_DONTWAIT) != -1) {
-        const byte *data = (const byte *) zmq_msg_data (&frame);
-        if (zmq_msg_size (&frame) >= 1 && data [0] == 1)
-            self->subscriptions++;
-        else
-        if (zmq_msg_size (&frame) >= 1 && data [0] == 0 && self->subscriptions > 0)
-            self->subscriptions--;
+        int counted = drover_guard_subscribe (self->guard, self->publisher, &frame);
+        if (counted > 0 || self->subscriptions > 0)
+            self->subscriptions += counted;
     }
     zmq_msg_close (&frame);
     drover_poller_drained (self->poller, S_PUBLISHER_AT);

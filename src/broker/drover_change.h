@@ -34,6 +34,7 @@ typedef struct {
     uint8_t state;                  //  drover_task_state_t after the change
     uint32_t retries_left;          //  the task's own failures still allowed
     uint16_t lost;                  //  workers lost with the task so far
+    char owner [DROVER_ID_MAX + 1]; //  the task's owner (its submitter's key name), or ""
     drover_msg_t *submit;           //  a new task: its TASK SUBMIT (priority, procs, mem,
                                     //  labels, timeout, retries, flags, body, key), owned
     drover_msg_t *done;             //  a final task: a TASK DONE with its result (state,

@@ -91,6 +91,9 @@ drover_guard_apply (drover_guard_t *self, zsock_t *sock, int handshake)
     zcert_apply (self->pair, sock);
     zsock_set_curve_server (sock, 1);
     zsock_set_zap_domain (sock, S_ZAP_DOMAIN);
+    if (zsock_type (sock) == ZMQ_XPUB)
+        //  Subscriptions are the guard's to apply (drover_guard_subscribe)
+        zsock_set_xpub_manual (sock, 1);
 }
 
 //  The name of the role a message needs, for a refusal's text
@@ -139,24 +142,88 @@ drover_guard_admit (drover_guard_t *self, zmq_msg_t *payload, drover_msg_t *msg,
     return 0;
 }
 
-//  Tell whether a subscription comes from a known key, and what it may see
-bool
-drover_guard_known (drover_guard_t *self, zmq_msg_t *frame, uint8_t *roles_p,
-                    const char **name_p)
+//  The prefix of the topics an owner's copies of events go under
+#define S_OWN_PREFIX    "own/"
+
+//  Subscribe or unsubscribe the XPUB's last subscriber to one topic
+static void
+s_set_subscription (zsock_t *publisher, bool subscribe, const char *topic, size_t size)
+{
+    zmq_setsockopt (zsock_resolve (publisher), subscribe? ZMQ_SUBSCRIBE: ZMQ_UNSUBSCRIBE,
+                    topic, size);
+}
+
+//  Tell whether one of two strings is a prefix of the other
+static bool
+s_prefixes (const char *topic, size_t length, const char *fixed, size_t fixed_size)
+{
+    return memcmp (topic, fixed, length < fixed_size? length: fixed_size) == 0;
+}
+
+//  Apply one subscription from the event stream
+int
+drover_guard_subscribe (drover_guard_t *self, zsock_t *publisher, zmq_msg_t *frame)
 {
     assert (self);
-    if (!self->pair) {
-        *roles_p = DROVER_ROLE_ALL;
-        *name_p = "";
-        return true;
-    }
+    const char *data = (const char *) zmq_msg_data (frame);
+    size_t size = zmq_msg_size (frame);
+    if (size < 1 || (data [0] != 0 && data [0] != 1))
+        return 0;
+    bool subscribe = data [0] == 1;
+    const char *topic = data + 1;
+    size_t length = size - 1;
+    int counted = subscribe? 1: -1;
+    if (!self->pair)
+        return counted;             //  the XPUB applied it itself
+    //  Counted whatever is applied: libzmq says an unsubscription (with no
+    //  key, none applied) for each subscription of a subscriber that left
     const drover_keyring_entry_t *entry =
         drover_keyring_lookup (self->keyring, zmq_msg_gets (frame, "User-Id"));
     if (!entry)
-        return false;
-    *roles_p = entry->roles;
-    *name_p = entry->name;
-    return true;
+        return counted;
+    if (entry->roles & DROVER_ROLE_ADMIN) {
+        s_set_subscription (publisher, subscribe, topic, length);
+        return counted;
+    }
+    //  Anyone else: worker events as asked, and its own tasks' events
+    //  under own/NAME/ (a SUB filters on the topic frame too: it asks for
+    //  "" or own/NAME/..., PROTOCOL.md §14)
+    const char *workers = "worker.";
+    char own [DROVER_ID_MAX + 8];
+    size_t own_size = (size_t) snprintf (own, sizeof own, S_OWN_PREFIX "%s/", entry->name);
+    if (length == 0) {
+        s_set_subscription (publisher, subscribe, workers, strlen (workers));
+        s_set_subscription (publisher, subscribe, own, own_size);
+    }
+    else
+    if (s_prefixes (topic, length, workers, strlen (workers)))
+        s_set_subscription (publisher, subscribe, length < strlen (workers)? workers: topic,
+                            length < strlen (workers)? strlen (workers): length);
+    else
+    if (s_prefixes (topic, length, own, own_size))
+        s_set_subscription (publisher, subscribe, length < own_size? own: topic,
+                            length < own_size? own_size: length);
+    else {
+        char narrowed [DROVER_ID_MAX + 8 + 256];
+        if (length > sizeof narrowed - own_size)
+            return counted;         //  no topic is that long
+        memcpy (narrowed, own, own_size);
+        memcpy (narrowed + own_size, topic, length);
+        s_set_subscription (publisher, subscribe, narrowed, own_size + length);
+    }
+    return counted;
+}
+
+//  The topic of an owner's copy of an event
+const char *
+drover_guard_owner_topic (drover_guard_t *self, const char *topic, const char *owner,
+                          char *buffer, size_t size)
+{
+    assert (self);
+    if (!self->pair || !*owner)
+        return NULL;
+    snprintf (buffer, size, S_OWN_PREFIX "%s/%s", owner, topic);
+    return buffer;
 }
 
 //  Look at the keys directory now and then

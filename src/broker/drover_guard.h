@@ -55,10 +55,20 @@ int
     drover_guard_admit (drover_guard_t *self, zmq_msg_t *payload, drover_msg_t *msg,
                         uint8_t roles, char **reason_p);
 
-//  Tell whether a subscription received in FRAME comes from a known key
-bool
-    drover_guard_known (drover_guard_t *self, zmq_msg_t *frame, uint8_t *roles_p,
-                        const char **name_p);
+//  Apply a subscription (or unsubscription) received in FRAME on the
+//  event stream PUBLISHER: as asked without CURVE (the XPUB did) or from
+//  an admin key; from any other known key, narrowed to worker events and
+//  its own tasks' events (their copies under "own/NAME/"); from a key
+//  that went away, not at all. Returns +1 for a subscription, -1 for an
+//  unsubscription (applied or not: for counting), 0 for neither.
+int
+    drover_guard_subscribe (drover_guard_t *self, zsock_t *publisher, zmq_msg_t *frame);
+
+//  The topic of an owner's copy of an event ("own/OWNER/TOPIC") into
+//  buffer, or NULL when no copy is due (no CURVE, or no owner)
+const char *
+    drover_guard_owner_topic (drover_guard_t *self, const char *topic, const char *owner,
+                              char *buffer, size_t size);
 
 //  Look at the keys directory if DROVER_GUARD_REFRESH msec have passed;
 //  returns how many names lost their key (drover_guard_revoked)

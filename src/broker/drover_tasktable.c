@@ -805,6 +805,15 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
     free (newest);
 }
 
+//  Return a task's owner, "" if none or unknown
+const char *
+drover_tasktable_owner (drover_tasktable_t *self, uint64_t id)
+{
+    assert (self);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
+    return task? drover_owners_name (self->owners, task->owner): "";
+}
+
 //  Return a task's state, or DROVER_TASK_UNKNOWN
 int
 drover_tasktable_state (drover_tasktable_t *self, uint64_t id)

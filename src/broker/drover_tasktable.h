@@ -247,6 +247,10 @@ int
     drover_tasktable_check_owner (drover_tasktable_t *self, const drover_msg_t *request,
                                   const uint64_t *tasks, size_t count, const char **reason_p);
 
+//  Return a task's owner (its submitter's key name), "" if none or unknown
+const char *
+    drover_tasktable_owner (drover_tasktable_t *self, uint64_t task);
+
 //  Return a task's state, or DROVER_TASK_UNKNOWN if it is not in the table
 int
     drover_tasktable_state (drover_tasktable_t *self, uint64_t task);
