@@ -70,7 +70,10 @@ s_keys_new (void)
     self->alice = s_peer_key (self, "clients", "alice", NULL);
     self->bob = s_peer_key (self, "clients", "bob", NULL);
     self->admin = s_peer_key (self, "admins", "ops", NULL);
-    const char *flags [] = { "--key", self->broker_key, "--keys", self->keys, NULL };
+    //  Played workers do not heartbeat: lost-after is long, so a worker is
+    //  LOST only when a test makes it so
+    const char *flags [] = { "--key", self->broker_key, "--keys", self->keys,
+                             "--set", "health/lost-after=60000", NULL };
     self->cluster = testutil_cluster_new (flags);
     return self;
 }
@@ -339,7 +342,7 @@ test_revoked_key_ends_sessions (void **state)
     zstr_free (&path);
     int64_t revoked_at = zclock_mono ();
 
-    //  The live worker is LOST well before lost-after (5 s)
+    //  The live worker is LOST well before lost-after (60 s)
     assert_true (testutil_wait_workers (admin, 0, 2000));
     assert_true (zclock_mono () - revoked_at < 2000);
     //  The live client session: refused once the broker looked again
@@ -413,7 +416,8 @@ test_tasks_belong_to_their_submitter (void **state)
             //  Owners are kept with the tasks
             zsock_destroy (&alice);
             zsock_destroy (&bob);
-            const char *flags [] = { "--key", keys->broker_key, "--keys", keys->keys, NULL };
+            const char *flags [] = { "--key", keys->broker_key, "--keys", keys->keys,
+                                     "--set", "health/lost-after=60000", NULL };
             testutil_cluster_kill_restart (keys->cluster, flags);
             alice = s_dealer (keys, keys->alice, keys->broker);
             bob = s_dealer (keys, keys->bob, keys->broker);
@@ -557,6 +561,125 @@ test_event_stream_by_owner (void **state)
     s_keys_destroy (&keys);
 }
 
+//  Send a message and expect no reply at all within a second (a socket
+//  whose handshake failed may not even take it: it has no connection)
+static void
+s_expect_silence (zsock_t *peer, drover_msg_t *msg)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    zframe_send (&frame, peer, ZFRAME_DONTWAIT);
+    zframe_destroy (&frame);
+    drover_msg_destroy (&msg);
+    drover_msg_t *reply = testutil_recv_msg (peer, 1000);
+    if (reply)
+        fail_msg ("an unauthenticated peer got %s", drover_msg_name (reply->id));
+}
+
+//  What one unauthenticated connection could do before CURVE, replayed:
+//  with no key nothing at all is answered; with a key of another role or
+//  owner each step is refused. Then the task runs on as if nothing was
+//  tried: the real worker's result is the one its owner gets.
+static void
+test_exposures_refused (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zsock_t *alice = s_dealer (keys, keys->alice, keys->broker);
+    zsock_t *worker = s_dealer (keys, keys->worker, keys->broker);
+    drover_msg_t *hello = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    drover_msg_t *welcome = testutil_request (worker, &hello, 5000);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&welcome);
+    drover_msg_t *submit = testutil_submit_msg ("echo secret", 0, 1, DROVER_SUBMIT_NOTIFY);
+    uint64_t task = testutil_submit (alice, submit);
+    drover_msg_t *offer = testutil_expect_msg (worker, DROVER_MSG_TASK_OFFER, 5000);
+    assert_true (offer->task == task);
+    uint32_t attempt = offer->attempt;
+    drover_msg_destroy (&offer);
+    drover_msg_t *started = testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_STARTED, task,
+                                                 attempt);
+    testutil_send (worker, &started);
+
+    zsock_t *anonymous = s_dealer (keys, NULL, NULL);
+    zsock_t *rogue = s_dealer (keys, keys->other_worker, keys->broker);
+    zsock_t *bob = s_dealer (keys, keys->bob, keys->broker);
+    //  A forged result
+    drover_msg_t *forged = testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_RESULT, task,
+                                                attempt);
+    s_expect_silence (anonymous, forged);
+    forged = testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_RESULT, task, attempt);
+    drover_msg_t *refused = testutil_request (rogue, &forged, 5000);
+    assert_int_equal (refused->id, DROVER_MSG_ERROR);
+    assert_int_equal (refused->code, DROVER_CODE_NOT_REGISTERED);
+    drover_msg_destroy (&refused);
+    s_expect_forbidden (bob, testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_RESULT, task,
+                                                  attempt));
+    //  The worker's id taken over; a rogue worker registering for work
+    drover_msg_t *takeover = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    takeover->epoch = 9;
+    s_expect_silence (anonymous, takeover);
+    takeover = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    takeover->epoch = 9;
+    s_expect_forbidden (rogue, takeover);
+    s_expect_silence (anonymous, testutil_played_msg ("evil", 64, DROVER_MSG_WORKER_HELLO, 0, 0));
+    //  Cancel, read the output, fill the task's waiters, hold the worker
+    drover_msg_t *cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    cancel->task = task;
+    s_expect_silence (anonymous, cancel);
+    cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    cancel->task = task;
+    s_expect_forbidden (bob, cancel);
+    for (int round = 0; round < 50; round++) {
+        drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+        wait->ntasks = 1;
+        wait->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
+        wait->tasks [0] = task;
+        if (round == 0)
+            s_expect_silence (anonymous, wait);
+        else
+            s_expect_forbidden (bob, wait);
+    }
+    drover_msg_t *hold = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    snprintf (hold->worker, sizeof hold->worker, "node-1");
+    hold->admin = DROVER_ADMIN_DRAIN;
+    s_expect_silence (anonymous, hold);
+    hold = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    snprintf (hold->worker, sizeof hold->worker, "node-1");
+    hold->admin = DROVER_ADMIN_HOLD;
+    s_expect_forbidden (bob, hold);
+    //  Nothing of it took: the task still runs on node-1, which is not held
+    zsock_t *admin = s_dealer (keys, keys->admin, keys->broker);
+    char running_on [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (admin, task, running_on, 5000));
+    assert_string_equal (running_on, "node-1");
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    drover_msg_t *workers = testutil_request (admin, &list, 5000);
+    assert_int_equal (workers->nrows, 1);
+    assert_string_equal (workers->worker_rows [0].id, "node-1");
+    assert_int_equal (workers->worker_rows [0].admin, DROVER_ADMIN_RUN);
+    drover_msg_destroy (&workers);
+    //  The real result reaches its owner
+    drover_msg_t *result = testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_RESULT, task,
+                                                attempt);
+    result->out = (byte *) strdup ("secret\n");
+    result->out_size = 7;
+    drover_msg_t *ok = testutil_request (worker, &result, 5000);
+    assert_int_equal (ok->id, DROVER_MSG_OK);
+    drover_msg_destroy (&ok);
+    drover_msg_t *done = testutil_expect_done (alice, task, DROVER_TASK_SUCCEEDED, 5000);
+    assert_int_equal (done->out_size, 7);
+    drover_msg_destroy (&done);
+    assert_null (testutil_recv_msg (anonymous, 0));
+
+    zsock_destroy (&admin);
+    zsock_destroy (&anonymous);
+    zsock_destroy (&rogue);
+    zsock_destroy (&bob);
+    zsock_destroy (&worker);
+    zsock_destroy (&alice);
+    s_keys_destroy (&keys);
+}
+
 //  Broker start-up: a secret key others may read, a keys directory
 //  without role subdirectories, keys without a pair: each refused clearly
 static void
@@ -619,6 +742,7 @@ main (void)
         cmocka_unit_test (test_revoked_key_ends_sessions),
         cmocka_unit_test (test_tasks_belong_to_their_submitter),
         cmocka_unit_test (test_event_stream_by_owner),
+        cmocka_unit_test (test_exposures_refused),
         cmocka_unit_test (test_refuses_bad_security_settings),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
