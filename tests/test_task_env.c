@@ -46,11 +46,12 @@ s_cluster_new (const char *extra_flags [], const char *name, const char *value)
     return cluster;
 }
 
-//  Run argv (NULL-ended) with env entries (NULL-ended, may be NULL) on the
-//  cluster; expect it to end in state; return its TASK DONE
+//  Run argv (NULL-ended) with env entries (NULL-ended, may be NULL) and
+//  stdin input (may be NULL) on the cluster; expect it to end in state;
+//  return its TASK DONE
 static drover_msg_t *
-s_run_task (testutil_cluster_t *cluster, const char *const argv [], const char *const env [],
-            int state)
+s_run_input (testutil_cluster_t *cluster, const char *const argv [], const char *const env [],
+             const char *input, int state)
 {
     drover_exec_t *exec = drover_exec_new ();
     int argc = 0;
@@ -59,6 +60,8 @@ s_run_task (testutil_cluster_t *cluster, const char *const argv [], const char *
     assert_int_equal (drover_exec_set_argv (exec, argc, (const char **) argv), 0);
     for (int index = 0; env && env [index]; index++)
         assert_int_equal (drover_exec_add_env (exec, env [index]), 0);
+    if (input)
+        drover_exec_set_input (exec, (const byte *) input, strlen (input));
     size_t size;
     byte *body = drover_exec_encode (exec, &size);
     assert_non_null (body);
@@ -73,6 +76,14 @@ s_run_task (testutil_cluster_t *cluster, const char *const argv [], const char *
     drover_msg_t *done = testutil_expect_done (dealer, task, state, S_WAIT);
     zsock_destroy (&dealer);
     return done;
+}
+
+//  Run argv with env entries on the cluster, no input (s_run_input)
+static drover_msg_t *
+s_run_task (testutil_cluster_t *cluster, const char *const argv [], const char *const env [],
+            int state)
+{
+    return s_run_input (cluster, argv, env, NULL, state);
 }
 
 //  Assert what a task wrote on stdout
@@ -284,6 +295,16 @@ test_user_runs_task_unprivileged (void **state)
     const char *env [] = { "env", NULL };
     done = s_run_task (cluster, env, NULL, DROVER_TASK_SUCCEEDED);
     s_assert_out (done, base);
+    drover_msg_destroy (&done);
+
+    //  Its stdin, stdout and stderr are its own to open by name too (they
+    //  were root's 0600 pipes: "cannot create /dev/stderr")
+    const char *named [] = { "sh", "-c", "cat /dev/stdin; echo out > /dev/stdout; "
+                             "echo err > /dev/stderr", NULL };
+    done = s_run_input (cluster, named, NULL, "in\n", DROVER_TASK_SUCCEEDED);
+    s_assert_out (done, "in\nout\n");
+    assert_int_equal (done->err_size, strlen ("err\n"));
+    assert_memory_equal (done->err, "err\n", done->err_size);
     drover_msg_destroy (&done);
 
     const char *cat [] = { "cat", key, NULL };

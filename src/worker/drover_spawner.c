@@ -170,6 +170,17 @@ s_above_stdio (int fd)
     return moved;
 }
 
+//  Return what children see: the taskenv set, or the spawner's own default
+static drover_taskenv_t *
+s_taskenv (drover_spawner_t *self)
+{
+    if (self->taskenv)
+        return self->taskenv;
+    if (!self->own_taskenv)
+        self->own_taskenv = drover_taskenv_new ();
+    return self->own_taskenv;
+}
+
 //  Open the child's stdin: a memfd holding the input bytes, or /dev/null.
 //  Writing to a memfd never blocks on a reader. Returns the fd or -1.
 static int
@@ -499,6 +510,20 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
         snprintf (reason, reason_size, "fds: %s", strerror (errno));
         goto failed;
     }
+    //  A task of another user may open its stdio by name (/dev/stderr),
+    //  which checks the file's owner: the pipes and the input's memfd
+    //  (never /dev/null) become that user's
+    drover_taskenv_t *taskenv = s_taskenv (self);
+    drover_taskenv_id_t user;
+    drover_taskenv_identity (taskenv, &user);
+    if (user.change
+    && (fchown (out_pipe [1], user.uid, user.gid) == -1
+    ||  fchown (err_pipe [1], user.uid, user.gid) == -1
+    || (exec->input && exec->input_size > 0 && fchown (in_fd, user.uid, user.gid) == -1))) {
+        snprintf (reason, reason_size, "stdio for user %s: %s", drover_taskenv_user (taskenv),
+                  strerror (errno));
+        goto failed;
+    }
     byte *stack_top = s_stack_top (self);
     if (!stack_top) {
         snprintf (reason, reason_size, "child stack: %s", strerror (errno));
@@ -520,12 +545,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     child.workdir = self->workdir;
     child.cwd = exec->cwd;
     child.argv = exec->argv;
-    if (!self->taskenv) {
-        if (!self->own_taskenv)
-            self->own_taskenv = drover_taskenv_new ();
-        self->taskenv = self->own_taskenv;
-    }
-    child.envp = drover_taskenv_build (self->taskenv, environ, exec);
+    child.envp = drover_taskenv_build (taskenv, environ, exec);
     for (size_t index = 0; child.envp [index]; index++)
         if (strncmp (child.envp [index], "PATH=", 5) == 0)
             child.path = child.envp [index] + 5;
@@ -533,7 +553,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     child.script_argv [0] = "/bin/sh";
     for (uint32_t index = 1; index < exec->argc; index++)
         child.script_argv [index + 1] = exec->argv [index];
-    drover_taskenv_identity (self->taskenv, &child.user);
+    child.user = user;
     child.defaults = self->defaults;
 
     //  No signal handler may run in the child before it resets them
@@ -600,7 +620,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
         else
         if (child.stage == S_STAGE_USER)
             snprintf (reason, reason_size, "becoming user %s: %s",
-                      drover_taskenv_user (self->taskenv), strerror (child.error));
+                      drover_taskenv_user (s_taskenv (self)), strerror (child.error));
         else
         if (child.stage)
             snprintf (reason, reason_size, "exec %s: %s", exec->argv [0], strerror (child.error));
