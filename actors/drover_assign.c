@@ -43,6 +43,8 @@
           PLACED task(8) worker(s) procs(4) mem(8) labels(s)   an attempt adopted
                                       after a restart (to schedq, on the link)
           CHANGE change(p) | REPLY route(f) payload(f) worker(s)    (to the store)
+          RESTORED count(8)         RESTOREs handled this turn (to the store,
+                                    which says no more while too many wait)
           SEND route(f) payload(f) worker(s)
     =========================================================================
 */
@@ -77,6 +79,7 @@ typedef struct {
     drover_record_kind_t acks;  //  how acknowledgements go: REPLY with durability full, else SEND
     uint32_t restart_grace;     //  msec for workers to report after a restart
     int64_t grace_at;           //  msec (mono) when the restart grace ends, 0: none
+    uint64_t restored;          //  RESTOREs handled this turn, not yet said RESTORED
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id (STATE)
     drover_msg_t *submit;       //  the TASK SUBMIT being handled: its task's first change
 } self_t;
@@ -687,6 +690,7 @@ s_handle_record (void *arg, drover_record_t *record)
         if (drover_tasktable_restore (self->table, record->change))
             zsys_warning ("assign: restored task=%" PRIu64 " ignored: not a task, or held already",
                           record->change->task);
+        self->restored++;
         s_carry_out (self);
     }
     else {
@@ -726,6 +730,10 @@ drover_assign_actor (zsock_t *pipe, void *args)
         //  schedq first: a QUEUE is on the way to an offer, while what goes
         //  to the main (ACCEPTED, say) can wait for a core a moment
         drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
+        if (self->restored) {
+            drover_outbox_say (self->outbox, "s8", "RESTORED", self->restored);
+            self->restored = 0;
+        }
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         drover_once_reset (&self->succeeded);
         drover_once_reset (&self->heard);

@@ -34,6 +34,8 @@
           EVENT topic(s) body(f)    another actor's event
           MSG route(f) msg(p)       EVENT REPLAY from a client: answered EVENT LIST
                                     from the backend (ERROR 415 with durability off)
+          RESTORED count(8)         assign restored that many more RESTOREs: at most
+                                    S_RESTORE_AHEAD tasks are said and not yet restored
           EVENTS on(4) | VERBOSE | $TERM
     Out:  OPENED ok(4) text(s)      first, outside any batch
           RESTORE change(p)         a kept task, to assign (a record)
@@ -52,6 +54,10 @@
 
 //  Restored tasks said per BATCH while loading
 #define S_RESTORE_BATCH     1024
+//  Restored tasks said and not yet restored by assign, at most: the records
+//  in flight are freed in assign's thread, so a store running ahead would
+//  hold every task twice at the peak of a restart
+#define S_RESTORE_AHEAD     (8 * S_RESTORE_BATCH)
 //  Restored tasks between two progress lines in the log
 #define S_RESTORE_PROGRESS  100000
 //  msec between two tries of a batch the backend refused, at first and at most
@@ -86,6 +92,7 @@ typedef struct {
     uint64_t changes;           //  changes committed
     uint64_t refusals;          //  batches the backend refused
     uint64_t restored;          //  tasks handed to assign while loading
+    uint64_t restored_heard;    //  of those, the ones assign said it restored (RESTORED)
     uint64_t unsaved [S_UNSAVED_MAX];   //  tasks whose submit could not be saved, a ring
     size_t nunsaved;            //  ids ever put in unsaved
     char error [DROVER_BACKEND_ERROR_MAX];  //  why the last batch was refused
@@ -157,7 +164,13 @@ s_self_destroy (self_t **self_p)
 //  ---------------------------------------------------------------------
 //  Loading
 
-//  Hand one kept task to assign (the backend's load calls this)
+static void
+    s_handle_command (void *arg, zmsg_t *msg);
+static void
+    s_handle_record (void *arg, drover_record_t *record);
+
+//  Hand one kept task to assign (the backend's load calls this); while
+//  S_RESTORE_AHEAD tasks wait for assign, wait for its RESTORED
 static int
 s_restore_one (void *arg, drover_change_t **change_p)
 {
@@ -168,11 +181,15 @@ s_restore_one (void *arg, drover_change_t **change_p)
     if (drover_outbox_size (self->outbox) >= S_RESTORE_BATCH
     &&  drover_outbox_flush (self->outbox, self->pipe) == -1)
         return -1;              //  the context is ending
-    return 0;
+    while (self->restored - self->restored_heard >= S_RESTORE_AHEAD && !self->flags.stopping)
+        if (drover_outbox_receive (self->pipe, 0, s_handle_command, s_handle_record, self) == -1)
+            return -1;          //  the context is ending
+    return self->flags.stopping? -1: 0;
 }
 
-//  Hand every kept task to assign, then say STATE and LOADED. Returns 0,
-//  or -1 if the state cannot be read (the broker must not start).
+//  Hand every kept task to assign, then say STATE and LOADED. Returns 0
+//  (also when told to stop meanwhile: nothing more is said), or -1 if the
+//  state cannot be read (the broker must not start).
 static int
 s_load (self_t *self, char **error_p)
 {
@@ -180,6 +197,8 @@ s_load (self_t *self, char **error_p)
     char error [DROVER_BACKEND_ERROR_MAX];
     int64_t restored = drover_backend_load (self->backend, self->args.keep_finished,
                                             s_restore_one, self, error, sizeof error);
+    if (self->flags.stopping)
+        return 0;
     if (restored < 0) {
         *error_p = strdup (error);
         return -1;
@@ -415,6 +434,9 @@ s_handle_command (void *arg, zmsg_t *msg)
         zsys_debug ("store: command=%s", command);
     if (streq (command, "EVENT"))
         s_handle_event (self, msg);
+    else
+    if (streq (command, "RESTORED"))
+        self->restored_heard += drover_actor_pop_number (msg);
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("store: unknown pipe command=%s", command);

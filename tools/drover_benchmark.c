@@ -257,9 +257,10 @@ drover_benchmark_broker_stop (drover_benchmark_t *self)
     self->settings = NULL;
 }
 
-//  Return the broker's VmRSS in bytes, or 0 if unreadable
-uint64_t
-drover_benchmark_broker_rss (drover_benchmark_t *self)
+//  Return a field of the broker's /proc status in bytes (format: its
+//  sscanf pattern, e.g. "VmRSS: %" SCNu64), or 0 if unreadable
+static uint64_t
+s_broker_status (drover_benchmark_t *self, const char *format)
 {
     char path [64];
     snprintf (path, sizeof path, "/proc/%d/status", (int) self->broker);
@@ -269,10 +270,24 @@ drover_benchmark_broker_rss (drover_benchmark_t *self)
     char line [256];
     uint64_t kib = 0;
     while (fgets (line, sizeof line, file))
-        if (sscanf (line, "VmRSS: %" SCNu64, &kib) == 1)
+        if (sscanf (line, format, &kib) == 1)
             break;
     fclose (file);
     return kib * 1024;
+}
+
+//  Return the broker's VmRSS in bytes, or 0 if unreadable
+uint64_t
+drover_benchmark_broker_rss (drover_benchmark_t *self)
+{
+    return s_broker_status (self, "VmRSS: %" SCNu64);
+}
+
+//  Return the broker's peak VmRSS (VmHWM) in bytes, or 0 if unreadable
+uint64_t
+drover_benchmark_broker_peak (drover_benchmark_t *self)
+{
+    return s_broker_status (self, "VmHWM: %" SCNu64);
 }
 
 

@@ -128,6 +128,10 @@ int64_t
 uint64_t
     drover_benchmark_broker_rss (drover_benchmark_t *self);
 
+//  Return the broker child's peak VmRSS (VmHWM) in bytes, or 0 if unreadable
+uint64_t
+    drover_benchmark_broker_peak (drover_benchmark_t *self);
+
 //  Start this executable as a child with argv (argv [0] is ignored), its
 //  stdout to /dev/null and stderr too unless verbose; it dies with us.
 //  Returns its pid, or -1.

@@ -181,6 +181,7 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     //  handled LOADED (it hears LOADED before any request)
     long long restored = s_queued (self);
     uint64_t rss_after = drover_benchmark_broker_rss (self);
+    uint64_t rss_peak = drover_benchmark_broker_peak (self);
     if (restored != count) {
         fprintf (stderr, "drover bench: restart: %lld tasks queued after the restart, not %lld\n",
                  restored, count);
@@ -190,7 +191,7 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     drover_benchmark_reap (self->broker);
     self->broker = 0;
     uint64_t stopped_bytes = s_dir_bytes (self->state_dir);
-    if (!rss_before || !rss_after || !crashed_bytes || !stopped_bytes) {
+    if (!rss_before || !rss_after || !rss_peak || !crashed_bytes || !stopped_bytes) {
         fprintf (stderr, "drover bench: restart: cannot read the broker's VmRSS or the state "
                  "directory's size\n");
         return -1;
@@ -201,6 +202,9 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     drover_benchmark_figure (self, "broker_rss_restarted", rss_after / 1048576.0, "MiB");
     drover_benchmark_figure (self, "broker_rss_restart_ratio", (double) rss_after / rss_before,
                              "x");
+    drover_benchmark_figure (self, "broker_rss_restart_peak", rss_peak / 1048576.0, "MiB");
+    drover_benchmark_figure (self, "broker_rss_restart_peak_ratio",
+                             (double) rss_peak / rss_before, "x");
     drover_benchmark_figure (self, "state_bytes_per_task_wal", (double) crashed_bytes / count,
                              "bytes");
     drover_benchmark_figure (self, "state_bytes_per_task", (double) stopped_bytes / count,

@@ -109,6 +109,7 @@ static const struct {
     //  assign to store: what is to be kept, and the replies that wait for it
     { 0, "CHANGE",    S_TO (S_STORE), 0 },
     { 0, "REPLY",     S_TO (S_STORE), 0 },
+    { 0, "RESTORED",  S_TO (S_STORE), 0 },
     //  store
     { 0, "PUBLISH",   S_PUBLISH, 0 },
     { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
@@ -778,17 +779,25 @@ s_flush_turn (s_broker_t *self)
 }
 
 //  Start-up: route what the store says (every kept task, RESTORE, to
-//  assign) until it says LOADED; meanwhile the ROUTER is not read, so no
-//  peer is served from a half-loaded state. Returns 0, or -1 if the state
-//  cannot be read (FATAL: logged) or the broker was interrupted.
+//  assign) and what assign says (RESTORED, to the store, which waits for it
+//  to go on) until the store says LOADED; meanwhile the ROUTER is not read,
+//  so no peer is served from a half-loaded state. Returns 0, or -1 if the
+//  state cannot be read (FATAL: logged) or the broker was interrupted.
 static int
 s_broker_load (s_broker_t *self)
 {
-    zsock_t *store = zactor_sock (self->actors [S_STORE]);
+    zsock_t *actors [] = { zactor_sock (self->actors [S_STORE]),
+                           zactor_sock (self->actors [S_ASSIGN]) };
+    zmq_pollitem_t items [] = { { zsock_resolve (actors [0]), 0, ZMQ_POLLIN, 0 },
+                                { zsock_resolve (actors [1]), 0, ZMQ_POLLIN, 0 } };
     while (!self->loaded && !self->fatal && !zsys_interrupted) {
-        if (drover_outbox_receive (store, 0, s_handle_actor_command, s_handle_actor_record,
-                                   self) == -1)
+        if (zmq_poll (items, 2, -1) == -1)
             return -1;          //  interrupted
+        for (int index = 0; index < 2; index++)
+            while (!self->loaded
+               &&  drover_outbox_receive (actors [index], ZMQ_DONTWAIT, s_handle_actor_command,
+                                          s_handle_actor_record, self) != -1)
+                ;
         s_flush_turn (self);
     }
     if (self->fatal)
