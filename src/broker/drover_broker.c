@@ -30,6 +30,7 @@
 #include "drover_poller.h"
 #include "drover_connwatch.h"
 #include "drover_guard.h"
+#include "drover_eventstream.h"
 #include "drover_brokerflags.h"
 
 //  The actors, by index
@@ -138,8 +139,7 @@ static const struct {
 typedef struct {
     drover_config_t *config;    //  settings, read once
     zsock_t *router;            //  workers and clients
-    zsock_t *publisher;         //  event stream (XPUB: we see subscriptions)
-    int64_t subscriptions;      //  distinct topics subscribed to; 0: events are off
+    drover_eventstream_t *events;   //  the event stream (its XPUB)
     zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign, store
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
@@ -295,19 +295,17 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     zsock_set_tcp_keepalive_idle (self->router, idle > 1? idle: 1);
     zsock_set_tcp_keepalive_intvl (self->router, idle / 4 > 1? idle / 4: 1);
     zsock_set_tcp_keepalive_cnt (self->router, 4);
-    self->publisher = zsock_new (ZMQ_XPUB);
-    zsock_set_sndhwm (self->publisher, config->hwm);
-    zsock_set_linger (self->publisher, 0);
     drover_guard_apply (self->guard, self->router, (int) config->handshake);
-    drover_guard_apply (self->guard, self->publisher, (int) config->handshake);
+    self->events = drover_eventstream_new (self->guard, config->hwm, (int) config->handshake);
+    zsock_t *publisher = drover_eventstream_sock (self->events);
     //  Every connection is seen, from before the first can be accepted
     self->monitors [0] = drover_connwatch_watch (self->connwatch, self->router);
-    self->monitors [1] = drover_connwatch_watch (self->connwatch, self->publisher);
+    self->monitors [1] = drover_connwatch_watch (self->connwatch, publisher);
     if (s_bind (self->router, config->endpoint)
-    ||  s_bind (self->publisher, config->events)) {
+    ||  s_bind (publisher, config->events)) {
         drover_connwatch_destroy (&self->connwatch);
         zsock_destroy (&self->router);
-        zsock_destroy (&self->publisher);
+        drover_eventstream_destroy (&self->events);
         drover_guard_destroy (&self->guard);
         free (self);
         return NULL;
@@ -337,7 +335,7 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     for (int index = 0; index < S_ACTORS; index++)
         drover_poller_add (self->poller, zactor_sock (self->actors [index]));
     drover_poller_add (self->poller, self->router);
-    drover_poller_add (self->poller, self->publisher);
+    drover_poller_add (self->poller, publisher);
     for (int index = 0; index < S_MONITORS; index++)
         drover_poller_add (self->poller, self->monitors [index]);
     for (int index = 0; index < S_ACTORS; index++) {
@@ -364,7 +362,7 @@ s_broker_destroy (s_broker_t **self_p)
     drover_poller_destroy (&self->poller);
     drover_connwatch_destroy (&self->connwatch);
     zstr_free (&self->fatal);
-    zsock_destroy (&self->publisher);
+    drover_eventstream_destroy (&self->events);
     zsock_destroy (&self->router);
     drover_guard_destroy (&self->guard);
     free (self);
@@ -636,8 +634,7 @@ s_handle_actor_record (void *arg, drover_record_t *record)
     }
 }
 
-//  PUBLISH topic body owner: publish it as two frames, and with CURVE a
-//  copy for its owner (drover_guard_owner_topic)
+//  PUBLISH topic body owner: to the event stream
 static void
 s_forward_event (s_broker_t *self, zmsg_t *msg)
 {
@@ -646,46 +643,27 @@ s_forward_event (s_broker_t *self, zmsg_t *msg)
     char *owner = zmsg_popstr (msg);
     assert (topic && body && owner);    //  an actor that says less is our bug
     self->publisher_sent = true;
-    char buffer [DROVER_ID_MAX + 64];
-    const char *copy = drover_guard_owner_topic (self->guard, topic, owner, buffer,
-                                                 sizeof buffer);
-    if (copy) {
-        zstr_sendm (self->publisher, copy);
-        zframe_t *duplicate = zframe_dup (body);
-        zframe_send (&duplicate, self->publisher, ZFRAME_DONTWAIT);
-        zframe_destroy (&duplicate);
-    }
-    zstr_sendm (self->publisher, topic);
-    zframe_send (&body, self->publisher, ZFRAME_DONTWAIT);
-    zframe_destroy (&body);
+    drover_eventstream_publish (self->events, topic, &body, owner);
     zstr_free (&topic);
     zstr_free (&owner);
 }
 
-//  Subscriptions and unsubscriptions on the XPUB: when the first topic is
-//  subscribed to, or the last one dropped, tell every actor whether to say
-//  events at all (an event nobody reads still costs its encoding); when
-//  events are kept (durability not off), every actor says them and only
-//  the store is told, for whether to publish them
+//  Subscriptions on the event stream: when the first comes, or the last
+//  goes, tell every actor whether to say events at all (an event nobody
+//  reads still costs its encoding); when events are kept (durability not
+//  off), every actor says them and only the store is told, for whether to
+//  publish them
 static void
 s_handle_subscriptions (s_broker_t *self)
 {
-    bool before = self->subscriptions > 0;
-    zmq_msg_t frame;
-    zmq_msg_init (&frame);
-    while (zmq_msg_recv (&frame, zsock_resolve (self->publisher), ZMQ_DONTWAIT) != -1) {
-        int counted = drover_guard_subscribe (self->guard, self->publisher, &frame);
-        if (counted > 0 || self->subscriptions > 0)
-            self->subscriptions += counted;
-    }
-    zmq_msg_close (&frame);
+    bool changed = drover_eventstream_read (self->events);
     drover_poller_drained (self->poller, S_PUBLISHER_AT);
-    bool after = self->subscriptions > 0;
-    if (before != after) {
-        zsys_info ("broker: events %s", after? "on: someone subscribed": "off: no subscribers");
+    if (changed) {
+        bool on = drover_eventstream_on (self->events);
+        zsys_info ("broker: events %s", on? "on: someone subscribed": "off: no subscribers");
         for (int index = 0; index < S_ACTORS; index++)
             if (index == S_STORE || !self->durable)
-                drover_outbox_say (self->outboxes [index], "s4", "EVENTS", after? 1: 0);
+                drover_outbox_say (self->outboxes [index], "s4", "EVENTS", on? 1: 0);
     }
 }
 
