@@ -9,6 +9,8 @@
 #include <errno.h>
 
 #define S_SECRET_SUFFIX "_secret"
+//  Largest key file read, bytes (a key and a few lines of metadata)
+#define S_KEY_FILE_MAX  65536
 
 //  The secret file of a key path: PATH itself if it ends in _secret, else
 //  PATH_secret. Caller frees.
@@ -88,7 +90,23 @@ drover_keys_load_public (const char *path, char **error_p)
         *error_p = zsys_sprintf ("%s: %s", path, strerror (errno));
         return NULL;
     }
-    zconfig_t *root = zconfig_load (path);
+    if (!S_ISREG (status.st_mode) || status.st_size > S_KEY_FILE_MAX) {
+        *error_p = zsys_sprintf ("%s: not a key file (a regular file of at most %d bytes)",
+                                 path, S_KEY_FILE_MAX);
+        return NULL;
+    }
+    //  Read here, parsed from memory: czmq's zconfig_load leaks its file
+    //  object when the text does not parse, and a keys directory may hold junk
+    zconfig_t *root = NULL;
+    FILE *file = fopen (path, "r");
+    if (file) {
+        char text [S_KEY_FILE_MAX + 1];
+        size_t size = fread (text, 1, S_KEY_FILE_MAX, file);
+        fclose (file);
+        zchunk_t *chunk = zchunk_new (text, size);
+        root = zconfig_chunk_load (chunk);
+        zchunk_destroy (&chunk);
+    }
     if (!root) {
         *error_p = zsys_sprintf ("%s: not a key file", path);
         return NULL;
