@@ -71,18 +71,28 @@ s_keys_new (void)
     self->bob = s_peer_key (self, "clients", "bob", NULL);
     self->admin = s_peer_key (self, "admins", "ops", NULL);
     //  Played workers do not heartbeat: lost-after is long, so a worker is
-    //  LOST only when a test makes it so
+    //  LOST only when a test makes it so. Verbose: the log checked for
+    //  secrets (s_keys_destroy) is the broker's most talkative.
     const char *flags [] = { "--key", self->broker_key, "--keys", self->keys,
-                             "--set", "health/lost-after=60000", NULL };
+                             "--set", "health/lost-after=60000", "-v", NULL };
     self->cluster = testutil_cluster_new (flags);
     return self;
 }
 
-//  Stop the broker and remove the keys
+//  Stop the broker and remove the keys; no secret key may be in its log
 static void
 s_keys_destroy (s_keys_t **self_p)
 {
     s_keys_t *self = *self_p;
+    char *log = testutil_slurp (testutil_cluster_log (self->cluster, "broker"));
+    assert_non_null (log);
+    zcert_t *pairs [] = { self->broker, self->worker, self->other_worker, self->pinned,
+                          self->alice, self->bob, self->admin };
+    for (size_t index = 0; index < sizeof pairs / sizeof pairs [0]; index++)
+        if (strstr (log, zcert_secret_txt (pairs [index])))
+            fail_msg ("a secret key is in the broker's log");
+    assert_non_null (strstr (log, "guard: curve=on"));
+    free (log);
     testutil_cluster_destroy (&self->cluster);
     zcert_destroy (&self->broker);
     zcert_destroy (&self->worker);
