@@ -15,10 +15,12 @@
 #include "drover_agent.h"
 #include <ctype.h>
 #include <math.h>
+#include <limits.h>
+#include <unistd.h>
 
 #define DROVER_CLI_VERSION  "0.1.0"
 
-drover_cli_globals_t drover_cli_globals = { NULL, NULL, DROVER_CLIENT_TIMEOUT };
+drover_cli_globals_t drover_cli_globals = { NULL, NULL, DROVER_CLIENT_TIMEOUT, NULL, NULL };
 
 //  Run the broker: argv [0] is "broker"
 static int
@@ -90,6 +92,12 @@ s_usage (FILE *stream)
         "  --broker-timeout SECONDS  how long to wait for each reply of the broker, which is\n"
         "                            then reported unreachable (default $DROVER_TIMEOUT, else %.0f)\n"
         "  --events ENDPOINT         event stream for `events` (default $DROVER_EVENTS, else %s)\n"
+        "  --key FILE                your CURVE key pair (NAME.key or NAME.key_secret; default\n"
+        "                            $DROVER_KEY, else ~/.config/drover/client.key if it exists)\n"
+        "  --server-key FILE         the broker's public key (default $DROVER_SERVER_KEY, else\n"
+        "                            ~/.config/drover/server.key); both or neither: with neither\n"
+        "                            the connection is plain. After `submit`, --key is a submit\n"
+        "                            key: give the key pair before the command there\n"
         "  -h, --help                this text\n"
         "  --version                 print the version\n"
         "\n"
@@ -141,11 +149,12 @@ main (int argc, char **argv)
             printf ("drover %s (protocol %d)\n", DROVER_CLI_VERSION, DROVER_MSG_VERSION);
             return DROVER_EXIT_OK;
         }
-        const char *flags [] = { "--broker-timeout", "--broker", "--events" };
+        const char *flags [] = { "--broker-timeout", "--broker", "--events", "--key",
+                                 "--server-key" };
         size_t which = 0;
-        while (which < 3 && !s_is_flag (argument, flags [which]))
+        while (which < 5 && !s_is_flag (argument, flags [which]))
             which++;
-        if (which == 3)
+        if (which == 5)
             return drover_cli_usage_error ("", "unknown option '%s' (see drover --help)", argument);
         const char *value = s_global_value (argc, argv, &index, flags [which]);
         if (!value)
@@ -161,7 +170,13 @@ main (int argc, char **argv)
         if (which == 1)
             drover_cli_globals.broker = value;
         else
+        if (which == 2)
             drover_cli_globals.events = value;
+        else
+        if (which == 3)
+            drover_cli_globals.key = value;
+        else
+            drover_cli_globals.server_key = value;
     }
     if (index >= argc) {
         s_usage (stderr);
@@ -216,6 +231,14 @@ drover_cli_common_option (const char *command, int option, char **argv)
         drover_cli_globals.broker = optarg;
         return 0;
     }
+    if (option == DROVER_CLI_OPT_KEY) {
+        drover_cli_globals.key = optarg;
+        return 0;
+    }
+    if (option == DROVER_CLI_OPT_SERVER_KEY) {
+        drover_cli_globals.server_key = optarg;
+        return 0;
+    }
     if (option == DROVER_CLI_OPT_TIMEOUT) {
         uint32_t msec;
         if (drover_cli_parse_seconds (command, "--broker-timeout", optarg, 86400, &msec))
@@ -231,10 +254,68 @@ drover_cli_common_option (const char *command, int option, char **argv)
                                    typed, command);
 }
 
+//  One key file: the flag's, else the variable's, else the default file
+//  in dir if it exists (as NAME or NAME_secret); NULL if none
+static const char *
+s_key_file (const char *flag, const char *variable, const char *dir, const char *name,
+            char *buffer, size_t size)
+{
+    if (flag && *flag)
+        return flag;
+    const char *value = getenv (variable);
+    if (value && *value)
+        return value;
+    if (!*dir)
+        return NULL;
+    snprintf (buffer, size, "%s/%s", dir, name);
+    char secret [PATH_MAX + 16];
+    snprintf (secret, sizeof secret, "%s_secret", buffer);
+    return access (buffer, F_OK) == 0 || access (secret, F_OK) == 0? buffer: NULL;
+}
+
+//  Find the CURVE key files
+int
+drover_cli_keys (const char *command, const char **key_p, const char **server_key_p)
+{
+    static char s_key [PATH_MAX + 32];      //  the default files, when taken
+    static char s_server_key [PATH_MAX + 32];
+    char dir [PATH_MAX] = "";
+    const char *config = getenv ("XDG_CONFIG_HOME");
+    const char *home = getenv ("HOME");
+    if (config && *config == '/')
+        snprintf (dir, sizeof dir, "%s/drover", config);
+    else
+    if (home && *home)
+        snprintf (dir, sizeof dir, "%s/.config/drover", home);
+    const char *key = s_key_file (drover_cli_globals.key, "DROVER_KEY", dir, "client.key",
+                                  s_key, sizeof s_key);
+    const char *server_key = s_key_file (drover_cli_globals.server_key, "DROVER_SERVER_KEY",
+                                         dir, "server.key", s_server_key, sizeof s_server_key);
+    if (key && !server_key) {
+        fprintf (stderr, "drover %s: a key (%s) needs the broker's public key too: give "
+                 "--server-key FILE, DROVER_SERVER_KEY, or put it in %s/server.key\n",
+                 command, key, *dir? dir: "~/.config/drover");
+        return -1;
+    }
+    if (server_key && !key) {
+        fprintf (stderr, "drover %s: a server key (%s) needs your key pair too: give --key "
+                 "FILE, DROVER_KEY, or put it in %s/client.key (drover keygen client --dir "
+                 "%s)\n", command, server_key, *dir? dir: "~/.config/drover",
+                 *dir? dir: "~/.config/drover");
+        return -1;
+    }
+    *key_p = key;
+    *server_key_p = server_key;
+    return 0;
+}
+
 //  Connect a client with the global settings
 drover_client_t *
 drover_cli_connect (const char *command)
 {
+    const char *key, *server_key;
+    if (drover_cli_keys (command, &key, &server_key))
+        return NULL;
     drover_client_t *client = drover_client_new (drover_cli_globals.broker);
     if (!client) {
         const char *endpoint = drover_cli_globals.broker? drover_cli_globals.broker
@@ -244,6 +325,10 @@ drover_cli_connect (const char *command)
         return NULL;
     }
     drover_client_set_timeout (client, drover_cli_globals.timeout);
+    if (key && drover_client_set_keys (client, key, server_key)) {
+        fprintf (stderr, "drover %s: %s\n", command, drover_client_error_text (client));
+        drover_client_destroy (&client);
+    }
     return client;
 }
 

@@ -25,6 +25,8 @@ typedef struct {
     const char *broker;         //  ROUTER endpoint, or NULL for DROVER_BROKER / default
     const char *events;         //  PUB endpoint, or NULL for DROVER_EVENTS / default
     int timeout;                //  reply deadline, msec
+    const char *key;            //  --key: our key pair file, or NULL for DROVER_KEY / default
+    const char *server_key;     //  --server-key: the broker's public key file, or NULL
 } drover_cli_globals_t;
 
 extern drover_cli_globals_t drover_cli_globals;
@@ -33,19 +35,35 @@ extern drover_cli_globals_t drover_cli_globals;
 #define DROVER_CLI_OPT_BROKER   1000
 #define DROVER_CLI_OPT_TIMEOUT  1001
 #define DROVER_CLI_OPT_EVENTS   1002
+#define DROVER_CLI_OPT_KEY      1003
+#define DROVER_CLI_OPT_SERVER_KEY   1004
 #define DROVER_CLI_COMMON_OPTIONS \
     { "broker", required_argument, NULL, DROVER_CLI_OPT_BROKER }, \
     { "broker-timeout", required_argument, NULL, DROVER_CLI_OPT_TIMEOUT }, \
+    { "server-key", required_argument, NULL, DROVER_CLI_OPT_SERVER_KEY }, \
     { "help", no_argument, NULL, 'h' }
+//  --key FILE after the subcommand: every client subcommand's but submit's,
+//  whose --key is a submit key (`drover --key FILE submit` gives it there)
+#define DROVER_CLI_KEY_OPTION \
+    { "key", required_argument, NULL, DROVER_CLI_OPT_KEY }
 
 //  Handle a common option (or a getopt error) for subcommand; returns 0 if
 //  handled, or an exit status to return (usage printed by the caller on 'h')
 int
     drover_cli_common_option (const char *command, int option, char **argv);
 
-//  Connect a client with the global settings; prints why and returns NULL
+//  Connect a client with the global settings (and keys); prints why and
+//  returns NULL
 drover_client_t *
     drover_cli_connect (const char *command);
+
+//  Find the CURVE key files: --key / --server-key, else DROVER_KEY /
+//  DROVER_SERVER_KEY, else $XDG_CONFIG_HOME/drover/client.key and
+//  server.key (~/.config by default) where they exist. Sets both (CURVE)
+//  or neither (plain) and returns 0, or prints why one has no partner and
+//  returns -1. The paths are borrowed (argv, environ or a static buffer).
+int
+    drover_cli_keys (const char *command, const char **key_p, const char **server_key_p);
 
 //  Print the client's last error in plain words, prefixed by what failed;
 //  returns the exit status to use

@@ -17,6 +17,7 @@ s_parse_simple (const char *command, int argc, char **argv, bool *json_p,
     static struct option long_options [] = {
         { "json", no_argument, NULL, 'j' },
         DROVER_CLI_COMMON_OPTIONS,
+        DROVER_CLI_KEY_OPTION,
         { NULL, 0, NULL, 0 }
     };
     optind = 0;
@@ -471,6 +472,7 @@ drover_cli_tasks (int argc, char **argv)
         { "limit", required_argument, NULL, 'l' },
         { "json", no_argument, NULL, 'j' },
         DROVER_CLI_COMMON_OPTIONS,
+        DROVER_CLI_KEY_OPTION,
         { NULL, 0, NULL, 0 }
     };
     int state = 255;

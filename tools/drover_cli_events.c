@@ -13,6 +13,8 @@
 */
 
 #include "drover_cli.h"
+#include "drover_keys.h"
+#include "drover_handshake.h"
 
 //  What a resumed stream (--since) has printed, and how to fill its gaps
 typedef struct {
@@ -134,6 +136,7 @@ drover_cli_events (int argc, char **argv)
         { "events", required_argument, NULL, DROVER_CLI_OPT_EVENTS },
         { "since", required_argument, NULL, 's' },
         DROVER_CLI_COMMON_OPTIONS,
+        DROVER_CLI_KEY_OPTION,
         { NULL, 0, NULL, 0 }
     };
     const char *topics [64];
@@ -182,6 +185,9 @@ drover_cli_events (int argc, char **argv)
     if (!endpoint || !*endpoint)
         endpoint = DROVER_CLIENT_EVENTS;
     resume.ntopics = ntopics;
+    const char *key, *server_key;
+    if (drover_cli_keys ("events", &key, &server_key))
+        return DROVER_EXIT_USAGE;
     if (since) {
         resume.client = drover_cli_connect ("events");
         if (!resume.client)
@@ -197,7 +203,25 @@ drover_cli_events (int argc, char **argv)
         zsock_set_subscribe (subscriber, "");
     for (int index = 0; index < ntopics; index++)
         zsock_set_subscribe (subscriber, topics [index]);
+    char *error = NULL;
+    if (key && drover_keys_apply_client (subscriber, key, server_key, &error)) {
+        fprintf (stderr, "drover events: %s\n", error);
+        zstr_free (&error);
+        zsock_destroy (&subscriber);
+        drover_client_destroy (&resume.client);
+        return DROVER_EXIT_USAGE;
+    }
+    //  Watched before it connects (see below)
+    int rc = zmq_socket_monitor (zsock_resolve (subscriber), "inproc://drover-events-monitor",
+                                 ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED
+                               | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                               | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                               | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+    assert (rc == 0);
+    zsock_t *monitor = zsock_new_pair (">inproc://drover-events-monitor");
+    assert (monitor);
     if (zsock_connect (subscriber, "%s", endpoint) == -1) {
+        zsock_destroy (&monitor);
         zsock_destroy (&subscriber);
         drover_client_destroy (&resume.client);
         return drover_cli_usage_error ("events", "'%s' is not an event endpoint", endpoint);
@@ -205,12 +229,9 @@ drover_cli_events (int argc, char **argv)
     //  A SUB hears nothing from a PUB it is not connected to, and says
     //  nothing about it: watch its connections, and give up when none has
     //  completed a handshake within the timeout (nothing listening, or a
-    //  peer that is not a publisher, e.g. the broker's ROUTER port)
-    int rc = zmq_socket_monitor (zsock_resolve (subscriber), "inproc://drover-events-monitor",
-                                 ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
-    assert (rc == 0);
-    zsock_t *monitor = zsock_new_pair (">inproc://drover-events-monitor");
-    assert (monitor);
+    //  peer that is not a publisher, e.g. the broker's ROUTER port), or
+    //  when the broker refuses our handshake (our key, its key, CURVE on
+    //  one side only): that is said at once
     zpoller_t *poller = zpoller_new (subscriber, monitor, NULL);
     assert (poller);
     int timeout = drover_cli_globals.timeout;
@@ -223,9 +244,26 @@ drover_cli_events (int argc, char **argv)
         if (which == monitor) {
             zmsg_t *note = zmsg_recv (monitor);
             zframe_t *head = note? zmsg_first (note): NULL;
-            if (head && zframe_size (head) >= 2) {
+            if (head && zframe_size (head) >= 6) {
                 uint16_t event;
+                uint32_t value;
                 memcpy (&event, zframe_data (head), 2);
+                memcpy (&value, zframe_data (head) + 2, 4);
+                if (event & (ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                           | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)) {
+                    //  A plain connection closed early is a broker going
+                    //  away, not a refusal (as in drover_handshake)
+                    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && !key) {
+                        zmsg_destroy (&note);
+                        continue;
+                    }
+                    char reason [256];
+                    drover_handshake_describe (event, value, key != NULL, reason, sizeof reason);
+                    fprintf (stderr, "drover events: %s at %s\n", reason, endpoint);
+                    status = DROVER_EXIT_FAILED;
+                    zmsg_destroy (&note);
+                    break;
+                }
                 if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
                     deadline = 0;
                     if (since) {

@@ -264,6 +264,7 @@ drover_cli_wait (int argc, char **argv)
         { "all", no_argument, NULL, 'a' },
         { "failures", required_argument, NULL, 'F' },
         DROVER_CLI_COMMON_OPTIONS,
+        DROVER_CLI_KEY_OPTION,
         { NULL, 0, NULL, 0 }
     };
     bool all = false;
