@@ -5,8 +5,10 @@
 #   declares it lost and its tasks run again on the others. Then the broker
 #   itself is killed with SIGKILL and started again on its state directory:
 #   it lost nothing it acknowledged, and the tasks its workers were running
-#   finish without running again. Everything is shut down cleanly at the
-#   end. Usage: tools/demo.sh [path/to/drover]
+#   finish without running again. Everything speaks CURVE: the demo makes
+#   a key pair for the broker, for each worker and for you (an admin), and
+#   shows a peer without a key refused. Everything is shut down cleanly at
+#   the end. Usage: tools/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
 PORT="${DROVER_DEMO_PORT:-5555}"
@@ -27,28 +29,54 @@ trap cleanup EXIT INT TERM
 
 say () { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-#   Start the broker on the demo's state directory, its log at $1
+#   Start the broker on the demo's state directory and keys, its log at $1
 start_broker () {
     "$DROVER" broker --endpoint "$DROVER_BROKER" --events "$DROVER_EVENTS" \
+        --key "$WORK/broker.key" --keys "$WORK/keys" \
         --state-dir "$WORK/state" --set health/lost-after=3000 \
         --set assign/restart-grace=3000 >"$1" 2>&1 &
     BROKER=$!
     PIDS+=($BROKER)
 }
 
+#   Start a worker agent: id, procs, then any other flags; its key pins its id
+start_worker () {
+    local id=$1 procs=$2
+    shift 2
+    "$DROVER" worker --broker "$DROVER_BROKER" --id "$id" --procs "$procs" \
+        --key "$WORK/$id.key" --server-key "$WORK/broker.key" "$@" >"$WORK/$id.log" 2>&1 &
+}
+
+say "making CURVE keys: the broker's, one per worker (pinned to its id), yours (an admin)"
+mkdir -p "$WORK/keys/workers" "$WORK/keys/clients" "$WORK/keys/admins"
+"$DROVER" keygen broker --dir "$WORK" >/dev/null
+for id in alpha beta gamma; do
+    "$DROVER" keygen "$id" --dir "$WORK" --worker-ids "$id" >/dev/null
+    cp "$WORK/$id.key" "$WORK/keys/workers/"
+done
+"$DROVER" keygen you --dir "$WORK" >/dev/null
+cp "$WORK/you.key" "$WORK/keys/admins/"
+export DROVER_KEY="$WORK/you.key" DROVER_SERVER_KEY="$WORK/broker.key"
+ls -l "$WORK"/*.key* | sed 's/^/  /'
+
 say "starting a broker on $DROVER_BROKER (events on $DROVER_EVENTS), state in $WORK/state"
 start_broker "$WORK/broker.log"
 say "starting two workers: alpha (4 procs, label disk=ssd) and beta (2 procs)"
-"$DROVER" worker --broker "$DROVER_BROKER" --id alpha --procs 4 --label disk=ssd \
-    >"$WORK/alpha.log" 2>&1 &
+start_worker alpha 4 --label disk=ssd
 PIDS+=($!)
-"$DROVER" worker --broker "$DROVER_BROKER" --id beta --procs 2 \
-    >"$WORK/beta.log" 2>&1 &
+start_worker beta 2
 PIDS+=($!)
 say "starting a third worker, gamma (2 procs), which will be killed mid-batch"
-"$DROVER" worker --broker "$DROVER_BROKER" --id gamma --procs 2 \
-    >"$WORK/gamma.log" 2>&1 &
+start_worker gamma 2
 GAMMA=$!
+
+say "a client without a key is refused at the handshake"
+if env -u DROVER_KEY -u DROVER_SERVER_KEY XDG_CONFIG_HOME="$WORK/nowhere" \
+       "$DROVER" status --broker-timeout 2 >"$WORK/nokey.txt" 2>&1; then
+    echo "demo: a client without a key was served: CURVE is not on" >&2
+    exit 1
+fi
+sed 's/^/  /' "$WORK/nokey.txt"
 
 say "writing a batch of 200 shell tasks in four groups"
 for i in $(seq 1 100); do
