@@ -283,6 +283,57 @@ test_cli_events_with_keys (void **state)
     s_teardown (&setup);
 }
 
+//  Submit `true` with a key pair; returns the task id drover printed
+static uint64_t
+s_submit_with (setup_t *self, const char *pair)
+{
+    const char *submit [] = { "--key", pair, "--server-key", self->broker_key, "submit", "--",
+                              "true", NULL };
+    char *out = NULL;
+    assert_int_equal (s_drover (self, submit, &out, NULL), 0);
+    uint64_t task = strtoull (out, NULL, 10);
+    free (out);
+    assert_true (task > 0);
+    return task;
+}
+
+//  A client's drover events --topic task. shows its own tasks' events
+//  (which the broker sends it under own/NAME/), never an admin's
+static void
+test_cli_events_client_sees_own_tasks (void **state)
+{
+    setup_t *setup = s_setup ();
+    char log [128];
+    snprintf (log, sizeof log, "%s/events.out", setup->dir);
+    const char *argv [] = { DROVER_BIN, "--broker", setup->cluster->endpoint, "--events",
+                            setup->cluster->events, "--key", setup->alice, "--server-key",
+                            setup->broker_key, "events", "--topic", "task.", NULL };
+    pid_t events = testutil_spawn (argv, log);
+    assert_true (events > 0);
+    uint64_t others [20];
+    bool heard = false;
+    int round;
+    for (round = 0; round < 20 && !heard; round++) {
+        others [round] = s_submit_with (setup, setup->ops);
+        char needle [64];
+        snprintf (needle, sizeof needle, "\"task\":%" PRIu64 ",",
+                  s_submit_with (setup, setup->alice));
+        heard = testutil_await_line (log, needle, 500);
+    }
+    testutil_stop (events, 2000);
+    char *text = testutil_slurp (log);
+    if (!heard)
+        fail_msg ("alice's drover events heard nothing of her tasks:\n%s", text);
+    for (int index = 0; index < round; index++) {
+        char needle [64];
+        snprintf (needle, sizeof needle, "\"task\":%" PRIu64 ",", others [index]);
+        if (strstr (text, needle))
+            fail_msg ("alice heard the admin's task %" PRIu64 ":\n%s", others [index], text);
+    }
+    free (text);
+    s_teardown (&setup);
+}
+
 int
 main (void)
 {
@@ -291,6 +342,7 @@ main (void)
         cmocka_unit_test (test_cli_default_keys_from_config_dir),
         cmocka_unit_test (test_cli_refused_keys_are_clear_errors),
         cmocka_unit_test (test_cli_events_with_keys),
+        cmocka_unit_test (test_cli_events_client_sees_own_tasks),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

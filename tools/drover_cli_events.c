@@ -120,7 +120,8 @@ s_resume_live (s_resume_t *resume, const drover_event_t *event)
             return rc;
     }
     if (event->seq > resume->printed) {
-        s_print_event (event);
+        if (s_topic_wanted (resume, event->topic))
+            s_print_event (event);
         resume->printed = event->seq;
     }
     return 0;
@@ -199,9 +200,13 @@ drover_cli_events (int argc, char **argv)
     assert (subscriber);
     zsock_set_linger (subscriber, 0);
     zsock_set_maxmsgsize (subscriber, 65536);        //  an event is a few hundred bytes
-    if (ntopics == 0)
+    //  With a key the broker may narrow what this key sees (PROTOCOL.md
+    //  §14: a client's own tasks' events come under own/NAME/), so the
+    //  socket takes everything it is sent and the topics filter on the
+    //  body's topic (as for a replay)
+    if (ntopics == 0 || key)
         zsock_set_subscribe (subscriber, "");
-    for (int index = 0; index < ntopics; index++)
+    for (int index = 0; index < ntopics && !key; index++)
         zsock_set_subscribe (subscriber, topics [index]);
     char *error = NULL;
     if (key && drover_keys_apply_client (subscriber, key, server_key, &error)) {
@@ -304,8 +309,10 @@ drover_cli_events (int argc, char **argv)
         drover_event_t event;
         if (zmsg_size (msg) == 2 && topic && body
         &&  drover_event_decode (&event, zframe_data (body), zframe_size (body)) == 0) {
-            if (!since)
-                s_print_event (&event);
+            if (!since) {
+                if (s_topic_wanted (&resume, event.topic))
+                    s_print_event (&event);
+            }
             else
             if (replayed) {
                 status = s_resume_live (&resume, &event);
