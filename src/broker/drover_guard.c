@@ -15,19 +15,31 @@ struct _drover_guard_t {
     drover_keyring_t *keyring;  //  the keys and their roles, or NULL
     zactor_t *auth;             //  czmq's zauth (the ZAP handler), or NULL
     int64_t refreshed;          //  last look at the keys directory, msec (mono)
+    zlistx_t *pending;          //  names found revoked, not yet told (owned)
+    zlistx_t *revoked;          //  names the last drover_guard_refresh told (owned)
     uint64_t refused;           //  messages refused
 };
+
+//  A message from a key the keyring does not know looks again (three
+//  stat calls, a rescan if a directory changed), at most this often
+//  (msec): the key may have been added since the last look, and a revoked
+//  peer that keeps sending must not make every message cost a look
+#define S_MISS_REFRESH  1
 
 //  Create the guard from the settings
 drover_guard_t *
 drover_guard_new (drover_config_t *config, bool verbose, char **error_p)
 {
     drover_guard_t *self = (drover_guard_t *) zmalloc (sizeof (drover_guard_t));
+    self->pending = zlistx_new ();
+    zlistx_set_destructor (self->pending, (zlistx_destructor_fn *) zstr_free);
+    self->revoked = zlistx_new ();
+    zlistx_set_destructor (self->revoked, (zlistx_destructor_fn *) zstr_free);
     if (!*config->security_key) {
         if (*config->security_keys) {
             *error_p = zsys_sprintf ("security/keys is set but security/key is not: "
                                      "the broker needs its own key pair to use CURVE");
-            free (self);
+            drover_guard_destroy (&self);
             return NULL;
         }
         return self;
@@ -35,7 +47,7 @@ drover_guard_new (drover_config_t *config, bool verbose, char **error_p)
     if (!*config->security_keys) {
         *error_p = zsys_sprintf ("security/key is set but security/keys is not: "
                                  "no key could connect");
-        free (self);
+        drover_guard_destroy (&self);
         return NULL;
     }
     self->pair = drover_keys_load_pair (config->security_key, error_p);
@@ -66,6 +78,8 @@ drover_guard_destroy (drover_guard_t **self_p)
     if (self) {
         zactor_destroy (&self->auth);
         drover_keyring_destroy (&self->keyring);
+        zlistx_destroy (&self->pending);
+        zlistx_destroy (&self->revoked);
         zcert_destroy (&self->pair);
         free (self);
         *self_p = NULL;
@@ -107,6 +121,35 @@ s_roles_name (uint8_t roles)
     return "admin";
 }
 
+//  Look at the keys directory now; names found revoked wait in pending
+static void
+s_look (drover_guard_t *self, int64_t now)
+{
+    self->refreshed = now;
+    size_t revoked = drover_keyring_refresh (self->keyring, now);
+    for (size_t index = 0; index < revoked; index++) {
+        const char *name = drover_keyring_revoked (self->keyring, index);
+        zsys_notice ("guard: key revoked name=%s", name);
+        zlistx_add_end (self->pending, strdup (name));
+    }
+}
+
+//  Find a message's sender in the keyring; on a miss look at the keys
+//  directory again first, if the last look is a little old (zauth admits
+//  a key added since the guard's last look)
+static const drover_keyring_entry_t *
+s_sender (drover_guard_t *self, zmq_msg_t *msg)
+{
+    const char *key = zmq_msg_gets (msg, "User-Id");
+    const drover_keyring_entry_t *entry = drover_keyring_lookup (self->keyring, key);
+    int64_t now = zclock_mono ();
+    if (!entry && key && now - self->refreshed >= S_MISS_REFRESH) {
+        s_look (self, now);
+        entry = drover_keyring_lookup (self->keyring, key);
+    }
+    return entry;
+}
+
 //  Admit one message if its sender's key may send it
 int
 drover_guard_admit (drover_guard_t *self, zmq_msg_t *payload, drover_msg_t *msg,
@@ -117,8 +160,7 @@ drover_guard_admit (drover_guard_t *self, zmq_msg_t *payload, drover_msg_t *msg,
         msg->roles = DROVER_ROLE_ALL;
         return 0;
     }
-    const char *key = zmq_msg_gets (payload, "User-Id");
-    const drover_keyring_entry_t *entry = drover_keyring_lookup (self->keyring, key);
+    const drover_keyring_entry_t *entry = s_sender (self, payload);
     if (!entry) {
         self->refused++;
         *reason_p = zsys_sprintf ("this key is not in the broker's keys any more (revoked)");
@@ -177,8 +219,7 @@ drover_guard_subscribe (drover_guard_t *self, zsock_t *publisher, zmq_msg_t *fra
         return counted;             //  the XPUB applied it itself
     //  Counted whatever is applied: libzmq says an unsubscription (with no
     //  key, none applied) for each subscription of a subscriber that left
-    const drover_keyring_entry_t *entry =
-        drover_keyring_lookup (self->keyring, zmq_msg_gets (frame, "User-Id"));
+    const drover_keyring_entry_t *entry = s_sender (self, frame);
     if (!entry)
         return counted;
     if (entry->roles & DROVER_ROLE_ADMIN) {
@@ -231,13 +272,15 @@ size_t
 drover_guard_refresh (drover_guard_t *self, int64_t now)
 {
     assert (self);
-    if (!self->keyring || now - self->refreshed < DROVER_GUARD_REFRESH)
+    zlistx_purge (self->revoked);
+    if (!self->keyring)
         return 0;
-    self->refreshed = now;
-    size_t revoked = drover_keyring_refresh (self->keyring, now);
-    for (size_t index = 0; index < revoked; index++)
-        zsys_notice ("guard: key revoked name=%s", drover_keyring_revoked (self->keyring, index));
-    return revoked;
+    if (now - self->refreshed >= DROVER_GUARD_REFRESH)
+        s_look (self, now);
+    zlistx_t *told = self->revoked;
+    self->revoked = self->pending;
+    self->pending = told;
+    return zlistx_size (self->revoked);
 }
 
 //  The names the last refresh found revoked
@@ -245,7 +288,10 @@ const char *
 drover_guard_revoked (drover_guard_t *self, size_t index)
 {
     assert (self);
-    return self->keyring? drover_keyring_revoked (self->keyring, index): NULL;
+    const char *name = (const char *) zlistx_first (self->revoked);
+    for (size_t at = 0; name && at < index; at++)
+        name = (const char *) zlistx_next (self->revoked);
+    return name;
 }
 
 //  Messages refused so far

@@ -71,7 +71,9 @@ const char *
                               char *buffer, size_t size);
 
 //  Look at the keys directory if DROVER_GUARD_REFRESH msec have passed;
-//  returns how many names lost their key (drover_guard_revoked)
+//  returns how many names lost their key since the last call (those it
+//  found, and those a look on a message from an unknown key found),
+//  listed by drover_guard_revoked until the next call
 size_t
     drover_guard_refresh (drover_guard_t *self, int64_t now);
 
