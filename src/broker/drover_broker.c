@@ -133,6 +133,12 @@ static const struct {
 //  cheap and many, and a look costs a clock read; big ones cost their size
 #define S_ROUTER_CLOCK  8
 #define S_ROUTER_CLOCK_BYTES    (64 << 10)
+//  Connections the kernel may hold for a bound socket before libzmq
+//  accepts them (listen's backlog; the kernel caps it at somaxconn).
+//  libzmq's default, 100, is filled by one burst of connects (a flood, or
+//  a thousand workers starting at once): connects past it lose their SYN
+//  and try again a second later, so a worker waited over a second
+#define S_BACKLOG       4096
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
 
@@ -280,6 +286,7 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     //  Past max-message the codec answers 413; past twice that, libzmq
     //  drops the connection before anything is allocated for it
     zsock_set_maxmsgsize (self->router, (int64_t) config->max_message * 2);
+    zsock_set_backlog (self->router, S_BACKLOG);
     zsock_set_sndhwm (self->router, config->hwm);
     zsock_set_rcvhwm (self->router, s_peer_hwm (config));
     zsock_set_linger (self->router, 0);
@@ -298,6 +305,7 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     drover_guard_apply (self->guard, self->router, (int) config->handshake);
     self->events = drover_eventstream_new (self->guard, config->hwm, (int) config->handshake);
     zsock_t *publisher = drover_eventstream_sock (self->events);
+    zsock_set_backlog (publisher, S_BACKLOG);
     //  Every connection is seen, from before the first can be accepted
     self->monitors [0] = drover_connwatch_watch (self->connwatch, self->router);
     self->monitors [1] = drover_connwatch_watch (self->connwatch, publisher);
