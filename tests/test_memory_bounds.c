@@ -14,24 +14,6 @@
 //  Big submits tried, about 200 MiB of bodies
 #define S_SUBMITS       200
 
-//  The broker's resident set, bytes, from /proc/PID/status
-static size_t
-s_rss (pid_t pid)
-{
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
-    FILE *file = fopen (path, "r");
-    assert_non_null (file);
-    char line [256];
-    size_t kib = 0;
-    while (fgets (line, sizeof line, file))
-        if (strncmp (line, "VmRSS:", 6) == 0)
-            kib = strtoul (line + 6, NULL, 10);
-    fclose (file);
-    assert_true (kib > 0);
-    return kib * 1024;
-}
-
 //  A TASK SUBMIT of `cat >/dev/null` with size bytes of stdin, notify on
 static drover_msg_t *
 s_big_submit (size_t size)
@@ -78,7 +60,7 @@ test_queued_bytes_are_bounded (void **state)
     drover_msg_t *reply = testutil_request (client, &ping, 5000);
     assert_non_null (reply);
     drover_msg_destroy (&reply);
-    size_t before = s_rss (cluster->broker);
+    size_t before = testutil_rss (cluster->broker);
     //  libzmq queues at most 64 MiB / (2 x 4 MiB) messages from one peer
     assert_true (testutil_await_line (testutil_cluster_log (cluster, "broker"),
                                       "bounds peer_messages=8 ", 5000));
@@ -99,7 +81,7 @@ test_queued_bytes_are_bounded (void **state)
         }
         drover_msg_destroy (&reply);
     }
-    size_t after = s_rss (cluster->broker);
+    size_t after = testutil_rss (cluster->broker);
     fprintf (stderr, "broker RSS %zu -> %zu MiB, %d accepted, %d refused\n",
              before >> 20, after >> 20, naccepted, refused);
     assert_true (naccepted >= 1 && naccepted <= 16);

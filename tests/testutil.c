@@ -205,6 +205,24 @@ testutil_await_line (const char *path, const char *needle, int timeout)
     return true;
 }
 
+//  A process's resident set, from /proc/PID/status
+size_t
+testutil_rss (pid_t pid)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+    FILE *file = fopen (path, "r");
+    assert_non_null (file);
+    char line [256];
+    size_t kib = 0;
+    while (fgets (line, sizeof line, file))
+        if (strncmp (line, "VmRSS:", 6) == 0)
+            kib = strtoul (line + 6, NULL, 10);
+    fclose (file);
+    assert_true (kib > 0);
+    return kib * 1024;
+}
+
 //  Wait for one message with a deadline
 zmsg_t *
 testutil_recv (zsock_t *sock, int timeout)

@@ -63,6 +63,11 @@ int
 bool
     testutil_await_line (const char *path, const char *needle, int timeout);
 
+//  A process's resident set, bytes, from /proc/PID/status (VmRSS);
+//  asserts it can be read
+size_t
+    testutil_rss (pid_t pid);
+
 //  Receive one message on sock within timeout msec; NULL on timeout
 zmsg_t *
     testutil_recv (zsock_t *sock, int timeout);
