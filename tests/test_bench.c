@@ -69,7 +69,9 @@ test_bench_quick_json (void **state)
         "broker_rss_before_kill", "broker_rss_restarted", "broker_rss_restart_ratio",
         "broker_rss_restart_peak", "broker_rss_restart_peak_ratio",
         "state_bytes_per_task_wal",
-        "state_bytes_per_task"
+        "state_bytes_per_task",
+        "noop_throughput_curve", "noop_throughput_plain", "noop_curve_vs_plain_pct",
+        "rtt_p50_curve", "rtt_p50_plain", "rtt_p99_curve", "rtt_p99_plain"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);

@@ -22,6 +22,8 @@
                   durability full beside off
     (i) restart   restart time with many tasks queued, memory and bytes
                   on disk                               (drover_benchmark_durable.c)
+    (j) curve     no-op throughput and round trip with CURVE on beside off
+                                                        (drover_benchmark_curve.c)
     --phases picks some; (e)-(i) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
@@ -144,6 +146,8 @@ s_broker_await (drover_benchmark_t *self, int64_t deadline, const char *phase)
     //  no peer, so a request waits in its queue until it serves
     drover_client_t *client = drover_client_new (self->endpoint);
     assert (client);
+    if (self->server_key)
+        drover_client_set_keys (client, self->client_key, self->server_key);
     drover_client_set_timeout (client, 500);
     int64_t started = zclock_mono ();
     int rc = -1;
@@ -372,6 +376,8 @@ drover_benchmark_client (drover_benchmark_t *self, drover_benchmark_tally_t *tal
 {
     drover_client_t *client = drover_client_new (self->endpoint);
     assert (client);
+    if (self->server_key && drover_client_set_keys (client, self->client_key, self->server_key))
+        fprintf (stderr, "drover bench: cannot use the client key %s\n", self->client_key);
     drover_client_set_timeout (client, 10000);
     drover_client_set_ack_handler (client, s_on_ack, tally);
     return client;
@@ -432,6 +438,14 @@ drover_benchmark_crew_start (drover_benchmark_t *self, drover_benchmark_crew_t *
         if (!worker)
             return -1;
         drover_worker_set_handler (worker, s_noop, NULL);
+        char *error = NULL;
+        if (self->server_key
+        &&  drover_worker_set_keys (worker, self->worker_key, self->server_key, &error)) {
+            fprintf (stderr, "drover bench: %s\n", error? error: "cannot use the worker key");
+            zstr_free (&error);
+            drover_worker_destroy (&worker);
+            return -1;
+        }
         crew->workers [index] = worker;
         crew->actors [index] = zactor_new (drover_worker_actor, worker);
         crew->count++;
@@ -516,6 +530,25 @@ drover_benchmark_run_tasks (drover_benchmark_t *self, drover_client_t *client,
     return rc? -1: elapsed;
 }
 
+//  Run opts.tasks no-op tasks end to end on the current broker, through
+//  opts.workers in-process workers. Returns tasks/s, or -1.
+double
+drover_benchmark_noop_rate (drover_benchmark_t *self, const char *phase)
+{
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_benchmark_crew_t crew = { 0 };
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    int64_t elapsed = -1;
+    if (drover_benchmark_crew_start (self, &crew, client) == 0)
+        elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
+                                              phase);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    drover_benchmark_crew_stop (&crew);
+    return elapsed < 0? -1: self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1);
+}
+
 //  Run opts.tasks no-op tasks through opts.workers in-process workers
 static int
 s_phase_noop (drover_benchmark_t *self)
@@ -542,8 +575,8 @@ s_phase_noop (drover_benchmark_t *self)
 //  (b) round trip of one task
 
 //  Order usec samples
-static int
-s_compare_samples (const void *left, const void *right)
+int
+drover_benchmark_compare_usec (const void *left, const void *right)
 {
     int64_t a = *(const int64_t *) left, b = *(const int64_t *) right;
     return (a > b) - (a < b);
@@ -585,7 +618,7 @@ s_phase_rtt (drover_benchmark_t *self)
         rc = -1;
     }
     if (rc == 0) {
-        qsort (samples, count, sizeof (int64_t), s_compare_samples);
+        qsort (samples, count, sizeof (int64_t), drover_benchmark_compare_usec);
         drover_benchmark_figure (self, "rtt_p50", s_quantile (samples, count, 0.50), "us");
         drover_benchmark_figure (self, "rtt_p90", s_quantile (samples, count, 0.90), "us");
         drover_benchmark_figure (self, "rtt_p99", s_quantile (samples, count, 0.99), "us");
@@ -698,6 +731,7 @@ static const struct {
     { "heartbeat", drover_benchmark_phase_heartbeat, false },
     { "durable",   drover_benchmark_phase_durable,   false },
     { "restart",   drover_benchmark_phase_restart,   false },
+    { "curve",     drover_benchmark_phase_curve,     false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 

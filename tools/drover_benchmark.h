@@ -84,6 +84,9 @@ typedef struct {
     drover_benchmark_figure_t figures [DROVER_BENCHMARK_FIGURES_MAX];  //  measured so far
     size_t nfigures;            //  entries used in figures
     int64_t progress_at;        //  msec mono of the last progress line
+    const char *client_key;     //  with CURVE: the clients' key pair file, else NULL
+    const char *worker_key;     //  with CURVE: the workers' key pair file, else NULL
+    const char *server_key;     //  with CURVE: the broker's public key file, else NULL
 } drover_benchmark_t;
 
 //  What the async-submit and done handlers fill in
@@ -193,6 +196,15 @@ int64_t
                                 drover_benchmark_tally_t *tally, drover_msg_t *submit,
                                 long long count, const char *phase);
 
+//  Run opts.tasks no-op tasks end to end on the current broker, through
+//  opts.workers in-process workers. Returns tasks/s, or -1.
+double
+    drover_benchmark_noop_rate (drover_benchmark_t *self, const char *phase);
+
+//  Order usec samples, for qsort
+int
+    drover_benchmark_compare_usec (const void *left, const void *right);
+
 //  Wait until the broker lists at least count workers (10 s at most).
 //  Returns 0, or -1.
 int
@@ -215,6 +227,11 @@ int
 //  beside off (drover_benchmark_durable.c)
 int
     drover_benchmark_phase_durable (drover_benchmark_t *self);
+
+//  (j) no-op throughput and round trip with CURVE on, beside off
+//  (drover_benchmark_curve.c)
+int
+    drover_benchmark_phase_curve (drover_benchmark_t *self);
 
 //  (i) restart time with opts.restart_tasks queued, memory and bytes on disk
 int

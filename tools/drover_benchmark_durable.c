@@ -47,25 +47,6 @@ s_submit_rate (drover_benchmark_t *self, const char *phase)
     return elapsed < 0? -1: self->opts.submits * 1e6 / (elapsed > 0? elapsed: 1);
 }
 
-//  Run opts.tasks no-op tasks end to end on the current broker, through
-//  opts.workers in-process workers. Returns tasks/s, or -1.
-static double
-s_noop_rate (drover_benchmark_t *self, const char *phase)
-{
-    drover_benchmark_tally_t tally = { 0 };
-    drover_client_t *client = drover_benchmark_client (self, &tally);
-    drover_benchmark_crew_t crew = { 0 };
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
-    int64_t elapsed = -1;
-    if (drover_benchmark_crew_start (self, &crew, client) == 0)
-        elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
-                                              phase);
-    drover_msg_destroy (&submit);
-    drover_client_destroy (&client);
-    drover_benchmark_crew_stop (&crew);
-    return elapsed < 0? -1: self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1);
-}
-
 //  Run measure on a fresh broker with settings, stopping it after.
 //  Returns what measure returned, or -1.
 static double
@@ -91,9 +72,9 @@ drover_benchmark_phase_durable (drover_benchmark_t *self)
         return -1;
     drover_benchmark_figure (self, "durable_submit_rate", submit_full, "tasks/s");
     drover_benchmark_figure (self, "durable_submit_rate_off", submit_off, "tasks/s");
-    double noop_full = s_on_broker (self, s_full, s_noop_rate, "durable: noop full");
+    double noop_full = s_on_broker (self, s_full, drover_benchmark_noop_rate, "durable: noop full");
     double noop_off = noop_full < 0? -1:
-                      s_on_broker (self, s_off, s_noop_rate, "durable: noop off");
+                      s_on_broker (self, s_off, drover_benchmark_noop_rate, "durable: noop off");
     if (noop_off <= 0)
         return -1;
     drover_benchmark_figure (self, "noop_throughput_full", noop_full, "tasks/s");
