@@ -26,7 +26,8 @@
 #   on exit), then a second gearmand with its SQLite queue (-q libsqlite3,
 #   a fresh file) and no worker, to which bg_client submits background jobs,
 #   then tools/peers/zmq_forwarder (a broker process that only forwards, on
-#   127.0.0.1 ports it picks) and `drover bench --phases noop,rtt,durable`,
+#   127.0.0.1 ports it picks) and `drover bench --phases noop,rtt,durable,curve`
+#   (curve: the no-op throughput and round trip with CURVE on, beside off),
 #   with the same sizes (window 1000), and prints figure, drover, gearmand,
 #   forwarder and the ratios drover / gearmand and drover / forwarder.
 #   Everything it started is stopped on exit. Exits non-zero if anything
@@ -56,7 +57,7 @@ while [ $# -gt 0 ]; do
         --batch)   batch=${2:?--batch needs a value}; shift 2 ;;
         --submits) submits=${2:?--submits needs a value}; shift 2 ;;
         --bg-jobs) bg_jobs=${2:?--bg-jobs needs a value}; shift 2 ;;
-        -h|--help) sed -n '2,33s/^#   \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,34s/^#   \{0,1\}//p' "$0"; exit 0 ;;
         *)         die "unknown argument '$1' (see --help)" ;;
     esac
 done
@@ -165,9 +166,9 @@ run_bench "$forwarder" --tasks "$tasks" --rtt "$rtt" --workers "$workers" \
     > "$tmp/forwarder.txt" 2> "$tmp/forwarder.err" \
     || { tail -5 "$tmp/forwarder.err" >&2; die "the forwarder failed"; }
 
-echo "sidebyside: drover bench --phases noop,rtt,durable --tasks $tasks --rtt $rtt" \
+echo "sidebyside: drover bench --phases noop,rtt,durable,curve --tasks $tasks --rtt $rtt" \
      "--workers $workers --submits $submits" >&2
-run_bench "$drover" bench --phases noop,rtt,durable --tasks "$tasks" --rtt "$rtt" \
+run_bench "$drover" bench --phases noop,rtt,durable,curve --tasks "$tasks" --rtt "$rtt" \
     --workers "$workers" --submits "$submits" \
     > "$tmp/drover.txt" 2> "$tmp/drover.err" \
     || { tail -5 "$tmp/drover.err" >&2; die "drover bench failed"; }
@@ -207,7 +208,7 @@ awk '
                        drover [name] / forwarder [name], unit [name]
         }
         for (name in drover)
-            if (name ~ /_off$|_full$|_pct$/)
+            if (name ~ /_off$|_full$|_pct$|_curve$|_plain$/)
                 printf "drover %-24s %11.1f %s\n", name, drover [name], unit [name]
         print "ratios = drover / peer: above 1 is better for throughput, below 1 for round trips"
         print "durable_submit_rate: drover with durability full, a window of 1000, against"
