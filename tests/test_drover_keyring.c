@@ -160,9 +160,21 @@ test_load_refusals_and_junk (void **state)
     assert_non_null (drover_keyring_lookup (keyring, alice));
     assert_null (drover_keyring_lookup (keyring, impostor));
     drover_keyring_destroy (&keyring);
+
+    //  Metadata zauth would overflow on stops the start
+    char ids [600] = "";
+    for (int index = 0; index < 60; index++)
+        strcat (ids, index? ",node-0000": "node-0000");
+    char *long_ids = s_key_write (&keys, "clients", "long", ids);
+    keyring = drover_keyring_new (keys.root);
+    assert_int_equal (drover_keyring_load (keyring, &error), -1);
+    assert_non_null (strstr (error, "too much metadata"));
+    zstr_free (&error);
+    drover_keyring_destroy (&keyring);
     testutil_remove_tree (keys.root);
     zstr_free (&alice);
     zstr_free (&impostor);
+    zstr_free (&long_ids);
 }
 
 //  Removing a key file revokes it at the next refresh, which names it;

@@ -33,6 +33,7 @@ struct _drover_keyring_t {
     s_seen_t seen [S_SUBDIRS];  //  each role subdirectory at the last scan
     int64_t scanned;            //  when the last full scan was, msec (mono)
     zlistx_t *revoked;          //  names the last refresh found gone, owned
+    size_t unsafe;              //  key files the last scan refused outright
 };
 
 //  Destroy an entry (the hash's destructor)
@@ -92,8 +93,26 @@ s_key_name (const char *filename, char *name)
     return true;
 }
 
-//  Add one key file to KEYS with ROLES, or warn why not
-static void
+//  Bytes czmq's zauth writes for a key's metadata at its handshake: it
+//  has a buffer of 512 and does not check (czmq 4.2.1), so a key whose
+//  metadata is larger would overflow it
+static size_t
+s_metadata_size (zcert_t *cert)
+{
+    size_t size = 0;
+    zlist_t *names = zcert_meta_keys (cert);
+    for (const char *name = (const char *) zlist_first (names); name;
+         name = (const char *) zlist_next (names)) {
+        const char *value = zcert_meta (cert, name);
+        size += 1 + strlen (name) + 4 + (value? strlen (value): 0);
+    }
+    zlist_destroy (&names);
+    return size;
+}
+
+//  Add one key file to KEYS with ROLES, or warn why not. Returns -1 for a
+//  key file that must not be in the directory at all, else 0.
+static int
 s_add_key (zhashx_t *keys, const char *path, const char *name, uint8_t roles)
 {
     char *error = NULL;
@@ -101,7 +120,15 @@ s_add_key (zhashx_t *keys, const char *path, const char *name, uint8_t roles)
     if (!cert) {
         zsys_warning ("keyring: skipped %s", error);
         zstr_free (&error);
-        return;
+        return 0;
+    }
+    size_t metadata = s_metadata_size (cert);
+    if (metadata > DROVER_KEYRING_METADATA_MAX) {
+        zsys_error ("keyring: %s: its metadata takes %zu bytes, past %d: czmq's zauth would "
+                    "overflow at its handshake; shorten worker-ids and remove the file at once",
+                    path, metadata, DROVER_KEYRING_METADATA_MAX);
+        zcert_destroy (&cert);
+        return -1;
     }
     const char *key = zcert_public_txt (cert);
     drover_keyring_entry_t *entry = (drover_keyring_entry_t *) zhashx_lookup (keys, key);
@@ -129,9 +156,11 @@ s_add_key (zhashx_t *keys, const char *path, const char *name, uint8_t roles)
         }
     }
     zcert_destroy (&cert);
+    return 0;
 }
 
-//  Read one role subdirectory's key files into KEYS
+//  Read one role subdirectory's key files into KEYS; counts those that
+//  must not be there in self->unsafe
 static void
 s_scan_subdir (drover_keyring_t *self, zhashx_t *keys, size_t subdir)
 {
@@ -144,7 +173,8 @@ s_scan_subdir (drover_keyring_t *self, zhashx_t *keys, size_t subdir)
             if (!s_key_name (dirent->d_name, name))
                 continue;
             char *file = zsys_sprintf ("%s/%s", path, dirent->d_name);
-            s_add_key (keys, file, name, s_subdirs [subdir].roles);
+            if (s_add_key (keys, file, name, s_subdirs [subdir].roles))
+                self->unsafe++;
             zstr_free (&file);
         }
         closedir (handle);
@@ -183,6 +213,7 @@ s_scan (drover_keyring_t *self, int64_t now)
 {
     zhashx_t *keys = zhashx_new ();
     zhashx_set_destructor (keys, (zhashx_destructor_fn *) s_entry_destroy);
+    self->unsafe = 0;
     for (size_t subdir = 0; subdir < S_SUBDIRS; subdir++)
         s_scan_subdir (self, keys, subdir);
     zlistx_purge (self->revoked);
@@ -219,6 +250,12 @@ drover_keyring_load (drover_keyring_t *self, char **error_p)
     }
     s_scan (self, zclock_mono ());
     zlistx_purge (self->revoked);
+    if (self->unsafe) {
+        *error_p = zsys_sprintf ("security/keys: %s: %zu key file(s) with too much metadata "
+                                 "(see the log): remove or shorten them", self->directory,
+                                 self->unsafe);
+        return -1;
+    }
     return 0;
 }
 

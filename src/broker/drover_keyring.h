@@ -25,6 +25,10 @@
 
 //  Longest gap between two full rescans, msec
 #define DROVER_KEYRING_RESCAN   10000
+//  Most bytes of metadata a key file may carry (czmq's zauth copies it into
+//  a 512-byte buffer at each handshake, unchecked): a larger one stops the
+//  broker's start, and is refused (logged) if it appears later
+#define DROVER_KEYRING_METADATA_MAX     400
 
 typedef struct _drover_keyring_t drover_keyring_t;
 
@@ -44,7 +48,8 @@ void
     drover_keyring_destroy (drover_keyring_t **self_p);
 
 //  Read the keys for the first time: the directory and at least one of
-//  its role subdirectories must exist. Returns 0, or -1 with a message in
+//  its role subdirectories must exist, and no key file carry more than
+//  DROVER_KEYRING_METADATA_MAX bytes of metadata. Returns 0, or -1 with a message in
 //  *error_p (caller frees with zstr_free).
 int
     drover_keyring_load (drover_keyring_t *self, char **error_p);
