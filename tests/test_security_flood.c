@@ -21,6 +21,15 @@
 */
 
 #include "testutil.h"
+
+//  Built with AddressSanitizer (gcc says so one way, clang another)
+#if defined (__SANITIZE_ADDRESS__)
+#   define S_SANITIZED
+#elif defined (__has_feature)
+#   if __has_feature (address_sanitizer)
+#       define S_SANITIZED
+#   endif
+#endif
 #include <fcntl.h>
 #include <poll.h>
 #include <netinet/in.h>
@@ -1092,9 +1101,20 @@ test_flood_keeps_client_served (void **state)
     //  these rates; the keys' flood alone 8 ms, the noise alone 19 ms, at
     //  twice these rates 26-42 ms (so the rates are kept here)
     int64_t bound = 2 * baseline > baseline + 20000? 2 * baseline: baseline + 20000;
-    assert_true (flooded <= bound);
     assert_true (refused >= (uint64_t) S_FLOOD_MIN * S_MEASURE / 1000);
+#if defined (S_SANITIZED)
+    //  Under AddressSanitizer every thread runs some three times slower and
+    //  freed memory waits in its quarantine (RSS grows by design): the run
+    //  looks for memory errors under the flood; its time and memory bounds
+    //  mean something in the plain build only (./run test)
+    (void) bound;
+    (void) flooded;
+    (void) rss_after;
+    (void) rss_before;
+#else
+    assert_true (flooded <= bound);
     assert_true (rss_after < rss_before + 20 * 1048576);
+#endif
 
     zsock_destroy (&client);
     s_fixture_destroy (&fixture);
