@@ -34,6 +34,7 @@
 #include "drover_cli.h"
 #include "drover_worker.h"
 #include "drover_benchmark.h"
+#include "drover_log.h"
 #include <sys/prctl.h>
 #include <dirent.h>
 #include <sys/wait.h>
@@ -769,7 +770,7 @@ drover_benchmark_main (int argc, char **argv)
     if (rc)
         return rc;
     s_raise_limits (&bench.opts);
-    zsys_set_logstream (stderr);    //  the workers' log lines must not mix with figures
+    drover_log_init (STDERR_FILENO);    //  the workers' log lines must not mix with figures
     for (size_t index = 0; rc == 0 && index < S_PHASES; index++) {
         if (!(bench.opts.phases & (1u << index)))
             continue;

@@ -32,6 +32,7 @@
 #include "drover_guard.h"
 #include "drover_eventstream.h"
 #include "drover_brokerflags.h"
+#include "drover_log.h"
 
 //  The actors, by index
 enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_ACTORS };
@@ -850,6 +851,7 @@ drover_broker_main (int argc, char **argv)
         return status;          //  0 after --help or --print-config
     }
     zsys_set_logident ("drover-broker");
+    drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
     //  Actor pipes are unbounded: a full pipe would block the main while
     //  the actor blocks on the main. External input is bounded instead.
     zsys_set_pipehwm (0);

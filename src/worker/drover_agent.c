@@ -22,6 +22,7 @@
 #include "drover_config.h"
 #include "drover_defaults.h"
 #include "drover_taskenv.h"
+#include "drover_log.h"
 #include <getopt.h>
 #include <math.h>
 #include <unistd.h>
@@ -381,6 +382,7 @@ drover_agent_main (int argc, char **argv)
     if (options.mem == 0)
         options.mem = 1;                //  MemTotal unreadable: offer something
     zsys_set_logident ("drover-worker");
+    drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
     drover_worker_t *worker = s_worker_new (&options, procs);
     if (!worker) {
         fprintf (stderr, "drover worker: cannot make a worker id from the hostname; give --id\n");

@@ -1,0 +1,49 @@
+/*  =========================================================================
+    drover_log - the broker's and the worker's log lines dated in full
+    ISO 8601 UTC, with milliseconds
+
+    czmq's zsys_* functions date each line with a two-digit year in local
+    time and whole seconds ("I: (drover-broker) 26-11-24 05:08:25 ..."),
+    which sorts wrongly across a century, is ambiguous across time zones
+    and daylight saving, and cannot order two lines of one second. Rather
+    than replace every zsys_* call, drover_log_init gives czmq a log stream
+    (a glibc cookie stream) that rewrites each line's date as it is written:
+    "I: (drover-broker) 2026-11-24T05:08:25.123Z ...". Lines that do not
+    carry czmq's date pass through untouched.
+    =========================================================================
+*/
+
+#ifndef DROVER_LOG_H_INCLUDED
+#define DROVER_LOG_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  Send czmq's log lines to fd (borrowed, left open), each dated now in
+//  ISO 8601 UTC. Returns 0, or -1 if the stream cannot be made (czmq's own
+//  stream then stays in place). Call once, before the first log line.
+int
+    drover_log_init (int fd);
+
+//  Write into out (out_size bytes, NUL-ended) the log line line (size
+//  bytes, without its newline) with czmq's date replaced by now_msec (msec
+//  since the Unix epoch) in ISO 8601 UTC. A line without czmq's date is
+//  copied as it is. Returns the bytes written, not counting the NUL; a
+//  line cut at out_size - 1 bytes.
+size_t
+    drover_log_rewrite (const char *line, size_t size, int64_t now_msec,
+                        char *out, size_t out_size);
+
+//  Write into out (at least 25 bytes) msec since the Unix epoch as ISO 8601
+//  UTC with milliseconds, "2026-11-24T05:08:25.123Z"; returns out
+char *
+    drover_log_iso8601 (int64_t msec, char *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
