@@ -81,9 +81,38 @@ testutil_stop (pid_t pid, int timeout)
     }
 }
 
+static int
+    s_run_output (const char *const argv [], char *output, size_t size, int timeout,
+                  int err_fd);
+
 //  Read the child's stdout on a pipe until it closes it or the deadline
 int
 testutil_run_output (const char *const argv [], char *output, size_t size, int timeout)
+{
+    return s_run_output (argv, output, size, timeout, -1);
+}
+
+//  Run a command as a user would without a terminal: stdin /dev/null,
+//  stdout and stderr apart
+int
+testutil_run_cli (const char *const argv [], char *output, size_t size, char *errors,
+                  size_t errors_size, int timeout)
+{
+    char path [] = "/tmp/drover-cli-stderr-XXXXXX";
+    int fd = mkstemp (path);
+    assert_true (fd >= 0);
+    unlink (path);
+    int status = s_run_output (argv, output, size, timeout, fd);
+    ssize_t got = pread (fd, errors, errors_size - 1, 0);
+    errors [got > 0? got: 0] = 0;
+    close (fd);
+    return status;
+}
+
+//  Run argv with its stdout on a pipe read into output, its stderr to
+//  err_fd (-1: inherited; then stdin is inherited too, else /dev/null)
+static int
+s_run_output (const char *const argv [], char *output, size_t size, int timeout, int err_fd)
 {
     int fds [2];
     assert_int_equal (pipe (fds), 0);
@@ -95,6 +124,12 @@ testutil_run_output (const char *const argv [], char *output, size_t size, int t
         dup2 (fds [1], STDOUT_FILENO);
         close (fds [0]);
         close (fds [1]);
+        if (err_fd >= 0) {
+            dup2 (err_fd, STDERR_FILENO);
+            int null = open ("/dev/null", O_RDONLY);
+            if (null >= 0)
+                dup2 (null, STDIN_FILENO);
+        }
         execv (argv [0], (char *const *) argv);
         _exit (127);
     }

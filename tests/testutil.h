@@ -44,6 +44,12 @@ void
 int
     testutil_run_output (const char *const argv [], char *output, size_t size, int timeout);
 
+//  testutil_run_output with stdin from /dev/null (no terminal) and stderr
+//  captured into errors (NUL-terminated, at most errors_size - 1 bytes)
+int
+    testutil_run_cli (const char *const argv [], char *output, size_t size, char *errors,
+                      size_t errors_size, int timeout);
+
 //  Assert that a string handed to us (ours to free) is there and equals
 //  expected, then free it: for what a class's method returns to its caller
 void

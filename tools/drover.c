@@ -20,7 +20,7 @@
 
 #define DROVER_CLI_VERSION  "0.1.0"
 
-drover_cli_globals_t drover_cli_globals = { NULL, NULL, DROVER_CLIENT_TIMEOUT, NULL, NULL };
+drover_cli_globals_t drover_cli_globals = { NULL, NULL, DROVER_CLIENT_TIMEOUT, NULL, NULL, false };
 
 //  Run the broker: argv [0] is "broker"
 static int
@@ -29,11 +29,33 @@ s_broker (int argc, char **argv)
     return drover_broker_main (argc, argv);
 }
 
-//  Run a worker agent: argv [0] is "worker"
+//  Run a worker agent: argv [0] is "worker". The global --broker, --key
+//  and --server-key go first, so that the same flags after `worker` win
+//  (DROVER_BROKER, DROVER_KEY, DROVER_SERVER_KEY the agent reads itself)
 static int
 s_worker (int argc, char **argv)
 {
-    return drover_agent_main (argc, argv);
+    char **args = (char **) zmalloc ((argc + 7) * sizeof (char *));
+    int count = 0;
+    args [count++] = argv [0];
+    if (drover_cli_globals.broker) {
+        args [count++] = "--broker";
+        args [count++] = (char *) drover_cli_globals.broker;
+    }
+    if (drover_cli_globals.key) {
+        args [count++] = "--key";
+        args [count++] = (char *) drover_cli_globals.key;
+    }
+    if (drover_cli_globals.server_key) {
+        args [count++] = "--server-key";
+        args [count++] = (char *) drover_cli_globals.server_key;
+    }
+    for (int index = 1; index < argc; index++)
+        args [count++] = argv [index];
+    args [count] = NULL;
+    int rc = drover_agent_main (count, args);
+    free (args);
+    return rc;
 }
 
 
@@ -75,9 +97,9 @@ s_usage (FILE *stream)
         "\n"
         "  drover submit [--priority P] [--procs N] [--mem SIZE] [--label k=v]... [--timeout SECONDS]\n"
         "                [--retries R] [--env NAME=value]... [--cwd DIR] [--stdin FILE] [--wait]\n"
-        "                -- CMD ARGS...\n"
+        "                [--json] -- CMD ARGS...\n"
         "  drover submit --file FILE [same options] [--window N]\n"
-        "  drover wait [--all | ID... | -] [--failures N]\n"
+        "  drover wait [--all | ID... | -] [--failures N] [--json]\n"
         "  drover cancel ID...\n"
         "  drover status\n"
         "  drover workers [--json]\n"
@@ -86,6 +108,9 @@ s_usage (FILE *stream)
         "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
         "  drover keygen NAME [--dir DIR] [--worker-ids ID[,ID...]] [--force] [--json]\n"
         "  drover bench [options]\n"
+        "\n"
+        "short flags, the same in every command that has them: -p priority, -n procs, -m memory,\n"
+        "-l label, -t timeout, -w wait, -j json, -s state, -a all, -h help\n"
         "\n"
         "global options (also accepted after the command):\n"
         "  --broker ENDPOINT         broker to talk to (default $DROVER_BROKER, else %s)\n"
@@ -119,6 +144,69 @@ s_global_value (int argc, char **argv, int *index, const char *flag)
     return argv [++*index];
 }
 
+//  Print the version line every command's --version prints
+void
+drover_cli_print_version (void)
+{
+    printf ("drover %s (protocol %d)\n", DROVER_CLI_VERSION, DROVER_MSG_VERSION);
+}
+
+//  Return the edit distance (Levenshtein) between two short words
+static size_t
+s_distance (const char *left, const char *right)
+{
+    size_t right_length = strlen (right);
+    size_t row [64];
+    if (right_length >= 64 || strlen (left) >= 64)
+        return SIZE_MAX;
+    for (size_t column = 0; column <= right_length; column++)
+        row [column] = column;
+    for (size_t line = 1; left [line - 1]; line++) {
+        size_t diagonal = row [0];
+        row [0] = line;
+        for (size_t column = 1; column <= right_length; column++) {
+            size_t above = row [column];
+            size_t cost = left [line - 1] == right [column - 1]? 0: 1;
+            size_t best = MIN (above + 1, row [column - 1] + 1);
+            row [column] = MIN (best, diagonal + cost);
+            diagonal = above;
+        }
+    }
+    return row [right_length];
+}
+
+//  Say a command is unknown, with the nearest one if it is close enough
+//  (an edit distance of at most 2, and less than the word's length)
+static int
+s_unknown_command (const char *command, const char *see)
+{
+    const char *nearest = NULL;
+    size_t best = SIZE_MAX;
+    for (size_t entry = 0; entry <= S_COMMANDS; entry++) {
+        const char *name = entry < S_COMMANDS? s_commands [entry].name: "help";
+        size_t distance = s_distance (command, name);
+        if (distance < best) {
+            best = distance;
+            nearest = name;
+        }
+    }
+    if (nearest && best <= 2 && best < strlen (command))
+        return drover_cli_usage_error ("", "unknown command '%s': did you mean '%s'? (see %s)",
+                                       command, nearest, see);
+    return drover_cli_usage_error ("", "unknown command '%s' (see %s)", command, see);
+}
+
+//  True if argv (the arguments of a command that parses its own flags and
+//  takes no command line of its own) asks for --version before any "--"
+static bool
+s_asks_version (int argc, char **argv)
+{
+    for (int index = 1; index < argc && !streq (argv [index], "--"); index++)
+        if (streq (argv [index], "--version"))
+            return true;
+    return false;
+}
+
 //  Does argument match flag exactly or as "flag=..."?
 static bool
 s_is_flag (const char *argument, const char *flag)
@@ -146,7 +234,7 @@ main (int argc, char **argv)
             return DROVER_EXIT_OK;
         }
         if (streq (argument, "--version") || streq (argument, "-V")) {
-            printf ("drover %s (protocol %d)\n", DROVER_CLI_VERSION, DROVER_MSG_VERSION);
+            drover_cli_print_version ();
             return DROVER_EXIT_OK;
         }
         const char *flags [] = { "--broker-timeout", "--broker", "--events", "--key",
@@ -190,16 +278,25 @@ main (int argc, char **argv)
                     char *help_argv [] = { argv [index + 1], "--help", NULL };
                     return s_commands [entry].run (2, help_argv);
                 }
-            return drover_cli_usage_error ("", "unknown command '%s' (see drover help)",
-                                           argv [index + 1]);
+            return s_unknown_command (argv [index + 1], "drover help");
         }
         s_usage (stdout);
         return DROVER_EXIT_OK;
     }
     for (size_t entry = 0; entry < S_COMMANDS; entry++)
-        if (streq (s_commands [entry].name, command))
+        if (streq (s_commands [entry].name, command)) {
+            //  The client commands answer --version in their flag parsers
+            //  (DROVER_CLI_COMMON_OPTIONS); these parse flags of their own
+            if (s_commands [entry].run == s_broker || s_commands [entry].run == s_worker
+            ||  s_commands [entry].run == drover_benchmark_main
+            ||  s_commands [entry].run == drover_cli_keygen)
+                if (s_asks_version (argc - index, argv + index)) {
+                    drover_cli_print_version ();
+                    return DROVER_EXIT_OK;
+                }
             return s_commands [entry].run (argc - index, argv + index);
-    return drover_cli_usage_error ("", "unknown command '%s' (see drover help)", command);
+        }
+    return s_unknown_command (command, "drover help");
 }
 
 
@@ -230,6 +327,10 @@ drover_cli_common_option (const char *command, int option, char **argv)
     if (option == DROVER_CLI_OPT_BROKER) {
         drover_cli_globals.broker = optarg;
         return 0;
+    }
+    if (option == DROVER_CLI_OPT_VERSION) {
+        drover_cli_print_version ();
+        exit (DROVER_EXIT_OK);          //  nothing to release yet: flags come first
     }
     if (option == DROVER_CLI_OPT_KEY) {
         drover_cli_globals.key = optarg;

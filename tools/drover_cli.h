@@ -27,6 +27,7 @@ typedef struct {
     int timeout;                //  reply deadline, msec
     const char *key;            //  --key: our key pair file, or NULL for DROVER_KEY / default
     const char *server_key;     //  --server-key: the broker's public key file, or NULL
+    bool json;                  //  the command's --json (-j): a JSON document on stdout
 } drover_cli_globals_t;
 
 extern drover_cli_globals_t drover_cli_globals;
@@ -37,8 +38,10 @@ extern drover_cli_globals_t drover_cli_globals;
 #define DROVER_CLI_OPT_EVENTS   1002
 #define DROVER_CLI_OPT_KEY      1003
 #define DROVER_CLI_OPT_SERVER_KEY   1004
+#define DROVER_CLI_OPT_VERSION  1005
 #define DROVER_CLI_COMMON_OPTIONS \
     { "broker", required_argument, NULL, DROVER_CLI_OPT_BROKER }, \
+    { "version", no_argument, NULL, DROVER_CLI_OPT_VERSION }, \
     { "broker-timeout", required_argument, NULL, DROVER_CLI_OPT_TIMEOUT }, \
     { "server-key", required_argument, NULL, DROVER_CLI_OPT_SERVER_KEY }, \
     { "help", no_argument, NULL, 'h' }
@@ -51,6 +54,10 @@ extern drover_cli_globals_t drover_cli_globals;
 //  handled, or an exit status to return (usage printed by the caller on 'h')
 int
     drover_cli_common_option (const char *command, int option, char **argv);
+
+//  Print "drover VERSION (protocol N)" on stdout, as --version does
+void
+    drover_cli_print_version (void);
 
 //  Connect a client with the global settings (and keys); prints why and
 //  returns NULL
@@ -142,5 +149,16 @@ int drover_cli_keygen (int argc, char **argv);
 //  Append text to a string builder, JSON-escaped inside quotes
 void
     drover_cli_json_string (FILE *stream, const char *text);
+
+//  Print {"ids":[...]} and a newline on stdout
+void
+    drover_cli_json_ids (const uint64_t *tasks, size_t count);
+
+//  Print a task's outcome (TASK DONE) as one JSON object on stdout, no
+//  newline: id, state, outcome, exit_code, signal, status (the exit status
+//  submit --wait returns), worker, reason; with output also its stdout
+//  and stderr as strings
+void
+    drover_cli_json_done (const drover_msg_t *done, bool output);
 
 #endif

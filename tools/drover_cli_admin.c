@@ -23,7 +23,7 @@ s_parse_simple (const char *command, int argc, char **argv, bool *json_p,
     optind = 0;
     opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, ":hj", long_options, NULL)) != -1) {
         if (option == 'h') {
             usage (stdout);
             return DROVER_CLI_HELP;
@@ -355,10 +355,10 @@ s_tasks_usage (FILE *stream)
         "The newest tasks, one row each, then the count of tasks in each state. A\n"
         "queued task that has a worker reserved for it (kept empty until it fits)\n"
         "shows that worker as 'WORKER (reserved)'.\n"
-        "  --state S   only tasks in state S: queued, assigned, running, succeeded,\n"
+        "  -s, --state S  only tasks in state S: queued, assigned, running, succeeded,\n"
         "              failed, cancelled, or all (default)\n"
         "  --limit N   at most N rows (default 50, at most %d; 0 for the counts only)\n"
-        "  --json      one JSON document instead\n", DROVER_ROWS_MAX);
+        "  -j, --json  one JSON document instead\n", DROVER_ROWS_MAX);
 }
 
 //  Return the worker reserved for a queued task (from a WORKER TABLE, may
@@ -481,7 +481,7 @@ drover_cli_tasks (int argc, char **argv)
     optind = 0;
     opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, ":hs:j", long_options, NULL)) != -1) {
         if (option == 'h') {
             s_tasks_usage (stdout);
             return DROVER_EXIT_OK;

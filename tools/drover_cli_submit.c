@@ -61,16 +61,19 @@ s_usage (FILE *stream)
         "--key (e.g. a date) or --no-keys. Lines from stdin get keys only with --key.\n"
         "\n"
         "options:\n"
-        "  --priority P        lower runs first (default 0)\n"
-        "  --procs N           procs the task needs (default 1)\n"
-        "  --mem SIZE          memory the task needs: bytes, or with K, M, G, T\n"
-        "  --label k=v         run only on workers with this label (repeatable)\n"
-        "  --timeout SECONDS   kill the task after this long (default: no limit)\n"
+        "  -p, --priority P    lower runs first (default 0)\n"
+        "  -n, --procs N       procs the task needs (default 1)\n"
+        "  -m, --mem SIZE      memory the task needs: bytes, or with K, M, G, T\n"
+        "  -l, --label k=v     run only on workers with this label (repeatable)\n"
+        "  -t, --timeout SECONDS  kill the task after this long (default: no limit)\n"
         "  --retries R         run again up to R times if it fails (default 0)\n"
         "  --env NAME=value    set an environment variable (repeatable)\n"
         "  --cwd DIR           working directory on the worker\n"
         "  --stdin FILE        send FILE's bytes as the task's stdin (at most 1 MiB)\n"
-        "  --wait              wait for the result (see below)\n"
+        "  -w, --wait          wait for the result (see below); the task id goes to stderr\n"
+        "  -j, --json          print JSON: {\"ids\":[...]}; with --wait the outcome\n"
+        "                      (one task: id, state, outcome, exit_code, signal, status,\n"
+        "                      worker, reason, stdout, stderr; --file: as `drover wait --json`)\n"
         "  --window N          --file: submits in flight at once (default %d)\n"
         "  --failures N        --file --wait: failures listed in the summary (default 100, 0 all)\n"
         "  --key K             submit key (1..128 printable ASCII bytes): a second submit\n"
@@ -150,6 +153,7 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "failures", required_argument, NULL, 'F' },
         { "key", required_argument, NULL, 'k' },
         { "no-keys", no_argument, NULL, 'K' },
+        { "json", no_argument, NULL, 'j' },
         DROVER_CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 }
     };
@@ -158,7 +162,7 @@ s_parse (int argc, char **argv, s_options_t *options)
     optind = 0;
     opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, "+:h", long_options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, "+:hp:n:m:l:t:wj", long_options, NULL)) != -1) {
         switch (option) {
             case 'h':
                 s_usage (stdout);
@@ -241,6 +245,9 @@ s_parse (int argc, char **argv, s_options_t *options)
             case 'K':
                 options->no_keys = true;
                 break;
+            case 'j':
+                drover_cli_globals.json = true;
+                break;
             default: {
                 int rc = drover_cli_common_option ("submit", option, argv);
                 if (rc)
@@ -291,6 +298,12 @@ s_on_single_done (const drover_msg_t *done, void *arg)
     s_single_t *single = (s_single_t *) arg;
     single->delivered = true;
     single->status = drover_cli_exit_status (done);
+    if (drover_cli_globals.json) {
+        drover_cli_json_done (done, true);
+        printf ("\n");
+        fflush (stdout);
+        return;
+    }
     if (done->out_size)
         fwrite (done->out, 1, done->out_size, stdout);
     fflush (stdout);
@@ -323,9 +336,14 @@ s_submit_one (drover_client_t *client, s_options_t *options, int argc, const cha
     if (drover_client_submit (client, options->submit, &task))
         return drover_cli_error (client, "submit");
     if (!options->wait) {
-        printf ("%llu\n", (unsigned long long) task);
+        if (drover_cli_globals.json)
+            drover_cli_json_ids (&task, 1);
+        else
+            printf ("%llu\n", (unsigned long long) task);
         return DROVER_EXIT_OK;
     }
+    //  Stdout is the task's: its id goes to stderr, to find it again
+    fprintf (stderr, "drover: task %llu submitted, waiting\n", (unsigned long long) task);
     s_single_t single = { 1, false };
     if (drover_client_wait (client, &task, 1, s_on_single_done, NULL, &single)) {
         char what [64];
@@ -518,6 +536,9 @@ s_submit_file (drover_client_t *client, s_options_t *options)
         if (batch.ids [index])
             batch.ids [accepted++] = batch.ids [index];
     if (!options->wait || (rc != 0 && rc != DROVER_EXIT_FAILED)) {
+        if (drover_cli_globals.json)
+            drover_cli_json_ids (batch.ids, accepted);
+        else
         for (size_t index = 0; index < accepted; index++)
             printf ("%llu\n", (unsigned long long) batch.ids [index]);
     }

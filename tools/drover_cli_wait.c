@@ -7,6 +7,7 @@
 */
 
 #include "drover_cli.h"
+#include <ctype.h>
 
 //  Bytes of a failure's reason and first stderr line shown
 #define S_TEXT_MAX      80
@@ -21,6 +22,15 @@ typedef struct {
     char error [S_TEXT_MAX + 1];    //  first line of its stderr, printable
 } s_failure_t;
 
+//  One task's outcome, for --json (every task, so kept small)
+typedef struct {
+    uint64_t task;              //  task id
+    uint8_t state;              //  drover_task_state_t
+    uint8_t end;                //  drover_end_t
+    int32_t exit_code;          //  exit status, if it exited
+    int32_t signal;             //  signal, if one ended it
+} s_outcome_t;
+
 //  Results counted as they come
 typedef struct {
     size_t total;               //  tasks waited for
@@ -34,6 +44,9 @@ typedef struct {
     size_t capacity;            //  room in failures
     size_t max_listed;          //  most kept (0: all)
     drover_cli_progress_t progress;     //  the progress line
+    s_outcome_t *outcomes;      //  --json: every task's outcome, as it came
+    size_t noutcomes;           //  entries in outcomes
+    size_t outcomes_room;       //  room in outcomes
 } s_tally_t;
 
 //  Copy at most max bytes of text up to the first newline, printable only
@@ -51,6 +64,16 @@ static void
 s_on_done (const drover_msg_t *done, void *arg)
 {
     s_tally_t *tally = (s_tally_t *) arg;
+    if (drover_cli_globals.json) {
+        if (tally->noutcomes == tally->outcomes_room) {
+            tally->outcomes_room = tally->outcomes_room? tally->outcomes_room * 2: 64;
+            tally->outcomes = (s_outcome_t *) realloc (tally->outcomes,
+                                                       tally->outcomes_room * sizeof (s_outcome_t));
+            assert (tally->outcomes);
+        }
+        tally->outcomes [tally->noutcomes++] = (s_outcome_t) {
+            done->task, done->state, done->end, done->exit_code, done->signal };
+    }
     if (done->state == DROVER_TASK_SUCCEEDED) {
         tally->succeeded++;
         return;
@@ -65,15 +88,24 @@ s_on_done (const drover_msg_t *done, void *arg)
         tally->cancelled++;
     else
         tally->failed++;
-    if (tally->max_listed && tally->listed >= tally->max_listed)
-        return;
-    if (tally->listed == tally->capacity) {
-        tally->capacity = tally->capacity? tally->capacity * 2: 16;
-        tally->failures = (s_failure_t *) realloc (tally->failures,
-                                                   tally->capacity * sizeof (s_failure_t));
-        assert (tally->failures);
+    s_failure_t *failure = NULL;
+    if (tally->max_listed && tally->listed >= tally->max_listed) {
+        //  Full: keep the lowest ids, as the summary lists them in id order
+        for (size_t index = 0; index < tally->listed; index++)
+            if (!failure || tally->failures [index].task > failure->task)
+                failure = &tally->failures [index];
+        if (done->task > failure->task)
+            return;
     }
-    s_failure_t *failure = &tally->failures [tally->listed++];
+    else {
+        if (tally->listed == tally->capacity) {
+            tally->capacity = tally->capacity? tally->capacity * 2: 16;
+            tally->failures = (s_failure_t *) realloc (tally->failures,
+                                                       tally->capacity * sizeof (s_failure_t));
+            assert (tally->failures);
+        }
+        failure = &tally->failures [tally->listed++];
+    }
     failure->task = done->task;
     failure->state = done->state;
     drover_cli_describe_end (done, failure->end, sizeof failure->end);
@@ -98,13 +130,84 @@ s_on_progress (size_t done, size_t total, void *arg)
     drover_cli_progress_show (&tally->progress, "waited", done, total, extra, false);
 }
 
-//  Print the summary and the tasks that did not succeed
+//  Order failures by task id
+static int
+s_compare_failures (const void *left, const void *right)
+{
+    uint64_t one = ((const s_failure_t *) left)->task, other = ((const s_failure_t *) right)->task;
+    return one < other? -1: one > other;
+}
+
+//  Order outcomes by task id
+static int
+s_compare_outcomes (const void *left, const void *right)
+{
+    uint64_t one = ((const s_outcome_t *) left)->task, other = ((const s_outcome_t *) right)->task;
+    return one < other? -1: one > other;
+}
+
+//  Print a task state's or outcome's name in lower case as a JSON string
+static void
+s_json_name (const char *name)
+{
+    char lower [32];
+    size_t length = 0;
+    for (; name [length] && length + 1 < sizeof lower; length++)
+        lower [length] = (char) tolower ((unsigned char) name [length]);
+    lower [length] = 0;
+    drover_cli_json_string (stdout, lower);
+}
+
+//  Print the summary as one JSON document: the counts, every task's
+//  outcome and the details of those that did not succeed, in id order
+static void
+s_summary_json (s_tally_t *tally, size_t not_finished, double elapsed)
+{
+    printf ("{\"total\":%zu,\"succeeded\":%zu,\"failed\":%zu,\"cancelled\":%zu,"
+            "\"expired\":%zu,\"unknown\":%zu,\"not_finished\":%zu,\"seconds\":%.3f,\"tasks\":[",
+            tally->total, tally->succeeded, tally->failed, tally->cancelled, tally->expired,
+            tally->unknown, not_finished, elapsed);
+    qsort (tally->outcomes, tally->noutcomes, sizeof (s_outcome_t), s_compare_outcomes);
+    for (size_t index = 0; index < tally->noutcomes; index++) {
+        s_outcome_t *outcome = &tally->outcomes [index];
+        char end [32];
+        drover_cli_end_name (outcome->end, end, sizeof end);
+        printf ("%s{\"id\":%llu,\"state\":", index? ",": "", (unsigned long long) outcome->task);
+        s_json_name (drover_task_state_name (outcome->state));
+        printf (",\"outcome\":");
+        drover_cli_json_string (stdout, end);
+        printf (",\"exit_code\":%d,\"signal\":%d}", outcome->exit_code, outcome->signal);
+    }
+    printf ("],\"not_succeeded\":[");
+    for (size_t index = 0; index < tally->listed; index++) {
+        s_failure_t *failure = &tally->failures [index];
+        printf ("%s{\"id\":%llu,\"state\":", index? ",": "", (unsigned long long) failure->task);
+        s_json_name (drover_task_state_name (failure->state));
+        printf (",\"end\":");
+        drover_cli_json_string (stdout, failure->end);
+        printf (",\"worker\":");
+        drover_cli_json_string (stdout, failure->worker);
+        printf (",\"reason\":");
+        drover_cli_json_string (stdout, failure->reason);
+        printf (",\"stderr\":");
+        drover_cli_json_string (stdout, failure->error);
+        printf ("}");
+    }
+    printf ("]}\n");
+}
+
+//  Print the summary and the tasks that did not succeed, in id order
 static void
 s_summary (s_tally_t *tally)
 {
     size_t not_succeeded = tally->failed + tally->cancelled + tally->expired + tally->unknown;
     size_t done = tally->succeeded + not_succeeded;
     double elapsed = (zclock_mono () - tally->progress.started) / 1000.0;
+    qsort (tally->failures, tally->listed, sizeof (s_failure_t), s_compare_failures);
+    if (drover_cli_globals.json) {
+        s_summary_json (tally, tally->total - MIN (done, tally->total), elapsed);
+        return;
+    }
     printf ("%zu task%s: %zu succeeded, %zu failed, %zu cancelled", tally->total,
             tally->total == 1? "": "s", tally->succeeded, tally->failed, tally->cancelled);
     if (tally->expired)
@@ -171,6 +274,7 @@ drover_cli_wait_tasks (drover_client_t *client, const uint64_t *tasks, size_t co
         status = tally.succeeded == tally.total? DROVER_EXIT_OK: DROVER_EXIT_FAILED;
     }
     free (tally.failures);
+    free (tally.outcomes);
     return status;
 }
 
@@ -238,17 +342,21 @@ static void
 s_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover wait [--failures N] [--all | ID... | -]\n"
+        "usage: drover wait [--failures N] [--json] [--all | ID... | -]\n"
         "\n"
         "Waits for the tasks to end, with a progress line on stderr, then prints a\n"
         "summary: how many succeeded, failed and were cancelled (and, apart, how many\n"
         "had expired: ended, but the broker no longer keeps their results, see\n"
         "assign/keep-finished and assign/keep-finished-bytes; and how many ids it never gave\n"
         "out), and each task that did not succeed (id, state, outcome or exit status,\n"
-        "worker, reason, first line of stderr).\n"
+        "worker, reason, first line of stderr), in id order.\n"
         "\n"
         "  ID...          task ids; '-' reads them from stdin (whitespace-separated)\n"
-        "  --all          every task not finished when drover wait starts\n"
+        "  -a, --all      every task not finished when drover wait starts\n"
+        "  -j, --json     the summary as one JSON document: the counts (total, succeeded,\n"
+        "                 failed, cancelled, expired, unknown, not_finished, seconds),\n"
+        "                 \"tasks\" (each task's id, state, outcome, exit_code, signal) and\n"
+        "                 \"not_succeeded\" (id, state, end, worker, reason, stderr)\n"
         "  --failures N   list at most N tasks that did not succeed (default 100, 0 all)\n"
         "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
         "\n"
@@ -263,6 +371,7 @@ drover_cli_wait (int argc, char **argv)
     static struct option long_options [] = {
         { "all", no_argument, NULL, 'a' },
         { "failures", required_argument, NULL, 'F' },
+        { "json", no_argument, NULL, 'j' },
         DROVER_CLI_COMMON_OPTIONS,
         DROVER_CLI_KEY_OPTION,
         { NULL, 0, NULL, 0 }
@@ -272,7 +381,7 @@ drover_cli_wait (int argc, char **argv)
     optind = 0;
     opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, ":haj", long_options, NULL)) != -1) {
         if (option == 'h') {
             s_usage (stdout);
             return DROVER_EXIT_OK;
@@ -280,6 +389,9 @@ drover_cli_wait (int argc, char **argv)
         else
         if (option == 'a')
             all = true;
+        else
+        if (option == 'j')
+            drover_cli_globals.json = true;
         else
         if (option == 'F') {
             if (drover_cli_parse_int ("wait", "--failures", optarg, 0, INT32_MAX, &max_listed))
@@ -315,6 +427,11 @@ drover_cli_wait (int argc, char **argv)
             rc = s_list_state (client, states [index], &ids);
     }
     if (rc == 0) {
+        if (ids.count == 0 && drover_cli_globals.json)
+            printf ("{\"total\":0,\"succeeded\":0,\"failed\":0,\"cancelled\":0,\"expired\":0,"
+                    "\"unknown\":0,\"not_finished\":0,\"seconds\":0,\"tasks\":[],"
+                    "\"not_succeeded\":[]}\n");
+        else
         if (ids.count == 0)
             printf ("0 tasks: nothing to wait for\n");
         else

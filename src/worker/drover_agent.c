@@ -63,10 +63,11 @@ s_usage (FILE *stream)
     fprintf (stream,
         "usage: drover worker [options]\n"
         "  Registers with a broker and runs the tasks it offers as child processes.\n"
-        "  --broker ENDPOINT    broker ROUTER endpoint (" DROVER_DEFAULT_ENDPOINT ")\n"
-        "  --procs N            procs of this machine (number of CPUs)\n"
-        "  --mem SIZE           memory offered, with K/M/G/T suffix (MemTotal)\n"
-        "  --label KEY=VALUE    a label the scheduler can match; repeatable\n"
+        "  --broker ENDPOINT    broker ROUTER endpoint ($DROVER_BROKER, else "
+                                DROVER_DEFAULT_ENDPOINT ")\n"
+        "  -n, --procs N        procs of this machine (number of CPUs)\n"
+        "  -m, --mem SIZE       memory offered, with K/M/G/T suffix (MemTotal)\n"
+        "  -l, --label KEY=VALUE  a label the scheduler can match; repeatable\n"
         "  --max-load F         offer max(1, floor(procs * F)) procs, 0 < F <= 1 (1)\n"
         "  --id ID              worker id (HOSTNAME-PID)\n"
         "  --workdir DIR        tasks run here unless they say otherwise; disk stats\n"
@@ -163,13 +164,14 @@ s_parse (int argc, char **argv, s_options_t *options)
     optind = 0;                         //  a fresh scan, whatever parsed before us
     opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, ":vh", longs, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, ":vhn:m:l:", longs, NULL)) != -1) {
         uint64_t value;
         char *end;
         switch (option) {
             case 'b':
                 options->broker = optarg;
                 break;
+            case 'n':                   //  -n N, as `drover submit -n` (procs)
             case 'p':
                 if (s_parse_uint (optarg, 1, S_PROCS_MAX, &value))
                     return s_bad ("--procs", optarg, "must be a whole number from 1 to 65536");
@@ -362,8 +364,9 @@ s_keys (drover_worker_t *worker, s_options_t *options)
 int
 drover_agent_main (int argc, char **argv)
 {
+    const char *broker = getenv ("DROVER_BROKER");
     s_options_t options = {
-        .broker = DROVER_DEFAULT_ENDPOINT,
+        .broker = broker && *broker? broker: DROVER_DEFAULT_ENDPOINT,
         .procs = drover_stats_cpus (),
         .mem = drover_stats_mem_total (),
         .max_load = 1.0,
