@@ -61,7 +61,7 @@ test_version_on_every_subcommand (void **state)
     assert_non_null (strstr (expected, "drover "));
     const char *commands [] = { "broker", "worker", "submit", "wait", "cancel", "status",
                                 "workers", "tasks", "hold", "drain", "resume", "events",
-                                "keygen", "bench", NULL };
+                                "keygen", "bench", "top", NULL };
     for (int index = 0; commands [index]; index++) {
         int rc = s_drover (commands [index], "--version", NULL);
         if (rc != 0 || !streq (s_out, expected))

@@ -77,6 +77,7 @@ static const struct {
     { "drain",   drover_cli_admin,    "let a worker finish its tasks, then leave" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
+    { "top",     drover_cli_top,      "a live full-screen view of workers and queue" },
     { "keygen",  drover_cli_keygen,   "write a CURVE key pair (NAME.key, NAME.key_secret)" },
     { "bench",   drover_benchmark_main, "measure throughput, latency and memory" },
 };
@@ -106,6 +107,7 @@ s_usage (FILE *stream)
         "  drover tasks [--state S] [--limit N] [--json]\n"
         "  drover hold WORKER | drain WORKER | resume WORKER\n"
         "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
+        "  drover top [-d SECONDS]\n"
         "  drover keygen NAME [--dir DIR] [--worker-ids ID[,ID...]] [--force] [--json]\n"
         "  drover bench [options]\n"
         "\n"
