@@ -1,0 +1,185 @@
+/*  =========================================================================
+    test_drover_metricset - a snapshot of the broker's numbers written for
+    Prometheus (the exposition text, exact) and for the log; histograms;
+    label values escaped; answers packed, merged, and refused when broken
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_metricset.h"
+
+//  A known snapshot is written exactly: HELP and TYPE once per family,
+//  only the series set, histograms cumulated in seconds, the info series
+static void
+test_exposition_exact (void **state)
+{
+    drover_metricset_t *set = drover_metricset_new ();
+    drover_metricset_set (set, DROVER_METRIC_WORKERS_OK, 3);
+    drover_metricset_set (set, DROVER_METRIC_WORKERS_PROBATION, 1);
+    drover_metricset_set (set, DROVER_METRIC_SUBMITTED, 12);
+    drover_metricset_set (set, DROVER_METRIC_ENDED_TIMED_OUT, 2);
+    drover_metricset_set (set, DROVER_METRIC_MEMORY_USED, 1073741824);
+    drover_histogram_t run;
+    memset (&run, 0, sizeof run);
+    drover_histogram_observe (&run, 3);         //  <= 0.005 s
+    drover_histogram_observe (&run, 1500);      //  <= 2.5 s
+    drover_histogram_observe (&run, 7200000);   //  past the last bound: +Inf only
+    drover_metricset_set_histogram (set, DROVER_HISTOGRAM_RUN, &run);
+    drover_metricset_set_info (set, "0.1.0", "tcp://127.0.0.1:5555");
+    char *text = drover_metricset_exposition (set);
+    const char *expected =
+        "# HELP drover_workers Workers by health (lost: declared lost and not registered again since)\n"
+        "# TYPE drover_workers gauge\n"
+        "drover_workers{health=\"ok\"} 3\n"
+        "drover_workers{health=\"probation\"} 1\n"
+        "# HELP drover_memory_used_bytes Memory taken by tasks assigned to connected workers\n"
+        "# TYPE drover_memory_used_bytes gauge\n"
+        "drover_memory_used_bytes 1073741824\n"
+        "# HELP drover_tasks_submitted_total Tasks accepted\n"
+        "# TYPE drover_tasks_submitted_total counter\n"
+        "drover_tasks_submitted_total 12\n"
+        "# HELP drover_tasks_ended_total Tasks that reached a final state, by how they ended\n"
+        "# TYPE drover_tasks_ended_total counter\n"
+        "drover_tasks_ended_total{end=\"timed_out\"} 2\n"
+        "# HELP drover_task_run_seconds Time an attempt ran, from its start on a worker to its end\n"
+        "# TYPE drover_task_run_seconds histogram\n"
+        "drover_task_run_seconds_bucket{le=\"0.005\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"0.01\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"0.025\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"0.05\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"0.1\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"0.25\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"0.5\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"1\"} 1\n"
+        "drover_task_run_seconds_bucket{le=\"2.5\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"5\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"10\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"30\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"60\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"300\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"900\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"3600\"} 2\n"
+        "drover_task_run_seconds_bucket{le=\"+Inf\"} 3\n"
+        "drover_task_run_seconds_sum 7201.503\n"
+        "drover_task_run_seconds_count 3\n"
+        "# HELP drover_broker_info The broker's version and ROUTER endpoint\n"
+        "# TYPE drover_broker_info gauge\n"
+        "drover_broker_info{version=\"0.1.0\",endpoint=\"tcp://127.0.0.1:5555\"} 1\n";
+    assert_string_equal (text, expected);
+    zstr_free (&text);
+
+    //  Nothing set: nothing written, not even a HELP
+    drover_metricset_reset (set);
+    drover_metricset_set_info (set, "0.1.0", "x");
+    text = drover_metricset_exposition (set);
+    assert_null (strstr (text, "drover_workers"));
+    assert_null (strstr (text, "_seconds"));
+    zstr_free (&text);
+    drover_metricset_destroy (&set);
+    assert_null (set);
+    drover_metricset_destroy (&set);            //  harmless twice
+}
+
+//  A label value holding a backslash, a double quote or a newline is
+//  escaped as the format says; nothing else is touched
+static void
+test_label_values_escaped (void **state)
+{
+    char *escaped = drover_metricset_escape ("a\\b\"c\nd e=f,g}");
+    assert_string_equal (escaped, "a\\\\b\\\"c\\nd e=f,g}");
+    zstr_free (&escaped);
+    escaped = drover_metricset_escape ("");
+    assert_string_equal (escaped, "");
+    zstr_free (&escaped);
+
+    drover_metricset_t *set = drover_metricset_new ();
+    drover_metricset_set_info (set, "1\"2", "ipc:///tmp/a\\b\nc");
+    char *text = drover_metricset_exposition (set);
+    assert_non_null (strstr (text, "drover_broker_info{version=\"1\\\"2\","
+                                   "endpoint=\"ipc:///tmp/a\\\\b\\nc\"} 1\n"));
+    zstr_free (&text);
+    drover_metricset_destroy (&set);
+}
+
+//  An actor's answer, packed, merges into the round's snapshot: what it
+//  set, over what others set; a frame that is not one is refused
+static void
+test_pack_and_merge (void **state)
+{
+    drover_metricset_t *round = drover_metricset_new ();
+    drover_metricset_set (round, DROVER_METRIC_PROBATIONS, 4);
+    drover_metricset_t *answer = drover_metricset_new ();
+    drover_metricset_set (answer, DROVER_METRIC_TASKS_QUEUED, 7);
+    drover_metricset_set (answer, DROVER_METRIC_TASKS_RUNNING, 0);
+    drover_histogram_t wait;
+    memset (&wait, 0, sizeof wait);
+    drover_histogram_observe (&wait, -5);       //  a clock step back counts as 0
+    drover_metricset_set_histogram (answer, DROVER_HISTOGRAM_QUEUE_WAIT, &wait);
+    zframe_t *packed = drover_metricset_pack (answer);
+    assert_int_equal (drover_metricset_merge (round, packed), 0);
+    zframe_destroy (&packed);
+    assert_int_equal (drover_metricset_get (round, DROVER_METRIC_PROBATIONS), 4);
+    assert_int_equal (drover_metricset_get (round, DROVER_METRIC_TASKS_QUEUED), 7);
+    assert_true (drover_metricset_has (round, DROVER_METRIC_TASKS_RUNNING));
+    assert_false (drover_metricset_has (round, DROVER_METRIC_TASKS_ASSIGNED));
+    char *text = drover_metricset_exposition (round);
+    assert_non_null (strstr (text, "drover_task_queue_wait_seconds_bucket{le=\"0.005\"} 1\n"));
+    assert_non_null (strstr (text, "drover_task_queue_wait_seconds_sum 0\n"));
+    assert_null (strstr (text, "drover_task_run_seconds"));
+    zstr_free (&text);
+
+    zframe_t *broken = zframe_new ("nope", 4);
+    assert_int_equal (drover_metricset_merge (round, broken), -1);
+    zframe_destroy (&broken);
+    assert_int_equal (drover_metricset_merge (round, NULL), -1);
+    drover_metricset_destroy (&answer);
+    drover_metricset_destroy (&round);
+}
+
+//  The status line: pending, running (assigned and running), workers,
+//  probation, lost...; "?" for what no actor answered
+static void
+test_status_line (void **state)
+{
+    drover_metricset_t *set = drover_metricset_new ();
+    drover_metricset_set (set, DROVER_METRIC_TASKS_QUEUED, 5);
+    drover_metricset_set (set, DROVER_METRIC_TASKS_ASSIGNED, 1);
+    drover_metricset_set (set, DROVER_METRIC_TASKS_RUNNING, 2);
+    drover_metricset_set (set, DROVER_METRIC_WORKERS_OK, 2);
+    drover_metricset_set (set, DROVER_METRIC_WORKERS_PROBATION, 1);
+    drover_metricset_set (set, DROVER_METRIC_WORKERS_LOW_DISK, 0);
+    drover_metricset_set (set, DROVER_METRIC_WORKERS_LOST, 4);
+    drover_metricset_set (set, DROVER_METRIC_ADMIN_HOLD, 1);
+    drover_metricset_set (set, DROVER_METRIC_ADMIN_DRAIN, 0);
+    drover_metricset_set (set, DROVER_METRIC_PROCS, 12);
+    char *line = drover_metricset_status (set);
+    assert_string_equal (line, "pending=5 running=3 workers=3 probation=1 low_disk=0 lost=4 "
+                               "held=1 draining=0 procs_used=? procs=12");
+    zstr_free (&line);
+    drover_metricset_destroy (&set);
+}
+
+//  The error codes the main answers map to their series, others to none
+static void
+test_bad_codes (void **state)
+{
+    assert_int_equal (drover_metricset_bad_code (400), DROVER_METRIC_BAD_400);
+    assert_int_equal (drover_metricset_bad_code (415), DROVER_METRIC_BAD_415);
+    assert_int_equal (drover_metricset_bad_code (426), DROVER_METRIC_BAD_426);
+    assert_int_equal (drover_metricset_bad_code (302), DROVER_METRIC_BAD_302);
+    assert_int_equal (drover_metricset_bad_code (200), -1);
+    assert_int_equal (drover_metricset_bad_code (409), -1);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_exposition_exact),
+        cmocka_unit_test (test_label_values_escaped),
+        cmocka_unit_test (test_pack_and_merge),
+        cmocka_unit_test (test_status_line),
+        cmocka_unit_test (test_bad_codes),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
