@@ -33,6 +33,7 @@
                                           (from schedq, on the link)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
+          METRICS round(8)          answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
           TAKE lease(8) task(8) procs(4) mem(8) labels(s) | RETURN lease(8)
@@ -46,6 +47,8 @@
           RESTORED count(8)         RESTOREs handled this turn (to the store,
                                     which says no more while too many wait)
           SEND route(f) payload(f) worker(s)
+          COUNTS round(8) values(f)     tasks by state, counters, histograms
+                                    (drover_metricset)
     =========================================================================
 */
 
@@ -54,6 +57,7 @@
 #include "drover_tasktable.h"
 #include "drover_leases.h"
 #include "drover_actor.h"
+#include "drover_metricset.h"
 #include "drover_store.h"
 
 //  Most warnings about stale or unknown reports logged per second
@@ -82,6 +86,11 @@ typedef struct {
     uint64_t restored;          //  RESTOREs handled this turn, not yet said RESTORED
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id (STATE)
     drover_msg_t *submit;       //  the TASK SUBMIT being handled: its task's first change
+    uint64_t submitted;         //  tasks accepted, ever (METRICS)
+    uint64_t ended [DROVER_END_MAX + 1];    //  tasks that reached a final state, by end
+    uint64_t requeued;          //  attempts put back in the queue
+    uint64_t refused [3];       //  reports refused: 409 STALE, 404 NOT FOUND, 401 NOT REGISTERED
+    drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  queue wait, run time, end to end
 } self_t;
 
 //  Create the actor's state; link is the endpoint schedq binds
@@ -158,6 +167,7 @@ static void
 s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
 {
     self->stale++;
+    self->refused [code == DROVER_CODE_STALE? 0: code == DROVER_CODE_NOT_FOUND? 1: 2]++;
     if (s_may_warn (self))
         zsys_warning ("assign: %s %s task=%" PRIu64 " attempt=%u worker=%s: %s",
                       code == DROVER_CODE_STALE? "stale":
@@ -296,6 +306,49 @@ s_place_on_lease (self_t *self, const drover_action_t *queue)
     return true;
 }
 
+//  Count a task's change for METRICS: how it ended, or its requeue
+static void
+s_count (self_t *self, const drover_action_t *action)
+{
+    if (action->state >= DROVER_TASK_SUCCEEDED && action->state <= DROVER_TASK_CANCELLED
+    &&  action->end <= DROVER_END_MAX)
+        self->ended [action->end]++;
+    else
+    if (streq (action->topic, "task.requeued"))
+        self->requeued++;
+}
+
+//  METRICS round: the tasks by state, the counters and the histograms
+static void
+s_handle_metrics (self_t *self, uint64_t round)
+{
+    static const int states [] = {
+        DROVER_TASK_QUEUED, DROVER_TASK_ASSIGNED, DROVER_TASK_RUNNING,
+        DROVER_TASK_SUCCEEDED, DROVER_TASK_FAILED, DROVER_TASK_CANCELLED
+    };
+    static const int ends [] = {
+        DROVER_END_SUCCEEDED, DROVER_END_FAILED, DROVER_END_TIMED_OUT, DROVER_END_CANCELLED,
+        DROVER_END_SPAWN_FAILED, DROVER_END_LOST, DROVER_END_POISON
+    };
+    drover_metricset_t *counts = drover_metricset_new ();
+    for (size_t index = 0; index < sizeof states / sizeof states [0]; index++)
+        drover_metricset_set (counts, DROVER_METRIC_TASKS_QUEUED + index,
+                              drover_tasktable_count (self->table, states [index]));
+    drover_metricset_set (counts, DROVER_METRIC_SUBMITTED, self->submitted);
+    for (size_t index = 0; index < sizeof ends / sizeof ends [0]; index++)
+        drover_metricset_set (counts, DROVER_METRIC_ENDED_SUCCEEDED + index,
+                              self->ended [ends [index]]);
+    drover_metricset_set (counts, DROVER_METRIC_REQUEUED, self->requeued);
+    drover_metricset_set (counts, DROVER_METRIC_REFUSED_STALE, self->refused [0]);
+    drover_metricset_set (counts, DROVER_METRIC_REFUSED_NOT_FOUND, self->refused [1]);
+    drover_metricset_set (counts, DROVER_METRIC_REFUSED_NOT_REGISTERED, self->refused [2]);
+    for (int id = 0; id < DROVER_HISTOGRAMS; id++)
+        drover_metricset_set_histogram (counts, (drover_histogram_id_t) id,
+                                        &self->histograms [id]);
+    drover_metricset_say (counts, self->outbox, round);
+    drover_metricset_destroy (&counts);
+}
+
 //  Carry out everything the table decided, in order
 static void
 s_carry_out (self_t *self)
@@ -335,6 +388,7 @@ s_carry_out (self_t *self)
                 drover_once_forget (&self->succeeded, action->worker);  //  a later success counts
                 break;
             case DROVER_ACTION_EVENT:
+                s_count (self, action);
                 s_publish (self, action);
                 break;
             case DROVER_ACTION_PLACED:
@@ -362,6 +416,7 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
         return;
     }
     msg->task = task;           //  so its first change carries it (s_publish)
+    self->submitted++;
     drover_msg_t reply;
     memset (&reply, 0, sizeof reply);
     reply.id = DROVER_MSG_TASK_ACCEPTED;
@@ -649,6 +704,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "LOADED"))
         s_handle_loaded (self, msg);
+    else
+    if (streq (command, "METRICS"))
+        s_handle_metrics (self, drover_actor_pop_number (msg));
     else
     if (streq (command, "UNSAVED")) {
         uint64_t task = drover_actor_pop_number (msg);

@@ -14,12 +14,14 @@
           MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
           HEARD worker(s) route(f)  other traffic from a worker (from assign)
           REVOKED name(s)           a key went away: its workers are LOST at once
+          METRICS round(8)          answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           STATS worker(s) stats(f)      held back, said at most every 250 ms
           SEND route(f) payload(f) worker(s)    WELCOME, ERROR 400 / 401 / 302 / 423
           EVENT topic(s) body(f)                worker.up, worker.lost
+          COUNTS round(8) values(f)     lost workers (drover_metricset)
 
     UP is said for a new worker, a new epoch (after LOST "restarted"), a
     worker declared lost that says HELLO again, and a HELLO with the same
@@ -43,6 +45,7 @@
 #include "drover_msg.h"
 #include "drover_liveness.h"
 #include "drover_actor.h"
+#include "drover_metricset.h"
 #include "drover_defaults.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
@@ -83,6 +86,8 @@ typedef struct {
     uint32_t max_workers;       //  registered workers at most
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id, for WELCOME, or ""
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
+    zhashx_t *lost;             //  ids lost and not registered since (values unused), max-workers at most
+    uint64_t lost_total;        //  workers declared LOST, ever (METRICS)
 } self_t;
 
 
@@ -117,6 +122,7 @@ s_self_new (zsock_t *pipe)
     self->heartbeat = S_HEARTBEAT;
     self->hold = DROVER_HOLD_MAX;
     self->max_workers = S_MAX_WORKERS;
+    self->lost = zhashx_new ();
     return self;
 }
 
@@ -130,6 +136,7 @@ s_self_destroy (self_t **self_p)
     drover_liveness_destroy (&self->liveness);
     zhashx_destroy (&self->workers);
     zhashx_destroy (&self->bindings);
+    zhashx_destroy (&self->lost);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
     drover_outbox_destroy (&self->stats);
@@ -156,6 +163,12 @@ s_worker_lost (self_t *self, const char *id, const char *reason)
         drover_actor_event (self->outbox, "worker.lost", 0, 0, worker, reason);
     drover_liveness_forget (self->liveness, worker);
     zhashx_delete (self->workers, worker);
+    //  Counted as lost unless it left or restarted (and says UP again at once)
+    if (!streq (reason, "restarted") && !streq (reason, "left")) {
+        self->lost_total++;
+        if (zhashx_size (self->lost) < self->max_workers)
+            zhashx_insert (self->lost, worker, self);
+    }
 }
 
 //  Say UP for a worker, from its HELLO
@@ -173,6 +186,7 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
                 hello->procs, hello->mem, labels, running);
     zframe_destroy (&running);
     zstr_free (&labels);
+    zhashx_delete (self->lost, worker->id);
     zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
                  " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
                  hello->nlabels, hello->nrunning);
@@ -424,6 +438,14 @@ s_handle_command (void *arg, zmsg_t *msg)
                                                           : DROVER_HOLD_MAX;
         drover_liveness_set_lost_after (self->liveness, (uint32_t) drover_actor_pop_number (msg));
         self->max_workers = (uint32_t) drover_actor_pop_number (msg);
+    }
+    else
+    if (streq (command, "METRICS")) {
+        drover_metricset_t *counts = drover_metricset_new ();
+        drover_metricset_set (counts, DROVER_METRIC_WORKERS_LOST, zhashx_size (self->lost));
+        drover_metricset_set (counts, DROVER_METRIC_WORKERS_LOST_TOTAL, self->lost_total);
+        drover_metricset_say (counts, self->outbox, drover_actor_pop_number (msg));
+        drover_metricset_destroy (&counts);
     }
     else
     if (streq (command, "STATE")) {

@@ -13,10 +13,12 @@
           SUCCESS worker(s)             may come many times: held, see the loop
           LOST worker(s) reason(s)      forget the worker
           UP worker(s) ...              a new registration starts off probation
+          METRICS round(8)              answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  PROBATION worker(s) reason(s)
           CLEARED worker(s) why(s)      why: "timeout", "success" or "registered"
           EVENT topic(s) body(f)        worker.probation, worker.cleared
+          COUNTS round(8) values(f)     probations (drover_metricset)
     =========================================================================
 */
 
@@ -24,6 +26,7 @@
 #include "drover_msg.h"
 #include "drover_probationset.h"
 #include "drover_actor.h"
+#include "drover_metricset.h"
 #include "drover_defaults.h"
 
 //  Probation timeout until CONFIGURE says otherwise, msec: the broker's default
@@ -37,6 +40,7 @@ typedef struct {
     int hold;                   //  msec the pipe is left unread after a read (news may wait)
     int64_t held_until;         //  msec (mono) until which it is left unread
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
+    uint64_t probations;        //  times a worker was put on probation, ever (METRICS)
 } self_t;
 
 
@@ -84,6 +88,7 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
 {
     if (drover_probationset_failure (self->set, worker, reason, zclock_mono ())
     ==  DROVER_PROBATIONSET_ENTERED) {
+        self->probations++;
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
         drover_outbox_say (self->outbox, "sss", "PROBATION", worker, reason);
         if (!self->flags.silent)
@@ -139,6 +144,13 @@ s_handle_command (void *arg, zmsg_t *msg)
         if (drover_probationset_forget (self->set, worker))
             s_cleared (self, worker, "registered");
         zstr_free (&worker);
+    }
+    else
+    if (streq (command, "METRICS")) {
+        drover_metricset_t *counts = drover_metricset_new ();
+        drover_metricset_set (counts, DROVER_METRIC_PROBATIONS, self->probations);
+        drover_metricset_say (counts, self->outbox, drover_actor_pop_number (msg));
+        drover_metricset_destroy (&counts);
     }
     else
     if (streq (command, "CONFIGURE")) {

@@ -21,6 +21,7 @@
                                         also from assign, on the link)
           STATS worker(s) stats(f)
           MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
+          METRICS round(8)          answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  ASSIGN task(8) worker(s)   one record per placement, a pass's in one
                                 BATCH (on the link)
@@ -29,6 +30,8 @@
                                 nothing waits, an idle worker's capacity lent
           SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE
           EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
+          COUNTS round(8) values(f)     workers by health and admin state, procs
+                                        and memory (drover_metricset)
     =========================================================================
 */
 
@@ -36,6 +39,7 @@
 #include "drover_msg.h"
 #include "drover_sched.h"
 #include "drover_actor.h"
+#include "drover_metricset.h"
 #include "drover_defaults.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
@@ -470,6 +474,35 @@ s_schedule (self_t *self)
     drover_sched_lend (self->sched, s_on_lend, self);
 }
 
+//  METRICS round: the workers by health and admin state, their capacity
+//  and what is used of it (one look at each worker: said at most every
+//  100 ms, by the metrics actor)
+static void
+s_handle_metrics (self_t *self, uint64_t round)
+{
+    uint64_t counts [DROVER_METRICS] = { 0 };
+    for (const char *id = drover_sched_first (self->sched); id;
+         id = drover_sched_next (self->sched)) {
+        drover_sched_view_t view;
+        drover_sched_lookup (self->sched, id, &view);
+        counts [view.probation? DROVER_METRIC_WORKERS_PROBATION:
+                view.disk_low? DROVER_METRIC_WORKERS_LOW_DISK: DROVER_METRIC_WORKERS_OK]++;
+        counts [view.admin == DROVER_ADMIN_HOLD? DROVER_METRIC_ADMIN_HOLD:
+                view.admin == DROVER_ADMIN_DRAIN? DROVER_METRIC_ADMIN_DRAIN:
+                                                  DROVER_METRIC_ADMIN_RUN]++;
+        counts [DROVER_METRIC_PROCS] += view.procs;
+        counts [DROVER_METRIC_PROCS_USED] += view.procs_used;
+        counts [DROVER_METRIC_MEMORY] += view.mem;
+        counts [DROVER_METRIC_MEMORY_USED] += view.mem_used;
+    }
+    drover_metricset_t *metrics = drover_metricset_new ();
+    for (int id = DROVER_METRIC_WORKERS_OK; id <= DROVER_METRIC_MEMORY_USED; id++)
+        if (id != DROVER_METRIC_WORKERS_LOST)       //  health's
+            drover_metricset_set (metrics, (drover_metric_t) id, counts [id]);
+    drover_metricset_say (metrics, self->outbox, round);
+    drover_metricset_destroy (&metrics);
+}
+
 //  Handle one control command from the pipe or the link (drover_outbox_receive
 //  calls this)
 static void
@@ -503,6 +536,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "CLEARED"))
         s_handle_probation (self, msg, false);
+    else
+    if (streq (command, "METRICS"))
+        s_handle_metrics (self, drover_actor_pop_number (msg));
     else
     if (streq (command, "CONFIGURE")) {
         drover_sched_set_max_shelve (self->sched, (uint32_t) drover_actor_pop_number (msg));

@@ -25,6 +25,8 @@
 #include "drover_schedq.h"
 #include "drover_assign.h"
 #include "drover_store.h"
+#include "drover_metrics.h"
+#include "drover_metricset.h"
 #include "drover_outbox.h"
 #include "drover_actor.h"
 #include "drover_poller.h"
@@ -35,7 +37,7 @@
 #include "drover_log.h"
 
 //  The actors, by index
-enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_ACTORS };
+enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_ACTORS };
 
 //  What the main's poller watches past the actors' pipes (which are at
 //  their actor's index)
@@ -53,6 +55,7 @@ typedef struct {
 #define S_PUBLISH       (1 << 9)    //  the main publishes it on the XPUB
 #define S_LINK          (1 << 10)   //  on the link between assign and schedq: never here
 #define S_SELF          (1 << 11)   //  the main acts on it itself (start-up)
+#define S_COUNTS        (1 << 12)   //  the main answers it too, with its own counts
 
 //  The routing table: who hears each wire message a peer sends and each
 //  command an actor (or the main) says. It is the one answer to "who
@@ -122,7 +125,14 @@ static const struct {
     //  the main itself: a send to a worker refused; a key gone from the keys
     { 0, "UNSENT",    S_TO (S_PROBATION), 0 },
     { 0, "REVOKED",   S_TO (S_HEALTH), 0 },
+    //  metrics: a round of numbers, asked of each actor that keeps some
+    //  (and of the main), answered to it
+    { 0, "METRICS",   S_TO (S_HEALTH) | S_TO (S_PROBATION) | S_TO (S_SCHEDQ) | S_TO (S_ASSIGN)
+                      | S_COUNTS, 0 },
+    { 0, "COUNTS",    S_TO (S_METRICS), 0 },
 };
+//  Who answers METRICS: the actors it goes to and the main
+#define S_COUNTERS      5
 #define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
 
 //  Most messages read from the ROUTER in one turn of the loop
@@ -147,7 +157,7 @@ typedef struct {
     drover_config_t *config;    //  settings, read once
     zsock_t *router;            //  workers and clients
     drover_eventstream_t *events;   //  the event stream (its XPUB)
-    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign, store
+    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign, store, metrics
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
     int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
@@ -157,6 +167,7 @@ typedef struct {
     bool router_sent;           //  something went out on the ROUTER this turn
     bool publisher_sent;        //  something went out on the XPUB this turn
     uint64_t malformed;         //  messages that did not decode
+    uint64_t answered [DROVER_METRICS];     //  errors the main answered, by DROVER_METRIC_BAD_*
     uint64_t refused;           //  sends the ROUTER refused
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  last warning, msec monotonic
@@ -261,6 +272,23 @@ s_store_start (s_broker_t *self, bool verbose)
     return opened? 0: -1;
 }
 
+//  Wait for the metrics actor's STARTED: 0, or -1 if it cannot serve
+//  what broker/metrics says (logged: the broker must not start)
+static int
+s_metrics_started (s_broker_t *self)
+{
+    char *word = NULL, *text = NULL;
+    uint32_t started = 0;
+    if (zsock_recv (self->actors [S_METRICS], "s4s", &word, &started, &text) == -1
+    ||  !word || !streq (word, "STARTED") || !started) {
+        zsys_error ("broker: cannot start: %s", text? text: "the metrics actor did not start");
+        started = 0;
+    }
+    zstr_free (&word);
+    zstr_free (&text);
+    return started? 0: -1;
+}
+
 //  Create the broker: sockets bound, actors started and configured; it
 //  owns connwatch from then on
 static s_broker_t *
@@ -340,6 +368,17 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
                 config->lost_retries, config->max_queued, config->keep_finished,
                 config->max_queued_bytes, config->keep_finished_bytes,
                 drover_durability_parse (config->durability), config->restart_grace);
+    drover_metrics_args_t metrics = {
+        .address = config->metrics,
+        .status_interval = config->status_interval,
+        .endpoint = config->endpoint,
+        .counters = S_COUNTERS
+    };
+    self->actors [S_METRICS] = s_actor_start (drover_metrics_actor, &metrics, verbose);
+    if (s_metrics_started (self)) {
+        s_broker_destroy (&self);
+        return NULL;
+    }
     self->poller = drover_poller_new ();
     for (int index = 0; index < S_ACTORS; index++)
         drover_poller_add (self->poller, zactor_sock (self->actors [index]));
@@ -396,6 +435,9 @@ s_send_to_peer (s_broker_t *self, const byte *route, size_t route_size, zframe_t
 static void
 s_reply_error (s_broker_t *self, s_route_t route, uint32_t seq, int code, const char *reason)
 {
+    int counted = drover_metricset_bad_code (code);
+    if (counted >= 0)
+        self->answered [counted]++;
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_ERROR);
     reply->seq = seq;
     reply->code = code;
@@ -714,6 +756,22 @@ s_handle_start_up (s_broker_t *self, const char *command, zmsg_t *msg, int targe
         s_forward_to_actors (self, command, msg, targets);
 }
 
+//  METRICS round: the main's own counts, answered to the metrics actor as
+//  an actor would; then to the actors that answer too
+static void
+s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
+{
+    zframe_t *round = zmsg_first (msg);
+    assert (round);             //  the metrics actor says it
+    drover_metricset_t *counts = drover_metricset_new ();
+    for (int id = DROVER_METRIC_BAD_400; id <= DROVER_METRIC_BAD_302; id++)
+        drover_metricset_set (counts, (drover_metric_t) id, self->answered [id]);
+    drover_metricset_say (counts, self->outboxes [S_METRICS],
+                          drover_actor_number (zframe_data (round), zframe_size (round)));
+    drover_metricset_destroy (&counts);
+    s_forward_to_actors (self, command, msg, targets);
+}
+
 //  Route a command (its word, then msg's frames) by the routing table: to
 //  the event stream, or to the actors that hear it
 static void
@@ -731,6 +789,9 @@ s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
     else
     if (targets & S_SELF)
         s_handle_start_up (self, command, msg, targets & ~S_SELF);
+    else
+    if (targets & S_COUNTS)
+        s_answer_metrics (self, command, msg, targets & ~S_COUNTS);
     else
     if (targets && (targets & (S_PEER | S_LINK)) == 0)
         s_forward_to_actors (self, command, msg, targets);

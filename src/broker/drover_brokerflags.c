@@ -16,6 +16,8 @@ s_usage (FILE *stream)
         "  -c, --config FILE          read settings from a ZPL file (see --print-config)\n"
         "  -e, --endpoint ENDPOINT    ROUTER for workers and clients (" DROVER_DEFAULT_ENDPOINT ")\n"
         "  -E, --events ENDPOINT      PUB for the event stream (" DROVER_DEFAULT_EVENTS ")\n"
+"      --metrics HOST:PORT    serve Prometheus metrics over HTTP there (/metrics; off\n"
+        "                             by default; loopback unless broker/metrics-public = 1)\n"
         "  -d, --state-dir DIR        keep the state there (" DROVER_DEFAULT_STATE_DIR ", made if missing)\n"
         "      --durability MODE      full, batch or off (" DROVER_DEFAULT_DURABILITY "; see README)\n"
         "      --key FILE             the broker's key pair (NAME.key, NAME.key_secret beside it):\n"
@@ -53,6 +55,7 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         { "events",       required_argument, NULL, 'E' },
         { "state-dir",    required_argument, NULL, 'd' },
         { "durability",   required_argument, NULL, 'D' },
+        { "metrics",      required_argument, NULL, 'M' },
         { "insecure",     no_argument,       NULL, 'I' },
         { "key",          required_argument, NULL, 'K' },
         { "keys",         required_argument, NULL, 'k' },
@@ -91,6 +94,9 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         else
         if (option == 'D')
             rc = drover_config_set (config, "broker/durability", optarg, &error);
+        else
+        if (option == 'M')
+            rc = drover_config_set (config, "broker/metrics", optarg, &error);
         else
         if (option == 'I')
             config->insecure = 1;
@@ -156,6 +162,12 @@ s_check_endpoints (drover_config_t *config)
             zstr_free (&error);
             return -1;
         }
+    }
+    char *error = NULL;
+    if (drover_config_check_metrics (config->metrics, config->metrics_public, &error)) {
+        fprintf (stderr, "drover broker: %s\n", error);
+        zstr_free (&error);
+        return -1;
     }
     return 0;
 }

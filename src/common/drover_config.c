@@ -37,6 +37,16 @@ static const s_setting_t s_settings [] = {
     { "broker/insecure", S_UINT, S_AT (insecure), 0, 1,
       DROVER_DEFAULT_INSECURE, NULL,
       "1 allows non-loopback endpoints: anyone who reaches them can run commands" },
+    { "broker/metrics", S_STRING, S_AT (metrics), 0, 0,
+      0, DROVER_DEFAULT_METRICS,
+      "HOST:PORT where Prometheus metrics are served over HTTP (/metrics); \"\" serves none" },
+    { "broker/metrics-public", S_UINT, S_AT (metrics_public), 0, 1,
+      DROVER_DEFAULT_METRICS_PUBLIC, NULL,
+      "1 allows a non-loopback metrics address: anyone who reaches it reads the counts" },
+    { "broker/status-interval", S_UINT, S_AT (status_interval), 0, 86400000,
+      DROVER_DEFAULT_STATUS_INTERVAL, NULL,
+      "msec between status lines in the log (pending, running, workers, probation, lost); "
+      "0 logs none" },
     { "broker/max-message", S_UINT, S_AT (max_message), 1024, 64 << 20,
       DROVER_DEFAULT_MAX_MESSAGE, NULL,
       "bytes, largest message accepted from a peer" },
@@ -356,6 +366,29 @@ drover_config_check_endpoint (const char *endpoint, bool insecure, char **error_
             " and keys (--key, --keys), or say --insecure if anyone who can reach it may"
             " run commands on the workers",
             endpoint);
+        return -1;
+    }
+    return 0;
+}
+
+//  Check a metrics address (HOST:PORT) and, unless public, its host
+int
+drover_config_check_metrics (const char *address, bool public_, char **error_p)
+{
+    if (!*address)
+        return 0;               //  none served
+    const char *colon = strrchr (address, ':');
+    char *end = NULL;
+    long port = colon? strtol (colon + 1, &end, 10): 0;
+    if (!colon || colon == address || !colon [1] || *end || port < 1 || port > 65535) {
+        *error_p = zsys_sprintf ("broker/metrics: %s: must be HOST:PORT, e.g. 127.0.0.1:9464",
+                                 address);
+        return -1;
+    }
+    if (!public_ && !s_host_is_loopback (address, colon - address)) {
+        *error_p = zsys_sprintf (
+            "broker/metrics: %s: refusing a non-loopback address: anyone who reaches it reads"
+            " the counts; set broker/metrics-public = 1 to serve it there", address);
         return -1;
     }
     return 0;

@@ -19,6 +19,9 @@ typedef struct {
     char *endpoint;             //  broker/endpoint: ROUTER for workers and clients
     char *events;               //  broker/events: PUB endpoint for the event stream
     uint32_t insecure;          //  broker/insecure: 1 allows binding non-loopback addresses
+    char *metrics;              //  broker/metrics: HOST:PORT of the HTTP metrics, "" for none
+    uint32_t metrics_public;    //  broker/metrics-public: 1 allows a non-loopback metrics address
+    uint32_t status_interval;   //  broker/status-interval: msec between status lines, 0 none
     uint32_t max_message;       //  broker/max-message: bytes, ZMQ_MAXMSGSIZE
     uint32_t hwm;               //  broker/hwm: messages queued per peer
     uint32_t peer_bytes;        //  broker/peer-bytes: bytes queued from one peer, at most
@@ -81,5 +84,12 @@ void
 //  a message in *error_p (caller frees).
 int
     drover_config_check_endpoint (const char *endpoint, bool insecure, char **error_p);
+
+//  Check a metrics address: HOST:PORT (an IPv4 address, [IPv6] or
+//  localhost, and a port) and, unless public, that HOST is loopback; ""
+//  is none and passes. Returns 0, or -1 with a message in *error_p
+//  (caller frees).
+int
+    drover_config_check_metrics (const char *address, bool public_, char **error_p);
 
 #endif
