@@ -36,6 +36,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 //  msec a connection has to finish its handshake (security/handshake)
 #define S_HANDSHAKE         1000
@@ -1100,7 +1102,21 @@ test_flood_keeps_client_served (void **state)
     //  (load average 5-9): baseline p99 1.7-5 ms; flooded p99 13-14 ms at
     //  these rates; the keys' flood alone 8 ms, the noise alone 19 ms, at
     //  twice these rates 26-42 ms (so the rates are kept here)
-    int64_t bound = 2 * baseline > baseline + 20000? 2 * baseline: baseline + 20000;
+    //  On a machine crowded past its cores (the one-minute load average
+    //  over the cores online, e.g. several builds beside the suite) every
+    //  process waits its turn for a core that much longer: the floor grows
+    //  with it. A broker that stalls under the flood still fails: that is
+    //  hundreds of ms to seconds, past any floor here.
+    double load = 0;
+    long cores = sysconf (_SC_NPROCESSORS_ONLN);
+    double crowding = getloadavg (&load, 1) == 1 && cores > 0? load / (double) cores: 1;
+    int64_t floor = (int64_t) (20000 * (crowding > 1? crowding: 1));
+    if (floor > 150000)
+        floor = 150000;
+    fprintf (stderr, "bound: p99 <= %.2f ms (load %.1f on %ld cores)\n",
+             (double) (2 * baseline > baseline + floor? 2 * baseline: baseline + floor) / 1000,
+             load, cores);
+    int64_t bound = 2 * baseline > baseline + floor? 2 * baseline: baseline + floor;
     assert_true (refused >= (uint64_t) S_FLOOD_MIN * S_MEASURE / 1000);
 #if defined (S_SANITIZED)
     //  Under AddressSanitizer every thread runs some three times slower and
