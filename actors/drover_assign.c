@@ -434,7 +434,8 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     reply->seq = msg->seq;
     //  Counts of every task for all; rows of its own tasks for a non-admin
     const char *owner = msg->roles & DROVER_ROLE_ADMIN? NULL: msg->principal;
-    drover_tasktable_list (self->table, msg->state, msg->limit, owner, reply);
+    drover_tasktable_list (self->table, msg->state, msg->limit, owner, msg->labels, msg->nlabels,
+                           reply);
     drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
     drover_msg_destroy (&reply);
 }

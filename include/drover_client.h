@@ -230,6 +230,14 @@ drover_msg_t *
 drover_msg_t *
     drover_client_tasks (drover_client_t *self, int state, uint32_t limit);
 
+//  drover_client_tasks, the rows only of tasks that have every one of the
+//  nlabels labels ("k=v"; at most 16). A broker before this filter (TASK
+//  LIST with labels, PROTOCOL.md §7.15) refuses the request as malformed
+//  (ERROR 400); without labels the request is the one it knows.
+drover_msg_t *
+    drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
+                                 const char *const *labels, uint32_t nlabels);
+
 //  Ask for up to limit kept events whose seq is above since, oldest first.
 //  Returns an EVENT LIST the caller destroys (its events, last and more:
 //  ask again from the last event's seq while more is 1), or NULL.

@@ -32,6 +32,7 @@ typedef enum {
     F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
     F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
+    F_LIST_LABELS,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
@@ -63,7 +64,7 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
                                       F_EXIT_CODE, F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT,
                                       F_ERR, F_REASON },
     [DROVER_MSG_TASK_CANCEL]      = { F_TASK },
-    [DROVER_MSG_TASK_LIST]        = { F_LIMIT, F_LIST_STATE },
+    [DROVER_MSG_TASK_LIST]        = { F_LIMIT, F_LIST_STATE, F_LIST_LABELS },
     [DROVER_MSG_TASK_TABLE]       = { F_COUNTS, F_TASK_ROWS },
     [DROVER_MSG_WORKER_LIST]      = { F_END },
     [DROVER_MSG_WORKER_TABLE]     = { F_WORKER_ROWS },
@@ -118,6 +119,7 @@ s_errors [P_COUNT] = {
     [F_EVENTS]      = DROVER_MPACK_ERRORS ("events", "not an event body"),
     [F_LAST]        = DROVER_MPACK_ERRORS ("last", "invalid"),
     [F_MORE]        = DROVER_MPACK_ERRORS ("more", "invalid"),
+    [F_LIST_LABELS] = DROVER_MPACK_ERRORS ("labels", "not key=value"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -161,7 +163,7 @@ s_nfields (int id)
 static bool
 s_field_optional (int field)
 {
-    return field == F_STATE_ID || field == F_KEY;
+    return field == F_STATE_ID || field == F_KEY || field == F_LIST_LABELS;
 }
 
 //  Return how many fields self goes out with: its optional last field is
@@ -172,7 +174,8 @@ s_nfields_sent (const drover_msg_t *self)
     size_t count = s_nfields (self->id);
     int last = count? s_schema [self->id][count - 1]: F_END;
     if ((last == F_STATE_ID && self->state_id [0] == 0)
-    ||  (last == F_KEY && self->key == NULL))
+    ||  (last == F_KEY && self->key == NULL)
+    ||  (last == F_LIST_LABELS && self->nlabels == 0))
         count--;
     return count;
 }
@@ -368,7 +371,8 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_PRIORITY:    return msgpack_pack_int32 (pk, self->priority), 0;
         case F_PROCS:       return msgpack_pack_uint32 (pk, self->procs), 0;
         case F_MEM:         return msgpack_pack_uint64 (pk, self->mem), 0;
-        case F_LABELS:      return s_pack_labels (pk, self->labels, self->nlabels);
+        case F_LABELS:
+        case F_LIST_LABELS: return s_pack_labels (pk, self->labels, self->nlabels);
         case F_STATS:       return s_pack_stats (pk, &self->stats), 0;
         case F_HEARTBEAT:   return msgpack_pack_uint32 (pk, self->heartbeat), 0;
         case F_TIMEOUT:     return msgpack_pack_uint32 (pk, self->timeout), 0;
@@ -733,7 +737,8 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_PRIORITY:    return drover_mpack_read_i32 (cursor, field, &self->priority);
         case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
         case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
-        case F_LABELS:      return s_read_labels (cursor, self->labels, &self->nlabels);
+        case F_LABELS:
+        case F_LIST_LABELS: return s_read_labels (cursor, self->labels, &self->nlabels);
         case F_RUNNING:     return s_read_running (cursor, self);
         case F_STATS:       return s_read_stats (cursor, &self->stats);
         case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);

@@ -86,7 +86,7 @@ test_top_shows_workers_and_queue (void **state)
         fprintf (stderr, "test_cli_top: %s not found: skipping (apt-get install tmux)\n", S_TMUX);
         skip ();
     }
-    snprintf (s_socket, sizeof s_socket, "drover-test-%d", (int) getpid ());
+    snprintf (s_socket, sizeof s_socket, "drover-top-%d-a", (int) getpid ());
     testutil_cluster_t *cluster = testutil_cluster_new (NULL);
     testutil_cluster_add_worker (cluster, 0, "top-w1", 2, NULL);
     zsock_t *dealer = testutil_dealer (cluster);
@@ -136,7 +136,8 @@ test_top_says_unreachable (void **state)
         fprintf (stderr, "test_cli_top: %s not found: skipping (apt-get install tmux)\n", S_TMUX);
         skip ();
     }
-    snprintf (s_socket, sizeof s_socket, "drover-test-%d", (int) getpid ());
+    //  A server of its own: the last one may still be exiting
+    snprintf (s_socket, sizeof s_socket, "drover-top-%d-b", (int) getpid ());
     char endpoint [64];
     snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", testutil_free_port ());
     s_start_top (endpoint);

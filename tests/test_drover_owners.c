@@ -85,7 +85,7 @@ test_owner_checks_and_listing (void **state)
     assert_int_equal (drover_tasktable_check_owner (table, alice, mixed, 2, &reason), 200);
 
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 100, "alice", reply);
+    drover_tasktable_list (table, 255, 100, "alice", NULL, 0, reply);
     assert_int_equal (reply->counts [DROVER_TASK_QUEUED], 3);
     assert_int_equal (reply->nrows, 2);
     assert_int_equal (reply->task_rows [0].task, also_alices);
@@ -93,12 +93,12 @@ test_owner_checks_and_listing (void **state)
     assert_string_equal (reply->task_rows [0].owner, "alice");
     drover_msg_destroy (&reply);
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 100, "carol", reply);
+    drover_tasktable_list (table, 255, 100, "carol", NULL, 0, reply);
     assert_int_equal (reply->counts [DROVER_TASK_QUEUED], 3);
     assert_int_equal (reply->nrows, 0);
     drover_msg_destroy (&reply);
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 100, NULL, reply);
+    drover_tasktable_list (table, 255, 100, NULL, NULL, 0, reply);
     assert_int_equal (reply->nrows, 3);
     assert_string_equal (reply->task_rows [1].owner, "bob");
     drover_msg_destroy (&reply);

@@ -374,7 +374,7 @@ test_done_says_how_the_task_ended (void **state)
     uint64_t live = s_submit (table, 0, 0);
     testutil_take_actions (table);
     drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 100, NULL, list);
+    drover_tasktable_list (table, 255, 100, NULL, NULL, 0, list);
     assert_int_equal (list->nrows, 9);
     int ends [] = { DROVER_END_NONE, DROVER_END_LOST, DROVER_END_CANCELLED,
                     DROVER_END_CANCELLED, DROVER_END_SPAWN_FAILED, DROVER_END_TIMED_OUT,
@@ -1052,7 +1052,7 @@ test_list (void **state)
     testutil_take_actions (table);
 
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 3, NULL, reply);
+    drover_tasktable_list (table, 255, 3, NULL, NULL, 0, reply);
     assert_int_equal (reply->counts [DROVER_TASK_QUEUED], 2);
     assert_int_equal (reply->counts [DROVER_TASK_RUNNING], 2);
     assert_int_equal (reply->counts [DROVER_TASK_CANCELLED], 1);
@@ -1069,14 +1069,14 @@ test_list (void **state)
     drover_msg_destroy (&reply);
 
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, DROVER_TASK_RUNNING, 100, NULL, reply);
+    drover_tasktable_list (table, DROVER_TASK_RUNNING, 100, NULL, NULL, 0, reply);
     assert_int_equal (reply->nrows, 2);
     assert_int_equal (reply->task_rows [0].task, tasks [3]);
     assert_int_equal (reply->task_rows [1].task, tasks [1]);
     drover_msg_destroy (&reply);
 
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 0, NULL, reply);
+    drover_tasktable_list (table, 255, 0, NULL, NULL, 0, reply);
     assert_int_equal (reply->nrows, 0);
     assert_int_equal (reply->counts [DROVER_TASK_QUEUED], 2);
     drover_msg_destroy (&reply);
@@ -1088,7 +1088,7 @@ test_list (void **state)
     assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
     drover_msg_destroy (&msg);
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, DROVER_TASK_QUEUED, 1, NULL, reply);
+    drover_tasktable_list (table, DROVER_TASK_QUEUED, 1, NULL, NULL, 0, reply);
     assert_int_equal (reply->nrows, 1);
     assert_int_equal (strlen (reply->task_rows [0].summary), DROVER_TASKTABLE_SUMMARY_MAX);
     drover_msg_destroy (&reply);

@@ -101,7 +101,7 @@ s_usage (FILE *stream)
         "                [--json] -- CMD ARGS...\n"
         "  drover submit --file FILE [same options] [--window N]\n"
         "  drover wait [--all | ID... | -] [--failures N] [--json]\n"
-        "  drover cancel ID...\n"
+        "  drover cancel ID... | [--state S] [--label k=v]... [--all] [--yes]\n"
         "  drover status\n"
         "  drover workers [--json]\n"
         "  drover tasks [--state S] [--limit N] [--json]\n"

@@ -1,6 +1,7 @@
 /*  =========================================================================
-    drover_cli_admin - the operator's subcommands: cancel, status, workers,
-    tasks, hold / drain / resume (events: drover_cli_events.c). Tables are
+    drover_cli_admin - the operator's subcommands: status, workers, tasks,
+    hold / drain / resume (cancel: drover_cli_cancel.c; events:
+    drover_cli_events.c). Tables are
     aligned for people; --json gives one JSON document for machines.
     =========================================================================
 */
@@ -127,55 +128,6 @@ s_table_print (s_table_t *table)
     }
     free (table->cells);
     table->cells = NULL;
-}
-
-
-//  ---------------------------------------------------------------------
-//  drover cancel ID...
-
-//  Print cancel's usage
-static void
-s_cancel_usage (FILE *stream)
-{
-    fprintf (stream,
-        "usage: drover cancel ID...\n"
-        "\n"
-        "Cancels each task: a queued one leaves the queue, a running one is killed.\n"
-        "Exit status 1 if any could not be cancelled (unknown, or already finished).\n");
-}
-
-//  drover cancel: each id in turn; stop early if the broker is unreachable
-int
-drover_cli_cancel (int argc, char **argv)
-{
-    int rc = s_parse_simple ("cancel", argc, argv, NULL, s_cancel_usage);
-    if (rc)
-        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
-    if (optind >= argc)
-        return drover_cli_usage_error ("cancel", "which tasks? (drover cancel ID...)");
-    uint64_t *ids = (uint64_t *) zmalloc ((argc - optind) * sizeof (uint64_t));
-    for (int index = optind; index < argc; index++)
-        if (drover_cli_parse_id ("cancel", argv [index], &ids [index - optind])) {
-            free (ids);
-            return DROVER_EXIT_USAGE;
-        }
-    drover_client_t *client = drover_cli_connect ("cancel");
-    rc = client? DROVER_EXIT_OK: DROVER_EXIT_USAGE;
-    for (int index = 0; client && index < argc - optind; index++) {
-        if (drover_client_cancel (client, ids [index]) == 0) {
-            printf ("cancelled %llu\n", (unsigned long long) ids [index]);
-            continue;
-        }
-        char what [64];
-        snprintf (what, sizeof what, "cancel %llu", (unsigned long long) ids [index]);
-        rc = drover_cli_error (client, what);
-        int code = drover_client_error_code (client);
-        if (code > 0 && code < 300)
-            break;                  //  unreachable or interrupted: the rest would be too
-    }
-    drover_client_destroy (&client);
-    free (ids);
-    return rc;
 }
 
 

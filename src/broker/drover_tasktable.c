@@ -743,7 +743,24 @@ drover_tasktable_shift (drover_tasktable_t *self, int64_t gap)
 typedef struct {
     int state;                  //  a state, or 255 for any
     int owner;                  //  an owner's index, or -1 for any
+    char *const *labels;        //  labels a task must all have ("k=v")
+    uint32_t nlabels;           //  how many
 } s_listing_t;
+
+//  Tell whether a task has a label: one of its "\n"-joined labels
+static bool
+s_has_label (const char *labels, const char *label)
+{
+    size_t length = strlen (label);
+    for (const char *cursor = labels; *cursor; ) {
+        const char *end = strchr (cursor, '\n');
+        size_t size = end? (size_t) (end - cursor): strlen (cursor);
+        if (size == length && memcmp (cursor, label, length) == 0)
+            return true;
+        cursor += size + (end? 1: 0);
+    }
+    return false;
+}
 
 //  Tell whether a task is one TASK LIST asked for
 static bool
@@ -751,8 +768,13 @@ s_in_listing (const void *item, void *arg)
 {
     const s_listing_t *listing = (const s_listing_t *) arg;
     const drover_taskrecord_t *task = (const drover_taskrecord_t *) item;
-    return (listing->state == 255 || task->state == listing->state)
-        && (listing->owner == -1 || task->owner == listing->owner);
+    if (!((listing->state == 255 || task->state == listing->state)
+    &&    (listing->owner == -1 || task->owner == listing->owner)))
+        return false;
+    for (uint32_t index = 0; index < listing->nlabels; index++)
+        if (!s_has_label (drover_taskrecord_labels (task), listing->labels [index]))
+            return false;
+    return true;
 }
 
 //  Tell whether the sender of a request may act on these tasks: an admin
@@ -780,7 +802,8 @@ drover_tasktable_check_owner (drover_tasktable_t *self, const drover_msg_t *requ
 //  TASK LIST: counts per state and the newest rows
 void
 drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
-                       const char *owner, drover_msg_t *table)
+                       const char *owner, char *const *labels, uint32_t nlabels,
+                       drover_msg_t *table)
 {
     assert (self && table);
     drover_tasktable_begin (self);
@@ -791,7 +814,8 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
         return;
     void **newest = (void **) malloc (wanted * sizeof (void *));
     assert (newest);
-    s_listing_t listing = { state, owner? drover_owners_index (self->owners, owner): -1 };
+    s_listing_t listing = { state, owner? drover_owners_index (self->owners, owner): -1,
+                            labels, nlabels };
     size_t count = drover_idhash_newest (self->tasks, newest, wanted, s_in_listing, &listing);
     if (count)
         table->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));

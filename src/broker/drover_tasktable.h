@@ -235,10 +235,12 @@ size_t
 
 //  TASK LIST: fill table (a TASK TABLE message) with counts per state (of
 //  every task) and up to limit rows (newest first), of one state unless
-//  state is 255, of owner's tasks unless owner is NULL
+//  state is 255, of owner's tasks unless owner is NULL, of the tasks that
+//  have every one of the nlabels labels ("k=v")
 void
     drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
-                           const char *owner, drover_msg_t *table);
+                           const char *owner, char *const *labels, uint32_t nlabels,
+                           drover_msg_t *table);
 
 //  Tell whether request's sender (its principal and roles) may act on the
 //  tasks: an admin on any, anyone else on the tasks it submitted; ids not

@@ -635,10 +635,26 @@ drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit)
 drover_msg_t *
 drover_client_tasks (drover_client_t *self, int state, uint32_t limit)
 {
+    return drover_client_tasks_labeled (self, state, limit, NULL, 0);
+}
+
+//  Ask for task counts and the rows of tasks with every one of the labels
+drover_msg_t *
+drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
+                             const char *const *labels, uint32_t nlabels)
+{
     assert (self);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
     request->state = (uint8_t) state;
     request->limit = limit;
+    for (uint32_t index = 0; index < nlabels; index++)
+        if (drover_msg_add_label (request, labels [index])) {
+            drover_msg_destroy (&request);
+            drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                                     "'%s' is not a label (k=v), or more than %d", labels [index],
+                                     DROVER_LABELS_MAX);
+            return NULL;
+        }
     drover_msg_t *reply = drover_client_request (self, request);
     drover_msg_destroy (&request);
     return s_expect (self, reply, DROVER_MSG_TASK_TABLE, DROVER_MSG_TASK_LIST);
