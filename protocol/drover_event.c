@@ -195,6 +195,27 @@ s_text_append_uint (s_text_t *text, uint64_t value)
     s_text_append (text, number, (size_t) length);
 }
 
+//  Append msec since the epoch as an ISO 8601 UTC time in quotes, with
+//  milliseconds: "2026-11-24T05:15:00.123Z". Any uint64 has a date (its
+//  year has up to 9 digits), and the buffer holds the longest, so nothing
+//  is cut.
+static void
+s_text_append_time (s_text_t *text, uint64_t msec)
+{
+    char stamp [64];
+    time_t seconds = (time_t) (msec / 1000);
+    struct tm utc;
+    int length;
+    if (gmtime_r (&seconds, &utc))
+        length = snprintf (stamp, sizeof stamp, "\"%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ\"",
+                           (long long) utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                           utc.tm_hour, utc.tm_min, utc.tm_sec, (int) (msec % 1000));
+    else
+        length = snprintf (stamp, sizeof stamp, "\"%" PRIu64 "\"", msec);
+    assert (length > 0 && (size_t) length < sizeof stamp);
+    s_text_append (text, stamp, (size_t) length);
+}
+
 //  Length of the valid UTF-8 character at data (0 if it is not one)
 static size_t
 s_utf8_length (const byte *data, size_t left)
@@ -283,7 +304,7 @@ drover_event_json (const drover_event_t *event)
     s_text_t text = { (char *) drover_mpack_malloc (256), 0, 256 };
     text.data [0] = 0;
     s_text_append (&text, "{\"time\":", 8);
-    s_text_append_uint (&text, event->time);
+    s_text_append_time (&text, event->time);
     s_text_append (&text, ",\"topic\":", 9);
     s_text_append_json (&text, event->topic, strnlen (event->topic, sizeof event->topic));
     s_text_append (&text, ",\"task\":", 8);

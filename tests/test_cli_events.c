@@ -83,6 +83,20 @@ test_events_streams_from_broker (void **state)
         heard = testutil_await_line (log, "\"topic\":\"task.queued\"", 200);
     }
     assert_true (heard);
+    //  Its time in ISO 8601 UTC, this year's: {"time":"2026-11-24T05:15:00.123Z",
+    char *output = testutil_slurp (log);
+    char *line = strstr (output, "{\"time\":\"");
+    assert_non_null (line);
+    int year, month, day, hour, minute, second, msec;
+    char zone = 0;
+    assert_int_equal (sscanf (line, "{\"time\":\"%4d-%2d-%2dT%2d:%2d:%2d.%3d%c\",", &year, &month,
+                              &day, &hour, &minute, &second, &msec, &zone), 8);
+    time_t now = time (NULL);
+    struct tm utc;
+    gmtime_r (&now, &utc);
+    assert_int_equal (year, utc.tm_year + 1900);
+    assert_int_equal (zone, 'Z');
+    free (output);
     //  Well past its 0.3 s timeout, it still runs
     assert_int_equal (waitpid (pid, NULL, WNOHANG), 0);
     kill (pid, SIGINT);
