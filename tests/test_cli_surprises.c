@@ -133,7 +133,8 @@ test_short_flags_and_submit_json (void **state)
     assert_int_equal (sscanf (s_out, "{\"ids\":[%llu]}", &task), 1);
     char needle [96];
     snprintf (needle, sizeof needle, "%llu", task);
-    assert_int_equal (s_drover ("--broker", broker, "wait", "-j", needle, NULL), 0);
+    if (s_drover ("--broker", broker, "wait", "-j", needle, NULL) != 0)
+        fail_msg ("wait: %s %s", s_out, s_err);
     snprintf (needle, sizeof needle, "{\"id\":%llu,\"state\":\"succeeded\"", task);
     assert_non_null (strstr (s_out, needle));
     assert_non_null (strstr (s_out, "\"succeeded\":1,"));

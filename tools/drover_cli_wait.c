@@ -167,7 +167,8 @@ s_summary_json (s_tally_t *tally, size_t not_finished, double elapsed)
             "\"expired\":%zu,\"unknown\":%zu,\"not_finished\":%zu,\"seconds\":%.3f,\"tasks\":[",
             tally->total, tally->succeeded, tally->failed, tally->cancelled, tally->expired,
             tally->unknown, not_finished, elapsed);
-    qsort (tally->outcomes, tally->noutcomes, sizeof (s_outcome_t), s_compare_outcomes);
+    if (tally->noutcomes)           //  outcomes is NULL without one
+        qsort (tally->outcomes, tally->noutcomes, sizeof (s_outcome_t), s_compare_outcomes);
     for (size_t index = 0; index < tally->noutcomes; index++) {
         s_outcome_t *outcome = &tally->outcomes [index];
         char end [32];
@@ -203,7 +204,8 @@ s_summary (s_tally_t *tally)
     size_t not_succeeded = tally->failed + tally->cancelled + tally->expired + tally->unknown;
     size_t done = tally->succeeded + not_succeeded;
     double elapsed = (zclock_mono () - tally->progress.started) / 1000.0;
-    qsort (tally->failures, tally->listed, sizeof (s_failure_t), s_compare_failures);
+    if (tally->listed)              //  failures is NULL without one
+        qsort (tally->failures, tally->listed, sizeof (s_failure_t), s_compare_failures);
     if (drover_cli_globals.json) {
         s_summary_json (tally, tally->total - MIN (done, tally->total), elapsed);
         return;

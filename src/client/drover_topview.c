@@ -107,8 +107,9 @@ drover_topview_update (drover_topview_t *self, drover_msg_t **workers_p,
     self->queued = *queued_p;
     *workers_p = NULL;
     *queued_p = NULL;
-    qsort (self->queued->task_rows, self->queued->nrows, sizeof (drover_task_row_t),
-           s_compare_queued);
+    if (self->queued->nrows)        //  task_rows is NULL without rows
+        qsort (self->queued->task_rows, self->queued->nrows, sizeof (drover_task_row_t),
+               s_compare_queued);
     uint64_t active = s_active (self->queued);
     //  A newest id going back is another broker (its state wiped): start again
     if (self->measured && now > self->then && newest >= self->newest) {
