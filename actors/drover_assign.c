@@ -207,6 +207,9 @@ s_publish (self_t *self, const drover_action_t *action)
         change->state = action->state;
         change->retries_left = action->retries_left;
         change->lost = action->lost;
+        change->queued_at = action->queued_at;
+        change->started_at = action->started_at;
+        change->ended_at = action->ended_at;
         snprintf (change->owner, sizeof change->owner, "%s",
                   drover_tasktable_owner (self->table, action->task));
         if (durable && self->submit && self->submit->task == action->task) {

@@ -35,6 +35,10 @@ typedef struct {
     uint32_t retries_left;          //  the task's own failures still allowed
     uint16_t lost;                  //  workers lost with the task so far
     char owner [DROVER_ID_MAX + 1]; //  the task's owner (its submitter's key name), or ""
+    int64_t queued_at;              //  the task's times after the change, wall clock msec
+                                    //  since the epoch: submitted (0: unknown)
+    int64_t started_at;             //  its current (or last) attempt started, 0 if not yet
+    int64_t ended_at;               //  it ended, 0 if not final
     drover_msg_t *submit;           //  a new task: its TASK SUBMIT (priority, procs, mem,
                                     //  labels, timeout, retries, flags, body, key), owned
     drover_msg_t *done;             //  a final task: a TASK DONE with its result (state,

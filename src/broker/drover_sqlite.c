@@ -552,7 +552,8 @@ s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
     sqlite3_bind_int64 (stmt, 6, last->retries_left);
     sqlite3_bind_int (stmt, 7, last->lost);
     bool final = drover_change_final (last);
-    sqlite3_bind_int64 (stmt, 10, final? (sqlite3_int64) last->time: 0);
+    sqlite3_int64 ended = last->ended_at? last->ended_at: (sqlite3_int64) last->time;
+    sqlite3_bind_int64 (stmt, 10, final? ended: 0);
     if (done && done->done) {
         drover_msg_t *result = done->done;
         sqlite3_bind_int (stmt, 19, result->end);
@@ -576,7 +577,7 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
     drover_msg_t *submit = change->submit;
     s_bind_text (stmt, 2, submit->key);
     sqlite3_bind_int64 (stmt, 8, (sqlite3_int64) change->seq);
-    sqlite3_bind_int64 (stmt, 9, (sqlite3_int64) change->time);
+    sqlite3_bind_int64 (stmt, 9, change->queued_at? change->queued_at: (sqlite3_int64) change->time);
     sqlite3_bind_int (stmt, 11, submit->priority);
     sqlite3_bind_int64 (stmt, 12, submit->procs);
     sqlite3_bind_int64 (stmt, 13, (sqlite3_int64) submit->mem);
@@ -752,6 +753,8 @@ s_restored (sqlite3_stmt *stmt)
     change->retries_left = (uint32_t) sqlite3_column_int64 (stmt, 5);
     change->lost = (uint16_t) sqlite3_column_int (stmt, 6);
     change->time = (uint64_t) sqlite3_column_int64 (stmt, 7);
+    change->queued_at = sqlite3_column_int64 (stmt, 7);
+    change->ended_at = sqlite3_column_int64 (stmt, 8);
 
     drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     submit->task = id;

@@ -80,6 +80,9 @@ drover_taskactions_add (drover_taskactions_t *self, int type, const drover_taskr
         action->state = task->state;
         action->retries_left = task->retries_left;
         action->lost = task->lost;
+        action->queued_at = task->queued_at;
+        action->started_at = task->started_at;
+        action->ended_at = drover_taskrecord_final (task)? task->result->ended_at: 0;
     }
     return action;
 }

@@ -37,6 +37,10 @@ struct _drover_taskrecord_t {
         drover_taskresult_t *result;    //  once final: the last result
     };
     uint64_t mem;               //  bytes demanded
+    int64_t queued_at;          //  wall clock, msec since the epoch: submitted (0: unknown)
+    int64_t offered_at;         //  wall clock: the current attempt offered, 0 if none
+    int64_t started_at;         //  wall clock: the current attempt STARTED (or its RESULT
+                                //  when no STARTED came), 0 if not yet
     drover_waiter_t waiter;     //  first waiter (route 0: none), while live
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded

@@ -33,6 +33,8 @@ drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *chang
     task->retries_left = change->retries_left;
     task->lost = change->lost;
     task->state = change->state;
+    task->queued_at = change->queued_at;
+    task->started_at = change->started_at;
     drover_tasktable_insert (self, task);
     if (self->next_id <= task->id)
         self->next_id = task->id + 1;
@@ -45,6 +47,7 @@ drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *chang
         result->signal = done->signal;
         result->truncated = done->truncated;
         result->duration = done->duration;
+        result->ended_at = change->ended_at;
         if (done->out_size) {
             result->out = (byte *) zmalloc (done->out_size);
             memcpy (result->out, done->out, done->out_size);

@@ -27,6 +27,7 @@ typedef struct {
     int32_t signal;             //  signal that ended it
     uint32_t truncated;         //  DROVER_TRUNC_* flags
     uint32_t duration;          //  run time, msec
+    int64_t ended_at;           //  wall clock, msec since the epoch: when the task ended
     byte *out;                  //  captured stdout, owned, or NULL
     size_t out_size;            //  bytes
     byte *err;                  //  captured stderr, owned, or NULL

@@ -39,6 +39,13 @@ typedef struct {
 
 static void s_task_destroy (drover_tasktable_t *self, drover_taskrecord_t **task_p);
 
+//  The default clock: the system's wall clock
+static int64_t
+s_system_clock (void *arg)
+{
+    return zclock_time ();
+}
+
 //  Create an empty task table with the default settings
 drover_tasktable_t *
 drover_tasktable_new (void)
@@ -55,6 +62,7 @@ drover_tasktable_new (void)
     self->actions = drover_taskactions_new ();
     self->exec = drover_exec_new ();
     self->owners = drover_owners_new ();
+    self->clock = s_system_clock;
     self->ack_timeout = DROVER_DEFAULT_ACK_TIMEOUT;
     self->lost_retries = DROVER_DEFAULT_LOST_RETRIES;
     self->max_queued = DROVER_DEFAULT_MAX_QUEUED;
@@ -115,6 +123,22 @@ drover_tasktable_configure (drover_tasktable_t *self, uint32_t ack_timeout,
     self->keep_finished = keep_finished;
 }
 
+//  Set the wall clock the table stamps times with
+void
+drover_tasktable_set_clock (drover_tasktable_t *self, drover_tasktable_clock_fn *clock, void *arg)
+{
+    assert (self && clock);
+    self->clock = clock;
+    self->clock_arg = arg;
+}
+
+//  Return the table's wall clock, msec since the epoch
+int64_t
+drover_tasktable_now (drover_tasktable_t *self)
+{
+    return self->clock (self->clock_arg);
+}
+
 //  Set the most waiters on all tasks together
 void
 drover_tasktable_set_max_waiters (drover_tasktable_t *self, size_t max_waiters)
@@ -149,6 +173,7 @@ drover_tasktable_new_record (drover_tasktable_t *self, uint64_t id, const drover
 {
     drover_taskrecord_t *task = drover_taskrecord_new (id, msg);
     task->owner = drover_owners_index (self->owners, msg->principal);
+    task->queued_at = drover_tasktable_now (self);
     return task;
 }
 
@@ -258,6 +283,7 @@ drover_tasktable_finish (drover_tasktable_t *self, drover_taskrecord_t *task, in
 {
     assert (!task->worker && !drover_taskrecord_final (task));
     result->end = drover_taskresult_end_of (result, state);
+    result->ended_at = drover_tasktable_now (self);
     drover_waitlist_t *more = task->waiters;    //  read before result takes its place
     drover_waiter_t first = task->waiter;
     task->waiter.route = 0;
@@ -281,6 +307,7 @@ drover_tasktable_requeue (drover_tasktable_t *self, drover_taskrecord_t *task, c
            const char *reason)
 {
     s_set_state (self, task, DROVER_TASK_QUEUED);
+    task->offered_at = task->started_at = 0;     //  no current attempt until the next offer
     drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
         = "task.requeued";
     drover_taskactions_queue (self->actions, task);
@@ -552,6 +579,7 @@ drover_tasktable_started (drover_tasktable_t *self, const char *worker,
         return code;
     if (task->state == DROVER_TASK_ASSIGNED) {
         s_set_state (self, task, DROVER_TASK_RUNNING);
+        task->started_at = drover_tasktable_now (self);
         drover_taskactions_event (self->actions, task, "task.running", NULL);
         drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, NULL, NULL);
     }
@@ -576,6 +604,8 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
         s_host_failed (self, task, text);
         return DROVER_CODE_OK;
     }
+    if (!task->started_at)
+        task->started_at = drover_tasktable_now (self);     //  its STARTED never came
     drover_taskworker_detach (task->worker, task);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
     drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, msg->worker, NULL);
@@ -620,6 +650,8 @@ drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *work
     }
     task->attempt++;
     task->restored = false;
+    task->offered_at = drover_tasktable_now (self);
+    task->started_at = 0;
     s_set_state (self, task, DROVER_TASK_ASSIGNED);
     drover_taskworker_attach (worker, task);
     drover_taskactions_offer (self->actions, task);
@@ -661,6 +693,8 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
             }
             if (task->state == DROVER_TASK_ASSIGNED) {
                 s_set_state (self, task, DROVER_TASK_RUNNING);
+                if (!task->started_at)
+                    task->started_at = drover_tasktable_now (self);
                 drover_taskactions_event (self->actions, task, "task.running", "adopted");
             }
         }
@@ -863,6 +897,21 @@ drover_tasktable_worker (drover_tasktable_t *self, uint64_t id)
     assert (self);
     drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
     return task? drover_taskrecord_worker (task): "";
+}
+
+//  Get a task's wall-clock times: submitted, started, ended
+int
+drover_tasktable_times (drover_tasktable_t *self, uint64_t id, int64_t *queued_p,
+                        int64_t *started_p, int64_t *ended_p)
+{
+    assert (self && queued_p && started_p && ended_p);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
+    if (!task)
+        return -1;
+    *queued_p = task->queued_at;
+    *started_p = task->started_at;
+    *ended_p = drover_taskrecord_final (task)? task->result->ended_at: 0;
+    return 0;
 }
 
 //  Return how many tasks the table holds in one state

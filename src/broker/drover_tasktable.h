@@ -82,11 +82,19 @@ typedef struct {
     int32_t signal;                 //  DONE: signal that ended it
     uint32_t truncated;             //  DONE: DROVER_TRUNC_* flags
     uint32_t duration;              //  DONE: run time, msec
+    int64_t queued_at;              //  any about a task: when it was submitted, wall clock
+                                    //  msec since the epoch (0: unknown)
+    int64_t started_at;             //  ...its current (or last) attempt STARTED, or its
+                                    //  RESULT when no STARTED came (0: not yet)
+    int64_t ended_at;               //  ...it ended (0: not final)
     const byte *out;                //  DONE: captured stdout; borrowed
     size_t out_size;                //  DONE: bytes
     const byte *err;                //  DONE: captured stderr; borrowed
     size_t err_size;                //  DONE: bytes
 } drover_action_t;
+
+//  A wall clock: msec since the epoch
+typedef int64_t (drover_tasktable_clock_fn) (void *arg);
 
 //  Create an empty task table with the default settings
 drover_tasktable_t *
@@ -102,6 +110,12 @@ void
     drover_tasktable_configure (drover_tasktable_t *self, uint32_t ack_timeout,
                                 uint32_t lost_retries, uint32_t max_queued,
                                 uint32_t keep_finished);
+
+//  Set the wall clock the table stamps its tasks' times with (default
+//  zclock_time); tests give a fake one
+void
+    drover_tasktable_set_clock (drover_tasktable_t *self, drover_tasktable_clock_fn *clock,
+                                void *arg);
 
 //  Set the most waiters on all tasks together (default DROVER_TASKTABLE_MAX_WAITERS)
 void
@@ -264,6 +278,14 @@ uint32_t
 //  Return the worker of a task's current or last attempt, or "" (borrowed)
 const char *
     drover_tasktable_worker (drover_tasktable_t *self, uint64_t task);
+
+//  Get a task's wall-clock times, msec since the epoch: submitted, its
+//  current (or last) attempt STARTED (or its RESULT when no STARTED came;
+//  0 if not yet), ended (0 if not final). Returns 0, or -1 if the task is
+//  not in the table (the times are left alone).
+int
+    drover_tasktable_times (drover_tasktable_t *self, uint64_t task, int64_t *queued_p,
+                            int64_t *started_p, int64_t *ended_p);
 
 //  Return how many tasks the table holds in one state
 uint64_t

@@ -36,6 +36,8 @@ struct _drover_tasktable_t {
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
     drover_owners_t *owners;    //  the names tasks belong to, by record's owner index
     char reason [96];           //  text behind a reason_p, until the next call
+    drover_tasktable_clock_fn *clock;   //  wall clock, msec since the epoch (tests fake it)
+    void *clock_arg;            //  its argument
     uint32_t ack_timeout;       //  msec for a worker to take an offer
     uint32_t lost_retries;      //  worker losses a task survives
     uint32_t max_queued;        //  tasks not yet final, at most
@@ -48,6 +50,10 @@ struct _drover_tasktable_t {
 //  finished tasks past keep-finished or the output budget
 void
     drover_tasktable_begin (drover_tasktable_t *self);
+
+//  Return the wall clock, msec since the epoch (the table's clock)
+int64_t
+    drover_tasktable_now (drover_tasktable_t *self);
 
 //  Make a QUEUED record with id from a checked TASK SUBMIT, owned by the
 //  submit's principal (not in the table yet)
