@@ -309,13 +309,27 @@ s_place_on_lease (self_t *self, const drover_action_t *queue)
     return true;
 }
 
-//  Count a task's change for METRICS: how it ended, or its requeue
+//  Count a task's change for METRICS: how it ended (and its times: end to
+//  end, its last attempt's run), its first start (the time it waited in
+//  the queue), or its requeue
 static void
 s_count (self_t *self, const drover_action_t *action)
 {
     if (action->state >= DROVER_TASK_SUCCEEDED && action->state <= DROVER_TASK_CANCELLED
-    &&  action->end <= DROVER_END_MAX)
+    &&  action->end <= DROVER_END_MAX) {
         self->ended [action->end]++;
+        if (action->ended_at && action->queued_at)
+            drover_histogram_observe (&self->histograms [DROVER_HISTOGRAM_END_TO_END],
+                                      action->ended_at - action->queued_at);
+        if (action->ended_at && action->started_at)
+            drover_histogram_observe (&self->histograms [DROVER_HISTOGRAM_RUN],
+                                      action->ended_at - action->started_at);
+    }
+    else
+    if (action->state == DROVER_TASK_RUNNING && action->attempt == 1 && action->started_at
+    &&  action->queued_at && !streq (action->reason, "adopted"))
+        drover_histogram_observe (&self->histograms [DROVER_HISTOGRAM_QUEUE_WAIT],
+                                  action->started_at - action->queued_at);
     else
     if (streq (action->topic, "task.requeued"))
         self->requeued++;

@@ -41,7 +41,7 @@ test_exposition_exact (void **state)
         "# HELP drover_tasks_ended_total Tasks that reached a final state, by how they ended\n"
         "# TYPE drover_tasks_ended_total counter\n"
         "drover_tasks_ended_total{end=\"timed_out\"} 2\n"
-        "# HELP drover_task_run_seconds Time an attempt ran, from its start on a worker to its end\n"
+        "# HELP drover_task_run_seconds Time a task's last attempt ran, from its start on a worker to the task's end\n"
         "# TYPE drover_task_run_seconds histogram\n"
         "drover_task_run_seconds_bucket{le=\"0.005\"} 1\n"
         "drover_task_run_seconds_bucket{le=\"0.01\"} 1\n"

@@ -210,6 +210,13 @@ test_counts_match_what_was_done (void **state)
     assert_int_equal (s_value (text, "drover_procs_used"), 0);
     assert_int_equal (s_value (text, "drover_bad_messages_total{code=\"400\"}"), 1);
     assert_int_equal (s_value (text, "drover_reports_refused_total{code=\"409\"}"), 0);
+    //  Six tasks ended, each after it started: one observation each; the
+    //  one that timed out ran 300 msec at least
+    assert_int_equal (s_value (text, "drover_task_end_to_end_seconds_count"), 6);
+    assert_int_equal (s_value (text, "drover_task_run_seconds_count"), 6);
+    assert_int_equal (s_value (text, "drover_task_queue_wait_seconds_count"), 6);
+    assert_true (s_value (text, "drover_task_run_seconds_bucket{le=\"0.25\"}") <= 5);
+    assert_int_equal (s_value (text, "drover_task_run_seconds_bucket{le=\"+Inf\"}"), 6);
     assert_true (s_value (text, "process_open_fds") > 0);
     assert_true (s_value (text, "process_resident_memory_bytes") > 0);
     assert_true (s_value (text, "process_start_time_seconds") > 1700000000);

@@ -98,9 +98,9 @@ static const struct {
     const char *help;           //  HELP text
 } s_histograms [DROVER_HISTOGRAMS] = {
     [DROVER_HISTOGRAM_QUEUE_WAIT] = { "drover_task_queue_wait_seconds",
-        "Time an attempt waited from queued (submitted or requeued) until it ran" },
+        "Time a task waited from its submit until its first attempt started" },
     [DROVER_HISTOGRAM_RUN] = { "drover_task_run_seconds",
-        "Time an attempt ran, from its start on a worker to its end" },
+        "Time a task's last attempt ran, from its start on a worker to the task's end" },
     [DROVER_HISTOGRAM_END_TO_END] = { "drover_task_end_to_end_seconds",
         "Time from a task's submit to its final state" },
 };

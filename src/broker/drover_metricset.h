@@ -87,8 +87,8 @@ typedef enum {
 
 //  The histograms: seconds
 typedef enum {
-    DROVER_HISTOGRAM_QUEUE_WAIT,    //  queued to running, each attempt
-    DROVER_HISTOGRAM_RUN,           //  running to its end, each attempt that ran
+    DROVER_HISTOGRAM_QUEUE_WAIT,    //  submitted to its first attempt's start
+    DROVER_HISTOGRAM_RUN,           //  its last attempt's start to the task's end
     DROVER_HISTOGRAM_END_TO_END,    //  submitted to final
     DROVER_HISTOGRAMS
 } drover_histogram_id_t;
