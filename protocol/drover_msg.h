@@ -21,6 +21,7 @@
 #include "drover_limits.h"
 #include "drover_exec.h"
 #include "drover_event.h"
+#include "drover_taskinfo.h"
 #include <czmq.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -58,7 +59,9 @@ typedef enum {
     DROVER_MSG_ERROR            = 21,   //  broker -> any: request refused
     DROVER_MSG_EVENT_REPLAY     = 22,   //  client -> broker: events after a seq, please
     DROVER_MSG_EVENT_LIST       = 23,   //  broker -> client: a page of kept events
-    DROVER_MSG_ID_MAX           = 23
+    DROVER_MSG_TASK_SHOW        = 26,   //  client -> broker: everything about a task
+    DROVER_MSG_TASK_INFO        = 27,   //  broker -> client: everything about a task
+    DROVER_MSG_ID_MAX           = 27
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -255,6 +258,8 @@ typedef struct {
     uint8_t more;                   //  EVENT LIST: 1 if events after these are kept
     uint32_t nevents;               //  EVENT LIST: entries in events
     drover_event_t *events;         //  EVENT LIST: events in seq order, owned
+    //  Task info
+    drover_taskinfo_t *info;        //  TASK INFO: everything about the task, owned
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE

@@ -32,7 +32,7 @@ typedef enum {
     F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
     F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
-    F_LIST_LABELS,
+    F_LIST_LABELS, F_INFO,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
@@ -73,6 +73,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_ERROR]            = { F_CODE, F_REASON },
     [DROVER_MSG_EVENT_REPLAY]     = { F_SINCE, F_LIMIT },
     [DROVER_MSG_EVENT_LIST]       = { F_EVENTS, F_LAST, F_MORE },
+    [DROVER_MSG_TASK_SHOW]        = { F_TASK },
+    [DROVER_MSG_TASK_INFO]        = { F_TASK, F_INFO },
 };
 
 //  What to say when a field or part of the header is wrong, by field
@@ -120,6 +122,7 @@ s_errors [P_COUNT] = {
     [F_LAST]        = DROVER_MPACK_ERRORS ("last", "invalid"),
     [F_MORE]        = DROVER_MPACK_ERRORS ("more", "invalid"),
     [F_LIST_LABELS] = DROVER_MPACK_ERRORS ("labels", "not key=value"),
+    [F_INFO]        = DROVER_MPACK_ERRORS ("info", "not a task info"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -358,6 +361,20 @@ s_pack_events (msgpack_packer *pk, const drover_msg_t *self)
     return 0;
 }
 
+//  Pack the info of a TASK INFO, its encoded map as a bin; -1 if it has
+//  none or breaks a limit
+static int
+s_pack_info (msgpack_packer *pk, const drover_msg_t *self)
+{
+    size_t size;
+    byte *data = self->info? drover_taskinfo_encode (self->info, &size): NULL;
+    if (!data)
+        return -1;
+    drover_mpack_pack_bin (pk, data, size);
+    free (data);
+    return 0;
+}
+
 //  Pack one field of self; -1 if it breaks a limit
 static int
 s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
@@ -395,6 +412,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
                 return -1;
             return msgpack_pack_uint8 (pk, self->more), 0;
         case F_EVENTS:      return s_pack_events (pk, self);
+        case F_INFO:        return s_pack_info (pk, self);
         case F_STATE_ID:
             if (!s_state_id_valid (self->state_id, strnlen (self->state_id,
                                                             DROVER_STATE_ID_SIZE + 1)))
@@ -723,6 +741,22 @@ s_read_events (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     return true;
 }
 
+//  Read the info of a TASK INFO: a bin holding one encoded task info
+static bool
+s_read_info (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const byte *data;
+    size_t size;
+    const char *error;
+    if (!drover_mpack_read_bin (cursor, F_INFO, DROVER_MSG_MAX, &data, &size))
+        return false;
+    drover_taskinfo_destroy (&self->info);
+    self->info = drover_taskinfo_decode (data, size, &error);
+    if (!self->info)
+        return drover_mpack_fail (cursor, s_errors [F_INFO].invalid);
+    return true;
+}
+
 //  Read one field into self
 static bool
 s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
@@ -779,6 +813,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_LAST:        return drover_mpack_read_u64 (cursor, field, &self->last);
         case F_MORE:        return drover_mpack_read_u8 (cursor, field, 1, &self->more);
         case F_EVENTS:      return s_read_events (cursor, self);
+        case F_INFO:        return s_read_info (cursor, self);
         case F_KEY:         return s_read_key (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");

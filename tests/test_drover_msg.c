@@ -30,6 +30,62 @@ s_fill_stats (drover_stats_t *stats, int salt)
 }
 
 //  Return a message of this id with every field it carries set
+static drover_taskinfo_t *
+s_filled_info (void)
+{
+    drover_taskinfo_t *info = drover_taskinfo_new ();
+    info->task = 12345;
+    info->state = DROVER_TASK_FAILED;
+    info->end = DROVER_END_TIMED_OUT;
+    info->reason = strdup ("timed out after 60000 ms");
+    info->outcome = DROVER_OUTCOME_TIMEDOUT;
+    info->exit_code = -1;
+    info->signal = 15;
+    info->duration = 60001;
+    info->truncated = DROVER_TRUNC_STDERR;
+    info->out_size = 5;
+    info->err_size = 1 << 20;
+    strcpy (info->owner, "alice");
+    info->priority = -7;
+    info->procs = 4;
+    info->mem = 1ull << 33;
+    info->timeout = 60000;
+    info->retries = 3;
+    info->retries_left = 1;
+    info->lost = 1;
+    info->nlabels = 1;
+    info->labels = (char **) zmalloc (sizeof (char *));
+    info->labels [0] = strdup ("zone=b");
+    info->argc = 3;
+    info->argv = (char **) zmalloc (3 * sizeof (char *));
+    info->argv [0] = strdup ("sh");
+    info->argv [1] = strdup ("-c");
+    info->argv [2] = strdup ("sleep 100 # caf\xc3\xa9 \xff");
+    info->cwd = strdup ("/srv");
+    info->nenv = 1;
+    info->env = (char **) zmalloc (sizeof (char *));
+    info->env [0] = strdup ("TOKEN");
+    info->input_size = 17;
+    info->key = strdup ("batch:1");
+    info->queued_at = 1795498670990;
+    info->started_at = 1795498671036;
+    info->ended_at = 1795498731039;
+    info->attempt = 3;
+    strcpy (info->worker, "node-2");
+    info->nattempts = 2;
+    info->attempts = (drover_attempt_t *) zmalloc (2 * sizeof (drover_attempt_t));
+    info->attempts [0] = (drover_attempt_t) { .attempt = 2, .worker = "node-1",
+        .offered_at = 1795498671000, .ended_at = 1795498672000,
+        .outcome = DROVER_ATTEMPT_NO_RESULT, .requeued = true, .exit_code = -1,
+        .reason = "worker lost: heartbeats stopped" };
+    info->attempts [1] = (drover_attempt_t) { .attempt = 3, .worker = "node-2",
+        .offered_at = 1795498671030, .started_at = 1795498671036,
+        .ended_at = 1795498731039, .outcome = DROVER_OUTCOME_TIMEDOUT, .exit_code = -1,
+        .signal = 15, .reason = "timed out" };
+    info->dropped = 1;
+    return info;
+}
+
 static drover_msg_t *
 s_filled (int id)
 {
@@ -199,7 +255,17 @@ s_filled (int id)
             msg->last = 1ull << 40;
             msg->more = 1;
             break;
+        case DROVER_MSG_TASK_SHOW:
+            msg->task = 12345;
+            break;
+        case DROVER_MSG_TASK_INFO:
+            msg->task = 12345;
+            msg->info = s_filled_info ();
+            break;
         default:
+            //  An id reserved for a message not defined yet: no fields
+            if (streq (drover_msg_name (id), "INVALID"))
+                break;
             fail_msg ("no filled message for id %d", id);
     }
     return msg;
@@ -239,6 +305,19 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
 {
     assert_int_equal (a->id, b->id);
     assert_int_equal (a->seq, b->seq);
+    //  A task info: the same encoding, byte for byte
+    assert_int_equal (a->info != NULL, b->info != NULL);
+    if (a->info) {
+        size_t a_size, b_size;
+        byte *a_data = drover_taskinfo_encode (a->info, &a_size);
+        byte *b_data = drover_taskinfo_encode (b->info, &b_size);
+        assert_non_null (a_data);
+        assert_non_null (b_data);
+        assert_int_equal (a_size, b_size);
+        assert_memory_equal (a_data, b_data, a_size);
+        free (a_data);
+        free (b_data);
+    }
     assert_string_equal (a->worker, b->worker);
     assert_true (a->epoch == b->epoch);
     assert_string_equal (a->state_id, b->state_id);

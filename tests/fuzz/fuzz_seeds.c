@@ -170,6 +170,27 @@ s_write_messages (const char *dir)
                 s_fill_stats (&row->stats);
             }
         }
+        if (id == DROVER_MSG_TASK_INFO) {
+            msg->info = drover_taskinfo_new ();
+            msg->info->task = 42;
+            msg->info->state = DROVER_TASK_SUCCEEDED;
+            msg->info->end = DROVER_END_SUCCEEDED;
+            msg->info->exit_code = 0;
+            msg->info->queued_at = 1732262400000;
+            msg->info->started_at = 1732262400100;
+            msg->info->ended_at = 1732262401100;
+            msg->info->attempt = 1;
+            strcpy (msg->info->worker, "node-1");
+            msg->info->nattempts = 1;
+            msg->info->attempts = (drover_attempt_t *) zmalloc (sizeof (drover_attempt_t));
+            msg->info->attempts [0] = (drover_attempt_t) { .attempt = 1, .worker = "node-1",
+                .offered_at = 1732262400050, .started_at = 1732262400100,
+                .ended_at = 1732262401100, .exit_code = 0, .reason = "exit 0" };
+        }
+        if (streq (drover_msg_name (id), "INVALID")) {
+            drover_msg_destroy (&msg);      //  an id reserved for a message not defined yet
+            continue;
+        }
         char *name = zsys_sprintf ("%02d-%s", id, drover_msg_name (id));
         for (char *space = strchr (name, ' '); space; space = strchr (space, ' '))
             *space = '_';
