@@ -210,6 +210,10 @@ s_publish (self_t *self, const drover_action_t *action)
         change->queued_at = action->queued_at;
         change->started_at = action->started_at;
         change->ended_at = action->ended_at;
+        change->offered_at = action->offered_at;
+        if (durable)
+            change->history = drover_tasktable_history (self->table, action->task,
+                                                         &change->history_size);
         snprintf (change->owner, sizeof change->owner, "%s",
                   drover_tasktable_owner (self->table, action->task));
         if (durable && self->submit && self->submit->task == action->task) {
@@ -457,6 +461,25 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     drover_msg_destroy (&reply);
 }
 
+//  TASK SHOW (its owner checked): everything about the task, or 404
+static void
+s_handle_show (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    const char *reason;
+    drover_taskinfo_t *info;
+    int code = drover_tasktable_show (self->table, msg->task, &info, &reason);
+    if (code != DROVER_CODE_OK) {
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+        return;
+    }
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_INFO);
+    reply->seq = msg->seq;
+    reply->task = msg->task;
+    reply->info = info;
+    drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
+    drover_msg_destroy (&reply);
+}
+
 static void
     s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg);
 
@@ -472,12 +495,15 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     if (msg->id == DROVER_MSG_TASK_LIST)
         s_handle_list (self, route, route_size, msg);
     else
-    if ((msg->id == DROVER_MSG_TASK_CANCEL
+    if (((msg->id == DROVER_MSG_TASK_CANCEL || msg->id == DROVER_MSG_TASK_SHOW)
          && drover_tasktable_check_owner (self->table, msg, &msg->task, 1, &reason) != 200)
     ||  (msg->id == DROVER_MSG_TASK_WAIT
          && drover_tasktable_check_owner (self->table, msg, msg->tasks, msg->ntasks, &reason) != 200))
         drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
                                DROVER_CODE_FORBIDDEN, reason, "");
+    else
+    if (msg->id == DROVER_MSG_TASK_SHOW)
+        s_handle_show (self, route, route_size, msg);
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);

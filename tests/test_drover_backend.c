@@ -15,6 +15,12 @@
 #include <sys/wait.h>
 
 //  A fresh state directory under a fresh temporary directory
+//  The columns format 3 added (task times and attempts): dropped, a state
+//  is as format 2 wrote it
+#define S_DROP_COLUMNS_3 \
+    "ALTER TABLE tasks DROP COLUMN offered; ALTER TABLE tasks DROP COLUMN started;" \
+    " ALTER TABLE tasks DROP COLUMN last_outcome; ALTER TABLE tasks DROP COLUMN history;"
+
 typedef struct {
     char top [64];                  //  the temporary directory
     char dir [80];                  //  the state directory (made by open)
@@ -624,6 +630,7 @@ test_owner_kept_and_format_1_upgraded (void **state)
     sqlite3 *db;
     assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
     assert_int_equal (sqlite3_exec (db, "ALTER TABLE tasks DROP COLUMN owner;"
+                                    S_DROP_COLUMNS_3
                                     "UPDATE meta SET value = 'drover-state 1'"
                                     " WHERE name = 'format'", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close (db);
@@ -651,7 +658,132 @@ test_owner_kept_and_format_1_upgraded (void **state)
     assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
                                           -1, &stmt, NULL), SQLITE_OK);
     assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 2");
+    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 3");
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+}
+
+//  A final change with times, a RESULT outcome and past attempts
+static drover_change_t *
+s_final_with_history (uint64_t task, uint64_t seq)
+{
+    drover_change_t *change = s_final (task, seq, DROVER_TASK_FAILED, DROVER_END_FAILED, 3, "x");
+    change->done->outcome = DROVER_OUTCOME_EXITED;
+    change->queued_at = 1795000000000;
+    change->offered_at = 1795000001000;
+    change->started_at = 1795000001100;
+    change->ended_at = 1795000002000;
+    drover_attempt_t attempts [2] = {
+        { .attempt = 1, .worker = "w1", .offered_at = 1795000000100, .started_at = 1795000000200,
+          .ended_at = 1795000000300, .outcome = DROVER_OUTCOME_EXITED, .requeued = true,
+          .exit_code = 3, .reason = "exit 3" },
+        { .attempt = 2, .worker = "w2", .offered_at = 1795000000400, .ended_at = 1795000000900,
+          .outcome = DROVER_ATTEMPT_NO_RESULT, .requeued = true, .exit_code = -1,
+          .reason = "worker lost: heartbeats stopped" },
+    };
+    change->history = drover_taskinfo_encode_attempts (attempts, 2, 5, &change->history_size);
+    return change;
+}
+
+//  Check what s_final_with_history kept came back
+static void
+s_assert_history (drover_change_t *change)
+{
+    assert_true (change->queued_at > 0);
+    assert_int_equal (change->offered_at, 1795000001000);
+    assert_int_equal (change->started_at, 1795000001100);
+    assert_int_equal (change->ended_at, 1795000002000);
+    assert_int_equal (change->done->outcome, DROVER_OUTCOME_EXITED);
+    drover_attempt_t attempts [DROVER_ATTEMPTS_MAX];
+    uint32_t dropped = 0;
+    assert_int_equal (drover_taskinfo_decode_attempts (change->history, change->history_size,
+                                                       attempts, &dropped), 2);
+    assert_int_equal (dropped, 5);
+    assert_int_equal (attempts [0].attempt, 1);
+    assert_string_equal (attempts [0].worker, "w1");
+    assert_int_equal (attempts [0].exit_code, 3);
+    assert_int_equal (attempts [1].ended_at, 1795000000900);
+    assert_string_equal (attempts [1].reason, "worker lost: heartbeats stopped");
+    assert_true (attempts [1].requeued);
+}
+
+//  Format 3 keeps a task's times, its last RESULT outcome and its past
+//  attempts; a task without them keeps none (NULL outcome, no history)
+static void
+test_times_and_attempts_round_trip (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_change_t *first [] = { s_queued (1, 1, NULL), s_queued (2, 2, NULL) };
+    first [0]->queued_at = 1794000000000;
+    assert_int_equal (s_apply (backend, first, 2, text), 0);
+    drover_change_t *second [] = { s_final_with_history (1, 3) };
+    assert_int_equal (s_apply (backend, second, 1, text), 0);
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    s_loaded_t loaded = { .count = 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 2);
+    s_assert_history (loaded.changes [0]);
+    assert_int_equal (loaded.changes [0]->queued_at, 1794000000000);
+    assert_null (loaded.changes [1]->history);
+    assert_int_equal (loaded.changes [1]->started_at, 0);
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+}
+
+//  A state written before task times and attempts (format 2) is upgraded
+//  at open: its tasks load with none, and take them from then on
+static void
+test_format_2_upgraded (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_change_t *batch [] = { s_queued (1, 1, NULL), s_queued (2, 2, NULL) };
+    assert_int_equal (s_apply (backend, batch, 2, text), 0);
+    drover_backend_destroy (&backend);
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, S_DROP_COLUMNS_3
+                                    "UPDATE meta SET value = 'drover-state 2'"
+                                    " WHERE name = 'format'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close (db);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    if (!backend)
+        fail_msg ("format 2 refused: %s", error);
+    s_loaded_t loaded = { .count = 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 2);
+    assert_int_equal (loaded.changes [0]->offered_at, 0);
+    assert_null (loaded.changes [0]->history);
+    s_assert_submit (loaded.changes [1], 2, NULL);
+    s_loaded_free (&loaded);
+    drover_change_t *later [] = { s_final_with_history (1, 3) };
+    assert_int_equal (s_apply (backend, later, 1, text), 0);
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 2);
+    s_assert_history (loaded.changes [0]);
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
+                                          -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 3");
     sqlite3_finalize (stmt);
     sqlite3_close (db);
 }
@@ -870,6 +1002,9 @@ main (void)
         cmocka_unit_test_setup_teardown (test_damaged_page_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_truncated_file_refused, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_other_schema_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_times_and_attempts_round_trip, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_format_2_upgraded, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_owner_kept_and_format_1_upgraded, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_state_in_use_refused, s_setup, s_teardown),

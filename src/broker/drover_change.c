@@ -28,6 +28,7 @@ drover_change_destroy (drover_change_t **self_p)
         return;
     drover_msg_destroy (&self->submit);
     drover_msg_destroy (&self->done);
+    free (self->history);
     free (self);
     *self_p = NULL;
 }

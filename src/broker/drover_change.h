@@ -38,12 +38,16 @@ typedef struct {
     int64_t queued_at;              //  the task's times after the change, wall clock msec
                                     //  since the epoch: submitted (0: unknown)
     int64_t started_at;             //  its current (or last) attempt started, 0 if not yet
+    int64_t offered_at;             //  its current (or last) attempt offered, 0 if none
     int64_t ended_at;               //  it ended, 0 if not final
     drover_msg_t *submit;           //  a new task: its TASK SUBMIT (priority, procs, mem,
                                     //  labels, timeout, retries, flags, body, key), owned
     drover_msg_t *done;             //  a final task: a TASK DONE with its result (state,
                                     //  end, exit_code, signal, duration, truncated, out,
                                     //  err, reason), owned
+    byte *history;                  //  a task with past attempts: them, encoded
+                                    //  (drover_taskhistory_encode), owned, or NULL
+    size_t history_size;            //  bytes
 } drover_change_t;
 
 //  Create a change about task (0 for none) with topic; time is now

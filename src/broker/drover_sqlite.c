@@ -22,12 +22,26 @@
 #include "drover_eventpack.h"
 #include <sqlite3.h>
 
-#define S_FORMAT        "drover-state 2"    //  meta 'format': what this code reads and writes
+#define S_FORMAT        "drover-state 3"    //  meta 'format': what this code reads and writes
+#define S_FORMAT_2      "drover-state 2"    //  the format before task times and attempts:
+                                            //  upgraded at open
 #define S_FORMAT_1      "drover-state 1"    //  the format before task owners: upgraded at open
 #define S_FILE          "state.db"          //  the state's file in its directory
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
 #define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
 #define S_WHAT_TO_DO    "move it away to start with an empty state, or restore a backup"
+
+//  The columns format 3 adds: the current (or last) attempt's offer and
+//  start, the last attempt's RESULT outcome (NULL: none came), the past
+//  attempts (drover_taskhistory_encode, NULL: none)
+#define S_COLUMNS_3 \
+    "offered INTEGER NOT NULL DEFAULT 0, started INTEGER NOT NULL DEFAULT 0," \
+    " last_outcome INTEGER, history BLOB"
+#define S_ADD_COLUMNS_3 \
+    "ALTER TABLE tasks ADD COLUMN offered INTEGER NOT NULL DEFAULT 0;" \
+    " ALTER TABLE tasks ADD COLUMN started INTEGER NOT NULL DEFAULT 0;" \
+    " ALTER TABLE tasks ADD COLUMN last_outcome INTEGER;" \
+    " ALTER TABLE tasks ADD COLUMN history BLOB;"
 
 //  The schema of a new state
 static const char *
@@ -40,7 +54,8 @@ s_schema =
     "  priority INTEGER, procs INTEGER, mem INTEGER, timeout INTEGER, retries INTEGER,"
     "  flags INTEGER, labels TEXT, body BLOB,"
     "  outcome INTEGER, exit_code INTEGER, signal INTEGER, duration INTEGER,"
-    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB, owner TEXT NOT NULL DEFAULT '');"
+    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB, owner TEXT NOT NULL DEFAULT '',"
+    "  " S_COLUMNS_3 ");"
     "CREATE UNIQUE INDEX tasks_key ON tasks (key) WHERE key IS NOT NULL;"
     "CREATE INDEX tasks_final ON tasks (ended, id) WHERE " S_FINAL ";"
     "CREATE TABLE events (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL,"
@@ -50,12 +65,14 @@ s_schema =
 #define S_TASK_COLUMNS \
     "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
     " priority, procs, mem, timeout, retries, flags, labels, body," \
-    " outcome, exit_code, signal, duration, truncated, reason, out, err, owner"
+    " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
+    " offered, started, last_outcome, history"
 
 //  The statements, prepared once. Task writes share one parameter
 //  numbering: ?1 id, ?2 key, ?3-?7 state, attempt, worker, retries_left,
 //  lost, ?8 seq, ?9 submitted, ?10 ended, ?11-?18 the submit, ?19-?26 the
-//  result, ?27 the owner.
+//  result, ?27 the owner, ?28 offered, ?29 started, ?30 last_outcome, ?31
+//  history.
 typedef enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
     S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_COUNT_FINAL,
@@ -70,16 +87,19 @@ s_sql [S_STATEMENTS] = {
     [S_INSERT_TASK]     = "INSERT INTO tasks (id, key, state, attempt, worker, retries_left,"
                           " lost, seq, submitted, ended, priority, procs, mem, timeout, retries,"
                           " flags, labels, body, outcome, exit_code, signal, duration, truncated,"
-                          " reason, out, err, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                          " reason, out, err, owner, offered, started, last_outcome, history)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
                           " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                          " ?23, ?24, ?25, ?26, ?27)",
+                          " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
     //  A final task is final: a later change does not touch its row
     [S_UPDATE_STATE]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
-                          " retries_left = ?6, lost = ?7 WHERE id = ?1 AND NOT (" S_FINAL ")",
+                          " retries_left = ?6, lost = ?7, offered = ?28, started = ?29,"
+                          " history = ?31 WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_UPDATE_FINAL]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7, ended = ?10, outcome = ?19,"
                           " exit_code = ?20, signal = ?21, duration = ?22, truncated = ?23,"
-                          " reason = ?24, out = ?25, err = ?26"
+                          " reason = ?24, out = ?25, err = ?26, offered = ?28, started = ?29,"
+                          " last_outcome = ?30, history = ?31"
                           " WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_INSERT_EVENTS]   = "INSERT INTO events (first_seq, last_seq, count, data)"
                           " VALUES (?1, ?2, ?3, ?4)",
@@ -125,7 +145,7 @@ struct _drover_sqlite_t {
     size_t norder;                  //  entries allocated in order
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
-    bool upgrade;                   //  the file is S_FORMAT_1: add the owner column
+    int upgrade;                    //  the file's format to upgrade (1 or 2), 0 if current
 };
 
 static void
@@ -201,11 +221,16 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
         drover_sqlite_destroy (&self);
         return NULL;
     }
-    if (self->upgrade)
-        //  Tasks kept before owners existed belong to nobody ("")
+    if (self->upgrade == 1)
+        //  Tasks kept before owners existed belong to nobody (""); before
+        //  times and attempts, they have no offer, start or past attempts
         rc = sqlite3_exec (self->db, "BEGIN; ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL"
-                           " DEFAULT ''; UPDATE meta SET value = '" S_FORMAT "' WHERE name ="
-                           " 'format'; COMMIT", NULL, NULL, NULL);
+                           " DEFAULT ''; " S_ADD_COLUMNS_3 " UPDATE meta SET value = '"
+                           S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
+    else
+    if (self->upgrade == 2)
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_3 " UPDATE meta SET value = '"
+                           S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
     for (int index = 0; index < S_STATEMENTS && rc == SQLITE_OK; index++)
         rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
                                  &self->stmt [index], NULL);
@@ -393,7 +418,7 @@ s_read_meta (drover_sqlite_t *self, drover_backend_meta_t *meta, char **error_p)
         if (!name || !value)
             continue;
         if (streq (name, "format")) {
-            self->upgrade = streq (value, S_FORMAT_1);
+            self->upgrade = streq (value, S_FORMAT_1)? 1: streq (value, S_FORMAT_2)? 2: 0;
             format = streq (value, S_FORMAT) || self->upgrade;
             zstr_free (&format_seen);
             format_seen = strdup (value);
@@ -551,6 +576,9 @@ s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
     sqlite3_bind_text (stmt, 5, last->worker, -1, SQLITE_STATIC);
     sqlite3_bind_int64 (stmt, 6, last->retries_left);
     sqlite3_bind_int (stmt, 7, last->lost);
+    sqlite3_bind_int64 (stmt, 28, last->offered_at);
+    sqlite3_bind_int64 (stmt, 29, last->started_at);
+    s_bind_blob (stmt, 31, last->history, last->history_size);
     bool final = drover_change_final (last);
     sqlite3_int64 ended = last->ended_at? last->ended_at: (sqlite3_int64) last->time;
     sqlite3_bind_int64 (stmt, 10, final? ended: 0);
@@ -564,10 +592,16 @@ s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
         s_bind_text (stmt, 24, result->reason);
         s_bind_blob (stmt, 25, result->out, result->out_size);
         s_bind_blob (stmt, 26, result->err, result->err_size);
+        if (result->outcome <= DROVER_OUTCOME_MAX)
+            sqlite3_bind_int (stmt, 30, result->outcome);
+        else
+            sqlite3_bind_null (stmt, 30);
     }
-    else
+    else {
         for (int column = 19; column <= 26; column++)
             sqlite3_bind_null (stmt, column);
+        sqlite3_bind_null (stmt, 30);
+    }
 }
 
 //  Bind a new task's submit (?2, ?8, ?9, ?11-?18)
@@ -743,7 +777,8 @@ s_restored (sqlite3_stmt *stmt)
     || (worker && strlen (worker) > DROVER_ID_MAX)
     ||  sqlite3_column_bytes (stmt, 16) > DROVER_BODY_MAX
     ||  sqlite3_column_bytes (stmt, 23) > DROVER_OUTPUT_MAX
-    ||  sqlite3_column_bytes (stmt, 24) > DROVER_OUTPUT_MAX)
+    ||  sqlite3_column_bytes (stmt, 24) > DROVER_OUTPUT_MAX
+    ||  sqlite3_column_bytes (stmt, 29) > DROVER_MSG_MAX)
         return NULL;
     drover_change_t *change = drover_change_new ("task.restored", id);
     change->state = (uint8_t) state;
@@ -755,6 +790,9 @@ s_restored (sqlite3_stmt *stmt)
     change->time = (uint64_t) sqlite3_column_int64 (stmt, 7);
     change->queued_at = sqlite3_column_int64 (stmt, 7);
     change->ended_at = sqlite3_column_int64 (stmt, 8);
+    change->offered_at = sqlite3_column_int64 (stmt, 26);
+    change->started_at = sqlite3_column_int64 (stmt, 27);
+    change->history = s_column_blob (stmt, 29, &change->history_size);
 
     drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     submit->task = id;
@@ -791,6 +829,8 @@ s_restored (sqlite3_stmt *stmt)
             drover_msg_set_reason (done, reason);
         done->out = s_column_blob (stmt, 23, &done->out_size);
         done->err = s_column_blob (stmt, 24, &done->err_size);
+        done->outcome = sqlite3_column_type (stmt, 28) == SQLITE_NULL? DROVER_ATTEMPT_NO_RESULT
+                      : (uint8_t) sqlite3_column_int (stmt, 28);
         change->done = done;
     }
     return change;

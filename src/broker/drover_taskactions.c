@@ -82,6 +82,7 @@ drover_taskactions_add (drover_taskactions_t *self, int type, const drover_taskr
         action->lost = task->lost;
         action->queued_at = task->queued_at;
         action->started_at = task->started_at;
+        action->offered_at = task->offered_at;
         action->ended_at = drover_taskrecord_final (task)? task->result->ended_at: 0;
     }
     return action;

@@ -78,6 +78,7 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
     self->procs = msg->procs;
     self->timeout = msg->timeout;
     self->retries_left = msg->retries;
+    self->retries = msg->retries;
     self->body_size = (uint32_t) msg->body_size;
     self->state = DROVER_TASK_QUEUED;
     memcpy (self->data, msg->body, msg->body_size);

@@ -55,8 +55,10 @@ struct _drover_taskrecord_t {
     uint32_t adopted : 1;       //  seen in a worker's running list (during UP)
     uint32_t has_key : 1;       //  a submit key follows the labels
     uint32_t restored : 1;      //  its attempt was restored, schedq does not hold it yet
+    uint32_t has_history : 1;   //  the table holds past attempts of it (drover_taskhistory)
     uint16_t lost;              //  workers lost with the task so far (lost-retries)
     uint16_t owner;             //  its owner's index in the table's drover_owners (0: "")
+    uint32_t retries;           //  retries asked at submit
     byte data [];               //  body, then labels "\n"-joined and NUL-ended, then key
                                 //  NUL-ended
 };

@@ -35,6 +35,15 @@ drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *chang
     task->state = change->state;
     task->queued_at = change->queued_at;
     task->started_at = change->started_at;
+    task->offered_at = change->offered_at;
+    if (change->history) {
+        drover_taskhistory_t *history = drover_taskhistory_decode (task->id, change->history,
+                                                                   change->history_size);
+        if (history) {
+            drover_idhash_insert (self->histories, history);
+            task->has_history = true;
+        }
+    }
     drover_tasktable_insert (self, task);
     if (self->next_id <= task->id)
         self->next_id = task->id + 1;

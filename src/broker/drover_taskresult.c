@@ -9,6 +9,7 @@
 */
 
 #include "drover_taskresult.h"
+#include "drover_taskinfo.h"
 
 //  Create a result for a task that ends now (worker may be "")
 drover_taskresult_t *
@@ -17,6 +18,7 @@ drover_taskresult_new (const char *worker, const char *reason)
     drover_taskresult_t *self = (drover_taskresult_t *) zmalloc (sizeof (drover_taskresult_t));
     snprintf (self->worker, sizeof self->worker, "%s", worker? worker: "");
     self->exit_code = -1;               //  no process status until a RESULT gives one
+    self->outcome = DROVER_ATTEMPT_NO_RESULT;
     if (reason && *reason)
         self->reason = strdup (reason);
     return self;

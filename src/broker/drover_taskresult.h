@@ -21,7 +21,8 @@ extern "C" {
 //  The last result of a finished task
 typedef struct {
     char worker [DROVER_ID_MAX + 1];    //  worker of the last attempt, or ""
-    uint8_t outcome;            //  drover_outcome_t of the last attempt
+    uint8_t outcome;            //  drover_outcome_t of the last attempt, or
+                                //  DROVER_ATTEMPT_NO_RESULT if it had no RESULT
     uint8_t end;                //  drover_end_t, how the task ended
     int32_t exit_code;          //  exit status
     int32_t signal;             //  signal that ended it

@@ -38,6 +38,10 @@ typedef struct {
 
 
 static void s_task_destroy (drover_tasktable_t *self, drover_taskrecord_t **task_p);
+static void s_keep_attempt (drover_tasktable_t *self, drover_taskrecord_t *task,
+                            const char *worker, const char *reason);
+static void s_take_result (drover_tasktable_t *self, drover_taskrecord_t *task,
+                           drover_msg_t *msg);
 
 //  The default clock: the system's wall clock
 static int64_t
@@ -52,6 +56,7 @@ drover_tasktable_new (void)
 {
     drover_tasktable_t *self = (drover_tasktable_t *) zmalloc (sizeof (drover_tasktable_t));
     self->tasks = drover_idhash_new ();
+    self->histories = drover_idhash_new ();
     self->next_id = 1;
     self->keys = zhashx_new ();
     self->workers = zhashx_new ();
@@ -85,6 +90,12 @@ drover_tasktable_destroy (drover_tasktable_t **self_p)
         s_task_destroy (self, &task);
     }
     drover_idhash_destroy (&self->tasks);
+    for (size_t slot = 0; slot < drover_idhash_slots (self->histories); slot++) {
+        drover_taskhistory_t *history = (drover_taskhistory_t *)
+            drover_idhash_slot (self->histories, slot);
+        drover_taskhistory_destroy (&history);
+    }
+    drover_idhash_destroy (&self->histories);
     zhashx_destroy (&self->workers);
     zhashx_destroy (&self->keys);
     drover_waiters_destroy (&self->waiters);
@@ -200,6 +211,12 @@ drover_tasktable_remove (drover_tasktable_t *self, drover_taskrecord_t *task)
 {
     if (task->has_key)
         zhashx_delete (self->keys, drover_taskrecord_key (task));
+    if (task->has_history) {
+        drover_taskhistory_t *history = (drover_taskhistory_t *)
+            drover_idhash_lookup (self->histories, task->id);
+        drover_idhash_delete (self->histories, history);
+        drover_taskhistory_destroy (&history);
+    }
     drover_idhash_delete (self->tasks, task);
     self->counts [task->state]--;
     s_task_destroy (self, &task);
@@ -301,11 +318,49 @@ drover_tasktable_finish (drover_tasktable_t *self, drover_taskrecord_t *task, in
     drover_ring_push (self->finished, &task->id);
 }
 
+//  Keep the current attempt, which ended without ending the task, in the
+//  task's history: its worker, its times, and how it ended (the RESULT
+//  being handled if it is this task's)
+static void
+s_keep_attempt (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
+                const char *reason)
+{
+    drover_attempt_t attempt;
+    memset (&attempt, 0, sizeof attempt);
+    attempt.attempt = task->attempt;
+    snprintf (attempt.worker, sizeof attempt.worker, "%s", worker? worker: "");
+    attempt.offered_at = task->offered_at;
+    attempt.started_at = task->started_at;
+    attempt.ended_at = drover_tasktable_now (self);
+    attempt.outcome = DROVER_ATTEMPT_NO_RESULT;
+    attempt.exit_code = -1;
+    attempt.requeued = true;
+    const drover_msg_t *result = self->reporting;
+    if (result && result->task == task->id) {
+        attempt.outcome = result->outcome;
+        attempt.exit_code = result->exit_code;
+        attempt.signal = result->signal;
+        if (!attempt.started_at)
+            attempt.started_at = attempt.ended_at;      //  its STARTED never came
+    }
+    snprintf (attempt.reason, sizeof attempt.reason, "%s", reason? reason: "");
+    drover_taskhistory_t *history = NULL;
+    if (task->has_history)
+        history = (drover_taskhistory_t *) drover_idhash_lookup (self->histories, task->id);
+    if (!history) {
+        history = drover_taskhistory_new (task->id);
+        drover_idhash_insert (self->histories, history);
+        task->has_history = true;
+    }
+    drover_taskhistory_add (history, &attempt);
+}
+
 //  Put a task back in the queue after an attempt on worker ended
 void
 drover_tasktable_requeue (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
            const char *reason)
 {
+    s_keep_attempt (self, task, worker, reason);
     s_set_state (self, task, DROVER_TASK_QUEUED);
     task->offered_at = task->started_at = 0;     //  no current attempt until the next offer
     drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
@@ -597,12 +652,22 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
     int code = s_find_current (self, msg->worker, msg->task, msg->attempt, &task, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
+    self->reporting = msg;
+    s_take_result (self, task, msg);
+    self->reporting = NULL;
+    return DROVER_CODE_OK;
+}
+
+//  End the current attempt of a task with its RESULT
+static void
+s_take_result (drover_tasktable_t *self, drover_taskrecord_t *task, drover_msg_t *msg)
+{
     if (msg->outcome == DROVER_OUTCOME_MACHINE_FAILED) {
         //  The worker could not start it for want of something of its own
         char text [DROVER_REASON_MAX + 1];
         snprintf (text, sizeof text, "machine failed: %s", msg->reason? msg->reason: "");
         s_host_failed (self, task, text);
-        return DROVER_CODE_OK;
+        return;
     }
     if (!task->started_at)
         task->started_at = drover_tasktable_now (self);     //  its STARTED never came
@@ -625,7 +690,6 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
         else
             drover_tasktable_finish (self, task, DROVER_TASK_FAILED, drover_taskresult_take (msg, msg->worker, text));
     }
-    return DROVER_CODE_OK;
 }
 
 
@@ -912,6 +976,19 @@ drover_tasktable_times (drover_tasktable_t *self, uint64_t id, int64_t *queued_p
     *started_p = task->started_at;
     *ended_p = drover_taskrecord_final (task)? task->result->ended_at: 0;
     return 0;
+}
+
+//  Encode a task's past attempts, or NULL if it has none
+byte *
+drover_tasktable_history (drover_tasktable_t *self, uint64_t id, size_t *size_p)
+{
+    assert (self && size_p);
+    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
+    if (!task || !task->has_history)
+        return NULL;
+    drover_taskhistory_t *history = (drover_taskhistory_t *)
+        drover_idhash_lookup (self->histories, id);
+    return history? drover_taskhistory_encode (history, size_p): NULL;
 }
 
 //  Return how many tasks the table holds in one state

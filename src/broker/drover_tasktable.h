@@ -87,6 +87,7 @@ typedef struct {
     int64_t started_at;             //  ...its current (or last) attempt STARTED, or its
                                     //  RESULT when no STARTED came (0: not yet)
     int64_t ended_at;               //  ...it ended (0: not final)
+    int64_t offered_at;             //  ...its current (or last) attempt was offered (0: none)
     const byte *out;                //  DONE: captured stdout; borrowed
     size_t out_size;                //  DONE: bytes
     const byte *err;                //  DONE: captured stderr; borrowed
@@ -263,6 +264,17 @@ int
     drover_tasktable_check_owner (drover_tasktable_t *self, const drover_msg_t *request,
                                   const uint64_t *tasks, size_t count, const char **reason_p);
 
+//  TASK SHOW: set *info_p (the caller's to destroy) to everything the
+//  table holds of the task: its fields, command (the environment's names,
+//  not values), times, result, and attempts (the kept past ones, then the
+//  current or last one). Returns 200; for an id given out whose result is
+//  no longer kept, 200 with state UNKNOWN and end EXPIRED (as TASK DONE
+//  says it); 404 for an id never given out. The owner is the caller's to
+//  check (drover_tasktable_check_owner).
+int
+    drover_tasktable_show (drover_tasktable_t *self, uint64_t task, drover_taskinfo_t **info_p,
+                           const char **reason_p);
+
 //  Return a task's owner (its submitter's key name), "" if none or unknown
 const char *
     drover_tasktable_owner (drover_tasktable_t *self, uint64_t task);
@@ -286,6 +298,11 @@ const char *
 int
     drover_tasktable_times (drover_tasktable_t *self, uint64_t task, int64_t *queued_p,
                             int64_t *started_p, int64_t *ended_p);
+
+//  Encode a task's past attempts (what a RESTORE change's history gives
+//  back) into a new buffer the caller frees; NULL if it has none
+byte *
+    drover_tasktable_history (drover_tasktable_t *self, uint64_t task, size_t *size_p);
 
 //  Return how many tasks the table holds in one state
 uint64_t

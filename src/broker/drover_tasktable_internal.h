@@ -19,9 +19,12 @@
 #include "drover_taskworker.h"
 #include "drover_taskactions.h"
 #include "drover_waiters.h"
+#include "drover_taskhistory.h"
 
 struct _drover_tasktable_t {
     drover_idhash_t *tasks;     //  id -> drover_taskrecord_t, every task held
+    drover_idhash_t *histories; //  id -> drover_taskhistory_t, of tasks with past attempts
+    const drover_msg_t *reporting;  //  the TASK RESULT being handled, while it is
     uint64_t counts [DROVER_TASK_STATES];   //  tasks held per state
     uint64_t next_id;           //  id of the next task
     zhashx_t *workers;          //  worker id -> drover_taskworker_t (route_size 0: restored,
@@ -78,7 +81,8 @@ void
     drover_tasktable_finish (drover_tasktable_t *self, drover_taskrecord_t *task, int state,
                              drover_taskresult_t *result);
 
-//  Put a task back in the queue after an attempt on worker ended
+//  Put a task back in the queue after an attempt on worker ended (kept in
+//  its history, with the RESULT being handled if it is this task's)
 void
     drover_tasktable_requeue (drover_tasktable_t *self, drover_taskrecord_t *task,
                               const char *worker, const char *reason);
