@@ -238,6 +238,17 @@ drover_msg_t *
     drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
                                  const char *const *labels, uint32_t nlabels);
 
+//  Ask for everything the broker knows of one task (TASK SHOW). Returns a
+//  TASK INFO the caller destroys, its info field (drover_taskinfo_t,
+//  drover_taskinfo.h) holding the task's state and result, command (the
+//  environment's names only), resources, times (msec since the epoch),
+//  and attempts; for a task whose result is no longer kept, its state is
+//  DROVER_TASK_UNKNOWN and its end DROVER_END_EXPIRED. NULL with the error
+//  set: 404 for an id the broker never gave, 403 for another key's task
+//  (CURVE, not an admin key).
+drover_msg_t *
+    drover_client_show (drover_client_t *self, uint64_t task);
+
 //  Ask for up to limit kept events whose seq is above since, oldest first.
 //  Returns an EVENT LIST the caller destroys (its events, last and more:
 //  ask again from the last event's seq while more is 1), or NULL.

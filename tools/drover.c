@@ -73,6 +73,8 @@ static const struct {
     { "status",  drover_cli_status,   "workers, procs and tasks at a glance" },
     { "workers", drover_cli_workers,  "list workers" },
     { "tasks",   drover_cli_tasks,    "list tasks" },
+    { "show",    drover_cli_show,     "everything about a task: state, times, attempts" },
+    { "logs",    drover_cli_logs,     "a finished task's captured stdout or stderr" },
     { "hold",    drover_cli_admin,    "stop giving a worker new tasks" },
     { "drain",   drover_cli_admin,    "let a worker finish its tasks, then leave" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },

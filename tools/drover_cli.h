@@ -146,6 +146,8 @@ int drover_cli_admin (int argc, char **argv);
 int drover_cli_events (int argc, char **argv);
 int drover_cli_keygen (int argc, char **argv);
 int drover_cli_top (int argc, char **argv);
+int drover_cli_show (int argc, char **argv);
+int drover_cli_logs (int argc, char **argv);
 
 //  Append text to a string builder, JSON-escaped inside quotes
 void

@@ -659,3 +659,15 @@ drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
     drover_msg_destroy (&request);
     return s_expect (self, reply, DROVER_MSG_TASK_TABLE, DROVER_MSG_TASK_LIST);
 }
+
+//  Ask for everything about one task
+drover_msg_t *
+drover_client_show (drover_client_t *self, uint64_t task)
+{
+    assert (self);
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_SHOW);
+    request->task = task;
+    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_destroy (&request);
+    return s_expect (self, reply, DROVER_MSG_TASK_INFO, DROVER_MSG_TASK_SHOW);
+}

@@ -1,0 +1,456 @@
+/*  =========================================================================
+    test_cli_show - `drover show` and `drover logs` through the real
+    binary, against a real broker and real workers: what happened to a
+    task, seen again after it ended (and after a broker restart)
+
+    Each command runs as a child with its stdout and stderr in files, so
+    that output is compared byte for byte (a non-UTF-8 byte, no trailing
+    newline) and what is said on stderr is checked apart.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include <sys/wait.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+
+//  What one command run gave
+typedef struct {
+    int status;                 //  exit status, or -1 if it had to be stopped
+    byte *out;                  //  its stdout, owned
+    size_t out_size;            //  bytes
+    char *err;                  //  its stderr, NUL-ended, owned
+} s_run_t;
+
+//  Read a whole file into a fresh buffer
+static byte *
+s_read (const char *path, size_t *size_p)
+{
+    FILE *file = fopen (path, "rb");
+    assert_non_null (file);
+    size_t capacity = 4096, size = 0;
+    byte *data = (byte *) malloc (capacity + 1);
+    size_t got;
+    while ((got = fread (data + size, 1, capacity - size, file)) > 0) {
+        size += got;
+        if (size == capacity) {
+            capacity *= 2;
+            data = (byte *) realloc (data, capacity + 1);
+        }
+    }
+    fclose (file);
+    data [size] = 0;
+    *size_p = size;
+    return data;
+}
+
+//  Run `drover --broker ENDPOINT [keys] ARGS...`, its stdout and stderr in
+//  files; the caller frees with s_run_free
+static s_run_t
+s_drover (testutil_cluster_t *cluster, const char *const *keys, const char *const args [])
+{
+    const char *argv [32] = { DROVER_BIN, "--broker", cluster->endpoint };
+    int argc = 3;
+    for (int index = 0; keys && keys [index]; index++)
+        argv [argc++] = keys [index];
+    for (int index = 0; args [index] && argc < 31; index++)
+        argv [argc++] = args [index];
+    argv [argc] = NULL;
+    char out_path [96], err_path [96];
+    snprintf (out_path, sizeof out_path, "%s/cli.out", cluster->logdir);
+    snprintf (err_path, sizeof err_path, "%s/cli.err", cluster->logdir);
+    pid_t pid = fork ();
+    assert_true (pid >= 0);
+    if (pid == 0) {
+        int out = open (out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int err = open (err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out < 0 || err < 0)
+            _exit (127);
+        dup2 (out, STDOUT_FILENO);
+        dup2 (err, STDERR_FILENO);
+        execv (argv [0], (char *const *) argv);
+        _exit (127);
+    }
+    s_run_t run = { 0 };
+    run.status = testutil_wait_exit (pid, 60000);
+    if (run.status == -1)
+        testutil_stop (pid, 1000);
+    else
+        run.status = WIFEXITED (run.status)? WEXITSTATUS (run.status): 128 + WTERMSIG (run.status);
+    run.out = s_read (out_path, &run.out_size);
+    size_t size;
+    run.err = (char *) s_read (err_path, &size);
+    return run;
+}
+
+static void
+s_run_free (s_run_t *run)
+{
+    free (run->out);
+    free (run->err);
+}
+
+//  The number after "name": in a JSON text, or -1 if absent or null
+static double
+s_number (const char *json, const char *name)
+{
+    char key [64];
+    snprintf (key, sizeof key, "\"%s\":", name);
+    const char *found = strstr (json, key);
+    if (!found || strncmp (found + strlen (key), "null", 4) == 0)
+        return -1;
+    return strtod (found + strlen (key), NULL);
+}
+
+//  Count the occurrences of needle in text
+static int
+s_count (const char *text, const char *needle)
+{
+    int count = 0;
+    for (const char *found = strstr (text, needle); found; found = strstr (found + 1, needle))
+        count++;
+    return count;
+}
+
+//  Wait for a task's end, in state
+static void
+s_await_end (zsock_t *dealer, uint64_t task, int state)
+{
+    drover_msg_t *done = testutil_expect_done (dealer, task, state, 30000);
+    drover_msg_destroy (&done);
+}
+
+//  Show a task with --json and return its output (caller frees)
+static char *
+s_show_json (testutil_cluster_t *cluster, const char *const *keys, uint64_t task)
+{
+    char id [24];
+    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
+    const char *args [] = { "show", "--json", id, NULL };
+    s_run_t run = s_drover (cluster, keys, args);
+    if (run.status != 0)
+        fail_msg ("drover show --json %s: status %d, stderr: %s", id, run.status, run.err);
+    free (run.err);
+    return (char *) run.out;
+}
+
+
+//  ---------------------------------------------------------------------
+
+//  A task that succeeded: exit 0, its times in order, its run time about
+//  what it slept; the human form says the same in aligned lines
+static void
+test_show_succeeded_task (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    drover_msg_t *submit = testutil_submit_msg ("sleep 0.3; echo done", 0, 1,
+                                                DROVER_SUBMIT_NOTIFY);
+    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
+    s_await_end (dealer, task, DROVER_TASK_SUCCEEDED);
+
+    char *json = s_show_json (cluster, NULL, task);
+    assert_non_null (strstr (json, "\"state\":\"succeeded\""));
+    assert_true (s_number (json, "exit_code") == 0);
+    double queued = s_number (json, "queued_ms");
+    double started = s_number (json, "started_ms");
+    double ended = s_number (json, "ended_ms");
+    assert_true (queued > 1.7e12);
+    assert_true (queued <= started && started <= ended);
+    double run_time = s_number (json, "run_time_ms");
+    assert_true (run_time >= 300 && run_time < 10000);
+    assert_true (s_number (json, "total_ms") >= run_time);
+    assert_non_null (strstr (json, "\"queued\":\"20"));
+    assert_non_null (strstr (json, "Z\",\"queued_ms\""));       //  ISO 8601 UTC
+    assert_int_equal (s_count (json, "\"attempt\":1,\"worker\":\"w1\""), 1);
+    free (json);
+
+    char id [24];
+    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
+    const char *args [] = { "show", id, NULL };
+    s_run_t run = s_drover (cluster, NULL, args);
+    assert_int_equal (run.status, 0);
+    const char *text = (const char *) run.out;
+    assert_non_null (strstr (text, "\nstate:        SUCCEEDED\n"));
+    assert_non_null (strstr (text, "\nexit:         0\n"));
+    assert_non_null (strstr (text, "\ncommand:      sh -c 'sleep 0.3; echo done'\n"));
+    assert_non_null (strstr (text, "\nworker:       w1\n"));
+    assert_non_null (strstr (text, "\nrun time:     0."));
+    assert_non_null (strstr (text, "  #1 on w1: offered "));
+    s_run_free (&run);
+
+    //  An id never given: 404, in words, exit 1
+    const char *unknown [] = { "show", "999", NULL };
+    run = s_drover (cluster, NULL, unknown);
+    assert_int_equal (run.status, 1);
+    assert_non_null (strstr (run.err, "unknown task"));
+    s_run_free (&run);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A task that failed with retries: each attempt listed with its exit
+static void
+test_show_failed_with_retries (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    drover_msg_t *submit = testutil_submit_msg ("exit 3", 0, 1, DROVER_SUBMIT_NOTIFY);
+    submit->retries = 2;
+    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
+    s_await_end (dealer, task, DROVER_TASK_FAILED);
+
+    char *json = s_show_json (cluster, NULL, task);
+    assert_non_null (strstr (json, "\"state\":\"failed\""));
+    assert_true (s_number (json, "exit_code") == 3);
+    assert_true (s_number (json, "retries") == 2);
+    assert_true (s_number (json, "retries_left") == 0);
+    assert_int_equal (s_count (json, "\"how\":\"exit 3, requeued\""), 2);
+    assert_int_equal (s_count (json, "\"how\":\"exit 3\""), 1);
+    for (int attempt = 1; attempt <= 3; attempt++) {
+        char entry [48];
+        snprintf (entry, sizeof entry, "{\"attempt\":%d,\"worker\":\"w1\"", attempt);
+        assert_non_null (strstr (json, entry));
+    }
+    free (json);
+    char id [24];
+    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
+    const char *args [] = { "show", id, NULL };
+    s_run_t run = s_drover (cluster, NULL, args);
+    assert_int_equal (run.status, 0);
+    assert_non_null (strstr ((char *) run.out, "\nretries:      0 left of 2\n"));
+    assert_int_equal (s_count ((char *) run.out, ": exit 3, requeued\n"), 2);
+    assert_non_null (strstr ((char *) run.out, "  #3 on w1: "));
+    s_run_free (&run);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A task whose worker was SIGKILLed: its attempt lost, and it ran again
+//  on the other worker
+static void
+test_show_worker_killed (void **state)
+{
+    const char *flags [] = { "--set", "health/heartbeat=200", "--set", "health/lost-after=1500",
+                             NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "w1", 1, NULL);
+    testutil_cluster_add_worker (cluster, 1, "w2", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 2, 10000));
+    //  The first run leaves a mark and sleeps; the second sees it and ends
+    char mark [96], script [256];
+    snprintf (mark, sizeof mark, "%s/mark", cluster->logdir);
+    snprintf (script, sizeof script, "if [ -e %s ]; then exit 0; fi; touch %s; sleep 60",
+              mark, mark);
+    drover_msg_t *submit = testutil_submit_msg (script, 0, 1, DROVER_SUBMIT_NOTIFY);
+    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
+    char worker [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (dealer, task, worker, 10000));
+    //  Its mark made (RUNNING is its STARTED, which may come before)
+    int64_t deadline = zclock_mono () + 10000;
+    while (access (mark, F_OK) != 0 && zclock_mono () < deadline)
+        zclock_sleep (20);
+    assert_int_equal (access (mark, F_OK), 0);
+    int slot = streq (worker, "w1")? 0: 1;
+    assert_int_equal (kill (cluster->workers [slot], SIGKILL), 0);
+    testutil_wait_exit (cluster->workers [slot], 5000);
+    cluster->workers [slot] = 0;
+    s_await_end (dealer, task, DROVER_TASK_SUCCEEDED);
+
+    char *json = s_show_json (cluster, NULL, task);
+    char first [128], second [128];
+    snprintf (first, sizeof first, "{\"attempt\":1,\"worker\":\"%s\"", worker);
+    snprintf (second, sizeof second, "{\"attempt\":2,\"worker\":\"%s\"",
+              slot == 0? "w2": "w1");
+    assert_non_null (strstr (json, first));
+    assert_non_null (strstr (json, second));
+    assert_non_null (strstr (json, "\"how\":\"worker lost: "));
+    assert_true (s_number (json, "lost") == 1);
+    assert_non_null (strstr (json, "\"state\":\"succeeded\""));
+    free (json);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  logs prints the captured bytes exactly (a byte that is not UTF-8, no
+//  trailing newline), --stderr the other stream; says on stderr when the
+//  output was cut at the limit; a running task: exit 1 unless --follow
+static void
+test_logs_byte_exact (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    drover_msg_t *submit = testutil_submit_msg ("printf 'one\\ntwo\\377end'; printf 'warn\\376' >&2",
+                                                0, 1, DROVER_SUBMIT_NOTIFY);
+    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
+    s_await_end (dealer, task, DROVER_TASK_SUCCEEDED);
+    char id [24];
+    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
+    const char *out_args [] = { "logs", id, NULL };
+    s_run_t run = s_drover (cluster, NULL, out_args);
+    assert_int_equal (run.status, 0);
+    assert_int_equal (run.out_size, 11);
+    assert_memory_equal (run.out, "one\ntwo\377end", 11);
+    assert_string_equal (run.err, "");
+    s_run_free (&run);
+    const char *err_args [] = { "logs", "--stderr", id, NULL };
+    run = s_drover (cluster, NULL, err_args);
+    assert_int_equal (run.status, 0);
+    assert_int_equal (run.out_size, 5);
+    assert_memory_equal (run.out, "warn\376", 5);
+    s_run_free (&run);
+
+    //  Past the capture limit: the first DROVER_OUTPUT_MAX bytes, and a word
+    submit = testutil_submit_msg ("head -c 1100000 /dev/zero", 0, 1, DROVER_SUBMIT_NOTIFY);
+    uint64_t big = testutil_submit (dealer, submit);      //  takes submit
+    s_await_end (dealer, big, DROVER_TASK_SUCCEEDED);
+    snprintf (id, sizeof id, "%llu", (unsigned long long) big);
+    run = s_drover (cluster, NULL, out_args);
+    assert_int_equal (run.status, 0);
+    assert_int_equal (run.out_size, DROVER_OUTPUT_MAX);
+    assert_non_null (strstr (run.err, "truncated at the capture limit"));
+    s_run_free (&run);
+
+    //  Still running: said, exit 1; --follow waits for the end
+    submit = testutil_submit_msg ("sleep 1; printf late", 0, 1, 0);
+    uint64_t running = testutil_submit (dealer, submit);      //  takes submit
+    char worker [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (dealer, running, worker, 10000));
+    snprintf (id, sizeof id, "%llu", (unsigned long long) running);
+    run = s_drover (cluster, NULL, out_args);
+    assert_int_equal (run.status, 1);
+    assert_non_null (strstr (run.err, "is RUNNING"));
+    assert_int_equal (run.out_size, 0);
+    s_run_free (&run);
+    const char *follow [] = { "logs", "-f", id, NULL };
+    run = s_drover (cluster, NULL, follow);
+    assert_int_equal (run.status, 0);
+    assert_int_equal (run.out_size, 4);
+    assert_memory_equal (run.out, "late", 4);
+    s_run_free (&run);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  After a broker restart (durability full), show says the same of a
+//  finished task: its times, result and every attempt
+static void
+test_show_after_restart (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    drover_msg_t *submit = testutil_submit_msg ("echo out; exit 4", 0, 1, DROVER_SUBMIT_NOTIFY);
+    submit->retries = 2;
+    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
+    s_await_end (dealer, task, DROVER_TASK_FAILED);
+    char *before = s_show_json (cluster, NULL, task);
+    assert_int_equal (s_count (before, "\"how\":\"exit 4, requeued\""), 2);
+    testutil_cluster_kill_restart (cluster, NULL);
+    char *after = s_show_json (cluster, NULL, task);
+    assert_string_equal (after, before);
+    free (before);
+    free (after);
+    char id [24];
+    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
+    const char *args [] = { "logs", id, NULL };
+    s_run_t run = s_drover (cluster, NULL, args);
+    assert_int_equal (run.status, 0);
+    assert_int_equal (run.out_size, 4);
+    assert_memory_equal (run.out, "out\n", 4);
+    s_run_free (&run);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  Copy a public key file into the broker's keys directory
+static void
+s_allow (const char *from, const char *to)
+{
+    char *text = testutil_slurp (from);
+    assert_non_null (text);
+    FILE *file = fopen (to, "w");
+    assert_non_null (file);
+    fputs (text, file);
+    fclose (file);
+    free (text);
+}
+
+//  Under CURVE a client key sees its own task, and is refused (403)
+//  another key's, as CANCEL and WAIT are
+static void
+test_show_forbidden_for_another_key (void **state)
+{
+    char dir [64], path [160], from [160];
+    snprintf (dir, sizeof dir, "/tmp/drover-cli-show-%d", (int) getpid ());
+    testutil_remove_tree (dir);
+    testutil_keygen (dir, "broker");
+    testutil_keygen (dir, "alice");
+    testutil_keygen (dir, "bob");
+    const char *roles [] = { "keys", "keys/workers", "keys/clients", "keys/admins" };
+    for (int index = 0; index < 4; index++) {
+        snprintf (path, sizeof path, "%s/%s", dir, roles [index]);
+        assert_int_equal (mkdir (path, 0755), 0);
+    }
+    const char *clients [] = { "alice", "bob" };
+    for (int index = 0; index < 2; index++) {
+        snprintf (from, sizeof from, "%s/%s.key", dir, clients [index]);
+        snprintf (path, sizeof path, "%s/keys/clients/%s.key", dir, clients [index]);
+        s_allow (from, path);
+    }
+    char broker_key [96], keys [96], alice [96], bob [96];
+    snprintf (broker_key, sizeof broker_key, "%s/broker.key", dir);
+    snprintf (keys, sizeof keys, "%s/keys", dir);
+    snprintf (alice, sizeof alice, "%s/alice.key", dir);
+    snprintf (bob, sizeof bob, "%s/bob.key", dir);
+    const char *flags [] = { "--key", broker_key, "--keys", keys, NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    const char *as_alice [] = { "--key", alice, "--server-key", broker_key, NULL };
+    const char *as_bob [] = { "--key", bob, "--server-key", broker_key, NULL };
+    const char *submit [] = { "submit", "--", "true", NULL };
+    s_run_t run = s_drover (cluster, as_alice, submit);
+    if (run.status != 0)
+        fail_msg ("submit as alice: status %d: %s", run.status, run.err);
+    uint64_t task = strtoull ((char *) run.out, NULL, 10);
+    assert_true (task > 0);
+    s_run_free (&run);
+
+    char *json = s_show_json (cluster, as_alice, task);
+    assert_non_null (strstr (json, "\"owner\":\"alice\""));
+    assert_non_null (strstr (json, "\"state\":\"queued\""));
+    free (json);
+    char id [24];
+    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
+    const char *show [] = { "show", id, NULL };
+    run = s_drover (cluster, as_bob, show);
+    assert_int_equal (run.status, 1);
+    assert_int_equal (run.out_size, 0);
+    assert_non_null (strstr (run.err, "403"));
+    assert_non_null (strstr (run.err, "belongs to another key"));
+    s_run_free (&run);
+    const char *logs [] = { "logs", id, NULL };
+    run = s_drover (cluster, as_bob, logs);
+    assert_int_equal (run.status, 1);
+    assert_non_null (strstr (run.err, "403"));
+    s_run_free (&run);
+    testutil_cluster_destroy (&cluster);
+    testutil_remove_tree (dir);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_show_succeeded_task),
+        cmocka_unit_test (test_show_failed_with_retries),
+        cmocka_unit_test (test_show_worker_killed),
+        cmocka_unit_test (test_logs_byte_exact),
+        cmocka_unit_test (test_show_after_restart),
+        cmocka_unit_test (test_show_forbidden_for_another_key),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
