@@ -111,7 +111,7 @@ static void
 s_show_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover show [--json] ID\n"
+        "usage: drover show [-j|--json] ID\n"
         "\n"
         "Prints everything the broker knows of a task: its state and how it ended\n"
         "(exit status or signal, reason), its command, cwd and environment variable\n"
@@ -122,7 +122,7 @@ s_show_usage (FILE *stream)
         "it says how many earlier ones were dropped). Times are local, ISO 8601 with\n"
         "the UTC offset.\n"
         "\n"
-        "  --json         one JSON object: times as ISO 8601 UTC strings (\"queued\")\n"
+        "  -j, --json     one JSON object: times as ISO 8601 UTC strings (\"queued\")\n"
         "                 beside msec since the epoch (\"queued_ms\"), durations in msec\n"
         "\n"
         "Exit status 1 if the task is unknown, its result expired, or the broker\n"
@@ -144,9 +144,15 @@ s_parse (const char *command, int argc, char **argv, bool *json, bool *err, bool
         { NULL, 0, NULL, 0 }
     };
     bool logs = err != NULL;
-    optind = 1;
+    optind = 0;
+    opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, logs? "+jefh": "+jh", options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, logs? ":hjef": ":hj", options, NULL)) != -1) {
+        if (option == 'h') {
+            usage (stdout);
+            return DROVER_CLI_HELP;
+        }
+        else
         if (option == 'j')
             *json = true;
         else
@@ -155,15 +161,10 @@ s_parse (const char *command, int argc, char **argv, bool *json, bool *err, bool
         else
         if (option == 'f' && logs)
             *follow = true;
-        else
-        if (option == 'e' || option == 'f')
-            return drover_cli_usage_error (command, "unknown option '%s'", argv [optind - 1]);
         else {
+            if (option == 'e' || option == 'f')
+                option = '?';           //  --stderr and --follow are logs' only
             int rc = drover_cli_common_option (command, option, argv);
-            if (option == 'h') {
-                usage (stdout);
-                return DROVER_CLI_HELP;
-            }
             if (rc)
                 return rc;
         }
@@ -523,7 +524,7 @@ static void
 s_logs_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover logs [--stderr] [--follow] [--json] ID\n"
+        "usage: drover logs [-e|--stderr] [-f|--follow] [-j|--json] ID\n"
         "\n"
         "Writes a finished task's captured stdout (or stderr) exactly as it came,\n"
         "byte for byte. Says on stderr when it was cut at the capture limit. The\n"
@@ -532,7 +533,7 @@ s_logs_usage (FILE *stream)
         "\n"
         "  -e, --stderr   the task's stderr instead of its stdout\n"
         "  -f, --follow   wait until the task ends, then write its output\n"
-        "  --json         one JSON object: {\"task\", \"stream\", \"bytes\", \"truncated\",\n"
+        "  -j, --json     one JSON object: {\"task\", \"stream\", \"bytes\", \"truncated\",\n"
         "                 \"base64\"}: the bytes in base64, so any byte survives\n"
         "\n"
         "Exit status 0 when the output was written (whatever the task's own exit\n"
