@@ -358,6 +358,49 @@ test_misbehaving_scrapers_stall_nothing (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  A scraper that drips its header a byte a second, never idle long
+//  enough for the idle timeout, is cut when its connection has been open
+//  10 s in all, and a scrape is served meanwhile
+static void
+test_dripping_scraper_is_cut (void **state)
+{
+    int port;
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_cluster (&port, &dealer, "0");
+    int drip = s_connect (port);
+    assert_true (drip >= 0);
+    const char *start = "GET /metrics HTTP/1.1\r\nX-Slow: ";
+    assert_true (send (drip, start, strlen (start), MSG_NOSIGNAL) > 0);
+    int64_t opened = zclock_mono ();
+    bool closed = false;
+    bool scraped = false;
+    while (!closed && zclock_mono () - opened < 15000) {
+        struct pollfd item = { .fd = drip, .events = POLLIN };
+        if (poll (&item, 1, 1000) == 1) {
+            char byte;
+            closed = recv (drip, &byte, 1, 0) <= 0 || (item.revents & (POLLHUP | POLLERR));
+            if (!closed)        //  an answer (408, 400...) before the close is fine too
+                closed = true;
+        }
+        else
+        if (send (drip, "a", 1, MSG_NOSIGNAL) != 1)
+            closed = true;
+        if (!scraped) {
+            char *text = s_scrape (port);
+            scraped = s_value (text, "drover_workers{health=\"ok\"}") == 2;
+            free (text);
+        }
+    }
+    int64_t lasted = zclock_mono () - opened;
+    close (drip);
+    assert_true (scraped);
+    assert_true (closed);
+    assert_true (lasted >= 5000);           //  not the idle timeout: it never idled
+    assert_true (lasted < 15000);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 //  A non-loopback metrics address stops the broker before it binds, unless
 //  broker/metrics-public says it may be served there
 static void
@@ -417,6 +460,7 @@ main (void)
         cmocka_unit_test (test_counts_match_what_was_done),
         cmocka_unit_test (test_paths_and_methods),
         cmocka_unit_test (test_misbehaving_scrapers_stall_nothing),
+        cmocka_unit_test (test_dripping_scraper_is_cut),
         cmocka_unit_test (test_public_address_refused_unless_configured),
         cmocka_unit_test (test_status_line_without_http),
     };
