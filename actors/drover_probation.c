@@ -15,7 +15,9 @@
           UP worker(s) ...              a new registration starts off probation
           METRICS round(8)              answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
-    Out:  PROBATION worker(s) reason(s)
+    Out:  PROBATION worker(s) reason(s) until(8)   until: when it is due to end, msec
+                                since the epoch; said again (no event) when a
+                                failure moves it on
           CLEARED worker(s) why(s)      why: "timeout", "success" or "registered"
           EVENT topic(s) body(f)        worker.probation, worker.cleared
           COUNTS round(8) values(f)     probations (drover_metricset)
@@ -37,6 +39,7 @@ typedef struct {
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
     drover_poller_t *poller;    //  the pipe
     drover_probationset_t *set;   //  workers on probation, by release deadline
+    uint32_t timeout;           //  probation-timeout, msec
     int hold;                   //  msec the pipe is left unread after a read (news may wait)
     int64_t held_until;         //  msec (mono) until which it is left unread
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
@@ -54,6 +57,7 @@ s_self_new (zsock_t *pipe)
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
     self->set = drover_probationset_new (S_TIMEOUT);
+    self->timeout = S_TIMEOUT;
     self->hold = DROVER_HOLD_MAX;
     return self;
 }
@@ -82,22 +86,26 @@ s_cleared (self_t *self, const char *worker, const char *why)
         drover_actor_event (self->outbox, "worker.cleared", 0, 0, worker, why);
 }
 
-//  FAILURE: put the worker on probation, or restart its timer
+//  FAILURE: put the worker on probation, or restart its timer; either way
+//  schedq hears when it is due to end now (wall clock, for people)
 static void
 s_handle_failure (self_t *self, const char *worker, const char *reason)
 {
+    uint64_t until = (uint64_t) zclock_time () + self->timeout;
     if (drover_probationset_failure (self->set, worker, reason, zclock_mono ())
     ==  DROVER_PROBATIONSET_ENTERED) {
         self->probations++;
         zsys_notice ("probation: worker=%s state=PROBATION reason=\"%s\"", worker, reason);
-        drover_outbox_say (self->outbox, "sss", "PROBATION", worker, reason);
+        drover_outbox_say (self->outbox, "sss8", "PROBATION", worker, reason, until);
         if (!self->flags.silent)
             drover_actor_event (self->outbox, "worker.probation", 0, 0, worker, reason);
     }
-    else
-    if (self->flags.verbose)
-        zsys_debug ("probation: worker=%s failed again, timer restarted reason=\"%s\"",
-                    worker, reason);
+    else {
+        drover_outbox_say (self->outbox, "sss8", "PROBATION", worker, reason, until);
+        if (self->flags.verbose)
+            zsys_debug ("probation: worker=%s failed again, timer restarted reason=\"%s\"",
+                        worker, reason);
+    }
 }
 
 //  Handle one command from the pipe (drover_outbox_receive calls this)
@@ -156,6 +164,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "CONFIGURE")) {
         uint32_t timeout = (uint32_t) drover_actor_pop_number (msg);
         drover_probationset_set_timeout (self->set, timeout);
+        self->timeout = timeout;
         //  A SUCCESS only says "may leave probation": it may wait a little
         self->hold = timeout / 8 < DROVER_HOLD_MAX? (int) timeout / 8: DROVER_HOLD_MAX;
     }

@@ -17,8 +17,9 @@
                                     attempt adopted after a restart runs there)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
-          PROBATION worker(s) reason(s) | CLEARED worker(s) why(s)   (PROBATION
-                                        also from assign, on the link)
+          PROBATION worker(s) reason(s) [until(8)] | CLEARED worker(s) why(s)
+                                        (PROBATION also from assign, on the link,
+                                        without until)
           STATS worker(s) stats(f)
           MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
           METRICS round(8)          answered COUNTS round values(f)
@@ -208,13 +209,20 @@ s_handle_lost (self_t *self, zmsg_t *msg)
     zstr_free (&worker);
 }
 
-//  PROBATION / CLEARED: take no new work, or take it again
+//  PROBATION / CLEARED: take no new work, or take it again. A PROBATION
+//  from the probation actor says until when (msec since the epoch); one
+//  from assign, on the link, does not: what is known stays
 static void
 s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
 {
     char *worker = drover_actor_pop_string (msg);
     if (drover_sched_set_probation (self->sched, worker, probation) && self->flags.verbose)
         zsys_debug ("schedq: probation change for unknown worker=%s", worker);
+    if (probation && zmsg_size (msg) >= 2) {
+        char *reason = drover_actor_pop_string (msg);
+        zstr_free (&reason);
+        drover_sched_set_probation_until (self->sched, worker, drover_actor_pop_number (msg));
+    }
     zstr_free (&worker);
 }
 

@@ -8,14 +8,41 @@
 #include "testutil.h"
 #include "drover_probation.h"
 
-//  Expect PROBATION worker reason and its event
+//  The probation timeout the actor was configured with, msec
+static uint32_t s_timeout = 60000;
+
+//  Configure the actor's probation timeout
 static void
-s_expect_probation (zactor_t *actor, const char *worker, const char *reason)
+s_configure (zactor_t *actor, uint32_t timeout)
 {
+    zsock_send (actor, "s4", "CONFIGURE", timeout);
+    s_timeout = timeout;
+}
+
+//  Expect PROBATION worker reason until, without its event; until (msec
+//  since the epoch) is timeout from about now
+static void
+s_expect_probation_only (zactor_t *actor, const char *worker, const char *reason,
+                         uint32_t timeout)
+{
+    int64_t before = zclock_time ();
     zmsg_t *msg = testutil_expect (actor, "PROBATION", 2000);
     testutil_pop_check (msg, worker);
     testutil_pop_check (msg, reason);
+    char *until = zmsg_popstr (msg);
+    assert_non_null (until);
+    int64_t value = (int64_t) strtoull (until, NULL, 10);
+    assert_true (value >= before - 2000 + (int64_t) timeout);
+    assert_true (value <= zclock_time () + (int64_t) timeout);
+    zstr_free (&until);
     zmsg_destroy (&msg);
+}
+
+//  Expect PROBATION worker reason until and its event
+static void
+s_expect_probation (zactor_t *actor, const char *worker, const char *reason)
+{
+    s_expect_probation_only (actor, worker, reason, s_timeout);
     testutil_expect_event (actor, "worker.probation", worker, reason);
 }
 
@@ -35,7 +62,7 @@ s_setup (void **state)
 {
     zactor_t *actor = zactor_new (drover_probation_actor, NULL);
     assert_non_null (actor);
-    zsock_send (actor, "s4", "CONFIGURE", 60000);
+    s_configure (actor, 60000);
     *state = actor;
     return 0;
 }
@@ -48,8 +75,9 @@ s_teardown (void **state)
     return 0;
 }
 
-//  Failure while OK enters; failure while on probation says nothing; a success
-//  clears; a success while OK says nothing
+//  Failure while OK enters; failure while on probation says PROBATION again
+//  with its new end, without an event; a success clears; a success while OK
+//  says nothing
 static void
 test_enter_and_clear_by_success (void **state)
 {
@@ -57,6 +85,7 @@ test_enter_and_clear_by_success (void **state)
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
     s_expect_probation (actor, "alpha", "send refused");
     zsock_send (actor, "sss", "FAILURE", "alpha", "offer not acknowledged");
+    s_expect_probation_only (actor, "alpha", "offer not acknowledged", s_timeout);
     zsock_send (actor, "ss", "SUCCESS", "alpha");
     s_expect_cleared (actor, "alpha", "success", 2000);     //  nothing came before it
     zsock_send (actor, "ss", "SUCCESS", "alpha");
@@ -88,7 +117,7 @@ static void
 test_clear_by_timeout (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "s4", "CONFIGURE", 300);
+    s_configure (actor, 300);
     int64_t start = zclock_mono ();
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
     s_expect_probation (actor, "alpha", "send refused");
@@ -101,12 +130,13 @@ static void
 test_repeated_failure_resets_timer (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "s4", "CONFIGURE", 600);
+    s_configure (actor, 600);
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
     s_expect_probation (actor, "alpha", "send refused");
     assert_null (testutil_actor_recv (actor, 300));   //  still on probation
     int64_t again = zclock_mono ();
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused again");
+    s_expect_probation_only (actor, "alpha", "send refused again", 600);     //  moved on
     s_expect_cleared (actor, "alpha", "timeout", 3000);
     assert_true (zclock_mono () - again >= 550);              //  600 from the second failure
 }
@@ -116,7 +146,7 @@ static void
 test_lost_forgets (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "s4", "CONFIGURE", 200);
+    s_configure (actor, 200);
     zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
     s_expect_probation (actor, "alpha", "send refused");
     zsock_send (actor, "sss", "LOST", "alpha", "silent");

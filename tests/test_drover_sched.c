@@ -481,6 +481,30 @@ test_label_constraint (void **state)
     assert_string_equal (view.labels [1], "zone=y");
 }
 
+//  A worker's probation end time, as the probation actor says it, shows in
+//  its view while it is on probation, and is forgotten once it is cleared
+static void
+test_probation_until_in_view (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    drover_sched_view_t view;
+    drover_sched_add_worker (sched, "a", 4, 0, NULL);
+    assert_int_equal (drover_sched_set_probation_until (sched, "nobody", 5), -1);
+    assert_int_equal (drover_sched_set_probation (sched, "a", true), 0);
+    assert_int_equal (drover_sched_lookup (sched, "a", &view), 0);
+    assert_int_equal (view.probation_until, 0);             //  not said yet: unknown
+    assert_int_equal (drover_sched_set_probation_until (sched, "a", 1700000030000), 0);
+    assert_int_equal (drover_sched_lookup (sched, "a", &view), 0);
+    assert_true (view.probation);
+    assert_int_equal (view.probation_until, 1700000030000);
+    drover_sched_set_probation (sched, "a", false);
+    assert_int_equal (drover_sched_lookup (sched, "a", &view), 0);
+    assert_int_equal (view.probation_until, 0);
+    drover_sched_set_probation (sched, "a", true);          //  again, from assign: no time
+    assert_int_equal (drover_sched_lookup (sched, "a", &view), 0);
+    assert_int_equal (view.probation_until, 0);
+}
+
 //  Held, draining and on probation workers take nothing new; they do again
 //  once resumed or cleared
 static void
@@ -978,6 +1002,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_memory_constraint, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_label_constraint, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_label_index, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_probation_until_in_view, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_held_drained_probation_skipped, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_free_gives_capacity_back, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_push_and_remove, s_setup, s_teardown),

@@ -40,6 +40,8 @@ typedef struct {
     uint64_t mem_used;          //  memory taken by assigned tasks, bytes
     int admin;                  //  drover_admin_t
     bool probation;             //  on probation: takes nothing new
+    uint64_t probation_until;   //  when its probation is due to end, msec since the epoch,
+                                //  0 if not on probation or not known
     bool disk_low;              //  its free disk is under the floor: takes nothing new
     size_t nlabels;             //  entries in labels
     char *const *labels;        //  "key=value" each
@@ -107,6 +109,13 @@ void
 //  Put a worker on probation or take it off. Returns 0, or -1 if unknown.
 int
     drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation);
+
+//  Record when a worker's probation is due to end (msec since the epoch, as
+//  the probation actor says it; 0 unknown), for WORKER TABLE and for
+//  saying why a task waits. Taking the worker off probation forgets it.
+//  Returns 0, or -1 if unknown.
+int
+    drover_sched_set_probation_until (drover_sched_t *self, const char *id, uint64_t until);
 
 //  Keep a worker's last stats for WORKER TABLE, and hold it from new work
 //  while they say its free disk is under the floor. Returns 0, or -1 if

@@ -81,6 +81,7 @@ typedef struct {
     size_t nlabels;             //  entries in labels
     int admin;                  //  drover_admin_t
     bool probation;             //  on probation: takes nothing new
+    uint64_t probation_until;   //  when probation is due to end, msec since the epoch, 0 unknown
     bool disk_low;              //  free disk under min_disk_free: takes nothing new
     drover_stats_t stats;       //  last stats, for WORKER TABLE
     uint32_t *tasks;            //  handles of the requests assigned here, unordered

@@ -142,10 +142,24 @@ drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation
     if (!worker)
         return -1;              //  unknown worker
     worker->probation = probation;
+    if (!probation)
+        worker->probation_until = 0;
     if (!s_usable (worker))
         drover_sched_release (self, handle);
     s_worker_refresh (self, handle);
     drover_sched_wake (self, handle);
+    return 0;
+}
+
+//  Record when a worker's probation is due to end
+int
+drover_sched_set_probation_until (drover_sched_t *self, const char *id, uint64_t until)
+{
+    assert (self);
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    if (!worker)
+        return -1;              //  unknown worker
+    worker->probation_until = until;
     return 0;
 }
 
@@ -211,6 +225,7 @@ drover_sched_lookup (drover_sched_t *self, const char *id, drover_sched_view_t *
     view->mem_used = worker->mem_used - worker->lease_mem;
     view->admin = worker->admin;
     view->probation = worker->probation;
+    view->probation_until = worker->probation? worker->probation_until: 0;
     view->disk_low = worker->disk_low;
     view->nlabels = worker->nlabels;
     view->labels = worker->labels;
