@@ -71,9 +71,12 @@ drover_msg_reset (drover_msg_t *self)
         free (self->task_rows);
     }
     if (self->worker_rows) {
-        for (uint32_t index = 0; index < self->nrows; index++)
+        for (uint32_t index = 0; index < self->nrows; index++) {
             for (int label = 0; label < DROVER_LABELS_MAX; label++)
                 free (self->worker_rows [index].labels [label]);
+            free (self->worker_rows [index].why);
+            free (self->worker_rows [index].admin_reason);
+        }
         free (self->worker_rows);
     }
     memset (self, 0, sizeof (drover_msg_t));
@@ -309,6 +312,14 @@ drover_admin_name (int admin)
 {
     static const char *names [DROVER_ADMIN_MAX + 1] = { "RUN", "HOLD", "DRAIN" };
     return admin >= 0 && admin <= DROVER_ADMIN_MAX? names [admin]: "INVALID";
+}
+
+//  Return the printable name of whether a worker is here or went
+const char *
+drover_worker_state_name (int state)
+{
+    static const char *names [DROVER_WORKER_STATE_MAX + 1] = { "UP", "LOST", "LEFT" };
+    return state >= 0 && state <= DROVER_WORKER_STATE_MAX? names [state]: "INVALID";
 }
 
 //  Return the printable name of an attempt's outcome

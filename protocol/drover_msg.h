@@ -146,6 +146,17 @@ typedef enum {
     DROVER_HEALTH_MAX       = 3
 } drover_health_t;
 
+//  Whether a WORKER TABLE row's worker is here or went (kept listed a while)
+typedef enum {
+    DROVER_WORKER_UP    = 0,            //  registered now
+    DROVER_WORKER_LOST  = 1,            //  went without a word: silent, restarted, key revoked
+    DROVER_WORKER_LEFT  = 2,            //  said GOODBYE
+    DROVER_WORKER_STATE_MAX = 2
+} drover_worker_state_t;
+
+//  WORKER ADMIN flags
+#define DROVER_ADMIN_EXIT       1           //  DRAIN: tell the worker to leave once idle
+
 //  TASK SUBMIT flags
 #define DROVER_SUBMIT_NOTIFY    1           //  send TASK DONE to the submitter
 
@@ -182,6 +193,14 @@ typedef struct {
     char *labels [DROVER_LABELS_MAX];   //  "key=value", owned
     drover_stats_t stats;           //  last heartbeat's stats
     uint64_t reserved;              //  queued task the worker is kept for (reserved), 0 none
+    //  Optional trailing elements (PROTOCOL.md §7.18): 0 / NULL when absent
+    uint8_t state;                  //  drover_worker_state_t: UP, or went (LOST, LEFT)
+    uint64_t since;                 //  msec since the epoch: registered (UP) or went, 0 unknown
+    char *why;                      //  why it went ("silent", "left"...), owned, or NULL
+    char *admin_reason;             //  the operator's reason for its admin setting, owned, or NULL
+    uint64_t admin_since;           //  msec since the epoch the admin setting was made, 0 unknown
+    uint64_t probation_until;       //  msec since the epoch its probation ends, 0 none or unknown
+    uint32_t tasks;                 //  tasks assigned to it now, as the broker counts them
 } drover_worker_row_t;
 
 //  One row of TASK TABLE
@@ -232,7 +251,8 @@ typedef struct {
     uint8_t outcome;                //  drover_outcome_t
     uint8_t state;                  //  drover_task_state_t (TASK DONE)
     uint8_t end;                    //  drover_end_t (TASK DONE; "outcome" on the wire)
-    uint8_t admin;                  //  drover_admin_t (WORKER ADMIN)
+    uint8_t admin;                  //  drover_admin_t (WORKER ADMIN; its reason and
+                                    //  DROVER_ADMIN_* flags go in reason and flags)
     int32_t exit_code;              //  process exit status
     int32_t signal;                 //  signal that ended the process
     uint32_t truncated;             //  DROVER_TRUNC_* flags
@@ -337,6 +357,8 @@ const char *
     drover_health_name (int health);
 const char *
     drover_admin_name (int admin);
+const char *
+    drover_worker_state_name (int state);
 const char *
     drover_outcome_name (int outcome);
 

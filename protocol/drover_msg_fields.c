@@ -32,10 +32,11 @@ typedef enum {
     F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
     F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
-    F_LIST_LABELS, F_INFO,
+    F_LIST_LABELS, F_INFO, F_ADMIN_REASON, F_ADMIN_FLAGS,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
-    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED, P_COUNT
+    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
+    P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    12          //  most fields in one message (DONE)
@@ -68,7 +69,7 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_TASK_TABLE]       = { F_COUNTS, F_TASK_ROWS },
     [DROVER_MSG_WORKER_LIST]      = { F_END },
     [DROVER_MSG_WORKER_TABLE]     = { F_WORKER_ROWS },
-    [DROVER_MSG_WORKER_ADMIN]     = { F_WORKER, F_ADMIN },
+    [DROVER_MSG_WORKER_ADMIN]     = { F_WORKER, F_ADMIN, F_ADMIN_REASON, F_ADMIN_FLAGS },
     [DROVER_MSG_OK]               = { F_CODE, F_REASON },
     [DROVER_MSG_ERROR]            = { F_CODE, F_REASON },
     [DROVER_MSG_EVENT_REPLAY]     = { F_SINCE, F_LIMIT },
@@ -123,6 +124,8 @@ s_errors [P_COUNT] = {
     [F_MORE]        = DROVER_MPACK_ERRORS ("more", "invalid"),
     [F_LIST_LABELS] = DROVER_MPACK_ERRORS ("labels", "not key=value"),
     [F_INFO]        = DROVER_MPACK_ERRORS ("info", "not a task info"),
+    [F_ADMIN_REASON] = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [F_ADMIN_FLAGS] = DROVER_MPACK_ERRORS ("flags", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -138,6 +141,12 @@ s_errors [P_COUNT] = {
     [P_ROW_STATE]   = DROVER_MPACK_ERRORS ("state", "invalid"),
     [P_ROW_END]     = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
     [P_RESERVED]    = DROVER_MPACK_ERRORS ("reserved", "invalid"),
+    [P_WORKER_STATE] = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [P_WORKER_SINCE] = DROVER_MPACK_ERRORS ("since", "invalid"),
+    [P_WHY]         = DROVER_MPACK_ERRORS ("why", "invalid"),
+    [P_ADMIN_SINCE] = DROVER_MPACK_ERRORS ("admin_since", "invalid"),
+    [P_PROBATION_UNTIL] = DROVER_MPACK_ERRORS ("probation_until", "invalid"),
+    [P_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
 };
 
 //  The fewest wire bytes one element of an array can take: an array whose
@@ -148,6 +157,9 @@ s_errors [P_COUNT] = {
 #define S_TASK_ROW_MIN      9       //  header + 6 fixints + 2 empty strs
 #define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
                                     //  + empty labels (1) + stats (9) + reserved (1)
+#define S_WORKER_ROW_KNOWN  17      //  elements of a WORKER TABLE row this version reads;
+                                    //  a row may have 10 (before the optional ones) and
+                                    //  more (later versions': skipped)
 #define S_EVENT_MIN         11      //  bin header (2) + {"topic": "x"} (9)
 
 //  Return how many fields a message id has, its optional last one included
@@ -160,25 +172,36 @@ s_nfields (int id)
     return count;
 }
 
-//  True for a field that may be left out: always a message's last, sent
-//  only when it has a value, so that peers older than it still understand
-//  the message, and it still decodes when they leave it out
+//  True for a field that may be left out: always at a message's end, sent
+//  only when it (or a field after it) has a value, so that peers older than
+//  it still understand the message, and it still decodes when they leave it
+//  out
 static bool
 s_field_optional (int field)
 {
-    return field == F_STATE_ID || field == F_KEY || field == F_LIST_LABELS;
+    return field == F_STATE_ID || field == F_KEY || field == F_LIST_LABELS
+        || field == F_ADMIN_REASON || field == F_ADMIN_FLAGS;
 }
 
-//  Return how many fields self goes out with: its optional last field is
-//  left out when it has no value
+//  True if an optional field of self has no value (it may be left out)
+static bool
+s_field_empty (const drover_msg_t *self, int field)
+{
+    return (field == F_STATE_ID && self->state_id [0] == 0)
+        || (field == F_KEY && self->key == NULL)
+        || (field == F_ADMIN_REASON && (self->reason == NULL || self->reason [0] == 0))
+        || (field == F_ADMIN_FLAGS && self->flags == 0)
+        || (field == F_LIST_LABELS && self->nlabels == 0);
+}
+
+//  Return how many fields self goes out with: its optional fields at the
+//  end are left out, from the last back, while they have no value
 static size_t
 s_nfields_sent (const drover_msg_t *self)
 {
     size_t count = s_nfields (self->id);
-    int last = count? s_schema [self->id][count - 1]: F_END;
-    if ((last == F_STATE_ID && self->state_id [0] == 0)
-    ||  (last == F_KEY && self->key == NULL)
-    ||  (last == F_LIST_LABELS && self->nlabels == 0))
+    while (count > 0 && s_field_optional (s_schema [self->id][count - 1])
+    &&     s_field_empty (self, s_schema [self->id][count - 1]))
         count--;
     return count;
 }
@@ -322,9 +345,10 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
     msgpack_pack_array (pk, self->nrows);
     for (uint32_t index = 0; index < self->nrows; index++) {
         const drover_worker_row_t *row = &self->worker_rows [index];
-        if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX)
+        if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX
+        ||  row->state > DROVER_WORKER_STATE_MAX)
             return -1;
-        msgpack_pack_array (pk, 10);
+        msgpack_pack_array (pk, S_WORKER_ROW_KNOWN);
         if (s_pack_id (pk, row->id, false))
             return -1;
         msgpack_pack_uint8 (pk, row->health);
@@ -337,6 +361,14 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
             return -1;
         s_pack_stats (pk, &row->stats);
         msgpack_pack_uint64 (pk, row->reserved);
+        msgpack_pack_uint8 (pk, row->state);
+        msgpack_pack_uint64 (pk, row->since);
+        if (drover_mpack_pack_text (pk, row->why, DROVER_REASON_MAX)
+        ||  drover_mpack_pack_text (pk, row->admin_reason, DROVER_REASON_MAX))
+            return -1;
+        msgpack_pack_uint64 (pk, row->admin_since);
+        msgpack_pack_uint64 (pk, row->probation_until);
+        msgpack_pack_uint32 (pk, row->tasks);
     }
     return 0;
 }
@@ -402,7 +434,9 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_DURATION:    return msgpack_pack_uint32 (pk, self->duration), 0;
         case F_OUT:         return s_pack_bytes (pk, self->out, self->out_size, DROVER_OUTPUT_MAX);
         case F_ERR:         return s_pack_bytes (pk, self->err, self->err_size, DROVER_OUTPUT_MAX);
-        case F_REASON:      return drover_mpack_pack_text (pk, self->reason, DROVER_REASON_MAX);
+        case F_REASON:
+        case F_ADMIN_REASON: return drover_mpack_pack_text (pk, self->reason, DROVER_REASON_MAX);
+        case F_ADMIN_FLAGS: return msgpack_pack_uint32 (pk, self->flags), 0;
         case F_CODE:        return msgpack_pack_uint16 (pk, self->code), 0;
         case F_LIMIT:       return msgpack_pack_uint32 (pk, self->limit), 0;
         case F_SINCE:       return msgpack_pack_uint64 (pk, self->since), 0;
@@ -649,6 +683,35 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     return true;
 }
 
+//  Read the optional trailing elements of a WORKER TABLE row of fields
+//  elements (PROTOCOL.md §7.18): as many as it has of those this version
+//  knows, then skip those of later versions
+static bool
+s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
+                        uint32_t fields)
+{
+    if (fields > 10
+    &&  !drover_mpack_read_u8 (cursor, P_WORKER_STATE, DROVER_WORKER_STATE_MAX, &row->state))
+        return false;
+    if (fields > 11 && !drover_mpack_read_u64 (cursor, P_WORKER_SINCE, &row->since))
+        return false;
+    if (fields > 12 && !s_read_text (cursor, P_WHY, DROVER_REASON_MAX, &row->why))
+        return false;
+    if (fields > 13 && !s_read_text (cursor, F_ADMIN_REASON, DROVER_REASON_MAX,
+                                     &row->admin_reason))
+        return false;
+    if (fields > 14 && !drover_mpack_read_u64 (cursor, P_ADMIN_SINCE, &row->admin_since))
+        return false;
+    if (fields > 15 && !drover_mpack_read_u64 (cursor, P_PROBATION_UNTIL, &row->probation_until))
+        return false;
+    if (fields > 16 && !drover_mpack_read_u32 (cursor, P_TASKS, &row->tasks))
+        return false;
+    for (uint32_t index = S_WORKER_ROW_KNOWN; index < fields; index++)
+        if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - 3))
+            return false;       //  a later version's element (the message was walked already)
+    return true;
+}
+
 //  Read the rows of a WORKER TABLE
 static bool
 s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
@@ -663,7 +726,7 @@ s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     self->nrows = count;
     for (uint32_t index = 0; index < count; index++) {
         drover_worker_row_t *row = &self->worker_rows [index];
-        if (!drover_mpack_read_array (cursor, P_ROW, 10, 10, 1, &fields)
+        if (!drover_mpack_read_array (cursor, P_ROW, 10, UINT32_MAX, 1, &fields)
         ||  !drover_mpack_read_id (cursor, F_WORKER, false, row->id)
         ||  !drover_mpack_read_u8 (cursor, P_HEALTH, DROVER_HEALTH_MAX, &row->health)
         ||  !drover_mpack_read_u8 (cursor, F_ADMIN, DROVER_ADMIN_MAX, &row->admin)
@@ -673,7 +736,8 @@ s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         ||  !drover_mpack_read_u64 (cursor, P_MEM_USED, &row->mem_used)
         ||  !s_read_labels (cursor, row->labels, &row->nlabels)
         ||  !s_read_stats (cursor, &row->stats)
-        ||  !drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved))
+        ||  !drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved)
+        ||  !s_read_worker_row_tail (cursor, row, fields))
             return false;
     }
     return true;
@@ -797,7 +861,9 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
                                                  &self->out, &self->out_size);
         case F_ERR:         return s_read_bytes (cursor, field, DROVER_OUTPUT_MAX,
                                                  &self->err, &self->err_size);
-        case F_REASON:      return s_read_text (cursor, field, DROVER_REASON_MAX, &self->reason);
+        case F_REASON:
+        case F_ADMIN_REASON: return s_read_text (cursor, field, DROVER_REASON_MAX, &self->reason);
+        case F_ADMIN_FLAGS: return drover_mpack_read_u32 (cursor, field, &self->flags);
         case F_CODE:
             if (!drover_mpack_read_uint (cursor, field, UINT16_MAX, &code))
                 return false;
@@ -875,12 +941,12 @@ drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_
 {
     const uint8_t *fields = s_schema [self->id];
     size_t nfields = s_nfields (self->id);
-    bool optional_last = nfields && s_field_optional (fields [nfields - 1]);
-    if (optional_last && count == 4 + nfields - 1)
-        nfields--;              //  an older peer's message, without the optional field
-    else
-    if (count != 4 + nfields)
+    size_t required = nfields;      //  fields before the optional ones at the end
+    while (required > 0 && s_field_optional (fields [required - 1]))
+        required--;
+    if (count < 4 + required || count > 4 + nfields)
         return drover_mpack_fail (cursor, "message: wrong number of fields");
+    nfields = count - 4;            //  an older peer's message leaves optional fields out
     for (size_t index = 0; index < nfields; index++)
         if (!s_read_field (cursor, self, fields [index]))
             return false;

@@ -226,11 +226,20 @@ s_filled (int id)
                     row->labels [label] = strdup (label? "rack=r2": "gpu=");
                 s_fill_stats (&row->stats, index);
                 row->reserved = index? 0: 1ull << 40;
+                row->state = index? DROVER_WORKER_UP: DROVER_WORKER_LEFT;
+                row->since = 1700000000123ull + index;
+                row->why = index? NULL: strdup ("drained, left");
+                row->admin_reason = strdup ("disk swap");
+                row->admin_since = 1700000000000ull;
+                row->probation_until = index? 1700000030000ull: 0;
+                row->tasks = index? 2: 0;
             }
             break;
         case DROVER_MSG_WORKER_ADMIN:
             strcpy (msg->worker, "w4");
-            msg->admin = DROVER_ADMIN_HOLD;
+            msg->admin = DROVER_ADMIN_DRAIN;
+            drover_msg_set_reason (msg, "disk swap");
+            msg->flags = DROVER_ADMIN_EXIT;
             break;
         case DROVER_MSG_OK:
             msg->code = DROVER_CODE_OK;
@@ -402,6 +411,13 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
             assert_string_equal (x->labels [label], y->labels [label]);
         s_assert_stats (&x->stats, &y->stats);
         assert_true (x->reserved == y->reserved);
+        assert_int_equal (x->state, y->state);
+        assert_true (x->since == y->since);
+        s_assert_text (x->why, y->why);
+        s_assert_text (x->admin_reason, y->admin_reason);
+        assert_true (x->admin_since == y->admin_since);
+        assert_true (x->probation_until == y->probation_until);
+        assert_int_equal (x->tasks, y->tasks);
     }
 }
 
@@ -887,6 +903,118 @@ test_optional_fields_of_older_peers (void **state)
     //  A message whose last field is not optional still needs all of them
     s_raw_begin (&raw, DROVER_MSG_TASK_KILL, 1, 4);
     msgpack_pack_uint8 (&raw.pk, 9);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+    drover_msg_destroy (&copy);
+}
+
+//  Pack the first 10 elements of a WORKER TABLE row (the row of brokers
+//  before the optional ones)
+static void
+s_raw_row_start (testcodec_raw_t *raw, uint32_t elements, const char *id)
+{
+    msgpack_pack_array (&raw->pk, elements);
+    testcodec_raw_str (raw, id, strlen (id));
+    msgpack_pack_uint8 (&raw->pk, DROVER_HEALTH_LOST);
+    msgpack_pack_uint8 (&raw->pk, DROVER_ADMIN_HOLD);
+    msgpack_pack_uint32 (&raw->pk, 4);
+    msgpack_pack_uint32 (&raw->pk, 1);
+    msgpack_pack_uint64 (&raw->pk, 1024);
+    msgpack_pack_uint64 (&raw->pk, 0);
+    msgpack_pack_array (&raw->pk, 0);
+    msgpack_pack_array (&raw->pk, 8);           //  stats: 3 loads, 4 sizes, running
+    for (int index = 0; index < 8; index++)
+        msgpack_pack_uint8 (&raw->pk, 0);
+    msgpack_pack_uint64 (&raw->pk, 0);
+}
+
+//  WORKER TABLE rows: one of 10 elements (a broker before the optional
+//  ones) reads with them absent; one with elements past those this version
+//  knows reads what it knows and skips the rest; WORKER ADMIN without its
+//  reason and flags (an older client) reads as none, with a reason only
+//  too, and one field past them is refused
+static void
+test_optional_elements_of_worker_rows_and_admin (void **state)
+{
+    drover_msg_t *copy = drover_msg_new (0);
+    testcodec_raw_t raw;
+    s_raw_begin (&raw, DROVER_MSG_WORKER_TABLE, 1, 3);
+    msgpack_pack_array (&raw.pk, 2);
+    s_raw_row_start (&raw, 10, "old");
+    s_raw_row_start (&raw, 19, "new");
+    msgpack_pack_uint8 (&raw.pk, DROVER_WORKER_LOST);
+    msgpack_pack_uint64 (&raw.pk, 1700000000000ull);
+    testcodec_raw_str (&raw, "silent", 6);
+    testcodec_raw_str (&raw, "disk swap", 9);
+    msgpack_pack_uint64 (&raw.pk, 1600000000000ull);
+    msgpack_pack_uint64 (&raw.pk, 0);
+    msgpack_pack_uint32 (&raw.pk, 0);
+    msgpack_pack_array (&raw.pk, 2);            //  a later version's: skipped
+    msgpack_pack_uint8 (&raw.pk, 1);
+    testcodec_raw_str (&raw, "x", 1);
+    testcodec_raw_str (&raw, "later", 5);
+    assert_int_equal (drover_msg_decode (copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+    testcodec_raw_destroy (&raw);
+    assert_int_equal (copy->nrows, 2);
+    drover_worker_row_t *row = &copy->worker_rows [0];
+    assert_string_equal (row->id, "old");
+    assert_int_equal (row->state, DROVER_WORKER_UP);
+    assert_true (row->since == 0);
+    assert_null (row->why);
+    assert_null (row->admin_reason);
+    row = &copy->worker_rows [1];
+    assert_string_equal (row->id, "new");
+    assert_int_equal (row->procs, 4);
+    assert_int_equal (row->state, DROVER_WORKER_LOST);
+    assert_true (row->since == 1700000000000ull);
+    assert_string_equal (row->why, "silent");
+    assert_string_equal (row->admin_reason, "disk swap");
+    assert_true (row->admin_since == 1600000000000ull);
+    drover_msg_reset (copy);
+    //  A worker state past LEFT is refused
+    s_raw_begin (&raw, DROVER_MSG_WORKER_TABLE, 1, 3);
+    msgpack_pack_array (&raw.pk, 1);
+    s_raw_row_start (&raw, 11, "bad");
+    msgpack_pack_uint8 (&raw.pk, DROVER_WORKER_STATE_MAX + 1);
+    s_assert_raw_refused (&raw, "state: out of range");
+
+    //  WORKER ADMIN of an older client: worker and admin only
+    s_raw_begin (&raw, DROVER_MSG_WORKER_ADMIN, 2, 5);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_uint8 (&raw.pk, DROVER_ADMIN_HOLD);
+    assert_int_equal (drover_msg_decode (copy, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+    testcodec_raw_destroy (&raw);
+    assert_string_equal (copy->worker, "w1");
+    assert_null (copy->reason);
+    assert_int_equal (copy->flags, 0);
+    drover_msg_reset (copy);
+    //  A reason without flags: the encoder leaves the flags out
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    strcpy (msg->worker, "w1");
+    msg->admin = DROVER_ADMIN_HOLD;
+    size_t size;
+    byte *data = s_encode (msg, &size);
+    assert_int_equal (data [0], 0x96);                      //  4 + worker, admin
+    free (data);
+    drover_msg_set_reason (msg, "disk swap");
+    data = s_encode (msg, &size);
+    assert_int_equal (data [0], 0x97);                      //  and the reason
+    assert_int_equal (drover_msg_decode (copy, data, size), 0);
+    assert_string_equal (copy->reason, "disk swap");
+    assert_int_equal (copy->flags, 0);
+    free (data);
+    drover_msg_reset (copy);
+    drover_msg_destroy (&msg);
+    //  One field past them is refused
+    s_raw_begin (&raw, DROVER_MSG_WORKER_ADMIN, 5, 5);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_uint8 (&raw.pk, DROVER_ADMIN_HOLD);
+    testcodec_raw_str (&raw, "", 0);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+    //  and so is one too few
+    s_raw_begin (&raw, DROVER_MSG_WORKER_ADMIN, 1, 5);
+    testcodec_raw_str (&raw, "w1", 2);
     s_assert_raw_refused (&raw, "wrong number of fields");
     drover_msg_destroy (&copy);
 }
@@ -1707,6 +1835,7 @@ main (void)
         cmocka_unit_test (test_truncated_at_every_length),
         cmocka_unit_test (test_oversized_fields),
         cmocka_unit_test (test_optional_fields_of_older_peers),
+        cmocka_unit_test (test_optional_elements_of_worker_rows_and_admin),
         cmocka_unit_test (test_event_list_refusals),
         cmocka_unit_test (test_malformed_keys_and_state_ids),
         cmocka_unit_test (test_wrong_type_everywhere),
