@@ -6,10 +6,20 @@
     changes from the main on the pipe; after each turn that read some, one
     scheduling pass runs and its placements go out to assign on the link as
     ASSIGN records in one batch. It is also the worker
-    registry that WORKER LIST reads and that WORKER ADMIN steers; a
-    draining worker with nothing assigned is told WORKER LEAVE, once.
+    registry that WORKER LIST reads and that WORKER ADMIN steers. What an
+    operator said of a worker (hold, drain, a reason) is kept by worker id
+    (src/broker/drover_adminbook.c): it outlives the worker's registration,
+    may be said before the worker joins, and goes to the store to outlive
+    the broker. A draining worker stays connected and idle, unless the
+    drain asked it to exit: then, with nothing assigned, it is told WORKER
+    LEAVE, once. A worker that went stays listed a while, LOST or LEFT
+    (src/broker/drover_gone.c).
 
-    In:   CONFIGURE max-shelve(4) min-disk-free(4) max-leases(4)
+    In:   CONFIGURE max-shelve(4) min-disk-free(4) max-leases(4) keep-gone(4) max-gone(4)
+                    keep-admin(4)   (the last three optional; keep-admin 1: the store
+                                    keeps settings, say KEEPADMIN)
+          ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   (from the store at
+                                    start: a setting it kept)
           QUEUE task(8) priority(i) procs(4) mem(8) labels(s)   (on the link)
           TAKE lease(8) task(8) procs(4) mem(8) labels(s)       (on the link)
           DEQUEUE task(8) | FREE task(8) | RETURN lease(8)      (on the link)
@@ -31,6 +41,9 @@
                                 nothing waits, an idle worker's capacity lent
           SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE
           EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
+                                        (reason: the operator's)
+          KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   to the store: a
+                                    setting changed (admin RUN: forget it)
           COUNTS round(8) values(f)     workers by health and admin state, procs
                                         and memory (drover_metricset)
     =========================================================================
@@ -42,11 +55,17 @@
 #include "drover_actor.h"
 #include "drover_metricset.h"
 #include "drover_defaults.h"
+#include "drover_gone.h"
+#include "drover_adminbook.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
 #define S_MAX_SHELVE    DROVER_DEFAULT_MAX_SHELVE
 #define S_MIN_DISK_FREE ((uint64_t) DROVER_DEFAULT_MIN_DISK_FREE << 20)     //  bytes
 #define S_MAX_LEASES    DROVER_DEFAULT_MAX_LEASES
+#define S_KEEP_GONE     DROVER_DEFAULT_KEEP_GONE
+#define S_MAX_GONE      DROVER_DEFAULT_MAX_GONE
+//  Worker ids an operator's settings are kept for, at most
+#define S_MAX_ADMIN     DROVER_ROWS_MAX
 //  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
 #define S_ROW_OVERHEAD  160
 
@@ -55,6 +74,7 @@ typedef struct {
     zframe_t *route;            //  routing id of the worker's latest HELLO
     char *labels;               //  its labels as UP said them, "k=v" joined by "\n"
     bool leave_sent;            //  WORKER LEAVE said since it began draining
+    uint64_t since;             //  when it registered, msec since the epoch
 } s_worker_t;
 
 typedef struct {
@@ -65,6 +85,9 @@ typedef struct {
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_sched_t *sched;      //  requests and workers; decides placements
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
+    drover_gone_t *gone;        //  workers that went, listed a while
+    drover_adminbook_t *book;   //  an operator's settings, by worker id
+    bool keep_admin;            //  the store keeps them: say KEEPADMIN
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
@@ -103,6 +126,8 @@ s_self_new (zsock_t *pipe, const char *link)
     drover_sched_set_max_leases (self->sched, S_MAX_LEASES);
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
+    self->gone = drover_gone_new (S_KEEP_GONE, S_MAX_GONE);
+    self->book = drover_adminbook_new (S_MAX_ADMIN);
     return self;
 }
 
@@ -114,6 +139,8 @@ s_self_destroy (self_t **self_p)
     if (!self)
         return;
     zhashx_destroy (&self->workers);
+    drover_gone_destroy (&self->gone);
+    drover_adminbook_destroy (&self->book);
     drover_sched_destroy (&self->sched);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->to_assign);
@@ -127,22 +154,38 @@ s_self_destroy (self_t **self_p)
 //  ---------------------------------------------------------------------
 //  Draining
 
-//  Tell a draining worker with nothing assigned to leave, once
+//  Say to the store what an operator's setting of a worker is now, to keep
+static void
+s_keep_admin (self_t *self, const char *id)
+{
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
+    if (self->keep_admin)
+        drover_outbox_say (self->outbox, "ss44s8", "KEEPADMIN", id,
+                       entry? entry->admin: DROVER_ADMIN_RUN, entry? entry->flags: 0,
+                       entry? entry->reason: "", entry? entry->since: (uint64_t) 0);
+}
+
+//  Tell a worker drained with --exit and with nothing assigned to leave,
+//  once (a drain without it keeps the worker connected and idle)
 static void
 s_check_drained (self_t *self, const char *id)
 {
     drover_sched_view_t view;
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
-    if (!worker || worker->leave_sent
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
+    if (!worker || worker->leave_sent || !entry || !(entry->flags & DROVER_ADMIN_EXIT)
     ||  drover_sched_lookup (self->sched, id, &view) || view.admin != DROVER_ADMIN_DRAIN
     ||  view.tasks > 0 || view.lease)
-        return;                 //  not draining, or not done yet
+        return;                 //  not draining to exit, or not done yet
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     snprintf (leave->worker, sizeof leave->worker, "%s", id);
     drover_actor_send (self->outbox, "schedq", worker->route, leave, id);
     drover_msg_destroy (&leave);
     worker->leave_sent = true;
     zsys_notice ("schedq: worker=%s drained, told to leave", id);
+    //  Asked once: if it comes back, it stays drained, connected and idle
+    drover_adminbook_clear_flags (self->book, id, DROVER_ADMIN_EXIT);
+    s_keep_admin (self, id);
 }
 
 
@@ -165,8 +208,14 @@ s_handle_up (self_t *self, zmsg_t *msg)
     s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
     if (!entry) {
         entry = (s_worker_t *) zmalloc (sizeof (s_worker_t));
+        entry->since = (uint64_t) zclock_time ();
         zhashx_insert (self->workers, worker, entry);
     }
+    drover_gone_remove (self->gone, worker);     //  back: its gone row goes
+    //  What an operator said of it holds whatever its registrations
+    const drover_adminbook_entry_t *admin = drover_adminbook_lookup (self->book, worker);
+    if (admin)
+        drover_sched_set_admin (self->sched, worker, admin->admin);
     zframe_destroy (&entry->route);
     entry->route = route;
     zstr_free (&entry->labels);
@@ -197,11 +246,23 @@ s_handle_placed (self_t *self, zmsg_t *msg)
     zstr_free (&labels);
 }
 
-//  LOST: drop the worker; assign requeues what it had
+//  LOST: drop the worker (assign requeues what it had), and list it a while
+//  as LOST, or LEFT if it said GOODBYE
 static void
 s_handle_lost (self_t *self, zmsg_t *msg)
 {
     char *worker = drover_actor_pop_string (msg);
+    char *reason = drover_actor_pop_string (msg);
+    drover_sched_view_t view;
+    s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
+    if (drover_sched_lookup (self->sched, worker, &view) == 0) {
+        bool left = streq (reason, "left");
+        drover_gone_add (self->gone, worker, left? DROVER_WORKER_LEFT: DROVER_WORKER_LOST,
+                         left && entry && entry->leave_sent? "drained, left": reason,
+                         (uint64_t) zclock_time (), view.procs, view.mem,
+                         entry && entry->labels? entry->labels: "");
+    }
+    zstr_free (&reason);
     int had = drover_sched_remove_worker (self->sched, worker, NULL, NULL);
     zhashx_delete (self->workers, worker);
     if (self->flags.verbose && had >= 0)
@@ -254,7 +315,18 @@ s_admin_topic (int admin)
            admin == DROVER_ADMIN_DRAIN? "worker.drain": "worker.resume";
 }
 
-//  WORKER ADMIN: hold, drain or resume a worker
+//  The text an admin reply says: the setting, and whether it waits for the
+//  worker to join
+static void
+s_admin_text (char *text, size_t size, int admin, bool connected)
+{
+    snprintf (text, size, "%s%s", drover_admin_name (admin),
+              connected? "": " (not connected: kept for when it joins)");
+}
+
+//  WORKER ADMIN: hold, drain or resume a worker, with the operator's reason
+//  and flags; kept by worker id, whether or not it is connected now (an
+//  operator may hold a machine before it joins)
 static void
 s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
 {
@@ -264,24 +336,65 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
                            "admin must be 0..2");
         return;
     }
-    if (drover_sched_lookup (self->sched, request->worker, &view)) {
+    const char *id = request->worker;
+    bool connected = drover_sched_lookup (self->sched, id, &view) == 0;
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
+    int before = entry? entry->admin: connected? view.admin: DROVER_ADMIN_RUN;
+    if (!connected && !entry && request->admin == DROVER_ADMIN_RUN) {
         drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_NOT_FOUND,
                            "unknown worker");
+        return;                 //  nothing to resume
+    }
+    const char *reason = request->reason? request->reason: "";
+    uint32_t flags = request->admin == DROVER_ADMIN_DRAIN? request->flags & DROVER_ADMIN_EXIT: 0;
+    bool same = entry && entry->admin == request->admin && entry->flags == flags
+             && streq (entry->reason, reason);
+    if (!same
+    &&  drover_adminbook_set (self->book, id, request->admin, flags, reason,
+                              entry && entry->admin == request->admin? entry->since
+                                                                     : (uint64_t) zclock_time ())) {
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_TOO_MANY,
+                           "too many workers held or drained");
         return;
     }
-    int before = view.admin;
-    drover_sched_set_admin (self->sched, request->worker, request->admin);
-    drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK,
-                       drover_admin_name (request->admin));
-    if (before == request->admin)
+    if (connected)
+        drover_sched_set_admin (self->sched, id, request->admin);
+    char text [80];
+    s_admin_text (text, sizeof text, request->admin, connected);
+    drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK, text);
+    if (same || (before == request->admin && request->admin == DROVER_ADMIN_RUN))
         return;                 //  no change, nothing to tell
-    zsys_notice ("schedq: worker=%s admin=%s", request->worker, drover_admin_name (request->admin));
+    if (before == request->admin && !(flags & DROVER_ADMIN_EXIT)) {
+        s_keep_admin (self, id);
+        return;                 //  only the reason changed: kept, not an event
+    }
+    zsys_notice ("schedq: worker=%s admin=%s reason=\"%s\"", id,
+                 drover_admin_name (request->admin), reason);
     if (!self->flags.silent)
-        drover_actor_event (self->outbox, s_admin_topic (request->admin), 0, 0, request->worker, "");
-    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, request->worker);
+        drover_actor_event (self->outbox, s_admin_topic (request->admin), 0, 0, id, reason);
+    s_keep_admin (self, id);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
     if (worker && request->admin == DROVER_ADMIN_DRAIN)
         worker->leave_sent = false;
-    s_check_drained (self, request->worker);
+    s_check_drained (self, id);
+}
+
+//  ADMIN from the store at start: a setting it kept
+static void
+s_handle_kept_admin (self_t *self, zmsg_t *msg)
+{
+    char *worker = drover_actor_pop_string (msg);
+    int admin = (int) drover_actor_pop_number (msg);
+    uint32_t flags = (uint32_t) drover_actor_pop_number (msg);
+    char *reason = drover_actor_pop_string (msg);
+    uint64_t since = drover_actor_pop_number (msg);
+    if (drover_adminbook_set (self->book, worker, admin, flags, reason, since) == 0) {
+        drover_sched_set_admin (self->sched, worker, admin);    //  -1 unless connected
+        zsys_info ("schedq: worker=%s admin=%s reason=\"%s\" kept", worker,
+                   drover_admin_name (admin), reason);
+    }
+    zstr_free (&reason);
+    zstr_free (&worker);
 }
 
 //  Order rows by worker id
@@ -291,9 +404,61 @@ s_row_compare (const void *a, const void *b)
     return strcmp (((const drover_worker_row_t *) a)->id, ((const drover_worker_row_t *) b)->id);
 }
 
+//  Copy a text into a row, NULL for none; returns its length
+static size_t
+s_row_text (char **field, const char *text)
+{
+    if (!text || !*text)
+        return 0;
+    *field = strdup (text);
+    assert (*field);
+    return strlen (text);
+}
+
+//  Fill a row's admin elements from what an operator said of the worker;
+//  returns their encoded size, about
+static size_t
+s_fill_admin (self_t *self, drover_worker_row_t *row)
+{
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, row->id);
+    if (!entry)
+        return 0;
+    row->admin = (uint8_t) entry->admin;
+    row->admin_since = entry->since;
+    return s_row_text (&row->admin_reason, entry->reason);
+}
+
+//  Fill one WORKER TABLE row from a gone worker; returns its encoded size,
+//  about
+static size_t
+s_fill_gone_row (self_t *self, drover_worker_row_t *row, const drover_gone_row_t *gone)
+{
+    size_t size = S_ROW_OVERHEAD + strlen (gone->id);
+    snprintf (row->id, sizeof row->id, "%s", gone->id);
+    row->health = DROVER_HEALTH_LOST;
+    row->state = (uint8_t) gone->state;
+    row->since = gone->since;
+    row->procs = gone->procs;
+    row->mem = gone->mem;
+    size += s_row_text (&row->why, gone->why);
+    size += s_fill_admin (self, row);
+    //  Labels, "k=v" joined by "\n"
+    const char *label = gone->labels;
+    while (*label && row->nlabels < DROVER_LABELS_MAX) {
+        const char *end = strchr (label, '\n');
+        size_t length = end? (size_t) (end - label): strlen (label);
+        row->labels [row->nlabels] = strndup (label, length);
+        assert (row->labels [row->nlabels]);
+        row->nlabels++;
+        size += length + 3;
+        label += length + (end? 1: 0);
+    }
+    return size;
+}
+
 //  Fill one WORKER TABLE row from a worker; returns its encoded size, about
 static size_t
-s_fill_row (drover_worker_row_t *row, drover_sched_view_t *view)
+s_fill_row (self_t *self, drover_worker_row_t *row, drover_sched_view_t *view)
 {
     size_t size = S_ROW_OVERHEAD + strlen (view->id);
     snprintf (row->id, sizeof row->id, "%s", view->id);
@@ -306,6 +471,13 @@ s_fill_row (drover_worker_row_t *row, drover_sched_view_t *view)
     row->mem_used = view->mem_used;
     row->stats = view->stats;
     row->reserved = view->reserved;
+    row->state = DROVER_WORKER_UP;
+    row->tasks = (uint32_t) view->tasks;
+    row->probation_until = view->probation_until;
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, view->id);
+    row->since = worker? worker->since: 0;
+    size += s_fill_admin (self, row);
+    row->admin = (uint8_t) view->admin;     //  what it does now
     for (size_t index = 0; index < view->nlabels && index < DROVER_LABELS_MAX; index++) {
         row->labels [row->nlabels++] = strdup (view->labels [index]);
         assert (row->labels [row->nlabels - 1]);
@@ -323,15 +495,19 @@ s_cut_rows (drover_msg_t *table, uint32_t keep)
         for (uint32_t label = 0; label < row->nlabels; label++)
             zstr_free (&row->labels [label]);
         row->nlabels = 0;
+        zstr_free (&row->why);
+        zstr_free (&row->admin_reason);
     }
     table->nrows = keep;
 }
 
-//  WORKER LIST: one row per known worker, as many as fit
+//  WORKER LIST: one row per known worker, then one per worker that went
+//  and is still listed, as many as fit
 static void
 s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
 {
-    size_t count = drover_sched_workers (self->sched);
+    drover_gone_expire (self->gone, (uint64_t) zclock_time ());
+    size_t count = drover_sched_workers (self->sched) + drover_gone_size (self->gone);
     if (count > DROVER_ROWS_MAX)
         count = DROVER_ROWS_MAX;
     drover_msg_t *table = drover_msg_new (DROVER_MSG_WORKER_TABLE);
@@ -343,11 +519,17 @@ s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
          id && table->nrows < count; id = drover_sched_next (self->sched)) {
         drover_sched_view_t view;
         drover_sched_lookup (self->sched, id, &view);
-        used += s_fill_row (&table->worker_rows [table->nrows++], &view);
+        used += s_fill_row (self, &table->worker_rows [table->nrows++], &view);
         if (used > budget) {
             s_cut_rows (table, table->nrows - 1);
             break;              //  the rest would not fit in one message
         }
+    }
+    const drover_gone_row_t *gone = drover_gone_first (self->gone);
+    for (; gone && table->nrows < count && used <= budget; gone = drover_gone_next (self->gone)) {
+        used += s_fill_gone_row (self, &table->worker_rows [table->nrows++], gone);
+        if (used > budget)
+            s_cut_rows (table, table->nrows - 1);
     }
     qsort (table->worker_rows, table->nrows, sizeof (drover_worker_row_t), s_row_compare);
     zframe_t *payload = drover_msg_encode (table);
@@ -548,11 +730,20 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "METRICS"))
         s_handle_metrics (self, drover_actor_pop_number (msg));
     else
+    if (streq (command, "ADMIN"))
+        s_handle_kept_admin (self, msg);
+    else
     if (streq (command, "CONFIGURE")) {
         drover_sched_set_max_shelve (self->sched, (uint32_t) drover_actor_pop_number (msg));
         uint64_t min_disk_free = drover_actor_pop_number (msg);     //  MiB
         drover_sched_set_min_disk_free (self->sched, min_disk_free << 20);
         drover_sched_set_max_leases (self->sched, (uint32_t) drover_actor_pop_number (msg));
+        if (zmsg_size (msg) >= 2) {
+            uint64_t keep = drover_actor_pop_number (msg);
+            drover_gone_set_limits (self->gone, keep, (size_t) drover_actor_pop_number (msg));
+        }
+        if (zmsg_size (msg) >= 1)
+            self->keep_admin = drover_actor_pop_number (msg) != 0;
     }
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {

@@ -36,9 +36,14 @@
                                     from the backend (ERROR 415 with durability off)
           RESTORED count(8)         assign restored that many more RESTOREs: at most
                                     S_RESTORE_AHEAD tasks are said and not yet restored
+          KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   from schedq: an
+                                    operator's setting of a worker, kept at once
+                                    (admin RUN: forgotten)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  OPENED ok(4) text(s)      first, outside any batch
           RESTORE change(p)         a kept task, to assign (a record)
+          ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   at start, before
+                                    LOADED: each kept setting, to schedq
           STATE state(s)            the state id, to health and assign
           LOADED next-task(8) restored(8)   every kept task was said
           PUBLISH topic(s) body(f) owner(s)  a committed event, for the event stream (owner:
@@ -187,6 +192,17 @@ s_restore_one (void *arg, drover_change_t **change_p)
     return self->flags.stopping? -1: 0;
 }
 
+//  Say one kept setting of a worker to schedq (the backend's load_admin
+//  calls this)
+static int
+s_restore_admin (void *arg, const drover_backend_admin_t *admin)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->outbox, "ss44s8", "ADMIN", admin->worker, admin->admin,
+                       admin->flags, admin->reason, admin->since);
+    return 0;
+}
+
 //  Hand every kept task to assign, then say STATE and LOADED. Returns 0
 //  (also when told to stop meanwhile: nothing more is said), or -1 if the
 //  state cannot be read (the broker must not start).
@@ -203,6 +219,14 @@ s_load (self_t *self, char **error_p)
         *error_p = strdup (error);
         return -1;
     }
+    int64_t admins = drover_backend_load_admin (self->backend, s_restore_admin, self,
+                                                error, sizeof error);
+    if (admins < 0) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    if (admins > 0)
+        zsys_notice ("store: loaded worker settings=%" PRId64, admins);
     const drover_backend_meta_t *meta = drover_backend_meta (self->backend);
     drover_outbox_say (self->outbox, "ss", "STATE", meta->state);
     drover_outbox_say (self->outbox, "s88", "LOADED", meta->next_task, (uint64_t) restored);
@@ -423,6 +447,26 @@ s_prune (self_t *self, int64_t now)
 //  ---------------------------------------------------------------------
 //  Handling commands
 
+//  KEEPADMIN: keep an operator's setting of a worker at once; if it cannot
+//  be kept, schedq still holds it until the broker stops
+static void
+s_keep_admin (self_t *self, zmsg_t *msg)
+{
+    char *worker = drover_actor_pop_string (msg);
+    int admin = (int) drover_actor_pop_number (msg);
+    uint32_t flags = (uint32_t) drover_actor_pop_number (msg);
+    char *reason = drover_actor_pop_string (msg);
+    uint64_t since = drover_actor_pop_number (msg);
+    drover_backend_admin_t row = {
+        .worker = worker, .admin = admin, .flags = flags, .reason = reason, .since = since
+    };
+    char error [DROVER_BACKEND_ERROR_MAX];
+    if (drover_backend_save_admin (self->backend, &row, error, sizeof error))
+        zsys_error ("store: worker=%s setting not kept: %s", worker, error);
+    zstr_free (&reason);
+    zstr_free (&worker);
+}
+
 //  Handle one control command (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
@@ -437,6 +481,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "RESTORED"))
         self->restored_heard += drover_actor_pop_number (msg);
+    else
+    if (streq (command, "KEEPADMIN"))
+        s_keep_admin (self, msg);
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("store: unknown pipe command=%s", command);

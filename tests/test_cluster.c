@@ -231,20 +231,25 @@ test_results_past_keep_finished_bytes_expire (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
-//  A held worker takes nothing new; a drained one takes nothing and leaves
+//  A held worker takes nothing new; one drained with exit takes nothing and
+//  leaves. A worker not connected may be held (kept for when it joins), and
+//  resumed; resuming what has no setting and is not connected is refused.
 static void
 test_hold_and_drain (void **state)
 {
     zsock_t *dealer;
     testutil_cluster_t *cluster = s_two_workers (&dealer);
-    assert_int_equal (testutil_admin (dealer, "nobody", DROVER_ADMIN_HOLD), DROVER_CODE_NOT_FOUND);
+    assert_int_equal (testutil_admin (dealer, "nobody", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
+    assert_int_equal (testutil_admin (dealer, "nobody", DROVER_ADMIN_RUN), DROVER_CODE_OK);
+    assert_int_equal (testutil_admin (dealer, "nobody", DROVER_ADMIN_RUN), DROVER_CODE_NOT_FOUND);
     assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_HOLD), DROVER_CODE_OK);
     uint64_t tasks [20];
     for (int index = 0; index < 20; index++)
         tasks [index] = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, DROVER_SUBMIT_NOTIFY));
     s_expect_all_on (dealer, tasks, 20, "beta");
     assert_int_equal (testutil_admin (dealer, "alpha", DROVER_ADMIN_RUN), DROVER_CODE_OK);
-    assert_int_equal (testutil_admin (dealer, "beta", DROVER_ADMIN_DRAIN), DROVER_CODE_OK);
+    assert_int_equal (testutil_admin_with (dealer, "beta", DROVER_ADMIN_DRAIN, "retire",
+                                           DROVER_ADMIN_EXIT), DROVER_CODE_OK);
     int status = testutil_wait_exit (cluster->workers [1], 10000);
     assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
     cluster->workers [1] = 0;

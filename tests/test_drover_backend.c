@@ -788,6 +788,139 @@ test_format_2_upgraded (void **state)
     sqlite3_close (db);
 }
 
+//  Settings kept by load_admin, copied
+typedef struct {
+    size_t count;                   //  entries filled
+    char worker [4][DROVER_ID_MAX + 1];
+    int admin [4];
+    uint32_t flags [4];
+    char reason [4][64];
+    uint64_t since [4];
+} s_admins_t;
+
+//  Copy one kept setting (load_admin calls this)
+static int
+s_take_admin (void *arg, const drover_backend_admin_t *admin)
+{
+    s_admins_t *admins = (s_admins_t *) arg;
+    assert_true (admins->count < 4);
+    size_t at = admins->count++;
+    snprintf (admins->worker [at], sizeof admins->worker [at], "%s", admin->worker);
+    admins->admin [at] = admin->admin;
+    admins->flags [at] = admin->flags;
+    snprintf (admins->reason [at], sizeof admins->reason [at], "%s", admin->reason);
+    admins->since [at] = admin->since;
+    return 0;
+}
+
+//  Read the format marker of a state file
+static char *
+s_format (const char *file)
+{
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (file, &db), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
+                                          -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    char *format = strdup ((const char *) sqlite3_column_text (stmt, 0));
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    return format;
+}
+
+//  An operator's settings per worker id round trip: saved at once, replaced,
+//  forgotten on RUN, loaded in id order after a reopen; the memory backend
+//  keeps none
+static void
+test_admin_round_trip (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_backend_admin_t held = {
+        .worker = "node-b", .admin = DROVER_ADMIN_HOLD, .reason = "disk swap", .since = 1000
+    };
+    drover_backend_admin_t drained = {
+        .worker = "node-a", .admin = DROVER_ADMIN_DRAIN, .flags = DROVER_ADMIN_EXIT,
+        .reason = "", .since = 2000
+    };
+    drover_backend_admin_t gone = { .worker = "node-c", .admin = DROVER_ADMIN_HOLD,
+                                    .reason = "x", .since = 3 };
+    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_admin (backend, &drained, text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_admin (backend, &gone, text, sizeof text), 0);
+    gone.admin = DROVER_ADMIN_RUN;                          //  resumed: forgotten
+    assert_int_equal (drover_backend_save_admin (backend, &gone, text, sizeof text), 0);
+    held.reason = "disk swap, then fsck";                   //  replaced
+    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    s_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+                                                 sizeof text), 2);
+    assert_int_equal (admins.count, 2);
+    assert_string_equal (admins.worker [0], "node-a");
+    assert_int_equal (admins.admin [0], DROVER_ADMIN_DRAIN);
+    assert_int_equal (admins.flags [0], DROVER_ADMIN_EXIT);
+    assert_string_equal (admins.reason [0], "");
+    assert_int_equal (admins.since [0], 2000);
+    assert_string_equal (admins.worker [1], "node-b");
+    assert_int_equal (admins.admin [1], DROVER_ADMIN_HOLD);
+    assert_string_equal (admins.reason [1], "disk swap, then fsck");
+    assert_int_equal (admins.since [1], 1000);
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_memory ();
+    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
+    admins.count = 0;
+    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+                                                 sizeof text), 0);
+    drover_backend_destroy (&backend);
+}
+
+//  A state made before worker settings were kept (no worker_admin table)
+//  opens as it was: its tasks load, the table is made, the format stays
+static void
+test_state_without_admin_table_opens (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_change_t *batch [] = { s_queued (1, 1, NULL) };
+    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+    drover_backend_destroy (&backend);
+    char *format = s_format (dirs->file);
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, "DROP TABLE worker_admin", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close (db);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    if (!backend)
+        fail_msg ("a state without worker settings refused: %s", error);
+    s_loaded_t loaded = { .count = 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 1);
+    s_loaded_free (&loaded);
+    s_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+                                                 sizeof text), 0);
+    drover_backend_admin_t held = { .worker = "w", .admin = DROVER_ADMIN_HOLD, .reason = "r" };
+    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
+    drover_backend_destroy (&backend);
+    char *after = s_format (dirs->file);
+    assert_string_equal (after, format);                    //  no format change for it
+    free (after);
+    free (format);
+}
+
 //  A second open of a state in use is refused (one broker per directory)
 static void
 test_state_in_use_refused (void **state)
@@ -995,6 +1128,9 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_round_trip, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_admin_round_trip, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_state_without_admin_table_opens, s_setup,
+                                         s_teardown),
         cmocka_unit_test_setup_teardown (test_ids_survive_reopen, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_failed_batch_keeps_nothing, s_setup, s_teardown),
         cmocka_unit_test (test_memory_backend),

@@ -67,20 +67,45 @@ s_alpha_runs_task_1 (zactor_t *actor, uint32_t procs)
     s_expect_one (actor, 1, "alpha");
 }
 
-//  Send WORKER ADMIN and expect its reply code (and the event if changed)
-static void
-s_admin (zactor_t *actor, const char *worker, int admin, uint32_t seq, int code)
+//  Send WORKER ADMIN with a reason (NULL: none) and flags, and expect its
+//  reply code; returns the reply's text (caller frees)
+static char *
+s_admin_with (zactor_t *actor, const char *worker, int admin, const char *reason,
+              uint32_t flags, uint32_t seq, int code)
 {
     drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
     snprintf (request->worker, sizeof request->worker, "%s", worker);
     request->admin = (uint8_t) admin;
     request->seq = seq;
+    request->flags = flags;
+    if (reason)
+        drover_msg_set_reason (request, reason);
     testutil_hand (actor, "client", request);
     drover_msg_t *reply = testutil_expect_send (actor, "client", "");
     assert_int_equal (reply->id, code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR);
     assert_int_equal (reply->code, code);
     assert_int_equal (reply->seq, seq);
+    char *text = strdup (reply->reason? reply->reason: "");
     drover_msg_destroy (&reply);
+    return text;
+}
+
+//  Send WORKER ADMIN and expect its reply code (and the event if changed)
+static void
+s_admin (zactor_t *actor, const char *worker, int admin, uint32_t seq, int code)
+{
+    free (s_admin_with (actor, worker, admin, NULL, 0, seq, code));
+}
+
+//  Find a worker's row in a WORKER TABLE, or fail
+static drover_worker_row_t *
+s_row (drover_msg_t *table, const char *worker)
+{
+    for (uint32_t index = 0; index < table->nrows; index++)
+        if (streq (table->worker_rows [index].id, worker))
+            return &table->worker_rows [index];
+    fail_msg ("no row for %s", worker);
+    return NULL;
 }
 
 //  Ask for WORKER LIST and return the table; everything said before it,
@@ -224,7 +249,8 @@ test_requeued_task_keeps_its_place (void **state)
     //  assign requeues it once it has heard the LOST, which the main sent
     //  schedq first: schedq has dropped alpha before the QUEUE comes
     drover_msg_t *table = s_list_only (actor, 5);
-    assert_int_equal (table->nrows, 0);
+    assert_int_equal (table->nrows, 1);                 //  listed as gone, with no work
+    assert_int_equal (table->worker_rows [0].state, DROVER_WORKER_LOST);
     drover_msg_destroy (&table);
     s_queue (actor, 1, 0, 1, 0, "");
     //  The link and the pipe are not ordered between them: let schedq read
@@ -291,26 +317,27 @@ test_wide_task_reserves_its_worker (void **state)
     drover_msg_destroy (&table);
 }
 
-//  ADMIN for an unknown worker: 404; a bad setting: 400
+//  Resuming a worker neither connected nor set: 404; a bad setting: 400
 static void
 test_admin_errors (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_admin (actor, "ghost", DROVER_ADMIN_DRAIN, 41, DROVER_CODE_NOT_FOUND);
+    s_admin (actor, "ghost", DROVER_ADMIN_RUN, 41, DROVER_CODE_NOT_FOUND);
     s_up (actor, "alpha", "r-alpha", 1, 0, "");
     s_admin (actor, "alpha", 7, 42, DROVER_CODE_BAD_REQUEST);
     s_admin (actor, "alpha", DROVER_ADMIN_RUN, 43, DROVER_CODE_OK);     //  no change: no event
     s_quiet (actor);
 }
 
-//  Draining: nothing new; LEAVE once the last task is freed, and only once;
-//  an idle worker told to drain is told to leave at once
+//  Draining with exit: nothing new; LEAVE once the last task is freed, and
+//  only once; an idle worker told to drain with exit is told to leave at once
 static void
 test_drain_then_leave (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
     s_alpha_runs_task_1 (actor, 2);
-    s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 1, DROVER_CODE_OK);
+    free (s_admin_with (actor, "alpha", DROVER_ADMIN_DRAIN, NULL, DROVER_ADMIN_EXIT, 1,
+                        DROVER_CODE_OK));
     testutil_expect_event (actor, "worker.drain", "alpha", "");
     s_queue (actor, 2, 0, 1, 0, "");
     s_quiet (actor);                                    //  no LEAVE, no placement
@@ -325,7 +352,8 @@ test_drain_then_leave (void **state)
     s_up (actor, "beta", "r-beta", 1, 0, "");
     s_expect_one (actor, 2, "beta");
     s_up (actor, "gamma", "r-gamma", 1, 0, "");
-    s_admin (actor, "gamma", DROVER_ADMIN_DRAIN, 3, DROVER_CODE_OK);
+    free (s_admin_with (actor, "gamma", DROVER_ADMIN_DRAIN, NULL, DROVER_ADMIN_EXIT, 3,
+                        DROVER_CODE_OK));
     testutil_expect_event (actor, "worker.drain", "gamma", "");
     leave = testutil_expect_send (actor, "r-gamma", "gamma");
     assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
@@ -362,11 +390,180 @@ test_lost_worker (void **state)
     zsock_send (actor, "sss", "LOST", "ghost", "silent");              //  unknown: ignored
     s_queue (actor, 2, 0, 1, 0, "");
     drover_msg_t *table = s_list_only (actor, 1);
-    assert_int_equal (table->nrows, 0);
+    assert_int_equal (table->nrows, 1);                 //  listed as gone: takes nothing
+    assert_string_equal (table->worker_rows [0].id, "alpha");
+    assert_int_equal (table->worker_rows [0].state, DROVER_WORKER_LOST);
+    assert_int_equal (table->worker_rows [0].procs_used, 0);
     drover_msg_destroy (&table);
     s_quiet (actor);
     s_up (actor, "beta", "r-beta", 1, 0, "");
     s_expect_one (actor, 2, "beta");
+}
+
+//  A worker that went stays listed: LOST with why and since, or LEFT on a
+//  GOODBYE ("drained, left" after a drain with exit); one that comes back
+//  replaces its row; max-gone bounds them, oldest out first
+static void
+test_gone_workers_listed (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    int64_t before = zclock_time ();
+    s_up (actor, "alpha", "r-alpha", 4, 1024, "zone=a");
+    s_up (actor, "beta", "r-beta", 2, 0, "");
+    s_up (actor, "gamma", "r-gamma", 1, 0, "");
+    zsock_send (actor, "sss", "LOST", "alpha", "silent");
+    zsock_send (actor, "sss", "LOST", "beta", "left");
+    free (s_admin_with (actor, "gamma", DROVER_ADMIN_DRAIN, "retire", DROVER_ADMIN_EXIT, 1,
+                        DROVER_CODE_OK));
+    testutil_expect_event (actor, "worker.drain", "gamma", "retire");
+    drover_msg_t *leave = testutil_expect_send (actor, "r-gamma", "gamma");
+    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
+    drover_msg_destroy (&leave);
+    zsock_send (actor, "sss", "LOST", "gamma", "left");
+    drover_msg_t *table = s_list_only (actor, 2);
+    assert_int_equal (table->nrows, 3);
+    drover_worker_row_t *row = s_row (table, "alpha");
+    assert_int_equal (row->state, DROVER_WORKER_LOST);
+    assert_int_equal (row->health, DROVER_HEALTH_LOST);
+    assert_string_equal (row->why, "silent");
+    assert_true ((int64_t) row->since >= before && (int64_t) row->since <= zclock_time ());
+    assert_int_equal (row->procs, 4);
+    assert_int_equal (row->mem, 1024);
+    assert_int_equal (row->nlabels, 1);
+    assert_string_equal (row->labels [0], "zone=a");
+    row = s_row (table, "beta");
+    assert_int_equal (row->state, DROVER_WORKER_LEFT);
+    assert_string_equal (row->why, "left");
+    row = s_row (table, "gamma");
+    assert_int_equal (row->state, DROVER_WORKER_LEFT);
+    assert_string_equal (row->why, "drained, left");
+    assert_int_equal (row->admin, DROVER_ADMIN_DRAIN);     //  what the operator said stays
+    assert_string_equal (row->admin_reason, "retire");
+    drover_msg_destroy (&table);
+    //  alpha comes back: one row, up
+    s_up (actor, "alpha", "r-alpha2", 4, 1024, "zone=a");
+    table = s_list_only (actor, 3);
+    assert_int_equal (table->nrows, 3);
+    row = s_row (table, "alpha");
+    assert_int_equal (row->state, DROVER_WORKER_UP);
+    assert_int_equal (row->health, DROVER_HEALTH_OK);
+    assert_null (row->why);
+    assert_true ((int64_t) row->since >= before);
+    drover_msg_destroy (&table);
+    //  At most one gone row: the oldest (beta) goes
+    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 1);
+    table = s_list_only (actor, 4);
+    assert_int_equal (table->nrows, 2);
+    s_row (table, "alpha");
+    s_row (table, "gamma");
+    drover_msg_destroy (&table);
+    //  keep-gone 0: none is listed
+    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 0, 10);
+    table = s_list_only (actor, 5);
+    assert_int_equal (table->nrows, 1);
+    s_row (table, "alpha");
+    drover_msg_destroy (&table);
+    s_quiet (actor);
+}
+
+//  Drain without exit keeps the worker connected and idle: no LEAVE, no
+//  new work; resume gives it work again
+static void
+test_drain_stays_connected (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_alpha_runs_task_1 (actor, 2);
+    free (s_admin_with (actor, "alpha", DROVER_ADMIN_DRAIN, "disk swap", 0, 1, DROVER_CODE_OK));
+    testutil_expect_event (actor, "worker.drain", "alpha", "disk swap");
+    s_queue (actor, 2, 0, 1, 0, "");
+    testutil_say_free (s_link, (uint64_t) 1);
+    s_quiet (actor);                                    //  no LEAVE, no placement
+    drover_msg_t *table = s_list_only (actor, 2);
+    drover_worker_row_t *row = s_row (table, "alpha");
+    assert_int_equal (row->state, DROVER_WORKER_UP);
+    assert_int_equal (row->admin, DROVER_ADMIN_DRAIN);
+    assert_int_equal (row->tasks, 0);
+    assert_string_equal (row->admin_reason, "disk swap");
+    assert_true (row->admin_since > 0);
+    drover_msg_destroy (&table);
+    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 3, DROVER_CODE_OK);
+    testutil_expect_event (actor, "worker.resume", "alpha", "");
+    s_expect_one (actor, 2, "alpha");
+}
+
+//  An operator's setting is kept by worker id: across a loss and a new
+//  registration, and for a worker that has not joined yet; the store hears
+//  each change (KEEPADMIN) when it keeps state, and gives kept ones back
+//  (ADMIN) at start
+static void
+test_admin_kept_by_worker_id (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 10, 1);
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    free (s_admin_with (actor, "alpha", DROVER_ADMIN_HOLD, "disk swap", 0, 1, DROVER_CODE_OK));
+    testutil_expect_event (actor, "worker.hold", "alpha", "disk swap");
+    zmsg_t *keep = testutil_expect (actor, "KEEPADMIN", 2000);
+    testutil_pop_check (keep, "alpha");
+    testutil_pop_check (keep, "1");                     //  HOLD
+    testutil_pop_check (keep, "0");
+    testutil_pop_check (keep, "disk swap");
+    zmsg_destroy (&keep);
+    zsock_send (actor, "sss", "LOST", "alpha", "restarted");
+    s_up (actor, "alpha", "r-alpha2", 1, 0, "");
+    s_queue (actor, 1, 0, 1, 0, "");
+    drover_msg_t *table = s_list_only (actor, 2);
+    drover_worker_row_t *row = s_row (table, "alpha");
+    assert_int_equal (row->state, DROVER_WORKER_UP);
+    assert_int_equal (row->admin, DROVER_ADMIN_HOLD);
+    assert_string_equal (row->admin_reason, "disk swap");
+    drover_msg_destroy (&table);
+    s_quiet (actor);                                    //  held: task 1 waits
+    //  Held before it joins: it joins held
+    char *text = s_admin_with (actor, "beta", DROVER_ADMIN_HOLD, "not yet", 0, 3, DROVER_CODE_OK);
+    assert_string_equal (text, "HOLD (not connected: kept for when it joins)");
+    free (text);
+    testutil_expect_event (actor, "worker.hold", "beta", "not yet");
+    zmsg_destroy (&(zmsg_t *) { testutil_expect (actor, "KEEPADMIN", 2000) });
+    s_up (actor, "beta", "r-beta", 1, 0, "");
+    s_quiet (actor);
+    //  A setting the store kept, said at start, holds its worker when it joins
+    zsock_send (actor, "ss44s8", "ADMIN", "gamma", DROVER_ADMIN_DRAIN, 0, "rack move",
+                (uint64_t) 1700000000000);
+    s_up (actor, "gamma", "r-gamma", 1, 0, "");
+    s_quiet (actor);
+    table = s_list_only (actor, 4);
+    row = s_row (table, "gamma");
+    assert_int_equal (row->admin, DROVER_ADMIN_DRAIN);
+    assert_string_equal (row->admin_reason, "rack move");
+    assert_int_equal (row->admin_since, 1700000000000);
+    drover_msg_destroy (&table);
+    //  Resume: the store forgets it (admin RUN)
+    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 5, DROVER_CODE_OK);
+    testutil_expect_event (actor, "worker.resume", "alpha", "");
+    keep = testutil_expect (actor, "KEEPADMIN", 2000);
+    testutil_pop_check (keep, "alpha");
+    testutil_pop_check (keep, "0");
+    zmsg_destroy (&keep);
+    s_expect_one (actor, 1, "alpha");
+}
+
+//  A worker's probation end, as probation says it, is in its row
+static void
+test_probation_until_listed (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 1, 0, "");
+    zsock_send (actor, "sss8", "PROBATION", "alpha", "send refused", (uint64_t) 1700000030000);
+    drover_msg_t *table = s_list_only (actor, 1);
+    assert_int_equal (table->worker_rows [0].health, DROVER_HEALTH_PROBATION);
+    assert_int_equal (table->worker_rows [0].probation_until, 1700000030000);
+    drover_msg_destroy (&table);
+    zsock_send (actor, "sss", "CLEARED", "alpha", "timeout");
+    table = s_list_only (actor, 2);
+    assert_int_equal (table->worker_rows [0].health, DROVER_HEALTH_OK);
+    assert_int_equal (table->worker_rows [0].probation_until, 0);
+    drover_msg_destroy (&table);
 }
 
 //  WORKER TABLE: a row per worker, sorted by id, with use, labels and stats
@@ -534,7 +731,8 @@ test_lease_revoked_on_drain (void **state)
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_outbox_say_take (outbox, lease, 1, 1, 0, "");
     testutil_say_batch (s_link, &outbox);
-    s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 1, DROVER_CODE_OK);
+    free (s_admin_with (actor, "alpha", DROVER_ADMIN_DRAIN, NULL, DROVER_ADMIN_EXIT, 1,
+                        DROVER_CODE_OK));
     testutil_expect_event (actor, "worker.drain", "alpha", "");
     s_expect_revoke (lease);
     testutil_say_free (s_link, (uint64_t) 1);
@@ -561,6 +759,10 @@ main (void)
         cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lost_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_gone_workers_listed, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_drain_stays_connected, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_admin_kept_by_worker_id, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_probation_until_listed, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_worker_list, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_many_requests, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lease_lent_taken_revoked, s_setup_leases, s_teardown),

@@ -791,11 +791,12 @@ test_real_broker_takes_result_without_started (void **state)
         drover_msg_destroy (&msg);
     }
     assert_int_equal (done, S_REAL_TASKS);
-    //  Drain: the broker says LEAVE once idle; the worker leaves only with
-    //  every result acknowledged
+    //  Drain with exit: the broker says LEAVE once idle; the worker leaves
+    //  only with every result acknowledged
     drover_msg_t *admin = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
     strcpy (admin->worker, "w-inproc");
     admin->admin = DROVER_ADMIN_DRAIN;
+    admin->flags = DROVER_ADMIN_EXIT;
     drover_msg_t *reply = testutil_request (dealer, &admin, 5000);
     assert_non_null (reply);
     assert_int_equal (reply->id, DROVER_MSG_OK);

@@ -1084,6 +1084,26 @@ testutil_admin (zsock_t *dealer, const char *worker, int admin)
     return code;
 }
 
+//  Send WORKER ADMIN with the operator's reason and flags; return the reply's code
+int
+testutil_admin_with (zsock_t *dealer, const char *worker, int admin, const char *reason,
+                     uint32_t flags)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    strcpy (request->worker, worker);
+    request->admin = admin;
+    request->flags = flags;
+    if (reason)
+        drover_msg_set_reason (request, reason);
+    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
+    assert_non_null (reply);
+    int code = reply->code;
+    if (reply->id == DROVER_MSG_OK)
+        assert_int_equal (code, DROVER_CODE_OK);
+    drover_msg_destroy (&reply);
+    return code;
+}
+
 //  Receive the next event on sub within timeout; false on timeout
 bool
 testutil_next_event (zsock_t *sub, drover_event_t *event, int timeout)

@@ -227,6 +227,12 @@ drover_msg_t *
 int
     testutil_admin (zsock_t *dealer, const char *worker, int admin);
 
+//  Send WORKER ADMIN with the operator's reason (NULL: none) and
+//  DROVER_ADMIN_* flags; return the reply's code
+int
+    testutil_admin_with (zsock_t *dealer, const char *worker, int admin, const char *reason,
+                         uint32_t flags);
+
 //  Receive the next event on a SUB within timeout msec; false on timeout.
 //  Asserts it is two frames, its body decodes and names the same topic.
 bool

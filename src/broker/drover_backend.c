@@ -27,6 +27,10 @@ typedef struct {
     int64_t (*prune) (void *handle, uint64_t keep_count, uint64_t keep_age,
                       uint64_t keep_events, uint64_t now, size_t max_rows,
                       char *error, size_t error_size);
+    int (*save_admin) (void *handle, const drover_backend_admin_t *admin,
+                       char *error, size_t error_size);
+    int64_t (*load_admin) (void *handle, drover_backend_admin_fn *fn, void *arg,
+                           char *error, size_t error_size);
 } s_backend_ops_t;
 
 struct _drover_backend_t {
@@ -77,9 +81,24 @@ s_sqlite_prune (void *handle, uint64_t keep_count, uint64_t keep_age, uint64_t k
                                 keep_events, now, max_rows, error, error_size);
 }
 
+static int
+s_sqlite_save_admin (void *handle, const drover_backend_admin_t *admin,
+                     char *error, size_t error_size)
+{
+    return drover_sqlite_save_admin ((drover_sqlite_t *) handle, admin, error, error_size);
+}
+
+static int64_t
+s_sqlite_load_admin (void *handle, drover_backend_admin_fn *fn, void *arg,
+                     char *error, size_t error_size)
+{
+    return drover_sqlite_load_admin ((drover_sqlite_t *) handle, fn, arg, error, error_size);
+}
+
 static const s_backend_ops_t
 s_sqlite_ops = {
-    "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay, s_sqlite_prune
+    "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay, s_sqlite_prune,
+    s_sqlite_save_admin, s_sqlite_load_admin
 };
 
 //  The memory backend's table: it keeps nothing
@@ -118,9 +137,24 @@ s_memory_prune (void *handle, uint64_t keep_count, uint64_t keep_age, uint64_t k
     return 0;
 }
 
+static int
+s_memory_save_admin (void *handle, const drover_backend_admin_t *admin,
+                     char *error, size_t error_size)
+{
+    return 0;
+}
+
+static int64_t
+s_memory_load_admin (void *handle, drover_backend_admin_fn *fn, void *arg,
+                     char *error, size_t error_size)
+{
+    return 0;
+}
+
 static const s_backend_ops_t
 s_memory_ops = {
-    "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay, s_memory_prune
+    "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay, s_memory_prune,
+    s_memory_save_admin, s_memory_load_admin
 };
 
 //  Open the SQLite backend on dir
@@ -235,4 +269,22 @@ drover_backend_prune (drover_backend_t *self, uint64_t keep_count, uint64_t keep
     assert (self && error && error_size);
     return self->ops->prune (self->handle, keep_count, keep_age, keep_events, now, max_rows,
                              error, error_size);
+}
+
+//  Keep an operator's setting of a worker at once
+int
+drover_backend_save_admin (drover_backend_t *self, const drover_backend_admin_t *admin,
+                           char *error, size_t error_size)
+{
+    assert (self && admin && admin->worker && error && error_size);
+    return self->ops->save_admin (self->handle, admin, error, error_size);
+}
+
+//  Hand fn every kept setting
+int64_t
+drover_backend_load_admin (drover_backend_t *self, drover_backend_admin_fn *fn, void *arg,
+                           char *error, size_t error_size)
+{
+    assert (self && fn && error && error_size);
+    return self->ops->load_admin (self->handle, fn, arg, error, error_size);
 }

@@ -43,6 +43,20 @@ typedef struct {
     uint64_t next_seq;              //  first event seq never given out (from 1)
 } drover_backend_meta_t;
 
+//  An operator's setting of a worker, kept by worker id (schedq's
+//  drover_adminbook): strings borrowed
+typedef struct {
+    const char *worker;             //  worker id
+    int admin;                      //  drover_admin_t: HOLD or DRAIN (RUN: none kept)
+    uint32_t flags;                 //  DROVER_ADMIN_* flags
+    const char *reason;             //  the operator's reason, "" if none
+    uint64_t since;                 //  when it was set, msec since the epoch
+} drover_backend_admin_t;
+
+//  What load_admin hands over for each kept setting (borrowed). Returns 0,
+//  or -1 to stop.
+typedef int (drover_backend_admin_fn) (void *arg, const drover_backend_admin_t *admin);
+
 //  What load hands over for each kept task: the change (*change_p) is the
 //  callee's from then on (it sets it NULL). Returns 0, or -1 to stop.
 typedef int (drover_backend_task_fn) (void *arg, drover_change_t **change_p);
@@ -119,6 +133,20 @@ int64_t
     drover_backend_prune (drover_backend_t *self, uint64_t keep_count, uint64_t keep_age,
                           uint64_t keep_events, uint64_t now, size_t max_rows,
                           char *error, size_t error_size);
+
+//  Keep an operator's setting of a worker at once, in its own transaction
+//  (settings are few and rare), replacing the one kept for that worker;
+//  admin RUN deletes it. The memory backend keeps nothing. Returns 0 once
+//  durable, or -1 with error set.
+int
+    drover_backend_save_admin (drover_backend_t *self, const drover_backend_admin_t *admin,
+                               char *error, size_t error_size);
+
+//  Hand fn every kept setting, in worker id order. Returns the number
+//  handed, or -1 with error set.
+int64_t
+    drover_backend_load_admin (drover_backend_t *self, drover_backend_admin_fn *fn, void *arg,
+                               char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -112,6 +112,7 @@ static const struct {
     { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK, 0 },
     { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK, 0 },
     { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "KEEPADMIN", S_TO (S_STORE), 0 },       //  an operator's setting, to keep
     //  assign to store: what is to be kept, and the replies that wait for it
     { 0, "CHANGE",    S_TO (S_STORE), 0 },
     { 0, "REPLY",     S_TO (S_STORE), 0 },
@@ -119,6 +120,7 @@ static const struct {
     //  store
     { 0, "PUBLISH",   S_PUBLISH, 0 },
     { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
+    { 0, "ADMIN",     S_TO (S_SCHEDQ), 0 },      //  a kept operator's setting, at start
     { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN), 0 },
     { 0, "LOADED",    S_TO (S_ASSIGN) | S_SELF, 0 },
     { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
@@ -362,8 +364,9 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     char link [64];
     snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
     self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, link, verbose);
-    zsock_send (self->actors [S_SCHEDQ], "s444", "CONFIGURE", config->max_shelve,
-                config->min_disk_free, config->max_leases);
+    zsock_send (self->actors [S_SCHEDQ], "s444444", "CONFIGURE", config->max_shelve,
+                config->min_disk_free, config->max_leases, config->keep_gone, config->max_gone,
+                (uint32_t) self->durable);
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
     zsock_send (self->actors [S_ASSIGN], "s44444444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished,

@@ -26,6 +26,11 @@
 #define S_FORMAT_2      "drover-state 2"    //  the format before task times and attempts:
                                             //  upgraded at open
 #define S_FORMAT_1      "drover-state 1"    //  the format before task owners: upgraded at open
+//  An operator's settings per worker id: a table of its own, made when
+//  missing, so the format does not change for it (a file without it opens)
+#define S_ADMIN_SCHEMA  "CREATE TABLE IF NOT EXISTS worker_admin (worker TEXT PRIMARY KEY," \
+                        " admin INTEGER NOT NULL, flags INTEGER NOT NULL," \
+                        " reason TEXT NOT NULL, since INTEGER NOT NULL) WITHOUT ROWID"
 #define S_FILE          "state.db"          //  the state's file in its directory
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
 #define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
@@ -231,6 +236,8 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
     if (self->upgrade == 2)
         rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_3 " UPDATE meta SET value = '"
                            S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (self->db, S_ADMIN_SCHEMA, NULL, NULL, NULL);
     for (int index = 0; index < S_STATEMENTS && rc == SQLITE_OK; index++)
         rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
                                  &self->stmt [index], NULL);
@@ -1020,4 +1027,72 @@ drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_a
     }
     self->finals -= (uint64_t) tasks < self->finals? (uint64_t) tasks: self->finals;
     return tasks + events;
+}
+
+//  Keep an operator's setting of a worker, in its own transaction
+int
+drover_sqlite_save_admin (drover_sqlite_t *self, const drover_backend_admin_t *admin,
+                          char *error, size_t error_size)
+{
+    assert (self && admin && error);
+    bool forget = admin->admin == DROVER_ADMIN_RUN;
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (self->db, forget
+                                 ? "DELETE FROM worker_admin WHERE worker = ?1"
+                                 : "INSERT OR REPLACE INTO worker_admin VALUES (?1, ?2, ?3, ?4, ?5)",
+                                 -1, &stmt, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text (stmt, 1, admin->worker, -1, SQLITE_STATIC);
+        if (!forget) {
+            sqlite3_bind_int (stmt, 2, admin->admin);
+            sqlite3_bind_int64 (stmt, 3, admin->flags);
+            sqlite3_bind_text (stmt, 4, admin->reason? admin->reason: "", -1, SQLITE_STATIC);
+            sqlite3_bind_int64 (stmt, 5, (sqlite3_int64) admin->since);
+        }
+        rc = s_run (stmt);      //  autocommit: one durable transaction
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return 0;
+}
+
+//  Hand fn every kept setting, in worker id order
+int64_t
+drover_sqlite_load_admin (drover_sqlite_t *self, drover_backend_admin_fn *fn, void *arg,
+                          char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = NULL;
+    int64_t count = 0;
+    int rc = sqlite3_prepare_v2 (self->db, "SELECT worker, admin, flags, reason, since"
+                                 " FROM worker_admin ORDER BY worker", -1, &stmt, NULL);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step (stmt);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *worker = (const char *) sqlite3_column_text (stmt, 0);
+        const char *reason = (const char *) sqlite3_column_text (stmt, 3);
+        int admin = sqlite3_column_int (stmt, 1);
+        if (!worker || !drover_id_valid (worker) || admin < DROVER_ADMIN_RUN
+        ||  admin > DROVER_ADMIN_MAX)
+            continue;           //  not one we wrote: skipped
+        drover_backend_admin_t row = {
+            .worker = worker, .admin = admin,
+            .flags = (uint32_t) sqlite3_column_int64 (stmt, 2),
+            .reason = reason? reason: "",
+            .since = (uint64_t) sqlite3_column_int64 (stmt, 4)
+        };
+        count++;
+        if (fn (arg, &row))
+            break;
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return count;
 }

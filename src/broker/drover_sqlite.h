@@ -7,7 +7,9 @@
     exclusive lock (one broker per state directory). Tables: meta (format
     marker, state id, next_task, next_seq), tasks (one row per task: the
     submit, the state, the result) and events (one row per run of up to
-    1024 events of one batch, packed in a blob: see drover_sqlite.c).
+    1024 events of one batch, packed in a blob: see drover_sqlite.c) and
+    worker_admin (an operator's setting per worker id, created when missing:
+    a file made before it opens as it was).
     =========================================================================
 */
 
@@ -54,6 +56,16 @@ int64_t
     drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_age,
                          uint64_t keep_events, uint64_t now, size_t max_rows,
                          char *error, size_t error_size);
+
+//  Keep an operator's setting of a worker (see drover_backend_save_admin)
+int
+    drover_sqlite_save_admin (drover_sqlite_t *self, const drover_backend_admin_t *admin,
+                              char *error, size_t error_size);
+
+//  Hand fn every kept setting (see drover_backend_load_admin)
+int64_t
+    drover_sqlite_load_admin (drover_sqlite_t *self, drover_backend_admin_fn *fn, void *arg,
+                              char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,8 @@ typedef struct {
     uint32_t max_shelve;        //  schedq/max-shelve: unfit requests one pass looks past
     uint32_t max_leases;        //  schedq/max-leases: idle workers lent to assign at once
     uint32_t min_disk_free;     //  schedq/min-disk-free: MiB free under which a worker gets no work
+    uint32_t keep_gone;         //  schedq/keep-gone: msec a lost or left worker stays listed
+    uint32_t max_gone;          //  schedq/max-gone: lost or left workers listed at most
     uint32_t ack_timeout;       //  assign/ack-timeout: msec for a worker to take an offer
     uint32_t lost_retries;      //  assign/lost-retries: worker losses a task survives
     uint32_t max_queued;        //  assign/max-queued: tasks not yet final, at most

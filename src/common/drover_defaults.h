@@ -50,6 +50,8 @@
 #define DROVER_DEFAULT_MAX_SHELVE       1000        //  unfit requests one pass looks past
 #define DROVER_DEFAULT_MIN_DISK_FREE    100         //  MiB free under which a worker gets no work
 #define DROVER_DEFAULT_MAX_LEASES       4           //  idle workers lent to assign at once
+#define DROVER_DEFAULT_KEEP_GONE        3600000     //  msec a lost or left worker stays listed
+#define DROVER_DEFAULT_MAX_GONE         1000        //  lost or left workers listed at most
 
 //  assign
 #define DROVER_DEFAULT_ACK_TIMEOUT      5000        //  msec for a worker to take an offer
