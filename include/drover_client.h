@@ -220,6 +220,16 @@ int
 int
     drover_client_admin (drover_client_t *self, const char *worker, int admin);
 
+//  Set a worker's admin setting with the operator's reason (NULL or "":
+//  none, at most 256 bytes) and DROVER_ADMIN_* flags (DROVER_ADMIN_EXIT
+//  with DRAIN: the worker leaves once idle). The broker keeps it by worker
+//  id, also for a worker not connected now. Returns the broker's answer,
+//  e.g. "HOLD" or "HOLD (not connected: kept for when it joins)", a string
+//  the caller frees (zstr_free), or NULL on error.
+char *
+    drover_client_admin_reason (drover_client_t *self, const char *worker, int admin,
+                                const char *reason, uint32_t flags);
+
 //  Ask for the worker table. Returns a WORKER TABLE the caller destroys, or NULL.
 drover_msg_t *
     drover_client_workers (drover_client_t *self);

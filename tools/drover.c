@@ -76,7 +76,7 @@ static const struct {
     { "show",    drover_cli_show,     "everything about a task: state, times, attempts" },
     { "logs",    drover_cli_logs,     "a finished task's captured stdout or stderr" },
     { "hold",    drover_cli_admin,    "stop giving a worker new tasks" },
-    { "drain",   drover_cli_admin,    "let a worker finish its tasks, then leave" },
+    { "drain",   drover_cli_admin,    "let a worker finish its tasks (--exit: then leave)" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
     { "top",     drover_cli_top,      "a live full-screen view of workers and queue" },

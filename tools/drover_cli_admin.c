@@ -139,9 +139,58 @@ static void
 s_admin_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover hold WORKER...     keep running tasks, take no new ones\n"
-        "       drover drain WORKER...    take no new tasks, leave when idle\n"
-        "       drover resume WORKER...   take tasks again\n");
+        "usage: drover hold WORKER... [--reason TEXT]     keep running tasks, take no new ones\n"
+        "       drover drain WORKER... [--reason TEXT] [--exit]\n"
+        "                                                 take no new tasks; stay connected and\n"
+        "                                                 idle once they end (--exit: then leave)\n"
+        "       drover resume WORKER... [--reason TEXT]   take tasks again\n"
+        "\n"
+        "The setting and its reason are kept by worker id: across the worker's\n"
+        "reconnects and restarts, and across the broker's restarts when it keeps\n"
+        "its state. A worker not connected now may be held or drained: the setting\n"
+        "waits for it to join. drover workers shows them (ADMIN, REASON).\n");
+}
+
+//  Parse hold, drain and resume's flags; returns 0, DROVER_CLI_HELP, or an
+//  exit status
+static int
+s_parse_admin (const char *command, int argc, char **argv, const char **reason_p,
+               uint32_t *flags_p)
+{
+    static struct option long_options [] = {
+        { "reason", required_argument, NULL, 'r' },
+        { "exit", no_argument, NULL, 'x' },
+        DROVER_CLI_COMMON_OPTIONS,
+        DROVER_CLI_KEY_OPTION,
+        { NULL, 0, NULL, 0 }
+    };
+    optind = 0;
+    opterr = 0;
+    int option;
+    while ((option = getopt_long (argc, argv, ":hr:", long_options, NULL)) != -1) {
+        if (option == 'h') {
+            s_admin_usage (stdout);
+            return DROVER_CLI_HELP;
+        }
+        else
+        if (option == 'r') {
+            if (strlen (optarg) > DROVER_REASON_MAX)
+                return drover_cli_usage_error (command, "a reason is at most %d bytes",
+                                               DROVER_REASON_MAX);
+            *reason_p = optarg;
+        }
+        else
+        if (option == 'x' && streq (command, "drain"))
+            *flags_p |= DROVER_ADMIN_EXIT;
+        else {
+            if (option == 'x')
+                option = '?';           //  --exit is drain's
+            int rc = drover_cli_common_option (command, option, argv);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
 }
 
 //  drover hold | drain | resume: argv [0] says which
@@ -151,7 +200,9 @@ drover_cli_admin (int argc, char **argv)
     const char *command = argv [0];
     int admin = streq (command, "hold")? DROVER_ADMIN_HOLD
               : streq (command, "drain")? DROVER_ADMIN_DRAIN: DROVER_ADMIN_RUN;
-    int rc = s_parse_simple (command, argc, argv, NULL, s_admin_usage);
+    const char *reason = NULL;
+    uint32_t flags = 0;
+    int rc = s_parse_admin (command, argc, argv, &reason, &flags);
     if (rc)
         return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
     if (optind >= argc)
@@ -162,9 +213,14 @@ drover_cli_admin (int argc, char **argv)
     drover_client_t *client = drover_cli_connect (command);
     rc = client? DROVER_EXIT_OK: DROVER_EXIT_USAGE;
     for (int index = optind; client && index < argc; index++) {
-        if (drover_client_admin (client, argv [index], admin) == 0) {
-            printf ("%s: %s\n", argv [index], admin == DROVER_ADMIN_HOLD? "held"
-                    : admin == DROVER_ADMIN_DRAIN? "draining": "resumed");
+        char *answer = drover_client_admin_reason (client, argv [index], admin, reason, flags);
+        if (answer) {
+            const char *wait = strchr (answer, '(');
+            printf ("%s: %s%s%s\n", argv [index], admin == DROVER_ADMIN_HOLD? "held"
+                    : admin == DROVER_ADMIN_DRAIN? (flags & DROVER_ADMIN_EXIT? "draining, then leaving"
+                                                                            : "draining")
+                    : "resumed", wait? " ": "", wait? wait: "");
+            zstr_free (&answer);
             continue;
         }
         char what [128];
@@ -189,26 +245,120 @@ s_workers_usage (FILE *stream)
     fprintf (stream,
         "usage: drover workers [--json]\n"
         "\n"
-        "One row per worker: health (ok, probation, lost), admin setting (run, hold,\n"
-        "drain), procs and memory reserved by its tasks, its load, host memory, tasks\n"
-        "running, labels, and the queued task it is kept empty for (RESERVED: a task\n"
-        "that fits no worker now has the least loaded one that could hold it reserved,\n"
-        "so that smaller tasks cannot take the procs it frees). --json prints one JSON\n"
-        "document instead.\n");
+        "One row per worker: STATE (up, or lost or left: a worker that went stays\n"
+        "listed for schedq/keep-gone), health (ok, probation, low_disk, lost), admin\n"
+        "setting (run, hold, drain; drained once a draining worker is idle), SINCE\n"
+        "(when it joined, or went), procs and memory reserved by its tasks, its load,\n"
+        "host memory, tasks running, the queued task it is kept empty for (RESERVED:\n"
+        "a task that fits no worker now has the least loaded one that could hold it\n"
+        "reserved, so that smaller tasks cannot take the procs it frees), REASON (why\n"
+        "it went, the operator's reason for its setting, when its probation ends) and\n"
+        "labels. --json prints one JSON document instead (times in ISO 8601 UTC).\n");
+}
+
+//  Format msec since the epoch as ISO 8601 UTC ("" for 0)
+static void
+s_iso_time (uint64_t msec, char *buffer, size_t size)
+{
+    buffer [0] = 0;
+    if (msec == 0)
+        return;
+    time_t seconds = (time_t) (msec / 1000);
+    struct tm tm;
+    gmtime_r (&seconds, &tm);
+    char text [32];
+    strftime (text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf (buffer, size, "%s.%03uZ", text, (unsigned) (msec % 1000));
+}
+
+//  Format msec since the epoch for people, local time: the time of day
+//  within a day from now, else the date too ("-" for 0)
+static void
+s_local_time (uint64_t msec, char *buffer, size_t size)
+{
+    if (msec == 0) {
+        snprintf (buffer, size, "-");
+        return;
+    }
+    time_t seconds = (time_t) (msec / 1000);
+    struct tm tm;
+    localtime_r (&seconds, &tm);
+    int64_t age = zclock_time () - (int64_t) msec;
+    strftime (buffer, size, age < 0 || age > 86400000? "%Y-%m-%d %H:%M": "%H:%M:%S", &tm);
+}
+
+//  True if a row's worker went (lost or left): a broker before rows said
+//  so tells it by health LOST
+static bool
+s_row_gone (const drover_worker_row_t *row)
+{
+    return row->state != DROVER_WORKER_UP || row->health == DROVER_HEALTH_LOST;
+}
+
+//  The admin setting of a row for people: a draining worker with nothing
+//  assigned is drained
+static const char *
+s_row_admin (const drover_worker_row_t *row, char *buffer, size_t size)
+{
+    if (row->admin == DROVER_ADMIN_DRAIN && !s_row_gone (row) && row->procs_used == 0
+    &&  row->tasks == 0)
+        return snprintf (buffer, size, "drained"), buffer;
+    return s_lower (drover_admin_name (row->admin), buffer, size);
+}
+
+//  The REASON of a row for people: why it went, the operator's reason,
+//  when its probation ends; "-" for none
+static void
+s_row_reason (const drover_worker_row_t *row, char *buffer, size_t size)
+{
+    size_t length = 0;
+    buffer [0] = 0;
+    if (row->why && s_row_gone (row))
+        length += snprintf (buffer + length, size - length, "%s", row->why);
+    if (row->admin_reason && length < size)
+        length += snprintf (buffer + length, size - length, "%s%s: %s", length? "; ": "",
+                            row->admin == DROVER_ADMIN_HOLD? "held"
+                            : row->admin == DROVER_ADMIN_DRAIN? "drain": "admin",
+                            row->admin_reason);
+    if (row->probation_until && row->health == DROVER_HEALTH_PROBATION && length < size) {
+        char until [32];
+        s_local_time (row->probation_until, until, sizeof until);
+        length += snprintf (buffer + length, size - length, "%son probation until %s",
+                            length? "; ": "", until);
+    }
+    if (length == 0)
+        snprintf (buffer, size, "-");
 }
 
 //  Print the worker table as JSON
 static void
 s_workers_json (drover_msg_t *table)
 {
-    char name [16];
+    char name [16], when [40];
     printf ("{\"workers\":[");
     for (uint32_t index = 0; index < table->nrows; index++) {
         drover_worker_row_t *row = &table->worker_rows [index];
         printf ("%s{\"id\":", index? ",": "");
         drover_cli_json_string (stdout, row->id);
+        printf (",\"state\":\"%s\"", s_lower (drover_worker_state_name (s_row_gone (row)
+                && row->state == DROVER_WORKER_UP? DROVER_WORKER_LOST: row->state), name,
+                sizeof name));
+        s_iso_time (row->since, when, sizeof when);
+        printf (",\"since\":");
+        drover_cli_json_string (stdout, when);
+        printf (",\"why\":");
+        drover_cli_json_string (stdout, row->why? row->why: "");
         printf (",\"health\":\"%s\"", s_lower (drover_health_name (row->health), name, sizeof name));
         printf (",\"admin\":\"%s\"", s_lower (drover_admin_name (row->admin), name, sizeof name));
+        printf (",\"admin_reason\":");
+        drover_cli_json_string (stdout, row->admin_reason? row->admin_reason: "");
+        s_iso_time (row->admin_since, when, sizeof when);
+        printf (",\"admin_since\":");
+        drover_cli_json_string (stdout, when);
+        s_iso_time (row->probation_until, when, sizeof when);
+        printf (",\"probation_until\":");
+        drover_cli_json_string (stdout, when);
+        printf (",\"tasks\":%u", row->tasks);
         printf (",\"procs\":%u,\"procs_used\":%u,\"mem\":%llu,\"mem_used\":%llu,\"labels\":[",
                 row->procs, row->procs_used, (unsigned long long) row->mem,
                 (unsigned long long) row->mem_used);
@@ -227,22 +377,29 @@ s_workers_json (drover_msg_t *table)
     printf ("]}\n");
 }
 
-//  Print the worker table for people
+//  Print the worker table for people: the workers here, then those that went
 static void
 s_workers_text (drover_msg_t *table)
 {
     s_table_t text;
-    s_table_init (&text, 10);
-    const char *header [] = { "WORKER", "HEALTH", "ADMIN", "PROCS", "MEM", "LOAD",
-                              "HOST-MEM", "RUNNING", "RESERVED", "LABELS" };
+    s_table_init (&text, 13);
+    const char *header [] = { "WORKER", "STATE", "HEALTH", "ADMIN", "SINCE", "PROCS", "MEM",
+                              "LOAD", "HOST-MEM", "RUNNING", "RESERVED", "REASON", "LABELS" };
     s_table_add (&text, header);
+    for (int pass = 0; pass < 2; pass++)
     for (uint32_t index = 0; index < table->nrows; index++) {
         drover_worker_row_t *row = &table->worker_rows [index];
-        char health [16], admin [16], procs [32], mem [48], used [16], total [16];
-        char load [16], host [48], running [16], reserved [24] = "-";
+        if (s_row_gone (row) != (pass == 1))
+            continue;
+        char state [16], health [16], admin [16], since [32], procs [32], mem [48], used [16];
+        char total [16], load [16], host [48], running [16], reserved [24] = "-";
+        char reason [3 * DROVER_REASON_MAX + 64];
         char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) + 2] = "-";
+        s_lower (drover_worker_state_name (pass && row->state == DROVER_WORKER_UP
+                                           ? DROVER_WORKER_LOST: row->state), state, sizeof state);
         s_lower (drover_health_name (row->health), health, sizeof health);
-        s_lower (drover_admin_name (row->admin), admin, sizeof admin);
+        s_row_admin (row, admin, sizeof admin);
+        s_local_time (row->since, since, sizeof since);
         snprintf (procs, sizeof procs, "%u/%u", row->procs_used, row->procs);
         s_human (row->mem_used, used, sizeof used);
         s_human (row->mem, total, sizeof total);
@@ -251,15 +408,18 @@ s_workers_text (drover_msg_t *table)
         s_human (row->stats.mem_used, used, sizeof used);
         s_human (row->stats.mem_total, total, sizeof total);
         snprintf (host, sizeof host, "%s/%s", used, total);
-        snprintf (running, sizeof running, "%u", row->stats.running);
+        //  The broker's count of what it assigned, as PROCS is: the
+        //  heartbeat's may lag (a broker before rows had it: that one)
+        snprintf (running, sizeof running, "%u", row->since? row->tasks: row->stats.running);
         if (row->reserved)
             snprintf (reserved, sizeof reserved, "%llu", (unsigned long long) row->reserved);
+        s_row_reason (row, reason, sizeof reason);
         size_t length = 0;
         for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++)
             length += snprintf (labels + length, sizeof labels - length, "%s%s",
                                 label? ",": "", row->labels [label]);
-        const char *cells [] = { row->id, health, admin, procs, mem, load, host, running,
-                                 reserved, labels };
+        const char *cells [] = { row->id, state, health, admin, since, procs, mem, load, host,
+                                 running, reserved, reason, labels };
         s_table_add (&text, cells);
     }
     s_table_print (&text);
@@ -493,17 +653,123 @@ static void
 s_status_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover status\n"
+        "usage: drover status [--json]\n"
         "\n"
-        "The cluster at a glance: workers by health and admin setting, procs and\n"
-        "memory reserved out of what the workers not lost offer, tasks by state.\n");
+        "The cluster at a glance: workers up (busy: running something; idle), on\n"
+        "probation, low on disk, held, draining, and those lost or left a while ago;\n"
+        "procs and memory in use out of what the workers taking work offer (held,\n"
+        "draining and gone workers are not counted in it; what runs on held or\n"
+        "draining ones is said apart), tasks by state. --json prints one JSON\n"
+        "document instead.\n");
+}
+
+//  What status counts over the worker table
+typedef struct {
+    uint64_t total, up, busy, idle, probation, low_disk, held, draining, lost, left;
+    uint64_t procs, procs_used, mem, mem_used;      //  workers taking work
+    uint64_t other_procs_used, other_mem_used;      //  held and draining workers
+} s_status_t;
+
+//  Count the worker table
+static void
+s_status_count (drover_msg_t *workers, s_status_t *count)
+{
+    memset (count, 0, sizeof *count);
+    for (uint32_t index = 0; index < workers->nrows; index++) {
+        drover_worker_row_t *row = &workers->worker_rows [index];
+        count->total++;
+        if (s_row_gone (row)) {
+            if (row->state == DROVER_WORKER_LEFT)
+                count->left++;
+            else
+                count->lost++;
+            continue;
+        }
+        count->up++;
+        if (row->procs_used > 0 || row->tasks > 0)
+            count->busy++;
+        else
+            count->idle++;
+        count->probation += row->health == DROVER_HEALTH_PROBATION;
+        count->low_disk += row->health == DROVER_HEALTH_LOW_DISK;
+        count->held += row->admin == DROVER_ADMIN_HOLD;
+        count->draining += row->admin == DROVER_ADMIN_DRAIN;
+        if (row->admin == DROVER_ADMIN_RUN) {
+            count->procs += row->procs;
+            count->procs_used += row->procs_used;
+            count->mem += row->mem;
+            count->mem_used += row->mem_used;
+        }
+        else {
+            count->other_procs_used += row->procs_used;
+            count->other_mem_used += row->mem_used;
+        }
+    }
+}
+
+//  Print status as JSON
+static void
+s_status_json (drover_client_t *client, s_status_t *count, drover_msg_t *tasks)
+{
+    char name [16];
+    printf ("{\"broker\":");
+    drover_cli_json_string (stdout, drover_client_endpoint (client));
+    printf (",\"workers\":{\"total\":%llu,\"up\":%llu,\"busy\":%llu,\"idle\":%llu,"
+            "\"probation\":%llu,\"low_disk\":%llu,\"held\":%llu,\"draining\":%llu,"
+            "\"lost\":%llu,\"left\":%llu}",
+            (unsigned long long) count->total, (unsigned long long) count->up,
+            (unsigned long long) count->busy, (unsigned long long) count->idle,
+            (unsigned long long) count->probation, (unsigned long long) count->low_disk,
+            (unsigned long long) count->held, (unsigned long long) count->draining,
+            (unsigned long long) count->lost, (unsigned long long) count->left);
+    printf (",\"procs\":{\"used\":%llu,\"total\":%llu,\"used_held_or_draining\":%llu}",
+            (unsigned long long) count->procs_used, (unsigned long long) count->procs,
+            (unsigned long long) count->other_procs_used);
+    printf (",\"memory\":{\"used\":%llu,\"total\":%llu,\"used_held_or_draining\":%llu}",
+            (unsigned long long) count->mem_used, (unsigned long long) count->mem,
+            (unsigned long long) count->other_mem_used);
+    printf (",\"tasks\":{");
+    for (int state = 0; state < DROVER_TASK_UNKNOWN; state++)
+        printf ("%s\"%s\":%llu", state? ",": "",
+                s_lower (drover_task_state_name (state), name, sizeof name),
+                (unsigned long long) tasks->counts [state]);
+    printf ("}}\n");
+}
+
+//  Print status for people
+static void
+s_status_text (drover_client_t *client, s_status_t *count, drover_msg_t *tasks)
+{
+    char used [16], total [16], other [16];
+    s_human (count->mem_used, used, sizeof used);
+    s_human (count->mem, total, sizeof total);
+    s_human (count->other_mem_used, other, sizeof other);
+    printf ("broker:  %s\n", drover_client_endpoint (client));
+    printf ("workers: %llu up (%llu busy, %llu idle; %llu on probation, %llu low on disk, "
+            "%llu held, %llu draining), %llu lost, %llu left\n",
+            (unsigned long long) count->up, (unsigned long long) count->busy,
+            (unsigned long long) count->idle, (unsigned long long) count->probation,
+            (unsigned long long) count->low_disk, (unsigned long long) count->held,
+            (unsigned long long) count->draining, (unsigned long long) count->lost,
+            (unsigned long long) count->left);
+    printf ("procs:   %llu/%llu in use", (unsigned long long) count->procs_used,
+            (unsigned long long) count->procs);
+    if (count->held + count->draining > 0)
+        printf (", and %llu on held or draining workers",
+                (unsigned long long) count->other_procs_used);
+    printf ("\nmemory:  %s/%s reserved", used, total);
+    if (count->held + count->draining > 0)
+        printf (", and %s on held or draining workers", other);
+    printf ("\n");
+    s_print_counts ("tasks:   ", tasks->counts);
 }
 
 //  drover status: composed from WORKER LIST and TASK LIST (counts only)
 int
 drover_cli_status (int argc, char **argv)
 {
-    int rc = s_parse_simple ("status", argc, argv, NULL, s_status_usage);
+    bool json = false;
+    int rc = s_parse_simple ("status", argc, argv, &json, s_status_usage);
     if (rc)
         return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
     if (optind < argc)
@@ -516,42 +782,15 @@ drover_cli_status (int argc, char **argv)
     if (!workers || !tasks)
         rc = drover_cli_error (client, "status");
     else {
-        uint64_t health [DROVER_HEALTH_MAX + 1] = { 0 }, admin [DROVER_ADMIN_MAX + 1] = { 0 };
-        uint64_t procs = 0, procs_used = 0, mem = 0, mem_used = 0;
-        for (uint32_t index = 0; index < workers->nrows; index++) {
-            drover_worker_row_t *row = &workers->worker_rows [index];
-            if (row->health <= DROVER_HEALTH_MAX)
-                health [row->health]++;
-            if (row->admin <= DROVER_ADMIN_MAX)
-                admin [row->admin]++;
-            if (row->health != DROVER_HEALTH_LOST) {
-                procs += row->procs;
-                procs_used += row->procs_used;
-                mem += row->mem;
-                mem_used += row->mem_used;
-            }
-        }
-        char used [16], total [16];
-        s_human (mem_used, used, sizeof used);
-        s_human (mem, total, sizeof total);
-        printf ("broker:  %s\n", drover_client_endpoint (client));
-        printf ("workers: %u (%llu ok, %llu on probation, %llu low on disk, %llu lost; %llu running, "
-                "%llu held, %llu draining)\n", workers->nrows,
-                (unsigned long long) health [DROVER_HEALTH_OK],
-                (unsigned long long) health [DROVER_HEALTH_PROBATION],
-                (unsigned long long) health [DROVER_HEALTH_LOW_DISK],
-                (unsigned long long) health [DROVER_HEALTH_LOST],
-                (unsigned long long) admin [DROVER_ADMIN_RUN],
-                (unsigned long long) admin [DROVER_ADMIN_HOLD],
-                (unsigned long long) admin [DROVER_ADMIN_DRAIN]);
-        printf ("procs:   %llu/%llu in use\n", (unsigned long long) procs_used,
-                (unsigned long long) procs);
-        printf ("memory:  %s/%s reserved\n", used, total);
-        s_print_counts ("tasks:   ", tasks->counts);
+        s_status_t count;
+        s_status_count (workers, &count);
+        if (json)
+            s_status_json (client, &count, tasks);
+        else
+            s_status_text (client, &count, tasks);
     }
     drover_msg_destroy (&tasks);
     drover_msg_destroy (&workers);
     drover_client_destroy (&client);
     return rc;
 }
-

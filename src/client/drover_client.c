@@ -595,6 +595,48 @@ drover_client_admin (drover_client_t *self, const char *worker, int admin)
     return rc;
 }
 
+//  Set a worker's admin setting with a reason and flags; return the answer
+char *
+drover_client_admin_reason (drover_client_t *self, const char *worker, int admin,
+                            const char *reason, uint32_t flags)
+{
+    assert (self);
+    assert (worker);
+    if (!drover_id_valid (worker)) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                     "'%.64s' is not a worker id (printable, no spaces, 1..64 bytes)", worker);
+        return NULL;
+    }
+    if (admin < 0 || admin > DROVER_ADMIN_MAX) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "no admin setting %d", admin);
+        return NULL;
+    }
+    if (reason && strlen (reason) > DROVER_REASON_MAX) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                                 "a reason is at most %d bytes", DROVER_REASON_MAX);
+        return NULL;
+    }
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    strcpy (request->worker, worker);
+    request->admin = (uint8_t) admin;
+    request->flags = flags;
+    if (reason && *reason)
+        drover_msg_set_reason (request, reason);
+    drover_msg_t *reply = drover_client_request (self, request);
+    char *answer = NULL;
+    if (reply && reply->id != DROVER_MSG_OK)
+        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
+                     drover_msg_name (reply->id), drover_msg_name (request->id));
+    else
+    if (reply) {
+        answer = strdup (reply->reason? reply->reason: "");
+        assert (answer);
+    }
+    drover_msg_destroy (&reply);
+    drover_msg_destroy (&request);
+    return answer;
+}
+
 //  Return the reply if it is the expected table, else NULL with the error set
 static drover_msg_t *
 s_expect (drover_client_t *self, drover_msg_t *reply, int id, int request_id)

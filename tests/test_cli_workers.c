@@ -1,0 +1,357 @@
+/*  =========================================================================
+    test_cli_workers - what an operator sees of workers, through the real
+    drover CLI against a real broker and real worker agents: workers lost
+    (kill -9) and left (GOODBYE) stay listed with why and since, and status
+    counts them; a hold and its reason survive the worker's reconnect and
+    the broker's restart; drain keeps the worker connected and idle until
+    resume, or makes it leave with --exit; status counts busy workers and
+    leaves held ones out of the capacity
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include <sys/wait.h>
+
+//  Broker flags: quick heartbeats, so that a worker killed is lost soon
+static const char *s_flags [] = { "--set", "health/heartbeat=200", "--set",
+                                  "health/lost-after=1000", NULL };
+
+//  Run `drover ARGS... --broker ENDPOINT`, expect exit status 0, return
+//  its output (caller frees)
+static char *
+s_cli (testutil_cluster_t *cluster, const char *const args [])
+{
+    char log [] = "/tmp/drover-cli-workers-XXXXXX";
+    int fd = mkstemp (log);
+    assert_true (fd >= 0);
+    close (fd);
+    const char *argv [16] = { DROVER_BIN };
+    int argc = 1;
+    for (int index = 0; args [index] && argc < 13; index++)
+        argv [argc++] = args [index];
+    argv [argc++] = "--broker";
+    argv [argc++] = cluster->endpoint;
+    argv [argc] = NULL;
+    pid_t pid = testutil_spawn (argv, log);
+    int status = testutil_wait_exit (pid, 10000);
+    if (status == -1)
+        testutil_stop (pid, 100);
+    char *output = testutil_slurp (log);
+    assert_non_null (output);
+    unlink (log);
+    if (!(status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
+        fail_msg ("drover %s failed: %s", args [0], output);
+    return output;
+}
+
+//  Assert text holds needle, showing the text if not
+static void
+s_expect_in (const char *text, const char *needle)
+{
+    if (!strstr (text, needle))
+        fail_msg ("no '%s' in:\n%s", needle, text);
+}
+
+//  The line of `drover workers` about worker (a copy; caller frees)
+static char *
+s_worker_line (const char *table, const char *worker)
+{
+    for (const char *line = table; line && *line; line = strchr (line, '\n')) {
+        if (*line == '\n')
+            line++;
+        size_t length = strlen (worker);
+        if (strncmp (line, worker, length) == 0 && line [length] == ' ') {
+            const char *end = strchr (line, '\n');
+            return strndup (line, end? (size_t) (end - line): strlen (line));
+        }
+    }
+    fail_msg ("no line for %s in:\n%s", worker, table);
+    return NULL;
+}
+
+//  Wait for the event topic about worker on sub; fail if it does not come
+static void
+s_await (zsock_t *sub, const char *topic, const char *worker, const char *reason)
+{
+    drover_event_t event;
+    if (!testutil_await_event (sub, topic, worker, &event, 15000))
+        fail_msg ("no %s for %s", topic, worker);
+    if (reason)
+        assert_string_equal (event.reason, reason);
+}
+
+//  kill -9 a worker: LOST, with why (silent) and since; GOODBYE (SIGTERM):
+//  LEFT; status counts both; a worker that comes back replaces its row
+static void
+test_lost_and_left_stay_listed (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    testutil_cluster_add_worker (cluster, 1, "beta", 1, NULL);
+    testutil_cluster_add_worker (cluster, 2, "gamma", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 3, 10000));
+    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "worker.", "gamma");
+    int64_t before = zclock_time ();
+
+    kill (cluster->workers [0], SIGKILL);
+    assert_true (testutil_wait_exit (cluster->workers [0], 5000) != -1);
+    cluster->workers [0] = 0;
+    s_await (sub, "worker.lost", "alpha", "silent");
+    const char *workers [] = { "workers", NULL };
+    char *table = s_cli (cluster, workers);
+    char *line = s_worker_line (table, "alpha");
+    s_expect_in (line, " lost ");
+    s_expect_in (line, "silent");
+    free (line);
+    free (table);
+    const char *json [] = { "workers", "--json", NULL };
+    table = s_cli (cluster, json);
+    s_expect_in (table, "{\"id\":\"alpha\",\"state\":\"lost\",\"since\":\"20");
+    s_expect_in (table, "\"why\":\"silent\"");
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    drover_msg_t *rows = testutil_request (dealer, &list, 5000);
+    assert_non_null (rows);
+    bool found = false;
+    for (uint32_t index = 0; index < rows->nrows; index++) {
+        drover_worker_row_t *row = &rows->worker_rows [index];
+        if (!streq (row->id, "alpha"))
+            continue;
+        found = true;
+        assert_int_equal (row->state, DROVER_WORKER_LOST);
+        assert_true ((int64_t) row->since >= before && (int64_t) row->since <= zclock_time ());
+    }
+    assert_true (found);
+    drover_msg_destroy (&rows);
+    free (table);
+    const char *status [] = { "status", NULL };
+    char *text = s_cli (cluster, status);
+    s_expect_in (text, "workers: 2 up (0 busy, 2 idle;");
+    s_expect_in (text, "), 1 lost, 0 left");
+    free (text);
+
+    //  GOODBYE: left
+    kill (cluster->workers [1], SIGTERM);
+    assert_true (testutil_wait_exit (cluster->workers [1], 5000) != -1);
+    cluster->workers [1] = 0;
+    s_await (sub, "worker.lost", "beta", "left");
+    table = s_cli (cluster, workers);
+    line = s_worker_line (table, "beta");
+    s_expect_in (line, " left ");
+    free (line);
+    free (table);
+    const char *status_json [] = { "status", "--json", NULL };
+    text = s_cli (cluster, status_json);
+    s_expect_in (text, "\"up\":1,");
+    s_expect_in (text, "\"lost\":1,\"left\":1}");
+    free (text);
+
+    //  alpha comes back: one row for it, up
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    s_await (sub, "worker.up", "alpha", NULL);
+    table = s_cli (cluster, workers);
+    line = s_worker_line (table, "alpha");
+    s_expect_in (line, " up ");
+    free (line);
+    assert_null (strstr (strstr (table, "alpha") + 1, "alpha"));
+    free (table);
+    zsock_destroy (&sub);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A hold with a reason holds across the worker's restart (a new epoch)
+//  and the broker's (durability on); a worker not connected can be held
+static void
+test_hold_reason_survives_reconnect_and_restart (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 10000));
+    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "worker.", "nobody");
+    const char *hold [] = { "hold", "alpha", "--reason", "disk swap", NULL };
+    char *text = s_cli (cluster, hold);
+    s_expect_in (text, "alpha: held");
+    free (text);
+    s_await (sub, "worker.hold", "alpha", "disk swap");
+    const char *early [] = { "hold", "gamma", "-r", "not racked yet", NULL };
+    text = s_cli (cluster, early);
+    s_expect_in (text, "gamma: held (not connected: kept for when it joins)");
+    free (text);
+
+    //  The worker restarts once lost: a new epoch, a new registration
+    kill (cluster->workers [0], SIGKILL);
+    assert_true (testutil_wait_exit (cluster->workers [0], 5000) != -1);
+    s_await (sub, "worker.lost", "alpha", "silent");
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    s_await (sub, "worker.up", "alpha", NULL);
+    uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, 0));
+    const char *workers [] = { "workers", NULL };
+    char *table = s_cli (cluster, workers);
+    char *line = s_worker_line (table, "alpha");
+    s_expect_in (line, " up ");
+    s_expect_in (line, " hold ");
+    s_expect_in (line, "held: disk swap");
+    free (line);
+    free (table);
+
+    //  The broker restarts on its state: still held, with the reason
+    testutil_cluster_kill_restart (cluster, s_flags);
+    zsock_destroy (&sub);
+    zsock_destroy (&dealer);
+    dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 15000));
+    const char *json [] = { "workers", "--json", NULL };
+    table = s_cli (cluster, json);
+    s_expect_in (table, "{\"id\":\"alpha\",\"state\":\"up\"");
+    s_expect_in (table, "\"admin\":\"hold\",\"admin_reason\":\"disk swap\"");
+    free (table);
+    //  Held: the task waits; resumed, it runs there
+    const char *tasks [] = { "status", NULL };
+    text = s_cli (cluster, tasks);
+    s_expect_in (text, "1 queued");
+    free (text);
+    const char *resume [] = { "resume", "alpha", NULL };
+    text = s_cli (cluster, resume);
+    s_expect_in (text, "alpha: resumed");
+    free (text);
+    char worker [DROVER_ID_MAX + 1];
+    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    wait->ntasks = 1;
+    wait->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
+    wait->tasks [0] = task;
+    drover_msg_t *ok = testutil_request (dealer, &wait, 5000);
+    drover_msg_destroy (&ok);
+    drover_msg_t *done = testutil_expect_done (dealer, task, DROVER_TASK_SUCCEEDED, 15000);
+    snprintf (worker, sizeof worker, "%s", done->worker);
+    assert_string_equal (worker, "alpha");
+    drover_msg_destroy (&done);
+    //  The early hold was kept too
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    strcpy (list->worker, "gamma");
+    list->admin = DROVER_ADMIN_RUN;
+    drover_msg_t *reply = testutil_request (dealer, &list, 5000);
+    assert_int_equal (reply->id, DROVER_MSG_OK);        //  404 if it had been forgotten
+    drover_msg_destroy (&reply);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  Drain keeps the worker connected and idle (a task waits), resume gives
+//  it work again; drain --exit makes it leave, listed as left
+static void
+test_drain_without_and_with_exit (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 10000));
+    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "worker.", "nobody");
+    const char *drain [] = { "drain", "alpha", "--reason", "maintenance", NULL };
+    char *text = s_cli (cluster, drain);
+    s_expect_in (text, "alpha: draining");
+    free (text);
+    s_await (sub, "worker.drain", "alpha", "maintenance");
+    uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1,
+                                                                 DROVER_SUBMIT_NOTIFY));
+    //  Before, a drained idle worker was told to leave at once
+    assert_int_equal (testutil_wait_exit (cluster->workers [0], 2000), -1);
+    const char *workers [] = { "workers", NULL };
+    char *table = s_cli (cluster, workers);
+    char *line = s_worker_line (table, "alpha");
+    s_expect_in (line, " up ");
+    s_expect_in (line, " drained ");
+    s_expect_in (line, "drain: maintenance");
+    free (line);
+    free (table);
+    const char *status [] = { "status", NULL };
+    text = s_cli (cluster, status);
+    s_expect_in (text, "1 draining");
+    s_expect_in (text, "procs:   0/0 in use, and 0 on held or draining workers");
+    s_expect_in (text, "1 queued");
+    free (text);
+    const char *resume [] = { "resume", "alpha", NULL };
+    free (s_cli (cluster, resume));
+    drover_msg_t *done = testutil_expect_done (dealer, task, DROVER_TASK_SUCCEEDED, 15000);
+    assert_string_equal (done->worker, "alpha");
+    drover_msg_destroy (&done);
+
+    const char *leave [] = { "drain", "alpha", "--exit", NULL };
+    text = s_cli (cluster, leave);
+    s_expect_in (text, "alpha: draining, then leaving");
+    free (text);
+    int exit_status = testutil_wait_exit (cluster->workers [0], 10000);
+    assert_true (exit_status != -1 && WIFEXITED (exit_status) && WEXITSTATUS (exit_status) == 0);
+    cluster->workers [0] = 0;
+    s_await (sub, "worker.lost", "alpha", "left");
+    table = s_cli (cluster, workers);
+    line = s_worker_line (table, "alpha");
+    s_expect_in (line, " left ");
+    s_expect_in (line, "drained, left");
+    free (line);
+    free (table);
+    zsock_destroy (&sub);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  status on a known cluster: busy workers (running something), not the
+//  admin state; procs capacity without the held worker; what runs on a
+//  held worker said apart
+static void
+test_status_numbers (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    testutil_cluster_add_worker (cluster, 0, "a", 2, NULL);
+    testutil_cluster_add_worker (cluster, 1, "b", 2, NULL);
+    testutil_cluster_add_worker (cluster, 2, "c", 3, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 3, 10000));
+    //  c runs a 3-proc task, then is held; a 1-proc task runs on a or b
+    uint64_t wide = testutil_submit (dealer, testutil_submit_msg ("sleep 30", 0, 3, 0));
+    char worker [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (dealer, wide, worker, 10000));
+    assert_string_equal (worker, "c");
+    assert_int_equal (testutil_admin_with (dealer, "c", DROVER_ADMIN_HOLD, "fan noise", 0),
+                      DROVER_CODE_OK);
+    uint64_t small = testutil_submit (dealer, testutil_submit_msg ("sleep 30", 0, 1, 0));
+    assert_true (testutil_wait_running (dealer, small, worker, 10000));
+    assert_true (streq (worker, "a") || streq (worker, "b"));
+    const char *status [] = { "status", NULL };
+    char *text = s_cli (cluster, status);
+    s_expect_in (text, "workers: 3 up (2 busy, 1 idle; 0 on probation, 0 low on disk, 1 held, "
+                       "0 draining), 0 lost, 0 left");
+    s_expect_in (text, "procs:   1/4 in use, and 3 on held or draining workers");
+    s_expect_in (text, "2 running");
+    free (text);
+    const char *json [] = { "status", "--json", NULL };
+    text = s_cli (cluster, json);
+    s_expect_in (text, "\"workers\":{\"total\":3,\"up\":3,\"busy\":2,\"idle\":1,\"probation\":0,"
+                       "\"low_disk\":0,\"held\":1,\"draining\":0,\"lost\":0,\"left\":0}");
+    s_expect_in (text, "\"procs\":{\"used\":1,\"total\":4,\"used_held_or_draining\":3}");
+    s_expect_in (text, "\"running\":2");
+    free (text);
+    //  workers: RUNNING is the broker's count, as PROCS
+    const char *workers [] = { "workers", NULL };
+    char *table = s_cli (cluster, workers);
+    char *line = s_worker_line (table, "c");
+    s_expect_in (line, " 3/3 ");
+    s_expect_in (line, "held: fan noise");
+    free (line);
+    free (table);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_lost_and_left_stay_listed),
+        cmocka_unit_test (test_hold_reason_survives_reconnect_and_restart),
+        cmocka_unit_test (test_drain_without_and_with_exit),
+        cmocka_unit_test (test_status_numbers),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
