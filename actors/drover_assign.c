@@ -27,7 +27,7 @@
           STATE state(s)            the broker's state id (at start)
           LOADED next-task(8) restored(8)   every kept task was said
           UNSAVED task(8)           its submit could not be saved: forget it
-          MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, STARTED, RESULT
+          MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, EXPLAIN, STARTED, RESULT
           ASSIGN task(8) worker(s)        (from schedq, on the link)
           LEASE lease(8) worker(s) procs(4) mem(8) labels(s) | REVOKE lease(8)
                                           (from schedq, on the link)
@@ -38,6 +38,8 @@
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
           TAKE lease(8) task(8) procs(4) mem(8) labels(s) | RETURN lease(8)
           FREE task(8) | PROBATION worker(s) reason(s)  (to schedq, on the link)
+          MSG route(f) msg(p)       TASK EXPLAIN of a queued task, TASK TABLE with
+                                    queued rows: schedq explains and answers (on the link)
           SUCCESS worker(s) | FAILURE worker(s) reason(s)    (to probation)
           HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
                                       registration (to health); once per worker a turn
@@ -447,7 +449,8 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     drover_actor_say_to (self->outbox, self->acks, "assign", route, route_size, &reply, "");
 }
 
-//  TASK LIST: counts and rows
+//  TASK LIST: counts and rows; rows of queued tasks go by schedq, which
+//  says why each waits and sends the table
 static void
 s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
 {
@@ -457,8 +460,44 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     const char *owner = msg->roles & DROVER_ROLE_ADMIN? NULL: msg->principal;
     drover_tasktable_list (self->table, msg->state, msg->limit, owner, msg->labels, msg->nlabels,
                            reply);
-    drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
-    drover_msg_destroy (&reply);
+    bool queued = false;
+    for (uint32_t index = 0; index < reply->nrows && !queued; index++)
+        queued = reply->task_rows [index].state == DROVER_TASK_QUEUED;
+    if (queued)
+        drover_outbox_say_msg (self->to_schedq, route, route_size, &reply);
+    else {
+        drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
+        drover_msg_destroy (&reply);
+    }
+}
+
+//  TASK EXPLAIN of a task the sender may see: a queued task's goes on to
+//  schedq, which knows why it waits and answers; any other's state,
+//  worker and attempt are answered here
+static void
+s_handle_explain (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    int state = drover_tasktable_state (self->table, msg->task);
+    if (state == DROVER_TASK_UNKNOWN) {
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                               DROVER_CODE_NOT_FOUND, "unknown task", "");
+        return;
+    }
+    drover_msg_t *reply = drover_msg_new (state == DROVER_TASK_QUEUED?
+                                          DROVER_MSG_TASK_EXPLAIN: DROVER_MSG_TASK_EXPLANATION);
+    reply->seq = msg->seq;
+    reply->task = msg->task;
+    if (state == DROVER_TASK_QUEUED)
+        //  After the task's QUEUE on the link: schedq holds it, or placed it
+        drover_outbox_say_msg (self->to_schedq, route, route_size, &reply);
+    else {
+        reply->state = (uint8_t) state;
+        reply->attempt = drover_tasktable_attempt (self->table, msg->task);
+        snprintf (reply->worker, sizeof reply->worker, "%s",
+                  drover_tasktable_worker (self->table, msg->task));
+        drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
+        drover_msg_destroy (&reply);
+    }
 }
 
 //  TASK SHOW (its owner checked): everything about the task, or 404
@@ -495,7 +534,8 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     if (msg->id == DROVER_MSG_TASK_LIST)
         s_handle_list (self, route, route_size, msg);
     else
-    if (((msg->id == DROVER_MSG_TASK_CANCEL || msg->id == DROVER_MSG_TASK_SHOW)
+    if (((msg->id == DROVER_MSG_TASK_CANCEL || msg->id == DROVER_MSG_TASK_SHOW
+          || msg->id == DROVER_MSG_TASK_EXPLAIN)
          && drover_tasktable_check_owner (self->table, msg, &msg->task, 1, &reason) != 200)
     ||  (msg->id == DROVER_MSG_TASK_WAIT
          && drover_tasktable_check_owner (self->table, msg, msg->tasks, msg->ntasks, &reason) != 200))
@@ -504,6 +544,9 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     else
     if (msg->id == DROVER_MSG_TASK_SHOW)
         s_handle_show (self, route, route_size, msg);
+    else
+    if (msg->id == DROVER_MSG_TASK_EXPLAIN)
+        s_handle_explain (self, route, route_size, msg);
     else
     if (msg->id == DROVER_MSG_TASK_CANCEL) {
         code = drover_tasktable_cancel (self->table, msg->task, &reason);

@@ -31,7 +31,9 @@
                                         (PROBATION also from assign, on the link,
                                         without until)
           STATS worker(s) stats(f)
-          MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg
+          MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg; on the
+                                    link TASK EXPLAIN (a queued task's) and TASK
+                                    TABLE (its queued rows to annotate) from assign
           METRICS round(8)          answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  ASSIGN task(8) worker(s)   one record per placement, a pass's in one
@@ -39,7 +41,8 @@
           REVOKE lease(8)       (on the link) give the lease back
           LEASE lease(8) worker(s) procs(4) mem(8) labels(s)   (on the link) while
                                 nothing waits, an idle worker's capacity lent
-          SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE
+          SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE,
+                                TASK EXPLANATION, TASK TABLE
           EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
                                         (reason: the operator's)
           KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   to the store: a
@@ -52,6 +55,7 @@
 #include "drover_schedq.h"
 #include "drover_msg.h"
 #include "drover_sched.h"
+#include "drover_schedexplain.h"
 #include "drover_actor.h"
 #include "drover_metricset.h"
 #include "drover_defaults.h"
@@ -545,7 +549,55 @@ s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
     drover_msg_destroy (&table);
 }
 
-//  MSG: a wire message the main handed us
+//  Encode a reply and say SEND to a client
+static void
+s_send (self_t *self, zframe_t *route, drover_msg_t *reply)
+{
+    zframe_t *payload = drover_msg_encode (reply);
+    if (payload)
+        drover_outbox_say_send (self->outbox, zframe_data (route), zframe_size (route), &payload,
+                                "");
+    else
+        zsys_error ("schedq: cannot encode %s", drover_msg_name (reply->id));
+}
+
+//  TASK EXPLAIN of a task assign holds as queued: why it waits, what would
+//  unblock it (one look at every worker and request, paid only here)
+static void
+s_handle_explain (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_EXPLANATION);
+    reply->seq = request->seq;
+    reply->task = request->task;
+    reply->state = DROVER_TASK_QUEUED;
+    reply->whys = (drover_why_t *) zmalloc (DROVER_WHYS_MAX * sizeof (drover_why_t));
+    int count = drover_sched_explain (self->sched, request->task, reply->whys);
+    const char *worker = drover_sched_assigned (self->sched, request->task);
+    if (count >= 0)
+        reply->nwhys = (uint32_t) count;
+    else
+    if (worker) {
+        //  Placed since assign looked: its ASSIGN is on the way
+        reply->state = DROVER_TASK_ASSIGNED;
+        snprintf (reply->worker, sizeof reply->worker, "%s", worker);
+    }
+    if (count >= 0 || worker)
+        s_send (self, route, reply);
+    else
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_CONFLICT,
+                           "no longer queued: ask again");
+    drover_msg_destroy (&reply);
+}
+
+//  TASK TABLE assign made, with queued rows: say why each waits, send it
+static void
+s_handle_table (self_t *self, zframe_t *route, drover_msg_t *table)
+{
+    drover_sched_annotate (self->sched, table->task_rows, table->nrows);
+    s_send (self, route, table);
+}
+
+//  MSG: a wire message the main handed us, or assign on the link
 static void
 s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
 {
@@ -554,6 +606,12 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else
     if (wire->id == DROVER_MSG_WORKER_LIST)
         s_handle_list (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_TASK_EXPLAIN)
+        s_handle_explain (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_TASK_TABLE)
+        s_handle_table (self, route, wire);
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("schedq: %s is not ours", drover_msg_name (wire->id));

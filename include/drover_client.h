@@ -259,6 +259,12 @@ drover_msg_t *
 drover_msg_t *
     drover_client_show (drover_client_t *self, uint64_t task);
 
+//  Ask why a task waits (TASK EXPLAIN). Returns a TASK EXPLANATION the
+//  caller destroys (state, worker, attempt; for a queued task its place,
+//  each group of workers' first reason and the verdict), or NULL.
+drover_msg_t *
+    drover_client_explain (drover_client_t *self, uint64_t task);
+
 //  Ask for up to limit kept events whose seq is above since, oldest first.
 //  Returns an EVENT LIST the caller destroys (its events, last and more:
 //  ask again from the last event's seq while more is 1), or NULL.

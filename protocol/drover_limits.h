@@ -30,5 +30,8 @@
 #define DROVER_KEY_MAX          128         //  submit key, bytes
 #define DROVER_EVENT_MAX        1024        //  one event body in EVENT LIST, bytes
 #define DROVER_REPLAY_MAX       1000        //  events in one EVENT LIST
+#define DROVER_WHYS_MAX         64          //  items in one TASK EXPLANATION
+#define DROVER_WHY_NAMES_MAX    4           //  worker names in one item
+#define DROVER_ROW_REASON_MAX   64          //  TASK TABLE row reason, bytes
 
 #endif

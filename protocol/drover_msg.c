@@ -65,6 +65,7 @@ drover_msg_reset (drover_msg_t *self)
     free (self->tasks);
     free (self->events);
     drover_taskinfo_destroy (&self->info);
+    free (self->whys);
     if (self->task_rows) {
         for (uint32_t index = 0; index < self->nrows; index++)
             free (self->task_rows [index].summary);
@@ -282,7 +283,7 @@ drover_msg_name (int id)
         "WORKER LEAVE", "TASK OFFER", "TASK STARTED", "TASK RESULT", "TASK KILL",
         "TASK SUBMIT", "TASK ACCEPTED", "TASK WAIT", "TASK DONE", "TASK CANCEL",
         "TASK LIST", "TASK TABLE", "WORKER LIST", "WORKER TABLE", "WORKER ADMIN",
-        "OK", "ERROR", "EVENT REPLAY", "EVENT LIST",
+        "OK", "ERROR", "EVENT REPLAY", "EVENT LIST", "TASK EXPLAIN", "TASK EXPLANATION",
         [DROVER_MSG_TASK_SHOW] = "TASK SHOW", [DROVER_MSG_TASK_INFO] = "TASK INFO"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";

@@ -59,6 +59,8 @@ typedef enum {
     DROVER_MSG_ERROR            = 21,   //  broker -> any: request refused
     DROVER_MSG_EVENT_REPLAY     = 22,   //  client -> broker: events after a seq, please
     DROVER_MSG_EVENT_LIST       = 23,   //  broker -> client: a page of kept events
+    DROVER_MSG_TASK_EXPLAIN     = 24,   //  client -> broker: why does this task wait?
+    DROVER_MSG_TASK_EXPLANATION = 25,   //  broker -> client: why, and what would unblock it
     DROVER_MSG_TASK_SHOW        = 26,   //  client -> broker: everything about a task
     DROVER_MSG_TASK_INFO        = 27,   //  broker -> client: everything about a task
     DROVER_MSG_ID_MAX           = 27
@@ -203,6 +205,52 @@ typedef struct {
     uint32_t tasks;                 //  tasks assigned to it now, as the broker counts them
 } drover_worker_row_t;
 
+//  What a TASK EXPLANATION item says (PROTOCOL.md §7.28): the task's place
+//  in the queue, the first reason a group of workers cannot take it, or
+//  the verdict: what would unblock it. a and b are numbers, by code.
+typedef enum {
+    DROVER_WHY_AHEAD        = 1,    //  count queued ahead of it: a of higher priority, b of
+                                    //  the same priority asking more procs, the rest earlier
+    DROVER_WHY_FITS         = 10,   //  could take it now; a = its free procs
+    DROVER_WHY_LABEL        = 11,   //  lacks the label text
+    DROVER_WHY_PROCS        = 12,   //  has a procs in all of b asked
+    DROVER_WHY_MEM          = 13,   //  has a bytes of memory in all of b asked
+    DROVER_WHY_HELD         = 14,   //  held (admin HOLD)
+    DROVER_WHY_DRAINING     = 15,   //  draining (admin DRAIN)
+    DROVER_WHY_PROBATION    = 16,   //  on probation; until a (msec since the epoch), 0 unknown
+    DROVER_WHY_LOW_DISK     = 17,   //  its free disk is under the broker's floor
+    DROVER_WHY_RESERVED     = 18,   //  kept for task a, ranked before this one
+    DROVER_WHY_LENT         = 19,   //  its free capacity is lent to the broker's fast path
+    DROVER_WHY_BUSY         = 20,   //  has a procs free of b asked: would fit when b - a free
+    DROVER_WHY_BUSY_MEM     = 21,   //  has a bytes free of b asked
+    DROVER_WHY_KEPT         = 22,   //  kept for this task: a procs free of b asked
+    DROVER_WHY_NEXT         = 40,   //  verdict: fits names [0] now, the next pass places it
+    DROVER_WHY_FITS_WHEN    = 41,   //  verdict: fits names [0] when a more procs and b more
+                                    //  bytes of memory free there
+    DROVER_WHY_AFTER        = 42,   //  verdict: names [0] could hold it once task a, kept
+                                    //  for there, is placed
+    DROVER_WHY_WHEN_USABLE  = 43,   //  verdict: only names [0] (and the rest of count) could
+                                    //  hold it, once no longer what code a says (held...);
+                                    //  b: until when, for probation
+    DROVER_WHY_NEVER_NONE   = 44,   //  verdict: no worker is connected
+    DROVER_WHY_NEVER_LABEL  = 45,   //  verdict: no worker has the label text
+    DROVER_WHY_NEVER_PROCS  = 46,   //  verdict: the most procs a worker has is a, of b asked
+    DROVER_WHY_NEVER_MEM    = 47,   //  verdict: the most memory a worker has is a, of b asked
+    DROVER_WHY_NEVER_ALL    = 48,   //  verdict: no one worker has all it asks
+    DROVER_WHY_MAX          = 48
+} drover_why_code_t;
+
+//  One item of a TASK EXPLANATION
+typedef struct {
+    uint8_t code;                   //  drover_why_code_t
+    uint32_t count;                 //  workers it says this of (AHEAD: requests ahead)
+    uint64_t a;                     //  a number, by code
+    uint64_t b;                     //  another, by code
+    char text [DROVER_LABEL_MAX + 1];   //  LABEL, NEVER_LABEL: the label; else ""
+    uint32_t nnames;                //  entries in names
+    char names [DROVER_WHY_NAMES_MAX][DROVER_ID_MAX + 1];  //  a few of the workers
+} drover_why_t;
+
 //  One row of TASK TABLE
 typedef struct {
     uint64_t task;                  //  task id
@@ -214,6 +262,7 @@ typedef struct {
     char worker [DROVER_ID_MAX + 1];    //  worker of the current attempt, or ""
     char *summary;                  //  argv joined by spaces, at most 80 bytes, owned
     char owner [DROVER_ID_MAX + 1]; //  name of the key that submitted it, or "" (no CURVE)
+    char reason [DROVER_ROW_REASON_MAX + 1];    //  QUEUED: why it waits, short; or ""
 } drover_task_row_t;
 
 //  The message. Which fields each id uses is listed in PROTOCOL.md.
@@ -280,6 +329,9 @@ typedef struct {
     drover_event_t *events;         //  EVENT LIST: events in seq order, owned
     //  Task info
     drover_taskinfo_t *info;        //  TASK INFO: everything about the task, owned
+    //  Explanation
+    uint32_t nwhys;                 //  TASK EXPLANATION: entries in whys
+    drover_why_t *whys;             //  TASK EXPLANATION: place, reasons, verdict; owned
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE

@@ -32,11 +32,12 @@ typedef enum {
     F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
     F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
-    F_LIST_LABELS, F_INFO, F_ADMIN_REASON, F_ADMIN_FLAGS,
+    F_LIST_LABELS, F_INFO, F_ADMIN_REASON, F_ADMIN_FLAGS, F_WHYS,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
-    P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS, P_COUNT
+    P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS,
+    P_ROW_REASON, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    12          //  most fields in one message (DONE)
@@ -76,6 +77,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_EVENT_LIST]       = { F_EVENTS, F_LAST, F_MORE },
     [DROVER_MSG_TASK_SHOW]        = { F_TASK },
     [DROVER_MSG_TASK_INFO]        = { F_TASK, F_INFO },
+    [DROVER_MSG_TASK_EXPLAIN]     = { F_TASK },
+    [DROVER_MSG_TASK_EXPLANATION] = { F_TASK, F_STATE, F_ATTEMPT, F_WORKER_OPT, F_WHYS },
 };
 
 //  What to say when a field or part of the header is wrong, by field
@@ -126,6 +129,7 @@ s_errors [P_COUNT] = {
     [F_INFO]        = DROVER_MPACK_ERRORS ("info", "not a task info"),
     [F_ADMIN_REASON] = DROVER_MPACK_ERRORS ("reason", "invalid"),
     [F_ADMIN_FLAGS] = DROVER_MPACK_ERRORS ("flags", "invalid"),
+    [F_WHYS]        = DROVER_MPACK_ERRORS ("items", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -147,6 +151,11 @@ s_errors [P_COUNT] = {
     [P_ADMIN_SINCE] = DROVER_MPACK_ERRORS ("admin_since", "invalid"),
     [P_PROBATION_UNTIL] = DROVER_MPACK_ERRORS ("probation_until", "invalid"),
     [P_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
+    [P_ROW_REASON]  = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [P_WHY_ITEM]    = DROVER_MPACK_ERRORS ("item", "invalid"),
+    [P_WHY_CODE]    = DROVER_MPACK_ERRORS ("item code", "invalid"),
+    [P_WHY_TEXT]    = DROVER_MPACK_ERRORS ("item text", "invalid"),
+    [P_WHY_NAMES]   = DROVER_MPACK_ERRORS ("item names", "invalid"),
 };
 
 //  The fewest wire bytes one element of an array can take: an array whose
@@ -161,6 +170,7 @@ s_errors [P_COUNT] = {
                                     //  a row may have 10 (before the optional ones) and
                                     //  more (later versions': skipped)
 #define S_EVENT_MIN         11      //  bin header (2) + {"topic": "x"} (9)
+#define S_WHY_MIN           7       //  header + 4 fixints + empty str + empty array
 
 //  Return how many fields a message id has, its optional last one included
 static size_t
@@ -321,7 +331,10 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
         const drover_task_row_t *row = &self->task_rows [index];
         if (row->state >= DROVER_TASK_STATES || !drover_end_fits (row->state, row->end))
             return -1;
-        msgpack_pack_array (pk, 9);
+        size_t reason = strnlen (row->reason, DROVER_ROW_REASON_MAX + 1);
+        if (reason > DROVER_ROW_REASON_MAX)
+            return -1;
+        msgpack_pack_array (pk, reason? 10: 9);     //  the reason only when there is one
         msgpack_pack_uint64 (pk, row->task);
         msgpack_pack_uint8 (pk, row->state);
         msgpack_pack_uint8 (pk, row->end);
@@ -332,6 +345,35 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
         ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX)
         ||  s_pack_id (pk, row->owner, true))
             return -1;
+        if (reason)
+            drover_mpack_pack_str (pk, row->reason, reason);
+    }
+    return 0;
+}
+
+//  Pack the items of a TASK EXPLANATION; -1 if one breaks a limit
+static int
+s_pack_whys (msgpack_packer *pk, const drover_msg_t *self)
+{
+    if (self->nwhys > DROVER_WHYS_MAX || (self->nwhys && !self->whys))
+        return -1;
+    msgpack_pack_array (pk, self->nwhys);
+    for (uint32_t index = 0; index < self->nwhys; index++) {
+        const drover_why_t *why = &self->whys [index];
+        size_t text = strnlen (why->text, DROVER_LABEL_MAX + 1);
+        if (why->code == 0 || why->code > DROVER_WHY_MAX || text > DROVER_LABEL_MAX
+        ||  why->nnames > DROVER_WHY_NAMES_MAX)
+            return -1;
+        msgpack_pack_array (pk, 6);
+        msgpack_pack_uint8 (pk, why->code);
+        msgpack_pack_uint32 (pk, why->count);
+        msgpack_pack_uint64 (pk, why->a);
+        msgpack_pack_uint64 (pk, why->b);
+        drover_mpack_pack_str (pk, why->text, text);
+        msgpack_pack_array (pk, why->nnames);
+        for (uint32_t name = 0; name < why->nnames; name++)
+            if (s_pack_id (pk, why->names [name], false))
+                return -1;
     }
     return 0;
 }
@@ -447,6 +489,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
             return msgpack_pack_uint8 (pk, self->more), 0;
         case F_EVENTS:      return s_pack_events (pk, self);
         case F_INFO:        return s_pack_info (pk, self);
+        case F_WHYS:        return s_pack_whys (pk, self);
         case F_STATE_ID:
             if (!s_state_id_valid (self->state_id, strnlen (self->state_id,
                                                             DROVER_STATE_ID_SIZE + 1)))
@@ -665,7 +708,7 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         drover_task_row_t *row = &self->task_rows [index];
         const char *summary;
         size_t length;
-        if (!drover_mpack_read_array (cursor, P_ROW, 8, 9, 1, &fields)
+        if (!drover_mpack_read_array (cursor, P_ROW, 8, 10, 1, &fields)
         ||  !drover_mpack_read_u64 (cursor, F_TASK, &row->task)
         ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
         ||  !s_read_end (cursor, P_ROW_END, row->state, &row->end)
@@ -677,8 +720,51 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
             return false;
         row->summary = drover_mpack_strndup (summary, length);     //  never NULL, for printing
         //  The owner came with version 1's security (§16): a row of 8 has none
-        if (fields == 9 && !drover_mpack_read_id (cursor, P_OWNER, true, row->owner))
+        if (fields >= 9 && !drover_mpack_read_id (cursor, P_OWNER, true, row->owner))
             return false;
+        //  Why a queued task waits came with explain (§7.16): a row of 9 has none
+        if (fields == 10) {
+            if (!drover_mpack_read_str (cursor, P_ROW_REASON, 0, DROVER_ROW_REASON_MAX,
+                                        &summary, &length))
+                return false;
+            memcpy (row->reason, summary, length);
+            row->reason [length] = 0;
+        }
+    }
+    return true;
+}
+
+//  Read the items of a TASK EXPLANATION
+static bool
+s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields, names;
+    if (!drover_mpack_read_array (cursor, F_WHYS, 0, DROVER_WHYS_MAX, S_WHY_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->whys = (drover_why_t *) zmalloc (count * sizeof (drover_why_t));
+    self->nwhys = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_why_t *why = &self->whys [index];
+        const char *text;
+        size_t length;
+        if (!drover_mpack_read_array (cursor, P_WHY_ITEM, 6, 6, 1, &fields)
+        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, DROVER_WHY_MAX, &why->code)
+        ||  !drover_mpack_read_u32 (cursor, P_WHY_ITEM, &why->count)
+        ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->a)
+        ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->b)
+        ||  !drover_mpack_read_str (cursor, P_WHY_TEXT, 0, DROVER_LABEL_MAX, &text, &length)
+        ||  !drover_mpack_read_array (cursor, P_WHY_NAMES, 0, DROVER_WHY_NAMES_MAX, 2, &names))
+            return false;
+        if (why->code == 0)
+            return drover_mpack_fail (cursor, s_errors [P_WHY_CODE].range);
+        memcpy (why->text, text, length);
+        why->text [length] = 0;
+        for (uint32_t name = 0; name < names; name++)
+            if (!drover_mpack_read_id (cursor, P_WHY_NAMES, false, why->names [name]))
+                return false;
+        why->nnames = names;
     }
     return true;
 }
@@ -880,6 +966,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_MORE:        return drover_mpack_read_u8 (cursor, field, 1, &self->more);
         case F_EVENTS:      return s_read_events (cursor, self);
         case F_INFO:        return s_read_info (cursor, self);
+        case F_WHYS:        return s_read_whys (cursor, self);
         case F_KEY:         return s_read_key (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");

@@ -219,18 +219,55 @@ s_report (int id, const char *worker, uint64_t task, uint32_t attempt, uint32_t 
     return msg;
 }
 
+//  Ask for the task table as request seq
+static void
+s_ask_list (zactor_t *actor, uint8_t state, uint32_t limit, uint32_t seq)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+    request->seq = seq;
+    request->state = state;
+    request->limit = limit;
+    s_hand (actor, S_CLIENT, request);
+}
+
 //  Ask for the task table: its reply must be the next thing said, so
 //  nothing was said in between
 static drover_msg_t *
 s_list (zactor_t *actor, uint8_t state, uint32_t limit)
 {
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
-    request->seq = 99;
-    request->state = state;
-    request->limit = limit;
-    s_hand (actor, S_CLIENT, request);
+    s_ask_list (actor, state, limit, 99);
     drover_msg_t *table = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_TABLE);
     assert_int_equal (table->seq, 99);
+    return table;
+}
+
+//  Expect assign to hand a message on to schedq on the link (MSG route
+//  msg) for the client; return it decoded (caller destroys)
+static drover_msg_t *
+s_expect_handed (const byte *from, size_t from_size, int id)
+{
+    zmsg_t *msg = testutil_expect_link (s_link, "MSG", 3000);
+    zframe_t *route = zmsg_pop (msg);
+    assert_int_equal (zframe_size (route), from_size);
+    assert_memory_equal (zframe_data (route), from, from_size);
+    zframe_t *payload = zmsg_pop (msg);
+    drover_msg_t *handed = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (handed, zframe_data (payload), zframe_size (payload)), 0);
+    assert_int_equal (handed->id, id);
+    zframe_destroy (&payload);
+    zframe_destroy (&route);
+    zmsg_destroy (&msg);
+    return handed;
+}
+
+//  Ask for the task table while a task is queued: assign hands it to
+//  schedq, which says why each queued task waits and sends it
+static drover_msg_t *
+s_list_queued (zactor_t *actor, uint8_t state, uint32_t limit)
+{
+    s_ask_list (actor, state, limit, 98);
+    drover_msg_t *table = s_expect_handed (S_CLIENT, DROVER_MSG_TASK_TABLE);
+    assert_int_equal (table->seq, 98);
     return table;
 }
 
@@ -246,15 +283,47 @@ test_life_cycle (void **state)
     uint64_t task = s_submit (actor, 7, DROVER_SUBMIT_NOTIFY);
     assert_int_equal (task, 1);
     s_up (actor, "alpha", S_ALPHA, NULL, 0);
-    drover_msg_t *table = s_list (actor, 255, 10);
+    drover_msg_t *table = s_list_queued (actor, 255, 10);
     assert_int_equal (table->counts [DROVER_TASK_QUEUED], 1);
+    assert_int_equal (table->nrows, 1);
     drover_msg_destroy (&table);
+
+    //  Why it waits: schedq knows
+    drover_msg_t *explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
+    explain->seq = 97;
+    explain->task = task;
+    s_hand (actor, S_CLIENT, explain);
+    drover_msg_t *handed = s_expect_handed (S_CLIENT, DROVER_MSG_TASK_EXPLAIN);
+    assert_int_equal (handed->seq, 97);
+    assert_int_equal (handed->task, task);
+    drover_msg_destroy (&handed);
 
     s_assign (actor, task, "alpha", S_ALPHA, 1);
     s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 3));
     s_expect_heard (actor, "alpha", S_ALPHA);
     s_expect_event (actor, "task.running", task, 1);
     s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+
+    //  Running: assign says its state, worker and attempt itself; an
+    //  unknown task is 404
+    explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
+    explain->seq = 96;
+    explain->task = task;
+    s_hand (actor, S_CLIENT, explain);
+    drover_msg_t *told = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_EXPLANATION);
+    assert_int_equal (told->seq, 96);
+    assert_int_equal (told->state, DROVER_TASK_RUNNING);
+    assert_int_equal (told->attempt, 1);
+    assert_string_equal (told->worker, "alpha");
+    assert_int_equal (told->nwhys, 0);
+    drover_msg_destroy (&told);
+    explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
+    explain->seq = 95;
+    explain->task = 4242;
+    s_hand (actor, S_CLIENT, explain);
+    told = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (told->code, DROVER_CODE_NOT_FOUND);
+    drover_msg_destroy (&told);
 
     drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 4);
     result->outcome = DROVER_OUTCOME_EXITED;

@@ -194,8 +194,8 @@ s_filled (int id)
         case DROVER_MSG_TASK_TABLE:
             for (int index = 0; index < DROVER_TASK_STATES; index++)
                 msg->counts [index] = index * 1000ull;
-            msg->nrows = 2;
-            msg->task_rows = (drover_task_row_t *) zmalloc (2 * sizeof (drover_task_row_t));
+            msg->nrows = 3;
+            msg->task_rows = (drover_task_row_t *) zmalloc (3 * sizeof (drover_task_row_t));
             msg->task_rows [0].task = 9;
             msg->task_rows [0].state = DROVER_TASK_RUNNING;
             msg->task_rows [0].priority = -1;
@@ -208,6 +208,10 @@ s_filled (int id)
             msg->task_rows [1].state = DROVER_TASK_FAILED;
             msg->task_rows [1].end = DROVER_END_POISON;
             msg->task_rows [1].summary = strdup ("");
+            msg->task_rows [2].task = 11;
+            msg->task_rows [2].state = DROVER_TASK_QUEUED;
+            msg->task_rows [2].summary = strdup ("true");
+            strcpy (msg->task_rows [2].reason, "no label zone=c");
             break;
         case DROVER_MSG_WORKER_TABLE:
             msg->nrows = 2;
@@ -270,6 +274,21 @@ s_filled (int id)
         case DROVER_MSG_TASK_INFO:
             msg->task = 12345;
             msg->info = s_filled_info ();
+            break;
+        case DROVER_MSG_TASK_EXPLAIN:
+            msg->task = 1ull << 33;
+            break;
+        case DROVER_MSG_TASK_EXPLANATION:
+            msg->task = 12;
+            msg->state = DROVER_TASK_QUEUED;
+            msg->nwhys = 3;
+            msg->whys = (drover_why_t *) zmalloc (3 * sizeof (drover_why_t));
+            msg->whys [0] = (drover_why_t) { .code = DROVER_WHY_AHEAD, .count = 3, .a = 2 };
+            msg->whys [1] = (drover_why_t) { .code = DROVER_WHY_LABEL, .count = 9,
+                                             .text = "zone=c", .nnames = 2,
+                                             .names = { "w1", "w2" } };
+            msg->whys [2] = (drover_why_t) { .code = DROVER_WHY_NEVER_MEM, .a = 1ull << 34,
+                                             .b = UINT64_MAX };
             break;
         default:
             //  An id reserved for a message not defined yet: no fields
@@ -396,7 +415,11 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         assert_string_equal (x->worker, y->worker);
         s_assert_text (x->summary, y->summary);
         assert_string_equal (x->owner, y->owner);
+        assert_string_equal (x->reason, y->reason);
     }
+    assert_int_equal (a->nwhys, b->nwhys);
+    for (uint32_t index = 0; index < a->nwhys; index++)
+        assert_memory_equal (&a->whys [index], &b->whys [index], sizeof (drover_why_t));
     for (uint32_t index = 0; a->worker_rows && index < a->nrows; index++) {
         const drover_worker_row_t *x = &a->worker_rows [index], *y = &b->worker_rows [index];
         assert_string_equal (x->id, y->id);

@@ -399,8 +399,8 @@ s_rows (zsock_t *dealer, uint64_t task, char *owner)
 }
 
 //  A task belongs to the key that submitted it, across a restart: another
-//  client can neither cancel it, wait on it, nor see its row (only the
-//  counts); its owner and an admin can
+//  client can neither cancel it, wait on it, explain it, nor see its row
+//  (only the counts); its owner and an admin can
 static void
 test_tasks_belong_to_their_submitter (void **state)
 {
@@ -418,6 +418,16 @@ test_tasks_belong_to_their_submitter (void **state)
         wait->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
         wait->tasks [0] = task;
         s_expect_forbidden (bob, wait);
+        drover_msg_t *explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
+        explain->task = task;
+        s_expect_forbidden (bob, explain);
+        explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
+        explain->task = task;
+        drover_msg_t *told = testutil_request (alice, &explain, 5000);
+        assert_int_equal (told->id, DROVER_MSG_TASK_EXPLANATION);
+        assert_int_equal (told->state, DROVER_TASK_QUEUED);
+        assert_true (told->nwhys >= 2);
+        drover_msg_destroy (&told);
         char owner [DROVER_ID_MAX + 1];
         assert_int_equal (s_rows (bob, task, owner), 0);
         assert_int_equal (s_rows (alice, task, owner), 2);

@@ -829,7 +829,8 @@ s_pend (void *arg, zmsg_t *command)
 //  command, so a test reads every command alike (the pointer a MSG hands
 //  off is not expected from an actor: actors say SEND, QUEUE, TAKE, ASSIGN
 //  and FREE; a CHANGE or RESTORE as topic task attempt worker reason state
-//  and "submit" / "done" for what it carries, "" if not)
+//  and "submit" / "done" for what it carries, "" if not; a MSG as route and
+//  the message encoded)
 static void
 s_pend_record (void *arg, drover_record_t *record)
 {
@@ -875,6 +876,13 @@ s_pend_record (void *arg, drover_record_t *record)
         zmsg_addstrf (command, "%u", change->state);
         zmsg_addstr (command, change->submit? "submit": "");
         zmsg_addstr (command, change->done? "done": "");
+    }
+    else
+    if (record->kind == DROVER_RECORD_MSG) {
+        zmsg_addmem (command, drover_record_route (record), record->route_size);
+        zframe_t *payload = drover_msg_encode (record->msg);
+        assert_non_null (payload);
+        zmsg_append (command, &payload);
     }
     else
         fail_msg ("an actor said %s", drover_record_word (record));

@@ -75,6 +75,7 @@ static const struct {
     { "tasks",   drover_cli_tasks,    "list tasks" },
     { "show",    drover_cli_show,     "everything about a task: state, times, attempts" },
     { "logs",    drover_cli_logs,     "a finished task's captured stdout or stderr" },
+    { "explain", drover_cli_explain,  "why a task waits, and what would unblock it" },
     { "hold",    drover_cli_admin,    "stop giving a worker new tasks" },
     { "drain",   drover_cli_admin,    "let a worker finish its tasks (--exit: then leave)" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
@@ -107,6 +108,7 @@ s_usage (FILE *stream)
         "  drover status [--json]\n"
         "  drover workers [--json]\n"
         "  drover tasks [--state S] [--limit N] [--json]\n"
+        "  drover explain ID [--json]\n"
         "  drover hold | drain | resume WORKER... [--reason TEXT]   (drain --exit: then leave)\n"
         "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
         "  drover top [-d SECONDS]\n"

@@ -148,6 +148,13 @@ int drover_cli_keygen (int argc, char **argv);
 int drover_cli_top (int argc, char **argv);
 int drover_cli_show (int argc, char **argv);
 int drover_cli_logs (int argc, char **argv);
+int drover_cli_explain (int argc, char **argv);
+
+//  Ask why a task waits and put the verdict's words in text. Returns 1 if
+//  no connected worker could ever run it, 0 if one could or it does not
+//  wait, -1 if the broker did not say (text empty).
+int
+    drover_cli_explain_verdict (drover_client_t *client, uint64_t task, char *text, size_t size);
 
 //  Append text to a string builder, JSON-escaped inside quotes
 void

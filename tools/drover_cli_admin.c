@@ -7,6 +7,7 @@
 */
 
 #include "drover_cli.h"
+#include "drover_why.h"
 #include <ctype.h>
 
 //  Parse flags that only take the common options plus --json; returns 0,
@@ -47,17 +48,7 @@ s_parse_simple (const char *command, int argc, char **argv, bool *json_p,
 static void
 s_human (uint64_t bytes, char *buffer, size_t size)
 {
-    const char *units = "BKMGTPE";
-    double value = (double) bytes;
-    int unit = 0;
-    while (value >= 1024 && unit < 6) {
-        value /= 1024;
-        unit++;
-    }
-    if (unit == 0)
-        snprintf (buffer, size, "%lluB", (unsigned long long) bytes);
-    else
-        snprintf (buffer, size, value < 10? "%.1f%c": "%.0f%c", value, units [unit]);
+    drover_why_bytes (bytes, buffer, size);
 }
 
 //  Lower-case a name into buffer (for JSON values)

@@ -83,6 +83,7 @@ static const struct {
     { DROVER_MSG_TASK_CANCEL,       NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks (assign)
     { DROVER_MSG_TASK_LIST,         NULL, S_TO (S_ASSIGN), S_CLIENTS },
     { DROVER_MSG_TASK_SHOW,         NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks (assign)
+    { DROVER_MSG_TASK_EXPLAIN,      NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks; queued: schedq
     { DROVER_MSG_TASK_STARTED,      NULL, S_TO (S_ASSIGN), S_WORKERS },    //  assign: HEARD
     { DROVER_MSG_TASK_RESULT,       NULL, S_TO (S_ASSIGN), S_WORKERS },    //  likewise
     { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ), S_CLIENTS },

@@ -52,27 +52,14 @@
 //  ---------------------------------------------------------------------
 //  Orderings
 
-//  Placement order: priority, then procs decreasing, then arrival (the
-//  task id: a requeued task keeps its original place)
-static bool
-s_ranks_before (int32_t priority, uint32_t procs, uint64_t task,
-                int32_t other_priority, uint32_t other_procs, uint64_t other_task)
-{
-    if (priority != other_priority)
-        return priority < other_priority;
-    if (procs != other_procs)
-        return procs > other_procs;
-    return task < other_task;
-}
-
 //  Request order: placement order
 static bool
 s_request_less (const void *a, const void *b)
 {
     const s_request_t *one = (const s_request_t *) a;
     const s_request_t *two = (const s_request_t *) b;
-    return s_ranks_before (one->priority, one->procs, one->task,
-                           two->priority, two->procs, two->task);
+    return drover_sched_ranks_before (one->priority, one->procs, one->task,
+                                      two->priority, two->procs, two->task);
 }
 
 //  Group order: their heads' placement order
@@ -81,8 +68,8 @@ s_group_less (const void *a, const void *b)
 {
     const s_group_t *one = (const s_group_t *) a;
     const s_group_t *two = (const s_group_t *) b;
-    return s_ranks_before (one->priority, one->procs, one->task,
-                           two->priority, two->procs, two->task);
+    return drover_sched_ranks_before (one->priority, one->procs, one->task,
+                                      two->priority, two->procs, two->task);
 }
 
 //  Size order: procs increasing

@@ -125,6 +125,19 @@ struct _drover_sched_t {
     uint64_t worker_numbers;    //  workers added so far
 };
 
+//  Placement order: priority, then procs decreasing, then arrival (the
+//  task id: a requeued task keeps its original place)
+static inline bool
+drover_sched_ranks_before (int32_t priority, uint32_t procs, uint64_t task,
+                           int32_t other_priority, uint32_t other_procs, uint64_t other_task)
+{
+    if (priority != other_priority)
+        return priority < other_priority;
+    if (procs != other_procs)
+        return procs > other_procs;
+    return task < other_task;
+}
+
 //  Procs a worker has free
 static inline uint32_t
 s_free_procs (const s_worker_t *worker)
