@@ -234,9 +234,9 @@ char *
 drover_msg_t *
     drover_client_workers (drover_client_t *self);
 
-//  Ask for task counts and up to limit rows (newest first) in one state, or
-//  in every state if state is 255. Returns a TASK TABLE the caller destroys,
-//  or NULL.
+//  Ask for task counts and up to limit rows (newest first; of QUEUED alone,
+//  in the order they will run) in one state, or in every state if state is
+//  255. Returns a TASK TABLE the caller destroys, or NULL.
 drover_msg_t *
     drover_client_tasks (drover_client_t *self, int state, uint32_t limit);
 

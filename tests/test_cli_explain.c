@@ -3,7 +3,9 @@
     broker and real workers: tasks no worker could ever run (a label none
     has, more procs or memory than any has) name the reason per worker and
     the verdict; a task waiting on a busy worker says how much must free
-    there; a task not waiting says its state, worker and attempt
+    there; a task not waiting says its state, worker and attempt. `drover
+    tasks` shows why each queued task waits (REASON) and lists queued tasks
+    in the order they will run
     =========================================================================
 */
 
@@ -152,6 +154,84 @@ test_explain_busy_worker (void **state)
     assert_int_equal (s_drover (self, unknown, output, sizeof output), 1);
 }
 
+//  Return the line of a `drover tasks` table that starts with a task id
+static const char *
+s_row (const char *output, uint64_t task)
+{
+    char start [32];
+    snprintf (start, sizeof start, "\n%" PRIu64 " ", task);
+    const char *row = strstr (output, start);
+    if (!row)
+        fail_msg ("no row for task %" PRIu64 " in:\n%s", task, output);
+    return row + 1;
+}
+
+//  Assert that a table row holds needle before its line ends
+static void
+s_row_holds (const char *row, const char *needle)
+{
+    const char *end = strchr (row, '\n');
+    const char *found = strstr (row, needle);
+    if (!found || (end && found > end))
+        fail_msg ("expected '%s' in the row: %.*s", needle, (int) (end? end - row: 80), row);
+}
+
+//  Set up the queue of test_tasks_reason_and_run_order: a task no worker
+//  has the label of, one too wide, one running on big, three waiting
+//  for big (one of higher priority); returns their ids in submit order
+static void
+s_queue_up (s_fixture_t *self, uint64_t ids [6])
+{
+    const char *label [] = { "--label", "zone=c", "--", "true", NULL };
+    const char *procs [] = { "--procs", "64", "--", "true", NULL };
+    const char *hog [] = { "--procs", "14", "--", "sleep", "60", NULL };
+    const char *eight [] = { "--procs", "8", "--", "true", NULL };
+    const char *urgent [] = { "--priority", "-1", "--procs", "8", "--", "true", NULL };
+    ids [0] = s_submit (self, label);
+    ids [1] = s_submit (self, procs);
+    ids [2] = s_submit (self, hog);
+    char worker [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (self->dealer, ids [2], worker, 10000));
+    ids [3] = s_submit (self, eight);
+    ids [4] = s_submit (self, urgent);
+    ids [5] = s_submit (self, eight);
+}
+
+//  REASON: why each queued task waits, in a few words; queued tasks are
+//  listed in the order they will run, not newest first
+static void
+test_tasks_reason_and_run_order (void **state)
+{
+    s_fixture_t *self = (s_fixture_t *) *state;
+    uint64_t ids [6];
+    s_queue_up (self, ids);
+    char output [8192];
+    const char *queued [] = { "tasks", "--state", "queued", NULL };
+    assert_int_equal (s_drover (self, queued, output, sizeof output), 0);
+    s_holds (output, "REASON");
+    //  The order they will run: priority, then procs (more first), then id
+    const char *rows [5] = { s_row (output, ids [4]), s_row (output, ids [1]),
+                             s_row (output, ids [3]), s_row (output, ids [5]),
+                             s_row (output, ids [0]) };
+    for (int index = 1; index < 5; index++)
+        if (rows [index] <= rows [index - 1])
+            fail_msg ("row %d out of the run order in:\n%s", index, output);
+    s_row_holds (rows [0], "busy");
+    s_row_holds (rows [1], "procs 64>16");
+    s_row_holds (rows [2], "behind 2");
+    s_row_holds (rows [3], "behind 3");
+    s_row_holds (rows [4], "no label zone=c");
+
+    //  Every state: newest first, a reason for the queued only
+    const char *all [] = { "tasks", NULL };
+    assert_int_equal (s_drover (self, all, output, sizeof output), 0);
+    assert_true (s_row (output, ids [5]) < s_row (output, ids [4]));
+    s_row_holds (s_row (output, ids [0]), "no label zone=c");
+    const char *json [] = { "tasks", "--json", NULL };
+    assert_int_equal (s_drover (self, json, output, sizeof output), 0);
+    s_holds (output, "\"reason\":\"no label zone=c\"");
+}
+
 int
 main (void)
 {
@@ -159,6 +239,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_explain_names_what_no_worker_has, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_explain_busy_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_tasks_reason_and_run_order, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

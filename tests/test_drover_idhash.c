@@ -121,6 +121,55 @@ test_newest (void **state)
     free (items);
 }
 
+//  Order by value, then id (for test_first)
+static int
+s_by_value (const void *a, const void *b)
+{
+    const s_item_t *one = (const s_item_t *) a, *two = (const s_item_t *) b;
+    if (one->value != two->value)
+        return one->value < two->value? -1: 1;
+    return one->id < two->id? -1: one->id > two->id? 1: 0;
+}
+
+//  The first wanted items in a caller's order, at most limit, in order
+static void
+test_first (void **state)
+{
+    enum { COUNT = 3000 };
+    s_item_t *items = (s_item_t *) calloc (COUNT, sizeof (s_item_t));
+    drover_idhash_t *hash = drover_idhash_new ();
+    for (uint32_t index = 0; index < COUNT; index++) {
+        items [index].id = (uint64_t) (index * 7 % COUNT) + 1;
+        items [index].value = (uint32_t) (items [index].id * 13 % 101);
+        drover_idhash_insert (hash, &items [index]);
+    }
+    void *first [50];
+    size_t calls = 0;
+    size_t count = drover_idhash_first (hash, first, 50, s_odd, &calls, s_by_value);
+    assert_int_equal (calls, COUNT);
+    assert_int_equal (count, 50);
+    //  The same as sorting every odd item and taking the head
+    void **all = (void **) calloc (COUNT, sizeof (void *));
+    size_t odd = 0;
+    for (uint32_t index = 0; index < COUNT; index++)
+        if (items [index].id % 2)
+            all [odd++] = &items [index];
+    for (size_t index = 0; index < 50; index++) {
+        size_t best = index;
+        for (size_t other = index + 1; other < odd; other++)
+            if (s_by_value (all [other], all [best]) < 0)
+                best = other;
+        void *swap = all [index];
+        all [index] = all [best];
+        all [best] = swap;
+        assert_ptr_equal (first [index], all [index]);
+    }
+    assert_int_equal (drover_idhash_first (hash, first, 0, s_odd, &calls, s_by_value), 0);
+    free (all);
+    drover_idhash_destroy (&hash);
+    free (items);
+}
+
 int
 main (void)
 {
@@ -128,6 +177,7 @@ main (void)
         cmocka_unit_test (test_insert_lookup_delete),
         cmocka_unit_test (test_many_ids),
         cmocka_unit_test (test_newest),
+        cmocka_unit_test (test_first),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

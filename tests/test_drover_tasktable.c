@@ -1034,7 +1034,8 @@ test_up_reconciles_running_list (void **state)
     drover_tasktable_destroy (&table);
 }
 
-//  TASK LIST: counts of every state, newest rows first, a filter, a summary
+//  TASK LIST: counts of every state, newest rows first (queued alone: in
+//  run order), a filter, a summary
 static void
 test_list (void **state)
 {
@@ -1088,9 +1089,33 @@ test_list (void **state)
     assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
     drover_msg_destroy (&msg);
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, DROVER_TASK_QUEUED, 1, NULL, NULL, 0, reply);
-    assert_int_equal (reply->nrows, 1);
-    assert_int_equal (strlen (reply->task_rows [0].summary), DROVER_TASKTABLE_SUMMARY_MAX);
+    drover_tasktable_list (table, DROVER_TASK_QUEUED, 3, NULL, NULL, 0, reply);
+    assert_int_equal (reply->nrows, 3);
+    assert_int_equal (reply->task_rows [2].task, task);
+    assert_int_equal (strlen (reply->task_rows [2].summary), DROVER_TASKTABLE_SUMMARY_MAX);
+    drover_msg_destroy (&reply);
+
+    //  Queued tasks alone come in the order they will run: priority (lower
+    //  first), then procs (more first), then id; at most limit of them
+    uint64_t urgent, wide;
+    msg = testutil_submit_msg ("urgent", 0, 1, 0);
+    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &urgent, &reason), 200);
+    drover_msg_destroy (&msg);
+    msg = testutil_submit_msg ("wide", 3, 4, 0);
+    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &wide, &reason), 200);
+    drover_msg_destroy (&msg);
+    reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
+    drover_tasktable_list (table, DROVER_TASK_QUEUED, 100, NULL, NULL, 0, reply);
+    uint64_t order [] = { urgent, wide, tasks [0], tasks [2], task };
+    assert_int_equal (reply->nrows, 5);
+    for (int index = 0; index < 5; index++)
+        assert_int_equal (reply->task_rows [index].task, order [index]);
+    drover_msg_destroy (&reply);
+    reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
+    drover_tasktable_list (table, DROVER_TASK_QUEUED, 2, NULL, NULL, 0, reply);
+    assert_int_equal (reply->nrows, 2);
+    assert_int_equal (reply->task_rows [0].task, urgent);
+    assert_int_equal (reply->task_rows [1].task, wide);
     drover_msg_destroy (&reply);
     drover_tasktable_destroy (&table);
 }

@@ -457,7 +457,9 @@ s_tasks_usage (FILE *stream)
         "\n"
         "The newest tasks, one row each, then the count of tasks in each state. A\n"
         "queued task that has a worker reserved for it (kept empty until it fits)\n"
-        "shows that worker as 'WORKER (reserved)'.\n"
+        "shows that worker as 'WORKER (reserved)'; REASON says why a queued task\n"
+        "waits (drover explain ID says it at length). Queued tasks alone (--state\n"
+        "queued) are listed in the order they will run.\n"
         "  -s, --state S  only tasks in state S: queued, assigned, running, succeeded,\n"
         "              failed, cancelled, or all (default)\n"
         "  --limit N   at most N rows (default 50, at most %d; 0 for the counts only)\n"
@@ -505,6 +507,8 @@ s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
         const char *reserved = s_reserved_for (workers, row);
         printf (",\"reserved\":");
         drover_cli_json_string (stdout, reserved? reserved: "");
+        printf (",\"reason\":");
+        drover_cli_json_string (stdout, row->reason);
         printf ("}");
     }
     printf ("]}\n");
@@ -528,9 +532,9 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
 {
     if (table->nrows) {
         s_table_t text;
-        s_table_init (&text, 9);
+        s_table_init (&text, 10);
         const char *header [] = { "TASK", "STATE", "OUTCOME", "PRIO", "PROCS", "ATTEMPT",
-                                  "WORKER", "OWNER", "COMMAND" };
+                                  "WORKER", "OWNER", "REASON", "COMMAND" };
         s_table_add (&text, header);
         for (uint32_t index = 0; index < table->nrows; index++) {
             drover_task_row_t *row = &table->task_rows [index];
@@ -556,8 +560,9 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
             snprintf (worker, sizeof worker, "%s%s", reserved? reserved: *row->worker? row->worker: "-",
                       reserved? " (reserved)": "");
             const char *owner = *row->owner? row->owner: "-";
+            const char *reason = *row->reason? row->reason: "-";
             const char *cells [] = { id, state, end, priority, procs, attempt, worker, owner,
-                                     summary };
+                                     reason, summary };
             s_table_add (&text, cells);
         }
         s_table_print (&text);

@@ -199,3 +199,59 @@ drover_idhash_newest (drover_idhash_t *self, void **items, size_t limit,
     qsort (items, count, sizeof (void *), s_newest_first);
     return count;
 }
+
+//  Sift an item down from the top of a heap of count items kept with the
+//  last in order on top
+static void
+s_sift_down (void **heap, size_t count, void *item, drover_idhash_order_fn *order)
+{
+    size_t index = 0;
+    while (true) {
+        size_t child = 2 * index + 1;
+        if (child >= count)
+            break;
+        if (child + 1 < count && order (heap [child + 1], heap [child]) > 0)
+            child++;
+        if (order (heap [child], item) <= 0)
+            break;
+        heap [index] = heap [child];
+        index = child;
+    }
+    heap [index] = item;
+}
+
+//  Fill items with up to limit wanted items, the first in order first
+size_t
+drover_idhash_first (drover_idhash_t *self, void **items, size_t limit,
+                     drover_idhash_filter_fn *filter, void *arg, drover_idhash_order_fn *order)
+{
+    assert (self && filter && order);
+    assert (items || limit == 0);
+    if (limit == 0)
+        return 0;
+    //  A heap of the first `limit` so far, the last of them on top
+    size_t count = 0;
+    for (size_t slot = 0; slot < self->capacity; slot++) {
+        void *item = self->slots [slot];
+        if (!item || !filter (item, arg))
+            continue;
+        if (count < limit) {
+            size_t index = count++;
+            while (index && order (items [(index - 1) / 2], item) < 0) {
+                items [index] = items [(index - 1) / 2];
+                index = (index - 1) / 2;
+            }
+            items [index] = item;
+        }
+        else
+        if (order (item, items [0]) < 0)
+            s_sift_down (items, count, item, order);
+    }
+    //  Heapsort: the last in order goes to the end, and so on
+    for (size_t end = count; end > 1; end--) {
+        void *last = items [end - 1];
+        items [end - 1] = items [0];
+        s_sift_down (items, end - 1, last, order);
+    }
+    return count;
+}

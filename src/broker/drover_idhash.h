@@ -65,6 +65,16 @@ size_t
     drover_idhash_newest (drover_idhash_t *self, void **items, size_t limit,
                           drover_idhash_filter_fn *filter, void *arg);
 
+//  Order two items: negative if a comes first (for drover_idhash_first)
+typedef int (drover_idhash_order_fn) (const void *a, const void *b);
+
+//  Fill items with up to limit held items that filter wants, the first in
+//  order first; returns how many. A scan of every slot, like newest.
+size_t
+    drover_idhash_first (drover_idhash_t *self, void **items, size_t limit,
+                         drover_idhash_filter_fn *filter, void *arg,
+                         drover_idhash_order_fn *order);
+
 #ifdef __cplusplus
 }
 #endif

@@ -875,6 +875,20 @@ s_in_listing (const void *item, void *arg)
     return true;
 }
 
+//  Order queued tasks as the scheduler places them: priority (lower
+//  first), then procs (more first), then id (drover_sched_ranks_before)
+static int
+s_run_order (const void *a, const void *b)
+{
+    const drover_taskrecord_t *one = (const drover_taskrecord_t *) a;
+    const drover_taskrecord_t *two = (const drover_taskrecord_t *) b;
+    if (one->priority != two->priority)
+        return one->priority < two->priority? -1: 1;
+    if (one->procs != two->procs)
+        return one->procs > two->procs? -1: 1;
+    return one->id < two->id? -1: one->id > two->id? 1: 0;
+}
+
 //  Tell whether the sender of a request may act on these tasks: an admin
 //  on any, anyone else on its own (unknown ids are left to the request,
 //  which answers them as it does)
@@ -914,7 +928,10 @@ drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
     assert (newest);
     s_listing_t listing = { state, owner? drover_owners_index (self->owners, owner): -1,
                             labels, nlabels };
-    size_t count = drover_idhash_newest (self->tasks, newest, wanted, s_in_listing, &listing);
+    //  Queued tasks in the order they will run; any other listing newest first
+    size_t count = state == DROVER_TASK_QUEUED?
+        drover_idhash_first (self->tasks, newest, wanted, s_in_listing, &listing, s_run_order):
+        drover_idhash_newest (self->tasks, newest, wanted, s_in_listing, &listing);
     if (count)
         table->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
     table->nrows = (uint32_t) count;

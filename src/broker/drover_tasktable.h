@@ -249,7 +249,8 @@ size_t
     drover_tasktable_shift (drover_tasktable_t *self, int64_t gap);
 
 //  TASK LIST: fill table (a TASK TABLE message) with counts per state (of
-//  every task) and up to limit rows (newest first), of one state unless
+//  every task) and up to limit rows (newest first; QUEUED alone: in the
+//  order they will run, as drover_sched places them), of one state unless
 //  state is 255, of owner's tasks unless owner is NULL, of the tasks that
 //  have every one of the nlabels labels ("k=v")
 void
