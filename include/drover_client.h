@@ -72,7 +72,8 @@ typedef void (drover_client_ack_fn) (uint32_t seq, uintptr_t tag, uint64_t task,
 typedef void (drover_client_done_fn) (const drover_msg_t *done, void *arg);
 
 //  Called by wait as results come in (at most ~10 times a second, and once
-//  at the end) with how many of the total have been delivered
+//  at the end), and about once a second while none come, with how many of
+//  the total have been delivered
 typedef void (drover_client_progress_fn) (size_t done, size_t total, void *arg);
 
 //  Create a client for the broker at endpoint; NULL means DROVER_BROKER from

@@ -5,7 +5,8 @@
     the verdict; a task waiting on a busy worker says how much must free
     there; a task not waiting says its state, worker and attempt. `drover
     tasks` shows why each queued task waits (REASON) and lists queued tasks
-    in the order they will run
+    in the order they will run; submit warns of a task no worker could ever
+    run, submit --wait and wait say why what they wait for is left
     =========================================================================
 */
 
@@ -232,6 +233,78 @@ test_tasks_reason_and_run_order (void **state)
     s_holds (output, "\"reason\":\"no label zone=c\"");
 }
 
+//  Run `drover --broker E ARGS...` in the background, stdout and stderr
+//  into a log in the cluster's directory; returns its pid
+static pid_t
+s_spawn (s_fixture_t *self, const char *log, const char *const args [])
+{
+    const char *argv [24] = { DROVER_BIN, "--broker", self->cluster->endpoint };
+    int argc = 3;
+    for (int index = 0; args [index] && argc < 23; index++)
+        argv [argc++] = args [index];
+    argv [argc] = NULL;
+    return testutil_spawn (argv, testutil_cluster_log (self->cluster, log));
+}
+
+//  Wait for a line in a background command's log, showing the log if not
+static void
+s_await (s_fixture_t *self, const char *log, const char *needle, int timeout)
+{
+    const char *path = testutil_cluster_log (self->cluster, log);
+    if (!testutil_await_line (path, needle, timeout)) {
+        char *text = testutil_slurp (path);
+        fail_msg ("expected '%s' in %s:\n%s", needle, log, text? text: "(nothing)");
+    }
+}
+
+//  submit warns of a task no connected worker could ever run (once for a
+//  file of them); submit --wait says why its task waits; wait says which
+//  tasks are left and why when none ends
+static void
+test_submit_warns_and_waits_say_why (void **state)
+{
+    s_fixture_t *self = (s_fixture_t *) *state;
+    const char *label [] = { "submit", "--label", "zone=c", "--", "true", NULL };
+    pid_t pid = s_spawn (self, "submit-label", label);
+    assert_int_equal (testutil_wait_exit (pid, 20000), 0);
+    s_await (self, "submit-label", "drover submit: warning: task 1 cannot run on any connected "
+             "worker: no worker has label zone=c", 1000);
+
+    //  A file of three: one warning for them all
+    char path [256];
+    snprintf (path, sizeof path, "%s", testutil_cluster_log (self->cluster, "lines.txt"));
+    FILE *file = fopen (path, "w");
+    assert_non_null (file);
+    fprintf (file, "true\ntrue\ntrue\n");
+    fclose (file);
+    const char *lines [] = { "submit", "--procs", "64", "--file", path, NULL };
+    pid = s_spawn (self, "submit-file", lines);
+    assert_int_equal (testutil_wait_exit (pid, 20000), 0);
+    const char *log = testutil_cluster_log (self->cluster, "submit-file");
+    assert_int_equal (testutil_count_lines_with (log, "warning:"), 1);
+    s_await (self, "submit-file", "warning: 3 tasks (the first 2) cannot run on any connected "
+             "worker: the most procs a worker has is 16, of 64 asked", 1000);
+
+    //  Waiting for a busy worker: submit --wait says so while it waits
+    const char *hog [] = { "--procs", "14", "--", "sleep", "60", NULL };
+    uint64_t running = s_submit (self, hog);
+    char worker [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (self->dealer, running, worker, 10000));
+    const char *busy [] = { "submit", "--wait", "--procs", "8", "--", "true", NULL };
+    pid_t waiting = s_spawn (self, "submit-wait", busy);
+    s_await (self, "submit-wait", ": fits on big when 6 more procs free", 10000);
+    testutil_stop (waiting, 2000);
+
+    //  wait --all: none ends for a while; it says which are left and why
+    const char *wait_all [] = { "wait", "--all", NULL };
+    pid = s_spawn (self, "wait-all", wait_all);
+    s_await (self, "wait-all", "tasks left, none ended for", 15000);
+    s_await (self, "wait-all", ": no worker could ever run it: no worker has label zone=c",
+             1000);
+    s_await (self, "wait-all", "running on big", 1000);
+    testutil_stop (pid, 2000);
+}
+
 int
 main (void)
 {
@@ -240,6 +313,8 @@ main (void)
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_explain_busy_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_tasks_reason_and_run_order, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_submit_warns_and_waits_say_why, s_setup,
+                                         s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

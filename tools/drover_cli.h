@@ -156,6 +156,35 @@ int drover_cli_explain (int argc, char **argv);
 int
     drover_cli_explain_verdict (drover_client_t *client, uint64_t task, char *text, size_t size);
 
+//  Warn on stderr if no connected worker could ever run a task just
+//  submitted (count alike from first on: one warning for them all); the
+//  verdict's words go into text. Returns true if it warned.
+bool
+    drover_cli_explain_warn (drover_client_t *client, const char *command, uint64_t first,
+                             size_t count, char *text, size_t size);
+
+//  Watching tasks waited for (tools/drover_cli_explain.c): after quiet
+//  msec without one ending, and then whenever it changes, say on stderr
+//  which are left and why (their explanations, on a connection of its own)
+typedef struct _drover_cli_watch_t drover_cli_watch_t;
+
+drover_cli_watch_t *
+    drover_cli_watch_new (const char *command, const uint64_t *tasks, size_t count,
+                          int64_t quiet);
+void
+    drover_cli_watch_destroy (drover_cli_watch_t **self_p);
+//  Take a task's words as said already (by a warning)
+void
+    drover_cli_watch_said (drover_cli_watch_t *self, uint64_t task, const char *text);
+//  A task ended
+void
+    drover_cli_watch_ended (drover_cli_watch_t *self, uint64_t task);
+//  Wait's progress callback's news: done of total ended (progress: the
+//  bar to clear before saying anything, or NULL)
+void
+    drover_cli_watch_tick (drover_cli_watch_t *self, size_t done, size_t total,
+                           drover_cli_progress_t *progress);
+
 //  Append text to a string builder, JSON-escaped inside quotes
 void
     drover_cli_json_string (FILE *stream, const char *text);

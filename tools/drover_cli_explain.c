@@ -10,6 +10,7 @@
 
 #include "drover_cli.h"
 #include "drover_why.h"
+#include <ctype.h>
 
 //  Print explain's usage
 static void
@@ -205,4 +206,211 @@ drover_cli_explain_verdict (drover_client_t *client, uint64_t task, char *text, 
     int never = drover_why_never (verdict);
     drover_msg_destroy (&reply);
     return never;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Warnings and watching: submit and wait say why tasks cannot run
+
+//  Warn on stderr if no connected worker could ever run a task just
+//  submitted (count tasks alike from first on, for a --file: one warning
+//  for them all); the verdict's words go into text (may be empty).
+//  Returns true if it warned.
+bool
+drover_cli_explain_warn (drover_client_t *client, const char *command, uint64_t first,
+                         size_t count, char *text, size_t size)
+{
+    if (drover_cli_explain_verdict (client, first, text, size) != 1)
+        return false;
+    //  "no worker could ever run it: WHY": say WHY after our own words
+    const char *why = strstr (text, ": ");
+    why = why? why + 2: text;
+    if (count > 1)
+        fprintf (stderr, "drover %s: warning: %zu tasks (the first %" PRIu64 ") cannot run on any "
+                 "connected worker: %s\n", command, count, first, why);
+    else
+        fprintf (stderr, "drover %s: warning: task %" PRIu64 " cannot run on any connected "
+                 "worker: %s\n", command, first, why);
+    return true;
+}
+
+//  Most tasks a watch explains in one look; the rest are counted
+#define S_WATCH_EXPLAIN     20
+//  Msec between looks while tasks still wait
+#define S_WATCH_EVERY       2000
+//  Bytes of one report
+#define S_WATCH_REPORT      8192
+
+struct _drover_cli_watch_t {
+    const char *command;        //  "wait", "submit": for the messages
+    const uint64_t *tasks;      //  the tasks waited for (borrowed)
+    size_t count;               //  entries in tasks
+    int64_t quiet;              //  msec without an end before a report
+    zhashx_t *ended;            //  ids (as text) of the tasks that ended
+    drover_client_t *client;    //  a connection of its own for EXPLAIN, made when needed
+    bool broken;                //  it could not connect: say nothing more
+    size_t done;                //  ended, as the last tick said
+    int64_t changed;            //  when done last changed, msec monotonic
+    int64_t next_look;          //  msec monotonic
+    char *said;                 //  the last report's lines, to say only changes
+};
+
+//  Create a watch over count tasks (borrowed) for command: after quiet
+//  msec without a task ending, and then whenever what it would say changes,
+//  it says on stderr which are left and why
+drover_cli_watch_t *
+drover_cli_watch_new (const char *command, const uint64_t *tasks, size_t count, int64_t quiet)
+{
+    drover_cli_watch_t *self = (drover_cli_watch_t *) zmalloc (sizeof (drover_cli_watch_t));
+    self->command = command;
+    self->tasks = tasks;
+    self->count = count;
+    self->quiet = quiet;
+    self->ended = zhashx_new ();
+    self->changed = zclock_mono ();
+    self->said = strdup ("");
+    return self;
+}
+
+//  Destroy a watch; harmless on NULL
+void
+drover_cli_watch_destroy (drover_cli_watch_t **self_p)
+{
+    drover_cli_watch_t *self = *self_p;
+    if (self) {
+        zhashx_destroy (&self->ended);
+        drover_client_destroy (&self->client);
+        free (self->said);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+//  Take a task's words as already said (a warning said them)
+void
+drover_cli_watch_said (drover_cli_watch_t *self, uint64_t task, const char *text)
+{
+    free (self->said);
+    self->said = zsys_sprintf ("  %" PRIu64 ": %s\n", task, text);
+}
+
+//  A task ended: it is left no more
+void
+drover_cli_watch_ended (drover_cli_watch_t *self, uint64_t task)
+{
+    char key [24];
+    snprintf (key, sizeof key, "%" PRIu64, task);
+    zhashx_update (self->ended, key, (void *) 1);
+}
+
+//  Say in words where one task is: the verdict of a queued one, the state
+//  and worker of any other
+static void
+s_whereabouts (drover_msg_t *reply, char *text, size_t size)
+{
+    const drover_why_t *verdict = drover_why_verdict (reply->whys, reply->nwhys);
+    if (reply->state == DROVER_TASK_QUEUED && verdict)
+        drover_why_sentence (verdict, text, size);
+    else {
+        char state [16];
+        snprintf (state, sizeof state, "%s", drover_task_state_name (reply->state));
+        for (char *at = state; *at; at++)
+            *at = (char) tolower ((unsigned char) *at);
+        snprintf (text, size, "%s%s%s", state, *reply->worker? " on ": "", reply->worker);
+    }
+}
+
+//  Explain up to S_WATCH_EXPLAIN tasks left and group them by what they
+//  wait for: "  ID, ID: words" lines into report. Returns false if the
+//  broker did not answer.
+static bool
+s_look (drover_cli_watch_t *self, char *report, size_t size)
+{
+    char texts [S_WATCH_EXPLAIN][160];
+    uint64_t ids [S_WATCH_EXPLAIN];
+    size_t looked = 0;
+    for (size_t index = 0; index < self->count && looked < S_WATCH_EXPLAIN; index++) {
+        char key [24];
+        snprintf (key, sizeof key, "%" PRIu64, self->tasks [index]);
+        if (zhashx_lookup (self->ended, key))
+            continue;
+        bool seen = false;
+        for (size_t other = 0; other < looked && !seen; other++)
+            seen = ids [other] == self->tasks [index];
+        if (seen)
+            continue;
+        drover_msg_t *reply = drover_client_explain (self->client, self->tasks [index]);
+        if (!reply) {
+            int code = drover_client_error_code (self->client);
+            if (code == DROVER_CODE_NOT_FOUND || code == DROVER_CODE_CONFLICT)
+                continue;       //  gone, or placed meanwhile: the wait says the rest
+            return false;
+        }
+        ids [looked] = self->tasks [index];
+        s_whereabouts (reply, texts [looked], sizeof texts [looked]);
+        looked++;
+        drover_msg_destroy (&reply);
+    }
+    //  One line per distinct text, its ids in the order waited for
+    size_t used = 0;
+    report [0] = 0;
+    bool grouped [S_WATCH_EXPLAIN] = { false };
+    for (size_t index = 0; index < looked; index++) {
+        if (grouped [index])
+            continue;
+        used += (size_t) snprintf (report + used, used < size? size - used: 0, "  %" PRIu64,
+                                   ids [index]);
+        for (size_t other = index + 1; other < looked; other++)
+            if (!grouped [other] && streq (texts [other], texts [index])) {
+                grouped [other] = true;
+                used += (size_t) snprintf (report + used, used < size? size - used: 0,
+                                           ", %" PRIu64, ids [other]);
+            }
+        used += (size_t) snprintf (report + used, used < size? size - used: 0, ": %s\n",
+                                   texts [index]);
+    }
+    return true;
+}
+
+//  Wait's progress: done of total tasks ended. Past the quiet time
+//  without an end, looks every few seconds and says which tasks are left
+//  and why whenever that changes (clearing the progress bar first, if any).
+void
+drover_cli_watch_tick (drover_cli_watch_t *self, size_t done, size_t total,
+                       drover_cli_progress_t *progress)
+{
+    int64_t now = zclock_mono ();
+    if (done != self->done) {
+        self->done = done;
+        self->changed = now;
+    }
+    if (self->broken || done >= total || now - self->changed < self->quiet
+    ||  now < self->next_look)
+        return;
+    self->next_look = now + S_WATCH_EVERY;
+    if (!self->client) {
+        self->client = drover_cli_connect (self->command);
+        if (!self->client) {
+            self->broken = true;
+            return;
+        }
+    }
+    char report [S_WATCH_REPORT];
+    if (!s_look (self, report, sizeof report) || streq (report, self->said) || !*report)
+        return;
+    free (self->said);
+    self->said = strdup (report);
+    if (progress)
+        drover_cli_progress_clear (progress);
+    size_t left = total - done;
+    if (left == 1 && !strchr (report + 2, ','))
+        fprintf (stderr, "drover %s: task%s", self->command, report + 1);
+    else {
+        fprintf (stderr, "drover %s: %zu task%s left", self->command, left, left == 1? "": "s");
+        if (now - self->changed >= 1000)
+            fprintf (stderr, ", none ended for %" PRId64 " s", (now - self->changed) / 1000);
+        fprintf (stderr, ":\n%s", report);
+        if (left > S_WATCH_EXPLAIN)
+            fprintf (stderr, "  ... and %zu more\n", left - S_WATCH_EXPLAIN);
+    }
 }

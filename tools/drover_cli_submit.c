@@ -289,6 +289,7 @@ s_set_body (s_options_t *options, int argc, const char **argv)
 typedef struct {
     int status;                 //  exit status for us
     bool delivered;             //  the TASK DONE came
+    drover_cli_watch_t *watch;  //  says why it waits, when that changes
 } s_single_t;
 
 //  The TASK DONE of a single --wait submit
@@ -325,6 +326,13 @@ s_on_single_done (const drover_msg_t *done, void *arg)
     }
 }
 
+//  While a single --wait submit waits: say why, when that changes
+static void
+s_on_single_progress (size_t done, size_t total, void *arg)
+{
+    drover_cli_watch_tick (((s_single_t *) arg)->watch, done, total, NULL);
+}
+
 //  Submit one task; with --wait copy its output and exit with its status
 static int
 s_submit_one (drover_client_t *client, s_options_t *options, int argc, const char **argv)
@@ -335,6 +343,9 @@ s_submit_one (drover_client_t *client, s_options_t *options, int argc, const cha
     uint64_t task = 0;
     if (drover_client_submit (client, options->submit, &task))
         return drover_cli_error (client, "submit");
+    //  Accepted even if no worker could ever run it (one may come): say so
+    char why [256];
+    bool warned = drover_cli_explain_warn (client, "submit", task, 1, why, sizeof why);
     if (!options->wait) {
         if (drover_cli_globals.json)
             drover_cli_json_ids (&task, 1);
@@ -344,8 +355,13 @@ s_submit_one (drover_client_t *client, s_options_t *options, int argc, const cha
     }
     //  Stdout is the task's: its id goes to stderr, to find it again
     fprintf (stderr, "drover: task %llu submitted, waiting\n", (unsigned long long) task);
-    s_single_t single = { 1, false };
-    if (drover_client_wait (client, &task, 1, s_on_single_done, NULL, &single)) {
+    s_single_t single = { 1, false, drover_cli_watch_new ("submit", &task, 1, 0) };
+    if (warned)
+        drover_cli_watch_said (single.watch, task, why);
+    int rc = drover_client_wait (client, &task, 1, s_on_single_done, s_on_single_progress,
+                                 &single);
+    drover_cli_watch_destroy (&single.watch);
+    if (rc) {
         char what [64];
         snprintf (what, sizeof what, "wait for task %llu", (unsigned long long) task);
         return drover_cli_error (client, what);
@@ -535,6 +551,11 @@ s_submit_file (drover_client_t *client, s_options_t *options)
     for (size_t index = 0; index < batch.count; index++)
         if (batch.ids [index])
             batch.ids [accepted++] = batch.ids [index];
+    //  Every line asks for the same procs, memory and labels: one warning
+    //  if no connected worker could ever run them
+    char why [256];
+    if (accepted)
+        drover_cli_explain_warn (client, "submit", batch.ids [0], accepted, why, sizeof why);
     if (!options->wait || (rc != 0 && rc != DROVER_EXIT_FAILED)) {
         if (drover_cli_globals.json)
             drover_cli_json_ids (batch.ids, accepted);

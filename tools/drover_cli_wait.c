@@ -11,6 +11,8 @@
 
 //  Bytes of a failure's reason and first stderr line shown
 #define S_TEXT_MAX      80
+//  Msec without a task ending before wait says which are left and why
+#define S_STUCK_AFTER   3000
 
 //  A task that did not succeed, as the summary lists it
 typedef struct {
@@ -47,6 +49,7 @@ typedef struct {
     s_outcome_t *outcomes;      //  --json: every task's outcome, as it came
     size_t noutcomes;           //  entries in outcomes
     size_t outcomes_room;       //  room in outcomes
+    drover_cli_watch_t *watch;  //  says which tasks are left and why, when none end
 } s_tally_t;
 
 //  Copy at most max bytes of text up to the first newline, printable only
@@ -64,6 +67,7 @@ static void
 s_on_done (const drover_msg_t *done, void *arg)
 {
     s_tally_t *tally = (s_tally_t *) arg;
+    drover_cli_watch_ended (tally->watch, done->task);
     if (drover_cli_globals.json) {
         if (tally->noutcomes == tally->outcomes_room) {
             tally->outcomes_room = tally->outcomes_room? tally->outcomes_room * 2: 64;
@@ -128,6 +132,7 @@ s_on_progress (size_t done, size_t total, void *arg)
         snprintf (extra + length, sizeof extra - length, "  expired %zu  unknown %zu",
                   tally->expired, tally->unknown);
     drover_cli_progress_show (&tally->progress, "waited", done, total, extra, false);
+    drover_cli_watch_tick (tally->watch, done, total, &tally->progress);
 }
 
 //  Order failures by task id
@@ -259,6 +264,7 @@ drover_cli_wait_tasks (drover_client_t *client, const uint64_t *tasks, size_t co
 {
     s_tally_t tally = { .max_listed = max_listed };
     drover_cli_progress_init (&tally.progress);
+    tally.watch = drover_cli_watch_new ("wait", tasks, count, S_STUCK_AFTER);
     int rc = drover_client_wait (client, tasks, count, s_on_done, s_on_progress, &tally);
     if (rc == 0)
         drover_cli_progress_show (&tally.progress, "waited", tally.total, tally.total, NULL,
@@ -277,6 +283,7 @@ drover_cli_wait_tasks (drover_client_t *client, const uint64_t *tasks, size_t co
     }
     free (tally.failures);
     free (tally.outcomes);
+    drover_cli_watch_destroy (&tally.watch);
     return status;
 }
 
@@ -351,7 +358,9 @@ s_usage (FILE *stream)
         "had expired: ended, but the broker no longer keeps their results, see\n"
         "assign/keep-finished and assign/keep-finished-bytes; and how many ids it never gave\n"
         "out), and each task that did not succeed (id, state, outcome or exit status,\n"
-        "worker, reason, first line of stderr), in id order.\n"
+        "worker, reason, first line of stderr), in id order. When no task has ended\n"
+        "for 3 s, it says on stderr which are left and why (as `drover explain` says\n"
+        "it), and again whenever that changes.\n"
         "\n"
         "  ID...          task ids; '-' reads them from stdin (whitespace-separated)\n"
         "  -a, --all      every task not finished when drover wait starts\n"

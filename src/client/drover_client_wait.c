@@ -14,6 +14,7 @@
 
 //  Progress callbacks at most this often, msec
 #define S_PROGRESS_EVERY    100
+#define S_QUIET_EVERY       1000    //  msec: progress is told this often while nothing comes
 
 //  Keep a notify's TASK DONE that came before anyone waited for it, if
 //  there is room; a wait that asks later will get it again from the broker
@@ -132,6 +133,7 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
     int64_t next_resend = now;              //  send the first WAIT at once
     int64_t unanswered_since = 0;           //  a WAIT went out and nothing came back
     int64_t next_progress = now + S_PROGRESS_EVERY;
+    int64_t next_quiet = now + S_QUIET_EVERY;   //  told on_progress, if nothing came
     size_t shown = 0;                       //  delivered, as last told on_progress
     while (drover_waitset_delivered (wait.tasks) < total) {
         size_t delivered = drover_waitset_delivered (wait.tasks);
@@ -141,10 +143,11 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
             interval = self->resend;
             next_resend = now + interval;
         }
-        if (on_progress && delivered != shown && now >= next_progress) {
+        if (on_progress && ((delivered != shown && now >= next_progress) || now >= next_quiet)) {
             on_progress (delivered, total, arg);
             shown = delivered;
             next_progress = now + S_PROGRESS_EVERY;
+            next_quiet = now + S_QUIET_EVERY;
         }
         if (now >= next_resend) {
             if (s_send_waits (self, &wait)) {
@@ -167,6 +170,8 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
             until = unanswered_since + self->timeout;
         if (on_progress && delivered != shown && next_progress < until)
             until = next_progress;
+        if (on_progress && next_quiet < until)
+            until = next_quiet;
         uint64_t received = self->received;
         if (drover_client_receive (self, drover_client_msec_left (until)) == -1) {
             rc = -1;                        //  interrupted, or refused: error set
