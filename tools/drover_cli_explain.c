@@ -17,7 +17,7 @@ static void
 s_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover explain ID [--json]\n"
+        "usage: drover explain ID [-j|--json]\n"
         "\n"
         "Why a task waits, as the broker's scheduler sees it: its place in the queue\n"
         "(how many run before it, and why), for every worker the first reason it cannot\n"
@@ -153,7 +153,7 @@ drover_cli_explain (int argc, char **argv)
     optind = 0;
     opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, ":h", long_options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, ":hj", long_options, NULL)) != -1) {
         if (option == 'h') {
             s_usage (stdout);
             return DROVER_EXIT_OK;
