@@ -190,6 +190,21 @@ test_admin_states_and_health (void **state)
     s_says (verdict, "runs when sick leaves probation");
     s_short (&told, "probation");
 
+    //  Once probation says when it ends, the worker's line and the verdict
+    //  say the time
+    uint64_t until = 1795496905123ULL;
+    time_t until_seconds = (time_t) (until / 1000);
+    struct tm until_tm;
+    char clock [16], expected [64];
+    assert_non_null (localtime_r (&until_seconds, &until_tm));
+    strftime (clock, sizeof clock, "%H:%M:%S", &until_tm);
+    drover_sched_set_probation_until (sched, "sick", until);
+    s_explain (sched, 7, &told);
+    snprintf (expected, sizeof expected, "on probation until %s", clock);
+    s_says (s_item (&told, DROVER_WHY_PROBATION), expected);
+    snprintf (expected, sizeof expected, "runs when sick leaves probation at %s", clock);
+    s_says (s_verdict (&told), expected);
+
     drover_sched_remove_worker (sched, "sick", NULL, NULL);
     drover_sched_remove_worker (sched, "full", NULL, NULL);
     s_explain (sched, 7, &told);

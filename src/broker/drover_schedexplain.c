@@ -74,8 +74,10 @@ s_first_reason (drover_sched_t *self, const s_worker_t *worker, const s_asked_t 
     if (worker->admin == DROVER_ADMIN_DRAIN)
         why->code = DROVER_WHY_DRAINING;
     else
-    if (worker->probation)
+    if (worker->probation) {
         why->code = DROVER_WHY_PROBATION;
+        why->a = worker->probation_until;   //  0 until probation says when
+    }
     else
     if (worker->disk_low)
         why->code = DROVER_WHY_LOW_DISK;
