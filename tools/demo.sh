@@ -7,13 +7,16 @@
 #   it lost nothing it acknowledged, and the tasks its workers were running
 #   finish without running again. Everything speaks CURVE: the demo makes
 #   a key pair for the broker, for each worker and for you (an admin), and
-#   shows a peer without a key refused. Everything is shut down cleanly at
-#   the end. Usage: tools/demo.sh [path/to/drover]
+#   shows a peer without a key refused. A task no worker can run is
+#   explained (`drover explain`), a finished one shown (`drover show`,
+#   `drover logs`), and the broker's Prometheus metrics are scraped.
+#   Everything is shut down cleanly at the end. Usage: tools/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
 PORT="${DROVER_DEMO_PORT:-5555}"
 export DROVER_BROKER="tcp://127.0.0.1:$PORT"
 export DROVER_EVENTS="tcp://127.0.0.1:$((PORT + 1))"
+METRICS="127.0.0.1:$((PORT + 2))"
 WORK="$(mktemp -d /tmp/drover-demo.XXXXXX)"
 PIDS=()
 
@@ -32,7 +35,7 @@ say () { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 #   Start the broker on the demo's state directory and keys, its log at $1
 start_broker () {
     "$DROVER" broker --endpoint "$DROVER_BROKER" --events "$DROVER_EVENTS" \
-        --key "$WORK/broker.key" --keys "$WORK/keys" \
+        --key "$WORK/broker.key" --keys "$WORK/keys" --metrics "$METRICS" \
         --state-dir "$WORK/state" --set health/lost-after=3000 \
         --set assign/restart-grace=3000 >"$1" 2>&1 &
     BROKER=$!
@@ -99,6 +102,14 @@ say "submitting: 100 quick (priority 5), 50 sorts (priority 3), 40 two-proc (pri
 "$DROVER" submit --file "$WORK/urgent.txt" --priority 0 --label disk=ssd >>"$WORK/ids.txt"
 echo "demo: $(wc -l <"$WORK/ids.txt") tasks acknowledged by the broker"
 
+say "a task no worker can run (label zone=c, 64 procs): accepted, with a warning"
+"$DROVER" submit --label zone=c --procs 64 -- echo never >"$WORK/never.txt" 2>"$WORK/never-warning.txt"
+NEVER=$(cat "$WORK/never.txt")
+sed 's/^/  /' "$WORK/never-warning.txt"
+say "drover explain $NEVER: why it waits, worker by worker, and what would unblock it"
+"$DROVER" explain "$NEVER"
+"$DROVER" cancel "$NEVER" >/dev/null
+
 say "the cluster while the batch runs"
 "$DROVER" status || true
 
@@ -106,6 +117,11 @@ say "killing worker gamma with SIGKILL while it runs tasks"
 kill -KILL "$GAMMA"
 wait "$GAMMA" 2>/dev/null || true     #  reap it quietly
 echo "demo: the broker declares gamma lost after 3 s of silence and reruns its tasks elsewhere"
+for _ in $(seq 1 100); do
+    "$DROVER" workers 2>/dev/null | grep -q "^gamma  *lost" && break
+    sleep 0.1
+done
+"$DROVER" workers || true
 
 say "killing the broker with SIGKILL in the middle of the batch"
 "$DROVER" tasks --limit 0 | tail -1
@@ -125,7 +141,7 @@ set +e
 WAITED=$?
 set -e
 
-say "the workers now (gamma is gone)"
+say "the workers now (gone workers are listed until the broker restarts: gamma went before)"
 "$DROVER" workers || true
 
 say "where the tasks ran, and how many ran twice because gamma died"
@@ -133,6 +149,19 @@ say "where the tasks ran, and how many ran twice because gamma died"
     $1 ~ /^[0-9]+$/ { ran[$7]++; if ($6 > 1) again++ }
     END { for (w in ran) printf "  %-6s %d tasks\n", w, ran[w];
           printf "  rerun after a lost worker: %d\n", again }'
+
+RERUN=$("$DROVER" tasks --limit 1000 | awk '$1 ~ /^[0-9]+$/ && $6 > 1 { id = $1 } END { print id }')
+FIRST=$(head -1 "$WORK/ids.txt")
+say "what happened to task ${RERUN:-$FIRST}: drover show (every field, each attempt)"
+"$DROVER" show "${RERUN:-$FIRST}" || true
+say "its output, as it came: drover logs ${RERUN:-$FIRST}"
+"$DROVER" logs "${RERUN:-$FIRST}" || true
+
+say "the broker's Prometheus metrics (http://$METRICS/metrics), a few of them"
+exec 3<>"/dev/tcp/${METRICS%:*}/${METRICS#*:}"
+printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\n\r\n' "$METRICS" >&3
+grep -E '^drover_(tasks|workers|tasks_submitted_total|tasks_ended_total)' <&3 | head -12 | sed 's/^/  /'
+exec 3<&-
 
 say "final status"
 "$DROVER" status || true
