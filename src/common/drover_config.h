@@ -13,6 +13,44 @@
 #define DROVER_CONFIG_H_INCLUDED
 
 #include <czmq.h>
+#include "drover_limits.h"
+
+//  An instance type of the elastic pool (section pool/type/NAME)
+typedef struct {
+    char name [DROVER_ID_MAX + 1];  //  its name: letters, digits, '-', '_', '.'
+    uint32_t procs;             //  procs/memory/labels/price: what it offers
+    uint64_t mem;               //  memory, bytes
+    char *labels;               //  labels its worker carries, "k=v" joined by "\n", "" none
+    double price;               //  price per hour, in the operator's currency
+} drover_pooltype_t;
+
+#define DROVER_POOL_TYPES_MAX   64  //  instance types at most
+
+//  The elastic pool's settings (section pool); no types: no pool
+typedef struct {
+    char *name;                 //  pool/name: the tag its instances carry
+    char *driver;               //  pool/driver: "local" or "command"
+    char *command;              //  pool/command: the command driver's executable
+    char *worker;               //  pool/worker: the local driver's drover binary, "" this one
+    char *local_dir;            //  pool/local-dir: the local driver's instances, "" state-dir/pool
+    char *broker;               //  pool/broker: endpoint instances' workers connect to, "" ours
+    uint32_t max_instances;     //  pool/max-instances: live instances at most
+    double max_price;           //  pool/max-price: total price per hour at most, 0 no limit
+    uint32_t min_instances;     //  pool/min-instances: kept even when idle
+    uint32_t max_creates;       //  pool/max-creates: creates one pass asks at most
+    uint32_t ops_per_second;    //  pool/ops-per-second: driver operations a second at most
+    uint32_t boot_timeout;      //  pool/boot-timeout: msec from create to registered
+    uint32_t idle_timeout;      //  pool/idle-timeout: msec idle before it is retired
+    uint32_t probe_timeout;     //  pool/probe-timeout: msec lost before it is destroyed
+    uint32_t shutdown_timeout;  //  pool/shutdown-timeout: msec listed after destroy before again
+    uint32_t quota_backoff;     //  pool/quota-backoff: msec without creates after a quota error
+    uint32_t rate_backoff;      //  pool/rate-backoff: msec without operations after rate limited
+    uint32_t warn_failures;     //  pool/warn-failures: consecutive create failures warned of
+    uint32_t list_interval;     //  pool/list-interval: msec between lists
+    uint32_t op_timeout;        //  pool/op-timeout: msec a driver operation may take
+    drover_pooltype_t types [DROVER_POOL_TYPES_MAX];    //  pool/type/NAME/...
+    size_t ntypes;              //  entries in types; 0 = no pool
+} drover_poolconfig_t;
 
 //  The broker's settings, read once at start-up; values only
 typedef struct {
@@ -50,6 +88,7 @@ typedef struct {
     uint32_t keep_finished;     //  assign/keep-finished: finished tasks remembered
     uint32_t keep_finished_bytes;   //  assign/keep-finished-bytes: bytes they hold, at most
     uint32_t restart_grace;     //  assign/restart-grace: msec for workers to report after a restart
+    drover_poolconfig_t pool;   //  pool/...: the elastic pool
 } drover_config_t;
 
 //  Create settings holding every default

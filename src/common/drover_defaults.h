@@ -62,4 +62,26 @@
 #define DROVER_DEFAULT_KEEP_FINISHED_BYTES  268435456   //  bytes they hold, at most
 #define DROVER_DEFAULT_RESTART_GRACE    5000        //  msec for workers to report after a restart
 
+//  pool (Arvados' defaults where it has one)
+#define DROVER_DEFAULT_POOL_NAME        "drover"    //  the tag the pool's instances carry
+#define DROVER_DEFAULT_POOL_DRIVER      "local"     //  local or command
+#define DROVER_DEFAULT_POOL_COMMAND     ""          //  the command driver's executable
+#define DROVER_DEFAULT_POOL_WORKER      ""          //  the local driver's drover binary, "" this one
+#define DROVER_DEFAULT_POOL_LOCAL_DIR   ""          //  the local driver's instances, "" state-dir/pool
+#define DROVER_DEFAULT_POOL_BROKER      ""          //  endpoint instances connect to, "" ours
+#define DROVER_DEFAULT_POOL_MAX_INSTANCES   64      //  live instances at most
+#define DROVER_DEFAULT_POOL_MAX_PRICE   0           //  total price per hour at most, 0 no limit
+#define DROVER_DEFAULT_POOL_MIN_INSTANCES   0       //  instances kept even when idle
+#define DROVER_DEFAULT_POOL_MAX_CREATES 10          //  creates one pass asks at most
+#define DROVER_DEFAULT_POOL_OPS_PER_SECOND  10      //  driver operations a second at most
+#define DROVER_DEFAULT_POOL_BOOT_TIMEOUT    600000  //  msec from create to registered
+#define DROVER_DEFAULT_POOL_IDLE_TIMEOUT    60000   //  msec idle before retired
+#define DROVER_DEFAULT_POOL_PROBE_TIMEOUT   600000  //  msec lost before destroyed
+#define DROVER_DEFAULT_POOL_SHUTDOWN_TIMEOUT    10000   //  msec still listed after destroy
+#define DROVER_DEFAULT_POOL_QUOTA_BACKOFF   60000   //  msec without creates after a quota error
+#define DROVER_DEFAULT_POOL_RATE_BACKOFF    10000   //  msec without operations when rate limited
+#define DROVER_DEFAULT_POOL_WARN_FAILURES   3       //  consecutive create failures warned of
+#define DROVER_DEFAULT_POOL_LIST_INTERVAL   60000   //  msec between lists
+#define DROVER_DEFAULT_POOL_OP_TIMEOUT  120000      //  msec a driver operation may take
+
 #endif
