@@ -66,6 +66,7 @@ drover_msg_reset (drover_msg_t *self)
     free (self->events);
     drover_taskinfo_destroy (&self->info);
     free (self->whys);
+    free (self->pool_rows);
     if (self->task_rows) {
         for (uint32_t index = 0; index < self->nrows; index++)
             free (self->task_rows [index].summary);
@@ -284,7 +285,9 @@ drover_msg_name (int id)
         "TASK SUBMIT", "TASK ACCEPTED", "TASK WAIT", "TASK DONE", "TASK CANCEL",
         "TASK LIST", "TASK TABLE", "WORKER LIST", "WORKER TABLE", "WORKER ADMIN",
         "OK", "ERROR", "EVENT REPLAY", "EVENT LIST", "TASK EXPLAIN", "TASK EXPLANATION",
-        [DROVER_MSG_TASK_SHOW] = "TASK SHOW", [DROVER_MSG_TASK_INFO] = "TASK INFO"
+        [DROVER_MSG_TASK_SHOW] = "TASK SHOW", [DROVER_MSG_TASK_INFO] = "TASK INFO",
+        [DROVER_MSG_POOL_LIST] = "POOL LIST", [DROVER_MSG_POOL_TABLE] = "POOL TABLE",
+        [DROVER_MSG_POOL_ADMIN] = "POOL ADMIN"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }
@@ -331,6 +334,37 @@ drover_outcome_name (int outcome)
         "EXITED", "SIGNALLED", "TIMEDOUT", "CANCELLED", "SPAWN_FAILED", "MACHINE_FAILED"
     };
     return outcome >= 0 && outcome <= DROVER_OUTCOME_MAX? names [outcome]: "INVALID";
+}
+
+//  Return the name of a POOL ADMIN action
+const char *
+drover_pooladmin_name (int action)
+{
+    static const char *names [DROVER_POOLADMIN_MAX + 1] = { "run", "hold", "drain", "destroy" };
+    return action >= 0 && action <= DROVER_POOLADMIN_MAX? names [action]: "invalid";
+}
+
+//  Return the name of a pool instance's state
+const char *
+drover_pool_state_name (int state)
+{
+    static const char *names [DROVER_POOL_STATE_MAX + 1] = {
+        "unknown", "booting", "idle", "running", "shutdown"
+    };
+    return state >= 0 && state <= DROVER_POOL_STATE_MAX? names [state]: "invalid";
+}
+
+//  Parse a POOL ADMIN action's name. Returns 0 and sets *action_p, or -1.
+int
+drover_pooladmin_parse (const char *name, int *action_p)
+{
+    assert (action_p);
+    for (int action = 0; name && action <= DROVER_POOLADMIN_MAX; action++)
+        if (streq (name, drover_pooladmin_name (action))) {
+            *action_p = action;
+            return 0;
+        }
+    return -1;
 }
 
 //  Return the printable name of how a task ended

@@ -63,7 +63,10 @@ typedef enum {
     DROVER_MSG_TASK_EXPLANATION = 25,   //  broker -> client: why, and what would unblock it
     DROVER_MSG_TASK_SHOW        = 26,   //  client -> broker: everything about a task
     DROVER_MSG_TASK_INFO        = 27,   //  broker -> client: everything about a task
-    DROVER_MSG_ID_MAX           = 27
+    DROVER_MSG_POOL_LIST        = 28,   //  client -> broker: list the elastic pool
+    DROVER_MSG_POOL_TABLE       = 29,   //  broker -> client: the pool's summary and instances
+    DROVER_MSG_POOL_ADMIN       = 30,   //  client -> broker: hold/drain/run/destroy an instance
+    DROVER_MSG_ID_MAX           = 30
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -89,6 +92,7 @@ typedef enum {
 #define DROVER_CODE_UNEXPECTED      415     //  well-formed but not expected from this peer
 #define DROVER_CODE_BAD_VERSION     426     //  unknown protocol version
 #define DROVER_CODE_INTERNAL        500     //  broker fault
+#define DROVER_CODE_UNAVAILABLE     503     //  the broker has no such service (no pool configured)
 #define DROVER_CODE_NOT_SAVED       507     //  the broker could not save it (disk full, I/O)
 
 //  Task states (TASK DONE, TASK TABLE)
@@ -165,6 +169,19 @@ typedef enum {
 //  TASK RESULT truncation flags
 #define DROVER_TRUNC_STDOUT     1
 #define DROVER_TRUNC_STDERR     2
+
+//  What POOL ADMIN asks of an instance (RUN, HOLD and DRAIN are its idle
+//  behaviour, numbered as drover_admin_t)
+typedef enum {
+    DROVER_POOLADMIN_RUN        = 0,        //  takes work; destroyed after the idle timeout
+    DROVER_POOLADMIN_HOLD       = 1,        //  takes no new work; never destroyed by the pool
+    DROVER_POOLADMIN_DRAIN      = 2,        //  takes no new work; destroyed once idle
+    DROVER_POOLADMIN_DESTROY    = 3,        //  destroyed now (its tasks run again elsewhere)
+    DROVER_POOLADMIN_MAX        = 3
+} drover_pooladmin_t;
+
+//  An instance's state in a POOL TABLE row (drover_instance_state_t)
+#define DROVER_POOL_STATE_MAX       4       //  0 unknown, 1 booting, 2 idle, 3 running, 4 shutdown
 
 //  A (task, attempt) pair, as listed in WORKER HELLO
 typedef struct {
@@ -265,6 +282,37 @@ typedef struct {
     char reason [DROVER_ROW_REASON_MAX + 1];    //  QUEUED: why it waits, short; or ""
 } drover_task_row_t;
 
+//  The summary of a POOL TABLE
+typedef struct {
+    uint8_t enabled;                //  1 if the broker has a pool; 0: none of the rest
+    char driver [DROVER_ID_MAX + 1];    //  the pool's driver ("local", "command")
+    uint32_t live;                  //  live instances (not shut down)
+    uint32_t max_instances;         //  pool/max-instances
+    double price;                   //  total price per hour of the live instances
+    double max_price;               //  pool/max-price, 0 no limit
+    uint64_t backoff_until;         //  msec since the epoch a quota backoff ends, 0 none
+    uint32_t failures;              //  consecutive create failures now
+} drover_pool_summary_t;
+
+//  One row of POOL TABLE: an instance of the elastic pool
+typedef struct {
+    char id [DROVER_ID_MAX + 1];    //  instance name = its worker's id
+    char type [DROVER_ID_MAX + 1];  //  instance type, "" unknown
+    double price;                   //  price per hour of its type
+    uint8_t state;                  //  drover_instance_state_t, 0..DROVER_POOL_STATE_MAX
+    uint8_t behaviour;              //  idle behaviour: DROVER_POOLADMIN_RUN, HOLD or DRAIN
+    uint64_t created;               //  msec since the epoch it was created or adopted
+    uint64_t since;                 //  msec since the epoch it entered its state
+    uint64_t last_busy;             //  msec since the epoch last seen running a task, 0 never
+    uint64_t last_task;             //  the last task it was given, 0 none
+    uint32_t tasks;                 //  tasks it runs now
+    uint32_t procs;                 //  procs of its type
+    uint32_t procs_used;            //  procs its tasks take
+    uint64_t mem;                   //  memory of its type, bytes
+    uint64_t mem_used;              //  memory its tasks take, bytes
+    char why [DROVER_REASON_MAX + 1];   //  why it is in its state, "" nothing to say
+} drover_pool_row_t;
+
 //  The message. Which fields each id uses is listed in PROTOCOL.md.
 typedef struct {
     int id;                         //  drover_msg_id_t
@@ -301,7 +349,8 @@ typedef struct {
     uint8_t state;                  //  drover_task_state_t (TASK DONE)
     uint8_t end;                    //  drover_end_t (TASK DONE; "outcome" on the wire)
     uint8_t admin;                  //  drover_admin_t (WORKER ADMIN; its reason and
-                                    //  DROVER_ADMIN_* flags go in reason and flags)
+                                    //  DROVER_ADMIN_* flags go in reason and flags);
+                                    //  drover_pooladmin_t (POOL ADMIN; the instance in worker)
     int32_t exit_code;              //  process exit status
     int32_t signal;                 //  signal that ended the process
     uint32_t truncated;             //  DROVER_TRUNC_* flags
@@ -318,7 +367,7 @@ typedef struct {
     uint32_t ntasks;                //  TASK WAIT: ids in tasks
     uint64_t *tasks;                //  TASK WAIT: task ids, owned
     uint64_t counts [DROVER_TASK_STATES];   //  TASK TABLE: tasks per state
-    uint32_t nrows;                 //  rows in worker_rows or task_rows
+    uint32_t nrows;                 //  rows in worker_rows, task_rows or pool_rows
     drover_worker_row_t *worker_rows;   //  WORKER TABLE rows, owned
     drover_task_row_t *task_rows;   //  TASK TABLE rows, owned
     //  Event replay
@@ -332,6 +381,9 @@ typedef struct {
     //  Explanation
     uint32_t nwhys;                 //  TASK EXPLANATION: entries in whys
     drover_why_t *whys;             //  TASK EXPLANATION: place, reasons, verdict; owned
+    //  Elastic pool
+    drover_pool_summary_t pool;     //  POOL TABLE: the pool's summary
+    drover_pool_row_t *pool_rows;   //  POOL TABLE: nrows instances, owned
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE
@@ -413,6 +465,18 @@ const char *
     drover_worker_state_name (int state);
 const char *
     drover_outcome_name (int outcome);
+
+//  Return the name of a POOL ADMIN action ("run", "hold", "drain",
+//  "destroy"), of a pool instance's state ("unknown", "booting", "idle",
+//  "running", "shutdown"), "invalid" for any other value
+const char *
+    drover_pooladmin_name (int action);
+const char *
+    drover_pool_state_name (int state);
+
+//  Parse a POOL ADMIN action's name. Returns 0 and sets *action_p, or -1.
+int
+    drover_pooladmin_parse (const char *name, int *action_p);
 
 //  Return the printable name of how a task ended, e.g. "TIMED_OUT"
 const char *

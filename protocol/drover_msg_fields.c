@@ -20,6 +20,7 @@
 
 #include "drover_msg.h"
 #include "drover_msg_fields.h"
+#include "drover_msg_pool.h"
 
 //  ---------------------------------------------------------------------
 //  Fields and the schema of each message
@@ -33,6 +34,7 @@ typedef enum {
     F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
     F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
     F_LIST_LABELS, F_INFO, F_ADMIN_REASON, F_ADMIN_FLAGS, F_WHYS,
+    F_POOL_SUMMARY, F_POOL_ROWS, F_POOL_ACTION, F_INSTANCE,     //  drover_msg_pool.c
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -79,6 +81,9 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_TASK_INFO]        = { F_TASK, F_INFO },
     [DROVER_MSG_TASK_EXPLAIN]     = { F_TASK },
     [DROVER_MSG_TASK_EXPLANATION] = { F_TASK, F_STATE, F_ATTEMPT, F_WORKER_OPT, F_WHYS },
+    [DROVER_MSG_POOL_LIST]        = { F_END },
+    [DROVER_MSG_POOL_TABLE]       = { F_POOL_SUMMARY, F_POOL_ROWS },
+    [DROVER_MSG_POOL_ADMIN]       = { F_POOL_ACTION, F_INSTANCE },
 };
 
 //  What to say when a field or part of the header is wrong, by field
@@ -130,6 +135,10 @@ s_errors [P_COUNT] = {
     [F_ADMIN_REASON] = DROVER_MPACK_ERRORS ("reason", "invalid"),
     [F_ADMIN_FLAGS] = DROVER_MPACK_ERRORS ("flags", "invalid"),
     [F_WHYS]        = DROVER_MPACK_ERRORS ("items", "invalid"),
+    [F_POOL_SUMMARY] = DROVER_MPACK_ERRORS ("summary", "invalid"),
+    [F_POOL_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_POOL_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_INSTANCE]    = DROVER_MPACK_ERRORS ("instance", "not a valid instance id"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -490,6 +499,13 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_EVENTS:      return s_pack_events (pk, self);
         case F_INFO:        return s_pack_info (pk, self);
         case F_WHYS:        return s_pack_whys (pk, self);
+        case F_POOL_SUMMARY: return drover_msg_pool_pack_summary (pk, self);
+        case F_POOL_ROWS:   return drover_msg_pool_pack_rows (pk, self);
+        case F_POOL_ACTION:
+            if (self->admin > DROVER_POOLADMIN_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->admin), 0;
+        case F_INSTANCE:    return s_pack_id (pk, self->worker, false);
         case F_STATE_ID:
             if (!s_state_id_valid (self->state_id, strnlen (self->state_id,
                                                             DROVER_STATE_ID_SIZE + 1)))
@@ -967,6 +983,11 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_EVENTS:      return s_read_events (cursor, self);
         case F_INFO:        return s_read_info (cursor, self);
         case F_WHYS:        return s_read_whys (cursor, self);
+        case F_POOL_SUMMARY: return drover_msg_pool_read_summary (cursor, self);
+        case F_POOL_ROWS:   return drover_msg_pool_read_rows (cursor, self);
+        case F_POOL_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_POOLADMIN_MAX,
+                                                         &self->admin);
+        case F_INSTANCE:    return drover_mpack_read_id (cursor, field, false, self->worker);
         case F_KEY:         return s_read_key (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");

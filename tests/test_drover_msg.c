@@ -290,6 +290,28 @@ s_filled (int id)
             msg->whys [2] = (drover_why_t) { .code = DROVER_WHY_NEVER_MEM, .a = 1ull << 34,
                                              .b = UINT64_MAX };
             break;
+        case DROVER_MSG_POOL_LIST:
+            break;
+        case DROVER_MSG_POOL_TABLE:
+            msg->pool = (drover_pool_summary_t) { .enabled = 1, .driver = "command", .live = 2,
+                .max_instances = 3, .price = 1.3, .max_price = 2.5,
+                .backoff_until = 1795498700000ull, .failures = 4 };
+            msg->nrows = 2;
+            msg->pool_rows = (drover_pool_row_t *) zmalloc (2 * sizeof (drover_pool_row_t));
+            msg->pool_rows [0] = (drover_pool_row_t) { .id = "POOL-kx3f-1", .type = "small",
+                .price = 0.1, .state = 3, .behaviour = DROVER_POOLADMIN_HOLD,
+                .created = 1795498670990ull, .since = 1795498671036ull,
+                .last_busy = 1795498731039ull, .last_task = 1ull << 40, .tasks = 2, .procs = 2,
+                .procs_used = 2, .mem = 4ull << 30, .mem_used = 1ull << 30, .why = "" };
+            msg->pool_rows [1] = (drover_pool_row_t) { .id = "POOL-kx3f-2", .type = "big.gpu",
+                .price = 1.2, .state = DROVER_POOL_STATE_MAX, .behaviour = DROVER_POOLADMIN_DRAIN,
+                .created = 1, .since = UINT64_MAX, .procs = 16, .mem = UINT64_MAX,
+                .why = "idle timeout \xe2\x80\x94 caf\xc3\xa9" };
+            break;
+        case DROVER_MSG_POOL_ADMIN:
+            strcpy (msg->worker, "POOL-kx3f-1");
+            msg->admin = DROVER_POOLADMIN_DESTROY;
+            break;
         default:
             //  An id reserved for a message not defined yet: no fields
             if (streq (drover_msg_name (id), "INVALID"))
@@ -325,6 +347,36 @@ s_assert_stats (const drover_stats_t *a, const drover_stats_t *b)
     assert_true (a->disk_used == b->disk_used);
     assert_true (a->disk_total == b->disk_total);
     assert_int_equal (a->running, b->running);
+}
+
+//  Assert that two messages hold the same POOL TABLE, field by field
+static void
+s_assert_pool (const drover_msg_t *a, const drover_msg_t *b)
+{
+    assert_int_equal (a->pool.enabled, b->pool.enabled);
+    assert_string_equal (a->pool.driver, b->pool.driver);
+    assert_int_equal (a->pool.live, b->pool.live);
+    assert_int_equal (a->pool.max_instances, b->pool.max_instances);
+    assert_true (a->pool.price == b->pool.price);
+    assert_true (a->pool.max_price == b->pool.max_price);
+    assert_true (a->pool.backoff_until == b->pool.backoff_until);
+    assert_int_equal (a->pool.failures, b->pool.failures);
+    assert_int_equal (a->pool_rows == NULL, b->pool_rows == NULL);
+    for (uint32_t index = 0; a->pool_rows && index < a->nrows; index++) {
+        const drover_pool_row_t *x = &a->pool_rows [index], *y = &b->pool_rows [index];
+        assert_string_equal (x->id, y->id);
+        assert_string_equal (x->type, y->type);
+        assert_true (x->price == y->price);
+        assert_int_equal (x->state, y->state);
+        assert_int_equal (x->behaviour, y->behaviour);
+        assert_true (x->created == y->created && x->since == y->since);
+        assert_true (x->last_busy == y->last_busy && x->last_task == y->last_task);
+        assert_int_equal (x->tasks, y->tasks);
+        assert_int_equal (x->procs, y->procs);
+        assert_int_equal (x->procs_used, y->procs_used);
+        assert_true (x->mem == y->mem && x->mem_used == y->mem_used);
+        assert_string_equal (x->why, y->why);
+    }
 }
 
 //  Assert that two messages hold the same values, field by field
@@ -418,6 +470,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         assert_string_equal (x->reason, y->reason);
     }
     assert_int_equal (a->nwhys, b->nwhys);
+    s_assert_pool (a, b);
     for (uint32_t index = 0; index < a->nwhys; index++)
         assert_memory_equal (&a->whys [index], &b->whys [index], sizeof (drover_why_t));
     for (uint32_t index = 0; a->worker_rows && index < a->nrows; index++) {

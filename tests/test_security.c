@@ -282,6 +282,52 @@ test_roles_refused_by_message (void **state)
     s_keys_destroy (&keys);
 }
 
+//  The pool's messages go through the guard's roles like the others: a
+//  client key may list the pool but not hold, drain, run or destroy an
+//  instance (403); a worker key may do neither; an admin key gets past the
+//  guard (here the broker has no pool: 503)
+static void
+test_pool_admin_is_for_admins (void **state)
+{
+    s_keys_t *keys = s_keys_new ();
+    zsock_t *worker = s_dealer (keys, keys->worker, keys->broker);
+    zsock_t *alice = s_dealer (keys, keys->alice, keys->broker);
+    zsock_t *admin = s_dealer (keys, keys->admin, keys->broker);
+
+    for (int action = 0; action <= DROVER_POOLADMIN_MAX; action++) {
+        drover_msg_t *destroy = drover_msg_new (DROVER_MSG_POOL_ADMIN);
+        snprintf (destroy->worker, sizeof destroy->worker, "POOL-1");
+        destroy->admin = (uint8_t) action;
+        s_expect_forbidden (alice, destroy);
+    }
+    s_expect_forbidden (worker, drover_msg_new (DROVER_MSG_POOL_LIST));
+    drover_msg_t *hold = drover_msg_new (DROVER_MSG_POOL_ADMIN);
+    snprintf (hold->worker, sizeof hold->worker, "POOL-1");
+    hold->admin = DROVER_POOLADMIN_HOLD;
+    s_expect_forbidden (worker, hold);
+
+    //  A client lists; an admin's POOL ADMIN is answered, not refused
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_POOL_LIST);
+    drover_msg_t *table = testutil_request (alice, &list, 5000);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_POOL_TABLE);
+    assert_int_equal (table->pool.enabled, 0);
+    drover_msg_destroy (&table);
+    hold = drover_msg_new (DROVER_MSG_POOL_ADMIN);
+    snprintf (hold->worker, sizeof hold->worker, "POOL-1");
+    hold->admin = DROVER_POOLADMIN_HOLD;
+    drover_msg_t *reply = testutil_request (admin, &hold, 5000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_UNAVAILABLE);
+    drover_msg_destroy (&reply);
+
+    zsock_destroy (&worker);
+    zsock_destroy (&alice);
+    zsock_destroy (&admin);
+    s_keys_destroy (&keys);
+}
+
 //  A worker id belongs to the key that registered it: another worker key
 //  claiming it is refused, even after the first said GOODBYE; a key whose
 //  file pins its ids may use only those
@@ -782,6 +828,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_handshake_refusals),
         cmocka_unit_test (test_roles_refused_by_message),
+        cmocka_unit_test (test_pool_admin_is_for_admins),
         cmocka_unit_test (test_worker_id_bound_to_key),
         cmocka_unit_test (test_revoked_key_ends_sessions),
         cmocka_unit_test (test_tasks_belong_to_their_submitter),

@@ -35,6 +35,7 @@
 #include "drover_eventstream.h"
 #include "drover_brokerflags.h"
 #include "drover_log.h"
+#include "drover_poolwire.h"
 
 //  The actors, by index
 enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_ACTORS };
@@ -54,7 +55,8 @@ typedef struct {
 #define S_PEER          (1 << 8)    //  the main sends it to a peer on the ROUTER
 #define S_PUBLISH       (1 << 9)    //  the main publishes it on the XPUB
 #define S_LINK          (1 << 10)   //  on the link between assign and schedq: never here
-#define S_SELF          (1 << 11)   //  the main acts on it itself (start-up)
+#define S_SELF          (1 << 11)   //  the main acts on it itself (start-up; a wire
+                                    //  message: the main answers it, drover_poolwire_none)
 #define S_COUNTS        (1 << 12)   //  the main answers it too, with its own counts
 
 //  The routing table: who hears each wire message a peer sends and each
@@ -89,6 +91,8 @@ static const struct {
     { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ), S_CLIENTS },
     { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ), S_ADMINS },
     { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE),  S_ADMINS },
+    { DROVER_MSG_POOL_LIST,         NULL, S_SELF,          S_CLIENTS },    //  no pool here
+    { DROVER_MSG_POOL_ADMIN,        NULL, S_SELF,          S_ADMINS },
     //  What every actor may say
     { 0, "SEND",      S_PEER, 0 },
     { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH
@@ -483,6 +487,16 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
             drover_outbox_say_msg (self->outboxes [actor], route.data, route.size, &msg);
             return;
         }
+    if (targets == S_SELF) {
+        //  A pool message, and no pool actor to own it: there is no pool
+        drover_msg_t *reply = drover_poolwire_none (msg);
+        zframe_t *payload = drover_msg_encode (reply);
+        if (payload && s_send_to_peer (self, route.data, route.size, &payload) == -1)
+            self->refused++;
+        zframe_destroy (&payload);
+        drover_msg_destroy (&reply);
+    }
+    else
     if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR)
         //  Never answer a status with a status: two peers could loop
         self->malformed++;

@@ -169,6 +169,8 @@ typedef struct {
     uint64_t create_failures;       //  creates that failed (quota and rate limit included)
     uint64_t destroys;              //  destroys asked, since start
     bool quota_backoff;             //  in a quota backoff now
+    uint64_t quota_until;           //  when the quota backoff ends (caller's msec), 0 none
+    uint32_t failures;              //  consecutive create failures now
 } drover_poolcounts_t;
 
 //  Create a pool with the settings and types of config (copied), naming

@@ -28,7 +28,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (rc == -2) {
         assert (msg->error);
         assert (!msg->body && !msg->reason && !msg->task_rows && !msg->worker_rows
-                && !msg->running && !msg->tasks && !msg->out && !msg->err && msg->nrows == 0);
+                && !msg->pool_rows && !msg->running && !msg->tasks && !msg->out && !msg->err
+                && msg->nrows == 0);
         //  What a refusal echoes is what the header alone gives
         assert (msg->seq == 0 || msg->seq == peeked);
     }

@@ -187,6 +187,23 @@ s_write_messages (const char *dir)
                 .offered_at = 1732262400050, .started_at = 1732262400100,
                 .ended_at = 1732262401100, .exit_code = 0, .reason = "exit 0" };
         }
+        if (id == DROVER_MSG_POOL_TABLE) {
+            msg->pool = (drover_pool_summary_t) { .enabled = 1, .driver = "local", .live = 2,
+                .max_instances = 3, .price = 0.2, .backoff_until = 1732262460000ull,
+                .failures = 1 };
+            msg->nrows = 2;
+            msg->pool_rows = (drover_pool_row_t *) zmalloc (2 * sizeof (drover_pool_row_t));
+            msg->pool_rows [0] = (drover_pool_row_t) { .id = "POOL-kx3f-1", .type = "small",
+                .price = 0.1, .state = 3, .created = 1732262400000ull,
+                .since = 1732262401000ull, .last_busy = 1732262402000ull, .last_task = 42,
+                .tasks = 1, .procs = 2, .procs_used = 1, .mem = 4ull << 30 };
+            msg->pool_rows [1] = (drover_pool_row_t) { .id = "POOL-kx3f-2", .type = "small",
+                .price = 0.1, .state = 1, .behaviour = DROVER_POOLADMIN_HOLD,
+                .created = 1732262400500ull, .since = 1732262400500ull, .procs = 2,
+                .mem = 4ull << 30, .why = "created" };
+        }
+        if (id == DROVER_MSG_POOL_ADMIN)
+            msg->admin = DROVER_POOLADMIN_DESTROY;
         if (streq (drover_msg_name (id), "INVALID")) {
             drover_msg_destroy (&msg);      //  an id reserved for a message not defined yet
             continue;
@@ -230,6 +247,8 @@ s_write_messages (const char *dir)
     msg = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     strcpy (msg->state_id, "0123456789ABCDEF0123456789abcdef");
     s_write_msg (dir, "edge-welcome-mixed-case-state-id", &msg);
+    msg = drover_msg_new (DROVER_MSG_POOL_TABLE);
+    s_write_msg (dir, "edge-pool-table-no-pool", &msg);
 }
 
 //  Exec bodies: minimal, full, many arguments
