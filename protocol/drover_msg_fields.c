@@ -175,6 +175,8 @@ s_errors [P_COUNT] = {
 #define S_TASK_ROW_MIN      9       //  header + 6 fixints + 2 empty strs
 #define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
                                     //  + empty labels (1) + stats (9) + reserved (1)
+#define S_TASK_ROW_KNOWN    10      //  elements of a TASK TABLE row this version reads;
+                                    //  a row may have 8 or more (later versions': skipped)
 #define S_WORKER_ROW_KNOWN  17      //  elements of a WORKER TABLE row this version reads;
                                     //  a row may have 10 (before the optional ones) and
                                     //  more (later versions': skipped)
@@ -724,7 +726,7 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         drover_task_row_t *row = &self->task_rows [index];
         const char *summary;
         size_t length;
-        if (!drover_mpack_read_array (cursor, P_ROW, 8, 10, 1, &fields)
+        if (!drover_mpack_read_array (cursor, P_ROW, 8, UINT32_MAX, 1, &fields)
         ||  !drover_mpack_read_u64 (cursor, F_TASK, &row->task)
         ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
         ||  !s_read_end (cursor, P_ROW_END, row->state, &row->end)
@@ -739,13 +741,16 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         if (fields >= 9 && !drover_mpack_read_id (cursor, P_OWNER, true, row->owner))
             return false;
         //  Why a queued task waits came with explain (§7.16): a row of 9 has none
-        if (fields == 10) {
+        if (fields >= 10) {
             if (!drover_mpack_read_str (cursor, P_ROW_REASON, 0, DROVER_ROW_REASON_MAX,
                                         &summary, &length))
                 return false;
             memcpy (row->reason, summary, length);
             row->reason [length] = 0;
         }
+        for (uint32_t element = S_TASK_ROW_KNOWN; element < fields; element++)
+            if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - 3))
+                return false;   //  a later version's element (the message was walked already)
     }
     return true;
 }
