@@ -185,6 +185,35 @@ void
     drover_cli_watch_tick (drover_cli_watch_t *self, size_t done, size_t total,
                            drover_cli_progress_t *progress);
 
+//  An aligned table for people (tools/drover_cli_table.c): cells are
+//  copied; each column as wide as its widest cell
+#define DROVER_CLI_TABLE_COLUMNS    16
+typedef struct {
+    int columns;                //  cells per row
+    size_t rows;                //  rows, the header included
+    size_t capacity;            //  room for rows
+    char **cells;               //  rows * columns strings, owned
+} drover_cli_table_t;
+
+//  Start an empty table of columns
+void
+    drover_cli_table_init (drover_cli_table_t *table, int columns);
+//  Add a row of columns strings
+void
+    drover_cli_table_add (drover_cli_table_t *table, const char **cells);
+//  Print the table and free its cells
+void
+    drover_cli_table_print (drover_cli_table_t *table);
+
+//  Format a wall-clock time (msec since the epoch) as ISO 8601, local with
+//  its UTC offset or UTC with a Z; "" for 0
+void
+    drover_cli_iso_time (int64_t msec, bool utc, char *buffer, size_t size);
+
+//  Format a duration in msec for people: "0.4s", "3m04s", "2h05m09s", "3d04h12m"
+void
+    drover_cli_duration (int64_t msec, char *buffer, size_t size);
+
 //  Append text to a string builder, JSON-escaped inside quotes
 void
     drover_cli_json_string (FILE *stream, const char *text);

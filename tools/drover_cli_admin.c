@@ -64,65 +64,6 @@ s_lower (const char *name, char *buffer, size_t size)
 
 
 //  ---------------------------------------------------------------------
-//  An aligned table: cells are copied; columns as wide as their widest cell
-
-typedef struct {
-    int columns;                //  cells per row
-    size_t rows;                //  rows, the header included
-    size_t capacity;            //  room for rows
-    char **cells;               //  rows * columns strings, owned
-} s_table_t;
-
-//  Start an empty table of columns
-static void
-s_table_init (s_table_t *table, int columns)
-{
-    memset (table, 0, sizeof *table);
-    table->columns = columns;
-}
-
-//  Add a row of columns strings
-static void
-s_table_add (s_table_t *table, const char **cells)
-{
-    if (table->rows == table->capacity) {
-        table->capacity = table->capacity? table->capacity * 2: 32;
-        table->cells = (char **) realloc (table->cells,
-                                          table->capacity * table->columns * sizeof (char *));
-        assert (table->cells);
-    }
-    for (int column = 0; column < table->columns; column++)
-        table->cells [table->rows * table->columns + column] = strdup (cells [column]);
-    table->rows++;
-}
-
-//  Print the table and free its cells
-static void
-s_table_print (s_table_t *table)
-{
-    int widths [16] = { 0 };
-    assert (table->columns <= 16);
-    for (size_t row = 0; row < table->rows; row++)
-        for (int column = 0; column < table->columns; column++) {
-            int width = (int) strlen (table->cells [row * table->columns + column]);
-            widths [column] = width > widths [column]? width: widths [column];
-        }
-    for (size_t row = 0; row < table->rows; row++) {
-        for (int column = 0; column < table->columns; column++) {
-            char *cell = table->cells [row * table->columns + column];
-            if (column == table->columns - 1)
-                printf ("%s\n", cell);
-            else
-                printf ("%-*s  ", widths [column], cell);
-            free (cell);
-        }
-    }
-    free (table->cells);
-    table->cells = NULL;
-}
-
-
-//  ---------------------------------------------------------------------
 //  drover hold | drain | resume WORKER...
 
 //  Print the usage of hold, drain and resume
@@ -247,21 +188,6 @@ s_workers_usage (FILE *stream)
         "labels. --json prints one JSON document instead (times in ISO 8601 UTC).\n");
 }
 
-//  Format msec since the epoch as ISO 8601 UTC ("" for 0)
-static void
-s_iso_time (uint64_t msec, char *buffer, size_t size)
-{
-    buffer [0] = 0;
-    if (msec == 0)
-        return;
-    time_t seconds = (time_t) (msec / 1000);
-    struct tm tm;
-    gmtime_r (&seconds, &tm);
-    char text [32];
-    strftime (text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf (buffer, size, "%s.%03uZ", text, (unsigned) (msec % 1000));
-}
-
 //  Format msec since the epoch for people, local time: the time of day
 //  within a day from now, else the date too ("-" for 0)
 static void
@@ -334,7 +260,7 @@ s_workers_json (drover_msg_t *table)
         printf (",\"state\":\"%s\"", s_lower (drover_worker_state_name (s_row_gone (row)
                 && row->state == DROVER_WORKER_UP? DROVER_WORKER_LOST: row->state), name,
                 sizeof name));
-        s_iso_time (row->since, when, sizeof when);
+        drover_cli_iso_time (row->since, true, when, sizeof when);
         printf (",\"since\":");
         drover_cli_json_string (stdout, when);
         printf (",\"why\":");
@@ -343,10 +269,10 @@ s_workers_json (drover_msg_t *table)
         printf (",\"admin\":\"%s\"", s_lower (drover_admin_name (row->admin), name, sizeof name));
         printf (",\"admin_reason\":");
         drover_cli_json_string (stdout, row->admin_reason? row->admin_reason: "");
-        s_iso_time (row->admin_since, when, sizeof when);
+        drover_cli_iso_time (row->admin_since, true, when, sizeof when);
         printf (",\"admin_since\":");
         drover_cli_json_string (stdout, when);
-        s_iso_time (row->probation_until, when, sizeof when);
+        drover_cli_iso_time (row->probation_until, true, when, sizeof when);
         printf (",\"probation_until\":");
         drover_cli_json_string (stdout, when);
         printf (",\"tasks\":%u", row->tasks);
@@ -372,11 +298,11 @@ s_workers_json (drover_msg_t *table)
 static void
 s_workers_text (drover_msg_t *table)
 {
-    s_table_t text;
-    s_table_init (&text, 13);
+    drover_cli_table_t text;
+    drover_cli_table_init (&text, 13);
     const char *header [] = { "WORKER", "STATE", "HEALTH", "ADMIN", "SINCE", "PROCS", "MEM",
                               "LOAD", "HOST-MEM", "RUNNING", "RESERVED", "REASON", "LABELS" };
-    s_table_add (&text, header);
+    drover_cli_table_add (&text, header);
     for (int pass = 0; pass < 2; pass++)
     for (uint32_t index = 0; index < table->nrows; index++) {
         drover_worker_row_t *row = &table->worker_rows [index];
@@ -411,9 +337,9 @@ s_workers_text (drover_msg_t *table)
                                 label? ",": "", row->labels [label]);
         const char *cells [] = { row->id, state, health, admin, since, procs, mem, load, host,
                                  running, reserved, reason, labels };
-        s_table_add (&text, cells);
+        drover_cli_table_add (&text, cells);
     }
-    s_table_print (&text);
+    drover_cli_table_print (&text);
     if (table->nrows == 0)
         printf ("(no workers)\n");
 }
@@ -531,11 +457,11 @@ static void
 s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
 {
     if (table->nrows) {
-        s_table_t text;
-        s_table_init (&text, 10);
+        drover_cli_table_t text;
+        drover_cli_table_init (&text, 10);
         const char *header [] = { "TASK", "STATE", "OUTCOME", "PRIO", "PROCS", "ATTEMPT",
                                   "WORKER", "OWNER", "REASON", "COMMAND" };
-        s_table_add (&text, header);
+        drover_cli_table_add (&text, header);
         for (uint32_t index = 0; index < table->nrows; index++) {
             drover_task_row_t *row = &table->task_rows [index];
             char id [24], state [16], end [16], priority [16], procs [16], attempt [16];
@@ -563,9 +489,9 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
             const char *reason = *row->reason? row->reason: "-";
             const char *cells [] = { id, state, end, priority, procs, attempt, worker, owner,
                                      reason, summary };
-            s_table_add (&text, cells);
+            drover_cli_table_add (&text, cells);
         }
-        s_table_print (&text);
+        drover_cli_table_print (&text);
         printf ("\n");
     }
     s_print_counts ("tasks: ", table->counts);

@@ -18,50 +18,6 @@
 //  ---------------------------------------------------------------------
 //  Formatting times and durations
 
-//  Format a wall-clock time (msec since the epoch) as ISO 8601: local time
-//  with the UTC offset ("2026-11-24T06:20:01.123+01:00"), or UTC with a Z
-static void
-s_iso_time (int64_t msec, bool utc, char *buffer, size_t size)
-{
-    time_t seconds = (time_t) (msec / 1000);
-    struct tm parts;
-    if (utc)
-        gmtime_r (&seconds, &parts);
-    else
-        localtime_r (&seconds, &parts);
-    char date [32];
-    strftime (date, sizeof date, "%Y-%m-%dT%H:%M:%S", &parts);
-    if (utc) {
-        snprintf (buffer, size, "%s.%03dZ", date, (int) (msec % 1000));
-        return;
-    }
-    char zone [8];
-    strftime (zone, sizeof zone, "%z", &parts);         //  "+0100"
-    snprintf (buffer, size, "%s.%03d%.3s:%.2s", date, (int) (msec % 1000), zone, zone + 3);
-}
-
-//  Format a duration in msec in human units: "0.4s", "12.5s", "3m04s",
-//  "2h05m09s", "3d04h12m"
-static void
-s_duration (int64_t msec, char *buffer, size_t size)
-{
-    if (msec < 0)
-        msec = 0;
-    int64_t seconds = msec / 1000;
-    if (msec < 60000)
-        snprintf (buffer, size, "%.1fs", msec / 1000.0);
-    else
-    if (seconds < 3600)
-        snprintf (buffer, size, "%dm%02ds", (int) (seconds / 60), (int) (seconds % 60));
-    else
-    if (seconds < 86400)
-        snprintf (buffer, size, "%dh%02dm%02ds", (int) (seconds / 3600),
-                  (int) (seconds / 60 % 60), (int) (seconds % 60));
-    else
-        snprintf (buffer, size, "%dd%02dh%02dm", (int) (seconds / 86400),
-                  (int) (seconds / 3600 % 24), (int) (seconds / 60 % 60));
-}
-
 //  Lower-case a state or outcome name into buffer
 static const char *
 s_lower (const char *name, char *buffer, size_t size)
@@ -211,7 +167,7 @@ s_time_line (const char *field, int64_t msec)
 {
     char text [48] = "-";
     if (msec > 0)
-        s_iso_time (msec, false, text, sizeof text);
+        drover_cli_iso_time (msec, false, text, sizeof text);
     s_line (field, "%s", text);
 }
 
@@ -222,7 +178,7 @@ s_duration_line (const char *field, int64_t from, int64_t to, bool so_far)
 {
     char text [32] = "-";
     if (from > 0 && to > 0)
-        s_duration (to - from, text, sizeof text);
+        drover_cli_duration (to - from, text, sizeof text);
     s_line (field, "%s%s", text, from > 0 && to > 0 && so_far? " so far": "");
 }
 
@@ -299,7 +255,7 @@ s_print_human (const drover_taskinfo_t *info)
     s_line ("memory", "%llu bytes", (unsigned long long) info->mem);
     s_line ("priority", "%d", info->priority);
     if (info->timeout)
-        s_duration (info->timeout, text, sizeof text);
+        drover_cli_duration (info->timeout, text, sizeof text);
     s_line ("timeout", "%s", info->timeout? text: "none");
     s_line ("retries", "%u left of %u", info->retries_left, info->retries);
     s_line ("lost workers", "%u", info->lost);
@@ -329,14 +285,14 @@ s_print_human (const drover_taskinfo_t *info)
         const drover_attempt_t *attempt = &info->attempts [index];
         char offered [48] = "-", started [48] = "-", ended [48] = "-", took [32] = "";
         if (attempt->offered_at)
-            s_iso_time (attempt->offered_at, false, offered, sizeof offered);
+            drover_cli_iso_time (attempt->offered_at, false, offered, sizeof offered);
         if (attempt->started_at)
-            s_iso_time (attempt->started_at, false, started, sizeof started);
+            drover_cli_iso_time (attempt->started_at, false, started, sizeof started);
         if (attempt->ended_at)
-            s_iso_time (attempt->ended_at, false, ended, sizeof ended);
+            drover_cli_iso_time (attempt->ended_at, false, ended, sizeof ended);
         if (attempt->started_at && attempt->ended_at) {
             char duration [24];
-            s_duration (attempt->ended_at - attempt->started_at, duration, sizeof duration);
+            drover_cli_duration (attempt->ended_at - attempt->started_at, duration, sizeof duration);
             snprintf (took, sizeof took, " (ran %s)", duration);
         }
         s_attempt_end (attempt, text, sizeof text);
@@ -351,7 +307,7 @@ s_json_time (const char *name, int64_t msec)
 {
     char text [48];
     if (msec > 0) {
-        s_iso_time (msec, true, text, sizeof text);
+        drover_cli_iso_time (msec, true, text, sizeof text);
         printf (",\"%s\":\"%s\",\"%s_ms\":%lld", name, text, name, (long long) msec);
     }
     else
