@@ -1,6 +1,7 @@
 /*  =========================================================================
     drover_client - the client API: submit tasks, wait for their results,
-    cancel them, list workers and tasks, steer workers
+    cancel them, list workers and tasks, steer workers, list and steer the
+    elastic pool
 
     One DEALER socket to the broker's ROUTER; every message is one frame
     (drover_msg_encode/decode). Each request carries a sequence number the
@@ -271,6 +272,21 @@ drover_msg_t *
 //  ask again from the last event's seq while more is 1), or NULL.
 drover_msg_t *
     drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit);
+
+//  Ask for the elastic pool (POOL LIST). Returns a POOL TABLE the caller
+//  destroys: its pool summary (enabled 0: the broker has no pool) and
+//  pool_rows, the instances oldest first (times in msec since the epoch),
+//  or NULL with the error set.
+drover_msg_t *
+    drover_client_pool (drover_client_t *self);
+
+//  Ask the pool to hold, drain, run or destroy an instance (action:
+//  DROVER_POOLADMIN_*). Returns the broker's answer (e.g. "hold",
+//  "destroying"), a string the caller frees (zstr_free), or NULL with the
+//  error set: 404 no such instance, 410 it is shutting down, 503 the
+//  broker has no pool, 403 (CURVE) not an admin key.
+char *
+    drover_client_pool_admin (drover_client_t *self, const char *instance, int action);
 
 //  Send any request and return its reply (not TASK DONE), which the caller
 //  destroys; request is only read (its seq is overwritten). An ERROR reply
