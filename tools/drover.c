@@ -80,6 +80,7 @@ static const struct {
     { "drain",   drover_cli_admin,    "let a worker finish its tasks (--exit: then leave)" },
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
+    { "pool",    drover_cli_pool,     "the elastic pool's instances; hold, drain, run, destroy one" },
     { "top",     drover_cli_top,      "a live full-screen view of workers and queue" },
     { "keygen",  drover_cli_keygen,   "write a CURVE key pair (NAME.key, NAME.key_secret)" },
     { "bench",   drover_benchmark_main, "measure throughput, latency and memory" },
@@ -110,6 +111,8 @@ s_usage (FILE *stream)
         "  drover tasks [--state S] [--limit N] [--json]\n"
         "  drover explain ID [--json]\n"
         "  drover hold | drain | resume WORKER... [--reason TEXT]   (drain --exit: then leave)\n"
+        "  drover pool [--json]\n"
+        "  drover pool hold | drain | run | destroy ID... [--json]\n"
         "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
         "  drover top [-d SECONDS]\n"
         "  drover keygen NAME [--dir DIR] [--worker-ids ID[,ID...]] [--force] [--json]\n"
@@ -158,8 +161,8 @@ drover_cli_print_version (void)
 }
 
 //  Return the edit distance (Levenshtein) between two short words
-static size_t
-s_distance (const char *left, const char *right)
+size_t
+drover_cli_distance (const char *left, const char *right)
 {
     size_t right_length = strlen (right);
     size_t row [64];
@@ -190,7 +193,7 @@ s_unknown_command (const char *command, const char *see)
     size_t best = SIZE_MAX;
     for (size_t entry = 0; entry <= S_COMMANDS; entry++) {
         const char *name = entry < S_COMMANDS? s_commands [entry].name: "help";
-        size_t distance = s_distance (command, name);
+        size_t distance = drover_cli_distance (command, name);
         if (distance < best) {
             best = distance;
             nearest = name;

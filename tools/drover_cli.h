@@ -149,6 +149,12 @@ int drover_cli_top (int argc, char **argv);
 int drover_cli_show (int argc, char **argv);
 int drover_cli_logs (int argc, char **argv);
 int drover_cli_explain (int argc, char **argv);
+int drover_cli_pool (int argc, char **argv);
+
+//  Return the edit distance (Levenshtein) between two short words, for
+//  "did you mean" (SIZE_MAX if either has 64 bytes or more)
+size_t
+    drover_cli_distance (const char *left, const char *right);
 
 //  Ask why a task waits and put the verdict's words in text. Returns 1 if
 //  no connected worker could ever run it, 0 if one could or it does not

@@ -284,6 +284,7 @@ drover_client_code_name (int code)
         case DROVER_CODE_UNEXPECTED:        return "unexpected request";
         case DROVER_CODE_BAD_VERSION:       return "protocol version mismatch";
         case DROVER_CODE_INTERNAL:          return "broker fault";
+        case DROVER_CODE_UNAVAILABLE:       return "not offered by this broker";
         case DROVER_CODE_NOT_SAVED:         return "not saved, try again later";
     }
     if (code >= 300 && code < 400)
