@@ -3,7 +3,8 @@
     processes: the command driver running tests/pool/test-driver.sh (every
     outcome: done, failed with a message, quota, rate limited, killed at
     op-timeout with its process group; the environment it gets; a list
-    with tagged, untagged and malformed lines; a list too long), and the
+    with tagged, untagged and malformed lines; a list too long; the
+    example tools/pool-aws.sh on a stand-in aws CLI), and the
     local driver starting real `drover worker` processes against a real
     broker on 127.0.0.1 (listed, tagged, destroyed: SIGTERM, then SIGKILL
     on a second destroy; a file naming a live pid that is not its worker is
@@ -377,6 +378,63 @@ test_refused_at_start (void **state)
     s_setup_destroy (&setup);
 }
 
+//  The example drivers in tools/ speak the protocol: tools/pool-aws.sh on
+//  the stand-in aws CLI (tests/pool/stub-aws) creates, lists what
+//  drover's parser takes (its extra tags ignored), and exits 10 and 11
+//  on the quota and throttle errors, each read as such
+static void
+test_command_aws_example (void **state)
+{
+    s_setup_t *setup = s_setup_new ("command");
+    setup->config.command = (char *) DROVER_SOURCE_DIR "/tools/pool-aws.sh";
+    char *bin = zsys_sprintf ("%s/bin", setup->dir);
+    assert_int_equal (mkdir (bin, 0755), 0);
+    char *link = zsys_sprintf ("%s/aws", bin);
+    assert_int_equal (symlink (DROVER_SOURCE_DIR "/tests/pool/stub-aws", link), 0);
+    char *path = zsys_sprintf ("%s:%s", bin, getenv ("PATH"));
+    char *saved = strdup (getenv ("PATH"));
+    setenv ("PATH", path, 1);
+    setenv ("STUB_DIR", setup->dir, 1);
+    setenv ("DROVER_AWS_AMI", "ami-0123", 1);
+    drover_pooldriver_t *driver = s_driver_new (setup, "tcp://10.0.0.1:5555");
+    s_heard_t heard = { 0 };
+    drover_pooldriver_create (driver, &setup->config.types [0], "testpool-e-1", DROVER_IDLE_RUN);
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    drover_pooldriver_tag (driver, "testpool-e-1", DROVER_IDLE_HOLD);
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    drover_pooldriver_list (driver);
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    assert_int_equal (heard.nentries, 1);
+    assert_string_equal (heard.entries [0], "testpool-e-1 small testpool 1");
+    s_write (setup, "aws.error.run-instances", "VcpuLimitExceeded\n");
+    drover_pooldriver_create (driver, &setup->config.types [0], "testpool-e-2", DROVER_IDLE_RUN);
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.result, DROVER_POOLOP_QUOTA);
+    s_expect_in (heard.detail, "(VcpuLimitExceeded) when calling the RunInstances operation");
+    s_write (setup, "aws.error.run-instances", "RequestLimitExceeded\n");
+    drover_pooldriver_create (driver, &setup->config.types [0], "testpool-e-2", DROVER_IDLE_RUN);
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.result, DROVER_POOLOP_RATE_LIMITED);
+    drover_pooldriver_destroy_instance (driver, "testpool-e-1");
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    drover_pooldriver_list (driver);
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.nentries, 0);
+    drover_pooldriver_destroy (&driver);
+    setenv ("PATH", saved, 1);
+    unsetenv ("STUB_DIR");
+    unsetenv ("DROVER_AWS_AMI");
+    free (saved);
+    zstr_free (&path);
+    zstr_free (&link);
+    zstr_free (&bin);
+    s_setup_destroy (&setup);
+}
+
 //  ---------------------------------------------------------------------
 //  The local driver
 
@@ -606,6 +664,7 @@ main (void)
         cmocka_unit_test (test_command_destroy_kills_running),
         cmocka_unit_test (test_command_list_parsed),
         cmocka_unit_test (test_refused_at_start),
+        cmocka_unit_test (test_command_aws_example),
         cmocka_unit_test (test_local_create_list_destroy),
         cmocka_unit_test (test_local_second_destroy_kills),
         cmocka_unit_test (test_local_pid_reuse_guard),
