@@ -143,101 +143,116 @@ s_say (drover_poolaction_fn *fn, void *arg, drover_poolaction_kind_t kind, drove
     fn (&action, arg);
 }
 
-//  Apply the timeouts, drains and idle timeout to every instance; counts
-//  live instances and their price
+//  Apply the timeouts, drains and idle timeout to one instance; returns
+//  true if it stopped being live
+static bool
+s_timeouts (drover_pool_t *self, s_instance_t *inst, size_t live, uint64_t now)
+{
+    const drover_poolconfig_t *config = &self->config;
+    switch (inst->state) {
+        case DROVER_INSTANCE_BOOTING:
+            if (inst->behaviour == DROVER_IDLE_HOLD)
+                break;              //  held: never destroyed by the pool (Arvados)
+            if (now >= inst->created + config->boot_timeout) {
+                drover_pool_shut (self, inst, "boot timeout", now);
+                return true;
+            }
+            break;
+        case DROVER_INSTANCE_UNKNOWN:
+            if (inst->behaviour == DROVER_IDLE_HOLD)
+                break;
+            if (inst->lost ? now >= inst->since + config->probe_timeout
+                           : now >= inst->created + config->boot_timeout) {
+                drover_pool_shut (self, inst, inst->lost ? "probe timeout" : "boot timeout", now);
+                return true;
+            }
+            break;
+        case DROVER_INSTANCE_IDLE:
+            if (inst->behaviour == DROVER_IDLE_DRAIN
+            || (inst->behaviour == DROVER_IDLE_RUN && live > config->min_instances
+                && now >= inst->since + config->idle_timeout)) {
+                drover_pool_set_state (self, inst, DROVER_INSTANCE_SHUTDOWN,
+                    inst->behaviour == DROVER_IDLE_DRAIN ? "drained" : "idle timeout", now);
+                inst->retire_due = true;
+                inst->tag_due = false;
+                return true;
+            }
+            break;
+        case DROVER_INSTANCE_SHUTDOWN:
+            if (inst->destroy_at && !inst->destroy_inflight && !inst->destroy_due
+            &&  (inst->destroy_failed || inst->still_listed)
+            &&  now >= inst->destroy_at + config->shutdown_timeout) {
+                inst->destroy_due = true;
+                inst->still_listed = false;
+                drover_pool_note (self, inst, inst->state, inst->state, false,
+                                  "shutdown timeout");
+            }
+            break;
+        default:
+            break;
+    }
+    return false;
+}
+
+//  Say the actions an instance waits for: RETIRE and ADMIN (not rate
+//  limited), DESTROY and TAG (rate limited, else left for later)
 static void
-s_timeouts (drover_pool_t *self, uint64_t now, size_t *live_p, double *price_p)
+s_say_pending (drover_pool_t *self, s_instance_t *inst, uint64_t now,
+               drover_poolaction_fn *fn, void *arg)
+{
+    if (inst->admin_due) {
+        inst->admin_due = false;
+        s_say (fn, arg, DROVER_POOL_ADMIN, self, inst);
+    }
+    if (inst->retire_due) {
+        inst->retire_due = false;
+        inst->retiring = true;
+        s_say (fn, arg, DROVER_POOL_RETIRE, self, inst);
+    }
+    if (inst->destroy_due && !inst->destroy_inflight && s_op_take (self, now)) {
+        inst->destroy_due = false;
+        inst->destroy_inflight = true;
+        inst->destroy_at = now;
+        inst->destroy_failed = false;
+        self->destroys++;
+        s_say (fn, arg, DROVER_POOL_DESTROY, self, inst);
+    }
+    if (inst->tag_due && !inst->tag_inflight && inst->state != DROVER_INSTANCE_SHUTDOWN
+    &&  s_op_take (self, now)) {
+        inst->tag_due = false;
+        inst->tag_inflight = true;
+        s_say (fn, arg, DROVER_POOL_TAG, self, inst);
+    }
+}
+
+//  Go over every instance once (after counting the live ones): timeouts,
+//  pending actions, and what is left live (count, price) and coming
+//  (empty instances per type: booting, unknown, or registered but not in
+//  the load report, taking new work)
+static void
+s_instances_pass (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, void *arg,
+                  size_t *live_p, double *price_p)
 {
     size_t live = 0;
     for (s_instance_t *inst = self->oldest; inst; inst = inst->next)
-        if (inst->state != DROVER_INSTANCE_SHUTDOWN)
-            live++;
-    const drover_poolconfig_t *config = &self->config;
-    for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
-        switch (inst->state) {
-            case DROVER_INSTANCE_BOOTING:
-                if (inst->behaviour == DROVER_IDLE_HOLD)
-                    break;          //  held: never destroyed by the pool (Arvados)
-                if (now >= inst->created + config->boot_timeout) {
-                    drover_pool_shut (self, inst, "boot timeout", now);
-                    live--;
-                }
-                break;
-            case DROVER_INSTANCE_UNKNOWN:
-                if (inst->behaviour == DROVER_IDLE_HOLD)
-                    break;
-                if (inst->lost ? now >= inst->since + config->probe_timeout
-                               : now >= inst->created + config->boot_timeout) {
-                    drover_pool_shut (self, inst, inst->lost ? "probe timeout" : "boot timeout",
-                                      now);
-                    live--;
-                }
-                break;
-            case DROVER_INSTANCE_IDLE:
-                if (inst->behaviour == DROVER_IDLE_DRAIN
-                || (inst->behaviour == DROVER_IDLE_RUN && live > config->min_instances
-                    && now >= inst->since + config->idle_timeout)) {
-                    drover_pool_set_state (self, inst, DROVER_INSTANCE_SHUTDOWN,
-                        inst->behaviour == DROVER_IDLE_DRAIN ? "drained" : "idle timeout", now);
-                    inst->retire_due = true;
-                    inst->tag_due = false;
-                    live--;
-                }
-                break;
-            case DROVER_INSTANCE_SHUTDOWN:
-                if (inst->destroy_at && !inst->destroy_inflight && !inst->destroy_due
-                &&  (inst->destroy_failed || inst->still_listed)
-                &&  now >= inst->destroy_at + config->shutdown_timeout) {
-                    inst->destroy_due = true;
-                    inst->still_listed = false;
-                    drover_pool_note (self, inst, inst->state, inst->state, false,
-                                      "shutdown timeout");
-                }
-                break;
-            default:
-                break;
-        }
-    }
+        live += inst->state != DROVER_INSTANCE_SHUTDOWN;
+    memset (self->full, 0, (self->config.ntypes + 1) * sizeof (uint32_t));
+    self->nrooms = 0;
     double price = 0;
-    for (s_instance_t *inst = self->oldest; inst; inst = inst->next)
-        if (inst->state != DROVER_INSTANCE_SHUTDOWN && inst->type >= 0)
-            price += config->types [inst->type].price;
+    for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
+        if (s_timeouts (self, inst, live, now))
+            live--;
+        s_say_pending (self, inst, now, fn, arg);
+        if (inst->state == DROVER_INSTANCE_SHUTDOWN || inst->type < 0)
+            continue;
+        price += self->config.types [inst->type].price;
+        if (inst->behaviour == DROVER_IDLE_RUN
+        && (inst->state == DROVER_INSTANCE_BOOTING || inst->state == DROVER_INSTANCE_UNKNOWN
+            || !inst->in_report))
+            self->full [inst->type]++;
+    }
     *live_p = live;
     *price_p = price;
-}
-
-//  Say the actions instances wait for: RETIRE and ADMIN (not rate
-//  limited), then DESTROY and TAG (rate limited, else left for later)
-static void
-s_say_pending (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, void *arg)
-{
-    for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
-        if (inst->admin_due) {
-            inst->admin_due = false;
-            s_say (fn, arg, DROVER_POOL_ADMIN, self, inst);
-        }
-        if (inst->retire_due) {
-            inst->retire_due = false;
-            inst->retiring = true;
-            s_say (fn, arg, DROVER_POOL_RETIRE, self, inst);
-        }
-    }
-    for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
-        if (inst->destroy_due && !inst->destroy_inflight && s_op_take (self, now)) {
-            inst->destroy_due = false;
-            inst->destroy_inflight = true;
-            inst->destroy_at = now;
-            inst->destroy_failed = false;
-            self->destroys++;
-            s_say (fn, arg, DROVER_POOL_DESTROY, self, inst);
-        }
-        if (inst->tag_due && !inst->tag_inflight && inst->state != DROVER_INSTANCE_SHUTDOWN
-        &&  s_op_take (self, now)) {
-            inst->tag_due = false;
-            inst->tag_inflight = true;
-            s_say (fn, arg, DROVER_POOL_TAG, self, inst);
-        }
-    }
 }
 
 //  Remember a partly filled instance
@@ -250,23 +265,6 @@ s_room_add (drover_pool_t *self, int type, uint32_t procs, uint64_t mem)
         assert (self->rooms);
     }
     self->rooms [self->nrooms++] = (s_room_t) { .type = type, .procs = procs, .mem = mem };
-}
-
-//  Count the capacity coming: empty instances per type (booting, unknown,
-//  registered but not in the load report) taking new work
-static void
-s_capacity (drover_pool_t *self)
-{
-    memset (self->full, 0, (self->config.ntypes + 1) * sizeof (uint32_t));
-    self->nrooms = 0;
-    for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
-        if (inst->type < 0 || inst->behaviour != DROVER_IDLE_RUN)
-            continue;
-        if (inst->state == DROVER_INSTANCE_BOOTING || inst->state == DROVER_INSTANCE_UNKNOWN
-        || ((inst->state == DROVER_INSTANCE_IDLE || inst->state == DROVER_INSTANCE_RUNNING)
-            && !inst->in_report))
-            self->full [inst->type]++;
-    }
 }
 
 //  Fit need tasks of shape index into coming capacity; returns what is left
@@ -389,7 +387,6 @@ s_plan_creates (drover_pool_t *self, s_budget_t *budget, uint64_t now,
                 drover_poolaction_fn *fn, void *arg)
 {
     size_t ntypes = self->config.ntypes;
-    s_capacity (self);
     for (size_t index = 0; index < self->nshapes; index++) {
         const s_shape_t *shape = &self->shapes [index];
         uint32_t need = s_fit_coming (self, index, shape->count);
@@ -452,8 +449,7 @@ drover_pool_plan (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, v
     s_tokens_fill (self, now);
     size_t live;
     double price;
-    s_timeouts (self, now, &live, &price);
-    s_say_pending (self, now, fn, arg);
+    s_instances_pass (self, now, fn, arg, &live, &price);
     if (!self->list_inflight && now >= self->next_list && s_op_take (self, now)) {
         self->list_inflight = true;
         self->list_seq = ++self->seq;
