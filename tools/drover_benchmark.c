@@ -24,6 +24,7 @@
                   on disk                               (drover_benchmark_durable.c)
     (j) curve     no-op throughput and round trip with CURVE on beside off
                                                         (drover_benchmark_curve.c)
+    (k) pool      the elastic pool's decision cost      (drover_benchmark_pool.c)
     --phases picks some; (e)-(i) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
@@ -733,6 +734,7 @@ static const struct {
     { "durable",   drover_benchmark_phase_durable,   false },
     { "restart",   drover_benchmark_phase_restart,   false },
     { "curve",     drover_benchmark_phase_curve,     false },
+    { "pool",      drover_benchmark_phase_pool,      false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 

@@ -55,6 +55,7 @@ typedef struct {
     long long hb_interval;      //  (g) msec between heartbeats
     long long hb_window;        //  (g) msec over which the broker's CPU is measured
     long long restart_tasks;    //  (i) tasks queued before the broker is killed
+    long long pool_msec;        //  (k) msec each size of the pool's plan is timed
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
@@ -240,6 +241,10 @@ int
 //  (f) `true` run by real agents, against the bare fork/exec rate
 int
     drover_benchmark_phase_shell (drover_benchmark_t *self);
+
+//  (k) the elastic pool's decision cost (drover_benchmark_pool.c)
+int
+    drover_benchmark_phase_pool (drover_benchmark_t *self);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,7 @@ static const struct {
     { "hb-interval",  S_AT (hb_interval),  60000,     1000,    1000 },
     { "hb-window",    S_AT (hb_window),    3600000,   10000,   1000 },
     { "restart-tasks", S_AT (restart_tasks), 100000000, 1000000, 10000 },
+    { "pool-msec",    S_AT (pool_msec),    600000,    500,     50 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -125,6 +126,10 @@ s_usage (FILE *stream)
         "             on every connection (keys made in a temporary directory) and without,\n"
         "             durability off, a fresh broker each; noop_curve_vs_plain_pct;\n"
         "             rtt_p50_curve, rtt_p50_plain, rtt_p99_curve, rtt_p99_plain (usec)\n"
+        "  pool       pool_plan_us_i<I>_t<T>: usec per decision pass of the elastic pool\n"
+        "             (its class alone, no broker, the pool full) with I registered\n"
+        "             instances and T tasks waiting in 10 shapes, for I,T = 100,10000\n"
+        "             100,100000 and 1000,100000; each size timed for --pool-msec 500\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
         "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"
