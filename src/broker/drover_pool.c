@@ -665,6 +665,8 @@ drover_pool_counts (drover_pool_t *self, drover_poolcounts_t *counts)
     counts->create_failures = self->create_failures;
     counts->destroys = self->destroys;
     counts->quota_backoff = self->now < self->quota_until && !self->went_away;
+    counts->quota_until = counts->quota_backoff? self->quota_until: 0;
+    counts->failures = self->failures;
 }
 
 //  Return the name of a state
