@@ -1,7 +1,7 @@
 /*  =========================================================================
     test_drover_topview - what `drover top` shows, without a terminal: the
-    rates from one refresh to the next, the queue by priority, and the
-    layout for the terminal's size
+    rates from one refresh to the next, the queue by priority, the pool's
+    line, and the layout for the terminal's size
     =========================================================================
 */
 
@@ -128,6 +128,45 @@ test_header_and_queue_by_priority (void **state)
     drover_topview_destroy (&view);
 }
 
+//  With an elastic pool the header has a line for it: instances by state
+//  of the most allowed, the price per hour of its limit, a quota backoff;
+//  none for a broker without a pool, or one that did not answer
+static void
+test_pool_line (void **state)
+{
+    drover_topview_t *view = drover_topview_new ("tcp://hub:5555");
+    int priorities [] = { 0 };
+    drover_msg_t *workers = s_workers (2);
+    drover_msg_t *queued = s_queued (1, priorities, 1, 1, 0, 0);
+    drover_topview_update (view, &workers, &queued, 1, 1000, 1732262400123);
+    drover_msg_t *pool = drover_msg_new (DROVER_MSG_POOL_TABLE);
+    pool->pool = (drover_pool_summary_t) { .enabled = 1, .driver = "local", .live = 3,
+        .max_instances = 4, .price = 0.3, .max_price = 0.5, .backoff_until = 1732262460000 };
+    pool->nrows = 4;
+    pool->pool_rows = (drover_pool_row_t *) zmalloc (4 * sizeof (drover_pool_row_t));
+    uint8_t states [] = { 1, 2, 3, 4 };
+    for (int index = 0; index < 4; index++) {
+        snprintf (pool->pool_rows [index].id, DROVER_ID_MAX, "POOL-x-%d", index);
+        pool->pool_rows [index].state = states [index];
+    }
+    drover_topview_set_pool (view, &pool);
+    assert_null (pool);
+    size_t lines = drover_topview_render (view, 200, 40);
+    int line = s_find (view, lines, "pool 3/4: 1 booting, 1 idle, 1 running, 0 unknown, "
+                                    "1 shutting down   price 0.30/0.50 per hour   quota backoff");
+    assert_int_equal (line, 3);                         //  after the tasks line
+    assert_int_equal (drover_topview_style (view, line), DROVER_TOPVIEW_TITLE);
+    //  No pool: no line
+    pool = drover_msg_new (DROVER_MSG_POOL_TABLE);
+    drover_topview_set_pool (view, &pool);
+    lines = drover_topview_render (view, 200, 40);
+    assert_int_equal (s_find (view, lines, "pool "), -1);
+    drover_topview_set_pool (view, &pool);              //  NULL: a broker before pools
+    lines = drover_topview_render (view, 200, 40);
+    assert_int_equal (s_find (view, lines, "pool "), -1);
+    drover_topview_destroy (&view);
+}
+
 //  A small terminal: every line fits its width, no more lines than its
 //  height, the panes share it and say how many they leave out
 static void
@@ -191,6 +230,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_rates_from_refresh_deltas),
         cmocka_unit_test (test_header_and_queue_by_priority),
+        cmocka_unit_test (test_pool_line),
         cmocka_unit_test (test_layout_fits_the_terminal),
         cmocka_unit_test (test_unreachable_is_said),
     };

@@ -28,7 +28,8 @@ s_usage (FILE *stream)
         "the header (broker, time, workers ok / probation / low disk / lost, held and\n"
         "draining, procs used/total, tasks by state, tasks submitted and finished per\n"
         "second), the workers (health, admin state, procs used/total, load, running\n"
-        "tasks) and the queued tasks by priority. q quits. An unreachable broker is\n"
+        "tasks) and the queued tasks by priority; with an elastic pool, its\n"
+        "instances by state and its price per hour. q quits. An unreachable broker is\n"
         "said on screen and asked again at each refresh. Needs a terminal.\n"
         "  -d, --delay SECONDS   between refreshes (0.1 to 3600)\n"
         "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n");
@@ -42,10 +43,14 @@ s_refresh (drover_client_t *client, drover_topview_t *view)
     drover_msg_t *queued = workers? drover_client_tasks (client, DROVER_TASK_QUEUED,
                                                          S_QUEUED_MAX): NULL;
     drover_msg_t *newest = queued? drover_client_tasks (client, 255, 1): NULL;
-    if (newest)
+    if (newest) {
         drover_topview_update (view, &workers, &queued,
                                newest->nrows? newest->task_rows [0].task: 0,
                                zclock_mono (), zclock_time ());
+        //  A broker before the pool answers POOL LIST 415: no pool line
+        drover_msg_t *pool = drover_client_pool (client);
+        drover_topview_set_pool (view, &pool);
+    }
     else
         drover_topview_set_error (view, drover_client_error_text (client), zclock_time ());
     drover_msg_destroy (&workers);

@@ -6,7 +6,8 @@
     newest task id, and hands them here; render lays out a header (broker,
     time, workers by health, procs, tasks, rates), the workers pane and the
     queue by priority for the terminal's size, as plain lines the tool
-    draws. Every decision is here, tested without a terminal.
+    draws. With an elastic pool (POOL TABLE), the header says its
+    instances by state and its price per hour. Every decision is here, tested without a terminal.
     =========================================================================
 */
 
@@ -20,6 +21,7 @@ struct _drover_topview_t {
     char *endpoint;             //  the broker, for the header
     drover_msg_t *workers;      //  last WORKER TABLE, or NULL
     drover_msg_t *queued;       //  last TASK TABLE of queued tasks, rows by priority, or NULL
+    drover_msg_t *pool;         //  last POOL TABLE, or NULL
     int64_t wall;               //  msec since the epoch of the last refresh or error
     char *error;                //  why the last refresh failed, or NULL
     bool measured;              //  a refresh before the last one gave a base for rates
@@ -70,6 +72,7 @@ drover_topview_destroy (drover_topview_t **self_p)
     s_free_lines (self);
     drover_msg_destroy (&self->workers);
     drover_msg_destroy (&self->queued);
+    drover_msg_destroy (&self->pool);
     free (self->endpoint);
     free (self->error);
     free (self);
@@ -128,6 +131,16 @@ drover_topview_update (drover_topview_t *self, drover_msg_t **workers_p,
     self->wall = wall;
     free (self->error);
     self->error = NULL;
+}
+
+//  The pool's table of this refresh
+void
+drover_topview_set_pool (drover_topview_t *self, drover_msg_t **pool_p)
+{
+    assert (self && pool_p);
+    drover_msg_destroy (&self->pool);
+    self->pool = *pool_p;
+    *pool_p = NULL;
 }
 
 //  A refresh that failed
@@ -190,6 +203,26 @@ s_lower (const char *name, char *buffer, size_t size)
     return buffer;
 }
 
+//  The header's pool line: instances by state of the most allowed, the
+//  price per hour of its limit, a quota backoff
+static void
+s_pool_line (drover_topview_t *self)
+{
+    const drover_pool_summary_t *pool = &self->pool->pool;
+    uint32_t states [DROVER_POOL_STATE_MAX + 1] = { 0 };
+    for (uint32_t index = 0; index < self->pool->nrows; index++)
+        if (self->pool->pool_rows [index].state <= DROVER_POOL_STATE_MAX)
+            states [self->pool->pool_rows [index].state]++;
+    char limit [32] = "no limit";
+    if (pool->max_price > 0)
+        snprintf (limit, sizeof limit, "%.2f", pool->max_price);
+    s_add (self, DROVER_TOPVIEW_TITLE,
+           "pool %u/%u: %u booting, %u idle, %u running, %u unknown, %u shutting down   "
+           "price %.2f/%s per hour%s", pool->live, pool->max_instances,
+           states [1], states [2], states [3], states [0], states [4], pool->price, limit,
+           pool->backoff_until? "   quota backoff": "");
+}
+
 //  The header: broker and time, workers, procs, tasks and rates
 static void
 s_header (drover_topview_t *self)
@@ -238,6 +271,8 @@ s_header (drover_topview_t *self)
                self->submit_rate, self->finish_rate);
     else
         s_add (self, DROVER_TOPVIEW_TITLE, "tasks: -");
+    if (self->pool && self->pool->pool.enabled)
+        s_pool_line (self);
     if (self->error)
         s_add (self, DROVER_TOPVIEW_ALERT, "broker unreachable: %s (still trying)", self->error);
     else

@@ -38,6 +38,12 @@ void
     drover_topview_update (drover_topview_t *self, drover_msg_t **workers_p,
                            drover_msg_t **queued_p, uint64_t newest, int64_t now, int64_t wall);
 
+//  The pool's table of this refresh (POOL TABLE), which the view owns
+//  now; NULL (a broker that does not answer POOL LIST) or one whose
+//  enabled is 0 shows no pool line
+void
+    drover_topview_set_pool (drover_topview_t *self, drover_msg_t **pool_p);
+
 //  A refresh that failed: the view keeps the last tables and says why
 void
     drover_topview_set_error (drover_topview_t *self, const char *error, int64_t wall);
