@@ -72,6 +72,27 @@ test_defaults_agree_with_header_and_readme (void **state)
     assert_string_equal (config->security_key, DROVER_DEFAULT_SECURITY_KEY);
     assert_string_equal (config->security_keys, DROVER_DEFAULT_SECURITY_KEYS);
     assert_int_equal (config->handshake, DROVER_DEFAULT_HANDSHAKE);
+    assert_string_equal (config->pool.name, DROVER_DEFAULT_POOL_NAME);
+    assert_string_equal (config->pool.driver, DROVER_DEFAULT_POOL_DRIVER);
+    assert_string_equal (config->pool.command, DROVER_DEFAULT_POOL_COMMAND);
+    assert_string_equal (config->pool.worker, DROVER_DEFAULT_POOL_WORKER);
+    assert_string_equal (config->pool.local_dir, DROVER_DEFAULT_POOL_LOCAL_DIR);
+    assert_string_equal (config->pool.broker, DROVER_DEFAULT_POOL_BROKER);
+    assert_int_equal (config->pool.max_instances, DROVER_DEFAULT_POOL_MAX_INSTANCES);
+    assert_true (config->pool.max_price == DROVER_DEFAULT_POOL_MAX_PRICE);
+    assert_int_equal (config->pool.min_instances, DROVER_DEFAULT_POOL_MIN_INSTANCES);
+    assert_int_equal (config->pool.max_creates, DROVER_DEFAULT_POOL_MAX_CREATES);
+    assert_int_equal (config->pool.ops_per_second, DROVER_DEFAULT_POOL_OPS_PER_SECOND);
+    assert_int_equal (config->pool.boot_timeout, DROVER_DEFAULT_POOL_BOOT_TIMEOUT);
+    assert_int_equal (config->pool.idle_timeout, DROVER_DEFAULT_POOL_IDLE_TIMEOUT);
+    assert_int_equal (config->pool.probe_timeout, DROVER_DEFAULT_POOL_PROBE_TIMEOUT);
+    assert_int_equal (config->pool.shutdown_timeout, DROVER_DEFAULT_POOL_SHUTDOWN_TIMEOUT);
+    assert_int_equal (config->pool.quota_backoff, DROVER_DEFAULT_POOL_QUOTA_BACKOFF);
+    assert_int_equal (config->pool.rate_backoff, DROVER_DEFAULT_POOL_RATE_BACKOFF);
+    assert_int_equal (config->pool.warn_failures, DROVER_DEFAULT_POOL_WARN_FAILURES);
+    assert_int_equal (config->pool.list_interval, DROVER_DEFAULT_POOL_LIST_INTERVAL);
+    assert_int_equal (config->pool.op_timeout, DROVER_DEFAULT_POOL_OP_TIMEOUT);
+    assert_int_equal (config->pool.ntypes, 0);      //  no types: no pool
     assert_string_equal (DROVER_CLIENT_ENDPOINT, DROVER_DEFAULT_ENDPOINT);
     assert_string_equal (DROVER_CLIENT_EVENTS, DROVER_DEFAULT_EVENTS);
 
@@ -97,17 +118,20 @@ test_defaults_agree_with_header_and_readme (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 34);
+    assert_int_equal (zhashx_size (defaults), 54);
 
     //  README's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
     assert_non_null (readme);
     size_t rows = 0;
     for (char *line = strtok (readme, "\n"); line; line = strtok (NULL, "\n")) {
+        //  A number, or a string in quotes ("" for none)
         char path [64], value [64];
-        if (sscanf (line, "| %63[a-z-]/%*[a-z-] | %63[0-9] |", path, value) != 2)
+        if (sscanf (line, "| %63[a-z-]/%*[a-z-] | %63[0-9] |", path, value) != 2
+        &&  sscanf (line, "| %63[a-z-]/%*[a-z-] | \"%63[^\"|]\" |", path, value) != 2
+        &&  sscanf (line, "| %63[a-z-]/%*[a-z-] | %63[\"] |", path, value) != 2)
             continue;
-        sscanf (line, "| %63s |", path);
+        sscanf (line, "| %63s | %63s |", path, value);
         const char *actual = (const char *) zhashx_lookup (defaults, path);
         if (!actual || !streq (actual, value))
             fail_msg ("README.md says %s defaults to %s, the config says %s",
@@ -129,7 +153,7 @@ test_defaults_agree_with_header_and_readme (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("README.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 26);
+    assert_int_equal (rows, 47);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on README's usage line
@@ -265,6 +289,167 @@ test_endpoint_must_be_loopback_unless_insecure (void **state)
     zstr_free (&error);
 }
 
+//  The pool's section: settings, and instance types as
+//  pool/type/NAME/{procs,memory,labels,price}
+static void
+test_pool_types_load_from_file (void **state)
+{
+    char *path = s_write_temp (
+        "pool\n"
+        "    driver = local\n"
+        "    max-instances = 3\n"
+        "    idle-timeout = 5000\n"
+        "    max-price = 2.5\n"
+        "    type\n"
+        "        small\n"
+        "            procs = 2\n"
+        "            memory = 4G\n"
+        "            price = 0.10\n"
+        "        big\n"
+        "            procs = 16\n"
+        "            memory = 64GB\n"
+        "            labels = \"gpu=1,zone=a\"\n"
+        "            price = 1.20\n");
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    assert_int_equal (drover_config_load (config, path, &error), 0);
+    assert_null (error);
+    assert_int_equal (config->pool.max_instances, 3);
+    assert_int_equal (config->pool.idle_timeout, 5000);
+    assert_true (config->pool.max_price == 2.5);
+    assert_int_equal (config->pool.ntypes, 2);
+    assert_string_equal (config->pool.types [0].name, "small");
+    assert_int_equal (config->pool.types [0].procs, 2);
+    assert_true (config->pool.types [0].mem == 4ULL << 30);
+    assert_string_equal (config->pool.types [0].labels, "");
+    assert_true (config->pool.types [0].price == 0.10);
+    assert_string_equal (config->pool.types [1].name, "big");
+    assert_true (config->pool.types [1].mem == 64ULL << 30);
+    assert_string_equal (config->pool.types [1].labels, "gpu=1\nzone=a");
+    assert_true (config->pool.types [1].price == 1.20);
+    assert_int_equal (drover_config_check_pool (config, &error), 0);
+
+    //  A --set reaches a type too, and the printed config loads back
+    assert_int_equal (drover_config_set_assignment (config, "pool/type/big/procs=32", &error), 0);
+    assert_int_equal (config->pool.types [1].procs, 32);
+    char *printed = strdup ("/tmp/drover-print-XXXXXX");
+    int fd = mkstemp (printed);
+    FILE *file = fdopen (fd, "w");
+    drover_config_print (config, file);
+    fclose (file);
+    drover_config_t *loaded = drover_config_new ();
+    assert_int_equal (drover_config_load (loaded, printed, &error), 0);
+    assert_int_equal (loaded->pool.ntypes, 2);
+    assert_int_equal (loaded->pool.types [1].procs, 32);
+    assert_string_equal (loaded->pool.types [1].labels, "gpu=1\nzone=a");
+    assert_true (loaded->pool.types [1].price == 1.20);
+    assert_true (loaded->pool.max_price == 2.5);
+
+    //  A heap copy for the pool actor owns its strings
+    drover_poolconfig_t *copy = drover_poolconfig_dup (&loaded->pool);
+    drover_config_destroy (&loaded);
+    assert_string_equal (copy->types [1].labels, "gpu=1\nzone=a");
+    assert_string_equal (copy->driver, "local");
+    drover_poolconfig_destroy (&copy);
+    drover_poolconfig_destroy (&copy);      //  harmless twice
+    unlink (printed);
+    free (printed);
+    drover_config_destroy (&config);
+    unlink (path);
+    free (path);
+}
+
+//  Load a one-off text; returns the error (caller frees) or NULL
+static char *
+s_load_error (const char *text, bool check)
+{
+    char *path = s_write_temp (text);
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    if (drover_config_load (config, path, &error) == 0 && check)
+        drover_config_check_pool (config, &error);
+    drover_config_destroy (&config);
+    unlink (path);
+    free (path);
+    return error;
+}
+
+//  Each bad pool setting is refused with a message naming its key
+static void
+test_pool_refuses_bad_settings_naming_key (void **state)
+{
+    struct {
+        const char *text;               //  the file
+        const char *key;                //  what the message must name
+    } cases [] = {
+        { "pool\n    type\n        small\n            memory = 4G\n",
+          "pool/type/small/procs" },
+        { "pool\n    type\n        small\n            procs = 2\n            price = cheap\n",
+          "pool/type/small/price" },
+        { "pool\n    type\n        small\n            procs = 2\n            price = -1\n",
+          "pool/type/small/price" },
+        { "pool\n    type\n        small\n            procs = 2\n            colour = red\n",
+          "pool/type/small/colour" },
+        { "pool\n    type\n        small\n            procs = 0\n", "pool/type/small/procs" },
+        { "pool\n    type\n        small\n            procs = 2\n            memory = 4Q\n",
+          "pool/type/small/memory" },
+        { "pool\n    type\n        small\n            procs = 2\n            labels = \"gpu\"\n",
+          "pool/type/small/labels" },
+        { "pool\n    type\n        sm@ll\n            procs = 2\n", "pool/type/sm@ll" },
+        { "pool\n    driver = docker\n", "pool/driver" },
+        { "pool\n    max-price = lots\n", "pool/max-price" },
+        { "pool\n    max-instances = 0\n", "pool/max-instances" },
+        { "pool\n    driver = command\n    command = /nonexistent/driver\n"
+          "    type\n        small\n            procs = 2\n", "pool/command" },
+        { "pool\n    driver = command\n    type\n        small\n            procs = 2\n",
+          "pool/command" },
+        { "pool\n    max-instances = 2\n    min-instances = 3\n"
+          "    type\n        small\n            procs = 2\n", "pool/min-instances" },
+    };
+    for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
+        char *error = s_load_error (cases [index].text, true);
+        if (!error || !strstr (error, cases [index].key))
+            fail_msg ("case %zu: expected an error naming %s, got %s", index, cases [index].key,
+                      error? error: "none");
+        zstr_free (&error);
+    }
+    //  At most 64 types
+    char *text = strdup ("pool\n    type\n");
+    for (int type = 0; type < DROVER_POOL_TYPES_MAX + 1; type++) {
+        char *more = zsys_sprintf ("%s        t%d\n            procs = 1\n", text, type);
+        free (text);
+        text = more;
+    }
+    char *error = s_load_error (text, false);
+    assert_non_null (error);
+    assert_non_null (strstr (error, "pool/type/t64"));
+    assert_non_null (strstr (error, "64"));
+    zstr_free (&error);
+    free (text);
+    //  The command driver with an executable file passes
+    error = s_load_error ("pool\n    driver = command\n    command = /bin/true\n"
+                          "    type\n        small\n            procs = 2\n", true);
+    assert_null (error);
+}
+
+//  Sizes as `drover worker --mem` takes them
+static void
+test_parse_size_takes_worker_suffixes (void **state)
+{
+    uint64_t bytes;
+    assert_int_equal (drover_config_parse_size ("512", &bytes), 0);
+    assert_true (bytes == 512);
+    assert_int_equal (drover_config_parse_size ("512M", &bytes), 0);
+    assert_true (bytes == 512ULL << 20);
+    assert_int_equal (drover_config_parse_size ("16gb", &bytes), 0);
+    assert_true (bytes == 16ULL << 30);
+    assert_int_equal (drover_config_parse_size ("1T", &bytes), 0);
+    assert_true (bytes == 1ULL << 40);
+    const char *bad [] = { "", "0", "G", "4X", "-4G", "4 G" };
+    for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++)
+        assert_int_equal (drover_config_parse_size (bad [index], &bytes), -1);
+}
+
 int
 main (void)
 {
@@ -276,6 +461,9 @@ main (void)
         cmocka_unit_test (test_load_file_refuses_bad_value_and_unknown_key),
         cmocka_unit_test (test_printed_config_loads_back),
         cmocka_unit_test (test_endpoint_must_be_loopback_unless_insecure),
+        cmocka_unit_test (test_pool_types_load_from_file),
+        cmocka_unit_test (test_pool_refuses_bad_settings_naming_key),
+        cmocka_unit_test (test_parse_size_takes_worker_suffixes),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -164,7 +164,8 @@ s_check_endpoints (drover_config_t *config)
         }
     }
     char *error = NULL;
-    if (drover_config_check_metrics (config->metrics, config->metrics_public, &error)) {
+    if (drover_config_check_metrics (config->metrics, config->metrics_public, &error)
+    ||  drover_config_check_pool (config, &error)) {
         fprintf (stderr, "drover broker: %s\n", error);
         zstr_free (&error);
         return -1;

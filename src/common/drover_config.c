@@ -8,19 +8,24 @@
 
 #include "drover_config.h"
 #include "drover_defaults.h"
+#include "drover_msg.h"
 #include <stddef.h>
 #include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <inttypes.h>
 
-typedef enum { S_UINT, S_STRING } s_kind_t;
+typedef enum { S_UINT, S_STRING, S_PRICE } s_kind_t;
 
 //  One row of the settings table
 typedef struct {
     const char *path;           //  "section/key"
-    s_kind_t kind;              //  number or string
+    s_kind_t kind;              //  number, string or price (a double)
     size_t offset;              //  where the value lives in drover_config_t
     uint32_t min;               //  smallest number allowed
     uint32_t max;               //  largest number allowed
-    uint32_t number;            //  default of a number (drover_defaults.h)
+    uint32_t number;            //  default of a number or price (drover_defaults.h)
     const char *text;           //  default of a string (drover_defaults.h), or NULL
     const char *comment;        //  unit and meaning, for drover_config_print
 } s_setting_t;
@@ -137,6 +142,67 @@ static const s_setting_t s_settings [] = {
     { "store/history-events", S_UINT, S_AT (history_events), 0, 4294967295u,
       DROVER_DEFAULT_HISTORY_EVENTS, NULL,
       "events kept in the state directory for drover events --since" },
+    { "pool/name", S_STRING, S_AT (pool.name), 0, 0,
+      0, DROVER_DEFAULT_POOL_NAME,
+      "the tag the pool's instances carry (a restarted broker adopts those that carry it)" },
+    { "pool/driver", S_STRING, S_AT (pool.driver), 0, 0,
+      0, DROVER_DEFAULT_POOL_DRIVER,
+      "local: drover worker processes on this machine; command: the operator's executable "
+      "(pool/command)" },
+    { "pool/command", S_STRING, S_AT (pool.command), 0, 0,
+      0, DROVER_DEFAULT_POOL_COMMAND,
+      "the command driver's executable (create, list, tag, destroy)" },
+    { "pool/worker", S_STRING, S_AT (pool.worker), 0, 0,
+      0, DROVER_DEFAULT_POOL_WORKER,
+      "the drover binary the local driver starts workers with; \"\" this one" },
+    { "pool/local-dir", S_STRING, S_AT (pool.local_dir), 0, 0,
+      0, DROVER_DEFAULT_POOL_LOCAL_DIR,
+      "directory of the local driver's instances; \"\" the state directory's pool/" },
+    { "pool/broker", S_STRING, S_AT (pool.broker), 0, 0,
+      0, DROVER_DEFAULT_POOL_BROKER,
+      "endpoint the instances' workers connect to; \"\" the broker's own" },
+    { "pool/max-instances", S_UINT, S_AT (pool.max_instances), 1, 100000,
+      DROVER_DEFAULT_POOL_MAX_INSTANCES, NULL,
+      "live instances at most (booting ones count)" },
+    { "pool/max-price", S_PRICE, S_AT (pool.max_price), 0, 0,
+      DROVER_DEFAULT_POOL_MAX_PRICE, NULL,
+      "total price per hour of live instances at most; 0 no limit" },
+    { "pool/min-instances", S_UINT, S_AT (pool.min_instances), 0, 100000,
+      DROVER_DEFAULT_POOL_MIN_INSTANCES, NULL,
+      "instances kept even when idle (at most max-instances)" },
+    { "pool/max-creates", S_UINT, S_AT (pool.max_creates), 1, 1000,
+      DROVER_DEFAULT_POOL_MAX_CREATES, NULL,
+      "creates one pass asks at most" },
+    { "pool/ops-per-second", S_UINT, S_AT (pool.ops_per_second), 1, 100000,
+      DROVER_DEFAULT_POOL_OPS_PER_SECOND, NULL,
+      "driver operations (create, list, tag, destroy) a second at most" },
+    { "pool/boot-timeout", S_UINT, S_AT (pool.boot_timeout), 100, 86400000,
+      DROVER_DEFAULT_POOL_BOOT_TIMEOUT, NULL,
+      "msec from create to registered; past it the instance is destroyed" },
+    { "pool/idle-timeout", S_UINT, S_AT (pool.idle_timeout), 100, 86400000,
+      DROVER_DEFAULT_POOL_IDLE_TIMEOUT, NULL,
+      "msec idle before an instance is retired and destroyed (never below min-instances)" },
+    { "pool/probe-timeout", S_UINT, S_AT (pool.probe_timeout), 100, 86400000,
+      DROVER_DEFAULT_POOL_PROBE_TIMEOUT, NULL,
+      "msec an instance whose worker was lost may take to come back before it is destroyed" },
+    { "pool/shutdown-timeout", S_UINT, S_AT (pool.shutdown_timeout), 100, 86400000,
+      DROVER_DEFAULT_POOL_SHUTDOWN_TIMEOUT, NULL,
+      "msec an instance may still be listed after its destroy before it is destroyed again" },
+    { "pool/quota-backoff", S_UINT, S_AT (pool.quota_backoff), 0, 86400000,
+      DROVER_DEFAULT_POOL_QUOTA_BACKOFF, NULL,
+      "msec without creates after a quota error (unless an instance went away)" },
+    { "pool/rate-backoff", S_UINT, S_AT (pool.rate_backoff), 0, 86400000,
+      DROVER_DEFAULT_POOL_RATE_BACKOFF, NULL,
+      "msec without driver operations after one was rate limited" },
+    { "pool/warn-failures", S_UINT, S_AT (pool.warn_failures), 1, 1000000,
+      DROVER_DEFAULT_POOL_WARN_FAILURES, NULL,
+      "consecutive create failures after which the pool warns" },
+    { "pool/list-interval", S_UINT, S_AT (pool.list_interval), 100, 86400000,
+      DROVER_DEFAULT_POOL_LIST_INTERVAL, NULL,
+      "msec between lists of the driver's instances" },
+    { "pool/op-timeout", S_UINT, S_AT (pool.op_timeout), 100, 86400000,
+      DROVER_DEFAULT_POOL_OP_TIMEOUT, NULL,
+      "msec a driver operation may take; past it it is killed and failed" },
 };
 #define S_SETTINGS (sizeof s_settings / sizeof s_settings [0])
 
@@ -146,6 +212,7 @@ static const struct {
     const char *words [4];      //  the words allowed, NULL-ended
 } s_choices [] = {
     { "broker/durability", { "full", "batch", "off", NULL } },
+    { "pool/driver", { "local", "command", NULL } },
 };
 #define S_CHOICES (sizeof s_choices / sizeof s_choices [0])
 
@@ -161,8 +228,11 @@ s_check_choice (const s_setting_t *setting, const char *value, char **error_p)
         for (size_t word = 0; words [word]; word++)
             if (streq (words [word], value))
                 return 0;
-        *error_p = zsys_sprintf ("%s: '%s' is not one of %s, %s, %s", setting->path, value,
-                                 words [0], words [1], words [2]);
+        char list [128] = "";
+        for (size_t word = 0; words [word]; word++)
+            snprintf (list + strlen (list), sizeof list - strlen (list), "%s%s",
+                      word? ", ": "", words [word]);
+        *error_p = zsys_sprintf ("%s: '%s' is not one of %s", setting->path, value, list);
         return -1;
     }
     return 0;
@@ -177,6 +247,23 @@ s_setting_find (const char *path)
         if (streq (s_settings [index].path, path))
             return &s_settings [index];
     return NULL;
+}
+
+//  Parse a price: a number, 0 or more, finite (per hour, in the
+//  operator's currency). Returns 0, or -1 with a message naming path.
+static int
+s_parse_price (const char *path, const char *value, double *price_p, char **error_p)
+{
+    char *end;
+    errno = 0;
+    double price = strtod (value, &end);
+    if (errno || !(isdigit ((unsigned char) *value) || *value == '.') || *end
+    ||  !isfinite (price) || price < 0 || price > 1e12) {
+        *error_p = zsys_sprintf ("%s: '%s' is not a price (a number, 0 or more)", path, value);
+        return -1;
+    }
+    *price_p = price;
+    return 0;
 }
 
 //  Store text into a setting after checking it; error names the key
@@ -198,6 +285,8 @@ s_setting_store (drover_config_t *self, const s_setting_t *setting,
         *string_p = strdup (value);
         return 0;
     }
+    if (setting->kind == S_PRICE)
+        return s_parse_price (setting->path, value, (double *) field, error_p);
     char *end;
     errno = 0;
     unsigned long long number = strtoull (value, &end, 10);
@@ -224,6 +313,9 @@ drover_config_new (void)
             *(char **) field = strdup (setting->text);
             assert (*(char **) field);
         }
+        else
+        if (setting->kind == S_PRICE)
+            *(double *) field = setting->number;
         else {
             //  A default out of its own range is our bug
             assert (setting->number >= setting->min && setting->number <= setting->max);
@@ -243,9 +335,142 @@ drover_config_destroy (drover_config_t **self_p)
         for (size_t index = 0; index < S_SETTINGS; index++)
             if (s_settings [index].kind == S_STRING)
                 zstr_free ((char **) ((byte *) self + s_settings [index].offset));
+        for (size_t index = 0; index < self->pool.ntypes; index++)
+            zstr_free (&self->pool.types [index].labels);
         free (self);
         *self_p = NULL;
     }
+}
+
+//  Parse a size: digits with an optional K, M, G or T suffix (powers of
+//  1024), an optional trailing B
+int
+drover_config_parse_size (const char *text, uint64_t *bytes_p)
+{
+    if (!text || !isdigit ((unsigned char) *text))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long value = strtoull (text, &end, 10);
+    if (errno)
+        return -1;
+    int shift = 0;
+    switch (toupper ((unsigned char) *end)) {
+        case 'K': shift = 10; end++; break;
+        case 'M': shift = 20; end++; break;
+        case 'G': shift = 30; end++; break;
+        case 'T': shift = 40; end++; break;
+    }
+    if (toupper ((unsigned char) *end) == 'B')
+        end++;
+    if (*end || value == 0 || value > (UINT64_MAX >> shift))
+        return -1;
+    *bytes_p = (uint64_t) value << shift;
+    return 0;
+}
+
+//  Parse labels "k=v,k=v" into "k=v\nk=v" (each a valid label, at most
+//  DROVER_LABELS_MAX). Returns a fresh string (caller frees), or NULL.
+static char *
+s_parse_labels (const char *text)
+{
+    char *labels = strdup (text);
+    assert (labels);
+    size_t count = 0;
+    char *save = NULL;
+    char *copy = strdup (text);
+    assert (copy);
+    for (char *label = strtok_r (copy, ",", &save); label; label = strtok_r (NULL, ",", &save))
+        if (!drover_label_valid (label) || ++count > DROVER_LABELS_MAX) {
+            free (copy);
+            free (labels);
+            return NULL;
+        }
+    free (copy);
+    //  No empty label: no leading, trailing or doubled comma
+    if (*text && (*text == ',' || text [strlen (text) - 1] == ',' || strstr (text, ",,"))) {
+        free (labels);
+        return NULL;
+    }
+    for (char *cursor = labels; *cursor; cursor++)
+        if (*cursor == ',')
+            *cursor = '\n';
+    return labels;
+}
+
+//  Set one key of an instance type from "pool/type/NAME/KEY", adding the
+//  type if new. Returns 0, or -1 with a message naming the key.
+static int
+s_type_set (drover_poolconfig_t *pool, const char *path, const char *value, char **error_p)
+{
+    const char *name = path + 10;
+    const char *slash = strchr (name, '/');
+    size_t length = slash? (size_t) (slash - name): strlen (name);
+    if (!slash || length == 0 || length > DROVER_ID_MAX || strchr (slash + 1, '/')) {
+        *error_p = zsys_sprintf ("%s: expected pool/type/NAME/KEY", path);
+        return -1;
+    }
+    for (size_t index = 0; index < length; index++)
+        if (!isalnum ((unsigned char) name [index]) && !strchr ("-_.", name [index])) {
+            *error_p = zsys_sprintf ("%s: a type's name takes letters, digits, '-', '_', '.'",
+                                     path);
+            return -1;
+        }
+    const char *key = slash + 1;
+    if (!streq (key, "procs") && !streq (key, "memory") && !streq (key, "labels")
+    &&  !streq (key, "price")) {
+        *error_p = zsys_sprintf ("%s: no such setting (a type has procs, memory, labels, price)",
+                                 path);
+        return -1;
+    }
+    drover_pooltype_t *type = NULL;
+    for (size_t index = 0; index < pool->ntypes && !type; index++)
+        if (strlen (pool->types [index].name) == length
+        &&  memcmp (pool->types [index].name, name, length) == 0)
+            type = &pool->types [index];
+    if (!type) {
+        if (pool->ntypes >= DROVER_POOL_TYPES_MAX) {
+            *error_p = zsys_sprintf ("%s: more than %d instance types", path,
+                                     DROVER_POOL_TYPES_MAX);
+            return -1;
+        }
+        type = &pool->types [pool->ntypes++];
+        memset (type, 0, sizeof *type);
+        memcpy (type->name, name, length);
+        type->labels = strdup ("");
+    }
+    if (streq (key, "procs")) {
+        char *end;
+        errno = 0;
+        unsigned long long procs = strtoull (value, &end, 10);
+        if (errno || !isdigit ((unsigned char) *value) || *end || procs < 1 || procs > 65536) {
+            *error_p = zsys_sprintf ("%s: '%s' is not a whole number from 1 to 65536",
+                                     path, value);
+            return -1;
+        }
+        type->procs = (uint32_t) procs;
+    }
+    else
+    if (streq (key, "memory")) {
+        if (drover_config_parse_size (value, &type->mem)) {
+            *error_p = zsys_sprintf ("%s: '%s' is not a size such as 512M or 16G", path, value);
+            return -1;
+        }
+    }
+    else
+    if (streq (key, "labels")) {
+        char *labels = s_parse_labels (value);
+        if (!labels) {
+            *error_p = zsys_sprintf ("%s: '%s' is not labels \"k=v,k=v\" (at most %d)",
+                                     path, value, DROVER_LABELS_MAX);
+            return -1;
+        }
+        zstr_free (&type->labels);
+        type->labels = labels;
+    }
+    else
+        return s_parse_price (path, value, &type->price, error_p);
+    return 0;
 }
 
 //  Set one value by path from text
@@ -254,6 +479,8 @@ drover_config_set (drover_config_t *self, const char *path, const char *value,
                    char **error_p)
 {
     assert (self);
+    if (strncmp (path, "pool/type/", 10) == 0)
+        return s_type_set (&self->pool, path, value, error_p);
     const s_setting_t *setting = s_setting_find (path);
     if (!setting) {
         *error_p = zsys_sprintf ("%s: no such setting", path);
@@ -278,7 +505,34 @@ drover_config_set_assignment (drover_config_t *self, const char *assignment, cha
     return rc;
 }
 
-//  Load a ZPL file: every leaf two levels down is section/key = value
+//  Set a node of a loaded file: a leaf is path = value; a node with
+//  children (pool/type/NAME/KEY) is walked down
+static int
+s_load_node (drover_config_t *self, zconfig_t *node, const char *path, const char *filename,
+             char **error_p)
+{
+    if (zconfig_child (node) && strncmp (path, "pool/type", 9) == 0) {
+        int rc = 0;
+        for (zconfig_t *child = zconfig_child (node); child && rc == 0;
+             child = zconfig_next (child)) {
+            char *below = zsys_sprintf ("%s/%s", path, zconfig_name (child));
+            rc = s_load_node (self, child, below, filename, error_p);
+            zstr_free (&below);
+        }
+        return rc;
+    }
+    char *error = NULL;
+    const char *value = zconfig_value (node);
+    int rc = drover_config_set (self, path, value? value: "", &error);
+    if (rc) {
+        *error_p = zsys_sprintf ("%s: %s", filename, error);
+        zstr_free (&error);
+    }
+    return rc;
+}
+
+//  Load a ZPL file: every leaf two levels down is section/key = value,
+//  and pool/type/NAME/KEY four levels down
 int
 drover_config_load (drover_config_t *self, const char *filename, char **error_p)
 {
@@ -299,13 +553,7 @@ drover_config_load (drover_config_t *self, const char *filename, char **error_p)
         for (zconfig_t *key = zconfig_child (section); key && rc == 0;
              key = zconfig_next (key)) {
             char *path = zsys_sprintf ("%s/%s", zconfig_name (section), zconfig_name (key));
-            char *error = NULL;
-            const char *value = zconfig_value (key);
-            rc = drover_config_set (self, path, value? value: "", &error);
-            if (rc) {
-                *error_p = zsys_sprintf ("%s: %s", filename, error);
-                zstr_free (&error);
-            }
+            rc = s_load_node (self, key, path, filename, error_p);
             zstr_free (&path);
         }
     }
@@ -329,8 +577,98 @@ drover_config_print (drover_config_t *self, FILE *stream)
         if (setting->kind == S_STRING)
             fprintf (stream, "    %s = \"%s\"", setting->path + length + 1, *(char **) field);
         else
+        if (setting->kind == S_PRICE)
+            fprintf (stream, "    %s = %g", setting->path + length + 1, *(double *) field);
+        else
             fprintf (stream, "    %s = %u", setting->path + length + 1, *(uint32_t *) field);
         fprintf (stream, "    #  %s\n", setting->comment);
+    }
+    //  The pool's instance types, under pool (none by default: no pool)
+    if (self->pool.ntypes)
+        fprintf (stream, "pool\n    type\n");
+    for (size_t index = 0; index < self->pool.ntypes; index++) {
+        const drover_pooltype_t *type = &self->pool.types [index];
+        fprintf (stream, "        %s\n            procs = %u\n", type->name, type->procs);
+        if (type->mem)
+            fprintf (stream, "            memory = %" PRIu64 "\n", type->mem);
+        char *labels = strdup (type->labels? type->labels: "");
+        for (char *cursor = labels; *cursor; cursor++)
+            if (*cursor == '\n')
+                *cursor = ',';
+        if (*labels)
+            fprintf (stream, "            labels = \"%s\"\n", labels);
+        free (labels);
+        fprintf (stream, "            price = %.17g\n", type->price);
+    }
+}
+
+//  Check what single keys cannot: every type has procs, min-instances at
+//  most max-instances, the command driver's executable
+int
+drover_config_check_pool (drover_config_t *self, char **error_p)
+{
+    assert (self);
+    const drover_poolconfig_t *pool = &self->pool;
+    for (size_t index = 0; index < pool->ntypes; index++)
+        if (pool->types [index].procs == 0) {
+            *error_p = zsys_sprintf ("pool/type/%s/procs: a type must say its procs",
+                                     pool->types [index].name);
+            return -1;
+        }
+    if (pool->ntypes == 0)
+        return 0;               //  no types, no pool: the rest does not matter
+    if (pool->min_instances > pool->max_instances) {
+        *error_p = zsys_sprintf ("pool/min-instances: %u is more than pool/max-instances (%u)",
+                                 pool->min_instances, pool->max_instances);
+        return -1;
+    }
+    if (streq (pool->driver, "command")) {
+        struct stat info;
+        if (!*pool->command || stat (pool->command, &info) || !S_ISREG (info.st_mode)
+        ||  access (pool->command, X_OK)) {
+            *error_p = zsys_sprintf ("pool/command: '%s' is not an executable file (the command "
+                                     "driver needs one)", pool->command);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+//  Return a heap copy of pool settings (caller destroys it with
+//  drover_poolconfig_destroy)
+drover_poolconfig_t *
+drover_poolconfig_dup (const drover_poolconfig_t *pool)
+{
+    assert (pool);
+    drover_poolconfig_t *copy = (drover_poolconfig_t *) zmalloc (sizeof (drover_poolconfig_t));
+    *copy = *pool;
+    char **strings [] = { &copy->name, &copy->driver, &copy->command, &copy->worker,
+                          &copy->local_dir, &copy->broker };
+    for (size_t index = 0; index < sizeof strings / sizeof strings [0]; index++)
+        *strings [index] = strdup (*strings [index]? *strings [index]: "");
+    for (size_t index = 0; index < copy->ntypes; index++)
+        copy->types [index].labels = strdup (pool->types [index].labels?
+                                             pool->types [index].labels: "");
+    return copy;
+}
+
+//  Destroy a copy made by drover_poolconfig_dup; harmless on NULL
+void
+drover_poolconfig_destroy (drover_poolconfig_t **self_p)
+{
+    assert (self_p);
+    drover_poolconfig_t *self = *self_p;
+    if (self) {
+        zstr_free (&self->name);
+        zstr_free (&self->driver);
+        zstr_free (&self->command);
+        zstr_free (&self->worker);
+        zstr_free (&self->local_dir);
+        zstr_free (&self->broker);
+        for (size_t index = 0; index < self->ntypes; index++)
+            zstr_free (&self->types [index].labels);
+        free (self);
+        *self_p = NULL;
     }
 }
 

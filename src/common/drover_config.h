@@ -120,6 +120,27 @@ int
 void
     drover_config_print (drover_config_t *self, FILE *stream);
 
+//  Check what single keys cannot (every instance type has procs,
+//  pool/min-instances at most pool/max-instances, the command driver's
+//  executable). Returns 0, or -1 with a message naming the key in *error_p
+//  (caller frees).
+int
+    drover_config_check_pool (drover_config_t *self, char **error_p);
+
+//  Parse a size: digits with an optional K, M, G or T suffix (powers of
+//  1024) and an optional trailing B, as `drover worker --mem` takes it.
+//  Returns 0 and sets *bytes_p, or -1 (0 is not a size).
+int
+    drover_config_parse_size (const char *text, uint64_t *bytes_p);
+
+//  Return a heap copy of pool settings (strings and labels copied)
+drover_poolconfig_t *
+    drover_poolconfig_dup (const drover_poolconfig_t *pool);
+
+//  Destroy a copy made by drover_poolconfig_dup; harmless on NULL
+void
+    drover_poolconfig_destroy (drover_poolconfig_t **self_p);
+
 //  Check that an endpoint is tcp://HOST:PORT or ipc://PATH and, unless
 //  insecure, that HOST is a loopback address. Returns 0, or -1 with
 //  a message in *error_p (caller frees).

@@ -112,33 +112,6 @@ s_parse_uint (const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
     return 0;
 }
 
-//  Parse a size: digits with an optional K, M, G or T suffix (powers of
-//  1024, an optional trailing B). Returns 0 or -1.
-static int
-s_parse_size (const char *text, uint64_t *bytes_p)
-{
-    if (!text || !isdigit ((unsigned char) *text))
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long value = strtoull (text, &end, 10);
-    if (errno)
-        return -1;
-    int shift = 0;
-    switch (toupper ((unsigned char) *end)) {
-        case 'K': shift = 10; end++; break;
-        case 'M': shift = 20; end++; break;
-        case 'G': shift = 30; end++; break;
-        case 'T': shift = 40; end++; break;
-    }
-    if (toupper ((unsigned char) *end) == 'B')
-        end++;
-    if (*end || value == 0 || value > (UINT64_MAX >> shift))
-        return -1;
-    *bytes_p = (uint64_t) value << shift;
-    return 0;
-}
-
 //  Parse argv into options. Returns -1 to go on, or an exit status.
 static int
 s_parse (int argc, char **argv, s_options_t *options)
@@ -178,7 +151,7 @@ s_parse (int argc, char **argv, s_options_t *options)
                 options->procs = (uint32_t) value;
                 break;
             case 'm':
-                if (s_parse_size (optarg, &options->mem))
+                if (drover_config_parse_size (optarg, &options->mem))
                     return s_bad ("--mem", optarg, "must be a size such as 512M or 16G");
                 break;
             case 'l':
