@@ -35,6 +35,14 @@
                                     link TASK EXPLAIN (a queued task's) and TASK
                                     TABLE (its queued rows to annotate) from assign
           METRICS round(8)          answered COUNTS round values(f)
+          POOLTYPES config(p)       the elastic pool's settings (a heap
+                                    drover_poolconfig_t: we own it): say LOAD,
+                                    and explain with its instance types
+          RETIRE worker(s)          from the pool: no new work for it (not kept
+                                    in the admin book); say RETIRED once it has
+                                    no task (at once if it has none)
+          POOLADMIN worker(s) admin(4) reason(s)    from the pool: the admin
+                                    book entry for the id, as WORKER ADMIN sets it
           EVENTS on(4) | VERBOSE | $TERM
     Out:  ASSIGN task(8) worker(s)   one record per placement, a pass's in one
                                 BATCH (on the link)
@@ -49,6 +57,12 @@
                                     setting changed (admin RUN: forget it)
           COUNTS round(8) values(f)     workers by health and admin state, procs
                                         and memory (drover_metricset)
+          LOAD report(f)        to the pool (only with POOLTYPES): the demand
+                                shapes waiting and each worker's load
+                                (drover_loadreport), after a turn that changed
+                                something, at most every 100 ms (at once when a
+                                worker came or went)
+          RETIRED worker(s)     to the pool: a retired worker has no task
     =========================================================================
 */
 
@@ -61,6 +75,7 @@
 #include "drover_defaults.h"
 #include "drover_gone.h"
 #include "drover_adminbook.h"
+#include "drover_loadreport.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
 #define S_MAX_SHELVE    DROVER_DEFAULT_MAX_SHELVE
@@ -72,6 +87,8 @@
 #define S_MAX_ADMIN     DROVER_ROWS_MAX
 //  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
 #define S_ROW_OVERHEAD  160
+//  Least msec between two LOADs to the pool
+#define S_LOAD_EVERY    100
 
 //  What the actor keeps about a worker besides what the queue keeps
 typedef struct {
@@ -79,6 +96,9 @@ typedef struct {
     char *labels;               //  its labels as UP said them, "k=v" joined by "\n"
     bool leave_sent;            //  WORKER LEAVE said since it began draining
     uint64_t since;             //  when it registered, msec since the epoch
+    uint64_t last_task;         //  the last task placed on it, 0 none (for the pool)
+    bool retired;               //  the pool retired it: no new work, not in the admin book
+    bool retired_said;          //  RETIRED said since
 } s_worker_t;
 
 typedef struct {
@@ -92,6 +112,10 @@ typedef struct {
     drover_gone_t *gone;        //  workers that went, listed a while
     drover_adminbook_t *book;   //  an operator's settings, by worker id
     bool keep_admin;            //  the store keeps them: say KEEPADMIN
+    drover_poolconfig_t *pool;  //  the elastic pool's settings, or NULL: no LOAD
+    bool load_due;              //  something changed since the last LOAD
+    bool load_now;              //  a worker came or went: LOAD without waiting
+    int64_t load_at;            //  when the last LOAD was said, msec monotonic
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
@@ -146,6 +170,7 @@ s_self_destroy (self_t **self_p)
     drover_gone_destroy (&self->gone);
     drover_adminbook_destroy (&self->book);
     drover_sched_destroy (&self->sched);
+    drover_poolconfig_destroy (&self->pool);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->to_assign);
     drover_outbox_destroy (&self->outbox);
@@ -176,6 +201,12 @@ s_check_drained (self_t *self, const char *id)
 {
     drover_sched_view_t view;
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker && worker->retired && !worker->retired_said
+    &&  drover_sched_lookup (self->sched, id, &view) == 0 && view.tasks == 0 && !view.lease) {
+        //  Retired by the pool, and idle: it may be destroyed
+        drover_outbox_say (self->outbox, "ss", "RETIRED", id);
+        worker->retired_said = true;
+    }
     const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
     if (!worker || worker->leave_sent || !entry || !(entry->flags & DROVER_ADMIN_EXIT)
     ||  drover_sched_lookup (self->sched, id, &view) || view.admin != DROVER_ADMIN_DRAIN
@@ -220,6 +251,9 @@ s_handle_up (self_t *self, zmsg_t *msg)
     const drover_adminbook_entry_t *admin = drover_adminbook_lookup (self->book, worker);
     if (admin)
         drover_sched_set_admin (self->sched, worker, admin->admin);
+    if (entry->retired)
+        drover_sched_set_admin (self->sched, worker, DROVER_ADMIN_DRAIN);
+    self->load_now = true;
     zframe_destroy (&entry->route);
     entry->route = route;
     zstr_free (&entry->labels);
@@ -269,6 +303,7 @@ s_handle_lost (self_t *self, zmsg_t *msg)
     zstr_free (&reason);
     int had = drover_sched_remove_worker (self->sched, worker, NULL, NULL);
     zhashx_delete (self->workers, worker);
+    self->load_now = true;
     if (self->flags.verbose && had >= 0)
         zsys_debug ("schedq: worker=%s removed with tasks=%d", worker, had);
     zstr_free (&worker);
@@ -655,11 +690,17 @@ s_take (self_t *self, const drover_record_t *record)
 {
     s_end_old_attempt (self, record->task);
     if (drover_sched_take (self->sched, record->lease, record->task, record->procs, record->mem,
-                           drover_record_labels (record))
-    &&  self->flags.verbose)
+                           drover_record_labels (record))) {
         //  Its worker went: assign hears LOST too, and places the task again
-        zsys_debug ("schedq: task=%" PRIu64 " taken from gone lease=%" PRIu64,
-                    record->task, record->lease);
+        if (self->flags.verbose)
+            zsys_debug ("schedq: task=%" PRIu64 " taken from gone lease=%" PRIu64,
+                        record->task, record->lease);
+        return;
+    }
+    const char *holder = drover_sched_assigned (self->sched, record->task);
+    s_worker_t *entry = holder? (s_worker_t *) zhashx_lookup (self->workers, holder): NULL;
+    if (entry)
+        entry->last_task = record->task;
 }
 
 //  RETURN: assign gives a lease back; what it still holds is free again
@@ -682,6 +723,127 @@ s_handle_free (self_t *self, uint64_t task)
 
 
 //  ---------------------------------------------------------------------
+//  The elastic pool
+
+//  POOLTYPES config: the pool's settings (ours now): LOAD from now on, and
+//  explain with its types
+static void
+s_handle_pooltypes (self_t *self, zmsg_t *msg)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame && zframe_size (frame) == sizeof (void *));
+    drover_poolconfig_t *pool;
+    memcpy (&pool, zframe_data (frame), sizeof pool);
+    zframe_destroy (&frame);
+    drover_sched_set_pooltypes (self->sched, NULL, 0);
+    drover_poolconfig_destroy (&self->pool);
+    self->pool = pool;
+    drover_sched_set_pooltypes (self->sched, pool->types, pool->ntypes);
+    self->load_now = true;
+}
+
+//  RETIRE worker: the pool takes it away: no new work, RETIRED once idle
+//  (at once if it has no task, or is not here)
+static void
+s_handle_retire (self_t *self, zmsg_t *msg)
+{
+    char *id = drover_actor_pop_string (msg);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker) {
+        worker->retired = true;
+        worker->retired_said = false;
+        drover_sched_set_admin (self->sched, id, DROVER_ADMIN_DRAIN);
+        s_check_drained (self, id);
+    }
+    else
+        drover_outbox_say (self->outbox, "ss", "RETIRED", id);
+    if (self->flags.verbose)
+        zsys_debug ("schedq: worker=%s retired by the pool", id);
+    zstr_free (&id);
+}
+
+//  POOLADMIN worker admin reason: the pool keeps an instance's idle
+//  behaviour as the admin book entry of its worker id
+static void
+s_handle_pooladmin (self_t *self, zmsg_t *msg)
+{
+    char *id = drover_actor_pop_string (msg);
+    int admin = (int) drover_actor_pop_number (msg);
+    char *reason = drover_actor_pop_string (msg);
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    bool same = entry? entry->admin == admin && streq (entry->reason, reason)
+                     : admin == DROVER_ADMIN_RUN;
+    if (!same
+    &&  drover_adminbook_set (self->book, id, admin, 0, reason,
+                              entry && entry->admin == admin? entry->since
+                                                            : (uint64_t) zclock_time ()))
+        zsys_warning ("schedq: worker=%s admin=%s from the pool not kept: the book is full",
+                      id, drover_admin_name (admin));
+    else
+    if (!same) {
+        zsys_info ("schedq: worker=%s admin=%s reason=\"%s\"", id, drover_admin_name (admin),
+                   reason);
+        s_keep_admin (self, id);
+    }
+    //  A retired worker stays without new work whatever its behaviour
+    if (!worker || !worker->retired)
+        drover_sched_set_admin (self->sched, id, admin);    //  -1 unless connected
+    zstr_free (&reason);
+    zstr_free (&id);
+}
+
+//  Tell the pool one demand shape
+static void
+s_add_demand (uint32_t procs, uint64_t mem, const char *labels, uint32_t count, void *arg)
+{
+    drover_loadreport_add_demand ((drover_loadreport_t *) arg, procs, mem, labels, count);
+}
+
+//  Say LOAD: the demand shapes waiting and every worker's load (one look
+//  at each shape and each worker)
+static void
+s_say_load (self_t *self, int64_t now)
+{
+    drover_loadreport_t *report = drover_loadreport_new ();
+    drover_sched_each_demand (self->sched, s_add_demand, report);
+    for (const char *id = drover_sched_first (self->sched); id;
+         id = drover_sched_next (self->sched)) {
+        drover_sched_view_t view;
+        drover_sched_lookup (self->sched, id, &view);
+        s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+        drover_loadreport_add_worker (report, id, view.tasks, view.procs_used, view.mem_used,
+                                      worker? worker->last_task: 0);
+    }
+    zframe_t *frame = drover_loadreport_encode (report);
+    drover_outbox_say (self->outbox, "sf", "LOAD", frame);
+    zframe_destroy (&frame);
+    drover_loadreport_destroy (&report);
+    self->load_at = now;
+    self->load_due = self->load_now = false;
+}
+
+//  After a turn: say LOAD if something changed and the last was long
+//  enough ago (or a worker came or went). Returns the poll timeout until
+//  a LOAD held back is due, or -1.
+static int
+s_check_load (self_t *self, bool changed, int64_t now)
+{
+    if (!self->pool)
+        return -1;
+    if (changed)
+        self->load_due = true;
+    if (!self->load_due && !self->load_now)
+        return -1;
+    if (self->load_now || now - self->load_at >= S_LOAD_EVERY) {
+        s_say_load (self, now);
+        return -1;
+    }
+    return (int) (self->load_at + S_LOAD_EVERY - now);
+}
+
+
+//  ---------------------------------------------------------------------
 //  The loop
 
 //  Say ASSIGN for one placement of the pass
@@ -690,6 +852,9 @@ s_on_assign (uint64_t task, const char *worker, void *arg)
 {
     self_t *self = (self_t *) arg;
     drover_outbox_say_assign (self->to_assign, task, worker);
+    s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
+    if (entry)
+        entry->last_task = task;
 }
 
 //  Say REVOKE for a lease
@@ -791,6 +956,15 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "ADMIN"))
         s_handle_kept_admin (self, msg);
     else
+    if (streq (command, "POOLTYPES"))
+        s_handle_pooltypes (self, msg);
+    else
+    if (streq (command, "RETIRE"))
+        s_handle_retire (self, msg);
+    else
+    if (streq (command, "POOLADMIN"))
+        s_handle_pooladmin (self, msg);
+    else
     if (streq (command, "CONFIGURE")) {
         drover_sched_set_max_shelve (self->sched, (uint32_t) drover_actor_pop_number (msg));
         uint64_t min_disk_free = drover_actor_pop_number (msg);     //  MiB
@@ -847,8 +1021,9 @@ drover_schedq_actor (zsock_t *pipe, void *args)
 {
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
+    int wait = -1;              //  until a LOAD held back is due, or input
     while (!self->flags.stopping) {
-        if (drover_poller_wait (self->poller, -1) == -1)
+        if (drover_poller_wait (self->poller, wait) == -1)
             break;              //  interrupted
         int read = drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,
                                      s_handle_record, self);
@@ -857,6 +1032,7 @@ drover_schedq_actor (zsock_t *pipe, void *args)
         //  One pass per turn: placements see every command read
         if (read && !self->flags.stopping)
             s_schedule (self);
+        wait = s_check_load (self, read > 0, zclock_mono ());
         //  The link first: an ASSIGN is on the way to an offer
         drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);

@@ -254,7 +254,11 @@ typedef enum {
     DROVER_WHY_NEVER_PROCS  = 46,   //  verdict: the most procs a worker has is a, of b asked
     DROVER_WHY_NEVER_MEM    = 47,   //  verdict: the most memory a worker has is a, of b asked
     DROVER_WHY_NEVER_ALL    = 48,   //  verdict: no one worker has all it asks
-    DROVER_WHY_MAX          = 48
+    DROVER_WHY_POOL_START   = 49,   //  verdict: no connected worker could; an instance of
+                                    //  the elastic pool's type text will be started
+    DROVER_WHY_POOL_NOFIT   = 50,   //  verdict: no connected worker could, and no instance
+                                    //  type of the elastic pool fits it
+    DROVER_WHY_MAX          = 50
 } drover_why_code_t;
 
 //  One item of a TASK EXPLANATION

@@ -20,7 +20,9 @@ drover_why_verdict (const drover_why_t *whys, size_t count)
 bool
 drover_why_never (const drover_why_t *verdict)
 {
-    return verdict && verdict->code >= DROVER_WHY_NEVER_NONE && verdict->code <= DROVER_WHY_NEVER_ALL;
+    return verdict && ((verdict->code >= DROVER_WHY_NEVER_NONE
+                        && verdict->code <= DROVER_WHY_NEVER_ALL)
+                    || verdict->code == DROVER_WHY_POOL_NOFIT);
 }
 
 //  Format bytes for people: 512B, 64K, 1.5G, 30G (4.0G: tenths under 10)
@@ -194,6 +196,13 @@ drover_why_sentence (const drover_why_t *why, char *text, size_t size)
         case DROVER_WHY_NEVER_ALL:
             snprintf (text, size, "no worker could ever run it: no one worker has all it asks");
             return;
+        case DROVER_WHY_POOL_START:
+            snprintf (text, size, "no connected worker could run it: an instance of type %s "
+                      "will be started", why->text);
+            return;
+        case DROVER_WHY_POOL_NOFIT:
+            snprintf (text, size, "no connected worker could run it, and no instance type fits");
+            return;
     }
     snprintf (text, size, "reason %u", why->code);
 }
@@ -226,6 +235,12 @@ drover_why_short (const drover_why_t *whys, size_t count, char *text, size_t siz
             return;
         case DROVER_WHY_NEVER_ALL:
             snprintf (text, size, "no worker fits all");
+            return;
+        case DROVER_WHY_POOL_START:
+            snprintf (text, size, "starting %s", verdict->text);
+            return;
+        case DROVER_WHY_POOL_NOFIT:
+            snprintf (text, size, "no type fits");
             return;
         case DROVER_WHY_WHEN_USABLE:
             snprintf (text, size, "%s",

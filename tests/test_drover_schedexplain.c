@@ -393,6 +393,46 @@ test_rows_annotated (void **state)
     assert_string_equal (rows [6].reason, "");
 }
 
+//  With an elastic pool, a task no connected worker could ever run is
+//  explained by the pool's types: the cheapest that fits will be started,
+//  or none fits
+static void
+test_pool_type_fits_or_not (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    drover_pooltype_t types [2] = {
+        { .name = "small", .procs = 2, .mem = 4 * S_GIB, .labels = "", .price = 0.1 },
+        { .name = "gpu", .procs = 16, .mem = 64 * S_GIB, .labels = "gpu=1", .price = 1.2 },
+    };
+    drover_sched_set_pooltypes (sched, types, 2);
+    s_told_t told;
+    assert_int_equal (drover_sched_push (sched, 1, 0, 2, S_GIB, ""), 0);
+    assert_int_equal (drover_sched_push (sched, 2, 0, 4, 0, "gpu=1"), 0);
+    assert_int_equal (drover_sched_push (sched, 3, 0, 32, 0, ""), 0);
+    s_explain (sched, 1, &told);
+    const drover_why_t *verdict = s_verdict (&told);
+    assert_int_equal (verdict->code, DROVER_WHY_POOL_START);
+    assert_string_equal (verdict->text, "small");
+    assert_false (drover_why_never (verdict));
+    s_says (verdict, "no connected worker could run it: an instance of type small will be "
+                     "started");
+    s_short (&told, "starting small");
+    s_explain (sched, 2, &told);
+    assert_string_equal (s_verdict (&told)->text, "gpu");
+    //  Nothing has 32 procs: no type fits, even with workers connected
+    drover_sched_add_worker (sched, "a", 4, S_GIB, "");
+    s_explain (sched, 3, &told);
+    verdict = s_verdict (&told);
+    assert_int_equal (verdict->code, DROVER_WHY_POOL_NOFIT);
+    assert_true (drover_why_never (verdict));
+    s_says (verdict, "no connected worker could run it, and no instance type fits");
+    s_short (&told, "no type fits");
+    //  Without the pool, the worker's view as before
+    drover_sched_set_pooltypes (sched, NULL, 0);
+    s_explain (sched, 3, &told);
+    assert_int_equal (s_verdict (&told)->code, DROVER_WHY_NEVER_PROCS);
+}
+
 int
 main (void)
 {
@@ -407,6 +447,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_many_workers_grouped, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lent_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_rows_annotated, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_pool_type_fits_or_not, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

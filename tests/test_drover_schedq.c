@@ -8,6 +8,8 @@
 
 #include "testutil.h"
 #include "drover_schedq.h"
+#include "drover_loadreport.h"
+#include "drover_config.h"
 
 //  The test's end of the actor's link: it plays assign there (QUEUE,
 //  TAKE, DEQUEUE, FREE, PROBATION, RETURN in, ASSIGN, LEASE, REVOKE out),
@@ -744,11 +746,134 @@ test_lease_revoked_on_drain (void **state)
     s_quiet (actor);
 }
 
+//  Receive the next command but LOAD (and EVENT) within 2 s and check its word
+static zmsg_t *
+s_expect_past_load (zactor_t *actor, const char *command)
+{
+    int64_t deadline = zclock_mono () + 2000;
+    while (zclock_mono () < deadline) {
+        zmsg_t *msg = testutil_actor_recv (actor, (int) (deadline - zclock_mono ()));
+        if (!msg)
+            break;
+        char *word = zmsg_popstr (msg);
+        if (streq (word, command)) {
+            zstr_free (&word);
+            return msg;
+        }
+        if (!streq (word, "LOAD") && !streq (word, "EVENT"))
+            fail_msg ("expected %s, got %s", command, word);
+        zstr_free (&word);
+        zmsg_destroy (&msg);
+    }
+    fail_msg ("no %s within 2 s", command);
+    return NULL;
+}
+
+//  Wait for a LOAD with ndemand shapes and nworkers workers; returns it
+static drover_loadreport_t *
+s_expect_load (zactor_t *actor, size_t ndemand, size_t nworkers)
+{
+    int64_t deadline = zclock_mono () + 2000;
+    while (zclock_mono () < deadline) {
+        zmsg_t *msg = testutil_actor_recv (actor, (int) (deadline - zclock_mono ()));
+        if (!msg)
+            break;
+        char *word = zmsg_popstr (msg);
+        drover_loadreport_t *report = NULL;
+        if (streq (word, "LOAD")) {
+            zframe_t *frame = zmsg_pop (msg);
+            report = drover_loadreport_decode (frame);
+            assert_non_null (report);
+            zframe_destroy (&frame);
+            size_t shapes, workers;
+            drover_loadreport_demand (report, &shapes);
+            drover_loadreport_workers (report, &workers);
+            if (shapes != ndemand || workers != nworkers)
+                drover_loadreport_destroy (&report);
+        }
+        zstr_free (&word);
+        zmsg_destroy (&msg);
+        if (report)
+            return report;
+    }
+    fail_msg ("no LOAD of %zu shapes and %zu workers within 2 s", ndemand, nworkers);
+    return NULL;
+}
+
+//  With a pool: LOAD says the shapes waiting (counted as the queue's
+//  groups) and each worker's load; RETIRE takes a worker from new work
+//  and says RETIRED once it is idle; POOLADMIN keeps an instance's idle
+//  behaviour in the admin book
+static void
+test_pool_load_retire_and_admin (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 10, 1);
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    assert_int_equal (drover_config_set (config, "pool/type/small/procs", "2", &error), 0);
+    zsock_send (actor, "sp", "POOLTYPES", drover_poolconfig_dup (&config->pool));
+    drover_config_destroy (&config);
+    drover_loadreport_t *report = s_expect_load (actor, 0, 0);   //  at once
+    drover_loadreport_destroy (&report);
+
+    s_up (actor, "POOL-x-1", "r-1", 2, 0, "");
+    report = s_expect_load (actor, 0, 1);
+    drover_loadreport_destroy (&report);
+    s_queue (actor, 1, 0, 2, 0, "");
+    s_expect_one (actor, 1, "POOL-x-1");
+    s_queue (actor, 2, 0, 2, 0, "");
+    s_queue (actor, 3, 0, 2, 0, "");
+    s_queue (actor, 4, 0, 1, 1 << 20, "gpu=1");
+    report = s_expect_load (actor, 2, 1);
+    size_t count;
+    const drover_pooldemand_t *demand = drover_loadreport_demand (report, &count);
+    const drover_pooldemand_t *twos = demand [0].procs == 2? &demand [0]: &demand [1];
+    const drover_pooldemand_t *gpus = demand [0].procs == 2? &demand [1]: &demand [0];
+    assert_int_equal (twos->count, 2);
+    assert_string_equal (twos->labels, "");
+    assert_int_equal (gpus->count, 1);
+    assert_true (gpus->mem == 1 << 20);
+    assert_string_equal (gpus->labels, "gpu=1");
+    const drover_poolload_t *load = drover_loadreport_workers (report, &count);
+    assert_string_equal (load [0].id, "POOL-x-1");
+    assert_int_equal (load [0].tasks, 1);
+    assert_int_equal (load [0].procs_used, 2);
+    assert_true (load [0].last_task == 1);
+    drover_loadreport_destroy (&report);
+
+    //  Retired while it runs task 1: RETIRED once that ends, and task 2
+    //  does not go there
+    zsock_send (actor, "ss", "RETIRE", "POOL-x-1");
+    testutil_say_free (s_link, 1);
+    zmsg_destroy (&(zmsg_t *) { s_expect_past_load (actor, "RETIRED") });
+    assert_null (testutil_link_recv (s_link, 0));
+    //  A worker it does not have is retired at once
+    zsock_send (actor, "ss", "RETIRE", "POOL-x-9");
+    zmsg_t *retired = s_expect_past_load (actor, "RETIRED");
+    testutil_pop_check (retired, "POOL-x-9");
+    zmsg_destroy (&retired);
+
+    //  An instance's behaviour is kept by its worker id, before it joins
+    zsock_send (actor, "ss4s", "POOLADMIN", "POOL-x-2", DROVER_ADMIN_HOLD, "pool: hold");
+    zmsg_t *keep = s_expect_past_load (actor, "KEEPADMIN");
+    testutil_pop_check (keep, "POOL-x-2");
+    testutil_pop_check (keep, "1");                     //  HOLD
+    testutil_pop_check (keep, "0");
+    testutil_pop_check (keep, "pool: hold");
+    zmsg_destroy (&keep);
+    s_up (actor, "POOL-x-2", "r-2", 2, 0, "");
+    assert_null (testutil_link_recv (s_link, 300));     //  held: tasks 2, 3 stay queued
+    zsock_send (actor, "ss4s", "POOLADMIN", "POOL-x-2", DROVER_ADMIN_RUN, "pool: run");
+    s_expect_one (actor, 2, "POOL-x-2");
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_pass_places_in_priority_order, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_pool_load_retire_and_admin, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_constraints, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_dequeue_and_free, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_requeue_while_assigned, s_setup, s_teardown),

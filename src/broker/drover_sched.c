@@ -412,6 +412,39 @@ drover_sched_set_max_shelve (drover_sched_t *self, uint32_t max_shelve)
 
 
 
+//  Tell fn a group's demand, if it holds requests
+static void
+s_tell_demand (drover_sched_t *self, uint32_t handle, drover_sched_demand_fn *fn, void *arg)
+{
+    s_group_t *group = s_group (self, handle);
+    if (group->count)
+        fn (group->procs, group->demand->mem, group->demand->given, group->count, arg);
+}
+
+//  Call fn for each distinct demand waiting: between passes every group is
+//  queued, parked or blocked
+void
+drover_sched_each_demand (drover_sched_t *self, drover_sched_demand_fn *fn, void *arg)
+{
+    assert (self && fn);
+    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
+        s_tell_demand (self, drover_idheap_at (self->queue, index), fn, arg);
+    for (size_t index = 0; index < self->parked.count; index++)
+        s_tell_demand (self, self->parked.handles [index], fn, arg);
+    for (size_t index = 0; index < self->blocked.count; index++)
+        s_tell_demand (self, self->blocked.handles [index], fn, arg);
+}
+
+//  Give the elastic pool's instance types, for explaining
+void
+drover_sched_set_pooltypes (drover_sched_t *self, const drover_pooltype_t *types, size_t ntypes)
+{
+    assert (self);
+    self->pooltypes = ntypes? types: NULL;
+    self->npooltypes = types? ntypes: 0;
+}
+
+
 //  ---------------------------------------------------------------------
 //  Requests
 

@@ -23,6 +23,7 @@
 
 #include <czmq.h>
 #include "drover_msg.h"
+#include "drover_config.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -197,6 +198,24 @@ bool
 //  Return the worker a task is assigned to (borrowed), or NULL
 const char *
     drover_sched_assigned (drover_sched_t *self, uint64_t task);
+
+//  Called once for each distinct demand of the queued requests: procs,
+//  memory (bytes), labels ("k=v" joined by "\n", "" none) and how many
+//  requests ask it
+typedef void (drover_sched_demand_fn) (uint32_t procs, uint64_t mem, const char *labels,
+                                       uint32_t count, void *arg);
+
+//  Call fn for each distinct demand waiting (the queue's groups, counted as
+//  requests come and go): O(distinct demands), not O(requests)
+void
+    drover_sched_each_demand (drover_sched_t *self, drover_sched_demand_fn *fn, void *arg);
+
+//  Give the elastic pool's instance types (borrowed; NULL, 0: no pool), so
+//  that explaining a task no connected worker could ever run says whether
+//  an instance of some type will be started for it or no type fits
+void
+    drover_sched_set_pooltypes (drover_sched_t *self, const drover_pooltype_t *types,
+                                size_t ntypes);
 
 //  Return how many requests are queued
 size_t

@@ -123,6 +123,8 @@ struct _drover_sched_t {
     uint32_t max_shelve;        //  most unfit requests one pass looks past
     uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
     uint64_t worker_numbers;    //  workers added so far
+    const drover_pooltype_t *pooltypes; //  the elastic pool's instance types, borrowed, or NULL
+    size_t npooltypes;          //  entries in pooltypes
 };
 
 //  Placement order: priority, then procs decreasing, then arrival (the

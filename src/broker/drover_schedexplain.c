@@ -11,7 +11,9 @@
     and the numbers of the closest (the most procs, the most free). Then
     the verdict, from the closest worker: it runs next, fits somewhere
     when so much frees, waits for a worker kept for another, waits for a
-    held or sick worker, or no worker could ever run it (and why).
+    held or sick worker, or no worker could ever run it (and why); with
+    an elastic pool, that last says instead which type of instance will
+    be started for it, or that no instance type fits.
 
     Its place in the queue counts every queued request that ranks before
     it in placement order (drover_sched_ranks_before): one look at each,
@@ -23,6 +25,7 @@
 #include "drover_sched_internal.h"
 #include "drover_schedexplain.h"
 #include "drover_why.h"
+#include "drover_pool.h"
 
 //  A request's demand, as the explanation needs it
 typedef struct {
@@ -170,6 +173,16 @@ static void
 s_never (drover_sched_t *self, const s_asked_t *asked, drover_why_t *verdict)
 {
     const drover_demand_t *demand = asked->demand;
+    if (self->npooltypes) {
+        //  An elastic pool: an instance of the cheapest type that fits
+        //  will be started for it, or none fits (and none is started)
+        const drover_pooltype_t *type = drover_pooltype_cheapest (
+            self->pooltypes, self->npooltypes, asked->procs, demand->mem, demand->given);
+        verdict->code = type? DROVER_WHY_POOL_START: DROVER_WHY_POOL_NOFIT;
+        if (type)
+            snprintf (verdict->text, sizeof verdict->text, "%s", type->name);
+        return;
+    }
     if (zlistx_size (self->order) == 0) {
         verdict->code = DROVER_WHY_NEVER_NONE;
         return;

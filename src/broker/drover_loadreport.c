@@ -1,0 +1,234 @@
+/*  =========================================================================
+    drover_loadreport - the scheduler's load report to the elastic pool, as
+    one frame (see the header)
+
+    The frame: two uint32 counts (shapes, workers), then each shape as
+    procs(4) count(4) mem(8) length(4) labels, then each worker as tasks(4)
+    procs-used(4) mem-used(8) last-task(8) length(4) id; native byte
+    order, unaligned reads through memcpy.
+    =========================================================================
+*/
+
+#include "drover_loadreport.h"
+
+struct _drover_loadreport_t {
+    drover_pooldemand_t *demand;    //  shapes; labels owned
+    size_t ndemand;             //  entries used
+    size_t demand_size;         //  entries allocated
+    drover_poolload_t *workers; //  workers; ids owned
+    size_t nworkers;            //  entries used
+    size_t workers_size;        //  entries allocated
+};
+
+
+//  Create an empty report
+drover_loadreport_t *
+drover_loadreport_new (void)
+{
+    drover_loadreport_t *self = (drover_loadreport_t *) zmalloc (sizeof (drover_loadreport_t));
+    return self;
+}
+
+//  Destroy a report
+void
+drover_loadreport_destroy (drover_loadreport_t **self_p)
+{
+    assert (self_p);
+    drover_loadreport_t *self = *self_p;
+    if (self) {
+        for (size_t index = 0; index < self->ndemand; index++)
+            free ((char *) self->demand [index].labels);
+        for (size_t index = 0; index < self->nworkers; index++)
+            free ((char *) self->workers [index].id);
+        free (self->demand);
+        free (self->workers);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+//  Make room for one more entry of size bytes in an array
+static void *
+s_grow (void *array, size_t used, size_t *allocated_p, size_t size)
+{
+    if (used < *allocated_p)
+        return array;
+    *allocated_p = *allocated_p? *allocated_p * 2: 16;
+    array = realloc (array, *allocated_p * size);
+    assert (array);
+    return array;
+}
+
+//  Add a demand shape
+void
+drover_loadreport_add_demand (drover_loadreport_t *self, uint32_t procs, uint64_t mem,
+                            const char *labels, uint32_t count)
+{
+    assert (self);
+    self->demand = (drover_pooldemand_t *) s_grow (self->demand, self->ndemand,
+                                                  &self->demand_size, sizeof *self->demand);
+    drover_pooldemand_t *shape = &self->demand [self->ndemand++];
+    shape->procs = procs;
+    shape->mem = mem;
+    shape->labels = strdup (labels? labels: "");
+    assert (shape->labels);
+    shape->count = count;
+}
+
+//  Add a worker's load
+void
+drover_loadreport_add_worker (drover_loadreport_t *self, const char *id, uint32_t tasks,
+                            uint32_t procs_used, uint64_t mem_used, uint64_t last_task)
+{
+    assert (self && id);
+    self->workers = (drover_poolload_t *) s_grow (self->workers, self->nworkers,
+                                                 &self->workers_size, sizeof *self->workers);
+    drover_poolload_t *worker = &self->workers [self->nworkers++];
+    worker->id = strdup (id);
+    assert (worker->id);
+    worker->tasks = tasks;
+    worker->procs_used = procs_used;
+    worker->mem_used = mem_used;
+    worker->last_task = last_task;
+}
+
+//  Order shapes by count, largest first
+static int
+s_compare_count (const void *one, const void *two)
+{
+    uint32_t a = ((const drover_pooldemand_t *) one)->count;
+    uint32_t b = ((const drover_pooldemand_t *) two)->count;
+    return a > b? -1: a < b? 1: 0;
+}
+
+//  Append bytes at a cursor, moving it
+static void
+s_put (byte **cursor_p, const void *data, size_t size)
+{
+    memcpy (*cursor_p, data, size);
+    *cursor_p += size;
+}
+
+//  Encode the report as one frame
+zframe_t *
+drover_loadreport_encode (drover_loadreport_t *self)
+{
+    assert (self);
+    if (self->ndemand > DROVER_LOADREPORT_SHAPES_MAX) {
+        qsort (self->demand, self->ndemand, sizeof *self->demand, s_compare_count);
+        for (size_t index = DROVER_LOADREPORT_SHAPES_MAX; index < self->ndemand; index++)
+            free ((char *) self->demand [index].labels);
+        self->ndemand = DROVER_LOADREPORT_SHAPES_MAX;
+    }
+    size_t size = 8;
+    for (size_t index = 0; index < self->ndemand; index++)
+        size += 20 + strlen (self->demand [index].labels);
+    for (size_t index = 0; index < self->nworkers; index++)
+        size += 28 + strlen (self->workers [index].id);
+    zframe_t *frame = zframe_new (NULL, size);
+    byte *cursor = zframe_data (frame);
+    uint32_t counts [2] = { (uint32_t) self->ndemand, (uint32_t) self->nworkers };
+    s_put (&cursor, counts, sizeof counts);
+    for (size_t index = 0; index < self->ndemand; index++) {
+        const drover_pooldemand_t *shape = &self->demand [index];
+        uint32_t length = (uint32_t) strlen (shape->labels);
+        s_put (&cursor, &shape->procs, 4);
+        s_put (&cursor, &shape->count, 4);
+        s_put (&cursor, &shape->mem, 8);
+        s_put (&cursor, &length, 4);
+        s_put (&cursor, shape->labels, length);
+    }
+    for (size_t index = 0; index < self->nworkers; index++) {
+        const drover_poolload_t *worker = &self->workers [index];
+        uint32_t length = (uint32_t) strlen (worker->id);
+        s_put (&cursor, &worker->tasks, 4);
+        s_put (&cursor, &worker->procs_used, 4);
+        s_put (&cursor, &worker->mem_used, 8);
+        s_put (&cursor, &worker->last_task, 8);
+        s_put (&cursor, &length, 4);
+        s_put (&cursor, worker->id, length);
+    }
+    assert (cursor == zframe_data (frame) + size);
+    return frame;
+}
+
+//  Take size bytes from a cursor if they are there. Returns false if not.
+static bool
+s_get (const byte **cursor_p, const byte *end, void *data, size_t size)
+{
+    if ((size_t) (end - *cursor_p) < size)
+        return false;
+    memcpy (data, *cursor_p, size);
+    *cursor_p += size;
+    return true;
+}
+
+//  Take a string of length bytes from a cursor, as a fresh copy, or NULL
+static char *
+s_get_string (const byte **cursor_p, const byte *end, uint32_t length)
+{
+    if ((size_t) (end - *cursor_p) < length)
+        return NULL;
+    char *text = strndup ((const char *) *cursor_p, length);
+    assert (text);
+    *cursor_p += length;
+    return text;
+}
+
+//  Decode a frame encode made
+drover_loadreport_t *
+drover_loadreport_decode (zframe_t *frame)
+{
+    assert (frame);
+    const byte *cursor = zframe_data (frame);
+    const byte *end = cursor + zframe_size (frame);
+    drover_loadreport_t *self = drover_loadreport_new ();
+    uint32_t counts [2];
+    bool ok = s_get (&cursor, end, counts, sizeof counts);
+    for (uint32_t index = 0; ok && index < counts [0]; index++) {
+        uint32_t procs, count, length;
+        uint64_t mem;
+        ok = s_get (&cursor, end, &procs, 4) && s_get (&cursor, end, &count, 4)
+          && s_get (&cursor, end, &mem, 8) && s_get (&cursor, end, &length, 4);
+        char *labels = ok? s_get_string (&cursor, end, length): NULL;
+        if (labels)
+            drover_loadreport_add_demand (self, procs, mem, labels, count);
+        ok = labels != NULL;
+        free (labels);
+    }
+    for (uint32_t index = 0; ok && index < counts [1]; index++) {
+        uint32_t tasks, procs_used, length;
+        uint64_t mem_used, last_task;
+        ok = s_get (&cursor, end, &tasks, 4) && s_get (&cursor, end, &procs_used, 4)
+          && s_get (&cursor, end, &mem_used, 8) && s_get (&cursor, end, &last_task, 8)
+          && s_get (&cursor, end, &length, 4);
+        char *id = ok? s_get_string (&cursor, end, length): NULL;
+        if (id)
+            drover_loadreport_add_worker (self, id, tasks, procs_used, mem_used, last_task);
+        ok = id != NULL;
+        free (id);
+    }
+    if (!ok || cursor != end) {
+        zsys_error ("loadreport: a LOAD frame of %zu bytes does not decode", zframe_size (frame));
+        drover_loadreport_destroy (&self);
+    }
+    return self;
+}
+
+//  The report's demand shapes
+const drover_pooldemand_t *
+drover_loadreport_demand (drover_loadreport_t *self, size_t *count_p)
+{
+    assert (self && count_p);
+    *count_p = self->ndemand;
+    return self->demand;
+}
+
+//  The report's workers
+const drover_poolload_t *
+drover_loadreport_workers (drover_loadreport_t *self, size_t *count_p)
+{
+    assert (self && count_p);
+    *count_p = self->nworkers;
+    return self->workers;
+}
