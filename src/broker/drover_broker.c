@@ -36,9 +36,11 @@
 #include "drover_brokerflags.h"
 #include "drover_log.h"
 #include "drover_poolwire.h"
+#include "drover_poolactor.h"
 
-//  The actors, by index
-enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_ACTORS };
+//  The actors, by index; the pool only runs when the settings have
+//  instance types (its slot is empty otherwise)
+enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_POOL, S_ACTORS };
 
 //  What the main's poller watches past the actors' pipes (which are at
 //  their actor's index)
@@ -91,14 +93,14 @@ static const struct {
     { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ), S_CLIENTS },
     { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ), S_ADMINS },
     { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE),  S_ADMINS },
-    { DROVER_MSG_POOL_LIST,         NULL, S_SELF,          S_CLIENTS },    //  no pool here
-    { DROVER_MSG_POOL_ADMIN,        NULL, S_SELF,          S_ADMINS },
+    { DROVER_MSG_POOL_LIST,         NULL, S_TO (S_POOL),   S_CLIENTS },    //  no pool: the main
+    { DROVER_MSG_POOL_ADMIN,        NULL, S_TO (S_POOL),   S_ADMINS },     //  answers (poolwire)
     //  What every actor may say
     { 0, "SEND",      S_PEER, 0 },
     { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH
     //  health
-    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION), 0 },
-    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION), 0 },
+    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL), 0 },
+    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL), 0 },
     { 0, "STATS",     S_TO (S_SCHEDQ), 0 },
     //  probation (PROBATION also from assign, on the link)
     { 0, "PROBATION", S_TO (S_SCHEDQ), 0 },
@@ -118,6 +120,11 @@ static const struct {
     { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK, 0 },
     { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK, 0 },
     { 0, "KEEPADMIN", S_TO (S_STORE), 0 },       //  an operator's setting, to keep
+    { 0, "LOAD",      S_TO (S_POOL), 0 },        //  what waits unplaced, each worker's load
+    { 0, "RETIRED",   S_TO (S_POOL), 0 },        //  a retired worker is idle
+    //  pool
+    { 0, "RETIRE",    S_TO (S_SCHEDQ), 0 },      //  no new work for an instance's worker
+    { 0, "POOLADMIN", S_TO (S_SCHEDQ), 0 },      //  an instance's idle behaviour, to keep
     //  assign to store: what is to be kept, and the replies that wait for it
     { 0, "CHANGE",    S_TO (S_STORE), 0 },
     { 0, "REPLY",     S_TO (S_STORE), 0 },
@@ -136,10 +143,11 @@ static const struct {
     //  metrics: a round of numbers, asked of each actor that keeps some
     //  (and of the main), answered to it
     { 0, "METRICS",   S_TO (S_HEALTH) | S_TO (S_PROBATION) | S_TO (S_SCHEDQ) | S_TO (S_ASSIGN)
-                      | S_COUNTS, 0 },
+                      | S_TO (S_POOL) | S_COUNTS, 0 },
     { 0, "COUNTS",    S_TO (S_METRICS), 0 },
 };
-//  Who answers METRICS: the actors it goes to and the main
+//  Who answers METRICS: the actors it goes to and the main (the pool, when
+//  it runs, is one more)
 #define S_COUNTERS      5
 #define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
 
@@ -183,6 +191,7 @@ typedef struct {
     drover_connwatch_t *connwatch;  //  connections against the descriptor limit
     bool verbose;               //  log each routed message
     bool durable;               //  durability is not off: every event is kept
+    int started;                //  S_TO () bits of the actors running
     bool loaded;                //  the store said LOADED: serving
     char *fatal;                //  the store said FATAL: why the broker cannot start
 } s_broker_t;
@@ -246,6 +255,40 @@ s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
 
 static void
     s_broker_destroy (s_broker_t **self_p);
+
+//  Return an actor's pipe, or NULL if it does not run (the pool, without
+//  instance types)
+static zsock_t *
+s_actor_sock (s_broker_t *self, int index)
+{
+    return self->actors [index]? zactor_sock (self->actors [index]): NULL;
+}
+
+//  Start the elastic pool's actor, and tell schedq the pool's types: a
+//  CONFIGURE with a copy of the settings, answered STARTED at once.
+//  Returns 0, or -1 if its driver cannot be made (logged: the broker must
+//  not start).
+static int
+s_pool_start (s_broker_t *self, bool verbose)
+{
+    drover_config_t *config = self->config;
+    self->actors [S_POOL] = s_actor_start (drover_pool_actor, NULL, verbose);
+    zsock_send (self->actors [S_POOL], "spss", "CONFIGURE", drover_poolconfig_dup (&config->pool),
+                config->endpoint, self->durable? config->state_dir: "");
+    char *word = NULL, *text = NULL;
+    uint32_t started = 0;
+    if (zsock_recv (self->actors [S_POOL], "s4s", &word, &started, &text) == -1
+    ||  !word || !streq (word, "STARTED") || !started) {
+        zsys_error ("broker: cannot start: %s", text? text: "the pool actor did not start");
+        started = 0;
+    }
+    zstr_free (&word);
+    zstr_free (&text);
+    if (started)
+        zsock_send (self->actors [S_SCHEDQ], "sp", "POOLTYPES",
+                    drover_poolconfig_dup (&config->pool));
+    return started? 0: -1;
+}
 
 //  Start the store, first of the actors, and wait until it has opened the
 //  state. Returns 0, or -1 if it could not (logged: the broker must not start).
@@ -377,11 +420,15 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
                 config->lost_retries, config->max_queued, config->keep_finished,
                 config->max_queued_bytes, config->keep_finished_bytes,
                 drover_durability_parse (config->durability), config->restart_grace);
+    if (config->pool.ntypes && s_pool_start (self, verbose)) {
+        s_broker_destroy (&self);
+        return NULL;
+    }
     drover_metrics_args_t metrics = {
         .address = config->metrics,
         .status_interval = config->status_interval,
         .endpoint = config->endpoint,
-        .counters = S_COUNTERS
+        .counters = S_COUNTERS + (self->actors [S_POOL]? 1: 0)
     };
     self->actors [S_METRICS] = s_actor_start (drover_metrics_actor, &metrics, verbose);
     if (s_metrics_started (self)) {
@@ -389,8 +436,11 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
         return NULL;
     }
     self->poller = drover_poller_new ();
-    for (int index = 0; index < S_ACTORS; index++)
-        drover_poller_add (self->poller, zactor_sock (self->actors [index]));
+    for (int index = 0; index < S_ACTORS; index++) {
+        drover_poller_add (self->poller, s_actor_sock (self, index));   //  none: never readable
+        if (self->actors [index])
+            self->started |= S_TO (index);
+    }
     drover_poller_add (self->poller, self->router);
     drover_poller_add (self->poller, publisher);
     for (int index = 0; index < S_MONITORS; index++)
@@ -399,7 +449,7 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
         self->outboxes [index] = drover_outbox_new ();
         //  Nobody subscribes yet: no events until someone does (kept
         //  events are said all the same: only the store is told)
-        if (index == S_STORE || !self->durable)
+        if (self->actors [index] && (index == S_STORE || !self->durable))
             zsock_send (self->actors [index], "s4", "EVENTS", 0);
     }
     return self;
@@ -483,11 +533,11 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 {
     int targets = msg->id <= DROVER_MSG_ID_MAX? self->wire_targets [msg->id]: 0;
     for (int actor = 0; actor < S_ACTORS; actor++)
-        if (targets == S_TO (actor)) {
+        if (targets == S_TO (actor) && (self->started & targets)) {
             drover_outbox_say_msg (self->outboxes [actor], route.data, route.size, &msg);
             return;
         }
-    if (targets == S_SELF) {
+    if (targets == S_SELF || targets == S_TO (S_POOL)) {
         //  A pool message, and no pool actor to own it: there is no pool
         drover_msg_t *reply = drover_poolwire_none (msg);
         zframe_t *payload = drover_msg_encode (reply);
@@ -732,7 +782,7 @@ s_handle_subscriptions (s_broker_t *self)
         bool on = drover_eventstream_on (self->events);
         zsys_info ("broker: events %s", on? "on: someone subscribed": "off: no subscribers");
         for (int index = 0; index < S_ACTORS; index++)
-            if (index == S_STORE || !self->durable)
+            if (self->actors [index] && (index == S_STORE || !self->durable))
                 drover_outbox_say (self->outboxes [index], "s4", "EVENTS", on? 1: 0);
     }
 }
@@ -742,6 +792,7 @@ s_handle_subscriptions (s_broker_t *self)
 static void
 s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
 {
+    targets &= self->started;   //  the pool may not run
     int last = -1;
     for (int index = 0; index < S_ACTORS; index++)
         if (targets & S_TO (index))
@@ -752,6 +803,8 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
             zmsg_pushstr (copy, command);
             drover_outbox_add (self->outboxes [index], &copy);
         }
+    if (last == -1)
+        return;                 //  nobody runs to hear it
     zmsg_t *moved = zmsg_new ();
     zmsg_addstr (moved, command);
     zframe_t *frame;
@@ -836,8 +889,9 @@ static void
 s_flush_turn (s_broker_t *self)
 {
     for (int index = 0; index < S_ACTORS; index++)
-        drover_actor_flush (self->poller, (size_t) index, self->outboxes [index],
-                           zactor_sock (self->actors [index]));
+        if (self->actors [index])
+            drover_actor_flush (self->poller, (size_t) index, self->outboxes [index],
+                               zactor_sock (self->actors [index]));
     if (self->router_sent)
         drover_poller_sent (self->poller, S_ROUTER_AT);
     if (self->publisher_sent)
@@ -908,7 +962,8 @@ s_broker_run (s_broker_t *self)
         if (drover_poller_readable (self->poller, S_PUBLISHER_AT))
             s_handle_subscriptions (self);
         for (int index = 0; index < S_ACTORS; index++)
-            if (drover_actor_drain (self->poller, (size_t) index,
+            if (self->actors [index]
+            &&  drover_actor_drain (self->poller, (size_t) index,
                                    zactor_sock (self->actors [index]), S_ACTOR_BATCHES,
                                    s_handle_actor_command, s_handle_actor_record, self) == -1)
                 return;         //  the context is ending

@@ -20,6 +20,7 @@ typedef struct {
     const char *labels;         //  label="value" pairs, or NULL
     s_type_t type;              //  gauge or counter
     const char *help;           //  the family's HELP text (read from its first series)
+    bool milli;                 //  the value is in thousandths: written as units
 } s_series_t;
 
 #define S_WORKERS_HELP  "Workers by health (lost: declared lost and not registered again since)"
@@ -27,6 +28,7 @@ typedef struct {
 #define S_TASKS_HELP    "Tasks the broker holds, by state (finished ones as long as they are kept)"
 #define S_ENDED_HELP    "Tasks that reached a final state, by how they ended"
 #define S_REFUSED_HELP  "Task reports from workers refused, by code (409: stale attempt)"
+#define S_POOL_HELP     "Instances of the elastic pool by state (booting and unknown count as capacity)"
 #define S_BAD_HELP      "Messages the broker refused before any actor saw them, by the error code answered"
 
 static const s_series_t s_series [DROVER_METRICS] = {
@@ -69,6 +71,32 @@ static const s_series_t s_series [DROVER_METRICS] = {
                                           "Workers declared lost: silent past lost-after, or their key revoked (not those that left or restarted)" },
     [DROVER_METRIC_PROBATIONS] =        { "drover_probations_total", NULL, S_COUNTER,
                                           "Times a worker was put on probation" },
+    [DROVER_METRIC_POOL_UNKNOWN] =      { "drover_pool_instances", "state=\"unknown\"", S_GAUGE, S_POOL_HELP },
+    [DROVER_METRIC_POOL_BOOTING] =      { "drover_pool_instances", "state=\"booting\"", S_GAUGE, S_POOL_HELP },
+    [DROVER_METRIC_POOL_IDLE] =         { "drover_pool_instances", "state=\"idle\"", S_GAUGE, S_POOL_HELP },
+    [DROVER_METRIC_POOL_RUNNING] =      { "drover_pool_instances", "state=\"running\"", S_GAUGE, S_POOL_HELP },
+    [DROVER_METRIC_POOL_SHUTDOWN] =     { "drover_pool_instances", "state=\"shutdown\"", S_GAUGE, S_POOL_HELP },
+    [DROVER_METRIC_POOL_PRICE] =        { "drover_pool_price_per_hour", NULL, S_GAUGE,
+                                          "Total price per hour of the pool's live instances, "
+                                          "in the operator's currency", true },
+    [DROVER_METRIC_POOL_TASKS] =        { "drover_pool_tasks_running", NULL, S_GAUGE,
+                                          "Tasks running on the pool's instances" },
+    [DROVER_METRIC_POOL_PROCS] =        { "drover_pool_procs", NULL, S_GAUGE,
+                                          "Procs the pool's registered instances offer" },
+    [DROVER_METRIC_POOL_PROCS_USED] =   { "drover_pool_procs_used", NULL, S_GAUGE,
+                                          "Procs taken on the pool's instances" },
+    [DROVER_METRIC_POOL_MEMORY] =       { "drover_pool_memory_bytes", NULL, S_GAUGE,
+                                          "Memory the pool's registered instances offer" },
+    [DROVER_METRIC_POOL_MEMORY_USED] =  { "drover_pool_memory_used_bytes", NULL, S_GAUGE,
+                                          "Memory taken on the pool's instances" },
+    [DROVER_METRIC_POOL_CREATES] =      { "drover_pool_creates_total", NULL, S_COUNTER,
+                                          "Instance creates the pool asked of its driver" },
+    [DROVER_METRIC_POOL_CREATE_FAILURES] = { "drover_pool_create_failures_total", NULL, S_COUNTER,
+                                          "Instance creates that failed (quota and rate limits included)" },
+    [DROVER_METRIC_POOL_DESTROYS] =     { "drover_pool_destroys_total", NULL, S_COUNTER,
+                                          "Instance destroys the pool asked of its driver" },
+    [DROVER_METRIC_POOL_QUOTA_BACKOFF] = { "drover_pool_quota_backoff", NULL, S_GAUGE,
+                                          "1 while the pool waits to create after a quota error" },
     [DROVER_METRIC_BAD_400] =           { "drover_bad_messages_total", "code=\"400\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_403] =           { "drover_bad_messages_total", "code=\"403\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_413] =           { "drover_bad_messages_total", "code=\"413\"", S_COUNTER, S_BAD_HELP },
@@ -384,6 +412,12 @@ drover_metricset_exposition (drover_metricset_t *self)
                       series->type == S_COUNTER? "counter": "gauge");
         if (!self->values.set [id])
             continue;
+        if (series->milli) {
+            s_append (&text, &size, &used, "%s ", series->family);
+            s_append_seconds (&text, &size, &used, self->values.values [id]);
+            s_append (&text, &size, &used, "\n");
+        }
+        else
         if (series->labels)
             s_append (&text, &size, &used, "%s{%s} %" PRIu64 "\n", series->family,
                       series->labels, self->values.values [id]);

@@ -70,6 +70,23 @@ typedef enum {
     //  health and probation: counters
     DROVER_METRIC_WORKERS_LOST_TOTAL,
     DROVER_METRIC_PROBATIONS,
+    //  the pool: instances by state (in drover_instance_state_t's order),
+    //  their price, what they run and offer; its counters
+    DROVER_METRIC_POOL_UNKNOWN,
+    DROVER_METRIC_POOL_BOOTING,
+    DROVER_METRIC_POOL_IDLE,
+    DROVER_METRIC_POOL_RUNNING,
+    DROVER_METRIC_POOL_SHUTDOWN,
+    DROVER_METRIC_POOL_PRICE,               //  per hour, in thousandths (written as units)
+    DROVER_METRIC_POOL_TASKS,
+    DROVER_METRIC_POOL_PROCS,
+    DROVER_METRIC_POOL_PROCS_USED,
+    DROVER_METRIC_POOL_MEMORY,
+    DROVER_METRIC_POOL_MEMORY_USED,
+    DROVER_METRIC_POOL_CREATES,
+    DROVER_METRIC_POOL_CREATE_FAILURES,
+    DROVER_METRIC_POOL_DESTROYS,
+    DROVER_METRIC_POOL_QUOTA_BACKOFF,       //  1 while creates wait after a quota error
     //  the main: messages it answered with an error itself
     DROVER_METRIC_BAD_400,
     DROVER_METRIC_BAD_403,
