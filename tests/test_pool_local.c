@@ -1,0 +1,205 @@
+/*  =========================================================================
+    test_pool_local - the elastic pool with the local driver, through real
+    processes: a broker with no workers grows a pool of `drover worker`
+    processes for the tasks that wait (never past max-instances), every
+    task succeeds, idle instances are destroyed after the idle timeout
+    and the pool ends at its minimum; a task no instance type fits is not
+    started and explained so
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_event.h"
+#include <dirent.h>
+
+#define S_TASKS         30
+#define S_MAX           3
+
+//  The broker's pool: one type of 2 procs, 3 instances at most, none kept
+static const char *s_flags [] = {
+    "--set", "pool/max-instances=3",
+    "--set", "pool/min-instances=0",
+    "--set", "pool/idle-timeout=2000",
+    "--set", "pool/type/small/procs=2",
+    "--set", "pool/type/small/memory=1G",
+    "--set", "pool/type/small/price=0.10",
+    NULL
+};
+
+//  Collect the pids of `drover worker` processes connecting to endpoint
+static size_t
+s_worker_pids (const char *endpoint, pid_t *pids, size_t max)
+{
+    size_t count = 0;
+    DIR *proc = opendir ("/proc");
+    assert_non_null (proc);
+    struct dirent *entry;
+    while ((entry = readdir (proc)) && count < max) {
+        pid_t pid = (pid_t) atoi (entry->d_name);
+        if (pid <= 0)
+            continue;
+        char path [64], cmdline [1024];
+        snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
+        FILE *file = fopen (path, "r");
+        if (!file)
+            continue;
+        size_t size = fread (cmdline, 1, sizeof cmdline - 1, file);
+        fclose (file);
+        cmdline [size] = 0;
+        bool worker = false, ours = false;
+        for (size_t at = 0; at < size; at += strlen (cmdline + at) + 1) {
+            worker |= streq (cmdline + at, "worker");
+            ours |= streq (cmdline + at, endpoint);
+        }
+        if (worker && ours)
+            pids [count++] = pid;
+    }
+    closedir (proc);
+    return count;
+}
+
+//  What the event stream told of the pool
+typedef struct {
+    int live;                   //  instances booting or up now
+    int most;                   //  the most live at once
+    int booted;                 //  pool.booting heard
+    int up;                     //  pool.up heard
+    int shutdown_idle;          //  pool.shutdown for the idle timeout
+    int gone;                   //  pool.gone heard
+} s_seen_t;
+
+//  Count one event of the pool
+static void
+s_count (s_seen_t *seen, const drover_event_t *event)
+{
+    if (streq (event->topic, "pool.booting")) {
+        seen->booted++;
+        seen->live++;
+        if (seen->live > seen->most)
+            seen->most = seen->live;
+        assert_true (seen->live <= S_MAX);
+        assert_non_null (strstr (event->worker, "POOL-"));
+        assert_non_null (strstr (event->reason, "small"));
+    }
+    else
+    if (streq (event->topic, "pool.up"))
+        seen->up++;
+    else
+    if (streq (event->topic, "pool.shutdown") && strstr (event->reason, "idle"))
+        seen->shutdown_idle++;
+    else
+    if (streq (event->topic, "pool.gone")) {
+        seen->gone++;
+        seen->live--;
+    }
+    else
+    if (streq (event->topic, "pool.warning"))
+        fail_msg ("pool warned: %s %s", event->worker, event->reason);
+}
+
+static void
+test_pool_grows_runs_every_task_and_shrinks_to_minimum (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    zsock_t *dealer = testutil_dealer (cluster);
+    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "", "nobody");
+    //  No worker at start
+    pid_t pids [64];
+    assert_int_equal (s_worker_pids (cluster->endpoint, pids, 64), 0);
+
+    uint64_t tasks [S_TASKS];
+    for (int index = 0; index < S_TASKS; index++)
+        tasks [index] = testutil_submit (dealer, testutil_submit_msg ("sleep 0.2", 0, 1,
+                                                                      DROVER_SUBMIT_NOTIFY));
+    //  Watch both: the tasks end, the pool grows (never past 3) and shrinks
+    s_seen_t seen = { 0 };
+    int succeeded = 0;
+    zpoller_t *poller = zpoller_new (dealer, sub, NULL);
+    int64_t deadline = zclock_mono () + 90000;
+    while (zclock_mono () < deadline
+       &&  (succeeded < S_TASKS || seen.booted == 0 || seen.live > 0)) {
+        void *which = zpoller_wait (poller, 1000);
+        if (which == dealer) {
+            drover_msg_t *msg = testutil_recv_msg (dealer, 0);
+            if (!msg)
+                continue;
+            assert_int_equal (msg->id, DROVER_MSG_TASK_DONE);
+            if (msg->state != DROVER_TASK_SUCCEEDED)
+                fail_msg ("task %" PRIu64 " ended %s on %s: %s", msg->task,
+                          drover_task_state_name (msg->state), msg->worker,
+                          msg->reason? msg->reason: "");
+            assert_non_null (strstr (msg->worker, "POOL-"));
+            succeeded++;
+            drover_msg_destroy (&msg);
+        }
+        else
+        if (which == sub) {
+            drover_event_t event;
+            if (testutil_next_event (sub, &event, 0))
+                s_count (&seen, &event);
+        }
+    }
+    zpoller_destroy (&poller);
+    if (succeeded < S_TASKS || seen.live)
+        fail_msg ("after 90 s: %d of %d tasks succeeded, %d instances live (booted %d, gone %d)",
+                  succeeded, S_TASKS, seen.live, seen.booted, seen.gone);
+    (void) tasks;
+    //  It grew to its maximum (15 instances' worth of tasks waited), never past
+    assert_int_equal (seen.most, S_MAX);
+    assert_true (seen.up >= seen.booted - 0);
+    //  Each instance was destroyed for being idle, none for anything else
+    assert_int_equal (seen.shutdown_idle, seen.booted);
+    assert_int_equal (seen.gone, seen.booted);
+    //  Their worker processes ended
+    size_t count = s_worker_pids (cluster->endpoint, pids, 64);
+    for (size_t index = 0; index < count; index++)
+        assert_true (testutil_await_gone (pids [index], 10000));
+
+    zsock_destroy (&sub);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A task no instance type fits (more procs than any): no instance is
+//  started for it, and explain says so
+static void
+test_task_no_type_fits_is_explained_not_started (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    zsock_t *dealer = testutil_dealer (cluster);
+    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "", "nobody");
+    uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 8, 0));
+    char id [32];
+    snprintf (id, sizeof id, "%" PRIu64, task);
+    const char *argv [] = { DROVER_BIN, "explain", "--broker", cluster->endpoint, id, NULL };
+    char output [4096], errors [1024];
+    int status = testutil_run_cli (argv, output, sizeof output, errors, sizeof errors, 10000);
+    assert_true (WIFEXITED (status));
+    if (!strstr (output, "no instance type fits"))
+        fail_msg ("drover explain said: %s%s", output, errors);
+    //  The pool warns of it once, and starts nothing for it while it plans
+    //  a few times (on every load report, every 100 ms at most)
+    drover_event_t event;
+    assert_true (testutil_await_event (sub, "pool.warning", "", &event, 5000));
+    assert_non_null (strstr (event.reason, "no instance type fits 8 procs"));
+    int64_t deadline = zclock_mono () + 1500;
+    while (zclock_mono () < deadline)
+        if (testutil_next_event (sub, &event, (int) (deadline - zclock_mono ()))
+        &&  strncmp (event.topic, "pool.", 5) == 0)
+            fail_msg ("the pool said %s %s for a task no type fits", event.topic, event.worker);
+    pid_t pids [8];
+    assert_int_equal (s_worker_pids (cluster->endpoint, pids, 8), 0);
+    zsock_destroy (&sub);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_pool_grows_runs_every_task_and_shrinks_to_minimum),
+        cmocka_unit_test (test_task_no_type_fits_is_explained_not_started),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
