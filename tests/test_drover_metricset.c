@@ -160,6 +160,27 @@ test_status_line (void **state)
 }
 
 //  The error codes the main answers map to their series, others to none
+//  The pool's gauges: instances by state, the price per hour written as
+//  units from its thousandths
+static void
+test_pool_gauges (void **state)
+{
+    drover_metricset_t *set = drover_metricset_new ();
+    drover_metricset_set (set, DROVER_METRIC_POOL_IDLE, 2);
+    drover_metricset_set (set, DROVER_METRIC_POOL_BOOTING, 1);
+    drover_metricset_set (set, DROVER_METRIC_POOL_PRICE, 1250);
+    drover_metricset_set (set, DROVER_METRIC_POOL_CREATES, 4);
+    char *text = drover_metricset_exposition (set);
+    assert_non_null (strstr (text, "# TYPE drover_pool_instances gauge\n"));
+    assert_non_null (strstr (text, "drover_pool_instances{state=\"booting\"} 1\n"));
+    assert_non_null (strstr (text, "drover_pool_instances{state=\"idle\"} 2\n"));
+    assert_non_null (strstr (text, "drover_pool_price_per_hour 1.25\n"));
+    assert_non_null (strstr (text, "# TYPE drover_pool_creates_total counter\n"));
+    assert_non_null (strstr (text, "drover_pool_creates_total 4\n"));
+    zstr_free (&text);
+    drover_metricset_destroy (&set);
+}
+
 static void
 test_bad_codes (void **state)
 {
@@ -180,6 +201,7 @@ main (void)
         cmocka_unit_test (test_pack_and_merge),
         cmocka_unit_test (test_status_line),
         cmocka_unit_test (test_bad_codes),
+        cmocka_unit_test (test_pool_gauges),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

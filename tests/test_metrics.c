@@ -143,6 +143,35 @@ s_cluster (int *port_p, zsock_t **dealer_p, const char *interval)
     return cluster;
 }
 
+//  Check a scrape with promtool, if installed: no error, no lint problem
+static void
+s_promtool (testutil_cluster_t *cluster, const char *text)
+{
+    if (access ("/usr/bin/promtool", X_OK) == 0) {
+        char path [PATH_MAX];
+        snprintf (path, sizeof path, "%s", testutil_cluster_log (cluster, "scrape.txt"));
+        FILE *file = fopen (path, "w");
+        assert_non_null (file);
+        fputs (text, file);
+        fclose (file);
+        char command [PATH_MAX + 64];
+        snprintf (command, sizeof command, "/usr/bin/promtool check metrics < %s 2>&1", path);
+        FILE *check = popen (command, "r");
+        assert_non_null (check);
+        char output [4096] = "";
+        size_t got = fread (output, 1, sizeof output - 1, check);
+        output [got] = 0;
+        int status = pclose (check);
+        if (status != 0 || got)
+            print_message ("promtool says:\n%s\n", output);
+        assert_int_equal (status, 0);
+        assert_int_equal (got, 0);
+    }
+    else
+        print_message ("SKIPPED: promtool check metrics (/usr/bin/promtool not installed: "
+                       "Debian's prometheus package)\n");
+}
+
 //  Tasks that succeed, fail, time out and are cancelled, and a message
 //  the broker cannot decode: each counter says what was done, the gauges
 //  what is, promtool finds nothing wrong with the live scrape, and the
@@ -225,29 +254,7 @@ test_counts_match_what_was_done (void **state)
     assert_true (s_value (text, "process_start_time_seconds") > 1700000000);
 
     //  promtool, if installed, finds no error and no lint problem in it
-    if (access ("/usr/bin/promtool", X_OK) == 0) {
-        char path [PATH_MAX];
-        snprintf (path, sizeof path, "%s", testutil_cluster_log (cluster, "scrape.txt"));
-        FILE *file = fopen (path, "w");
-        assert_non_null (file);
-        fputs (text, file);
-        fclose (file);
-        char command [PATH_MAX + 64];
-        snprintf (command, sizeof command, "/usr/bin/promtool check metrics < %s 2>&1", path);
-        FILE *check = popen (command, "r");
-        assert_non_null (check);
-        char output [4096] = "";
-        size_t got = fread (output, 1, sizeof output - 1, check);
-        output [got] = 0;
-        int status = pclose (check);
-        if (status != 0 || got)
-            print_message ("promtool says:\n%s\n", output);
-        assert_int_equal (status, 0);
-        assert_int_equal (got, 0);
-    }
-    else
-        print_message ("SKIPPED: promtool check metrics (/usr/bin/promtool not installed: "
-                       "Debian's prometheus package)\n");
+    s_promtool (cluster, text);
     free (text);
 
     //  The status line, every 300 msec: nothing pending or running, two workers
@@ -456,11 +463,34 @@ test_status_line_without_http (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  With an elastic pool, its gauges are served too (all 0 while nothing
+//  waits), and promtool finds nothing wrong with them
+static void
+test_pool_gauges_served (void **state)
+{
+    int port = testutil_free_port ();
+    char address [64];
+    snprintf (address, sizeof address, "127.0.0.1:%d", port);
+    const char *flags [] = { "--metrics", address, "--set", "pool/type/huge/procs=64",
+                             "--set", "pool/type/huge/price=2.5", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    assert_true (s_await_value (port, "drover_pool_instances{state=\"idle\"}", 0, 5000));
+    char *text = s_scrape (port);
+    assert_int_equal (s_value (text, "drover_pool_instances{state=\"booting\"}"), 0);
+    assert_int_equal (s_value (text, "drover_pool_price_per_hour"), 0);
+    assert_int_equal (s_value (text, "drover_pool_creates_total"), 0);
+    assert_int_equal (s_value (text, "drover_pool_procs"), 0);
+    s_promtool (cluster, text);
+    free (text);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_counts_match_what_was_done),
+        cmocka_unit_test (test_pool_gauges_served),
         cmocka_unit_test (test_paths_and_methods),
         cmocka_unit_test (test_misbehaving_scrapers_stall_nothing),
         cmocka_unit_test (test_dripping_scraper_is_cut),

@@ -20,7 +20,6 @@ typedef struct {
     const char *labels;         //  label="value" pairs, or NULL
     s_type_t type;              //  gauge or counter
     const char *help;           //  the family's HELP text (read from its first series)
-    bool milli;                 //  the value is in thousandths: written as units
 } s_series_t;
 
 #define S_WORKERS_HELP  "Workers by health (lost: declared lost and not registered again since)"
@@ -78,7 +77,7 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_POOL_SHUTDOWN] =     { "drover_pool_instances", "state=\"shutdown\"", S_GAUGE, S_POOL_HELP },
     [DROVER_METRIC_POOL_PRICE] =        { "drover_pool_price_per_hour", NULL, S_GAUGE,
                                           "Total price per hour of the pool's live instances, "
-                                          "in the operator's currency", true },
+                                          "in the operator's currency" },
     [DROVER_METRIC_POOL_TASKS] =        { "drover_pool_tasks_running", NULL, S_GAUGE,
                                           "Tasks running on the pool's instances" },
     [DROVER_METRIC_POOL_PROCS] =        { "drover_pool_procs", NULL, S_GAUGE,
@@ -396,6 +395,13 @@ s_append_histogram (char **text_p, size_t *size_p, size_t *used_p, const char *f
     s_append (text_p, size_p, used_p, "\n%s_count %" PRIu64 "\n", family, histogram->count);
 }
 
+//  Return true if a series holds thousandths, written as units (a price)
+static bool
+s_milli (drover_metric_t id)
+{
+    return id == DROVER_METRIC_POOL_PRICE;
+}
+
 //  Write the snapshot in the Prometheus text exposition format 0.0.4
 char *
 drover_metricset_exposition (drover_metricset_t *self)
@@ -412,7 +418,7 @@ drover_metricset_exposition (drover_metricset_t *self)
                       series->type == S_COUNTER? "counter": "gauge");
         if (!self->values.set [id])
             continue;
-        if (series->milli) {
+        if (s_milli ((drover_metric_t) id)) {
             s_append (&text, &size, &used, "%s ", series->family);
             s_append_seconds (&text, &size, &used, self->values.values [id]);
             s_append (&text, &size, &used, "\n");
