@@ -422,9 +422,16 @@ s_handle_record (void *arg, drover_record_t *record)
     if (!self->pool)
         reply = drover_poolwire_none (request);
     else
-    if (request->id == DROVER_MSG_POOL_LIST || request->id == DROVER_MSG_POOL_ADMIN)
-        //  drover_poolwire_table and _admin answer these once they land
-        reply = drover_poolwire_reply (request, 501, "not implemented yet");
+    if (request->id == DROVER_MSG_POOL_LIST)
+        reply = drover_poolwire_table (self->pool, self->config, request, self->wall_offset);
+    else
+    if (request->id == DROVER_MSG_POOL_ADMIN) {
+        char *reason = NULL;
+        int code = drover_poolwire_admin (self->pool, request, (uint64_t) zclock_mono (),
+                                          &reason);
+        reply = drover_poolwire_reply (request, code, reason);
+        zstr_free (&reason);
+    }
     else
         reply = drover_poolwire_none (request);     //  ERROR 415: not ours
     s_send (self, route, route_size, reply);

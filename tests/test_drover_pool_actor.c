@@ -168,6 +168,16 @@ test_load_creates_registers_retires (void **state)
     assert_string_equal (first.reason, "small: created");
     assert_true (s_calls ("list") >= 1);
 
+    //  POOL LIST: both instances, booting
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_POOL_LIST);
+    list->seq = 5;
+    testutil_hand (actor, "client", list);
+    drover_msg_t *table = testutil_expect_send (actor, "client", "");
+    assert_int_equal (table->id, DROVER_MSG_POOL_TABLE);
+    assert_int_equal (table->seq, 5);
+    assert_int_equal (table->pool.enabled, 1);
+    assert_int_equal (table->nrows, 2);
+    drover_msg_destroy (&table);
     //  max-instances 2: no third even after another load
     s_load (actor, 2, 5, NULL, 0);
     zframe_t *route = zframe_new ("r", 1);

@@ -150,6 +150,16 @@ test_pool_grows_runs_every_task_and_shrinks_to_minimum (void **state)
     //  Each instance was destroyed for being idle, none for anything else
     assert_int_equal (seen.shutdown_idle, seen.booted);
     assert_int_equal (seen.gone, seen.booted);
+    //  POOL LIST says the same: a pool, at its minimum, no instance left
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_POOL_LIST);
+    list->seq = 77;
+    drover_msg_t *table = testutil_request (dealer, &list, 5000);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_POOL_TABLE);
+    assert_int_equal (table->pool.enabled, 1);
+    assert_int_equal (table->pool.max_instances, S_MAX);
+    assert_int_equal (table->nrows, 0);
+    drover_msg_destroy (&table);
     //  Their worker processes ended
     size_t count = s_worker_pids (cluster->endpoint, pids, 64);
     for (size_t index = 0; index < count; index++)
@@ -194,12 +204,41 @@ test_task_no_type_fits_is_explained_not_started (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  A driver that cannot be made (a local directory that cannot be
+//  made) stops the broker at start, saying why
+static void
+test_driver_not_made_stops_broker (void **state)
+{
+    char log [] = "/tmp/drover-pool-start-XXXXXX";
+    int fd = mkstemp (log);
+    assert_true (fd >= 0);
+    close (fd);
+    char endpoint [64], events [64];
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", testutil_free_port ());
+    snprintf (events, sizeof events, "tcp://127.0.0.1:%d", testutil_free_port ());
+    const char *argv [] = { DROVER_BIN, "broker", "--endpoint", endpoint, "--events", events,
+                            "--durability", "off", "--set", "pool/type/small/procs=2",
+                            "--set", "pool/local-dir=/proc/no/such/dir", NULL };
+    pid_t pid = testutil_spawn (argv, log);
+    int status = testutil_wait_exit (pid, 10000);
+    if (status == -1)
+        testutil_stop (pid, 100);
+    char *output = testutil_slurp (log);
+    assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) != 0);
+    assert_non_null (output);
+    if (!strstr (output, "cannot start: pool/driver") || !strstr (output, "/proc/no/such/dir"))
+        fail_msg ("the broker said: %s", output);
+    free (output);
+    unlink (log);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_pool_grows_runs_every_task_and_shrinks_to_minimum),
         cmocka_unit_test (test_task_no_type_fits_is_explained_not_started),
+        cmocka_unit_test (test_driver_not_made_stops_broker),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
