@@ -653,6 +653,45 @@ test_local_pid_reuse_guard (void **state)
     s_setup_destroy (&setup);
 }
 
+//  In a process that ignores SIGCHLD the kernel reaps children itself: a
+//  command's status is then unknown (a failure that says so, not a
+//  crash), and a local worker that ended is dropped from the poll items
+//  (not polled again and again)
+static void
+test_sigchld_ignored (void **state)
+{
+    s_setup_t *setup = s_setup_new ("command");
+    drover_pooldriver_t *driver = s_driver_new (setup, "tcp://127.0.0.1:5999");
+    s_heard_t heard = { 0 };
+    struct sigaction ignore = { .sa_handler = SIG_IGN }, saved;
+    sigemptyset (&ignore.sa_mask);
+    assert_int_equal (sigaction (SIGCHLD, &ignore, &saved), 0);
+    drover_pooldriver_list (driver);
+    assert_true (s_await_report (driver, &heard, 10000));
+    assert_int_equal (heard.result, DROVER_POOLOP_FAILED);
+    s_expect_in (heard.detail, "reaped elsewhere");
+    drover_pooldriver_destroy (&driver);
+
+    //  A "worker" that ends at once (its argv ignored) ends on its own
+    setup->config.driver = (char *) "local";
+    setup->config.local_dir = setup->dir;
+    setup->config.worker = (char *) "/bin/false";
+    driver = s_driver_new (setup, "tcp://127.0.0.1:1");
+    drover_pooldriver_create (driver, &setup->config.types [0], "testpool-s-1", DROVER_IDLE_RUN);
+    assert_true (s_await_report (driver, &heard, 5000));
+    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    pid_t pid = s_instance_pid (driver, setup, "testpool-s-1");
+    assert_true (pid > 0);
+    assert_true (testutil_await_gone (pid, 10000));
+    int64_t until = zclock_mono () + 5000;
+    while (drover_pooldriver_items (driver) && zclock_mono () < until)
+        s_await_report (driver, &heard, 100);
+    assert_int_equal (drover_pooldriver_items (driver), 0);
+    assert_int_equal (sigaction (SIGCHLD, &saved, NULL), 0);
+    drover_pooldriver_destroy (&driver);
+    s_setup_destroy (&setup);
+}
+
 int
 main (void)
 {
@@ -668,6 +707,7 @@ main (void)
         cmocka_unit_test (test_local_create_list_destroy),
         cmocka_unit_test (test_local_second_destroy_kills),
         cmocka_unit_test (test_local_pid_reuse_guard),
+        cmocka_unit_test (test_sigchld_ignored),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -524,7 +524,9 @@ s_finish (drover_poolcommand_t *self, s_op_t *op, zlistx_t *done)
     pid_t rc;
     while ((rc = waitpid (op->pid, &status, 0)) == -1 && errno == EINTR)
         ;
-    assert (rc == op->pid);         //  its pidfd said it exited: this does not wait
+    //  Its pidfd said it exited, so this did not wait; ECHILD: reaped by
+    //  someone else (SIGCHLD ignored in this process), its status unknown
+    bool reaped = rc == op->pid;
     s_stream_read (&op->out, self->scratch, true);
     s_stream_read (&op->err, self->scratch, true);
     const char *name = s_op_name (op->kind);
@@ -532,7 +534,7 @@ s_finish (drover_poolcommand_t *self, s_op_t *op, zlistx_t *done)
     drover_pooldriver_last_line (op->err.data? op->err.data: "", op->err.size,
                                  detail, sizeof detail);
     drover_poolop_result_t result = DROVER_POOLOP_FAILED;
-    int code = WIFEXITED (status)? WEXITSTATUS (status): -1;
+    int code = reaped && WIFEXITED (status)? WEXITSTATUS (status): -1;
     if (op->timed_out)
         snprintf (detail + strlen (detail), sizeof detail - strlen (detail),
                   "%stimed out after %u ms", *detail? ": ": "", self->op_timeout);
@@ -546,6 +548,10 @@ s_finish (drover_poolcommand_t *self, s_op_t *op, zlistx_t *done)
     if (code == DROVER_POOLDRIVER_EXIT_RATE)
         result = DROVER_POOLOP_RATE_LIMITED;
     if (!op->timed_out && code != 0 && !*detail) {
+        if (!reaped)
+            snprintf (detail, sizeof detail, "exit status unknown: reaped elsewhere "
+                      "(SIGCHLD ignored?)");
+        else
         if (WIFSIGNALED (status))
             snprintf (detail, sizeof detail, "killed by signal %d", WTERMSIG (status));
         else

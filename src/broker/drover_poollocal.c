@@ -541,11 +541,15 @@ drover_poollocal_process (drover_poollocal_t *self, zmq_pollitem_t *items, size_
             continue;
         s_child_t *child = self->polled [index];
         int status = 0;
-        if (waitpid (child->pid, &status, WNOHANG) != child->pid)
-            continue;
-        zsys_info ("pooldriver: instance=%s pid=%d ended %s=%d", child->name, (int) child->pid,
-                   WIFSIGNALED (status)? "signal": "status",
-                   WIFSIGNALED (status)? WTERMSIG (status): WEXITSTATUS (status));
+        pid_t rc = waitpid (child->pid, &status, WNOHANG);
+        if (rc == 0 || (rc == -1 && errno != ECHILD))
+            continue;               //  not yet, or interrupted: its pidfd says so again
+        if (rc == child->pid)
+            zsys_info ("pooldriver: instance=%s pid=%d ended %s=%d", child->name,
+                       (int) child->pid, WIFSIGNALED (status)? "signal": "status",
+                       WIFSIGNALED (status)? WTERMSIG (status): WEXITSTATUS (status));
+        else                        //  ECHILD: reaped by someone else (SIGCHLD ignored)
+            zsys_info ("pooldriver: instance=%s pid=%d ended", child->name, (int) child->pid);
         s_record_t record;
         if (s_record_read (self, child->name, &record) == 0 && record.pid == child->pid)
             s_record_remove (self, child->name);
