@@ -6,6 +6,7 @@
 #   happens in $DROVER_TEST_DIR:
 #
 #     calls           each call appended as a line: OP ARGS...
+#     calls.time      the same, each line after the time: MSEC OP ARGS...
 #     env.OP          the DROVER_ variables of the last call of OP, sorted
 #     OP.cue          how the next calls of OP end, until the test changes
 #                     it (first line):
@@ -26,16 +27,17 @@
 set -u
 dir=${DROVER_TEST_DIR:?DROVER_TEST_DIR names the test directory}
 op=${1:-}
-echo "$*" >>"$dir/calls"
-env | grep "^DROVER_" | LC_ALL=C sort >"$dir/env.$op"
-mkdir -p "$dir/instances"
-
 cue=ok
 message=
 code=0
 if [ -f "$dir/$op.cue" ]; then
     read -r cue message <"$dir/$op.cue" || true
 fi
+#   Logged after the cue is read: a test that sees the call may change it
+echo "$*" >>"$dir/calls"
+echo "$(date +%s%3N) $*" >>"$dir/calls.time"
+env | grep "^DROVER_" | LC_ALL=C sort >"$dir/env.$op"
+mkdir -p "$dir/instances"
 case $cue in
     fail)
         echo "test-driver: some noise first" >&2
