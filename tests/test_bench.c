@@ -72,7 +72,8 @@ test_bench_quick_json (void **state)
         "state_bytes_per_task",
         "noop_throughput_curve", "noop_throughput_plain", "noop_curve_vs_plain_pct",
         "rtt_p50_curve", "rtt_p50_plain", "rtt_p99_curve", "rtt_p99_plain",
-        "pool_plan_us_i100_t10000", "pool_plan_us_i100_t100000", "pool_plan_us_i1000_t100000"
+        "pool_plan_us_i100_t10000", "pool_plan_us_i100_t100000", "pool_plan_us_i1000_t100000",
+        "pool_first_task_ms"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);

@@ -24,7 +24,8 @@
                   on disk                               (drover_benchmark_durable.c)
     (j) curve     no-op throughput and round trip with CURVE on beside off
                                                         (drover_benchmark_curve.c)
-    (k) pool      the elastic pool's decision cost      (drover_benchmark_pool.c)
+    (k) pool      the elastic pool's decision cost, and its first task on
+                  an empty local pool                   (drover_benchmark_pool.c)
     --phases picks some; (e)-(i) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress

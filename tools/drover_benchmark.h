@@ -56,6 +56,7 @@ typedef struct {
     long long hb_window;        //  (g) msec over which the broker's CPU is measured
     long long restart_tasks;    //  (i) tasks queued before the broker is killed
     long long pool_msec;        //  (k) msec each size of the pool's plan is timed
+    long long pool_rounds;      //  (k) first tasks timed on an empty local pool
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers

@@ -40,6 +40,7 @@ static const struct {
     { "hb-window",    S_AT (hb_window),    3600000,   10000,   1000 },
     { "restart-tasks", S_AT (restart_tasks), 100000000, 1000000, 10000 },
     { "pool-msec",    S_AT (pool_msec),    600000,    500,     50 },
+    { "pool-rounds",  S_AT (pool_rounds),  100,       5,       1 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -129,7 +130,11 @@ s_usage (FILE *stream)
         "  pool       pool_plan_us_i<I>_t<T>: usec per decision pass of the elastic pool\n"
         "             (its class alone, no broker, the pool full) with I registered\n"
         "             instances and T tasks waiting in 10 shapes, for I,T = 100,10000\n"
-        "             100,100000 and 1000,100000; each size timed for --pool-msec 500\n"
+        "             100,100000 and 1000,100000; each size timed for --pool-msec 500;\n"
+        "             pool_first_task_ms: a broker with the local driver and an empty pool\n"
+        "             (min-instances 0), one task submitted: msec until it has run on the\n"
+        "             instance started for it, the median of --pool-rounds 5 (the pool empty\n"
+        "             again before each)\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
         "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"

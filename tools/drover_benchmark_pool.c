@@ -7,7 +7,9 @@
     at max-instances so that every pass fits the whole demand and ends
     with nothing to do, as a full pool does while demand waits. The class
     is driven alone with a fake clock (no broker): the figure is the
-    decision's cost, not the actor's.
+    decision's cost, not the actor's. pool_first_task_ms: a real broker
+    with the local driver and an empty pool, one task submitted: msec
+    until it has run on the instance the pool started for it.
     =========================================================================
 */
 
@@ -105,7 +107,72 @@ s_plan_cost (drover_benchmark_t *self, uint32_t instances, uint32_t tasks)
     return result;
 }
 
-//  (k) the pool's decision cost at three sizes
+//  Wait until the broker lists no worker: the pool's instance was
+//  destroyed and its worker process has left (none outlives the phase),
+//  msec at most. Returns 0, or -1.
+static int
+s_no_worker (drover_benchmark_t *self, drover_client_t *client, int64_t msec)
+{
+    int64_t deadline = zclock_mono () + msec;
+    while (!zsys_interrupted) {
+        drover_msg_t *table = drover_client_workers (client);
+        if (!table)
+            return drover_cli_error (client, "pool"), -1;
+        uint32_t rows = 0;          //  workers up (the table lists gone ones too)
+        for (uint32_t index = 0; index < table->nrows; index++)
+            rows += table->worker_rows [index].state == DROVER_WORKER_UP;
+        drover_msg_destroy (&table);
+        if (rows == 0)
+            return 0;
+        if (zclock_mono () > deadline) {
+            fprintf (stderr, "drover bench: pool: %u workers still there after %" PRId64
+                     " msec\n", rows, msec);
+            return -1;
+        }
+        zclock_sleep (50);          //  polling the worker table, not settling
+    }
+    return -1;
+}
+
+//  pool_first_task_ms: a broker with the local driver and an empty pool
+//  (min-instances 0), one task submitted: msec until it has run, an
+//  instance started for it (the median of --pool-rounds, the pool empty
+//  again before each: idle-timeout 200 msec)
+static int
+s_first_task (drover_benchmark_t *self)
+{
+    static const char *settings [] = {
+        "pool/driver=local", "pool/min-instances=0", "pool/idle-timeout=200",
+        "pool/type/small/procs=1", "pool/type/small/memory=1G", "pool/type/small/price=0.10",
+        NULL };
+    if (drover_benchmark_broker_start (self, settings))
+        return -1;
+    drover_benchmark_tally_t tally = { 0 };
+    drover_client_t *client = drover_benchmark_client (self, &tally);
+    drover_client_set_timeout (client, 60000);      //  an instance boots meanwhile
+    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    long long rounds = self->opts.pool_rounds;
+    int64_t *samples = (int64_t *) zmalloc (rounds * sizeof (int64_t));
+    int rc = s_no_worker (self, client, 10000);
+    for (long long round = 0; rc == 0 && round < rounds; round++) {
+        tally.finished = tally.succeeded = 0;       //  progress counts this round
+        samples [round] = drover_benchmark_run_tasks (self, client, &tally, submit, 1, "pool");
+        //  The instance retires after its idle timeout: wait until its
+        //  worker is gone
+        rc = samples [round] < 0 || s_no_worker (self, client, 60000)? -1: 0;
+    }
+    if (rc == 0) {
+        qsort (samples, rounds, sizeof (int64_t), drover_benchmark_compare_usec);
+        drover_benchmark_figure (self, "pool_first_task_ms", samples [rounds / 2] / 1000.0,
+                                 "msec");
+    }
+    free (samples);
+    drover_msg_destroy (&submit);
+    drover_client_destroy (&client);
+    return rc;
+}
+
+//  (k) the pool's decision cost at three sizes, and its first task
 int
 drover_benchmark_phase_pool (drover_benchmark_t *self)
 {
@@ -122,5 +189,5 @@ drover_benchmark_phase_pool (drover_benchmark_t *self)
                   sizes [index].tasks);
         drover_benchmark_figure (self, name, usec, "usec");
     }
-    return 0;
+    return s_first_task (self);
 }
