@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-#   drover demo: a broker and two local workers on loopback run a batch of
-#   200 real shell tasks of mixed priority and procs, with progress and a
-#   summary. A third worker is killed with SIGKILL mid-batch: the broker
-#   declares it lost and its tasks run again on the others. Then the broker
-#   itself is killed with SIGKILL and started again on its state directory:
-#   it lost nothing it acknowledged, and the tasks its workers were running
-#   finish without running again. Everything speaks CURVE: the demo makes
-#   a key pair for the broker, for each worker and for you (an admin), and
-#   shows a peer without a key refused. A task no worker can run is
-#   explained (`drover explain`), a finished one shown (`drover show`,
-#   `drover logs`), and the broker's Prometheus metrics are scraped.
-#   Everything is shut down cleanly at the end. Usage: tools/demo.sh [path/to/drover]
+#   drover demo: a broker on loopback with an elastic pool and no worker at
+#   all. A batch of 200 real shell tasks of mixed priority, procs and labels
+#   is submitted; the pool starts `drover worker` instances on this machine
+#   (the local driver) of the cheapest type that fits what waits, never more
+#   than its maximum, and they run the batch. One instance's worker is killed
+#   with SIGKILL mid-batch: the broker declares it lost, its tasks run again
+#   on the others, and the pool destroys it. Then the broker itself is killed
+#   with SIGKILL and started again on its state directory: it lost nothing it
+#   acknowledged, the pool adopts the instances it finds, and the tasks they
+#   were running finish without running again. When the batch is done the
+#   idle instances are destroyed: the pool shrinks back to nothing.
+#   Everything speaks CURVE: the demo makes a key pair for the broker, one
+#   for the pool's workers and one for you (an admin), and shows a peer
+#   without a key refused. A task no instance type can run is explained
+#   (`drover explain`), a finished one shown (`drover show`, `drover logs`),
+#   and the broker's Prometheus metrics are scraped.
+#   Usage: tools/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
 PORT="${DROVER_DEMO_PORT:-5555}"
@@ -25,6 +30,9 @@ cleanup () {
     local status=$?
     for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    #   the pool's instances outlive a broker that stops (so that a restart
+    #   adopts them): the demo's own go with it
+    pkill -TERM -f -- "--broker $DROVER_BROKER " 2>/dev/null || true
     echo "demo: everything stopped; logs in $WORK"
     exit $status
 }
@@ -32,46 +40,78 @@ trap cleanup EXIT INT TERM
 
 say () { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-#   Start the broker on the demo's state directory and keys, its log at $1
+#   Start the broker on the demo's config, state directory and keys, its log
+#   at $1. The pool's local driver starts workers with the broker's
+#   environment: DROVER_KEY names the pool workers' key for them.
 start_broker () {
-    "$DROVER" broker --endpoint "$DROVER_BROKER" --events "$DROVER_EVENTS" \
-        --key "$WORK/broker.key" --keys "$WORK/keys" --metrics "$METRICS" \
-        --state-dir "$WORK/state" --set health/lost-after=3000 \
-        --set assign/restart-grace=3000 >"$1" 2>&1 &
+    DROVER_KEY="$WORK/pool.key" "$DROVER" broker --config "$WORK/broker.conf" \
+        --endpoint "$DROVER_BROKER" --events "$DROVER_EVENTS" >"$1" 2>&1 &
     BROKER=$!
     PIDS+=($BROKER)
 }
 
-#   Start a worker agent: id, procs, then any other flags; its key pins its id
-start_worker () {
-    local id=$1 procs=$2
-    shift 2
-    "$DROVER" worker --broker "$DROVER_BROKER" --id "$id" --procs "$procs" \
-        --key "$WORK/$id.key" --server-key "$WORK/broker.key" "$@" >"$WORK/$id.log" 2>&1 &
+#   Print `drover pool`, indented
+show_pool () {
+    "$DROVER" pool | sed 's/^/  /' || true
 }
 
-say "making CURVE keys: the broker's, one per worker (pinned to its id), yours (an admin)"
+#   Wait up to $2 seconds until `drover pool --json`, on one line without
+#   blanks, matches the grep -E pattern $1; say so if it never did
+await_pool () {
+    local pattern=$1 seconds=$2
+    for _ in $(seq 1 $((seconds * 5))); do
+        "$DROVER" pool --json 2>/dev/null | tr -d ' \n' | grep -Eq "$pattern" && return 0
+        sleep 0.2
+    done
+    echo "demo: the pool did not reach /$pattern/ within $seconds s" >&2
+    return 1
+}
+
+say "making CURVE keys: the broker's, one for the pool's workers, yours (an admin)"
 mkdir -p "$WORK/keys/workers" "$WORK/keys/clients" "$WORK/keys/admins"
 "$DROVER" keygen broker --dir "$WORK" >/dev/null
-for id in alpha beta gamma; do
-    "$DROVER" keygen "$id" --dir "$WORK" --worker-ids "$id" >/dev/null
-    cp "$WORK/$id.key" "$WORK/keys/workers/"
-done
+"$DROVER" keygen pool --dir "$WORK" >/dev/null
+cp "$WORK/pool.key" "$WORK/keys/workers/"
 "$DROVER" keygen you --dir "$WORK" >/dev/null
 cp "$WORK/you.key" "$WORK/keys/admins/"
 export DROVER_KEY="$WORK/you.key" DROVER_SERVER_KEY="$WORK/broker.key"
 ls -l "$WORK"/*.key* | sed 's/^/  /'
 
+say "the broker's config: an elastic pool of at most 4 instances of two types, no worker yet"
+cat >"$WORK/broker.conf" <<CONFIG
+broker
+    state-dir = "$WORK/state"
+    metrics = "$METRICS"
+security
+    key = "$WORK/broker.key"
+    keys = "$WORK/keys"
+health
+    lost-after = 3000
+assign
+    restart-grace = 3000
+pool
+    driver = local
+    max-instances = 4
+    idle-timeout = 4000
+    probe-timeout = 2000
+    list-interval = 2000
+    type
+        small
+            procs = 2
+            memory = 2G
+            price = 0.05
+        ssd
+            procs = 4
+            memory = 8G
+            labels = "disk=ssd"
+            price = 0.12
+CONFIG
+sed -n '/^pool/,$p' "$WORK/broker.conf" | sed 's/^/  /'
+
 say "starting a broker on $DROVER_BROKER (events on $DROVER_EVENTS), state in $WORK/state"
 start_broker "$WORK/broker.log"
-say "starting two workers: alpha (4 procs, label disk=ssd) and beta (2 procs)"
-start_worker alpha 4 --label disk=ssd
-PIDS+=($!)
-start_worker beta 2
-PIDS+=($!)
-say "starting a third worker, gamma (2 procs), which will be killed mid-batch"
-start_worker gamma 2
-GAMMA=$!
+until "$DROVER" pool >/dev/null 2>&1; do sleep 0.1; done
+show_pool
 
 say "a client without a key is refused at the handshake"
 if env -u DROVER_KEY -u DROVER_SERVER_KEY XDG_CONFIG_HOME="$WORK/nowhere" \
@@ -96,44 +136,55 @@ for i in $(seq 1 10); do
 done >"$WORK/urgent.txt"
 
 say "submitting: 100 quick (priority 5), 50 sorts (priority 3), 40 two-proc (priority 4), 10 urgent on ssd (priority 0)"
-"$DROVER" submit --file "$WORK/quick.txt" --priority 5 >"$WORK/ids.txt"
-"$DROVER" submit --file "$WORK/sort.txt" --priority 3 >>"$WORK/ids.txt"
-"$DROVER" submit --file "$WORK/wide.txt" --priority 4 --procs 2 >>"$WORK/ids.txt"
-"$DROVER" submit --file "$WORK/urgent.txt" --priority 0 --label disk=ssd >>"$WORK/ids.txt"
-echo "demo: $(wc -l <"$WORK/ids.txt") tasks acknowledged by the broker"
+"$DROVER" submit --file "$WORK/quick.txt" --priority 5 >"$WORK/ids.txt" 2>/dev/null
+"$DROVER" submit --file "$WORK/sort.txt" --priority 3 >>"$WORK/ids.txt" 2>/dev/null
+"$DROVER" submit --file "$WORK/wide.txt" --priority 4 --procs 2 >>"$WORK/ids.txt" 2>/dev/null
+"$DROVER" submit --file "$WORK/urgent.txt" --priority 0 --label disk=ssd >>"$WORK/ids.txt" 2>/dev/null
+echo "demo: $(wc -l <"$WORK/ids.txt") tasks acknowledged by the broker (no worker yet: they wait)"
 
-say "a task no worker can run (label zone=c, 64 procs): accepted, with a warning"
+say "the pool grows: the cheapest type that fits what waits (ssd for the urgent ones), 4 at most"
+await_pool '"state":"(booting|idle|running)"' 20
+show_pool
+await_pool '"state":"running"' 30
+show_pool
+
+say "a task no instance type can run (label zone=c, 64 procs): accepted, with a warning"
 "$DROVER" submit --label zone=c --procs 64 -- echo never >"$WORK/never.txt" 2>"$WORK/never-warning.txt"
 NEVER=$(cat "$WORK/never.txt")
 sed 's/^/  /' "$WORK/never-warning.txt"
-say "drover explain $NEVER: why it waits, worker by worker, and what would unblock it"
+say "drover explain $NEVER: why it waits, and that no instance type would fit it"
 "$DROVER" explain "$NEVER"
 "$DROVER" cancel "$NEVER" >/dev/null
 
 say "the cluster while the batch runs"
 "$DROVER" status || true
 
-say "killing worker gamma with SIGKILL while it runs tasks"
-kill -KILL "$GAMMA"
-wait "$GAMMA" 2>/dev/null || true     #  reap it quietly
-echo "demo: the broker declares gamma lost after 3 s of silence and reruns its tasks elsewhere"
-for _ in $(seq 1 100); do
-    "$DROVER" workers 2>/dev/null | grep -q "^gamma  *lost" && break
-    sleep 0.1
-done
-"$DROVER" workers || true
+VICTIM=$("$DROVER" pool | awk '$4 == "running" { print $1; exit }')
+if [ -n "$VICTIM" ]; then
+    say "killing the worker of instance $VICTIM with SIGKILL while it runs tasks"
+    pkill -KILL -f -- "--id $VICTIM( |\$)" || true
+    echo "demo: the broker declares it lost after 3 s of silence, reruns its tasks elsewhere,"
+    echo "      and the pool destroys the instance 2 s later (its probe timeout)"
+    for _ in $(seq 1 100); do
+        "$DROVER" workers 2>/dev/null | grep -q "^$VICTIM  *lost" && break
+        sleep 0.1
+    done
+    "$DROVER" workers || true
+fi
 
 say "killing the broker with SIGKILL in the middle of the batch"
 "$DROVER" tasks --limit 0 | tail -1
 kill -KILL "$BROKER"
 wait "$BROKER" 2>/dev/null || true
-say "starting it again on the same state directory"
+say "starting it again on the same state directory and config"
 start_broker "$WORK/broker-restarted.log"
 until "$DROVER" tasks --limit 0 >"$WORK/after-restart.txt" 2>/dev/null; do sleep 0.2; done
 tail -1 "$WORK/after-restart.txt"
 grep -h "store: loaded\|assign: restored" "$WORK/broker-restarted.log" | sed 's/^/  /'
-echo "demo: every acknowledged task is still there; the workers register again and the"
-echo "      attempts they were running are adopted, not run again"
+echo "demo: every acknowledged task is still there; the pool adopts the instances it lists,"
+echo "      their workers register again and the attempts they were running are adopted"
+await_pool '"state":"(idle|running)"' 20 || true
+show_pool
 
 say "waiting for every task"
 set +e
@@ -141,13 +192,10 @@ set +e
 WAITED=$?
 set -e
 
-say "the workers now (gone workers are listed until the broker restarts: gamma went before)"
-"$DROVER" workers || true
-
-say "where the tasks ran, and how many ran twice because gamma died"
+say "where the tasks ran, and how many ran twice because ${VICTIM:-an instance} died"
 "$DROVER" tasks --limit 1000 | awk '
     $1 ~ /^[0-9]+$/ { ran[$7]++; if ($6 > 1) again++ }
-    END { for (w in ran) printf "  %-6s %d tasks\n", w, ran[w];
+    END { for (w in ran) printf "  %-24s %d tasks\n", w, ran[w];
           printf "  rerun after a lost worker: %d\n", again }'
 
 RERUN=$("$DROVER" tasks --limit 1000 | awk '$1 ~ /^[0-9]+$/ && $6 > 1 { id = $1 } END { print id }')
@@ -160,8 +208,12 @@ say "its output, as it came: drover logs ${RERUN:-$FIRST}"
 say "the broker's Prometheus metrics (http://$METRICS/metrics), a few of them"
 exec 3<>"/dev/tcp/${METRICS%:*}/${METRICS#*:}"
 printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\n\r\n' "$METRICS" >&3
-grep -E '^drover_(tasks|workers|tasks_submitted_total|tasks_ended_total)' <&3 | head -12 | sed 's/^/  /'
+grep -E '^drover_(tasks|workers|tasks_ended_total|pool_)' <&3 | head -20 | sed 's/^/  /'
 exec 3<&-
+
+say "the batch is done: instances idle for 4 s are destroyed, the pool shrinks to nothing"
+await_pool '"rows":\[\]' 60 || true
+show_pool
 
 say "final status"
 "$DROVER" status || true
