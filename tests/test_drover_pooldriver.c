@@ -496,6 +496,42 @@ s_await_reaped (drover_pooldriver_t *driver, s_heard_t *heard, pid_t pid)
     assert_int_equal (kill (pid, 0), -1);
 }
 
+//  An instance listed right after its create, before its worker has even
+//  started: it is listed, and its file kept. It was taken for a dead one
+//  (the new process's command line did not name it yet), its file removed
+//  and the instance forgotten while its worker ran on, never destroyed.
+static void
+test_local_listed_right_after_create (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    s_setup_t *setup = s_setup_new ("local");
+    setup->config.local_dir = setup->dir;
+    drover_pooldriver_t *driver = s_driver_new (setup, cluster->endpoint);
+    s_heard_t heard = { 0 };
+    for (int round = 0; round < 5; round++) {
+        char name [32];
+        snprintf (name, sizeof name, "testpool-r-%d", round);
+        drover_pooldriver_create (driver, &setup->config.types [0], name, DROVER_IDLE_RUN);
+        assert_true (s_await_report (driver, &heard, 5000));
+        assert_int_equal (heard.result, DROVER_POOLOP_OK);
+        assert_int_equal (s_local_list (driver, &heard), (size_t) round + 1);
+        pid_t pid = s_instance_pid (driver, setup, name);
+        assert_true (pid > 0);
+    }
+    for (int round = 0; round < 5; round++) {
+        char name [32];
+        snprintf (name, sizeof name, "testpool-r-%d", round);
+        pid_t pid = s_instance_pid (driver, setup, name);
+        drover_pooldriver_destroy_instance (driver, name);
+        assert_true (s_await_report (driver, &heard, 5000));
+        assert_true (testutil_await_gone (pid, 10000));
+        s_await_reaped (driver, &heard, pid);
+    }
+    drover_pooldriver_destroy (&driver);
+    s_setup_destroy (&setup);
+    testutil_cluster_destroy (&cluster);
+}
+
 //  A real worker: created (registers with the broker as the instance,
 //  with the type's procs), listed, tagged, destroyed with SIGTERM (it ends,
 //  and is reaped), no longer listed
@@ -705,6 +741,7 @@ main (void)
         cmocka_unit_test (test_refused_at_start),
         cmocka_unit_test (test_command_aws_example),
         cmocka_unit_test (test_local_create_list_destroy),
+        cmocka_unit_test (test_local_listed_right_after_create),
         cmocka_unit_test (test_local_second_destroy_kills),
         cmocka_unit_test (test_local_pid_reuse_guard),
         cmocka_unit_test (test_sigchld_ignored),

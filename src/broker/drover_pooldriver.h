@@ -31,7 +31,7 @@
     detail.
 
     The local driver keeps one file per instance in its directory (NAME:
-    pid, type, pool, idle behaviour) and starts `drover worker --id NAME
+    pid, its start time, type, pool, idle behaviour) and starts `drover worker --id NAME
     --procs P --memory M --labels L` in a session of its own (so it
     outlives a broker that stops), its output to NAME.log; list reads the
     directory (an instance whose process is gone is not listed, its file

@@ -59,6 +59,7 @@ typedef struct {
     char type [DROVER_ID_MAX + 1];  //  its type's name
     char pool [S_POOL_MAX];         //  its pool's name
     drover_idle_behaviour_t behaviour;  //  its idle behaviour
+    uint64_t start;                 //  its process's start time (/proc/PID/stat), 0 unknown
 } s_record_t;
 
 //  A worker this driver started, until reaped
@@ -176,14 +177,41 @@ s_name_valid (const char *name)
 }
 
 
-//  Return true if process pid is alive and is the worker of instance name
-//  (its command line has `worker` and `--id NAME`): a pid reused by
-//  another process is not ours
+//  Return the start time of process pid (clock ticks since boot, field 22
+//  of /proc/PID/stat), or 0 if it cannot be read
+static uint64_t
+s_start_time (pid_t pid)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *file = fopen (path, "re");
+    if (!file)
+        return 0;
+    char line [1024];
+    char *text = fgets (line, sizeof line, file);
+    fclose (file);
+    char *field = text? strrchr (text, ')'): NULL;     //  the command may hold spaces
+    if (!field)
+        return 0;
+    //  field 3 (state) follows ") "; the start time is field 22
+    for (int index = 2; index < 22 && field; index++)
+        field = strchr (field + 1, ' ');
+    return field? strtoull (field + 1, NULL, 10): 0;
+}
+
+
+//  Return true if process pid is alive and is the worker of instance name:
+//  the process started at start (the time its file recorded) or, for a
+//  file without one, whose command line has `worker` and `--id NAME`. A
+//  pid reused by another process is not ours; a worker just spawned is,
+//  even while its command line is not yet readable (exec in progress).
 static bool
-s_alive (pid_t pid, const char *name)
+s_alive (pid_t pid, const char *name, uint64_t start)
 {
     if (pid <= 1 || (kill (pid, 0) && errno != EPERM))
         return false;
+    if (start)
+        return s_start_time (pid) == start;
     char path [64];
     snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
     int fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -235,6 +263,9 @@ s_record_read (drover_poollocal_t *self, const char *name, s_record_t *record)
         else
         if (streq (line, "idle") && drover_poolidle_parse (value, &record->behaviour))
             record->behaviour = DROVER_IDLE_RUN;
+        else
+        if (streq (line, "start"))
+            record->start = strtoull (value, NULL, 10);
     }
     fclose (file);
     return record->pid > 0? 0: -1;
@@ -250,8 +281,9 @@ s_record_write (drover_poollocal_t *self, const char *name, const s_record_t *re
     int rc = -1;
     FILE *file = fopen (temp, "we");
     if (file) {
-        fprintf (file, "pid=%d\ntype=%s\npool=%s\nidle=%s\n", (int) record->pid, record->type,
-                 record->pool, drover_poolidle_name (record->behaviour));
+        fprintf (file, "pid=%d\ntype=%s\npool=%s\nidle=%s\nstart=%" PRIu64 "\n",
+                 (int) record->pid, record->type, record->pool,
+                 drover_poolidle_name (record->behaviour), record->start);
         bool written = !ferror (file);
         if (fclose (file) == 0 && written)
             rc = rename (temp, path);
@@ -352,7 +384,7 @@ s_create (drover_poollocal_t *self, const drover_pooltype_t *type, const char *n
         snprintf (detail, detail_size, "'%s' cannot name a file", name);
         return DROVER_POOLOP_FAILED;
     }
-    if (s_record_read (self, name, &record) == 0 && s_alive (record.pid, name)) {
+    if (s_record_read (self, name, &record) == 0 && s_alive (record.pid, name, record.start)) {
         snprintf (detail, detail_size, "instance %s exists (pid %d)", name, (int) record.pid);
         return DROVER_POOLOP_FAILED;
     }
@@ -367,6 +399,7 @@ s_create (drover_poollocal_t *self, const drover_pooltype_t *type, const char *n
     zlistx_add_end (self->children, child);
     memset (&record, 0, sizeof record);
     record.pid = pid;
+    record.start = s_start_time (pid);
     snprintf (record.type, sizeof record.type, "%s", type->name);
     snprintf (record.pool, sizeof record.pool, "%s", self->pool);
     record.behaviour = behaviour;
@@ -389,7 +422,7 @@ s_destroy (drover_poollocal_t *self, const char *name, char *detail, size_t deta
     s_record_t record;
     if (!s_name_valid (name) || s_record_read (self, name, &record))
         return DROVER_POOLOP_OK;    //  no such instance: gone already
-    if (!s_alive (record.pid, name)) {
+    if (!s_alive (record.pid, name, record.start)) {
         s_record_remove (self, name);
         return DROVER_POOLOP_OK;
     }
@@ -415,7 +448,7 @@ s_tag (drover_poollocal_t *self, const char *name, drover_idle_behaviour_t behav
 {
     s_record_t record;
     if (!s_name_valid (name) || s_record_read (self, name, &record)
-    ||  !s_alive (record.pid, name)) {
+    ||  !s_alive (record.pid, name, record.start)) {
         snprintf (detail, detail_size, "no instance %s", name);
         return DROVER_POOLOP_FAILED;
     }
@@ -445,7 +478,7 @@ s_list (drover_poollocal_t *self, drover_poolreport_t *report, char *detail,
         s_record_t record;
         if (!s_name_valid (name) || s_record_read (self, name, &record))
             continue;               //  a log, a temporary file, not an instance
-        if (s_alive (record.pid, name))
+        if (s_alive (record.pid, name, record.start))
             drover_poolreport_add (report, name, record.type, record.pool, record.behaviour);
         else {
             zsys_info ("pooldriver: instance=%s pid=%d gone: file removed", name,
