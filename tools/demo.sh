@@ -142,7 +142,7 @@ say "submitting: 100 quick (priority 5), 50 sorts (priority 3), 40 two-proc (pri
 "$DROVER" submit --file "$WORK/urgent.txt" --priority 0 --label disk=ssd >>"$WORK/ids.txt" 2>/dev/null
 echo "demo: $(wc -l <"$WORK/ids.txt") tasks acknowledged by the broker (no worker yet: they wait)"
 
-say "the pool grows: the cheapest type that fits what waits (ssd for the urgent ones), 4 at most"
+say "the pool grows: the cheapest type that fits what waits, 4 instances at most"
 await_pool '"state":"(booting|idle|running)"' 20
 show_pool
 await_pool '"state":"running"' 30
@@ -208,11 +208,11 @@ say "its output, as it came: drover logs ${RERUN:-$FIRST}"
 say "the broker's Prometheus metrics (http://$METRICS/metrics), a few of them"
 exec 3<>"/dev/tcp/${METRICS%:*}/${METRICS#*:}"
 printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\n\r\n' "$METRICS" >&3
-grep -E '^drover_(tasks|workers|tasks_ended_total|pool_)' <&3 | head -20 | sed 's/^/  /'
+grep -E '^drover_(tasks\{|workers\{|pool_)' <&3 | head -24 | sed 's/^/  /'
 exec 3<&-
 
 say "the batch is done: instances idle for 4 s are destroyed, the pool shrinks to nothing"
-await_pool '"rows":\[\]' 60 || true
+await_pool '"instances":\[\]' 60 || true
 show_pool
 
 say "final status"
