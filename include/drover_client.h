@@ -288,6 +288,46 @@ drover_msg_t *
 char *
     drover_client_pool_admin (drover_client_t *self, const char *instance, int action);
 
+//  Set a TASK SUBMIT's affinity key (1..128 printable bytes; NULL none):
+//  the broker prefers workers in rendezvous order of the key. Returns 0,
+//  or -1 if the key is not one.
+int
+    drover_client_submit_set_affinity (drover_msg_t *submit, const char *key);
+
+//  Create a service (SERVICE ADMIN create): def's name, replicas, procs,
+//  mem, labels and restart_delay (0: the broker's), the command argv (argc
+//  entries) run by each replica. Returns 0, or -1 with the error set: 410
+//  a service of that name exists, 400 a bad definition, 302 past the
+//  broker's bounds, 403 (CURVE) not an admin key.
+int
+    drover_client_service_create (drover_client_t *self, const drover_service_row_t *def,
+                                  int argc, const char **argv);
+
+//  Scale a service to replicas (SERVICE ADMIN scale). Returns 0, or -1
+//  with the error set: 404 no such service, 302, 403.
+int
+    drover_client_service_scale (drover_client_t *self, const char *name, uint32_t replicas);
+
+//  Delete a service and stop its replicas (SERVICE ADMIN delete). Returns
+//  0, or -1 with the error set: 404 no such service, 403.
+int
+    drover_client_service_delete (drover_client_t *self, const char *name);
+
+//  List services (SERVICE LIST): all (name NULL or ""), or the one named
+//  with its replicas. Returns a SERVICE TABLE the caller destroys
+//  (stats_now: the last term; service_rows; replica_rows), or NULL with
+//  the error set: 404 no such service.
+drover_msg_t *
+    drover_client_services (drover_client_t *self, const char *name);
+
+//  Ask what a change would do, without doing it (PLAN): action
+//  DROVER_PLAN_*, target the worker (DRAIN, HOLD) or the service (SCALE),
+//  count the replicas (SCALE). Returns a PLAN RESULT the caller destroys
+//  (changes, stats_now before, stats_after), or NULL with the error set:
+//  404 no such worker or service.
+drover_msg_t *
+    drover_client_plan (drover_client_t *self, int action, const char *target, uint32_t count);
+
 //  Send any request and return its reply (not TASK DONE), which the caller
 //  destroys; request is only read (its seq is overwritten). An ERROR reply
 //  is returned as NULL with the error set.

@@ -66,7 +66,14 @@ typedef enum {
     DROVER_MSG_POOL_LIST        = 28,   //  client -> broker: list the elastic pool
     DROVER_MSG_POOL_TABLE       = 29,   //  broker -> client: the pool's summary and instances
     DROVER_MSG_POOL_ADMIN       = 30,   //  client -> broker: hold/drain/run/destroy an instance
-    DROVER_MSG_ID_MAX           = 30
+    DROVER_MSG_WORKER_GATHER    = 31,   //  broker -> worker: what do you run? (seq = the term)
+    DROVER_MSG_WORKER_RUNS      = 32,   //  worker -> broker: the attempts it runs now
+    DROVER_MSG_SERVICE_ADMIN    = 33,   //  client -> broker: create, scale or delete a service
+    DROVER_MSG_SERVICE_LIST     = 34,   //  client -> broker: list services (one, with replicas)
+    DROVER_MSG_SERVICE_TABLE    = 35,   //  broker -> client: term statistics, services, replicas
+    DROVER_MSG_PLAN             = 36,   //  client -> broker: what would this change do?
+    DROVER_MSG_PLAN_RESULT      = 37,   //  broker -> client: the change set, stats before/after
+    DROVER_MSG_ID_MAX           = 30    //  raised to 37 by the codec that reads 31..37
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -182,6 +189,129 @@ typedef enum {
 
 //  An instance's state in a POOL TABLE row (drover_instance_state_t)
 #define DROVER_POOL_STATE_MAX       4       //  0 unknown, 1 booting, 2 idle, 3 running, 4 shutdown
+
+//  What SERVICE ADMIN asks (the message's action)
+typedef enum {
+    DROVER_SERVICE_CREATE   = 0,        //  create service with its definition (exists: 410)
+    DROVER_SERVICE_SCALE    = 1,        //  set its replicas to count
+    DROVER_SERVICE_DELETE   = 2,        //  delete it and stop its replicas
+    DROVER_SERVICE_ACTION_MAX = 2
+} drover_service_action_t;
+
+//  What PLAN asks (the message's action): the change it would make
+typedef enum {
+    DROVER_PLAN_DRAIN       = 0,        //  drain worker (WORKER ADMIN drain)
+    DROVER_PLAN_HOLD        = 1,        //  hold worker (WORKER ADMIN hold)
+    DROVER_PLAN_SCALE       = 2,        //  scale service to count (SERVICE ADMIN scale)
+    DROVER_PLAN_TERM        = 3,        //  nothing: what the next term would do
+    DROVER_PLAN_ACTION_MAX  = 3
+} drover_plan_action_t;
+
+//  A service's state in a SERVICE TABLE row
+typedef enum {
+    DROVER_SERVICE_OK       = 0,        //  just right: running = replicas
+    DROVER_SERVICE_UNDER    = 1,        //  fewer running than replicas (some at least)
+    DROVER_SERVICE_OVER     = 2,        //  more running than replicas
+    DROVER_SERVICE_LOST     = 3,        //  none running, replicas > 0
+    DROVER_SERVICE_CRASHING = 4,        //  a replica exited quickly crash-warn times in a row
+    DROVER_SERVICE_STATE_MAX = 4
+} drover_service_state_t;
+
+//  A replica's state in a SERVICE TABLE replica row
+typedef enum {
+    DROVER_REPLICA_PENDING  = 0,        //  started: offered to its worker, not running yet
+    DROVER_REPLICA_RUNNING  = 1,        //  running (its worker said so)
+    DROVER_REPLICA_STOPPING = 2,        //  told to stop (scaled down, moved, extra)
+    DROVER_REPLICA_WAITING  = 3,        //  not running: restarts after its backoff, or no
+                                        //  worker has room (why says which)
+    DROVER_REPLICA_STATE_MAX = 3
+} drover_replica_state_t;
+
+//  What a change of a PLAN RESULT (and of a term) does
+typedef enum {
+    DROVER_CHANGE_START     = 0,        //  start replica slot of service on to
+    DROVER_CHANGE_STOP      = 1,        //  stop task (replica slot of service) on from
+    DROVER_CHANGE_MOVE      = 2,        //  replica slot of service goes from -> to: started on
+                                        //  to, then task on from stopped once it runs
+    DROVER_CHANGE_FINISH    = 3,        //  batch task runs on from until it ends: not requeued
+    DROVER_CHANGE_REQUEUE   = 4,        //  batch task leaves from and is queued again
+    DROVER_CHANGE_KIND_MAX  = 4
+} drover_change_kind_t;
+
+//  Buckets of the replicas' restarts histogram: 0, 1, 2-3, 4-7, ... 64+
+#define DROVER_HISTOGRAM_BUCKETS    8
+
+//  keep-balance's statistics of one term (SERVICE TABLE, PLAN RESULT's
+//  before and after)
+typedef struct {
+    uint64_t term;                  //  term number, from 1; 0 none yet
+    uint64_t at;                    //  msec since the epoch the term ended, 0 none
+    uint32_t duration;              //  msec the term took (gather, delta, placement)
+    uint8_t complete;               //  1: every worker answered the gather and the
+                                    //  view looked sane; 0: nothing was removed (why)
+    char why [DROVER_REASON_MAX + 1];   //  why nothing was removed, "" if complete
+    uint32_t workers;               //  workers asked in the gather
+    uint32_t answered;              //  workers that answered in time
+    uint32_t services;              //  services defined
+    uint32_t lost;                  //  services with replicas > 0 and none running
+    uint32_t under;                 //  services with some running, fewer than replicas
+    uint32_t ok;                    //  services just right
+    uint32_t over;                  //  services with more running than replicas
+    uint32_t wanted;                //  replicas wanted, over all services
+    uint32_t running;               //  replicas running
+    uint32_t pending;               //  replicas started, not running yet
+    uint32_t started;               //  replicas the term started
+    uint32_t stopped;               //  replicas the term stopped
+    uint32_t moved;                 //  replicas the term moved
+    uint32_t restarts [DROVER_HISTOGRAM_BUCKETS];   //  replicas by restarts: 0, 1, 2-3,
+                                    //  4-7, 8-15, 16-31, 32-63, 64 or more
+} drover_service_stats_t;
+
+//  One row of SERVICE TABLE: a service (also SERVICE ADMIN create's
+//  definition: name, replicas, procs, mem, labels, restart_delay; the
+//  command travels in the message's body)
+typedef struct {
+    char name [DROVER_ID_MAX + 1];  //  service name (an id: printable, no space)
+    uint32_t replicas;              //  replicas wanted
+    uint32_t procs;                 //  procs each replica asks, >= 1
+    uint64_t mem;                   //  memory each asks, bytes, 0 any
+    uint32_t nlabels;               //  labels in use
+    char *labels [DROVER_LABELS_MAX];   //  "key=value" a worker must have, owned
+    uint32_t restart_delay;         //  msec before an exited replica restarts (doubling
+                                    //  while it keeps crashing), 0 the broker's setting
+    //  Table only (0 / "" in a definition)
+    uint32_t running;               //  replicas running
+    uint32_t pending;               //  replicas started, not running yet
+    uint32_t restarts;              //  restarts of its replicas since the broker started
+    uint8_t state;                  //  drover_service_state_t
+    uint64_t created;               //  msec since the epoch it was created
+    char summary [DROVER_SUMMARY_MAX + 1];  //  its argv joined by spaces, cut at 80 bytes
+    char why [DROVER_REASON_MAX + 1];   //  why it is in its state, "" nothing to say
+} drover_service_row_t;
+
+//  One replica row of SERVICE TABLE (asked with a service's name)
+typedef struct {
+    char service [DROVER_ID_MAX + 1];   //  its service
+    uint32_t slot;                  //  replica slot, 0 .. replicas - 1
+    uint64_t task;                  //  its task, 0 none (waiting)
+    uint32_t attempt;               //  its attempt, 0 none
+    char worker [DROVER_ID_MAX + 1];    //  where it runs or will, "" none
+    uint8_t state;                  //  drover_replica_state_t
+    uint64_t since;                 //  msec since the epoch it entered its state
+    uint32_t restarts;              //  times this slot restarted since the broker started
+    char why [DROVER_REASON_MAX + 1];   //  "exited 1", "backoff 4s", "no worker has room"...
+} drover_replica_row_t;
+
+//  One change of a PLAN RESULT
+typedef struct {
+    uint8_t kind;                   //  drover_change_kind_t
+    char service [DROVER_ID_MAX + 1];   //  START, STOP, MOVE: the service; else ""
+    uint32_t slot;                  //  START, STOP, MOVE: the replica slot
+    uint64_t task;                  //  STOP, MOVE, FINISH, REQUEUE: the task, 0 none yet
+    char from [DROVER_ID_MAX + 1];  //  the worker it leaves or stays on, "" none
+    char to [DROVER_ID_MAX + 1];    //  the worker it goes to, "" none
+    char why [DROVER_REASON_MAX + 1];   //  "scaled down", "worker draining", "spread"...
+} drover_planchange_t;
 
 //  A (task, attempt) pair, as listed in WORKER HELLO
 typedef struct {
@@ -388,6 +518,27 @@ typedef struct {
     //  Elastic pool
     drover_pool_summary_t pool;     //  POOL TABLE: the pool's summary
     drover_pool_row_t *pool_rows;   //  POOL TABLE: nrows instances, owned
+    //  Services and plans (also: procs, mem, labels, body of a SERVICE ADMIN
+    //  create; worker of a PLAN drain or hold; running of WORKER RUNS)
+    uint8_t action;                 //  SERVICE ADMIN: drover_service_action_t;
+                                    //  PLAN: drover_plan_action_t
+    char service [DROVER_ID_MAX + 1];   //  SERVICE ADMIN, PLAN scale: the service;
+                                    //  SERVICE LIST: one service (with its replicas) or ""
+                                    //  all; TASK SUBMIT: the broker's own replica tasks only
+    uint32_t slot;                  //  TASK SUBMIT of a replica: its slot
+    uint32_t count;                 //  SERVICE ADMIN create: replicas; scale, PLAN scale: N
+    uint32_t delay;                 //  SERVICE ADMIN create: restart delay, msec, 0 default
+    char *affinity;                 //  TASK SUBMIT: affinity key, 1..128 printable bytes,
+                                    //  owned, or NULL for none
+    drover_service_stats_t stats_now;   //  SERVICE TABLE: the last term's statistics;
+                                    //  PLAN RESULT: before the change
+    drover_service_stats_t stats_after; //  PLAN RESULT: after the change
+    drover_service_row_t *service_rows; //  SERVICE TABLE: nservices services, owned
+    uint32_t nservices;             //  entries in service_rows
+    drover_replica_row_t *replica_rows; //  SERVICE TABLE: nreplicas replicas, owned
+    uint32_t nreplicas;             //  entries in replica_rows
+    drover_planchange_t *changes;   //  PLAN RESULT: nchanges changes, owned
+    uint32_t nchanges;              //  entries in changes
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE

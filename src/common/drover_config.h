@@ -52,6 +52,21 @@ typedef struct {
     size_t ntypes;              //  entries in types; 0 = no pool
 } drover_poolconfig_t;
 
+//  The reconciler's settings (section service)
+typedef struct {
+    uint32_t term;              //  service/term: msec between terms
+    uint32_t gather_timeout;    //  service/gather-timeout: msec a term waits for workers
+    uint32_t restart_delay;     //  service/restart-delay: msec before an exited replica
+                                //  restarts (a service's own delay wins)
+    uint32_t max_restart_delay; //  service/max-restart-delay: msec, the doubling's cap
+    uint32_t stable_after;      //  service/stable-after: msec run that ends a crash streak
+    uint32_t crash_warn;        //  service/crash-warn: quick exits in a row: CRASHING
+    uint32_t max_stop_percent;  //  service/max-stop-percent: a term that would stop more of
+                                //  the running replicas (not asked by a definition) stops none
+    uint32_t max_services;      //  service/max-services: services defined at most
+    uint32_t max_replicas;      //  service/max-replicas: replicas over all services at most
+} drover_serviceconfig_t;
+
 //  The broker's settings, read once at start-up; values only
 typedef struct {
     char *endpoint;             //  broker/endpoint: ROUTER for workers and clients
@@ -89,6 +104,9 @@ typedef struct {
     uint32_t keep_finished_bytes;   //  assign/keep-finished-bytes: bytes they hold, at most
     uint32_t restart_grace;     //  assign/restart-grace: msec for workers to report after a restart
     drover_poolconfig_t pool;   //  pool/...: the elastic pool
+    drover_serviceconfig_t service; //  service/...: the reconciler
+    uint32_t affinity_wait;     //  schedq/affinity-wait: msec an affinity task waits for its
+                                //  first worker before the next in order may take it
 } drover_config_t;
 
 //  Create settings holding every default

@@ -84,4 +84,16 @@
 #define DROVER_DEFAULT_POOL_LIST_INTERVAL   60000   //  msec between lists
 #define DROVER_DEFAULT_POOL_OP_TIMEOUT  120000      //  msec a driver operation may take
 
+//  The reconciler (service/...)
+#define DROVER_DEFAULT_SERVICE_TERM             10000   //  msec between terms
+#define DROVER_DEFAULT_SERVICE_GATHER_TIMEOUT   2000    //  msec a term waits for workers
+#define DROVER_DEFAULT_SERVICE_RESTART_DELAY    1000    //  msec before an exited replica restarts
+#define DROVER_DEFAULT_SERVICE_MAX_RESTART_DELAY    300000  //  msec, the doubling's cap
+#define DROVER_DEFAULT_SERVICE_STABLE_AFTER     60000   //  msec run that ends a crash streak
+#define DROVER_DEFAULT_SERVICE_CRASH_WARN       3       //  quick exits in a row: CRASHING
+#define DROVER_DEFAULT_SERVICE_MAX_STOP_PERCENT 50      //  of running replicas, per term
+#define DROVER_DEFAULT_SERVICE_MAX_SERVICES     1000    //  services defined at most
+#define DROVER_DEFAULT_SERVICE_MAX_REPLICAS     100000  //  replicas over all services
+#define DROVER_DEFAULT_AFFINITY_WAIT            2000    //  msec for the first worker in order
+
 #endif
