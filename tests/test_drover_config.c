@@ -93,6 +93,18 @@ test_defaults_agree_with_header_and_readme (void **state)
     assert_int_equal (config->pool.list_interval, DROVER_DEFAULT_POOL_LIST_INTERVAL);
     assert_int_equal (config->pool.op_timeout, DROVER_DEFAULT_POOL_OP_TIMEOUT);
     assert_int_equal (config->pool.ntypes, 0);      //  no types: no pool
+    assert_int_equal (config->service.term, DROVER_DEFAULT_SERVICE_TERM);
+    assert_int_equal (config->service.gather_timeout, DROVER_DEFAULT_SERVICE_GATHER_TIMEOUT);
+    assert_int_equal (config->service.restart_delay, DROVER_DEFAULT_SERVICE_RESTART_DELAY);
+    assert_int_equal (config->service.max_restart_delay,
+                      DROVER_DEFAULT_SERVICE_MAX_RESTART_DELAY);
+    assert_int_equal (config->service.stable_after, DROVER_DEFAULT_SERVICE_STABLE_AFTER);
+    assert_int_equal (config->service.crash_warn, DROVER_DEFAULT_SERVICE_CRASH_WARN);
+    assert_int_equal (config->service.max_stop_percent,
+                      DROVER_DEFAULT_SERVICE_MAX_STOP_PERCENT);
+    assert_int_equal (config->service.max_services, DROVER_DEFAULT_SERVICE_MAX_SERVICES);
+    assert_int_equal (config->service.max_replicas, DROVER_DEFAULT_SERVICE_MAX_REPLICAS);
+    assert_int_equal (config->affinity_wait, DROVER_DEFAULT_AFFINITY_WAIT);
     assert_string_equal (DROVER_CLIENT_ENDPOINT, DROVER_DEFAULT_ENDPOINT);
     assert_string_equal (DROVER_CLIENT_EVENTS, DROVER_DEFAULT_EVENTS);
 
@@ -118,7 +130,7 @@ test_defaults_agree_with_header_and_readme (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 54);
+    assert_int_equal (zhashx_size (defaults), 64);
 
     //  README's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
@@ -153,7 +165,7 @@ test_defaults_agree_with_header_and_readme (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("README.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 47);
+    assert_int_equal (rows, 57);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on README's usage line
@@ -433,6 +445,60 @@ test_pool_refuses_bad_settings_naming_key (void **state)
 }
 
 //  Sizes as `drover worker --mem` takes them
+//  The reconciler's settings (service/...) and schedq/affinity-wait load
+//  from a file, and a value out of range is refused naming its key
+static void
+test_service_settings_load_and_check_range (void **state)
+{
+    char *path = s_write_temp (
+        "service\n"
+        "    term = 500\n"
+        "    gather-timeout = 100\n"
+        "    restart-delay = 0\n"
+        "    max-restart-delay = 8000\n"
+        "    stable-after = 2000\n"
+        "    crash-warn = 5\n"
+        "    max-stop-percent = 100\n"
+        "    max-services = 3\n"
+        "    max-replicas = 40\n"
+        "schedq\n"
+        "    affinity-wait = 250\n");
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    assert_int_equal (drover_config_load (config, path, &error), 0);
+    assert_null (error);
+    assert_int_equal (config->service.term, 500);
+    assert_int_equal (config->service.gather_timeout, 100);
+    assert_int_equal (config->service.restart_delay, 0);
+    assert_int_equal (config->service.max_restart_delay, 8000);
+    assert_int_equal (config->service.stable_after, 2000);
+    assert_int_equal (config->service.crash_warn, 5);
+    assert_int_equal (config->service.max_stop_percent, 100);
+    assert_int_equal (config->service.max_services, 3);
+    assert_int_equal (config->service.max_replicas, 40);
+    assert_int_equal (config->affinity_wait, 250);
+    unlink (path);
+    free (path);
+    const char *bad [][2] = {
+        { "service/term", "99" },               //  a term shorter than 100 msec
+        { "service/gather-timeout", "9" },
+        { "service/crash-warn", "0" },
+        { "service/max-stop-percent", "101" },  //  a percent
+        { "service/max-services", "0" },
+        { "service/max-services", "10001" },    //  SERVICE TABLE lists 10000 at most
+        { "service/max-replicas", "0" },
+        { "schedq/affinity-wait", "3600001" },
+    };
+    for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
+        assert_int_equal (drover_config_set (config, bad [index][0], bad [index][1], &error), -1);
+        assert_non_null (strstr (error, bad [index][0]));
+        zstr_free (&error);
+    }
+    assert_int_equal (config->service.term, 500);       //  unchanged by what was refused
+    assert_int_equal (config->service.max_services, 3);
+    drover_config_destroy (&config);
+}
+
 static void
 test_parse_size_takes_worker_suffixes (void **state)
 {
@@ -464,6 +530,7 @@ main (void)
         cmocka_unit_test (test_pool_types_load_from_file),
         cmocka_unit_test (test_pool_refuses_bad_settings_naming_key),
         cmocka_unit_test (test_parse_size_takes_worker_suffixes),
+        cmocka_unit_test (test_service_settings_load_and_check_range),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
