@@ -39,11 +39,16 @@
           KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   from schedq: an
                                     operator's setting of a worker, kept at once
                                     (admin RUN: forgotten)
+          KEEPSERVICE name(s) def(f)    from the reconciler: a service's definition
+                                    (an encoded SERVICE ADMIN create), kept at once;
+                                    an empty def forgets it
           EVENTS on(4) | VERBOSE | $TERM
     Out:  OPENED ok(4) text(s)      first, outside any batch
           RESTORE change(p)         a kept task, to assign (a record)
           ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   at start, before
                                     LOADED: each kept setting, to schedq
+          SERVICE def(f)            at start, before LOADED: each kept service's
+                                    definition, to the reconciler
           STATE state(s)            the state id, to health and assign
           LOADED next-task(8) restored(8)   every kept task was said
           PUBLISH topic(s) body(f) owner(s)  a committed event, for the event stream (owner:
@@ -203,6 +208,18 @@ s_restore_admin (void *arg, const drover_backend_admin_t *admin)
     return 0;
 }
 
+//  Say one kept service's definition to the reconciler (the backend's
+//  load_services calls this)
+static int
+s_restore_service (void *arg, const char *name, const byte *def, size_t size)
+{
+    self_t *self = (self_t *) arg;
+    zframe_t *frame = zframe_new (def, size);
+    drover_outbox_say (self->outbox, "sf", "SERVICE", frame);
+    zframe_destroy (&frame);
+    return 0;
+}
+
 //  Hand every kept task to assign, then say STATE and LOADED. Returns 0
 //  (also when told to stop meanwhile: nothing more is said), or -1 if the
 //  state cannot be read (the broker must not start).
@@ -227,6 +244,14 @@ s_load (self_t *self, char **error_p)
     }
     if (admins > 0)
         zsys_notice ("store: loaded worker settings=%" PRId64, admins);
+    int64_t services = drover_backend_load_services (self->backend, s_restore_service, self,
+                                                     error, sizeof error);
+    if (services < 0) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    if (services > 0)
+        zsys_notice ("store: loaded services=%" PRId64, services);
     const drover_backend_meta_t *meta = drover_backend_meta (self->backend);
     drover_outbox_say (self->outbox, "ss", "STATE", meta->state);
     drover_outbox_say (self->outbox, "s88", "LOADED", meta->next_task, (uint64_t) restored);
@@ -467,6 +492,23 @@ s_keep_admin (self_t *self, zmsg_t *msg)
     zstr_free (&worker);
 }
 
+//  KEEPSERVICE: keep a service's definition at once (an empty one: forget
+//  it); if it cannot be kept, the reconciler still holds it until the
+//  broker stops
+static void
+s_keep_service (self_t *self, zmsg_t *msg)
+{
+    char *name = drover_actor_pop_string (msg);
+    zframe_t *def = zmsg_pop (msg);
+    assert (def);               //  the reconciler says it
+    char error [DROVER_BACKEND_ERROR_MAX];
+    if (drover_backend_save_service (self->backend, name, zframe_data (def), zframe_size (def),
+                                     error, sizeof error))
+        zsys_error ("store: service=%s definition not kept: %s", name, error);
+    zframe_destroy (&def);
+    zstr_free (&name);
+}
+
 //  Handle one control command (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
@@ -484,6 +526,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "KEEPADMIN"))
         s_keep_admin (self, msg);
+    else
+    if (streq (command, "KEEPSERVICE"))
+        s_keep_service (self, msg);
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("store: unknown pipe command=%s", command);

@@ -883,6 +883,86 @@ test_admin_round_trip (void **state)
     drover_backend_destroy (&backend);
 }
 
+//  Services kept by load_services, copied
+typedef struct {
+    size_t count;                   //  entries filled
+    char name [4][DROVER_ID_MAX + 1];
+    char def [4][32];               //  the definitions (text in this test)
+} s_services_t;
+
+//  Copy one kept service (load_services calls this)
+static int
+s_take_service (void *arg, const char *name, const byte *def, size_t size)
+{
+    s_services_t *services = (s_services_t *) arg;
+    assert_true (services->count < 4);
+    assert_true (size < sizeof services->def [0]);
+    size_t at = services->count++;
+    snprintf (services->name [at], sizeof services->name [at], "%s", name);
+    memcpy (services->def [at], def, size);
+    services->def [at][size] = 0;
+    return 0;
+}
+
+//  Services' definitions round trip: saved at once, replaced, forgotten
+//  with an empty one, loaded in name order after a reopen, also from a
+//  state made before services were kept (the table is made when missing);
+//  the memory backend keeps none
+static void
+test_services_round_trip (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_backend_destroy (&backend);
+    //  A state made before services were kept: no services table
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, "DROP TABLE services", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close (db);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    const byte web [] = "web: 3 replicas";
+    const byte db_def [] = "db: 1 replica";
+    const byte cache [] = "cache: 2";
+    assert_int_equal (drover_backend_save_service (backend, "web", web, sizeof web - 1,
+                                                   text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "db", db_def, sizeof db_def - 1,
+                                                   text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "cache", cache, sizeof cache - 1,
+                                                   text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "cache", NULL, 0,
+                                                   text, sizeof text), 0);     //  deleted
+    const byte scaled [] = "web: 5 replicas";
+    assert_int_equal (drover_backend_save_service (backend, "web", scaled, sizeof scaled - 1,
+                                                   text, sizeof text), 0);     //  replaced
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    s_services_t services = { .count = 0 };
+    assert_int_equal (drover_backend_load_services (backend, s_take_service, &services, text,
+                                                    sizeof text), 2);
+    assert_int_equal (services.count, 2);
+    assert_string_equal (services.name [0], "db");
+    assert_string_equal (services.def [0], "db: 1 replica");
+    assert_string_equal (services.name [1], "web");
+    assert_string_equal (services.def [1], "web: 5 replicas");
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_memory ();
+    assert_int_equal (drover_backend_save_service (backend, "web", web, sizeof web - 1,
+                                                   text, sizeof text), 0);
+    services.count = 0;
+    assert_int_equal (drover_backend_load_services (backend, s_take_service, &services, text,
+                                                    sizeof text), 0);
+    assert_int_equal (services.count, 0);
+    drover_backend_destroy (&backend);
+}
+
 //  A state made before worker settings were kept (no worker_admin table)
 //  opens as it was: its tasks load, the table is made, the format stays
 static void
@@ -1129,6 +1209,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_round_trip, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_admin_round_trip, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_services_round_trip, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_state_without_admin_table_opens, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_ids_survive_reopen, s_setup, s_teardown),

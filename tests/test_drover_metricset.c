@@ -192,11 +192,60 @@ test_bad_codes (void **state)
     assert_int_equal (drover_metricset_bad_code (409), -1);
 }
 
+//  The reconciler's series: services by state, replicas, counters, the
+//  last term's length in seconds, and the restarts written as a histogram
+//  with log-scale bounds (0, 1, 3 ... 63, +Inf), its sum and count
+static void
+test_service_series_exact (void **state)
+{
+    drover_metricset_t *set = drover_metricset_new ();
+    drover_metricset_set (set, DROVER_METRIC_SERVICES_OK, 2);
+    drover_metricset_set (set, DROVER_METRIC_SERVICES_CRASHING, 1);
+    drover_metricset_set (set, DROVER_METRIC_SERVICE_REPLICAS_WANTED, 7);
+    drover_metricset_set (set, DROVER_METRIC_SERVICE_MOVED, 3);
+    drover_metricset_set (set, DROVER_METRIC_SERVICE_TERM_SECONDS, 1250);
+    drover_metricset_set (set, DROVER_METRIC_SERVICE_RESTARTS_0, 5);        //  0 restarts
+    drover_metricset_set (set, DROVER_METRIC_SERVICE_RESTARTS_0 + 2, 1);    //  2-3
+    drover_metricset_set (set, DROVER_METRIC_SERVICE_RESTARTS_LAST, 1);     //  64 or more
+    drover_metricset_set (set, DROVER_METRIC_SERVICE_RESTARTS_SUM, 70);
+    char *text = drover_metricset_exposition (set);
+    const char *expected =
+        "# HELP drover_services Services by state (lost: none of its replicas runs; crashing: its replicas keep exiting quickly)\n"
+        "# TYPE drover_services gauge\n"
+        "drover_services{state=\"ok\"} 2\n"
+        "drover_services{state=\"crashing\"} 1\n"
+        "# HELP drover_service_replicas Replicas of services: wanted (over all services), running, pending (started, not running yet)\n"
+        "# TYPE drover_service_replicas gauge\n"
+        "drover_service_replicas{state=\"wanted\"} 7\n"
+        "# HELP drover_service_replicas_moved_total Replicas the reconciler moved to another worker (a drain, spread)\n"
+        "# TYPE drover_service_replicas_moved_total counter\n"
+        "drover_service_replicas_moved_total 3\n"
+        "# HELP drover_service_term_seconds How long the last term took, gather included\n"
+        "# TYPE drover_service_term_seconds gauge\n"
+        "drover_service_term_seconds 1.25\n"
+        "# HELP drover_service_replica_restarts Replica slots of services by how many times each restarted, at the last term\n"
+        "# TYPE drover_service_replica_restarts histogram\n"
+        "drover_service_replica_restarts_bucket{le=\"0\"} 5\n"
+        "drover_service_replica_restarts_bucket{le=\"1\"} 5\n"
+        "drover_service_replica_restarts_bucket{le=\"3\"} 6\n"
+        "drover_service_replica_restarts_bucket{le=\"7\"} 6\n"
+        "drover_service_replica_restarts_bucket{le=\"15\"} 6\n"
+        "drover_service_replica_restarts_bucket{le=\"31\"} 6\n"
+        "drover_service_replica_restarts_bucket{le=\"63\"} 6\n"
+        "drover_service_replica_restarts_bucket{le=\"+Inf\"} 7\n"
+        "drover_service_replica_restarts_sum 70\n"
+        "drover_service_replica_restarts_count 7\n";
+    assert_string_equal (text, expected);
+    zstr_free (&text);
+    drover_metricset_destroy (&set);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_exposition_exact),
+        cmocka_unit_test (test_service_series_exact),
         cmocka_unit_test (test_label_values_escaped),
         cmocka_unit_test (test_pack_and_merge),
         cmocka_unit_test (test_status_line),

@@ -31,6 +31,10 @@ typedef struct {
                        char *error, size_t error_size);
     int64_t (*load_admin) (void *handle, drover_backend_admin_fn *fn, void *arg,
                            char *error, size_t error_size);
+    int (*save_service) (void *handle, const char *name, const byte *def, size_t size,
+                         char *error, size_t error_size);
+    int64_t (*load_services) (void *handle, drover_backend_service_fn *fn, void *arg,
+                              char *error, size_t error_size);
 } s_backend_ops_t;
 
 struct _drover_backend_t {
@@ -95,10 +99,25 @@ s_sqlite_load_admin (void *handle, drover_backend_admin_fn *fn, void *arg,
     return drover_sqlite_load_admin ((drover_sqlite_t *) handle, fn, arg, error, error_size);
 }
 
+static int
+s_sqlite_save_service (void *handle, const char *name, const byte *def, size_t size,
+                       char *error, size_t error_size)
+{
+    return drover_sqlite_save_service ((drover_sqlite_t *) handle, name, def, size,
+                                       error, error_size);
+}
+
+static int64_t
+s_sqlite_load_services (void *handle, drover_backend_service_fn *fn, void *arg,
+                        char *error, size_t error_size)
+{
+    return drover_sqlite_load_services ((drover_sqlite_t *) handle, fn, arg, error, error_size);
+}
+
 static const s_backend_ops_t
 s_sqlite_ops = {
     "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay, s_sqlite_prune,
-    s_sqlite_save_admin, s_sqlite_load_admin
+    s_sqlite_save_admin, s_sqlite_load_admin, s_sqlite_save_service, s_sqlite_load_services
 };
 
 //  The memory backend's table: it keeps nothing
@@ -151,10 +170,24 @@ s_memory_load_admin (void *handle, drover_backend_admin_fn *fn, void *arg,
     return 0;
 }
 
+static int
+s_memory_save_service (void *handle, const char *name, const byte *def, size_t size,
+                       char *error, size_t error_size)
+{
+    return 0;
+}
+
+static int64_t
+s_memory_load_services (void *handle, drover_backend_service_fn *fn, void *arg,
+                        char *error, size_t error_size)
+{
+    return 0;
+}
+
 static const s_backend_ops_t
 s_memory_ops = {
     "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay, s_memory_prune,
-    s_memory_save_admin, s_memory_load_admin
+    s_memory_save_admin, s_memory_load_admin, s_memory_save_service, s_memory_load_services
 };
 
 //  Open the SQLite backend on dir
@@ -287,4 +320,22 @@ drover_backend_load_admin (drover_backend_t *self, drover_backend_admin_fn *fn, 
 {
     assert (self && fn && error && error_size);
     return self->ops->load_admin (self->handle, fn, arg, error, error_size);
+}
+
+//  Keep a service's definition at once (size 0: forget it)
+int
+drover_backend_save_service (drover_backend_t *self, const char *name, const byte *def,
+                             size_t size, char *error, size_t error_size)
+{
+    assert (self && name && (def || !size) && error && error_size);
+    return self->ops->save_service (self->handle, name, def, size, error, error_size);
+}
+
+//  Hand fn every kept service
+int64_t
+drover_backend_load_services (drover_backend_t *self, drover_backend_service_fn *fn, void *arg,
+                              char *error, size_t error_size)
+{
+    assert (self && fn && error && error_size);
+    return self->ops->load_services (self->handle, fn, arg, error, error_size);
 }

@@ -57,6 +57,12 @@ typedef struct {
 //  or -1 to stop.
 typedef int (drover_backend_admin_fn) (void *arg, const drover_backend_admin_t *admin);
 
+//  What load_services hands over for each kept service: its name and
+//  definition (an encoded SERVICE ADMIN create, opaque here), borrowed.
+//  Returns 0, or -1 to stop.
+typedef int (drover_backend_service_fn) (void *arg, const char *name, const byte *def,
+                                         size_t size);
+
 //  What load hands over for each kept task: the change (*change_p) is the
 //  callee's from then on (it sets it NULL). Returns 0, or -1 to stop.
 typedef int (drover_backend_task_fn) (void *arg, drover_change_t **change_p);
@@ -147,6 +153,20 @@ int
 int64_t
     drover_backend_load_admin (drover_backend_t *self, drover_backend_admin_fn *fn, void *arg,
                                char *error, size_t error_size);
+
+//  Keep a service's definition at once, in its own transaction (services
+//  are few and change rarely), replacing the one kept under its name; an
+//  empty definition (size 0) deletes it. The memory backend keeps nothing.
+//  Returns 0 once durable, or -1 with error set.
+int
+    drover_backend_save_service (drover_backend_t *self, const char *name, const byte *def,
+                                 size_t size, char *error, size_t error_size);
+
+//  Hand fn every kept service, in name order. Returns the number handed,
+//  or -1 with error set.
+int64_t
+    drover_backend_load_services (drover_backend_t *self, drover_backend_service_fn *fn,
+                                  void *arg, char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

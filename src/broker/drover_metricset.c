@@ -12,7 +12,8 @@
 #include "drover_metricset.h"
 #include "drover_msg.h"
 
-typedef enum { S_GAUGE, S_COUNTER } s_type_t;
+typedef enum { S_GAUGE, S_COUNTER, S_PART } s_type_t;     //  S_PART: of a histogram
+                                                            //  written on its own
 
 //  One series: its family, its labels (fixed values) and what it means
 typedef struct {
@@ -28,6 +29,9 @@ typedef struct {
 #define S_ENDED_HELP    "Tasks that reached a final state, by how they ended"
 #define S_REFUSED_HELP  "Task reports from workers refused, by code (409: stale attempt)"
 #define S_POOL_HELP     "Instances of the elastic pool by state (booting and unknown count as capacity)"
+#define S_SERVICES_HELP "Services by state (lost: none of its replicas runs; crashing: its replicas keep exiting quickly)"
+#define S_REPLICAS_HELP "Replicas of services: wanted (over all services), running, pending (started, not running yet)"
+#define S_RESTARTS_HELP "Replica slots of services by how many times each restarted, at the last term"
 #define S_BAD_HELP      "Messages the broker refused before any actor saw them, by the error code answered"
 
 static const s_series_t s_series [DROVER_METRICS] = {
@@ -96,6 +100,35 @@ static const s_series_t s_series [DROVER_METRICS] = {
                                           "Instance destroys the pool asked of its driver" },
     [DROVER_METRIC_POOL_QUOTA_BACKOFF] = { "drover_pool_quota_backoff", NULL, S_GAUGE,
                                           "1 while the pool waits to create after a quota error" },
+    [DROVER_METRIC_SERVICES_OK] =       { "drover_services", "state=\"ok\"", S_GAUGE, S_SERVICES_HELP },
+    [DROVER_METRIC_SERVICES_UNDER] =    { "drover_services", "state=\"under\"", S_GAUGE, S_SERVICES_HELP },
+    [DROVER_METRIC_SERVICES_OVER] =     { "drover_services", "state=\"over\"", S_GAUGE, S_SERVICES_HELP },
+    [DROVER_METRIC_SERVICES_LOST] =     { "drover_services", "state=\"lost\"", S_GAUGE, S_SERVICES_HELP },
+    [DROVER_METRIC_SERVICES_CRASHING] = { "drover_services", "state=\"crashing\"", S_GAUGE, S_SERVICES_HELP },
+    [DROVER_METRIC_SERVICE_REPLICAS_WANTED] = { "drover_service_replicas", "state=\"wanted\"", S_GAUGE, S_REPLICAS_HELP },
+    [DROVER_METRIC_SERVICE_REPLICAS_RUNNING] = { "drover_service_replicas", "state=\"running\"", S_GAUGE, S_REPLICAS_HELP },
+    [DROVER_METRIC_SERVICE_REPLICAS_PENDING] = { "drover_service_replicas", "state=\"pending\"", S_GAUGE, S_REPLICAS_HELP },
+    [DROVER_METRIC_SERVICE_STARTED] =   { "drover_service_replicas_started_total", NULL, S_COUNTER,
+                                          "Replicas the reconciler started (moves included)" },
+    [DROVER_METRIC_SERVICE_STOPPED] =   { "drover_service_replicas_stopped_total", NULL, S_COUNTER,
+                                          "Replicas the reconciler stopped (scaled down, deleted, moved away, extra)" },
+    [DROVER_METRIC_SERVICE_MOVED] =     { "drover_service_replicas_moved_total", NULL, S_COUNTER,
+                                          "Replicas the reconciler moved to another worker (a drain, spread)" },
+    [DROVER_METRIC_SERVICE_TERMS] =     { "drover_service_terms_total", NULL, S_COUNTER,
+                                          "Terms of the reconciler (gather, delta, placement)" },
+    [DROVER_METRIC_SERVICE_TERMS_INCOMPLETE] = { "drover_service_terms_incomplete_total", NULL, S_COUNTER,
+                                          "Terms that removed nothing: a worker did not answer the gather, or the view looked implausible" },
+    [DROVER_METRIC_SERVICE_TERM_SECONDS] = { "drover_service_term_seconds", NULL, S_GAUGE,
+                                          "How long the last term took, gather included" },
+    [DROVER_METRIC_SERVICE_RESTARTS_0] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_0 + 1] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_0 + 2] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_0 + 3] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_0 + 4] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_0 + 5] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_0 + 6] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_LAST] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_RESTARTS_SUM] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
     [DROVER_METRIC_BAD_400] =           { "drover_bad_messages_total", "code=\"400\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_403] =           { "drover_bad_messages_total", "code=\"403\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_413] =           { "drover_bad_messages_total", "code=\"413\"", S_COUNTER, S_BAD_HELP },
@@ -395,11 +428,36 @@ s_append_histogram (char **text_p, size_t *size_p, size_t *used_p, const char *f
     s_append (text_p, size_p, used_p, "\n%s_count %" PRIu64 "\n", family, histogram->count);
 }
 
-//  Return true if a series holds thousandths, written as units (a price)
+//  Return true if a series holds thousandths, written as units (a price;
+//  msec written as seconds)
 static bool
 s_milli (drover_metric_t id)
 {
-    return id == DROVER_METRIC_POOL_PRICE;
+    return id == DROVER_METRIC_POOL_PRICE || id == DROVER_METRIC_SERVICE_TERM_SECONDS;
+}
+
+//  Write the replicas' restarts as a histogram: the buckets' upper bounds
+//  are 0, 1, 3, 7 ... 63 restarts (log scale, as drover_service_stats_t
+//  counts them), then +Inf; written when its actor answered
+static void
+s_append_restarts (drover_metricset_t *self, char **text_p, size_t *size_p, size_t *used_p)
+{
+    if (!self->values.set [DROVER_METRIC_SERVICE_RESTARTS_SUM])
+        return;
+    const char *family = s_series [DROVER_METRIC_SERVICE_RESTARTS_0].family;
+    s_append (text_p, size_p, used_p, "# HELP %s %s\n# TYPE %s histogram\n", family,
+              S_RESTARTS_HELP, family);
+    uint64_t cumulated = 0;
+    for (int bucket = 0; bucket <= DROVER_METRIC_SERVICE_RESTARTS_LAST
+                                  - DROVER_METRIC_SERVICE_RESTARTS_0; bucket++) {
+        cumulated += self->values.values [DROVER_METRIC_SERVICE_RESTARTS_0 + bucket];
+        if (DROVER_METRIC_SERVICE_RESTARTS_0 + bucket < DROVER_METRIC_SERVICE_RESTARTS_LAST)
+            s_append (text_p, size_p, used_p, "%s_bucket{le=\"%u\"} %" PRIu64 "\n", family,
+                      (1u << bucket) - 1, cumulated);
+    }
+    s_append (text_p, size_p, used_p, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", family, cumulated);
+    s_append (text_p, size_p, used_p, "%s_sum %" PRIu64 "\n%s_count %" PRIu64 "\n", family,
+              self->values.values [DROVER_METRIC_SERVICE_RESTARTS_SUM], family, cumulated);
 }
 
 //  Write the snapshot in the Prometheus text exposition format 0.0.4
@@ -411,6 +469,8 @@ drover_metricset_exposition (drover_metricset_t *self)
     char *text = (char *) zmalloc (size);
     for (size_t id = 0; id < DROVER_METRICS; id++) {
         const s_series_t *series = &s_series [id];
+        if (series->type == S_PART)
+            continue;           //  written on its own, below
         bool first = id == 0 || !streq (s_series [id - 1].family, series->family);
         if (first && s_family_set (self, id))
             s_append (&text, &size, &used, "# HELP %s %s\n# TYPE %s %s\n", series->family,
@@ -431,6 +491,7 @@ drover_metricset_exposition (drover_metricset_t *self)
             s_append (&text, &size, &used, "%s %" PRIu64 "\n", series->family,
                       self->values.values [id]);
     }
+    s_append_restarts (self, &text, &size, &used);
     for (size_t id = 0; id < DROVER_HISTOGRAMS; id++)
         if (self->values.histogram_set [id])
             s_append_histogram (&text, &size, &used, s_histograms [id].family,

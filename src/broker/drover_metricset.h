@@ -87,6 +87,28 @@ typedef enum {
     DROVER_METRIC_POOL_CREATE_FAILURES,
     DROVER_METRIC_POOL_DESTROYS,
     DROVER_METRIC_POOL_QUOTA_BACKOFF,       //  1 while creates wait after a quota error
+    //  the reconciler: services by state (in drover_service_state_t's
+    //  order), replicas wanted, running, pending; its counters; the last
+    //  term's length (msec, written as seconds); the replicas' restarts
+    //  by bucket (0, 1, 2-3, 4-7 ... 64 or more: not cumulated) and their
+    //  sum, written as one histogram
+    DROVER_METRIC_SERVICES_OK,
+    DROVER_METRIC_SERVICES_UNDER,
+    DROVER_METRIC_SERVICES_OVER,
+    DROVER_METRIC_SERVICES_LOST,
+    DROVER_METRIC_SERVICES_CRASHING,
+    DROVER_METRIC_SERVICE_REPLICAS_WANTED,
+    DROVER_METRIC_SERVICE_REPLICAS_RUNNING,
+    DROVER_METRIC_SERVICE_REPLICAS_PENDING,
+    DROVER_METRIC_SERVICE_STARTED,
+    DROVER_METRIC_SERVICE_STOPPED,
+    DROVER_METRIC_SERVICE_MOVED,
+    DROVER_METRIC_SERVICE_TERMS,
+    DROVER_METRIC_SERVICE_TERMS_INCOMPLETE,
+    DROVER_METRIC_SERVICE_TERM_SECONDS,     //  msec (written as seconds)
+    DROVER_METRIC_SERVICE_RESTARTS_0,       //  the first of DROVER_HISTOGRAM_BUCKETS
+    DROVER_METRIC_SERVICE_RESTARTS_LAST = DROVER_METRIC_SERVICE_RESTARTS_0 + 7,
+    DROVER_METRIC_SERVICE_RESTARTS_SUM,
     //  the main: messages it answered with an error itself
     DROVER_METRIC_BAD_400,
     DROVER_METRIC_BAD_403,

@@ -31,6 +31,10 @@
 #define S_ADMIN_SCHEMA  "CREATE TABLE IF NOT EXISTS worker_admin (worker TEXT PRIMARY KEY," \
                         " admin INTEGER NOT NULL, flags INTEGER NOT NULL," \
                         " reason TEXT NOT NULL, since INTEGER NOT NULL) WITHOUT ROWID"
+//  The reconciler's services by name, likewise: each definition is an
+//  encoded SERVICE ADMIN create, opaque here
+#define S_SERVICES_SCHEMA   "CREATE TABLE IF NOT EXISTS services (name TEXT PRIMARY KEY," \
+                            " def BLOB NOT NULL) WITHOUT ROWID"
 #define S_FILE          "state.db"          //  the state's file in its directory
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
 #define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
@@ -238,6 +242,8 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
                            S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (self->db, S_ADMIN_SCHEMA, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (self->db, S_SERVICES_SCHEMA, NULL, NULL, NULL);
     for (int index = 0; index < S_STATEMENTS && rc == SQLITE_OK; index++)
         rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
                                  &self->stmt [index], NULL);
@@ -1087,6 +1093,62 @@ drover_sqlite_load_admin (drover_sqlite_t *self, drover_backend_admin_fn *fn, vo
         };
         count++;
         if (fn (arg, &row))
+            break;
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return count;
+}
+
+//  Keep a service's definition, in its own transaction; size 0 forgets it
+int
+drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte *def,
+                            size_t size, char *error, size_t error_size)
+{
+    assert (self && name && error);
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (self->db, size == 0
+                                 ? "DELETE FROM services WHERE name = ?1"
+                                 : "INSERT OR REPLACE INTO services VALUES (?1, ?2)",
+                                 -1, &stmt, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
+        if (size)
+            sqlite3_bind_blob (stmt, 2, def, (int) size, SQLITE_STATIC);
+        rc = s_run (stmt);      //  autocommit: one durable transaction
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return 0;
+}
+
+//  Hand fn every kept service, in name order
+int64_t
+drover_sqlite_load_services (drover_sqlite_t *self, drover_backend_service_fn *fn, void *arg,
+                             char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = NULL;
+    int64_t count = 0;
+    int rc = sqlite3_prepare_v2 (self->db, "SELECT name, def FROM services ORDER BY name",
+                                 -1, &stmt, NULL);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step (stmt);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *name = (const char *) sqlite3_column_text (stmt, 0);
+        const byte *def = (const byte *) sqlite3_column_blob (stmt, 1);
+        int size = sqlite3_column_bytes (stmt, 1);
+        if (!name || !drover_id_valid (name) || !def || size <= 0)
+            continue;           //  not one we wrote: skipped
+        count++;
+        if (fn (arg, name, def, (size_t) size))
             break;
     }
     sqlite3_finalize (stmt);

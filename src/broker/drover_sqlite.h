@@ -67,6 +67,16 @@ int64_t
     drover_sqlite_load_admin (drover_sqlite_t *self, drover_backend_admin_fn *fn, void *arg,
                               char *error, size_t error_size);
 
+//  Keep a service's definition (see drover_backend_save_service)
+int
+    drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte *def,
+                                size_t size, char *error, size_t error_size);
+
+//  Hand fn every kept service (see drover_backend_load_services)
+int64_t
+    drover_sqlite_load_services (drover_sqlite_t *self, drover_backend_service_fn *fn,
+                                 void *arg, char *error, size_t error_size);
+
 #ifdef __cplusplus
 }
 #endif

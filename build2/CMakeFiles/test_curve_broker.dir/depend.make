@@ -1,0 +1,2 @@
+# Empty dependencies file for test_curve_broker.
+# This may be replaced when dependencies are built.

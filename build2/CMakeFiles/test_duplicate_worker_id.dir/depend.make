@@ -1,0 +1,2 @@
+# Empty dependencies file for test_duplicate_worker_id.
+# This may be replaced when dependencies are built.

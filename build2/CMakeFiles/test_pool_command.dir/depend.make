@@ -1,0 +1,2 @@
+# Empty dependencies file for test_pool_command.
+# This may be replaced when dependencies are built.
