@@ -33,9 +33,14 @@
                                           (from schedq, on the link)
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
+          START worker(s) submit(f)     from the reconciler: run a replica (an
+                                    encoded TASK SUBMIT naming service and slot) there
+          STOP task(8) reason(s)    from the reconciler: cancel a replica
           METRICS round(8)          answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
+          AFFINITY task(8) priority(i) procs(4) mem(8) labels(s) key(s)
+                                    instead of QUEUE for a task with an affinity key
           TAKE lease(8) task(8) procs(4) mem(8) labels(s) | RETURN lease(8)
           FREE task(8) | PROBATION worker(s) reason(s)  (to schedq, on the link)
           MSG route(f) msg(p)       TASK EXPLAIN of a queued task, TASK TABLE with
@@ -44,7 +49,11 @@
           HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
                                       registration (to health); once per worker a turn
           PLACED task(8) worker(s) procs(4) mem(8) labels(s)   an attempt adopted
-                                      after a restart (to schedq, on the link)
+                                      after a restart, or a replica started
+                                      (to schedq, on the link)
+          REPLICA task(8) service(s) slot(4) worker(s) attempt(4) state(4) end(4) why(s)
+                                    a replica's task changed, or was restored
+                                    (to the reconciler)
           CHANGE change(p) | REPLY route(f) payload(f) worker(s)    (to the store)
           RESTORED count(8)         RESTOREs handled this turn (to the store,
                                     which says no more while too many wait)
@@ -58,6 +67,7 @@
 #include "drover_msg.h"
 #include "drover_tasktable.h"
 #include "drover_leases.h"
+#include "drover_tasktags.h"
 #include "drover_actor.h"
 #include "drover_metricset.h"
 #include "drover_store.h"
@@ -75,6 +85,7 @@ typedef struct {
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_tasktable_t *table;  //  every task; decides everything
     drover_leases_t *leases;    //  idle capacity schedq lent us: tasks placed without it
+    drover_tasktags_t *tags;    //  replicas' service and slot, affinity keys
     drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
     uint64_t stale;             //  reports answered STALE, NOT FOUND or NOT REGISTERED
     uint64_t suppressed;        //  warnings held back by the rate limit
@@ -113,6 +124,7 @@ s_self_new (zsock_t *pipe, const char *link)
     drover_poller_add (self->poller, self->link);
     self->table = drover_tasktable_new ();
     self->leases = drover_leases_new ();
+    self->tags = drover_tasktags_new ();
     self->durability = DROVER_DURABILITY_OFF;
     self->acks = DROVER_RECORD_SEND;
     return self;
@@ -130,6 +142,7 @@ s_self_destroy (self_t **self_p)
     drover_msg_destroy (&self->submit);
     drover_tasktable_destroy (&self->table);
     drover_leases_destroy (&self->leases);
+    drover_tasktags_destroy (&self->tags);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->to_schedq);
     drover_outbox_destroy (&self->outbox);
@@ -372,14 +385,50 @@ s_handle_metrics (self_t *self, uint64_t round)
     drover_metricset_destroy (&counts);
 }
 
+//  Say REPLICA to the reconciler for a replica's task in a state
+static void
+s_say_replica (self_t *self, uint64_t task, const char *service, uint32_t slot,
+               const char *worker, uint32_t attempt, int state, int end, const char *why)
+{
+    drover_outbox_say (self->outbox, "s8s4s444s", "REPLICA", task, service, slot, worker,
+                       attempt, (uint32_t) state, (uint32_t) end, why);
+}
+
+//  A task changed: if it is a replica, tell the reconciler; once it is
+//  final, forget its tag
+static void
+s_tell_replica (self_t *self, const drover_action_t *action)
+{
+    if (streq (action->topic, "task.queued") || streq (action->topic, "task.requeued"))
+        return;                 //  not a state a replica rests in: ASSIGNED follows
+    uint32_t slot;
+    const char *service = drover_tasktags_service (self->tags, action->task, &slot);
+    bool final = action->state >= DROVER_TASK_SUCCEEDED && action->state <= DROVER_TASK_CANCELLED;
+    if (service) {
+        const char *stop = drover_tasktags_stop (self->tags, action->task);
+        s_say_replica (self, action->task, service, slot, action->worker, action->attempt,
+                       action->state, final? action->end: DROVER_END_NONE,
+                       final && stop? stop: action->reason);
+    }
+    if (final)
+        drover_tasktags_remove (self->tags, action->task);
+}
+
 //  Carry out everything the table decided, in order
 static void
 s_carry_out (self_t *self)
 {
     const drover_action_t *action;
+    const char *affinity;
     while ((action = drover_tasktable_next_action (self->table))) {
         switch (action->type) {
             case DROVER_ACTION_QUEUE:
+                if ((affinity = drover_tasktags_affinity (self->tags, action->task)))
+                    //  schedq places it by its key, never on a lease
+                    drover_outbox_say (self->to_schedq, "s8i48ss", "AFFINITY", action->task,
+                                       action->priority, action->procs, action->mem,
+                                       action->labels, affinity);
+                else
                 if (!s_place_on_lease (self, action))
                     drover_outbox_say_queue (self->to_schedq, action->task, action->priority,
                                              action->procs, action->mem, action->labels);
@@ -413,6 +462,7 @@ s_carry_out (self_t *self)
             case DROVER_ACTION_EVENT:
                 s_count (self, action);
                 s_publish (self, action);
+                s_tell_replica (self, action);
                 break;
             case DROVER_ACTION_PLACED:
                 drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
@@ -433,13 +483,18 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
 {
     uint64_t task;
     const char *reason;
-    int code = drover_tasktable_submit (self->table, msg, route, route_size, &task, &reason);
+    int code = msg->service [0]? DROVER_CODE_BAD_REQUEST
+             : drover_tasktable_submit (self->table, msg, route, route_size, &task, &reason);
+    if (msg->service [0])
+        reason = "service and slot are the broker's own: use SERVICE ADMIN";
     if (code != DROVER_CODE_OK) {
         drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
         return;
     }
     msg->task = task;           //  so its first change carries it (s_publish)
     self->submitted++;
+    if (drover_tasktable_state (self->table, task) == DROVER_TASK_QUEUED)
+        drover_tasktags_add (self->tags, task, msg);    //  its affinity key, if any
     drover_msg_t reply;
     memset (&reply, 0, sizeof reply);
     reply.id = DROVER_MSG_TASK_ACCEPTED;
@@ -723,6 +778,63 @@ s_handle_configure (self_t *self, zmsg_t *msg)
     self->restart_grace = (uint32_t) drover_actor_pop_number (msg);
 }
 
+//  Say REPLICA for a replica restored: the reconciler learns what runs
+static void
+s_restored_replica (uint64_t task, const char *service, uint32_t slot, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    s_say_replica (self, task, service, slot, drover_tasktable_worker (self->table, task),
+                   drover_tasktable_attempt (self->table, task),
+                   drover_tasktable_state (self->table, task), DROVER_END_NONE, "restored");
+}
+
+//  START worker(s) submit(f): run the reconciler's replica there now
+static void
+s_handle_start (self_t *self, zmsg_t *msg)
+{
+    char worker [DROVER_ID_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame);             //  the reconciler said it wrong: our bug
+    self->submit = drover_msg_new (0);
+    uint64_t task = 0;
+    const char *reason = "not a TASK SUBMIT";
+    int code = DROVER_CODE_BAD_REQUEST;
+    if (drover_msg_decode (self->submit, zframe_data (frame), zframe_size (frame)) == 0
+    &&  self->submit->id == DROVER_MSG_TASK_SUBMIT) {
+        self->submit->retries = 0;
+        self->submit->flags &= ~DROVER_SUBMIT_NOTIFY;
+        code = drover_tasktable_start (self->table, self->submit, worker, zclock_mono (),
+                                       &task, &reason);
+    }
+    if (code == DROVER_CODE_OK) {
+        self->submit->task = task;  //  so its first change carries it (s_publish)
+        self->submitted++;
+        drover_tasktags_add (self->tags, task, self->submit);
+        s_carry_out (self);
+    }
+    else
+        zsys_error ("assign: START worker=%s refused: %s", worker, reason);
+    drover_msg_destroy (&self->submit);
+    zframe_destroy (&frame);
+}
+
+//  STOP task(8) reason(s): cancel a replica; it ends CANCELLED, the
+//  reason said in its REPLICA
+static void
+s_handle_stop (self_t *self, zmsg_t *msg)
+{
+    uint64_t task = drover_actor_pop_number (msg);
+    char reason [DROVER_REASON_MAX + 1];
+    drover_actor_pop_text (msg, reason, sizeof reason);
+    drover_tasktags_set_stop (self->tags, task, reason);
+    const char *refused;
+    if (drover_tasktable_cancel (self->table, task, &refused) != DROVER_CODE_OK
+    &&  self->flags.verbose)
+        zsys_debug ("assign: STOP task=%" PRIu64 " ignored: %s", task, refused);
+    s_carry_out (self);
+}
+
 //  LOADED next-task(8) restored(8): ids go on from next-task; the attempts
 //  restored wait for their workers until the end of the grace
 static void
@@ -741,6 +853,7 @@ s_handle_loaded (self_t *self, zmsg_t *msg)
                      self->restart_grace);
     if (placed)
         self->grace_at = zclock_mono () + self->restart_grace;
+    drover_tasktags_each_replica (self->tags, s_restored_replica, self);
     //  Restoring passed every task through the store's and the main's
     //  threads, each change and message freed here: give what they held
     //  back to the system (the allocator keeps freed memory in the arena of
@@ -795,8 +908,15 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "METRICS"))
         s_handle_metrics (self, drover_actor_pop_number (msg));
     else
+    if (streq (command, "START"))
+        s_handle_start (self, msg);
+    else
+    if (streq (command, "STOP"))
+        s_handle_stop (self, msg);
+    else
     if (streq (command, "UNSAVED")) {
         uint64_t task = drover_actor_pop_number (msg);
+        drover_tasktags_remove (self->tags, task);
         if (drover_tasktable_forget (self->table, task) == 0)
             zsys_warning ("assign: task=%" PRIu64 " forgotten: its submit could not be saved",
                           task);
@@ -835,6 +955,9 @@ s_handle_record (void *arg, drover_record_t *record)
         if (drover_tasktable_restore (self->table, record->change))
             zsys_warning ("assign: restored task=%" PRIu64 " ignored: not a task, or held already",
                           record->change->task);
+        else
+        if (record->change->submit && !drover_change_final (record->change))
+            drover_tasktags_add (self->tags, record->change->task, record->change->submit);
         self->restored++;
         s_carry_out (self);
     }

@@ -684,6 +684,20 @@ s_queue (self_t *self, uint64_t task, int32_t priority, uint32_t procs, uint64_t
                       task, procs);
 }
 
+//  AFFINITY task priority procs mem labels key: a request placed by its
+//  affinity key (for now queued as any)
+static void
+s_handle_affinity (self_t *self, zmsg_t *msg)
+{
+    uint64_t task = drover_actor_pop_number (msg);
+    int32_t priority = (int32_t) drover_actor_pop_number (msg);
+    uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
+    uint64_t mem = drover_actor_pop_number (msg);
+    char *labels = drover_actor_pop_string (msg);
+    s_queue (self, task, priority, procs, mem, labels);
+    zstr_free (&labels);
+}
+
 //  TAKE: assign placed a task on a lease's worker itself
 static void
 s_take (self_t *self, const drover_record_t *record)
@@ -934,6 +948,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "PLACED"))
         s_handle_placed (self, msg);
+    else
+    if (streq (command, "AFFINITY"))
+        s_handle_affinity (self, msg);
     else
     if (streq (command, "STATS"))
         s_handle_stats (self, msg);

@@ -8,7 +8,7 @@
 #include "drover_tasktable.h"
 
 //  The bit fields hold every body and every state a task is in
-_Static_assert (DROVER_BODY_MAX < (1 << 23), "body_size needs more bits");
+_Static_assert (DROVER_BODY_MAX < (1 << 22), "body_size needs more bits");
 _Static_assert (DROVER_TASK_UNKNOWN <= 7, "state needs more bits");
 //  drover_idhash finds a task by the id it begins with
 _Static_assert (offsetof (drover_taskrecord_t, id) == 0, "a task must begin with its id");
@@ -81,6 +81,7 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
     self->retries = msg->retries;
     self->body_size = (uint32_t) msg->body_size;
     self->state = DROVER_TASK_QUEUED;
+    self->replica = msg->service [0] != 0;
     memcpy (self->data, msg->body, msg->body_size);
     if (msg->nlabels) {
         char *labels = (char *) self->data + self->body_size;

@@ -48,7 +48,7 @@ struct _drover_taskrecord_t {
     uint32_t retries_left;      //  own failures still allowed before FAILED
     uint32_t attempt;           //  current attempt, 0 if never assigned
     uint32_t worker_slot;       //  index in worker->tasks
-    uint32_t body_size : 23;    //  bytes of body at data, <= DROVER_BODY_MAX
+    uint32_t body_size : 22;    //  bytes of body at data, <= DROVER_BODY_MAX
     uint32_t state : 3;         //  drover_task_state_t, never UNKNOWN
     uint32_t cancel : 1;        //  cancel asked while ASSIGNED or RUNNING
     uint32_t has_labels : 1;    //  labels follow the body
@@ -56,6 +56,8 @@ struct _drover_taskrecord_t {
     uint32_t has_key : 1;       //  a submit key follows the labels
     uint32_t restored : 1;      //  its attempt was restored, schedq does not hold it yet
     uint32_t has_history : 1;   //  the table holds past attempts of it (drover_taskhistory)
+    uint32_t replica : 1;       //  a service's replica (its submit named a service): never
+                                //  requeued, an attempt that ends with its worker ends it
     uint16_t lost;              //  workers lost with the task so far (lost-retries)
     uint16_t owner;             //  its owner's index in the table's drover_owners (0: "")
     uint32_t retries;           //  retries asked at submit

@@ -355,11 +355,19 @@ s_keep_attempt (drover_tasktable_t *self, drover_taskrecord_t *task, const char 
     drover_taskhistory_add (history, &attempt);
 }
 
-//  Put a task back in the queue after an attempt on worker ended
+//  Put a task back in the queue after an attempt on worker ended; a
+//  replica is never requeued: it ends FAILED (LOST), and the reconciler
+//  starts another where it chooses
 void
 drover_tasktable_requeue (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker,
            const char *reason)
 {
+    if (task->replica) {
+        drover_taskresult_t *result = drover_taskresult_new (worker, reason);
+        result->end = DROVER_END_LOST;
+        drover_tasktable_finish (self, task, DROVER_TASK_FAILED, result);
+        return;
+    }
     s_keep_attempt (self, task, worker, reason);
     s_set_state (self, task, DROVER_TASK_QUEUED);
     task->offered_at = task->started_at = 0;     //  no current attempt until the next offer

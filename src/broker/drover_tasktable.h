@@ -144,6 +144,17 @@ int
                              const byte *route, size_t route_size,
                              uint64_t *task_p, const char **reason_p);
 
+//  START from the reconciler: a service's replica (msg names its service
+//  and slot; the broker's own TASK SUBMIT, retries 0, no waiter) runs on
+//  worker now, attempt 1, without the queue: the task is created, offered
+//  to worker and said PLACED to schedq (its capacity counts), or, if the
+//  worker is not up, ended FAILED at once ("worker not up"). Returns 200
+//  with the new id in *task_p (either way), or an ERROR code (400, 413)
+//  with *reason_p set. Only reads msg.
+int
+    drover_tasktable_start (drover_tasktable_t *self, drover_msg_t *msg, const char *worker,
+                            int64_t now, uint64_t *task_p, const char **reason_p);
+
 //  TASK CANCEL. Returns 200 (cancelled now, or a kill was sent and the
 //  result will say CANCELLED), 404, or 410 "already <state>" (or "already
 //  finished", for a task whose result expired).
