@@ -67,6 +67,15 @@ drover_msg_reset (drover_msg_t *self)
     drover_taskinfo_destroy (&self->info);
     free (self->whys);
     free (self->pool_rows);
+    free (self->affinity);
+    if (self->service_rows) {
+        for (uint32_t index = 0; index < self->nservices; index++)
+            for (int label = 0; label < DROVER_LABELS_MAX; label++)
+                free (self->service_rows [index].labels [label]);
+        free (self->service_rows);
+    }
+    free (self->replica_rows);
+    free (self->changes);
     if (self->task_rows) {
         for (uint32_t index = 0; index < self->nrows; index++)
             free (self->task_rows [index].summary);
@@ -287,7 +296,10 @@ drover_msg_name (int id)
         "OK", "ERROR", "EVENT REPLAY", "EVENT LIST", "TASK EXPLAIN", "TASK EXPLANATION",
         [DROVER_MSG_TASK_SHOW] = "TASK SHOW", [DROVER_MSG_TASK_INFO] = "TASK INFO",
         [DROVER_MSG_POOL_LIST] = "POOL LIST", [DROVER_MSG_POOL_TABLE] = "POOL TABLE",
-        [DROVER_MSG_POOL_ADMIN] = "POOL ADMIN"
+        [DROVER_MSG_POOL_ADMIN] = "POOL ADMIN", [DROVER_MSG_WORKER_GATHER] = "WORKER GATHER",
+        [DROVER_MSG_WORKER_RUNS] = "WORKER RUNS", [DROVER_MSG_SERVICE_ADMIN] = "SERVICE ADMIN",
+        [DROVER_MSG_SERVICE_LIST] = "SERVICE LIST", [DROVER_MSG_SERVICE_TABLE] = "SERVICE TABLE",
+        [DROVER_MSG_PLAN] = "PLAN", [DROVER_MSG_PLAN_RESULT] = "PLAN RESULT"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }

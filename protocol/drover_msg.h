@@ -73,7 +73,7 @@ typedef enum {
     DROVER_MSG_SERVICE_TABLE    = 35,   //  broker -> client: term statistics, services, replicas
     DROVER_MSG_PLAN             = 36,   //  client -> broker: what would this change do?
     DROVER_MSG_PLAN_RESULT      = 37,   //  broker -> client: the change set, stats before/after
-    DROVER_MSG_ID_MAX           = 30    //  raised to 37 by the codec that reads 31..37
+    DROVER_MSG_ID_MAX           = 37
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -632,6 +632,23 @@ const char *
 //  Parse a POOL ADMIN action's name. Returns 0 and sets *action_p, or -1.
 int
     drover_pooladmin_parse (const char *name, int *action_p);
+
+//  Return the name of a SERVICE ADMIN action ("create", "scale", "delete"),
+//  of a PLAN action ("drain", "hold", "scale", "term"), of a service's
+//  state ("ok", "under", "over", "lost", "crashing"), of a replica's state
+//  ("pending", "running", "stopping", "waiting"), of a change's kind
+//  ("start", "stop", "move", "finish", "requeue"); "invalid" for any other
+//  value
+const char *
+    drover_service_action_name (int action);
+const char *
+    drover_plan_action_name (int action);
+const char *
+    drover_service_state_name (int state);
+const char *
+    drover_replica_state_name (int state);
+const char *
+    drover_change_kind_name (int kind);
 
 //  Return the printable name of how a task ended, e.g. "TIMED_OUT"
 const char *

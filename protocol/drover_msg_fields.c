@@ -21,6 +21,7 @@
 #include "drover_msg.h"
 #include "drover_msg_fields.h"
 #include "drover_msg_pool.h"
+#include "drover_msg_service.h"
 
 //  ---------------------------------------------------------------------
 //  Fields and the schema of each message
@@ -35,6 +36,10 @@ typedef enum {
     F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
     F_LIST_LABELS, F_INFO, F_ADMIN_REASON, F_ADMIN_FLAGS, F_WHYS,
     F_POOL_SUMMARY, F_POOL_ROWS, F_POOL_ACTION, F_INSTANCE,     //  drover_msg_pool.c
+    F_AFFINITY, F_SUBMIT_SERVICE, F_SUBMIT_SLOT, F_SERVICE_ACTION, F_SERVICE,
+    F_SERVICE_OPT, F_REPLICA_COUNT, F_DELAY, F_PLAN_ACTION, F_TARGET, F_PLAN_COUNT,
+    F_SERVICE_STATS, F_STATS_AFTER, F_SERVICE_ROWS, F_REPLICA_ROWS, F_CHANGES,
+                                                                //  drover_msg_service.c
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -42,7 +47,7 @@ typedef enum {
     P_ROW_REASON, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
 } s_field_t;
 
-#define S_FIELDS_MAX    12          //  most fields in one message (DONE)
+#define S_FIELDS_MAX    12          //  most fields in one message (DONE, SUBMIT)
 
 //  The fields of each message, in wire order, ending with F_END
 static const uint8_t
@@ -61,7 +66,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
                                       F_REASON },
     [DROVER_MSG_TASK_KILL]        = { F_TASK, F_ATTEMPT },
     [DROVER_MSG_TASK_SUBMIT]      = { F_PRIORITY, F_PROCS, F_MEM, F_LABELS, F_TIMEOUT,
-                                      F_RETRIES, F_FLAGS, F_BODY, F_KEY },
+                                      F_RETRIES, F_FLAGS, F_BODY, F_KEY, F_AFFINITY,
+                                      F_SUBMIT_SERVICE, F_SUBMIT_SLOT },
     [DROVER_MSG_TASK_ACCEPTED]    = { F_TASK, F_STATE_ID },
     [DROVER_MSG_TASK_WAIT]        = { F_TASKS, F_STATE_ID },
     [DROVER_MSG_TASK_DONE]        = { F_TASK, F_STATE, F_TASK_END, F_ATTEMPT, F_WORKER_OPT,
@@ -84,6 +90,14 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_POOL_LIST]        = { F_END },
     [DROVER_MSG_POOL_TABLE]       = { F_POOL_SUMMARY, F_POOL_ROWS },
     [DROVER_MSG_POOL_ADMIN]       = { F_POOL_ACTION, F_INSTANCE },
+    [DROVER_MSG_WORKER_GATHER]    = { F_END },
+    [DROVER_MSG_WORKER_RUNS]      = { F_WORKER, F_RUNNING },
+    [DROVER_MSG_SERVICE_ADMIN]    = { F_SERVICE_ACTION, F_SERVICE, F_REPLICA_COUNT, F_PROCS,
+                                      F_MEM, F_LABELS, F_DELAY, F_BODY },
+    [DROVER_MSG_SERVICE_LIST]     = { F_SERVICE_OPT },
+    [DROVER_MSG_SERVICE_TABLE]    = { F_SERVICE_STATS, F_SERVICE_ROWS, F_REPLICA_ROWS },
+    [DROVER_MSG_PLAN]             = { F_PLAN_ACTION, F_TARGET, F_PLAN_COUNT },
+    [DROVER_MSG_PLAN_RESULT]      = { F_SERVICE_STATS, F_STATS_AFTER, F_CHANGES },
 };
 
 //  What to say when a field or part of the header is wrong, by field
@@ -139,6 +153,22 @@ s_errors [P_COUNT] = {
     [F_POOL_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
     [F_POOL_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
     [F_INSTANCE]    = DROVER_MPACK_ERRORS ("instance", "not a valid instance id"),
+    [F_AFFINITY]    = DROVER_MPACK_ERRORS ("affinity", "not 1..128 bytes of printable ASCII"),
+    [F_SUBMIT_SERVICE] = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_SUBMIT_SLOT] = DROVER_MPACK_ERRORS ("slot", "invalid"),
+    [F_SERVICE_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_SERVICE]     = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_SERVICE_OPT] = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_REPLICA_COUNT] = DROVER_MPACK_ERRORS ("count", "invalid"),
+    [F_DELAY]       = DROVER_MPACK_ERRORS ("delay", "invalid"),
+    [F_PLAN_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_TARGET]      = DROVER_MPACK_ERRORS ("target", "not a valid worker or service name"),
+    [F_PLAN_COUNT]  = DROVER_MPACK_ERRORS ("count", "invalid"),
+    [F_SERVICE_STATS] = DROVER_MPACK_ERRORS ("stats", "invalid"),
+    [F_STATS_AFTER] = DROVER_MPACK_ERRORS ("after", "invalid"),
+    [F_SERVICE_ROWS] = DROVER_MPACK_ERRORS ("services", "invalid"),
+    [F_REPLICA_ROWS] = DROVER_MPACK_ERRORS ("replicas", "invalid"),
+    [F_CHANGES]     = DROVER_MPACK_ERRORS ("changes", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -201,7 +231,8 @@ static bool
 s_field_optional (int field)
 {
     return field == F_STATE_ID || field == F_KEY || field == F_LIST_LABELS
-        || field == F_ADMIN_REASON || field == F_ADMIN_FLAGS;
+        || field == F_ADMIN_REASON || field == F_ADMIN_FLAGS || field == F_AFFINITY
+        || field == F_SUBMIT_SERVICE || field == F_SUBMIT_SLOT;
 }
 
 //  True if an optional field of self has no value (it may be left out)
@@ -212,7 +243,10 @@ s_field_empty (const drover_msg_t *self, int field)
         || (field == F_KEY && self->key == NULL)
         || (field == F_ADMIN_REASON && (self->reason == NULL || self->reason [0] == 0))
         || (field == F_ADMIN_FLAGS && self->flags == 0)
-        || (field == F_LIST_LABELS && self->nlabels == 0);
+        || (field == F_LIST_LABELS && self->nlabels == 0)
+        || (field == F_AFFINITY && self->affinity == NULL)
+        || (field == F_SUBMIT_SERVICE && self->service [0] == 0)
+        || (field == F_SUBMIT_SLOT && self->slot == 0);
 }
 
 //  Return how many fields self goes out with: its optional fields at the
@@ -460,6 +494,19 @@ s_pack_info (msgpack_packer *pk, const drover_msg_t *self)
     return 0;
 }
 
+//  Pack a submit or affinity key: a key, or nil for none (sent only when a
+//  field after it has a value, PROTOCOL.md §7.10); -1 if not a key
+static int
+s_pack_key (msgpack_packer *pk, const char *key)
+{
+    if (!key)
+        return msgpack_pack_nil (pk), 0;
+    if (!s_key_valid (key, strnlen (key, DROVER_KEY_MAX + 1)))
+        return -1;
+    drover_mpack_pack_str (pk, key, strlen (key));
+    return 0;
+}
+
 //  Pack one field of self; -1 if it breaks a limit
 static int
 s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
@@ -514,11 +561,31 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
                 return -1;
             drover_mpack_pack_str (pk, self->state_id, strlen (self->state_id));
             return 0;
-        case F_KEY:
-            if (!self->key || !s_key_valid (self->key, strnlen (self->key, DROVER_KEY_MAX + 1)))
+        case F_KEY:         return s_pack_key (pk, self->key);
+        case F_AFFINITY:    return s_pack_key (pk, self->affinity);
+        case F_SUBMIT_SERVICE:
+        case F_SERVICE_OPT: return s_pack_id (pk, self->service, true);
+        case F_SERVICE:     return s_pack_id (pk, self->service, false);
+        case F_SUBMIT_SLOT: return msgpack_pack_uint32 (pk, self->slot), 0;
+        case F_SERVICE_ACTION:
+            if (self->action > DROVER_SERVICE_ACTION_MAX)
                 return -1;
-            drover_mpack_pack_str (pk, self->key, strlen (self->key));
-            return 0;
+            return msgpack_pack_uint8 (pk, self->action), 0;
+        case F_PLAN_ACTION:
+            if (self->action > DROVER_PLAN_ACTION_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->action), 0;
+        case F_TARGET:
+            return s_pack_id (pk, self->action == DROVER_PLAN_SCALE? self->service: self->worker,
+                              true);
+        case F_REPLICA_COUNT:
+        case F_PLAN_COUNT:  return msgpack_pack_uint32 (pk, self->count), 0;
+        case F_DELAY:       return msgpack_pack_uint32 (pk, self->delay), 0;
+        case F_SERVICE_STATS: return drover_msg_service_pack_stats (pk, &self->stats_now);
+        case F_STATS_AFTER: return drover_msg_service_pack_stats (pk, &self->stats_after);
+        case F_SERVICE_ROWS: return drover_msg_service_pack_services (pk, self);
+        case F_REPLICA_ROWS: return drover_msg_service_pack_replicas (pk, self);
+        case F_CHANGES:     return drover_msg_service_pack_changes (pk, self);
         case F_TASK_ROWS:   return s_pack_task_rows (pk, self);
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self);
         case F_OUTCOME:
@@ -876,18 +943,31 @@ s_read_state_id (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     return true;
 }
 
-//  Read a submit key into a new copy: 1..128 bytes of printable ASCII
+//  Read a submit or affinity key into a new copy: 1..128 bytes of
+//  printable ASCII, or nil for none (NULL)
 static bool
-s_read_key (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+s_read_key (drover_mpack_cursor_t *cursor, int field, char **key_p)
 {
     const char *text;
     size_t length;
-    if (!drover_mpack_read_str (cursor, F_KEY, 1, DROVER_KEY_MAX, &text, &length))
+    if (drover_mpack_read_nil (cursor))
+        return true;
+    if (!drover_mpack_read_str (cursor, field, 1, DROVER_KEY_MAX, &text, &length))
         return false;
     if (!s_key_valid (text, length))
-        return drover_mpack_fail (cursor, s_errors [F_KEY].invalid);
-    self->key = drover_mpack_strndup (text, length);
+        return drover_mpack_fail (cursor, s_errors [field].invalid);
+    free (*key_p);
+    *key_p = drover_mpack_strndup (text, length);
     return true;
+}
+
+//  Read a PLAN's target, the action read before: the service of a scale,
+//  else the worker (a drain's or hold's; a term's is ignored)
+static bool
+s_read_target (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    char *target = self->action == DROVER_PLAN_SCALE? self->service: self->worker;
+    return drover_mpack_read_id (cursor, F_TARGET, true, target);
 }
 
 //  Read the events of an EVENT LIST: each a bin holding one event body
@@ -993,7 +1073,26 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_POOL_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_POOLADMIN_MAX,
                                                          &self->admin);
         case F_INSTANCE:    return drover_mpack_read_id (cursor, field, false, self->worker);
-        case F_KEY:         return s_read_key (cursor, self);
+        case F_KEY:         return s_read_key (cursor, field, &self->key);
+        case F_AFFINITY:    return s_read_key (cursor, field, &self->affinity);
+        case F_SUBMIT_SERVICE:
+        case F_SERVICE_OPT: return drover_mpack_read_id (cursor, field, true, self->service);
+        case F_SERVICE:     return drover_mpack_read_id (cursor, field, false, self->service);
+        case F_SUBMIT_SLOT: return drover_mpack_read_u32 (cursor, field, &self->slot);
+        case F_SERVICE_ACTION: return drover_mpack_read_u8 (cursor, field,
+                                                            DROVER_SERVICE_ACTION_MAX,
+                                                            &self->action);
+        case F_PLAN_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_PLAN_ACTION_MAX,
+                                                         &self->action);
+        case F_TARGET:      return s_read_target (cursor, self);
+        case F_REPLICA_COUNT:
+        case F_PLAN_COUNT:  return drover_mpack_read_u32 (cursor, field, &self->count);
+        case F_DELAY:       return drover_mpack_read_u32 (cursor, field, &self->delay);
+        case F_SERVICE_STATS: return drover_msg_service_read_stats (cursor, &self->stats_now);
+        case F_STATS_AFTER: return drover_msg_service_read_stats (cursor, &self->stats_after);
+        case F_SERVICE_ROWS: return drover_msg_service_read_services (cursor, self);
+        case F_REPLICA_ROWS: return drover_msg_service_read_replicas (cursor, self);
+        case F_CHANGES:     return drover_msg_service_read_changes (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }

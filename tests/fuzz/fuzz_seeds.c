@@ -76,6 +76,67 @@ s_fill_stats (drover_stats_t *stats)
     stats->running = 3;
 }
 
+//  A term's statistics with every value set
+static void
+s_fill_service_stats (drover_service_stats_t *stats, uint64_t term)
+{
+    *stats = (drover_service_stats_t) { .term = term, .at = 1732262400000ull + term,
+        .duration = 40, .complete = 1, .workers = 3, .answered = 3, .services = 2,
+        .under = 1, .ok = 1, .wanted = 6, .running = 5, .pending = 1, .started = 1,
+        .stopped = 1, .moved = 1, .restarts = { 4, 1, 1, 0, 0, 0, 0, 1 } };
+}
+
+//  The services' and plans' fields of a message of id (issue 14)
+static void
+s_fill_services (drover_msg_t *msg, int id)
+{
+    strcpy (msg->service, "web");
+    msg->count = 4;
+    msg->delay = 2000;
+    if (id == DROVER_MSG_TASK_SUBMIT) {
+        msg->affinity = strdup ("tenant-7");
+        msg->slot = 2;
+    }
+    if (id == DROVER_MSG_WORKER_RUNS) {
+        msg->nrunning = 2;
+        msg->running = (drover_taskref_t *) zmalloc (2 * sizeof (drover_taskref_t));
+        msg->running [0] = (drover_taskref_t) { 40, 1 };
+        msg->running [1] = (drover_taskref_t) { 41, 3 };
+    }
+    if (id == DROVER_MSG_PLAN)
+        msg->action = DROVER_PLAN_DRAIN;
+    if (id == DROVER_MSG_SERVICE_TABLE) {
+        s_fill_service_stats (&msg->stats_now, 7);
+        msg->nservices = 1;
+        msg->service_rows = (drover_service_row_t *) zmalloc (sizeof (drover_service_row_t));
+        msg->service_rows [0] = (drover_service_row_t) { .name = "web", .replicas = 4,
+            .procs = 1, .mem = 1ull << 28, .restart_delay = 1000, .running = 3, .pending = 1,
+            .restarts = 2, .state = DROVER_SERVICE_UNDER, .created = 1732262400000ull,
+            .summary = "python3 -m http.server", .why = "slot 3: no worker has room" };
+        msg->service_rows [0].nlabels = 1;
+        msg->service_rows [0].labels [0] = strdup ("zone=eu");
+        msg->nreplicas = 2;
+        msg->replica_rows = (drover_replica_row_t *) zmalloc (2 * sizeof (drover_replica_row_t));
+        msg->replica_rows [0] = (drover_replica_row_t) { .service = "web", .slot = 0,
+            .task = 42, .attempt = 1, .worker = "node-1", .state = DROVER_REPLICA_RUNNING,
+            .since = 1732262400100ull };
+        msg->replica_rows [1] = (drover_replica_row_t) { .service = "web", .slot = 3,
+            .state = DROVER_REPLICA_WAITING, .since = 1732262400200ull, .restarts = 3,
+            .why = "backoff 4s" };
+    }
+    if (id == DROVER_MSG_PLAN_RESULT) {
+        s_fill_service_stats (&msg->stats_now, 7);
+        s_fill_service_stats (&msg->stats_after, 8);
+        msg->nchanges = 2;
+        msg->changes = (drover_planchange_t *) zmalloc (2 * sizeof (drover_planchange_t));
+        msg->changes [0] = (drover_planchange_t) { .kind = DROVER_CHANGE_MOVE,
+            .service = "web", .slot = 1, .task = 43, .from = "node-1", .to = "node-2",
+            .why = "worker draining" };
+        msg->changes [1] = (drover_planchange_t) { .kind = DROVER_CHANGE_FINISH, .task = 44,
+            .from = "node-1", .why = "worker draining" };
+    }
+}
+
 //  One message of every id, every field it carries set
 static void
 s_write_messages (const char *dir)
@@ -204,6 +265,7 @@ s_write_messages (const char *dir)
         }
         if (id == DROVER_MSG_POOL_ADMIN)
             msg->admin = DROVER_POOLADMIN_DESTROY;
+        s_fill_services (msg, id);
         if (streq (drover_msg_name (id), "INVALID")) {
             drover_msg_destroy (&msg);      //  an id reserved for a message not defined yet
             continue;
@@ -249,6 +311,25 @@ s_write_messages (const char *dir)
     s_write_msg (dir, "edge-welcome-mixed-case-state-id", &msg);
     msg = drover_msg_new (DROVER_MSG_POOL_TABLE);
     s_write_msg (dir, "edge-pool-table-no-pool", &msg);
+    //  Services and plans: a key nil before an affinity, a list of all, an
+    //  empty table, a plan of a scale and of the next term
+    msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    msg->procs = 1;
+    msg->affinity = strdup ("dataset=/data/x");
+    drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+    s_write_msg (dir, "edge-submit-affinity-no-key", &msg);
+    msg = drover_msg_new (DROVER_MSG_SERVICE_LIST);
+    s_write_msg (dir, "edge-service-list-all", &msg);
+    msg = drover_msg_new (DROVER_MSG_SERVICE_TABLE);
+    s_write_msg (dir, "edge-service-table-empty", &msg);
+    msg = drover_msg_new (DROVER_MSG_PLAN);
+    msg->action = DROVER_PLAN_SCALE;
+    strcpy (msg->service, "web");
+    msg->count = 10000;
+    s_write_msg (dir, "edge-plan-scale", &msg);
+    msg = drover_msg_new (DROVER_MSG_PLAN);
+    msg->action = DROVER_PLAN_TERM;
+    s_write_msg (dir, "edge-plan-term", &msg);
 }
 
 //  Exec bodies: minimal, full, many arguments

@@ -1,0 +1,1217 @@
+/*  =========================================================================
+    test_drover_msg_service - the services' and plans' messages on the wire
+    (WORKER GATHER, WORKER RUNS, SERVICE ADMIN, SERVICE LIST, SERVICE TABLE,
+    PLAN, PLAN RESULT, and TASK SUBMIT's affinity, service and slot): they
+    round-trip at every limit, a message past a limit is not encoded, and
+    whatever a hostile peer sends in their place (rows past the limit or
+    past the bytes, states, kinds and actions out of range, bad ids and
+    labels, strings too long, records too short, a histogram of the wrong
+    size) is refused with a reason naming the part, before anything is
+    allocated for it. Records longer than this version's are read, the
+    extra elements skipped (a later version may append). test_drover_msg
+    round-trips them with every other message and mutates them.
+    =========================================================================
+*/
+
+#include "testcodec.h"
+#include "drover_client.h"
+
+//  Term statistics with every value set (salt makes two differ)
+static void
+s_fill_stats (drover_service_stats_t *stats, uint32_t salt)
+{
+    *stats = (drover_service_stats_t) { .term = 41 + salt, .at = 1795498700000ull + salt,
+        .duration = 17, .complete = 1, .workers = 3, .answered = 3, .services = 2,
+        .lost = 1, .under = 0, .ok = 1, .over = 0, .wanted = 6, .running = 4, .pending = 1,
+        .started = salt, .stopped = 2, .moved = 3 };
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
+        stats->restarts [bucket] = (uint32_t) bucket * 10 + salt;
+}
+
+//  Assert that two term statistics are the same, field by field (the
+//  padding of a struct is not)
+static void
+s_assert_stats (const drover_service_stats_t *a, const drover_service_stats_t *b)
+{
+    assert_true (a->term == b->term && a->at == b->at);
+    assert_int_equal (a->duration, b->duration);
+    assert_int_equal (a->complete, b->complete);
+    assert_string_equal (a->why, b->why);
+    const uint32_t as [] = { a->workers, a->answered, a->services, a->lost, a->under, a->ok,
+                             a->over, a->wanted, a->running, a->pending, a->started,
+                             a->stopped, a->moved };
+    const uint32_t bs [] = { b->workers, b->answered, b->services, b->lost, b->under, b->ok,
+                             b->over, b->wanted, b->running, b->pending, b->started,
+                             b->stopped, b->moved };
+    assert_memory_equal (as, bs, sizeof as);
+    assert_memory_equal (a->restarts, b->restarts, sizeof a->restarts);
+}
+
+//  A SERVICE TABLE with nservices services and nreplicas replicas
+static drover_msg_t *
+s_table (uint32_t nservices, uint32_t nreplicas)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_SERVICE_TABLE);
+    msg->seq = 9;
+    s_fill_stats (&msg->stats_now, 0);
+    msg->nservices = nservices;
+    msg->service_rows = nservices?
+        (drover_service_row_t *) zmalloc (nservices * sizeof (drover_service_row_t)): NULL;
+    for (uint32_t index = 0; index < nservices; index++) {
+        drover_service_row_t *row = &msg->service_rows [index];
+        snprintf (row->name, sizeof row->name, "svc-%u", index);
+        row->replicas = index % 5;
+        row->procs = 1;
+        row->mem = index * 1000ull;
+        row->restart_delay = 1000;
+        row->running = index % 4;
+        row->state = (uint8_t) (index % (DROVER_SERVICE_STATE_MAX + 1));
+        row->created = 1795498600000ull + index;
+        strcpy (row->summary, "sleep 3600");
+    }
+    msg->nreplicas = nreplicas;
+    msg->replica_rows = nreplicas?
+        (drover_replica_row_t *) zmalloc (nreplicas * sizeof (drover_replica_row_t)): NULL;
+    for (uint32_t index = 0; index < nreplicas; index++) {
+        drover_replica_row_t *row = &msg->replica_rows [index];
+        strcpy (row->service, "svc-0");
+        row->slot = index;
+        row->task = 100 + index;
+        row->attempt = 1;
+        snprintf (row->worker, sizeof row->worker, "w%u", index % 7);
+        row->state = (uint8_t) (index % (DROVER_REPLICA_STATE_MAX + 1));
+        row->since = 1795498600000ull + index;
+    }
+    return msg;
+}
+
+//  A PLAN RESULT with count changes
+static drover_msg_t *
+s_result (uint32_t count)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_PLAN_RESULT);
+    s_fill_stats (&msg->stats_now, 1);
+    s_fill_stats (&msg->stats_after, 2);
+    msg->nchanges = count;
+    msg->changes = count? (drover_planchange_t *) zmalloc (count * sizeof (drover_planchange_t))
+                        : NULL;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_planchange_t *change = &msg->changes [index];
+        change->kind = (uint8_t) (index % (DROVER_CHANGE_KIND_MAX + 1));
+        strcpy (change->service, "web");
+        change->slot = index;
+        change->task = index;
+        strcpy (change->from, "w1");
+        strcpy (change->to, "w2");
+    }
+    return msg;
+}
+
+//  Encode msg (asserting it encodes), decode the bytes into a new message
+//  (asserting it decodes) and return that
+static drover_msg_t *
+s_roundtrip (drover_msg_t *msg)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    if (!frame)
+        fail_msg ("%s does not encode", drover_msg_name (msg->id));
+    drover_msg_t *copy = drover_msg_new (0);
+    int rc = drover_msg_decode (copy, zframe_data (frame), zframe_size (frame));
+    if (rc)
+        fail_msg ("%s does not decode: %s", drover_msg_name (msg->id), copy->error);
+    zframe_destroy (&frame);
+    return copy;
+}
+
+//  Assert that msg is not encoded (a field breaks a limit)
+static void
+s_assert_not_encoded (drover_msg_t *msg, const char *what)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    if (frame)
+        fail_msg ("encoded a %s with %s", drover_msg_name (msg->id), what);
+}
+
+//  Assert that msg encodes to exactly the bytes given
+static void
+s_assert_bytes (drover_msg_t *msg, const byte *bytes, size_t size)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    assert_int_equal (zframe_size (frame), size);
+    assert_memory_equal (zframe_data (frame), bytes, size);
+    zframe_destroy (&frame);
+}
+
+//  Start a raw message of id with nfields fields after the header
+static void
+s_raw_begin (testcodec_raw_t *raw, int id, size_t nfields)
+{
+    testcodec_raw_init (raw);
+    msgpack_pack_array (&raw->pk, 4 + nfields);
+    msgpack_pack_str_with_body (&raw->pk, "DRV", 3);
+    msgpack_pack_uint8 (&raw->pk, 1);
+    msgpack_pack_int (&raw->pk, id);
+    msgpack_pack_uint32 (&raw->pk, 77);
+}
+
+//  Decode the raw message expecting a refusal whose error contains text
+//  and that allocated at once no more than 64 times the message's size (a
+//  change costs its C struct, 472 bytes, for at least 8 on the wire; a
+//  service row 600 for 15, a replica row 424 for 11: PROTOCOL.md §15);
+//  free it
+static void
+s_assert_raw_refused (testcodec_raw_t *raw, const char *text)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    testcodec_alloc_largest = 0;
+    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
+    size_t largest = testcodec_alloc_largest;
+    if (rc != -2)
+        fail_msg ("decode accepted what it should refuse (\"%s\")", text);
+    assert_non_null (msg->error);
+    if (!strstr (msg->error, text))
+        fail_msg ("error \"%s\" does not mention \"%s\"", msg->error, text);
+    if (largest > 64 * RAW_SIZE (*raw))
+        fail_msg ("refusing %zu bytes (\"%s\") allocated %zu at once", RAW_SIZE (*raw), text,
+                  largest);
+    assert_int_equal (msg->seq, 77);        //  the broker can echo it
+    drover_msg_destroy (&msg);
+    testcodec_raw_destroy (raw);
+}
+
+//  Decode the raw message expecting it to decode; returns it (the caller
+//  destroys it) and frees the raw bytes
+static drover_msg_t *
+s_raw_accepted (testcodec_raw_t *raw)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
+    if (rc)
+        fail_msg ("refused: %s", msg->error);
+    testcodec_raw_destroy (raw);
+    return msg;
+}
+
+//  What a raw record may get wrong, and how
+typedef enum {
+    BAD_NONE, BAD_STATS_SHORT, BAD_COMPLETE, BAD_STATS_WHY_LONG, BAD_COUNT_BIG,
+    BAD_BUCKETS_FEW, BAD_BUCKETS_MANY, BAD_BUCKET_NEGATIVE, BAD_NAME_EMPTY, BAD_NAME_SPACE,
+    BAD_NAME_LONG, BAD_LABEL, BAD_LABELS_MANY, BAD_SERVICE_STATE, BAD_SUMMARY_LONG,
+    BAD_WHY_NUL, BAD_SERVICE_SHORT, BAD_REPLICA_SERVICE, BAD_WORKER, BAD_REPLICA_STATE,
+    BAD_REPLICA_SHORT, BAD_SLOT_BIG, BAD_KIND, BAD_FROM, BAD_TO, BAD_CHANGE_SHORT,
+    BAD_CHANGE_WHY_LONG, BAD_DEEP, EXTRA_ELEMENTS
+} s_bad_t;
+
+//  Pack raw statistics with what bad says wrong
+static void
+s_raw_stats (testcodec_raw_t *raw, s_bad_t bad)
+{
+    char long_why [DROVER_REASON_MAX + 2];
+    memset (long_why, 'y', sizeof long_why);
+    bool extra = bad == EXTRA_ELEMENTS;
+    msgpack_pack_array (&raw->pk, bad == BAD_STATS_SHORT? 18: extra? 21: 19);
+    msgpack_pack_uint64 (&raw->pk, 5);
+    msgpack_pack_uint64 (&raw->pk, 1795498700000ull);
+    msgpack_pack_uint32 (&raw->pk, 12);
+    msgpack_pack_uint8 (&raw->pk, bad == BAD_COMPLETE? 2: 0);
+    if (bad == BAD_STATS_WHY_LONG)
+        testcodec_raw_str (raw, long_why, DROVER_REASON_MAX + 1);
+    else
+        testcodec_raw_str (raw, "incomplete: w3 did not answer", 29);
+    for (int index = 0; index < 13; index++)
+        if (bad == BAD_COUNT_BIG && index == 5)
+            msgpack_pack_uint64 (&raw->pk, 1ull << 32);
+        else
+            msgpack_pack_uint32 (&raw->pk, (uint32_t) index);
+    if (bad != BAD_STATS_SHORT) {
+        int buckets = bad == BAD_BUCKETS_FEW? 7: bad == BAD_BUCKETS_MANY? 9: 8;
+        msgpack_pack_array (&raw->pk, buckets);
+        for (int bucket = 0; bucket < buckets; bucket++)
+            if (bad == BAD_BUCKET_NEGATIVE && bucket == 3)
+                msgpack_pack_int (&raw->pk, -1);
+            else
+                msgpack_pack_uint32 (&raw->pk, (uint32_t) bucket);
+    }
+    if (extra) {                                //  a later version's: skipped
+        msgpack_pack_map (&raw->pk, 1);
+        testcodec_raw_str (raw, "k", 1);
+        msgpack_pack_array (&raw->pk, 0);
+        msgpack_pack_nil (&raw->pk);
+    }
+}
+
+//  Pack a raw service row with what bad says wrong
+static void
+s_raw_service (testcodec_raw_t *raw, s_bad_t bad)
+{
+    char long_id [DROVER_ID_MAX + 2], long_summary [DROVER_SUMMARY_MAX + 2];
+    memset (long_id, 'x', sizeof long_id);
+    memset (long_summary, 's', sizeof long_summary);
+    bool extra = bad == EXTRA_ELEMENTS || bad == BAD_DEEP;
+    msgpack_pack_array (&raw->pk, bad == BAD_SERVICE_SHORT? 12: extra? 14: 13);
+    if (bad == BAD_NAME_EMPTY)
+        testcodec_raw_str (raw, "", 0);
+    else
+    if (bad == BAD_NAME_SPACE)
+        testcodec_raw_str (raw, "w eb", 4);
+    else
+    if (bad == BAD_NAME_LONG)
+        testcodec_raw_str (raw, long_id, DROVER_ID_MAX + 1);
+    else
+        testcodec_raw_str (raw, "web", 3);
+    msgpack_pack_uint32 (&raw->pk, 4);
+    msgpack_pack_uint32 (&raw->pk, 2);
+    msgpack_pack_uint64 (&raw->pk, 1ull << 30);
+    int labels = bad == BAD_LABELS_MANY? DROVER_LABELS_MAX + 1: 2;
+    msgpack_pack_array (&raw->pk, labels);
+    for (int index = 0; index < labels; index++)
+        if (bad == BAD_LABEL && index == 1)
+            testcodec_raw_str (raw, "=nokey", 6);
+        else
+            testcodec_raw_str (raw, "zone=a", 6);
+    msgpack_pack_uint32 (&raw->pk, 1000);
+    msgpack_pack_uint32 (&raw->pk, 3);
+    msgpack_pack_uint32 (&raw->pk, 1);
+    msgpack_pack_uint32 (&raw->pk, 9);
+    msgpack_pack_uint8 (&raw->pk, bad == BAD_SERVICE_STATE? DROVER_SERVICE_STATE_MAX + 1: 1);
+    msgpack_pack_uint64 (&raw->pk, 1795498600000ull);
+    if (bad == BAD_SUMMARY_LONG)
+        testcodec_raw_str (raw, long_summary, DROVER_SUMMARY_MAX + 1);
+    else
+        testcodec_raw_str (raw, "sleep 3600", 10);
+    if (bad == BAD_WHY_NUL)
+        testcodec_raw_str (raw, "a\0b", 3);
+    else
+    if (bad != BAD_SERVICE_SHORT)
+        testcodec_raw_str (raw, "slot 3: no worker has room", 26);
+    if (bad == BAD_DEEP) {                      //  depth 5: message, services, row, [[ ]]
+        msgpack_pack_array (&raw->pk, 1);
+        msgpack_pack_array (&raw->pk, 0);
+    }
+    else
+    if (extra)
+        msgpack_pack_array (&raw->pk, 0);       //  a later version's: skipped
+}
+
+//  Pack a raw replica row with what bad says wrong
+static void
+s_raw_replica (testcodec_raw_t *raw, s_bad_t bad)
+{
+    bool extra = bad == EXTRA_ELEMENTS;
+    msgpack_pack_array (&raw->pk, bad == BAD_REPLICA_SHORT? 8: extra? 10: 9);
+    if (bad == BAD_REPLICA_SERVICE)
+        testcodec_raw_str (raw, "", 0);
+    else
+        testcodec_raw_str (raw, "web", 3);
+    if (bad == BAD_SLOT_BIG)
+        msgpack_pack_uint64 (&raw->pk, 1ull << 32);
+    else
+        msgpack_pack_uint32 (&raw->pk, 3);
+    msgpack_pack_uint64 (&raw->pk, 1ull << 40);
+    msgpack_pack_uint32 (&raw->pk, 2);
+    testcodec_raw_str (raw, bad == BAD_WORKER? "w\x7f": "w1", 2);
+    msgpack_pack_uint8 (&raw->pk, bad == BAD_REPLICA_STATE? DROVER_REPLICA_STATE_MAX + 1: 1);
+    msgpack_pack_uint64 (&raw->pk, 1795498600000ull);
+    msgpack_pack_uint32 (&raw->pk, 4);
+    if (bad != BAD_REPLICA_SHORT)
+        testcodec_raw_str (raw, "exited 1", 8);
+    if (extra)
+        msgpack_pack_nil (&raw->pk);            //  a later version's: skipped
+}
+
+//  Pack a raw change with what bad says wrong
+static void
+s_raw_change (testcodec_raw_t *raw, s_bad_t bad)
+{
+    char long_why [DROVER_REASON_MAX + 2];
+    memset (long_why, 'y', sizeof long_why);
+    bool extra = bad == EXTRA_ELEMENTS;
+    msgpack_pack_array (&raw->pk, bad == BAD_CHANGE_SHORT? 6: extra? 8: 7);
+    msgpack_pack_uint8 (&raw->pk, bad == BAD_KIND? DROVER_CHANGE_KIND_MAX + 1: DROVER_CHANGE_MOVE);
+    testcodec_raw_str (raw, "web", 3);
+    msgpack_pack_uint32 (&raw->pk, 1);
+    msgpack_pack_uint64 (&raw->pk, 99);
+    testcodec_raw_str (raw, bad == BAD_FROM? "w 2": "w2", bad == BAD_FROM? 3: 2);
+    testcodec_raw_str (raw, bad == BAD_TO? "w\t3": "w3", bad == BAD_TO? 3: 2);
+    if (bad == BAD_CHANGE_WHY_LONG)
+        testcodec_raw_str (raw, long_why, DROVER_REASON_MAX + 1);
+    else
+    if (bad != BAD_CHANGE_SHORT)
+        testcodec_raw_str (raw, "worker draining", 15);
+    if (extra)
+        msgpack_pack_uint64 (&raw->pk, UINT64_MAX);     //  a later version's: skipped
+}
+
+//  Pack a raw SERVICE TABLE of one service and one replica with what bad
+//  says wrong
+static void
+s_raw_table (testcodec_raw_t *raw, s_bad_t bad)
+{
+    s_raw_begin (raw, DROVER_MSG_SERVICE_TABLE, 3);
+    s_raw_stats (raw, bad);
+    msgpack_pack_array (&raw->pk, 1);
+    s_raw_service (raw, bad);
+    msgpack_pack_array (&raw->pk, 1);
+    s_raw_replica (raw, bad);
+}
+
+//  Pack a raw PLAN RESULT of one change with what bad says wrong
+static void
+s_raw_result (testcodec_raw_t *raw, s_bad_t bad)
+{
+    s_raw_begin (raw, DROVER_MSG_PLAN_RESULT, 3);
+    s_raw_stats (raw, BAD_NONE);
+    s_raw_stats (raw, bad);
+    msgpack_pack_array (&raw->pk, 1);
+    s_raw_change (raw, bad);
+}
+
+//  Pack a raw TASK SUBMIT's first 11 fields (up to its body)
+static void
+s_raw_submit (testcodec_raw_t *raw, size_t nfields)
+{
+    s_raw_begin (raw, DROVER_MSG_TASK_SUBMIT, nfields);
+    msgpack_pack_int (&raw->pk, 0);
+    msgpack_pack_uint32 (&raw->pk, 1);
+    msgpack_pack_uint64 (&raw->pk, 0);
+    msgpack_pack_array (&raw->pk, 0);
+    msgpack_pack_uint32 (&raw->pk, 0);
+    msgpack_pack_uint32 (&raw->pk, 0);
+    msgpack_pack_uint32 (&raw->pk, 0);
+    msgpack_pack_bin_with_body (&raw->pk, "\x94\x91\xa4true\x90\xc0\xc0", 10);
+}
+
+//  ---------------------------------------------------------------------
+
+//  SERVICE TABLE and PLAN RESULT round-trip at their limits: 10000 rows
+//  of each kind, names of 64 bytes, whys of 256, summaries of 80, 16
+//  labels, the largest numbers
+static void
+test_tables_roundtrip_at_limits (void **state)
+{
+    drover_msg_t *msg = s_table (DROVER_ROWS_MAX, DROVER_ROWS_MAX);
+    memset (msg->stats_now.why, 'w', DROVER_REASON_MAX);
+    msg->stats_now.term = msg->stats_now.at = UINT64_MAX;
+    msg->stats_now.moved = UINT32_MAX;
+    msg->stats_now.restarts [DROVER_HISTOGRAM_BUCKETS - 1] = UINT32_MAX;
+    drover_service_row_t *row = &msg->service_rows [DROVER_ROWS_MAX - 1];
+    memset (row->name, '~', DROVER_ID_MAX);
+    memset (row->summary, 's', DROVER_SUMMARY_MAX);
+    memset (row->why, 'y', DROVER_REASON_MAX);
+    for (int index = 0; index < DROVER_LABELS_MAX; index++)
+        row->labels [index] = zsys_sprintf ("k%d=%0120d", index, index);
+    row->nlabels = DROVER_LABELS_MAX;
+    row->replicas = row->procs = row->restarts = row->restart_delay = UINT32_MAX;
+    row->mem = row->created = UINT64_MAX;
+    drover_replica_row_t *replica = &msg->replica_rows [DROVER_ROWS_MAX - 1];
+    memset (replica->service, '!', DROVER_ID_MAX);
+    memset (replica->worker, 'w', DROVER_ID_MAX);
+    memset (replica->why, 'r', DROVER_REASON_MAX);
+    replica->task = replica->since = UINT64_MAX;
+    replica->slot = replica->attempt = replica->restarts = UINT32_MAX;
+    drover_msg_t *copy = s_roundtrip (msg);
+    assert_int_equal (copy->nservices, DROVER_ROWS_MAX);
+    assert_int_equal (copy->nreplicas, DROVER_ROWS_MAX);
+    s_assert_stats (&copy->stats_now, &msg->stats_now);
+    for (uint32_t index = 0; index < DROVER_ROWS_MAX; index++) {
+        const drover_service_row_t *x = &msg->service_rows [index], *y = &copy->service_rows [index];
+        assert_string_equal (x->name, y->name);
+        assert_int_equal (x->replicas, y->replicas);
+        assert_int_equal (x->procs, y->procs);
+        assert_true (x->mem == y->mem && x->created == y->created);
+        assert_int_equal (x->nlabels, y->nlabels);
+        for (uint32_t label = 0; label < x->nlabels; label++)
+            assert_string_equal (x->labels [label], y->labels [label]);
+        assert_int_equal (x->restart_delay, y->restart_delay);
+        assert_int_equal (x->running, y->running);
+        assert_int_equal (x->restarts, y->restarts);
+        assert_int_equal (x->state, y->state);
+        assert_string_equal (x->summary, y->summary);
+        assert_string_equal (x->why, y->why);
+        const drover_replica_row_t *a = &msg->replica_rows [index], *b = &copy->replica_rows [index];
+        assert_string_equal (a->service, b->service);
+        assert_int_equal (a->slot, b->slot);
+        assert_true (a->task == b->task && a->since == b->since);
+        assert_int_equal (a->attempt, b->attempt);
+        assert_string_equal (a->worker, b->worker);
+        assert_int_equal (a->state, b->state);
+        assert_int_equal (a->restarts, b->restarts);
+        assert_string_equal (a->why, b->why);
+    }
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+
+    //  An empty table: the statistics of no term yet
+    msg = drover_msg_new (DROVER_MSG_SERVICE_TABLE);
+    copy = s_roundtrip (msg);
+    assert_int_equal (copy->nservices, 0);
+    assert_null (copy->service_rows);
+    assert_null (copy->replica_rows);
+    assert_true (copy->stats_now.term == 0);
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+
+    msg = s_result (DROVER_ROWS_MAX);
+    drover_planchange_t *change = &msg->changes [DROVER_ROWS_MAX - 1];
+    memset (change->service, 's', DROVER_ID_MAX);
+    memset (change->from, 'f', DROVER_ID_MAX);
+    memset (change->to, 't', DROVER_ID_MAX);
+    memset (change->why, 'y', DROVER_REASON_MAX);
+    change->task = UINT64_MAX;
+    change->slot = UINT32_MAX;
+    msg->changes [0].service [0] = msg->changes [0].from [0] = msg->changes [0].to [0] = 0;
+    copy = s_roundtrip (msg);
+    assert_int_equal (copy->nchanges, DROVER_ROWS_MAX);
+    s_assert_stats (&copy->stats_now, &msg->stats_now);
+    s_assert_stats (&copy->stats_after, &msg->stats_after);
+    for (uint32_t index = 0; index < DROVER_ROWS_MAX; index++) {
+        const drover_planchange_t *x = &msg->changes [index], *y = &copy->changes [index];
+        assert_int_equal (x->kind, y->kind);
+        assert_string_equal (x->service, y->service);
+        assert_int_equal (x->slot, y->slot);
+        assert_true (x->task == y->task);
+        assert_string_equal (x->from, y->from);
+        assert_string_equal (x->to, y->to);
+        assert_string_equal (x->why, y->why);
+    }
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+}
+
+//  The requests round-trip: WORKER GATHER (the seq alone), WORKER RUNS
+//  with 4096 attempts, SERVICE ADMIN and PLAN with every action, SERVICE
+//  LIST of one and of all
+static void
+test_requests_roundtrip (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_GATHER);
+    msg->seq = UINT32_MAX;
+    drover_msg_t *copy = s_roundtrip (msg);
+    assert_int_equal (copy->id, DROVER_MSG_WORKER_GATHER);
+    assert_int_equal (copy->seq, UINT32_MAX);
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_WORKER_RUNS);
+    msg->seq = 12;
+    memset (msg->worker, 'w', DROVER_ID_MAX);
+    msg->nrunning = DROVER_RUNNING_MAX;
+    msg->running = (drover_taskref_t *) zmalloc (DROVER_RUNNING_MAX * sizeof (drover_taskref_t));
+    for (uint32_t index = 0; index < DROVER_RUNNING_MAX; index++)
+        msg->running [index] = (drover_taskref_t) { UINT64_MAX - index, index + 1 };
+    copy = s_roundtrip (msg);
+    assert_int_equal (copy->seq, 12);
+    assert_string_equal (copy->worker, msg->worker);
+    assert_int_equal (copy->nrunning, DROVER_RUNNING_MAX);
+    for (uint32_t index = 0; index < DROVER_RUNNING_MAX; index++) {
+        assert_true (copy->running [index].task == msg->running [index].task);
+        assert_int_equal (copy->running [index].attempt, msg->running [index].attempt);
+    }
+    drover_msg_destroy (&copy);
+    msg->nrunning = 0;
+    copy = s_roundtrip (msg);               //  and none is fine
+    assert_int_equal (copy->nrunning, 0);
+    assert_null (copy->running);
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+
+    for (int action = 0; action <= DROVER_SERVICE_ACTION_MAX; action++) {
+        msg = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
+        msg->action = (uint8_t) action;
+        memset (msg->service, 'n', DROVER_ID_MAX);
+        msg->count = UINT32_MAX;
+        msg->procs = 3;
+        msg->mem = UINT64_MAX;
+        msg->delay = 60000;
+        for (int index = 0; index < DROVER_LABELS_MAX; index++) {
+            char label [16];
+            snprintf (label, sizeof label, "k%d=v", index);
+            assert_int_equal (drover_msg_add_label (msg, label), 0);
+        }
+        if (action == DROVER_SERVICE_CREATE)
+            drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+        copy = s_roundtrip (msg);
+        assert_int_equal (copy->action, action);
+        assert_string_equal (copy->service, msg->service);
+        assert_int_equal (copy->count, UINT32_MAX);
+        assert_int_equal (copy->procs, 3);
+        assert_true (copy->mem == UINT64_MAX);
+        assert_int_equal (copy->delay, 60000);
+        assert_int_equal (copy->nlabels, DROVER_LABELS_MAX);
+        assert_string_equal (copy->labels [15], "k15=v");
+        assert_int_equal (copy->body_size, action == DROVER_SERVICE_CREATE? 10: 0);
+        drover_msg_destroy (&copy);
+        drover_msg_destroy (&msg);
+    }
+
+    const char *names [] = { "web", "" };
+    for (int index = 0; index < 2; index++) {
+        msg = drover_msg_new (DROVER_MSG_SERVICE_LIST);
+        strcpy (msg->service, names [index]);
+        copy = s_roundtrip (msg);
+        assert_string_equal (copy->service, names [index]);
+        drover_msg_destroy (&copy);
+        drover_msg_destroy (&msg);
+    }
+
+    //  PLAN: a drain's and a hold's target is the worker, a scale's the
+    //  service, a term's nothing at all
+    for (int action = 0; action <= DROVER_PLAN_ACTION_MAX; action++) {
+        msg = drover_msg_new (DROVER_MSG_PLAN);
+        msg->action = (uint8_t) action;
+        if (action == DROVER_PLAN_SCALE) {
+            strcpy (msg->service, "web");
+            msg->count = 7;
+        }
+        else
+        if (action != DROVER_PLAN_TERM)
+            strcpy (msg->worker, "w2");
+        copy = s_roundtrip (msg);
+        assert_int_equal (copy->action, action);
+        assert_string_equal (copy->service, action == DROVER_PLAN_SCALE? "web": "");
+        assert_string_equal (copy->worker,
+                             action == DROVER_PLAN_SCALE || action == DROVER_PLAN_TERM? "": "w2");
+        assert_int_equal (copy->count, action == DROVER_PLAN_SCALE? 7: 0);
+        drover_msg_destroy (&copy);
+        drover_msg_destroy (&msg);
+    }
+}
+
+//  TASK SUBMIT's fields 13..15 are optional: a SUBMIT with none is the
+//  9-field one older brokers know; with an affinity and no key, the key
+//  goes as nil; a replica's SUBMIT of slot 0 leaves the slot out
+static void
+test_submit_optional_fields (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    msg->seq = 2;
+    msg->procs = 1;
+    drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_int_equal (zframe_data (frame) [0], 0x90 + 12);     //  header + 8 fields
+    zframe_destroy (&frame);
+
+    //  Affinity, no key: [..., body, nil, "tenant-7"]
+    assert_int_equal (drover_client_submit_set_affinity (msg, "tenant-7"), 0);
+    frame = drover_msg_encode (msg);
+    byte *data = zframe_data (frame);
+    size_t size = zframe_size (frame);
+    assert_int_equal (data [0], 0x90 + 14);
+    const byte tail [] = { 0xc0, 0xa8, 't', 'e', 'n', 'a', 'n', 't', '-', '7' };
+    assert_memory_equal (data + size - sizeof tail, tail, sizeof tail);
+    zframe_destroy (&frame);
+    drover_msg_t *copy = s_roundtrip (msg);
+    assert_null (copy->key);
+    assert_string_equal (copy->affinity, "tenant-7");
+    assert_string_equal (copy->service, "");
+    drover_msg_destroy (&copy);
+
+    //  A replica of slot 0: key and affinity nil, the service, no slot
+    assert_int_equal (drover_client_submit_set_affinity (msg, NULL), 0);
+    assert_null (msg->affinity);
+    strcpy (msg->service, "web");
+    frame = drover_msg_encode (msg);
+    assert_int_equal (zframe_data (frame) [0], 0x90 + 15);
+    zframe_destroy (&frame);
+    copy = s_roundtrip (msg);
+    assert_null (copy->key);
+    assert_null (copy->affinity);
+    assert_string_equal (copy->service, "web");
+    assert_int_equal (copy->slot, 0);
+    drover_msg_destroy (&copy);
+    msg->slot = 9;
+    msg->key = strdup ("k");
+    copy = s_roundtrip (msg);
+    assert_string_equal (copy->key, "k");
+    assert_int_equal (copy->slot, 9);
+    drover_msg_destroy (&copy);
+
+    //  Bad affinity keys are refused by the setter and by the encoder
+    char long_key [DROVER_KEY_MAX + 2];
+    memset (long_key, 'a', sizeof long_key);
+    long_key [DROVER_KEY_MAX + 1] = 0;
+    assert_int_equal (drover_client_submit_set_affinity (msg, long_key), -1);
+    assert_int_equal (drover_client_submit_set_affinity (msg, ""), -1);
+    assert_int_equal (drover_client_submit_set_affinity (msg, "tab\there"), -1);
+    long_key [DROVER_KEY_MAX] = 0;
+    assert_int_equal (drover_client_submit_set_affinity (msg, long_key), 0);
+    copy = s_roundtrip (msg);
+    assert_string_equal (copy->affinity, long_key);
+    drover_msg_destroy (&copy);
+    free (msg->affinity);
+    msg->affinity = strdup ("caf\xc3\xa9");
+    s_assert_not_encoded (msg, "an affinity of UTF-8");
+    free (msg->affinity);
+    msg->affinity = strdup ("ok");
+    strcpy (msg->service, "w b");
+    s_assert_not_encoded (msg, "a service with a space");
+    drover_msg_destroy (&msg);
+
+    //  What a peer sends: nil key and affinity before a service; a slot
+    //  alone; an affinity that is no key, a number, too long; a slot past
+    //  uint32; one field too many
+    testcodec_raw_t raw;
+    s_raw_submit (&raw, 12);
+    msgpack_pack_nil (&raw.pk);
+    msgpack_pack_nil (&raw.pk);
+    testcodec_raw_str (&raw, "web", 3);
+    msgpack_pack_uint32 (&raw.pk, 2);
+    msg = s_raw_accepted (&raw);
+    assert_null (msg->key);
+    assert_null (msg->affinity);
+    assert_string_equal (msg->service, "web");
+    assert_int_equal (msg->slot, 2);
+    drover_msg_destroy (&msg);
+    s_raw_submit (&raw, 10);
+    testcodec_raw_str (&raw, "key", 3);
+    testcodec_raw_str (&raw, "aff", 3);
+    msg = s_raw_accepted (&raw);
+    assert_string_equal (msg->key, "key");
+    assert_string_equal (msg->affinity, "aff");
+    drover_msg_destroy (&msg);
+    s_raw_submit (&raw, 10);
+    msgpack_pack_nil (&raw.pk);
+    testcodec_raw_str (&raw, "", 0);
+    s_assert_raw_refused (&raw, "affinity: out of range");
+    s_raw_submit (&raw, 10);
+    msgpack_pack_nil (&raw.pk);
+    testcodec_raw_str (&raw, "a\x01", 2);
+    s_assert_raw_refused (&raw, "affinity: not 1..128 bytes of printable ASCII");
+    s_raw_submit (&raw, 10);
+    msgpack_pack_nil (&raw.pk);
+    msgpack_pack_uint8 (&raw.pk, 7);
+    s_assert_raw_refused (&raw, "affinity: wrong type");
+    s_raw_submit (&raw, 10);
+    msgpack_pack_nil (&raw.pk);
+    testcodec_raw_str (&raw, long_key, DROVER_KEY_MAX + 1);
+    s_assert_raw_refused (&raw, "affinity: out of range");
+    s_raw_submit (&raw, 12);
+    msgpack_pack_nil (&raw.pk);
+    msgpack_pack_nil (&raw.pk);
+    testcodec_raw_str (&raw, "we b", 4);
+    msgpack_pack_uint32 (&raw.pk, 2);
+    s_assert_raw_refused (&raw, "service: not a valid service name");
+    s_raw_submit (&raw, 12);
+    msgpack_pack_nil (&raw.pk);
+    msgpack_pack_nil (&raw.pk);
+    testcodec_raw_str (&raw, "web", 3);
+    msgpack_pack_int64 (&raw.pk, -1);
+    s_assert_raw_refused (&raw, "slot: out of range");
+    s_raw_submit (&raw, 13);
+    for (int index = 0; index < 5; index++)
+        msgpack_pack_nil (&raw.pk);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+}
+
+//  The wire layout of the new messages is what PROTOCOL.md §7.32-7.38
+//  shows, byte for byte
+static void
+test_wire_layout_is_pinned (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_GATHER);
+    msg->seq = 17;
+    const byte gather [] = { 0x94, 0xa3, 'D', 'R', 'V', 0x01, 0x1f, 0x11 };
+    s_assert_bytes (msg, gather, sizeof gather);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_WORKER_RUNS);
+    msg->seq = 17;
+    strcpy (msg->worker, "w1");
+    msg->nrunning = 1;
+    msg->running = (drover_taskref_t *) zmalloc (sizeof (drover_taskref_t));
+    msg->running [0] = (drover_taskref_t) { 42, 1 };
+    const byte runs [] = { 0x96, 0xa3, 'D', 'R', 'V', 0x01, 0x20, 0x11,
+                           0xa2, 'w', '1', 0x91, 0x92, 0x2a, 0x01 };
+    s_assert_bytes (msg, runs, sizeof runs);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
+    msg->seq = 4;
+    msg->action = DROVER_SERVICE_SCALE;
+    strcpy (msg->service, "web");
+    msg->count = 6;
+    const byte scale [] = { 0x9c, 0xa3, 'D', 'R', 'V', 0x01, 0x21, 0x04,
+                            0x01, 0xa3, 'w', 'e', 'b', 0x06, 0x00, 0x00, 0x90, 0x00,
+                            0xc4, 0x00 };
+    s_assert_bytes (msg, scale, sizeof scale);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_PLAN);
+    msg->seq = 5;
+    msg->action = DROVER_PLAN_DRAIN;
+    strcpy (msg->worker, "w2");
+    const byte plan [] = { 0x97, 0xa3, 'D', 'R', 'V', 0x01, 0x24, 0x05,
+                           0x00, 0xa2, 'w', '2', 0x00 };
+    s_assert_bytes (msg, plan, sizeof plan);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_SERVICE_LIST);
+    msg->seq = 6;
+    const byte list [] = { 0x95, 0xa3, 'D', 'R', 'V', 0x01, 0x22, 0x06, 0xa0 };
+    s_assert_bytes (msg, list, sizeof list);
+    drover_msg_destroy (&msg);
+
+    //  A PLAN RESULT of no term yet and one change
+    msg = drover_msg_new (DROVER_MSG_PLAN_RESULT);
+    msg->seq = 5;
+    msg->nchanges = 1;
+    msg->changes = (drover_planchange_t *) zmalloc (sizeof (drover_planchange_t));
+    msg->changes [0] = (drover_planchange_t) { .kind = DROVER_CHANGE_FINISH, .task = 7,
+                                               .from = "w2" };
+    byte result [8 + 2 * 30 + 10] = { 0x97, 0xa3, 'D', 'R', 'V', 0x01, 0x25, 0x05 };
+    const byte stats [30] = { 0xdc, 0x00, 0x13, 0, 0, 0, 0, 0xa0, 0, 0, 0, 0, 0, 0, 0,
+                              0, 0, 0, 0, 0, 0, 0x98, 0, 0, 0, 0, 0, 0, 0, 0 };
+    memcpy (result + 8, stats, 30);
+    memcpy (result + 38, stats, 30);
+    const byte change [10] = { 0x91, 0x97, 0x03, 0xa0, 0x00, 0x07, 0xa2, 'w', '2', 0xa0 };
+    memcpy (result + 68, change, 10);
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_int_equal (zframe_size (frame), sizeof result + 1);     //  and the why, ""
+    assert_memory_equal (zframe_data (frame), result, sizeof result);
+    assert_int_equal (zframe_data (frame) [sizeof result], 0xa0);
+    zframe_destroy (&frame);
+    drover_msg_destroy (&msg);
+}
+
+//  A message past a limit is not encoded: more rows than DROVER_ROWS_MAX,
+//  states, kinds, actions out of range, bad ids and labels, texts without
+//  their NUL, complete past 1, a request without its service
+static void
+test_past_limits_are_not_encoded (void **state)
+{
+    drover_msg_t *msg = s_table (DROVER_ROWS_MAX + 1, 0);
+    s_assert_not_encoded (msg, "10001 services");
+    drover_msg_destroy (&msg);
+    msg = s_table (0, DROVER_ROWS_MAX + 1);
+    s_assert_not_encoded (msg, "10001 replicas");
+    drover_msg_destroy (&msg);
+    msg = s_result (DROVER_ROWS_MAX + 1);
+    s_assert_not_encoded (msg, "10001 changes");
+    drover_msg_destroy (&msg);
+
+    msg = s_table (1, 1);
+    msg->stats_now.complete = 2;
+    s_assert_not_encoded (msg, "complete 2");
+    msg->stats_now.complete = 1;
+    memset (msg->stats_now.why, 'w', sizeof msg->stats_now.why);
+    s_assert_not_encoded (msg, "a stats why of 257 bytes");
+    msg->stats_now.why [0] = 0;
+    drover_service_row_t *row = &msg->service_rows [0];
+    row->state = DROVER_SERVICE_STATE_MAX + 1;
+    s_assert_not_encoded (msg, "service state 5");
+    row->state = 0;
+    row->name [0] = 0;
+    s_assert_not_encoded (msg, "a service without a name");
+    strcpy (row->name, "a b");
+    s_assert_not_encoded (msg, "a service name with a space");
+    strcpy (row->name, "ok");
+    row->labels [0] = strdup ("novalue");
+    row->nlabels = 1;
+    s_assert_not_encoded (msg, "a label without =");
+    row->nlabels = DROVER_LABELS_MAX + 1;
+    s_assert_not_encoded (msg, "17 labels");
+    row->nlabels = 0;
+    memset (row->summary, 's', sizeof row->summary);
+    s_assert_not_encoded (msg, "a summary of 81 bytes");
+    row->summary [0] = 0;
+    memset (row->why, 'y', sizeof row->why);
+    s_assert_not_encoded (msg, "a row why of 257 bytes");
+    row->why [0] = 0;
+    drover_replica_row_t *replica = &msg->replica_rows [0];
+    replica->state = DROVER_REPLICA_STATE_MAX + 1;
+    s_assert_not_encoded (msg, "replica state 4");
+    replica->state = 0;
+    replica->service [0] = 0;
+    s_assert_not_encoded (msg, "a replica without its service");
+    strcpy (replica->service, "ok");
+    strcpy (replica->worker, "w\x80");
+    s_assert_not_encoded (msg, "a worker of a byte past ASCII");
+    replica->worker [0] = 0;
+    memset (replica->why, 'y', sizeof replica->why);
+    s_assert_not_encoded (msg, "a replica why of 257 bytes");
+    replica->why [0] = 0;
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);                //  and put right, it goes
+    zframe_destroy (&frame);
+    drover_msg_destroy (&msg);
+
+    msg = s_result (1);
+    msg->changes [0].kind = DROVER_CHANGE_KIND_MAX + 1;
+    s_assert_not_encoded (msg, "kind 5");
+    msg->changes [0].kind = 0;
+    strcpy (msg->changes [0].to, "w 1");
+    s_assert_not_encoded (msg, "a to with a space");
+    strcpy (msg->changes [0].to, "");
+    memset (msg->changes [0].from, 'f', sizeof msg->changes [0].from);
+    s_assert_not_encoded (msg, "a from of 65 bytes");
+    msg->changes [0].from [0] = 0;
+    msg->stats_after.complete = 9;
+    s_assert_not_encoded (msg, "after's complete 9");
+    msg->stats_after.complete = 0;
+    frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    zframe_destroy (&frame);
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
+    strcpy (msg->service, "web");
+    msg->action = DROVER_SERVICE_ACTION_MAX + 1;
+    s_assert_not_encoded (msg, "service action 3");
+    msg->action = DROVER_SERVICE_DELETE;
+    msg->service [0] = 0;
+    s_assert_not_encoded (msg, "no service");
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_PLAN);
+    msg->action = DROVER_PLAN_ACTION_MAX + 1;
+    s_assert_not_encoded (msg, "plan action 4");
+    msg->action = DROVER_PLAN_HOLD;
+    strcpy (msg->worker, "a b");
+    s_assert_not_encoded (msg, "a target with a space");
+    drover_msg_destroy (&msg);
+
+    msg = drover_msg_new (DROVER_MSG_WORKER_RUNS);
+    s_assert_not_encoded (msg, "no worker");
+    strcpy (msg->worker, "w1");
+    msg->nrunning = DROVER_RUNNING_MAX + 1;
+    msg->running = (drover_taskref_t *) zmalloc (msg->nrunning * sizeof (drover_taskref_t));
+    s_assert_not_encoded (msg, "4097 attempts");
+    drover_msg_destroy (&msg);
+}
+
+//  What a hostile peer sends for a table or a plan's result is refused,
+//  naming what is wrong, with nothing allocated past a bound of the
+//  message's size
+static void
+test_hostile_tables_are_refused (void **state)
+{
+    static const struct {
+        s_bad_t bad;
+        const char *error;
+    } table_cases [] = {
+        { BAD_STATS_SHORT,      "stats: out of range" },
+        { BAD_COMPLETE,         "complete: out of range" },
+        { BAD_STATS_WHY_LONG,   "stats why: out of range" },
+        { BAD_COUNT_BIG,        "ok: out of range" },
+        { BAD_BUCKETS_FEW,      "restarts histogram: out of range" },
+        { BAD_BUCKETS_MANY,     "restarts histogram: out of range" },
+        { BAD_BUCKET_NEGATIVE,  "restarts histogram: out of range" },
+        { BAD_NAME_EMPTY,       "name: out of range" },
+        { BAD_NAME_SPACE,       "name: not a valid service name" },
+        { BAD_NAME_LONG,        "name: out of range" },
+        { BAD_LABEL,            "labels: not key=value" },
+        { BAD_LABELS_MANY,      "labels: out of range" },
+        { BAD_SERVICE_STATE,    "service state: out of range" },
+        { BAD_SUMMARY_LONG,     "summary: out of range" },
+        { BAD_WHY_NUL,          "why: contains NUL" },
+        { BAD_SERVICE_SHORT,    "service row: out of range" },
+        { BAD_REPLICA_SERVICE,  "service: out of range" },
+        { BAD_WORKER,           "worker: not a valid worker id" },
+        { BAD_REPLICA_STATE,    "replica state: out of range" },
+        { BAD_REPLICA_SHORT,    "replica row: out of range" },
+        { BAD_SLOT_BIG,         "slot: out of range" },
+        { BAD_DEEP,             "nesting deeper than the limit" },
+    };
+    testcodec_raw_t raw;
+    for (size_t index = 0; index < sizeof table_cases / sizeof table_cases [0]; index++) {
+        s_raw_table (&raw, table_cases [index].bad);
+        s_assert_raw_refused (&raw, table_cases [index].error);
+    }
+    static const struct {
+        s_bad_t bad;
+        const char *error;
+    } result_cases [] = {
+        { BAD_STATS_SHORT,      "stats: out of range" },
+        { BAD_BUCKETS_MANY,     "restarts histogram: out of range" },
+        { BAD_KIND,             "kind: out of range" },
+        { BAD_FROM,             "from: not a valid worker id" },
+        { BAD_TO,               "to: not a valid worker id" },
+        { BAD_CHANGE_SHORT,     "change: out of range" },
+        { BAD_CHANGE_WHY_LONG,  "why: out of range" },
+    };
+    for (size_t index = 0; index < sizeof result_cases / sizeof result_cases [0]; index++) {
+        s_raw_result (&raw, result_cases [index].bad);
+        s_assert_raw_refused (&raw, result_cases [index].error);
+    }
+
+    //  The same bytes, put right, decode: each case above failed on its one fault
+    s_raw_table (&raw, BAD_NONE);
+    drover_msg_t *msg = s_raw_accepted (&raw);
+    assert_int_equal (msg->nservices, 1);
+    assert_int_equal (msg->nreplicas, 1);
+    assert_string_equal (msg->stats_now.why, "incomplete: w3 did not answer");
+    assert_int_equal (msg->stats_now.moved, 12);
+    assert_int_equal (msg->stats_now.restarts [7], 7);
+    assert_int_equal (msg->service_rows [0].nlabels, 2);
+    assert_string_equal (msg->service_rows [0].why, "slot 3: no worker has room");
+    assert_string_equal (msg->replica_rows [0].why, "exited 1");
+    drover_msg_destroy (&msg);
+    s_raw_result (&raw, BAD_NONE);
+    msg = s_raw_accepted (&raw);
+    assert_int_equal (msg->nchanges, 1);
+    assert_int_equal (msg->changes [0].kind, DROVER_CHANGE_MOVE);
+    assert_string_equal (msg->changes [0].to, "w3");
+    drover_msg_destroy (&msg);
+
+    //  More rows than DROVER_ROWS_MAX (all there), of each kind
+    for (int kind = 0; kind < 3; kind++) {
+        s_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
+        s_raw_stats (&raw, BAD_NONE);
+        if (kind == 1)
+            msgpack_pack_array (&raw.pk, 0);
+        if (kind == 2)
+            s_raw_stats (&raw, BAD_NONE);
+        msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX + 1);
+        for (int index = 0; index < DROVER_ROWS_MAX + 1; index++)
+            if (kind == 0)
+                s_raw_service (&raw, BAD_NONE);
+            else
+            if (kind == 1)
+                s_raw_replica (&raw, BAD_NONE);
+            else
+                s_raw_change (&raw, BAD_NONE);
+        if (kind == 0)
+            msgpack_pack_array (&raw.pk, 0);
+        s_assert_raw_refused (&raw, kind == 0? "services: out of range"
+                                  : kind == 1? "replicas rows: out of range"
+                                  : "changes: out of range");
+    }
+
+    //  10000 rows claimed, nils where they should be: refused unallocated
+    for (int kind = 0; kind < 3; kind++) {
+        s_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
+        s_raw_stats (&raw, BAD_NONE);
+        if (kind == 1)
+            msgpack_pack_array (&raw.pk, 0);
+        if (kind == 2)
+            s_raw_stats (&raw, BAD_NONE);
+        msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX);
+        for (int index = 0; index < DROVER_ROWS_MAX; index++)
+            msgpack_pack_nil (&raw.pk);
+        if (kind == 0)
+            msgpack_pack_array (&raw.pk, 0);
+        s_assert_raw_refused (&raw, "truncated");
+    }
+
+    //  As many smallest rows as the bytes hold, each with a fault at its
+    //  end: allocated at most the bound, then refused
+    s_raw_begin (&raw, DROVER_MSG_PLAN_RESULT, 3);
+    s_raw_stats (&raw, BAD_NONE);
+    s_raw_stats (&raw, BAD_NONE);
+    msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX);
+    for (int index = 0; index < DROVER_ROWS_MAX; index++) {
+        msgpack_pack_array (&raw.pk, 7);
+        for (int element = 0; element < 7; element++)
+            if (element == 0 || element == 2 || element == 3)
+                msgpack_pack_uint8 (&raw.pk, index == DROVER_ROWS_MAX - 1 && element == 0? 9: 0);
+            else
+                testcodec_raw_str (&raw, "", 0);
+    }
+    s_assert_raw_refused (&raw, "kind: out of range");
+
+    //  Statistics that are not a record; rows that are not an array; a
+    //  table without its replicas
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 3);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 0);
+    msgpack_pack_array (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "stats: wrong type");
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 3);
+    s_raw_stats (&raw, BAD_NONE);
+    msgpack_pack_nil (&raw.pk);
+    msgpack_pack_array (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "services: wrong type");
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 2);
+    s_raw_stats (&raw, BAD_NONE);
+    msgpack_pack_array (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+    s_raw_begin (&raw, DROVER_MSG_PLAN_RESULT, 3);
+    s_raw_stats (&raw, BAD_NONE);
+    s_raw_stats (&raw, BAD_NONE);
+    msgpack_pack_map (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "changes: wrong type");
+}
+
+//  What a hostile peer sends for a request is refused, naming what is
+//  wrong
+static void
+test_hostile_requests_are_refused (void **state)
+{
+    testcodec_raw_t raw;
+    //  SERVICE ADMIN: an action past delete, negative, a string; no
+    //  service, one with a space; a label that is no label; a field short
+    const int64_t actions [] = { DROVER_SERVICE_ACTION_MAX + 1, -1, 256 };
+    for (size_t index = 0; index < 4; index++) {
+        s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
+        if (index < 3)
+            msgpack_pack_int64 (&raw.pk, actions [index]);
+        else
+            testcodec_raw_str (&raw, "create", 6);
+        testcodec_raw_str (&raw, "web", 3);
+        for (int field = 0; field < 3; field++)
+            msgpack_pack_uint8 (&raw.pk, 1);
+        msgpack_pack_array (&raw.pk, 0);
+        msgpack_pack_uint8 (&raw.pk, 0);
+        msgpack_pack_bin (&raw.pk, 0);
+        s_assert_raw_refused (&raw, index < 3? "action: out of range": "action: wrong type");
+    }
+    const char *services [] = { "", "w eb" };
+    const char *errors [] = { "service: out of range", "service: not a valid service name" };
+    for (size_t index = 0; index < 2; index++) {
+        s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
+        msgpack_pack_uint8 (&raw.pk, DROVER_SERVICE_DELETE);
+        testcodec_raw_str (&raw, services [index], strlen (services [index]));
+        for (int field = 0; field < 3; field++)
+            msgpack_pack_uint8 (&raw.pk, 1);
+        msgpack_pack_array (&raw.pk, 0);
+        msgpack_pack_uint8 (&raw.pk, 0);
+        msgpack_pack_bin (&raw.pk, 0);
+        s_assert_raw_refused (&raw, errors [index]);
+    }
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
+    msgpack_pack_uint8 (&raw.pk, DROVER_SERVICE_CREATE);
+    testcodec_raw_str (&raw, "web", 3);
+    for (int field = 0; field < 3; field++)
+        msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    testcodec_raw_str (&raw, "k v", 3);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    msgpack_pack_bin (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "labels: not key=value");
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 7);
+    msgpack_pack_uint8 (&raw.pk, DROVER_SERVICE_SCALE);
+    testcodec_raw_str (&raw, "web", 3);
+    for (int field = 0; field < 3; field++)
+        msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 0);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+
+    //  SERVICE LIST: a name with a space, a number, none at all
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 1);
+    testcodec_raw_str (&raw, "w eb", 4);
+    s_assert_raw_refused (&raw, "service: not a valid service name");
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 1);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    s_assert_raw_refused (&raw, "service: wrong type");
+    s_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 0);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+
+    //  PLAN: an action past term; a target with a space; a count past uint32
+    s_raw_begin (&raw, DROVER_MSG_PLAN, 3);
+    msgpack_pack_uint8 (&raw.pk, DROVER_PLAN_ACTION_MAX + 1);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_uint8 (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "action: out of range");
+    for (int action = 0; action <= DROVER_PLAN_ACTION_MAX; action++) {
+        s_raw_begin (&raw, DROVER_MSG_PLAN, 3);
+        msgpack_pack_uint8 (&raw.pk, (uint8_t) action);
+        testcodec_raw_str (&raw, "w 1", 3);
+        msgpack_pack_uint8 (&raw.pk, 0);
+        s_assert_raw_refused (&raw, "target: not a valid worker or service name");
+    }
+    s_raw_begin (&raw, DROVER_MSG_PLAN, 3);
+    msgpack_pack_uint8 (&raw.pk, DROVER_PLAN_SCALE);
+    testcodec_raw_str (&raw, "web", 3);
+    msgpack_pack_uint64 (&raw.pk, 1ull << 32);
+    s_assert_raw_refused (&raw, "count: out of range");
+
+    //  WORKER GATHER with a field; WORKER RUNS without a worker, with 4097
+    //  attempts, with a pair of three, with a count the bytes cannot hold
+    s_raw_begin (&raw, DROVER_MSG_WORKER_GATHER, 1);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    s_assert_raw_refused (&raw, "wrong number of fields");
+    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_raw_str (&raw, "", 0);
+    msgpack_pack_array (&raw.pk, 0);
+    s_assert_raw_refused (&raw, "worker: out of range");
+    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_array (&raw.pk, DROVER_RUNNING_MAX + 1);
+    for (int index = 0; index <= DROVER_RUNNING_MAX; index++) {
+        msgpack_pack_array (&raw.pk, 2);
+        msgpack_pack_uint8 (&raw.pk, 1);
+        msgpack_pack_uint8 (&raw.pk, 1);
+    }
+    s_assert_raw_refused (&raw, "running: out of range");
+    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 3);
+    for (int index = 0; index < 3; index++)
+        msgpack_pack_uint8 (&raw.pk, 1);
+    s_assert_raw_refused (&raw, "running entry: out of range");
+    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_array (&raw.pk, DROVER_RUNNING_MAX);
+    for (int index = 0; index < DROVER_RUNNING_MAX; index++)
+        msgpack_pack_nil (&raw.pk);
+    s_assert_raw_refused (&raw, "truncated");
+}
+
+//  Statistics and rows longer than this version's (a later version's) are
+//  read: the elements known, the rest skipped
+static void
+test_longer_records_are_read (void **state)
+{
+    testcodec_raw_t raw;
+    s_raw_table (&raw, EXTRA_ELEMENTS);
+    drover_msg_t *msg = s_raw_accepted (&raw);
+    assert_true (msg->stats_now.term == 5);
+    assert_int_equal (msg->stats_now.restarts [7], 7);
+    assert_int_equal (msg->nservices, 1);
+    assert_string_equal (msg->service_rows [0].name, "web");
+    assert_string_equal (msg->service_rows [0].why, "slot 3: no worker has room");
+    assert_int_equal (msg->nreplicas, 1);
+    assert_int_equal (msg->replica_rows [0].restarts, 4);
+    assert_string_equal (msg->replica_rows [0].why, "exited 1");
+    drover_msg_destroy (&msg);
+    s_raw_result (&raw, EXTRA_ELEMENTS);
+    msg = s_raw_accepted (&raw);
+    assert_int_equal (msg->nchanges, 1);
+    assert_string_equal (msg->changes [0].why, "worker draining");
+    assert_int_equal (msg->stats_after.complete, 0);
+    drover_msg_destroy (&msg);
+}
+
+//  The names of the services' values, and the new message names
+static void
+test_service_names (void **state)
+{
+    assert_string_equal (drover_msg_name (DROVER_MSG_WORKER_GATHER), "WORKER GATHER");
+    assert_string_equal (drover_msg_name (DROVER_MSG_WORKER_RUNS), "WORKER RUNS");
+    assert_string_equal (drover_msg_name (DROVER_MSG_SERVICE_ADMIN), "SERVICE ADMIN");
+    assert_string_equal (drover_msg_name (DROVER_MSG_SERVICE_LIST), "SERVICE LIST");
+    assert_string_equal (drover_msg_name (DROVER_MSG_SERVICE_TABLE), "SERVICE TABLE");
+    assert_string_equal (drover_msg_name (DROVER_MSG_PLAN), "PLAN");
+    assert_string_equal (drover_msg_name (DROVER_MSG_PLAN_RESULT), "PLAN RESULT");
+    assert_string_equal (drover_msg_name (DROVER_MSG_ID_MAX + 1), "INVALID");
+    assert_string_equal (drover_service_action_name (DROVER_SERVICE_SCALE), "scale");
+    assert_string_equal (drover_service_action_name (3), "invalid");
+    assert_string_equal (drover_plan_action_name (DROVER_PLAN_TERM), "term");
+    assert_string_equal (drover_plan_action_name (-1), "invalid");
+    assert_string_equal (drover_service_state_name (DROVER_SERVICE_CRASHING), "crashing");
+    assert_string_equal (drover_service_state_name (5), "invalid");
+    assert_string_equal (drover_replica_state_name (DROVER_REPLICA_WAITING), "waiting");
+    assert_string_equal (drover_replica_state_name (4), "invalid");
+    assert_string_equal (drover_change_kind_name (DROVER_CHANGE_REQUEUE), "requeue");
+    assert_string_equal (drover_change_kind_name (5), "invalid");
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_tables_roundtrip_at_limits),
+        cmocka_unit_test (test_requests_roundtrip),
+        cmocka_unit_test (test_submit_optional_fields),
+        cmocka_unit_test (test_wire_layout_is_pinned),
+        cmocka_unit_test (test_past_limits_are_not_encoded),
+        cmocka_unit_test (test_hostile_tables_are_refused),
+        cmocka_unit_test (test_hostile_requests_are_refused),
+        cmocka_unit_test (test_longer_records_are_read),
+        cmocka_unit_test (test_service_names),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
