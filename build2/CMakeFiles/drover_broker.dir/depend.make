@@ -1,2 +1,0 @@
-# Empty dependencies file for drover_broker.
-# This may be replaced when dependencies are built.

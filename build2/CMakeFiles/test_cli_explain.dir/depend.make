@@ -1,2 +1,0 @@
-# Empty dependencies file for test_cli_explain.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_cli_show.
-# This may be replaced when dependencies are built.

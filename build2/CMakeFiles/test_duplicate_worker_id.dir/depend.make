@@ -1,2 +1,0 @@
-# Empty dependencies file for test_duplicate_worker_id.
-# This may be replaced when dependencies are built.

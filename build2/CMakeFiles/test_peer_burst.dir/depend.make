@@ -1,2 +1,0 @@
-# Empty dependencies file for test_peer_burst.
-# This may be replaced when dependencies are built.

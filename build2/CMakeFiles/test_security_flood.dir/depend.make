@@ -1,2 +1,0 @@
-# Empty dependencies file for test_security_flood.
-# This may be replaced when dependencies are built.

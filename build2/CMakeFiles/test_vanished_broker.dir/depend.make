@@ -1,2 +1,0 @@
-# Empty dependencies file for test_vanished_broker.
-# This may be replaced when dependencies are built.
