@@ -23,27 +23,36 @@
       keeps it) gets one once its restart backoff is over: on the first
       worker in rendezvous order of the key "SERVICE/SLOT" that takes new
       work, has the service's labels, has room (free procs and memory in
-      the fleet, less what this computation placed already) and holds fewer
-      than the spread cap, ceil(replicas / workers that could hold one), of
-      the service's replicas. None with room: the slot waits (why says so).
+      the fleet, less the starts not reported yet and what this
+      computation placed already) and stays within the even spread: of the
+      workers that could hold one (usable, big enough, labelled), each
+      holds floor (replicas / workers) and at most replicas % workers of
+      them one more. None within the spread: the first with room. None
+      with room: the slot waits (rows say so).
     - A replica on a draining worker moves: started first on its new worker,
       stopped once that one runs. Held, on probation or low on disk: it
-      stays, nothing new goes there.
+      stays, nothing new goes there. A worker out of the fleet: its
+      replicas are started elsewhere (assign ends the old ones).
     - A slot of service beyond its replicas (scaled down, deleted), a second
       replica of one slot (once one runs): stopped.
-    - Spread: a worker holding more than the cap of one service's replicas
-      gives its extras (highest slots first) to workers under the cap, in
-      each slot's rendezvous order: a worker that joins takes only what
-      spread needs.
+    - Spread (terms and plans): from the highest slot down, a running
+      replica moves from a worker holding at least two more of the
+      service's replicas than another that could hold one and has room,
+      to the first such in the slot's rendezvous order: a worker that
+      joins takes only what spread needs.
     - A replica ended: its slot restarts after the service's restart delay,
       doubling with each quick exit in a row (one that ran less than
       stable-after) up to max-restart-delay; crash-warn quick exits in a
-      row make the service CRASHING (reported, still restarted).
+      row make the service CRASHING (reported, still restarted). Ended
+      with its worker lost: restarted at once. Stopped by the reconciler:
+      not restarted.
     - Sanity (keep-balance): in a term whose gather is incomplete (a worker
       did not answer) or whose removals not asked for by a definition
-      (spread, duplicates, replicas their worker no longer runs) would stop
-      more than max-stop-percent of the running replicas, nothing is
-      removed and the statistics say why. Starts still happen.
+      (spread, duplicates, replicas their worker no longer runs; stopping
+      a replica that moved is not counted) would stop more than
+      max-stop-percent of the running replicas, nothing is removed (the
+      gather is not trusted: a replica it misses keeps its slot) and the
+      statistics say why. Starts still happen.
 
     A plain class: no threads, no I/O, no clock (now is the caller's msec
     since the epoch).
@@ -93,6 +102,8 @@ typedef struct {
                                     //  replicas counted running)
     uint64_t next;                  //  msec since the epoch a backoff ends: compute again
                                     //  then (PASS); 0 none
+    drover_reconcile_kind_t kind;   //  what it was computed for (commit: a TERM's
+                                    //  statistics become the last view)
 } drover_changeset_t;
 
 //  A replica task as assign reports it (REPLICA)
@@ -145,8 +156,10 @@ size_t
 //  A replica task changed (assign's REPLICA), including each one restored
 //  at start. A final state empties its slot (a restart, with its backoff,
 //  unless the reconciler stopped it); a task of a service or slot no longer
-//  wanted is remembered so that it is stopped.
-void
+//  wanted is remembered so that it is stopped. Returns 1 if this end made
+//  its service CRASHING (its slot's quick exits in a row reached
+//  crash-warn: say service.crashing), else 0.
+int
     drover_reconcile_replica (drover_reconcile_t *self, const drover_replica_report_t *report,
                               uint64_t now);
 
