@@ -387,6 +387,57 @@ test_hello_lists_unacknowledged_results (void **state)
     s_broker_destroy (&broker);
 }
 
+//  Send WORKER GATHER of seq and expect WORKER RUNS echoing it; returns it
+static drover_msg_t *
+s_gather (s_broker_t *self, uint32_t seq)
+{
+    drover_msg_t *gather = drover_msg_new (DROVER_MSG_WORKER_GATHER);
+    gather->seq = seq;
+    s_send (self, &gather);
+    drover_msg_t *runs = s_expect (self, DROVER_MSG_WORKER_RUNS, 5000);
+    assert_int_equal (runs->seq, seq);
+    assert_string_equal (runs->worker, "w-test");
+    return runs;
+}
+
+//  The reconciler's WORKER GATHER is answered at once with WORKER RUNS,
+//  its seq echoed: the attempts running and those whose result is not yet
+//  acknowledged, as HELLO lists them; none at first; an acknowledged
+//  result no longer
+static void
+test_gather_answered_with_runs (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_register (broker);
+    drover_msg_t *runs = s_gather (broker, 1);
+    assert_int_equal (runs->nrunning, 0);
+    drover_msg_destroy (&runs);
+
+    s_offer (broker, 31, 2, "sleep 30", 0);
+    s_expect_started (broker, 31, 2);
+    s_offer (broker, 32, 1, "echo done", 0);
+    s_expect_started (broker, 32, 1);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 32);
+    runs = s_gather (broker, 0xfffffff0);
+    assert_int_equal (runs->nrunning, 2);
+    bool finished = false, running = false;
+    for (uint32_t index = 0; index < runs->nrunning; index++) {
+        finished |= runs->running [index].task == 32 && runs->running [index].attempt == 1;
+        running |= runs->running [index].task == 31 && runs->running [index].attempt == 2;
+    }
+    assert_true (finished && running);
+    drover_msg_destroy (&runs);
+
+    s_reply (broker, result, DROVER_CODE_OK);
+    drover_msg_destroy (&result);
+    runs = s_gather (broker, 7);
+    assert_int_equal (runs->nrunning, 1);
+    assert_true (runs->running [0].task == 31);
+    drover_msg_destroy (&runs);
+    s_broker_destroy (&broker);
+}
+
 //  HELLO names the state id of the last WELCOME: none at first
 static void
 test_hello_carries_last_state_id (void **state)
@@ -851,6 +902,7 @@ main (void)
         cmocka_unit_test (test_rehello_lists_running),
         cmocka_unit_test (test_hello_lists_unacknowledged_results),
         cmocka_unit_test (test_hello_carries_last_state_id),
+        cmocka_unit_test (test_gather_answered_with_runs),
         cmocka_unit_test (test_state_change_kills_attempts_and_drops_results),
         cmocka_unit_test (test_result_resent_after_507),
         cmocka_unit_test (test_kill_cancels),

@@ -653,6 +653,9 @@ drover_worker_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t 
                 zsys_debug ("worker: kill of an attempt not running task=%" PRIu64 " attempt=%u",
                             msg->task, msg->attempt);
             break;
+        case DROVER_MSG_WORKER_GATHER:
+            drover_worker_send_runs (self, msg->seq);
+            break;
         case DROVER_MSG_WORKER_LEAVE:
             if (!self->leaving)
                 zsys_notice ("worker: asked to leave id=%s running=%zu", self->id,

@@ -113,6 +113,11 @@ int
 void
     drover_worker_send_hello (drover_worker_t *self, int64_t now);
 
+//  Answer a WORKER GATHER of seq with WORKER RUNS: the attempts listed as
+//  in HELLO
+void
+    drover_worker_send_runs (drover_worker_t *self, uint32_t seq);
+
 //  Say GOODBYE
 void
     drover_worker_send_goodbye (drover_worker_t *self);

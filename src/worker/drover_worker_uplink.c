@@ -99,6 +99,50 @@ drover_worker_send (drover_worker_t *self, drover_msg_t *msg)
 
 
 //  --------------------------------------------------------------------------
+//  List in msg's running the attempts we have: those still running and
+//  those whose result is not yet acknowledged (HELLO and RUNS list the same)
+
+static void
+s_list_attempts (drover_worker_t *self, drover_msg_t *msg)
+{
+    size_t running = self->runner? drover_runner_size (self->runner): 0;
+    size_t listed = running + zlistx_size (self->pending);
+    if (listed > DROVER_RUNNING_MAX)
+        listed = DROVER_RUNNING_MAX;
+    if (listed == 0)
+        return;
+    msg->running = (drover_taskref_t *) zmalloc (listed * sizeof (drover_taskref_t));
+    size_t count = running? drover_runner_list (self->runner, msg->running, listed): 0;
+    drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
+    for (; result && count < listed; count++) {
+        msg->running [count].task = result->task;
+        msg->running [count].attempt = result->attempt;
+        result = (drover_msg_t *) zlistx_next (self->pending);
+    }
+    msg->nrunning = (uint32_t) count;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Answer the reconciler's WORKER GATHER of seq with WORKER RUNS: the
+//  attempts we have, listed as in HELLO. Nothing answers it, so nothing
+//  is awaited (PROTOCOL.md §7.32).
+
+void
+drover_worker_send_runs (drover_worker_t *self, uint32_t seq)
+{
+    drover_msg_t *runs = drover_msg_new (DROVER_MSG_WORKER_RUNS);
+    runs->seq = seq;
+    strcpy (runs->worker, self->id);
+    s_list_attempts (self, runs);
+    if (self->verbose)
+        zsys_debug ("worker: gather seq=%u: %u attempts", seq, runs->nrunning);
+    drover_worker_send (self, runs);
+    drover_msg_destroy (&runs);
+}
+
+
+//  --------------------------------------------------------------------------
 //  Say WORKER HELLO with what we offer, the attempts still running and
 //  those whose result is not yet acknowledged: the broker must not count
 //  an attempt whose result is on its way as lost (it would run the task
@@ -115,21 +159,7 @@ drover_worker_send_hello (drover_worker_t *self, int64_t now)
     hello->mem = self->mem;
     for (uint32_t index = 0; index < self->nlabels; index++)
         drover_msg_add_label (hello, self->labels [index]);
-    size_t running = self->runner? drover_runner_size (self->runner): 0;
-    size_t listed = running + zlistx_size (self->pending);
-    if (listed > DROVER_RUNNING_MAX)
-        listed = DROVER_RUNNING_MAX;
-    if (listed) {
-        hello->running = (drover_taskref_t *) zmalloc (listed * sizeof (drover_taskref_t));
-        size_t count = running? drover_runner_list (self->runner, hello->running, listed): 0;
-        drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
-        for (; result && count < listed; count++) {
-            hello->running [count].task = result->task;
-            hello->running [count].attempt = result->attempt;
-            result = (drover_msg_t *) zlistx_next (self->pending);
-        }
-        hello->nrunning = (uint32_t) count;
-    }
+    s_list_attempts (self, hello);
     strcpy (hello->state_id, self->state_id);
     self->registered = false;
     self->hello_at = now;
