@@ -76,6 +76,9 @@
 #include "drover_gone.h"
 #include "drover_adminbook.h"
 #include "drover_loadreport.h"
+#include "drover_affinity.h"
+#include "drover_fleet.h"
+#include "drover_why.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
 #define S_MAX_SHELVE    DROVER_DEFAULT_MAX_SHELVE
@@ -112,6 +115,7 @@ typedef struct {
     drover_gone_t *gone;        //  workers that went, listed a while
     drover_adminbook_t *book;   //  an operator's settings, by worker id
     bool keep_admin;            //  the store keeps them: say KEEPADMIN
+    drover_affinity_t *affinity;    //  requests placed by an affinity key, before each pass
     drover_poolconfig_t *pool;  //  the elastic pool's settings, or NULL: no LOAD
     bool load_due;              //  something changed since the last LOAD
     bool load_now;              //  a worker came or went: LOAD without waiting
@@ -156,6 +160,7 @@ s_self_new (zsock_t *pipe, const char *link)
     zhashx_set_destructor (self->workers, s_worker_destroy);
     self->gone = drover_gone_new (S_KEEP_GONE, S_MAX_GONE);
     self->book = drover_adminbook_new (S_MAX_ADMIN);
+    self->affinity = drover_affinity_new (DROVER_DEFAULT_AFFINITY_WAIT);
     return self;
 }
 
@@ -169,6 +174,7 @@ s_self_destroy (self_t **self_p)
     zhashx_destroy (&self->workers);
     drover_gone_destroy (&self->gone);
     drover_adminbook_destroy (&self->book);
+    drover_affinity_destroy (&self->affinity);
     drover_sched_destroy (&self->sched);
     drover_poolconfig_destroy (&self->pool);
     drover_poller_destroy (&self->poller);
@@ -596,6 +602,56 @@ s_send (self_t *self, zframe_t *route, drover_msg_t *reply)
         zsys_error ("schedq: cannot encode %s", drover_msg_name (reply->id));
 }
 
+//  Say why an affinity request waits: for its first worker (until when,
+//  msec since the epoch; 0 past its wait: for the first in order with
+//  room). Returns 1 item, or -1 if the task is not one.
+static int
+s_explain_affinity (self_t *self, uint64_t task, drover_why_t *whys)
+{
+    int64_t left;
+    char worker [DROVER_ID_MAX + 1];
+    if (drover_affinity_explain (self->affinity, self->sched, task, zclock_mono (), worker,
+                                 sizeof worker, &left))
+        return -1;
+    memset (&whys [0], 0, sizeof whys [0]);
+    whys [0].code = DROVER_WHY_AFFINITY;
+    whys [0].count = worker [0]? 1: 0;
+    whys [0].a = left? (uint64_t) (zclock_time () + left): 0;
+    if (worker [0]) {
+        snprintf (whys [0].names [0], sizeof whys [0].names [0], "%s", worker);
+        whys [0].nnames = 1;
+    }
+    return 1;
+}
+
+//  FLEET: say every connected worker as the reconciler sees it: what it
+//  offers, what is taken, its labels, whether it takes new work
+static void
+s_handle_fleet (self_t *self)
+{
+    drover_fleet_t *fleet = drover_fleet_new ();
+    for (const char *id = drover_sched_first (self->sched); id;
+         id = drover_sched_next (self->sched)) {
+        drover_sched_view_t view;
+        drover_sched_lookup (self->sched, id, &view);
+        s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, id);
+        drover_fleet_worker_t worker = {
+            id, view.procs, view.mem, view.procs_used, view.mem_used,
+            entry && entry->labels? entry->labels: "",
+            view.admin == DROVER_ADMIN_DRAIN? DROVER_FLEET_DRAINING:
+            view.admin == DROVER_ADMIN_HOLD? DROVER_FLEET_HELD:
+            view.probation? DROVER_FLEET_PROBATION:
+            view.disk_low? DROVER_FLEET_LOW_DISK: DROVER_FLEET_USABLE,
+            (uint32_t) view.tasks
+        };
+        drover_fleet_add (fleet, &worker);
+    }
+    zframe_t *frame = drover_fleet_encode (fleet);
+    drover_outbox_say (self->outbox, "sf", "FLEET", frame);
+    zframe_destroy (&frame);
+    drover_fleet_destroy (&fleet);
+}
+
 //  TASK EXPLAIN of a task assign holds as queued: why it waits, what would
 //  unblock it (one look at every worker and request, paid only here)
 static void
@@ -606,7 +662,9 @@ s_handle_explain (self_t *self, zframe_t *route, drover_msg_t *request)
     reply->task = request->task;
     reply->state = DROVER_TASK_QUEUED;
     reply->whys = (drover_why_t *) zmalloc (DROVER_WHYS_MAX * sizeof (drover_why_t));
-    int count = drover_sched_explain (self->sched, request->task, reply->whys);
+    int count = s_explain_affinity (self, request->task, reply->whys);
+    if (count < 0)
+        count = drover_sched_explain (self->sched, request->task, reply->whys);
     const char *worker = drover_sched_assigned (self->sched, request->task);
     if (count >= 0)
         reply->nwhys = (uint32_t) count;
@@ -629,6 +687,13 @@ static void
 s_handle_table (self_t *self, zframe_t *route, drover_msg_t *table)
 {
     drover_sched_annotate (self->sched, table->task_rows, table->nrows);
+    for (uint32_t index = 0; drover_affinity_size (self->affinity) && index < table->nrows;
+         index++) {
+        drover_task_row_t *row = &table->task_rows [index];
+        drover_why_t why;
+        if (row->state == DROVER_TASK_QUEUED && s_explain_affinity (self, row->task, &why) == 1)
+            drover_why_short (&why, 1, row->reason, sizeof row->reason);
+    }
     s_send (self, route, table);
 }
 
@@ -685,7 +750,7 @@ s_queue (self_t *self, uint64_t task, int32_t priority, uint32_t procs, uint64_t
 }
 
 //  AFFINITY task priority procs mem labels key: a request placed by its
-//  affinity key (for now queued as any)
+//  affinity key, before each pass (drover_affinity), not by the queue
 static void
 s_handle_affinity (self_t *self, zmsg_t *msg)
 {
@@ -694,7 +759,13 @@ s_handle_affinity (self_t *self, zmsg_t *msg)
     uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
     uint64_t mem = drover_actor_pop_number (msg);
     char *labels = drover_actor_pop_string (msg);
-    s_queue (self, task, priority, procs, mem, labels);
+    char *key = drover_actor_pop_string (msg);
+    s_end_old_attempt (self, task);
+    if (drover_affinity_add (self->affinity, task, priority, procs, mem, labels, key,
+                             zclock_mono ()))
+        zsys_warning ("schedq: task=%" PRIu64 " not queued (procs=%u, key=\"%s\")",
+                      task, procs, key);
+    zstr_free (&key);
     zstr_free (&labels);
 }
 
@@ -721,6 +792,7 @@ s_take (self_t *self, const drover_record_t *record)
 static void
 s_handle_return (self_t *self, uint64_t lease)
 {
+    drover_affinity_room_changed (self->affinity);
     const char *holder = drover_sched_return (self->sched, lease);
     if (holder)
         s_check_drained (self, holder);
@@ -731,6 +803,8 @@ static void
 s_handle_free (self_t *self, uint64_t task)
 {
     const char *holder = drover_sched_free (self->sched, task);
+    if (holder)
+        drover_affinity_room_changed (self->affinity);
     if (holder)
         s_check_drained (self, holder);
 }
@@ -894,6 +968,9 @@ s_on_lend (const drover_sched_lease_t *lease, void *arg)
 static void
 s_schedule (self_t *self)
 {
+    //  Affinity requests first: their worker, before a pass fills it
+    drover_affinity_run (self->affinity, self->sched, zclock_mono (), s_on_assign, self);
+    drover_sched_set_waiting (self->sched, drover_affinity_size (self->affinity) > 0);
     int placed = drover_sched_run (self->sched, s_on_assign, self);
     if (placed > 0 && self->flags.verbose)
         zsys_debug ("schedq: pass placed=%d queued=%zu", placed, drover_sched_size (self->sched));
@@ -940,8 +1017,14 @@ s_handle_command (void *arg, zmsg_t *msg)
     assert (command);
     if (self->flags.verbose)
         zsys_debug ("schedq: command=%s", command);
-    if (streq (command, "DEQUEUE"))
-        drover_sched_remove (self->sched, drover_actor_pop_number (msg));
+    if (streq (command, "DEQUEUE")) {
+        uint64_t task = drover_actor_pop_number (msg);
+        if (drover_sched_remove (self->sched, task))
+            drover_affinity_remove (self->affinity, task);
+    }
+    else
+    if (streq (command, "FLEET"))
+        s_handle_fleet (self);
     else
     if (streq (command, "RETURN"))
         s_handle_return (self, drover_actor_pop_number (msg));
@@ -993,12 +1076,19 @@ s_handle_command (void *arg, zmsg_t *msg)
         }
         if (zmsg_size (msg) >= 1)
             self->keep_admin = drover_actor_pop_number (msg) != 0;
+        if (zmsg_size (msg) >= 1)
+            drover_affinity_set_wait (self->affinity, (uint32_t) drover_actor_pop_number (msg));
     }
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("schedq: invalid command=%s", command);
         assert (false);
     }
+    //  Who takes new work may have changed: affinity requests look again
+    if (streq (command, "UP") || streq (command, "LOST") || streq (command, "PROBATION")
+    ||  streq (command, "CLEARED") || streq (command, "ADMIN") || streq (command, "RETIRE")
+    ||  streq (command, "POOLADMIN") || streq (command, "STATS"))
+        drover_affinity_workers_changed (self->affinity);
     zstr_free (&command);
 }
 
@@ -1046,10 +1136,17 @@ drover_schedq_actor (zsock_t *pipe, void *args)
                                      s_handle_record, self);
         if (read == -1)
             break;              //  the context is ending
-        //  One pass per turn: placements see every command read
-        if (read && !self->flags.stopping)
+        //  One pass per turn: placements see every command read (or an
+        //  affinity request's wait for its first worker ended)
+        int64_t due = drover_affinity_deadline (self->affinity);
+        if ((read || (due != -1 && zclock_mono () >= due)) && !self->flags.stopping)
             s_schedule (self);
         wait = s_check_load (self, read > 0, zclock_mono ());
+        due = drover_affinity_deadline (self->affinity);
+        if (due != -1) {
+            int until = (int) (due > zclock_mono ()? due - zclock_mono (): 0);
+            wait = wait == -1 || until < wait? until: wait;
+        }
         //  The link first: an ASSIGN is on the way to an offer
         drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);

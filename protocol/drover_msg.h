@@ -388,7 +388,11 @@ typedef enum {
                                     //  the elastic pool's type text will be started
     DROVER_WHY_POOL_NOFIT   = 50,   //  verdict: no connected worker could, and no instance
                                     //  type of the elastic pool fits it
-    DROVER_WHY_MAX          = 50
+    DROVER_WHY_AFFINITY     = 51,   //  verdict: submitted with an affinity key, it waits for
+                                    //  names [0], the first in the key's order that could
+                                    //  hold it ("" none), until a (msec since the epoch),
+                                    //  then any in order with room; a 0: past the wait
+    DROVER_WHY_MAX          = 51
 } drover_why_code_t;
 
 //  One item of a TASK EXPLANATION

@@ -203,6 +203,20 @@ drover_why_sentence (const drover_why_t *why, char *text, size_t size)
         case DROVER_WHY_POOL_NOFIT:
             snprintf (text, size, "no connected worker could run it, and no instance type fits");
             return;
+        case DROVER_WHY_AFFINITY:
+            if (!why->nnames)
+                snprintf (text, size, "no connected worker could run it: it waits for one, "
+                          "placed by its affinity key");
+            else
+            if (why->a) {
+                s_clock (why->a, clock, sizeof clock);
+                snprintf (text, size, "waits for %s, first in its affinity order, until %s; "
+                          "then the first in order with room", name, clock);
+            }
+            else
+                snprintf (text, size, "waits for room on the first worker in its affinity "
+                          "order that has some (%s first)", name);
+            return;
     }
     snprintf (text, size, "reason %u", why->code);
 }
@@ -241,6 +255,9 @@ drover_why_short (const drover_why_t *whys, size_t count, char *text, size_t siz
             return;
         case DROVER_WHY_POOL_NOFIT:
             snprintf (text, size, "no type fits");
+            return;
+        case DROVER_WHY_AFFINITY:
+            snprintf (text, size, "affinity %s", verdict->nnames? verdict->names [0]: "none");
             return;
         case DROVER_WHY_WHEN_USABLE:
             snprintf (text, size, "%s",

@@ -55,6 +55,9 @@ s_code_name (int code)
         case DROVER_WHY_NEVER_PROCS:    return "never_procs";
         case DROVER_WHY_NEVER_MEM:      return "never_mem";
         case DROVER_WHY_NEVER_ALL:      return "never_all";
+        case DROVER_WHY_POOL_START:     return "pool_start";
+        case DROVER_WHY_POOL_NOFIT:     return "pool_nofit";
+        case DROVER_WHY_AFFINITY:       return "affinity";
     }
     return "unknown";
 }

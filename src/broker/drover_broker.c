@@ -412,9 +412,9 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     char link [64];
     snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
     self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, link, verbose);
-    zsock_send (self->actors [S_SCHEDQ], "s444444", "CONFIGURE", config->max_shelve,
+    zsock_send (self->actors [S_SCHEDQ], "s4444444", "CONFIGURE", config->max_shelve,
                 config->min_disk_free, config->max_leases, config->keep_gone, config->max_gone,
-                (uint32_t) self->durable);
+                (uint32_t) self->durable, config->affinity_wait);
     self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
     zsock_send (self->actors [S_ASSIGN], "s44444444", "CONFIGURE", config->ack_timeout,
                 config->lost_retries, config->max_queued, config->keep_finished,

@@ -217,6 +217,24 @@ void
     drover_sched_set_pooltypes (drover_sched_t *self, const drover_pooltype_t *types,
                                 size_t ntypes);
 
+//  Return true if the worker takes new work, has the labels ("k=v" joined
+//  by "\n", "" or NULL none) and enough procs and memory in all (mem 0:
+//  any) for a request (drover_schedaffinity.c)
+bool
+    drover_sched_could_hold (drover_sched_t *self, const char *id, uint32_t procs, uint64_t mem,
+                             const char *labels);
+
+//  Return true if the worker could hold a request and has room for it now:
+//  free procs and memory, nothing lent, not kept for another request
+bool
+    drover_sched_has_room (drover_sched_t *self, const char *id, uint32_t procs, uint64_t mem,
+                           const char *labels);
+
+//  Say whether requests wait outside the queue (drover_affinity): while
+//  they do, nothing is lent and every lease is revoked
+void
+    drover_sched_set_waiting (drover_sched_t *self, bool waiting);
+
 //  Return how many requests are queued
 size_t
     drover_sched_size (drover_sched_t *self);

@@ -119,6 +119,8 @@ struct _drover_sched_t {
     s_list_t leased;            //  workers whose capacity is lent to assign
     uint64_t lease_numbers;     //  leases made so far, the last lease id
     uint32_t max_leases;        //  leases out at once, at most; 0 lends nothing
+    bool waiting_outside;       //  requests wait outside the queue (affinity): lend
+                                //  nothing, call every lease back
     size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
     uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none

@@ -89,8 +89,8 @@ s_parked_for_lent (drover_sched_t *self)
 static bool
 s_someone_waits (drover_sched_t *self)
 {
-    return drover_idheap_size (self->queue) || self->blocked.count || self->nreservations
-        || s_parked_for_lent (self);
+    return self->waiting_outside || drover_idheap_size (self->queue) || self->blocked.count
+        || self->nreservations || s_parked_for_lent (self);
 }
 
 //  Say which leases to revoke now
