@@ -81,6 +81,8 @@ static const struct {
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
     { "pool",    drover_cli_pool,     "the elastic pool's instances; hold, drain, run, destroy one" },
+    { "service", drover_cli_service,  "services: replicas kept running; create, list, show, scale" },
+    { "plan",    drover_cli_plan,     "what a drain, hold or scale would do, without doing it" },
     { "top",     drover_cli_top,      "a live full-screen view of workers and queue" },
     { "keygen",  drover_cli_keygen,   "write a CURVE key pair (NAME.key, NAME.key_secret)" },
     { "bench",   drover_benchmark_main, "measure throughput, latency and memory" },
@@ -102,7 +104,7 @@ s_usage (FILE *stream)
         "\n"
         "  drover submit [--priority P] [--procs N] [--mem SIZE] [--label k=v]... [--timeout SECONDS]\n"
         "                [--retries R] [--env NAME=value]... [--cwd DIR] [--stdin FILE] [--wait]\n"
-        "                [--json] -- CMD ARGS...\n"
+        "                [--affinity KEY] [--json] -- CMD ARGS...\n"
         "  drover submit --file FILE [same options] [--window N]\n"
         "  drover wait [--all | ID... | -] [--failures N] [--json]\n"
         "  drover cancel ID... | [--state S] [--label k=v]... [--all] [--yes]\n"
@@ -113,6 +115,13 @@ s_usage (FILE *stream)
         "  drover hold | drain | resume WORKER... [--reason TEXT]   (drain --exit: then leave)\n"
         "  drover pool [--json]\n"
         "  drover pool hold | drain | run | destroy ID... [--json]\n"
+        "  drover service create NAME --replicas N [--procs P] [--mem SIZE] [--label k=v]...\n"
+        "                 [--restart-delay SECONDS] -- CMD ARGS...\n"
+        "  drover service list | stats [--json]\n"
+        "  drover service show NAME [--json]\n"
+        "  drover service scale NAME N | delete NAME\n"
+        "  drover plan drain | hold WORKER [--json]\n"
+        "  drover plan service scale NAME N [--json]\n"
         "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
         "  drover top [-d SECONDS]\n"
         "  drover keygen NAME [--dir DIR] [--worker-ids ID[,ID...]] [--force] [--json]\n"

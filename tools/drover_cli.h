@@ -150,6 +150,18 @@ int drover_cli_show (int argc, char **argv);
 int drover_cli_logs (int argc, char **argv);
 int drover_cli_explain (int argc, char **argv);
 int drover_cli_pool (int argc, char **argv);
+int drover_cli_service (int argc, char **argv);
+int drover_cli_plan (int argc, char **argv);
+
+//  Print a reconciler term's statistics as one JSON object, no newline
+//  (tools/drover_cli_service.c; service stats, plan)
+void
+    drover_cli_service_stats_json (const drover_service_stats_t *stats);
+
+//  Print two terms' statistics side by side for people, one row per figure
+void
+    drover_cli_service_stats_compare (const drover_service_stats_t *before,
+                                      const drover_service_stats_t *after);
 
 //  Return the edit distance (Levenshtein) between two short words, for
 //  "did you mean" (SIZE_MAX if either has 64 bytes or more)

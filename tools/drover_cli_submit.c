@@ -80,6 +80,10 @@ s_usage (FILE *stream)
         "                      with the same key gets the first one's task id, runs nothing\n"
         "                      new. With --file, K is mixed into every line's key\n"
         "  --no-keys           --file: send no keys (each run makes new tasks)\n"
+        "  --affinity KEY      prefer the workers in rendezvous order of KEY (a cache, a\n"
+        "                      dataset, a tenant: 1..128 printable ASCII bytes): the same\n"
+        "                      key goes to the same worker while it is healthy and has\n"
+        "                      room, else the next in its order after a short wait\n"
         "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
         "\n"
         "With --wait, one task's stdout and stderr are copied to ours and drover exits with\n"
@@ -153,6 +157,7 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "failures", required_argument, NULL, 'F' },
         { "key", required_argument, NULL, 'k' },
         { "no-keys", no_argument, NULL, 'K' },
+        { "affinity", required_argument, NULL, 'A' },
         { "json", no_argument, NULL, 'j' },
         DROVER_CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 }
@@ -244,6 +249,12 @@ s_parse (int argc, char **argv, s_options_t *options)
                 break;
             case 'K':
                 options->no_keys = true;
+                break;
+            case 'A':
+                if (drover_client_submit_set_affinity (submit, optarg))
+                    return drover_cli_usage_error ("submit", "--affinity: '%.40s' is not 1..%d "
+                                                   "bytes of printable ASCII", optarg,
+                                                   DROVER_KEY_MAX);
                 break;
             case 'j':
                 drover_cli_globals.json = true;
