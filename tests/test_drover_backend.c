@@ -17,7 +17,11 @@
 //  A fresh state directory under a fresh temporary directory
 //  The columns format 3 added (task times and attempts): dropped, a state
 //  is as format 2 wrote it
+#define S_DROP_COLUMNS_4 \
+    "ALTER TABLE tasks DROP COLUMN service; ALTER TABLE tasks DROP COLUMN slot;" \
+    " ALTER TABLE tasks DROP COLUMN affinity;"
 #define S_DROP_COLUMNS_3 \
+    S_DROP_COLUMNS_4 \
     "ALTER TABLE tasks DROP COLUMN offered; ALTER TABLE tasks DROP COLUMN started;" \
     " ALTER TABLE tasks DROP COLUMN last_outcome; ALTER TABLE tasks DROP COLUMN history;"
 
@@ -658,7 +662,7 @@ test_owner_kept_and_format_1_upgraded (void **state)
     assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
                                           -1, &stmt, NULL), SQLITE_OK);
     assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 3");
+    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 4");
     sqlite3_finalize (stmt);
     sqlite3_close (db);
 }
@@ -705,6 +709,62 @@ s_assert_history (drover_change_t *change)
     assert_int_equal (attempts [1].ended_at, 1795000000900);
     assert_string_equal (attempts [1].reason, "worker lost: heartbeats stopped");
     assert_true (attempts [1].requeued);
+}
+
+//  Format 4 keeps a replica's service and slot and a task's affinity key;
+//  a state written before them (format 3) is upgraded at open, its tasks
+//  load with neither
+static void
+test_services_and_affinity_kept_and_format_3_upgraded (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_change_t *first [] = { s_queued (1, 1, NULL), s_queued (2, 2, NULL) };
+    strcpy (first [0]->submit->service, "web");
+    first [0]->submit->slot = 3;
+    first [1]->submit->affinity = strdup ("dataset-7");
+    assert_int_equal (s_apply (backend, first, 2, text), 0);
+    drover_backend_destroy (&backend);
+
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    s_loaded_t loaded = { .count = 0 };
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 2);
+    assert_string_equal (loaded.changes [0]->submit->service, "web");
+    assert_int_equal (loaded.changes [0]->submit->slot, 3);
+    assert_null (loaded.changes [0]->submit->affinity);
+    assert_string_equal (loaded.changes [1]->submit->service, "");
+    assert_string_equal (loaded.changes [1]->submit->affinity, "dataset-7");
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, S_DROP_COLUMNS_4
+                                    "UPDATE meta SET value = 'drover-state 3'"
+                                    " WHERE name = 'format'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close (db);
+    backend = drover_backend_open_sqlite (dirs->dir, &error);
+    if (!backend)
+        fail_msg ("format 3 refused: %s", error);
+    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+                                           sizeof text), 2);
+    assert_string_equal (loaded.changes [0]->submit->service, "");
+    assert_null (loaded.changes [1]->submit->affinity);
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
+                                          -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 4");
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
 }
 
 //  Format 3 keeps a task's times, its last RESULT outcome and its past
@@ -783,7 +843,7 @@ test_format_2_upgraded (void **state)
     assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
                                           -1, &stmt, NULL), SQLITE_OK);
     assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 3");
+    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 4");
     sqlite3_finalize (stmt);
     sqlite3_close (db);
 }
@@ -1222,6 +1282,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_times_and_attempts_round_trip, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_format_2_upgraded, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_services_and_affinity_kept_and_format_3_upgraded,
+                                         s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_owner_kept_and_format_1_upgraded, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_state_in_use_refused, s_setup, s_teardown),

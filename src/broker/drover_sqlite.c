@@ -22,7 +22,9 @@
 #include "drover_eventpack.h"
 #include <sqlite3.h>
 
-#define S_FORMAT        "drover-state 3"    //  meta 'format': what this code reads and writes
+#define S_FORMAT        "drover-state 4"    //  meta 'format': what this code reads and writes
+#define S_FORMAT_3      "drover-state 3"    //  the format before services' replicas and
+                                            //  affinity keys: upgraded at open
 #define S_FORMAT_2      "drover-state 2"    //  the format before task times and attempts:
                                             //  upgraded at open
 #define S_FORMAT_1      "drover-state 1"    //  the format before task owners: upgraded at open
@@ -46,6 +48,14 @@
 #define S_COLUMNS_3 \
     "offered INTEGER NOT NULL DEFAULT 0, started INTEGER NOT NULL DEFAULT 0," \
     " last_outcome INTEGER, history BLOB"
+//  The columns format 4 adds: a replica's service (NULL: not one) and
+//  slot, a task's affinity key (NULL: none), as its TASK SUBMIT said them
+#define S_COLUMNS_4 \
+    "service TEXT, slot INTEGER NOT NULL DEFAULT 0, affinity TEXT"
+#define S_ADD_COLUMNS_4 \
+    "ALTER TABLE tasks ADD COLUMN service TEXT;" \
+    " ALTER TABLE tasks ADD COLUMN slot INTEGER NOT NULL DEFAULT 0;" \
+    " ALTER TABLE tasks ADD COLUMN affinity TEXT;"
 #define S_ADD_COLUMNS_3 \
     "ALTER TABLE tasks ADD COLUMN offered INTEGER NOT NULL DEFAULT 0;" \
     " ALTER TABLE tasks ADD COLUMN started INTEGER NOT NULL DEFAULT 0;" \
@@ -64,7 +74,7 @@ s_schema =
     "  flags INTEGER, labels TEXT, body BLOB,"
     "  outcome INTEGER, exit_code INTEGER, signal INTEGER, duration INTEGER,"
     "  truncated INTEGER, reason TEXT, out BLOB, err BLOB, owner TEXT NOT NULL DEFAULT '',"
-    "  " S_COLUMNS_3 ");"
+    "  " S_COLUMNS_3 ", " S_COLUMNS_4 ");"
     "CREATE UNIQUE INDEX tasks_key ON tasks (key) WHERE key IS NOT NULL;"
     "CREATE INDEX tasks_final ON tasks (ended, id) WHERE " S_FINAL ";"
     "CREATE TABLE events (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL,"
@@ -75,13 +85,13 @@ s_schema =
     "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
     " priority, procs, mem, timeout, retries, flags, labels, body," \
     " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
-    " offered, started, last_outcome, history"
+    " offered, started, last_outcome, history, service, slot, affinity"
 
 //  The statements, prepared once. Task writes share one parameter
 //  numbering: ?1 id, ?2 key, ?3-?7 state, attempt, worker, retries_left,
 //  lost, ?8 seq, ?9 submitted, ?10 ended, ?11-?18 the submit, ?19-?26 the
 //  result, ?27 the owner, ?28 offered, ?29 started, ?30 last_outcome, ?31
-//  history.
+//  history, ?32-?34 the submit's service, slot and affinity.
 typedef enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
     S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_COUNT_FINAL,
@@ -96,10 +106,11 @@ s_sql [S_STATEMENTS] = {
     [S_INSERT_TASK]     = "INSERT INTO tasks (id, key, state, attempt, worker, retries_left,"
                           " lost, seq, submitted, ended, priority, procs, mem, timeout, retries,"
                           " flags, labels, body, outcome, exit_code, signal, duration, truncated,"
-                          " reason, out, err, owner, offered, started, last_outcome, history)"
+                          " reason, out, err, owner, offered, started, last_outcome, history,"
+                          " service, slot, affinity)"
                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
                           " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                          " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
+                          " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
     //  A final task is final: a later change does not touch its row
     [S_UPDATE_STATE]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7, offered = ?28, started = ?29,"
@@ -234,11 +245,18 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
         //  Tasks kept before owners existed belong to nobody (""); before
         //  times and attempts, they have no offer, start or past attempts
         rc = sqlite3_exec (self->db, "BEGIN; ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL"
-                           " DEFAULT ''; " S_ADD_COLUMNS_3 " UPDATE meta SET value = '"
-                           S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
+                           " DEFAULT ''; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 " UPDATE meta SET"
+                           " value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
+                           NULL, NULL, NULL);
     else
     if (self->upgrade == 2)
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_3 " UPDATE meta SET value = '"
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 " UPDATE meta"
+                           " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
+                           NULL, NULL, NULL);
+    else
+    if (self->upgrade == 3)
+        //  Tasks kept before services and affinity keys had neither
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_4 " UPDATE meta SET value = '"
                            S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (self->db, S_ADMIN_SCHEMA, NULL, NULL, NULL);
@@ -431,7 +449,8 @@ s_read_meta (drover_sqlite_t *self, drover_backend_meta_t *meta, char **error_p)
         if (!name || !value)
             continue;
         if (streq (name, "format")) {
-            self->upgrade = streq (value, S_FORMAT_1)? 1: streq (value, S_FORMAT_2)? 2: 0;
+            self->upgrade = streq (value, S_FORMAT_1)? 1: streq (value, S_FORMAT_2)? 2:
+                            streq (value, S_FORMAT_3)? 3: 0;
             format = streq (value, S_FORMAT) || self->upgrade;
             zstr_free (&format_seen);
             format_seen = strdup (value);
@@ -647,6 +666,9 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
         sqlite3_bind_null (stmt, 17);
     s_bind_blob (stmt, 18, submit->body, submit->body_size);
     sqlite3_bind_text (stmt, 27, submit->principal, -1, SQLITE_STATIC);
+    s_bind_text (stmt, 32, submit->service [0]? submit->service: NULL);
+    sqlite3_bind_int64 (stmt, 33, submit->slot);
+    s_bind_text (stmt, 34, submit->affinity);
 }
 
 //  Write each task of the batch once: an INSERT for a task submitted in
@@ -824,6 +846,11 @@ s_restored (sqlite3_stmt *stmt)
     submit->body = s_column_blob (stmt, 16, &submit->body_size);
     const char *owner = (const char *) sqlite3_column_text (stmt, 25);
     snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");
+    const char *service = (const char *) sqlite3_column_text (stmt, 30);
+    snprintf (submit->service, sizeof submit->service, "%s", service? service: "");
+    submit->slot = (uint32_t) sqlite3_column_int64 (stmt, 31);
+    const char *affinity = (const char *) sqlite3_column_text (stmt, 32);
+    submit->affinity = affinity && *affinity? strdup (affinity): NULL;
     change->submit = submit;
 
     if (drover_change_final (change)) {
