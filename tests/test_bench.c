@@ -73,7 +73,12 @@ test_bench_quick_json (void **state)
         "noop_throughput_curve", "noop_throughput_plain", "noop_curve_vs_plain_pct",
         "rtt_p50_curve", "rtt_p50_plain", "rtt_p99_curve", "rtt_p99_plain",
         "pool_plan_us_i100_t10000", "pool_plan_us_i100_t100000", "pool_plan_us_i1000_t100000",
-        "pool_first_task_ms"
+        "pool_first_task_ms",
+        "services_term_us_w100_r1000", "services_term_us_w1000_r10000",
+        "services_term_ns_replica_w100_r1000", "services_term_ns_replica_w1000_r10000",
+        "services_first_us_w100_r1000", "services_first_us_w1000_r10000",
+        "services_first_ns_replica_w100_r1000", "services_first_ns_replica_w1000_r10000",
+        "rendezvous_moved_remove_pct", "rendezvous_moved_add_pct"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);
@@ -175,6 +180,25 @@ test_restore_peak_bounded (void **state)
     free (output);
 }
 
+//  The services phase times the reconciler at two sizes and measures the
+//  rendezvous figures: of 1,000 keys over 10 workers, about 1/10 move when
+//  one leaves, about 1/11 when one joins (109 and 83 keys)
+static void
+test_bench_services_phase (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases", "services",
+                            "--services-msec", "20", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "services_term_us_w100_r1000", "services_first_us_w1000_r10000" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    double removed = s_figure (output, "rendezvous_moved_remove_pct");
+    double added = s_figure (output, "rendezvous_moved_add_pct");
+    assert_true (removed >= 5 && removed <= 16);
+    assert_true (added >= 5 && added <= 16);
+    assert_null (strstr (output, "pool_plan_us"));
+    free (output);
+}
+
 //  A bad flag or setting is refused with the usage exit status, before any
 //  broker starts
 static void
@@ -207,6 +231,7 @@ main (void)
         cmocka_unit_test (test_bench_phases),
         cmocka_unit_test (test_bench_durable_phase),
         cmocka_unit_test (test_bench_restart_phase),
+        cmocka_unit_test (test_bench_services_phase),
         cmocka_unit_test (test_restart_keeps_broker_memory),
         cmocka_unit_test (test_restore_peak_bounded),
         cmocka_unit_test (test_bench_quick_json),

@@ -26,6 +26,8 @@
                                                         (drover_benchmark_curve.c)
     (k) pool      the elastic pool's decision cost, and its first task on
                   an empty local pool                   (drover_benchmark_pool.c)
+    (l) services  the reconciler's term cost by workers and replicas, and
+                  rendezvous stability             (drover_benchmark_services.c)
     --phases picks some; (e)-(i) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
@@ -736,6 +738,7 @@ static const struct {
     { "restart",   drover_benchmark_phase_restart,   false },
     { "curve",     drover_benchmark_phase_curve,     false },
     { "pool",      drover_benchmark_phase_pool,      false },
+    { "services",  drover_benchmark_phase_services,  false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 

@@ -57,6 +57,7 @@ typedef struct {
     long long restart_tasks;    //  (i) tasks queued before the broker is killed
     long long pool_msec;        //  (k) msec each size of the pool's plan is timed
     long long pool_rounds;      //  (k) first tasks timed on an empty local pool
+    long long services_msec;    //  (l) msec each size of the reconciler's term is timed
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
@@ -246,6 +247,11 @@ int
 //  (k) the elastic pool's decision cost (drover_benchmark_pool.c)
 int
     drover_benchmark_phase_pool (drover_benchmark_t *self);
+
+//  (l) the reconciler's term cost and rendezvous stability
+//  (drover_benchmark_services.c)
+int
+    drover_benchmark_phase_services (drover_benchmark_t *self);
 
 #ifdef __cplusplus
 }

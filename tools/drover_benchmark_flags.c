@@ -41,6 +41,7 @@ static const struct {
     { "restart-tasks", S_AT (restart_tasks), 100000000, 1000000, 10000 },
     { "pool-msec",    S_AT (pool_msec),    600000,    500,     50 },
     { "pool-rounds",  S_AT (pool_rounds),  100,       5,       1 },
+    { "services-msec", S_AT (services_msec), 600000,  500,     50 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -135,6 +136,13 @@ s_usage (FILE *stream)
         "             (min-instances 0), one task submitted: msec until it has run on the\n"
         "             instance started for it, the median of --pool-rounds 5 (the pool empty\n"
         "             again before each)\n"
+        "  services   services_term_us_w<W>_r<R>: usec per steady term of the reconciler\n"
+        "             (its class alone, no broker: gather, delta, placement, commit) with W\n"
+        "             workers and R replicas all running, for W,R = 100,1000 and\n"
+        "             1000,10000; services_first_us_w<W>_r<R>: the first placement of all R;\n"
+        "             the _ns_replica_ figures per replica; each timed for --services-msec\n"
+        "             500; rendezvous_moved_remove_pct / _add_pct: of 1,000 keys over 10\n"
+        "             workers, the percent that move when one leaves / an eleventh joins\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
         "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"

@@ -450,8 +450,10 @@ s_replica_live (drover_reconcile_t *self, const drover_replica_report_t *report,
         slot->records [slot->nrecords++] = record;
         s_pending_take (self, slot, report->worker);
     }
-    if (report->worker && *report->worker)
+    if (report->worker && *report->worker && !streq (record->worker, report->worker)) {
         snprintf (record->worker, sizeof record->worker, "%s", report->worker);
+        record->fleet_gen = record->gather_gen = 0;
+    }
     record->attempt = report->attempt;
     if (report->state == DROVER_TASK_RUNNING && record->running_since == 0) {
         record->running_since = now;
@@ -528,6 +530,7 @@ drover_reconcile_set_fleet (drover_reconcile_t *self, const drover_fleet_worker_
 {
     assert (self && (workers || count == 0));
     s_fleet_clear (self);
+    self->fleet_gen++;
     self->fleet = (drover_fleet_worker_t *) zmalloc ((count + 1) * sizeof *self->fleet);
     self->fleet_ids = (const char **) zmalloc ((count + 1) * sizeof (char *));
     self->fleet_hashes = (uint64_t *) zmalloc ((count + 1) * sizeof (uint64_t));
@@ -574,6 +577,7 @@ drover_reconcile_gather_begin (drover_reconcile_t *self, uint64_t term, uint64_t
     }
     self->gather_term = term;
     self->gather_at = now;
+    self->gather_gen++;
     self->asked = (uint32_t) self->nfleet;
     self->answered = 0;
 }

@@ -172,10 +172,10 @@ s_emit (s_compute_t *ctx, drover_change_kind_t kind, uint32_t slot, uint64_t tas
 
 //  Stop a record; its tally leaves the service's
 static void
-s_stop (s_compute_t *ctx, const s_record_t *record, bool counted, const char *why)
+s_stop (s_compute_t *ctx, s_record_t *record, bool counted, const char *why)
 {
     s_emit (ctx, DROVER_CHANGE_STOP, record->slot, record->task, record->worker, "", why);
-    if (drover_reconcile_worker_index (ctx->self, record->worker) >= 0) {
+    if (drover_reconcile_record_worker (ctx->self, record) >= 0) {
         if (record->state == S_RUNNING)
             ctx->running--;
         else
@@ -194,12 +194,16 @@ s_pending_live (s_compute_t *ctx, const s_pending_t *pending)
 //  Return true if the gather says a running replica's worker no longer runs
 //  it: the worker answered, and the replica ran before it was asked
 static bool
-s_not_run (s_compute_t *ctx, const s_record_t *record)
+s_not_run (s_compute_t *ctx, s_record_t *record)
 {
     if (!ctx->removals || record->state != S_RUNNING
     ||  record->running_since >= ctx->self->gather_at)
         return false;
-    s_gathered_t *gathered = (s_gathered_t *) zhashx_lookup (ctx->self->gather, record->worker);
+    if (record->gather_gen != ctx->self->gather_gen) {
+        record->gathered = zhashx_lookup (ctx->self->gather, record->worker);
+        record->gather_gen = ctx->self->gather_gen;
+    }
+    s_gathered_t *gathered = (s_gathered_t *) record->gathered;
     if (!gathered || !gathered->answered)
         return false;
     return !bsearch (&record->task, gathered->tasks, gathered->ntasks, sizeof (uint64_t),
@@ -208,9 +212,9 @@ s_not_run (s_compute_t *ctx, const s_record_t *record)
 
 //  Rank of a record as its slot's keeper, higher better, -1 cannot keep
 static int
-s_rank (s_compute_t *ctx, const s_record_t *record)
+s_rank (s_compute_t *ctx, s_record_t *record)
 {
-    long index = drover_reconcile_worker_index (ctx->self, record->worker);
+    long index = drover_reconcile_record_worker (ctx->self, record);
     if (index < 0 || ctx->self->place [index].state == DROVER_FLEET_DRAINING)
         return -1;
     return (record->leaving? 0: 3) + (record->state == S_RUNNING);
@@ -229,7 +233,7 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
         s_record_t *record = slot->records [index];
         if (record->state == S_STOPPING)
             continue;
-        long worker = drover_reconcile_worker_index (self, record->worker);
+        long worker = drover_reconcile_record_worker (self, record);
         if (worker >= 0 && record->state == S_RUNNING) {
             ctx->running_now++;
             ctx->running++;
@@ -286,7 +290,7 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
     }
     else
     if (keeper) {
-        s_count_add (ctx, (size_t) drover_reconcile_worker_index (self, keeper->worker), 1);
+        s_count_add (ctx, (size_t) drover_reconcile_record_worker (self, keeper), 1);
         plan->held = true;
         plan->keeper = keeper;
     }
@@ -295,7 +299,7 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
                            && index < slot->nrecords; index++) {
         s_record_t *record = slot->records [index];
         if (record == keeper || record->state == S_STOPPING
-        ||  drover_reconcile_worker_index (self, record->worker) < 0 || s_not_run (ctx, record))
+        ||  drover_reconcile_record_worker (self, record) < 0 || s_not_run (ctx, record))
             continue;
         if (record->leaving || s_rank (ctx, record) < 0)
             s_stop (ctx, record, false, record->leaving? "moved": "worker draining");
@@ -369,7 +373,7 @@ s_spread (s_compute_t *ctx, s_slotplan_t *plans)
         s_record_t *keeper = plans [number].keeper;
         if (!keeper || keeper->state != S_RUNNING || keeper->leaving)
             continue;
-        long source = drover_reconcile_worker_index (self, keeper->worker);
+        long source = drover_reconcile_record_worker (self, keeper);
         if (source < 0 || self->place [source].state != DROVER_FLEET_USABLE
         ||  s_count (ctx, (size_t) source) <= hopeless)
             continue;

@@ -30,6 +30,10 @@ typedef struct {
     uint64_t since;             //  msec it entered its state
     uint64_t running_since;     //  msec it started running, 0 never ran
     char why [DROVER_REASON_MAX + 1];   //  STOPPING: why it was stopped
+    long fleet_index;           //  its worker's fleet index, -1 none, as of ...
+    uint64_t fleet_gen;         //  ... this fleet generation (0: to look up)
+    void *gathered;             //  its worker's s_gathered_t, NULL none, as of ...
+    uint64_t gather_gen;        //  ... this gather (0: to look up)
 } s_record_t;
 
 //  A start committed whose task assign has not reported yet
@@ -102,10 +106,12 @@ struct _drover_reconcile_t {
     const char **fleet_ids;     //  their ids, for the rendezvous functions
     uint64_t *fleet_hashes;     //  their ids' rendezvous hashes
     zhashx_t *fleet_index;      //  id -> index + 1
+    uint64_t fleet_gen;         //  fleet generation, from 1: records cache their index
     //  The gather
     zhashx_t *gather;           //  id -> s_gathered_t of each worker asked, owned
     uint64_t gather_term;       //  its term, 0 none yet
     uint64_t gather_at;         //  msec it began
+    uint64_t gather_gen;        //  gathers begun, from 1: records cache their entry
     uint32_t asked;             //  workers asked
     uint32_t answered;          //  workers that answered
     //  The last term's statistics
@@ -138,6 +144,18 @@ s_service_t **
 //  Return the fleet index of a worker, -1 if not in the fleet
 long
     drover_reconcile_worker_index (drover_reconcile_t *self, const char *worker);
+
+//  Return the fleet index of a record's worker, -1 if not in the fleet
+//  (cached in the record until the fleet changes)
+static inline long
+drover_reconcile_record_worker (drover_reconcile_t *self, s_record_t *record)
+{
+    if (record->fleet_gen != self->fleet_gen) {
+        record->fleet_index = drover_reconcile_worker_index (self, record->worker);
+        record->fleet_gen = self->fleet_gen;
+    }
+    return record->fleet_index;
+}
 
 //  Return the replicas wanted of a service in a computation (a plan's
 //  scale applied; deleted: 0)
