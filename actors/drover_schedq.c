@@ -77,7 +77,6 @@
 #include "drover_adminbook.h"
 #include "drover_loadreport.h"
 #include "drover_affinity.h"
-#include "drover_fleet.h"
 #include "drover_why.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
@@ -629,23 +628,7 @@ s_explain_affinity (self_t *self, uint64_t task, drover_why_t *whys)
 static void
 s_handle_fleet (self_t *self)
 {
-    drover_fleet_t *fleet = drover_fleet_new ();
-    for (const char *id = drover_sched_first (self->sched); id;
-         id = drover_sched_next (self->sched)) {
-        drover_sched_view_t view;
-        drover_sched_lookup (self->sched, id, &view);
-        s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, id);
-        drover_fleet_worker_t worker = {
-            id, view.procs, view.mem, view.procs_used, view.mem_used,
-            entry && entry->labels? entry->labels: "",
-            view.admin == DROVER_ADMIN_DRAIN? DROVER_FLEET_DRAINING:
-            view.admin == DROVER_ADMIN_HOLD? DROVER_FLEET_HELD:
-            view.probation? DROVER_FLEET_PROBATION:
-            view.disk_low? DROVER_FLEET_LOW_DISK: DROVER_FLEET_USABLE,
-            (uint32_t) view.tasks
-        };
-        drover_fleet_add (fleet, &worker);
-    }
+    drover_fleet_t *fleet = drover_sched_fleet (self->sched);
     zframe_t *frame = drover_fleet_encode (fleet);
     drover_outbox_say (self->outbox, "sf", "FLEET", frame);
     zframe_destroy (&frame);

@@ -24,6 +24,7 @@
 #include <czmq.h>
 #include "drover_msg.h"
 #include "drover_config.h"
+#include "drover_fleet.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -234,6 +235,13 @@ bool
 //  they do, nothing is lent and every lease is revoked
 void
     drover_sched_set_waiting (drover_sched_t *self, bool waiting);
+
+//  Build the fleet of every worker known, in order of arrival: procs,
+//  memory, what its tasks use (lent capacity counts as free), labels,
+//  tasks, and whether it takes new work (drover_schedfleet.c). Caller
+//  destroys it.
+drover_fleet_t *
+    drover_sched_fleet (drover_sched_t *self);
 
 //  Return how many requests are queued
 size_t
