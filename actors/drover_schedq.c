@@ -89,6 +89,8 @@
 #define S_MAX_ADMIN     DROVER_ROWS_MAX
 //  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
 #define S_ROW_OVERHEAD  160
+//  Demand shapes of affinity requests told the pool, at most
+#define S_AFFINITY_SHAPES   100
 //  Least msec between two LOADs to the pool
 #define S_LOAD_EVERY    100
 
@@ -878,6 +880,8 @@ s_say_load (self_t *self, int64_t now)
 {
     drover_loadreport_t *report = drover_loadreport_new ();
     drover_sched_each_demand (self->sched, s_add_demand, report);
+    //  Affinity requests wait too: the pool must see them
+    drover_affinity_each_demand (self->affinity, S_AFFINITY_SHAPES, s_add_demand, report);
     for (const char *id = drover_sched_first (self->sched); id;
          id = drover_sched_next (self->sched)) {
         drover_sched_view_t view;

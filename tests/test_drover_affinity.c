@@ -290,6 +290,31 @@ test_runs_are_cheap (void **state)
     drover_sched_destroy (&sched);
 }
 
+//  What the pool must see: the requests' distinct demands, counted
+static void
+s_on_demand (uint32_t procs, uint64_t mem, const char *labels, uint32_t count, void *arg)
+{
+    char *text = (char *) arg;
+    size_t size = strlen (text);
+    snprintf (text + size, 256 - size, "%u/%" PRIu64 "/%s x%u;", procs, mem, labels, count);
+}
+
+static void
+test_demand_shapes (void **state)
+{
+    drover_affinity_t *affinity = drover_affinity_new (0);
+    char text [256] = "";
+    drover_affinity_each_demand (affinity, 10, s_on_demand, text);
+    assert_string_equal (text, "");
+    drover_affinity_add (affinity, 1, 0, 2, 0, "", "a", 0);
+    drover_affinity_add (affinity, 2, 0, 1, 100, "zone=b", "b", 0);
+    drover_affinity_add (affinity, 3, 0, 2, 0, "", "c", 0);
+    drover_affinity_add (affinity, 4, 0, 8, 0, "", "d", 0);
+    drover_affinity_each_demand (affinity, 2, s_on_demand, text);
+    assert_string_equal (text, "2/0/ x2;1/100/zone=b x1;");
+    drover_affinity_destroy (&affinity);
+}
+
 int
 main (void)
 {
@@ -300,6 +325,7 @@ main (void)
         cmocka_unit_test (test_priority_order),
         cmocka_unit_test (test_keys_move_little),
         cmocka_unit_test (test_runs_are_cheap),
+        cmocka_unit_test (test_demand_shapes),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -368,6 +368,55 @@ drover_affinity_run (drover_affinity_t *self, drover_sched_t *sched, int64_t now
     return placed;
 }
 
+//  One demand shape of the requests, while they are counted
+typedef struct {
+    const s_request_t *sample;  //  the first request asking it
+    uint32_t count;             //  requests asking it
+} s_shape_t;
+
+//  Free a shape; the hash's destructor
+static void
+s_shape_free (void **item_p)
+{
+    free (*item_p);
+    *item_p = NULL;
+}
+
+//  Call fn for each distinct demand of the requests waiting
+void
+drover_affinity_each_demand (drover_affinity_t *self, size_t max_shapes,
+                             drover_sched_demand_fn *fn, void *arg)
+{
+    assert (self && fn);
+    if (self->count == 0)
+        return;
+    zhashx_t *shapes = zhashx_new ();
+    zhashx_set_destructor (shapes, s_shape_free);
+    zlistx_t *order = zlistx_new ();
+    for (size_t index = 0; index < self->count; index++) {
+        const s_request_t *request = self->requests [index];
+        char *key = zsys_sprintf ("%u/%" PRIu64 "/%s", request->procs, request->mem,
+                                  request->labels);
+        s_shape_t *shape = (s_shape_t *) zhashx_lookup (shapes, key);
+        if (shape)
+            shape->count++;
+        else
+        if (zlistx_size (order) < max_shapes) {
+            shape = (s_shape_t *) zmalloc (sizeof (s_shape_t));
+            shape->sample = request;
+            shape->count = 1;
+            zhashx_insert (shapes, key, shape);
+            zlistx_add_end (order, shape);
+        }
+        zstr_free (&key);
+    }
+    for (s_shape_t *shape = (s_shape_t *) zlistx_first (order); shape;
+         shape = (s_shape_t *) zlistx_next (order))
+        fn (shape->sample->procs, shape->sample->mem, shape->sample->labels, shape->count, arg);
+    zlistx_destroy (&order);
+    zhashx_destroy (&shapes);
+}
+
 //  Return when a wait ends and a run must look again, or -1
 int64_t
 drover_affinity_deadline (drover_affinity_t *self)

@@ -83,6 +83,14 @@ int
     drover_affinity_run (drover_affinity_t *self, drover_sched_t *sched, int64_t now,
                          drover_sched_assign_fn *fn, void *arg);
 
+//  Call fn for each distinct demand of the requests waiting (procs,
+//  memory, labels, how many ask it), at most max_shapes of them (the
+//  first met in placement order): what the elastic pool must see waiting
+//  besides the queue's. O(requests), said at most every 100 ms.
+void
+    drover_affinity_each_demand (drover_affinity_t *self, size_t max_shapes,
+                                 drover_sched_demand_fn *fn, void *arg);
+
 //  Return when a request's wait for its first worker ends and a run may
 //  place it elsewhere (msec, monotonic), or -1 if none is due
 int64_t
