@@ -485,12 +485,37 @@ test_pool_gauges_served (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  The reconciler answers every round: its gauges and counters are served
+//  (no service yet: all 0, the restarts histogram empty), and promtool
+//  finds nothing wrong with them
+static void
+test_service_gauges_served (void **state)
+{
+    int port = testutil_free_port ();
+    char address [64];
+    snprintf (address, sizeof address, "127.0.0.1:%d", port);
+    const char *flags [] = { "--metrics", address, NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    assert_true (s_await_value (port, "drover_services{state=\"ok\"}", 0, 5000));
+    char *text = s_scrape (port);
+    assert_int_equal (s_value (text, "drover_services{state=\"crashing\"}"), 0);
+    assert_int_equal (s_value (text, "drover_service_replicas{state=\"wanted\"}"), 0);
+    assert_int_equal (s_value (text, "drover_service_replicas_started_total"), 0);
+    assert_int_equal (s_value (text, "drover_service_terms_total"), 0);
+    assert_int_equal (s_value (text, "drover_service_replica_restarts_count"), 0);
+    assert_non_null (strstr (text, "drover_service_replica_restarts_bucket{le=\"+Inf\"} 0"));
+    s_promtool (cluster, text);
+    free (text);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_counts_match_what_was_done),
         cmocka_unit_test (test_pool_gauges_served),
+        cmocka_unit_test (test_service_gauges_served),
         cmocka_unit_test (test_paths_and_methods),
         cmocka_unit_test (test_misbehaving_scrapers_stall_nothing),
         cmocka_unit_test (test_dripping_scraper_is_cut),

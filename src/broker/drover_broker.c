@@ -37,10 +37,12 @@
 #include "drover_log.h"
 #include "drover_poolwire.h"
 #include "drover_poolactor.h"
+#include "drover_reconciler.h"
 
 //  The actors, by index; the pool only runs when the settings have
 //  instance types (its slot is empty otherwise)
-enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_POOL, S_ACTORS };
+enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_POOL, S_RECONCILER,
+       S_ACTORS };
 
 //  What the main's poller watches past the actors' pipes (which are at
 //  their actor's index)
@@ -60,6 +62,8 @@ typedef struct {
 #define S_SELF          (1 << 11)   //  the main acts on it itself (start-up; a wire
                                     //  message: the main answers it, drover_poolwire_none)
 #define S_COUNTS        (1 << 12)   //  the main answers it too, with its own counts
+#define S_OTHERS        (1 << 13)   //  said both ways: each actor it names hears it from
+                                    //  the others, never its own (FLEET)
 
 //  The routing table: who hears each wire message a peer sends and each
 //  command an actor (or the main) says. It is the one answer to "who
@@ -95,12 +99,18 @@ static const struct {
     { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE),  S_ADMINS },
     { DROVER_MSG_POOL_LIST,         NULL, S_TO (S_POOL),   S_CLIENTS },    //  no pool: the main
     { DROVER_MSG_POOL_ADMIN,        NULL, S_TO (S_POOL),   S_ADMINS },     //  answers (poolwire)
+    { DROVER_MSG_WORKER_RUNS,       NULL, S_TO (S_RECONCILER), S_WORKERS },    //  fenced there
+    { DROVER_MSG_SERVICE_ADMIN,     NULL, S_TO (S_RECONCILER), S_ADMINS },
+    { DROVER_MSG_SERVICE_LIST,      NULL, S_TO (S_RECONCILER), S_CLIENTS },
+    { DROVER_MSG_PLAN,              NULL, S_TO (S_RECONCILER), S_CLIENTS },
     //  What every actor may say
     { 0, "SEND",      S_PEER, 0 },
     { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH
     //  health
-    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL), 0 },
-    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL), 0 },
+    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL)
+                      | S_TO (S_RECONCILER), 0 },
+    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL)
+                      | S_TO (S_RECONCILER), 0 },
     { 0, "STATS",     S_TO (S_SCHEDQ), 0 },
     //  probation (PROBATION also from assign, on the link)
     { 0, "PROBATION", S_TO (S_SCHEDQ), 0 },
@@ -125,6 +135,13 @@ static const struct {
     //  pool
     { 0, "RETIRE",    S_TO (S_SCHEDQ), 0 },      //  no new work for an instance's worker
     { 0, "POOLADMIN", S_TO (S_SCHEDQ), 0 },      //  an instance's idle behaviour, to keep
+    //  the reconciler: the fleet asked of schedq (and schedq's answer, the
+    //  same word), replicas started and stopped by assign, definitions kept
+    { 0, "FLEET",     S_TO (S_SCHEDQ) | S_TO (S_RECONCILER) | S_OTHERS, 0 },
+    { 0, "START",     S_TO (S_ASSIGN), 0 },
+    { 0, "STOP",      S_TO (S_ASSIGN), 0 },
+    { 0, "REPLICA",   S_TO (S_RECONCILER), 0 },     //  assign: a replica task changed
+    { 0, "KEEPSERVICE", S_TO (S_STORE), 0 },
     //  assign to store: what is to be kept, and the replies that wait for it
     { 0, "CHANGE",    S_TO (S_STORE), 0 },
     { 0, "REPLY",     S_TO (S_STORE), 0 },
@@ -133,8 +150,9 @@ static const struct {
     { 0, "PUBLISH",   S_PUBLISH, 0 },
     { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
     { 0, "ADMIN",     S_TO (S_SCHEDQ), 0 },      //  a kept operator's setting, at start
+    { 0, "SERVICE",   S_TO (S_RECONCILER), 0 },  //  a kept service's definition, at start
     { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN), 0 },
-    { 0, "LOADED",    S_TO (S_ASSIGN) | S_SELF, 0 },
+    { 0, "LOADED",    S_TO (S_ASSIGN) | S_TO (S_RECONCILER) | S_SELF, 0 },
     { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
     { 0, "FATAL",     S_SELF, 0 },
     //  the main itself: a send to a worker refused; a key gone from the keys
@@ -143,12 +161,12 @@ static const struct {
     //  metrics: a round of numbers, asked of each actor that keeps some
     //  (and of the main), answered to it
     { 0, "METRICS",   S_TO (S_HEALTH) | S_TO (S_PROBATION) | S_TO (S_SCHEDQ) | S_TO (S_ASSIGN)
-                      | S_TO (S_POOL) | S_COUNTS, 0 },
+                      | S_TO (S_POOL) | S_TO (S_RECONCILER) | S_COUNTS, 0 },
     { 0, "COUNTS",    S_TO (S_METRICS), 0 },
 };
 //  Who answers METRICS: the actors it goes to and the main (the pool, when
 //  it runs, is one more)
-#define S_COUNTERS      5
+#define S_COUNTERS      6
 #define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
 
 //  Most messages read from the ROUTER in one turn of the loop
@@ -173,7 +191,8 @@ typedef struct {
     drover_config_t *config;    //  settings, read once
     zsock_t *router;            //  workers and clients
     drover_eventstream_t *events;   //  the event stream (its XPUB)
-    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign, store, metrics
+    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign, store,
+                                            //  metrics, pool, reconciler
     drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
     drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
     int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
@@ -192,6 +211,7 @@ typedef struct {
     bool verbose;               //  log each routed message
     bool durable;               //  durability is not off: every event is kept
     int started;                //  S_TO () bits of the actors running
+    int speaker;                //  the actor whose commands are being routed, -1 the main
     bool loaded;                //  the store said LOADED: serving
     char *fatal;                //  the store said FATAL: why the broker cannot start
 } s_broker_t;
@@ -350,6 +370,7 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
     self->verbose = verbose;
     self->connwatch = *connwatch_p;
     *connwatch_p = NULL;
+    self->speaker = -1;
     s_index_routes (self);
     char *error = NULL;
     self->guard = drover_guard_new (config, verbose, &error);
@@ -420,6 +441,13 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
                 config->lost_retries, config->max_queued, config->keep_finished,
                 config->max_queued_bytes, config->keep_finished_bytes,
                 drover_durability_parse (config->durability), config->restart_grace);
+    //  The reconciler: always, since services may be created at any time
+    const drover_serviceconfig_t *service = &config->service;
+    self->actors [S_RECONCILER] = s_actor_start (drover_reconciler_actor, NULL, verbose);
+    zsock_send (self->actors [S_RECONCILER], "s444444444", "CONFIGURE", service->term,
+                service->gather_timeout, service->restart_delay, service->max_restart_delay,
+                service->stable_after, service->crash_warn, service->max_stop_percent,
+                service->max_services, service->max_replicas);
     if (config->pool.ntypes && s_pool_start (self, verbose)) {
         s_broker_destroy (&self);
         return NULL;
@@ -854,6 +882,8 @@ s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
         if (s_routes [index].command && streq (s_routes [index].command, command))
             break;
     int targets = index < S_ROUTES? s_routes [index].targets: 0;
+    if (targets & S_OTHERS)
+        targets &= ~(S_OTHERS | (self->speaker >= 0? S_TO (self->speaker): 0));
     if (self->verbose)
         zsys_debug ("broker: route command=%s", command);
     if (targets == S_PUBLISH)
@@ -914,11 +944,14 @@ s_broker_load (s_broker_t *self)
     while (!self->loaded && !self->fatal && !zsys_interrupted) {
         if (zmq_poll (items, 2, -1) == -1)
             return -1;          //  interrupted
-        for (int index = 0; index < 2; index++)
+        for (int index = 0; index < 2; index++) {
+            self->speaker = index? S_ASSIGN: S_STORE;
             while (!self->loaded
                &&  drover_outbox_receive (actors [index], ZMQ_DONTWAIT, s_handle_actor_command,
                                           s_handle_actor_record, self) != -1)
                 ;
+        }
+        self->speaker = -1;
         s_flush_turn (self);
     }
     if (self->fatal)
@@ -961,12 +994,15 @@ s_broker_run (s_broker_t *self)
                 s_handle_monitor (self, index);
         if (drover_poller_readable (self->poller, S_PUBLISHER_AT))
             s_handle_subscriptions (self);
-        for (int index = 0; index < S_ACTORS; index++)
+        for (int index = 0; index < S_ACTORS; index++) {
+            self->speaker = index;
             if (self->actors [index]
             &&  drover_actor_drain (self->poller, (size_t) index,
                                    zactor_sock (self->actors [index]), S_ACTOR_BATCHES,
                                    s_handle_actor_command, s_handle_actor_record, self) == -1)
                 return;         //  the context is ending
+        }
+        self->speaker = -1;
         if (drover_poller_readable (self->poller, S_ROUTER_AT))
             s_handle_router (self);
         s_flush_turn (self);
