@@ -394,9 +394,16 @@ s_create (drover_poollocal_t *self, const drover_pooltype_t *type, const char *n
     s_child_t *child = (s_child_t *) zmalloc (sizeof (s_child_t));
     child->pid = pid;
     child->pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-    assert (child->pidfd >= 0);     //  our own unreaped child: always there
     child->name = strdup (name);
-    zlistx_add_end (self->children, child);
+    if (child->pidfd >= 0)
+        zlistx_add_end (self->children, child);
+    else {
+        //  Ended and reaped already (ESRCH: SIGCHLD ignored, the kernel
+        //  reaps at once): nothing to watch, its record says what ran
+        zsys_info ("pooldriver: instance=%s pid=%d not watched: %s", name, (int) pid,
+                   strerror (errno));
+        s_child_destroy (&child);
+    }
     memset (&record, 0, sizeof record);
     record.pid = pid;
     record.start = s_start_time (pid);
