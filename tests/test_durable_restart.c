@@ -1,6 +1,7 @@
 /*  =========================================================================
     test_durable_restart - a broker killed with SIGKILL and started again
-    on its state directory loses nothing it acknowledged
+    on its state directory loses nothing it acknowledged (tasks, events,
+    services' definitions)
 
     Real processes over loopback TCP: the drover broker (durability full,
     the default), real worker agents running real child processes, and
@@ -11,6 +12,7 @@
 
 #define _GNU_SOURCE             //  unshare (2)
 #include "testutil.h"
+#include "drover_exec.h"
 #include <sched.h>
 #include <sys/mount.h>
 
@@ -484,11 +486,68 @@ test_corrupt_state_refused (void **state)
     testutil_remove_tree (dir);
 }
 
+//  Send a SERVICE ADMIN and expect OK
+static void
+s_service_admin (zsock_t *client, int action, const char *name, uint32_t count)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
+    msg->action = (uint8_t) action;
+    snprintf (msg->service, sizeof msg->service, "%s", name);
+    msg->count = count;
+    if (action == DROVER_SERVICE_CREATE) {
+        msg->procs = 1;
+        drover_exec_t *exec = drover_exec_new ();
+        const char *argv [] = { "sleep", "1000" };
+        assert_int_equal (drover_exec_set_argv (exec, 2, argv), 0);
+        size_t size = 0;
+        byte *body = drover_exec_encode (exec, &size);
+        drover_msg_set_body (msg, body, size);
+        free (body);
+        drover_exec_destroy (&exec);
+    }
+    drover_msg_t *reply = testutil_request (client, &msg, 5000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_OK);
+    drover_msg_destroy (&reply);
+}
+
+//  Services' definitions and counts survive kill -9: created, scaled and
+//  deleted before, listed as they were left after
+static void
+test_service_definitions_survive_kill (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    zsock_t *client = testutil_dealer (cluster);
+    s_service_admin (client, DROVER_SERVICE_CREATE, "web", 2);
+    s_service_admin (client, DROVER_SERVICE_SCALE, "web", 3);
+    s_service_admin (client, DROVER_SERVICE_CREATE, "db", 1);
+    s_service_admin (client, DROVER_SERVICE_CREATE, "cache", 2);
+    s_service_admin (client, DROVER_SERVICE_DELETE, "db", 0);
+
+    testutil_cluster_kill_restart (cluster, NULL);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_SERVICE_LIST);
+    drover_msg_t *table = testutil_request (client, &list, 5000);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_SERVICE_TABLE);
+    assert_int_equal (table->nservices, 2);
+    assert_string_equal (table->service_rows [0].name, "cache");
+    assert_int_equal (table->service_rows [0].replicas, 2);
+    assert_string_equal (table->service_rows [1].name, "web");
+    assert_int_equal (table->service_rows [1].replicas, 3);
+    assert_string_equal (table->service_rows [1].summary, "sleep 1000");
+    drover_msg_destroy (&table);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_queued_tasks_survive_kill),
+        cmocka_unit_test (test_service_definitions_survive_kill),
         cmocka_unit_test (test_busy_workers_adopted),
         cmocka_unit_test (test_kill_cycles_with_keys),
         cmocka_unit_test (test_batch_and_off),
