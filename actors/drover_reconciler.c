@@ -40,8 +40,10 @@
           STOP task(8) reason(s)    to assign: cancel this replica task
           KEEPSERVICE name(s) def(f)    to the store: keep a definition (empty:
                                     forget it)
-          SEND route(f) payload(f) worker(s)    WORKER GATHER; OK, ERROR, SERVICE
+          SEND route(f) payload(f) worker(s)    WORKER GATHER; ERROR, SERVICE
                                     TABLE, PLAN RESULT
+          REPLY route(f) payload(f) worker(s)   to the store: a SERVICE ADMIN's OK,
+                                    sent once what was said before it is kept
           EVENT topic(s) body(f)    service.created, .scaled, .deleted, .started,
                                     .stopped, .moved, .crashing, .term
           COUNTS round(8) values(f) services by state, replicas, counters
@@ -504,8 +506,12 @@ s_handle_admin (self_t *self, const byte *route, size_t route_size, drover_recor
                            action == DROVER_SERVICE_SCALE? "service.scaled": "service.deleted",
                      name, replicas);
     }
-    drover_actor_reply_to (self->outbox, "reconciler", route, route_size, seq, code,
-                           code == DROVER_CODE_OK? "ok": reason, "");
+    //  The OK waits in the store for what KEEPSERVICE keeps (REPLY): a
+    //  definition acknowledged survives a crash
+    drover_actor_answer_to (self->outbox, code == DROVER_CODE_OK? DROVER_RECORD_REPLY
+                                                                : DROVER_RECORD_SEND,
+                            "reconciler", route, route_size, seq, code,
+                            code == DROVER_CODE_OK? "ok": reason, "");
     if (code == DROVER_CODE_OK)
         s_want_pass (self);
 }

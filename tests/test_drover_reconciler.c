@@ -174,11 +174,12 @@ s_expect_event (zactor_t *actor, const char *topic, int timeout)
     return event;
 }
 
-//  Expect SEND to route: the decoded message (caller destroys)
+//  Expect SEND (or REPLY, held by the store) to route: the decoded
+//  message (caller destroys)
 static drover_msg_t *
-s_expect_send (zactor_t *actor, const char *route)
+s_expect_said (zactor_t *actor, const char *word, const char *route)
 {
-    zmsg_t *msg = s_expect (actor, "SEND");
+    zmsg_t *msg = s_expect (actor, word);
     testutil_pop_check (msg, route);
     zframe_t *payload = zmsg_pop (msg);
     drover_msg_t *decoded = drover_msg_new (0);
@@ -187,6 +188,23 @@ s_expect_send (zactor_t *actor, const char *route)
     zframe_destroy (&payload);
     zmsg_destroy (&msg);
     return decoded;
+}
+
+//  Expect SEND to route: the decoded message (caller destroys)
+static drover_msg_t *
+s_expect_send (zactor_t *actor, const char *route)
+{
+    return s_expect_said (actor, "SEND", route);
+}
+
+//  Expect a SERVICE ADMIN's OK: said as REPLY, for the store to send once
+//  the definition is kept
+static void
+s_expect_ok (zactor_t *actor, const char *route)
+{
+    drover_msg_t *reply = s_expect_said (actor, "REPLY", route);
+    assert_int_equal (reply->id, DROVER_MSG_OK);
+    drover_msg_destroy (&reply);
 }
 
 //  Expect an ERROR to route with code, its reason holding text
@@ -235,7 +253,7 @@ s_create_started (zactor_t *actor, const char *name, uint32_t replicas)
     drover_msg_destroy (&kept);
     zframe_destroy (&def);
     zmsg_destroy (&keep);
-    drover_msg_t *reply = s_expect_send (actor, "admin");
+    drover_msg_t *reply = s_expect_said (actor, "REPLY", "admin");
     assert_int_equal (reply->id, DROVER_MSG_OK);
     assert_int_equal (reply->seq, 11);
     drover_msg_destroy (&reply);
@@ -317,9 +335,7 @@ test_bad_admin_refused_naming_field (void **state)
     //  One is fine; the same name again is 410; another past max-services 302
     testutil_hand (actor, "admin", s_create ("web", 1, 1));
     s_skip (actor, "KEEPSERVICE");
-    drover_msg_t *reply = s_expect_send (actor, "admin");
-    assert_int_equal (reply->id, DROVER_MSG_OK);
-    drover_msg_destroy (&reply);
+    s_expect_ok (actor, "admin");
     s_skip (actor, "FLEET");
     testutil_hand (actor, "admin", s_create ("web", 1, 1));
     s_expect_error (actor, "admin", DROVER_CODE_CONFLICT, "exists");
@@ -469,9 +485,7 @@ test_kept_definition_restored (void **state)
     drover_msg_destroy (&def);
     zframe_destroy (&frame);
     zmsg_destroy (&keep);
-    drover_msg_t *reply = s_expect_send (actor, "admin");
-    assert_int_equal (reply->id, DROVER_MSG_OK);
-    drover_msg_destroy (&reply);
+    s_expect_ok (actor, "admin");
     s_skip (actor, "FLEET");        //  the pass that would start more
     testutil_hand (actor, "admin", s_admin (DROVER_SERVICE_DELETE, "kept", 0));
     keep = s_expect (actor, "KEEPSERVICE");
@@ -534,8 +548,7 @@ test_crash_loop_said (void **state)
     s_up (actor, "w2", "r2");
     testutil_hand (actor, "admin", s_create ("flaky", 1, 1));
     s_skip (actor, "KEEPSERVICE");
-    drover_msg_t *reply = s_expect_send (actor, "admin");
-    drover_msg_destroy (&reply);
+    s_expect_ok (actor, "admin");
     const char *workers [] = { "w1", "w2", NULL };
     for (uint64_t task = 50; task < 53; task++) {
         s_skip (actor, "FLEET");
