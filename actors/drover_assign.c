@@ -63,48 +63,14 @@
     =========================================================================
 */
 
-#include "drover_assign.h"
-#include "drover_msg.h"
-#include "drover_tasktable.h"
-#include "drover_leases.h"
-#include "drover_tasktags.h"
-#include "drover_actor.h"
+#include "drover_assign_internal.h"
 #include "drover_metricset.h"
 #include "drover_store.h"
 
 //  Most warnings about stale or unknown reports logged per second
 #define S_WARNINGS_PER_SEC  20
 
-typedef struct {
-    zsock_t *pipe;              //  commands from the broker main
-    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
-    zsock_t *link;              //  PAIR straight to schedq (ACTORS.md, "The link")
-    drover_outbox_t *to_schedq; //  what this turn says on the link: QUEUE, TAKE, FREE, RETURN...
-    drover_once_t succeeded;    //  workers told SUCCESS this turn
-    drover_once_t heard;        //  workers health was told HEARD of this turn
-    drover_poller_t *poller;    //  the pipe (and the link)
-    drover_tasktable_t *table;  //  every task; decides everything
-    drover_leases_t *leases;    //  idle capacity schedq lent us: tasks placed without it
-    drover_tasktags_t *tags;    //  replicas' service and slot, affinity keys
-    drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
-    uint64_t stale;             //  reports answered STALE, NOT FOUND or NOT REGISTERED
-    uint64_t suppressed;        //  warnings held back by the rate limit
-    int64_t warned_at;          //  start of the current warning second, msec
-    int warnings;               //  warnings logged in that second
-    drover_actor_flags_t flags; //  EVENTS, VERBOSE (also logs each task's end), $TERM
-    int durability;             //  drover_durability_t
-    drover_record_kind_t acks;  //  how acknowledgements go: REPLY with durability full, else SEND
-    uint32_t restart_grace;     //  msec for workers to report after a restart
-    int64_t grace_at;           //  msec (mono) when the restart grace ends, 0: none
-    uint64_t restored;          //  RESTOREs handled this turn, not yet said RESTORED
-    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id (STATE)
-    drover_msg_t *submit;       //  the TASK SUBMIT being handled: its task's first change
-    uint64_t submitted;         //  tasks accepted, ever (METRICS)
-    uint64_t ended [DROVER_END_MAX + 1];    //  tasks that reached a final state, by end
-    uint64_t requeued;          //  attempts put back in the queue
-    uint64_t refused [3];       //  reports refused: 409 STALE, 404 NOT FOUND, 401 NOT REGISTERED
-    drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  queue wait, run time, end to end
-} self_t;
+typedef drover_assign_self_t self_t;
 
 //  Create the actor's state; link is the endpoint schedq binds
 static self_t *
@@ -385,35 +351,6 @@ s_handle_metrics (self_t *self, uint64_t round)
     drover_metricset_destroy (&counts);
 }
 
-//  Say REPLICA to the reconciler for a replica's task in a state
-static void
-s_say_replica (self_t *self, uint64_t task, const char *service, uint32_t slot,
-               const char *worker, uint32_t attempt, int state, int end, const char *why)
-{
-    drover_outbox_say (self->outbox, "s8s4s444s", "REPLICA", task, service, slot, worker,
-                       attempt, (uint32_t) state, (uint32_t) end, why);
-}
-
-//  A task changed: if it is a replica, tell the reconciler; once it is
-//  final, forget its tag
-static void
-s_tell_replica (self_t *self, const drover_action_t *action)
-{
-    if (streq (action->topic, "task.queued") || streq (action->topic, "task.requeued"))
-        return;                 //  not a state a replica rests in: ASSIGNED follows
-    uint32_t slot;
-    const char *service = drover_tasktags_service (self->tags, action->task, &slot);
-    bool final = action->state >= DROVER_TASK_SUCCEEDED && action->state <= DROVER_TASK_CANCELLED;
-    if (service) {
-        const char *stop = drover_tasktags_stop (self->tags, action->task);
-        s_say_replica (self, action->task, service, slot, action->worker, action->attempt,
-                       action->state, final? action->end: DROVER_END_NONE,
-                       final && stop? stop: action->reason);
-    }
-    if (final)
-        drover_tasktags_remove (self->tags, action->task);
-}
-
 //  Carry out everything the table decided, in order
 static void
 s_carry_out (self_t *self)
@@ -462,7 +399,7 @@ s_carry_out (self_t *self)
             case DROVER_ACTION_EVENT:
                 s_count (self, action);
                 s_publish (self, action);
-                s_tell_replica (self, action);
+                drover_assign_tell_replica (self, action);
                 break;
             case DROVER_ACTION_PLACED:
                 drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
@@ -472,6 +409,13 @@ s_carry_out (self_t *self)
                 s_send_action (self, action);
         }
     }
+}
+
+//  Carry out everything the table decided (for drover_assign_replicas.c)
+void
+drover_assign_carry_out (self_t *self)
+{
+    s_carry_out (self);
 }
 
 //  ---------------------------------------------------------------------
@@ -778,63 +722,6 @@ s_handle_configure (self_t *self, zmsg_t *msg)
     self->restart_grace = (uint32_t) drover_actor_pop_number (msg);
 }
 
-//  Say REPLICA for a replica restored: the reconciler learns what runs
-static void
-s_restored_replica (uint64_t task, const char *service, uint32_t slot, void *arg)
-{
-    self_t *self = (self_t *) arg;
-    s_say_replica (self, task, service, slot, drover_tasktable_worker (self->table, task),
-                   drover_tasktable_attempt (self->table, task),
-                   drover_tasktable_state (self->table, task), DROVER_END_NONE, "restored");
-}
-
-//  START worker(s) submit(f): run the reconciler's replica there now
-static void
-s_handle_start (self_t *self, zmsg_t *msg)
-{
-    char worker [DROVER_ID_MAX + 1];
-    drover_actor_pop_text (msg, worker, sizeof worker);
-    zframe_t *frame = zmsg_pop (msg);
-    assert (frame);             //  the reconciler said it wrong: our bug
-    self->submit = drover_msg_new (0);
-    uint64_t task = 0;
-    const char *reason = "not a TASK SUBMIT";
-    int code = DROVER_CODE_BAD_REQUEST;
-    if (drover_msg_decode (self->submit, zframe_data (frame), zframe_size (frame)) == 0
-    &&  self->submit->id == DROVER_MSG_TASK_SUBMIT) {
-        self->submit->retries = 0;
-        self->submit->flags &= ~DROVER_SUBMIT_NOTIFY;
-        code = drover_tasktable_start (self->table, self->submit, worker, zclock_mono (),
-                                       &task, &reason);
-    }
-    if (code == DROVER_CODE_OK) {
-        self->submit->task = task;  //  so its first change carries it (s_publish)
-        self->submitted++;
-        drover_tasktags_add (self->tags, task, self->submit);
-        s_carry_out (self);
-    }
-    else
-        zsys_error ("assign: START worker=%s refused: %s", worker, reason);
-    drover_msg_destroy (&self->submit);
-    zframe_destroy (&frame);
-}
-
-//  STOP task(8) reason(s): cancel a replica; it ends CANCELLED, the
-//  reason said in its REPLICA
-static void
-s_handle_stop (self_t *self, zmsg_t *msg)
-{
-    uint64_t task = drover_actor_pop_number (msg);
-    char reason [DROVER_REASON_MAX + 1];
-    drover_actor_pop_text (msg, reason, sizeof reason);
-    drover_tasktags_set_stop (self->tags, task, reason);
-    const char *refused;
-    if (drover_tasktable_cancel (self->table, task, &refused) != DROVER_CODE_OK
-    &&  self->flags.verbose)
-        zsys_debug ("assign: STOP task=%" PRIu64 " ignored: %s", task, refused);
-    s_carry_out (self);
-}
-
 //  LOADED next-task(8) restored(8): ids go on from next-task; the attempts
 //  restored wait for their workers until the end of the grace
 static void
@@ -853,7 +740,7 @@ s_handle_loaded (self_t *self, zmsg_t *msg)
                      self->restart_grace);
     if (placed)
         self->grace_at = zclock_mono () + self->restart_grace;
-    drover_tasktags_each_replica (self->tags, s_restored_replica, self);
+    drover_assign_say_restored (self);
     //  Restoring passed every task through the store's and the main's
     //  threads, each change and message freed here: give what they held
     //  back to the system (the allocator keeps freed memory in the arena of
@@ -909,10 +796,10 @@ s_handle_command (void *arg, zmsg_t *msg)
         s_handle_metrics (self, drover_actor_pop_number (msg));
     else
     if (streq (command, "START"))
-        s_handle_start (self, msg);
+        drover_assign_start (self, msg);
     else
     if (streq (command, "STOP"))
-        s_handle_stop (self, msg);
+        drover_assign_stop (self, msg);
     else
     if (streq (command, "UNSAVED")) {
         uint64_t task = drover_actor_pop_number (msg);

@@ -1,0 +1,73 @@
+/*  =========================================================================
+    drover_assign_internal - what the assign actor's own files share: its
+    state, and the steps its parts call
+
+    Only drover_assign.c and drover_assign_replicas.c (the reconciler's
+    replica tasks) include this; everyone else uses drover_assign.h.
+    =========================================================================
+*/
+
+#ifndef DROVER_ASSIGN_INTERNAL_H_INCLUDED
+#define DROVER_ASSIGN_INTERNAL_H_INCLUDED
+
+#include "drover_assign.h"
+#include "drover_msg.h"
+#include "drover_tasktable.h"
+#include "drover_leases.h"
+#include "drover_tasktags.h"
+#include "drover_actor.h"
+#include "drover_metricset.h"
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
+    zsock_t *link;              //  PAIR straight to schedq (ACTORS.md, "The link")
+    drover_outbox_t *to_schedq; //  what this turn says on the link: QUEUE, TAKE, FREE, RETURN...
+    drover_once_t succeeded;    //  workers told SUCCESS this turn
+    drover_once_t heard;        //  workers health was told HEARD of this turn
+    drover_poller_t *poller;    //  the pipe (and the link)
+    drover_tasktable_t *table;  //  every task; decides everything
+    drover_leases_t *leases;    //  idle capacity schedq lent us: tasks placed without it
+    drover_tasktags_t *tags;    //  replicas' service and slot, affinity keys
+    drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
+    uint64_t stale;             //  reports answered STALE, NOT FOUND or NOT REGISTERED
+    uint64_t suppressed;        //  warnings held back by the rate limit
+    int64_t warned_at;          //  start of the current warning second, msec
+    int warnings;               //  warnings logged in that second
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE (also logs each task's end), $TERM
+    int durability;             //  drover_durability_t
+    drover_record_kind_t acks;  //  how acknowledgements go: REPLY with durability full, else SEND
+    uint32_t restart_grace;     //  msec for workers to report after a restart
+    int64_t grace_at;           //  msec (mono) when the restart grace ends, 0: none
+    uint64_t restored;          //  RESTOREs handled this turn, not yet said RESTORED
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id (STATE)
+    drover_msg_t *submit;       //  the TASK SUBMIT being handled: its task's first change
+    uint64_t submitted;         //  tasks accepted, ever (METRICS)
+    uint64_t ended [DROVER_END_MAX + 1];    //  tasks that reached a final state, by end
+    uint64_t requeued;          //  attempts put back in the queue
+    uint64_t refused [3];       //  reports refused: 409 STALE, 404 NOT FOUND, 401 NOT REGISTERED
+    drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  queue wait, run time, end to end
+} drover_assign_self_t;
+
+//  Carry out everything the table decided, in order
+void
+    drover_assign_carry_out (drover_assign_self_t *self);
+
+//  A task changed: if it is a replica, say REPLICA to the reconciler; once
+//  it is final, forget its tag
+void
+    drover_assign_tell_replica (drover_assign_self_t *self, const drover_action_t *action);
+
+//  Say REPLICA for each replica restored (after LOADED)
+void
+    drover_assign_say_restored (drover_assign_self_t *self);
+
+//  START worker(s) submit(f): run the reconciler's replica there now
+void
+    drover_assign_start (drover_assign_self_t *self, zmsg_t *msg);
+
+//  STOP task(8) reason(s): cancel a replica
+void
+    drover_assign_stop (drover_assign_self_t *self, zmsg_t *msg);
+
+#endif
