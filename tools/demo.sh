@@ -14,7 +14,11 @@
 #   for the pool's workers and one for you (an admin), and shows a peer
 #   without a key refused. A task no instance type can run is explained
 #   (`drover explain`), a finished one shown (`drover show`, `drover logs`),
-#   and the broker's Prometheus metrics are scraped.
+#   and the broker's Prometheus metrics are scraped. Then three workers of
+#   its own run a service of 4 replicas: one is killed with SIGKILL and its
+#   replicas start elsewhere, it comes back and takes one (even spread),
+#   `drover plan drain` says what a drain would move and the drain does
+#   just that; tasks with one affinity key all run on one worker.
 #   Usage: tools/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
@@ -89,6 +93,9 @@ health
     lost-after = 3000
 assign
     restart-grace = 3000
+service
+    term = 2000
+    gather-timeout = 1000
 pool
     driver = local
     max-instances = 4
@@ -214,6 +221,91 @@ exec 3<&-
 say "the batch is done: instances idle for 4 s are destroyed, the pool shrinks to nothing"
 await_pool '"instances":\[\]' 60 || true
 show_pool
+
+say "services: three workers of our own, node-1..3 (4 procs each), and a service of 4 replicas"
+#   Start worker node-$1 with the pool workers' key (a worker key)
+start_node () {
+    DROVER_KEY="$WORK/pool.key" "$DROVER" worker --broker "$DROVER_BROKER" --id "node-$1" \
+        --procs 4 >>"$WORK/node-$1.log" 2>&1 &
+    PIDS+=($!)
+    disown $!      # killed on purpose below: no job notice
+}
+#   Print "SLOT WORKER" for each running replica of service web
+replicas () {
+    "$DROVER" service show web --json | tr -d ' \n' | grep -o '"slot":[0-9]*,"worker":"[^"]*","state":"running"' |
+        sed 's/"slot":\([0-9]*\),"worker":"\([^"]*\)".*/\1 \2/'
+}
+#   Wait until web runs 4 replicas, none pending, none on worker $1 ("" any)
+await_web () {
+    for _ in $(seq 1 150); do
+        if "$DROVER" service show web --json 2>/dev/null | tr -d ' \n' |
+                grep -q '"running":4,"pending":0' &&
+           ! replicas | grep -q " $1\$" && [ "$(replicas | wc -l)" -eq 4 ]; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    echo "demo: web did not run 4 replicas${1:+ off $1} within 30 s" >&2
+    return 1
+}
+for n in 1 2 3; do start_node $n; done
+for _ in $(seq 1 100); do
+    [ "$("$DROVER" workers 2>/dev/null | grep -c '^node-[123]  *up  *ok')" -eq 3 ] && break
+    sleep 0.2
+done
+"$DROVER" service create web --replicas 4 -- sleep 600
+await_web ""
+"$DROVER" service show web
+VICTIM=$(replicas | awk '{ n[$2]++ } END { for (w in n) if (n[w] == 2) print w }' | head -1)
+
+say "killing $VICTIM (it runs two replicas) with SIGKILL"
+pkill -KILL -f -- "--id $VICTIM( |\$)" || true
+echo "demo: lost after 3 s of silence; its replicas start at once on the others"
+await_web "$VICTIM"
+"$DROVER" service show web
+
+say "$VICTIM comes back: even spread takes one replica there (2/1/1), the others stay"
+start_node "${VICTIM#node-}"
+for _ in $(seq 1 150); do
+    [ "$(replicas | grep -c " $VICTIM\$")" -eq 1 ] && [ "$(replicas | wc -l)" -eq 4 ] && break
+    sleep 0.2
+done
+"$DROVER" service show web
+"$DROVER" service stats
+
+TARGET=$(replicas | awk '{ n[$2]++ } END { for (w in n) if (n[w] == 2) print w }' | head -1)
+TARGET=${TARGET:-node-1}
+say "drover plan drain $TARGET: what a drain would do, computed and not done"
+"$DROVER" plan drain "$TARGET" | sed -n '1,/^$/p'
+"$DROVER" plan drain "$TARGET" --json | tr -d ' \n' | grep -o '"kind":"move","service":"web","slot":[0-9]*,"task":[0-9]*,"from":"[^"]*","to":"[^"]*"' |
+    sed 's/.*"slot":\([0-9]*\),.*"to":"\([^"]*\)"/\1 \2/' | sort >"$WORK/planned.txt"
+say "drover drain $TARGET: the same moves, made"
+"$DROVER" drain "$TARGET"
+await_web "$TARGET"
+"$DROVER" service show web
+replicas | sort >"$WORK/after-drain.txt"
+if [ -s "$WORK/planned.txt" ] && join "$WORK/planned.txt" "$WORK/after-drain.txt" | awk '$2 != $3 { bad = 1 } END { exit bad }' &&
+   [ "$(join "$WORK/planned.txt" "$WORK/after-drain.txt" | wc -l)" -eq "$(wc -l <"$WORK/planned.txt")" ]; then
+    echo "demo: the drain moved what the plan said, where it said:"
+    sed 's/^\([0-9]*\) \(.*\)/  web\/\1 -> \2/' "$WORK/planned.txt"
+else
+    echo "demo: the drain did not do what the plan said" >&2
+    sed 's/^/  planned: /' "$WORK/planned.txt" >&2
+    sed 's/^/  now:     /' "$WORK/after-drain.txt" >&2
+    exit 1
+fi
+"$DROVER" service delete web
+"$DROVER" resume "$TARGET" >/dev/null
+
+say "affinity: 6 tasks with the key dataset-a run on one worker, the first of the key's order"
+for i in $(seq 1 6); do
+    "$DROVER" submit --affinity dataset-a -- echo "part $i of dataset-a" 2>/dev/null
+done >"$WORK/affine.txt"
+"$DROVER" wait - <"$WORK/affine.txt" >/dev/null
+"$DROVER" tasks --limit 1000 | awk -v ids="$(tr '\n' ' ' <"$WORK/affine.txt")" '
+    BEGIN { n = split(ids, list, " "); for (i = 1; i <= n; i++) want[list[i]] = 1 }
+    $1 in want { ran[$7]++ }
+    END { for (w in ran) printf "  %-10s %d tasks\n", w, ran[w] }'
 
 say "final status"
 "$DROVER" status || true
