@@ -320,7 +320,7 @@ test_bad_admin_refused_naming_field (void **state)
     msg = s_create ("web", 2, 1);
     msg->labels [msg->nlabels++] = strdup ("no equals sign");
     testutil_hand (actor, "admin", msg);
-    s_expect_error (actor, "admin", DROVER_CODE_BAD_REQUEST, "labels");
+    s_expect_error (actor, "admin", DROVER_CODE_BAD_REQUEST, "label");
     msg = s_create ("has space", 2, 1);
     testutil_hand (actor, "admin", msg);
     s_expect_error (actor, "admin", DROVER_CODE_BAD_REQUEST, "service");

@@ -10,6 +10,7 @@
 
 #include "drover_servicewire.h"
 #include "drover_exec.h"
+#include "drover_taskrecord.h"
 
 //  Join a body's argv with spaces into summary (DROVER_SUMMARY_MAX + 1
 //  bytes), printable only; "" if it does not decode
@@ -46,33 +47,11 @@ drover_servicewire_check (const drover_msg_t *msg, drover_service_row_t *def,
         *reason_p = "service: a name is 1..64 printable bytes without spaces";
         return DROVER_CODE_BAD_REQUEST;
     }
-    if (msg->procs < 1) {
-        *reason_p = "procs: must be at least 1";
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    if (!msg->body || msg->body_size == 0) {
-        *reason_p = "body: nothing to run";
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    if (msg->body_size > DROVER_BODY_MAX) {
-        *reason_p = "body: larger than the limit";
-        return DROVER_CODE_TOO_LARGE;
-    }
-    const char *error = NULL;
-    if (drover_exec_validate (msg->body, msg->body_size, &error)) {
-        snprintf (buffer, buffer_size, "body: %s", error? error: "malformed");
-        *reason_p = buffer;
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    if (msg->nlabels > DROVER_LABELS_MAX) {
-        *reason_p = "labels: too many";
-        return DROVER_CODE_BAD_REQUEST;
-    }
-    for (uint32_t index = 0; index < msg->nlabels; index++)
-        if (!msg->labels [index] || !drover_label_valid (msg->labels [index])) {
-            *reason_p = "labels: a label is not key=value";
-            return DROVER_CODE_BAD_REQUEST;
-        }
+    //  Each replica is a task: its procs, body and labels are checked as a
+    //  TASK SUBMIT's are
+    int code = drover_taskrecord_check (msg, buffer, buffer_size, reason_p);
+    if (code != DROVER_CODE_OK)
+        return code;
     snprintf (def->name, sizeof def->name, "%s", msg->service);
     def->replicas = msg->count;
     def->procs = msg->procs;
