@@ -106,6 +106,8 @@ typedef struct {
     uint64_t unsaved [S_UNSAVED_MAX];   //  tasks whose submit could not be saved, a ring
     size_t nunsaved;            //  ids ever put in unsaved
     char error [DROVER_BACKEND_ERROR_MAX];  //  why the last batch was refused
+    bool service_unsaved;       //  the last KEEPSERVICE failed: its OK becomes ERROR 507
+    char service_error [DROVER_BACKEND_ERROR_MAX];  //  why it failed
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
 } self_t;
 
@@ -436,6 +438,31 @@ s_commit (self_t *self, int64_t now)
     self->npending = 0;
 }
 
+//  The reconciler's OK to a SERVICE ADMIN whose definition could not be
+//  kept (said right after its KEEPSERVICE): ERROR 507 instead
+static void
+s_refuse_service (self_t *self, drover_record_t *record)
+{
+    uint32_t seq = 0;
+    self->service_unsaved = false;
+    if (!record->payload
+    ||  drover_msg_peek (zframe_data (record->payload), zframe_size (record->payload), &seq)
+        != DROVER_MSG_OK)
+        return;
+    drover_msg_t *error = drover_msg_new (DROVER_MSG_ERROR);
+    error->seq = seq;
+    error->code = DROVER_CODE_NOT_SAVED;
+    char *reason = zsys_sprintf ("not saved: %s", self->service_error);
+    drover_msg_set_reason (error, reason);
+    zstr_free (&reason);
+    zframe_t *payload = drover_msg_encode (error);
+    drover_msg_destroy (&error);
+    if (payload) {
+        zframe_destroy (&record->payload);
+        record->payload = payload;
+    }
+}
+
 //  REPLY: send it on after the commit that ends this turn, which holds
 //  every change said before it (and those said after it in the same
 //  batch: a request's reply may come before the changes it caused)
@@ -444,6 +471,8 @@ s_handle_reply (self_t *self, drover_record_t *record)
 {
     if (self->nunsaved)
         s_refuse_unsaved (self, record);    //  said before assign heard UNSAVED
+    if (self->service_unsaved)
+        s_refuse_service (self, record);
     drover_outbox_move (self->held, record, DROVER_RECORD_SEND);
 }
 
@@ -494,17 +523,19 @@ s_keep_admin (self_t *self, zmsg_t *msg)
 
 //  KEEPSERVICE: keep a service's definition at once (an empty one: forget
 //  it); if it cannot be kept, the reconciler still holds it until the
-//  broker stops
+//  broker stops, and the OK it says next (REPLY, in the same batch) is
+//  answered ERROR 507 instead
 static void
 s_keep_service (self_t *self, zmsg_t *msg)
 {
     char *name = drover_actor_pop_string (msg);
     zframe_t *def = zmsg_pop (msg);
     assert (def);               //  the reconciler says it
-    char error [DROVER_BACKEND_ERROR_MAX];
-    if (drover_backend_save_service (self->backend, name, zframe_data (def), zframe_size (def),
-                                     error, sizeof error))
-        zsys_error ("store: service=%s definition not kept: %s", name, error);
+    self->service_unsaved = drover_backend_save_service (self->backend, name, zframe_data (def),
+                                                         zframe_size (def), self->service_error,
+                                                         sizeof self->service_error) != 0;
+    if (self->service_unsaved)
+        zsys_error ("store: service=%s definition not kept: %s", name, self->service_error);
     zframe_destroy (&def);
     zstr_free (&name);
 }
