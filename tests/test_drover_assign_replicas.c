@@ -21,6 +21,14 @@
 //  The test's end of the actor's link: it plays schedq there
 static zsock_t *s_link = NULL;
 
+//  Expect a command whose fields this test does not look at
+static void
+s_skip_command (zactor_t *actor, const char *command)
+{
+    zmsg_t *rest = testutil_expect (actor, command, 3000);
+    zmsg_destroy (&rest);
+}
+
 //  Start the actor, its link bound by the test, with an ack timeout (msec)
 static zactor_t *
 s_actor_new (uint32_t ack_timeout)
@@ -186,10 +194,10 @@ test_start_and_stop (void **state)
     started->task = task;
     started->attempt = 1;
     testutil_hand_bytes (actor, S_ALPHA, started);
-    testutil_expect (actor, "HEARD", 3000);
+    s_skip_command (actor, "HEARD");
     s_expect_event (actor, "task.running", task, 1);
     s_expect_replica (actor, task, 3, "alpha", 1, DROVER_TASK_RUNNING, 0, "");
-    testutil_expect (actor, "SUCCESS", 3000);
+    s_skip_command (actor, "SUCCESS");
     //  Stopped: a kill; its result ends it CANCELLED with the reason
     zsock_send (actor, "s8s", "STOP", task, "scaled down");
     drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
@@ -202,11 +210,11 @@ test_start_and_stop (void **state)
     result->outcome = DROVER_OUTCOME_SIGNALLED;
     result->signal = 15;
     testutil_hand_bytes (actor, S_ALPHA, result);
-    testutil_expect (actor, "HEARD", 3000);
+    s_skip_command (actor, "HEARD");
     drover_msg_t *ok = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_OK);
     drover_msg_destroy (&ok);
     s_expect_frames (actor, true, "FREE", "1", NULL);
-    testutil_expect (actor, "SUCCESS", 3000);
+    s_skip_command (actor, "SUCCESS");
     s_expect_event (actor, "task.cancelled", task, 1);
     s_expect_replica (actor, task, 3, "alpha", 1, DROVER_TASK_CANCELLED, DROVER_END_CANCELLED,
                       "scaled down");
