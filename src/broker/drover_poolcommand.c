@@ -325,7 +325,8 @@ s_env_free (char ***env_p)
 
 //  Start a child running argv with env: its own process group, stdin
 //  /dev/null, stdout and stderr into op's pipes, a pidfd. Returns 0, or
-//  -1 (errno set) with nothing left open.
+//  -1 (errno set: ESRCH, it ended and was reaped already) with nothing
+//  left open.
 static int
 s_spawn (drover_poolcommand_t *self, s_op_t *op, char *const argv [], char *const env [])
 {
@@ -371,9 +372,21 @@ s_spawn (drover_poolcommand_t *self, s_op_t *op, char *const argv [], char *cons
         errno = rc;
         return -1;
     }
+    //  No pidfd: no descriptor left (the operation fails, the child is
+    //  killed and reaped), or the child already ended and was reaped by
+    //  the kernel (SIGCHLD ignored: ESRCH, its status unknown)
+    int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+    if (pidfd < 0) {
+        int saved = errno;
+        kill (-pid, SIGKILL);
+        waitpid (pid, NULL, 0);     //  at once: it was just killed (ECHILD if reaped)
+        close (out [0]);
+        close (err [0]);
+        errno = saved;
+        return -1;
+    }
     op->pid = pid;
-    op->pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-    assert (op->pidfd >= 0);        //  our own unreaped child: always there
+    op->pidfd = pidfd;
     op->out.fd = out [0];
     op->err.fd = err [0];
     return 0;
@@ -429,7 +442,12 @@ drover_poolcommand_start (drover_poolcommand_t *self, drover_poolaction_kind_t k
     s_env_free (&env);
     if (rc) {
         char detail [256];
-        snprintf (detail, sizeof detail, "cannot run %s: %s", self->program, strerror (errno));
+        if (errno == ESRCH)
+            snprintf (detail, sizeof detail, "exit status unknown: reaped elsewhere "
+                      "(SIGCHLD ignored?)");
+        else
+            snprintf (detail, sizeof detail, "cannot run %s: %s", self->program,
+                      strerror (errno));
         zsys_warning ("pooldriver: op=%s instance=%s result=failed detail=\"%s\"", argv [1],
                       instance? instance: "-", detail);
         zlistx_add_end (done, drover_poolreport_new (kind, instance, DROVER_POOLOP_FAILED,
