@@ -121,6 +121,16 @@ test_service_lifecycle (void **state)
     s_expect (run, 0, run->out, "\"running\":3");
     s_expect (run, 0, run->out, "\"complete\":true");
     s_expect (run, 0, run->out, "\"answered\":2");
+    //  drover status counts it, text and JSON
+    const char *status [] = { "status", NULL };
+    s_cli (cluster, status, run);
+    s_expect (run, 0, run->out, "services: 1 (1 ok, 0 under, 0 over, 0 lost, 0 crashing); "
+                                "replicas 3 of 3 running, 0 pending");
+    const char *status_json [] = { "status", "--json", NULL };
+    s_cli (cluster, status_json, run);
+    s_expect (run, 0, run->out, "\"services\":{\"total\":1,\"ok\":1,\"under\":0,\"over\":0,"
+                                "\"lost\":0,\"crashing\":0,\"replicas_wanted\":3,"
+                                "\"replicas_running\":3,\"replicas_pending\":0}");
 
     //  A plan of a drain moves the busiest worker's replicas, and changes nothing
     const char *plan [] = { "plan", "drain", busiest, "--json", NULL };

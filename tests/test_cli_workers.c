@@ -331,6 +331,7 @@ test_status_numbers (void **state)
                        "\"low_disk\":0,\"held\":1,\"draining\":0,\"lost\":0,\"left\":0}");
     s_expect_in (text, "\"procs\":{\"used\":1,\"total\":4,\"used_held_or_draining\":3}");
     s_expect_in (text, "\"running\":2");
+    s_expect_in (text, "\"services\":{\"total\":0,");
     free (text);
     //  workers: RUNNING is the broker's count, as PROCS
     const char *workers [] = { "workers", NULL };

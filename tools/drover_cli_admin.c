@@ -581,8 +581,8 @@ s_status_usage (FILE *stream)
         "probation, low on disk, held, draining, and those lost or left a while ago;\n"
         "procs and memory in use out of what the workers taking work offer (held,\n"
         "draining and gone workers are not counted in it; what runs on held or\n"
-        "draining ones is said apart), tasks by state. --json prints one JSON\n"
-        "document instead.\n");
+        "draining ones is said apart), tasks by state, services by state with their\n"
+        "replicas running of those wanted. --json prints one JSON document instead.\n");
 }
 
 //  What status counts over the worker table
@@ -629,9 +629,36 @@ s_status_count (drover_msg_t *workers, s_status_t *count)
     }
 }
 
+//  Services by state and their replicas, off a SERVICE TABLE
+typedef struct {
+    uint64_t total;             //  services defined
+    uint64_t states [DROVER_SERVICE_STATE_MAX + 1];     //  by drover_service_state_t
+    uint64_t wanted;            //  replicas wanted
+    uint64_t running;           //  replicas running
+    uint64_t pending;           //  replicas started, not running yet
+} s_services_t;
+
+//  Count a SERVICE TABLE's services (none if table is NULL: an older
+//  broker, or no answer)
+static void
+s_services_count (const drover_msg_t *table, s_services_t *count)
+{
+    memset (count, 0, sizeof *count);
+    for (uint32_t index = 0; table && index < table->nservices; index++) {
+        const drover_service_row_t *row = &table->service_rows [index];
+        count->total++;
+        if (row->state <= DROVER_SERVICE_STATE_MAX)
+            count->states [row->state]++;
+        count->wanted += row->replicas;
+        count->running += row->running;
+        count->pending += row->pending;
+    }
+}
+
 //  Print status as JSON
 static void
-s_status_json (drover_client_t *client, s_status_t *count, drover_msg_t *tasks)
+s_status_json (drover_client_t *client, s_status_t *count, drover_msg_t *tasks,
+               const s_services_t *services)
 {
     char name [16];
     printf ("{\"broker\":");
@@ -655,12 +682,19 @@ s_status_json (drover_client_t *client, s_status_t *count, drover_msg_t *tasks)
         printf ("%s\"%s\":%llu", state? ",": "",
                 s_lower (drover_task_state_name (state), name, sizeof name),
                 (unsigned long long) tasks->counts [state]);
-    printf ("}}\n");
+    printf ("},\"services\":{\"total\":%llu", (unsigned long long) services->total);
+    for (int state = 0; state <= DROVER_SERVICE_STATE_MAX; state++)
+        printf (",\"%s\":%llu", drover_service_state_name (state),
+                (unsigned long long) services->states [state]);
+    printf (",\"replicas_wanted\":%llu,\"replicas_running\":%llu,\"replicas_pending\":%llu}}\n",
+            (unsigned long long) services->wanted, (unsigned long long) services->running,
+            (unsigned long long) services->pending);
 }
 
 //  Print status for people
 static void
-s_status_text (drover_client_t *client, s_status_t *count, drover_msg_t *tasks)
+s_status_text (drover_client_t *client, s_status_t *count, drover_msg_t *tasks,
+               const s_services_t *services)
 {
     char used [16], total [16], other [16];
     s_human (count->mem_used, used, sizeof used);
@@ -684,9 +718,21 @@ s_status_text (drover_client_t *client, s_status_t *count, drover_msg_t *tasks)
         printf (", and %s on held or draining workers", other);
     printf ("\n");
     s_print_counts ("tasks:   ", tasks->counts);
+    if (services->total)
+        printf ("services: %llu (%llu ok, %llu under, %llu over, %llu lost, %llu crashing); "
+                "replicas %llu of %llu running, %llu pending\n",
+                (unsigned long long) services->total,
+                (unsigned long long) services->states [DROVER_SERVICE_OK],
+                (unsigned long long) services->states [DROVER_SERVICE_UNDER],
+                (unsigned long long) services->states [DROVER_SERVICE_OVER],
+                (unsigned long long) services->states [DROVER_SERVICE_LOST],
+                (unsigned long long) services->states [DROVER_SERVICE_CRASHING],
+                (unsigned long long) services->running, (unsigned long long) services->wanted,
+                (unsigned long long) services->pending);
 }
 
-//  drover status: composed from WORKER LIST and TASK LIST (counts only)
+//  drover status: composed from WORKER LIST, TASK LIST (counts only) and
+//  SERVICE LIST
 int
 drover_cli_status (int argc, char **argv)
 {
@@ -701,16 +747,22 @@ drover_cli_status (int argc, char **argv)
         return DROVER_EXIT_USAGE;
     drover_msg_t *workers = drover_client_workers (client);
     drover_msg_t *tasks = workers? drover_client_tasks (client, 255, 0): NULL;
+    //  A broker older than services answers SERVICE LIST with an error:
+    //  then no service is shown
+    drover_msg_t *table = tasks? drover_client_services (client, NULL): NULL;
     if (!workers || !tasks)
         rc = drover_cli_error (client, "status");
     else {
         s_status_t count;
         s_status_count (workers, &count);
+        s_services_t services;
+        s_services_count (table, &services);
         if (json)
-            s_status_json (client, &count, tasks);
+            s_status_json (client, &count, tasks, &services);
         else
-            s_status_text (client, &count, tasks);
+            s_status_text (client, &count, tasks, &services);
     }
+    drover_msg_destroy (&table);
     drover_msg_destroy (&tasks);
     drover_msg_destroy (&workers);
     drover_client_destroy (&client);
