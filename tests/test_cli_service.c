@@ -514,6 +514,7 @@ test_plans (void **state)
     s_expect (&run, 0, run.out, "\"after\":{\"term\":41");
 
     s_cli (broker, (const char *[]) { "plan", "hold", "w9", NULL }, &run);
+    s_expect (&run, 0, run.out, "w9 would take no new task or replica; what runs there stays");
     s_expect (&run, 0, run.out, "BEFORE");
     plan = s_last (broker, DROVER_MSG_PLAN, &requests);
     assert_int_equal (plan->action, DROVER_PLAN_HOLD);

@@ -180,10 +180,13 @@ s_result_json (const drover_msg_t *result, int action, const char *target, uint3
     printf ("}\n");
 }
 
-//  Print a PLAN RESULT for people: the changes, then the statistics
+//  Print a PLAN RESULT for people: the changes, then the statistics. A
+//  hold moves nothing: say what it does change
 static void
-s_result_text (const drover_msg_t *result)
+s_result_text (const drover_msg_t *result, int action, const char *target)
 {
+    if (action == DROVER_PLAN_HOLD)
+        printf ("%s would take no new task or replica; what runs there stays\n", target);
     if (result->nchanges == 0)
         printf ("(no changes)\n");
     for (uint32_t index = 0; index < result->nchanges; index++)
@@ -216,7 +219,7 @@ drover_cli_plan (int argc, char **argv)
     if (drover_cli_globals.json)
         s_result_json (result, action, target, count);
     else
-        s_result_text (result);
+        s_result_text (result, action, target);
     drover_msg_destroy (&result);
     drover_client_destroy (&client);
     return rc;
