@@ -372,7 +372,8 @@ test_plan_drain_is_what_drain_does (void **state)
     testutil_remove_tree (logdir);
 }
 
-//  Definitions and counts survive a broker killed with -9 and restarted
+//  Definitions and counts survive a broker killed with -9 and restarted;
+//  the replicas still running are adopted
 static void
 test_definitions_survive_restart (void **state)
 {
@@ -389,8 +390,8 @@ test_definitions_survive_restart (void **state)
     snprintf (scale->service, sizeof scale->service, "api");
     scale->count = 2;
     assert_int_equal (s_code (dealer, scale), DROVER_CODE_OK);
-    s_view_t view;
-    assert_true (s_await_running (dealer, "api", 2, &view, S_WAIT));
+    s_view_t view, api;
+    assert_true (s_await_running (dealer, "api", 2, &api, S_WAIT));
     assert_true (s_await_running (dealer, "db", 1, &view, S_WAIT));
 
     testutil_cluster_kill_restart (cluster, s_flags);
@@ -408,7 +409,12 @@ test_definitions_survive_restart (void **state)
         }
     }
     drover_msg_destroy (&table);
+    //  The replicas still running were adopted, not started again
     assert_true (s_await_running (dealer, "api", 2, &view, S_WAIT));
+    for (int slot = 0; slot < 2; slot++) {
+        assert_true (view.task [slot] == api.task [slot]);
+        assert_string_equal (view.worker [slot], api.worker [slot]);
+    }
     assert_true (s_await_running (dealer, "db", 1, &view, S_WAIT));
     //  Deleted: gone after a restart too
     drover_msg_t *drop = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
