@@ -509,3 +509,17 @@ drover_mpack_read_id (drover_mpack_cursor_t *cursor, int part, bool optional, ch
     id [length] = 0;
     return true;
 }
+
+
+//  --------------------------------------------------------------------------
+//  Skip the elements of a record past the known ones
+
+bool
+drover_mpack_skip_rest (drover_mpack_cursor_t *cursor, uint32_t fields, uint32_t known,
+                        int depth)
+{
+    for (uint32_t index = known; index < fields; index++)
+        if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - depth))
+            return false;
+    return true;
+}

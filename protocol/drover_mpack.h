@@ -128,6 +128,13 @@ bool
 bool
     drover_mpack_walk (drover_mpack_cursor_t *cursor, int depth_max);
 
+//  Skip the elements of a record past the known ones, a later version's
+//  (fields in all): each a well-formed value nested within the depth
+//  limit from the record's depth
+bool
+    drover_mpack_skip_rest (drover_mpack_cursor_t *cursor, uint32_t fields, uint32_t known,
+                            int depth);
+
 //  Read any msgpack integer: *negative says if it is below zero, *bits
 //  holds the value (two's complement if negative)
 bool

@@ -138,17 +138,6 @@ drover_msg_pool_pack_rows (msgpack_packer *pk, const drover_msg_t *self)
     return 0;
 }
 
-//  Skip the elements of a record past the known ones: a later version's,
-//  each a well-formed value (the whole message was walked already)
-static bool
-s_skip_rest (drover_mpack_cursor_t *cursor, uint32_t fields, uint32_t known, int depth)
-{
-    for (uint32_t index = known; index < fields; index++)
-        if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - depth))
-            return false;
-    return true;
-}
-
 //  Read the summary, with this file's error texts
 static bool
 s_read_summary (drover_mpack_cursor_t *cursor, drover_pool_summary_t *pool)
@@ -163,7 +152,7 @@ s_read_summary (drover_mpack_cursor_t *cursor, drover_pool_summary_t *pool)
         && drover_mpack_read_float (cursor, P_MAX_PRICE, &pool->max_price)
         && drover_mpack_read_u64 (cursor, P_BACKOFF, &pool->backoff_until)
         && drover_mpack_read_u32 (cursor, P_FAILURES, &pool->failures)
-        && s_skip_rest (cursor, fields, S_SUMMARY_KNOWN, 2);
+        && drover_mpack_skip_rest (cursor, fields, S_SUMMARY_KNOWN, 2);
 }
 
 //  Read POOL TABLE's summary into self->pool
@@ -203,7 +192,7 @@ s_read_row (drover_mpack_cursor_t *cursor, drover_pool_row_t *row)
         return false;
     memcpy (row->why, why, length);
     row->why [length] = 0;
-    return s_skip_rest (cursor, fields, S_ROW_KNOWN, 3);
+    return drover_mpack_skip_rest (cursor, fields, S_ROW_KNOWN, 3);
 }
 
 //  Read the rows, with this file's error texts

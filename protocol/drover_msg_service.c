@@ -258,17 +258,6 @@ drover_msg_service_pack_changes (msgpack_packer *pk, const drover_msg_t *self)
 //  ---------------------------------------------------------------------
 //  Reading
 
-//  Skip the elements of a record past the known ones: a later version's,
-//  each a well-formed value (the whole message was walked already)
-static bool
-s_skip_rest (drover_mpack_cursor_t *cursor, uint32_t fields, uint32_t known, int depth)
-{
-    for (uint32_t index = known; index < fields; index++)
-        if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - depth))
-            return false;
-    return true;
-}
-
 //  Read a text of at most max bytes into a fixed array of max + 1
 static bool
 s_read_fixed (drover_mpack_cursor_t *cursor, int part, size_t max, char *text)
@@ -308,7 +297,7 @@ s_read_stats (drover_mpack_cursor_t *cursor, drover_service_stats_t *stats)
     for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
         if (!drover_mpack_read_u32 (cursor, P_RESTARTS, &stats->restarts [bucket]))
             return false;
-    return s_skip_rest (cursor, fields, S_STATS_KNOWN, 2);
+    return drover_mpack_skip_rest (cursor, fields, S_STATS_KNOWN, 2);
 }
 
 //  Read a term's statistics into stats
@@ -365,7 +354,7 @@ s_read_service (drover_mpack_cursor_t *cursor, drover_service_row_t *row)
         && drover_mpack_read_u64 (cursor, P_CREATED, &row->created)
         && s_read_fixed (cursor, P_SUMMARY, DROVER_SUMMARY_MAX, row->summary)
         && s_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, row->why)
-        && s_skip_rest (cursor, fields, S_SERVICE_KNOWN, 3);
+        && drover_mpack_skip_rest (cursor, fields, S_SERVICE_KNOWN, 3);
 }
 
 //  Read the service rows, with this file's error texts
@@ -412,7 +401,7 @@ s_read_replica (drover_mpack_cursor_t *cursor, drover_replica_row_t *row)
         && drover_mpack_read_u64 (cursor, P_SINCE, &row->since)
         && drover_mpack_read_u32 (cursor, P_SLOT_RESTARTS, &row->restarts)
         && s_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, row->why)
-        && s_skip_rest (cursor, fields, S_REPLICA_KNOWN, 3);
+        && drover_mpack_skip_rest (cursor, fields, S_REPLICA_KNOWN, 3);
 }
 
 //  Read the replica rows, with this file's error texts
@@ -457,7 +446,7 @@ s_read_change (drover_mpack_cursor_t *cursor, drover_planchange_t *change)
         && drover_mpack_read_id (cursor, P_FROM, true, change->from)
         && drover_mpack_read_id (cursor, P_TO, true, change->to)
         && s_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, change->why)
-        && s_skip_rest (cursor, fields, S_CHANGE_KNOWN, 3);
+        && drover_mpack_skip_rest (cursor, fields, S_CHANGE_KNOWN, 3);
 }
 
 //  Read the changes, with this file's error texts
