@@ -3,7 +3,8 @@
     backend, numbers and publishes events
 
     The backend (src/broker/drover_backend.h: SQLite in the state directory,
-    or memory with durability off) decides how things are kept; this actor
+    PostgreSQL when state-dir is a postgresql:// URI, or memory with
+    durability off) decides how things are kept; this actor
     does the I/O around it. At start it opens the state and says OPENED,
     then hands assign every task it kept (RESTORE, one record each), says
     STATE and LOADED, and from then on keeps what it is told:
@@ -27,6 +28,10 @@
       long as the disk stays full;
     - final tasks past the history settings are deleted a bounded batch
       at a time, between turns.
+    - a PostgreSQL state is opened with the leader's fencing token: once
+      a write is refused because a newer leader holds the state, the
+      store says FENCED (once) and every later batch is refused like a
+      failed one (backing off as above) until the broker stops it.
 
     In:   CHANGE change(p)          a task's change, from assign (a record)
           REPLY route(f) payload(f) worker(s)   a SEND to hold until the
@@ -54,6 +59,8 @@
           PUBLISH topic(s) body(f) owner(s)  a committed event, for the event stream (owner:
                                     its task's owner, "" for none)
           UNSAVED task(8)           a submit that could not be saved: forget it
+          FENCED text(s)            once: a write was refused by fencing (a newer
+                                    leader holds the state): stop serving
           SEND route(f) payload(f) worker(s)    a held reply, now committed
     =========================================================================
 */
@@ -108,6 +115,7 @@ typedef struct {
     char error [DROVER_BACKEND_ERROR_MAX];  //  why the last batch was refused
     bool service_unsaved;       //  the last KEEPSERVICE failed: its OK becomes ERROR 507
     char service_error [DROVER_BACKEND_ERROR_MAX];  //  why it failed
+    bool fenced;                //  FENCED said: a newer leader holds the state
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
 } self_t;
 
@@ -128,6 +136,9 @@ s_self_new (zsock_t *pipe, const drover_store_args_t *args, char **error_p)
 {
     drover_backend_t *backend = args->durability == DROVER_DURABILITY_OFF
                               ? drover_backend_open_memory ()
+                              : drover_backend_is_postgres (args->state_dir)
+                              ? drover_backend_open_postgres (args->state_dir, args->fence,
+                                                              error_p)
                               : drover_backend_open_sqlite (args->state_dir, error_p);
     if (!backend)
         return NULL;
@@ -320,6 +331,17 @@ s_publish (self_t *self, const drover_change_t *change)
     drover_outbox_add (self->outbox, &command);
 }
 
+//  After a write failed: if fencing refused it, say FENCED, once
+static void
+s_check_fenced (self_t *self, const char *error)
+{
+    if (self->fenced || !drover_backend_fenced (self->backend))
+        return;
+    self->fenced = true;
+    zsys_error ("store: %s: this broker must stop serving", error);
+    drover_outbox_say (self->outbox, "ss", "FENCED", error);
+}
+
 //  Tell whether the pending batch is to be committed now
 static bool
 s_commit_due (self_t *self, int64_t now)
@@ -420,6 +442,7 @@ s_commit (self_t *self, int64_t now)
         zsys_error ("store: batch of changes=%zu not saved, trying again in %d msec: %s",
                     self->npending, self->retry_wait, error);
         s_unsave (self);
+        s_check_fenced (self, error);
         self->retry_at = now + self->retry_wait;
         self->retry_wait = self->retry_wait * 2 < S_RETRY_MAX? self->retry_wait * 2: S_RETRY_MAX;
         return;
@@ -488,8 +511,10 @@ s_prune (self_t *self, int64_t now)
                                             self->args.history_events,
                                             (uint64_t) zclock_time (), S_PRUNE_ROWS,
                                             error, sizeof error);
-    if (deleted < 0)
+    if (deleted < 0) {
         zsys_warning ("store: history not pruned: %s", error);
+        s_check_fenced (self, error);
+    }
     else
     if (deleted && self->flags.verbose)
         zsys_debug ("store: pruned rows=%" PRId64, deleted);
@@ -515,8 +540,10 @@ s_keep_admin (self_t *self, zmsg_t *msg)
         .worker = worker, .admin = admin, .flags = flags, .reason = reason, .since = since
     };
     char error [DROVER_BACKEND_ERROR_MAX];
-    if (drover_backend_save_admin (self->backend, &row, error, sizeof error))
+    if (drover_backend_save_admin (self->backend, &row, error, sizeof error)) {
         zsys_error ("store: worker=%s setting not kept: %s", worker, error);
+        s_check_fenced (self, error);
+    }
     zstr_free (&reason);
     zstr_free (&worker);
 }
@@ -534,8 +561,10 @@ s_keep_service (self_t *self, zmsg_t *msg)
     self->service_unsaved = drover_backend_save_service (self->backend, name, zframe_data (def),
                                                          zframe_size (def), self->service_error,
                                                          sizeof self->service_error) != 0;
-    if (self->service_unsaved)
+    if (self->service_unsaved) {
         zsys_error ("store: service=%s definition not kept: %s", name, self->service_error);
+        s_check_fenced (self, self->service_error);
+    }
     zframe_destroy (&def);
     zstr_free (&name);
 }

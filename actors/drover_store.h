@@ -25,7 +25,10 @@ typedef enum {
 //  What the store is started with: read once, before zactor_new returns,
 //  so the caller may free it after
 typedef struct {
-    const char *state_dir;          //  broker/state-dir (unused with durability off)
+    const char *state_dir;          //  broker/state-dir, or a PostgreSQL URI
+                                    //  ("postgresql://..."): unused with durability off
+    uint64_t fence;                 //  fencing token for a PostgreSQL state (0: none):
+                                    //  the leader's election revision
     int durability;                 //  drover_durability_t
     uint32_t commit_every;          //  msec between commits with durability batch
     uint32_t keep_finished;         //  final tasks restored into the task table, newest first
@@ -40,7 +43,9 @@ int
 
 //  The actor: zactor_new (drover_store_actor, &args). Its first message is
 //  OPENED ok(4) text(s): 1 and the backend's name, or 0 and why it could
-//  not open the state (the broker must not start)
+//  not open the state (the broker must not start; "fenced: ..." if a newer
+//  leader holds a PostgreSQL state). Later, FENCED text(s) once if a write
+//  was refused by fencing: the broker must stop serving.
 void
     drover_store_actor (zsock_t *pipe, void *args);
 

@@ -6,17 +6,19 @@
     The table keeps what all backends share out of them: the meta (state
     id, next_task, next_seq) lives here and is moved on past each batch
     before the backend stores it, so every backend counts ids the same
-    way. The SQLite backend is drover_sqlite.c; the memory backend keeps
-    nothing and is only its table below.
+    way. The SQLite backend is drover_sqlite.c, the PostgreSQL backend
+    drover_postgres.c; the memory backend keeps nothing and is only its
+    table below.
     =========================================================================
 */
 
 #include "drover_backend.h"
 #include "drover_sqlite.h"
+#include "drover_postgres.h"
 
 //  What one backend does: each function gets the backend's own handle
 typedef struct {
-    const char *name;               //  "sqlite", "memory"
+    const char *name;               //  "sqlite", "postgresql", "memory"
     void (*destroy) (void **handle_p);
     int (*apply) (void *handle, drover_change_t **changes, size_t count,
                   const drover_backend_meta_t *meta, char *error, size_t error_size);
@@ -35,6 +37,7 @@ typedef struct {
                          char *error, size_t error_size);
     int64_t (*load_services) (void *handle, drover_backend_service_fn *fn, void *arg,
                               char *error, size_t error_size);
+    bool (*fenced) (void *handle);  //  NULL: never fenced
 } s_backend_ops_t;
 
 struct _drover_backend_t {
@@ -117,7 +120,95 @@ s_sqlite_load_services (void *handle, drover_backend_service_fn *fn, void *arg,
 static const s_backend_ops_t
 s_sqlite_ops = {
     "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay, s_sqlite_prune,
-    s_sqlite_save_admin, s_sqlite_load_admin, s_sqlite_save_service, s_sqlite_load_services
+    s_sqlite_save_admin, s_sqlite_load_admin, s_sqlite_save_service, s_sqlite_load_services,
+    NULL
+};
+
+//  The PostgreSQL backend's table: each function passes on to
+//  drover_postgres_*
+
+static void
+s_postgres_destroy (void **handle_p)
+{
+    drover_postgres_t *postgres = (drover_postgres_t *) *handle_p;
+    drover_postgres_destroy (&postgres);
+    *handle_p = NULL;
+}
+
+static int
+s_postgres_apply (void *handle, drover_change_t **changes, size_t count,
+                  const drover_backend_meta_t *meta, char *error, size_t error_size)
+{
+    return drover_postgres_apply ((drover_postgres_t *) handle, changes, count, meta,
+                                  error, error_size);
+}
+
+static int64_t
+s_postgres_load (void *handle, size_t max_final, drover_backend_task_fn *fn, void *arg,
+                 char *error, size_t error_size)
+{
+    return drover_postgres_load ((drover_postgres_t *) handle, max_final, fn, arg,
+                                 error, error_size);
+}
+
+static int64_t
+s_postgres_replay (void *handle, uint64_t since, size_t max, drover_backend_event_fn *fn,
+                   void *arg, char *error, size_t error_size)
+{
+    return drover_postgres_replay ((drover_postgres_t *) handle, since, max, fn, arg,
+                                   error, error_size);
+}
+
+static int64_t
+s_postgres_prune (void *handle, uint64_t keep_count, uint64_t keep_age, uint64_t keep_events,
+                  uint64_t now, size_t max_rows, char *error, size_t error_size)
+{
+    return drover_postgres_prune ((drover_postgres_t *) handle, keep_count, keep_age,
+                                  keep_events, now, max_rows, error, error_size);
+}
+
+static int
+s_postgres_save_admin (void *handle, const drover_backend_admin_t *admin,
+                       char *error, size_t error_size)
+{
+    return drover_postgres_save_admin ((drover_postgres_t *) handle, admin, error, error_size);
+}
+
+static int64_t
+s_postgres_load_admin (void *handle, drover_backend_admin_fn *fn, void *arg,
+                       char *error, size_t error_size)
+{
+    return drover_postgres_load_admin ((drover_postgres_t *) handle, fn, arg,
+                                       error, error_size);
+}
+
+static int
+s_postgres_save_service (void *handle, const char *name, const byte *def, size_t size,
+                         char *error, size_t error_size)
+{
+    return drover_postgres_save_service ((drover_postgres_t *) handle, name, def, size,
+                                         error, error_size);
+}
+
+static int64_t
+s_postgres_load_services (void *handle, drover_backend_service_fn *fn, void *arg,
+                          char *error, size_t error_size)
+{
+    return drover_postgres_load_services ((drover_postgres_t *) handle, fn, arg,
+                                          error, error_size);
+}
+
+static bool
+s_postgres_fenced (void *handle)
+{
+    return drover_postgres_fenced ((drover_postgres_t *) handle);
+}
+
+static const s_backend_ops_t
+s_postgres_ops = {
+    "postgresql", s_postgres_destroy, s_postgres_apply, s_postgres_load, s_postgres_replay,
+    s_postgres_prune, s_postgres_save_admin, s_postgres_load_admin, s_postgres_save_service,
+    s_postgres_load_services, s_postgres_fenced
 };
 
 //  The memory backend's table: it keeps nothing
@@ -187,7 +278,8 @@ s_memory_load_services (void *handle, drover_backend_service_fn *fn, void *arg,
 static const s_backend_ops_t
 s_memory_ops = {
     "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay, s_memory_prune,
-    s_memory_save_admin, s_memory_load_admin, s_memory_save_service, s_memory_load_services
+    s_memory_save_admin, s_memory_load_admin, s_memory_save_service, s_memory_load_services,
+    NULL
 };
 
 //  Open the SQLite backend on dir
@@ -204,6 +296,30 @@ drover_backend_open_sqlite (const char *dir, char **error_p)
     self->handle = sqlite;
     self->meta = meta;
     return self;
+}
+
+//  Open the PostgreSQL backend on conninfo, claiming the state for fence
+drover_backend_t *
+drover_backend_open_postgres (const char *conninfo, uint64_t fence, char **error_p)
+{
+    assert (conninfo && error_p);
+    drover_backend_meta_t meta;
+    drover_postgres_t *postgres = drover_postgres_open (conninfo, fence, &meta, error_p);
+    if (!postgres)
+        return NULL;
+    drover_backend_t *self = (drover_backend_t *) zmalloc (sizeof (drover_backend_t));
+    self->ops = &s_postgres_ops;
+    self->handle = postgres;
+    self->meta = meta;
+    return self;
+}
+
+//  Return true if text names a PostgreSQL state
+bool
+drover_backend_is_postgres (const char *text)
+{
+    return text && (strncmp (text, "postgresql://", 13) == 0
+                ||  strncmp (text, "postgres://", 11) == 0);
 }
 
 //  Open the memory backend: keeps nothing, a new state id
@@ -235,12 +351,20 @@ drover_backend_destroy (drover_backend_t **self_p)
     *self_p = NULL;
 }
 
-//  Return the backend's name: "sqlite" or "memory"
+//  Return the backend's name: "sqlite", "postgresql" or "memory"
 const char *
 drover_backend_name (drover_backend_t *self)
 {
     assert (self);
     return self->ops->name;
+}
+
+//  True if this backend was refused by fencing: its owner must stop serving
+bool
+drover_backend_fenced (drover_backend_t *self)
+{
+    assert (self);
+    return self->ops->fenced && self->ops->fenced (self->handle);
 }
 
 //  Return what the backend keeps besides tasks and events

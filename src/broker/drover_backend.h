@@ -13,8 +13,18 @@
     Backends:
       sqlite  a directory holding one SQLite file (state.db), in WAL mode,
               synchronous=FULL: the embedded default
+      postgresql  tables in a PostgreSQL database (a libpq URI), shared by
+              the brokers of a cluster: one leader writes at a time, made
+              sure of by fencing (below)
       memory  keeps nothing (durability off): apply and load do nothing,
               the state id is new at every start, ids start at 1
+
+    Fencing (postgresql): a leader opens the backend with its fencing
+    token (its election's revision: a later leader's is higher). Open
+    raises the database's token to ours, refused if it holds a higher
+    one; every later write transaction is refused, nothing of it kept, if
+    the database's token is no longer ours. A deposed leader that wakes
+    up after a pause thus cannot change the state its successor serves.
 
     A plain class: no threads. Errors come back as text naming the file
     and what to do; a backend never starts empty over state it cannot read.
@@ -79,6 +89,31 @@ typedef int (drover_backend_event_fn) (void *arg, const drover_event_t *event);
 drover_backend_t *
     drover_backend_open_sqlite (const char *dir, char **error_p);
 
+//  Open the PostgreSQL backend on conninfo (a libpq URI "postgresql://..." or
+//  "postgres://..."; tables made if missing, a new state id if none). With fence > 0
+//  it first claims the state for that fencing token in one transaction: refused
+//  (NULL, *error_p "fenced: the state is held by a newer leader (token N > fence)")
+//  if the database holds a higher token. Every later transaction (apply, prune,
+//  save_admin, save_service) is refused, and nothing of it kept, if the database's
+//  token is no longer this one: the function returns -1, error says "fenced: ...",
+//  and drover_backend_fenced () is true from then on. fence 0 claims and checks
+//  nothing (one broker alone on the database). Other errors name the server
+//  (never a password): a bad URI, a server that cannot be reached, a database
+//  holding something else. A write that fails because the server went away is
+//  refused like any failed batch; the next call connects again. Every call waits
+//  at most 10 s for a silent server.
+drover_backend_t *
+    drover_backend_open_postgres (const char *conninfo, uint64_t fence, char **error_p);
+
+//  True if this backend was refused by fencing (a newer leader holds the state):
+//  its owner must stop serving. Always false for sqlite and memory.
+bool
+    drover_backend_fenced (drover_backend_t *self);
+
+//  Return true if text names a PostgreSQL state ("postgresql://" or "postgres://")
+bool
+    drover_backend_is_postgres (const char *text);
+
 //  Open the memory backend: keeps nothing, a new state id
 drover_backend_t *
     drover_backend_open_memory (void);
@@ -87,7 +122,7 @@ drover_backend_t *
 void
     drover_backend_destroy (drover_backend_t **self_p);
 
-//  Return the backend's name: "sqlite" or "memory"
+//  Return the backend's name: "sqlite", "postgresql" or "memory"
 const char *
     drover_backend_name (drover_backend_t *self);
 

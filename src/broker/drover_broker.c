@@ -155,6 +155,7 @@ static const struct {
     { 0, "LOADED",    S_TO (S_ASSIGN) | S_TO (S_RECONCILER) | S_SELF, 0 },
     { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
     { 0, "FATAL",     S_SELF, 0 },
+    { 0, "FENCED",    S_SELF, 0 },       //  a newer leader holds the state
     //  the main itself: a send to a worker refused; a key gone from the keys
     { 0, "UNSENT",    S_TO (S_PROBATION), 0 },
     { 0, "REVOKED",   S_TO (S_HEALTH), 0 },
@@ -841,13 +842,20 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
     drover_outbox_add (self->outboxes [last], &moved);
 }
 
-//  LOADED or FATAL from the store: serving may start, or the broker stops;
+//  LOADED, FATAL or FENCED from the store: serving may start, the broker
+//  stops, or a newer leader holds the state (logged: the HA code acts on it);
 //  then to the actors that hear it too
 static void
 s_handle_start_up (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
 {
     if (streq (command, "LOADED"))
         self->loaded = true;
+    else
+    if (streq (command, "FENCED")) {
+        char *why = zmsg_popstr (msg);
+        zsys_error ("broker: store refused by fencing: %s", why? why: "");
+        zstr_free (&why);
+    }
     else {
         zstr_free (&self->fatal);
         self->fatal = zmsg_popstr (msg);

@@ -1,0 +1,43 @@
+/*  =========================================================================
+    drover_postgres_internal - what the PostgreSQL backend's two files
+    share: drover_postgres.c (open, fencing, the writes) and
+    drover_postgres_read.c (load, replay, the settings and services read
+    back). Not for any other file.
+    =========================================================================
+*/
+
+#ifndef DROVER_POSTGRES_INTERNAL_H_INCLUDED
+#define DROVER_POSTGRES_INTERNAL_H_INCLUDED
+
+#include "drover_postgres.h"
+#include "drover_pgconn.h"
+
+//  The prepared statements, by index in drover_postgres.c's table
+typedef enum {
+    S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL, S_INSERT_EVENTS, S_SET_META,
+    S_FENCE_CHECK, S_LOAD_CUT, S_LOAD, S_REPLAY, S_PRUNE_OLDEST, S_PRUNE_AGED,
+    S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_SAVE_ADMIN, S_FORGET_ADMIN,
+    S_LOAD_ADMIN, S_SAVE_SERVICE, S_FORGET_SERVICE, S_LOAD_SERVICES, S_STATEMENTS
+} drover_postgres_statement_t;
+
+//  One task met in a batch, in the batch's hash of tasks
+typedef struct {
+    uint64_t task;                  //  task id, 0: free slot
+    int64_t submit;                 //  index of the change with its submit, -1 none
+    int64_t done;                   //  index of the last change with a result, -1 none
+    int64_t last;                   //  index of its last change
+} drover_postgres_slot_t;
+
+struct _drover_postgres_t {
+    drover_pgconn_t *conn;          //  the connection
+    uint64_t fence;                 //  our fencing token, 0: none
+    bool fenced;                    //  a write was refused by fencing
+    char fenced_error [DROVER_BACKEND_ERROR_MAX];   //  its text, said to every later write
+    drover_postgres_slot_t *slots;                //  the batch's tasks, open addressing on the id
+    size_t nslots;                  //  slots allocated, a power of two (0: none yet)
+    size_t *order;                  //  slot of each task of the batch, first met first
+    byte *pack;                     //  buffer for packing one events row
+    uint64_t finals;                //  final tasks kept: prune by count needs no scan
+};
+
+#endif

@@ -1,0 +1,890 @@
+/*  =========================================================================
+    test_drover_postgres - the PostgreSQL backend on a real server started
+    by the test (tests/pg_server.sh, on loopback, a free port): a round
+    trip through a reopen, a batch of many changes, settings and services,
+    pruning, fencing between two leaders, a server stopped under a write,
+    a failed batch that keeps nothing, and bad URIs. Each test gets a
+    database of its own. Without PostgreSQL installed the test fails and
+    says to install it.
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_backend.h"
+#include "drover_store.h"
+#include "drover_actor.h"
+#include <libpq-fe.h>
+
+//  The server this binary runs its tests on
+typedef struct {
+    char dir [64];                  //  the server's directory (tests/pg_server.sh)
+    int port;                       //  its port on 127.0.0.1
+    char uri [256];                 //  the database drover
+    char db_uri [128];              //  this test's own database
+    int databases;                  //  databases made so far
+} s_server_t;
+
+static s_server_t s_server;
+
+//  Run tests/pg_server.sh with words; its stdout into output. Returns its
+//  wait status.
+static int
+s_script (const char *command, const char *port, char *output, size_t size)
+{
+    const char *argv [] = { "/bin/sh", DROVER_SOURCE_DIR "/tests/pg_server.sh", command,
+                            s_server.dir, port, NULL };
+    return testutil_run_output (argv, output, size, 60000);
+}
+
+//  Start the server once for every test
+static int
+s_group_setup (void **state)
+{
+    snprintf (s_server.dir, sizeof s_server.dir, "/tmp/drover-pgtest-XXXXXX");
+    assert_non_null (mkdtemp (s_server.dir));
+    s_server.port = testutil_free_port ();
+    char port [16], output [256];
+    snprintf (port, sizeof port, "%d", s_server.port);
+    int status = s_script ("start", port, output, sizeof output);
+    if (status != 0)
+        fail_msg ("tests/pg_server.sh could not start PostgreSQL (status %d; see its message "
+                  "above; install it: apt-get install postgresql libpq-dev)", status);
+    output [strcspn (output, "\n")] = 0;
+    snprintf (s_server.uri, sizeof s_server.uri, "%s", output);
+    assert_non_null (strstr (s_server.uri, "postgresql://"));
+    return 0;
+}
+
+static int
+s_group_teardown (void **state)
+{
+    char output [256];
+    s_script ("stop", NULL, output, sizeof output);
+    return 0;
+}
+
+//  Run one SQL command on the database at uri; asserts it succeeds
+static void
+s_sql (const char *uri, const char *sql)
+{
+    PGconn *conn = PQconnectdb (uri);
+    assert_int_equal (PQstatus (conn), CONNECTION_OK);
+    PGresult *result = PQexec (conn, sql);
+    if (PQresultStatus (result) != PGRES_COMMAND_OK && PQresultStatus (result) != PGRES_TUPLES_OK)
+        fail_msg ("%s: %s", sql, PQerrorMessage (conn));
+    PQclear (result);
+    PQfinish (conn);
+}
+
+//  A fresh database for each test
+static int
+s_setup (void **state)
+{
+    char sql [64];
+    s_server.databases++;
+    snprintf (sql, sizeof sql, "CREATE DATABASE t%d", s_server.databases);
+    s_sql (s_server.uri, sql);
+    snprintf (s_server.db_uri, sizeof s_server.db_uri, "postgresql://drover@127.0.0.1:%d/t%d",
+              s_server.port, s_server.databases);
+    return 0;
+}
+
+//  A change about task with seq and state after it
+static drover_change_t *
+s_change (const char *topic, uint64_t task, uint64_t seq, int state)
+{
+    drover_change_t *change = drover_change_new (topic, task);
+    change->seq = seq;
+    change->state = (uint8_t) state;
+    change->retries_left = 2;
+    return change;
+}
+
+//  A task.queued change with its submit: key (or NULL), a body, labels
+static drover_change_t *
+s_queued (uint64_t task, uint64_t seq, const char *key)
+{
+    drover_change_t *change = s_change ("task.queued", task, seq, DROVER_TASK_QUEUED);
+    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    submit->priority = -3;
+    submit->procs = 2;
+    submit->mem = 5ull << 30;
+    submit->timeout = 60000;
+    submit->retries = 2;
+    submit->flags = DROVER_SUBMIT_NOTIFY;
+    submit->key = key? strdup (key): NULL;
+    snprintf (submit->principal, sizeof submit->principal, "alice");
+    snprintf (submit->service, sizeof submit->service, "web");
+    submit->slot = 3;
+    submit->affinity = strdup ("cache-7");
+    assert_int_equal (drover_msg_add_label (submit, "gpu=no"), 0);
+    assert_int_equal (drover_msg_add_label (submit, "zone=b"), 0);
+    char body [100];
+    for (size_t index = 0; index < sizeof body; index++)
+        body [index] = (char) (task + index);
+    drover_msg_set_body (submit, (byte *) body, sizeof body);
+    change->submit = submit;
+    change->queued_at = 500;
+    return change;
+}
+
+//  A change to attempt on worker
+static drover_change_t *
+s_attempt (const char *topic, uint64_t task, uint64_t seq, int state, uint32_t attempt,
+           const char *worker)
+{
+    drover_change_t *change = s_change (topic, task, seq, state);
+    change->attempt = attempt;
+    change->offered_at = 600;
+    change->started_at = 700;
+    snprintf (change->worker, sizeof change->worker, "%s", worker);
+    return change;
+}
+
+//  A final change with its result
+static drover_change_t *
+s_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attempt, const char *out)
+{
+    drover_change_t *change = s_attempt (state == DROVER_TASK_SUCCEEDED? "task.succeeded":
+                                         "task.failed", task, seq, state, attempt, "w1");
+    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    done->task = task;
+    done->state = (uint8_t) state;
+    done->end = (uint8_t) end;
+    done->exit_code = state == DROVER_TASK_SUCCEEDED? 0: 3;
+    done->duration = 1234;
+    done->truncated = DROVER_TRUNC_STDERR;
+    drover_msg_set_output (done, (byte *) out, strlen (out), (byte *) "oops", 4);
+    drover_msg_set_reason (done, "exited 3");
+    change->done = done;
+    return change;
+}
+
+//  Apply changes (count of them) and destroy them; returns apply's result
+static int
+s_apply (drover_backend_t *backend, drover_change_t **changes, size_t count, char *error)
+{
+    int rc = drover_backend_apply (backend, changes, count, error, DROVER_BACKEND_ERROR_MAX);
+    for (size_t index = 0; index < count; index++)
+        drover_change_destroy (&changes [index]);
+    return rc;
+}
+
+//  Open the test's database with fence; asserts it opens
+static drover_backend_t *
+s_open (uint64_t fence)
+{
+    char *error = NULL;
+    drover_backend_t *backend = drover_backend_open_postgres (s_server.db_uri, fence, &error);
+    if (!backend)
+        fail_msg ("open: %s", error);
+    assert_null (error);
+    return backend;
+}
+
+//  What load hands over: counted, the first 256 kept in order
+typedef struct {
+    drover_change_t *changes [256];     //  owned
+    size_t count;                       //  handed
+} s_loaded_t;
+
+static int
+s_take_task (void *arg, drover_change_t **change_p)
+{
+    s_loaded_t *loaded = (s_loaded_t *) arg;
+    if (loaded->count < 256) {
+        loaded->changes [loaded->count] = *change_p;
+        *change_p = NULL;
+    }
+    loaded->count++;
+    return 0;
+}
+
+static void
+s_loaded_free (s_loaded_t *loaded)
+{
+    for (size_t index = 0; index < loaded->count && index < 256; index++)
+        drover_change_destroy (&loaded->changes [index]);
+    loaded->count = 0;
+}
+
+//  What replay hands over, kept in order
+typedef struct {
+    drover_event_t events [256];        //  copies
+    size_t count;                       //  in events
+} s_replayed_t;
+
+static int
+s_take_event (void *arg, const drover_event_t *event)
+{
+    s_replayed_t *replayed = (s_replayed_t *) arg;
+    assert_true (replayed->count < 256);
+    replayed->events [replayed->count++] = *event;
+    return 0;
+}
+
+//  Load every kept task into loaded; returns the count
+static int64_t
+s_load (drover_backend_t *backend, size_t max_final, s_loaded_t *loaded)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    int64_t count = drover_backend_load (backend, max_final, s_take_task, loaded, text,
+                                         sizeof text);
+    if (count < 0)
+        fail_msg ("load: %s", text);
+    return count;
+}
+
+//  Check a loaded task's submit against what s_queued made
+static void
+s_assert_submit (drover_change_t *change, uint64_t task, const char *key)
+{
+    assert_string_equal (change->topic, "task.restored");
+    assert_int_equal (change->task, task);
+    drover_msg_t *submit = change->submit;
+    assert_non_null (submit);
+    assert_int_equal (submit->priority, -3);
+    assert_int_equal (submit->procs, 2);
+    assert_int_equal (submit->mem, 5ull << 30);
+    assert_int_equal (submit->timeout, 60000);
+    assert_int_equal (submit->retries, 2);
+    assert_int_equal (submit->flags, DROVER_SUBMIT_NOTIFY);
+    if (key)
+        assert_string_equal (submit->key, key);
+    else
+        assert_null (submit->key);
+    assert_int_equal (submit->nlabels, 2);
+    assert_string_equal (submit->labels [0], "gpu=no");
+    assert_string_equal (submit->labels [1], "zone=b");
+    assert_string_equal (submit->principal, "alice");
+    assert_string_equal (submit->service, "web");
+    assert_int_equal (submit->slot, 3);
+    assert_string_equal (submit->affinity, "cache-7");
+    assert_int_equal (submit->body_size, 100);
+    for (size_t index = 0; index < 100; index++)
+        assert_int_equal (submit->body [index], (byte) (task + index));
+    assert_int_equal (change->queued_at, 500);
+}
+
+//  What was applied comes back after a reopen: queued tasks, a running one
+//  with its attempt and worker, final ones with their outputs, keys;
+//  changes to one task merged within a batch and across batches; the
+//  events in order; ids and seqs go on from where they were
+static void
+test_round_trip (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = s_open (0);
+    assert_string_equal (drover_backend_name (backend), "postgresql");
+    assert_false (drover_backend_fenced (backend));
+    const drover_backend_meta_t *meta = drover_backend_meta (backend);
+    char state_id [DROVER_STATE_ID_SIZE + 1];
+    snprintf (state_id, sizeof state_id, "%s", meta->state);
+    assert_int_equal (strspn (state_id, "0123456789abcdef"), 32);
+    assert_int_equal (meta->next_task, 1);
+    assert_int_equal (meta->next_seq, 1);
+
+    drover_change_t *batch1 [] = {
+        s_change ("worker.up", 0, 1, 0),
+        s_queued (1, 2, "key-1"),
+        s_queued (2, 3, NULL),
+        s_queued (3, 4, "key-3"),
+        s_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
+        s_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
+        s_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
+        s_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
+        s_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
+    };
+    snprintf (batch1 [0]->worker, sizeof batch1 [0]->worker, "w1");
+    snprintf (batch1 [0]->reason, sizeof batch1 [0]->reason, "procs=4");
+    batch1 [8]->time = 1000;
+    if (s_apply (backend, batch1, 9, text))
+        fail_msg ("apply: %s", text);
+    drover_change_t *batch2 [] = {
+        s_queued (4, 10, NULL),
+        s_attempt ("task.assigned", 1, 11, DROVER_TASK_ASSIGNED, 1, "w2"),
+        s_final (2, 12, DROVER_TASK_FAILED, DROVER_END_FAILED, 2, "bye"),
+        //  A final task is final: a later change is an event only
+        s_attempt ("task.running", 3, 13, DROVER_TASK_RUNNING, 2, "w9"),
+    };
+    batch2 [2]->lost = 1;
+    batch2 [2]->time = 2000;
+    batch2 [2]->retries_left = 0;
+    assert_int_equal (s_apply (backend, batch2, 4, text), 0);
+    assert_int_equal (meta->next_task, 5);
+    assert_int_equal (meta->next_seq, 14);
+    drover_backend_destroy (&backend);
+    assert_null (backend);
+
+    backend = s_open (0);
+    meta = drover_backend_meta (backend);
+    assert_string_equal (meta->state, state_id);
+    assert_int_equal (meta->next_task, 5);
+    assert_int_equal (meta->next_seq, 14);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (s_load (backend, 10, &loaded), 4);
+    drover_change_t *task1 = loaded.changes [0], *task2 = loaded.changes [1],
+                    *task3 = loaded.changes [2], *task4 = loaded.changes [3];
+    s_assert_submit (task1, 1, "key-1");
+    assert_int_equal (task1->state, DROVER_TASK_ASSIGNED);
+    assert_string_equal (task1->worker, "w2");
+    assert_int_equal (task1->offered_at, 600);
+    assert_int_equal (task1->started_at, 700);
+    assert_null (task1->done);
+    s_assert_submit (task2, 2, NULL);
+    assert_int_equal (task2->state, DROVER_TASK_FAILED);
+    assert_int_equal (task2->attempt, 2);
+    assert_int_equal (task2->lost, 1);
+    assert_int_equal (task2->retries_left, 0);
+    assert_int_equal (task2->ended_at, 2000);
+    assert_non_null (task2->done);
+    assert_int_equal (task2->done->end, DROVER_END_FAILED);
+    assert_int_equal (task2->done->exit_code, 3);
+    assert_int_equal (task2->done->duration, 1234);
+    assert_int_equal (task2->done->truncated, DROVER_TRUNC_STDERR);
+    assert_int_equal (task2->done->out_size, 3);
+    assert_memory_equal (task2->done->out, "bye", 3);
+    assert_memory_equal (task2->done->err, "oops", 4);
+    assert_string_equal (task2->done->reason, "exited 3");
+    s_assert_submit (task3, 3, "key-3");
+    assert_int_equal (task3->state, DROVER_TASK_SUCCEEDED);
+    assert_string_equal (task3->worker, "w1");
+    assert_memory_equal (task3->done->out, "hello", 5);
+    s_assert_submit (task4, 4, NULL);
+    assert_int_equal (task4->state, DROVER_TASK_QUEUED);
+    assert_string_equal (task4->worker, "");
+    s_loaded_free (&loaded);
+    //  Only the newest final one (task 2 ended last) with max_final 1
+    assert_int_equal (s_load (backend, 1, &loaded), 3);
+    assert_int_equal (loaded.changes [1]->task, 2);
+    s_loaded_free (&loaded);
+    assert_int_equal (s_load (backend, 0, &loaded), 2);
+    s_loaded_free (&loaded);
+
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+                                             text, sizeof text), 13);
+    for (size_t index = 0; index < 13; index++)
+        assert_int_equal (replayed.events [index].seq, index + 1);
+    assert_string_equal (replayed.events [0].topic, "worker.up");
+    assert_string_equal (replayed.events [0].reason, "procs=4");
+    assert_string_equal (replayed.events [11].topic, "task.failed");
+    assert_int_equal (replayed.events [8].time, 1000);
+    replayed.count = 0;
+    assert_int_equal (drover_backend_replay (backend, 7, 3, s_take_event, &replayed,
+                                             text, sizeof text), 3);
+    assert_int_equal (replayed.events [0].seq, 8);
+    assert_int_equal (replayed.events [2].seq, 10);
+    replayed.count = 0;
+    assert_int_equal (drover_backend_replay (backend, 13, 100, s_take_event, &replayed,
+                                             text, sizeof text), 0);
+    drover_backend_destroy (&backend);
+}
+
+//  One batch of many changes (5000 tasks submitted, 2000 of them then
+//  running, 1000 of those done: 5 events rows) is kept whole
+static void
+test_many_changes (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = s_open (0);
+    size_t count = 8000, at = 0;
+    drover_change_t **batch = (drover_change_t **) zmalloc (count * sizeof (drover_change_t *));
+    uint64_t seq = 1;
+    for (uint64_t task = 1; task <= 5000; task++)
+        batch [at++] = s_queued (task, seq++, NULL);
+    for (uint64_t task = 1; task <= 2000; task++)
+        batch [at++] = s_attempt ("task.running", task, seq++, DROVER_TASK_RUNNING, 1, "w1");
+    for (uint64_t task = 1; task <= 1000; task++)
+        batch [at++] = s_final (task, seq++, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1,
+                                "ok");
+    assert_int_equal (at, count);
+    int rc = s_apply (backend, batch, count, text);
+    free (batch);
+    if (rc)
+        fail_msg ("apply: %s", text);
+    drover_backend_destroy (&backend);
+
+    backend = s_open (0);
+    assert_int_equal (drover_backend_meta (backend)->next_task, 5001);
+    assert_int_equal (drover_backend_meta (backend)->next_seq, 8001);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (s_load (backend, 100000, &loaded), 5000);
+    assert_int_equal (loaded.changes [0]->state, DROVER_TASK_SUCCEEDED);
+    s_loaded_free (&loaded);
+    assert_int_equal (s_load (backend, 10, &loaded), 4010);
+    s_loaded_free (&loaded);
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 7990, 100, s_take_event, &replayed,
+                                             text, sizeof text), 10);
+    assert_int_equal (replayed.events [9].seq, 8000);
+    drover_backend_destroy (&backend);
+}
+
+//  Settings kept by load_admin, copied
+typedef struct {
+    size_t count;
+    char worker [4][DROVER_ID_MAX + 1];
+    int admin [4];
+    char reason [4][64];
+} s_admins_t;
+
+static int
+s_take_admin (void *arg, const drover_backend_admin_t *admin)
+{
+    s_admins_t *admins = (s_admins_t *) arg;
+    assert_true (admins->count < 4);
+    size_t at = admins->count++;
+    snprintf (admins->worker [at], sizeof admins->worker [at], "%s", admin->worker);
+    admins->admin [at] = admin->admin;
+    snprintf (admins->reason [at], sizeof admins->reason [at], "%s", admin->reason);
+    return 0;
+}
+
+//  Services kept by load_services, copied
+typedef struct {
+    size_t count;
+    char name [4][DROVER_ID_MAX + 1];
+    char def [4][32];
+} s_services_t;
+
+static int
+s_take_service (void *arg, const char *name, const byte *def, size_t size)
+{
+    s_services_t *services = (s_services_t *) arg;
+    assert_true (services->count < 4 && size < 32);
+    size_t at = services->count++;
+    snprintf (services->name [at], sizeof services->name [at], "%s", name);
+    memcpy (services->def [at], def, size);
+    services->def [at][size] = 0;
+    return 0;
+}
+
+//  Settings and services are kept at once, replaced, forgotten, loaded in
+//  order after a reopen
+static void
+test_admin_and_services (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = s_open (0);
+    drover_backend_admin_t held = { .worker = "node-b", .admin = DROVER_ADMIN_HOLD,
+                                    .reason = "disk swap", .since = 1000 };
+    drover_backend_admin_t drained = { .worker = "node-a", .admin = DROVER_ADMIN_DRAIN,
+                                       .reason = "", .since = 2000 };
+    drover_backend_admin_t gone = { .worker = "node-c", .admin = DROVER_ADMIN_HOLD,
+                                    .reason = "x", .since = 3 };
+    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_admin (backend, &drained, text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_admin (backend, &gone, text, sizeof text), 0);
+    gone.admin = DROVER_ADMIN_RUN;
+    assert_int_equal (drover_backend_save_admin (backend, &gone, text, sizeof text), 0);
+    held.reason = "disk swap, then fsck";
+    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "web", (byte *) "def-1", 5,
+                                                   text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "db", (byte *) "def-2", 5,
+                                                   text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "web", (byte *) "def-3", 5,
+                                                   text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "old", (byte *) "x", 1,
+                                                   text, sizeof text), 0);
+    assert_int_equal (drover_backend_save_service (backend, "old", NULL, 0, text, sizeof text),
+                      0);
+    drover_backend_destroy (&backend);
+
+    backend = s_open (0);
+    s_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+                                                 sizeof text), 2);
+    assert_string_equal (admins.worker [0], "node-a");
+    assert_int_equal (admins.admin [0], DROVER_ADMIN_DRAIN);
+    assert_string_equal (admins.reason [0], "");
+    assert_string_equal (admins.worker [1], "node-b");
+    assert_string_equal (admins.reason [1], "disk swap, then fsck");
+    s_services_t services = { .count = 0 };
+    assert_int_equal (drover_backend_load_services (backend, s_take_service, &services, text,
+                                                    sizeof text), 2);
+    assert_string_equal (services.name [0], "db");
+    assert_string_equal (services.def [0], "def-2");
+    assert_string_equal (services.name [1], "web");
+    assert_string_equal (services.def [1], "def-3");
+    drover_backend_destroy (&backend);
+}
+
+//  One task in a batch of its own, final (ended at ended) or queued
+static void
+s_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_change_t *change = s_queued (task, task, NULL);
+    if (final) {
+        change->state = DROVER_TASK_SUCCEEDED;
+        change->time = ended;
+        change->done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    }
+    drover_change_t *batch [] = { change };
+    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+}
+
+//  Prune all there is, max_rows a call; returns the calls that deleted
+static int
+s_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
+             uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    int calls = 0;
+    *total = 0;
+    int64_t deleted;
+    while ((deleted = drover_backend_prune (backend, keep_count, keep_age, keep_events, now,
+                                            max_rows, text, sizeof text)) > 0) {
+        assert_true (deleted <= (int64_t) max_rows);
+        *total += deleted;
+        calls++;
+        assert_true (calls < 1000);
+    }
+    if (deleted < 0)
+        fail_msg ("prune: %s", text);
+    return calls;
+}
+
+//  Pruning by count, by age and by events, in bounded steps, as sqlite's
+static void
+test_prune_bounded (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = s_open (0);
+    for (uint64_t task = 1; task <= 110; task++)
+        s_apply_task (backend, task, task <= 100, 1000 + task);
+    int64_t total;
+    assert_int_equal (s_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total), 10);
+    assert_int_equal (total, 100);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (s_load (backend, 1000, &loaded), 60);
+    assert_int_equal (loaded.changes [0]->task, 51);
+    s_loaded_free (&loaded);
+    assert_int_equal (s_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total), 6);
+    assert_int_equal (total, 40);
+    assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total), 1);
+    assert_int_equal (total, 35);
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+                                             text, sizeof text), 5);
+    assert_int_equal (replayed.events [0].seq, 106);
+    //  Queued tasks stay whatever the bounds
+    assert_int_equal (s_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
+    assert_int_equal (s_load (backend, 1000, &loaded), 10);
+    assert_int_equal (loaded.changes [0]->task, 101);
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+}
+
+//  Two leaders on one database: open(5), then open(7) claims the state;
+//  the first's writes are refused "fenced", nothing of them kept, and it
+//  stays fenced; open(3) after is refused at open; the second goes on
+static void
+test_fencing (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *old = s_open (5);
+    drover_change_t *first [] = { s_queued (1, 1, "one") };
+    assert_int_equal (s_apply (old, first, 1, text), 0);
+
+    drover_backend_t *new = s_open (7);
+    assert_int_equal (drover_backend_meta (new)->next_task, 2);
+    assert_false (drover_backend_fenced (old));
+    drover_change_t *late [] = {
+        s_queued (2, 2, NULL),
+        s_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
+    };
+    assert_int_equal (s_apply (old, late, 2, text), -1);
+    assert_string_equal (text, "fenced: the state is held by a newer leader (token 7 > fence 5)");
+    assert_true (drover_backend_fenced (old));
+    drover_backend_admin_t held = { .worker = "node-b", .admin = DROVER_ADMIN_HOLD,
+                                    .reason = "", .since = 1 };
+    text [0] = 0;
+    assert_int_equal (drover_backend_save_admin (old, &held, text, sizeof text), -1);
+    assert_non_null (strstr (text, "fenced: "));
+    assert_int_equal (drover_backend_save_service (old, "web", (byte *) "d", 1, text,
+                                                   sizeof text), -1);
+    assert_int_equal (drover_backend_prune (old, 0, 0, 0, 1, 10, text, sizeof text), -1);
+    assert_true (drover_backend_fenced (old));
+    drover_backend_destroy (&old);
+
+    //  The new leader writes; what the old one tried is nowhere
+    drover_change_t *next [] = { s_queued (2, 2, "two") };
+    assert_int_equal (s_apply (new, next, 1, text), 0);
+    assert_false (drover_backend_fenced (new));
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (s_load (new, 10, &loaded), 2);
+    assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
+    assert_string_equal (loaded.changes [1]->submit->key, "two");
+    s_loaded_free (&loaded);
+    s_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (new, s_take_admin, &admins, text,
+                                                 sizeof text), 0);
+
+    //  An older token is refused at open; the same token again is not
+    char *error = NULL;
+    drover_backend_t *older = drover_backend_open_postgres (s_server.db_uri, 3, &error);
+    assert_null (older);
+    assert_non_null (error);
+    assert_string_equal (error, "fenced: the state is held by a newer leader (token 7 > fence 3)");
+    zstr_free (&error);
+    drover_backend_t *again = s_open (7);
+    drover_backend_destroy (&again);
+    drover_backend_destroy (&new);
+}
+
+//  A batch that fails midway (a key already kept) keeps nothing: no task,
+//  no event, meta unchanged; a batch tried again after it is kept once
+static void
+test_failed_batch_keeps_nothing (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = s_open (0);
+    drover_change_t *first [] = { s_queued (1, 1, "same") };
+    assert_int_equal (s_apply (backend, first, 1, text), 0);
+    drover_change_t *bad [] = {
+        s_queued (2, 2, NULL),
+        s_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
+        s_queued (3, 4, "same"),
+    };
+    assert_int_equal (s_apply (backend, bad, 3, text), -1);
+    assert_non_null (strstr (text, "postgresql 127.0.0.1:"));
+    assert_non_null (strstr (text, "duplicate key"));
+    assert_false (drover_backend_fenced (backend));
+    assert_int_equal (drover_backend_meta (backend)->next_task, 2);
+    //  The same batch twice (its commit's answer lost): kept once
+    drover_change_t *good [] = { s_queued (2, 2, NULL) };
+    assert_int_equal (s_apply (backend, good, 1, text), 0);
+    drover_change_t *again [] = { s_queued (2, 2, NULL) };
+    assert_int_equal (s_apply (backend, again, 1, text), 0);
+    drover_backend_destroy (&backend);
+
+    backend = s_open (0);
+    assert_int_equal (drover_backend_meta (backend)->next_seq, 3);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (s_load (backend, 10, &loaded), 2);
+    assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
+    s_loaded_free (&loaded);
+    s_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+                                             text, sizeof text), 2);
+    drover_backend_destroy (&backend);
+}
+
+//  The server stops under a writer: the write fails with a text naming
+//  the server, nothing of it kept; once the server is back, the next
+//  write connects again and goes through
+static void
+test_server_stopped (void **state)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = s_open (4);
+    drover_change_t *first [] = { s_queued (1, 1, NULL) };
+    assert_int_equal (s_apply (backend, first, 1, text), 0);
+    char output [256], port [16];
+    snprintf (port, sizeof port, "%d", s_server.port);
+    assert_int_equal (s_script ("halt", NULL, output, sizeof output), 0);
+    drover_change_t *lost [] = { s_queued (2, 2, NULL), s_queued (3, 3, NULL) };
+    assert_int_equal (s_apply (backend, lost, 2, text), -1);
+    assert_non_null (strstr (text, "postgresql 127.0.0.1:"));
+    assert_false (drover_backend_fenced (backend));
+    //  Still down: refused again, at once
+    drover_change_t *refused [] = { s_queued (2, 2, NULL) };
+    assert_int_equal (s_apply (backend, refused, 1, text), -1);
+    assert_non_null (strstr (text, "cannot connect"));
+    assert_int_equal (s_script ("start", port, output, sizeof output), 0);
+    drover_change_t *later [] = { s_queued (4, 4, NULL) };
+    if (s_apply (backend, later, 1, text))
+        fail_msg ("apply after the restart: %s", text);
+    drover_backend_destroy (&backend);
+
+    backend = s_open (4);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (s_load (backend, 10, &loaded), 2);
+    assert_int_equal (loaded.changes [0]->task, 1);
+    assert_int_equal (loaded.changes [1]->task, 4);
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+}
+
+//  A bad URI, a server that is not there, a database that holds another
+//  program's tables: each refused with a clear text, no password shown
+static void
+test_bad_conninfo (void **state)
+{
+    char *error = NULL;
+    assert_null (drover_backend_open_postgres ("postgresql://x:secret@[bad", 0, &error));
+    assert_non_null (error);
+    assert_non_null (strstr (error, "invalid PostgreSQL URI"));
+    assert_null (strstr (error, "secret"));
+    zstr_free (&error);
+    char uri [128];
+    snprintf (uri, sizeof uri, "postgresql://drover:secret@127.0.0.1:%d/drover",
+              testutil_free_port ());
+    assert_null (drover_backend_open_postgres (uri, 0, &error));
+    assert_non_null (error);
+    assert_non_null (strstr (error, "cannot connect"));
+    assert_non_null (strstr (error, "postgresql 127.0.0.1:"));
+    assert_null (strstr (error, "secret"));
+    zstr_free (&error);
+    snprintf (uri, sizeof uri, "postgresql://drover@127.0.0.1:%d/nosuchdb", s_server.port);
+    assert_null (drover_backend_open_postgres (uri, 0, &error));
+    assert_non_null (strstr (error, "nosuchdb"));
+    zstr_free (&error);
+    //  Another program's drover_meta
+    s_sql (s_server.db_uri, "CREATE TABLE drover_meta (name text PRIMARY KEY, value text)");
+    s_sql (s_server.db_uri, "INSERT INTO drover_meta VALUES ('format', 'something else')");
+    assert_null (drover_backend_open_postgres (s_server.db_uri, 0, &error));
+    assert_non_null (strstr (error, "not a drover state"));
+    zstr_free (&error);
+
+    assert_true (drover_backend_is_postgres ("postgresql://a/b"));
+    assert_true (drover_backend_is_postgres ("postgres://a/b"));
+    assert_false (drover_backend_is_postgres ("/var/lib/drover"));
+    assert_false (drover_backend_is_postgres (NULL));
+    drover_backend_t *memory = drover_backend_open_memory ();
+    assert_false (drover_backend_fenced (memory));
+    drover_backend_destroy (&memory);
+}
+
+//  What the store actor said, by command word
+typedef struct {
+    bool loaded;                    //  LOADED heard
+    int fenced;                     //  FENCED heard, times
+    char why [DROVER_BACKEND_ERROR_MAX];    //  FENCED's text
+} s_heard_t;
+
+static void
+s_hear (void *arg, zmsg_t *msg)
+{
+    s_heard_t *heard = (s_heard_t *) arg;
+    char *word = zmsg_popstr (msg);
+    if (streq (word, "LOADED"))
+        heard->loaded = true;
+    else
+    if (streq (word, "FENCED")) {
+        heard->fenced++;
+        char *why = zmsg_popstr (msg);
+        snprintf (heard->why, sizeof heard->why, "%s", why? why: "");
+        zstr_free (&why);
+    }
+    zstr_free (&word);
+}
+
+//  Read what the store says for up to timeout msec, or until until is true
+static void
+s_listen (zactor_t *store, s_heard_t *heard, int timeout, bool *until)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    zpoller_t *poller = zpoller_new (store, NULL);
+    while (!*until && zclock_mono () < deadline)
+        if (zpoller_wait (poller, (int) (deadline - zclock_mono ())))
+            drover_outbox_receive (zactor_sock (store), 0, s_hear, NULL, heard);
+    zpoller_destroy (&poller);
+}
+
+//  Say KEEPADMIN worker HOLD to the store, as schedq does
+static void
+s_keep_admin (zactor_t *store, const char *worker)
+{
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addstr (msg, "KEEPADMIN");
+    zmsg_addstr (msg, worker);
+    zmsg_addstrf (msg, "%d", DROVER_ADMIN_HOLD);
+    zmsg_addstr (msg, "0");
+    zmsg_addstr (msg, "held");
+    zmsg_addstr (msg, "1000");
+    zmsg_send (&msg, store);
+}
+
+//  The store on a PostgreSQL URI with a fencing token: it opens the
+//  postgresql backend; once a newer leader claims the state, its next
+//  write is refused and it says FENCED once, with the text, however many
+//  writes fail after; a store with an older token does not open
+static void
+test_store_says_fenced (void **state)
+{
+    drover_store_args_t args = {
+        .state_dir = s_server.db_uri, .fence = 10, .durability = DROVER_DURABILITY_FULL,
+        .keep_finished = 100, .history_count = 1000, .history_age = 3600,
+        .history_events = 1000
+    };
+    zactor_t *store = zactor_new (drover_store_actor, &args);
+    char *word = NULL, *text = NULL;
+    uint32_t opened = 0;
+    assert_int_equal (zsock_recv (store, "s4s", &word, &opened, &text), 0);
+    assert_string_equal (word, "OPENED");
+    assert_int_equal (opened, 1);
+    assert_string_equal (text, "postgresql");
+    zstr_free (&word);
+    zstr_free (&text);
+    s_heard_t heard = { .loaded = false };
+    s_listen (store, &heard, 5000, &heard.loaded);
+    assert_true (heard.loaded);
+    s_keep_admin (store, "node-a");             //  kept: not fenced yet
+    //  Seen kept by a reader (fence 0 claims nothing) before the claim
+    drover_backend_t *reader = s_open (0);
+    char text_error [DROVER_BACKEND_ERROR_MAX];
+    s_admins_t admins = { .count = 0 };
+    int64_t deadline = zclock_mono () + 5000;
+    while (admins.count == 0 && zclock_mono () < deadline) {
+        assert_true (drover_backend_load_admin (reader, s_take_admin, &admins, text_error,
+                                                sizeof text_error) >= 0);
+        bool never = false;
+        if (admins.count == 0)
+            s_listen (store, &heard, 20, &never);   //  20 msec on the store's pipe
+    }
+    assert_int_equal (admins.count, 1);
+    drover_backend_destroy (&reader);
+
+    drover_backend_t *newer = s_open (11);
+    s_keep_admin (store, "node-b");
+    s_keep_admin (store, "node-c");
+    bool fenced = false;
+    deadline = zclock_mono () + 5000;
+    while (!fenced && zclock_mono () < deadline) {
+        s_listen (store, &heard, 100, &fenced);
+        fenced = heard.fenced > 0;
+    }
+    assert_int_equal (heard.fenced, 1);
+    assert_string_equal (heard.why,
+                         "fenced: the state is held by a newer leader (token 11 > fence 10)");
+    s_keep_admin (store, "node-d");
+    bool never = false;
+    s_listen (store, &heard, 300, &never);
+    assert_int_equal (heard.fenced, 1);     //  said once
+    zactor_destroy (&store);
+
+    admins.count = 0;
+    assert_int_equal (drover_backend_load_admin (newer, s_take_admin, &admins, text_error,
+                                                 sizeof text_error), 1);
+    assert_string_equal (admins.worker [0], "node-a");
+    drover_backend_destroy (&newer);
+
+    store = zactor_new (drover_store_actor, &args);
+    assert_int_equal (zsock_recv (store, "s4s", &word, &opened, &text), 0);
+    assert_int_equal (opened, 0);
+    assert_non_null (strstr (text, "fenced: "));
+    zstr_free (&word);
+    zstr_free (&text);
+    zactor_destroy (&store);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup (test_round_trip, s_setup),
+        cmocka_unit_test_setup (test_many_changes, s_setup),
+        cmocka_unit_test_setup (test_admin_and_services, s_setup),
+        cmocka_unit_test_setup (test_prune_bounded, s_setup),
+        cmocka_unit_test_setup (test_fencing, s_setup),
+        cmocka_unit_test_setup (test_failed_batch_keeps_nothing, s_setup),
+        cmocka_unit_test_setup (test_server_stopped, s_setup),
+        cmocka_unit_test_setup (test_bad_conninfo, s_setup),
+        cmocka_unit_test_setup (test_store_says_fenced, s_setup),
+    };
+    return cmocka_run_group_tests (tests, s_group_setup, s_group_teardown);
+}
