@@ -33,5 +33,6 @@
 #define DROVER_WHYS_MAX         64          //  items in one TASK EXPLANATION
 #define DROVER_WHY_NAMES_MAX    4           //  worker names in one item
 #define DROVER_ROW_REASON_MAX   64          //  TASK TABLE row reason, bytes
+#define DROVER_ENDPOINT_MAX     256         //  a broker endpoint in REDIRECT, bytes
 
 #endif

@@ -73,7 +73,8 @@ typedef enum {
     DROVER_MSG_SERVICE_TABLE    = 35,   //  broker -> client: term statistics, services, replicas
     DROVER_MSG_PLAN             = 36,   //  client -> broker: what would this change do?
     DROVER_MSG_PLAN_RESULT      = 37,   //  broker -> client: the change set, stats before/after
-    DROVER_MSG_ID_MAX           = 37
+    DROVER_MSG_REDIRECT         = 38,   //  broker -> any: I do not serve; the leader is there
+    DROVER_MSG_ID_MAX           = 38
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -543,6 +544,9 @@ typedef struct {
     uint32_t nreplicas;             //  entries in replica_rows
     drover_planchange_t *changes;   //  PLAN RESULT: nchanges changes, owned
     uint32_t nchanges;              //  entries in changes
+    //  Several brokers
+    char leader [DROVER_ENDPOINT_MAX + 1];  //  REDIRECT: the leader's endpoint, "" unknown
+    char leader_name [DROVER_ID_MAX + 1];   //  REDIRECT: the leader's name, "" unknown
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE

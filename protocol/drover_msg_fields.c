@@ -40,6 +40,7 @@ typedef enum {
     F_SERVICE_OPT, F_REPLICA_COUNT, F_DELAY, F_PLAN_ACTION, F_TARGET, F_PLAN_COUNT,
     F_SERVICE_STATS, F_STATS_AFTER, F_SERVICE_ROWS, F_REPLICA_ROWS, F_CHANGES,
                                                                 //  drover_msg_service.c
+    F_LEADER, F_LEADER_NAME,
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -98,6 +99,7 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_SERVICE_TABLE]    = { F_SERVICE_STATS, F_SERVICE_ROWS, F_REPLICA_ROWS },
     [DROVER_MSG_PLAN]             = { F_PLAN_ACTION, F_TARGET, F_PLAN_COUNT },
     [DROVER_MSG_PLAN_RESULT]      = { F_SERVICE_STATS, F_STATS_AFTER, F_CHANGES },
+    [DROVER_MSG_REDIRECT]         = { F_LEADER, F_LEADER_NAME },
 };
 
 //  What to say when a field or part of the header is wrong, by field
@@ -169,6 +171,8 @@ s_errors [P_COUNT] = {
     [F_SERVICE_ROWS] = DROVER_MPACK_ERRORS ("services", "invalid"),
     [F_REPLICA_ROWS] = DROVER_MPACK_ERRORS ("replicas", "invalid"),
     [F_CHANGES]     = DROVER_MPACK_ERRORS ("changes", "invalid"),
+    [F_LEADER]      = DROVER_MPACK_ERRORS ("leader", "invalid"),
+    [F_LEADER_NAME] = DROVER_MPACK_ERRORS ("leader_name", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -352,6 +356,17 @@ s_pack_id (msgpack_packer *pk, const char *id, bool optional)
     if (!(optional && length == 0) && !drover_mpack_id_valid (id, length))
         return -1;
     drover_mpack_pack_str (pk, id, length);
+    return 0;
+}
+
+//  Pack a string held in a fixed array of max + 1 bytes: 0..max bytes
+static int
+s_pack_fixed (msgpack_packer *pk, const char *text, size_t max)
+{
+    size_t length = strnlen (text, max + 1);
+    if (length > max)
+        return -1;
+    drover_mpack_pack_str (pk, text, length);
     return 0;
 }
 
@@ -586,6 +601,8 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_SERVICE_ROWS: return drover_msg_service_pack_services (pk, self);
         case F_REPLICA_ROWS: return drover_msg_service_pack_replicas (pk, self);
         case F_CHANGES:     return drover_msg_service_pack_changes (pk, self);
+        case F_LEADER:      return s_pack_fixed (pk, self->leader, DROVER_ENDPOINT_MAX);
+        case F_LEADER_NAME: return s_pack_fixed (pk, self->leader_name, DROVER_ID_MAX);
         case F_TASK_ROWS:   return s_pack_task_rows (pk, self);
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self);
         case F_OUTCOME:
@@ -664,6 +681,19 @@ s_read_text (drover_mpack_cursor_t *cursor, int field, size_t max, char **text_p
     if (!drover_mpack_read_str (cursor, field, 0, max, &text, &length))
         return false;
     *text_p = length? drover_mpack_strndup (text, length): NULL;
+    return true;
+}
+
+//  Read a string of 0..max bytes into a fixed array of max + 1 bytes
+static bool
+s_read_fixed (drover_mpack_cursor_t *cursor, int field, size_t max, char *text_out)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, field, 0, max, &text, &length))
+        return false;
+    memcpy (text_out, text, length);
+    text_out [length] = 0;
     return true;
 }
 
@@ -1093,6 +1123,10 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_SERVICE_ROWS: return drover_msg_service_read_services (cursor, self);
         case F_REPLICA_ROWS: return drover_msg_service_read_replicas (cursor, self);
         case F_CHANGES:     return drover_msg_service_read_changes (cursor, self);
+        case F_LEADER:      return s_read_fixed (cursor, field, DROVER_ENDPOINT_MAX,
+                                                 self->leader);
+        case F_LEADER_NAME: return s_read_fixed (cursor, field, DROVER_ID_MAX,
+                                                 self->leader_name);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }

@@ -405,6 +405,10 @@ s_filled (int id)
             msg->changes [2] = (drover_planchange_t) { .kind = DROVER_CHANGE_START,
                 .service = "web", .slot = UINT32_MAX, .to = "w1", .why = "scaled up" };
             break;
+        case DROVER_MSG_REDIRECT:
+            strcpy (msg->leader, "tcp://10.0.0.2:5555");
+            strcpy (msg->leader_name, "b2");
+            break;
         default:
             //  An id reserved for a message not defined yet: no fields
             if (streq (drover_msg_name (id), "INVALID"))
@@ -576,6 +580,8 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
     }
     assert_string_equal (a->worker, b->worker);
     assert_true (a->epoch == b->epoch);
+    assert_string_equal (a->leader, b->leader);
+    assert_string_equal (a->leader_name, b->leader_name);
     assert_string_equal (a->state_id, b->state_id);
     assert_int_equal (a->key == NULL, b->key == NULL);
     if (a->key)
@@ -2119,6 +2125,62 @@ test_send_and_recv (void **state)
     zsock_destroy (&server);
 }
 
+//  REDIRECT: the leader's endpoint and name at their limits, empty (no
+//  leader known), and every way they can be wrong
+static void
+test_redirect_fields (void **state)
+{
+    //  At the limits, and empty: both decode as sent
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_REDIRECT);
+    drover_msg_t *copy = drover_msg_new (0);
+    msg->seq = 9;
+    memset (msg->leader, 'e', DROVER_ENDPOINT_MAX);
+    memset (msg->leader_name, 'n', DROVER_ID_MAX);
+    s_assert_roundtrip (msg, copy);
+    msg->leader [0] = 0;
+    msg->leader_name [0] = 0;
+    msg->seq = 0;                       //  the answer to a HEARTBEAT
+    s_assert_roundtrip (msg, copy);
+    assert_string_equal (copy->leader, "");
+    assert_string_equal (copy->leader_name, "");
+    drover_msg_destroy (&msg);
+    drover_msg_destroy (&copy);
+    assert_string_equal (drover_msg_name (DROVER_MSG_REDIRECT), "REDIRECT");
+
+    //  Refused on the way in: too long, not a string, missing, one too many
+    char long_text [DROVER_ENDPOINT_MAX + 1];
+    memset (long_text, 'x', sizeof long_text);
+    testcodec_raw_t raw;
+    s_raw_begin (&raw, DROVER_MSG_REDIRECT, 2, 5);
+    testcodec_raw_str (&raw, long_text, DROVER_ENDPOINT_MAX + 1);
+    testcodec_raw_str (&raw, "b2", 2);
+    s_assert_raw_refused (&raw, "leader");
+    s_raw_begin (&raw, DROVER_MSG_REDIRECT, 2, 5);
+    testcodec_raw_str (&raw, "tcp://a:1", 9);
+    testcodec_raw_str (&raw, long_text, DROVER_ID_MAX + 1);
+    s_assert_raw_refused (&raw, "leader_name");
+    s_raw_begin (&raw, DROVER_MSG_REDIRECT, 2, 5);
+    testcodec_raw_str (&raw, "tcp://a\0:1", 10);
+    testcodec_raw_str (&raw, "b2", 2);
+    s_assert_raw_refused (&raw, "leader");
+    s_raw_begin (&raw, DROVER_MSG_REDIRECT, 2, 5);
+    msgpack_pack_bin_with_body (&raw.pk, "tcp://a:1", 9);
+    testcodec_raw_str (&raw, "b2", 2);
+    s_assert_raw_refused (&raw, "leader");
+    s_raw_begin (&raw, DROVER_MSG_REDIRECT, 2, 5);
+    testcodec_raw_str (&raw, "tcp://a:1", 9);
+    msgpack_pack_nil (&raw.pk);
+    s_assert_raw_refused (&raw, "leader_name");
+    s_raw_begin (&raw, DROVER_MSG_REDIRECT, 1, 5);
+    testcodec_raw_str (&raw, "tcp://a:1", 9);
+    s_assert_raw_refused (&raw, "");
+    s_raw_begin (&raw, DROVER_MSG_REDIRECT, 3, 5);
+    testcodec_raw_str (&raw, "tcp://a:1", 9);
+    testcodec_raw_str (&raw, "b2", 2);
+    testcodec_raw_str (&raw, "b3", 2);
+    s_assert_raw_refused (&raw, "");
+}
+
 int
 main (void)
 {
@@ -2144,6 +2206,7 @@ main (void)
         cmocka_unit_test (test_mutations_of_valid_messages),
         cmocka_unit_test (test_setters_and_names),
         cmocka_unit_test (test_send_and_recv),
+        cmocka_unit_test (test_redirect_fields),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

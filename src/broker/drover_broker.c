@@ -576,7 +576,8 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
         drover_msg_destroy (&reply);
     }
     else
-    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR)
+    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR
+    ||  msg->id == DROVER_MSG_REDIRECT)
         //  Never answer a status with a status: two peers could loop
         self->malformed++;
     else {

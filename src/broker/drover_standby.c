@@ -1,0 +1,183 @@
+/*  =========================================================================
+    drover_standby - a broker that does not serve: every request is
+    answered REDIRECT, naming the leader
+
+    Reads the ROUTER as the broker does (a routing id frame, then one
+    payload frame; more frames make it a malformed message), without
+    blocking, at most S_BATCH messages a call so a flood cannot starve
+    the caller's other sockets. Replies go with ZMQ_DONTWAIT: a peer that
+    does not read loses its REDIRECT, and asks again.
+    =========================================================================
+*/
+
+#include "drover_standby.h"
+#include "drover_msg.h"
+
+//  Messages read at most per call
+#define S_BATCH         1024
+
+struct _drover_standby_t {
+    zsock_t *router;            //  the ROUTER we answer on (borrowed)
+    char leader [DROVER_ENDPOINT_MAX + 1];  //  the leader's endpoint, "" unknown
+    char leader_name [DROVER_ID_MAX + 1];   //  its name, "" unknown
+    uint64_t redirects;         //  REDIRECTs sent
+    uint64_t malformed;         //  messages that did not decode
+    uint64_t unsent;            //  replies the router refused (peer gone, not reading)
+    int64_t warned_at;          //  msec (mono) of the last bad-input warning
+};
+
+
+//  Create a standby over router
+drover_standby_t *
+drover_standby_new (zsock_t *router)
+{
+    assert (router);
+    drover_standby_t *self = (drover_standby_t *) zmalloc (sizeof (drover_standby_t));
+    self->router = router;
+    self->warned_at = -1000000;
+    return self;
+}
+
+//  Destroy the standby
+void
+drover_standby_destroy (drover_standby_t **self_p)
+{
+    assert (self_p);
+    if (*self_p) {
+        free (*self_p);
+        *self_p = NULL;
+    }
+}
+
+//  Set the leader that REDIRECTs name
+void
+drover_standby_set_leader (drover_standby_t *self, const char *name, const char *endpoint)
+{
+    assert (self);
+    if (!name || strlen (name) > DROVER_ID_MAX)
+        name = "";
+    if (!endpoint || strlen (endpoint) > DROVER_ENDPOINT_MAX)
+        endpoint = "";
+    snprintf (self->leader_name, sizeof self->leader_name, "%s", name);
+    snprintf (self->leader, sizeof self->leader, "%s", endpoint);
+}
+
+//  Send reply to the peer at route, never blocking
+static void
+s_send (drover_standby_t *self, zmq_msg_t *route, drover_msg_t *reply)
+{
+    zframe_t *payload = drover_msg_encode (reply);
+    assert (payload);               //  every field was checked when set
+    void *handle = zsock_resolve (self->router);
+    if (zmq_send (handle, zmq_msg_data (route), zmq_msg_size (route),
+                  ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1
+    ||  zframe_send (&payload, self->router, ZFRAME_DONTWAIT) == -1)
+        self->unsent++;
+    zframe_destroy (&payload);
+}
+
+//  Log bad input, at most once a second
+static void
+s_warn (drover_standby_t *self, const char *what)
+{
+    int64_t now = zclock_mono ();
+    if (now - self->warned_at >= 1000) {
+        zsys_warning ("standby: bad input reason=\"%s\" malformed=%" PRIu64,
+                      what, self->malformed);
+        self->warned_at = now;
+    }
+}
+
+//  Answer one payload: REDIRECT, ERROR, or nothing for a status
+static void
+s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool extra_frames)
+{
+    const byte *data = (const byte *) zmq_msg_data (payload);
+    size_t size = zmq_msg_size (payload);
+    drover_msg_t *msg = drover_msg_new (0);
+    drover_msg_t *reply = NULL;
+    uint32_t seq = 0;
+    int id = drover_msg_peek (data, size, &seq);
+    if (extra_frames) {
+        self->malformed++;
+        s_warn (self, "more than one frame");
+        reply = drover_msg_new (DROVER_MSG_ERROR);
+        reply->code = DROVER_CODE_BAD_REQUEST;
+        drover_msg_set_reason (reply, "a message is exactly one frame");
+    }
+    else
+    if (drover_msg_decode (msg, data, size) == 0) {
+        reply = drover_msg_new (DROVER_MSG_REDIRECT);
+        strcpy (reply->leader, self->leader);
+        strcpy (reply->leader_name, self->leader_name);
+    }
+    else {
+        self->malformed++;
+        s_warn (self, msg->error? msg->error: "malformed");
+        reply = drover_msg_new (DROVER_MSG_ERROR);
+        reply->code = msg->bad_version? DROVER_CODE_BAD_VERSION: DROVER_CODE_BAD_REQUEST;
+        drover_msg_set_reason (reply, msg->error? msg->error: "malformed");
+        seq = msg->seq;
+        id = msg->id;
+    }
+    //  A status is never answered, even a broken one: two peers could loop;
+    //  nor is what has no readable header (it is no one's request)
+    bool status = id == DROVER_MSG_OK || id == DROVER_MSG_ERROR || id == DROVER_MSG_REDIRECT;
+    bool readable = id != 0 || seq != 0 || msg->bad_version;
+    if (!status && readable) {
+        reply->seq = seq;
+        s_send (self, route, reply);
+        if (reply->id == DROVER_MSG_REDIRECT)
+            self->redirects++;
+    }
+    drover_msg_destroy (&reply);
+    drover_msg_destroy (&msg);
+}
+
+//  Answer what is ready on the router (at most a batch). Never blocks.
+void
+drover_standby_handle (drover_standby_t *self)
+{
+    assert (self);
+    void *handle = zsock_resolve (self->router);
+    for (int count = 0; count < S_BATCH; count++) {
+        zmq_msg_t route;
+        zmq_msg_init (&route);
+        if (zmq_msg_recv (&route, handle, ZMQ_DONTWAIT) == -1) {
+            zmq_msg_close (&route);
+            break;              //  nothing more ready (or interrupted)
+        }
+        zmq_msg_t payload;
+        zmq_msg_init (&payload);
+        bool received = zmq_msg_more (&route) && zmq_msg_recv (&payload, handle, 0) != -1;
+        bool extra_frames = false;
+        bool more = received && zmq_msg_more (&payload);
+        while (more) {
+            zmq_msg_t extra;
+            zmq_msg_init (&extra);
+            extra_frames = true;
+            more = zmq_msg_recv (&extra, handle, 0) != -1 && zmq_msg_more (&extra);
+            zmq_msg_close (&extra);
+        }
+        if (received)
+            s_answer (self, &route, &payload, extra_frames);
+        zmq_msg_close (&payload);
+        zmq_msg_close (&route);
+    }
+}
+
+//  Return how many REDIRECTs were sent
+uint64_t
+drover_standby_redirects (drover_standby_t *self)
+{
+    assert (self);
+    return self->redirects;
+}
+
+//  Return how many messages were malformed
+uint64_t
+drover_standby_malformed (drover_standby_t *self)
+{
+    assert (self);
+    return self->malformed;
+}

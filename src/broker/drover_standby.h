@@ -1,0 +1,61 @@
+/*  =========================================================================
+    drover_standby - a broker that does not serve: every request is
+    answered REDIRECT, naming the leader (PROTOCOL.md §7.39, §17)
+
+    One of several brokers leads; the others run this on their ROUTER
+    while they stand by. It keeps no state about peers: each message with
+    a readable header gets a REDIRECT echoing its seq (a HEARTBEAT or a
+    GOODBYE too, seq 0), a message that does not decode gets the ERROR
+    400 (or 426) the serving broker would send, and a status (OK, ERROR,
+    REDIRECT) is never answered. A plain class over a ROUTER the caller
+    binds, polls and owns: handle never blocks, and never reads more than
+    a batch at once.
+    =========================================================================
+*/
+
+#ifndef DROVER_STANDBY_H_INCLUDED
+#define DROVER_STANDBY_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_standby_t drover_standby_t;
+
+//  Create a standby over router (a bound ROUTER, with the broker's socket
+//  options and security): it borrows the socket, the caller still owns it
+drover_standby_t *
+    drover_standby_new (zsock_t *router);
+
+//  Destroy the standby (not the router); harmless on NULL
+void
+    drover_standby_destroy (drover_standby_t **self_p);
+
+//  Set the leader that REDIRECTs name: its name and endpoint; NULL or ""
+//  for not known (REDIRECT then says "": peers try another broker).
+//  Texts past the wire's limits (64, 256 bytes) count as not known.
+void
+    drover_standby_set_leader (drover_standby_t *self, const char *name, const char *endpoint);
+
+//  Answer what is ready on the router (at most a batch): each decodable
+//  request gets a REDIRECT echoing its seq; undecodable input gets the
+//  ERROR 400 the broker would send (or nothing when even the header cannot
+//  be read). Never blocks.
+void
+    drover_standby_handle (drover_standby_t *self);
+
+//  Return how many REDIRECTs were sent
+uint64_t
+    drover_standby_redirects (drover_standby_t *self);
+
+//  Return how many messages were malformed
+uint64_t
+    drover_standby_malformed (drover_standby_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,262 @@
+/*  =========================================================================
+    test_drover_standby - a standby on a real ROUTER: a raw DEALER gets a
+    REDIRECT with its seq for every message it sends, the leader it was
+    set to; malformed input gets the broker's ERROR, statuses and
+    garbage get nothing, and nothing crashes
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_standby.h"
+
+typedef struct {
+    zsock_t *router;            //  the standby's socket, bound on loopback
+    zsock_t *dealer;            //  the peer the test plays
+    drover_standby_t *standby;
+} s_fixture_t;
+
+static int
+s_setup (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) zmalloc (sizeof (s_fixture_t));
+    fixture->router = zsock_new (ZMQ_ROUTER);
+    assert_non_null (fixture->router);
+    int port = zsock_bind (fixture->router, "tcp://127.0.0.1:*");
+    assert_true (port > 0);
+    fixture->dealer = zsock_new (ZMQ_DEALER);
+    assert_int_equal (zsock_connect (fixture->dealer, "tcp://127.0.0.1:%d", port), 0);
+    fixture->standby = drover_standby_new (fixture->router);
+    *state = fixture;
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_standby_destroy (&fixture->standby);
+    drover_standby_destroy (&fixture->standby);     //  harmless twice
+    zsock_destroy (&fixture->dealer);
+    zsock_destroy (&fixture->router);
+    free (fixture);
+    return 0;
+}
+
+//  Let the standby answer what comes within timeout msec (until it has
+//  read something, or the time is up)
+static void
+s_serve (s_fixture_t *fixture, int timeout)
+{
+    zpoller_t *poller = zpoller_new (fixture->router, NULL);
+    if (zpoller_wait (poller, timeout) == fixture->router)
+        drover_standby_handle (fixture->standby);
+    zpoller_destroy (&poller);
+}
+
+//  Send msg (destroyed), let the standby answer, and return its answer
+//  (NULL if none within timeout)
+static drover_msg_t *
+s_exchange (s_fixture_t *fixture, drover_msg_t **msg_p, int timeout)
+{
+    testutil_send (fixture->dealer, msg_p);
+    s_serve (fixture, 2000);
+    return testutil_recv_msg (fixture->dealer, timeout);
+}
+
+//  Every message of a peer, worker or client, gets REDIRECT with its seq
+static void
+test_every_request_redirected (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+    int ids [] = { DROVER_MSG_WORKER_HELLO, DROVER_MSG_TASK_SUBMIT, DROVER_MSG_TASK_RESULT,
+                   DROVER_MSG_TASK_LIST, DROVER_MSG_WORKER_HEARTBEAT, DROVER_MSG_WORKER_GOODBYE,
+                   DROVER_MSG_TASK_WAIT };
+    for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++) {
+        drover_msg_t *msg = testutil_played_msg ("w1", 2, ids [index], 7, 1);
+        if (ids [index] == DROVER_MSG_TASK_SUBMIT) {
+            drover_msg_destroy (&msg);
+            msg = testutil_submit_msg ("true", 0, 1, 0);
+        }
+        if (ids [index] == DROVER_MSG_TASK_WAIT) {
+            msg->ntasks = 1;
+            msg->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
+            msg->tasks [0] = 7;
+        }
+        //  A heartbeat or goodbye is not numbered: its REDIRECT has seq 0
+        bool numbered = ids [index] != DROVER_MSG_WORKER_HEARTBEAT
+                     && ids [index] != DROVER_MSG_WORKER_GOODBYE;
+        uint32_t seq = numbered? 100 + (uint32_t) index: 0;
+        msg->seq = seq;
+        drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
+        if (!reply)
+            fail_msg ("no answer to %s", drover_msg_name (ids [index]));
+        assert_int_equal (reply->id, DROVER_MSG_REDIRECT);
+        assert_int_equal (reply->seq, seq);
+        assert_string_equal (reply->leader, "tcp://10.0.0.2:5555");
+        assert_string_equal (reply->leader_name, "b2");
+        drover_msg_destroy (&reply);
+    }
+    assert_int_equal (drover_standby_redirects (fixture->standby), sizeof ids / sizeof ids [0]);
+    assert_int_equal (drover_standby_malformed (fixture->standby), 0);
+}
+
+//  No leader known (or one that does not fit the wire): REDIRECT says ""
+static void
+test_no_leader_known (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    msg->seq = 3;
+    drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_REDIRECT);
+    assert_int_equal (reply->seq, 3);
+    assert_string_equal (reply->leader, "");
+    assert_string_equal (reply->leader_name, "");
+    drover_msg_destroy (&reply);
+
+    //  Set, then unset with NULL; an endpoint past 256 bytes is unknown
+    drover_standby_set_leader (fixture->standby, "b1", "tcp://127.0.0.1:1");
+    drover_standby_set_leader (fixture->standby, NULL, NULL);
+    char long_endpoint [DROVER_ENDPOINT_MAX + 2];
+    memset (long_endpoint, 'e', sizeof long_endpoint - 1);
+    long_endpoint [sizeof long_endpoint - 1] = 0;
+    drover_standby_set_leader (fixture->standby, "b1", long_endpoint);
+    msg = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    msg->seq = 4;
+    reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->seq, 4);
+    assert_string_equal (reply->leader, "");
+    assert_string_equal (reply->leader_name, "b1");
+    drover_msg_destroy (&reply);
+
+    //  The leader changes: the next REDIRECT names the new one
+    drover_standby_set_leader (fixture->standby, "b3", "tcp://127.0.0.1:7");
+    msg = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    msg->seq = 5;
+    reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_string_equal (reply->leader, "tcp://127.0.0.1:7");
+    assert_string_equal (reply->leader_name, "b3");
+    drover_msg_destroy (&reply);
+}
+
+//  Send raw bytes as one frame (or two, with a second), let the standby
+//  answer, and return its answer within timeout (NULL if none)
+static drover_msg_t *
+s_exchange_raw (s_fixture_t *fixture, const byte *data, size_t size, bool second, int timeout)
+{
+    zframe_t *frame = zframe_new (data, size);
+    zframe_send (&frame, fixture->dealer, second? ZFRAME_MORE: 0);
+    if (second) {
+        frame = zframe_new ("x", 1);
+        zframe_send (&frame, fixture->dealer, 0);
+    }
+    s_serve (fixture, 2000);
+    return testutil_recv_msg (fixture->dealer, timeout);
+}
+
+//  Malformed input: the broker's ERROR with the seq when the header can be
+//  read; nothing for garbage or a status; the standby carries on
+static void
+test_malformed_input (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+
+    //  A HELLO cut short: ERROR 400 with its seq
+    drover_msg_t *msg = testutil_played_msg ("w1", 2, DROVER_MSG_WORKER_HELLO, 0, 0);
+    msg->seq = 41;
+    zframe_t *frame = drover_msg_encode (msg);
+    drover_msg_destroy (&msg);
+    drover_msg_t *reply = s_exchange_raw (fixture, zframe_data (frame), zframe_size (frame) - 1,
+                                          false, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 41);
+    drover_msg_destroy (&reply);
+
+    //  Two frames: ERROR 400 with the first frame's seq
+    reply = s_exchange_raw (fixture, zframe_data (frame), zframe_size (frame), true, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 41);
+    drover_msg_destroy (&reply);
+
+    //  Another version: ERROR 426
+    byte *data = zframe_data (frame);
+    assert_int_equal (data [5], 1);            //  array, "DRV", then version 1
+    data [5] = 2;
+    reply = s_exchange_raw (fixture, data, zframe_size (frame), false, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_VERSION);
+    drover_msg_destroy (&reply);
+    zframe_destroy (&frame);
+
+    //  Garbage, an empty frame, and statuses (OK, ERROR, REDIRECT): no answer
+    byte garbage [] = { 0xc1, 0xff, 0x00, 0x13, 0x37 };
+    assert_null (s_exchange_raw (fixture, garbage, sizeof garbage, false, 300));
+    assert_null (s_exchange_raw (fixture, garbage, 0, false, 300));
+    int statuses [] = { DROVER_MSG_OK, DROVER_MSG_ERROR, DROVER_MSG_REDIRECT };
+    for (size_t index = 0; index < 3; index++) {
+        msg = drover_msg_new (statuses [index]);
+        msg->seq = 8;
+        msg->code = statuses [index] == DROVER_MSG_OK? 200: 400;
+        assert_null (s_exchange (fixture, &msg, 300));
+    }
+    assert_int_equal (drover_standby_malformed (fixture->standby), 5);
+    assert_int_equal (drover_standby_redirects (fixture->standby), 0);
+
+    //  ... and it still answers
+    msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    msg->seq = 42;
+    reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_REDIRECT);
+    assert_int_equal (reply->seq, 42);
+    drover_msg_destroy (&reply);
+}
+
+//  Many at once: every one answered, a batch per handle call at most
+static void
+test_burst_answered (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+    int count = 3000;
+    for (int index = 1; index <= count; index++) {
+        drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+        msg->seq = (uint32_t) index;
+        testutil_send (fixture->dealer, &msg);
+    }
+    int answered = 0;
+    int64_t deadline = zclock_mono () + 10000;
+    while (answered < count && zclock_mono () < deadline) {
+        s_serve (fixture, 100);
+        drover_msg_t *reply;
+        while ((reply = testutil_recv_msg (fixture->dealer, 0))) {
+            answered++;
+            assert_int_equal (reply->seq, answered);    //  in order, one each
+            drover_msg_destroy (&reply);
+        }
+    }
+    assert_int_equal (answered, count);
+    assert_int_equal (drover_standby_redirects (fixture->standby), count);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_every_request_redirected, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_no_leader_known, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_malformed_input, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_burst_answered, s_setup, s_teardown),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
