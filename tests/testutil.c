@@ -1185,3 +1185,64 @@ testutil_await_gone (pid_t pid, int timeout)
     close (fd);
     return rc == 1;
 }
+
+//  ---------------------------------------------------------------------
+//  A real etcd started by the test
+
+#define TESTUTIL_ETCD_SCRIPT    DROVER_SOURCE_DIR "/tests/etcd_server.sh"
+
+//  Start etcd through the script
+testutil_etcd_t *
+testutil_etcd_start (void)
+{
+    testutil_etcd_t *self = (testutil_etcd_t *) zmalloc (sizeof (testutil_etcd_t));
+    char template [] = "/tmp/drover-etcd-XXXXXX";
+    assert_non_null (mkdtemp (template));
+    snprintf (self->dir, sizeof self->dir, "%s", template);
+    self->client_port = testutil_free_port ();
+    do
+        self->peer_port = testutil_free_port ();
+    while (self->peer_port == self->client_port);
+    char client [16], peer [16];
+    snprintf (client, sizeof client, "%d", self->client_port);
+    snprintf (peer, sizeof peer, "%d", self->peer_port);
+    const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, "start", self->dir, client, peer, NULL };
+    char output [256];
+    int status = testutil_run_output (argv, output, sizeof output, 40000);
+    if (!(status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
+        fail_msg ("etcd did not start (status %d): is etcd-server installed? "
+                  "(apt-get install etcd-server etcd-client); see %s", status, self->dir);
+    output [strcspn (output, "\n")] = 0;
+    assert_true (strlen (output) < sizeof self->url);
+    memcpy (self->url, output, strlen (output) + 1);
+    assert_true (strneq (self->url, "") && strncmp (self->url, "http://127.0.0.1:", 17) == 0);
+    return self;
+}
+
+//  Pause or resume etcd
+void
+testutil_etcd_signal (testutil_etcd_t *self, const char *command)
+{
+    assert_non_null (self);
+    const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, command, self->dir, NULL };
+    char output [256];
+    int status = testutil_run_output (argv, output, sizeof output, 10000);
+    assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
+//  Stop etcd
+void
+testutil_etcd_stop (testutil_etcd_t **self_p, bool keep)
+{
+    testutil_etcd_t *self = *self_p;
+    if (!self)
+        return;
+    const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, "stop", self->dir, keep? "keep": "",
+                            NULL };
+    char output [256];
+    testutil_run_output (argv, output, sizeof output, 20000);
+    if (keep)
+        fprintf (stderr, "testutil: etcd's data and log kept in %s\n", self->dir);
+    free (self);
+    *self_p = NULL;
+}

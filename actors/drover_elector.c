@@ -1,0 +1,543 @@
+/*  =========================================================================
+    drover_elector - the elector actor: keeps this broker's session lease in
+    etcd, campaigns, and tells the broker main whether it leads or whom it
+    follows
+
+    Each broker holds a lease of ttl and two keys on it: PREFIX/brokers/NAME
+    = advertise (membership) and PREFIX/election/LEASEHEX = name "\n"
+    advertise (its candidacy). The leader is the candidate with the lowest
+    create revision; that revision is its fencing token (revisions only
+    grow, so a later leader has a higher one). A dead broker's lease
+    expires and its keys go with it; the next candidate is then the lowest.
+
+    Safety: the leader counts its lease from when it sent the last renewal
+    that etcd answered, and stops believing it leads (DEPOSED) at that time
+    + ttl - ttl/4, before etcd can have let the lease expire (etcd counts
+    from when it got the renewal, with a TTL at least ttl). So two brokers
+    never both believe they lead, while clocks tick at the same rate.
+
+    One call to etcd per turn of the loop, each with a timeout of at most
+    ttl/4 (and never past the leader's deadline): the pipe is never left
+    unread longer than one call. Calls due, in this order: revoke a lease
+    given up (after DEPOSED), grant a lease, renew it (every ttl/3), write
+    the membership key, write the candidacy, read the candidates (every
+    ttl/4, at most 250 ms). A failed call waits a retry interval.
+
+    In:   RESIGN                    stop leading (or campaigning) at once: the
+                                    lease is revoked, its keys with it; campaign
+                                    again only after CAMPAIGN
+          CAMPAIGN                  campaign (again), with a new lease
+          PEERS                     answered PEERS
+          VERBOSE | $TERM           $TERM revokes the lease: a clean shutdown
+                                    lets the standby win at once
+    Out:  LEADER token(s)           this broker leads; token: decimal, the create
+                                    revision of its candidacy; said once per win
+          FOLLOW name(s) endpoint(s)  another broker leads; said on every change,
+                                    "" "" while none is known
+          DEPOSED reason(s)         this broker led and must stop serving now
+          PEERS n(s) then n x (name(s) endpoint(s) leader(s))  leader: "1" or
+                                    "0"; n is "0" when etcd did not answer
+    =========================================================================
+*/
+
+#include "drover_elector.h"
+#include "drover_etcd.h"
+
+//  Longest name and endpoint we pass on (the wire's REDIRECT limits)
+#define S_NAME_MAX          64
+#define S_ENDPOINT_MAX      256
+//  Most msec between two reads of the candidates (if ttl/4 is longer)
+#define S_CHECK_MAX         250
+//  Bounds of the wait after a failed call, msec
+#define S_RETRY_MIN         20
+#define S_RETRY_MAX         1000
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    zpoller_t *poller;          //  the pipe
+    drover_etcd_t *etcd;        //  the client; NULL if the endpoints were bad
+    char *prefix;               //  key prefix, without a trailing '/'
+    char *name;                 //  this broker's name
+    char *advertise;            //  where peers reach it
+    char *member_key;           //  PREFIX/brokers/NAME
+    char *election_key;         //  PREFIX/election/LEASEHEX of the current lease, or NULL
+    uint32_t ttl;               //  the lease's TTL, msec
+    bool verbose;               //  log every call
+    bool stopping;              //  $TERM heard
+    bool campaigning;           //  false after RESIGN, until CAMPAIGN
+    int64_t lease;              //  the current lease, 0 for none
+    int64_t stale_lease;        //  a lease given up, to revoke before a new one; 0 for none
+    bool member_written;        //  membership key written with the current lease
+    bool candidate_written;     //  candidacy written with the current lease
+    int64_t renewed_at;         //  msec (mono) the last answered renewal (or grant) was sent
+    int64_t renew_at;           //  msec (mono) the next renewal is due
+    int64_t check_at;           //  msec (mono) the next read of the candidates is due
+    int64_t quiet_until;        //  msec (mono): no call before this, after a failure
+    bool failing;               //  the last call failed (logged once until one works)
+    bool leader;                //  said LEADER, and no DEPOSED since
+    uint64_t token;             //  the token said with LEADER
+    char *followed_name;        //  the leader last said with FOLLOW, NULL if none said
+    char *followed_endpoint;    //  its endpoint
+} self_t;
+
+//  Copy a string, or "" for NULL
+static char *
+s_copy (const char *text)
+{
+    char *copy = strdup (text? text: "");
+    assert (copy);
+    return copy;
+}
+
+//  Create the actor's state from its args
+static self_t *
+s_self_new (zsock_t *pipe, drover_elector_args_t *args)
+{
+    assert (args);
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->poller = zpoller_new (pipe, NULL);
+    self->prefix = s_copy (args->prefix && *args->prefix? args->prefix: DROVER_ELECTOR_PREFIX);
+    size_t length = strlen (self->prefix);
+    while (length > 1 && self->prefix [length - 1] == '/')
+        self->prefix [--length] = 0;
+    self->name = s_copy (args->name);
+    self->advertise = s_copy (args->advertise);
+    self->member_key = zsys_sprintf ("%s/brokers/%s", self->prefix, self->name);
+    self->ttl = args->ttl >= 100? args->ttl: 100;
+    self->verbose = args->verbose;
+    self->campaigning = true;
+    char *error = NULL;
+    self->etcd = drover_etcd_new (args->etcd, self->ttl / 4, &error);
+    if (!self->etcd) {
+        zsys_error ("elector: %s: not campaigning", error);
+        zstr_free (&error);
+    }
+    return self;
+}
+
+//  Destroy the actor's state
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    drover_etcd_destroy (&self->etcd);
+    zpoller_destroy (&self->poller);
+    zstr_free (&self->prefix);
+    zstr_free (&self->name);
+    zstr_free (&self->advertise);
+    zstr_free (&self->member_key);
+    zstr_free (&self->election_key);
+    zstr_free (&self->followed_name);
+    zstr_free (&self->followed_endpoint);
+    free (self);
+    *self_p = NULL;
+}
+
+//  The leader's deadline: its last renewal's send time + ttl - ttl/4
+static int64_t
+s_leader_deadline (self_t *self)
+{
+    return self->renewed_at + self->ttl - self->ttl / 4;
+}
+
+//  Give the next call a timeout of ttl/4, but never past the leader's deadline
+static void
+s_set_call_timeout (self_t *self, int64_t now)
+{
+    int64_t timeout = self->ttl / 4;
+    if (self->leader && s_leader_deadline (self) - now < timeout)
+        timeout = s_leader_deadline (self) - now;
+    drover_etcd_set_timeout (self->etcd, (uint32_t) (timeout > 1? timeout: 1));
+}
+
+//  A call worked: say so once if calls were failing
+static void
+s_call_worked (self_t *self)
+{
+    if (self->failing)
+        zsys_notice ("elector: etcd answers again at %s", drover_etcd_endpoint (self->etcd));
+    self->failing = false;
+}
+
+//  A call failed: log it once, and wait a moment before the next one
+static void
+s_call_failed (self_t *self, const char *what, int64_t now)
+{
+    if (!self->failing || self->verbose)
+        zsys_warning ("elector: %s failed: %s", what, drover_etcd_error (self->etcd));
+    self->failing = true;
+    int64_t retry = self->ttl / 8;
+    retry = retry < S_RETRY_MIN? S_RETRY_MIN: retry > S_RETRY_MAX? S_RETRY_MAX: retry;
+    self->quiet_until = now + retry;
+}
+
+//  Say FOLLOW name endpoint if it is news
+static void
+s_follow (self_t *self, const char *name, const char *endpoint)
+{
+    if (self->followed_name && streq (self->followed_name, name)
+    &&  streq (self->followed_endpoint, endpoint))
+        return;                 //  nothing new
+    zstr_free (&self->followed_name);
+    zstr_free (&self->followed_endpoint);
+    self->followed_name = s_copy (name);
+    self->followed_endpoint = s_copy (endpoint);
+    if (*name)
+        zsys_notice ("elector: following %s at %s", name, endpoint);
+    else
+        zsys_notice ("elector: no leader known");
+    zstr_sendx (self->pipe, "FOLLOW", name, endpoint, NULL);
+}
+
+//  Forget whom we said we follow, so the next FOLLOW is said whatever it is
+static void
+s_forget_followed (self_t *self)
+{
+    zstr_free (&self->followed_name);
+    zstr_free (&self->followed_endpoint);
+}
+
+//  We won: say LEADER token, once
+static void
+s_lead (self_t *self, uint64_t token)
+{
+    self->leader = true;
+    self->token = token;
+    s_forget_followed (self);
+    char text [24];
+    snprintf (text, sizeof text, "%" PRIu64, token);
+    zsys_notice ("elector: leader token=%s", text);
+    zstr_sendx (self->pipe, "LEADER", text, NULL);
+}
+
+//  The current lease is no more ours to count on: if we led, say DEPOSED
+//  now; campaign again with a new lease (after revoking this one, unless
+//  etcd said it is gone already)
+static void
+s_lose_lease (self_t *self, const char *reason, bool revoke)
+{
+    if (self->leader) {
+        self->leader = false;
+        self->token = 0;
+        zsys_notice ("elector: deposed: %s", reason);
+        zstr_sendx (self->pipe, "DEPOSED", reason, NULL);
+    }
+    else
+        zsys_notice ("elector: lease lost: %s", reason);
+    if (revoke && self->lease)
+        self->stale_lease = self->lease;
+    self->lease = 0;
+    self->member_written = false;
+    self->candidate_written = false;
+    zstr_free (&self->election_key);
+}
+
+//  Depose the leader whose renewals did not get through in time
+static void
+s_check_deadline (self_t *self, int64_t now)
+{
+    if (self->leader && now >= s_leader_deadline (self))
+        s_lose_lease (self, "lease not renewed in time", true);
+}
+
+//  Revoke the lease given up
+static void
+s_revoke_stale (self_t *self, int64_t now)
+{
+    int rc = drover_etcd_revoke (self->etcd, self->stale_lease);
+    if (rc == -1) {
+        s_call_failed (self, "revoking the old lease", now);
+        return;
+    }
+    s_call_worked (self);
+    self->stale_lease = 0;
+}
+
+//  Grant a new lease (ttl rounded up to seconds)
+static void
+s_grant (self_t *self, int64_t now)
+{
+    int64_t seconds = (self->ttl + 999) / 1000;
+    int64_t lease;
+    if (drover_etcd_grant (self->etcd, seconds, &lease, NULL) == -1) {
+        s_call_failed (self, "granting a lease", now);
+        return;
+    }
+    s_call_worked (self);
+    self->lease = lease;
+    self->renewed_at = now;
+    self->renew_at = now + self->ttl / 3;
+    self->election_key = zsys_sprintf ("%s/election/%" PRIx64, self->prefix, (uint64_t) lease);
+    if (self->verbose)
+        zsys_debug ("elector: lease=%" PRIx64 " ttl=%" PRId64 "s", (uint64_t) lease, seconds);
+}
+
+//  Renew the lease; a lease etcd no longer has is lost
+static void
+s_renew (self_t *self, int64_t now)
+{
+    int64_t ttl = drover_etcd_keepalive (self->etcd, self->lease);
+    if (ttl == -1) {
+        s_call_failed (self, "renewing the lease", now);
+        self->renew_at = self->quiet_until;
+        return;
+    }
+    s_call_worked (self);
+    if (ttl == DROVER_ETCD_GONE) {
+        s_lose_lease (self, "lease gone", false);
+        return;
+    }
+    self->renewed_at = now;         //  sent at now: etcd counts from later
+    self->renew_at = now + self->ttl / 3;
+}
+
+//  Write the membership key or the candidacy with the lease
+static void
+s_write_key (self_t *self, bool candidacy, int64_t now)
+{
+    char *value = candidacy? zsys_sprintf ("%s\n%s", self->name, self->advertise)
+                           : s_copy (self->advertise);
+    const char *key = candidacy? self->election_key: self->member_key;
+    int rc = drover_etcd_put (self->etcd, key, value, strlen (value), self->lease);
+    zstr_free (&value);
+    if (rc == -1) {
+        s_call_failed (self, candidacy? "writing the candidacy": "writing the membership", now);
+        return;
+    }
+    s_call_worked (self);
+    if (candidacy) {
+        self->candidate_written = true;
+        self->check_at = now;       //  see at once whether we lead
+    }
+    else
+        self->member_written = true;
+}
+
+//  Split a candidacy's value "name\nendpoint"; false if malformed
+static bool
+s_parse_candidacy (drover_etcd_kv_t *kv, char *name, char *endpoint)
+{
+    char *newline = strchr (kv->value, '\n');
+    if (!newline || strlen (kv->value) != kv->value_size)
+        return false;
+    size_t name_size = (size_t) (newline - kv->value);
+    size_t endpoint_size = strlen (newline + 1);
+    if (name_size == 0 || name_size > S_NAME_MAX || endpoint_size > S_ENDPOINT_MAX)
+        return false;
+    memcpy (name, kv->value, name_size);
+    name [name_size] = 0;
+    memcpy (endpoint, newline + 1, endpoint_size + 1);
+    return true;
+}
+
+//  Read the candidates: the lowest leads. We lead if it is ours; a leader
+//  whose candidacy is gone is deposed, a follower's is campaigned anew
+static void
+s_check (self_t *self, int64_t now)
+{
+    char *prefix = zsys_sprintf ("%s/election/", self->prefix);
+    zlistx_t *candidates = drover_etcd_range (self->etcd, prefix, true, 0);
+    zstr_free (&prefix);
+    if (!candidates) {
+        s_call_failed (self, "reading the candidates", now);
+        self->check_at = self->quiet_until;
+        return;
+    }
+    s_call_worked (self);
+    self->check_at = now + (self->ttl / 4 < S_CHECK_MAX? self->ttl / 4: S_CHECK_MAX);
+    bool ours_there = false;
+    drover_etcd_kv_t *kv = (drover_etcd_kv_t *) zlistx_first (candidates);
+    while (kv && !ours_there) {
+        ours_there = self->election_key && streq (kv->key, self->election_key);
+        kv = (drover_etcd_kv_t *) zlistx_next (candidates);
+    }
+    if (self->candidate_written && !ours_there)
+        s_lose_lease (self, "candidacy gone from etcd", true);
+
+    drover_etcd_kv_t *first = (drover_etcd_kv_t *) zlistx_first (candidates);
+    if (first && self->election_key && streq (first->key, self->election_key)) {
+        if (!self->leader && now < s_leader_deadline (self))
+            s_lead (self, (uint64_t) first->create_revision);
+    }
+    else {
+        if (self->leader)           //  someone else is first: ours went
+            s_lose_lease (self, "another candidacy is first", true);
+        char name [S_NAME_MAX + 1] = "";
+        char endpoint [S_ENDPOINT_MAX + 1] = "";
+        if (first && !s_parse_candidacy (first, name, endpoint)) {
+            zsys_warning ("elector: candidacy %s is malformed: leader unknown", first->key);
+            name [0] = endpoint [0] = 0;
+        }
+        s_follow (self, name, endpoint);
+    }
+    zlistx_destroy (&candidates);
+}
+
+//  When the next call is due (msec mono), or -1 if none is
+static int64_t
+s_next_call (self_t *self)
+{
+    if (!self->etcd)
+        return -1;
+    int64_t due = self->check_at;
+    if (self->stale_lease || (self->campaigning && !self->lease)
+    ||  (self->lease && (!self->member_written || !self->candidate_written)))
+        due = 0;
+    else
+    if (self->lease && self->renew_at < due)
+        due = self->renew_at;
+    return due > self->quiet_until? due: self->quiet_until;
+}
+
+//  Make the one call due now, if any
+static void
+s_call_due (self_t *self, int64_t now)
+{
+    if (!self->etcd || now < s_next_call (self))
+        return;
+    s_set_call_timeout (self, now);
+    if (self->stale_lease)
+        s_revoke_stale (self, now);
+    else
+    if (self->campaigning && !self->lease)
+        s_grant (self, now);
+    else
+    if (self->lease && now >= self->renew_at)
+        s_renew (self, now);
+    else
+    if (self->lease && !self->member_written)
+        s_write_key (self, false, now);
+    else
+    if (self->lease && !self->candidate_written)
+        s_write_key (self, true, now);
+    else
+    if (now >= self->check_at)
+        s_check (self, now);
+}
+
+//  Revoke our lease now (RESIGN, $TERM): its keys go with it, so another
+//  candidate is first at once. If etcd does not answer, the lease is
+//  revoked later (RESIGN) or left to expire ($TERM).
+static void
+s_revoke_now (self_t *self)
+{
+    int64_t lease = self->lease? self->lease: self->stale_lease;
+    self->leader = false;
+    self->token = 0;
+    self->lease = 0;
+    self->stale_lease = 0;
+    self->member_written = false;
+    self->candidate_written = false;
+    zstr_free (&self->election_key);
+    if (!lease || !self->etcd)
+        return;
+    drover_etcd_set_timeout (self->etcd, self->ttl / 4 < 1000? self->ttl / 4: 1000);
+    if (drover_etcd_revoke (self->etcd, lease) == -1) {
+        zsys_warning ("elector: revoking lease=%" PRIx64 " failed: %s", (uint64_t) lease,
+                      drover_etcd_error (self->etcd));
+        self->stale_lease = lease;
+    }
+}
+
+//  PEERS: answer with the brokers etcd lists ("0" if it does not answer)
+static void
+s_peers (self_t *self)
+{
+    zmsg_t *reply = zmsg_new ();
+    zmsg_addstr (reply, "PEERS");
+    zlistx_t *brokers = NULL;
+    if (self->etcd) {
+        char *prefix = zsys_sprintf ("%s/brokers/", self->prefix);
+        s_set_call_timeout (self, zclock_mono ());
+        brokers = drover_etcd_range (self->etcd, prefix, false, 0);
+        zstr_free (&prefix);
+        if (!brokers)
+            zsys_warning ("elector: reading the brokers failed: %s",
+                          drover_etcd_error (self->etcd));
+    }
+    zmsg_addstrf (reply, "%zu", brokers? zlistx_size (brokers): 0);
+    const char *leader = self->leader? self->name: self->followed_name? self->followed_name: "";
+    size_t prefix_length = strlen (self->prefix) + strlen ("/brokers/");
+    drover_etcd_kv_t *kv = brokers? (drover_etcd_kv_t *) zlistx_first (brokers): NULL;
+    while (kv) {
+        const char *name = kv->key + prefix_length;
+        zmsg_addstr (reply, name);
+        zmsg_addstr (reply, kv->value);
+        zmsg_addstr (reply, *leader && streq (name, leader)? "1": "0");
+        kv = (drover_etcd_kv_t *) zlistx_next (brokers);
+    }
+    zlistx_destroy (&brokers);
+    zmsg_send (&reply, self->pipe);
+}
+
+//  Handle one command from the pipe
+static void
+s_handle_pipe (self_t *self)
+{
+    zmsg_t *msg = zmsg_recv (self->pipe);
+    if (!msg) {
+        self->stopping = true;      //  interrupted
+        return;
+    }
+    char *command = zmsg_popstr (msg);
+    assert (command);
+    if (self->verbose)
+        zsys_debug ("elector: command=%s", command);
+    if (streq (command, "RESIGN")) {
+        zsys_notice ("elector: resigning%s", self->leader? " the lead": "");
+        self->campaigning = false;
+        s_revoke_now (self);
+        self->check_at = 0;         //  see who leads now
+    }
+    else
+    if (streq (command, "CAMPAIGN"))
+        self->campaigning = true;
+    else
+    if (streq (command, "PEERS"))
+        s_peers (self);
+    else
+    if (streq (command, "VERBOSE"))
+        self->verbose = true;
+    else
+    if (streq (command, "$TERM")) {
+        s_revoke_now (self);
+        self->stopping = true;
+    }
+    else {
+        zsys_error ("elector: invalid command=%s", command);
+        assert (false);
+    }
+    zstr_free (&command);
+    zmsg_destroy (&msg);
+}
+
+//  The actor
+void
+drover_elector_actor (zsock_t *pipe, void *args)
+{
+    self_t *self = s_self_new (pipe, (drover_elector_args_t *) args);
+    zsock_signal (pipe, 0);
+    while (!self->stopping) {
+        int64_t now = zclock_mono ();
+        s_check_deadline (self, now);
+        int64_t due = s_next_call (self);
+        if (self->leader && (due == -1 || s_leader_deadline (self) < due))
+            due = s_leader_deadline (self);
+        int wait = due == -1? -1: due <= now? 0: (int) (due - now);
+        void *which = zpoller_wait (self->poller, wait);
+        if (which == self->pipe) {
+            s_handle_pipe (self);
+            continue;               //  commands first, then what is due
+        }
+        if (zpoller_terminated (self->poller))
+            break;
+        now = zclock_mono ();
+        s_check_deadline (self, now);
+        s_call_due (self, now);
+        s_check_deadline (self, zclock_mono ());
+    }
+    s_self_destroy (&self);
+}

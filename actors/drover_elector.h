@@ -1,0 +1,42 @@
+/*  =========================================================================
+    drover_elector - the elector actor: keeps this broker's session lease in
+    etcd, campaigns, and tells the broker main whether it leads or whom it
+    follows
+
+    Vocabulary in actors/ACTORS.md (elector) and at the top of the .c.
+    =========================================================================
+*/
+
+#ifndef DROVER_ELECTOR_H_INCLUDED
+#define DROVER_ELECTOR_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  What the elector is started with (copied: the caller's may go after
+//  zactor_new returns)
+typedef struct {
+    const char *etcd;           //  etcd endpoints, "http://127.0.0.1:2379[,http://...]"
+    const char *prefix;         //  key prefix, e.g. "/drover" (NULL or "": "/drover")
+    const char *name;           //  this broker's name (unique in the cluster)
+    const char *advertise;      //  the endpoint peers reach this broker on
+    uint32_t ttl;               //  msec: the session lease's TTL (etcd takes seconds: round up)
+    bool verbose;               //  log every call to etcd
+} drover_elector_args_t;
+
+//  The prefix when args says none
+#define DROVER_ELECTOR_PREFIX   "/drover"
+
+//  The actor: zactor_new (drover_elector_actor, &args). It starts
+//  campaigning at once.
+void
+    drover_elector_actor (zsock_t *pipe, void *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,377 @@
+/*  =========================================================================
+    test_drover_elector - the elector actor through its pipe, two of them
+    against a real etcd started by the test (tests/etcd_server.sh): one
+    leads and the other follows it; $TERM, RESIGN, a revoked lease and a
+    paused etcd hand the lead over, and never are two leaders at once
+    =========================================================================
+*/
+
+#include "testutil.h"
+#include "drover_elector.h"
+#include "drover_etcd.h"
+
+//  The lease TTL the electors are started with, msec (etcd's least is 2 s)
+#define S_TTL       2000
+
+//  The etcd every test of this file uses (each test has its own prefix)
+static testutil_etcd_t *s_etcd = NULL;
+
+//  One elector under test and what it said
+typedef struct {
+    zactor_t *actor;            //  the elector
+    char name [16];             //  its broker name
+    char advertise [64];        //  its endpoint
+    bool leader;                //  said LEADER, no DEPOSED since
+    bool revoked;               //  its lease was revoked behind its back: it does not
+                                //  know until its next renewal or read, so another
+                                //  may lead before its DEPOSED (fencing's case)
+    uint64_t token;             //  the token of its last LEADER
+    int leaders;                //  LEADERs said
+    int deposed;                //  DEPOSEDs said
+    int64_t deposed_at;         //  msec (mono) its last DEPOSED was read
+    char reason [128];          //  the reason of its last DEPOSED
+    char following [64];        //  the name of its last FOLLOW
+    char following_at [64];     //  the endpoint of its last FOLLOW
+    int follows;                //  FOLLOWs said
+} s_elector_t;
+
+//  Start etcd for the group
+static int
+s_group_setup (void **state)
+{
+    (void) state;
+    s_etcd = testutil_etcd_start ();
+    return 0;
+}
+
+//  Start an elector named name with key prefix prefix
+static void
+s_start (s_elector_t *elector, const char *name, const char *prefix, const char *etcd)
+{
+    memset (elector, 0, sizeof *elector);
+    snprintf (elector->name, sizeof elector->name, "%s", name);
+    snprintf (elector->advertise, sizeof elector->advertise, "tcp://127.0.0.1:%d",
+              testutil_free_port ());
+    drover_elector_args_t args = {
+        .etcd = etcd, .prefix = prefix, .name = name, .advertise = elector->advertise,
+        .ttl = S_TTL, .verbose = false
+    };
+    elector->actor = zactor_new (drover_elector_actor, &args);
+    assert_non_null (elector->actor);
+}
+
+//  Note one message an elector said; a LEADER while another leads fails
+static void
+s_note (s_elector_t *electors, size_t count, s_elector_t *elector, zmsg_t *msg)
+{
+    char *command = zmsg_popstr (msg);
+    assert_non_null (command);
+    if (streq (command, "LEADER")) {
+        char *token = zmsg_popstr (msg);
+        assert_non_null (token);
+        for (size_t index = 0; index < count; index++)
+            if (&electors [index] != elector && electors [index].leader
+            &&  !electors [index].revoked)
+                fail_msg ("%s says LEADER while %s leads", elector->name, electors [index].name);
+        assert_false (elector->leader);         //  said once per win
+        elector->leader = true;
+        elector->token = strtoull (token, NULL, 10);
+        assert_true (elector->token > 0);
+        elector->leaders++;
+        zstr_free (&token);
+    }
+    else
+    if (streq (command, "DEPOSED")) {
+        char *reason = zmsg_popstr (msg);
+        assert_non_null (reason);
+        assert_true (elector->leader);          //  only a leader is deposed
+        elector->leader = false;
+        elector->deposed++;
+        elector->deposed_at = zclock_mono ();
+        snprintf (elector->reason, sizeof elector->reason, "%s", reason);
+        zstr_free (&reason);
+    }
+    else
+    if (streq (command, "FOLLOW")) {
+        char *name = zmsg_popstr (msg);
+        char *endpoint = zmsg_popstr (msg);
+        assert_non_null (endpoint);
+        assert_false (elector->leader);         //  a leader follows nobody
+        snprintf (elector->following, sizeof elector->following, "%s", name);
+        snprintf (elector->following_at, sizeof elector->following_at, "%s", endpoint);
+        elector->follows++;
+        zstr_free (&name);
+        zstr_free (&endpoint);
+    }
+    else
+        fail_msg ("unexpected %s from %s", command, elector->name);
+    zstr_free (&command);
+}
+
+//  Read what waits from every elector but except, without waiting
+static void
+s_drain_others (s_elector_t *electors, size_t count, s_elector_t *except)
+{
+    for (size_t index = 0; index < count; index++) {
+        if (&electors [index] == except)
+            continue;
+        zmsg_t *msg;
+        while ((msg = testutil_recv (zactor_sock (electors [index].actor), 0))) {
+            s_note (electors, count, &electors [index], msg);
+            zmsg_destroy (&msg);
+        }
+    }
+}
+
+//  Read one message from any elector within timeout msec; false if none.
+//  Before a message from one, what the others said earlier is read, so a
+//  LEADER is judged after any DEPOSED said before it.
+static bool
+s_pump (s_elector_t *electors, size_t count, int timeout)
+{
+    zpoller_t *poller = zpoller_new (NULL);
+    for (size_t index = 0; index < count; index++)
+        zpoller_add (poller, electors [index].actor);
+    void *which = zpoller_wait (poller, timeout);
+    zpoller_destroy (&poller);
+    for (size_t index = 0; index < count && which; index++) {
+        if (which != electors [index].actor)
+            continue;
+        zmsg_t *msg = zmsg_recv (which);
+        assert_non_null (msg);
+        s_drain_others (electors, count, &electors [index]);
+        s_note (electors, count, &electors [index], msg);
+        zmsg_destroy (&msg);
+        return true;
+    }
+    return false;
+}
+
+//  Read from the electors until condition holds, failing after timeout msec
+#define S_AWAIT(electors, count, condition, timeout) do { \
+    int64_t s_deadline = zclock_mono () + (timeout); \
+    while (!(condition)) { \
+        int64_t s_left = s_deadline - zclock_mono (); \
+        if (s_left <= 0 || !s_pump ((electors), (count), (int) s_left)) \
+            fail_msg ("timed out waiting for: %s", #condition); \
+    } \
+} while (0)
+
+//  Stop the electors that are still running
+static void
+s_stop_all (s_elector_t *electors, size_t count)
+{
+    for (size_t index = 0; index < count; index++)
+        zactor_destroy (&electors [index].actor);
+}
+
+//  Which of two electors leads (asserts exactly one does)
+static s_elector_t *
+s_the_leader (s_elector_t *electors)
+{
+    assert_true (electors [0].leader != electors [1].leader);
+    return electors [0].leader? &electors [0]: &electors [1];
+}
+
+//  Wait until one of two leads and the other follows it
+static s_elector_t *
+s_await_one_leads (s_elector_t *electors, int timeout)
+{
+    S_AWAIT (electors, 2,
+             (electors [0].leader && streq (electors [1].following, electors [0].name))
+          || (electors [1].leader && streq (electors [0].following, electors [1].name)),
+             timeout);
+    s_elector_t *leader = s_the_leader (electors);
+    s_elector_t *follower = leader == &electors [0]? &electors [1]: &electors [0];
+    assert_string_equal (follower->following_at, leader->advertise);
+    return leader;
+}
+
+//  Two electors: exactly one leads, the other follows it; PEERS lists both
+static void
+test_one_leads_the_other_follows (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start (&electors [0], "b1", "/t1", s_etcd->url);
+    s_start (&electors [1], "b2", "/t1/", s_etcd->url);     //  same prefix, '/' trimmed
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    assert_int_equal (leader->leaders, 1);
+
+    zstr_send (leader->actor, "PEERS");
+    zmsg_t *peers = testutil_recv (zactor_sock (leader->actor), 2000);
+    assert_non_null (peers);
+    testutil_assert_and_free (zmsg_popstr (peers), "PEERS");
+    testutil_assert_and_free (zmsg_popstr (peers), "2");
+    for (int index = 0; index < 2; index++) {       //  by key: b1, then b2
+        testutil_assert_and_free (zmsg_popstr (peers), electors [index].name);
+        testutil_assert_and_free (zmsg_popstr (peers), electors [index].advertise);
+        testutil_assert_and_free (zmsg_popstr (peers),
+                                  electors [index].leader? "1": "0");
+    }
+    assert_int_equal (zmsg_size (peers), 0);
+    zmsg_destroy (&peers);
+
+    //  Nothing changes while both renew: nothing is said at all
+    assert_false (s_pump (electors, 2, S_TTL * 2));
+    assert_int_equal (electors [0].deposed + electors [1].deposed, 0);
+    assert_int_equal (electors [0].leaders + electors [1].leaders, 1);
+    s_stop_all (electors, 2);
+}
+
+//  $TERM the leader: the other leads within a second, with a higher token
+static void
+test_term_hands_over_at_once (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start (&electors [0], "b1", "/t2", s_etcd->url);
+    s_start (&electors [1], "b2", "/t2", s_etcd->url);
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    s_elector_t *follower = leader == &electors [0]? &electors [1]: &electors [0];
+    uint64_t token = leader->token;
+    int64_t stopped_at = zclock_mono ();
+    zactor_destroy (&leader->actor);
+    leader->leader = false;                 //  it stopped, so leads no more
+    S_AWAIT (follower, 1, follower->leader, 1000);
+    int64_t took = zclock_mono () - stopped_at;
+    assert_true (follower->token > token);
+    printf ("elector: $TERM of the leader to LEADER of the other: %" PRId64 " ms\n", took);
+    s_stop_all (electors, 2);
+}
+
+//  RESIGN: the leader steps down at once and follows the other; it
+//  campaigns again only after CAMPAIGN (and then leads when the other goes)
+static void
+test_resign_and_campaign (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start (&electors [0], "b1", "/t3", s_etcd->url);
+    s_start (&electors [1], "b2", "/t3", s_etcd->url);
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    s_elector_t *other = leader == &electors [0]? &electors [1]: &electors [0];
+    zstr_send (leader->actor, "RESIGN");
+    leader->leader = false;                 //  the main knows: no DEPOSED is said
+    S_AWAIT (electors, 2, other->leader && streq (leader->following, other->name), 2000);
+    assert_int_equal (leader->deposed, 0);
+
+    //  Not campaigning: when the leader goes, nobody leads
+    zstr_send (other->actor, "PEERS");
+    zmsg_t *peers = testutil_recv (zactor_sock (other->actor), 2000);
+    testutil_assert_and_free (zmsg_popstr (peers), "PEERS");
+    testutil_assert_and_free (zmsg_popstr (peers), "1");    //  the resigned one left
+    zmsg_destroy (&peers);
+    zactor_destroy (&other->actor);
+    other->leader = false;
+    S_AWAIT (leader, 1, streq (leader->following, ""), 2000);
+    assert_false (leader->leader);
+
+    zstr_send (leader->actor, "CAMPAIGN");
+    S_AWAIT (leader, 1, leader->leader, 2000);
+    s_stop_all (electors, 2);
+}
+
+//  Revoke the leader's lease behind its back (as `etcdctl lease revoke`
+//  does): it is DEPOSED, the other leads, and it campaigns and follows
+static void
+test_revoked_lease_deposes (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start (&electors [0], "b1", "/t4", s_etcd->url);
+    s_start (&electors [1], "b2", "/t4", s_etcd->url);
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    s_elector_t *other = leader == &electors [0]? &electors [1]: &electors [0];
+
+    //  The leader's candidacy is the first: its key names the lease
+    drover_etcd_t *etcd = drover_etcd_new (s_etcd->url, 2000, NULL);
+    zlistx_t *candidates = drover_etcd_range (etcd, "/t4/election/", true, 0);
+    assert_non_null (candidates);
+    assert_int_equal (zlistx_size (candidates), 2);
+    drover_etcd_kv_t *first = (drover_etcd_kv_t *) zlistx_first (candidates);
+    assert_int_equal ((uint64_t) first->create_revision, leader->token);
+    int64_t lease = (int64_t) strtoull (first->key + strlen ("/t4/election/"), NULL, 16);
+    assert_int_equal (lease, first->lease);
+    zlistx_destroy (&candidates);
+    int64_t revoked_at = zclock_mono ();
+    leader->revoked = true;
+    assert_int_equal (drover_etcd_revoke (etcd, lease), 1);
+    drover_etcd_destroy (&etcd);
+
+    S_AWAIT (electors, 2, leader->deposed == 1, S_TTL);
+    assert_true (leader->deposed_at - revoked_at < S_TTL / 2);
+    S_AWAIT (electors, 2, other->leader && streq (leader->following, other->name), 3000);
+    s_stop_all (electors, 2);
+}
+
+//  etcd paused: the leader cannot renew and says DEPOSED before its lease
+//  could have run out; nobody leads meanwhile; after resume one leads again
+static void
+test_paused_etcd_deposes_in_time (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start (&electors [0], "b1", "/t5", s_etcd->url);
+    s_start (&electors [1], "b2", "/t5", s_etcd->url);
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    //  Let a few renewals go through, then pause: the last renewal was
+    //  answered before the pause
+    assert_false (s_pump (electors, 2, S_TTL));
+    int64_t paused_at = zclock_mono ();
+    testutil_etcd_signal (s_etcd, "pause");
+    S_AWAIT (electors, 2, leader->deposed == 1, S_TTL * 2);
+    int64_t after = leader->deposed_at - paused_at;
+    printf ("elector: DEPOSED %" PRId64 " ms after etcd was paused (%s)\n", after,
+            leader->reason);
+    assert_true (after < S_TTL);                    //  before the lease could expire
+    assert_true (after >= S_TTL - S_TTL / 4 - S_TTL / 3 - 100);     //  not before the deadline
+    assert_string_equal (leader->reason, "lease not renewed in time");
+    assert_false (electors [0].leader || electors [1].leader);
+    testutil_etcd_signal (s_etcd, "resume");
+    S_AWAIT (electors, 2,
+             (electors [0].leader && streq (electors [1].following, "b1"))
+          || (electors [1].leader && streq (electors [0].following, "b2")), S_TTL * 4);
+    s_stop_all (electors, 2);
+}
+
+//  Endpoints that are no URL: the elector says so in its log, leads nobody,
+//  answers PEERS 0 and stops on $TERM; an etcd that is not there likewise
+static void
+test_bad_or_dead_etcd (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start (&electors [0], "b1", "/t6", "not-a-url");
+    char dead [64];
+    snprintf (dead, sizeof dead, "http://127.0.0.1:%d", testutil_free_port ());
+    s_start (&electors [1], "b2", "/t6", dead);
+    for (int index = 0; index < 2; index++) {
+        zstr_send (electors [index].actor, "PEERS");
+        zmsg_t *peers = testutil_recv (zactor_sock (electors [index].actor), 2000);
+        assert_non_null (peers);
+        testutil_assert_and_free (zmsg_popstr (peers), "PEERS");
+        testutil_assert_and_free (zmsg_popstr (peers), "0");
+        zmsg_destroy (&peers);
+    }
+    assert_false (s_pump (electors, 2, 500));
+    int64_t before = zclock_mono ();
+    s_stop_all (electors, 2);
+    assert_true (zclock_mono () - before < S_TTL / 4 + 500);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_one_leads_the_other_follows),
+        cmocka_unit_test (test_term_hands_over_at_once),
+        cmocka_unit_test (test_resign_and_campaign),
+        cmocka_unit_test (test_revoked_lease_deposes),
+        cmocka_unit_test (test_paused_etcd_deposes_in_time),
+        cmocka_unit_test (test_bad_or_dead_etcd),
+    };
+    int failed = cmocka_run_group_tests (tests, s_group_setup, NULL);
+    testutil_etcd_stop (&s_etcd, failed != 0);
+    return failed;
+}
