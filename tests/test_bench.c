@@ -102,16 +102,18 @@ test_bench_phases (void **state)
 }
 
 //  The durable phase measures submits and no-op tasks with durability full
-//  and off, on brokers of its own, and nothing else
+//  and off, on brokers of its own, and nothing else; with --postgres auto,
+//  the same on PostgreSQL (a server it starts for the run, on loopback)
 static void
 test_bench_durable_phase (void **state)
 {
     const char *argv [] = { DROVER_BIN, "bench", "--quick", "--json", "--phases", "durable",
-                            "--submits", "1000", "--tasks", "1000", NULL };
+                            "--submits", "1000", "--tasks", "1000", "--postgres", "auto", NULL };
     char *output = s_run_ok (argv);
     const char *names [] = { "durable_submit_rate", "durable_submit_rate_off",
                              "noop_throughput_full", "noop_throughput_off",
-                             "noop_full_vs_off_pct" };
+                             "noop_full_vs_off_pct", "durable_submit_rate_pg", "noop_rate_pg",
+                             "submit_pg_vs_sqlite_pct", "noop_pg_vs_sqlite_pct" };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     assert_null (strstr (output, "\"submit_rate\""));
     assert_null (strstr (output, "restart_ms"));
@@ -214,6 +216,7 @@ test_bench_bad_flag (void **state)
         { DROVER_BIN, "bench", "--set", "schedq/max-leases=lots", NULL },
         { DROVER_BIN, "bench", "--set", "nosuch/setting=1", NULL },
         { DROVER_BIN, "bench", "--restart-tasks", "0", NULL },
+        { DROVER_BIN, "bench", "--postgres", "mysql://x/y", NULL },
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         char output [256];

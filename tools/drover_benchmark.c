@@ -56,8 +56,8 @@
 
 //  Ask the kernel for a free TCP port on 127.0.0.1; 0 on failure. The port
 //  is closed again before the broker binds it: a small race we accept.
-static int
-s_free_port (void)
+int
+drover_benchmark_free_port (void)
 {
     int fd = socket (AF_INET, SOCK_STREAM, 0);
     if (fd == -1)
@@ -183,8 +183,8 @@ int
 drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings)
 {
     assert (self->broker == 0);
-    int port = s_free_port ();
-    int events_port = s_free_port ();
+    int port = drover_benchmark_free_port ();
+    int events_port = drover_benchmark_free_port ();
     if (!port || !events_port || port == events_port) {
         fprintf (stderr, "drover bench: no free port on 127.0.0.1\n");
         return -1;

@@ -65,6 +65,8 @@ typedef struct {
     unsigned phases;            //  bit per phase to run (index in the phase table)
     const char *sets [DROVER_BENCHMARK_SETS_MAX + 1];  //  --set SECTION/KEY=VALUE for every
                                 //  broker started (borrowed from argv), NULL-ended
+    const char *postgres;       //  (h) --postgres: a PostgreSQL URI, "auto" (a server
+                                //  started for the run), or NULL (SQLite only)
     bool json;                  //  one JSON object instead of lines
     bool verbose;               //  let the broker and agents log to stderr
 } drover_benchmark_opts_t;
@@ -90,6 +92,10 @@ typedef struct {
     const char *client_key;     //  with CURVE: the clients' key pair file, else NULL
     const char *worker_key;     //  with CURVE: the workers' key pair file, else NULL
     const char *server_key;     //  with CURVE: the broker's public key file, else NULL
+    char pg_uri [256];          //  (h) the PostgreSQL database, or "" before it is known
+    char pg_dir [64];           //  (h) the server started for the run (auto), or ""
+    char pg_schema [64];        //  (h) the current broker's fresh schema, or ""
+    int pg_schemas;             //  (h) schemas made so far
 } drover_benchmark_t;
 
 //  What the async-submit and done handlers fill in
@@ -106,6 +112,29 @@ typedef struct {
 int
     drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t nphases,
                             drover_benchmark_opts_t *opts);
+
+//  Return a TCP port on 127.0.0.1 that was free a moment ago, or 0
+int
+    drover_benchmark_free_port (void);
+
+//  Reach the PostgreSQL server of --postgres: with "auto", start one for
+//  the run (tests/pg_server.sh, or $DROVER_PG_SERVER). Returns 0, or -1
+//  (said why).
+int
+    drover_benchmark_pg_open (drover_benchmark_t *self);
+
+//  Make a fresh schema for the next broker: returns the state URI that
+//  puts its tables there (ours: free it), or NULL (said why)
+char *
+    drover_benchmark_pg_fresh (drover_benchmark_t *self);
+
+//  Drop the current broker's schema, if any
+void
+    drover_benchmark_pg_drop (drover_benchmark_t *self);
+
+//  Stop the server started for the run, if any
+void
+    drover_benchmark_pg_close (drover_benchmark_t *self);
 
 //  Start a broker child on two free loopback ports, with `--set` settings
 //  (NULL-terminated "section/key=value" list, or NULL) and after them the

@@ -6,7 +6,9 @@
                   ACCEPTED sent once its task is committed and fsync'd),
                   then the same with durability off, each on a fresh
                   broker; then the no-op end-to-end throughput of (a) on
-                  each, and full as a percentage of off;
+                  each, and full as a percentage of off; with --postgres,
+                  the same two figures (durability full) on the postgresql
+                  backend, in the same run, beside SQLite's;
     (i) restart   N tasks queued with durability full and no workers; the
                   broker's RSS; kill -9; the state directory's size (the
                   database and its WAL as the crash left them); the broker
@@ -61,7 +63,50 @@ s_on_broker (drover_benchmark_t *self, const char **settings,
     return rate;
 }
 
-//  Durable acknowledged submits and no-op throughput, full then off
+//  Run measure on a fresh broker keeping its state, durability full, in a
+//  fresh schema of the --postgres database. Returns what measure
+//  returned, or -1.
+static double
+s_on_postgres (drover_benchmark_t *self,
+               double (*measure) (drover_benchmark_t *, const char *), const char *phase)
+{
+    char *uri = drover_benchmark_pg_fresh (self);
+    if (!uri)
+        return -1;
+    char *state = zsys_sprintf ("broker/state-dir=%s", uri);
+    const char *settings [] = { "broker/durability=full", state, NULL };
+    double rate = s_on_broker (self, settings, measure, phase);
+    drover_benchmark_pg_drop (self);
+    zstr_free (&state);
+    zstr_free (&uri);
+    return rate;
+}
+
+//  Durable acknowledged submits and no-op throughput on the postgresql
+//  backend, beside SQLite's (submit_sqlite, noop_sqlite)
+static int
+s_durable_postgres (drover_benchmark_t *self, double submit_sqlite, double noop_sqlite)
+{
+    if (drover_benchmark_pg_open (self)) {
+        drover_benchmark_pg_close (self);
+        return -1;
+    }
+    double submit = s_on_postgres (self, s_submit_rate, "durable: submit postgresql");
+    double noop = submit < 0? -1:
+                  s_on_postgres (self, drover_benchmark_noop_rate, "durable: noop postgresql");
+    drover_benchmark_pg_close (self);
+    if (noop <= 0)
+        return -1;
+    drover_benchmark_figure (self, "durable_submit_rate_pg", submit, "tasks/s");
+    drover_benchmark_figure (self, "noop_rate_pg", noop, "tasks/s");
+    drover_benchmark_figure (self, "submit_pg_vs_sqlite_pct",
+                             100 * submit / submit_sqlite, "%");
+    drover_benchmark_figure (self, "noop_pg_vs_sqlite_pct", 100 * noop / noop_sqlite, "%");
+    return 0;
+}
+
+//  Durable acknowledged submits and no-op throughput, full then off (and
+//  on PostgreSQL with --postgres)
 int
 drover_benchmark_phase_durable (drover_benchmark_t *self)
 {
@@ -80,6 +125,8 @@ drover_benchmark_phase_durable (drover_benchmark_t *self)
     drover_benchmark_figure (self, "noop_throughput_full", noop_full, "tasks/s");
     drover_benchmark_figure (self, "noop_throughput_off", noop_off, "tasks/s");
     drover_benchmark_figure (self, "noop_full_vs_off_pct", 100 * noop_full / noop_off, "%");
+    if (self->opts.postgres)
+        return s_durable_postgres (self, submit_full, noop_full);
     return 0;
 }
 

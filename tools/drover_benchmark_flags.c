@@ -53,7 +53,7 @@ static const long long s_worker_counts_quick [] = { 2, 20 };
 
 //  Option values: the size flags from S_OPT_SIZE on, by index
 enum { S_OPT_SIZE = 2000, S_OPT_PHASES = 1000, S_OPT_QUEUE_SIZES, S_OPT_WORKER_COUNTS, S_OPT_QUICK, S_OPT_JSON,
-       S_OPT_SET };
+       S_OPT_SET, S_OPT_POSTGRES };
 
 //  Check a --set SECTION/KEY=VALUE as the broker would, and keep it for
 //  every broker started. Returns 0, or -1 (said why).
@@ -86,7 +86,7 @@ s_usage (FILE *stream)
 {
     fprintf (stream,
         "usage: drover bench [--quick] [--json] [--phases LIST] [-v] [--SIZE N]...\n"
-        "                    [--set SECTION/KEY=VALUE]...\n"
+        "                    [--set SECTION/KEY=VALUE]... [--postgres URI|auto]\n"
         "\n"
         "Starts brokers on 127.0.0.1 (a fresh one per measurement) and prints one line\n"
         "per figure, `name value unit`. Phases (--phases, comma-separated; default all):\n"
@@ -115,7 +115,10 @@ s_usage (FILE *stream)
         "             (--submits, no workers) with broker/durability full (each TASK ACCEPTED\n"
         "             sent once its task is committed and fsync'd), then off (memory only);\n"
         "             noop_throughput_full, noop_throughput_off: the noop phase on each;\n"
-        "             noop_full_vs_off_pct: the first, %% of the second (a fresh broker each)\n"
+        "             noop_full_vs_off_pct: the first, %% of the second (a fresh broker each);\n"
+        "             with --postgres, durable_submit_rate_pg and noop_rate_pg: the same with\n"
+        "             durability full on the postgresql backend, and each %% of SQLite's\n"
+        "             (submit_pg_vs_sqlite_pct, noop_pg_vs_sqlite_pct)\n"
         "  restart    restart_ms: --restart-tasks 1000000 tasks of a 100-byte command queued\n"
         "             (durability full, no workers), the broker killed with SIGKILL and started\n"
         "             again on its state directory: msec from its start to its first answer\n"
@@ -145,6 +148,10 @@ s_usage (FILE *stream)
         "             workers, the percent that move when one leaves / an eleventh joins\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
+        "  --postgres URI|auto  also measure the durable phase on PostgreSQL: URI a\n"
+        "             database where the bench may make (and drops) a schema per broker;\n"
+        "             auto starts a server for the run on loopback (tests/pg_server.sh, or\n"
+        "             $DROVER_PG_SERVER; Debian's postgresql package)\n"
         "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"
         "             after the phase's own, so it wins), e.g. schedq/max-leases=0\n"
         "  -v         let the broker and agents log to stderr\n");
@@ -209,7 +216,7 @@ int
 drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t nphases,
                         drover_benchmark_opts_t *opts)
 {
-    struct option options [S_SIZES + 9];
+    struct option options [S_SIZES + 10];
     for (size_t index = 0; index < S_SIZES; index++)
         options [index] = (struct option) { s_sizes [index].flag, required_argument, NULL,
                                             S_OPT_SIZE + (int) index };
@@ -220,6 +227,7 @@ drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t 
         { "quick",         no_argument,       NULL, S_OPT_QUICK },
         { "json",          no_argument,       NULL, S_OPT_JSON },
         { "set",           required_argument, NULL, S_OPT_SET },
+        { "postgres",      required_argument, NULL, S_OPT_POSTGRES },
         { "verbose",       no_argument,       NULL, 'v' },
         { "help",          no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -264,6 +272,13 @@ drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t 
             case S_OPT_SET:
                 if (s_parse_set (optarg, opts))
                     return DROVER_EXIT_USAGE;
+                break;
+            case S_OPT_POSTGRES:
+                if (!streq (optarg, "auto") && strncmp (optarg, "postgresql://", 13) != 0
+                &&  strncmp (optarg, "postgres://", 11) != 0)
+                    return drover_cli_usage_error ("bench", "--postgres %s: expected a "
+                                                   "postgresql:// URI or auto", optarg);
+                opts->postgres = optarg;
                 break;
             case 'v': opts->verbose = true; break;
             case 'h': s_usage (stdout); return DROVER_CLI_HELP;
