@@ -19,9 +19,10 @@
     One call to etcd per turn of the loop, each with a timeout of at most
     ttl/4 (and never past the leader's deadline): the pipe is never left
     unread longer than one call. Calls due, in this order: revoke a lease
-    given up (after DEPOSED), grant a lease, renew it (every ttl/3), write
-    the membership key, write the candidacy, read the candidates (every
-    ttl/4, at most 250 ms). A failed call waits a retry interval.
+    given up (after DEPOSED, or an earlier run's of this broker name), grant
+    a lease, renew it (every ttl/3), write the membership key, write the
+    candidacy, read the candidates (every ttl/4, at most 250 ms). A failed
+    call waits a retry interval.
 
     In:   RESIGN                    stop leading (or campaigning) at once: the
                                     lease is revoked, its keys with it; campaign
@@ -254,6 +255,7 @@ s_revoke_stale (self_t *self, int64_t now)
     }
     s_call_worked (self);
     self->stale_lease = 0;
+    self->check_at = now;           //  who leads may have changed
 }
 
 //  Grant a new lease (ttl rounded up to seconds)
@@ -333,6 +335,23 @@ s_parse_candidacy (drover_etcd_kv_t *kv, char *name, char *endpoint)
     return true;
 }
 
+//  A candidacy with our name but not our lease is an earlier run of this
+//  broker (killed, then started again: names are unique in the cluster):
+//  revoke its lease now rather than wait for it to expire, so a restarted
+//  broker neither follows itself nor waits a TTL
+static void
+s_note_earlier_run (self_t *self, drover_etcd_kv_t *kv)
+{
+    char name [S_NAME_MAX + 1];
+    char endpoint [S_ENDPOINT_MAX + 1];
+    if (!s_parse_candidacy (kv, name, endpoint) || strneq (name, self->name)
+    ||  kv->lease == 0 || kv->lease == self->lease || self->stale_lease)
+        return;
+    zsys_warning ("elector: revoking lease=%" PRIx64 " of an earlier run of name=%s (at %s):"
+                  " broker names must be unique", (uint64_t) kv->lease, name, endpoint);
+    self->stale_lease = kv->lease;
+}
+
 //  Read the candidates: the lowest leads. We lead if it is ours; a leader
 //  whose candidacy is gone is deposed, a follower's is campaigned anew
 static void
@@ -350,8 +369,11 @@ s_check (self_t *self, int64_t now)
     self->check_at = now + (self->ttl / 4 < S_CHECK_MAX? self->ttl / 4: S_CHECK_MAX);
     bool ours_there = false;
     drover_etcd_kv_t *kv = (drover_etcd_kv_t *) zlistx_first (candidates);
-    while (kv && !ours_there) {
-        ours_there = self->election_key && streq (kv->key, self->election_key);
+    while (kv) {
+        if (self->election_key && streq (kv->key, self->election_key))
+            ours_there = true;
+        else
+            s_note_earlier_run (self, kv);
         kv = (drover_etcd_kv_t *) zlistx_next (candidates);
     }
     if (self->candidate_written && !ours_there)
@@ -371,7 +393,8 @@ s_check (self_t *self, int64_t now)
             zsys_warning ("elector: candidacy %s is malformed: leader unknown", first->key);
             name [0] = endpoint [0] = 0;
         }
-        s_follow (self, name, endpoint);
+        if (!streq (name, self->name))      //  never follow an earlier run of ours
+            s_follow (self, name, endpoint);
     }
     zlistx_destroy (&candidates);
 }

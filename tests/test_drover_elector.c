@@ -360,6 +360,69 @@ test_bad_or_dead_etcd (void **state)
     assert_true (zclock_mono () - before < S_TTL / 4 + 500);
 }
 
+//  A candidacy written by hand with the test's own lease, as a broker
+//  named name would write it: its lease, renewed once just now
+static int64_t
+s_ghost_candidacy (drover_etcd_t *etcd, const char *prefix, const char *name,
+                   const char *endpoint, int64_t ttl)
+{
+    int64_t lease;
+    assert_int_equal (drover_etcd_grant (etcd, ttl, &lease, NULL), 0);
+    char key [128], value [128];
+    snprintf (key, sizeof key, "%s/election/%" PRIx64, prefix, (uint64_t) lease);
+    snprintf (value, sizeof value, "%s\n%s", name, endpoint);
+    assert_int_equal (drover_etcd_put (etcd, key, value, strlen (value), lease), 0);
+    snprintf (key, sizeof key, "%s/brokers/%s", prefix, name);
+    assert_int_equal (drover_etcd_put (etcd, key, endpoint, strlen (endpoint), lease), 0);
+    return lease;
+}
+
+//  A leader that dies without a word (kill -9: its lease is no longer
+//  renewed) is replaced once etcd expires its lease: not before, and soon
+//  after (etcd checks expiry every 500 ms; the standby reads every 250 ms)
+static void
+test_dead_leader_replaced_after_its_lease (void **state)
+{
+    (void) state;
+    drover_etcd_t *etcd = drover_etcd_new (s_etcd->url, 2000, NULL);
+    int64_t lease = s_ghost_candidacy (etcd, "/t7", "ghost", "tcp://127.0.0.1:1", S_TTL / 1000);
+    s_elector_t electors [1];
+    s_start (&electors [0], "b1", "/t7", s_etcd->url);
+    S_AWAIT (electors, 1, streq (electors [0].following, "ghost"), 2000);
+    assert_string_equal (electors [0].following_at, "tcp://127.0.0.1:1");
+    //  Its last renewal; from now on it is dead
+    int64_t renewed_at = zclock_mono ();
+    assert_true (drover_etcd_keepalive (etcd, lease) > 0);
+    drover_etcd_destroy (&etcd);
+    S_AWAIT (electors, 1, electors [0].leader, S_TTL + 2000);
+    int64_t took = zclock_mono () - renewed_at;
+    printf ("elector: last renewal of a dead leader (TTL %d ms) to LEADER of the standby:"
+            " %" PRId64 " ms\n", S_TTL, took);
+    assert_true (took >= S_TTL - 100);
+    assert_true (took < S_TTL + 1500);
+    s_stop_all (electors, 1);
+}
+
+//  A broker killed and started again finds its earlier run's candidacy
+//  first: it revokes that lease and leads at once, without following
+//  itself or waiting for the lease to expire
+static void
+test_restart_revokes_its_earlier_run (void **state)
+{
+    (void) state;
+    drover_etcd_t *etcd = drover_etcd_new (s_etcd->url, 2000, NULL);
+    int64_t lease = s_ghost_candidacy (etcd, "/t8", "b1", "tcp://127.0.0.1:1", 60);
+    s_elector_t electors [1];
+    int64_t started_at = zclock_mono ();
+    s_start (&electors [0], "b1", "/t8", s_etcd->url);
+    S_AWAIT (electors, 1, electors [0].leader, 2000);
+    assert_true (zclock_mono () - started_at < 1000);
+    assert_int_equal (electors [0].follows, 0);         //  never followed itself
+    assert_int_equal (drover_etcd_keepalive (etcd, lease), DROVER_ETCD_GONE);
+    drover_etcd_destroy (&etcd);
+    s_stop_all (electors, 1);
+}
+
 int
 main (void)
 {
@@ -370,6 +433,8 @@ main (void)
         cmocka_unit_test (test_revoked_lease_deposes),
         cmocka_unit_test (test_paused_etcd_deposes_in_time),
         cmocka_unit_test (test_bad_or_dead_etcd),
+        cmocka_unit_test (test_dead_leader_replaced_after_its_lease),
+        cmocka_unit_test (test_restart_revokes_its_earlier_run),
     };
     int failed = cmocka_run_group_tests (tests, s_group_setup, NULL);
     testutil_etcd_stop (&s_etcd, failed != 0);
