@@ -37,6 +37,101 @@ struct _drover_pgconn_t {
     char sqlstate [6];              //  the last round's first failure's, or ""
 };
 
+#define S_ARRAY_HEADER  20              //  bytes of a one-dimension array's header
+
+//  Make room for more bytes in the array
+static void
+s_array_room (drover_pgarray_t *self, size_t more)
+{
+    if (self->size + more <= self->max)
+        return;
+    size_t max = self->max? self->max: 4096;
+    while (max < self->size + more)
+        max *= 2;
+    self->data = (byte *) realloc (self->data, max);
+    assert (self->data);
+    self->max = max;
+}
+
+//  Append a 32-bit big-endian number
+static void
+s_array_put32 (drover_pgarray_t *self, uint32_t value)
+{
+    s_array_room (self, 4);
+    byte *at = self->data + self->size;
+    at [0] = (byte) (value >> 24);
+    at [1] = (byte) (value >> 16);
+    at [2] = (byte) (value >> 8);
+    at [3] = (byte) value;
+    self->size += 4;
+}
+
+//  Empty the array (its buffer kept)
+void
+drover_pgarray_clear (drover_pgarray_t *self)
+{
+    assert (self);
+    s_array_room (self, S_ARRAY_HEADER);
+    self->size = S_ARRAY_HEADER;        //  written by drover_pgparams_array
+    self->count = 0;
+    self->nulls = false;
+}
+
+//  Add an int8 element
+void
+drover_pgarray_int (drover_pgarray_t *self, int64_t value)
+{
+    assert (self && self->size >= S_ARRAY_HEADER);
+    s_array_put32 (self, 8);
+    s_array_put32 (self, (uint32_t) ((uint64_t) value >> 32));
+    s_array_put32 (self, (uint32_t) value);
+    self->count++;
+}
+
+//  Add a bytea element (data NULL: a NULL element)
+void
+drover_pgarray_bytes (drover_pgarray_t *self, const void *data, size_t size)
+{
+    assert (self && self->size >= S_ARRAY_HEADER);
+    if (!data) {
+        s_array_put32 (self, 0xFFFFFFFF);   //  length -1: NULL
+        self->nulls = true;
+    }
+    else {
+        s_array_put32 (self, (uint32_t) size);
+        s_array_room (self, size);
+        if (size)
+            memcpy (self->data + self->size, data, size);
+        self->size += size;
+    }
+    self->count++;
+}
+
+//  Free the array's buffer
+void
+drover_pgarray_free (drover_pgarray_t *self)
+{
+    assert (self);
+    free (self->data);
+    memset (self, 0, sizeof *self);
+}
+
+//  Set parameter number to array, its header written now
+void
+drover_pgparams_array (drover_pgparams_t *self, int number, drover_pgarray_t *array, Oid elem)
+{
+    assert (array->size >= S_ARRAY_HEADER);
+    size_t size = array->size;
+    array->size = 0;
+    s_array_put32 (array, 1);               //  dimensions
+    s_array_put32 (array, array->nulls);    //  has NULLs
+    s_array_put32 (array, elem);            //  element type
+    s_array_put32 (array, array->count);    //  elements
+    s_array_put32 (array, 1);               //  lower bound
+    array->size = size;
+    drover_pgparams_bytes (self, number, array->data, array->size);
+}
+
 //  Set parameter number to an integer
 void
 drover_pgparams_int (drover_pgparams_t *self, int number, int64_t value)

@@ -51,6 +51,36 @@ typedef struct {
     int count;                          //  highest number set
 } drover_pgparams_t;
 
+//  A column of rows for one parameter: a one-dimension PostgreSQL array in
+//  binary format, sent as one parameter (unnest ($n) in the SQL): a
+//  batch's rows go in one statement, not one statement a row
+typedef struct {
+    byte *data;                         //  the header (20 bytes), then the elements
+    size_t size;                        //  bytes used
+    size_t max;                         //  bytes allocated
+    uint32_t count;                     //  elements
+    bool nulls;                         //  some element is NULL
+} drover_pgarray_t;
+
+//  Empty the array (its buffer kept)
+void
+    drover_pgarray_clear (drover_pgarray_t *self);
+//  Add an int8 element
+void
+    drover_pgarray_int (drover_pgarray_t *self, int64_t value);
+//  Add a bytea element (data NULL: a NULL element)
+void
+    drover_pgarray_bytes (drover_pgarray_t *self, const void *data, size_t size);
+//  Free the array's buffer
+void
+    drover_pgarray_free (drover_pgarray_t *self);
+
+//  Set parameter number to array, its elements of type elem (20 int8, 17
+//  bytea): the array's header is written now; borrowed until the send
+void
+    drover_pgparams_array (drover_pgparams_t *self, int number, drover_pgarray_t *array,
+                           Oid elem);
+
 //  Set parameter number to an integer
 void
     drover_pgparams_int (drover_pgparams_t *self, int number, int64_t value);

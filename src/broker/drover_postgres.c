@@ -79,20 +79,47 @@ s_schema [] = {
     " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
     " offered, started, last_outcome, history, service, slot, affinity"
 
-//  Task writes share one parameter numbering: $1 id, $2 key, $3-$7 state,
-//  attempt, worker, retries_left, lost, $8 seq, $9 submitted, $10 ended,
-//  $11-$18 the submit, $19-$26 the result, $27 the owner, $28 offered, $29
-//  started, $30 last_outcome, $31 history, $32-$34 service, slot, affinity
-#define S_INT8      20
-#define S_BYTEA     17
-#define S_TASK_PARAMS   34
+//  Task writes go as columns: each parameter an array holding one column
+//  of the batch's rows (drover_pgarray_t), unnested by the statement, so a
+//  batch writes its tasks in three statements, not one per task. Columns
+//  are numbered: 1 id, 2 key, 3-7 state, attempt, worker, retries_left,
+//  lost, 8 seq, 9 submitted, 10 ended, 11-18 the submit, 19-26 the
+//  result, 27 the owner, 28 offered, 29 started, 30 last_outcome, 31
+//  history, 32-34 service, slot, affinity
+#define S_INT8          20          //  element types
+#define S_BYTEA         17
+#define S_INT8_ARRAY    1016        //  parameter types
+#define S_BYTEA_ARRAY   1001
+#define S_TASK_COLUMNS_MAX  34
 static const Oid
-s_task_types [S_TASK_PARAMS] = {
-    S_INT8, S_BYTEA, S_INT8, S_INT8, S_BYTEA, S_INT8, S_INT8, S_INT8, S_INT8, S_INT8,
+s_column_types [S_TASK_COLUMNS_MAX + 1] = {
+    0, S_INT8, S_BYTEA, S_INT8, S_INT8, S_BYTEA, S_INT8, S_INT8, S_INT8, S_INT8, S_INT8,
     S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA,
     S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA, S_BYTEA, S_BYTEA,
     S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA, S_INT8, S_BYTEA
 };
+
+//  Each task write's columns, in its parameters' order ($1, $2...), and
+//  the parameters' types
+static const int
+s_insert_columns [] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                        20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34 };
+static const int
+s_state_columns [] = { 1, 3, 4, 5, 6, 7, 28, 29, 31 };
+static const int
+s_final_columns [] = { 1, 3, 4, 5, 6, 7, 10, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 30, 31 };
+#define S_COUNT(array)  (sizeof array / sizeof array [0])
+#define I8  S_INT8_ARRAY
+#define BA  S_BYTEA_ARRAY
+static const Oid
+s_insert_types [] = { I8, BA, I8, I8, BA, I8, I8, I8, I8, I8, I8, I8, I8, I8, I8, I8, BA, BA,
+                      I8, I8, I8, I8, I8, BA, BA, BA, BA, I8, I8, I8, BA, BA, I8, BA };
+static const Oid
+s_state_types [] = { I8, I8, I8, BA, I8, I8, I8, I8, BA };
+static const Oid
+s_final_types [] = { I8, I8, I8, BA, I8, I8, I8, I8, I8, I8, I8, I8, BA, BA, BA, I8, I8, I8, BA };
+#undef I8
+#undef BA
 
 static const drover_pgconn_statement_t
 s_statements [S_STATEMENTS] = {
@@ -100,23 +127,33 @@ s_statements [S_STATEMENTS] = {
                             " retries_left, lost, seq, submitted, ended, priority, procs, mem,"
                             " timeout, retries, flags, labels, body, outcome, exit_code, signal,"
                             " duration, truncated, reason, out, err, owner, offered, started,"
-                            " last_outcome, history, service, slot, affinity) VALUES ($1, $2,"
-                            " $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,"
-                            " $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29,"
-                            " $30, $31, $32, $33, $34) ON CONFLICT (id) DO NOTHING",
-                            S_TASK_PARAMS, s_task_types },
+                            " last_outcome, history, service, slot, affinity) SELECT * FROM"
+                            " unnest ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+                            " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,"
+                            " $27, $28, $29, $30, $31, $32, $33, $34)"
+                            " ON CONFLICT (id) DO NOTHING",
+                            (int) S_COUNT (s_insert_types), s_insert_types },
     //  A final task is final: a later change does not touch its row
-    [S_UPDATE_STATE]    = { "UPDATE drover_tasks SET state = $3, attempt = $4, worker = $5,"
-                            " retries_left = $6, lost = $7, offered = $28, started = $29,"
-                            " history = $31 WHERE id = $1 AND NOT (" S_FINAL ")",
-                            S_TASK_PARAMS, s_task_types },
-    [S_UPDATE_FINAL]    = { "UPDATE drover_tasks SET state = $3, attempt = $4, worker = $5,"
-                            " retries_left = $6, lost = $7, ended = $10, outcome = $19,"
-                            " exit_code = $20, signal = $21, duration = $22, truncated = $23,"
-                            " reason = $24, out = $25, err = $26, offered = $28, started = $29,"
-                            " last_outcome = $30, history = $31"
-                            " WHERE id = $1 AND NOT (" S_FINAL ")",
-                            S_TASK_PARAMS, s_task_types },
+    [S_UPDATE_STATE]    = { "UPDATE drover_tasks t SET state = u.state, attempt = u.attempt,"
+                            " worker = u.worker, retries_left = u.retries_left, lost = u.lost,"
+                            " offered = u.offered, started = u.started, history = u.history"
+                            " FROM unnest ($1, $2, $3, $4, $5, $6, $7, $8, $9) AS u (id, state,"
+                            " attempt, worker, retries_left, lost, offered, started, history)"
+                            " WHERE t.id = u.id AND NOT (t.state >= 3)",
+                            (int) S_COUNT (s_state_types), s_state_types },
+    [S_UPDATE_FINAL]    = { "UPDATE drover_tasks t SET state = u.state, attempt = u.attempt,"
+                            " worker = u.worker, retries_left = u.retries_left, lost = u.lost,"
+                            " ended = u.ended, outcome = u.outcome, exit_code = u.exit_code,"
+                            " signal = u.signal, duration = u.duration, truncated = u.truncated,"
+                            " reason = u.reason, out = u.out, err = u.err, offered = u.offered,"
+                            " started = u.started, last_outcome = u.last_outcome,"
+                            " history = u.history FROM unnest ($1, $2, $3, $4, $5, $6, $7, $8,"
+                            " $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) AS u (id,"
+                            " state, attempt, worker, retries_left, lost, ended, outcome,"
+                            " exit_code, signal, duration, truncated, reason, out, err, offered,"
+                            " started, last_outcome, history)"
+                            " WHERE t.id = u.id AND NOT (t.state >= 3)",
+                            (int) S_COUNT (s_final_types), s_final_types },
     [S_INSERT_EVENTS]   = { "INSERT INTO drover_events (first_seq, last_seq, count, data)"
                             " VALUES ($1::bigint, $2::bigint, $3::bigint, $4::bytea)"
                             " ON CONFLICT (first_seq) DO NOTHING", 0, NULL },
@@ -190,6 +227,9 @@ drover_postgres_destroy (drover_postgres_t **self_p)
     if (!self)
         return;
     drover_pgconn_destroy (&self->conn);
+    for (int kind = 0; kind < 3; kind++)
+        for (int column = 0; column <= S_TASK_COLUMNS_MAX; column++)
+            drover_pgarray_free (&self->rows [kind].columns [column]);
     free (self->slots);
     free (self->order);
     free (self->pack);
@@ -395,110 +435,145 @@ s_group (drover_postgres_t *self, drover_change_t **changes, size_t count)
     return ntasks;
 }
 
-//  Set a text parameter kept as bytea: NULL if none or empty
+//  The columns of one kind of task write (a drover_postgres_rows_t) as
+//  the binders fill them: by column number
+#define S_INT(rows, column, value)  drover_pgarray_int (&(rows)->columns [column], value)
+
+//  Add a text kept as bytea: NULL if none or empty
 static void
-s_text_or_null (drover_pgparams_t *params, int number, const char *text)
+s_text_or_null (drover_postgres_rows_t *rows, int column, const char *text)
 {
-    drover_pgparams_bytes (params, number, text && *text? text: NULL, text? strlen (text): 0);
+    drover_pgarray_bytes (&rows->columns [column], text && *text? text: NULL,
+                          text? strlen (text): 0);
 }
 
-//  Set a bytes parameter: NULL if none
+//  Add bytes: NULL if none
 static void
-s_blob_or_null (drover_pgparams_t *params, int number, const byte *data, size_t size)
+s_blob_or_null (drover_postgres_rows_t *rows, int column, const byte *data, size_t size)
 {
-    drover_pgparams_bytes (params, number, data && size? data: NULL, size);
+    drover_pgarray_bytes (&rows->columns [column], data && size? data: NULL, size);
 }
 
-//  Set a task's state after its last change ($1, $3-$7, $28, $29, $31)
-//  and, final, when it ended with its result ($10, $19-$26, $30)
+//  Add a task's state after its last change (1, 3-7, 28, 29, 31) and,
+//  final, when it ended with its result (10, 19-26, 30)
 static void
-s_bind_state (drover_pgparams_t *params, drover_change_t *last, drover_change_t *done)
+s_bind_state (drover_postgres_rows_t *rows, drover_change_t *last, drover_change_t *done)
 {
-    drover_pgparams_int (params, 1, (int64_t) last->task);
-    drover_pgparams_int (params, 3, last->state);
-    drover_pgparams_int (params, 4, last->attempt);
-    drover_pgparams_bytes (params, 5, last->worker, strlen (last->worker));
-    drover_pgparams_int (params, 6, last->retries_left);
-    drover_pgparams_int (params, 7, last->lost);
-    drover_pgparams_int (params, 28, last->offered_at);
-    drover_pgparams_int (params, 29, last->started_at);
-    s_blob_or_null (params, 31, last->history, last->history_size);
+    S_INT (rows, 1, (int64_t) last->task);
+    S_INT (rows, 3, last->state);
+    S_INT (rows, 4, last->attempt);
+    drover_pgarray_bytes (&rows->columns [5], last->worker, strlen (last->worker));
+    S_INT (rows, 6, last->retries_left);
+    S_INT (rows, 7, last->lost);
+    S_INT (rows, 28, last->offered_at);
+    S_INT (rows, 29, last->started_at);
+    s_blob_or_null (rows, 31, last->history, last->history_size);
     int64_t ended = last->ended_at? last->ended_at: (int64_t) last->time;
-    drover_pgparams_int (params, 10, drover_change_final (last)? ended: 0);
-    for (int number = 19; number <= 26; number++)
-        drover_pgparams_null (params, number);
-    drover_pgparams_null (params, 30);
-    if (done && done->done) {
-        drover_msg_t *result = done->done;
-        drover_pgparams_int (params, 19, result->end);
-        drover_pgparams_int (params, 20, result->exit_code);
-        drover_pgparams_int (params, 21, result->signal);
-        drover_pgparams_int (params, 22, result->duration);
-        drover_pgparams_int (params, 23, result->truncated);
-        s_text_or_null (params, 24, result->reason);
-        s_blob_or_null (params, 25, result->out, result->out_size);
-        s_blob_or_null (params, 26, result->err, result->err_size);
-        if (result->outcome <= DROVER_OUTCOME_MAX)
-            drover_pgparams_int (params, 30, result->outcome);
+    S_INT (rows, 10, drover_change_final (last)? ended: 0);
+    drover_msg_t *result = done? done->done: NULL;
+    if (result) {
+        S_INT (rows, 19, result->end);
+        S_INT (rows, 20, result->exit_code);
+        S_INT (rows, 21, result->signal);
+        S_INT (rows, 22, result->duration);
+        S_INT (rows, 23, result->truncated);
+        s_text_or_null (rows, 24, result->reason);
+        s_blob_or_null (rows, 25, result->out, result->out_size);
+        s_blob_or_null (rows, 26, result->err, result->err_size);
     }
+    else
+        for (int column = 19; column <= 26; column++)
+            drover_pgarray_bytes (&rows->columns [column], NULL, 0);
+    if (result && result->outcome <= DROVER_OUTCOME_MAX)
+        S_INT (rows, 30, result->outcome);
+    else
+        drover_pgarray_bytes (&rows->columns [30], NULL, 0);
 }
 
-//  Set a new task's submit ($2, $8, $9, $11-$18, $27, $32-$34); labels is
-//  room for the labels joined by newlines
+//  Add a new task's submit (2, 8, 9, 11-18, 27, 32-34)
 static void
-s_bind_submit (drover_pgparams_t *params, drover_change_t *change, char *labels,
-               size_t labels_size)
+s_bind_submit (drover_postgres_rows_t *rows, drover_change_t *change)
 {
     drover_msg_t *submit = change->submit;
-    s_text_or_null (params, 2, submit->key);
-    drover_pgparams_int (params, 8, (int64_t) change->seq);
-    drover_pgparams_int (params, 9, change->queued_at? change->queued_at: (int64_t) change->time);
-    drover_pgparams_int (params, 11, submit->priority);
-    drover_pgparams_int (params, 12, submit->procs);
-    drover_pgparams_int (params, 13, (int64_t) submit->mem);
-    drover_pgparams_int (params, 14, submit->timeout);
-    drover_pgparams_int (params, 15, submit->retries);
-    drover_pgparams_int (params, 16, submit->flags);
+    s_text_or_null (rows, 2, submit->key);
+    S_INT (rows, 8, (int64_t) change->seq);
+    S_INT (rows, 9, change->queued_at? change->queued_at: (int64_t) change->time);
+    S_INT (rows, 11, submit->priority);
+    S_INT (rows, 12, submit->procs);
+    S_INT (rows, 13, (int64_t) submit->mem);
+    S_INT (rows, 14, submit->timeout);
+    S_INT (rows, 15, submit->retries);
+    S_INT (rows, 16, submit->flags);
+    char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1)];
     size_t size = 0;
     for (uint32_t index = 0; index < submit->nlabels && index < DROVER_LABELS_MAX; index++) {
-        int length = snprintf (labels + size, labels_size - size, "%s%s",
+        int length = snprintf (labels + size, sizeof labels - size, "%s%s",
                                index? "\n": "", submit->labels [index]);
         size += (size_t) length;
-        if (size >= labels_size)
-            size = labels_size - 1;
+        if (size >= sizeof labels)
+            size = sizeof labels - 1;
     }
-    s_blob_or_null (params, 17, (byte *) labels, size);
-    s_blob_or_null (params, 18, submit->body, submit->body_size);
-    drover_pgparams_bytes (params, 27, submit->principal, strlen (submit->principal));
-    s_text_or_null (params, 32, submit->service);
-    drover_pgparams_int (params, 33, submit->slot);
-    s_text_or_null (params, 34, submit->affinity);
+    s_blob_or_null (rows, 17, (byte *) labels, size);
+    s_blob_or_null (rows, 18, submit->body, submit->body_size);
+    drover_pgarray_bytes (&rows->columns [27], submit->principal, strlen (submit->principal));
+    s_text_or_null (rows, 32, submit->service);
+    S_INT (rows, 33, submit->slot);
+    s_text_or_null (rows, 34, submit->affinity);
 }
 
-//  Send each task's write of the batch: an INSERT for a task submitted in
-//  it, else one UPDATE (with the result if it ended)
-static void
-s_send_tasks (drover_postgres_t *self, drover_change_t **changes, size_t ntasks)
+//  Send one kind of task write for the rows gathered, if any: its columns
+//  as array parameters. Returns the index of the statement sent in the
+//  round, or -1 if none was.
+static int64_t
+s_send_rows (drover_postgres_t *self, int statement, drover_postgres_rows_t *rows,
+             const int *columns, size_t ncolumns)
 {
-    char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1)];
+    if (rows->columns [1].count == 0)
+        return -1;
+    drover_pgparams_t params = { .count = 0 };
+    for (size_t index = 0; index < ncolumns; index++) {
+        int column = columns [index];
+        assert (rows->columns [column].count == rows->columns [1].count);
+        drover_pgparams_array (&params, (int) index + 1, &rows->columns [column],
+                               s_column_types [column]);
+    }
+    drover_pgconn_send (self->conn, statement, &params, false);
+    return (int64_t) drover_pgconn_sent (self->conn) - 1;
+}
+
+//  Send the batch's task writes: the tasks submitted in it inserted, the
+//  others updated (with their result if they ended), each kind in one
+//  statement. *final_at is the index of the statement updating tasks that
+//  ended (-1 none); *final_inserts the tasks inserted already final.
+static void
+s_send_tasks (drover_postgres_t *self, drover_change_t **changes, size_t ntasks,
+              int64_t *final_at, uint64_t *final_inserts)
+{
+    drover_postgres_rows_t *inserts = &self->rows [0], *states = &self->rows [1],
+                           *finals = &self->rows [2];
+    for (int kind = 0; kind < 3; kind++)
+        for (int column = 1; column <= S_TASK_COLUMNS_MAX; column++)
+            drover_pgarray_clear (&self->rows [kind].columns [column]);
+    *final_inserts = 0;
     for (size_t index = 0; index < ntasks; index++) {
         drover_postgres_slot_t *slot = &self->slots [self->order [index]];
         drover_change_t *last = changes [slot->last];
         drover_change_t *done = slot->done >= 0? changes [slot->done]: NULL;
-        drover_pgparams_t params;
-        memset (&params, 0, sizeof params);
-        int statement = S_UPDATE_STATE;
+        drover_postgres_rows_t *rows = states;
         if (slot->submit >= 0) {
-            statement = S_INSERT_TASK;
-            s_bind_submit (&params, changes [slot->submit], labels, sizeof labels);
+            rows = inserts;
+            s_bind_submit (rows, changes [slot->submit]);
+            *final_inserts += drover_change_final (last);
         }
         else
         if (done || drover_change_final (last))
-            statement = S_UPDATE_FINAL;
-        s_bind_state (&params, last, done);
-        params.count = S_TASK_PARAMS;
-        drover_pgconn_send (self->conn, statement, &params, false);
+            rows = finals;
+        s_bind_state (rows, last, done);
     }
+    s_send_rows (self, S_INSERT_TASK, inserts, s_insert_columns, S_COUNT (s_insert_columns));
+    s_send_rows (self, S_UPDATE_STATE, states, s_state_columns, S_COUNT (s_state_columns));
+    *final_at = s_send_rows (self, S_UPDATE_FINAL, finals, s_final_columns,
+                             S_COUNT (s_final_columns));
 }
 
 //  Send the batch's events, S_EVENTS_ROW to a row
@@ -537,20 +612,20 @@ drover_postgres_apply (drover_postgres_t *self, drover_change_t **changes, size_
         assert (changes [index]->seq > changes [index - 1]->seq);
     if (s_begin_write (self, error, error_size))
         return -1;
-    size_t first_task = drover_pgconn_sent (self->conn);
     size_t ntasks = s_group (self, changes, count);
-    s_send_tasks (self, changes, ntasks);
+    int64_t final_at;
+    uint64_t final_inserts;
+    s_send_tasks (self, changes, ntasks, &final_at, &final_inserts);
+    for (size_t index = 0; index < ntasks; index++)
+        self->slots [self->order [index]].task = 0;
     s_send_events (self, changes, count);
     s_send_meta (self, "next_task", meta->next_task);
     s_send_meta (self, "next_seq", meta->next_seq);
     drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
     int rc = s_end_write (self, error, error_size);
-    for (size_t index = 0; index < ntasks; index++) {
-        drover_postgres_slot_t *slot = &self->slots [self->order [index]];
-        if (rc == 0 && drover_change_final (changes [slot->last]))
-            self->finals += (uint64_t) drover_pgconn_changed (self->conn, first_task + index);
-        slot->task = 0;
-    }
+    if (rc == 0)
+        self->finals += final_inserts + (final_at >= 0
+                      ? (uint64_t) drover_pgconn_changed (self->conn, (size_t) final_at): 0);
     return rc;
 }
 

@@ -28,6 +28,11 @@ typedef struct {
     int64_t last;                   //  index of its last change
 } drover_postgres_slot_t;
 
+//  One kind of task write's rows, by column (1..34; see drover_postgres.c)
+typedef struct {
+    drover_pgarray_t columns [35];  //  one array a column, [0] unused
+} drover_postgres_rows_t;
+
 struct _drover_postgres_t {
     drover_pgconn_t *conn;          //  the connection
     uint64_t fence;                 //  our fencing token, 0: none
@@ -37,6 +42,7 @@ struct _drover_postgres_t {
     size_t nslots;                  //  slots allocated, a power of two (0: none yet)
     size_t *order;                  //  slot of each task of the batch, first met first
     byte *pack;                     //  buffer for packing one events row
+    drover_postgres_rows_t rows [3];    //  a batch's inserts, updates, final updates
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
 };
 
