@@ -50,6 +50,8 @@ typedef struct _drover_client_t drover_client_t;
 #define DROVER_CLIENT_WINDOW        1000        //  async submits outstanding at most
 #define DROVER_CLIENT_RESEND        3000        //  msec of silence before WAIT is sent again
 #define DROVER_CLIENT_RESEND_MAX    30000       //  msec, the re-send interval's backoff cap
+#define DROVER_CLIENT_FAILOVER      15000       //  msec a request may spend moving between
+                                                //  brokers (of a list) before it gives up
 #define DROVER_CLIENT_WINDOW_MAX    1000000     //  largest window accepted
 #define DROVER_CLIENT_KEPT_MAX      1000000     //  early TASK DONEs kept at most
 #define DROVER_CLIENT_KEPT_BYTES    (256u << 20)    //  their output, bytes at most
@@ -79,6 +81,13 @@ typedef void (drover_client_progress_fn) (size_t done, size_t total, void *arg);
 
 //  Create a client for the broker at endpoint; NULL means DROVER_BROKER from
 //  the environment, else DROVER_CLIENT_ENDPOINT. NULL if the endpoint is bad.
+//  endpoint may be a comma-separated list of brokers of which one leads
+//  (PROTOCOL.md §17): the client talks to the first, follows REDIRECT to
+//  the leader, and moves to the next when its broker is gone (connection
+//  down for a second), silent for the timeout, or knows no leader; a
+//  request then goes again, unchanged, to the next broker (but a SUBMIT
+//  without a key whose broker went away before answering: it fails, as
+//  that broker may have accepted it), for up to DROVER_CLIENT_FAILOVER.
 drover_client_t *
     drover_client_new (const char *endpoint);
 
@@ -100,7 +109,8 @@ int
     drover_client_set_keys (drover_client_t *self, const char *key_path,
                             const char *server_key_path);
 
-//  Return the endpoint the client talks to
+//  Return the endpoint the client talks to (now: with a list, the one it
+//  moved to last)
 const char *
     drover_client_endpoint (drover_client_t *self);
 

@@ -59,7 +59,10 @@ typedef int (drover_worker_handler_fn) (void *arg, const drover_exec_t *exec,
 
 //  Create a worker for the broker at endpoint, with an id (printable, no
 //  spaces, 1..64 bytes), the procs it offers and its memory in bytes.
-//  Returns NULL if the id or procs (>= 1) is not valid.
+//  endpoint may be a comma-separated list of brokers, of which one leads
+//  (PROTOCOL.md §17): the worker follows REDIRECT and moves on when its
+//  broker is gone. Returns NULL if the id or procs (>= 1) is not valid, or
+//  the list holds no endpoint.
 drover_worker_t *
     drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_t mem);
 

@@ -12,7 +12,19 @@
       when it is a submit's notify (seq 0), to the done handler, or kept
       for a later wait if there is none;
     - a reply to one of the current wait's WAITs (its seq range);
+    - a REDIRECT: a broker that does not serve (PROTOCOL.md §17); the
+      client moves once the batch is read (s_move);
     - anything else is a late reply to an abandoned request: dropped.
+
+    With several brokers the client talks to one at a time, and
+    drover_endpoints decides where to go next: the leader a REDIRECT
+    names, or the next of the list when the connection is down for
+    DEAD_AFTER (the handshake monitor sees a killed broker's connection
+    close), a request gets no answer for the timeout, or no leader is
+    known. A move is a new DEALER; what the old broker had (the request in
+    flight, async submits, WAITs) goes again, unchanged, once the move's
+    delay has passed (s_resend), except a SUBMIT without a key that a
+    broker which did not redirect may have accepted: that one fails.
 
     Submitting is drover_client_submit.c (async submits live there in a
     ring of `window` slots indexed by seq), waiting for TASK DONEs is
@@ -43,6 +55,8 @@
 #define S_MONITOR_AT        1
 
 static void s_dispatch (drover_client_t *self);
+static int s_connect (drover_client_t *self);
+static void s_disconnect (drover_client_t *self);
 
 
 //  Set the last error from a code and printf-style text
@@ -115,7 +129,27 @@ s_connect (drover_client_t *self)
     return 0;
 }
 
-//  Create a client for the broker at endpoint
+//  True if ZeroMQ understands every endpoint of the list (each one is
+//  tried on a throwaway socket: a bad one would otherwise show only when
+//  the client moves there)
+static bool
+s_list_usable (const char *list)
+{
+    drover_endpoints_t *endpoints = drover_endpoints_new (list);
+    bool usable = endpoints != NULL;
+    for (size_t index = 0; usable && index < drover_endpoints_size (endpoints); index++) {
+        zsock_t *probe = zsock_new (ZMQ_DEALER);
+        assert (probe);
+        zsock_set_linger (probe, 0);
+        usable = zsock_connect (probe, "%s", drover_endpoints_current (endpoints)) == 0;
+        zsock_destroy (&probe);
+        drover_endpoints_failed (endpoints, 0);     //  on to the next
+    }
+    drover_endpoints_destroy (&endpoints);
+    return usable;
+}
+
+//  Create a client for the broker at endpoint (or a list of brokers)
 drover_client_t *
 drover_client_new (const char *endpoint)
 {
@@ -123,9 +157,15 @@ drover_client_new (const char *endpoint)
         endpoint = getenv ("DROVER_BROKER");
     if (!endpoint || !*endpoint)
         endpoint = DROVER_CLIENT_ENDPOINT;
+    if (strchr (endpoint, ',') && !s_list_usable (endpoint))
+        return NULL;
+    drover_endpoints_t *endpoints = drover_endpoints_new (endpoint);
+    if (!endpoints)
+        return NULL;
 
     drover_client_t *self = (drover_client_t *) zmalloc (sizeof (drover_client_t));
-    self->endpoint = strdup (endpoint);
+    self->endpoints = endpoints;
+    self->endpoint = strdup (drover_endpoints_current (endpoints));
     self->timeout = DROVER_CLIENT_TIMEOUT;
     self->resend = DROVER_CLIENT_RESEND;
     self->inbox = drover_msg_new (0);
@@ -163,6 +203,8 @@ drover_client_destroy (drover_client_t **self_p)
         zframe_destroy (&self->slots [index].frame);
     free (self->slots);
     free (self->endpoint);
+    drover_endpoints_destroy (&self->endpoints);
+    zframe_destroy (&self->awaited_frame);
     free (self);
     *self_p = NULL;
 }
@@ -348,6 +390,187 @@ drover_client_send_again (drover_client_t *self, zframe_t *frame)
     return rc;
 }
 
+//  ---------------------------------------------------------------------
+//  Moving between brokers
+
+//  True if the client may move between brokers
+bool
+drover_client_may_move (drover_client_t *self)
+{
+    return drover_endpoints_size (self->endpoints) > 1
+        || drover_endpoints_moves (self->endpoints) > 0;
+}
+
+//  Note for a request in flight
+void
+drover_client_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p)
+{
+    *up_p = true;               //  one broker: never asked
+    *connects_p = 0;
+    if (drover_client_may_move (self) && self->handshake) {
+        *up_p = drover_handshake_up (self->handshake);
+        *connects_p = drover_handshake_connects (self->handshake);
+        drover_poller_drained (self->poller, S_MONITOR_AT);     //  we read it empty
+    }
+}
+
+//  We leave the broker we sent to: note which requests it may have taken.
+//  Not one it redirected (a standby does nothing), nor one sent while the
+//  connection was down and not up since (it never left us).
+static void
+s_note_taken (drover_client_t *self, bool redirected)
+{
+    bool up = false;
+    uint64_t connects = 0;
+    if (!redirected)
+        drover_client_note_link (self, &up, &connects);
+    if (self->awaited && self->awaited_sent_in == self->moves)
+        self->awaited_maybe_taken = !redirected
+            && (self->awaited_up || connects > self->awaited_connects);
+    for (uint32_t index = 0; self->outstanding && index < self->window; index++) {
+        drover_client_slot_t *slot = &self->slots [index];
+        if (slot->seq && slot->sent_in == self->moves)
+            slot->maybe_taken = !redirected && (slot->sent_up || connects > slot->sent_connects);
+    }
+}
+
+//  Talk to the endpoints' current broker from now on: a new DEALER (what
+//  was queued for the old broker is dropped), and what the old one had
+//  goes again after delay msec. redirected: the broker we leave answered
+//  REDIRECT, so it did nothing with what we sent it.
+static void
+s_move (drover_client_t *self, int delay, bool redirected, const char *why)
+{
+    s_note_taken (self, redirected);
+    self->moves++;
+    for (size_t tries = 0; ; tries++) {
+        const char *next = drover_endpoints_current (self->endpoints);
+        zsys_info ("client: moving from broker=%s to broker=%s in %d ms: %s",
+                   self->endpoint, next, delay, why);
+        free (self->endpoint);
+        self->endpoint = strdup (next);
+        assert (self->endpoint);
+        s_disconnect (self);
+        if (s_connect (self) == 0)
+            break;
+        //  Only a leader a REDIRECT named can be unusable (the list was
+        //  checked): the next of the list is not
+        assert (tries <= drover_endpoints_size (self->endpoints));
+        why = "cannot connect there";
+        delay += drover_endpoints_failed (self->endpoints, zclock_mono ());
+    }
+    int64_t due = zclock_mono () + delay;
+    self->resend_due = due > 0? due: 1;
+}
+
+//  A REDIRECT came: move once the batch is read (the first one decides)
+static void
+s_redirected (drover_client_t *self, drover_msg_t *redirect)
+{
+    if (self->move_due)
+        return;
+    self->move_due = true;
+    self->move_delay = drover_endpoints_redirected (self->endpoints, redirect->leader,
+                                                    zclock_mono ());
+    zsys_info ("client: broker=%s does not serve; leader=%s at %s", self->endpoint,
+               *redirect->leader_name? redirect->leader_name: "?",
+               *redirect->leader? redirect->leader: "(not known)");
+}
+
+//  Move if a REDIRECT came, or if the connection has been down for
+//  DEAD_AFTER and there is another broker to try
+static void
+s_move_when_due (drover_client_t *self)
+{
+    if (self->move_due) {
+        self->move_due = false;
+        s_move (self, self->move_delay, true, "redirected");
+        return;
+    }
+    int64_t down = drover_handshake_down_since (self->handshake);
+    int64_t now = zclock_mono ();
+    if (down && now - down >= DROVER_ENDPOINTS_DEAD_AFTER && drover_client_may_move (self))
+        s_move (self, drover_endpoints_failed (self->endpoints, now), false,
+                "connection down");
+}
+
+//  Return when the client must next act by itself (send again after a
+//  move, or check a connection that is down), 0 if never
+static int64_t
+s_wake_at (drover_client_t *self)
+{
+    int64_t wake = self->resend_due;
+    int64_t down = self->handshake? drover_handshake_down_since (self->handshake): 0;
+    if (down && drover_client_may_move (self)
+    &&  (!wake || down + DROVER_ENDPOINTS_DEAD_AFTER < wake))
+        wake = down + DROVER_ENDPOINTS_DEAD_AFTER;
+    return wake;
+}
+
+//  True if a frame holds a request that may go twice: anything but a
+//  SUBMIT without a key (two tasks)
+static bool
+s_repeatable (zframe_t *frame)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    bool repeatable = drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0
+                   && (msg->id != DROVER_MSG_TASK_SUBMIT || msg->key != NULL);
+    drover_msg_destroy (&msg);
+    return repeatable;
+}
+
+//  After a move, once its delay has passed: send again what the broker we
+//  left had not answered. A request that may not go twice (a SUBMIT
+//  without a key) fails instead, unless that broker redirected.
+static void
+s_resend_when_due (drover_client_t *self)
+{
+    if (!self->resend_due || zclock_mono () < self->resend_due)
+        return;
+    self->resend_due = 0;
+    if (self->awaited && self->awaited_frame && self->awaited_sent_in < self->moves) {
+        if (!self->awaited_maybe_taken || s_repeatable (self->awaited_frame)) {
+            drover_client_note_link (self, &self->awaited_up, &self->awaited_connects);
+            drover_client_send_again (self, self->awaited_frame);
+            self->awaited_sent_in = self->moves;
+        }
+        else
+            self->awaited_lost = true;
+    }
+    size_t failed = 0;
+    for (uint32_t index = 0; self->outstanding && index < self->window; index++) {
+        drover_client_slot_t *slot = &self->slots [index];
+        if (slot->seq == 0 || slot->sent_in >= self->moves)
+            continue;
+        if (slot->frame && (!slot->maybe_taken || slot->keyed)) {
+            drover_client_note_link (self, &slot->sent_up, &slot->sent_connects);
+            drover_client_send_again (self, slot->frame);
+            slot->sent_in = self->moves;
+        }
+        else {
+            drover_client_fail_slot (self, slot, DROVER_CLIENT_ERR_TIMEOUT,
+                                     "the broker went away before it answered; not sent "
+                                     "again (no key: it may have been accepted)");
+            failed++;
+        }
+    }
+    if (failed)
+        zsys_warning ("client: %zu submits without a key not sent again to broker=%s", failed,
+                      self->endpoint);
+}
+
+//  The broker said nothing for a request's timeout: move on, if we may
+bool
+drover_client_move_on_silence (drover_client_t *self, int64_t started)
+{
+    int64_t now = zclock_mono ();
+    if (!drover_client_may_move (self) || now - started >= DROVER_CLIENT_FAILOVER)
+        return false;
+    s_move (self, drover_endpoints_failed (self->endpoints, now), false, "no answer");
+    return true;
+}
+
+
 //  Receive one frame if there is one (flags: ZMQ_DONTWAIT) and dispatch it.
 //  Returns 1 if a frame was taken, 0 if none was there (the socket is
 //  drained: its ZMQ_FD signals what comes).
@@ -394,6 +617,10 @@ s_receive_one (drover_client_t *self)
 int
 drover_client_receive (drover_client_t *self, int msec)
 {
+    s_resend_when_due (self);
+    int64_t wake = s_wake_at (self);
+    if (wake && drover_client_msec_left (wake) < msec)
+        msec = drover_client_msec_left (wake);
     if (zsys_interrupted || drover_poller_wait (self->poller, msec) == -1) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
         return -1;
@@ -418,6 +645,8 @@ drover_client_receive (drover_client_t *self, int msec)
     while (count < S_BATCH && drover_poller_readable (self->poller, S_DEALER_AT)
     &&     s_receive_one (self))
         count++;
+    s_move_when_due (self);
+    s_resend_when_due (self);
     return count;
 }
 
@@ -429,18 +658,38 @@ drover_client_msec_left (int64_t deadline)
     return left < 0? 0: left > INT_MAX? INT_MAX: (int) left;
 }
 
-//  Wait for the reply to request seq, within the timeout. If again is
-//  set (an encoded request that may go twice: a SUBMIT with a key), send
-//  it again after each resend interval of silence. Returns the reply
-//  (caller owns; ERROR included), or NULL with the error set.
+//  Wait for the reply to request seq, within the timeout (each broker
+//  moved to gets the timeout anew, within DROVER_CLIENT_FAILOVER). If
+//  again is set (an encoded request that may go twice: a SUBMIT with a
+//  key), send it again after each resend interval of silence. Returns the
+//  reply (caller owns; ERROR included), or NULL with the error set.
 static drover_msg_t *
 s_await (drover_client_t *self, uint32_t seq, zframe_t *again)
 {
     self->awaited = seq;
-    int64_t deadline = zclock_mono () + self->timeout;
-    int64_t resend_at = zclock_mono () + self->resend;
+    self->awaited_lost = false;
+    int64_t started = zclock_mono ();
+    int64_t deadline = started + self->timeout;
+    int64_t resend_at = started + self->resend;
+    uint64_t moves = self->moves;
     while (!self->reply) {
+        if (self->awaited_lost) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_TIMEOUT,
+                                     "the broker went away before it answered; the submit "
+                                     "was not sent again to %s (it has no key: it may have "
+                                     "been accepted)", self->endpoint);
+            break;
+        }
+        if (self->moves != moves) {
+            //  Another broker: it gets the whole timeout, within the failover's
+            moves = self->moves;
+            deadline = zclock_mono () + self->timeout;
+            if (deadline > started + self->timeout + DROVER_CLIENT_FAILOVER)
+                deadline = started + self->timeout + DROVER_CLIENT_FAILOVER;
+        }
         int left = drover_client_msec_left (deadline);
+        if (left == 0 && drover_client_move_on_silence (self, started))
+            continue;
         if (left == 0) {
             drover_client_set_timeout_error (self);
             break;
@@ -456,6 +705,8 @@ s_await (drover_client_t *self, uint32_t seq, zframe_t *again)
             break;                  //  interrupted, or refused: error set
     }
     self->awaited = 0;
+    self->awaited_lost = false;
+    zframe_destroy (&self->awaited_frame);
     drover_msg_t *reply = self->reply;
     self->reply = NULL;
     return reply;
@@ -469,23 +720,26 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     assert (request);
     assert (!self->in_handler);     //  handlers must not call the client
     request->seq = drover_client_next_seq (self);
-    //  A keyed SUBMIT is kept encoded, to go again while unanswered: the
-    //  broker gives a repeat of a key it holds the same task id
-    zframe_t *again = NULL;
-    if (request->id == DROVER_MSG_TASK_SUBMIT && request->key) {
-        again = drover_msg_encode (request);
-        if (!again) {
-            drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
-                                     drover_msg_name (request->id));
-            return NULL;
-        }
-    }
-    if (again? drover_client_send_again (self, again): drover_client_send_msg (self, request)) {
-        zframe_destroy (&again);
+    //  Every request is kept encoded, to go again to the next broker if
+    //  this one redirects or goes away (s_resend_when_due); a keyed SUBMIT
+    //  also goes again while unanswered: the broker gives a repeat of a
+    //  key it holds the same task id
+    zframe_t *frame = drover_msg_encode (request);
+    if (!frame) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
+                                 drover_msg_name (request->id));
         return NULL;
     }
-    drover_msg_t *reply = s_await (self, request->seq, again);
-    zframe_destroy (&again);
+    drover_client_note_link (self, &self->awaited_up, &self->awaited_connects);
+    if (drover_client_send_again (self, frame)) {
+        zframe_destroy (&frame);
+        return NULL;
+    }
+    zframe_destroy (&self->awaited_frame);
+    self->awaited_frame = frame;
+    self->awaited_sent_in = self->moves;
+    bool keyed = request->id == DROVER_MSG_TASK_SUBMIT && request->key;
+    drover_msg_t *reply = s_await (self, request->seq, keyed? frame: NULL);
     if (reply && reply->id == DROVER_MSG_ERROR) {
         drover_client_set_error (self, reply->code, "%s", reply->reason? reply->reason: "");
         drover_msg_destroy (&reply);
@@ -519,6 +773,14 @@ static void
 s_dispatch (drover_client_t *self)
 {
     drover_msg_t *msg = self->inbox;
+    if (msg->id == DROVER_MSG_REDIRECT) {
+        s_redirected (self, msg);
+        return;
+    }
+    if (self->served_in != self->moves) {
+        drover_endpoints_served (self->endpoints);  //  this broker serves
+        self->served_in = self->moves;
+    }
     if (msg->id == DROVER_MSG_TASK_DONE) {
         drover_client_dispatch_done (self);
         return;

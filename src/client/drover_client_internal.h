@@ -17,13 +17,20 @@
 #include "drover_poller.h"
 #include "drover_waitset.h"
 #include "drover_handshake.h"
+#include "drover_endpoints.h"
 
 //  One async submit waiting for its reply
 typedef struct {
     uint32_t seq;               //  request seq, 0 if the slot is free
     uintptr_t tag;              //  the caller's tag
     zframe_t *frame;            //  the encoded submit when it has a key (sent again
-                                //  after a silence), else NULL; owned
+                                //  after a silence), or when the client may move
+                                //  between brokers (sent again to the next), else NULL; owned
+    bool keyed;                 //  the submit has a key: sending it twice is harmless
+    uint64_t sent_in;           //  the client's moves when it was last sent
+    bool sent_up;               //  the connection was up when it was sent
+    uint64_t sent_connects;     //  the connection's handshakes then
+    bool maybe_taken;           //  the broker we left may have accepted it
 } drover_client_slot_t;
 
 //  The wait in progress
@@ -36,7 +43,19 @@ typedef struct {
 } drover_client_waiting_t;
 
 struct _drover_client_t {
-    char *endpoint;             //  broker ROUTER endpoint
+    char *endpoint;             //  the broker ROUTER endpoint we talk to now, owned
+    drover_endpoints_t *endpoints;  //  the brokers we may talk to, and which next, owned
+    uint64_t moves;             //  times we moved to another broker (or asked one again)
+    uint64_t served_in;         //  moves when a broker last answered as one that serves
+    bool move_due;              //  a REDIRECT came: move once this batch is read
+    int move_delay;             //  msec to wait after that move before sending again
+    int64_t resend_due;         //  msec (mono) to send again what the old broker had, 0 none
+    zframe_t *awaited_frame;    //  the synchronous request in flight, encoded, owned
+    uint64_t awaited_sent_in;   //  moves when it was last sent
+    bool awaited_up;            //  the connection was up when it was sent
+    uint64_t awaited_connects;  //  the connection's handshakes then
+    bool awaited_maybe_taken;   //  the broker we left may have acted on it
+    bool awaited_lost;          //  it cannot go again (an unkeyed SUBMIT) and its broker left
     zsock_t *dealer;            //  our one socket to the broker
     void *handle;               //  its libzmq handle, for zmq_msg_recv
     drover_poller_t *poller;    //  the dealer, at S_DEALER_AT, its monitor at S_MONITOR_AT
@@ -104,11 +123,36 @@ int
 int
     drover_client_msec_left (int64_t deadline);
 
+//  True if the client may move between brokers: it has several, or a
+//  REDIRECT sent it to one not in its list
+bool
+    drover_client_may_move (drover_client_t *self);
+
+//  Note in *up_p and *connects_p whether the connection is up now and its
+//  handshakes so far, for a request about to go (with several brokers: a
+//  request sent while the connection was down, and not up since, cannot
+//  have reached the broker, and may go to the next one)
+void
+    drover_client_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p);
+
+//  The broker said nothing for a request's timeout: if the client may
+//  move, and has not been trying for DROVER_CLIENT_FAILOVER since started,
+//  move to the next broker and return true (the caller waits anew); else
+//  false (the caller gives up)
+bool
+    drover_client_move_on_silence (drover_client_t *self, int64_t started);
+
 //  In drover_client_submit.c
 
 //  An async submit's reply arrived (ACCEPTED or ERROR)
 void
     drover_client_dispatch_ack (drover_client_t *self, drover_client_slot_t *slot);
+
+//  End an async submit without a reply from a broker: its handler hears
+//  code and reason, and the slot is free
+void
+    drover_client_fail_slot (drover_client_t *self, drover_client_slot_t *slot, int code,
+                             const char *reason);
 
 //  In drover_client_wait.c
 

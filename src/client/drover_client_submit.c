@@ -12,34 +12,50 @@
     said nothing: a broker that saved the first answers the same task id,
     one that never got it (it died, the connection dropped it) takes it
     now. A submit without a key is never sent twice: it would be two tasks.
+    With several brokers every submit is kept encoded: one that a standby
+    answered REDIRECT goes again to the leader (the standby did nothing
+    with it); one whose broker went away unanswered goes again only if it
+    has a key, and fails otherwise (drover_client_fail_slot).
     =========================================================================
 */
 
 #include "drover_client_internal.h"
+
+//  Free a slot and tell its handler how it ended
+static void
+s_slot_end (drover_client_t *self, drover_client_slot_t *slot, uint64_t task, int code,
+            const char *reason)
+{
+    drover_client_slot_t taken = *slot;
+    slot->seq = 0;
+    zframe_destroy (&slot->frame);
+    self->outstanding--;
+    if (code != DROVER_CODE_OK)
+        drover_client_set_error (self, code, "%s", reason);
+    if (self->ack_handler) {
+        self->in_handler = true;
+        self->ack_handler (taken.seq, taken.tag, task, code, reason, self->ack_arg);
+        self->in_handler = false;
+    }
+}
 
 //  An async submit's reply arrived (ACCEPTED or ERROR)
 void
 drover_client_dispatch_ack (drover_client_t *self, drover_client_slot_t *slot)
 {
     drover_msg_t *reply = self->inbox;
-    drover_client_slot_t taken = *slot;
-    slot->seq = 0;
-    zframe_destroy (&slot->frame);
-    self->outstanding--;
-    int code = DROVER_CODE_OK;
-    const char *reason = NULL;
-    if (reply->id == DROVER_MSG_ERROR) {
-        code = reply->code;
-        reason = reply->reason? reply->reason: "";
-        drover_client_set_error (self, code, "%s", reason);
-    }
-    if (self->ack_handler) {
-        self->in_handler = true;
-        self->ack_handler (taken.seq, taken.tag,
-                           code == DROVER_CODE_OK? reply->task: 0,
-                           code, reason, self->ack_arg);
-        self->in_handler = false;
-    }
+    if (reply->id == DROVER_MSG_ERROR)
+        s_slot_end (self, slot, 0, reply->code, reply->reason? reply->reason: "");
+    else
+        s_slot_end (self, slot, reply->task, DROVER_CODE_OK, NULL);
+}
+
+//  End an async submit without a reply from a broker
+void
+drover_client_fail_slot (drover_client_t *self, drover_client_slot_t *slot, int code,
+                         const char *reason)
+{
+    s_slot_end (self, slot, 0, code, reason);
 }
 
 
@@ -151,7 +167,7 @@ s_resend_keyed (drover_client_t *self)
     size_t resent = 0;
     for (uint32_t index = 0; index < self->window; index++) {
         drover_client_slot_t *slot = &self->slots [index];
-        if (slot->seq && slot->frame) {
+        if (slot->seq && slot->frame && slot->keyed) {
             if (drover_client_send_again (self, slot->frame))
                 return -1;
             resent++;
@@ -170,9 +186,15 @@ s_resend_keyed (drover_client_t *self)
 static int
 s_handle_replies (drover_client_t *self, drover_client_slot_t *slot)
 {
-    int64_t deadline = zclock_mono () + self->timeout;
-    int64_t resend_at = zclock_mono () + self->resend;
+    int64_t started = zclock_mono ();
+    int64_t deadline = started + self->timeout;
+    int64_t resend_at = started + self->resend;
+    uint64_t moves = self->moves;
     while (slot? slot->seq != 0: self->outstanding > 0) {
+        if (self->moves != moves) {
+            moves = self->moves;                            //  another broker: time anew
+            deadline = zclock_mono () + self->timeout;
+        }
         uint64_t received = self->received;
         int64_t until = resend_at < deadline? resend_at: deadline;
         int rc = drover_client_receive (self, drover_client_msec_left (until));
@@ -183,7 +205,8 @@ s_handle_replies (drover_client_t *self, drover_client_slot_t *slot)
             resend_at = zclock_mono () + self->resend;
         }
         else
-        if (drover_client_msec_left (deadline) == 0) {
+        if (drover_client_msec_left (deadline) == 0
+        &&  !drover_client_move_on_silence (self, started)) {
             drover_client_set_timeout_error (self);
             return -1;
         }
@@ -210,9 +233,11 @@ drover_client_submit_async (drover_client_t *self, drover_msg_t *submit, uintptr
     if (slot->seq && s_handle_replies (self, slot))
         return 0;
     submit->seq = seq;
+    drover_client_note_link (self, &slot->sent_up, &slot->sent_connects);
     zframe_t *frame = NULL;
-    if (submit->key) {
-        //  Kept encoded, to go again if the broker stays silent
+    if (submit->key || drover_client_may_move (self)) {
+        //  Kept encoded, to go again if the broker stays silent (keyed),
+        //  redirects, or goes away (keyed)
         frame = drover_msg_encode (submit);
         if (!frame) {
             drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
@@ -230,6 +255,8 @@ drover_client_submit_async (drover_client_t *self, drover_msg_t *submit, uintptr
     slot->seq = seq;
     slot->tag = tag;
     slot->frame = frame;
+    slot->keyed = submit->key != NULL;
+    slot->sent_in = self->moves;
     self->outstanding++;
     if ((seq & 255) == 0)
         drover_client_receive (self, 0);    //  take what has come, keeping our queue short

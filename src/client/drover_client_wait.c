@@ -6,7 +6,9 @@
     kept for a later wait if there is none. A wait sends TASK WAIT for
     every task still pending, again after a silence that doubles each time
     (up to DROVER_CLIENT_RESEND_MAX), and gives up when the broker says
-    nothing for the timeout.
+    nothing for the timeout. When the client moves to another broker
+    (PROTOCOL.md §17) the WAITs go there as soon as the move's delay has
+    passed, and that broker gets the whole timeout.
     =========================================================================
 */
 
@@ -135,9 +137,24 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
     int64_t next_progress = now + S_PROGRESS_EVERY;
     int64_t next_quiet = now + S_QUIET_EVERY;   //  told on_progress, if nothing came
     size_t shown = 0;                       //  delivered, as last told on_progress
+    uint64_t moves = self->moves;           //  the client's moves when WAITs last went
+    int patience = self->timeout;           //  msec of silence we bear: more while moving
+    int64_t broker_since = now;             //  we moved, or last heard the broker
     while (drover_waitset_delivered (wait.tasks) < total) {
         size_t delivered = drover_waitset_delivered (wait.tasks);
         now = zclock_mono ();
+        if (self->moves != moves && !self->resend_due) {
+            moves = self->moves;            //  another broker: WAIT there now
+            interval = self->resend;
+            next_resend = now;
+            patience = self->timeout + DROVER_CLIENT_FAILOVER;
+            broker_since = now;
+        }
+        if (unanswered_since && now - broker_since >= self->timeout
+        &&  drover_client_move_on_silence (self, unanswered_since)) {
+            broker_since = now;             //  a silent broker: the next one
+            continue;
+        }
         if (wait.progressed) {
             wait.progressed = false;
             interval = self->resend;
@@ -160,14 +177,14 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
             interval = interval * 2 > DROVER_CLIENT_RESEND_MAX? DROVER_CLIENT_RESEND_MAX
                      : interval * 2;
         }
-        if (unanswered_since && now - unanswered_since >= self->timeout) {
+        if (unanswered_since && now - unanswered_since >= patience) {
             drover_client_set_timeout_error (self);
             rc = -1;
             break;
         }
         int64_t until = next_resend;
-        if (unanswered_since && unanswered_since + self->timeout < until)
-            until = unanswered_since + self->timeout;
+        if (unanswered_since && unanswered_since + patience < until)
+            until = unanswered_since + patience;
         if (on_progress && delivered != shown && next_progress < until)
             until = next_progress;
         if (on_progress && next_quiet < until)
@@ -177,8 +194,11 @@ drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
             rc = -1;                        //  interrupted, or refused: error set
             break;
         }
-        if (self->received != received)
+        if (self->received != received) {
             unanswered_since = 0;           //  the broker is there
+            patience = self->timeout;
+            broker_since = zclock_mono ();
+        }
         if (wait.failed) {
             rc = -1;
             break;

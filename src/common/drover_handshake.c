@@ -14,6 +14,8 @@
 //  The events we ask the monitor for
 #define S_EVENTS    (ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL \
                    | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+//  ... and those that say the connection is down
+#define S_DOWN      (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECT_RETRIED)
 
 struct _drover_handshake_t {
     zsock_t *watched;           //  the socket watched, borrowed
@@ -21,6 +23,9 @@ struct _drover_handshake_t {
     bool curve;                 //  the watched socket speaks CURVE
     char reason [256];          //  the last refusal in words, "" if none
     uint64_t refusals;          //  handshakes refused, ever
+    int64_t down_since;         //  msec (mono) the connection began failing, 0 if not
+    uint64_t connects;          //  handshakes that succeeded, ever
+    int outcome;                //  what the events taken since the last read say
 };
 
 //  Watch a socket's handshakes
@@ -32,7 +37,7 @@ drover_handshake_new (zsock_t *sock, bool curve)
     uint32_t number = __atomic_add_fetch (&s_next, 1, __ATOMIC_RELAXED);
     char endpoint [64];
     snprintf (endpoint, sizeof endpoint, "inproc://drover-handshake-%u", number);
-    int rc = zmq_socket_monitor (zsock_resolve (sock), endpoint, S_EVENTS);
+    int rc = zmq_socket_monitor (zsock_resolve (sock), endpoint, S_EVENTS | S_DOWN);
     assert (rc == 0);
     drover_handshake_t *self = (drover_handshake_t *) zmalloc (sizeof (drover_handshake_t));
     self->watched = sock;
@@ -67,12 +72,10 @@ drover_handshake_sock (drover_handshake_t *self)
     return self->monitor;
 }
 
-//  Take every event that has come
-int
-drover_handshake_read (drover_handshake_t *self)
+//  Take every event that has come, into self->outcome and the state
+static void
+s_take_events (drover_handshake_t *self)
 {
-    assert (self);
-    int outcome = 0;
     void *handle = zsock_resolve (self->monitor);
     while (true) {
         zmq_msg_t frame;
@@ -94,8 +97,16 @@ drover_handshake_read (drover_handshake_t *self)
                 break;
         }
         zmq_msg_close (&frame);
-        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
-            outcome = 1;
+        if (event & S_DOWN) {
+            if (!self->down_since)
+                self->down_since = zclock_mono ();
+        }
+        else
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            self->outcome = 1;
+            self->connects++;
+            self->down_since = 0;
+        }
         else
         if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && !self->curve)
             ;   //  a plain connection closed early (a broker going away): ZeroMQ retries
@@ -104,10 +115,37 @@ drover_handshake_read (drover_handshake_t *self)
             drover_handshake_describe (event, value, self->curve, self->reason,
                                        sizeof self->reason);
             self->refusals++;
-            outcome = -1;
+            self->outcome = -1;
         }
     }
+}
+
+//  Take every event that has come
+int
+drover_handshake_read (drover_handshake_t *self)
+{
+    assert (self);
+    s_take_events (self);
+    int outcome = self->outcome;
+    self->outcome = 0;
     return outcome;
+}
+
+//  Take the events that have come; true if the connection is up
+bool
+drover_handshake_up (drover_handshake_t *self)
+{
+    assert (self);
+    s_take_events (self);
+    return self->connects > 0 && self->down_since == 0;
+}
+
+//  Return how many handshakes succeeded since creation
+uint64_t
+drover_handshake_connects (drover_handshake_t *self)
+{
+    assert (self);
+    return self->connects;
 }
 
 //  Return why the last refused handshake was refused
@@ -116,6 +154,14 @@ drover_handshake_reason (drover_handshake_t *self)
 {
     assert (self);
     return self->reason;
+}
+
+//  Return since when the connection has been failing, 0 if it is not
+int64_t
+drover_handshake_down_since (drover_handshake_t *self)
+{
+    assert (self);
+    return self->down_since;
 }
 
 //  Return the handshakes refused since creation

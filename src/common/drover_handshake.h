@@ -10,6 +10,9 @@
     refusal's text, the worker logs it, the CLI's event watch gives up.
     A plain (not CURVE) connection closed during its handshake is not
     taken for a refusal: a broker going away does that, and ZeroMQ retries.
+    It also tells since when the connection has been down (disconnected,
+    or connects failing): a peer with several brokers moves on when its
+    broker is gone (a killed broker's kernel closes its connections).
 
     Create it before the socket connects (events before it are lost), poll
     drover_handshake_sock beside the socket, and destroy it before the
@@ -53,6 +56,23 @@ int
 //  this key (...)", or "" if none was (borrowed)
 const char *
     drover_handshake_reason (drover_handshake_t *self);
+
+//  Take the events that have come (keeping a refusal for the next
+//  drover_handshake_read) and return true if the connection is up: a
+//  handshake succeeded, and nothing failed since
+bool
+    drover_handshake_up (drover_handshake_t *self);
+
+//  Return how many handshakes succeeded since creation
+uint64_t
+    drover_handshake_connects (drover_handshake_t *self);
+
+//  Return since when (msec, zclock_mono) the connection has been failing:
+//  the first disconnect or failed connect seen since the last handshake
+//  that succeeded (or since creation); 0 while up, or while nothing has
+//  failed yet. drover_handshake_read takes the events that set it.
+int64_t
+    drover_handshake_down_since (drover_handshake_t *self);
 
 //  Return the handshakes refused since creation
 uint64_t

@@ -63,8 +63,10 @@ s_usage (FILE *stream)
     fprintf (stream,
         "usage: drover worker [options]\n"
         "  Registers with a broker and runs the tasks it offers as child processes.\n"
-        "  --broker ENDPOINT    broker ROUTER endpoint ($DROVER_BROKER, else "
-                                DROVER_DEFAULT_ENDPOINT ")\n"
+        "  --broker ENDPOINT[,ENDPOINT...]  broker ROUTER endpoint ($DROVER_BROKER, else "
+                                DROVER_DEFAULT_ENDPOINT ");\n"
+        "                       several brokers: it registers with the leader, and again\n"
+        "                       with the next one when that leader is gone\n"
         "  -n, --procs N        procs of this machine (number of CPUs)\n"
         "  -m, --mem SIZE       memory offered, with K/M/G/T suffix (MemTotal)\n"
         "  -l, --label KEY=VALUE  a label the scheduler can match; repeatable\n"

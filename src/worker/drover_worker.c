@@ -47,8 +47,12 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     assert (endpoint);
     if (!id || !drover_id_valid (id) || procs < 1)
         return NULL;
+    drover_endpoints_t *endpoints = drover_endpoints_new (endpoint);
+    if (!endpoints)
+        return NULL;
     drover_worker_t *self = (drover_worker_t *) zmalloc (sizeof (drover_worker_t));
-    self->endpoint = strdup (endpoint);
+    self->endpoints = endpoints;
+    self->endpoint = strdup (drover_endpoints_current (endpoints));
     snprintf (self->id, sizeof self->id, "%s", id);
     struct timespec clock;
     clock_gettime (CLOCK_REALTIME, &clock);
@@ -102,6 +106,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     zhashx_destroy (&self->orphans);
     free (self->workdir);
     free (self->endpoint);
+    drover_endpoints_destroy (&self->endpoints);
     free (self);
     *self_p = NULL;
 }
@@ -516,6 +521,7 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
     self->registered = true;
     self->registrations++;
     self->backoff = S_BACKOFF_MIN;
+    drover_endpoints_served (self->endpoints);
     self->next_heartbeat = now + self->heartbeat;
     char waited [48] = "";      //  after "no broker answers": for how long
     if (self->unanswered_since)
@@ -655,6 +661,9 @@ drover_worker_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t 
             break;
         case DROVER_MSG_WORKER_GATHER:
             drover_worker_send_runs (self, msg->seq);
+            break;
+        case DROVER_MSG_REDIRECT:
+            drover_worker_handle_redirect (self, msg, now);
             break;
         case DROVER_MSG_WORKER_LEAVE:
             if (!self->leaving)

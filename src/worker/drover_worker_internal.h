@@ -17,6 +17,7 @@
 #include "drover_runner.h"
 #include "drover_poller.h"
 #include "drover_handshake.h"
+#include "drover_endpoints.h"
 
 #define DROVER_WORKER_STARTED_RING  4096    //  recent TASK STARTED remembered, for 409/404
 #define DROVER_WORKER_DEALER_AT     0       //  the DEALER's index in the poller
@@ -32,7 +33,8 @@ typedef struct {
 
 struct _drover_worker_t {
     //  Settings
-    char *endpoint;                 //  broker endpoint
+    char *endpoint;                 //  the broker endpoint we talk to now, owned
+    drover_endpoints_t *endpoints;  //  the brokers we may talk to, and which next, owned
     char id [DROVER_ID_MAX + 1];    //  worker id
     uint64_t epoch;                 //  changes with each process start
     uint32_t procs;                 //  procs offered
@@ -135,6 +137,11 @@ void
 //  the socket dropped, to connect again after the backoff
 void
     drover_worker_handle_handshake (drover_worker_t *self, int64_t now);
+
+//  REDIRECT from a broker that does not serve: talk to the leader it
+//  names, or to the next broker of the list (PROTOCOL.md §17)
+void
+    drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, int64_t now);
 
 //  Read what the broker sent, up to a batch, without blocking, and act on
 //  each message (drover_worker_handle_message)

@@ -19,6 +19,14 @@
     for 3 heartbeats: TCP_USER_TIMEOUT; libzmq reconnects) and then from
     the 401 its next heartbeat earns from the broker.
 
+    With several brokers (PROTOCOL.md §17) the worker talks to one at a
+    time and moves, with drover_endpoints deciding where: to the leader a
+    REDIRECT names, or to the next of its list when its broker is gone
+    (the DEALER's connection down for DEAD_AFTER: the monitor sees a
+    killed broker's connection close at once) or silent (a reply due for
+    3 heartbeats). A move is a new DEALER and a HELLO, exactly as after a
+    broker restart: the running list, then the kept RESULTs after WELCOME.
+
     Each system call costs about a microsecond here, more than handling a
     message, so a turn spends as few as it can: one wait (epoll_wait), then up to a
     batch of messages read with ZMQ_DONTWAIT until the DEALER is empty.
@@ -235,6 +243,49 @@ drover_worker_disconnect (drover_worker_t *self, int64_t now)
     self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
 }
 
+//  True if the worker may move between brokers: it has several, or was
+//  sent by a REDIRECT to one not in its list. A worker with one broker
+//  stays, and reconnects there, as it always did.
+static bool
+s_may_move (drover_worker_t *self)
+{
+    return drover_endpoints_size (self->endpoints) > 1
+        || drover_endpoints_moves (self->endpoints) > 0;
+}
+
+//  Talk to the endpoints' current broker from now on, after delay msec:
+//  drop the DEALER (nothing queued for the old broker goes anywhere) and
+//  connect anew, which says HELLO
+static void
+s_move (drover_worker_t *self, int delay, const char *why, int64_t now)
+{
+    uint32_t backoff = self->backoff;
+    if (self->dealer)
+        drover_worker_disconnect (self, now);
+    self->backoff = backoff;        //  the move's delay replaces the reconnect backoff
+    self->reconnect_at = now + delay;
+    const char *next = drover_endpoints_current (self->endpoints);
+    zsys_notice ("worker: moving from broker=%s to broker=%s id=%s in %d ms: %s",
+                 self->endpoint, next, self->id, delay, why);
+    free (self->endpoint);
+    self->endpoint = strdup (next);
+    assert (self->endpoint);
+}
+
+//  REDIRECT from a broker that does not serve
+void
+drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, int64_t now)
+{
+    int delay = drover_endpoints_redirected (self->endpoints, redirect->leader, now);
+    char why [DROVER_ENDPOINT_MAX + DROVER_ID_MAX + 64];
+    if (*redirect->leader)
+        snprintf (why, sizeof why, "redirected to leader %s at %s", redirect->leader_name,
+                  redirect->leader);
+    else
+        snprintf (why, sizeof why, "redirected, no leader known");
+    s_move (self, delay, why, now);
+}
+
 //  Take what the DEALER's handshake monitor said
 void
 drover_worker_handle_handshake (drover_worker_t *self, int64_t now)
@@ -381,9 +432,20 @@ drover_worker_tick (drover_worker_t *self, int64_t now)
             self->stopping = true;
         return;
     }
+    int64_t down = drover_handshake_down_since (self->handshake);
+    if (down && now - down >= DROVER_ENDPOINTS_DEAD_AFTER && s_may_move (self)) {
+        int delay = drover_endpoints_failed (self->endpoints, now);
+        char why [64];
+        snprintf (why, sizeof why, "its connection is down for %" PRId64 " ms", now - down);
+        s_move (self, delay, why, now);
+        return;
+    }
     if (self->expect_since && now - self->expect_since >= s_silence (self)) {
         s_warn_unanswered (self, now);
-        drover_worker_disconnect (self, now);
+        if (s_may_move (self))
+            s_move (self, drover_endpoints_failed (self->endpoints, now), "no answer", now);
+        else
+            drover_worker_disconnect (self, now);
         return;
     }
     if (self->registered && now >= self->next_heartbeat) {
@@ -416,6 +478,9 @@ drover_worker_wait_msec (drover_worker_t *self, int64_t now)
         next = self->next_heartbeat;
     if (self->dealer && self->expect_since && self->expect_since + s_silence (self) < next)
         next = self->expect_since + s_silence (self);
+    int64_t down = self->dealer? drover_handshake_down_since (self->handshake): 0;
+    if (down && s_may_move (self) && down + DROVER_ENDPOINTS_DEAD_AFTER < next)
+        next = down + DROVER_ENDPOINTS_DEAD_AFTER;
     if (self->dealer && self->registered && self->resend_at && self->resend_at < next)
         next = self->resend_at;
     int64_t due = self->runner? drover_runner_next_deadline (self->runner): -1;
