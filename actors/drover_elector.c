@@ -75,6 +75,7 @@ typedef struct {
     int64_t check_at;           //  msec (mono) the next read of the candidates is due
     int64_t quiet_until;        //  msec (mono): no call before this, after a failure
     bool failing;               //  the last call failed (logged once until one works)
+    bool malformed;             //  the first candidacy is malformed (logged once)
     bool leader;                //  said LEADER, and no DEPOSED since
     uint64_t token;             //  the token said with LEADER
     char *followed_name;        //  the leader last said with FOLLOW, NULL if none said
@@ -389,10 +390,12 @@ s_check (self_t *self, int64_t now)
             s_lose_lease (self, "another candidacy is first", true);
         char name [S_NAME_MAX + 1] = "";
         char endpoint [S_ENDPOINT_MAX + 1] = "";
-        if (first && !s_parse_candidacy (first, name, endpoint)) {
+        bool malformed = first && !s_parse_candidacy (first, name, endpoint);
+        if (malformed && !self->malformed)
             zsys_warning ("elector: candidacy %s is malformed: leader unknown", first->key);
+        if (malformed)
             name [0] = endpoint [0] = 0;
-        }
+        self->malformed = malformed;
         if (!streq (name, self->name))      //  never follow an earlier run of ours
             s_follow (self, name, endpoint);
     }

@@ -423,6 +423,28 @@ test_restart_revokes_its_earlier_run (void **state)
     s_stop_all (electors, 1);
 }
 
+//  A first candidacy that is not "name\nendpoint" names no leader: the
+//  standby says FOLLOW "" "" (and does not lead), until it goes
+static void
+test_malformed_candidacy_names_nobody (void **state)
+{
+    (void) state;
+    drover_etcd_t *etcd = drover_etcd_new (s_etcd->url, 2000, NULL);
+    int64_t lease;
+    assert_int_equal (drover_etcd_grant (etcd, 60, &lease, NULL), 0);
+    assert_int_equal (drover_etcd_put (etcd, "/t9/election/0", "garbage", 7, lease), 0);
+    s_elector_t electors [1];
+    s_start (&electors [0], "b1", "/t9", s_etcd->url);
+    S_AWAIT (electors, 1, electors [0].follows == 1, 2000);
+    assert_string_equal (electors [0].following, "");
+    assert_string_equal (electors [0].following_at, "");
+    assert_false (electors [0].leader);
+    assert_int_equal (drover_etcd_revoke (etcd, lease), 1);
+    S_AWAIT (electors, 1, electors [0].leader, 2000);
+    drover_etcd_destroy (&etcd);
+    s_stop_all (electors, 1);
+}
+
 int
 main (void)
 {
@@ -435,6 +457,7 @@ main (void)
         cmocka_unit_test (test_bad_or_dead_etcd),
         cmocka_unit_test (test_dead_leader_replaced_after_its_lease),
         cmocka_unit_test (test_restart_revokes_its_earlier_run),
+        cmocka_unit_test (test_malformed_candidacy_names_nobody),
     };
     int failed = cmocka_run_group_tests (tests, s_group_setup, NULL);
     testutil_etcd_stop (&s_etcd, failed != 0);

@@ -220,6 +220,173 @@ test_bad_endpoints (void **state)
     drover_etcd_destroy (&etcd);
 }
 
+//  ---------------------------------------------------------------------
+//  A fake etcd: a ZMQ_STREAM socket speaking just enough HTTP/1.1 to give
+//  each request the answer the test set with ANSWER status body, then
+//  close the connection. For answers a real etcd never sends.
+
+//  The fake etcd's actor: args is the port to bind to on 127.0.0.1
+static void
+s_fake_actor (zsock_t *pipe, void *args)
+{
+    zsock_t *stream = zsock_new (ZMQ_STREAM);
+    assert (zsock_bind (stream, "tcp://127.0.0.1:%d", *(int *) args) != -1);
+    zpoller_t *poller = zpoller_new (pipe, stream, NULL);
+    zchunk_t *request = zchunk_new (NULL, 4096);
+    char *answer = strdup ("");
+    zsock_signal (pipe, 0);
+    while (true) {
+        void *which = zpoller_wait (poller, -1);
+        if (which == pipe) {
+            char *command, *status, *body;
+            if (zstr_recvx (pipe, &command, &status, &body, NULL) < 1)
+                break;
+            bool stop = streq (command, "$TERM");
+            if (!stop) {
+                free (answer);
+                answer = zsys_sprintf ("HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
+                                       "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                                       status, strlen (body), body);
+                zsock_signal (pipe, 0);
+            }
+            zstr_free (&command);
+            zstr_free (&status);
+            zstr_free (&body);
+            if (stop)
+                break;
+        }
+        else
+        if (which == stream) {
+            zframe_t *id = zframe_recv (stream);
+            zframe_t *data = zframe_recv (stream);
+            if (zframe_size (data) > 0) {
+                zchunk_extend (request, zframe_data (data), zframe_size (data));
+                char *text = zchunk_strdup (request);
+                size_t size = strlen (text);    //  a request holds no NUL
+                char *end = strstr (text, "\r\n\r\n");
+                char *length = end? strstr (text, "Content-Length:"): NULL;
+                size_t body = length && length < end
+                            ? (size_t) atol (length + strlen ("Content-Length:")): 0;
+                bool whole = end && (size_t) (end + 4 - text) + body <= size;
+                zstr_free (&text);
+                if (whole) {
+                    zchunk_set (request, NULL, 0);
+                    zframe_send (&id, stream, ZFRAME_MORE + ZFRAME_REUSE);
+                    zstr_send (stream, answer);
+                    zframe_send (&id, stream, ZFRAME_MORE + ZFRAME_REUSE);
+                    zsock_send (stream, "b", "", (size_t) 0);       //  close it
+                }
+            }
+            else
+                zchunk_set (request, NULL, 0);      //  a connection opened or closed
+            zframe_destroy (&id);
+            zframe_destroy (&data);
+        }
+        else
+            break;
+    }
+    free (answer);
+    zchunk_destroy (&request);
+    zpoller_destroy (&poller);
+    zsock_destroy (&stream);
+}
+
+//  Set what the fake answers next
+static void
+s_fake_answer (zactor_t *fake, const char *status, const char *body)
+{
+    zstr_sendx (fake, "ANSWER", status, body, NULL);
+    zsock_wait (fake);
+}
+
+//  Answers a real etcd never sends: each call fails with a clear error (or
+//  says what etcd said), never crashes, never hands over half a key
+static void
+test_malformed_answers (void **state)
+{
+    (void) state;
+    int port = testutil_free_port ();
+    zactor_t *fake = zactor_new (s_fake_actor, &port);
+    char endpoint [64];
+    snprintf (endpoint, sizeof endpoint, "http://127.0.0.1:%d", port);
+    drover_etcd_t *etcd = drover_etcd_new (endpoint, 1000, NULL);
+    int64_t lease = 0;
+
+    s_fake_answer (fake, "200 OK", "{\"ID\":\"7\",\"TTL\":\"5\"}");      //  the fake works
+    assert_int_equal (drover_etcd_grant (etcd, 5, &lease, NULL), 0);
+    assert_int_equal (lease, 7);
+
+    s_fake_answer (fake, "200 OK", "not json");
+    assert_int_equal (drover_etcd_grant (etcd, 5, &lease, NULL), -1);
+    assert_non_null (strstr (drover_etcd_error (etcd), "not a JSON object"));
+    s_fake_answer (fake, "200 OK", "[1,2]");
+    assert_int_equal (drover_etcd_put (etcd, "/k", "v", 1, 0), -1);
+    s_fake_answer (fake, "200 OK", "{\"ID\":\"0\",\"TTL\":\"5\"}");
+    assert_int_equal (drover_etcd_grant (etcd, 5, &lease, NULL), -1);
+    s_fake_answer (fake, "200 OK", "{\"ID\":\"9\",\"TTL\":\"five\"}");
+    assert_int_equal (drover_etcd_grant (etcd, 5, &lease, NULL), -1);
+    assert_non_null (strstr (drover_etcd_error (etcd), "valid ID and TTL"));
+
+    s_fake_answer (fake, "200 OK", "{\"result\":{\"ID\":\"7\",\"TTL\":true}}");
+    assert_int_equal (drover_etcd_keepalive (etcd, 7), -1);
+    s_fake_answer (fake, "200 OK", "{\"result\":{\"ID\":\"8\",\"TTL\":\"5\"}}");
+    assert_int_equal (drover_etcd_keepalive (etcd, 7), -1);
+    assert_non_null (strstr (drover_etcd_error (etcd), "another lease"));
+    s_fake_answer (fake, "200 OK", "{\"error\":{\"grpc_code\":14,\"message\":\"unavailable\"}}");
+    assert_int_equal (drover_etcd_keepalive (etcd, 7), -1);
+    assert_non_null (strstr (drover_etcd_error (etcd), "unavailable"));
+
+    s_fake_answer (fake, "500 Internal Server Error", "oops");
+    assert_int_equal (drover_etcd_revoke (etcd, 7), -1);
+    s_fake_answer (fake, "404 Not Found",
+                   "{\"error\":\"etcdserver: requested lease not found\",\"code\":5}");
+    assert_int_equal (drover_etcd_revoke (etcd, 7), DROVER_ETCD_GONE);
+    s_fake_answer (fake, "400 Bad Request", "{\"message\":\"bad\",\"code\":3}");
+    assert_int_equal (drover_etcd_revoke (etcd, 7), -1);
+    assert_non_null (strstr (drover_etcd_error (etcd), "bad (HTTP 400, code 3)"));
+
+    const char *bad_ranges [] = {
+        "{\"kvs\":\"x\"}",                                          //  not an array
+        "{\"kvs\":[1]}",                                            //  not an object
+        "{\"kvs\":[{\"value\":\"Yg==\"}]}",                         //  no key
+        "{\"kvs\":[{\"key\":\"!!!!\"}]}",                           //  not base64
+        "{\"kvs\":[{\"key\":\"YQ=\"}]}",                            //  bad length
+        "{\"kvs\":[{\"key\":\"YQBi\"}]}",                           //  a NUL in the key
+        "{\"kvs\":[{\"key\":\"YQ==\",\"create_revision\":\"abc\"}]}",
+        "{\"kvs\":[{\"key\":\"YQ==\",\"lease\":[]}]}",
+        "{\"kvs\":[{\"key\":\"YQ==\",\"value\":7}]}",
+        "{\"kvs\":[{\"key\":\"YQ==\"},{\"key\":\"Y=Q=\"}]}",           //  the second is bad
+    };
+    for (size_t index = 0; index < sizeof bad_ranges / sizeof bad_ranges [0]; index++) {
+        s_fake_answer (fake, "200 OK", bad_ranges [index]);
+        zlistx_t *list = drover_etcd_range (etcd, "/", false, 0);
+        if (list)
+            fail_msg ("a malformed range was taken: %s", bad_ranges [index]);
+        assert_non_null (strstr (drover_etcd_error (etcd), "malformed"));
+    }
+    s_fake_answer (fake, "200 OK", "{\"kvs\":[{\"key\":\"YQ==\",\"value\":\"Yg==\",\"lease\":5}]}");
+    drover_etcd_kv_t *kv = NULL;
+    assert_int_equal (drover_etcd_get (etcd, "a", &kv), 1);    //  a number as a number is fine
+    assert_string_equal (kv->value, "b");
+    assert_int_equal (kv->lease, 5);
+    drover_etcd_kv_destroy (&kv);
+    s_fake_answer (fake, "200 OK", "{\"kvs\":[{\"key\":\"Yg==\"}]}");
+    assert_int_equal (drover_etcd_get (etcd, "a", &kv), 0);    //  another key is not ours
+    assert_null (kv);
+
+    s_fake_answer (fake, "200 OK", "{\"deleted\":\"x\"}");
+    assert_int_equal (drover_etcd_delete (etcd, "/k"), -1);
+    s_fake_answer (fake, "200 OK", "{\"succeeded\":\"yes\"}");
+    assert_int_equal (drover_etcd_create (etcd, "/k", "v", 1, 0, NULL), -1);
+    s_fake_answer (fake, "200 OK", "{\"succeeded\":true}");
+    assert_int_equal (drover_etcd_create (etcd, "/k", "v", 1, 0, NULL), 1);
+    s_fake_answer (fake, "200 OK", "{}");
+    assert_int_equal (drover_etcd_create (etcd, "/k", "v", 1, 0, NULL), 0);
+
+    drover_etcd_destroy (&etcd);
+    zactor_destroy (&fake);
+}
+
 int
 main (void)
 {
@@ -230,6 +397,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_dead_endpoint_then_next, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_paused_server_times_out, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_bad_endpoints, s_setup, s_teardown),
+        cmocka_unit_test (test_malformed_answers),
     };
     int failed = cmocka_run_group_tests (tests, s_group_setup, NULL);
     testutil_etcd_stop (&s_etcd, failed != 0);

@@ -488,14 +488,22 @@ drover_etcd_create (drover_etcd_t *self, const char *key, const void *value, siz
     int64_t code;
     if (s_call (self, "/v3/kv/txn", request, &answer, &code))
         return -1;
+    //  "succeeded" is left out when false
     json_object *succeeded;
-    bool created = json_object_object_get_ex (answer, "succeeded", &succeeded)
-                && json_object_is_type (succeeded, json_type_boolean)
-                && json_object_get_boolean (succeeded);
+    int rc = DROVER_ETCD_GONE;
+    if (json_object_object_get_ex (answer, "succeeded", &succeeded)) {
+        if (json_object_is_type (succeeded, json_type_boolean))
+            rc = json_object_get_boolean (succeeded)? 1: DROVER_ETCD_GONE;
+        else {
+            snprintf (self->error, sizeof self->error, "etcd: a txn answer with a malformed"
+                      " \"succeeded\"");
+            rc = -1;
+        }
+    }
     if (revision_p)
         *revision_p = self->revision;
     json_object_put (answer);
-    return created? 1: DROVER_ETCD_GONE;
+    return rc;
 }
 
 //  Destroy a key read from etcd
