@@ -21,7 +21,8 @@ typedef struct {
     int port;                       //  its port on 127.0.0.1
     char uri [256];                 //  the database drover
     char db_uri [128];              //  this test's own database
-    int databases;                  //  databases made so far
+    int databases;                  //  databases made so far: tests started
+    int passed;                     //  tests that reached their end
 } s_server_t;
 
 static s_server_t s_server;
@@ -55,12 +56,26 @@ s_group_setup (void **state)
     return 0;
 }
 
+//  Stop the server; its directory (data, server.log) is kept if a test failed
 static int
 s_group_teardown (void **state)
 {
     char output [256];
-    s_script ("stop", NULL, output, sizeof output);
+    if (s_server.passed == s_server.databases)
+        s_script ("stop", NULL, output, sizeof output);
+    else {
+        s_script ("halt", NULL, output, sizeof output);
+        fprintf (stderr, "test_drover_postgres: a test failed: the server's data and log are "
+                 "kept in %s\n", s_server.dir);
+    }
     return 0;
+}
+
+//  A test reached its end (the server is removed only if all did)
+static void
+s_passed (void)
+{
+    s_server.passed++;
 }
 
 //  Run one SQL command on the database at uri; asserts it succeeds
@@ -379,6 +394,7 @@ test_round_trip (void **state)
     assert_int_equal (drover_backend_replay (backend, 13, 100, s_take_event, &replayed,
                                              text, sizeof text), 0);
     drover_backend_destroy (&backend);
+    s_passed ();
 }
 
 //  One batch of many changes (5000 tasks submitted, 2000 of them then
@@ -419,6 +435,7 @@ test_many_changes (void **state)
                                              text, sizeof text), 10);
     assert_int_equal (replayed.events [9].seq, 8000);
     drover_backend_destroy (&backend);
+    s_passed ();
 }
 
 //  Settings kept by load_admin, copied
@@ -509,6 +526,7 @@ test_admin_and_services (void **state)
     assert_string_equal (services.name [1], "web");
     assert_string_equal (services.def [1], "def-3");
     drover_backend_destroy (&backend);
+    s_passed ();
 }
 
 //  One task in a batch of its own, final (ended at ended) or queued
@@ -576,6 +594,7 @@ test_prune_bounded (void **state)
     assert_int_equal (loaded.changes [0]->task, 101);
     s_loaded_free (&loaded);
     drover_backend_destroy (&backend);
+    s_passed ();
 }
 
 //  Two leaders on one database: open(5), then open(7) claims the state;
@@ -633,6 +652,7 @@ test_fencing (void **state)
     drover_backend_t *again = s_open (7);
     drover_backend_destroy (&again);
     drover_backend_destroy (&new);
+    s_passed ();
 }
 
 //  A batch that fails midway (a key already kept) keeps nothing: no task,
@@ -671,6 +691,7 @@ test_failed_batch_keeps_nothing (void **state)
     assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
                                              text, sizeof text), 2);
     drover_backend_destroy (&backend);
+    s_passed ();
 }
 
 //  The server stops under a writer: the write fails with a text naming
@@ -707,6 +728,7 @@ test_server_stopped (void **state)
     assert_int_equal (loaded.changes [1]->task, 4);
     s_loaded_free (&loaded);
     drover_backend_destroy (&backend);
+    s_passed ();
 }
 
 //  A bad URI, a server that is not there, a database that holds another
@@ -740,6 +762,15 @@ test_bad_conninfo (void **state)
     assert_non_null (strstr (error, "not a drover state"));
     zstr_free (&error);
 
+    testutil_assert_and_free (drover_backend_printable ("postgresql://u:pw@h:5/db?x=1"),
+                              "postgresql://u:***@h:5/db?x=1");
+    testutil_assert_and_free (drover_backend_printable ("postgres://u:p@w@h/db"),
+                              "postgres://u:***@h/db");
+    testutil_assert_and_free (drover_backend_printable ("postgresql://u@h/db"),
+                              "postgresql://u@h/db");
+    testutil_assert_and_free (drover_backend_printable ("postgresql://h:5/db@x"),
+                              "postgresql://h:5/db@x");
+    testutil_assert_and_free (drover_backend_printable ("/var/lib/a:b@c"), "/var/lib/a:b@c");
     assert_true (drover_backend_is_postgres ("postgresql://a/b"));
     assert_true (drover_backend_is_postgres ("postgres://a/b"));
     assert_false (drover_backend_is_postgres ("/var/lib/drover"));
@@ -747,6 +778,7 @@ test_bad_conninfo (void **state)
     drover_backend_t *memory = drover_backend_open_memory ();
     assert_false (drover_backend_fenced (memory));
     drover_backend_destroy (&memory);
+    s_passed ();
 }
 
 //  What the store actor said, by command word
@@ -870,6 +902,7 @@ test_store_says_fenced (void **state)
     zstr_free (&word);
     zstr_free (&text);
     zactor_destroy (&store);
+    s_passed ();
 }
 
 int

@@ -322,6 +322,28 @@ drover_backend_is_postgres (const char *text)
                 ||  strncmp (text, "postgres://", 11) == 0);
 }
 
+//  Return state fit for a log: a URI's password replaced by "***"
+char *
+drover_backend_printable (const char *state)
+{
+    assert (state);
+    const char *scheme = drover_backend_is_postgres (state)? strstr (state, "://"): NULL;
+    if (!scheme)
+        return strdup (state);
+    //  postgresql://user:password@host...: the user info ends at the last
+    //  '@' before the path
+    const char *authority = scheme + 3;
+    size_t length = strcspn (authority, "/?");
+    const char *at = NULL;
+    for (const char *next = authority; next < authority + length; next++)
+        if (*next == '@')
+            at = next;
+    const char *colon = at? memchr (authority, ':', (size_t) (at - authority)): NULL;
+    if (!colon)
+        return strdup (state);
+    return zsys_sprintf ("%.*s***%s", (int) (colon + 1 - state), state, at);
+}
+
 //  Open the memory backend: keeps nothing, a new state id
 drover_backend_t *
 drover_backend_open_memory (void)

@@ -114,6 +114,11 @@ bool
 bool
     drover_backend_is_postgres (const char *text);
 
+//  Return state (a state directory or a PostgreSQL URI) fit for a log: a
+//  URI's password, if it holds one, replaced by "***". Ours: zstr_free.
+char *
+    drover_backend_printable (const char *state);
+
 //  Open the memory backend: keeps nothing, a new state id
 drover_backend_t *
     drover_backend_open_memory (void);

@@ -25,6 +25,7 @@
 #include "drover_schedq.h"
 #include "drover_assign.h"
 #include "drover_store.h"
+#include "drover_backend.h"
 #include "drover_metrics.h"
 #include "drover_metricset.h"
 #include "drover_outbox.h"
@@ -336,9 +337,12 @@ s_store_start (s_broker_t *self, bool verbose)
         zsys_error ("broker: cannot start: %s", text? text: "the store did not open");
         opened = 0;
     }
-    else
+    else {
+        char *state = drover_backend_printable (config->state_dir);    //  no password
         zsys_info ("broker: state backend=%s durability=%s dir=%s", text, config->durability,
-                   args.durability == DROVER_DURABILITY_OFF? "(none)": config->state_dir);
+                   args.durability == DROVER_DURABILITY_OFF? "(none)": state);
+        zstr_free (&state);
+    }
     zstr_free (&word);
     zstr_free (&text);
     return opened? 0: -1;
