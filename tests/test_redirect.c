@@ -12,7 +12,9 @@
     - with a list of two real brokers, `kill -9` of the one they use: the
       worker registers with the other by itself, and the client's next
       submit lands there, each within a few seconds (measured: the time
-      is printed).
+      is printed); the same when that broker is stopped (SIGSTOP);
+    - with brokers played by the test: a RESULT answered REDIRECT goes to
+      the leader after the worker registered there.
     =========================================================================
 */
 
@@ -341,6 +343,54 @@ test_broker_killed (void **state)
 }
 
 
+//  Two brokers; the one in use is stopped (SIGSTOP: its kernel still
+//  acknowledges TCP, its process answers nothing): the worker's ZMTP
+//  heartbeats go unanswered, it drops the connection and registers with
+//  the other; the client's next (keyed) submit lands there too
+static void
+test_broker_stopped (void **state)
+{
+    testutil_cluster_t *first = testutil_cluster_new (NULL);
+    testutil_cluster_t *second = testutil_cluster_new (NULL);
+    char *brokers = zsys_sprintf ("%s,%s", first->endpoint, second->endpoint);
+    s_worker_start (second, 0, "w-stopped", brokers);
+    zsock_t *dealer = testutil_dealer (first);
+    assert_true (testutil_wait_workers (dealer, 1, 10000));
+    zsock_destroy (&dealer);
+    drover_client_t *client = drover_client_new (brokers);
+    assert_non_null (client);
+    s_submit (client);
+
+    const char *log = testutil_cluster_log (second, "w-stopped");
+    char *registered = zsys_sprintf ("registered broker=%s", second->endpoint);
+    int64_t stopped = zclock_mono ();
+    assert_int_equal (kill (first->broker, SIGSTOP), 0);
+    assert_true (testutil_await_line (log, registered, 3 * S_MOVE_MAX));
+    int64_t worker_took = zclock_mono () - stopped;
+
+    int64_t asked = zclock_mono ();
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    assert_int_equal (drover_client_submit_set_key (submit, "after-the-stop"), 0);
+    uint64_t task = 0;
+    if (drover_client_submit (client, submit, &task))
+        fail_msg ("submit failed: %s", drover_client_error_text (client));
+    drover_msg_destroy (&submit);
+    int64_t client_took = zclock_mono () - asked;
+    assert_string_equal (drover_client_endpoint (client), second->endpoint);
+    print_message ("broker stopped: worker registered with the other in %" PRId64 " ms, "
+                   "client's next submit accepted in %" PRId64 " ms\n",
+                   worker_took, client_took);
+    assert_true (client_took < 3 * S_MOVE_MAX);
+
+    drover_client_destroy (&client);
+    kill (first->broker, SIGCONT);
+    zstr_free (&registered);
+    zstr_free (&brokers);
+    testutil_cluster_destroy (&second);
+    testutil_cluster_destroy (&first);
+}
+
 //  A standby answers a worker's RESULT with REDIRECT: the worker keeps it,
 //  registers with the leader named, listing the attempt, with the same
 //  epoch and state id, and sends the RESULT there under its first seq.
@@ -424,6 +474,7 @@ main (void)
         cmocka_unit_test (test_standby_redirects_to_leader),
         cmocka_unit_test (test_first_endpoint_dead),
         cmocka_unit_test (test_broker_killed),
+        cmocka_unit_test (test_broker_stopped),
         cmocka_unit_test (test_worker_result_redirected),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

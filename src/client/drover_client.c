@@ -113,7 +113,8 @@ s_connect (drover_client_t *self)
     zsock_set_reconnect_ivl (self->dealer, 100);
     zsock_set_reconnect_ivl_max (self->dealer, 2000);
     zsock_set_heartbeat_ivl (self->dealer, 1000);
-    zsock_set_heartbeat_timeout (self->dealer, 5000);
+    //  With several brokers a stopped one is left sooner (PROTOCOL.md §17)
+    zsock_set_heartbeat_timeout (self->dealer, drover_client_may_move (self)? 3000: 5000);
     if (self->pair) {
         zcert_apply (self->pair, self->dealer);
         zsock_set_curve_serverkey (self->dealer, self->server_key);

@@ -177,6 +177,16 @@ drover_worker_send_hello (drover_worker_t *self, int64_t now)
 }
 
 
+//  True if the worker may move between brokers: it has several, or was
+//  sent by a REDIRECT to one not in its list. A worker with one broker
+//  stays, and reconnects there, as it always did.
+static bool
+s_may_move (drover_worker_t *self)
+{
+    return drover_endpoints_size (self->endpoints) > 1
+        || drover_endpoints_moves (self->endpoints) > 0;
+}
+
 //  --------------------------------------------------------------------------
 //  Create the DEALER, connect it and say HELLO. Returns 0, or -1 if the
 //  endpoint is not usable.
@@ -204,6 +214,15 @@ drover_worker_connect (drover_worker_t *self, int64_t now)
     zsock_set_tcp_keepalive_cnt (self->dealer, S_SILENT_BEATS);
     zsock_set_reconnect_ivl (self->dealer, 100);
     zsock_set_reconnect_ivl_max (self->dealer, S_BACKOFF_MAX);
+    if (s_may_move (self)) {
+        //  With several brokers a stopped leader (SIGSTOP, a paused VM)
+        //  must be left too: its kernel still acknowledges our heartbeats,
+        //  its process answers nothing, so ask the peer itself (ZMTP PING,
+        //  answered by its I/O thread) and drop the connection after the
+        //  silence: the move follows (PROTOCOL.md §17)
+        zsock_set_heartbeat_ivl (self->dealer, (int) self->heartbeat);
+        zsock_set_heartbeat_timeout (self->dealer, silence);
+    }
     if (self->pair) {
         zcert_apply (self->pair, self->dealer);
         zsock_set_curve_serverkey (self->dealer, self->server_key);
@@ -241,16 +260,6 @@ drover_worker_disconnect (drover_worker_t *self, int64_t now)
     self->expect_since = 0;
     self->reconnect_at = now + self->backoff;
     self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
-}
-
-//  True if the worker may move between brokers: it has several, or was
-//  sent by a REDIRECT to one not in its list. A worker with one broker
-//  stays, and reconnects there, as it always did.
-static bool
-s_may_move (drover_worker_t *self)
-{
-    return drover_endpoints_size (self->endpoints) > 1
-        || drover_endpoints_moves (self->endpoints) > 0;
 }
 
 //  Talk to the endpoints' current broker from now on, after delay msec:
