@@ -382,7 +382,8 @@ s_check (self_t *self, int64_t now)
 
     drover_etcd_kv_t *first = (drover_etcd_kv_t *) zlistx_first (candidates);
     if (first && self->election_key && streq (first->key, self->election_key)) {
-        if (!self->leader && now < s_leader_deadline (self))
+        //  The read took time: the lease must still hold now, not at its start
+        if (!self->leader && zclock_mono () < s_leader_deadline (self))
             s_lead (self, (uint64_t) first->create_revision);
     }
     else {

@@ -187,14 +187,19 @@ s_await_one_leads (s_elector_t *electors, int timeout)
     return leader;
 }
 
-//  Two electors: exactly one leads, the other follows it; PEERS lists both
+//  Two electors (one given a dead etcd first in its list): exactly one
+//  leads, the other follows it; PEERS lists both
 static void
 test_one_leads_the_other_follows (void **state)
 {
     (void) state;
     s_elector_t electors [2];
     s_start (&electors [0], "b1", "/t1", s_etcd->url);
-    s_start (&electors [1], "b2", "/t1/", s_etcd->url);     //  same prefix, '/' trimmed
+    //  Same prefix ('/' trimmed); a list whose first endpoint is dead
+    char endpoints [160];
+    snprintf (endpoints, sizeof endpoints, "http://127.0.0.1:%d,%s", testutil_free_port (),
+              s_etcd->url);
+    s_start (&electors [1], "b2", "/t1/", endpoints);
     s_elector_t *leader = s_await_one_leads (electors, 5000);
     assert_int_equal (leader->leaders, 1);
 
