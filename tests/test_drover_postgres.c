@@ -3,7 +3,8 @@
     by the test (tests/pg_server.sh, on loopback, a free port): a round
     trip through a reopen, a batch of many changes, settings and services,
     pruning, fencing between two leaders, a server stopped under a write,
-    a failed batch that keeps nothing, and bad URIs. Each test gets a
+    a failed batch that keeps nothing, bad URIs, the store's FENCED, and a
+    real broker killed and started again on the database. Each test gets a
     database of its own. Without PostgreSQL installed the test fails and
     says to install it.
     =========================================================================
@@ -905,6 +906,66 @@ test_store_says_fenced (void **state)
     s_passed ();
 }
 
+//  A real broker on a PostgreSQL state (durability full), killed with
+//  SIGKILL and started again on the same database, loses nothing it
+//  acknowledged: the queued tasks come back with their ids and state id,
+//  ids go on past them, and a worker that comes later runs each once
+static void
+test_broker_restart_on_postgres (void **state)
+{
+    const char *flags [] = { "--state-dir", s_server.db_uri, NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    assert_true (testutil_await_line (testutil_cluster_log (cluster, "broker"),
+                                      "backend=postgresql", 1000));
+    zsock_t *client = testutil_dealer (cluster);
+    enum { S_TASKS = 50 };
+    uint64_t ids [S_TASKS + 1];
+    for (int index = 0; index < S_TASKS; index++)
+        ids [index] = testutil_submit (client, testutil_submit_msg ("true", 0, 1, 0));
+
+    testutil_cluster_kill_restart (cluster, flags);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
+    list->state = 255;
+    list->limit = 10;
+    drover_msg_t *table = testutil_request (client, &list, 10000);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], S_TASKS);
+    drover_msg_destroy (&table);
+    ids [S_TASKS] = testutil_submit (client, testutil_submit_msg ("true", 0, 1, 0));
+    assert_true (ids [S_TASKS] > ids [S_TASKS - 1]);
+
+    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    wait->ntasks = S_TASKS + 1;
+    wait->tasks = (uint64_t *) malloc (sizeof ids);
+    memcpy (wait->tasks, ids, sizeof ids);
+    drover_msg_t *ok = testutil_request (client, &wait, 10000);
+    assert_non_null (ok);
+    assert_int_equal (ok->code, 200);
+    drover_msg_destroy (&ok);
+    testutil_cluster_add_worker (cluster, 0, "w-pg", 4, NULL);
+    drover_msg_t *done [S_TASKS + 1] = { NULL };
+    assert_true (testutil_collect (client, ids, done, S_TASKS + 1, 60000));
+    for (int index = 0; index <= S_TASKS; index++) {
+        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
+        drover_msg_destroy (&done [index]);
+    }
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+
+    //  What the database holds: every task, final
+    drover_backend_t *backend = s_open (0);
+    s_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (s_load (backend, 1000, &loaded), S_TASKS + 1);
+    for (size_t index = 0; index < loaded.count; index++)
+        assert_int_equal (loaded.changes [index]->state, DROVER_TASK_SUCCEEDED);
+    s_loaded_free (&loaded);
+    drover_backend_destroy (&backend);
+    s_passed ();
+}
+
 int
 main (void)
 {
@@ -918,6 +979,7 @@ main (void)
         cmocka_unit_test_setup (test_server_stopped, s_setup),
         cmocka_unit_test_setup (test_bad_conninfo, s_setup),
         cmocka_unit_test_setup (test_store_says_fenced, s_setup),
+        cmocka_unit_test_setup (test_broker_restart_on_postgres, s_setup),
     };
     return cmocka_run_group_tests (tests, s_group_setup, s_group_teardown);
 }
