@@ -91,6 +91,43 @@ s_copy (const char *text)
     return copy;
 }
 
+//  True if text holds a control character (a newline would split a candidacy)
+static bool
+s_has_control (const char *text)
+{
+    for (; *text; text++)
+        if ((byte) *text < 32 || *text == 127)
+            return true;
+    return false;
+}
+
+//  Check the args
+int
+drover_elector_args_check (const drover_elector_args_t *args, char **error_p)
+{
+    assert (args);
+    char *error = NULL;
+    const char *name = args->name? args->name: "";
+    const char *advertise = args->advertise? args->advertise: "";
+    drover_etcd_t *etcd = drover_etcd_new (args->etcd, 1000, &error);
+    drover_etcd_destroy (&etcd);
+    if (!error && (*name == 0 || strlen (name) > S_NAME_MAX || strchr (name, '/')
+               ||  s_has_control (name)))
+        error = zsys_sprintf ("elector: broker name \"%s\" must be 1 to %d bytes, without '/'"
+                              " or control characters", name, S_NAME_MAX);
+    if (!error && (strlen (advertise) > S_ENDPOINT_MAX || s_has_control (advertise)))
+        error = zsys_sprintf ("elector: advertise \"%s\" must be at most %d bytes, without"
+                              " control characters", advertise, S_ENDPOINT_MAX);
+    if (!error && args->ttl == 0)
+        error = strdup ("elector: the lease TTL must be more than 0 msec");
+    int rc = error? -1: 0;
+    if (error_p)
+        *error_p = error;
+    else
+        zstr_free (&error);
+    return rc;
+}
+
 //  Create the actor's state from its args
 static self_t *
 s_self_new (zsock_t *pipe, drover_elector_args_t *args)
@@ -110,9 +147,10 @@ s_self_new (zsock_t *pipe, drover_elector_args_t *args)
     self->verbose = args->verbose;
     self->campaigning = true;
     char *error = NULL;
-    self->etcd = drover_etcd_new (args->etcd, self->ttl / 4, &error);
-    if (!self->etcd) {
-        zsys_error ("elector: %s: not campaigning", error);
+    if (drover_elector_args_check (args, &error) == 0)
+        self->etcd = drover_etcd_new (args->etcd, self->ttl / 4, NULL);
+    else {
+        zsys_error ("%s: not campaigning", error);
         zstr_free (&error);
     }
     return self;

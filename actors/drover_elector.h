@@ -30,6 +30,15 @@ typedef struct {
 //  The prefix when args says none
 #define DROVER_ELECTOR_PREFIX   "/drover"
 
+//  Check args before starting the actor (for the settings' checks): 0, or
+//  -1 and *error_p (ours to free) naming what is wrong: endpoints that are
+//  not http:// URLs, a name empty, longer than 64 bytes or holding '/' or
+//  a control character, an advertise longer than 256 bytes or holding a
+//  control character, a ttl of 0. The actor started with such args logs
+//  the same error and campaigns not at all (PEERS says 0).
+int
+    drover_elector_args_check (const drover_elector_args_t *args, char **error_p);
+
 //  The actor: zactor_new (drover_elector_actor, &args). It starts
 //  campaigning at once.
 void

@@ -450,6 +450,65 @@ test_malformed_candidacy_names_nobody (void **state)
     s_stop_all (electors, 1);
 }
 
+//  Args that cannot work are refused with a message naming the fault; an
+//  elector started with them campaigns not at all
+static void
+test_args_check (void **state)
+{
+    (void) state;
+    drover_elector_args_t good = {
+        .etcd = "http://127.0.0.1:2379", .prefix = "/drover", .name = "b1",
+        .advertise = "tcp://127.0.0.1:5555", .ttl = 2000
+    };
+    char *error = NULL;
+    assert_int_equal (drover_elector_args_check (&good, &error), 0);
+    assert_null (error);
+    char long_name [80];
+    memset (long_name, 'n', sizeof long_name - 1);
+    long_name [sizeof long_name - 1] = 0;
+    struct { const char *field, *value, *message; } bad [] = {
+        { "etcd", "127.0.0.1:2379", "not an http://" },
+        { "etcd", NULL, "no endpoint" },
+        { "name", "", "broker name" },
+        { "name", NULL, "broker name" },
+        { "name", "a/b", "broker name" },
+        { "name", "a\nb", "broker name" },
+        { "name", long_name, "broker name" },
+        { "advertise", "tcp://x\n", "advertise" },
+        { "ttl", NULL, "TTL" },
+    };
+    for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
+        drover_elector_args_t args = good;
+        if (streq (bad [index].field, "etcd"))
+            args.etcd = bad [index].value;
+        else
+        if (streq (bad [index].field, "name"))
+            args.name = bad [index].value;
+        else
+        if (streq (bad [index].field, "advertise"))
+            args.advertise = bad [index].value;
+        else
+            args.ttl = 0;
+        assert_int_equal (drover_elector_args_check (&args, &error), -1);
+        assert_non_null (error);
+        if (!strstr (error, bad [index].message))
+            fail_msg ("%s: \"%s\" does not say \"%s\"", bad [index].field, error,
+                      bad [index].message);
+        zstr_free (&error);
+        assert_int_equal (drover_elector_args_check (&args, NULL), -1);
+    }
+    //  Started anyway, with the group's real etcd but a bad name: no campaign
+    s_elector_t electors [1];
+    s_start (&electors [0], "a/b", "/t10", s_etcd->url);
+    zstr_send (electors [0].actor, "PEERS");
+    zmsg_t *peers = testutil_recv (zactor_sock (electors [0].actor), 2000);
+    testutil_assert_and_free (zmsg_popstr (peers), "PEERS");
+    testutil_assert_and_free (zmsg_popstr (peers), "0");
+    zmsg_destroy (&peers);
+    assert_false (s_pump (electors, 1, 500));
+    s_stop_all (electors, 1);
+}
+
 int
 main (void)
 {
@@ -463,6 +522,7 @@ main (void)
         cmocka_unit_test (test_dead_leader_replaced_after_its_lease),
         cmocka_unit_test (test_restart_revokes_its_earlier_run),
         cmocka_unit_test (test_malformed_candidacy_names_nobody),
+        cmocka_unit_test (test_args_check),
     };
     int failed = cmocka_run_group_tests (tests, s_group_setup, NULL);
     testutil_etcd_stop (&s_etcd, failed != 0);
