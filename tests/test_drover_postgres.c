@@ -14,6 +14,7 @@
 #include "drover_backend.h"
 #include "drover_store.h"
 #include "drover_actor.h"
+#include "drover_pgconn.h"
 #include <libpq-fe.h>
 
 //  The server this binary runs its tests on
@@ -966,6 +967,41 @@ test_broker_restart_on_postgres (void **state)
     s_passed ();
 }
 
+//  A leader stopped while it sent a transaction holds the fence row's lock
+//  (here: a connection that locked it and says nothing more): the server
+//  ends that transaction within 2 s, so the next leader's claim goes
+//  through without waiting for the stopped one to wake, and the stopped
+//  one's later write is refused
+static void
+test_stalled_leader_does_not_block_claim (void **state)
+{
+    drover_backend_t *old = s_open (5);
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_pgconn_t *stalled = drover_pgconn_new (s_server.db_uri, &error);
+    assert_non_null (stalled);
+    assert_int_equal (drover_pgconn_begin (stalled, text, sizeof text), 0);
+    drover_pgconn_send_sql (stalled, "BEGIN", NULL, false);
+    drover_pgconn_send_sql (stalled, "SELECT drover_fence_check (5)", NULL, false);
+    assert_int_equal (drover_pgconn_sync (stalled, text, sizeof text), 0);
+
+    int64_t started = zclock_mono ();
+    drover_backend_t *new = s_open (6);
+    int64_t waited = zclock_mono () - started;
+    assert_true (waited < 5000);
+    drover_change_t *late [] = { s_queued (1, 1, NULL) };
+    assert_int_equal (s_apply (old, late, 1, text), -1);
+    assert_true (drover_backend_fenced (old));
+    //  The stalled connection was ended by the server
+    assert_int_equal (drover_pgconn_begin (stalled, text, sizeof text), 0);
+    drover_pgconn_send_sql (stalled, "SELECT 1", NULL, false);
+    drover_pgconn_sync (stalled, text, sizeof text);
+    drover_pgconn_destroy (&stalled);
+    drover_backend_destroy (&new);
+    drover_backend_destroy (&old);
+    s_passed ();
+}
+
 int
 main (void)
 {
@@ -980,6 +1016,7 @@ main (void)
         cmocka_unit_test_setup (test_bad_conninfo, s_setup),
         cmocka_unit_test_setup (test_store_says_fenced, s_setup),
         cmocka_unit_test_setup (test_broker_restart_on_postgres, s_setup),
+        cmocka_unit_test_setup (test_stalled_leader_does_not_block_claim, s_setup),
     };
     return cmocka_run_group_tests (tests, s_group_setup, s_group_teardown);
 }

@@ -38,6 +38,7 @@ struct _drover_pgconn_t {
 };
 
 #define S_ARRAY_HEADER  20              //  bytes of a one-dimension array's header
+#define S_STALLED_TRANSACTION   "2000"  //  msec the server lets our transaction wait on us
 
 //  Make room for more bytes in the array
 static void
@@ -272,6 +273,17 @@ s_connect (drover_pgconn_t *self, char *error, size_t error_size)
     PQsetNoticeProcessor (self->conn, s_ignore_notice, NULL);
     if (PQsetnonblocking (self->conn, 1) || !PQenterPipelineMode (self->conn)) {
         s_conn_error (self, "cannot enter pipeline mode", error, error_size);
+        s_drop (self);
+        return -1;
+    }
+    //  A transaction is sent whole, so ours never waits on us: one that
+    //  does is a broker stopped (SIGSTOP, a frozen VM) in the middle of
+    //  sending it, holding the fence row's lock. The server ends it, so
+    //  that the next leader's claim does not wait for that broker to wake.
+    s_clear (self);
+    drover_pgconn_send_sql (self, "SET idle_in_transaction_session_timeout = "
+                            S_STALLED_TRANSACTION, NULL, false);
+    if (s_round_end (self, error, error_size)) {
         s_drop (self);
         return -1;
     }

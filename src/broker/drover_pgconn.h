@@ -10,7 +10,9 @@
     waited on for longer than DROVER_PGCONN_IDLE msec without progress:
     a server that hangs fails the round (and the connection is dropped)
     instead of blocking the caller. A connection that broke is made again
-    at the next round's start, its statements prepared again.
+    at the next round's start, its statements prepared again. The server
+    ends a transaction of ours left waiting on us for 2 s (a broker stopped
+    while it sent one), releasing the locks it held.
 
     A plain class: no threads. Error texts name the server (never a
     password) and say what failed.
