@@ -25,9 +25,12 @@ extern "C" {
 
 #define DROVER_ENDPOINTS_DEAD_AFTER     1000    //  msec a connection may stay down before
                                                 //  its broker counts as gone
-#define DROVER_ENDPOINTS_DEAD_MEMORY    5000    //  msec a broker found dead is not gone back to
+#define DROVER_ENDPOINTS_DEAD_MEMORY    10000   //  msec a broker found dead is not gone back to:
+                                                //  past a lease TTL (5 s) and an election
 #define DROVER_ENDPOINTS_BACKOFF_MIN    100     //  msec before asking again after a round
-#define DROVER_ENDPOINTS_BACKOFF_MAX    800     //  msec, the backoff's cap
+#define DROVER_ENDPOINTS_BACKOFF_MAX    400     //  msec, the backoff's cap: a standby's
+                                                //  REDIRECT is cheap, a late return to the
+                                                //  new leader is failover time
 
 typedef struct _drover_endpoints_t drover_endpoints_t;
 

@@ -23,6 +23,7 @@
 #include "drover_defaults.h"
 #include "drover_taskenv.h"
 #include "drover_log.h"
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <unistd.h>
@@ -112,6 +113,39 @@ s_parse_uint (const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
         return -1;
     *value_p = value;
     return 0;
+}
+
+//  Check each endpoint of a comma-separated list of brokers; says what is
+//  wrong and returns -1 if one is not an endpoint, or there is none
+static int
+s_check_brokers (const char *brokers)
+{
+    char *list = strdup (brokers);
+    assert (list);
+    int rc = 0;
+    size_t count = 0;
+    char *saved = NULL;
+    for (char *item = strtok_r (list, ",", &saved); item && rc == 0;
+         item = strtok_r (NULL, ",", &saved)) {
+        while (isspace ((byte) *item))
+            item++;
+        for (char *end = item + strlen (item); end > item && isspace ((byte) end [-1]); )
+            *--end = 0;
+        if (!*item)
+            continue;               //  an empty item: dropped, as the worker does
+        count++;
+        char *error = NULL;
+        rc = drover_config_check_endpoint (item, true, &error);
+        if (rc)
+            fprintf (stderr, "drover worker: --broker %s\n", error);
+        zstr_free (&error);
+    }
+    if (rc == 0 && count == 0) {
+        fprintf (stderr, "drover worker: --broker '%s': no endpoint\n", brokers);
+        rc = -1;
+    }
+    free (list);
+    return rc;
 }
 
 //  Parse argv into options. Returns -1 to go on, or an exit status.
@@ -227,12 +261,8 @@ s_parse (int argc, char **argv, s_options_t *options)
                  argv [optind]);
         return S_EXIT_USAGE;
     }
-    char *error = NULL;
-    if (drover_config_check_endpoint (options->broker, true, &error)) {
-        fprintf (stderr, "drover worker: --broker %s\n", error);
-        zstr_free (&error);
+    if (s_check_brokers (options->broker))
         return S_EXIT_USAGE;
-    }
     return -1;
 }
 

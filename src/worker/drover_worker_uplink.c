@@ -437,8 +437,14 @@ void
 drover_worker_tick (drover_worker_t *self, int64_t now)
 {
     if (!self->dealer) {
-        if (now >= self->reconnect_at && drover_worker_connect (self, now) == -1)
-            self->stopping = true;
+        if (now >= self->reconnect_at && drover_worker_connect (self, now) == -1) {
+            if (drover_endpoints_moves (self->endpoints) > 0)
+                //  A leader a REDIRECT named that ZeroMQ cannot use: the list
+                s_move (self, drover_endpoints_failed (self->endpoints, now),
+                        "cannot connect there", now);
+            else
+                self->stopping = true;
+        }
         return;
     }
     int64_t down = drover_handshake_down_since (self->handshake);

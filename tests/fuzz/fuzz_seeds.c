@@ -105,6 +105,10 @@ s_fill_services (drover_msg_t *msg, int id)
     }
     if (id == DROVER_MSG_PLAN)
         msg->action = DROVER_PLAN_DRAIN;
+    if (id == DROVER_MSG_REDIRECT) {
+        strcpy (msg->leader, "tcp://10.0.0.2:5555");
+        strcpy (msg->leader_name, "b2");
+    }
     if (id == DROVER_MSG_SERVICE_TABLE) {
         s_fill_service_stats (&msg->stats_now, 7);
         msg->nservices = 1;
