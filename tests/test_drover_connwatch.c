@@ -38,7 +38,7 @@ test_connections_are_counted (void **state)
     assert_non_null (monitor);
     int port = zsock_bind (router, "tcp://127.0.0.1:*");
     assert_true (port > 0);
-    drover_connwatch_start (connwatch);
+    drover_connwatch_start (connwatch, false);
     assert_true (drover_connwatch_limit (connwatch) >= 1);
     assert_int_equal (drover_connwatch_count (connwatch), 0);
 
@@ -128,7 +128,7 @@ test_excess_connection_is_refused_and_cut (void **state)
     zsock_t *monitor = drover_connwatch_watch (connwatch, router);
     int port = zsock_bind (router, "tcp://127.0.0.1:*");
     assert_true (port > 0);
-    drover_connwatch_start (connwatch);
+    drover_connwatch_start (connwatch, false);
     assert_int_equal (drover_connwatch_limit (connwatch), 1);
 
     zsock_t *served = zsock_new (ZMQ_DEALER);

@@ -39,6 +39,8 @@
 #include "drover_poolwire.h"
 #include "drover_poolactor.h"
 #include "drover_reconciler.h"
+#include "drover_ha.h"
+#include "drover_event.h"
 
 //  The actors, by index; the pool only runs when the settings have
 //  instance types (its slot is empty otherwise)
@@ -48,6 +50,8 @@ enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_POOL, S_
 //  What the main's poller watches past the actors' pipes (which are at
 //  their actor's index)
 enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT, S_MONITOR_AT, S_MONITORS = 2 };
+//  ... and the socket watched for the broker's owner (several brokers: the elector)
+enum { S_WATCH_AT = S_MONITOR_AT + S_MONITORS };
 
 //  A peer's ROUTER routing id, borrowed from the message it came with
 typedef struct {
@@ -156,7 +160,7 @@ static const struct {
     { 0, "LOADED",    S_TO (S_ASSIGN) | S_TO (S_RECONCILER) | S_SELF, 0 },
     { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
     { 0, "FATAL",     S_SELF, 0 },
-    { 0, "FENCED",    S_SELF, 0 },       //  a newer leader holds the state
+    { 0, "FENCED",    S_SELF, 0 },       //  a newer leader holds the state: stop serving
     //  the main itself: a send to a worker refused; a key gone from the keys
     { 0, "UNSENT",    S_TO (S_PROBATION), 0 },
     { 0, "REVOKED",   S_TO (S_HEALTH), 0 },
@@ -189,7 +193,7 @@ static const struct {
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
 
-typedef struct {
+struct _drover_broker_t {
     drover_config_t *config;    //  settings, read once
     zsock_t *router;            //  workers and clients
     drover_eventstream_t *events;   //  the event stream (its XPUB)
@@ -216,7 +220,15 @@ typedef struct {
     int speaker;                //  the actor whose commands are being routed, -1 the main
     bool loaded;                //  the store said LOADED: serving
     char *fatal;                //  the store said FATAL: why the broker cannot start
-} s_broker_t;
+    char *fenced;               //  the store said FENCED: why the broker stopped serving
+    bool stop;                  //  run returns after this turn
+    drover_broker_watch_fn *standby_fn; //  reads the ROUTER while no actors run, or NULL
+    void *standby_arg;          //  its argument
+    zsock_t *watched;           //  the owner's socket (borrowed), or NULL
+    drover_broker_watch_fn *watch_fn;   //  called when watched is readable
+    void *watch_arg;            //  its argument
+};
+typedef struct _drover_broker_t s_broker_t;
 
 
 //  Index the routing table: who hears each wire message and each record
@@ -275,9 +287,6 @@ s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
     return actor;
 }
 
-static void
-    s_broker_destroy (s_broker_t **self_p);
-
 //  Return an actor's pipe, or NULL if it does not run (the pool, without
 //  instance types)
 static zsock_t *
@@ -315,11 +324,12 @@ s_pool_start (s_broker_t *self, bool verbose)
 //  Start the store, first of the actors, and wait until it has opened the
 //  state. Returns 0, or -1 if it could not (logged: the broker must not start).
 static int
-s_store_start (s_broker_t *self, bool verbose)
+s_store_start (s_broker_t *self, bool verbose, uint64_t fence)
 {
     drover_config_t *config = self->config;
     drover_store_args_t args = {
         .state_dir = config->state_dir,
+        .fence = fence,
         .durability = drover_durability_parse (config->durability),
         .commit_every = config->commit_every,
         .keep_finished = config->keep_finished,
@@ -365,16 +375,15 @@ s_metrics_started (s_broker_t *self)
     return started? 0: -1;
 }
 
-//  Create the broker: sockets bound, actors started and configured; it
-//  owns connwatch from then on
-static s_broker_t *
-s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwatch_p)
+//  Create the broker: sockets bound, no actor running
+drover_broker_t *
+drover_broker_new (drover_config_t *config, bool verbose)
 {
     s_broker_t *self = (s_broker_t *) zmalloc (sizeof (s_broker_t));
     self->config = config;
     self->verbose = verbose;
-    self->connwatch = *connwatch_p;
-    *connwatch_p = NULL;
+    self->connwatch = drover_connwatch_new ();
+    config->max_workers = drover_connwatch_fit_workers (self->connwatch, config->max_workers);
     self->speaker = -1;
     s_index_routes (self);
     char *error = NULL;
@@ -424,10 +433,26 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
         free (self);
         return NULL;
     }
-    if (s_store_start (self, verbose)) {
-        s_broker_destroy (&self);
-        return NULL;
-    }
+    self->poller = drover_poller_new ();
+    for (int index = 0; index < S_ACTORS; index++)
+        drover_poller_add (self->poller, NULL);     //  none: never readable
+    drover_poller_add (self->poller, self->router);
+    drover_poller_add (self->poller, publisher);
+    for (int index = 0; index < S_MONITORS; index++)
+        drover_poller_add (self->poller, self->monitors [index]);
+    drover_poller_add (self->poller, NULL);         //  the owner's socket, if any
+    return self;
+}
+
+//  Start the actors, each configured, the state held with fence. Returns
+//  0, or -1 if one cannot start (logged; the caller halts what did).
+static int
+s_start_actors (s_broker_t *self, uint64_t fence)
+{
+    drover_config_t *config = self->config;
+    bool verbose = self->verbose;
+    if (s_store_start (self, verbose, fence))
+        return -1;
     self->actors [S_HEALTH] = s_actor_start (drover_health_actor, NULL, verbose);
     zsock_send (self->actors [S_HEALTH], "s444", "CONFIGURE",
                 config->heartbeat, config->lost_after, config->max_workers);
@@ -453,10 +478,8 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
                 service->gather_timeout, service->restart_delay, service->max_restart_delay,
                 service->stable_after, service->crash_warn, service->max_stop_percent,
                 service->max_services, service->max_replicas);
-    if (config->pool.ntypes && s_pool_start (self, verbose)) {
-        s_broker_destroy (&self);
-        return NULL;
-    }
+    if (config->pool.ntypes && s_pool_start (self, verbose))
+        return -1;
     drover_metrics_args_t metrics = {
         .address = config->metrics,
         .status_interval = config->status_interval,
@@ -464,44 +487,48 @@ s_broker_new (drover_config_t *config, bool verbose, drover_connwatch_t **connwa
         .counters = S_COUNTERS + (self->actors [S_POOL]? 1: 0)
     };
     self->actors [S_METRICS] = s_actor_start (drover_metrics_actor, &metrics, verbose);
-    if (s_metrics_started (self)) {
-        s_broker_destroy (&self);
-        return NULL;
-    }
-    self->poller = drover_poller_new ();
+    if (s_metrics_started (self))
+        return -1;
+    bool listened = drover_eventstream_on (self->events);
     for (int index = 0; index < S_ACTORS; index++) {
-        drover_poller_add (self->poller, s_actor_sock (self, index));   //  none: never readable
+        drover_poller_set (self->poller, (size_t) index, s_actor_sock (self, index));
         if (self->actors [index])
             self->started |= S_TO (index);
-    }
-    drover_poller_add (self->poller, self->router);
-    drover_poller_add (self->poller, publisher);
-    for (int index = 0; index < S_MONITORS; index++)
-        drover_poller_add (self->poller, self->monitors [index]);
-    for (int index = 0; index < S_ACTORS; index++) {
         self->outboxes [index] = drover_outbox_new ();
-        //  Nobody subscribes yet: no events until someone does (kept
-        //  events are said all the same: only the store is told)
+        //  Events only while someone subscribes (kept events are said all
+        //  the same: only the store is told)
         if (self->actors [index] && (index == S_STORE || !self->durable))
-            zsock_send (self->actors [index], "s4", "EVENTS", 0);
+            zsock_send (self->actors [index], "s4", "EVENTS", listened? 1: 0);
     }
-    return self;
+    return 0;
+}
+
+//  Stop every actor, in reverse order of start; the sockets stay
+void
+drover_broker_halt (drover_broker_t *self)
+{
+    for (int index = S_ACTORS - 1; index >= 0; index--) {
+        zactor_destroy (&self->actors [index]);
+        drover_outbox_destroy (&self->outboxes [index]);
+        if (self->poller)
+            drover_poller_set (self->poller, (size_t) index, NULL);
+    }
+    self->started = 0;
+    self->loaded = false;
+    zstr_free (&self->fatal);
 }
 
 //  Destroy the broker: actors in reverse order of start, then sockets
-static void
-s_broker_destroy (s_broker_t **self_p)
+void
+drover_broker_destroy (drover_broker_t **self_p)
 {
     s_broker_t *self = *self_p;
     if (!self)
         return;
-    for (int index = S_ACTORS - 1; index >= 0; index--) {
-        zactor_destroy (&self->actors [index]);
-        drover_outbox_destroy (&self->outboxes [index]);
-    }
+    drover_broker_halt (self);
     drover_poller_destroy (&self->poller);
     drover_connwatch_destroy (&self->connwatch);
-    zstr_free (&self->fatal);
+    zstr_free (&self->fenced);
     drover_eventstream_destroy (&self->events);
     zsock_destroy (&self->router);
     drover_guard_destroy (&self->guard);
@@ -857,9 +884,10 @@ s_handle_start_up (s_broker_t *self, const char *command, zmsg_t *msg, int targe
         self->loaded = true;
     else
     if (streq (command, "FENCED")) {
-        char *why = zmsg_popstr (msg);
-        zsys_error ("broker: store refused by fencing: %s", why? why: "");
-        zstr_free (&why);
+        zstr_free (&self->fenced);
+        self->fenced = zmsg_popstr (msg);
+        self->stop = true;
+        zsys_error ("broker: stops serving: %s", self->fenced? self->fenced: "fenced");
     }
     else {
         zstr_free (&self->fatal);
@@ -986,14 +1014,26 @@ s_end_revoked (s_broker_t *self)
     }
 }
 
-//  Serve until interrupted. Each turn handles everything ready: what the
-//  actors said, then up to a batch from the ROUTER (or a few msec of it,
-//  whichever comes first); what that tells each
-//  actor goes out as one BATCH per actor at the end of the turn.
+//  What the ROUTER holds while no actor runs goes to the standby function
+//  (or is left unread, alone: nothing serves it)
 static void
-s_broker_run (s_broker_t *self)
+s_handle_router_idle (s_broker_t *self)
 {
-    while (!zsys_interrupted) {
+    if (self->standby_fn)
+        self->standby_fn (self->standby_arg, self->router);
+    if (!(zsock_events (self->router) & ZMQ_POLLIN))
+        drover_poller_drained (self->poller, S_ROUTER_AT);
+}
+
+//  Serve until interrupted or told to stop. Each turn handles everything
+//  ready: what the actors said, then up to a batch from the ROUTER (or a
+//  few msec of it, whichever comes first); what that tells each actor goes
+//  out as one BATCH per actor at the end of the turn.
+int
+drover_broker_run (drover_broker_t *self)
+{
+    self->stop = false;
+    while (!zsys_interrupted && !self->stop) {
         int timeout = drover_actor_poll_timeout (drover_connwatch_deadline (self->connwatch),
                                                 zclock_mono ());
         if (drover_guard_secure (self->guard)
@@ -1013,17 +1053,100 @@ s_broker_run (s_broker_t *self)
             &&  drover_actor_drain (self->poller, (size_t) index,
                                    zactor_sock (self->actors [index]), S_ACTOR_BATCHES,
                                    s_handle_actor_command, s_handle_actor_record, self) == -1)
-                return;         //  the context is ending
+                return 0;       //  the context is ending
         }
         self->speaker = -1;
-        if (drover_poller_readable (self->poller, S_ROUTER_AT))
-            s_handle_router (self);
+        if (drover_poller_readable (self->poller, S_ROUTER_AT)) {
+            if (self->loaded)
+                s_handle_router (self);
+            else
+                s_handle_router_idle (self);
+        }
         s_flush_turn (self);
         s_cut_connections (self);
+        if (self->watched && drover_poller_readable (self->poller, S_WATCH_AT)) {
+            self->watch_fn (self->watch_arg, self->watched);
+            if (!(zsock_events (self->watched) & ZMQ_POLLIN))
+                drover_poller_drained (self->poller, S_WATCH_AT);
+        }
     }
+    return self->stop? 1: 0;
 }
 
-//  Run `drover broker`
+//  Start the actors and load the state, held with fence
+int
+drover_broker_start (drover_broker_t *self, uint64_t fence)
+{
+    zstr_free (&self->fenced);
+    if (s_start_actors (self, fence) || s_broker_load (self)) {
+        drover_broker_halt (self);
+        return -1;
+    }
+    drover_connwatch_start (self->connwatch, false);    //  sized past what the actors opened
+    drover_config_t *config = self->config;
+    zsys_notice ("broker: ready endpoint=%s events=%s%s", config->endpoint, config->events,
+                 fence? " (leader)": "");
+    zsys_info ("broker: bounds peer_messages=%d peer_bytes=%u max_queued=%u max_queued_bytes=%u",
+               s_peer_hwm (config), config->peer_bytes, config->max_queued,
+               config->max_queued_bytes);
+    return 0;
+}
+
+//  True while the actors run and the state is loaded
+bool
+drover_broker_serving (drover_broker_t *self)
+{
+    return self->loaded;
+}
+
+//  The ROUTER where workers and clients talk
+zsock_t *
+drover_broker_router (drover_broker_t *self)
+{
+    return self->router;
+}
+
+//  Watch the owner's socket in the loop
+void
+drover_broker_watch (drover_broker_t *self, zsock_t *sock, drover_broker_watch_fn *fn, void *arg)
+{
+    self->watched = sock;
+    self->watch_fn = fn;
+    self->watch_arg = arg;
+    drover_poller_set (self->poller, S_WATCH_AT, sock);
+}
+
+//  While no actor runs, fn reads the ROUTER
+void
+drover_broker_set_standby (drover_broker_t *self, drover_broker_watch_fn *fn, void *arg)
+{
+    self->standby_fn = fn;
+    self->standby_arg = arg;
+    drover_connwatch_start (self->connwatch, true);     //  peers connect before any actor runs
+}
+
+//  Publish an event about the broker itself (seq 0: not kept)
+void
+drover_broker_publish (drover_broker_t *self, const char *topic, const char *name,
+                       const char *reason)
+{
+    drover_event_t event = { .time = (uint64_t) zclock_time () };
+    snprintf (event.topic, sizeof event.topic, "%s", topic);
+    snprintf (event.worker, sizeof event.worker, "%s", name);
+    snprintf (event.reason, sizeof event.reason, "%s", reason);
+    zframe_t *body = drover_event_encode (&event);
+    drover_eventstream_publish (self->events, topic, &body, "");
+    drover_poller_sent (self->poller, S_PUBLISHER_AT);
+}
+
+//  Why the store stopped serving, or NULL
+const char *
+drover_broker_fenced (drover_broker_t *self)
+{
+    return self->fenced;
+}
+
+//  Run `drover broker`: alone, or one of several (drover_ha)
 int
 drover_broker_main (int argc, char **argv)
 {
@@ -1039,27 +1162,21 @@ drover_broker_main (int argc, char **argv)
     //  Actor pipes are unbounded: a full pipe would block the main while
     //  the actor blocks on the main. External input is bounded instead.
     zsys_set_pipehwm (0);
-    drover_connwatch_t *connwatch = drover_connwatch_new ();
-    config->max_workers = drover_connwatch_fit_workers (connwatch, config->max_workers);
-    s_broker_t *broker = s_broker_new (config, verbose, &connwatch);
-    if (!broker) {
+    if (*config->ha.etcd) {
+        status = drover_ha_main (config, verbose);
+        drover_config_destroy (&config);
+        return status;
+    }
+    drover_broker_t *broker = drover_broker_new (config, verbose);
+    if (!broker || drover_broker_start (broker, 0)) {
+        drover_broker_destroy (&broker);
         drover_config_destroy (&config);
         return 1;
     }
-    if (s_broker_load (broker)) {
-        s_broker_destroy (&broker);
-        drover_config_destroy (&config);
-        return 1;
-    }
-    drover_connwatch_start (broker->connwatch);
-    zsys_notice ("broker: ready endpoint=%s events=%s", config->endpoint, config->events);
-    zsys_info ("broker: bounds peer_messages=%d peer_bytes=%u max_queued=%u max_queued_bytes=%u",
-               s_peer_hwm (config), config->peer_bytes, config->max_queued,
-               config->max_queued_bytes);
-    s_broker_run (broker);
+    drover_broker_run (broker);
     zsys_notice ("broker: stopping malformed=%" PRIu64 " refused=%" PRIu64 " forbidden=%" PRIu64,
                  broker->malformed, broker->refused, drover_guard_refused (broker->guard));
-    s_broker_destroy (&broker);
+    drover_broker_destroy (&broker);
     drover_config_destroy (&config);
     return 0;
 }

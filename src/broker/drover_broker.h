@@ -1,14 +1,91 @@
 /*  =========================================================================
     drover_broker - the broker process: owns the TCP sockets, starts the
     actors and routes between them (see actors/ACTORS.md)
+
+    Alone (the default) `drover broker` binds its sockets, starts the
+    actors, loads the state and serves until interrupted. With several
+    brokers (ha/etcd, drover_ha) the sockets are bound for the whole life
+    of the process and the actors run only while this broker leads: its
+    owner starts them when elected (drover_broker_start, with the fencing
+    token the state is then held with) and halts them when deposed; in
+    between the ROUTER is handed to the owner's standby function, which
+    answers every peer with a redirect.
     =========================================================================
 */
 
 #ifndef DROVER_BROKER_H_INCLUDED
 #define DROVER_BROKER_H_INCLUDED
 
+#include <czmq.h>
+#include "drover_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_broker_t drover_broker_t;
+
+//  What the broker calls when a socket its owner gave it is readable
+typedef void (drover_broker_watch_fn) (void *arg, zsock_t *sock);
+
 //  Run `drover broker [flags]`: argv [0] is "broker". Returns the exit status.
 int
     drover_broker_main (int argc, char **argv);
+
+//  Create a broker on config (borrowed, must outlive it): its ROUTER and
+//  event stream bound, no actor running. NULL if it cannot (logged).
+drover_broker_t *
+    drover_broker_new (drover_config_t *config, bool verbose);
+
+//  Destroy the broker: actors halted, sockets closed; harmless on NULL
+void
+    drover_broker_destroy (drover_broker_t **self_p);
+
+//  Start the actors and load the state, held with fence (a leader's
+//  fencing token; 0 alone). Returns 0 once serving, or -1 if the state
+//  cannot be opened or read (logged; no actor runs then).
+int
+    drover_broker_start (drover_broker_t *self, uint64_t fence);
+
+//  Stop every actor; the sockets stay bound and peers' connections open
+void
+    drover_broker_halt (drover_broker_t *self);
+
+//  True while the actors run and the state is loaded
+bool
+    drover_broker_serving (drover_broker_t *self);
+
+//  The ROUTER where workers and clients talk (borrowed)
+zsock_t *
+    drover_broker_router (drover_broker_t *self);
+
+//  Watch sock in the loop: fn is called each turn it may hold input
+void
+    drover_broker_watch (drover_broker_t *self, zsock_t *sock, drover_broker_watch_fn *fn,
+                         void *arg);
+
+//  While no actor runs, fn reads the ROUTER (the standby's redirects)
+void
+    drover_broker_set_standby (drover_broker_t *self, drover_broker_watch_fn *fn, void *arg);
+
+//  Publish an event about the broker itself on the stream (seq 0: not
+//  kept in the state), e.g. broker.leader
+void
+    drover_broker_publish (drover_broker_t *self, const char *topic, const char *name,
+                           const char *reason);
+
+//  Serve until interrupted (returns 0) or the store said FENCED (returns 1;
+//  drover_broker_fenced says why)
+int
+    drover_broker_run (drover_broker_t *self);
+
+//  Why the store stopped serving (a newer leader holds the state), or NULL;
+//  cleared by drover_broker_start
+const char *
+    drover_broker_fenced (drover_broker_t *self);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,12 @@ s_usage (FILE *stream)
 "      --metrics HOST:PORT    serve Prometheus metrics over HTTP there (/metrics; off\n"
         "                             by default; loopback unless broker/metrics-public = 1)\n"
         "  -d, --state-dir DIR        keep the state there (" DROVER_DEFAULT_STATE_DIR ", made if missing)\n"
+        "      --state URI            the same, or a PostgreSQL database: postgresql://USER@HOST/DB\n"
+        "      --etcd URLS            elect a leader among brokers through etcd\n"
+        "                             (http://HOST:2379[,...]); the others stand by and redirect\n"
+        "      --name NAME            this broker's name among its peers (default: host name)\n"
+        "      --advertise ENDPOINT   where peers reach this broker (default: --endpoint)\n"
+        "      --lease-ttl MSEC       etcd session TTL: failover after about this long (5000)\n"
         "      --durability MODE      full, batch or off (" DROVER_DEFAULT_DURABILITY "; see README)\n"
         "      --key FILE             the broker's key pair (NAME.key, NAME.key_secret beside it):\n"
         "                             every endpoint then requires CURVE and may be any address\n"
@@ -54,6 +60,11 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         { "endpoint",     required_argument, NULL, 'e' },
         { "events",       required_argument, NULL, 'E' },
         { "state-dir",    required_argument, NULL, 'd' },
+        { "state",        required_argument, NULL, 'd' },
+        { "etcd",         required_argument, NULL, 'T' },
+        { "name",         required_argument, NULL, 'N' },
+        { "advertise",    required_argument, NULL, 'A' },
+        { "lease-ttl",    required_argument, NULL, 'L' },
         { "durability",   required_argument, NULL, 'D' },
         { "metrics",      required_argument, NULL, 'M' },
         { "insecure",     no_argument,       NULL, 'I' },
@@ -94,6 +105,18 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         else
         if (option == 'D')
             rc = drover_config_set (config, "broker/durability", optarg, &error);
+        else
+        if (option == 'T')
+            rc = drover_config_set (config, "ha/etcd", optarg, &error);
+        else
+        if (option == 'N')
+            rc = drover_config_set (config, "ha/name", optarg, &error);
+        else
+        if (option == 'A')
+            rc = drover_config_set (config, "ha/advertise", optarg, &error);
+        else
+        if (option == 'L')
+            rc = drover_config_set (config, "ha/lease-ttl", optarg, &error);
         else
         if (option == 'M')
             rc = drover_config_set (config, "broker/metrics", optarg, &error);
@@ -173,6 +196,45 @@ s_check_endpoints (drover_config_t *config)
     return 0;
 }
 
+//  Check the settings of several brokers: a shared state, a name and an
+//  endpoint peers can reach; fills in the defaults ("" name, advertise)
+static int
+s_check_ha (drover_config_t *config)
+{
+    if (!*config->ha.etcd)
+        return 0;
+    const char *error = NULL;
+    if (strncmp (config->ha.etcd, "http://", 7) && strncmp (config->ha.etcd, "https://", 8))
+        error = "ha/etcd: give etcd's client URLs, e.g. http://127.0.0.1:2379";
+    else
+    if (strncmp (config->state_dir, "postgresql://", 13)
+    &&  strncmp (config->state_dir, "postgres://", 11))
+        error = "ha/etcd needs a state every broker shares: --state postgresql://USER@HOST/DB";
+    else
+    if (streq (config->durability, "off"))
+        error = "ha/etcd needs a kept state: broker/durability full or batch, not off";
+    if (error) {
+        fprintf (stderr, "drover broker: %s\n", error);
+        return -1;
+    }
+    if (!*config->ha.name) {
+        char host [256] = "";
+        gethostname (host, sizeof host - 1);
+        free (config->ha.name);
+        config->ha.name = strdup (*host? host: "broker");
+    }
+    if (!*config->ha.advertise) {
+        if (strchr (config->endpoint, '*')) {
+            fprintf (stderr, "drover broker: broker/endpoint %s binds every address: say which "
+                     "one peers reach with --advertise tcp://HOST:PORT\n", config->endpoint);
+            return -1;
+        }
+        free (config->ha.advertise);
+        config->ha.advertise = strdup (config->endpoint);
+    }
+    return 0;
+}
+
 //  Parse the flags, then check the endpoints they leave
 int
 drover_brokerflags_parse (drover_config_t *config, int argc, char **argv,
@@ -180,7 +242,7 @@ drover_brokerflags_parse (drover_config_t *config, int argc, char **argv,
 {
     if (s_parse_flags (config, argc, argv, verbose_p, status_p))
         return -1;              //  *status_p says how to exit
-    if (s_check_endpoints (config)) {
+    if (s_check_endpoints (config) || s_check_ha (config)) {
         *status_p = 2;
         return -1;
     }

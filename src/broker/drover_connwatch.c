@@ -154,11 +154,12 @@ drover_connwatch_watch (drover_connwatch_t *self, zsock_t *sock)
 
 //  Size the connection limit from what is open now
 void
-drover_connwatch_start (drover_connwatch_t *self)
+drover_connwatch_start (drover_connwatch_t *self, bool ahead)
 {
     assert (self);
-    assert (!self->conns);
-    int used = s_open_fds (self->fd_limit);
+    if (self->conns)
+        return;                 //  started already, ahead of the actors
+    int used = s_open_fds (self->fd_limit) + (ahead? S_FD_OWN: 0);
     self->conns = drover_conns_new (self->fd_limit, s_connection_limit (self, used),
                                     self->spare, S_EXCESS_GRACE);
     zsys_info ("broker: connection limit=%zu descriptors=%d used=%d spare=%zu max_workers=%u",

@@ -47,9 +47,11 @@ zsock_t *
     drover_connwatch_watch (drover_connwatch_t *self, zsock_t *sock);
 
 //  Set the connection limit from the descriptors open now: call once the
-//  broker has bound its sockets and started its actors (logged)
+//  broker has bound its sockets and started its actors (logged). With
+//  ahead, the actors are not started yet (a broker standing by): room is
+//  kept for what they will open. A second call does nothing.
 void
-    drover_connwatch_start (drover_connwatch_t *self);
+    drover_connwatch_start (drover_connwatch_t *self, bool ahead);
 
 //  Read the connection events waiting on monitor index, without blocking
 void

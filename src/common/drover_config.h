@@ -67,6 +67,15 @@ typedef struct {
     uint32_t max_replicas;      //  service/max-replicas: replicas over all services at most
 } drover_serviceconfig_t;
 
+//  Several brokers (section ha): a leader elected through etcd
+typedef struct {
+    char *etcd;                 //  ha/etcd: etcd endpoints, comma-separated; "" alone
+    char *name;                 //  ha/name: this broker's name, "" its host name
+    char *advertise;            //  ha/advertise: the endpoint peers reach it on, "" ours
+    char *prefix;               //  ha/prefix: etcd key prefix of this cluster
+    uint32_t lease_ttl;         //  ha/lease-ttl: msec the session lease lives unrenewed
+} drover_haconfig_t;
+
 //  The broker's settings, read once at start-up; values only
 typedef struct {
     char *endpoint;             //  broker/endpoint: ROUTER for workers and clients
@@ -105,6 +114,7 @@ typedef struct {
     uint32_t restart_grace;     //  assign/restart-grace: msec for workers to report after a restart
     drover_poolconfig_t pool;   //  pool/...: the elastic pool
     drover_serviceconfig_t service; //  service/...: the reconciler
+    drover_haconfig_t ha;       //  ha/...: several brokers
     uint32_t affinity_wait;     //  schedq/affinity-wait: msec an affinity task waits for its
                                 //  first worker before the next in order may take it
 } drover_config_t;

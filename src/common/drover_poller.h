@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 //  Sockets one poller watches at most
-#define DROVER_POLLER_MAX   12
+#define DROVER_POLLER_MAX   16
 
 typedef struct _drover_poller_t drover_poller_t;
 
