@@ -1,0 +1,192 @@
+/*  =========================================================================
+    testutil_ha - several brokers for one test (see the header)
+    =========================================================================
+*/
+
+#include "testutil_ha.h"
+#include <signal.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
+
+//  Run one of the server scripts (tests/NAME.sh) with its arguments; its
+//  first stdout line (a URL) goes to url. Asserts it succeeds.
+static void
+s_server_script (const char *script, const char *const args [], char *url, size_t size)
+{
+    char path [256];
+    snprintf (path, sizeof path, "%s/tests/%s", DROVER_SOURCE_DIR, script);
+    const char *argv [12] = { "/bin/sh", path };
+    int argc = 2;
+    for (int index = 0; args [index] && argc < 11; index++)
+        argv [argc++] = args [index];
+    argv [argc] = NULL;
+    char output [512] = "";
+    int status = testutil_run_output (argv, output, sizeof output, 60000);
+    if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status))
+        fail_msg ("%s %s failed (status 0x%x): is it installed? output: %s", script, args [0],
+                  status, output);
+    if (url) {
+        output [strcspn (output, "\r\n")] = 0;
+        snprintf (url, size, "%s", output);
+    }
+}
+
+//  Path of a process's log (static buffer)
+const char *
+testutil_ha_log (testutil_ha_t *self, const char *name)
+{
+    static char path [128];
+    snprintf (path, sizeof path, "%s/%s.log", self->dir, name);
+    return path;
+}
+
+//  Start broker index (again: the earlier log kept as bN-LIFE.log)
+void
+testutil_ha_start_broker (testutil_ha_t *self, int index, const char *extra_flags [])
+{
+    char name [16], ttl [16];
+    snprintf (name, sizeof name, "b%d", index + 1);
+    snprintf (ttl, sizeof ttl, "%u", self->lease_ttl);
+    const char *log = testutil_ha_log (self, name);
+    if (self->broker_lives [index]++) {
+        char kept [160];
+        snprintf (kept, sizeof kept, "%s/%s-%d.log", self->dir, name, self->broker_lives [index] - 1);
+        rename (log, kept);
+    }
+    const char *argv [40] = { DROVER_BIN, "broker", "--endpoint", self->endpoints [index],
+                              "--events", self->events [index], "--state", self->postgres,
+                              "--etcd", self->etcd, "--name", name, "--lease-ttl", ttl,
+                              "--set", "health/heartbeat=200", "--set", "health/lost-after=2000" };
+    int argc = 18;
+    for (int flag = 0; extra_flags && extra_flags [flag] && argc < 39; flag++)
+        argv [argc++] = extra_flags [flag];
+    argv [argc] = NULL;
+    self->brokers [index] = testutil_spawn (argv, testutil_ha_log (self, name));
+    assert_true (self->brokers [index] > 0);
+    assert_true (testutil_await_line (testutil_ha_log (self, name), "ha: standing by", 10000)
+              || testutil_await_line (testutil_ha_log (self, name), "ha: elected", 1000));
+}
+
+//  Start etcd, PostgreSQL and the brokers; return once one leads
+testutil_ha_t *
+testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [])
+{
+    assert_true (nbrokers >= 1 && nbrokers <= TESTUTIL_HA_BROKERS);
+    testutil_ha_t *self = (testutil_ha_t *) zmalloc (sizeof (testutil_ha_t));
+    snprintf (self->dir, sizeof self->dir, "/tmp/drover-ha-XXXXXX");
+    assert_non_null (mkdtemp (self->dir));
+    chmod (self->dir, 0711);    //  the server runs as postgres, under it
+    self->lease_ttl = lease_ttl;
+    self->nbrokers = nbrokers;
+    char etcd_dir [96], pg_dir [96], client_port [8], peer_port [8], pg_port [8];
+    snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
+    snprintf (pg_dir, sizeof pg_dir, "%s/pg", self->dir);
+    snprintf (client_port, sizeof client_port, "%d", testutil_free_port ());
+    snprintf (peer_port, sizeof peer_port, "%d", testutil_free_port ());
+    snprintf (pg_port, sizeof pg_port, "%d", testutil_free_port ());
+    const char *etcd_args [] = { "start", etcd_dir, client_port, peer_port, NULL };
+    s_server_script ("etcd_server.sh", etcd_args, self->etcd, sizeof self->etcd);
+    const char *pg_args [] = { "start", pg_dir, pg_port, NULL };
+    s_server_script ("pg_server.sh", pg_args, self->postgres, sizeof self->postgres);
+    for (int index = 0; index < nbrokers; index++) {
+        snprintf (self->endpoints [index], sizeof self->endpoints [index], "tcp://127.0.0.1:%d",
+                  testutil_free_port ());
+        snprintf (self->events [index], sizeof self->events [index], "tcp://127.0.0.1:%d",
+                  testutil_free_port ());
+        size_t used = strlen (self->endpoint_list);
+        snprintf (self->endpoint_list + used, sizeof self->endpoint_list - used, "%s%s",
+                  index? ",": "", self->endpoints [index]);
+    }
+    for (int index = 0; index < nbrokers; index++)
+        testutil_ha_start_broker (self, index, extra_flags);
+    assert_true (testutil_ha_leader (self, 15000) >= 0);
+    return self;
+}
+
+//  Start a worker in slot, given every broker's endpoint
+void
+testutil_ha_add_worker (testutil_ha_t *self, int slot, const char *id, int procs)
+{
+    assert_true (slot >= 0 && slot < TESTUTIL_HA_WORKERS);
+    snprintf (self->worker_ids [slot], sizeof self->worker_ids [slot], "%s", id);
+    char procs_text [8];
+    snprintf (procs_text, sizeof procs_text, "%d", procs);
+    const char *argv [] = { DROVER_BIN, "worker", "--broker", self->endpoint_list, "--id", id,
+                            "--procs", procs_text, "--workdir", self->dir, "--verbose", NULL };
+    self->workers [slot] = testutil_spawn (argv, testutil_ha_log (self, id));
+    assert_true (self->workers [slot] > 0);
+}
+
+//  A DEALER connected to broker index
+zsock_t *
+testutil_ha_dealer (testutil_ha_t *self, int index)
+{
+    zsock_t *dealer = zsock_new_dealer (self->endpoints [index]);
+    assert_non_null (dealer);
+    zsock_set_linger (dealer, 0);
+    return dealer;
+}
+
+//  True if broker index answers a TASK LIST itself within timeout msec
+static bool
+s_serves (testutil_ha_t *self, int index, int timeout)
+{
+    if (!self->brokers [index])
+        return false;
+    zsock_t *dealer = testutil_ha_dealer (self, index);
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+    request->seq = 7;
+    drover_msg_t *reply = testutil_request (dealer, &request, timeout);
+    bool serves = reply && reply->id == DROVER_MSG_TASK_TABLE;
+    drover_msg_destroy (&reply);
+    zsock_destroy (&dealer);
+    return serves;
+}
+
+//  The index of the broker that serves, waiting up to timeout msec
+int
+testutil_ha_leader (testutil_ha_t *self, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    do {
+        for (int index = 0; index < self->nbrokers; index++)
+            if (s_serves (self, index, 200))
+                return index;
+    } while (zclock_mono () < deadline);
+    return -1;
+}
+
+//  Pause or resume the etcd server
+void
+testutil_ha_etcd_signal (testutil_ha_t *self, bool pause)
+{
+    char etcd_dir [96];
+    snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
+    const char *args [] = { pause? "pause": "resume", etcd_dir, NULL };
+    s_server_script ("etcd_server.sh", args, NULL, 0);
+}
+
+//  Stop every process and both servers
+void
+testutil_ha_destroy (testutil_ha_t **self_p)
+{
+    testutil_ha_t *self = *self_p;
+    if (!self)
+        return;
+    for (int slot = 0; slot < TESTUTIL_HA_WORKERS; slot++)
+        if (self->workers [slot])
+            testutil_stop (self->workers [slot], 5000);
+    for (int index = 0; index < self->nbrokers; index++)
+        if (self->brokers [index])
+            testutil_stop (self->brokers [index], 10000);
+    char etcd_dir [96], pg_dir [96];
+    snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
+    snprintf (pg_dir, sizeof pg_dir, "%s/pg", self->dir);
+    const char *etcd_args [] = { "stop", etcd_dir, NULL };
+    s_server_script ("etcd_server.sh", etcd_args, NULL, 0);
+    const char *pg_args [] = { "stop", pg_dir, NULL };
+    s_server_script ("pg_server.sh", pg_args, NULL, 0);
+    testutil_remove_tree (self->dir);
+    free (self);
+    *self_p = NULL;
+}
