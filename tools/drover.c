@@ -239,6 +239,10 @@ s_is_flag (const char *argument, const char *flag)
 int
 main (int argc, char **argv)
 {
+    //  What the libraries log (a client moving to another broker...) is
+    //  not a command's output: stdout stays for what the command prints.
+    //  `drover broker` and `drover worker` choose their own log stream.
+    zsys_set_logstream (stderr);
     const char *timeout = getenv ("DROVER_TIMEOUT");
     uint32_t msec;
     if (timeout && drover_cli_parse_seconds ("", "DROVER_TIMEOUT", timeout, 86400, &msec) == 0

@@ -204,6 +204,7 @@ drover_client_destroy (drover_client_t **self_p)
         zframe_destroy (&self->slots [index].frame);
     free (self->slots);
     free (self->endpoint);
+    zstr_free (&self->leader_said);
     drover_endpoints_destroy (&self->endpoints);
     zframe_destroy (&self->awaited_frame);
     free (self);
@@ -446,8 +447,9 @@ s_move (drover_client_t *self, int delay, bool redirected, const char *why)
     self->moves++;
     for (size_t tries = 0; ; tries++) {
         const char *next = drover_endpoints_current (self->endpoints);
-        zsys_info ("client: moving from broker=%s to broker=%s in %d ms: %s",
-                   self->endpoint, next, delay, why);
+        if (strneq (next, self->endpoint))     //  not each ask again of one standby
+            zsys_info ("client: moving from broker=%s to broker=%s in %d ms: %s",
+                       self->endpoint, next, delay, why);
         free (self->endpoint);
         self->endpoint = strdup (next);
         assert (self->endpoint);
@@ -473,6 +475,10 @@ s_redirected (drover_client_t *self, drover_msg_t *redirect)
     self->move_due = true;
     self->move_delay = drover_endpoints_redirected (self->endpoints, redirect->leader,
                                                     zclock_mono ());
+    if (self->leader_said && streq (self->leader_said, redirect->leader))
+        return;                 //  said already: once per leader named
+    zstr_free (&self->leader_said);
+    self->leader_said = strdup (redirect->leader);
     zsys_info ("client: broker=%s does not serve; leader=%s at %s", self->endpoint,
                *redirect->leader_name? redirect->leader_name: "?",
                *redirect->leader? redirect->leader: "(not known)");
