@@ -201,6 +201,41 @@ test_bench_services_phase (void **state)
     free (output);
 }
 
+//  The failover phase needs both --postgres and --etcd: without either it
+//  says it is skipped, starts nothing and prints no failover figure
+static void
+test_bench_failover_skipped (void **state)
+{
+    const char *const argvs [][8] = {
+        { DROVER_BIN, "bench", "--json", "--phases", "failover", NULL },
+        { DROVER_BIN, "bench", "--json", "--phases", "failover", "--postgres", "auto", NULL },
+        { DROVER_BIN, "bench", "--json", "--phases", "failover", "--etcd", "auto", NULL },
+    };
+    for (size_t index = 0; index < sizeof argvs / sizeof argvs [0]; index++) {
+        char *output = s_run_ok (argvs [index]);
+        assert_null (strstr (output, "failover_"));
+        free (output);
+    }
+}
+
+//  With a real etcd and PostgreSQL (started for the run), one round: the
+//  standby serves after the leader's kill -9 within a few lease TTLs and
+//  no acknowledged task is lost
+static void
+test_bench_failover_phase (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases", "failover",
+                            "--postgres", "auto", "--etcd", "auto", "--failover-rounds", "1",
+                            "--lease-ttl", "2000", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "failover_median_ms", "failover_min_ms", "failover_max_ms" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    assert_non_null (strstr (output, "\"failover_lost\": 0.000"));
+    assert_true (s_figure (output, "failover_lease_ttl_ms") == 2000);
+    assert_true (s_figure (output, "failover_max_ms") < 5 * 2000);
+    free (output);
+}
+
 //  A bad flag or setting is refused with the usage exit status, before any
 //  broker starts
 static void
@@ -217,6 +252,10 @@ test_bench_bad_flag (void **state)
         { DROVER_BIN, "bench", "--set", "nosuch/setting=1", NULL },
         { DROVER_BIN, "bench", "--restart-tasks", "0", NULL },
         { DROVER_BIN, "bench", "--postgres", "mysql://x/y", NULL },
+        { DROVER_BIN, "bench", "--etcd", "127.0.0.1:2379", NULL },
+        { DROVER_BIN, "bench", "--lease-ttl", "1999", NULL },
+        { DROVER_BIN, "bench", "--lease-ttl", "soon", NULL },
+        { DROVER_BIN, "bench", "--failover-rounds", "0", NULL },
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         char output [256];
@@ -235,6 +274,8 @@ main (void)
         cmocka_unit_test (test_bench_durable_phase),
         cmocka_unit_test (test_bench_restart_phase),
         cmocka_unit_test (test_bench_services_phase),
+        cmocka_unit_test (test_bench_failover_skipped),
+        cmocka_unit_test (test_bench_failover_phase),
         cmocka_unit_test (test_restart_keeps_broker_memory),
         cmocka_unit_test (test_restore_peak_bounded),
         cmocka_unit_test (test_bench_quick_json),

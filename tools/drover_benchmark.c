@@ -28,7 +28,9 @@
                   an empty local pool                   (drover_benchmark_pool.c)
     (l) services  the reconciler's term cost by workers and replicas, and
                   rendezvous stability             (drover_benchmark_services.c)
-    --phases picks some; (e)-(i) start their brokers themselves; the
+    (m) failover  two brokers on etcd and PostgreSQL, the leader killed:
+                  msec until the other accepts, tasks lost (drover_benchmark_failover.c)
+    --phases picks some; (e)-(m) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
     goes to stderr.
@@ -739,6 +741,7 @@ static const struct {
     { "curve",     drover_benchmark_phase_curve,     false },
     { "pool",      drover_benchmark_phase_pool,      false },
     { "services",  drover_benchmark_phase_services,  false },
+    { "failover",  drover_benchmark_phase_failover,  false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 

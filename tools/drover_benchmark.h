@@ -58,6 +58,8 @@ typedef struct {
     long long pool_msec;        //  (k) msec each size of the pool's plan is timed
     long long pool_rounds;      //  (k) first tasks timed on an empty local pool
     long long services_msec;    //  (l) msec each size of the reconciler's term is timed
+    long long failover_rounds;  //  (m) leaders killed, one per round
+    long long lease_ttl;        //  (m) msec, the brokers' etcd session TTL (--lease-ttl)
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
@@ -67,6 +69,8 @@ typedef struct {
                                 //  broker started (borrowed from argv), NULL-ended
     const char *postgres;       //  (h) --postgres: a PostgreSQL URI, "auto" (a server
                                 //  started for the run), or NULL (SQLite only)
+    const char *etcd;           //  (m) --etcd: an etcd URL, "auto" (a server started
+                                //  for the run), or NULL (no failover phase)
     bool json;                  //  one JSON object instead of lines
     bool verbose;               //  let the broker and agents log to stderr
 } drover_benchmark_opts_t;
@@ -281,6 +285,11 @@ int
 //  (drover_benchmark_services.c)
 int
     drover_benchmark_phase_services (drover_benchmark_t *self);
+
+//  (m) failover time of two brokers on etcd and PostgreSQL, and tasks lost
+//  (drover_benchmark_failover.c); skipped without --postgres and --etcd
+int
+    drover_benchmark_phase_failover (drover_benchmark_t *self);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include "drover_cli.h"
 #include "drover_benchmark.h"
 #include "drover_config.h"
+#include "drover_defaults.h"
 #include <stddef.h>
 #include <getopt.h>
 
@@ -42,6 +43,7 @@ static const struct {
     { "pool-msec",    S_AT (pool_msec),    600000,    500,     50 },
     { "pool-rounds",  S_AT (pool_rounds),  100,       5,       1 },
     { "services-msec", S_AT (services_msec), 600000,  500,     50 },
+    { "failover-rounds", S_AT (failover_rounds), 1000, 10,     3 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -53,7 +55,7 @@ static const long long s_worker_counts_quick [] = { 2, 20 };
 
 //  Option values: the size flags from S_OPT_SIZE on, by index
 enum { S_OPT_SIZE = 2000, S_OPT_PHASES = 1000, S_OPT_QUEUE_SIZES, S_OPT_WORKER_COUNTS, S_OPT_QUICK, S_OPT_JSON,
-       S_OPT_SET, S_OPT_POSTGRES };
+       S_OPT_SET, S_OPT_POSTGRES, S_OPT_ETCD, S_OPT_LEASE_TTL };
 
 //  Check a --set SECTION/KEY=VALUE as the broker would, and keep it for
 //  every broker started. Returns 0, or -1 (said why).
@@ -87,6 +89,7 @@ s_usage (FILE *stream)
     fprintf (stream,
         "usage: drover bench [--quick] [--json] [--phases LIST] [-v] [--SIZE N]...\n"
         "                    [--set SECTION/KEY=VALUE]... [--postgres URI|auto]\n"
+        "                    [--etcd URL|auto] [--lease-ttl MSEC]\n"
         "\n"
         "Starts brokers on 127.0.0.1 (a fresh one per measurement) and prints one line\n"
         "per figure, `name value unit`. Phases (--phases, comma-separated; default all):\n"
@@ -146,12 +149,26 @@ s_usage (FILE *stream)
         "             the _ns_replica_ figures per replica; each timed for --services-msec\n"
         "             500; rendezvous_moved_remove_pct / _add_pct: of 1,000 keys over 10\n"
         "             workers, the percent that move when one leaves / an eleventh joins\n"
+        "  failover   only with --postgres and --etcd (else skipped): two `drover broker`\n"
+        "             processes electing a leader through etcd, their state in a fresh\n"
+        "             schema of the database, one `drover worker` given both; the leader\n"
+        "             accepts 20 tasks and is killed with SIGKILL; the other is sent a\n"
+        "             submit (again after each REDIRECT) until it accepts one: msec from\n"
+        "             the kill, over --failover-rounds 10 rounds (3 with --quick):\n"
+        "             failover_median_ms, failover_min_ms, failover_max_ms; failover_lost:\n"
+        "             acknowledged tasks the new leader never ended (must be 0);\n"
+        "             failover_lease_ttl_ms: the brokers' --lease-ttl (default 5000)\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
-        "  --postgres URI|auto  also measure the durable phase on PostgreSQL: URI a\n"
-        "             database where the bench may make (and drops) a schema per broker;\n"
+        "  --postgres URI|auto  also measure the durable phase on PostgreSQL, and keep\n"
+        "             the failover phase's state there: URI a database where the bench\n"
+        "             may make (and drops) a schema per broker (per round);\n"
         "             auto starts a server for the run on loopback (tests/pg_server.sh, or\n"
         "             $DROVER_PG_SERVER; Debian's postgresql package)\n"
+        "  --etcd URL|auto  the etcd of the failover phase: auto starts one for the run\n"
+        "             on loopback (tests/etcd_server.sh, or $DROVER_ETCD_SERVER; Debian's\n"
+        "             etcd-server package)\n"
+        "  --lease-ttl MSEC  the failover phase's brokers' etcd session TTL (2000..600000)\n"
         "  --set SECTION/KEY=VALUE  a broker setting for every broker started (up to 4;\n"
         "             after the phase's own, so it wins), e.g. schedq/max-leases=0\n"
         "  -v         let the broker and agents log to stderr\n");
@@ -216,10 +233,6 @@ int
 drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t nphases,
                         drover_benchmark_opts_t *opts)
 {
-    struct option options [S_SIZES + 10];
-    for (size_t index = 0; index < S_SIZES; index++)
-        options [index] = (struct option) { s_sizes [index].flag, required_argument, NULL,
-                                            S_OPT_SIZE + (int) index };
     struct option others [] = {
         { "phases",        required_argument, NULL, S_OPT_PHASES },
         { "queue-sizes",   required_argument, NULL, S_OPT_QUEUE_SIZES },
@@ -228,14 +241,21 @@ drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t 
         { "json",          no_argument,       NULL, S_OPT_JSON },
         { "set",           required_argument, NULL, S_OPT_SET },
         { "postgres",      required_argument, NULL, S_OPT_POSTGRES },
+        { "etcd",          required_argument, NULL, S_OPT_ETCD },
+        { "lease-ttl",     required_argument, NULL, S_OPT_LEASE_TTL },
         { "verbose",       no_argument,       NULL, 'v' },
         { "help",          no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
+    struct option options [S_SIZES + sizeof others / sizeof others [0]];
+    for (size_t index = 0; index < S_SIZES; index++)
+        options [index] = (struct option) { s_sizes [index].flag, required_argument, NULL,
+                                            S_OPT_SIZE + (int) index };
     memcpy (options + S_SIZES, others, sizeof others);
 
     memset (opts, 0, sizeof *opts);
     opts->phases = (1u << nphases) - 1;
+    opts->lease_ttl = DROVER_DEFAULT_HA_LEASE_TTL;     //  the broker's own
     //  Sizes given explicitly win over --quick, whatever the order
     long long given [S_SIZES] = { 0 };
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX], worker_counts [DROVER_BENCHMARK_LIST_MAX];
@@ -279,6 +299,18 @@ drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t 
                     return drover_cli_usage_error ("bench", "--postgres %s: expected a "
                                                    "postgresql:// URI or auto", optarg);
                 opts->postgres = optarg;
+                break;
+            case S_OPT_ETCD:
+                if (!streq (optarg, "auto") && strncmp (optarg, "http://", 7) != 0
+                &&  strncmp (optarg, "https://", 8) != 0)
+                    return drover_cli_usage_error ("bench", "--etcd %s: expected an "
+                                                   "http:// URL or auto", optarg);
+                opts->etcd = optarg;
+                break;
+            case S_OPT_LEASE_TTL:
+                if (drover_cli_parse_int ("bench", "--lease-ttl", optarg, 2000, 600000,
+                                          &opts->lease_ttl))
+                    return DROVER_EXIT_USAGE;
                 break;
             case 'v': opts->verbose = true; break;
             case 'h': s_usage (stdout); return DROVER_CLI_HELP;
