@@ -21,6 +21,9 @@ test_parse (void **state)
     assert_non_null (endpoints);
     assert_int_equal (drover_endpoints_size (endpoints), 2);
     assert_string_equal (drover_endpoints_current (endpoints), A);
+    assert_string_equal (drover_endpoints_item (endpoints, 0), A);
+    assert_string_equal (drover_endpoints_item (endpoints, 1), B);
+    assert_null (drover_endpoints_item (endpoints, 2));
     assert_int_equal (drover_endpoints_moves (endpoints), 0);
     drover_endpoints_destroy (&endpoints);
     drover_endpoints_destroy (&endpoints);          //  harmless twice

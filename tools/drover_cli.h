@@ -247,4 +247,84 @@ void
 void
     drover_cli_json_done (const drover_msg_t *done, bool output);
 
+//  Which broker of a list leads (tools/drover_cli_brokers.c): `drover
+//  status` asks each endpoint directly, all at once, for up to
+//  DROVER_CLI_BROKERS_TIMEOUT msec
+#define DROVER_CLI_BROKERS_TIMEOUT  1000
+
+typedef enum {
+    DROVER_CLI_BROKER_UNREACHABLE = 0,  //  no answer in time
+    DROVER_CLI_BROKER_LEADER = 1,       //  it answered itself: it serves
+    DROVER_CLI_BROKER_STANDBY = 2       //  it answered REDIRECT
+} drover_cli_broker_state_t;
+
+typedef struct {
+    const char *endpoint;       //  as the list gives it (borrowed from the list)
+    int state;                  //  drover_cli_broker_state_t
+    char leader [DROVER_ENDPOINT_MAX + 1];  //  standby: the leader its REDIRECT names, ""
+                                //  none known; leader: its own endpoint; else ""
+    char leader_name [DROVER_ID_MAX + 1];   //  that leader's name ("" unknown; a leader's
+                                //  own name is known when a standby names it)
+    char why [256];             //  unreachable: the broker refused our handshake, and
+                                //  why (a CURVE key it does not hold...); else ""
+} drover_cli_broker_t;
+
+typedef struct _drover_cli_brokers_t drover_cli_brokers_t;
+
+//  Take a comma-separated list of brokers, none probed yet; NULL if it
+//  holds no endpoint
+drover_cli_brokers_t *
+    drover_cli_brokers_new (const char *list);
+//  Destroy; harmless on NULL
+void
+    drover_cli_brokers_destroy (drover_cli_brokers_t **self_p);
+//  Return how many brokers the list has
+size_t
+    drover_cli_brokers_size (drover_cli_brokers_t *self);
+//  Return what the probe found of broker index (borrowed)
+const drover_cli_broker_t *
+    drover_cli_brokers_at (drover_cli_brokers_t *self, size_t index);
+//  Ask every broker at once, each on a DEALER of its own (CURVE with key
+//  and server_key if key is set), for up to timeout msec. Returns 0, or -1
+//  with *error_p (ours to free) if a key file is unusable or we were
+//  interrupted.
+int
+    drover_cli_brokers_probe (drover_cli_brokers_t *self, const char *key,
+                              const char *server_key, int timeout, char **error_p);
+//  Return how many brokers answered the probe, as leader or standby, or
+//  refused our handshake
+size_t
+    drover_cli_brokers_answered (drover_cli_brokers_t *self);
+//  Return the msec a command's probe waits: DROVER_CLI_BROKERS_TIMEOUT,
+//  or --broker-timeout if less
+int
+    drover_cli_brokers_timeout (void);
+//  Return the list with the one broker that answered as leader first, the
+//  others in their order (ours to free); NULL if none or several did, or
+//  it is first already
+char *
+    drover_cli_brokers_leader_first (drover_cli_brokers_t *self);
+//  Say what the brokers disagree on (several answer as leader; a standby
+//  names another leader than the one that answered: a split view), or
+//  that none leads; NULL if nothing. Ours to free.
+char *
+    drover_cli_brokers_warning (drover_cli_brokers_t *self);
+//  Print the brokers for people, a line each, the first one labelled
+//  "brokers:"
+void
+    drover_cli_brokers_print (drover_cli_brokers_t *self, FILE *stream);
+//  Print the brokers as a JSON array of {endpoint, state, leader_name,
+//  leader}, no newline (and "why" for a refused handshake)
+void
+    drover_cli_brokers_print_json (drover_cli_brokers_t *self, FILE *stream);
+//  For a command given several brokers (--broker, DROVER_BROKER): probe
+//  them all (for drover_cli_brokers_timeout) into *brokers_p; it stays NULL with one broker.
+//  Returns 0, or an exit status after saying why.
+int
+    drover_cli_brokers_ask (const char *command, drover_cli_brokers_t **brokers_p);
+//  drover_cli_connect, with the list reordered leader first when the probe
+//  found one leader (brokers may be NULL)
+drover_client_t *
+    drover_cli_brokers_connect (const char *command, drover_cli_brokers_t *brokers);
+
 #endif

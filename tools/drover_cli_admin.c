@@ -582,7 +582,14 @@ s_status_usage (FILE *stream)
         "procs and memory in use out of what the workers taking work offer (held,\n"
         "draining and gone workers are not counted in it; what runs on held or\n"
         "draining ones is said apart), tasks by state, services by state with their\n"
-        "replicas running of those wanted. --json prints one JSON document instead.\n");
+        "replicas running of those wanted. --json prints one JSON document instead.\n"
+        "\n"
+        "With several brokers (--broker or DROVER_BROKER: tcp://a:5555,tcp://b:5555)\n"
+        "it first asks each one directly, all at once, for up to a second: leader\n"
+        "(it serves), standby (it redirects; the leader it names) or unreachable;\n"
+        "it warns if they disagree on the leader (a split view). The rest comes\n"
+        "from the leader; if none answers, status fails then. --json: \"brokers\":\n"
+        "[{endpoint, state, leader_name, leader}].\n");
 }
 
 //  What status counts over the worker table
@@ -657,12 +664,16 @@ s_services_count (const drover_msg_t *table, s_services_t *count)
 
 //  Print status as JSON
 static void
-s_status_json (drover_client_t *client, s_status_t *count, drover_msg_t *tasks,
-               const s_services_t *services)
+s_status_json (drover_client_t *client, drover_cli_brokers_t *brokers, s_status_t *count,
+               drover_msg_t *tasks, const s_services_t *services)
 {
     char name [16];
     printf ("{\"broker\":");
     drover_cli_json_string (stdout, drover_client_endpoint (client));
+    if (brokers) {
+        printf (",\"brokers\":");
+        drover_cli_brokers_print_json (brokers, stdout);
+    }
     printf (",\"workers\":{\"total\":%llu,\"up\":%llu,\"busy\":%llu,\"idle\":%llu,"
             "\"probation\":%llu,\"low_disk\":%llu,\"held\":%llu,\"draining\":%llu,"
             "\"lost\":%llu,\"left\":%llu}",
@@ -732,7 +743,7 @@ s_status_text (drover_client_t *client, s_status_t *count, drover_msg_t *tasks,
 }
 
 //  drover status: composed from WORKER LIST, TASK LIST (counts only) and
-//  SERVICE LIST
+//  SERVICE LIST; with several brokers, each one's part first
 int
 drover_cli_status (int argc, char **argv)
 {
@@ -742,9 +753,29 @@ drover_cli_status (int argc, char **argv)
         return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
     if (optind < argc)
         return drover_cli_usage_error ("status", "unexpected argument '%s'", argv [optind]);
-    drover_client_t *client = drover_cli_connect ("status");
-    if (!client)
+    drover_cli_brokers_t *brokers = NULL;
+    rc = drover_cli_brokers_ask ("status", &brokers);
+    if (rc)
+        return rc;
+    drover_client_t *client = drover_cli_brokers_connect ("status", brokers);
+    if (!client) {
+        drover_cli_brokers_destroy (&brokers);
         return DROVER_EXIT_USAGE;
+    }
+    char *warning = brokers? drover_cli_brokers_warning (brokers): NULL;
+    if (warning)
+        fprintf (stderr, "drover status: warning: %s\n", warning);
+    zstr_free (&warning);
+    if (brokers && !json)
+        drover_cli_brokers_print (brokers, stdout);     //  even if no leader answers
+    if (brokers && drover_cli_brokers_answered (brokers) == 0) {
+        //  Not 15 s more of the client moving between dead brokers
+        fprintf (stderr, "drover: status: no broker of the list answered within %d msec\n",
+                 drover_cli_brokers_timeout ());
+        drover_cli_brokers_destroy (&brokers);
+        drover_client_destroy (&client);
+        return DROVER_EXIT_FAILED;
+    }
     drover_msg_t *workers = drover_client_workers (client);
     drover_msg_t *tasks = workers? drover_client_tasks (client, 255, 0): NULL;
     //  A broker older than services answers SERVICE LIST with an error:
@@ -758,13 +789,14 @@ drover_cli_status (int argc, char **argv)
         s_services_t services;
         s_services_count (table, &services);
         if (json)
-            s_status_json (client, &count, tasks, &services);
+            s_status_json (client, brokers, &count, tasks, &services);
         else
             s_status_text (client, &count, tasks, &services);
     }
     drover_msg_destroy (&table);
     drover_msg_destroy (&tasks);
     drover_msg_destroy (&workers);
+    drover_cli_brokers_destroy (&brokers);
     drover_client_destroy (&client);
     return rc;
 }

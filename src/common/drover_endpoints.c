@@ -94,6 +94,14 @@ drover_endpoints_size (drover_endpoints_t *self)
     return self->size;
 }
 
+//  Return the list's endpoint at index
+const char *
+drover_endpoints_item (drover_endpoints_t *self, size_t index)
+{
+    assert (self);
+    return index < self->size? self->items [index]: NULL;
+}
+
 //  Return the endpoint to talk to now
 const char *
 drover_endpoints_current (drover_endpoints_t *self)

@@ -47,6 +47,11 @@ void
 size_t
     drover_endpoints_size (drover_endpoints_t *self);
 
+//  Return the list's endpoint at index (0..size - 1), in the list's order
+//  (borrowed); NULL past the end. For `drover status`, which asks each.
+const char *
+    drover_endpoints_item (drover_endpoints_t *self, size_t index);
+
 //  Return the endpoint to talk to now (borrowed: valid until the next move)
 const char *
     drover_endpoints_current (drover_endpoints_t *self);
