@@ -13,6 +13,9 @@
     before the lease could have expired; when etcd is back one broker
     leads again. From both brokers' event streams (broker.leader,
     broker.standby) no two brokers ever led at once.
+
+    Clean stop: the leader stopped with SIGTERM hands over at once, long
+    before its lease's TTL, and what it acknowledged is the new leader's.
     =========================================================================
 */
 
@@ -203,12 +206,48 @@ test_etcd_unavailable (void **state)
     testutil_ha_destroy (&ha);
 }
 
+//  A leader stopped cleanly (SIGTERM) hands over at once: it keeps its
+//  state, then revokes its lease, so the standby need not wait for the TTL
+static void
+test_clean_stop_hands_over (void **state)
+{
+    (void) state;
+    testutil_ha_t *ha = testutil_ha_new (2, 10000, NULL);  //  a TTL far past what we wait
+    int leader = testutil_ha_leader (ha, 5000);
+    assert_true (leader >= 0);
+    zsock_t *dealer = testutil_ha_dealer (ha, leader);
+    uint64_t before = s_submit (dealer, 1, 5000);
+    assert_true (before > 0);
+    zsock_destroy (&dealer);
+    int64_t stopped_at = zclock_mono ();
+    testutil_stop (ha->brokers [leader], 10000);
+    ha->brokers [leader] = 0;
+    int other = 1 - leader;
+    assert_int_equal (s_other_leader (ha, leader, 5000), other);
+    int64_t handed = zclock_mono () - stopped_at;
+    print_message ("ha: SIGTERM to the leader; the standby served %" PRId64 " msec later "
+                   "(lease-ttl 10000)\n", handed);
+    assert_true (handed < 5000);
+    //  What the old leader acknowledged is the new one's
+    dealer = testutil_ha_dealer (ha, other);
+    drover_msg_t *show = drover_msg_new (DROVER_MSG_TASK_SHOW);
+    show->seq = 2;
+    show->task = before;
+    drover_msg_t *reply = testutil_request (dealer, &show, 5000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_TASK_INFO);
+    drover_msg_destroy (&reply);
+    zsock_destroy (&dealer);
+    testutil_ha_destroy (&ha);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_paused_leader_is_fenced),
         cmocka_unit_test (test_etcd_unavailable),
+        cmocka_unit_test (test_clean_stop_hands_over),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
