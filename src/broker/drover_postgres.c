@@ -208,6 +208,7 @@ drover_postgres_open (const char *conninfo, uint64_t fence, drover_backend_meta_
     if (!conn)
         return NULL;
     drover_postgres_t *self = (drover_postgres_t *) zmalloc (sizeof (drover_postgres_t));
+    self->tasks = drover_taskgroup_new ();
     self->conn = conn;
     self->fence = fence;
     self->pack = (byte *) zmalloc (S_EVENTS_ROW * DROVER_EVENTPACK_MAX);
@@ -230,8 +231,7 @@ drover_postgres_destroy (drover_postgres_t **self_p)
     for (int kind = 0; kind < 3; kind++)
         for (int column = 0; column <= S_TASK_COLUMNS_MAX; column++)
             drover_pgarray_free (&self->rows [kind].columns [column]);
-    free (self->slots);
-    free (self->order);
+    drover_taskgroup_destroy (&self->tasks);
     free (self->pack);
     free (self);
     *self_p = NULL;
@@ -387,54 +387,6 @@ s_end_write (drover_postgres_t *self, char *error, size_t error_size)
     return -1;
 }
 
-//  Find or add task's slot in the batch's hash
-static drover_postgres_slot_t *
-s_slot (drover_postgres_t *self, uint64_t task, size_t *ntasks)
-{
-    size_t mask = self->nslots - 1;
-    size_t index = (size_t) (task * 0x9E3779B97F4A7C15ull >> 20) & mask;
-    while (self->slots [index].task && self->slots [index].task != task)
-        index = (index + 1) & mask;
-    drover_postgres_slot_t *slot = &self->slots [index];
-    if (!slot->task) {
-        slot->task = task;
-        slot->submit = -1;
-        slot->done = -1;
-        self->order [(*ntasks)++] = index;
-    }
-    return slot;
-}
-
-//  Group the batch's changes by task: returns the number of tasks, their
-//  slots in self->order, first met first
-static size_t
-s_group (drover_postgres_t *self, drover_change_t **changes, size_t count)
-{
-    if (self->nslots < 2 * count) {
-        size_t nslots = 1024;
-        while (nslots < 2 * count)
-            nslots *= 2;
-        free (self->slots);
-        free (self->order);
-        self->slots = (drover_postgres_slot_t *) zmalloc (nslots * sizeof (drover_postgres_slot_t));
-        self->order = (size_t *) zmalloc (nslots * sizeof (size_t));
-        self->nslots = nslots;
-    }
-    size_t ntasks = 0;
-    for (size_t index = 0; index < count; index++) {
-        drover_change_t *change = changes [index];
-        if (!change->task)
-            continue;
-        drover_postgres_slot_t *slot = s_slot (self, change->task, &ntasks);
-        if (change->submit)
-            slot->submit = (int64_t) index;
-        if (change->done)
-            slot->done = (int64_t) index;
-        slot->last = (int64_t) index;
-    }
-    return ntasks;
-}
-
 //  The columns of one kind of task write (a drover_postgres_rows_t) as
 //  the binders fill them: by column number
 #define S_INT(rows, column, value)  drover_pgarray_int (&(rows)->columns [column], value)
@@ -556,7 +508,7 @@ s_send_tasks (drover_postgres_t *self, drover_change_t **changes, size_t ntasks,
             drover_pgarray_clear (&self->rows [kind].columns [column]);
     *final_inserts = 0;
     for (size_t index = 0; index < ntasks; index++) {
-        drover_postgres_slot_t *slot = &self->slots [self->order [index]];
+        const drover_taskgroup_task_t *slot = drover_taskgroup_at (self->tasks, index);
         drover_change_t *last = changes [slot->last];
         drover_change_t *done = slot->done >= 0? changes [slot->done]: NULL;
         drover_postgres_rows_t *rows = states;
@@ -612,12 +564,10 @@ drover_postgres_apply (drover_postgres_t *self, drover_change_t **changes, size_
         assert (changes [index]->seq > changes [index - 1]->seq);
     if (s_begin_write (self, error, error_size))
         return -1;
-    size_t ntasks = s_group (self, changes, count);
+    size_t ntasks = drover_taskgroup_group (self->tasks, changes, count);
     int64_t final_at;
     uint64_t final_inserts;
     s_send_tasks (self, changes, ntasks, &final_at, &final_inserts);
-    for (size_t index = 0; index < ntasks; index++)
-        self->slots [self->order [index]].task = 0;
     s_send_events (self, changes, count);
     s_send_meta (self, "next_task", meta->next_task);
     s_send_meta (self, "next_seq", meta->next_seq);

@@ -11,6 +11,7 @@
 
 #include "drover_postgres.h"
 #include "drover_pgconn.h"
+#include "drover_taskgroup.h"
 
 //  The prepared statements, by index in drover_postgres.c's table
 typedef enum {
@@ -19,14 +20,6 @@ typedef enum {
     S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_SAVE_ADMIN, S_FORGET_ADMIN,
     S_LOAD_ADMIN, S_SAVE_SERVICE, S_FORGET_SERVICE, S_LOAD_SERVICES, S_STATEMENTS
 } drover_postgres_statement_t;
-
-//  One task met in a batch, in the batch's hash of tasks
-typedef struct {
-    uint64_t task;                  //  task id, 0: free slot
-    int64_t submit;                 //  index of the change with its submit, -1 none
-    int64_t done;                   //  index of the last change with a result, -1 none
-    int64_t last;                   //  index of its last change
-} drover_postgres_slot_t;
 
 //  One kind of task write's rows, by column (1..34; see drover_postgres.c)
 typedef struct {
@@ -38,9 +31,7 @@ struct _drover_postgres_t {
     uint64_t fence;                 //  our fencing token, 0: none
     bool fenced;                    //  a write was refused by fencing
     char fenced_error [DROVER_BACKEND_ERROR_MAX];   //  its text, said to every later write
-    drover_postgres_slot_t *slots;                //  the batch's tasks, open addressing on the id
-    size_t nslots;                  //  slots allocated, a power of two (0: none yet)
-    size_t *order;                  //  slot of each task of the batch, first met first
+    drover_taskgroup_t *tasks;      //  the batch's changes by task
     byte *pack;                     //  buffer for packing one events row
     drover_postgres_rows_t rows [3];    //  a batch's inserts, updates, final updates
     uint64_t finals;                //  final tasks kept: prune by count needs no scan

@@ -20,6 +20,7 @@
 
 #include "drover_sqlite.h"
 #include "drover_eventpack.h"
+#include "drover_taskgroup.h"
 #include <sqlite3.h>
 
 #define S_FORMAT        "drover-state 4"    //  meta 'format': what this code reads and writes
@@ -147,22 +148,11 @@ s_sql [S_STATEMENTS] = {
                           " WHERE first_seq < ?1 AND last_seq < ?1 ORDER BY first_seq LIMIT ?2)",
 };
 
-//  One task met in a batch, in the batch's hash of tasks
-typedef struct {
-    uint64_t task;                  //  task id, 0: free slot
-    int64_t submit;                 //  index of the change with its submit, -1 none
-    int64_t done;                   //  index of the last change with a result, -1 none
-    int64_t last;                   //  index of its last change
-} s_slot_t;
-
 struct _drover_sqlite_t {
     sqlite3 *db;                    //  the open state.db
     char *path;                     //  its file name, for error texts
     sqlite3_stmt *stmt [S_STATEMENTS];  //  prepared statements, s_statement_t
-    s_slot_t *slots;                //  the batch's tasks, open addressing on the id
-    size_t nslots;                  //  slots allocated, a power of two (0: none yet)
-    size_t *order;                  //  slot of each task of the batch, first met first
-    size_t norder;                  //  entries allocated in order
+    drover_taskgroup_t *tasks;      //  the batch's changes by task
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
     int upgrade;                    //  the file's format to upgrade (1 or 2), 0 if current
@@ -222,6 +212,7 @@ drover_sqlite_open (const char *dir, drover_backend_meta_t *meta, char **error_p
         return NULL;
     }
     drover_sqlite_t *self = (drover_sqlite_t *) zmalloc (sizeof (drover_sqlite_t));
+    self->tasks = drover_taskgroup_new ();
     self->path = path;
     self->pack = (byte *) zmalloc (S_EVENTS_ROW * DROVER_EVENTPACK_MAX);
     char error [DROVER_BACKEND_ERROR_MAX];
@@ -293,8 +284,7 @@ drover_sqlite_destroy (drover_sqlite_t **self_p)
     if (self->db && sqlite3_close (self->db) != SQLITE_OK)
         zsys_error ("store: file=%s close failed: %s", self->path, sqlite3_errmsg (self->db));
     zstr_free (&self->path);
-    free (self->slots);
-    free (self->order);
+    drover_taskgroup_destroy (&self->tasks);
     free (self->pack);
     free (self);
     *self_p = NULL;
@@ -529,54 +519,6 @@ s_run (sqlite3_stmt *stmt)
     return rc;
 }
 
-//  Find or add task's slot in the batch's hash
-static s_slot_t *
-s_slot (drover_sqlite_t *self, uint64_t task, size_t *ntasks)
-{
-    size_t mask = self->nslots - 1;
-    size_t index = (size_t) (task * 0x9E3779B97F4A7C15ull >> 20) & mask;
-    while (self->slots [index].task && self->slots [index].task != task)
-        index = (index + 1) & mask;
-    s_slot_t *slot = &self->slots [index];
-    if (!slot->task) {
-        slot->task = task;
-        slot->submit = -1;
-        slot->done = -1;
-        self->order [(*ntasks)++] = index;
-    }
-    return slot;
-}
-
-//  Group the batch's changes by task: returns the number of tasks, their
-//  slots in self->order, first met first
-static size_t
-s_group (drover_sqlite_t *self, drover_change_t **changes, size_t count)
-{
-    if (self->nslots < 2 * count) {
-        size_t nslots = 1024;
-        while (nslots < 2 * count)
-            nslots *= 2;
-        free (self->slots);
-        free (self->order);
-        self->slots = (s_slot_t *) zmalloc (nslots * sizeof (s_slot_t));
-        self->order = (size_t *) zmalloc (nslots * sizeof (size_t));
-        self->nslots = nslots;
-    }
-    size_t ntasks = 0;
-    for (size_t index = 0; index < count; index++) {
-        drover_change_t *change = changes [index];
-        if (!change->task)
-            continue;
-        s_slot_t *slot = s_slot (self, change->task, &ntasks);
-        if (change->submit)
-            slot->submit = (int64_t) index;
-        if (change->done)
-            slot->done = (int64_t) index;
-        slot->last = (int64_t) index;
-    }
-    return ntasks;
-}
-
 //  Bind a text that may be NULL or empty (stored as NULL)
 static void
 s_bind_text (sqlite3_stmt *stmt, int column, const char *text)
@@ -681,7 +623,7 @@ s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks,
 {
     int rc = SQLITE_DONE;
     for (size_t index = 0; index < ntasks && rc == SQLITE_DONE; index++) {
-        s_slot_t *slot = &self->slots [self->order [index]];
+        const drover_taskgroup_task_t *slot = drover_taskgroup_at (self->tasks, index);
         drover_change_t *last = changes [slot->last];
         drover_change_t *done = slot->done >= 0? changes [slot->done]: NULL;
         sqlite3_stmt *stmt;
@@ -760,11 +702,9 @@ drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t co
         s_abort (self, rc, error, error_size);
         return -1;
     }
-    size_t ntasks = s_group (self, changes, count);
+    size_t ntasks = drover_taskgroup_group (self->tasks, changes, count);
     uint64_t finals = 0;
     rc = s_write_tasks (self, changes, ntasks, &finals);
-    for (size_t index = 0; index < ntasks; index++)
-        self->slots [self->order [index]].task = 0;
     if (rc == SQLITE_DONE)
         rc = s_write_events (self, changes, count);
     if (rc == SQLITE_DONE)
