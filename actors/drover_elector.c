@@ -27,7 +27,8 @@
     In:   RESIGN                    stop leading (or campaigning) at once: the
                                     lease is revoked, its keys with it; campaign
                                     again only after CAMPAIGN
-          CAMPAIGN                  campaign (again), with a new lease
+          CAMPAIGN [delay(s)]       campaign (again), with a new lease, after
+                                    delay msec (decimal; none: at once)
           PEERS                     answered PEERS
           VERBOSE | $TERM           $TERM revokes the lease: a clean shutdown
                                     lets the standby win at once
@@ -66,6 +67,7 @@ typedef struct {
     bool verbose;               //  log every call
     bool stopping;              //  $TERM heard
     bool campaigning;           //  false after RESIGN, until CAMPAIGN
+    int64_t campaign_at;        //  msec (mono): CAMPAIGN's delay, no new lease before it
     int64_t lease;              //  the current lease, 0 for none
     int64_t stale_lease;        //  a lease given up, to revoke before a new one; 0 for none
     bool member_written;        //  membership key written with the current lease
@@ -448,9 +450,12 @@ s_next_call (self_t *self)
     if (!self->etcd)
         return -1;
     int64_t due = self->check_at;
-    if (self->stale_lease || (self->campaigning && !self->lease)
+    if (self->stale_lease
     ||  (self->lease && (!self->member_written || !self->candidate_written)))
         due = 0;
+    else
+    if (self->campaigning && !self->lease && self->campaign_at < due)
+        due = self->campaign_at;
     else
     if (self->lease && self->renew_at < due)
         due = self->renew_at;
@@ -467,7 +472,7 @@ s_call_due (self_t *self, int64_t now)
     if (self->stale_lease)
         s_revoke_stale (self, now);
     else
-    if (self->campaigning && !self->lease)
+    if (self->campaigning && !self->lease && now >= self->campaign_at)
         s_grant (self, now);
     else
     if (self->lease && now >= self->renew_at)
@@ -558,8 +563,12 @@ s_handle_pipe (self_t *self)
         self->check_at = 0;         //  see who leads now
     }
     else
-    if (streq (command, "CAMPAIGN"))
+    if (streq (command, "CAMPAIGN")) {
+        char *delay = zmsg_popstr (msg);
         self->campaigning = true;
+        self->campaign_at = zclock_mono () + (delay? atoi (delay): 0);
+        zstr_free (&delay);
+    }
     else
     if (streq (command, "PEERS"))
         s_peers (self);

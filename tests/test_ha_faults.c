@@ -16,6 +16,9 @@
 
     Clean stop: the leader stopped with SIGTERM hands over at once, long
     before its lease's TTL, and what it acknowledged is the new leader's.
+
+    Database unreachable: a broker elected that cannot load the state
+    resigns and campaigns again only after a backoff.
     =========================================================================
 */
 
@@ -241,6 +244,44 @@ test_clean_stop_hands_over (void **state)
     testutil_ha_destroy (&ha);
 }
 
+//  A broker elected that cannot reach the database resigns and campaigns
+//  again only after a backoff (1 s, then 2 s...), not again and again at
+//  once (it was elected 1,600 times in 8 s before)
+static void
+test_unreachable_state_backs_off (void **state)
+{
+    (void) state;
+    testutil_ha_t *ha = testutil_ha_new (1, S_LEASE_TTL, NULL);
+    char endpoint [64], events [64], nowhere [96], log [160], ttl [16];
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", testutil_free_port ());
+    snprintf (events, sizeof events, "tcp://127.0.0.1:%d", testutil_free_port ());
+    snprintf (nowhere, sizeof nowhere, "postgresql://drover@127.0.0.1:%d/drover",
+              testutil_free_port ());
+    snprintf (log, sizeof log, "%s/b2.log", ha->dir);
+    snprintf (ttl, sizeof ttl, "%d", S_LEASE_TTL);
+    const char *argv [] = { DROVER_BIN, "broker", "--endpoint", endpoint, "--events", events,
+                            "--state", nowhere, "--etcd", ha->etcd, "--name", "b2",
+                            "--lease-ttl", ttl, NULL };
+    pid_t b2 = testutil_spawn (argv, log);
+    assert_true (b2 > 0);
+    assert_true (testutil_await_line (log, "ha: standing by", 10000));
+    //  b1 steps aside: b2 is elected at once, and cannot serve
+    testutil_stop (ha->brokers [0], 10000);
+    ha->brokers [0] = 0;
+    assert_true (testutil_await_line (log, "ha: cannot serve as leader", 5000));
+    //  Over the next 3.5 s: tried again at 1 s and at 3 s, no more
+    int64_t until = zclock_mono () + 3500;
+    while (zclock_mono () < until) {
+        int elected = testutil_count_lines_with (log, "ha: elected name=b2");
+        if (elected > 3)
+            fail_msg ("b2 was elected %d times in 3.5 s, unable to serve each time", elected);
+        zclock_sleep (100);
+    }
+    assert_true (testutil_count_lines_with (log, "ha: elected name=b2") >= 2);
+    testutil_stop (b2, 10000);
+    testutil_ha_destroy (&ha);
+}
+
 int
 main (void)
 {
@@ -248,6 +289,7 @@ main (void)
         cmocka_unit_test (test_paused_leader_is_fenced),
         cmocka_unit_test (test_etcd_unavailable),
         cmocka_unit_test (test_clean_stop_hands_over),
+        cmocka_unit_test (test_unreachable_state_backs_off),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

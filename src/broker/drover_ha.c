@@ -15,7 +15,12 @@ typedef struct {
     drover_standby_t *standby;  //  redirects while not leading
     zactor_t *elector;          //  the campaign in etcd
     uint64_t token;             //  the fencing token while leading, else 0
+    int backoff;                //  msec before campaigning again after a failed start
 } s_ha_t;
+
+//  Backoff after a failed start: from 1 s, doubling, to 30 s at most
+#define S_BACKOFF_MIN   1000
+#define S_BACKOFF_MAX   30000
 
 //  The ROUTER while no actor runs: every request gets a REDIRECT
 static void
@@ -39,8 +44,10 @@ s_step_down (s_ha_t *self, const char *reason)
 }
 
 //  Elected: start the actors on the shared state, held with token. If
-//  they cannot start (the database refused, or holds a newer token), give
-//  the election up so that another broker may try.
+//  they cannot start (the database is unreachable, refused, or holds a
+//  newer token), give the election up so that another broker may try,
+//  and campaign again only after a backoff: a broker that cannot reach
+//  the database must not be elected again and again at once.
 static void
 s_lead (s_ha_t *self, uint64_t token)
 {
@@ -49,11 +56,18 @@ s_lead (s_ha_t *self, uint64_t token)
     zsys_notice ("ha: elected name=%s token=%" PRIu64 ": loading the state", self->config->ha.name,
                  token);
     if (drover_broker_start (self->broker, token)) {
-        zsys_error ("ha: cannot serve as leader name=%s: resigning", self->config->ha.name);
+        self->backoff = self->backoff? self->backoff * 2: S_BACKOFF_MIN;
+        if (self->backoff > S_BACKOFF_MAX)
+            self->backoff = S_BACKOFF_MAX;
+        zsys_error ("ha: cannot serve as leader name=%s: resigning, campaigning again in %d ms",
+                    self->config->ha.name, self->backoff);
         zstr_send (self->elector, "RESIGN");
-        zstr_send (self->elector, "CAMPAIGN");
+        char delay [16];
+        snprintf (delay, sizeof delay, "%d", self->backoff);
+        zstr_sendx (self->elector, "CAMPAIGN", delay, NULL);
         return;
     }
+    self->backoff = 0;
     self->token = token;
     drover_standby_set_leader (self->standby, self->config->ha.name, self->config->ha.advertise);
     char reason [64];
