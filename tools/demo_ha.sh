@@ -18,7 +18,7 @@ BASE=$(( ${DROVER_DEMO_PORT:-5555} + 20 ))
 B1="tcp://127.0.0.1:$BASE"
 B2="tcp://127.0.0.1:$((BASE + 2))"
 export DROVER_BROKER="$B1,$B2"
-LEASE_TTL=5000
+LEASE_TTL=4000                  #   the default
 WORK="$(mktemp -d /tmp/drover-demo-ha.XXXXXX)"
 chmod 0711 "$WORK"              #   PostgreSQL runs as postgres under it
 PIDS=()

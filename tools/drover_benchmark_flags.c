@@ -157,7 +157,7 @@ s_usage (FILE *stream)
         "             the kill, over --failover-rounds 10 rounds (3 with --quick):\n"
         "             failover_median_ms, failover_min_ms, failover_max_ms; failover_lost:\n"
         "             acknowledged tasks the new leader never ended (must be 0);\n"
-        "             failover_lease_ttl_ms: the brokers' --lease-ttl (default 5000)\n"
+        "             failover_lease_ttl_ms: the brokers' --lease-ttl (default 4000)\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
         "  --postgres URI|auto  also measure the durable phase on PostgreSQL, and keep\n"

@@ -24,7 +24,7 @@ s_usage (FILE *stream)
         "                             (http://HOST:2379[,...]); the others stand by and redirect\n"
         "      --name NAME            this broker's name among its peers (default: host name)\n"
         "      --advertise ENDPOINT   where peers reach this broker (default: --endpoint)\n"
-        "      --lease-ttl MSEC       etcd session TTL: failover after about this long (5000)\n"
+        "      --lease-ttl MSEC       etcd session TTL: failover after about this long (4000)\n"
         "      --durability MODE      full, batch or off (" DROVER_DEFAULT_DURABILITY "; see README)\n"
         "      --key FILE             the broker's key pair (NAME.key, NAME.key_secret beside it):\n"
         "                             every endpoint then requires CURVE and may be any address\n"
