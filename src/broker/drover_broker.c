@@ -16,42 +16,15 @@
     =========================================================================
 */
 
-#include "drover_broker.h"
+#include "drover_broker_internal.h"
 #include "drover_config.h"
 #include "drover_defaults.h"
-#include "drover_msg.h"
-#include "drover_health.h"
-#include "drover_probation.h"
-#include "drover_schedq.h"
-#include "drover_assign.h"
-#include "drover_store.h"
-#include "drover_backend.h"
-#include "drover_metrics.h"
-#include "drover_metricset.h"
-#include "drover_outbox.h"
 #include "drover_actor.h"
-#include "drover_poller.h"
-#include "drover_connwatch.h"
-#include "drover_guard.h"
-#include "drover_eventstream.h"
 #include "drover_brokerflags.h"
 #include "drover_log.h"
 #include "drover_poolwire.h"
-#include "drover_poolactor.h"
-#include "drover_reconciler.h"
 #include "drover_ha.h"
 #include "drover_event.h"
-
-//  The actors, by index; the pool only runs when the settings have
-//  instance types (its slot is empty otherwise)
-enum { S_HEALTH, S_PROBATION, S_SCHEDQ, S_ASSIGN, S_STORE, S_METRICS, S_POOL, S_RECONCILER,
-       S_ACTORS };
-
-//  What the main's poller watches past the actors' pipes (which are at
-//  their actor's index)
-enum { S_ROUTER_AT = S_ACTORS, S_PUBLISHER_AT, S_MONITOR_AT, S_MONITORS = 2 };
-//  ... and the socket watched for the broker's owner (several brokers: the elector)
-enum { S_WATCH_AT = S_MONITOR_AT + S_MONITORS };
 
 //  A peer's ROUTER routing id, borrowed from the message it came with
 typedef struct {
@@ -59,121 +32,6 @@ typedef struct {
     size_t size;                //  1..255 of them
 } s_route_t;
 
-//  The bit of an actor in a route's targets, and the other ways out
-#define S_TO(actor)     (1 << (actor))
-#define S_PEER          (1 << 8)    //  the main sends it to a peer on the ROUTER
-#define S_PUBLISH       (1 << 9)    //  the main publishes it on the XPUB
-#define S_LINK          (1 << 10)   //  on the link between assign and schedq: never here
-#define S_SELF          (1 << 11)   //  the main acts on it itself (start-up; a wire
-                                    //  message: the main answers it, drover_poolwire_none)
-#define S_COUNTS        (1 << 12)   //  the main answers it too, with its own counts
-#define S_OTHERS        (1 << 13)   //  said both ways: each actor it names hears it from
-                                    //  the others, never its own (FLEET)
-
-//  The routing table: who hears each wire message a peer sends and each
-//  command an actor (or the main) says. It is the one answer to "who
-//  hears X" (actors/ACTORS.md is written from it): the main routes by it
-//  and by nothing else. A wire message is handed off (MSG) to one actor;
-//  a command goes to every actor it names. A wire message with no row is
-//  answered ERROR 415 (a status, OK or ERROR, is never answered).
-//  Who may send a wire message (drover_guard checks the sender's key)
-#define S_WORKERS   DROVER_ROLE_WORKER
-#define S_CLIENTS   (DROVER_ROLE_CLIENT | DROVER_ROLE_ADMIN)
-#define S_ADMINS    DROVER_ROLE_ADMIN
-
-static const struct {
-    int msg;                    //  a wire message's id, or 0 for a command
-    const char *command;        //  a command word, or NULL for a wire message
-    int targets;                //  S_TO () bits of the actors that hear it, and S_ ways
-    uint8_t roles;              //  a wire message: the DROVER_ROLE_* bits any of which may send it
-} s_routes [] = {
-    //  Wire messages from workers and clients, and the keys that may send them
-    { DROVER_MSG_WORKER_HELLO,      NULL, S_TO (S_HEALTH), S_WORKERS },
-    { DROVER_MSG_WORKER_HEARTBEAT,  NULL, S_TO (S_HEALTH), S_WORKERS },
-    { DROVER_MSG_WORKER_GOODBYE,    NULL, S_TO (S_HEALTH), S_WORKERS },
-    { DROVER_MSG_TASK_SUBMIT,       NULL, S_TO (S_ASSIGN), S_CLIENTS },
-    { DROVER_MSG_TASK_WAIT,         NULL, S_TO (S_ASSIGN), S_CLIENTS },
-    { DROVER_MSG_TASK_CANCEL,       NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks (assign)
-    { DROVER_MSG_TASK_LIST,         NULL, S_TO (S_ASSIGN), S_CLIENTS },
-    { DROVER_MSG_TASK_SHOW,         NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks (assign)
-    { DROVER_MSG_TASK_EXPLAIN,      NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks; queued: schedq
-    { DROVER_MSG_TASK_STARTED,      NULL, S_TO (S_ASSIGN), S_WORKERS },    //  assign: HEARD
-    { DROVER_MSG_TASK_RESULT,       NULL, S_TO (S_ASSIGN), S_WORKERS },    //  likewise
-    { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ), S_CLIENTS },
-    { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ), S_ADMINS },
-    { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE),  S_ADMINS },
-    { DROVER_MSG_POOL_LIST,         NULL, S_TO (S_POOL),   S_CLIENTS },    //  no pool: the main
-    { DROVER_MSG_POOL_ADMIN,        NULL, S_TO (S_POOL),   S_ADMINS },     //  answers (poolwire)
-    { DROVER_MSG_WORKER_RUNS,       NULL, S_TO (S_RECONCILER), S_WORKERS },    //  fenced there
-    { DROVER_MSG_SERVICE_ADMIN,     NULL, S_TO (S_RECONCILER), S_ADMINS },
-    { DROVER_MSG_SERVICE_LIST,      NULL, S_TO (S_RECONCILER), S_CLIENTS },
-    { DROVER_MSG_PLAN,              NULL, S_TO (S_RECONCILER), S_CLIENTS },
-    //  What every actor may say
-    { 0, "SEND",      S_PEER, 0 },
-    { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH
-    //  health
-    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL)
-                      | S_TO (S_RECONCILER), 0 },
-    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL)
-                      | S_TO (S_RECONCILER), 0 },
-    { 0, "STATS",     S_TO (S_SCHEDQ), 0 },
-    //  probation (PROBATION also from assign, on the link)
-    { 0, "PROBATION", S_TO (S_SCHEDQ), 0 },
-    { 0, "CLEARED",   S_TO (S_SCHEDQ), 0 },
-    //  assign
-    { 0, "FAILURE",   S_TO (S_PROBATION), 0 },
-    { 0, "SUCCESS",   S_TO (S_PROBATION), 0 },
-    { 0, "HEARD",     S_TO (S_HEALTH), 0 },
-    { 0, "QUEUE",     S_TO (S_SCHEDQ) | S_LINK, 0 },
-    { 0, "DEQUEUE",   S_TO (S_SCHEDQ) | S_LINK, 0 },
-    { 0, "TAKE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
-    { 0, "FREE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
-    { 0, "RETURN",    S_TO (S_SCHEDQ) | S_LINK, 0 },
-    //  schedq
-    { 0, "ASSIGN",    S_TO (S_ASSIGN) | S_LINK, 0 },
-    { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK, 0 },
-    { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK, 0 },
-    { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK, 0 },
-    { 0, "KEEPADMIN", S_TO (S_STORE), 0 },       //  an operator's setting, to keep
-    { 0, "LOAD",      S_TO (S_POOL), 0 },        //  what waits unplaced, each worker's load
-    { 0, "RETIRED",   S_TO (S_POOL), 0 },        //  a retired worker is idle
-    //  pool
-    { 0, "RETIRE",    S_TO (S_SCHEDQ), 0 },      //  no new work for an instance's worker
-    { 0, "POOLADMIN", S_TO (S_SCHEDQ), 0 },      //  an instance's idle behaviour, to keep
-    //  the reconciler: the fleet asked of schedq (and schedq's answer, the
-    //  same word), replicas started and stopped by assign, definitions kept
-    { 0, "FLEET",     S_TO (S_SCHEDQ) | S_TO (S_RECONCILER) | S_OTHERS, 0 },
-    { 0, "START",     S_TO (S_ASSIGN), 0 },
-    { 0, "STOP",      S_TO (S_ASSIGN), 0 },
-    { 0, "REPLICA",   S_TO (S_RECONCILER), 0 },     //  assign: a replica task changed
-    { 0, "KEEPSERVICE", S_TO (S_STORE), 0 },
-    //  assign to store: what is to be kept, and the replies that wait for it
-    { 0, "CHANGE",    S_TO (S_STORE), 0 },
-    { 0, "REPLY",     S_TO (S_STORE), 0 },
-    { 0, "RESTORED",  S_TO (S_STORE), 0 },
-    //  store
-    { 0, "PUBLISH",   S_PUBLISH, 0 },
-    { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
-    { 0, "ADMIN",     S_TO (S_SCHEDQ), 0 },      //  a kept operator's setting, at start
-    { 0, "SERVICE",   S_TO (S_RECONCILER), 0 },  //  a kept service's definition, at start
-    { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN), 0 },
-    { 0, "LOADED",    S_TO (S_ASSIGN) | S_TO (S_RECONCILER) | S_SELF, 0 },
-    { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
-    { 0, "FATAL",     S_SELF, 0 },
-    { 0, "FENCED",    S_SELF, 0 },       //  a newer leader holds the state: stop serving
-    //  the main itself: a send to a worker refused; a key gone from the keys
-    { 0, "UNSENT",    S_TO (S_PROBATION), 0 },
-    { 0, "REVOKED",   S_TO (S_HEALTH), 0 },
-    //  metrics: a round of numbers, asked of each actor that keeps some
-    //  (and of the main), answered to it
-    { 0, "METRICS",   S_TO (S_HEALTH) | S_TO (S_PROBATION) | S_TO (S_SCHEDQ) | S_TO (S_ASSIGN)
-                      | S_TO (S_POOL) | S_TO (S_RECONCILER) | S_COUNTS, 0 },
-    { 0, "COUNTS",    S_TO (S_METRICS), 0 },
-};
-//  Who answers METRICS: the actors it goes to and the main (the pool, when
-//  it runs, is one more)
-#define S_COUNTERS      6
-#define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
 
 //  Most messages read from the ROUTER in one turn of the loop
 #define S_ROUTER_BATCH  1024
@@ -192,67 +50,6 @@ static const struct {
 #define S_BACKLOG       4096
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
-
-struct _drover_broker_t {
-    drover_config_t *config;    //  settings, read once
-    zsock_t *router;            //  workers and clients
-    drover_eventstream_t *events;   //  the event stream (its XPUB)
-    zactor_t *actors [S_ACTORS];            //  health, probation, schedq, assign, store,
-                                            //  metrics, pool, reconciler
-    drover_outbox_t *outboxes [S_ACTORS];   //  what this turn tells each actor
-    drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
-    int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
-    uint8_t wire_roles [DROVER_MSG_ID_MAX + 1]; //  who may send each wire message
-    drover_guard_t *guard;      //  CURVE, keys and roles (or none of them)
-    int record_targets [DROVER_RECORD_KINDS];   //  s_routes by record kind
-    bool router_sent;           //  something went out on the ROUTER this turn
-    bool publisher_sent;        //  something went out on the XPUB this turn
-    uint64_t malformed;         //  messages that did not decode
-    uint64_t answered [DROVER_METRICS];     //  errors the main answered, by DROVER_METRIC_BAD_*
-    uint64_t refused;           //  sends the ROUTER refused
-    uint64_t suppressed;        //  warnings held back by the rate limit
-    int64_t warned_at;          //  last warning, msec monotonic
-    zsock_t *monitors [S_MONITORS]; //  connection events of the ROUTER and the XPUB, borrowed
-    drover_connwatch_t *connwatch;  //  connections against the descriptor limit
-    bool verbose;               //  log each routed message
-    bool durable;               //  durability is not off: every event is kept
-    int started;                //  S_TO () bits of the actors running
-    int speaker;                //  the actor whose commands are being routed, -1 the main
-    bool loaded;                //  the store said LOADED: serving
-    char *fatal;                //  the store said FATAL: why the broker cannot start
-    char *fenced;               //  the store said FENCED: why the broker stopped serving
-    bool stop;                  //  run returns after this turn
-    drover_broker_watch_fn *standby_fn; //  reads the ROUTER while no actors run, or NULL
-    void *standby_arg;          //  its argument
-    zsock_t *watched;           //  the owner's socket (borrowed), or NULL
-    drover_broker_watch_fn *watch_fn;   //  called when watched is readable
-    void *watch_arg;            //  its argument
-};
-typedef struct _drover_broker_t s_broker_t;
-
-
-//  Index the routing table: who hears each wire message and each record
-//  kind, so that the hot path looks them up without comparing words
-static void
-s_index_routes (s_broker_t *self)
-{
-    for (size_t index = 0; index < S_ROUTES; index++) {
-        int msg = s_routes [index].msg;
-        const char *command = s_routes [index].command;
-        if (msg) {
-            assert (msg <= DROVER_MSG_ID_MAX);
-            //  A wire message is handed off to one actor: it owns it
-            assert (__builtin_popcount (s_routes [index].targets) == 1);
-            self->wire_targets [msg] = s_routes [index].targets;
-            self->wire_roles [msg] = s_routes [index].roles;
-        }
-        for (int kind = DROVER_RECORD_MSG; kind < DROVER_RECORD_KINDS; kind++) {
-            drover_record_t record = { .kind = (drover_record_kind_t) kind };
-            if (command && streq (command, drover_record_word (&record)))
-                self->record_targets [kind] = s_routes [index].targets;
-        }
-    }
-}
 
 //  Bind one socket, saying why if it fails
 static int
@@ -276,105 +73,6 @@ s_peer_hwm (drover_config_t *config)
     return count < 1? 1: count < config->hwm? (int) count: (int) config->hwm;
 }
 
-//  Start one actor (args as the actor takes them) and make it verbose if asked
-static zactor_t *
-s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
-{
-    zactor_t *actor = zactor_new (actor_fn, args);
-    assert (actor);
-    if (verbose)
-        zstr_send (actor, "VERBOSE");
-    return actor;
-}
-
-//  Return an actor's pipe, or NULL if it does not run (the pool, without
-//  instance types)
-static zsock_t *
-s_actor_sock (s_broker_t *self, int index)
-{
-    return self->actors [index]? zactor_sock (self->actors [index]): NULL;
-}
-
-//  Start the elastic pool's actor, and tell schedq the pool's types: a
-//  CONFIGURE with a copy of the settings, answered STARTED at once.
-//  Returns 0, or -1 if its driver cannot be made (logged: the broker must
-//  not start).
-static int
-s_pool_start (s_broker_t *self, bool verbose)
-{
-    drover_config_t *config = self->config;
-    self->actors [S_POOL] = s_actor_start (drover_pool_actor, NULL, verbose);
-    zsock_send (self->actors [S_POOL], "spss", "CONFIGURE", drover_poolconfig_dup (&config->pool),
-                config->endpoint, self->durable? config->state_dir: "");
-    char *word = NULL, *text = NULL;
-    uint32_t started = 0;
-    if (zsock_recv (self->actors [S_POOL], "s4s", &word, &started, &text) == -1
-    ||  !word || !streq (word, "STARTED") || !started) {
-        zsys_error ("broker: cannot start: %s", text? text: "the pool actor did not start");
-        started = 0;
-    }
-    zstr_free (&word);
-    zstr_free (&text);
-    if (started)
-        zsock_send (self->actors [S_SCHEDQ], "sp", "POOLTYPES",
-                    drover_poolconfig_dup (&config->pool));
-    return started? 0: -1;
-}
-
-//  Start the store, first of the actors, and wait until it has opened the
-//  state. Returns 0, or -1 if it could not (logged: the broker must not start).
-static int
-s_store_start (s_broker_t *self, bool verbose, uint64_t fence)
-{
-    drover_config_t *config = self->config;
-    drover_store_args_t args = {
-        .state_dir = config->state_dir,
-        .fence = fence,
-        .durability = drover_durability_parse (config->durability),
-        .commit_every = config->commit_every,
-        .keep_finished = config->keep_finished,
-        .history_count = config->history_count,
-        .history_age = config->history_age,
-        .history_events = config->history_events
-    };
-    assert (args.durability >= 0);      //  the settings table checks the word
-    self->durable = args.durability != DROVER_DURABILITY_OFF;
-    self->actors [S_STORE] = s_actor_start (drover_store_actor, &args, verbose);
-    char *word = NULL, *text = NULL;
-    uint32_t opened = 0;
-    if (zsock_recv (self->actors [S_STORE], "s4s", &word, &opened, &text) == -1
-    ||  !word || !streq (word, "OPENED") || !opened) {
-        zsys_error ("broker: cannot start: %s", text? text: "the store did not open");
-        opened = 0;
-    }
-    else {
-        char *state = drover_backend_printable (config->state_dir);    //  no password
-        zsys_info ("broker: state backend=%s durability=%s dir=%s", text, config->durability,
-                   args.durability == DROVER_DURABILITY_OFF? "(none)": state);
-        zstr_free (&state);
-    }
-    zstr_free (&word);
-    zstr_free (&text);
-    return opened? 0: -1;
-}
-
-//  Wait for the metrics actor's STARTED: 0, or -1 if it cannot serve
-//  what broker/metrics says (logged: the broker must not start)
-static int
-s_metrics_started (s_broker_t *self)
-{
-    char *word = NULL, *text = NULL;
-    uint32_t started = 0;
-    if (zsock_recv (self->actors [S_METRICS], "s4s", &word, &started, &text) == -1
-    ||  !word || !streq (word, "STARTED") || !started) {
-        zsys_error ("broker: cannot start: %s", text? text: "the metrics actor did not start");
-        started = 0;
-    }
-    zstr_free (&word);
-    zstr_free (&text);
-    return started? 0: -1;
-}
-
 //  Create the broker: sockets bound, no actor running
 drover_broker_t *
 drover_broker_new (drover_config_t *config, bool verbose)
@@ -385,7 +83,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
     self->connwatch = drover_connwatch_new ();
     config->max_workers = drover_connwatch_fit_workers (self->connwatch, config->max_workers);
     self->speaker = -1;
-    s_index_routes (self);
+    drover_broker_index_routes (self);
     char *error = NULL;
     self->guard = drover_guard_new (config, verbose, &error);
     if (!self->guard) {
@@ -442,80 +140,6 @@ drover_broker_new (drover_config_t *config, bool verbose)
         drover_poller_add (self->poller, self->monitors [index]);
     drover_poller_add (self->poller, NULL);         //  the owner's socket, if any
     return self;
-}
-
-//  Start the actors, each configured, the state held with fence. Returns
-//  0, or -1 if one cannot start (logged; the caller halts what did).
-static int
-s_start_actors (s_broker_t *self, uint64_t fence)
-{
-    drover_config_t *config = self->config;
-    bool verbose = self->verbose;
-    if (s_store_start (self, verbose, fence))
-        return -1;
-    self->actors [S_HEALTH] = s_actor_start (drover_health_actor, NULL, verbose);
-    zsock_send (self->actors [S_HEALTH], "s444", "CONFIGURE",
-                config->heartbeat, config->lost_after, config->max_workers);
-    self->actors [S_PROBATION] = s_actor_start (drover_probation_actor, NULL, verbose);
-    zsock_send (self->actors [S_PROBATION], "s4", "CONFIGURE", config->probation_timeout);
-    //  schedq and assign trade QUEUE, FREE and ASSIGN for every task: they
-    //  get a link of their own rather than two hops through the main
-    char link [64];
-    snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
-    self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, link, verbose);
-    zsock_send (self->actors [S_SCHEDQ], "s4444444", "CONFIGURE", config->max_shelve,
-                config->min_disk_free, config->max_leases, config->keep_gone, config->max_gone,
-                (uint32_t) self->durable, config->affinity_wait);
-    self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
-    zsock_send (self->actors [S_ASSIGN], "s44444444", "CONFIGURE", config->ack_timeout,
-                config->lost_retries, config->max_queued, config->keep_finished,
-                config->max_queued_bytes, config->keep_finished_bytes,
-                drover_durability_parse (config->durability), config->restart_grace);
-    //  The reconciler: always, since services may be created at any time
-    const drover_serviceconfig_t *service = &config->service;
-    self->actors [S_RECONCILER] = s_actor_start (drover_reconciler_actor, NULL, verbose);
-    zsock_send (self->actors [S_RECONCILER], "s444444444", "CONFIGURE", service->term,
-                service->gather_timeout, service->restart_delay, service->max_restart_delay,
-                service->stable_after, service->crash_warn, service->max_stop_percent,
-                service->max_services, service->max_replicas);
-    if (config->pool.ntypes && s_pool_start (self, verbose))
-        return -1;
-    drover_metrics_args_t metrics = {
-        .address = config->metrics,
-        .status_interval = config->status_interval,
-        .endpoint = config->endpoint,
-        .counters = S_COUNTERS + (self->actors [S_POOL]? 1: 0)
-    };
-    self->actors [S_METRICS] = s_actor_start (drover_metrics_actor, &metrics, verbose);
-    if (s_metrics_started (self))
-        return -1;
-    bool listened = drover_eventstream_on (self->events);
-    for (int index = 0; index < S_ACTORS; index++) {
-        drover_poller_set (self->poller, (size_t) index, s_actor_sock (self, index));
-        if (self->actors [index])
-            self->started |= S_TO (index);
-        self->outboxes [index] = drover_outbox_new ();
-        //  Events only while someone subscribes (kept events are said all
-        //  the same: only the store is told)
-        if (self->actors [index] && (index == S_STORE || !self->durable))
-            zsock_send (self->actors [index], "s4", "EVENTS", listened? 1: 0);
-    }
-    return 0;
-}
-
-//  Stop every actor, in reverse order of start; the sockets stay
-void
-drover_broker_halt (drover_broker_t *self)
-{
-    for (int index = S_ACTORS - 1; index >= 0; index--) {
-        zactor_destroy (&self->actors [index]);
-        drover_outbox_destroy (&self->outboxes [index]);
-        if (self->poller)
-            drover_poller_set (self->poller, (size_t) index, NULL);
-    }
-    self->started = 0;
-    self->loaded = false;
-    zstr_free (&self->fatal);
 }
 
 //  Destroy the broker: actors in reverse order of start, then sockets
@@ -918,11 +542,7 @@ s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int target
 static void
 s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
 {
-    size_t index;
-    for (index = 0; index < S_ROUTES; index++)
-        if (s_routes [index].command && streq (s_routes [index].command, command))
-            break;
-    int targets = index < S_ROUTES? s_routes [index].targets: 0;
+    int targets = drover_broker_command_targets (command);
     if (targets & S_OTHERS)
         targets &= ~(S_OTHERS | (self->speaker >= 0? S_TO (self->speaker): 0));
     if (self->verbose)
@@ -1078,7 +698,7 @@ int
 drover_broker_start (drover_broker_t *self, uint64_t fence)
 {
     zstr_free (&self->fenced);
-    if (s_start_actors (self, fence) || s_broker_load (self)) {
+    if (drover_broker_start_actors (self, fence) || s_broker_load (self)) {
         drover_broker_halt (self);
         return -1;
     }

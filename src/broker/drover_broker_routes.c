@@ -1,0 +1,148 @@
+/*  =========================================================================
+    drover_broker_routes - the broker's routing table: who hears each wire
+    message a peer sends and each command an actor says
+
+    The main routes by this table and by nothing else; actors/ACTORS.md's
+    tables are written from it.
+    =========================================================================
+*/
+
+#include "drover_broker_internal.h"
+#include "drover_poolwire.h"
+
+//  The routing table: who hears each wire message a peer sends and each
+//  command an actor (or the main) says. It is the one answer to "who
+//  hears X" (actors/ACTORS.md is written from it): the main routes by it
+//  and by nothing else. A wire message is handed off (MSG) to one actor;
+//  a command goes to every actor it names. A wire message with no row is
+//  answered ERROR 415 (a status, OK or ERROR, is never answered).
+//  Who may send a wire message (drover_guard checks the sender's key)
+#define S_WORKERS   DROVER_ROLE_WORKER
+#define S_CLIENTS   (DROVER_ROLE_CLIENT | DROVER_ROLE_ADMIN)
+#define S_ADMINS    DROVER_ROLE_ADMIN
+
+static const struct {
+    int msg;                    //  a wire message's id, or 0 for a command
+    const char *command;        //  a command word, or NULL for a wire message
+    int targets;                //  S_TO () bits of the actors that hear it, and S_ ways
+    uint8_t roles;              //  a wire message: the DROVER_ROLE_* bits any of which may send it
+} s_routes [] = {
+    //  Wire messages from workers and clients, and the keys that may send them
+    { DROVER_MSG_WORKER_HELLO,      NULL, S_TO (S_HEALTH), S_WORKERS },
+    { DROVER_MSG_WORKER_HEARTBEAT,  NULL, S_TO (S_HEALTH), S_WORKERS },
+    { DROVER_MSG_WORKER_GOODBYE,    NULL, S_TO (S_HEALTH), S_WORKERS },
+    { DROVER_MSG_TASK_SUBMIT,       NULL, S_TO (S_ASSIGN), S_CLIENTS },
+    { DROVER_MSG_TASK_WAIT,         NULL, S_TO (S_ASSIGN), S_CLIENTS },
+    { DROVER_MSG_TASK_CANCEL,       NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks (assign)
+    { DROVER_MSG_TASK_LIST,         NULL, S_TO (S_ASSIGN), S_CLIENTS },
+    { DROVER_MSG_TASK_SHOW,         NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks (assign)
+    { DROVER_MSG_TASK_EXPLAIN,      NULL, S_TO (S_ASSIGN), S_CLIENTS },    //  own tasks; queued: schedq
+    { DROVER_MSG_TASK_STARTED,      NULL, S_TO (S_ASSIGN), S_WORKERS },    //  assign: HEARD
+    { DROVER_MSG_TASK_RESULT,       NULL, S_TO (S_ASSIGN), S_WORKERS },    //  likewise
+    { DROVER_MSG_WORKER_LIST,       NULL, S_TO (S_SCHEDQ), S_CLIENTS },
+    { DROVER_MSG_WORKER_ADMIN,      NULL, S_TO (S_SCHEDQ), S_ADMINS },
+    { DROVER_MSG_EVENT_REPLAY,      NULL, S_TO (S_STORE),  S_ADMINS },
+    { DROVER_MSG_POOL_LIST,         NULL, S_TO (S_POOL),   S_CLIENTS },    //  no pool: the main
+    { DROVER_MSG_POOL_ADMIN,        NULL, S_TO (S_POOL),   S_ADMINS },     //  answers (poolwire)
+    { DROVER_MSG_WORKER_RUNS,       NULL, S_TO (S_RECONCILER), S_WORKERS },    //  fenced there
+    { DROVER_MSG_SERVICE_ADMIN,     NULL, S_TO (S_RECONCILER), S_ADMINS },
+    { DROVER_MSG_SERVICE_LIST,      NULL, S_TO (S_RECONCILER), S_CLIENTS },
+    { DROVER_MSG_PLAN,              NULL, S_TO (S_RECONCILER), S_CLIENTS },
+    //  What every actor may say
+    { 0, "SEND",      S_PEER, 0 },
+    { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH
+    //  health
+    { 0, "UP",        S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL)
+                      | S_TO (S_RECONCILER), 0 },
+    { 0, "LOST",      S_TO (S_SCHEDQ) | S_TO (S_ASSIGN) | S_TO (S_PROBATION) | S_TO (S_POOL)
+                      | S_TO (S_RECONCILER), 0 },
+    { 0, "STATS",     S_TO (S_SCHEDQ), 0 },
+    //  probation (PROBATION also from assign, on the link)
+    { 0, "PROBATION", S_TO (S_SCHEDQ), 0 },
+    { 0, "CLEARED",   S_TO (S_SCHEDQ), 0 },
+    //  assign
+    { 0, "FAILURE",   S_TO (S_PROBATION), 0 },
+    { 0, "SUCCESS",   S_TO (S_PROBATION), 0 },
+    { 0, "HEARD",     S_TO (S_HEALTH), 0 },
+    { 0, "QUEUE",     S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "DEQUEUE",   S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "TAKE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "FREE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "RETURN",    S_TO (S_SCHEDQ) | S_LINK, 0 },
+    //  schedq
+    { 0, "ASSIGN",    S_TO (S_ASSIGN) | S_LINK, 0 },
+    { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK, 0 },
+    { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK, 0 },
+    { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "KEEPADMIN", S_TO (S_STORE), 0 },       //  an operator's setting, to keep
+    { 0, "LOAD",      S_TO (S_POOL), 0 },        //  what waits unplaced, each worker's load
+    { 0, "RETIRED",   S_TO (S_POOL), 0 },        //  a retired worker is idle
+    //  pool
+    { 0, "RETIRE",    S_TO (S_SCHEDQ), 0 },      //  no new work for an instance's worker
+    { 0, "POOLADMIN", S_TO (S_SCHEDQ), 0 },      //  an instance's idle behaviour, to keep
+    //  the reconciler: the fleet asked of schedq (and schedq's answer, the
+    //  same word), replicas started and stopped by assign, definitions kept
+    { 0, "FLEET",     S_TO (S_SCHEDQ) | S_TO (S_RECONCILER) | S_OTHERS, 0 },
+    { 0, "START",     S_TO (S_ASSIGN), 0 },
+    { 0, "STOP",      S_TO (S_ASSIGN), 0 },
+    { 0, "REPLICA",   S_TO (S_RECONCILER), 0 },     //  assign: a replica task changed
+    { 0, "KEEPSERVICE", S_TO (S_STORE), 0 },
+    //  assign to store: what is to be kept, and the replies that wait for it
+    { 0, "CHANGE",    S_TO (S_STORE), 0 },
+    { 0, "REPLY",     S_TO (S_STORE), 0 },
+    { 0, "RESTORED",  S_TO (S_STORE), 0 },
+    //  store
+    { 0, "PUBLISH",   S_PUBLISH, 0 },
+    { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
+    { 0, "ADMIN",     S_TO (S_SCHEDQ), 0 },      //  a kept operator's setting, at start
+    { 0, "SERVICE",   S_TO (S_RECONCILER), 0 },  //  a kept service's definition, at start
+    { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN), 0 },
+    { 0, "LOADED",    S_TO (S_ASSIGN) | S_TO (S_RECONCILER) | S_SELF, 0 },
+    { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
+    { 0, "FATAL",     S_SELF, 0 },
+    { 0, "FENCED",    S_SELF, 0 },       //  a newer leader holds the state: stop serving
+    //  the main itself: a send to a worker refused; a key gone from the keys
+    { 0, "UNSENT",    S_TO (S_PROBATION), 0 },
+    { 0, "REVOKED",   S_TO (S_HEALTH), 0 },
+    //  metrics: a round of numbers, asked of each actor that keeps some
+    //  (and of the main), answered to it
+    { 0, "METRICS",   S_TO (S_HEALTH) | S_TO (S_PROBATION) | S_TO (S_SCHEDQ) | S_TO (S_ASSIGN)
+                      | S_TO (S_POOL) | S_TO (S_RECONCILER) | S_COUNTS, 0 },
+    { 0, "COUNTS",    S_TO (S_METRICS), 0 },
+};
+#define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
+
+//  Index the routing table into the broker: who hears each wire message
+//  and each record kind, so that the hot path looks them up without
+//  comparing words
+void
+drover_broker_index_routes (s_broker_t *self)
+{
+    for (size_t index = 0; index < S_ROUTES; index++) {
+        int msg = s_routes [index].msg;
+        const char *command = s_routes [index].command;
+        if (msg) {
+            assert (msg <= DROVER_MSG_ID_MAX);
+            //  A wire message is handed off to one actor: it owns it
+            assert (__builtin_popcount (s_routes [index].targets) == 1);
+            self->wire_targets [msg] = s_routes [index].targets;
+            self->wire_roles [msg] = s_routes [index].roles;
+        }
+        for (int kind = DROVER_RECORD_MSG; kind < DROVER_RECORD_KINDS; kind++) {
+            drover_record_t record = { .kind = (drover_record_kind_t) kind };
+            if (command && streq (command, drover_record_word (&record)))
+                self->record_targets [kind] = s_routes [index].targets;
+        }
+    }
+}
+
+//  Who hears a command an actor (or the main) says: S_TO () bits and S_
+//  ways; 0 if no row names it
+int
+drover_broker_command_targets (const char *command)
+{
+    for (size_t index = 0; index < S_ROUTES; index++)
+        if (s_routes [index].command && streq (s_routes [index].command, command))
+            return s_routes [index].targets;
+    return 0;
+}
