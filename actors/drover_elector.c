@@ -19,7 +19,7 @@
     One call to etcd per turn of the loop, each with a timeout of at most
     ttl/4 (and never past the leader's deadline): the pipe is never left
     unread longer than one call. Calls due, in this order: revoke a lease
-    given up (after DEPOSED, or an earlier run's of this broker name), grant
+    given up (after DEPOSED, or an earlier run's of this broker), grant
     a lease, renew it (every ttl/3), write the membership key, write the
     candidacy, read the candidates (every ttl/4, at most 250 ms). A failed
     call waits a retry interval.
@@ -68,6 +68,7 @@ typedef struct {
     bool stopping;              //  $TERM heard
     bool campaigning;           //  false after RESIGN, until CAMPAIGN
     int64_t campaign_at;        //  msec (mono): CAMPAIGN's delay, no new lease before it
+    int64_t clash_lease;        //  the last lease of another broker with our name, said once
     int64_t lease;              //  the current lease, 0 for none
     int64_t stale_lease;        //  a lease given up, to revoke before a new one; 0 for none
     bool member_written;        //  membership key written with the current lease
@@ -376,21 +377,39 @@ s_parse_candidacy (drover_etcd_kv_t *kv, char *name, char *endpoint)
     return true;
 }
 
-//  A candidacy with our name but not our lease is an earlier run of this
-//  broker (killed, then started again: names are unique in the cluster):
-//  revoke its lease now rather than wait for it to expire, so a restarted
-//  broker neither follows itself nor waits a TTL
+//  A candidacy with our name but not our lease. At our endpoint it is an
+//  earlier run of this broker (killed, then started again): revoke its
+//  lease now rather than wait for it to expire, so a restarted broker
+//  neither follows itself nor waits a TTL. At another endpoint it is
+//  another broker given our name: revoking each other's leases, the two
+//  would take the lead from each other four times a second. The newer
+//  candidacy withdraws instead (older_there: the other came first) and
+//  campaigns again a TTL later, when a dead one's lease has expired; the
+//  older keeps on. Either says so, once per other lease.
 static void
-s_note_earlier_run (self_t *self, drover_etcd_kv_t *kv)
+s_note_same_name (self_t *self, drover_etcd_kv_t *kv, bool older_there, int64_t now)
 {
     char name [S_NAME_MAX + 1];
     char endpoint [S_ENDPOINT_MAX + 1];
     if (!s_parse_candidacy (kv, name, endpoint) || strneq (name, self->name)
     ||  kv->lease == 0 || kv->lease == self->lease || self->stale_lease)
         return;
-    zsys_warning ("elector: revoking lease=%" PRIx64 " of an earlier run of name=%s (at %s):"
-                  " broker names must be unique", (uint64_t) kv->lease, name, endpoint);
-    self->stale_lease = kv->lease;
+    if (streq (endpoint, self->advertise)) {
+        zsys_warning ("elector: revoking lease=%" PRIx64 " of an earlier run of name=%s (at %s)",
+                      (uint64_t) kv->lease, name, endpoint);
+        self->stale_lease = kv->lease;
+        return;
+    }
+    if (kv->lease != self->clash_lease)
+        zsys_error ("elector: another broker named %s runs at %s (lease=%" PRIx64 "): %s; "
+                    "give each broker its own name (ha/name, --name)", name, endpoint,
+                    (uint64_t) kv->lease, older_there? "standing aside until it is gone":
+                    "it came later and stands aside");
+    self->clash_lease = kv->lease;
+    if (older_there && self->lease) {
+        s_lose_lease (self, "another broker has this name", true);
+        self->campaign_at = now + self->ttl;
+    }
 }
 
 //  Read the candidates: the lowest leads. We lead if it is ours; a leader
@@ -414,7 +433,7 @@ s_check (self_t *self, int64_t now)
         if (self->election_key && streq (kv->key, self->election_key))
             ours_there = true;
         else
-            s_note_earlier_run (self, kv);
+            s_note_same_name (self, kv, !ours_there, now);
         kv = (drover_etcd_kv_t *) zlistx_next (candidates);
     }
     if (self->candidate_written && !ours_there)
@@ -437,7 +456,9 @@ s_check (self_t *self, int64_t now)
         if (malformed)
             name [0] = endpoint [0] = 0;
         self->malformed = malformed;
-        if (!streq (name, self->name))      //  never follow an earlier run of ours
+        //  Never follow an earlier run of ours (another broker given our
+        //  name, at another endpoint, is followed)
+        if (!streq (name, self->name) || !streq (endpoint, self->advertise))
             s_follow (self, name, endpoint);
     }
     zlistx_destroy (&candidates);

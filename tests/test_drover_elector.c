@@ -44,20 +44,29 @@ s_group_setup (void **state)
     return 0;
 }
 
-//  Start an elector named name with key prefix prefix
+//  Start an elector named name, reached at advertise, with key prefix prefix
 static void
-s_start (s_elector_t *elector, const char *name, const char *prefix, const char *etcd)
+s_start_at (s_elector_t *elector, const char *name, const char *advertise, const char *prefix,
+            const char *etcd)
 {
     memset (elector, 0, sizeof *elector);
     snprintf (elector->name, sizeof elector->name, "%s", name);
-    snprintf (elector->advertise, sizeof elector->advertise, "tcp://127.0.0.1:%d",
-              testutil_free_port ());
+    snprintf (elector->advertise, sizeof elector->advertise, "%s", advertise);
     drover_elector_args_t args = {
         .etcd = etcd, .prefix = prefix, .name = name, .advertise = elector->advertise,
         .ttl = S_TTL, .verbose = false
     };
     elector->actor = zactor_new (drover_elector_actor, &args);
     assert_non_null (elector->actor);
+}
+
+//  Start an elector named name with key prefix prefix, on a port of its own
+static void
+s_start (s_elector_t *elector, const char *name, const char *prefix, const char *etcd)
+{
+    char advertise [64];
+    snprintf (advertise, sizeof advertise, "tcp://127.0.0.1:%d", testutil_free_port ());
+    s_start_at (elector, name, advertise, prefix, etcd);
 }
 
 //  Note one message an elector said; a LEADER while another leads fails
@@ -416,14 +425,42 @@ test_restart_revokes_its_earlier_run (void **state)
 {
     (void) state;
     drover_etcd_t *etcd = drover_etcd_new (s_etcd->url, 2000, NULL);
-    int64_t lease = s_ghost_candidacy (etcd, "/t8", "b1", "tcp://127.0.0.1:1", 60);
+    char advertise [64];
+    snprintf (advertise, sizeof advertise, "tcp://127.0.0.1:%d", testutil_free_port ());
+    int64_t lease = s_ghost_candidacy (etcd, "/t8", "b1", advertise, 60);
     s_elector_t electors [1];
     int64_t started_at = zclock_mono ();
-    s_start (&electors [0], "b1", "/t8", s_etcd->url);
+    s_start_at (&electors [0], "b1", advertise, "/t8", s_etcd->url);
     S_AWAIT (electors, 1, electors [0].leader, 2000);
     assert_true (zclock_mono () - started_at < 1000);
     assert_int_equal (electors [0].follows, 0);         //  never followed itself
     assert_int_equal (drover_etcd_keepalive (etcd, lease), DROVER_ETCD_GONE);
+    drover_etcd_destroy (&etcd);
+    s_stop_all (electors, 1);
+}
+
+//  Another broker given our name at another endpoint is not an earlier run:
+//  its lease is not revoked (the two would take the lead from each other
+//  over and over); the newcomer follows it and leads only once it is gone
+static void
+test_same_name_elsewhere_stands_aside (void **state)
+{
+    (void) state;
+    drover_etcd_t *etcd = drover_etcd_new (s_etcd->url, 2000, NULL);
+    int64_t lease = s_ghost_candidacy (etcd, "/t10", "b1", "tcp://127.0.0.1:1", 60);
+    s_elector_t electors [1];
+    s_start (&electors [0], "b1", "/t10", s_etcd->url);
+    S_AWAIT (electors, 1, electors [0].follows >= 1, 2000);
+    assert_string_equal (electors [0].following, "b1");
+    assert_string_equal (electors [0].following_at, "tcp://127.0.0.1:1");
+    //  A TTL and more later it has tried again, and still stands aside
+    int64_t until = zclock_mono () + S_TTL + 500;
+    while (zclock_mono () < until)
+        s_pump (electors, 1, (int) (until - zclock_mono ()));
+    assert_int_equal (electors [0].leaders, 0);
+    assert_true (drover_etcd_keepalive (etcd, lease) > 0);      //  never revoked
+    assert_int_equal (drover_etcd_revoke (etcd, lease), 1);
+    S_AWAIT (electors, 1, electors [0].leader, S_TTL + 2000);
     drover_etcd_destroy (&etcd);
     s_stop_all (electors, 1);
 }
@@ -521,6 +558,7 @@ main (void)
         cmocka_unit_test (test_bad_or_dead_etcd),
         cmocka_unit_test (test_dead_leader_replaced_after_its_lease),
         cmocka_unit_test (test_restart_revokes_its_earlier_run),
+        cmocka_unit_test (test_same_name_elsewhere_stands_aside),
         cmocka_unit_test (test_malformed_candidacy_names_nobody),
         cmocka_unit_test (test_args_check),
     };
