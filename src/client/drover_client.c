@@ -204,7 +204,6 @@ drover_client_destroy (drover_client_t **self_p)
         zframe_destroy (&self->slots [index].frame);
     free (self->slots);
     free (self->endpoint);
-    zstr_free (&self->leader_said);
     drover_endpoints_destroy (&self->endpoints);
     zframe_destroy (&self->awaited_frame);
     free (self);
@@ -447,7 +446,9 @@ s_move (drover_client_t *self, int delay, bool redirected, const char *why)
     self->moves++;
     for (size_t tries = 0; ; tries++) {
         const char *next = drover_endpoints_current (self->endpoints);
-        if (strneq (next, self->endpoint))     //  not each ask again of one standby
+        //  A redirect is the protocol at work, said at every command a
+        //  standby answers first: only a broker left for silence is news
+        if (!redirected && strneq (next, self->endpoint))
             zsys_info ("client: moving from broker=%s to broker=%s in %d ms: %s",
                        self->endpoint, next, delay, why);
         free (self->endpoint);
@@ -475,13 +476,6 @@ s_redirected (drover_client_t *self, drover_msg_t *redirect)
     self->move_due = true;
     self->move_delay = drover_endpoints_redirected (self->endpoints, redirect->leader,
                                                     zclock_mono ());
-    if (self->leader_said && streq (self->leader_said, redirect->leader))
-        return;                 //  said already: once per leader named
-    zstr_free (&self->leader_said);
-    self->leader_said = strdup (redirect->leader);
-    zsys_info ("client: broker=%s does not serve; leader=%s at %s", self->endpoint,
-               *redirect->leader_name? redirect->leader_name: "?",
-               *redirect->leader? redirect->leader: "(not known)");
 }
 
 //  Move if a REDIRECT came, or if the connection has been down for

@@ -49,7 +49,6 @@ struct _drover_client_t {
     uint64_t served_in;         //  moves when a broker last answered as one that serves
     bool move_due;              //  a REDIRECT came: move once this batch is read
     int move_delay;             //  msec to wait after that move before sending again
-    char *leader_said;          //  the leader the last REDIRECT logged named
     int64_t resend_due;         //  msec (mono) to send again what the old broker had, 0 none
     zframe_t *awaited_frame;    //  the synchronous request in flight, encoded, owned
     uint64_t awaited_sent_in;   //  moves when it was last sent
