@@ -67,7 +67,8 @@ testutil_ha_start_broker (testutil_ha_t *self, int index, const char *extra_flag
               || testutil_await_line (testutil_ha_log (self, name), "ha: elected", 1000));
 }
 
-//  Start etcd, PostgreSQL and the brokers; return once one leads
+//  Start etcd, PostgreSQL and the brokers; return once one leads and the
+//  others name it
 testutil_ha_t *
 testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [])
 {
@@ -99,7 +100,17 @@ testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [])
     }
     for (int index = 0; index < nbrokers; index++)
         testutil_ha_start_broker (self, index, extra_flags);
-    assert_true (testutil_ha_leader (self, 15000) >= 0);
+    int leader = testutil_ha_leader (self, 15000);
+    assert_true (leader >= 0);
+    //  ... and every standby has heard of it (it redirects there)
+    char following [64];
+    snprintf (following, sizeof following, "ha: following name=b%d ", leader + 1);
+    for (int index = 0; index < nbrokers; index++) {
+        char name [16];
+        snprintf (name, sizeof name, "b%d", index + 1);
+        if (index != leader)
+            assert_true (testutil_await_line (testutil_ha_log (self, name), following, 10000));
+    }
     return self;
 }
 

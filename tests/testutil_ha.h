@@ -31,7 +31,8 @@ typedef struct {
 
 //  Start etcd, PostgreSQL and nbrokers brokers (b1..bN, lease_ttl msec),
 //  each with the extra flags (NULL-terminated, may be NULL); returns once
-//  one of them leads (asserts it does within 15 s)
+//  one of them leads (asserts it does within 15 s) and every other one
+//  has heard of it
 testutil_ha_t *
     testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags []);
 
