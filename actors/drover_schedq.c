@@ -67,6 +67,7 @@
 */
 
 #include "drover_schedq.h"
+#include "drover_adminwait.h"
 #include "drover_msg.h"
 #include "drover_sched.h"
 #include "drover_schedexplain.h"
@@ -115,6 +116,7 @@ typedef struct {
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
     drover_gone_t *gone;        //  workers that went, listed a while
     drover_adminbook_t *book;   //  an operator's settings, by worker id
+    drover_adminwait_t *admin_waits;    //  OKs held until a held worker's lease is back
     bool keep_admin;            //  the store keeps them: say KEEPADMIN
     drover_affinity_t *affinity;    //  requests placed by an affinity key, before each pass
     drover_poolconfig_t *pool;  //  the elastic pool's settings, or NULL: no LOAD
@@ -161,6 +163,7 @@ s_self_new (zsock_t *pipe, const char *link)
     zhashx_set_destructor (self->workers, s_worker_destroy);
     self->gone = drover_gone_new (S_KEEP_GONE, S_MAX_GONE);
     self->book = drover_adminbook_new (S_MAX_ADMIN);
+    self->admin_waits = drover_adminwait_new ();
     self->affinity = drover_affinity_new (DROVER_DEFAULT_AFFINITY_WAIT);
     return self;
 }
@@ -175,6 +178,7 @@ s_self_destroy (self_t **self_p)
     zhashx_destroy (&self->workers);
     drover_gone_destroy (&self->gone);
     drover_adminbook_destroy (&self->book);
+    drover_adminwait_destroy (&self->admin_waits);
     drover_affinity_destroy (&self->affinity);
     drover_sched_destroy (&self->sched);
     drover_poolconfig_destroy (&self->pool);
@@ -308,6 +312,8 @@ s_handle_lost (self_t *self, zmsg_t *msg)
                          entry && entry->labels? entry->labels: "");
     }
     zstr_free (&reason);
+    //  Its lease went with it: an OK that waited for it is due
+    drover_adminwait_answer (self->admin_waits, worker, self->outbox, "schedq");
     int had = drover_sched_remove_worker (self->sched, worker, NULL, NULL);
     zhashx_delete (self->workers, worker);
     self->load_now = true;
@@ -407,7 +413,12 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
         drover_sched_set_admin (self->sched, id, request->admin);
     char text [80];
     s_admin_text (text, sizeof text, request->admin, connected);
-    drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK, text);
+    //  A worker lent to assign takes nothing new once assign has read the
+    //  lease's REVOKE (said at this turn's pass): the OK waits for RETURN
+    if (connected && view.lease && request->admin != DROVER_ADMIN_RUN)
+        drover_adminwait_add (self->admin_waits, id, route, request->seq, text);
+    else
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK, text);
     if (same || (before == request->admin && request->admin == DROVER_ADMIN_RUN))
         return;                 //  no change, nothing to tell
     if (before == request->admin && !(flags & DROVER_ADMIN_EXIT)) {
@@ -779,8 +790,10 @@ s_handle_return (self_t *self, uint64_t lease)
 {
     drover_affinity_room_changed (self->affinity);
     const char *holder = drover_sched_return (self->sched, lease);
-    if (holder)
+    if (holder) {
+        drover_adminwait_answer (self->admin_waits, holder, self->outbox, "schedq");
         s_check_drained (self, holder);
+    }
 }
 
 //  FREE: the task's attempt ended; give back its capacity

@@ -722,8 +722,31 @@ test_lease_lent_taken_revoked (void **state)
     s_quiet (actor);
 }
 
-//  A lent worker that is drained gets its lease revoked, and is told to
-//  leave only once the lease is back and its task is done
+//  Send WORKER ADMIN without waiting for its answer
+static void
+s_admin_send (zactor_t *actor, const char *worker, int admin, uint32_t flags, uint32_t seq)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    snprintf (request->worker, sizeof request->worker, "%s", worker);
+    request->admin = (uint8_t) admin;
+    request->seq = seq;
+    request->flags = flags;
+    testutil_hand (actor, "client", request);
+}
+
+//  Expect the OK to the WORKER ADMIN with seq
+static void
+s_expect_admin_ok (zactor_t *actor, uint32_t seq)
+{
+    drover_msg_t *reply = testutil_expect_send (actor, "client", "");
+    assert_int_equal (reply->id, DROVER_MSG_OK);
+    assert_int_equal (reply->seq, seq);
+    drover_msg_destroy (&reply);
+}
+
+//  A lent worker that is drained gets its lease revoked; the drain is
+//  answered once the lease is back, and the worker told to leave once its
+//  task is done too
 static void
 test_lease_revoked_on_drain (void **state)
 {
@@ -733,17 +756,46 @@ test_lease_revoked_on_drain (void **state)
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_outbox_say_take (outbox, lease, 1, 1, 0, "");
     testutil_say_batch (s_link, &outbox);
-    free (s_admin_with (actor, "alpha", DROVER_ADMIN_DRAIN, NULL, DROVER_ADMIN_EXIT, 1,
-                        DROVER_CODE_OK));
+    s_admin_send (actor, "alpha", DROVER_ADMIN_DRAIN, DROVER_ADMIN_EXIT, 1);
     testutil_expect_event (actor, "worker.drain", "alpha", "");
     s_expect_revoke (lease);
     testutil_say_free (s_link, (uint64_t) 1);
-    s_quiet (actor);                                    //  the lease is still out
+    s_quiet (actor);                                    //  the lease is still out: no OK
     zsock_send (s_link, "s8", "RETURN", lease);
+    s_expect_admin_ok (actor, 1);
     drover_msg_t *leave = testutil_expect_send (actor, "r-alpha", "alpha");
     assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
     drover_msg_destroy (&leave);
     s_quiet (actor);
+}
+
+//  A hold of a lent worker is answered only once assign gave the lease
+//  back: assign may place on the lease until it reads the REVOKE, and an
+//  earlier OK would let the operator's next submit land there. A hold of
+//  a worker lent nothing is answered at once; one lost meanwhile too.
+static void
+test_hold_answered_once_lease_is_back (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 2, 0, "");
+    uint64_t lease = s_expect_lease ("alpha", "2", "");
+    s_admin_send (actor, "alpha", DROVER_ADMIN_HOLD, 0, 5);
+    testutil_expect_event (actor, "worker.hold", "alpha", "");
+    s_expect_revoke (lease);
+    s_quiet (actor);                                    //  no OK while the lease is out
+    zsock_send (s_link, "s8", "RETURN", lease);
+    s_expect_admin_ok (actor, 5);
+    s_quiet (actor);                                    //  held: nothing lent again
+    s_admin (actor, "alpha", DROVER_ADMIN_HOLD, 6, DROVER_CODE_OK);     //  no lease: at once
+
+    s_up (actor, "beta", "r-beta", 2, 0, "");
+    uint64_t beta_lease = s_expect_lease ("beta", "2", "");
+    s_admin_send (actor, "beta", DROVER_ADMIN_DRAIN, 0, 7);
+    testutil_expect_event (actor, "worker.drain", "beta", "");
+    s_expect_revoke (beta_lease);
+    s_quiet (actor);
+    zsock_send (actor, "sss", "LOST", "beta", "silent");
+    s_expect_admin_ok (actor, 7);                       //  its lease went with it
 }
 
 //  Receive the next command but LOAD (and EVENT) within 2 s and check its word
@@ -892,6 +944,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_many_requests, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lease_lent_taken_revoked, s_setup_leases, s_teardown),
         cmocka_unit_test_setup_teardown (test_lease_revoked_on_drain, s_setup_leases, s_teardown),
+        cmocka_unit_test_setup_teardown (test_hold_answered_once_lease_is_back, s_setup_leases,
+                                         s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
