@@ -200,7 +200,9 @@ s_played_broker (zsock_t *pipe, void *args)
     zsock_t *router = zsock_new_router ("tcp://127.0.0.1:*");
     assert (router);
     zsock_signal (pipe, 0);
-    zstr_send (pipe, zsock_last_endpoint (router));
+    char *endpoint = zsock_last_endpoint (router);     //  ours to free
+    zstr_send (pipe, endpoint);
+    zstr_free (&endpoint);
     zpoller_t *poller = zpoller_new (pipe, router, NULL);
     while (true) {
         void *which = zpoller_wait (poller, -1);
