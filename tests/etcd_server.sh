@@ -5,7 +5,8 @@
 #       starts etcd with its data in DIR/data (DIR is made if missing), its
 #       log in DIR/etcd.log, its pid in DIR/etcd.pid, listening only on
 #       127.0.0.1; prints http://127.0.0.1:CLIENT_PORT on stdout and exits
-#       0 once `etcdctl endpoint health` says healthy (30 s at most, else 1)
+#       0 once `etcdctl endpoint health` says healthy and the member that
+#       answers is the one started here (30 s at most, else 1)
 #   etcd_server.sh stop DIR [keep]
 #       stops it (SIGTERM, SIGKILL after 10 s) and removes DIR (unless
 #       "keep": a failed test keeps the log and the data)
@@ -39,14 +40,18 @@ s_start () {
         exit 1
     fi
     mkdir -p "$dir" || exit 1
+    rm -rf "$dir/data"                  #  a fresh member: a retry starts clean
     url=http://127.0.0.1:$client
     peer_url=http://127.0.0.1:$peer
+    #   a name of our own: the health check below must not be satisfied by
+    #   another test's etcd that holds the port we were given
+    name=drover-test-$$
     #   setsid and every descriptor redirected: the caller reading our
     #   stdout sees its end when we exit, not when etcd does
-    setsid "$etcd" --name drover-test --data-dir "$dir/data" \
+    setsid "$etcd" --name "$name" --data-dir "$dir/data" \
         --listen-client-urls "$url" --advertise-client-urls "$url" \
         --listen-peer-urls "$peer_url" --initial-advertise-peer-urls "$peer_url" \
-        --initial-cluster "drover-test=$peer_url" --initial-cluster-state new \
+        --initial-cluster "$name=$peer_url" --initial-cluster-state new \
         </dev/null >"$dir/etcd.log" 2>&1 &
     echo $! > "$dir/etcd.pid"
     pid=$!
@@ -59,8 +64,15 @@ s_start () {
         fi
         if ETCDCTL_API=3 "$etcdctl" --endpoints "$url" --dial-timeout 1s --command-timeout 1s \
                 endpoint health >/dev/null 2>&1; then
-            echo "$url"
-            exit 0
+            if ETCDCTL_API=3 "$etcdctl" --endpoints "$url" --dial-timeout 1s \
+                    --command-timeout 1s member list 2>/dev/null | grep -q ", $name,"; then
+                echo "$url"
+                exit 0
+            fi
+            echo "etcd_server.sh: another etcd answers on $url (not $name); ours:" >&2
+            tail -5 "$dir/etcd.log" >&2
+            kill -KILL "$pid" 2>/dev/null
+            exit 1
         fi
         sleep 0.1
         tries=$((tries + 1))

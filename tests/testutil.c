@@ -1199,16 +1199,22 @@ testutil_etcd_start (void)
     char template [] = "/tmp/drover-etcd-XXXXXX";
     assert_non_null (mkdtemp (template));
     snprintf (self->dir, sizeof self->dir, "%s", template);
-    self->client_port = testutil_free_port ();
-    do
-        self->peer_port = testutil_free_port ();
-    while (self->peer_port == self->client_port);
-    char client [16], peer [16];
-    snprintf (client, sizeof client, "%d", self->client_port);
-    snprintf (peer, sizeof peer, "%d", self->peer_port);
-    const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, "start", self->dir, client, peer, NULL };
+    //  A free port may be taken by a test running beside us before etcd
+    //  binds it (the script then fails): try fresh ports a few times
     char output [256];
-    int status = testutil_run_output (argv, output, sizeof output, 40000);
+    int status = -1;
+    for (int attempt = 0; attempt < 3 && status != 0; attempt++) {
+        self->client_port = testutil_free_port ();
+        do
+            self->peer_port = testutil_free_port ();
+        while (self->peer_port == self->client_port);
+        char client [16], peer [16];
+        snprintf (client, sizeof client, "%d", self->client_port);
+        snprintf (peer, sizeof peer, "%d", self->peer_port);
+        const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, "start", self->dir, client, peer,
+                                NULL };
+        status = testutil_run_output (argv, output, sizeof output, 40000);
+    }
     if (!(status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
         fail_msg ("etcd did not start (status %d): is etcd-server installed? "
                   "(apt-get install etcd-server etcd-client); see %s", status, self->dir);
