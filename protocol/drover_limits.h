@@ -33,6 +33,10 @@
 #define DROVER_WHYS_MAX         64          //  items in one TASK EXPLANATION
 #define DROVER_WHY_NAMES_MAX    4           //  worker names in one item
 #define DROVER_ROW_REASON_MAX   64          //  TASK TABLE row reason, bytes
-#define DROVER_ENDPOINT_MAX     256         //  a broker endpoint in REDIRECT, bytes
+#define DROVER_ENDPOINT_MAX     256         //  a broker endpoint in REDIRECT, QUEUE TABLE, bytes
+#define DROVER_QUEUE_NAME_MAX   64          //  a named queue's name, bytes
+#define DROVER_QUEUES_MAX       1024        //  rows in a QUEUE TABLE
+#define DROVER_QUEUE_ENDPOINTS_MAX  64      //  endpoints of one queue in QUEUE TABLE
+#define DROVER_STRATEGY_MAX     16          //  QUEUE TABLE's strategy name, bytes
 
 #endif

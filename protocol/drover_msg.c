@@ -76,6 +76,11 @@ drover_msg_reset (drover_msg_t *self)
     }
     free (self->replica_rows);
     free (self->changes);
+    if (self->queue_rows) {
+        for (uint32_t index = 0; index < self->nqueues; index++)
+            free (self->queue_rows [index].endpoints);
+        free (self->queue_rows);
+    }
     if (self->task_rows) {
         for (uint32_t index = 0; index < self->nrows; index++)
             free (self->task_rows [index].summary);
@@ -300,7 +305,8 @@ drover_msg_name (int id)
         [DROVER_MSG_WORKER_RUNS] = "WORKER RUNS", [DROVER_MSG_SERVICE_ADMIN] = "SERVICE ADMIN",
         [DROVER_MSG_SERVICE_LIST] = "SERVICE LIST", [DROVER_MSG_SERVICE_TABLE] = "SERVICE TABLE",
         [DROVER_MSG_PLAN] = "PLAN", [DROVER_MSG_PLAN_RESULT] = "PLAN RESULT",
-        [DROVER_MSG_REDIRECT] = "REDIRECT"
+        [DROVER_MSG_REDIRECT] = "REDIRECT", [DROVER_MSG_QUEUES] = "QUEUES",
+        [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }

@@ -74,7 +74,9 @@ typedef enum {
     DROVER_MSG_PLAN             = 36,   //  client -> broker: what would this change do?
     DROVER_MSG_PLAN_RESULT      = 37,   //  broker -> client: the change set, stats before/after
     DROVER_MSG_REDIRECT         = 38,   //  broker -> any: I do not serve; the leader is there
-    DROVER_MSG_ID_MAX           = 38
+    DROVER_MSG_QUEUES           = 39,   //  any -> broker: which named queues, served where?
+    DROVER_MSG_QUEUE_TABLE      = 40,   //  broker -> any: the named queues and their owners
+    DROVER_MSG_ID_MAX           = 40
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -452,6 +454,16 @@ typedef struct {
     char why [DROVER_REASON_MAX + 1];   //  why it is in its state, "" nothing to say
 } drover_pool_row_t;
 
+//  One row of QUEUE TABLE: a named queue, who serves it and where
+typedef struct {
+    char name [DROVER_QUEUE_NAME_MAX + 1];  //  1..64 bytes of [A-Za-z0-9._-]
+    char owner [DROVER_ID_MAX + 1];         //  the broker that serves it, "" none now
+    char owner_endpoint [DROVER_ENDPOINT_MAX + 1];  //  where the owner serves it, "" none
+    uint64_t token;                 //  its fencing token, 0 while it has no owner
+    char *endpoints;                //  every offering broker's endpoint for it, comma-
+                                    //  separated ("" none; NULL sends none), owned
+} drover_queue_row_t;
+
 //  The message. Which fields each id uses is listed in PROTOCOL.md.
 typedef struct {
     int id;                         //  drover_msg_id_t
@@ -547,6 +559,10 @@ typedef struct {
     //  Several brokers
     char leader [DROVER_ENDPOINT_MAX + 1];  //  REDIRECT: the leader's endpoint, "" unknown
     char leader_name [DROVER_ID_MAX + 1];   //  REDIRECT: the leader's name, "" unknown
+    char strategy [DROVER_STRATEGY_MAX + 1];    //  QUEUE TABLE: the placement strategy
+                                    //  ("leader", "spread"), "" no named queues
+    drover_queue_row_t *queue_rows; //  QUEUE TABLE: nqueues queues in name order, owned
+    uint32_t nqueues;               //  entries in queue_rows
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE
@@ -676,6 +692,15 @@ bool
 //  Check that a label is "key=value": key [A-Za-z0-9_.-]{1,63}, value printable
 bool
     drover_label_valid (const char *label);
+
+//  Check that a queue name is 1..64 bytes of [A-Za-z0-9._-]
+bool
+    drover_queue_name_valid (const char *name);
+
+//  Check that an endpoint can be one of a QUEUE TABLE row's: 1..256 bytes
+//  of printable ASCII without spaces or commas (a list item, PROTOCOL.md §17)
+bool
+    drover_queue_endpoint_valid (const char *endpoint);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #include "drover_msg_fields.h"
 #include "drover_msg_pool.h"
 #include "drover_msg_service.h"
+#include "drover_msg_queues.h"
 
 //  ---------------------------------------------------------------------
 //  Fields and the schema of each message
@@ -41,6 +42,7 @@ typedef enum {
     F_SERVICE_STATS, F_STATS_AFTER, F_SERVICE_ROWS, F_REPLICA_ROWS, F_CHANGES,
                                                                 //  drover_msg_service.c
     F_LEADER, F_LEADER_NAME,
+    F_STRATEGY, F_QUEUE_ROWS,                                   //  drover_msg_queues.c
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -100,6 +102,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_PLAN]             = { F_PLAN_ACTION, F_TARGET, F_PLAN_COUNT },
     [DROVER_MSG_PLAN_RESULT]      = { F_SERVICE_STATS, F_STATS_AFTER, F_CHANGES },
     [DROVER_MSG_REDIRECT]         = { F_LEADER, F_LEADER_NAME },
+    [DROVER_MSG_QUEUES]           = { F_END },
+    [DROVER_MSG_QUEUE_TABLE]      = { F_STRATEGY, F_QUEUE_ROWS },
 };
 
 //  What to say when a field or part of the header is wrong, by field
@@ -173,6 +177,8 @@ s_errors [P_COUNT] = {
     [F_CHANGES]     = DROVER_MPACK_ERRORS ("changes", "invalid"),
     [F_LEADER]      = DROVER_MPACK_ERRORS ("leader", "invalid"),
     [F_LEADER_NAME] = DROVER_MPACK_ERRORS ("leader_name", "invalid"),
+    [F_STRATEGY]    = DROVER_MPACK_ERRORS ("strategy", "not a valid strategy name"),
+    [F_QUEUE_ROWS]  = DROVER_MPACK_ERRORS ("queues", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -602,6 +608,8 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_REPLICA_ROWS: return drover_msg_service_pack_replicas (pk, self);
         case F_CHANGES:     return drover_msg_service_pack_changes (pk, self);
         case F_LEADER:      return s_pack_fixed (pk, self->leader, DROVER_ENDPOINT_MAX);
+        case F_STRATEGY:    return drover_msg_queues_pack_strategy (pk, self);
+        case F_QUEUE_ROWS:  return drover_msg_queues_pack_rows (pk, self);
         case F_LEADER_NAME: return s_pack_fixed (pk, self->leader_name, DROVER_ID_MAX);
         case F_TASK_ROWS:   return s_pack_task_rows (pk, self);
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self);
@@ -1127,6 +1135,8 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
                                                  self->leader);
         case F_LEADER_NAME: return s_read_fixed (cursor, field, DROVER_ID_MAX,
                                                  self->leader_name);
+        case F_STRATEGY:    return drover_msg_queues_read_strategy (cursor, self);
+        case F_QUEUE_ROWS:  return drover_msg_queues_read_rows (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }

@@ -409,6 +409,18 @@ s_filled (int id)
             strcpy (msg->leader, "tcp://10.0.0.2:5555");
             strcpy (msg->leader_name, "b2");
             break;
+        case DROVER_MSG_QUEUES:
+            break;
+        case DROVER_MSG_QUEUE_TABLE:
+            strcpy (msg->strategy, "spread");
+            msg->nqueues = 2;
+            msg->queue_rows = (drover_queue_row_t *) zmalloc (2 * sizeof (drover_queue_row_t));
+            msg->queue_rows [0] = (drover_queue_row_t) { .name = "batch", .owner = "b1",
+                .owner_endpoint = "tcp://10.0.0.1:6001", .token = 1ull << 40,
+                .endpoints = strdup ("tcp://10.0.0.1:6001,tcp://10.0.0.2:6001") };
+            msg->queue_rows [1] = (drover_queue_row_t) { .name = "gpu.A_1-x",
+                .endpoints = strdup ("") };
+            break;
         default:
             //  An id reserved for a message not defined yet: no fields
             if (streq (drover_msg_name (id), "INVALID"))
@@ -526,6 +538,22 @@ s_assert_services (const drover_msg_t *a, const drover_msg_t *b)
         assert_string_equal (x->from, y->from);
         assert_string_equal (x->to, y->to);
         assert_string_equal (x->why, y->why);
+    }
+}
+
+//  Assert that two messages hold the same QUEUE TABLE, field by field
+static void
+s_assert_queues (const drover_msg_t *a, const drover_msg_t *b)
+{
+    assert_string_equal (a->strategy, b->strategy);
+    assert_int_equal (a->nqueues, b->nqueues);
+    for (uint32_t index = 0; index < a->nqueues; index++) {
+        const drover_queue_row_t *x = &a->queue_rows [index], *y = &b->queue_rows [index];
+        assert_string_equal (x->name, y->name);
+        assert_string_equal (x->owner, y->owner);
+        assert_string_equal (x->owner_endpoint, y->owner_endpoint);
+        assert_true (x->token == y->token);
+        assert_string_equal (x->endpoints? x->endpoints: "", y->endpoints);
     }
 }
 
@@ -654,6 +682,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
     assert_int_equal (a->nwhys, b->nwhys);
     s_assert_pool (a, b);
     s_assert_services (a, b);
+    s_assert_queues (a, b);
     for (uint32_t index = 0; index < a->nwhys; index++)
         assert_memory_equal (&a->whys [index], &b->whys [index], sizeof (drover_why_t));
     for (uint32_t index = 0; a->worker_rows && index < a->nrows; index++) {

@@ -109,6 +109,17 @@ s_fill_services (drover_msg_t *msg, int id)
         strcpy (msg->leader, "tcp://10.0.0.2:5555");
         strcpy (msg->leader_name, "b2");
     }
+    if (id == DROVER_MSG_QUEUE_TABLE) {
+        strcpy (msg->strategy, "spread");
+        msg->nqueues = 2;
+        msg->queue_rows = (drover_queue_row_t *) zmalloc (2 * sizeof (drover_queue_row_t));
+        msg->queue_rows [0] = (drover_queue_row_t) { .name = "batch", .owner = "b1",
+            .owner_endpoint = "tcp://10.0.0.1:6001", .token = 17,
+            .endpoints = strdup ("tcp://10.0.0.1:6001,tcp://10.0.0.2:6001") };
+        msg->queue_rows [1] = (drover_queue_row_t) { .name = "gpu", .owner = "b2",
+            .owner_endpoint = "tcp://10.0.0.2:6002", .token = 18,
+            .endpoints = strdup ("tcp://10.0.0.2:6002") };
+    }
     if (id == DROVER_MSG_SERVICE_TABLE) {
         s_fill_service_stats (&msg->stats_now, 7);
         msg->nservices = 1;
@@ -334,6 +345,16 @@ s_write_messages (const char *dir)
     msg = drover_msg_new (DROVER_MSG_PLAN);
     msg->action = DROVER_PLAN_TERM;
     s_write_msg (dir, "edge-plan-term", &msg);
+    //  Named queues: the empty table of a lone broker, a queue no broker
+    //  serves now (no owner, token 0)
+    msg = drover_msg_new (DROVER_MSG_QUEUE_TABLE);
+    s_write_msg (dir, "edge-queue-table-empty", &msg);
+    msg = drover_msg_new (DROVER_MSG_QUEUE_TABLE);
+    strcpy (msg->strategy, "leader");
+    msg->nqueues = 1;
+    msg->queue_rows = (drover_queue_row_t *) zmalloc (sizeof (drover_queue_row_t));
+    msg->queue_rows [0] = (drover_queue_row_t) { .name = "idle.q-1", .endpoints = strdup ("") };
+    s_write_msg (dir, "edge-queue-table-no-owner", &msg);
 }
 
 //  Exec bodies: minimal, full, many arguments
