@@ -2,7 +2,7 @@
     test_drover_standby - a standby on a real ROUTER: a raw DEALER gets a
     REDIRECT with its seq for every message it sends, the leader it was
     set to; malformed input gets the broker's ERROR, statuses and
-    garbage get nothing, and nothing crashes
+    garbage get nothing, and nothing crashes; QUEUES gets the queue table
     =========================================================================
 */
 
@@ -252,6 +252,72 @@ test_burst_answered (void **state)
     assert_int_equal (drover_standby_redirects (fixture->standby), count);
 }
 
+//  QUEUES is answered, not redirected: an empty table before any is set,
+//  then a copy of the table set (the caller's may change or go after)
+static void
+test_queues_answered (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_QUEUES);
+    msg->seq = 41;
+    drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_QUEUE_TABLE);
+    assert_int_equal (reply->seq, 41);
+    assert_string_equal (reply->strategy, "");
+    assert_int_equal (reply->nqueues, 0);
+    drover_msg_destroy (&reply);
+
+    drover_queuetable_t *table = drover_queuetable_new ("spread");
+    drover_queuetable_put (table, "gpu", "b2", "tcp://10.0.0.2:6002", 18,
+                           "tcp://10.0.0.1:6002,tcp://10.0.0.2:6002");
+    drover_queuetable_put (table, "batch", "b1", "tcp://10.0.0.1:6001", 17,
+                           "tcp://10.0.0.1:6001");
+    drover_standby_set_queues (fixture->standby, table);
+    drover_queuetable_destroy (&table);         //  the standby kept a copy
+    msg = drover_msg_new (DROVER_MSG_QUEUES);
+    msg->seq = 42;
+    reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_QUEUE_TABLE);
+    assert_int_equal (reply->seq, 42);
+    assert_string_equal (reply->strategy, "spread");
+    assert_int_equal (reply->nqueues, 2);
+    assert_string_equal (reply->queue_rows [0].name, "batch");
+    assert_string_equal (reply->queue_rows [1].name, "gpu");
+    assert_string_equal (reply->queue_rows [1].owner, "b2");
+    assert_string_equal (reply->queue_rows [1].owner_endpoint, "tcp://10.0.0.2:6002");
+    assert_true (reply->queue_rows [1].token == 18);
+    assert_string_equal (reply->queue_rows [1].endpoints,
+                         "tcp://10.0.0.1:6002,tcp://10.0.0.2:6002");
+    drover_msg_destroy (&reply);
+    //  Everything else is still redirected, and QUEUES is not counted as one
+    msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    msg->seq = 43;
+    reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_REDIRECT);
+    drover_msg_destroy (&reply);
+    assert_int_equal (drover_standby_redirects (fixture->standby), 1);
+    //  A QUEUES with a field is malformed: ERROR 400, as the broker says
+    msg = drover_msg_new (DROVER_MSG_QUEUES);
+    zframe_t *frame = drover_msg_encode (msg);
+    drover_msg_destroy (&msg);
+    zframe_t *bad = zframe_new (NULL, zframe_size (frame) + 1);
+    memcpy (zframe_data (bad), zframe_data (frame), zframe_size (frame));
+    zframe_data (bad) [0]++;                    //  one more element in the array...
+    zframe_data (bad) [zframe_size (frame)] = 0xc0;     //  ...a nil
+    zframe_destroy (&frame);
+    zframe_send (&bad, fixture->dealer, 0);
+    s_serve (fixture, 2000);
+    reply = testutil_recv_msg (fixture->dealer, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    drover_msg_destroy (&reply);
+}
+
 int
 main (void)
 {
@@ -260,6 +326,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_no_leader_known, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_malformed_input, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_burst_answered, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_queues_answered, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -83,6 +83,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
     self->connwatch = drover_connwatch_new ();
     config->max_workers = drover_connwatch_fit_workers (self->connwatch, config->max_workers);
     self->speaker = -1;
+    self->queues = drover_queuetable_new ("");
     drover_broker_index_routes (self);
     char *error = NULL;
     self->guard = drover_guard_new (config, verbose, &error);
@@ -90,6 +91,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
         zsys_error ("broker: cannot start: %s", error);
         zstr_free (&error);
         drover_connwatch_destroy (&self->connwatch);
+        drover_queuetable_destroy (&self->queues);
         free (self);
         return NULL;
     }
@@ -128,6 +130,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
         zsock_destroy (&self->router);
         drover_eventstream_destroy (&self->events);
         drover_guard_destroy (&self->guard);
+        drover_queuetable_destroy (&self->queues);
         free (self);
         return NULL;
     }
@@ -156,6 +159,7 @@ drover_broker_destroy (drover_broker_t **self_p)
     drover_eventstream_destroy (&self->events);
     zsock_destroy (&self->router);
     drover_guard_destroy (&self->guard);
+    drover_queuetable_destroy (&self->queues);
     free (self);
     *self_p = NULL;
 }
@@ -210,6 +214,20 @@ s_warn_bad_input (s_broker_t *self, const char *what, const byte *data, size_t s
     self->warned_at = now;
 }
 
+//  Answer QUEUES with the queue table, here in the main: no actor knows it
+static void
+s_answer_queues (s_broker_t *self, s_route_t route, drover_msg_t *msg)
+{
+    drover_msg_t *reply = drover_queuetable_encode (self->queues);
+    reply->seq = msg->seq;
+    zframe_t *payload = drover_msg_encode (reply);
+    assert (payload);           //  the table holds only what the wire carries
+    if (s_send_to_peer (self, route.data, route.size, &payload) == -1)
+        self->refused++;
+    zframe_destroy (&payload);
+    drover_msg_destroy (&reply);
+}
+
 //  Route one decoded message by the routing table; consumes msg. The
 //  actor it is handed to owns it from then on (ACTORS.md, MSG).
 static void
@@ -221,6 +239,9 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
             drover_outbox_say_msg (self->outboxes [actor], route.data, route.size, &msg);
             return;
         }
+    if (msg->id == DROVER_MSG_QUEUES)
+        s_answer_queues (self, route, msg);
+    else
     if (targets == S_SELF || targets == S_TO (S_POOL)) {
         //  A pool message, and no pool actor to own it: there is no pool
         drover_msg_t *reply = drover_poolwire_none (msg);
@@ -743,6 +764,17 @@ drover_broker_set_standby (drover_broker_t *self, drover_broker_watch_fn *fn, vo
     self->standby_fn = fn;
     self->standby_arg = arg;
     drover_connwatch_start (self->connwatch, true);     //  peers connect before any actor runs
+}
+
+//  Answer QUEUES with a copy of table from now on
+void
+drover_broker_set_queues (drover_broker_t *self, drover_queuetable_t *table)
+{
+    assert (self);
+    assert (table);
+    drover_queuetable_t *copy = drover_queuetable_dup (table);
+    drover_queuetable_destroy (&self->queues);
+    self->queues = copy;
 }
 
 //  Publish an event about the broker itself (seq 0: not kept)

@@ -18,6 +18,7 @@
 
 #include <czmq.h>
 #include "drover_config.h"
+#include "drover_queuetable.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,12 @@ void
 //  While no actor runs, fn reads the ROUTER (the standby's redirects)
 void
     drover_broker_set_standby (drover_broker_t *self, drover_broker_watch_fn *fn, void *arg);
+
+//  Answer QUEUES with table from now on (a copy is kept; the caller still
+//  owns table). Until it is set, QUEUES gets an empty table, strategy "".
+//  The main answers it itself, while serving, without any actor.
+void
+    drover_broker_set_queues (drover_broker_t *self, drover_queuetable_t *table);
 
 //  Publish an event about the broker itself on the stream (seq 0: not
 //  kept in the state), e.g. broker.leader

@@ -20,6 +20,7 @@
 #include "drover_connwatch.h"
 #include "drover_guard.h"
 #include "drover_eventstream.h"
+#include "drover_queuetable.h"
 
 //  The actors, by index; the pool only runs when the settings have
 //  instance types (its slot is empty otherwise)
@@ -82,6 +83,7 @@ struct _drover_broker_t {
     zsock_t *watched;           //  the owner's socket (borrowed), or NULL
     drover_broker_watch_fn *watch_fn;   //  called when watched is readable
     void *watch_arg;            //  its argument
+    drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
 };
 typedef struct _drover_broker_t s_broker_t;
 

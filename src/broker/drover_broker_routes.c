@@ -20,6 +20,7 @@
 #define S_WORKERS   DROVER_ROLE_WORKER
 #define S_CLIENTS   (DROVER_ROLE_CLIENT | DROVER_ROLE_ADMIN)
 #define S_ADMINS    DROVER_ROLE_ADMIN
+#define S_ANYONE    DROVER_ROLE_ALL
 
 static const struct {
     int msg;                    //  a wire message's id, or 0 for a command
@@ -48,6 +49,7 @@ static const struct {
     { DROVER_MSG_SERVICE_ADMIN,     NULL, S_TO (S_RECONCILER), S_ADMINS },
     { DROVER_MSG_SERVICE_LIST,      NULL, S_TO (S_RECONCILER), S_CLIENTS },
     { DROVER_MSG_PLAN,              NULL, S_TO (S_RECONCILER), S_CLIENTS },
+    { DROVER_MSG_QUEUES,            NULL, S_SELF,          S_ANYONE },     //  the main answers
     //  What every actor may say
     { 0, "SEND",      S_PEER, 0 },
     { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH

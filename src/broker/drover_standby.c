@@ -24,6 +24,7 @@ struct _drover_standby_t {
     uint64_t malformed;         //  messages that did not decode
     uint64_t unsent;            //  replies the router refused (peer gone, not reading)
     int64_t warned_at;          //  msec (mono) of the last bad-input warning
+    drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
 };
 
 
@@ -35,6 +36,7 @@ drover_standby_new (zsock_t *router)
     drover_standby_t *self = (drover_standby_t *) zmalloc (sizeof (drover_standby_t));
     self->router = router;
     self->warned_at = -1000000;
+    self->queues = drover_queuetable_new ("");
     return self;
 }
 
@@ -44,6 +46,7 @@ drover_standby_destroy (drover_standby_t **self_p)
 {
     assert (self_p);
     if (*self_p) {
+        drover_queuetable_destroy (&(*self_p)->queues);
         free (*self_p);
         *self_p = NULL;
     }
@@ -60,6 +63,17 @@ drover_standby_set_leader (drover_standby_t *self, const char *name, const char 
         endpoint = "";
     snprintf (self->leader_name, sizeof self->leader_name, "%s", name);
     snprintf (self->leader, sizeof self->leader, "%s", endpoint);
+}
+
+//  Answer QUEUES with a copy of table from now on
+void
+drover_standby_set_queues (drover_standby_t *self, drover_queuetable_t *table)
+{
+    assert (self);
+    assert (table);
+    drover_queuetable_t *copy = drover_queuetable_dup (table);
+    drover_queuetable_destroy (&self->queues);
+    self->queues = copy;
 }
 
 //  Send reply to the peer at route, never blocking
@@ -98,6 +112,7 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
     drover_msg_t *reply = NULL;
     uint32_t seq = 0;
     int id = drover_msg_peek (data, size, &seq);
+    bool decoded = !extra_frames && drover_msg_decode (msg, data, size) == 0;
     if (extra_frames) {
         self->malformed++;
         s_warn (self, "more than one frame");
@@ -106,7 +121,11 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
         drover_msg_set_reason (reply, "a message is exactly one frame");
     }
     else
-    if (drover_msg_decode (msg, data, size) == 0) {
+    if (decoded && msg->id == DROVER_MSG_QUEUES)
+        //  Where named queues are served: any broker says, a standby too
+        reply = drover_queuetable_encode (self->queues);
+    else
+    if (decoded) {
         reply = drover_msg_new (DROVER_MSG_REDIRECT);
         strcpy (reply->leader, self->leader);
         strcpy (reply->leader_name, self->leader_name);

@@ -4,7 +4,8 @@
 
     One of several brokers leads; the others run this on their ROUTER
     while they stand by. It keeps no state about peers: each message with
-    a readable header gets a REDIRECT echoing its seq (a HEARTBEAT or a
+    a readable header gets a REDIRECT echoing its seq (QUEUES excepted:
+    it gets the queue table its owner set, PROTOCOL.md §7.40; a HEARTBEAT or a
     GOODBYE too, seq 0), a message that does not decode gets the ERROR
     400 (or 426) the serving broker would send, and a status (OK, ERROR,
     REDIRECT) is never answered. A plain class over a ROUTER the caller
@@ -17,6 +18,7 @@
 #define DROVER_STANDBY_H_INCLUDED
 
 #include <czmq.h>
+#include "drover_queuetable.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +40,11 @@ void
 //  Texts past the wire's limits (64, 256 bytes) count as not known.
 void
     drover_standby_set_leader (drover_standby_t *self, const char *name, const char *endpoint);
+
+//  Answer QUEUES with table from now on (a copy is kept; the caller still
+//  owns table). Until it is set, QUEUES gets an empty table, strategy "".
+void
+    drover_standby_set_queues (drover_standby_t *self, drover_queuetable_t *table);
 
 //  Answer what is ready on the router (at most a batch): each decodable
 //  request gets a REDIRECT echoing its seq; undecodable input gets the
