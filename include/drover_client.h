@@ -338,6 +338,24 @@ drover_msg_t *
 drover_msg_t *
     drover_client_plan (drover_client_t *self, int action, const char *target, uint32_t count);
 
+//  Ask the brokers where named queues are served (QUEUES: any broker of
+//  the list answers it, a standby too). Returns a QUEUE TABLE the caller
+//  destroys (strategy, queue_rows: name, owner, owner_endpoint, token,
+//  endpoints), empty from a broker without named queues; or NULL with the
+//  error set (415: a broker that predates QUEUES).
+drover_msg_t *
+    drover_client_queues (drover_client_t *self);
+
+//  Where a worker or client of named queue talks (PROTOCOL.md §17): asks
+//  QUEUES of this client's brokers and returns the queue's endpoints, its
+//  owner's first, as one comma-separated list (the caller frees it:
+//  zstr_free), to give drover_client_new or drover_worker_new. NULL with
+//  the error set: 404 no such queue (the text names those there are), 503
+//  no broker offers it now, DROVER_CLIENT_ERR_INVALID not a queue name,
+//  or the request's own failure.
+char *
+    drover_client_queue_endpoints (drover_client_t *self, const char *queue);
+
 //  Send any request and return its reply (not TASK DONE), which the caller
 //  destroys; request is only read (its seq is overwritten). An ERROR reply
 //  is returned as NULL with the error set.

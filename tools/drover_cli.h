@@ -327,4 +327,25 @@ int
 drover_client_t *
     drover_cli_brokers_connect (const char *command, drover_cli_brokers_t *brokers);
 
+//  The named queues (tools/drover_cli_queues.c). Print a QUEUE TABLE's
+//  queues for people, a line each (name, owner, owner endpoint) under a
+//  "queues:" label; nothing when there are none (table may be NULL)
+void
+    drover_cli_queues_print (const drover_msg_t *table, FILE *stream);
+
+//  Print a QUEUE TABLE's queues as a JSON array of {name, owner,
+//  owner_endpoint, token, endpoints}, no newline (table may be NULL: [])
+void
+    drover_cli_queues_print_json (const drover_msg_t *table, FILE *stream);
+
+//  Connect command's client: with a queue named (queue, else the
+//  environment's DROVER_QUEUE), to that queue's brokers, the owner first,
+//  as QUEUES asked of the global broker list says; else as
+//  drover_cli_connect. Returns 0 with *client_p set, or an exit status
+//  after saying why: 2 for a queue that is not a name or not known, 1
+//  when the brokers did not say.
+int
+    drover_cli_queue_connect (const char *command, const char *queue,
+                              drover_client_t **client_p);
+
 #endif

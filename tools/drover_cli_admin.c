@@ -589,7 +589,11 @@ s_status_usage (FILE *stream)
         "(it serves), standby (it redirects; the leader it names) or unreachable;\n"
         "it warns if they disagree on the leader (a split view). The rest comes\n"
         "from the leader; if none answers, status fails then. --json: \"brokers\":\n"
-        "[{endpoint, state, leader_name, leader}].\n");
+        "[{endpoint, state, leader_name, leader}].\n"
+        "\n"
+        "Named queues, if the brokers offer any, come next: one line each, its name,\n"
+        "the broker that serves it and where. --json: \"queues\": [{name, owner,\n"
+        "owner_endpoint, token, endpoints}].\n");
 }
 
 //  What status counts over the worker table
@@ -665,7 +669,7 @@ s_services_count (const drover_msg_t *table, s_services_t *count)
 //  Print status as JSON
 static void
 s_status_json (drover_client_t *client, drover_cli_brokers_t *brokers, s_status_t *count,
-               drover_msg_t *tasks, const s_services_t *services)
+               drover_msg_t *tasks, const s_services_t *services, const drover_msg_t *queues)
 {
     char name [16];
     printf ("{\"broker\":");
@@ -674,6 +678,8 @@ s_status_json (drover_client_t *client, drover_cli_brokers_t *brokers, s_status_
         printf (",\"brokers\":");
         drover_cli_brokers_print_json (brokers, stdout);
     }
+    printf (",\"queues\":");
+    drover_cli_queues_print_json (queues, stdout);
     printf (",\"workers\":{\"total\":%llu,\"up\":%llu,\"busy\":%llu,\"idle\":%llu,"
             "\"probation\":%llu,\"low_disk\":%llu,\"held\":%llu,\"draining\":%llu,"
             "\"lost\":%llu,\"left\":%llu}",
@@ -781,6 +787,8 @@ drover_cli_status (int argc, char **argv)
     //  A broker older than services answers SERVICE LIST with an error:
     //  then no service is shown
     drover_msg_t *table = tasks? drover_client_services (client, NULL): NULL;
+    //  Any broker answers QUEUES; one older than it, with an error: none shown
+    drover_msg_t *queues = tasks? drover_client_queues (client): NULL;
     if (!workers || !tasks)
         rc = drover_cli_error (client, "status");
     else {
@@ -789,10 +797,13 @@ drover_cli_status (int argc, char **argv)
         s_services_t services;
         s_services_count (table, &services);
         if (json)
-            s_status_json (client, brokers, &count, tasks, &services);
-        else
+            s_status_json (client, brokers, &count, tasks, &services, queues);
+        else {
+            drover_cli_queues_print (queues, stdout);   //  after the brokers, if any
             s_status_text (client, &count, tasks, &services);
+        }
     }
+    drover_msg_destroy (&queues);
     drover_msg_destroy (&table);
     drover_msg_destroy (&tasks);
     drover_msg_destroy (&workers);

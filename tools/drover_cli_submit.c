@@ -28,6 +28,7 @@ typedef struct {
     size_t max_listed;          //  --failures: failures listed by --wait
     const char *key;            //  --key: the task's key, or with --file mixed into each line's
     bool no_keys;               //  --no-keys: --file sends no keys
+    const char *queue;          //  --queue: the named queue, or NULL ($DROVER_QUEUE, none)
 } s_options_t;
 
 //  The async submit of a file's lines
@@ -84,6 +85,9 @@ s_usage (FILE *stream)
         "                      dataset, a tenant: 1..128 printable ASCII bytes): the same\n"
         "                      key goes to the same worker while it is healthy and has\n"
         "                      room, else the next in its order after a short wait\n"
+        "  --queue Q           submit to named queue Q ($DROVER_QUEUE): its brokers are\n"
+        "                      asked of --broker's (QUEUES), the owner's first; an unknown\n"
+        "                      queue is an error (exit 2)\n"
         "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
         "\n"
         "With --wait, one task's stdout and stderr are copied to ours and drover exits with\n"
@@ -158,6 +162,7 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "key", required_argument, NULL, 'k' },
         { "no-keys", no_argument, NULL, 'K' },
         { "affinity", required_argument, NULL, 'A' },
+        { "queue", required_argument, NULL, 'Q' },
         { "json", no_argument, NULL, 'j' },
         DROVER_CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 }
@@ -258,6 +263,9 @@ s_parse (int argc, char **argv, s_options_t *options)
                 break;
             case 'j':
                 drover_cli_globals.json = true;
+                break;
+            case 'Q':
+                options->queue = optarg;
                 break;
             default: {
                 int rc = drover_cli_common_option ("submit", option, argv);
@@ -598,9 +606,10 @@ drover_cli_submit (int argc, char **argv)
     options.submit->procs = 1;
     int rc = s_parse (argc, argv, &options);
     if (rc == 0) {
-        drover_client_t *client = drover_cli_connect ("submit");
-        if (!client)
-            rc = DROVER_EXIT_USAGE;
+        drover_client_t *client = NULL;
+        rc = drover_cli_queue_connect ("submit", options.queue, &client);
+        if (rc)
+            ;                           //  it said why
         else
         if (options.file)
             rc = s_submit_file (client, &options);

@@ -12,12 +12,15 @@
     tasks without a cwd of their own run there), and runs the worker loop
     in this thread until the broker says WORKER LEAVE or SIGINT/SIGTERM
     arrive; then running tasks are killed and the worker says GOODBYE.
+    With --queue Q it first asks the brokers where Q is served (QUEUES,
+    drover_client_queue_endpoints) and works for Q's brokers instead.
     A bad flag value stops it with a message naming the flag, status 2.
     =========================================================================
 */
 
 #include "drover_agent.h"
 #include "drover_worker.h"
+#include "drover_client.h"
 #include "drover_stats.h"
 #include "drover_config.h"
 #include "drover_defaults.h"
@@ -55,6 +58,7 @@ typedef struct {
     const char *user;                   //  --user: tasks run as this user, or NULL
     const char *key;                    //  --key: our key pair file, or NULL
     const char *server_key;             //  --server-key: the broker's public key file, or NULL
+    const char *queue;                  //  --queue: the named queue, or NULL ($DROVER_QUEUE)
 } s_options_t;
 
 //  Print the usage text
@@ -68,6 +72,9 @@ s_usage (FILE *stream)
                                 DROVER_DEFAULT_ENDPOINT ");\n"
         "                       several brokers: it registers with the leader, and again\n"
         "                       with the next one when that leader is gone\n"
+        "  --queue Q            work for named queue Q ($DROVER_QUEUE): its brokers are\n"
+        "                       asked of --broker's (QUEUES), the owner's first; an unknown\n"
+        "                       queue is an error (exit 2), brokers that do not answer too (1)\n"
         "  -n, --procs N        procs of this machine (number of CPUs)\n"
         "  -m, --mem SIZE       memory offered, with K/M/G/T suffix (MemTotal)\n"
         "  -l, --label KEY=VALUE  a label the scheduler can match; repeatable\n"
@@ -166,6 +173,7 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "user", required_argument, NULL, 'u' },
         { "key", required_argument, NULL, 'k' },
         { "server-key", required_argument, NULL, 'K' },
+        { "queue", required_argument, NULL, 'Q' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -240,6 +248,9 @@ s_parse (int argc, char **argv, s_options_t *options)
                 break;
             case 'K':
                 options->server_key = optarg;
+                break;
+            case 'Q':
+                options->queue = optarg;
                 break;
             case 'v':
                 options->verbose = true;
@@ -363,6 +374,45 @@ s_keys (drover_worker_t *worker, s_options_t *options)
 }
 
 
+//  With --queue (or DROVER_QUEUE): ask the brokers where that queue is
+//  served and take its endpoints, the owner's first, as the list of
+//  brokers (*list_p, ours to free). Returns -1 to go on, or an exit status.
+static int
+s_queue_brokers (s_options_t *options, char **list_p)
+{
+    const char *queue = options->queue? options->queue: getenv ("DROVER_QUEUE");
+    if (!queue || !*queue)
+        return -1;
+    if (!drover_queue_name_valid (queue))
+        return s_bad ("--queue", queue, "is not a queue name (1..64 of A-Z a-z 0-9 . _ -)");
+    drover_client_t *client = drover_client_new (options->broker);
+    assert (client);            //  s_parse checked the list
+    const char *key = options->key? options->key: getenv ("DROVER_KEY");
+    const char *server_key = options->server_key? options->server_key
+                           : getenv ("DROVER_SERVER_KEY");
+    if (key && *key && server_key && *server_key
+    &&  drover_client_set_keys (client, key, server_key)) {
+        fprintf (stderr, "drover worker: %s\n", drover_client_error_text (client));
+        drover_client_destroy (&client);
+        return S_EXIT_USAGE;
+    }
+    char *list = drover_client_queue_endpoints (client, queue);
+    if (!list) {
+        int code = drover_client_error_code (client);
+        const char *text = drover_client_error_text (client);
+        fprintf (stderr, "drover worker: --queue %s: %s\n", queue,
+                 *text? text: drover_client_code_name (code));
+        drover_client_destroy (&client);
+        return code == DROVER_CODE_NOT_FOUND || code == DROVER_CODE_UNEXPECTED? S_EXIT_USAGE: 1;
+    }
+    drover_client_destroy (&client);
+    zsys_notice ("worker: queue=%s brokers=%s", queue, list);
+    options->broker = list;
+    *list_p = list;
+    return -1;
+}
+
+
 //  --------------------------------------------------------------------------
 //  Run `drover worker [flags]`. Returns the exit status.
 
@@ -391,9 +441,14 @@ drover_agent_main (int argc, char **argv)
         options.mem = 1;                //  MemTotal unreadable: offer something
     zsys_set_logident ("drover-worker");
     drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
+    char *queue_brokers = NULL;         //  --queue: the queue's brokers, owner first
+    status = s_queue_brokers (&options, &queue_brokers);
+    if (status != -1)
+        return status;
     drover_worker_t *worker = s_worker_new (&options, procs);
     if (!worker) {
         fprintf (stderr, "drover worker: cannot make a worker id from the hostname; give --id\n");
+        zstr_free (&queue_brokers);
         return S_EXIT_USAGE;
     }
     status = s_taskenv (worker, &options);
@@ -401,6 +456,7 @@ drover_agent_main (int argc, char **argv)
         status = s_keys (worker, &options);
     if (status != -1) {
         drover_worker_destroy (&worker);
+        zstr_free (&queue_brokers);
         return status;
     }
     char *cwd = getcwd (NULL, 0);
@@ -415,5 +471,6 @@ drover_agent_main (int argc, char **argv)
                  drover_worker_id (worker), drover_worker_tasks_run (worker),
                  drover_worker_results_acked (worker));
     drover_worker_destroy (&worker);
+    zstr_free (&queue_brokers);
     return rc == 0? 0: 1;
 }
