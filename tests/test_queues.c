@@ -19,6 +19,12 @@
 #include "drover_queuetable.h"
 #include "drover_client.h"
 #include <sys/wait.h>
+#include <limits.h>
+#include <stdlib.h>
+
+//  This test binary, run again as a child (argv [0] made absolute: not
+//  /proc/self/exe, which under valgrind is valgrind)
+static char s_self [PATH_MAX];
 
 typedef struct {
     char logdir [64];           //  every process logs here
@@ -123,6 +129,7 @@ static int
 s_setup (void **state)
 {
     s_fixture_t *self = (s_fixture_t *) zmalloc (sizeof (s_fixture_t));
+    *state = self;              //  teardown cleans up after a failed setup too
     snprintf (self->logdir, sizeof self->logdir, "/tmp/drover-test-XXXXXX");
     assert_non_null (mkdtemp (self->logdir));
     snprintf (self->broker, sizeof self->broker, "tcp://127.0.0.1:%d", testutil_free_port ());
@@ -136,12 +143,12 @@ s_setup (void **state)
     //  "idle": offered by no broker now
     char gpu_endpoints [160];
     snprintf (gpu_endpoints, sizeof gpu_endpoints, "%s,%s", self->dead, self->broker);
-    const char *broker_argv [] = { "/proc/self/exe", "serve-broker", self->broker, events,
+    const char *broker_argv [] = { s_self, "serve-broker", self->broker, events,
         state_dir, "spread", "gpu", "b1", self->broker, "5", gpu_endpoints,
         "idle", "-", "-", "0", "-", NULL };
     snprintf (log, sizeof log, "%s/broker.log", self->logdir);
     self->broker_pid = testutil_spawn (broker_argv, log);
-    const char *standby_argv [] = { "/proc/self/exe", "serve-standby", self->standby,
+    const char *standby_argv [] = { s_self, "serve-standby", self->standby,
         "spread", "gpu", "b1", self->broker, "5", gpu_endpoints,
         "idle", "-", "-", "0", "-", NULL };
     snprintf (log, sizeof log, "%s/standby.log", self->logdir);
@@ -155,7 +162,6 @@ s_setup (void **state)
     assert_non_null (reply);
     drover_msg_destroy (&reply);
     self->lone = testutil_cluster_new (NULL);
-    *state = self;
     return 0;
 }
 
@@ -163,9 +169,12 @@ static int
 s_teardown (void **state)
 {
     s_fixture_t *self = (s_fixture_t *) *state;
-    testutil_cluster_destroy (&self->lone);
-    testutil_stop (self->standby_pid, 5000);
-    testutil_stop (self->broker_pid, 5000);
+    if (self->lone)
+        testutil_cluster_destroy (&self->lone);
+    if (self->standby_pid > 0)
+        testutil_stop (self->standby_pid, 5000);
+    if (self->broker_pid > 0)
+        testutil_stop (self->broker_pid, 5000);
     testutil_remove_tree (self->logdir);
     free (self);
     return 0;
@@ -376,6 +385,8 @@ main (int argc, char **argv)
         return s_serve_broker (argc, argv);
     if (argc > 2 && streq (argv [1], "serve-standby"))
         return s_serve_standby (argc, argv);
+    if (!realpath (argv [0], s_self))
+        return 1;
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_brokers_answer_queues),
         cmocka_unit_test (test_client_queue_endpoints),
