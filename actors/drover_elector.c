@@ -4,8 +4,9 @@
     follows
 
     Each broker holds a lease of ttl and two keys on it: PREFIX/brokers/NAME
-    = advertise (membership) and PREFIX/election/LEASEHEX = name "\n"
-    advertise (its candidacy). The leader is the candidate with the lowest
+    = advertise, then "\nQ ENDPOINT" for each named queue it offers
+    (membership), and PREFIX/election/LEASEHEX = name "\n" advertise (its
+    candidacy). The leader is the candidate with the lowest
     create revision; that revision is its fencing token (revisions only
     grow, so a later leader has a higher one). A dead broker's lease
     expires and its keys go with it; the next candidate is then the lowest.
@@ -16,13 +17,24 @@
     from when it got the renewal, with a TTL at least ttl). So two brokers
     never both believe they lead, while clocks tick at the same rate.
 
+    Named queues (../SPREAD.md): the leader places the queues the members
+    offer (src/broker/drover_placement.c) and writes PREFIX/queues/Q =
+    owner "\n" endpoint (no lease) where the key differs from its choice;
+    every elector reads the keys and says QUEUE on each change (token: the
+    key's mod revision). The session deadline holds for a queue's owner as
+    for the leader: past it, or the lease lost or given up, a QUEUE naming
+    no owner is said first for each queue last said ours. Bookkeeping in
+    src/broker/drover_queuewatch.c.
+
     One call to etcd per turn of the loop, each with a timeout of at most
     ttl/4 (and never past the leader's deadline): the pipe is never left
     unread longer than one call. Calls due, in this order: revoke a lease
     given up (after DEPOSED, or an earlier run's of this broker), grant
     a lease, renew it (every ttl/3), write the membership key, write the
-    candidacy, read the candidates (every ttl/4, at most 250 ms). A failed
-    call waits a retry interval.
+    candidacy, then the check (every ttl/4, at most 250 ms), one step a
+    turn: read the candidates, read PREFIX/brokers/, read PREFIX/queues/,
+    and, leading, write each queue key the placement changes. A failed
+    call waits a retry interval (and starts the check again).
 
     In:   RESIGN                    stop leading (or campaigning) at once: the
                                     lease is revoked, its keys with it; campaign
@@ -39,11 +51,22 @@
           DEPOSED reason(s)         this broker led and must stop serving now
           PEERS n(s) then n x (name(s) endpoint(s) leader(s))  leader: "1" or
                                     "0"; n is "0" when etcd did not answer
+          QUEUE name(s) owner(s) owner_endpoint(s) token(s) endpoints(s)
+                                    named queue name: its owner, where the owner
+                                    serves it, token (decimal mod revision of
+                                    its key; "0" and owner "" "" without a key,
+                                    or while it names us and our session is not
+                                    sure), every live member's endpoint for it
+                                    (comma-separated, member-name order); said
+                                    for each queue at the first read, then on
+                                    every change of a field
     =========================================================================
 */
 
 #include "drover_elector.h"
 #include "drover_etcd.h"
+#include "drover_placement.h"
+#include "drover_queuewatch.h"
 
 //  Longest name and endpoint we pass on (the wire's REDIRECT limits)
 #define S_NAME_MAX          64
@@ -54,6 +77,12 @@
 #define S_RETRY_MIN         20
 #define S_RETRY_MAX         1000
 
+//  The steps of a check, one call each
+#define S_STEP_CANDIDATES   0   //  read PREFIX/election/
+#define S_STEP_BROKERS      1   //  read PREFIX/brokers/
+#define S_STEP_QUEUES       2   //  read PREFIX/queues/
+#define S_STEP_PUTS         3   //  leading: write a queue key the placement changed
+
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     zpoller_t *poller;          //  the pipe
@@ -61,6 +90,8 @@ typedef struct {
     char *prefix;               //  key prefix, without a trailing '/'
     char *name;                 //  this broker's name
     char *advertise;            //  where peers reach it
+    char *queues;               //  the named queues it offers, "Q EP" lines, "" for none
+    drover_queuewatch_t *watch; //  the named queues: offers, owners, what was said
     char *member_key;           //  PREFIX/brokers/NAME
     char *election_key;         //  PREFIX/election/LEASEHEX of the current lease, or NULL
     uint32_t ttl;               //  the lease's TTL, msec
@@ -75,7 +106,9 @@ typedef struct {
     bool candidate_written;     //  candidacy written with the current lease
     int64_t renewed_at;         //  msec (mono) the last answered renewal (or grant) was sent
     int64_t renew_at;           //  msec (mono) the next renewal is due
-    int64_t check_at;           //  msec (mono) the next read of the candidates is due
+    int64_t check_at;           //  msec (mono) the next step of the check is due
+    int check_step;             //  S_STEP_...: the check's next call
+    int64_t next_check_at;      //  msec (mono): the next check, once this one is done
     int64_t quiet_until;        //  msec (mono): no call before this, after a failure
     bool failing;               //  the last call failed (logged once until one works)
     bool malformed;             //  the first candidacy is malformed (logged once)
@@ -123,6 +156,11 @@ drover_elector_args_check (const drover_elector_args_t *args, char **error_p)
                               " control characters", advertise, S_ENDPOINT_MAX);
     if (!error && args->ttl == 0)
         error = strdup ("elector: the lease TTL must be more than 0 msec");
+    if (!error)
+        drover_queuewatch_check_offers (args->queues, S_ENDPOINT_MAX, &error);
+    if (!error && !drover_placement_strategy_valid (args->strategy))
+        error = zsys_sprintf ("elector: strategy \"%s\" must be \"leader\" or \"spread\"",
+                              args->strategy);
     int rc = error? -1: 0;
     if (error_p)
         *error_p = error;
@@ -145,13 +183,16 @@ s_self_new (zsock_t *pipe, drover_elector_args_t *args)
         self->prefix [--length] = 0;
     self->name = s_copy (args->name);
     self->advertise = s_copy (args->advertise);
+    self->queues = s_copy (args->queues);
     self->member_key = zsys_sprintf ("%s/brokers/%s", self->prefix, self->name);
     self->ttl = args->ttl >= 100? args->ttl: 100;
     self->verbose = args->verbose;
     self->campaigning = true;
     char *error = NULL;
-    if (drover_elector_args_check (args, &error) == 0)
+    if (drover_elector_args_check (args, &error) == 0) {
         self->etcd = drover_etcd_new (args->etcd, self->ttl / 4, NULL);
+        self->watch = drover_queuewatch_new (self->name, args->strategy);
+    }
     else {
         zsys_error ("%s: not campaigning", error);
         zstr_free (&error);
@@ -167,10 +208,12 @@ s_self_destroy (self_t **self_p)
     if (!self)
         return;
     drover_etcd_destroy (&self->etcd);
+    drover_queuewatch_destroy (&self->watch);
     zpoller_destroy (&self->poller);
     zstr_free (&self->prefix);
     zstr_free (&self->name);
     zstr_free (&self->advertise);
+    zstr_free (&self->queues);
     zstr_free (&self->member_key);
     zstr_free (&self->election_key);
     zstr_free (&self->followed_name);
@@ -179,20 +222,45 @@ s_self_destroy (self_t **self_p)
     *self_p = NULL;
 }
 
-//  The leader's deadline: its last renewal's send time + ttl - ttl/4
+//  The session's deadline: its last renewal's send time + ttl - ttl/4
 static int64_t
-s_leader_deadline (self_t *self)
+s_deadline (self_t *self)
 {
     return self->renewed_at + self->ttl - self->ttl / 4;
 }
 
-//  Give the next call a timeout of ttl/4, but never past the leader's deadline
+//  True if our session is sure at now: a lease, and its deadline not passed
+static bool
+s_session_sure (self_t *self, int64_t now)
+{
+    return self->lease && now < s_deadline (self);
+}
+
+//  True if we serve something that the session's deadline must stop: the
+//  lead, or a named queue
+static bool
+s_serving (self_t *self)
+{
+    return self->leader || (self->watch && drover_queuewatch_owns (self->watch));
+}
+
+//  Say no owner for every queue last said ours: before anything else when
+//  the session is no longer sure
+static void
+s_release_queues (self_t *self)
+{
+    if (self->watch)
+        drover_queuewatch_release (self->watch, self->pipe);
+}
+
+//  Give the next call a timeout of ttl/4, but never past the session's
+//  deadline while we serve
 static void
 s_set_call_timeout (self_t *self, int64_t now)
 {
     int64_t timeout = self->ttl / 4;
-    if (self->leader && s_leader_deadline (self) - now < timeout)
-        timeout = s_leader_deadline (self) - now;
+    if (s_serving (self) && s_deadline (self) - now < timeout)
+        timeout = s_deadline (self) - now;
     drover_etcd_set_timeout (self->etcd, (uint32_t) (timeout > 1? timeout: 1));
 }
 
@@ -262,6 +330,7 @@ s_lead (self_t *self, uint64_t token)
 static void
 s_lose_lease (self_t *self, const char *reason, bool revoke)
 {
+    s_release_queues (self);
     if (self->leader) {
         self->leader = false;
         self->token = 0;
@@ -278,12 +347,24 @@ s_lose_lease (self_t *self, const char *reason, bool revoke)
     zstr_free (&self->election_key);
 }
 
-//  Depose the leader whose renewals did not get through in time
+//  Past the session's deadline (renewals did not get through in time):
+//  our queues are released, then the leader is deposed
 static void
 s_check_deadline (self_t *self, int64_t now)
 {
-    if (self->leader && now >= s_leader_deadline (self))
+    if (!self->lease || now < s_deadline (self))
+        return;
+    s_release_queues (self);
+    if (self->leader)
         s_lose_lease (self, "lease not renewed in time", true);
+}
+
+//  Start the check again now, from the candidates (who leads may have changed)
+static void
+s_check_now (self_t *self, int64_t now)
+{
+    self->check_step = S_STEP_CANDIDATES;
+    self->check_at = now;
 }
 
 //  Revoke the lease given up
@@ -297,7 +378,7 @@ s_revoke_stale (self_t *self, int64_t now)
     }
     s_call_worked (self);
     self->stale_lease = 0;
-    self->check_at = now;           //  who leads may have changed
+    s_check_now (self, now);        //  who leads may have changed
 }
 
 //  Grant a new lease (ttl rounded up to seconds)
@@ -343,7 +424,8 @@ static void
 s_write_key (self_t *self, bool candidacy, int64_t now)
 {
     char *value = candidacy? zsys_sprintf ("%s\n%s", self->name, self->advertise)
-                           : s_copy (self->advertise);
+                : *self->queues? zsys_sprintf ("%s\n%s", self->advertise, self->queues)
+                : s_copy (self->advertise);
     const char *key = candidacy? self->election_key: self->member_key;
     int rc = drover_etcd_put (self->etcd, key, value, strlen (value), self->lease);
     zstr_free (&value);
@@ -354,7 +436,7 @@ s_write_key (self_t *self, bool candidacy, int64_t now)
     s_call_worked (self);
     if (candidacy) {
         self->candidate_written = true;
-        self->check_at = now;       //  see at once whether we lead
+        s_check_now (self, now);    //  see at once whether we lead
     }
     else
         self->member_written = true;
@@ -426,7 +508,8 @@ s_check (self_t *self, int64_t now)
         return;
     }
     s_call_worked (self);
-    self->check_at = now + (self->ttl / 4 < S_CHECK_MAX? self->ttl / 4: S_CHECK_MAX);
+    self->next_check_at = now + (self->ttl / 4 < S_CHECK_MAX? self->ttl / 4: S_CHECK_MAX);
+    self->check_step = S_STEP_BROKERS;      //  the next turn, at once
     bool ours_there = false;
     drover_etcd_kv_t *kv = (drover_etcd_kv_t *) zlistx_first (candidates);
     while (kv) {
@@ -442,7 +525,7 @@ s_check (self_t *self, int64_t now)
     drover_etcd_kv_t *first = (drover_etcd_kv_t *) zlistx_first (candidates);
     if (first && self->election_key && streq (first->key, self->election_key)) {
         //  The read took time: the lease must still hold now, not at its start
-        if (!self->leader && zclock_mono () < s_leader_deadline (self))
+        if (!self->leader && zclock_mono () < s_deadline (self))
             s_lead (self, (uint64_t) first->create_revision);
     }
     else {
@@ -462,6 +545,89 @@ s_check (self_t *self, int64_t now)
             s_follow (self, name, endpoint);
     }
     zlistx_destroy (&candidates);
+}
+
+//  The check is done: the next is due at next_check_at
+static void
+s_check_done (self_t *self)
+{
+    self->check_step = S_STEP_CANDIDATES;
+    self->check_at = self->next_check_at;
+}
+
+//  Read PREFIX/brokers/ (the members and what each offers) or, owners,
+//  PREFIX/queues/ (each queue's owner: then say what changed)
+static void
+s_read_queue_keys (self_t *self, bool owners, int64_t now)
+{
+    char *prefix = zsys_sprintf ("%s/%s/", self->prefix, owners? "queues": "brokers");
+    zlistx_t *kvs = drover_etcd_range (self->etcd, prefix, false, 0);
+    if (!kvs) {
+        s_call_failed (self, owners? "reading the queues": "reading the brokers", now);
+        s_check_now (self, self->quiet_until);
+    }
+    else
+    if (!owners) {
+        s_call_worked (self);
+        drover_queuewatch_set_members (self->watch, kvs, strlen (prefix));
+        self->check_step = S_STEP_QUEUES;
+    }
+    else {
+        s_call_worked (self);
+        drover_queuewatch_set_queues (self->watch, kvs, strlen (prefix));
+        //  The read took time: our session must still be sure now
+        drover_queuewatch_say_changes (self->watch, self->pipe,
+                                       s_session_sure (self, zclock_mono ()));
+        if (self->leader)
+            self->check_step = S_STEP_PUTS;
+        else
+            s_check_done (self);
+    }
+    zlistx_destroy (&kvs);
+    zstr_free (&prefix);
+}
+
+//  Leading: write the next queue key whose owner the placement changes;
+//  the check is done when none is left
+static void
+s_write_queue (self_t *self, int64_t now)
+{
+    char *queue, *value;
+    if (!self->leader || !drover_queuewatch_next_put (self->watch, &queue, &value)) {
+        s_check_done (self);
+        return;
+    }
+    char *key = zsys_sprintf ("%s/queues/%s", self->prefix, queue);
+    if (drover_etcd_put (self->etcd, key, value, strlen (value), 0) == -1) {
+        s_call_failed (self, "writing a queue's owner", now);
+        s_check_now (self, self->quiet_until);
+    }
+    else {
+        s_call_worked (self);
+        int64_t revision = drover_etcd_revision (self->etcd);
+        drover_queuewatch_put_done (self->watch, queue, value, revision);
+        char *newline = strchr (value, '\n');
+        zsys_notice ("elector: queue=%s owner=%.*s token=%" PRId64, queue,
+                     (int) (newline - value), value, revision);
+        drover_queuewatch_say_changes (self->watch, self->pipe,
+                                       s_session_sure (self, zclock_mono ()));
+    }
+    zstr_free (&key);
+    zstr_free (&queue);
+    zstr_free (&value);
+}
+
+//  Make the check's next call
+static void
+s_check_step (self_t *self, int64_t now)
+{
+    if (self->check_step == S_STEP_BROKERS || self->check_step == S_STEP_QUEUES)
+        s_read_queue_keys (self, self->check_step == S_STEP_QUEUES, now);
+    else
+    if (self->check_step == S_STEP_PUTS)
+        s_write_queue (self, now);
+    else
+        s_check (self, now);
 }
 
 //  When the next call is due (msec mono), or -1 if none is
@@ -506,7 +672,7 @@ s_call_due (self_t *self, int64_t now)
         s_write_key (self, true, now);
     else
     if (now >= self->check_at)
-        s_check (self, now);
+        s_check_step (self, now);
 }
 
 //  Revoke our lease now (RESIGN, $TERM): its keys go with it, so another
@@ -515,6 +681,7 @@ s_call_due (self_t *self, int64_t now)
 static void
 s_revoke_now (self_t *self)
 {
+    s_release_queues (self);
     int64_t lease = self->lease? self->lease: self->stale_lease;
     self->leader = false;
     self->token = 0;
@@ -556,7 +723,9 @@ s_peers (self_t *self)
     while (kv) {
         const char *name = kv->key + prefix_length;
         zmsg_addstr (reply, name);
-        zmsg_addstr (reply, kv->value);
+        const char *newline = strchr (kv->value, '\n');    //  the queue lines are not said
+        size_t advertise_size = newline? (size_t) (newline - kv->value): strlen (kv->value);
+        zmsg_addmem (reply, kv->value, advertise_size);
         zmsg_addstr (reply, *leader && streq (name, leader)? "1": "0");
         kv = (drover_etcd_kv_t *) zlistx_next (brokers);
     }
@@ -581,7 +750,7 @@ s_handle_pipe (self_t *self)
         zsys_notice ("elector: resigning%s", self->leader? " the lead": "");
         self->campaigning = false;
         s_revoke_now (self);
-        self->check_at = 0;         //  see who leads now
+        s_check_now (self, 0);      //  see who leads now
     }
     else
     if (streq (command, "CAMPAIGN")) {
@@ -619,8 +788,8 @@ drover_elector_actor (zsock_t *pipe, void *args)
         int64_t now = zclock_mono ();
         s_check_deadline (self, now);
         int64_t due = s_next_call (self);
-        if (self->leader && (due == -1 || s_leader_deadline (self) < due))
-            due = s_leader_deadline (self);
+        if (s_serving (self) && (due == -1 || s_deadline (self) < due))
+            due = s_deadline (self);
         int wait = due == -1? -1: due <= now? 0: (int) (due - now);
         void *which = zpoller_wait (self->poller, wait);
         if (which == self->pipe) {

@@ -25,6 +25,8 @@ typedef struct {
     const char *advertise;      //  the endpoint peers reach this broker on
     uint32_t ttl;               //  msec: the session lease's TTL (etcd takes seconds: round up)
     bool verbose;               //  log every call to etcd
+    const char *queues;         //  named queues offered, "Q1 EP1\nQ2 EP2" (NULL or "": none)
+    const char *strategy;       //  their placement: "leader" or "spread" (NULL or "": "leader")
 } drover_elector_args_t;
 
 //  The prefix when args says none
@@ -34,8 +36,12 @@ typedef struct {
 //  -1 and *error_p (ours to free) naming what is wrong: endpoints that are
 //  not http:// URLs, a name empty, longer than 64 bytes or holding '/' or
 //  a control character, an advertise longer than 256 bytes or holding a
-//  control character, a ttl of 0. The actor started with such args logs
-//  the same error and campaigns not at all (PEERS says 0).
+//  control character, a ttl of 0, queue lines that are not each a queue
+//  name (1 to 64 bytes of [A-Za-z0-9._-]), one space and an endpoint (1 to
+//  256 bytes, no control character, space or comma), or name a queue
+//  twice, a strategy other than "leader" or "spread". The actor started
+//  with such args logs the same error and campaigns not at all (PEERS
+//  says 0).
 int
     drover_elector_args_check (const drover_elector_args_t *args, char **error_p);
 

@@ -2,7 +2,10 @@
     test_drover_elector - the elector actor through its pipe, two of them
     against a real etcd started by the test (tests/etcd_server.sh): one
     leads and the other follows it; $TERM, RESIGN, a revoked lease and a
-    paused etcd hand the lead over, and never are two leaders at once
+    paused etcd hand the lead over, and never are two leaders at once.
+    Named queues: both hear the same owners and tokens (spread two and
+    two, or all on the leader), the survivor takes a $TERMed one's queues,
+    and an owner whose etcd is paused says so before its deadline
     =========================================================================
 */
 
@@ -15,6 +18,25 @@
 
 //  The etcd every test of this file uses (each test has its own prefix)
 static testutil_etcd_t *s_etcd = NULL;
+
+//  The named queues the queue tests offer
+#define S_QUEUES    4
+static const char *s_queue_names [S_QUEUES] = { "a", "b", "c", "d" };
+
+//  What an elector last said of one named queue
+typedef struct {
+    char owner [16];            //  its owner, "" for none
+    char owner_at [64];         //  the owner's endpoint for it
+    uint64_t token;             //  its token
+    char endpoints [160];       //  every member's endpoint for it
+    int said;                   //  QUEUEs said of it
+    int released;               //  QUEUEs naming no owner after one naming this elector
+    int64_t released_at;        //  msec (mono) the last such was read
+    int released_seq;           //  its place among every message read (s_seq)
+} s_queue_t;
+
+//  Messages read from all electors so far: the order they were said in
+static int s_seq = 0;
 
 //  One elector under test and what it said
 typedef struct {
@@ -33,6 +55,8 @@ typedef struct {
     char following [64];        //  the name of its last FOLLOW
     char following_at [64];     //  the endpoint of its last FOLLOW
     int follows;                //  FOLLOWs said
+    int deposed_seq;            //  its last DEPOSED's place among every message read
+    s_queue_t queues [S_QUEUES];    //  what it said of each named queue
 } s_elector_t;
 
 //  Start etcd for the group
@@ -44,20 +68,90 @@ s_group_setup (void **state)
     return 0;
 }
 
-//  Start an elector named name, reached at advertise, with key prefix prefix
+//  Start an elector named name, reached at advertise, with key prefix
+//  prefix, offering queues ("Q EP" lines, or NULL) placed by strategy
 static void
-s_start_at (s_elector_t *elector, const char *name, const char *advertise, const char *prefix,
-            const char *etcd)
+s_start_full (s_elector_t *elector, const char *name, const char *advertise,
+              const char *prefix, const char *etcd, const char *queues, const char *strategy)
 {
     memset (elector, 0, sizeof *elector);
     snprintf (elector->name, sizeof elector->name, "%s", name);
     snprintf (elector->advertise, sizeof elector->advertise, "%s", advertise);
     drover_elector_args_t args = {
         .etcd = etcd, .prefix = prefix, .name = name, .advertise = elector->advertise,
-        .ttl = S_TTL, .verbose = false
+        .ttl = S_TTL, .verbose = false, .queues = queues, .strategy = strategy
     };
     elector->actor = zactor_new (drover_elector_actor, &args);
     assert_non_null (elector->actor);
+}
+
+//  Start an elector named name, reached at advertise, with key prefix prefix
+static void
+s_start_at (s_elector_t *elector, const char *name, const char *advertise, const char *prefix,
+            const char *etcd)
+{
+    s_start_full (elector, name, advertise, prefix, etcd, NULL, NULL);
+}
+
+//  The endpoint broker name serves queue on, in the queue tests
+static void
+s_queue_endpoint (char *endpoint, size_t size, const char *name, const char *queue)
+{
+    snprintf (endpoint, size, "tcp://%s-%s:1", name, queue);
+}
+
+//  Start an elector named name offering the queues a b c d, placed by strategy
+static void
+s_start_queues (s_elector_t *elector, const char *name, const char *prefix,
+                const char *strategy)
+{
+    char queues [256] = "";
+    for (size_t index = 0; index < S_QUEUES; index++) {
+        char endpoint [64];
+        s_queue_endpoint (endpoint, sizeof endpoint, name, s_queue_names [index]);
+        size_t length = strlen (queues);
+        snprintf (queues + length, sizeof queues - length, "%s%s %s", index? "\n": "",
+                  s_queue_names [index], endpoint);
+    }
+    char advertise [64];
+    snprintf (advertise, sizeof advertise, "tcp://127.0.0.1:%d", testutil_free_port ());
+    s_start_full (elector, name, advertise, prefix, s_etcd->url, queues, strategy);
+}
+
+//  Note a QUEUE name owner owner_endpoint token endpoints
+static void
+s_note_queue (s_elector_t *elector, zmsg_t *msg)
+{
+    char *name = zmsg_popstr (msg);
+    char *owner = zmsg_popstr (msg);
+    char *owner_at = zmsg_popstr (msg);
+    char *token = zmsg_popstr (msg);
+    char *endpoints = zmsg_popstr (msg);
+    assert_non_null (endpoints);
+    assert_int_equal (zmsg_size (msg), 0);
+    s_queue_t *queue = NULL;
+    for (size_t index = 0; index < S_QUEUES; index++)
+        if (streq (name, s_queue_names [index]))
+            queue = &elector->queues [index];
+    if (!queue)
+        fail_msg ("%s says QUEUE of unknown %s", elector->name, name);
+    //  No owner means no endpoint and token 0; an owner has a token
+    assert_true (*owner? *owner_at && strneq (token, "0"): !*owner_at && streq (token, "0"));
+    if (!*owner && streq (queue->owner, elector->name)) {
+        queue->released++;
+        queue->released_at = zclock_mono ();
+        queue->released_seq = s_seq;
+    }
+    snprintf (queue->owner, sizeof queue->owner, "%s", owner);
+    snprintf (queue->owner_at, sizeof queue->owner_at, "%s", owner_at);
+    queue->token = strtoull (token, NULL, 10);
+    snprintf (queue->endpoints, sizeof queue->endpoints, "%s", endpoints);
+    queue->said++;
+    zstr_free (&name);
+    zstr_free (&owner);
+    zstr_free (&owner_at);
+    zstr_free (&token);
+    zstr_free (&endpoints);
 }
 
 //  Start an elector named name with key prefix prefix, on a port of its own
@@ -75,6 +169,10 @@ s_note (s_elector_t *electors, size_t count, s_elector_t *elector, zmsg_t *msg)
 {
     char *command = zmsg_popstr (msg);
     assert_non_null (command);
+    s_seq++;
+    if (streq (command, "QUEUE"))
+        s_note_queue (elector, msg);
+    else
     if (streq (command, "LEADER")) {
         char *token = zmsg_popstr (msg);
         assert_non_null (token);
@@ -97,6 +195,7 @@ s_note (s_elector_t *electors, size_t count, s_elector_t *elector, zmsg_t *msg)
         elector->leader = false;
         elector->deposed++;
         elector->deposed_at = zclock_mono ();
+        elector->deposed_seq = s_seq;
         snprintf (elector->reason, sizeof elector->reason, "%s", reason);
         zstr_free (&reason);
     }
@@ -503,6 +602,15 @@ test_args_check (void **state)
     char long_name [80];
     memset (long_name, 'n', sizeof long_name - 1);
     long_name [sizeof long_name - 1] = 0;
+    char long_queue [80];                   //  a 65-byte queue name
+    memset (long_queue, 'q', 65);
+    snprintf (long_queue + 65, sizeof long_queue - 65, " tcp://x:1");
+    good.queues = "a tcp://x:1\nb.c_D-9 tcp://y:2";
+    good.strategy = "spread";
+    assert_int_equal (drover_elector_args_check (&good, &error), 0);
+    good.strategy = "leader";
+    assert_int_equal (drover_elector_args_check (&good, &error), 0);
+    assert_null (error);
     struct { const char *field, *value, *message; } bad [] = {
         { "etcd", "127.0.0.1:2379", "not an http://" },
         { "etcd", NULL, "no endpoint" },
@@ -513,6 +621,18 @@ test_args_check (void **state)
         { "name", long_name, "broker name" },
         { "advertise", "tcp://x\n", "advertise" },
         { "ttl", NULL, "TTL" },
+        { "queues", "a", "queue line" },
+        { "queues", "a ", "queue line" },
+        { "queues", " tcp://x:1", "queue line" },
+        { "queues", "a/b tcp://x:1", "queue line" },
+        { "queues", "a tcp://x:1 y", "queue line" },
+        { "queues", "a tcp://x:1,tcp://y:1", "queue line" },
+        { "queues", "a tcp://x:1\x7f", "queue line" },
+        { "queues", "a tcp://x:1\n\nb tcp://y:1", "queue line" },
+        { "queues", "a tcp://x:1\n", "end with a newline" },
+        { "queues", "a tcp://x:1\na tcp://y:1", "offered twice" },
+        { "queues", long_queue, "queue line" },
+        { "strategy", "nearest", "strategy" },
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         drover_elector_args_t args = good;
@@ -524,6 +644,12 @@ test_args_check (void **state)
         else
         if (streq (bad [index].field, "advertise"))
             args.advertise = bad [index].value;
+        else
+        if (streq (bad [index].field, "queues"))
+            args.queues = bad [index].value;
+        else
+        if (streq (bad [index].field, "strategy"))
+            args.strategy = bad [index].value;
         else
             args.ttl = 0;
         assert_int_equal (drover_elector_args_check (&args, &error), -1);
@@ -546,6 +672,200 @@ test_args_check (void **state)
     s_stop_all (electors, 1);
 }
 
+//  True if every one of count electors has said an owner for every named
+//  queue, the same owner, endpoint, token and endpoints as the first said;
+//  and, if owner is not NULL, that it names owner for every queue
+static bool
+s_queues_agree (s_elector_t *electors, size_t count, const char *owner)
+{
+    for (size_t queue = 0; queue < S_QUEUES; queue++) {
+        s_queue_t *first = &electors [0].queues [queue];
+        if (!*first->owner || (owner && strneq (first->owner, owner)))
+            return false;
+        for (size_t index = 1; index < count; index++) {
+            s_queue_t *other = &electors [index].queues [queue];
+            if (strneq (other->owner, first->owner) || strneq (other->owner_at, first->owner_at)
+            ||  other->token != first->token || strneq (other->endpoints, first->endpoints))
+                return false;
+        }
+    }
+    return true;
+}
+
+//  Assert what elector last said of each queue: owners [q] owns it at its
+//  endpoint, and the members (names, in order) are its endpoints
+static void
+s_assert_queues (s_elector_t *elector, const char *const *owners, const char *const *members,
+                 size_t member_count)
+{
+    for (size_t queue = 0; queue < S_QUEUES; queue++) {
+        s_queue_t *said = &elector->queues [queue];
+        const char *name = s_queue_names [queue];
+        if (strneq (said->owner, owners [queue]))
+            fail_msg ("%s: queue %s owned by %s, not %s", elector->name, name, said->owner,
+                      owners [queue]);
+        char endpoint [64];
+        s_queue_endpoint (endpoint, sizeof endpoint, owners [queue], name);
+        assert_string_equal (said->owner_at, endpoint);
+        char endpoints [160] = "";
+        for (size_t member = 0; member < member_count; member++) {
+            s_queue_endpoint (endpoint, sizeof endpoint, members [member], name);
+            size_t length = strlen (endpoints);
+            snprintf (endpoints + length, sizeof endpoints - length, "%s%s",
+                      member? ",": "", endpoint);
+        }
+        assert_string_equal (said->endpoints, endpoints);
+    }
+}
+
+//  Who owns a b c d under spread with brokers b1 and b2, by the real hash
+//  (test_drover_placement checks the same split): two each
+static const char *s_spread_owners [S_QUEUES] = { "b1", "b1", "b2", "b2" };
+static const char *s_both [] = { "b1", "b2" };
+
+//  Two electors offering a b c d, spread: both hear QUEUE for all four with
+//  the same owners and tokens, two owned by each; then nothing changes
+//  while both renew, and PEERS says no queue lines
+static void
+test_queues_spread_two_and_two (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start_queues (&electors [0], "b1", "/t11", "spread");
+    s_start_queues (&electors [1], "b2", "/t11", "spread");
+    S_AWAIT (electors, 2, s_queues_agree (electors, 2, NULL), 10000);
+    for (size_t index = 0; index < 2; index++)
+        s_assert_queues (&electors [index], s_spread_owners, s_both, 2);
+    uint64_t tokens [S_QUEUES];
+    for (size_t queue = 0; queue < S_QUEUES; queue++) {
+        tokens [queue] = electors [0].queues [queue].token;
+        assert_true (tokens [queue] > 0);
+    }
+    //  No QUEUE (nor anything else) while nothing changes: no write again
+    int64_t until = zclock_mono () + S_TTL;
+    while (zclock_mono () < until)
+        s_pump (electors, 2, (int) (until - zclock_mono ()));
+    for (size_t queue = 0; queue < S_QUEUES; queue++)
+        for (size_t index = 0; index < 2; index++)
+            assert_true (electors [index].queues [queue].token == tokens [queue]);
+
+    zstr_send (electors [0].actor, "PEERS");
+    zmsg_t *peers = testutil_recv (zactor_sock (electors [0].actor), 2000);
+    assert_non_null (peers);
+    testutil_assert_and_free (zmsg_popstr (peers), "PEERS");
+    testutil_assert_and_free (zmsg_popstr (peers), "2");
+    for (int index = 0; index < 2; index++) {
+        testutil_assert_and_free (zmsg_popstr (peers), electors [index].name);
+        testutil_assert_and_free (zmsg_popstr (peers), electors [index].advertise);
+        char *leader = zmsg_popstr (peers);
+        assert_non_null (leader);
+        zstr_free (&leader);
+    }
+    zmsg_destroy (&peers);
+    s_stop_all (electors, 2);
+}
+
+//  $TERM the leader: the other's QUEUEs name it owner of all four, the two
+//  that moved with higher tokens (the two it had keep theirs: their keys
+//  are not written again), and list only its endpoints
+static void
+test_queues_move_when_the_leader_goes (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start_queues (&electors [0], "b1", "/t12", "spread");
+    s_start_queues (&electors [1], "b2", "/t12", "spread");
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    s_elector_t *other = leader == &electors [0]? &electors [1]: &electors [0];
+    S_AWAIT (electors, 2, s_queues_agree (electors, 2, NULL), 10000);
+    s_queue_t before [S_QUEUES];
+    memcpy (before, other->queues, sizeof before);
+    zactor_destroy (&leader->actor);
+    leader->leader = false;
+    S_AWAIT (other, 1, other->leader && s_queues_agree (other, 1, other->name), 5000);
+    const char *owners [S_QUEUES] = { other->name, other->name, other->name, other->name };
+    const char *members [] = { other->name };
+    s_assert_queues (other, owners, members, 1);
+    int moved = 0;
+    for (size_t queue = 0; queue < S_QUEUES; queue++) {
+        if (streq (before [queue].owner, leader->name)) {
+            assert_true (other->queues [queue].token > before [queue].token);
+            moved++;
+        }
+        else
+            assert_true (other->queues [queue].token == before [queue].token);
+    }
+    assert_int_equal (moved, 2);
+    s_stop_all (electors, 2);
+}
+
+//  Strategy leader: every queue on the leader, as both hear it
+static void
+test_queues_all_on_the_leader (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start_queues (&electors [0], "b1", "/t13", "leader");
+    s_start_queues (&electors [1], "b2", "/t13", NULL);     //  NULL: leader
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    S_AWAIT (electors, 2, s_queues_agree (electors, 2, leader->name), 10000);
+    const char *owners [S_QUEUES] = { leader->name, leader->name, leader->name, leader->name };
+    for (size_t index = 0; index < 2; index++)
+        s_assert_queues (&electors [index], owners, s_both, 2);
+    s_stop_all (electors, 2);
+}
+
+//  True if each elector has said no owner of the queues it owned (before)
+static bool
+s_owners_released (s_elector_t *electors, const s_queue_t *before)
+{
+    for (size_t queue = 0; queue < S_QUEUES; queue++) {
+        s_elector_t *owner = streq (before [queue].owner, "b1")? &electors [0]: &electors [1];
+        if (owner->queues [queue].released == 0)
+            return false;
+    }
+    return true;
+}
+
+//  etcd paused: each owner says QUEUE Q "" "" 0 for its queues before its
+//  session's deadline (so before its lease could expire), the leader
+//  before its DEPOSED; after resume, the owners are said again
+static void
+test_queues_released_when_etcd_pauses (void **state)
+{
+    (void) state;
+    s_elector_t electors [2];
+    s_start_queues (&electors [0], "b1", "/t14", "spread");
+    s_start_queues (&electors [1], "b2", "/t14", "spread");
+    s_elector_t *leader = s_await_one_leads (electors, 5000);
+    S_AWAIT (electors, 2, s_queues_agree (electors, 2, NULL), 10000);
+    s_assert_queues (&electors [0], s_spread_owners, s_both, 2);
+    s_queue_t before [S_QUEUES];
+    memcpy (before, electors [0].queues, sizeof before);
+    int64_t paused_at = zclock_mono ();
+    testutil_etcd_signal (s_etcd, "pause");
+    S_AWAIT (electors, 2, s_owners_released (electors, before) && leader->deposed == 1,
+             S_TTL * 2);
+    for (size_t queue = 0; queue < S_QUEUES; queue++) {
+        s_elector_t *owner = streq (before [queue].owner, "b1")? &electors [0]: &electors [1];
+        s_queue_t *said = &owner->queues [queue];
+        int64_t after = said->released_at - paused_at;
+        printf ("elector: %s released queue %s %" PRId64 " ms after etcd was paused\n",
+                owner->name, s_queue_names [queue], after);
+        assert_true (after < S_TTL);
+        assert_true (after >= S_TTL - S_TTL / 4 - S_TTL / 3 - 100);
+        assert_string_equal (said->owner_at, "");
+        assert_true (said->token == 0);
+        if (owner == leader)
+            assert_true (said->released_seq < leader->deposed_seq);     //  queues first
+    }
+    testutil_etcd_signal (s_etcd, "resume");
+    S_AWAIT (electors, 2, s_queues_agree (electors, 2, NULL), S_TTL * 5);
+    for (size_t index = 0; index < 2; index++)
+        s_assert_queues (&electors [index], s_spread_owners, s_both, 2);
+    s_stop_all (electors, 2);
+}
+
 int
 main (void)
 {
@@ -561,6 +881,10 @@ main (void)
         cmocka_unit_test (test_same_name_elsewhere_stands_aside),
         cmocka_unit_test (test_malformed_candidacy_names_nobody),
         cmocka_unit_test (test_args_check),
+        cmocka_unit_test (test_queues_spread_two_and_two),
+        cmocka_unit_test (test_queues_move_when_the_leader_goes),
+        cmocka_unit_test (test_queues_all_on_the_leader),
+        cmocka_unit_test (test_queues_released_when_etcd_pauses),
     };
     int failed = cmocka_run_group_tests (tests, s_group_setup, NULL);
     testutil_etcd_stop (&s_etcd, failed != 0);
