@@ -4,6 +4,7 @@
 */
 
 #include "drover_brokerflags.h"
+#include "drover_queuespec.h"
 #include "drover_defaults.h"
 #include <getopt.h>
 
@@ -196,13 +197,42 @@ s_check_endpoints (drover_config_t *config)
     return 0;
 }
 
+//  Check the named queues: a valid list, on ports apart from the broker's
+//  own, which end with a port each queue's can replace
+static int
+s_check_queues (drover_config_t *config)
+{
+    char *error = NULL;
+    drover_queuespec_t *spec = drover_queuespec_new (config->ha.queues, &error);
+    if (spec && drover_queuespec_size (spec)) {
+        const char *endpoints [] = { config->endpoint, config->events, config->ha.advertise };
+        for (int index = 0; index < 3 && !error; index++) {
+            char *derived = drover_queuespec_endpoint (endpoints [index], 1);
+            if (!derived || drover_queuespec_uses (spec, endpoints [index]))
+                error = zsys_sprintf ("ha/queues: %s must end with a port apart from the "
+                                      "queues' ports", endpoints [index]);
+            zstr_free (&derived);
+        }
+    }
+    drover_queuespec_destroy (&spec);
+    if (!error)
+        return 0;
+    fprintf (stderr, "drover broker: %s\n", error);
+    zstr_free (&error);
+    return -1;
+}
+
 //  Check the settings of several brokers: a shared state, a name and an
 //  endpoint peers can reach; fills in the defaults ("" name, advertise)
 static int
 s_check_ha (drover_config_t *config)
 {
-    if (!*config->ha.etcd)
-        return 0;
+    if (!*config->ha.etcd) {
+        if (!*config->ha.queues)
+            return 0;
+        fprintf (stderr, "drover broker: ha/queues needs several brokers: set ha/etcd too\n");
+        return -1;
+    }
     const char *error = NULL;
     if (strncmp (config->ha.etcd, "http://", 7) && strncmp (config->ha.etcd, "https://", 8))
         error = "ha/etcd: give etcd's client URLs, e.g. http://127.0.0.1:2379";
@@ -232,7 +262,7 @@ s_check_ha (drover_config_t *config)
         free (config->ha.advertise);
         config->ha.advertise = strdup (config->endpoint);
     }
-    return 0;
+    return s_check_queues (config);
 }
 
 //  Parse the flags, then check the endpoints they leave

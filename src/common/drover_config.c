@@ -193,6 +193,14 @@ static const s_setting_t s_settings [] = {
       DROVER_DEFAULT_HA_LEASE_TTL, NULL,
       "msec a broker's etcd session lives without renewal: a dead leader is replaced after "
       "about this long; a leader that cannot renew stops serving before it ends" },
+    { "ha/queues", S_STRING, S_AT (ha.queues), 0, 0,
+      0, DROVER_DEFAULT_HA_QUEUES,
+      "named queues this broker offers, Q=PORT comma-separated: each a broker of its own on "
+      "PORT (its events on PORT+1) serving while ha/strategy places Q here; \"\" none" },
+    { "ha/strategy", S_STRING, S_AT (ha.strategy), 0, 0,
+      0, DROVER_DEFAULT_HA_STRATEGY,
+      "how the leader places named queues on brokers: leader (all on it) or spread "
+      "(rendezvous hashing over the brokers offering each)" },
     { "pool/name", S_STRING, S_AT (pool.name), 0, 0,
       0, DROVER_DEFAULT_POOL_NAME,
       "the tag the pool's instances carry (a restarted broker adopts those that carry it)" },
@@ -263,6 +271,7 @@ static const struct {
     const char *words [4];      //  the words allowed, NULL-ended
 } s_choices [] = {
     { "broker/durability", { "full", "batch", "off", NULL } },
+    { "ha/strategy", { "leader", "spread", NULL } },
     { "pool/driver", { "local", "command", NULL } },
 };
 #define S_CHOICES (sizeof s_choices / sizeof s_choices [0])
@@ -374,6 +383,27 @@ drover_config_new (void)
         }
     }
     return self;
+}
+
+//  Copy settings: every value, pool types too
+drover_config_t *
+drover_config_dup (drover_config_t *self)
+{
+    assert (self);
+    drover_config_t *copy = (drover_config_t *) zmalloc (sizeof (drover_config_t));
+    memcpy (copy, self, sizeof (drover_config_t));
+    for (size_t index = 0; index < S_SETTINGS; index++)
+        if (s_settings [index].kind == S_STRING) {
+            char **field = (char **) ((byte *) copy + s_settings [index].offset);
+            *field = strdup (*field);
+            assert (*field);
+        }
+    for (size_t index = 0; index < copy->pool.ntypes; index++)
+        if (copy->pool.types [index].labels) {
+            copy->pool.types [index].labels = strdup (copy->pool.types [index].labels);
+            assert (copy->pool.types [index].labels);
+        }
+    return copy;
 }
 
 //  Destroy settings

@@ -74,6 +74,8 @@ typedef struct {
     char *advertise;            //  ha/advertise: the endpoint peers reach it on, "" ours
     char *prefix;               //  ha/prefix: etcd key prefix of this cluster
     uint32_t lease_ttl;         //  ha/lease-ttl: msec the session lease lives unrenewed
+    char *queues;               //  ha/queues: named queues offered, "Q=PORT,...", "" none
+    char *strategy;             //  ha/strategy: "leader" or "spread"
 } drover_haconfig_t;
 
 //  The broker's settings, read once at start-up; values only
@@ -122,6 +124,10 @@ typedef struct {
 //  Create settings holding every default
 drover_config_t *
     drover_config_new (void);
+
+//  Copy settings (a broker of one named queue starts from its host's)
+drover_config_t *
+    drover_config_dup (drover_config_t *self);
 
 //  Destroy settings; harmless on NULL
 void

@@ -91,6 +91,8 @@
 #define DROVER_DEFAULT_HA_ADVERTISE     ""      //  endpoint peers reach it on; "" broker/endpoint
 #define DROVER_DEFAULT_HA_PREFIX        "/drover"   //  etcd key prefix of this cluster
 #define DROVER_DEFAULT_HA_LEASE_TTL     4000    //  msec: the session lease's TTL
+#define DROVER_DEFAULT_HA_QUEUES        ""      //  named queues offered; "" none
+#define DROVER_DEFAULT_HA_STRATEGY      "leader"    //  queues placed all on the leader
 #define DROVER_DEFAULT_SERVICE_TERM             10000   //  msec between terms
 #define DROVER_DEFAULT_SERVICE_GATHER_TIMEOUT   2000    //  msec a term waits for workers
 #define DROVER_DEFAULT_SERVICE_RESTART_DELAY    1000    //  msec before an exited replica restarts
