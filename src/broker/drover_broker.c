@@ -680,6 +680,12 @@ drover_broker_run (drover_broker_t *self)
         if (drover_guard_secure (self->guard)
         &&  (timeout == -1 || timeout > DROVER_GUARD_REFRESH))
             timeout = DROVER_GUARD_REFRESH;
+        if (self->wake_at) {
+            int64_t left = self->wake_at - zclock_mono ();
+            left = left < 0? 0: left;
+            if (timeout == -1 || timeout > left)
+                timeout = (int) left;
+        }
         if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
         s_end_revoked (self);
@@ -705,7 +711,10 @@ drover_broker_run (drover_broker_t *self)
         }
         s_flush_turn (self);
         s_cut_connections (self);
-        if (self->watched && drover_poller_readable (self->poller, S_WATCH_AT)) {
+        bool woken = self->wake_at && zclock_mono () >= self->wake_at;
+        if (woken)
+            self->wake_at = 0;
+        if (self->watched && (woken || drover_poller_readable (self->poller, S_WATCH_AT))) {
             self->watch_fn (self->watch_arg, self->watched);
             if (!(zsock_events (self->watched) & ZMQ_POLLIN))
                 drover_poller_drained (self->poller, S_WATCH_AT);
@@ -731,71 +740,6 @@ drover_broker_start (drover_broker_t *self, uint64_t fence)
                s_peer_hwm (config), config->peer_bytes, config->max_queued,
                config->max_queued_bytes);
     return 0;
-}
-
-//  True while the actors run and the state is loaded
-bool
-drover_broker_serving (drover_broker_t *self)
-{
-    return self->loaded;
-}
-
-//  The ROUTER where workers and clients talk
-zsock_t *
-drover_broker_router (drover_broker_t *self)
-{
-    return self->router;
-}
-
-//  Watch the owner's socket in the loop
-void
-drover_broker_watch (drover_broker_t *self, zsock_t *sock, drover_broker_watch_fn *fn, void *arg)
-{
-    self->watched = sock;
-    self->watch_fn = fn;
-    self->watch_arg = arg;
-    drover_poller_set (self->poller, S_WATCH_AT, sock);
-}
-
-//  While no actor runs, fn reads the ROUTER
-void
-drover_broker_set_standby (drover_broker_t *self, drover_broker_watch_fn *fn, void *arg)
-{
-    self->standby_fn = fn;
-    self->standby_arg = arg;
-    drover_connwatch_start (self->connwatch, true);     //  peers connect before any actor runs
-}
-
-//  Answer QUEUES with a copy of table from now on
-void
-drover_broker_set_queues (drover_broker_t *self, drover_queuetable_t *table)
-{
-    assert (self);
-    assert (table);
-    drover_queuetable_t *copy = drover_queuetable_dup (table);
-    drover_queuetable_destroy (&self->queues);
-    self->queues = copy;
-}
-
-//  Publish an event about the broker itself (seq 0: not kept)
-void
-drover_broker_publish (drover_broker_t *self, const char *topic, const char *name,
-                       const char *reason)
-{
-    drover_event_t event = { .time = (uint64_t) zclock_time () };
-    snprintf (event.topic, sizeof event.topic, "%s", topic);
-    snprintf (event.worker, sizeof event.worker, "%s", name);
-    snprintf (event.reason, sizeof event.reason, "%s", reason);
-    zframe_t *body = drover_event_encode (&event);
-    drover_eventstream_publish (self->events, topic, &body, "");
-    drover_poller_sent (self->poller, S_PUBLISHER_AT);
-}
-
-//  Why the store stopped serving, or NULL
-const char *
-drover_broker_fenced (drover_broker_t *self)
-{
-    return self->fenced;
 }
 
 //  Run `drover broker`: alone, or one of several (drover_ha)

@@ -86,6 +86,16 @@ void
 int
     drover_broker_run (drover_broker_t *self);
 
+//  Call the watch function once at mono msec at, readable or not (a
+//  timer for the owner); 0 cancels
+void
+    drover_broker_wake (drover_broker_t *self, int64_t at);
+
+//  Make run return after this turn, with 1 and no fenced reason (called
+//  from the watch function: an owner's stop)
+void
+    drover_broker_stop (drover_broker_t *self);
+
 //  Why the store stopped serving (a newer leader holds the state), or NULL;
 //  cleared by drover_broker_start
 const char *

@@ -84,6 +84,7 @@ struct _drover_broker_t {
     drover_broker_watch_fn *watch_fn;   //  called when watched is readable
     void *watch_arg;            //  its argument
     drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
+    int64_t wake_at;            //  mono msec the watch function is called unasked, 0 never
 };
 typedef struct _drover_broker_t s_broker_t;
 
