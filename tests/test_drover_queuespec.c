@@ -5,6 +5,7 @@
 
 #include "testutil.h"
 #include "drover_queuespec.h"
+#include <sys/wait.h>
 
 //  Parse text and expect an error holding needle
 static void
@@ -84,12 +85,49 @@ test_refuses_bad_lists (void **state)
     s_expect_refused (many, "more than");
 }
 
+//  Run `drover broker` with flags; expect exit 2 and needle on stderr
+static void
+s_expect_broker_refuses (const char *const flags [], const char *needle)
+{
+    const char *argv [16] = { DROVER_BIN, "broker" };
+    int argc = 2;
+    for (int index = 0; flags [index]; index++)
+        argv [argc++] = flags [index];
+    argv [argc] = NULL;
+    char output [1024], errors [1024];
+    int status = testutil_run_cli (argv, output, sizeof output, errors, sizeof errors, 10000);
+    assert_true (status != -1 && WIFEXITED (status));
+    assert_int_equal (WEXITSTATUS (status), 2);
+    if (!strstr (errors, needle))
+        fail_msg ("drover broker said '%s', lacking '%s'", errors, needle);
+}
+
+//  The broker refuses queues it cannot serve, before binding anything
+static void
+test_broker_refuses_bad_queues (void **state)
+{
+    (void) state;
+    const char *alone [] = { "--set", "ha/queues=a=6001", NULL };
+    s_expect_broker_refuses (alone, "ha/queues needs several brokers");
+    const char *own_port [] = { "--etcd", "http://127.0.0.1:9", "--state",
+                                "postgresql://drover@127.0.0.1:9/drover", "--endpoint",
+                                "tcp://127.0.0.1:6001", "--set", "ha/queues=a=6000", NULL };
+    s_expect_broker_refuses (own_port, "must end with a port apart from the queues'");
+    const char *bad_list [] = { "--etcd", "http://127.0.0.1:9", "--state",
+                                "postgresql://drover@127.0.0.1:9/drover", "--set",
+                                "ha/queues=a=6001,a=6005", NULL };
+    s_expect_broker_refuses (bad_list, "given twice");
+    const char *bad_strategy [] = { "--set", "ha/strategy=random", NULL };
+    s_expect_broker_refuses (bad_strategy, "is not one of leader, spread");
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_parses_and_derives),
         cmocka_unit_test (test_refuses_bad_lists),
+        cmocka_unit_test (test_broker_refuses_bad_queues),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
