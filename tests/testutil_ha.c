@@ -7,6 +7,10 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
 
 //  Run one of the server scripts (tests/NAME.sh) with its arguments; its
 //  first stdout line (a URL) goes to url. Asserts it succeeds.
@@ -58,6 +62,10 @@ testutil_ha_start_broker (testutil_ha_t *self, int index, const char *extra_flag
                               "--etcd", self->etcd, "--name", name, "--lease-ttl", ttl,
                               "--set", "health/heartbeat=200", "--set", "health/lost-after=2000" };
     int argc = 18;
+    if (self->queue_flags [index][0]) {
+        argv [argc++] = "--set";
+        argv [argc++] = self->queue_flags [index];
+    }
     for (int flag = 0; extra_flags && extra_flags [flag] && argc < 39; flag++)
         argv [argc++] = extra_flags [flag];
     argv [argc] = NULL;
@@ -67,10 +75,67 @@ testutil_ha_start_broker (testutil_ha_t *self, int index, const char *extra_flag
               || testutil_await_line (testutil_ha_log (self, name), "ha: elected", 1000));
 }
 
+//  True if port is free on 127.0.0.1 (a bind works)
+static bool
+s_port_free (int port)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    assert (fd >= 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    bool free_ = bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0;
+    close (fd);
+    return free_;
+}
+
+//  Give every broker a port pair (PORT, PORT+1 free, apart from the pairs
+//  given) for each named queue of the comma-separated names
+static void
+s_plan_queues (testutil_ha_t *self, const char *queues)
+{
+    int taken [TESTUTIL_HA_BROKERS * TESTUTIL_HA_QUEUES];
+    int ntaken = 0;
+    for (const char *name = queues; name && *name; ) {
+        size_t length = strcspn (name, ",");
+        assert_true (self->nqueues < TESTUTIL_HA_QUEUES && length < 16);
+        memcpy (self->queue_names [self->nqueues++], name, length);
+        name += length + (name [length] == ',');
+    }
+    for (int index = 0; index < self->nbrokers; index++) {
+        snprintf (self->queue_flags [index], sizeof self->queue_flags [index], "ha/queues=");
+        for (int queue = 0; queue < self->nqueues; queue++) {
+            int port;
+            bool apart;
+            do {
+                port = testutil_free_port ();
+                apart = port < 65534 && s_port_free (port + 1);
+                for (int other = 0; other < ntaken && apart; other++)
+                    apart = abs (taken [other] - port) > 1;
+            } while (!apart);
+            taken [ntaken++] = port;
+            size_t used = strlen (self->queue_flags [index]);
+            snprintf (self->queue_flags [index] + used, sizeof self->queue_flags [index] - used,
+                      "%s%s=%d", queue? ",": "", self->queue_names [queue], port);
+            snprintf (self->queue_endpoints [index][queue], 64, "tcp://127.0.0.1:%d", port);
+            used = strlen (self->queue_lists [queue]);
+            snprintf (self->queue_lists [queue] + used, sizeof self->queue_lists [queue] - used,
+                      "%s%s", index? ",": "", self->queue_endpoints [index][queue]);
+        }
+    }
+}
+
 //  Start etcd, PostgreSQL and the brokers; return once one leads and the
 //  others name it
 testutil_ha_t *
 testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [])
+{
+    return testutil_ha_new_queues (nbrokers, lease_ttl, extra_flags, NULL);
+}
+
+//  The same, every broker offering the named queues
+testutil_ha_t *
+testutil_ha_new_queues (int nbrokers, uint32_t lease_ttl, const char *extra_flags [],
+                        const char *queues)
 {
     assert_true (nbrokers >= 1 && nbrokers <= TESTUTIL_HA_BROKERS);
     testutil_ha_t *self = (testutil_ha_t *) zmalloc (sizeof (testutil_ha_t));
@@ -98,6 +163,7 @@ testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [])
         snprintf (self->endpoint_list + used, sizeof self->endpoint_list - used, "%s%s",
                   index? ",": "", self->endpoints [index]);
     }
+    s_plan_queues (self, queues);
     for (int index = 0; index < nbrokers; index++)
         testutil_ha_start_broker (self, index, extra_flags);
     int leader = testutil_ha_leader (self, 15000);
@@ -128,6 +194,33 @@ testutil_ha_add_worker (testutil_ha_t *self, int slot, const char *id, int procs
     assert_true (self->workers [slot] > 0);
 }
 
+//  Start a worker in slot serving named queue index
+void
+testutil_ha_add_queue_worker (testutil_ha_t *self, int slot, const char *id, int procs,
+                              int queue)
+{
+    assert_true (slot >= 0 && slot < TESTUTIL_HA_WORKERS && queue < self->nqueues);
+    snprintf (self->worker_ids [slot], sizeof self->worker_ids [slot], "%s", id);
+    char procs_text [8];
+    snprintf (procs_text, sizeof procs_text, "%d", procs);
+    const char *argv [] = { DROVER_BIN, "worker", "--broker", self->queue_lists [queue],
+                            "--id", id, "--procs", procs_text, "--workdir", self->dir,
+                            "--verbose", NULL };
+    self->workers [slot] = testutil_spawn (argv, testutil_ha_log (self, id));
+    assert_true (self->workers [slot] > 0);
+}
+
+//  A DEALER connected to broker index's cell of named queue index
+zsock_t *
+testutil_ha_queue_dealer (testutil_ha_t *self, int index, int queue)
+{
+    assert_true (queue < self->nqueues);
+    zsock_t *dealer = zsock_new_dealer (self->queue_endpoints [index][queue]);
+    assert_non_null (dealer);
+    zsock_set_linger (dealer, 0);
+    return dealer;
+}
+
 //  A DEALER connected to broker index
 zsock_t *
 testutil_ha_dealer (testutil_ha_t *self, int index)
@@ -138,13 +231,15 @@ testutil_ha_dealer (testutil_ha_t *self, int index)
     return dealer;
 }
 
-//  True if broker index answers a TASK LIST itself within timeout msec
+//  True if broker index (its cell of named queue, -1 the broker itself)
+//  answers a TASK LIST itself within timeout msec
 static bool
-s_serves (testutil_ha_t *self, int index, int timeout)
+s_serves (testutil_ha_t *self, int index, int queue, int timeout)
 {
     if (!self->brokers [index])
         return false;
-    zsock_t *dealer = testutil_ha_dealer (self, index);
+    zsock_t *dealer = queue < 0? testutil_ha_dealer (self, index):
+                                 testutil_ha_queue_dealer (self, index, queue);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
     request->seq = 7;
     drover_msg_t *reply = testutil_request (dealer, &request, timeout);
@@ -161,7 +256,20 @@ testutil_ha_leader (testutil_ha_t *self, int timeout)
     int64_t deadline = zclock_mono () + timeout;
     do {
         for (int index = 0; index < self->nbrokers; index++)
-            if (s_serves (self, index, 200))
+            if (s_serves (self, index, -1, 200))
+                return index;
+    } while (zclock_mono () < deadline);
+    return -1;
+}
+
+//  The index of the broker whose cell of named queue serves
+int
+testutil_ha_queue_owner (testutil_ha_t *self, int queue, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    do {
+        for (int index = 0; index < self->nbrokers; index++)
+            if (s_serves (self, index, queue, 200))
                 return index;
     } while (zclock_mono () < deadline);
     return -1;

@@ -13,6 +13,7 @@
 
 #define TESTUTIL_HA_BROKERS     3   //  brokers at most
 #define TESTUTIL_HA_WORKERS     4   //  workers at most
+#define TESTUTIL_HA_QUEUES      4   //  named queues at most
 
 typedef struct {
     char dir [64];              //  logs, etcd's and PostgreSQL's data
@@ -27,6 +28,11 @@ typedef struct {
     pid_t workers [TESTUTIL_HA_WORKERS];        //  pids, 0 if not running
     char worker_ids [TESTUTIL_HA_WORKERS][16];  //  by slot
     int broker_lives [TESTUTIL_HA_BROKERS];     //  starts of each broker, for its log name
+    int nqueues;                //  named queues every broker offers
+    char queue_names [TESTUTIL_HA_QUEUES][16];  //  their names
+    char queue_endpoints [TESTUTIL_HA_BROKERS][TESTUTIL_HA_QUEUES][64]; //  broker's cell of each
+    char queue_lists [TESTUTIL_HA_QUEUES][TESTUTIL_HA_BROKERS * 64];   //  every broker's, of each
+    char queue_flags [TESTUTIL_HA_BROKERS][TESTUTIL_HA_QUEUES * 24 + 16];   //  ha/queues=...
 } testutil_ha_t;
 
 //  Start etcd, PostgreSQL and nbrokers brokers (b1..bN, lease_ttl msec),
@@ -35,6 +41,27 @@ typedef struct {
 //  has heard of it
 testutil_ha_t *
     testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags []);
+
+//  As testutil_ha_new, every broker offering the named queues (names
+//  comma-separated, NULL none) on ports of its own
+testutil_ha_t *
+    testutil_ha_new_queues (int nbrokers, uint32_t lease_ttl, const char *extra_flags [],
+                            const char *queues);
+
+//  Start a worker in slot serving named queue index, given every broker's
+//  endpoint of it
+void
+    testutil_ha_add_queue_worker (testutil_ha_t *self, int slot, const char *id, int procs,
+                                  int queue);
+
+//  A DEALER connected to broker index's cell of named queue index
+zsock_t *
+    testutil_ha_queue_dealer (testutil_ha_t *self, int index, int queue);
+
+//  The index of the broker whose cell of named queue index serves,
+//  waiting up to timeout msec; -1 if none did
+int
+    testutil_ha_queue_owner (testutil_ha_t *self, int queue, int timeout);
 
 //  Start broker index (again: a fresh log, same ports)
 void

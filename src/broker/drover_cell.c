@@ -121,11 +121,33 @@ s_serve (s_cell_t *self)
     drover_broker_wake (self->broker, self->retry_at);
 }
 
+//  The table a TABLE message hands over (ours), or NULL
+static drover_queuetable_t *
+s_table_of (zmsg_t *msg)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    drover_queuetable_t *table = NULL;
+    if (frame && zframe_size (frame) == sizeof table)
+        memcpy (&table, zframe_data (frame), sizeof table);
+    zframe_destroy (&frame);
+    return table;
+}
+
 //  One command of the HA main
 static void
 s_handle_command (s_cell_t *self, zmsg_t *msg)
 {
     char *command = zmsg_popstr (msg);
+    if (command && streq (command, "TABLE")) {
+        drover_queuetable_t *table = s_table_of (msg);
+        if (table)
+            drover_broker_set_queues (self->broker, table);
+        if (table)
+            drover_standby_set_queues (self->standby, table);
+        drover_queuetable_destroy (&table);
+        zstr_free (&command);
+        return;
+    }
     char *first = zmsg_popstr (msg);
     char *second = zmsg_popstr (msg);
     if (command && streq (command, "SERVE") && first) {
@@ -203,6 +225,17 @@ drover_cell_actor (zsock_t *pipe, void *args_)
             }
         }
         s_halt (&self, "shutting down");
+        //  Tables handed over but not read (a SIGTERM ended the loop first)
+        zmsg_t *msg;
+        while ((zsock_events (pipe) & ZMQ_POLLIN) && (msg = zmsg_recv (pipe))) {
+            char *command = zmsg_popstr (msg);
+            if (command && streq (command, "TABLE")) {
+                drover_queuetable_t *table = s_table_of (msg);
+                drover_queuetable_destroy (&table);
+            }
+            zstr_free (&command);
+            zmsg_destroy (&msg);
+        }
     }
     drover_standby_destroy (&self.standby);
     drover_broker_destroy (&self.broker);
@@ -222,4 +255,15 @@ drover_cell_new (drover_cell_args_t *args)
     if (!ready)
         zactor_destroy (&cell);
     return cell;
+}
+
+//  Hand cell a copy of table
+void
+drover_cell_set_queues (zactor_t *cell, drover_queuetable_t *table)
+{
+    drover_queuetable_t *copy = drover_queuetable_dup (table);
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addstr (msg, "TABLE");
+    zmsg_addmem (msg, &copy, sizeof copy);
+    zmsg_send (&msg, cell);
 }

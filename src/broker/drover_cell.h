@@ -16,6 +16,8 @@
                                     until STANDBY
           STANDBY name(s) endpoint(s)   stop serving (if it did); redirect
                                     peers to name at endpoint ("" unknown)
+          TABLE table(p)            answer QUEUES with table from now on: a
+                                    drover_queuetable_t the cell now owns
           $TERM                     stop (the state kept first)
     Out:  nothing: it logs what it does ("cell Q: ...")
     =========================================================================
@@ -26,6 +28,7 @@
 
 #include <czmq.h>
 #include "drover_config.h"
+#include "drover_queuetable.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +53,10 @@ void
 //  Start a cell: the actor, or NULL if it could not bind (logged)
 zactor_t *
     drover_cell_new (drover_cell_args_t *args);
+
+//  Hand cell a copy of table to answer QUEUES with (TABLE)
+void
+    drover_cell_set_queues (zactor_t *cell, drover_queuetable_t *table);
 
 #ifdef __cplusplus
 }

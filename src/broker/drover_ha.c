@@ -8,6 +8,9 @@
 #include "drover_broker.h"
 #include "drover_standby.h"
 #include "drover_elector.h"
+#include "drover_cell.h"
+#include "drover_queuespec.h"
+#include "drover_queuetable.h"
 
 typedef struct {
     drover_config_t *config;    //  settings (borrowed)
@@ -16,6 +19,9 @@ typedef struct {
     zactor_t *elector;          //  the campaign in etcd
     uint64_t token;             //  the fencing token while leading, else 0
     int backoff;                //  msec before campaigning again after a failed start
+    drover_queuespec_t *queues; //  the named queues this broker offers
+    zactor_t **cells;           //  one per queue, in the spec's order
+    drover_queuetable_t *table; //  every named queue's placement, as the elector said it
 } s_ha_t;
 
 //  Backoff after a failed start: from 1 s, doubling, to 30 s at most
@@ -75,12 +81,63 @@ s_lead (s_ha_t *self, uint64_t token)
     drover_broker_publish (self->broker, "broker.leader", self->config->ha.name, reason);
 }
 
+//  Note a queue's placement in the table, and give the table to whatever
+//  answers QUEUES here: the broker, its standby, every cell
+static void
+s_table_put (s_ha_t *self, const char *name, const char *owner, const char *endpoint,
+             uint64_t token, const char *endpoints)
+{
+    drover_queuetable_put (self->table, name, owner, endpoint, token, endpoints);
+    drover_broker_set_queues (self->broker, self->table);
+    drover_standby_set_queues (self->standby, self->table);
+    for (size_t index = 0; self->cells [index]; index++)
+        drover_cell_set_queues (self->cells [index], self->table);
+}
+
+//  QUEUE name owner owner_endpoint token endpoints: the placement of a
+//  queue changed; its cell here (if this broker offers it) serves when
+//  the owner is this broker, else redirects to the owner
+static void
+s_handle_queue (s_ha_t *self, zmsg_t *msg)
+{
+    char *name = zmsg_popstr (msg);
+    char *owner = zmsg_popstr (msg);
+    char *endpoint = zmsg_popstr (msg);
+    char *token = zmsg_popstr (msg);
+    char *endpoints = zmsg_popstr (msg);
+    if (token && endpoints)
+        s_table_put (self, name, owner, endpoint, strtoull (token, NULL, 10), endpoints);
+    size_t index = 0;
+    size_t size = drover_queuespec_size (self->queues);
+    while (name && index < size && strneq (drover_queuespec_name (self->queues, index), name))
+        index++;
+    if (token && index < size) {
+        uint64_t fence = strtoull (token, NULL, 10);
+        zsys_info ("ha: queue %s placed on %s token=%" PRIu64, name, *owner? owner: "(none)",
+                   fence);
+        if (fence && streq (owner, self->config->ha.name))
+            zstr_sendx (self->cells [index], "SERVE", token, NULL);
+        else
+            zstr_sendx (self->cells [index], "STANDBY", owner, endpoint, NULL);
+    }
+    zstr_free (&name);
+    zstr_free (&owner);
+    zstr_free (&endpoint);
+    zstr_free (&token);
+    zstr_free (&endpoints);
+}
+
 //  One message of the elector: LEADER token, FOLLOW name endpoint, DEPOSED
-//  reason (anything else is logged and dropped)
+//  reason, QUEUE ... (anything else is logged and dropped)
 static void
 s_handle_elector (s_ha_t *self, zmsg_t *msg)
 {
     char *word = zmsg_popstr (msg);
+    if (word && streq (word, "QUEUE")) {
+        s_handle_queue (self, msg);
+        zstr_free (&word);
+        return;
+    }
     char *first = zmsg_popstr (msg);
     char *second = zmsg_popstr (msg);
     if (word && streq (word, "LEADER") && first)
@@ -116,6 +173,46 @@ s_elector_readable (void *arg, zsock_t *pipe)
     }
 }
 
+//  Start a cell for every named queue offered: 0, or -1 if one cannot bind
+static int
+s_start_cells (s_ha_t *self, bool verbose)
+{
+    char *error = NULL;
+    self->queues = drover_queuespec_new (self->config->ha.queues, &error);
+    assert (self->queues);      //  the flags were checked
+    size_t size = drover_queuespec_size (self->queues);
+    self->cells = (zactor_t **) zmalloc ((size + 1) * sizeof (zactor_t *));
+    for (size_t index = 0; index < size; index++) {
+        char *state = drover_queuespec_state (self->queues, index, self->config->state_dir);
+        char *schema = drover_queuespec_schema (self->queues, index);
+        drover_cell_args_t args = {
+            .config = self->config,
+            .queue = drover_queuespec_name (self->queues, index),
+            .port = drover_queuespec_port (self->queues, index),
+            .state = state,
+            .schema = schema,
+            .verbose = verbose
+        };
+        self->cells [index] = drover_cell_new (&args);
+        zstr_free (&state);
+        zstr_free (&schema);
+        if (!self->cells [index])
+            return -1;
+    }
+    return 0;
+}
+
+//  Stop every cell (each keeps its state first)
+static void
+s_stop_cells (s_ha_t *self)
+{
+    for (size_t index = 0; self->cells && self->cells [index]; index++)
+        zactor_destroy (&self->cells [index]);
+    free (self->cells);
+    self->cells = NULL;
+    drover_queuespec_destroy (&self->queues);
+}
+
 //  Run the broker as one of several until interrupted
 int
 drover_ha_main (drover_config_t *config, bool verbose)
@@ -124,7 +221,16 @@ drover_ha_main (drover_config_t *config, bool verbose)
     self.broker = drover_broker_new (config, verbose);
     if (!self.broker)
         return 1;
+    if (s_start_cells (&self, verbose)) {
+        s_stop_cells (&self);
+        drover_broker_destroy (&self.broker);
+        return 1;
+    }
+    self.table = drover_queuetable_new (config->ha.strategy);
+    drover_broker_set_queues (self.broker, self.table);
+    char *offer = drover_queuespec_offer (self.queues, config->ha.advertise);
     self.standby = drover_standby_new (drover_broker_router (self.broker));
+    drover_standby_set_queues (self.standby, self.table);
     drover_broker_set_standby (self.broker, s_standby_read, &self);
     drover_elector_args_t args = {
         .etcd = config->ha.etcd,
@@ -132,9 +238,12 @@ drover_ha_main (drover_config_t *config, bool verbose)
         .name = config->ha.name,
         .advertise = config->ha.advertise,
         .ttl = config->ha.lease_ttl,
+        .queues = offer,
+        .strategy = config->ha.strategy,
         .verbose = verbose
     };
     self.elector = zactor_new (drover_elector_actor, &args);
+    zstr_free (&offer);
     drover_broker_watch (self.broker, zactor_sock (self.elector), s_elector_readable, &self);
     zsys_notice ("ha: standing by name=%s endpoint=%s etcd=%s: campaigning", config->ha.name,
                  config->ha.advertise, config->ha.etcd);
@@ -147,9 +256,11 @@ drover_ha_main (drover_config_t *config, bool verbose)
     //  The state first, then the lease: a standby takes over only once
     //  everything this broker acknowledged is kept
     s_step_down (&self, "shutting down");
+    s_stop_cells (&self);
     zactor_destroy (&self.elector);
     drover_standby_destroy (&self.standby);
     drover_broker_destroy (&self.broker);
+    drover_queuetable_destroy (&self.table);
     zsys_notice ("ha: stopped name=%s", config->ha.name);
     return 0;
 }
