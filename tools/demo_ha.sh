@@ -8,6 +8,12 @@
 #   worker re-registers by itself, the long tasks it was running are
 #   adopted (each started once), every acknowledged task ends once, and the
 #   time from the kill to the first task the new leader accepts is shown.
+#   Both brokers also offer two named queues, a and b, which the leader
+#   spreads over them by rendezvous hashing (ha/strategy spread): a
+#   worker serves queue a (`--queue a`), `drover status` shows which
+#   broker serves which queue, and the queues of the killed broker move to
+#   the other, a long task of queue a adopted there too; back, the killed
+#   broker takes again the queues rendezvous hashing gives it.
 #   The killed broker comes back as a standby; the brokers' events
 #   (broker.leader, broker.standby) are printed last.
 #   Usage: tools/demo_ha.sh [path/to/drover]
@@ -48,12 +54,20 @@ await_line () {
     return 1
 }
 
+#   The ports of broker $1's named queues a and b (each takes the next too)
+queue_port () {
+    local offset=$(( ${1#b} * 4 + 16 ))
+    [ "$2" = a ] && echo $((BASE + offset)) || echo $((BASE + offset + 2))
+}
+
 #   Start broker $1 (b1 or b2) on its ports; its log is $WORK/$1.log
 start_broker () {
     local name=$1 port=$2
     [ -f "$WORK/$name.log" ] && mv "$WORK/$name.log" "$WORK/$name.before.log"
     "$DROVER" broker --etcd "$ETCD" --state "$STATE" --name "$name" --lease-ttl $LEASE_TTL \
         --endpoint "tcp://127.0.0.1:$port" --events "tcp://127.0.0.1:$((port + 1))" \
+        --set ha/queues=a=$(queue_port "$name" a),b=$(queue_port "$name" b) \
+        --set ha/strategy=spread \
         --set health/heartbeat=500 --set health/lost-after=5000 >"$WORK/$name.log" 2>&1 &
     BROKER_PID[$name]=$!
     PIDS+=($!)
@@ -95,9 +109,14 @@ for _ in $(seq 1 100); do
     "$DROVER" workers 2>/dev/null | grep -q '^w1  *up' && break
     sleep 0.1
 done
+"$DROVER" worker --queue a --id wa --procs 2 --workdir "$WORK" --verbose >"$WORK/wa.log" 2>&1 &
+PIDS+=($!)
+await_line "$WORK/wa.log" "registered" 100
 "$DROVER" status || true
 
-say "four long tasks (6 s) and 200 short ones, submitted to the leader"
+say "four long tasks (6 s) and 200 short ones, submitted to the leader; a long one to queue a"
+QUEUE_A_TASK=$("$DROVER" submit --queue a -- sh -c "sleep 6; echo queue a long")
+echo "demo-ha: queue a acknowledged task $QUEUE_A_TASK"
 for i in 1 2 3 4; do
     "$DROVER" submit -- sh -c "sleep 6; echo long $i"
 done >"$WORK/long.txt"
@@ -119,6 +138,15 @@ echo "demo-ha: $NEW leads; its first task ($AFTER) accepted $(( (ACCEPTED_AT - K
 echo "$AFTER" >>"$WORK/ids.txt"
 grep -h "ha: " "$WORK/$NEW.log" | sed 's/^[^ ]* [^ ]* [^ ]* /  /'
 
+say "the killed broker's queues moved to $NEW; queue a still serves"
+"$DROVER" status 2>/dev/null | grep -A1 '^queues:' || true
+"$DROVER" submit --queue a --wait --broker-timeout 30 -- echo queue a after the failover
+DROVER_BROKER="tcp://127.0.0.1:$(queue_port b1 a),tcp://127.0.0.1:$(queue_port b2 a)" \
+    "$DROVER" wait --broker-timeout 30 "$QUEUE_A_TASK"
+starts=$(grep -c "starting task=$QUEUE_A_TASK " "$WORK/wa.log" || true)
+echo "  queue a's long task $QUEUE_A_TASK: started $starts time(s) on wa"
+[ "$starts" -eq 1 ] || { echo "demo-ha: queue a's long task ran again" >&2; exit 1; }
+
 say "every acknowledged task ends once; the long ones were adopted, not run again"
 "$DROVER" wait - <"$WORK/ids.txt"
 while read -r id; do
@@ -127,9 +155,15 @@ while read -r id; do
     [ "$starts" -eq 1 ] || { echo "demo-ha: long task $id ran again" >&2; exit 1; }
 done <"$WORK/long.txt"
 
-say "$OLD comes back: it stands by and names $NEW to everyone"
+say "$OLD comes back: it stands by, names $NEW to everyone, and takes back the queues it wins"
 if [ "$OLD" = b1 ]; then start_broker b1 "$BASE"; else start_broker b2 $((BASE + 2)); fi
 await_line "$WORK/$OLD.log" "ha: following name=$NEW" 150
+#   Spread gives it back the queues it wins by rendezvous hashing, only those
+for queue in a b; do
+    if grep -q "ha: queue $queue placed on $OLD" "$WORK/$OLD.before.log"; then
+        await_line "$WORK/$OLD.log" "cell $queue: serving" 150
+    fi
+done
 "$DROVER" status || true
 
 say "the brokers' events (broker.leader, broker.standby)"

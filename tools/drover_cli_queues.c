@@ -114,11 +114,13 @@ drover_cli_queue_connect (const char *command, const char *queue, drover_client_
         return rc;
     }
     drover_client_destroy (&client);
-    const char *given = drover_cli_globals.broker;
-    drover_cli_globals.broker = list;
+    //  The queue's list is the command's from now on: whatever else it
+    //  asks (why a task waits, its worker) is asked of the queue's brokers
+    static char *queue_list = NULL;
+    zstr_free (&queue_list);
+    queue_list = list;
+    drover_cli_globals.broker = queue_list;
     client = drover_cli_connect (command);
-    drover_cli_globals.broker = given;
-    zstr_free (&list);
     if (!client)
         return DROVER_EXIT_USAGE;
     *client_p = client;
