@@ -313,6 +313,11 @@ char *
 //  "brokers:"
 void
     drover_cli_brokers_print (drover_cli_brokers_t *self, FILE *stream);
+
+//  Copy text into buffer (size bytes) for a terminal, '?' for what is not
+//  printable; returns buffer
+const char *
+    drover_cli_printable (const char *text, char *buffer, size_t size);
 //  Print the brokers as a JSON array of {endpoint, state, leader_name,
 //  leader}, no newline (and "why" for a refused handshake)
 void

@@ -294,8 +294,8 @@ drover_cli_brokers_warning (drover_cli_brokers_t *self)
 }
 
 //  Copy text into buffer for a terminal, '?' for what is not printable
-static const char *
-s_printable (const char *text, char *buffer, size_t size)
+const char *
+drover_cli_printable (const char *text, char *buffer, size_t size)
 {
     size_t index = 0;
     for (; text [index] && index + 1 < size; index++)
@@ -316,8 +316,8 @@ drover_cli_brokers_print (drover_cli_brokers_t *self, FILE *stream)
     for (size_t index = 0; index < self->size; index++) {
         const drover_cli_broker_t *row = &self->rows [index];
         char name [DROVER_ID_MAX + 1], leader [DROVER_ENDPOINT_MAX + 1];
-        s_printable (row->leader_name, name, sizeof name);
-        s_printable (row->leader, leader, sizeof leader);
+        drover_cli_printable (row->leader_name, name, sizeof name);
+        drover_cli_printable (row->leader, leader, sizeof leader);
         fprintf (stream, "%-9s%-*s  ", index? "": "brokers:", width, row->endpoint);
         if (row->state == DROVER_CLI_BROKER_LEADER)
             fprintf (stream, *name? "leader (%s)\n": "leader\n", name);

@@ -13,17 +13,6 @@
 #include "drover_cli.h"
 #include <ctype.h>
 
-//  Copy text with unprintable bytes as '?', for a terminal
-static const char *
-s_printable (const char *text, char *buffer, size_t size)
-{
-    size_t index = 0;
-    for (; text [index] && index + 1 < size; index++)
-        buffer [index] = isprint ((unsigned char) text [index])? text [index]: '?';
-    buffer [index] = 0;
-    return buffer;
-}
-
 //  Print the queues for people, a line each (name, owner, owner
 //  endpoint), the first labelled "queues:"; nothing when there are none
 void
@@ -41,8 +30,8 @@ drover_cli_queues_print (const drover_msg_t *table, FILE *stream)
     for (uint32_t index = 0; table && index < table->nqueues; index++) {
         const drover_queue_row_t *row = &table->queue_rows [index];
         char owner [DROVER_ID_MAX + 1], endpoint [DROVER_ENDPOINT_MAX + 1];
-        s_printable (row->owner, owner, sizeof owner);
-        s_printable (row->owner_endpoint, endpoint, sizeof endpoint);
+        drover_cli_printable (row->owner, owner, sizeof owner);
+        drover_cli_printable (row->owner_endpoint, endpoint, sizeof endpoint);
         fprintf (stream, "%-9s%-*s  %-*s  %s\n", index? "": "queues:", width, row->name,
                  owner_width, *owner? owner: "(no owner)", *endpoint? endpoint: "-");
     }
