@@ -140,10 +140,10 @@ s_handle_command (s_cell_t *self, zmsg_t *msg)
     char *command = zmsg_popstr (msg);
     if (command && streq (command, "TABLE")) {
         drover_queuetable_t *table = s_table_of (msg);
-        if (table)
+        if (table) {
             drover_broker_set_queues (self->broker, table);
-        if (table)
             drover_standby_set_queues (self->standby, table);
+        }
         drover_queuetable_destroy (&table);
         zstr_free (&command);
         return;
