@@ -55,50 +55,8 @@ s_roundtrip (drover_msg_t *msg)
     return copy;
 }
 
-//  Assert that msg is not encoded (a field breaks a limit)
-static void
-s_assert_not_encoded (drover_msg_t *msg, const char *what)
-{
-    zframe_t *frame = drover_msg_encode (msg);
-    if (frame)
-        fail_msg ("encoded a %s with %s", drover_msg_name (msg->id), what);
-}
 
-//  Start a raw message of id with nfields fields after the header
-static void
-s_raw_begin (testcodec_raw_t *raw, int id, size_t nfields)
-{
-    testcodec_raw_init (raw);
-    msgpack_pack_array (&raw->pk, 4 + nfields);
-    msgpack_pack_str_with_body (&raw->pk, "DRV", 3);
-    msgpack_pack_uint8 (&raw->pk, 1);
-    msgpack_pack_int (&raw->pk, id);
-    msgpack_pack_uint32 (&raw->pk, 77);
-}
 
-//  Decode the raw message expecting a refusal whose error contains text
-//  and that allocated at once no more than 32 times the message's size (a
-//  row costs its C struct, about 470 bytes, for at least 17 on the wire:
-//  PROTOCOL.md §15); free it
-static void
-s_assert_raw_refused (testcodec_raw_t *raw, const char *text)
-{
-    drover_msg_t *msg = drover_msg_new (0);
-    testcodec_alloc_largest = 0;
-    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
-    size_t largest = testcodec_alloc_largest;
-    if (rc != -2)
-        fail_msg ("decode accepted what it should refuse (\"%s\")", text);
-    assert_non_null (msg->error);
-    if (!strstr (msg->error, text))
-        fail_msg ("error \"%s\" does not mention \"%s\"", msg->error, text);
-    if (largest > 32 * RAW_SIZE (*raw))
-        fail_msg ("refusing %zu bytes (\"%s\") allocated %zu at once", RAW_SIZE (*raw), text,
-                  largest);
-    assert_int_equal (msg->seq, 77);        //  the broker can echo it
-    drover_msg_destroy (&msg);
-    testcodec_raw_destroy (raw);
-}
 
 //  Fields a raw summary or row may get wrong, and how
 typedef enum {
@@ -192,7 +150,7 @@ s_raw_row (testcodec_raw_t *raw, s_bad_t bad)
 static void
 s_raw_table (testcodec_raw_t *raw, s_bad_t bad)
 {
-    s_raw_begin (raw, DROVER_MSG_POOL_TABLE, 2);
+    testcodec_raw_begin (raw, DROVER_MSG_POOL_TABLE, 2);
     s_raw_summary (raw, bad, 1);
     msgpack_pack_array (&raw->pk, 1);
     s_raw_row (raw, bad);
@@ -320,47 +278,47 @@ static void
 test_pool_messages_past_limits_are_not_encoded (void **state)
 {
     drover_msg_t *msg = s_table (DROVER_ROWS_MAX + 1);
-    s_assert_not_encoded (msg, "10001 rows");
+    testcodec_assert_not_encoded (msg, "10001 rows");
     drover_msg_destroy (&msg);
 
     double prices [] = { -0.01, NAN, INFINITY, -INFINITY };
     for (size_t index = 0; index < sizeof prices / sizeof prices [0]; index++) {
         msg = s_table (1);
         msg->pool.price = prices [index];
-        s_assert_not_encoded (msg, "a bad total price");
+        testcodec_assert_not_encoded (msg, "a bad total price");
         msg->pool.price = 0;
         msg->pool.max_price = prices [index];
-        s_assert_not_encoded (msg, "a bad max price");
+        testcodec_assert_not_encoded (msg, "a bad max price");
         msg->pool.max_price = 0;
         msg->pool_rows [0].price = prices [index];
-        s_assert_not_encoded (msg, "a bad row price");
+        testcodec_assert_not_encoded (msg, "a bad row price");
         drover_msg_destroy (&msg);
     }
     msg = s_table (1);
     msg->pool_rows [0].state = DROVER_POOL_STATE_MAX + 1;
-    s_assert_not_encoded (msg, "state 5");
+    testcodec_assert_not_encoded (msg, "state 5");
     msg->pool_rows [0].state = 0;
     msg->pool_rows [0].behaviour = DROVER_POOLADMIN_DESTROY;
-    s_assert_not_encoded (msg, "behaviour destroy");
+    testcodec_assert_not_encoded (msg, "behaviour destroy");
     msg->pool_rows [0].behaviour = 0;
     strcpy (msg->pool_rows [0].id, "");
-    s_assert_not_encoded (msg, "an empty id");
+    testcodec_assert_not_encoded (msg, "an empty id");
     strcpy (msg->pool_rows [0].id, "a b");
-    s_assert_not_encoded (msg, "an id with a space");
+    testcodec_assert_not_encoded (msg, "an id with a space");
     strcpy (msg->pool_rows [0].id, "ok");
     strcpy (msg->pool_rows [0].type, "sm all");
-    s_assert_not_encoded (msg, "a type with a space");
+    testcodec_assert_not_encoded (msg, "a type with a space");
     strcpy (msg->pool_rows [0].type, "");
     memset (msg->pool_rows [0].why, 'w', sizeof msg->pool_rows [0].why);     //  no NUL
-    s_assert_not_encoded (msg, "a why of 257 bytes");
+    testcodec_assert_not_encoded (msg, "a why of 257 bytes");
     msg->pool_rows [0].why [0] = 0;
     strcpy (msg->pool.driver, "lo\tcal");
-    s_assert_not_encoded (msg, "a driver with a tab");
+    testcodec_assert_not_encoded (msg, "a driver with a tab");
     strcpy (msg->pool.driver, "local");
     msg->pool.enabled = 2;
-    s_assert_not_encoded (msg, "enabled 2");
+    testcodec_assert_not_encoded (msg, "enabled 2");
     msg->pool.enabled = 0;
-    s_assert_not_encoded (msg, "rows but no pool");
+    testcodec_assert_not_encoded (msg, "rows but no pool");
     msg->pool.enabled = 1;
     zframe_t *frame = drover_msg_encode (msg);
     assert_non_null (frame);                //  and put right, it goes
@@ -370,10 +328,10 @@ test_pool_messages_past_limits_are_not_encoded (void **state)
     msg = drover_msg_new (DROVER_MSG_POOL_ADMIN);
     strcpy (msg->worker, "POOL-1");
     msg->admin = DROVER_POOLADMIN_MAX + 1;
-    s_assert_not_encoded (msg, "action 4");
+    testcodec_assert_not_encoded (msg, "action 4");
     msg->admin = DROVER_POOLADMIN_HOLD;
     msg->worker [0] = 0;
-    s_assert_not_encoded (msg, "no instance");
+    testcodec_assert_not_encoded (msg, "no instance");
     drover_msg_destroy (&msg);
 }
 
@@ -409,7 +367,7 @@ test_hostile_pool_messages_are_refused (void **state)
     testcodec_raw_t raw;
     for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
         s_raw_table (&raw, cases [index].bad);
-        s_assert_raw_refused (&raw, cases [index].error);
+        testcodec_assert_raw_refused (&raw, cases [index].error, 32);
     }
 
     //  The same bytes, put right, decode: each case above failed on its one fault
@@ -424,69 +382,69 @@ test_hostile_pool_messages_are_refused (void **state)
     testcodec_raw_destroy (&raw);
 
     //  Rows in a table that says there is no pool
-    s_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
     s_raw_summary (&raw, BAD_NONE, 0);
     msgpack_pack_array (&raw.pk, 1);
     s_raw_row (&raw, BAD_NONE);
-    s_assert_raw_refused (&raw, "a table without a pool has no rows");
+    testcodec_assert_raw_refused (&raw, "a table without a pool has no rows", 32);
 
     //  More rows than DROVER_ROWS_MAX (all there)
-    s_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
     s_raw_summary (&raw, BAD_NONE, 1);
     msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX + 1);
     for (int index = 0; index < DROVER_ROWS_MAX + 1; index++)
         s_raw_row (&raw, BAD_NONE);
-    s_assert_raw_refused (&raw, "rows: out of range");
+    testcodec_assert_raw_refused (&raw, "rows: out of range", 32);
 
     //  10000 rows claimed, nils where they should be: refused unallocated
-    s_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
     s_raw_summary (&raw, BAD_NONE, 1);
     msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX);
     for (int index = 0; index < DROVER_ROWS_MAX; index++)
         msgpack_pack_nil (&raw.pk);
-    s_assert_raw_refused (&raw, "truncated");
+    testcodec_assert_raw_refused (&raw, "truncated", 32);
 
     //  A summary that is not a record; rows that are not an array
-    s_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
     msgpack_pack_uint8 (&raw.pk, 1);
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "summary: wrong type");
-    s_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
+    testcodec_assert_raw_refused (&raw, "summary: wrong type", 32);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 2);
     s_raw_summary (&raw, BAD_NONE, 1);
     msgpack_pack_nil (&raw.pk);
-    s_assert_raw_refused (&raw, "rows: wrong type");
+    testcodec_assert_raw_refused (&raw, "rows: wrong type", 32);
     //  A table without its rows
-    s_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 1);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_TABLE, 1);
     s_raw_summary (&raw, BAD_NONE, 1);
-    s_assert_raw_refused (&raw, "wrong number of fields");
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 32);
 
     //  POOL ADMIN: action past destroy, negative, a string; instance empty,
     //  with a space; a field missing; POOL LIST with a field
     const int64_t actions [] = { DROVER_POOLADMIN_MAX + 1, -1, 256 };
     for (size_t index = 0; index < 3; index++) {
-        s_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
+        testcodec_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
         msgpack_pack_int64 (&raw.pk, actions [index]);
         testcodec_raw_str (&raw, "POOL-1", 6);
-        s_assert_raw_refused (&raw, "action: out of range");
+        testcodec_assert_raw_refused (&raw, "action: out of range", 32);
     }
-    s_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
     testcodec_raw_str (&raw, "hold", 4);
     testcodec_raw_str (&raw, "POOL-1", 6);
-    s_assert_raw_refused (&raw, "action: wrong type");
-    s_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
+    testcodec_assert_raw_refused (&raw, "action: wrong type", 32);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
     msgpack_pack_uint8 (&raw.pk, 1);
     testcodec_raw_str (&raw, "", 0);
-    s_assert_raw_refused (&raw, "instance: ");
-    s_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
+    testcodec_assert_raw_refused (&raw, "instance: ", 32);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 2);
     msgpack_pack_uint8 (&raw.pk, 1);
     testcodec_raw_str (&raw, "POOL 1", 6);
-    s_assert_raw_refused (&raw, "instance: not a valid instance id");
-    s_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 1);
+    testcodec_assert_raw_refused (&raw, "instance: not a valid instance id", 32);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_ADMIN, 1);
     msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_raw_refused (&raw, "wrong number of fields");
-    s_raw_begin (&raw, DROVER_MSG_POOL_LIST, 1);
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 32);
+    testcodec_raw_begin (&raw, DROVER_MSG_POOL_LIST, 1);
     msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_raw_refused (&raw, "wrong number of fields");
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 32);
 }
 
 //  A summary and rows longer than this version's (a later version's) are

@@ -70,26 +70,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
     }
 }
 
-//  Assert that msg is not encoded (a field breaks a limit)
-static void
-s_assert_not_encoded (drover_msg_t *msg, const char *what)
-{
-    zframe_t *frame = drover_msg_encode (msg);
-    if (frame)
-        fail_msg ("encoded a %s with %s", drover_msg_name (msg->id), what);
-}
 
-//  Start a raw message of id with nfields fields after the header
-static void
-s_raw_begin (testcodec_raw_t *raw, int id, size_t nfields)
-{
-    testcodec_raw_init (raw);
-    msgpack_pack_array (&raw->pk, 4 + nfields);
-    msgpack_pack_str_with_body (&raw->pk, "DRV", 3);
-    msgpack_pack_uint8 (&raw->pk, 1);
-    msgpack_pack_int (&raw->pk, id);
-    msgpack_pack_uint32 (&raw->pk, 77);
-}
 
 //  Pack a str
 static void
@@ -98,41 +79,7 @@ s_str (testcodec_raw_t *raw, const char *text)
     testcodec_raw_str (raw, text, strlen (text));
 }
 
-//  Decode the raw message expecting a refusal whose error contains text
-//  and that allocated at once no more than 64 times the message's size (a
-//  row costs its C struct, about 410 bytes, for at least 7 on the wire:
-//  PROTOCOL.md §15); free it
-static void
-s_assert_raw_refused (testcodec_raw_t *raw, const char *text)
-{
-    drover_msg_t *msg = drover_msg_new (0);
-    testcodec_alloc_largest = 0;
-    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
-    size_t largest = testcodec_alloc_largest;
-    if (rc != -2)
-        fail_msg ("decode accepted what it should refuse (\"%s\")", text);
-    assert_non_null (msg->error);
-    if (!strstr (msg->error, text))
-        fail_msg ("error \"%s\" does not mention \"%s\"", msg->error, text);
-    if (largest > 64 * RAW_SIZE (*raw))
-        fail_msg ("refusing %zu bytes (\"%s\") allocated %zu at once", RAW_SIZE (*raw), text,
-                  largest);
-    assert_int_equal (msg->seq, 77);        //  the broker can echo it
-    drover_msg_destroy (&msg);
-    testcodec_raw_destroy (raw);
-}
 
-//  Decode the raw message expecting it to be accepted; returns it
-static drover_msg_t *
-s_raw_accepted (testcodec_raw_t *raw)
-{
-    drover_msg_t *msg = drover_msg_new (0);
-    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
-    if (rc)
-        fail_msg ("decode refused: %s", msg->error);
-    testcodec_raw_destroy (raw);
-    return msg;
-}
 
 //  QUEUES has no field; QUEUE TABLE round-trips empty, full and at every
 //  limit
@@ -195,30 +142,30 @@ static void
 test_not_encoded (void **state)
 {
     drover_msg_t *msg = s_table (DROVER_QUEUES_MAX + 1, A);
-    s_assert_not_encoded (msg, "too many queues");
+    testcodec_assert_not_encoded (msg, "too many queues");
     drover_msg_destroy (&msg);
 
     msg = s_table (2, A);
     strcpy (msg->queue_rows [1].name, msg->queue_rows [0].name);
-    s_assert_not_encoded (msg, "a name twice");
+    testcodec_assert_not_encoded (msg, "a name twice");
     strcpy (msg->queue_rows [0].name, "z");
-    s_assert_not_encoded (msg, "names out of order");
+    testcodec_assert_not_encoded (msg, "names out of order");
     strcpy (msg->queue_rows [0].name, "");
-    s_assert_not_encoded (msg, "an empty name");
+    testcodec_assert_not_encoded (msg, "an empty name");
     strcpy (msg->queue_rows [0].name, "a/b");
-    s_assert_not_encoded (msg, "a name with a slash");
+    testcodec_assert_not_encoded (msg, "a name with a slash");
     strcpy (msg->queue_rows [0].name, "a");
     strcpy (msg->queue_rows [0].owner, "b 1");
-    s_assert_not_encoded (msg, "an owner with a space");
+    testcodec_assert_not_encoded (msg, "an owner with a space");
     strcpy (msg->queue_rows [0].owner, "b1");
     strcpy (msg->queue_rows [0].owner_endpoint, A "," B);
-    s_assert_not_encoded (msg, "an owner endpoint with a comma");
+    testcodec_assert_not_encoded (msg, "an owner endpoint with a comma");
     strcpy (msg->queue_rows [0].owner_endpoint, A);
     const char *bad_lists [] = { A ",", "," A, A ",," B, A " ," B, "tcp://a b:1" };
     for (size_t index = 0; index < sizeof bad_lists / sizeof bad_lists [0]; index++) {
         zstr_free (&msg->queue_rows [0].endpoints);
         msg->queue_rows [0].endpoints = strdup (bad_lists [index]);
-        s_assert_not_encoded (msg, bad_lists [index]);
+        testcodec_assert_not_encoded (msg, bad_lists [index]);
     }
     zstr_free (&msg->queue_rows [0].endpoints);
     char *list = strdup (A);
@@ -228,11 +175,11 @@ test_not_encoded (void **state)
         list = longer;
     }
     msg->queue_rows [0].endpoints = list;
-    s_assert_not_encoded (msg, "65 endpoints");
+    testcodec_assert_not_encoded (msg, "65 endpoints");
     zstr_free (&msg->queue_rows [0].endpoints);
     msg->queue_rows [0].endpoints = strdup (A);
     strcpy (msg->strategy, "two words");
-    s_assert_not_encoded (msg, "a strategy with a space");
+    testcodec_assert_not_encoded (msg, "a strategy with a space");
     strcpy (msg->strategy, "leader");
     zframe_t *frame = drover_msg_encode (msg);      //  every fault put right: it goes
     assert_non_null (frame);
@@ -329,7 +276,7 @@ s_raw_row (testcodec_raw_t *raw, const char *name, s_bad_t bad)
 static void
 s_raw_table (testcodec_raw_t *raw, s_bad_t bad)
 {
-    s_raw_begin (raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_raw_begin (raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (raw, "spread");
     msgpack_pack_array (&raw->pk, 2);
     s_raw_row (raw, "a", BAD_NONE);
@@ -367,12 +314,12 @@ test_rows_refused (void **state)
     for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
         testcodec_raw_t raw;
         s_raw_table (&raw, cases [index].bad);
-        s_assert_raw_refused (&raw, cases [index].error);
+        testcodec_assert_raw_refused (&raw, cases [index].error, 64);
     }
     //  A row of a later version: its extra elements are skipped
     testcodec_raw_t raw;
     s_raw_table (&raw, EXTRA_ELEMENTS);
-    drover_msg_t *msg = s_raw_accepted (&raw);
+    drover_msg_t *msg = testcodec_raw_accepted (&raw);
     assert_int_equal (msg->nqueues, 2);
     assert_string_equal (msg->queue_rows [1].name, "b");
     assert_string_equal (msg->queue_rows [1].endpoints, A "," B);
@@ -386,20 +333,20 @@ test_table_refused (void **state)
 {
     testcodec_raw_t raw;
     //  Out of order, and a name twice
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "spread");
     msgpack_pack_array (&raw.pk, 2);
     s_raw_row (&raw, "b", BAD_NONE);
     s_raw_row (&raw, "a", BAD_NONE);
-    s_assert_raw_refused (&raw, "queues: not in name order, or a name twice");
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_assert_raw_refused (&raw, "queues: not in name order, or a name twice", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "spread");
     msgpack_pack_array (&raw.pk, 2);
     s_raw_row (&raw, "a", BAD_NONE);
     s_raw_row (&raw, "a", BAD_NONE);
-    s_assert_raw_refused (&raw, "queues: not in name order");
+    testcodec_assert_raw_refused (&raw, "queues: not in name order", 64);
     //  More rows than the limit, and more than the bytes can hold
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "spread");
     msgpack_pack_array (&raw.pk, DROVER_QUEUES_MAX + 1);
     for (int index = 0; index <= DROVER_QUEUES_MAX; index++) {
@@ -407,48 +354,48 @@ test_table_refused (void **state)
         snprintf (name, sizeof name, "q%05d", index);
         s_raw_row (&raw, name, BAD_NONE);
     }
-    s_assert_raw_refused (&raw, "queues: out of range");
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_assert_raw_refused (&raw, "queues: out of range", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "spread");
     msgpack_pack_array (&raw.pk, 1000);
     for (int index = 0; index < 100; index++)
         msgpack_pack_nil (&raw.pk);
-    s_assert_raw_refused (&raw, "");
+    testcodec_assert_raw_refused (&raw, "", 64);
     //  The strategy: too long, a space, not a str
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "a-strategy-of-17b");
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "strategy: out of range");
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_assert_raw_refused (&raw, "strategy: out of range", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "two words");
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "strategy: not a valid strategy name");
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_assert_raw_refused (&raw, "strategy: not a valid strategy name", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     msgpack_pack_nil (&raw.pk);
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "strategy: wrong type");
+    testcodec_assert_raw_refused (&raw, "strategy: wrong type", 64);
     //  Rows not an array; a field missing; one too many
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "");
     msgpack_pack_map (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "queues: wrong type");
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 1);
+    testcodec_assert_raw_refused (&raw, "queues: wrong type", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 1);
     s_str (&raw, "");
-    s_assert_raw_refused (&raw, "wrong number of fields");
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 3);
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 3);
     s_str (&raw, "");
     msgpack_pack_array (&raw.pk, 0);
     msgpack_pack_nil (&raw.pk);
-    s_assert_raw_refused (&raw, "wrong number of fields");
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
     //  QUEUES takes no field
-    s_raw_begin (&raw, DROVER_MSG_QUEUES, 1);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUES, 1);
     s_str (&raw, "batch");
-    s_assert_raw_refused (&raw, "wrong number of fields");
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
     //  An empty table from a broker without queues is fine
-    s_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
+    testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 2);
     s_str (&raw, "");
     msgpack_pack_array (&raw.pk, 0);
-    drover_msg_t *msg = s_raw_accepted (&raw);
+    drover_msg_t *msg = testcodec_raw_accepted (&raw);
     assert_int_equal (msg->nqueues, 0);
     drover_msg_destroy (&msg);
 }

@@ -123,14 +123,6 @@ s_roundtrip (drover_msg_t *msg)
     return copy;
 }
 
-//  Assert that msg is not encoded (a field breaks a limit)
-static void
-s_assert_not_encoded (drover_msg_t *msg, const char *what)
-{
-    zframe_t *frame = drover_msg_encode (msg);
-    if (frame)
-        fail_msg ("encoded a %s with %s", drover_msg_name (msg->id), what);
-}
 
 //  Assert that msg encodes to exactly the bytes given
 static void
@@ -143,55 +135,8 @@ s_assert_bytes (drover_msg_t *msg, const byte *bytes, size_t size)
     zframe_destroy (&frame);
 }
 
-//  Start a raw message of id with nfields fields after the header
-static void
-s_raw_begin (testcodec_raw_t *raw, int id, size_t nfields)
-{
-    testcodec_raw_init (raw);
-    msgpack_pack_array (&raw->pk, 4 + nfields);
-    msgpack_pack_str_with_body (&raw->pk, "DRV", 3);
-    msgpack_pack_uint8 (&raw->pk, 1);
-    msgpack_pack_int (&raw->pk, id);
-    msgpack_pack_uint32 (&raw->pk, 77);
-}
 
-//  Decode the raw message expecting a refusal whose error contains text
-//  and that allocated at once no more than 64 times the message's size (a
-//  change costs its C struct, 472 bytes, for at least 8 on the wire; a
-//  service row 600 for 15, a replica row 424 for 11: PROTOCOL.md §15);
-//  free it
-static void
-s_assert_raw_refused (testcodec_raw_t *raw, const char *text)
-{
-    drover_msg_t *msg = drover_msg_new (0);
-    testcodec_alloc_largest = 0;
-    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
-    size_t largest = testcodec_alloc_largest;
-    if (rc != -2)
-        fail_msg ("decode accepted what it should refuse (\"%s\")", text);
-    assert_non_null (msg->error);
-    if (!strstr (msg->error, text))
-        fail_msg ("error \"%s\" does not mention \"%s\"", msg->error, text);
-    if (largest > 64 * RAW_SIZE (*raw))
-        fail_msg ("refusing %zu bytes (\"%s\") allocated %zu at once", RAW_SIZE (*raw), text,
-                  largest);
-    assert_int_equal (msg->seq, 77);        //  the broker can echo it
-    drover_msg_destroy (&msg);
-    testcodec_raw_destroy (raw);
-}
 
-//  Decode the raw message expecting it to decode; returns it (the caller
-//  destroys it) and frees the raw bytes
-static drover_msg_t *
-s_raw_accepted (testcodec_raw_t *raw)
-{
-    drover_msg_t *msg = drover_msg_new (0);
-    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
-    if (rc)
-        fail_msg ("refused: %s", msg->error);
-    testcodec_raw_destroy (raw);
-    return msg;
-}
 
 //  What a raw record may get wrong, and how
 typedef enum {
@@ -348,7 +293,7 @@ s_raw_change (testcodec_raw_t *raw, s_bad_t bad)
 static void
 s_raw_table (testcodec_raw_t *raw, s_bad_t bad)
 {
-    s_raw_begin (raw, DROVER_MSG_SERVICE_TABLE, 3);
+    testcodec_raw_begin (raw, DROVER_MSG_SERVICE_TABLE, 3);
     s_raw_stats (raw, bad);
     msgpack_pack_array (&raw->pk, 1);
     s_raw_service (raw, bad);
@@ -360,7 +305,7 @@ s_raw_table (testcodec_raw_t *raw, s_bad_t bad)
 static void
 s_raw_result (testcodec_raw_t *raw, s_bad_t bad)
 {
-    s_raw_begin (raw, DROVER_MSG_PLAN_RESULT, 3);
+    testcodec_raw_begin (raw, DROVER_MSG_PLAN_RESULT, 3);
     s_raw_stats (raw, BAD_NONE);
     s_raw_stats (raw, bad);
     msgpack_pack_array (&raw->pk, 1);
@@ -371,7 +316,7 @@ s_raw_result (testcodec_raw_t *raw, s_bad_t bad)
 static void
 s_raw_submit (testcodec_raw_t *raw, size_t nfields)
 {
-    s_raw_begin (raw, DROVER_MSG_TASK_SUBMIT, nfields);
+    testcodec_raw_begin (raw, DROVER_MSG_TASK_SUBMIT, nfields);
     msgpack_pack_int (&raw->pk, 0);
     msgpack_pack_uint32 (&raw->pk, 1);
     msgpack_pack_uint64 (&raw->pk, 0);
@@ -641,11 +586,11 @@ test_submit_optional_fields (void **state)
     drover_msg_destroy (&copy);
     free (msg->affinity);
     msg->affinity = strdup ("caf\xc3\xa9");
-    s_assert_not_encoded (msg, "an affinity of UTF-8");
+    testcodec_assert_not_encoded (msg, "an affinity of UTF-8");
     free (msg->affinity);
     msg->affinity = strdup ("ok");
     strcpy (msg->service, "w b");
-    s_assert_not_encoded (msg, "a service with a space");
+    testcodec_assert_not_encoded (msg, "a service with a space");
     drover_msg_destroy (&msg);
 
     //  What a peer sends: nil key and affinity before a service; a slot
@@ -657,7 +602,7 @@ test_submit_optional_fields (void **state)
     msgpack_pack_nil (&raw.pk);
     testcodec_raw_str (&raw, "web", 3);
     msgpack_pack_uint32 (&raw.pk, 2);
-    msg = s_raw_accepted (&raw);
+    msg = testcodec_raw_accepted (&raw);
     assert_null (msg->key);
     assert_null (msg->affinity);
     assert_string_equal (msg->service, "web");
@@ -666,42 +611,42 @@ test_submit_optional_fields (void **state)
     s_raw_submit (&raw, 10);
     testcodec_raw_str (&raw, "key", 3);
     testcodec_raw_str (&raw, "aff", 3);
-    msg = s_raw_accepted (&raw);
+    msg = testcodec_raw_accepted (&raw);
     assert_string_equal (msg->key, "key");
     assert_string_equal (msg->affinity, "aff");
     drover_msg_destroy (&msg);
     s_raw_submit (&raw, 10);
     msgpack_pack_nil (&raw.pk);
     testcodec_raw_str (&raw, "", 0);
-    s_assert_raw_refused (&raw, "affinity: out of range");
+    testcodec_assert_raw_refused (&raw, "affinity: out of range", 64);
     s_raw_submit (&raw, 10);
     msgpack_pack_nil (&raw.pk);
     testcodec_raw_str (&raw, "a\x01", 2);
-    s_assert_raw_refused (&raw, "affinity: not 1..128 bytes of printable ASCII");
+    testcodec_assert_raw_refused (&raw, "affinity: not 1..128 bytes of printable ASCII", 64);
     s_raw_submit (&raw, 10);
     msgpack_pack_nil (&raw.pk);
     msgpack_pack_uint8 (&raw.pk, 7);
-    s_assert_raw_refused (&raw, "affinity: wrong type");
+    testcodec_assert_raw_refused (&raw, "affinity: wrong type", 64);
     s_raw_submit (&raw, 10);
     msgpack_pack_nil (&raw.pk);
     testcodec_raw_str (&raw, long_key, DROVER_KEY_MAX + 1);
-    s_assert_raw_refused (&raw, "affinity: out of range");
+    testcodec_assert_raw_refused (&raw, "affinity: out of range", 64);
     s_raw_submit (&raw, 12);
     msgpack_pack_nil (&raw.pk);
     msgpack_pack_nil (&raw.pk);
     testcodec_raw_str (&raw, "we b", 4);
     msgpack_pack_uint32 (&raw.pk, 2);
-    s_assert_raw_refused (&raw, "service: not a valid service name");
+    testcodec_assert_raw_refused (&raw, "service: not a valid service name", 64);
     s_raw_submit (&raw, 12);
     msgpack_pack_nil (&raw.pk);
     msgpack_pack_nil (&raw.pk);
     testcodec_raw_str (&raw, "web", 3);
     msgpack_pack_int64 (&raw.pk, -1);
-    s_assert_raw_refused (&raw, "slot: out of range");
+    testcodec_assert_raw_refused (&raw, "slot: out of range", 64);
     s_raw_submit (&raw, 13);
     for (int index = 0; index < 5; index++)
         msgpack_pack_nil (&raw.pk);
-    s_assert_raw_refused (&raw, "wrong number of fields");
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
 }
 
 //  The wire layout of the new messages is what PROTOCOL.md §7.32-7.38
@@ -781,55 +726,55 @@ static void
 test_past_limits_are_not_encoded (void **state)
 {
     drover_msg_t *msg = s_table (DROVER_ROWS_MAX + 1, 0);
-    s_assert_not_encoded (msg, "10001 services");
+    testcodec_assert_not_encoded (msg, "10001 services");
     drover_msg_destroy (&msg);
     msg = s_table (0, DROVER_ROWS_MAX + 1);
-    s_assert_not_encoded (msg, "10001 replicas");
+    testcodec_assert_not_encoded (msg, "10001 replicas");
     drover_msg_destroy (&msg);
     msg = s_result (DROVER_ROWS_MAX + 1);
-    s_assert_not_encoded (msg, "10001 changes");
+    testcodec_assert_not_encoded (msg, "10001 changes");
     drover_msg_destroy (&msg);
 
     msg = s_table (1, 1);
     msg->stats_now.complete = 2;
-    s_assert_not_encoded (msg, "complete 2");
+    testcodec_assert_not_encoded (msg, "complete 2");
     msg->stats_now.complete = 1;
     memset (msg->stats_now.why, 'w', sizeof msg->stats_now.why);
-    s_assert_not_encoded (msg, "a stats why of 257 bytes");
+    testcodec_assert_not_encoded (msg, "a stats why of 257 bytes");
     msg->stats_now.why [0] = 0;
     drover_service_row_t *row = &msg->service_rows [0];
     row->state = DROVER_SERVICE_STATE_MAX + 1;
-    s_assert_not_encoded (msg, "service state 5");
+    testcodec_assert_not_encoded (msg, "service state 5");
     row->state = 0;
     row->name [0] = 0;
-    s_assert_not_encoded (msg, "a service without a name");
+    testcodec_assert_not_encoded (msg, "a service without a name");
     strcpy (row->name, "a b");
-    s_assert_not_encoded (msg, "a service name with a space");
+    testcodec_assert_not_encoded (msg, "a service name with a space");
     strcpy (row->name, "ok");
     row->labels [0] = strdup ("novalue");
     row->nlabels = 1;
-    s_assert_not_encoded (msg, "a label without =");
+    testcodec_assert_not_encoded (msg, "a label without =");
     row->nlabels = DROVER_LABELS_MAX + 1;
-    s_assert_not_encoded (msg, "17 labels");
+    testcodec_assert_not_encoded (msg, "17 labels");
     row->nlabels = 0;
     memset (row->summary, 's', sizeof row->summary);
-    s_assert_not_encoded (msg, "a summary of 81 bytes");
+    testcodec_assert_not_encoded (msg, "a summary of 81 bytes");
     row->summary [0] = 0;
     memset (row->why, 'y', sizeof row->why);
-    s_assert_not_encoded (msg, "a row why of 257 bytes");
+    testcodec_assert_not_encoded (msg, "a row why of 257 bytes");
     row->why [0] = 0;
     drover_replica_row_t *replica = &msg->replica_rows [0];
     replica->state = DROVER_REPLICA_STATE_MAX + 1;
-    s_assert_not_encoded (msg, "replica state 4");
+    testcodec_assert_not_encoded (msg, "replica state 4");
     replica->state = 0;
     replica->service [0] = 0;
-    s_assert_not_encoded (msg, "a replica without its service");
+    testcodec_assert_not_encoded (msg, "a replica without its service");
     strcpy (replica->service, "ok");
     strcpy (replica->worker, "w\x80");
-    s_assert_not_encoded (msg, "a worker of a byte past ASCII");
+    testcodec_assert_not_encoded (msg, "a worker of a byte past ASCII");
     replica->worker [0] = 0;
     memset (replica->why, 'y', sizeof replica->why);
-    s_assert_not_encoded (msg, "a replica why of 257 bytes");
+    testcodec_assert_not_encoded (msg, "a replica why of 257 bytes");
     replica->why [0] = 0;
     zframe_t *frame = drover_msg_encode (msg);
     assert_non_null (frame);                //  and put right, it goes
@@ -838,16 +783,16 @@ test_past_limits_are_not_encoded (void **state)
 
     msg = s_result (1);
     msg->changes [0].kind = DROVER_CHANGE_KIND_MAX + 1;
-    s_assert_not_encoded (msg, "kind 5");
+    testcodec_assert_not_encoded (msg, "kind 5");
     msg->changes [0].kind = 0;
     strcpy (msg->changes [0].to, "w 1");
-    s_assert_not_encoded (msg, "a to with a space");
+    testcodec_assert_not_encoded (msg, "a to with a space");
     strcpy (msg->changes [0].to, "");
     memset (msg->changes [0].from, 'f', sizeof msg->changes [0].from);
-    s_assert_not_encoded (msg, "a from of 65 bytes");
+    testcodec_assert_not_encoded (msg, "a from of 65 bytes");
     msg->changes [0].from [0] = 0;
     msg->stats_after.complete = 9;
-    s_assert_not_encoded (msg, "after's complete 9");
+    testcodec_assert_not_encoded (msg, "after's complete 9");
     msg->stats_after.complete = 0;
     frame = drover_msg_encode (msg);
     assert_non_null (frame);
@@ -857,26 +802,26 @@ test_past_limits_are_not_encoded (void **state)
     msg = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
     strcpy (msg->service, "web");
     msg->action = DROVER_SERVICE_ACTION_MAX + 1;
-    s_assert_not_encoded (msg, "service action 3");
+    testcodec_assert_not_encoded (msg, "service action 3");
     msg->action = DROVER_SERVICE_DELETE;
     msg->service [0] = 0;
-    s_assert_not_encoded (msg, "no service");
+    testcodec_assert_not_encoded (msg, "no service");
     drover_msg_destroy (&msg);
 
     msg = drover_msg_new (DROVER_MSG_PLAN);
     msg->action = DROVER_PLAN_ACTION_MAX + 1;
-    s_assert_not_encoded (msg, "plan action 4");
+    testcodec_assert_not_encoded (msg, "plan action 4");
     msg->action = DROVER_PLAN_HOLD;
     strcpy (msg->worker, "a b");
-    s_assert_not_encoded (msg, "a target with a space");
+    testcodec_assert_not_encoded (msg, "a target with a space");
     drover_msg_destroy (&msg);
 
     msg = drover_msg_new (DROVER_MSG_WORKER_RUNS);
-    s_assert_not_encoded (msg, "no worker");
+    testcodec_assert_not_encoded (msg, "no worker");
     strcpy (msg->worker, "w1");
     msg->nrunning = DROVER_RUNNING_MAX + 1;
     msg->running = (drover_taskref_t *) zmalloc (msg->nrunning * sizeof (drover_taskref_t));
-    s_assert_not_encoded (msg, "4097 attempts");
+    testcodec_assert_not_encoded (msg, "4097 attempts");
     drover_msg_destroy (&msg);
 }
 
@@ -916,7 +861,7 @@ test_hostile_tables_are_refused (void **state)
     testcodec_raw_t raw;
     for (size_t index = 0; index < sizeof table_cases / sizeof table_cases [0]; index++) {
         s_raw_table (&raw, table_cases [index].bad);
-        s_assert_raw_refused (&raw, table_cases [index].error);
+        testcodec_assert_raw_refused (&raw, table_cases [index].error, 64);
     }
     static const struct {
         s_bad_t bad;
@@ -932,12 +877,12 @@ test_hostile_tables_are_refused (void **state)
     };
     for (size_t index = 0; index < sizeof result_cases / sizeof result_cases [0]; index++) {
         s_raw_result (&raw, result_cases [index].bad);
-        s_assert_raw_refused (&raw, result_cases [index].error);
+        testcodec_assert_raw_refused (&raw, result_cases [index].error, 64);
     }
 
     //  The same bytes, put right, decode: each case above failed on its one fault
     s_raw_table (&raw, BAD_NONE);
-    drover_msg_t *msg = s_raw_accepted (&raw);
+    drover_msg_t *msg = testcodec_raw_accepted (&raw);
     assert_int_equal (msg->nservices, 1);
     assert_int_equal (msg->nreplicas, 1);
     assert_string_equal (msg->stats_now.why, "incomplete: w3 did not answer");
@@ -948,7 +893,7 @@ test_hostile_tables_are_refused (void **state)
     assert_string_equal (msg->replica_rows [0].why, "exited 1");
     drover_msg_destroy (&msg);
     s_raw_result (&raw, BAD_NONE);
-    msg = s_raw_accepted (&raw);
+    msg = testcodec_raw_accepted (&raw);
     assert_int_equal (msg->nchanges, 1);
     assert_int_equal (msg->changes [0].kind, DROVER_CHANGE_MOVE);
     assert_string_equal (msg->changes [0].to, "w3");
@@ -956,7 +901,7 @@ test_hostile_tables_are_refused (void **state)
 
     //  More rows than DROVER_ROWS_MAX (all there), of each kind
     for (int kind = 0; kind < 3; kind++) {
-        s_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
+        testcodec_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
         s_raw_stats (&raw, BAD_NONE);
         if (kind == 1)
             msgpack_pack_array (&raw.pk, 0);
@@ -973,14 +918,14 @@ test_hostile_tables_are_refused (void **state)
                 s_raw_change (&raw, BAD_NONE);
         if (kind == 0)
             msgpack_pack_array (&raw.pk, 0);
-        s_assert_raw_refused (&raw, kind == 0? "services: out of range"
+        testcodec_assert_raw_refused (&raw, kind == 0? "services: out of range"
                                   : kind == 1? "replicas rows: out of range"
-                                  : "changes: out of range");
+                                  : "changes: out of range", 64);
     }
 
     //  10000 rows claimed, nils where they should be: refused unallocated
     for (int kind = 0; kind < 3; kind++) {
-        s_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
+        testcodec_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
         s_raw_stats (&raw, BAD_NONE);
         if (kind == 1)
             msgpack_pack_array (&raw.pk, 0);
@@ -991,12 +936,12 @@ test_hostile_tables_are_refused (void **state)
             msgpack_pack_nil (&raw.pk);
         if (kind == 0)
             msgpack_pack_array (&raw.pk, 0);
-        s_assert_raw_refused (&raw, "truncated");
+        testcodec_assert_raw_refused (&raw, "truncated", 64);
     }
 
     //  As many smallest rows as the bytes hold, each with a fault at its
     //  end: allocated at most the bound, then refused
-    s_raw_begin (&raw, DROVER_MSG_PLAN_RESULT, 3);
+    testcodec_raw_begin (&raw, DROVER_MSG_PLAN_RESULT, 3);
     s_raw_stats (&raw, BAD_NONE);
     s_raw_stats (&raw, BAD_NONE);
     msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX);
@@ -1008,29 +953,29 @@ test_hostile_tables_are_refused (void **state)
             else
                 testcodec_raw_str (&raw, "", 0);
     }
-    s_assert_raw_refused (&raw, "kind: out of range");
+    testcodec_assert_raw_refused (&raw, "kind: out of range", 64);
 
     //  Statistics that are not a record; rows that are not an array; a
     //  table without its replicas
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 3);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 3);
     msgpack_pack_uint8 (&raw.pk, 1);
     msgpack_pack_array (&raw.pk, 0);
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "stats: wrong type");
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 3);
+    testcodec_assert_raw_refused (&raw, "stats: wrong type", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 3);
     s_raw_stats (&raw, BAD_NONE);
     msgpack_pack_nil (&raw.pk);
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "services: wrong type");
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 2);
+    testcodec_assert_raw_refused (&raw, "services: wrong type", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_TABLE, 2);
     s_raw_stats (&raw, BAD_NONE);
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "wrong number of fields");
-    s_raw_begin (&raw, DROVER_MSG_PLAN_RESULT, 3);
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_PLAN_RESULT, 3);
     s_raw_stats (&raw, BAD_NONE);
     s_raw_stats (&raw, BAD_NONE);
     msgpack_pack_map (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "changes: wrong type");
+    testcodec_assert_raw_refused (&raw, "changes: wrong type", 64);
 }
 
 //  What a hostile peer sends for a request is refused, naming what is
@@ -1043,7 +988,7 @@ test_hostile_requests_are_refused (void **state)
     //  service, one with a space; a label that is no label; a field short
     const int64_t actions [] = { DROVER_SERVICE_ACTION_MAX + 1, -1, 256 };
     for (size_t index = 0; index < 4; index++) {
-        s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
+        testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
         if (index < 3)
             msgpack_pack_int64 (&raw.pk, actions [index]);
         else
@@ -1054,12 +999,12 @@ test_hostile_requests_are_refused (void **state)
         msgpack_pack_array (&raw.pk, 0);
         msgpack_pack_uint8 (&raw.pk, 0);
         msgpack_pack_bin (&raw.pk, 0);
-        s_assert_raw_refused (&raw, index < 3? "action: out of range": "action: wrong type");
+        testcodec_assert_raw_refused (&raw, index < 3? "action: out of range": "action: wrong type", 64);
     }
     const char *services [] = { "", "w eb" };
     const char *errors [] = { "service: out of range", "service: not a valid service name" };
     for (size_t index = 0; index < 2; index++) {
-        s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
+        testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
         msgpack_pack_uint8 (&raw.pk, DROVER_SERVICE_DELETE);
         testcodec_raw_str (&raw, services [index], strlen (services [index]));
         for (int field = 0; field < 3; field++)
@@ -1067,9 +1012,9 @@ test_hostile_requests_are_refused (void **state)
         msgpack_pack_array (&raw.pk, 0);
         msgpack_pack_uint8 (&raw.pk, 0);
         msgpack_pack_bin (&raw.pk, 0);
-        s_assert_raw_refused (&raw, errors [index]);
+        testcodec_assert_raw_refused (&raw, errors [index], 64);
     }
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 8);
     msgpack_pack_uint8 (&raw.pk, DROVER_SERVICE_CREATE);
     testcodec_raw_str (&raw, "web", 3);
     for (int field = 0; field < 3; field++)
@@ -1078,55 +1023,55 @@ test_hostile_requests_are_refused (void **state)
     testcodec_raw_str (&raw, "k v", 3);
     msgpack_pack_uint8 (&raw.pk, 0);
     msgpack_pack_bin (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "labels: not key=value");
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 7);
+    testcodec_assert_raw_refused (&raw, "labels: not key=value", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_ADMIN, 7);
     msgpack_pack_uint8 (&raw.pk, DROVER_SERVICE_SCALE);
     testcodec_raw_str (&raw, "web", 3);
     for (int field = 0; field < 3; field++)
         msgpack_pack_uint8 (&raw.pk, 1);
     msgpack_pack_array (&raw.pk, 0);
     msgpack_pack_uint8 (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "wrong number of fields");
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
 
     //  SERVICE LIST: a name with a space, a number, none at all
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 1);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 1);
     testcodec_raw_str (&raw, "w eb", 4);
-    s_assert_raw_refused (&raw, "service: not a valid service name");
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 1);
+    testcodec_assert_raw_refused (&raw, "service: not a valid service name", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 1);
     msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_raw_refused (&raw, "service: wrong type");
-    s_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 0);
-    s_assert_raw_refused (&raw, "wrong number of fields");
+    testcodec_assert_raw_refused (&raw, "service: wrong type", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_SERVICE_LIST, 0);
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
 
     //  PLAN: an action past term; a target with a space; a count past uint32
-    s_raw_begin (&raw, DROVER_MSG_PLAN, 3);
+    testcodec_raw_begin (&raw, DROVER_MSG_PLAN, 3);
     msgpack_pack_uint8 (&raw.pk, DROVER_PLAN_ACTION_MAX + 1);
     testcodec_raw_str (&raw, "w1", 2);
     msgpack_pack_uint8 (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "action: out of range");
+    testcodec_assert_raw_refused (&raw, "action: out of range", 64);
     for (int action = 0; action <= DROVER_PLAN_ACTION_MAX; action++) {
-        s_raw_begin (&raw, DROVER_MSG_PLAN, 3);
+        testcodec_raw_begin (&raw, DROVER_MSG_PLAN, 3);
         msgpack_pack_uint8 (&raw.pk, (uint8_t) action);
         testcodec_raw_str (&raw, "w 1", 3);
         msgpack_pack_uint8 (&raw.pk, 0);
-        s_assert_raw_refused (&raw, "target: not a valid worker or service name");
+        testcodec_assert_raw_refused (&raw, "target: not a valid worker or service name", 64);
     }
-    s_raw_begin (&raw, DROVER_MSG_PLAN, 3);
+    testcodec_raw_begin (&raw, DROVER_MSG_PLAN, 3);
     msgpack_pack_uint8 (&raw.pk, DROVER_PLAN_SCALE);
     testcodec_raw_str (&raw, "web", 3);
     msgpack_pack_uint64 (&raw.pk, 1ull << 32);
-    s_assert_raw_refused (&raw, "count: out of range");
+    testcodec_assert_raw_refused (&raw, "count: out of range", 64);
 
     //  WORKER GATHER with a field; WORKER RUNS without a worker, with 4097
     //  attempts, with a pair of three, with a count the bytes cannot hold
-    s_raw_begin (&raw, DROVER_MSG_WORKER_GATHER, 1);
+    testcodec_raw_begin (&raw, DROVER_MSG_WORKER_GATHER, 1);
     msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_raw_refused (&raw, "wrong number of fields");
-    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
     testcodec_raw_str (&raw, "", 0);
     msgpack_pack_array (&raw.pk, 0);
-    s_assert_raw_refused (&raw, "worker: out of range");
-    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_assert_raw_refused (&raw, "worker: out of range", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
     testcodec_raw_str (&raw, "w1", 2);
     msgpack_pack_array (&raw.pk, DROVER_RUNNING_MAX + 1);
     for (int index = 0; index <= DROVER_RUNNING_MAX; index++) {
@@ -1134,20 +1079,20 @@ test_hostile_requests_are_refused (void **state)
         msgpack_pack_uint8 (&raw.pk, 1);
         msgpack_pack_uint8 (&raw.pk, 1);
     }
-    s_assert_raw_refused (&raw, "running: out of range");
-    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_assert_raw_refused (&raw, "running: out of range", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
     testcodec_raw_str (&raw, "w1", 2);
     msgpack_pack_array (&raw.pk, 1);
     msgpack_pack_array (&raw.pk, 3);
     for (int index = 0; index < 3; index++)
         msgpack_pack_uint8 (&raw.pk, 1);
-    s_assert_raw_refused (&raw, "running entry: out of range");
-    s_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_assert_raw_refused (&raw, "running entry: out of range", 64);
+    testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
     testcodec_raw_str (&raw, "w1", 2);
     msgpack_pack_array (&raw.pk, DROVER_RUNNING_MAX);
     for (int index = 0; index < DROVER_RUNNING_MAX; index++)
         msgpack_pack_nil (&raw.pk);
-    s_assert_raw_refused (&raw, "truncated");
+    testcodec_assert_raw_refused (&raw, "truncated", 64);
 }
 
 //  Statistics and rows longer than this version's (a later version's) are
@@ -1157,7 +1102,7 @@ test_longer_records_are_read (void **state)
 {
     testcodec_raw_t raw;
     s_raw_table (&raw, EXTRA_ELEMENTS);
-    drover_msg_t *msg = s_raw_accepted (&raw);
+    drover_msg_t *msg = testcodec_raw_accepted (&raw);
     assert_true (msg->stats_now.term == 5);
     assert_int_equal (msg->stats_now.restarts [7], 7);
     assert_int_equal (msg->nservices, 1);
@@ -1168,7 +1113,7 @@ test_longer_records_are_read (void **state)
     assert_string_equal (msg->replica_rows [0].why, "exited 1");
     drover_msg_destroy (&msg);
     s_raw_result (&raw, EXTRA_ELEMENTS);
-    msg = s_raw_accepted (&raw);
+    msg = testcodec_raw_accepted (&raw);
     assert_int_equal (msg->nchanges, 1);
     assert_string_equal (msg->changes [0].why, "worker draining");
     assert_int_equal (msg->stats_after.complete, 0);

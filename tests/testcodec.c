@@ -97,3 +97,57 @@ __wrap_realloc (void *data, size_t size)
     testcodec_alloc_largest = size > testcodec_alloc_largest? size: testcodec_alloc_largest;
     return __real_realloc (data, size);
 }
+
+//  Start a raw wire message of id with nfields fields past the header
+void
+testcodec_raw_begin (testcodec_raw_t *raw, int id, size_t nfields)
+{
+    testcodec_raw_init (raw);
+    msgpack_pack_array (&raw->pk, 4 + nfields);
+    msgpack_pack_str_with_body (&raw->pk, "DRV", 3);
+    msgpack_pack_uint8 (&raw->pk, 1);
+    msgpack_pack_int (&raw->pk, id);
+    msgpack_pack_uint32 (&raw->pk, TESTCODEC_SEQ);
+}
+
+//  Decode raw expecting success
+drover_msg_t *
+testcodec_raw_accepted (testcodec_raw_t *raw)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
+    if (rc)
+        fail_msg ("decode refused: %s", msg->error);
+    testcodec_raw_destroy (raw);
+    return msg;
+}
+
+//  Decode raw expecting a refusal naming text, within ratio of its size
+void
+testcodec_assert_raw_refused (testcodec_raw_t *raw, const char *text, size_t ratio)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    testcodec_alloc_largest = 0;
+    int rc = drover_msg_decode (msg, RAW_DATA (*raw), RAW_SIZE (*raw));
+    size_t largest = testcodec_alloc_largest;
+    if (rc != -2)
+        fail_msg ("decode accepted what it should refuse (\"%s\")", text);
+    assert_non_null (msg->error);
+    if (!strstr (msg->error, text))
+        fail_msg ("error \"%s\" does not mention \"%s\"", msg->error, text);
+    if (largest > ratio * RAW_SIZE (*raw))
+        fail_msg ("refusing %zu bytes (\"%s\") allocated %zu at once", RAW_SIZE (*raw), text,
+                  largest);
+    assert_int_equal (msg->seq, TESTCODEC_SEQ);     //  the broker can echo it
+    drover_msg_destroy (&msg);
+    testcodec_raw_destroy (raw);
+}
+
+//  Assert that msg is not encoded
+void
+testcodec_assert_not_encoded (drover_msg_t *msg, const char *what)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    if (frame)
+        fail_msg ("encoded a %s with %s", drover_msg_name (msg->id), what);
+}

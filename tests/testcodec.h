@@ -1,12 +1,12 @@
 /*  =========================================================================
-    testcodec - what the codec tests share (test_drover_msg, test_drover_exec,
-    test_drover_event)
+    testcodec - what the codec tests share (test_drover_msg and its _pool,
+    _service and _queues, test_drover_exec, test_drover_event)
 
     A deterministic PRNG and the random buffers it makes, a packer for
-    hand-made (often hostile) bytes, and a watch on what the code under
-    test allocates. The watch needs the linker's --wrap of malloc, calloc
-    and realloc: CMakeLists.txt links testcodec.c and those options into
-    the three codec tests, and only into them.
+    hand-made (often hostile) bytes and the checks of what they decode to,
+    and a watch on what the code under test allocates. The watch needs the
+    linker's --wrap of malloc, calloc and realloc: CMakeLists.txt links
+    testcodec.c and those options into the codec tests, and only into them.
     =========================================================================
 */
 
@@ -15,6 +15,7 @@
 
 #include "testutil.h"
 #include <msgpack.h>
+#include "drover_msg.h"
 
 //  Set the PRNG's state, so a test's random values do not depend on the
 //  tests run before it
@@ -51,6 +52,27 @@ void
 
 #define RAW_DATA(raw)   ((const byte *) (raw).buffer.data)
 #define RAW_SIZE(raw)   ((raw).buffer.size)
+
+//  The seq testcodec_raw_begin writes, which a refusal must echo
+#define TESTCODEC_SEQ   77
+
+//  Start a raw wire message of id with nfields fields past the header
+//  (array, "DRV", version 1, id, seq TESTCODEC_SEQ)
+void
+    testcodec_raw_begin (testcodec_raw_t *raw, int id, size_t nfields);
+
+//  Decode raw (then freed) expecting success: the message, ours
+drover_msg_t *
+    testcodec_raw_accepted (testcodec_raw_t *raw);
+
+//  Decode raw (then freed) expecting a refusal whose error contains text,
+//  its seq echoed, and no single allocation past ratio times its size
+void
+    testcodec_assert_raw_refused (testcodec_raw_t *raw, const char *text, size_t ratio);
+
+//  Assert that msg is not encoded (what: the field that breaks a limit)
+void
+    testcodec_assert_not_encoded (drover_msg_t *msg, const char *what);
 
 //  The largest single allocation (malloc, calloc or realloc) since it was
 //  last set to 0, in bytes
