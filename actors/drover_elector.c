@@ -17,8 +17,8 @@
     from when it got the renewal, with a TTL at least ttl). So two brokers
     never both believe they lead, while clocks tick at the same rate.
 
-    Named queues (../SPREAD.md): the leader places the queues the members
-    offer (src/broker/drover_placement.c) and writes PREFIX/queues/Q =
+    Named queues (README, "Several brokers"): the leader places the queues
+    the members offer (src/broker/drover_placement.c) and writes PREFIX/queues/Q =
     owner "\n" endpoint (no lease) where the key differs from its choice;
     every elector reads the keys and says QUEUE on each change (token: the
     key's mod revision). The session deadline holds for a queue's owner as

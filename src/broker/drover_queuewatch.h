@@ -6,7 +6,8 @@
     The elector (actors/drover_elector.c) reads PREFIX/brokers/ and
     PREFIX/queues/ and hands the keys here; this class decides (placement
     through src/broker/drover_placement.c) and words the messages. It makes
-    no call to etcd itself. Contracts in ../SPREAD.md ("Elector").
+    no call to etcd itself. The QUEUE messages it words are the elector's
+    (actors/ACTORS.md, elector).
     =========================================================================
 */
 
