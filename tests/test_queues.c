@@ -331,6 +331,20 @@ test_worker_queue (void **state)
     testutil_stop (pid, 5000);
     assert_true (registered);
 
+    //  A queue no broker offers now: the worker waits for one, asking
+    //  again, as it waits for a broker that does not answer yet
+    snprintf (log, sizeof log, "%s/worker-idle.log", self->logdir);
+    const char *idle [] = { DROVER_BIN, "worker", "--broker", self->standby, "--queue", "idle",
+                            "--id", "wq3", "--procs", "1", NULL };
+    pid = testutil_spawn (idle, log);
+    assert_true (pid > 0);
+    bool asks_again = testutil_await_line (log, "no broker offers queue 'idle'", 10000)
+                   && testutil_await_line (log, "asking again in 2000 ms", 10000);
+    int status = testutil_wait_exit (pid, 0);
+    testutil_stop (pid, 5000);
+    assert_true (asks_again);
+    assert_int_equal (status, -1);         //  still running: it did not give up
+
     char output [1024], errors [1024];
     const char *nope [] = { "worker", "--broker", self->standby, "--queue", "nope",
                             "--id", "wq2", NULL };

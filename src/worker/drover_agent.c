@@ -74,7 +74,8 @@ s_usage (FILE *stream)
         "                       with the next one when that leader is gone\n"
         "  --queue Q            work for named queue Q ($DROVER_QUEUE): its brokers are\n"
         "                       asked of --broker's (QUEUES), the owner's first; an unknown\n"
-        "                       queue is an error (exit 2), brokers that do not answer too (1)\n"
+        "                       queue is an error (exit 2); until they answer and one offers\n"
+        "                       Q, asked again after 1 s, doubling to 30 s\n"
         "  -n, --procs N        procs of this machine (number of CPUs)\n"
         "  -m, --mem SIZE       memory offered, with K/M/G/T suffix (MemTotal)\n"
         "  -l, --label KEY=VALUE  a label the scheduler can match; repeatable\n"
@@ -374,6 +375,10 @@ s_keys (drover_worker_t *worker, s_options_t *options)
 }
 
 
+//  Bounds of the wait before asking where the queue is again, msec
+#define S_QUEUE_RETRY_MIN   1000
+#define S_QUEUE_RETRY_MAX   30000
+
 //  With --queue (or DROVER_QUEUE): ask the brokers where that queue is
 //  served and take its endpoints, the owner's first, as the list of
 //  brokers (*list_p, ours to free). Returns -1 to go on, or an exit status.
@@ -396,14 +401,27 @@ s_queue_brokers (s_options_t *options, char **list_p)
         drover_client_destroy (&client);
         return S_EXIT_USAGE;
     }
-    char *list = drover_client_queue_endpoints (client, queue);
-    if (!list) {
+    //  An unknown queue is the operator's mistake; brokers not answering yet,
+    //  or none offering the queue now, are waited out as a plain worker
+    //  waits for its broker: asked again after 1 s, doubling to 30 s
+    char *list = NULL;
+    int retry = S_QUEUE_RETRY_MIN;
+    while (!(list = drover_client_queue_endpoints (client, queue))) {
         int code = drover_client_error_code (client);
         const char *text = drover_client_error_text (client);
-        fprintf (stderr, "drover worker: --queue %s: %s\n", queue,
-                 *text? text: drover_client_code_name (code));
-        drover_client_destroy (&client);
-        return code == DROVER_CODE_NOT_FOUND || code == DROVER_CODE_UNEXPECTED? S_EXIT_USAGE: 1;
+        bool usage = code == DROVER_CODE_NOT_FOUND || code == DROVER_CODE_UNEXPECTED;
+        if (usage || zsys_interrupted) {
+            fprintf (stderr, "drover worker: --queue %s: %s\n", queue,
+                     *text? text: drover_client_code_name (code));
+            drover_client_destroy (&client);
+            return usage? S_EXIT_USAGE: 1;
+        }
+        zsys_warning ("worker: queue=%s: %s: asking again in %d ms", queue,
+                      *text? text: drover_client_code_name (code), retry);
+        int64_t until = zclock_mono () + retry;
+        while (!zsys_interrupted && zclock_mono () < until)
+            zclock_sleep (100);     //  a signal ends the wait soon
+        retry = retry * 2 > S_QUEUE_RETRY_MAX? S_QUEUE_RETRY_MAX: retry * 2;
     }
     drover_client_destroy (&client);
     zsys_notice ("worker: queue=%s brokers=%s", queue, list);
