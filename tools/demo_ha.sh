@@ -109,6 +109,14 @@ for _ in $(seq 1 100); do
     "$DROVER" workers 2>/dev/null | grep -q '^w1  *up' && break
     sleep 0.1
 done
+#   A worker of queue a takes the queue's endpoints once, when it starts:
+#   wait until the brokers list both (each broker's offer is read within
+#   a quarter of the lease), or it could not follow the queue to b2
+for _ in $(seq 1 100); do
+    [ "$("$DROVER" status --json 2>/dev/null | grep -o '"name":"a"[^]]*]' | grep -o 'tcp://' |
+         wc -l)" -ge 3 ] && break
+    sleep 0.1
+done
 "$DROVER" worker --queue a --id wa --procs 2 --workdir "$WORK" --verbose >"$WORK/wa.log" 2>&1 &
 PIDS+=($!)
 await_line "$WORK/wa.log" "registered" 100
