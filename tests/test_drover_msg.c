@@ -541,21 +541,6 @@ s_assert_services (const drover_msg_t *a, const drover_msg_t *b)
     }
 }
 
-//  Assert that two messages hold the same QUEUE TABLE, field by field
-static void
-s_assert_queues (const drover_msg_t *a, const drover_msg_t *b)
-{
-    assert_string_equal (a->strategy, b->strategy);
-    assert_int_equal (a->nqueues, b->nqueues);
-    for (uint32_t index = 0; index < a->nqueues; index++) {
-        const drover_queue_row_t *x = &a->queue_rows [index], *y = &b->queue_rows [index];
-        assert_string_equal (x->name, y->name);
-        assert_string_equal (x->owner, y->owner);
-        assert_string_equal (x->owner_endpoint, y->owner_endpoint);
-        assert_true (x->token == y->token);
-        assert_string_equal (x->endpoints? x->endpoints: "", y->endpoints);
-    }
-}
 
 //  Assert that two messages hold the same POOL TABLE, field by field
 static void
@@ -682,7 +667,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
     assert_int_equal (a->nwhys, b->nwhys);
     s_assert_pool (a, b);
     s_assert_services (a, b);
-    s_assert_queues (a, b);
+    testcodec_assert_same_queues (a, b);
     for (uint32_t index = 0; index < a->nwhys; index++)
         assert_memory_equal (&a->whys [index], &b->whys [index], sizeof (drover_why_t));
     for (uint32_t index = 0; a->worker_rows && index < a->nrows; index++) {

@@ -40,20 +40,6 @@ s_table (uint32_t count)
     return msg;
 }
 
-//  Encode msg (asserting it encodes), decode the bytes into a new message
-//  (asserting it decodes) and return that
-static drover_msg_t *
-s_roundtrip (drover_msg_t *msg)
-{
-    zframe_t *frame = drover_msg_encode (msg);
-    assert_non_null (frame);
-    drover_msg_t *copy = drover_msg_new (0);
-    int rc = drover_msg_decode (copy, zframe_data (frame), zframe_size (frame));
-    if (rc)
-        fail_msg ("%s does not decode: %s", drover_msg_name (msg->id), copy->error);
-    zframe_destroy (&frame);
-    return copy;
-}
 
 
 
@@ -176,7 +162,7 @@ test_pool_messages_roundtrip_at_limits (void **state)
     row->last_task = UINT64_MAX;
     row->mem_used = UINT64_MAX;
     row->tasks = row->procs = row->procs_used = UINT32_MAX;
-    drover_msg_t *copy = s_roundtrip (msg);
+    drover_msg_t *copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->nrows, DROVER_ROWS_MAX);
     assert_int_equal (copy->pool.enabled, 1);
     assert_string_equal (copy->pool.driver, msg->pool.driver);
@@ -201,7 +187,7 @@ test_pool_messages_roundtrip_at_limits (void **state)
 
     //  No pool: enabled 0, no rows, and that is all a client learns
     msg = drover_msg_new (DROVER_MSG_POOL_TABLE);
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->pool.enabled, 0);
     assert_int_equal (copy->nrows, 0);
     assert_null (copy->pool_rows);
@@ -211,7 +197,7 @@ test_pool_messages_roundtrip_at_limits (void **state)
     //  POOL LIST: the header alone
     msg = drover_msg_new (DROVER_MSG_POOL_LIST);
     msg->seq = 5;
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->id, DROVER_MSG_POOL_LIST);
     assert_int_equal (copy->seq, 5);
     drover_msg_destroy (&copy);
@@ -222,7 +208,7 @@ test_pool_messages_roundtrip_at_limits (void **state)
         msg = drover_msg_new (DROVER_MSG_POOL_ADMIN);
         memset (msg->worker, '!', DROVER_ID_MAX);
         msg->admin = (uint8_t) action;
-        copy = s_roundtrip (msg);
+        copy = testcodec_roundtrip (msg);
         assert_int_equal (copy->admin, action);
         assert_string_equal (copy->worker, msg->worker);
         drover_msg_destroy (&copy);

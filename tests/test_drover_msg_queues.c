@@ -37,20 +37,6 @@ s_table (uint32_t count, const char *endpoints)
     return msg;
 }
 
-//  Encode msg (asserting it encodes), decode the bytes into a new message
-//  (asserting it decodes) and return that
-static drover_msg_t *
-s_roundtrip (drover_msg_t *msg)
-{
-    zframe_t *frame = drover_msg_encode (msg);
-    assert_non_null (frame);
-    drover_msg_t *copy = drover_msg_new (0);
-    int rc = drover_msg_decode (copy, zframe_data (frame), zframe_size (frame));
-    if (rc)
-        fail_msg ("%s does not decode: %s", drover_msg_name (msg->id), copy->error);
-    zframe_destroy (&frame);
-    return copy;
-}
 
 //  Assert that two QUEUE TABLEs hold the same
 static void
@@ -58,16 +44,7 @@ s_assert_same (const drover_msg_t *a, const drover_msg_t *b)
 {
     assert_int_equal (b->id, DROVER_MSG_QUEUE_TABLE);
     assert_int_equal (a->seq, b->seq);
-    assert_string_equal (a->strategy, b->strategy);
-    assert_int_equal (a->nqueues, b->nqueues);
-    for (uint32_t index = 0; index < a->nqueues; index++) {
-        const drover_queue_row_t *x = &a->queue_rows [index], *y = &b->queue_rows [index];
-        assert_string_equal (x->name, y->name);
-        assert_string_equal (x->owner, y->owner);
-        assert_string_equal (x->owner_endpoint, y->owner_endpoint);
-        assert_true (x->token == y->token);
-        assert_string_equal (x->endpoints? x->endpoints: "", y->endpoints);
-    }
+    testcodec_assert_same_queues (a, b);
 }
 
 
@@ -88,7 +65,7 @@ test_roundtrip_limits (void **state)
 {
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_QUEUES);
     msg->seq = 3;
-    drover_msg_t *copy = s_roundtrip (msg);
+    drover_msg_t *copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->id, DROVER_MSG_QUEUES);
     assert_int_equal (copy->seq, 3);
     assert_string_equal (drover_msg_name (DROVER_MSG_QUEUES), "QUEUES");
@@ -98,7 +75,7 @@ test_roundtrip_limits (void **state)
 
     //  Empty: a broker without named queues
     msg = drover_msg_new (DROVER_MSG_QUEUE_TABLE);
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     s_assert_same (msg, copy);
     assert_null (copy->queue_rows);
     drover_msg_destroy (&copy);
@@ -107,7 +84,7 @@ test_roundtrip_limits (void **state)
     //  The most queues, a NULL endpoints sent as none
     msg = s_table (DROVER_QUEUES_MAX, A "," B);
     zstr_free (&msg->queue_rows [7].endpoints);
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     s_assert_same (msg, copy);
     assert_string_equal (copy->queue_rows [7].endpoints, "");
     drover_msg_destroy (&copy);
@@ -131,7 +108,7 @@ test_roundtrip_limits (void **state)
     }
     zstr_free (&msg->queue_rows [0].endpoints);
     msg->queue_rows [0].endpoints = list;
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     s_assert_same (msg, copy);
     drover_msg_destroy (&copy);
     drover_msg_destroy (&msg);

@@ -107,21 +107,6 @@ s_result (uint32_t count)
     return msg;
 }
 
-//  Encode msg (asserting it encodes), decode the bytes into a new message
-//  (asserting it decodes) and return that
-static drover_msg_t *
-s_roundtrip (drover_msg_t *msg)
-{
-    zframe_t *frame = drover_msg_encode (msg);
-    if (!frame)
-        fail_msg ("%s does not encode", drover_msg_name (msg->id));
-    drover_msg_t *copy = drover_msg_new (0);
-    int rc = drover_msg_decode (copy, zframe_data (frame), zframe_size (frame));
-    if (rc)
-        fail_msg ("%s does not decode: %s", drover_msg_name (msg->id), copy->error);
-    zframe_destroy (&frame);
-    return copy;
-}
 
 
 //  Assert that msg encodes to exactly the bytes given
@@ -355,7 +340,7 @@ test_tables_roundtrip_at_limits (void **state)
     memset (replica->why, 'r', DROVER_REASON_MAX);
     replica->task = replica->since = UINT64_MAX;
     replica->slot = replica->attempt = replica->restarts = UINT32_MAX;
-    drover_msg_t *copy = s_roundtrip (msg);
+    drover_msg_t *copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->nservices, DROVER_ROWS_MAX);
     assert_int_equal (copy->nreplicas, DROVER_ROWS_MAX);
     s_assert_stats (&copy->stats_now, &msg->stats_now);
@@ -389,7 +374,7 @@ test_tables_roundtrip_at_limits (void **state)
 
     //  An empty table: the statistics of no term yet
     msg = drover_msg_new (DROVER_MSG_SERVICE_TABLE);
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->nservices, 0);
     assert_null (copy->service_rows);
     assert_null (copy->replica_rows);
@@ -406,7 +391,7 @@ test_tables_roundtrip_at_limits (void **state)
     change->task = UINT64_MAX;
     change->slot = UINT32_MAX;
     msg->changes [0].service [0] = msg->changes [0].from [0] = msg->changes [0].to [0] = 0;
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->nchanges, DROVER_ROWS_MAX);
     s_assert_stats (&copy->stats_now, &msg->stats_now);
     s_assert_stats (&copy->stats_after, &msg->stats_after);
@@ -432,7 +417,7 @@ test_requests_roundtrip (void **state)
 {
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_GATHER);
     msg->seq = UINT32_MAX;
-    drover_msg_t *copy = s_roundtrip (msg);
+    drover_msg_t *copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->id, DROVER_MSG_WORKER_GATHER);
     assert_int_equal (copy->seq, UINT32_MAX);
     drover_msg_destroy (&copy);
@@ -445,7 +430,7 @@ test_requests_roundtrip (void **state)
     msg->running = (drover_taskref_t *) zmalloc (DROVER_RUNNING_MAX * sizeof (drover_taskref_t));
     for (uint32_t index = 0; index < DROVER_RUNNING_MAX; index++)
         msg->running [index] = (drover_taskref_t) { UINT64_MAX - index, index + 1 };
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_int_equal (copy->seq, 12);
     assert_string_equal (copy->worker, msg->worker);
     assert_int_equal (copy->nrunning, DROVER_RUNNING_MAX);
@@ -455,7 +440,7 @@ test_requests_roundtrip (void **state)
     }
     drover_msg_destroy (&copy);
     msg->nrunning = 0;
-    copy = s_roundtrip (msg);               //  and none is fine
+    copy = testcodec_roundtrip (msg);               //  and none is fine
     assert_int_equal (copy->nrunning, 0);
     assert_null (copy->running);
     drover_msg_destroy (&copy);
@@ -476,7 +461,7 @@ test_requests_roundtrip (void **state)
         }
         if (action == DROVER_SERVICE_CREATE)
             drover_msg_set_body (msg, (const byte *) "\x94\x91\xa4true\x90\xc0\xc0", 10);
-        copy = s_roundtrip (msg);
+        copy = testcodec_roundtrip (msg);
         assert_int_equal (copy->action, action);
         assert_string_equal (copy->service, msg->service);
         assert_int_equal (copy->count, UINT32_MAX);
@@ -494,7 +479,7 @@ test_requests_roundtrip (void **state)
     for (int index = 0; index < 2; index++) {
         msg = drover_msg_new (DROVER_MSG_SERVICE_LIST);
         strcpy (msg->service, names [index]);
-        copy = s_roundtrip (msg);
+        copy = testcodec_roundtrip (msg);
         assert_string_equal (copy->service, names [index]);
         drover_msg_destroy (&copy);
         drover_msg_destroy (&msg);
@@ -512,7 +497,7 @@ test_requests_roundtrip (void **state)
         else
         if (action != DROVER_PLAN_TERM)
             strcpy (msg->worker, "w2");
-        copy = s_roundtrip (msg);
+        copy = testcodec_roundtrip (msg);
         assert_int_equal (copy->action, action);
         assert_string_equal (copy->service, action == DROVER_PLAN_SCALE? "web": "");
         assert_string_equal (copy->worker,
@@ -546,7 +531,7 @@ test_submit_optional_fields (void **state)
     const byte tail [] = { 0xc0, 0xa8, 't', 'e', 'n', 'a', 'n', 't', '-', '7' };
     assert_memory_equal (data + size - sizeof tail, tail, sizeof tail);
     zframe_destroy (&frame);
-    drover_msg_t *copy = s_roundtrip (msg);
+    drover_msg_t *copy = testcodec_roundtrip (msg);
     assert_null (copy->key);
     assert_string_equal (copy->affinity, "tenant-7");
     assert_string_equal (copy->service, "");
@@ -559,7 +544,7 @@ test_submit_optional_fields (void **state)
     frame = drover_msg_encode (msg);
     assert_int_equal (zframe_data (frame) [0], 0x90 + 15);
     zframe_destroy (&frame);
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_null (copy->key);
     assert_null (copy->affinity);
     assert_string_equal (copy->service, "web");
@@ -567,7 +552,7 @@ test_submit_optional_fields (void **state)
     drover_msg_destroy (&copy);
     msg->slot = 9;
     msg->key = strdup ("k");
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_string_equal (copy->key, "k");
     assert_int_equal (copy->slot, 9);
     drover_msg_destroy (&copy);
@@ -581,7 +566,7 @@ test_submit_optional_fields (void **state)
     assert_int_equal (drover_client_submit_set_affinity (msg, "tab\there"), -1);
     long_key [DROVER_KEY_MAX] = 0;
     assert_int_equal (drover_client_submit_set_affinity (msg, long_key), 0);
-    copy = s_roundtrip (msg);
+    copy = testcodec_roundtrip (msg);
     assert_string_equal (copy->affinity, long_key);
     drover_msg_destroy (&copy);
     free (msg->affinity);

@@ -151,3 +151,34 @@ testcodec_assert_not_encoded (drover_msg_t *msg, const char *what)
     if (frame)
         fail_msg ("encoded a %s with %s", drover_msg_name (msg->id), what);
 }
+
+//  Encode msg, decode the bytes into a new message, return that
+drover_msg_t *
+testcodec_roundtrip (drover_msg_t *msg)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    if (!frame)
+        fail_msg ("%s does not encode", drover_msg_name (msg->id));
+    drover_msg_t *copy = drover_msg_new (0);
+    int rc = drover_msg_decode (copy, zframe_data (frame), zframe_size (frame));
+    if (rc)
+        fail_msg ("%s does not decode: %s", drover_msg_name (msg->id), copy->error);
+    zframe_destroy (&frame);
+    return copy;
+}
+
+//  Assert that two messages hold the same QUEUE TABLE
+void
+testcodec_assert_same_queues (const drover_msg_t *a, const drover_msg_t *b)
+{
+    assert_string_equal (a->strategy, b->strategy);
+    assert_int_equal (a->nqueues, b->nqueues);
+    for (uint32_t index = 0; index < a->nqueues; index++) {
+        const drover_queue_row_t *x = &a->queue_rows [index], *y = &b->queue_rows [index];
+        assert_string_equal (x->name, y->name);
+        assert_string_equal (x->owner, y->owner);
+        assert_string_equal (x->owner_endpoint, y->owner_endpoint);
+        assert_true (x->token == y->token);
+        assert_string_equal (x->endpoints? x->endpoints: "", y->endpoints);
+    }
+}

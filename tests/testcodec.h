@@ -70,6 +70,15 @@ drover_msg_t *
 void
     testcodec_assert_raw_refused (testcodec_raw_t *raw, const char *text, size_t ratio);
 
+//  Encode msg (asserting it encodes), decode the bytes into a new message
+//  (asserting it decodes) and return that, ours
+drover_msg_t *
+    testcodec_roundtrip (drover_msg_t *msg);
+
+//  Assert that two messages hold the same QUEUE TABLE, field by field
+void
+    testcodec_assert_same_queues (const drover_msg_t *a, const drover_msg_t *b);
+
 //  Assert that msg is not encoded (what: the field that breaks a limit)
 void
     testcodec_assert_not_encoded (drover_msg_t *msg, const char *what);
