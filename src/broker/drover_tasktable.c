@@ -23,25 +23,23 @@
     up its retries; infrastructure failures (a lost worker, an offer not
     acknowledged in time) use up lost-retries instead, so that a task that
     kills every worker it lands on is stopped as poison.
+
+    This file has the table itself, its tasks by id, its actions, the
+    state changes every part uses, and the clients' requests (SUBMIT,
+    CANCEL, WAIT). The other parts: drover_taskattempts.c (attempts on
+    workers: offered, taken, ended, lost), drover_taskquery.c (TASK LIST
+    and a task's fields), drover_taskshow.c (TASK SHOW),
+    drover_taskrestore.c (after a restart), drover_taskreplica.c (a
+    service's replicas).
     =========================================================================
 */
 
 #include "drover_tasktable_internal.h"
 #include "drover_defaults.h"
 
-//  One ack deadline: the attempt must be STARTED before it
-typedef struct {
-    uint64_t task;              //  task id
-    uint32_t attempt;           //  attempt offered
-    int64_t deadline;           //  msec, monotonic
-} s_ack_t;
-
-
 static void s_task_destroy (drover_tasktable_t *self, drover_taskrecord_t **task_p);
 static void s_keep_attempt (drover_tasktable_t *self, drover_taskrecord_t *task,
                             const char *worker, const char *reason);
-static void s_take_result (drover_tasktable_t *self, drover_taskrecord_t *task,
-                           drover_msg_t *msg);
 
 //  The default clock: the system's wall clock
 static int64_t
@@ -62,7 +60,7 @@ drover_tasktable_new (void)
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, (zhashx_destructor_fn *) drover_taskworker_destroy);
     self->waiters = drover_waiters_new (DROVER_TASKTABLE_MAX_WAITERS);
-    self->acks = drover_ring_new (sizeof (s_ack_t));
+    self->acks = drover_ring_new (sizeof (drover_tasktable_ack_t));
     self->finished = drover_ring_new (sizeof (uint64_t));
     self->actions = drover_taskactions_new ();
     self->exec = drover_exec_new ();
@@ -265,8 +263,8 @@ drover_tasktable_begin (drover_tasktable_t *self)
 //  State changes
 
 //  Move a task to a state, keeping the counts
-static void
-s_set_state (drover_tasktable_t *self, drover_taskrecord_t *task, int state)
+void
+drover_tasktable_set_state (drover_tasktable_t *self, drover_taskrecord_t *task, int state)
 {
     self->counts [task->state]--;
     self->counts [state]++;
@@ -304,7 +302,7 @@ drover_tasktable_finish (drover_tasktable_t *self, drover_taskrecord_t *task, in
     drover_waitlist_t *more = task->waiters;    //  read before result takes its place
     drover_waiter_t first = task->waiter;
     task->waiter.route = 0;
-    s_set_state (self, task, state);
+    drover_tasktable_set_state (self, task, state);
     task->result = result;
     //  Its body is kept with its result now: bounded with the outputs
     self->queued_bytes -= drover_taskrecord_bytes (task);
@@ -369,65 +367,11 @@ drover_tasktable_requeue (drover_tasktable_t *self, drover_taskrecord_t *task, c
         return;
     }
     s_keep_attempt (self, task, worker, reason);
-    s_set_state (self, task, DROVER_TASK_QUEUED);
+    drover_tasktable_set_state (self, task, DROVER_TASK_QUEUED);
     task->offered_at = task->started_at = 0;     //  no current attempt until the next offer
     drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
         = "task.requeued";
     drover_taskactions_queue (self->actions, task);
-}
-
-//  An attempt ended with its worker (lost, or registered again without
-//  it): cancel it if asked, stop it as poison past lost-retries,
-//  else queue it again. The task is already off its worker.
-static void
-s_lose (drover_tasktable_t *self, drover_taskrecord_t *task, const char *worker, const char *reason)
-{
-    char text [DROVER_REASON_MAX + 1];
-    if (task->cancel) {
-        snprintf (text, sizeof text, "cancelled (%s)", reason);
-        drover_tasktable_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker, text));
-    }
-    else
-    if ((task->lost < UINT16_MAX? ++task->lost: task->lost) > self->lost_retries) {
-        //  One loss ends it only when lost-retries is 0 (no rerun allowed):
-        //  that is LOST; more than one, it keeps taking machines down
-        drover_taskresult_t *result;
-        if (task->lost == 1) {
-            snprintf (text, sizeof text, "%s", reason);
-            result = drover_taskresult_new (worker, text);
-            result->end = DROVER_END_LOST;
-        }
-        else {
-            snprintf (text, sizeof text, "poison: lost %u workers", task->lost);
-            result = drover_taskresult_new (worker, text);
-            result->end = DROVER_END_POISON;
-        }
-        drover_tasktable_finish (self, task, DROVER_TASK_FAILED, result);
-    }
-    else
-        drover_tasktable_requeue (self, task, worker, reason);
-}
-
-//  The current attempt failed because of the worker's host (an offer it
-//  did not acknowledge, a spawn the host could not do), not because of the
-//  task: put the worker on probation, then queue the task again without
-//  using up its retries or lost-retries. The FAILURE comes first, so schedq
-//  holds the worker back before it places the requeued task (ACTORS.md).
-static void
-s_host_failed (drover_tasktable_t *self, drover_taskrecord_t *task, const char *reason)
-{
-    drover_taskworker_t *worker = task->worker;
-    assert (worker);
-    drover_taskactions_tell (self->actions, DROVER_ACTION_FAILURE, task, NULL, reason);
-    drover_taskworker_detach (task->worker, task);
-    drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
-    if (task->cancel) {
-        char text [DROVER_REASON_MAX + 1];
-        snprintf (text, sizeof text, "cancelled (%s)", reason);
-        drover_tasktable_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker->id, text));
-    }
-    else
-        drover_tasktable_requeue (self, task, worker->id, reason);
 }
 
 //  Add route as a waiter of a live task (see drover_waiters_add)
@@ -566,468 +510,4 @@ drover_tasktable_wait (drover_tasktable_t *self, const uint64_t *tasks,
         *reason_p = self->reason;
     }
     return DROVER_CODE_OK;
-}
-
-
-//  ---------------------------------------------------------------------
-//  Traffic from workers
-
-//  Find a worker that is up (its UP heard since it was restored), or NULL
-static drover_taskworker_t *
-s_worker_up (drover_tasktable_t *self, const char *worker_id)
-{
-    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
-    return worker && worker->route_size? worker: NULL;
-}
-
-//  Find a task whose current attempt runs on worker, or say why not
-static int
-s_find_current (drover_tasktable_t *self, const char *worker, uint64_t id,
-                uint32_t attempt, drover_taskrecord_t **task_p, const char **reason_p)
-{
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    *task_p = task;
-    if (!task) {
-        *reason_p = "unknown task";
-        return DROVER_CODE_NOT_FOUND;
-    }
-    if ((task->state != DROVER_TASK_ASSIGNED && task->state != DROVER_TASK_RUNNING)
-    ||  task->attempt != attempt || !task->worker || strcmp (task->worker->id, worker)) {
-        snprintf (self->reason, sizeof self->reason, "stale: attempt %u is not current", attempt);
-        *reason_p = self->reason;
-        return DROVER_CODE_STALE;
-    }
-    return DROVER_CODE_OK;
-}
-
-//  A report counts only from the connection the worker registered on: an
-//  id and an attempt number are easy to name from anywhere
-int
-drover_tasktable_fence (drover_tasktable_t *self, const char *worker_id,
-                        const byte *route, size_t route_size, const char **reason_p)
-{
-    assert (self && worker_id && route && reason_p);
-    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
-    if (!worker) {
-        *reason_p = "not registered: say HELLO";
-        return DROVER_CODE_NOT_REGISTERED;
-    }
-    if (!drover_taskworker_routed (worker, route, route_size)) {
-        *reason_p = "not registered on this connection";
-        return DROVER_CODE_NOT_REGISTERED;
-    }
-    *reason_p = "";
-    return DROVER_CODE_OK;
-}
-
-//  Return true if the worker is up
-bool
-drover_tasktable_has_worker (drover_tasktable_t *self, const char *worker)
-{
-    assert (self && worker);
-    return s_worker_up (self, worker) != NULL;
-}
-
-//  TASK STARTED from worker: the offer was taken
-int
-drover_tasktable_started (drover_tasktable_t *self, const char *worker,
-                          uint64_t id, uint32_t attempt, const char **reason_p)
-{
-    assert (self && worker && reason_p);
-    drover_tasktable_begin (self);
-    *reason_p = "";
-    drover_taskrecord_t *task;
-    int code = s_find_current (self, worker, id, attempt, &task, reason_p);
-    if (code != DROVER_CODE_OK)
-        return code;
-    if (task->state == DROVER_TASK_ASSIGNED) {
-        s_set_state (self, task, DROVER_TASK_RUNNING);
-        task->started_at = drover_tasktable_now (self);
-        drover_taskactions_event (self->actions, task, "task.running", NULL);
-        drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, NULL, NULL);
-    }
-    return DROVER_CODE_OK;      //  a repeated ack changes nothing
-}
-
-//  TASK RESULT from a worker: end the task, or retry it on its own failure
-int
-drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char **reason_p)
-{
-    assert (self && msg && reason_p);
-    drover_tasktable_begin (self);
-    *reason_p = "";
-    drover_taskrecord_t *task;
-    int code = s_find_current (self, msg->worker, msg->task, msg->attempt, &task, reason_p);
-    if (code != DROVER_CODE_OK)
-        return code;
-    self->reporting = msg;
-    s_take_result (self, task, msg);
-    self->reporting = NULL;
-    return DROVER_CODE_OK;
-}
-
-//  End the current attempt of a task with its RESULT
-static void
-s_take_result (drover_tasktable_t *self, drover_taskrecord_t *task, drover_msg_t *msg)
-{
-    if (msg->outcome == DROVER_OUTCOME_MACHINE_FAILED) {
-        //  The worker could not start it for want of something of its own
-        char text [DROVER_REASON_MAX + 1];
-        snprintf (text, sizeof text, "machine failed: %s", msg->reason? msg->reason: "");
-        s_host_failed (self, task, text);
-        return;
-    }
-    if (!task->started_at)
-        task->started_at = drover_tasktable_now (self);     //  its STARTED never came
-    drover_taskworker_detach (task->worker, task);
-    drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
-    drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, msg->worker, NULL);
-    char text [DROVER_REASON_MAX + 1];
-    if (msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0)
-        //  Done, even if a cancel came too late to stop it
-        drover_tasktable_finish (self, task, DROVER_TASK_SUCCEEDED, drover_taskresult_take (msg, msg->worker, NULL));
-    else
-    if (task->cancel)
-        drover_tasktable_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_take (msg, msg->worker, "cancelled"));
-    else {
-        drover_taskresult_describe (msg, text, sizeof text);
-        if (task->retries_left > 0) {
-            task->retries_left--;
-            drover_tasktable_requeue (self, task, msg->worker, text);
-        }
-        else
-            drover_tasktable_finish (self, task, DROVER_TASK_FAILED, drover_taskresult_take (msg, msg->worker, text));
-    }
-}
-
-
-//  ---------------------------------------------------------------------
-//  Decisions from schedq and health
-
-//  ASSIGN pair: offer the task to the worker, or give the capacity back
-void
-drover_tasktable_assign (drover_tasktable_t *self, uint64_t id, const char *worker_id, int64_t now)
-{
-    assert (self && worker_id);
-    drover_tasktable_begin (self);
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    drover_taskworker_t *worker = s_worker_up (self, worker_id);
-    if (!task || task->state != DROVER_TASK_QUEUED || !worker) {
-        drover_action_t *action = drover_taskactions_add (self->actions, DROVER_ACTION_FREE, NULL);
-        action->task = id;
-        snprintf (action->worker, sizeof action->worker, "%s", worker_id);
-        if (task && task->state == DROVER_TASK_QUEUED)
-            drover_taskactions_queue (self->actions, task);       //  worker gone: place it again
-        return;
-    }
-    task->attempt++;
-    task->restored = false;
-    task->offered_at = drover_tasktable_now (self);
-    task->started_at = 0;
-    s_set_state (self, task, DROVER_TASK_ASSIGNED);
-    drover_taskworker_attach (worker, task);
-    drover_taskactions_offer (self->actions, task);
-    drover_taskactions_event (self->actions, task, "task.assigned", NULL);
-    s_ack_t ack = { task->id, task->attempt, now + self->ack_timeout };
-    drover_ring_push (self->acks, &ack);
-}
-
-//  UP: remember the route; adopt the current attempts the worker runs,
-//  kill the ones that are not current, and treat as lost what it should
-//  run but does not list
-void
-drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
-                            const byte *route, size_t route_size,
-                            const drover_taskref_t *running, size_t nrunning)
-{
-    assert (self && worker_id && route);
-    assert (route_size >= 1 && route_size <= 255);
-    drover_tasktable_begin (self);
-    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
-    if (!worker) {
-        worker = drover_taskworker_new (worker_id);
-        zhashx_insert (self->workers, worker->id, worker);
-    }
-    drover_taskworker_set_route (worker, route, route_size);
-
-    for (size_t index = 0; index < nrunning; index++) {
-        drover_taskrecord_t *task = drover_tasktable_lookup (self, running [index].task);
-        if (task && task->worker == worker && task->attempt == running [index].attempt) {
-            task->adopted = true;
-            if (task->restored) {
-                //  schedq has not heard of it since the restart
-                drover_action_t *placed = drover_taskactions_add (self->actions,
-                                                                  DROVER_ACTION_PLACED, task);
-                placed->procs = task->procs;
-                placed->mem = task->mem;
-                placed->labels = drover_taskrecord_labels (task);
-                task->restored = false;
-            }
-            if (task->state == DROVER_TASK_ASSIGNED) {
-                s_set_state (self, task, DROVER_TASK_RUNNING);
-                if (!task->started_at)
-                    task->started_at = drover_tasktable_now (self);
-                drover_taskactions_event (self->actions, task, "task.running", "adopted");
-            }
-        }
-        else
-            drover_taskactions_kill (self->actions, worker, running [index].task,
-                                     running [index].attempt);
-    }
-    //  Downwards: a detach moves the last task, already seen, into the slot
-    for (uint32_t slot = worker->ntasks; slot > 0; slot--) {
-        drover_taskrecord_t *task = worker->tasks [slot - 1];
-        if (task->adopted)
-            task->adopted = false;
-        else {
-            drover_taskworker_detach (task->worker, task);
-            drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
-            s_lose (self, task, worker->id, "not running after the worker registered again");
-        }
-    }
-}
-
-//  LOST: what the worker had runs again elsewhere (or ends); forget it
-void
-drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker_id, const char *reason)
-{
-    assert (self && worker_id);
-    drover_tasktable_begin (self);
-    drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
-    if (!worker)
-        return;                 //  never up, or already forgotten
-    char text [DROVER_REASON_MAX + 1];
-    snprintf (text, sizeof text, "worker lost: %s", reason && *reason? reason: "no reason given");
-    while (worker->ntasks) {
-        drover_taskrecord_t *task = worker->tasks [worker->ntasks - 1];
-        drover_taskworker_detach (task->worker, task);
-        s_lose (self, task, worker->id, text);
-    }
-    zhashx_delete (self->workers, worker_id);
-}
-
-//  Handle ack deadlines due at now; return the next one or -1
-int64_t
-drover_tasktable_expire (drover_tasktable_t *self, int64_t now)
-{
-    assert (self);
-    drover_tasktable_begin (self);
-    s_ack_t *ack;
-    while ((ack = (s_ack_t *) drover_ring_head (self->acks))) {
-        drover_taskrecord_t *task = drover_tasktable_lookup (self, ack->task);
-        if (!task || task->state != DROVER_TASK_ASSIGNED || task->attempt != ack->attempt) {
-            drover_ring_pop (self->acks);
-            continue;           //  taken, ended or offered again since
-        }
-        if (ack->deadline > now)
-            return ack->deadline;
-        drover_ring_pop (self->acks);
-        drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
-        s_host_failed (self, task, "ack timeout");
-    }
-    return -1;
-}
-
-
-//  Move every pending ack deadline forward by gap (the order stays)
-size_t
-drover_tasktable_shift (drover_tasktable_t *self, int64_t gap)
-{
-    assert (self);
-    assert (gap >= 0);
-    size_t count = drover_ring_size (self->acks);
-    for (size_t index = 0; index < count; index++)
-        ((s_ack_t *) drover_ring_at (self->acks, index))->deadline += gap;
-    return count;
-}
-
-
-//  ---------------------------------------------------------------------
-//  Queries
-
-//  What TASK LIST asked for
-typedef struct {
-    int state;                  //  a state, or 255 for any
-    int owner;                  //  an owner's index, or -1 for any
-    char *const *labels;        //  labels a task must all have ("k=v")
-    uint32_t nlabels;           //  how many
-} s_listing_t;
-
-//  Tell whether a task has a label: one of its "\n"-joined labels
-static bool
-s_has_label (const char *labels, const char *label)
-{
-    size_t length = strlen (label);
-    for (const char *cursor = labels; *cursor; ) {
-        const char *end = strchr (cursor, '\n');
-        size_t size = end? (size_t) (end - cursor): strlen (cursor);
-        if (size == length && memcmp (cursor, label, length) == 0)
-            return true;
-        cursor += size + (end? 1: 0);
-    }
-    return false;
-}
-
-//  Tell whether a task is one TASK LIST asked for
-static bool
-s_in_listing (const void *item, void *arg)
-{
-    const s_listing_t *listing = (const s_listing_t *) arg;
-    const drover_taskrecord_t *task = (const drover_taskrecord_t *) item;
-    if (!((listing->state == 255 || task->state == listing->state)
-    &&    (listing->owner == -1 || task->owner == listing->owner)))
-        return false;
-    for (uint32_t index = 0; index < listing->nlabels; index++)
-        if (!s_has_label (drover_taskrecord_labels (task), listing->labels [index]))
-            return false;
-    return true;
-}
-
-//  Order queued tasks as the scheduler places them: priority (lower
-//  first), then procs (more first), then id (drover_sched_ranks_before)
-static int
-s_run_order (const void *a, const void *b)
-{
-    const drover_taskrecord_t *one = (const drover_taskrecord_t *) a;
-    const drover_taskrecord_t *two = (const drover_taskrecord_t *) b;
-    if (one->priority != two->priority)
-        return one->priority < two->priority? -1: 1;
-    if (one->procs != two->procs)
-        return one->procs > two->procs? -1: 1;
-    return one->id < two->id? -1: one->id > two->id? 1: 0;
-}
-
-//  Tell whether the sender of a request may act on these tasks: an admin
-//  on any, anyone else on its own (unknown ids are left to the request,
-//  which answers them as it does)
-int
-drover_tasktable_check_owner (drover_tasktable_t *self, const drover_msg_t *request,
-                              const uint64_t *tasks, size_t count, const char **reason_p)
-{
-    assert (self && request);
-    if (request->roles & DROVER_ROLE_ADMIN)
-        return DROVER_CODE_OK;
-    for (size_t index = 0; index < count; index++) {
-        drover_taskrecord_t *task = drover_tasktable_lookup (self, tasks [index]);
-        if (task && !streq (drover_owners_name (self->owners, task->owner), request->principal)) {
-            snprintf (self->reason, sizeof self->reason,
-                      "task %" PRIu64 " belongs to another key", tasks [index]);
-            *reason_p = self->reason;
-            return DROVER_CODE_FORBIDDEN;
-        }
-    }
-    return DROVER_CODE_OK;
-}
-
-//  TASK LIST: counts per state and the newest rows
-void
-drover_tasktable_list (drover_tasktable_t *self, uint8_t state, uint32_t limit,
-                       const char *owner, char *const *labels, uint32_t nlabels,
-                       drover_msg_t *table)
-{
-    assert (self && table);
-    drover_tasktable_begin (self);
-    for (int index = 0; index < DROVER_TASK_STATES; index++)
-        table->counts [index] = self->counts [index];
-    size_t wanted = limit < DROVER_ROWS_MAX? limit: DROVER_ROWS_MAX;
-    if (wanted == 0 || drover_idhash_size (self->tasks) == 0)
-        return;
-    void **newest = (void **) malloc (wanted * sizeof (void *));
-    assert (newest);
-    s_listing_t listing = { state, owner? drover_owners_index (self->owners, owner): -1,
-                            labels, nlabels };
-    //  Queued tasks in the order they will run; any other listing newest first
-    size_t count = state == DROVER_TASK_QUEUED?
-        drover_idhash_first (self->tasks, newest, wanted, s_in_listing, &listing, s_run_order):
-        drover_idhash_newest (self->tasks, newest, wanted, s_in_listing, &listing);
-    if (count)
-        table->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
-    table->nrows = (uint32_t) count;
-    for (size_t index = 0; index < count; index++) {
-        drover_taskrecord_t *task = (drover_taskrecord_t *) newest [index];
-        drover_taskrecord_row (task, self->exec, &table->task_rows [index]);
-        snprintf (table->task_rows [index].owner, sizeof table->task_rows [index].owner, "%s",
-                  drover_owners_name (self->owners, task->owner));
-    }
-    free (newest);
-}
-
-//  Return a task's owner, "" if none or unknown
-const char *
-drover_tasktable_owner (drover_tasktable_t *self, uint64_t id)
-{
-    assert (self);
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    return task? drover_owners_name (self->owners, task->owner): "";
-}
-
-//  Return a task's state, or DROVER_TASK_UNKNOWN
-int
-drover_tasktable_state (drover_tasktable_t *self, uint64_t id)
-{
-    assert (self);
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    return task? task->state: DROVER_TASK_UNKNOWN;
-}
-
-//  Return a task's current attempt number
-uint32_t
-drover_tasktable_attempt (drover_tasktable_t *self, uint64_t id)
-{
-    assert (self);
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    return task? task->attempt: 0;
-}
-
-//  Return the worker of a task's current or last attempt, or ""
-const char *
-drover_tasktable_worker (drover_tasktable_t *self, uint64_t id)
-{
-    assert (self);
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    return task? drover_taskrecord_worker (task): "";
-}
-
-//  Get a task's wall-clock times: submitted, started, ended
-int
-drover_tasktable_times (drover_tasktable_t *self, uint64_t id, int64_t *queued_p,
-                        int64_t *started_p, int64_t *ended_p)
-{
-    assert (self && queued_p && started_p && ended_p);
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    if (!task)
-        return -1;
-    *queued_p = task->queued_at;
-    *started_p = task->started_at;
-    *ended_p = drover_taskrecord_final (task)? task->result->ended_at: 0;
-    return 0;
-}
-
-//  Encode a task's past attempts, or NULL if it has none
-byte *
-drover_tasktable_history (drover_tasktable_t *self, uint64_t id, size_t *size_p)
-{
-    assert (self && size_p);
-    drover_taskrecord_t *task = drover_tasktable_lookup (self, id);
-    if (!task || !task->has_history)
-        return NULL;
-    drover_taskhistory_t *history = (drover_taskhistory_t *)
-        drover_idhash_lookup (self->histories, id);
-    return history? drover_taskhistory_encode (history, size_p): NULL;
-}
-
-//  Return how many tasks the table holds in one state
-uint64_t
-drover_tasktable_count (drover_tasktable_t *self, int state)
-{
-    assert (self);
-    return state >= 0 && state < DROVER_TASK_STATES? self->counts [state]: 0;
-}
-
-//  Return how many tasks the table holds in all
-size_t
-drover_tasktable_size (drover_tasktable_t *self)
-{
-    assert (self);
-    return drover_idhash_size (self->tasks);
 }

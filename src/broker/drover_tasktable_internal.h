@@ -2,8 +2,10 @@
     drover_tasktable_internal - what the task table's own files share: its
     state, and the steps its parts are made of
 
-    Only drover_tasktable.c and drover_taskrestore.c (the table after a
-    restart) include this; everyone else uses drover_tasktable.h.
+    Only the table's parts include this: drover_tasktable.c,
+    drover_taskattempts.c, drover_taskquery.c, drover_taskshow.c,
+    drover_taskrestore.c (the table after a restart) and
+    drover_taskreplica.c; everyone else uses drover_tasktable.h.
     =========================================================================
 */
 
@@ -21,6 +23,13 @@
 #include "drover_waiters.h"
 #include "drover_taskhistory.h"
 
+//  One ack deadline: the attempt must be STARTED before it
+typedef struct {
+    uint64_t task;              //  task id
+    uint32_t attempt;           //  attempt offered
+    int64_t deadline;           //  msec, monotonic
+} drover_tasktable_ack_t;
+
 struct _drover_tasktable_t {
     drover_idhash_t *tasks;     //  id -> drover_taskrecord_t, every task held
     drover_idhash_t *histories; //  id -> drover_taskhistory_t, of tasks with past attempts
@@ -31,7 +40,7 @@ struct _drover_tasktable_t {
                                 //  not registered since the restart)
     zhashx_t *keys;             //  submit key -> task id (uintptr_t), of tasks held
     drover_waiters_t *waiters;  //  who waits on which task, and their routes
-    drover_ring_t *acks;        //  s_ack_t, oldest first
+    drover_ring_t *acks;        //  drover_tasktable_ack_t, oldest first
     drover_ring_t *finished;    //  uint64_t ids of finished tasks, oldest first
     drover_taskactions_t *actions;  //  decided, not all taken yet
     size_t kept_bytes;          //  output bytes held by results, and their tasks' bodies
@@ -74,6 +83,10 @@ void
 //  Remove a task from the table and free it
 void
     drover_tasktable_remove (drover_tasktable_t *self, drover_taskrecord_t *task);
+
+//  Move a task to a state, keeping the counts
+void
+    drover_tasktable_set_state (drover_tasktable_t *self, drover_taskrecord_t *task, int state);
 
 //  End a task (already off its worker) with a result: tell its waiters,
 //  say the event, and remember it among the finished
