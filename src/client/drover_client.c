@@ -13,7 +13,7 @@
       for a later wait if there is none;
     - a reply to one of the current wait's WAITs (its seq range);
     - a REDIRECT: a broker that does not serve (PROTOCOL.md §17); the
-      client moves once the batch is read (s_move);
+      client moves once the batch is read (drover_client_move.c);
     - anything else is a late reply to an abandoned request: dropped.
 
     With several brokers the client talks to one at a time, and
@@ -23,13 +23,15 @@
     close), a request gets no answer for the timeout, or no leader is
     known. A move is a new DEALER; what the old broker had (the request in
     flight, async submits, WAITs) goes again, unchanged, once the move's
-    delay has passed (s_resend), except a SUBMIT without a key that a
-    broker which did not redirect may have accepted: that one fails.
+    delay has passed (drover_client_resend_when_due), except a SUBMIT
+    without a key that a broker which did not redirect may have accepted:
+    that one fails. Moving is drover_client_move.c.
 
     Submitting is drover_client_submit.c (async submits live there in a
     ring of `window` slots indexed by seq), waiting for TASK DONEs is
-    drover_client_wait.c; this file has the object, sending and
-    receiving, routing what comes in, and the plain requests.
+    drover_client_wait.c, the plain requests drover_client_requests.c;
+    this file has the object, sending and receiving, the synchronous
+    request, and routing what comes in.
 
     A system call costs about a microsecond on the machines we measure,
     more than handling a message, so drover_client_receive reads with
@@ -49,14 +51,8 @@
 #define S_BATCH             4096
 //  Messages queued towards us before the broker's ROUTER drops them
 #define S_RCVHWM            1000000
-//  The dealer's index in the poller
-#define S_DEALER_AT         0
-//  Its handshake monitor's
-#define S_MONITOR_AT        1
 
 static void s_dispatch (drover_client_t *self);
-static int s_connect (drover_client_t *self);
-static void s_disconnect (drover_client_t *self);
 
 
 //  Set the last error from a code and printf-style text
@@ -87,8 +83,8 @@ s_msg_destructor (void **item)
 }
 
 //  Drop the dealer and its handshake monitor
-static void
-s_disconnect (drover_client_t *self)
+void
+drover_client_disconnect (drover_client_t *self)
 {
     drover_poller_set (self->poller, S_DEALER_AT, NULL);
     drover_poller_set (self->poller, S_MONITOR_AT, NULL);
@@ -100,8 +96,8 @@ s_disconnect (drover_client_t *self)
 //  Create the dealer (a CURVE client with the keys, if set), watch its
 //  handshakes and connect it. Returns 0, or -1 if ZeroMQ does not
 //  understand the endpoint (the client then has no dealer).
-static int
-s_connect (drover_client_t *self)
+int
+drover_client_connect (drover_client_t *self)
 {
     self->dealer = zsock_new (ZMQ_DEALER);
     assert (self->dealer);
@@ -124,7 +120,7 @@ s_connect (drover_client_t *self)
     drover_poller_set (self->poller, S_DEALER_AT, self->dealer);
     drover_poller_set (self->poller, S_MONITOR_AT, drover_handshake_sock (self->handshake));
     if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
-        s_disconnect (self);
+        drover_client_disconnect (self);
         return -1;
     }
     return 0;
@@ -178,7 +174,7 @@ drover_client_new (const char *endpoint)
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, NULL);     //  S_DEALER_AT
     drover_poller_add (self->poller, NULL);     //  S_MONITOR_AT
-    if (s_connect (self)) {
+    if (drover_client_connect (self)) {
         drover_client_destroy (&self);
         return NULL;    //  not an endpoint ZeroMQ understands
     }
@@ -194,7 +190,7 @@ drover_client_destroy (drover_client_t **self_p)
     if (!self)
         return;
     if (self->poller)
-        s_disconnect (self);
+        drover_client_disconnect (self);
     drover_poller_destroy (&self->poller);
     zcert_destroy (&self->pair);
     drover_msg_destroy (&self->inbox);
@@ -241,8 +237,8 @@ drover_client_set_keys (drover_client_t *self, const char *key_path,
     zcert_destroy (&server);
     //  A new socket: nothing of the connection made without keys (its
     //  handshake, its monitor's events) is left to be taken for ours
-    s_disconnect (self);
-    int rc = s_connect (self);
+    drover_client_disconnect (self);
+    int rc = drover_client_connect (self);
     assert (rc == 0);                   //  it connected before
     return 0;
 }
@@ -391,186 +387,6 @@ drover_client_send_again (drover_client_t *self, zframe_t *frame)
     return rc;
 }
 
-//  ---------------------------------------------------------------------
-//  Moving between brokers
-
-//  True if the client may move between brokers
-bool
-drover_client_may_move (drover_client_t *self)
-{
-    return drover_endpoints_size (self->endpoints) > 1
-        || drover_endpoints_moves (self->endpoints) > 0;
-}
-
-//  Note for a request in flight
-void
-drover_client_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p)
-{
-    *up_p = true;               //  one broker: never asked
-    *connects_p = 0;
-    if (drover_client_may_move (self) && self->handshake) {
-        *up_p = drover_handshake_up (self->handshake);
-        *connects_p = drover_handshake_connects (self->handshake);
-        drover_poller_drained (self->poller, S_MONITOR_AT);     //  we read it empty
-    }
-}
-
-//  We leave the broker we sent to: note which requests it may have taken.
-//  Not one it redirected (a standby does nothing), nor one sent while the
-//  connection was down and not up since (it never left us).
-static void
-s_note_taken (drover_client_t *self, bool redirected)
-{
-    bool up = false;
-    uint64_t connects = 0;
-    if (!redirected)
-        drover_client_note_link (self, &up, &connects);
-    if (self->awaited && self->awaited_sent_in == self->moves)
-        self->awaited_maybe_taken = !redirected
-            && (self->awaited_up || connects > self->awaited_connects);
-    for (uint32_t index = 0; self->outstanding && index < self->window; index++) {
-        drover_client_slot_t *slot = &self->slots [index];
-        if (slot->seq && slot->sent_in == self->moves)
-            slot->maybe_taken = !redirected && (slot->sent_up || connects > slot->sent_connects);
-    }
-}
-
-//  Talk to the endpoints' current broker from now on: a new DEALER (what
-//  was queued for the old broker is dropped), and what the old one had
-//  goes again after delay msec. redirected: the broker we leave answered
-//  REDIRECT, so it did nothing with what we sent it.
-static void
-s_move (drover_client_t *self, int delay, bool redirected, const char *why)
-{
-    s_note_taken (self, redirected);
-    self->moves++;
-    for (size_t tries = 0; ; tries++) {
-        const char *next = drover_endpoints_current (self->endpoints);
-        //  A redirect is the protocol at work, said at every command a
-        //  standby answers first: only a broker left for silence is news
-        if (!redirected && strneq (next, self->endpoint))
-            zsys_info ("client: moving from broker=%s to broker=%s in %d ms: %s",
-                       self->endpoint, next, delay, why);
-        free (self->endpoint);
-        self->endpoint = strdup (next);
-        assert (self->endpoint);
-        s_disconnect (self);
-        if (s_connect (self) == 0)
-            break;
-        //  Only a leader a REDIRECT named can be unusable (the list was
-        //  checked): the next of the list is not
-        assert (tries <= drover_endpoints_size (self->endpoints));
-        why = "cannot connect there";
-        delay += drover_endpoints_failed (self->endpoints, zclock_mono ());
-    }
-    int64_t due = zclock_mono () + delay;
-    self->resend_due = due > 0? due: 1;
-}
-
-//  A REDIRECT came: move once the batch is read (the first one decides)
-static void
-s_redirected (drover_client_t *self, drover_msg_t *redirect)
-{
-    if (self->move_due)
-        return;
-    self->move_due = true;
-    self->move_delay = drover_endpoints_redirected (self->endpoints, redirect->leader,
-                                                    zclock_mono ());
-}
-
-//  Move if a REDIRECT came, or if the connection has been down for
-//  DEAD_AFTER and there is another broker to try
-static void
-s_move_when_due (drover_client_t *self)
-{
-    if (self->move_due) {
-        self->move_due = false;
-        s_move (self, self->move_delay, true, "redirected");
-        return;
-    }
-    int64_t down = drover_handshake_down_since (self->handshake);
-    int64_t now = zclock_mono ();
-    if (down && now - down >= DROVER_ENDPOINTS_DEAD_AFTER && drover_client_may_move (self))
-        s_move (self, drover_endpoints_failed (self->endpoints, now), false,
-                "connection down");
-}
-
-//  Return when the client must next act by itself (send again after a
-//  move, or check a connection that is down), 0 if never
-static int64_t
-s_wake_at (drover_client_t *self)
-{
-    int64_t wake = self->resend_due;
-    int64_t down = self->handshake? drover_handshake_down_since (self->handshake): 0;
-    if (down && drover_client_may_move (self)
-    &&  (!wake || down + DROVER_ENDPOINTS_DEAD_AFTER < wake))
-        wake = down + DROVER_ENDPOINTS_DEAD_AFTER;
-    return wake;
-}
-
-//  True if a frame holds a request that may go twice: anything but a
-//  SUBMIT without a key (two tasks)
-static bool
-s_repeatable (zframe_t *frame)
-{
-    drover_msg_t *msg = drover_msg_new (0);
-    bool repeatable = drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0
-                   && (msg->id != DROVER_MSG_TASK_SUBMIT || msg->key != NULL);
-    drover_msg_destroy (&msg);
-    return repeatable;
-}
-
-//  After a move, once its delay has passed: send again what the broker we
-//  left had not answered. A request that may not go twice (a SUBMIT
-//  without a key) fails instead, unless that broker redirected.
-static void
-s_resend_when_due (drover_client_t *self)
-{
-    if (!self->resend_due || zclock_mono () < self->resend_due)
-        return;
-    self->resend_due = 0;
-    if (self->awaited && self->awaited_frame && self->awaited_sent_in < self->moves) {
-        if (!self->awaited_maybe_taken || s_repeatable (self->awaited_frame)) {
-            drover_client_note_link (self, &self->awaited_up, &self->awaited_connects);
-            drover_client_send_again (self, self->awaited_frame);
-            self->awaited_sent_in = self->moves;
-        }
-        else
-            self->awaited_lost = true;
-    }
-    size_t failed = 0;
-    for (uint32_t index = 0; self->outstanding && index < self->window; index++) {
-        drover_client_slot_t *slot = &self->slots [index];
-        if (slot->seq == 0 || slot->sent_in >= self->moves)
-            continue;
-        if (slot->frame && (!slot->maybe_taken || slot->keyed)) {
-            drover_client_note_link (self, &slot->sent_up, &slot->sent_connects);
-            drover_client_send_again (self, slot->frame);
-            slot->sent_in = self->moves;
-        }
-        else {
-            drover_client_fail_slot (self, slot, DROVER_CLIENT_ERR_TIMEOUT,
-                                     "the broker went away before it answered; not sent "
-                                     "again (no key: it may have been accepted)");
-            failed++;
-        }
-    }
-    if (failed)
-        zsys_warning ("client: %zu submits without a key not sent again to broker=%s", failed,
-                      self->endpoint);
-}
-
-//  The broker said nothing for a request's timeout: move on, if we may
-bool
-drover_client_move_on_silence (drover_client_t *self, int64_t started)
-{
-    int64_t now = zclock_mono ();
-    if (!drover_client_may_move (self) || now - started >= DROVER_CLIENT_FAILOVER)
-        return false;
-    s_move (self, drover_endpoints_failed (self->endpoints, now), false, "no answer");
-    return true;
-}
-
 
 //  Receive one frame if there is one (flags: ZMQ_DONTWAIT) and dispatch it.
 //  Returns 1 if a frame was taken, 0 if none was there (the socket is
@@ -618,8 +434,8 @@ s_receive_one (drover_client_t *self)
 int
 drover_client_receive (drover_client_t *self, int msec)
 {
-    s_resend_when_due (self);
-    int64_t wake = s_wake_at (self);
+    drover_client_resend_when_due (self);
+    int64_t wake = drover_client_wake_at (self);
     if (wake && drover_client_msec_left (wake) < msec)
         msec = drover_client_msec_left (wake);
     if (zsys_interrupted || drover_poller_wait (self->poller, msec) == -1) {
@@ -636,8 +452,8 @@ drover_client_receive (drover_client_t *self, int msec)
                                      drover_handshake_reason (self->handshake), self->endpoint);
             //  ZeroMQ gives up a connection whose handshake was refused:
             //  a new socket, so the next request tries (and is told) again
-            s_disconnect (self);
-            int rc = s_connect (self);
+            drover_client_disconnect (self);
+            int rc = drover_client_connect (self);
             assert (rc == 0);           //  it connected before
             return -1;
         }
@@ -646,8 +462,8 @@ drover_client_receive (drover_client_t *self, int msec)
     while (count < S_BATCH && drover_poller_readable (self->poller, S_DEALER_AT)
     &&     s_receive_one (self))
         count++;
-    s_move_when_due (self);
-    s_resend_when_due (self);
+    drover_client_move_when_due (self);
+    drover_client_resend_when_due (self);
     return count;
 }
 
@@ -722,7 +538,7 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     assert (!self->in_handler);     //  handlers must not call the client
     request->seq = drover_client_next_seq (self);
     //  Every request is kept encoded, to go again to the next broker if
-    //  this one redirects or goes away (s_resend_when_due); a keyed SUBMIT
+    //  this one redirects or goes away (drover_client_resend_when_due); a keyed SUBMIT
     //  also goes again while unanswered: the broker gives a repeat of a
     //  key it holds the same task id
     zframe_t *frame = drover_msg_encode (request);
@@ -749,8 +565,8 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
 }
 
 //  Send a request whose answer is OK. Returns 0, or -1 with the error set.
-static int
-s_request_ok (drover_client_t *self, drover_msg_t *request)
+int
+drover_client_request_ok (drover_client_t *self, drover_msg_t *request)
 {
     drover_msg_t *reply = drover_client_request (self, request);
     if (!reply)
@@ -775,7 +591,7 @@ s_dispatch (drover_client_t *self)
 {
     drover_msg_t *msg = self->inbox;
     if (msg->id == DROVER_MSG_REDIRECT) {
-        s_redirected (self, msg);
+        drover_client_redirected (self, msg);
         return;
     }
     if (self->served_in != self->moves) {
@@ -817,163 +633,4 @@ s_dispatch (drover_client_t *self)
         return;
     }
     self->dropped++;            //  a late reply to an abandoned request
-}
-
-
-
-//  ---------------------------------------------------------------------
-//  Other requests
-
-//  Cancel a task
-int
-drover_client_cancel (drover_client_t *self, uint64_t task)
-{
-    assert (self);
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
-    request->task = task;
-    int rc = s_request_ok (self, request);
-    drover_msg_destroy (&request);
-    return rc;
-}
-
-//  Set a worker's admin setting
-int
-drover_client_admin (drover_client_t *self, const char *worker, int admin)
-{
-    assert (self);
-    assert (worker);
-    if (!drover_id_valid (worker)) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
-                     "'%.64s' is not a worker id (printable, no spaces, 1..64 bytes)", worker);
-        return -1;
-    }
-    if (admin < 0 || admin > DROVER_ADMIN_MAX) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "no admin setting %d", admin);
-        return -1;
-    }
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
-    strcpy (request->worker, worker);
-    request->admin = (uint8_t) admin;
-    int rc = s_request_ok (self, request);
-    drover_msg_destroy (&request);
-    return rc;
-}
-
-//  Set a worker's admin setting with a reason and flags; return the answer
-char *
-drover_client_admin_reason (drover_client_t *self, const char *worker, int admin,
-                            const char *reason, uint32_t flags)
-{
-    assert (self);
-    assert (worker);
-    if (!drover_id_valid (worker)) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
-                     "'%.64s' is not a worker id (printable, no spaces, 1..64 bytes)", worker);
-        return NULL;
-    }
-    if (admin < 0 || admin > DROVER_ADMIN_MAX) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "no admin setting %d", admin);
-        return NULL;
-    }
-    if (reason && strlen (reason) > DROVER_REASON_MAX) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
-                                 "a reason is at most %d bytes", DROVER_REASON_MAX);
-        return NULL;
-    }
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
-    strcpy (request->worker, worker);
-    request->admin = (uint8_t) admin;
-    request->flags = flags;
-    if (reason && *reason)
-        drover_msg_set_reason (request, reason);
-    drover_msg_t *reply = drover_client_request (self, request);
-    char *answer = NULL;
-    if (reply && reply->id != DROVER_MSG_OK)
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                     drover_msg_name (reply->id), drover_msg_name (request->id));
-    else
-    if (reply) {
-        answer = strdup (reply->reason? reply->reason: "");
-        assert (answer);
-    }
-    drover_msg_destroy (&reply);
-    drover_msg_destroy (&request);
-    return answer;
-}
-
-//  Return the reply if it is the expected table, else NULL with the error set
-static drover_msg_t *
-s_expect (drover_client_t *self, drover_msg_t *reply, int id, int request_id)
-{
-    if (reply && reply->id != id) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                     drover_msg_name (reply->id), drover_msg_name (request_id));
-        drover_msg_destroy (&reply);
-    }
-    return reply;
-}
-
-//  Ask for the worker table
-drover_msg_t *
-drover_client_workers (drover_client_t *self)
-{
-    assert (self);
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
-    drover_msg_t *reply = drover_client_request (self, request);
-    drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_WORKER_TABLE, DROVER_MSG_WORKER_LIST);
-}
-
-//  Ask for kept events after a seq
-drover_msg_t *
-drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit)
-{
-    assert (self);
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_EVENT_REPLAY);
-    request->since = since;
-    request->limit = limit;
-    drover_msg_t *reply = drover_client_request (self, request);
-    drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_EVENT_LIST, DROVER_MSG_EVENT_REPLAY);
-}
-
-//  Ask for task counts and rows
-drover_msg_t *
-drover_client_tasks (drover_client_t *self, int state, uint32_t limit)
-{
-    return drover_client_tasks_labeled (self, state, limit, NULL, 0);
-}
-
-//  Ask for task counts and the rows of tasks with every one of the labels
-drover_msg_t *
-drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
-                             const char *const *labels, uint32_t nlabels)
-{
-    assert (self);
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
-    request->state = (uint8_t) state;
-    request->limit = limit;
-    for (uint32_t index = 0; index < nlabels; index++)
-        if (drover_msg_add_label (request, labels [index])) {
-            drover_msg_destroy (&request);
-            drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
-                                     "'%s' is not a label (k=v), or more than %d", labels [index],
-                                     DROVER_LABELS_MAX);
-            return NULL;
-        }
-    drover_msg_t *reply = drover_client_request (self, request);
-    drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_TASK_TABLE, DROVER_MSG_TASK_LIST);
-}
-
-//  Ask for everything about one task
-drover_msg_t *
-drover_client_show (drover_client_t *self, uint64_t task)
-{
-    assert (self);
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_SHOW);
-    request->task = task;
-    drover_msg_t *reply = drover_client_request (self, request);
-    drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_TASK_INFO, DROVER_MSG_TASK_SHOW);
 }

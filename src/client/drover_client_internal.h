@@ -1,12 +1,15 @@
 /*  =========================================================================
     drover_client_internal - what the client's source files share
 
-    The client (include/drover_client.h) is one object in three files, one
-    concern each: drover_client.c has the object, sending and receiving,
-    routing what comes in, and the plain requests; drover_client_submit.c
-    has submitting (one at a time, or many through the window of async
-    slots); drover_client_wait.c has waiting for TASK DONEs. Not an API:
-    only those files include this.
+    The client (include/drover_client.h) is one object in several files,
+    one concern each: drover_client.c has the object, sending and
+    receiving, and routing what comes in; drover_client_move.c has moving
+    between brokers; drover_client_submit.c has submitting (one at a
+    time, or many through the window of async slots); drover_client_wait.c
+    has waiting for TASK DONEs; drover_client_requests.c has the plain
+    requests, and drover_client_explain.c, _pool.c, _queues.c and
+    _service.c those of one feature each. Not an API: only those files
+    include this.
     =========================================================================
 */
 
@@ -18,6 +21,11 @@
 #include "drover_waitset.h"
 #include "drover_handshake.h"
 #include "drover_endpoints.h"
+
+//  The dealer's index in the poller
+#define S_DEALER_AT         0
+//  Its handshake monitor's
+#define S_MONITOR_AT        1
 
 //  One async submit waiting for its reply
 typedef struct {
@@ -99,6 +107,16 @@ void
 void
     drover_client_set_timeout_error (drover_client_t *self);
 
+//  Drop the dealer and its handshake monitor
+void
+    drover_client_disconnect (drover_client_t *self);
+
+//  Create the dealer (a CURVE client with the keys, if set), watch its
+//  handshakes and connect it. Returns 0, or -1 if ZeroMQ does not
+//  understand the endpoint (the client then has no dealer).
+int
+    drover_client_connect (drover_client_t *self);
+
 //  Take the next request seq; never 0, which TASK DONE uses for notifies
 uint32_t
     drover_client_next_seq (drover_client_t *self);
@@ -123,6 +141,12 @@ int
 int
     drover_client_msec_left (int64_t deadline);
 
+//  Send a request whose answer is OK. Returns 0, or -1 with the error set.
+int
+    drover_client_request_ok (drover_client_t *self, drover_msg_t *request);
+
+//  In drover_client_move.c
+
 //  True if the client may move between brokers: it has several, or a
 //  REDIRECT sent it to one not in its list
 bool
@@ -141,6 +165,26 @@ void
 //  false (the caller gives up)
 bool
     drover_client_move_on_silence (drover_client_t *self, int64_t started);
+
+//  A REDIRECT came: move once the batch is read (the first one decides)
+void
+    drover_client_redirected (drover_client_t *self, drover_msg_t *redirect);
+
+//  Move if a REDIRECT came, or if the connection has been down for
+//  DEAD_AFTER and there is another broker to try
+void
+    drover_client_move_when_due (drover_client_t *self);
+
+//  Return when the client must next act by itself (send again after a
+//  move, or check a connection that is down), 0 if never
+int64_t
+    drover_client_wake_at (drover_client_t *self);
+
+//  After a move, once its delay has passed: send again what the broker we
+//  left had not answered. A request that may not go twice (a SUBMIT
+//  without a key) fails instead, unless that broker redirected.
+void
+    drover_client_resend_when_due (drover_client_t *self);
 
 //  In drover_client_submit.c
 
