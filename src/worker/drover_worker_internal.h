@@ -1,12 +1,13 @@
 /*  =========================================================================
     drover_worker_internal - what the worker's source files share
 
-    The worker (include/drover_worker.h) is one object in two files, each
-    one concern: drover_worker.c has the object, its settings, the offers
-    it runs and their results, and the loop; drover_worker_uplink.c has
-    the link to the broker: the DEALER, registering, heartbeats, silence
-    and reconnects, and reading what the broker sends. Not an API: only
-    those two files include this.
+    The worker (include/drover_worker.h) is one object in three files,
+    each one concern: drover_worker.c has the object, its settings, and
+    the loop; drover_worker_tasks.c has the offers it runs and their
+    results, and acting on each message from the broker;
+    drover_worker_uplink.c has the link to the broker: the DEALER,
+    registering, heartbeats, silence and reconnects, and reading what the
+    broker sends. Not an API: only those three files include this.
     =========================================================================
 */
 
@@ -18,11 +19,14 @@
 #include "drover_poller.h"
 #include "drover_handshake.h"
 #include "drover_endpoints.h"
+#include "drover_defaults.h"
 
 #define DROVER_WORKER_STARTED_RING  4096    //  recent TASK STARTED remembered, for 409/404
 #define DROVER_WORKER_DEALER_AT     0       //  the DEALER's index in the poller
 #define DROVER_WORKER_PIPE_AT       1       //  the actor pipe's
 #define DROVER_WORKER_MONITOR_AT    2       //  the DEALER's handshake monitor's
+#define DROVER_WORKER_HEARTBEAT     DROVER_DEFAULT_HEARTBEAT    //  msec, until WELCOME says otherwise
+#define DROVER_WORKER_BACKOFF_MIN   250     //  msec before the first reconnect
 
 //  A TASK STARTED we sent, in case the broker refuses it
 typedef struct {
@@ -157,7 +161,7 @@ void
 long
     drover_worker_wait_msec (drover_worker_t *self, int64_t now);
 
-//  In drover_worker.c
+//  In drover_worker_tasks.c
 
 //  Act on one decoded message from the broker
 void
@@ -166,5 +170,10 @@ void
 //  Send every result not yet acknowledged again, if registered
 void
     drover_worker_resend_results (drover_worker_t *self, int64_t now);
+
+//  Collect what the runner finished: give back procs, keep and send results
+//  (but drop those of attempts that belong to a broker state gone by)
+void
+    drover_worker_collect_results (drover_worker_t *self, int64_t now);
 
 #endif

@@ -5,7 +5,7 @@
     saying HELLO, heartbeats, noticing a broker that stopped answering,
     dropping the socket and connecting again after a backoff, and reading
     what the broker sends (each message is then acted on by
-    drover_worker_handle_message, in drover_worker.c).
+    drover_worker_handle_message, in drover_worker_tasks.c).
 
     Registration is a small state machine over the socket:
       connected, HELLO sent  --WELCOME-->  registered (heartbeats flow)
