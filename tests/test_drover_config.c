@@ -105,6 +105,7 @@ test_defaults_agree_with_header_and_readme (void **state)
     assert_int_equal (config->service.max_services, DROVER_DEFAULT_SERVICE_MAX_SERVICES);
     assert_int_equal (config->service.max_replicas, DROVER_DEFAULT_SERVICE_MAX_REPLICAS);
     assert_int_equal (config->affinity_wait, DROVER_DEFAULT_AFFINITY_WAIT);
+    assert_string_equal (config->cpus, DROVER_DEFAULT_CPUS);
     assert_string_equal (DROVER_CLIENT_ENDPOINT, DROVER_DEFAULT_ENDPOINT);
     assert_string_equal (DROVER_CLIENT_EVENTS, DROVER_DEFAULT_EVENTS);
 
@@ -130,7 +131,7 @@ test_defaults_agree_with_header_and_readme (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 71);
+    assert_int_equal (zhashx_size (defaults), 72);
 
     //  README's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
@@ -165,7 +166,7 @@ test_defaults_agree_with_header_and_readme (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("README.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 64);
+    assert_int_equal (rows, 65);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on README's usage line
@@ -197,6 +198,15 @@ test_set_checks_range_and_names_key (void **state)
     assert_string_equal (config->durability, "full");
     assert_int_equal (drover_config_set (config, "broker/durability", "batch", &error), 0);
     assert_string_equal (config->durability, "batch");
+    //  A CPU list is checked as the broker applies it, and may be ""
+    assert_int_equal (drover_config_set (config, "broker/cpus", "0-", &error), -1);
+    assert_non_null (strstr (error, "broker/cpus: '0-' is not a CPU list"));
+    zstr_free (&error);
+    assert_string_equal (config->cpus, "");
+    assert_int_equal (drover_config_set (config, "broker/cpus", "0,2-3", &error), 0);
+    assert_string_equal (config->cpus, "0,2-3");
+    assert_int_equal (drover_config_set (config, "broker/cpus", "", &error), 0);
+    assert_string_equal (config->cpus, "");
     const char *bad [] = { "", "-5", "12abc", "99999999999999999999", " 700", "+700" };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         assert_int_equal (drover_config_set (config, "assign/ack-timeout", bad [index], &error), -1);

@@ -24,6 +24,7 @@
 #include "drover_log.h"
 #include "drover_poolwire.h"
 #include "drover_ha.h"
+#include "drover_cpus.h"
 #include "drover_event.h"
 
 //  A peer's ROUTER routing id, borrowed from the message it came with
@@ -742,6 +743,23 @@ drover_broker_start (drover_broker_t *self, uint64_t fence)
     return 0;
 }
 
+//  Keep the broker's threads on the CPUs of broker/cpus, before any starts,
+//  and log where it runs. Returns 0, or -1 after saying why.
+static int
+s_keep_to_cpus (const char *cpus)
+{
+    char *error = NULL;
+    if (drover_cpus_apply (cpus, &error)) {
+        fprintf (stderr, "drover broker: broker/cpus: %s\n", error);
+        zstr_free (&error);
+        return -1;
+    }
+    char text [256];
+    drover_cpus_describe_own (text, sizeof text);
+    zsys_info ("broker: cpus %s%s", text, *cpus? " (broker/cpus)": "");
+    return 0;
+}
+
 //  Run `drover broker`: alone, or one of several (drover_ha)
 int
 drover_broker_main (int argc, char **argv)
@@ -755,6 +773,10 @@ drover_broker_main (int argc, char **argv)
     }
     zsys_set_logident ("drover-broker");
     drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
+    if (s_keep_to_cpus (config->cpus)) {
+        drover_config_destroy (&config);
+        return 2;
+    }
     //  Actor pipes are unbounded: a full pipe would block the main while
     //  the actor blocks on the main. External input is bounded instead.
     zsys_set_pipehwm (0);

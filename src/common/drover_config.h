@@ -92,6 +92,7 @@ typedef struct {
     char *state_dir;            //  broker/state-dir: where the state is kept
     char *durability;           //  broker/durability: full, batch or off
     uint32_t commit_every;      //  broker/commit-every: msec between commits (batch)
+    char *cpus;                 //  broker/cpus: CPU list the broker runs on, "" any
     char *security_key;         //  security/key: the broker's key pair file, "" for no CURVE
     char *security_keys;        //  security/keys: public keys, one subdirectory per role
     uint32_t handshake;         //  security/handshake: msec to finish a connection's handshake

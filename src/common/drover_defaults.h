@@ -26,6 +26,7 @@
 #define DROVER_DEFAULT_PEER_BYTES       1073741824  //  bytes waiting from one peer, at most
 #define DROVER_DEFAULT_STATE_DIR        "drover.state"  //  where the state is kept
 #define DROVER_DEFAULT_DURABILITY       "full"      //  full, batch or off
+#define DROVER_DEFAULT_CPUS             ""          //  broker/cpus: any CPU
 #define DROVER_DEFAULT_COMMIT_EVERY     100         //  msec between commits, durability batch
 
 //  security
