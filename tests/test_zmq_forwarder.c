@@ -58,11 +58,13 @@ test_zmq_forwarder_prints_every_figure (void **state)
     }
 }
 
-//  --phases rtt runs only the round trips; a bad size is a usage error
+//  --phases rtt runs only the round trips (here with the broker on CPU 0);
+//  a bad size or CPU is a usage error, a CPU nobody may use a failure
 static void
 test_zmq_forwarder_flags (void **state)
 {
-    const char *rtt [] = { ZMQ_FORWARDER_BIN, "--phases", "rtt", "--rtt", "20", NULL };
+    const char *rtt [] = { ZMQ_FORWARDER_BIN, "--phases", "rtt", "--rtt", "20",
+                           "--broker-cpu", "0", NULL };
     char output [S_OUTPUT_MAX];
     int status = testutil_run_output (rtt, output, sizeof output, S_DEADLINE);
     assert_true (status != -1 && WIFEXITED (status));
@@ -75,12 +77,19 @@ test_zmq_forwarder_flags (void **state)
         { ZMQ_FORWARDER_BIN, "--phases", "noop,nosuch", NULL },
         { ZMQ_FORWARDER_BIN, "--window", NULL },
         { ZMQ_FORWARDER_BIN, "extra", NULL },
+        { ZMQ_FORWARDER_BIN, "--broker-cpu", "-1", NULL },
+        { ZMQ_FORWARDER_BIN, "--broker-cpu", "1024", NULL },
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         status = testutil_run_output (bad [index], output, sizeof output, S_DEADLINE);
         assert_true (status != -1 && WIFEXITED (status));
         assert_int_equal (WEXITSTATUS (status), 2);
     }
+    const char *nowhere [] = { ZMQ_FORWARDER_BIN, "--phases", "rtt", "--rtt", "20",
+                               "--broker-cpu", "1023", NULL };
+    status = testutil_run_output (nowhere, output, sizeof output, S_DEADLINE);
+    assert_true (status != -1 && WIFEXITED (status));
+    assert_int_equal (WEXITSTATUS (status), 1);
 }
 
 int

@@ -38,6 +38,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -263,10 +264,10 @@ s_broker_main (void)
     return 0;
 }
 
-//  Start the broker child; read its two endpoints (clients, workers) from
-//  its stdout. Returns its pid, or -1.
+//  Start the broker child, on CPU cpu alone if it is not -1; read its two
+//  endpoints (clients, workers) from its stdout. Returns its pid, or -1.
 static pid_t
-s_broker_start (char *clients, char *workers, size_t size)
+s_broker_start (char *clients, char *workers, size_t size, int cpu)
 {
     int fds [2];
     if (pipe (fds))
@@ -281,6 +282,16 @@ s_broker_start (char *clients, char *workers, size_t size)
     }
     if (pid == 0) {
         prctl (PR_SET_PDEATHSIG, SIGTERM);      //  never outlive the bench
+        if (cpu >= 0) {
+            cpu_set_t set;
+            CPU_ZERO (&set);
+            CPU_SET (cpu, &set);
+            if (sched_setaffinity (0, sizeof set, &set)) {
+                fprintf (stderr, "zmq_forwarder: cannot run the broker on CPU %d: %s\n",
+                         cpu, strerror (errno));
+                _exit (127);
+            }
+        }
         dup2 (fds [1], STDOUT_FILENO);
         close (fds [0]);
         close (fds [1]);
@@ -386,6 +397,7 @@ typedef struct {
     long long credit;           //  --credit: tasks each worker takes at once
     bool phase_noop;            //  --phases has noop
     bool phase_rtt;             //  --phases has rtt
+    long long broker_cpu;       //  --broker-cpu: the one CPU of the broker child, -1 any
 } s_opts_t;
 
 typedef struct {
@@ -438,7 +450,8 @@ s_recv_result (s_bench_t *self)
 static int
 s_bench_start (s_bench_t *self)
 {
-    self->broker = s_broker_start (self->clients, self->workers, sizeof self->clients);
+    self->broker = s_broker_start (self->clients, self->workers, sizeof self->clients,
+                                   (int) self->opts->broker_cpu);
     if (self->broker == -1)
         return -1;
     self->context = zmq_ctx_new ();
@@ -585,7 +598,7 @@ s_usage (FILE *stream)
 {
     fprintf (stream,
         "usage: zmq_forwarder [--tasks N] [--rtt N] [--workers N] [--window N]\n"
-        "                     [--credit N] [--phases noop,rtt]\n"
+        "                     [--credit N] [--phases noop,rtt] [--broker-cpu N]\n"
         "\n"
         "A bare ZeroMQ forwarder (a broker process that only forwards) measured as\n"
         "`drover bench --phases noop,rtt` measures drover; one line per figure.\n"
@@ -594,7 +607,8 @@ s_usage (FILE *stream)
         "  --workers N  in-process worker threads (2)\n"
         "  --window N   tasks outstanding, sent in two half-window batches (1000)\n"
         "  --credit N   tasks each worker takes at once (100, as drover's --procs)\n"
-        "  --phases L   noop, rtt or noop,rtt (both)\n");
+        "  --phases L   noop, rtt or noop,rtt (both)\n"
+        "  --broker-cpu N  run the broker process on CPU N alone (default: any CPU)\n");
 }
 
 //  Parse a positive size no larger than max; false if it is not one
@@ -613,6 +627,22 @@ s_parse_size (const char *flag, const char *text, long long max, long long *valu
     return true;
 }
 
+//  Parse a CPU number (0 to CPU_SETSIZE - 1); false if it is not one
+static bool
+s_parse_cpu (const char *text, long long *cpu)
+{
+    char *end = NULL;
+    errno = 0;
+    long long parsed = strtoll (text, &end, 10);
+    if (errno || !end || *end || end == text || parsed < 0 || parsed >= CPU_SETSIZE) {
+        fprintf (stderr, "zmq_forwarder: --broker-cpu: '%s' is not a CPU number from 0 to %d\n",
+                 text, CPU_SETSIZE - 1);
+        return false;
+    }
+    *cpu = parsed;
+    return true;
+}
+
 //  Parse the flags into opts; returns 0, 1 for --help, or 2 (usage error)
 static int
 s_parse (int argc, char **argv, s_opts_t *opts)
@@ -624,10 +654,11 @@ s_parse (int argc, char **argv, s_opts_t *opts)
         { "window",  required_argument, NULL, 'W' },
         { "credit",  required_argument, NULL, 'c' },
         { "phases",  required_argument, NULL, 'p' },
+        { "broker-cpu", required_argument, NULL, 'b' },
         { "help",    no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    *opts = (s_opts_t) { 100000, 10000, 2, 1000, 100, true, true };
+    *opts = (s_opts_t) { 100000, 10000, 2, 1000, 100, true, true, -1 };
     int option;
     opterr = 0;
     while ((option = getopt_long (argc, argv, ":h", options, NULL)) != -1) {
@@ -638,6 +669,7 @@ s_parse (int argc, char **argv, s_opts_t *opts)
             case 'w': ok = s_parse_size ("--workers", optarg, 1000, &opts->workers); break;
             case 'W': ok = s_parse_size ("--window", optarg, 1000000, &opts->window); break;
             case 'c': ok = s_parse_size ("--credit", optarg, 100000, &opts->credit); break;
+            case 'b': ok = s_parse_cpu (optarg, &opts->broker_cpu); break;
             case 'p':
                 opts->phase_noop = strcmp (optarg, "rtt") != 0;
                 opts->phase_rtt = strcmp (optarg, "noop") != 0;
