@@ -94,6 +94,9 @@
 #define S_AFFINITY_SHAPES   100
 //  Least msec between two LOADs to the pool
 #define S_LOAD_EVERY    100
+//  Msec the pipe and link are left unread after a turn while leases are
+//  out and nothing waits (s_may_hold): 1 to 2 msec, the clock counting msec
+#define S_HOLD_WHILE_LENT   2
 
 //  What the actor keeps about a worker besides what the queue keeps
 typedef struct {
@@ -963,6 +966,20 @@ s_on_lend (const drover_sched_lease_t *lease, void *arg)
                        lease->procs, lease->mem, worker && worker->labels? worker->labels: "");
 }
 
+//  Tell whether the sockets may stay unread a moment after this turn: while
+//  leases are out, nothing waits (a request would have revoked them), so
+//  what comes is mostly TAKE and FREE for tasks assign placed on its leases,
+//  news that may wait. Anything else (a QUEUE no lease could hold, a
+//  WORKER LIST) waits S_HOLD_WHILE_LENT msec at most. Held, schedq wakes
+//  once every millisecond or two at most, not twice for every task, and
+//  the main's sends to it wake nobody (ACTORS.md, "News that may wait").
+static bool
+s_may_hold (self_t *self)
+{
+    return drover_sched_leases (self->sched) > 0 && drover_sched_size (self->sched) == 0
+        && drover_affinity_size (self->affinity) == 0;
+}
+
 //  Run one scheduling pass and say its placements (in this turn's batch);
 //  then revoke the leases that must come back, and lend what is idle
 static void
@@ -1129,8 +1146,9 @@ drover_schedq_actor (zsock_t *pipe, void *args)
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
     int wait = -1;              //  until a LOAD held back is due, or input
+    int64_t held_until = 0;     //  msec monotonic the sockets stay unread until
     while (!self->flags.stopping) {
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, held_until) == -1)
             break;              //  interrupted
         int read = drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,
                                      s_handle_record, self);
@@ -1150,6 +1168,7 @@ drover_schedq_actor (zsock_t *pipe, void *args)
         //  The link first: an ASSIGN is on the way to an offer
         drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        held_until = read > 0 && s_may_hold (self)? zclock_mono () + S_HOLD_WHILE_LENT: 0;
     }
     s_self_destroy (&self);
 }

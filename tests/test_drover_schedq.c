@@ -722,6 +722,34 @@ test_lease_lent_taken_revoked (void **state)
     s_quiet (actor);
 }
 
+//  While a lease is out and nothing waits, schedq leaves its sockets unread
+//  for a millisecond or more after each turn, so that TAKE and FREE for
+//  leased tasks do not wake it for each task: two WORKER LISTs in a row
+//  take at least that. A request that waits ends it: the lease is revoked
+//  and its RETURN read.
+static void
+test_held_while_lent (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-alpha", 4, 1000, "");
+    uint64_t lease = s_expect_lease ("alpha", "4", "");
+    for (int round = 0; round < 3; round++) {
+        int64_t asked = zclock_usecs ();
+        drover_msg_t *table = s_list_only (actor, 1);      //  its turn ends in a hold
+        drover_msg_destroy (&table);
+        table = s_list_only (actor, 2);                     //  read once the hold is over
+        drover_msg_destroy (&table);
+        int64_t took = zclock_usecs () - asked;
+        if (took < 1000)
+            fail_msg ("two WORKER LISTs answered in %" PRId64 " usec while a lease is out", took);
+    }
+    s_queue (actor, 1, 0, 8, 0, "");        //  fits nowhere: it waits, the lease is revoked
+    s_expect_revoke (lease);
+    zsock_send (s_link, "s8", "RETURN", lease);
+    assert_int_equal (s_procs_used (actor, "alpha"), 0);    //  the RETURN was read
+    s_quiet (actor);
+}
+
 //  Send WORKER ADMIN without waiting for its answer
 static void
 s_admin_send (zactor_t *actor, const char *worker, int admin, uint32_t flags, uint32_t seq)
@@ -946,6 +974,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_lease_revoked_on_drain, s_setup_leases, s_teardown),
         cmocka_unit_test_setup_teardown (test_hold_answered_once_lease_is_back, s_setup_leases,
                                          s_teardown),
+        cmocka_unit_test_setup_teardown (test_held_while_lent, s_setup_leases, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
