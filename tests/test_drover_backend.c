@@ -7,8 +7,7 @@
 */
 
 #define _GNU_SOURCE                 //  unshare, for the full-filesystem test
-#include "testutil.h"
-#include "drover_backend.h"
+#include "testutil_backend.h"
 #include <sqlite3.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -54,144 +53,30 @@ s_teardown (void **state)
     return 0;
 }
 
-//  A change about task with seq and state after it
-static drover_change_t *
-s_change (const char *topic, uint64_t task, uint64_t seq, int state)
+//  Read the format marker of a state file
+static char *
+s_format (const char *file)
 {
-    drover_change_t *change = drover_change_new (topic, task);
-    change->seq = seq;
-    change->state = (uint8_t) state;
-    change->retries_left = 2;
-    return change;
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (file, &db), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
+                                          -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    char *format = strdup ((const char *) sqlite3_column_text (stmt, 0));
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    return format;
 }
 
-//  A task.queued change with its submit: key (or NULL), a body, labels
-static drover_change_t *
-s_queued (uint64_t task, uint64_t seq, const char *key)
-{
-    drover_change_t *change = s_change ("task.queued", task, seq, DROVER_TASK_QUEUED);
-    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
-    submit->priority = -3;
-    submit->procs = 2;
-    submit->mem = 5ull << 30;
-    submit->timeout = 60000;
-    submit->retries = 2;
-    submit->flags = DROVER_SUBMIT_NOTIFY;
-    submit->key = key? strdup (key): NULL;
-    assert_int_equal (drover_msg_add_label (submit, "gpu=no"), 0);
-    assert_int_equal (drover_msg_add_label (submit, "zone=b"), 0);
-    char body [100];
-    for (size_t index = 0; index < sizeof body; index++)
-        body [index] = (char) (task + index);
-    drover_msg_set_body (submit, (byte *) body, sizeof body);
-    change->submit = submit;
-    return change;
-}
-
-//  A change to attempt on worker
-static drover_change_t *
-s_attempt (const char *topic, uint64_t task, uint64_t seq, int state, uint32_t attempt,
-           const char *worker)
-{
-    drover_change_t *change = s_change (topic, task, seq, state);
-    change->attempt = attempt;
-    snprintf (change->worker, sizeof change->worker, "%s", worker);
-    return change;
-}
-
-//  A final change with its result
-static drover_change_t *
-s_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attempt, const char *out)
-{
-    drover_change_t *change = s_attempt (state == DROVER_TASK_SUCCEEDED? "task.succeeded":
-                                         "task.failed", task, seq, state, attempt, "w1");
-    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
-    done->task = task;
-    done->state = (uint8_t) state;
-    done->end = (uint8_t) end;
-    done->exit_code = state == DROVER_TASK_SUCCEEDED? 0: 3;
-    done->duration = 1234;
-    done->truncated = DROVER_TRUNC_STDERR;
-    drover_msg_set_output (done, (byte *) out, strlen (out), (byte *) "oops", 4);
-    drover_msg_set_reason (done, "exited 3");
-    change->done = done;
-    return change;
-}
-
-//  Apply changes (count of them) and destroy them; returns apply's result
-static int
-s_apply (drover_backend_t *backend, drover_change_t **changes, size_t count, char *error)
-{
-    int rc = drover_backend_apply (backend, changes, count, error, DROVER_BACKEND_ERROR_MAX);
-    for (size_t index = 0; index < count; index++)
-        drover_change_destroy (&changes [index]);
-    return rc;
-}
-
-//  What load hands over, kept in order
-typedef struct {
-    drover_change_t *changes [256];     //  owned
-    size_t count;                       //  in changes
-} s_loaded_t;
-
-static int
-s_take_task (void *arg, drover_change_t **change_p)
-{
-    s_loaded_t *loaded = (s_loaded_t *) arg;
-    assert_true (loaded->count < 256);
-    loaded->changes [loaded->count++] = *change_p;
-    *change_p = NULL;
-    return 0;
-}
-
+//  Run sql on the state file (closed); asserts it succeeds
 static void
-s_loaded_free (s_loaded_t *loaded)
+s_sql_file (const char *file, const char *sql)
 {
-    for (size_t index = 0; index < loaded->count; index++)
-        drover_change_destroy (&loaded->changes [index]);
-    loaded->count = 0;
-}
-
-//  What replay hands over, kept in order
-typedef struct {
-    drover_event_t events [256];        //  copies
-    size_t count;                       //  in events
-} s_replayed_t;
-
-static int
-s_take_event (void *arg, const drover_event_t *event)
-{
-    s_replayed_t *replayed = (s_replayed_t *) arg;
-    assert_true (replayed->count < 256);
-    replayed->events [replayed->count++] = *event;
-    return 0;
-}
-
-//  Check a loaded task's submit against what s_queued made
-static void
-s_assert_submit (drover_change_t *change, uint64_t task, const char *key)
-{
-    assert_string_equal (change->topic, "task.restored");
-    assert_int_equal (change->task, task);
-    drover_msg_t *submit = change->submit;
-    assert_non_null (submit);
-    assert_int_equal (submit->id, DROVER_MSG_TASK_SUBMIT);
-    assert_int_equal (submit->priority, -3);
-    assert_int_equal (submit->procs, 2);
-    assert_int_equal (submit->mem, 5ull << 30);
-    assert_int_equal (submit->timeout, 60000);
-    assert_int_equal (submit->retries, 2);
-    assert_int_equal (submit->flags, DROVER_SUBMIT_NOTIFY);
-    if (key)
-        assert_string_equal (submit->key, key);
-    else
-        assert_null (submit->key);
-    assert_int_equal (submit->nlabels, 2);
-    assert_string_equal (submit->labels [0], "gpu=no");
-    assert_string_equal (submit->labels [1], "zone=b");
-    assert_int_equal (submit->body_size, 100);
-    for (size_t index = 0; index < 100; index++)
-        assert_int_equal (submit->body [index], (byte) (task + index));
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (file, &db), SQLITE_OK);
+    assert_int_equal (sqlite3_exec (db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close (db);
 }
 
 //  What was applied comes back after a reopen: queued tasks, a running
@@ -222,31 +107,31 @@ test_round_trip (void **state)
     //  Batch 1: tasks 1-3 queued; 2 assigned and running; 3 runs and
     //  succeeds (one write each); a worker event
     drover_change_t *batch1 [] = {
-        s_change ("worker.up", 0, 1, 0),
-        s_queued (1, 2, "key-1"),
-        s_queued (2, 3, NULL),
-        s_queued (3, 4, "key-3"),
-        s_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
-        s_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
-        s_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
-        s_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
-        s_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
+        testutil_change ("worker.up", 0, 1, 0),
+        testutil_queued (1, 2, "key-1"),
+        testutil_queued (2, 3, NULL),
+        testutil_queued (3, 4, "key-3"),
+        testutil_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
+        testutil_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
+        testutil_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
+        testutil_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
+        testutil_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
     };
     snprintf (batch1 [0]->worker, sizeof batch1 [0]->worker, "w1");
     snprintf (batch1 [0]->reason, sizeof batch1 [0]->reason, "procs=4");
     batch1 [8]->time = 1000;
-    assert_int_equal (s_apply (backend, batch1, 9, text), 0);
+    assert_int_equal (testutil_apply (backend, batch1, 9, text), 0);
     //  Batch 2: task 4 queued; 1 assigned to w2 (an update); 2 fails on
     //  its second attempt (an update with the result)
     drover_change_t *batch2 [] = {
-        s_queued (4, 10, NULL),
-        s_attempt ("task.assigned", 1, 11, DROVER_TASK_ASSIGNED, 1, "w2"),
-        s_final (2, 12, DROVER_TASK_FAILED, DROVER_END_FAILED, 2, "bye"),
+        testutil_queued (4, 10, NULL),
+        testutil_attempt ("task.assigned", 1, 11, DROVER_TASK_ASSIGNED, 1, "w2"),
+        testutil_final (2, 12, DROVER_TASK_FAILED, DROVER_END_FAILED, 2, "bye"),
     };
     batch2 [2]->lost = 1;
     batch2 [2]->time = 2000;            //  ended after task 3
     batch2 [2]->retries_left = 0;
-    assert_int_equal (s_apply (backend, batch2, 3, text), 0);
+    assert_int_equal (testutil_apply (backend, batch2, 3, text), 0);
     assert_int_equal (meta->next_task, 5);
     assert_int_equal (meta->next_seq, 13);
     drover_backend_destroy (&backend);
@@ -268,19 +153,18 @@ test_round_trip (void **state)
     assert_string_equal (meta->state, state_id);
     assert_int_equal (meta->next_task, 5);
     assert_int_equal (meta->next_seq, 13);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 4);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 4);
     assert_int_equal (loaded.count, 4);
     drover_change_t *task1 = loaded.changes [0], *task2 = loaded.changes [1],
                     *task3 = loaded.changes [2], *task4 = loaded.changes [3];
-    s_assert_submit (task1, 1, "key-1");
+    testutil_assert_submit (task1, 1, "key-1");
     assert_int_equal (task1->state, DROVER_TASK_ASSIGNED);
     assert_int_equal (task1->attempt, 1);
     assert_string_equal (task1->worker, "w2");
     assert_int_equal (task1->retries_left, 2);
     assert_null (task1->done);
-    s_assert_submit (task2, 2, NULL);
+    testutil_assert_submit (task2, 2, NULL);
     assert_int_equal (task2->state, DROVER_TASK_FAILED);
     assert_int_equal (task2->attempt, 2);
     assert_int_equal (task2->lost, 1);
@@ -297,30 +181,29 @@ test_round_trip (void **state)
     assert_int_equal (task2->done->err_size, 4);
     assert_memory_equal (task2->done->err, "oops", 4);
     assert_string_equal (task2->done->reason, "exited 3");
-    s_assert_submit (task3, 3, "key-3");
+    testutil_assert_submit (task3, 3, "key-3");
     assert_int_equal (task3->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (task3->attempt, 1);
     assert_string_equal (task3->worker, "w1");
     assert_non_null (task3->done);
     assert_int_equal (task3->done->end, DROVER_END_SUCCEEDED);
     assert_memory_equal (task3->done->out, "hello", 5);
-    s_assert_submit (task4, 4, NULL);
+    testutil_assert_submit (task4, 4, NULL);
     assert_int_equal (task4->state, DROVER_TASK_QUEUED);
     assert_int_equal (task4->attempt, 0);
     assert_string_equal (task4->worker, "");
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
 
     //  Only the newest final one (task 2 ended last) with max_final 1
-    assert_int_equal (drover_backend_load (backend, 1, s_take_task, &loaded, text,
-                                           sizeof text), 3);
+    assert_int_equal (testutil_load (backend, 1, &loaded), 3);
     assert_int_equal (loaded.changes [0]->task, 1);
     assert_int_equal (loaded.changes [1]->task, 2);
     assert_int_equal (loaded.changes [2]->task, 4);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
 
     //  Every event, in order, as applied
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 12);
     for (size_t index = 0; index < 12; index++)
         assert_int_equal (replayed.events [index].seq, index + 1);
@@ -338,12 +221,12 @@ test_round_trip (void **state)
     assert_int_equal (replayed.events [11].time, 2000);
     //  From within a batch, and at most max
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 7, 3, s_take_event, &replayed,
+    assert_int_equal (drover_backend_replay (backend, 7, 3, testutil_take_event, &replayed,
                                              text, sizeof text), 3);
     assert_int_equal (replayed.events [0].seq, 8);
     assert_int_equal (replayed.events [2].seq, 10);
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 12, 100, s_take_event, &replayed,
+    assert_int_equal (drover_backend_replay (backend, 12, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 0);
     drover_backend_destroy (&backend);
 }
@@ -363,16 +246,16 @@ test_ids_survive_reopen (void **state)
         assert_int_equal (meta->next_task, round? round * 10: 1);
         assert_int_equal (meta->next_seq, 1 + round * 100);
         drover_change_t *batch [] = {
-            s_queued (1 + round * 10, 1 + round * 100, NULL),
-            s_change ("worker.lost", 0, 50 + round * 100, 0),
+            testutil_queued (1 + round * 10, 1 + round * 100, NULL),
+            testutil_change ("worker.lost", 0, 50 + round * 100, 0),
         };
-        assert_int_equal (s_apply (backend, batch, 2, text), 0);
+        assert_int_equal (testutil_apply (backend, batch, 2, text), 0);
         //  A change about a task never seen (e.g. pruned) moves next_task on
         drover_change_t *other [] = {
-            s_change ("task.cancelled", 9 + round * 10, 100 + round * 100,
+            testutil_change ("task.cancelled", 9 + round * 10, 100 + round * 100,
                       DROVER_TASK_CANCELLED),
         };
-        assert_int_equal (s_apply (backend, other, 1, text), 0);
+        assert_int_equal (testutil_apply (backend, other, 1, text), 0);
         assert_int_equal (meta->next_task, 10 + round * 10);
         assert_int_equal (meta->next_seq, 101 + round * 100);
         drover_backend_destroy (&backend);
@@ -389,39 +272,38 @@ test_failed_batch_keeps_nothing (void **state)
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    drover_change_t *first [] = { s_queued (1, 1, "same") };
-    assert_int_equal (s_apply (backend, first, 1, text), 0);
+    drover_change_t *first [] = { testutil_queued (1, 1, "same") };
+    assert_int_equal (testutil_apply (backend, first, 1, text), 0);
     drover_change_t *bad [] = {
-        s_queued (2, 2, NULL),
-        s_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
-        s_queued (3, 4, "same"),            //  a key already kept
+        testutil_queued (2, 2, NULL),
+        testutil_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
+        testutil_queued (3, 4, "same"),            //  a key already kept
     };
     text [0] = 0;
-    assert_int_equal (s_apply (backend, bad, 3, text), -1);
+    assert_int_equal (testutil_apply (backend, bad, 3, text), -1);
     assert_non_null (strstr (text, dirs->file));
     assert_non_null (strstr (text, "UNIQUE"));
     const drover_backend_meta_t *meta = drover_backend_meta (backend);
     assert_int_equal (meta->next_task, 2);
     assert_int_equal (meta->next_seq, 2);
-    drover_change_t *dup [] = { s_queued (1, 2, NULL) };  //  an id already kept
-    assert_int_equal (s_apply (backend, dup, 1, text), -1);
+    drover_change_t *dup [] = { testutil_queued (1, 2, NULL) };  //  an id already kept
+    assert_int_equal (testutil_apply (backend, dup, 1, text), -1);
     assert_non_null (strstr (text, dirs->file));
 
-    drover_change_t *good [] = { s_queued (2, 2, NULL) };
-    assert_int_equal (s_apply (backend, good, 1, text), 0);
+    drover_change_t *good [] = { testutil_queued (2, 2, NULL) };
+    assert_int_equal (testutil_apply (backend, good, 1, text), 0);
     drover_backend_destroy (&backend);
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 2);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->task, 1);
     assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
     assert_int_equal (loaded.changes [1]->task, 2);
     assert_null (loaded.changes [1]->submit->key);
-    s_loaded_free (&loaded);
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+    testutil_loaded_free (&loaded);
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 2);
     assert_string_equal (replayed.events [1].topic, "task.queued");
     assert_int_equal (replayed.events [1].task, 2);
@@ -444,15 +326,14 @@ test_memory_backend (void **state)
     assert_int_equal (meta->next_seq, 1);
     char first_id [DROVER_STATE_ID_SIZE + 1];
     snprintf (first_id, sizeof first_id, "%s", meta->state);
-    drover_change_t *batch [] = { s_queued (1, 1, "k"), s_queued (2, 2, NULL) };
-    assert_int_equal (s_apply (backend, batch, 2, text), 0);
+    drover_change_t *batch [] = { testutil_queued (1, 1, "k"), testutil_queued (2, 2, NULL) };
+    assert_int_equal (testutil_apply (backend, batch, 2, text), 0);
     assert_int_equal (meta->next_task, 3);
     assert_int_equal (meta->next_seq, 3);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 0);
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 10, s_take_event, &replayed,
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 0);
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 10, testutil_take_event, &replayed,
                                              text, sizeof text), 0);
     assert_int_equal (drover_backend_prune (backend, 1, 1, 1, 100, 10, text, sizeof text), 0);
     drover_backend_destroy (&backend);
@@ -471,8 +352,8 @@ s_make_state (s_dirs_t *dirs, uint64_t tasks)
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
     for (uint64_t task = 1; task <= tasks; task++) {
-        drover_change_t *batch [] = { s_queued (task, task, NULL) };
-        assert_int_equal (s_apply (backend, batch, 1, text), 0);
+        drover_change_t *batch [] = { testutil_queued (task, task, NULL) };
+        assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
     }
     drover_backend_destroy (&backend);
 }
@@ -487,10 +368,10 @@ s_assert_refused (s_dirs_t *dirs)
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (backend) {
         assert_null (error);
-        s_loaded_t loaded = { { NULL }, 0 };
-        int64_t count = drover_backend_load (backend, 1000, s_take_task, &loaded, text,
+        testutil_loaded_t loaded = { { NULL }, 0 };
+        int64_t count = drover_backend_load (backend, 1000, testutil_take_task, &loaded, text,
                                              sizeof text);
-        s_loaded_free (&loaded);
+        testutil_loaded_free (&loaded);
         drover_backend_destroy (&backend);
         assert_int_equal (count, -1);
         error = strdup (text);
@@ -596,19 +477,12 @@ test_other_schema_refused (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
     assert_int_equal (mkdir (dirs->dir, 0700), 0);
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    assert_int_equal (sqlite3_exec (db, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, what TEXT);"
-                                    "INSERT INTO jobs VALUES (1, 'x')", NULL, NULL, NULL),
-                      SQLITE_OK);
-    sqlite3_close (db);
+    s_sql_file (dirs->file, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, what TEXT);"
+                            "INSERT INTO jobs VALUES (1, 'x')");
     s_assert_refused (dirs);
 
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    assert_int_equal (sqlite3_exec (db, "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);"
-                                    "INSERT INTO meta VALUES ('format', 'drover-state 99')",
-                                    NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close (db);
+    s_sql_file (dirs->file, "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);"
+                            "INSERT INTO meta VALUES ('format', 'drover-state 99')");
     char *error = NULL;
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_null (backend);
@@ -627,51 +501,40 @@ test_owner_kept_and_format_1_upgraded (void **state)
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    drover_change_t *batch [] = { s_queued (1, 1, NULL) };
-    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+    drover_change_t *batch [] = { testutil_queued (1, 1, NULL) };
+    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
     drover_backend_destroy (&backend);
     //  Make it a format 1 state: no owner column
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    assert_int_equal (sqlite3_exec (db, "ALTER TABLE tasks DROP COLUMN owner;"
-                                    S_DROP_COLUMNS_3
-                                    "UPDATE meta SET value = 'drover-state 1'"
-                                    " WHERE name = 'format'", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close (db);
+    s_sql_file (dirs->file, "ALTER TABLE tasks DROP COLUMN owner;"
+                            S_DROP_COLUMNS_3
+                            "UPDATE meta SET value = 'drover-state 1'"
+                            " WHERE name = 'format'");
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (!backend)
         fail_msg ("format 1 refused: %s", error);
-    drover_change_t *owned = s_queued (2, 2, NULL);
+    drover_change_t *owned = testutil_queued (2, 2, NULL);
     strcpy (owned->submit->principal, "alice");
     drover_change_t *second [] = { owned };
-    assert_int_equal (s_apply (backend, second, 1, text), 0);
+    assert_int_equal (testutil_apply (backend, second, 1, text), 0);
     drover_backend_destroy (&backend);
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    s_loaded_t loaded = { .count = 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 2);
+    testutil_loaded_t loaded = { .count = 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_string_equal (loaded.changes [0]->submit->principal, "");
     assert_string_equal (loaded.changes [1]->submit->principal, "alice");
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    sqlite3_stmt *stmt;
-    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
-                                          -1, &stmt, NULL), SQLITE_OK);
-    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 4");
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
+    testutil_assert_and_free (s_format (dirs->file), "drover-state 4");
 }
 
 //  A final change with times, a RESULT outcome and past attempts
 static drover_change_t *
 s_final_with_history (uint64_t task, uint64_t seq)
 {
-    drover_change_t *change = s_final (task, seq, DROVER_TASK_FAILED, DROVER_END_FAILED, 3, "x");
+    drover_change_t *change = testutil_final (task, seq, DROVER_TASK_FAILED, DROVER_END_FAILED, 3, "x");
     change->done->outcome = DROVER_OUTCOME_EXITED;
     change->queued_at = 1795000000000;
     change->offered_at = 1795000001000;
@@ -722,49 +585,37 @@ test_services_and_affinity_kept_and_format_3_upgraded (void **state)
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    drover_change_t *first [] = { s_queued (1, 1, NULL), s_queued (2, 2, NULL) };
+    drover_change_t *first [] = { testutil_queued (1, 1, NULL), testutil_queued (2, 2, NULL) };
     strcpy (first [0]->submit->service, "web");
     first [0]->submit->slot = 3;
     first [1]->submit->affinity = strdup ("dataset-7");
-    assert_int_equal (s_apply (backend, first, 2, text), 0);
+    assert_int_equal (testutil_apply (backend, first, 2, text), 0);
     drover_backend_destroy (&backend);
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    s_loaded_t loaded = { .count = 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 2);
+    testutil_loaded_t loaded = { .count = 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_string_equal (loaded.changes [0]->submit->service, "web");
     assert_int_equal (loaded.changes [0]->submit->slot, 3);
     assert_null (loaded.changes [0]->submit->affinity);
     assert_string_equal (loaded.changes [1]->submit->service, "");
     assert_string_equal (loaded.changes [1]->submit->affinity, "dataset-7");
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
 
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    assert_int_equal (sqlite3_exec (db, S_DROP_COLUMNS_4
-                                    "UPDATE meta SET value = 'drover-state 3'"
-                                    " WHERE name = 'format'", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close (db);
+    s_sql_file (dirs->file, S_DROP_COLUMNS_4
+                            "UPDATE meta SET value = 'drover-state 3'"
+                            " WHERE name = 'format'");
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (!backend)
         fail_msg ("format 3 refused: %s", error);
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 2);
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_string_equal (loaded.changes [0]->submit->service, "");
     assert_null (loaded.changes [1]->submit->affinity);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    sqlite3_stmt *stmt;
-    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
-                                          -1, &stmt, NULL), SQLITE_OK);
-    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 4");
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
+    testutil_assert_and_free (s_format (dirs->file), "drover-state 4");
 }
 
 //  Format 3 keeps a task's times, its last RESULT outcome and its past
@@ -777,23 +628,22 @@ test_times_and_attempts_round_trip (void **state)
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    drover_change_t *first [] = { s_queued (1, 1, NULL), s_queued (2, 2, NULL) };
+    drover_change_t *first [] = { testutil_queued (1, 1, NULL), testutil_queued (2, 2, NULL) };
     first [0]->queued_at = 1794000000000;
-    assert_int_equal (s_apply (backend, first, 2, text), 0);
+    assert_int_equal (testutil_apply (backend, first, 2, text), 0);
     drover_change_t *second [] = { s_final_with_history (1, 3) };
-    assert_int_equal (s_apply (backend, second, 1, text), 0);
+    assert_int_equal (testutil_apply (backend, second, 1, text), 0);
     drover_backend_destroy (&backend);
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    s_loaded_t loaded = { .count = 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 2);
+    testutil_loaded_t loaded = { .count = 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     s_assert_history (loaded.changes [0]);
     assert_int_equal (loaded.changes [0]->queued_at, 1794000000000);
     assert_null (loaded.changes [1]->history);
     assert_int_equal (loaded.changes [1]->started_at, 0);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
 }
 
@@ -807,86 +657,33 @@ test_format_2_upgraded (void **state)
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    drover_change_t *batch [] = { s_queued (1, 1, NULL), s_queued (2, 2, NULL) };
-    assert_int_equal (s_apply (backend, batch, 2, text), 0);
+    drover_change_t *batch [] = { testutil_queued (1, 1, NULL), testutil_queued (2, 2, NULL) };
+    assert_int_equal (testutil_apply (backend, batch, 2, text), 0);
     drover_backend_destroy (&backend);
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    assert_int_equal (sqlite3_exec (db, S_DROP_COLUMNS_3
-                                    "UPDATE meta SET value = 'drover-state 2'"
-                                    " WHERE name = 'format'", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close (db);
+    s_sql_file (dirs->file, S_DROP_COLUMNS_3
+                            "UPDATE meta SET value = 'drover-state 2'"
+                            " WHERE name = 'format'");
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (!backend)
         fail_msg ("format 2 refused: %s", error);
-    s_loaded_t loaded = { .count = 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 2);
+    testutil_loaded_t loaded = { .count = 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->offered_at, 0);
     assert_null (loaded.changes [0]->history);
-    s_assert_submit (loaded.changes [1], 2, NULL);
-    s_loaded_free (&loaded);
+    testutil_assert_submit (loaded.changes [1], 2, NULL);
+    testutil_loaded_free (&loaded);
     drover_change_t *later [] = { s_final_with_history (1, 3) };
-    assert_int_equal (s_apply (backend, later, 1, text), 0);
+    assert_int_equal (testutil_apply (backend, later, 1, text), 0);
     drover_backend_destroy (&backend);
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 2);
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     s_assert_history (loaded.changes [0]);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    sqlite3_stmt *stmt;
-    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
-                                          -1, &stmt, NULL), SQLITE_OK);
-    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    assert_string_equal ((const char *) sqlite3_column_text (stmt, 0), "drover-state 4");
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-}
-
-//  Settings kept by load_admin, copied
-typedef struct {
-    size_t count;                   //  entries filled
-    char worker [4][DROVER_ID_MAX + 1];
-    int admin [4];
-    uint32_t flags [4];
-    char reason [4][64];
-    uint64_t since [4];
-} s_admins_t;
-
-//  Copy one kept setting (load_admin calls this)
-static int
-s_take_admin (void *arg, const drover_backend_admin_t *admin)
-{
-    s_admins_t *admins = (s_admins_t *) arg;
-    assert_true (admins->count < 4);
-    size_t at = admins->count++;
-    snprintf (admins->worker [at], sizeof admins->worker [at], "%s", admin->worker);
-    admins->admin [at] = admin->admin;
-    admins->flags [at] = admin->flags;
-    snprintf (admins->reason [at], sizeof admins->reason [at], "%s", admin->reason);
-    admins->since [at] = admin->since;
-    return 0;
-}
-
-//  Read the format marker of a state file
-static char *
-s_format (const char *file)
-{
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (file, &db), SQLITE_OK);
-    sqlite3_stmt *stmt;
-    assert_int_equal (sqlite3_prepare_v2 (db, "SELECT value FROM meta WHERE name = 'format'",
-                                          -1, &stmt, NULL), SQLITE_OK);
-    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    char *format = strdup ((const char *) sqlite3_column_text (stmt, 0));
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return format;
+    testutil_assert_and_free (s_format (dirs->file), "drover-state 4");
 }
 
 //  An operator's settings per worker id round trip: saved at once, replaced,
@@ -920,8 +717,8 @@ test_admin_round_trip (void **state)
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    s_admins_t admins = { .count = 0 };
-    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+    testutil_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (backend, testutil_take_admin, &admins, text,
                                                  sizeof text), 2);
     assert_int_equal (admins.count, 2);
     assert_string_equal (admins.worker [0], "node-a");
@@ -938,33 +735,11 @@ test_admin_round_trip (void **state)
     backend = drover_backend_open_memory ();
     assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
     admins.count = 0;
-    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+    assert_int_equal (drover_backend_load_admin (backend, testutil_take_admin, &admins, text,
                                                  sizeof text), 0);
     drover_backend_destroy (&backend);
 }
 
-//  Services kept by load_services, copied
-typedef struct {
-    size_t count;                   //  entries filled
-    char name [4][DROVER_ID_MAX + 1];
-    char def [4][32];               //  the definitions (text in this test)
-} s_services_t;
-
-//  Copy one kept service (load_services calls this)
-static int
-s_take_service (void *arg, const char *name, const byte *def, size_t size)
-{
-    s_services_t *services = (s_services_t *) arg;
-    assert_true (services->count < 4);
-    assert_true (size < sizeof services->def [0]);
-    size_t at = services->count++;
-    snprintf (services->name [at], sizeof services->name [at], "%s", name);
-    memcpy (services->def [at], def, size);
-    services->def [at][size] = 0;
-    return 0;
-}
-
-//  Services' definitions round trip: saved at once, replaced, forgotten
 //  with an empty one, loaded in name order after a reopen, also from a
 //  state made before services were kept (the table is made when missing);
 //  the memory backend keeps none
@@ -978,10 +753,7 @@ test_services_round_trip (void **state)
     assert_non_null (backend);
     drover_backend_destroy (&backend);
     //  A state made before services were kept: no services table
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    assert_int_equal (sqlite3_exec (db, "DROP TABLE services", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close (db);
+    s_sql_file (dirs->file, "DROP TABLE services");
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
@@ -1003,8 +775,8 @@ test_services_round_trip (void **state)
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    s_services_t services = { .count = 0 };
-    assert_int_equal (drover_backend_load_services (backend, s_take_service, &services, text,
+    testutil_services_t services = { .count = 0 };
+    assert_int_equal (drover_backend_load_services (backend, testutil_take_service, &services, text,
                                                     sizeof text), 2);
     assert_int_equal (services.count, 2);
     assert_string_equal (services.name [0], "db");
@@ -1017,7 +789,7 @@ test_services_round_trip (void **state)
     assert_int_equal (drover_backend_save_service (backend, "web", web, sizeof web - 1,
                                                    text, sizeof text), 0);
     services.count = 0;
-    assert_int_equal (drover_backend_load_services (backend, s_take_service, &services, text,
+    assert_int_equal (drover_backend_load_services (backend, testutil_take_service, &services, text,
                                                     sizeof text), 0);
     assert_int_equal (services.count, 0);
     drover_backend_destroy (&backend);
@@ -1033,24 +805,20 @@ test_state_without_admin_table_opens (void **state)
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_non_null (backend);
-    drover_change_t *batch [] = { s_queued (1, 1, NULL) };
-    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+    drover_change_t *batch [] = { testutil_queued (1, 1, NULL) };
+    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
     drover_backend_destroy (&backend);
     char *format = s_format (dirs->file);
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (dirs->file, &db), SQLITE_OK);
-    assert_int_equal (sqlite3_exec (db, "DROP TABLE worker_admin", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close (db);
+    s_sql_file (dirs->file, "DROP TABLE worker_admin");
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (!backend)
         fail_msg ("a state without worker settings refused: %s", error);
-    s_loaded_t loaded = { .count = 0 };
-    assert_int_equal (drover_backend_load (backend, 10, s_take_task, &loaded, text,
-                                           sizeof text), 1);
-    s_loaded_free (&loaded);
-    s_admins_t admins = { .count = 0 };
-    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+    testutil_loaded_t loaded = { .count = 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 1);
+    testutil_loaded_free (&loaded);
+    testutil_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (backend, testutil_take_admin, &admins, text,
                                                  sizeof text), 0);
     drover_backend_admin_t held = { .worker = "w", .admin = DROVER_ADMIN_HOLD, .reason = "r" };
     assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
@@ -1097,8 +865,8 @@ s_full_filesystem_child (const char *top)
     char *error = NULL;
     drover_backend_t *backend = drover_backend_open_sqlite (dir, &error);
     S_CHILD_CHECK (backend);
-    drover_change_t *first [] = { s_queued (1, 1, NULL) };
-    S_CHILD_CHECK (s_apply (backend, first, 1, text) == 0);
+    drover_change_t *first [] = { testutil_queued (1, 1, NULL) };
+    S_CHILD_CHECK (testutil_apply (backend, first, 1, text) == 0);
     //  Fill the filesystem
     int fd = open (filler, O_WRONLY | O_CREAT, 0600);
     S_CHILD_CHECK (fd >= 0);
@@ -1110,23 +878,23 @@ s_full_filesystem_child (const char *top)
     //  A batch of 100 tasks cannot be kept: -1, said why
     drover_change_t *batch [100];
     for (uint64_t index = 0; index < 100; index++)
-        batch [index] = s_queued (2 + index, 2 + index, NULL);
-    S_CHILD_CHECK (s_apply (backend, batch, 100, text) == -1);
+        batch [index] = testutil_queued (2 + index, 2 + index, NULL);
+    S_CHILD_CHECK (testutil_apply (backend, batch, 100, text) == -1);
     S_CHILD_CHECK (strstr (text, "full") && strstr (text, dir));
     S_CHILD_CHECK (drover_backend_meta (backend)->next_task == 2);
     //  Space returns: the next batch goes through
     S_CHILD_CHECK (unlink (filler) == 0);
-    drover_change_t *after [] = { s_queued (200, 2, "after") };
-    S_CHILD_CHECK (s_apply (backend, after, 1, text) == 0);
+    drover_change_t *after [] = { testutil_queued (200, 2, "after") };
+    S_CHILD_CHECK (testutil_apply (backend, after, 1, text) == 0);
     drover_backend_destroy (&backend);
     //  Only what was kept is there
     backend = drover_backend_open_sqlite (dir, &error);
     S_CHILD_CHECK (backend);
-    s_loaded_t loaded = { { NULL }, 0 };
-    S_CHILD_CHECK (drover_backend_load (backend, 10, s_take_task, &loaded, text,
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    S_CHILD_CHECK (drover_backend_load (backend, 10, testutil_take_task, &loaded, text,
                                         sizeof text) == 2);
     S_CHILD_CHECK (loaded.changes [0]->task == 1 && loaded.changes [1]->task == 200);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     S_CHILD_CHECK (drover_backend_meta (backend)->next_task == 201);
     S_CHILD_CHECK (drover_backend_meta (backend)->next_seq == 3);
     drover_backend_destroy (&backend);
@@ -1157,14 +925,14 @@ static void
 s_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
 {
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_change_t *change = s_queued (task, task, NULL);
+    drover_change_t *change = testutil_queued (task, task, NULL);
     if (final) {
         change->state = DROVER_TASK_SUCCEEDED;
         change->time = ended;
         change->done = drover_msg_new (DROVER_MSG_TASK_DONE);
     }
     drover_change_t *batch [] = { change };
-    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
 }
 
 //  Prune all there is with max_rows a call; returns the calls that
@@ -1205,49 +973,46 @@ test_prune_bounded (void **state)
         s_apply_task (backend, task, task <= 100, 1000 + task);
     //  A second end of task 100 is an event only: its row stays as it was
     //  (and it is counted once)
-    drover_change_t *again [] = { s_final (100, 111, DROVER_TASK_FAILED, DROVER_END_FAILED, 2,
+    drover_change_t *again [] = { testutil_final (100, 111, DROVER_TASK_FAILED, DROVER_END_FAILED, 2,
                                            "late") };
-    assert_int_equal (s_apply (backend, again, 1, text), 0);
+    assert_int_equal (testutil_apply (backend, again, 1, text), 0);
     //  By count: keep 50 final tasks; 50 tasks, then the 50 events rows of
     //  tasks 1-50, 10 rows a call
     int64_t total;
     assert_int_equal (s_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total), 10);
     assert_int_equal (total, 100);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
-                                           sizeof text), 60);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 1000, &loaded), 60);
     assert_int_equal (loaded.changes [0]->task, 51);
     assert_int_equal (loaded.changes [49]->task, 100);
     assert_int_equal (loaded.changes [49]->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (loaded.changes [49]->attempt, 0);
-    s_loaded_free (&loaded);
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+    testutil_loaded_free (&loaded);
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,
                                              text, sizeof text), 61);
     assert_int_equal (replayed.events [0].seq, 51);
     assert_string_equal (replayed.events [60].topic, "task.failed");
     //  By age: those ended before 1071 (tasks 51-70), and their events
     assert_int_equal (s_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total), 6);
     assert_int_equal (total, 40);
-    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
-                                           sizeof text), 40);
+    assert_int_equal (testutil_load (backend, 1000, &loaded), 40);
     assert_int_equal (loaded.changes [0]->task, 71);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     //  By events: the newest 5 only; no task goes
     assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total), 1);
     assert_int_equal (total, 36);
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+    assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,
                                              text, sizeof text), 5);
     assert_int_equal (replayed.events [0].seq, 107);
     //  Queued tasks stay whatever the bounds
     assert_int_equal (s_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
     assert_int_equal (total, 30 + 4);
-    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
-                                           sizeof text), 10);
+    assert_int_equal (testutil_load (backend, 1000, &loaded), 10);
     assert_int_equal (loaded.changes [0]->task, 101);
     assert_int_equal (loaded.changes [9]->task, 110);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     //  Bounds of 0 keep nothing of what may go: no final task, no event
     s_apply_task (backend, 120, true, 5000);
     assert_int_equal (s_prune_all (backend, 0, UINT64_MAX, UINT64_MAX, 6000, 100, &total), 1);
@@ -1255,11 +1020,10 @@ test_prune_bounded (void **state)
     assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 0, 6000, 100, &total), 1);
     assert_int_equal (total, 2);
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+    assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,
                                              text, sizeof text), 0);
-    assert_int_equal (drover_backend_load (backend, 1000, s_take_task, &loaded, text,
-                                           sizeof text), 10);
-    s_loaded_free (&loaded);
+    assert_int_equal (testutil_load (backend, 1000, &loaded), 10);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
 }
 

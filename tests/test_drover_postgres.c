@@ -10,8 +10,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
-#include "drover_backend.h"
+#include "testutil_backend.h"
 #include "drover_store.h"
 #include "drover_actor.h"
 #include "drover_pgconn.h"
@@ -106,87 +105,6 @@ s_setup (void **state)
     return 0;
 }
 
-//  A change about task with seq and state after it
-static drover_change_t *
-s_change (const char *topic, uint64_t task, uint64_t seq, int state)
-{
-    drover_change_t *change = drover_change_new (topic, task);
-    change->seq = seq;
-    change->state = (uint8_t) state;
-    change->retries_left = 2;
-    return change;
-}
-
-//  A task.queued change with its submit: key (or NULL), a body, labels
-static drover_change_t *
-s_queued (uint64_t task, uint64_t seq, const char *key)
-{
-    drover_change_t *change = s_change ("task.queued", task, seq, DROVER_TASK_QUEUED);
-    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
-    submit->priority = -3;
-    submit->procs = 2;
-    submit->mem = 5ull << 30;
-    submit->timeout = 60000;
-    submit->retries = 2;
-    submit->flags = DROVER_SUBMIT_NOTIFY;
-    submit->key = key? strdup (key): NULL;
-    snprintf (submit->principal, sizeof submit->principal, "alice");
-    snprintf (submit->service, sizeof submit->service, "web");
-    submit->slot = 3;
-    submit->affinity = strdup ("cache-7");
-    assert_int_equal (drover_msg_add_label (submit, "gpu=no"), 0);
-    assert_int_equal (drover_msg_add_label (submit, "zone=b"), 0);
-    char body [100];
-    for (size_t index = 0; index < sizeof body; index++)
-        body [index] = (char) (task + index);
-    drover_msg_set_body (submit, (byte *) body, sizeof body);
-    change->submit = submit;
-    change->queued_at = 500;
-    return change;
-}
-
-//  A change to attempt on worker
-static drover_change_t *
-s_attempt (const char *topic, uint64_t task, uint64_t seq, int state, uint32_t attempt,
-           const char *worker)
-{
-    drover_change_t *change = s_change (topic, task, seq, state);
-    change->attempt = attempt;
-    change->offered_at = 600;
-    change->started_at = 700;
-    snprintf (change->worker, sizeof change->worker, "%s", worker);
-    return change;
-}
-
-//  A final change with its result
-static drover_change_t *
-s_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attempt, const char *out)
-{
-    drover_change_t *change = s_attempt (state == DROVER_TASK_SUCCEEDED? "task.succeeded":
-                                         "task.failed", task, seq, state, attempt, "w1");
-    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
-    done->task = task;
-    done->state = (uint8_t) state;
-    done->end = (uint8_t) end;
-    done->exit_code = state == DROVER_TASK_SUCCEEDED? 0: 3;
-    done->duration = 1234;
-    done->truncated = DROVER_TRUNC_STDERR;
-    drover_msg_set_output (done, (byte *) out, strlen (out), (byte *) "oops", 4);
-    drover_msg_set_reason (done, "exited 3");
-    change->done = done;
-    return change;
-}
-
-//  Apply changes (count of them) and destroy them; returns apply's result
-static int
-s_apply (drover_backend_t *backend, drover_change_t **changes, size_t count, char *error)
-{
-    int rc = drover_backend_apply (backend, changes, count, error, DROVER_BACKEND_ERROR_MAX);
-    for (size_t index = 0; index < count; index++)
-        drover_change_destroy (&changes [index]);
-    return rc;
-}
-
 //  Open the test's database with fence; asserts it opens
 static drover_backend_t *
 s_open (uint64_t fence)
@@ -197,90 +115,6 @@ s_open (uint64_t fence)
         fail_msg ("open: %s", error);
     assert_null (error);
     return backend;
-}
-
-//  What load hands over: counted, the first 256 kept in order
-typedef struct {
-    drover_change_t *changes [256];     //  owned
-    size_t count;                       //  handed
-} s_loaded_t;
-
-static int
-s_take_task (void *arg, drover_change_t **change_p)
-{
-    s_loaded_t *loaded = (s_loaded_t *) arg;
-    if (loaded->count < 256) {
-        loaded->changes [loaded->count] = *change_p;
-        *change_p = NULL;
-    }
-    loaded->count++;
-    return 0;
-}
-
-static void
-s_loaded_free (s_loaded_t *loaded)
-{
-    for (size_t index = 0; index < loaded->count && index < 256; index++)
-        drover_change_destroy (&loaded->changes [index]);
-    loaded->count = 0;
-}
-
-//  What replay hands over, kept in order
-typedef struct {
-    drover_event_t events [256];        //  copies
-    size_t count;                       //  in events
-} s_replayed_t;
-
-static int
-s_take_event (void *arg, const drover_event_t *event)
-{
-    s_replayed_t *replayed = (s_replayed_t *) arg;
-    assert_true (replayed->count < 256);
-    replayed->events [replayed->count++] = *event;
-    return 0;
-}
-
-//  Load every kept task into loaded; returns the count
-static int64_t
-s_load (drover_backend_t *backend, size_t max_final, s_loaded_t *loaded)
-{
-    char text [DROVER_BACKEND_ERROR_MAX];
-    int64_t count = drover_backend_load (backend, max_final, s_take_task, loaded, text,
-                                         sizeof text);
-    if (count < 0)
-        fail_msg ("load: %s", text);
-    return count;
-}
-
-//  Check a loaded task's submit against what s_queued made
-static void
-s_assert_submit (drover_change_t *change, uint64_t task, const char *key)
-{
-    assert_string_equal (change->topic, "task.restored");
-    assert_int_equal (change->task, task);
-    drover_msg_t *submit = change->submit;
-    assert_non_null (submit);
-    assert_int_equal (submit->priority, -3);
-    assert_int_equal (submit->procs, 2);
-    assert_int_equal (submit->mem, 5ull << 30);
-    assert_int_equal (submit->timeout, 60000);
-    assert_int_equal (submit->retries, 2);
-    assert_int_equal (submit->flags, DROVER_SUBMIT_NOTIFY);
-    if (key)
-        assert_string_equal (submit->key, key);
-    else
-        assert_null (submit->key);
-    assert_int_equal (submit->nlabels, 2);
-    assert_string_equal (submit->labels [0], "gpu=no");
-    assert_string_equal (submit->labels [1], "zone=b");
-    assert_string_equal (submit->principal, "alice");
-    assert_string_equal (submit->service, "web");
-    assert_int_equal (submit->slot, 3);
-    assert_string_equal (submit->affinity, "cache-7");
-    assert_int_equal (submit->body_size, 100);
-    for (size_t index = 0; index < 100; index++)
-        assert_int_equal (submit->body [index], (byte) (task + index));
-    assert_int_equal (change->queued_at, 500);
 }
 
 //  What was applied comes back after a reopen: queued tasks, a running one
@@ -302,32 +136,32 @@ test_round_trip (void **state)
     assert_int_equal (meta->next_seq, 1);
 
     drover_change_t *batch1 [] = {
-        s_change ("worker.up", 0, 1, 0),
-        s_queued (1, 2, "key-1"),
-        s_queued (2, 3, NULL),
-        s_queued (3, 4, "key-3"),
-        s_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
-        s_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
-        s_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
-        s_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
-        s_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
+        testutil_change ("worker.up", 0, 1, 0),
+        testutil_queued_owned (1, 2, "key-1"),
+        testutil_queued_owned (2, 3, NULL),
+        testutil_queued_owned (3, 4, "key-3"),
+        testutil_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
+        testutil_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
+        testutil_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
+        testutil_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
+        testutil_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
     };
     snprintf (batch1 [0]->worker, sizeof batch1 [0]->worker, "w1");
     snprintf (batch1 [0]->reason, sizeof batch1 [0]->reason, "procs=4");
     batch1 [8]->time = 1000;
-    if (s_apply (backend, batch1, 9, text))
+    if (testutil_apply (backend, batch1, 9, text))
         fail_msg ("apply: %s", text);
     drover_change_t *batch2 [] = {
-        s_queued (4, 10, NULL),
-        s_attempt ("task.assigned", 1, 11, DROVER_TASK_ASSIGNED, 1, "w2"),
-        s_final (2, 12, DROVER_TASK_FAILED, DROVER_END_FAILED, 2, "bye"),
+        testutil_queued_owned (4, 10, NULL),
+        testutil_attempt ("task.assigned", 1, 11, DROVER_TASK_ASSIGNED, 1, "w2"),
+        testutil_final (2, 12, DROVER_TASK_FAILED, DROVER_END_FAILED, 2, "bye"),
         //  A final task is final: a later change is an event only
-        s_attempt ("task.running", 3, 13, DROVER_TASK_RUNNING, 2, "w9"),
+        testutil_attempt ("task.running", 3, 13, DROVER_TASK_RUNNING, 2, "w9"),
     };
     batch2 [2]->lost = 1;
     batch2 [2]->time = 2000;
     batch2 [2]->retries_left = 0;
-    assert_int_equal (s_apply (backend, batch2, 4, text), 0);
+    assert_int_equal (testutil_apply (backend, batch2, 4, text), 0);
     assert_int_equal (meta->next_task, 5);
     assert_int_equal (meta->next_seq, 14);
     drover_backend_destroy (&backend);
@@ -338,17 +172,17 @@ test_round_trip (void **state)
     assert_string_equal (meta->state, state_id);
     assert_int_equal (meta->next_task, 5);
     assert_int_equal (meta->next_seq, 14);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (s_load (backend, 10, &loaded), 4);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 4);
     drover_change_t *task1 = loaded.changes [0], *task2 = loaded.changes [1],
                     *task3 = loaded.changes [2], *task4 = loaded.changes [3];
-    s_assert_submit (task1, 1, "key-1");
+    testutil_assert_submit_owned (task1, 1, "key-1");
     assert_int_equal (task1->state, DROVER_TASK_ASSIGNED);
     assert_string_equal (task1->worker, "w2");
     assert_int_equal (task1->offered_at, 600);
     assert_int_equal (task1->started_at, 700);
     assert_null (task1->done);
-    s_assert_submit (task2, 2, NULL);
+    testutil_assert_submit_owned (task2, 2, NULL);
     assert_int_equal (task2->state, DROVER_TASK_FAILED);
     assert_int_equal (task2->attempt, 2);
     assert_int_equal (task2->lost, 1);
@@ -363,23 +197,23 @@ test_round_trip (void **state)
     assert_memory_equal (task2->done->out, "bye", 3);
     assert_memory_equal (task2->done->err, "oops", 4);
     assert_string_equal (task2->done->reason, "exited 3");
-    s_assert_submit (task3, 3, "key-3");
+    testutil_assert_submit_owned (task3, 3, "key-3");
     assert_int_equal (task3->state, DROVER_TASK_SUCCEEDED);
     assert_string_equal (task3->worker, "w1");
     assert_memory_equal (task3->done->out, "hello", 5);
-    s_assert_submit (task4, 4, NULL);
+    testutil_assert_submit_owned (task4, 4, NULL);
     assert_int_equal (task4->state, DROVER_TASK_QUEUED);
     assert_string_equal (task4->worker, "");
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     //  Only the newest final one (task 2 ended last) with max_final 1
-    assert_int_equal (s_load (backend, 1, &loaded), 3);
+    assert_int_equal (testutil_load (backend, 1, &loaded), 3);
     assert_int_equal (loaded.changes [1]->task, 2);
-    s_loaded_free (&loaded);
-    assert_int_equal (s_load (backend, 0, &loaded), 2);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
+    assert_int_equal (testutil_load (backend, 0, &loaded), 2);
+    testutil_loaded_free (&loaded);
 
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 13);
     for (size_t index = 0; index < 13; index++)
         assert_int_equal (replayed.events [index].seq, index + 1);
@@ -388,12 +222,12 @@ test_round_trip (void **state)
     assert_string_equal (replayed.events [11].topic, "task.failed");
     assert_int_equal (replayed.events [8].time, 1000);
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 7, 3, s_take_event, &replayed,
+    assert_int_equal (drover_backend_replay (backend, 7, 3, testutil_take_event, &replayed,
                                              text, sizeof text), 3);
     assert_int_equal (replayed.events [0].seq, 8);
     assert_int_equal (replayed.events [2].seq, 10);
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 13, 100, s_take_event, &replayed,
+    assert_int_equal (drover_backend_replay (backend, 13, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 0);
     drover_backend_destroy (&backend);
     s_passed ();
@@ -410,14 +244,14 @@ test_many_changes (void **state)
     drover_change_t **batch = (drover_change_t **) zmalloc (count * sizeof (drover_change_t *));
     uint64_t seq = 1;
     for (uint64_t task = 1; task <= 5000; task++)
-        batch [at++] = s_queued (task, seq++, NULL);
+        batch [at++] = testutil_queued_owned (task, seq++, NULL);
     for (uint64_t task = 1; task <= 2000; task++)
-        batch [at++] = s_attempt ("task.running", task, seq++, DROVER_TASK_RUNNING, 1, "w1");
+        batch [at++] = testutil_attempt ("task.running", task, seq++, DROVER_TASK_RUNNING, 1, "w1");
     for (uint64_t task = 1; task <= 1000; task++)
-        batch [at++] = s_final (task, seq++, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1,
+        batch [at++] = testutil_final (task, seq++, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1,
                                 "ok");
     assert_int_equal (at, count);
-    int rc = s_apply (backend, batch, count, text);
+    int rc = testutil_apply (backend, batch, count, text);
     free (batch);
     if (rc)
         fail_msg ("apply: %s", text);
@@ -426,57 +260,18 @@ test_many_changes (void **state)
     backend = s_open (0);
     assert_int_equal (drover_backend_meta (backend)->next_task, 5001);
     assert_int_equal (drover_backend_meta (backend)->next_seq, 8001);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (s_load (backend, 100000, &loaded), 5000);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 100000, &loaded), 5000);
     assert_int_equal (loaded.changes [0]->state, DROVER_TASK_SUCCEEDED);
-    s_loaded_free (&loaded);
-    assert_int_equal (s_load (backend, 10, &loaded), 4010);
-    s_loaded_free (&loaded);
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 7990, 100, s_take_event, &replayed,
+    testutil_loaded_free (&loaded);
+    assert_int_equal (testutil_load (backend, 10, &loaded), 4010);
+    testutil_loaded_free (&loaded);
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 7990, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 10);
     assert_int_equal (replayed.events [9].seq, 8000);
     drover_backend_destroy (&backend);
     s_passed ();
-}
-
-//  Settings kept by load_admin, copied
-typedef struct {
-    size_t count;
-    char worker [4][DROVER_ID_MAX + 1];
-    int admin [4];
-    char reason [4][64];
-} s_admins_t;
-
-static int
-s_take_admin (void *arg, const drover_backend_admin_t *admin)
-{
-    s_admins_t *admins = (s_admins_t *) arg;
-    assert_true (admins->count < 4);
-    size_t at = admins->count++;
-    snprintf (admins->worker [at], sizeof admins->worker [at], "%s", admin->worker);
-    admins->admin [at] = admin->admin;
-    snprintf (admins->reason [at], sizeof admins->reason [at], "%s", admin->reason);
-    return 0;
-}
-
-//  Services kept by load_services, copied
-typedef struct {
-    size_t count;
-    char name [4][DROVER_ID_MAX + 1];
-    char def [4][32];
-} s_services_t;
-
-static int
-s_take_service (void *arg, const char *name, const byte *def, size_t size)
-{
-    s_services_t *services = (s_services_t *) arg;
-    assert_true (services->count < 4 && size < 32);
-    size_t at = services->count++;
-    snprintf (services->name [at], sizeof services->name [at], "%s", name);
-    memcpy (services->def [at], def, size);
-    services->def [at][size] = 0;
-    return 0;
 }
 
 //  Settings and services are kept at once, replaced, forgotten, loaded in
@@ -512,16 +307,16 @@ test_admin_and_services (void **state)
     drover_backend_destroy (&backend);
 
     backend = s_open (0);
-    s_admins_t admins = { .count = 0 };
-    assert_int_equal (drover_backend_load_admin (backend, s_take_admin, &admins, text,
+    testutil_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (backend, testutil_take_admin, &admins, text,
                                                  sizeof text), 2);
     assert_string_equal (admins.worker [0], "node-a");
     assert_int_equal (admins.admin [0], DROVER_ADMIN_DRAIN);
     assert_string_equal (admins.reason [0], "");
     assert_string_equal (admins.worker [1], "node-b");
     assert_string_equal (admins.reason [1], "disk swap, then fsck");
-    s_services_t services = { .count = 0 };
-    assert_int_equal (drover_backend_load_services (backend, s_take_service, &services, text,
+    testutil_services_t services = { .count = 0 };
+    assert_int_equal (drover_backend_load_services (backend, testutil_take_service, &services, text,
                                                     sizeof text), 2);
     assert_string_equal (services.name [0], "db");
     assert_string_equal (services.def [0], "def-2");
@@ -536,14 +331,14 @@ static void
 s_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
 {
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_change_t *change = s_queued (task, task, NULL);
+    drover_change_t *change = testutil_queued_owned (task, task, NULL);
     if (final) {
         change->state = DROVER_TASK_SUCCEEDED;
         change->time = ended;
         change->done = drover_msg_new (DROVER_MSG_TASK_DONE);
     }
     drover_change_t *batch [] = { change };
-    assert_int_equal (s_apply (backend, batch, 1, text), 0);
+    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
 }
 
 //  Prune all there is, max_rows a call; returns the calls that deleted
@@ -578,23 +373,23 @@ test_prune_bounded (void **state)
     int64_t total;
     assert_int_equal (s_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total), 10);
     assert_int_equal (total, 100);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (s_load (backend, 1000, &loaded), 60);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 1000, &loaded), 60);
     assert_int_equal (loaded.changes [0]->task, 51);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     assert_int_equal (s_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total), 6);
     assert_int_equal (total, 40);
     assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total), 1);
     assert_int_equal (total, 35);
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 256, s_take_event, &replayed,
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,
                                              text, sizeof text), 5);
     assert_int_equal (replayed.events [0].seq, 106);
     //  Queued tasks stay whatever the bounds
     assert_int_equal (s_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
-    assert_int_equal (s_load (backend, 1000, &loaded), 10);
+    assert_int_equal (testutil_load (backend, 1000, &loaded), 10);
     assert_int_equal (loaded.changes [0]->task, 101);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
     s_passed ();
 }
@@ -607,17 +402,17 @@ test_fencing (void **state)
 {
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *old = s_open (5);
-    drover_change_t *first [] = { s_queued (1, 1, "one") };
-    assert_int_equal (s_apply (old, first, 1, text), 0);
+    drover_change_t *first [] = { testutil_queued_owned (1, 1, "one") };
+    assert_int_equal (testutil_apply (old, first, 1, text), 0);
 
     drover_backend_t *new = s_open (7);
     assert_int_equal (drover_backend_meta (new)->next_task, 2);
     assert_false (drover_backend_fenced (old));
     drover_change_t *late [] = {
-        s_queued (2, 2, NULL),
-        s_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
+        testutil_queued_owned (2, 2, NULL),
+        testutil_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
     };
-    assert_int_equal (s_apply (old, late, 2, text), -1);
+    assert_int_equal (testutil_apply (old, late, 2, text), -1);
     assert_string_equal (text, "fenced: the state is held by a newer leader (token 7 > fence 5)");
     assert_true (drover_backend_fenced (old));
     drover_backend_admin_t held = { .worker = "node-b", .admin = DROVER_ADMIN_HOLD,
@@ -632,16 +427,16 @@ test_fencing (void **state)
     drover_backend_destroy (&old);
 
     //  The new leader writes; what the old one tried is nowhere
-    drover_change_t *next [] = { s_queued (2, 2, "two") };
-    assert_int_equal (s_apply (new, next, 1, text), 0);
+    drover_change_t *next [] = { testutil_queued_owned (2, 2, "two") };
+    assert_int_equal (testutil_apply (new, next, 1, text), 0);
     assert_false (drover_backend_fenced (new));
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (s_load (new, 10, &loaded), 2);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (new, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
     assert_string_equal (loaded.changes [1]->submit->key, "two");
-    s_loaded_free (&loaded);
-    s_admins_t admins = { .count = 0 };
-    assert_int_equal (drover_backend_load_admin (new, s_take_admin, &admins, text,
+    testutil_loaded_free (&loaded);
+    testutil_admins_t admins = { .count = 0 };
+    assert_int_equal (drover_backend_load_admin (new, testutil_take_admin, &admins, text,
                                                  sizeof text), 0);
 
     //  An older token is refused at open; the same token again is not
@@ -664,33 +459,33 @@ test_failed_batch_keeps_nothing (void **state)
 {
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = s_open (0);
-    drover_change_t *first [] = { s_queued (1, 1, "same") };
-    assert_int_equal (s_apply (backend, first, 1, text), 0);
+    drover_change_t *first [] = { testutil_queued_owned (1, 1, "same") };
+    assert_int_equal (testutil_apply (backend, first, 1, text), 0);
     drover_change_t *bad [] = {
-        s_queued (2, 2, NULL),
-        s_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
-        s_queued (3, 4, "same"),
+        testutil_queued_owned (2, 2, NULL),
+        testutil_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
+        testutil_queued_owned (3, 4, "same"),
     };
-    assert_int_equal (s_apply (backend, bad, 3, text), -1);
+    assert_int_equal (testutil_apply (backend, bad, 3, text), -1);
     assert_non_null (strstr (text, "postgresql 127.0.0.1:"));
     assert_non_null (strstr (text, "duplicate key"));
     assert_false (drover_backend_fenced (backend));
     assert_int_equal (drover_backend_meta (backend)->next_task, 2);
     //  The same batch twice (its commit's answer lost): kept once
-    drover_change_t *good [] = { s_queued (2, 2, NULL) };
-    assert_int_equal (s_apply (backend, good, 1, text), 0);
-    drover_change_t *again [] = { s_queued (2, 2, NULL) };
-    assert_int_equal (s_apply (backend, again, 1, text), 0);
+    drover_change_t *good [] = { testutil_queued_owned (2, 2, NULL) };
+    assert_int_equal (testutil_apply (backend, good, 1, text), 0);
+    drover_change_t *again [] = { testutil_queued_owned (2, 2, NULL) };
+    assert_int_equal (testutil_apply (backend, again, 1, text), 0);
     drover_backend_destroy (&backend);
 
     backend = s_open (0);
     assert_int_equal (drover_backend_meta (backend)->next_seq, 3);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (s_load (backend, 10, &loaded), 2);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
-    s_loaded_free (&loaded);
-    s_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 100, s_take_event, &replayed,
+    testutil_loaded_free (&loaded);
+    testutil_replayed_t replayed = { .count = 0 };
+    assert_int_equal (drover_backend_replay (backend, 0, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 2);
     drover_backend_destroy (&backend);
     s_passed ();
@@ -704,31 +499,31 @@ test_server_stopped (void **state)
 {
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = s_open (4);
-    drover_change_t *first [] = { s_queued (1, 1, NULL) };
-    assert_int_equal (s_apply (backend, first, 1, text), 0);
+    drover_change_t *first [] = { testutil_queued_owned (1, 1, NULL) };
+    assert_int_equal (testutil_apply (backend, first, 1, text), 0);
     char output [256], port [16];
     snprintf (port, sizeof port, "%d", s_server.port);
     assert_int_equal (s_script ("halt", NULL, output, sizeof output), 0);
-    drover_change_t *lost [] = { s_queued (2, 2, NULL), s_queued (3, 3, NULL) };
-    assert_int_equal (s_apply (backend, lost, 2, text), -1);
+    drover_change_t *lost [] = { testutil_queued_owned (2, 2, NULL), testutil_queued_owned (3, 3, NULL) };
+    assert_int_equal (testutil_apply (backend, lost, 2, text), -1);
     assert_non_null (strstr (text, "postgresql 127.0.0.1:"));
     assert_false (drover_backend_fenced (backend));
     //  Still down: refused again, at once
-    drover_change_t *refused [] = { s_queued (2, 2, NULL) };
-    assert_int_equal (s_apply (backend, refused, 1, text), -1);
+    drover_change_t *refused [] = { testutil_queued_owned (2, 2, NULL) };
+    assert_int_equal (testutil_apply (backend, refused, 1, text), -1);
     assert_non_null (strstr (text, "cannot connect"));
     assert_int_equal (s_script ("start", port, output, sizeof output), 0);
-    drover_change_t *later [] = { s_queued (4, 4, NULL) };
-    if (s_apply (backend, later, 1, text))
+    drover_change_t *later [] = { testutil_queued_owned (4, 4, NULL) };
+    if (testutil_apply (backend, later, 1, text))
         fail_msg ("apply after the restart: %s", text);
     drover_backend_destroy (&backend);
 
     backend = s_open (4);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (s_load (backend, 10, &loaded), 2);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->task, 1);
     assert_int_equal (loaded.changes [1]->task, 4);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
     s_passed ();
 }
@@ -861,10 +656,10 @@ test_store_says_fenced (void **state)
     //  Seen kept by a reader (fence 0 claims nothing) before the claim
     drover_backend_t *reader = s_open (0);
     char text_error [DROVER_BACKEND_ERROR_MAX];
-    s_admins_t admins = { .count = 0 };
+    testutil_admins_t admins = { .count = 0 };
     int64_t deadline = zclock_mono () + 5000;
     while (admins.count == 0 && zclock_mono () < deadline) {
-        assert_true (drover_backend_load_admin (reader, s_take_admin, &admins, text_error,
+        assert_true (drover_backend_load_admin (reader, testutil_take_admin, &admins, text_error,
                                                 sizeof text_error) >= 0);
         bool never = false;
         if (admins.count == 0)
@@ -892,7 +687,7 @@ test_store_says_fenced (void **state)
     zactor_destroy (&store);
 
     admins.count = 0;
-    assert_int_equal (drover_backend_load_admin (newer, s_take_admin, &admins, text_error,
+    assert_int_equal (drover_backend_load_admin (newer, testutil_take_admin, &admins, text_error,
                                                  sizeof text_error), 1);
     assert_string_equal (admins.worker [0], "node-a");
     drover_backend_destroy (&newer);
@@ -958,11 +753,11 @@ test_broker_restart_on_postgres (void **state)
 
     //  What the database holds: every task, final
     drover_backend_t *backend = s_open (0);
-    s_loaded_t loaded = { { NULL }, 0 };
-    assert_int_equal (s_load (backend, 1000, &loaded), S_TASKS + 1);
+    testutil_loaded_t loaded = { { NULL }, 0 };
+    assert_int_equal (testutil_load (backend, 1000, &loaded), S_TASKS + 1);
     for (size_t index = 0; index < loaded.count; index++)
         assert_int_equal (loaded.changes [index]->state, DROVER_TASK_SUCCEEDED);
-    s_loaded_free (&loaded);
+    testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
     s_passed ();
 }
@@ -989,8 +784,8 @@ test_stalled_leader_does_not_block_claim (void **state)
     drover_backend_t *new = s_open (6);
     int64_t waited = zclock_mono () - started;
     assert_true (waited < 5000);
-    drover_change_t *late [] = { s_queued (1, 1, NULL) };
-    assert_int_equal (s_apply (old, late, 1, text), -1);
+    drover_change_t *late [] = { testutil_queued_owned (1, 1, NULL) };
+    assert_int_equal (testutil_apply (old, late, 1, text), -1);
     assert_true (drover_backend_fenced (old));
     //  The stalled connection was ended by the server
     assert_int_equal (drover_pgconn_begin (stalled, text, sizeof text), 0);

@@ -1,0 +1,215 @@
+/*  =========================================================================
+    testutil_backend - what the backend tests share (see the header)
+    =========================================================================
+*/
+
+#include "testutil_backend.h"
+
+//  A change about task with seq and state after it (2 retries left)
+drover_change_t *
+testutil_change (const char *topic, uint64_t task, uint64_t seq, int state)
+{
+    drover_change_t *change = drover_change_new (topic, task);
+    change->seq = seq;
+    change->state = (uint8_t) state;
+    change->retries_left = 2;
+    return change;
+}
+
+//  A task.queued change with its submit: key (or NULL), a body, labels,
+//  principal, service slot and affinity, queued at 500
+drover_change_t *
+testutil_queued (uint64_t task, uint64_t seq, const char *key)
+{
+    drover_change_t *change = testutil_change ("task.queued", task, seq, DROVER_TASK_QUEUED);
+    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    submit->priority = -3;
+    submit->procs = 2;
+    submit->mem = 5ull << 30;
+    submit->timeout = 60000;
+    submit->retries = 2;
+    submit->flags = DROVER_SUBMIT_NOTIFY;
+    submit->key = key? strdup (key): NULL;
+    assert_int_equal (drover_msg_add_label (submit, "gpu=no"), 0);
+    assert_int_equal (drover_msg_add_label (submit, "zone=b"), 0);
+    char body [100];
+    for (size_t index = 0; index < sizeof body; index++)
+        body [index] = (char) (task + index);
+    drover_msg_set_body (submit, (byte *) body, sizeof body);
+    change->submit = submit;
+    return change;
+}
+
+//  testutil_queued, with what format 4 keeps too: owned by alice, slot 3
+//  of service web, affinity cache-7, queued at 500
+drover_change_t *
+testutil_queued_owned (uint64_t task, uint64_t seq, const char *key)
+{
+    drover_change_t *change = testutil_queued (task, seq, key);
+    drover_msg_t *submit = change->submit;
+    snprintf (submit->principal, sizeof submit->principal, "alice");
+    snprintf (submit->service, sizeof submit->service, "web");
+    submit->slot = 3;
+    submit->affinity = strdup ("cache-7");
+    change->queued_at = 500;
+    return change;
+}
+
+//  A change to attempt on worker, offered at 600 and started at 700
+drover_change_t *
+testutil_attempt (const char *topic, uint64_t task, uint64_t seq, int state, uint32_t attempt,
+                  const char *worker)
+{
+    drover_change_t *change = testutil_change (topic, task, seq, state);
+    change->attempt = attempt;
+    change->offered_at = 600;
+    change->started_at = 700;
+    snprintf (change->worker, sizeof change->worker, "%s", worker);
+    return change;
+}
+
+//  A final change (attempt on w1) with its result: out on stdout, "oops"
+//  on stderr
+drover_change_t *
+testutil_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attempt,
+                const char *out)
+{
+    drover_change_t *change = testutil_attempt (state == DROVER_TASK_SUCCEEDED?
+                                                "task.succeeded": "task.failed",
+                                                task, seq, state, attempt, "w1");
+    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    done->task = task;
+    done->state = (uint8_t) state;
+    done->end = (uint8_t) end;
+    done->exit_code = state == DROVER_TASK_SUCCEEDED? 0: 3;
+    done->duration = 1234;
+    done->truncated = DROVER_TRUNC_STDERR;
+    drover_msg_set_output (done, (byte *) out, strlen (out), (byte *) "oops", 4);
+    drover_msg_set_reason (done, "exited 3");
+    change->done = done;
+    return change;
+}
+
+//  Apply changes (count of them) and destroy them; returns apply's result
+int
+testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t count, char *error)
+{
+    int rc = drover_backend_apply (backend, changes, count, error, DROVER_BACKEND_ERROR_MAX);
+    for (size_t index = 0; index < count; index++)
+        drover_change_destroy (&changes [index]);
+    return rc;
+}
+
+//  Check a loaded task's submit against what testutil_queued made
+void
+testutil_assert_submit (drover_change_t *change, uint64_t task, const char *key)
+{
+    assert_string_equal (change->topic, "task.restored");
+    assert_int_equal (change->task, task);
+    drover_msg_t *submit = change->submit;
+    assert_non_null (submit);
+    assert_int_equal (submit->id, DROVER_MSG_TASK_SUBMIT);
+    assert_int_equal (submit->priority, -3);
+    assert_int_equal (submit->procs, 2);
+    assert_int_equal (submit->mem, 5ull << 30);
+    assert_int_equal (submit->timeout, 60000);
+    assert_int_equal (submit->retries, 2);
+    assert_int_equal (submit->flags, DROVER_SUBMIT_NOTIFY);
+    if (key)
+        assert_string_equal (submit->key, key);
+    else
+        assert_null (submit->key);
+    assert_int_equal (submit->nlabels, 2);
+    assert_string_equal (submit->labels [0], "gpu=no");
+    assert_string_equal (submit->labels [1], "zone=b");
+    assert_int_equal (submit->body_size, 100);
+    for (size_t index = 0; index < 100; index++)
+        assert_int_equal (submit->body [index], (byte) (task + index));
+}
+
+//  Check a loaded task's submit against what testutil_queued_owned made
+void
+testutil_assert_submit_owned (drover_change_t *change, uint64_t task, const char *key)
+{
+    testutil_assert_submit (change, task, key);
+    drover_msg_t *submit = change->submit;
+    assert_string_equal (submit->principal, "alice");
+    assert_string_equal (submit->service, "web");
+    assert_int_equal (submit->slot, 3);
+    assert_string_equal (submit->affinity, "cache-7");
+    assert_int_equal (change->queued_at, 500);
+}
+
+//  Keep one loaded task (load calls this with a testutil_loaded_t)
+int
+testutil_take_task (void *arg, drover_change_t **change_p)
+{
+    testutil_loaded_t *loaded = (testutil_loaded_t *) arg;
+    if (loaded->count < TESTUTIL_LOADED_MAX) {
+        loaded->changes [loaded->count] = *change_p;
+        *change_p = NULL;
+    }
+    loaded->count++;
+    return 0;
+}
+
+//  Destroy what was loaded and start counting again
+void
+testutil_loaded_free (testutil_loaded_t *loaded)
+{
+    for (size_t index = 0; index < loaded->count && index < TESTUTIL_LOADED_MAX; index++)
+        drover_change_destroy (&loaded->changes [index]);
+    loaded->count = 0;
+}
+
+//  Load every kept task into loaded (failing the test with load's text
+//  if it fails); returns the count
+int64_t
+testutil_load (drover_backend_t *backend, size_t max_final, testutil_loaded_t *loaded)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    int64_t count = drover_backend_load (backend, max_final, testutil_take_task, loaded, text,
+                                         sizeof text);
+    if (count < 0)
+        fail_msg ("load: %s", text);
+    return count;
+}
+
+//  Copy one replayed event (replay calls this with a testutil_replayed_t)
+int
+testutil_take_event (void *arg, const drover_event_t *event)
+{
+    testutil_replayed_t *replayed = (testutil_replayed_t *) arg;
+    assert_true (replayed->count < 256);
+    replayed->events [replayed->count++] = *event;
+    return 0;
+}
+
+//  Copy one kept setting (load_admin calls this with a testutil_admins_t)
+int
+testutil_take_admin (void *arg, const drover_backend_admin_t *admin)
+{
+    testutil_admins_t *admins = (testutil_admins_t *) arg;
+    assert_true (admins->count < 4);
+    size_t at = admins->count++;
+    snprintf (admins->worker [at], sizeof admins->worker [at], "%s", admin->worker);
+    admins->admin [at] = admin->admin;
+    admins->flags [at] = admin->flags;
+    snprintf (admins->reason [at], sizeof admins->reason [at], "%s", admin->reason);
+    admins->since [at] = admin->since;
+    return 0;
+}
+
+//  Copy one kept service (load_services calls this with a testutil_services_t)
+int
+testutil_take_service (void *arg, const char *name, const byte *def, size_t size)
+{
+    testutil_services_t *services = (testutil_services_t *) arg;
+    assert_true (services->count < 4);
+    assert_true (size < sizeof services->def [0]);
+    size_t at = services->count++;
+    snprintf (services->name [at], sizeof services->name [at], "%s", name);
+    memcpy (services->def [at], def, size);
+    services->def [at][size] = 0;
+    return 0;
+}

@@ -1,0 +1,107 @@
+/*  =========================================================================
+    testutil_backend - what the store's backend tests share (the sqlite and
+    memory backends in test_drover_backend, PostgreSQL in
+    test_drover_postgres): the changes they apply and the collectors of
+    what load, replay, load_admin and load_services hand back
+    =========================================================================
+*/
+
+#ifndef TESTUTIL_BACKEND_H_INCLUDED
+#define TESTUTIL_BACKEND_H_INCLUDED
+
+#include "testutil.h"
+#include "drover_backend.h"
+
+//  A change about task with seq and state after it (2 retries left)
+drover_change_t *
+    testutil_change (const char *topic, uint64_t task, uint64_t seq, int state);
+
+//  A task.queued change with its submit: key (or NULL), a body, labels
+drover_change_t *
+    testutil_queued (uint64_t task, uint64_t seq, const char *key);
+
+//  testutil_queued, with what format 4 keeps too: owned by alice, slot 3
+//  of service web, affinity cache-7, queued at 500
+drover_change_t *
+    testutil_queued_owned (uint64_t task, uint64_t seq, const char *key);
+
+//  A change to attempt on worker, offered at 600 and started at 700
+drover_change_t *
+    testutil_attempt (const char *topic, uint64_t task, uint64_t seq, int state,
+                      uint32_t attempt, const char *worker);
+
+//  A final change (attempt on w1) with its result: out on stdout, "oops"
+//  on stderr
+drover_change_t *
+    testutil_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attempt,
+                    const char *out);
+
+//  Apply changes (count of them) and destroy them; returns apply's result
+int
+    testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t count,
+                    char *error);
+
+//  Check a loaded task's submit against what testutil_queued made
+void
+    testutil_assert_submit (drover_change_t *change, uint64_t task, const char *key);
+
+//  Check a loaded task's submit against what testutil_queued_owned made
+void
+    testutil_assert_submit_owned (drover_change_t *change, uint64_t task, const char *key);
+
+//  What load hands over: counted, the first 256 kept in order
+#define TESTUTIL_LOADED_MAX     256
+typedef struct {
+    drover_change_t *changes [TESTUTIL_LOADED_MAX];     //  owned
+    size_t count;                                       //  handed
+} testutil_loaded_t;
+
+//  Keep one loaded task (load calls this with a testutil_loaded_t)
+int
+    testutil_take_task (void *arg, drover_change_t **change_p);
+
+//  Destroy what was loaded and start counting again
+void
+    testutil_loaded_free (testutil_loaded_t *loaded);
+
+//  Load every kept task into loaded (failing the test with load's text
+//  if it fails); returns the count
+int64_t
+    testutil_load (drover_backend_t *backend, size_t max_final, testutil_loaded_t *loaded);
+
+//  What replay hands over, kept in order
+typedef struct {
+    drover_event_t events [256];        //  copies
+    size_t count;                       //  in events
+} testutil_replayed_t;
+
+//  Copy one replayed event (replay calls this with a testutil_replayed_t)
+int
+    testutil_take_event (void *arg, const drover_event_t *event);
+
+//  Settings kept by load_admin, copied
+typedef struct {
+    size_t count;                   //  entries filled
+    char worker [4][DROVER_ID_MAX + 1];
+    int admin [4];
+    uint32_t flags [4];
+    char reason [4][64];
+    uint64_t since [4];
+} testutil_admins_t;
+
+//  Copy one kept setting (load_admin calls this with a testutil_admins_t)
+int
+    testutil_take_admin (void *arg, const drover_backend_admin_t *admin);
+
+//  Services kept by load_services, copied
+typedef struct {
+    size_t count;                   //  entries filled
+    char name [4][DROVER_ID_MAX + 1];
+    char def [4][32];               //  the definitions (text in these tests)
+} testutil_services_t;
+
+//  Copy one kept service (load_services calls this with a testutil_services_t)
+int
+    testutil_take_service (void *arg, const char *name, const byte *def, size_t size);
+
+#endif
