@@ -147,12 +147,19 @@ s_told (fixture_t *fx, const char *text)
     return count;
 }
 
+//  Plan at now and assert it says exactly one action starting with prefix
+static void
+s_plan_says (fixture_t *fx, uint64_t now, const char *prefix)
+{
+    s_plan (fx, now);
+    assert_int_equal (s_said (fx, prefix), 1);
+}
+
 //  The first plan lists; an empty list lets creates go
 static void
 s_start (fixture_t *fx, uint64_t now)
 {
-    s_plan (fx, now);
-    assert_int_equal (s_said (fx, "LIST"), 1);
+    s_plan_says (fx, now, "LIST");
     drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", now);
 }
 
@@ -189,14 +196,33 @@ static void
 s_one_up (fixture_t *fx, uint64_t now)
 {
     s_demand (fx, 2, GIB, "", 1, now);
-    s_plan (fx, now);
-    assert_int_equal (s_said (fx, "CREATE P-1 small run"), 1);
+    s_plan_says (fx, now, "CREATE P-1 small run");
     drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_OK, "", now);
     assert_true (drover_pool_registered (fx->pool, "P-1", now));
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_IDLE);
     s_worker_load (fx, "P-1", 1, now);
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_RUNNING);
     fx->busy = "P-1";               //  reported busy from now on
+}
+
+//  Make the pool, start it and bring P-1 up (s_one_up), all at 0
+static void
+s_pool_one_up (fixture_t *fx)
+{
+    s_pool (fx);
+    s_start (fx, 0);
+    s_one_up (fx, 0);
+}
+
+//  A LIST planned at plan_at answers at listed_at without P-1 (destroyed):
+//  P-1 is gone, and the pool tells so
+static void
+s_listed_without_p1 (fixture_t *fx, uint64_t plan_at, uint64_t listed_at)
+{
+    s_plan_says (fx, plan_at, "LIST");
+    drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", listed_at);
+    assert_int_equal (s_state (fx, "P-1"), -1);
+    assert_int_equal (s_told (fx, "P-1 4>-1 gone"), 1);
 }
 
 //  The cheapest fitting type: price, then fewer procs, less memory, name
@@ -220,8 +246,7 @@ test_cheapest_type_chosen (void **state)
     s_pool (fx);
     s_start (fx, 0);
     s_demand (fx, 3, GIB, "", 1, 0);
-    s_plan (fx, 0);
-    assert_int_equal (s_said (fx, "CREATE P-1 medium run"), 1);
+    s_plan_says (fx, 0, "CREATE P-1 medium run");
     assert_int_equal (zlistx_size (fx->actions), 1);
     drover_instance_view_t view;
     assert_true (drover_pool_lookup (fx->pool, "P-1", &view));
@@ -244,13 +269,11 @@ test_packs_shapes_into_planned_instance (void **state)
     drover_pooldemand_t demand [3] = {
         { 2, GIB, "", 1 }, { 4, GIB, "", 1 }, { 1, 0, "", 2 } };
     drover_pool_set_load (fx->pool, demand, 3, NULL, 0, 0);
-    s_plan (fx, 0);
-    assert_int_equal (s_said (fx, "CREATE"), 1);        //  4 + 2x2 = 8 procs
+    s_plan_says (fx, 0, "CREATE");              //  4 + 2x2 = 8 procs
     //  One task more than fits: a second instance
     demand [0].count = 2;
     drover_pool_set_load (fx->pool, demand, 3, NULL, 0, 0);
-    s_plan (fx, 0);
-    assert_int_equal (s_said (fx, "CREATE P-2 medium"), 1);
+    s_plan_says (fx, 0, "CREATE P-2 medium");
     assert_int_equal (drover_pool_size (fx->pool), 2);
 }
 
@@ -263,8 +286,7 @@ test_booting_capacity_prevents_second_create (void **state)
     s_pool (fx);
     s_start (fx, 0);
     s_demand (fx, 2, GIB, "", 1, 0);
-    s_plan (fx, 0);
-    assert_int_equal (s_said (fx, "CREATE P-1 small"), 1);
+    s_plan_says (fx, 0, "CREATE P-1 small");
     s_demand (fx, 2, GIB, "", 1, 100);
     assert_int_equal (s_plan (fx, 100), 0);
     drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_OK, "", 200);
@@ -275,12 +297,10 @@ test_booting_capacity_prevents_second_create (void **state)
     drover_poolload_t load = { "P-1", 1, 2, GIB, 7 };
     drover_pooldemand_t demand = { 2, GIB, "", 1 };
     drover_pool_set_load (fx->pool, &demand, 1, &load, 1, 500);
-    s_plan (fx, 500);
-    assert_int_equal (s_said (fx, "CREATE P-2 small"), 1);
+    s_plan_says (fx, 500, "CREATE P-2 small");
     //  A held instance coming takes no work
     assert_int_equal (drover_pool_set_behaviour (fx->pool, "P-2", DROVER_IDLE_HOLD, 600), 0);
-    s_plan (fx, 600);
-    assert_int_equal (s_said (fx, "CREATE P-3 small"), 1);
+    s_plan_says (fx, 600, "CREATE P-3 small");
 }
 
 //  At most max-creates creates a pass; the next pass does more at once
@@ -298,8 +318,7 @@ test_max_creates_per_pass (void **state)
     s_plan (fx, 0);
     assert_int_equal (s_said (fx, "CREATE"), 3);
     s_plan (fx, 0);
-    s_plan (fx, 0);
-    assert_int_equal (s_said (fx, "CREATE"), 1);
+    s_plan_says (fx, 0, "CREATE");
     assert_int_equal (drover_pool_size (fx->pool), 10);
     assert_int_equal (s_plan (fx, 0), 0);
     assert_true (drover_pool_next_deadline (fx->pool, 0) > 0);
@@ -320,8 +339,7 @@ test_max_instances (void **state)
     assert_true (drover_pool_next_deadline (fx->pool, 1000) > 1000);
     //  One goes: one more may come
     assert_int_equal (drover_pool_kill (fx->pool, "P-1", 2000), 0);
-    s_plan (fx, 2000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 2000, "DESTROY P-1");
     assert_int_equal (s_said (fx, "CREATE P-4"), 1);
     drover_poolcounts_t counts;
     drover_pool_counts (fx->pool, &counts);
@@ -361,8 +379,7 @@ test_min_instances (void **state)
     s_plan (fx, 0);
     assert_int_equal (s_said (fx, "CREATE"), 0);        //  not before the first list
     drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", 0);
-    s_plan (fx, 0);
-    assert_int_equal (s_said (fx, "CREATE P-1 small"), 1);
+    s_plan_says (fx, 0, "CREATE P-1 small");
     assert_int_equal (s_said (fx, "CREATE P-2 small"), 1);
     assert_int_equal (s_said (fx, "CREATE"), 2);
     for (int index = 1; index <= 2; index++) {
@@ -389,8 +406,7 @@ test_token_bucket (void **state)
     s_pool (fx);
     s_start (fx, 0);                    //  LIST took one of two
     s_demand (fx, 2, GIB, "", 5, 0);
-    s_plan (fx, 0);
-    assert_int_equal (s_said (fx, "CREATE"), 1);
+    s_plan_says (fx, 0, "CREATE");
     assert_int_equal (s_plan (fx, 0), 0);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 0), 500);
     assert_int_equal (s_plan (fx, 499), 0);
@@ -401,15 +417,12 @@ test_token_bucket (void **state)
     //  A destroy waits for a token too; RETIRE and ADMIN do not
     drover_pool_kill (fx->pool, "P-1", 10000);
     drover_pool_set_behaviour (fx->pool, "P-2", DROVER_IDLE_HOLD, 10000);
-    s_plan (fx, 10000);
-    assert_int_equal (s_said (fx, "ADMIN P-2 hold"), 1);
+    s_plan_says (fx, 10000, "ADMIN P-2 hold");
     assert_int_equal (s_said (fx, "DESTROY"), 0);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 10000), 10500);
-    s_plan (fx, 10500);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 10500, "DESTROY P-1");
     assert_int_equal (s_said (fx, "TAG"), 0);
-    s_plan (fx, 11000);
-    assert_int_equal (s_said (fx, "TAG P-2 hold"), 1);
+    s_plan_says (fx, 11000, "TAG P-2 hold");
 }
 
 //  After a quota error no create for quota-backoff, unless an instance
@@ -419,12 +432,9 @@ test_quota_backoff_and_its_early_end (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
     fx->config.list_interval = 100000000;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     s_demand (fx, 2, GIB, "", 1, 100);
-    s_plan (fx, 100);
-    assert_int_equal (s_said (fx, "CREATE P-2"), 1);
+    s_plan_says (fx, 100, "CREATE P-2");
     drover_pool_created (fx->pool, "P-2", DROVER_POOLOP_QUOTA, "too many", 200);
     assert_int_equal (s_told (fx, "WARN - quota exceeded: too many"), 1);
     assert_int_equal (s_told (fx, "P-2 1>-1 quota exceeded"), 1);
@@ -436,18 +446,15 @@ test_quota_backoff_and_its_early_end (void **state)
     assert_int_equal (s_plan (fx, 300), 0);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 300), 60200);
     assert_int_equal (s_plan (fx, 60199), 0);
-    s_plan (fx, 60200);
-    assert_int_equal (s_said (fx, "CREATE P-3"), 1);
+    s_plan_says (fx, 60200, "CREATE P-3");
     //  Again: this time P-1 goes away, which ends the backoff
     drover_pool_created (fx->pool, "P-3", DROVER_POOLOP_QUOTA, "", 60300);
     assert_int_equal (s_plan (fx, 60400), 0);
     drover_pool_kill (fx->pool, "P-1", 60500);
-    s_plan (fx, 60500);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 60500, "DESTROY P-1");
     assert_int_equal (s_said (fx, "CREATE"), 0);
     drover_pool_destroyed (fx->pool, "P-1", DROVER_POOLOP_OK, "", 60600);
-    s_plan (fx, 60600);
-    assert_int_equal (s_said (fx, "CREATE P-4"), 1);
+    s_plan_says (fx, 60600, "CREATE P-4");
 }
 
 //  Rate limited: no driver operation at all for rate-backoff
@@ -455,9 +462,7 @@ static void
 test_rate_limited_backoff (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     s_demand (fx, 2, GIB, "", 1, 100);
     s_plan (fx, 100);
     drover_pool_created (fx->pool, "P-2", DROVER_POOLOP_RATE_LIMITED, "slow down", 100);
@@ -488,13 +493,11 @@ test_consecutive_failures_warn_and_back_off (void **state)
     s_plan (fx, 0);
     drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_FAILED, "boom", 10);
     assert_int_equal (s_told (fx, "P-1 1>-1 create failed: boom"), 1);
-    s_plan (fx, 10);                            //  first failure: at once
-    assert_int_equal (s_said (fx, "CREATE P-2"), 1);
+    s_plan_says (fx, 10, "CREATE P-2");         //  first failure: at once
     drover_pool_created (fx->pool, "P-2", DROVER_POOLOP_FAILED, "boom", 20);
     assert_int_equal (s_plan (fx, 20), 0);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 20), 1020);
-    s_plan (fx, 1020);
-    assert_int_equal (s_said (fx, "CREATE P-3"), 1);
+    s_plan_says (fx, 1020, "CREATE P-3");
     assert_int_equal (s_told (fx, "WARN"), 0);
     drover_pool_created (fx->pool, "P-3", DROVER_POOLOP_FAILED, "boom", 1030);
     assert_int_equal (s_told (fx, "WARN - 3 creates failed in a row: boom"), 1);
@@ -531,11 +534,9 @@ test_consecutive_failures_warn_and_back_off (void **state)
     s_plan (fx, now);
     drover_pool_created (fx->pool, "P-11", DROVER_POOLOP_OK, "", now);
     s_demand (fx, 2, GIB, "", 2, now);
-    s_plan (fx, now);
-    assert_int_equal (s_said (fx, "CREATE P-12"), 1);
+    s_plan_says (fx, now, "CREATE P-12");
     drover_pool_created (fx->pool, "P-12", DROVER_POOLOP_FAILED, "boom", now);
-    s_plan (fx, now);
-    assert_int_equal (s_said (fx, "CREATE P-13"), 1);   //  one failure: at once
+    s_plan_says (fx, now, "CREATE P-13");       //  one failure: at once
 }
 
 //  Booting (or adopted) and never registered: destroyed at boot-timeout
@@ -551,8 +552,7 @@ test_boot_timeout (void **state)
     drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_OK, "", 5000);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 5000), 601000);
     assert_int_equal (s_plan (fx, 600999), 0);
-    s_plan (fx, 601000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 601000, "DESTROY P-1");
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_SHUTDOWN);
     assert_int_equal (s_told (fx, "P-1 1>4 boot timeout"), 1);
     //  The demand is still there: a new one (P-1 is no capacity now)
@@ -565,9 +565,7 @@ static void
 test_idle_timeout_retires_then_destroys (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     s_worker_load (fx, "P-1", 0, 1000);         //  its task done
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_IDLE);
     drover_instance_view_t view;
@@ -576,8 +574,7 @@ test_idle_timeout_retires_then_destroys (void **state)
     assert_int_equal (view.last_busy, 0);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 1000), 60000);  //  the list
     assert_int_equal (s_plan (fx, 59999), 0);
-    s_plan (fx, 61000);
-    assert_int_equal (s_said (fx, "RETIRE P-1"), 1);
+    s_plan_says (fx, 61000, "RETIRE P-1");
     assert_int_equal (s_said (fx, "DESTROY"), 0);
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_SHUTDOWN);
     assert_int_equal (s_told (fx, "P-1 2>4 idle timeout"), 1);
@@ -592,22 +589,14 @@ test_retired_destroyed_then_gone (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
     fx->config.list_interval = 1000000;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     s_worker_load (fx, "P-1", 0, 1000);
-    s_plan (fx, 61000);
-    assert_int_equal (s_said (fx, "RETIRE P-1"), 1);
+    s_plan_says (fx, 61000, "RETIRE P-1");
     assert_int_equal (s_plan (fx, 62000), 0);
     drover_pool_retired (fx->pool, "P-1", 63000);
-    s_plan (fx, 63000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 63000, "DESTROY P-1");
     drover_pool_destroyed (fx->pool, "P-1", DROVER_POOLOP_OK, "", 63100);
-    s_plan (fx, 63100);                         //  a list soon after a destroy
-    assert_int_equal (s_said (fx, "LIST"), 1);
-    drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", 63200);
-    assert_int_equal (s_state (fx, "P-1"), -1);
-    assert_int_equal (s_told (fx, "P-1 4>-1 gone"), 1);
+    s_listed_without_p1 (fx, 63100, 63200);     //  a list soon after a destroy
 }
 
 //  Lost: unknown; registered again within probe-timeout is fine, else
@@ -617,9 +606,7 @@ test_probe_timeout (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
     fx->config.list_interval = 100000000;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     drover_pool_lost (fx->pool, "P-1", "silent", 1000);
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_UNKNOWN);
     assert_int_equal (s_told (fx, "P-1 3>0 lost: silent"), 1);
@@ -628,8 +615,7 @@ test_probe_timeout (void **state)
     drover_pool_lost (fx->pool, "P-1", "left", 3000);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 3000), 603000);
     assert_int_equal (s_plan (fx, 602999), 0);
-    s_plan (fx, 603000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 603000, "DESTROY P-1");
     assert_int_equal (s_told (fx, "P-1 0>4 probe timeout"), 1);
 }
 
@@ -639,38 +625,28 @@ static void
 test_shutdown_timeout (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     drover_pool_kill (fx->pool, "P-1", 1000);
-    s_plan (fx, 1000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 1000, "DESTROY P-1");
     drover_pool_destroyed (fx->pool, "P-1", DROVER_POOLOP_OK, "", 1100);
-    s_plan (fx, 1100);
-    assert_int_equal (s_said (fx, "LIST"), 1);
+    s_plan_says (fx, 1100, "LIST");
     drover_poolentry_t entry = { "P-1", "small", "drover", DROVER_IDLE_RUN };
     drover_pool_listed (fx->pool, DROVER_POOLOP_OK, &entry, 1, "", 1200);
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_SHUTDOWN);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 1200), 11000);
     assert_int_equal (s_plan (fx, 10999), 0);
-    s_plan (fx, 11000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 11000, "DESTROY P-1");
     drover_pool_destroyed (fx->pool, "P-1", DROVER_POOLOP_FAILED, "stuck", 11100);
     assert_int_equal (s_told (fx, "WARN P-1 destroy failed: stuck"), 1);
     assert_int_equal (s_plan (fx, 20999), 0);
-    s_plan (fx, 21000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 21000, "DESTROY P-1");
     drover_poolcounts_t counts;
     drover_pool_counts (fx->pool, &counts);
     assert_int_equal (counts.destroys, 3);
     //  Its worker left once destroyed, and the next list lacks it: gone
     drover_pool_lost (fx->pool, "P-1", "left", 21050);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 21050), 61100);
-    s_plan (fx, 61100);
-    assert_int_equal (s_said (fx, "LIST"), 1);
-    drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", 61100);
-    assert_int_equal (s_state (fx, "P-1"), -1);
-    assert_int_equal (s_told (fx, "P-1 4>-1 gone"), 1);
+    s_listed_without_p1 (fx, 61100, 61100);
 }
 
 //  A destroy that failed, of an instance the driver no longer lists: gone,
@@ -680,26 +656,18 @@ test_destroy_failed_and_unlisted_is_gone (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
     fx->config.shutdown_timeout = 1000000;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     drover_pool_kill (fx->pool, "P-1", 1000);
-    s_plan (fx, 1000);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 1000, "DESTROY P-1");
     s_plan (fx, 1050);                          //  a list begins, the destroy in flight
     assert_int_equal (s_said (fx, "LIST"), 0);
     drover_pool_destroyed (fx->pool, "P-1", DROVER_POOLOP_FAILED, "no such", 1100);
-    s_plan (fx, 60000);
-    assert_int_equal (s_said (fx, "LIST"), 1);
+    s_plan_says (fx, 60000, "LIST");
     assert_int_equal (s_said (fx, "DESTROY"), 0);
     drover_poolentry_t entry = { "P-1", "small", "drover", DROVER_IDLE_RUN };
     drover_pool_listed (fx->pool, DROVER_POOLOP_OK, &entry, 1, "", 60000);
     assert_int_equal (s_state (fx, "P-1"), DROVER_INSTANCE_SHUTDOWN);  //  still listed
-    s_plan (fx, 120000);
-    assert_int_equal (s_said (fx, "LIST"), 1);
-    drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", 120000);
-    assert_int_equal (s_state (fx, "P-1"), -1);
-    assert_int_equal (s_told (fx, "P-1 4>-1 gone"), 1);
+    s_listed_without_p1 (fx, 120000, 120000);
 }
 
 //  Hold: tagged and kept off new work, never retired nor timed out;
@@ -708,13 +676,10 @@ static void
 test_drain_and_hold (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     assert_int_equal (drover_pool_set_behaviour (fx->pool, "P-1", DROVER_IDLE_HOLD, 100), 0);
     assert_int_equal (s_told (fx, "P-1 3>3 behaviour hold"), 1);
-    s_plan (fx, 100);
-    assert_int_equal (s_said (fx, "TAG P-1 hold"), 1);
+    s_plan_says (fx, 100, "TAG P-1 hold");
     assert_int_equal (s_said (fx, "ADMIN P-1 hold"), 1);
     drover_pool_tagged (fx->pool, "P-1", DROVER_POOLOP_OK, "", 200);
     s_worker_load (fx, "P-1", 0, 300);
@@ -727,16 +692,14 @@ test_drain_and_hold (void **state)
     drover_pool_registered (fx->pool, "P-1", 5000000);
     //  Drain: retired at once when idle, then destroyed
     assert_int_equal (drover_pool_set_behaviour (fx->pool, "P-1", DROVER_IDLE_DRAIN, 5000000), 0);
-    s_plan (fx, 5000000);
-    assert_int_equal (s_said (fx, "ADMIN P-1 drain"), 1);
+    s_plan_says (fx, 5000000, "ADMIN P-1 drain");
     assert_int_equal (s_said (fx, "RETIRE P-1"), 1);
     assert_int_equal (s_said (fx, "TAG"), 0);           //  shutting down: no tag
     assert_int_equal (s_told (fx, "P-1 2>4 drained"), 1);
     assert_int_equal (drover_pool_set_behaviour (fx->pool, "P-1", DROVER_IDLE_RUN, 5000000), -1);
     assert_int_equal (drover_pool_set_behaviour (fx->pool, "nobody", DROVER_IDLE_RUN, 0), -1);
     drover_pool_retired (fx->pool, "P-1", 5000100);
-    s_plan (fx, 5000100);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 5000100, "DESTROY P-1");
 }
 
 //  A list adopts our tagged instances: unknown until registered (at once
@@ -771,16 +734,14 @@ test_adoption (void **state)
     assert_non_null (strstr (view.why, "unknown type 'huge'"));
     assert_true (drover_pool_lookup (fx->pool, "OLD-3", &view));
     assert_int_equal (view.behaviour, DROVER_IDLE_HOLD);
-    s_plan (fx, 100);
-    assert_int_equal (s_said (fx, "ADMIN OLD-3 hold"), 1);
+    s_plan_says (fx, 100, "ADMIN OLD-3 hold");
     assert_int_equal (s_said (fx, "ADMIN"), 1);
     //  Adopted capacity takes demand: a small task needs no create
     s_demand (fx, 2, GIB, "", 1, 200);
     assert_int_equal (s_plan (fx, 200), 0);
     //  Adopted, never registered: destroyed at the boot timeout; held: never
     assert_true (drover_pool_registered (fx->pool, "OLD-1", 300));
-    s_plan (fx, 100 + 600000);
-    assert_int_equal (s_said (fx, "DESTROY OLD-4"), 1);
+    s_plan_says (fx, 100 + 600000, "DESTROY OLD-4");
     assert_int_equal (s_said (fx, "DESTROY"), 1);
 }
 
@@ -796,8 +757,7 @@ test_vanished (void **state)
     s_plan (fx, 0);
     assert_int_equal (s_said (fx, "CREATE"), 2);
     drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_OK, "", 100);
-    s_plan (fx, 60000);                         //  a list begins, P-2 still creating
-    assert_int_equal (s_said (fx, "LIST"), 1);
+    s_plan_says (fx, 60000, "LIST");            //  a list begins, P-2 still creating
     drover_pool_created (fx->pool, "P-2", DROVER_POOLOP_OK, "", 60050);
     drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", 60100);
     assert_int_equal (s_state (fx, "P-1"), -1);
@@ -825,15 +785,12 @@ static void
 test_operator_kill (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_one_up (fx, 0);
+    s_pool_one_up (fx);
     assert_int_equal (drover_pool_kill (fx->pool, "nobody", 10), -1);
     assert_int_equal (drover_pool_kill (fx->pool, "P-1", 10), 0);
     assert_int_equal (s_told (fx, "P-1 3>4 destroyed by operator"), 1);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 10), 10);
-    s_plan (fx, 10);
-    assert_int_equal (s_said (fx, "DESTROY P-1"), 1);
+    s_plan_says (fx, 10, "DESTROY P-1");
     assert_int_equal (s_said (fx, "RETIRE"), 0);
     drover_instance_view_t view;
     assert_true (drover_pool_lookup (fx->pool, "P-1", &view));

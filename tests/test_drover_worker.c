@@ -165,6 +165,14 @@ s_reply (s_broker_t *self, drover_msg_t *request, uint16_t code)
     s_send (self, &reply);
 }
 
+//  Answer a message with OK or ERROR code (s_reply) and destroy it
+static void
+s_answer (s_broker_t *self, drover_msg_t **request_p, uint16_t code)
+{
+    s_reply (self, *request_p, code);
+    drover_msg_destroy (request_p);
+}
+
 //  Offer an attempt of sh -c script
 static void
 s_offer (s_broker_t *self, uint64_t task, uint32_t attempt, const char *script, uint32_t timeout)
@@ -197,6 +205,35 @@ s_expect_started (s_broker_t *self, uint64_t task, uint32_t attempt)
     drover_msg_destroy (&started);
 }
 
+//  Offer an attempt of sh -c script and see it start
+static void
+s_offer_started (s_broker_t *self, uint64_t task, uint32_t attempt, const char *script,
+                 uint32_t timeout)
+{
+    s_offer (self, task, attempt, script, timeout);
+    s_expect_started (self, task, attempt);
+}
+
+//  A registered worker running attempt of task (sh -c script): its TASK
+//  STARTED seen
+static s_broker_t *
+s_broker_running (uint64_t task, uint32_t attempt, const char *script)
+{
+    s_broker_t *self = s_broker_new ();
+    s_register (self);
+    s_offer_started (self, task, attempt, script, 0);
+    return self;
+}
+
+//  Expect the TASK RESULT of task (caller answers it)
+static drover_msg_t *
+s_expect_result (s_broker_t *self, uint64_t task)
+{
+    drover_msg_t *result = s_expect (self, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == task);
+    return result;
+}
+
 //  Send LEAVE and see the loop end: GOODBYE, then DONE on the actor pipe.
 //  The worker reads its socket in order, so every answer we sent before
 //  has been acted on; then ask the actor for its counters.
@@ -219,6 +256,17 @@ s_leave (s_broker_t *self, uint64_t *tasks, uint64_t *acked)
     assert_int_equal (zsock_recv (self->actor, "88", tasks, acked), 0);
     assert_true (*tasks == drover_worker_tasks_run (self->worker));
     assert_true (*acked == drover_worker_results_acked (self->worker));
+}
+
+//  s_leave, once one result was acked and the worker registered
+//  registrations times
+static void
+s_leave_acked_one (s_broker_t *self, int registrations)
+{
+    uint64_t tasks, acked;
+    s_leave (self, &tasks, &acked);
+    assert_true (acked == 1);
+    assert_true (drover_worker_registrations (self->worker) == (uint64_t) registrations);
 }
 
 //  HELLO carries the worker's identity and resources; after WELCOME,
@@ -263,10 +311,7 @@ test_hello_welcome_heartbeats (void **state)
 static void
 test_offer_started_result (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 42, 1, "echo hello; echo oops >&2; exit 3", 0);
-    s_expect_started (broker, 42, 1);
+    s_broker_t *broker = s_broker_running (42, 1, "echo hello; echo oops >&2; exit 3");
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     assert_string_equal (result->worker, "w-test");
     assert_true (result->task == 42);
@@ -278,23 +323,18 @@ test_offer_started_result (void **state)
     assert_int_equal (result->err_size, 5);
     assert_int_equal (result->truncated, 0);
     assert_true (result->seq != 0);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
 
     //  A stale answer drops a result too: it is not sent again
-    s_offer (broker, 43, 2, "exit 0", 0);
-    s_expect_started (broker, 43, 2);
+    s_offer_started (broker, 43, 2, "exit 0", 0);
     result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    s_reply (broker, result, DROVER_CODE_STALE);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_STALE);
 
     //  A timeout is enforced by the worker
-    s_offer (broker, 44, 1, "sleep 30", 100);
-    s_expect_started (broker, 44, 1);
+    s_offer_started (broker, 44, 1, "sleep 30", 100);
     result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     assert_int_equal (result->outcome, DROVER_OUTCOME_TIMEDOUT);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
 
     uint64_t tasks, acked;
     s_leave (broker, &tasks, &acked);
@@ -309,14 +349,10 @@ test_offer_started_result (void **state)
 static void
 test_result_resent_after_401 (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 7, 3, "echo once", 0);
-    s_expect_started (broker, 7, 3);
+    s_broker_t *broker = s_broker_running (7, 3, "echo once");
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     uint32_t seq = result->seq;
-    s_reply (broker, result, DROVER_CODE_NOT_REGISTERED);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_NOT_REGISTERED);
 
     drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_string_equal (hello->worker, "w-test");
@@ -325,14 +361,12 @@ test_result_resent_after_401 (void **state)
     assert_int_equal (hello->running [0].attempt, 3);
     drover_msg_destroy (&hello);
     s_welcome (broker, 100);
-    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 7);
+    result = s_expect_result (broker, 7);
     assert_int_equal (result->attempt, 3);
     assert_int_equal (result->seq, seq);
     assert_int_equal (result->out_size, 5);
     assert_memory_equal (result->out, "once\n", 5);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
 
     uint64_t tasks, acked;
     s_leave (broker, &tasks, &acked);
@@ -348,18 +382,13 @@ test_result_resent_after_401 (void **state)
 static void
 test_hello_lists_unacknowledged_results (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 21, 2, "echo done", 0);
-    s_expect_started (broker, 21, 2);
+    s_broker_t *broker = s_broker_running (21, 2, "echo done");
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     uint32_t seq = result->seq;
     drover_msg_destroy (&result);               //  not answered
-    s_offer (broker, 22, 1, "sleep 30", 0);
-    s_expect_started (broker, 22, 1);
+    s_offer_started (broker, 22, 1, "sleep 30", 0);
     drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
-    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
-    drover_msg_destroy (&heartbeat);
+    s_answer (broker, &heartbeat, DROVER_CODE_NOT_REGISTERED);
     drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_int_equal (hello->nrunning, 2);
     bool finished = false, running = false;
@@ -372,14 +401,11 @@ test_hello_lists_unacknowledged_results (void **state)
     //  Once welcome, the result goes again under its seq; acknowledged, it
     //  is no longer listed
     s_welcome (broker, 100);
-    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 21);
+    result = s_expect_result (broker, 21);
     assert_int_equal (result->seq, seq);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
     heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
-    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
-    drover_msg_destroy (&heartbeat);
+    s_answer (broker, &heartbeat, DROVER_CODE_NOT_REGISTERED);
     hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_int_equal (hello->nrunning, 1);
     assert_true (hello->running [0].task == 22);
@@ -413,12 +439,9 @@ test_gather_answered_with_runs (void **state)
     assert_int_equal (runs->nrunning, 0);
     drover_msg_destroy (&runs);
 
-    s_offer (broker, 31, 2, "sleep 30", 0);
-    s_expect_started (broker, 31, 2);
-    s_offer (broker, 32, 1, "echo done", 0);
-    s_expect_started (broker, 32, 1);
-    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 32);
+    s_offer_started (broker, 31, 2, "sleep 30", 0);
+    s_offer_started (broker, 32, 1, "echo done", 0);
+    drover_msg_t *result = s_expect_result (broker, 32);
     runs = s_gather (broker, 0xfffffff0);
     assert_int_equal (runs->nrunning, 2);
     bool finished = false, running = false;
@@ -429,8 +452,7 @@ test_gather_answered_with_runs (void **state)
     assert_true (finished && running);
     drover_msg_destroy (&runs);
 
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
     runs = s_gather (broker, 7);
     assert_int_equal (runs->nrunning, 1);
     assert_true (runs->running [0].task == 31);
@@ -450,16 +472,14 @@ test_hello_carries_last_state_id (void **state)
     drover_msg_destroy (&hello);
     s_welcome_state (broker, 100, state_a);
     drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
-    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
-    drover_msg_destroy (&heartbeat);
+    s_answer (broker, &heartbeat, DROVER_CODE_NOT_REGISTERED);
     hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_string_equal (hello->state_id, state_a);
     drover_msg_destroy (&hello);
     //  A WELCOME without one (a broker that keeps no state) forgets nothing
     s_welcome (broker, 100);
     heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
-    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
-    drover_msg_destroy (&heartbeat);
+    s_answer (broker, &heartbeat, DROVER_CODE_NOT_REGISTERED);
     hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_string_equal (hello->state_id, state_a);
     drover_msg_destroy (&hello);
@@ -480,15 +500,12 @@ test_state_change_kills_attempts_and_drops_results (void **state)
     drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     drover_msg_destroy (&hello);
     s_welcome_state (broker, 100, state_a);
-    s_offer (broker, 1, 1, "echo old", 0);
-    s_expect_started (broker, 1, 1);
+    s_offer_started (broker, 1, 1, "echo old", 0);
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     drover_msg_destroy (&result);               //  not answered
-    s_offer (broker, 2, 1, "exec sleep 30", 0);
-    s_expect_started (broker, 2, 1);
+    s_offer_started (broker, 2, 1, "exec sleep 30", 0);
     drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
-    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
-    drover_msg_destroy (&heartbeat);
+    s_answer (broker, &heartbeat, DROVER_CODE_NOT_REGISTERED);
     hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_string_equal (hello->state_id, state_a);
     assert_int_equal (hello->nrunning, 2);
@@ -511,23 +528,14 @@ test_state_change_kills_attempts_and_drops_results (void **state)
 static void
 test_result_resent_after_507 (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 5, 1, "echo kept", 0);
-    s_expect_started (broker, 5, 1);
+    s_broker_t *broker = s_broker_running (5, 1, "echo kept");
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     uint32_t seq = result->seq;
-    s_reply (broker, result, DROVER_CODE_NOT_SAVED);
-    drover_msg_destroy (&result);
-    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 5);
+    s_answer (broker, &result, DROVER_CODE_NOT_SAVED);
+    result = s_expect_result (broker, 5);
     assert_int_equal (result->seq, seq);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
-    uint64_t tasks, acked;
-    s_leave (broker, &tasks, &acked);
-    assert_true (acked == 1);
-    assert_true (drover_worker_registrations (broker->worker) == 1);
+    s_answer (broker, &result, DROVER_CODE_OK);
+    s_leave_acked_one (broker, 1);
     s_broker_destroy (&broker);
 }
 
@@ -535,13 +543,9 @@ test_result_resent_after_507 (void **state)
 static void
 test_rehello_lists_running (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 11, 1, "sleep 30", 0);
-    s_expect_started (broker, 11, 1);
+    s_broker_t *broker = s_broker_running (11, 1, "sleep 30");
     drover_msg_t *heartbeat = s_expect (broker, DROVER_MSG_WORKER_HEARTBEAT, 2000);
-    s_reply (broker, heartbeat, DROVER_CODE_NOT_REGISTERED);
-    drover_msg_destroy (&heartbeat);
+    s_answer (broker, &heartbeat, DROVER_CODE_NOT_REGISTERED);
     drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
     assert_int_equal (hello->nrunning, 1);
     assert_true (hello->running [0].task == 11);
@@ -558,13 +562,10 @@ test_started_refused_stops_attempt (void **state)
     s_register (broker);
     s_offer (broker, 31, 1, "sleep 30", 0);
     drover_msg_t *started = s_expect (broker, DROVER_MSG_TASK_STARTED, 5000);
-    s_reply (broker, started, DROVER_CODE_STALE);
-    drover_msg_destroy (&started);
-    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 31);
+    s_answer (broker, &started, DROVER_CODE_STALE);
+    drover_msg_t *result = s_expect_result (broker, 31);
     assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
-    s_reply (broker, result, DROVER_CODE_STALE);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_STALE);
     s_broker_destroy (&broker);
 }
 
@@ -573,10 +574,7 @@ test_started_refused_stops_attempt (void **state)
 static void
 test_unanswered_result_resent_after_reconnect (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 12, 1, "echo again", 0);
-    s_expect_started (broker, 12, 1);
+    s_broker_t *broker = s_broker_running (12, 1, "echo again");
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     uint32_t seq = result->seq;
     drover_msg_destroy (&result);
@@ -586,15 +584,10 @@ test_unanswered_result_resent_after_reconnect (void **state)
     zframe_destroy (&first);
     drover_msg_destroy (&hello);
     s_welcome (broker, 100);
-    result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 12);
+    result = s_expect_result (broker, 12);
     assert_int_equal (result->seq, seq);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
-    uint64_t tasks, acked;
-    s_leave (broker, &tasks, &acked);
-    assert_true (acked == 1);
-    assert_true (drover_worker_registrations (broker->worker) == 2);
+    s_answer (broker, &result, DROVER_CODE_OK);
+    s_leave_acked_one (broker, 2);
     assert_true (drover_worker_results_stale (broker->worker) == 0);
     s_broker_destroy (&broker);
 }
@@ -603,20 +596,15 @@ test_unanswered_result_resent_after_reconnect (void **state)
 static void
 test_kill_cancels (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 5, 1, "sleep 30", 0);
-    s_expect_started (broker, 5, 1);
+    s_broker_t *broker = s_broker_running (5, 1, "sleep 30");
     drover_msg_t *kill = drover_msg_new (DROVER_MSG_TASK_KILL);
     kill->task = 5;
     kill->attempt = 1;
     s_send (broker, &kill);
-    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 5);
+    drover_msg_t *result = s_expect_result (broker, 5);
     assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
     assert_int_equal (result->signal, SIGTERM);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
     s_broker_destroy (&broker);
 }
 
@@ -625,17 +613,13 @@ test_kill_cancels (void **state)
 static void
 test_leave_goodbye (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 9, 1, "sleep 0.2; echo done", 0);
-    s_expect_started (broker, 9, 1);
+    s_broker_t *broker = s_broker_running (9, 1, "sleep 0.2; echo done");
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     s_send (broker, &leave);
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
     assert_int_equal (result->out_size, 5);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
     uint64_t tasks, acked;
     s_leave (broker, &tasks, &acked);           //  a second LEAVE is harmless
     assert_true (tasks == 1);
@@ -647,10 +631,7 @@ test_leave_goodbye (void **state)
 static void
 test_stop_kills_and_says_goodbye (void **state)
 {
-    s_broker_t *broker = s_broker_new ();
-    s_register (broker);
-    s_offer (broker, 21, 1, "trap '' TERM; sleep 30", 0);
-    s_expect_started (broker, 21, 1);
+    s_broker_t *broker = s_broker_running (21, 1, "trap '' TERM; sleep 30");
     int64_t started = zclock_mono ();
     zactor_destroy (&broker->actor);
     assert_true (zclock_mono () - started < 3000);      //  grace is 300 ms
@@ -746,8 +727,7 @@ test_handler (void **state)
     drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
     assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
     assert_non_null (result->reason);
-    s_reply (broker, result, DROVER_CODE_OK);
-    drover_msg_destroy (&result);
+    s_answer (broker, &result, DROVER_CODE_OK);
 
     uint64_t tasks, acked;
     s_leave (broker, &tasks, &acked);
@@ -769,8 +749,7 @@ test_bad_body (void **state)
     offer->attempt = 1;
     drover_msg_set_body (offer, (const byte *) "\xc1garbage", 8);
     s_send (broker, &offer);
-    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
-    assert_true (result->task == 3);
+    drover_msg_t *result = s_expect_result (broker, 3);
     assert_int_equal (result->attempt, 1);
     assert_int_equal (result->outcome, DROVER_OUTCOME_SPAWN_FAILED);
     assert_int_equal (result->exit_code, -1);       //  nothing ran: no status
