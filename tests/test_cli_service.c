@@ -14,7 +14,6 @@
 
 #include "testutil.h"
 #include <sys/wait.h>
-#include <ctype.h>
 
 //  ---------------------------------------------------------------------
 //  The fake broker
@@ -239,119 +238,6 @@ s_last (s_broker_t *self, int id, int *requests_p)
     return request;
 }
 
-//  What one run of the CLI did
-typedef struct {
-    int status;                 //  exit status, 128 + signal, or -1 if it had to be stopped
-    char out [65536];           //  its stdout
-    char err [8192];            //  its stderr
-} s_run_t;
-
-//  Run `drover --broker ENDPOINT --broker-timeout 10 ARGS...` into run
-static void
-s_cli (s_broker_t *broker, const char *const args [], s_run_t *run)
-{
-    const char *argv [40] = { DROVER_BIN, "--broker", broker->endpoint, "--broker-timeout",
-                              "10" };
-    int argc = 5;
-    for (int index = 0; args [index] && argc < 39; index++)
-        argv [argc++] = args [index];
-    argv [argc] = NULL;
-    int status = testutil_run_cli (argv, run->out, sizeof run->out, run->err, sizeof run->err,
-                                   20000);
-    run->status = status == -1? -1: WIFEXITED (status)? WEXITSTATUS (status)
-                                   : 128 + WTERMSIG (status);
-}
-
-//  Assert a run exited with status and its stream holds needle
-static void
-s_expect (const s_run_t *run, int status, const char *stream, const char *needle)
-{
-    if (run->status != status || !strstr (stream, needle))
-        fail_msg ("expected status %d and '%s'; got status %d\nstdout:\n%s\nstderr:\n%s",
-                  status, needle, run->status, run->out, run->err);
-}
-
-//  A tiny JSON checker: the end of the one JSON value at text, or NULL
-//  (RFC 8259, what the CLI prints: objects, arrays, strings, numbers,
-//  true/false/null)
-static const char *
-s_json_value (const char *text, int depth)
-{
-    while (isspace ((unsigned char) *text))
-        text++;
-    if (depth > 32)
-        return NULL;
-    if (*text == '{' || *text == '[') {
-        char close = *text == '{'? '}': ']';
-        bool object = *text == '{';
-        for (text++; isspace ((unsigned char) *text); text++)
-            ;
-        if (*text == close)
-            return text + 1;
-        while (true) {
-            if (object) {
-                while (isspace ((unsigned char) *text))
-                    text++;
-                if (*text != '"' || !(text = s_json_value (text, depth + 1)))
-                    return NULL;
-                while (isspace ((unsigned char) *text))
-                    text++;
-                if (*text++ != ':')
-                    return NULL;
-            }
-            if (!(text = s_json_value (text, depth + 1)))
-                return NULL;
-            while (isspace ((unsigned char) *text))
-                text++;
-            if (*text == close)
-                return text + 1;
-            if (*text++ != ',')
-                return NULL;
-        }
-    }
-    if (*text == '"') {
-        for (text++; *text != '"'; text++) {
-            if ((unsigned char) *text < 0x20)
-                return NULL;
-            if (*text == '\\') {
-                text++;
-                if (*text == 'u') {
-                    for (int digit = 1; digit <= 4; digit++)
-                        if (!isxdigit ((unsigned char) text [digit]))
-                            return NULL;
-                    text += 4;
-                }
-                else
-                if (!*text || !strchr ("\"\\/bfnrt", *text))
-                    return NULL;
-            }
-        }
-        return text + 1;
-    }
-    if (strncmp (text, "true", 4) == 0 || strncmp (text, "null", 4) == 0)
-        return text + 4;
-    if (strncmp (text, "false", 5) == 0)
-        return text + 5;
-    const char *start = text;
-    if (*text == '-')
-        text++;
-    if (!isdigit ((unsigned char) *text))
-        return NULL;
-    while (isdigit ((unsigned char) *text) || *text == '.' || *text == 'e' || *text == 'E'
-       ||  ((*text == '+' || *text == '-') && (text [-1] == 'e' || text [-1] == 'E')))
-        text++;
-    return text > start? text: NULL;
-}
-
-//  Assert text is one JSON document (and a newline)
-static void
-s_assert_json (const char *text)
-{
-    const char *end = s_json_value (text, 0);
-    if (!end || strspn (end, "\n") != strlen (end))
-        fail_msg ("not one JSON document:\n%s", text);
-}
-
 //  ---------------------------------------------------------------------
 
 //  service list, show and stats print the table for people and as JSON;
@@ -360,56 +246,56 @@ static void
 test_service_listings (void **state)
 {
     s_broker_t *broker = s_broker_new ();
-    s_run_t run;
+    testutil_cli_t run;
 
-    s_cli (broker, (const char *[]) { "service", "list", NULL }, &run);
-    s_expect (&run, 0, run.out, "NAME");
-    s_expect (&run, 0, run.out, "python3 -m http.server");
-    s_expect (&run, 0, run.out, "under");
-    s_expect (&run, 0, run.out, "slot 3: no worker has room");
-    s_expect (&run, 0, run.out, "memcached");
-    s_expect (&run, 0, run.out, "term 41: incomplete: w3 did not answer");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "list", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "NAME");
+    testutil_cli_expect (&run, 0, run.out, "python3 -m http.server");
+    testutil_cli_expect (&run, 0, run.out, "under");
+    testutil_cli_expect (&run, 0, run.out, "slot 3: no worker has room");
+    testutil_cli_expect (&run, 0, run.out, "memcached");
+    testutil_cli_expect (&run, 0, run.out, "term 41: incomplete: w3 did not answer");
     int requests;
     drover_msg_t *list = s_last (broker, DROVER_MSG_SERVICE_LIST, &requests);
     assert_non_null (list);
     assert_string_equal (list->service, "");
     drover_msg_destroy (&list);
 
-    s_cli (broker, (const char *[]) { "service", "list", "--json", NULL }, &run);
-    s_assert_json (run.out);
-    s_expect (&run, 0, run.out, "\"services\":[{\"name\":\"web\",\"replicas\":4,\"running\":3");
-    s_expect (&run, 0, run.out, "\"labels\":[\"zone=eu\"]");
-    s_expect (&run, 0, run.out, "\"complete\":false");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "list", "--json", NULL }, &run);
+    testutil_assert_json (run.out);
+    testutil_cli_expect (&run, 0, run.out, "\"services\":[{\"name\":\"web\",\"replicas\":4,\"running\":3");
+    testutil_cli_expect (&run, 0, run.out, "\"labels\":[\"zone=eu\"]");
+    testutil_cli_expect (&run, 0, run.out, "\"complete\":false");
 
-    s_cli (broker, (const char *[]) { "service", "show", "web", NULL }, &run);
-    s_expect (&run, 0, run.out, "replicas: 4 wanted, 3 running, 1 pending: under");
-    s_expect (&run, 0, run.out, "labels zone=eu");
-    s_expect (&run, 0, run.out, "SLOT");
-    s_expect (&run, 0, run.out, "backoff 4s");
-    s_expect (&run, 0, run.out, "waiting");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "show", "web", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "replicas: 4 wanted, 3 running, 1 pending: under");
+    testutil_cli_expect (&run, 0, run.out, "labels zone=eu");
+    testutil_cli_expect (&run, 0, run.out, "SLOT");
+    testutil_cli_expect (&run, 0, run.out, "backoff 4s");
+    testutil_cli_expect (&run, 0, run.out, "waiting");
     list = s_last (broker, DROVER_MSG_SERVICE_LIST, &requests);
     assert_string_equal (list->service, "web");
     drover_msg_destroy (&list);
-    s_cli (broker, (const char *[]) { "service", "show", "web", "-j", NULL }, &run);
-    s_assert_json (run.out);
-    s_expect (&run, 0, run.out, "\"service\":{\"name\":\"web\"");
-    s_expect (&run, 0, run.out, "\"replicas\":[{\"service\":\"web\",\"slot\":0,\"worker\":\"w1\","
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "show", "web", "-j", NULL }, &run);
+    testutil_assert_json (run.out);
+    testutil_cli_expect (&run, 0, run.out, "\"service\":{\"name\":\"web\"");
+    testutil_cli_expect (&run, 0, run.out, "\"replicas\":[{\"service\":\"web\",\"slot\":0,\"worker\":\"w1\","
               "\"state\":\"running\",\"task\":77,\"attempt\":1");
 
-    s_cli (broker, (const char *[]) { "service", "show", "nope", NULL }, &run);
-    s_expect (&run, 1, run.err, "unknown service nope");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "show", "nope", NULL }, &run);
+    testutil_cli_expect (&run, 1, run.err, "unknown service nope");
 
-    s_cli (broker, (const char *[]) { "service", "stats", NULL }, &run);
-    s_expect (&run, 0, run.out, "term 41");
-    s_expect (&run, 0, run.out, "incomplete, removed nothing: incomplete: w3 did not answer");
-    s_expect (&run, 0, run.out, "workers:  3 asked, 2 answered");
-    s_expect (&run, 0, run.out, "services: 2: 0 lost, 1 under, 1 ok, 0 over");
-    s_expect (&run, 0, run.out, "replicas: 6 wanted, 4 running, 1 pending");
-    s_expect (&run, 0, run.out, "64+: 1");
-    s_cli (broker, (const char *[]) { "service", "stats", "--json", NULL }, &run);
-    s_assert_json (run.out);
-    s_expect (&run, 0, run.out, "\"term\":41");
-    s_expect (&run, 0, run.out, "\"restarts\":{\"0\":3,\"1\":2,\"2-3\":1");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "stats", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "term 41");
+    testutil_cli_expect (&run, 0, run.out, "incomplete, removed nothing: incomplete: w3 did not answer");
+    testutil_cli_expect (&run, 0, run.out, "workers:  3 asked, 2 answered");
+    testutil_cli_expect (&run, 0, run.out, "services: 2: 0 lost, 1 under, 1 ok, 0 over");
+    testutil_cli_expect (&run, 0, run.out, "replicas: 6 wanted, 4 running, 1 pending");
+    testutil_cli_expect (&run, 0, run.out, "64+: 1");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "stats", "--json", NULL }, &run);
+    testutil_assert_json (run.out);
+    testutil_cli_expect (&run, 0, run.out, "\"term\":41");
+    testutil_cli_expect (&run, 0, run.out, "\"restarts\":{\"0\":3,\"1\":2,\"2-3\":1");
     s_broker_destroy (&broker);
 }
 
@@ -419,13 +305,13 @@ static void
 test_service_admin (void **state)
 {
     s_broker_t *broker = s_broker_new ();
-    s_run_t run;
+    testutil_cli_t run;
     int requests;
-    s_cli (broker, (const char *[]) { "service", "create", "web2", "--replicas", "3",
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "web2", "--replicas", "3",
                                       "--procs", "2", "--mem", "1G", "-l", "zone=a",
                                       "--label", "gpu=", "--restart-delay", "2.5", "--",
                                       "sleep", "100", "-x", NULL }, &run);
-    s_expect (&run, 0, run.out, "service web2: created, 3 replicas");
+    testutil_cli_expect (&run, 0, run.out, "service web2: created, 3 replicas");
     drover_msg_t *admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
     assert_non_null (admin);
     assert_int_equal (admin->action, DROVER_SERVICE_CREATE);
@@ -447,9 +333,9 @@ test_service_admin (void **state)
     drover_msg_destroy (&admin);
 
     //  The defaults: one proc, any memory, the broker's delay
-    s_cli (broker, (const char *[]) { "service", "create", "one", "-r", "0", "--", "true",
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "one", "-r", "0", "--", "true",
                                       NULL }, &run);
-    s_expect (&run, 0, run.out, "created, 0 replicas");
+    testutil_cli_expect (&run, 0, run.out, "created, 0 replicas");
     admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
     assert_int_equal (admin->count, 0);
     assert_int_equal (admin->procs, 1);
@@ -457,12 +343,12 @@ test_service_admin (void **state)
     assert_int_equal (admin->delay, 0);
     drover_msg_destroy (&admin);
 
-    s_cli (broker, (const char *[]) { "service", "create", "dup", "--replicas", "1", "--",
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "dup", "--replicas", "1", "--",
                                       "true", NULL }, &run);
-    s_expect (&run, 1, run.err, "service dup exists");
+    testutil_cli_expect (&run, 1, run.err, "service dup exists");
 
-    s_cli (broker, (const char *[]) { "service", "scale", "web", "6", NULL }, &run);
-    s_expect (&run, 0, run.out, "service web: scaled to 6 replicas");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "scale", "web", "6", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "service web: scaled to 6 replicas");
     admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
     assert_int_equal (admin->action, DROVER_SERVICE_SCALE);
     assert_string_equal (admin->service, "web");
@@ -470,8 +356,8 @@ test_service_admin (void **state)
     assert_int_equal (admin->body_size, 0);
     drover_msg_destroy (&admin);
 
-    s_cli (broker, (const char *[]) { "service", "delete", "web", NULL }, &run);
-    s_expect (&run, 0, run.out, "service web: deleted");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "delete", "web", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "service web: deleted");
     admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
     assert_int_equal (admin->action, DROVER_SERVICE_DELETE);
     assert_string_equal (admin->service, "web");
@@ -486,14 +372,14 @@ static void
 test_plans (void **state)
 {
     s_broker_t *broker = s_broker_new ();
-    s_run_t run;
+    testutil_cli_t run;
     int requests;
-    s_cli (broker, (const char *[]) { "plan", "drain", "w2", NULL }, &run);
-    s_expect (&run, 0, run.out, "move     web/1 (task 99) w2 -> w3  (worker draining)");
-    s_expect (&run, 0, run.out, "finish   task 44 on w2  (worker draining)");
-    s_expect (&run, 0, run.out, "start    web/3 on w1  (under)");
-    s_expect (&run, 0, run.out, "BEFORE");
-    s_expect (&run, 0, run.out, "AFTER");
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "drain", "w2", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "move     web/1 (task 99) w2 -> w3  (worker draining)");
+    testutil_cli_expect (&run, 0, run.out, "finish   task 44 on w2  (worker draining)");
+    testutil_cli_expect (&run, 0, run.out, "start    web/3 on w1  (under)");
+    testutil_cli_expect (&run, 0, run.out, "BEFORE");
+    testutil_cli_expect (&run, 0, run.out, "AFTER");
     //  replicas running: 4 before, 5 after, on one line
     const char *line = strstr (run.out, "replicas running");
     assert_non_null (line);
@@ -506,37 +392,37 @@ test_plans (void **state)
     assert_string_equal (plan->worker, "w2");
     drover_msg_destroy (&plan);
 
-    s_cli (broker, (const char *[]) { "plan", "drain", "w2", "--json", NULL }, &run);
-    s_assert_json (run.out);
-    s_expect (&run, 0, run.out, "{\"action\":\"drain\",\"target\":\"w2\",\"changes\":"
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "drain", "w2", "--json", NULL }, &run);
+    testutil_assert_json (run.out);
+    testutil_cli_expect (&run, 0, run.out, "{\"action\":\"drain\",\"target\":\"w2\",\"changes\":"
               "[{\"kind\":\"move\",\"service\":\"web\",\"slot\":1,\"task\":99,\"from\":\"w2\","
               "\"to\":\"w3\",\"why\":\"worker draining\"}");
-    s_expect (&run, 0, run.out, "\"after\":{\"term\":41");
+    testutil_cli_expect (&run, 0, run.out, "\"after\":{\"term\":41");
 
-    s_cli (broker, (const char *[]) { "plan", "hold", "w9", NULL }, &run);
-    s_expect (&run, 0, run.out, "w9 would take no new task or replica; what runs there stays");
-    s_expect (&run, 0, run.out, "BEFORE");
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "hold", "w9", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "w9 would take no new task or replica; what runs there stays");
+    testutil_cli_expect (&run, 0, run.out, "BEFORE");
     plan = s_last (broker, DROVER_MSG_PLAN, &requests);
     assert_int_equal (plan->action, DROVER_PLAN_HOLD);
     assert_string_equal (plan->worker, "w9");
     drover_msg_destroy (&plan);
 
-    s_cli (broker, (const char *[]) { "plan", "service", "scale", "web", "2", NULL }, &run);
-    s_expect (&run, 0, run.out, "BEFORE");
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "service", "scale", "web", "2", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "BEFORE");
     plan = s_last (broker, DROVER_MSG_PLAN, &requests);
     assert_int_equal (plan->action, DROVER_PLAN_SCALE);
     assert_string_equal (plan->service, "web");
     assert_int_equal (plan->count, 2);
     drover_msg_destroy (&plan);
 
-    s_cli (broker, (const char *[]) { "plan", "term", NULL }, &run);
-    s_expect (&run, 0, run.out, "BEFORE");
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "term", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "BEFORE");
     plan = s_last (broker, DROVER_MSG_PLAN, &requests);
     assert_int_equal (plan->action, DROVER_PLAN_TERM);
     drover_msg_destroy (&plan);
 
-    s_cli (broker, (const char *[]) { "plan", "drain", "ghost", NULL }, &run);
-    s_expect (&run, 1, run.err, "unknown worker ghost");
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "drain", "ghost", NULL }, &run);
+    testutil_cli_expect (&run, 1, run.err, "unknown worker ghost");
     s_broker_destroy (&broker);
 }
 
@@ -545,11 +431,11 @@ static void
 test_submit_affinity (void **state)
 {
     s_broker_t *broker = s_broker_new ();
-    s_run_t run;
+    testutil_cli_t run;
     int requests;
-    s_cli (broker, (const char *[]) { "submit", "--affinity", "tenant 7", "--", "true",
+    testutil_cli (broker->endpoint, (const char *[]) { "submit", "--affinity", "tenant 7", "--", "true",
                                       NULL }, &run);
-    s_expect (&run, 0, run.out, "5");
+    testutil_cli_expect (&run, 0, run.out, "5");
     drover_msg_t *submit = s_last (broker, DROVER_MSG_TASK_SUBMIT, &requests);
     assert_non_null (submit);
     assert_string_equal (submit->affinity, "tenant 7");
@@ -594,10 +480,10 @@ test_bad_arguments (void **state)
         { { "submit", "--affinity", "a\tb", "--", "true", NULL }, "--affinity" },
     };
     s_broker_t *broker = s_broker_new ();
-    s_run_t run;
+    testutil_cli_t run;
     for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
-        s_cli (broker, cases [index].args, &run);
-        s_expect (&run, 2, run.err, cases [index].message);
+        testutil_cli (broker->endpoint, cases [index].args, &run);
+        testutil_cli_expect (&run, 2, run.err, cases [index].message);
     }
     int requests = -1;
     drover_msg_t *none = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
@@ -605,12 +491,12 @@ test_bad_arguments (void **state)
     assert_int_equal (requests, 0);
 
     //  Help goes to stdout and exits 0
-    s_cli (broker, (const char *[]) { "service", "--help", NULL }, &run);
-    s_expect (&run, 0, run.out, "drover service create NAME --replicas N");
-    s_cli (broker, (const char *[]) { "plan", "--help", NULL }, &run);
-    s_expect (&run, 0, run.out, "drover plan drain WORKER");
-    s_cli (broker, (const char *[]) { "help", NULL }, &run);
-    s_expect (&run, 0, run.out, "drover plan service scale NAME N");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "--help", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "drover service create NAME --replicas N");
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "--help", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "drover plan drain WORKER");
+    testutil_cli (broker->endpoint, (const char *[]) { "help", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "drover plan service scale NAME N");
     s_broker_destroy (&broker);
 }
 

@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "drover_taskrecord.h"
 #include <fcntl.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <signal.h>
@@ -1251,4 +1252,115 @@ testutil_etcd_stop (testutil_etcd_t **self_p, bool keep)
         fprintf (stderr, "testutil: etcd's data and log kept in %s\n", self->dir);
     free (self);
     *self_p = NULL;
+}
+
+//  ---------------------------------------------------------------------
+//  The drover CLI run as a user would
+
+//  Run `drover --broker endpoint --broker-timeout 10 ARGS...` (args
+//  NULL-terminated) as a user would, into run
+void
+testutil_cli (const char *endpoint, const char *const args [], testutil_cli_t *run)
+{
+    const char *argv [40] = { DROVER_BIN, "--broker", endpoint, "--broker-timeout", "10" };
+    int argc = 5;
+    for (int index = 0; args [index] && argc < 39; index++)
+        argv [argc++] = args [index];
+    argv [argc] = NULL;
+    int status = testutil_run_cli (argv, run->out, sizeof run->out, run->err, sizeof run->err,
+                                   20000);
+    run->status = status == -1? -1: WIFEXITED (status)? WEXITSTATUS (status)
+                                   : 128 + WTERMSIG (status);
+}
+
+//  Assert a run exited with status and its stream holds needle
+void
+testutil_cli_expect (const testutil_cli_t *run, int status, const char *stream,
+                     const char *needle)
+{
+    if (run->status != status || !strstr (stream, needle))
+        fail_msg ("expected status %d and '%s'; got status %d\nstdout:\n%s\nstderr:\n%s",
+                  status, needle, run->status, run->out, run->err);
+}
+
+//  A tiny JSON checker: the end of the one JSON value at text, or NULL
+//  (RFC 8259, what the CLI prints: objects, arrays, strings, numbers,
+//  true/false/null)
+static const char *
+s_json_value (const char *text, int depth)
+{
+    while (isspace ((unsigned char) *text))
+        text++;
+    if (depth > 32)
+        return NULL;
+    if (*text == '{' || *text == '[') {
+        char close = *text == '{'? '}': ']';
+        bool object = *text == '{';
+        for (text++; isspace ((unsigned char) *text); text++)
+            ;
+        if (*text == close)
+            return text + 1;
+        while (true) {
+            if (object) {
+                while (isspace ((unsigned char) *text))
+                    text++;
+                if (*text != '"' || !(text = s_json_value (text, depth + 1)))
+                    return NULL;
+                while (isspace ((unsigned char) *text))
+                    text++;
+                if (*text++ != ':')
+                    return NULL;
+            }
+            if (!(text = s_json_value (text, depth + 1)))
+                return NULL;
+            while (isspace ((unsigned char) *text))
+                text++;
+            if (*text == close)
+                return text + 1;
+            if (*text++ != ',')
+                return NULL;
+        }
+    }
+    if (*text == '"') {
+        for (text++; *text != '"'; text++) {
+            if ((unsigned char) *text < 0x20)
+                return NULL;
+            if (*text == '\\') {
+                text++;
+                if (*text == 'u') {
+                    for (int digit = 1; digit <= 4; digit++)
+                        if (!isxdigit ((unsigned char) text [digit]))
+                            return NULL;
+                    text += 4;
+                }
+                else
+                if (!*text || !strchr ("\"\\/bfnrt", *text))
+                    return NULL;
+            }
+        }
+        return text + 1;
+    }
+    if (strncmp (text, "true", 4) == 0 || strncmp (text, "null", 4) == 0)
+        return text + 4;
+    if (strncmp (text, "false", 5) == 0)
+        return text + 5;
+    const char *start = text;
+    if (*text == '-')
+        text++;
+    if (!isdigit ((unsigned char) *text))
+        return NULL;
+    while (isdigit ((unsigned char) *text) || *text == '.' || *text == 'e' || *text == 'E'
+       ||  ((*text == '+' || *text == '-') && (text [-1] == 'e' || text [-1] == 'E')))
+        text++;
+    return text > start? text: NULL;
+}
+
+//  Assert text is exactly one JSON document (RFC 8259, as the CLI prints
+//  it) and a newline; if not, fail showing it
+void
+testutil_assert_json (const char *text)
+{
+    const char *end = s_json_value (text, 0);
+    if (!end || strspn (end, "\n") != strlen (end))
+        fail_msg ("not one JSON document:\n%s", text);
 }

@@ -50,6 +50,29 @@ int
     testutil_run_cli (const char *const argv [], char *output, size_t size, char *errors,
                       size_t errors_size, int timeout);
 
+//  What one run of the drover CLI did (testutil_cli)
+typedef struct {
+    int status;                 //  exit status, 128 + signal, or -1 if it had to be stopped
+    char out [65536];           //  its stdout
+    char err [8192];            //  its stderr
+} testutil_cli_t;
+
+//  Run `drover --broker endpoint --broker-timeout 10 ARGS...` (args
+//  NULL-terminated) as a user would, into run
+void
+    testutil_cli (const char *endpoint, const char *const args [], testutil_cli_t *run);
+
+//  Assert a run exited with status and its stream (run->out or run->err)
+//  holds needle; if not, fail showing both streams
+void
+    testutil_cli_expect (const testutil_cli_t *run, int status, const char *stream,
+                         const char *needle);
+
+//  Assert text is exactly one JSON document (RFC 8259, as the CLI prints
+//  it) and a newline; if not, fail showing it
+void
+    testutil_assert_json (const char *text);
+
 //  Assert that a string handed to us (ours to free) is there and equals
 //  expected, then free it: for what a class's method returns to its caller
 void
