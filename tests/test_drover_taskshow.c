@@ -12,43 +12,6 @@
 #include "testutil.h"
 #include "drover_tasktable.h"
 
-#define S_CLIENT        (const byte *) "\x00\x01" "client", 8
-#define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
-#define S_BETA          (const byte *) "\x00\x04" "beta", 6
-
-//  The fake wall clock: msec since the epoch
-static int64_t
-s_fake_clock (void *arg)
-{
-    return *(int64_t *) arg;
-}
-
-//  A table on the fake clock at *now, with workers alpha and beta up
-static drover_tasktable_t *
-s_table (int64_t *now)
-{
-    drover_tasktable_t *table = drover_tasktable_new ();
-    drover_tasktable_set_clock (table, s_fake_clock, now);
-    drover_tasktable_worker_up (table, "alpha", S_ALPHA, NULL, 0);
-    drover_tasktable_worker_up (table, "beta", S_BETA, NULL, 0);
-    testutil_take_actions (table);
-    return table;
-}
-
-//  Submit "true" with retries; returns its id
-static uint64_t
-s_submit (drover_tasktable_t *table, uint32_t retries)
-{
-    drover_msg_t *msg = testutil_submit_msg ("true", 0, 1, 0);
-    msg->retries = retries;
-    uint64_t task = 0;
-    const char *reason;
-    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
-    drover_msg_destroy (&msg);
-    testutil_take_actions (table);
-    return task;
-}
-
 //  Offer the task to worker at *now, and its STARTED 100 msec later
 static void
 s_run (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t attempt,
@@ -61,23 +24,12 @@ s_run (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t at
     testutil_take_actions (table);
 }
 
-//  Report a result
+//  Report a result (testutil_table_result) and drop the actions it causes
 static void
 s_result (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t attempt,
           int outcome, int exit_code, int signal, const char *reason)
 {
-    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
-    strcpy (msg->worker, worker);
-    msg->task = task;
-    msg->attempt = attempt;
-    msg->outcome = outcome;
-    msg->exit_code = exit_code;
-    msg->signal = signal;
-    if (reason)
-        drover_msg_set_reason (msg, reason);
-    const char *text;
-    assert_int_equal (drover_tasktable_result (table, msg, &text), 200);
-    drover_msg_destroy (&msg);
+    testutil_table_result (table, task, worker, attempt, outcome, exit_code, signal, reason);
     testutil_take_actions (table);
 }
 
@@ -98,7 +50,7 @@ static void
 test_show_one_attempt (void **state)
 {
     int64_t now = 1000000;
-    drover_tasktable_t *table = s_table (&now);
+    drover_tasktable_t *table = testutil_fake_table (&now);
     drover_msg_t *msg = testutil_submit_msg ("echo hi", -2, 3, 0);
     drover_exec_t *exec = drover_exec_new ();
     const char *argv [] = { "sh", "-c", "echo hi" };
@@ -119,7 +71,8 @@ test_show_one_attempt (void **state)
     assert_int_equal (drover_msg_add_label (msg, "gpu=no"), 0);
     uint64_t task;
     const char *reason;
-    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
+    assert_int_equal (drover_tasktable_submit (table, msg, TESTUTIL_CLIENT_ROUTE, &task, &reason),
+                      200);
     drover_msg_destroy (&msg);
     testutil_take_actions (table);
 
@@ -197,8 +150,8 @@ static void
 test_each_attempt_listed (void **state)
 {
     int64_t now = 1000;
-    drover_tasktable_t *table = s_table (&now);
-    uint64_t task = s_submit (table, 1);
+    drover_tasktable_t *table = testutil_fake_table (&now);
+    uint64_t task = testutil_table_submit (table, 1);
     //  #1 on alpha exits 3: retried
     now = 2000;
     s_run (table, task, "alpha", 1, &now);
@@ -218,12 +171,13 @@ test_each_attempt_listed (void **state)
     drover_tasktable_expire (table, 6000 + 1000000);
     testutil_take_actions (table);
     //  #4 on alpha: the machine could not start it
-    drover_tasktable_worker_up (table, "beta", S_BETA, NULL, 0);
+    drover_tasktable_worker_up (table, "beta", TESTUTIL_BETA_ROUTE, NULL, 0);
     testutil_take_actions (table);
     now = 8000;
     s_run (table, task, "beta", 4, &now);
     now = 8500;
-    s_result (table, task, "beta", 4, DROVER_OUTCOME_MACHINE_FAILED, -1, 0, "no such user");
+    s_result (table, task, "beta", 4, DROVER_OUTCOME_MACHINE_FAILED, -1, 0,
+                           "no such user");
     //  #5 on alpha: killed by a signal, no retries left: FAILED
     now = 9000;
     s_run (table, task, "alpha", 5, &now);
@@ -288,12 +242,13 @@ static void
 test_history_bounded (void **state)
 {
     int64_t now = 100;
-    drover_tasktable_t *table = s_table (&now);
-    uint64_t task = s_submit (table, 20);
+    drover_tasktable_t *table = testutil_fake_table (&now);
+    uint64_t task = testutil_table_submit (table, 20);
     for (uint32_t attempt = 1; attempt <= 12; attempt++) {
         now += 1000;
         s_run (table, task, "alpha", attempt, &now);
-        s_result (table, task, "alpha", attempt, DROVER_OUTCOME_EXITED, (int) attempt, 0, NULL);
+        s_result (table, task, "alpha", attempt, DROVER_OUTCOME_EXITED, (int) attempt,
+                               0, NULL);
     }
     drover_taskinfo_t *info = s_show (table, task);
     assert_int_equal (info->state, DROVER_TASK_QUEUED);
@@ -322,9 +277,9 @@ static void
 test_unknown_and_expired (void **state)
 {
     int64_t now = 100;
-    drover_tasktable_t *table = s_table (&now);
+    drover_tasktable_t *table = testutil_fake_table (&now);
     drover_tasktable_configure (table, 30000, 2, 1000, 0);      //  keep nothing finished
-    uint64_t task = s_submit (table, 1);
+    uint64_t task = testutil_table_submit (table, 1);
     s_run (table, task, "alpha", 1, &now);
     s_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 1, 0, NULL);
     s_run (table, task, "alpha", 2, &now);

@@ -11,59 +11,6 @@
 #include "testutil.h"
 #include "drover_tasktable.h"
 
-#define S_CLIENT        (const byte *) "\x00\x01" "client", 8
-#define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
-#define S_BETA          (const byte *) "\x00\x04" "beta", 6
-
-//  The fake wall clock: msec since the epoch
-static int64_t
-s_fake_clock (void *arg)
-{
-    return *(int64_t *) arg;
-}
-
-//  A table on the fake clock at *now, with workers alpha and beta up
-static drover_tasktable_t *
-s_table (int64_t *now)
-{
-    drover_tasktable_t *table = drover_tasktable_new ();
-    drover_tasktable_set_clock (table, s_fake_clock, now);
-    drover_tasktable_worker_up (table, "alpha", S_ALPHA, NULL, 0);
-    drover_tasktable_worker_up (table, "beta", S_BETA, NULL, 0);
-    testutil_take_actions (table);
-    return table;
-}
-
-//  Submit "true" with retries; returns its id
-static uint64_t
-s_submit (drover_tasktable_t *table, uint32_t retries)
-{
-    drover_msg_t *msg = testutil_submit_msg ("true", 0, 1, 0);
-    msg->retries = retries;
-    uint64_t task = 0;
-    const char *reason;
-    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
-    drover_msg_destroy (&msg);
-    testutil_take_actions (table);
-    return task;
-}
-
-//  Report a result
-static void
-s_result (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t attempt,
-          int outcome, int exit_code)
-{
-    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
-    strcpy (msg->worker, worker);
-    msg->task = task;
-    msg->attempt = attempt;
-    msg->outcome = outcome;
-    msg->exit_code = exit_code;
-    const char *reason;
-    assert_int_equal (drover_tasktable_result (table, msg, &reason), 200);
-    drover_msg_destroy (&msg);
-}
-
 //  Assert a task's times
 static void
 s_assert_times (drover_tasktable_t *table, uint64_t task, int64_t queued, int64_t started,
@@ -82,8 +29,8 @@ static void
 test_times_of_a_task_that_ran (void **state)
 {
     int64_t now = 1700000000000;
-    drover_tasktable_t *table = s_table (&now);
-    uint64_t task = s_submit (table, 0);
+    drover_tasktable_t *table = testutil_fake_table (&now);
+    uint64_t task = testutil_table_submit (table, 0);
     s_assert_times (table, task, 1700000000000, 0, 0);
     now += 1500;
     drover_tasktable_assign (table, task, "alpha", 0);
@@ -95,7 +42,7 @@ test_times_of_a_task_that_ran (void **state)
     testutil_take_actions (table);
     s_assert_times (table, task, 1700000000000, 1700000001700, 0);
     now += 3000;
-    s_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 0);
+    testutil_table_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 0, 0, NULL);
     testutil_actions_t *actions = testutil_take_actions (table);
     s_assert_times (table, task, 1700000000000, 1700000001700, 1700000004700);
     bool seen = false;
@@ -117,13 +64,13 @@ static void
 test_started_is_the_result_without_started (void **state)
 {
     int64_t now = 5000;
-    drover_tasktable_t *table = s_table (&now);
-    uint64_t task = s_submit (table, 0);
+    drover_tasktable_t *table = testutil_fake_table (&now);
+    uint64_t task = testutil_table_submit (table, 0);
     now = 6000;
     drover_tasktable_assign (table, task, "alpha", 0);
     testutil_take_actions (table);
     now = 9000;
-    s_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 0);
+    testutil_table_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 0, 0, NULL);
     testutil_take_actions (table);
     s_assert_times (table, task, 5000, 9000, 9000);
     drover_tasktable_destroy (&table);
@@ -135,14 +82,14 @@ static void
 test_started_is_the_current_attempts (void **state)
 {
     int64_t now = 1000;
-    drover_tasktable_t *table = s_table (&now);
-    uint64_t task = s_submit (table, 1);
+    drover_tasktable_t *table = testutil_fake_table (&now);
+    uint64_t task = testutil_table_submit (table, 1);
     now = 2000;
     drover_tasktable_assign (table, task, "alpha", 0);
     const char *reason;
     assert_int_equal (drover_tasktable_started (table, "alpha", task, 1, &reason), 200);
     now = 3000;
-    s_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 1);       //  retried
+    testutil_table_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 1, 0, NULL);  //  retried
     testutil_take_actions (table);
     s_assert_times (table, task, 1000, 0, 0);
     now = 4000;
@@ -158,7 +105,7 @@ test_started_is_the_current_attempts (void **state)
     now = 6500;
     assert_int_equal (drover_tasktable_started (table, "alpha", task, 3, &reason), 200);
     now = 8000;
-    s_result (table, task, "alpha", 3, DROVER_OUTCOME_EXITED, 0);
+    testutil_table_result (table, task, "alpha", 3, DROVER_OUTCOME_EXITED, 0, 0, NULL);
     testutil_take_actions (table);
     s_assert_times (table, task, 1000, 6500, 8000);
     drover_tasktable_destroy (&table);
@@ -169,8 +116,8 @@ static void
 test_cancelled_while_queued_never_started (void **state)
 {
     int64_t now = 100;
-    drover_tasktable_t *table = s_table (&now);
-    uint64_t task = s_submit (table, 0);
+    drover_tasktable_t *table = testutil_fake_table (&now);
+    uint64_t task = testutil_table_submit (table, 0);
     now = 700;
     const char *reason;
     assert_int_equal (drover_tasktable_cancel (table, task, &reason), 200);

@@ -1364,3 +1364,60 @@ testutil_assert_json (const char *text)
     if (!end || strspn (end, "\n") != strlen (end))
         fail_msg ("not one JSON document:\n%s", text);
 }
+
+//  ---------------------------------------------------------------------
+//  A task table on a fake clock
+
+//  The fake wall clock: msec since the epoch, read from *arg
+static int64_t
+s_fake_clock (void *arg)
+{
+    return *(int64_t *) arg;
+}
+
+//  A task table on a fake wall clock reading *now, alpha and beta up
+drover_tasktable_t *
+testutil_fake_table (int64_t *now)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_tasktable_set_clock (table, s_fake_clock, now);
+    drover_tasktable_worker_up (table, "alpha", TESTUTIL_ALPHA_ROUTE, NULL, 0);
+    drover_tasktable_worker_up (table, "beta", TESTUTIL_BETA_ROUTE, NULL, 0);
+    testutil_take_actions (table);
+    return table;
+}
+
+//  Submit "true" with retries; returns its id
+uint64_t
+testutil_table_submit (drover_tasktable_t *table, uint32_t retries)
+{
+    drover_msg_t *msg = testutil_submit_msg ("true", 0, 1, 0);
+    msg->retries = retries;
+    uint64_t task = 0;
+    const char *reason;
+    assert_int_equal (drover_tasktable_submit (table, msg, TESTUTIL_CLIENT_ROUTE, &task,
+                                               &reason), 200);
+    drover_msg_destroy (&msg);
+    testutil_take_actions (table);
+    return task;
+}
+
+//  Report a result; asserts it is accepted
+void
+testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *worker,
+                       uint32_t attempt, int outcome, int exit_code, int signal,
+                       const char *reason)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    strcpy (msg->worker, worker);
+    msg->task = task;
+    msg->attempt = attempt;
+    msg->outcome = outcome;
+    msg->exit_code = exit_code;
+    msg->signal = signal;
+    if (reason)
+        drover_msg_set_reason (msg, reason);
+    const char *text;
+    assert_int_equal (drover_tasktable_result (table, msg, &text), 200);
+    drover_msg_destroy (&msg);
+}

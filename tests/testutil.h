@@ -214,6 +214,28 @@ drover_action_t *
 struct _drover_taskrecord_t *
     testutil_taskrecord (uint64_t id, int priority, int procs, uint64_t mem);
 
+//  The routes testutil_fake_table gives its client and workers
+#define TESTUTIL_CLIENT_ROUTE   (const byte *) "\x00\x01" "client", 8
+#define TESTUTIL_ALPHA_ROUTE    (const byte *) "\x00\x03" "alpha", 7
+#define TESTUTIL_BETA_ROUTE     (const byte *) "\x00\x04" "beta", 6
+
+//  A task table on a fake wall clock reading *now (msec since the epoch),
+//  with workers alpha and beta up and its actions so far taken
+drover_tasktable_t *
+    testutil_fake_table (int64_t *now);
+
+//  Submit "true" (1 proc) with retries from the client; asserts it is
+//  accepted, takes the actions and returns its id
+uint64_t
+    testutil_table_submit (drover_tasktable_t *table, uint32_t retries);
+
+//  Report a worker's TASK RESULT to a task table (reason NULL: none);
+//  asserts it is accepted
+void
+    testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *worker,
+                           uint32_t attempt, int outcome, int exit_code, int signal,
+                           const char *reason);
+
 //  Wait until the broker lists `count` workers in health OK; false on timeout
 bool
     testutil_wait_workers (zsock_t *dealer, int count, int timeout);
