@@ -263,7 +263,8 @@ test_service_listings (void **state)
 
     testutil_cli (broker->endpoint, (const char *[]) { "service", "list", "--json", NULL }, &run);
     testutil_assert_json (run.out);
-    testutil_cli_expect (&run, 0, run.out, "\"services\":[{\"name\":\"web\",\"replicas\":4,\"running\":3");
+    testutil_cli_expect (&run, 0, run.out,
+                         "\"services\":[{\"name\":\"web\",\"replicas\":4,\"running\":3");
     testutil_cli_expect (&run, 0, run.out, "\"labels\":[\"zone=eu\"]");
     testutil_cli_expect (&run, 0, run.out, "\"complete\":false");
 
@@ -276,18 +277,21 @@ test_service_listings (void **state)
     list = s_last (broker, DROVER_MSG_SERVICE_LIST, &requests);
     assert_string_equal (list->service, "web");
     drover_msg_destroy (&list);
-    testutil_cli (broker->endpoint, (const char *[]) { "service", "show", "web", "-j", NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "show", "web", "-j", NULL },
+                  &run);
     testutil_assert_json (run.out);
     testutil_cli_expect (&run, 0, run.out, "\"service\":{\"name\":\"web\"");
-    testutil_cli_expect (&run, 0, run.out, "\"replicas\":[{\"service\":\"web\",\"slot\":0,\"worker\":\"w1\","
-              "\"state\":\"running\",\"task\":77,\"attempt\":1");
+    testutil_cli_expect (&run, 0, run.out,
+                         "\"replicas\":[{\"service\":\"web\",\"slot\":0,\"worker\":\"w1\","
+                         "\"state\":\"running\",\"task\":77,\"attempt\":1");
 
     testutil_cli (broker->endpoint, (const char *[]) { "service", "show", "nope", NULL }, &run);
     testutil_cli_expect (&run, 1, run.err, "unknown service nope");
 
     testutil_cli (broker->endpoint, (const char *[]) { "service", "stats", NULL }, &run);
     testutil_cli_expect (&run, 0, run.out, "term 41");
-    testutil_cli_expect (&run, 0, run.out, "incomplete, removed nothing: incomplete: w3 did not answer");
+    testutil_cli_expect (&run, 0, run.out,
+                         "incomplete, removed nothing: incomplete: w3 did not answer");
     testutil_cli_expect (&run, 0, run.out, "workers:  3 asked, 2 answered");
     testutil_cli_expect (&run, 0, run.out, "services: 2: 0 lost, 1 under, 1 ok, 0 over");
     testutil_cli_expect (&run, 0, run.out, "replicas: 6 wanted, 4 running, 1 pending");
@@ -307,10 +311,11 @@ test_service_admin (void **state)
     s_broker_t *broker = s_broker_new ();
     testutil_cli_t run;
     int requests;
-    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "web2", "--replicas", "3",
-                                      "--procs", "2", "--mem", "1G", "-l", "zone=a",
-                                      "--label", "gpu=", "--restart-delay", "2.5", "--",
-                                      "sleep", "100", "-x", NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "web2", "--replicas",
+                                                       "3", "--procs", "2", "--mem", "1G", "-l",
+                                                       "zone=a", "--label", "gpu=",
+                                                       "--restart-delay", "2.5", "--", "sleep",
+                                                       "100", "-x", NULL }, &run);
     testutil_cli_expect (&run, 0, run.out, "service web2: created, 3 replicas");
     drover_msg_t *admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
     assert_non_null (admin);
@@ -333,8 +338,8 @@ test_service_admin (void **state)
     drover_msg_destroy (&admin);
 
     //  The defaults: one proc, any memory, the broker's delay
-    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "one", "-r", "0", "--", "true",
-                                      NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "one", "-r", "0", "--",
+                                                       "true", NULL }, &run);
     testutil_cli_expect (&run, 0, run.out, "created, 0 replicas");
     admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
     assert_int_equal (admin->count, 0);
@@ -343,11 +348,12 @@ test_service_admin (void **state)
     assert_int_equal (admin->delay, 0);
     drover_msg_destroy (&admin);
 
-    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "dup", "--replicas", "1", "--",
-                                      "true", NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "dup", "--replicas",
+                                                       "1", "--", "true", NULL }, &run);
     testutil_cli_expect (&run, 1, run.err, "service dup exists");
 
-    testutil_cli (broker->endpoint, (const char *[]) { "service", "scale", "web", "6", NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "scale", "web", "6", NULL },
+                  &run);
     testutil_cli_expect (&run, 0, run.out, "service web: scaled to 6 replicas");
     admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
     assert_int_equal (admin->action, DROVER_SERVICE_SCALE);
@@ -392,22 +398,25 @@ test_plans (void **state)
     assert_string_equal (plan->worker, "w2");
     drover_msg_destroy (&plan);
 
-    testutil_cli (broker->endpoint, (const char *[]) { "plan", "drain", "w2", "--json", NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "drain", "w2", "--json", NULL },
+                  &run);
     testutil_assert_json (run.out);
     testutil_cli_expect (&run, 0, run.out, "{\"action\":\"drain\",\"target\":\"w2\",\"changes\":"
-              "[{\"kind\":\"move\",\"service\":\"web\",\"slot\":1,\"task\":99,\"from\":\"w2\","
-              "\"to\":\"w3\",\"why\":\"worker draining\"}");
+                         "[{\"kind\":\"move\",\"service\":\"web\",\"slot\":1,\"task\":99,"
+                         "\"from\":\"w2\",\"to\":\"w3\",\"why\":\"worker draining\"}");
     testutil_cli_expect (&run, 0, run.out, "\"after\":{\"term\":41");
 
     testutil_cli (broker->endpoint, (const char *[]) { "plan", "hold", "w9", NULL }, &run);
-    testutil_cli_expect (&run, 0, run.out, "w9 would take no new task or replica; what runs there stays");
+    testutil_cli_expect (&run, 0, run.out,
+                         "w9 would take no new task or replica; what runs there stays");
     testutil_cli_expect (&run, 0, run.out, "BEFORE");
     plan = s_last (broker, DROVER_MSG_PLAN, &requests);
     assert_int_equal (plan->action, DROVER_PLAN_HOLD);
     assert_string_equal (plan->worker, "w9");
     drover_msg_destroy (&plan);
 
-    testutil_cli (broker->endpoint, (const char *[]) { "plan", "service", "scale", "web", "2", NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "plan", "service", "scale", "web", "2",
+                                                       NULL }, &run);
     testutil_cli_expect (&run, 0, run.out, "BEFORE");
     plan = s_last (broker, DROVER_MSG_PLAN, &requests);
     assert_int_equal (plan->action, DROVER_PLAN_SCALE);
@@ -433,8 +442,8 @@ test_submit_affinity (void **state)
     s_broker_t *broker = s_broker_new ();
     testutil_cli_t run;
     int requests;
-    testutil_cli (broker->endpoint, (const char *[]) { "submit", "--affinity", "tenant 7", "--", "true",
-                                      NULL }, &run);
+    testutil_cli (broker->endpoint, (const char *[]) { "submit", "--affinity", "tenant 7", "--",
+                                                       "true", NULL }, &run);
     testutil_cli_expect (&run, 0, run.out, "5");
     drover_msg_t *submit = s_last (broker, DROVER_MSG_TASK_SUBMIT, &requests);
     assert_non_null (submit);

@@ -92,13 +92,15 @@ test_service_lifecycle (void **state)
     //  drover status counts it, text and JSON
     const char *status [] = { "status", NULL };
     testutil_cli (cluster->endpoint, status, run);
-    testutil_cli_expect (run, 0, run->out, "services: 1 (1 ok, 0 under, 0 over, 0 lost, 0 crashing); "
-                                "replicas 3 of 3 running, 0 pending");
+    testutil_cli_expect (run, 0, run->out,
+                         "services: 1 (1 ok, 0 under, 0 over, 0 lost, 0 crashing); "
+                         "replicas 3 of 3 running, 0 pending");
     const char *status_json [] = { "status", "--json", NULL };
     testutil_cli (cluster->endpoint, status_json, run);
-    testutil_cli_expect (run, 0, run->out, "\"services\":{\"total\":1,\"ok\":1,\"under\":0,\"over\":0,"
-                                "\"lost\":0,\"crashing\":0,\"replicas_wanted\":3,"
-                                "\"replicas_running\":3,\"replicas_pending\":0}");
+    testutil_cli_expect (run, 0, run->out,
+                         "\"services\":{\"total\":1,\"ok\":1,\"under\":0,\"over\":0,"
+                         "\"lost\":0,\"crashing\":0,\"replicas_wanted\":3,"
+                         "\"replicas_running\":3,\"replicas_pending\":0}");
 
     //  A plan of a drain moves the busiest worker's replicas, and changes nothing
     const char *plan [] = { "plan", "drain", busiest, "--json", NULL };

@@ -253,7 +253,7 @@ test_ids_survive_reopen (void **state)
         //  A change about a task never seen (e.g. pruned) moves next_task on
         drover_change_t *other [] = {
             testutil_change ("task.cancelled", 9 + round * 10, 100 + round * 100,
-                      DROVER_TASK_CANCELLED),
+                             DROVER_TASK_CANCELLED),
         };
         assert_int_equal (testutil_apply (backend, other, 1, text), 0);
         assert_int_equal (meta->next_task, 10 + round * 10);
@@ -478,11 +478,11 @@ test_other_schema_refused (void **state)
     s_dirs_t *dirs = (s_dirs_t *) *state;
     assert_int_equal (mkdir (dirs->dir, 0700), 0);
     s_sql_file (dirs->file, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, what TEXT);"
-                            "INSERT INTO jobs VALUES (1, 'x')");
+                "INSERT INTO jobs VALUES (1, 'x')");
     s_assert_refused (dirs);
 
     s_sql_file (dirs->file, "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);"
-                            "INSERT INTO meta VALUES ('format', 'drover-state 99')");
+                "INSERT INTO meta VALUES ('format', 'drover-state 99')");
     char *error = NULL;
     drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
     assert_null (backend);
@@ -506,9 +506,9 @@ test_owner_kept_and_format_1_upgraded (void **state)
     drover_backend_destroy (&backend);
     //  Make it a format 1 state: no owner column
     s_sql_file (dirs->file, "ALTER TABLE tasks DROP COLUMN owner;"
-                            S_DROP_COLUMNS_3
-                            "UPDATE meta SET value = 'drover-state 1'"
-                            " WHERE name = 'format'");
+                S_DROP_COLUMNS_3
+                "UPDATE meta SET value = 'drover-state 1'"
+                " WHERE name = 'format'");
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (!backend)
@@ -534,7 +534,8 @@ test_owner_kept_and_format_1_upgraded (void **state)
 static drover_change_t *
 s_final_with_history (uint64_t task, uint64_t seq)
 {
-    drover_change_t *change = testutil_final (task, seq, DROVER_TASK_FAILED, DROVER_END_FAILED, 3, "x");
+    drover_change_t *change = testutil_final (task, seq, DROVER_TASK_FAILED, DROVER_END_FAILED, 3,
+                                              "x");
     change->done->outcome = DROVER_OUTCOME_EXITED;
     change->queued_at = 1795000000000;
     change->offered_at = 1795000001000;
@@ -605,8 +606,8 @@ test_services_and_affinity_kept_and_format_3_upgraded (void **state)
     drover_backend_destroy (&backend);
 
     s_sql_file (dirs->file, S_DROP_COLUMNS_4
-                            "UPDATE meta SET value = 'drover-state 3'"
-                            " WHERE name = 'format'");
+                "UPDATE meta SET value = 'drover-state 3'"
+                " WHERE name = 'format'");
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (!backend)
         fail_msg ("format 3 refused: %s", error);
@@ -661,8 +662,8 @@ test_format_2_upgraded (void **state)
     assert_int_equal (testutil_apply (backend, batch, 2, text), 0);
     drover_backend_destroy (&backend);
     s_sql_file (dirs->file, S_DROP_COLUMNS_3
-                            "UPDATE meta SET value = 'drover-state 2'"
-                            " WHERE name = 'format'");
+                "UPDATE meta SET value = 'drover-state 2'"
+                " WHERE name = 'format'");
 
     backend = drover_backend_open_sqlite (dirs->dir, &error);
     if (!backend)
@@ -973,8 +974,9 @@ test_prune_bounded (void **state)
         s_apply_task (backend, task, task <= 100, 1000 + task);
     //  A second end of task 100 is an event only: its row stays as it was
     //  (and it is counted once)
-    drover_change_t *again [] = { testutil_final (100, 111, DROVER_TASK_FAILED, DROVER_END_FAILED, 2,
-                                           "late") };
+    drover_change_t *again [] = {
+        testutil_final (100, 111, DROVER_TASK_FAILED, DROVER_END_FAILED, 2, "late")
+    };
     assert_int_equal (testutil_apply (backend, again, 1, text), 0);
     //  By count: keep 50 final tasks; 50 tasks, then the 50 events rows of
     //  tasks 1-50, 10 rows a call

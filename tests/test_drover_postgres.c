@@ -249,7 +249,7 @@ test_many_changes (void **state)
         batch [at++] = testutil_attempt ("task.running", task, seq++, DROVER_TASK_RUNNING, 1, "w1");
     for (uint64_t task = 1; task <= 1000; task++)
         batch [at++] = testutil_final (task, seq++, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1,
-                                "ok");
+                                       "ok");
     assert_int_equal (at, count);
     int rc = testutil_apply (backend, batch, count, text);
     free (batch);
@@ -504,7 +504,9 @@ test_server_stopped (void **state)
     char output [256], port [16];
     snprintf (port, sizeof port, "%d", s_server.port);
     assert_int_equal (s_script ("halt", NULL, output, sizeof output), 0);
-    drover_change_t *lost [] = { testutil_queued_owned (2, 2, NULL), testutil_queued_owned (3, 3, NULL) };
+    drover_change_t *lost [] = {
+        testutil_queued_owned (2, 2, NULL), testutil_queued_owned (3, 3, NULL)
+    };
     assert_int_equal (testutil_apply (backend, lost, 2, text), -1);
     assert_non_null (strstr (text, "postgresql 127.0.0.1:"));
     assert_false (drover_backend_fenced (backend));
