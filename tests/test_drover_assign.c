@@ -64,16 +64,8 @@ s_expect_frames (zactor_t *actor, const char *command, ...)
                          : testutil_expect (actor, command, 3000);
     va_list args;
     va_start (args, command);
-    const char *expected;
-    while ((expected = va_arg (args, const char *))) {
-        char *frame = zmsg_popstr (msg);
-        assert_non_null (frame);
-        assert_string_equal (frame, expected);
-        zstr_free (&frame);
-    }
+    testutil_assert_frames (&msg, args);
     va_end (args);
-    assert_int_equal (zmsg_size (msg), 0);
-    zmsg_destroy (&msg);
 }
 
 //  Expect a SEND to route for worker (or "" for a client); return the

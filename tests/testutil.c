@@ -1421,3 +1421,22 @@ testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *wor
     assert_int_equal (drover_tasktable_result (table, msg, &text), 200);
     drover_msg_destroy (&msg);
 }
+
+//  ---------------------------------------------------------------------
+//  What an actor says
+
+//  Assert that msg's frames, read as text, are exactly the strings in args
+void
+testutil_assert_frames (zmsg_t **msg_p, va_list args)
+{
+    zmsg_t *msg = *msg_p;
+    const char *expected;
+    while ((expected = va_arg (args, const char *))) {
+        char *frame = zmsg_popstr (msg);
+        assert_non_null (frame);
+        assert_string_equal (frame, expected);
+        zstr_free (&frame);
+    }
+    assert_int_equal (zmsg_size (msg), 0);
+    zmsg_destroy (msg_p);
+}

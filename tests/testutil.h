@@ -319,6 +319,11 @@ zmsg_t *
 void
     testutil_pop_check (zmsg_t *msg, const char *expected);
 
+//  Assert that msg's frames, read as text, are exactly the strings in args
+//  (NULL-terminated), then destroy it
+void
+    testutil_assert_frames (zmsg_t **msg_p, va_list args);
+
 //  Expect SEND to route for worker ("" for a client) within 2 s; return
 //  its decoded payload (caller destroys)
 drover_msg_t *
