@@ -921,42 +921,6 @@ test_full_filesystem (void **state)
     assert_int_equal (WEXITSTATUS (status), 0);
 }
 
-//  Apply task as one batch: submitted, and final at time ended if final
-static void
-s_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
-{
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_change_t *change = testutil_queued (task, task, NULL);
-    if (final) {
-        change->state = DROVER_TASK_SUCCEEDED;
-        change->time = ended;
-        change->done = drover_msg_new (DROVER_MSG_TASK_DONE);
-    }
-    drover_change_t *batch [] = { change };
-    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
-}
-
-//  Prune all there is with max_rows a call; returns the calls that
-//  deleted something, and asserts none deleted more than max_rows
-static int
-s_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
-             uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total)
-{
-    char text [DROVER_BACKEND_ERROR_MAX];
-    int calls = 0;
-    *total = 0;
-    int64_t deleted;
-    while ((deleted = drover_backend_prune (backend, keep_count, keep_age, keep_events, now,
-                                            max_rows, text, sizeof text)) > 0) {
-        assert_true (deleted <= (int64_t) max_rows);
-        *total += deleted;
-        calls++;
-        assert_true (calls < 1000);
-    }
-    assert_int_equal (deleted, 0);
-    return calls;
-}
-
 //  Pruning deletes final tasks by count and by age, then the events older
 //  than every kept task and past keep_events, max_rows at a time; tasks
 //  not final are never deleted
@@ -971,7 +935,7 @@ test_prune_bounded (void **state)
     //  Tasks 1-100 final (ended at 1000 + id), 101-110 queued; each its
     //  own batch, so one events row each
     for (uint64_t task = 1; task <= 110; task++)
-        s_apply_task (backend, task, task <= 100, 1000 + task);
+        testutil_apply_task (backend, task, task <= 100, 1000 + task);
     //  A second end of task 100 is an event only: its row stays as it was
     //  (and it is counted once)
     drover_change_t *again [] = {
@@ -981,7 +945,8 @@ test_prune_bounded (void **state)
     //  By count: keep 50 final tasks; 50 tasks, then the 50 events rows of
     //  tasks 1-50, 10 rows a call
     int64_t total;
-    assert_int_equal (s_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total), 10);
+    assert_int_equal (testutil_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total),
+                      10);
     assert_int_equal (total, 100);
     testutil_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (testutil_load (backend, 1000, &loaded), 60);
@@ -996,30 +961,34 @@ test_prune_bounded (void **state)
     assert_int_equal (replayed.events [0].seq, 51);
     assert_string_equal (replayed.events [60].topic, "task.failed");
     //  By age: those ended before 1071 (tasks 51-70), and their events
-    assert_int_equal (s_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total), 6);
+    assert_int_equal (testutil_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total),
+                      6);
     assert_int_equal (total, 40);
     assert_int_equal (testutil_load (backend, 1000, &loaded), 40);
     assert_int_equal (loaded.changes [0]->task, 71);
     testutil_loaded_free (&loaded);
     //  By events: the newest 5 only; no task goes
-    assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total), 1);
+    assert_int_equal (testutil_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total),
+                      1);
     assert_int_equal (total, 36);
     replayed.count = 0;
     assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,
                                              text, sizeof text), 5);
     assert_int_equal (replayed.events [0].seq, 107);
     //  Queued tasks stay whatever the bounds
-    assert_int_equal (s_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
+    assert_int_equal (testutil_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
     assert_int_equal (total, 30 + 4);
     assert_int_equal (testutil_load (backend, 1000, &loaded), 10);
     assert_int_equal (loaded.changes [0]->task, 101);
     assert_int_equal (loaded.changes [9]->task, 110);
     testutil_loaded_free (&loaded);
     //  Bounds of 0 keep nothing of what may go: no final task, no event
-    s_apply_task (backend, 120, true, 5000);
-    assert_int_equal (s_prune_all (backend, 0, UINT64_MAX, UINT64_MAX, 6000, 100, &total), 1);
+    testutil_apply_task (backend, 120, true, 5000);
+    assert_int_equal (testutil_prune_all (backend, 0, UINT64_MAX, UINT64_MAX, 6000, 100, &total),
+                      1);
     assert_int_equal (total, 1);
-    assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 0, 6000, 100, &total), 1);
+    assert_int_equal (testutil_prune_all (backend, UINT64_MAX, UINT64_MAX, 0, 6000, 100, &total),
+                      1);
     assert_int_equal (total, 2);
     replayed.count = 0;
     assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,

@@ -326,42 +326,6 @@ test_admin_and_services (void **state)
     s_passed ();
 }
 
-//  One task in a batch of its own, final (ended at ended) or queued
-static void
-s_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
-{
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_change_t *change = testutil_queued_owned (task, task, NULL);
-    if (final) {
-        change->state = DROVER_TASK_SUCCEEDED;
-        change->time = ended;
-        change->done = drover_msg_new (DROVER_MSG_TASK_DONE);
-    }
-    drover_change_t *batch [] = { change };
-    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
-}
-
-//  Prune all there is, max_rows a call; returns the calls that deleted
-static int
-s_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
-             uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total)
-{
-    char text [DROVER_BACKEND_ERROR_MAX];
-    int calls = 0;
-    *total = 0;
-    int64_t deleted;
-    while ((deleted = drover_backend_prune (backend, keep_count, keep_age, keep_events, now,
-                                            max_rows, text, sizeof text)) > 0) {
-        assert_true (deleted <= (int64_t) max_rows);
-        *total += deleted;
-        calls++;
-        assert_true (calls < 1000);
-    }
-    if (deleted < 0)
-        fail_msg ("prune: %s", text);
-    return calls;
-}
-
 //  Pruning by count, by age and by events, in bounded steps, as sqlite's
 static void
 test_prune_bounded (void **state)
@@ -369,24 +333,27 @@ test_prune_bounded (void **state)
     char text [DROVER_BACKEND_ERROR_MAX];
     drover_backend_t *backend = s_open (0);
     for (uint64_t task = 1; task <= 110; task++)
-        s_apply_task (backend, task, task <= 100, 1000 + task);
+        testutil_apply_task (backend, task, task <= 100, 1000 + task);
     int64_t total;
-    assert_int_equal (s_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total), 10);
+    assert_int_equal (testutil_prune_all (backend, 50, UINT64_MAX, UINT64_MAX, 5000, 10, &total),
+                      10);
     assert_int_equal (total, 100);
     testutil_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (testutil_load (backend, 1000, &loaded), 60);
     assert_int_equal (loaded.changes [0]->task, 51);
     testutil_loaded_free (&loaded);
-    assert_int_equal (s_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total), 6);
+    assert_int_equal (testutil_prune_all (backend, UINT64_MAX, 1000, UINT64_MAX, 2071, 7, &total),
+                      6);
     assert_int_equal (total, 40);
-    assert_int_equal (s_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total), 1);
+    assert_int_equal (testutil_prune_all (backend, UINT64_MAX, UINT64_MAX, 5, 2071, 100, &total),
+                      1);
     assert_int_equal (total, 35);
     testutil_replayed_t replayed = { .count = 0 };
     assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,
                                              text, sizeof text), 5);
     assert_int_equal (replayed.events [0].seq, 106);
     //  Queued tasks stay whatever the bounds
-    assert_int_equal (s_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
+    assert_int_equal (testutil_prune_all (backend, 1, 1, 1, 1000000, 100, &total), 1);
     assert_int_equal (testutil_load (backend, 1000, &loaded), 10);
     assert_int_equal (loaded.changes [0]->task, 101);
     testutil_loaded_free (&loaded);

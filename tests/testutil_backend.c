@@ -100,6 +100,44 @@ testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t cou
     return rc;
 }
 
+//  Apply task as one batch: queued, or final at time ended if final
+void
+testutil_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_change_t *change = testutil_queued (task, task, NULL);
+    if (final) {
+        change->state = DROVER_TASK_SUCCEEDED;
+        change->time = ended;
+        change->done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    }
+    drover_change_t *batch [] = { change };
+    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
+}
+
+//  Prune all there is with max_rows a call; returns the calls that
+//  deleted something
+int
+testutil_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
+                    uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total)
+{
+    char text [DROVER_BACKEND_ERROR_MAX];
+    int calls = 0;
+    *total = 0;
+    int64_t deleted;
+    while ((deleted = drover_backend_prune (backend, keep_count, keep_age, keep_events, now,
+                                            max_rows, text, sizeof text)) > 0) {
+        assert_true (deleted <= (int64_t) max_rows);
+        *total += deleted;
+        calls++;
+        assert_true (calls < 1000);
+    }
+    if (deleted < 0)
+        fail_msg ("prune: %s", text);
+    assert_int_equal (deleted, 0);
+    return calls;
+}
+
 //  Check a loaded task's submit against what testutil_queued made
 void
 testutil_assert_submit (drover_change_t *change, uint64_t task, const char *key)

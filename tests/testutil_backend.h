@@ -41,6 +41,18 @@ int
     testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t count,
                     char *error);
 
+//  Apply task (testutil_queued) as one batch of its own: queued, or if
+//  final SUCCEEDED at time ended; asserts it is kept
+void
+    testutil_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended);
+
+//  Prune all there is, max_rows a call, adding what it deleted to *total;
+//  returns the calls that deleted something, and asserts none deleted more
+//  than max_rows and none failed
+int
+    testutil_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
+                        uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total);
+
 //  Check a loaded task's submit against what testutil_queued made
 void
     testutil_assert_submit (drover_change_t *change, uint64_t task, const char *key);
