@@ -168,6 +168,12 @@ int
 int
     drover_config_parse_size (const char *text, uint64_t *bytes_p);
 
+//  Parse a price: a number, 0 or more, finite (per hour, in the operator's
+//  currency). Returns 0, or -1 with *error_p (ours to free) naming path.
+int
+    drover_config_parse_price (const char *path, const char *value, double *price_p,
+                               char **error_p);
+
 //  Return a heap copy of pool settings (strings and labels copied)
 drover_poolconfig_t *
     drover_poolconfig_dup (const drover_poolconfig_t *pool);
