@@ -564,21 +564,40 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     return reply;
 }
 
+//  Send a request and take its answer if it is a message of id
+drover_msg_t *
+drover_client_request_expect (drover_client_t *self, drover_msg_t *request, int id)
+{
+    drover_msg_t *reply = drover_client_request (self, request);
+    if (reply && reply->id != id) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
+                                 drover_msg_name (reply->id), drover_msg_name (request->id));
+        drover_msg_destroy (&reply);
+    }
+    return reply;
+}
+
 //  Send a request whose answer is OK. Returns 0, or -1 with the error set.
 int
 drover_client_request_ok (drover_client_t *self, drover_msg_t *request)
 {
-    drover_msg_t *reply = drover_client_request (self, request);
-    if (!reply)
-        return -1;
-    int rc = 0;
-    if (reply->id != DROVER_MSG_OK) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                     drover_msg_name (reply->id), drover_msg_name (request->id));
-        rc = -1;
-    }
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_OK);
+    int rc = reply? 0: -1;
     drover_msg_destroy (&reply);
     return rc;
+}
+
+//  Send a request whose answer is OK and return the OK's text
+char *
+drover_client_request_text (drover_client_t *self, drover_msg_t *request)
+{
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_OK);
+    if (!reply)
+        return NULL;
+    char *text = strdup (reply->reason? reply->reason: "");
+    assert (text);
+    drover_msg_destroy (&reply);
+    return text;
 }
 
 

@@ -141,9 +141,20 @@ int
 int
     drover_client_msec_left (int64_t deadline);
 
+//  Send a request and take its answer if it is a message of id. Returns it
+//  (ours to destroy), or NULL with the error set: no answer, an ERROR, or a
+//  message of another id.
+drover_msg_t *
+    drover_client_request_expect (drover_client_t *self, drover_msg_t *request, int id);
+
 //  Send a request whose answer is OK. Returns 0, or -1 with the error set.
 int
     drover_client_request_ok (drover_client_t *self, drover_msg_t *request);
+
+//  Send a request whose answer is OK and return the OK's text (ours to
+//  free; "" if none), or NULL with the error set
+char *
+    drover_client_request_text (drover_client_t *self, drover_msg_t *request);
 
 //  In drover_client_move.c
 

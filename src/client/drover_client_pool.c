@@ -12,14 +12,8 @@ drover_client_pool (drover_client_t *self)
 {
     assert (self);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_POOL_LIST);
-    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_POOL_TABLE);
     drover_msg_destroy (&request);
-    if (reply && reply->id != DROVER_MSG_POOL_TABLE) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                                 drover_msg_name (reply->id),
-                                 drover_msg_name (DROVER_MSG_POOL_LIST));
-        drover_msg_destroy (&reply);
-    }
     return reply;
 }
 
@@ -42,17 +36,7 @@ drover_client_pool_admin (drover_client_t *self, const char *instance, int actio
     drover_msg_t *request = drover_msg_new (DROVER_MSG_POOL_ADMIN);
     strcpy (request->worker, instance);
     request->admin = (uint8_t) action;
-    drover_msg_t *reply = drover_client_request (self, request);
-    char *answer = NULL;
-    if (reply && reply->id != DROVER_MSG_OK)
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                                 drover_msg_name (reply->id), drover_msg_name (request->id));
-    else
-    if (reply) {
-        answer = strdup (reply->reason? reply->reason: "");
-        assert (answer);
-    }
-    drover_msg_destroy (&reply);
+    char *answer = drover_client_request_text (self, request);
     drover_msg_destroy (&request);
     return answer;
 }

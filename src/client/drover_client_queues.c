@@ -18,14 +18,8 @@ drover_client_queues (drover_client_t *self)
 {
     assert (self);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_QUEUES);
-    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_QUEUE_TABLE);
     drover_msg_destroy (&request);
-    if (reply && reply->id != DROVER_MSG_QUEUE_TABLE) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                                 drover_msg_name (reply->id),
-                                 drover_msg_name (DROVER_MSG_QUEUES));
-        drover_msg_destroy (&reply);
-    }
     return reply;
 }
 

@@ -73,31 +73,9 @@ drover_client_admin_reason (drover_client_t *self, const char *worker, int admin
     request->flags = flags;
     if (reason && *reason)
         drover_msg_set_reason (request, reason);
-    drover_msg_t *reply = drover_client_request (self, request);
-    char *answer = NULL;
-    if (reply && reply->id != DROVER_MSG_OK)
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                     drover_msg_name (reply->id), drover_msg_name (request->id));
-    else
-    if (reply) {
-        answer = strdup (reply->reason? reply->reason: "");
-        assert (answer);
-    }
-    drover_msg_destroy (&reply);
+    char *answer = drover_client_request_text (self, request);
     drover_msg_destroy (&request);
     return answer;
-}
-
-//  Return the reply if it is the expected table, else NULL with the error set
-static drover_msg_t *
-s_expect (drover_client_t *self, drover_msg_t *reply, int id, int request_id)
-{
-    if (reply && reply->id != id) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                     drover_msg_name (reply->id), drover_msg_name (request_id));
-        drover_msg_destroy (&reply);
-    }
-    return reply;
 }
 
 //  Ask for the worker table
@@ -106,9 +84,9 @@ drover_client_workers (drover_client_t *self)
 {
     assert (self);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
-    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_WORKER_TABLE);
     drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_WORKER_TABLE, DROVER_MSG_WORKER_LIST);
+    return reply;
 }
 
 //  Ask for kept events after a seq
@@ -119,9 +97,9 @@ drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit)
     drover_msg_t *request = drover_msg_new (DROVER_MSG_EVENT_REPLAY);
     request->since = since;
     request->limit = limit;
-    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_EVENT_LIST);
     drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_EVENT_LIST, DROVER_MSG_EVENT_REPLAY);
+    return reply;
 }
 
 //  Ask for task counts and rows
@@ -148,9 +126,9 @@ drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
                                      DROVER_LABELS_MAX);
             return NULL;
         }
-    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_TASK_TABLE);
     drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_TASK_TABLE, DROVER_MSG_TASK_LIST);
+    return reply;
 }
 
 //  Ask for everything about one task
@@ -160,7 +138,7 @@ drover_client_show (drover_client_t *self, uint64_t task)
     assert (self);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_SHOW);
     request->task = task;
-    drover_msg_t *reply = drover_client_request (self, request);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_TASK_INFO);
     drover_msg_destroy (&request);
-    return s_expect (self, reply, DROVER_MSG_TASK_INFO, DROVER_MSG_TASK_SHOW);
+    return reply;
 }

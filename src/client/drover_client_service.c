@@ -41,37 +41,6 @@ s_name_valid (drover_client_t *self, const char *name)
     return false;
 }
 
-//  Send a request whose answer is OK. Returns 0, or -1 with the error set.
-static int
-s_request_ok (drover_client_t *self, drover_msg_t *request)
-{
-    drover_msg_t *reply = drover_client_request (self, request);
-    if (!reply)
-        return -1;
-    int rc = 0;
-    if (reply->id != DROVER_MSG_OK) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                                 drover_msg_name (reply->id), drover_msg_name (request->id));
-        rc = -1;
-    }
-    drover_msg_destroy (&reply);
-    return rc;
-}
-
-//  Send a request whose answer is a message of id; returns it, or NULL
-//  with the error set
-static drover_msg_t *
-s_request_table (drover_client_t *self, drover_msg_t *request, int id)
-{
-    drover_msg_t *reply = drover_client_request (self, request);
-    if (reply && reply->id != id) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                                 drover_msg_name (reply->id), drover_msg_name (request->id));
-        drover_msg_destroy (&reply);
-    }
-    return reply;
-}
-
 //  Create a service (SERVICE ADMIN create) from def and argv
 int
 drover_client_service_create (drover_client_t *self, const drover_service_row_t *def,
@@ -114,7 +83,7 @@ drover_client_service_create (drover_client_t *self, const drover_service_row_t 
             rc = -1;
         }
     if (rc == 0)
-        rc = s_request_ok (self, request);
+        rc = drover_client_request_ok (self, request);
     drover_msg_destroy (&request);
     return rc;
 }
@@ -130,7 +99,7 @@ drover_client_service_scale (drover_client_t *self, const char *name, uint32_t r
     request->action = DROVER_SERVICE_SCALE;
     strcpy (request->service, name);
     request->count = replicas;
-    int rc = s_request_ok (self, request);
+    int rc = drover_client_request_ok (self, request);
     drover_msg_destroy (&request);
     return rc;
 }
@@ -145,7 +114,7 @@ drover_client_service_delete (drover_client_t *self, const char *name)
     drover_msg_t *request = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
     request->action = DROVER_SERVICE_DELETE;
     strcpy (request->service, name);
-    int rc = s_request_ok (self, request);
+    int rc = drover_client_request_ok (self, request);
     drover_msg_destroy (&request);
     return rc;
 }
@@ -160,7 +129,7 @@ drover_client_services (drover_client_t *self, const char *name)
     drover_msg_t *request = drover_msg_new (DROVER_MSG_SERVICE_LIST);
     if (name)
         strcpy (request->service, name);
-    drover_msg_t *reply = s_request_table (self, request, DROVER_MSG_SERVICE_TABLE);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_SERVICE_TABLE);
     drover_msg_destroy (&request);
     return reply;
 }
@@ -191,7 +160,7 @@ drover_client_plan (drover_client_t *self, int action, const char *target, uint3
     else
     if (named)
         strcpy (request->worker, target);
-    drover_msg_t *reply = s_request_table (self, request, DROVER_MSG_PLAN_RESULT);
+    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_PLAN_RESULT);
     drover_msg_destroy (&request);
     return reply;
 }
