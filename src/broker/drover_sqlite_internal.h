@@ -36,7 +36,7 @@ struct _drover_sqlite_t {
     drover_taskgroup_t *tasks;      //  the batch's changes by task
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
-    int upgrade;                    //  the file's format to upgrade (1 or 2), 0 if current
+    int upgrade;                    //  the file's format to upgrade (1 to 3), 0 if current
 };
 
 //  In drover_sqlite.c
