@@ -140,10 +140,10 @@ void
 void
     drover_benchmark_pg_close (drover_benchmark_t *self);
 
-//  Start a broker child on two free loopback ports, with `--set` settings
-//  (NULL-terminated "section/key=value" list, or NULL) and after them the
-//  operator's (opts.sets, which so win), and wait until it answers.
-//  Returns 0, or -1.
+//  The children (tools/drover_benchmark_broker.c): start a broker child on
+//  two free loopback ports, with `--set` settings (NULL-terminated
+//  "section/key=value" list, or NULL) and after them the operator's
+//  (opts.sets, which so win), and wait until it answers. Returns 0, or -1.
 int
     drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings);
 

@@ -1,0 +1,267 @@
+/*  =========================================================================
+    drover_benchmark_broker - `drover bench`: the broker child of a phase
+
+    Each phase starts a fresh broker as a child process (this executable,
+    `broker`, on two free 127.0.0.1 ports and a state directory of its
+    own), waits until it answers, and stops it with SIGTERM, reaping it,
+    whatever happened; (i) restart kills it and starts it again on the same
+    state. Also here: any other child of this executable (the agents of
+    (f) shell, the brokers of (m) failover), and reading a child's memory
+    from /proc.
+    =========================================================================
+*/
+
+#include "drover_cli.h"
+#include "drover_benchmark.h"
+#include <sys/prctl.h>
+#include <dirent.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#define S_SETTINGS_MAX  8           //  --set settings a broker child gets at most
+
+//  Ask the kernel for a free TCP port on 127.0.0.1; 0 on failure. The port
+//  is closed again before the broker binds it: a small race we accept.
+int
+drover_benchmark_free_port (void)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    if (fd == -1)
+        return 0;
+    struct sockaddr_in address = { .sin_family = AF_INET };
+    address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    int port = 0;
+    if (bind (fd, (struct sockaddr *) &address, sizeof address) == 0
+    &&  getsockname (fd, (struct sockaddr *) &address, &length) == 0)
+        port = ntohs (address.sin_port);
+    close (fd);
+    return port;
+}
+
+//  Start this executable as a child with argv; it dies with us
+pid_t
+drover_benchmark_spawn (drover_benchmark_t *self, char **argv)
+{
+    fflush (stdout);
+    fflush (stderr);
+    pid_t pid = fork ();
+    if (pid == -1) {
+        fprintf (stderr, "drover bench: fork: %s\n", strerror (errno));
+        return -1;
+    }
+    if (pid == 0) {
+        prctl (PR_SET_PDEATHSIG, SIGTERM);      //  never outlive the bench
+        int null = open ("/dev/null", O_RDWR);
+        if (null != -1) {
+            dup2 (null, STDIN_FILENO);
+            dup2 (null, STDOUT_FILENO);
+            if (!self->opts.verbose)
+                dup2 (null, STDERR_FILENO);
+        }
+        execv ("/proc/self/exe", argv);
+        _exit (127);
+    }
+    return pid;
+}
+
+//  Stop a child with SIGTERM (SIGKILL after 5 s) and reap it
+void
+drover_benchmark_reap (pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill (pid, SIGTERM);
+    int64_t deadline = zclock_mono () + 5000;
+    while (waitpid (pid, NULL, WNOHANG) == 0) {
+        if (zclock_mono () >= deadline) {
+            kill (pid, SIGKILL);
+            waitpid (pid, NULL, 0);
+            break;
+        }
+        zclock_sleep (10);          //  polling a child's exit, not settling
+    }
+}
+
+//  Start the broker child on self's ports and state directory, with the
+//  phase's settings (self->settings) and the operator's after them.
+//  Returns its pid, or -1.
+static pid_t
+s_broker_exec (drover_benchmark_t *self)
+{
+    char *argv [10 + 2 * (S_SETTINGS_MAX + DROVER_BENCHMARK_SETS_MAX)] = {
+        "drover", "broker", "--endpoint", self->endpoint, "--events", self->events,
+        "--state-dir", self->state_dir };
+    size_t argc = 8;
+    for (size_t index = 0; self->settings && self->settings [index]; index++) {
+        assert (index < S_SETTINGS_MAX);
+        argv [argc++] = "--set";
+        argv [argc++] = (char *) self->settings [index];
+    }
+    //  The operator's come last: they win over the phase's
+    for (size_t index = 0; self->opts.sets [index]; index++) {
+        argv [argc++] = "--set";
+        argv [argc++] = (char *) self->opts.sets [index];
+    }
+    argv [argc] = NULL;
+    return drover_benchmark_spawn (self, argv);
+}
+
+//  Wait until the broker child answers a worker list, until deadline (msec
+//  mono); a progress line each second for phase, if not NULL. Returns 0,
+//  or -1 (it exited, or did not answer in time).
+static int
+s_broker_await (drover_benchmark_t *self, int64_t deadline, const char *phase)
+{
+    //  ZeroMQ retries the connect; a broker still loading its state reads
+    //  no peer, so a request waits in its queue until it serves
+    drover_client_t *client = drover_client_new (self->endpoint);
+    assert (client);
+    if (self->server_key)
+        drover_client_set_keys (client, self->client_key, self->server_key);
+    drover_client_set_timeout (client, 500);
+    int64_t started = zclock_mono ();
+    int rc = -1;
+    while (zclock_mono () < deadline && !zsys_interrupted) {
+        drover_msg_t *table = drover_client_workers (client);
+        if (table) {
+            drover_msg_destroy (&table);
+            rc = 0;
+            break;
+        }
+        if (waitpid (self->broker, NULL, WNOHANG) == self->broker) {
+            self->broker = 0;       //  reaped: it exited by itself
+            break;
+        }
+        if (phase)
+            drover_benchmark_progress (self, phase, (zclock_mono () - started) / 1000,
+                                       (deadline - started) / 1000, false);
+    }
+    drover_client_destroy (&client);
+    if (rc)
+        fprintf (stderr, "drover bench: the broker on %s did not start\n", self->endpoint);
+    return rc;
+}
+
+//  Start a broker child with --set settings and wait until it answers.
+//  Returns 0, or -1.
+int
+drover_benchmark_broker_start (drover_benchmark_t *self, const char **settings)
+{
+    assert (self->broker == 0);
+    int port = drover_benchmark_free_port ();
+    int events_port = drover_benchmark_free_port ();
+    if (!port || !events_port || port == events_port) {
+        fprintf (stderr, "drover bench: no free port on 127.0.0.1\n");
+        return -1;
+    }
+    snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
+    snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", events_port);
+    //  A fresh state each time: a benchmark never resumes another's tasks
+    snprintf (self->state_dir, sizeof self->state_dir, "/tmp/drover-bench-XXXXXX");
+    if (!mkdtemp (self->state_dir)) {
+        fprintf (stderr, "drover bench: cannot make a state directory: %s\n", strerror (errno));
+        self->state_dir [0] = 0;
+        return -1;
+    }
+    self->settings = settings;
+    pid_t pid = s_broker_exec (self);
+    if (pid == -1)
+        return -1;
+    self->broker = pid;
+    return s_broker_await (self, zclock_mono () + 10000, NULL);
+}
+
+//  Kill the broker child with SIGKILL and reap it; its state stays
+void
+drover_benchmark_broker_kill (drover_benchmark_t *self)
+{
+    if (self->broker <= 0)
+        return;
+    kill (self->broker, SIGKILL);
+    waitpid (self->broker, NULL, 0);
+    self->broker = 0;
+}
+
+//  Start the broker again on the same ports, state and settings, and wait
+//  until it answers. Returns the usec from its start to its first answer,
+//  or -1.
+int64_t
+drover_benchmark_broker_restart (drover_benchmark_t *self, const char *phase)
+{
+    assert (self->broker == 0 && self->state_dir [0]);
+    int64_t started = zclock_usecs ();
+    pid_t pid = s_broker_exec (self);
+    if (pid == -1)
+        return -1;
+    self->broker = pid;
+    if (s_broker_await (self, zclock_mono () + DROVER_BENCHMARK_RESTART_MAX, phase))
+        return -1;
+    return zclock_usecs () - started;
+}
+
+//  Remove a broker's state directory and the files in it (it has no
+//  sub-directories)
+static void
+s_remove_state_dir (const char *path)
+{
+    DIR *dir = opendir (path);
+    if (dir) {
+        struct dirent *entry;
+        while ((entry = readdir (dir)))
+            if (!streq (entry->d_name, ".") && !streq (entry->d_name, "..")) {
+                char file [PATH_MAX];
+                snprintf (file, sizeof file, "%s/%s", path, entry->d_name);
+                unlink (file);
+            }
+        closedir (dir);
+    }
+    rmdir (path);
+}
+
+//  Stop the broker with SIGTERM (SIGKILL after 5 s), reap it and remove
+//  its state
+void
+drover_benchmark_broker_stop (drover_benchmark_t *self)
+{
+    drover_benchmark_reap (self->broker);
+    self->broker = 0;
+    if (self->state_dir [0])
+        s_remove_state_dir (self->state_dir);
+    self->state_dir [0] = 0;
+    self->settings = NULL;
+}
+
+//  Return a field of the broker's /proc status in bytes (format: its
+//  sscanf pattern, e.g. "VmRSS: %" SCNu64), or 0 if unreadable
+static uint64_t
+s_broker_status (drover_benchmark_t *self, const char *format)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/status", (int) self->broker);
+    FILE *file = fopen (path, "r");
+    if (!file)
+        return 0;
+    char line [256];
+    uint64_t kib = 0;
+    while (fgets (line, sizeof line, file))
+        if (sscanf (line, format, &kib) == 1)
+            break;
+    fclose (file);
+    return kib * 1024;
+}
+
+//  Return the broker's VmRSS in bytes, or 0 if unreadable
+uint64_t
+drover_benchmark_broker_rss (drover_benchmark_t *self)
+{
+    return s_broker_status (self, "VmRSS: %" SCNu64);
+}
+
+//  Return the broker's peak VmRSS (VmHWM) in bytes, or 0 if unreadable
+uint64_t
+drover_benchmark_broker_peak (drover_benchmark_t *self)
+{
+    return s_broker_status (self, "VmHWM: %" SCNu64);
+}
