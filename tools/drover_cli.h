@@ -110,6 +110,27 @@ void
 void
     drover_cli_end_name (int end, char *buffer, size_t size);
 
+//  What status shares with workers, tasks, hold, drain and resume
+//  (tools/drover_cli_admin.c): parse flags that only take the common
+//  options plus --json (json_p NULL: not even that); returns 0,
+//  DROVER_CLI_HELP, or an exit status
+int
+    drover_cli_parse_simple (const char *command, int argc, char **argv, bool *json_p,
+                             void (*usage) (FILE *stream));
+
+//  Lower-case a name into buffer (for JSON values); returns buffer
+const char *
+    drover_cli_lower (const char *name, char *buffer, size_t size);
+
+//  True if a row's worker went (lost or left): a broker before rows said
+//  so tells it by health LOST
+bool
+    drover_cli_row_gone (const drover_worker_row_t *row);
+
+//  Print the counts of tasks by state on one line, after prefix
+void
+    drover_cli_print_counts (const char *prefix, const uint64_t *counts);
+
 //  Wait for count tasks with a progress bar (stderr) and a summary (stdout),
 //  listing up to max_listed failures (0: all). Returns the exit status.
 int

@@ -1,8 +1,9 @@
 /*  =========================================================================
-    drover_cli_admin - the operator's subcommands: status, workers, tasks,
-    hold / drain / resume (cancel: drover_cli_cancel.c; events:
-    drover_cli_events.c). Tables are
-    aligned for people; --json gives one JSON document for machines.
+    drover_cli_admin - the operator's subcommands: workers, tasks, hold /
+    drain / resume (status: drover_cli_status.c; cancel:
+    drover_cli_cancel.c; events: drover_cli_events.c), and the helpers
+    status shares with them. Tables are aligned for people; --json gives
+    one JSON document for machines.
     =========================================================================
 */
 
@@ -12,9 +13,9 @@
 
 //  Parse flags that only take the common options plus --json; returns 0,
 //  DROVER_CLI_HELP, or an exit status
-static int
-s_parse_simple (const char *command, int argc, char **argv, bool *json_p,
-                void (*usage) (FILE *stream))
+int
+drover_cli_parse_simple (const char *command, int argc, char **argv, bool *json_p,
+                         void (*usage) (FILE *stream))
 {
     static struct option long_options [] = {
         { "json", no_argument, NULL, 'j' },
@@ -52,8 +53,8 @@ s_human (uint64_t bytes, char *buffer, size_t size)
 }
 
 //  Lower-case a name into buffer (for JSON values)
-static const char *
-s_lower (const char *name, char *buffer, size_t size)
+const char *
+drover_cli_lower (const char *name, char *buffer, size_t size)
 {
     size_t index = 0;
     for (; name [index] && index + 1 < size; index++)
@@ -206,8 +207,8 @@ s_local_time (uint64_t msec, char *buffer, size_t size)
 
 //  True if a row's worker went (lost or left): a broker before rows said
 //  so tells it by health LOST
-static bool
-s_row_gone (const drover_worker_row_t *row)
+bool
+drover_cli_row_gone (const drover_worker_row_t *row)
 {
     return row->state != DROVER_WORKER_UP || row->health == DROVER_HEALTH_LOST;
 }
@@ -217,10 +218,10 @@ s_row_gone (const drover_worker_row_t *row)
 static const char *
 s_row_admin (const drover_worker_row_t *row, char *buffer, size_t size)
 {
-    if (row->admin == DROVER_ADMIN_DRAIN && !s_row_gone (row) && row->procs_used == 0
+    if (row->admin == DROVER_ADMIN_DRAIN && !drover_cli_row_gone (row) && row->procs_used == 0
     &&  row->tasks == 0)
         return snprintf (buffer, size, "drained"), buffer;
-    return s_lower (drover_admin_name (row->admin), buffer, size);
+    return drover_cli_lower (drover_admin_name (row->admin), buffer, size);
 }
 
 //  The REASON of a row for people: why it went, the operator's reason,
@@ -230,7 +231,7 @@ s_row_reason (const drover_worker_row_t *row, char *buffer, size_t size)
 {
     size_t length = 0;
     buffer [0] = 0;
-    if (row->why && s_row_gone (row))
+    if (row->why && drover_cli_row_gone (row))
         length += snprintf (buffer + length, size - length, "%s", row->why);
     if (row->admin_reason && length < size)
         length += snprintf (buffer + length, size - length, "%s%s: %s", length? "; ": "",
@@ -257,7 +258,8 @@ s_workers_json (drover_msg_t *table)
         drover_worker_row_t *row = &table->worker_rows [index];
         printf ("%s{\"id\":", index? ",": "");
         drover_cli_json_string (stdout, row->id);
-        printf (",\"state\":\"%s\"", s_lower (drover_worker_state_name (s_row_gone (row)
+        printf (",\"state\":\"%s\"",
+                drover_cli_lower (drover_worker_state_name (drover_cli_row_gone (row)
                 && row->state == DROVER_WORKER_UP? DROVER_WORKER_LOST: row->state), name,
                 sizeof name));
         drover_cli_iso_time (row->since, true, when, sizeof when);
@@ -265,8 +267,10 @@ s_workers_json (drover_msg_t *table)
         drover_cli_json_string (stdout, when);
         printf (",\"why\":");
         drover_cli_json_string (stdout, row->why? row->why: "");
-        printf (",\"health\":\"%s\"", s_lower (drover_health_name (row->health), name, sizeof name));
-        printf (",\"admin\":\"%s\"", s_lower (drover_admin_name (row->admin), name, sizeof name));
+        printf (",\"health\":\"%s\"",
+                drover_cli_lower (drover_health_name (row->health), name, sizeof name));
+        printf (",\"admin\":\"%s\"",
+                drover_cli_lower (drover_admin_name (row->admin), name, sizeof name));
         printf (",\"admin_reason\":");
         drover_cli_json_string (stdout, row->admin_reason? row->admin_reason: "");
         drover_cli_iso_time (row->admin_since, true, when, sizeof when);
@@ -306,15 +310,15 @@ s_workers_text (drover_msg_t *table)
     for (int pass = 0; pass < 2; pass++)
     for (uint32_t index = 0; index < table->nrows; index++) {
         drover_worker_row_t *row = &table->worker_rows [index];
-        if (s_row_gone (row) != (pass == 1))
+        if (drover_cli_row_gone (row) != (pass == 1))
             continue;
         char state [16], health [16], admin [16], since [32], procs [32], mem [48], used [16];
         char total [16], load [16], host [48], running [16], reserved [24] = "-";
         char reason [3 * DROVER_REASON_MAX + 64];
         char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) + 2] = "-";
-        s_lower (drover_worker_state_name (pass && row->state == DROVER_WORKER_UP
+        drover_cli_lower (drover_worker_state_name (pass && row->state == DROVER_WORKER_UP
                                            ? DROVER_WORKER_LOST: row->state), state, sizeof state);
-        s_lower (drover_health_name (row->health), health, sizeof health);
+        drover_cli_lower (drover_health_name (row->health), health, sizeof health);
         s_row_admin (row, admin, sizeof admin);
         s_local_time (row->since, since, sizeof since);
         snprintf (procs, sizeof procs, "%u/%u", row->procs_used, row->procs);
@@ -349,7 +353,7 @@ int
 drover_cli_workers (int argc, char **argv)
 {
     bool json = false;
-    int rc = s_parse_simple ("workers", argc, argv, &json, s_workers_usage);
+    int rc = drover_cli_parse_simple ("workers", argc, argv, &json, s_workers_usage);
     if (rc)
         return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
     if (optind < argc)
@@ -413,7 +417,7 @@ s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
     printf ("{\"counts\":{");
     for (int state = 0; state < DROVER_TASK_UNKNOWN; state++)
         printf ("%s\"%s\":%llu", state? ",": "",
-                s_lower (drover_task_state_name (state), name, sizeof name),
+                drover_cli_lower (drover_task_state_name (state), name, sizeof name),
                 (unsigned long long) table->counts [state]);
     printf ("},\"tasks\":[");
     for (uint32_t index = 0; index < table->nrows; index++) {
@@ -422,8 +426,8 @@ s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
         printf ("%s{\"id\":%llu,\"state\":\"%s\",\"outcome\":\"%s\",\"priority\":%d,"
                 "\"procs\":%u,\"attempt\":%u,\"worker\":", index? ",": "",
                 (unsigned long long) row->task,
-                s_lower (drover_task_state_name (row->state), name, sizeof name),
-                s_lower (drover_end_name (row->end), end, sizeof end),
+                drover_cli_lower (drover_task_state_name (row->state), name, sizeof name),
+                drover_cli_lower (drover_end_name (row->end), end, sizeof end),
                 row->priority, row->procs, row->attempt);
         drover_cli_json_string (stdout, row->worker);
         printf (",\"command\":");
@@ -441,14 +445,14 @@ s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
 }
 
 //  Print the counts of tasks by state on one line
-static void
-s_print_counts (const char *prefix, const uint64_t *counts)
+void
+drover_cli_print_counts (const char *prefix, const uint64_t *counts)
 {
     char name [16];
     printf ("%s", prefix);
     for (int state = 0; state < DROVER_TASK_UNKNOWN; state++)
         printf ("%s%llu %s", state? ", ": "", (unsigned long long) counts [state],
-                s_lower (drover_task_state_name (state), name, sizeof name));
+                drover_cli_lower (drover_task_state_name (state), name, sizeof name));
     printf ("\n");
 }
 
@@ -467,11 +471,12 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
             char id [24], state [16], end [16], priority [16], procs [16], attempt [16];
             char summary [DROVER_SUMMARY_MAX + 1];
             snprintf (id, sizeof id, "%llu", (unsigned long long) row->task);
-            s_lower (drover_task_state_name (row->state), state, sizeof state);
+            drover_cli_lower (drover_task_state_name (row->state), state, sizeof state);
             if (row->end == DROVER_END_NONE)
                 strcpy (end, "-");
             else
-                s_lower (drover_end_name (row->end), end, sizeof end);    //  one word: "timed_out"
+                //  one word: "timed_out"
+                drover_cli_lower (drover_end_name (row->end), end, sizeof end);
             snprintf (priority, sizeof priority, "%d", row->priority);
             snprintf (procs, sizeof procs, "%u", row->procs);
             snprintf (attempt, sizeof attempt, "%u", row->attempt);
@@ -494,7 +499,7 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
         drover_cli_table_print (&text);
         printf ("\n");
     }
-    s_print_counts ("tasks: ", table->counts);
+    drover_cli_print_counts ("tasks: ", table->counts);
 }
 
 //  drover tasks: the newest rows and the counts, for people or as JSON
@@ -562,252 +567,6 @@ drover_cli_tasks (int argc, char **argv)
         s_tasks_text (table, workers);
     drover_msg_destroy (&workers);
     drover_msg_destroy (&table);
-    drover_client_destroy (&client);
-    return rc;
-}
-
-
-//  ---------------------------------------------------------------------
-//  drover status
-
-//  Print status' usage
-static void
-s_status_usage (FILE *stream)
-{
-    fprintf (stream,
-        "usage: drover status [--json]\n"
-        "\n"
-        "The cluster at a glance: workers up (busy: running something; idle), on\n"
-        "probation, low on disk, held, draining, and those lost or left a while ago;\n"
-        "procs and memory in use out of what the workers taking work offer (held,\n"
-        "draining and gone workers are not counted in it; what runs on held or\n"
-        "draining ones is said apart), tasks by state, services by state with their\n"
-        "replicas running of those wanted. --json prints one JSON document instead.\n"
-        "\n"
-        "With several brokers (--broker or DROVER_BROKER: tcp://a:5555,tcp://b:5555)\n"
-        "it first asks each one directly, all at once, for up to a second: leader\n"
-        "(it serves), standby (it redirects; the leader it names) or unreachable;\n"
-        "it warns if they disagree on the leader (a split view). The rest comes\n"
-        "from the leader; if none answers, status fails then. --json: \"brokers\":\n"
-        "[{endpoint, state, leader_name, leader}].\n"
-        "\n"
-        "Named queues, if the brokers offer any, come next: one line each, its name,\n"
-        "the broker that serves it and where. --json: \"queues\": [{name, owner,\n"
-        "owner_endpoint, token, endpoints}].\n");
-}
-
-//  What status counts over the worker table
-typedef struct {
-    uint64_t total, up, busy, idle, probation, low_disk, held, draining, lost, left;
-    uint64_t procs, procs_used, mem, mem_used;      //  workers taking work
-    uint64_t other_procs_used, other_mem_used;      //  held and draining workers
-} s_status_t;
-
-//  Count the worker table
-static void
-s_status_count (drover_msg_t *workers, s_status_t *count)
-{
-    memset (count, 0, sizeof *count);
-    for (uint32_t index = 0; index < workers->nrows; index++) {
-        drover_worker_row_t *row = &workers->worker_rows [index];
-        count->total++;
-        if (s_row_gone (row)) {
-            if (row->state == DROVER_WORKER_LEFT)
-                count->left++;
-            else
-                count->lost++;
-            continue;
-        }
-        count->up++;
-        if (row->procs_used > 0 || row->tasks > 0)
-            count->busy++;
-        else
-            count->idle++;
-        count->probation += row->health == DROVER_HEALTH_PROBATION;
-        count->low_disk += row->health == DROVER_HEALTH_LOW_DISK;
-        count->held += row->admin == DROVER_ADMIN_HOLD;
-        count->draining += row->admin == DROVER_ADMIN_DRAIN;
-        if (row->admin == DROVER_ADMIN_RUN) {
-            count->procs += row->procs;
-            count->procs_used += row->procs_used;
-            count->mem += row->mem;
-            count->mem_used += row->mem_used;
-        }
-        else {
-            count->other_procs_used += row->procs_used;
-            count->other_mem_used += row->mem_used;
-        }
-    }
-}
-
-//  Services by state and their replicas, off a SERVICE TABLE
-typedef struct {
-    uint64_t total;             //  services defined
-    uint64_t states [DROVER_SERVICE_STATE_MAX + 1];     //  by drover_service_state_t
-    uint64_t wanted;            //  replicas wanted
-    uint64_t running;           //  replicas running
-    uint64_t pending;           //  replicas started, not running yet
-} s_services_t;
-
-//  Count a SERVICE TABLE's services (none if table is NULL: an older
-//  broker, or no answer)
-static void
-s_services_count (const drover_msg_t *table, s_services_t *count)
-{
-    memset (count, 0, sizeof *count);
-    for (uint32_t index = 0; table && index < table->nservices; index++) {
-        const drover_service_row_t *row = &table->service_rows [index];
-        count->total++;
-        if (row->state <= DROVER_SERVICE_STATE_MAX)
-            count->states [row->state]++;
-        count->wanted += row->replicas;
-        count->running += row->running;
-        count->pending += row->pending;
-    }
-}
-
-//  Print status as JSON
-static void
-s_status_json (drover_client_t *client, drover_cli_brokers_t *brokers, s_status_t *count,
-               drover_msg_t *tasks, const s_services_t *services, const drover_msg_t *queues)
-{
-    char name [16];
-    printf ("{\"broker\":");
-    drover_cli_json_string (stdout, drover_client_endpoint (client));
-    if (brokers) {
-        printf (",\"brokers\":");
-        drover_cli_brokers_print_json (brokers, stdout);
-    }
-    printf (",\"queues\":");
-    drover_cli_queues_print_json (queues, stdout);
-    printf (",\"workers\":{\"total\":%llu,\"up\":%llu,\"busy\":%llu,\"idle\":%llu,"
-            "\"probation\":%llu,\"low_disk\":%llu,\"held\":%llu,\"draining\":%llu,"
-            "\"lost\":%llu,\"left\":%llu}",
-            (unsigned long long) count->total, (unsigned long long) count->up,
-            (unsigned long long) count->busy, (unsigned long long) count->idle,
-            (unsigned long long) count->probation, (unsigned long long) count->low_disk,
-            (unsigned long long) count->held, (unsigned long long) count->draining,
-            (unsigned long long) count->lost, (unsigned long long) count->left);
-    printf (",\"procs\":{\"used\":%llu,\"total\":%llu,\"used_held_or_draining\":%llu}",
-            (unsigned long long) count->procs_used, (unsigned long long) count->procs,
-            (unsigned long long) count->other_procs_used);
-    printf (",\"memory\":{\"used\":%llu,\"total\":%llu,\"used_held_or_draining\":%llu}",
-            (unsigned long long) count->mem_used, (unsigned long long) count->mem,
-            (unsigned long long) count->other_mem_used);
-    printf (",\"tasks\":{");
-    for (int state = 0; state < DROVER_TASK_UNKNOWN; state++)
-        printf ("%s\"%s\":%llu", state? ",": "",
-                s_lower (drover_task_state_name (state), name, sizeof name),
-                (unsigned long long) tasks->counts [state]);
-    printf ("},\"services\":{\"total\":%llu", (unsigned long long) services->total);
-    for (int state = 0; state <= DROVER_SERVICE_STATE_MAX; state++)
-        printf (",\"%s\":%llu", drover_service_state_name (state),
-                (unsigned long long) services->states [state]);
-    printf (",\"replicas_wanted\":%llu,\"replicas_running\":%llu,\"replicas_pending\":%llu}}\n",
-            (unsigned long long) services->wanted, (unsigned long long) services->running,
-            (unsigned long long) services->pending);
-}
-
-//  Print status for people
-static void
-s_status_text (drover_client_t *client, s_status_t *count, drover_msg_t *tasks,
-               const s_services_t *services)
-{
-    char used [16], total [16], other [16];
-    s_human (count->mem_used, used, sizeof used);
-    s_human (count->mem, total, sizeof total);
-    s_human (count->other_mem_used, other, sizeof other);
-    printf ("broker:  %s\n", drover_client_endpoint (client));
-    printf ("workers: %llu up (%llu busy, %llu idle; %llu on probation, %llu low on disk, "
-            "%llu held, %llu draining), %llu lost, %llu left\n",
-            (unsigned long long) count->up, (unsigned long long) count->busy,
-            (unsigned long long) count->idle, (unsigned long long) count->probation,
-            (unsigned long long) count->low_disk, (unsigned long long) count->held,
-            (unsigned long long) count->draining, (unsigned long long) count->lost,
-            (unsigned long long) count->left);
-    printf ("procs:   %llu/%llu in use", (unsigned long long) count->procs_used,
-            (unsigned long long) count->procs);
-    if (count->held + count->draining > 0)
-        printf (", and %llu on held or draining workers",
-                (unsigned long long) count->other_procs_used);
-    printf ("\nmemory:  %s/%s reserved", used, total);
-    if (count->held + count->draining > 0)
-        printf (", and %s on held or draining workers", other);
-    printf ("\n");
-    s_print_counts ("tasks:   ", tasks->counts);
-    if (services->total)
-        printf ("services: %llu (%llu ok, %llu under, %llu over, %llu lost, %llu crashing); "
-                "replicas %llu of %llu running, %llu pending\n",
-                (unsigned long long) services->total,
-                (unsigned long long) services->states [DROVER_SERVICE_OK],
-                (unsigned long long) services->states [DROVER_SERVICE_UNDER],
-                (unsigned long long) services->states [DROVER_SERVICE_OVER],
-                (unsigned long long) services->states [DROVER_SERVICE_LOST],
-                (unsigned long long) services->states [DROVER_SERVICE_CRASHING],
-                (unsigned long long) services->running, (unsigned long long) services->wanted,
-                (unsigned long long) services->pending);
-}
-
-//  drover status: composed from WORKER LIST, TASK LIST (counts only) and
-//  SERVICE LIST; with several brokers, each one's part first
-int
-drover_cli_status (int argc, char **argv)
-{
-    bool json = false;
-    int rc = s_parse_simple ("status", argc, argv, &json, s_status_usage);
-    if (rc)
-        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
-    if (optind < argc)
-        return drover_cli_usage_error ("status", "unexpected argument '%s'", argv [optind]);
-    drover_cli_brokers_t *brokers = NULL;
-    rc = drover_cli_brokers_ask ("status", &brokers);
-    if (rc)
-        return rc;
-    drover_client_t *client = drover_cli_brokers_connect ("status", brokers);
-    if (!client) {
-        drover_cli_brokers_destroy (&brokers);
-        return DROVER_EXIT_USAGE;
-    }
-    char *warning = brokers? drover_cli_brokers_warning (brokers): NULL;
-    if (warning)
-        fprintf (stderr, "drover status: warning: %s\n", warning);
-    zstr_free (&warning);
-    if (brokers && !json)
-        drover_cli_brokers_print (brokers, stdout);     //  even if no leader answers
-    if (brokers && drover_cli_brokers_answered (brokers) == 0) {
-        //  Not 15 s more of the client moving between dead brokers
-        fprintf (stderr, "drover: status: no broker of the list answered within %d msec\n",
-                 drover_cli_brokers_timeout ());
-        drover_cli_brokers_destroy (&brokers);
-        drover_client_destroy (&client);
-        return DROVER_EXIT_FAILED;
-    }
-    drover_msg_t *workers = drover_client_workers (client);
-    drover_msg_t *tasks = workers? drover_client_tasks (client, 255, 0): NULL;
-    //  A broker older than services answers SERVICE LIST with an error:
-    //  then no service is shown
-    drover_msg_t *table = tasks? drover_client_services (client, NULL): NULL;
-    //  Any broker answers QUEUES; one older than it, with an error: none shown
-    drover_msg_t *queues = tasks? drover_client_queues (client): NULL;
-    if (!workers || !tasks)
-        rc = drover_cli_error (client, "status");
-    else {
-        s_status_t count;
-        s_status_count (workers, &count);
-        s_services_t services;
-        s_services_count (table, &services);
-        if (json)
-            s_status_json (client, brokers, &count, tasks, &services, queues);
-        else {
-            drover_cli_queues_print (queues, stdout);   //  after the brokers, if any
-            s_status_text (client, &count, tasks, &services);
-        }
-    }
-    drover_msg_destroy (&queues);
-    drover_msg_destroy (&table);
-    drover_msg_destroy (&tasks);
-    drover_msg_destroy (&workers);
-    drover_cli_brokers_destroy (&brokers);
     drover_client_destroy (&client);
     return rc;
 }
