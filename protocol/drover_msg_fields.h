@@ -3,8 +3,10 @@
     which order, and how each field is packed and read (internal)
 
     Not part of the API: only drover_msg.c includes this. It packs and
-    reads the header and the fields; drover_msg.c owns the message, runs
-    the two packing passes and walks the structure before reading.
+    reads the header and the fields (the table in drover_msg_fields.c,
+    packing in drover_msg_fields_pack.c, reading in
+    drover_msg_fields_read.c); drover_msg.c owns the message, runs the two
+    packing passes and walks the structure before reading.
     =========================================================================
 */
 

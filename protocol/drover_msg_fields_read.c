@@ -1,0 +1,666 @@
+/*  =========================================================================
+    drover_msg_fields_read - reading a message by the message table
+    (internal): the header, then each field of its schema, and the error
+    texts that name what is wrong
+
+    Reading a field checks its type, range and content, and only then
+    copies what must be kept: each copy is bounded by the bytes it came
+    from (times the size of a C struct for rows and ids, and an array is
+    refused before it is allocated unless the bytes left hold its count at
+    the smallest size of one element). Nothing here asserts on input.
+    =========================================================================
+*/
+
+#include "drover_msg.h"
+#include "drover_msg_fields_internal.h"
+#include "drover_msg_pool.h"
+#include "drover_msg_service.h"
+#include "drover_msg_queues.h"
+
+//  What to say when a field or part of the header is wrong, by field
+static const drover_mpack_errors_t
+s_errors [P_COUNT] = {
+    [F_END]         = DROVER_MPACK_ERRORS ("message", "invalid"),
+    [F_WORKER]      = DROVER_MPACK_ERRORS ("worker", "not a valid worker id"),
+    [F_WORKER_OPT]  = DROVER_MPACK_ERRORS ("worker", "not a valid worker id"),
+    [F_EPOCH]       = DROVER_MPACK_ERRORS ("epoch", "invalid"),
+    [F_TASK]        = DROVER_MPACK_ERRORS ("task", "invalid"),
+    [F_ATTEMPT]     = DROVER_MPACK_ERRORS ("attempt", "invalid"),
+    [F_PRIORITY]    = DROVER_MPACK_ERRORS ("priority", "invalid"),
+    [F_PROCS]       = DROVER_MPACK_ERRORS ("procs", "invalid"),
+    [F_MEM]         = DROVER_MPACK_ERRORS ("mem", "invalid"),
+    [F_LABELS]      = DROVER_MPACK_ERRORS ("labels", "not key=value"),
+    [F_RUNNING]     = DROVER_MPACK_ERRORS ("running", "invalid"),
+    [F_STATS]       = DROVER_MPACK_ERRORS ("stats", "invalid"),
+    [F_HEARTBEAT]   = DROVER_MPACK_ERRORS ("heartbeat", "invalid"),
+    [F_TIMEOUT]     = DROVER_MPACK_ERRORS ("timeout", "invalid"),
+    [F_RETRIES]     = DROVER_MPACK_ERRORS ("retries", "invalid"),
+    [F_FLAGS]       = DROVER_MPACK_ERRORS ("flags", "invalid"),
+    [F_BODY]        = DROVER_MPACK_ERRORS ("body", "invalid"),
+    [F_OUTCOME]     = DROVER_MPACK_ERRORS ("outcome", "invalid"),
+    [F_STATE]       = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [F_TASK_END]    = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
+    [F_LIST_STATE]  = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [F_ADMIN]       = DROVER_MPACK_ERRORS ("admin", "invalid"),
+    [F_EXIT_CODE]   = DROVER_MPACK_ERRORS ("exit_code", "invalid"),
+    [F_SIGNAL]      = DROVER_MPACK_ERRORS ("signal", "invalid"),
+    [F_TRUNCATED]   = DROVER_MPACK_ERRORS ("truncated", "invalid"),
+    [F_DURATION]    = DROVER_MPACK_ERRORS ("duration", "invalid"),
+    [F_OUT]         = DROVER_MPACK_ERRORS ("out", "invalid"),
+    [F_ERR]         = DROVER_MPACK_ERRORS ("err", "invalid"),
+    [F_REASON]      = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [F_CODE]        = DROVER_MPACK_ERRORS ("code", "invalid"),
+    [F_LIMIT]       = DROVER_MPACK_ERRORS ("limit", "invalid"),
+    [F_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
+    [F_COUNTS]      = DROVER_MPACK_ERRORS ("counts", "invalid"),
+    [F_TASK_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_WORKER_ROWS] = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_STATE_ID]    = DROVER_MPACK_ERRORS ("state_id", "not 32 hex digits"),
+    [F_KEY]         = DROVER_MPACK_ERRORS ("key", "not 1..128 bytes of printable ASCII"),
+    [F_SINCE]       = DROVER_MPACK_ERRORS ("since", "invalid"),
+    [F_EVENTS]      = DROVER_MPACK_ERRORS ("events", "not an event body"),
+    [F_LAST]        = DROVER_MPACK_ERRORS ("last", "invalid"),
+    [F_MORE]        = DROVER_MPACK_ERRORS ("more", "invalid"),
+    [F_LIST_LABELS] = DROVER_MPACK_ERRORS ("labels", "not key=value"),
+    [F_INFO]        = DROVER_MPACK_ERRORS ("info", "not a task info"),
+    [F_ADMIN_REASON] = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [F_ADMIN_FLAGS] = DROVER_MPACK_ERRORS ("flags", "invalid"),
+    [F_WHYS]        = DROVER_MPACK_ERRORS ("items", "invalid"),
+    [F_POOL_SUMMARY] = DROVER_MPACK_ERRORS ("summary", "invalid"),
+    [F_POOL_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_POOL_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_INSTANCE]    = DROVER_MPACK_ERRORS ("instance", "not a valid instance id"),
+    [F_AFFINITY]    = DROVER_MPACK_ERRORS ("affinity", "not 1..128 bytes of printable ASCII"),
+    [F_SUBMIT_SERVICE] = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_SUBMIT_SLOT] = DROVER_MPACK_ERRORS ("slot", "invalid"),
+    [F_SERVICE_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_SERVICE]     = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_SERVICE_OPT] = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_REPLICA_COUNT] = DROVER_MPACK_ERRORS ("count", "invalid"),
+    [F_DELAY]       = DROVER_MPACK_ERRORS ("delay", "invalid"),
+    [F_PLAN_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_TARGET]      = DROVER_MPACK_ERRORS ("target", "not a valid worker or service name"),
+    [F_PLAN_COUNT]  = DROVER_MPACK_ERRORS ("count", "invalid"),
+    [F_SERVICE_STATS] = DROVER_MPACK_ERRORS ("stats", "invalid"),
+    [F_STATS_AFTER] = DROVER_MPACK_ERRORS ("after", "invalid"),
+    [F_SERVICE_ROWS] = DROVER_MPACK_ERRORS ("services", "invalid"),
+    [F_REPLICA_ROWS] = DROVER_MPACK_ERRORS ("replicas", "invalid"),
+    [F_CHANGES]     = DROVER_MPACK_ERRORS ("changes", "invalid"),
+    [F_LEADER]      = DROVER_MPACK_ERRORS ("leader", "invalid"),
+    [F_LEADER_NAME] = DROVER_MPACK_ERRORS ("leader_name", "invalid"),
+    [F_STRATEGY]    = DROVER_MPACK_ERRORS ("strategy", "not a valid strategy name"),
+    [F_QUEUE_ROWS]  = DROVER_MPACK_ERRORS ("queues", "invalid"),
+    [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
+    [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
+    [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
+    [P_ID]          = DROVER_MPACK_ERRORS ("message id", "unknown message id"),
+    [P_SEQ]         = DROVER_MPACK_ERRORS ("seq", "invalid"),
+    [P_RUNNING_ITEM] = DROVER_MPACK_ERRORS ("running entry", "invalid"),
+    [P_ROW]         = DROVER_MPACK_ERRORS ("row", "invalid"),
+    [P_HEALTH]      = DROVER_MPACK_ERRORS ("health", "invalid"),
+    [P_PROCS_USED]  = DROVER_MPACK_ERRORS ("procs_used", "invalid"),
+    [P_MEM_USED]    = DROVER_MPACK_ERRORS ("mem_used", "invalid"),
+    [P_SUMMARY]     = DROVER_MPACK_ERRORS ("summary", "invalid"),
+    [P_OWNER]       = DROVER_MPACK_ERRORS ("owner", "not a valid key name"),
+    [P_ROW_STATE]   = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [P_ROW_END]     = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
+    [P_RESERVED]    = DROVER_MPACK_ERRORS ("reserved", "invalid"),
+    [P_WORKER_STATE] = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [P_WORKER_SINCE] = DROVER_MPACK_ERRORS ("since", "invalid"),
+    [P_WHY]         = DROVER_MPACK_ERRORS ("why", "invalid"),
+    [P_ADMIN_SINCE] = DROVER_MPACK_ERRORS ("admin_since", "invalid"),
+    [P_PROBATION_UNTIL] = DROVER_MPACK_ERRORS ("probation_until", "invalid"),
+    [P_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
+    [P_ROW_REASON]  = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [P_WHY_ITEM]    = DROVER_MPACK_ERRORS ("item", "invalid"),
+    [P_WHY_CODE]    = DROVER_MPACK_ERRORS ("item code", "invalid"),
+    [P_WHY_TEXT]    = DROVER_MPACK_ERRORS ("item text", "invalid"),
+    [P_WHY_NAMES]   = DROVER_MPACK_ERRORS ("item names", "invalid"),
+};
+
+//  The fewest wire bytes one element of an array can take: an array whose
+//  count times this is more than the bytes left is refused before its
+//  elements are allocated (PROTOCOL.md, "Limits")
+#define S_LABEL_MIN         4       //  str header + "k=v"
+#define S_TASKREF_MIN       3       //  [task, attempt]: header + 2 fixints
+#define S_TASK_ROW_MIN      9       //  header + 6 fixints + 2 empty strs
+#define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
+                                    //  + empty labels (1) + stats (9) + reserved (1)
+#define S_EVENT_MIN         11      //  bin header (2) + {"topic": "x"} (9)
+#define S_WHY_MIN           7       //  header + 4 fixints + empty str + empty array
+
+//  Read a string of at most max bytes into a new copy; "" gives NULL
+static bool
+s_read_text (drover_mpack_cursor_t *cursor, int field, size_t max, char **text_p)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, field, 0, max, &text, &length))
+        return false;
+    *text_p = length? drover_mpack_strndup (text, length): NULL;
+    return true;
+}
+
+//  Read a string of 0..max bytes into a fixed array of max + 1 bytes
+static bool
+s_read_fixed (drover_mpack_cursor_t *cursor, int field, size_t max, char *text_out)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, field, 0, max, &text, &length))
+        return false;
+    memcpy (text_out, text, length);
+    text_out [length] = 0;
+    return true;
+}
+
+//  Read a bin of at most max bytes into a new copy; empty gives NULL
+static bool
+s_read_bytes (drover_mpack_cursor_t *cursor, int field, size_t max, byte **data_p, size_t *size_p)
+{
+    const byte *data;
+    size_t size;
+    if (!drover_mpack_read_bin (cursor, field, max, &data, &size))
+        return false;
+    *data_p = drover_mpack_memdup (data, size);
+    *size_p = size;
+    return true;
+}
+
+//  Read a labels array into labels [] (empty on entry), counting as it goes
+static bool
+s_read_labels (drover_mpack_cursor_t *cursor, char **labels, uint32_t *nlabels)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_LABELS, 0, DROVER_LABELS_MAX, S_LABEL_MIN, &count))
+        return false;
+    for (uint32_t index = 0; index < count; index++) {
+        const char *text;
+        size_t length;
+        if (!drover_mpack_read_str (cursor, F_LABELS, 3, DROVER_LABEL_MAX, &text, &length))
+            return false;
+        if (!drover_msg_fields_label_valid (text, length))
+            return drover_mpack_fail (cursor, s_errors [F_LABELS].invalid);
+        labels [index] = drover_mpack_strndup (text, length);
+        *nlabels = index + 1;
+    }
+    return true;
+}
+
+//  Read the 8-element stats record
+static bool
+s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_STATS, 8, 8, 1, &count))
+        return false;
+    return drover_mpack_read_float (cursor, F_STATS, &stats->load [0])
+        && drover_mpack_read_float (cursor, F_STATS, &stats->load [1])
+        && drover_mpack_read_float (cursor, F_STATS, &stats->load [2])
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->mem_used)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->mem_total)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_used)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_total)
+        && drover_mpack_read_u32 (cursor, F_STATS, &stats->running);
+}
+
+//  Read the running attempts of a HELLO
+static bool
+s_read_running (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, pair;
+    if (!drover_mpack_read_array (cursor, F_RUNNING, 0, DROVER_RUNNING_MAX, S_TASKREF_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->running = (drover_taskref_t *) drover_mpack_malloc (count * sizeof (drover_taskref_t));
+    self->nrunning = count;
+    for (uint32_t index = 0; index < count; index++)
+        if (!drover_mpack_read_array (cursor, P_RUNNING_ITEM, 2, 2, 1, &pair)
+        ||  !drover_mpack_read_u64 (cursor, F_TASK, &self->running [index].task)
+        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &self->running [index].attempt))
+            return false;
+    return true;
+}
+
+//  Read the task ids of a WAIT
+static bool
+s_read_tasks (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_TASKS, 0, DROVER_WAIT_MAX, 1, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->tasks = (uint64_t *) drover_mpack_malloc (count * sizeof (uint64_t));
+    self->ntasks = count;
+    for (uint32_t index = 0; index < count; index++)
+        if (!drover_mpack_read_u64 (cursor, F_TASKS, &self->tasks [index]))
+            return false;
+    return true;
+}
+
+//  Read the per-state counts of a TASK TABLE
+static bool
+s_read_counts (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_COUNTS, DROVER_TASK_STATES, DROVER_TASK_STATES, 1,
+                                  &count))
+        return false;
+    for (int index = 0; index < DROVER_TASK_STATES; index++)
+        if (!drover_mpack_read_u64 (cursor, F_COUNTS, &self->counts [index]))
+            return false;
+    return true;
+}
+
+//  Read how a task ended, which must go with its state (read before it)
+static bool
+s_read_end (drover_mpack_cursor_t *cursor, int field, uint8_t state, uint8_t *end)
+{
+    if (!drover_mpack_read_u8 (cursor, field, DROVER_END_MAX, end))
+        return false;
+    if (!drover_end_fits (state, *end))
+        return drover_mpack_fail (cursor, s_errors [field].invalid);
+    return true;
+}
+
+//  Read the rows of a TASK TABLE
+static bool
+s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields;
+    if (!drover_mpack_read_array (cursor, F_TASK_ROWS, 0, DROVER_ROWS_MAX, S_TASK_ROW_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
+    self->nrows = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_task_row_t *row = &self->task_rows [index];
+        const char *summary;
+        size_t length;
+        if (!drover_mpack_read_array (cursor, P_ROW, 8, UINT32_MAX, 1, &fields)
+        ||  !drover_mpack_read_u64 (cursor, F_TASK, &row->task)
+        ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
+        ||  !s_read_end (cursor, P_ROW_END, row->state, &row->end)
+        ||  !drover_mpack_read_i32 (cursor, F_PRIORITY, &row->priority)
+        ||  !drover_mpack_read_u32 (cursor, F_PROCS, &row->procs)
+        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &row->attempt)
+        ||  !drover_mpack_read_id (cursor, F_WORKER_OPT, true, row->worker)
+        ||  !drover_mpack_read_str (cursor, P_SUMMARY, 0, DROVER_SUMMARY_MAX, &summary, &length))
+            return false;
+        row->summary = drover_mpack_strndup (summary, length);     //  never NULL, for printing
+        //  The owner came with version 1's security (§16): a row of 8 has none
+        if (fields >= 9 && !drover_mpack_read_id (cursor, P_OWNER, true, row->owner))
+            return false;
+        //  Why a queued task waits came with explain (§7.16): a row of 9 has none
+        if (fields >= 10) {
+            if (!drover_mpack_read_str (cursor, P_ROW_REASON, 0, DROVER_ROW_REASON_MAX,
+                                        &summary, &length))
+                return false;
+            memcpy (row->reason, summary, length);
+            row->reason [length] = 0;
+        }
+        for (uint32_t element = S_TASK_ROW_KNOWN; element < fields; element++)
+            if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - 3))
+                return false;   //  a later version's element (the message was walked already)
+    }
+    return true;
+}
+
+//  Read the items of a TASK EXPLANATION
+static bool
+s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields, names;
+    if (!drover_mpack_read_array (cursor, F_WHYS, 0, DROVER_WHYS_MAX, S_WHY_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->whys = (drover_why_t *) zmalloc (count * sizeof (drover_why_t));
+    self->nwhys = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_why_t *why = &self->whys [index];
+        const char *text;
+        size_t length;
+        if (!drover_mpack_read_array (cursor, P_WHY_ITEM, 6, 6, 1, &fields)
+        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, DROVER_WHY_MAX, &why->code)
+        ||  !drover_mpack_read_u32 (cursor, P_WHY_ITEM, &why->count)
+        ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->a)
+        ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->b)
+        ||  !drover_mpack_read_str (cursor, P_WHY_TEXT, 0, DROVER_LABEL_MAX, &text, &length)
+        ||  !drover_mpack_read_array (cursor, P_WHY_NAMES, 0, DROVER_WHY_NAMES_MAX, 2, &names))
+            return false;
+        if (why->code == 0)
+            return drover_mpack_fail (cursor, s_errors [P_WHY_CODE].range);
+        memcpy (why->text, text, length);
+        why->text [length] = 0;
+        for (uint32_t name = 0; name < names; name++)
+            if (!drover_mpack_read_id (cursor, P_WHY_NAMES, false, why->names [name]))
+                return false;
+        why->nnames = names;
+    }
+    return true;
+}
+
+//  Read the optional trailing elements of a WORKER TABLE row of fields
+//  elements (PROTOCOL.md §7.18): as many as it has of those this version
+//  knows, then skip those of later versions
+static bool
+s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
+                        uint32_t fields)
+{
+    if (fields > 10
+    &&  !drover_mpack_read_u8 (cursor, P_WORKER_STATE, DROVER_WORKER_STATE_MAX, &row->state))
+        return false;
+    if (fields > 11 && !drover_mpack_read_u64 (cursor, P_WORKER_SINCE, &row->since))
+        return false;
+    if (fields > 12 && !s_read_text (cursor, P_WHY, DROVER_REASON_MAX, &row->why))
+        return false;
+    if (fields > 13 && !s_read_text (cursor, F_ADMIN_REASON, DROVER_REASON_MAX,
+                                     &row->admin_reason))
+        return false;
+    if (fields > 14 && !drover_mpack_read_u64 (cursor, P_ADMIN_SINCE, &row->admin_since))
+        return false;
+    if (fields > 15 && !drover_mpack_read_u64 (cursor, P_PROBATION_UNTIL, &row->probation_until))
+        return false;
+    if (fields > 16 && !drover_mpack_read_u32 (cursor, P_TASKS, &row->tasks))
+        return false;
+    for (uint32_t index = S_WORKER_ROW_KNOWN; index < fields; index++)
+        if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - 3))
+            return false;       //  a later version's element (the message was walked already)
+    return true;
+}
+
+//  Read the rows of a WORKER TABLE
+static bool
+s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields;
+    if (!drover_mpack_read_array (cursor, F_WORKER_ROWS, 0, DROVER_ROWS_MAX, S_WORKER_ROW_MIN,
+                                  &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->worker_rows = (drover_worker_row_t *) zmalloc (count * sizeof (drover_worker_row_t));
+    self->nrows = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_worker_row_t *row = &self->worker_rows [index];
+        if (!drover_mpack_read_array (cursor, P_ROW, 10, UINT32_MAX, 1, &fields)
+        ||  !drover_mpack_read_id (cursor, F_WORKER, false, row->id)
+        ||  !drover_mpack_read_u8 (cursor, P_HEALTH, DROVER_HEALTH_MAX, &row->health)
+        ||  !drover_mpack_read_u8 (cursor, F_ADMIN, DROVER_ADMIN_MAX, &row->admin)
+        ||  !drover_mpack_read_u32 (cursor, F_PROCS, &row->procs)
+        ||  !drover_mpack_read_u32 (cursor, P_PROCS_USED, &row->procs_used)
+        ||  !drover_mpack_read_u64 (cursor, F_MEM, &row->mem)
+        ||  !drover_mpack_read_u64 (cursor, P_MEM_USED, &row->mem_used)
+        ||  !s_read_labels (cursor, row->labels, &row->nlabels)
+        ||  !s_read_stats (cursor, &row->stats)
+        ||  !drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved)
+        ||  !s_read_worker_row_tail (cursor, row, fields))
+            return false;
+    }
+    return true;
+}
+
+//  Read the state of a TASK LIST: a task state or 255 for all
+static bool
+s_read_list_state (drover_mpack_cursor_t *cursor, uint8_t *state)
+{
+    if (!drover_mpack_read_u8 (cursor, F_LIST_STATE, 255, state))
+        return false;
+    if (*state >= DROVER_TASK_STATES && *state != 255)
+        return drover_mpack_fail (cursor, s_errors [F_LIST_STATE].range);
+    return true;
+}
+
+//  Read a state id into self->state_id: 32 hex digits, or "" for none
+static bool
+s_read_state_id (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, F_STATE_ID, 0, DROVER_STATE_ID_SIZE, &text, &length))
+        return false;
+    if (!drover_msg_fields_state_id_valid (text, length))
+        return drover_mpack_fail (cursor, s_errors [F_STATE_ID].invalid);
+    memcpy (self->state_id, text, length);
+    self->state_id [length] = 0;
+    return true;
+}
+
+//  Read a submit or affinity key into a new copy: 1..128 bytes of
+//  printable ASCII, or nil for none (NULL)
+static bool
+s_read_key (drover_mpack_cursor_t *cursor, int field, char **key_p)
+{
+    const char *text;
+    size_t length;
+    if (drover_mpack_read_nil (cursor))
+        return true;
+    if (!drover_mpack_read_str (cursor, field, 1, DROVER_KEY_MAX, &text, &length))
+        return false;
+    if (!drover_msg_fields_key_valid (text, length))
+        return drover_mpack_fail (cursor, s_errors [field].invalid);
+    free (*key_p);
+    *key_p = drover_mpack_strndup (text, length);
+    return true;
+}
+
+//  Read a PLAN's target, the action read before: the service of a scale,
+//  else the worker (a drain's or hold's; a term's is ignored)
+static bool
+s_read_target (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    char *target = self->action == DROVER_PLAN_SCALE? self->service: self->worker;
+    return drover_mpack_read_id (cursor, F_TARGET, true, target);
+}
+
+//  Read the events of an EVENT LIST: each a bin holding one event body
+static bool
+s_read_events (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_EVENTS, 0, DROVER_REPLAY_MAX, S_EVENT_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->events = (drover_event_t *) zmalloc (count * sizeof (drover_event_t));
+    self->nevents = count;
+    for (uint32_t index = 0; index < count; index++) {
+        const byte *data;
+        size_t size;
+        if (!drover_mpack_read_bin (cursor, F_EVENTS, DROVER_EVENT_MAX, &data, &size))
+            return false;
+        if (drover_event_decode (&self->events [index], data, size))
+            return drover_mpack_fail (cursor, s_errors [F_EVENTS].invalid);
+    }
+    return true;
+}
+
+//  Read the info of a TASK INFO: a bin holding one encoded task info
+static bool
+s_read_info (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const byte *data;
+    size_t size;
+    const char *error;
+    if (!drover_mpack_read_bin (cursor, F_INFO, DROVER_MSG_MAX, &data, &size))
+        return false;
+    drover_taskinfo_destroy (&self->info);
+    self->info = drover_taskinfo_decode (data, size, &error);
+    if (!self->info)
+        return drover_mpack_fail (cursor, s_errors [F_INFO].invalid);
+    return true;
+}
+
+//  Read one field into self
+static bool
+s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
+{
+    uint64_t code;
+    switch (field) {
+        case F_WORKER:      return drover_mpack_read_id (cursor, field, false, self->worker);
+        case F_WORKER_OPT:  return drover_mpack_read_id (cursor, field, true, self->worker);
+        case F_EPOCH:       return drover_mpack_read_u64 (cursor, field, &self->epoch);
+        case F_TASK:        return drover_mpack_read_u64 (cursor, field, &self->task);
+        case F_ATTEMPT:     return drover_mpack_read_u32 (cursor, field, &self->attempt);
+        case F_PRIORITY:    return drover_mpack_read_i32 (cursor, field, &self->priority);
+        case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
+        case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
+        case F_LABELS:
+        case F_LIST_LABELS: return s_read_labels (cursor, self->labels, &self->nlabels);
+        case F_RUNNING:     return s_read_running (cursor, self);
+        case F_STATS:       return s_read_stats (cursor, &self->stats);
+        case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);
+        case F_TIMEOUT:     return drover_mpack_read_u32 (cursor, field, &self->timeout);
+        case F_RETRIES:     return drover_mpack_read_u32 (cursor, field, &self->retries);
+        case F_FLAGS:       return drover_mpack_read_u32 (cursor, field, &self->flags);
+        case F_BODY:        return s_read_bytes (cursor, field, DROVER_BODY_MAX,
+                                                 &self->body, &self->body_size);
+        case F_OUTCOME:     return drover_mpack_read_u8 (cursor, field, DROVER_OUTCOME_MAX,
+                                                         &self->outcome);
+        case F_STATE:       return drover_mpack_read_u8 (cursor, field, DROVER_TASK_STATES - 1,
+                                                         &self->state);
+        case F_TASK_END:    return s_read_end (cursor, field, self->state, &self->end);
+        case F_LIST_STATE:  return s_read_list_state (cursor, &self->state);
+        case F_ADMIN:       return drover_mpack_read_u8 (cursor, field, DROVER_ADMIN_MAX,
+                                                         &self->admin);
+        case F_EXIT_CODE:   return drover_mpack_read_i32 (cursor, field, &self->exit_code);
+        case F_SIGNAL:      return drover_mpack_read_i32 (cursor, field, &self->signal);
+        case F_TRUNCATED:   return drover_mpack_read_u32 (cursor, field, &self->truncated);
+        case F_DURATION:    return drover_mpack_read_u32 (cursor, field, &self->duration);
+        case F_OUT:         return s_read_bytes (cursor, field, DROVER_OUTPUT_MAX,
+                                                 &self->out, &self->out_size);
+        case F_ERR:         return s_read_bytes (cursor, field, DROVER_OUTPUT_MAX,
+                                                 &self->err, &self->err_size);
+        case F_REASON:
+        case F_ADMIN_REASON: return s_read_text (cursor, field, DROVER_REASON_MAX, &self->reason);
+        case F_ADMIN_FLAGS: return drover_mpack_read_u32 (cursor, field, &self->flags);
+        case F_CODE:
+            if (!drover_mpack_read_uint (cursor, field, UINT16_MAX, &code))
+                return false;
+            self->code = (uint16_t) code;
+            return true;
+        case F_LIMIT:       return drover_mpack_read_u32 (cursor, field, &self->limit);
+        case F_TASKS:       return s_read_tasks (cursor, self);
+        case F_COUNTS:      return s_read_counts (cursor, self);
+        case F_TASK_ROWS:   return s_read_task_rows (cursor, self);
+        case F_WORKER_ROWS: return s_read_worker_rows (cursor, self);
+        case F_STATE_ID:    return s_read_state_id (cursor, self);
+        case F_SINCE:       return drover_mpack_read_u64 (cursor, field, &self->since);
+        case F_LAST:        return drover_mpack_read_u64 (cursor, field, &self->last);
+        case F_MORE:        return drover_mpack_read_u8 (cursor, field, 1, &self->more);
+        case F_EVENTS:      return s_read_events (cursor, self);
+        case F_INFO:        return s_read_info (cursor, self);
+        case F_WHYS:        return s_read_whys (cursor, self);
+        case F_POOL_SUMMARY: return drover_msg_pool_read_summary (cursor, self);
+        case F_POOL_ROWS:   return drover_msg_pool_read_rows (cursor, self);
+        case F_POOL_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_POOLADMIN_MAX,
+                                                         &self->admin);
+        case F_INSTANCE:    return drover_mpack_read_id (cursor, field, false, self->worker);
+        case F_KEY:         return s_read_key (cursor, field, &self->key);
+        case F_AFFINITY:    return s_read_key (cursor, field, &self->affinity);
+        case F_SUBMIT_SERVICE:
+        case F_SERVICE_OPT: return drover_mpack_read_id (cursor, field, true, self->service);
+        case F_SERVICE:     return drover_mpack_read_id (cursor, field, false, self->service);
+        case F_SUBMIT_SLOT: return drover_mpack_read_u32 (cursor, field, &self->slot);
+        case F_SERVICE_ACTION: return drover_mpack_read_u8 (cursor, field,
+                                                            DROVER_SERVICE_ACTION_MAX,
+                                                            &self->action);
+        case F_PLAN_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_PLAN_ACTION_MAX,
+                                                         &self->action);
+        case F_TARGET:      return s_read_target (cursor, self);
+        case F_REPLICA_COUNT:
+        case F_PLAN_COUNT:  return drover_mpack_read_u32 (cursor, field, &self->count);
+        case F_DELAY:       return drover_mpack_read_u32 (cursor, field, &self->delay);
+        case F_SERVICE_STATS: return drover_msg_service_read_stats (cursor, &self->stats_now);
+        case F_STATS_AFTER: return drover_msg_service_read_stats (cursor, &self->stats_after);
+        case F_SERVICE_ROWS: return drover_msg_service_read_services (cursor, self);
+        case F_REPLICA_ROWS: return drover_msg_service_read_replicas (cursor, self);
+        case F_CHANGES:     return drover_msg_service_read_changes (cursor, self);
+        case F_LEADER:      return s_read_fixed (cursor, field, DROVER_ENDPOINT_MAX,
+                                                 self->leader);
+        case F_LEADER_NAME: return s_read_fixed (cursor, field, DROVER_ID_MAX,
+                                                 self->leader_name);
+        case F_STRATEGY:    return drover_msg_queues_read_strategy (cursor, self);
+        case F_QUEUE_ROWS:  return drover_msg_queues_read_rows (cursor, self);
+    }
+    return drover_mpack_fail (cursor, "internal: unknown field");
+}
+
+//  Read the header: array, signature, version, id and seq, setting what
+//  it can in self even when the message is refused (the broker echoes the
+//  seq of a refused request). Returns the array's element count, or -1.
+int64_t
+drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    const char *signature;
+    size_t length;
+    uint64_t version, id;
+    bool negative;
+    if (!drover_mpack_read_array (cursor, P_HEADER, 0, UINT32_MAX, 1, &count))
+        return -1;
+    if (count < 1
+    ||  !drover_mpack_read_str (cursor, P_SIGNATURE, 0, 255, &signature, &length)
+    ||  length != 3 || memcmp (signature, DROVER_MSG_SIGNATURE, 3)) {
+        cursor->error = s_errors [P_SIGNATURE].invalid;
+        return -1;
+    }
+    if (count < 2) {
+        cursor->error = "message: header incomplete";
+        return -1;
+    }
+    if (!drover_mpack_read_integer (cursor, &s_errors [P_VERSION], &negative, &version))
+        return -1;              //  not even an integer: malformed, not a version
+    bool known = !negative && version == DROVER_MSG_VERSION;
+    if (count >= 4
+    &&  drover_mpack_read_uint (cursor, P_ID, UINT32_MAX, &id)
+    &&  drover_mpack_read_u32 (cursor, P_SEQ, &self->seq))
+        self->id = id >= 1 && id <= DROVER_MSG_ID_MAX? (int) id: 0;
+    if (!known) {
+        self->bad_version = true;
+        cursor->error = "unknown version";
+        return -1;
+    }
+    if (count < 4) {
+        cursor->error = "message: header incomplete";
+        return -1;
+    }
+    if (cursor->error)
+        return -1;              //  id or seq had the wrong type
+    if (self->id == 0) {
+        cursor->error = s_errors [P_ID].invalid;
+        return -1;
+    }
+    return count;
+}
+
+//  Read the fields of self->id, the header read: the array holds count
+//  elements in all. Returns false at the first field that is wrong, or if
+//  count is not what this message has, with cursor->error saying why.
+bool
+drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count)
+{
+    const uint8_t *fields = drover_msg_fields_schema [self->id];
+    size_t nfields = drover_msg_fields_nfields (self->id);
+    size_t required = nfields;      //  fields before the optional ones at the end
+    while (required > 0 && drover_msg_fields_optional (fields [required - 1]))
+        required--;
+    if (count < 4 + required || count > 4 + nfields)
+        return drover_mpack_fail (cursor, "message: wrong number of fields");
+    nfields = count - 4;            //  an older peer's message leaves optional fields out
+    for (size_t index = 0; index < nfields; index++)
+        if (!s_read_field (cursor, self, fields [index]))
+            return false;
+    return true;
+}
+
+//  A cursor over size bytes at data that names message fields in its errors
+drover_mpack_cursor_t
+drover_msg_fields_cursor (const byte *data, size_t size)
+{
+    return drover_mpack_cursor (data, size, s_errors);
+}
