@@ -6,9 +6,10 @@
     Each broker holds a lease of ttl and two keys on it: PREFIX/brokers/NAME
     = advertise, then "\nQ ENDPOINT" for each named queue it offers
     (membership), and PREFIX/election/LEASEHEX = name "\n" advertise (its
-    candidacy). The leader is the candidate with the lowest
-    create revision; that revision is its fencing token (revisions only
-    grow, so a later leader has a higher one). A dead broker's lease
+    candidacy; the values, and what a name and an endpoint may hold:
+    src/broker/drover_electkeys.c). The leader is the candidate with the
+    lowest create revision; that revision is its fencing token (revisions
+    only grow, so a later leader has a higher one). A dead broker's lease
     expires and its keys go with it; the next candidate is then the lowest.
 
     Safety: the leader counts its lease from when it sent the last renewal
@@ -65,12 +66,10 @@
 
 #include "drover_elector.h"
 #include "drover_etcd.h"
+#include "drover_electkeys.h"
 #include "drover_placement.h"
 #include "drover_queuewatch.h"
 
-//  Longest name and endpoint we pass on (the wire's REDIRECT limits)
-#define S_NAME_MAX          64
-#define S_ENDPOINT_MAX      256
 //  Most msec between two reads of the candidates (if ttl/4 is longer)
 #define S_CHECK_MAX         250
 //  Bounds of the wait after a failed call, msec
@@ -127,16 +126,6 @@ s_copy (const char *text)
     return copy;
 }
 
-//  True if text holds a control character (a newline would split a candidacy)
-static bool
-s_has_control (const char *text)
-{
-    for (; *text; text++)
-        if ((byte) *text < 32 || *text == 127)
-            return true;
-    return false;
-}
-
 //  Check the args
 int
 drover_elector_args_check (const drover_elector_args_t *args, char **error_p)
@@ -147,17 +136,16 @@ drover_elector_args_check (const drover_elector_args_t *args, char **error_p)
     const char *advertise = args->advertise? args->advertise: "";
     drover_etcd_t *etcd = drover_etcd_new (args->etcd, 1000, &error);
     drover_etcd_destroy (&etcd);
-    if (!error && (*name == 0 || strlen (name) > S_NAME_MAX || strchr (name, '/')
-               ||  s_has_control (name)))
+    if (!error && !drover_electkeys_name_valid (name))
         error = zsys_sprintf ("elector: broker name \"%s\" must be 1 to %d bytes, without '/'"
-                              " or control characters", name, S_NAME_MAX);
-    if (!error && (strlen (advertise) > S_ENDPOINT_MAX || s_has_control (advertise)))
+                              " or control characters", name, DROVER_ELECTKEYS_NAME_MAX);
+    if (!error && !drover_electkeys_advertise_valid (advertise))
         error = zsys_sprintf ("elector: advertise \"%s\" must be at most %d bytes, without"
-                              " control characters", advertise, S_ENDPOINT_MAX);
+                              " control characters", advertise, DROVER_ELECTKEYS_ENDPOINT_MAX);
     if (!error && args->ttl == 0)
         error = strdup ("elector: the lease TTL must be more than 0 msec");
     if (!error)
-        drover_queuewatch_check_offers (args->queues, S_ENDPOINT_MAX, &error);
+        drover_queuewatch_check_offers (args->queues, DROVER_ELECTKEYS_ENDPOINT_MAX, &error);
     if (!error && !drover_placement_strategy_valid (args->strategy))
         error = zsys_sprintf ("elector: strategy \"%s\" must be \"leader\" or \"spread\"",
                               args->strategy);
@@ -177,10 +165,8 @@ s_self_new (zsock_t *pipe, drover_elector_args_t *args)
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->pipe = pipe;
     self->poller = zpoller_new (pipe, NULL);
-    self->prefix = s_copy (args->prefix && *args->prefix? args->prefix: DROVER_ELECTOR_PREFIX);
-    size_t length = strlen (self->prefix);
-    while (length > 1 && self->prefix [length - 1] == '/')
-        self->prefix [--length] = 0;
+    self->prefix = drover_electkeys_prefix (args->prefix && *args->prefix? args->prefix
+                                                                         : DROVER_ELECTOR_PREFIX);
     self->name = s_copy (args->name);
     self->advertise = s_copy (args->advertise);
     self->queues = s_copy (args->queues);
@@ -423,9 +409,8 @@ s_renew (self_t *self, int64_t now)
 static void
 s_write_key (self_t *self, bool candidacy, int64_t now)
 {
-    char *value = candidacy? zsys_sprintf ("%s\n%s", self->name, self->advertise)
-                : *self->queues? zsys_sprintf ("%s\n%s", self->advertise, self->queues)
-                : s_copy (self->advertise);
+    char *value = candidacy? drover_electkeys_candidacy (self->name, self->advertise)
+                           : drover_electkeys_membership (self->advertise, self->queues);
     const char *key = candidacy? self->election_key: self->member_key;
     int rc = drover_etcd_put (self->etcd, key, value, strlen (value), self->lease);
     zstr_free (&value);
@@ -442,23 +427,6 @@ s_write_key (self_t *self, bool candidacy, int64_t now)
         self->member_written = true;
 }
 
-//  Split a candidacy's value "name\nendpoint"; false if malformed
-static bool
-s_parse_candidacy (drover_etcd_kv_t *kv, char *name, char *endpoint)
-{
-    char *newline = strchr (kv->value, '\n');
-    if (!newline || strlen (kv->value) != kv->value_size)
-        return false;
-    size_t name_size = (size_t) (newline - kv->value);
-    size_t endpoint_size = strlen (newline + 1);
-    if (name_size == 0 || name_size > S_NAME_MAX || endpoint_size > S_ENDPOINT_MAX)
-        return false;
-    memcpy (name, kv->value, name_size);
-    name [name_size] = 0;
-    memcpy (endpoint, newline + 1, endpoint_size + 1);
-    return true;
-}
-
 //  A candidacy with our name but not our lease. At our endpoint it is an
 //  earlier run of this broker (killed, then started again): revoke its
 //  lease now rather than wait for it to expire, so a restarted broker
@@ -471,9 +439,9 @@ s_parse_candidacy (drover_etcd_kv_t *kv, char *name, char *endpoint)
 static void
 s_note_same_name (self_t *self, drover_etcd_kv_t *kv, bool older_there, int64_t now)
 {
-    char name [S_NAME_MAX + 1];
-    char endpoint [S_ENDPOINT_MAX + 1];
-    if (!s_parse_candidacy (kv, name, endpoint) || strneq (name, self->name)
+    char name [DROVER_ELECTKEYS_NAME_MAX + 1];
+    char endpoint [DROVER_ELECTKEYS_ENDPOINT_MAX + 1];
+    if (!drover_electkeys_parse_candidacy (kv, name, endpoint) || strneq (name, self->name)
     ||  kv->lease == 0 || kv->lease == self->lease || self->stale_lease)
         return;
     if (streq (endpoint, self->advertise)) {
@@ -531,9 +499,9 @@ s_check (self_t *self, int64_t now)
     else {
         if (self->leader)           //  someone else is first: ours went
             s_lose_lease (self, "another candidacy is first", true);
-        char name [S_NAME_MAX + 1] = "";
-        char endpoint [S_ENDPOINT_MAX + 1] = "";
-        bool malformed = first && !s_parse_candidacy (first, name, endpoint);
+        char name [DROVER_ELECTKEYS_NAME_MAX + 1] = "";
+        char endpoint [DROVER_ELECTKEYS_ENDPOINT_MAX + 1] = "";
+        bool malformed = first && !drover_electkeys_parse_candidacy (first, name, endpoint);
         if (malformed && !self->malformed)
             zsys_warning ("elector: candidacy %s is malformed: leader unknown", first->key);
         if (malformed)
@@ -716,19 +684,9 @@ s_peers (self_t *self)
             zsys_warning ("elector: reading the brokers failed: %s",
                           drover_etcd_error (self->etcd));
     }
-    zmsg_addstrf (reply, "%zu", brokers? zlistx_size (brokers): 0);
     const char *leader = self->leader? self->name: self->followed_name? self->followed_name: "";
-    size_t prefix_length = strlen (self->prefix) + strlen ("/brokers/");
-    drover_etcd_kv_t *kv = brokers? (drover_etcd_kv_t *) zlistx_first (brokers): NULL;
-    while (kv) {
-        const char *name = kv->key + prefix_length;
-        zmsg_addstr (reply, name);
-        const char *newline = strchr (kv->value, '\n');    //  the queue lines are not said
-        size_t advertise_size = newline? (size_t) (newline - kv->value): strlen (kv->value);
-        zmsg_addmem (reply, kv->value, advertise_size);
-        zmsg_addstr (reply, *leader && streq (name, leader)? "1": "0");
-        kv = (drover_etcd_kv_t *) zlistx_next (brokers);
-    }
+    drover_electkeys_add_peers (reply, brokers, strlen (self->prefix) + strlen ("/brokers/"),
+                                leader);
     zlistx_destroy (&brokers);
     zmsg_send (&reply, self->pipe);
 }
