@@ -5,9 +5,12 @@
 
     Owns one drover_reconcile_t (src/broker/drover_reconcile.c: every
     decision), the services' definitions (each the SERVICE ADMIN create
-    that made it: what a replica runs, what the store keeps), the routes
-    of the registered workers (from UP and LOST: a WORKER RUNS is fenced
-    by them), the term timer and the gather. This actor does the I/O:
+    that made it: what a replica runs, what the store keeps), one
+    drover_gather_t (src/broker/drover_gather.c: the routes of the
+    registered workers, from UP and LOST, which fence a WORKER RUNS, and
+    who answered the gather), one drover_planqueue_t
+    (src/broker/drover_planqueue.c: the PLANs waiting for a fleet) and the
+    term timer. This actor does the I/O:
 
     - each term (service/term, only while a service exists) it asks schedq
       for the fleet (FLEET), says WORKER GATHER (seq = the term, low 32
@@ -53,6 +56,8 @@
 #include "drover_reconciler.h"
 #include "drover_reconcile.h"
 #include "drover_servicewire.h"
+#include "drover_planqueue.h"
+#include "drover_gather.h"
 #include "drover_fleet.h"
 #include "drover_actor.h"
 #include "drover_metricset.h"
@@ -60,14 +65,6 @@
 
 //  msec after which a FLEET not answered is asked again
 #define S_FLEET_RETRY   1000
-//  msec between two warnings about WORKER RUNS from a wrong route
-#define S_WARN_EVERY    1000
-
-//  A plan waiting for a fresh fleet
-typedef struct {
-    zframe_t *route;            //  the client's route
-    drover_msg_t *plan;         //  the PLAN, owned
-} s_plan_t;
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
@@ -76,9 +73,8 @@ typedef struct {
     drover_serviceconfig_t config;  //  service/...
     drover_reconcile_t *reconcile;  //  the decisions, NULL until CONFIGURE
     zhashx_t *defs;             //  service name -> drover_msg_t * (its create), owned
-    zhashx_t *routes;           //  worker id -> zframe_t * (the route of its UP), owned
-    zhashx_t *answered;         //  worker ids that answered this term's gather
-    zlistx_t *plans;            //  s_plan_t waiting for the fleet
+    drover_gather_t *gather;    //  the routes of registrations, who answered this term's gather
+    drover_planqueue_t *plans;  //  PLANs waiting for the fleet
     drover_fleet_t *fleet;      //  the last FLEET, NULL none yet
     drover_changeset_t set;     //  the last computation's, reused
     bool loaded;                //  LOADED heard: terms may run
@@ -87,20 +83,17 @@ typedef struct {
     bool pass_wanted;           //  a pass waits for the fleet
     bool gathering;             //  a term's gather is under way
     uint64_t term;              //  the last term begun, from 1
-    size_t asked;               //  workers this term's gather waits for
     int64_t fleet_asked_at;     //  msec (mono) FLEET was said
     int64_t term_at;            //  msec (mono) the next term is due, 0 not scheduled
     int64_t term_started;       //  msec (mono) this term began
     int64_t gather_until;       //  msec (mono) this term's gather ends
     int64_t pass_at;            //  msec (mono) a restart's backoff ends, 0 none
-    int64_t warned_at;          //  msec (mono) of the last warning about a bad RUNS
     uint64_t started;           //  replicas started (moves included)
     uint64_t stopped;           //  replicas stopped
     uint64_t moved;             //  replicas moved
     uint64_t terms;             //  terms ended
     uint64_t incomplete;        //  terms that removed nothing (why in their stats)
     uint64_t term_msec;         //  how long the last term took
-    uint64_t runs_dropped;      //  WORKER RUNS not from the worker's registration
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
 } self_t;
 
@@ -110,26 +103,6 @@ static void
 s_def_destroy (void **item_p)
 {
     drover_msg_destroy ((drover_msg_t **) item_p);
-}
-
-//  Destroy a kept route (the routes hash calls this)
-static void
-s_route_destroy (void **item_p)
-{
-    zframe_destroy ((zframe_t **) item_p);
-}
-
-//  Destroy a waiting plan (the plans list calls this)
-static void
-s_plan_destroy (void **item_p)
-{
-    s_plan_t *plan = (s_plan_t *) *item_p;
-    if (plan) {
-        zframe_destroy (&plan->route);
-        drover_msg_destroy (&plan->plan);
-        free (plan);
-        *item_p = NULL;
-    }
 }
 
 //  Create the actor's state
@@ -143,11 +116,8 @@ s_self_new (zsock_t *pipe)
     drover_poller_add (self->poller, pipe);
     self->defs = zhashx_new ();
     zhashx_set_destructor (self->defs, s_def_destroy);
-    self->routes = zhashx_new ();
-    zhashx_set_destructor (self->routes, s_route_destroy);
-    self->answered = zhashx_new ();
-    self->plans = zlistx_new ();
-    zlistx_set_destructor (self->plans, s_plan_destroy);
+    self->gather = drover_gather_new ();
+    self->plans = drover_planqueue_new ();
     return self;
 }
 
@@ -160,9 +130,8 @@ s_self_destroy (self_t **self_p)
         return;
     drover_changeset_reset (&self->set);
     drover_fleet_destroy (&self->fleet);
-    zlistx_destroy (&self->plans);
-    zhashx_destroy (&self->answered);
-    zhashx_destroy (&self->routes);
+    drover_planqueue_destroy (&self->plans);
+    drover_gather_destroy (&self->gather);
     zhashx_destroy (&self->defs);
     drover_reconcile_destroy (&self->reconcile);
     drover_poller_destroy (&self->poller);
@@ -303,20 +272,10 @@ s_begin_term (self_t *self)
     self->term_started = zclock_mono ();
     self->gather_until = self->term_started + self->config.gather_timeout;
     self->gathering = true;
-    zhashx_purge (self->answered);
     drover_reconcile_gather_begin (self->reconcile, self->term, s_now ());
     size_t count = 0;
     const drover_fleet_worker_t *workers = drover_fleet_workers (self->fleet, &count);
-    self->asked = count;
-    drover_msg_t *gather = drover_msg_new (DROVER_MSG_WORKER_GATHER);
-    gather->seq = (uint32_t) self->term;
-    for (size_t index = 0; index < count; index++) {
-        zframe_t *route = (zframe_t *) zhashx_lookup (self->routes, workers [index].id);
-        if (route)              //  none: it cannot answer, the term is incomplete
-            drover_actor_send_to (self->outbox, "reconciler", zframe_data (route),
-                                  zframe_size (route), gather, workers [index].id);
-    }
-    drover_msg_destroy (&gather);
+    drover_gather_begin (self->gather, (uint32_t) self->term, workers, count, self->outbox);
     if (self->flags.verbose)
         zsys_debug ("reconciler: term=%" PRIu64 " gather workers=%zu", self->term, count);
 }
@@ -355,21 +314,10 @@ s_end_term (self_t *self)
 static void
 s_handle_runs (self_t *self, const byte *route, size_t route_size, drover_msg_t *runs)
 {
-    zframe_t *registered = (zframe_t *) zhashx_lookup (self->routes, runs->worker);
-    if (!registered || zframe_size (registered) != route_size
-    ||  memcmp (zframe_data (registered), route, route_size)) {
-        self->runs_dropped++;
-        int64_t now = zclock_mono ();
-        if (now - self->warned_at >= S_WARN_EVERY) {
-            zsys_warning ("reconciler: WORKER RUNS dropped worker=%s: %s dropped=%" PRIu64,
-                          runs->worker, registered? "not from its registration's route"
-                                                  : "not registered", self->runs_dropped);
-            self->warned_at = now;
-        }
-        return;
-    }
+    if (!drover_gather_fenced (self->gather, runs->worker, route, route_size, zclock_mono ()))
+        return;                 //  dropped, counted, logged
     if (!self->gathering || runs->seq != (uint32_t) self->term
-    ||  zhashx_lookup (self->answered, runs->worker)) {
+    ||  drover_gather_answered (self->gather, runs->worker)) {
         if (self->flags.verbose)
             zsys_debug ("reconciler: late WORKER RUNS worker=%s seq=%u", runs->worker, runs->seq);
         return;                 //  another term's, or a second answer
@@ -377,8 +325,7 @@ s_handle_runs (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     if (drover_reconcile_gathered (self->reconcile, runs->worker, runs->running,
                                    runs->nrunning))
         return;                 //  not asked in this gather (it came up since)
-    zhashx_insert (self->answered, runs->worker, (void *) 1);
-    if (zhashx_size (self->answered) >= self->asked)
+    if (drover_gather_answer (self->gather, runs->worker))
         s_end_term (self);
 }
 
@@ -386,74 +333,19 @@ s_handle_runs (self_t *self, const byte *route, size_t route_size, drover_msg_t 
 //  ---------------------------------------------------------------------
 //  Plans
 
-//  Answer one plan on the fleet just heard: 404 for a worker not in it
-static void
-s_answer_plan (self_t *self, s_plan_t *plan)
-{
-    drover_msg_t *request = plan->plan;
-    const byte *route = zframe_data (plan->route);
-    size_t route_size = zframe_size (plan->route);
-    bool on_worker = request->action == DROVER_PLAN_DRAIN || request->action == DROVER_PLAN_HOLD;
-    if (on_worker) {
-        size_t count = 0;
-        const drover_fleet_worker_t *workers = drover_fleet_workers (self->fleet, &count);
-        size_t index = 0;
-        while (index < count && !streq (workers [index].id, request->worker))
-            index++;
-        if (index == count) {
-            char *reason = zsys_sprintf ("no such worker: %s", request->worker);
-            drover_actor_reply_to (self->outbox, "reconciler", route, route_size, request->seq,
-                                   DROVER_CODE_NOT_FOUND, reason, "");
-            zstr_free (&reason);
-            return;
-        }
-    }
-    drover_reconcile_what_t what = {
-        .kind = DROVER_RECONCILE_PLAN, .action = (drover_plan_action_t) request->action,
-        .worker = request->worker, .service = request->service, .count = request->count
-    };
-    drover_changeset_reset (&self->set);
-    drover_reconcile_compute (self->reconcile, &what, s_now (), &self->set);
-    drover_msg_t *result = drover_servicewire_plan_result (request, &self->set);
-    drover_actor_send_to (self->outbox, "reconciler", route, route_size, result, "");
-    drover_msg_destroy (&result);
-    drover_changeset_reset (&self->set);
-}
-
 //  PLAN: checked now (action, target, the service), answered on a fresh
 //  fleet; we own the message from here
 static void
 s_handle_plan (self_t *self, const byte *route, size_t route_size, drover_record_t *record)
 {
-    drover_msg_t *request = record->msg;
     const char *reason = NULL;
-    int code = DROVER_CODE_OK;
-    if (request->action > DROVER_PLAN_ACTION_MAX) {
-        code = DROVER_CODE_BAD_REQUEST;
-        reason = "action: not drain, hold, scale or term";
-    }
-    else
-    if ((request->action == DROVER_PLAN_DRAIN || request->action == DROVER_PLAN_HOLD)
-    &&  !drover_id_valid (request->worker)) {
-        code = DROVER_CODE_BAD_REQUEST;
-        reason = "target: a drain or hold names a worker";
-    }
-    else
-    if (request->action == DROVER_PLAN_SCALE
-    &&  !drover_reconcile_has (self->reconcile, request->service)) {
-        code = DROVER_CODE_NOT_FOUND;
-        reason = "no such service";
-    }
+    int code = drover_planqueue_check (record->msg, self->reconcile, &reason);
     if (code != DROVER_CODE_OK) {
-        drover_actor_reply_to (self->outbox, "reconciler", route, route_size, request->seq,
+        drover_actor_reply_to (self->outbox, "reconciler", route, route_size, record->msg->seq,
                                code, reason, "");
         return;
     }
-    s_plan_t *plan = (s_plan_t *) zmalloc (sizeof (s_plan_t));
-    plan->route = zframe_new (route, route_size);
-    plan->plan = request;
-    record->msg = NULL;         //  ours now
-    zlistx_add_end (self->plans, plan);
+    drover_planqueue_add (self->plans, route, route_size, &record->msg);    //  ours now
     s_ask_fleet (self);
 }
 
@@ -605,12 +497,9 @@ s_handle_fleet (self_t *self, zmsg_t *msg)
         s_begin_term (self);
     if (self->pass_wanted)
         s_pass (self);
-    s_plan_t *plan;
-    while ((plan = (s_plan_t *) zlistx_first (self->plans))) {
-        s_answer_plan (self, plan);
-        zlistx_delete (self->plans, zlistx_cursor (self->plans));
-    }
-    if (self->gathering && self->asked == 0)
+    drover_planqueue_answer (self->plans, self->reconcile, fleet, &self->set, s_now (),
+                             self->outbox);
+    if (self->gathering && drover_gather_asked (self->gather) == 0)
         s_end_term (self);      //  nobody to ask
 }
 
@@ -660,7 +549,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
     char *worker = drover_actor_pop_string (msg);
     zframe_t *route = zmsg_pop (msg);
     assert (route);             //  health says it
-    zhashx_update (self->routes, worker, route);
+    drover_gather_register (self->gather, worker, &route);
     zstr_free (&worker);
 }
 
@@ -692,7 +581,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "LOST")) {
         char *worker = drover_actor_pop_string (msg);
-        zhashx_delete (self->routes, worker);
+        drover_gather_forget (self->gather, worker);
         zstr_free (&worker);
     }
     else
