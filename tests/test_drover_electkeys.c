@@ -16,33 +16,34 @@ s_kv (const char *key, const char *value, size_t value_size)
     return kv;
 }
 
+//  A string of max bytes passes valid, one of max + 1 does not
+static void
+s_assert_longest (bool (*valid) (const char *), size_t max)
+{
+    char *text = (char *) zmalloc (max + 2);
+    memset (text, 'a', max);
+    assert_true (valid (text));
+    text [max] = 'a';
+    assert_false (valid (text));
+    free (text);
+}
+
 //  A name is 1 to 64 bytes, without '/' or control characters; an
 //  advertised endpoint at most 256, without control characters
 static void
 test_names_and_endpoints (void **state)
 {
-    char longest [DROVER_ELECTKEYS_ENDPOINT_MAX + 2];
-    memset (longest, 'a', sizeof longest);
-    longest [DROVER_ELECTKEYS_NAME_MAX] = 0;
-    assert_true (drover_electkeys_name_valid (longest));
-    longest [DROVER_ELECTKEYS_NAME_MAX] = 'a';
-    longest [DROVER_ELECTKEYS_NAME_MAX + 1] = 0;
-    assert_false (drover_electkeys_name_valid (longest));
+    s_assert_longest (drover_electkeys_name_valid, DROVER_ELECTKEYS_NAME_MAX);
     assert_true (drover_electkeys_name_valid ("broker-1"));
     assert_false (drover_electkeys_name_valid (""));
     assert_false (drover_electkeys_name_valid ("a/b"));
     assert_false (drover_electkeys_name_valid ("a\nb"));
     assert_false (drover_electkeys_name_valid ("a\x7f"));
 
+    s_assert_longest (drover_electkeys_advertise_valid, DROVER_ELECTKEYS_ENDPOINT_MAX);
     assert_true (drover_electkeys_advertise_valid (""));
     assert_true (drover_electkeys_advertise_valid ("tcp://10.0.0.1:5555"));
     assert_false (drover_electkeys_advertise_valid ("tcp://a\n:1"));
-    memset (longest, 'a', sizeof longest);
-    longest [DROVER_ELECTKEYS_ENDPOINT_MAX] = 0;
-    assert_true (drover_electkeys_advertise_valid (longest));
-    longest [DROVER_ELECTKEYS_ENDPOINT_MAX] = 'a';
-    longest [DROVER_ELECTKEYS_ENDPOINT_MAX + 1] = 0;
-    assert_false (drover_electkeys_advertise_valid (longest));
 }
 
 //  Trailing '/'s go from a prefix, but a lone "/" stays

@@ -9,31 +9,6 @@
 #include "testutil.h"
 #include "drover_gather.h"
 
-//  What the outbox holds: the SEND records' workers and decoded messages
-typedef struct {
-    size_t sends;               //  SEND records seen
-    char workers [4][DROVER_ID_MAX + 1];    //  their workers, in order
-    uint32_t seqs [4];          //  the seq of each message
-    int ids [4];                //  the message id of each
-} s_seen_t;
-
-//  Note one record of the outbox (drover_outbox_each calls this)
-static void
-s_see (void *arg, drover_record_t *record)
-{
-    s_seen_t *seen = (s_seen_t *) arg;
-    assert_int_equal (record->kind, DROVER_RECORD_SEND);
-    assert_true (seen->sends < 4);
-    drover_msg_t *msg = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (msg, zframe_data (record->payload),
-                                         zframe_size (record->payload)), 0);
-    snprintf (seen->workers [seen->sends], DROVER_ID_MAX + 1, "%s", record->worker);
-    seen->seqs [seen->sends] = msg->seq;
-    seen->ids [seen->sends] = msg->id;
-    seen->sends++;
-    drover_msg_destroy (&msg);
-}
-
 //  Register worker from a route of one byte
 static void
 s_register (drover_gather_t *gather, const char *worker, byte route)
@@ -58,13 +33,14 @@ test_gather_asks_the_routed (void **state)
     };
     drover_outbox_t *outbox = drover_outbox_new ();
     drover_gather_begin (gather, 7, workers, 3, outbox);
-    s_seen_t seen = { 0 };
-    drover_outbox_each (outbox, s_see, &seen);
-    assert_int_equal (seen.sends, 2);       //  w3 has no route: it cannot answer
-    assert_string_equal (seen.workers [0], "w1");
-    assert_string_equal (seen.workers [1], "w2");
-    assert_int_equal (seen.ids [0], DROVER_MSG_WORKER_GATHER);
-    assert_int_equal (seen.seqs [1], 7);
+    testutil_sends_t sends = { .count = 0 };
+    testutil_read_sends (outbox, &sends);
+    assert_int_equal (sends.count, 2);      //  w3 has no route: it cannot answer
+    assert_string_equal (sends.workers [0], "w1");
+    assert_string_equal (sends.workers [1], "w2");
+    assert_int_equal (sends.msgs [0]->id, DROVER_MSG_WORKER_GATHER);
+    assert_int_equal (sends.msgs [1]->seq, 7);
+    testutil_sends_reset (&sends);
     assert_int_equal (drover_gather_asked (gather), 3);
 
     assert_false (drover_gather_answered (gather, "w1"));

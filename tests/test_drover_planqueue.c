@@ -8,31 +8,6 @@
 #include "testutil.h"
 #include "drover_planqueue.h"
 
-//  What the outbox holds: the SEND records' decoded messages, in order
-typedef struct {
-    size_t sends;               //  SEND records seen
-    int ids [4];                //  the message id of each
-    uint32_t seqs [4];          //  its seq
-    uint16_t codes [4];         //  its code (ERROR)
-} s_seen_t;
-
-//  Note one record of the outbox (drover_outbox_each calls this)
-static void
-s_see (void *arg, drover_record_t *record)
-{
-    s_seen_t *seen = (s_seen_t *) arg;
-    assert_int_equal (record->kind, DROVER_RECORD_SEND);
-    assert_true (seen->sends < 4);
-    drover_msg_t *msg = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (msg, zframe_data (record->payload),
-                                         zframe_size (record->payload)), 0);
-    seen->ids [seen->sends] = msg->id;
-    seen->seqs [seen->sends] = msg->seq;
-    seen->codes [seen->sends] = msg->code;
-    seen->sends++;
-    drover_msg_destroy (&msg);
-}
-
 //  A reconciler's class with one service, "web", of 2 replicas
 static drover_reconcile_t *
 s_reconcile_new (void)
@@ -126,16 +101,17 @@ test_plans_answered_on_the_fleet (void **state)
     drover_changeset_t set = { 0 };
     drover_planqueue_answer (plans, reconcile, fleet, &set, 2000, outbox);
     assert_int_equal (drover_planqueue_size (plans), 0);
-    s_seen_t seen = { 0 };
-    drover_outbox_each (outbox, s_see, &seen);
-    assert_int_equal (seen.sends, 3);
-    assert_int_equal (seen.ids [0], DROVER_MSG_ERROR);
-    assert_int_equal (seen.codes [0], DROVER_CODE_NOT_FOUND);
-    assert_int_equal (seen.seqs [0], 11);
-    assert_int_equal (seen.ids [1], DROVER_MSG_PLAN_RESULT);
-    assert_int_equal (seen.seqs [1], 12);
-    assert_int_equal (seen.ids [2], DROVER_MSG_PLAN_RESULT);
-    assert_int_equal (seen.seqs [2], 13);
+    testutil_sends_t sends = { .count = 0 };
+    testutil_read_sends (outbox, &sends);
+    assert_int_equal (sends.count, 3);
+    assert_int_equal (sends.msgs [0]->id, DROVER_MSG_ERROR);
+    assert_int_equal (sends.msgs [0]->code, DROVER_CODE_NOT_FOUND);
+    assert_int_equal (sends.msgs [0]->seq, 11);
+    assert_int_equal (sends.msgs [1]->id, DROVER_MSG_PLAN_RESULT);
+    assert_int_equal (sends.msgs [1]->seq, 12);
+    assert_int_equal (sends.msgs [2]->id, DROVER_MSG_PLAN_RESULT);
+    assert_int_equal (sends.msgs [2]->seq, 13);
+    testutil_sends_reset (&sends);
 
     //  Plans not answered go with the queue
     plan = s_plan (DROVER_PLAN_TERM, "", "", 14);

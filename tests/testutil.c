@@ -596,6 +596,38 @@ testutil_find_action (testutil_actions_t *actions, int type, uint64_t task, int 
     return NULL;
 }
 
+//  Note one SEND or REPLY record as a decoded message (drover_outbox_each
+//  calls this)
+static void
+s_read_send (void *arg, drover_record_t *record)
+{
+    testutil_sends_t *sends = (testutil_sends_t *) arg;
+    assert_true (record->kind == DROVER_RECORD_SEND || record->kind == DROVER_RECORD_REPLY);
+    assert_true (sends->count < TESTUTIL_MAX_SENDS);
+    drover_msg_t *msg = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (msg, zframe_data (record->payload),
+                                         zframe_size (record->payload)), 0);
+    snprintf (sends->workers [sends->count], DROVER_ID_MAX + 1, "%s", record->worker);
+    sends->msgs [sends->count++] = msg;
+}
+
+//  Read every record the outbox holds into sends, decoded
+void
+testutil_read_sends (drover_outbox_t *outbox, testutil_sends_t *sends)
+{
+    assert_int_equal (sends->count, 0);
+    drover_outbox_each (outbox, s_read_send, sends);
+}
+
+//  Destroy the messages sends holds
+void
+testutil_sends_reset (testutil_sends_t *sends)
+{
+    for (size_t index = 0; index < sends->count; index++)
+        drover_msg_destroy (&sends->msgs [index]);
+    sends->count = 0;
+}
+
 //  A TASK SUBMIT for sh -c script
 drover_msg_t *
 testutil_submit_msg (const char *script, int priority, int procs, uint32_t flags)

@@ -209,6 +209,24 @@ testutil_actions_t *
 drover_action_t *
     testutil_find_action (testutil_actions_t *actions, int type, uint64_t task, int nth);
 
+//  The messages an actor's class said into an outbox as SEND or REPLY
+//  records, decoded, in order, with each record's worker ("" a client)
+#define TESTUTIL_MAX_SENDS      16
+typedef struct {
+    drover_msg_t *msgs [TESTUTIL_MAX_SENDS];    //  decoded, owned
+    char workers [TESTUTIL_MAX_SENDS][DROVER_ID_MAX + 1];   //  each record's worker
+    size_t count;               //  messages held
+} testutil_sends_t;
+
+//  Read every record the outbox holds into sends (empty on entry):
+//  asserts each is a SEND or REPLY whose payload decodes
+void
+    testutil_read_sends (drover_outbox_t *outbox, testutil_sends_t *sends);
+
+//  Destroy the messages sends holds; it is empty after
+void
+    testutil_sends_reset (testutil_sends_t *sends);
+
 //  Make a QUEUED task record (drover_taskrecord) with id, as a TASK SUBMIT
 //  of `true` at priority, demanding procs and mem bytes, would make it
 struct _drover_taskrecord_t *
