@@ -18,17 +18,6 @@
 //  ---------------------------------------------------------------------
 //  Formatting times and durations
 
-//  Lower-case a state or outcome name into buffer
-static const char *
-s_lower (const char *name, char *buffer, size_t size)
-{
-    size_t length = 0;
-    for (; name [length] && length + 1 < size; length++)
-        buffer [length] = (char) tolower ((unsigned char) name [length]);
-    buffer [length] = 0;
-    return buffer;
-}
-
 //  Say how an attempt ended, e.g. "exit 1, requeued", "worker lost:
 //  heartbeats stopped, requeued", "running"
 static void
@@ -50,8 +39,8 @@ s_attempt_end (const drover_attempt_t *attempt, char *buffer, size_t size)
     else
     if (attempt->outcome <= DROVER_OUTCOME_MAX) {
         char name [32];
-        snprintf (how, sizeof how, "%s", s_lower (drover_outcome_name (attempt->outcome),
-                                                  name, sizeof name));
+        snprintf (how, sizeof how, "%s",
+                  drover_cli_lower (drover_outcome_name (attempt->outcome), name, sizeof name));
     }
     else
         snprintf (how, sizeof how, "ended without a result");
@@ -215,7 +204,8 @@ s_print_human (const drover_taskinfo_t *info)
     if (final) {
         //  "FAILED (timed out)", but "SUCCEEDED", not "SUCCEEDED (succeeded)"
         drover_cli_end_name (info->end, text, sizeof text);
-        if (streq (text, s_lower (drover_task_state_name (info->state), name, sizeof name)))
+        const char *state = drover_task_state_name (info->state);
+        if (streq (text, drover_cli_lower (state, name, sizeof name)))
             s_line ("state", "%s", drover_task_state_name (info->state));
         else
             s_line ("state", "%s (%s)", drover_task_state_name (info->state), text);
@@ -353,7 +343,8 @@ s_json_outcome (uint8_t outcome)
 {
     char name [32];
     if (outcome <= DROVER_OUTCOME_MAX)
-        printf (",\"outcome\":\"%s\"", s_lower (drover_outcome_name (outcome), name, sizeof name));
+        printf (",\"outcome\":\"%s\"",
+                drover_cli_lower (drover_outcome_name (outcome), name, sizeof name));
     else
         printf (",\"outcome\":null");
 }
@@ -365,7 +356,7 @@ s_print_json (const drover_taskinfo_t *info)
     char name [32], text [DROVER_REASON_MAX + 64];
     bool final = info->state >= DROVER_TASK_SUCCEEDED && info->state <= DROVER_TASK_CANCELLED;
     printf ("{\"task\":%llu,\"state\":\"%s\"", (unsigned long long) info->task,
-            s_lower (drover_task_state_name (info->state), name, sizeof name));
+            drover_cli_lower (drover_task_state_name (info->state), name, sizeof name));
     if (final || info->end == DROVER_END_EXPIRED) {
         drover_cli_end_name (info->end, text, sizeof text);
         printf (",\"end\":\"%s\"", text);
