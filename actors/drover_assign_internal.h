@@ -2,7 +2,8 @@
     drover_assign_internal - what the assign actor's own files share: its
     state, and the steps its parts call
 
-    Only drover_assign.c and drover_assign_replicas.c (the reconciler's
+    Only drover_assign.c, drover_assign_requests.c (clients' requests and
+    workers' reports) and drover_assign_replicas.c (the reconciler's
     replica tasks) include this; everyone else uses drover_assign.h.
     =========================================================================
 */
@@ -52,6 +53,17 @@ typedef struct {
 //  Carry out everything the table decided, in order
 void
     drover_assign_carry_out (drover_assign_self_t *self);
+
+//  Tell whether a warning may be logged now: a flood of stale reports or
+//  failures must not flood the log
+bool
+    drover_assign_may_warn (drover_assign_self_t *self);
+
+//  MSG: a request from a client or a report from a worker; answer it, then
+//  carry out what it caused
+void
+    drover_assign_handle_request (drover_assign_self_t *self, const byte *route,
+                                  size_t route_size, drover_msg_t *msg);
 
 //  A task changed: if it is a replica, say REPLICA to the reconciler; once
 //  it is final, forget its tag
