@@ -137,6 +137,17 @@ drover_mpack_pack_text (msgpack_packer *pk, const char *text, size_t max)
     return 0;
 }
 
+//  Pack an id held in a fixed array; "" too if optional
+int
+drover_mpack_pack_id (msgpack_packer *pk, const char *id, bool optional)
+{
+    size_t length = strnlen (id, DROVER_ID_MAX + 1);
+    if (!(optional && length == 0) && !drover_mpack_id_valid (id, length))
+        return -1;
+    drover_mpack_pack_str (pk, id, length);
+    return 0;
+}
+
 
 //  ---------------------------------------------------------------------
 //  Reading: a bounds-checked cursor over the bytes
@@ -507,6 +518,19 @@ drover_mpack_read_id (drover_mpack_cursor_t *cursor, int part, bool optional, ch
         return drover_mpack_fail (cursor, cursor->errors [part].invalid);
     memcpy (id, text, length);
     id [length] = 0;
+    return true;
+}
+
+//  Read a string of 0..max bytes into a fixed array of max + 1 bytes
+bool
+drover_mpack_read_fixed (drover_mpack_cursor_t *cursor, int part, size_t max, char *text)
+{
+    const char *data;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, part, 0, max, &data, &length))
+        return false;
+    memcpy (text, data, length);
+    text [length] = 0;
     return true;
 }
 

@@ -95,9 +95,15 @@ void
 void
     drover_mpack_pack_bin (msgpack_packer *pk, const byte *data, size_t size);
 
-//  Pack an owned string of at most max bytes (NULL packs ""); -1 if longer
+//  Pack a string of at most max bytes (NULL packs ""), owned or in a fixed
+//  array of max + 1; -1 if longer
 int
     drover_mpack_pack_text (msgpack_packer *pk, const char *text, size_t max);
+
+//  Pack an id held in a fixed array of DROVER_ID_MAX + 1; "" too if
+//  optional; -1 if it is not an id
+int
+    drover_mpack_pack_id (msgpack_packer *pk, const char *id, bool optional);
 
 
 //  ---------------------------------------------------------------------
@@ -197,5 +203,9 @@ bool
 //  allowed if optional
 bool
     drover_mpack_read_id (drover_mpack_cursor_t *cursor, int part, bool optional, char *id);
+
+//  Read a string of 0..max bytes into a fixed array of max + 1 bytes
+bool
+    drover_mpack_read_fixed (drover_mpack_cursor_t *cursor, int part, size_t max, char *text);
 
 #endif

@@ -2,7 +2,8 @@
     drover_msg_fields - the message table: what each wire message holds, in
     which order, and how each field is packed and read (internal)
 
-    Not part of the API: only drover_msg.c includes this. It packs and
+    Not part of the API: only drover_msg.c includes this (and
+    drover_msg_service.c, for the labels arrays its rows hold too). It packs and
     reads the header and the fields (the table in drover_msg_fields.c,
     packing in drover_msg_fields_pack.c, reading in
     drover_msg_fields_read.c); drover_msg.c owns the message, runs the two
@@ -37,5 +38,15 @@ int64_t
 //  count is not what this message has, with cursor->error saying why.
 bool
     drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count);
+
+//  Pack a labels array; -1 if past the limit or a label is invalid
+int
+    drover_msg_fields_pack_labels (msgpack_packer *pk, char *const *labels, uint32_t nlabels);
+
+//  Read a labels array, part (for the error texts) of a message or record,
+//  into labels [] (empty on entry), counting as it goes
+bool
+    drover_msg_fields_read_labels (drover_mpack_cursor_t *cursor, int part, char **labels,
+                                   uint32_t *nlabels);
 
 #endif

@@ -64,8 +64,8 @@ s_pack_stats (msgpack_packer *pk, const drover_stats_t *stats)
 }
 
 //  Pack a labels array; -1 if past the limit or a label is invalid
-static int
-s_pack_labels (msgpack_packer *pk, char *const *labels, uint32_t nlabels)
+int
+drover_msg_fields_pack_labels (msgpack_packer *pk, char *const *labels, uint32_t nlabels)
 {
     if (nlabels > DROVER_LABELS_MAX)
         return -1;
@@ -75,28 +75,6 @@ s_pack_labels (msgpack_packer *pk, char *const *labels, uint32_t nlabels)
             return -1;
         drover_mpack_pack_str (pk, labels [index], strlen (labels [index]));
     }
-    return 0;
-}
-
-//  Pack a worker id held in a fixed array; empty allowed if optional
-static int
-s_pack_id (msgpack_packer *pk, const char *id, bool optional)
-{
-    size_t length = strnlen (id, DROVER_ID_MAX + 1);
-    if (!(optional && length == 0) && !drover_mpack_id_valid (id, length))
-        return -1;
-    drover_mpack_pack_str (pk, id, length);
-    return 0;
-}
-
-//  Pack a string held in a fixed array of max + 1 bytes: 0..max bytes
-static int
-s_pack_fixed (msgpack_packer *pk, const char *text, size_t max)
-{
-    size_t length = strnlen (text, max + 1);
-    if (length > max)
-        return -1;
-    drover_mpack_pack_str (pk, text, length);
     return 0;
 }
 
@@ -131,9 +109,9 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
         msgpack_pack_int32 (pk, row->priority);
         msgpack_pack_uint32 (pk, row->procs);
         msgpack_pack_uint32 (pk, row->attempt);
-        if (s_pack_id (pk, row->worker, true)
+        if (drover_mpack_pack_id (pk, row->worker, true)
         ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX)
-        ||  s_pack_id (pk, row->owner, true))
+        ||  drover_mpack_pack_id (pk, row->owner, true))
             return -1;
         if (reason)
             drover_mpack_pack_str (pk, row->reason, reason);
@@ -162,7 +140,7 @@ s_pack_whys (msgpack_packer *pk, const drover_msg_t *self)
         drover_mpack_pack_str (pk, why->text, text);
         msgpack_pack_array (pk, why->nnames);
         for (uint32_t name = 0; name < why->nnames; name++)
-            if (s_pack_id (pk, why->names [name], false))
+            if (drover_mpack_pack_id (pk, why->names [name], false))
                 return -1;
     }
     return 0;
@@ -181,7 +159,7 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
         ||  row->state > DROVER_WORKER_STATE_MAX)
             return -1;
         msgpack_pack_array (pk, S_WORKER_ROW_KNOWN);
-        if (s_pack_id (pk, row->id, false))
+        if (drover_mpack_pack_id (pk, row->id, false))
             return -1;
         msgpack_pack_uint8 (pk, row->health);
         msgpack_pack_uint8 (pk, row->admin);
@@ -189,7 +167,7 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
         msgpack_pack_uint32 (pk, row->procs_used);
         msgpack_pack_uint64 (pk, row->mem);
         msgpack_pack_uint64 (pk, row->mem_used);
-        if (s_pack_labels (pk, row->labels, row->nlabels))
+        if (drover_msg_fields_pack_labels (pk, row->labels, row->nlabels))
             return -1;
         s_pack_stats (pk, &row->stats);
         msgpack_pack_uint64 (pk, row->reserved);
@@ -257,8 +235,8 @@ static int
 s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
 {
     switch (field) {
-        case F_WORKER:      return s_pack_id (pk, self->worker, false);
-        case F_WORKER_OPT:  return s_pack_id (pk, self->worker, true);
+        case F_WORKER:      return drover_mpack_pack_id (pk, self->worker, false);
+        case F_WORKER_OPT:  return drover_mpack_pack_id (pk, self->worker, true);
         case F_EPOCH:       return msgpack_pack_uint64 (pk, self->epoch), 0;
         case F_TASK:        return msgpack_pack_uint64 (pk, self->task), 0;
         case F_ATTEMPT:     return msgpack_pack_uint32 (pk, self->attempt), 0;
@@ -266,7 +244,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_PROCS:       return msgpack_pack_uint32 (pk, self->procs), 0;
         case F_MEM:         return msgpack_pack_uint64 (pk, self->mem), 0;
         case F_LABELS:
-        case F_LIST_LABELS: return s_pack_labels (pk, self->labels, self->nlabels);
+        case F_LIST_LABELS: return drover_msg_fields_pack_labels (pk, self->labels, self->nlabels);
         case F_STATS:       return s_pack_stats (pk, &self->stats), 0;
         case F_HEARTBEAT:   return msgpack_pack_uint32 (pk, self->heartbeat), 0;
         case F_TIMEOUT:     return msgpack_pack_uint32 (pk, self->timeout), 0;
@@ -299,7 +277,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
             if (self->admin > DROVER_POOLADMIN_MAX)
                 return -1;
             return msgpack_pack_uint8 (pk, self->admin), 0;
-        case F_INSTANCE:    return s_pack_id (pk, self->worker, false);
+        case F_INSTANCE:    return drover_mpack_pack_id (pk, self->worker, false);
         case F_STATE_ID:
             if (!drover_msg_fields_state_id_valid (self->state_id,
                                                    strnlen (self->state_id,
@@ -310,8 +288,8 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_KEY:         return s_pack_key (pk, self->key);
         case F_AFFINITY:    return s_pack_key (pk, self->affinity);
         case F_SUBMIT_SERVICE:
-        case F_SERVICE_OPT: return s_pack_id (pk, self->service, true);
-        case F_SERVICE:     return s_pack_id (pk, self->service, false);
+        case F_SERVICE_OPT: return drover_mpack_pack_id (pk, self->service, true);
+        case F_SERVICE:     return drover_mpack_pack_id (pk, self->service, false);
         case F_SUBMIT_SLOT: return msgpack_pack_uint32 (pk, self->slot), 0;
         case F_SERVICE_ACTION:
             if (self->action > DROVER_SERVICE_ACTION_MAX)
@@ -322,7 +300,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
                 return -1;
             return msgpack_pack_uint8 (pk, self->action), 0;
         case F_TARGET:
-            return s_pack_id (pk, self->action == DROVER_PLAN_SCALE? self->service: self->worker,
+            return drover_mpack_pack_id (pk, self->action == DROVER_PLAN_SCALE? self->service: self->worker,
                               true);
         case F_REPLICA_COUNT:
         case F_PLAN_COUNT:  return msgpack_pack_uint32 (pk, self->count), 0;
@@ -332,10 +310,10 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_SERVICE_ROWS: return drover_msg_service_pack_services (pk, self);
         case F_REPLICA_ROWS: return drover_msg_service_pack_replicas (pk, self);
         case F_CHANGES:     return drover_msg_service_pack_changes (pk, self);
-        case F_LEADER:      return s_pack_fixed (pk, self->leader, DROVER_ENDPOINT_MAX);
+        case F_LEADER:      return drover_mpack_pack_text (pk, self->leader, DROVER_ENDPOINT_MAX);
         case F_STRATEGY:    return drover_msg_queues_pack_strategy (pk, self);
         case F_QUEUE_ROWS:  return drover_msg_queues_pack_rows (pk, self);
-        case F_LEADER_NAME: return s_pack_fixed (pk, self->leader_name, DROVER_ID_MAX);
+        case F_LEADER_NAME: return drover_mpack_pack_text (pk, self->leader_name, DROVER_ID_MAX);
         case F_TASK_ROWS:   return s_pack_task_rows (pk, self);
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self);
         case F_OUTCOME:

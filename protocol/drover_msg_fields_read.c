@@ -141,19 +141,6 @@ s_read_text (drover_mpack_cursor_t *cursor, int field, size_t max, char **text_p
     return true;
 }
 
-//  Read a string of 0..max bytes into a fixed array of max + 1 bytes
-static bool
-s_read_fixed (drover_mpack_cursor_t *cursor, int field, size_t max, char *text_out)
-{
-    const char *text;
-    size_t length;
-    if (!drover_mpack_read_str (cursor, field, 0, max, &text, &length))
-        return false;
-    memcpy (text_out, text, length);
-    text_out [length] = 0;
-    return true;
-}
-
 //  Read a bin of at most max bytes into a new copy; empty gives NULL
 static bool
 s_read_bytes (drover_mpack_cursor_t *cursor, int field, size_t max, byte **data_p, size_t *size_p)
@@ -167,20 +154,22 @@ s_read_bytes (drover_mpack_cursor_t *cursor, int field, size_t max, byte **data_
     return true;
 }
 
-//  Read a labels array into labels [] (empty on entry), counting as it goes
-static bool
-s_read_labels (drover_mpack_cursor_t *cursor, char **labels, uint32_t *nlabels)
+//  Read a labels array, part of a message or record, into labels [] (empty
+//  on entry), counting as it goes
+bool
+drover_msg_fields_read_labels (drover_mpack_cursor_t *cursor, int part, char **labels,
+                               uint32_t *nlabels)
 {
     uint32_t count;
-    if (!drover_mpack_read_array (cursor, F_LABELS, 0, DROVER_LABELS_MAX, S_LABEL_MIN, &count))
+    if (!drover_mpack_read_array (cursor, part, 0, DROVER_LABELS_MAX, S_LABEL_MIN, &count))
         return false;
     for (uint32_t index = 0; index < count; index++) {
         const char *text;
         size_t length;
-        if (!drover_mpack_read_str (cursor, F_LABELS, 3, DROVER_LABEL_MAX, &text, &length))
+        if (!drover_mpack_read_str (cursor, part, 3, DROVER_LABEL_MAX, &text, &length))
             return false;
         if (!drover_msg_fields_label_valid (text, length))
-            return drover_mpack_fail (cursor, s_errors [F_LABELS].invalid);
+            return drover_mpack_fail (cursor, cursor->errors [part].invalid);
         labels [index] = drover_mpack_strndup (text, length);
         *nlabels = index + 1;
     }
@@ -395,7 +384,7 @@ s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         ||  !drover_mpack_read_u32 (cursor, P_PROCS_USED, &row->procs_used)
         ||  !drover_mpack_read_u64 (cursor, F_MEM, &row->mem)
         ||  !drover_mpack_read_u64 (cursor, P_MEM_USED, &row->mem_used)
-        ||  !s_read_labels (cursor, row->labels, &row->nlabels)
+        ||  !drover_msg_fields_read_labels (cursor, F_LABELS, row->labels, &row->nlabels)
         ||  !s_read_stats (cursor, &row->stats)
         ||  !drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved)
         ||  !s_read_worker_row_tail (cursor, row, fields))
@@ -510,7 +499,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
         case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
         case F_LABELS:
-        case F_LIST_LABELS: return s_read_labels (cursor, self->labels, &self->nlabels);
+        case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
         case F_RUNNING:     return s_read_running (cursor, self);
         case F_STATS:       return s_read_stats (cursor, &self->stats);
         case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);
@@ -580,9 +569,9 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_SERVICE_ROWS: return drover_msg_service_read_services (cursor, self);
         case F_REPLICA_ROWS: return drover_msg_service_read_replicas (cursor, self);
         case F_CHANGES:     return drover_msg_service_read_changes (cursor, self);
-        case F_LEADER:      return s_read_fixed (cursor, field, DROVER_ENDPOINT_MAX,
+        case F_LEADER:      return drover_mpack_read_fixed (cursor, field, DROVER_ENDPOINT_MAX,
                                                  self->leader);
-        case F_LEADER_NAME: return s_read_fixed (cursor, field, DROVER_ID_MAX,
+        case F_LEADER_NAME: return drover_mpack_read_fixed (cursor, field, DROVER_ID_MAX,
                                                  self->leader_name);
         case F_STRATEGY:    return drover_msg_queues_read_strategy (cursor, self);
         case F_QUEUE_ROWS:  return drover_msg_queues_read_rows (cursor, self);

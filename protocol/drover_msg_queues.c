@@ -197,17 +197,13 @@ drover_msg_queues_read_strategy (drover_mpack_cursor_t *cursor, drover_msg_t *se
 //  Read a str of 0..max bytes into a fixed array of max + 1, checked by
 //  valid unless empty
 static bool
-s_read_fixed (drover_mpack_cursor_t *cursor, int part, size_t max,
-              bool (*valid) (const char *, size_t), char *out)
+s_read_checked (drover_mpack_cursor_t *cursor, int part, size_t max,
+                bool (*valid) (const char *, size_t), char *out)
 {
-    const char *text;
-    size_t length;
-    if (!drover_mpack_read_str (cursor, part, 0, max, &text, &length))
+    if (!drover_mpack_read_fixed (cursor, part, max, out))
         return false;
-    if (length && !valid (text, length))
+    if (*out && !valid (out, strlen (out)))
         return drover_mpack_fail (cursor, s_errors [part].invalid);
-    memcpy (out, text, length);
-    out [length] = 0;
     return true;
 }
 
@@ -259,8 +255,8 @@ s_read_row (drover_mpack_cursor_t *cursor, drover_queue_row_t *row)
         return drover_mpack_fail (cursor, s_errors [P_NAME].invalid);
     memcpy (row->name, name, length);
     row->name [length] = 0;
-    return s_read_fixed (cursor, P_OWNER, DROVER_ID_MAX, drover_mpack_id_valid, row->owner)
-        && s_read_fixed (cursor, P_OWNER_ENDPOINT, DROVER_ENDPOINT_MAX, s_endpoint_valid,
+    return s_read_checked (cursor, P_OWNER, DROVER_ID_MAX, drover_mpack_id_valid, row->owner)
+        && s_read_checked (cursor, P_OWNER_ENDPOINT, DROVER_ENDPOINT_MAX, s_endpoint_valid,
                          row->owner_endpoint)
         && drover_mpack_read_u64 (cursor, P_TOKEN, &row->token)
         && s_read_endpoints (cursor, &row->endpoints)

@@ -21,6 +21,7 @@
 */
 
 #include "drover_msg_service.h"
+#include "drover_msg_fields.h"
 
 //  The parts of the records, for error texts
 typedef enum {
@@ -99,34 +100,10 @@ s_errors [P_COUNT] = {
                                     //  worker and why
 #define S_CHANGE_KNOWN      7       //  elements of a change this version reads
 #define S_CHANGE_MIN        8       //  header + 3 fixints + 4 empty strs
-#define S_LABEL_MIN         4       //  str header + "k=v"
 
 
 //  ---------------------------------------------------------------------
 //  Packing
-
-//  Pack a name held in a fixed array of DROVER_ID_MAX + 1: an id, or ""
-//  too if optional
-static int
-s_pack_id (msgpack_packer *pk, const char *id, bool optional)
-{
-    size_t length = strnlen (id, DROVER_ID_MAX + 1);
-    if (!(optional && length == 0) && !drover_mpack_id_valid (id, length))
-        return -1;
-    drover_mpack_pack_str (pk, id, length);
-    return 0;
-}
-
-//  Pack a text held in a fixed array of max + 1 bytes; -1 if it has no NUL
-static int
-s_pack_fixed (msgpack_packer *pk, const char *text, size_t max)
-{
-    size_t length = strnlen (text, max + 1);
-    if (length > max)
-        return -1;
-    drover_mpack_pack_str (pk, text, length);
-    return 0;
-}
 
 //  Pack a term's statistics; -1 if they break a limit
 int
@@ -139,7 +116,7 @@ drover_msg_service_pack_stats (msgpack_packer *pk, const drover_service_stats_t 
     msgpack_pack_uint64 (pk, stats->at);
     msgpack_pack_uint32 (pk, stats->duration);
     msgpack_pack_uint8 (pk, stats->complete);
-    if (s_pack_fixed (pk, stats->why, DROVER_REASON_MAX))
+    if (drover_mpack_pack_text (pk, stats->why, DROVER_REASON_MAX))
         return -1;
     const uint32_t counts [] = {
         stats->workers, stats->answered, stats->services, stats->lost, stats->under,
@@ -151,21 +128,6 @@ drover_msg_service_pack_stats (msgpack_packer *pk, const drover_service_stats_t 
     msgpack_pack_array (pk, DROVER_HISTOGRAM_BUCKETS);
     for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
         msgpack_pack_uint32 (pk, stats->restarts [bucket]);
-    return 0;
-}
-
-//  Pack a labels array; -1 if past the limit or a label is invalid
-static int
-s_pack_labels (msgpack_packer *pk, char *const *labels, uint32_t nlabels)
-{
-    if (nlabels > DROVER_LABELS_MAX)
-        return -1;
-    msgpack_pack_array (pk, nlabels);
-    for (uint32_t index = 0; index < nlabels; index++) {
-        if (!drover_label_valid (labels [index]))
-            return -1;
-        drover_mpack_pack_str (pk, labels [index], strlen (labels [index]));
-    }
     return 0;
 }
 
@@ -181,12 +143,12 @@ drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self)
         if (row->state > DROVER_SERVICE_STATE_MAX)
             return -1;
         msgpack_pack_array (pk, S_SERVICE_KNOWN);
-        if (s_pack_id (pk, row->name, false))
+        if (drover_mpack_pack_id (pk, row->name, false))
             return -1;
         msgpack_pack_uint32 (pk, row->replicas);
         msgpack_pack_uint32 (pk, row->procs);
         msgpack_pack_uint64 (pk, row->mem);
-        if (s_pack_labels (pk, row->labels, row->nlabels))
+        if (drover_msg_fields_pack_labels (pk, row->labels, row->nlabels))
             return -1;
         msgpack_pack_uint32 (pk, row->restart_delay);
         msgpack_pack_uint32 (pk, row->running);
@@ -194,8 +156,8 @@ drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self)
         msgpack_pack_uint32 (pk, row->restarts);
         msgpack_pack_uint8 (pk, row->state);
         msgpack_pack_uint64 (pk, row->created);
-        if (s_pack_fixed (pk, row->summary, DROVER_SUMMARY_MAX)
-        ||  s_pack_fixed (pk, row->why, DROVER_REASON_MAX))
+        if (drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX)
+        ||  drover_mpack_pack_text (pk, row->why, DROVER_REASON_MAX))
             return -1;
     }
     return 0;
@@ -213,17 +175,17 @@ drover_msg_service_pack_replicas (msgpack_packer *pk, const drover_msg_t *self)
         if (row->state > DROVER_REPLICA_STATE_MAX)
             return -1;
         msgpack_pack_array (pk, S_REPLICA_KNOWN);
-        if (s_pack_id (pk, row->service, false))
+        if (drover_mpack_pack_id (pk, row->service, false))
             return -1;
         msgpack_pack_uint32 (pk, row->slot);
         msgpack_pack_uint64 (pk, row->task);
         msgpack_pack_uint32 (pk, row->attempt);
-        if (s_pack_id (pk, row->worker, true))
+        if (drover_mpack_pack_id (pk, row->worker, true))
             return -1;
         msgpack_pack_uint8 (pk, row->state);
         msgpack_pack_uint64 (pk, row->since);
         msgpack_pack_uint32 (pk, row->restarts);
-        if (s_pack_fixed (pk, row->why, DROVER_REASON_MAX))
+        if (drover_mpack_pack_text (pk, row->why, DROVER_REASON_MAX))
             return -1;
     }
     return 0;
@@ -242,13 +204,13 @@ drover_msg_service_pack_changes (msgpack_packer *pk, const drover_msg_t *self)
             return -1;
         msgpack_pack_array (pk, S_CHANGE_KNOWN);
         msgpack_pack_uint8 (pk, change->kind);
-        if (s_pack_id (pk, change->service, true))
+        if (drover_mpack_pack_id (pk, change->service, true))
             return -1;
         msgpack_pack_uint32 (pk, change->slot);
         msgpack_pack_uint64 (pk, change->task);
-        if (s_pack_id (pk, change->from, true)
-        ||  s_pack_id (pk, change->to, true)
-        ||  s_pack_fixed (pk, change->why, DROVER_REASON_MAX))
+        if (drover_mpack_pack_id (pk, change->from, true)
+        ||  drover_mpack_pack_id (pk, change->to, true)
+        ||  drover_mpack_pack_text (pk, change->why, DROVER_REASON_MAX))
             return -1;
     }
     return 0;
@@ -257,19 +219,6 @@ drover_msg_service_pack_changes (msgpack_packer *pk, const drover_msg_t *self)
 
 //  ---------------------------------------------------------------------
 //  Reading
-
-//  Read a text of at most max bytes into a fixed array of max + 1
-static bool
-s_read_fixed (drover_mpack_cursor_t *cursor, int part, size_t max, char *text)
-{
-    const char *data;
-    size_t length;
-    if (!drover_mpack_read_str (cursor, part, 0, max, &data, &length))
-        return false;
-    memcpy (text, data, length);
-    text [length] = 0;
-    return true;
-}
 
 //  Read the statistics, with this file's error texts
 static bool
@@ -281,7 +230,7 @@ s_read_stats (drover_mpack_cursor_t *cursor, drover_service_stats_t *stats)
     ||  !drover_mpack_read_u64 (cursor, P_AT, &stats->at)
     ||  !drover_mpack_read_u32 (cursor, P_DURATION, &stats->duration)
     ||  !drover_mpack_read_u8 (cursor, P_COMPLETE, 1, &stats->complete)
-    ||  !s_read_fixed (cursor, P_STATS_WHY, DROVER_REASON_MAX, stats->why))
+    ||  !drover_mpack_read_fixed (cursor, P_STATS_WHY, DROVER_REASON_MAX, stats->why))
         return false;
     uint32_t *counts [] = {
         &stats->workers, &stats->answered, &stats->services, &stats->lost, &stats->under,
@@ -311,29 +260,6 @@ drover_msg_service_read_stats (drover_mpack_cursor_t *cursor, drover_service_sta
     return ok;
 }
 
-//  Read a labels array into labels [] (empty on entry), counting as it goes
-static bool
-s_read_labels (drover_mpack_cursor_t *cursor, char **labels, uint32_t *nlabels)
-{
-    uint32_t count;
-    if (!drover_mpack_read_array (cursor, P_LABELS, 0, DROVER_LABELS_MAX, S_LABEL_MIN, &count))
-        return false;
-    for (uint32_t index = 0; index < count; index++) {
-        const char *text;
-        size_t length;
-        if (!drover_mpack_read_str (cursor, P_LABELS, 3, DROVER_LABEL_MAX, &text, &length))
-            return false;
-        char *label = drover_mpack_strndup (text, length);
-        if (!drover_label_valid (label)) {
-            free (label);
-            return drover_mpack_fail (cursor, s_errors [P_LABELS].invalid);
-        }
-        labels [index] = label;
-        *nlabels = index + 1;
-    }
-    return true;
-}
-
 //  Read one service row
 static bool
 s_read_service (drover_mpack_cursor_t *cursor, drover_service_row_t *row)
@@ -345,15 +271,15 @@ s_read_service (drover_mpack_cursor_t *cursor, drover_service_row_t *row)
         && drover_mpack_read_u32 (cursor, P_REPLICAS, &row->replicas)
         && drover_mpack_read_u32 (cursor, P_PROCS, &row->procs)
         && drover_mpack_read_u64 (cursor, P_MEM, &row->mem)
-        && s_read_labels (cursor, row->labels, &row->nlabels)
+        && drover_msg_fields_read_labels (cursor, P_LABELS, row->labels, &row->nlabels)
         && drover_mpack_read_u32 (cursor, P_DELAY, &row->restart_delay)
         && drover_mpack_read_u32 (cursor, P_ROW_RUNNING, &row->running)
         && drover_mpack_read_u32 (cursor, P_ROW_PENDING, &row->pending)
         && drover_mpack_read_u32 (cursor, P_ROW_RESTARTS, &row->restarts)
         && drover_mpack_read_u8 (cursor, P_STATE, DROVER_SERVICE_STATE_MAX, &row->state)
         && drover_mpack_read_u64 (cursor, P_CREATED, &row->created)
-        && s_read_fixed (cursor, P_SUMMARY, DROVER_SUMMARY_MAX, row->summary)
-        && s_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, row->why)
+        && drover_mpack_read_fixed (cursor, P_SUMMARY, DROVER_SUMMARY_MAX, row->summary)
+        && drover_mpack_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, row->why)
         && drover_mpack_skip_rest (cursor, fields, S_SERVICE_KNOWN, 3);
 }
 
@@ -400,7 +326,7 @@ s_read_replica (drover_mpack_cursor_t *cursor, drover_replica_row_t *row)
         && drover_mpack_read_u8 (cursor, P_REPLICA_STATE, DROVER_REPLICA_STATE_MAX, &row->state)
         && drover_mpack_read_u64 (cursor, P_SINCE, &row->since)
         && drover_mpack_read_u32 (cursor, P_SLOT_RESTARTS, &row->restarts)
-        && s_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, row->why)
+        && drover_mpack_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, row->why)
         && drover_mpack_skip_rest (cursor, fields, S_REPLICA_KNOWN, 3);
 }
 
@@ -445,7 +371,7 @@ s_read_change (drover_mpack_cursor_t *cursor, drover_planchange_t *change)
         && drover_mpack_read_u64 (cursor, P_TASK, &change->task)
         && drover_mpack_read_id (cursor, P_FROM, true, change->from)
         && drover_mpack_read_id (cursor, P_TO, true, change->to)
-        && s_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, change->why)
+        && drover_mpack_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, change->why)
         && drover_mpack_skip_rest (cursor, fields, S_CHANGE_KNOWN, 3);
 }
 

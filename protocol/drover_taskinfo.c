@@ -283,19 +283,6 @@ s_read_time (drover_mpack_cursor_t *cursor, int64_t *time)
     return true;
 }
 
-//  Read a string of at most max bytes into a fixed array of max + 1
-static bool
-s_read_fixed (drover_mpack_cursor_t *cursor, size_t max, char *text)
-{
-    const char *data;
-    size_t length;
-    if (!drover_mpack_read_str (cursor, P_STRING, 0, max, &data, &length))
-        return false;
-    memcpy (text, data, length);
-    text [length] = 0;
-    return true;
-}
-
 //  Read a string into a new copy, NULL if empty
 static bool
 s_read_owned (drover_mpack_cursor_t *cursor, size_t max, char **text_p)
@@ -387,7 +374,7 @@ s_read_attempt (drover_mpack_cursor_t *cursor, drover_attempt_t *attempt)
                 break;
             case A_EXIT_CODE:   ok = drover_mpack_read_i32 (cursor, P_ATTEMPT, &attempt->exit_code); break;
             case A_SIGNAL:      ok = drover_mpack_read_i32 (cursor, P_ATTEMPT, &attempt->signal); break;
-            case A_REASON:      ok = s_read_fixed (cursor, DROVER_REASON_MAX, attempt->reason); break;
+            case A_REASON:      ok = drover_mpack_read_fixed (cursor, P_STRING, DROVER_REASON_MAX, attempt->reason); break;
         }
         if (!ok)
             return false;
@@ -433,7 +420,7 @@ s_read_value (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self, int key)
         case K_TRUNCATED:   return drover_mpack_read_u32 (cursor, P_VALUE, &self->truncated);
         case K_OUT_SIZE:    return drover_mpack_read_u64 (cursor, P_VALUE, &self->out_size);
         case K_ERR_SIZE:    return drover_mpack_read_u64 (cursor, P_VALUE, &self->err_size);
-        case K_OWNER:       return s_read_fixed (cursor, DROVER_ID_MAX, self->owner);
+        case K_OWNER:       return drover_mpack_read_fixed (cursor, P_STRING, DROVER_ID_MAX, self->owner);
         case K_PRIORITY:    return drover_mpack_read_i32 (cursor, P_VALUE, &self->priority);
         case K_PROCS:       return drover_mpack_read_u32 (cursor, P_VALUE, &self->procs);
         case K_MEM:         return drover_mpack_read_u64 (cursor, P_VALUE, &self->mem);
@@ -451,7 +438,7 @@ s_read_value (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self, int key)
         case K_STARTED_AT:  return s_read_time (cursor, &self->started_at);
         case K_ENDED_AT:    return s_read_time (cursor, &self->ended_at);
         case K_ATTEMPT:     return drover_mpack_read_u32 (cursor, P_VALUE, &self->attempt);
-        case K_WORKER:      return s_read_fixed (cursor, DROVER_ID_MAX, self->worker);
+        case K_WORKER:      return drover_mpack_read_fixed (cursor, P_STRING, DROVER_ID_MAX, self->worker);
         case K_ATTEMPTS:    return s_read_attempts (cursor, self);
         case K_DROPPED:
             if (!s_read_time (cursor, &number))
