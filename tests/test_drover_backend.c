@@ -79,6 +79,27 @@ s_sql_file (const char *file, const char *sql)
     sqlite3_close (db);
 }
 
+//  Open the state in dirs->dir, failing the test with open's text if it
+//  is refused
+static drover_backend_t *
+s_open (s_dirs_t *dirs)
+{
+    char *error = NULL;
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    if (!backend)
+        fail_msg ("state %s refused: %s", dirs->dir, error);
+    return backend;
+}
+
+//  Run sql on the closed state (making it as an older format wrote it),
+//  then open it, failing the test if it is refused
+static drover_backend_t *
+s_open_after_sql (s_dirs_t *dirs, const char *sql)
+{
+    s_sql_file (dirs->file, sql);
+    return s_open (dirs);
+}
+
 //  What was applied comes back after a reopen: queued tasks, a running
 //  one with its attempt and worker, final ones with their outputs, keys;
 //  changes to one task merged within a batch and across batches; the
@@ -147,8 +168,7 @@ test_round_trip (void **state)
     sqlite3_finalize (stmt);
     sqlite3_close (db);
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     meta = drover_backend_meta (backend);
     assert_string_equal (meta->state, state_id);
     assert_int_equal (meta->next_task, 5);
@@ -268,10 +288,8 @@ static void
 test_failed_batch_keeps_nothing (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     drover_change_t *first [] = { testutil_queued (1, 1, "same") };
     assert_int_equal (testutil_apply (backend, first, 1, text), 0);
     drover_change_t *bad [] = {
@@ -293,8 +311,7 @@ test_failed_batch_keeps_nothing (void **state)
     drover_change_t *good [] = { testutil_queued (2, 2, NULL) };
     assert_int_equal (testutil_apply (backend, good, 1, text), 0);
     drover_backend_destroy (&backend);
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     testutil_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->task, 1);
@@ -347,10 +364,8 @@ test_memory_backend (void **state)
 static void
 s_make_state (s_dirs_t *dirs, uint64_t tasks)
 {
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     for (uint64_t task = 1; task <= tasks; task++) {
         drover_change_t *batch [] = { testutil_queued (task, task, NULL) };
         assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
@@ -497,30 +512,20 @@ static void
 test_owner_kept_and_format_1_upgraded (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
-    drover_change_t *batch [] = { testutil_queued (1, 1, NULL) };
-    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
-    drover_backend_destroy (&backend);
+    s_make_state (dirs, 1);
     //  Make it a format 1 state: no owner column
-    s_sql_file (dirs->file, "ALTER TABLE tasks DROP COLUMN owner;"
-                S_DROP_COLUMNS_3
-                "UPDATE meta SET value = 'drover-state 1'"
-                " WHERE name = 'format'");
-
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    if (!backend)
-        fail_msg ("format 1 refused: %s", error);
+    drover_backend_t *backend = s_open_after_sql (dirs, "ALTER TABLE tasks DROP COLUMN owner;"
+                                                  S_DROP_COLUMNS_3
+                                                  "UPDATE meta SET value = 'drover-state 1'"
+                                                  " WHERE name = 'format'");
     drover_change_t *owned = testutil_queued (2, 2, NULL);
     strcpy (owned->submit->principal, "alice");
     drover_change_t *second [] = { owned };
     assert_int_equal (testutil_apply (backend, second, 1, text), 0);
     drover_backend_destroy (&backend);
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_string_equal (loaded.changes [0]->submit->principal, "");
@@ -582,10 +587,8 @@ static void
 test_services_and_affinity_kept_and_format_3_upgraded (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     drover_change_t *first [] = { testutil_queued (1, 1, NULL), testutil_queued (2, 2, NULL) };
     strcpy (first [0]->submit->service, "web");
     first [0]->submit->slot = 3;
@@ -593,8 +596,7 @@ test_services_and_affinity_kept_and_format_3_upgraded (void **state)
     assert_int_equal (testutil_apply (backend, first, 2, text), 0);
     drover_backend_destroy (&backend);
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_string_equal (loaded.changes [0]->submit->service, "web");
@@ -605,12 +607,9 @@ test_services_and_affinity_kept_and_format_3_upgraded (void **state)
     testutil_loaded_free (&loaded);
     drover_backend_destroy (&backend);
 
-    s_sql_file (dirs->file, S_DROP_COLUMNS_4
-                "UPDATE meta SET value = 'drover-state 3'"
-                " WHERE name = 'format'");
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    if (!backend)
-        fail_msg ("format 3 refused: %s", error);
+    backend = s_open_after_sql (dirs, S_DROP_COLUMNS_4
+                                "UPDATE meta SET value = 'drover-state 3'"
+                                " WHERE name = 'format'");
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_string_equal (loaded.changes [0]->submit->service, "");
     assert_null (loaded.changes [1]->submit->affinity);
@@ -625,10 +624,8 @@ static void
 test_times_and_attempts_round_trip (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     drover_change_t *first [] = { testutil_queued (1, 1, NULL), testutil_queued (2, 2, NULL) };
     first [0]->queued_at = 1794000000000;
     assert_int_equal (testutil_apply (backend, first, 2, text), 0);
@@ -636,8 +633,7 @@ test_times_and_attempts_round_trip (void **state)
     assert_int_equal (testutil_apply (backend, second, 1, text), 0);
     drover_backend_destroy (&backend);
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     s_assert_history (loaded.changes [0]);
@@ -654,20 +650,11 @@ static void
 test_format_2_upgraded (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
-    drover_change_t *batch [] = { testutil_queued (1, 1, NULL), testutil_queued (2, 2, NULL) };
-    assert_int_equal (testutil_apply (backend, batch, 2, text), 0);
-    drover_backend_destroy (&backend);
-    s_sql_file (dirs->file, S_DROP_COLUMNS_3
-                "UPDATE meta SET value = 'drover-state 2'"
-                " WHERE name = 'format'");
-
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    if (!backend)
-        fail_msg ("format 2 refused: %s", error);
+    s_make_state (dirs, 2);
+    drover_backend_t *backend = s_open_after_sql (dirs, S_DROP_COLUMNS_3
+                                                  "UPDATE meta SET value = 'drover-state 2'"
+                                                  " WHERE name = 'format'");
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->offered_at, 0);
@@ -678,8 +665,7 @@ test_format_2_upgraded (void **state)
     assert_int_equal (testutil_apply (backend, later, 1, text), 0);
     drover_backend_destroy (&backend);
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     s_assert_history (loaded.changes [0]);
     testutil_loaded_free (&loaded);
@@ -694,10 +680,8 @@ static void
 test_admin_round_trip (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     drover_backend_admin_t held = {
         .worker = "node-b", .admin = DROVER_ADMIN_HOLD, .reason = "disk swap", .since = 1000
     };
@@ -716,8 +700,7 @@ test_admin_round_trip (void **state)
     assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
     drover_backend_destroy (&backend);
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     testutil_admins_t admins = { .count = 0 };
     assert_int_equal (drover_backend_load_admin (backend, testutil_take_admin, &admins, text,
                                                  sizeof text), 2);
@@ -748,16 +731,13 @@ static void
 test_services_round_trip (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     drover_backend_destroy (&backend);
     //  A state made before services were kept: no services table
     s_sql_file (dirs->file, "DROP TABLE services");
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     const byte web [] = "web: 3 replicas";
     const byte db_def [] = "db: 1 replica";
     const byte cache [] = "cache: 2";
@@ -774,8 +754,7 @@ test_services_round_trip (void **state)
                                                    text, sizeof text), 0);     //  replaced
     drover_backend_destroy (&backend);
 
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    backend = s_open (dirs);
     testutil_services_t services = { .count = 0 };
     assert_int_equal (drover_backend_load_services (backend, testutil_take_service, &services, text,
                                                     sizeof text), 2);
@@ -802,19 +781,10 @@ static void
 test_state_without_admin_table_opens (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
-    drover_change_t *batch [] = { testutil_queued (1, 1, NULL) };
-    assert_int_equal (testutil_apply (backend, batch, 1, text), 0);
-    drover_backend_destroy (&backend);
+    s_make_state (dirs, 1);
     char *format = s_format (dirs->file);
-    s_sql_file (dirs->file, "DROP TABLE worker_admin");
-
-    backend = drover_backend_open_sqlite (dirs->dir, &error);
-    if (!backend)
-        fail_msg ("a state without worker settings refused: %s", error);
+    drover_backend_t *backend = s_open_after_sql (dirs, "DROP TABLE worker_admin");
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 1);
     testutil_loaded_free (&loaded);
@@ -836,8 +806,7 @@ test_state_in_use_refused (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
     char *error = NULL;
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     drover_backend_t *second = drover_backend_open_sqlite (dirs->dir, &error);
     assert_null (second);
     assert_non_null (error);
@@ -928,10 +897,8 @@ static void
 test_prune_bounded (void **state)
 {
     s_dirs_t *dirs = (s_dirs_t *) *state;
-    char *error = NULL;
     char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
-    assert_non_null (backend);
+    drover_backend_t *backend = s_open (dirs);
     //  Tasks 1-100 final (ended at 1000 + id), 101-110 queued; each its
     //  own batch, so one events row each
     for (uint64_t task = 1; task <= 110; task++)
