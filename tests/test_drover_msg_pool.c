@@ -76,12 +76,8 @@ s_raw_summary (testcodec_raw_t *raw, s_bad_t bad, int enabled)
     msgpack_pack_uint64 (&raw->pk, 1795498700000ull);
     if (bad != BAD_SUMMARY_SHORT)
         msgpack_pack_uint32 (&raw->pk, 3);
-    if (extra) {                                //  a later version's: skipped
-        msgpack_pack_map (&raw->pk, 1);
-        testcodec_raw_str (raw, "k", 1);
-        msgpack_pack_array (&raw->pk, 0);
-        msgpack_pack_nil (&raw->pk);
-    }
+    if (extra)
+        testcodec_raw_later_elements (raw);     //  a later version's: skipped
 }
 
 //  Pack a raw row with what bad says wrong
@@ -225,34 +221,25 @@ test_pool_wire_layout_is_pinned (void **state)
     msg->seq = 3;
     msg->admin = DROVER_POOLADMIN_DRAIN;
     strcpy (msg->worker, "P-1");
-    zframe_t *frame = drover_msg_encode (msg);
     const byte admin [] = { 0x96, 0xa3, 'D', 'R', 'V', 0x01, 0x1e, 0x03, 0x02,
                             0xa3, 'P', '-', '1' };
-    assert_int_equal (zframe_size (frame), sizeof admin);
-    assert_memory_equal (zframe_data (frame), admin, sizeof admin);
-    zframe_destroy (&frame);
+    testcodec_assert_encodes_to (msg, admin, sizeof admin);
     drover_msg_destroy (&msg);
 
     msg = drover_msg_new (DROVER_MSG_POOL_LIST);
     msg->seq = 4;
-    frame = drover_msg_encode (msg);
     const byte list [] = { 0x94, 0xa3, 'D', 'R', 'V', 0x01, 0x1c, 0x04 };
-    assert_int_equal (zframe_size (frame), sizeof list);
-    assert_memory_equal (zframe_data (frame), list, sizeof list);
-    zframe_destroy (&frame);
+    testcodec_assert_encodes_to (msg, list, sizeof list);
     drover_msg_destroy (&msg);
 
     //  No pool: [enabled 0, "", 0, 0, 0.0, 0.0, 0, 0] and no rows
     msg = drover_msg_new (DROVER_MSG_POOL_TABLE);
     msg->seq = 5;
-    frame = drover_msg_encode (msg);
     const byte none [] = { 0x96, 0xa3, 'D', 'R', 'V', 0x01, 0x1d, 0x05,
                            0x98, 0x00, 0xa0, 0x00, 0x00,
                            0xcb, 0, 0, 0, 0, 0, 0, 0, 0, 0xcb, 0, 0, 0, 0, 0, 0, 0, 0,
                            0x00, 0x00, 0x90 };
-    assert_int_equal (zframe_size (frame), sizeof none);
-    assert_memory_equal (zframe_data (frame), none, sizeof none);
-    zframe_destroy (&frame);
+    testcodec_assert_encodes_to (msg, none, sizeof none);
     drover_msg_destroy (&msg);
 }
 

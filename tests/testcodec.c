@@ -182,3 +182,108 @@ testcodec_assert_same_queues (const drover_msg_t *a, const drover_msg_t *b)
         assert_string_equal (x->endpoints? x->endpoints: "", y->endpoints);
     }
 }
+
+//  Assert that msg encodes to exactly the bytes given
+void
+testcodec_assert_encodes_to (drover_msg_t *msg, const byte *bytes, size_t size)
+{
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_non_null (frame);
+    assert_int_equal (zframe_size (frame), size);
+    assert_memory_equal (zframe_data (frame), bytes, size);
+    zframe_destroy (&frame);
+}
+
+//  Pack what a later version may append to a record: a map {"k": []} and
+//  a nil
+void
+testcodec_raw_later_elements (testcodec_raw_t *raw)
+{
+    msgpack_pack_map (&raw->pk, 1);
+    testcodec_raw_str (raw, "k", 1);
+    msgpack_pack_array (&raw->pk, 0);
+    msgpack_pack_nil (&raw->pk);
+}
+
+//  Assert that two term statistics are the same, field by field
+void
+testcodec_assert_same_service_stats (const drover_service_stats_t *a, const drover_service_stats_t *b)
+{
+    assert_true (a->term == b->term && a->at == b->at);
+    assert_int_equal (a->duration, b->duration);
+    assert_int_equal (a->complete, b->complete);
+    assert_string_equal (a->why, b->why);
+    assert_int_equal (a->workers, b->workers);
+    assert_int_equal (a->answered, b->answered);
+    assert_int_equal (a->services, b->services);
+    assert_int_equal (a->lost, b->lost);
+    assert_int_equal (a->under, b->under);
+    assert_int_equal (a->ok, b->ok);
+    assert_int_equal (a->over, b->over);
+    assert_int_equal (a->wanted, b->wanted);
+    assert_int_equal (a->running, b->running);
+    assert_int_equal (a->pending, b->pending);
+    assert_int_equal (a->started, b->started);
+    assert_int_equal (a->stopped, b->stopped);
+    assert_int_equal (a->moved, b->moved);
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
+        assert_int_equal (a->restarts [bucket], b->restarts [bucket]);
+}
+
+//  Assert that two messages hold the same services, replicas, changes and
+//  service fields, field by field
+void
+testcodec_assert_same_services (const drover_msg_t *a, const drover_msg_t *b)
+{
+    assert_int_equal (a->action, b->action);
+    assert_string_equal (a->service, b->service);
+    assert_int_equal (a->slot, b->slot);
+    assert_int_equal (a->count, b->count);
+    assert_int_equal (a->delay, b->delay);
+    assert_string_equal (a->affinity? a->affinity: "", b->affinity? b->affinity: "");
+    testcodec_assert_same_service_stats (&a->stats_now, &b->stats_now);
+    testcodec_assert_same_service_stats (&a->stats_after, &b->stats_after);
+    assert_int_equal (a->nservices, b->nservices);
+    for (uint32_t index = 0; index < a->nservices; index++) {
+        const drover_service_row_t *x = &a->service_rows [index], *y = &b->service_rows [index];
+        assert_string_equal (x->name, y->name);
+        assert_int_equal (x->replicas, y->replicas);
+        assert_int_equal (x->procs, y->procs);
+        assert_true (x->mem == y->mem);
+        assert_int_equal (x->nlabels, y->nlabels);
+        for (uint32_t label = 0; label < x->nlabels; label++)
+            assert_string_equal (x->labels [label], y->labels [label]);
+        assert_int_equal (x->restart_delay, y->restart_delay);
+        assert_int_equal (x->running, y->running);
+        assert_int_equal (x->pending, y->pending);
+        assert_int_equal (x->restarts, y->restarts);
+        assert_int_equal (x->state, y->state);
+        assert_true (x->created == y->created);
+        assert_string_equal (x->summary, y->summary);
+        assert_string_equal (x->why, y->why);
+    }
+    assert_int_equal (a->nreplicas, b->nreplicas);
+    for (uint32_t index = 0; index < a->nreplicas; index++) {
+        const drover_replica_row_t *x = &a->replica_rows [index], *y = &b->replica_rows [index];
+        assert_string_equal (x->service, y->service);
+        assert_int_equal (x->slot, y->slot);
+        assert_true (x->task == y->task);
+        assert_int_equal (x->attempt, y->attempt);
+        assert_string_equal (x->worker, y->worker);
+        assert_int_equal (x->state, y->state);
+        assert_true (x->since == y->since);
+        assert_int_equal (x->restarts, y->restarts);
+        assert_string_equal (x->why, y->why);
+    }
+    assert_int_equal (a->nchanges, b->nchanges);
+    for (uint32_t index = 0; index < a->nchanges; index++) {
+        const drover_planchange_t *x = &a->changes [index], *y = &b->changes [index];
+        assert_int_equal (x->kind, y->kind);
+        assert_string_equal (x->service, y->service);
+        assert_int_equal (x->slot, y->slot);
+        assert_true (x->task == y->task);
+        assert_string_equal (x->from, y->from);
+        assert_string_equal (x->to, y->to);
+        assert_string_equal (x->why, y->why);
+    }
+}

@@ -83,6 +83,26 @@ void
 void
     testcodec_assert_not_encoded (drover_msg_t *msg, const char *what);
 
+//  Assert that msg encodes to exactly the bytes given
+void
+    testcodec_assert_encodes_to (drover_msg_t *msg, const byte *bytes, size_t size);
+
+//  Pack what a later version may append to a record (a map, then a nil),
+//  which a decoder must skip
+void
+    testcodec_raw_later_elements (testcodec_raw_t *raw);
+
+//  Assert that two term statistics of the service reconciler are the same,
+//  field by field (the padding of a struct is not)
+void
+    testcodec_assert_same_service_stats (const drover_service_stats_t *a,
+                                         const drover_service_stats_t *b);
+
+//  Assert that two messages hold the same services, replicas, changes and
+//  service fields, field by field
+void
+    testcodec_assert_same_services (const drover_msg_t *a, const drover_msg_t *b);
+
 //  The largest single allocation (malloc, calloc or realloc) since it was
 //  last set to 0, in bytes
 extern size_t testcodec_alloc_largest;
