@@ -737,16 +737,45 @@ test_past_limits_are_not_encoded (void **state)
     drover_msg_destroy (&msg);
 }
 
+//  A fault to pack into a raw message, and the error its refusal must name
+typedef struct {
+    s_bad_t bad;
+    const char *error;
+} s_refusal_t;
+
+//  Pack each case's fault with pack and assert the message is refused,
+//  naming its error, with nothing allocated past 64 times its size
+static void
+s_assert_refusals (void (*pack) (testcodec_raw_t *raw, s_bad_t bad), const s_refusal_t *cases,
+                   size_t count)
+{
+    testcodec_raw_t raw;
+    for (size_t index = 0; index < count; index++) {
+        pack (&raw, cases [index].bad);
+        testcodec_assert_raw_refused (&raw, cases [index].error, 64);
+    }
+}
+
+//  Start a raw message of one kind of rows (0: a SERVICE TABLE's services,
+//  1: its replicas, 2: a PLAN RESULT's changes) up to those rows' array
+static void
+s_raw_rows_begin (testcodec_raw_t *raw, int kind)
+{
+    testcodec_raw_begin (raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
+    s_raw_stats (raw, BAD_NONE);
+    if (kind == 1)
+        msgpack_pack_array (&raw->pk, 0);
+    if (kind == 2)
+        s_raw_stats (raw, BAD_NONE);
+}
+
 //  What a hostile peer sends for a table or a plan's result is refused,
 //  naming what is wrong, with nothing allocated past a bound of the
 //  message's size
 static void
 test_hostile_tables_are_refused (void **state)
 {
-    static const struct {
-        s_bad_t bad;
-        const char *error;
-    } table_cases [] = {
+    static const s_refusal_t table_cases [] = {
         { BAD_STATS_SHORT,      "stats: out of range" },
         { BAD_COMPLETE,         "complete: out of range" },
         { BAD_STATS_WHY_LONG,   "stats why: out of range" },
@@ -770,15 +799,8 @@ test_hostile_tables_are_refused (void **state)
         { BAD_SLOT_BIG,         "slot: out of range" },
         { BAD_DEEP,             "nesting deeper than the limit" },
     };
-    testcodec_raw_t raw;
-    for (size_t index = 0; index < sizeof table_cases / sizeof table_cases [0]; index++) {
-        s_raw_table (&raw, table_cases [index].bad);
-        testcodec_assert_raw_refused (&raw, table_cases [index].error, 64);
-    }
-    static const struct {
-        s_bad_t bad;
-        const char *error;
-    } result_cases [] = {
+    s_assert_refusals (s_raw_table, table_cases, sizeof table_cases / sizeof table_cases [0]);
+    static const s_refusal_t result_cases [] = {
         { BAD_STATS_SHORT,      "stats: out of range" },
         { BAD_BUCKETS_MANY,     "restarts histogram: out of range" },
         { BAD_KIND,             "kind: out of range" },
@@ -787,12 +809,11 @@ test_hostile_tables_are_refused (void **state)
         { BAD_CHANGE_SHORT,     "change: out of range" },
         { BAD_CHANGE_WHY_LONG,  "why: out of range" },
     };
-    for (size_t index = 0; index < sizeof result_cases / sizeof result_cases [0]; index++) {
-        s_raw_result (&raw, result_cases [index].bad);
-        testcodec_assert_raw_refused (&raw, result_cases [index].error, 64);
-    }
+    s_assert_refusals (s_raw_result, result_cases,
+                       sizeof result_cases / sizeof result_cases [0]);
 
     //  The same bytes, put right, decode: each case above failed on its one fault
+    testcodec_raw_t raw;
     s_raw_table (&raw, BAD_NONE);
     drover_msg_t *msg = testcodec_raw_accepted (&raw);
     assert_int_equal (msg->nservices, 1);
@@ -813,12 +834,7 @@ test_hostile_tables_are_refused (void **state)
 
     //  More rows than DROVER_ROWS_MAX (all there), of each kind
     for (int kind = 0; kind < 3; kind++) {
-        testcodec_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
-        s_raw_stats (&raw, BAD_NONE);
-        if (kind == 1)
-            msgpack_pack_array (&raw.pk, 0);
-        if (kind == 2)
-            s_raw_stats (&raw, BAD_NONE);
+        s_raw_rows_begin (&raw, kind);
         msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX + 1);
         for (int index = 0; index < DROVER_ROWS_MAX + 1; index++)
             if (kind == 0)
@@ -837,12 +853,7 @@ test_hostile_tables_are_refused (void **state)
 
     //  10000 rows claimed, nils where they should be: refused unallocated
     for (int kind = 0; kind < 3; kind++) {
-        testcodec_raw_begin (&raw, kind == 2? DROVER_MSG_PLAN_RESULT: DROVER_MSG_SERVICE_TABLE, 3);
-        s_raw_stats (&raw, BAD_NONE);
-        if (kind == 1)
-            msgpack_pack_array (&raw.pk, 0);
-        if (kind == 2)
-            s_raw_stats (&raw, BAD_NONE);
+        s_raw_rows_begin (&raw, kind);
         msgpack_pack_array (&raw.pk, DROVER_ROWS_MAX);
         for (int index = 0; index < DROVER_ROWS_MAX; index++)
             msgpack_pack_nil (&raw.pk);
