@@ -214,6 +214,17 @@ s_pool_one_up (fixture_t *fx)
     s_one_up (fx, 0);
 }
 
+//  Make the pool, start it, demand count small tasks (2 procs, 1 GiB) and
+//  plan, all at 0
+static void
+s_pool_demanding (fixture_t *fx, uint32_t count)
+{
+    s_pool (fx);
+    s_start (fx, 0);
+    s_demand (fx, 2, GIB, "", count, 0);
+    s_plan (fx, 0);
+}
+
 //  A LIST planned at plan_at answers at listed_at without P-1 (destroyed):
 //  P-1 is gone, and the pool tells so
 static void
@@ -309,10 +320,7 @@ test_max_creates_per_pass (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
     fx->config.max_creates = 3;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_demand (fx, 2, GIB, "", 10, 0);
-    s_plan (fx, 0);
+    s_pool_demanding (fx, 10);
     assert_int_equal (s_said (fx, "CREATE"), 3);
     assert_int_equal (drover_pool_next_deadline (fx->pool, 0), 0);
     s_plan (fx, 0);
@@ -330,10 +338,7 @@ test_max_instances (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
     fx->config.max_instances = 3;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_demand (fx, 2, GIB, "", 30, 0);
-    s_plan (fx, 0);
+    s_pool_demanding (fx, 30);
     assert_int_equal (s_said (fx, "CREATE"), 3);
     assert_int_equal (s_plan (fx, 1000), 0);
     assert_true (drover_pool_next_deadline (fx->pool, 1000) > 1000);
@@ -355,10 +360,7 @@ test_max_price (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
     fx->config.max_price = 0.25;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_demand (fx, 2, GIB, "", 10, 0);
-    s_plan (fx, 0);
+    s_pool_demanding (fx, 10);
     assert_int_equal (s_said (fx, "CREATE"), 2);
     drover_poolcounts_t counts;
     drover_pool_counts (fx->pool, &counts);
@@ -487,10 +489,7 @@ static void
 test_consecutive_failures_warn_and_back_off (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_demand (fx, 2, GIB, "", 1, 0);
-    s_plan (fx, 0);
+    s_pool_demanding (fx, 1);
     drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_FAILED, "boom", 10);
     assert_int_equal (s_told (fx, "P-1 1>-1 create failed: boom"), 1);
     s_plan_says (fx, 10, "CREATE P-2");         //  first failure: at once
@@ -751,10 +750,7 @@ static void
 test_vanished (void **state)
 {
     fixture_t *fx = (fixture_t *) *state;
-    s_pool (fx);
-    s_start (fx, 0);
-    s_demand (fx, 2, GIB, "", 2, 0);
-    s_plan (fx, 0);
+    s_pool_demanding (fx, 2);
     assert_int_equal (s_said (fx, "CREATE"), 2);
     drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_OK, "", 100);
     s_plan_says (fx, 60000, "LIST");            //  a list begins, P-2 still creating
