@@ -68,18 +68,8 @@ s_setup (void **state)
 {
     fixture_t *fx = (fixture_t *) zmalloc (sizeof (fixture_t));
     drover_poolconfig_t *config = &fx->config;
-    config->name = "drover";
+    testutil_pool_defaults (config);
     config->max_instances = 64;
-    config->max_creates = 10;
-    config->ops_per_second = 1000;
-    config->boot_timeout = 600000;
-    config->idle_timeout = 60000;
-    config->probe_timeout = 600000;
-    config->shutdown_timeout = 10000;
-    config->quota_backoff = 60000;
-    config->rate_backoff = 10000;
-    config->warn_failures = 3;
-    config->list_interval = 60000;
     config->ntypes = 3;
     config->types [0] = (drover_pooltype_t) { "big", 16, 64 * GIB, "gpu=1\nzone=a", 1.20 };
     config->types [1] = (drover_pooltype_t) { "medium", 4, 8 * GIB, "", 0.10 };

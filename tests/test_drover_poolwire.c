@@ -27,21 +27,10 @@ s_ignore (const drover_poolaction_t *action, void *arg)
 static void
 s_config (drover_poolconfig_t *config)
 {
-    memset (config, 0, sizeof *config);
-    config->name = "drover";
+    testutil_pool_defaults (config);
     config->driver = "local";
     config->max_instances = 3;
     config->max_price = 0.5;
-    config->max_creates = 10;
-    config->ops_per_second = 1000;
-    config->boot_timeout = 600000;
-    config->idle_timeout = 60000;
-    config->probe_timeout = 600000;
-    config->shutdown_timeout = 10000;
-    config->quota_backoff = 60000;
-    config->rate_backoff = 10000;
-    config->warn_failures = 3;
-    config->list_interval = 60000;
     config->ntypes = 1;
     config->types [0] = (drover_pooltype_t) { "small", 2, 4 * GIB, "", 0.10 };
 }

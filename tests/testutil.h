@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <sys/types.h>
+#include "drover_config.h"
 
 //  Return a TCP port on 127.0.0.1 that was free a moment ago
 int
@@ -110,6 +111,12 @@ void
 //  ("a,b"; NULL: any)
 void
     testutil_keygen_worker (const char *dir, const char *name, const char *worker_ids);
+
+//  Pool settings with Arvados' defaults (timeouts, backoffs, rates, warn
+//  every 3 failures), named drover, no types and no limits yet: a test
+//  adds its own
+void
+    testutil_pool_defaults (drover_poolconfig_t *config);
 
 //  ---------------------------------------------------------------------
 //  Talking to a real broker over loopback with the codec (integration)
