@@ -120,16 +120,59 @@ s_await_end (zsock_t *dealer, uint64_t task, int state)
     drover_msg_destroy (&done);
 }
 
+//  Submit script (with retries, told of its end) and wait for its end in
+//  state; returns the task's id
+static uint64_t
+s_run_to_end (zsock_t *dealer, const char *script, uint32_t retries, int state)
+{
+    drover_msg_t *submit = testutil_submit_msg (script, 0, 1, DROVER_SUBMIT_NOTIFY);
+    submit->retries = retries;
+    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
+    s_await_end (dealer, task, state);
+    return task;
+}
+
+//  Start a broker with one worker, w1 of 2 procs; a dealer to it in *dealer_p
+static testutil_cluster_t *
+s_cluster_with_w1 (zsock_t **dealer_p)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
+    *dealer_p = testutil_dealer (cluster);
+    return cluster;
+}
+
+//  Run `drover [keys] COMMAND [OPTION] TASK` (option NULL: none); the
+//  caller frees with s_run_free
+static s_run_t
+s_drover_on_task (testutil_cluster_t *cluster, const char *const *keys, const char *command,
+                  const char *option, uint64_t task)
+{
+    char id [24];
+    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
+    const char *args [] = { command, option? option: id, option? id: NULL, NULL };
+    return s_drover (cluster, keys, args);
+}
+
+//  Assert a run exited 0 with exactly size bytes of data on stdout, then
+//  free it
+static void
+s_assert_output (s_run_t *run, const void *data, size_t size)
+{
+    assert_int_equal (run->status, 0);
+    assert_int_equal (run->out_size, size);
+    assert_memory_equal (run->out, data, size);
+    s_run_free (run);
+}
+
 //  Show a task with --json and return its output (caller frees)
 static char *
 s_show_json (testutil_cluster_t *cluster, const char *const *keys, uint64_t task)
 {
-    char id [24];
-    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
-    const char *args [] = { "show", "--json", id, NULL };
-    s_run_t run = s_drover (cluster, keys, args);
+    s_run_t run = s_drover_on_task (cluster, keys, "show", "--json", task);
     if (run.status != 0)
-        fail_msg ("drover show --json %s: status %d, stderr: %s", id, run.status, run.err);
+        fail_msg ("drover show --json %llu: status %d, stderr: %s", (unsigned long long) task,
+                  run.status, run.err);
     free (run.err);
     return (char *) run.out;
 }
@@ -142,13 +185,9 @@ s_show_json (testutil_cluster_t *cluster, const char *const *keys, uint64_t task
 static void
 test_show_succeeded_task (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
-    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    drover_msg_t *submit = testutil_submit_msg ("sleep 0.3; echo done", 0, 1,
-                                                DROVER_SUBMIT_NOTIFY);
-    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
-    s_await_end (dealer, task, DROVER_TASK_SUCCEEDED);
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_cluster_with_w1 (&dealer);
+    uint64_t task = s_run_to_end (dealer, "sleep 0.3; echo done", 0, DROVER_TASK_SUCCEEDED);
 
     char *json = s_show_json (cluster, NULL, task);
     assert_non_null (strstr (json, "\"state\":\"succeeded\""));
@@ -166,10 +205,7 @@ test_show_succeeded_task (void **state)
     assert_int_equal (s_count (json, "\"attempt\":1,\"worker\":\"w1\""), 1);
     free (json);
 
-    char id [24];
-    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
-    const char *args [] = { "show", id, NULL };
-    s_run_t run = s_drover (cluster, NULL, args);
+    s_run_t run = s_drover_on_task (cluster, NULL, "show", NULL, task);
     assert_int_equal (run.status, 0);
     const char *text = (const char *) run.out;
     assert_non_null (strstr (text, "\nstate:        SUCCEEDED\n"));
@@ -194,13 +230,9 @@ test_show_succeeded_task (void **state)
 static void
 test_show_failed_with_retries (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
-    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    drover_msg_t *submit = testutil_submit_msg ("exit 3", 0, 1, DROVER_SUBMIT_NOTIFY);
-    submit->retries = 2;
-    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
-    s_await_end (dealer, task, DROVER_TASK_FAILED);
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_cluster_with_w1 (&dealer);
+    uint64_t task = s_run_to_end (dealer, "exit 3", 2, DROVER_TASK_FAILED);
 
     char *json = s_show_json (cluster, NULL, task);
     assert_non_null (strstr (json, "\"state\":\"failed\""));
@@ -215,10 +247,7 @@ test_show_failed_with_retries (void **state)
         assert_non_null (strstr (json, entry));
     }
     free (json);
-    char id [24];
-    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
-    const char *args [] = { "show", id, NULL };
-    s_run_t run = s_drover (cluster, NULL, args);
+    s_run_t run = s_drover_on_task (cluster, NULL, "show", NULL, task);
     assert_int_equal (run.status, 0);
     assert_non_null (strstr ((char *) run.out, "\nretries:      0 left of 2\n"));
     assert_int_equal (s_count ((char *) run.out, ": exit 3, requeued\n"), 2);
@@ -281,57 +310,36 @@ test_show_worker_killed (void **state)
 static void
 test_logs_byte_exact (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
-    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    drover_msg_t *submit = testutil_submit_msg ("printf 'one\\ntwo\\377end'; printf 'warn\\376' >&2",
-                                                0, 1, DROVER_SUBMIT_NOTIFY);
-    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
-    s_await_end (dealer, task, DROVER_TASK_SUCCEEDED);
-    char id [24];
-    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
-    const char *out_args [] = { "logs", id, NULL };
-    s_run_t run = s_drover (cluster, NULL, out_args);
-    assert_int_equal (run.status, 0);
-    assert_int_equal (run.out_size, 11);
-    assert_memory_equal (run.out, "one\ntwo\377end", 11);
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_cluster_with_w1 (&dealer);
+    uint64_t task = s_run_to_end (dealer, "printf 'one\\ntwo\\377end'; printf 'warn\\376' >&2", 0,
+                                  DROVER_TASK_SUCCEEDED);
+    s_run_t run = s_drover_on_task (cluster, NULL, "logs", NULL, task);
     assert_string_equal (run.err, "");
-    s_run_free (&run);
-    const char *err_args [] = { "logs", "--stderr", id, NULL };
-    run = s_drover (cluster, NULL, err_args);
-    assert_int_equal (run.status, 0);
-    assert_int_equal (run.out_size, 5);
-    assert_memory_equal (run.out, "warn\376", 5);
-    s_run_free (&run);
+    s_assert_output (&run, "one\ntwo\377end", 11);
+    run = s_drover_on_task (cluster, NULL, "logs", "--stderr", task);
+    s_assert_output (&run, "warn\376", 5);
 
     //  Past the capture limit: the first DROVER_OUTPUT_MAX bytes, and a word
-    submit = testutil_submit_msg ("head -c 1100000 /dev/zero", 0, 1, DROVER_SUBMIT_NOTIFY);
-    uint64_t big = testutil_submit (dealer, submit);      //  takes submit
-    s_await_end (dealer, big, DROVER_TASK_SUCCEEDED);
-    snprintf (id, sizeof id, "%llu", (unsigned long long) big);
-    run = s_drover (cluster, NULL, out_args);
+    uint64_t big = s_run_to_end (dealer, "head -c 1100000 /dev/zero", 0, DROVER_TASK_SUCCEEDED);
+    run = s_drover_on_task (cluster, NULL, "logs", NULL, big);
     assert_int_equal (run.status, 0);
     assert_int_equal (run.out_size, DROVER_OUTPUT_MAX);
     assert_non_null (strstr (run.err, "truncated at the capture limit"));
     s_run_free (&run);
 
     //  Still running: said, exit 1; --follow waits for the end
-    submit = testutil_submit_msg ("sleep 1; printf late", 0, 1, 0);
+    drover_msg_t *submit = testutil_submit_msg ("sleep 1; printf late", 0, 1, 0);
     uint64_t running = testutil_submit (dealer, submit);      //  takes submit
     char worker [DROVER_ID_MAX + 1];
     assert_true (testutil_wait_running (dealer, running, worker, 10000));
-    snprintf (id, sizeof id, "%llu", (unsigned long long) running);
-    run = s_drover (cluster, NULL, out_args);
+    run = s_drover_on_task (cluster, NULL, "logs", NULL, running);
     assert_int_equal (run.status, 1);
     assert_non_null (strstr (run.err, "is RUNNING"));
     assert_int_equal (run.out_size, 0);
     s_run_free (&run);
-    const char *follow [] = { "logs", "-f", id, NULL };
-    run = s_drover (cluster, NULL, follow);
-    assert_int_equal (run.status, 0);
-    assert_int_equal (run.out_size, 4);
-    assert_memory_equal (run.out, "late", 4);
-    s_run_free (&run);
+    run = s_drover_on_task (cluster, NULL, "logs", "-f", running);
+    s_assert_output (&run, "late", 4);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }
@@ -341,13 +349,9 @@ test_logs_byte_exact (void **state)
 static void
 test_show_after_restart (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
-    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    drover_msg_t *submit = testutil_submit_msg ("echo out; exit 4", 0, 1, DROVER_SUBMIT_NOTIFY);
-    submit->retries = 2;
-    uint64_t task = testutil_submit (dealer, submit);      //  takes submit
-    s_await_end (dealer, task, DROVER_TASK_FAILED);
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_cluster_with_w1 (&dealer);
+    uint64_t task = s_run_to_end (dealer, "echo out; exit 4", 2, DROVER_TASK_FAILED);
     char *before = s_show_json (cluster, NULL, task);
     assert_int_equal (s_count (before, "\"how\":\"exit 4, requeued\""), 2);
     testutil_cluster_kill_restart (cluster, NULL);
@@ -355,14 +359,8 @@ test_show_after_restart (void **state)
     assert_string_equal (after, before);
     free (before);
     free (after);
-    char id [24];
-    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
-    const char *args [] = { "logs", id, NULL };
-    s_run_t run = s_drover (cluster, NULL, args);
-    assert_int_equal (run.status, 0);
-    assert_int_equal (run.out_size, 4);
-    assert_memory_equal (run.out, "out\n", 4);
-    s_run_free (&run);
+    s_run_t run = s_drover_on_task (cluster, NULL, "logs", NULL, task);
+    s_assert_output (&run, "out\n", 4);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }
@@ -423,17 +421,13 @@ test_show_forbidden_for_another_key (void **state)
     assert_non_null (strstr (json, "\"owner\":\"alice\""));
     assert_non_null (strstr (json, "\"state\":\"queued\""));
     free (json);
-    char id [24];
-    snprintf (id, sizeof id, "%llu", (unsigned long long) task);
-    const char *show [] = { "show", id, NULL };
-    run = s_drover (cluster, as_bob, show);
+    run = s_drover_on_task (cluster, as_bob, "show", NULL, task);
     assert_int_equal (run.status, 1);
     assert_int_equal (run.out_size, 0);
     assert_non_null (strstr (run.err, "403"));
     assert_non_null (strstr (run.err, "belongs to another key"));
     s_run_free (&run);
-    const char *logs [] = { "logs", id, NULL };
-    run = s_drover (cluster, as_bob, logs);
+    run = s_drover_on_task (cluster, as_bob, "logs", NULL, task);
     assert_int_equal (run.status, 1);
     assert_non_null (strstr (run.err, "403"));
     s_run_free (&run);
