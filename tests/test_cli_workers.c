@@ -69,6 +69,44 @@ s_worker_line (const char *table, const char *worker)
     return NULL;
 }
 
+//  Assert text holds each needle of a NULL-terminated va_list
+static void
+s_expect_each (const char *text, va_list needles)
+{
+    for (const char *needle = va_arg (needles, const char *); needle;
+         needle = va_arg (needles, const char *))
+        s_expect_in (text, needle);
+}
+
+//  Run `drover ARGS...` (s_cli) and assert its output holds each needle
+//  (the list NULL-terminated)
+static void
+s_cli_says (testutil_cluster_t *cluster, const char *const args [], ...)
+{
+    char *text = s_cli (cluster, args);
+    va_list needles;
+    va_start (needles, args);
+    s_expect_each (text, needles);
+    va_end (needles);
+    free (text);
+}
+
+//  Assert `drover workers` lists worker on a line holding each needle (the
+//  list NULL-terminated)
+static void
+s_worker_says (testutil_cluster_t *cluster, const char *worker, ...)
+{
+    const char *workers [] = { "workers", NULL };
+    char *table = s_cli (cluster, workers);
+    char *line = s_worker_line (table, worker);
+    va_list needles;
+    va_start (needles, worker);
+    s_expect_each (line, needles);
+    va_end (needles);
+    free (line);
+    free (table);
+}
+
 //  Wait for the event topic about worker on sub; fail if it does not come
 static void
 s_await (zsock_t *sub, const char *topic, const char *worker, const char *reason)
@@ -98,15 +136,9 @@ test_lost_and_left_stay_listed (void **state)
     assert_true (testutil_wait_exit (cluster->workers [0], 5000) != -1);
     cluster->workers [0] = 0;
     s_await (sub, "worker.lost", "alpha", "silent");
-    const char *workers [] = { "workers", NULL };
-    char *table = s_cli (cluster, workers);
-    char *line = s_worker_line (table, "alpha");
-    s_expect_in (line, " lost ");
-    s_expect_in (line, "silent");
-    free (line);
-    free (table);
+    s_worker_says (cluster, "alpha", " lost ", "silent", NULL);
     const char *json [] = { "workers", "--json", NULL };
-    table = s_cli (cluster, json);
+    char *table = s_cli (cluster, json);
     s_expect_in (table, "{\"id\":\"alpha\",\"state\":\"lost\",\"since\":\"20");
     s_expect_in (table, "\"why\":\"silent\"");
     drover_msg_t *list = drover_msg_new (DROVER_MSG_WORKER_LIST);
@@ -125,32 +157,23 @@ test_lost_and_left_stay_listed (void **state)
     drover_msg_destroy (&rows);
     free (table);
     const char *status [] = { "status", NULL };
-    char *text = s_cli (cluster, status);
-    s_expect_in (text, "workers: 2 up (0 busy, 2 idle;");
-    s_expect_in (text, "), 1 lost, 0 left");
-    free (text);
+    s_cli_says (cluster, status, "workers: 2 up (0 busy, 2 idle;", "), 1 lost, 0 left", NULL);
 
     //  GOODBYE: left
     kill (cluster->workers [1], SIGTERM);
     assert_true (testutil_wait_exit (cluster->workers [1], 5000) != -1);
     cluster->workers [1] = 0;
     s_await (sub, "worker.lost", "beta", "left");
-    table = s_cli (cluster, workers);
-    line = s_worker_line (table, "beta");
-    s_expect_in (line, " left ");
-    free (line);
-    free (table);
+    s_worker_says (cluster, "beta", " left ", NULL);
     const char *status_json [] = { "status", "--json", NULL };
-    text = s_cli (cluster, status_json);
-    s_expect_in (text, "\"up\":1,");
-    s_expect_in (text, "\"lost\":1,\"left\":1}");
-    free (text);
+    s_cli_says (cluster, status_json, "\"up\":1,", "\"lost\":1,\"left\":1}", NULL);
 
     //  alpha comes back: one row for it, up
     testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
     s_await (sub, "worker.up", "alpha", NULL);
+    const char *workers [] = { "workers", NULL };
     table = s_cli (cluster, workers);
-    line = s_worker_line (table, "alpha");
+    char *line = s_worker_line (table, "alpha");
     s_expect_in (line, " up ");
     free (line);
     assert_null (strstr (strstr (table, "alpha") + 1, "alpha"));
@@ -171,14 +194,10 @@ test_hold_reason_survives_reconnect_and_restart (void **state)
     assert_true (testutil_wait_workers (dealer, 1, 10000));
     zsock_t *sub = testutil_cluster_sub (cluster, dealer, "worker.", "nobody");
     const char *hold [] = { "hold", "alpha", "--reason", "disk swap", NULL };
-    char *text = s_cli (cluster, hold);
-    s_expect_in (text, "alpha: held");
-    free (text);
+    s_cli_says (cluster, hold, "alpha: held", NULL);
     s_await (sub, "worker.hold", "alpha", "disk swap");
     const char *early [] = { "hold", "gamma", "-r", "not racked yet", NULL };
-    text = s_cli (cluster, early);
-    s_expect_in (text, "gamma: held (not connected: kept for when it joins)");
-    free (text);
+    s_cli_says (cluster, early, "gamma: held (not connected: kept for when it joins)", NULL);
 
     //  The worker restarts once lost: a new epoch, a new registration
     kill (cluster->workers [0], SIGKILL);
@@ -187,14 +206,7 @@ test_hold_reason_survives_reconnect_and_restart (void **state)
     testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
     s_await (sub, "worker.up", "alpha", NULL);
     uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, 0));
-    const char *workers [] = { "workers", NULL };
-    char *table = s_cli (cluster, workers);
-    char *line = s_worker_line (table, "alpha");
-    s_expect_in (line, " up ");
-    s_expect_in (line, " hold ");
-    s_expect_in (line, "held: disk swap");
-    free (line);
-    free (table);
+    s_worker_says (cluster, "alpha", " up ", " hold ", "held: disk swap", NULL);
 
     //  The broker restarts on its state: still held, with the reason
     testutil_cluster_kill_restart (cluster, s_flags);
@@ -203,19 +215,15 @@ test_hold_reason_survives_reconnect_and_restart (void **state)
     dealer = testutil_dealer (cluster);
     assert_true (testutil_wait_workers (dealer, 1, 15000));
     const char *json [] = { "workers", "--json", NULL };
-    table = s_cli (cluster, json);
+    char *table = s_cli (cluster, json);
     s_expect_in (table, "{\"id\":\"alpha\",\"state\":\"up\"");
     s_expect_in (table, "\"admin\":\"hold\",\"admin_reason\":\"disk swap\"");
     free (table);
     //  Held: the task waits; resumed, it runs there
     const char *tasks [] = { "status", NULL };
-    text = s_cli (cluster, tasks);
-    s_expect_in (text, "1 queued");
-    free (text);
+    s_cli_says (cluster, tasks, "1 queued", NULL);
     const char *resume [] = { "resume", "alpha", NULL };
-    text = s_cli (cluster, resume);
-    s_expect_in (text, "alpha: resumed");
-    free (text);
+    s_cli_says (cluster, resume, "alpha: resumed", NULL);
     char worker [DROVER_ID_MAX + 1];
     drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
     wait->ntasks = 1;
@@ -249,28 +257,16 @@ test_drain_without_and_with_exit (void **state)
     assert_true (testutil_wait_workers (dealer, 1, 10000));
     zsock_t *sub = testutil_cluster_sub (cluster, dealer, "worker.", "nobody");
     const char *drain [] = { "drain", "alpha", "--reason", "maintenance", NULL };
-    char *text = s_cli (cluster, drain);
-    s_expect_in (text, "alpha: draining");
-    free (text);
+    s_cli_says (cluster, drain, "alpha: draining", NULL);
     s_await (sub, "worker.drain", "alpha", "maintenance");
     uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1,
                                                                  DROVER_SUBMIT_NOTIFY));
     //  Before, a drained idle worker was told to leave at once
     assert_int_equal (testutil_wait_exit (cluster->workers [0], 2000), -1);
-    const char *workers [] = { "workers", NULL };
-    char *table = s_cli (cluster, workers);
-    char *line = s_worker_line (table, "alpha");
-    s_expect_in (line, " up ");
-    s_expect_in (line, " drained ");
-    s_expect_in (line, "drain: maintenance");
-    free (line);
-    free (table);
+    s_worker_says (cluster, "alpha", " up ", " drained ", "drain: maintenance", NULL);
     const char *status [] = { "status", NULL };
-    text = s_cli (cluster, status);
-    s_expect_in (text, "1 draining");
-    s_expect_in (text, "procs:   0/0 in use, and 0 on held or draining workers");
-    s_expect_in (text, "1 queued");
-    free (text);
+    s_cli_says (cluster, status, "1 draining",
+                "procs:   0/0 in use, and 0 on held or draining workers", "1 queued", NULL);
     const char *resume [] = { "resume", "alpha", NULL };
     free (s_cli (cluster, resume));
     drover_msg_t *done = testutil_expect_done (dealer, task, DROVER_TASK_SUCCEEDED, 15000);
@@ -278,19 +274,12 @@ test_drain_without_and_with_exit (void **state)
     drover_msg_destroy (&done);
 
     const char *leave [] = { "drain", "alpha", "--exit", NULL };
-    text = s_cli (cluster, leave);
-    s_expect_in (text, "alpha: draining, then leaving");
-    free (text);
+    s_cli_says (cluster, leave, "alpha: draining, then leaving", NULL);
     int exit_status = testutil_wait_exit (cluster->workers [0], 10000);
     assert_true (exit_status != -1 && WIFEXITED (exit_status) && WEXITSTATUS (exit_status) == 0);
     cluster->workers [0] = 0;
     s_await (sub, "worker.lost", "alpha", "left");
-    table = s_cli (cluster, workers);
-    line = s_worker_line (table, "alpha");
-    s_expect_in (line, " left ");
-    s_expect_in (line, "drained, left");
-    free (line);
-    free (table);
+    s_worker_says (cluster, "alpha", " left ", "drained, left", NULL);
     zsock_destroy (&sub);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
@@ -319,28 +308,18 @@ test_status_numbers (void **state)
     assert_true (testutil_wait_running (dealer, small, worker, 10000));
     assert_true (streq (worker, "a") || streq (worker, "b"));
     const char *status [] = { "status", NULL };
-    char *text = s_cli (cluster, status);
-    s_expect_in (text, "workers: 3 up (2 busy, 1 idle; 0 on probation, 0 low on disk, 1 held, "
-                       "0 draining), 0 lost, 0 left");
-    s_expect_in (text, "procs:   1/4 in use, and 3 on held or draining workers");
-    s_expect_in (text, "2 running");
-    free (text);
+    s_cli_says (cluster, status,
+                "workers: 3 up (2 busy, 1 idle; 0 on probation, 0 low on disk, 1 held, "
+                "0 draining), 0 lost, 0 left",
+                "procs:   1/4 in use, and 3 on held or draining workers", "2 running", NULL);
     const char *json [] = { "status", "--json", NULL };
-    text = s_cli (cluster, json);
-    s_expect_in (text, "\"workers\":{\"total\":3,\"up\":3,\"busy\":2,\"idle\":1,\"probation\":0,"
-                       "\"low_disk\":0,\"held\":1,\"draining\":0,\"lost\":0,\"left\":0}");
-    s_expect_in (text, "\"procs\":{\"used\":1,\"total\":4,\"used_held_or_draining\":3}");
-    s_expect_in (text, "\"running\":2");
-    s_expect_in (text, "\"services\":{\"total\":0,");
-    free (text);
+    s_cli_says (cluster, json,
+                "\"workers\":{\"total\":3,\"up\":3,\"busy\":2,\"idle\":1,\"probation\":0,"
+                "\"low_disk\":0,\"held\":1,\"draining\":0,\"lost\":0,\"left\":0}",
+                "\"procs\":{\"used\":1,\"total\":4,\"used_held_or_draining\":3}",
+                "\"running\":2", "\"services\":{\"total\":0,", NULL);
     //  workers: RUNNING is the broker's count, as PROCS
-    const char *workers [] = { "workers", NULL };
-    char *table = s_cli (cluster, workers);
-    char *line = s_worker_line (table, "c");
-    s_expect_in (line, " 3/3 ");
-    s_expect_in (line, "held: fan noise");
-    free (line);
-    free (table);
+    s_worker_says (cluster, "c", " 3/3 ", "held: fan noise", NULL);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }
