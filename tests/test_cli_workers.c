@@ -183,16 +183,26 @@ test_lost_and_left_stay_listed (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Start a broker (s_flags) with worker alpha (1 proc) up: a dealer to it
+//  in *dealer_p, a SUB to worker events in *sub_p
+static testutil_cluster_t *
+s_cluster_with_alpha (zsock_t **dealer_p, zsock_t **sub_p)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    *dealer_p = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (*dealer_p, 1, 10000));
+    *sub_p = testutil_cluster_sub (cluster, *dealer_p, "worker.", "nobody");
+    return cluster;
+}
+
 //  A hold with a reason holds across the worker's restart (a new epoch)
 //  and the broker's (durability on); a worker not connected can be held
 static void
 test_hold_reason_survives_reconnect_and_restart (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
-    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    assert_true (testutil_wait_workers (dealer, 1, 10000));
-    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "worker.", "nobody");
+    zsock_t *dealer, *sub;
+    testutil_cluster_t *cluster = s_cluster_with_alpha (&dealer, &sub);
     const char *hold [] = { "hold", "alpha", "--reason", "disk swap", NULL };
     s_cli_says (cluster, hold, "alpha: held", NULL);
     s_await (sub, "worker.hold", "alpha", "disk swap");
@@ -251,11 +261,8 @@ test_hold_reason_survives_reconnect_and_restart (void **state)
 static void
 test_drain_without_and_with_exit (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
-    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    assert_true (testutil_wait_workers (dealer, 1, 10000));
-    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "worker.", "nobody");
+    zsock_t *dealer, *sub;
+    testutil_cluster_t *cluster = s_cluster_with_alpha (&dealer, &sub);
     const char *drain [] = { "drain", "alpha", "--reason", "maintenance", NULL };
     s_cli_says (cluster, drain, "alpha: draining", NULL);
     s_await (sub, "worker.drain", "alpha", "maintenance");
