@@ -985,6 +985,26 @@ s_run (const char *const args [], char **output_p)
     return WEXITSTATUS (status);
 }
 
+//  Run the drover executable with args (s_run), assert it exits with
+//  status and says each needle (the list NULL-terminated), showing its
+//  output if not
+static void
+s_run_says (const char *const args [], int status, ...)
+{
+    char *output;
+    int exit_status = s_run (args, &output);
+    if (exit_status != status)
+        fail_msg ("drover %s: exit %d, not %d: %s", args [0], exit_status, status, output);
+    va_list needles;
+    va_start (needles, status);
+    for (const char *needle = va_arg (needles, const char *); needle;
+         needle = va_arg (needles, const char *))
+        if (!strstr (output, needle))
+            fail_msg ("drover %s said no '%s': %s", args [0], needle, output);
+    va_end (needles);
+    free (output);
+}
+
 //  SUBMIT with notify: ACCEPTED (task 90), then a FAILED TASK DONE with
 //  exit 3 and output on both streams
 static void
@@ -1068,13 +1088,9 @@ test_cli_wait_counts_expired_and_unknown_apart (void **state)
     fake_t fake;
     char endpoint [64];
     zactor_t *actor = s_fake_start (&fake, s_expired_and_unknown, endpoint);
-    char *output;
     const char *wait [] = { "wait", "--broker", endpoint, "1", "7", "8", "500", NULL };
-    assert_int_equal (s_run (wait, &output), 1);
-    if (!strstr (output, "4 tasks: 1 succeeded, 0 failed, 0 cancelled, 2 expired, 1 unknown"))
-        fail_msg ("drover wait said: %s", output);
-    assert_non_null (strstr (output, "expired"));
-    free (output);
+    s_run_says (wait, 1, "4 tasks: 1 succeeded, 0 failed, 0 cancelled, 2 expired, 1 unknown",
+                "expired", NULL);
     zactor_destroy (&actor);
 }
 
@@ -1087,16 +1103,12 @@ test_cli_exit_status_from_outcome (void **state)
     fake_t fake;
     char endpoint [64];
     zactor_t *actor = s_fake_start (&fake, s_notify_misleading, endpoint);
-    char *output;
     const char *timed_out [] = { "submit", "--broker", endpoint, "--wait", "--", "sleep", "9",
                                  NULL };
-    assert_int_equal (s_run (timed_out, &output), 124);
-    assert_non_null (strstr (output, "task 91 FAILED (timed out): killed after 1000 ms"));
-    free (output);
+    s_run_says (timed_out, 124, "task 91 FAILED (timed out): killed after 1000 ms", NULL);
     const char *exited [] = { "submit", "--broker", endpoint, "--priority", "1", "--wait", "--",
                               "false", NULL };
-    assert_int_equal (s_run (exited, &output), 3);
-    free (output);
+    s_run_says (exited, 3, NULL);
     zactor_destroy (&actor);
 }
 
@@ -1151,38 +1163,23 @@ test_cli_errors (void **state)
 {
     char *output;
     const char *procs [] = { "submit", "--procs", "many", "--", "true", NULL };
-    assert_int_equal (s_run (procs, &output), 2);
-    assert_non_null (strstr (output, "--procs"));
-    free (output);
+    s_run_says (procs, 2, "--procs", NULL);
     const char *bogus [] = { "tasks", "--bogus", NULL };
-    assert_int_equal (s_run (bogus, &output), 2);
-    assert_non_null (strstr (output, "--bogus"));
-    free (output);
+    s_run_says (bogus, 2, "--bogus", NULL);
     const char *missing [] = { "tasks", "--limit", NULL };
-    assert_int_equal (s_run (missing, &output), 2);
-    assert_non_null (strstr (output, "--limit"));
-    free (output);
+    s_run_says (missing, 2, "--limit", NULL);
     const char *unknown [] = { "frobnicate", NULL };
-    assert_int_equal (s_run (unknown, &output), 2);
-    assert_non_null (strstr (output, "frobnicate"));
-    free (output);
+    s_run_says (unknown, 2, "frobnicate", NULL);
     const char *help [] = { "help", NULL };
-    assert_int_equal (s_run (help, &output), 0);
-    assert_non_null (strstr (output, "submit"));
-    assert_non_null (strstr (output, "events"));
-    free (output);
+    s_run_says (help, 0, "submit", "events", NULL);
     const char *version [] = { "--version", NULL };
-    assert_int_equal (s_run (version, &output), 0);
-    assert_non_null (strstr (output, "drover "));
-    free (output);
+    s_run_says (version, 0, "drover ", NULL);
 
     fake_t fake;
     char endpoint [64];
     zactor_t *actor = s_fake_start (&fake, s_refuse_all, endpoint);
     const char *refused [] = { "submit", "--broker", endpoint, "--", "true", NULL };
-    assert_int_equal (s_run (refused, &output), 1);
-    assert_non_null (strstr (output, "queue full (301)"));
-    free (output);
+    s_run_says (refused, 1, "queue full (301)", NULL);
     zactor_destroy (&actor);
 
     char nowhere [64];
@@ -1203,19 +1200,13 @@ test_cli_wait (void **state)
     fake_t fake;
     char endpoint [64];
     zactor_t *actor = s_fake_start (&fake, s_notify_failed, endpoint);
-    char *output;
     const char *failing [] = { "submit", "--broker", endpoint, "--wait", "--", "false", NULL };
-    assert_int_equal (s_run (failing, &output), 3);
-    assert_non_null (strstr (output, "partial\n"));
-    assert_non_null (strstr (output, "boom\n"));
-    free (output);
+    s_run_says (failing, 3, "partial\n", "boom\n", NULL);
     zactor_destroy (&actor);
 
     actor = s_fake_start (&fake, s_done_twice, endpoint);
     const char *wait [] = { "wait", "--broker", endpoint, "1", "2", "3", NULL };
-    assert_int_equal (s_run (wait, &output), 0);
-    assert_non_null (strstr (output, "3 tasks: 3 succeeded, 0 failed, 0 cancelled"));
-    free (output);
+    s_run_says (wait, 0, "3 tasks: 3 succeeded, 0 failed, 0 cancelled", NULL);
     zactor_destroy (&actor);
 }
 
@@ -1226,43 +1217,24 @@ test_cli_tables (void **state)
     fake_t fake;
     char endpoint [64];
     zactor_t *actor = s_fake_start (&fake, s_admin, endpoint);
-    char *output;
     const char *workers [] = { "workers", "--broker", endpoint, NULL };
-    assert_int_equal (s_run (workers, &output), 0);
-    assert_non_null (strstr (output, "WORKER"));
-    assert_non_null (strstr (output, "beta"));
-    assert_non_null (strstr (output, "probation"));
-    free (output);
+    s_run_says (workers, 0, "WORKER", "beta", "probation", NULL);
     const char *json [] = { "workers", "--json", "--broker", endpoint, NULL };
-    assert_int_equal (s_run (json, &output), 0);
-    assert_non_null (strstr (output, "{\"workers\":[{\"id\":\"alpha\""));
-    free (output);
+    s_run_says (json, 0, "{\"workers\":[{\"id\":\"alpha\"", NULL);
     const char *tasks [] = { "tasks", "--state", "running", "--json", "--broker", endpoint, NULL };
-    assert_int_equal (s_run (tasks, &output), 0);
-    assert_non_null (strstr (output, "\"state\":\"running\""));
-    assert_non_null (strstr (output, "\"command\":\"sh -c true\""));
-    assert_non_null (strstr (output, "\"state\":\"running\",\"outcome\":\"none\""));
-    assert_non_null (strstr (output, "\"state\":\"failed\",\"outcome\":\"timed_out\""));
-    free (output);
+    s_run_says (tasks, 0, "\"state\":\"running\"", "\"command\":\"sh -c true\"",
+                "\"state\":\"running\",\"outcome\":\"none\"",
+                "\"state\":\"failed\",\"outcome\":\"timed_out\"", NULL);
     const char *text [] = { "tasks", "--broker", endpoint, NULL };
-    assert_int_equal (s_run (text, &output), 0);
-    assert_non_null (strstr (output, "OUTCOME"));
-    assert_non_null (strstr (output, "timed_out"));
-    free (output);
+    s_run_says (text, 0, "OUTCOME", "timed_out", NULL);
     const char *status [] = { "status", "--broker", endpoint, NULL };
-    assert_int_equal (s_run (status, &output), 0);
     //  beta is held: its procs are not capacity; status counts busy workers
-    assert_non_null (strstr (output, "1/4 in use, and 0 on held or draining workers"));
-    assert_non_null (strstr (output, "2 up (1 busy, 1 idle; 1 on probation, 0 low on disk, 1 held"));
-    free (output);
+    s_run_says (status, 0, "1/4 in use, and 0 on held or draining workers",
+                "2 up (1 busy, 1 idle; 1 on probation, 0 low on disk, 1 held", NULL);
     const char *cancel [] = { "cancel", "--broker", endpoint, "7", "8", NULL };
-    assert_int_equal (s_run (cancel, &output), 1);
-    assert_non_null (strstr (output, "cancelled 7"));
-    assert_non_null (strstr (output, "not found (404)"));
-    free (output);
+    s_run_says (cancel, 1, "cancelled 7", "not found (404)", NULL);
     const char *drain [] = { "drain", "--broker", endpoint, "alpha", NULL };
-    assert_int_equal (s_run (drain, &output), 0);
-    free (output);
+    s_run_says (drain, 0, NULL);
     zactor_destroy (&actor);
     assert_string_equal (fake.last_worker, "alpha");
     assert_int_equal (fake.last_admin, DROVER_ADMIN_DRAIN);
