@@ -137,6 +137,27 @@ test_bench_restart_phase (void **state)
     free (output);
 }
 
+//  Run the restart phase on 200,000 queued tasks and assert the broker's
+//  figure rss_name (MiB, said as what) is there and at most max_ratio
+//  (figure ratio_name) times what it held before the kill -9
+static void
+s_assert_restart_rss (const char *rss_name, const char *ratio_name, const char *what,
+                      double max_ratio)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases", "restart",
+                            "--restart-tasks", "200000", NULL };
+    char *output = s_run_ok (argv);
+    assert_true (s_figure (output, "restart_tasks_restored") == 200000);
+    double before = s_figure (output, "broker_rss_before_kill");
+    double rss = s_figure (output, rss_name);
+    double ratio = s_figure (output, ratio_name);
+    fprintf (stderr, "broker VmRSS before kill %.1f MiB, %s %.1f MiB (x%.2f)\n",
+             before, what, rss, ratio);
+    assert_true (before > 0 && rss > 0);
+    assert_true (ratio > 0 && ratio <= max_ratio);
+    free (output);
+}
+
 //  A broker restarted on 200,000 queued tasks holds no more memory than
 //  before its kill -9 (within 15%: what it holds differs only by what the
 //  allocator keeps free, README "Durable state"). It held 1.9 times as much
@@ -146,18 +167,8 @@ test_bench_restart_phase (void **state)
 static void
 test_restart_keeps_broker_memory (void **state)
 {
-    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases", "restart",
-                            "--restart-tasks", "200000", NULL };
-    char *output = s_run_ok (argv);
-    assert_true (s_figure (output, "restart_tasks_restored") == 200000);
-    double before = s_figure (output, "broker_rss_before_kill");
-    double after = s_figure (output, "broker_rss_restarted");
-    double ratio = s_figure (output, "broker_rss_restart_ratio");
-    fprintf (stderr, "broker VmRSS before kill %.1f MiB, after restart %.1f MiB (x%.2f)\n",
-             before, after, ratio);
-    assert_true (before > 0 && after > 0);
-    assert_true (ratio > 0 && ratio <= 1.15);
-    free (output);
+    s_assert_restart_rss ("broker_rss_restarted", "broker_rss_restart_ratio", "after restart",
+                          1.15);
 }
 
 //  Nor does it need much more while it restores them: its peak (VmHWM) stays
@@ -168,18 +179,8 @@ test_restart_keeps_broker_memory (void **state)
 static void
 test_restore_peak_bounded (void **state)
 {
-    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases", "restart",
-                            "--restart-tasks", "200000", NULL };
-    char *output = s_run_ok (argv);
-    assert_true (s_figure (output, "restart_tasks_restored") == 200000);
-    double before = s_figure (output, "broker_rss_before_kill");
-    double peak = s_figure (output, "broker_rss_restart_peak");
-    double ratio = s_figure (output, "broker_rss_restart_peak_ratio");
-    fprintf (stderr, "broker VmRSS before kill %.1f MiB, peak while restoring %.1f MiB (x%.2f)\n",
-             before, peak, ratio);
-    assert_true (before > 0 && peak > 0);
-    assert_true (ratio > 0 && ratio <= 1.4);
-    free (output);
+    s_assert_restart_rss ("broker_rss_restart_peak", "broker_rss_restart_peak_ratio",
+                          "peak while restoring", 1.4);
 }
 
 //  The services phase times the reconciler at two sizes and measures the
