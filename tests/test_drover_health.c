@@ -84,6 +84,24 @@ s_expect_registered (zactor_t *actor, const char *route, const char *worker, uin
     testutil_expect_event (actor, "worker.up", worker, "");
 }
 
+//  Say HELLO from route and expect it registered (WELCOME, UP, worker.up)
+static void
+s_register (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
+            uint32_t procs, uint32_t seq)
+{
+    s_hello (actor, route, worker, epoch, procs, seq);
+    s_expect_registered (actor, route, worker, epoch, seq);
+}
+
+//  Say a HEARTBEAT from route and expect it refused: 401, not registered
+static void
+s_heartbeat_refused (zactor_t *actor, const char *route, const char *worker, uint64_t epoch,
+                     uint32_t running, uint32_t seq)
+{
+    s_heartbeat (actor, route, worker, epoch, running, seq);
+    s_expect_error (actor, route, DROVER_CODE_NOT_REGISTERED, seq);
+}
+
 //  Expect STATS for worker with running
 static void
 s_expect_stats (zactor_t *actor, const char *worker, uint32_t running)
@@ -174,8 +192,7 @@ test_hello_validation (void **state)
     s_expect_error (actor, "r1", DROVER_CODE_BAD_REQUEST, 11);
     s_hello (actor, "r1", "alpha", 1, 0, 12);
     s_expect_error (actor, "r1", DROVER_CODE_BAD_REQUEST, 12);
-    s_heartbeat (actor, "r1", "alpha", 1, 0, 13);
-    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 13);
+    s_heartbeat_refused (actor, "r1", "alpha", 1, 0, 13);
 }
 
 //  A HEARTBEAT whose id, route or epoch is not the registered one gets 401
@@ -183,14 +200,10 @@ static void
 test_heartbeat_not_registered (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_hello (actor, "r1", "alpha", 1, 2, 1);
-    s_expect_registered (actor, "r1", "alpha", 1, 1);
-    s_heartbeat (actor, "r1", "ghost", 1, 0, 20);
-    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 20);
-    s_heartbeat (actor, "r9", "alpha", 1, 0, 21);
-    s_expect_error (actor, "r9", DROVER_CODE_NOT_REGISTERED, 21);
-    s_heartbeat (actor, "r1", "alpha", 2, 0, 22);
-    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 22);
+    s_register (actor, "r1", "alpha", 1, 2, 1);
+    s_heartbeat_refused (actor, "r1", "ghost", 1, 0, 20);
+    s_heartbeat_refused (actor, "r9", "alpha", 1, 0, 21);
+    s_heartbeat_refused (actor, "r1", "alpha", 2, 0, 22);
     s_heartbeat (actor, "r1", "alpha", 1, 9, 23);
     s_expect_stats (actor, "alpha", 9);
 }
@@ -204,8 +217,7 @@ static void
 test_restart_and_reconnect (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_hello (actor, "r1", "alpha", 1, 2, 1);
-    s_expect_registered (actor, "r1", "alpha", 1, 1);
+    s_register (actor, "r1", "alpha", 1, 2, 1);
     s_hello (actor, "r2", "alpha", 2, 2, 2);
     s_expect_error (actor, "r2", DROVER_CODE_ID_IN_USE, 2);
     s_heartbeat (actor, "r1", "alpha", 1, 7, 3);
@@ -215,13 +227,10 @@ test_restart_and_reconnect (void **state)
     goodbye->epoch = 1;
     testutil_hand (actor, "r1", goodbye);
     s_expect_lost (actor, "alpha", "left");
-    s_hello (actor, "r2", "alpha", 2, 2, 2);
-    s_expect_registered (actor, "r2", "alpha", 2, 2);
+    s_register (actor, "r2", "alpha", 2, 2, 2);
     //  Reconnected: same epoch, new routing id
-    s_hello (actor, "r3", "alpha", 2, 2, 3);
-    s_expect_registered (actor, "r3", "alpha", 2, 3);
-    s_heartbeat (actor, "r2", "alpha", 2, 0, 4);       //  the old route is stale
-    s_expect_error (actor, "r2", DROVER_CODE_NOT_REGISTERED, 4);
+    s_register (actor, "r3", "alpha", 2, 2, 3);
+    s_heartbeat_refused (actor, "r2", "alpha", 2, 0, 4);       //  the old route is stale
     //  A repeated HELLO: only WELCOME, nothing said to the others
     s_hello (actor, "r3", "alpha", 2, 2, 5);
     drover_msg_t *welcome = testutil_expect_send (actor, "r3", "alpha");
@@ -237,12 +246,9 @@ static void
 test_max_workers (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_hello (actor, "r1", "w1", 1, 1, 1);
-    s_expect_registered (actor, "r1", "w1", 1, 1);
-    s_hello (actor, "r2", "w2", 1, 1, 2);
-    s_expect_registered (actor, "r2", "w2", 1, 2);
-    s_hello (actor, "r3", "w3", 1, 1, 3);
-    s_expect_registered (actor, "r3", "w3", 1, 3);
+    s_register (actor, "r1", "w1", 1, 1, 1);
+    s_register (actor, "r2", "w2", 1, 1, 2);
+    s_register (actor, "r3", "w3", 1, 1, 3);
     s_hello (actor, "r4", "w4", 1, 1, 4);
     s_expect_error (actor, "r4", DROVER_CODE_TOO_MANY, 4);
     s_hello (actor, "r3", "w3", 2, 1, 5);               //  a restart is not a new worker
@@ -254,8 +260,7 @@ test_max_workers (void **state)
     goodbye->epoch = 1;
     testutil_hand (actor, "r1", goodbye);
     s_expect_lost (actor, "w1", "left");
-    s_hello (actor, "r4", "w4", 1, 1, 6);
-    s_expect_registered (actor, "r4", "w4", 1, 6);
+    s_register (actor, "r4", "w4", 1, 1, 6);
 }
 
 //  GOODBYE from the registered route: LOST "left"; from another, ignored
@@ -263,8 +268,7 @@ static void
 test_goodbye (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    s_hello (actor, "r1", "alpha", 1, 2, 1);
-    s_expect_registered (actor, "r1", "alpha", 1, 1);
+    s_register (actor, "r1", "alpha", 1, 2, 1);
     drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
     strcpy (goodbye->worker, "alpha");
     goodbye->epoch = 1;
@@ -276,8 +280,7 @@ test_goodbye (void **state)
     goodbye->epoch = 1;
     testutil_hand (actor, "r1", goodbye);
     s_expect_lost (actor, "alpha", "left");
-    s_heartbeat (actor, "r1", "alpha", 1, 0, 3);        //  forgotten
-    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 3);
+    s_heartbeat_refused (actor, "r1", "alpha", 1, 0, 3);        //  forgotten
 }
 
 //  Silence for lost-after: LOST "silent", not before; HEARD from the
@@ -287,8 +290,7 @@ test_lost_after_silence (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
     zsock_send (actor, "s444", "CONFIGURE", 100, 1000, 10);
-    s_hello (actor, "r1", "alpha", 1, 2, 1);
-    s_expect_registered (actor, "r1", "alpha", 1, 1);
+    s_register (actor, "r1", "alpha", 1, 2, 1);
     //  Heard every ~200 msec for 1.4 s: more than lost-after, never lost
     zframe_t *route = zframe_new ("r1", 2);
     for (int round = 0; round < 7; round++) {
@@ -300,10 +302,8 @@ test_lost_after_silence (void **state)
     int64_t heard = zclock_mono ();
     s_expect_lost (actor, "alpha", "silent");
     assert_true (zclock_mono () - heard >= 900);         //  not before lost-after
-    s_heartbeat (actor, "r1", "alpha", 1, 0, 2);
-    s_expect_error (actor, "r1", DROVER_CODE_NOT_REGISTERED, 2);
-    s_hello (actor, "r1", "alpha", 1, 2, 3);            //  same epoch, forgotten: UP
-    s_expect_registered (actor, "r1", "alpha", 1, 3);
+    s_heartbeat_refused (actor, "r1", "alpha", 1, 0, 2);
+    s_register (actor, "r1", "alpha", 1, 2, 3);            //  same epoch, forgotten: UP
 }
 
 
