@@ -73,6 +73,15 @@ s_await_report (drover_pooldriver_t *driver, s_heard_t *heard, int timeout)
     return heard->count > before;
 }
 
+//  Wait for the driver's next report (s_await_report, 5 s) and assert the
+//  operation succeeded
+static void
+s_await_ok (drover_pooldriver_t *driver, s_heard_t *heard)
+{
+    assert_true (s_await_report (driver, heard, 5000));
+    assert_int_equal (heard->result, DROVER_POOLOP_OK);
+}
+
 //  A pool's settings for a driver, with two types
 typedef struct {
     drover_poolconfig_t config;     //  what the driver is given
@@ -155,6 +164,17 @@ s_driver_new (s_setup_t *setup, const char *broker)
     if (!driver)
         fail_msg ("no driver: %s", error);
     return driver;
+}
+
+//  A local driver talking to broker, its instances' files in a fresh
+//  setup's directory (*setup_p, the caller destroys it)
+static drover_pooldriver_t *
+s_local_driver_new (s_setup_t **setup_p, const char *broker)
+{
+    s_setup_t *setup = s_setup_new ("local");
+    setup->config.local_dir = setup->dir;
+    *setup_p = setup;
+    return s_driver_new (setup, broker);
 }
 
 
@@ -438,27 +458,18 @@ test_command_aws_example (void **state)
 //  ---------------------------------------------------------------------
 //  The local driver
 
+//  Match a row UP with procs (*arg)
+static bool
+s_up_with_procs (const drover_worker_row_t *row, void *arg)
+{
+    return row->state == DROVER_WORKER_UP && row->procs == *(uint32_t *) arg;
+}
+
 //  Wait until the broker lists worker id UP and healthy, with procs
 static bool
 s_await_worker (zsock_t *dealer, const char *id, uint32_t procs, int timeout)
 {
-    int64_t until = zclock_mono () + timeout;
-    while (zclock_mono () < until) {
-        drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
-        drover_msg_t *reply = testutil_request (dealer, &request, 2000);
-        bool found = false;
-        for (uint32_t row = 0; reply && reply->id == DROVER_MSG_WORKER_TABLE
-                               && row < reply->nrows; row++)
-            found |= streq (reply->worker_rows [row].id, id)
-                  && reply->worker_rows [row].health == DROVER_HEALTH_OK
-                  && reply->worker_rows [row].state == DROVER_WORKER_UP
-                  && reply->worker_rows [row].procs == procs;
-        drover_msg_destroy (&reply);
-        if (found)
-            return true;
-        zclock_sleep (50);          //  asking again, not settling
-    }
-    return false;
+    return testutil_wait_worker_row (dealer, id, s_up_with_procs, &procs, timeout);
 }
 
 //  The pid in an instance's file, 0 if none
@@ -504,16 +515,14 @@ static void
 test_local_listed_right_after_create (void **state)
 {
     testutil_cluster_t *cluster = testutil_cluster_new (NULL);
-    s_setup_t *setup = s_setup_new ("local");
-    setup->config.local_dir = setup->dir;
-    drover_pooldriver_t *driver = s_driver_new (setup, cluster->endpoint);
+    s_setup_t *setup;
+    drover_pooldriver_t *driver = s_local_driver_new (&setup, cluster->endpoint);
     s_heard_t heard = { 0 };
     for (int round = 0; round < 5; round++) {
         char name [32];
         snprintf (name, sizeof name, "testpool-r-%d", round);
         drover_pooldriver_create (driver, &setup->config.types [0], name, DROVER_IDLE_RUN);
-        assert_true (s_await_report (driver, &heard, 5000));
-        assert_int_equal (heard.result, DROVER_POOLOP_OK);
+        s_await_ok (driver, &heard);
         assert_int_equal (s_local_list (driver, &heard), (size_t) round + 1);
         pid_t pid = s_instance_pid (driver, setup, name);
         assert_true (pid > 0);
@@ -540,9 +549,8 @@ test_local_create_list_destroy (void **state)
 {
     testutil_cluster_t *cluster = testutil_cluster_new (NULL);
     zsock_t *dealer = testutil_dealer (cluster);
-    s_setup_t *setup = s_setup_new ("local");
-    setup->config.local_dir = setup->dir;
-    drover_pooldriver_t *driver = s_driver_new (setup, cluster->endpoint);
+    s_setup_t *setup;
+    drover_pooldriver_t *driver = s_local_driver_new (&setup, cluster->endpoint);
     s_heard_t heard = { 0 };
     assert_int_equal (s_local_list (driver, &heard), 0);
 
@@ -579,8 +587,7 @@ test_local_create_list_destroy (void **state)
     assert_int_equal (s_local_list (driver, &heard), 1);
     assert_string_equal (heard.entries [0], "testpool-l-1 small testpool 0");
     drover_pooldriver_tag (driver, "testpool-l-1", DROVER_IDLE_HOLD);
-    assert_true (s_await_report (driver, &heard, 5000));
-    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    s_await_ok (driver, &heard);
     assert_int_equal (s_local_list (driver, &heard), 1);
     assert_string_equal (heard.entries [0], "testpool-l-1 small testpool 1");
     assert_int_equal (s_instance_pid (driver, setup, "testpool-l-1"), pid);
@@ -599,8 +606,7 @@ test_local_create_list_destroy (void **state)
     assert_null (text);
     //  A destroy of what is gone is done
     drover_pooldriver_destroy_instance (driver, "testpool-l-1");
-    assert_true (s_await_report (driver, &heard, 5000));
-    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    s_await_ok (driver, &heard);
 
     drover_pooldriver_destroy (&driver);
     zsock_destroy (&dealer);
@@ -615,24 +621,20 @@ test_local_second_destroy_kills (void **state)
 {
     testutil_cluster_t *cluster = testutil_cluster_new (NULL);
     zsock_t *dealer = testutil_dealer (cluster);
-    s_setup_t *setup = s_setup_new ("local");
-    setup->config.local_dir = setup->dir;
-    drover_pooldriver_t *driver = s_driver_new (setup, cluster->endpoint);
+    s_setup_t *setup;
+    drover_pooldriver_t *driver = s_local_driver_new (&setup, cluster->endpoint);
     s_heard_t heard = { 0 };
     drover_pooldriver_create (driver, &setup->config.types [1], "testpool-l-2", DROVER_IDLE_RUN);
-    assert_true (s_await_report (driver, &heard, 5000));
-    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    s_await_ok (driver, &heard);
     pid_t pid = s_instance_pid (driver, setup, "testpool-l-2");
     assert_true (s_await_worker (dealer, "testpool-l-2", 16, 20000));
     assert_int_equal (kill (pid, SIGSTOP), 0);
     drover_pooldriver_destroy_instance (driver, "testpool-l-2");
-    assert_true (s_await_report (driver, &heard, 5000));
-    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    s_await_ok (driver, &heard);
     assert_false (testutil_await_gone (pid, 500));      //  SIGTERM waits while stopped
     assert_int_equal (s_local_list (driver, &heard), 1);
     drover_pooldriver_destroy_instance (driver, "testpool-l-2");
-    assert_true (s_await_report (driver, &heard, 5000));
-    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    s_await_ok (driver, &heard);
     assert_true (testutil_await_gone (pid, 5000));
     s_await_reaped (driver, &heard, pid);
     assert_int_equal (s_local_list (driver, &heard), 0);
@@ -663,9 +665,8 @@ test_local_second_destroy_kills (void **state)
 static void
 test_local_pid_reuse_guard (void **state)
 {
-    s_setup_t *setup = s_setup_new ("local");
-    setup->config.local_dir = setup->dir;
-    drover_pooldriver_t *driver = s_driver_new (setup, "tcp://127.0.0.1:5999");
+    s_setup_t *setup;
+    drover_pooldriver_t *driver = s_local_driver_new (&setup, "tcp://127.0.0.1:5999");
     s_heard_t heard = { 0 };
     const char *argv [] = { "/bin/sleep", "60", NULL };
     pid_t sleeper = testutil_spawn (argv, NULL);
@@ -675,8 +676,7 @@ test_local_pid_reuse_guard (void **state)
     s_write (setup, "testpool-r-1", text);
     s_write (setup, "testpool-r-2", text);
     drover_pooldriver_destroy_instance (driver, "testpool-r-1");
-    assert_true (s_await_report (driver, &heard, 5000));
-    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    s_await_ok (driver, &heard);
     drover_pooldriver_destroy_instance (driver, "testpool-r-1");
     assert_true (s_await_report (driver, &heard, 5000));
     assert_int_equal (s_local_list (driver, &heard), 0);
@@ -714,8 +714,7 @@ test_sigchld_ignored (void **state)
     setup->config.worker = (char *) "/bin/false";
     driver = s_driver_new (setup, "tcp://127.0.0.1:1");
     drover_pooldriver_create (driver, &setup->config.types [0], "testpool-s-1", DROVER_IDLE_RUN);
-    assert_true (s_await_report (driver, &heard, 5000));
-    assert_int_equal (heard.result, DROVER_POOLOP_OK);
+    s_await_ok (driver, &heard);
     //  Its record names it until the driver reaps it and removes the
     //  record: under load that may have happened already
     pid_t pid = s_instance_pid (driver, setup, "testpool-s-1");

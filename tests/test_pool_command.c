@@ -183,27 +183,19 @@ s_worker_pid (s_pool_t *self, const char *name)
     return pid;
 }
 
+//  Match a row with the admin setting *arg (DROVER_ADMIN_*)
+static bool
+s_with_admin (const drover_worker_row_t *row, void *arg)
+{
+    return row->admin == *(int *) arg;
+}
+
 //  Wait until the broker lists worker id registered (health OK) with the
 //  admin setting admin (DROVER_ADMIN_*); false on timeout
 static bool
 s_await_admin (zsock_t *dealer, const char *id, int admin, int timeout)
 {
-    int64_t until = zclock_mono () + timeout;
-    while (zclock_mono () < until) {
-        drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
-        drover_msg_t *reply = testutil_request (dealer, &request, 2000);
-        bool found = false;
-        for (uint32_t row = 0; reply && reply->id == DROVER_MSG_WORKER_TABLE
-                               && row < reply->nrows; row++)
-            found |= streq (reply->worker_rows [row].id, id)
-                  && reply->worker_rows [row].health == DROVER_HEALTH_OK
-                  && reply->worker_rows [row].admin == admin;
-        drover_msg_destroy (&reply);
-        if (found)
-            return true;
-        zclock_sleep (50);          //  asking again, not settling
-    }
-    return false;
+    return testutil_wait_worker_row (dealer, id, s_with_admin, &admin, timeout);
 }
 
 //  Wait for the next event of topic, about any instance; false on timeout

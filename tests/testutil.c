@@ -722,6 +722,36 @@ testutil_wait_reserved (zsock_t *dealer, const char *worker, uint64_t task, int 
     return s_wait_until (timeout, s_check_reserved, dealer, &reserved);
 }
 
+//  Check: the worker has a row in health OK that match accepts
+typedef struct {
+    const char *worker;         //  worker asked about
+    testutil_row_match_fn *match;   //  what else its row must say
+    void *arg;                  //  match's argument
+} s_row_t;
+
+static bool
+s_check_row (zsock_t *dealer, void *arg)
+{
+    s_row_t *wanted = (s_row_t *) arg;
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    drover_msg_t *reply = testutil_request (dealer, &request, 2000);
+    bool done = false;
+    for (uint32_t row = 0; reply && reply->id == DROVER_MSG_WORKER_TABLE && row < reply->nrows; row++)
+        done |= streq (reply->worker_rows [row].id, wanted->worker)
+             && reply->worker_rows [row].health == DROVER_HEALTH_OK
+             && wanted->match (&reply->worker_rows [row], wanted->arg);
+    drover_msg_destroy (&reply);
+    return done;
+}
+
+bool
+testutil_wait_worker_row (zsock_t *dealer, const char *worker, testutil_row_match_fn *match,
+                          void *arg, int timeout)
+{
+    s_row_t wanted = { worker, match, arg };
+    return s_wait_until (timeout, s_check_row, dealer, &wanted);
+}
+
 //  Check: the task is RUNNING; copies its worker
 typedef struct {
     uint64_t task;              //  task asked about

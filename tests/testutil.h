@@ -274,6 +274,15 @@ bool
 bool
     testutil_wait_reserved (zsock_t *dealer, const char *worker, uint64_t task, int timeout);
 
+//  What a worker's row must say besides health OK (testutil_wait_worker_row)
+typedef bool (testutil_row_match_fn) (const drover_worker_row_t *row, void *arg);
+
+//  Wait until WORKER LIST has a row for worker in health OK that match
+//  (called with arg) accepts; false on timeout
+bool
+    testutil_wait_worker_row (zsock_t *dealer, const char *worker, testutil_row_match_fn *match,
+                              void *arg, int timeout);
+
 //  Submit one task and return its id; asserts the broker accepts it
 uint64_t
     testutil_submit (zsock_t *dealer, drover_msg_t *submit);
