@@ -18,19 +18,13 @@ static char s_err [65536];
 static int
 s_drover (const char *endpoint, const char *first, ...)
 {
-    const char *argv [32] = { DROVER_BIN, "--broker", endpoint, first };
-    int argc = 4;
+    const char *prefix [] = { DROVER_BIN, "--broker", endpoint, NULL };
     va_list args;
     va_start (args, first);
-    const char *arg;
-    while ((arg = va_arg (args, const char *)) && argc < 31)
-        argv [argc++] = arg;
+    int status = testutil_run_cli_va (prefix, first, args, s_out, sizeof s_out, s_err,
+                                      sizeof s_err);
     va_end (args);
-    argv [argc] = NULL;
-    int status = testutil_run_cli (argv, s_out, sizeof s_out, s_err, sizeof s_err, 30000);
-    if (!(status != -1 && WIFEXITED (status)))
-        fail_msg ("drover %s did not exit: stdout %s stderr %s", first, s_out, s_err);
-    return WEXITSTATUS (status);
+    return status;
 }
 
 //  Submit a task that cannot run (64 procs) with a label, or one that

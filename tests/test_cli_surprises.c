@@ -19,19 +19,13 @@ static char s_err [65536];
 static int
 s_drover (const char *first, ...)
 {
-    const char *argv [64] = { DROVER_BIN, first };
-    int argc = 2;
+    const char *prefix [] = { DROVER_BIN, NULL };
     va_list args;
     va_start (args, first);
-    const char *arg;
-    while ((arg = va_arg (args, const char *)) && argc < 63)
-        argv [argc++] = arg;
+    int status = testutil_run_cli_va (prefix, first, args, s_out, sizeof s_out, s_err,
+                                      sizeof s_err);
     va_end (args);
-    argv [argc] = NULL;
-    int status = testutil_run_cli (argv, s_out, sizeof s_out, s_err, sizeof s_err, 30000);
-    if (!(status != -1 && WIFEXITED (status)))
-        fail_msg ("drover %s did not exit: stdout %s stderr %s", first, s_out, s_err);
-    return WEXITSTATUS (status);
+    return status;
 }
 
 //  A mistyped command is refused with the nearest one; a word far from

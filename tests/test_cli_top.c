@@ -19,15 +19,12 @@ static char s_socket [64];
 static int
 s_tmux (char *output, size_t size, const char *first, ...)
 {
-    const char *argv [32] = { S_TMUX, "-L", s_socket, first };
-    int argc = 4;
+    const char *prefix [] = { S_TMUX, "-L", s_socket, NULL };
+    const char *argv [32];
     va_list args;
     va_start (args, first);
-    const char *arg;
-    while ((arg = va_arg (args, const char *)) && argc < 31)
-        argv [argc++] = arg;
+    testutil_argv_va (argv, 32, prefix, first, args);
     va_end (args);
-    argv [argc] = NULL;
     char scratch [16], errors [1024];
     int status = testutil_run_cli (argv, output? output: scratch, output? size: sizeof scratch,
                                    errors, sizeof errors, 10000);

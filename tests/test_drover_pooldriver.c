@@ -458,11 +458,12 @@ test_command_aws_example (void **state)
 //  ---------------------------------------------------------------------
 //  The local driver
 
-//  Match a row UP with procs (*arg)
+//  Match a row UP and healthy with procs (*arg)
 static bool
 s_up_with_procs (const drover_worker_row_t *row, void *arg)
 {
-    return row->state == DROVER_WORKER_UP && row->procs == *(uint32_t *) arg;
+    return row->health == DROVER_HEALTH_OK && row->state == DROVER_WORKER_UP
+        && row->procs == *(uint32_t *) arg;
 }
 
 //  Wait until the broker lists worker id UP and healthy, with procs

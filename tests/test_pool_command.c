@@ -183,11 +183,11 @@ s_worker_pid (s_pool_t *self, const char *name)
     return pid;
 }
 
-//  Match a row with the admin setting *arg (DROVER_ADMIN_*)
+//  Match a healthy row with the admin setting *arg (DROVER_ADMIN_*)
 static bool
 s_with_admin (const drover_worker_row_t *row, void *arg)
 {
-    return row->admin == *(int *) arg;
+    return row->health == DROVER_HEALTH_OK && row->admin == *(int *) arg;
 }
 
 //  Wait until the broker lists worker id registered (health OK) with the

@@ -59,11 +59,7 @@ s_keys_new (void)
         assert_int_equal (mkdir (path, 0755), 0);
         zstr_free (&path);
     }
-    self->broker = zcert_new ();
-    assert_int_equal (zcert_save (self->broker, self->broker_key), 0);
-    char *secret = zsys_sprintf ("%s_secret", self->broker_key);
-    assert_int_equal (chmod (secret, 0600), 0);
-    zstr_free (&secret);
+    self->broker = testutil_save_key_pair (self->broker_key);
     self->worker = s_peer_key (self, "workers", "node", NULL);
     self->other_worker = s_peer_key (self, "workers", "rogue", NULL);
     self->pinned = s_peer_key (self, "workers", "rack", "rack-1");
@@ -165,15 +161,7 @@ static uint64_t
 s_task_count (s_keys_t *self)
 {
     zsock_t *admin = s_dealer (self, self->admin, self->broker);
-    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
-    list->limit = 100;
-    drover_msg_t *table = testutil_request (admin, &list, 5000);
-    assert_non_null (table);
-    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
-    uint64_t total = 0;
-    for (int state = 0; state < DROVER_TASK_STATES; state++)
-        total += table->counts [state];
-    drover_msg_destroy (&table);
+    uint64_t total = testutil_task_count (admin, 5000);
     zsock_destroy (&admin);
     return total;
 }

@@ -104,11 +104,7 @@ s_fixture_new (const char *settings [])
     snprintf (self->broker_key, sizeof self->broker_key, "%s/broker.key", self->dir);
     snprintf (self->keys, sizeof self->keys, "%s/keys", self->dir);
     assert_int_equal (mkdir (self->keys, 0755), 0);
-    self->broker = zcert_new ();
-    assert_int_equal (zcert_save (self->broker, self->broker_key), 0);
-    char *secret = zsys_sprintf ("%s_secret", self->broker_key);
-    assert_int_equal (chmod (secret, 0600), 0);
-    zstr_free (&secret);
+    self->broker = testutil_save_key_pair (self->broker_key);
     self->worker = s_peer_key (self, "workers", "node");
     self->client = s_peer_key (self, "clients", "alice");
     self->admin = s_peer_key (self, "admins", "ops");
@@ -175,15 +171,7 @@ static uint64_t
 s_task_count (s_fixture_t *self)
 {
     zsock_t *admin = s_dealer (self, self->admin);
-    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
-    list->limit = 1;
-    drover_msg_t *table = testutil_request (admin, &list, 10000);
-    assert_non_null (table);
-    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
-    uint64_t total = 0;
-    for (int state = 0; state < DROVER_TASK_STATES; state++)
-        total += table->counts [state];
-    drover_msg_destroy (&table);
+    uint64_t total = testutil_task_count (admin, 10000);
     zsock_destroy (&admin);
     return total;
 }

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -695,34 +696,7 @@ testutil_wait_workers (zsock_t *dealer, int count, int timeout)
     return s_wait_until (timeout, s_check_workers, dealer, &count);
 }
 
-//  Check: a worker is reserved for a task
-typedef struct {
-    const char *worker;         //  worker asked about
-    uint64_t task;              //  task it must be reserved for
-} s_reserved_t;
-
-static bool
-s_check_reserved (zsock_t *dealer, void *arg)
-{
-    s_reserved_t *reserved = (s_reserved_t *) arg;
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
-    drover_msg_t *reply = testutil_request (dealer, &request, 2000);
-    bool done = false;
-    for (uint32_t row = 0; reply && reply->id == DROVER_MSG_WORKER_TABLE && row < reply->nrows; row++)
-        done |= streq (reply->worker_rows [row].id, reserved->worker)
-             && reply->worker_rows [row].reserved == reserved->task;
-    drover_msg_destroy (&reply);
-    return done;
-}
-
-bool
-testutil_wait_reserved (zsock_t *dealer, const char *worker, uint64_t task, int timeout)
-{
-    s_reserved_t reserved = { worker, task };
-    return s_wait_until (timeout, s_check_reserved, dealer, &reserved);
-}
-
-//  Check: the worker has a row in health OK that match accepts
+//  Check: the worker has a row that match accepts
 typedef struct {
     const char *worker;         //  worker asked about
     testutil_row_match_fn *match;   //  what else its row must say
@@ -738,7 +712,6 @@ s_check_row (zsock_t *dealer, void *arg)
     bool done = false;
     for (uint32_t row = 0; reply && reply->id == DROVER_MSG_WORKER_TABLE && row < reply->nrows; row++)
         done |= streq (reply->worker_rows [row].id, wanted->worker)
-             && reply->worker_rows [row].health == DROVER_HEALTH_OK
              && wanted->match (&reply->worker_rows [row], wanted->arg);
     drover_msg_destroy (&reply);
     return done;
@@ -750,6 +723,19 @@ testutil_wait_worker_row (zsock_t *dealer, const char *worker, testutil_row_matc
 {
     s_row_t wanted = { worker, match, arg };
     return s_wait_until (timeout, s_check_row, dealer, &wanted);
+}
+
+//  Match a row reserved for the task *arg
+static bool
+s_reserved_for (const drover_worker_row_t *row, void *arg)
+{
+    return row->reserved == *(uint64_t *) arg;
+}
+
+bool
+testutil_wait_reserved (zsock_t *dealer, const char *worker, uint64_t task, int timeout)
+{
+    return testutil_wait_worker_row (dealer, worker, s_reserved_for, &task, timeout);
 }
 
 //  Check: the task is RUNNING; copies its worker
@@ -1519,4 +1505,60 @@ testutil_pool_defaults (drover_poolconfig_t *config)
     config->rate_backoff = 10000;
     config->warn_failures = 3;
     config->list_interval = 60000;
+}
+
+//  A new CURVE key pair saved at path, its secret half mode 0600
+zcert_t *
+testutil_save_key_pair (const char *path)
+{
+    zcert_t *pair = zcert_new ();
+    assert_int_equal (zcert_save (pair, path), 0);
+    char *secret = zsys_sprintf ("%s_secret", path);
+    assert_int_equal (chmod (secret, 0600), 0);
+    zstr_free (&secret);
+    return pair;
+}
+
+//  How many tasks the broker holds in any state
+uint64_t
+testutil_task_count (zsock_t *dealer, int timeout)
+{
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
+    list->limit = 1;                //  the counts cover every task, whatever the rows
+    drover_msg_t *table = testutil_request (dealer, &list, timeout);
+    assert_non_null (table);
+    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
+    uint64_t total = 0;
+    for (int state = 0; state < DROVER_TASK_STATES; state++)
+        total += table->counts [state];
+    drover_msg_destroy (&table);
+    return total;
+}
+
+//  Fill argv with prefix, first and the rest of args
+void
+testutil_argv_va (const char **argv, size_t size, const char *const prefix [],
+                  const char *first, va_list args)
+{
+    size_t argc = 0;
+    for (; prefix [argc] && argc < size - 2; argc++)
+        argv [argc] = prefix [argc];
+    argv [argc++] = first;
+    const char *arg;
+    while ((arg = va_arg (args, const char *)) && argc < size - 1)
+        argv [argc++] = arg;
+    argv [argc] = NULL;
+}
+
+//  testutil_run_cli of prefix, first and the rest of args; the exit status
+int
+testutil_run_cli_va (const char *const prefix [], const char *first, va_list args,
+                     char *output, size_t size, char *errors, size_t errors_size)
+{
+    const char *argv [64];
+    testutil_argv_va (argv, 64, prefix, first, args);
+    int status = testutil_run_cli (argv, output, size, errors, errors_size, 30000);
+    if (!(status != -1 && WIFEXITED (status)))
+        fail_msg ("drover %s did not exit: stdout %s stderr %s", first, output, errors);
+    return WEXITSTATUS (status);
 }

@@ -51,6 +51,20 @@ int
     testutil_run_cli (const char *const argv [], char *output, size_t size, char *errors,
                       size_t errors_size, int timeout);
 
+//  Fill argv (size slots, NULL-terminated) with prefix (NULL-terminated),
+//  then first and the NULL-terminated rest of args (what does not fit is
+//  left out)
+void
+    testutil_argv_va (const char **argv, size_t size, const char *const prefix [],
+                      const char *first, va_list args);
+
+//  testutil_run_cli of prefix, first and the NULL-terminated rest of args,
+//  30 s at most; returns the exit status, failing the test (showing both
+//  streams) if it did not exit
+int
+    testutil_run_cli_va (const char *const prefix [], const char *first, va_list args,
+                         char *output, size_t size, char *errors, size_t errors_size);
+
 //  What one run of the drover CLI did (testutil_cli)
 typedef struct {
     int status;                 //  exit status, 128 + signal, or -1 if it had to be stopped
@@ -117,6 +131,12 @@ void
 //  adds its own
 void
     testutil_pool_defaults (drover_poolconfig_t *config);
+
+//  A new CURVE key pair saved at path, its secret half (path_secret) made
+//  mode 0600 as the broker demands; asserts both are written. The caller
+//  destroys the pair
+zcert_t *
+    testutil_save_key_pair (const char *path);
 
 //  ---------------------------------------------------------------------
 //  Talking to a real broker over loopback with the codec (integration)
@@ -269,19 +289,25 @@ bool
 bool
     testutil_wait_running (zsock_t *dealer, uint64_t task, char *worker, int timeout);
 
+
+//  What a worker's row must say (testutil_wait_worker_row)
+typedef bool (testutil_row_match_fn) (const drover_worker_row_t *row, void *arg);
+
+//  Wait until WORKER LIST has a row for worker that match (called with
+//  arg) accepts; false on timeout
+bool
+    testutil_wait_worker_row (zsock_t *dealer, const char *worker, testutil_row_match_fn *match,
+                              void *arg, int timeout);
+
 //  Wait until WORKER LIST shows worker reserved for task (0: for none);
 //  false on timeout
 bool
     testutil_wait_reserved (zsock_t *dealer, const char *worker, uint64_t task, int timeout);
 
-//  What a worker's row must say besides health OK (testutil_wait_worker_row)
-typedef bool (testutil_row_match_fn) (const drover_worker_row_t *row, void *arg);
-
-//  Wait until WORKER LIST has a row for worker in health OK that match
-//  (called with arg) accepts; false on timeout
-bool
-    testutil_wait_worker_row (zsock_t *dealer, const char *worker, testutil_row_match_fn *match,
-                              void *arg, int timeout);
+//  How many tasks the broker holds in any state (the counts of a TASK
+//  LIST), asked on dealer within timeout msec; asserts it answers
+uint64_t
+    testutil_task_count (zsock_t *dealer, int timeout);
 
 //  Submit one task and return its id; asserts the broker accepts it
 uint64_t
