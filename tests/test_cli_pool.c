@@ -13,7 +13,6 @@
 #include "testutil.h"
 #include "drover_pool.h"
 #include <sys/wait.h>
-#include <dirent.h>
 
 //  A pool of one type of 1 proc, at most 2 instances, at least 1, never
 //  idle long enough to be retired during the test
@@ -81,30 +80,10 @@ s_await_pool (zsock_t *dealer, s_want_t *want, int timeout)
 static void
 s_stop_pool_workers (const char *endpoint)
 {
-    DIR *proc = opendir ("/proc");
-    assert_non_null (proc);
-    struct dirent *entry;
-    while ((entry = readdir (proc))) {
-        pid_t pid = (pid_t) atoi (entry->d_name);
-        if (pid <= 0)
-            continue;
-        char path [64], cmdline [2048];
-        snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
-        FILE *file = fopen (path, "r");
-        if (!file)
-            continue;
-        size_t size = fread (cmdline, 1, sizeof cmdline - 1, file);
-        fclose (file);
-        cmdline [size] = 0;
-        bool worker = false, ours = false;
-        for (size_t at = 0; at < size; at += strlen (cmdline + at) + 1) {
-            worker |= streq (cmdline + at, "worker");
-            ours |= strstr (cmdline + at, endpoint) != NULL;
-        }
-        if (worker && ours)
-            testutil_stop (pid, 5000);
-    }
-    closedir (proc);
+    pid_t pids [64];
+    size_t count = testutil_worker_pids (endpoint, pids, 64);
+    for (size_t index = 0; index < count; index++)
+        testutil_stop (pids [index], 5000);
 }
 
 //  The pool through the CLI: an instance listed (text and JSON); hold and

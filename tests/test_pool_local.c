@@ -10,7 +10,6 @@
 
 #include "testutil.h"
 #include "drover_event.h"
-#include <dirent.h>
 
 #define S_TASKS         30
 #define S_MAX           3
@@ -25,38 +24,6 @@ static const char *s_flags [] = {
     "--set", "pool/type/small/price=0.10",
     NULL
 };
-
-//  Collect the pids of `drover worker` processes connecting to endpoint
-static size_t
-s_worker_pids (const char *endpoint, pid_t *pids, size_t max)
-{
-    size_t count = 0;
-    DIR *proc = opendir ("/proc");
-    assert_non_null (proc);
-    struct dirent *entry;
-    while ((entry = readdir (proc)) && count < max) {
-        pid_t pid = (pid_t) atoi (entry->d_name);
-        if (pid <= 0)
-            continue;
-        char path [64], cmdline [1024];
-        snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
-        FILE *file = fopen (path, "r");
-        if (!file)
-            continue;
-        size_t size = fread (cmdline, 1, sizeof cmdline - 1, file);
-        fclose (file);
-        cmdline [size] = 0;
-        bool worker = false, ours = false;
-        for (size_t at = 0; at < size; at += strlen (cmdline + at) + 1) {
-            worker |= streq (cmdline + at, "worker");
-            ours |= streq (cmdline + at, endpoint);
-        }
-        if (worker && ours)
-            pids [count++] = pid;
-    }
-    closedir (proc);
-    return count;
-}
 
 //  What the event stream told of the pool
 typedef struct {
@@ -105,7 +72,7 @@ test_pool_grows_runs_every_task_and_shrinks_to_minimum (void **state)
     zsock_t *sub = testutil_cluster_sub (cluster, dealer, "", "nobody");
     //  No worker at start
     pid_t pids [64];
-    assert_int_equal (s_worker_pids (cluster->endpoint, pids, 64), 0);
+    assert_int_equal (testutil_worker_pids (cluster->endpoint, pids, 64), 0);
 
     uint64_t tasks [S_TASKS];
     for (int index = 0; index < S_TASKS; index++)
@@ -161,7 +128,7 @@ test_pool_grows_runs_every_task_and_shrinks_to_minimum (void **state)
     assert_int_equal (table->nrows, 0);
     drover_msg_destroy (&table);
     //  Their worker processes ended
-    size_t count = s_worker_pids (cluster->endpoint, pids, 64);
+    size_t count = testutil_worker_pids (cluster->endpoint, pids, 64);
     for (size_t index = 0; index < count; index++)
         assert_true (testutil_await_gone (pids [index], 10000));
 
@@ -198,7 +165,7 @@ test_task_no_type_fits_is_explained_not_started (void **state)
         &&  strncmp (event.topic, "pool.", 5) == 0)
             fail_msg ("the pool said %s %s for a task no type fits", event.topic, event.worker);
     pid_t pids [8];
-    assert_int_equal (s_worker_pids (cluster->endpoint, pids, 8), 0);
+    assert_int_equal (testutil_worker_pids (cluster->endpoint, pids, 8), 0);
     zsock_destroy (&sub);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);

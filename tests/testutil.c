@@ -1562,3 +1562,35 @@ testutil_run_cli_va (const char *const prefix [], const char *first, va_list arg
         fail_msg ("drover %s did not exit: stdout %s stderr %s", first, output, errors);
     return WEXITSTATUS (status);
 }
+
+//  The pids of `drover worker` processes for endpoint
+size_t
+testutil_worker_pids (const char *endpoint, pid_t *pids, size_t max)
+{
+    size_t count = 0;
+    DIR *proc = opendir ("/proc");
+    assert_non_null (proc);
+    struct dirent *entry;
+    while ((entry = readdir (proc)) && count < max) {
+        pid_t pid = (pid_t) atoi (entry->d_name);
+        if (pid <= 0)
+            continue;
+        char path [64], cmdline [2048];
+        snprintf (path, sizeof path, "/proc/%d/cmdline", (int) pid);
+        FILE *file = fopen (path, "r");
+        if (!file)
+            continue;               //  ended meanwhile
+        size_t size = fread (cmdline, 1, sizeof cmdline - 1, file);
+        fclose (file);
+        cmdline [size] = 0;
+        bool worker = false, ours = false;
+        for (size_t at = 0; at < size; at += strlen (cmdline + at) + 1) {
+            worker |= streq (cmdline + at, "worker");
+            ours |= streq (cmdline + at, endpoint);
+        }
+        if (worker && ours)
+            pids [count++] = pid;
+    }
+    closedir (proc);
+    return count;
+}

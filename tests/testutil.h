@@ -138,6 +138,12 @@ void
 zcert_t *
     testutil_save_key_pair (const char *path);
 
+//  Collect into pids (at most max) the processes running `drover worker`
+//  with endpoint as one of their arguments: the workers a pool started for
+//  a broker; returns how many
+size_t
+    testutil_worker_pids (const char *endpoint, pid_t *pids, size_t max);
+
 //  ---------------------------------------------------------------------
 //  Talking to a real broker over loopback with the codec (integration)
 
