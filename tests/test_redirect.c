@@ -294,22 +294,38 @@ test_first_endpoint_dead (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
-//  Two brokers; the one in use is killed (kill -9): the worker registers
-//  with the other by itself, reporting what it runs, and the client's next
-//  submit lands there
-static void
-test_broker_killed (void **state)
+//  Start two brokers; a worker named worker (the second's slot 0) given
+//  both, registered with the first; a client given both that has
+//  submitted once. Returns the first; the second in *second_p, the client
+//  in *client_p
+static testutil_cluster_t *
+s_two_brokers (const char *worker, testutil_cluster_t **second_p, drover_client_t **client_p)
 {
     testutil_cluster_t *first = testutil_cluster_new (NULL);
     testutil_cluster_t *second = testutil_cluster_new (NULL);
     char *brokers = zsys_sprintf ("%s,%s", first->endpoint, second->endpoint);
-    s_worker_start (second, 0, "w-moves", brokers);
+    s_worker_start (second, 0, worker, brokers);
     zsock_t *dealer = testutil_dealer (first);
     assert_true (testutil_wait_workers (dealer, 1, 10000));
     zsock_destroy (&dealer);
     drover_client_t *client = drover_client_new (brokers);
     assert_non_null (client);
     s_submit (client);
+    zstr_free (&brokers);
+    *second_p = second;
+    *client_p = client;
+    return first;
+}
+
+//  Two brokers; the one in use is killed (kill -9): the worker registers
+//  with the other by itself, reporting what it runs, and the client's next
+//  submit lands there
+static void
+test_broker_killed (void **state)
+{
+    testutil_cluster_t *second;
+    drover_client_t *client;
+    testutil_cluster_t *first = s_two_brokers ("w-moves", &second, &client);
     assert_string_equal (drover_client_endpoint (client), first->endpoint);
 
     const char *log = testutil_cluster_log (second, "w-moves");
@@ -319,7 +335,7 @@ test_broker_killed (void **state)
     s_kill_broker (first);
     assert_true (testutil_await_line (log, registered, S_MOVE_MAX));
     int64_t worker_took = zclock_mono () - killed;
-    dealer = testutil_dealer (second);
+    zsock_t *dealer = testutil_dealer (second);
     assert_true (testutil_wait_workers (dealer, 1, 2000));
 
     //  The client has been idle: it learns of the dead broker at its next
@@ -336,7 +352,6 @@ test_broker_killed (void **state)
 
     drover_client_destroy (&client);
     zstr_free (&registered);
-    zstr_free (&brokers);
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&second);
     testutil_cluster_destroy (&first);
@@ -350,16 +365,9 @@ test_broker_killed (void **state)
 static void
 test_broker_stopped (void **state)
 {
-    testutil_cluster_t *first = testutil_cluster_new (NULL);
-    testutil_cluster_t *second = testutil_cluster_new (NULL);
-    char *brokers = zsys_sprintf ("%s,%s", first->endpoint, second->endpoint);
-    s_worker_start (second, 0, "w-stopped", brokers);
-    zsock_t *dealer = testutil_dealer (first);
-    assert_true (testutil_wait_workers (dealer, 1, 10000));
-    zsock_destroy (&dealer);
-    drover_client_t *client = drover_client_new (brokers);
-    assert_non_null (client);
-    s_submit (client);
+    testutil_cluster_t *second;
+    drover_client_t *client;
+    testutil_cluster_t *first = s_two_brokers ("w-stopped", &second, &client);
 
     const char *log = testutil_cluster_log (second, "w-stopped");
     char *registered = zsys_sprintf ("registered broker=%s", second->endpoint);
@@ -386,7 +394,6 @@ test_broker_stopped (void **state)
     drover_client_destroy (&client);
     kill (first->broker, SIGCONT);
     zstr_free (&registered);
-    zstr_free (&brokers);
     testutil_cluster_destroy (&second);
     testutil_cluster_destroy (&first);
 }
