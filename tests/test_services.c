@@ -167,6 +167,33 @@ s_three_workers_four_replicas (const char *flags [], zsock_t **dealer_p, s_view_
     return cluster;
 }
 
+//  Wait (S_WAIT at most) for a term of web after view's whose
+//  completeness is complete, each term seen into *seen and then *view;
+//  false if none came
+static bool
+s_await_completeness (zsock_t *dealer, s_view_t *view, s_view_t *seen, bool complete)
+{
+    int64_t deadline = zclock_mono () + S_WAIT;
+    while (zclock_mono () < deadline) {
+        assert_true (s_await_term (dealer, "web", view->term, seen, S_WAIT));
+        *view = *seen;
+        if (seen->complete == complete)
+            return true;
+    }
+    return false;
+}
+
+//  Close the dealer, stop the cluster and remove its logs
+static void
+s_finish (testutil_cluster_t **cluster_p, zsock_t **dealer_p)
+{
+    zsock_destroy (dealer_p);
+    char logdir [64];
+    snprintf (logdir, sizeof logdir, "%s", (*cluster_p)->logdir);
+    testutil_cluster_destroy (cluster_p);
+    testutil_remove_tree (logdir);
+}
+
 //  4 replicas over 3 workers: 2/1/1; one killed with -9: back to 4 within
 //  a term of the loss; a worker joining takes one, the one spread needs
 static void
@@ -229,11 +256,7 @@ test_spread_loss_and_join (void **state)
     assert_true (s_await_term (dealer, "web", after.term + 2, &later, S_WAIT));
     for (int slot = 0; slot < 4; slot++)
         assert_true (later.task [slot] == after.task [slot]);
-    zsock_destroy (&dealer);
-    char logdir [64];
-    snprintf (logdir, sizeof logdir, "%s", cluster->logdir);
-    testutil_cluster_destroy (&cluster);
-    testutil_remove_tree (logdir);
+    s_finish (&cluster, &dealer);
 }
 
 //  A worker that does not answer the gather (stopped): the term removes
@@ -249,13 +272,7 @@ test_silent_worker_blocks_removals (void **state)
     s_view_t before = view;
     kill (cluster->workers [1], SIGSTOP);
     s_view_t seen;
-    int64_t deadline = zclock_mono () + S_WAIT;
-    bool incomplete = false;
-    while (!incomplete && zclock_mono () < deadline) {
-        assert_true (s_await_term (dealer, "web", view.term, &seen, S_WAIT));
-        view = seen;
-        incomplete = !seen.complete;
-    }
+    bool incomplete = s_await_completeness (dealer, &view, &seen, false);
     kill (cluster->workers [1], SIGCONT);
     assert_true (incomplete);
     printf ("incomplete term: %s\n", seen.why);
@@ -264,22 +281,12 @@ test_silent_worker_blocks_removals (void **state)
     for (int slot = 0; slot < 4; slot++)
         assert_true (seen.task [slot] == 0 || seen.task [slot] == before.task [slot]);
     //  Heard again: a complete term, the same replicas
-    deadline = zclock_mono () + S_WAIT;
-    bool complete = false;
-    while (!complete && zclock_mono () < deadline) {
-        assert_true (s_await_term (dealer, "web", view.term, &seen, S_WAIT));
-        view = seen;
-        complete = seen.complete;
-    }
+    bool complete = s_await_completeness (dealer, &view, &seen, true);
     assert_true (complete);
     assert_true (s_await_running (dealer, "web", 4, &view, S_WAIT));
     for (int slot = 0; slot < 4; slot++)
         assert_true (view.task [slot] == before.task [slot]);
-    zsock_destroy (&dealer);
-    char logdir [64];
-    snprintf (logdir, sizeof logdir, "%s", cluster->logdir);
-    testutil_cluster_destroy (&cluster);
-    testutil_remove_tree (logdir);
+    s_finish (&cluster, &dealer);
 }
 
 //  plan drain W, then drain W: the replicas go where the plan said, the
@@ -365,11 +372,7 @@ test_plan_drain_is_what_drain_does (void **state)
     assert_int_equal (info->info->nattempts, 1);
     assert_string_equal (info->info->attempts [0].worker, "w1");
     drover_msg_destroy (&info);
-    zsock_destroy (&dealer);
-    char logdir [64];
-    snprintf (logdir, sizeof logdir, "%s", cluster->logdir);
-    testutil_cluster_destroy (&cluster);
-    testutil_remove_tree (logdir);
+    s_finish (&cluster, &dealer);
 }
 
 //  Definitions and counts survive a broker killed with -9 and restarted;
@@ -428,11 +431,7 @@ test_definitions_survive_restart (void **state)
     assert_int_equal (table->nservices, 1);
     assert_string_equal (table->service_rows [0].name, "api");
     drover_msg_destroy (&table);
-    zsock_destroy (&dealer);
-    char logdir [64];
-    snprintf (logdir, sizeof logdir, "%s", cluster->logdir);
-    testutil_cluster_destroy (&cluster);
-    testutil_remove_tree (logdir);
+    s_finish (&cluster, &dealer);
 }
 
 //  Submit a task with an affinity key; return its id
@@ -501,11 +500,7 @@ test_affinity_sticks_then_falls_back (void **state)
     assert_string_not_equal (worker, first);
     assert_true (waited >= 1000);
     assert_true (waited < 8000);
-    zsock_destroy (&dealer);
-    char logdir [64];
-    snprintf (logdir, sizeof logdir, "%s", cluster->logdir);
-    testutil_cluster_destroy (&cluster);
-    testutil_remove_tree (logdir);
+    s_finish (&cluster, &dealer);
 }
 
 int
