@@ -127,20 +127,8 @@ test_round_trip (void **state)
 
     //  Batch 1: tasks 1-3 queued; 2 assigned and running; 3 runs and
     //  succeeds (one write each); a worker event
-    drover_change_t *batch1 [] = {
-        testutil_change ("worker.up", 0, 1, 0),
-        testutil_queued (1, 2, "key-1"),
-        testutil_queued (2, 3, NULL),
-        testutil_queued (3, 4, "key-3"),
-        testutil_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
-        testutil_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
-        testutil_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
-        testutil_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
-        testutil_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
-    };
-    snprintf (batch1 [0]->worker, sizeof batch1 [0]->worker, "w1");
-    snprintf (batch1 [0]->reason, sizeof batch1 [0]->reason, "procs=4");
-    batch1 [8]->time = 1000;
+    drover_change_t *batch1 [9];
+    testutil_round_trip_batch (batch1, false);
     assert_int_equal (testutil_apply (backend, batch1, 9, text), 0);
     //  Batch 2: task 4 queued; 1 assigned to w2 (an update); 2 fails on
     //  its second attempt (an update with the result)
@@ -189,18 +177,9 @@ test_round_trip (void **state)
     assert_int_equal (task2->attempt, 2);
     assert_int_equal (task2->lost, 1);
     assert_int_equal (task2->retries_left, 0);
-    assert_non_null (task2->done);
+    testutil_assert_failed_result (task2, "bye");
     assert_int_equal (task2->done->id, DROVER_MSG_TASK_DONE);
     assert_int_equal (task2->done->state, DROVER_TASK_FAILED);
-    assert_int_equal (task2->done->end, DROVER_END_FAILED);
-    assert_int_equal (task2->done->exit_code, 3);
-    assert_int_equal (task2->done->duration, 1234);
-    assert_int_equal (task2->done->truncated, DROVER_TRUNC_STDERR);
-    assert_int_equal (task2->done->out_size, 3);
-    assert_memory_equal (task2->done->out, "bye", 3);
-    assert_int_equal (task2->done->err_size, 4);
-    assert_memory_equal (task2->done->err, "oops", 4);
-    assert_string_equal (task2->done->reason, "exited 3");
     testutil_assert_submit (task3, 3, "key-3");
     assert_int_equal (task3->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (task3->attempt, 1);

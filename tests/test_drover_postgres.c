@@ -135,20 +135,8 @@ test_round_trip (void **state)
     assert_int_equal (meta->next_task, 1);
     assert_int_equal (meta->next_seq, 1);
 
-    drover_change_t *batch1 [] = {
-        testutil_change ("worker.up", 0, 1, 0),
-        testutil_queued_owned (1, 2, "key-1"),
-        testutil_queued_owned (2, 3, NULL),
-        testutil_queued_owned (3, 4, "key-3"),
-        testutil_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1"),
-        testutil_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1"),
-        testutil_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1"),
-        testutil_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1"),
-        testutil_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello"),
-    };
-    snprintf (batch1 [0]->worker, sizeof batch1 [0]->worker, "w1");
-    snprintf (batch1 [0]->reason, sizeof batch1 [0]->reason, "procs=4");
-    batch1 [8]->time = 1000;
+    drover_change_t *batch1 [9];
+    testutil_round_trip_batch (batch1, true);
     if (testutil_apply (backend, batch1, 9, text))
         fail_msg ("apply: %s", text);
     drover_change_t *batch2 [] = {
@@ -188,15 +176,7 @@ test_round_trip (void **state)
     assert_int_equal (task2->lost, 1);
     assert_int_equal (task2->retries_left, 0);
     assert_int_equal (task2->ended_at, 2000);
-    assert_non_null (task2->done);
-    assert_int_equal (task2->done->end, DROVER_END_FAILED);
-    assert_int_equal (task2->done->exit_code, 3);
-    assert_int_equal (task2->done->duration, 1234);
-    assert_int_equal (task2->done->truncated, DROVER_TRUNC_STDERR);
-    assert_int_equal (task2->done->out_size, 3);
-    assert_memory_equal (task2->done->out, "bye", 3);
-    assert_memory_equal (task2->done->err, "oops", 4);
-    assert_string_equal (task2->done->reason, "exited 3");
+    testutil_assert_failed_result (task2, "bye");
     testutil_assert_submit_owned (task3, 3, "key-3");
     assert_int_equal (task3->state, DROVER_TASK_SUCCEEDED);
     assert_string_equal (task3->worker, "w1");

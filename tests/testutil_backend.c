@@ -90,6 +90,41 @@ testutil_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attemp
     return change;
 }
 
+//  The first batch of a round trip
+void
+testutil_round_trip_batch (drover_change_t *batch [9], bool owned)
+{
+    batch [0] = testutil_change ("worker.up", 0, 1, 0);
+    const char *keys [3] = { "key-1", NULL, "key-3" };
+    for (uint64_t task = 1; task <= 3; task++)
+        batch [task] = owned? testutil_queued_owned (task, task + 1, keys [task - 1])
+                            : testutil_queued (task, task + 1, keys [task - 1]);
+    batch [4] = testutil_attempt ("task.assigned", 2, 5, DROVER_TASK_ASSIGNED, 1, "w1");
+    batch [5] = testutil_attempt ("task.assigned", 3, 6, DROVER_TASK_ASSIGNED, 1, "w1");
+    batch [6] = testutil_attempt ("task.running", 2, 7, DROVER_TASK_RUNNING, 1, "w1");
+    batch [7] = testutil_attempt ("task.running", 3, 8, DROVER_TASK_RUNNING, 1, "w1");
+    batch [8] = testutil_final (3, 9, DROVER_TASK_SUCCEEDED, DROVER_END_SUCCEEDED, 1, "hello");
+    snprintf (batch [0]->worker, sizeof batch [0]->worker, "w1");
+    snprintf (batch [0]->reason, sizeof batch [0]->reason, "procs=4");
+    batch [8]->time = 1000;
+}
+
+//  Check a loaded change's result is the FAILED one testutil_final made
+void
+testutil_assert_failed_result (const drover_change_t *change, const char *out)
+{
+    assert_non_null (change->done);
+    assert_int_equal (change->done->end, DROVER_END_FAILED);
+    assert_int_equal (change->done->exit_code, 3);
+    assert_int_equal (change->done->duration, 1234);
+    assert_int_equal (change->done->truncated, DROVER_TRUNC_STDERR);
+    assert_int_equal (change->done->out_size, strlen (out));
+    assert_memory_equal (change->done->out, out, strlen (out));
+    assert_int_equal (change->done->err_size, 4);
+    assert_memory_equal (change->done->err, "oops", 4);
+    assert_string_equal (change->done->reason, "exited 3");
+}
+
 //  Apply changes (count of them) and destroy them; returns apply's result
 int
 testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t count, char *error)

@@ -36,6 +36,19 @@ drover_change_t *
     testutil_final (uint64_t task, uint64_t seq, int state, int end, uint32_t attempt,
                     const char *out);
 
+//  The first batch of a round trip, 9 changes into batch: worker w1 up
+//  (procs=4); tasks 1-3 queued (keys key-1, none, key-3), each owned as
+//  testutil_queued_owned makes it if owned; 2 and 3 assigned to w1 and
+//  running; 3 SUCCEEDED (stdout "hello") at time 1000
+void
+    testutil_round_trip_batch (drover_change_t *batch [9], bool owned);
+
+//  Check a loaded change's result is the FAILED one testutil_final made
+//  with out on stdout: exit 3, 1234 ms, "oops" on stderr (truncated),
+//  "exited 3"
+void
+    testutil_assert_failed_result (const drover_change_t *change, const char *out);
+
 //  Apply changes (count of them) and destroy them; returns apply's result
 int
     testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t count,
