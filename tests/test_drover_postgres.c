@@ -682,21 +682,13 @@ test_broker_restart_on_postgres (void **state)
     ids [S_TASKS] = testutil_submit (client, testutil_submit_msg ("true", 0, 1, 0));
     assert_true (ids [S_TASKS] > ids [S_TASKS - 1]);
 
-    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
-    wait->ntasks = S_TASKS + 1;
-    wait->tasks = (uint64_t *) malloc (sizeof ids);
-    memcpy (wait->tasks, ids, sizeof ids);
+    drover_msg_t *wait = testutil_wait_msg (ids, S_TASKS + 1);
     drover_msg_t *ok = testutil_request (client, &wait, 10000);
     assert_non_null (ok);
     assert_int_equal (ok->code, 200);
     drover_msg_destroy (&ok);
     testutil_cluster_add_worker (cluster, 0, "w-pg", 4, NULL);
-    drover_msg_t *done [S_TASKS + 1] = { NULL };
-    assert_true (testutil_collect (client, ids, done, S_TASKS + 1, 60000));
-    for (int index = 0; index <= S_TASKS; index++) {
-        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
-        drover_msg_destroy (&done [index]);
-    }
+    testutil_expect_all_succeeded (client, ids, S_TASKS + 1, 60000);
     zsock_destroy (&client);
     testutil_cluster_destroy (&cluster);
 

@@ -788,11 +788,8 @@ test_real_broker_takes_result_without_started (void **state)
     uint64_t tasks [S_REAL_TASKS];
     for (int index = 0; index < S_REAL_TASKS; index++)
         tasks [index] = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, 0));
-    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    drover_msg_t *wait = testutil_wait_msg (tasks, S_REAL_TASKS);
     wait->seq = 9999;
-    wait->tasks = (uint64_t *) zmalloc (sizeof tasks);
-    memcpy (wait->tasks, tasks, sizeof tasks);
-    wait->ntasks = S_REAL_TASKS;
     testutil_send (dealer, &wait);
     bool seen [S_REAL_TASKS] = { false };
     int done = 0;

@@ -62,21 +62,13 @@ test_queued_tasks_survive_kill (void **state)
     uint64_t all [S_TASKS + 1];
     memcpy (all, ids, sizeof ids);
     all [S_TASKS] = next;
-    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
-    wait->ntasks = S_TASKS + 1;
-    wait->tasks = (uint64_t *) malloc (sizeof all);
-    memcpy (wait->tasks, all, sizeof all);
+    drover_msg_t *wait = testutil_wait_msg (all, S_TASKS + 1);
     drover_msg_t *ok = testutil_request (client, &wait, 10000);
     assert_non_null (ok);
     assert_int_equal (ok->code, 200);
     drover_msg_destroy (&ok);
     testutil_cluster_add_worker (cluster, 0, "w-after", 4, NULL);
-    drover_msg_t *done [S_TASKS + 1] = { NULL };
-    assert_true (testutil_collect (client, all, done, S_TASKS + 1, 60000));
-    for (int index = 0; index <= S_TASKS; index++) {
-        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
-        drover_msg_destroy (&done [index]);
-    }
+    testutil_expect_all_succeeded (client, all, S_TASKS + 1, 60000);
     zsock_destroy (&client);
     testutil_cluster_destroy (&cluster);
 }
@@ -117,10 +109,7 @@ test_busy_workers_adopted (void **state)
     snprintf (log, sizeof log, "%s", testutil_cluster_log (cluster, "broker"));
     assert_true (testutil_await_line (log, "worker=w-one state=UP", 10000));
     assert_true (testutil_await_line (log, "worker=w-two state=UP", 10000));
-    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
-    wait->ntasks = S_TASKS;
-    wait->tasks = (uint64_t *) malloc (sizeof ids);
-    memcpy (wait->tasks, ids, sizeof ids);
+    drover_msg_t *wait = testutil_wait_msg (ids, S_TASKS);
     drover_msg_t *ok = testutil_request (client, &wait, 10000);
     assert_non_null (ok);
     drover_msg_destroy (&ok);

@@ -96,11 +96,8 @@ test_paused_leader_is_fenced (void **state)
                    "fencing": "its elector deposed it first");
 
     //  Every task the new leader acknowledged ends once, there
-    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    drover_msg_t *wait = testutil_wait_msg (tasks, S_TASKS);
     wait->seq = 5000;
-    wait->tasks = (uint64_t *) zmalloc (sizeof tasks);
-    memcpy (wait->tasks, tasks, sizeof tasks);
-    wait->ntasks = S_TASKS;
     testutil_send (dealer, &wait);
     int dones = 0;
     int64_t deadline = zclock_mono () + 30000;

@@ -1594,3 +1594,27 @@ testutil_worker_pids (const char *endpoint, pid_t *pids, size_t max)
     closedir (proc);
     return count;
 }
+
+//  A TASK WAIT for count tasks (copied)
+drover_msg_t *
+testutil_wait_msg (const uint64_t *tasks, uint32_t count)
+{
+    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    wait->tasks = (uint64_t *) zmalloc (count * sizeof (uint64_t));
+    memcpy (wait->tasks, tasks, count * sizeof (uint64_t));
+    wait->ntasks = count;
+    return wait;
+}
+
+//  Collect every task's TASK DONE and assert each SUCCEEDED
+void
+testutil_expect_all_succeeded (zsock_t *dealer, const uint64_t *tasks, int count, int timeout)
+{
+    drover_msg_t **done = (drover_msg_t **) zmalloc (count * sizeof (drover_msg_t *));
+    assert_true (testutil_collect (dealer, tasks, done, count, timeout));
+    for (int index = 0; index < count; index++) {
+        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
+        drover_msg_destroy (&done [index]);
+    }
+    free (done);
+}

@@ -319,11 +319,22 @@ uint64_t
 uint64_t
     testutil_submit (zsock_t *dealer, drover_msg_t *submit);
 
+//  A TASK WAIT for count tasks (copied), seq 0: the caller sets the seq if
+//  it must, then sends it
+drover_msg_t *
+    testutil_wait_msg (const uint64_t *tasks, uint32_t count);
+
 //  Collect the TASK DONE of each of count tasks into done [] (same order),
 //  asserting none arrives twice and nothing else arrives; false on timeout
 bool
     testutil_collect (zsock_t *dealer, const uint64_t *tasks, drover_msg_t **done,
                       int count, int timeout);
+
+//  Collect the TASK DONE of each of count tasks within
+//  timeout msec (testutil_collect) and assert every one SUCCEEDED
+void
+    testutil_expect_all_succeeded (zsock_t *dealer, const uint64_t *tasks, int count,
+                                   int timeout);
 
 //  Wait for the TASK DONE of one task; NULL on timeout
 drover_msg_t *
