@@ -296,6 +296,20 @@ drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_a
     return tasks + events;
 }
 
+//  Finalize a write of one statement in its own transaction: 0 if it ran
+//  to the end, else -1 with the error set
+static int
+s_finish_write (drover_sqlite_t *self, sqlite3_stmt *stmt, int rc, char *error,
+                size_t error_size)
+{
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE) {
+        drover_sqlite_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return 0;
+}
+
 //  Keep an operator's setting of a worker, in its own transaction
 int
 drover_sqlite_save_admin (drover_sqlite_t *self, const drover_backend_admin_t *admin,
@@ -318,12 +332,7 @@ drover_sqlite_save_admin (drover_sqlite_t *self, const drover_backend_admin_t *a
         }
         rc = drover_sqlite_run (stmt);      //  autocommit: one durable transaction
     }
-    sqlite3_finalize (stmt);
-    if (rc != SQLITE_DONE) {
-        drover_sqlite_set_error (error, error_size, self->path, self->db, rc);
-        return -1;
-    }
-    return 0;
+    return s_finish_write (self, stmt, rc, error, error_size);
 }
 
 //  Keep a service's definition, in its own transaction; size 0 forgets it
@@ -343,10 +352,5 @@ drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte 
             sqlite3_bind_blob (stmt, 2, def, (int) size, SQLITE_STATIC);
         rc = drover_sqlite_run (stmt);      //  autocommit: one durable transaction
     }
-    sqlite3_finalize (stmt);
-    if (rc != SQLITE_DONE) {
-        drover_sqlite_set_error (error, error_size, self->path, self->db, rc);
-        return -1;
-    }
-    return 0;
+    return s_finish_write (self, stmt, rc, error, error_size);
 }
