@@ -95,12 +95,7 @@ static int
 s_result (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t attempt,
           int outcome, int exit_code, const char *out)
 {
-    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
-    strcpy (msg->worker, worker);
-    msg->task = task;
-    msg->attempt = attempt;
-    msg->outcome = outcome;
-    msg->exit_code = exit_code;
+    drover_msg_t *msg = testutil_result_msg (worker, task, attempt, outcome, exit_code);
     msg->duration = 42;
     if (out)
         drover_msg_set_output (msg, (const byte *) out, strlen (out), (const byte *) "e", 1);

@@ -1450,11 +1450,10 @@ testutil_table_submit (drover_tasktable_t *table, uint32_t retries)
     return task;
 }
 
-//  Report a result; asserts it is accepted
-void
-testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *worker,
-                       uint32_t attempt, int outcome, int exit_code, int signal,
-                       const char *reason)
+//  A TASK RESULT of a task's attempt
+drover_msg_t *
+testutil_result_msg (const char *worker, uint64_t task, uint32_t attempt, int outcome,
+                     int exit_code)
 {
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
     strcpy (msg->worker, worker);
@@ -1462,6 +1461,16 @@ testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *wor
     msg->attempt = attempt;
     msg->outcome = outcome;
     msg->exit_code = exit_code;
+    return msg;
+}
+
+//  Report a result; asserts it is accepted
+void
+testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *worker,
+                       uint32_t attempt, int outcome, int exit_code, int signal,
+                       const char *reason)
+{
+    drover_msg_t *msg = testutil_result_msg (worker, task, attempt, outcome, exit_code);
     msg->signal = signal;
     if (reason)
         drover_msg_set_reason (msg, reason);

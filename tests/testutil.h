@@ -280,6 +280,12 @@ drover_tasktable_t *
 uint64_t
     testutil_table_submit (drover_tasktable_t *table, uint32_t retries);
 
+//  A worker's TASK RESULT of a task's attempt, nothing else set (ours to
+//  destroy)
+drover_msg_t *
+    testutil_result_msg (const char *worker, uint64_t task, uint32_t attempt, int outcome,
+                         int exit_code);
+
 //  Report a worker's TASK RESULT to a task table (reason NULL: none);
 //  asserts it is accepted
 void
