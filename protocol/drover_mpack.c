@@ -259,6 +259,8 @@ bool
 drover_mpack_read_u8 (drover_mpack_cursor_t *cursor, int part, uint8_t max, uint8_t *value)
 {
     uint64_t wide;
+    if (cursor->lenient)
+        max = UINT8_MAX;        //  a value this version does not know is kept, not refused
     if (!drover_mpack_read_uint (cursor, part, max, &wide))
         return false;
     *value = (uint8_t) wide;

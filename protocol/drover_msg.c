@@ -112,6 +112,64 @@ drover_msg_encode (drover_msg_t *self)
     return frame;
 }
 
+//  Encode a message as a peer of level knows it: only the fields and
+//  values of that level. NULL if the id is newer than level, or a field
+//  breaks a limit.
+zframe_t *
+drover_msg_encode_level (drover_msg_t *self, int level)
+{
+    assert (self);
+    if (level >= DROVER_MSG_LEVEL)
+        return drover_msg_encode (self);
+    drover_msg_fields_leveled_t leveled = { self, level < 1? 1: level };
+    size_t size = drover_mpack_measure (drover_msg_fields_pack_at, &leveled, DROVER_MSG_MAX);
+    if (size == 0)
+        return NULL;            //  newer than level, or a field breaks a limit
+    zframe_t *frame = zframe_new (NULL, size);
+    assert (frame);
+    drover_mpack_write (drover_msg_fields_pack_at, &leveled, zframe_data (frame), size);
+    return frame;
+}
+
+//  Return the level a decoded message shows its sender speaks: the level
+//  it declares, or failing that the lowest that has its id and fields
+int
+drover_msg_level (const drover_msg_t *self)
+{
+    assert (self);
+    bool declares = self->id == DROVER_MSG_WORKER_HELLO || self->id == DROVER_MSG_CLIENT_HELLO
+                 || self->id == DROVER_MSG_WORKER_WELCOME
+                 || self->id == DROVER_MSG_CLIENT_WELCOME;
+    int level = declares && self->level? self->level: 1;
+    return level > self->implied? level: self->implied;
+}
+
+//  Fit an encoded message to a peer of level: as it is when that peer
+//  knows all of it, else re-encoded with that level's fields and values.
+//  Returns 0, or -1 (payload unchanged) when no peer of that level knows
+//  the message or it does not decode.
+int
+drover_msg_fit (zframe_t **payload_p, int level)
+{
+    assert (payload_p && *payload_p);
+    if (level >= DROVER_MSG_LEVEL)
+        return 0;               //  the common case: the peer knows all we say
+    uint32_t seq;
+    int id = drover_msg_peek (zframe_data (*payload_p), zframe_size (*payload_p), &seq);
+    if (drover_msg_id_level (id) > level || id == 0)
+        return -1;
+    drover_msg_t *msg = drover_msg_new (0);
+    zframe_t *fitted = NULL;
+    if (drover_msg_decode (msg, zframe_data (*payload_p), zframe_size (*payload_p)) == 0)
+        fitted = drover_msg_encode_level (msg, level);
+    drover_msg_destroy (&msg);
+    if (!fitted)
+        return -1;
+    zframe_destroy (payload_p);
+    *payload_p = fitted;
+    return 0;
+}
+
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
 //  with self->error saying why. On failure self holds nothing but id and
 //  seq (when they could be read), error and bad_version.
@@ -306,7 +364,8 @@ drover_msg_name (int id)
         [DROVER_MSG_SERVICE_LIST] = "SERVICE LIST", [DROVER_MSG_SERVICE_TABLE] = "SERVICE TABLE",
         [DROVER_MSG_PLAN] = "PLAN", [DROVER_MSG_PLAN_RESULT] = "PLAN RESULT",
         [DROVER_MSG_REDIRECT] = "REDIRECT", [DROVER_MSG_QUEUES] = "QUEUES",
-        [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE"
+        [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE", [DROVER_MSG_CLIENT_HELLO] = "CLIENT HELLO",
+        [DROVER_MSG_CLIENT_WELCOME] = "CLIENT WELCOME"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }

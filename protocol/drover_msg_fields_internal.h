@@ -29,6 +29,7 @@ typedef enum {
                                                                 //  drover_msg_service.c
     F_LEADER, F_LEADER_NAME,
     F_STRATEGY, F_QUEUE_ROWS,                                   //  drover_msg_queues.c
+    F_LEVEL, F_RELEASE,                                         //  protocol levels
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -55,6 +56,17 @@ size_t
 //  True for a field that may be left out (at a message's end)
 bool
     drover_msg_fields_optional (int field);
+
+//  Return the protocol level that brought a field into the messages that
+//  have it (PROTOCOL.md §12): 1, or a later level
+int
+    drover_msg_fields_since (int field);
+
+//  Write the fields a peer of level knows of message id, in wire order,
+//  into fields [S_FIELDS_MAX]; returns how many
+size_t
+    drover_msg_fields_at (int id, int level, uint8_t *fields);
+
 
 //  True if length bytes are a state id: exactly 32 hex digits, or none
 bool
