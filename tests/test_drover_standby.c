@@ -101,11 +101,50 @@ test_every_request_redirected (void **state)
     assert_int_equal (drover_standby_malformed (fixture->standby), 0);
 }
 
+//  Say our level as a client does (CLIENT HELLO): a standby answers it
+//  itself, and REDIRECTs this connection from then on
+static void
+s_say_level (s_fixture_t *fixture)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
+    msg->seq = 2;
+    drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_CLIENT_WELCOME);
+    assert_int_equal (reply->seq, 2);
+    assert_int_equal (reply->level, DROVER_MSG_LEVEL);
+    drover_msg_destroy (&reply);
+}
+
+//  A peer of level 1 knows no REDIRECT: it is told ERROR 300 (retry),
+//  with the leader in the reason, and never a message it would drop
+static void
+test_level_1_peer_told_to_retry (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+    drover_msg_t *msg = testutil_submit_msg ("true", 0, 1, 0);
+    msg->seq = 9;
+    zframe_t *frame = drover_msg_encode_level (msg, 1);
+    drover_msg_destroy (&msg);
+    assert_int_equal (zframe_send (&frame, fixture->dealer, 0), 0);
+    s_serve (fixture, 2000);
+    drover_msg_t *reply = testutil_recv_msg (fixture->dealer, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_RETRY);
+    assert_int_equal (reply->seq, 9);
+    assert_non_null (strstr (reply->reason, "b2 at tcp://10.0.0.2:5555"));
+    drover_msg_destroy (&reply);
+    assert_int_equal (drover_standby_redirects (fixture->standby), 1);
+}
+
 //  No leader known (or one that does not fit the wire): REDIRECT says ""
 static void
 test_no_leader_known (void **state)
 {
     s_fixture_t *fixture = (s_fixture_t *) *state;
+    s_say_level (fixture);
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_LIST);
     msg->seq = 3;
     drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
@@ -323,6 +362,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_every_request_redirected, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_level_1_peer_told_to_retry, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_no_leader_known, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_malformed_input, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_burst_answered, s_setup, s_teardown),

@@ -85,6 +85,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
     config->max_workers = drover_connwatch_fit_workers (self->connwatch, config->max_workers);
     self->speaker = -1;
     self->queues = drover_queuetable_new ("");
+    self->levels = drover_peerlevels_new (DROVER_PEERLEVELS_KEPT);
     drover_broker_index_routes (self);
     char *error = NULL;
     self->guard = drover_guard_new (config, verbose, &error);
@@ -93,6 +94,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
         zstr_free (&error);
         drover_connwatch_destroy (&self->connwatch);
         drover_queuetable_destroy (&self->queues);
+        drover_peerlevels_destroy (&self->levels);
         free (self);
         return NULL;
     }
@@ -161,16 +163,21 @@ drover_broker_destroy (drover_broker_t **self_p)
     zsock_destroy (&self->router);
     drover_guard_destroy (&self->guard);
     drover_queuetable_destroy (&self->queues);
+    drover_peerlevels_destroy (&self->levels);
     free (self);
     *self_p = NULL;
 }
 
-//  Send an encoded message to a peer without ever blocking the broker: the
-//  payload goes (and *payload_p is NULL), or stays the caller's. Returns 0,
-//  or -1 if the peer is gone or not reading (the caller decides).
+//  Send an encoded message to a peer without ever blocking the broker,
+//  fitted to the peer's protocol level: the payload goes (and *payload_p
+//  is NULL), or stays the caller's. Returns 0 (also for a message the
+//  peer's level does not have: not sent), or -1 if the peer is gone or not
+//  reading (the caller decides).
 static int
 s_send_to_peer (s_broker_t *self, const byte *route, size_t route_size, zframe_t **payload_p)
 {
+    if (drover_peerlevels_fit (self->levels, route, route_size, payload_p) == -1)
+        return 0;               //  an older peer's level has no such message
     self->router_sent = true;
     if (zmq_send (zsock_resolve (self->router), route, route_size,
                   ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
@@ -229,6 +236,19 @@ s_answer_queues (s_broker_t *self, s_route_t route, drover_msg_t *msg)
     drover_msg_destroy (&reply);
 }
 
+//  Answer CLIENT HELLO with this broker's level (the sender's is kept)
+static void
+s_answer_hello (s_broker_t *self, s_route_t route, drover_msg_t *msg)
+{
+    drover_msg_t *reply = drover_peerlevels_welcome (msg);
+    zframe_t *payload = drover_msg_encode (reply);
+    assert (payload);
+    if (s_send_to_peer (self, route.data, route.size, &payload) == -1)
+        self->refused++;
+    zframe_destroy (&payload);
+    drover_msg_destroy (&reply);
+}
+
 //  Route one decoded message by the routing table; consumes msg. The
 //  actor it is handed to owns it from then on (ACTORS.md, MSG).
 static void
@@ -242,6 +262,9 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
         }
     if (msg->id == DROVER_MSG_QUEUES)
         s_answer_queues (self, route, msg);
+    else
+    if (msg->id == DROVER_MSG_CLIENT_HELLO)
+        s_answer_hello (self, route, msg);
     else
     if (targets == S_SELF || targets == S_TO (S_POOL)) {
         //  A pool message, and no pool actor to own it: there is no pool
@@ -304,6 +327,7 @@ s_accept_payload (s_broker_t *self, s_route_t route, zmq_msg_t *payload, bool ex
         uint8_t roles = msg->id <= DROVER_MSG_ID_MAX? self->wire_roles [msg->id]: 0;
         int code = roles? drover_guard_admit (self->guard, payload, msg, roles, &reason): 0;
         if (code == 0) {
+            drover_peerlevels_heard (self->levels, route.data, route.size, msg);
             s_route_request (self, route, msg);
             return;
         }

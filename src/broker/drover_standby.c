@@ -12,6 +12,7 @@
 
 #include "drover_standby.h"
 #include "drover_msg.h"
+#include "drover_peerlevels.h"
 
 //  Messages read at most per call
 #define S_BATCH         1024
@@ -25,6 +26,7 @@ struct _drover_standby_t {
     uint64_t unsent;            //  replies the router refused (peer gone, not reading)
     int64_t warned_at;          //  msec (mono) of the last bad-input warning
     drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
+    drover_peerlevels_t *levels;    //  each peer connection's protocol level
 };
 
 
@@ -37,6 +39,7 @@ drover_standby_new (zsock_t *router)
     self->router = router;
     self->warned_at = -1000000;
     self->queues = drover_queuetable_new ("");
+    self->levels = drover_peerlevels_new (DROVER_PEERLEVELS_KEPT);
     return self;
 }
 
@@ -47,6 +50,7 @@ drover_standby_destroy (drover_standby_t **self_p)
     assert (self_p);
     if (*self_p) {
         drover_queuetable_destroy (&(*self_p)->queues);
+        drover_peerlevels_destroy (&(*self_p)->levels);
         free (*self_p);
         *self_p = NULL;
     }
@@ -82,6 +86,9 @@ s_send (drover_standby_t *self, zmq_msg_t *route, drover_msg_t *reply)
 {
     zframe_t *payload = drover_msg_encode (reply);
     assert (payload);               //  every field was checked when set
+    if (drover_peerlevels_fit (self->levels, zmq_msg_data (route), zmq_msg_size (route),
+                               &payload) == -1)
+        return;                     //  the peer's level has no such message
     void *handle = zsock_resolve (self->router);
     if (zmq_send (handle, zmq_msg_data (route), zmq_msg_size (route),
                   ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1
@@ -113,6 +120,8 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
     uint32_t seq = 0;
     int id = drover_msg_peek (data, size, &seq);
     bool decoded = !extra_frames && drover_msg_decode (msg, data, size) == 0;
+    if (decoded)
+        drover_peerlevels_heard (self->levels, zmq_msg_data (route), zmq_msg_size (route), msg);
     if (extra_frames) {
         self->malformed++;
         s_warn (self, "more than one frame");
@@ -124,6 +133,9 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
     if (decoded && msg->id == DROVER_MSG_QUEUES)
         //  Where named queues are served: any broker says, a standby too
         reply = drover_queuetable_encode (self->queues);
+    else
+    if (decoded && msg->id == DROVER_MSG_CLIENT_HELLO)
+        reply = drover_peerlevels_welcome (msg);    //  a standby speaks a level too
     else
     if (decoded) {
         reply = drover_msg_new (DROVER_MSG_REDIRECT);
