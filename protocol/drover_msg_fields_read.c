@@ -581,7 +581,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_STATE_ID:    return s_read_state_id (cursor, self);
         case F_SINCE:       return drover_mpack_read_u64 (cursor, field, &self->since);
         case F_LAST:        return drover_mpack_read_u64 (cursor, field, &self->last);
-        case F_MORE:        return drover_mpack_read_u8 (cursor, field, 1, &self->more);
+        case F_MORE:        return drover_mpack_read_flag (cursor, field, &self->more);
         case F_EVENTS:      return s_read_events (cursor, self);
         case F_INFO:        return s_read_info (cursor, self);
         case F_WHYS:        return s_read_whys (cursor, self);

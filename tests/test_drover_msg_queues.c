@@ -359,11 +359,14 @@ test_table_refused (void **state)
     testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 1);
     s_str (&raw, "");
     testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
+    //  (one too many is a newer broker's field: passed over)
     testcodec_raw_begin (&raw, DROVER_MSG_QUEUE_TABLE, 3);
     s_str (&raw, "");
     msgpack_pack_array (&raw.pk, 0);
     msgpack_pack_nil (&raw.pk);
-    testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
+    drover_msg_t *read = testcodec_raw_accepted (&raw);
+    assert_int_equal (read->nqueues, 0);
+    drover_msg_destroy (&read);
     //  QUEUES takes no field
     testcodec_raw_begin (&raw, DROVER_MSG_QUEUES, 1);
     s_str (&raw, "batch");
