@@ -1019,7 +1019,7 @@ test_hostile_requests_are_refused (void **state)
     testcodec_raw_str (&raw, "w1", 2);
     msgpack_pack_array (&raw.pk, 1);
     msgpack_pack_array (&raw.pk, 1);            //  a pair of one: too short
-    msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_uint64 (&raw.pk, 1ull << 40);
     testcodec_assert_raw_refused (&raw, "running entry: out of range", 64);
     //  A pair of three: records grow at their end, the third is passed over
     testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
