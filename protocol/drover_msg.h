@@ -362,6 +362,8 @@ typedef struct {
     uint64_t admin_since;           //  msec since the epoch the admin setting was made, 0 unknown
     uint64_t probation_until;       //  msec since the epoch its probation ends, 0 none or unknown
     uint32_t tasks;                 //  tasks assigned to it now, as the broker counts them
+    uint16_t level;                 //  the protocol level its HELLO said (§12), 0 unknown
+    char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
 } drover_worker_row_t;
 
 //  What a TASK EXPLANATION item says (PROTOCOL.md §7.28): the task's place

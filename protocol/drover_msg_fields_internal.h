@@ -34,14 +34,14 @@ typedef enum {
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
     P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS,
-    P_ROW_REASON, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
+    P_ROW_REASON, P_WORKER_LEVEL, P_WORKER_RELEASE, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    12          //  most fields in one message (DONE, SUBMIT)
 
 #define S_TASK_ROW_KNOWN    10      //  elements of a TASK TABLE row this version reads;
                                     //  a row may have 8 or more (later versions': skipped)
-#define S_WORKER_ROW_KNOWN  17      //  elements of a WORKER TABLE row this version reads;
+#define S_WORKER_ROW_KNOWN  19      //  elements of a WORKER TABLE row this version reads;
                                     //  a row may have 10 (before the optional ones) and
                                     //  more (later versions': skipped)
 

@@ -198,6 +198,9 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
         msgpack_pack_uint64 (pk, row->admin_since);
         msgpack_pack_uint64 (pk, row->probation_until);
         msgpack_pack_uint32 (pk, row->tasks);
+        msgpack_pack_uint16 (pk, row->level);
+        if (drover_mpack_pack_text (pk, row->release, DROVER_RELEASE_MAX))
+            return -1;
     }
     return 0;
 }

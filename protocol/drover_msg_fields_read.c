@@ -114,6 +114,8 @@ s_errors [P_COUNT] = {
     [P_PROBATION_UNTIL] = DROVER_MPACK_ERRORS ("probation_until", "invalid"),
     [P_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
     [P_ROW_REASON]  = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [P_WORKER_LEVEL] = DROVER_MPACK_ERRORS ("level", "invalid"),
+    [P_WORKER_RELEASE] = DROVER_MPACK_ERRORS ("release", "invalid"),
     [P_WHY_ITEM]    = DROVER_MPACK_ERRORS ("item", "invalid"),
     [P_WHY_CODE]    = DROVER_MPACK_ERRORS ("item code", "invalid"),
     [P_WHY_TEXT]    = DROVER_MPACK_ERRORS ("item text", "invalid"),
@@ -396,6 +398,15 @@ s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
     if (fields > 15 && !drover_mpack_read_u64 (cursor, P_PROBATION_UNTIL, &row->probation_until))
         return false;
     if (fields > 16 && !drover_mpack_read_u32 (cursor, P_TASKS, &row->tasks))
+        return false;
+    uint64_t level;
+    if (fields > 17) {
+        if (!drover_mpack_read_uint (cursor, P_WORKER_LEVEL, UINT16_MAX, &level))
+            return false;
+        row->level = (uint16_t) level;
+    }
+    if (fields > 18 && !drover_mpack_read_fixed (cursor, P_WORKER_RELEASE, DROVER_RELEASE_MAX,
+                                                 row->release))
         return false;
     return s_skip_rest (cursor, S_WORKER_ROW_KNOWN, fields, 3);
 }

@@ -377,8 +377,13 @@ test_cli_lists_frozen_worker (void **state)
         *next = 0;
     if (!strstr (row, "\"state\":\"up\"") || !strstr (row, "\"health\":\"ok\"")
         || !strstr (row, "\"procs\":2,")
-        || !strstr (row, "\"labels\":[\"era=level1\",\"rack=r7\"]"))
+        || !strstr (row, "\"labels\":[\"era=level1\",\"rack=r7\"]")
+        || !strstr (row, "\"level\":1,\"release\":\"\""))
         fail_msg ("the frozen worker's row is not as it registered: %s", row);
+    //  And the text table says which protocol level each agent speaks
+    const char *text [] = { "workers", NULL };
+    testutil_cli (cluster->endpoint, text, &run);
+    testutil_cli_expect (&run, 0, run.out, "LEVEL");
     self->passed = true;
 }
 
