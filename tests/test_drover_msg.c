@@ -11,6 +11,7 @@
 */
 
 #include "testcodec.h"
+#include "testcodec_known.h"
 
 //  ---------------------------------------------------------------------
 //  Helpers: filled messages, field-by-field comparison
@@ -1959,56 +1960,6 @@ test_depth_trailing_and_nul (void **state)
     drover_msg_destroy (&msg);
 }
 
-//  True if a decoded message holds a value this version does not know: an
-//  enum or flag past its last value, kept as it came in a message the
-//  broker sends (PROTOCOL.md §12). Such a message is read, but not sent on.
-static bool
-s_holds_unknown_value (const drover_msg_t *msg)
-{
-    bool unknown = msg->outcome > DROVER_OUTCOME_MAX || msg->end > DROVER_END_MAX
-                || (msg->id != DROVER_MSG_TASK_LIST && msg->state >= DROVER_TASK_STATES)
-                || msg->more > 1
-                || msg->pool.enabled > 1 || msg->stats_now.complete > 1
-                || msg->stats_after.complete > 1;
-    for (uint32_t index = 0; msg->task_rows && index < msg->nrows; index++)
-        unknown |= msg->task_rows [index].state >= DROVER_TASK_STATES
-                || msg->task_rows [index].end > DROVER_END_MAX;
-    for (uint32_t index = 0; msg->worker_rows && index < msg->nrows; index++)
-        unknown |= msg->worker_rows [index].health > DROVER_HEALTH_MAX
-                || msg->worker_rows [index].admin > DROVER_ADMIN_MAX
-                || msg->worker_rows [index].state > DROVER_WORKER_STATE_MAX;
-    for (uint32_t index = 0; msg->pool_rows && index < msg->nrows; index++)
-        unknown |= msg->pool_rows [index].state > DROVER_POOL_STATE_MAX
-                || msg->pool_rows [index].behaviour > DROVER_POOLADMIN_DRAIN;
-    for (uint32_t index = 0; index < msg->nwhys; index++)
-        unknown |= msg->whys [index].code > DROVER_WHY_MAX;
-    for (uint32_t index = 0; index < msg->nservices; index++)
-        unknown |= msg->service_rows [index].state > DROVER_SERVICE_STATE_MAX;
-    for (uint32_t index = 0; index < msg->nreplicas; index++)
-        unknown |= msg->replica_rows [index].state > DROVER_REPLICA_STATE_MAX;
-    for (uint32_t index = 0; index < msg->nchanges; index++)
-        unknown |= msg->changes [index].kind > DROVER_CHANGE_KIND_MAX;
-    return unknown;
-}
-
-//  True if the broker sends messages of this id: their receivers keep the
-//  values they do not know (the HELLOs, though lenient, are not among them)
-static bool
-s_from_broker (int id)
-{
-    int ids [] = { DROVER_MSG_WORKER_WELCOME, DROVER_MSG_WORKER_LEAVE, DROVER_MSG_TASK_OFFER,
-                   DROVER_MSG_TASK_KILL, DROVER_MSG_TASK_ACCEPTED, DROVER_MSG_TASK_DONE,
-                   DROVER_MSG_TASK_TABLE, DROVER_MSG_WORKER_TABLE, DROVER_MSG_OK,
-                   DROVER_MSG_ERROR, DROVER_MSG_EVENT_LIST, DROVER_MSG_TASK_EXPLANATION,
-                   DROVER_MSG_TASK_INFO, DROVER_MSG_POOL_TABLE, DROVER_MSG_WORKER_GATHER,
-                   DROVER_MSG_SERVICE_TABLE, DROVER_MSG_PLAN_RESULT, DROVER_MSG_REDIRECT,
-                   DROVER_MSG_QUEUE_TABLE, DROVER_MSG_CLIENT_WELCOME };
-    for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++)
-        if (ids [index] == id)
-            return true;
-    return false;
-}
-
 //  Whatever decode accepts must encode again and decode to the same, but
 //  for a message from the broker that holds a value this version does not
 //  know: the encoder refuses to send that on
@@ -2016,7 +1967,7 @@ static void
 s_check_accepted (drover_msg_t *msg)
 {
     zframe_t *frame = drover_msg_encode (msg);
-    if (!frame && s_from_broker (msg->id) && s_holds_unknown_value (msg))
+    if (!frame && testcodec_from_broker (msg->id) && testcodec_holds_unknown_value (msg))
         return;
     if (!frame)
         fail_msg ("%s decoded but does not encode", drover_msg_name (msg->id));
