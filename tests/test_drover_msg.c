@@ -2952,6 +2952,21 @@ test_lenient_to_a_newer_broker (void **state)
     assert_true (copy->stats.load [0] == 0.5 && copy->stats.load [2] == 2);
     assert_true (copy->stats.mem_used == 100 && copy->stats.disk_total == 103);
     assert_int_equal (copy->stats.running, 104);
+    //  ... whose 9th is nested as deep as a message may go (message >
+    //  stats > [ > [): it was refused as "nesting deeper than the limit",
+    //  the stats' elements walked as if a level deeper than they are
+    s_raw_begin (&raw, DROVER_MSG_WORKER_HEARTBEAT, 3, 1);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 9);
+    for (int index = 0; index < 8; index++)
+        msgpack_pack_uint8 (&raw.pk, (uint8_t) index);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_uint8 (&raw.pk, 9);
+    s_raw_into (&raw, copy);
+    assert_true (copy->stats.load [1] == 1);
+    assert_int_equal (copy->stats.running, 7);
     s_raw_begin (&raw, DROVER_MSG_WORKER_HEARTBEAT, 3, 1);
     testcodec_raw_str (&raw, "w1", 2);
     msgpack_pack_uint8 (&raw.pk, 1);
