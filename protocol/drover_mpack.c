@@ -267,18 +267,6 @@ drover_mpack_read_u8 (drover_mpack_cursor_t *cursor, int part, uint8_t max, uint
     return true;
 }
 
-//  Read a flag: 0 or 1, whatever the cursor (a flag is not an enum: a
-//  receiver that does not know a value cannot keep it for later)
-bool
-drover_mpack_read_flag (drover_mpack_cursor_t *cursor, int part, uint8_t *value)
-{
-    uint64_t wide;
-    if (!drover_mpack_read_uint (cursor, part, 1, &wide))
-        return false;
-    *value = (uint8_t) wide;
-    return true;
-}
-
 //  Read a signed 32-bit integer
 bool
 drover_mpack_read_i32 (drover_mpack_cursor_t *cursor, int part, int32_t *value)

@@ -163,10 +163,6 @@ bool
 bool
     drover_mpack_read_u32 (drover_mpack_cursor_t *cursor, int part, uint32_t *value);
 
-//  Read a flag: 0 or 1, on any cursor
-bool
-    drover_mpack_read_flag (drover_mpack_cursor_t *cursor, int part, uint8_t *value);
-
 //  Read a uint8 (an enum) of at most max; on a lenient cursor, any uint8
 bool
     drover_mpack_read_u8 (drover_mpack_cursor_t *cursor, int part, uint8_t max, uint8_t *value);

@@ -134,14 +134,16 @@ s_errors [P_COUNT] = {
 #define S_WHY_MIN           7       //  header + 4 fixints + empty str + empty array
 
 //  Skip the elements of a record after the known ones it has read, up to
-//  count, at depth (PROTOCOL.md §12: records grow at their end, and a
-//  receiver passes over what it does not know; the message was walked
-//  already, so each is a well-formed value within the nesting limit)
+//  count, the record at depth (PROTOCOL.md §12: records grow at their end,
+//  and a receiver passes over what it does not know; the message was walked
+//  already, so each is a well-formed value within the nesting limit, and a
+//  record at the limit holds no container)
 static bool
 s_skip_rest (drover_mpack_cursor_t *cursor, uint32_t known, uint32_t count, int depth)
 {
+    int levels = depth < DROVER_DEPTH_MAX? DROVER_DEPTH_MAX - depth: 1;
     for (uint32_t element = known; element < count; element++)
-        if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - depth))
+        if (!drover_mpack_walk (cursor, levels))
             return false;
     return true;
 }
@@ -193,9 +195,10 @@ drover_msg_fields_read_labels (drover_mpack_cursor_t *cursor, int part, char **l
     return true;
 }
 
-//  Read the 8-element stats record
+//  Read the stats record (8 elements, or more from a later level), itself
+//  at depth: a HEARTBEAT's 2, a worker row's 4
 static bool
-s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats)
+s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats, int depth)
 {
     uint32_t count;
     if (!drover_mpack_read_array (cursor, F_STATS, 8, UINT32_MAX, 1, &count))
@@ -208,7 +211,7 @@ s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats)
         && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_used)
         && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_total)
         && drover_mpack_read_u32 (cursor, F_STATS, &stats->running)
-        && s_skip_rest (cursor, 8, count, 3);
+        && s_skip_rest (cursor, 8, count, depth);
 }
 
 //  Read the running attempts of a HELLO
@@ -435,7 +438,7 @@ s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         ||  !drover_mpack_read_u64 (cursor, F_MEM, &row->mem)
         ||  !drover_mpack_read_u64 (cursor, P_MEM_USED, &row->mem_used)
         ||  !drover_msg_fields_read_labels (cursor, F_LABELS, row->labels, &row->nlabels)
-        ||  !s_read_stats (cursor, &row->stats))
+        ||  !s_read_stats (cursor, &row->stats, 4))
             return false;
         if (fields > 9
         &&  (!drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved)
@@ -553,7 +556,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_LABELS:
         case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
         case F_RUNNING:     return s_read_running (cursor, self);
-        case F_STATS:       return s_read_stats (cursor, &self->stats);
+        case F_STATS:       return s_read_stats (cursor, &self->stats, 2);
         case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);
         case F_TIMEOUT:     return drover_mpack_read_u32 (cursor, field, &self->timeout);
         case F_RETRIES:     return drover_mpack_read_u32 (cursor, field, &self->retries);
@@ -592,7 +595,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_STATE_ID:    return s_read_state_id (cursor, self);
         case F_SINCE:       return drover_mpack_read_u64 (cursor, field, &self->since);
         case F_LAST:        return drover_mpack_read_u64 (cursor, field, &self->last);
-        case F_MORE:        return drover_mpack_read_flag (cursor, field, &self->more);
+        case F_MORE:        return drover_mpack_read_u8 (cursor, field, 1, &self->more);
         case F_EVENTS:      return s_read_events (cursor, self);
         case F_INFO:        return s_read_info (cursor, self);
         case F_WHYS:        return s_read_whys (cursor, self);

@@ -144,7 +144,7 @@ s_read_summary (drover_mpack_cursor_t *cursor, drover_pool_summary_t *pool)
 {
     uint32_t fields;
     return drover_mpack_read_array (cursor, P_SUMMARY, S_SUMMARY_KNOWN, UINT32_MAX, 1, &fields)
-        && drover_mpack_read_flag (cursor, P_ENABLED, &pool->enabled)
+        && drover_mpack_read_u8 (cursor, P_ENABLED, 1, &pool->enabled)
         && drover_mpack_read_id (cursor, P_DRIVER, true, pool->driver)
         && drover_mpack_read_u32 (cursor, P_LIVE, &pool->live)
         && drover_mpack_read_u32 (cursor, P_MAX_INSTANCES, &pool->max_instances)

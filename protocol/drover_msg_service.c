@@ -229,7 +229,7 @@ s_read_stats (drover_mpack_cursor_t *cursor, drover_service_stats_t *stats)
     ||  !drover_mpack_read_u64 (cursor, P_TERM, &stats->term)
     ||  !drover_mpack_read_u64 (cursor, P_AT, &stats->at)
     ||  !drover_mpack_read_u32 (cursor, P_DURATION, &stats->duration)
-    ||  !drover_mpack_read_flag (cursor, P_COMPLETE, &stats->complete)
+    ||  !drover_mpack_read_u8 (cursor, P_COMPLETE, 1, &stats->complete)
     ||  !drover_mpack_read_fixed (cursor, P_STATS_WHY, DROVER_REASON_MAX, stats->why))
         return false;
     uint32_t *counts [] = {
