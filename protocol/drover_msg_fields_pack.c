@@ -347,6 +347,9 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_OUTCOME:
             if (self->outcome > DROVER_OUTCOME_MAX)
                 return -1;
+            //  Level 1 has no MACHINE_FAILED: the nearest is SPAWN_FAILED
+            if (level < 2 && self->outcome == DROVER_OUTCOME_MACHINE_FAILED)
+                return msgpack_pack_uint8 (pk, DROVER_OUTCOME_SPAWN_FAILED), 0;
             return msgpack_pack_uint8 (pk, self->outcome), 0;
         case F_STATE:
             if (self->state >= DROVER_TASK_STATES)

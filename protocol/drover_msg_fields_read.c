@@ -133,21 +133,6 @@ s_errors [P_COUNT] = {
 #define S_EVENT_MIN         11      //  bin header (2) + {"topic": "x"} (9)
 #define S_WHY_MIN           7       //  header + 4 fixints + empty str + empty array
 
-//  Skip the elements of a record after the known ones it has read, up to
-//  count, the record at depth (PROTOCOL.md §12: records grow at their end,
-//  and a receiver passes over what it does not know; the message was walked
-//  already, so each is a well-formed value within the nesting limit, and a
-//  record at the limit holds no container)
-static bool
-s_skip_rest (drover_mpack_cursor_t *cursor, uint32_t known, uint32_t count, int depth)
-{
-    int levels = depth < DROVER_DEPTH_MAX? DROVER_DEPTH_MAX - depth: 1;
-    for (uint32_t element = known; element < count; element++)
-        if (!drover_mpack_walk (cursor, levels))
-            return false;
-    return true;
-}
-
 //  Read a string of at most max bytes into a new copy; "" gives NULL
 static bool
 s_read_text (drover_mpack_cursor_t *cursor, int field, size_t max, char **text_p)
@@ -211,7 +196,10 @@ s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats, int depth)
         && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_used)
         && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_total)
         && drover_mpack_read_u32 (cursor, F_STATS, &stats->running)
-        && s_skip_rest (cursor, 8, count, depth);
+        //  (a worker row's stats sit at the deepest place: what follows in
+        //  them is a scalar, which the walk of the whole message checked)
+        && drover_mpack_skip_rest (cursor, count, 8,
+                                   depth < DROVER_DEPTH_MAX? depth: DROVER_DEPTH_MAX - 1);
 }
 
 //  Read the running attempts of a HELLO
@@ -229,7 +217,7 @@ s_read_running (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         if (!drover_mpack_read_array (cursor, P_RUNNING_ITEM, 2, UINT32_MAX, 1, &pair)
         ||  !drover_mpack_read_u64 (cursor, F_TASK, &self->running [index].task)
         ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &self->running [index].attempt)
-        ||  !s_skip_rest (cursor, 2, pair, 3))
+        ||  !drover_mpack_skip_rest (cursor, pair, 2, 3))
             return false;
     return true;
 }
@@ -336,7 +324,7 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
             memcpy (row->reason, summary, length);
             row->reason [length] = 0;
         }
-        if (!s_skip_rest (cursor, S_TASK_ROW_KNOWN, fields, 3))
+        if (!drover_mpack_skip_rest (cursor, fields, S_TASK_ROW_KNOWN, 3))
             return false;
     }
     return true;
@@ -373,7 +361,7 @@ s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
             if (!drover_mpack_read_id (cursor, P_WHY_NAMES, false, why->names [name]))
                 return false;
         why->nnames = names;
-        if (!s_skip_rest (cursor, 6, fields, 3))
+        if (!drover_mpack_skip_rest (cursor, fields, 6, 3))
             return false;
     }
     return true;
@@ -411,7 +399,7 @@ s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
     if (fields > 18 && !drover_mpack_read_fixed (cursor, P_WORKER_RELEASE, DROVER_RELEASE_MAX,
                                                  row->release))
         return false;
-    return s_skip_rest (cursor, S_WORKER_ROW_KNOWN, fields, 3);
+    return drover_mpack_skip_rest (cursor, fields, S_WORKER_ROW_KNOWN, 3);
 }
 
 //  Read the rows of a WORKER TABLE
@@ -752,7 +740,7 @@ drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_
         while (self->implied < DROVER_MSG_LEVEL
         &&     have > drover_msg_fields_at (self->id, self->implied, fields))
             self->implied++;
-        return s_skip_rest (cursor, (uint32_t) read, (uint32_t) have, 1);
+        return drover_mpack_skip_rest (cursor, (uint32_t) have, (uint32_t) read, 1);
     }
     return drover_mpack_fail (cursor, "message: wrong number of fields");
 }
