@@ -478,6 +478,9 @@ s_handle_metrics (self_t *self, uint64_t round)
         counts [view.admin == DROVER_ADMIN_HOLD? DROVER_METRIC_ADMIN_HOLD:
                 view.admin == DROVER_ADMIN_DRAIN? DROVER_METRIC_ADMIN_DRAIN:
                                                   DROVER_METRIC_ADMIN_RUN]++;
+        drover_schedq_worker_t *worker = (drover_schedq_worker_t *) zhashx_lookup (self->workers, id);
+        counts [worker && worker->level > 1? DROVER_METRIC_WORKERS_LEVEL_2
+                                           : DROVER_METRIC_WORKERS_LEVEL_1]++;
         counts [DROVER_METRIC_PROCS] += view.procs;
         counts [DROVER_METRIC_PROCS_USED] += view.procs_used;
         counts [DROVER_METRIC_MEMORY] += view.mem;

@@ -527,10 +527,44 @@ test_service_gauges_served (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Workers are counted by the protocol level their agent speaks, and what
+//  the broker re-encodes for an older one is counted: a worker of level 1
+//  (its HELLO of six fields, as drover 0.1 sent) beside two of this level
+static void
+test_worker_levels_counted (void **state)
+{
+    int port;
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_cluster (&port, &dealer, "0");
+    assert_true (s_await_value (port, "drover_workers_level{level=\"2\"}", 2, 10000));
+    assert_int_equal (s_await_value (port, "drover_workers_level{level=\"1\"}", 0, 5000), true);
+    zsock_t *elder = zsock_new_dealer (cluster->endpoint);
+    assert_non_null (elder);
+    drover_msg_t *hello = testutil_played_msg ("elder", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    hello->seq = 1;
+    zframe_t *frame = drover_msg_encode_level (hello, 1);
+    drover_msg_destroy (&hello);
+    assert_int_equal (zframe_send (&frame, elder, 0), 0);
+    drover_msg_t *welcome = testutil_recv_msg (elder, 5000);
+    assert_non_null (welcome);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    assert_int_equal (welcome->implied, 1);     //  WELCOME as level 1 has it
+    drover_msg_destroy (&welcome);
+    assert_true (s_await_value (port, "drover_workers_level{level=\"1\"}", 1, 10000));
+    char *text = s_scrape (port);
+    assert_true (s_value (text, "drover_older_peer_messages_total{fate=\"fitted\"}") >= 1);
+    assert_int_equal (s_value (text, "drover_older_peer_messages_total{fate=\"unsent\"}"), 0);
+    free (text);
+    zsock_destroy (&elder);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_worker_levels_counted),
         cmocka_unit_test (test_counts_match_what_was_done),
         cmocka_unit_test (test_pool_gauges_served),
         cmocka_unit_test (test_service_gauges_served),

@@ -577,6 +577,10 @@ s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int target
     drover_metricset_t *counts = drover_metricset_new ();
     for (int id = DROVER_METRIC_BAD_400; id <= DROVER_METRIC_BAD_302; id++)
         drover_metricset_set (counts, (drover_metric_t) id, self->answered [id]);
+    drover_metricset_set (counts, DROVER_METRIC_LEVEL_FITTED,
+                          drover_peerlevels_fitted (self->levels));
+    drover_metricset_set (counts, DROVER_METRIC_LEVEL_UNSENT,
+                          drover_peerlevels_unsent (self->levels));
     drover_metricset_say (counts, self->outboxes [S_METRICS],
                           drover_actor_number (zframe_data (round), zframe_size (round)));
     drover_metricset_destroy (&counts);
