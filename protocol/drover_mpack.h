@@ -114,6 +114,8 @@ typedef struct {
     const byte *end;                //  one past the last byte
     const char *error;              //  first thing found wrong, static text
     const drover_mpack_errors_t *errors;    //  the codec's error texts, by part
+    bool too_large;                 //  that was a str, bin or array longer than its
+                                    //  range allows (not a fixed size): ERROR 413
 } drover_mpack_cursor_t;
 
 //  A cursor over size bytes at data (NULL reads as empty), saying what is
@@ -121,7 +123,7 @@ typedef struct {
 static inline drover_mpack_cursor_t
 drover_mpack_cursor (const byte *data, size_t size, const drover_mpack_errors_t *errors)
 {
-    drover_mpack_cursor_t cursor = { data, data? data + size: data, NULL, errors };
+    drover_mpack_cursor_t cursor = { data, data? data + size: data, NULL, errors, false };
     return cursor;
 }
 
