@@ -193,8 +193,9 @@ s_assert_too_large (testcodec_raw_t *raw, bool too_large, const char *text)
     drover_msg_destroy (&msg);
 }
 
-//  Pack a SUBMIT's fields up to its labels, which the caller packs, then
-//  the rest: priority, procs, mem, [labels], timeout, retries, flags, body
+//  Start a raw SUBMIT of nfields fields and pack those before its labels
+//  (priority, procs 1, mem); the caller packs the labels, then
+//  s_submit_end the rest
 static void
 s_submit_begin (testcodec_raw_t *raw, size_t nfields)
 {
@@ -204,6 +205,7 @@ s_submit_begin (testcodec_raw_t *raw, size_t nfields)
     msgpack_pack_int (&raw->pk, 0);
 }
 
+//  Pack a SUBMIT's fields after its labels: timeout, retries, flags, body
 static void
 s_submit_end (testcodec_raw_t *raw)
 {
