@@ -116,6 +116,8 @@ typedef struct {
     const drover_mpack_errors_t *errors;    //  the codec's error texts, by part
     bool lenient;                   //  enums: any uint8 is taken, unknown values kept
                                     //  (what a newer sender may say, PROTOCOL.md §12)
+    bool too_large;                 //  that was a str, bin or array longer than its
+                                    //  range allows (not a fixed size): ERROR 413
 } drover_mpack_cursor_t;
 
 //  A cursor over size bytes at data (NULL reads as empty), saying what is
@@ -123,7 +125,7 @@ typedef struct {
 static inline drover_mpack_cursor_t
 drover_mpack_cursor (const byte *data, size_t size, const drover_mpack_errors_t *errors)
 {
-    drover_mpack_cursor_t cursor = { data, data? data + size: data, NULL, errors, false };
+    drover_mpack_cursor_t cursor = { data, data? data + size: data, NULL, errors, false, false };
     return cursor;
 }
 

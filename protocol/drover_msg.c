@@ -172,20 +172,25 @@ drover_msg_fit (zframe_t **payload_p, int level)
 
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
 //  with self->error saying why. On failure self holds nothing but id and
-//  seq (when they could be read), error and bad_version.
+//  seq (as drover_msg_peek reads them: 0 when they cannot be read), error,
+//  bad_version and too_large.
 int
 drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
 {
     assert (self);
     drover_msg_reset (self);
     drover_mpack_cursor_t cursor = drover_msg_fields_cursor (data, size);
+    bool too_large = false;     //  a field longer than its type allows
     if (!data || size == 0)
         drover_mpack_fail (&cursor, "empty message");
     else
-    if (size > DROVER_MSG_MAX)
+    if (size > DROVER_MSG_MAX) {
         drover_mpack_fail (&cursor, "message too large");
+        too_large = true;
+    }
     else {
         int64_t count = drover_msg_fields_read_header (&cursor, self);
+        cursor.too_large = false;   //  the header's faults are not sizes
         if (count >= 0) {
             //  Structure first: nothing is allocated from bytes that lie
             drover_mpack_cursor_t walker = drover_msg_fields_cursor (data, size);
@@ -194,36 +199,53 @@ drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
             else
             if (walker.ptr != walker.end)
                 drover_mpack_fail (&cursor, DROVER_MPACK_TRAILING);
-            else
+            else {
                 drover_msg_fields_read (&cursor, self, (size_t) count);
+                too_large = cursor.too_large;
+            }
         }
     }
     if (!cursor.error)
         return 0;
-    int id = self->id;
-    uint32_t seq = self->seq;
     bool bad_version = self->bad_version;
     drover_msg_reset (self);
-    self->id = id;
+    uint32_t seq;
+    int id = drover_msg_peek (data, size, &seq);
+    self->id = id > 0? id: 0;
     self->seq = seq;
     self->bad_version = bad_version;
+    self->too_large = too_large;
     self->error = cursor.error;
     return -2;
 }
 
-//  Read only the header of an encoded message: returns its id (0 if
-//  unknown or unreadable) and sets *seq_p (0 if unreadable). The header's
-//  layout is the same in every version (PROTOCOL.md §4), so any version
-//  is read; what follows the seq is not looked at.
+//  Read only the header of an encoded message, as every version lays it
+//  out (PROTOCOL.md §5): an array of at least 4 elements, elements 0..2
+//  any well-formed values, element 3 the seq, a uint32. Returns the id
+//  (element 2 if it is a known message id, else 0) and sets *seq_p; or
+//  returns -1 and sets *seq_p to 0 if the seq cannot be read. What follows
+//  the seq is not looked at.
 int
 drover_msg_peek (const byte *data, size_t size, uint32_t *seq_p)
 {
     assert (seq_p);
-    drover_msg_t header = { 0 };
+    *seq_p = 0;
     drover_mpack_cursor_t cursor = drover_msg_fields_cursor (data, size);
-    drover_msg_fields_read_header (&cursor, &header);
-    *seq_p = header.seq;
-    return header.id;
+    uint32_t count;
+    if (!drover_mpack_read_array (&cursor, 0, 4, UINT32_MAX, 1, &count)
+    ||  !drover_mpack_skip_rest (&cursor, 2, 0, 1))
+        return -1;              //  not an array of 4, or elements 0..1 broken
+    drover_mpack_cursor_t element = cursor;
+    uint64_t id;
+    bool negative;
+    if (!drover_mpack_read_integer (&element, cursor.errors, &negative, &id) || negative)
+        id = 0;
+    uint64_t seq;
+    if (!drover_mpack_skip_rest (&cursor, 1, 0, 1)
+    ||  !drover_mpack_read_uint (&cursor, 0, UINT32_MAX, &seq))
+        return -1;
+    *seq_p = (uint32_t) seq;
+    return id >= 1 && id <= DROVER_MSG_ID_MAX? (int) id: 0;
 }
 
 //  Receive one frame from a DEALER and decode it. Returns 0, -1 if

@@ -588,6 +588,8 @@ typedef struct {
     //  Set by a failed decode
     const char *error;              //  static text saying what was malformed
     bool bad_version;               //  the failure was an unknown version (ERROR 426)
+    bool too_large;                 //  the failure was a str, bin or array longer than
+                                    //  its type allows (ERROR 413)
 } drover_msg_t;
 
 //  Create an empty message with the given id; never returns NULL
@@ -632,15 +634,18 @@ int
     drover_msg_fit (zframe_t **payload_p, int level);
 
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
-//  with self->error saying why. Allocates nothing until the whole structure
-//  has been checked; then at most the bound in PROTOCOL.md, "Limits".
+//  with self->error saying why, self->too_large if that is a size past its
+//  limit, and the seq and id drover_msg_peek reads. Allocates nothing until
+//  the whole structure has been checked; then at most the bound in
+//  PROTOCOL.md, "Limits".
 int
     drover_msg_decode (drover_msg_t *self, const byte *data, size_t size);
 
-//  Read only the header of an encoded message (signature, any version, id,
-//  seq): returns the message id (0 if unknown or unreadable) and sets
-//  *seq_p to the seq (0 if unreadable). For answering a message that is
-//  not decoded (too large, more than one frame) with its seq.
+//  Read only the seq and id of an encoded message, as PROTOCOL.md §5 says:
+//  an array of at least 4 elements, elements 0..2 any well-formed values,
+//  element 3 a uint32. Returns the message id (element 2 if it names one,
+//  else 0) and sets *seq_p; or returns -1 with *seq_p 0 if the seq is not
+//  readable. For answering a message that is not decoded with its seq.
 int
     drover_msg_peek (const byte *data, size_t size, uint32_t *seq_p);
 

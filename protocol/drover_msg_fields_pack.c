@@ -145,7 +145,7 @@ s_pack_whys (msgpack_packer *pk, const drover_msg_t *self)
     for (uint32_t index = 0; index < self->nwhys; index++) {
         const drover_why_t *why = &self->whys [index];
         size_t text = strnlen (why->text, DROVER_LABEL_MAX + 1);
-        if (why->code == 0 || why->code > DROVER_WHY_MAX || text > DROVER_LABEL_MAX
+        if (why->code == 0 || text > DROVER_LABEL_MAX
         ||  why->nnames > DROVER_WHY_NAMES_MAX)
             return -1;
         msgpack_pack_array (pk, 6);

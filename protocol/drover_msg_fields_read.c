@@ -346,7 +346,7 @@ s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         const char *text;
         size_t length;
         if (!drover_mpack_read_array (cursor, P_WHY_ITEM, 6, UINT32_MAX, 1, &fields)
-        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, DROVER_WHY_MAX, &why->code)
+        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, UINT8_MAX, &why->code)   //  any: §7.28
         ||  !drover_mpack_read_u32 (cursor, P_WHY_ITEM, &why->count)
         ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->a)
         ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->b)
@@ -541,8 +541,10 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_PRIORITY:    return drover_mpack_read_i32 (cursor, field, &self->priority);
         case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
         case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
-        case F_LABELS:
-        case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
+        case F_LABELS:      return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
+        case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels)
+                                && (self->nlabels > 0      //  a filter has 1..16, left out for none
+                                    || drover_mpack_fail (cursor, s_errors [F_LABELS].range));
         case F_RUNNING:     return s_read_running (cursor, self);
         case F_STATS:       return s_read_stats (cursor, &self->stats, 2);
         case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);

@@ -83,10 +83,8 @@ test_every_request_redirected (void **state)
             msg->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
             msg->tasks [0] = 7;
         }
-        //  A heartbeat or goodbye is not numbered: its REDIRECT has seq 0
-        bool numbered = ids [index] != DROVER_MSG_WORKER_HEARTBEAT
-                     && ids [index] != DROVER_MSG_WORKER_GOODBYE;
-        uint32_t seq = numbered? 100 + (uint32_t) index: 0;
+        //  A heartbeat or goodbye is numbered too (PROTOCOL.md §5)
+        uint32_t seq = 100 + (uint32_t) index;
         msg->seq = seq;
         drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
         if (!reply)
@@ -251,6 +249,27 @@ test_malformed_input (void **state)
     assert_int_equal (drover_standby_malformed (fixture->standby), 5);
     assert_int_equal (drover_standby_redirects (fixture->standby), 0);
 
+    //  A field past its limit (a WORKER ADMIN reason of 257 bytes): 413;
+    //  a wrong signature whose seq reads: 400 with that seq (PROTOCOL.md
+    //  §5); an element 3 that is no seq: no answer, so the next answer is
+    //  the TASK LIST's below
+    byte admin [15 + DROVER_REASON_MAX + 1];
+    memcpy (admin, "\x97\xa3" "DRV\x01\x13\x2b\xa2" "w1\x01\xda\x01\x01", 15);
+    memset (admin + 15, 'r', DROVER_REASON_MAX + 1);
+    reply = s_exchange_raw (fixture, admin, sizeof admin, false, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->code, DROVER_CODE_TOO_LARGE);
+    assert_int_equal (reply->seq, 43);
+    drover_msg_destroy (&reply);
+    reply = s_exchange_raw (fixture, (const byte *) "\x95\xa3" "DRX\x01\x0e\x2c\x01", 9,
+                            false, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 44);
+    drover_msg_destroy (&reply);
+    frame = zframe_new ("\x95\xa3" "DRV\x01\x0e\xc0\x01", 9);
+    zframe_send (&frame, fixture->dealer, 0);
+
     //  ... and it still answers
     msg = drover_msg_new (DROVER_MSG_TASK_LIST);
     msg->seq = 42;
@@ -267,6 +286,7 @@ test_burst_answered (void **state)
 {
     s_fixture_t *fixture = (s_fixture_t *) *state;
     drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+    s_say_level (fixture);
     int count = 3000;
     for (int index = 1; index <= count; index++) {
         drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);

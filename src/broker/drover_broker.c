@@ -249,6 +249,14 @@ s_answer_hello (s_broker_t *self, s_route_t route, drover_msg_t *msg)
     drover_msg_destroy (&reply);
 }
 
+//  True if a message id is a status (OK, ERROR, REDIRECT): never answered,
+//  even when broken, so that two peers cannot loop
+static bool
+s_is_status (int id)
+{
+    return id == DROVER_MSG_OK || id == DROVER_MSG_ERROR || id == DROVER_MSG_REDIRECT;
+}
+
 //  Route one decoded message by the routing table; consumes msg. The
 //  actor it is handed to owns it from then on (ACTORS.md, MSG).
 static void
@@ -276,8 +284,7 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
         drover_msg_destroy (&reply);
     }
     else
-    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR
-    ||  msg->id == DROVER_MSG_REDIRECT)
+    if (s_is_status (msg->id))
         //  Never answer a status with a status: two peers could loop
         self->malformed++;
     else {
@@ -291,7 +298,7 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 
 //  Refuse a payload that is not decoded (more than one frame, too large),
 //  echoing its seq when its header can be read (PROTOCOL.md §5); like any
-//  status, one that says it is an OK or ERROR is not answered
+//  status, one that says it is an OK, ERROR or REDIRECT is not answered
 static void
 s_refuse_undecoded (s_broker_t *self, s_route_t route, const byte *data, size_t size,
                     const char *what, int code, const char *reason)
@@ -300,7 +307,7 @@ s_refuse_undecoded (s_broker_t *self, s_route_t route, const byte *data, size_t 
     s_warn_bad_input (self, what, data, size);
     uint32_t seq;
     int id = drover_msg_peek (data, size, &seq);
-    if (id != DROVER_MSG_OK && id != DROVER_MSG_ERROR)
+    if (!s_is_status (id))
         s_reply_error (self, route, seq, code, reason);
 }
 
@@ -340,11 +347,12 @@ s_accept_payload (s_broker_t *self, s_route_t route, zmq_msg_t *payload, bool ex
     self->malformed++;
     const char *error = msg->error? msg->error: "malformed";
     s_warn_bad_input (self, error, data, size);
-    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR) {
+    if (s_is_status (msg->id)) {
         drover_msg_destroy (&msg);
         return;                 //  a status is never answered, even a broken one
     }
-    int code = msg->bad_version? DROVER_CODE_BAD_VERSION: DROVER_CODE_BAD_REQUEST;
+    int code = msg->bad_version? DROVER_CODE_BAD_VERSION
+             : msg->too_large? DROVER_CODE_TOO_LARGE: DROVER_CODE_BAD_REQUEST;
     s_reply_error (self, route, msg->seq, code, error);
     drover_msg_destroy (&msg);
 }

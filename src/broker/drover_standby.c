@@ -146,15 +146,14 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
         self->malformed++;
         s_warn (self, msg->error? msg->error: "malformed");
         reply = drover_msg_new (DROVER_MSG_ERROR);
-        reply->code = msg->bad_version? DROVER_CODE_BAD_VERSION: DROVER_CODE_BAD_REQUEST;
+        reply->code = msg->bad_version? DROVER_CODE_BAD_VERSION
+                    : msg->too_large? DROVER_CODE_TOO_LARGE: DROVER_CODE_BAD_REQUEST;
         drover_msg_set_reason (reply, msg->error? msg->error: "malformed");
-        seq = msg->seq;
-        id = msg->id;
     }
     //  A status is never answered, even a broken one: two peers could loop;
     //  nor is what has no readable header (it is no one's request)
     bool status = id == DROVER_MSG_OK || id == DROVER_MSG_ERROR || id == DROVER_MSG_REDIRECT;
-    bool readable = id != 0 || seq != 0 || msg->bad_version;
+    bool readable = id >= 0;    //  its seq could be read (PROTOCOL.md §5)
     if (!status && readable) {
         reply->seq = seq;
         s_send (self, route, reply);

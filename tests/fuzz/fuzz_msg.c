@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                 && !msg->pool_rows && !msg->running && !msg->tasks && !msg->out && !msg->err
                 && msg->nrows == 0);
         //  What a refusal echoes is what the header alone gives
-        assert (msg->seq == 0 || msg->seq == peeked);
+        assert (msg->seq == peeked && msg->id == (id > 0? id: 0));
     }
     else {
         assert (msg->seq == peeked && msg->id == id);
