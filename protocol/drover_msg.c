@@ -170,6 +170,21 @@ drover_msg_fit (zframe_t **payload_p, int level)
     return 0;
 }
 
+//  Say this codec's level on a client's DEALER (CLIENT HELLO, seq 0, its
+//  answer not awaited). Returns 0, or -1 if the socket refused it.
+int
+drover_msg_say_level (zsock_t *dealer)
+{
+    assert (dealer);
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
+    zframe_t *frame = drover_msg_encode (hello);
+    assert (frame);             //  a level and a release always fit
+    drover_msg_destroy (&hello);
+    int rc = zframe_send (&frame, dealer, ZFRAME_DONTWAIT);
+    zframe_destroy (&frame);
+    return rc;
+}
+
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
 //  with self->error saying why. On failure self holds nothing but id and
 //  seq (as drover_msg_peek reads them: 0 when they cannot be read), error,

@@ -633,6 +633,13 @@ int
 int
     drover_msg_fit (zframe_t **payload_p, int level);
 
+//  Say this codec's level on a client's DEALER: a CLIENT HELLO with seq 0,
+//  whose answer (CLIENT WELCOME, seq 0) the caller does not wait for. What
+//  a client sends first on each connection (PROTOCOL.md §12.1). Returns 0,
+//  or -1 if the socket refused it (never blocks).
+int
+    drover_msg_say_level (zsock_t *dealer);
+
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
 //  with self->error saying why, self->too_large if that is a size past its
 //  limit, and the seq and id drover_msg_peek reads. Allocates nothing until

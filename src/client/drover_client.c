@@ -362,15 +362,10 @@ s_say_hello_when_due (drover_client_t *self)
     uint64_t connects = drover_handshake_connects (self->handshake);
     if (self->hello_said && connects == self->hello_connects)
         return;
-    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
-    zframe_t *frame = drover_msg_encode (hello);        //  seq 0: not a request we await
-    assert (frame);
-    if (zframe_send (&frame, self->dealer, ZFRAME_DONTWAIT) == 0) {
+    if (drover_msg_say_level (self->dealer) == 0) {
         self->hello_said = true;
         self->hello_connects = connects;
     }
-    zframe_destroy (&frame);
-    drover_msg_destroy (&hello);
 }
 
 //  Encode and send one request. Returns 0 or -1 with the error set.
