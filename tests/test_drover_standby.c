@@ -25,7 +25,7 @@ s_setup (void **state)
     assert_true (port > 0);
     fixture->dealer = zsock_new (ZMQ_DEALER);
     assert_int_equal (zsock_connect (fixture->dealer, "tcp://127.0.0.1:%d", port), 0);
-    fixture->standby = drover_standby_new (fixture->router);
+    fixture->standby = drover_standby_new (fixture->router, NULL);
     *state = fixture;
     return 0;
 }

@@ -26,20 +26,24 @@ struct _drover_standby_t {
     uint64_t unsent;            //  replies the router refused (peer gone, not reading)
     int64_t warned_at;          //  msec (mono) of the last bad-input warning
     drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
-    drover_peerlevels_t *levels;    //  each peer connection's protocol level
+    drover_peerlevels_t *levels;    //  each peer connection's protocol level (borrowed,
+                                    //  or owned_levels)
+    drover_peerlevels_t *owned_levels;  //  our own table, when the caller gave none
 };
 
 
 //  Create a standby over router
 drover_standby_t *
-drover_standby_new (zsock_t *router)
+drover_standby_new (zsock_t *router, drover_peerlevels_t *levels)
 {
     assert (router);
     drover_standby_t *self = (drover_standby_t *) zmalloc (sizeof (drover_standby_t));
     self->router = router;
     self->warned_at = -1000000;
     self->queues = drover_queuetable_new ("");
-    self->levels = drover_peerlevels_new (DROVER_PEERLEVELS_KEPT);
+    if (!levels)
+        levels = self->owned_levels = drover_peerlevels_new (DROVER_PEERLEVELS_KEPT);
+    self->levels = levels;
     return self;
 }
 
@@ -50,7 +54,7 @@ drover_standby_destroy (drover_standby_t **self_p)
     assert (self_p);
     if (*self_p) {
         drover_queuetable_destroy (&(*self_p)->queues);
-        drover_peerlevels_destroy (&(*self_p)->levels);
+        drover_peerlevels_destroy (&(*self_p)->owned_levels);
         free (*self_p);
         *self_p = NULL;
     }
