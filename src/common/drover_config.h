@@ -162,8 +162,18 @@ void
 int
     drover_config_check_pool (drover_config_t *self, char **error_p);
 
-//  Refuse settings that would do nothing: one changed from its default
-//  that takes effect only with another that is not set (pool/... without
+//  Return the path of the setting at index ("section/key", the settings
+//  table's order), or NULL past the last
+const char *
+    drover_config_path (size_t index);
+
+//  Tell whether the setting at index holds its default value
+bool
+    drover_config_is_default (drover_config_t *self, size_t index);
+
+//  Refuse settings that would do nothing (src/common/drover_configcheck.c):
+//  one changed from its default that takes effect only with another that
+//  is not set (pool/... without
 //  an instance type, ha/... without ha/etcd, security/keys without
 //  security/key and the reverse, broker/metrics-public without
 //  broker/metrics, broker/commit-every without durability batch,
