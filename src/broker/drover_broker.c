@@ -809,6 +809,10 @@ drover_broker_main (int argc, char **argv)
     }
     zsys_set_logident ("drover-broker");
     drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
+    char *idle = drover_config_idle (config);
+    if (idle)
+        zsys_warning ("broker: settings that do nothing: %s", idle);
+    zstr_free (&idle);
     if (s_keep_to_cpus (config->cpus)) {
         drover_config_destroy (&config);
         return 2;
