@@ -10,6 +10,7 @@
 */
 
 #include "drover_cli.h"
+#include "drover_log.h"
 #include "drover_broker.h"
 #include "drover_benchmark.h"
 #include "drover_agent.h"
@@ -241,10 +242,15 @@ s_is_flag (const char *argument, const char *flag)
 int
 main (int argc, char **argv)
 {
-    //  What the libraries log (a client moving to another broker...) is
-    //  not a command's output: stdout stays for what the command prints.
+    //  What the libraries log is not a command's output: stdout stays for
+    //  what the command prints, and stderr hears only their warnings and
+    //  errors, said as the command's own messages are (a client moving to
+    //  the next broker of its list is not news; DROVER_VERBOSE=1 says it).
     //  `drover broker` and `drover worker` choose their own log stream.
-    zsys_set_logstream (stderr);
+    const char *verbose = getenv ("DROVER_VERBOSE");
+    bool chatty = verbose && *verbose && strneq (verbose, "0");
+    if (drover_log_init_tool (STDERR_FILENO, "drover", chatty))
+        zsys_set_logstream (stderr);
     const char *timeout = getenv ("DROVER_TIMEOUT");
     uint32_t msec;
     if (timeout && drover_cli_parse_seconds ("", "DROVER_TIMEOUT", timeout, 86400, &msec) == 0
