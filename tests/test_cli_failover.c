@@ -171,11 +171,83 @@ test_events_follow_the_leader (void **state)
     testutil_ha_destroy (&ha);
 }
 
+//  Wait until the broker at dealer holds count tasks queued; false on
+//  timeout
+static bool
+s_await_queued (zsock_t *dealer, uint64_t count, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    while (zclock_mono () < deadline) {
+        drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+        request->state = 255;
+        request->limit = 0;
+        drover_msg_t *table = testutil_request (dealer, &request, 1000);
+        bool there = table && table->id == DROVER_MSG_TASK_TABLE
+                  && table->counts [DROVER_TASK_QUEUED] >= count;
+        drover_msg_destroy (&table);
+        if (there)
+            return true;
+    }
+    return false;
+}
+
+//  Wait for a background command to exit; its exit status, failing the
+//  test (with its log) if it did not exit 0 in time
+static void
+s_expect_exit_0 (testutil_ha_t *ha, pid_t pid, const char *name)
+{
+    int status = testutil_wait_exit (pid, 20000);
+    if (status == -1)
+        testutil_stop (pid, 1000);
+    if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        fail_msg ("drover %s ended with status 0x%x:\n%s", name, status,
+                  testutil_slurp (testutil_ha_log (ha, name)));
+}
+
+//  A submit as the new leader takes over, while its workers are still
+//  on their way: no warning that no worker is connected, for a task that
+//  runs a moment later. The warning still comes when none could ever run
+//  it. Before: "no worker is connected", at once (issue 27).
+static void
+test_submit_does_not_warn_while_workers_come (void **state)
+{
+    (void) state;
+    testutil_ha_t *ha = testutil_ha_new (2, S_LEASE_TTL, NULL);
+    int leader = testutil_ha_leader (ha, 5000);
+    assert_true (leader >= 0);
+    leader = s_kill_leader (ha, leader);
+    zsock_t *dealer = testutil_ha_dealer (ha, leader);
+    const char *submit [] = { "submit", "--broker", ha->endpoint_list, "--wait", "--", "true",
+                              NULL };
+    pid_t pid = s_spawn (ha, "submit", submit);
+    //  Accepted, and no worker yet: one comes (as the workers of the old
+    //  leader do once they find the new one)
+    assert_true (s_await_queued (dealer, 1, 15000));
+    testutil_ha_add_worker (ha, 0, "w1", 1);
+    s_expect_exit_0 (ha, pid, "submit");
+    char *output = testutil_slurp (testutil_ha_log (ha, "submit"));
+    if (strstr (output, "cannot run on any connected worker"))
+        fail_msg ("submit warned while the worker came:\n%s", output);
+    free (output);
+
+    //  A task no worker could ever run (a label none has): still said
+    const char *labelled [] = { "submit", "--broker", ha->endpoint_list, "--label", "zone=none",
+                                "--", "true", NULL };
+    pid = s_spawn (ha, "labelled", labelled);
+    s_expect_exit_0 (ha, pid, "labelled");
+    assert_true (testutil_await_line (testutil_ha_log (ha, "labelled"),
+                                      "cannot run on any connected worker: no worker has label "
+                                      "zone=none", 0));
+    zsock_destroy (&dealer);
+    testutil_ha_destroy (&ha);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_events_follow_the_leader),
+        cmocka_unit_test (test_submit_does_not_warn_while_workers_come),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
