@@ -242,12 +242,77 @@ test_submit_does_not_warn_while_workers_come (void **state)
     testutil_ha_destroy (&ha);
 }
 
+//  The leader killed: its standby stops naming it once its endpoint
+//  refuses connections, well before the lease ends (before: it named the
+//  dead leader until it was elected itself); a worker that finds itself
+//  sent back to where it is says so once, and does not log "moving from
+//  X to X" at every REDIRECT (issue 27)
+static void
+test_standby_stops_naming_a_dead_leader (void **state)
+{
+    (void) state;
+    testutil_ha_t *ha = testutil_ha_new (2, 4000, NULL);
+    int leader = testutil_ha_leader (ha, 5000);
+    assert_true (leader >= 0);
+    int standby = 1 - leader;
+    testutil_ha_add_worker (ha, 0, "w1", 1);
+    zsock_t *dealer = testutil_ha_dealer (ha, leader);
+    assert_true (testutil_wait_workers (dealer, 1, 15000));
+    zsock_destroy (&dealer);
+
+    pid_t old = ha->brokers [leader];
+    assert_int_equal (kill (old, SIGKILL), 0);
+    assert_true (testutil_await_gone (old, 5000));
+    waitpid (old, NULL, 0);
+    ha->brokers [leader] = 0;
+    //  Ask the standby until it serves: what do its REDIRECTs name?
+    dealer = testutil_ha_dealer (ha, standby);
+    int named_dead = 0, named_none = 0, named_dead_after = 0;
+    bool serves = false;
+    int64_t deadline = zclock_mono () + 30000;
+    for (uint32_t seq = 1; !serves && zclock_mono () < deadline; seq++) {
+        drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+        request->seq = seq;
+        request->state = 255;
+        request->limit = 0;
+        drover_msg_t *reply = testutil_request (dealer, &request, 2000);
+        assert_non_null (reply);
+        if (reply->id == DROVER_MSG_REDIRECT) {
+            bool dead = streq (reply->leader, ha->endpoints [leader]);
+            named_dead += dead;
+            named_none += !*reply->leader;
+            named_dead_after += dead && named_none;
+        }
+        else
+            serves = true;
+        drover_msg_destroy (&reply);
+        zclock_sleep (20);      //  paces the questions while it stands by
+    }
+    print_message ("standby: %d REDIRECTs named the dead leader, %d none, then it served\n",
+                   named_dead, named_none);
+    assert_true (serves);
+    assert_true (named_none > 0);       //  before the fix: 0
+    assert_int_equal (named_dead_after, 0);
+    assert_true (testutil_wait_workers (dealer, 1, 15000));
+    //  The worker was sent back where it was: said at most once a failover
+    char needle [160];
+    snprintf (needle, sizeof needle, "moving from broker=%s to broker=%s ",
+              ha->endpoints [standby], ha->endpoints [standby]);
+    const char *log = testutil_ha_log (ha, "w1");
+    if (testutil_count_lines_with (log, needle))
+        fail_msg ("the worker logged '%s':\n%s", needle, testutil_slurp (log));
+    assert_true (testutil_count_lines_with (log, "asking it again") <= 2);
+    zsock_destroy (&dealer);
+    testutil_ha_destroy (&ha);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_events_follow_the_leader),
         cmocka_unit_test (test_submit_does_not_warn_while_workers_come),
+        cmocka_unit_test (test_standby_stops_naming_a_dead_leader),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
