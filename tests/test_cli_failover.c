@@ -223,7 +223,9 @@ test_submit_does_not_warn_while_workers_come (void **state)
     //  Accepted, and no worker yet: one comes (as the workers of the old
     //  leader do once they find the new one)
     assert_true (s_await_queued (dealer, 1, 15000));
-    testutil_ha_add_worker (ha, 0, "w1", 1);
+    const char *worker [] = { "worker", "--broker", ha->endpoints [leader], "--id", "w1",
+                              "--procs", "1", "--workdir", ha->dir, NULL };
+    ha->workers [0] = s_spawn (ha, "w1", worker);
     s_expect_exit_0 (ha, pid, "submit");
     char *output = testutil_slurp (testutil_ha_log (ha, "submit"));
     if (strstr (output, "cannot run on any connected worker"))
