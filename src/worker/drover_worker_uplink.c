@@ -300,9 +300,9 @@ drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, in
     if (self->dealer && streq (drover_endpoints_current (self->endpoints), self->endpoint)) {
         if (self->stay_said_in != self->registrations + 1
         ||  strneq (self->stayed_for, redirect->leader)) {
-            zsys_notice ("worker: broker=%s id=%s %s%s; asking it again until it names a "
-                         "leader that answers", self->endpoint, self->id, why,
-                         *redirect->leader? ", found gone": "");
+            zsys_notice ("worker: broker=%s id=%s %s, no other broker to try; asking it "
+                         "again until it names a leader that answers", self->endpoint, self->id,
+                         why);
             snprintf (self->stayed_for, sizeof self->stayed_for, "%s", redirect->leader);
             self->stay_said_in = self->registrations + 1;
         }
