@@ -205,6 +205,15 @@ s_usable (const s_worker_t *worker)
     return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low;
 }
 
+//  Return true if a worker could ever hold a group's requests: usable,
+//  big enough in all, with every label they require
+static inline bool
+s_could_hold (const s_worker_t *worker, uint32_t procs, const drover_demand_t *demand)
+{
+    return s_usable (worker) && worker->procs >= procs && worker->mem >= demand->mem
+        && drover_labels_match (worker->labels, worker->nlabels, demand);
+}
+
 //  Put a worker in the eligible heap (usable, not reserved, not lent), take it
 //  out, or reorder it, after anything about it changed
 static inline void

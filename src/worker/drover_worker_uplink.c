@@ -259,6 +259,7 @@ drover_worker_disconnect (drover_worker_t *self, int64_t now)
     zsock_destroy (&self->dealer);
     self->registered = false;
     self->expect_since = 0;
+    self->hello_again_at = 0;
     self->reconnect_at = now + self->backoff;
     self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
 }
@@ -282,7 +283,11 @@ s_move (drover_worker_t *self, int delay, const char *why, int64_t now)
     assert (self->endpoint);
 }
 
-//  REDIRECT from a broker that does not serve
+//  REDIRECT from a broker that does not serve. When it leaves us nowhere
+//  else to go (it names a leader found gone lately, or none, and no other
+//  broker of the list is alive), we are not moving: the same connection
+//  says HELLO again after the delay, and that is said once, not at each
+//  REDIRECT until the election is over.
 void
 drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, int64_t now)
 {
@@ -293,6 +298,18 @@ drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, in
                   redirect->leader);
     else
         snprintf (why, sizeof why, "redirected, no leader known");
+    if (self->dealer && streq (drover_endpoints_current (self->endpoints), self->endpoint)) {
+        if (self->stay_said_in != self->registrations + 1
+        ||  strneq (self->stayed_for, redirect->leader)) {
+            zsys_notice ("worker: broker=%s id=%s %s, no other broker to try; asking it "
+                         "again until it names a leader that answers", self->endpoint, self->id,
+                         why);
+            snprintf (self->stayed_for, sizeof self->stayed_for, "%s", redirect->leader);
+            self->stay_said_in = self->registrations + 1;
+        }
+        self->hello_again_at = now + (delay > 0? delay: 1);
+        return;
+    }
     s_move (self, delay, why, now);
 }
 
@@ -464,6 +481,10 @@ drover_worker_tick (drover_worker_t *self, int64_t now)
             drover_worker_disconnect (self, now);
         return;
     }
+    if (self->hello_again_at && now >= self->hello_again_at) {
+        self->hello_again_at = 0;
+        drover_worker_send_hello (self, now);
+    }
     if (self->registered && now >= self->next_heartbeat) {
         s_send_heartbeat (self);
         self->next_heartbeat = now + self->heartbeat;
@@ -494,6 +515,8 @@ drover_worker_wait_msec (drover_worker_t *self, int64_t now)
         next = self->next_heartbeat;
     if (self->dealer && self->expect_since && self->expect_since + s_silence (self) < next)
         next = self->expect_since + s_silence (self);
+    if (self->dealer && self->hello_again_at && self->hello_again_at < next)
+        next = self->hello_again_at;
     int64_t down = self->dealer? drover_handshake_down_since (self->handshake): 0;
     if (down && s_may_move (self) && down + DROVER_ENDPOINTS_DEAD_AFTER < next)
         next = down + DROVER_ENDPOINTS_DEAD_AFTER;
