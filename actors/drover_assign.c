@@ -56,6 +56,9 @@
           PLACED task(8) worker(s) procs(4) mem(8) labels(s)   an attempt adopted
                                       after a restart, or a replica started
                                       (to schedq, on the link)
+          SETTLED worker(s)         (to schedq, on the link) for an UP that listed
+                                    attempts: they are counted (its PLACED said) and
+                                    those killed have sent their RESULT
           REPLICA task(8) service(s) slot(4) worker(s) attempt(4) state(4) end(4) why(s)
                                     a replica's task changed, or was restored
                                     (to the reconciler)
@@ -395,6 +398,9 @@ s_carry_out (self_t *self)
             case DROVER_ACTION_PLACED:
                 drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
                                    action->worker, action->procs, action->mem, action->labels);
+                break;
+            case DROVER_ACTION_SETTLED:
+                drover_outbox_say (self->to_schedq, "ss", "SETTLED", action->worker);
                 break;
             default:
                 s_send_action (self, action);

@@ -59,7 +59,8 @@ s_expect_frames (zactor_t *actor, const char *command, ...)
     //  What assign says to schedq comes on the link, the rest on the pipe
     bool on_link = streq (command, "QUEUE") || streq (command, "DEQUEUE")
                 || streq (command, "FREE") || streq (command, "PROBATION")
-                || streq (command, "TAKE") || streq (command, "RETURN");
+                || streq (command, "TAKE") || streq (command, "RETURN")
+                || streq (command, "SETTLED");
     zmsg_t *msg = on_link? testutil_expect_link (s_link, command, 3000)
                          : testutil_expect (actor, command, 3000);
     va_list args;
@@ -508,6 +509,17 @@ test_stale_result_after_lost_worker (void **state)
     assert_int_equal (kill->task, task);
     assert_int_equal (kill->attempt, 1);
     drover_msg_destroy (&kill);
+    //  The killed attempt holds alpha's procs: schedq hears SETTLED (the
+    //  link is flushed before the pipe) only once its RESULT came, refused
+    assert_null (testutil_link_recv (s_link, 0));
+    drover_msg_t *killed = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 9);
+    killed->outcome = DROVER_OUTCOME_CANCELLED;
+    s_hand (actor, S_ALPHA, killed);
+    s_expect_heard (actor, "alpha", S_ALPHA);
+    reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_STALE);
+    drover_msg_destroy (&reply);
+    s_expect_frames (actor, "SETTLED", "alpha", NULL);
     //  A repeat of a recorded result is stale too; an unknown task is 404
     result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 2);
     s_hand (actor, S_BETA, result);

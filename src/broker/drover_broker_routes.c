@@ -76,6 +76,7 @@ static const struct {
     { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK, 0 },
     { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK, 0 },
     { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "SETTLED",   S_TO (S_SCHEDQ) | S_LINK, 0 },
     { 0, "KEEPADMIN", S_TO (S_STORE), 0 },       //  an operator's setting, to keep
     { 0, "LOAD",      S_TO (S_POOL), 0 },        //  what waits unplaced, each worker's load
     { 0, "RETIRED",   S_TO (S_POOL), 0 },        //  a retired worker is idle
