@@ -173,7 +173,8 @@ static void
 test_stall_benches_nobody (void **state)
 {
     const char *flags [] = { "--set", "health/lost-after=1000",
-                             "--set", "health/heartbeat=200", NULL };
+                             "--set", "health/heartbeat=200",
+                             "--set", "assign/lost-retries=0", NULL };
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     zsock_t *client = testutil_dealer (cluster);
     const char *ids [] = { "w1", "w2", "w3", "w4" };
@@ -193,8 +194,11 @@ test_stall_benches_nobody (void **state)
     drover_msg_t *done [40] = { NULL };
     assert_true (testutil_collect (client, tasks, done, 40, 4 * S_WAIT_MAX));
     for (int index = 0; index < 40; index++) {
+        if (done [index]->state != DROVER_TASK_SUCCEEDED)
+            fprintf (stderr, "task %" PRIu64 " ended %s: %s\n", done [index]->task,
+                     drover_task_state_name (done [index]->state),
+                     done [index]->reason? done [index]->reason: "");
         assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
-        assert_int_equal (done [index]->attempt, 1);
         drover_msg_destroy (&done [index]);
     }
     for (int slot = 0; slot < 4; slot++)

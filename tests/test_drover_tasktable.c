@@ -1054,6 +1054,32 @@ test_up_reconciles_running_list (void **state)
     drover_tasktable_destroy (&table);
 }
 
+//  UP of a worker that does not list an attempt still ASSIGNED: the offer
+//  never reached it (it went to a connection the worker had left), nothing
+//  ran, so the task is queued again without a loss, even with lost-retries
+//  0; a RUNNING attempt it does not list is a loss
+static void
+test_up_requeues_unreceived_offer_without_loss (void **state)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_tasktable_configure (table, 5000, 0, 1000, 1000);
+    s_up (table, "alpha", S_ALPHA);
+    uint64_t offered = s_submit (table, 0, 0);
+    uint64_t running = s_submit (table, 0, 0);
+    testutil_take_actions (table);
+    s_assign (table, offered, "alpha", 0, 1);
+    s_assign (table, running, "alpha", 0, 1);
+    s_start (table, running, "alpha", 1);
+    drover_tasktable_worker_up (table, "alpha", S_BETA, NULL, 0);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_int_equal (drover_tasktable_state (table, offered), DROVER_TASK_QUEUED);
+    assert_non_null (s_event (actions, "task.requeued", offered));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, offered, 0));
+    assert_int_equal (drover_tasktable_state (table, running), DROVER_TASK_FAILED);
+    assert_int_equal (s_count (actions, DROVER_ACTION_SETTLED), 0);     //  it listed none
+    drover_tasktable_destroy (&table);
+}
+
 //  TASK LIST: counts of every state, newest rows first (queued alone: in
 //  run order), a filter, a summary
 static void
@@ -1201,6 +1227,7 @@ main (void)
         cmocka_unit_test (test_queue_full_bytes),
         cmocka_unit_test (test_assign_gives_back),
         cmocka_unit_test (test_up_reconciles_running_list),
+        cmocka_unit_test (test_up_requeues_unreceived_offer_without_loss),
         cmocka_unit_test (test_list),
         cmocka_unit_test (test_many_tasks),
     };

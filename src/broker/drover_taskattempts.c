@@ -309,7 +309,14 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
         else {
             drover_taskworker_detach (task->worker, task);
             drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
-            s_lose (self, task, worker->id, "not running after the worker registered again");
+            if (task->state == DROVER_TASK_ASSIGNED && !task->cancel)
+                //  Offered, never taken: the offer went to a connection the
+                //  worker had left (it lists every attempt it took). Nothing
+                //  ran, so nothing is lost: its lost-retries stay
+                drover_tasktable_requeue (self, task, worker->id,
+                                          "offer not received before the worker registered again");
+            else
+                s_lose (self, task, worker->id, "not running after the worker registered again");
         }
     }
     //  What it runs holds its procs until counted: schedq waits for SETTLED
