@@ -94,6 +94,7 @@ static const struct {
     { 0, "CHANGE",    S_TO (S_STORE), 0 },
     { 0, "REPLY",     S_TO (S_STORE), 0 },
     { 0, "RESTORED",  S_TO (S_STORE), 0 },
+    { 0, "RECALL",    S_TO (S_STORE), 0 },       //  tasks to read back from the history
     //  store
     { 0, "PUBLISH",   S_PUBLISH, 0 },
     { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
@@ -102,6 +103,7 @@ static const struct {
     { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN), 0 },
     { 0, "LOADED",    S_TO (S_ASSIGN) | S_TO (S_RECONCILER) | S_SELF, 0 },
     { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
+    { 0, "RECALLED",  S_TO (S_ASSIGN), 0 },      //  a RECALL's tasks said (RESTORE)
     { 0, "FATAL",     S_SELF, 0 },
     { 0, "FENCED",    S_SELF, 0 },       //  a newer leader holds the state: stop serving
     //  the main itself: a send to a worker refused; a key gone from the keys

@@ -224,6 +224,18 @@ void
     drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker,
                                   const char *reason);
 
+//  Tell whether task id was given out and is no longer held (it ended and
+//  its result was dropped past keep-finished): the durable history may
+//  still have it (RECALL)
+bool
+    drover_tasktable_evicted (drover_tasktable_t *self, uint64_t id);
+
+//  count tasks read back from the history (RESTOREs after LOADED) served
+//  the request they were read for: from now on they are finished tasks
+//  like any other, dropped past keep-finished
+void
+    drover_tasktable_recalled (drover_tasktable_t *self, uint64_t count);
+
 //  RESTORE from the store: put back a task it kept, as it was (change: its
 //  state, attempt, worker, budgets; the submit attached, the done attached
 //  if final). A QUEUED task is queued again; an ASSIGNED or RUNNING one
