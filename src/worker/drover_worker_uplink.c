@@ -102,7 +102,9 @@ drover_worker_send (drover_worker_t *self, drover_msg_t *msg)
 {
     if (!self->dealer)
         return -1;
-    if (msg->id != DROVER_MSG_WORKER_HELLO && s_connection_replaced (self, zclock_mono ()))
+    //  (A GOODBYE goes as it can: the worker is leaving, its socket with it)
+    if (msg->id != DROVER_MSG_WORKER_HELLO && msg->id != DROVER_MSG_WORKER_GOODBYE
+    &&  s_connection_replaced (self, zclock_mono ()))
         return -1;              //  not registered there: a result is kept for after WELCOME
     if (self->verbose)
         zsys_debug ("worker: send %s seq=%u task=%" PRIu64 " attempt=%u",
