@@ -112,6 +112,18 @@ bool
 size_t
     testutil_rss (pid_t pid);
 
+//  The value of one series (its whole name with labels, as written) that
+//  the broker's metrics at 127.0.0.1:port show now, or -1 if absent;
+//  asserts the metrics answer. Each call waits for a fresh round.
+long long
+    testutil_metric (int port, const char *series);
+
+//  Wait up to timeout msec until that value is at least (or, if exactly,
+//  just) value; false on timeout (saying what it was)
+bool
+    testutil_await_metric (int port, const char *series, long long value, bool exactly,
+                           int timeout);
+
 //  Receive one message on sock within timeout msec; NULL on timeout
 zmsg_t *
     testutil_recv (zsock_t *sock, int timeout);
