@@ -29,6 +29,14 @@ s_accept (drover_conns_t *conns, int fd, int64_t now)
     return drover_conns_accepted (conns, fd, "127.0.0.1", 40000 + fd, false, now);
 }
 
+//  A message on fd from the peer whose routing id is fd's own (any, for a
+//  fresh connection)
+static const char *
+s_admit (drover_conns_t *conns, int fd, bool member, int64_t now)
+{
+    return drover_conns_admit (conns, fd, (uint64_t) fd, member, now);
+}
+
 //  A connection that says nothing valid is cut after the silent time; one
 //  that spoke stays, and so does a listener that never speaks
 static void
@@ -39,7 +47,7 @@ test_silent_is_cut_after_the_silent_time (void **state)
     assert_int_equal (s_accept (conns, 11, 10), DROVER_CONN_SILENT);
     assert_int_equal (drover_conns_accepted (conns, 12, "127.0.0.1", 1, true, 20),
                       DROVER_CONN_CLIENT);
-    assert_null (drover_conns_admit (conns, 11, false, 500));
+    assert_null (s_admit (conns, 11, false, 500));
     assert_int_equal (drover_conns_class (conns, 11), DROVER_CONN_CLIENT);
     assert_int_equal (drover_conns_deadline (conns), 1000);
     assert_int_equal (drover_conns_next_cut (conns, 999), -1);
@@ -72,7 +80,7 @@ test_newcomer_evicts_the_oldest_silent (void **state)
     assert_int_equal (drover_conns_next_cut (conns, 7), 10);
     assert_int_equal (drover_conns_gone (conns, DROVER_CONNS_EVICTED), 1);
     //  One that spoke is never evicted: the next one goes
-    assert_null (drover_conns_admit (conns, 12, false, 8));
+    assert_null (s_admit (conns, 12, false, 8));
     assert_int_equal (s_accept (conns, 13, 9), DROVER_CONN_SILENT);
     assert_int_equal (drover_conns_class (conns, 11), DROVER_CONN_EXCESS);
     assert_int_equal (drover_conns_class (conns, 12), DROVER_CONN_CLIENT);
@@ -88,22 +96,22 @@ test_reserve_is_kept_for_members (void **state)
     drover_conns_t *conns = s_conns_new (3, 1, 0);
     assert_int_equal (s_accept (conns, 10, 0), DROVER_CONN_SILENT);
     assert_int_equal (s_accept (conns, 11, 0), DROVER_CONN_SILENT);
-    assert_null (drover_conns_admit (conns, 10, false, 1));
-    assert_null (drover_conns_admit (conns, 11, false, 1));
+    assert_null (s_admit (conns, 10, false, 1));
+    assert_null (s_admit (conns, 11, false, 1));
     assert_true (drover_conns_full (conns));
     //  A client on trial is refused, and cut once told
     assert_int_equal (s_accept (conns, 12, 10), DROVER_CONN_TRIAL);
     assert_int_equal (drover_conns_deadline (conns), 1010);     //  the grace
-    const char *reason = drover_conns_admit (conns, 12, false, 20);
+    const char *reason = s_admit (conns, 12, false, 20);
     assert_non_null (reason);
     assert_non_null (strstr (reason, "too many connections"));
     assert_non_null (strstr (reason, "registered workers"));
     assert_int_equal (drover_conns_deadline (conns), 120);
-    assert_non_null (drover_conns_admit (conns, 12, false, 50));   //  told once: still 120
+    assert_non_null (s_admit (conns, 12, false, 50));   //  told once: still 120
     assert_int_equal (drover_conns_deadline (conns), 120);
     //  Past the limit: excess, refused even as a member
     assert_int_equal (s_accept (conns, 13, 30), DROVER_CONN_EXCESS);
-    reason = drover_conns_admit (conns, 13, true, 40);
+    reason = s_admit (conns, 13, true, 40);
     assert_non_null (reason);
     assert_non_null (strstr (reason, "serves 3"));
     assert_int_equal (drover_conns_next_cut (conns, 120), 12);
@@ -113,13 +121,13 @@ test_reserve_is_kept_for_members (void **state)
     drover_conns_closed (conns, 13);
     //  A worker on trial registers: it is a member and stays
     assert_int_equal (s_accept (conns, 12, 200), DROVER_CONN_TRIAL);
-    assert_null (drover_conns_admit (conns, 12, true, 210));
+    assert_null (s_admit (conns, 12, true, 210));
     assert_int_equal (drover_conns_class (conns, 12), DROVER_CONN_MEMBER);
     assert_int_equal (drover_conns_next_cut (conns, 5000), -1);
     //  A stranger that leaves frees a stranger's place: a trial takes it
     assert_int_equal (s_accept (conns, 13, 300), DROVER_CONN_EXCESS);
     drover_conns_closed (conns, 10);
-    assert_null (drover_conns_admit (conns, 13, false, 310));
+    assert_null (s_admit (conns, 13, false, 310));
     assert_int_equal (drover_conns_class (conns, 13), DROVER_CONN_CLIENT);
     drover_conns_destroy (&conns);
 }
@@ -130,10 +138,10 @@ test_members_leave_strangers_their_places (void **state)
 {
     drover_conns_t *conns = s_conns_new (4, 1, 0);
     assert_int_equal (s_accept (conns, 10, 0), DROVER_CONN_SILENT);
-    assert_null (drover_conns_admit (conns, 10, true, 1));
+    assert_null (s_admit (conns, 10, true, 1));
     for (int fd = 11; fd < 14; fd++) {
         assert_int_equal (s_accept (conns, fd, 2), DROVER_CONN_SILENT);
-        assert_null (drover_conns_admit (conns, fd, false, 3));
+        assert_null (s_admit (conns, fd, false, 3));
     }
     assert_int_equal (drover_conns_class_count (conns, DROVER_CONN_MEMBER), 1);
     assert_int_equal (drover_conns_class_count (conns, DROVER_CONN_CLIENT), 3);
@@ -177,10 +185,10 @@ test_cap_per_address (void **state)
     assert_int_equal (drover_conns_class (conns, 10), DROVER_CONN_SILENT);    //  none evicted
     assert_int_equal (drover_conns_accepted (conns, 13, "10.0.0.2", 1, false, 0),
                       DROVER_CONN_SILENT);
-    const char *reason = drover_conns_admit (conns, 12, false, 1);
+    const char *reason = s_admit (conns, 12, false, 1);
     assert_non_null (reason);
     assert_non_null (strstr (reason, "from 10.0.0.1"));
-    assert_null (drover_conns_admit (conns, 10, true, 2));
+    assert_null (s_admit (conns, 10, true, 2));
     assert_int_equal (drover_conns_accepted (conns, 14, "10.0.0.1", 4, false, 3),
                       DROVER_CONN_SILENT);
     int port;
@@ -204,9 +212,9 @@ test_unreported_close (void **state)
 {
     drover_conns_t *conns = s_conns_new (2, 0, 0);
     assert_int_equal (s_accept (conns, 10, 0), DROVER_CONN_SILENT);
-    assert_null (drover_conns_admit (conns, 10, false, 0));
+    assert_null (s_admit (conns, 10, false, 0));
     assert_int_equal (s_accept (conns, 11, 0), DROVER_CONN_SILENT);
-    assert_null (drover_conns_admit (conns, 11, false, 0));
+    assert_null (s_admit (conns, 11, false, 0));
     assert_true (drover_conns_full (conns));
     int checked = 0;
     assert_int_equal (drover_conns_audit (conns, s_not_ten, &checked), 1);
@@ -221,7 +229,28 @@ test_unreported_close (void **state)
     drover_conns_closed (conns, 9999);
     assert_int_equal (s_accept (conns, 9999, 5), DROVER_CONN_NONE);
     assert_int_equal (drover_conns_count (conns), 1);
-    assert_null (drover_conns_admit (conns, 77, false, 5));    //  unknown: not ours to refuse
+    assert_null (s_admit (conns, 77, false, 5));    //  unknown: not ours to refuse
+    drover_conns_destroy (&conns);
+}
+
+//  A message from another peer than the one a descriptor's connection
+//  first heard (a late one from a connection gone) is served and changes
+//  nothing: that connection stays silent and is cut in time
+static void
+test_another_route_changes_nothing (void **state)
+{
+    drover_conns_t *conns = s_conns_new (8, 1, 0);
+    assert_int_equal (s_accept (conns, 10, 0), DROVER_CONN_SILENT);
+    assert_true (drover_conns_same (conns, 10, 77));
+    assert_false (drover_conns_same (conns, 11, 77));          //  none there
+    assert_null (drover_conns_admit (conns, 10, 77, false, 1));
+    assert_true (drover_conns_same (conns, 10, 77));
+    assert_false (drover_conns_same (conns, 10, 78));
+    assert_int_equal (s_accept (conns, 10, 2), DROVER_CONN_SILENT);    //  a new one there
+    assert_true (drover_conns_same (conns, 10, 78));
+    assert_null (drover_conns_admit (conns, 10, 78, false, 3));
+    assert_null (drover_conns_admit (conns, 10, 77, true, 4));   //  the one gone: no member
+    assert_int_equal (drover_conns_class (conns, 10), DROVER_CONN_CLIENT);
     drover_conns_destroy (&conns);
 }
 
@@ -257,6 +286,7 @@ main (void)
         cmocka_unit_test (test_spare_running_out_cuts_at_once),
         cmocka_unit_test (test_cap_per_address),
         cmocka_unit_test (test_unreported_close),
+        cmocka_unit_test (test_another_route_changes_nothing),
         cmocka_unit_test (test_silence_waits_for_serving),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

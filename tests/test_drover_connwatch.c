@@ -26,8 +26,13 @@ s_await_count (drover_connwatch_t *connwatch, zsock_t *monitor, size_t count, in
     return drover_connwatch_count (connwatch) == count;
 }
 
+//  The routing id of the last request s_recv_fd received
+static byte s_route [256];
+static size_t s_route_size;
+
 //  Receive one request on router within timeout msec; returns the
-//  descriptor of the connection it came on, -1 on timeout
+//  descriptor of the connection it came on (its routing id in s_route),
+//  -1 on timeout
 static int
 s_recv_fd (zsock_t *router, int timeout)
 {
@@ -36,7 +41,10 @@ s_recv_fd (zsock_t *router, int timeout)
     if (zpoller_wait (poller, timeout)) {
         zmq_msg_t frame;
         zmq_msg_init (&frame);
-        bool more = true;
+        bool more = zmq_msg_recv (&frame, zsock_resolve (router), 0) != -1;
+        s_route_size = zmq_msg_size (&frame) < sizeof s_route? zmq_msg_size (&frame): 0;
+        memcpy (s_route, zmq_msg_data (&frame), s_route_size);
+        more = more && zmq_msg_more (&frame);
         while (more && zmq_msg_recv (&frame, zsock_resolve (router), 0) != -1) {
             fd = zmq_msg_get (&frame, ZMQ_SRCFD);
             more = zmq_msg_more (&frame);
@@ -45,6 +53,13 @@ s_recv_fd (zsock_t *router, int timeout)
     }
     zpoller_destroy (&poller);
     return fd;
+}
+
+//  Admit the last request s_recv_fd received, on fd
+static const char *
+s_admit (drover_connwatch_t *connwatch, int fd, bool member)
+{
+    return drover_connwatch_admit (connwatch, fd, s_route, s_route_size, member, zclock_mono ());
 }
 
 //  A connection is counted when accepted and forgotten when it closes;
@@ -73,8 +88,8 @@ test_connections_are_counted (void **state)
     zstr_send (dealer, "hello");
     int fd = s_recv_fd (router, 5000);
     assert_true (fd >= 0);
-    assert_null (drover_connwatch_admit (connwatch, fd, false, zclock_mono ()));
-    assert_null (drover_connwatch_admit (connwatch, 9999, false, zclock_mono ()));
+    assert_null (s_admit (connwatch, fd, false));
+    assert_null (s_admit (connwatch, 9999, false));
 
     zsock_destroy (&dealer);
     assert_true (s_await_count (connwatch, monitor, 0, 5000));
@@ -159,12 +174,12 @@ test_excess_connection_is_refused_and_cut (void **state)
     zstr_send (served, "served");
     int fd = s_recv_fd (router, 5000);
     assert_true (fd >= 0);
-    assert_null (drover_connwatch_admit (connwatch, fd, false, zclock_mono ()));
+    assert_null (s_admit (connwatch, fd, false));
     zstr_send (excess, "excess");
     fd = s_recv_fd (router, 5000);
     assert_true (fd >= 0);
     int64_t now = zclock_mono ();
-    const char *reason = drover_connwatch_admit (connwatch, fd, true, now);
+    const char *reason = drover_connwatch_admit (connwatch, fd, s_route, s_route_size, true, now);
     assert_non_null (reason);
     assert_non_null (strstr (reason, "too many connections"));
     int64_t deadline = drover_connwatch_deadline (connwatch);
@@ -183,26 +198,31 @@ test_excess_connection_is_refused_and_cut (void **state)
     zsock_t *newcomer = zsock_new (ZMQ_DEALER);
     zsock_set_linger (newcomer, 0);
     assert_int_equal (zsock_connect (newcomer, "tcp://127.0.0.1:%d", port), 0);
-    zpoller_t *poller = zpoller_new (monitor, NULL);
-    assert_non_null (zpoller_wait (poller, 5000));
-    zpoller_destroy (&poller);
-    drover_connwatch_read (connwatch, 0);
+    //  Its request is read before its accept is: it is served, and counted
+    //  as the client it is (not as the one gone, nor as silent)
+    zstr_send (newcomer, "newcomer");
+    fd = s_recv_fd (router, 5000);
+    assert_true (fd >= 0);
+    assert_null (s_admit (connwatch, fd, false));
     assert_int_equal (drover_connwatch_count (connwatch), 1);
     drover_metricset_t *metrics = drover_metricset_new ();
     drover_connwatch_metrics (connwatch, metrics);
     assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CLOSED_UNREPORTED), 1);
-    assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CONNECTIONS_SILENT), 1);
+    assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CONNECTIONS_CLIENT), 1);
+    assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CONNECTIONS_SILENT), 0);
     assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CONNECTIONS_ACCEPTED), 3);
     drover_metricset_destroy (&metrics);
-    zstr_send (newcomer, "newcomer");
-    fd = s_recv_fd (router, 5000);
-    assert_true (fd >= 0);
-    assert_null (drover_connwatch_admit (connwatch, fd, false, zclock_mono ()));
 
     zsock_destroy (&newcomer);
     zsock_destroy (&excess);
     drover_connwatch_destroy (&connwatch);
     zsock_destroy (&router);
+    //  The other tests run under this limit: wait until libzmq has closed
+    //  what these sockets held, in its background (its own context stays)
+    deadline = zclock_mono () + 5000;
+    while (s_open_fds () > (int) room - 9 && zclock_mono () < deadline)
+        zclock_sleep (10);      //  paces the look; the deadline bounds the wait
+    assert_true (s_open_fds () <= (int) room - 9);
 }
 
 //  Run every test

@@ -293,8 +293,8 @@ s_admit_connection (s_broker_t *self, s_route_t route, zmq_msg_t *payload, drove
     bool member = msg->id == DROVER_MSG_WORKER_HELLO
                || ((msg->roles & DROVER_ROLE_ADMIN) && *msg->principal);
     const char *reason = drover_connwatch_admit (self->connwatch,
-                                                 zmq_msg_get (payload, ZMQ_SRCFD), member,
-                                                 zclock_mono ());
+                                                 zmq_msg_get (payload, ZMQ_SRCFD), route.data,
+                                                 route.size, member, zclock_mono ());
     if (!reason)
         return true;
     if (msg->id != DROVER_MSG_OK && msg->id != DROVER_MSG_ERROR)

@@ -18,6 +18,7 @@
 //  One open connection (serial 0: none on that descriptor)
 typedef struct {
     uint64_t serial;            //  which connection, 1 and up; 0 if none
+    uint64_t route;             //  its routing id's key, from its first message; 0 before
     int64_t since;              //  accepted, or its silent clock restarted, msec monotonic
     uint8_t klass;              //  drover_conn_class_t
     bool told;                  //  refused: its cut is queued `told` msec after
@@ -293,6 +294,7 @@ drover_conns_accepted (drover_conns_t *self, int fd, const char *address, int po
     snprintf (conn->address, sizeof conn->address, "%s", address);
     conn->klass = DROVER_CONN_NONE;
     conn->told = false;
+    conn->route = 0;
     self->count++;
     self->accepted++;
     bool address_room = s_address_room (self, conn->address);
@@ -359,14 +361,27 @@ s_refusal (drover_conns_t *self, s_conn_t *conn)
     return self->reason;
 }
 
-//  A valid message on fd: serve it or say why not
-const char *
-drover_conns_admit (drover_conns_t *self, int fd, bool member, int64_t now)
+//  Could a message from route be from the connection on fd
+bool
+drover_conns_same (drover_conns_t *self, int fd, uint64_t route)
 {
     assert (self);
     s_conn_t *conn = s_open (self, fd);
-    if (!conn || conn->klass == DROVER_CONN_MEMBER)
-        return NULL;            //  not known (not ours to refuse), or a member
+    return conn && (conn->route == 0 || conn->route == route);
+}
+
+//  A valid message on fd: serve it or say why not
+const char *
+drover_conns_admit (drover_conns_t *self, int fd, uint64_t route, bool member, int64_t now)
+{
+    assert (self);
+    assert (route);
+    s_conn_t *conn = s_open (self, fd);
+    if (!conn || (conn->route && conn->route != route))
+        return NULL;            //  not known, or from one gone: not ours to refuse
+    conn->route = route;
+    if (conn->klass == DROVER_CONN_MEMBER)
+        return NULL;
     if (s_stranger (conn->klass)) {
         if (member)
             s_set_class (self, conn, DROVER_CONN_MEMBER);

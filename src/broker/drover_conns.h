@@ -103,12 +103,22 @@ void
 drover_conn_class_t
     drover_conns_class (drover_conns_t *self, int fd);
 
-//  A valid message came on fd at now; member: it makes its sender a
-//  member (a worker's registration, an admin key's request). Returns
-//  NULL if it is served, or why not (borrowed, until the next call): the
-//  connection is then cut `told` msec later.
+//  Tell whether a message from route (a key of the peer's routing id, not
+//  0) may be from the connection known on fd: one is known there, and it
+//  has no route yet or that one. If not, the connection known there is
+//  gone, or one came since, and the events saying so wait to be read.
+bool
+    drover_conns_same (drover_conns_t *self, int fd, uint64_t route);
+
+//  A valid message came on fd from route at now; member: it makes its
+//  sender a member (a worker's registration, an admin key's request). The
+//  connection's first message gives it its route. Returns NULL if it is
+//  served, or why not (borrowed, until the next call): the connection is
+//  then cut `told` msec later. A message from another route than the
+//  connection's (a late one from a connection gone) is served, and
+//  changes nothing.
 const char *
-    drover_conns_admit (drover_conns_t *self, int fd, bool member, int64_t now);
+    drover_conns_admit (drover_conns_t *self, int fd, uint64_t route, bool member, int64_t now);
 
 //  Cut silent connections after msec from now on; 0: never (a broker
 //  standing by, whose peers' words it does not read). Turned on, the

@@ -368,17 +368,30 @@ drover_connwatch_cut (drover_connwatch_t *self, int64_t now)
     }
 }
 
+//  A key of a routing id (FNV-1a), never 0
+static uint64_t
+s_route_key (const byte *route, size_t size)
+{
+    uint64_t key = 14695981039346656037ULL;
+    for (size_t index = 0; index < size; index++)
+        key = (key ^ route [index]) * 1099511628211ULL;
+    return key | 1;
+}
+
 //  A valid request on fd: serve it, or say why not
 const char *
-drover_connwatch_admit (drover_connwatch_t *self, int fd, bool member, int64_t now)
+drover_connwatch_admit (drover_connwatch_t *self, int fd, const byte *route, size_t route_size,
+                        bool member, int64_t now)
 {
     assert (self);
     assert (self->conns);
-    if (drover_conns_class (self->conns, fd) == DROVER_CONN_NONE)
-        //  Its ACCEPTED may be waiting behind the request: hear it first
+    uint64_t key = s_route_key (route, route_size);
+    if (!drover_conns_same (self->conns, fd, key))
+        //  A new connection on that descriptor, whose ACCEPTED (and the old
+        //  one's DISCONNECTED) may wait behind its request: hear them first
         for (size_t index = 0; index < self->nwatched; index++)
             drover_connwatch_read (self, index);
-    return drover_conns_admit (self->conns, fd, member, now);
+    return drover_conns_admit (self->conns, fd, key, member, now);
 }
 
 //  Connections open

@@ -85,11 +85,13 @@ int64_t
 void
     drover_connwatch_cut (drover_connwatch_t *self, int64_t now);
 
-//  A valid request came on fd at now; member: it registers a worker or
-//  comes with an admin key. Returns NULL if it is served, or why not
-//  (borrowed): its connection is cut shortly after.
+//  A valid request came on fd from the peer with that routing id (route,
+//  route_size) at now; member: it registers a worker or comes with an
+//  admin key. Returns NULL if it is served, or why not (borrowed): its
+//  connection is cut shortly after.
 const char *
-    drover_connwatch_admit (drover_connwatch_t *self, int fd, bool member, int64_t now);
+    drover_connwatch_admit (drover_connwatch_t *self, int fd, const byte *route,
+                            size_t route_size, bool member, int64_t now);
 
 //  Connections open, of every class
 size_t
