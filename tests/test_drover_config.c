@@ -50,6 +50,9 @@ test_defaults_agree_with_header_and_readme (void **state)
     assert_int_equal (config->max_message, DROVER_DEFAULT_MAX_MESSAGE);
     assert_int_equal (config->hwm, DROVER_DEFAULT_HWM);
     assert_int_equal (config->peer_bytes, DROVER_DEFAULT_PEER_BYTES);
+    assert_int_equal (config->silent_timeout, DROVER_DEFAULT_SILENT_TIMEOUT);
+    assert_int_equal (config->member_reserve, DROVER_DEFAULT_MEMBER_RESERVE);
+    assert_int_equal (config->max_per_address, DROVER_DEFAULT_MAX_PER_ADDRESS);
     assert_int_equal (config->heartbeat, DROVER_DEFAULT_HEARTBEAT);
     assert_int_equal (config->lost_after, DROVER_DEFAULT_LOST_AFTER);
     assert_int_equal (config->max_workers, DROVER_DEFAULT_MAX_WORKERS);
@@ -132,7 +135,7 @@ test_defaults_agree_with_header_and_readme (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 72);
+    assert_int_equal (zhashx_size (defaults), 75);
 
     //  README's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
@@ -167,7 +170,7 @@ test_defaults_agree_with_header_and_readme (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("README.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 65);
+    assert_int_equal (rows, 68);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on README's usage line

@@ -176,6 +176,30 @@ test_task_env_wins (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Copy the executable at path into a fresh directory of /tmp, both
+//  readable and executable by every user: into copy, its path. It links
+//  only the system's shared libraries, so the copy runs as it is.
+static void
+s_reachable_copy (const char *path, char *copy, size_t size)
+{
+    char dir [] = "/tmp/drover-bin-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    assert_int_equal (chmod (dir, 0755), 0);
+    snprintf (copy, size, "%s/drover", dir);
+    int from = open (path, O_RDONLY);
+    assert_true (from >= 0);
+    int to = open (copy, O_WRONLY | O_CREAT | O_EXCL, 0755);
+    assert_true (to >= 0);
+    char buffer [65536];
+    ssize_t got;
+    while ((got = read (from, buffer, sizeof buffer)) > 0)
+        assert_int_equal (write (to, buffer, (size_t) got), got);
+    assert_int_equal (got, 0);
+    close (from);
+    assert_int_equal (fchmod (to, 0755), 0);     //  whatever the umask
+    assert_int_equal (close (to), 0);
+}
+
 //  Run `drover worker ARGS...` (NULL-ended) against nothing, as the user
 //  uid if not -1; return its wait status and its stderr in *errors
 static int
@@ -184,7 +208,13 @@ s_agent_exit (const char *const args [], uid_t uid, gid_t gid, char **errors)
     char err_log [] = "/tmp/drover-task-env-XXXXXX";
     int err = mkstemp (err_log);
     assert_true (err >= 0);
-    const char *argv [24] = { DROVER_BIN, "worker", "--broker", "tcp://127.0.0.1:1", "--id", "x" };
+    //  Another user may not reach the build tree (a checkout under a 0700
+    //  directory): that one runs a copy it can reach
+    char copy [PATH_MAX] = "";
+    if (uid != (uid_t) -1)
+        s_reachable_copy (DROVER_BIN, copy, sizeof copy);
+    const char *argv [24] = { *copy? copy: DROVER_BIN, "worker", "--broker", "tcp://127.0.0.1:1",
+                              "--id", "x" };
     int argc = 6;
     for (int index = 0; args [index] && argc < 23; index++)
         argv [argc++] = args [index];
@@ -210,6 +240,11 @@ s_agent_exit (const char *const args [], uid_t uid, gid_t gid, char **errors)
              status != -1 && WIFEXITED (status)? WEXITSTATUS (status): -1,
              *errors? *errors: "");
     unlink (err_log);
+    if (*copy) {
+        unlink (copy);
+        *strrchr (copy, '/') = 0;
+        rmdir (copy);
+    }
     return status;
 }
 

@@ -285,6 +285,69 @@ testutil_rss (pid_t pid)
     return kib * 1024;
 }
 
+//  GET /metrics from 127.0.0.1:port: the whole answer (caller frees)
+static char *
+s_get_metrics (int port)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    assert_true (fd >= 0);
+    struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons (port) };
+    address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    assert_int_equal (connect (fd, (struct sockaddr *) &address, sizeof address), 0);
+    const char *request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    assert_int_equal (send (fd, request, strlen (request), MSG_NOSIGNAL), (ssize_t) strlen (request));
+    size_t size = 1 << 16, used = 0;
+    char *text = (char *) zmalloc (size);
+    int64_t deadline = zclock_mono () + 10000;
+    while (true) {
+        struct pollfd item = { .fd = fd, .events = POLLIN };
+        int64_t left = deadline - zclock_mono ();
+        assert_true (left > 0 && poll (&item, 1, (int) left) == 1);
+        if (used + 1 >= size) {
+            size *= 2;
+            text = (char *) realloc (text, size);
+        }
+        ssize_t got = recv (fd, text + used, size - used - 1, 0);
+        if (got <= 0)
+            break;              //  the whole answer came
+        used += (size_t) got;
+        text [used] = 0;
+    }
+    close (fd);
+    assert_true (strncmp (text, "HTTP/1.1 200", 12) == 0);
+    return text;
+}
+
+//  The value of one series in the broker's metrics, or -1
+long long
+testutil_metric (int port, const char *series)
+{
+    char *text = s_get_metrics (port);
+    char needle [256];
+    snprintf (needle, sizeof needle, "\n%s ", series);
+    const char *at = strstr (text, needle);
+    long long value = at? atoll (at + strlen (needle)): -1;
+    free (text);
+    return value;
+}
+
+//  Wait until a series reaches a value
+bool
+testutil_await_metric (int port, const char *series, long long value, bool exactly,
+                       int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    long long seen = -1;
+    while (zclock_mono () < deadline) {
+        seen = testutil_metric (port, series);
+        if (exactly? seen == value: seen >= value)
+            return true;
+        //  each scrape waits for a fresh round: it paces this loop
+    }
+    fprintf (stderr, "%s is %lld, not %s%lld\n", series, seen, exactly? "": "at least ", value);
+    return false;
+}
+
 //  Wait for one message with a deadline
 zmsg_t *
 testutil_recv (zsock_t *sock, int timeout)
@@ -466,6 +529,19 @@ testutil_dealer (testutil_cluster_t *self)
     zsock_set_linger (dealer, 0);
     assert_int_equal (zsock_connect (dealer, "%s", self->endpoint), 0);
     testutil_say_level (dealer, 5000);
+    return dealer;
+}
+
+//  Open a DEALER to the cluster's broker that says no level: a peer of
+//  level 1, answered with level 1's fields (and whose first request is
+//  its first message, e.g. to be refused for want of connections)
+zsock_t *
+testutil_dealer_level_1 (testutil_cluster_t *self)
+{
+    zsock_t *dealer = zsock_new (ZMQ_DEALER);
+    assert_non_null (dealer);
+    zsock_set_linger (dealer, 0);
+    assert_int_equal (zsock_connect (dealer, "%s", self->endpoint), 0);
     return dealer;
 }
 

@@ -117,6 +117,18 @@ bool
 size_t
     testutil_rss (pid_t pid);
 
+//  The value of one series (its whole name with labels, as written) that
+//  the broker's metrics at 127.0.0.1:port show now, or -1 if absent;
+//  asserts the metrics answer. Each call waits for a fresh round.
+long long
+    testutil_metric (int port, const char *series);
+
+//  Wait up to timeout msec until that value is at least (or, if exactly,
+//  just) value; false on timeout (saying what it was)
+bool
+    testutil_await_metric (int port, const char *series, long long value, bool exactly,
+                           int timeout);
+
 //  Receive one message on sock within timeout msec; NULL on timeout
 zmsg_t *
     testutil_recv (zsock_t *sock, int timeout);
@@ -196,6 +208,11 @@ void
 //  Path of a process's log file in the cluster's log directory (static buffer)
 const char *
     testutil_cluster_log (testutil_cluster_t *self, const char *name);
+
+//  Open a DEALER to the cluster's broker that says no level (a peer of
+//  level 1, answered with level 1's fields)
+zsock_t *
+    testutil_dealer_level_1 (testutil_cluster_t *self);
 
 //  Say this codec's protocol level on a client's dealer (CLIENT HELLO)
 //  and take the broker's CLIENT WELCOME (asserted within timeout msec)

@@ -81,7 +81,8 @@ drover_broker_new (drover_config_t *config, bool verbose)
     s_broker_t *self = (s_broker_t *) zmalloc (sizeof (s_broker_t));
     self->config = config;
     self->verbose = verbose;
-    self->connwatch = drover_connwatch_new ();
+    self->connwatch = drover_connwatch_new ((int) config->silent_timeout, config->member_reserve,
+                                            config->max_per_address);
     config->max_workers = drover_connwatch_fit_workers (self->connwatch, config->max_workers);
     self->speaker = -1;
     self->queues = drover_queuetable_new ("");
@@ -125,8 +126,8 @@ drover_broker_new (drover_config_t *config, bool verbose)
     zsock_t *publisher = drover_eventstream_sock (self->events);
     zsock_set_backlog (publisher, S_BACKLOG);
     //  Every connection is seen, from before the first can be accepted
-    self->monitors [0] = drover_connwatch_watch (self->connwatch, self->router);
-    self->monitors [1] = drover_connwatch_watch (self->connwatch, publisher);
+    self->monitors [0] = drover_connwatch_watch (self->connwatch, self->router, false);
+    self->monitors [1] = drover_connwatch_watch (self->connwatch, publisher, true);
     if (s_bind (self->router, config->endpoint)
     ||  s_bind (publisher, config->events)) {
         drover_connwatch_destroy (&self->connwatch);
@@ -311,6 +312,26 @@ s_refuse_undecoded (s_broker_t *self, s_route_t route, const byte *data, size_t 
         s_reply_error (self, route, seq, code, reason);
 }
 
+//  Tell whether the connection a valid message came on may stay: if not
+//  (too many connections, or a stranger where only registered workers and
+//  admin keys have room) it hears why (a status is never answered), and
+//  it is cut soon. A worker's HELLO, or an admin key's request, makes its
+//  connection a member's.
+static bool
+s_admit_connection (s_broker_t *self, s_route_t route, zmq_msg_t *payload, drover_msg_t *msg)
+{
+    bool member = msg->id == DROVER_MSG_WORKER_HELLO
+               || ((msg->roles & DROVER_ROLE_ADMIN) && *msg->principal);
+    const char *reason = drover_connwatch_admit (self->connwatch,
+                                                 zmq_msg_get (payload, ZMQ_SRCFD), route.data,
+                                                 route.size, member, zclock_mono ());
+    if (!reason)
+        return true;
+    if (msg->id != DROVER_MSG_OK && msg->id != DROVER_MSG_ERROR)
+        s_reply_error (self, route, msg->seq, DROVER_CODE_TOO_MANY, reason);
+    return false;
+}
+
 //  Decode one payload from a peer and, if its sender's key may send it,
 //  route it; or answer why not
 static void
@@ -334,8 +355,12 @@ s_accept_payload (s_broker_t *self, s_route_t route, zmq_msg_t *payload, bool ex
         uint8_t roles = msg->id <= DROVER_MSG_ID_MAX? self->wire_roles [msg->id]: 0;
         int code = roles? drover_guard_admit (self->guard, payload, msg, roles, &reason): 0;
         if (code == 0) {
-            drover_peerlevels_heard (self->levels, route.data, route.size, msg);
-            s_route_request (self, route, msg);
+            if (s_admit_connection (self, route, payload, msg)) {
+                drover_peerlevels_heard (self->levels, route.data, route.size, msg);
+                s_route_request (self, route, msg);
+            }
+            else
+                drover_msg_destroy (&msg);
             return;
         }
         s_warn_bad_input (self, reason, data, size);
@@ -377,28 +402,6 @@ s_cut_connections (s_broker_t *self)
     drover_connwatch_cut (self->connwatch, zclock_mono ());
 }
 
-//  A request from an excess connection: say why it is refused, cut soon
-static bool
-s_refuse_excess (s_broker_t *self, s_route_t route, zmq_msg_t *payload)
-{
-    int fd = zmq_msg_get (payload, ZMQ_SRCFD);
-    if (!drover_connwatch_refuse (self->connwatch, fd, zclock_mono ()))
-        return false;
-    drover_msg_t *msg = drover_msg_new (0);
-    bool status = drover_msg_decode (msg, (const byte *) zmq_msg_data (payload),
-                                     zmq_msg_size (payload)) == 0
-               && (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR);
-    if (!status) {
-        char *reason = zsys_sprintf ("too many connections: the broker serves %zu, as its "
-                                     "descriptor limit allows; retry later",
-                                     drover_connwatch_limit (self->connwatch));
-        s_reply_error (self, route, msg->seq, DROVER_CODE_TOO_MANY, reason);
-        zstr_free (&reason);
-    }
-    drover_msg_destroy (&msg);
-    return true;
-}
-
 //  Read what peers sent, up to one batch or the turn's time budget,
 //  without blocking; what is left is read next turn
 static void
@@ -435,9 +438,6 @@ s_handle_router (s_broker_t *self)
             zmq_msg_close (&extra);
         }
         bytes += zmq_msg_size (&payload);
-        if (received && drover_connwatch_over (self->connwatch)
-        &&  s_refuse_excess (self, route, &payload))
-            received = false;   //  answered: too many connections
         if (received)
             s_accept_payload (self, route, &payload, extra_frames);
         zmq_msg_close (&payload);
@@ -590,6 +590,7 @@ s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int target
                           drover_peerlevels_fitted (self->levels));
     drover_metricset_set (counts, DROVER_METRIC_LEVEL_UNSENT,
                           drover_peerlevels_unsent (self->levels));
+    drover_connwatch_metrics (self->connwatch, counts);
     drover_metricset_say (counts, self->outboxes [S_METRICS],
                           drover_actor_number (zframe_data (round), zframe_size (round)));
     drover_metricset_destroy (&counts);
@@ -771,6 +772,7 @@ drover_broker_start (drover_broker_t *self, uint64_t fence)
         return -1;
     }
     drover_connwatch_start (self->connwatch, false);    //  sized past what the actors opened
+    drover_connwatch_serve (self->connwatch, true);     //  silent connections are cut now
     drover_config_t *config = self->config;
     zsys_notice ("broker: ready endpoint=%s events=%s%s", config->endpoint, config->events,
                  fence? " (leader)": "");

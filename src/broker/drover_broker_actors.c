@@ -192,5 +192,7 @@ drover_broker_halt (drover_broker_t *self)
     self->started = 0;
     self->loaded = false;
     zstr_free (&self->fatal);
+    if (self->connwatch)
+        drover_connwatch_serve (self->connwatch, false);    //  nobody reads the peers now
 }
 

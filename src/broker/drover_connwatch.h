@@ -5,10 +5,15 @@
     At start it raises the soft descriptor limit to the hard one and sizes
     what connections may take (max-workers is lowered to fit). It monitors
     the broker's sockets for accepted and closed connections, tells
-    drover_conns of each, and shuts down the excess connections drover_conns
-    says are due (README, "file descriptors"). drover_conns decides; this
-    class reads the monitors, logs and cuts. One owner thread, the main's;
-    the watched sockets are borrowed and must outlive it.
+    drover_conns of each (with the peer's address), tells it which
+    connections spoke and which registered, and shuts down the connections
+    drover_conns says are due: silent ones, those evicted for a newcomer,
+    those refused (README, "file descriptors"). Before a cut, and before
+    it refuses anyone for want of room, it makes sure each descriptor is
+    still the connection counted, so a close libzmq did not report gives
+    its place back. drover_conns decides; this class reads the monitors,
+    looks at descriptors, logs and cuts. One owner thread, the main's; the
+    watched sockets are borrowed and must outlive it.
     =========================================================================
 */
 
@@ -16,6 +21,8 @@
 #define DROVER_CONNWATCH_H_INCLUDED
 
 #include <czmq.h>
+#include "drover_conns.h"
+#include "drover_metricset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,9 +33,12 @@ extern "C" {
 
 typedef struct _drover_connwatch_t drover_connwatch_t;
 
-//  Raise the descriptor limit to the hard one (logged) and watch nothing yet
+//  Raise the descriptor limit to the hard one (logged) and watch nothing
+//  yet. silent: msec a stranger may say nothing valid; reserve: percent of
+//  the connections kept for members; per_address: strangers from one
+//  address at most (0: no cap).
 drover_connwatch_t *
-    drover_connwatch_new (void);
+    drover_connwatch_new (int silent, uint32_t reserve, uint32_t per_address);
 
 //  Stop monitoring and destroy; harmless on NULL
 void
@@ -41,10 +51,11 @@ uint32_t
     drover_connwatch_fit_workers (drover_connwatch_t *self, uint32_t max_workers);
 
 //  Monitor sock's connections; call before it binds, so that every one is
-//  seen. Returns the monitor, for the caller to poll (borrowed): it is
+//  seen. listeners: its peers only listen (an event stream), so none is
+//  silent. Returns the monitor, for the caller to poll (borrowed): it is
 //  the next index, 0 for the first socket watched.
 zsock_t *
-    drover_connwatch_watch (drover_connwatch_t *self, zsock_t *sock);
+    drover_connwatch_watch (drover_connwatch_t *self, zsock_t *sock, bool listeners);
 
 //  Set the connection limit from the descriptors open now: call once the
 //  broker has bound its sockets and started its actors (logged). With
@@ -53,37 +64,47 @@ zsock_t *
 void
     drover_connwatch_start (drover_connwatch_t *self, bool ahead);
 
+//  Tell whether the broker serves (it reads its peers' requests), so that
+//  connections that say nothing valid are cut; a broker standing by does
+//  not read them, and cuts none for silence. Call after start.
+void
+    drover_connwatch_serve (drover_connwatch_t *self, bool serving);
+
 //  Read the connection events waiting on monitor index, without blocking
 void
     drover_connwatch_read (drover_connwatch_t *self, size_t index);
 
-//  When the next excess connection is due to be cut, msec monotonic; -1 if none
+//  When the next connection is due to be cut, msec monotonic; -1 if none
 int64_t
     drover_connwatch_deadline (drover_connwatch_t *self);
 
-//  Cut the excess connections due at now: shutdown, not close (the
-//  descriptor stays libzmq's, which sees the end and closes it). Read
-//  every monitor first, so that a descriptor reused since is not cut.
+//  Cut the connections due at now: shutdown, not close (the descriptor
+//  stays libzmq's, which sees the end and closes it). Read every monitor
+//  first; a descriptor that is no longer the connection counted is not
+//  cut, and that connection is forgotten.
 void
     drover_connwatch_cut (drover_connwatch_t *self, int64_t now);
 
-//  Tell whether more connections are open than are served, so that
-//  requests must be checked with drover_connwatch_refuse
-bool
-    drover_connwatch_over (drover_connwatch_t *self);
+//  A valid request came on fd from the peer with that routing id (route,
+//  route_size) at now; member: it registers a worker or comes with an
+//  admin key. Returns NULL if it is served, or why not (borrowed): its
+//  connection is cut shortly after.
+const char *
+    drover_connwatch_admit (drover_connwatch_t *self, int fd, const byte *route,
+                            size_t route_size, bool member, int64_t now);
 
-//  Tell whether a request that came on fd is to be refused (its
-//  connection is excess); if so, that connection is cut shortly after now
-bool
-    drover_connwatch_refuse (drover_connwatch_t *self, int fd, int64_t now);
-
-//  Connections open, served and excess
+//  Connections open, of every class
 size_t
     drover_connwatch_count (drover_connwatch_t *self);
 
 //  Connections served at most
 size_t
     drover_connwatch_limit (drover_connwatch_t *self);
+
+//  Set the connections' series (drover_connections...) in metrics;
+//  nothing before start
+void
+    drover_connwatch_metrics (drover_connwatch_t *self, drover_metricset_t *metrics);
 
 #ifdef __cplusplus
 }

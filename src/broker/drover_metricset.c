@@ -32,6 +32,8 @@ typedef struct {
 #define S_SERVICES_HELP "Services by state (lost: none of its replicas runs; crashing: its replicas keep exiting quickly)"
 #define S_REPLICAS_HELP "Replicas of services: wanted (over all services), running, pending (started, not running yet)"
 #define S_RESTARTS_HELP "Replica slots of services by how many times each restarted, at the last term"
+#define S_CONNECTIONS_HELP "Peer connections open, by class: silent (said nothing valid yet), client, member (a registered worker, an admin key), trial (may stay as a member only), refused (to be closed)"
+#define S_CLOSED_HELP   "Peer connections the broker closed, by reason (unreported: closed without libzmq saying so, found gone)"
 #define S_BAD_HELP      "Messages the broker refused before any actor saw them, by the error code answered"
 #define S_LEVELS_HELP   "Connected workers by the protocol level their agent speaks (PROTOCOL.md section 12)"
 #define S_FITTED_HELP   "Messages to peers of an older protocol level: re-encoded with that level's fields, or not sent (a message that level has not)"
@@ -141,6 +143,21 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_BAD_302] =           { "drover_bad_messages_total", "code=\"302\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_LEVEL_FITTED] =      { "drover_older_peer_messages_total", "fate=\"fitted\"", S_COUNTER, S_FITTED_HELP },
     [DROVER_METRIC_LEVEL_UNSENT] =      { "drover_older_peer_messages_total", "fate=\"unsent\"", S_COUNTER, S_FITTED_HELP },
+    [DROVER_METRIC_CONNECTIONS_SILENT] = { "drover_connections", "class=\"silent\"", S_GAUGE, S_CONNECTIONS_HELP },
+    [DROVER_METRIC_CONNECTIONS_CLIENT] = { "drover_connections", "class=\"client\"", S_GAUGE, S_CONNECTIONS_HELP },
+    [DROVER_METRIC_CONNECTIONS_MEMBER] = { "drover_connections", "class=\"member\"", S_GAUGE, S_CONNECTIONS_HELP },
+    [DROVER_METRIC_CONNECTIONS_TRIAL] = { "drover_connections", "class=\"trial\"", S_GAUGE, S_CONNECTIONS_HELP },
+    [DROVER_METRIC_CONNECTIONS_REFUSED] = { "drover_connections", "class=\"refused\"", S_GAUGE, S_CONNECTIONS_HELP },
+    [DROVER_METRIC_CONNECTION_LIMIT] =  { "drover_connections_limit", NULL, S_GAUGE,
+                                          "Peer connections served at most, as the descriptor limit allows" },
+    [DROVER_METRIC_CONNECTION_RESERVE] = { "drover_connections_reserved", NULL, S_GAUGE,
+                                          "Of those, kept for registered workers and admin keys" },
+    [DROVER_METRIC_CONNECTIONS_ACCEPTED] = { "drover_connections_accepted_total", NULL, S_COUNTER,
+                                          "Peer connections accepted" },
+    [DROVER_METRIC_CLOSED_SILENT] =     { "drover_connections_closed_total", "reason=\"silent\"", S_COUNTER, S_CLOSED_HELP },
+    [DROVER_METRIC_CLOSED_EVICTED] =    { "drover_connections_closed_total", "reason=\"evicted\"", S_COUNTER, S_CLOSED_HELP },
+    [DROVER_METRIC_CLOSED_REFUSED] =    { "drover_connections_closed_total", "reason=\"refused\"", S_COUNTER, S_CLOSED_HELP },
+    [DROVER_METRIC_CLOSED_UNREPORTED] = { "drover_connections_closed_total", "reason=\"unreported\"", S_COUNTER, S_CLOSED_HELP },
     [DROVER_METRIC_START_TIME] =        { "process_start_time_seconds", NULL, S_GAUGE,
                                           "Start time of the process since unix epoch in seconds." },
     [DROVER_METRIC_OPEN_FDS] =          { "process_open_fds", NULL, S_GAUGE,

@@ -120,6 +120,19 @@ typedef enum {
     DROVER_METRIC_BAD_302,
     DROVER_METRIC_LEVEL_FITTED,             //  messages re-encoded for an older peer
     DROVER_METRIC_LEVEL_UNSENT,             //  messages an older peer's level has not
+    //  the main: peer connections by class, their limits, and their counters
+    DROVER_METRIC_CONNECTIONS_SILENT,
+    DROVER_METRIC_CONNECTIONS_CLIENT,
+    DROVER_METRIC_CONNECTIONS_MEMBER,
+    DROVER_METRIC_CONNECTIONS_TRIAL,
+    DROVER_METRIC_CONNECTIONS_REFUSED,      //  excess, or cut and not closed yet
+    DROVER_METRIC_CONNECTION_LIMIT,
+    DROVER_METRIC_CONNECTION_RESERVE,
+    DROVER_METRIC_CONNECTIONS_ACCEPTED,
+    DROVER_METRIC_CLOSED_SILENT,
+    DROVER_METRIC_CLOSED_EVICTED,
+    DROVER_METRIC_CLOSED_REFUSED,
+    DROVER_METRIC_CLOSED_UNREPORTED,        //  closed without libzmq saying so: found gone
     //  the metrics actor: the process
     DROVER_METRIC_START_TIME,               //  seconds since the epoch
     DROVER_METRIC_OPEN_FDS,

@@ -61,6 +61,18 @@ static const s_setting_t s_settings [] = {
     { "broker/peer-bytes", S_UINT, S_AT (peer_bytes), 1 << 20, 4294967295u,
       DROVER_DEFAULT_PEER_BYTES, NULL,
       "bytes one peer may have waiting in the broker's receive queue (fewer messages than hwm)" },
+    { "broker/silent-timeout", S_UINT, S_AT (silent_timeout), 100, 3600000,
+      DROVER_DEFAULT_SILENT_TIMEOUT, NULL,
+      "msec a new connection may say nothing valid before it is closed (its place also goes "
+      "to a newcomer first when none is free)" },
+    { "broker/member-reserve", S_UINT, S_AT (member_reserve), 0, 90,
+      DROVER_DEFAULT_MEMBER_RESERVE, NULL,
+      "percent of the connections the descriptors allow kept for registered workers and "
+      "admin keys: other peers never take them" },
+    { "broker/max-per-address", S_UINT, S_AT (max_per_address), 0, 4294967295u,
+      DROVER_DEFAULT_MAX_PER_ADDRESS, NULL,
+      "connections from one IP address at most, besides registered workers and admin keys; "
+      "0: no cap" },
     { "broker/state-dir", S_STRING, S_AT (state_dir), 0, 0,
       0, DROVER_DEFAULT_STATE_DIR,
       "directory where the broker keeps its state (made if missing; one broker at a time)" },

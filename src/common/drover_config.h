@@ -89,6 +89,9 @@ typedef struct {
     uint32_t max_message;       //  broker/max-message: bytes, ZMQ_MAXMSGSIZE
     uint32_t hwm;               //  broker/hwm: messages queued per peer
     uint32_t peer_bytes;        //  broker/peer-bytes: bytes queued from one peer, at most
+    uint32_t silent_timeout;    //  broker/silent-timeout: msec a connection may say nothing valid
+    uint32_t member_reserve;    //  broker/member-reserve: percent of connections kept for members
+    uint32_t max_per_address;   //  broker/max-per-address: strangers' connections from one address, 0 any
     char *state_dir;            //  broker/state-dir: where the state is kept
     char *durability;           //  broker/durability: full, batch or off
     uint32_t commit_every;      //  broker/commit-every: msec between commits (batch)

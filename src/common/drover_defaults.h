@@ -24,6 +24,9 @@
 #define DROVER_DEFAULT_MAX_MESSAGE      4194304     //  bytes, largest message from a peer
 #define DROVER_DEFAULT_HWM              100000      //  messages queued per peer
 #define DROVER_DEFAULT_PEER_BYTES       1073741824  //  bytes waiting from one peer, at most
+#define DROVER_DEFAULT_SILENT_TIMEOUT   10000       //  msec a connection may say nothing valid
+#define DROVER_DEFAULT_MEMBER_RESERVE   10          //  percent of connections kept for workers and admins
+#define DROVER_DEFAULT_MAX_PER_ADDRESS  0           //  strangers' connections from one address; 0 any
 #define DROVER_DEFAULT_STATE_DIR        "drover.state"  //  where the state is kept
 #define DROVER_DEFAULT_DURABILITY       "full"      //  full, batch or off
 #define DROVER_DEFAULT_CPUS             ""          //  broker/cpus: any CPU
