@@ -13,7 +13,9 @@
     broker answers it with OK, or ERROR 409 / 404. TASK KILL cancels an
     attempt; WORKER LEAVE makes it finish what runs, say GOODBYE and end.
     ERROR 401 makes it say HELLO again; ERROR 423 to its HELLO (another
-    live agent has its id) ends it; silence from the broker while a
+    live agent has its id) or 403 (its key may not register that id: a
+    key of another role, ids pinned to others, the id another key's, a
+    revoked key) ends it; silence from the broker while a
     reply is due makes it drop the socket and connect anew with backoff
     (250 ms doubling to 5 s), saying so at WARNING (when nothing ever
     answers: each time the backoff grows, then once a minute).
@@ -176,7 +178,8 @@ uint64_t
     drover_worker_refusals (drover_worker_t *self);
 
 //  Return why the broker refused the worker for good (ERROR 423 to its
-//  HELLO: another live agent has its id), or why it could not start (the
+//  HELLO: another live agent has its id; 403: its key may not register
+//  it), or why it could not start (the
 //  tasks' user cannot enter the work directory), or NULL (borrowed)
 const char *
     drover_worker_refused (drover_worker_t *self);

@@ -11,6 +11,8 @@
 
 #include "drover_connwatch.h"
 #include "drover_conns.h"
+#include "drover_handshakelog.h"
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -37,6 +39,7 @@ struct _drover_connwatch_t {
     uint64_t cut;               //  connections cut for the limit
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  last warning, msec monotonic
+    drover_handshakelog_t *handshakes;  //  refused handshakes to log, or NULL
 };
 
 
@@ -83,6 +86,7 @@ drover_connwatch_destroy (drover_connwatch_t **self_p)
         zsock_destroy (&self->monitors [index]);
     }
     drover_conns_destroy (&self->conns);
+    drover_handshakelog_destroy (&self->handshakes);
     free (self);
     *self_p = NULL;
 }
@@ -142,7 +146,8 @@ drover_connwatch_watch (drover_connwatch_t *self, zsock_t *sock)
     snprintf (endpoint, sizeof endpoint, "inproc://drover-monitor-%zu-%p", index, (void *) self);
     int rc = zmq_socket_monitor (zsock_resolve (sock), endpoint,
                                  ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED
-                                 | ZMQ_EVENT_ACCEPT_FAILED);
+                                 | ZMQ_EVENT_ACCEPT_FAILED
+                                 | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
     assert (rc == 0);
     self->watched [index] = sock;
     self->monitors [index] = zsock_new (ZMQ_PAIR);
@@ -184,34 +189,110 @@ s_warn (drover_connwatch_t *self, const char *what, int value)
     self->warned_at = now;
 }
 
-//  Read the connection events of one monitored socket
+//  Log the handshakes refused before ZAP is asked (no key, a wrong server
+//  key), with the peer's address
+void
+drover_connwatch_log_handshakes (drover_connwatch_t *self, bool secure)
+{
+    assert (self);
+    if (!self->handshakes)
+        self->handshakes = drover_handshakelog_new (secure);
+}
+
+//  A peer's IP address as text into buffer, or NULL if fd is no socket now
+static const char *
+s_peer_address (int fd, char *buffer, size_t size)
+{
+    struct sockaddr_storage address;
+    socklen_t length = sizeof address;
+    if (getpeername (fd, (struct sockaddr *) &address, &length))
+        return NULL;
+    const void *raw = address.ss_family == AF_INET6
+                    ? (const void *) &((struct sockaddr_in6 *) &address)->sin6_addr
+                    : (const void *) &((struct sockaddr_in *) &address)->sin_addr;
+    if (address.ss_family != AF_INET && address.ss_family != AF_INET6)
+        return NULL;
+    return inet_ntop (address.ss_family, raw, buffer, (socklen_t) size);
+}
+
+//  An event of a monitor: its id, value and endpoint
+typedef struct {
+    uint16_t id;                //  ZMQ_EVENT_*
+    uint32_t value;             //  its value: a descriptor, an error
+    char endpoint [256];        //  the socket's endpoint it is about
+} s_event_t;
+
+//  Tell the handshake log of an accept: the peer's address, unless the
+//  connection closes later in this batch (its descriptor may be another's
+//  by now: libzmq reports the close before it closes the descriptor)
+static void
+s_tell_accepted (drover_connwatch_t *self, s_event_t *events, size_t count, size_t index)
+{
+    int fd = (int) events [index].value;
+    bool closed = false;
+    for (size_t later = index + 1; later < count && !closed; later++)
+        closed = events [later].id == ZMQ_EVENT_DISCONNECTED && (int) events [later].value == fd;
+    char buffer [INET6_ADDRSTRLEN];
+    drover_handshakelog_accepted (self->handshakes, fd,
+                                  closed? NULL: s_peer_address (fd, buffer, sizeof buffer));
+}
+
+//  Events read from a monitor in one batch at most
+#define S_EVENT_BATCH   256
+
+//  Read the connection events of one monitored socket: a batch at a time,
+//  so that an accept knows whether its connection closed already
 void
 drover_connwatch_read (drover_connwatch_t *self, size_t index)
 {
     assert (self);
     assert (self->conns);
     assert (index < self->nwatched);
-    zmsg_t *event;
-    while ((event = zmsg_recv_nowait (self->monitors [index]))) {
-        zframe_t *head = zmsg_first (event);
-        if (head && zframe_size (head) == 6) {
-            uint16_t id;
-            uint32_t value;
-            memcpy (&id, zframe_data (head), 2);
-            memcpy (&value, zframe_data (head) + 2, 4);
+    s_event_t *events = (s_event_t *) zmalloc (S_EVENT_BATCH * sizeof (s_event_t));
+    size_t count;
+    do {
+        count = 0;
+        zmsg_t *event;
+        while (count < S_EVENT_BATCH && (event = zmsg_recv_nowait (self->monitors [index]))) {
+            zframe_t *head = zmsg_first (event);
+            zframe_t *endpoint = zmsg_next (event);
+            if (head && zframe_size (head) == 6) {
+                memcpy (&events [count].id, zframe_data (head), 2);
+                memcpy (&events [count].value, zframe_data (head) + 2, 4);
+                size_t size = endpoint? zframe_size (endpoint): 0;
+                if (size >= sizeof events [count].endpoint)
+                    size = sizeof events [count].endpoint - 1;
+                if (size)
+                    memcpy (events [count].endpoint, zframe_data (endpoint), size);
+                events [count].endpoint [size] = 0;
+                count++;
+            }
+            zmsg_destroy (&event);
+        }
+        for (size_t at = 0; at < count; at++) {
+            uint16_t id = events [at].id;
+            uint32_t value = events [at].value;
             if (id == ZMQ_EVENT_ACCEPTED) {
+                if (self->handshakes)
+                    s_tell_accepted (self, events, count, at);
                 if (drover_conns_accepted (self->conns, (int) value, zclock_mono ()))
                     s_warn (self, "refusing a connection, fd", (int) value);
             }
             else
-            if (id == ZMQ_EVENT_DISCONNECTED)
+            if (id == ZMQ_EVENT_DISCONNECTED) {
+                if (self->handshakes)
+                    drover_handshakelog_closed (self->handshakes, (int) value, zclock_mono ());
                 drover_conns_closed (self->conns, (int) value);
+            }
             else
             if (id == ZMQ_EVENT_ACCEPT_FAILED)
                 s_warn (self, "accept failed", (int) value);
+            else
+            if (id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && self->handshakes)
+                drover_handshakelog_failed (self->handshakes, id, value, events [at].endpoint);
         }
-        zmsg_destroy (&event);
-    }
+    } while (count == S_EVENT_BATCH);
+    free (events);
 }
 
 //  The next cut due

@@ -53,6 +53,12 @@ zsock_t *
 void
     drover_connwatch_start (drover_connwatch_t *self, bool ahead);
 
+//  Log the handshakes the broker refuses before ZAP is asked (a peer
+//  without CURVE, a wrong server key: drover_handshakelog), with the
+//  peer's address; secure: the broker speaks CURVE. Before the first read.
+void
+    drover_connwatch_log_handshakes (drover_connwatch_t *self, bool secure);
+
 //  Read the connection events waiting on monitor index, without blocking
 void
     drover_connwatch_read (drover_connwatch_t *self, size_t index);
