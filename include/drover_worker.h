@@ -118,8 +118,8 @@ void
 
 //  Speak CURVE to the broker: the worker's key pair (key_path: NAME.key
 //  or NAME.key_secret, `drover keygen` writes them; the secret file must
-//  be readable by its owner only) and the broker's public key file. Before
-//  the loop runs. Returns 0, or -1 with a message in *error_p (caller
+//  be readable by its owner only) and the broker's public key file (or a
+//  directory of brokers' keys: see set_server_keys). Before the loop runs. Returns 0, or -1 with a message in *error_p (caller
 //  frees) if a file cannot be used. A handshake the broker refuses (a key
 //  it does not accept for workers, a wrong server key, CURVE on one side
 //  only) is logged at ERROR, "the broker refused this key (why)" (again
@@ -129,6 +129,25 @@ void
 int
     drover_worker_set_keys (drover_worker_t *self, const char *key_path,
                             const char *server_key_path, char **error_p);
+
+//  Speak CURVE to several brokers, each with a key pair of its own
+//  (PROTOCOL.md §16, §17): the worker's key pair, and the brokers' public
+//  keys it trusts, count paths each a key file (NAME.key: the key named
+//  NAME) or a directory of them (count may be 0 when the list of brokers
+//  gives every key as a file). Each broker of the worker's list gets the
+//  key its item names (`tcp://hub1:5555=b1`, or `=/etc/drover/b1.key`),
+//  else the only key when one alone is trusted; a leader a REDIRECT names
+//  gets the key named as that broker (its --name), if one is trusted, and
+//  is not talked to otherwise (the worker moves to the next of its list).
+//  drover_worker_set_keys is this with one path. Before the loop runs.
+//  Returns 0, or -1 with a message in *error_p (caller frees): a file
+//  that cannot be used, a key the list names that is not trusted, a
+//  broker of the list without a key (several are trusted and its item
+//  names none).
+int
+    drover_worker_set_server_keys (drover_worker_t *self, const char *key_path,
+                                   const char *const *server_keys, size_t count,
+                                   char **error_p);
 
 //  Log every message sent and received
 void

@@ -127,6 +127,33 @@ s_resume_live (s_resume_t *resume, const drover_event_t *event)
     return 0;
 }
 
+//  Make the subscriber a CURVE client: our pair, and the public key of the
+//  broker whose stream *endpoint_p is: the only one trusted, or the one
+//  the endpoint names (--events tcp://HOST:5556=b1, or =FILE), which
+//  *endpoint_p loses then. Returns 0, or -1 with why in *error_p.
+static int
+s_apply_keys (zsock_t *subscriber, const char *key, const char *server_key,
+              const char **endpoint_p, char **error_p)
+{
+    static char s_endpoint [DROVER_ENDPOINT_MAX + 1];
+    drover_serverkeys_t *keys = drover_cli_server_keys (server_key, *endpoint_p, error_p);
+    zcert_t *pair = keys? drover_keys_load_pair (key, error_p): NULL;
+    drover_endpoints_t *list = pair? drover_endpoints_new (*endpoint_p): NULL;
+    if (list) {
+        snprintf (s_endpoint, sizeof s_endpoint, "%s", drover_endpoints_item (list, 0));
+        *endpoint_p = s_endpoint;
+        zcert_apply (pair, subscriber);
+        zsock_set_curve_serverkey (subscriber, drover_serverkeys_for (keys, s_endpoint));
+    }
+    if (pair && !list)
+        *error_p = zsys_sprintf ("'%s' is not an event endpoint", *endpoint_p);
+    int rc = list? 0: -1;
+    drover_endpoints_destroy (&list);
+    zcert_destroy (&pair);
+    drover_serverkeys_destroy (&keys);
+    return rc;
+}
+
 //  drover events: SUB to the event endpoint, one JSON line per event
 int
 drover_cli_events (int argc, char **argv)
@@ -209,7 +236,7 @@ drover_cli_events (int argc, char **argv)
     for (int index = 0; index < ntopics && !key; index++)
         zsock_set_subscribe (subscriber, topics [index]);
     char *error = NULL;
-    if (key && drover_keys_apply_client (subscriber, key, server_key, &error)) {
+    if (key && s_apply_keys (subscriber, key, server_key, &endpoint, &error)) {
         fprintf (stderr, "drover events: %s\n", error);
         zstr_free (&error);
         zsock_destroy (&subscriber);

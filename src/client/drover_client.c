@@ -95,10 +95,15 @@ drover_client_disconnect (drover_client_t *self)
 
 //  Create the dealer (a CURVE client with the keys, if set), watch its
 //  handshakes and connect it. Returns 0, or -1 if ZeroMQ does not
-//  understand the endpoint (the client then has no dealer).
+//  understand the endpoint or, with keys, no broker key is known for it
+//  (the client then has no dealer).
 int
 drover_client_connect (drover_client_t *self)
 {
+    const char *server_key = self->pair
+                           ? drover_serverkeys_for (self->serverkeys, self->endpoint): NULL;
+    if (self->pair && !server_key)
+        return -1;              //  a leader a REDIRECT named, of no key we hold
     self->dealer = zsock_new (ZMQ_DEALER);
     assert (self->dealer);
     zsock_set_linger (self->dealer, 0);                 //  destroy never blocks
@@ -113,7 +118,7 @@ drover_client_connect (drover_client_t *self)
     zsock_set_heartbeat_timeout (self->dealer, drover_client_may_move (self)? 3000: 5000);
     if (self->pair) {
         zcert_apply (self->pair, self->dealer);
-        zsock_set_curve_serverkey (self->dealer, self->server_key);
+        zsock_set_curve_serverkey (self->dealer, server_key);
     }
     self->handle = zsock_resolve (self->dealer);
     self->handshake = drover_handshake_new (self->dealer, self->pair != NULL);
@@ -193,6 +198,7 @@ drover_client_destroy (drover_client_t **self_p)
         drover_client_disconnect (self);
     drover_poller_destroy (&self->poller);
     zcert_destroy (&self->pair);
+    drover_serverkeys_destroy (&self->serverkeys);
     drover_msg_destroy (&self->inbox);
     drover_msg_destroy (&self->reply);
     zlistx_destroy (&self->kept);
@@ -220,26 +226,43 @@ drover_client_set_keys (drover_client_t *self, const char *key_path,
                         const char *server_key_path)
 {
     assert (self);
-    assert (key_path);
     assert (server_key_path);
+    return drover_client_set_server_keys (self, key_path, &server_key_path, 1);
+}
+
+//  Speak CURVE to brokers with keys of their own: a key pair and the
+//  brokers' public keys (files, directories), each broker's found by
+//  drover_serverkeys
+int
+drover_client_set_server_keys (drover_client_t *self, const char *key_path,
+                               const char *const *server_keys, size_t count)
+{
+    assert (self);
+    assert (key_path);
+    assert (server_keys || count == 0);
     char *error = NULL;
     zcert_t *pair = drover_keys_load_pair (key_path, &error);
-    zcert_t *server = pair? drover_keys_load_public (server_key_path, &error): NULL;
-    if (!server) {
+    drover_serverkeys_t *serverkeys = drover_serverkeys_new ();
+    for (size_t index = 0; pair && !error && index < count; index++)
+        drover_serverkeys_add (serverkeys, server_keys [index], &error);
+    if (pair && !error)
+        drover_serverkeys_pair_list (serverkeys, self->endpoints, &error);
+    if (error) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_KEY, "%s", error);
         zstr_free (&error);
         zcert_destroy (&pair);
+        drover_serverkeys_destroy (&serverkeys);
         return -1;
     }
     zcert_destroy (&self->pair);
+    drover_serverkeys_destroy (&self->serverkeys);
     self->pair = pair;
-    snprintf (self->server_key, sizeof self->server_key, "%s", zcert_public_txt (server));
-    zcert_destroy (&server);
+    self->serverkeys = serverkeys;
     //  A new socket: nothing of the connection made without keys (its
     //  handshake, its monitor's events) is left to be taken for ours
     drover_client_disconnect (self);
     int rc = drover_client_connect (self);
-    assert (rc == 0);                   //  it connected before
+    assert (rc == 0);                   //  it connected before, and its broker has a key
     return 0;
 }
 

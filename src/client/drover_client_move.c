@@ -77,9 +77,16 @@ s_move (drover_client_t *self, int delay, bool redirected, const char *why)
         if (drover_client_connect (self) == 0)
             break;
         //  Only a leader a REDIRECT named can be unusable (the list was
-        //  checked): the next of the list is not
+        //  checked, and each of its brokers has a key): the next of the
+        //  list is not
         assert (tries <= drover_endpoints_size (self->endpoints));
         why = "cannot connect there";
+        if (self->pair && !drover_serverkeys_for (self->serverkeys, self->endpoint)) {
+            why = "no key of that broker is trusted";
+            zsys_warning ("client: broker=%s is named leader, but no key of it is trusted "
+                          "(give it as %s=KEY in the list of brokers)", self->endpoint,
+                          self->endpoint);
+        }
         delay += drover_endpoints_failed (self->endpoints, zclock_mono ());
     }
     int64_t due = zclock_mono () + delay;
@@ -92,6 +99,8 @@ drover_client_redirected (drover_client_t *self, drover_msg_t *redirect)
 {
     if (self->move_due)
         return;
+    if (self->serverkeys)       //  the leader's key, by its name, if we trust one
+        drover_serverkeys_learn (self->serverkeys, redirect->leader, redirect->leader_name);
     self->move_due = true;
     self->move_delay = drover_endpoints_redirected (self->endpoints, redirect->leader,
                                                     zclock_mono ());
