@@ -88,6 +88,8 @@ typedef void (drover_client_progress_fn) (size_t done, size_t total, void *arg);
 //  request then goes again, unchanged, to the next broker (but a SUBMIT
 //  without a key whose broker went away before answering: it fails, as
 //  that broker may have accepted it), for up to DROVER_CLIENT_FAILOVER.
+//  With CURVE, an item may name its broker's public key after a '=',
+//  `tcp://hub1:5555=b1` (see drover_client_set_server_keys).
 drover_client_t *
     drover_client_new (const char *endpoint);
 

@@ -63,8 +63,10 @@ typedef int (drover_worker_handler_fn) (void *arg, const drover_exec_t *exec,
 //  spaces, 1..64 bytes), the procs it offers and its memory in bytes.
 //  endpoint may be a comma-separated list of brokers, of which one leads
 //  (PROTOCOL.md §17): the worker follows REDIRECT and moves on when its
-//  broker is gone. Returns NULL if the id or procs (>= 1) is not valid, or
-//  the list holds no endpoint.
+//  broker is gone; with CURVE, an item may name its broker's public key
+//  after a '=', `tcp://hub1:5555=b1` (see drover_worker_set_server_keys).
+//  Returns NULL if the id or procs (>= 1) is not valid, or the list holds
+//  no endpoint.
 drover_worker_t *
     drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_t mem);
 

@@ -95,9 +95,10 @@ s_key_name (const char *filename, char *name)
     return true;
 }
 
-//  Bytes czmq's zauth writes for a key's metadata at its handshake: it
-//  has a buffer of 512 and does not check (czmq 4.2.1), so a key whose
-//  metadata is larger would overflow it
+//  Bytes czmq's zauth (the broker's ZAP handler before drover_zap) writes
+//  for a key's metadata at its handshake: it has a buffer of 512 and does
+//  not check (czmq 4.2.1), so a key whose metadata is larger would
+//  overflow it
 static size_t
 s_metadata_size (zcert_t *cert)
 {

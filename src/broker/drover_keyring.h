@@ -25,9 +25,11 @@
 
 //  Longest gap between two full rescans, msec
 #define DROVER_KEYRING_RESCAN   10000
-//  Most bytes of metadata a key file may carry (czmq's zauth copies it into
-//  a 512-byte buffer at each handshake, unchecked): a larger one stops the
-//  broker's start, and is refused (logged) if it appears later
+//  Most bytes of metadata a key file may carry (czmq's zauth, the ZAP
+//  handler the broker used before drover_zap and other tools may use on the
+//  same directory, copies it into a 512-byte buffer at each handshake,
+//  unchecked): a larger one stops the broker's start, and is refused
+//  (logged) if it appears later
 #define DROVER_KEYRING_METADATA_MAX     400
 
 typedef struct _drover_keyring_t drover_keyring_t;
