@@ -80,7 +80,10 @@ typedef void (drover_client_done_fn) (const drover_msg_t *done, void *arg);
 typedef void (drover_client_progress_fn) (size_t done, size_t total, void *arg);
 
 //  Create a client for the broker at endpoint; NULL means DROVER_BROKER from
-//  the environment, else DROVER_CLIENT_ENDPOINT. NULL if the endpoint is bad.
+//  the environment, else DROVER_CLIENT_ENDPOINT. NULL if the endpoint is bad
+//  (not tcp://HOST:PORT, ipc://PATH or inproc://NAME). It connects on its
+//  first request, not here: keys set before then are used from the first
+//  connection on (a broker with CURVE sees no connection without them).
 //  endpoint may be a comma-separated list of brokers of which one leads
 //  (PROTOCOL.md §17): the client talks to the first, follows REDIRECT to
 //  the leader, and moves to the next when its broker is gone (connection

@@ -147,7 +147,8 @@ drover_connwatch_watch (drover_connwatch_t *self, zsock_t *sock)
     int rc = zmq_socket_monitor (zsock_resolve (sock), endpoint,
                                  ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED
                                  | ZMQ_EVENT_ACCEPT_FAILED
-                                 | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+                                 | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                                 | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
     assert (rc == 0);
     self->watched [index] = sock;
     self->monitors [index] = zsock_new (ZMQ_PAIR);
@@ -288,7 +289,8 @@ drover_connwatch_read (drover_connwatch_t *self, size_t index)
             if (id == ZMQ_EVENT_ACCEPT_FAILED)
                 s_warn (self, "accept failed", (int) value);
             else
-            if (id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && self->handshakes)
+            if ((id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+            ||   id == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) && self->handshakes)
                 drover_handshakelog_failed (self->handshakes, id, value, events [at].endpoint);
         }
     } while (count == S_EVENT_BATCH);

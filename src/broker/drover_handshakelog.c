@@ -10,6 +10,11 @@
 
 #include "drover_handshakelog.h"
 #include "drover_refusals.h"
+#include <errno.h>
+
+//  Our value for a handshake the peer broke off (NO_DETAIL, EPIPE or
+//  ECONNRESET): no ZMQ_PROTOCOL_ERROR_* has it
+#define S_BROKEN_OFF    1
 
 struct _drover_handshakelog_t {
     bool secure;                //  the broker speaks CURVE
@@ -69,10 +74,16 @@ drover_handshakelog_failed (drover_handshakelog_t *self, int event, uint32_t val
                             const char *endpoint)
 {
     assert (self);
-    if (event != ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+    //  A peer that breaks the connection off during a CURVE handshake: a
+    //  peer without a key does when it sees the broker's mechanism, and
+    //  the broker's next write or read fails (its greeting, the peer's
+    //  bytes dropped by the reset) before it saw the mismatch itself
+    bool broken_off = event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && self->secure
+                   && (value == EPIPE || value == ECONNRESET);
+    if (event != ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && !broken_off)
         return;
     self->pending = true;
-    self->value = value;
+    self->value = broken_off? S_BROKEN_OFF: value;
     snprintf (self->endpoint, sizeof self->endpoint, "%s", endpoint? endpoint: "?");
 }
 
@@ -115,6 +126,10 @@ drover_handshakelog_why (uint32_t value, bool secure)
         return secure? "the peer does not speak CURVE (it has no key: give it --key and "
                        "--server-key)"
                      : "the peer speaks CURVE, this broker does not (no security/key)";
+    if (value == S_BROKEN_OFF)
+        return "the peer broke the handshake off (a peer without a key does, as soon as it "
+               "sees the broker speaks CURVE: give it --key and --server-key; so does one "
+               "that gave up)";
     if (value == ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC)
         return "the peer's server key is not this broker's public key (or its handshake "
                "was corrupt)";

@@ -4,7 +4,9 @@
 
     A peer without CURVE at a CURVE broker (or with CURVE at one without),
     or with a server key that is not the broker's public key, fails its
-    handshake inside libzmq: ZAP is never asked (drover_zap logs the keys
+    handshake inside libzmq (a peer without a key sees the mismatch too,
+    and may break the connection off before the broker does: the broker
+    then logs that the peer broke the handshake off): ZAP is never asked (drover_zap logs the keys
     it refuses), nothing reaches the broker's sockets, and the peer's
     retries are silent. The broker's socket monitor reports, in order, the
     connection accepted (its descriptor), the handshake failed (why), the
@@ -46,9 +48,12 @@ void
 void
     drover_handshakelog_accepted (drover_handshakelog_t *self, int fd, const char *address);
 
-//  A handshake failed: event is ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL (the
-//  others are not told: AUTH is drover_zap's, NO_DETAIL a peer that went),
-//  value its ZMQ_PROTOCOL_ERROR_*, endpoint the monitor's (the broker's own)
+//  A handshake failed: event is ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL (value
+//  its ZMQ_PROTOCOL_ERROR_*) or _NO_DETAIL (value an errno: with CURVE,
+//  EPIPE or ECONNRESET is a peer that broke the handshake off, as one
+//  without a key does when it sees the broker's mechanism first; others
+//  are not logged); AUTH is drover_zap's to log. endpoint is the
+//  monitor's (the broker's own).
 void
     drover_handshakelog_failed (drover_handshakelog_t *self, int event, uint32_t value,
                                 const char *endpoint);
@@ -62,8 +67,9 @@ void
 uint64_t
     drover_handshakelog_refused (drover_handshakelog_t *self);
 
-//  Say in plain words why a handshake failed (value: ZMQ_PROTOCOL_ERROR_*)
-//  at a broker that speaks CURVE (secure) or not (borrowed, static)
+//  Say in plain words why a handshake failed (value: ZMQ_PROTOCOL_ERROR_*,
+//  or 1 for a handshake the peer broke off) at a broker that speaks CURVE
+//  (secure) or not (borrowed, static)
 const char *
     drover_handshakelog_why (uint32_t value, bool secure);
 

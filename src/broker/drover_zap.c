@@ -45,8 +45,12 @@ s_self_new (zsock_t *pipe, const char *directory)
     self->refusals = drover_refusals_new ();
     self->handler = zsock_new (ZMQ_REP);
     assert (self->handler);
-    int rc = zsock_bind (self->handler, S_ZAP_ENDPOINT);
-    assert (rc == 0);           //  one ZAP handler per context: the guard's
+    if (zsock_bind (self->handler, S_ZAP_ENDPOINT) == -1) {
+        //  One ZAP handler per process (per ZeroMQ context): a named
+        //  queue's cell shares its broker's, whose keys are its own
+        zsys_debug ("zap: another ZAP handler serves this process");
+        zsock_destroy (&self->handler);
+    }
     self->poller = zpoller_new (self->pipe, self->handler, NULL);
     assert (self->poller);
     return self;
@@ -58,7 +62,8 @@ s_self_destroy (self_t **self_p)
 {
     self_t *self = *self_p;
     zpoller_destroy (&self->poller);
-    zsock_unbind (self->handler, S_ZAP_ENDPOINT);
+    if (self->handler)
+        zsock_unbind (self->handler, S_ZAP_ENDPOINT);
     zsock_destroy (&self->handler);
     drover_refusals_destroy (&self->refusals);
     drover_keyring_destroy (&self->keyring);
@@ -171,7 +176,7 @@ drover_zap_actor (zsock_t *pipe, void *args)
         if (which == self->pipe)
             s_handle_pipe (self);
         else
-        if (which == self->handler)
+        if (which && which == self->handler)
             s_handle_request (self);
         else
         if (zpoller_terminated (self->poller))

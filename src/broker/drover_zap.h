@@ -18,7 +18,9 @@
 
     The reply's User-Id is the key's Z85 text (what drover_guard looks up).
     One per process (ZAP's endpoint, inproc://zeromq.zap.01, is one per
-    ZeroMQ context): the guard owns it.
+    ZeroMQ context): the guard owns it; a second one (a named queue's
+    cell, whose keys are its broker's) finds the endpoint taken and
+    leaves the handshakes to the first.
 
     Args: the keys directory (const char *, read before the actor signals).
     In:   $TERM

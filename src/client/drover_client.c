@@ -131,24 +131,25 @@ drover_client_connect (drover_client_t *self)
     return 0;
 }
 
-//  True if ZeroMQ understands every endpoint of the list (each one is
-//  tried on a throwaway socket: a bad one would otherwise show only when
-//  the client moves there)
-static bool
-s_list_usable (const char *list)
+//  Connect the dealer if the client has none: it connects on its first
+//  use, not when it is made, so that no connection goes out without the
+//  keys set after drover_client_new (a broker with CURVE would refuse it,
+//  and log it). Returns 0, or -1 with the error set if ZeroMQ does not
+//  take the endpoint, or no key of its broker is known.
+int
+drover_client_ensure_connected (drover_client_t *self)
 {
-    drover_endpoints_t *endpoints = drover_endpoints_new (list);
-    bool usable = endpoints != NULL;
-    for (size_t index = 0; usable && index < drover_endpoints_size (endpoints); index++) {
-        zsock_t *probe = zsock_new (ZMQ_DEALER);
-        assert (probe);
-        zsock_set_linger (probe, 0);
-        usable = zsock_connect (probe, "%s", drover_endpoints_current (endpoints)) == 0;
-        zsock_destroy (&probe);
-        drover_endpoints_failed (endpoints, 0);     //  on to the next
-    }
-    drover_endpoints_destroy (&endpoints);
-    return usable;
+    if (self->dealer)
+        return 0;
+    if (drover_client_connect (self) == 0)
+        return 0;
+    if (self->pair && !drover_serverkeys_for (self->serverkeys, self->endpoint))
+        drover_client_set_error (self, DROVER_CLIENT_ERR_KEY, "no key of the broker at %s is "
+                                 "trusted", self->endpoint);
+    else
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "'%s' is not a broker endpoint",
+                                 self->endpoint);
+    return -1;
 }
 
 //  Create a client for the broker at endpoint (or a list of brokers)
@@ -159,11 +160,12 @@ drover_client_new (const char *endpoint)
         endpoint = getenv ("DROVER_BROKER");
     if (!endpoint || !*endpoint)
         endpoint = DROVER_CLIENT_ENDPOINT;
-    if (strchr (endpoint, ',') && !s_list_usable (endpoint))
-        return NULL;
+    //  What ZeroMQ checks of an endpoint before it connects: its syntax
     drover_endpoints_t *endpoints = drover_endpoints_new (endpoint);
-    if (!endpoints)
+    if (!endpoints || !drover_endpoints_valid (endpoints)) {
+        drover_endpoints_destroy (&endpoints);
         return NULL;
+    }
 
     drover_client_t *self = (drover_client_t *) zmalloc (sizeof (drover_client_t));
     self->endpoints = endpoints;
@@ -179,11 +181,8 @@ drover_client_new (const char *endpoint)
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, NULL);     //  S_DEALER_AT
     drover_poller_add (self->poller, NULL);     //  S_MONITOR_AT
-    if (drover_client_connect (self)) {
-        drover_client_destroy (&self);
-        return NULL;    //  not an endpoint ZeroMQ understands
-    }
-    return self;
+    return self;        //  it connects on its first use
+
 }
 
 //  Destroy the client
@@ -258,11 +257,10 @@ drover_client_set_server_keys (drover_client_t *self, const char *key_path,
     drover_serverkeys_destroy (&self->serverkeys);
     self->pair = pair;
     self->serverkeys = serverkeys;
-    //  A new socket: nothing of the connection made without keys (its
-    //  handshake, its monitor's events) is left to be taken for ours
+    //  A new socket, made on the next use: nothing of a connection made
+    //  without keys (its handshake, its monitor's events) is left to be
+    //  taken for ours
     drover_client_disconnect (self);
-    int rc = drover_client_connect (self);
-    assert (rc == 0);                   //  it connected before, and its broker has a key
     return 0;
 }
 
@@ -273,7 +271,8 @@ drover_client_set_timeout (drover_client_t *self, int msec)
     assert (self);
     if (msec > 0) {
         self->timeout = msec;
-        zsock_set_sndtimeo (self->dealer, msec);
+        if (self->dealer)
+            zsock_set_sndtimeo (self->dealer, msec);
     }
 }
 
@@ -375,6 +374,8 @@ drover_client_next_seq (drover_client_t *self)
 int
 drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
 {
+    if (drover_client_ensure_connected (self))
+        return -1;
     zframe_t *frame = drover_msg_encode (request);
     if (!frame) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
@@ -399,6 +400,8 @@ drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
 int
 drover_client_send_again (drover_client_t *self, zframe_t *frame)
 {
+    if (drover_client_ensure_connected (self))
+        return -1;
     zframe_t *copy = zframe_dup (frame);
     int rc = zframe_send (&copy, self->dealer, 0);
     drover_poller_sent (self->poller, S_DEALER_AT);
@@ -457,6 +460,8 @@ s_receive_one (drover_client_t *self)
 int
 drover_client_receive (drover_client_t *self, int msec)
 {
+    if (drover_client_ensure_connected (self))
+        return -1;
     drover_client_resend_when_due (self);
     int64_t wake = drover_client_wake_at (self);
     if (wake && drover_client_msec_left (wake) < msec)
@@ -474,10 +479,9 @@ drover_client_receive (drover_client_t *self, int msec)
             drover_client_set_error (self, DROVER_CLIENT_ERR_REFUSED, "%s at %s",
                                      drover_handshake_reason (self->handshake), self->endpoint);
             //  ZeroMQ gives up a connection whose handshake was refused:
-            //  a new socket, so the next request tries (and is told) again
+            //  a new socket on the next use, so the next request tries
+            //  (and is told) again
             drover_client_disconnect (self);
-            int rc = drover_client_connect (self);
-            assert (rc == 0);           //  it connected before
             return -1;
         }
     }

@@ -119,6 +119,11 @@ void
 int
     drover_client_connect (drover_client_t *self);
 
+//  Connect the dealer if the client has none (it connects on its first
+//  use). Returns 0, or -1 with the error set.
+int
+    drover_client_ensure_connected (drover_client_t *self);
+
 //  Take the next request seq; never 0, which TASK DONE uses for notifies
 uint32_t
     drover_client_next_seq (drover_client_t *self);

@@ -27,7 +27,7 @@ drover_client_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p
 {
     *up_p = true;               //  one broker: never asked
     *connects_p = 0;
-    if (drover_client_may_move (self) && self->handshake) {
+    if (drover_client_may_move (self) && drover_client_ensure_connected (self) == 0) {
         *up_p = drover_handshake_up (self->handshake);
         *connects_p = drover_handshake_connects (self->handshake);
         drover_poller_drained (self->poller, S_MONITOR_AT);     //  we read it empty
@@ -116,7 +116,7 @@ drover_client_move_when_due (drover_client_t *self)
         s_move (self, self->move_delay, true, "redirected");
         return;
     }
-    int64_t down = drover_handshake_down_since (self->handshake);
+    int64_t down = self->handshake? drover_handshake_down_since (self->handshake): 0;
     int64_t now = zclock_mono ();
     if (down && now - down >= DROVER_ENDPOINTS_DEAD_AFTER && drover_client_may_move (self))
         s_move (self, drover_endpoints_failed (self->endpoints, now), false,

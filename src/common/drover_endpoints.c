@@ -135,6 +135,46 @@ drover_endpoints_item (drover_endpoints_t *self, size_t index)
     return index < self->size? self->items [index]: NULL;
 }
 
+//  True if an endpoint passes the checks ZeroMQ makes before it connects:
+//  tcp://[SOURCE;]HOST:PORT, ipc://PATH, inproc://NAME (names are resolved
+//  when it connects, not here)
+static bool
+s_endpoint_valid (const char *endpoint)
+{
+    const char *separator = strstr (endpoint, "://");
+    if (!separator || !separator [3])
+        return false;
+    size_t scheme = (size_t) (separator - endpoint);
+    const char *rest = separator + 3;
+    if ((scheme == 3 && memcmp (endpoint, "ipc", 3) == 0)
+    ||  (scheme == 6 && memcmp (endpoint, "inproc", 6) == 0))
+        return true;
+    if (scheme != 3 || memcmp (endpoint, "tcp", 3))
+        return false;
+    const char *source = strrchr (rest, ';');
+    if (source)
+        rest = source + 1;
+    const char *colon = strrchr (rest, ':');
+    if (!colon || colon == rest || *rest == '*' || !colon [1])
+        return false;
+    for (const char *digit = colon + 1; *digit; digit++)
+        if (!isdigit ((byte) *digit))
+            return false;
+    long port = atol (colon + 1);
+    return port >= 1 && port <= 65535;
+}
+
+//  True if every endpoint of the list passes ZeroMQ's checks
+bool
+drover_endpoints_valid (drover_endpoints_t *self)
+{
+    assert (self);
+    for (size_t index = 0; index < self->size; index++)
+        if (!s_endpoint_valid (self->items [index]))
+            return false;
+    return true;
+}
+
 //  Return the server key the list gives the endpoint at index, or NULL
 const char *
 drover_endpoints_item_key (drover_endpoints_t *self, size_t index)

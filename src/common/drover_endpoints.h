@@ -55,6 +55,12 @@ size_t
 const char *
     drover_endpoints_item (drover_endpoints_t *self, size_t index);
 
+//  Return true if every endpoint of the list passes the checks ZeroMQ makes
+//  before it connects (tcp://[SOURCE;]HOST:PORT, ipc://PATH, inproc://NAME):
+//  a peer checks its list at once without connecting anywhere
+bool
+    drover_endpoints_valid (drover_endpoints_t *self);
+
 //  Return the server key the list gives the endpoint at index ("=KEY"),
 //  or NULL if it gives none (borrowed)
 const char *
