@@ -182,14 +182,16 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
         labels = joined;
     }
     zframe_t *running = zframe_new (hello->running, hello->nrunning * sizeof (drover_taskref_t));
-    drover_outbox_say (self->outbox, "ssf848sf", "UP", worker->id, worker->route, worker->epoch,
-                hello->procs, hello->mem, labels, running);
+    drover_outbox_say (self->outbox, "ssf848sf4s", "UP", worker->id, worker->route, worker->epoch,
+                hello->procs, hello->mem, labels, running, (uint32_t) drover_msg_level (hello),
+                hello->release);
     zframe_destroy (&running);
     zstr_free (&labels);
     zhashx_delete (self->lost, worker->id);
     zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
-                 " labels=%u running=%u", worker->id, worker->epoch, hello->procs, hello->mem,
-                 hello->nlabels, hello->nrunning);
+                 " labels=%u running=%u level=%d release=%s", worker->id, worker->epoch,
+                 hello->procs, hello->mem, hello->nlabels, hello->nrunning,
+                 drover_msg_level (hello), *hello->release? hello->release: "unknown");
     if (!self->flags.silent)
         drover_actor_event (self->outbox, "worker.up", 0, 0, worker->id, "");
 }

@@ -197,6 +197,10 @@ s_handle_up (self_t *self, zmsg_t *msg)
     uint64_t mem = drover_actor_pop_number (msg);
     char *labels = drover_actor_pop_string (msg);
     //  running: assign reconciles it and tells us FREE / QUEUE
+    zframe_t *running = zmsg_pop (msg);
+    zframe_destroy (&running);
+    uint16_t level = (uint16_t) drover_actor_pop_number (msg);
+    char *release = drover_actor_pop_string (msg);
     int rc = drover_sched_add_worker (self->sched, worker, procs, mem, labels);
     s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
     if (!entry) {
@@ -214,6 +218,9 @@ s_handle_up (self_t *self, zmsg_t *msg)
     self->load_now = true;
     zframe_destroy (&entry->route);
     entry->route = route;
+    entry->level = level;
+    snprintf (entry->release, sizeof entry->release, "%s", release);
+    zstr_free (&release);
     zstr_free (&entry->labels);
     entry->labels = labels;
     labels = NULL;
@@ -471,6 +478,9 @@ s_handle_metrics (self_t *self, uint64_t round)
         counts [view.admin == DROVER_ADMIN_HOLD? DROVER_METRIC_ADMIN_HOLD:
                 view.admin == DROVER_ADMIN_DRAIN? DROVER_METRIC_ADMIN_DRAIN:
                                                   DROVER_METRIC_ADMIN_RUN]++;
+        drover_schedq_worker_t *worker = (drover_schedq_worker_t *) zhashx_lookup (self->workers, id);
+        counts [worker && worker->level > 1? DROVER_METRIC_WORKERS_LEVEL_2
+                                           : DROVER_METRIC_WORKERS_LEVEL_1]++;
         counts [DROVER_METRIC_PROCS] += view.procs;
         counts [DROVER_METRIC_PROCS_USED] += view.procs_used;
         counts [DROVER_METRIC_MEMORY] += view.mem;

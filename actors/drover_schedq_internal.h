@@ -50,6 +50,8 @@ typedef struct {
     char *labels;               //  its labels as UP said them, "k=v" joined by "\n"
     bool leave_sent;            //  WORKER LEAVE said since it began draining
     uint64_t since;             //  when it registered, msec since the epoch
+    uint16_t level;             //  the protocol level its HELLO said (PROTOCOL.md §12)
+    char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
     uint64_t last_task;         //  the last task placed on it, 0 none (for the pool)
     bool retired;               //  the pool retired it: no new work, not in the admin book
     bool retired_said;          //  RETIRED said since

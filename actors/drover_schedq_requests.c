@@ -186,6 +186,9 @@ s_fill_row (self_t *self, drover_worker_row_t *row, drover_sched_view_t *view)
     row->probation_until = view->probation_until;
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, view->id);
     row->since = worker? worker->since: 0;
+    row->level = worker? worker->level: 0;
+    if (worker)
+        snprintf (row->release, sizeof row->release, "%s", worker->release);
     size += s_fill_admin (self, row);
     row->admin = (uint8_t) view->admin;     //  what it does now
     for (size_t index = 0; index < view->nlabels && index < DROVER_LABELS_MAX; index++) {

@@ -271,7 +271,7 @@ s_load (self_t *self, char **error_p)
     drover_outbox_flush (self->outbox, self->pipe);
     zsys_notice ("store: loaded backend=%s state=%s tasks=%" PRId64 " next_task=%" PRIu64
                  " next_seq=%" PRIu64 " msec=%" PRId64, drover_backend_name (self->backend),
-                 meta->state, restored, meta->next_task, meta->next_seq,
+                 *meta->state? meta->state: "none", restored, meta->next_task, meta->next_seq,
                  zclock_mono () - started);
     return 0;
 }

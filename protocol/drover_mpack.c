@@ -165,6 +165,16 @@ drover_mpack_fail (drover_mpack_cursor_t *cursor, const char *error)
     return false;
 }
 
+//  Record that a length or count of a part is past its limits: too large
+//  when past the top of a range (not a fixed size) and the first error
+static bool
+s_out_of_range (drover_mpack_cursor_t *cursor, int part, uint64_t size, size_t min, size_t max)
+{
+    if (!cursor->error && size > max && max > min)
+        cursor->too_large = true;
+    return drover_mpack_fail (cursor, cursor->errors [part].range);
+}
+
 //  Bytes left to read
 static inline size_t
 s_left (const drover_mpack_cursor_t *cursor)
@@ -259,6 +269,8 @@ bool
 drover_mpack_read_u8 (drover_mpack_cursor_t *cursor, int part, uint8_t max, uint8_t *value)
 {
     uint64_t wide;
+    if (cursor->lenient)
+        max = UINT8_MAX;        //  a value this version does not know is kept, not refused
     if (!drover_mpack_read_uint (cursor, part, max, &wide))
         return false;
     *value = (uint8_t) wide;
@@ -334,7 +346,7 @@ drover_mpack_read_str (drover_mpack_cursor_t *cursor, int part, size_t min, size
     if (size > s_left (cursor))
         return drover_mpack_fail (cursor, S_TRUNCATED);
     if (size < min || size > max)
-        return drover_mpack_fail (cursor, cursor->errors [part].range);
+        return s_out_of_range (cursor, part, size, min, max);
     if (memchr (cursor->ptr, 0, size))
         return drover_mpack_fail (cursor, cursor->errors [part].nul);
     *text = (const char *) cursor->ptr;
@@ -359,7 +371,7 @@ drover_mpack_read_bin (drover_mpack_cursor_t *cursor, int part, size_t max,
     if (size > s_left (cursor))
         return drover_mpack_fail (cursor, S_TRUNCATED);
     if (size > max)
-        return drover_mpack_fail (cursor, cursor->errors [part].range);
+        return s_out_of_range (cursor, part, size, 0, max);
     *data = cursor->ptr;
     *size_p = size;
     cursor->ptr += size;
@@ -401,7 +413,7 @@ drover_mpack_read_array (drover_mpack_cursor_t *cursor, int part, size_t min, si
     if (!s_read_count (cursor, part, 0x90, 0xdc, each, &size))
         return false;
     if (size < min || size > max)
-        return drover_mpack_fail (cursor, cursor->errors [part].range);
+        return s_out_of_range (cursor, part, size, min, max);
     *count = (uint32_t) size;
     return true;
 }

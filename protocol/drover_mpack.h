@@ -114,6 +114,10 @@ typedef struct {
     const byte *end;                //  one past the last byte
     const char *error;              //  first thing found wrong, static text
     const drover_mpack_errors_t *errors;    //  the codec's error texts, by part
+    bool lenient;                   //  enums: any uint8 is taken, unknown values kept
+                                    //  (what a newer sender may say, PROTOCOL.md §12)
+    bool too_large;                 //  that was a str, bin or array longer than its
+                                    //  range allows (not a fixed size): ERROR 413
 } drover_mpack_cursor_t;
 
 //  A cursor over size bytes at data (NULL reads as empty), saying what is
@@ -121,7 +125,7 @@ typedef struct {
 static inline drover_mpack_cursor_t
 drover_mpack_cursor (const byte *data, size_t size, const drover_mpack_errors_t *errors)
 {
-    drover_mpack_cursor_t cursor = { data, data? data + size: data, NULL, errors };
+    drover_mpack_cursor_t cursor = { data, data? data + size: data, NULL, errors, false, false };
     return cursor;
 }
 
@@ -161,7 +165,7 @@ bool
 bool
     drover_mpack_read_u32 (drover_mpack_cursor_t *cursor, int part, uint32_t *value);
 
-//  Read a uint8 (an enum) of at most max
+//  Read a uint8 (an enum) of at most max; on a lenient cursor, any uint8
 bool
     drover_mpack_read_u8 (drover_mpack_cursor_t *cursor, int part, uint8_t max, uint8_t *value);
 

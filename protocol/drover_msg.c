@@ -112,22 +112,100 @@ drover_msg_encode (drover_msg_t *self)
     return frame;
 }
 
+//  Encode a message as a peer of level knows it: only the fields and
+//  values of that level. NULL if the id is newer than level, or a field
+//  breaks a limit.
+zframe_t *
+drover_msg_encode_level (drover_msg_t *self, int level)
+{
+    assert (self);
+    if (level >= DROVER_MSG_LEVEL)
+        return drover_msg_encode (self);
+    drover_msg_fields_leveled_t leveled = { self, level < 1? 1: level };
+    size_t size = drover_mpack_measure (drover_msg_fields_pack_at, &leveled, DROVER_MSG_MAX);
+    if (size == 0)
+        return NULL;            //  newer than level, or a field breaks a limit
+    zframe_t *frame = zframe_new (NULL, size);
+    assert (frame);
+    drover_mpack_write (drover_msg_fields_pack_at, &leveled, zframe_data (frame), size);
+    return frame;
+}
+
+//  Return the level a decoded message shows its sender speaks: the level
+//  it declares, or failing that the lowest that has its id and fields
+int
+drover_msg_level (const drover_msg_t *self)
+{
+    assert (self);
+    bool declares = self->id == DROVER_MSG_WORKER_HELLO || self->id == DROVER_MSG_CLIENT_HELLO
+                 || self->id == DROVER_MSG_WORKER_WELCOME
+                 || self->id == DROVER_MSG_CLIENT_WELCOME;
+    int level = declares && self->level? self->level: 1;
+    return level > self->implied? level: self->implied;
+}
+
+//  Fit an encoded message to a peer of level: as it is when that peer
+//  knows all of it, else re-encoded with that level's fields and values.
+//  Returns 0, or -1 (payload unchanged) when no peer of that level knows
+//  the message or it does not decode.
+int
+drover_msg_fit (zframe_t **payload_p, int level)
+{
+    assert (payload_p && *payload_p);
+    if (level >= DROVER_MSG_LEVEL)
+        return 0;               //  the common case: the peer knows all we say
+    uint32_t seq;
+    int id = drover_msg_peek (zframe_data (*payload_p), zframe_size (*payload_p), &seq);
+    if (drover_msg_id_level (id) > level || id == 0)
+        return -1;
+    drover_msg_t *msg = drover_msg_new (0);
+    zframe_t *fitted = NULL;
+    if (drover_msg_decode (msg, zframe_data (*payload_p), zframe_size (*payload_p)) == 0)
+        fitted = drover_msg_encode_level (msg, level);
+    drover_msg_destroy (&msg);
+    if (!fitted)
+        return -1;
+    zframe_destroy (payload_p);
+    *payload_p = fitted;
+    return 0;
+}
+
+//  Say this codec's level on a client's DEALER (CLIENT HELLO, seq 0, its
+//  answer not awaited). Returns 0, or -1 if the socket refused it.
+int
+drover_msg_say_level (zsock_t *dealer)
+{
+    assert (dealer);
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
+    zframe_t *frame = drover_msg_encode (hello);
+    assert (frame);             //  a level and a release always fit
+    drover_msg_destroy (&hello);
+    int rc = zframe_send (&frame, dealer, ZFRAME_DONTWAIT);
+    zframe_destroy (&frame);
+    return rc;
+}
+
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
 //  with self->error saying why. On failure self holds nothing but id and
-//  seq (when they could be read), error and bad_version.
+//  seq (as drover_msg_peek reads them: 0 when they cannot be read), error,
+//  bad_version and too_large.
 int
 drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
 {
     assert (self);
     drover_msg_reset (self);
     drover_mpack_cursor_t cursor = drover_msg_fields_cursor (data, size);
+    bool too_large = false;     //  a field longer than its type allows
     if (!data || size == 0)
         drover_mpack_fail (&cursor, "empty message");
     else
-    if (size > DROVER_MSG_MAX)
+    if (size > DROVER_MSG_MAX) {
         drover_mpack_fail (&cursor, "message too large");
+        too_large = true;
+    }
     else {
         int64_t count = drover_msg_fields_read_header (&cursor, self);
+        cursor.too_large = false;   //  the header's faults are not sizes
         if (count >= 0) {
             //  Structure first: nothing is allocated from bytes that lie
             drover_mpack_cursor_t walker = drover_msg_fields_cursor (data, size);
@@ -136,36 +214,53 @@ drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
             else
             if (walker.ptr != walker.end)
                 drover_mpack_fail (&cursor, DROVER_MPACK_TRAILING);
-            else
+            else {
                 drover_msg_fields_read (&cursor, self, (size_t) count);
+                too_large = cursor.too_large;
+            }
         }
     }
     if (!cursor.error)
         return 0;
-    int id = self->id;
-    uint32_t seq = self->seq;
     bool bad_version = self->bad_version;
     drover_msg_reset (self);
-    self->id = id;
+    uint32_t seq;
+    int id = drover_msg_peek (data, size, &seq);
+    self->id = id > 0? id: 0;
     self->seq = seq;
     self->bad_version = bad_version;
+    self->too_large = too_large;
     self->error = cursor.error;
     return -2;
 }
 
-//  Read only the header of an encoded message: returns its id (0 if
-//  unknown or unreadable) and sets *seq_p (0 if unreadable). The header's
-//  layout is the same in every version (PROTOCOL.md §4), so any version
-//  is read; what follows the seq is not looked at.
+//  Read only the header of an encoded message, as every version lays it
+//  out (PROTOCOL.md §5): an array of at least 4 elements, elements 0..2
+//  any well-formed values, element 3 the seq, a uint32. Returns the id
+//  (element 2 if it is a known message id, else 0) and sets *seq_p; or
+//  returns -1 and sets *seq_p to 0 if the seq cannot be read. What follows
+//  the seq is not looked at.
 int
 drover_msg_peek (const byte *data, size_t size, uint32_t *seq_p)
 {
     assert (seq_p);
-    drover_msg_t header = { 0 };
+    *seq_p = 0;
     drover_mpack_cursor_t cursor = drover_msg_fields_cursor (data, size);
-    drover_msg_fields_read_header (&cursor, &header);
-    *seq_p = header.seq;
-    return header.id;
+    uint32_t count;
+    if (!drover_mpack_read_array (&cursor, 0, 4, UINT32_MAX, 1, &count)
+    ||  !drover_mpack_skip_rest (&cursor, 2, 0, 1))
+        return -1;              //  not an array of 4, or elements 0..1 broken
+    drover_mpack_cursor_t element = cursor;
+    uint64_t id;
+    bool negative;
+    if (!drover_mpack_read_integer (&element, cursor.errors, &negative, &id) || negative)
+        id = 0;
+    uint64_t seq;
+    if (!drover_mpack_skip_rest (&cursor, 1, 0, 1)
+    ||  !drover_mpack_read_uint (&cursor, 0, UINT32_MAX, &seq))
+        return -1;
+    *seq_p = (uint32_t) seq;
+    return id >= 1 && id <= DROVER_MSG_ID_MAX? (int) id: 0;
 }
 
 //  Receive one frame from a DEALER and decode it. Returns 0, -1 if
@@ -306,7 +401,8 @@ drover_msg_name (int id)
         [DROVER_MSG_SERVICE_LIST] = "SERVICE LIST", [DROVER_MSG_SERVICE_TABLE] = "SERVICE TABLE",
         [DROVER_MSG_PLAN] = "PLAN", [DROVER_MSG_PLAN_RESULT] = "PLAN RESULT",
         [DROVER_MSG_REDIRECT] = "REDIRECT", [DROVER_MSG_QUEUES] = "QUEUES",
-        [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE"
+        [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE", [DROVER_MSG_CLIENT_HELLO] = "CLIENT HELLO",
+        [DROVER_MSG_CLIENT_WELCOME] = "CLIENT WELCOME"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }

@@ -30,9 +30,16 @@
 extern "C" {
 #endif
 
-//  Protocol signature and version carried in every message
+//  Protocol signature and version carried in every message. The version
+//  changes only for a change no receiver could follow (PROTOCOL.md §12);
+//  the protocol grows by levels: each peer says its level (HELLO, CLIENT
+//  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
+#define DROVER_MSG_LEVEL        2       //  the level this codec speaks
+#define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
+#define DROVER_RELEASE          "0.2.0" //  drover's release (CMakeLists.txt project VERSION)
+#define DROVER_RELEASE_MAX      64      //  bytes in a release string, at most
 
 //  Message ids (the third element of every message)
 typedef enum {
@@ -76,7 +83,9 @@ typedef enum {
     DROVER_MSG_REDIRECT         = 38,   //  broker -> any: I do not serve; the leader is there
     DROVER_MSG_QUEUES           = 39,   //  any -> broker: which named queues, served where?
     DROVER_MSG_QUEUE_TABLE      = 40,   //  broker -> any: the named queues and their owners
-    DROVER_MSG_ID_MAX           = 40
+    DROVER_MSG_CLIENT_HELLO     = 41,   //  client -> broker: the level I speak
+    DROVER_MSG_CLIENT_WELCOME   = 42,   //  broker -> client: the level I speak
+    DROVER_MSG_ID_MAX           = 42
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -353,6 +362,8 @@ typedef struct {
     uint64_t admin_since;           //  msec since the epoch the admin setting was made, 0 unknown
     uint64_t probation_until;       //  msec since the epoch its probation ends, 0 none or unknown
     uint32_t tasks;                 //  tasks assigned to it now, as the broker counts them
+    uint16_t level;                 //  the protocol level its HELLO said (§12), 0 unknown
+    char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
 } drover_worker_row_t;
 
 //  What a TASK EXPLANATION item says (PROTOCOL.md §7.28): the task's place
@@ -559,6 +570,14 @@ typedef struct {
     //  Several brokers
     char leader [DROVER_ENDPOINT_MAX + 1];  //  REDIRECT: the leader's endpoint, "" unknown
     char leader_name [DROVER_ID_MAX + 1];   //  REDIRECT: the leader's name, "" unknown
+    //  Protocol levels (PROTOCOL.md §12)
+    uint16_t level;                 //  HELLO, WELCOME, CLIENT HELLO, CLIENT WELCOME: the
+                                    //  sender's level; 0 packs DROVER_MSG_LEVEL, and a
+                                    //  decoded message without one says 1
+    char release [DROVER_RELEASE_MAX + 1];  //  HELLO, CLIENT HELLO, CLIENT WELCOME: the
+                                    //  sender's release; "" packs DROVER_RELEASE
+    uint16_t implied;               //  set by decode: the lowest level whose peers could
+                                    //  have sent this message (its id, its fields)
     char strategy [DROVER_STRATEGY_MAX + 1];    //  QUEUE TABLE: the placement strategy
                                     //  ("leader", "spread"), "" no named queues
     drover_queue_row_t *queue_rows; //  QUEUE TABLE: nqueues queues in name order, owned
@@ -569,6 +588,8 @@ typedef struct {
     //  Set by a failed decode
     const char *error;              //  static text saying what was malformed
     bool bad_version;               //  the failure was an unknown version (ERROR 426)
+    bool too_large;                 //  the failure was a str, bin or array longer than
+                                    //  its type allows (ERROR 413)
 } drover_msg_t;
 
 //  Create an empty message with the given id; never returns NULL
@@ -587,16 +608,51 @@ void
 zframe_t *
     drover_msg_encode (drover_msg_t *self);
 
+//  Encode a message as a peer of level (1..DROVER_MSG_LEVEL) knows it: only
+//  the fields and values of that level (PROTOCOL.md §12). NULL if the
+//  message id is newer than level, or a field breaks a limit.
+zframe_t *
+    drover_msg_encode_level (drover_msg_t *self, int level);
+
+//  Return the level that brought a message id (1 for ids 1..21), or 0 for
+//  an id that is not one
+int
+    drover_msg_id_level (int id);
+
+//  Return the level a decoded message shows its sender speaks: the level
+//  it declares (HELLO, CLIENT HELLO, WELCOME, CLIENT WELCOME) or, failing
+//  that, the lowest level that has its id and its fields
+int
+    drover_msg_level (const drover_msg_t *self);
+
+//  Fit an encoded message to a peer of level: leave *payload_p as it is
+//  when that peer knows all of it, else replace it with the encoding of
+//  that level's fields and values. Returns 0, or -1 when no peer of that
+//  level knows the message (its id is newer) or it does not decode; then
+//  *payload_p is unchanged and the caller does not send it.
+int
+    drover_msg_fit (zframe_t **payload_p, int level);
+
+//  Say this codec's level on a client's DEALER: a CLIENT HELLO with seq 0,
+//  whose answer (CLIENT WELCOME, seq 0) the caller does not wait for. What
+//  a client sends first on each connection (PROTOCOL.md §12.1). Returns 0,
+//  or -1 if the socket refused it (never blocks).
+int
+    drover_msg_say_level (zsock_t *dealer);
+
 //  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
-//  with self->error saying why. Allocates nothing until the whole structure
-//  has been checked; then at most the bound in PROTOCOL.md, "Limits".
+//  with self->error saying why, self->too_large if that is a size past its
+//  limit, and the seq and id drover_msg_peek reads. Allocates nothing until
+//  the whole structure has been checked; then at most the bound in
+//  PROTOCOL.md, "Limits".
 int
     drover_msg_decode (drover_msg_t *self, const byte *data, size_t size);
 
-//  Read only the header of an encoded message (signature, any version, id,
-//  seq): returns the message id (0 if unknown or unreadable) and sets
-//  *seq_p to the seq (0 if unreadable). For answering a message that is
-//  not decoded (too large, more than one frame) with its seq.
+//  Read only the seq and id of an encoded message, as PROTOCOL.md §5 says:
+//  an array of at least 4 elements, elements 0..2 any well-formed values,
+//  element 3 a uint32. Returns the message id (element 2 if it names one,
+//  else 0) and sets *seq_p; or returns -1 with *seq_p 0 if the seq is not
+//  readable. For answering a message that is not decoded with its seq.
 int
     drover_msg_peek (const byte *data, size_t size, uint32_t *seq_p);
 

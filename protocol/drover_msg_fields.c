@@ -22,10 +22,10 @@
 const uint8_t
 drover_msg_fields_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_WORKER_HELLO]     = { F_WORKER, F_EPOCH, F_PROCS, F_MEM, F_LABELS, F_RUNNING,
-                                      F_STATE_ID },
+                                      F_STATE_ID, F_LEVEL, F_RELEASE },
     [DROVER_MSG_WORKER_HEARTBEAT] = { F_WORKER, F_EPOCH, F_STATS },
     [DROVER_MSG_WORKER_GOODBYE]   = { F_WORKER, F_EPOCH },
-    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID },
+    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID, F_LEVEL },
     [DROVER_MSG_WORKER_LEAVE]     = { F_END },
     [DROVER_MSG_TASK_OFFER]       = { F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM, F_TIMEOUT,
                                       F_BODY },
@@ -70,6 +70,8 @@ drover_msg_fields_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_REDIRECT]         = { F_LEADER, F_LEADER_NAME },
     [DROVER_MSG_QUEUES]           = { F_END },
     [DROVER_MSG_QUEUE_TABLE]      = { F_STRATEGY, F_QUEUE_ROWS },
+    [DROVER_MSG_CLIENT_HELLO]     = { F_LEVEL, F_RELEASE },
+    [DROVER_MSG_CLIENT_WELCOME]   = { F_LEVEL, F_RELEASE },
 };
 
 //  Return how many fields a message id has, its optional last one included
@@ -91,7 +93,56 @@ drover_msg_fields_optional (int field)
 {
     return field == F_STATE_ID || field == F_KEY || field == F_LIST_LABELS
         || field == F_ADMIN_REASON || field == F_ADMIN_FLAGS || field == F_AFFINITY
-        || field == F_SUBMIT_SERVICE || field == F_SUBMIT_SLOT;
+        || field == F_SUBMIT_SERVICE || field == F_SUBMIT_SLOT
+        || field == F_LEVEL || field == F_RELEASE;
+}
+
+//  Return the protocol level that brought a field into the messages of
+//  level 1 that have it: what a peer of level 1 (PROTOCOL.md as of
+//  2026-11-23) neither sends nor takes. The messages of later levels
+//  (drover_msg_id_level) came whole with theirs.
+int
+drover_msg_fields_since (int field)
+{
+    switch (field) {
+        case F_STATE_ID:        //  HELLO, WELCOME, ACCEPTED, WAIT
+        case F_TASK_END:        //  TASK DONE: how the task ended, before attempt
+        case F_KEY:             //  SUBMIT
+        case F_AFFINITY:
+        case F_SUBMIT_SERVICE:
+        case F_SUBMIT_SLOT:
+        case F_LIST_LABELS:     //  TASK LIST
+        case F_ADMIN_REASON:    //  WORKER ADMIN
+        case F_ADMIN_FLAGS:
+        case F_LEVEL:           //  HELLO, WELCOME
+        case F_RELEASE:
+            return 2;
+    }
+    return 1;
+}
+
+//  Write the fields a peer of level knows of message id, in wire order,
+//  into fields [S_FIELDS_MAX]; returns how many
+size_t
+drover_msg_fields_at (int id, int level, uint8_t *fields)
+{
+    size_t count = 0;
+    for (size_t index = 0; index < drover_msg_fields_nfields (id); index++) {
+        int field = drover_msg_fields_schema [id][index];
+        if (drover_msg_fields_since (field) <= level)
+            fields [count++] = (uint8_t) field;
+    }
+    return count;
+}
+
+//  Return the level that brought a message id (1 for ids 1..21), or 0 for
+//  an id that is not one
+int
+drover_msg_id_level (int id)
+{
+    if (id < 1 || id > DROVER_MSG_ID_MAX)
+        return 0;
+    return id <= DROVER_MSG_ERROR? 1: 2;
 }
 
 //  True if length bytes are a state id: exactly 32 hex digits, or none

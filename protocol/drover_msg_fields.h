@@ -23,6 +23,18 @@
 int
     drover_msg_fields_pack (msgpack_packer *pk, const void *value);
 
+//  A message to pack as a peer of level knows it (drover_msg_fields_pack_at)
+typedef struct {
+    const drover_msg_t *msg;    //  the message, borrowed
+    int level;                  //  1..DROVER_MSG_LEVEL
+} drover_msg_fields_leveled_t;
+
+//  Pack a drover_msg_fields_leveled_t: the header, then the fields and
+//  values its level knows (PROTOCOL.md §12); -1 if the id is newer than
+//  the level or a field breaks a limit. A drover_mpack_pack_fn.
+int
+    drover_msg_fields_pack_at (msgpack_packer *pk, const void *value);
+
 //  A cursor over size bytes at data that names message fields in its errors
 drover_mpack_cursor_t
     drover_msg_fields_cursor (const byte *data, size_t size);
@@ -34,8 +46,9 @@ int64_t
     drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self);
 
 //  Read the fields of self->id, the header read: the array holds count
-//  elements in all. Returns false at the first field that is wrong, or if
-//  count is not what this message has, with cursor->error saying why.
+//  elements in all, in the layout of the newest level they fit. Returns
+//  false at the first field that is wrong, or if count fits no level, with
+//  cursor->error saying why; sets self->implied.
 bool
     drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count);
 

@@ -29,18 +29,19 @@ typedef enum {
                                                                 //  drover_msg_service.c
     F_LEADER, F_LEADER_NAME,
     F_STRATEGY, F_QUEUE_ROWS,                                   //  drover_msg_queues.c
+    F_LEVEL, F_RELEASE,                                         //  protocol levels
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
     P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS,
-    P_ROW_REASON, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
+    P_ROW_REASON, P_WORKER_LEVEL, P_WORKER_RELEASE, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    12          //  most fields in one message (DONE, SUBMIT)
 
 #define S_TASK_ROW_KNOWN    10      //  elements of a TASK TABLE row this version reads;
                                     //  a row may have 8 or more (later versions': skipped)
-#define S_WORKER_ROW_KNOWN  17      //  elements of a WORKER TABLE row this version reads;
+#define S_WORKER_ROW_KNOWN  19      //  elements of a WORKER TABLE row this version reads;
                                     //  a row may have 10 (before the optional ones) and
                                     //  more (later versions': skipped)
 
@@ -55,6 +56,17 @@ size_t
 //  True for a field that may be left out (at a message's end)
 bool
     drover_msg_fields_optional (int field);
+
+//  Return the protocol level that brought a field into the messages that
+//  have it (PROTOCOL.md §12): 1, or a later level
+int
+    drover_msg_fields_since (int field);
+
+//  Write the fields a peer of level knows of message id, in wire order,
+//  into fields [S_FIELDS_MAX]; returns how many
+size_t
+    drover_msg_fields_at (int id, int level, uint8_t *fields);
+
 
 //  True if length bytes are a state id: exactly 32 hex digits, or none
 bool

@@ -30,16 +30,24 @@ s_field_empty (const drover_msg_t *self, int field)
         || (field == F_SUBMIT_SLOT && self->slot == 0);
 }
 
-//  Return how many fields self goes out with: its optional fields at the
-//  end are left out, from the last back, while they have no value
+//  Return how many of fields [count] self goes out with: its optional
+//  fields at the end are left out, from the last back, while they have no
+//  value (a level and a release always have one)
 static size_t
-s_nfields_sent (const drover_msg_t *self)
+s_nfields_sent (const drover_msg_t *self, const uint8_t *fields, size_t count)
 {
-    size_t count = drover_msg_fields_nfields (self->id);
-    while (count > 0 && drover_msg_fields_optional (drover_msg_fields_schema [self->id][count - 1])
-    &&     s_field_empty (self, drover_msg_fields_schema [self->id][count - 1]))
+    while (count > 0 && drover_msg_fields_optional (fields [count - 1])
+    &&     s_field_empty (self, fields [count - 1]))
         count--;
     return count;
+}
+
+//  Return a worker's health as a peer of level knows it: level 1 has no
+//  LOW_DISK, and the nearest it has (no new work) is PROBATION
+static uint8_t
+s_health_at (uint8_t health, int level)
+{
+    return level < 2 && health == DROVER_HEALTH_LOW_DISK? DROVER_HEALTH_PROBATION: health;
 }
 
 //  Pack a load average, 0 for a value no receiver would accept
@@ -88,9 +96,10 @@ s_pack_bytes (msgpack_packer *pk, const byte *data, size_t size, size_t max)
     return 0;
 }
 
-//  Pack the TASK TABLE rows; -1 if a row breaks a limit
+//  Pack the TASK TABLE rows as a peer of level knows them (level 1: 7
+//  elements, without outcome, owner and reason); -1 if a row breaks a limit
 static int
-s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
+s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     if (self->nrows > DROVER_ROWS_MAX || (self->nrows && !self->task_rows))
         return -1;
@@ -102,16 +111,23 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self)
         size_t reason = strnlen (row->reason, DROVER_ROW_REASON_MAX + 1);
         if (reason > DROVER_ROW_REASON_MAX)
             return -1;
-        msgpack_pack_array (pk, reason? 10: 9);     //  the reason only when there is one
+        if (level < 2)
+            msgpack_pack_array (pk, 7);
+        else
+            msgpack_pack_array (pk, reason? 10: 9);     //  the reason only when there is one
         msgpack_pack_uint64 (pk, row->task);
         msgpack_pack_uint8 (pk, row->state);
-        msgpack_pack_uint8 (pk, row->end);
+        if (level >= 2)
+            msgpack_pack_uint8 (pk, row->end);
         msgpack_pack_int32 (pk, row->priority);
         msgpack_pack_uint32 (pk, row->procs);
         msgpack_pack_uint32 (pk, row->attempt);
         if (drover_mpack_pack_id (pk, row->worker, true)
-        ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX)
-        ||  drover_mpack_pack_id (pk, row->owner, true))
+        ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX))
+            return -1;
+        if (level < 2)
+            continue;
+        if (drover_mpack_pack_id (pk, row->owner, true))
             return -1;
         if (reason)
             drover_mpack_pack_str (pk, row->reason, reason);
@@ -129,7 +145,7 @@ s_pack_whys (msgpack_packer *pk, const drover_msg_t *self)
     for (uint32_t index = 0; index < self->nwhys; index++) {
         const drover_why_t *why = &self->whys [index];
         size_t text = strnlen (why->text, DROVER_LABEL_MAX + 1);
-        if (why->code == 0 || why->code > DROVER_WHY_MAX || text > DROVER_LABEL_MAX
+        if (why->code == 0 || text > DROVER_LABEL_MAX
         ||  why->nnames > DROVER_WHY_NAMES_MAX)
             return -1;
         msgpack_pack_array (pk, 6);
@@ -146,9 +162,10 @@ s_pack_whys (msgpack_packer *pk, const drover_msg_t *self)
     return 0;
 }
 
-//  Pack the WORKER TABLE rows; -1 if a row breaks a limit
+//  Pack the WORKER TABLE rows as a peer of level knows them (level 1: 9
+//  elements, health 0..2); -1 if a row breaks a limit
 static int
-s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
+s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     if (self->nrows > DROVER_ROWS_MAX || (self->nrows && !self->worker_rows))
         return -1;
@@ -158,10 +175,10 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
         if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX
         ||  row->state > DROVER_WORKER_STATE_MAX)
             return -1;
-        msgpack_pack_array (pk, S_WORKER_ROW_KNOWN);
+        msgpack_pack_array (pk, level < 2? 9: S_WORKER_ROW_KNOWN);
         if (drover_mpack_pack_id (pk, row->id, false))
             return -1;
-        msgpack_pack_uint8 (pk, row->health);
+        msgpack_pack_uint8 (pk, s_health_at (row->health, level));
         msgpack_pack_uint8 (pk, row->admin);
         msgpack_pack_uint32 (pk, row->procs);
         msgpack_pack_uint32 (pk, row->procs_used);
@@ -170,6 +187,8 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
         if (drover_msg_fields_pack_labels (pk, row->labels, row->nlabels))
             return -1;
         s_pack_stats (pk, &row->stats);
+        if (level < 2)
+            continue;
         msgpack_pack_uint64 (pk, row->reserved);
         msgpack_pack_uint8 (pk, row->state);
         msgpack_pack_uint64 (pk, row->since);
@@ -179,6 +198,9 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self)
         msgpack_pack_uint64 (pk, row->admin_since);
         msgpack_pack_uint64 (pk, row->probation_until);
         msgpack_pack_uint32 (pk, row->tasks);
+        msgpack_pack_uint16 (pk, row->level);
+        if (drover_mpack_pack_text (pk, row->release, DROVER_RELEASE_MAX))
+            return -1;
     }
     return 0;
 }
@@ -230,11 +252,17 @@ s_pack_key (msgpack_packer *pk, const char *key)
     return 0;
 }
 
-//  Pack one field of self; -1 if it breaks a limit
+//  Pack one field of self as a peer of level knows it; -1 if it breaks a
+//  limit
 static int
-s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
+s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level)
 {
     switch (field) {
+        case F_LEVEL:       return msgpack_pack_uint16 (pk, self->level? self->level
+                                                                      : DROVER_MSG_LEVEL), 0;
+        case F_RELEASE:     return drover_mpack_pack_text (pk, self->release [0]? self->release
+                                                                             : DROVER_RELEASE,
+                                                           DROVER_RELEASE_MAX);
         case F_WORKER:      return drover_mpack_pack_id (pk, self->worker, false);
         case F_WORKER_OPT:  return drover_mpack_pack_id (pk, self->worker, true);
         case F_EPOCH:       return msgpack_pack_uint64 (pk, self->epoch), 0;
@@ -314,11 +342,14 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
         case F_STRATEGY:    return drover_msg_queues_pack_strategy (pk, self);
         case F_QUEUE_ROWS:  return drover_msg_queues_pack_rows (pk, self);
         case F_LEADER_NAME: return drover_mpack_pack_text (pk, self->leader_name, DROVER_ID_MAX);
-        case F_TASK_ROWS:   return s_pack_task_rows (pk, self);
-        case F_WORKER_ROWS: return s_pack_worker_rows (pk, self);
+        case F_TASK_ROWS:   return s_pack_task_rows (pk, self, level);
+        case F_WORKER_ROWS: return s_pack_worker_rows (pk, self, level);
         case F_OUTCOME:
             if (self->outcome > DROVER_OUTCOME_MAX)
                 return -1;
+            //  Level 1 has no MACHINE_FAILED: the nearest is SPAWN_FAILED
+            if (level < 2 && self->outcome == DROVER_OUTCOME_MACHINE_FAILED)
+                return msgpack_pack_uint8 (pk, DROVER_OUTCOME_SPAWN_FAILED), 0;
             return msgpack_pack_uint8 (pk, self->outcome), 0;
         case F_STATE:
             if (self->state >= DROVER_TASK_STATES)
@@ -362,23 +393,35 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field)
     return -1;                  //  not a field: our own bug, refuse to encode
 }
 
-//  Pack a whole message (a drover_msg_t); -1 if it has no valid id or a
-//  field breaks a limit
+//  Pack a drover_msg_fields_leveled_t: the header, then the fields and
+//  values its level knows; -1 if the id is newer or a field breaks a limit
 int
-drover_msg_fields_pack (msgpack_packer *pk, const void *value)
+drover_msg_fields_pack_at (msgpack_packer *pk, const void *value)
 {
-    const drover_msg_t *self = (const drover_msg_t *) value;
-    if (self->id < 1 || self->id > DROVER_MSG_ID_MAX)
-        return -1;
-    const uint8_t *fields = drover_msg_fields_schema [self->id];
-    size_t nfields = s_nfields_sent (self);
+    const drover_msg_fields_leveled_t *leveled = (const drover_msg_fields_leveled_t *) value;
+    const drover_msg_t *self = leveled->msg;
+    int id_level = drover_msg_id_level (self->id);
+    if (id_level == 0 || id_level > leveled->level)
+        return -1;              //  no such id, or one a peer of that level does not know
+    uint8_t fields [S_FIELDS_MAX];
+    size_t nfields = drover_msg_fields_at (self->id, leveled->level, fields);
+    nfields = s_nfields_sent (self, fields, nfields);
     msgpack_pack_array (pk, 4 + nfields);
     drover_mpack_pack_str (pk, DROVER_MSG_SIGNATURE, 3);
     msgpack_pack_uint8 (pk, DROVER_MSG_VERSION);
     msgpack_pack_uint8 (pk, (uint8_t) self->id);
     msgpack_pack_uint32 (pk, self->seq);
     for (size_t index = 0; index < nfields; index++)
-        if (s_pack_field (pk, self, fields [index]))
+        if (s_pack_field (pk, self, fields [index], leveled->level))
             return -1;
     return 0;
+}
+
+//  Pack a whole message (a drover_msg_t) at this codec's level; -1 if it
+//  has no valid id or a field breaks a limit
+int
+drover_msg_fields_pack (msgpack_packer *pk, const void *value)
+{
+    drover_msg_fields_leveled_t leveled = { (const drover_msg_t *) value, DROVER_MSG_LEVEL };
+    return drover_msg_fields_pack_at (pk, &leveled);
 }

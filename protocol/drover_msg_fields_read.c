@@ -90,6 +90,8 @@ s_errors [P_COUNT] = {
     [F_LEADER_NAME] = DROVER_MPACK_ERRORS ("leader_name", "invalid"),
     [F_STRATEGY]    = DROVER_MPACK_ERRORS ("strategy", "not a valid strategy name"),
     [F_QUEUE_ROWS]  = DROVER_MPACK_ERRORS ("queues", "invalid"),
+    [F_LEVEL]       = DROVER_MPACK_ERRORS ("level", "invalid"),
+    [F_RELEASE]     = DROVER_MPACK_ERRORS ("release", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -112,6 +114,8 @@ s_errors [P_COUNT] = {
     [P_PROBATION_UNTIL] = DROVER_MPACK_ERRORS ("probation_until", "invalid"),
     [P_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
     [P_ROW_REASON]  = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [P_WORKER_LEVEL] = DROVER_MPACK_ERRORS ("level", "invalid"),
+    [P_WORKER_RELEASE] = DROVER_MPACK_ERRORS ("release", "invalid"),
     [P_WHY_ITEM]    = DROVER_MPACK_ERRORS ("item", "invalid"),
     [P_WHY_CODE]    = DROVER_MPACK_ERRORS ("item code", "invalid"),
     [P_WHY_TEXT]    = DROVER_MPACK_ERRORS ("item text", "invalid"),
@@ -176,12 +180,13 @@ drover_msg_fields_read_labels (drover_mpack_cursor_t *cursor, int part, char **l
     return true;
 }
 
-//  Read the 8-element stats record
+//  Read the stats record (8 elements, or more from a later level), itself
+//  at depth: a HEARTBEAT's 2, a worker row's 4
 static bool
-s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats)
+s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats, int depth)
 {
     uint32_t count;
-    if (!drover_mpack_read_array (cursor, F_STATS, 8, 8, 1, &count))
+    if (!drover_mpack_read_array (cursor, F_STATS, 8, UINT32_MAX, 1, &count))
         return false;
     return drover_mpack_read_float (cursor, F_STATS, &stats->load [0])
         && drover_mpack_read_float (cursor, F_STATS, &stats->load [1])
@@ -190,7 +195,11 @@ s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats)
         && drover_mpack_read_u64 (cursor, F_STATS, &stats->mem_total)
         && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_used)
         && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_total)
-        && drover_mpack_read_u32 (cursor, F_STATS, &stats->running);
+        && drover_mpack_read_u32 (cursor, F_STATS, &stats->running)
+        //  (a worker row's stats sit at the deepest place: what follows in
+        //  them is a scalar, which the walk of the whole message checked)
+        && drover_mpack_skip_rest (cursor, count, 8,
+                                   depth < DROVER_DEPTH_MAX? depth: DROVER_DEPTH_MAX - 1);
 }
 
 //  Read the running attempts of a HELLO
@@ -205,9 +214,10 @@ s_read_running (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     self->running = (drover_taskref_t *) drover_mpack_malloc (count * sizeof (drover_taskref_t));
     self->nrunning = count;
     for (uint32_t index = 0; index < count; index++)
-        if (!drover_mpack_read_array (cursor, P_RUNNING_ITEM, 2, 2, 1, &pair)
+        if (!drover_mpack_read_array (cursor, P_RUNNING_ITEM, 2, UINT32_MAX, 1, &pair)
         ||  !drover_mpack_read_u64 (cursor, F_TASK, &self->running [index].task)
-        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &self->running [index].attempt))
+        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &self->running [index].attempt)
+        ||  !drover_mpack_skip_rest (cursor, pair, 2, 3))
             return false;
     return true;
 }
@@ -249,9 +259,26 @@ s_read_end (drover_mpack_cursor_t *cursor, int field, uint8_t state, uint8_t *en
 {
     if (!drover_mpack_read_u8 (cursor, field, DROVER_END_MAX, end))
         return false;
+    if (state >= DROVER_TASK_STATES || *end > DROVER_END_MAX)
+        return true;            //  a newer sender's value (lenient): nothing to check it by
     if (!drover_end_fits (state, *end))
         return drover_mpack_fail (cursor, s_errors [field].invalid);
     return true;
+}
+
+//  Return how a task in state ended, as far as a peer of level 1 (which
+//  sends no outcome) lets us know: the one outcome each final state has
+//  by default, NONE while it runs
+static uint8_t
+s_end_of_state (uint8_t state)
+{
+    switch (state) {
+        case DROVER_TASK_SUCCEEDED: return DROVER_END_SUCCEEDED;
+        case DROVER_TASK_FAILED:    return DROVER_END_FAILED;
+        case DROVER_TASK_CANCELLED: return DROVER_END_CANCELLED;
+        case DROVER_TASK_UNKNOWN:   return DROVER_END_UNKNOWN;
+    }
+    return DROVER_END_NONE;
 }
 
 //  Read the rows of a TASK TABLE
@@ -269,11 +296,17 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         drover_task_row_t *row = &self->task_rows [index];
         const char *summary;
         size_t length;
-        if (!drover_mpack_read_array (cursor, P_ROW, 8, UINT32_MAX, 1, &fields)
+        //  A row of 7 is level 1's: no outcome (derived), owner or reason
+        if (!drover_mpack_read_array (cursor, P_ROW, 7, UINT32_MAX, 1, &fields)
         ||  !drover_mpack_read_u64 (cursor, F_TASK, &row->task)
-        ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state)
-        ||  !s_read_end (cursor, P_ROW_END, row->state, &row->end)
-        ||  !drover_mpack_read_i32 (cursor, F_PRIORITY, &row->priority)
+        ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state))
+            return false;
+        if (fields == 7)
+            row->end = s_end_of_state (row->state);
+        else
+        if (!s_read_end (cursor, P_ROW_END, row->state, &row->end))
+            return false;
+        if (!drover_mpack_read_i32 (cursor, F_PRIORITY, &row->priority)
         ||  !drover_mpack_read_u32 (cursor, F_PROCS, &row->procs)
         ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &row->attempt)
         ||  !drover_mpack_read_id (cursor, F_WORKER_OPT, true, row->worker)
@@ -291,9 +324,8 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
             memcpy (row->reason, summary, length);
             row->reason [length] = 0;
         }
-        for (uint32_t element = S_TASK_ROW_KNOWN; element < fields; element++)
-            if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - 3))
-                return false;   //  a later version's element (the message was walked already)
+        if (!drover_mpack_skip_rest (cursor, fields, S_TASK_ROW_KNOWN, 3))
+            return false;
     }
     return true;
 }
@@ -313,8 +345,8 @@ s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         drover_why_t *why = &self->whys [index];
         const char *text;
         size_t length;
-        if (!drover_mpack_read_array (cursor, P_WHY_ITEM, 6, 6, 1, &fields)
-        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, DROVER_WHY_MAX, &why->code)
+        if (!drover_mpack_read_array (cursor, P_WHY_ITEM, 6, UINT32_MAX, 1, &fields)
+        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, UINT8_MAX, &why->code)   //  any: §7.28
         ||  !drover_mpack_read_u32 (cursor, P_WHY_ITEM, &why->count)
         ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->a)
         ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->b)
@@ -329,6 +361,8 @@ s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
             if (!drover_mpack_read_id (cursor, P_WHY_NAMES, false, why->names [name]))
                 return false;
         why->nnames = names;
+        if (!drover_mpack_skip_rest (cursor, fields, 6, 3))
+            return false;
     }
     return true;
 }
@@ -356,10 +390,16 @@ s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
         return false;
     if (fields > 16 && !drover_mpack_read_u32 (cursor, P_TASKS, &row->tasks))
         return false;
-    for (uint32_t index = S_WORKER_ROW_KNOWN; index < fields; index++)
-        if (!drover_mpack_walk (cursor, DROVER_DEPTH_MAX - 3))
-            return false;       //  a later version's element (the message was walked already)
-    return true;
+    uint64_t level;
+    if (fields > 17) {
+        if (!drover_mpack_read_uint (cursor, P_WORKER_LEVEL, UINT16_MAX, &level))
+            return false;
+        row->level = (uint16_t) level;
+    }
+    if (fields > 18 && !drover_mpack_read_fixed (cursor, P_WORKER_RELEASE, DROVER_RELEASE_MAX,
+                                                 row->release))
+        return false;
+    return drover_mpack_skip_rest (cursor, fields, S_WORKER_ROW_KNOWN, 3);
 }
 
 //  Read the rows of a WORKER TABLE
@@ -376,7 +416,8 @@ s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     self->nrows = count;
     for (uint32_t index = 0; index < count; index++) {
         drover_worker_row_t *row = &self->worker_rows [index];
-        if (!drover_mpack_read_array (cursor, P_ROW, 10, UINT32_MAX, 1, &fields)
+        //  A row of 9 is level 1's: nothing after the stats
+        if (!drover_mpack_read_array (cursor, P_ROW, 9, UINT32_MAX, 1, &fields)
         ||  !drover_mpack_read_id (cursor, F_WORKER, false, row->id)
         ||  !drover_mpack_read_u8 (cursor, P_HEALTH, DROVER_HEALTH_MAX, &row->health)
         ||  !drover_mpack_read_u8 (cursor, F_ADMIN, DROVER_ADMIN_MAX, &row->admin)
@@ -385,9 +426,11 @@ s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         ||  !drover_mpack_read_u64 (cursor, F_MEM, &row->mem)
         ||  !drover_mpack_read_u64 (cursor, P_MEM_USED, &row->mem_used)
         ||  !drover_msg_fields_read_labels (cursor, F_LABELS, row->labels, &row->nlabels)
-        ||  !s_read_stats (cursor, &row->stats)
-        ||  !drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved)
-        ||  !s_read_worker_row_tail (cursor, row, fields))
+        ||  !s_read_stats (cursor, &row->stats, 4))
+            return false;
+        if (fields > 9
+        &&  (!drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved)
+        ||   !s_read_worker_row_tail (cursor, row, fields)))
             return false;
     }
     return true;
@@ -498,10 +541,12 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_PRIORITY:    return drover_mpack_read_i32 (cursor, field, &self->priority);
         case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
         case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
-        case F_LABELS:
-        case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
+        case F_LABELS:      return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
+        case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels)
+                                && (self->nlabels > 0      //  a filter has 1..16, left out for none
+                                    || drover_mpack_fail (cursor, s_errors [F_LABELS].range));
         case F_RUNNING:     return s_read_running (cursor, self);
-        case F_STATS:       return s_read_stats (cursor, &self->stats);
+        case F_STATS:       return s_read_stats (cursor, &self->stats, 2);
         case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);
         case F_TIMEOUT:     return drover_mpack_read_u32 (cursor, field, &self->timeout);
         case F_RETRIES:     return drover_mpack_read_u32 (cursor, field, &self->retries);
@@ -575,6 +620,13 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
                                                  self->leader_name);
         case F_STRATEGY:    return drover_msg_queues_read_strategy (cursor, self);
         case F_QUEUE_ROWS:  return drover_msg_queues_read_rows (cursor, self);
+        case F_LEVEL:
+            if (!drover_mpack_read_uint (cursor, field, UINT16_MAX, &code))
+                return false;
+            self->level = (uint16_t) code;
+            return true;
+        case F_RELEASE:     return drover_mpack_read_fixed (cursor, field, DROVER_RELEASE_MAX,
+                                                            self->release);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }
@@ -627,24 +679,72 @@ drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self
     return count;
 }
 
+//  True if a receiver passes over what it does not know in a message of
+//  this id (PROTOCOL.md §12): everything the broker sends, and the HELLOs
+//  that open a dialogue (a newer peer says them before it knows the
+//  broker's level). The broker refuses the other requests of a newer
+//  level: it never guesses at what it was asked.
+static bool
+s_lenient (int id)
+{
+    return id == DROVER_MSG_WORKER_HELLO || id == DROVER_MSG_CLIENT_HELLO
+        || id == DROVER_MSG_WORKER_WELCOME || id == DROVER_MSG_WORKER_LEAVE
+        || id == DROVER_MSG_TASK_OFFER || id == DROVER_MSG_TASK_KILL
+        || id == DROVER_MSG_TASK_ACCEPTED || id == DROVER_MSG_TASK_DONE
+        || id == DROVER_MSG_TASK_TABLE || id == DROVER_MSG_WORKER_TABLE
+        || id == DROVER_MSG_OK || id == DROVER_MSG_ERROR
+        || id == DROVER_MSG_EVENT_LIST || id == DROVER_MSG_TASK_EXPLANATION
+        || id == DROVER_MSG_TASK_INFO || id == DROVER_MSG_POOL_TABLE
+        || id == DROVER_MSG_WORKER_GATHER || id == DROVER_MSG_SERVICE_TABLE
+        || id == DROVER_MSG_PLAN_RESULT || id == DROVER_MSG_REDIRECT
+        || id == DROVER_MSG_QUEUE_TABLE || id == DROVER_MSG_CLIENT_WELCOME;
+}
+
+//  Return how many of fields [count] a message must have: all but the
+//  optional ones at its end
+static size_t
+s_required (const uint8_t *fields, size_t count)
+{
+    while (count > 0 && drover_msg_fields_optional (fields [count - 1]))
+        count--;
+    return count;
+}
+
 //  Read the fields of self->id, the header read: the array holds count
-//  elements in all. Returns false at the first field that is wrong, or if
-//  count is not what this message has, with cursor->error saying why.
+//  elements in all. The layout is that of the newest level whose required
+//  fields count fits (a message of level 1 lacks fields a later level put
+//  before others, as TASK DONE's outcome). Returns false at the first
+//  field that is wrong, or if count fits no level, with cursor->error
+//  saying why; sets self->implied.
 bool
 drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count)
 {
-    const uint8_t *fields = drover_msg_fields_schema [self->id];
-    size_t nfields = drover_msg_fields_nfields (self->id);
-    size_t required = nfields;      //  fields before the optional ones at the end
-    while (required > 0 && drover_msg_fields_optional (fields [required - 1]))
-        required--;
-    if (count < 4 + required || count > 4 + nfields)
-        return drover_mpack_fail (cursor, "message: wrong number of fields");
-    nfields = count - 4;            //  an older peer's message leaves optional fields out
-    for (size_t index = 0; index < nfields; index++)
-        if (!s_read_field (cursor, self, fields [index]))
-            return false;
-    return true;
+    bool lenient = s_lenient (self->id);
+    cursor->lenient = lenient && self->id != DROVER_MSG_WORKER_HELLO
+                   && self->id != DROVER_MSG_CLIENT_HELLO;     //  their values: strict
+    size_t have = count - 4;
+    uint8_t fields [S_FIELDS_MAX];
+    int id_level = drover_msg_id_level (self->id);
+    for (int level = DROVER_MSG_LEVEL; level >= id_level; level--) {
+        size_t nfields = drover_msg_fields_at (self->id, level, fields);
+        if (have < s_required (fields, nfields))
+            continue;           //  too few for this level: an older one's?
+        if (have > nfields && !lenient)
+            break;              //  a newer level's request: refused
+        size_t read = have < nfields? have: nfields;
+        for (size_t index = 0; index < read; index++)
+            if (!s_read_field (cursor, self, fields [index]))
+                return false;
+        if (self->id == DROVER_MSG_TASK_DONE && level < 2)
+            self->end = s_end_of_state (self->state);
+        //  The lowest level whose peers could have sent this much
+        self->implied = (uint16_t) id_level;
+        while (self->implied < DROVER_MSG_LEVEL
+        &&     have > drover_msg_fields_at (self->id, self->implied, fields))
+            self->implied++;
+        return drover_mpack_skip_rest (cursor, (uint32_t) have, (uint32_t) read, 1);
+    }
+    return drover_mpack_fail (cursor, "message: wrong number of fields");
 }
 
 //  A cursor over size bytes at data that names message fields in its errors

@@ -410,8 +410,9 @@ s_read_value (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self, int key)
     int64_t number;
     switch (key) {
         case K_TASK:        return drover_mpack_read_u64 (cursor, P_VALUE, &self->task);
-        case K_STATE:       return drover_mpack_read_u8 (cursor, P_VALUE, 6, &self->state);
-        case K_END:         return drover_mpack_read_u8 (cursor, P_VALUE, 9, &self->end);
+        //  A newer broker's state or outcome is kept (PROTOCOL.md §12.3)
+        case K_STATE:       return drover_mpack_read_u8 (cursor, P_VALUE, 255, &self->state);
+        case K_END:         return drover_mpack_read_u8 (cursor, P_VALUE, 255, &self->end);
         case K_REASON:      return s_read_owned (cursor, DROVER_REASON_MAX, &self->reason);
         case K_OUTCOME:     return drover_mpack_read_u8 (cursor, P_VALUE, 255, &self->outcome);
         case K_EXIT_CODE:   return drover_mpack_read_i32 (cursor, P_VALUE, &self->exit_code);

@@ -267,6 +267,11 @@ drover_why_short (const drover_why_t *whys, size_t count, char *text, size_t siz
                       verdict->a == DROVER_WHY_LENT? "lent": "held");
             return;
     }
+    if (verdict->code > DROVER_WHY_MAX) {
+        //  A later broker's verdict: shown as its number (PROTOCOL.md §7.28)
+        snprintf (text, size, "reason %u", verdict->code);
+        return;
+    }
     if (ahead)
         snprintf (text, size, "behind %u", ahead);
     else

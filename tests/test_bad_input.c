@@ -257,6 +257,83 @@ test_refusals_echo_a_readable_seq (void **state)
     s_client_is_served (self);
 }
 
+//  Expect on the hostile peer an ERROR with this code and seq
+static void
+s_expect_error_seq (s_fixture_t *self, int code, uint32_t seq)
+{
+    drover_msg_t *reply = testutil_recv_msg (self->hostile, 3000);
+    assert_non_null (reply);
+    if (reply->id != DROVER_MSG_ERROR || reply->code != code || reply->seq != seq)
+        fail_msg ("expected ERROR %d seq %u, got %s %d seq %u \"%s\"", code, seq,
+                  drover_msg_name (reply->id), reply->code, reply->seq,
+                  reply->reason? reply->reason: "");
+    drover_msg_destroy (&reply);
+}
+
+//  What the Python peers found the broker and PROTOCOL.md disagree on.
+//  A field past its limit is ERROR 413, as §11 says (it was 400). The seq
+//  of a header whose elements 0..2 are wrong but whose element 3 is a
+//  uint32 is echoed (§5; it was 0 for a wrong signature or an id or
+//  version that is not an integer). An empty TASK LIST label filter is
+//  malformed (§7.15: 1 to 16 labels; it was taken as no filter).
+static void
+test_spec_and_broker_agree (void **state)
+{
+    s_fixture_t *self = (s_fixture_t *) *state;
+    //  A WORKER ADMIN whose reason is 257 bytes, seq 43
+    byte admin [15 + DROVER_REASON_MAX + 1];
+    memcpy (admin, "\x97\xa3" "DRV\x01\x13\x2b\xa2" "w1\x01\xda\x01\x01", 15);
+    memset (admin + 15, 'r', DROVER_REASON_MAX + 1);
+    s_send_raw (self->hostile, admin, sizeof admin);
+    s_expect_error_seq (self, DROVER_CODE_TOO_LARGE, 43);
+    //  A SUBMIT of 17 labels, seq 45
+    drover_msg_t *submit = testutil_submit_msg ("true", 0, 1, 0);
+    for (int index = 0; index < DROVER_LABELS_MAX; index++)
+        assert_int_equal (drover_msg_add_label (submit, "a=b"), 0);
+    submit->seq = 45;
+    zframe_t *frame = drover_msg_encode (submit);
+    drover_msg_destroy (&submit);
+    const byte *data = zframe_data (frame);
+    size_t size = zframe_size (frame);
+    size_t labels = 0;              //  where the labels' array 16 header is
+    while (labels + 2 < size && memcmp (data + labels, "\xdc\x00\x10\xa3" "a=b", 7))
+        labels++;
+    assert_true (labels + 2 < size);
+    byte *more = (byte *) zmalloc (size + 4);
+    memcpy (more, data, labels + 3);
+    more [labels + 2] = DROVER_LABELS_MAX + 1;
+    memcpy (more + labels + 3, "\xa3" "a=b", 4);
+    memcpy (more + labels + 7, data + labels + 3, size - labels - 3);
+    zframe_destroy (&frame);
+    s_send_raw (self->hostile, more, size + 4);
+    free (more);
+    s_expect_error_seq (self, DROVER_CODE_TOO_LARGE, 45);
+    //  Headers whose seq reads though elements 0..2 are wrong: a wrong
+    //  signature, a version that is a str, an id that is a str, nil, or
+    //  past 2^32-1 (TASK CANCEL of task 1 otherwise)
+    s_send_raw (self->hostile, "\x95\xa3" "DRX\x01\x0e\x2e\x01", 9);
+    s_expect_error_seq (self, DROVER_CODE_BAD_REQUEST, 46);
+    s_send_raw (self->hostile, "\x95\xa3" "DRV\xa1" "1\x0e\x2f\x01", 10);
+    s_expect_error_seq (self, DROVER_CODE_BAD_REQUEST, 47);
+    s_send_raw (self->hostile, "\x95\xa3" "DRV\x01\xa2" "14\x30\x01", 11);
+    s_expect_error_seq (self, DROVER_CODE_BAD_REQUEST, 48);
+    s_send_raw (self->hostile, "\x95\xa3" "DRV\x01\xc0\x31\x01", 9);
+    s_expect_error_seq (self, DROVER_CODE_BAD_REQUEST, 49);
+    s_send_raw (self->hostile, "\x95\xa3" "DRV\x01\xcf\x01\x00\x00\x00\x00\x00\x00\x0e"
+                               "\x32\x01", 17);
+    s_expect_error_seq (self, DROVER_CODE_BAD_REQUEST, 50);
+    //  An element 3 that is not a uint32: seq 0. A wrong signature whose
+    //  element 2 says ERROR: a status, never answered (the next reply is
+    //  the one after it)
+    s_send_raw (self->hostile, "\x95\xa3" "DRV\x01\x0e\xa1" "3\x01", 10);
+    s_expect_error_seq (self, DROVER_CODE_BAD_REQUEST, 0);
+    s_send_raw (self->hostile, "\x96\xa3" "DRX\x01\x15\x33\xcd\x01\x90\xa0", 13);
+    //  A TASK LIST with an empty label filter, seq 52
+    s_send_raw (self->hostile, "\x97\xa3" "DRV\x01\x0f\x34\x0a\xcc\xff\x90", 12);
+    s_expect_error_seq (self, DROVER_CODE_BAD_REQUEST, 52);
+    s_client_is_served (self);
+}
+
 static void
 test_well_formed_but_unexpected (void **state)
 {
@@ -388,6 +465,7 @@ main (void)
         cmocka_unit_test (test_unknown_version_and_id),
         cmocka_unit_test (test_oversized_refused_then_cut_off),
         cmocka_unit_test (test_refusals_echo_a_readable_seq),
+        cmocka_unit_test (test_spec_and_broker_agree),
         cmocka_unit_test (test_well_formed_but_unexpected),
         cmocka_unit_test (test_long_routing_id_is_served),
         cmocka_unit_test (test_real_work_still_runs),

@@ -1,7 +1,9 @@
 /*  =========================================================================
     test_cli_pool - `drover pool` through the real CLI against a real
     broker: with the local driver and a minimum of one instance, the list
-    and its JSON show the instance, hold, run, drain and destroy change
+    and its JSON show the instance (its price; the task it ran last and
+    when it was last busy, while the task runs and after), hold, run,
+    drain and destroy change
     what the list shows (a drained idle instance and a destroyed one go,
     and the minimum brings another), an unknown instance is a clear error
     and exit 1; without a pool it says "no pool configured" and exits 1
@@ -13,6 +15,7 @@
 #include "testutil.h"
 #include "drover_pool.h"
 #include <sys/wait.h>
+#include <time.h>
 
 //  A pool of one type of 1 proc, at most 2 instances, at least 1, never
 //  idle long enough to be retired during the test
@@ -86,6 +89,116 @@ s_stop_pool_workers (const char *endpoint)
         testutil_stop (pids [index], 5000);
 }
 
+//  Copy the raw value of member name in the JSON object of instance id
+//  (a string without its quotes) into value; fails if it is not there
+static void
+s_instance_member (const char *json, const char *id, const char *name, char *value,
+                   size_t size)
+{
+    char needle [DROVER_ID_MAX + 16];
+    snprintf (needle, sizeof needle, "{\"id\":\"%s\",", id);
+    const char *row = strstr (json, needle);
+    if (!row)
+        fail_msg ("no instance %s in:\n%s", id, json);
+    const char *end = strchr (row, '}');
+    char member [64];
+    snprintf (member, sizeof member, ",\"%s\":", name);
+    const char *at = strstr (row, member);
+    if (!at || at > end)
+        fail_msg ("instance %s has no %s in:\n%s", id, name, json);
+    at += strlen (member);
+    if (*at == '"')
+        at++;
+    size_t length = strcspn (at, "\",}");
+    snprintf (value, size, "%.*s", (int) length, at);
+}
+
+//  Assert an instance's last_busy is a time in ISO 8601 UTC between
+//  after and before (msec since the epoch, whole seconds apart)
+static void
+s_expect_time_between (const char *text, int64_t after, int64_t before)
+{
+    struct tm parts;
+    memset (&parts, 0, sizeof parts);
+    int msec, length = 0;
+    if (sscanf (text, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &parts.tm_year, &parts.tm_mon,
+                &parts.tm_mday, &parts.tm_hour, &parts.tm_min, &parts.tm_sec, &msec,
+                &length) != 7 || length != 24 || text [length])
+        fail_msg ("'%s' is not a time in ISO 8601 UTC", text);
+    parts.tm_year -= 1900;
+    parts.tm_mon -= 1;
+    int64_t seconds = (int64_t) timegm (&parts);
+    if (seconds < after / 1000 || seconds > before / 1000 + 1)
+        fail_msg ("'%s' is not between %lld and %lld", text, (long long) after / 1000,
+                  (long long) before / 1000);
+}
+
+//  An instance's JSON view tells its price, and the task it last ran and
+//  when it was last seen busy: none before, then the task while it runs
+//  (state running), and still after it ended (state idle)
+static void
+s_expect_last_task (testutil_cluster_t *cluster, zsock_t *dealer, testutil_cli_t *run,
+                    const char *instance)
+{
+    const char *json [] = { "pool", "--json", NULL };
+    char value [64];
+    testutil_cli (cluster->endpoint, json, run);
+    testutil_cli_expect (run, 0, run->out, "\"price\":0.1,");
+    s_instance_member (run->out, instance, "price", value, sizeof value);
+    assert_string_equal (value, "0.1");
+    s_instance_member (run->out, instance, "last_busy", value, sizeof value);
+    assert_string_equal (value, "");
+    s_instance_member (run->out, instance, "last_task", value, sizeof value);
+    assert_string_equal (value, "0");
+
+    char release [PATH_MAX], script [PATH_MAX + 64];
+    snprintf (release, sizeof release, "%s", testutil_cluster_log (cluster, "release"));
+    snprintf (script, sizeof script, "while [ ! -e %s ]; do sleep 0.05; done", release);
+    int64_t submitted = zclock_time ();
+    uint64_t task = testutil_submit (dealer, testutil_submit_msg (script, 0, 1,
+                                                                  DROVER_SUBMIT_NOTIFY));
+    char id [24];
+    snprintf (id, sizeof id, "%" PRIu64, task);
+    s_want_t want = { instance, NULL, DROVER_INSTANCE_RUNNING, "" };
+    s_await_pool (dealer, &want, 30000);
+    testutil_cli (cluster->endpoint, json, run);
+    testutil_assert_json (run->out);
+    s_instance_member (run->out, instance, "state", value, sizeof value);
+    assert_string_equal (value, "running");
+    s_instance_member (run->out, instance, "last_task", value, sizeof value);
+    assert_string_equal (value, id);
+    s_instance_member (run->out, instance, "last_busy", value, sizeof value);
+    s_expect_time_between (value, submitted, zclock_time ());
+    s_instance_member (run->out, instance, "procs_used", value, sizeof value);
+    assert_string_equal (value, "1");
+
+    FILE *file = fopen (release, "w");
+    assert_non_null (file);
+    fclose (file);
+    drover_msg_t *done = testutil_expect_done (dealer, task, DROVER_TASK_SUCCEEDED, 15000);
+    assert_string_equal (done->worker, instance);
+    drover_msg_destroy (&done);
+    int64_t ended = zclock_time ();
+    want = (s_want_t) { instance, NULL, DROVER_INSTANCE_IDLE, "" };
+    s_await_pool (dealer, &want, 30000);
+    testutil_cli (cluster->endpoint, json, run);
+    s_instance_member (run->out, instance, "last_task", value, sizeof value);
+    assert_string_equal (value, id);
+    s_instance_member (run->out, instance, "last_busy", value, sizeof value);
+    s_expect_time_between (value, submitted, ended);
+    s_instance_member (run->out, instance, "tasks", value, sizeof value);
+    assert_string_equal (value, "0");
+    //  The text view's LAST-TASK column says it too
+    const char *list [] = { "pool", NULL };
+    testutil_cli (cluster->endpoint, list, run);
+    const char *line = strstr (run->out, instance);
+    assert_non_null (line);
+    char *row = strndup (line, strcspn (line, "\n"));
+    if (!strstr (row, id) || !strstr (row, " ago"))
+        fail_msg ("the row of %s shows no last task %s, or no last busy: %s", instance, id, row);
+    free (row);
+}
+
 //  The pool through the CLI: an instance listed (text and JSON); hold and
 //  run show in the list; an unknown id is 404 and exit 1; drain takes the
 //  idle instance away, the minimum brings another, destroy takes that one
@@ -115,6 +228,7 @@ test_pool_listed_and_steered (void **state)
     testutil_cli_expect (run, 0, run->out, "\"enabled\":true,\"driver\":\"local\",\"live\":1");
     testutil_cli_expect (run, 0, run->out, "\"state\":\"idle\",\"behaviour\":\"run\"");
     testutil_assert_json (run->out);
+    s_expect_last_task (cluster, dealer, run, first);
 
     //  Hold, then run: the list shows each
     const char *hold [] = { "pool", "hold", first, NULL };

@@ -3,15 +3,18 @@
     a real broker: `drover submit --file F` sends a key per line, so the
     same file submitted twice gives the same ids (a batch cut short by a
     broker crash can be run again without running anything twice);
-    `--key K` does it for one task; `--no-keys` and another --key make new
-    tasks. Without workers, every task stays queued: nothing expires.
+    `--submit-key K` does it for one task; `--no-submit-keys` and another
+    --submit-key make new tasks. Without workers, every task stays queued:
+    nothing expires.
 
-    The keys are the broker's to honour (the task table): until it does,
-    the tests that need it are skipped, saying so.
+    `--key FILE` after submit is the CURVE key pair, as everywhere else; an
+    old script's `submit --key K` (K no key file) is refused naming
+    --submit-key.
     =========================================================================
 */
 
 #include "testutil.h"
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 //  Run `drover --broker ENDPOINT submit ARGS...`, its stdout into output;
@@ -29,22 +32,22 @@ s_submit (testutil_cluster_t *cluster, const char *const args [], char *output, 
         fail_msg ("drover submit %s failed: status %d, output: %s", args [0], status, output);
 }
 
-//  Submit `true` with key twice; true if both got the same id (the broker
-//  honours keys)
-static bool
-s_broker_honours_keys (testutil_cluster_t *cluster)
+//  Submit `true` with one submit key twice: the broker must give both the
+//  same id, and a third submit with another key a new one
+static void
+s_expect_broker_honours_keys (testutil_cluster_t *cluster)
 {
-    char first [64], second [64];
-    const char *args [] = { "--key", "probe", "--", "true", NULL };
+    char first [64], second [64], other [64];
+    const char *args [] = { "--submit-key", "probe", "--", "true", NULL };
     s_submit (cluster, args, first, sizeof first);
     s_submit (cluster, args, second, sizeof second);
     assert_true (strtoull (first, NULL, 10) > 0);
-    if (streq (first, second))
-        return true;
-    print_message ("the broker gave the key \"probe\" two ids (%llu, %llu): it does not "
-                   "honour submit keys yet (the task table's part of issue 10)\n",
-                   strtoull (first, NULL, 10), strtoull (second, NULL, 10));
-    return false;
+    if (!streq (first, second))
+        fail_msg ("the broker gave the submit key \"probe\" two ids (%llu, %llu)",
+                  strtoull (first, NULL, 10), strtoull (second, NULL, 10));
+    const char *another [] = { "--submit-key", "probe-2", "--", "true", NULL };
+    s_submit (cluster, another, other, sizeof other);
+    assert_true (strtoull (other, NULL, 10) > strtoull (first, NULL, 10));
 }
 
 //  Write lines to path
@@ -57,14 +60,17 @@ s_write_file (const char *path, const char *text)
     fclose (file);
 }
 
-//  --key refuses what the protocol would; --no-keys goes with --file only
+//  --submit-key refuses what the protocol would; --no-submit-keys (and
+//  its old spelling --no-keys) goes with --file only
 static void
 test_bad_keys_refused (void **state)
 {
     const char *const refused [][8] = {
-        { DROVER_BIN, "submit", "--key", "", "--", "true", NULL },
-        { DROVER_BIN, "submit", "--key", "tab\there", "--", "true", NULL },
+        { DROVER_BIN, "submit", "--submit-key", "", "--", "true", NULL },
+        { DROVER_BIN, "submit", "--submit-key", "tab\there", "--", "true", NULL },
+        { DROVER_BIN, "submit", "--no-submit-keys", "--", "true", NULL },
         { DROVER_BIN, "submit", "--no-keys", "--", "true", NULL },
+        { DROVER_BIN, "submit", "--file", "x", "--submit-key", "k", "--no-submit-keys", NULL },
     };
     for (size_t index = 0; index < sizeof refused / sizeof refused [0]; index++) {
         char output [256];
@@ -75,16 +81,13 @@ test_bad_keys_refused (void **state)
     }
 }
 
-//  The same --file twice: the same ids, in the same order; --no-keys, or
-//  another --key, or the same lines in another file: new ids
+//  The same --file twice: the same ids, in the same order; --no-submit-keys,
+//  or another --submit-key, or the same lines in another file: new ids
 static void
 test_same_file_twice_same_ids (void **state)
 {
     testutil_cluster_t *cluster = testutil_cluster_new (NULL);
-    if (!s_broker_honours_keys (cluster)) {
-        testutil_cluster_destroy (&cluster);
-        skip ();
-    }
+    s_expect_broker_honours_keys (cluster);
     char path [64], other [64];
     snprintf (path, sizeof path, "/tmp/test-cli-keys-%d.txt", (int) getpid ());
     snprintf (other, sizeof other, "/tmp/test-cli-keys-%d-other.txt", (int) getpid ());
@@ -106,10 +109,10 @@ test_same_file_twice_same_ids (void **state)
         for (int earlier = 0; earlier < index; earlier++)
             assert_true (ids [earlier] != ids [index]);
     }
-    const char *no_keys [] = { "--file", path, "--no-keys", NULL };
+    const char *no_keys [] = { "--file", path, "--no-submit-keys", NULL };
     s_submit (cluster, no_keys, fresh, sizeof fresh);
     assert_true (strtoull (fresh, NULL, 10) > ids [3]);
-    const char *salt [] = { "--file", path, "--key", "run-2", NULL };
+    const char *salt [] = { "--file", path, "--submit-key", "run-2", NULL };
     s_submit (cluster, salt, salted, sizeof salted);
     assert_true (strtoull (salted, NULL, 10) > strtoull (fresh, NULL, 10));
     s_submit (cluster, salt, second, sizeof second);
@@ -122,12 +125,92 @@ test_same_file_twice_same_ids (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  `submit --key K` where K is no key file (an idempotency key, as before
+//  --submit-key): a usage error naming --submit-key, nothing submitted
+static void
+test_old_submit_key_spelling_refused (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    const char *old [] = { "submit", "--key", "nightly-2026-12-01", "--", "true", NULL };
+    testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
+    testutil_cli (cluster->endpoint, old, run);
+    testutil_cli_expect (run, 2, run->err, "the submit key is now --submit-key");
+    testutil_cli_expect (run, 2, run->err, "--key is your CURVE key pair");
+    assert_string_equal (run->out, "");
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_int_equal (testutil_task_count (dealer, 5000), 0);
+    zsock_destroy (&dealer);
+    free (run);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  Copy the public half of a key pair into the broker's keys/role/ directory
+static void
+s_admit (const char *pair, const char *keys, const char *role, const char *name)
+{
+    char *text = testutil_slurp (pair);
+    assert_non_null (text);
+    char path [256];
+    snprintf (path, sizeof path, "%s/%s", keys, role);
+    mkdir (path, 0700);
+    snprintf (path, sizeof path, "%s/%s/%s.key", keys, role, name);
+    FILE *file = fopen (path, "w");
+    assert_non_null (file);
+    fputs (text, file);
+    fclose (file);
+    free (text);
+}
+
+//  `submit --key FILE` is the CURVE key pair, as before every other
+//  command: against a CURVE broker it submits, and --submit-key beside it
+//  is the task's key
+static void
+test_key_after_submit_is_the_key_pair (void **state)
+{
+    char dir [64], keys [96], broker [128], alice [128];
+    snprintf (dir, sizeof dir, "/tmp/drover-submit-pair-%d", (int) getpid ());
+    testutil_remove_tree (dir);
+    testutil_keygen (dir, "broker");
+    testutil_keygen (dir, "alice");
+    snprintf (keys, sizeof keys, "%s/keys", dir);
+    assert_int_equal (mkdir (keys, 0700), 0);
+    snprintf (broker, sizeof broker, "%s/broker.key", dir);
+    snprintf (alice, sizeof alice, "%s/alice.key", dir);
+    s_admit (alice, keys, "clients", "alice");
+    const char *flags [] = { "--key", broker, "--keys", keys, NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+
+    const char *args [] = { "submit", "--key", alice, "--server-key", broker,
+                            "--submit-key", "pair-1", "--", "true", NULL };
+    testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
+    testutil_cli (cluster->endpoint, args, run);
+    testutil_cli_expect (run, 0, run->err, "");
+    uint64_t first = strtoull (run->out, NULL, 10);
+    assert_true (first > 0);
+    //  The key pair given as NAME.key_secret works too
+    char secret [160];
+    snprintf (secret, sizeof secret, "%s_secret", alice);
+    args [2] = secret;
+    testutil_cli (cluster->endpoint, args, run);
+    testutil_cli_expect (run, 0, run->err, "");
+    assert_int_equal (strtoull (run->out, NULL, 10), first);
+    //  A key pair whose secret is open to others is refused as a key pair
+    assert_int_equal (chmod (secret, 0644), 0);
+    testutil_cli (cluster->endpoint, args, run);
+    testutil_cli_expect (run, 2, run->err, "readable by its owner only");
+    free (run);
+    testutil_cluster_destroy (&cluster);
+    testutil_remove_tree (dir);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_bad_keys_refused),
         cmocka_unit_test (test_same_file_twice_same_ids),
+        cmocka_unit_test (test_old_submit_key_spelling_refused),
+        cmocka_unit_test (test_key_after_submit_is_the_key_pair),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

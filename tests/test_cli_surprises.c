@@ -158,7 +158,7 @@ test_short_flags_and_submit_json (void **state)
     assert_true (fd >= 0);
     assert_int_equal (write (fd, "true\ntrue\n", 10), 10);
     close (fd);
-    assert_int_equal (s_drover ("--broker", broker, "submit", "--no-keys", "-j", "--file", path,
+    assert_int_equal (s_drover ("--broker", broker, "submit", "--no-submit-keys", "-j", "--file", path,
                                 NULL), 0);
     unsigned long long one = 0, two = 0;
     assert_int_equal (sscanf (s_out, "{\"ids\":[%llu,%llu]}", &one, &two), 2);

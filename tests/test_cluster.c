@@ -338,7 +338,7 @@ test_wide_task_is_not_overtaken (void **state)
     assert_true (testutil_wait_reserved (asker, "w", wide, 10000));
     char *workers = s_cli (cluster, "workers", "--json");
     char expected [64];
-    snprintf (expected, sizeof expected, "\"reserved\":%" PRIu64 "}", wide);
+    snprintf (expected, sizeof expected, "\"reserved\":%" PRIu64 ",", wide);
     if (!strstr (workers, expected))
         fail_msg ("no %s in: %s", expected, workers);
     free (workers);

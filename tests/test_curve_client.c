@@ -62,9 +62,12 @@ s_fake_actor (zsock_t *pipe, void *args)
         if (frame && drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0) {
             const char *user_id = zframe_meta (frame, "User-Id");
             snprintf (fake->user_id, sizeof fake->user_id, "%s", user_id? user_id: "");
-            fake->requests++;
-            zstr_sendx (pipe, "REQUEST", drover_msg_name (msg->id), fake->user_id, NULL);
-            drover_msg_t *reply = drover_msg_new (DROVER_MSG_OK);
+            bool hello = msg->id == DROVER_MSG_CLIENT_HELLO;    //  the client's level, not
+            if (!hello) {                                       //  a request of the test's
+                fake->requests++;
+                zstr_sendx (pipe, "REQUEST", drover_msg_name (msg->id), fake->user_id, NULL);
+            }
+            drover_msg_t *reply = drover_msg_new (hello? DROVER_MSG_CLIENT_WELCOME: DROVER_MSG_OK);
             reply->seq = msg->seq;
             zframe_t *out = drover_msg_encode (reply);
             zframe_send (&route, router, ZFRAME_MORE);

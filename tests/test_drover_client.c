@@ -23,6 +23,7 @@ struct _fake_t {
     int requests [DROVER_MSG_ID_MAX + 1];   //  requests received per message id
     size_t wait_ids;            //  task ids received in all TASK WAITs
     uint32_t last_seq;          //  seq of the last request
+    int hellos;                 //  CLIENT HELLOs heard (answered, not recorded)
     uint32_t last_flags;        //  flags of the last TASK SUBMIT
     int32_t last_priority;      //  priority of the last TASK SUBMIT
     char last_argv0 [64];       //  argv [0] of the last TASK SUBMIT's body
@@ -145,6 +146,18 @@ s_fake_actor (zsock_t *pipe, void *args)
             break;
         zframe_t *route = zmsg_pop (raw);
         zframe_t *frame = zmsg_pop (raw);
+        if (route && frame
+        &&  drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0
+        &&  msg->id == DROVER_MSG_CLIENT_HELLO) {
+            fake->hellos++;             //  the client's level, said on each connection
+            drover_msg_t *welcome = drover_msg_new (DROVER_MSG_CLIENT_WELCOME);
+            zframe_t *reply = drover_msg_encode (welcome);
+            drover_msg_destroy (&welcome);
+            zframe_t *to = zframe_dup (route);
+            zframe_send (&to, fake->router, ZFRAME_MORE);
+            zframe_send (&reply, fake->router, 0);
+        }
+        else
         if (route && frame
         &&  drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0) {
             s_fake_record (fake, msg);

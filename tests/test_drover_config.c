@@ -4,6 +4,7 @@
 */
 
 #include "testutil.h"
+#include <sys/wait.h>
 #include "drover_config.h"
 #include "drover_defaults.h"
 #include "drover_client.h"
@@ -526,6 +527,162 @@ test_parse_size_takes_worker_suffixes (void **state)
         assert_int_equal (drover_config_parse_size (bad [index], &bytes), -1);
 }
 
+//  Apply --set assignments (NULL-ended) to fresh settings and return
+//  what drover_config_check_together says (caller frees), or NULL
+static char *
+s_together_error (const char *const assignments [])
+{
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    for (size_t index = 0; assignments [index]; index++)
+        if (drover_config_set_assignment (config, assignments [index], &error))
+            fail_msg ("%s: %s", assignments [index], error);
+    drover_config_check_together (config, &error);
+    drover_config_destroy (&config);
+    return error;
+}
+
+//  A setting that takes effect only with another is refused without it,
+//  naming itself and what is missing; with it, or at its default, not
+static void
+test_settings_that_do_nothing_are_refused (void **state)
+{
+    struct {
+        const char *set [5];            //  --set assignments
+        const char *names [3];          //  what the message must name
+    } refused [] = {
+        { { "pool/driver=local", "pool/max-instances=2", NULL },
+          { "pool/max-instances", "pool/type/NAME/procs", NULL } },
+        { { "pool/driver=command", "pool/command=/bin/true", NULL },
+          { "pool/driver, pool/command need", "pool/type/NAME/procs", NULL } },
+        { { "pool/min-instances=1", NULL }, { "pool/min-instances", "pool/type/", NULL } },
+        { { "pool/type/small/procs=2", "pool/command=/bin/true", NULL },
+          { "pool/command needs pool/driver = command", NULL } },
+        { { "pool/type/small/procs=2", "pool/driver=command", "pool/command=/bin/true",
+            "pool/local-dir=/tmp", NULL },
+          { "pool/local-dir needs pool/driver = local", NULL } },
+        { { "pool/type/small/procs=2", "pool/max-price=3", NULL },
+          { "pool/max-price", "pool/type/NAME/price", NULL } },
+        { { "ha/name=b1", "ha/lease-ttl=2000", NULL }, { "ha/name, ha/lease-ttl", "ha/etcd", NULL } },
+        { { "ha/advertise=tcp://10.0.0.1:5555", NULL }, { "ha/advertise", "ha/etcd", NULL } },
+        { { "ha/queues=a=6001", NULL }, { "ha/queues needs several brokers", "ha/etcd", NULL } },
+        { { "ha/strategy=spread", NULL }, { "ha/strategy", "ha/etcd", NULL } },
+        { { "security/keys=/etc/drover/keys", NULL }, { "security/keys", "security/key", NULL } },
+        { { "security/key=/etc/drover/broker.key", NULL }, { "security/key", "security/keys", NULL } },
+        { { "broker/metrics-public=1", NULL }, { "broker/metrics-public", "broker/metrics", NULL } },
+        { { "broker/commit-every=50", NULL }, { "broker/commit-every", "durability = batch", NULL } },
+        { { "broker/durability=off", "broker/commit-every=50", NULL },
+          { "broker/commit-every", "durability = batch", NULL } },
+    };
+    for (size_t index = 0; index < sizeof refused / sizeof refused [0]; index++) {
+        char *error = s_together_error (refused [index].set);
+        for (size_t name = 0; refused [index].names [name]; name++)
+            if (!error || !strstr (error, refused [index].names [name]))
+                fail_msg ("case %zu (%s): expected an error naming '%s', got %s", index,
+                          refused [index].set [0], refused [index].names [name],
+                          error? error: "none");
+        zstr_free (&error);
+    }
+    const char *const passed [][6] = {
+        { NULL },                                       //  the defaults
+        { "pool/driver=local", NULL },                  //  a default value, however given
+        { "pool/type/small/procs=2", "pool/max-instances=2", "pool/local-dir=/tmp", NULL },
+        { "pool/type/small/procs=2", "pool/type/small/price=0.1", "pool/max-price=3", NULL },
+        { "pool/type/small/procs=2", "pool/driver=command", "pool/command=/bin/true", NULL },
+        { "ha/etcd=http://127.0.0.1:2379", "ha/name=b1", "ha/queues=a=6001", NULL },
+        { "security/key=/k/broker.key", "security/keys=/k/keys", "security/handshake=500",
+          NULL },
+        { "broker/metrics=127.0.0.1:9464", "broker/metrics-public=1", NULL },
+        { "broker/durability=batch", "broker/commit-every=50", NULL },
+        { "broker/durability=off", "store/history-count=5", NULL },     //  a warning: below
+    };
+    for (size_t index = 0; index < sizeof passed / sizeof passed [0]; index++) {
+        char *error = s_together_error (passed [index]);
+        if (error)
+            fail_msg ("case %zu (%s): refused: %s", index,
+                      passed [index][0]? passed [index][0]: "defaults", error);
+    }
+    //  Every setting printed, as --print-config writes them, loads and
+    //  passes: each holds its default
+    char *printed = strdup ("/tmp/drover-print-XXXXXX");
+    int fd = mkstemp (printed);
+    FILE *file = fdopen (fd, "w");
+    drover_config_t *config = drover_config_new ();
+    drover_config_print (config, file);
+    fclose (file);
+    drover_config_destroy (&config);
+    config = drover_config_new ();
+    char *error = NULL;
+    assert_int_equal (drover_config_load (config, printed, &error), 0);
+    assert_int_equal (drover_config_check_together (config, &error), 0);
+    assert_null (drover_config_idle (config));
+    drover_config_destroy (&config);
+    unlink (printed);
+    free (printed);
+}
+
+//  Settings idle because durability is off on purpose are said, not refused
+static void
+test_settings_idle_with_durability_off_are_said (void **state)
+{
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    assert_int_equal (drover_config_set_assignment (config, "store/history-count=5", &error), 0);
+    assert_int_equal (drover_config_set_assignment (config, "assign/restart-grace=100", &error),
+                      0);
+    assert_null (drover_config_idle (config));      //  durability full: they work
+    assert_int_equal (drover_config_set_assignment (config, "broker/durability=off", &error), 0);
+    char *idle = drover_config_idle (config);
+    assert_non_null (idle);
+    assert_non_null (strstr (idle, "assign/restart-grace, store/history-count need"));
+    assert_non_null (strstr (idle, "broker/durability is off"));
+    zstr_free (&idle);
+    assert_int_equal (drover_config_check_together (config, &error), 0);
+    drover_config_destroy (&config);
+}
+
+//  A real broker given pool settings but no instance type, or CURVE keys
+//  without its key pair, exits 2 naming what is missing, before binding;
+//  one with durability off and a history setting starts and says so
+static void
+test_broker_refuses_settings_that_do_nothing (void **state)
+{
+    struct {
+        const char *flags [5];
+        const char *names [2];
+    } cases [] = {
+        { { "--set", "pool/driver=local", "--set", "pool/max-instances=2", NULL },
+          { "pool/max-instances", "pool/type/NAME/procs" } },
+        { { "--keys", "/nonexistent/keys", NULL }, { "security/keys", "security/key (--key)" } },
+        { { "--name", "b1", NULL }, { "ha/name", "ha/etcd" } },
+    };
+    //  Were one started, it would bind free ports and keep nothing
+    char endpoint [64], events [64];
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", testutil_free_port ());
+    snprintf (events, sizeof events, "tcp://127.0.0.1:%d", testutil_free_port ());
+    for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {
+        const char *argv [16] = { DROVER_BIN, "broker", "-e", endpoint, "-E", events,
+                                  "--durability", "off" };
+        for (size_t flag = 0; cases [index].flags [flag]; flag++)
+            argv [8 + flag] = cases [index].flags [flag];
+        char output [1024], errors [1024];
+        int status = testutil_run_cli (argv, output, sizeof output, errors, sizeof errors,
+                                       10000);
+        if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 2
+        ||  !strstr (errors, cases [index].names [0]) || !strstr (errors, cases [index].names [1]))
+            fail_msg ("case %zu: status %d, said '%s%s' (expected 2 naming %s and %s)", index,
+                      status == -1? -1: WEXITSTATUS (status), output, errors,
+                      cases [index].names [0], cases [index].names [1]);
+    }
+    const char *flags [] = { "--durability", "off", "--set", "store/history-count=5", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    const char *log = testutil_cluster_log (cluster, "broker");
+    if (!testutil_await_line (log, "settings that do nothing: broker/state-dir, "
+                              "store/history-count need a kept state", 10000))
+        fail_msg ("the broker did not say its idle settings; its log:\n%s", testutil_slurp (log));
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
@@ -541,6 +698,9 @@ main (void)
         cmocka_unit_test (test_pool_refuses_bad_settings_naming_key),
         cmocka_unit_test (test_parse_size_takes_worker_suffixes),
         cmocka_unit_test (test_service_settings_load_and_check_range),
+        cmocka_unit_test (test_settings_that_do_nothing_are_refused),
+        cmocka_unit_test (test_settings_idle_with_durability_off_are_said),
+        cmocka_unit_test (test_broker_refuses_settings_that_do_nothing),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

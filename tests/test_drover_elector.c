@@ -265,6 +265,59 @@ s_pump (s_elector_t *electors, size_t count, int timeout)
     } \
 } while (0)
 
+//  The barrier of one elector's pipe: PEERS is answered in order, after
+//  everything it said before. Ask it, note each message before the answer
+//  (s_note), and return the answer's count of peers (its first field
+//  after the word; "0" when etcd did not answer); *said_p: the messages
+//  noted before it
+static int
+s_barrier (s_elector_t *electors, size_t count, s_elector_t *elector, int *said_p)
+{
+    zstr_send (elector->actor, "PEERS");
+    *said_p = 0;
+    int64_t deadline = zclock_mono () + 5000;
+    while (true) {
+        int left = (int) (deadline - zclock_mono ());
+        zmsg_t *msg = left > 0? testutil_recv (zactor_sock (elector->actor), left): NULL;
+        if (!msg)
+            fail_msg ("%s did not answer PEERS within 5 s", elector->name);
+        char *word = zframe_strdup (zmsg_first (msg));
+        bool peers = streq (word, "PEERS");
+        zstr_free (&word);
+        if (peers) {
+            char *first = zmsg_popstr (msg);
+            zstr_free (&first);
+            char *number = zmsg_popstr (msg);
+            int peers_count = number? atoi (number): -1;
+            zstr_free (&number);
+            zmsg_destroy (&msg);
+            return peers_count;
+        }
+        s_note (electors, count, elector, msg);
+        zmsg_destroy (&msg);
+        (*said_p)++;
+    }
+}
+
+//  Nothing is said for msec (it would fail at once), nor up to each
+//  elector's barrier after: what was due in that time, from a renewal or
+//  a read of etcd, had been said by then. Returns the peers the last
+//  elector's PEERS answer lists (its look at etcd after that time)
+static int
+s_expect_quiet (s_elector_t *electors, size_t count, int msec)
+{
+    if (s_pump (electors, count, msec))
+        fail_msg ("an elector said something within %d msec", msec);
+    int peers = 0;
+    for (size_t index = 0; index < count; index++) {
+        int said = 0;
+        peers = s_barrier (electors, count, &electors [index], &said);
+        if (said)
+            fail_msg ("%s said %d messages before the barrier", electors [index].name, said);
+    }
+    return peers;
+}
+
 //  Stop the electors that are still running
 static void
 s_stop_all (s_elector_t *electors, size_t count)
@@ -325,8 +378,9 @@ test_one_leads_the_other_follows (void **state)
     assert_int_equal (zmsg_size (peers), 0);
     zmsg_destroy (&peers);
 
-    //  Nothing changes while both renew: nothing is said at all
-    assert_false (s_pump (electors, 2, S_TTL * 2));
+    //  Nothing changes while both renew: nothing is said at all, and after
+    //  twice the TTL etcd still holds both (their leases were renewed)
+    assert_int_equal (s_expect_quiet (electors, 2, S_TTL * 2), 2);
     assert_int_equal (electors [0].deposed + electors [1].deposed, 0);
     assert_int_equal (electors [0].leaders + electors [1].leaders, 1);
     s_stop_all (electors, 2);
@@ -430,7 +484,7 @@ test_paused_etcd_deposes_in_time (void **state)
     s_elector_t *leader = s_await_one_leads (electors, 5000);
     //  Let a few renewals go through, then pause: the last renewal was
     //  answered before the pause
-    assert_false (s_pump (electors, 2, S_TTL));
+    assert_int_equal (s_expect_quiet (electors, 2, S_TTL), 2);
     int64_t paused_at = zclock_mono ();
     testutil_etcd_signal (s_etcd, "pause");
     S_AWAIT (electors, 2, leader->deposed == 1, S_TTL * 2);
@@ -467,7 +521,7 @@ test_bad_or_dead_etcd (void **state)
         testutil_assert_and_free (zmsg_popstr (peers), "0");
         zmsg_destroy (&peers);
     }
-    assert_false (s_pump (electors, 2, 500));
+    assert_int_equal (s_expect_quiet (electors, 2, 500), 0);
     int64_t before = zclock_mono ();
     s_stop_all (electors, 2);
     assert_true (zclock_mono () - before < S_TTL / 4 + 500);
@@ -556,6 +610,8 @@ test_same_name_elsewhere_stands_aside (void **state)
     int64_t until = zclock_mono () + S_TTL + 500;
     while (zclock_mono () < until)
         s_pump (electors, 1, (int) (until - zclock_mono ()));
+    int said = 0;
+    s_barrier (electors, 1, &electors [0], &said);     //  all it said by then, noted
     assert_int_equal (electors [0].leaders, 0);
     assert_true (drover_etcd_keepalive (etcd, lease) > 0);      //  never revoked
     assert_int_equal (drover_etcd_revoke (etcd, lease), 1);
@@ -668,7 +724,7 @@ test_args_check (void **state)
     testutil_assert_and_free (zmsg_popstr (peers), "PEERS");
     testutil_assert_and_free (zmsg_popstr (peers), "0");
     zmsg_destroy (&peers);
-    assert_false (s_pump (electors, 1, 500));
+    assert_int_equal (s_expect_quiet (electors, 1, 500), 0);
     s_stop_all (electors, 1);
 }
 
@@ -738,10 +794,27 @@ test_queues_spread_two_and_two (void **state)
         tokens [queue] = electors [0].queues [queue].token;
         assert_true (tokens [queue] > 0);
     }
-    //  No QUEUE (nor anything else) while nothing changes: no write again
-    int64_t until = zclock_mono () + S_TTL;
-    while (zclock_mono () < until)
-        s_pump (electors, 2, (int) (until - zclock_mono ()));
+    //  No QUEUE (nor anything else) while nothing changes: no write again.
+    //  The keys' revisions in etcd after that time say so too, whether or
+    //  not an elector had read a write yet; then each elector's barrier
+    assert_int_equal (s_expect_quiet (electors, 2, S_TTL), 2);
+    drover_etcd_t *etcd = drover_etcd_new (s_etcd->url, 2000, NULL);
+    zlistx_t *keys = drover_etcd_range (etcd, "/t11/queues/", false, 0);
+    assert_non_null (keys);
+    assert_int_equal (zlistx_size (keys), S_QUEUES);
+    for (drover_etcd_kv_t *kv = (drover_etcd_kv_t *) zlistx_first (keys); kv;
+         kv = (drover_etcd_kv_t *) zlistx_next (keys)) {
+        size_t queue = 0;
+        while (queue < S_QUEUES && !streq (kv->key + strlen ("/t11/queues/"),
+                                           s_queue_names [queue]))
+            queue++;
+        assert_true (queue < S_QUEUES);
+        if ((uint64_t) kv->mod_revision != tokens [queue])
+            fail_msg ("queue %s was written again (revision %" PRId64 ", token %" PRIu64 ")",
+                      s_queue_names [queue], kv->mod_revision, tokens [queue]);
+    }
+    zlistx_destroy (&keys);
+    drover_etcd_destroy (&etcd);
     assert_true (s_queues_settled (electors, 2, s_spread_owners, s_both, 2));
     for (size_t queue = 0; queue < S_QUEUES; queue++)
         assert_true (electors [0].queues [queue].token == tokens [queue]);

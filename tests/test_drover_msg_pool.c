@@ -49,7 +49,7 @@ typedef enum {
     BAD_NONE, BAD_ENABLED, BAD_DRIVER, BAD_PRICE_NEGATIVE, BAD_PRICE_NAN, BAD_PRICE_INF,
     BAD_PRICE_STR, BAD_MAX_PRICE, BAD_SUMMARY_SHORT, BAD_ID_EMPTY, BAD_ID_SPACE, BAD_ID_LONG,
     BAD_TYPE, BAD_ROW_PRICE, BAD_STATE, BAD_BEHAVIOUR, BAD_WHY_LONG, BAD_WHY_NUL,
-    BAD_ROW_SHORT, BAD_TASKS, EXTRA_ELEMENTS
+    BAD_ROW_SHORT, BAD_TASKS, EXTRA_ELEMENTS, UNKNOWN_VALUES
 } s_bad_t;
 
 //  Pack a raw summary, enabled, with what bad says wrong
@@ -58,7 +58,8 @@ s_raw_summary (testcodec_raw_t *raw, s_bad_t bad, int enabled)
 {
     bool extra = bad == EXTRA_ELEMENTS;
     msgpack_pack_array (&raw->pk, bad == BAD_SUMMARY_SHORT? 7: extra? 10: 8);
-    msgpack_pack_uint8 (&raw->pk, bad == BAD_ENABLED? 2: enabled);
+    //  A negative flag is refused; one past 1 (a newer broker's) is kept
+    msgpack_pack_int (&raw->pk, bad == BAD_ENABLED? -1: bad == UNKNOWN_VALUES? 2: enabled);
     testcodec_raw_str (raw, bad == BAD_DRIVER? "lo cal": "local", bad == BAD_DRIVER? 6: 5);
     msgpack_pack_uint32 (&raw->pk, 1);
     msgpack_pack_uint32 (&raw->pk, 3);
@@ -104,8 +105,12 @@ s_raw_row (testcodec_raw_t *raw, s_bad_t bad)
         msgpack_pack_double (&raw->pk, -INFINITY);
     else
         msgpack_pack_double (&raw->pk, 0.1);
-    msgpack_pack_uint8 (&raw->pk, bad == BAD_STATE? DROVER_POOL_STATE_MAX + 1: 2);
-    msgpack_pack_uint8 (&raw->pk, bad == BAD_BEHAVIOUR? DROVER_POOLADMIN_DESTROY: 1);
+    //  Negative values are refused; values past the last (a newer
+    //  broker's) are kept
+    msgpack_pack_int (&raw->pk, bad == BAD_STATE? -1
+                              : bad == UNKNOWN_VALUES? DROVER_POOL_STATE_MAX + 1: 2);
+    msgpack_pack_int (&raw->pk, bad == BAD_BEHAVIOUR? -1
+                              : bad == UNKNOWN_VALUES? DROVER_POOLADMIN_DESTROY: 1);
     for (int index = 0; index < 4; index++)
         msgpack_pack_uint64 (&raw->pk, 1795498700000ull + index);
     if (bad == BAD_TASKS)
@@ -330,8 +335,6 @@ test_hostile_pool_messages_are_refused (void **state)
         { BAD_ID_LONG,          "instance: " },
         { BAD_TYPE,             "type: not a valid type name" },
         { BAD_ROW_PRICE,        "row price: out of range" },
-        { BAD_STATE,            "state: out of range" },
-        { BAD_BEHAVIOUR,        "behaviour: out of range" },
         { BAD_WHY_LONG,         "why: out of range" },
         { BAD_WHY_NUL,          "why: contains NUL" },
         { BAD_ROW_SHORT,        "row: out of range" },
@@ -351,6 +354,16 @@ test_hostile_pool_messages_are_refused (void **state)
     assert_true (msg->pool.price == 0.25);
     assert_true (msg->pool.max_price == 2.0);
     assert_string_equal (msg->pool_rows [0].why, "registered");
+    testcodec_raw_destroy (&raw);
+    //  A flag, a state and a behaviour past the last this version knows
+    //  (a newer broker's) are kept as they came, and not sent on
+    s_raw_table (&raw, UNKNOWN_VALUES);
+    assert_int_equal (drover_msg_decode (msg, RAW_DATA (raw), RAW_SIZE (raw)), 0);
+    assert_int_equal (msg->pool.enabled, 2);
+    assert_int_equal (msg->pool_rows [0].state, DROVER_POOL_STATE_MAX + 1);
+    assert_int_equal (msg->pool_rows [0].behaviour, DROVER_POOLADMIN_DESTROY);
+    assert_string_equal (msg->pool_rows [0].why, "registered");
+    testcodec_assert_not_encoded (msg, "values it does not know");
     drover_msg_destroy (&msg);
     testcodec_raw_destroy (&raw);
 

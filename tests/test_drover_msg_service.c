@@ -97,8 +97,17 @@ typedef enum {
     BAD_NAME_LONG, BAD_LABEL, BAD_LABELS_MANY, BAD_SERVICE_STATE, BAD_SUMMARY_LONG,
     BAD_WHY_NUL, BAD_SERVICE_SHORT, BAD_REPLICA_SERVICE, BAD_WORKER, BAD_REPLICA_STATE,
     BAD_REPLICA_SHORT, BAD_SLOT_BIG, BAD_KIND, BAD_FROM, BAD_TO, BAD_CHANGE_SHORT,
-    BAD_CHANGE_WHY_LONG, BAD_DEEP, EXTRA_ELEMENTS
+    BAD_CHANGE_WHY_LONG, BAD_DEEP, EXTRA_ELEMENTS, UNKNOWN_VALUES
 } s_bad_t;
+
+//  An enum or flag as bad says: negative (refused) when it is the fault,
+//  past its last value (a newer broker's, kept as it came) for
+//  UNKNOWN_VALUES, else value
+static int
+s_enum_value (s_bad_t bad, s_bad_t fault, int value, int last)
+{
+    return bad == fault? -1: bad == UNKNOWN_VALUES? last + 1: value;
+}
 
 //  Pack raw statistics with what bad says wrong
 static void
@@ -111,7 +120,7 @@ s_raw_stats (testcodec_raw_t *raw, s_bad_t bad)
     msgpack_pack_uint64 (&raw->pk, 5);
     msgpack_pack_uint64 (&raw->pk, 1795498700000ull);
     msgpack_pack_uint32 (&raw->pk, 12);
-    msgpack_pack_uint8 (&raw->pk, bad == BAD_COMPLETE? 2: 0);
+    msgpack_pack_int (&raw->pk, s_enum_value (bad, BAD_COMPLETE, 0, 1));
     if (bad == BAD_STATS_WHY_LONG)
         testcodec_raw_str (raw, long_why, DROVER_REASON_MAX + 1);
     else
@@ -167,7 +176,8 @@ s_raw_service (testcodec_raw_t *raw, s_bad_t bad)
     msgpack_pack_uint32 (&raw->pk, 3);
     msgpack_pack_uint32 (&raw->pk, 1);
     msgpack_pack_uint32 (&raw->pk, 9);
-    msgpack_pack_uint8 (&raw->pk, bad == BAD_SERVICE_STATE? DROVER_SERVICE_STATE_MAX + 1: 1);
+    msgpack_pack_int (&raw->pk, s_enum_value (bad, BAD_SERVICE_STATE, 1,
+                                              DROVER_SERVICE_STATE_MAX));
     msgpack_pack_uint64 (&raw->pk, 1795498600000ull);
     if (bad == BAD_SUMMARY_LONG)
         testcodec_raw_str (raw, long_summary, DROVER_SUMMARY_MAX + 1);
@@ -204,7 +214,8 @@ s_raw_replica (testcodec_raw_t *raw, s_bad_t bad)
     msgpack_pack_uint64 (&raw->pk, 1ull << 40);
     msgpack_pack_uint32 (&raw->pk, 2);
     testcodec_raw_str (raw, bad == BAD_WORKER? "w\x7f": "w1", 2);
-    msgpack_pack_uint8 (&raw->pk, bad == BAD_REPLICA_STATE? DROVER_REPLICA_STATE_MAX + 1: 1);
+    msgpack_pack_int (&raw->pk, s_enum_value (bad, BAD_REPLICA_STATE, 1,
+                                              DROVER_REPLICA_STATE_MAX));
     msgpack_pack_uint64 (&raw->pk, 1795498600000ull);
     msgpack_pack_uint32 (&raw->pk, 4);
     if (bad != BAD_REPLICA_SHORT)
@@ -221,7 +232,8 @@ s_raw_change (testcodec_raw_t *raw, s_bad_t bad)
     memset (long_why, 'y', sizeof long_why);
     bool extra = bad == EXTRA_ELEMENTS;
     msgpack_pack_array (&raw->pk, bad == BAD_CHANGE_SHORT? 6: extra? 8: 7);
-    msgpack_pack_uint8 (&raw->pk, bad == BAD_KIND? DROVER_CHANGE_KIND_MAX + 1: DROVER_CHANGE_MOVE);
+    msgpack_pack_int (&raw->pk, s_enum_value (bad, BAD_KIND, DROVER_CHANGE_MOVE,
+                                              DROVER_CHANGE_KIND_MAX));
     testcodec_raw_str (raw, "web", 3);
     msgpack_pack_uint32 (&raw->pk, 1);
     msgpack_pack_uint64 (&raw->pk, 99);
@@ -872,7 +884,7 @@ test_hostile_tables_are_refused (void **state)
         msgpack_pack_array (&raw.pk, 7);
         for (int element = 0; element < 7; element++)
             if (element == 0 || element == 2 || element == 3)
-                msgpack_pack_uint8 (&raw.pk, index == DROVER_ROWS_MAX - 1 && element == 0? 9: 0);
+                msgpack_pack_int (&raw.pk, index == DROVER_ROWS_MAX - 1 && element == 0? -1: 0);
             else
                 testcodec_raw_str (&raw, "", 0);
     }
@@ -985,9 +997,20 @@ test_hostile_requests_are_refused (void **state)
     msgpack_pack_uint64 (&raw.pk, 1ull << 32);
     testcodec_assert_raw_refused (&raw, "count: out of range", 64);
 
-    //  WORKER GATHER with a field; WORKER RUNS without a worker, with 4097
-    //  attempts, with a pair of three, with a count the bytes cannot hold
+    //  WORKER GATHER (the broker's) with a field a newer broker added: read,
+    //  the field passed over
     testcodec_raw_begin (&raw, DROVER_MSG_WORKER_GATHER, 1);
+    msgpack_pack_uint8 (&raw.pk, 1);
+    drover_msg_t *gather = testcodec_raw_accepted (&raw);
+    assert_int_equal (gather->id, DROVER_MSG_WORKER_GATHER);
+    assert_int_equal (gather->seq, TESTCODEC_SEQ);
+    drover_msg_destroy (&gather);
+
+    //  WORKER RUNS with a field past its 2; without a worker, with 4097
+    //  attempts, with a count the bytes cannot hold
+    testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 3);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_array (&raw.pk, 0);
     msgpack_pack_uint8 (&raw.pk, 1);
     testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
     testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
@@ -1003,12 +1026,23 @@ test_hostile_requests_are_refused (void **state)
         msgpack_pack_uint8 (&raw.pk, 1);
     }
     testcodec_assert_raw_refused (&raw, "running: out of range", 64);
+    //  A pair of three (records grow at their end): the third passed
+    //  over; a pair of one is refused
     testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
     testcodec_raw_str (&raw, "w1", 2);
     msgpack_pack_array (&raw.pk, 1);
     msgpack_pack_array (&raw.pk, 3);
     for (int index = 0; index < 3; index++)
-        msgpack_pack_uint8 (&raw.pk, 1);
+        msgpack_pack_uint8 (&raw.pk, (uint8_t) (index + 7));
+    drover_msg_t *runs = testcodec_raw_accepted (&raw);
+    assert_int_equal (runs->nrunning, 1);
+    assert_true (runs->running [0].task == 7 && runs->running [0].attempt == 8);
+    drover_msg_destroy (&runs);
+    testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
+    testcodec_raw_str (&raw, "w1", 2);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_array (&raw.pk, 1);
+    msgpack_pack_fix_uint64 (&raw.pk, 7);       //  wide: as many bytes as a pair
     testcodec_assert_raw_refused (&raw, "running entry: out of range", 64);
     testcodec_raw_begin (&raw, DROVER_MSG_WORKER_RUNS, 2);
     testcodec_raw_str (&raw, "w1", 2);
@@ -1040,6 +1074,24 @@ test_longer_records_are_read (void **state)
     assert_int_equal (msg->nchanges, 1);
     assert_string_equal (msg->changes [0].why, "worker draining");
     assert_int_equal (msg->stats_after.complete, 0);
+    drover_msg_destroy (&msg);
+
+    //  Values past the last this version knows (a newer broker's) are kept
+    //  as they came, and not sent on
+    s_raw_table (&raw, UNKNOWN_VALUES);
+    msg = testcodec_raw_accepted (&raw);
+    assert_int_equal (msg->stats_now.complete, 2);
+    assert_int_equal (msg->service_rows [0].state, DROVER_SERVICE_STATE_MAX + 1);
+    assert_string_equal (msg->service_rows [0].name, "web");
+    assert_int_equal (msg->replica_rows [0].state, DROVER_REPLICA_STATE_MAX + 1);
+    assert_string_equal (msg->replica_rows [0].why, "exited 1");
+    testcodec_assert_not_encoded (msg, "values it does not know");
+    drover_msg_destroy (&msg);
+    s_raw_result (&raw, UNKNOWN_VALUES);
+    msg = testcodec_raw_accepted (&raw);
+    assert_int_equal (msg->changes [0].kind, DROVER_CHANGE_KIND_MAX + 1);
+    assert_string_equal (msg->changes [0].why, "worker draining");
+    testcodec_assert_not_encoded (msg, "values it does not know");
     drover_msg_destroy (&msg);
 }
 

@@ -46,7 +46,8 @@ s_up (zactor_t *actor, const char *worker, const char *route, uint32_t procs, ui
 {
     zframe_t *frame = zframe_new (route, strlen (route));
     zframe_t *running = zframe_new_empty ();
-    zsock_send (actor, "ssf848sf", "UP", worker, frame, (uint64_t) 1, procs, mem, labels, running);
+    zsock_send (actor, "ssf848sf4s", "UP", worker, frame, (uint64_t) 1, procs, mem, labels, running,
+                (uint32_t) DROVER_MSG_LEVEL, DROVER_RELEASE);
     zframe_destroy (&running);
     zframe_destroy (&frame);
 }

@@ -49,8 +49,8 @@ s_up (zactor_t *actor, const char *worker, uint32_t procs, uint64_t mem, const c
 {
     zframe_t *frame = zframe_new (worker, strlen (worker));
     zframe_t *running = zframe_new_empty ();
-    zsock_send (actor, "ssf848sf", "UP", worker, frame, (uint64_t) 1, procs, mem, labels,
-                running);
+    zsock_send (actor, "ssf848sf4s", "UP", worker, frame, (uint64_t) 1, procs, mem, labels,
+                running, (uint32_t) DROVER_MSG_LEVEL, DROVER_RELEASE);
     zframe_destroy (&running);
     zframe_destroy (&frame);
 }

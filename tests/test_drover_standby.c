@@ -25,7 +25,7 @@ s_setup (void **state)
     assert_true (port > 0);
     fixture->dealer = zsock_new (ZMQ_DEALER);
     assert_int_equal (zsock_connect (fixture->dealer, "tcp://127.0.0.1:%d", port), 0);
-    fixture->standby = drover_standby_new (fixture->router);
+    fixture->standby = drover_standby_new (fixture->router, NULL);
     *state = fixture;
     return 0;
 }
@@ -83,10 +83,8 @@ test_every_request_redirected (void **state)
             msg->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
             msg->tasks [0] = 7;
         }
-        //  A heartbeat or goodbye is not numbered: its REDIRECT has seq 0
-        bool numbered = ids [index] != DROVER_MSG_WORKER_HEARTBEAT
-                     && ids [index] != DROVER_MSG_WORKER_GOODBYE;
-        uint32_t seq = numbered? 100 + (uint32_t) index: 0;
+        //  A heartbeat or goodbye is numbered too (PROTOCOL.md §5)
+        uint32_t seq = 100 + (uint32_t) index;
         msg->seq = seq;
         drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
         if (!reply)
@@ -101,11 +99,50 @@ test_every_request_redirected (void **state)
     assert_int_equal (drover_standby_malformed (fixture->standby), 0);
 }
 
+//  Say our level as a client does (CLIENT HELLO): a standby answers it
+//  itself, and REDIRECTs this connection from then on
+static void
+s_say_level (s_fixture_t *fixture)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
+    msg->seq = 2;
+    drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_CLIENT_WELCOME);
+    assert_int_equal (reply->seq, 2);
+    assert_int_equal (reply->level, DROVER_MSG_LEVEL);
+    drover_msg_destroy (&reply);
+}
+
+//  A peer of level 1 knows no REDIRECT: it is told ERROR 300 (retry),
+//  with the leader in the reason, and never a message it would drop
+static void
+test_level_1_peer_told_to_retry (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+    drover_msg_t *msg = testutil_submit_msg ("true", 0, 1, 0);
+    msg->seq = 9;
+    zframe_t *frame = drover_msg_encode_level (msg, 1);
+    drover_msg_destroy (&msg);
+    assert_int_equal (zframe_send (&frame, fixture->dealer, 0), 0);
+    s_serve (fixture, 2000);
+    drover_msg_t *reply = testutil_recv_msg (fixture->dealer, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_RETRY);
+    assert_int_equal (reply->seq, 9);
+    assert_non_null (strstr (reply->reason, "b2 at tcp://10.0.0.2:5555"));
+    drover_msg_destroy (&reply);
+    assert_int_equal (drover_standby_redirects (fixture->standby), 1);
+}
+
 //  No leader known (or one that does not fit the wire): REDIRECT says ""
 static void
 test_no_leader_known (void **state)
 {
     s_fixture_t *fixture = (s_fixture_t *) *state;
+    s_say_level (fixture);
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_LIST);
     msg->seq = 3;
     drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
@@ -212,6 +249,27 @@ test_malformed_input (void **state)
     assert_int_equal (drover_standby_malformed (fixture->standby), 5);
     assert_int_equal (drover_standby_redirects (fixture->standby), 0);
 
+    //  A field past its limit (a WORKER ADMIN reason of 257 bytes): 413;
+    //  a wrong signature whose seq reads: 400 with that seq (PROTOCOL.md
+    //  §5); an element 3 that is no seq: no answer, so the next answer is
+    //  the TASK LIST's below
+    byte admin [15 + DROVER_REASON_MAX + 1];
+    memcpy (admin, "\x97\xa3" "DRV\x01\x13\x2b\xa2" "w1\x01\xda\x01\x01", 15);
+    memset (admin + 15, 'r', DROVER_REASON_MAX + 1);
+    reply = s_exchange_raw (fixture, admin, sizeof admin, false, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->code, DROVER_CODE_TOO_LARGE);
+    assert_int_equal (reply->seq, 43);
+    drover_msg_destroy (&reply);
+    reply = s_exchange_raw (fixture, (const byte *) "\x95\xa3" "DRX\x01\x0e\x2c\x01", 9,
+                            false, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
+    assert_int_equal (reply->seq, 44);
+    drover_msg_destroy (&reply);
+    frame = zframe_new ("\x95\xa3" "DRV\x01\x0e\xc0\x01", 9);
+    zframe_send (&frame, fixture->dealer, 0);
+
     //  ... and it still answers
     msg = drover_msg_new (DROVER_MSG_TASK_LIST);
     msg->seq = 42;
@@ -228,6 +286,7 @@ test_burst_answered (void **state)
 {
     s_fixture_t *fixture = (s_fixture_t *) *state;
     drover_standby_set_leader (fixture->standby, "b2", "tcp://10.0.0.2:5555");
+    s_say_level (fixture);
     int count = 3000;
     for (int index = 1; index <= count; index++) {
         drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);
@@ -323,6 +382,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_every_request_redirected, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_level_1_peer_told_to_retry, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_no_leader_known, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_malformed_input, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_burst_answered, s_setup, s_teardown),

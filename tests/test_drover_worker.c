@@ -344,6 +344,45 @@ test_offer_started_result (void **state)
     assert_null (broker);
 }
 
+//  A broker of level 1 (drover 0.1) refuses a HELLO of level 2 as
+//  malformed: the worker says HELLO again as level 1 on that connection
+//  (no state id, level or release), registers, and runs work
+static void
+test_older_broker_gets_a_level_1_hello (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    s_start (broker);
+    drover_msg_t *hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_int_equal (drover_msg_level (hello), DROVER_MSG_LEVEL);
+    assert_string_equal (hello->release, DROVER_RELEASE);
+    s_answer (broker, &hello, DROVER_CODE_BAD_REQUEST);
+    hello = s_expect (broker, DROVER_MSG_WORKER_HELLO, 5000);
+    assert_int_equal (drover_msg_level (hello), 1);
+    assert_int_equal (hello->implied, 1);       //  six fields: level 1's HELLO
+    assert_int_equal (hello->level, 0);
+    assert_string_equal (hello->release, "");
+    drover_msg_destroy (&hello);
+    //  A level-1 WELCOME (no state id, no level)
+    drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    welcome->seq = broker->seq = 1;
+    welcome->heartbeat = 100;
+    zframe_t *frame = drover_msg_encode_level (welcome, 1);
+    drover_msg_destroy (&welcome);
+    zframe_t *route = zframe_dup (broker->route);
+    zmsg_t *out = zmsg_new ();
+    zmsg_append (out, &route);
+    zmsg_append (out, &frame);
+    assert_int_equal (zmsg_send (&out, broker->router), 0);
+    s_offer_started (broker, 7, 1, "echo old", 0);
+    drover_msg_t *result = s_expect (broker, DROVER_MSG_TASK_RESULT, 5000);
+    assert_true (result->task == 7);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->out_size, 4);
+    s_answer (broker, &result, DROVER_CODE_OK);
+    s_leave_acked_one (broker, 1);
+    s_broker_destroy (&broker);
+}
+
 //  An unacknowledged result is sent again after ERROR 401 and a new
 //  HELLO / WELCOME, under the same seq
 static void
@@ -875,6 +914,7 @@ main (void)
         cmocka_unit_test (test_hello_welcome_heartbeats),
         cmocka_unit_test (test_offer_started_result),
         cmocka_unit_test (test_result_resent_after_401),
+        cmocka_unit_test (test_older_broker_gets_a_level_1_hello),
         cmocka_unit_test (test_rehello_lists_running),
         cmocka_unit_test (test_hello_lists_unacknowledged_results),
         cmocka_unit_test (test_hello_carries_last_state_id),

@@ -267,6 +267,70 @@ test_batch_and_off (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Send msg (destroyed) on dealer and return the raw frame of the reply
+//  with its seq, skipping anything else (an OFFER to a played worker)
+static zframe_t *
+s_raw_reply (zsock_t *dealer, drover_msg_t **msg_p)
+{
+    uint32_t seq = (*msg_p)->seq;
+    testutil_send (dealer, msg_p);
+    zsock_set_rcvtimeo (dealer, 5000);
+    zframe_t *frame;
+    while ((frame = zframe_recv (dealer))) {
+        uint32_t reply_seq;
+        drover_msg_peek (zframe_data (frame), zframe_size (frame), &reply_seq);
+        if (reply_seq == seq)
+            break;
+        zframe_destroy (&frame);
+    }
+    assert_non_null (frame);
+    return frame;
+}
+
+//  Assert that a raw WELCOME or ACCEPTED has elements elements and
+//  decodes with no state id: an ACCEPTED leaves it out (5), a WELCOME to a
+//  peer of level 2 sends it empty, before the broker's level (7)
+static void
+s_assert_no_state_id (zframe_t **frame_p, int id, int elements)
+{
+    zframe_t *frame = *frame_p;
+    assert_int_equal (zframe_data (frame) [0], 0x90 + elements);   //  fixarray
+    drover_msg_t *msg = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (msg->id, id);
+    assert_string_equal (msg->state_id, "");
+    drover_msg_destroy (&msg);
+    zframe_destroy (frame_p);
+}
+
+//  durability off keeps nothing, so it names no state (PROTOCOL.md §6.5):
+//  WELCOME and ACCEPTED leave the state id out, before and after a
+//  restart. (It sent a new one at every start: workers then killed their
+//  tasks and clients' waits failed with 412.)
+static void
+test_off_sends_no_state_id (void **state)
+{
+    const char *off [] = { "--durability", "off", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (off);
+    for (int round = 0; round < 2; round++) {
+        zsock_t *worker = testutil_dealer (cluster);
+        drover_msg_t *hello = testutil_played_msg ("w-off", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+        hello->seq = 41;
+        zframe_t *frame = s_raw_reply (worker, &hello);
+        s_assert_no_state_id (&frame, DROVER_MSG_WORKER_WELCOME, 7);
+        zsock_t *client = testutil_dealer (cluster);
+        drover_msg_t *submit = testutil_submit_msg ("true", 0, 1, 0);
+        submit->seq = 42;
+        frame = s_raw_reply (client, &submit);
+        s_assert_no_state_id (&frame, DROVER_MSG_TASK_ACCEPTED, 5);
+        zsock_destroy (&client);
+        zsock_destroy (&worker);
+        if (round == 0)
+            testutil_cluster_kill_restart (cluster, off);
+    }
+    testutil_cluster_destroy (&cluster);
+}
+
 //  Send the SUBMIT of key number index (seq index + 1), its key "cycle-key-N"
 static void
 s_submit_keyed (zsock_t *client, int index)
@@ -587,6 +651,7 @@ main (void)
         cmocka_unit_test (test_busy_workers_adopted),
         cmocka_unit_test (test_kill_cycles_with_keys),
         cmocka_unit_test (test_batch_and_off),
+        cmocka_unit_test (test_off_sends_no_state_id),
         cmocka_unit_test (test_events_replayed_across_restart),
         cmocka_unit_test (test_corrupt_state_refused),
         cmocka_unit_test (test_full_disk_refuses_and_recovers),

@@ -152,33 +152,57 @@ s_cluster (int *port_p, zsock_t **dealer_p, const char *interval)
     return cluster;
 }
 
-//  Check a scrape with promtool, if installed: no error, no lint problem
+//  Find promtool: $DROVER_PROMTOOL, else the first on $PATH; NULL if none
+static const char *
+s_promtool_path (char *buffer, size_t size)
+{
+    const char *given = getenv ("DROVER_PROMTOOL");
+    if (given && *given)
+        return access (given, X_OK) == 0? given: NULL;
+    const char *path = getenv ("PATH");
+    char *dirs = strdup (path && *path? path: "/usr/bin:/bin");
+    assert_non_null (dirs);
+    const char *found = NULL;
+    char *save = NULL;
+    for (char *dir = strtok_r (dirs, ":", &save); dir && !found;
+         dir = strtok_r (NULL, ":", &save)) {
+        snprintf (buffer, size, "%s/promtool", *dir? dir: ".");
+        if (access (buffer, X_OK) == 0)
+            found = buffer;
+    }
+    free (dirs);
+    return found;
+}
+
+//  Check a scrape with promtool: no error, no lint problem. Without
+//  promtool the test fails: CI installs it (Debian's prometheus package,
+//  in ./run), and a check that passes by not running checks nothing.
 static void
 s_promtool (testutil_cluster_t *cluster, const char *text)
 {
-    if (access ("/usr/bin/promtool", X_OK) == 0) {
-        char path [PATH_MAX];
-        snprintf (path, sizeof path, "%s", testutil_cluster_log (cluster, "scrape.txt"));
-        FILE *file = fopen (path, "w");
-        assert_non_null (file);
-        fputs (text, file);
-        fclose (file);
-        char command [PATH_MAX + 64];
-        snprintf (command, sizeof command, "/usr/bin/promtool check metrics < %s 2>&1", path);
-        FILE *check = popen (command, "r");
-        assert_non_null (check);
-        char output [4096] = "";
-        size_t got = fread (output, 1, sizeof output - 1, check);
-        output [got] = 0;
-        int status = pclose (check);
-        if (status != 0 || got)
-            print_message ("promtool says:\n%s\n", output);
-        assert_int_equal (status, 0);
-        assert_int_equal (got, 0);
-    }
-    else
-        print_message ("SKIPPED: promtool check metrics (/usr/bin/promtool not installed: "
-                       "Debian's prometheus package)\n");
+    char buffer [PATH_MAX];
+    const char *promtool = s_promtool_path (buffer, sizeof buffer);
+    if (!promtool)
+        fail_msg ("promtool not found ($DROVER_PROMTOOL, else on $PATH): install Debian's "
+                  "prometheus package (./run installs it) to check the scrape");
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s", testutil_cluster_log (cluster, "scrape.txt"));
+    FILE *file = fopen (path, "w");
+    assert_non_null (file);
+    fputs (text, file);
+    fclose (file);
+    char command [2 * PATH_MAX + 64];
+    snprintf (command, sizeof command, "%s check metrics < %s 2>&1", promtool, path);
+    FILE *check = popen (command, "r");
+    assert_non_null (check);
+    char output [4096] = "";
+    size_t got = fread (output, 1, sizeof output - 1, check);
+    output [got] = 0;
+    int status = pclose (check);
+    if (status != 0 || got)
+        print_message ("promtool says:\n%s\n", output);
+    assert_int_equal (status, 0);
+    assert_int_equal (got, 0);
 }
 
 //  Tasks that succeed, fail, time out and are cancelled, and a message
@@ -262,7 +286,7 @@ test_counts_match_what_was_done (void **state)
     assert_true (s_value (text, "process_resident_memory_bytes") > 0);
     assert_true (s_value (text, "process_start_time_seconds") > 1700000000);
 
-    //  promtool, if installed, finds no error and no lint problem in it
+    //  promtool finds no error and no lint problem in it (and must be there)
     s_promtool (cluster, text);
     free (text);
 
@@ -486,23 +510,105 @@ s_scrape_zeros (int port, const char *first, const char *const others [])
     return text;
 }
 
-//  With an elastic pool, its gauges are served too (all 0 while nothing
-//  waits), and promtool finds nothing wrong with them
+//  The value of one series as a real number (prices), or -1
+static double
+s_real_value (const char *text, const char *series)
+{
+    char needle [256];
+    snprintf (needle, sizeof needle, "\n%s ", series);
+    const char *at = strstr (text, needle);
+    return at? strtod (at + strlen (needle), NULL): -1;
+}
+
+//  Scrape until each series [index] has values [index] at once, within
+//  timeout msec; returns that scrape (caller frees), or fails showing the
+//  last one
+static char *
+s_await_values (int port, const char *const series [], const long long values [], int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    while (true) {
+        char *text = s_scrape (port);
+        size_t index = 0;
+        while (series [index] && s_value (text, series [index]) == values [index])
+            index++;
+        if (!series [index])
+            return text;
+        if (zclock_mono () > deadline)
+            fail_msg ("%s is %lld, not %lld, in:\n%s", series [index],
+                      s_value (text, series [index]), values [index], text);
+        free (text);
+        //  each scrape waits for a fresh round: it paces this loop
+    }
+}
+
+//  Stop the `drover worker` processes a pool started for endpoint (a
+//  broker stopped does not take them down)
+static void
+s_stop_pool_workers (const char *endpoint)
+{
+    pid_t pids [16];
+    size_t count = testutil_worker_pids (endpoint, pids, 16);
+    for (size_t index = 0; index < count; index++)
+        testutil_stop (pids [index], 5000);
+}
+
+//  With an elastic pool, its gauges are served too: all 0 while nothing
+//  waits; while an instance runs a task, one running instance, its price,
+//  procs and memory, one task on one proc, one create; once the task has
+//  ended, the instance idle with its procs and price still counted. promtool
+//  finds nothing wrong with either scrape
 static void
 test_pool_gauges_served (void **state)
 {
     int port;
     const char *address = s_metrics_address (&port);
     const char *flags [] = { "--metrics", address, "--set", "pool/type/huge/procs=64",
+                             "--set", "pool/type/huge/memory=1G",
                              "--set", "pool/type/huge/price=2.5", NULL };
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     const char *zeros [] = { "drover_pool_instances{state=\"booting\"}",
                              "drover_pool_price_per_hour", "drover_pool_creates_total",
-                             "drover_pool_procs", NULL };
+                             "drover_pool_procs", "drover_pool_tasks_running", NULL };
     char *text = s_scrape_zeros (port, "drover_pool_instances{state=\"idle\"}", zeros);
     s_promtool (cluster, text);
     free (text);
+
+    //  A task that runs until told: the pool makes an instance for it
+    char release [PATH_MAX], script [PATH_MAX + 64];
+    snprintf (release, sizeof release, "%s", testutil_cluster_log (cluster, "release"));
+    snprintf (script, sizeof script, "while [ ! -e %s ]; do sleep 0.05; done", release);
+    zsock_t *dealer = testutil_dealer (cluster);
+    uint64_t task = testutil_submit (dealer, testutil_submit_msg (script, 0, 1,
+                                                                  DROVER_SUBMIT_NOTIFY));
+    const char *running [] = { "drover_pool_instances{state=\"running\"}",
+                               "drover_pool_instances{state=\"booting\"}",
+                               "drover_pool_instances{state=\"idle\"}",
+                               "drover_pool_tasks_running", "drover_pool_procs",
+                               "drover_pool_procs_used", "drover_pool_memory_bytes",
+                               "drover_pool_creates_total", "drover_pool_destroys_total", NULL };
+    const long long busy [] = { 1, 0, 0, 1, 64, 1, 1LL << 30, 1, 0 };
+    text = s_await_values (port, running, busy, 30000);
+    assert_true (s_real_value (text, "drover_pool_price_per_hour") == 2.5);
+    s_promtool (cluster, text);
+    free (text);
+
+    //  The task ends: the instance is idle, still live and priced
+    FILE *file = fopen (release, "w");
+    assert_non_null (file);
+    fclose (file);
+    drover_msg_t *done = testutil_expect_done (dealer, task, DROVER_TASK_SUCCEEDED, 15000);
+    drover_msg_destroy (&done);
+    const long long idle [] = { 0, 0, 1, 0, 64, 0, 1LL << 30, 1, 0 };
+    text = s_await_values (port, running, idle, 10000);
+    assert_true (s_real_value (text, "drover_pool_price_per_hour") == 2.5);
+    s_promtool (cluster, text);
+    free (text);
+    zsock_destroy (&dealer);
+    char endpoint [64];
+    strcpy (endpoint, cluster->endpoint);
     testutil_cluster_destroy (&cluster);
+    s_stop_pool_workers (endpoint);
 }
 
 //  The reconciler answers every round: its gauges and counters are served
@@ -527,10 +633,44 @@ test_service_gauges_served (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Workers are counted by the protocol level their agent speaks, and what
+//  the broker re-encodes for an older one is counted: a worker of level 1
+//  (its HELLO of six fields, as drover 0.1 sent) beside two of this level
+static void
+test_worker_levels_counted (void **state)
+{
+    int port;
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = s_cluster (&port, &dealer, "0");
+    assert_true (s_await_value (port, "drover_workers_level{level=\"2\"}", 2, 10000));
+    assert_int_equal (s_await_value (port, "drover_workers_level{level=\"1\"}", 0, 5000), true);
+    zsock_t *elder = zsock_new_dealer (cluster->endpoint);
+    assert_non_null (elder);
+    drover_msg_t *hello = testutil_played_msg ("elder", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
+    hello->seq = 1;
+    zframe_t *frame = drover_msg_encode_level (hello, 1);
+    drover_msg_destroy (&hello);
+    assert_int_equal (zframe_send (&frame, elder, 0), 0);
+    drover_msg_t *welcome = testutil_recv_msg (elder, 5000);
+    assert_non_null (welcome);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    assert_int_equal (welcome->implied, 1);     //  WELCOME as level 1 has it
+    drover_msg_destroy (&welcome);
+    assert_true (s_await_value (port, "drover_workers_level{level=\"1\"}", 1, 10000));
+    char *text = s_scrape (port);
+    assert_true (s_value (text, "drover_older_peer_messages_total{fate=\"fitted\"}") >= 1);
+    assert_int_equal (s_value (text, "drover_older_peer_messages_total{fate=\"unsent\"}"), 0);
+    free (text);
+    zsock_destroy (&elder);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_worker_levels_counted),
         cmocka_unit_test (test_counts_match_what_was_done),
         cmocka_unit_test (test_pool_gauges_served),
         cmocka_unit_test (test_service_gauges_served),

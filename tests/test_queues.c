@@ -94,7 +94,7 @@ s_serve_standby (int argc, char **argv)
     zsock_t *router = zsock_new (ZMQ_ROUTER);
     if (zsock_bind (router, "%s", argv [2]) == -1)
         return 3;
-    drover_standby_t *standby = drover_standby_new (router);
+    drover_standby_t *standby = drover_standby_new (router, NULL);
     drover_queuetable_t *table = s_table_of (argc - 3, argv + 3);
     drover_standby_set_queues (standby, table);
     drover_queuetable_destroy (&table);

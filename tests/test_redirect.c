@@ -45,7 +45,7 @@ s_standby_actor (zsock_t *pipe, void *args)
     assert (router);
     int rc = zsock_bind (router, "%s", standby_args->endpoint);
     assert (rc != -1);
-    drover_standby_t *standby = drover_standby_new (router);
+    drover_standby_t *standby = drover_standby_new (router, NULL);
     drover_standby_set_leader (standby, "real", standby_args->leader);
     zsock_signal (pipe, 0);
     zpoller_t *poller = zpoller_new (pipe, router, NULL);

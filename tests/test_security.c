@@ -142,6 +142,16 @@ s_dealer (s_keys_t *self, zcert_t *pair, zcert_t *server)
     return s_dealer_watched (self, pair, server, NULL);
 }
 
+//  A client's DEALER with a key that says its protocol level first, so
+//  that the broker answers with every field of it (owners in TASK TABLE)
+static zsock_t *
+s_client (s_keys_t *self, zcert_t *pair, zcert_t *server)
+{
+    zsock_t *dealer = s_dealer (self, pair, server);
+    testutil_say_level (dealer, 5000);
+    return dealer;
+}
+
 //  The next handshake event a watch hears within timeout msec, or 0
 static int
 s_handshake_event (zsock_t *watch, int timeout)
@@ -154,6 +164,28 @@ s_handshake_event (zsock_t *watch, int timeout)
     memcpy (&event, zframe_data (frame), sizeof event);
     zmsg_destroy (&msg);
     return event;
+}
+
+//  Assert a watched socket has had no handshake succeed, of the events
+//  it has heard by now
+static void
+s_expect_no_handshake (zsock_t *watch)
+{
+    int event;
+    while ((event = s_handshake_event (watch, 0)))
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+            fail_msg ("a socket without a key completed a handshake");
+}
+
+//  Wait until the broker has refused a watched socket's handshake (a
+//  failure event; 5 s at most), none having succeeded
+static void
+s_await_refused (zsock_t *watch)
+{
+    int event = s_handshake_event (watch, 5000);
+    if (event == 0 || event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+        fail_msg ("a socket without a key: %s", event? "its handshake succeeded"
+                  : "no handshake refused within 5 s");
 }
 
 //  Tasks the broker holds in any state, asked with the admin's key
@@ -203,20 +235,27 @@ test_handshake_refusals (void **state)
         drover_msg_t *submit = testutil_submit_msg ("true", 0, 1, 0);
         submit->seq = 77;
         testutil_send (dealer, &submit);
-        drover_msg_t *reply = testutil_recv_msg (dealer, 1000);
-        int event = s_handshake_event (watch, 1000);
+        //  The handshake's outcome is the barrier: a message goes only
+        //  over a connection whose handshake succeeded
+        int event = s_handshake_event (watch, 5000);
+        drover_msg_t *reply = NULL;
         if (cases [index].event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            assert_int_equal (event, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+            reply = testutil_recv_msg (dealer, 5000);
             assert_non_null (reply);
             assert_int_equal (reply->id, DROVER_MSG_TASK_ACCEPTED);
-            assert_int_equal (event, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
         }
         else {
-            if (reply)
-                fail_msg ("case %zu: the broker answered %s", index, drover_msg_name (reply->id));
+            if (event == 0 || event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+                fail_msg ("case %zu: %s", index, event? "the handshake succeeded"
+                          : "no handshake refused within 5 s");
             if (cases [index].event && event != cases [index].event)
                 fail_msg ("case %zu: handshake event 0x%x, expected 0x%x", index, event,
                           cases [index].event);
-            assert_int_not_equal (event, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+            s_expect_no_handshake (watch);
+            reply = testutil_recv_msg (dealer, 0);
+            if (reply)
+                fail_msg ("case %zu: the broker answered %s", index, drover_msg_name (reply->id));
         }
         drover_msg_destroy (&reply);
         zsock_destroy (&watch);
@@ -439,8 +478,8 @@ static void
 test_tasks_belong_to_their_submitter (void **state)
 {
     s_keys_t *keys = s_keys_new ();
-    zsock_t *alice = s_dealer (keys, keys->alice, keys->broker);
-    zsock_t *bob = s_dealer (keys, keys->bob, keys->broker);
+    zsock_t *alice = s_client (keys, keys->alice, keys->broker);
+    zsock_t *bob = s_client (keys, keys->bob, keys->broker);
     uint64_t task = testutil_submit (alice, testutil_submit_msg ("true", 0, 64, 0));
     uint64_t other = testutil_submit (alice, testutil_submit_msg ("true", 0, 64, 0));
     for (int round = 0; round < 2; round++) {
@@ -473,8 +512,8 @@ test_tasks_belong_to_their_submitter (void **state)
             const char *flags [] = { "--key", keys->broker_key, "--keys", keys->keys,
                                      "--set", "health/lost-after=60000", NULL };
             testutil_cluster_kill_restart (keys->cluster, flags);
-            alice = s_dealer (keys, keys->alice, keys->broker);
-            bob = s_dealer (keys, keys->bob, keys->broker);
+            alice = s_client (keys, keys->alice, keys->broker);
+            bob = s_client (keys, keys->bob, keys->broker);
         }
     }
     drover_msg_t *cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
@@ -482,7 +521,7 @@ test_tasks_belong_to_their_submitter (void **state)
     drover_msg_t *ok = testutil_request (alice, &cancel, 5000);
     assert_int_equal (ok->id, DROVER_MSG_OK);
     drover_msg_destroy (&ok);
-    zsock_t *admin = s_dealer (keys, keys->admin, keys->broker);
+    zsock_t *admin = s_client (keys, keys->admin, keys->broker);
     char owner [DROVER_ID_MAX + 1];
     assert_int_equal (s_rows (admin, other, owner), 2);
     assert_string_equal (owner, "alice");
@@ -600,8 +639,10 @@ test_event_stream_by_owner (void **state)
     assert_int_equal (alice.others, 0);
     assert_int_equal (bob.others, 0);
     assert_int_equal (admin.others, 0);
-    //  Without a key: no handshake, no event
-    assert_int_not_equal (s_handshake_event (watch, 1000), ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+    //  Without a key: its handshake refused (the barrier: events go only
+    //  over a connection whose handshake succeeded), none succeeded, no event
+    s_await_refused (watch);
+    s_expect_no_handshake (watch);
     zmsg_t *leak = testutil_recv (anonymous, 0);
     assert_null (leak);
 
@@ -615,17 +656,21 @@ test_event_stream_by_owner (void **state)
     s_keys_destroy (&keys);
 }
 
-//  Send a message and expect no reply at all within a second (a socket
-//  whose handshake failed may not even take it: it has no connection)
+//  Send a message from a socket without a key, refused at its handshake
+//  already (s_await_refused), and expect it never to be answered: a
+//  message goes only over a connection whose handshake succeeded, and as
+//  none ever does (checked here and at the end of the test), nothing was
+//  delivered, and no reply can come, now or late
 static void
-s_expect_silence (zsock_t *peer, drover_msg_t *msg)
+s_expect_silence (zsock_t *peer, zsock_t *watch, drover_msg_t *msg)
 {
     zframe_t *frame = drover_msg_encode (msg);
     assert_non_null (frame);
     zframe_send (&frame, peer, ZFRAME_DONTWAIT);
     zframe_destroy (&frame);
     drover_msg_destroy (&msg);
-    drover_msg_t *reply = testutil_recv_msg (peer, 1000);
+    s_expect_no_handshake (watch);
+    drover_msg_t *reply = testutil_recv_msg (peer, 0);
     if (reply)
         fail_msg ("an unauthenticated peer got %s", drover_msg_name (reply->id));
 }
@@ -654,13 +699,15 @@ test_exposures_refused (void **state)
                                                  attempt);
     testutil_send (worker, &started);
 
-    zsock_t *anonymous = s_dealer (keys, NULL, NULL);
+    zsock_t *watch = NULL;
+    zsock_t *anonymous = s_dealer_watched (keys, NULL, NULL, &watch);
+    s_await_refused (watch);
     zsock_t *rogue = s_dealer (keys, keys->other_worker, keys->broker);
     zsock_t *bob = s_dealer (keys, keys->bob, keys->broker);
     //  A forged result
     drover_msg_t *forged = testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_RESULT, task,
                                                 attempt);
-    s_expect_silence (anonymous, forged);
+    s_expect_silence (anonymous, watch, forged);
     forged = testutil_played_msg ("node-1", 1, DROVER_MSG_TASK_RESULT, task, attempt);
     drover_msg_t *refused = testutil_request (rogue, &forged, 5000);
     assert_int_equal (refused->id, DROVER_MSG_ERROR);
@@ -671,15 +718,16 @@ test_exposures_refused (void **state)
     //  The worker's id taken over; a rogue worker registering for work
     drover_msg_t *takeover = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
     takeover->epoch = 9;
-    s_expect_silence (anonymous, takeover);
+    s_expect_silence (anonymous, watch, takeover);
     takeover = testutil_played_msg ("node-1", 1, DROVER_MSG_WORKER_HELLO, 0, 0);
     takeover->epoch = 9;
     s_expect_forbidden (rogue, takeover);
-    s_expect_silence (anonymous, testutil_played_msg ("evil", 64, DROVER_MSG_WORKER_HELLO, 0, 0));
+    s_expect_silence (anonymous, watch, testutil_played_msg ("evil", 64, DROVER_MSG_WORKER_HELLO,
+                                                             0, 0));
     //  Cancel, read the output, fill the task's waiters, hold the worker
     drover_msg_t *cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
     cancel->task = task;
-    s_expect_silence (anonymous, cancel);
+    s_expect_silence (anonymous, watch, cancel);
     cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
     cancel->task = task;
     s_expect_forbidden (bob, cancel);
@@ -689,14 +737,14 @@ test_exposures_refused (void **state)
         wait->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
         wait->tasks [0] = task;
         if (round == 0)
-            s_expect_silence (anonymous, wait);
+            s_expect_silence (anonymous, watch, wait);
         else
             s_expect_forbidden (bob, wait);
     }
     drover_msg_t *hold = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
     snprintf (hold->worker, sizeof hold->worker, "node-1");
     hold->admin = DROVER_ADMIN_DRAIN;
-    s_expect_silence (anonymous, hold);
+    s_expect_silence (anonymous, watch, hold);
     hold = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
     snprintf (hold->worker, sizeof hold->worker, "node-1");
     hold->admin = DROVER_ADMIN_HOLD;
@@ -724,8 +772,10 @@ test_exposures_refused (void **state)
     assert_int_equal (done->out_size, 7);
     drover_msg_destroy (&done);
     assert_null (testutil_recv_msg (anonymous, 0));
+    s_expect_no_handshake (watch);
 
     zsock_destroy (&admin);
+    zsock_destroy (&watch);
     zsock_destroy (&anonymous);
     zsock_destroy (&rogue);
     zsock_destroy (&bob);
@@ -779,7 +829,7 @@ test_refuses_bad_security_settings (void **state)
         const char *says;       //  what its error says
     } cases [] = {
         { { "--key", pair, "--keys", keys, NULL }, "readable by its owner only" },
-        { { "--keys", keys, NULL }, "security/key is not" },
+        { { "--keys", keys, NULL }, "security/keys needs the broker's own key pair" },
         { { "--key", pair, "--keys", dir, NULL }, "none of the role subdirectories" },
     };
     for (size_t index = 0; index < sizeof cases / sizeof cases [0]; index++) {

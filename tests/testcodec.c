@@ -287,3 +287,4 @@ testcodec_assert_same_services (const drover_msg_t *a, const drover_msg_t *b)
         assert_string_equal (x->why, y->why);
     }
 }
+

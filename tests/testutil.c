@@ -440,7 +440,24 @@ testutil_dealer (testutil_cluster_t *self)
     assert_non_null (dealer);
     zsock_set_linger (dealer, 0);
     assert_int_equal (zsock_connect (dealer, "%s", self->endpoint), 0);
+    testutil_say_level (dealer, 5000);
     return dealer;
+}
+
+//  Say this codec's protocol level on a client's dealer (CLIENT HELLO)
+//  and take the broker's CLIENT WELCOME, so that the broker answers it
+//  with every field of that level; asserts it comes within timeout msec
+void
+testutil_say_level (zsock_t *dealer, int timeout)
+{
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
+    hello->seq = 0xfffffff0;
+    testutil_send (dealer, &hello);
+    drover_msg_t *welcome = testutil_recv_msg (dealer, timeout);
+    assert_non_null (welcome);
+    assert_int_equal (welcome->id, DROVER_MSG_CLIENT_WELCOME);
+    assert_int_equal (welcome->level, DROVER_MSG_LEVEL);
+    drover_msg_destroy (&welcome);
 }
 
 //  Encode and send

@@ -192,6 +192,11 @@ void
 const char *
     testutil_cluster_log (testutil_cluster_t *self, const char *name);
 
+//  Say this codec's protocol level on a client's dealer (CLIENT HELLO)
+//  and take the broker's CLIENT WELCOME (asserted within timeout msec)
+void
+    testutil_say_level (zsock_t *dealer, int timeout);
+
 //  Open a DEALER to the cluster's broker
 zsock_t *
     testutil_dealer (testutil_cluster_t *self);

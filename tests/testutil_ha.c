@@ -299,6 +299,7 @@ testutil_ha_queue_dealer (testutil_ha_t *self, int index, int queue)
     zsock_t *dealer = zsock_new_dealer (self->queue_endpoints [index][queue]);
     assert_non_null (dealer);
     zsock_set_linger (dealer, 0);
+    drover_msg_say_level (dealer);      //  a client's level: a standby REDIRECTs it
     return dealer;
 }
 
@@ -314,6 +315,7 @@ testutil_ha_dealer (testutil_ha_t *self, int index)
         zsock_set_curve_serverkey (dealer, zcert_public_txt (self->pairs [index]));
     }
     assert_int_equal (zsock_connect (dealer, "%s", self->endpoints [index]), 0);
+    drover_msg_say_level (dealer);      //  a client's level: a standby REDIRECTs it
     return dealer;
 }
 

@@ -142,6 +142,7 @@ s_dealer (s_failover_t *self, int index)
     assert (dealer);
     zsock_set_linger (dealer, 0);
     zsock_set_rcvtimeo (dealer, S_POLL_MSEC);
+    drover_msg_say_level (dealer);      //  so that a standby says REDIRECT (§12.2)
     return dealer;
 }
 

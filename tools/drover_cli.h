@@ -47,8 +47,8 @@ extern drover_cli_globals_t drover_cli_globals;
     { "broker-timeout", required_argument, NULL, DROVER_CLI_OPT_TIMEOUT }, \
     { "server-key", required_argument, NULL, DROVER_CLI_OPT_SERVER_KEY }, \
     { "help", no_argument, NULL, 'h' }
-//  --key FILE after the subcommand: every client subcommand's but submit's,
-//  whose --key is a submit key (`drover --key FILE submit` gives it there)
+//  --key FILE after the subcommand: every client subcommand's (submit
+//  checks the file first: its --key was the submit key, now --submit-key)
 #define DROVER_CLI_KEY_OPTION \
     { "key", required_argument, NULL, DROVER_CLI_OPT_KEY }
 

@@ -202,7 +202,9 @@ s_workers_usage (FILE *stream)
         "(when it joined, or went), procs and memory reserved by its tasks, its load,\n"
         "host memory, tasks running, the queued task it is kept empty for (RESERVED:\n"
         "a task that fits no worker now has the least loaded one that could hold it\n"
-        "reserved, so that smaller tasks cannot take the procs it frees), REASON (why\n"
+        "reserved, so that smaller tasks cannot take the procs it frees), LEVEL (the\n"
+        "protocol level and release its agent said: 1 for an agent of drover 0.1),\n"
+        "REASON (why\n"
         "it went, the operator's reason for its setting, when its probation ends) and\n"
         "labels. --json prints one JSON document instead (times in ISO 8601 UTC).\n");
 }
@@ -311,7 +313,10 @@ s_workers_json (drover_msg_t *table)
                 (unsigned long long) row->stats.mem_used, (unsigned long long) row->stats.mem_total,
                 (unsigned long long) row->stats.disk_used, (unsigned long long) row->stats.disk_total,
                 row->stats.running);
-        printf (",\"reserved\":%llu}", (unsigned long long) row->reserved);
+        printf (",\"reserved\":%llu", (unsigned long long) row->reserved);
+        printf (",\"level\":%u,\"release\":", row->level);
+        drover_cli_json_string (stdout, row->release);
+        printf ("}");
     }
     printf ("]}\n");
 }
@@ -321,9 +326,10 @@ static void
 s_workers_text (drover_msg_t *table)
 {
     drover_cli_table_t text;
-    drover_cli_table_init (&text, 13);
+    drover_cli_table_init (&text, 14);
     const char *header [] = { "WORKER", "STATE", "HEALTH", "ADMIN", "SINCE", "PROCS", "MEM",
-                              "LOAD", "HOST-MEM", "RUNNING", "RESERVED", "REASON", "LABELS" };
+                              "LOAD", "HOST-MEM", "RUNNING", "RESERVED", "LEVEL", "REASON",
+                              "LABELS" };
     drover_cli_table_add (&text, header);
     for (int pass = 0; pass < 2; pass++)
     for (uint32_t index = 0; index < table->nrows; index++) {
@@ -332,6 +338,7 @@ s_workers_text (drover_msg_t *table)
             continue;
         char state [16], health [16], admin [16], since [32], procs [32], mem [48], used [16];
         char total [16], load [16], host [48], running [16], reserved [24] = "-";
+        char level [DROVER_RELEASE_MAX + 16] = "-";
         char reason [3 * DROVER_REASON_MAX + 64];
         char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) + 2] = "-";
         drover_cli_lower (drover_worker_state_name (pass && row->state == DROVER_WORKER_UP
@@ -352,13 +359,16 @@ s_workers_text (drover_msg_t *table)
         snprintf (running, sizeof running, "%u", row->since? row->tasks: row->stats.running);
         if (row->reserved)
             snprintf (reserved, sizeof reserved, "%llu", (unsigned long long) row->reserved);
+        if (row->level)
+            snprintf (level, sizeof level, "%u%s%s%s", row->level, *row->release? " (": "",
+                      row->release, *row->release? ")": "");
         s_row_reason (row, reason, sizeof reason);
         size_t length = 0;
         for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++)
             length += snprintf (labels + length, sizeof labels - length, "%s%s",
                                 label? ",": "", row->labels [label]);
         const char *cells [] = { row->id, state, health, admin, since, procs, mem, load, host,
-                                 running, reserved, reason, labels };
+                                 running, reserved, level, reason, labels };
         drover_cli_table_add (&text, cells);
     }
     drover_cli_table_print (&text);

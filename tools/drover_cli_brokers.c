@@ -184,7 +184,10 @@ drover_cli_brokers_probe (drover_cli_brokers_t *self, const char *key,
         s_probe_open (probe, self->rows [index].endpoint, pair,
                       serverkeys? drover_serverkeys_for (serverkeys, self->rows [index].endpoint)
                                 : NULL);
-        if (!probe->over && drover_msg_send (request, probe->dealer) == 0) {
+        //  Our level first: a standby tells a peer of level 1 ERROR 300, not
+        //  REDIRECT, and it would pass for a leader (PROTOCOL.md §12.2)
+        if (!probe->over && drover_msg_say_level (probe->dealer) == 0
+        &&  drover_msg_send (request, probe->dealer) == 0) {
             zpoller_add (poller, probe->dealer);
             zpoller_add (poller, drover_handshake_sock (probe->handshake));
             waiting++;

@@ -27,9 +27,10 @@ s_usage (FILE *stream)
         "the broker sent, with the sentences.\n");
 }
 
-//  Return the lower-case name of a reason code, for JSON
+//  Return the lower-case name of a reason code, for JSON; a code of a later
+//  broker as its number, written into number (PROTOCOL.md §7.28)
 static const char *
-s_code_name (int code)
+s_code_name (int code, char *number, size_t size)
 {
     switch (code) {
         case DROVER_WHY_AHEAD:          return "ahead";
@@ -59,7 +60,8 @@ s_code_name (int code)
         case DROVER_WHY_POOL_NOFIT:     return "pool_nofit";
         case DROVER_WHY_AFFINITY:       return "affinity";
     }
-    return "unknown";
+    snprintf (number, size, "%d", code);
+    return number;
 }
 
 //  Print the worker names of a group: "big" or "a, b, c and 7 more"
@@ -125,7 +127,8 @@ s_json (const drover_msg_t *reply)
     for (uint32_t index = 0; index < reply->nwhys; index++) {
         const drover_why_t *why = &reply->whys [index];
         printf ("%s{\"code\":", index? ",": "");
-        drover_cli_json_string (stdout, s_code_name (why->code));
+        char number [8];
+        drover_cli_json_string (stdout, s_code_name (why->code, number, sizeof number));
         printf (",\"count\":%u,\"a\":%" PRIu64 ",\"b\":%" PRIu64 ",\"text\":", why->count,
                 why->a, why->b);
         drover_cli_json_string (stdout, why->text);

@@ -12,6 +12,7 @@
 */
 
 #include "drover_cli.h"
+#include "drover_keys.h"
 
 //  Lines of a --file longer than this are refused (bytes)
 #define S_LINE_MAX      DROVER_STRING_MAX
@@ -26,8 +27,9 @@ typedef struct {
     bool wait;                  //  --wait
     uint32_t window;            //  --window: async submits outstanding
     size_t max_listed;          //  --failures: failures listed by --wait
-    const char *key;            //  --key: the task's key, or with --file mixed into each line's
-    bool no_keys;               //  --no-keys: --file sends no keys
+    const char *key;            //  --submit-key: the task's key, or with --file mixed into
+                                //  each line's
+    bool no_keys;               //  --no-submit-keys: --file sends no keys
     const char *queue;          //  --queue: the named queue, or NULL ($DROVER_QUEUE, none)
 } s_options_t;
 
@@ -56,10 +58,11 @@ s_usage (FILE *stream)
         "one per line in the file's order; the options apply to every line.\n"
         "\n"
         "Each line of FILE is submitted with a key made from the file's absolute path, the\n"
-        "line's number and text (and --key): submitting the same file again, e.g. after a\n"
-        "broker crash cut the first run short, gives the same ids and runs nothing twice\n"
-        "while the broker keeps those tasks. To run it again as new tasks, give a new\n"
-        "--key (e.g. a date) or --no-keys. Lines from stdin get keys only with --key.\n"
+        "line's number and text (and --submit-key): submitting the same file again, e.g.\n"
+        "after a broker crash cut the first run short, gives the same ids and runs nothing\n"
+        "twice while the broker keeps those tasks. To run it again as new tasks, give a new\n"
+        "--submit-key (e.g. a date) or --no-submit-keys. Lines from stdin get keys only\n"
+        "with --submit-key.\n"
         "\n"
         "options:\n"
         "  -p, --priority P    lower runs first (default 0)\n"
@@ -77,10 +80,10 @@ s_usage (FILE *stream)
         "                      worker, reason, stdout, stderr; --file: as `drover wait --json`)\n"
         "  --window N          --file: submits in flight at once (default %d)\n"
         "  --failures N        --file --wait: failures listed in the summary (default 100, 0 all)\n"
-        "  --key K             submit key (1..128 printable ASCII bytes): a second submit\n"
+        "  --submit-key K      submit key (1..128 printable ASCII bytes): a second submit\n"
         "                      with the same key gets the first one's task id, runs nothing\n"
         "                      new. With --file, K is mixed into every line's key\n"
-        "  --no-keys           --file: send no keys (each run makes new tasks)\n"
+        "  --no-submit-keys    --file: send no submit keys (each run makes new tasks)\n"
         "  --affinity KEY      prefer the workers in rendezvous order of KEY (a cache, a\n"
         "                      dataset, a tenant: 1..128 printable ASCII bytes): the same\n"
         "                      key goes to the same worker while it is healthy and has\n"
@@ -88,7 +91,9 @@ s_usage (FILE *stream)
         "  --queue Q           submit to named queue Q ($DROVER_QUEUE): its brokers are\n"
         "                      asked of --broker's (QUEUES), the owner's first; an unknown\n"
         "                      queue is an error (exit 2)\n"
-        "  --broker ENDPOINT, --broker-timeout SECONDS   as for every command\n"
+        "  --broker ENDPOINT, --broker-timeout SECONDS, --key FILE, --server-key FILE\n"
+        "                      as for every command: --key is your CURVE key pair here too\n"
+        "                      (it used to be the submit key, which is --submit-key now)\n"
         "\n"
         "With --wait, one task's stdout and stderr are copied to ours and drover exits with\n"
         "the task's status, from the outcome the broker reports:\n"
@@ -141,6 +146,26 @@ s_read_file (const char *path, size_t max, size_t *size_p)
     return data;
 }
 
+//  Check that --key's value is a usable key pair: --key meant the submit
+//  key here until --submit-key took that over, and a script of that time
+//  must hear so rather than have its key taken for a file name. Returns
+//  0, or the usage exit status after saying why.
+static int
+s_check_key_pair (const char *path)
+{
+    char *error = NULL;
+    zcert_t *pair = drover_keys_load_pair (path, &error);
+    if (pair) {
+        zcert_destroy (&pair);
+        return 0;
+    }
+    drover_cli_usage_error ("submit", "--key is your CURVE key pair; the submit key is now "
+                            "--submit-key K");
+    drover_cli_usage_error ("submit", "--key '%.60s' is not a key pair: %s", path, error);
+    zstr_free (&error);
+    return DROVER_EXIT_USAGE;
+}
+
 //  Parse submit's flags into options; returns 0, or the exit status
 static int
 s_parse (int argc, char **argv, s_options_t *options)
@@ -159,8 +184,10 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "wait", no_argument, NULL, 'w' },
         { "window", required_argument, NULL, 'W' },
         { "failures", required_argument, NULL, 'F' },
-        { "key", required_argument, NULL, 'k' },
-        { "no-keys", no_argument, NULL, 'K' },
+        { "submit-key", required_argument, NULL, 'k' },
+        { "no-submit-keys", no_argument, NULL, 'K' },
+        { "no-keys", no_argument, NULL, 'K' },          //  its old spelling: one meaning
+        DROVER_CLI_KEY_OPTION,
         { "affinity", required_argument, NULL, 'A' },
         { "queue", required_argument, NULL, 'Q' },
         { "json", no_argument, NULL, 'j' },
@@ -247,10 +274,15 @@ s_parse (int argc, char **argv, s_options_t *options)
                 break;
             case 'k':
                 if (drover_client_submit_set_key (submit, optarg))
-                    return drover_cli_usage_error ("submit", "--key: '%.40s' is not 1..%d "
-                                                   "bytes of printable ASCII", optarg,
+                    return drover_cli_usage_error ("submit", "--submit-key: '%.40s' is not "
+                                                   "1..%d bytes of printable ASCII", optarg,
                                                    DROVER_KEY_MAX);
                 options->key = optarg;
+                break;
+            case DROVER_CLI_OPT_KEY:
+                if (s_check_key_pair (optarg))
+                    return DROVER_EXIT_USAGE;
+                drover_cli_globals.key = optarg;
                 break;
             case 'K':
                 options->no_keys = true;
@@ -277,7 +309,8 @@ s_parse (int argc, char **argv, s_options_t *options)
     if (options->file && optind < argc)
         return drover_cli_usage_error ("submit", "--file and a command: give one or the other");
     if (options->no_keys && (options->key || !options->file))
-        return drover_cli_usage_error ("submit", "--no-keys goes with --file, without --key");
+        return drover_cli_usage_error ("submit", "--no-submit-keys goes with --file, without "
+                                       "--submit-key");
     if (!options->file && optind >= argc)
         return drover_cli_usage_error ("submit", "no command given (drover submit -- CMD ARGS...)");
     if (options->wait)

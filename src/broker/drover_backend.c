@@ -345,17 +345,13 @@ drover_backend_printable (const char *state)
     return zsys_sprintf ("%.*s***%s", (int) (colon + 1 - state), state, at);
 }
 
-//  Open the memory backend: keeps nothing, a new state id
+//  Open the memory backend: keeps nothing, so it names no state (no state
+//  id: WELCOME and ACCEPTED leave it out, PROTOCOL.md §6.5)
 drover_backend_t *
 drover_backend_open_memory (void)
 {
     drover_backend_t *self = (drover_backend_t *) zmalloc (sizeof (drover_backend_t));
     self->ops = &s_memory_ops;
-    zuuid_t *uuid = zuuid_new ();
-    snprintf (self->meta.state, sizeof self->meta.state, "%s", zuuid_str (uuid));
-    zuuid_destroy (&uuid);
-    for (char *digit = self->meta.state; *digit; digit++)
-        *digit = (char) tolower (*digit);
     self->meta.next_task = 1;
     self->meta.next_seq = 1;
     return self;

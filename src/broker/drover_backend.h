@@ -17,7 +17,7 @@
               the brokers of a cluster: one leader writes at a time, made
               sure of by fencing (below)
       memory  keeps nothing (durability off): apply and load do nothing,
-              the state id is new at every start, ids start at 1
+              no state id (it names no state), ids start at 1
 
     Fencing (postgresql): a leader opens the backend with its fencing
     token (its election's revision: a later leader's is higher). Open
@@ -119,7 +119,7 @@ bool
 char *
     drover_backend_printable (const char *state);
 
-//  Open the memory backend: keeps nothing, a new state id
+//  Open the memory backend: keeps nothing, no state id
 drover_backend_t *
     drover_backend_open_memory (void);
 

@@ -85,6 +85,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
     config->max_workers = drover_connwatch_fit_workers (self->connwatch, config->max_workers);
     self->speaker = -1;
     self->queues = drover_queuetable_new ("");
+    self->levels = drover_peerlevels_new (DROVER_PEERLEVELS_KEPT);
     drover_broker_index_routes (self);
     char *error = NULL;
     self->guard = drover_guard_new (config, verbose, &error);
@@ -93,6 +94,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
         zstr_free (&error);
         drover_connwatch_destroy (&self->connwatch);
         drover_queuetable_destroy (&self->queues);
+        drover_peerlevels_destroy (&self->levels);
         free (self);
         return NULL;
     }
@@ -162,16 +164,21 @@ drover_broker_destroy (drover_broker_t **self_p)
     zsock_destroy (&self->router);
     drover_guard_destroy (&self->guard);
     drover_queuetable_destroy (&self->queues);
+    drover_peerlevels_destroy (&self->levels);
     free (self);
     *self_p = NULL;
 }
 
-//  Send an encoded message to a peer without ever blocking the broker: the
-//  payload goes (and *payload_p is NULL), or stays the caller's. Returns 0,
-//  or -1 if the peer is gone or not reading (the caller decides).
+//  Send an encoded message to a peer without ever blocking the broker,
+//  fitted to the peer's protocol level: the payload goes (and *payload_p
+//  is NULL), or stays the caller's. Returns 0 (also for a message the
+//  peer's level does not have: not sent), or -1 if the peer is gone or not
+//  reading (the caller decides).
 static int
 s_send_to_peer (s_broker_t *self, const byte *route, size_t route_size, zframe_t **payload_p)
 {
+    if (drover_peerlevels_fit (self->levels, route, route_size, payload_p) == -1)
+        return 0;               //  an older peer's level has no such message
     self->router_sent = true;
     if (zmq_send (zsock_resolve (self->router), route, route_size,
                   ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
@@ -230,6 +237,27 @@ s_answer_queues (s_broker_t *self, s_route_t route, drover_msg_t *msg)
     drover_msg_destroy (&reply);
 }
 
+//  Answer CLIENT HELLO with this broker's level (the sender's is kept)
+static void
+s_answer_hello (s_broker_t *self, s_route_t route, drover_msg_t *msg)
+{
+    drover_msg_t *reply = drover_peerlevels_welcome (msg);
+    zframe_t *payload = drover_msg_encode (reply);
+    assert (payload);
+    if (s_send_to_peer (self, route.data, route.size, &payload) == -1)
+        self->refused++;
+    zframe_destroy (&payload);
+    drover_msg_destroy (&reply);
+}
+
+//  True if a message id is a status (OK, ERROR, REDIRECT): never answered,
+//  even when broken, so that two peers cannot loop
+static bool
+s_is_status (int id)
+{
+    return id == DROVER_MSG_OK || id == DROVER_MSG_ERROR || id == DROVER_MSG_REDIRECT;
+}
+
 //  Route one decoded message by the routing table; consumes msg. The
 //  actor it is handed to owns it from then on (ACTORS.md, MSG).
 static void
@@ -244,6 +272,9 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
     if (msg->id == DROVER_MSG_QUEUES)
         s_answer_queues (self, route, msg);
     else
+    if (msg->id == DROVER_MSG_CLIENT_HELLO)
+        s_answer_hello (self, route, msg);
+    else
     if (targets == S_SELF || targets == S_TO (S_POOL)) {
         //  A pool message, and no pool actor to own it: there is no pool
         drover_msg_t *reply = drover_poolwire_none (msg);
@@ -254,8 +285,7 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
         drover_msg_destroy (&reply);
     }
     else
-    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR
-    ||  msg->id == DROVER_MSG_REDIRECT)
+    if (s_is_status (msg->id))
         //  Never answer a status with a status: two peers could loop
         self->malformed++;
     else {
@@ -269,7 +299,7 @@ s_route_request (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 
 //  Refuse a payload that is not decoded (more than one frame, too large),
 //  echoing its seq when its header can be read (PROTOCOL.md §5); like any
-//  status, one that says it is an OK or ERROR is not answered
+//  status, one that says it is an OK, ERROR or REDIRECT is not answered
 static void
 s_refuse_undecoded (s_broker_t *self, s_route_t route, const byte *data, size_t size,
                     const char *what, int code, const char *reason)
@@ -278,7 +308,7 @@ s_refuse_undecoded (s_broker_t *self, s_route_t route, const byte *data, size_t 
     s_warn_bad_input (self, what, data, size);
     uint32_t seq;
     int id = drover_msg_peek (data, size, &seq);
-    if (id != DROVER_MSG_OK && id != DROVER_MSG_ERROR)
+    if (!s_is_status (id))
         s_reply_error (self, route, seq, code, reason);
 }
 
@@ -305,6 +335,7 @@ s_accept_payload (s_broker_t *self, s_route_t route, zmq_msg_t *payload, bool ex
         uint8_t roles = msg->id <= DROVER_MSG_ID_MAX? self->wire_roles [msg->id]: 0;
         int code = roles? drover_guard_admit (self->guard, payload, msg, roles, &reason): 0;
         if (code == 0) {
+            drover_peerlevels_heard (self->levels, route.data, route.size, msg);
             s_route_request (self, route, msg);
             return;
         }
@@ -317,11 +348,12 @@ s_accept_payload (s_broker_t *self, s_route_t route, zmq_msg_t *payload, bool ex
     self->malformed++;
     const char *error = msg->error? msg->error: "malformed";
     s_warn_bad_input (self, error, data, size);
-    if (msg->id == DROVER_MSG_OK || msg->id == DROVER_MSG_ERROR) {
+    if (s_is_status (msg->id)) {
         drover_msg_destroy (&msg);
         return;                 //  a status is never answered, even a broken one
     }
-    int code = msg->bad_version? DROVER_CODE_BAD_VERSION: DROVER_CODE_BAD_REQUEST;
+    int code = msg->bad_version? DROVER_CODE_BAD_VERSION
+             : msg->too_large? DROVER_CODE_TOO_LARGE: DROVER_CODE_BAD_REQUEST;
     s_reply_error (self, route, msg->seq, code, error);
     drover_msg_destroy (&msg);
 }
@@ -554,6 +586,10 @@ s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int target
     drover_metricset_t *counts = drover_metricset_new ();
     for (int id = DROVER_METRIC_BAD_400; id <= DROVER_METRIC_BAD_302; id++)
         drover_metricset_set (counts, (drover_metric_t) id, self->answered [id]);
+    drover_metricset_set (counts, DROVER_METRIC_LEVEL_FITTED,
+                          drover_peerlevels_fitted (self->levels));
+    drover_metricset_set (counts, DROVER_METRIC_LEVEL_UNSENT,
+                          drover_peerlevels_unsent (self->levels));
     drover_metricset_say (counts, self->outboxes [S_METRICS],
                           drover_actor_number (zframe_data (round), zframe_size (round)));
     drover_metricset_destroy (&counts);
@@ -774,6 +810,10 @@ drover_broker_main (int argc, char **argv)
     }
     zsys_set_logident ("drover-broker");
     drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
+    char *idle = drover_config_idle (config);
+    if (idle)
+        zsys_warning ("broker: settings that do nothing: %s", idle);
+    zstr_free (&idle);
     if (s_keep_to_cpus (config->cpus)) {
         drover_config_destroy (&config);
         return 2;

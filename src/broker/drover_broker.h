@@ -19,6 +19,7 @@
 #include <czmq.h>
 #include "drover_config.h"
 #include "drover_queuetable.h"
+#include "drover_peerlevels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +60,11 @@ bool
 //  The ROUTER where workers and clients talk (borrowed)
 zsock_t *
     drover_broker_router (drover_broker_t *self);
+
+//  Return the protocol levels of the ROUTER's connections (borrowed): a
+//  standby on the same socket reads and keeps them too
+drover_peerlevels_t *
+    drover_broker_levels (drover_broker_t *self);
 
 //  Watch sock in the loop: fn is called each turn it may hold input
 void

@@ -19,6 +19,7 @@
 #include "drover_poller.h"
 #include "drover_connwatch.h"
 #include "drover_guard.h"
+#include "drover_peerlevels.h"
 #include "drover_eventstream.h"
 #include "drover_queuetable.h"
 
@@ -60,6 +61,7 @@ struct _drover_broker_t {
     int wire_targets [DROVER_MSG_ID_MAX + 1];   //  s_routes by wire message id
     uint8_t wire_roles [DROVER_MSG_ID_MAX + 1]; //  who may send each wire message
     drover_guard_t *guard;      //  CURVE, keys and roles (or none of them)
+    drover_peerlevels_t *levels;    //  each peer connection's protocol level
     int record_targets [DROVER_RECORD_KINDS];   //  s_routes by record kind
     bool router_sent;           //  something went out on the ROUTER this turn
     bool publisher_sent;        //  something went out on the XPUB this turn

@@ -21,6 +21,13 @@ drover_broker_router (drover_broker_t *self)
     return self->router;
 }
 
+//  The protocol levels of the ROUTER's connections
+drover_peerlevels_t *
+drover_broker_levels (drover_broker_t *self)
+{
+    return self->levels;
+}
+
 //  Watch the owner's socket in the loop
 void
 drover_broker_watch (drover_broker_t *self, zsock_t *sock, drover_broker_watch_fn *fn, void *arg)

@@ -50,6 +50,7 @@ static const struct {
     { DROVER_MSG_SERVICE_LIST,      NULL, S_TO (S_RECONCILER), S_CLIENTS },
     { DROVER_MSG_PLAN,              NULL, S_TO (S_RECONCILER), S_CLIENTS },
     { DROVER_MSG_QUEUES,            NULL, S_SELF,          S_ANYONE },     //  the main answers
+    { DROVER_MSG_CLIENT_HELLO,      NULL, S_SELF,          S_ANYONE },     //  the main answers
     //  What every actor may say
     { 0, "SEND",      S_PEER, 0 },
     { 0, "EVENT",     S_TO (S_STORE), 0 },       //  numbered and kept, then PUBLISH

@@ -173,7 +173,8 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
 }
 
 //  Refuse endpoints that would expose the workers, unless CURVE guards
-//  them or the operator said --insecure
+//  them or the operator said --insecure, and settings that would do
+//  nothing (drover_config_check_together)
 static int
 s_check_endpoints (drover_config_t *config)
 {
@@ -189,7 +190,8 @@ s_check_endpoints (drover_config_t *config)
     }
     char *error = NULL;
     if (drover_config_check_metrics (config->metrics, config->metrics_public, &error)
-    ||  drover_config_check_pool (config, &error)) {
+    ||  drover_config_check_pool (config, &error)
+    ||  drover_config_check_together (config, &error)) {
         fprintf (stderr, "drover broker: %s\n", error);
         zstr_free (&error);
         return -1;

@@ -211,7 +211,8 @@ drover_cell_actor (zsock_t *pipe, void *args_)
     zsock_signal (pipe, 0);     //  args are copied: zactor_new may return
     zstr_send (pipe, self.broker? "READY": "FAILED");
     if (self.broker) {
-        self.standby = drover_standby_new (drover_broker_router (self.broker));
+        self.standby = drover_standby_new (drover_broker_router (self.broker),
+                                            drover_broker_levels (self.broker));
         drover_broker_set_standby (self.broker, s_standby_read, &self);
         drover_broker_watch (self.broker, pipe, s_pipe_readable, &self);
         zsys_info ("cell %s: standing by endpoint=%s events=%s", self.queue,

@@ -33,6 +33,8 @@ typedef struct {
 #define S_REPLICAS_HELP "Replicas of services: wanted (over all services), running, pending (started, not running yet)"
 #define S_RESTARTS_HELP "Replica slots of services by how many times each restarted, at the last term"
 #define S_BAD_HELP      "Messages the broker refused before any actor saw them, by the error code answered"
+#define S_LEVELS_HELP   "Connected workers by the protocol level their agent speaks (PROTOCOL.md section 12)"
+#define S_FITTED_HELP   "Messages to peers of an older protocol level: re-encoded with that level's fields, or not sent (a message that level has not)"
 
 static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_WORKERS_OK] =        { "drover_workers", "health=\"ok\"", S_GAUGE, S_WORKERS_HELP },
@@ -42,6 +44,8 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_ADMIN_RUN] =         { "drover_workers_admin", "admin=\"run\"", S_GAUGE, S_ADMIN_HELP },
     [DROVER_METRIC_ADMIN_HOLD] =        { "drover_workers_admin", "admin=\"hold\"", S_GAUGE, S_ADMIN_HELP },
     [DROVER_METRIC_ADMIN_DRAIN] =       { "drover_workers_admin", "admin=\"drain\"", S_GAUGE, S_ADMIN_HELP },
+    [DROVER_METRIC_WORKERS_LEVEL_1] =   { "drover_workers_level", "level=\"1\"", S_GAUGE, S_LEVELS_HELP },
+    [DROVER_METRIC_WORKERS_LEVEL_2] =   { "drover_workers_level", "level=\"2\"", S_GAUGE, S_LEVELS_HELP },
     [DROVER_METRIC_PROCS] =             { "drover_procs", NULL, S_GAUGE,
                                           "Procs the connected workers offer" },
     [DROVER_METRIC_PROCS_USED] =        { "drover_procs_used", NULL, S_GAUGE,
@@ -135,6 +139,8 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_BAD_415] =           { "drover_bad_messages_total", "code=\"415\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_426] =           { "drover_bad_messages_total", "code=\"426\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_302] =           { "drover_bad_messages_total", "code=\"302\"", S_COUNTER, S_BAD_HELP },
+    [DROVER_METRIC_LEVEL_FITTED] =      { "drover_older_peer_messages_total", "fate=\"fitted\"", S_COUNTER, S_FITTED_HELP },
+    [DROVER_METRIC_LEVEL_UNSENT] =      { "drover_older_peer_messages_total", "fate=\"unsent\"", S_COUNTER, S_FITTED_HELP },
     [DROVER_METRIC_START_TIME] =        { "process_start_time_seconds", NULL, S_GAUGE,
                                           "Start time of the process since unix epoch in seconds." },
     [DROVER_METRIC_OPEN_FDS] =          { "process_open_fds", NULL, S_GAUGE,

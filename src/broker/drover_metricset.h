@@ -43,6 +43,8 @@ typedef enum {
     DROVER_METRIC_ADMIN_RUN,
     DROVER_METRIC_ADMIN_HOLD,
     DROVER_METRIC_ADMIN_DRAIN,
+    DROVER_METRIC_WORKERS_LEVEL_1,          //  connected workers by protocol level
+    DROVER_METRIC_WORKERS_LEVEL_2,          //  (PROTOCOL.md §12): 1, and 2 or more
     DROVER_METRIC_PROCS,
     DROVER_METRIC_PROCS_USED,
     DROVER_METRIC_MEMORY,
@@ -116,6 +118,8 @@ typedef enum {
     DROVER_METRIC_BAD_415,
     DROVER_METRIC_BAD_426,
     DROVER_METRIC_BAD_302,
+    DROVER_METRIC_LEVEL_FITTED,             //  messages re-encoded for an older peer
+    DROVER_METRIC_LEVEL_UNSENT,             //  messages an older peer's level has not
     //  the metrics actor: the process
     DROVER_METRIC_START_TIME,               //  seconds since the epoch
     DROVER_METRIC_OPEN_FDS,

@@ -12,6 +12,7 @@
 
 #include "drover_standby.h"
 #include "drover_msg.h"
+#include "drover_peerlevels.h"
 
 //  Messages read at most per call
 #define S_BATCH         1024
@@ -25,18 +26,24 @@ struct _drover_standby_t {
     uint64_t unsent;            //  replies the router refused (peer gone, not reading)
     int64_t warned_at;          //  msec (mono) of the last bad-input warning
     drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
+    drover_peerlevels_t *levels;    //  each peer connection's protocol level (borrowed,
+                                    //  or owned_levels)
+    drover_peerlevels_t *owned_levels;  //  our own table, when the caller gave none
 };
 
 
 //  Create a standby over router
 drover_standby_t *
-drover_standby_new (zsock_t *router)
+drover_standby_new (zsock_t *router, drover_peerlevels_t *levels)
 {
     assert (router);
     drover_standby_t *self = (drover_standby_t *) zmalloc (sizeof (drover_standby_t));
     self->router = router;
     self->warned_at = -1000000;
     self->queues = drover_queuetable_new ("");
+    if (!levels)
+        levels = self->owned_levels = drover_peerlevels_new (DROVER_PEERLEVELS_KEPT);
+    self->levels = levels;
     return self;
 }
 
@@ -47,6 +54,7 @@ drover_standby_destroy (drover_standby_t **self_p)
     assert (self_p);
     if (*self_p) {
         drover_queuetable_destroy (&(*self_p)->queues);
+        drover_peerlevels_destroy (&(*self_p)->owned_levels);
         free (*self_p);
         *self_p = NULL;
     }
@@ -82,6 +90,9 @@ s_send (drover_standby_t *self, zmq_msg_t *route, drover_msg_t *reply)
 {
     zframe_t *payload = drover_msg_encode (reply);
     assert (payload);               //  every field was checked when set
+    if (drover_peerlevels_fit (self->levels, zmq_msg_data (route), zmq_msg_size (route),
+                               &payload) == -1)
+        return;                     //  the peer's level has no such message
     void *handle = zsock_resolve (self->router);
     if (zmq_send (handle, zmq_msg_data (route), zmq_msg_size (route),
                   ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1
@@ -113,6 +124,8 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
     uint32_t seq = 0;
     int id = drover_msg_peek (data, size, &seq);
     bool decoded = !extra_frames && drover_msg_decode (msg, data, size) == 0;
+    if (decoded)
+        drover_peerlevels_heard (self->levels, zmq_msg_data (route), zmq_msg_size (route), msg);
     if (extra_frames) {
         self->malformed++;
         s_warn (self, "more than one frame");
@@ -125,6 +138,9 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
         //  Where named queues are served: any broker says, a standby too
         reply = drover_queuetable_encode (self->queues);
     else
+    if (decoded && msg->id == DROVER_MSG_CLIENT_HELLO)
+        reply = drover_peerlevels_welcome (msg);    //  a standby speaks a level too
+    else
     if (decoded) {
         reply = drover_msg_new (DROVER_MSG_REDIRECT);
         strcpy (reply->leader, self->leader);
@@ -134,15 +150,14 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
         self->malformed++;
         s_warn (self, msg->error? msg->error: "malformed");
         reply = drover_msg_new (DROVER_MSG_ERROR);
-        reply->code = msg->bad_version? DROVER_CODE_BAD_VERSION: DROVER_CODE_BAD_REQUEST;
+        reply->code = msg->bad_version? DROVER_CODE_BAD_VERSION
+                    : msg->too_large? DROVER_CODE_TOO_LARGE: DROVER_CODE_BAD_REQUEST;
         drover_msg_set_reason (reply, msg->error? msg->error: "malformed");
-        seq = msg->seq;
-        id = msg->id;
     }
     //  A status is never answered, even a broken one: two peers could loop;
     //  nor is what has no readable header (it is no one's request)
     bool status = id == DROVER_MSG_OK || id == DROVER_MSG_ERROR || id == DROVER_MSG_REDIRECT;
-    bool readable = id != 0 || seq != 0 || msg->bad_version;
+    bool readable = id >= 0;    //  its seq could be read (PROTOCOL.md §5)
     if (!status && readable) {
         reply->seq = seq;
         s_send (self, route, reply);

@@ -24,12 +24,17 @@
 extern "C" {
 #endif
 
+#include "drover_peerlevels.h"
+
 typedef struct _drover_standby_t drover_standby_t;
 
 //  Create a standby over router (a bound ROUTER, with the broker's socket
-//  options and security): it borrows the socket, the caller still owns it
+//  options and security) and the protocol levels of its connections
+//  (those the broker heard while it served: a reconnect-free peer keeps
+//  its level across the broker's change of role), or NULL for a table of
+//  its own. It borrows both; the caller still owns them.
 drover_standby_t *
-    drover_standby_new (zsock_t *router);
+    drover_standby_new (zsock_t *router, drover_peerlevels_t *levels);
 
 //  Destroy the standby (not the router); harmless on NULL
 void

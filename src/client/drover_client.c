@@ -121,6 +121,7 @@ drover_client_connect (drover_client_t *self)
         zsock_set_curve_serverkey (self->dealer, server_key);
     }
     self->handle = zsock_resolve (self->dealer);
+    self->hello_said = false;           //  a new connection: say our level first
     self->handshake = drover_handshake_new (self->dealer, self->pair != NULL);
     drover_poller_set (self->poller, S_DEALER_AT, self->dealer);
     drover_poller_set (self->poller, S_MONITOR_AT, drover_handshake_sock (self->handshake));
@@ -370,12 +371,32 @@ drover_client_next_seq (drover_client_t *self)
     return self->seq;
 }
 
+//  Say our protocol level (CLIENT HELLO) before a request, when this
+//  connection has not heard it: first on a new dealer, and again after
+//  each new handshake (a reconnect is a new connection to the broker,
+//  which tells peers apart by connection and takes one it has not heard
+//  say a level for a peer of level 1: PROTOCOL.md §12). It goes with seq
+//  0 and its answer is not waited for: a broker before levels answers
+//  ERROR 400 with seq 0, which is dropped like any unawaited reply.
+static void
+s_say_hello_when_due (drover_client_t *self)
+{
+    uint64_t connects = drover_handshake_connects (self->handshake);
+    if (self->hello_said && connects == self->hello_connects)
+        return;
+    if (drover_msg_say_level (self->dealer) == 0) {
+        self->hello_said = true;
+        self->hello_connects = connects;
+    }
+}
+
 //  Encode and send one request. Returns 0 or -1 with the error set.
 int
 drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
 {
     if (drover_client_ensure_connected (self))
         return -1;
+    s_say_hello_when_due (self);
     zframe_t *frame = drover_msg_encode (request);
     if (!frame) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
@@ -402,6 +423,7 @@ drover_client_send_again (drover_client_t *self, zframe_t *frame)
 {
     if (drover_client_ensure_connected (self))
         return -1;
+    s_say_hello_when_due (self);
     zframe_t *copy = zframe_dup (frame);
     int rc = zframe_send (&copy, self->dealer, 0);
     drover_poller_sent (self->poller, S_DEALER_AT);
@@ -636,6 +658,10 @@ static void
 s_dispatch (drover_client_t *self)
 {
     drover_msg_t *msg = self->inbox;
+    if (msg->id == DROVER_MSG_CLIENT_WELCOME) {
+        self->broker_level = msg->level? msg->level: 1;
+        return;
+    }
     if (msg->id == DROVER_MSG_REDIRECT) {
         drover_client_redirected (self, msg);
         return;

@@ -83,6 +83,9 @@ struct _drover_client_t {
     int error_code;             //  last error: broker code or DROVER_CLIENT_ERR_*
     char error_text [DROVER_REASON_MAX + 160];  //  last error's text
     uint32_t awaited;           //  seq of the synchronous request in flight, or 0
+    bool hello_said;            //  a CLIENT HELLO went on this dealer
+    uint64_t hello_connects;    //  the dealer's handshakes when it went
+    int broker_level;           //  the broker's protocol level (CLIENT WELCOME), 0 not heard
     drover_msg_t *reply;        //  its reply, once in
     drover_client_ack_fn *ack_handler;  //  async submit replies go here
     void *ack_arg;              //  its argument

@@ -179,7 +179,7 @@ drover_client_resend_when_due (drover_client_t *self)
         else {
             drover_client_fail_slot (self, slot, DROVER_CLIENT_ERR_TIMEOUT,
                                      "the broker went away before it answered; not sent "
-                                     "again (no key: it may have been accepted)");
+                                     "again (no submit key: it may have been accepted)");
             failed++;
         }
     }

@@ -573,6 +573,31 @@ drover_config_print (drover_config_t *self, FILE *stream)
     drover_poolconfig_print_types (&self->pool, stream);
 }
 
+//  Return the path of the setting at index in the table's order, or NULL
+//  past the last (drover_configcheck walks them)
+const char *
+drover_config_path (size_t index)
+{
+    return index < S_SETTINGS? s_settings [index].path: NULL;
+}
+
+//  Tell whether the setting at index holds its default value: one that
+//  does not cannot be meant to do nothing (a printed config, all
+//  defaults, can)
+bool
+drover_config_is_default (drover_config_t *self, size_t index)
+{
+    assert (self);
+    assert (index < S_SETTINGS);
+    const s_setting_t *setting = &s_settings [index];
+    const byte *field = (const byte *) self + setting->offset;
+    if (setting->kind == S_STRING)
+        return streq (*(char *const *) field, setting->text);
+    if (setting->kind == S_PRICE)
+        return *(const double *) field == (double) setting->number;
+    return *(const uint32_t *) field == setting->number;
+}
+
 //  Tell whether a host names the loopback interface
 static bool
 s_host_is_loopback (const char *host, size_t length)

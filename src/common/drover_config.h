@@ -162,6 +162,34 @@ void
 int
     drover_config_check_pool (drover_config_t *self, char **error_p);
 
+//  Return the path of the setting at index ("section/key", the settings
+//  table's order), or NULL past the last
+const char *
+    drover_config_path (size_t index);
+
+//  Tell whether the setting at index holds its default value
+bool
+    drover_config_is_default (drover_config_t *self, size_t index);
+
+//  Refuse settings that would do nothing (src/common/drover_configcheck.c):
+//  one changed from its default that takes effect only with another that
+//  is not set (pool/... without
+//  an instance type, ha/... without ha/etcd, security/keys without
+//  security/key and the reverse, broker/metrics-public without
+//  broker/metrics, broker/commit-every without durability batch,
+//  pool/command with the local driver, pool/max-price with no priced
+//  type...). Returns 0, or -1 with *error_p (caller frees) naming the
+//  settings and what they need.
+int
+    drover_config_check_together (drover_config_t *self, char **error_p);
+
+//  Say which settings changed from their defaults do nothing because
+//  another turned their feature off on purpose (store/..., broker/state-dir
+//  and assign/restart-grace with broker/durability off): a sentence for
+//  the log (caller frees), or NULL if none
+char *
+    drover_config_idle (drover_config_t *self);
+
 //  Parse a size: digits with an optional K, M, G or T suffix (powers of
 //  1024) and an optional trailing B, as `drover worker --mem` takes it.
 //  Returns 0 and sets *bytes_p, or -1 (0 is not a size).

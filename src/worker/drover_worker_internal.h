@@ -76,6 +76,9 @@ struct _drover_worker_t {
     uint32_t procs_used;            //  procs of attempts running
     uint32_t seq;                   //  last seq sent
     uint32_t hello_seq;             //  seq of the last HELLO
+    int level;                      //  the protocol level we speak on this connection:
+                                    //  ours, or 1 once a broker of level 1 refused our
+                                    //  HELLO (PROTOCOL.md §12.1)
     bool registered;                //  WELCOME received since the last HELLO
     bool leaving;                   //  WORKER LEAVE received
     bool stopping;                  //  the loop ends at its next turn

@@ -220,8 +220,10 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
     if (self->unanswered_since)
         snprintf (waited, sizeof waited, " waited=%" PRId64 "s",
                   (now - self->unanswered_since) / 1000);
-    zsys_notice ("worker: registered broker=%s id=%s epoch=%" PRIu64 " heartbeat=%u running=%zu unacked=%zu%s",
-                 self->endpoint, self->id, self->epoch, self->heartbeat,
+    zsys_notice ("worker: registered broker=%s level=%d id=%s epoch=%" PRIu64 " heartbeat=%u "
+                 "running=%zu unacked=%zu%s", self->endpoint,
+                 self->level > 1 && welcome->level? welcome->level: 1, self->id, self->epoch,
+                 self->heartbeat,
                  self->runner? drover_runner_size (self->runner): 0,
                  zlistx_size (self->pending), waited);
     drover_worker_resend_results (self, now);
@@ -312,6 +314,17 @@ s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
                                       reply->reason? reply->reason: "worker id in use");
         zsys_error ("worker: %s", self->refused);
         self->stopping = true;
+    }
+    else
+    if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq
+    &&  reply->code == DROVER_CODE_BAD_REQUEST && self->level > 1) {
+        //  A broker of level 1 takes no HELLO of a later level: speak its
+        //  level on this connection (no state id, level or release)
+        zsys_notice ("worker: broker=%s refused our HELLO of level %d (\"%s\"): registering "
+                     "as level 1, the protocol of drover 0.1", self->endpoint, self->level,
+                     reply->reason? reply->reason: "");
+        self->level = 1;
+        drover_worker_send_hello (self, now);
     }
     else
     if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq) {

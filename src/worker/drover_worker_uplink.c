@@ -90,7 +90,7 @@ drover_worker_send (drover_worker_t *self, drover_msg_t *msg)
     if (self->verbose)
         zsys_debug ("worker: send %s seq=%u task=%" PRIu64 " attempt=%u",
                     drover_msg_name (msg->id), msg->seq, msg->task, msg->attempt);
-    zframe_t *frame = drover_msg_encode (msg);
+    zframe_t *frame = drover_msg_encode_level (msg, self->level);
     if (!frame) {
         zsys_error ("worker: cannot encode %s task=%" PRIu64 ": a field is past its limit",
                     drover_msg_name (msg->id), msg->task);
@@ -204,6 +204,7 @@ drover_worker_connect (drover_worker_t *self, int64_t now)
                     self->endpoint, self->endpoint);
         return -1;
     }
+    self->level = DROVER_MSG_LEVEL;     //  a new connection: say ours first
     self->dealer = zsock_new (ZMQ_DEALER);
     assert (self->dealer);
     zsock_set_maxmsgsize (self->dealer, DROVER_MSG_MAX);

@@ -2,7 +2,8 @@
     fuzz_seeds - writes the fuzzers' seed corpus, made by the codec itself
 
     fuzz_seeds DIR writes DIR/msg (every message id, with every field it
-    carries set, plus a few edge cases), DIR/exec (exec bodies) and
+    carries set, plus a few edge cases, and each id of level 1 as a peer
+    of level 1 gets it), DIR/exec (exec bodies) and
     DIR/event (event bodies), one encoded value per file. The fuzzers
     start from these valid inputs, so they reach past the header checks at
     once. ctest runs it before the fuzzers (fixture fuzz_seeds).
@@ -288,6 +289,15 @@ s_write_messages (const char *dir)
         char *name = zsys_sprintf ("%02d-%s", id, drover_msg_name (id));
         for (char *space = strchr (name, ' '); space; space = strchr (space, ' '))
             *space = '_';
+        //  The level-1 form (PROTOCOL.md §12): TASK DONE without its
+        //  outcome, rows of 7 and 9, HELLO without state id and level
+        zframe_t *frame = drover_msg_encode_level (msg, 1);
+        if (frame) {
+            char *level_one = zsys_sprintf ("%s-level-1", name);
+            s_write (dir, "msg", level_one, zframe_data (frame), zframe_size (frame));
+            zstr_free (&level_one);
+            zframe_destroy (&frame);
+        }
         s_write_msg (dir, name, &msg);
         zstr_free (&name);
     }
