@@ -28,7 +28,11 @@
     In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
                     max-queued-bytes(4) keep-finished-bytes(4) durability(4)
                     restart-grace(4)
-          RESTORE change(p)         a task the store kept (at start)
+          RESTORE change(p)         a task the store kept (at start), or a final one it
+                                    read back for a RECALL (after LOADED)
+          RECALLED ref(8)           the store said every task RECALL ref asked for
+                                    that its history keeps: handle the request
+                                    parked under ref
           STATE state(s)            the broker's state id (at start)
           LOADED next-task(8) restored(8)   every kept task was said
           UNSAVED task(8)           its submit could not be saved: forget it
@@ -56,10 +60,16 @@
           PLACED task(8) worker(s) procs(4) mem(8) labels(s)   an attempt adopted
                                       after a restart, or a replica started
                                       (to schedq, on the link)
+          SETTLED worker(s)         (to schedq, on the link) for an UP that listed
+                                    attempts: they are counted (its PLACED said) and
+                                    those killed have sent their RESULT
           REPLICA task(8) service(s) slot(4) worker(s) attempt(4) state(4) end(4) why(s)
                                     a replica's task changed, or was restored
                                     (to the reconciler)
           CHANGE change(p) | REPLY route(f) payload(f) worker(s)    (to the store)
+          RECALL ref(8) ids(f)      to the store: a TASK WAIT or SHOW names these
+                                    tasks, evicted past keep-finished (packed uint64
+                                    ids); read them back from the history
           RESTORED count(8)         RESTOREs handled this turn (to the store,
                                     which says no more while too many wait)
           SEND route(f) payload(f) worker(s)
@@ -98,6 +108,8 @@ s_self_new (zsock_t *pipe, const char *link)
     self->tags = drover_tasktags_new ();
     self->durability = DROVER_DURABILITY_OFF;
     self->acks = DROVER_RECORD_SEND;
+    self->parked = zlistx_new ();
+    zlistx_set_destructor (self->parked, drover_assign_parked_destroy);
     return self;
 }
 
@@ -111,6 +123,7 @@ s_self_destroy (self_t **self_p)
     if (self->stale)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
     drover_msg_destroy (&self->submit);
+    zlistx_destroy (&self->parked);
     drover_tasktable_destroy (&self->table);
     drover_leases_destroy (&self->leases);
     drover_tasktags_destroy (&self->tags);
@@ -396,6 +409,9 @@ s_carry_out (self_t *self)
                 drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
                                    action->worker, action->procs, action->mem, action->labels);
                 break;
+            case DROVER_ACTION_SETTLED:
+                drover_outbox_say (self->to_schedq, "ss", "SETTLED", action->worker);
+                break;
             default:
                 s_send_action (self, action);
         }
@@ -528,6 +544,7 @@ s_handle_loaded (self_t *self, zmsg_t *msg)
     uint64_t next_task = drover_actor_pop_number (msg);
     uint64_t restored = drover_actor_pop_number (msg);
     drover_tasktable_loaded (self->table, next_task);
+    self->loaded = true;
     uint64_t placed = drover_tasktable_count (self->table, DROVER_TASK_ASSIGNED)
                     + drover_tasktable_count (self->table, DROVER_TASK_RUNNING);
     if (restored)
@@ -590,6 +607,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "LOADED"))
         s_handle_loaded (self, msg);
     else
+    if (streq (command, "RECALLED"))
+        drover_assign_recalled (self, drover_actor_pop_number (msg));
+    else
     if (streq (command, "METRICS"))
         s_handle_metrics (self, drover_actor_pop_number (msg));
     else
@@ -631,21 +651,30 @@ s_handle_record (void *arg, drover_record_t *record)
         drover_msg_destroy (&self->submit);
     }
     else
-    if (record->kind == DROVER_RECORD_MSG)
-        drover_assign_handle_request (self, drover_record_route (record), record->route_size,
-                                      record->msg);
+    if (record->kind == DROVER_RECORD_MSG) {
+        if (!drover_assign_recall (self, drover_record_route (record), record->route_size,
+                                   &record->msg))
+            drover_assign_handle_request (self, drover_record_route (record),
+                                          record->route_size, record->msg);
+    }
     else
     if (record->kind == DROVER_RECORD_ASSIGN)
         s_handle_assign (self, record);
     else
     if (record->kind == DROVER_RECORD_RESTORE) {
-        if (drover_tasktable_restore (self->table, record->change))
-            zsys_warning ("assign: restored task=%" PRIu64 " ignored: not a task, or held already",
-                          record->change->task);
+        if (drover_tasktable_restore (self->table, record->change)) {
+            if (!self->loaded)      //  after LOADED: read back twice, by two requests
+                zsys_warning ("assign: restored task=%" PRIu64 " ignored: not a task, or held"
+                              " already", record->change->task);
+        }
+        else
+        if (self->loaded)
+            self->recall_restored++;
         else
         if (record->change->submit && !drover_change_final (record->change))
             drover_tasktags_add (self->tags, record->change->task, record->change->submit);
-        self->restored++;
+        if (!self->loaded)
+            self->restored++;       //  the store's pace while loading (RESTORED)
         s_carry_out (self);
     }
     else {

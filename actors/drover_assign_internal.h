@@ -48,7 +48,38 @@ typedef struct {
     uint64_t requeued;          //  attempts put back in the queue
     uint64_t refused [3];       //  reports refused: 409 STALE, 404 NOT FOUND, 401 NOT REGISTERED
     drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  queue wait, run time, end to end
+    bool loaded;                //  LOADED heard: a RESTORE now is a task read back (RECALL)
+    zlistx_t *parked;           //  drover_assign_parked_t: requests waiting for a RECALL,
+                                //  in the order the RECALLs were said (owned)
+    uint64_t recalls;           //  RECALLs said, ever: the last one's number
+    uint64_t recall_restored;   //  tasks read back since the last RECALLED
 } drover_assign_self_t;
+
+//  A client's TASK WAIT or SHOW naming tasks evicted from the table (past
+//  keep-finished): parked while the store reads them back from its
+//  durable history (RECALL), then handled as if it came then (RECALLED)
+typedef struct {
+    uint64_t ref;               //  its RECALL's number
+    byte route [256];           //  the client's routing id
+    size_t route_size;          //  bytes in route
+    drover_msg_t *msg;          //  the request, owned
+} drover_assign_parked_t;
+
+//  Destroy a parked request (the parked list's destructor)
+void
+    drover_assign_parked_destroy (void **item_p);
+
+//  MSG TASK WAIT or SHOW naming tasks evicted from the table, with durable
+//  history: say RECALL to the store and park the request (taking *msg_p)
+//  until RECALLED. Returns true if parked, false to handle it now.
+bool
+    drover_assign_recall (drover_assign_self_t *self, const byte *route, size_t route_size,
+                          drover_msg_t **msg_p);
+
+//  RECALLED ref(8): the store said the tasks it read back (RESTORE, before
+//  this): handle the request parked under ref now
+void
+    drover_assign_recalled (drover_assign_self_t *self, uint64_t ref);
 
 //  Carry out everything the table decided, in order
 void

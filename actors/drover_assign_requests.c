@@ -13,6 +13,7 @@
 */
 
 #include "drover_assign_internal.h"
+#include "drover_store.h"
 
 typedef drover_assign_self_t self_t;
 
@@ -198,6 +199,84 @@ drover_assign_handle_request (self_t *self, const byte *route, size_t route_size
         drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
                               DROVER_CODE_UNEXPECTED, "not a message the task table handles", "");
     drover_assign_carry_out (self);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Tasks evicted from the table, read back from the durable history
+
+//  Requests parked at once, at most: past it, an evicted task is said
+//  EXPIRED as without history
+#define S_PARKED_MAX    1024
+
+//  Destroy a parked request
+void
+drover_assign_parked_destroy (void **item_p)
+{
+    drover_assign_parked_t *parked = (drover_assign_parked_t *) *item_p;
+    if (!parked)
+        return;
+    drover_msg_destroy (&parked->msg);
+    free (parked);
+    *item_p = NULL;
+}
+
+//  A TASK WAIT or SHOW that names tasks evicted from the table (their
+//  result dropped past keep-finished): with durable history, ask the store
+//  to read them back (RECALL) and park the request until it has
+bool
+drover_assign_recall (self_t *self, const byte *route, size_t route_size, drover_msg_t **msg_p)
+{
+    drover_msg_t *msg = *msg_p;
+    if ((msg->id != DROVER_MSG_TASK_WAIT && msg->id != DROVER_MSG_TASK_SHOW)
+    ||  self->durability == DROVER_DURABILITY_OFF || zlistx_size (self->parked) >= S_PARKED_MAX)
+        return false;
+    bool show = msg->id == DROVER_MSG_TASK_SHOW;
+    const uint64_t *ids = show? &msg->task: msg->tasks;
+    size_t count = show? 1: msg->ntasks;
+    uint64_t *evicted = NULL;
+    size_t nevicted = 0;
+    for (size_t index = 0; ids && index < count; index++)
+        if (drover_tasktable_evicted (self->table, ids [index])) {
+            if (!evicted)
+                evicted = (uint64_t *) malloc ((count - index) * sizeof (uint64_t));
+            assert (evicted);
+            evicted [nevicted++] = ids [index];
+        }
+    if (nevicted == 0)
+        return false;
+    drover_assign_parked_t *parked = (drover_assign_parked_t *)
+        zmalloc (sizeof (drover_assign_parked_t));
+    parked->ref = ++self->recalls;
+    memcpy (parked->route, route, route_size);
+    parked->route_size = route_size;
+    parked->msg = msg;
+    *msg_p = NULL;
+    zlistx_add_end (self->parked, parked);
+    drover_outbox_say (self->outbox, "s8b", "RECALL", parked->ref, evicted,
+                       nevicted * sizeof (uint64_t));
+    free (evicted);
+    return true;
+}
+
+//  RECALLED ref: what the history keeps of the tasks is back in the table
+//  (RESTOREs said before); handle the parked request as if it came now (an
+//  owner's check sees the tasks' owners; a task the history no longer keeps
+//  is EXPIRED, as before), then those tasks are finished tasks like any
+//  other. The store answers RECALLs in the order they were said.
+void
+drover_assign_recalled (self_t *self, uint64_t ref)
+{
+    drover_assign_parked_t *parked = (drover_assign_parked_t *) zlistx_first (self->parked);
+    if (!parked || parked->ref != ref) {
+        zsys_error ("assign: RECALLED ref=%" PRIu64 " out of order", ref);
+        assert (false);         //  the store answers in order: our bug
+        return;
+    }
+    drover_assign_handle_request (self, parked->route, parked->route_size, parked->msg);
+    drover_tasktable_recalled (self->table, self->recall_restored);
+    self->recall_restored = 0;
+    zlistx_delete (self->parked, zlistx_cursor (self->parked));
 }
 
 //  TASK STARTED or RESULT from the worker's registration

@@ -7,12 +7,24 @@
     clears it. The probation set (src/broker/drover_probationset.c) decides; its next
     release deadline is the poll timeout.
 
+    A send refused is the worker's failure only if it went to the worker's
+    current registration: one on a connection that a newer HELLO has
+    replaced is not (the route of each worker's last UP is kept), nor one
+    refused soon after a stall of the broker (stopped, starved): its peers
+    gave up on it meanwhile and connect again, and what it then sends on
+    their old connections fails through no fault of theirs. The actor
+    notices its own stalls as health and assign do (ACTORS.md, "A pause of
+    the broker"), and forgives refused sends for as long again as the stall
+    lasted (at least a second, at most probation-timeout).
+
     In:   CONFIGURE timeout(4)
           FAILURE worker(s) reason(s)
-          UNSENT worker(s)              the main's send to the worker was refused
+          UNSENT worker(s) [route(f)]   the main's send to the worker was refused
+                                        (on route)
           SUCCESS worker(s)             may come many times: held, see the loop
           LOST worker(s) reason(s)      forget the worker
-          UP worker(s) ...              a new registration starts off probation
+          UP worker(s) route(f) ...     a new registration starts off probation;
+                                        its route is the worker's from now on
           METRICS round(8)              answered COUNTS round values(f)
           EVENTS on(4) | VERBOSE | $TERM
     Out:  PROBATION worker(s) reason(s) until(8)   until: when it is due to end, msec
@@ -34,6 +46,9 @@
 //  Probation timeout until CONFIGURE says otherwise, msec: the broker's default
 #define S_TIMEOUT       DROVER_DEFAULT_PROBATION_TIMEOUT
 
+//  Least msec refused sends are forgiven after a stall of the broker
+#define S_STALL_GRACE   1000
+
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
     drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
@@ -44,6 +59,9 @@ typedef struct {
     int64_t held_until;         //  msec (mono) until which it is left unread
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
     uint64_t probations;        //  times a worker was put on probation, ever (METRICS)
+    zhashx_t *routes;           //  worker id -> zframe_t route of its last UP (owned)
+    drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
+    int64_t forgive_until;      //  msec (mono): sends refused before then follow a stall
 } self_t;
 
 
@@ -57,6 +75,8 @@ s_self_new (zsock_t *pipe)
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
     self->set = drover_probationset_new (S_TIMEOUT);
+    self->routes = zhashx_new ();
+    zhashx_set_destructor (self->routes, (zhashx_destructor_fn *) zframe_destroy);
     self->timeout = S_TIMEOUT;
     self->hold = DROVER_HOLD_MAX;
     return self;
@@ -70,6 +90,7 @@ s_self_destroy (self_t **self_p)
     if (!self)
         return;
     drover_probationset_destroy (&self->set);
+    zhashx_destroy (&self->routes);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
     free (self);
@@ -108,6 +129,31 @@ s_handle_failure (self_t *self, const char *worker, const char *reason)
     }
 }
 
+//  UNSENT worker [route]: a send refused is a failure of the worker, unless
+//  it went to a connection its newer registration replaced, or the broker
+//  itself just stalled (its peers gave up on it and connect again)
+static void
+s_handle_unsent (self_t *self, zmsg_t *msg)
+{
+    char *worker = drover_actor_pop_string (msg);
+    zframe_t *route = zmsg_pop (msg);
+    zframe_t *current = (zframe_t *) zhashx_lookup (self->routes, worker);
+    const char *why = NULL;
+    if (route && current && !zframe_eq (route, current))
+        why = "its connection was replaced since";
+    else
+    if (zclock_mono () < self->forgive_until)
+        why = "the broker stalled just before";
+    if (why) {
+        if (self->flags.verbose)
+            zsys_debug ("probation: worker=%s send refused, not a failure: %s", worker, why);
+    }
+    else
+        s_handle_failure (self, worker, "send refused");
+    zframe_destroy (&route);
+    zstr_free (&worker);
+}
+
 //  Handle one command from the pipe (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
@@ -125,11 +171,8 @@ s_handle_command (void *arg, zmsg_t *msg)
         zstr_free (&worker);
     }
     else
-    if (streq (command, "UNSENT")) {
-        char *worker = drover_actor_pop_string (msg);
-        s_handle_failure (self, worker, "send refused");
-        zstr_free (&worker);
-    }
+    if (streq (command, "UNSENT"))
+        s_handle_unsent (self, msg);
     else
     if (streq (command, "SUCCESS")) {
         char *worker = drover_actor_pop_string (msg);
@@ -142,6 +185,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         char *worker = drover_actor_pop_string (msg);
         if (drover_probationset_forget (self->set, worker) && self->flags.verbose)
             zsys_debug ("probation: forgot lost worker=%s", worker);
+        zhashx_delete (self->routes, worker);
         zstr_free (&worker);
     }
     else
@@ -151,6 +195,9 @@ s_handle_command (void *arg, zmsg_t *msg)
         char *worker = drover_actor_pop_string (msg);
         if (drover_probationset_forget (self->set, worker))
             s_cleared (self, worker, "registered");
+        zframe_t *route = zmsg_pop (msg);
+        assert (route);             //  health said it wrong: our bug
+        zhashx_update (self->routes, worker, route);
         zstr_free (&worker);
     }
     else
@@ -187,6 +234,28 @@ s_release_due (self_t *self, int64_t now)
     }
 }
 
+//  A pause of the broker is not the workers' fault: if this loop did not
+//  run for a while (the process was stopped or starved), peers that waited
+//  for an answer gave up and connect again, and sends on their old
+//  connections fail until their new registrations are read. Those are
+//  forgiven for as long again as the stall lasted (at least S_STALL_GRACE,
+//  at most probation-timeout).
+static void
+s_forgive_stall (self_t *self)
+{
+    int64_t now = zclock_mono ();
+    int64_t stall = drover_turns_stall (&self->turns, now);
+    if (!stall)
+        return;
+    int64_t grace = stall < S_STALL_GRACE? S_STALL_GRACE: stall;
+    if (grace > self->timeout)
+        grace = self->timeout;
+    if (self->forgive_until < now + grace)
+        self->forgive_until = now + grace;
+    zsys_warning ("probation: broker stalled for %" PRId64 " msec: sends refused in the next %"
+                  PRId64 " msec put no worker on probation", stall, grace);
+}
+
 //  The actor
 void
 drover_probation_actor (zsock_t *pipe, void *args)
@@ -196,8 +265,15 @@ drover_probation_actor (zsock_t *pipe, void *args)
     while (!self->flags.stopping) {
         int64_t deadline = drover_probationset_next_deadline (self->set);
         int wait = drover_actor_poll_timeout (deadline, zclock_mono ());
+        //  While workers are known, wake often enough to tell a stall of
+        //  our own from sleep; an idle sleep is no stall
+        if (zhashx_size (self->routes))
+            wait = drover_turns_wait (wait);
+        else
+            self->turns.turn_at = 0;
         if (drover_actor_wait (self->poller, wait, self->held_until) == -1)
             break;              //  interrupted
+        s_forgive_stall (self);
         int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
                                      self);
         if (read == -1)

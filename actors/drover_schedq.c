@@ -28,6 +28,8 @@
           DEQUEUE task(8) | FREE task(8) | RETURN lease(8)      (on the link)
           PLACED task(8) worker(s) procs(4) mem(8) labels(s)    (on the link: an
                                     attempt adopted after a restart runs there)
+          SETTLED worker(s)         (on the link) assign has counted the attempts
+                                    an UP listed: the worker may take work
           UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
           LOST worker(s) reason(s)
           PROBATION worker(s) reason(s) [until(8)] | CLEARED worker(s) why(s)
@@ -108,6 +110,7 @@ s_self_new (zsock_t *pipe, const char *link)
     drover_sched_set_max_leases (self->sched, S_MAX_LEASES);
     self->workers = zhashx_new ();
     zhashx_set_destructor (self->workers, s_worker_destroy);
+    self->unsettled = zhashx_new ();
     self->gone = drover_gone_new (S_KEEP_GONE, S_MAX_GONE);
     self->book = drover_adminbook_new (S_MAX_ADMIN);
     self->admin_waits = drover_adminwait_new ();
@@ -123,6 +126,7 @@ s_self_destroy (self_t **self_p)
     if (!self)
         return;
     zhashx_destroy (&self->workers);
+    zhashx_destroy (&self->unsettled);
     drover_gone_destroy (&self->gone);
     drover_adminbook_destroy (&self->book);
     drover_adminwait_destroy (&self->admin_waits);
@@ -185,6 +189,21 @@ drover_schedq_check_drained (self_t *self, const char *id)
 //  ---------------------------------------------------------------------
 //  Workers
 
+//  Count an UP that listed running attempts (delta 1) or assign's SETTLED
+//  for one (delta -1), and hold the worker from new work while any UP is
+//  not settled. The two come by different ways (the pipe, the link) and a
+//  SETTLED may be read first: the count goes below zero until its UP.
+static void
+s_settle (self_t *self, const char *worker, intptr_t delta)
+{
+    intptr_t count = (intptr_t) zhashx_lookup (self->unsettled, worker) + delta;
+    if (count)
+        zhashx_update (self->unsettled, worker, (void *) count);
+    else
+        zhashx_delete (self->unsettled, worker);
+    drover_sched_set_settling (self->sched, worker, count > 0);
+}
+
 //  UP: add the worker, or update it if known (a reconnect keeps its tasks)
 static void
 s_handle_up (self_t *self, zmsg_t *msg)
@@ -196,12 +215,16 @@ s_handle_up (self_t *self, zmsg_t *msg)
     uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
     uint64_t mem = drover_actor_pop_number (msg);
     char *labels = drover_actor_pop_string (msg);
-    //  running: assign reconciles it and tells us FREE / QUEUE
+    //  running: assign reconciles it, says PLACED for what it adopts (after
+    //  a restart) and FREE for what is gone, then SETTLED: until then the
+    //  worker takes nothing, or a pass would place past its procs
     zframe_t *running = zmsg_pop (msg);
+    bool listed = running && zframe_size (running) >= sizeof (drover_taskref_t);
     zframe_destroy (&running);
     uint16_t level = (uint16_t) drover_actor_pop_number (msg);
     char *release = drover_actor_pop_string (msg);
     int rc = drover_sched_add_worker (self->sched, worker, procs, mem, labels);
+    s_settle (self, worker, listed? 1: 0);
     s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
     if (!entry) {
         entry = (s_worker_t *) zmalloc (sizeof (s_worker_t));
@@ -519,6 +542,12 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "PLACED"))
         s_handle_placed (self, msg);
     else
+    if (streq (command, "SETTLED")) {
+        char *worker = drover_actor_pop_string (msg);
+        s_settle (self, worker, -1);
+        zstr_free (&worker);
+    }
+    else
     if (streq (command, "AFFINITY"))
         s_handle_affinity (self, msg);
     else
@@ -573,6 +602,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     }
     //  Who takes new work may have changed: affinity requests look again
     if (streq (command, "UP") || streq (command, "LOST") || streq (command, "PROBATION")
+    ||  streq (command, "SETTLED")
     ||  streq (command, "CLEARED") || streq (command, "ADMIN") || streq (command, "RETIRE")
     ||  streq (command, "POOLADMIN") || streq (command, "STATS"))
         drover_affinity_workers_changed (self->affinity);

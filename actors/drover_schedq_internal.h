@@ -65,6 +65,8 @@ typedef struct {
     drover_poller_t *poller;    //  the pipe (and the link)
     drover_sched_t *sched;      //  requests and workers; decides placements
     zhashx_t *workers;          //  worker id -> s_worker_t (owned)
+    zhashx_t *unsettled;        //  worker id -> UPs with running attempts heard less
+                                //  SETTLEDs heard (intptr_t, never 0: deleted then)
     drover_gone_t *gone;        //  workers that went, listed a while
     drover_adminbook_t *book;   //  an operator's settings, by worker id
     drover_adminwait_t *admin_waits;    //  OKs held until a held worker's lease is back

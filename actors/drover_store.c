@@ -28,6 +28,10 @@
       long as the disk stays full;
     - final tasks past the history settings are deleted a bounded batch
       at a time, between turns.
+    - a task assign no longer holds (past keep-finished) is read back from
+      the history when a client waits on it or shows it (RECALL): once
+      every change said before is committed, each one kept and final goes
+      to assign as a RESTORE, then RECALLED.
     - a PostgreSQL state is opened with the leader's fencing token: once
       a write is refused because a newer leader holds the state, the
       store says FENCED (once) and every later batch is refused like a
@@ -41,6 +45,8 @@
                                     from the backend (ERROR 415 with durability off)
           RESTORED count(8)         assign restored that many more RESTOREs: at most
                                     S_RESTORE_AHEAD tasks are said and not yet restored
+          RECALL ref(8) ids(f)      from assign: read these tasks (packed uint64 ids)
+                                    back from the history, once committed
           KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   from schedq: an
                                     operator's setting of a worker, kept at once
                                     (admin RUN: forgotten)
@@ -49,7 +55,9 @@
                                     an empty def forgets it
           EVENTS on(4) | VERBOSE | $TERM
     Out:  OPENED ok(4) text(s)      first, outside any batch
-          RESTORE change(p)         a kept task, to assign (a record)
+          RESTORE change(p)         a kept task, to assign (a record): at start, and
+                                    for a RECALL each of its tasks kept and final
+          RECALLED ref(8)           to assign, after the RESTOREs of RECALL ref
           ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   at start, before
                                     LOADED: each kept setting, to schedq
           SERVICE def(f)            at start, before LOADED: each kept service's
@@ -116,6 +124,8 @@ typedef struct {
     bool service_unsaved;       //  the last KEEPSERVICE failed: its OK becomes ERROR 507
     char service_error [DROVER_BACKEND_ERROR_MAX];  //  why it failed
     bool fenced;                //  FENCED said: a newer leader holds the state
+    zlist_t *recalls;           //  RECALL commands (zmsg_t: ref, ids) to answer once
+                                //  nothing is pending, in order (owned)
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
 } self_t;
 
@@ -146,6 +156,7 @@ s_self_new (zsock_t *pipe, const drover_store_args_t *args, char **error_p)
     self->pipe = pipe;
     self->outbox = drover_outbox_new ();
     self->held = drover_outbox_new ();
+    self->recalls = zlist_new ();
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
     self->backend = backend;
@@ -175,6 +186,10 @@ s_self_destroy (self_t **self_p)
     for (size_t index = 0; index < self->npending; index++)
         drover_change_destroy (&self->pending [index]);
     free (self->pending);
+    zmsg_t *recall;
+    while ((recall = (zmsg_t *) zlist_pop (self->recalls)))
+        zmsg_destroy (&recall);
+    zlist_destroy (&self->recalls);
     drover_backend_destroy (&self->backend);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->held);
@@ -590,9 +605,45 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "KEEPSERVICE"))
         s_keep_service (self, msg);
     else
+    if (streq (command, "RECALL"))
+        zlist_append (self->recalls, zmsg_dup (msg));
+    else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("store: unknown pipe command=%s", command);
         assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  Answer every RECALL, once nothing said before it waits to be committed:
+//  say each of its tasks the history keeps, final, as a RESTORE record
+//  (assign puts it back for the request), then RECALLED ref. A task the
+//  history no longer keeps is left out: assign says it EXPIRED.
+static void
+s_answer_recalls (self_t *self)
+{
+    zmsg_t *recall;
+    while (self->npending == 0 && (recall = (zmsg_t *) zlist_pop (self->recalls))) {
+        uint64_t ref = drover_actor_pop_number (recall);
+        zframe_t *ids = zmsg_pop (recall);
+        assert (ids);               //  assign says them
+        size_t count = zframe_size (ids) / sizeof (uint64_t);
+        for (size_t index = 0; index < count; index++) {
+            uint64_t id;
+            memcpy (&id, zframe_data (ids) + index * sizeof id, sizeof id);
+            drover_change_t *change = NULL;
+            char error [DROVER_BACKEND_ERROR_MAX];
+            int found = drover_backend_read_task (self->backend, id, &change, error,
+                                                  sizeof error);
+            if (found < 0)
+                zsys_warning ("store: task=%" PRIu64 " not read back: %s", id, error);
+            if (found > 0 && drover_change_final (change)) {
+                drover_outbox_say_change (self->outbox, DROVER_RECORD_RESTORE, &change);
+            }
+            drover_change_destroy (&change);
+        }
+        drover_outbox_say (self->outbox, "s8", "RECALLED", ref);
+        zframe_destroy (&ids);
+        zmsg_destroy (&recall);
     }
 }
 
@@ -702,6 +753,7 @@ drover_store_actor (zsock_t *pipe, void *args)
     while (!self->flags.stopping) {
         int64_t now = zclock_mono ();
         s_commit (self, now);
+        s_answer_recalls (self);
         s_prune (self, now);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->npending == 0)

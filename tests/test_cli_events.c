@@ -183,6 +183,107 @@ test_events_since_replays_then_follows (void **state)
 }
 
 
+//  Submit until the log shows a task.queued line, 10 s at most (a
+//  subscription takes effect some time after connecting); true if it did
+static bool
+s_await_stream (zsock_t *dealer, const char *log)
+{
+    int64_t deadline = zclock_mono () + 10000;
+    while (zclock_mono () < deadline) {
+        testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, 0));
+        if (testutil_await_line (log, "\"topic\":\"task.queued\"", 200))
+            return true;
+    }
+    return false;
+}
+
+//  Without --events it finds the stream from the broker it is given
+//  (--broker, or DROVER_BROKER): where that broker publishes by default,
+//  the port after its ROUTER's. Before: it went to 127.0.0.1:5556, found
+//  nothing and exited 1 (issue 27).
+static void
+test_events_finds_stream_from_broker (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    char log [64];
+    snprintf (log, sizeof log, "/tmp/test-cli-events-%d-found.log", (int) getpid ());
+    unsetenv ("DROVER_EVENTS");
+    const char *flag_args [] = { "--broker-timeout", "1", "events", "--broker", cluster->endpoint,
+                                 NULL };
+    pid_t pid = s_events_start (flag_args, log);
+    bool heard = s_await_stream (dealer, log);
+    bool running = waitpid (pid, NULL, WNOHANG) == 0;
+    testutil_stop (pid, 2000);
+    if (!heard || !running) {
+        char *output = testutil_slurp (log);
+        fail_msg ("events --broker %s heard nothing; it said:\n%s", cluster->endpoint,
+                  output? output: "");
+    }
+    setenv ("DROVER_BROKER", cluster->endpoint, 1);
+    const char *env_args [] = { "--broker-timeout", "1", "events", NULL };
+    pid = s_events_start (env_args, log);
+    unsetenv ("DROVER_BROKER");
+    heard = s_await_stream (dealer, log);
+    testutil_stop (pid, 2000);
+    assert_true (heard);
+    //  A broker that cannot be told (not tcp://HOST:PORT): say so, exit 2
+    const char *odd_args [] = { "events", "--broker", "ipc:///tmp/nothing-here", NULL };
+    pid = s_events_start (odd_args, log);
+    int status = testutil_wait_exit (pid, 5000);
+    assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 2);
+    assert_true (testutil_await_line (log, "give --events", 0));
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+    unlink (log);
+}
+
+//  --since 0 on a fresh broker: the state keeps no event older than its
+//  oldest task, so the worker.up before the first task (seq 1) is gone
+//  once the broker prunes. 0 asks for all that is kept: no "events
+//  1..1 are no longer kept", as it said before (issue 27).
+static void
+test_events_since_0_on_fresh_broker (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    testutil_cluster_add_worker (cluster, 0, "w1", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 10000));
+    uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, 0));
+    //  Until the broker pruned seq 1 (once a second): its replay from 0
+    //  starts above it
+    uint64_t first = 0;
+    int64_t deadline = zclock_mono () + 10000;
+    while (first <= 1 && zclock_mono () < deadline) {
+        drover_msg_t *replay = drover_msg_new (DROVER_MSG_EVENT_REPLAY);
+        replay->seq = 77;
+        replay->limit = 1;
+        drover_msg_t *list = testutil_request (dealer, &replay, 2000);
+        assert_non_null (list);
+        assert_int_equal (list->id, DROVER_MSG_EVENT_LIST);
+        first = list->nevents? list->events [0].seq: 0;
+        drover_msg_destroy (&list);
+    }
+    assert_true (first > 1);
+    char log [64], needle [96];
+    snprintf (log, sizeof log, "/tmp/test-cli-events-%d-fresh.log", (int) getpid ());
+    const char *args [] = { "--broker", cluster->endpoint, "--broker-timeout", "2", "events",
+                            "--events", cluster->events, "--since", "0", NULL };
+    pid_t pid = s_events_start (args, log);
+    snprintf (needle, sizeof needle, "\"topic\":\"task.succeeded\",\"task\":%llu,",
+              (unsigned long long) task);
+    bool replayed = testutil_await_line (log, needle, 10000);
+    testutil_stop (pid, 2000);
+    char *output = testutil_slurp (log);
+    if (!replayed || strstr (output, "no longer kept"))
+        fail_msg ("events --since 0 said:\n%s", output);
+    free (output);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+    unlink (log);
+}
+
+
 //  ---------------------------------------------------------------------
 //  A fake broker that keeps events 1..kept and replays them in pages of
 //  at most 10; once the client has paged to the end and subscribed, it
@@ -339,6 +440,8 @@ main (void)
         cmocka_unit_test (test_events_streams_from_broker),
         cmocka_unit_test (test_events_since_replays_then_follows),
         cmocka_unit_test (test_events_since_pages_dedupes_and_fills_gaps),
+        cmocka_unit_test (test_events_finds_stream_from_broker),
+        cmocka_unit_test (test_events_since_0_on_fresh_broker),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -120,7 +120,8 @@ test_explain_names_what_no_worker_has (void **state)
     s_explain (self, heavy, false, output, sizeof output);
     s_holds (output, "has 24G memory of 30G asked");
     s_holds (output, "verdict: no worker could ever run it: the most memory a worker has is 24G");
-    s_holds (output, "2 ahead: 1 asking more procs, 1 earlier of the same");
+    //  The two before it can never run either: they wait aside, not ahead
+    s_holds (output, "queue:   first in the queue");
 
     s_explain (self, heavy, true, output, sizeof output);
     s_holds (output, "\"never\":true");
@@ -219,8 +220,10 @@ test_tasks_reason_and_run_order (void **state)
             fail_msg ("row %d out of the run order in:\n%s", index, output);
     s_row_holds (rows [0], "busy");
     s_row_holds (rows [1], "procs 64>16");
-    s_row_holds (rows [2], "behind 2");
-    s_row_holds (rows [3], "behind 3");
+    //  Behind the urgent one (and each other), not behind the one too
+    //  wide for any worker: it waits aside
+    s_row_holds (rows [2], "behind 1");
+    s_row_holds (rows [3], "behind 2");
     s_row_holds (rows [4], "no label zone=c");
 
     //  Every state: newest first, a reason for the queued only

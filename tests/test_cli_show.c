@@ -365,6 +365,78 @@ test_show_after_restart (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Wait on the wire for one task; return its TASK DONE (caller destroys)
+static drover_msg_t *
+s_wait_done (zsock_t *dealer, uint64_t task)
+{
+    drover_msg_t *wait = testutil_wait_msg (&task, 1);
+    drover_msg_t *ok = testutil_request (dealer, &wait, 10000);
+    assert_non_null (ok);
+    assert_int_equal (ok->code, DROVER_CODE_OK);
+    drover_msg_destroy (&ok);
+    drover_msg_t *done = testutil_wait_done (dealer, task, 10000);
+    assert_non_null (done);
+    return done;
+}
+
+//  A finished task evicted from the broker's memory (past keep-finished) is
+//  still in its durable history: wait, show and logs answer from there,
+//  with its real state, exit status and output, not "expired"
+static void
+test_evicted_task_answered_from_history (void **state)
+{
+    const char *flags [] = { "--set", "assign/keep-finished=1", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    uint64_t first = s_run_to_end (dealer, "echo first; echo oops >&2", 0,
+                                   DROVER_TASK_SUCCEEDED);
+    uint64_t failed = s_run_to_end (dealer, "echo second; exit 3", 0, DROVER_TASK_FAILED);
+    s_run_to_end (dealer, "echo third", 0, DROVER_TASK_SUCCEEDED);
+
+    drover_msg_t *done = s_wait_done (dealer, first);
+    if (done->end == DROVER_END_EXPIRED)
+        fail_msg ("task %llu: expired, though the history keeps it", (unsigned long long) first);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    assert_int_equal (done->exit_code, 0);
+    assert_string_equal (done->worker, "w1");
+    assert_int_equal (done->out_size, 6);
+    assert_memory_equal (done->out, "first\n", 6);
+    assert_int_equal (done->err_size, 5);
+    assert_memory_equal (done->err, "oops\n", 5);
+    drover_msg_destroy (&done);
+    done = s_wait_done (dealer, failed);
+    assert_int_equal (done->state, DROVER_TASK_FAILED);
+    assert_int_equal (done->exit_code, 3);
+    drover_msg_destroy (&done);
+
+    char first_id [24], failed_id [24];
+    snprintf (first_id, sizeof first_id, "%llu", (unsigned long long) first);
+    snprintf (failed_id, sizeof failed_id, "%llu", (unsigned long long) failed);
+    const char *wait [] = { "wait", "--json", first_id, failed_id, NULL };
+    s_run_t run = s_drover (cluster, NULL, wait);
+    assert_non_null (strstr ((char *) run.out, "\"succeeded\":1,\"failed\":1"));
+    assert_non_null (strstr ((char *) run.out, "\"expired\":0"));
+    s_run_free (&run);
+    run = s_drover_on_task (cluster, NULL, "logs", NULL, first);
+    assert_string_equal (run.err, "");
+    s_assert_output (&run, "first\n", 6);
+    run = s_drover_on_task (cluster, NULL, "logs", "--stderr", first);
+    s_assert_output (&run, "oops\n", 5);
+    char *json = s_show_json (cluster, NULL, failed);
+    assert_non_null (strstr (json, "\"state\":\"failed\""));
+    assert_true (s_number (json, "exit_code") == 3);
+    free (json);
+    //  An id never given is still unknown
+    const char *unknown [] = { "show", "999", NULL };
+    run = s_drover (cluster, NULL, unknown);
+    assert_int_equal (run.status, 1);
+    assert_non_null (strstr (run.err, "unknown task"));
+    s_run_free (&run);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 //  Copy a public key file into the broker's keys directory
 static void
 s_allow (const char *from, const char *to)
@@ -444,6 +516,7 @@ main (void)
         cmocka_unit_test (test_show_worker_killed),
         cmocka_unit_test (test_logs_byte_exact),
         cmocka_unit_test (test_show_after_restart),
+        cmocka_unit_test (test_evicted_task_answered_from_history),
         cmocka_unit_test (test_show_forbidden_for_another_key),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include "drover_assign.h"
 #include "drover_store.h"
 #include "drover_actor.h"
+#include "drover_change.h"
 
 #define S_CLIENT        (const byte *) "\x00\x01" "client", 8
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
@@ -59,7 +60,8 @@ s_expect_frames (zactor_t *actor, const char *command, ...)
     //  What assign says to schedq comes on the link, the rest on the pipe
     bool on_link = streq (command, "QUEUE") || streq (command, "DEQUEUE")
                 || streq (command, "FREE") || streq (command, "PROBATION")
-                || streq (command, "TAKE") || streq (command, "RETURN");
+                || streq (command, "TAKE") || streq (command, "RETURN")
+                || streq (command, "SETTLED");
     zmsg_t *msg = on_link? testutil_expect_link (s_link, command, 3000)
                          : testutil_expect (actor, command, 3000);
     va_list args;
@@ -415,6 +417,108 @@ test_durable_acknowledgements (void **state)
     s_actor_destroy (&actor);
 }
 
+//  A WAIT from principal (client role) for task
+static drover_msg_t *
+s_wait_as (uint64_t task, uint32_t seq, const char *principal)
+{
+    drover_msg_t *wait = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    wait->seq = seq;
+    wait->ntasks = 1;
+    wait->tasks = (uint64_t *) malloc (sizeof (uint64_t));
+    wait->tasks [0] = task;
+    strcpy (wait->principal, principal);
+    wait->roles = DROVER_ROLE_CLIENT;
+    return wait;
+}
+
+//  Expect RECALL ref ids: ask the store for exactly task; returns ref
+static uint64_t
+s_expect_recall (zactor_t *actor, uint64_t task)
+{
+    zmsg_t *recall = testutil_expect (actor, "RECALL", 3000);
+    char *ref = zmsg_popstr (recall);
+    zframe_t *ids = zmsg_pop (recall);
+    assert_int_equal (zframe_size (ids), sizeof (uint64_t));
+    assert_memory_equal (zframe_data (ids), &task, sizeof task);
+    uint64_t number = strtoull (ref, NULL, 10);
+    zstr_free (&ref);
+    zframe_destroy (&ids);
+    zmsg_destroy (&recall);
+    return number;
+}
+
+//  Answer a RECALL as the store does: the kept task (SUCCEEDED, alice's,
+//  out "hi"), then RECALLED ref
+static void
+s_recalled (zactor_t *actor, uint64_t task, uint64_t ref)
+{
+    drover_change_t *change = drover_change_new ("task.restored", task);
+    change->state = DROVER_TASK_SUCCEEDED;
+    change->attempt = 1;
+    strcpy (change->worker, "alpha");
+    change->submit = s_submit_msg (0, 0);
+    change->submit->task = task;
+    strcpy (change->submit->principal, "alice");
+    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    done->task = task;
+    done->state = DROVER_TASK_SUCCEEDED;
+    done->end = DROVER_END_SUCCEEDED;
+    done->outcome = DROVER_OUTCOME_EXITED;
+    drover_msg_set_output (done, (const byte *) "hi", 2, NULL, 0);
+    change->done = done;
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_outbox_say_change (outbox, DROVER_RECORD_RESTORE, &change);
+    drover_outbox_say (outbox, "s8", "RECALLED", ref);
+    testutil_say_batch (zactor_sock (actor), &outbox);
+}
+
+//  With durable history a WAIT on a task evicted from the table (past
+//  keep-finished) is not answered EXPIRED at once: assign asks the store
+//  to read it back (RECALL), and answers once it has (RECALLED), as if
+//  the task were held: its owner checked, its DONE from its result
+static void
+test_evicted_task_recalled (void **state)
+{
+    zactor_t *actor = s_actor_new (5000);
+    zsock_send (actor, "s44444444", "CONFIGURE", 5000, 5, 1000, 0, 1u << 30, 1u << 28,
+                DROVER_DURABILITY_FULL, 5000);             //  keep-finished 0
+    zsock_send (actor, "s88", "LOADED", (uint64_t) 10, (uint64_t) 0);
+    //  bob waits on alice's task 3: refused once the task is back
+    s_hand (actor, S_CLIENT, s_wait_as (3, 7, "bob"));
+    s_recalled (actor, 3, s_expect_recall (actor, 3));
+    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_FORBIDDEN);
+    assert_int_equal (reply->seq, 7);
+    drover_msg_destroy (&reply);
+    //  alice's: OK, then its DONE from the history; kept past keep-finished
+    //  0 until answered, dropped after (read back again for the next WAIT)
+    s_hand (actor, S_CLIENT, s_wait_as (3, 8, "alice"));
+    s_recalled (actor, 3, s_expect_recall (actor, 3));
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    assert_int_equal (reply->seq, 8);
+    drover_msg_destroy (&reply);
+    drover_msg_t *done = s_expect_said (actor, "REPLY", S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    assert_int_equal (done->seq, 8);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    assert_int_equal (done->out_size, 2);
+    assert_memory_equal (done->out, "hi", 2);
+    drover_msg_destroy (&done);
+    //  A task the history no longer keeps: EXPIRED, as without history
+    s_hand (actor, S_CLIENT, s_wait_as (4, 9, "alice"));
+    uint64_t ref = s_expect_recall (actor, 4);
+    zsock_send (actor, "s8", "RECALLED", ref);
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    drover_msg_destroy (&reply);
+    done = s_expect_said (actor, "REPLY", S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    assert_int_equal (done->end, DROVER_END_EXPIRED);
+    drover_msg_destroy (&done);
+    //  An id never given is not asked for
+    s_hand (actor, S_CLIENT, s_wait_as (12, 10, "alice"));
+    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    drover_msg_destroy (&reply);
+    s_actor_destroy (&actor);
+}
+
 //  A report from the worker's registration tells health HEARD worker
 //  route, once per worker a turn however many reports the turn reads
 //  (health holds what only says "alive"; the main invents nothing)
@@ -508,6 +612,17 @@ test_stale_result_after_lost_worker (void **state)
     assert_int_equal (kill->task, task);
     assert_int_equal (kill->attempt, 1);
     drover_msg_destroy (&kill);
+    //  The killed attempt holds alpha's procs: schedq hears SETTLED (the
+    //  link is flushed before the pipe) only once its RESULT came, refused
+    assert_null (testutil_link_recv (s_link, 0));
+    drover_msg_t *killed = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 9);
+    killed->outcome = DROVER_OUTCOME_CANCELLED;
+    s_hand (actor, S_ALPHA, killed);
+    s_expect_heard (actor, "alpha", S_ALPHA);
+    reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_STALE);
+    drover_msg_destroy (&reply);
+    s_expect_frames (actor, "SETTLED", "alpha", NULL);
     //  A repeat of a recorded result is stale too; an unknown task is 404
     result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 2);
     s_hand (actor, S_BETA, result);
@@ -767,6 +882,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_life_cycle),
         cmocka_unit_test (test_durable_acknowledgements),
+        cmocka_unit_test (test_evicted_task_recalled),
         cmocka_unit_test (test_heard_once_a_turn),
         cmocka_unit_test (test_stale_result_after_lost_worker),
         cmocka_unit_test (test_ack_timeout),

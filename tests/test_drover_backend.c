@@ -337,6 +337,44 @@ test_memory_backend (void **state)
     drover_backend_destroy (&backend);
 }
 
+//  One kept task read back by id (for a WAIT on a task evicted from
+//  memory): final with its outputs, or not; 0 for one not kept; the memory
+//  backend keeps none
+static void
+test_read_task (void **state)
+{
+    s_dirs_t *dirs = (s_dirs_t *) *state;
+    char *error = NULL;
+    char text [DROVER_BACKEND_ERROR_MAX];
+    drover_backend_t *backend = drover_backend_open_sqlite (dirs->dir, &error);
+    assert_non_null (backend);
+    drover_change_t *batch [9];
+    testutil_round_trip_batch (batch, true);
+    assert_int_equal (testutil_apply (backend, batch, 9, text), 0);
+    drover_change_t *change = NULL;
+    assert_int_equal (drover_backend_read_task (backend, 3, &change, text, sizeof text), 1);
+    assert_non_null (change);
+    assert_true (change->task == 3);
+    assert_int_equal (change->state, DROVER_TASK_SUCCEEDED);
+    assert_non_null (change->submit);
+    assert_string_equal (change->submit->principal, "alice");
+    assert_non_null (change->done);
+    assert_int_equal (change->done->out_size, 5);
+    assert_memory_equal (change->done->out, "hello", 5);
+    drover_change_destroy (&change);
+    assert_int_equal (drover_backend_read_task (backend, 2, &change, text, sizeof text), 1);
+    assert_int_equal (change->state, DROVER_TASK_RUNNING);
+    assert_null (change->done);
+    drover_change_destroy (&change);
+    assert_int_equal (drover_backend_read_task (backend, 99, &change, text, sizeof text), 0);
+    assert_null (change);
+    drover_backend_destroy (&backend);
+    backend = drover_backend_open_memory ();
+    assert_int_equal (drover_backend_read_task (backend, 1, &change, text, sizeof text), 0);
+    assert_null (change);
+    drover_backend_destroy (&backend);
+}
+
 //  Make a state with a few tasks in dirs->dir, closed
 static void
 s_make_state (s_dirs_t *dirs, uint64_t tasks)
@@ -947,6 +985,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_round_trip, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_read_task, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_admin_round_trip, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_services_round_trip, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_state_without_admin_table_opens, s_setup,

@@ -35,6 +35,37 @@ test_rewrites_czmq_date (void **state)
     s_assert_rewrite ("W: (x) 26-11-24 06:08:25 ", "W: (x) 2026-11-24T05:08:25.123Z ");
 }
 
+//  Rewrite line for a command's user and check the result is expected
+//  ("" for a line dropped)
+static void
+s_assert_tool (const char *line, const char *expected)
+{
+    char out [256];
+    size_t size = drover_log_rewrite_tool (line, strlen (line), "drover", false, out,
+                                           sizeof out);
+    assert_string_equal (out, expected);
+    assert_int_equal (size, strlen (expected));
+}
+
+//  For a command's user: warnings and errors said as its own messages,
+//  the rest of the library's log dropped, other lines as they are (issue 27)
+static void
+test_rewrites_for_a_command (void **state)
+{
+    s_assert_tool ("I: 26-12-06 04:42:01 client: moving from broker=a to broker=b", "");
+    s_assert_tool ("N: (x) 26-12-06 04:42:01 worker: moving", "");
+    s_assert_tool ("D: 26-12-06 04:42:01 anything", "");
+    s_assert_tool ("W: 26-12-06 04:42:01 client: 2 submits without a key not sent again",
+                   "drover: warning: client: 2 submits without a key not sent again");
+    s_assert_tool ("E: (ident) 26-12-06 04:42:01 bad", "drover: error: bad");
+    s_assert_tool ("not a log line", "not a log line");
+    //  Verbose (DROVER_VERBOSE): every line, its level in words
+    char out [256];
+    const char *line = "I: 26-12-06 04:42:01 client: moving";
+    drover_log_rewrite_tool (line, strlen (line), "drover", true, out, sizeof out);
+    assert_string_equal (out, "drover: info: client: moving");
+}
+
 //  A line without czmq's date (a child's own output, a cut line, a date
 //  that is not one) passes through as it is
 static void
@@ -121,6 +152,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_rewrites_czmq_date),
         cmocka_unit_test (test_leaves_other_lines),
+        cmocka_unit_test (test_rewrites_for_a_command),
         cmocka_unit_test (test_cuts_long_line),
         cmocka_unit_test (test_iso8601),
         cmocka_unit_test (test_broker_and_worker_logs),

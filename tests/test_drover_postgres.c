@@ -191,6 +191,14 @@ test_round_trip (void **state)
     testutil_loaded_free (&loaded);
     assert_int_equal (testutil_load (backend, 0, &loaded), 2);
     testutil_loaded_free (&loaded);
+    //  One task read back by id, as load makes it; 0 for one not kept
+    drover_change_t *read = NULL;
+    assert_int_equal (drover_backend_read_task (backend, 3, &read, text, sizeof text), 1);
+    assert_int_equal (read->state, DROVER_TASK_SUCCEEDED);
+    assert_memory_equal (read->done->out, "hello", 5);
+    drover_change_destroy (&read);
+    assert_int_equal (drover_backend_read_task (backend, 99, &read, text, sizeof text), 0);
+    assert_null (read);
 
     testutil_replayed_t replayed = { .count = 0 };
     assert_int_equal (drover_backend_replay (backend, 0, 100, testutil_take_event, &replayed,

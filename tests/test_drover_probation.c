@@ -179,12 +179,51 @@ test_failure_after_lost_is_cleared_on_registration (void **state)
     zframe_destroy (&route);
 }
 
+//  Say UP for worker from route
+static void
+s_up (zactor_t *actor, const char *worker, const char *route)
+{
+    zframe_t *frame = zframe_new (route, strlen (route));
+    zframe_t *running = zframe_new_empty ();
+    zsock_send (actor, "ssf848sf", "UP", worker, frame, (uint64_t) 1, 4, (uint64_t) 0, "",
+                running);
+    zframe_destroy (&running);
+    zframe_destroy (&frame);
+}
+
+//  Say UNSENT worker route: a send on route was refused
+static void
+s_unsent (zactor_t *actor, const char *worker, const char *route)
+{
+    zframe_t *frame = zframe_new (route, strlen (route));
+    zsock_send (actor, "ssf", "UNSENT", worker, frame);
+    zframe_destroy (&frame);
+}
+
+//  A send refused on a connection the worker's newer registration replaced
+//  is not its failure; one on its current registration is
+static void
+test_unsent_on_replaced_connection_forgiven (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up (actor, "alpha", "r-old");
+    s_up (actor, "alpha", "r-new");
+    s_unsent (actor, "alpha", "r-old");
+    s_up (actor, "beta", "r-beta");
+    s_unsent (actor, "beta", "r-beta");
+    s_expect_probation (actor, "beta", "send refused");    //  nothing for alpha before
+    s_unsent (actor, "alpha", "r-new");
+    s_expect_probation (actor, "alpha", "send refused");
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_enter_and_clear_by_success, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_unsent_is_a_failure, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_unsent_on_replaced_connection_forgiven, s_setup,
+                                         s_teardown),
         cmocka_unit_test_setup_teardown (test_clear_by_timeout, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_repeated_failure_resets_timer, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lost_forgets, s_setup, s_teardown),

@@ -132,9 +132,9 @@ test_procs_and_memory_no_worker_has (void **state)
     s_short (&told, "procs 64>16");
 
     s_explain (sched, 2, &told);
-    //  Task 1 asks more procs: it ranks before
-    assert_int_equal (told.whys [0].count, 1);
-    assert_int_equal (told.whys [0].b, 1);
+    //  Task 1 asks more procs, but no worker could ever hold it: it waits
+    //  aside, not ahead
+    assert_int_equal (told.whys [0].count, 0);
     const drover_why_t *mem = s_item (&told, DROVER_WHY_MEM);
     assert_int_equal (mem->count, 2);
     s_says (mem, "has 24G memory of 30G asked");
@@ -393,6 +393,51 @@ test_rows_annotated (void **state)
     assert_string_equal (rows [6].reason, "");
 }
 
+//  Tasks no connected worker could ever run wait aside: they are not
+//  ahead of a task that could run, in its explanation nor in its row;
+//  among themselves, those asking the same still queue (issue 27)
+static void
+test_never_runnable_not_ahead (void **state)
+{
+    drover_sched_t *sched = (drover_sched_t *) *state;
+    s_told_t told;
+    drover_sched_add_worker (sched, "w", 1, S_GIB, NULL);
+    assert_int_equal (drover_sched_push (sched, 1, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_run (sched, NULL, NULL), 1);
+    //  Urgent, but nobody has the label: set aside at the next pass
+    assert_int_equal (drover_sched_push (sched, 2, -5, 1, 0, "zone=c"), 0);
+    assert_int_equal (drover_sched_push (sched, 3, -5, 1, 0, "zone=c"), 0);
+    assert_int_equal (drover_sched_push (sched, 4, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_push (sched, 5, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_sched_run (sched, NULL, NULL), 0);
+
+    s_explain (sched, 5, &told);
+    assert_int_equal (told.whys [0].count, 1);          //  4 only: before the fix 3
+    assert_int_equal (told.whys [0].a, 0);
+    s_says (&told.whys [0], "1 ahead: 1 earlier of the same");
+    s_explain (sched, 4, &told);
+    assert_int_equal (told.whys [0].count, 0);
+    //  Task 3 waits for the same worker task 2 does: 2 runs first
+    s_explain (sched, 3, &told);
+    assert_int_equal (told.whys [0].count, 1);
+    assert_int_equal (s_verdict (&told)->code, DROVER_WHY_NEVER_LABEL);
+
+    //  The rows say the same places
+    drover_task_row_t rows [4];
+    memset (rows, 0, sizeof rows);
+    for (int index = 0; index < 4; index++) {
+        rows [index].task = (uint64_t) (5 - index);
+        rows [index].state = DROVER_TASK_QUEUED;
+    }
+    drover_sched_annotate (sched, rows, 4);
+    assert_string_equal (rows [0].reason, "behind 1");         //  5: behind 4 only
+    assert_string_equal (rows [2].reason, "no label zone=c");  //  3
+    assert_string_equal (rows [3].reason, "no label zone=c");  //  2
+    char kept [sizeof rows [1].reason];
+    snprintf (kept, sizeof kept, "%s", rows [1].reason);       //  4: first, for w
+    assert_null (strstr (kept, "behind"));
+}
+
 //  With an elastic pool, a task no connected worker could ever run is
 //  explained by the pool's types: the cheapest that fits will be started,
 //  or none fits
@@ -447,6 +492,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_many_workers_grouped, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lent_worker, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_rows_annotated, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_never_runnable_not_ahead, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_pool_type_fits_or_not, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -382,6 +382,54 @@ test_probation (void **state)
     s_expect_one (actor, 1, "alpha");
 }
 
+//  Say UP for a worker that says it runs count attempts (tasks 1.., attempt 1)
+static void
+s_up_running (zactor_t *actor, const char *worker, const char *route, uint32_t procs,
+              uint32_t count)
+{
+    drover_taskref_t refs [8];
+    assert_true (count <= 8);
+    for (uint32_t index = 0; index < count; index++) {
+        refs [index].task = index + 1;
+        refs [index].attempt = 1;
+    }
+    zframe_t *frame = zframe_new (route, strlen (route));
+    zframe_t *running = zframe_new (refs, count * sizeof (drover_taskref_t));
+    zsock_send (actor, "ssf848sf4s", "UP", worker, frame, (uint64_t) 1, procs, (uint64_t) 0, "",
+                running, (uint32_t) DROVER_MSG_LEVEL, DROVER_RELEASE);
+    zframe_destroy (&running);
+    zframe_destroy (&frame);
+}
+
+static uint32_t
+    s_procs_used (zactor_t *actor, const char *worker);
+
+//  A worker that registers again reporting attempts it runs (after a
+//  restart of the broker) takes nothing until assign has counted them
+//  (PLACED) and said SETTLED: a request that waits is not placed past its
+//  procs meanwhile. A SETTLED read before its UP counts too.
+static void
+test_registered_again_counts_running_first (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_queue (actor, 5, 0, 1, 0, "");
+    s_up_running (actor, "alpha", "r-alpha", 2, 2);
+    s_quiet (actor);                                    //  not before assign says
+    zsock_send (s_link, "s8s48s", "PLACED", (uint64_t) 1, "alpha", 1, (uint64_t) 0, "");
+    zsock_send (s_link, "s8s48s", "PLACED", (uint64_t) 2, "alpha", 1, (uint64_t) 0, "");
+    zsock_send (s_link, "ss", "SETTLED", "alpha");
+    s_quiet (actor);                                    //  full: 2 of 2 procs
+    assert_int_equal (s_procs_used (actor, "alpha"), 2);
+    testutil_say_free (s_link, 1);
+    s_expect_one (actor, 5, "alpha");
+
+    zsock_send (s_link, "ss", "SETTLED", "beta");       //  read before beta's UP
+    s_quiet (actor);
+    s_queue (actor, 6, 0, 1, 0, "");
+    s_up_running (actor, "beta", "r-beta", 2, 1);
+    s_expect_one (actor, 6, "beta");
+}
+
 //  A lost worker is dropped with its placements; its requests wait for
 //  another worker
 static void
@@ -965,6 +1013,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lost_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_registered_again_counts_running_first, s_setup,
+                                         s_teardown),
         cmocka_unit_test_setup_teardown (test_gone_workers_listed, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_drain_stays_connected, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_admin_kept_by_worker_id, s_setup, s_teardown),

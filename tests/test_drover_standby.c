@@ -170,14 +170,72 @@ test_no_leader_known (void **state)
     drover_msg_destroy (&reply);
 
     //  The leader changes: the next REDIRECT names the new one
-    drover_standby_set_leader (fixture->standby, "b3", "tcp://127.0.0.1:7");
+    zsock_t *leader = zsock_new (ZMQ_ROUTER);
+    int port = zsock_bind (leader, "tcp://127.0.0.1:*");
+    assert_true (port > 0);
+    char endpoint [64];
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+    drover_standby_set_leader (fixture->standby, "b3", endpoint);
     msg = drover_msg_new (DROVER_MSG_WORKER_LIST);
     msg->seq = 5;
     reply = s_exchange (fixture, &msg, 2000);
     assert_non_null (reply);
-    assert_string_equal (reply->leader, "tcp://127.0.0.1:7");
+    assert_string_equal (reply->leader, endpoint);
     assert_string_equal (reply->leader_name, "b3");
     drover_msg_destroy (&reply);
+    zsock_destroy (&leader);
+}
+
+//  Ask the standby until its REDIRECT names leader ("" none), within
+//  timeout msec; the last answer's leader goes into said
+static bool
+s_await_named (s_fixture_t *fixture, const char *leader, char *said, size_t size, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    for (uint32_t seq = 100; zclock_mono () < deadline; seq++) {
+        drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+        msg->seq = seq;
+        drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
+        assert_non_null (reply);
+        assert_int_equal (reply->id, DROVER_MSG_REDIRECT);
+        snprintf (said, size, "%s", reply->leader);
+        drover_msg_destroy (&reply);
+        if (streq (said, leader))
+            return true;
+    }
+    return false;
+}
+
+//  A leader whose endpoint refuses connections (its process killed: the
+//  election still names it until its lease ends) is not named: peers
+//  would go there for nothing. Once something listens there again it is
+//  named again (issue 27).
+static void
+test_dead_leader_not_named (void **state)
+{
+    s_fixture_t *fixture = (s_fixture_t *) *state;
+    int port = testutil_free_port ();
+    char endpoint [64], said [DROVER_ENDPOINT_MAX + 1];
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+    drover_standby_set_leader (fixture->standby, "b1", endpoint);
+    s_say_level (fixture);
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_LIST);
+    msg->seq = 9;
+    drover_msg_t *reply = s_exchange (fixture, &msg, 2000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_REDIRECT);
+    assert_string_equal (reply->leader, "");        //  before: the dead one
+    assert_string_equal (reply->leader_name, "");
+    drover_msg_destroy (&reply);
+    //  It comes back (a leader that was restarting): named again
+    zsock_t *leader = zsock_new (ZMQ_ROUTER);
+    assert_int_equal (zsock_bind (leader, "%s", endpoint), port);
+    assert_true (s_await_named (fixture, endpoint, said, sizeof said, 5000));
+    zsock_destroy (&leader);
+    //  Unreachable (no answer: a dead machine, a firewall) says nothing:
+    //  it is named (the lease decides)
+    drover_standby_set_leader (fixture->standby, "b2", "tcp://10.255.255.1:5555");
+    assert_true (s_await_named (fixture, "tcp://10.255.255.1:5555", said, sizeof said, 2000));
 }
 
 //  Send raw bytes as one frame (or two, with a second), let the standby
@@ -384,6 +442,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_every_request_redirected, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_level_1_peer_told_to_retry, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_no_leader_known, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_dead_leader_not_named, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_malformed_input, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_burst_answered, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_queues_answered, s_setup, s_teardown),

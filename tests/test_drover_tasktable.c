@@ -1019,13 +1019,64 @@ test_up_reconciles_running_list (void **state)
     assert_non_null (testutil_find_action (actions, DROVER_ACTION_FREE, vanished, 0));
     assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, vanished, 0));
     assert_int_equal (s_count (actions, DROVER_ACTION_DONE), 0);
+    //  The killed attempts still hold the worker: schedq is not told SETTLED
+    assert_int_equal (s_count (actions, DROVER_ACTION_SETTLED), 0);
     //  The adopted attempts still finish normally on the new route
     assert_int_equal (s_result (table, assigned, "alpha", 1, DROVER_OUTCOME_EXITED, 0, NULL), 200);
-    assert_non_null (s_event (testutil_take_actions (table), "task.succeeded", assigned));
-    //  A second UP with the same list adopts again, nothing else
+    actions = testutil_take_actions (table);
+    assert_non_null (s_event (actions, "task.succeeded", assigned));
+    assert_int_equal (s_count (actions, DROVER_ACTION_SETTLED), 0);
+    //  Once the killed attempts have sent their RESULT (refused), SETTLED
+    assert_int_equal (s_result (table, 5555, "alpha", 1, DROVER_OUTCOME_CANCELLED, 143, NULL), 404);
+    assert_int_equal (s_count (testutil_take_actions (table), DROVER_ACTION_SETTLED), 0);
+    assert_int_equal (s_result (table, vanished, "alpha", 7, DROVER_OUTCOME_CANCELLED, 143, NULL),
+                      409);
+    actions = testutil_take_actions (table);
+    assert_int_equal (actions->count, 1);
+    drover_action_t *settled = testutil_find_action (actions, DROVER_ACTION_SETTLED, 0, 0);
+    assert_non_null (settled);
+    assert_string_equal (settled->worker, "alpha");
+    //  A second UP with the same list adopts again: only its SETTLED
     drover_taskref_t again [] = { { running, 1 } };
     drover_tasktable_worker_up (table, "alpha", S_BETA, again, 1);
-    assert_int_equal (testutil_take_actions (table)->count, 0);
+    actions = testutil_take_actions (table);
+    assert_int_equal (actions->count, 1);
+    assert_int_equal (s_count (actions, DROVER_ACTION_SETTLED), 1);
+    //  An UP whose killed attempt never reports is settled by the next UP,
+    //  or by LOST: schedq hears one SETTLED for every UP that listed any
+    drover_taskref_t stale [] = { { 6666, 1 } };
+    drover_tasktable_worker_up (table, "alpha", S_BETA, stale, 1);
+    assert_int_equal (s_count (testutil_take_actions (table), DROVER_ACTION_SETTLED), 0);
+    drover_tasktable_worker_up (table, "alpha", S_BETA, stale, 1);
+    assert_int_equal (s_count (testutil_take_actions (table), DROVER_ACTION_SETTLED), 1);
+    drover_tasktable_worker_lost (table, "alpha", "silent");
+    assert_int_equal (s_count (testutil_take_actions (table), DROVER_ACTION_SETTLED), 1);
+    drover_tasktable_destroy (&table);
+}
+
+//  UP of a worker that does not list an attempt still ASSIGNED: the offer
+//  never reached it (it went to a connection the worker had left), nothing
+//  ran, so the task is queued again without a loss, even with lost-retries
+//  0; a RUNNING attempt it does not list is a loss
+static void
+test_up_requeues_unreceived_offer_without_loss (void **state)
+{
+    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_tasktable_configure (table, 5000, 0, 1000, 1000);
+    s_up (table, "alpha", S_ALPHA);
+    uint64_t offered = s_submit (table, 0, 0);
+    uint64_t running = s_submit (table, 0, 0);
+    testutil_take_actions (table);
+    s_assign (table, offered, "alpha", 0, 1);
+    s_assign (table, running, "alpha", 0, 1);
+    s_start (table, running, "alpha", 1);
+    drover_tasktable_worker_up (table, "alpha", S_BETA, NULL, 0);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_int_equal (drover_tasktable_state (table, offered), DROVER_TASK_QUEUED);
+    assert_non_null (s_event (actions, "task.requeued", offered));
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, offered, 0));
+    assert_int_equal (drover_tasktable_state (table, running), DROVER_TASK_FAILED);
+    assert_int_equal (s_count (actions, DROVER_ACTION_SETTLED), 0);     //  it listed none
     drover_tasktable_destroy (&table);
 }
 
@@ -1176,6 +1227,7 @@ main (void)
         cmocka_unit_test (test_queue_full_bytes),
         cmocka_unit_test (test_assign_gives_back),
         cmocka_unit_test (test_up_reconciles_running_list),
+        cmocka_unit_test (test_up_requeues_unreceived_offer_without_loss),
         cmocka_unit_test (test_list),
         cmocka_unit_test (test_many_tasks),
     };

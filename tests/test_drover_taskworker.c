@@ -58,6 +58,26 @@ test_route_is_the_registered_one (void **state)
     drover_taskworker_destroy (&worker);
 }
 
+//  Killed attempts are kept until each one's RESULT; others are not theirs
+static void
+test_killed_attempts_awaited (void **state)
+{
+    drover_taskworker_t *worker = drover_taskworker_new ("gamma");
+    for (uint64_t task = 1; task <= 9; task++)
+        drover_taskworker_await_end (worker, task, 2);
+    assert_int_equal (worker->nkilled, 9);
+    assert_false (drover_taskworker_ended (worker, 4, 1));     //  another attempt
+    assert_false (drover_taskworker_ended (worker, 10, 2));
+    for (int task = 9; task >= 1; task -= 2)
+        assert_true (drover_taskworker_ended (worker, (uint64_t) task, 2));
+    assert_false (drover_taskworker_ended (worker, 5, 2));     //  once only
+    assert_int_equal (worker->nkilled, 4);
+    for (uint64_t task = 2; task <= 8; task += 2)
+        assert_true (drover_taskworker_ended (worker, task, 2));
+    assert_int_equal (worker->nkilled, 0);
+    drover_taskworker_destroy (&worker);
+}
+
 //  Run every test
 int
 main (void)
@@ -65,6 +85,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_detach_keeps_slots_true),
         cmocka_unit_test (test_route_is_the_registered_one),
+        cmocka_unit_test (test_killed_attempts_awaited),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

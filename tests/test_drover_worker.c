@@ -10,7 +10,10 @@
 
 #include "testutil.h"
 #include "drover_worker.h"
+#include "drover_handshake.h"
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 //  The broker side of one test
 typedef struct {
@@ -703,6 +706,82 @@ test_reconnect_when_silent (void **state)
     s_broker_destroy (&broker);
 }
 
+//  A handler that holds the worker's loop until the test writes a byte on
+//  the pipe whose read end *arg is (10 s at most), then succeeds
+static int
+s_held_handler (void *arg, const drover_exec_t *exec, drover_msg_t *result)
+{
+    struct pollfd item = { *(int *) arg, POLLIN, 0 };
+    char byte = 0;
+    bool released = poll (&item, 1, 10000) == 1 && read (item.fd, &byte, 1) == 1;
+    result->outcome = DROVER_OUTCOME_EXITED;
+    result->exit_code = released? 0: 1;
+    return 0;
+}
+
+//  Bind a new ROUTER on the endpoint the last one had, once the old one's
+//  port is free, watched by handshake (made before the bind)
+static void
+s_rebind (s_broker_t *self, drover_handshake_t **handshake_p)
+{
+    zsock_destroy (&self->router);
+    self->router = zsock_new (ZMQ_ROUTER);
+    assert_non_null (self->router);
+    zsock_set_sndhwm (self->router, 0);
+    zsock_set_rcvhwm (self->router, 0);
+    *handshake_p = drover_handshake_new (self->router, false);
+    int64_t deadline = zclock_mono () + 5000;
+    while (zsock_bind (self->router, "%s", self->endpoint) == -1) {
+        assert_true (zclock_mono () < deadline);
+        zclock_sleep (10);      //  paces the tries while the old listener closes
+    }
+}
+
+//  The broker's end went away and came back on the same endpoint (a broker
+//  restarted) while the worker was busy: ZeroMQ connects its DEALER again
+//  by itself. The worker registers first on that new connection: its first
+//  message there is HELLO, not the RESULT it had ready, which follows our
+//  WELCOME (PROTOCOL.md §9)
+static void
+test_hello_first_after_reconnect (void **state)
+{
+    s_broker_t *broker = s_broker_new ();
+    int held [2];
+    assert_int_equal (pipe (held), 0);
+    drover_worker_set_handler (broker->worker, s_held_handler, &held [0]);
+    s_register (broker);
+    s_offer (broker, 41, 1, "held", 0);             //  the handler holds the loop
+    drover_handshake_t *handshake;
+    s_rebind (broker, &handshake);
+    //  The worker's DEALER connects again (ZeroMQ's I/O thread does it)
+    zpoller_t *poller = zpoller_new (drover_handshake_sock (handshake), NULL);
+    int64_t deadline = zclock_mono () + 5000;
+    int outcome = 0;
+    while (outcome != 1 && zclock_mono () < deadline)
+        if (zpoller_wait (poller, (int) (deadline - zclock_mono ())))
+            outcome = drover_handshake_read (handshake);
+    assert_int_equal (outcome, 1);
+    zpoller_destroy (&poller);
+    assert_int_equal (write (held [1], "g", 1), 1);     //  the result is ready now
+
+    drover_msg_t *first = s_recv (broker, 5000);
+    assert_non_null (first);
+    if (first->id != DROVER_MSG_WORKER_HELLO)
+        fail_msg ("first message after the reconnect: %s", drover_msg_name (first->id));
+    assert_int_equal (first->nrunning, 1);              //  it lists the result it keeps
+    assert_true (first->running [0].task == 41);
+    drover_msg_destroy (&first);
+    s_welcome (broker, 100);
+    drover_msg_t *result = s_expect_result (broker, 41);
+    assert_int_equal (result->exit_code, 0);
+    s_answer (broker, &result, DROVER_CODE_OK);
+    s_leave_acked_one (broker, 2);
+    drover_handshake_destroy (&handshake);
+    s_broker_destroy (&broker);
+    close (held [0]);
+    close (held [1]);
+}
+
 //  The in-process handler: what it returns is the result
 static int
 s_echo_handler (void *arg, const drover_exec_t *exec, drover_msg_t *result)
@@ -927,6 +1006,7 @@ main (void)
         cmocka_unit_test (test_leave_goodbye),
         cmocka_unit_test (test_stop_kills_and_says_goodbye),
         cmocka_unit_test (test_reconnect_when_silent),
+        cmocka_unit_test (test_hello_first_after_reconnect),
         cmocka_unit_test (test_handler),
         cmocka_unit_test (test_bad_body),
         cmocka_unit_test (test_real_broker_takes_result_without_started),

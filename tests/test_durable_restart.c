@@ -144,6 +144,61 @@ test_busy_workers_adopted (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  A 2-proc worker runs 2 long tasks while 2 more wait; the broker is killed
+//  and started again. The worker registers again reporting its 2 attempts:
+//  they count against its procs before anything is offered to it, so the
+//  2 queued tasks wait until those end (the worker never hears an offer
+//  past its free procs), and all 4 end once.
+static void
+test_adopted_attempts_fill_the_worker (void **state)
+{
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    zsock_t *client = testutil_dealer (cluster);
+    testutil_cluster_add_worker (cluster, 0, "w-full", 2, NULL);
+    assert_true (testutil_wait_workers (client, 1, 10000));
+    enum { S_TASKS = 4 };
+    uint64_t ids [S_TASKS];
+    char script [PATH_MAX + 96];
+    snprintf (script, sizeof script,
+              "i=0; while [ ! -e %s/go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done",
+              cluster->logdir);
+    for (int index = 0; index < S_TASKS; index++) {
+        drover_msg_t *submit = testutil_submit_msg (script, 0, 1, DROVER_SUBMIT_NOTIFY);
+        ids [index] = testutil_submit (client, submit);
+    }
+    char worker [DROVER_ID_MAX + 1];
+    assert_true (testutil_wait_running (client, ids [0], worker, 10000));
+    assert_true (testutil_wait_running (client, ids [1], worker, 10000));
+
+    testutil_cluster_kill_restart (cluster, NULL);
+    zsock_destroy (&client);
+    client = testutil_dealer (cluster);
+    char log [PATH_MAX];
+    snprintf (log, sizeof log, "%s", testutil_cluster_log (cluster, "broker"));
+    assert_true (testutil_await_line (log, "worker=w-full state=UP", 10000));
+    drover_msg_t *wait = testutil_wait_msg (ids, S_TASKS);
+    drover_msg_t *ok = testutil_request (client, &wait, 10000);
+    assert_non_null (ok);
+    assert_int_equal (ok->code, 200);
+    drover_msg_destroy (&ok);
+    drover_msg_t *table = s_list (client, S_TASKS);
+    assert_int_equal (table->counts [DROVER_TASK_RUNNING], 2);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 2);
+    drover_msg_destroy (&table);
+    char go [PATH_MAX];
+    snprintf (go, sizeof go, "%s/go", cluster->logdir);
+    FILE *file = fopen (go, "w");
+    assert_non_null (file);
+    fclose (file);
+    testutil_expect_all_succeeded (client, ids, S_TASKS, 30000);
+
+    //  Every offer the worker took was logged before its result came
+    assert_int_equal (testutil_count_lines_with (testutil_cluster_log (cluster, "w-full"),
+                                                 "offer past free procs"), 0);
+    zsock_destroy (&client);
+    testutil_cluster_destroy (&cluster);
+}
+
 //  Order two task ids, for qsort
 static int
 s_compare_ids (const void *one, const void *other)
@@ -647,6 +702,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_queued_tasks_survive_kill),
+        cmocka_unit_test (test_adopted_attempts_fill_the_worker),
         cmocka_unit_test (test_service_definitions_survive_kill),
         cmocka_unit_test (test_busy_workers_adopted),
         cmocka_unit_test (test_kill_cycles_with_keys),

@@ -7,7 +7,8 @@
     Each broker binds every address (a wildcard) and advertises tcp://127.0.0.1:PORT
     (--advertise). The worker trusts a directory of the brokers' public
     keys and names each broker's in its list (`ENDPOINT=b1,ENDPOINT=b2`).
-    `drover status` asks each broker with its own key, given flag by flag.
+    `drover status` asks each broker with its own key, given flag by flag;
+    `drover events` hears the leader's stream before and after the kill.
     The client (the library, drover_client_set_server_keys) is given only
     the standby's endpoint, paired with its key: the standby redirects it
     to the leader, whose key it takes by the leader's name (b1.key for
@@ -74,9 +75,10 @@ test_failover_with_a_key_pair_per_broker (void **state)
     int leader = testutil_ha_leader (ha, 5000);
     assert_true (leader >= 0);
     int standby = 1 - leader;
-    char worker_key [160], client_key [160];
+    char worker_key [160], client_key [160], admin_key [160];
     snprintf (worker_key, sizeof worker_key, "%s", testutil_ha_add_key (ha, "workers", "w1"));
     snprintf (client_key, sizeof client_key, "%s", testutil_ha_add_key (ha, "clients", "alice"));
+    snprintf (admin_key, sizeof admin_key, "%s", testutil_ha_add_key (ha, "admins", "ops"));
 
     //  The worker: both brokers, each named with its key, the keys a directory
     char list [256];
@@ -89,6 +91,15 @@ test_failover_with_a_key_pair_per_broker (void **state)
     zsock_t *dealer = testutil_ha_dealer (ha, leader);
     assert_true (testutil_wait_workers (dealer, 1, 15000));
     s_check_status (ha, client_key);
+    //  The event stream: every broker's publisher, each with its key, and
+    //  what the leader keeps from the start (--since 0)
+    const char *events_argv [] = { DROVER_BIN, "--broker", list, "--key", admin_key,
+                                   "--server-key", ha->broker_keys, "events", "--since", "0",
+                                   NULL };
+    char events_log [160];
+    snprintf (events_log, sizeof events_log, "%s", testutil_ha_log (ha, "events"));
+    pid_t events = testutil_spawn (events_argv, events_log);
+    assert_true (events > 0);
 
     //  The client: only the standby, with its key; the leader's is learned
     //  from the standby's REDIRECT, by the leader's name
@@ -109,6 +120,10 @@ test_failover_with_a_key_pair_per_broker (void **state)
     char worker [DROVER_ID_MAX + 1];
     assert_true (testutil_wait_running (dealer, task, worker, 15000));
     zsock_destroy (&dealer);
+    if (!testutil_await_line (events_log, "task.running", 10000)) {
+        char *log = testutil_slurp (events_log);
+        fail_msg ("drover events heard no task.running from the leader:\n%s", log);
+    }
 
     //  kill -9 the leader while the task runs; the client waits on
     pid_t old = ha->brokers [leader];
@@ -125,6 +140,13 @@ test_failover_with_a_key_pair_per_broker (void **state)
     assert_string_equal (seen.out, "ran-once\n");
     assert_string_equal (drover_client_endpoint (client), ha->endpoints [standby]);
     drover_client_destroy (&client);
+    //  ... and the new leader's events are heard, with its key
+    if (!testutil_await_line (events_log, "task.succeeded", 15000)) {
+        char *log = testutil_slurp (events_log);
+        fail_msg ("drover events heard no task.succeeded from the new leader:\n%s", log);
+    }
+    testutil_stop (events, 5000);
+    assert_int_equal (testutil_count_lines_with (events_log, "refused"), 0);
 
     //  Started once (adopted by the new leader, not run again); the worker
     //  registered with the new leader, and no handshake of its was refused

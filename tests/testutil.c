@@ -35,6 +35,31 @@ testutil_free_port (void)
     return ntohs (addr.sin_port);
 }
 
+//  True if port is free on 127.0.0.1 (a bind works)
+static bool
+s_port_free (int port)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    assert (fd >= 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    bool free_ = bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0;
+    close (fd);
+    return free_;
+}
+
+//  A free port whose next one is free too: a broker's ROUTER and, on the
+//  next port, its events, as `drover events` finds them
+int
+testutil_free_port_pair (void)
+{
+    while (true) {
+        int port = testutil_free_port ();
+        if (port < 65535 && s_port_free (port + 1))
+            return port;
+    }
+}
+
 //  Fork and exec argv with output going to log_path
 pid_t
 testutil_spawn (const char *const argv [], const char *log_path)
@@ -282,8 +307,8 @@ static bool
 s_broker_start (testutil_cluster_t *self, const char *extra_flags [], bool fresh_ports)
 {
     if (fresh_ports) {
-        self->port = testutil_free_port ();
-        self->events_port = testutil_free_port ();
+        self->port = testutil_free_port_pair ();
+        self->events_port = self->port + 1;
     }
     snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", self->port);
     snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", self->events_port);

@@ -19,6 +19,11 @@
 int
     testutil_free_port (void);
 
+//  A free port on loopback whose next one is free too (the events of a
+//  broker whose ROUTER is on the first: `drover events` finds them there)
+int
+    testutil_free_port_pair (void);
+
 //  Start argv (NULL-terminated) as a child process, its stdout and stderr
 //  appended to log_path (or inherited if NULL). Returns the pid, or -1.
 pid_t

@@ -236,10 +236,11 @@ s_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [], const ch
     const char *pg_args [] = { "start", pg_dir, pg_port, NULL };
     s_server_script ("pg_server.sh", pg_args, self->postgres, sizeof self->postgres);
     for (int index = 0; index < nbrokers; index++) {
+        int port = testutil_free_port_pair ();     //  events on the next port
         snprintf (self->endpoints [index], sizeof self->endpoints [index], "tcp://127.0.0.1:%d",
-                  testutil_free_port ());
+                  port);
         snprintf (self->events [index], sizeof self->events [index], "tcp://127.0.0.1:%d",
-                  testutil_free_port ());
+                  port + 1);
         size_t used = strlen (self->endpoint_list);
         snprintf (self->endpoint_list + used, sizeof self->endpoint_list - used, "%s%s",
                   index? ",": "", self->endpoints [index]);

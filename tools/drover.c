@@ -10,6 +10,7 @@
 */
 
 #include "drover_cli.h"
+#include "drover_log.h"
 #include "drover_broker.h"
 #include "drover_benchmark.h"
 #include "drover_agent.h"
@@ -139,7 +140,7 @@ s_usage (FILE *stream)
         "  drover service scale NAME N | delete NAME\n"
         "  drover plan drain | hold WORKER [--json]\n"
         "  drover plan service scale NAME N [--json]\n"
-        "  drover events [--topic PREFIX] [--events ENDPOINT]\n"
+        "  drover events [--topic PREFIX] [--since SEQ]\n"
         "  drover top [-d SECONDS]\n"
         "  drover keygen NAME [--dir DIR] [--worker-ids ID[,ID...]] [--force] [--json]\n"
         "  drover bench [options]\n"
@@ -154,7 +155,8 @@ s_usage (FILE *stream)
         "                            named queue Q, asked of this list; $DROVER_QUEUE)\n"
         "  --broker-timeout SECONDS  how long to wait for each reply of the broker, which is\n"
         "                            then reported unreachable (default $DROVER_TIMEOUT, else %.0f)\n"
-        "  --events ENDPOINT         event stream for `events` (default $DROVER_EVENTS, else %s)\n"
+        "  --events ENDPOINT[,...]   event streams for `events` (default $DROVER_EVENTS, else\n"
+        "                            each broker's port + 1: %s)\n"
         "  --key FILE                your CURVE key pair (NAME.key or NAME.key_secret; default\n"
         "                            $DROVER_KEY, else ~/.config/drover/client.key if it exists)\n"
         "  --server-key FILE|DIR     the broker's public key (default $DROVER_SERVER_KEY, else\n"
@@ -262,10 +264,15 @@ s_is_flag (const char *argument, const char *flag)
 int
 main (int argc, char **argv)
 {
-    //  What the libraries log (a client moving to another broker...) is
-    //  not a command's output: stdout stays for what the command prints.
+    //  What the libraries log is not a command's output: stdout stays for
+    //  what the command prints, and stderr hears only their warnings and
+    //  errors, said as the command's own messages are (a client moving to
+    //  the next broker of its list is not news; DROVER_VERBOSE=1 says it).
     //  `drover broker` and `drover worker` choose their own log stream.
-    zsys_set_logstream (stderr);
+    const char *verbose = getenv ("DROVER_VERBOSE");
+    bool chatty = verbose && *verbose && strneq (verbose, "0");
+    if (drover_log_init_tool (STDERR_FILENO, "drover", chatty))
+        zsys_set_logstream (stderr);
     const char *timeout = getenv ("DROVER_TIMEOUT");
     uint32_t msec;
     if (timeout && drover_cli_parse_seconds ("", "DROVER_TIMEOUT", timeout, 86400, &msec) == 0

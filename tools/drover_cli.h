@@ -368,6 +368,53 @@ int
 drover_client_t *
     drover_cli_brokers_connect (const char *command, drover_cli_brokers_t *brokers);
 
+//  The event streams `drover events` hears (tools/drover_cli_feed.c): one
+//  SUB connected to every broker's publisher it knows of, watched
+typedef struct _drover_cli_feed_t drover_cli_feed_t;
+
+#define DROVER_CLI_FEED_UP      1   //  a publisher's handshake succeeded
+#define DROVER_CLI_FEED_DOWN    2   //  a publisher that was up went down
+#define DROVER_CLI_FEED_REFUSED 3   //  a publisher refused our handshake
+
+//  Write into out (size bytes) where a broker whose ROUTER is at router
+//  publishes by default: tcp://HOST:PORT+1. Returns 0, or -1 if router
+//  is not tcp://HOST:PORT (a port below 65535, no wildcard).
+int
+    drover_cli_feed_derive (const char *router, char *out, size_t size);
+//  Create a feed: a SUB (CURVE with the key pair key, if set: each
+//  publisher's server key comes with it, drover_cli_feed_add) subscribed
+//  to the topics (none: everything), watched, connected to nothing yet.
+//  NULL with *error_p (ours to free) if the key is unusable.
+drover_cli_feed_t *
+    drover_cli_feed_new (const char *key, const char **topics, int ntopics, char **error_p);
+//  Destroy the feed; harmless on NULL
+void
+    drover_cli_feed_destroy (drover_cli_feed_t **self_p);
+//  Connect to the publisher at endpoint, unless connected already; with
+//  CURVE, server_key is its broker's public key (Z85; each publisher has
+//  its broker's). Returns 1 if it is new, 0 if known, -1 if ZeroMQ does
+//  not take it, -2 if no server key is given with CURVE.
+int
+    drover_cli_feed_add (drover_cli_feed_t *self, const char *endpoint,
+                         const char *server_key);
+//  Return the SUB, to poll and read
+zsock_t *
+    drover_cli_feed_sock (drover_cli_feed_t *self);
+//  Return the monitor, to poll: drover_cli_feed_read takes what it says
+zsock_t *
+    drover_cli_feed_monitor (drover_cli_feed_t *self);
+//  Read one connection event: DROVER_CLI_FEED_UP, _DOWN, _REFUSED (reason
+//  says why), or 0; the publisher's endpoint goes into endpoint
+int
+    drover_cli_feed_read (drover_cli_feed_t *self, char *endpoint, size_t endpoint_size,
+                          char *reason, size_t reason_size);
+//  Return how many publishers are up
+size_t
+    drover_cli_feed_up (drover_cli_feed_t *self);
+//  Return the publishers connected to, ", "-separated (borrowed)
+const char *
+    drover_cli_feed_list (drover_cli_feed_t *self);
+
 //  The named queues (tools/drover_cli_queues.c). Print a QUEUE TABLE's
 //  queues for people, a line each (name, owner, owner endpoint) under a
 //  "queues:" label; nothing when there are none (table may be NULL)

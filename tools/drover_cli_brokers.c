@@ -21,6 +21,7 @@
 #include "drover_keys.h"
 #include "drover_handshake.h"
 #include <ctype.h>
+#include <netdb.h>
 
 struct _drover_cli_brokers_t {
     drover_endpoints_t *list;   //  the endpoints in the list's order, owned
@@ -131,6 +132,51 @@ s_note_answer (drover_cli_brokers_t *self, size_t index, drover_msg_t *reply)
     }
 }
 
+//  Resolve tcp://HOST:PORT's host and port into *found (ours to free
+//  with freeaddrinfo); false if it is not one or does not resolve
+static bool
+s_resolve (const char *endpoint, struct addrinfo **found)
+{
+    const char *colon = strrchr (endpoint, ':');
+    if (strncmp (endpoint, "tcp://", 6) || !colon || colon <= endpoint + 6)
+        return false;
+    char host [256];
+    const char *start = endpoint + 6;
+    size_t length = (size_t) (colon - start);
+    if (*start == '[' && length >= 2 && colon [-1] == ']') {
+        start++;
+        length -= 2;
+    }
+    if (length >= sizeof host)
+        return false;
+    memcpy (host, start, length);
+    host [length] = 0;
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+    return getaddrinfo (host, colon + 1, &hints, found) == 0;
+}
+
+//  True if two endpoints are one broker's: the same text, or TCP to the
+//  same port of a host they both resolve to (a list may name by host
+//  name a broker that advertises its address)
+static bool
+s_same_endpoint (const char *one, const char *two)
+{
+    if (streq (one, two))
+        return true;
+    struct addrinfo *first = NULL, *second = NULL;
+    bool same = false;
+    if (s_resolve (one, &first) && s_resolve (two, &second))
+        for (struct addrinfo *a = first; a && !same; a = a->ai_next)
+            for (struct addrinfo *b = second; b && !same; b = b->ai_next)
+                same = a->ai_addrlen == b->ai_addrlen
+                    && memcmp (a->ai_addr, b->ai_addr, a->ai_addrlen) == 0;
+    if (first)
+        freeaddrinfo (first);
+    if (second)
+        freeaddrinfo (second);
+    return same;
+}
+
 //  A leader's name, from a standby that names its endpoint
 static void
 s_name_leaders (drover_cli_brokers_t *self)
@@ -141,7 +187,7 @@ s_name_leaders (drover_cli_brokers_t *self)
              other++) {
             drover_cli_broker_t *standby = &self->rows [other];
             if (standby->state == DROVER_CLI_BROKER_STANDBY && *standby->leader_name
-            &&  streq (standby->leader, row->endpoint)) {
+            &&  s_same_endpoint (standby->leader, row->endpoint)) {
                 snprintf (row->leader_name, sizeof row->leader_name, "%s",
                           standby->leader_name);
                 break;
@@ -295,7 +341,7 @@ drover_cli_brokers_warning (drover_cli_brokers_t *self)
     for (size_t index = 0; leaders == 1 && index < self->size; index++) {
         const drover_cli_broker_t *row = &self->rows [index];
         if (row->state == DROVER_CLI_BROKER_STANDBY && *row->leader
-        &&  !streq (row->leader, leader))
+        &&  !s_same_endpoint (row->leader, leader))
             return zsys_sprintf ("split view: %s names leader %s%s%s, but %s answered as "
                                  "leader", row->endpoint, row->leader_name,
                                  *row->leader_name? " at ": "", row->leader, leader);

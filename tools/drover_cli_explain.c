@@ -196,16 +196,24 @@ drover_cli_explain (int argc, char **argv)
     return rc;
 }
 
-//  Ask why a task waits and say it in a few words into text: the verdict's
-//  sentence. Returns 1 if no connected worker could ever run it, 0 if it
-//  could or is not waiting, -1 if the broker did not say (text empty).
-int
-drover_cli_explain_verdict (drover_client_t *client, uint64_t task, char *text, size_t size)
+//  Ask why a task waits and say it in a few words into text: the
+//  verdict's sentence; *workers_p gets how many connected workers the
+//  explanation counts. Returns 1 if no connected worker could ever run
+//  it, 0 if one could or it does not wait, -1 if the broker did not say
+//  (text empty).
+static int
+s_verdict_workers (drover_client_t *client, uint64_t task, char *text, size_t size,
+                   uint64_t *workers_p)
 {
     text [0] = 0;
+    *workers_p = 0;
     drover_msg_t *reply = drover_client_explain (client, task);
     if (!reply)
         return -1;
+    for (uint32_t index = 0; index < reply->nwhys; index++)
+        if (reply->whys [index].code > DROVER_WHY_AHEAD
+        &&  reply->whys [index].code < DROVER_WHY_NEXT)
+            *workers_p += reply->whys [index].count;
     const drover_why_t *verdict = drover_why_verdict (reply->whys, reply->nwhys);
     if (verdict)
         drover_why_sentence (verdict, text, size);
@@ -214,19 +222,55 @@ drover_cli_explain_verdict (drover_client_t *client, uint64_t task, char *text, 
     return never;
 }
 
+//  Ask why a task waits and say it in a few words into text: the verdict's
+//  sentence. Returns 1 if no connected worker could ever run it, 0 if it
+//  could or is not waiting, -1 if the broker did not say (text empty).
+int
+drover_cli_explain_verdict (drover_client_t *client, uint64_t task, char *text, size_t size)
+{
+    uint64_t workers;
+    return s_verdict_workers (client, task, text, size, &workers);
+}
+
 
 //  ---------------------------------------------------------------------
 //  Warnings and watching: submit and wait say why tasks cannot run
 
+//  Msec a broker that just took over may have fewer workers than it will
+//  (they are finding it: PROTOCOL.md §17), and between two looks then
+#define S_TAKEOVER_GRACE    2000
+#define S_LOOK_AGAIN        200
+
+//  True if the command was given several brokers: the one that answers
+//  may have just taken over from another
+static bool
+s_several_brokers (void)
+{
+    const char *list = drover_cli_globals.broker? drover_cli_globals.broker
+                     : getenv ("DROVER_BROKER");
+    return list && strchr (list, ',');
+}
+
 //  Warn on stderr if no connected worker could ever run a task just
 //  submitted (count tasks alike from first on, for a --file: one warning
 //  for them all); the verdict's words go into text (may be empty).
-//  Returns true if it warned.
+//  Returns true if it warned. With several brokers, the one that answers
+//  may have just taken over, its workers still on their way: while no
+//  worker is connected, or more come, it looks again for a while first.
 bool
 drover_cli_explain_warn (drover_client_t *client, const char *command, uint64_t first,
                          size_t count, char *text, size_t size)
 {
-    if (drover_cli_explain_verdict (client, first, text, size) != 1)
+    uint64_t workers = 0, before = 0;
+    int never = s_verdict_workers (client, first, text, size, &workers);
+    int64_t until = zclock_mono () + S_TAKEOVER_GRACE;
+    while (never == 1 && s_several_brokers () && (workers == 0 || workers > before)
+       &&  zclock_mono () < until && !zsys_interrupted) {
+        zclock_sleep (S_LOOK_AGAIN);
+        before = workers;
+        never = s_verdict_workers (client, first, text, size, &workers);
+    }
+    if (never != 1)
         return false;
     //  "no worker could ever run it: WHY": say WHY after our own words
     const char *why = strstr (text, ": ");

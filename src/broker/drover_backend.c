@@ -27,6 +27,8 @@ typedef struct {
                      char *error, size_t error_size);
     int64_t (*replay) (void *handle, uint64_t since, size_t max, drover_backend_event_fn *fn,
                        void *arg, char *error, size_t error_size);
+    int (*read_task) (void *handle, uint64_t id, drover_change_t **change_p,
+                      char *error, size_t error_size);
     int64_t (*prune) (void *handle, uint64_t keep_count, uint64_t keep_age,
                       uint64_t keep_events, uint64_t now, size_t max_rows,
                       char *error, size_t error_size);
@@ -81,6 +83,13 @@ s_sqlite_replay (void *handle, uint64_t since, size_t max, drover_backend_event_
                                  error, error_size);
 }
 
+static int
+s_sqlite_read_task (void *handle, uint64_t id, drover_change_t **change_p,
+                    char *error, size_t error_size)
+{
+    return drover_sqlite_read_task ((drover_sqlite_t *) handle, id, change_p, error, error_size);
+}
+
 static int64_t
 s_sqlite_prune (void *handle, uint64_t keep_count, uint64_t keep_age, uint64_t keep_events,
                 uint64_t now, size_t max_rows, char *error, size_t error_size)
@@ -120,7 +129,8 @@ s_sqlite_load_services (void *handle, drover_backend_service_fn *fn, void *arg,
 
 static const s_backend_ops_t
 s_sqlite_ops = {
-    "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay, s_sqlite_prune,
+    "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay,
+    s_sqlite_read_task, s_sqlite_prune,
     s_sqlite_save_admin, s_sqlite_load_admin, s_sqlite_save_service, s_sqlite_load_services,
     NULL
 };
@@ -158,6 +168,14 @@ s_postgres_replay (void *handle, uint64_t since, size_t max, drover_backend_even
 {
     return drover_postgres_replay ((drover_postgres_t *) handle, since, max, fn, arg,
                                    error, error_size);
+}
+
+static int
+s_postgres_read_task (void *handle, uint64_t id, drover_change_t **change_p,
+                      char *error, size_t error_size)
+{
+    return drover_postgres_read_task ((drover_postgres_t *) handle, id, change_p,
+                                      error, error_size);
 }
 
 static int64_t
@@ -208,7 +226,7 @@ s_postgres_fenced (void *handle)
 static const s_backend_ops_t
 s_postgres_ops = {
     "postgresql", s_postgres_destroy, s_postgres_apply, s_postgres_load, s_postgres_replay,
-    s_postgres_prune, s_postgres_save_admin, s_postgres_load_admin, s_postgres_save_service,
+    s_postgres_read_task, s_postgres_prune, s_postgres_save_admin, s_postgres_load_admin, s_postgres_save_service,
     s_postgres_load_services, s_postgres_fenced
 };
 
@@ -237,6 +255,13 @@ s_memory_load (void *handle, size_t max_final, drover_backend_task_fn *fn, void 
 static int64_t
 s_memory_replay (void *handle, uint64_t since, size_t max, drover_backend_event_fn *fn,
                  void *arg, char *error, size_t error_size)
+{
+    return 0;
+}
+
+static int
+s_memory_read_task (void *handle, uint64_t id, drover_change_t **change_p,
+                    char *error, size_t error_size)
 {
     return 0;
 }
@@ -278,7 +303,8 @@ s_memory_load_services (void *handle, drover_backend_service_fn *fn, void *arg,
 
 static const s_backend_ops_t
 s_memory_ops = {
-    "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay, s_memory_prune,
+    "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay,
+    s_memory_read_task, s_memory_prune,
     s_memory_save_admin, s_memory_load_admin, s_memory_save_service, s_memory_load_services,
     NULL
 };
@@ -434,6 +460,16 @@ drover_backend_replay (drover_backend_t *self, uint64_t since, size_t max,
 {
     assert (self && fn && error && error_size);
     return self->ops->replay (self->handle, since, max, fn, arg, error, error_size);
+}
+
+//  Read one kept task by id
+int
+drover_backend_read_task (drover_backend_t *self, uint64_t id, drover_change_t **change_p,
+                          char *error, size_t error_size)
+{
+    assert (self && change_p && error && error_size);
+    *change_p = NULL;
+    return self->ops->read_task (self->handle, id, change_p, error, error_size);
 }
 
 //  Delete old final tasks and old events, at most max_rows at a time

@@ -158,6 +158,14 @@ int64_t
     drover_backend_load (drover_backend_t *self, size_t max_final, drover_backend_task_fn *fn,
                          void *arg, char *error, size_t error_size);
 
+//  Read one kept task by id, final or not, as load makes it (a change
+//  "task.restored" with its submit, and its done if final) into *change_p
+//  (the caller's). Returns 1, 0 if the task is not kept (never, or pruned;
+//  the memory backend keeps none), or -1 with error set.
+int
+    drover_backend_read_task (drover_backend_t *self, uint64_t id, drover_change_t **change_p,
+                              char *error, size_t error_size);
+
 //  Hand fn the kept events with seq > since, in order, at most max of
 //  them. Returns the number handed, or -1 with error set.
 int64_t

@@ -450,15 +450,16 @@ static void
     s_route_command (s_broker_t *self, const char *command, zmsg_t *msg);
 
 //  A send to a worker was refused (peer gone): the main's own I/O outcome,
-//  said as UNSENT worker to whoever the routing table says hears it
+//  said as UNSENT worker route to whoever the routing table says hears it
 static void
-s_send_refused (s_broker_t *self, const char *worker)
+s_send_refused (s_broker_t *self, const char *worker, const byte *route, size_t route_size)
 {
     self->refused++;
     if (*worker) {
         zsys_warning ("broker: send refused worker=%s: %s", worker, zmq_strerror (zmq_errno ()));
         zmsg_t *unsent = zmsg_new ();
         zmsg_addstr (unsent, worker);
+        zmsg_addmem (unsent, route, route_size);    //  the connection it was refused on
         s_route_command (self, "UNSENT", unsent);
         zmsg_destroy (&unsent);
     }
@@ -470,7 +471,7 @@ s_send_record (s_broker_t *self, drover_record_t *record)
 {
     if (s_send_to_peer (self, drover_record_route (record), record->route_size,
                         &record->payload) == -1)
-        s_send_refused (self, record->worker);
+        s_send_refused (self, record->worker, drover_record_route (record), record->route_size);
 }
 
 //  A record an actor said, routed by the table: SEND to a peer, CHANGE

@@ -77,6 +77,7 @@ static const struct {
     { 0, "LEASE",     S_TO (S_ASSIGN) | S_LINK, 0 },
     { 0, "REVOKE",    S_TO (S_ASSIGN) | S_LINK, 0 },
     { 0, "PLACED",    S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "SETTLED",   S_TO (S_SCHEDQ) | S_LINK, 0 },
     { 0, "KEEPADMIN", S_TO (S_STORE), 0 },       //  an operator's setting, to keep
     { 0, "LOAD",      S_TO (S_POOL), 0 },        //  what waits unplaced, each worker's load
     { 0, "RETIRED",   S_TO (S_POOL), 0 },        //  a retired worker is idle
@@ -94,6 +95,7 @@ static const struct {
     { 0, "CHANGE",    S_TO (S_STORE), 0 },
     { 0, "REPLY",     S_TO (S_STORE), 0 },
     { 0, "RESTORED",  S_TO (S_STORE), 0 },
+    { 0, "RECALL",    S_TO (S_STORE), 0 },       //  tasks to read back from the history
     //  store
     { 0, "PUBLISH",   S_PUBLISH, 0 },
     { 0, "RESTORE",   S_TO (S_ASSIGN), 0 },
@@ -102,6 +104,7 @@ static const struct {
     { 0, "STATE",     S_TO (S_HEALTH) | S_TO (S_ASSIGN), 0 },
     { 0, "LOADED",    S_TO (S_ASSIGN) | S_TO (S_RECONCILER) | S_SELF, 0 },
     { 0, "UNSAVED",   S_TO (S_ASSIGN), 0 },
+    { 0, "RECALLED",  S_TO (S_ASSIGN), 0 },      //  a RECALL's tasks said (RESTORE)
     { 0, "FATAL",     S_SELF, 0 },
     { 0, "FENCED",    S_SELF, 0 },       //  a newer leader holds the state: stop serving
     //  the main itself: a send to a worker refused; a key gone from the keys

@@ -192,6 +192,8 @@ s_statements [S_STATEMENTS] = {
                             " ON CONFLICT (name) DO UPDATE SET def = excluded.def", 0, NULL },
     [S_FORGET_SERVICE]  = { "DELETE FROM drover_services WHERE name = $1::bytea", 0, NULL },
     [S_LOAD_SERVICES]   = { "SELECT name, def FROM drover_services ORDER BY name", 0, NULL },
+    [S_READ_TASK]       = { "SELECT " S_TASK_COLUMNS " FROM drover_tasks WHERE id = $1::bigint",
+                            0, NULL },
 };
 
 static int

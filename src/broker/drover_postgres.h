@@ -51,6 +51,11 @@ int64_t
                           drover_backend_task_fn *fn, void *arg,
                           char *error, size_t error_size);
 
+//  Read one kept task by id (see drover_backend_read_task)
+int
+    drover_postgres_read_task (drover_postgres_t *self, uint64_t id, drover_change_t **change_p,
+                               char *error, size_t error_size);
+
 //  Replay the kept events after since (see drover_backend_replay)
 int64_t
     drover_postgres_replay (drover_postgres_t *self, uint64_t since, size_t max,

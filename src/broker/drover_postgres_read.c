@@ -185,6 +185,28 @@ drover_postgres_load (drover_postgres_t *self, size_t max_final, drover_backend_
     return loaded;
 }
 
+//  Read one kept task by id: 1 and *change_p, 0 if not kept, or -1
+int
+drover_postgres_read_task (drover_postgres_t *self, uint64_t id, drover_change_t **change_p,
+                           char *error, size_t error_size)
+{
+    assert (self && change_p && error);
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_int (&params, 1, (int64_t) (id > INT64_MAX? INT64_MAX: id));
+    if (s_query (self, S_READ_TASK, &params, error, error_size))
+        return -1;
+    PGresult *result = drover_pgconn_result (self->conn, 0);
+    if (!result || PQntuples (result) == 0)
+        return 0;
+    *change_p = s_restored (result, 0);
+    if (!*change_p) {
+        snprintf (error, error_size, "%s: damaged drover state (task %" PRIu64 " out of bounds)",
+                  drover_pgconn_name (self->conn), id);
+        return -1;
+    }
+    return 1;
+}
+
 //  Hand fn the kept events with seq > since, in order, at most max
 int64_t
 drover_postgres_replay (drover_postgres_t *self, uint64_t since, size_t max,

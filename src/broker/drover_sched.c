@@ -258,15 +258,6 @@ drover_sched_list_add (s_list_t *list, uint32_t handle)
     s_append (&list->handles, &list->count, &list->capacity, handle);
 }
 
-//  Return true if a worker could ever hold a group's requests: usable,
-//  big enough in all, with every label they require
-static bool
-s_could_hold (const s_worker_t *worker, uint32_t procs, const drover_demand_t *demand)
-{
-    return s_usable (worker) && worker->procs >= procs && worker->mem >= demand->mem
-        && drover_labels_match (worker->labels, worker->nlabels, demand);
-}
-
 //  Set the head group aside until a worker wakes it: parked when no
 //  eligible worker could ever hold its requests, blocked when each that
 //  could is reserved for a request ranked before them

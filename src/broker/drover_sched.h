@@ -112,6 +112,13 @@ void
 int
     drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation);
 
+//  Hold a worker from new work while what it runs is not yet counted (it
+//  registered again reporting running attempts: assign adopts them, and
+//  their PLACED come after its UP), or let it take work again. Returns 0,
+//  or -1 if unknown.
+int
+    drover_sched_set_settling (drover_sched_t *self, const char *id, bool settling);
+
 //  Record when a worker's probation is due to end (msec since the epoch, as
 //  the probation actor says it; 0 unknown), for WORKER TABLE and for
 //  saying why a task waits. Taking the worker off probation forgets it.

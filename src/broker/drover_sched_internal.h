@@ -83,6 +83,8 @@ typedef struct {
     bool probation;             //  on probation: takes nothing new
     uint64_t probation_until;   //  when probation is due to end, msec since the epoch, 0 unknown
     bool disk_low;              //  free disk under min_disk_free: takes nothing new
+    bool settling;              //  registered again with attempts running: takes nothing
+                                //  new until assign has counted them (SETTLED)
     drover_stats_t stats;       //  last stats, for WORKER TABLE
     uint32_t *tasks;            //  handles of the requests assigned here, unordered
     uint32_t ntasks;            //  entries in tasks
@@ -198,11 +200,21 @@ s_worker_clear (s_worker_t *worker)
 }
 
 //  Return true if a worker may take new work: admin RUN, not on
-//  probation, enough free disk
+//  probation, enough free disk, what it runs counted
 static inline bool
 s_usable (const s_worker_t *worker)
 {
-    return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low;
+    return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low
+        && !worker->settling;
+}
+
+//  Return true if a worker could ever hold a group's requests: usable,
+//  big enough in all, with every label they require
+static inline bool
+s_could_hold (const s_worker_t *worker, uint32_t procs, const drover_demand_t *demand)
+{
+    return s_usable (worker) && worker->procs >= procs && worker->mem >= demand->mem
+        && drover_labels_match (worker->labels, worker->nlabels, demand);
 }
 
 //  Put a worker in the eligible heap (usable, not reserved, not lent), take it

@@ -16,9 +16,12 @@
     be started for it, or that no instance type fits.
 
     Its place in the queue counts every queued request that ranks before
-    it in placement order (drover_sched_ranks_before): one look at each,
-    paid only when asked. A TASK TABLE's rows are annotated in one look
-    at each for all of them.
+    it in placement order (drover_sched_ranks_before), but those that no
+    worker taking work could ever hold (they wait aside, their group
+    parked or soon to be): they run before nothing until such a worker
+    comes, unless they ask exactly what it asks (its own group). One look
+    at each request and, per group, at the workers, paid only when asked.
+    A TASK TABLE's rows are annotated in one look at each for all of them.
     =========================================================================
 */
 
@@ -281,8 +284,8 @@ s_verdict (drover_sched_t *self, const s_asked_t *asked, drover_why_t *whys, siz
 //  ---------------------------------------------------------------------
 //  Place in the queue
 
-//  Call fn for each queued request: the groups queued, parked and blocked
-//  (between passes nothing is shelved)
+//  Call fn for each queued request of a group (between passes nothing is
+//  shelved)
 typedef void (s_request_fn) (const s_request_t *request, void *arg);
 
 static void
@@ -293,15 +296,45 @@ s_each_heap (drover_sched_t *self, uint32_t group_handle, s_request_fn *fn, void
         fn (s_request (self, drover_idheap_at (heap, index)), arg);
 }
 
+//  True if a group's requests may run before others: a connected worker
+//  that takes work could ever hold them, or an instance of the elastic
+//  pool would be started for them; or no worker is connected at all (then
+//  everything waits for workers, in placement order)
+static bool
+s_group_runnable (drover_sched_t *self, uint32_t handle)
+{
+    s_group_t *group = s_group (self, handle);
+    if (self->npooltypes)
+        return drover_pooltype_cheapest (self->pooltypes, self->npooltypes, group->procs,
+                                         group->demand->mem, group->demand->given) != NULL;
+    if (zlistx_size (self->order) == 0)
+        return true;
+    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
+        if (s_could_hold (s_worker (self, (uint32_t) (uintptr_t) item), group->procs,
+                          group->demand))
+            return true;
+    return false;
+}
+
+//  Call fn for each request of a group that some worker could hold, or of
+//  group own (0: none): those that may run before own's
 static void
-s_each_queued (drover_sched_t *self, s_request_fn *fn, void *arg)
+s_each_group (drover_sched_t *self, uint32_t handle, uint32_t own, s_request_fn *fn, void *arg)
+{
+    if (handle == own || s_group_runnable (self, handle))
+        s_each_heap (self, handle, fn, arg);
+}
+
+//  The same over the groups queued, parked and blocked
+static void
+s_each_queued (drover_sched_t *self, uint32_t own, s_request_fn *fn, void *arg)
 {
     for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
-        s_each_heap (self, drover_idheap_at (self->queue, index), fn, arg);
+        s_each_group (self, drover_idheap_at (self->queue, index), own, fn, arg);
     for (size_t index = 0; index < self->parked.count; index++)
-        s_each_heap (self, self->parked.handles [index], fn, arg);
+        s_each_group (self, self->parked.handles [index], own, fn, arg);
     for (size_t index = 0; index < self->blocked.count; index++)
-        s_each_heap (self, self->blocked.handles [index], fn, arg);
+        s_each_group (self, self->blocked.handles [index], own, fn, arg);
 }
 
 //  What counting one request's place needs
@@ -344,7 +377,7 @@ s_explain (drover_sched_t *self, uint32_t handle, bool place, drover_why_t *whys
         memset (&whys [0], 0, sizeof whys [0]);
         whys [0].code = DROVER_WHY_AHEAD;
         s_place_t counting = { &asked, &whys [0] };
-        s_each_queued (self, s_count_ahead, &counting);
+        s_each_queued (self, request->group, s_count_ahead, &counting);
         count = 1;
     }
     size_t first = count;
@@ -375,6 +408,7 @@ typedef struct {
     uint32_t procs;             //  likewise
     uint64_t task;              //  likewise
     size_t row;                 //  index in the rows
+    uint32_t group;             //  its request's group
     uint32_t ahead;             //  queued requests ranked before it
 } s_key_t;
 
@@ -387,6 +421,17 @@ s_key_compare (const void *one, const void *two)
     if (drover_sched_ranks_before (a->priority, a->procs, a->task, b->priority, b->procs, b->task))
         return -1;
     return a->task == b->task? 0: 1;
+}
+
+//  Order keys by group, then in placement order
+static int
+s_key_compare_group (const void *one, const void *two)
+{
+    const s_key_t *a = (const s_key_t *) one;
+    const s_key_t *b = (const s_key_t *) two;
+    if (a->group != b->group)
+        return a->group < b->group? -1: 1;
+    return s_key_compare (one, two);
 }
 
 //  What counting the places of many rows needs
@@ -415,6 +460,27 @@ s_mark_ahead (const s_request_t *request, void *arg)
         places->starts [low]++;
 }
 
+//  Count for each of count keys (in placement order) the requests of
+//  group each_group, or every request that may run first (each_group 0),
+//  that rank before it: mark the first key each ranks before, then add up
+static void
+s_count_places (drover_sched_t *self, s_key_t *keys, size_t count, uint32_t each_group)
+{
+    uint32_t *starts = (uint32_t *) calloc (count? count: 1, sizeof (uint32_t));
+    assert (starts);
+    s_places_t places = { keys, count, starts };
+    if (each_group)
+        s_each_heap (self, each_group, s_mark_ahead, &places);
+    else
+        s_each_queued (self, 0, s_mark_ahead, &places);
+    uint32_t ahead = 0;
+    for (size_t index = 0; index < count; index++) {
+        ahead += starts [index];
+        keys [index].ahead += ahead;
+    }
+    free (starts);
+}
+
 //  Fill the reason of each QUEUED row with the short form of its explanation
 void
 drover_sched_annotate (drover_sched_t *self, drover_task_row_t *rows, size_t nrows)
@@ -429,30 +495,33 @@ drover_sched_annotate (drover_sched_t *self, drover_task_row_t *rows, size_t nro
         ||  s_request (self, handle)->worker)
             continue;           //  not queued here
         s_request_t *request = s_request (self, handle);
-        s_key_t key = { request->priority, request->procs, request->task, index, 0 };
+        s_key_t key = { request->priority, request->procs, request->task, index,
+                        request->group, 0 };
         keys [count++] = key;
     }
-    //  Each queued request counts for every key it ranks before: mark the
-    //  first such key, then add up in order
+    //  Sorted by group, a run of keys each: the requests of a group no
+    //  worker could hold count for its own keys only; then every request
+    //  that may run first counts for every key it ranks before
+    qsort (keys, count, sizeof (s_key_t), s_key_compare_group);
+    for (size_t start = 0, end; start < count; start = end) {
+        for (end = start + 1; end < count && keys [end].group == keys [start].group; end++)
+            ;
+        if (!s_group_runnable (self, keys [start].group))
+            s_count_places (self, keys + start, end - start, keys [start].group);
+    }
     qsort (keys, count, sizeof (s_key_t), s_key_compare);
-    uint32_t *starts = (uint32_t *) calloc (count? count: 1, sizeof (uint32_t));
-    assert (starts);
-    s_places_t places = { keys, count, starts };
-    s_each_queued (self, s_mark_ahead, &places);
-    uint32_t ahead = 0;
+    s_count_places (self, keys, count, 0);
     drover_why_t *whys = (drover_why_t *) malloc (DROVER_WHYS_MAX * sizeof (drover_why_t));
     assert (whys);
     for (size_t index = 0; index < count; index++) {
-        ahead += starts [index];
         drover_task_row_t *row = &rows [keys [index].row];
         memset (&whys [0], 0, sizeof whys [0]);
         whys [0].code = DROVER_WHY_AHEAD;
-        whys [0].count = ahead;
+        whys [0].count = keys [index].ahead;
         int items = s_explain (self, drover_idpool_find (self->requests, row->task), false,
                                whys + 1);
         drover_why_short (whys, (size_t) items + 1, row->reason, sizeof row->reason);
     }
     free (whys);
-    free (starts);
     free (keys);
 }

@@ -151,6 +151,25 @@ drover_sched_set_probation (drover_sched_t *self, const char *id, bool probation
     return 0;
 }
 
+//  Hold a worker from new work until what it runs is counted, or let it go
+int
+drover_sched_set_settling (drover_sched_t *self, const char *id, bool settling)
+{
+    assert (self);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    if (worker->settling == settling)
+        return 0;
+    worker->settling = settling;
+    if (!s_usable (worker))
+        drover_sched_release (self, handle);
+    s_worker_refresh (self, handle);
+    drover_sched_wake (self, handle);
+    return 0;
+}
+
 //  Record when a worker's probation is due to end
 int
 drover_sched_set_probation_until (drover_sched_t *self, const char *id, uint64_t until)

@@ -122,6 +122,7 @@ s_sql [S_STATEMENTS] = {
                           " ORDER BY ended DESC, id DESC LIMIT 1 OFFSET ?1",
     [S_LOAD]            = "SELECT " S_TASK_COLUMNS " FROM tasks"
                           " WHERE NOT (" S_FINAL ") OR (ended, id) >= (?1, ?2) ORDER BY id",
+    [S_READ_TASK]       = "SELECT " S_TASK_COLUMNS " FROM tasks WHERE id = ?1",
     //  From the events row holding since + 1 (or the first) on
     [S_REPLAY]          = "SELECT first_seq, count, data FROM events WHERE first_seq >="
                           " coalesce ((SELECT max (first_seq) FROM events"

@@ -45,6 +45,11 @@ int64_t
     drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_backend_task_fn *fn,
                         void *arg, char *error, size_t error_size);
 
+//  Read one kept task by id (see drover_backend_read_task)
+int
+    drover_sqlite_read_task (drover_sqlite_t *self, uint64_t id, drover_change_t **change_p,
+                             char *error, size_t error_size);
+
 //  Replay the kept events after since (see drover_backend_replay)
 int64_t
     drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,

@@ -157,6 +157,35 @@ drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_backend_task
     return loaded;
 }
 
+//  Read one kept task by id: 1 and *change_p, 0 if not kept, or -1
+int
+drover_sqlite_read_task (drover_sqlite_t *self, uint64_t id, drover_change_t **change_p,
+                         char *error, size_t error_size)
+{
+    assert (self && change_p && error);
+    sqlite3_stmt *stmt = self->stmt [S_READ_TASK];
+    sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (id > INT64_MAX? INT64_MAX: id));
+    int rc = sqlite3_step (stmt);
+    int found = 0;
+    if (rc == SQLITE_ROW) {
+        *change_p = s_restored (stmt);
+        if (*change_p)
+            found = 1;
+        else {
+            snprintf (error, error_size, "%s: damaged drover state (task %" PRIu64 " out of"
+                      " bounds): " S_WHAT_TO_DO, self->path, id);
+            found = -1;
+        }
+    }
+    else
+    if (rc != SQLITE_DONE) {
+        drover_sqlite_set_error (error, error_size, self->path, self->db, rc);
+        found = -1;
+    }
+    sqlite3_reset (stmt);
+    return found;
+}
+
 //  Hand fn the kept events with seq > since, in order, at most max
 int64_t
 drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,

@@ -7,15 +7,28 @@
     blocking, at most S_BATCH messages a call so a flood cannot starve
     the caller's other sockets. Replies go with ZMQ_DONTWAIT: a peer that
     does not read loses its REDIRECT, and asks again.
+
+    Before answering, at most every S_CHECK_EVERY msec, it checks that
+    something still listens at the leader's endpoint (drover_reach): a
+    leader killed keeps its election key until its lease ends, and would
+    be named to every peer meanwhile. While its endpoint refuses
+    connections the standby names no leader (peers try the next broker of
+    their list, or wait); a check costs at most S_CHECK_WAIT msec, paid
+    only while peers ask.
     =========================================================================
 */
 
 #include "drover_standby.h"
+#include "drover_reach.h"
 #include "drover_msg.h"
 #include "drover_peerlevels.h"
 
 //  Messages read at most per call
 #define S_BATCH         1024
+//  Msec between two checks of the leader's endpoint, at least, and a
+//  check's wait at most
+#define S_CHECK_EVERY   500
+#define S_CHECK_WAIT    50
 
 struct _drover_standby_t {
     zsock_t *router;            //  the ROUTER we answer on (borrowed)
@@ -29,6 +42,9 @@ struct _drover_standby_t {
     drover_peerlevels_t *levels;    //  each peer connection's protocol level (borrowed,
                                     //  or owned_levels)
     drover_peerlevels_t *owned_levels;  //  our own table, when the caller gave none
+    drover_reach_t *reach;      //  checks the leader's endpoint, or NULL (none, or not TCP)
+    int64_t check_at;           //  msec (mono) of the next check
+    bool leader_gone;           //  the leader's endpoint refused the last check
 };
 
 
@@ -55,6 +71,7 @@ drover_standby_destroy (drover_standby_t **self_p)
     if (*self_p) {
         drover_queuetable_destroy (&(*self_p)->queues);
         drover_peerlevels_destroy (&(*self_p)->owned_levels);
+        drover_reach_destroy (&(*self_p)->reach);
         free (*self_p);
         *self_p = NULL;
     }
@@ -69,8 +86,33 @@ drover_standby_set_leader (drover_standby_t *self, const char *name, const char 
         name = "";
     if (!endpoint || strlen (endpoint) > DROVER_ENDPOINT_MAX)
         endpoint = "";
+    if (streq (endpoint, self->leader) && streq (name, self->leader_name))
+        return;                 //  the same: keep what the checks found
     snprintf (self->leader_name, sizeof self->leader_name, "%s", name);
     snprintf (self->leader, sizeof self->leader, "%s", endpoint);
+    drover_reach_destroy (&self->reach);
+    self->reach = *endpoint? drover_reach_new (endpoint): NULL;
+    self->check_at = 0;
+    self->leader_gone = false;
+}
+
+//  Check, when due, that something still listens at the leader's endpoint
+static void
+s_check_leader (drover_standby_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (!self->reach || now < self->check_at)
+        return;
+    self->check_at = now + S_CHECK_EVERY;
+    //  Only a refusal says it is gone; no answer in time says nothing
+    int found = drover_reach_check (self->reach, S_CHECK_WAIT);
+    bool gone = found == DROVER_REACH_REFUSED
+             || (found == DROVER_REACH_UNKNOWN && self->leader_gone);
+    if (gone != self->leader_gone)
+        zsys_notice ("standby: leader=%s endpoint=%s %s", self->leader_name, self->leader,
+                     gone? "refuses connections: naming no leader until one is elected"
+                         : "listens again: naming it");
+    self->leader_gone = gone;
 }
 
 //  Answer QUEUES with a copy of table from now on
@@ -143,8 +185,10 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
     else
     if (decoded) {
         reply = drover_msg_new (DROVER_MSG_REDIRECT);
-        strcpy (reply->leader, self->leader);
-        strcpy (reply->leader_name, self->leader_name);
+        if (!self->leader_gone) {
+            strcpy (reply->leader, self->leader);
+            strcpy (reply->leader_name, self->leader_name);
+        }
     }
     else {
         self->malformed++;
@@ -173,6 +217,7 @@ void
 drover_standby_handle (drover_standby_t *self)
 {
     assert (self);
+    s_check_leader (self);
     void *handle = zsock_resolve (self->router);
     for (int count = 0; count < S_BATCH; count++) {
         zmq_msg_t route;

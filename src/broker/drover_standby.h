@@ -42,7 +42,9 @@ void
 
 //  Set the leader that REDIRECTs name: its name and endpoint; NULL or ""
 //  for not known (REDIRECT then says "": peers try another broker).
-//  Texts past the wire's limits (64, 256 bytes) count as not known.
+//  Texts past the wire's limits (64, 256 bytes) count as not known. While
+//  its endpoint (tcp://HOST:PORT, resolved here) refuses connections, as
+//  a killed leader's does, REDIRECT names no leader either.
 void
     drover_standby_set_leader (drover_standby_t *self, const char *name, const char *endpoint);
 

@@ -76,6 +76,18 @@ s_host_failed (drover_tasktable_t *self, drover_taskrecord_t *task, const char *
         drover_tasktable_requeue (self, task, worker->id, reason);
 }
 
+//  Say SETTLED: what the worker's UP listed is counted (the PLACED said
+//  before) and the attempts it was told to kill have ended, so schedq may
+//  give it work; nothing more is awaited from that UP
+static void
+s_settled (drover_tasktable_t *self, drover_taskworker_t *worker)
+{
+    worker->settling = false;
+    worker->nkilled = 0;
+    drover_action_t *action = drover_taskactions_add (self->actions, DROVER_ACTION_SETTLED, NULL);
+    snprintf (action->worker, sizeof action->worker, "%s", worker->id);
+}
+
 //  ---------------------------------------------------------------------
 //  Traffic from workers
 
@@ -163,6 +175,10 @@ drover_tasktable_result (drover_tasktable_t *self, drover_msg_t *msg, const char
     assert (self && msg && reason_p);
     drover_tasktable_begin (self);
     *reason_p = "";
+    drover_taskworker_t *from = s_worker_up (self, msg->worker);
+    if (from && from->nkilled && drover_taskworker_ended (from, msg->task, msg->attempt)
+    &&  from->nkilled == 0 && from->settling)
+        s_settled (self, from);         //  the last attempt it was told to kill ended
     drover_taskrecord_t *task;
     int code = s_find_current (self, msg->worker, msg->task, msg->attempt, &task, reason_p);
     if (code != DROVER_CODE_OK)
@@ -256,6 +272,8 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
         zhashx_insert (self->workers, worker->id, worker);
     }
     drover_taskworker_set_route (worker, route, route_size);
+    if (worker->settling)
+        s_settled (self, worker);       //  this UP lists what still runs
 
     for (size_t index = 0; index < nrunning; index++) {
         drover_taskrecord_t *task = drover_tasktable_lookup (self, running [index].task);
@@ -277,9 +295,11 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
                 drover_taskactions_event (self->actions, task, "task.running", "adopted");
             }
         }
-        else
+        else {
             drover_taskactions_kill (self->actions, worker, running [index].task,
                                      running [index].attempt);
+            drover_taskworker_await_end (worker, running [index].task, running [index].attempt);
+        }
     }
     //  Downwards: a detach moves the last task, already seen, into the slot
     for (uint32_t slot = worker->ntasks; slot > 0; slot--) {
@@ -289,8 +309,21 @@ drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker_id,
         else {
             drover_taskworker_detach (task->worker, task);
             drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
-            s_lose (self, task, worker->id, "not running after the worker registered again");
+            if (task->state == DROVER_TASK_ASSIGNED && !task->cancel)
+                //  Offered, never taken: the offer went to a connection the
+                //  worker had left (it lists every attempt it took). Nothing
+                //  ran, so nothing is lost: its lost-retries stay
+                drover_tasktable_requeue (self, task, worker->id,
+                                          "offer not received before the worker registered again");
+            else
+                s_lose (self, task, worker->id, "not running after the worker registered again");
         }
+    }
+    //  What it runs holds its procs until counted: schedq waits for SETTLED
+    if (nrunning) {
+        worker->settling = true;
+        if (worker->nkilled == 0)
+            s_settled (self, worker);
     }
 }
 
@@ -303,6 +336,8 @@ drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker_id, c
     drover_taskworker_t *worker = (drover_taskworker_t *) zhashx_lookup (self->workers, worker_id);
     if (!worker)
         return;                 //  never up, or already forgotten
+    if (worker->settling)
+        s_settled (self, worker);       //  schedq counts every UP's SETTLED
     char text [DROVER_REASON_MAX + 1];
     snprintf (text, sizeof text, "worker lost: %s", reason && *reason? reason: "no reason given");
     while (worker->ntasks) {

@@ -15,7 +15,9 @@
 //  Restart: what the store kept
 
 //  RESTORE: put back a task the store kept, as it was. Returns 0, or -1 if
-//  the change cannot be a task or the id is held already (ignored).
+//  the change cannot be a task or the id is held already (ignored). After
+//  LOADED only a final task is taken: one the store read back from its
+//  history for a request (RECALL), kept until drover_tasktable_recalled.
 int
 drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *change)
 {
@@ -25,6 +27,8 @@ drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *chang
     ||  drover_tasktable_lookup (self, change->task))
         return -1;
     bool final = change->state >= DROVER_TASK_SUCCEEDED;
+    if (self->loaded && !final)
+        return -1;              //  a live task is never read back: the table has it
     bool placed = change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING;
     if ((final && !change->done) || (placed && !drover_id_valid (change->worker)))
         return -1;
@@ -70,6 +74,8 @@ drover_tasktable_restore (drover_tasktable_t *self, const drover_change_t *chang
         task->result = result;
         self->kept_bytes += drover_taskresult_bytes (result) + drover_taskrecord_bytes (task);
         drover_ring_push (self->finished, &task->id);
+        if (self->loaded)
+            self->recalled++;   //  read back for a request: kept until it is answered
         return 0;
     }
     self->queued_bytes += drover_taskrecord_bytes (task);
@@ -137,6 +143,7 @@ drover_tasktable_loaded (drover_tasktable_t *self, uint64_t next_id)
     assert (self);
     if (self->next_id < next_id)
         self->next_id = next_id;
+    self->loaded = true;
 }
 
 //  End of the restart grace: an attempt whose worker did not register

@@ -240,6 +240,26 @@ s_expired (drover_tasktable_t *self, uint64_t id)
     return id >= 1 && id < self->next_id;
 }
 
+//  Tell whether a task was given out and is no longer held: it ended and
+//  its result was dropped past keep-finished (the durable history may
+//  still have it)
+bool
+drover_tasktable_evicted (drover_tasktable_t *self, uint64_t id)
+{
+    assert (self);
+    drover_tasktable_begin (self);
+    return s_expired (self, id) && !drover_tasktable_lookup (self, id);
+}
+
+//  The requests the tasks read back were for are answered: those tasks are
+//  finished tasks like any other from now on
+void
+drover_tasktable_recalled (drover_tasktable_t *self, uint64_t count)
+{
+    assert (self);
+    self->recalled -= count < self->recalled? count: self->recalled;
+}
+
 //  Drop actions already taken and, once all are taken, the finished tasks
 //  past keep-finished or past the output budget (nothing borrows them now)
 void
@@ -248,8 +268,11 @@ drover_tasktable_begin (drover_tasktable_t *self)
     self->reason [0] = 0;
     if (!drover_taskactions_reset (self->actions))
         return;                 //  the caller still holds actions: free nothing
-    while (drover_ring_size (self->finished) > self->keep_finished
-    ||    (drover_ring_size (self->finished) && self->kept_bytes > self->max_kept_bytes)) {
+    //  Oldest first: the tasks read back for a request, the newest, stay
+    //  until it is answered
+    while (drover_ring_size (self->finished) > self->keep_finished + self->recalled
+    ||    (drover_ring_size (self->finished) > self->recalled
+           && self->kept_bytes > self->max_kept_bytes)) {
         uint64_t id = *(uint64_t *) drover_ring_head (self->finished);
         drover_ring_pop (self->finished);
         drover_taskrecord_t *task = drover_tasktable_lookup (self, id);

@@ -49,8 +49,10 @@ typedef enum {
     DROVER_ACTION_EVENT = 9,        //  EVENT topic: task, attempt, worker, reason, and the
                                     //  task's state after it for the store: state,
                                     //  retries_left, lost; once final, the DONE fields
-    DROVER_ACTION_PLACED = 10       //  schedq: PLACED task worker procs mem labels (adopted
+    DROVER_ACTION_PLACED = 10,      //  schedq: PLACED task worker procs mem labels (adopted
                                     //  after a restart)
+    DROVER_ACTION_SETTLED = 11      //  schedq: SETTLED worker: what an UP listed is counted
+                                    //  (PLACED said) and its killed attempts have ended
 } drover_action_type_t;
 
 //  One action. Which fields each type uses is listed above; the others are
@@ -209,7 +211,9 @@ void
                              const char *worker, int64_t now);
 
 //  UP from health: remember the worker's route; adopt, kill or requeue
-//  according to what it says it runs
+//  according to what it says it runs. If it listed any, SETTLED follows
+//  (the PLACED of what it adopts first) once the attempts it was told to
+//  kill have sent their RESULT, or at its LOST or next UP.
 void
     drover_tasktable_worker_up (drover_tasktable_t *self, const char *worker,
                                 const byte *route, size_t route_size,
@@ -219,6 +223,18 @@ void
 void
     drover_tasktable_worker_lost (drover_tasktable_t *self, const char *worker,
                                   const char *reason);
+
+//  Tell whether task id was given out and is no longer held (it ended and
+//  its result was dropped past keep-finished): the durable history may
+//  still have it (RECALL)
+bool
+    drover_tasktable_evicted (drover_tasktable_t *self, uint64_t id);
+
+//  count tasks read back from the history (RESTOREs after LOADED) served
+//  the request they were read for: from now on they are finished tasks
+//  like any other, dropped past keep-finished
+void
+    drover_tasktable_recalled (drover_tasktable_t *self, uint64_t count);
 
 //  RESTORE from the store: put back a task it kept, as it was (change: its
 //  state, attempt, worker, budgets; the submit attached, the done attached

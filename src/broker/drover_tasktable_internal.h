@@ -56,6 +56,10 @@ struct _drover_tasktable_t {
     uint32_t keep_finished;     //  finished tasks kept
     size_t max_kept_bytes;      //  output bytes kept, at most
     size_t max_queued_bytes;    //  body and label bytes of tasks not yet final, at most
+    bool loaded;                //  LOADED heard: a RESTORE now is a task read back
+    uint64_t recalled;          //  finished tasks read back from the history (RESTORE
+                                //  after LOADED) for requests not yet answered: kept
+                                //  past keep-finished and the output budget meanwhile
 };
 
 //  Start a call: drop the actions already taken and, once all are, the

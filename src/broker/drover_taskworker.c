@@ -25,6 +25,7 @@ drover_taskworker_destroy (drover_taskworker_t **self_p)
     if (!self)
         return;
     free (self->tasks);
+    free (self->killed);
     free (self);
     *self_p = NULL;
 }
@@ -73,4 +74,33 @@ drover_taskworker_detach (drover_taskworker_t *self, drover_taskrecord_t *task)
     self->tasks [task->worker_slot] = last;
     last->worker_slot = task->worker_slot;
     task->worker = NULL;
+}
+
+//  Remember a killed attempt until its RESULT comes
+void
+drover_taskworker_await_end (drover_taskworker_t *self, uint64_t task, uint32_t attempt)
+{
+    assert (self);
+    if (self->nkilled == self->killed_size) {
+        self->killed_size = self->killed_size? self->killed_size * 2: 4;
+        self->killed = (drover_taskref_t *)
+            realloc (self->killed, self->killed_size * sizeof (drover_taskref_t));
+        assert (self->killed);
+    }
+    self->killed [self->nkilled].task = task;
+    self->killed [self->nkilled].attempt = attempt;
+    self->nkilled++;
+}
+
+//  Forget a killed attempt whose RESULT came (the last one takes its place)
+bool
+drover_taskworker_ended (drover_taskworker_t *self, uint64_t task, uint32_t attempt)
+{
+    assert (self);
+    for (uint32_t index = 0; index < self->nkilled; index++)
+        if (self->killed [index].task == task && self->killed [index].attempt == attempt) {
+            self->killed [index] = self->killed [--self->nkilled];
+            return true;
+        }
+    return false;
 }

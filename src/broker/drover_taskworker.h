@@ -29,6 +29,12 @@ struct _drover_taskworker_t {
     drover_taskrecord_t **tasks;    //  its ASSIGNED and RUNNING tasks, unordered
     uint32_t ntasks;            //  entries in tasks
     uint32_t tasks_size;        //  entries allocated
+    drover_taskref_t *killed;   //  attempts its last UP listed that were not current:
+                                //  killed there, their RESULT not yet come
+    uint32_t nkilled;           //  entries in killed
+    uint32_t killed_size;       //  entries allocated
+    bool settling;              //  its last UP listed attempts and schedq has not yet
+                                //  been told SETTLED (said once none of killed runs)
 };
 
 //  Create a worker with no route and no tasks yet
@@ -56,6 +62,16 @@ void
 //  Take a task off the worker it is on (the last task takes its slot)
 void
     drover_taskworker_detach (drover_taskworker_t *self, drover_taskrecord_t *task);
+
+//  Remember an attempt the worker runs that we told it to kill, until its
+//  RESULT comes
+void
+    drover_taskworker_await_end (drover_taskworker_t *self, uint64_t task, uint32_t attempt);
+
+//  An attempt's RESULT came from the worker: forget it among those killed.
+//  Returns true if it was one of them.
+bool
+    drover_taskworker_ended (drover_taskworker_t *self, uint64_t task, uint32_t attempt);
 
 #ifdef __cplusplus
 }

@@ -55,15 +55,20 @@ s_note_taken (drover_client_t *self, bool redirected)
 }
 
 //  Talk to the endpoints' current broker from now on: a new DEALER (what
-//  was queued for the old broker is dropped), and what the old one had
-//  goes again after delay msec. redirected: the broker we leave answered
-//  REDIRECT, so it did nothing with what we sent it.
+//  was queued for the old broker is dropped; the same one when the
+//  current broker is where we are), and what the old one had goes again
+//  after delay msec. redirected: the broker we leave answered REDIRECT,
+//  so it did nothing with what we sent it.
 static void
 s_move (drover_client_t *self, int delay, bool redirected, const char *why)
 {
     s_note_taken (self, redirected);
     self->moves++;
-    for (size_t tries = 0; ; tries++) {
+    //  Told to stay where we are (nowhere else to go): the same connection
+    //  asks again after the delay
+    bool stay = self->dealer && streq (drover_endpoints_current (self->endpoints),
+                                       self->endpoint);
+    for (size_t tries = 0; !stay; tries++) {
         const char *next = drover_endpoints_current (self->endpoints);
         //  A redirect is the protocol at work, said at every command a
         //  standby answers first: only a broker left for silence is news

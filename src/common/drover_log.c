@@ -22,6 +22,8 @@
 //  The cookie stream's state; stdio calls it under the stream's lock
 typedef struct {
     int fd;                     //  where lines go (borrowed)
+    const char *tool;           //  a command's name: lines for its user; NULL: a log
+    bool verbose;               //  for a command: every line, not only its warnings
     char line [S_LINE_MAX];     //  the line being written, until its newline
     size_t size;                //  bytes of it so far
 } s_sink_t;
@@ -107,6 +109,34 @@ drover_log_rewrite (const char *line, size_t size, int64_t now_msec,
     return (size_t) written < out_size? (size_t) written: out_size - 1;
 }
 
+//  Say a log line for a command's user: warnings and errors, as the
+//  command's own messages are said
+size_t
+drover_log_rewrite_tool (const char *line, size_t size, const char *name, bool verbose,
+                         char *out, size_t out_size)
+{
+    if (out_size == 0)
+        return 0;
+    out [0] = 0;
+    long offset = s_date_offset (line, size);
+    int written;
+    if (offset < 0)
+        written = snprintf (out, out_size, "%.*s", (int) size, line);
+    else {
+        const char *kind = line [0] == 'W'? "warning": line [0] == 'E'? "error"
+                         : !verbose? NULL
+                         : line [0] == 'N'? "notice": line [0] == 'I'? "info": "debug";
+        if (!kind)
+            return 0;           //  debug, info, notice: not the user's news
+        size_t rest = (size_t) offset + S_CZMQ_DATE_LEN + 1;
+        written = snprintf (out, out_size, "%s: %s: %.*s", name, kind, (int) (size - rest),
+                            line + rest);
+    }
+    if (written < 0)
+        return 0;
+    return (size_t) written < out_size? (size_t) written: out_size - 1;
+}
+
 //  Write all of data to fd; a log that cannot be written is dropped
 static void
 s_write_all (int fd, const char *data, size_t size)
@@ -126,10 +156,13 @@ s_write_all (int fd, const char *data, size_t size)
 static void
 s_sink_flush_line (s_sink_t *self, bool newline)
 {
-    char out [S_LINE_MAX + 32];
-    size_t size = drover_log_rewrite (self->line, self->size, zclock_time (), out,
+    char out [S_LINE_MAX + 80];
+    size_t size = self->tool
+                ? drover_log_rewrite_tool (self->line, self->size, self->tool,
+                                           self->verbose, out, sizeof out - 1)
+                : drover_log_rewrite (self->line, self->size, zclock_time (), out,
                                       sizeof out - 1);
-    if (newline)
+    if (newline && (size || !self->tool))
         out [size++] = '\n';
     s_write_all (self->fd, out, size);
     self->size = 0;
@@ -153,13 +186,16 @@ s_sink_write (void *cookie, const char *data, size_t size)
     return (ssize_t) size;
 }
 
-//  Send czmq's log lines to fd, each dated in ISO 8601 UTC
-int
-drover_log_init (int fd)
+//  Send czmq's log lines to fd through the cookie stream, for an
+//  operator's log (tool NULL) or a command's user
+static int
+s_init (int fd, const char *tool, bool verbose)
 {
     //  Lives as long as the process: czmq may log until exit
     static s_sink_t sink;
     sink.fd = fd;
+    sink.tool = tool;
+    sink.verbose = verbose;
     sink.size = 0;
     cookie_io_functions_t functions = { NULL, s_sink_write, NULL, NULL };
     FILE *stream = fopencookie (&sink, "w", functions);
@@ -168,4 +204,19 @@ drover_log_init (int fd)
     setvbuf (stream, NULL, _IOLBF, S_LINE_MAX);
     zsys_set_logstream (stream);
     return 0;
+}
+
+//  Send czmq's log lines to fd, each dated in ISO 8601 UTC
+int
+drover_log_init (int fd)
+{
+    return s_init (fd, NULL, false);
+}
+
+//  Send czmq's warnings and errors to fd for a command's user
+int
+drover_log_init_tool (int fd, const char *name, bool verbose)
+{
+    assert (name);
+    return s_init (fd, name, verbose);
 }

@@ -1,6 +1,6 @@
 /*  =========================================================================
     drover_log - the broker's and the worker's log lines dated in full
-    ISO 8601 UTC, with milliseconds
+    ISO 8601 UTC, with milliseconds; a command's, said for its user
 
     czmq's zsys_* functions date each line with a two-digit year in local
     time and whole seconds ("I: (drover-broker) 26-11-24 05:08:25 ..."),
@@ -36,6 +36,25 @@ int
 size_t
     drover_log_rewrite (const char *line, size_t size, int64_t now_msec,
                         char *out, size_t out_size);
+
+//  For a command's user rather than an operator's log (the CLI): send
+//  czmq's log lines to fd (borrowed, left open) as "name: warning: TEXT"
+//  and "name: error: TEXT", without level, ident or date, and drop the
+//  debug, info and notice lines (a client moving to the next broker of
+//  its list is not the command's news) unless verbose (then "name: info:
+//  TEXT"...). Lines without czmq's date pass through. Returns 0, or -1 if
+//  the stream cannot be made (czmq's own stream then stays in place).
+//  Call once, before the first log line.
+int
+    drover_log_init_tool (int fd, const char *name, bool verbose);
+
+//  Write into out (out_size bytes, NUL-ended) the log line line (size
+//  bytes, without its newline) as drover_log_init_tool says it, name
+//  first. Returns the bytes written, not counting the NUL; 0 for a line
+//  to drop.
+size_t
+    drover_log_rewrite_tool (const char *line, size_t size, const char *name, bool verbose,
+                             char *out, size_t out_size);
 
 //  Write into out (at least 25 bytes) msec since the Unix epoch as ISO 8601
 //  UTC with milliseconds, "2026-11-24T05:08:25.123Z"; returns out

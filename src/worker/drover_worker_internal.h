@@ -88,6 +88,10 @@ struct _drover_worker_t {
     int64_t expect_since;           //  msec since a reply is due and none came, 0 if none due
     int64_t hello_at;               //  msec when the last HELLO went
     int64_t reconnect_at;           //  msec of the next connect while dealer is NULL
+    int64_t hello_again_at;         //  msec (mono) to say HELLO again on this connection, after
+                                    //  a REDIRECT that left us nowhere else to go; 0 none
+    char stayed_for [DROVER_ENDPOINT_MAX + 1];  //  the leader that REDIRECT named ("" none)
+    uint64_t stay_said_in;          //  registrations + 1 when we last said we stay, 0 never
     uint32_t backoff;               //  msec to wait before the next reconnect
     int64_t unanswered_since;       //  msec (mono) since a reply is due that never came, 0 while the broker answers
     uint32_t unanswered;            //  connections dropped unanswered since then

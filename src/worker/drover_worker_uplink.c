@@ -13,6 +13,18 @@
       a reply due and none for 3 heartbeats  -->  socket dropped, connect
                                                    again after the backoff,
                                                    and a WARNING
+      registered, its connection down  -->  not registered: nothing sent
+      ZeroMQ connected the socket again by itself  -->  socket dropped,
+                                  connect again after the backoff: HELLO
+                                  first, results after WELCOME
+    A broker registers a worker by its connection: on a new one it knows
+    nobody, and a RESULT there would be refused (401) and sent again after
+    the HELLO that follows. So nothing but HELLO goes on a connection the
+    worker has not registered on: before each send the monitor's news is
+    taken; while the connection is down nothing is sent, and a socket that
+    connected again is dropped with whatever it still queued. (A socket
+    whose connection is down is kept meanwhile: with several brokers, the
+    worker moves only once it is down for DEAD_AFTER.)
     A reply is due while HELLO is unanswered or a result is unacknowledged;
     heartbeats and TASK STARTED get no reply, so an idle worker on a dead
     TCP link learns of it from the kernel (its heartbeats go unacknowledged
@@ -82,11 +94,18 @@ drover_worker_expect_reply (drover_worker_t *self, int64_t now)
 //  Encode and send a message without blocking. Returns 0, or -1 if it
 //  could not be encoded or queued (peer gone, queue full).
 
+static bool
+    s_connection_replaced (drover_worker_t *self, int64_t now);
+
 int
 drover_worker_send (drover_worker_t *self, drover_msg_t *msg)
 {
     if (!self->dealer)
         return -1;
+    //  (A GOODBYE goes as it can: the worker is leaving, its socket with it)
+    if (msg->id != DROVER_MSG_WORKER_HELLO && msg->id != DROVER_MSG_WORKER_GOODBYE
+    &&  s_connection_replaced (self, zclock_mono ()))
+        return -1;              //  not registered there: a result is kept for after WELCOME
     if (self->verbose)
         zsys_debug ("worker: send %s seq=%u task=%" PRIu64 " attempt=%u",
                     drover_msg_name (msg->id), msg->seq, msg->task, msg->attempt);
@@ -268,6 +287,7 @@ drover_worker_disconnect (drover_worker_t *self, int64_t now)
     zsock_destroy (&self->dealer);
     self->registered = false;
     self->expect_since = 0;
+    self->hello_again_at = 0;
     self->reconnect_at = now + self->backoff;
     self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
 }
@@ -291,7 +311,11 @@ s_move (drover_worker_t *self, int delay, const char *why, int64_t now)
     assert (self->endpoint);
 }
 
-//  REDIRECT from a broker that does not serve
+//  REDIRECT from a broker that does not serve. When it leaves us nowhere
+//  else to go (it names a leader found gone lately, or none, and no other
+//  broker of the list is alive), we are not moving: the same connection
+//  says HELLO again after the delay, and that is said once, not at each
+//  REDIRECT until the election is over.
 void
 drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, int64_t now)
 {
@@ -304,6 +328,18 @@ drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, in
                   redirect->leader);
     else
         snprintf (why, sizeof why, "redirected, no leader known");
+    if (self->dealer && streq (drover_endpoints_current (self->endpoints), self->endpoint)) {
+        if (self->stay_said_in != self->registrations + 1
+        ||  strneq (self->stayed_for, redirect->leader)) {
+            zsys_notice ("worker: broker=%s id=%s %s, no other broker to try; asking it "
+                         "again until it names a leader that answers", self->endpoint, self->id,
+                         why);
+            snprintf (self->stayed_for, sizeof self->stayed_for, "%s", redirect->leader);
+            self->stay_said_in = self->registrations + 1;
+        }
+        self->hello_again_at = now + (delay > 0? delay: 1);
+        return;
+    }
     s_move (self, delay, why, now);
 }
 
@@ -318,8 +354,10 @@ drover_worker_handle_handshake (drover_worker_t *self, int64_t now)
                      self->endpoint, self->id, self->refusals);
         self->refused_said [0] = 0;
     }
-    if (outcome != -1)
+    if (outcome != -1) {
+        s_connection_replaced (self, now);
         return;
+    }
     self->refusals++;
     //  Said when it is news, else once a minute: ZeroMQ gives up a refused
     //  connection, and we connect again at the backoff's pace
@@ -331,6 +369,34 @@ drover_worker_handle_handshake (drover_worker_t *self, int64_t now)
         self->refused_said_at = now;
     }
     drover_worker_disconnect (self, now);
+}
+
+//  Tell whether the connection this DEALER said HELLO on is gone, taking
+//  the monitor's news. While it is down we are not registered: nothing but
+//  HELLO may go out (the broker would know nobody on the next connection).
+//  Once ZeroMQ has connected again by itself, what waited in the socket
+//  would reach the broker before any HELLO: drop the socket with it and
+//  connect again after the backoff; the new socket says HELLO first.
+static bool
+s_connection_replaced (drover_worker_t *self, int64_t now)
+{
+    drover_handshake_up (self->handshake);
+    uint64_t connects = drover_handshake_connects (self->handshake);
+    if (connects > 1) {
+        zsys_notice ("worker: connected to broker=%s again id=%s unacked=%zu: registering "
+                     "again in %u ms", self->endpoint, self->id, zlistx_size (self->pending),
+                     self->backoff);
+        drover_worker_disconnect (self, now);
+        return true;
+    }
+    if (connects == 0 || !drover_handshake_down_since (self->handshake))
+        return false;           //  not connected yet, or up on its first connection
+    if (self->registered)
+        zsys_notice ("worker: connection to broker=%s lost id=%s unacked=%zu: registering "
+                     "again once it is back", self->endpoint, self->id,
+                     zlistx_size (self->pending));
+    self->registered = false;
+    return true;
 }
 
 //  A due reply did not come: say so at WARNING before we drop the
@@ -475,6 +541,10 @@ drover_worker_tick (drover_worker_t *self, int64_t now)
             drover_worker_disconnect (self, now);
         return;
     }
+    if (self->hello_again_at && now >= self->hello_again_at) {
+        self->hello_again_at = 0;
+        drover_worker_send_hello (self, now);
+    }
     if (self->registered && now >= self->next_heartbeat) {
         s_send_heartbeat (self);
         self->next_heartbeat = now + self->heartbeat;
@@ -505,6 +575,8 @@ drover_worker_wait_msec (drover_worker_t *self, int64_t now)
         next = self->next_heartbeat;
     if (self->dealer && self->expect_since && self->expect_since + s_silence (self) < next)
         next = self->expect_since + s_silence (self);
+    if (self->dealer && self->hello_again_at && self->hello_again_at < next)
+        next = self->hello_again_at;
     int64_t down = self->dealer? drover_handshake_down_since (self->handshake): 0;
     if (down && s_may_move (self) && down + DROVER_ENDPOINTS_DEAD_AFTER < next)
         next = down + DROVER_ENDPOINTS_DEAD_AFTER;
