@@ -80,7 +80,10 @@ typedef void (drover_client_done_fn) (const drover_msg_t *done, void *arg);
 typedef void (drover_client_progress_fn) (size_t done, size_t total, void *arg);
 
 //  Create a client for the broker at endpoint; NULL means DROVER_BROKER from
-//  the environment, else DROVER_CLIENT_ENDPOINT. NULL if the endpoint is bad.
+//  the environment, else DROVER_CLIENT_ENDPOINT. NULL if the endpoint is bad
+//  (not tcp://HOST:PORT, ipc://PATH or inproc://NAME). It connects on its
+//  first request, not here: keys set before then are used from the first
+//  connection on (a broker with CURVE sees no connection without them).
 //  endpoint may be a comma-separated list of brokers of which one leads
 //  (PROTOCOL.md §17): the client talks to the first, follows REDIRECT to
 //  the leader, and moves to the next when its broker is gone (connection
@@ -88,6 +91,8 @@ typedef void (drover_client_progress_fn) (size_t done, size_t total, void *arg);
 //  request then goes again, unchanged, to the next broker (but a SUBMIT
 //  without a key whose broker went away before answering: it fails, as
 //  that broker may have accepted it), for up to DROVER_CLIENT_FAILOVER.
+//  With CURVE, an item may name its broker's public key after a '=',
+//  `tcp://hub1:5555=b1` (see drover_client_set_server_keys).
 drover_client_t *
     drover_client_new (const char *endpoint);
 
@@ -97,7 +102,8 @@ void
 
 //  Speak CURVE to the broker: this client's key pair (key_path: NAME.key
 //  or NAME.key_secret, `drover keygen` writes them; the secret file must be
-//  readable by its owner only) and the broker's public key file. Call it
+//  readable by its owner only) and the broker's public key file (or a
+//  directory of brokers' keys: see set_server_keys). Call it
 //  before the first request: the client connects again with the keys.
 //  Returns 0, or -1 with the error set (DROVER_CLIENT_ERR_KEY) if a file
 //  cannot be used; nothing is changed then. A handshake the broker refuses
@@ -108,6 +114,24 @@ void
 int
     drover_client_set_keys (drover_client_t *self, const char *key_path,
                             const char *server_key_path);
+
+//  Speak CURVE to several brokers, each with a key pair of its own
+//  (PROTOCOL.md §16, §17): this client's key pair, and the brokers' public
+//  keys it trusts, count paths each a key file (NAME.key: the key named
+//  NAME) or a directory of them (count may be 0 when the list of brokers
+//  gives every key as a file). Each broker of the client's list gets the
+//  key its item names (`tcp://hub1:5555=b1`, or `=/etc/drover/b1.key`),
+//  else the only key when one alone is trusted; a leader a REDIRECT names
+//  gets the key named as that broker (its --name), if one is trusted, and
+//  is not talked to otherwise (the client tries the next of its list).
+//  drover_client_set_keys is this with one path. Returns 0, or -1 with the
+//  error set (DROVER_CLIENT_ERR_KEY): a file that cannot be used, a key
+//  the list names that is not trusted, a broker of the list without a
+//  key (several are trusted and its item names none); nothing is changed
+//  then.
+int
+    drover_client_set_server_keys (drover_client_t *self, const char *key_path,
+                                   const char *const *server_keys, size_t count);
 
 //  Return the endpoint the client talks to (now: with a list, the one it
 //  moved to last)

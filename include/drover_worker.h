@@ -13,7 +13,9 @@
     broker answers it with OK, or ERROR 409 / 404. TASK KILL cancels an
     attempt; WORKER LEAVE makes it finish what runs, say GOODBYE and end.
     ERROR 401 makes it say HELLO again; ERROR 423 to its HELLO (another
-    live agent has its id) ends it; silence from the broker while a
+    live agent has its id) or 403 (its key may not register that id: a
+    key of another role, ids pinned to others, the id another key's, a
+    revoked key) ends it; silence from the broker while a
     reply is due makes it drop the socket and connect anew with backoff
     (250 ms doubling to 5 s), saying so at WARNING (when nothing ever
     answers: each time the backoff grows, then once a minute).
@@ -61,8 +63,10 @@ typedef int (drover_worker_handler_fn) (void *arg, const drover_exec_t *exec,
 //  spaces, 1..64 bytes), the procs it offers and its memory in bytes.
 //  endpoint may be a comma-separated list of brokers, of which one leads
 //  (PROTOCOL.md §17): the worker follows REDIRECT and moves on when its
-//  broker is gone. Returns NULL if the id or procs (>= 1) is not valid, or
-//  the list holds no endpoint.
+//  broker is gone; with CURVE, an item may name its broker's public key
+//  after a '=', `tcp://hub1:5555=b1` (see drover_worker_set_server_keys).
+//  Returns NULL if the id or procs (>= 1) is not valid, or the list holds
+//  no endpoint.
 drover_worker_t *
     drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_t mem);
 
@@ -116,8 +120,8 @@ void
 
 //  Speak CURVE to the broker: the worker's key pair (key_path: NAME.key
 //  or NAME.key_secret, `drover keygen` writes them; the secret file must
-//  be readable by its owner only) and the broker's public key file. Before
-//  the loop runs. Returns 0, or -1 with a message in *error_p (caller
+//  be readable by its owner only) and the broker's public key file (or a
+//  directory of brokers' keys: see set_server_keys). Before the loop runs. Returns 0, or -1 with a message in *error_p (caller
 //  frees) if a file cannot be used. A handshake the broker refuses (a key
 //  it does not accept for workers, a wrong server key, CURVE on one side
 //  only) is logged at ERROR, "the broker refused this key (why)" (again
@@ -127,6 +131,25 @@ void
 int
     drover_worker_set_keys (drover_worker_t *self, const char *key_path,
                             const char *server_key_path, char **error_p);
+
+//  Speak CURVE to several brokers, each with a key pair of its own
+//  (PROTOCOL.md §16, §17): the worker's key pair, and the brokers' public
+//  keys it trusts, count paths each a key file (NAME.key: the key named
+//  NAME) or a directory of them (count may be 0 when the list of brokers
+//  gives every key as a file). Each broker of the worker's list gets the
+//  key its item names (`tcp://hub1:5555=b1`, or `=/etc/drover/b1.key`),
+//  else the only key when one alone is trusted; a leader a REDIRECT names
+//  gets the key named as that broker (its --name), if one is trusted, and
+//  is not talked to otherwise (the worker moves to the next of its list).
+//  drover_worker_set_keys is this with one path. Before the loop runs.
+//  Returns 0, or -1 with a message in *error_p (caller frees): a file
+//  that cannot be used, a key the list names that is not trusted, a
+//  broker of the list without a key (several are trusted and its item
+//  names none).
+int
+    drover_worker_set_server_keys (drover_worker_t *self, const char *key_path,
+                                   const char *const *server_keys, size_t count,
+                                   char **error_p);
 
 //  Log every message sent and received
 void
@@ -176,7 +199,8 @@ uint64_t
     drover_worker_refusals (drover_worker_t *self);
 
 //  Return why the broker refused the worker for good (ERROR 423 to its
-//  HELLO: another live agent has its id), or why it could not start (the
+//  HELLO: another live agent has its id; 403: its key may not register
+//  it), or why it could not start (the
 //  tasks' user cannot enter the work directory), or NULL (borrowed)
 const char *
     drover_worker_refused (drover_worker_t *self);

@@ -62,6 +62,20 @@ testutil_ha_start_broker (testutil_ha_t *self, int index, const char *extra_flag
                               "--etcd", self->etcd, "--name", name, "--lease-ttl", ttl,
                               "--set", "health/heartbeat=200", "--set", "health/lost-after=2000" };
     int argc = 18;
+    char bind [64], events [64], key [128];
+    if (self->curve) {
+        //  Bound on every address, as on a machine with several; peers are
+        //  told the loopback one
+        snprintf (bind, sizeof bind, "tcp://*:%s", strrchr (self->endpoints [index], ':') + 1);
+        snprintf (events, sizeof events, "tcp://*:%s", strrchr (self->events [index], ':') + 1);
+        snprintf (key, sizeof key, "%s/%s.key", self->dir, name);
+        argv [3] = bind;
+        argv [5] = events;
+        const char *flags [] = { "--advertise", self->endpoints [index], "--key", key,
+                                 "--keys", self->keys };
+        for (int flag = 0; flag < 6; flag++)
+            argv [argc++] = flags [flag];
+    }
     if (self->queue_flags [index][0]) {
         argv [argc++] = "--set";
         argv [argc++] = self->queue_flags [index];
@@ -132,10 +146,74 @@ testutil_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [])
     return testutil_ha_new_queues (nbrokers, lease_ttl, extra_flags, NULL);
 }
 
+static testutil_ha_t *
+    s_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [],
+              const char *queues, bool curve);
+
 //  The same, every broker offering the named queues
 testutil_ha_t *
 testutil_ha_new_queues (int nbrokers, uint32_t lease_ttl, const char *extra_flags [],
                         const char *queues)
+{
+    return s_ha_new (nbrokers, lease_ttl, extra_flags, queues, false);
+}
+
+//  The same, every broker with CURVE and a key pair of its own
+testutil_ha_t *
+testutil_ha_new_curve (int nbrokers, uint32_t lease_ttl)
+{
+    return s_ha_new (nbrokers, lease_ttl, NULL, NULL, true);
+}
+
+//  Write a pair dir/name.key, its public half in a role subdirectory
+const char *
+testutil_ha_add_key (testutil_ha_t *self, const char *role, const char *name)
+{
+    static char path [160];
+    assert_true (self->curve);
+    snprintf (path, sizeof path, "%s/%s.key", self->dir, name);
+    zcert_t *pair = testutil_save_key_pair (path);
+    char *public_path = zsys_sprintf ("%s/%s/%s.key", self->keys, role, name);
+    assert_int_equal (zcert_save_public (pair, public_path), 0);
+    zstr_free (&public_path);
+    zcert_destroy (&pair);
+    return path;
+}
+
+//  Make the keys of CURVE brokers: each broker's pair, the keys directory,
+//  the test's own admin pair
+static void
+s_make_keys (testutil_ha_t *self)
+{
+    snprintf (self->keys, sizeof self->keys, "%s/keys", self->dir);
+    snprintf (self->broker_keys, sizeof self->broker_keys, "%s/brokers", self->dir);
+    const char *dirs [] = { self->keys, self->broker_keys };
+    for (int index = 0; index < 2; index++)
+        assert_int_equal (mkdir (dirs [index], 0755), 0);
+    const char *roles [] = { "workers", "clients", "admins" };
+    for (int index = 0; index < 3; index++) {
+        char *path = zsys_sprintf ("%s/%s", self->keys, roles [index]);
+        assert_int_equal (mkdir (path, 0755), 0);
+        zstr_free (&path);
+    }
+    for (int index = 0; index < self->nbrokers; index++) {
+        char *path = zsys_sprintf ("%s/b%d.key", self->dir, index + 1);
+        self->pairs [index] = testutil_save_key_pair (path);
+        zstr_free (&path);
+        path = zsys_sprintf ("%s/b%d.key", self->broker_keys, index + 1);
+        assert_int_equal (zcert_save_public (self->pairs [index], path), 0);
+        zstr_free (&path);
+    }
+    self->tester = zcert_new ();
+    char *path = zsys_sprintf ("%s/admins/tester.key", self->keys);
+    assert_int_equal (zcert_save_public (self->tester, path), 0);
+    zstr_free (&path);
+}
+
+//  Start etcd, PostgreSQL and the brokers
+static testutil_ha_t *
+s_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [], const char *queues,
+          bool curve)
 {
     assert_true (nbrokers >= 1 && nbrokers <= TESTUTIL_HA_BROKERS);
     testutil_ha_t *self = (testutil_ha_t *) zmalloc (sizeof (testutil_ha_t));
@@ -144,6 +222,9 @@ testutil_ha_new_queues (int nbrokers, uint32_t lease_ttl, const char *extra_flag
     chmod (self->dir, 0711);    //  the server runs as postgres, under it
     self->lease_ttl = lease_ttl;
     self->nbrokers = nbrokers;
+    self->curve = curve;
+    if (curve)
+        s_make_keys (self);
     char etcd_dir [96], pg_dir [96], client_port [8], peer_port [8], pg_port [8];
     snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
     snprintf (pg_dir, sizeof pg_dir, "%s/pg", self->dir);
@@ -227,9 +308,14 @@ testutil_ha_queue_dealer (testutil_ha_t *self, int index, int queue)
 zsock_t *
 testutil_ha_dealer (testutil_ha_t *self, int index)
 {
-    zsock_t *dealer = zsock_new_dealer (self->endpoints [index]);
+    zsock_t *dealer = zsock_new (ZMQ_DEALER);
     assert_non_null (dealer);
     zsock_set_linger (dealer, 0);
+    if (self->curve) {
+        zcert_apply (self->tester, dealer);
+        zsock_set_curve_serverkey (dealer, zcert_public_txt (self->pairs [index]));
+    }
+    assert_int_equal (zsock_connect (dealer, "%s", self->endpoints [index]), 0);
     drover_msg_say_level (dealer);      //  a client's level: a standby REDIRECTs it
     return dealer;
 }
@@ -309,6 +395,9 @@ testutil_ha_destroy (testutil_ha_t **self_p)
     const char *pg_args [] = { "stop", pg_dir, NULL };
     s_server_script ("pg_server.sh", pg_args, NULL, 0);
     testutil_remove_tree (self->dir);
+    for (int index = 0; index < TESTUTIL_HA_BROKERS; index++)
+        zcert_destroy (&self->pairs [index]);
+    zcert_destroy (&self->tester);
     free (self);
     *self_p = NULL;
 }

@@ -33,6 +33,12 @@ typedef struct {
     char queue_endpoints [TESTUTIL_HA_BROKERS][TESTUTIL_HA_QUEUES][64]; //  broker's cell of each
     char queue_lists [TESTUTIL_HA_QUEUES][TESTUTIL_HA_BROKERS * 64];   //  every broker's, of each
     char queue_flags [TESTUTIL_HA_BROKERS][TESTUTIL_HA_QUEUES * 24 + 16];   //  ha/queues=...
+    bool curve;                 //  CURVE, each broker with a key pair of its own:
+                                //  dir/bN.key, bound on * and advertising 127.0.0.1
+    char keys [96];             //  with curve: the keys directory every broker reads
+    char broker_keys [96];      //  with curve: a directory of the brokers' public keys
+    zcert_t *pairs [TESTUTIL_HA_BROKERS];   //  with curve: each broker's key pair
+    zcert_t *tester;            //  with curve: the test's own pair, an admin key
 } testutil_ha_t;
 
 //  Start etcd, PostgreSQL and nbrokers brokers (b1..bN, lease_ttl msec),
@@ -47,6 +53,20 @@ testutil_ha_t *
 testutil_ha_t *
     testutil_ha_new_queues (int nbrokers, uint32_t lease_ttl, const char *extra_flags [],
                             const char *queues);
+
+//  As testutil_ha_new, every broker speaking CURVE with a key pair of its
+//  own (dir/bN.key, its public half also in broker_keys/), all reading one
+//  keys directory (keys/ with workers/, clients/, admins/: the test's own
+//  pair is an admin), each bound on tcp://*:PORT and advertising
+//  tcp://127.0.0.1:PORT; testutil_ha_dealer speaks CURVE to them
+testutil_ha_t *
+    testutil_ha_new_curve (int nbrokers, uint32_t lease_ttl);
+
+//  With curve: write the pair dir/name.key and put its public half in the
+//  keys directory's role subdirectory ("workers", "clients", "admins");
+//  returns the pair's path (static buffer)
+const char *
+    testutil_ha_add_key (testutil_ha_t *self, const char *role, const char *name);
 
 //  Start a worker in slot serving named queue index, given every broker's
 //  endpoint of it

@@ -23,6 +23,23 @@
 
 drover_cli_globals_t drover_cli_globals = { NULL, NULL, DROVER_CLIENT_TIMEOUT, NULL, NULL, false };
 
+//  Take one more --server-key: the flag may be given several times (brokers
+//  with a key pair each), its values joined with commas, as
+//  DROVER_SERVER_KEY lists them
+static void
+s_add_server_key (const char *value)
+{
+    static char *s_joined = NULL;       //  the values so far, when more than one
+    if (!drover_cli_globals.server_key) {
+        drover_cli_globals.server_key = value;
+        return;
+    }
+    char *joined = zsys_sprintf ("%s,%s", drover_cli_globals.server_key, value);
+    free (s_joined);
+    s_joined = joined;
+    drover_cli_globals.server_key = s_joined;
+}
+
 //  Run the broker: argv [0] is "broker"
 static int
 s_broker (int argc, char **argv)
@@ -142,10 +159,14 @@ s_usage (FILE *stream)
         "                            each broker's port + 1: %s)\n"
         "  --key FILE                your CURVE key pair (NAME.key or NAME.key_secret; default\n"
         "                            $DROVER_KEY, else ~/.config/drover/client.key if it exists)\n"
-        "  --server-key FILE         the broker's public key (default $DROVER_SERVER_KEY, else\n"
+        "  --server-key FILE|DIR     the broker's public key (default $DROVER_SERVER_KEY, else\n"
         "                            ~/.config/drover/server.key); both or neither: with neither\n"
         "                            the connection is plain. --key means this after every\n"
-        "                            command; `submit --submit-key K` is a submit key\n"
+        "                            command; `submit --submit-key K` is a submit key. Brokers\n"
+        "                            with a key pair each: repeat it, or give a directory or a\n"
+        "                            comma-separated list, each key named by its file (b1.key:\n"
+        "                            b1), and name each broker's in --broker: tcp://HOST:5555=b1\n"
+        "                            (or =FILE); a leader not listed gets the key of its --name\n"
         "  -h, --help                this text\n"
         "  --version                 print the version\n"
         "\n"
@@ -296,7 +317,7 @@ main (int argc, char **argv)
         if (which == 3)
             drover_cli_globals.key = value;
         else
-            drover_cli_globals.server_key = value;
+            s_add_server_key (value);
     }
     if (index >= argc) {
         s_usage (stderr);
@@ -369,7 +390,7 @@ drover_cli_common_option (const char *command, int option, char **argv)
         return 0;
     }
     if (option == DROVER_CLI_OPT_SERVER_KEY) {
-        drover_cli_globals.server_key = optarg;
+        s_add_server_key (optarg);
         return 0;
     }
     if (option == DROVER_CLI_OPT_TIMEOUT) {
@@ -424,7 +445,9 @@ drover_cli_keys (const char *command, const char **key_p, const char **server_ke
                                   s_key, sizeof s_key);
     const char *server_key = s_key_file (drover_cli_globals.server_key, "DROVER_SERVER_KEY",
                                          dir, "server.key", s_server_key, sizeof s_server_key);
-    if (key && !server_key) {
+    const char *brokers = drover_cli_globals.broker? drover_cli_globals.broker
+                        : getenv ("DROVER_BROKER");
+    if (key && !server_key && !(brokers && strchr (brokers, '='))) {
         fprintf (stderr, "drover %s: a key (%s) needs the broker's public key too: give "
                  "--server-key FILE, DROVER_SERVER_KEY, or put it in %s/server.key\n",
                  command, key, *dir? dir: "~/.config/drover");
@@ -458,11 +481,34 @@ drover_cli_connect (const char *command)
         return NULL;
     }
     drover_client_set_timeout (client, drover_cli_globals.timeout);
-    if (key && drover_client_set_keys (client, key, server_key)) {
-        fprintf (stderr, "drover %s: %s\n", command, drover_client_error_text (client));
-        drover_client_destroy (&client);
+    if (key) {
+        char *items = strdup (server_key? server_key: "");
+        const char *paths [DROVER_CLI_SERVER_KEYS_MAX];
+        size_t count = 0;
+        for (char *item = strtok (items, ","); item && count < DROVER_CLI_SERVER_KEYS_MAX;
+             item = strtok (NULL, ","))
+            paths [count++] = item;
+        if (drover_client_set_server_keys (client, key, paths, count)) {
+            fprintf (stderr, "drover %s: %s\n", command, drover_client_error_text (client));
+            drover_client_destroy (&client);
+        }
+        free (items);
     }
     return client;
+}
+
+//  The brokers' public keys the CLI trusts, for a socket of its own
+drover_serverkeys_t *
+drover_cli_server_keys (const char *server_key, const char *brokers, char **error_p)
+{
+    drover_serverkeys_t *keys = drover_serverkeys_new ();
+    if (server_key && drover_serverkeys_add_list (keys, server_key, error_p))
+        drover_serverkeys_destroy (&keys);
+    drover_endpoints_t *list = keys && brokers? drover_endpoints_new (brokers): NULL;
+    if (list && drover_serverkeys_pair_list (keys, list, error_p))
+        drover_serverkeys_destroy (&keys);
+    drover_endpoints_destroy (&list);
+    return keys;
 }
 
 //  Print the client's last error in plain words

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include "drover_msg.h"
 #include "drover_client.h"
+#include "drover_serverkeys.h"
 
 //  Exit statuses of the client subcommands
 #define DROVER_EXIT_OK          0       //  done, every task succeeded
@@ -26,7 +27,8 @@ typedef struct {
     const char *events;         //  PUB endpoint, or NULL for DROVER_EVENTS / default
     int timeout;                //  reply deadline, msec
     const char *key;            //  --key: our key pair file, or NULL for DROVER_KEY / default
-    const char *server_key;     //  --server-key: the broker's public key file, or NULL
+    const char *server_key;     //  --server-key: the brokers' public key files and
+                                //  directories (comma-separated: every flag's), or NULL
     bool json;                  //  the command's --json (-j): a JSON document on stdout
 } drover_cli_globals_t;
 
@@ -68,9 +70,22 @@ drover_client_t *
 //  DROVER_SERVER_KEY, else $XDG_CONFIG_HOME/drover/client.key and
 //  server.key (~/.config by default) where they exist. Sets both (CURVE)
 //  or neither (plain) and returns 0, or prints why one has no partner and
-//  returns -1. The paths are borrowed (argv, environ or a static buffer).
+//  returns -1 (a key without a server key is fine when the list of
+//  brokers names each broker's key file: ENDPOINT=FILE). The server key
+//  may list several files and directories, comma-separated. The paths are borrowed (argv, environ or a static buffer).
 int
     drover_cli_keys (const char *command, const char **key_p, const char **server_key_p);
+
+//  Most server key files and directories a command takes
+#define DROVER_CLI_SERVER_KEYS_MAX  64
+
+//  The brokers' public keys server_key lists (comma-separated files and
+//  directories; NULL none), with the keys the list of brokers names
+//  ("ENDPOINT=KEY", NULL: no list): for a socket the CLI makes itself
+//  (drover_serverkeys_for gives each endpoint's). NULL with why in
+//  *error_p (caller frees).
+drover_serverkeys_t *
+    drover_cli_server_keys (const char *server_key, const char *brokers, char **error_p);
 
 //  Print the client's last error in plain words, prefixed by what failed;
 //  returns the exit status to use
@@ -366,19 +381,22 @@ typedef struct _drover_cli_feed_t drover_cli_feed_t;
 //  is not tcp://HOST:PORT (a port below 65535, no wildcard).
 int
     drover_cli_feed_derive (const char *router, char *out, size_t size);
-//  Create a feed: a SUB (CURVE with key and server_key if key is set)
-//  subscribed to the topics (none: everything), watched, connected to
-//  nothing yet. NULL with *error_p (ours to free) if a key is unusable.
+//  Create a feed: a SUB (CURVE with the key pair key, if set: each
+//  publisher's server key comes with it, drover_cli_feed_add) subscribed
+//  to the topics (none: everything), watched, connected to nothing yet.
+//  NULL with *error_p (ours to free) if the key is unusable.
 drover_cli_feed_t *
-    drover_cli_feed_new (const char *key, const char *server_key, const char **topics,
-                         int ntopics, char **error_p);
+    drover_cli_feed_new (const char *key, const char **topics, int ntopics, char **error_p);
 //  Destroy the feed; harmless on NULL
 void
     drover_cli_feed_destroy (drover_cli_feed_t **self_p);
-//  Connect to the publisher at endpoint, unless connected already.
-//  Returns 1 if it is new, 0 if known, -1 if ZeroMQ does not take it.
+//  Connect to the publisher at endpoint, unless connected already; with
+//  CURVE, server_key is its broker's public key (Z85; each publisher has
+//  its broker's). Returns 1 if it is new, 0 if known, -1 if ZeroMQ does
+//  not take it, -2 if no server key is given with CURVE.
 int
-    drover_cli_feed_add (drover_cli_feed_t *self, const char *endpoint);
+    drover_cli_feed_add (drover_cli_feed_t *self, const char *endpoint,
+                         const char *server_key);
 //  Return the SUB, to poll and read
 zsock_t *
     drover_cli_feed_sock (drover_cli_feed_t *self);

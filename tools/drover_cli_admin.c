@@ -126,6 +126,21 @@ s_parse_admin (const char *command, int argc, char **argv, const char **reason_p
     return 0;
 }
 
+//  Say why the broker refused an admin command (403): its reason names
+//  the wire message, WORKER ADMIN; the user typed `drover COMMAND`
+static int
+s_forbidden (drover_client_t *client, const char *what, const char *command)
+{
+    const char *text = drover_client_error_text (client);
+    const char *wire = drover_msg_name (DROVER_MSG_WORKER_ADMIN);
+    const char *at = strstr (text, wire);
+    if (!at)
+        return drover_cli_error (client, what);
+    fprintf (stderr, "drover: %s: forbidden (%d): %.*sdrover %s%s\n", what,
+             DROVER_CODE_FORBIDDEN, (int) (at - text), text, command, at + strlen (wire));
+    return DROVER_EXIT_FAILED;
+}
+
 //  drover hold | drain | resume: argv [0] says which
 int
 drover_cli_admin (int argc, char **argv)
@@ -158,8 +173,11 @@ drover_cli_admin (int argc, char **argv)
         }
         char what [128];
         snprintf (what, sizeof what, "%s %s", command, argv [index]);
-        rc = drover_cli_error (client, what);
         int code = drover_client_error_code (client);
+        if (code == DROVER_CODE_FORBIDDEN)
+            rc = s_forbidden (client, what, command);
+        else
+            rc = drover_cli_error (client, what);
         if (code > 0 && code < 300)
             break;
     }

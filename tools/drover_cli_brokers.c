@@ -203,16 +203,19 @@ drover_cli_brokers_probe (drover_cli_brokers_t *self, const char *key,
 {
     assert (self);
     zcert_t *pair = NULL;
-    char server_text [41] = "";
+    drover_serverkeys_t *serverkeys = NULL;     //  each broker's public key
     if (key) {
         pair = drover_keys_load_pair (key, error_p);
-        zcert_t *server = pair? drover_keys_load_public (server_key, error_p): NULL;
-        if (!server) {
+        serverkeys = pair? drover_serverkeys_new (): NULL;
+        if (serverkeys && ((server_key && drover_serverkeys_add_list (serverkeys, server_key,
+                                                                       error_p))
+                       ||  drover_serverkeys_pair_list (serverkeys, self->list, error_p))) {
+            drover_serverkeys_destroy (&serverkeys);
+        }
+        if (!serverkeys) {
             zcert_destroy (&pair);
             return -1;          //  *error_p says why
         }
-        snprintf (server_text, sizeof server_text, "%s", zcert_public_txt (server));
-        zcert_destroy (&server);
     }
     s_probe_t *probes = (s_probe_t *) zmalloc (self->size * sizeof (s_probe_t));
     zpoller_t *poller = zpoller_new (NULL);
@@ -224,7 +227,9 @@ drover_cli_brokers_probe (drover_cli_brokers_t *self, const char *key,
     size_t waiting = 0;
     for (size_t index = 0; index < self->size; index++) {
         s_probe_t *probe = &probes [index];
-        s_probe_open (probe, self->rows [index].endpoint, pair, server_text);
+        s_probe_open (probe, self->rows [index].endpoint, pair,
+                      serverkeys? drover_serverkeys_for (serverkeys, self->rows [index].endpoint)
+                                : NULL);
         //  Our level first: a standby tells a peer of level 1 ERROR 300, not
         //  REDIRECT, and it would pass for a leader (PROTOCOL.md §12.2)
         if (!probe->over && drover_msg_say_level (probe->dealer) == 0
@@ -268,6 +273,7 @@ drover_cli_brokers_probe (drover_cli_brokers_t *self, const char *key,
         s_probe_close (&probes [index]);
     free (probes);
     zcert_destroy (&pair);
+    drover_serverkeys_destroy (&serverkeys);
     s_name_leaders (self);
     if (zsys_interrupted) {
         *error_p = strdup ("interrupted");
@@ -289,11 +295,15 @@ drover_cli_brokers_leader_first (drover_cli_brokers_t *self)
         }
     if (leaders != 1 || leader == 0)
         return NULL;            //  none, several (a split view), or first already
-    char *list = strdup (self->rows [leader].endpoint);
-    assert (list);
+    //  Each endpoint with the key the list named for it, if any
+    const char *key = drover_endpoints_item_key (self->list, leader);
+    char *list = zsys_sprintf ("%s%s%s", self->rows [leader].endpoint, key? "=": "",
+                               key? key: "");
     for (size_t index = 0; index < self->size; index++)
         if (index != leader) {
-            char *longer = zsys_sprintf ("%s,%s", list, self->rows [index].endpoint);
+            key = drover_endpoints_item_key (self->list, index);
+            char *longer = zsys_sprintf ("%s,%s%s%s", list, self->rows [index].endpoint,
+                                         key? "=": "", key? key: "");
             zstr_free (&list);
             list = longer;
         }

@@ -34,7 +34,8 @@ typedef struct {
     const char **topics;        //  --topic prefixes (none: every event)
     int ntopics;                //  how many
     const char *key;            //  our key pair file, or NULL (plain)
-    const char *server_key;     //  the brokers' public key file, with key
+    const char *server_key;     //  the brokers' public key files, with key
+    drover_serverkeys_t *keys;  //  with key: each broker's (and publisher's) key, owned
     drover_cli_feed_t *feed;    //  every publisher we hear
     bool follow;                //  hear the leaders the brokers name (not with --events)
     drover_client_t *client;    //  for EVENT REPLAY, made when first needed
@@ -99,15 +100,21 @@ s_topic_wanted (s_events_t *self, const char *topic)
 //  ---------------------------------------------------------------------
 //  Where the brokers publish
 
-//  Hear the broker whose ROUTER is router, where it publishes by
-//  default: on its next port. Returns 0, or -1 if we cannot tell.
+//  Hear the broker whose ROUTER is router (named name, if a REDIRECT said:
+//  its key's name), where it publishes by default: on its next port, with
+//  the broker's key. Returns 0, -1 if we cannot tell where, -2 if no key
+//  of the broker is trusted.
 static int
-s_hear (s_events_t *self, const char *router)
+s_hear (s_events_t *self, const char *router, const char *name)
 {
     char events [DROVER_ENDPOINT_MAX + 16];
     if (drover_cli_feed_derive (router, events, sizeof events))
         return -1;
-    return drover_cli_feed_add (self->feed, events) < 0? -1: 0;
+    if (self->keys)
+        drover_serverkeys_learn (self->keys, router, name);
+    const char *server_key = self->keys? drover_serverkeys_for (self->keys, router): NULL;
+    int rc = drover_cli_feed_add (self->feed, events, server_key);
+    return rc == -2? -2: rc < 0? -1: 0;
 }
 
 //  Hear the publishers --events (or DROVER_EVENTS) lists, and only those;
@@ -129,10 +136,17 @@ s_hear_list (s_events_t *self, const char *events_list)
     int rc = 0;
     for (size_t index = 0; rc == 0 && index < drover_endpoints_size (endpoints); index++) {
         const char *endpoint = drover_endpoints_item (endpoints, index);
-        if (events_list && drover_cli_feed_add (self->feed, endpoint) < 0)
+        const char *server_key = self->keys? drover_serverkeys_for (self->keys, endpoint): NULL;
+        int heard = events_list? drover_cli_feed_add (self->feed, endpoint, server_key)
+                               : s_hear (self, endpoint, NULL);
+        if (heard == -2)
+            rc = drover_cli_usage_error ("events", "no key of the broker at %s is trusted "
+                                         "(name it: %s=NAME)", endpoint, endpoint);
+        else
+        if (heard < 0 && events_list)
             rc = drover_cli_usage_error ("events", "'%s' is not an event endpoint", endpoint);
         else
-        if (!events_list && s_hear (self, endpoint))
+        if (heard < 0)
             rc = drover_cli_usage_error ("events", "cannot tell where %s publishes its events: "
                                          "give --events", endpoint);
     }
@@ -167,7 +181,7 @@ s_follow (s_events_t *self)
         if (row->state == DROVER_CLI_BROKER_LEADER)
             leads = true;
         if (row->state != DROVER_CLI_BROKER_UNREACHABLE && *row->leader)
-            s_hear (self, row->leader);
+            s_hear (self, row->leader, row->leader_name);
     }
     if (!leads && drover_cli_brokers_answered (brokers))
         self->follow_at = zclock_mono () + S_FOLLOW_EVERY;
@@ -246,7 +260,7 @@ s_replay (s_events_t *self)
     self->replays++;
     self->tracking = true;
     if (self->follow)
-        s_hear (self, drover_client_endpoint (self->client));
+        s_hear (self, drover_client_endpoint (self->client), NULL);
     return 0;
 }
 
@@ -458,10 +472,19 @@ drover_cli_events (int argc, char **argv)
     if (drover_cli_keys ("events", &self.key, &self.server_key))
         return DROVER_EXIT_USAGE;
     char *error = NULL;
-    self.feed = drover_cli_feed_new (self.key, self.server_key, topics, self.ntopics, &error);
+    if (self.key) {
+        //  Each broker's key, paired as the list of publishers (--events)
+        //  or of brokers names them (ENDPOINT=KEY)
+        const char *brokers = drover_cli_globals.broker? drover_cli_globals.broker
+                            : getenv ("DROVER_BROKER");
+        self.keys = drover_cli_server_keys (self.server_key, events? events: brokers, &error);
+    }
+    self.feed = self.key && !self.keys? NULL
+              : drover_cli_feed_new (self.key, topics, self.ntopics, &error);
     if (!self.feed) {
         fprintf (stderr, "drover events: %s\n", error);
         zstr_free (&error);
+        drover_serverkeys_destroy (&self.keys);
         return DROVER_EXIT_USAGE;
     }
     rc = s_hear_list (&self, events);
@@ -471,5 +494,6 @@ drover_cli_events (int argc, char **argv)
     }
     drover_client_destroy (&self.client);
     drover_cli_feed_destroy (&self.feed);
+    drover_serverkeys_destroy (&self.keys);
     return rc;
 }

@@ -53,12 +53,12 @@ drover_cli_feed_derive (const char *router, char *out, size_t size)
     return written > 0 && (size_t) written < size? 0: -1;
 }
 
-//  Create a feed: a SUB (CURVE with key and server_key if key is set)
-//  subscribed to the topics (none: everything), watched, connected to
-//  nothing yet. NULL with *error_p (ours to free) if a key is unusable.
+//  Create a feed: a SUB (CURVE with the key pair key, if set: each
+//  publisher's server key comes with it, drover_cli_feed_add) subscribed
+//  to the topics (none: everything), watched, connected to nothing yet.
+//  NULL with *error_p (ours to free) if the key is unusable.
 drover_cli_feed_t *
-drover_cli_feed_new (const char *key, const char *server_key, const char **topics,
-                     int ntopics, char **error_p)
+drover_cli_feed_new (const char *key, const char **topics, int ntopics, char **error_p)
 {
     drover_cli_feed_t *self = (drover_cli_feed_t *) zmalloc (sizeof (drover_cli_feed_t));
     self->sub = zsock_new (ZMQ_SUB);
@@ -73,11 +73,15 @@ drover_cli_feed_new (const char *key, const char *server_key, const char **topic
         zsock_set_subscribe (self->sub, "");
     for (int index = 0; index < ntopics && !key; index++)
         zsock_set_subscribe (self->sub, topics [index]);
-    if (key && drover_keys_apply_client (self->sub, key, server_key, error_p)) {
+    zcert_t *pair = key? drover_keys_load_pair (key, error_p): NULL;
+    if (key && !pair) {
         zsock_destroy (&self->sub);
         free (self);
         return NULL;
     }
+    if (pair)
+        zcert_apply (pair, self->sub);
+    zcert_destroy (&pair);
     self->curve = key != NULL;
     //  Watched before it connects: events before the monitor are lost
     char endpoint [64];
@@ -114,14 +118,20 @@ drover_cli_feed_destroy (drover_cli_feed_t **self_p)
     *self_p = NULL;
 }
 
-//  Connect to the publisher at endpoint, unless connected already.
-//  Returns 1 if it is new, 0 if known, -1 if ZeroMQ does not take it.
+//  Connect to the publisher at endpoint, unless connected already; with
+//  CURVE, server_key is its broker's public key (Z85). Returns 1 if it is
+//  new, 0 if known, -1 if ZeroMQ does not take it, -2 if no server key
+//  is given with CURVE.
 int
-drover_cli_feed_add (drover_cli_feed_t *self, const char *endpoint)
+drover_cli_feed_add (drover_cli_feed_t *self, const char *endpoint, const char *server_key)
 {
     assert (self);
     if (zhashx_lookup (self->publishers, endpoint))
         return 0;
+    if (self->curve && !server_key)
+        return -2;
+    if (self->curve)            //  a connection takes the option as it is now
+        zsock_set_curve_serverkey (self->sub, server_key);
     if (zsock_connect (self->sub, "%s", endpoint) == -1)
         return -1;
     zhashx_insert (self->publishers, endpoint, (void *) (uintptr_t) S_CONNECTED);

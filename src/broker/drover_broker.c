@@ -99,6 +99,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
         free (self);
         return NULL;
     }
+    drover_connwatch_log_handshakes (self->connwatch, drover_guard_secure (self->guard));
 
     self->router = zsock_new (ZMQ_ROUTER);
     zsock_set_router_mandatory (self->router, 1);
@@ -363,7 +364,7 @@ s_accept_payload (s_broker_t *self, s_route_t route, zmq_msg_t *payload, bool ex
                 drover_msg_destroy (&msg);
             return;
         }
-        s_warn_bad_input (self, reason, data, size);
+        //  Well-formed, refused by key: the guard logged it, by key
         s_reply_error (self, route, msg->seq, code, reason);
         zstr_free (&reason);
         drover_msg_destroy (&msg);

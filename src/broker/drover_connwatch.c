@@ -18,6 +18,7 @@
 */
 
 #include "drover_connwatch.h"
+#include "drover_handshakelog.h"
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -54,6 +55,7 @@ struct _drover_connwatch_t {
     uint64_t suppressed;        //  warnings held back by the rate limit
     int64_t warned_at;          //  last warning, msec monotonic
     int64_t audited_at;         //  last audit, msec monotonic
+    drover_handshakelog_t *handshakes;  //  refused handshakes to log, or NULL
 };
 
 
@@ -105,6 +107,7 @@ drover_connwatch_destroy (drover_connwatch_t **self_p)
         zsock_destroy (&self->monitors [index]);
     }
     drover_conns_destroy (&self->conns);
+    drover_handshakelog_destroy (&self->handshakes);
     free (self);
     *self_p = NULL;
 }
@@ -163,7 +166,9 @@ drover_connwatch_watch (drover_connwatch_t *self, zsock_t *sock, bool listeners)
     char endpoint [64];
     snprintf (endpoint, sizeof endpoint, "inproc://drover-monitor-%zu-%p", index, (void *) self);
     int rc = zmq_socket_monitor (zsock_resolve (sock), endpoint,
-                                 ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED);
+                                 ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED
+                                 | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                                 | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
     assert (rc == 0);
     self->watched [index] = sock;
     self->listeners [index] = listeners;
@@ -292,8 +297,13 @@ s_accepted (drover_connwatch_t *self, int fd, bool listener)
 {
     char address [INET6_ADDRSTRLEN];
     int port;
-    if (s_peer (fd, address, sizeof address, &port) == -1)
+    if (s_peer (fd, address, sizeof address, &port) == -1) {
+        if (self->handshakes)
+            drover_handshakelog_accepted (self->handshakes, fd, NULL);
         return;                 //  closed already (its close was read first)
+    }
+    if (self->handshakes)
+        drover_handshakelog_accepted (self->handshakes, fd, *address? address: NULL);
     int64_t now = zclock_mono ();
     if (drover_conns_full (self->conns))
         s_audit (self, now);
@@ -311,6 +321,16 @@ s_accepted (drover_connwatch_t *self, int fd, bool listener)
         s_warn (self, "closing the oldest silent connection for a new one, fd", fd);
 }
 
+//  Log the handshakes refused before ZAP is asked (no key, a wrong server
+//  key), with the peer's address
+void
+drover_connwatch_log_handshakes (drover_connwatch_t *self, bool secure)
+{
+    assert (self);
+    if (!self->handshakes)
+        self->handshakes = drover_handshakelog_new (secure);
+}
+
 //  Read the connection events of one monitored socket
 void
 drover_connwatch_read (drover_connwatch_t *self, size_t index)
@@ -321,6 +341,7 @@ drover_connwatch_read (drover_connwatch_t *self, size_t index)
     zmsg_t *event;
     while ((event = zmsg_recv_nowait (self->monitors [index]))) {
         zframe_t *head = zmsg_first (event);
+        zframe_t *endpoint = zmsg_next (event);
         if (head && zframe_size (head) == 6) {
             uint16_t id;
             uint32_t value;
@@ -329,8 +350,23 @@ drover_connwatch_read (drover_connwatch_t *self, size_t index)
             if (id == ZMQ_EVENT_ACCEPTED)
                 s_accepted (self, (int) value, self->listeners [index]);
             else
-            if (id == ZMQ_EVENT_DISCONNECTED)
+            if (id == ZMQ_EVENT_DISCONNECTED) {
+                if (self->handshakes)
+                    drover_handshakelog_closed (self->handshakes, (int) value, zclock_mono ());
                 drover_conns_closed (self->conns, (int) value);
+            }
+            else
+            if ((id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+            ||   id == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) && self->handshakes) {
+                char text [256] = "";
+                size_t size = endpoint? zframe_size (endpoint): 0;
+                if (size >= sizeof text)
+                    size = sizeof text - 1;
+                if (size)
+                    memcpy (text, zframe_data (endpoint), size);
+                text [size] = 0;
+                drover_handshakelog_failed (self->handshakes, id, value, text);
+            }
         }
         zmsg_destroy (&event);
     }

@@ -70,6 +70,12 @@ void
 void
     drover_connwatch_serve (drover_connwatch_t *self, bool serving);
 
+//  Log the handshakes the broker refuses before ZAP is asked (a peer
+//  without CURVE, a wrong server key: drover_handshakelog), with the
+//  peer's address; secure: the broker speaks CURVE. Before the first read.
+void
+    drover_connwatch_log_handshakes (drover_connwatch_t *self, bool secure);
+
 //  Read the connection events waiting on monitor index, without blocking
 void
     drover_connwatch_read (drover_connwatch_t *self, size_t index);

@@ -6,14 +6,17 @@
 #include "drover_guard.h"
 #include "drover_keyring.h"
 #include "drover_keys.h"
+#include "drover_refusals.h"
+#include "drover_zap.h"
 
-//  The ZAP domain the broker's sockets ask zauth about
+//  The ZAP domain the broker's sockets ask the ZAP handler (drover_zap) about
 #define S_ZAP_DOMAIN    "drover"
 
 struct _drover_guard_t {
     zcert_t *pair;              //  the broker's key pair, or NULL without CURVE
     drover_keyring_t *keyring;  //  the keys and their roles, or NULL
-    zactor_t *auth;             //  czmq's zauth (the ZAP handler), or NULL
+    zactor_t *auth;             //  the ZAP handler (drover_zap), or NULL
+    drover_refusals_t *refusals;    //  which refused messages to log
     int64_t refreshed;          //  last look at the keys directory, msec (mono)
     zlistx_t *pending;          //  names found revoked, not yet told (owned)
     zlistx_t *revoked;          //  names the last drover_guard_refresh told (owned)
@@ -35,6 +38,7 @@ drover_guard_new (drover_config_t *config, bool verbose, char **error_p)
     zlistx_set_destructor (self->pending, (zlistx_destructor_fn *) zstr_free);
     self->revoked = zlistx_new ();
     zlistx_set_destructor (self->revoked, (zlistx_destructor_fn *) zstr_free);
+    self->refusals = drover_refusals_new ();
     if (!*config->security_key) {
         if (*config->security_keys) {
             *error_p = zsys_sprintf ("security/keys is set but security/key is not: "
@@ -56,13 +60,8 @@ drover_guard_new (drover_config_t *config, bool verbose, char **error_p)
         drover_guard_destroy (&self);
         return NULL;
     }
-    self->auth = zactor_new (zauth, NULL);
-    if (verbose) {
-        zstr_send (self->auth, "VERBOSE");
-        zsock_wait (self->auth);
-    }
-    zstr_sendx (self->auth, "CURVE", config->security_keys, NULL);
-    zsock_wait (self->auth);
+    (void) verbose;
+    self->auth = zactor_new (drover_zap_actor, config->security_keys);
     self->refreshed = zclock_mono ();
     zsys_info ("guard: curve=on keys=%zu directory=%s", drover_keyring_size (self->keyring),
                config->security_keys);
@@ -80,6 +79,7 @@ drover_guard_destroy (drover_guard_t **self_p)
         drover_keyring_destroy (&self->keyring);
         zlistx_destroy (&self->pending);
         zlistx_destroy (&self->revoked);
+        drover_refusals_destroy (&self->refusals);
         zcert_destroy (&self->pair);
         free (self);
         *self_p = NULL;
@@ -110,15 +110,64 @@ drover_guard_apply (drover_guard_t *self, zsock_t *sock, int handshake)
         zsock_set_xpub_manual (sock, 1);
 }
 
-//  The name of the role a message needs, for a refusal's text
+//  The role a message needs, with its article, for a refusal's text
 static const char *
-s_roles_name (uint8_t roles)
+s_role_needed (uint8_t roles)
 {
     if (roles & DROVER_ROLE_WORKER)
-        return "worker";
+        return "a worker key";
     if (roles & DROVER_ROLE_CLIENT)
-        return "client";
-    return "admin";
+        return "a client key";
+    return "an admin key";
+}
+
+//  The role subdirectory a message's role is given by
+static const char *
+s_role_subdir (uint8_t roles)
+{
+    if (roles & DROVER_ROLE_WORKER)
+        return "workers/";
+    if (roles & DROVER_ROLE_CLIENT)
+        return "clients/ or admins/";
+    return "admins/";
+}
+
+//  A key's roles in words, with its article: "a client key", "an admin key",
+//  "a worker and client key"
+static void
+s_roles_held (uint8_t roles, char *buffer, size_t size)
+{
+    const char *names [3];
+    size_t count = 0;
+    if (roles & DROVER_ROLE_WORKER)
+        names [count++] = "worker";
+    if (roles & DROVER_ROLE_ADMIN)
+        names [count++] = "admin";
+    else
+    if (roles & DROVER_ROLE_CLIENT)
+        names [count++] = "client";
+    if (count == 0)
+        snprintf (buffer, size, "a key without a role");
+    else
+    if (count == 1)
+        snprintf (buffer, size, "%s %s key", streq (names [0], "admin")? "an": "a", names [0]);
+    else
+        snprintf (buffer, size, "a %s and %s key", names [0], names [1]);
+}
+
+//  Refuse a message: count it, log it by key (not every time: a refused
+//  peer may send again and again), and return 403 with the reason
+static int
+s_refuse (drover_guard_t *self, const char *key, drover_msg_t *msg, char **reason_p)
+{
+    self->refused++;
+    char subject [DROVER_ID_MAX + 64];
+    snprintf (subject, sizeof subject, "%s %d", key, msg->id);
+    uint64_t held = 0;
+    if (drover_refusals_due (self->refusals, subject, zclock_mono (), &held))
+        zsys_warning ("guard: refused key=%s %s code=%d: %s held=%" PRIu64, key,
+                      drover_msg_name (msg->id), DROVER_CODE_FORBIDDEN, *reason_p, held);
+    return DROVER_CODE_FORBIDDEN;
 }
 
 //  Look at the keys directory now; names found revoked wait in pending
@@ -135,7 +184,7 @@ s_look (drover_guard_t *self, int64_t now)
 }
 
 //  Find a message's sender in the keyring; on a miss look at the keys
-//  directory again first, if the last look is a little old (zauth admits
+//  directory again first, if the last look is a little old (the ZAP handler admits
 //  a key added since the guard's last look)
 static const drover_keyring_entry_t *
 s_sender (drover_guard_t *self, zmq_msg_t *msg)
@@ -162,24 +211,27 @@ drover_guard_admit (drover_guard_t *self, zmq_msg_t *payload, drover_msg_t *msg,
     }
     const drover_keyring_entry_t *entry = s_sender (self, payload);
     if (!entry) {
-        self->refused++;
+        const char *key = zmq_msg_gets (payload, "User-Id");
         *reason_p = zsys_sprintf ("this key is not in the broker's keys any more (revoked)");
-        return DROVER_CODE_FORBIDDEN;
+        return s_refuse (self, key? key: "?", msg, reason_p);
     }
     snprintf (msg->principal, sizeof msg->principal, "%s", entry->name);
     msg->roles = entry->roles;
     if (!(entry->roles & roles)) {
-        self->refused++;
-        *reason_p = zsys_sprintf ("%s: only a %s key may send %s", entry->name,
-                                  s_roles_name (roles), drover_msg_name (msg->id));
-        return DROVER_CODE_FORBIDDEN;
+        char held [64];
+        s_roles_held (entry->roles, held, sizeof held);
+        *reason_p = zsys_sprintf ("%s is %s: %s needs %s (the broker's operator puts its "
+                                  "public key in %s of the broker's keys directory, "
+                                  "security/keys)", entry->name, held,
+                                  drover_msg_name (msg->id), s_role_needed (roles),
+                                  s_role_subdir (roles));
+        return s_refuse (self, entry->name, msg, reason_p);
     }
     if (msg->id == DROVER_MSG_WORKER_HELLO
     &&  !drover_keyring_allows_worker (entry, msg->worker)) {
-        self->refused++;
         *reason_p = zsys_sprintf ("%s: this key may not register as worker '%s' (its "
                                   "worker-ids do not name it)", entry->name, msg->worker);
-        return DROVER_CODE_FORBIDDEN;
+        return s_refuse (self, entry->name, msg, reason_p);
     }
     return 0;
 }

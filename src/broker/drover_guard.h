@@ -3,8 +3,8 @@
 
     Without a key pair (security/key unset) the broker runs as before: no
     CURVE, every sender may do everything, and the endpoints must be
-    loopback. With one, every endpoint is a CURVE server: czmq's zauth
-    actor (ZAP, RFC 27) admits at the handshake only the keys in the keys
+    loopback. With one, every endpoint is a CURVE server: the ZAP handler
+    (drover_zap, RFC 27) admits at the handshake only the keys in the keys
     directory (security/keys), and the main asks the guard about every
     message: the sender's key (its User-Id) must still be known, and its
     roles must allow the message; the guard then writes the key's name and
@@ -29,12 +29,12 @@
 typedef struct _drover_guard_t drover_guard_t;
 
 //  Create the guard from the settings: with security/key set, load the key
-//  pair and the keys and start zauth. Returns NULL with a message in
+//  pair and the keys and start the ZAP handler. Returns NULL with a message in
 //  *error_p (caller frees) when the key, its mode or the keys are wrong.
 drover_guard_t *
     drover_guard_new (drover_config_t *config, bool verbose, char **error_p);
 
-//  Destroy the guard and its zauth actor; harmless on NULL
+//  Destroy the guard and its ZAP handler; harmless on NULL
 void
     drover_guard_destroy (drover_guard_t **self_p);
 
@@ -81,7 +81,9 @@ size_t
 const char *
     drover_guard_revoked (drover_guard_t *self, size_t index);
 
-//  Messages refused so far (unknown key, role, pinned id)
+//  Messages refused so far (unknown key, role, pinned id); each refusal
+//  is logged (rate limited by key: drover_refusals) as
+//  "guard: refused key=NAME MESSAGE code=403: REASON held=N"
 uint64_t
     drover_guard_refused (drover_guard_t *self);
 

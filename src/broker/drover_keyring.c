@@ -34,6 +34,8 @@ struct _drover_keyring_t {
     int64_t scanned;            //  when the last full scan was, msec (mono)
     zlistx_t *revoked;          //  names the last refresh found gone, owned
     size_t unsafe;              //  key files the last scan refused outright
+    bool quiet;                 //  say nothing of the files skipped (another
+                                //  keyring over the directory says it)
 };
 
 //  Destroy an entry (the hash's destructor)
@@ -93,9 +95,10 @@ s_key_name (const char *filename, char *name)
     return true;
 }
 
-//  Bytes czmq's zauth writes for a key's metadata at its handshake: it
-//  has a buffer of 512 and does not check (czmq 4.2.1), so a key whose
-//  metadata is larger would overflow it
+//  Bytes czmq's zauth (the broker's ZAP handler before drover_zap) writes
+//  for a key's metadata at its handshake: it has a buffer of 512 and does
+//  not check (czmq 4.2.1), so a key whose metadata is larger would
+//  overflow it
 static size_t
 s_metadata_size (zcert_t *cert)
 {
@@ -113,27 +116,29 @@ s_metadata_size (zcert_t *cert)
 //  Add one key file to KEYS with ROLES, or warn why not. Returns -1 for a
 //  key file that must not be in the directory at all, else 0.
 static int
-s_add_key (zhashx_t *keys, const char *path, const char *name, uint8_t roles)
+s_add_key (zhashx_t *keys, const char *path, const char *name, uint8_t roles, bool quiet)
 {
     char *error = NULL;
     zcert_t *cert = drover_keys_load_public (path, &error);
     if (!cert) {
-        zsys_warning ("keyring: skipped %s", error);
+        if (!quiet)
+            zsys_warning ("keyring: skipped %s", error);
         zstr_free (&error);
         return 0;
     }
     size_t metadata = s_metadata_size (cert);
     if (metadata > DROVER_KEYRING_METADATA_MAX) {
-        zsys_error ("keyring: %s: its metadata takes %zu bytes, past %d: czmq's zauth would "
-                    "overflow at its handshake; shorten worker-ids and remove the file at once",
-                    path, metadata, DROVER_KEYRING_METADATA_MAX);
+        if (!quiet)
+            zsys_error ("keyring: %s: its metadata takes %zu bytes, past %d: czmq's zauth would "
+                        "overflow at its handshake; shorten worker-ids and remove the file at "
+                        "once", path, metadata, DROVER_KEYRING_METADATA_MAX);
         zcert_destroy (&cert);
         return -1;
     }
     const char *key = zcert_public_txt (cert);
     drover_keyring_entry_t *entry = (drover_keyring_entry_t *) zhashx_lookup (keys, key);
     if (entry) {
-        if (!streq (entry->name, name))
+        if (!streq (entry->name, name) && !quiet)
             zsys_warning ("keyring: %s holds the key of '%s': it keeps that name", path,
                           entry->name);
         entry->roles |= roles;
@@ -144,8 +149,11 @@ s_add_key (zhashx_t *keys, const char *path, const char *name, uint8_t roles)
              entry = (drover_keyring_entry_t *) zhashx_next (keys))
             if (streq (entry->name, name))
                 break;
-        if (entry)
-            zsys_warning ("keyring: skipped %s: another key is already named '%s'", path, name);
+        if (entry) {
+            if (!quiet)
+                zsys_warning ("keyring: skipped %s: another key is already named '%s'", path,
+                              name);
+        }
         else {
             entry = (drover_keyring_entry_t *) zmalloc (sizeof (drover_keyring_entry_t));
             snprintf (entry->name, sizeof entry->name, "%s", name);
@@ -173,7 +181,7 @@ s_scan_subdir (drover_keyring_t *self, zhashx_t *keys, size_t subdir)
             if (!s_key_name (dirent->d_name, name))
                 continue;
             char *file = zsys_sprintf ("%s/%s", path, dirent->d_name);
-            if (s_add_key (keys, file, name, s_subdirs [subdir].roles))
+            if (s_add_key (keys, file, name, s_subdirs [subdir].roles, self->quiet))
                 self->unsafe++;
             zstr_free (&file);
         }
@@ -224,6 +232,14 @@ s_scan (drover_keyring_t *self, int64_t now)
     zhashx_destroy (&self->keys);
     self->keys = keys;
     self->scanned = now;
+}
+
+//  Say nothing of the key files skipped
+void
+drover_keyring_set_quiet (drover_keyring_t *self)
+{
+    assert (self);
+    self->quiet = true;
 }
 
 //  Read the keys for the first time

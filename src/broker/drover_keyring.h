@@ -8,9 +8,9 @@
     roles. A worker's key may pin the worker ids it may register as, with
     the metadata `worker-ids = "a,b"` in its file.
 
-    The broker's main looks up the sender of every message here (czmq's
-    zauth, which checks the key at the handshake, reads the same directory
-    in its own thread). Refresh rescans when a subdirectory changed (a file
+    The broker's main looks up the sender of every message here; the ZAP
+    handler (drover_zap), which checks the key at the handshake, keeps a
+    keyring of its own over the same directory in its own thread. Refresh rescans when a subdirectory changed (a file
     added, removed or renamed) and at least every DROVER_KEYRING_RESCAN
     msec (a file rewritten in place), and lists the names whose key went
     away, so that their live sessions end too.
@@ -25,9 +25,11 @@
 
 //  Longest gap between two full rescans, msec
 #define DROVER_KEYRING_RESCAN   10000
-//  Most bytes of metadata a key file may carry (czmq's zauth copies it into
-//  a 512-byte buffer at each handshake, unchecked): a larger one stops the
-//  broker's start, and is refused (logged) if it appears later
+//  Most bytes of metadata a key file may carry (czmq's zauth, the ZAP
+//  handler the broker used before drover_zap and other tools may use on the
+//  same directory, copies it into a 512-byte buffer at each handshake,
+//  unchecked): a larger one stops the broker's start, and is refused
+//  (logged) if it appears later
 #define DROVER_KEYRING_METADATA_MAX     400
 
 typedef struct _drover_keyring_t drover_keyring_t;
@@ -46,6 +48,12 @@ drover_keyring_t *
 //  Destroy a keyring; harmless on NULL
 void
     drover_keyring_destroy (drover_keyring_t **self_p);
+
+//  Say nothing in the log of the key files skipped (unreadable, too much
+//  metadata, a name taken): for a second keyring over the directory, the
+//  ZAP handler's, whose files the guard's keyring reports already
+void
+    drover_keyring_set_quiet (drover_keyring_t *self);
 
 //  Read the keys for the first time: the directory and at least one of
 //  its role subdirectories must exist, and no key file carry more than

@@ -95,10 +95,15 @@ drover_client_disconnect (drover_client_t *self)
 
 //  Create the dealer (a CURVE client with the keys, if set), watch its
 //  handshakes and connect it. Returns 0, or -1 if ZeroMQ does not
-//  understand the endpoint (the client then has no dealer).
+//  understand the endpoint or, with keys, no broker key is known for it
+//  (the client then has no dealer).
 int
 drover_client_connect (drover_client_t *self)
 {
+    const char *server_key = self->pair
+                           ? drover_serverkeys_for (self->serverkeys, self->endpoint): NULL;
+    if (self->pair && !server_key)
+        return -1;              //  a leader a REDIRECT named, of no key we hold
     self->dealer = zsock_new (ZMQ_DEALER);
     assert (self->dealer);
     zsock_set_linger (self->dealer, 0);                 //  destroy never blocks
@@ -113,7 +118,7 @@ drover_client_connect (drover_client_t *self)
     zsock_set_heartbeat_timeout (self->dealer, drover_client_may_move (self)? 3000: 5000);
     if (self->pair) {
         zcert_apply (self->pair, self->dealer);
-        zsock_set_curve_serverkey (self->dealer, self->server_key);
+        zsock_set_curve_serverkey (self->dealer, server_key);
     }
     self->handle = zsock_resolve (self->dealer);
     self->hello_said = false;           //  a new connection: say our level first
@@ -127,24 +132,25 @@ drover_client_connect (drover_client_t *self)
     return 0;
 }
 
-//  True if ZeroMQ understands every endpoint of the list (each one is
-//  tried on a throwaway socket: a bad one would otherwise show only when
-//  the client moves there)
-static bool
-s_list_usable (const char *list)
+//  Connect the dealer if the client has none: it connects on its first
+//  use, not when it is made, so that no connection goes out without the
+//  keys set after drover_client_new (a broker with CURVE would refuse it,
+//  and log it). Returns 0, or -1 with the error set if ZeroMQ does not
+//  take the endpoint, or no key of its broker is known.
+int
+drover_client_ensure_connected (drover_client_t *self)
 {
-    drover_endpoints_t *endpoints = drover_endpoints_new (list);
-    bool usable = endpoints != NULL;
-    for (size_t index = 0; usable && index < drover_endpoints_size (endpoints); index++) {
-        zsock_t *probe = zsock_new (ZMQ_DEALER);
-        assert (probe);
-        zsock_set_linger (probe, 0);
-        usable = zsock_connect (probe, "%s", drover_endpoints_current (endpoints)) == 0;
-        zsock_destroy (&probe);
-        drover_endpoints_failed (endpoints, 0);     //  on to the next
-    }
-    drover_endpoints_destroy (&endpoints);
-    return usable;
+    if (self->dealer)
+        return 0;
+    if (drover_client_connect (self) == 0)
+        return 0;
+    if (self->pair && !drover_serverkeys_for (self->serverkeys, self->endpoint))
+        drover_client_set_error (self, DROVER_CLIENT_ERR_KEY, "no key of the broker at %s is "
+                                 "trusted", self->endpoint);
+    else
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "'%s' is not a broker endpoint",
+                                 self->endpoint);
+    return -1;
 }
 
 //  Create a client for the broker at endpoint (or a list of brokers)
@@ -155,11 +161,12 @@ drover_client_new (const char *endpoint)
         endpoint = getenv ("DROVER_BROKER");
     if (!endpoint || !*endpoint)
         endpoint = DROVER_CLIENT_ENDPOINT;
-    if (strchr (endpoint, ',') && !s_list_usable (endpoint))
-        return NULL;
+    //  What ZeroMQ checks of an endpoint before it connects: its syntax
     drover_endpoints_t *endpoints = drover_endpoints_new (endpoint);
-    if (!endpoints)
+    if (!endpoints || !drover_endpoints_valid (endpoints)) {
+        drover_endpoints_destroy (&endpoints);
         return NULL;
+    }
 
     drover_client_t *self = (drover_client_t *) zmalloc (sizeof (drover_client_t));
     self->endpoints = endpoints;
@@ -175,11 +182,8 @@ drover_client_new (const char *endpoint)
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, NULL);     //  S_DEALER_AT
     drover_poller_add (self->poller, NULL);     //  S_MONITOR_AT
-    if (drover_client_connect (self)) {
-        drover_client_destroy (&self);
-        return NULL;    //  not an endpoint ZeroMQ understands
-    }
-    return self;
+    return self;        //  it connects on its first use
+
 }
 
 //  Destroy the client
@@ -194,6 +198,7 @@ drover_client_destroy (drover_client_t **self_p)
         drover_client_disconnect (self);
     drover_poller_destroy (&self->poller);
     zcert_destroy (&self->pair);
+    drover_serverkeys_destroy (&self->serverkeys);
     drover_msg_destroy (&self->inbox);
     drover_msg_destroy (&self->reply);
     zlistx_destroy (&self->kept);
@@ -221,26 +226,42 @@ drover_client_set_keys (drover_client_t *self, const char *key_path,
                         const char *server_key_path)
 {
     assert (self);
-    assert (key_path);
     assert (server_key_path);
+    return drover_client_set_server_keys (self, key_path, &server_key_path, 1);
+}
+
+//  Speak CURVE to brokers with keys of their own: a key pair and the
+//  brokers' public keys (files, directories), each broker's found by
+//  drover_serverkeys
+int
+drover_client_set_server_keys (drover_client_t *self, const char *key_path,
+                               const char *const *server_keys, size_t count)
+{
+    assert (self);
+    assert (key_path);
+    assert (server_keys || count == 0);
     char *error = NULL;
     zcert_t *pair = drover_keys_load_pair (key_path, &error);
-    zcert_t *server = pair? drover_keys_load_public (server_key_path, &error): NULL;
-    if (!server) {
+    drover_serverkeys_t *serverkeys = drover_serverkeys_new ();
+    for (size_t index = 0; pair && !error && index < count; index++)
+        drover_serverkeys_add (serverkeys, server_keys [index], &error);
+    if (pair && !error)
+        drover_serverkeys_pair_list (serverkeys, self->endpoints, &error);
+    if (error) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_KEY, "%s", error);
         zstr_free (&error);
         zcert_destroy (&pair);
+        drover_serverkeys_destroy (&serverkeys);
         return -1;
     }
     zcert_destroy (&self->pair);
+    drover_serverkeys_destroy (&self->serverkeys);
     self->pair = pair;
-    snprintf (self->server_key, sizeof self->server_key, "%s", zcert_public_txt (server));
-    zcert_destroy (&server);
-    //  A new socket: nothing of the connection made without keys (its
-    //  handshake, its monitor's events) is left to be taken for ours
+    self->serverkeys = serverkeys;
+    //  A new socket, made on the next use: nothing of a connection made
+    //  without keys (its handshake, its monitor's events) is left to be
+    //  taken for ours
     drover_client_disconnect (self);
-    int rc = drover_client_connect (self);
-    assert (rc == 0);                   //  it connected before
     return 0;
 }
 
@@ -251,7 +272,8 @@ drover_client_set_timeout (drover_client_t *self, int msec)
     assert (self);
     if (msec > 0) {
         self->timeout = msec;
-        zsock_set_sndtimeo (self->dealer, msec);
+        if (self->dealer)
+            zsock_set_sndtimeo (self->dealer, msec);
     }
 }
 
@@ -372,6 +394,8 @@ s_say_hello_when_due (drover_client_t *self)
 int
 drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
 {
+    if (drover_client_ensure_connected (self))
+        return -1;
     s_say_hello_when_due (self);
     zframe_t *frame = drover_msg_encode (request);
     if (!frame) {
@@ -397,6 +421,8 @@ drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
 int
 drover_client_send_again (drover_client_t *self, zframe_t *frame)
 {
+    if (drover_client_ensure_connected (self))
+        return -1;
     s_say_hello_when_due (self);
     zframe_t *copy = zframe_dup (frame);
     int rc = zframe_send (&copy, self->dealer, 0);
@@ -456,6 +482,8 @@ s_receive_one (drover_client_t *self)
 int
 drover_client_receive (drover_client_t *self, int msec)
 {
+    if (drover_client_ensure_connected (self))
+        return -1;
     drover_client_resend_when_due (self);
     int64_t wake = drover_client_wake_at (self);
     if (wake && drover_client_msec_left (wake) < msec)
@@ -473,10 +501,9 @@ drover_client_receive (drover_client_t *self, int msec)
             drover_client_set_error (self, DROVER_CLIENT_ERR_REFUSED, "%s at %s",
                                      drover_handshake_reason (self->handshake), self->endpoint);
             //  ZeroMQ gives up a connection whose handshake was refused:
-            //  a new socket, so the next request tries (and is told) again
+            //  a new socket on the next use, so the next request tries
+            //  (and is told) again
             drover_client_disconnect (self);
-            int rc = drover_client_connect (self);
-            assert (rc == 0);           //  it connected before
             return -1;
         }
     }

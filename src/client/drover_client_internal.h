@@ -21,6 +21,7 @@
 #include "drover_waitset.h"
 #include "drover_handshake.h"
 #include "drover_endpoints.h"
+#include "drover_serverkeys.h"
 
 //  The dealer's index in the poller
 #define S_DEALER_AT         0
@@ -69,7 +70,7 @@ struct _drover_client_t {
     drover_poller_t *poller;    //  the dealer, at S_DEALER_AT, its monitor at S_MONITOR_AT
     drover_handshake_t *handshake;  //  watches the dealer's handshakes, owned
     zcert_t *pair;              //  our CURVE key pair (set_keys), or NULL: plain
-    char server_key [41];       //  the broker's public key, Z85, with pair
+    drover_serverkeys_t *serverkeys;    //  the brokers' public keys, with pair, owned
     int timeout;                //  msec for a reply
     int resend;                 //  msec of silence before WAIT (or a keyed SUBMIT) goes again
     uint32_t seq;               //  last request seq used
@@ -116,9 +117,15 @@ void
 
 //  Create the dealer (a CURVE client with the keys, if set), watch its
 //  handshakes and connect it. Returns 0, or -1 if ZeroMQ does not
-//  understand the endpoint (the client then has no dealer).
+//  understand the endpoint or, with keys, no broker key is known for it
+//  (the client then has no dealer).
 int
     drover_client_connect (drover_client_t *self);
+
+//  Connect the dealer if the client has none (it connects on its first
+//  use). Returns 0, or -1 with the error set.
+int
+    drover_client_ensure_connected (drover_client_t *self);
 
 //  Take the next request seq; never 0, which TASK DONE uses for notifies
 uint32_t

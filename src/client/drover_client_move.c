@@ -27,7 +27,7 @@ drover_client_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p
 {
     *up_p = true;               //  one broker: never asked
     *connects_p = 0;
-    if (drover_client_may_move (self) && self->handshake) {
+    if (drover_client_may_move (self) && drover_client_ensure_connected (self) == 0) {
         *up_p = drover_handshake_up (self->handshake);
         *connects_p = drover_handshake_connects (self->handshake);
         drover_poller_drained (self->poller, S_MONITOR_AT);     //  we read it empty
@@ -82,9 +82,16 @@ s_move (drover_client_t *self, int delay, bool redirected, const char *why)
         if (drover_client_connect (self) == 0)
             break;
         //  Only a leader a REDIRECT named can be unusable (the list was
-        //  checked): the next of the list is not
+        //  checked, and each of its brokers has a key): the next of the
+        //  list is not
         assert (tries <= drover_endpoints_size (self->endpoints));
         why = "cannot connect there";
+        if (self->pair && !drover_serverkeys_for (self->serverkeys, self->endpoint)) {
+            why = "no key of that broker is trusted";
+            zsys_warning ("client: broker=%s is named leader, but no key of it is trusted "
+                          "(give it as %s=KEY in the list of brokers)", self->endpoint,
+                          self->endpoint);
+        }
         delay += drover_endpoints_failed (self->endpoints, zclock_mono ());
     }
     int64_t due = zclock_mono () + delay;
@@ -97,6 +104,8 @@ drover_client_redirected (drover_client_t *self, drover_msg_t *redirect)
 {
     if (self->move_due)
         return;
+    if (self->serverkeys)       //  the leader's key, by its name, if we trust one
+        drover_serverkeys_learn (self->serverkeys, redirect->leader, redirect->leader_name);
     self->move_due = true;
     self->move_delay = drover_endpoints_redirected (self->endpoints, redirect->leader,
                                                     zclock_mono ());
@@ -112,7 +121,7 @@ drover_client_move_when_due (drover_client_t *self)
         s_move (self, self->move_delay, true, "redirected");
         return;
     }
-    int64_t down = drover_handshake_down_since (self->handshake);
+    int64_t down = self->handshake? drover_handshake_down_since (self->handshake): 0;
     int64_t now = zclock_mono ();
     if (down && now - down >= DROVER_ENDPOINTS_DEAD_AFTER && drover_client_may_move (self))
         s_move (self, drover_endpoints_failed (self->endpoints, now), false,

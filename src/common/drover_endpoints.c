@@ -13,7 +13,8 @@
 #include "drover_endpoints.h"
 
 struct _drover_endpoints_t {
-    char **items;               //  the list, in order, owned
+    char **items;               //  the list's endpoints, in order, owned
+    char **keys;                //  each one's server key ("=KEY"), or NULL, owned
     size_t size;                //  items
     size_t position;            //  the list item last used
     char *current;              //  where to talk now (an item, or a leader), owned
@@ -23,6 +24,28 @@ struct _drover_endpoints_t {
     uint64_t moves;             //  moves ever
 };
 
+
+//  Split an item "ENDPOINT=KEY" at its last '=' into *key_p (the server
+//  key, trimmed; NULL if none): only when what is before holds "://" and
+//  what is after is not empty, so an endpoint is never cut in its scheme
+static void
+s_split_key (char *item, char **key_p)
+{
+    *key_p = NULL;
+    char *equals = strrchr (item, '=');
+    if (!equals || !strstr (item, "://") || strstr (item, "://") > equals)
+        return;
+    char *key = equals + 1;
+    while (isspace ((byte) *key))
+        key++;
+    if (!*key)
+        return;
+    *key_p = strdup (key);
+    assert (*key_p);
+    *equals = 0;
+    while (equals > item && isspace ((byte) equals [-1]))
+        *--equals = 0;
+}
 
 //  Parse a comma-separated list of endpoints
 drover_endpoints_t *
@@ -35,6 +58,7 @@ drover_endpoints_new (const char *list)
     for (const char *cursor = list; *cursor; cursor++)
         most += *cursor == ',';
     self->items = (char **) zmalloc (most * sizeof (char *));
+    self->keys = (char **) zmalloc (most * sizeof (char *));
     const char *start = list;
     while (true) {
         const char *end = strchr (start, ',');
@@ -47,13 +71,19 @@ drover_endpoints_new (const char *list)
             last--;
         char *item = strndup (start, (size_t) (last - start));
         assert (item);
+        char *key = NULL;
+        s_split_key (item, &key);
         bool repeat = false;
         for (size_t index = 0; index < self->size; index++)
             repeat = repeat || streq (self->items [index], item);
-        if (*item && !repeat)
+        if (*item && !repeat) {
+            self->keys [self->size] = key;
             self->items [self->size++] = item;
-        else
+        }
+        else {
             free (item);
+            free (key);
+        }
         if (!*end)
             break;
         start = end + 1;
@@ -77,9 +107,12 @@ drover_endpoints_destroy (drover_endpoints_t **self_p)
     drover_endpoints_t *self = *self_p;
     if (!self)
         return;
-    for (size_t index = 0; index < self->size; index++)
+    for (size_t index = 0; index < self->size; index++) {
         free (self->items [index]);
+        free (self->keys [index]);
+    }
     free (self->items);
+    free (self->keys);
     free (self->current);
     zhashx_destroy (&self->dead);
     free (self);
@@ -100,6 +133,54 @@ drover_endpoints_item (drover_endpoints_t *self, size_t index)
 {
     assert (self);
     return index < self->size? self->items [index]: NULL;
+}
+
+//  True if an endpoint passes the checks ZeroMQ makes before it connects:
+//  tcp://[SOURCE;]HOST:PORT, ipc://PATH, inproc://NAME (names are resolved
+//  when it connects, not here)
+static bool
+s_endpoint_valid (const char *endpoint)
+{
+    const char *separator = strstr (endpoint, "://");
+    if (!separator || !separator [3])
+        return false;
+    size_t scheme = (size_t) (separator - endpoint);
+    const char *rest = separator + 3;
+    if ((scheme == 3 && memcmp (endpoint, "ipc", 3) == 0)
+    ||  (scheme == 6 && memcmp (endpoint, "inproc", 6) == 0))
+        return true;
+    if (scheme != 3 || memcmp (endpoint, "tcp", 3))
+        return false;
+    const char *source = strrchr (rest, ';');
+    if (source)
+        rest = source + 1;
+    const char *colon = strrchr (rest, ':');
+    if (!colon || colon == rest || *rest == '*' || !colon [1])
+        return false;
+    for (const char *digit = colon + 1; *digit; digit++)
+        if (!isdigit ((byte) *digit))
+            return false;
+    long port = atol (colon + 1);
+    return port >= 1 && port <= 65535;
+}
+
+//  True if every endpoint of the list passes ZeroMQ's checks
+bool
+drover_endpoints_valid (drover_endpoints_t *self)
+{
+    assert (self);
+    for (size_t index = 0; index < self->size; index++)
+        if (!s_endpoint_valid (self->items [index]))
+            return false;
+    return true;
+}
+
+//  Return the server key the list gives the endpoint at index, or NULL
+const char *
+drover_endpoints_item_key (drover_endpoints_t *self, size_t index)
+{
+    assert (self);
+    return index < self->size? self->keys [index]: NULL;
 }
 
 //  Return the endpoint to talk to now

@@ -35,7 +35,10 @@ extern "C" {
 typedef struct _drover_endpoints_t drover_endpoints_t;
 
 //  Parse a comma-separated list of endpoints (spaces around items, empty
-//  items and repeats are dropped). NULL if it holds no endpoint.
+//  items and repeats are dropped). NULL if it holds no endpoint. An item
+//  may name its broker's CURVE public key after its last '=',
+//  "tcp://a:5555=b1" (a key's name, or a key file's path: see
+//  drover_serverkeys): the endpoint is what is before, the key kept apart.
 drover_endpoints_t *
     drover_endpoints_new (const char *list);
 
@@ -51,6 +54,17 @@ size_t
 //  (borrowed); NULL past the end. For `drover status`, which asks each.
 const char *
     drover_endpoints_item (drover_endpoints_t *self, size_t index);
+
+//  Return true if every endpoint of the list passes the checks ZeroMQ makes
+//  before it connects (tcp://[SOURCE;]HOST:PORT, ipc://PATH, inproc://NAME):
+//  a peer checks its list at once without connecting anywhere
+bool
+    drover_endpoints_valid (drover_endpoints_t *self);
+
+//  Return the server key the list gives the endpoint at index ("=KEY"),
+//  or NULL if it gives none (borrowed)
+const char *
+    drover_endpoints_item_key (drover_endpoints_t *self, size_t index);
 
 //  Return the endpoint to talk to now (borrowed: valid until the next move)
 const char *

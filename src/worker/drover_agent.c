@@ -57,7 +57,8 @@ typedef struct {
     uint32_t npass;                     //  --pass-env flags given
     const char *user;                   //  --user: tasks run as this user, or NULL
     const char *key;                    //  --key: our key pair file, or NULL
-    const char *server_key;             //  --server-key: the broker's public key file, or NULL
+    char *server_key;                   //  --server-key: the brokers' public key files and
+                                        //  directories, comma-separated (every flag's), or NULL
     const char *queue;                  //  --queue: the named queue, or NULL ($DROVER_QUEUE)
 } s_options_t;
 
@@ -94,8 +95,13 @@ s_usage (FILE *stream)
         "  --user NAME          run tasks as this unprivileged user (agent as root)\n"
         "  --key FILE           this worker's CURVE key pair (NAME.key or NAME.key_secret,\n"
         "                       from drover keygen; $DROVER_KEY); needs --server-key\n"
-        "  --server-key FILE    the broker's public key file ($DROVER_SERVER_KEY); with\n"
-        "                       neither, the connection is plain (no CURVE)\n"
+        "  --server-key FILE|DIR  the broker's public key file ($DROVER_SERVER_KEY); with\n"
+        "                       neither, the connection is plain (no CURVE). Brokers\n"
+        "                       with a key pair each: repeat it, or give a directory or a\n"
+        "                       comma-separated list, the keys named by their file names\n"
+        "                       (b1.key: b1); each broker gets the key --broker names,\n"
+        "                       tcp://HOST:5555=b1 (or =FILE), or that of its --name\n"
+        "                       when a broker redirects to it, or the only one\n"
         "  -v, --verbose        log every message\n"
         "  -h, --help           this text\n");
 }
@@ -248,7 +254,13 @@ s_parse (int argc, char **argv, s_options_t *options)
                 options->key = optarg;
                 break;
             case 'K':
-                options->server_key = optarg;
+                if (options->server_key) {
+                    char *joined = zsys_sprintf ("%s,%s", options->server_key, optarg);
+                    free (options->server_key);
+                    options->server_key = joined;
+                }
+                else
+                    options->server_key = strdup (optarg);
                 break;
             case 'Q':
                 options->queue = optarg;
@@ -339,6 +351,23 @@ s_taskenv (drover_worker_t *worker, s_options_t *options)
 }
 
 
+//  Most --server-key items (files, directories) taken
+#define S_SERVER_KEYS_MAX   64
+
+//  Split the comma-separated server keys (NULL: none) into paths, at most
+//  S_SERVER_KEYS_MAX; they point into *items_p, which the caller frees
+static size_t
+s_server_key_paths (const char *list, const char **paths, char **items_p)
+{
+    *items_p = strdup (list? list: "");
+    assert (*items_p);
+    size_t count = 0;
+    for (char *item = strtok (*items_p, ","); item && count < S_SERVER_KEYS_MAX;
+         item = strtok (NULL, ","))
+        paths [count++] = item;
+    return count;
+}
+
 //  Give the worker its CURVE keys: --key and --server-key, else DROVER_KEY
 //  and DROVER_SERVER_KEY, one of each or none. Returns -1 to go on, or an
 //  exit status.
@@ -354,7 +383,8 @@ s_keys (drover_worker_t *worker, s_options_t *options)
         server_key = NULL;
     if (!key && !server_key)
         return -1;                      //  plain, as without CURVE
-    if (!server_key) {
+    //  The list of brokers may give each broker's key file (ENDPOINT=FILE)
+    if (!server_key && !strchr (options->broker, '=')) {
         fprintf (stderr, "drover worker: a key (%s) needs the broker's public key too: give "
                  "--server-key FILE or DROVER_SERVER_KEY\n", key);
         return S_EXIT_USAGE;
@@ -364,13 +394,18 @@ s_keys (drover_worker_t *worker, s_options_t *options)
                  "give --key FILE or DROVER_KEY\n", server_key);
         return S_EXIT_USAGE;
     }
+    const char *paths [S_SERVER_KEYS_MAX];
+    char *items = NULL;
+    size_t count = s_server_key_paths (server_key, paths, &items);
     char *error = NULL;
-    if (drover_worker_set_keys (worker, key, server_key, &error)) {
+    int rc = drover_worker_set_server_keys (worker, key, paths, count, &error);
+    free (items);
+    if (rc) {
         fprintf (stderr, "drover worker: %s\n", error);
         zstr_free (&error);
         return S_EXIT_USAGE;
     }
-    zsys_notice ("worker: CURVE key=%s server-key=%s", key, server_key);
+    zsys_notice ("worker: CURVE key=%s server-key=%s", key, server_key? server_key: "(in --broker)");
     return -1;
 }
 
@@ -395,11 +430,17 @@ s_queue_brokers (s_options_t *options, char **list_p)
     const char *key = options->key? options->key: getenv ("DROVER_KEY");
     const char *server_key = options->server_key? options->server_key
                            : getenv ("DROVER_SERVER_KEY");
-    if (key && *key && server_key && *server_key
-    &&  drover_client_set_keys (client, key, server_key)) {
-        fprintf (stderr, "drover worker: %s\n", drover_client_error_text (client));
-        drover_client_destroy (&client);
-        return S_EXIT_USAGE;
+    if (key && *key && ((server_key && *server_key) || strchr (options->broker, '='))) {
+        const char *paths [S_SERVER_KEYS_MAX];
+        char *items = NULL;
+        size_t count = s_server_key_paths (server_key, paths, &items);
+        int rc = drover_client_set_server_keys (client, key, paths, count);
+        free (items);
+        if (rc) {
+            fprintf (stderr, "drover worker: %s\n", drover_client_error_text (client));
+            drover_client_destroy (&client);
+            return S_EXIT_USAGE;
+        }
     }
     //  An unknown queue is the operator's mistake; brokers not answering yet,
     //  or none offering the queue now, are waited out as a plain worker
@@ -434,6 +475,9 @@ s_queue_brokers (s_options_t *options, char **list_p)
 //  --------------------------------------------------------------------------
 //  Run `drover worker [flags]`. Returns the exit status.
 
+static int
+    s_agent (int argc, char **argv, s_options_t *options);
+
 int
 drover_agent_main (int argc, char **argv)
 {
@@ -445,33 +489,42 @@ drover_agent_main (int argc, char **argv)
         .max_load = 1.0,
         .grace = 5000
     };
-    int status = s_parse (argc, argv, &options);
+    int status = s_agent (argc, argv, &options);
+    free (options.server_key);
+    return status;
+}
+
+//  The agent, with its options' defaults set
+static int
+s_agent (int argc, char **argv, s_options_t *options)
+{
+    int status = s_parse (argc, argv, options);
     if (status != -1)
         return status;
-    if (options.workdir && chdir (options.workdir)) {
-        fprintf (stderr, "drover worker: --workdir '%s': %s\n", options.workdir, strerror (errno));
+    if (options->workdir && chdir (options->workdir)) {
+        fprintf (stderr, "drover worker: --workdir '%s': %s\n", options->workdir, strerror (errno));
         return S_EXIT_USAGE;
     }
-    uint32_t procs = (uint32_t) floor (options.procs * options.max_load);
+    uint32_t procs = (uint32_t) floor (options->procs * options->max_load);
     if (procs < 1)
         procs = 1;
-    if (options.mem == 0)
-        options.mem = 1;                //  MemTotal unreadable: offer something
+    if (options->mem == 0)
+        options->mem = 1;                //  MemTotal unreadable: offer something
     zsys_set_logident ("drover-worker");
     drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
     char *queue_brokers = NULL;         //  --queue: the queue's brokers, owner first
-    status = s_queue_brokers (&options, &queue_brokers);
+    status = s_queue_brokers (options, &queue_brokers);
     if (status != -1)
         return status;
-    drover_worker_t *worker = s_worker_new (&options, procs);
+    drover_worker_t *worker = s_worker_new (options, procs);
     if (!worker) {
         fprintf (stderr, "drover worker: cannot make a worker id from the hostname; give --id\n");
         zstr_free (&queue_brokers);
         return S_EXIT_USAGE;
     }
-    status = s_taskenv (worker, &options);
+    status = s_taskenv (worker, options);
     if (status == -1)
-        status = s_keys (worker, &options);
+        status = s_keys (worker, options);
     if (status != -1) {
         drover_worker_destroy (&worker);
         zstr_free (&queue_brokers);
@@ -479,8 +532,8 @@ drover_agent_main (int argc, char **argv)
     }
     char *cwd = getcwd (NULL, 0);
     zsys_notice ("worker: starting id=%s broker=%s procs=%u mem=%" PRIu64 " labels=%u workdir=%s",
-                 drover_worker_id (worker), options.broker, procs, options.mem,
-                 options.nlabels, cwd? cwd: "?");
+                 drover_worker_id (worker), options->broker, procs, options->mem,
+                 options->nlabels, cwd? cwd: "?");
     free (cwd);
     int rc = drover_worker_run (worker);
     if (drover_worker_refused (worker))

@@ -89,6 +89,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     drover_handshake_destroy (&self->handshake);
     zsock_destroy (&self->dealer);
     zcert_destroy (&self->pair);
+    drover_serverkeys_destroy (&self->serverkeys);
     for (uint32_t index = 0; index < self->nlabels; index++)
         free (self->labels [index]);
     drover_msg_destroy (&self->in);
@@ -212,17 +213,38 @@ drover_worker_set_keys (drover_worker_t *self, const char *key_path,
                         const char *server_key_path, char **error_p)
 {
     assert (self);
-    assert (key_path && server_key_path && error_p);
+    assert (server_key_path);
+    return drover_worker_set_server_keys (self, key_path, &server_key_path, 1, error_p);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Speak CURVE to brokers with keys of their own: each broker's found by
+//  drover_serverkeys among those given
+
+int
+drover_worker_set_server_keys (drover_worker_t *self, const char *key_path,
+                               const char *const *server_keys, size_t count, char **error_p)
+{
+    assert (self);
+    assert (key_path && error_p);
+    assert (server_keys || count == 0);
+    *error_p = NULL;
     zcert_t *pair = drover_keys_load_pair (key_path, error_p);
-    zcert_t *server = pair? drover_keys_load_public (server_key_path, error_p): NULL;
-    if (!server) {
+    drover_serverkeys_t *serverkeys = drover_serverkeys_new ();
+    for (size_t index = 0; pair && !*error_p && index < count; index++)
+        drover_serverkeys_add (serverkeys, server_keys [index], error_p);
+    if (pair && !*error_p)
+        drover_serverkeys_pair_list (serverkeys, self->endpoints, error_p);
+    if (*error_p) {
         zcert_destroy (&pair);
+        drover_serverkeys_destroy (&serverkeys);
         return -1;
     }
     zcert_destroy (&self->pair);
+    drover_serverkeys_destroy (&self->serverkeys);
     self->pair = pair;
-    snprintf (self->server_key, sizeof self->server_key, "%s", zcert_public_txt (server));
-    zcert_destroy (&server);
+    self->serverkeys = serverkeys;
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "drover_poller.h"
 #include "drover_handshake.h"
 #include "drover_endpoints.h"
+#include "drover_serverkeys.h"
 #include "drover_defaults.h"
 
 #define DROVER_WORKER_STARTED_RING  4096    //  recent TASK STARTED remembered, for 409/404
@@ -53,7 +54,7 @@ struct _drover_worker_t {
     void *handler_arg;              //  its argument
     bool verbose;                   //  log each message
     zcert_t *pair;                  //  our CURVE key pair (set_keys), or NULL: plain
-    char server_key [41];           //  the broker's public key, Z85, with pair
+    drover_serverkeys_t *serverkeys;    //  the brokers' public keys, with pair, owned
     //  Loop state
     zsock_t *dealer;                //  to the broker, NULL while waiting to reconnect
     drover_handshake_t *handshake;  //  watches the DEALER's handshakes, with it

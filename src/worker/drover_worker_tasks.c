@@ -303,9 +303,12 @@ s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
         ;                       //  the attempt is not ours to run: stopped
     else
     if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq
-    &&  reply->code == DROVER_CODE_ID_IN_USE) {
-        //  Another agent runs with our id: trying again would only make
-        //  the two take turns; stop, and say why
+    &&  (reply->code == DROVER_CODE_ID_IN_USE || reply->code == DROVER_CODE_FORBIDDEN)) {
+        //  Another agent runs with our id (423), or our key may not
+        //  register this id (403: a client's key, ids pinned to others,
+        //  the id another key's, the key revoked): trying again would only
+        //  make two agents take turns, or be refused the same way; stop,
+        //  and say why
         zstr_free (&self->refused);
         self->refused = zsys_sprintf ("broker refused id=%s: %s", self->id,
                                       reply->reason? reply->reason: "worker id in use");

@@ -214,6 +214,15 @@ int
 drover_worker_connect (drover_worker_t *self, int64_t now)
 {
     assert (!self->dealer);
+    const char *server_key = self->pair
+                           ? drover_serverkeys_for (self->serverkeys, self->endpoint): NULL;
+    if (self->pair && !server_key) {
+        //  A leader a REDIRECT named, of no key we hold (the list's have one)
+        zsys_error ("worker: cannot connect broker=%s: no key of it is trusted (give it as "
+                    "%s=KEY in the list of brokers, or name its key file after the broker)",
+                    self->endpoint, self->endpoint);
+        return -1;
+    }
     self->level = DROVER_MSG_LEVEL;     //  a new connection: say ours first
     self->dealer = zsock_new (ZMQ_DEALER);
     assert (self->dealer);
@@ -245,7 +254,7 @@ drover_worker_connect (drover_worker_t *self, int64_t now)
     }
     if (self->pair) {
         zcert_apply (self->pair, self->dealer);
-        zsock_set_curve_serverkey (self->dealer, self->server_key);
+        zsock_set_curve_serverkey (self->dealer, server_key);
     }
     self->handshake = drover_handshake_new (self->dealer, self->pair != NULL);
     if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
@@ -310,6 +319,8 @@ s_move (drover_worker_t *self, int delay, const char *why, int64_t now)
 void
 drover_worker_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, int64_t now)
 {
+    if (self->serverkeys)       //  the leader's key, by its name, if we trust one
+        drover_serverkeys_learn (self->serverkeys, redirect->leader, redirect->leader_name);
     int delay = drover_endpoints_redirected (self->endpoints, redirect->leader, now);
     char why [DROVER_ENDPOINT_MAX + DROVER_ID_MAX + 64];
     if (*redirect->leader)
