@@ -96,6 +96,19 @@ typedef struct _drover_broker_t s_broker_t;
 void
     drover_broker_index_routes (s_broker_t *self);
 
+//  Send an encoded message to a peer without ever blocking, fitted to the
+//  peer's protocol level: the payload goes (*payload_p NULL), or stays the
+//  caller's. Returns 0 (also for a message the peer's level has not: not
+//  sent), or -1 if the peer is gone or not reading (drover_broker_peers.c)
+int
+    drover_broker_send_to_peer (s_broker_t *self, const byte *route, size_t route_size,
+                                zframe_t **payload_p);
+
+//  Read what peers sent, up to one batch or the turn's time budget,
+//  without blocking, and route or answer each (drover_broker_peers.c)
+void
+    drover_broker_read_peers (s_broker_t *self);
+
 //  Who hears a command an actor (or the main) says: S_TO () bits and S_
 //  ways; 0 if no row names it
 int
