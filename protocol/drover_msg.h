@@ -569,7 +569,8 @@ typedef struct {
     uint32_t nchanges;              //  entries in changes
     //  Several brokers
     char leader [DROVER_ENDPOINT_MAX + 1];  //  REDIRECT: the leader's endpoint, "" unknown
-    char leader_name [DROVER_ID_MAX + 1];   //  REDIRECT: the leader's name, "" unknown
+    char leader_name [DROVER_ID_MAX + 1];   //  REDIRECT: the leader's name, "" unknown;
+                                    //  CLIENT WELCOME: the answering broker's, "" none
     //  Protocol levels (PROTOCOL.md §12)
     uint16_t level;                 //  HELLO, WELCOME, CLIENT HELLO, CLIENT WELCOME: the
                                     //  sender's level; 0 packs DROVER_MSG_LEVEL, and a

@@ -71,7 +71,7 @@ drover_msg_fields_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_QUEUES]           = { F_END },
     [DROVER_MSG_QUEUE_TABLE]      = { F_STRATEGY, F_QUEUE_ROWS },
     [DROVER_MSG_CLIENT_HELLO]     = { F_LEVEL, F_RELEASE },
-    [DROVER_MSG_CLIENT_WELCOME]   = { F_LEVEL, F_RELEASE },
+    [DROVER_MSG_CLIENT_WELCOME]   = { F_LEVEL, F_RELEASE, F_LEADER_NAME },
 };
 
 //  Return how many fields a message id has, its optional last one included

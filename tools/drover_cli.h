@@ -300,7 +300,9 @@ typedef struct {
     char leader [DROVER_ENDPOINT_MAX + 1];  //  standby: the leader its REDIRECT names, ""
                                 //  none known; leader: its own endpoint; else ""
     char leader_name [DROVER_ID_MAX + 1];   //  that leader's name ("" unknown; a leader's
-                                //  own name is known when a standby names it)
+                                //  own is the one its CLIENT WELCOME says, or a standby's)
+    char name [DROVER_ID_MAX + 1];  //  the broker's own name, as its CLIENT WELCOME says
+                                //  ("" none, or a broker before levels)
     char why [256];             //  unreachable: the broker refused our handshake, and
                                 //  why (a CURVE key it does not hold...); else ""
 } drover_cli_broker_t;

@@ -119,6 +119,10 @@ static void
 s_note_answer (drover_cli_brokers_t *self, size_t index, drover_msg_t *reply)
 {
     drover_cli_broker_t *row = &self->rows [index];
+    if (reply->id == DROVER_MSG_CLIENT_WELCOME) {
+        snprintf (row->name, sizeof row->name, "%s", reply->leader_name);
+        return;                 //  its name: it comes before the probe's answer
+    }
     if (reply->seq != 1)
         return;                 //  not the reply to the probe
     if (reply->id == DROVER_MSG_REDIRECT) {
@@ -129,6 +133,7 @@ s_note_answer (drover_cli_brokers_t *self, size_t index, drover_msg_t *reply)
     else {
         row->state = DROVER_CLI_BROKER_LEADER;
         snprintf (row->leader, sizeof row->leader, "%s", row->endpoint);
+        snprintf (row->leader_name, sizeof row->leader_name, "%s", row->name);
     }
 }
 

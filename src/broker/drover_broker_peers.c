@@ -100,7 +100,7 @@ s_answer_queues (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 static void
 s_answer_hello (s_broker_t *self, s_route_t route, drover_msg_t *msg)
 {
-    drover_msg_t *reply = drover_peerlevels_welcome (msg);
+    drover_msg_t *reply = drover_peerlevels_welcome (msg, self->config->ha.name);
     zframe_t *payload = drover_msg_encode (reply);
     assert (payload);
     if (drover_broker_send_to_peer (self, route.data, route.size, &payload) == -1)

@@ -231,6 +231,7 @@ drover_ha_main (drover_config_t *config, bool verbose)
     char *offer = drover_queuespec_offer (self.queues, config->ha.advertise);
     self.standby = drover_standby_new (drover_broker_router (self.broker),
                                         drover_broker_levels (self.broker));
+    drover_standby_set_name (self.standby, config->ha.name);
     drover_standby_set_queues (self.standby, self.table);
     drover_broker_set_standby (self.broker, s_standby_read, &self);
     drover_elector_args_t args = {

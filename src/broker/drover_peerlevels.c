@@ -231,12 +231,14 @@ drover_peerlevels_unsent (drover_peerlevels_t *self)
 
 //  Build the CLIENT WELCOME that answers a CLIENT HELLO
 drover_msg_t *
-drover_peerlevels_welcome (const drover_msg_t *hello)
+drover_peerlevels_welcome (const drover_msg_t *hello, const char *name)
 {
     assert (hello);
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_CLIENT_WELCOME);
     welcome->seq = hello->seq;
     welcome->level = DROVER_MSG_LEVEL;
     snprintf (welcome->release, sizeof welcome->release, "%s", DROVER_RELEASE);
+    if (name && drover_id_valid (name))
+        snprintf (welcome->leader_name, sizeof welcome->leader_name, "%s", name);
     return welcome;
 }

@@ -69,9 +69,9 @@ uint64_t
     drover_peerlevels_unsent (drover_peerlevels_t *self);
 
 //  Build the CLIENT WELCOME that answers a CLIENT HELLO: this broker's
-//  level and release, echoing its seq
+//  level, release and name (NULL or "": none), echoing its seq
 drover_msg_t *
-    drover_peerlevels_welcome (const drover_msg_t *hello);
+    drover_peerlevels_welcome (const drover_msg_t *hello, const char *name);
 
 #ifdef __cplusplus
 }

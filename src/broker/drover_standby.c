@@ -42,6 +42,7 @@ struct _drover_standby_t {
     drover_peerlevels_t *levels;    //  each peer connection's protocol level (borrowed,
                                     //  or owned_levels)
     drover_peerlevels_t *owned_levels;  //  our own table, when the caller gave none
+    char name [DROVER_ID_MAX + 1];  //  this broker's name, for CLIENT WELCOME; "" none
     drover_reach_t *reach;      //  checks the leader's endpoint, or NULL (none, or not TCP)
     int64_t check_at;           //  msec (mono) of the next check
     bool leader_gone;           //  the leader's endpoint refused the last check
@@ -75,6 +76,14 @@ drover_standby_destroy (drover_standby_t **self_p)
         free (*self_p);
         *self_p = NULL;
     }
+}
+
+//  Set this broker's own name, which CLIENT WELCOME says ("" none)
+void
+drover_standby_set_name (drover_standby_t *self, const char *name)
+{
+    assert (self);
+    snprintf (self->name, sizeof self->name, "%s", name && drover_id_valid (name)? name: "");
 }
 
 //  Set the leader that REDIRECTs name
@@ -181,7 +190,7 @@ s_answer (drover_standby_t *self, zmq_msg_t *route, zmq_msg_t *payload, bool ext
         reply = drover_queuetable_encode (self->queues);
     else
     if (decoded && msg->id == DROVER_MSG_CLIENT_HELLO)
-        reply = drover_peerlevels_welcome (msg);    //  a standby speaks a level too
+        reply = drover_peerlevels_welcome (msg, self->name);   //  a standby speaks a level too
     else
     if (decoded) {
         reply = drover_msg_new (DROVER_MSG_REDIRECT);

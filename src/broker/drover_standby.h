@@ -40,6 +40,10 @@ drover_standby_t *
 void
     drover_standby_destroy (drover_standby_t **self_p);
 
+//  Set this broker's own name, which CLIENT WELCOME says ("" or NULL none)
+void
+    drover_standby_set_name (drover_standby_t *self, const char *name);
+
 //  Set the leader that REDIRECTs name: its name and endpoint; NULL or ""
 //  for not known (REDIRECT then says "": peers try another broker).
 //  Texts past the wire's limits (64, 256 bytes) count as not known. While
