@@ -151,10 +151,14 @@ drover_peerlevels_heard (drover_peerlevels_t *self, const byte *route, size_t si
 {
     assert (self);
     assert (msg);
-    int shown = drover_msg_level (msg);
+    bool hello = msg->id == DROVER_MSG_WORKER_HELLO || msg->id == DROVER_MSG_CLIENT_HELLO;
+    //  A worker's level is the one its HELLO declares, never one its fields
+    //  suggest: an agent of the releases between 0.1 and 0.2 sends a state
+    //  id in HELLO yet takes no WELCOME with a level in it
+    int shown = msg->id == DROVER_MSG_WORKER_HELLO? (msg->level? msg->level: 1)
+                                                 : drover_msg_level (msg);
     if (shown > DROVER_MSG_LEVEL)
         shown = DROVER_MSG_LEVEL;       //  a newer peer: we speak ours to it
-    bool hello = msg->id == DROVER_MSG_WORKER_HELLO || msg->id == DROVER_MSG_CLIENT_HELLO;
     int known = drover_peerlevels_level (self, route, size);
     if (shown != known && (hello || shown > known))
         s_keep (self, route, size, shown);

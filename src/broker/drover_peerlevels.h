@@ -40,8 +40,9 @@ void
     drover_peerlevels_destroy (drover_peerlevels_t **self_p);
 
 //  The peer at route sent msg (decoded): remember the level it shows. A
-//  HELLO sets the level it declares (1 without one); any other message
-//  can only raise it.
+//  HELLO sets the level it declares (1 without one: for a WORKER HELLO,
+//  whatever fields it has); any other message can only raise it, by its
+//  id or its fields.
 void
     drover_peerlevels_heard (drover_peerlevels_t *self, const byte *route, size_t size,
                              const drover_msg_t *msg);
