@@ -41,7 +41,7 @@ s_actor_new (uint32_t ack_timeout)
 static void
 s_actor_destroy (zactor_t **actor_p)
 {
-    zactor_destroy (actor_p);
+    testutil_actor_destroy (actor_p);
     zsock_destroy (&s_link);
 }
 

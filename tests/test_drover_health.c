@@ -131,7 +131,7 @@ static int
 s_teardown (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    zactor_destroy (&actor);
+    testutil_actor_destroy (&actor);
     return 0;
 }
 

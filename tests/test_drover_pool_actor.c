@@ -145,7 +145,7 @@ test_driver_that_cannot_be_made_is_said (void **state)
     assert_int_equal (ok, 0);
     assert_non_null (strstr (text, "/nonexistent/driver"));
     zstr_free (&text);
-    zactor_destroy (&actor);
+    testutil_actor_destroy (&actor);
 }
 
 //  Load makes creates (after the first list), each a pool.booting event;
@@ -207,7 +207,7 @@ test_load_creates_registers_retires (void **state)
     char destroy [128];
     snprintf (destroy, sizeof destroy, "destroy %s", first.worker);
     assert_true (s_calls (destroy) >= 1);
-    zactor_destroy (&actor);
+    testutil_actor_destroy (&actor);
 }
 
 //  A create that hangs does not stop the actor: METRICS is answered
@@ -236,7 +236,7 @@ test_hanging_driver_does_not_block (void **state)
     assert_true (zclock_mono () - asked < 1000);
     testutil_pop_check (counts, "7");
     zmsg_destroy (&counts);
-    zactor_destroy (&actor);
+    testutil_actor_destroy (&actor);
     char *pid = testutil_slurp (hang);
     assert_non_null (pid);
     kill ((pid_t) atoi (pid), SIGKILL);

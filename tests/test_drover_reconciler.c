@@ -48,7 +48,7 @@ s_stop (zactor_t **actor_p)
     zmsg_t *msg;
     while ((msg = testutil_actor_recv (*actor_p, 0)))
         zmsg_destroy (&msg);
-    zactor_destroy (actor_p);
+    testutil_actor_destroy (actor_p);
 }
 
 //  Say UP for a worker registered from route

@@ -162,7 +162,7 @@ static int
 s_teardown (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    zactor_destroy (&actor);
+    testutil_actor_destroy (&actor);
     zsock_destroy (&s_link);
     return 0;
 }

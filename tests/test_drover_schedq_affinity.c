@@ -39,7 +39,7 @@ s_actor_destroy (zactor_t **actor_p)
     zmsg_t *left;
     while ((left = testutil_actor_recv (*actor_p, 0)))
         zmsg_destroy (&left);
-    zactor_destroy (actor_p);
+    testutil_actor_destroy (actor_p);
     zsock_destroy (&s_link);
 }
 

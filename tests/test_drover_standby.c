@@ -53,14 +53,29 @@ s_serve (s_fixture_t *fixture, int timeout)
     zpoller_destroy (&poller);
 }
 
+//  Let the standby answer what comes, round after round, until an answer
+//  reaches the dealer or timeout msec pass; the answer, or NULL (what was
+//  sent just before may come in a round of its own)
+static drover_msg_t *
+s_answer_within (s_fixture_t *fixture, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    do {
+        s_serve (fixture, 50);
+        drover_msg_t *reply = testutil_recv_msg (fixture->dealer, 20);
+        if (reply)
+            return reply;
+    } while (zclock_mono () < deadline);
+    return NULL;
+}
+
 //  Send msg (destroyed), let the standby answer, and return its answer
 //  (NULL if none within timeout)
 static drover_msg_t *
 s_exchange (s_fixture_t *fixture, drover_msg_t **msg_p, int timeout)
 {
     testutil_send (fixture->dealer, msg_p);
-    s_serve (fixture, 2000);
-    return testutil_recv_msg (fixture->dealer, timeout);
+    return s_answer_within (fixture, timeout);
 }
 
 //  Every message of a peer, worker or client, gets REDIRECT with its seq
@@ -249,8 +264,7 @@ s_exchange_raw (s_fixture_t *fixture, const byte *data, size_t size, bool second
         frame = zframe_new ("x", 1);
         zframe_send (&frame, fixture->dealer, 0);
     }
-    s_serve (fixture, 2000);
-    return testutil_recv_msg (fixture->dealer, timeout);
+    return s_answer_within (fixture, timeout);
 }
 
 //  Malformed input: the broker's ERROR with the seq when the header can be

@@ -974,6 +974,21 @@ s_pending_clear (s_pending_t *pending)
         zmsg_destroy (&msg);
 }
 
+//  Destroy an actor whose commands the tests read, forgetting those of
+//  them still pending: a later actor may be made at the same address, and
+//  must not be taken for this one (its leftover commands read as its own)
+void
+testutil_actor_destroy (zactor_t **actor_p)
+{
+    assert (actor_p);
+    for (int index = 0; index < 2; index++)
+        if (*actor_p && s_pending [index].from == (void *) *actor_p) {
+            s_pending_clear (&s_pending [index]);
+            s_pending [index].from = NULL;
+        }
+    zactor_destroy (actor_p);
+}
+
 //  Forget every pending command (at exit)
 static void
 s_pending_purge (void)
@@ -1086,6 +1101,8 @@ s_next_command (int slot, void *from, zsock_t *sock, int timeout)
 static zmsg_t *
 s_expect_word (zmsg_t *msg, const char *command)
 {
+    if (!msg)
+        print_error ("expected %s, the actor said nothing in time\n", command);
     assert_non_null (msg);
     char *first = zmsg_popstr (msg);
     assert_non_null (first);

@@ -209,6 +209,12 @@ void
 const char *
     testutil_cluster_log (testutil_cluster_t *self, const char *name);
 
+//  Destroy an actor whose commands the tests read (testutil_expect...),
+//  forgetting those still pending, so that a later actor made at the same
+//  address is not served this one's leftovers
+void
+    testutil_actor_destroy (zactor_t **actor_p);
+
 //  Open a DEALER to the cluster's broker that says no level (a peer of
 //  level 1, answered with level 1's fields)
 zsock_t *
