@@ -932,6 +932,8 @@ test_admin_round_trips (void **state)
     assert_int_equal (fake.requests [DROVER_MSG_WORKER_ADMIN], 2);
     assert_string_equal (fake.last_worker, "gamma");
     assert_int_equal (fake.last_admin, DROVER_ADMIN_HOLD);
+    //  Its level said once on its one connection, before the first request
+    assert_int_equal (fake.hellos, 1);
 }
 
 //  A reply that comes after its request timed out is not taken for the

@@ -381,12 +381,14 @@ drover_client_next_seq (drover_client_t *self)
 static void
 s_say_hello_when_due (drover_client_t *self)
 {
+    bool up = drover_handshake_up (self->handshake);     //  reads the news first
     uint64_t connects = drover_handshake_connects (self->handshake);
     if (self->hello_said && connects == self->hello_connects)
         return;
     if (drover_msg_say_level (self->dealer) == 0) {
         self->hello_said = true;
-        self->hello_connects = connects;
+        //  Said while no connection is up, it goes on the next one made
+        self->hello_connects = up? connects: connects + 1;
     }
 }
 
