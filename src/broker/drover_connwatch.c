@@ -38,6 +38,10 @@
 #define S_FD_OWN        32
 //  Least msec between two audits of every connection
 #define S_AUDIT_EVERY   1000
+//  Counted connections at most that are checked at every refusal, however
+//  recent the last check: so few cost nothing, and a broker with a small
+//  descriptor limit must not refuse for a second on a close it missed
+#define S_AUDIT_ALWAYS  64
 
 struct _drover_connwatch_t {
     zsock_t *watched [DROVER_CONNWATCH_MAX];    //  the sockets monitored, borrowed
@@ -282,7 +286,8 @@ s_warn (drover_connwatch_t *self, const char *what, int value)
 static void
 s_audit (drover_connwatch_t *self, int64_t now)
 {
-    if (now - self->audited_at < S_AUDIT_EVERY)
+    if (now - self->audited_at < S_AUDIT_EVERY
+    &&  drover_conns_count (self->conns) > S_AUDIT_ALWAYS)
         return;
     self->audited_at = now;
     size_t lost = drover_conns_audit (self->conns, s_still_counted, NULL);
