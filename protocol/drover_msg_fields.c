@@ -126,12 +126,21 @@ drover_msg_fields_since (int field)
 size_t
 drover_msg_fields_at (int id, int level, uint8_t *fields)
 {
-    size_t count = 0;
-    for (size_t index = 0; index < drover_msg_fields_nfields (id); index++) {
-        int field = drover_msg_fields_schema [id][index];
-        if (drover_msg_fields_since (field) <= level)
-            fields [count++] = (uint8_t) field;
+    //  Every message and every field is of this codec's level or older:
+    //  the whole row, as it is (the path of every message sent and read)
+    const uint8_t *schema = drover_msg_fields_schema [id];
+    if (level >= DROVER_MSG_LEVEL) {
+        size_t count = 0;
+        while (count < S_FIELDS_MAX && schema [count] != F_END) {
+            fields [count] = schema [count];
+            count++;
+        }
+        return count;
     }
+    size_t count = 0;
+    for (size_t index = 0; index < S_FIELDS_MAX && schema [index] != F_END; index++)
+        if (drover_msg_fields_since (schema [index]) <= level)
+            fields [count++] = schema [index];
     return count;
 }
 
