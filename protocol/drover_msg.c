@@ -170,6 +170,21 @@ drover_msg_fit (zframe_t **payload_p, int level)
     return 0;
 }
 
+//  Read and drop the frames after one whose more flag is set; returns more
+bool
+drover_msg_drop_more (void *handle, bool more)
+{
+    assert (handle);
+    bool dropped = more;
+    while (more) {              //  read the rest of the message and drop it
+        zmq_msg_t extra;
+        zmq_msg_init (&extra);
+        more = zmq_msg_recv (&extra, handle, 0) != -1 && zmq_msg_more (&extra);
+        zmq_msg_close (&extra);
+    }
+    return dropped;
+}
+
 //  Say this codec's level on a client's DEALER (CLIENT HELLO, seq 0, its
 //  answer not awaited). Returns 0, or -1 if the socket refused it.
 int
@@ -281,13 +296,7 @@ drover_msg_recv (drover_msg_t *self, zsock_t *input)
     bool several = zmq_msg_more (&frame);
     int rc = drover_msg_decode (self, (const byte *) zmq_msg_data (&frame), zmq_msg_size (&frame));
     zmq_msg_close (&frame);
-    bool more = several;
-    while (more) {              //  read the rest of the message and drop it
-        zmq_msg_t extra;
-        zmq_msg_init (&extra);
-        more = zmq_msg_recv (&extra, handle, 0) != -1 && zmq_msg_more (&extra);
-        zmq_msg_close (&extra);
-    }
+    drover_msg_drop_more (handle, several);
     if (several) {
         drover_msg_reset (self);
         self->error = "more than one frame";

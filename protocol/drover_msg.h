@@ -634,6 +634,12 @@ int
 int
     drover_msg_fit (zframe_t **payload_p, int level);
 
+//  Read and drop the frames that follow one whose more flag is set (more:
+//  zmq_msg_more of it), on a libzmq socket handle: a message of this
+//  protocol is one frame. Returns more (true: there were frames to drop).
+bool
+    drover_msg_drop_more (void *handle, bool more);
+
 //  Say this codec's level on a client's DEALER: a CLIENT HELLO with seq 0,
 //  whose answer (CLIENT WELCOME, seq 0) the caller does not wait for. What
 //  a client sends first on each connection (PROTOCOL.md §12.1). Returns 0,

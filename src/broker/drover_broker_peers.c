@@ -267,15 +267,7 @@ drover_broker_read_peers (s_broker_t *self)
         zmq_msg_t payload;
         zmq_msg_init (&payload);
         bool received = !zmq_msg_more (&first) || zmq_msg_recv (&payload, handle, 0) != -1;
-        bool extra_frames = false;
-        bool more = received && zmq_msg_more (&payload);
-        while (more) {
-            zmq_msg_t extra;
-            zmq_msg_init (&extra);
-            extra_frames = true;
-            more = zmq_msg_recv (&extra, handle, 0) != -1 && zmq_msg_more (&extra);
-            zmq_msg_close (&extra);
-        }
+        bool extra_frames = drover_msg_drop_more (handle, received && zmq_msg_more (&payload));
         bytes += zmq_msg_size (&payload);
         if (received)
             s_accept_payload (self, route, &payload, extra_frames);

@@ -238,15 +238,7 @@ drover_standby_handle (drover_standby_t *self)
         zmq_msg_t payload;
         zmq_msg_init (&payload);
         bool received = zmq_msg_more (&route) && zmq_msg_recv (&payload, handle, 0) != -1;
-        bool extra_frames = false;
-        bool more = received && zmq_msg_more (&payload);
-        while (more) {
-            zmq_msg_t extra;
-            zmq_msg_init (&extra);
-            extra_frames = true;
-            more = zmq_msg_recv (&extra, handle, 0) != -1 && zmq_msg_more (&extra);
-            zmq_msg_close (&extra);
-        }
+        bool extra_frames = drover_msg_drop_more (handle, received && zmq_msg_more (&payload));
         if (received)
             s_answer (self, &route, &payload, extra_frames);
         zmq_msg_close (&payload);
