@@ -169,7 +169,7 @@ typedef enum {
     DROVER_HEALTH_LOST      = 2,
     DROVER_HEALTH_LOW_DISK  = 3,        //  its free disk is under the broker's floor: no new work
     DROVER_HEALTH_MAX       = 3
-} drover_health_t;
+} drover_worker_health_t;
 
 //  Whether a WORKER TABLE row's worker is here or went (kept listed a while)
 typedef enum {

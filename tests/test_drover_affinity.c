@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_drover_affinity - requests placed by an affinity key, with a fake
-    clock, on a real drover_sched
+    clock, on a real drover_schedq
 
     The same key goes to the same worker, the first in its rendezvous order
     that takes new work and has its labels; for the wait it goes nowhere
@@ -34,7 +34,7 @@ s_on_place (uint64_t task, const char *worker, void *arg)
 
 //  Run once; return what it placed (a static buffer)
 static s_placed_t *
-s_run (drover_affinity_t *affinity, drover_sched_t *sched, int64_t now)
+s_run (drover_affinity_t *affinity, drover_schedq_t *sched, int64_t now)
 {
     static s_placed_t placed;
     memset (&placed, 0, sizeof placed);
@@ -44,14 +44,14 @@ s_run (drover_affinity_t *affinity, drover_sched_t *sched, int64_t now)
 }
 
 //  The workers w0..w(count-1), 4 procs and 1 GiB each
-static drover_sched_t *
+static drover_schedq_t *
 s_sched_new (int count)
 {
-    drover_sched_t *sched = drover_sched_new (8);
+    drover_schedq_t *sched = drover_schedq_new (8);
     for (int index = 0; index < count; index++) {
         char id [16];
         snprintf (id, sizeof id, "w%d", index);
-        drover_sched_add_worker (sched, id, 4, 1 << 30, index % 2? "zone=b": "zone=a");
+        drover_schedq_add_worker (sched, id, 4, 1 << 30, index % 2? "zone=b": "zone=a");
     }
     return sched;
 }
@@ -76,7 +76,7 @@ s_order (const char *key, int count, char ids [][16])
 static void
 test_same_key_same_worker (void **state)
 {
-    drover_sched_t *sched = s_sched_new (10);
+    drover_schedq_t *sched = s_sched_new (10);
     drover_affinity_t *affinity = drover_affinity_new (1000);
     char order [10][16];
     s_order ("dataset-7", 10, order);
@@ -86,7 +86,7 @@ test_same_key_same_worker (void **state)
         assert_int_equal (placed->count, 1);
         assert_int_equal (placed->tasks [0], task);
         assert_string_equal (placed->workers [0], order [0]);
-        assert_string_equal (drover_sched_assigned (sched, task), order [0]);
+        assert_string_equal (drover_schedq_assigned (sched, task), order [0]);
         assert_false (drover_affinity_holds (affinity, task));
     }
     //  Bad requests are refused
@@ -95,7 +95,7 @@ test_same_key_same_worker (void **state)
     assert_int_equal (drover_affinity_size (affinity), 0);
     drover_affinity_destroy (&affinity);
     drover_affinity_destroy (&affinity);
-    drover_sched_destroy (&sched);
+    drover_schedq_destroy (&sched);
 }
 
 //  Its first worker full: it waits there for the wait, then goes to the
@@ -103,12 +103,12 @@ test_same_key_same_worker (void **state)
 static void
 test_waits_for_first_then_falls_back (void **state)
 {
-    drover_sched_t *sched = s_sched_new (10);
+    drover_schedq_t *sched = s_sched_new (10);
     drover_affinity_t *affinity = drover_affinity_new (500);
     char order [10][16];
     s_order ("cache-1", 10, order);
     //  Fill its first worker
-    assert_int_equal (drover_sched_place (sched, order [0], 100, 4, 0, ""), 0);
+    assert_int_equal (drover_schedq_place (sched, order [0], 100, 4, 0, ""), 0);
     drover_affinity_add (affinity, 1, 0, 2, 0, "", "cache-1", 1000);
     assert_int_equal (s_run (affinity, sched, 1000)->count, 0);
     assert_int_equal (drover_affinity_deadline (affinity), 1500);
@@ -123,13 +123,13 @@ test_waits_for_first_then_falls_back (void **state)
     //  Nothing changed, no wait ended: nothing to do
     assert_int_equal (s_run (affinity, sched, 1499)->count, 0);
     //  Room on its first during the wait: it goes there
-    drover_sched_free (sched, 100);
+    drover_schedq_free (sched, 100);
     drover_affinity_room_changed (affinity);
     s_placed_t *placed = s_run (affinity, sched, 1400);
     assert_int_equal (placed->count, 1);
     assert_string_equal (placed->workers [0], order [0]);
     //  Again, full: past the wait it takes the next in order with room
-    assert_int_equal (drover_sched_place (sched, order [0], 101, 2, 0, ""), 0);
+    assert_int_equal (drover_schedq_place (sched, order [0], 101, 2, 0, ""), 0);
     drover_affinity_add (affinity, 2, 0, 2, 0, "", "cache-1", 2000);
     assert_int_equal (s_run (affinity, sched, 2000)->count, 0);
     assert_int_equal (s_run (affinity, sched, 2499)->count, 0);
@@ -138,7 +138,7 @@ test_waits_for_first_then_falls_back (void **state)
     assert_string_equal (placed->workers [0], order [1]);
     assert_int_equal (drover_affinity_deadline (affinity), -1);
     drover_affinity_destroy (&affinity);
-    drover_sched_destroy (&sched);
+    drover_schedq_destroy (&sched);
 }
 
 //  Its first is the first that takes new work and has its labels; a held
@@ -147,7 +147,7 @@ test_waits_for_first_then_falls_back (void **state)
 static void
 test_labels_and_eligibility (void **state)
 {
-    drover_sched_t *sched = s_sched_new (10);
+    drover_schedq_t *sched = s_sched_new (10);
     drover_affinity_t *affinity = drover_affinity_new (0);
     char order [10][16];
     s_order ("tenant-x", 10, order);
@@ -160,12 +160,12 @@ test_labels_and_eligibility (void **state)
     assert_int_equal (placed->count, 1);
     assert_string_equal (placed->workers [0], order [first_b]);
     //  Held: the next in order
-    drover_sched_set_admin (sched, order [0], DROVER_ADMIN_HOLD);
+    drover_schedq_set_admin (sched, order [0], DROVER_ADMIN_HOLD);
     drover_affinity_workers_changed (affinity);
     drover_affinity_add (affinity, 2, 0, 1, 0, "", "tenant-x", 0);
     placed = s_run (affinity, sched, 0);
     assert_string_equal (placed->workers [0], order [1]);
-    drover_sched_set_admin (sched, order [0], DROVER_ADMIN_RUN);
+    drover_schedq_set_admin (sched, order [0], DROVER_ADMIN_RUN);
     drover_affinity_workers_changed (affinity);
     drover_affinity_add (affinity, 3, 0, 1, 0, "", "tenant-x", 0);
     placed = s_run (affinity, sched, 0);
@@ -183,14 +183,14 @@ test_labels_and_eligibility (void **state)
     assert_int_equal (drover_affinity_remove (affinity, 4), -1);
     assert_int_equal (drover_affinity_size (affinity), 0);
     drover_affinity_destroy (&affinity);
-    drover_sched_destroy (&sched);
+    drover_schedq_destroy (&sched);
 }
 
 //  Priority order: the lower priority takes the last room
 static void
 test_priority_order (void **state)
 {
-    drover_sched_t *sched = s_sched_new (1);
+    drover_schedq_t *sched = s_sched_new (1);
     drover_affinity_t *affinity = drover_affinity_new (0);
     drover_affinity_add (affinity, 1, 5, 4, 0, "", "a", 0);
     drover_affinity_add (affinity, 2, 1, 4, 0, "", "b", 0);
@@ -199,7 +199,7 @@ test_priority_order (void **state)
     assert_int_equal (placed->tasks [0], 2);
     assert_true (drover_affinity_holds (affinity, 1));
     drover_affinity_destroy (&affinity);
-    drover_sched_destroy (&sched);
+    drover_schedq_destroy (&sched);
 }
 
 //  Removing one of 10 workers moves only the keys it was first for;
@@ -208,7 +208,7 @@ static void
 test_keys_move_little (void **state)
 {
     enum { KEYS = 200 };
-    drover_sched_t *sched = s_sched_new (10);
+    drover_schedq_t *sched = s_sched_new (10);
     drover_affinity_t *affinity = drover_affinity_new (0);
     char before [KEYS][DROVER_ID_MAX + 1];
     for (int key = 0; key < KEYS; key++) {
@@ -218,10 +218,10 @@ test_keys_move_little (void **state)
         s_placed_t *placed = s_run (affinity, sched, 0);
         assert_int_equal (placed->count, 1);
         strcpy (before [key], placed->workers [0]);
-        drover_sched_free (sched, (uint64_t) key + 1);
+        drover_schedq_free (sched, (uint64_t) key + 1);
         drover_affinity_room_changed (affinity);
     }
-    drover_sched_remove_worker (sched, "w3", NULL, NULL);
+    drover_schedq_remove_worker (sched, "w3", NULL, NULL);
     drover_affinity_workers_changed (affinity);
     int moved = 0;
     for (int key = 0; key < KEYS; key++) {
@@ -236,13 +236,13 @@ test_keys_move_little (void **state)
         }
         else
             assert_string_not_equal (before [key], "w3");
-        drover_sched_free (sched, 1000 + (uint64_t) key);
+        drover_schedq_free (sched, 1000 + (uint64_t) key);
         drover_affinity_room_changed (affinity);
     }
     //  About a tenth
     assert_in_range (moved, KEYS / 20, KEYS / 5);
     drover_affinity_destroy (&affinity);
-    drover_sched_destroy (&sched);
+    drover_schedq_destroy (&sched);
 }
 
 //  2,000 requests past their wait that fit nowhere, 500 workers: runs
@@ -251,12 +251,12 @@ test_keys_move_little (void **state)
 static void
 test_runs_are_cheap (void **state)
 {
-    drover_sched_t *sched = drover_sched_new (8);
+    drover_schedq_t *sched = drover_schedq_new (8);
     for (int index = 0; index < 500; index++) {
         char id [16];
         snprintf (id, sizeof id, "w%d", index);
-        drover_sched_add_worker (sched, id, 4, 1 << 30, "");
-        assert_int_equal (drover_sched_place (sched, id, 10000 + (uint64_t) index, 4, 0, ""), 0);
+        drover_schedq_add_worker (sched, id, 4, 1 << 30, "");
+        assert_int_equal (drover_schedq_place (sched, id, 10000 + (uint64_t) index, 4, 0, ""), 0);
     }
     drover_affinity_t *affinity = drover_affinity_new (0);
     for (uint64_t task = 1; task <= 2000; task++) {
@@ -280,14 +280,14 @@ test_runs_are_cheap (void **state)
     assert_true (unchanged < 50000);        //  1000 runs: a walk each would take seconds
     assert_true (changed < 20000);          //  2000 walks of 500 would take ~10 ms or more
     //  Room on one worker: the first request takes it
-    drover_sched_free (sched, 10007);
+    drover_schedq_free (sched, 10007);
     drover_affinity_room_changed (affinity);
     s_placed_t *placed = s_run (affinity, sched, 3000);
     assert_int_equal (placed->count, 4);
     assert_string_equal (placed->workers [0], "w7");
     assert_int_equal (placed->tasks [0], 1);
     drover_affinity_destroy (&affinity);
-    drover_sched_destroy (&sched);
+    drover_schedq_destroy (&sched);
 }
 
 //  What the pool must see: the requests' distinct demands, counted

@@ -205,13 +205,13 @@ test_excess_connection_is_refused_and_cut (void **state)
     assert_true (fd >= 0);
     assert_null (s_admit (connwatch, fd, false));
     assert_int_equal (drover_connwatch_count (connwatch), 1);
-    drover_metricset_t *metrics = drover_metricset_new ();
+    drover_metrics_t *metrics = drover_metrics_new ();
     drover_connwatch_metrics (connwatch, metrics);
-    assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CLOSED_UNREPORTED), 1);
-    assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CONNECTIONS_CLIENT), 1);
-    assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CONNECTIONS_SILENT), 0);
-    assert_int_equal (drover_metricset_get (metrics, DROVER_METRIC_CONNECTIONS_ACCEPTED), 3);
-    drover_metricset_destroy (&metrics);
+    assert_int_equal (drover_metrics_get (metrics, DROVER_METRIC_CLOSED_UNREPORTED), 1);
+    assert_int_equal (drover_metrics_get (metrics, DROVER_METRIC_CONNECTIONS_CLIENT), 1);
+    assert_int_equal (drover_metrics_get (metrics, DROVER_METRIC_CONNECTIONS_SILENT), 0);
+    assert_int_equal (drover_metrics_get (metrics, DROVER_METRIC_CONNECTIONS_ACCEPTED), 3);
+    drover_metrics_destroy (&metrics);
 
     zsock_destroy (&newcomer);
     zsock_destroy (&excess);

@@ -27,11 +27,11 @@ s_less (const void *a, const void *b)
 
 //  Add a record with a rank to pool and heap; returns its handle
 static uint32_t
-s_add (drover_idpool_t *pool, drover_idheap_t *heap, uint64_t key, int32_t rank)
+s_add (drover_slab_t *pool, drover_idheap_t *heap, uint64_t key, int32_t rank)
 {
-    uint32_t handle = drover_idpool_insert (pool, key);
+    uint32_t handle = drover_slab_insert (pool, key);
     assert_true (handle > 0);
-    ((s_item_t *) drover_idpool_get (pool, handle))->rank = rank;
+    ((s_item_t *) drover_slab_get (pool, handle))->rank = rank;
     drover_idheap_push (heap, handle);
     return handle;
 }
@@ -40,7 +40,7 @@ s_add (drover_idpool_t *pool, drover_idheap_t *heap, uint64_t key, int32_t rank)
 static void
 test_order_and_removal (void **state)
 {
-    drover_idpool_t *pool = drover_idpool_new (sizeof (s_item_t));
+    drover_slab_t *pool = drover_slab_new (sizeof (s_item_t));
     drover_idheap_t *heap = drover_idheap_new (pool, s_less, offsetof (s_item_t, index));
     assert_int_equal (drover_idheap_top (heap), 0);
     //  Enough records that the pool moves them while the heap holds them
@@ -50,27 +50,27 @@ test_order_and_removal (void **state)
     assert_int_equal (drover_idheap_size (heap), total);
     //  Remove some from the middle; their index says they are nowhere
     for (uint64_t key = 10; key <= (uint64_t) total; key += 10) {
-        uint32_t handle = drover_idpool_find (pool, key);
+        uint32_t handle = drover_slab_find (pool, key);
         drover_idheap_remove (heap, handle);
-        assert_int_equal (((s_item_t *) drover_idpool_get (pool, handle))->index,
+        assert_int_equal (((s_item_t *) drover_slab_get (pool, handle))->index,
                           DROVER_IDHEAP_NOWHERE);
-        drover_idpool_delete (pool, handle);
+        drover_slab_delete (pool, handle);
     }
     //  Move one to the front
-    uint32_t moved = drover_idpool_find (pool, 4321);
-    ((s_item_t *) drover_idpool_get (pool, moved))->rank = -5;
+    uint32_t moved = drover_slab_find (pool, 4321);
+    ((s_item_t *) drover_slab_get (pool, moved))->rank = -5;
     drover_idheap_fix (heap, moved);
     assert_int_equal (drover_idheap_top (heap), moved);
     s_item_t last = { 0, INT32_MIN, 0 };
     size_t popped = 0;
     uint32_t handle;
     while ((handle = drover_idheap_top (heap))) {
-        s_item_t *item = (s_item_t *) drover_idpool_get (pool, handle);
+        s_item_t *item = (s_item_t *) drover_slab_get (pool, handle);
         assert_true (s_less (&last, item));
         assert_int_equal (item->key % 10 == 0, false);
         last = *item;
         drover_idheap_remove (heap, handle);
-        drover_idpool_delete (pool, handle);
+        drover_slab_delete (pool, handle);
         popped++;
     }
     assert_int_equal (popped, total - total / 10);
@@ -78,24 +78,24 @@ test_order_and_removal (void **state)
     drover_idheap_destroy (&heap);
     assert_null (heap);
     drover_idheap_destroy (&heap);      //  harmless twice
-    drover_idpool_destroy (&pool);
+    drover_slab_destroy (&pool);
 }
 
 //  Every handle is reachable by index, once
 static void
 test_at (void **state)
 {
-    drover_idpool_t *pool = drover_idpool_new (sizeof (s_item_t));
+    drover_slab_t *pool = drover_slab_new (sizeof (s_item_t));
     drover_idheap_t *heap = drover_idheap_new (pool, s_less, offsetof (s_item_t, index));
     uint64_t sum = 0;
     for (uint64_t key = 1; key <= 100; key++)
         s_add (pool, heap, key, (int32_t) (100 - key));
     for (size_t index = 0; index < drover_idheap_size (heap); index++)
-        sum += ((s_item_t *) drover_idpool_get (pool, drover_idheap_at (heap, index)))->key;
+        sum += ((s_item_t *) drover_slab_get (pool, drover_idheap_at (heap, index)))->key;
     assert_int_equal (sum, 5050);
-    assert_int_equal (((s_item_t *) drover_idpool_get (pool, drover_idheap_top (heap)))->key, 100);
+    assert_int_equal (((s_item_t *) drover_slab_get (pool, drover_idheap_top (heap)))->key, 100);
     drover_idheap_destroy (&heap);
-    drover_idpool_destroy (&pool);
+    drover_slab_destroy (&pool);
 }
 
 int

@@ -6,7 +6,7 @@
 
 #include "testutil.h"
 #include "drover_owners.h"
-#include "drover_tasktable.h"
+#include "drover_assign.h"
 
 #define S_CLIENT    (const byte *) "client", 6
 
@@ -37,13 +37,13 @@ test_names_kept_once (void **state)
 
 //  Submit a task as principal
 static uint64_t
-s_submit_as (drover_tasktable_t *table, const char *principal)
+s_submit_as (drover_assign_t *table, const char *principal)
 {
     drover_msg_t *msg = testutil_submit_msg ("echo hi", 0, 1, 0);
     snprintf (msg->principal, sizeof msg->principal, "%s", principal);
     uint64_t task = 0;
     const char *reason = NULL;
-    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
+    assert_int_equal (drover_assign_submit (table, msg, S_CLIENT, &task, &reason), 200);
     drover_msg_destroy (&msg);
     testutil_take_actions (table);
     return task;
@@ -65,7 +65,7 @@ s_request (int id, const char *principal, uint8_t roles)
 static void
 test_owner_checks_and_listing (void **state)
 {
-    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_assign_t *table = drover_assign_new ();
     uint64_t alices = s_submit_as (table, "alice");
     uint64_t bobs = s_submit_as (table, "bob");
     uint64_t also_alices = s_submit_as (table, "alice");
@@ -75,17 +75,17 @@ test_owner_checks_and_listing (void **state)
     drover_msg_t *admin = s_request (DROVER_MSG_TASK_CANCEL, "ops",
                                      DROVER_ROLE_CLIENT | DROVER_ROLE_ADMIN);
     const char *reason = NULL;
-    assert_int_equal (drover_tasktable_check_owner (table, bob, &alices, 1, &reason), 403);
+    assert_int_equal (drover_assign_check_owner (table, bob, &alices, 1, &reason), 403);
     assert_non_null (strstr (reason, "belongs to another key"));
-    assert_int_equal (drover_tasktable_check_owner (table, bob, &bobs, 1, &reason), 200);
-    assert_int_equal (drover_tasktable_check_owner (table, alice, &alices, 1, &reason), 200);
-    assert_int_equal (drover_tasktable_check_owner (table, admin, &alices, 1, &reason), 200);
+    assert_int_equal (drover_assign_check_owner (table, bob, &bobs, 1, &reason), 200);
+    assert_int_equal (drover_assign_check_owner (table, alice, &alices, 1, &reason), 200);
+    assert_int_equal (drover_assign_check_owner (table, admin, &alices, 1, &reason), 200);
     uint64_t mixed [] = { alices, 9999, bobs };
-    assert_int_equal (drover_tasktable_check_owner (table, alice, mixed, 3, &reason), 403);
-    assert_int_equal (drover_tasktable_check_owner (table, alice, mixed, 2, &reason), 200);
+    assert_int_equal (drover_assign_check_owner (table, alice, mixed, 3, &reason), 403);
+    assert_int_equal (drover_assign_check_owner (table, alice, mixed, 2, &reason), 200);
 
     drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 100, "alice", NULL, 0, reply);
+    drover_assign_list (table, 255, 100, "alice", NULL, 0, reply);
     assert_int_equal (reply->counts [DROVER_TASK_QUEUED], 3);
     assert_int_equal (reply->nrows, 2);
     assert_int_equal (reply->task_rows [0].task, also_alices);
@@ -93,12 +93,12 @@ test_owner_checks_and_listing (void **state)
     assert_string_equal (reply->task_rows [0].owner, "alice");
     drover_msg_destroy (&reply);
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 100, "carol", NULL, 0, reply);
+    drover_assign_list (table, 255, 100, "carol", NULL, 0, reply);
     assert_int_equal (reply->counts [DROVER_TASK_QUEUED], 3);
     assert_int_equal (reply->nrows, 0);
     drover_msg_destroy (&reply);
     reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
-    drover_tasktable_list (table, 255, 100, NULL, NULL, 0, reply);
+    drover_assign_list (table, 255, 100, NULL, NULL, 0, reply);
     assert_int_equal (reply->nrows, 3);
     assert_string_equal (reply->task_rows [1].owner, "bob");
     drover_msg_destroy (&reply);
@@ -106,7 +106,7 @@ test_owner_checks_and_listing (void **state)
     drover_msg_destroy (&bob);
     drover_msg_destroy (&alice);
     drover_msg_destroy (&admin);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 int

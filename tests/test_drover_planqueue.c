@@ -9,7 +9,7 @@
 #include "drover_planqueue.h"
 
 //  A reconciler's class with one service, "web", of 2 replicas
-static drover_reconcile_t *
+static drover_reconciler_t *
 s_reconcile_new (void)
 {
     drover_serviceconfig_t config = {
@@ -17,13 +17,13 @@ s_reconcile_new (void)
         .max_restart_delay = 5000, .stable_after = 60000, .crash_warn = 3,
         .max_stop_percent = 50, .max_services = 4, .max_replicas = 100
     };
-    drover_reconcile_t *reconcile = drover_reconcile_new (&config);
+    drover_reconciler_t *reconcile = drover_reconciler_new (&config);
     drover_service_row_t def;
     memset (&def, 0, sizeof def);
     snprintf (def.name, sizeof def.name, "web");
     def.replicas = 2;
     def.procs = 1;
-    assert_int_equal (drover_reconcile_define (reconcile, &def, 1000), 0);
+    assert_int_equal (drover_reconciler_define (reconcile, &def, 1000), 0);
     return reconcile;
 }
 
@@ -44,7 +44,7 @@ s_plan (int action, const char *worker, const char *service, uint32_t seq)
 static void
 test_plans_checked (void **state)
 {
-    drover_reconcile_t *reconcile = s_reconcile_new ();
+    drover_reconciler_t *reconcile = s_reconcile_new ();
     const struct {
         int action;
         const char *worker, *service;
@@ -70,7 +70,7 @@ test_plans_checked (void **state)
             assert_non_null (reason);
         drover_msg_destroy (&plan);
     }
-    drover_reconcile_destroy (&reconcile);
+    drover_reconciler_destroy (&reconcile);
 }
 
 //  Plans wait for the fleet, then are answered in the order they came: a
@@ -78,13 +78,13 @@ test_plans_checked (void **state)
 static void
 test_plans_answered_on_the_fleet (void **state)
 {
-    drover_reconcile_t *reconcile = s_reconcile_new ();
+    drover_reconciler_t *reconcile = s_reconcile_new ();
     drover_fleet_t *fleet = drover_fleet_new ();
     drover_fleet_worker_t worker = { .id = "w1", .procs = 8, .mem = 1 << 30, .labels = "" };
     drover_fleet_add (fleet, &worker);
     size_t count = 0;
     const drover_fleet_worker_t *workers = drover_fleet_workers (fleet, &count);
-    drover_reconcile_set_fleet (reconcile, workers, count);
+    drover_reconciler_set_fleet (reconcile, workers, count);
 
     drover_planqueue_t *plans = drover_planqueue_new ();
     byte route [] = { 0, 1, 2, 3, 4 };
@@ -122,7 +122,7 @@ test_plans_answered_on_the_fleet (void **state)
     assert_null (plans);
     drover_planqueue_destroy (&plans);
     drover_fleet_destroy (&fleet);
-    drover_reconcile_destroy (&reconcile);
+    drover_reconciler_destroy (&reconcile);
 }
 
 int

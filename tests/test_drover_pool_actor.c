@@ -9,7 +9,7 @@
 */
 
 #include "testutil.h"
-#include "drover_poolactor.h"
+#include "drover_pool_actor.h"
 #include "drover_loadreport.h"
 #include "drover_config.h"
 #include "drover_event.h"

@@ -11,7 +11,7 @@
 */
 
 #include "testutil_backend.h"
-#include "drover_store.h"
+#include "drover_store_actor.h"
 #include "drover_actor.h"
 #include "drover_pgconn.h"
 #include <libpq-fe.h>
@@ -106,11 +106,11 @@ s_setup (void **state)
 }
 
 //  Open the test's database with fence; asserts it opens
-static drover_backend_t *
+static drover_store_t *
 s_open (uint64_t fence)
 {
     char *error = NULL;
-    drover_backend_t *backend = drover_backend_open_postgres (s_server.db_uri, fence, &error);
+    drover_store_t *backend = drover_store_open_postgres (s_server.db_uri, fence, &error);
     if (!backend)
         fail_msg ("open: %s", error);
     assert_null (error);
@@ -124,11 +124,11 @@ s_open (uint64_t fence)
 static void
 test_round_trip (void **state)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = s_open (0);
-    assert_string_equal (drover_backend_name (backend), "postgresql");
-    assert_false (drover_backend_fenced (backend));
-    const drover_backend_meta_t *meta = drover_backend_meta (backend);
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_t *backend = s_open (0);
+    assert_string_equal (drover_store_name (backend), "postgresql");
+    assert_false (drover_store_fenced (backend));
+    const drover_store_meta_t *meta = drover_store_meta (backend);
     char state_id [DROVER_STATE_ID_SIZE + 1];
     snprintf (state_id, sizeof state_id, "%s", meta->state);
     assert_int_equal (strspn (state_id, "0123456789abcdef"), 32);
@@ -152,11 +152,11 @@ test_round_trip (void **state)
     assert_int_equal (testutil_apply (backend, batch2, 4, text), 0);
     assert_int_equal (meta->next_task, 5);
     assert_int_equal (meta->next_seq, 14);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     assert_null (backend);
 
     backend = s_open (0);
-    meta = drover_backend_meta (backend);
+    meta = drover_store_meta (backend);
     assert_string_equal (meta->state, state_id);
     assert_int_equal (meta->next_task, 5);
     assert_int_equal (meta->next_seq, 14);
@@ -193,15 +193,15 @@ test_round_trip (void **state)
     testutil_loaded_free (&loaded);
     //  One task read back by id, as load makes it; 0 for one not kept
     drover_change_t *read = NULL;
-    assert_int_equal (drover_backend_read_task (backend, 3, &read, text, sizeof text), 1);
+    assert_int_equal (drover_store_read_task (backend, 3, &read, text, sizeof text), 1);
     assert_int_equal (read->state, DROVER_TASK_SUCCEEDED);
     assert_memory_equal (read->done->out, "hello", 5);
     drover_change_destroy (&read);
-    assert_int_equal (drover_backend_read_task (backend, 99, &read, text, sizeof text), 0);
+    assert_int_equal (drover_store_read_task (backend, 99, &read, text, sizeof text), 0);
     assert_null (read);
 
     testutil_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 100, testutil_take_event, &replayed,
+    assert_int_equal (drover_store_replay (backend, 0, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 13);
     for (size_t index = 0; index < 13; index++)
         assert_int_equal (replayed.events [index].seq, index + 1);
@@ -210,14 +210,14 @@ test_round_trip (void **state)
     assert_string_equal (replayed.events [11].topic, "task.failed");
     assert_int_equal (replayed.events [8].time, 1000);
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 7, 3, testutil_take_event, &replayed,
+    assert_int_equal (drover_store_replay (backend, 7, 3, testutil_take_event, &replayed,
                                              text, sizeof text), 3);
     assert_int_equal (replayed.events [0].seq, 8);
     assert_int_equal (replayed.events [2].seq, 10);
     replayed.count = 0;
-    assert_int_equal (drover_backend_replay (backend, 13, 100, testutil_take_event, &replayed,
+    assert_int_equal (drover_store_replay (backend, 13, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 0);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     s_passed ();
 }
 
@@ -226,8 +226,8 @@ test_round_trip (void **state)
 static void
 test_many_changes (void **state)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = s_open (0);
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_t *backend = s_open (0);
     size_t count = 8000, at = 0;
     drover_change_t **batch = (drover_change_t **) zmalloc (count * sizeof (drover_change_t *));
     uint64_t seq = 1;
@@ -243,11 +243,11 @@ test_many_changes (void **state)
     free (batch);
     if (rc)
         fail_msg ("apply: %s", text);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
 
     backend = s_open (0);
-    assert_int_equal (drover_backend_meta (backend)->next_task, 5001);
-    assert_int_equal (drover_backend_meta (backend)->next_seq, 8001);
+    assert_int_equal (drover_store_meta (backend)->next_task, 5001);
+    assert_int_equal (drover_store_meta (backend)->next_seq, 8001);
     testutil_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (testutil_load (backend, 100000, &loaded), 5000);
     assert_int_equal (loaded.changes [0]->state, DROVER_TASK_SUCCEEDED);
@@ -255,10 +255,10 @@ test_many_changes (void **state)
     assert_int_equal (testutil_load (backend, 10, &loaded), 4010);
     testutil_loaded_free (&loaded);
     testutil_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 7990, 100, testutil_take_event, &replayed,
+    assert_int_equal (drover_store_replay (backend, 7990, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 10);
     assert_int_equal (replayed.events [9].seq, 8000);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     s_passed ();
 }
 
@@ -267,36 +267,36 @@ test_many_changes (void **state)
 static void
 test_admin_and_services (void **state)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = s_open (0);
-    drover_backend_admin_t held = { .worker = "node-b", .admin = DROVER_ADMIN_HOLD,
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_t *backend = s_open (0);
+    drover_store_admin_t held = { .worker = "node-b", .admin = DROVER_ADMIN_HOLD,
                                     .reason = "disk swap", .since = 1000 };
-    drover_backend_admin_t drained = { .worker = "node-a", .admin = DROVER_ADMIN_DRAIN,
+    drover_store_admin_t drained = { .worker = "node-a", .admin = DROVER_ADMIN_DRAIN,
                                        .reason = "", .since = 2000 };
-    drover_backend_admin_t gone = { .worker = "node-c", .admin = DROVER_ADMIN_HOLD,
+    drover_store_admin_t gone = { .worker = "node-c", .admin = DROVER_ADMIN_HOLD,
                                     .reason = "x", .since = 3 };
-    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
-    assert_int_equal (drover_backend_save_admin (backend, &drained, text, sizeof text), 0);
-    assert_int_equal (drover_backend_save_admin (backend, &gone, text, sizeof text), 0);
+    assert_int_equal (drover_store_save_admin (backend, &held, text, sizeof text), 0);
+    assert_int_equal (drover_store_save_admin (backend, &drained, text, sizeof text), 0);
+    assert_int_equal (drover_store_save_admin (backend, &gone, text, sizeof text), 0);
     gone.admin = DROVER_ADMIN_RUN;
-    assert_int_equal (drover_backend_save_admin (backend, &gone, text, sizeof text), 0);
+    assert_int_equal (drover_store_save_admin (backend, &gone, text, sizeof text), 0);
     held.reason = "disk swap, then fsck";
-    assert_int_equal (drover_backend_save_admin (backend, &held, text, sizeof text), 0);
-    assert_int_equal (drover_backend_save_service (backend, "web", (byte *) "def-1", 5,
+    assert_int_equal (drover_store_save_admin (backend, &held, text, sizeof text), 0);
+    assert_int_equal (drover_store_save_service (backend, "web", (byte *) "def-1", 5,
                                                    text, sizeof text), 0);
-    assert_int_equal (drover_backend_save_service (backend, "db", (byte *) "def-2", 5,
+    assert_int_equal (drover_store_save_service (backend, "db", (byte *) "def-2", 5,
                                                    text, sizeof text), 0);
-    assert_int_equal (drover_backend_save_service (backend, "web", (byte *) "def-3", 5,
+    assert_int_equal (drover_store_save_service (backend, "web", (byte *) "def-3", 5,
                                                    text, sizeof text), 0);
-    assert_int_equal (drover_backend_save_service (backend, "old", (byte *) "x", 1,
+    assert_int_equal (drover_store_save_service (backend, "old", (byte *) "x", 1,
                                                    text, sizeof text), 0);
-    assert_int_equal (drover_backend_save_service (backend, "old", NULL, 0, text, sizeof text),
+    assert_int_equal (drover_store_save_service (backend, "old", NULL, 0, text, sizeof text),
                       0);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
 
     backend = s_open (0);
     testutil_admins_t admins = { .count = 0 };
-    assert_int_equal (drover_backend_load_admin (backend, testutil_take_admin, &admins, text,
+    assert_int_equal (drover_store_load_admin (backend, testutil_take_admin, &admins, text,
                                                  sizeof text), 2);
     assert_string_equal (admins.worker [0], "node-a");
     assert_int_equal (admins.admin [0], DROVER_ADMIN_DRAIN);
@@ -304,13 +304,13 @@ test_admin_and_services (void **state)
     assert_string_equal (admins.worker [1], "node-b");
     assert_string_equal (admins.reason [1], "disk swap, then fsck");
     testutil_services_t services = { .count = 0 };
-    assert_int_equal (drover_backend_load_services (backend, testutil_take_service, &services, text,
+    assert_int_equal (drover_store_load_services (backend, testutil_take_service, &services, text,
                                                     sizeof text), 2);
     assert_string_equal (services.name [0], "db");
     assert_string_equal (services.def [0], "def-2");
     assert_string_equal (services.name [1], "web");
     assert_string_equal (services.def [1], "def-3");
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     s_passed ();
 }
 
@@ -318,8 +318,8 @@ test_admin_and_services (void **state)
 static void
 test_prune_bounded (void **state)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = s_open (0);
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_t *backend = s_open (0);
     for (uint64_t task = 1; task <= 110; task++)
         testutil_apply_task (backend, task, task <= 100, 1000 + task);
     int64_t total;
@@ -337,7 +337,7 @@ test_prune_bounded (void **state)
                       1);
     assert_int_equal (total, 35);
     testutil_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 256, testutil_take_event, &replayed,
+    assert_int_equal (drover_store_replay (backend, 0, 256, testutil_take_event, &replayed,
                                              text, sizeof text), 5);
     assert_int_equal (replayed.events [0].seq, 106);
     //  Queued tasks stay whatever the bounds
@@ -345,7 +345,7 @@ test_prune_bounded (void **state)
     assert_int_equal (testutil_load (backend, 1000, &loaded), 10);
     assert_int_equal (loaded.changes [0]->task, 101);
     testutil_loaded_free (&loaded);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     s_passed ();
 }
 
@@ -355,55 +355,55 @@ test_prune_bounded (void **state)
 static void
 test_fencing (void **state)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *old = s_open (5);
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_t *old = s_open (5);
     drover_change_t *first [] = { testutil_queued_owned (1, 1, "one") };
     assert_int_equal (testutil_apply (old, first, 1, text), 0);
 
-    drover_backend_t *new = s_open (7);
-    assert_int_equal (drover_backend_meta (new)->next_task, 2);
-    assert_false (drover_backend_fenced (old));
+    drover_store_t *new = s_open (7);
+    assert_int_equal (drover_store_meta (new)->next_task, 2);
+    assert_false (drover_store_fenced (old));
     drover_change_t *late [] = {
         testutil_queued_owned (2, 2, NULL),
         testutil_attempt ("task.assigned", 1, 3, DROVER_TASK_ASSIGNED, 1, "w1"),
     };
     assert_int_equal (testutil_apply (old, late, 2, text), -1);
     assert_string_equal (text, "fenced: the state is held by a newer leader (token 7 > fence 5)");
-    assert_true (drover_backend_fenced (old));
-    drover_backend_admin_t held = { .worker = "node-b", .admin = DROVER_ADMIN_HOLD,
+    assert_true (drover_store_fenced (old));
+    drover_store_admin_t held = { .worker = "node-b", .admin = DROVER_ADMIN_HOLD,
                                     .reason = "", .since = 1 };
     text [0] = 0;
-    assert_int_equal (drover_backend_save_admin (old, &held, text, sizeof text), -1);
+    assert_int_equal (drover_store_save_admin (old, &held, text, sizeof text), -1);
     assert_non_null (strstr (text, "fenced: "));
-    assert_int_equal (drover_backend_save_service (old, "web", (byte *) "d", 1, text,
+    assert_int_equal (drover_store_save_service (old, "web", (byte *) "d", 1, text,
                                                    sizeof text), -1);
-    assert_int_equal (drover_backend_prune (old, 0, 0, 0, 1, 10, text, sizeof text), -1);
-    assert_true (drover_backend_fenced (old));
-    drover_backend_destroy (&old);
+    assert_int_equal (drover_store_prune (old, 0, 0, 0, 1, 10, text, sizeof text), -1);
+    assert_true (drover_store_fenced (old));
+    drover_store_destroy (&old);
 
     //  The new leader writes; what the old one tried is nowhere
     drover_change_t *next [] = { testutil_queued_owned (2, 2, "two") };
     assert_int_equal (testutil_apply (new, next, 1, text), 0);
-    assert_false (drover_backend_fenced (new));
+    assert_false (drover_store_fenced (new));
     testutil_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (testutil_load (new, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
     assert_string_equal (loaded.changes [1]->submit->key, "two");
     testutil_loaded_free (&loaded);
     testutil_admins_t admins = { .count = 0 };
-    assert_int_equal (drover_backend_load_admin (new, testutil_take_admin, &admins, text,
+    assert_int_equal (drover_store_load_admin (new, testutil_take_admin, &admins, text,
                                                  sizeof text), 0);
 
     //  An older token is refused at open; the same token again is not
     char *error = NULL;
-    drover_backend_t *older = drover_backend_open_postgres (s_server.db_uri, 3, &error);
+    drover_store_t *older = drover_store_open_postgres (s_server.db_uri, 3, &error);
     assert_null (older);
     assert_non_null (error);
     assert_string_equal (error, "fenced: the state is held by a newer leader (token 7 > fence 3)");
     zstr_free (&error);
-    drover_backend_t *again = s_open (7);
-    drover_backend_destroy (&again);
-    drover_backend_destroy (&new);
+    drover_store_t *again = s_open (7);
+    drover_store_destroy (&again);
+    drover_store_destroy (&new);
     s_passed ();
 }
 
@@ -412,8 +412,8 @@ test_fencing (void **state)
 static void
 test_failed_batch_keeps_nothing (void **state)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = s_open (0);
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_t *backend = s_open (0);
     drover_change_t *first [] = { testutil_queued_owned (1, 1, "same") };
     assert_int_equal (testutil_apply (backend, first, 1, text), 0);
     drover_change_t *bad [] = {
@@ -424,25 +424,25 @@ test_failed_batch_keeps_nothing (void **state)
     assert_int_equal (testutil_apply (backend, bad, 3, text), -1);
     assert_non_null (strstr (text, "postgresql 127.0.0.1:"));
     assert_non_null (strstr (text, "duplicate key"));
-    assert_false (drover_backend_fenced (backend));
-    assert_int_equal (drover_backend_meta (backend)->next_task, 2);
+    assert_false (drover_store_fenced (backend));
+    assert_int_equal (drover_store_meta (backend)->next_task, 2);
     //  The same batch twice (its commit's answer lost): kept once
     drover_change_t *good [] = { testutil_queued_owned (2, 2, NULL) };
     assert_int_equal (testutil_apply (backend, good, 1, text), 0);
     drover_change_t *again [] = { testutil_queued_owned (2, 2, NULL) };
     assert_int_equal (testutil_apply (backend, again, 1, text), 0);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
 
     backend = s_open (0);
-    assert_int_equal (drover_backend_meta (backend)->next_seq, 3);
+    assert_int_equal (drover_store_meta (backend)->next_seq, 3);
     testutil_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     assert_int_equal (loaded.changes [0]->state, DROVER_TASK_QUEUED);
     testutil_loaded_free (&loaded);
     testutil_replayed_t replayed = { .count = 0 };
-    assert_int_equal (drover_backend_replay (backend, 0, 100, testutil_take_event, &replayed,
+    assert_int_equal (drover_store_replay (backend, 0, 100, testutil_take_event, &replayed,
                                              text, sizeof text), 2);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     s_passed ();
 }
 
@@ -452,8 +452,8 @@ test_failed_batch_keeps_nothing (void **state)
 static void
 test_server_stopped (void **state)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    drover_backend_t *backend = s_open (4);
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_t *backend = s_open (4);
     drover_change_t *first [] = { testutil_queued_owned (1, 1, NULL) };
     assert_int_equal (testutil_apply (backend, first, 1, text), 0);
     char output [256], port [16];
@@ -464,7 +464,7 @@ test_server_stopped (void **state)
     };
     assert_int_equal (testutil_apply (backend, lost, 2, text), -1);
     assert_non_null (strstr (text, "postgresql 127.0.0.1:"));
-    assert_false (drover_backend_fenced (backend));
+    assert_false (drover_store_fenced (backend));
     //  Still down: refused again, at once
     drover_change_t *refused [] = { testutil_queued_owned (2, 2, NULL) };
     assert_int_equal (testutil_apply (backend, refused, 1, text), -1);
@@ -473,7 +473,7 @@ test_server_stopped (void **state)
     drover_change_t *later [] = { testutil_queued_owned (4, 4, NULL) };
     if (testutil_apply (backend, later, 1, text))
         fail_msg ("apply after the restart: %s", text);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
 
     backend = s_open (4);
     testutil_loaded_t loaded = { { NULL }, 0 };
@@ -481,7 +481,7 @@ test_server_stopped (void **state)
     assert_int_equal (loaded.changes [0]->task, 1);
     assert_int_equal (loaded.changes [1]->task, 4);
     testutil_loaded_free (&loaded);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     s_passed ();
 }
 
@@ -491,7 +491,7 @@ static void
 test_bad_conninfo (void **state)
 {
     char *error = NULL;
-    assert_null (drover_backend_open_postgres ("postgresql://x:secret@[bad", 0, &error));
+    assert_null (drover_store_open_postgres ("postgresql://x:secret@[bad", 0, &error));
     assert_non_null (error);
     assert_non_null (strstr (error, "invalid PostgreSQL URI"));
     assert_null (strstr (error, "secret"));
@@ -499,39 +499,39 @@ test_bad_conninfo (void **state)
     char uri [128];
     snprintf (uri, sizeof uri, "postgresql://drover:secret@127.0.0.1:%d/drover",
               testutil_free_port ());
-    assert_null (drover_backend_open_postgres (uri, 0, &error));
+    assert_null (drover_store_open_postgres (uri, 0, &error));
     assert_non_null (error);
     assert_non_null (strstr (error, "cannot connect"));
     assert_non_null (strstr (error, "postgresql 127.0.0.1:"));
     assert_null (strstr (error, "secret"));
     zstr_free (&error);
     snprintf (uri, sizeof uri, "postgresql://drover@127.0.0.1:%d/nosuchdb", s_server.port);
-    assert_null (drover_backend_open_postgres (uri, 0, &error));
+    assert_null (drover_store_open_postgres (uri, 0, &error));
     assert_non_null (strstr (error, "nosuchdb"));
     zstr_free (&error);
     //  Another program's drover_meta
     s_sql (s_server.db_uri, "CREATE TABLE drover_meta (name text PRIMARY KEY, value text)");
     s_sql (s_server.db_uri, "INSERT INTO drover_meta VALUES ('format', 'something else')");
-    assert_null (drover_backend_open_postgres (s_server.db_uri, 0, &error));
+    assert_null (drover_store_open_postgres (s_server.db_uri, 0, &error));
     assert_non_null (strstr (error, "not a drover state"));
     zstr_free (&error);
 
-    testutil_assert_and_free (drover_backend_printable ("postgresql://u:pw@h:5/db?x=1"),
+    testutil_assert_and_free (drover_store_printable ("postgresql://u:pw@h:5/db?x=1"),
                               "postgresql://u:***@h:5/db?x=1");
-    testutil_assert_and_free (drover_backend_printable ("postgres://u:p@w@h/db"),
+    testutil_assert_and_free (drover_store_printable ("postgres://u:p@w@h/db"),
                               "postgres://u:***@h/db");
-    testutil_assert_and_free (drover_backend_printable ("postgresql://u@h/db"),
+    testutil_assert_and_free (drover_store_printable ("postgresql://u@h/db"),
                               "postgresql://u@h/db");
-    testutil_assert_and_free (drover_backend_printable ("postgresql://h:5/db@x"),
+    testutil_assert_and_free (drover_store_printable ("postgresql://h:5/db@x"),
                               "postgresql://h:5/db@x");
-    testutil_assert_and_free (drover_backend_printable ("/var/lib/a:b@c"), "/var/lib/a:b@c");
-    assert_true (drover_backend_is_postgres ("postgresql://a/b"));
-    assert_true (drover_backend_is_postgres ("postgres://a/b"));
-    assert_false (drover_backend_is_postgres ("/var/lib/drover"));
-    assert_false (drover_backend_is_postgres (NULL));
-    drover_backend_t *memory = drover_backend_open_memory ();
-    assert_false (drover_backend_fenced (memory));
-    drover_backend_destroy (&memory);
+    testutil_assert_and_free (drover_store_printable ("/var/lib/a:b@c"), "/var/lib/a:b@c");
+    assert_true (drover_store_is_postgres ("postgresql://a/b"));
+    assert_true (drover_store_is_postgres ("postgres://a/b"));
+    assert_false (drover_store_is_postgres ("/var/lib/drover"));
+    assert_false (drover_store_is_postgres (NULL));
+    drover_store_t *memory = drover_store_open_memory ();
+    assert_false (drover_store_fenced (memory));
+    drover_store_destroy (&memory);
     s_passed ();
 }
 
@@ -539,7 +539,7 @@ test_bad_conninfo (void **state)
 typedef struct {
     bool loaded;                    //  LOADED heard
     int fenced;                     //  FENCED heard, times
-    char why [DROVER_BACKEND_ERROR_MAX];    //  FENCED's text
+    char why [DROVER_STORE_ERROR_MAX];    //  FENCED's text
 } s_heard_t;
 
 static void
@@ -592,7 +592,7 @@ s_keep_admin (zactor_t *store, const char *worker)
 static void
 test_store_says_fenced (void **state)
 {
-    drover_store_args_t args = {
+    drover_store_actor_args_t args = {
         .state_dir = s_server.db_uri, .fence = 10, .durability = DROVER_DURABILITY_FULL,
         .keep_finished = 100, .history_count = 1000, .history_age = 3600,
         .history_events = 1000
@@ -611,21 +611,21 @@ test_store_says_fenced (void **state)
     assert_true (heard.loaded);
     s_keep_admin (store, "node-a");             //  kept: not fenced yet
     //  Seen kept by a reader (fence 0 claims nothing) before the claim
-    drover_backend_t *reader = s_open (0);
-    char text_error [DROVER_BACKEND_ERROR_MAX];
+    drover_store_t *reader = s_open (0);
+    char text_error [DROVER_STORE_ERROR_MAX];
     testutil_admins_t admins = { .count = 0 };
     int64_t deadline = zclock_mono () + 5000;
     while (admins.count == 0 && zclock_mono () < deadline) {
-        assert_true (drover_backend_load_admin (reader, testutil_take_admin, &admins, text_error,
+        assert_true (drover_store_load_admin (reader, testutil_take_admin, &admins, text_error,
                                                 sizeof text_error) >= 0);
         bool never = false;
         if (admins.count == 0)
             s_listen (store, &heard, 20, &never);   //  20 msec on the store's pipe
     }
     assert_int_equal (admins.count, 1);
-    drover_backend_destroy (&reader);
+    drover_store_destroy (&reader);
 
-    drover_backend_t *newer = s_open (11);
+    drover_store_t *newer = s_open (11);
     s_keep_admin (store, "node-b");
     s_keep_admin (store, "node-c");
     bool fenced = false;
@@ -644,10 +644,10 @@ test_store_says_fenced (void **state)
     zactor_destroy (&store);
 
     admins.count = 0;
-    assert_int_equal (drover_backend_load_admin (newer, testutil_take_admin, &admins, text_error,
+    assert_int_equal (drover_store_load_admin (newer, testutil_take_admin, &admins, text_error,
                                                  sizeof text_error), 1);
     assert_string_equal (admins.worker [0], "node-a");
-    drover_backend_destroy (&newer);
+    drover_store_destroy (&newer);
 
     store = zactor_new (drover_store_actor, &args);
     assert_int_equal (zsock_recv (store, "s4s", &word, &opened, &text), 0);
@@ -701,13 +701,13 @@ test_broker_restart_on_postgres (void **state)
     testutil_cluster_destroy (&cluster);
 
     //  What the database holds: every task, final
-    drover_backend_t *backend = s_open (0);
+    drover_store_t *backend = s_open (0);
     testutil_loaded_t loaded = { { NULL }, 0 };
     assert_int_equal (testutil_load (backend, 1000, &loaded), S_TASKS + 1);
     for (size_t index = 0; index < loaded.count; index++)
         assert_int_equal (loaded.changes [index]->state, DROVER_TASK_SUCCEEDED);
     testutil_loaded_free (&loaded);
-    drover_backend_destroy (&backend);
+    drover_store_destroy (&backend);
     s_passed ();
 }
 
@@ -719,9 +719,9 @@ test_broker_restart_on_postgres (void **state)
 static void
 test_stalled_leader_does_not_block_claim (void **state)
 {
-    drover_backend_t *old = s_open (5);
+    drover_store_t *old = s_open (5);
     char *error = NULL;
-    char text [DROVER_BACKEND_ERROR_MAX];
+    char text [DROVER_STORE_ERROR_MAX];
     drover_pgconn_t *stalled = drover_pgconn_new (s_server.db_uri, &error);
     assert_non_null (stalled);
     assert_int_equal (drover_pgconn_begin (stalled, text, sizeof text), 0);
@@ -730,19 +730,19 @@ test_stalled_leader_does_not_block_claim (void **state)
     assert_int_equal (drover_pgconn_sync (stalled, text, sizeof text), 0);
 
     int64_t started = zclock_mono ();
-    drover_backend_t *new = s_open (6);
+    drover_store_t *new = s_open (6);
     int64_t waited = zclock_mono () - started;
     assert_true (waited < 5000);
     drover_change_t *late [] = { testutil_queued_owned (1, 1, NULL) };
     assert_int_equal (testutil_apply (old, late, 1, text), -1);
-    assert_true (drover_backend_fenced (old));
+    assert_true (drover_store_fenced (old));
     //  The stalled connection was ended by the server
     assert_int_equal (drover_pgconn_begin (stalled, text, sizeof text), 0);
     drover_pgconn_send_sql (stalled, "SELECT 1", NULL, false);
     drover_pgconn_sync (stalled, text, sizeof text);
     drover_pgconn_destroy (&stalled);
-    drover_backend_destroy (&new);
-    drover_backend_destroy (&old);
+    drover_store_destroy (&new);
+    drover_store_destroy (&old);
     s_passed ();
 }
 

@@ -1,234 +1,121 @@
 /*  =========================================================================
-    test_drover_probation - the probation actor through its pipe: enter on
-    a failure, clear on success or after the timeout, reset on repeated
-    failure, forget on LOST
+    test_drover_probation - the probation set with a fake clock: entering,
+    leaving by timeout or by success, timer reset on repeated failure
     =========================================================================
 */
 
 #include "testutil.h"
 #include "drover_probation.h"
 
-//  The probation timeout the actor was configured with, msec
-static uint32_t s_timeout = 60000;
-
-//  Configure the actor's probation timeout
-static void
-s_configure (zactor_t *actor, uint32_t timeout)
-{
-    zsock_send (actor, "s4", "CONFIGURE", timeout);
-    s_timeout = timeout;
-}
-
-//  Expect PROBATION worker reason until, without its event; until (msec
-//  since the epoch) is timeout from about now
-static void
-s_expect_probation_only (zactor_t *actor, const char *worker, const char *reason,
-                         uint32_t timeout)
-{
-    int64_t before = zclock_time ();
-    zmsg_t *msg = testutil_expect (actor, "PROBATION", 2000);
-    testutil_pop_check (msg, worker);
-    testutil_pop_check (msg, reason);
-    char *until = zmsg_popstr (msg);
-    assert_non_null (until);
-    int64_t value = (int64_t) strtoull (until, NULL, 10);
-    assert_true (value >= before - 2000 + (int64_t) timeout);
-    assert_true (value <= zclock_time () + (int64_t) timeout);
-    zstr_free (&until);
-    zmsg_destroy (&msg);
-}
-
-//  Expect PROBATION worker reason until and its event
-static void
-s_expect_probation (zactor_t *actor, const char *worker, const char *reason)
-{
-    s_expect_probation_only (actor, worker, reason, s_timeout);
-    testutil_expect_event (actor, "worker.probation", worker, reason);
-}
-
-//  Expect CLEARED worker why within timeout, and its event
-static void
-s_expect_cleared (zactor_t *actor, const char *worker, const char *why, int timeout)
-{
-    zmsg_t *msg = testutil_expect (actor, "CLEARED", timeout);
-    testutil_pop_check (msg, worker);
-    testutil_pop_check (msg, why);
-    zmsg_destroy (&msg);
-    testutil_expect_event (actor, "worker.cleared", worker, why);
-}
-
 static int
 s_setup (void **state)
 {
-    zactor_t *actor = zactor_new (drover_probation_actor, NULL);
-    assert_non_null (actor);
-    s_configure (actor, 60000);
-    *state = actor;
+    *state = drover_probation_new (30000);
     return 0;
 }
 
 static int
 s_teardown (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    testutil_actor_destroy (&actor);
+    drover_probation_t *set = (drover_probation_t *) *state;
+    drover_probation_destroy (&set);
+    assert_null (set);
+    drover_probation_destroy (&set);      //  harmless twice
     return 0;
 }
 
-//  Failure while OK enters; failure while on probation says PROBATION again
-//  with its new end, without an event; a success clears; a success while OK
-//  says nothing
+//  A failure puts an OK worker on probation until failure + timeout, not before
 static void
-test_enter_and_clear_by_success (void **state)
+test_enter_then_leave_by_timeout (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
-    s_expect_probation (actor, "alpha", "send refused");
-    zsock_send (actor, "sss", "FAILURE", "alpha", "offer not acknowledged");
-    s_expect_probation_only (actor, "alpha", "offer not acknowledged", s_timeout);
-    zsock_send (actor, "ss", "SUCCESS", "alpha");
-    s_expect_cleared (actor, "alpha", "success", 2000);     //  nothing came before it
-    zsock_send (actor, "ss", "SUCCESS", "alpha");
-    zsock_send (actor, "sss", "FAILURE", "beta", "send refused");
-    s_expect_probation (actor, "beta", "send refused");     //  nothing came before it
+    drover_probation_t *set = (drover_probation_t *) *state;
+    assert_int_equal (drover_probation_next_deadline (set), -1);
+    assert_null (drover_probation_expire (set, 1000000));
+    assert_int_equal (drover_probation_failure (set, "alpha", "send refused", 1000),
+                      DROVER_PROBATION_ENTERED);
+    assert_true (drover_probation_contains (set, "alpha"));
+    assert_string_equal (drover_probation_reason (set, "alpha"), "send refused");
+    assert_int_equal (drover_probation_next_deadline (set), 31000);
+    assert_null (drover_probation_expire (set, 30999));
+    assert_true (drover_probation_contains (set, "alpha"));
+    testutil_assert_and_free (drover_probation_expire (set, 31000), "alpha");
+    assert_false (drover_probation_contains (set, "alpha"));
+    assert_null (drover_probation_expire (set, 99999));
+    assert_int_equal (drover_probation_size (set), 0);
+    assert_int_equal (drover_probation_next_deadline (set), -1);
 }
 
-//  UNSENT worker (the main's send to it was refused) is a failure "send
-//  refused"; a SUCCESS after it, in the same read, still clears it: the
-//  actor hears both, in order, whatever it holds back
+//  A success releases a on probation worker at once; one that is OK stays OK
 static void
-test_unsent_is_a_failure (void **state)
+test_leave_by_success (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "ss", "UNSENT", "alpha");
-    s_expect_probation (actor, "alpha", "send refused");
-    drover_outbox_t *outbox = drover_outbox_new ();
-    drover_outbox_say (outbox, "ss", "SUCCESS", "beta");
-    drover_outbox_say (outbox, "ss", "UNSENT", "beta");
-    drover_outbox_say (outbox, "ss", "SUCCESS", "beta");
-    assert_int_equal (drover_outbox_flush (outbox, zactor_sock (actor)), 0);
-    drover_outbox_destroy (&outbox);
-    s_expect_probation (actor, "beta", "send refused");
-    s_expect_cleared (actor, "beta", "success", 2000);
+    drover_probation_t *set = (drover_probation_t *) *state;
+    assert_false (drover_probation_success (set, "alpha"));
+    drover_probation_failure (set, "alpha", "offer not acknowledged", 0);
+    drover_probation_failure (set, "beta", "send refused", 10);
+    assert_true (drover_probation_success (set, "alpha"));
+    assert_false (drover_probation_contains (set, "alpha"));
+    assert_false (drover_probation_success (set, "alpha"));
+    assert_int_equal (drover_probation_next_deadline (set), 30010);
+    assert_int_equal (drover_probation_size (set), 1);
 }
 
-//  Probation runs out after the timeout, not before
-static void
-test_clear_by_timeout (void **state)
-{
-    zactor_t *actor = (zactor_t *) *state;
-    s_configure (actor, 300);
-    int64_t start = zclock_mono ();
-    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
-    s_expect_probation (actor, "alpha", "send refused");
-    s_expect_cleared (actor, "alpha", "timeout", 3000);
-    assert_true (zclock_mono () - start >= 300);
-}
-
-//  A failure while on probation restarts the timer
+//  A failure while on probation restarts the timer and keeps the worker on probation
 static void
 test_repeated_failure_resets_timer (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_configure (actor, 600);
-    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
-    s_expect_probation (actor, "alpha", "send refused");
-    assert_null (testutil_actor_recv (actor, 300));   //  still on probation
-    int64_t again = zclock_mono ();
-    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused again");
-    s_expect_probation_only (actor, "alpha", "send refused again", 600);     //  moved on
-    s_expect_cleared (actor, "alpha", "timeout", 3000);
-    assert_true (zclock_mono () - again >= 550);              //  600 from the second failure
+    drover_probation_t *set = (drover_probation_t *) *state;
+    drover_probation_failure (set, "alpha", "send refused", 0);
+    drover_probation_failure (set, "beta", "send refused", 5000);
+    assert_int_equal (drover_probation_next_deadline (set), 30000);
+    assert_int_equal (drover_probation_failure (set, "alpha", "again", 20000),
+                      DROVER_PROBATION_RESET);
+    assert_string_equal (drover_probation_reason (set, "alpha"), "again");
+    assert_int_equal (drover_probation_size (set), 2);
+    //  beta is now first to go; alpha not at its old deadline
+    assert_int_equal (drover_probation_next_deadline (set), 35000);
+    assert_null (drover_probation_expire (set, 30000));
+    testutil_assert_and_free (drover_probation_expire (set, 35000), "beta");
+    assert_null (drover_probation_expire (set, 49999));
+    testutil_assert_and_free (drover_probation_expire (set, 50000), "alpha");
 }
 
-//  A lost worker is forgotten: no CLEARED for it, ever
+//  Forgetting a lost worker drops it; several due come out one at a time
 static void
-test_lost_forgets (void **state)
+test_forget_and_expire_in_order (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_configure (actor, 200);
-    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
-    s_expect_probation (actor, "alpha", "send refused");
-    zsock_send (actor, "sss", "LOST", "alpha", "silent");
-    zsock_send (actor, "ss", "SUCCESS", "alpha");
-    zsock_send (actor, "sss", "FAILURE", "beta", "send refused");
-    s_expect_probation (actor, "beta", "send refused");
-    s_expect_cleared (actor, "beta", "timeout", 3000);        //  and not alpha
-    zsock_send (actor, "s", "VERBOSE");
-    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
-    s_expect_probation (actor, "alpha", "send refused");      //  OK again after LOST
-}
-
-//  A failure that arrives after LOST puts a worker on probation nobody has; when it
-//  registers again it must start off probation, and schedq must hear CLEARED
-static void
-test_failure_after_lost_is_cleared_on_registration (void **state)
-{
-    zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "sss", "LOST", "alpha", "silent");
-    zsock_send (actor, "sss", "FAILURE", "alpha", "offer not acknowledged");
-    s_expect_probation (actor, "alpha", "offer not acknowledged");
-    zframe_t *route = zframe_new ("r1", 2);
-    zframe_t *running = zframe_new_empty ();
-    zsock_send (actor, "ssf848sf", "UP", "alpha", route, (uint64_t) 2, 4, (uint64_t) 0, "", running);
-    s_expect_cleared (actor, "alpha", "registered", 2000);
-    zsock_send (actor, "ssf848sf", "UP", "beta", route, (uint64_t) 1, 4, (uint64_t) 0, "", running);
-    zsock_send (actor, "sss", "FAILURE", "alpha", "send refused");
-    s_expect_probation (actor, "alpha", "send refused");    //  nothing said for beta
-    zframe_destroy (&running);
-    zframe_destroy (&route);
-}
-
-//  Say UP for worker from route
-static void
-s_up (zactor_t *actor, const char *worker, const char *route)
-{
-    zframe_t *frame = zframe_new (route, strlen (route));
-    zframe_t *running = zframe_new_empty ();
-    zsock_send (actor, "ssf848sf", "UP", worker, frame, (uint64_t) 1, 4, (uint64_t) 0, "",
-                running);
-    zframe_destroy (&running);
-    zframe_destroy (&frame);
-}
-
-//  Say UNSENT worker route: a send on route was refused
-static void
-s_unsent (zactor_t *actor, const char *worker, const char *route)
-{
-    zframe_t *frame = zframe_new (route, strlen (route));
-    zsock_send (actor, "ssf", "UNSENT", worker, frame);
-    zframe_destroy (&frame);
-}
-
-//  A send refused on a connection the worker's newer registration replaced
-//  is not its failure; one on its current registration is
-static void
-test_unsent_on_replaced_connection_forgiven (void **state)
-{
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-old");
-    s_up (actor, "alpha", "r-new");
-    s_unsent (actor, "alpha", "r-old");
-    s_up (actor, "beta", "r-beta");
-    s_unsent (actor, "beta", "r-beta");
-    s_expect_probation (actor, "beta", "send refused");    //  nothing for alpha before
-    s_unsent (actor, "alpha", "r-new");
-    s_expect_probation (actor, "alpha", "send refused");
+    drover_probation_t *set = (drover_probation_t *) *state;
+    drover_probation_set_timeout (set, 100);
+    char id [16];
+    for (int index = 0; index < 50; index++) {
+        snprintf (id, sizeof id, "w%02d", (index * 7) % 50);
+        drover_probation_failure (set, id, "x", 1000 + (index * 7) % 50);
+    }
+    assert_true (drover_probation_forget (set, "w10"));
+    assert_false (drover_probation_forget (set, "w10"));
+    assert_int_equal (drover_probation_size (set), 49);
+    int released = 0;
+    int64_t previous = -1;
+    char *next;
+    while ((next = drover_probation_expire (set, 5000))) {
+        int number = atoi (next + 1);
+        assert_true (number > previous);       //  earliest deadline first
+        assert_int_not_equal (number, 10);
+        previous = number;
+        released++;
+        zstr_free (&next);
+    }
+    assert_int_equal (released, 49);
 }
 
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
-        cmocka_unit_test_setup_teardown (test_enter_and_clear_by_success, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_unsent_is_a_failure, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_unsent_on_replaced_connection_forgiven, s_setup,
-                                         s_teardown),
-        cmocka_unit_test_setup_teardown (test_clear_by_timeout, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_enter_then_leave_by_timeout, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_leave_by_success, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_repeated_failure_resets_timer, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_lost_forgets, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_failure_after_lost_is_cleared_on_registration,
-                                         s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_forget_and_expire_in_order, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -1,1031 +1,1021 @@
 /*  =========================================================================
-    test_drover_schedq - the schedq actor through its pipe and its link
-    (the test plays the main and assign): a pass's ASSIGNs
-    in order, constraints, hold / drain / resume with LEAVE,
-    probation, workers lost, WORKER LIST and WORKER ADMIN
+    test_drover_schedq - the scheduling queue: order, fit, constraints,
+    shelving, eligibility and capacity bookkeeping, without threads
     =========================================================================
 */
 
 #include "testutil.h"
 #include "drover_schedq.h"
-#include "drover_loadreport.h"
-#include "drover_config.h"
 
-//  The test's end of the actor's link: it plays assign there (QUEUE,
-//  TAKE, DEQUEUE, FREE, PROBATION, RETURN in, ASSIGN, LEASE, REVOKE out),
-//  and the main on the pipe
-static zsock_t *s_link = NULL;
+//  What one or more passes placed, in order
+typedef struct {
+    size_t count;               //  placements recorded
+    uint64_t tasks [4096];      //  task of each placement
+    char workers [4096][DROVER_ID_MAX + 1];     //  worker of each placement
+} s_placed_t;
 
-//  Expect exactly these placements next on the link, in this order, one
-//  ASSIGN record each
+//  Record a placement
 static void
-s_expect_assign (zactor_t *actor, size_t count, const uint64_t *tasks, const char **workers)
+s_record (uint64_t task, const char *worker, void *arg)
 {
-    for (size_t index = 0; index < count; index++) {
-        zmsg_t *msg = testutil_expect_link (s_link, "ASSIGN", 2000);
-        assert_int_equal (zmsg_size (msg), 2);
-        char *task = zmsg_popstr (msg);
-        assert_int_equal (strtoull (task, NULL, 10), tasks [index]);
-        zstr_free (&task);
-        testutil_pop_check (msg, workers [index]);
-        zmsg_destroy (&msg);
-    }
+    s_placed_t *placed = (s_placed_t *) arg;
+    assert_true (placed->count < 4096);
+    placed->tasks [placed->count] = task;
+    snprintf (placed->workers [placed->count], DROVER_ID_MAX + 1, "%s", worker);
+    placed->count++;
 }
 
-//  Expect one ASSIGN: task on worker
-static void
-s_expect_one (zactor_t *actor, uint64_t task, const char *worker)
+//  Run one pass into placed, returning how many it placed
+static int
+s_run (drover_schedq_t *sched, s_placed_t *placed)
 {
-    s_expect_assign (actor, 1, &task, &worker);
+    size_t before = placed->count;
+    int count = drover_schedq_run (sched, s_record, placed);
+    assert_int_equal ((size_t) count, placed->count - before);
+    return count;
 }
 
-//  Say UP for a worker
-static void
-s_up (zactor_t *actor, const char *worker, const char *route, uint32_t procs, uint64_t mem,
-      const char *labels)
+//  Return the procs used on a worker
+static uint32_t
+s_used (drover_schedq_t *sched, const char *id)
 {
-    zframe_t *frame = zframe_new (route, strlen (route));
-    zframe_t *running = zframe_new_empty ();
-    zsock_send (actor, "ssf848sf4s", "UP", worker, frame, (uint64_t) 1, procs, mem, labels, running,
-                (uint32_t) DROVER_MSG_LEVEL, DROVER_RELEASE);
-    zframe_destroy (&running);
-    zframe_destroy (&frame);
-}
-
-//  Say QUEUE for a request
-static void
-s_queue (zactor_t *actor, uint64_t task, int priority, uint32_t procs, uint64_t mem,
-         const char *labels)
-{
-    testutil_say_queue (s_link, task, priority, procs, mem, labels);
-}
-
-//  Start most tests: worker alpha up with procs, task 1 queued and placed
-//  on it
-static void
-s_alpha_runs_task_1 (zactor_t *actor, uint32_t procs)
-{
-    s_up (actor, "alpha", "r-alpha", procs, 0, "");
-    s_queue (actor, 1, 0, 1, 0, "");
-    s_expect_one (actor, 1, "alpha");
-}
-
-//  Send WORKER ADMIN with a reason (NULL: none) and flags, and expect its
-//  reply code; returns the reply's text (caller frees)
-static char *
-s_admin_with (zactor_t *actor, const char *worker, int admin, const char *reason,
-              uint32_t flags, uint32_t seq, int code)
-{
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
-    snprintf (request->worker, sizeof request->worker, "%s", worker);
-    request->admin = (uint8_t) admin;
-    request->seq = seq;
-    request->flags = flags;
-    if (reason)
-        drover_msg_set_reason (request, reason);
-    testutil_hand (actor, "client", request);
-    drover_msg_t *reply = testutil_expect_send (actor, "client", "");
-    assert_int_equal (reply->id, code == DROVER_CODE_OK? DROVER_MSG_OK: DROVER_MSG_ERROR);
-    assert_int_equal (reply->code, code);
-    assert_int_equal (reply->seq, seq);
-    char *text = strdup (reply->reason? reply->reason: "");
-    drover_msg_destroy (&reply);
-    return text;
-}
-
-//  Send WORKER ADMIN and expect its reply code (and the event if changed)
-static void
-s_admin (zactor_t *actor, const char *worker, int admin, uint32_t seq, int code)
-{
-    free (s_admin_with (actor, worker, admin, NULL, 0, seq, code));
-}
-
-//  Find a worker's row in a WORKER TABLE, or fail
-static drover_worker_row_t *
-s_row (drover_msg_t *table, const char *worker)
-{
-    for (uint32_t index = 0; index < table->nrows; index++)
-        if (streq (table->worker_rows [index].id, worker))
-            return &table->worker_rows [index];
-    fail_msg ("no row for %s", worker);
-    return NULL;
-}
-
-//  Ask for WORKER LIST and return the table; everything said before it,
-//  on the pipe or the link, must be nothing at all (schedq sends what a
-//  turn says on the link before what it says on the pipe)
-static drover_msg_t *
-s_list_only (zactor_t *actor, uint32_t seq)
-{
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
-    request->seq = seq;
-    testutil_hand (actor, "client", request);
-    drover_msg_t *table = testutil_expect_send (actor, "client", "");
-    assert_int_equal (table->id, DROVER_MSG_WORKER_TABLE);
-    assert_int_equal (table->seq, seq);
-    zmsg_t *said = testutil_link_recv (s_link, 0);
-    if (said)
-        print_error ("schedq said %s on the link before a WORKER TABLE\n",
-                     zframe_strdup (zmsg_first (said)));
-    assert_null (said);
-    return table;
-}
-
-//  Assert the actor says nothing more about what it was told so far: two
-//  WORKER LISTs in a row, each answered before anything else (a pass runs
-//  after each batch, so a placement would come before the second answer)
-static void
-s_quiet (zactor_t *actor)
-{
-    drover_msg_t *table = s_list_only (actor, 9001);
-    drover_msg_destroy (&table);
-    table = s_list_only (actor, 9002);
-    drover_msg_destroy (&table);
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, id, &view), 0);
+    return view.procs_used;
 }
 
 static int
 s_setup (void **state)
 {
-    char endpoint [64];
-    static int count = 0;
-    snprintf (endpoint, sizeof endpoint, "inproc://test-schedq-link-%d", ++count);
-    zactor_t *actor = zactor_new (drover_schedq_actor, endpoint);
-    assert_non_null (actor);
-    s_link = zsock_new (ZMQ_PAIR);
-    assert_int_equal (zsock_connect (s_link, "%s", endpoint), 0);
-    zsock_send (actor, "s444", "CONFIGURE", 100, 0, 0);
-    *state = actor;
+    *state = drover_schedq_new (1000);
     return 0;
 }
 
 static int
 s_teardown (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    testutil_actor_destroy (&actor);
-    zsock_destroy (&s_link);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    drover_schedq_destroy (&sched);
+    assert_null (sched);
+    drover_schedq_destroy (&sched);      //  harmless twice
     return 0;
 }
 
-//  A pass's placements come out in priority order; hold takes no new
-//  work, resume does
+//  Lower priority values go first, whatever the arrival order
 static void
-test_pass_places_in_priority_order (void **state)
+test_priority_order (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 2, 0, "");
-    s_admin (actor, "alpha", DROVER_ADMIN_HOLD, 1, DROVER_CODE_OK);
-    testutil_expect_event (actor, "worker.hold", "alpha", "");
-    s_queue (actor, 1, 0, 1, 0, "");
-    s_queue (actor, 2, 5, 1, 0, "");
-    s_queue (actor, 3, -1, 1, 0, "");
-    s_quiet (actor);                                    //  held: nothing placed
-    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 2, DROVER_CODE_OK);
-    testutil_expect_event (actor, "worker.resume", "alpha", "");
-    uint64_t first [] = { 3, 1 };
-    const char *alphas [] = { "alpha", "alpha" };
-    s_expect_assign (actor, 2, first, alphas);
-    testutil_say_free (s_link, (uint64_t) 3);
-    s_expect_one (actor, 2, "alpha");
-    s_quiet (actor);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_schedq_add_worker (sched, "m1", 1, 0, ""), 0);
+    assert_int_equal (drover_schedq_push (sched, 1, 5, 1, 0, NULL), 0);
+    assert_int_equal (drover_schedq_push (sched, 2, -3, 1, 0, NULL), 0);
+    assert_int_equal (drover_schedq_push (sched, 3, 1, 1, 0, NULL), 0);
+    assert_int_equal (drover_schedq_size (sched), 3);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal (s_run (sched, &placed), 1);
+        assert_int_equal (s_run (sched, &placed), 0);      //  m1 is full
+        assert_non_null (drover_schedq_free (sched, placed.tasks [round]));
+    }
+    assert_int_equal (placed.tasks [0], 2);
+    assert_int_equal (placed.tasks [1], 3);
+    assert_int_equal (placed.tasks [2], 1);
+    assert_int_equal (drover_schedq_size (sched), 0);
+    assert_true (drover_schedq_idle (sched, "m1"));
 }
 
-//  Requests wait for workers with the labels and memory they need
+//  An attempt adopted after a restart counts where it runs: its procs are
+//  used (a pass places nothing in them), FREE gives them back; a task or
+//  worker the scheduler holds already, or does not know, is refused
 static void
-test_constraints (void **state)
+test_place_adopted_attempt (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_queue (actor, 1, 0, 1, 0, "gpu=yes");
-    s_queue (actor, 2, 0, 1, 0, "");
-    s_queue (actor, 3, 0, 1, 0, "gpu=no");
-    s_queue (actor, 4, 0, 1, 1000, "");
-    s_up (actor, "gpu", "r-gpu", 4, 100, "gpu=yes\nzone=a");
-    uint64_t first [] = { 1, 2 };
-    const char *gpus [] = { "gpu", "gpu" };
-    s_expect_assign (actor, 2, first, gpus);
-    s_up (actor, "big", "r-big", 1, 5000, "gpu=no");
-    s_expect_one (actor, 3, "big");
-    testutil_say_free (s_link, (uint64_t) 3);
-    s_expect_one (actor, 4, "big");
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_schedq_add_worker (sched, "m1", 4, 0, ""), 0);
+    assert_int_equal (drover_schedq_place (sched, "m1", 7, 3, 0, ""), 0);
+    assert_int_equal (s_used (sched, "m1"), 3);
+    assert_string_equal (drover_schedq_assigned (sched, 7), "m1");
+    assert_int_equal (drover_schedq_place (sched, "m1", 7, 1, 0, ""), -1);     //  held already
+    assert_int_equal (drover_schedq_place (sched, "gone", 8, 1, 0, ""), -1);   //  unknown worker
+    assert_int_equal (drover_schedq_push (sched, 9, 0, 2, 0, NULL), 0);
+    assert_int_equal (s_run (sched, &placed), 0);          //  1 proc free of 4
+    assert_non_null (drover_schedq_free (sched, 7));
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 9);
 }
 
-//  A dequeued request is never placed; a freed slot goes to the next one
+//  Within a priority, larger requests go first; equals go in arrival order
 static void
-test_dequeue_and_free (void **state)
+test_first_fit_decreasing_then_fifo (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_alpha_runs_task_1 (actor, 1);
-    s_queue (actor, 2, 0, 1, 0, "");
-    s_queue (actor, 3, 0, 1, 0, "");
-    zsock_send (s_link, "s8", "DEQUEUE", (uint64_t) 2);
-    zsock_send (s_link, "s8", "DEQUEUE", (uint64_t) 99);     //  not queued: no-op
-    testutil_say_free (s_link, (uint64_t) 1);
-    s_expect_one (actor, 3, "alpha");
-    s_quiet (actor);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "m1", 16, 0, NULL);
+    drover_schedq_push (sched, 10, 0, 1, 0, NULL);
+    drover_schedq_push (sched, 11, 0, 4, 0, NULL);
+    drover_schedq_push (sched, 12, 0, 2, 0, NULL);
+    drover_schedq_push (sched, 13, 0, 1, 0, NULL);
+    drover_schedq_push (sched, 14, 0, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 5);
+    uint64_t expected [] = { 11, 14, 12, 10, 13 };
+    for (int index = 0; index < 5; index++)
+        assert_int_equal (placed.tasks [index], expected [index]);
+    assert_int_equal (s_used (sched, "m1"), 12);
 }
 
-//  A task queued again while still assigned (its FREE not yet seen) gives
-//  back the old placement first
+//  Each placement goes to the worker with the most free procs
 static void
-test_requeue_while_assigned (void **state)
+test_least_loaded_worker (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_alpha_runs_task_1 (actor, 1);
-    s_queue (actor, 1, 0, 1, 0, "");
-    s_expect_one (actor, 1, "alpha");
-    drover_msg_t *table = s_list_only (actor, 7);
-    assert_int_equal (table->nrows, 1);
-    assert_int_equal (table->worker_rows [0].procs_used, 1);
-    drover_msg_destroy (&table);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "small", 2, 0, NULL);
+    drover_schedq_add_worker (sched, "big", 4, 0, NULL);
+    drover_schedq_push (sched, 1, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.workers [0], "big");       //  4 free against 2
+    drover_schedq_push (sched, 2, 0, 1, 0, NULL);
+    drover_schedq_push (sched, 3, 0, 1, 0, NULL);
+    drover_schedq_push (sched, 4, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 3);
+    //  big 3 free: big; then 2 and 2 (ties by id): big; then small 2 against big 1
+    assert_string_equal (placed.workers [1], "big");
+    assert_string_equal (placed.workers [2], "big");
+    assert_string_equal (placed.workers [3], "small");
+    assert_int_equal (s_used (sched, "big"), 3);
+    assert_int_equal (s_used (sched, "small"), 1);
+    assert_string_equal (drover_schedq_assigned (sched, 4), "small");
+    assert_false (drover_schedq_queued (sched, 4));
 }
 
-//  A task requeued after its worker was lost runs before the tasks that
-//  arrived after it (its id is its arrival), not behind them
+//  A request no worker can hold is shelved; what comes after still runs,
+//  and the shelved request keeps its place in the queue
 static void
-test_requeued_task_keeps_its_place (void **state)
+test_shelving (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_alpha_runs_task_1 (actor, 1);
-    s_queue (actor, 2, 0, 1, 0, "");
-    s_queue (actor, 3, 0, 1, 0, "");
-    zsock_send (actor, "sss", "LOST", "alpha", "silent");
-    //  assign requeues it once it has heard the LOST, which the main sent
-    //  schedq first: schedq has dropped alpha before the QUEUE comes
-    drover_msg_t *table = s_list_only (actor, 5);
-    assert_int_equal (table->nrows, 1);                 //  listed as gone, with no work
-    assert_int_equal (table->worker_rows [0].state, DROVER_WORKER_LOST);
-    drover_msg_destroy (&table);
-    s_queue (actor, 1, 0, 1, 0, "");
-    //  The link and the pipe are not ordered between them: let schedq read
-    //  the QUEUE (a turn that answers on the pipe is followed by one that
-    //  polls every socket) before beta comes
-    s_quiet (actor);
-    s_up (actor, "beta", "r-beta", 1, 0, "");
-    s_expect_one (actor, 1, "beta");
-    testutil_say_free (s_link, (uint64_t) 1);
-    s_expect_one (actor, 2, "beta");
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 4, 0, NULL);
+    drover_schedq_add_worker (sched, "b", 2, 0, NULL);
+    drover_schedq_push (sched, 1, 0, 6, 0, NULL);           //  fits nowhere
+    drover_schedq_push (sched, 2, 1, 3, 0, NULL);
+    drover_schedq_push (sched, 3, 1, 2, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [0], 2);
+    assert_string_equal (placed.workers [0], "a");
+    assert_int_equal (placed.tasks [1], 3);
+    assert_string_equal (placed.workers [1], "b");
+    assert_true (drover_schedq_queued (sched, 1));
+    assert_int_equal (drover_schedq_size (sched), 1);
+    //  A bigger worker arrives: the shelved request is back at the head
+    drover_schedq_add_worker (sched, "c", 8, 0, NULL);
+    drover_schedq_push (sched, 4, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [2], 1);
+    assert_string_equal (placed.workers [2], "c");
+    assert_int_equal (placed.tasks [3], 4);
 }
 
-//  Issue 8.18: requests no worker can hold, at the highest priority and
-//  far more than max-shelve (100 here), keep nothing else from running: a
-//  request behind them is placed in the first pass; a worker that can
-//  hold them wakes them
-static void
-test_unplaceable_requests_starve_nothing (void **state)
+//  Return the task a worker is reserved for, 0 if none
+static uint64_t
+s_reserved (drover_schedq_t *sched, const char *id)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    for (uint64_t task = 1; task <= 1000; task++)
-        s_queue (actor, task, -100, 1, 0, "pool=nowhere");
-    s_queue (actor, 5000, 100, 1, 0, "");
-    s_expect_one (actor, 5000, "alpha");
-    s_up (actor, "nowhere", "r-nowhere", 1, 0, "pool=nowhere");
-    s_expect_one (actor, 1, "nowhere");
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, id, &view), 0);
+    return view.reserved;
 }
 
-//  Issue 8.1 through the pipe: a priority-0 four-proc request reserves
-//  the 4-proc worker busy with priority-5 one-proc tasks (WORKER TABLE
-//  shows it), no small one takes the procs it frees, and it is placed as
-//  soon as all 4 are free
+//  A pass stops after max-shelve unfit requests; reservations made last
+//  across passes, and requests holding one are not counted again
+static void
+test_max_shelve_bounds_a_pass (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 4, 0, NULL);
+    drover_schedq_add_worker (sched, "b", 4, 0, NULL);
+    drover_schedq_add_worker (sched, "c", 4, 0, NULL);
+    drover_schedq_add_worker (sched, "d", 4, 0, NULL);
+    for (uint64_t task = 1; task <= 8; task++)
+        drover_schedq_push (sched, task, 9, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 8);           //  2 on each
+    drover_schedq_set_max_shelve (sched, 2);
+    drover_schedq_push (sched, 10, 0, 4, 0, NULL);
+    drover_schedq_push (sched, 11, 0, 4, 0, NULL);
+    drover_schedq_push (sched, 12, 0, 4, 0, NULL);
+    drover_schedq_push (sched, 13, 1, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);           //  10 and 11 reserve a and b
+    assert_int_equal (s_reserved (sched, "a"), 10);
+    assert_int_equal (s_reserved (sched, "b"), 11);
+    assert_int_equal (s_reserved (sched, "c"), 0);
+    assert_int_equal (drover_schedq_size (sched), 4);
+    assert_int_equal (s_run (sched, &placed), 1);           //  12 reserves c, 13 runs on d
+    assert_int_equal (placed.tasks [8], 13);
+    assert_string_equal (placed.workers [8], "d");
+    assert_int_equal (s_reserved (sched, "c"), 12);
+    assert_int_equal (s_reserved (sched, "d"), 0);
+    assert_int_equal (drover_schedq_size (sched), 3);
+}
+
+//  The priority inversion of issue 8.1: a 4-proc worker busy with
+//  priority-5 one-proc tasks; a priority-0 four-proc task reserves it and
+//  runs as soon as its 4 procs are free, not after all small tasks
 static void
 test_wide_task_reserves_its_worker (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "w", "r-w", 4, 0, "");
-    //  In one batch, as assign says them in one turn: said apart, a pass
-    //  could run between them and place them in more than one ASSIGN
-    drover_outbox_t *queues = drover_outbox_new ();
-    for (uint64_t task = 1; task <= 8; task++)
-        drover_outbox_say_queue (queues, task, 5, 1, 0, NULL);
-    testutil_say_batch (s_link, &queues);
-    uint64_t smalls [] = { 1, 2, 3, 4 };
-    const char *ws [] = { "w", "w", "w", "w" };
-    s_expect_assign (actor, 4, smalls, ws);
-    s_queue (actor, 100, 0, 4, 0, "");
-    for (uint64_t task = 1; task <= 3; task++) {
-        testutil_say_free (s_link, task);
-        //  The first answer may come before the pass, the second after it
-        drover_msg_t *table = s_list_only (actor, (uint32_t) task);     //  nothing placed
-        drover_msg_destroy (&table);
-        table = s_list_only (actor, (uint32_t) task);
-        assert_int_equal (table->nrows, 1);
-        assert_true (table->worker_rows [0].reserved == 100);
-        drover_msg_destroy (&table);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "w", 4, 0, NULL);
+    for (uint64_t task = 1; task <= 24; task++)
+        drover_schedq_push (sched, task, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 4);
+    drover_schedq_push (sched, 100, 0, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);
+    for (size_t index = 0; index < 3; index++) {
+        assert_string_equal (drover_schedq_free (sched, placed.tasks [index]), "w");
+        assert_int_equal (s_run (sched, &placed), 0);       //  no small one takes the room
+        assert_int_equal (s_reserved (sched, "w"), 100);
     }
-    testutil_say_free (s_link, (uint64_t) 4);
-    s_expect_one (actor, 100, "w");
-    drover_msg_t *table = s_list_only (actor, 9);
-    assert_true (table->worker_rows [0].reserved == 0);
-    assert_int_equal (table->worker_rows [0].procs_used, 4);
-    drover_msg_destroy (&table);
+    assert_string_equal (drover_schedq_free (sched, placed.tasks [3]), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [4], 100);
+    assert_string_equal (placed.workers [4], "w");
+    assert_int_equal (s_reserved (sched, "w"), 0);
+    assert_int_equal (drover_schedq_size (sched), 20);
+    assert_string_equal (drover_schedq_free (sched, 100), "w");
+    assert_int_equal (s_run (sched, &placed), 4);           //  the small ones again
 }
 
-//  Resuming a worker neither connected nor set: 404; a bad setting: 400
+//  A reservation ends when its request is cancelled or placed elsewhere,
+//  when its worker is held, on probation or gone, and passes to a request
+//  ranked before its own that has no other worker
 static void
-test_admin_errors (void **state)
+test_reservation_ends (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_admin (actor, "ghost", DROVER_ADMIN_RUN, 41, DROVER_CODE_NOT_FOUND);
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    s_admin (actor, "alpha", 7, 42, DROVER_CODE_BAD_REQUEST);
-    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 43, DROVER_CODE_OK);     //  no change: no event
-    s_quiet (actor);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 4, 0, NULL);
+    drover_schedq_add_worker (sched, "b", 4, 0, NULL);
+    for (uint64_t task = 1; task <= 4; task++)
+        drover_schedq_push (sched, task, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 4);           //  a: 1 3, b: 2 4
+    for (uint64_t task = 5; task <= 12; task++)
+        drover_schedq_push (sched, task, 5, 1, 0, NULL);
+    drover_schedq_push (sched, 20, 3, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);           //  20 keeps a; b fills up
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    assert_int_equal (s_used (sched, "a"), 2);
+    //  A request ranked before it takes the reservation over, though all
+    //  workers are full
+    drover_schedq_push (sched, 21, 1, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 21);
+    //  Cancelled: the reservation ends; 20, the head again, makes it anew
+    assert_int_equal (drover_schedq_remove (sched, 21), 0);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    //  Held, then resumed; on probation, then cleared: made again each time
+    drover_schedq_set_admin (sched, "a", DROVER_ADMIN_HOLD);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    drover_schedq_set_admin (sched, "a", DROVER_ADMIN_RUN);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    drover_schedq_set_probation (sched, "a", true);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    drover_schedq_set_probation (sched, "a", false);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 20);
+    //  b empties first: 20 runs there, and a takes small ones again
+    for (size_t index = 0; index < placed.count; index++)
+        if (streq (placed.workers [index], "b"))
+            assert_string_equal (drover_schedq_free (sched, placed.tasks [index]), "b");
+    size_t before = placed.count;
+    assert_int_equal (s_run (sched, &placed), 3);
+    assert_int_equal (placed.tasks [before], 20);
+    assert_string_equal (placed.workers [before], "b");
+    assert_string_equal (placed.workers [before + 1], "a");
+    assert_string_equal (placed.workers [before + 2], "a");
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    //  Gone: the reservation goes with its worker (made once a has room:
+    //  as in bigslice, a full cluster reserves nothing)
+    drover_schedq_push (sched, 22, 0, 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    assert_string_equal (drover_schedq_free (sched, placed.tasks [before + 1]), "a");
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "a"), 22);
+    assert_int_equal (drover_schedq_remove_worker (sched, "a", NULL, NULL), 3);
+    drover_schedq_add_worker (sched, "c", 4, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (drover_schedq_assigned (sched, 22), "c");
 }
 
-//  Draining with exit: nothing new; LEAVE once the last task is freed, and
-//  only once; an idle worker told to drain with exit is told to leave at once
+//  bigslice's degenerate case: small tasks spread over the workers, then a
+//  whole-worker task reserves the least loaded one and cannot run until
+//  the small tasks placed on it end (packing them densely would have left
+//  a worker whole); the other worker keeps taking small tasks
 static void
-test_drain_then_leave (void **state)
+test_whole_worker_task_waits_then_runs (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_alpha_runs_task_1 (actor, 2);
-    free (s_admin_with (actor, "alpha", DROVER_ADMIN_DRAIN, NULL, DROVER_ADMIN_EXIT, 1,
-                        DROVER_CODE_OK));
-    testutil_expect_event (actor, "worker.drain", "alpha", "");
-    s_queue (actor, 2, 0, 1, 0, "");
-    s_quiet (actor);                                    //  no LEAVE, no placement
-    testutil_say_free (s_link, (uint64_t) 1);
-    drover_msg_t *leave = testutil_expect_send (actor, "r-alpha", "alpha");
-    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
-    drover_msg_destroy (&leave);
-    testutil_say_free (s_link, (uint64_t) 1);
-    s_admin (actor, "alpha", DROVER_ADMIN_DRAIN, 2, DROVER_CODE_OK);
-    s_quiet (actor);                                    //  LEAVE only once
-
-    s_up (actor, "beta", "r-beta", 1, 0, "");
-    s_expect_one (actor, 2, "beta");
-    s_up (actor, "gamma", "r-gamma", 1, 0, "");
-    free (s_admin_with (actor, "gamma", DROVER_ADMIN_DRAIN, NULL, DROVER_ADMIN_EXIT, 3,
-                        DROVER_CODE_OK));
-    testutil_expect_event (actor, "worker.drain", "gamma", "");
-    leave = testutil_expect_send (actor, "r-gamma", "gamma");
-    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
-    drover_msg_destroy (&leave);
-    s_quiet (actor);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 8, 0, NULL);
+    drover_schedq_add_worker (sched, "b", 8, 0, NULL);
+    for (uint64_t task = 100; task < 104; task++)
+        drover_schedq_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 4);
+    assert_int_equal (s_used (sched, "a"), 2);             //  spread: 2 and 2
+    assert_int_equal (s_used (sched, "b"), 2);
+    drover_schedq_push (sched, 1, 0, 8, 0, NULL);           //  the whole worker
+    for (uint64_t task = 200; task < 220; task++)
+        drover_schedq_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 6);           //  smalls fill b only
+    assert_true (drover_schedq_queued (sched, 1));          //  the big one waits
+    assert_int_equal (s_reserved (sched, "a"), 1);         //  for a (ties by id)
+    assert_int_equal (s_used (sched, "a"), 2);
+    assert_int_equal (s_used (sched, "b"), 8);
+    assert_int_equal (s_run (sched, &placed), 0);
+    //  Worker a empties: the big task takes it whole
+    for (size_t index = 0; index < placed.count; index++)
+        if (streq (placed.workers [index], "a"))
+            assert_string_equal (drover_schedq_free (sched, placed.tasks [index]), "a");
+    assert_true (drover_schedq_idle (sched, "a"));
+    size_t before = placed.count;
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [before], 1);
+    assert_string_equal (placed.workers [before], "a");
+    assert_int_equal (s_reserved (sched, "a"), 0);
+    assert_int_equal (drover_schedq_size (sched), 14);       //  smalls still queued
 }
 
-//  A worker on probation takes nothing until cleared, and shows as PROBATION
+//  A requeued task keeps its place: its original arrival (the task id,
+//  given in increasing order at submit) among requests of its priority,
+//  not the back of the queue
 static void
-test_probation (void **state)
+test_requeued_task_keeps_its_place (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    zsock_send (actor, "sss", "PROBATION", "alpha", "send refused");
-    zsock_send (actor, "sss", "PROBATION", "ghost", "send refused");    //  unknown: ignored
-    s_queue (actor, 1, 0, 1, 0, "");
-    drover_msg_t *table = s_list_only (actor, 1);
-    assert_int_equal (table->nrows, 1);
-    assert_int_equal (table->worker_rows [0].health, DROVER_HEALTH_PROBATION);
-    drover_msg_destroy (&table);
-    s_quiet (actor);
-    zsock_send (actor, "sss", "CLEARED", "alpha", "timeout");
-    s_expect_one (actor, 1, "alpha");
-}
-
-//  Say UP for a worker that says it runs count attempts (tasks 1.., attempt 1)
-static void
-s_up_running (zactor_t *actor, const char *worker, const char *route, uint32_t procs,
-              uint32_t count)
-{
-    drover_taskref_t refs [8];
-    assert_true (count <= 8);
-    for (uint32_t index = 0; index < count; index++) {
-        refs [index].task = index + 1;
-        refs [index].attempt = 1;
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 1, 0, NULL);
+    for (uint64_t task = 1; task <= 3; task++)
+        drover_schedq_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 1);
+    //  a is lost with task 1, which is queued again behind 2 and 3
+    assert_int_equal (drover_schedq_remove_worker (sched, "a", NULL, NULL), 1);
+    assert_int_equal (drover_schedq_push (sched, 1, 0, 1, 0, NULL), 0);
+    drover_schedq_push (sched, 4, 0, 1, 0, NULL);
+    drover_schedq_add_worker (sched, "b", 1, 0, NULL);
+    uint64_t expected [] = { 1, 2, 3, 4 };
+    for (int index = 0; index < 4; index++) {
+        assert_int_equal (s_run (sched, &placed), 1);
+        assert_int_equal (placed.tasks [1 + index], expected [index]);
+        assert_non_null (drover_schedq_free (sched, expected [index]));
     }
-    zframe_t *frame = zframe_new (route, strlen (route));
-    zframe_t *running = zframe_new (refs, count * sizeof (drover_taskref_t));
-    zsock_send (actor, "ssf848sf4s", "UP", worker, frame, (uint64_t) 1, procs, (uint64_t) 0, "",
-                running, (uint32_t) DROVER_MSG_LEVEL, DROVER_RELEASE);
-    zframe_destroy (&running);
-    zframe_destroy (&frame);
 }
 
-static uint32_t
-    s_procs_used (zactor_t *actor, const char *worker);
-
-//  A worker that registers again reporting attempts it runs (after a
-//  restart of the broker) takes nothing until assign has counted them
-//  (PLACED) and said SETTLED: a request that waits is not placed past its
-//  procs meanwhile. A SETTLED read before its UP counts too.
+//  A request demanding memory goes to the most-free worker that has it
 static void
-test_registered_again_counts_running_first (void **state)
+test_memory_constraint (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_queue (actor, 5, 0, 1, 0, "");
-    s_up_running (actor, "alpha", "r-alpha", 2, 2);
-    s_quiet (actor);                                    //  not before assign says
-    zsock_send (s_link, "s8s48s", "PLACED", (uint64_t) 1, "alpha", 1, (uint64_t) 0, "");
-    zsock_send (s_link, "s8s48s", "PLACED", (uint64_t) 2, "alpha", 1, (uint64_t) 0, "");
-    zsock_send (s_link, "ss", "SETTLED", "alpha");
-    s_quiet (actor);                                    //  full: 2 of 2 procs
-    assert_int_equal (s_procs_used (actor, "alpha"), 2);
-    testutil_say_free (s_link, 1);
-    s_expect_one (actor, 5, "alpha");
-
-    zsock_send (s_link, "ss", "SETTLED", "beta");       //  read before beta's UP
-    s_quiet (actor);
-    s_queue (actor, 6, 0, 1, 0, "");
-    s_up_running (actor, "beta", "r-beta", 2, 1);
-    s_expect_one (actor, 6, "beta");
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    uint64_t gib = 1ULL << 30;
+    drover_schedq_add_worker (sched, "roomy", 8, 1 * gib, NULL);
+    drover_schedq_add_worker (sched, "fat", 4, 16 * gib, NULL);
+    drover_schedq_add_worker (sched, "fatter", 2, 32 * gib, NULL);
+    drover_schedq_push (sched, 1, 0, 1, 8 * gib, NULL);
+    drover_schedq_push (sched, 2, 0, 1, 64 * gib, NULL);    //  too much anywhere
+    drover_schedq_push (sched, 3, 1, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [0], 1);
+    assert_string_equal (placed.workers [0], "fat");       //  most free among those with 8 GiB
+    assert_int_equal (placed.tasks [1], 3);
+    assert_string_equal (placed.workers [1], "roomy");
+    assert_true (drover_schedq_queued (sched, 2));
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, "fat", &view), 0);
+    assert_int_equal (view.mem_used, 8 * gib);
+    //  Memory is given back with the procs
+    drover_schedq_free (sched, 1);
+    assert_int_equal (drover_schedq_lookup (sched, "fat", &view), 0);
+    assert_int_equal (view.mem_used, 0);
+    assert_int_equal (view.procs_used, 0);
 }
 
-//  A lost worker is dropped with its placements; its requests wait for
-//  another worker
+//  A labelled request finds its workers through the label index: among
+//  many workers of another pool it goes to the holder with the most free
+//  procs; the index follows a worker's new labels and its removal
 static void
-test_lost_worker (void **state)
+test_label_index (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_alpha_runs_task_1 (actor, 1);
-    zsock_send (actor, "sss", "LOST", "alpha", "silent");
-    zsock_send (actor, "sss", "LOST", "ghost", "silent");              //  unknown: ignored
-    s_queue (actor, 2, 0, 1, 0, "");
-    drover_msg_t *table = s_list_only (actor, 1);
-    assert_int_equal (table->nrows, 1);                 //  listed as gone: takes nothing
-    assert_string_equal (table->worker_rows [0].id, "alpha");
-    assert_int_equal (table->worker_rows [0].state, DROVER_WORKER_LOST);
-    assert_int_equal (table->worker_rows [0].procs_used, 0);
-    drover_msg_destroy (&table);
-    s_quiet (actor);
-    s_up (actor, "beta", "r-beta", 1, 0, "");
-    s_expect_one (actor, 2, "beta");
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    for (int index = 0; index < 500; index++) {
+        char id [32];
+        snprintf (id, sizeof id, "idle-%d", index);
+        assert_int_equal (drover_schedq_add_worker (sched, id, 8, 1 << 30, "pool=idle"), 0);
+    }
+    assert_int_equal (drover_schedq_add_worker (sched, "busy-a", 2, 1 << 30, "pool=busy\nzone=a"), 0);
+    assert_int_equal (drover_schedq_add_worker (sched, "busy-b", 4, 1 << 30, "zone=b\npool=busy"), 0);
+    assert_int_equal (drover_schedq_push (sched, 1, 0, 1, 0, "pool=busy"), 0);
+    assert_int_equal (drover_schedq_push (sched, 2, 0, 1, 0, "pool=busy\nzone=a"), 0);
+    assert_int_equal (drover_schedq_push (sched, 3, 0, 1, 0, "pool=none"), 0);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_string_equal (placed.workers [0], "busy-b");     //  most free procs
+    assert_string_equal (placed.workers [1], "busy-a");     //  the only zone=a
+    assert_true (drover_schedq_queued (sched, 3));           //  nobody has pool=none
+
+    //  busy-b changes pool: it leaves pool=busy's holders and joins pool=none's
+    assert_int_equal (drover_schedq_add_worker (sched, "busy-b", 4, 1 << 30, "pool=none"), 1);
+    assert_int_equal (drover_schedq_push (sched, 4, 0, 1, 0, "pool=busy"), 0);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_int_equal (placed.tasks [2], 3);                 //  the older request first
+    assert_string_equal (placed.workers [2], "busy-b");
+    assert_int_equal (placed.tasks [3], 4);
+    assert_string_equal (placed.workers [3], "busy-a");
+
+    //  Gone: its label finds nobody, and the request waits
+    assert_int_equal (drover_schedq_remove_worker (sched, "busy-a", NULL, NULL), 2);
+    assert_int_equal (drover_schedq_push (sched, 5, 0, 1, 0, "pool=busy"), 0);
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_true (drover_schedq_queued (sched, 5));
+    assert_int_equal (drover_schedq_add_worker (sched, "busy-c", 1, 1 << 30, "pool=busy"), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.workers [4], "busy-c");
 }
 
-//  A worker that went stays listed: LOST with why and since, or LEFT on a
-//  GOODBYE ("drained, left" after a drain with exit); one that comes back
-//  replaces its row; max-gone bounds them, oldest out first
+//  A request requiring labels goes only where all of them are
 static void
-test_gone_workers_listed (void **state)
+test_label_constraint (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    int64_t before = zclock_time ();
-    s_up (actor, "alpha", "r-alpha", 4, 1024, "zone=a");
-    s_up (actor, "beta", "r-beta", 2, 0, "");
-    s_up (actor, "gamma", "r-gamma", 1, 0, "");
-    zsock_send (actor, "sss", "LOST", "alpha", "silent");
-    zsock_send (actor, "sss", "LOST", "beta", "left");
-    free (s_admin_with (actor, "gamma", DROVER_ADMIN_DRAIN, "retire", DROVER_ADMIN_EXIT, 1,
-                        DROVER_CODE_OK));
-    testutil_expect_event (actor, "worker.drain", "gamma", "retire");
-    drover_msg_t *leave = testutil_expect_send (actor, "r-gamma", "gamma");
-    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
-    drover_msg_destroy (&leave);
-    zsock_send (actor, "sss", "LOST", "gamma", "left");
-    drover_msg_t *table = s_list_only (actor, 2);
-    assert_int_equal (table->nrows, 3);
-    drover_worker_row_t *row = s_row (table, "alpha");
-    assert_int_equal (row->state, DROVER_WORKER_LOST);
-    assert_int_equal (row->health, DROVER_HEALTH_LOST);
-    assert_string_equal (row->why, "silent");
-    assert_true ((int64_t) row->since >= before && (int64_t) row->since <= zclock_time ());
-    assert_int_equal (row->procs, 4);
-    assert_int_equal (row->mem, 1024);
-    assert_int_equal (row->nlabels, 1);
-    assert_string_equal (row->labels [0], "zone=a");
-    row = s_row (table, "beta");
-    assert_int_equal (row->state, DROVER_WORKER_LEFT);
-    assert_string_equal (row->why, "left");
-    row = s_row (table, "gamma");
-    assert_int_equal (row->state, DROVER_WORKER_LEFT);
-    assert_string_equal (row->why, "drained, left");
-    assert_int_equal (row->admin, DROVER_ADMIN_DRAIN);     //  what the operator said stays
-    assert_string_equal (row->admin_reason, "retire");
-    drover_msg_destroy (&table);
-    //  alpha comes back: one row, up
-    s_up (actor, "alpha", "r-alpha2", 4, 1024, "zone=a");
-    table = s_list_only (actor, 3);
-    assert_int_equal (table->nrows, 3);
-    row = s_row (table, "alpha");
-    assert_int_equal (row->state, DROVER_WORKER_UP);
-    assert_int_equal (row->health, DROVER_HEALTH_OK);
-    assert_null (row->why);
-    assert_true ((int64_t) row->since >= before);
-    drover_msg_destroy (&table);
-    //  At most one gone row: the oldest (beta) goes
-    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 1);
-    table = s_list_only (actor, 4);
-    assert_int_equal (table->nrows, 2);
-    s_row (table, "alpha");
-    s_row (table, "gamma");
-    drover_msg_destroy (&table);
-    //  keep-gone 0: none is listed
-    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 0, 10);
-    table = s_list_only (actor, 5);
-    assert_int_equal (table->nrows, 1);
-    s_row (table, "alpha");
-    drover_msg_destroy (&table);
-    s_quiet (actor);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "plain", 8, 0, "");
+    drover_schedq_add_worker (sched, "gpu", 2, 0, "zone=x\ngpu=yes");
+    drover_schedq_add_worker (sched, "gpu-y", 1, 0, "gpu=yes\nzone=y\n");
+    drover_schedq_push (sched, 1, 0, 1, 0, "gpu=yes");
+    drover_schedq_push (sched, 2, 0, 1, 0, "gpu=yes\nzone=y");
+    drover_schedq_push (sched, 3, 0, 1, 0, "gpu=yes\nzone=z");  //  nowhere
+    drover_schedq_push (sched, 4, 0, 1, 0, "zone=y");
+    drover_schedq_push (sched, 5, 1, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 3);
+    assert_int_equal (placed.tasks [0], 1);
+    assert_string_equal (placed.workers [0], "gpu");       //  2 free against 1
+    assert_int_equal (placed.tasks [1], 2);
+    assert_string_equal (placed.workers [1], "gpu-y");
+    assert_int_equal (placed.tasks [2], 5);
+    assert_string_equal (placed.workers [2], "plain");
+    assert_true (drover_schedq_queued (sched, 3));
+    assert_true (drover_schedq_queued (sched, 4));          //  gpu-y is full
+    drover_schedq_free (sched, 2);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [3], 4);
+    assert_string_equal (placed.workers [3], "gpu-y");
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, "gpu-y", &view), 0);
+    assert_int_equal (view.nlabels, 2);
+    assert_string_equal (view.labels [0], "gpu=yes");
+    assert_string_equal (view.labels [1], "zone=y");
 }
 
-//  Drain without exit keeps the worker connected and idle: no LEAVE, no
-//  new work; resume gives it work again
+//  A worker's probation end time, as the probation actor says it, shows in
+//  its view while it is on probation, and is forgotten once it is cleared
 static void
-test_drain_stays_connected (void **state)
+test_probation_until_in_view (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_alpha_runs_task_1 (actor, 2);
-    free (s_admin_with (actor, "alpha", DROVER_ADMIN_DRAIN, "disk swap", 0, 1, DROVER_CODE_OK));
-    testutil_expect_event (actor, "worker.drain", "alpha", "disk swap");
-    s_queue (actor, 2, 0, 1, 0, "");
-    testutil_say_free (s_link, (uint64_t) 1);
-    s_quiet (actor);                                    //  no LEAVE, no placement
-    drover_msg_t *table = s_list_only (actor, 2);
-    drover_worker_row_t *row = s_row (table, "alpha");
-    assert_int_equal (row->state, DROVER_WORKER_UP);
-    assert_int_equal (row->admin, DROVER_ADMIN_DRAIN);
-    assert_int_equal (row->tasks, 0);
-    assert_string_equal (row->admin_reason, "disk swap");
-    assert_true (row->admin_since > 0);
-    drover_msg_destroy (&table);
-    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 3, DROVER_CODE_OK);
-    testutil_expect_event (actor, "worker.resume", "alpha", "");
-    s_expect_one (actor, 2, "alpha");
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    drover_schedq_view_t view;
+    drover_schedq_add_worker (sched, "a", 4, 0, NULL);
+    assert_int_equal (drover_schedq_set_probation_until (sched, "nobody", 5), -1);
+    assert_int_equal (drover_schedq_set_probation (sched, "a", true), 0);
+    assert_int_equal (drover_schedq_lookup (sched, "a", &view), 0);
+    assert_int_equal (view.probation_until, 0);             //  not said yet: unknown
+    assert_int_equal (drover_schedq_set_probation_until (sched, "a", 1700000030000), 0);
+    assert_int_equal (drover_schedq_lookup (sched, "a", &view), 0);
+    assert_true (view.probation);
+    assert_int_equal (view.probation_until, 1700000030000);
+    drover_schedq_set_probation (sched, "a", false);
+    assert_int_equal (drover_schedq_lookup (sched, "a", &view), 0);
+    assert_int_equal (view.probation_until, 0);
+    drover_schedq_set_probation (sched, "a", true);          //  again, from assign: no time
+    assert_int_equal (drover_schedq_lookup (sched, "a", &view), 0);
+    assert_int_equal (view.probation_until, 0);
 }
 
-//  An operator's setting is kept by worker id: across a loss and a new
-//  registration, and for a worker that has not joined yet; the store hears
-//  each change (KEEPADMIN) when it keeps state, and gives kept ones back
-//  (ADMIN) at start
+//  Held, draining and on probation workers take nothing new; they do again
+//  once resumed or cleared
 static void
-test_admin_kept_by_worker_id (void **state)
+test_held_drained_probation_skipped (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 10, 1);
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    free (s_admin_with (actor, "alpha", DROVER_ADMIN_HOLD, "disk swap", 0, 1, DROVER_CODE_OK));
-    testutil_expect_event (actor, "worker.hold", "alpha", "disk swap");
-    zmsg_t *keep = testutil_expect (actor, "KEEPADMIN", 2000);
-    testutil_pop_check (keep, "alpha");
-    testutil_pop_check (keep, "1");                     //  HOLD
-    testutil_pop_check (keep, "0");
-    testutil_pop_check (keep, "disk swap");
-    zmsg_destroy (&keep);
-    zsock_send (actor, "sss", "LOST", "alpha", "restarted");
-    s_up (actor, "alpha", "r-alpha2", 1, 0, "");
-    s_queue (actor, 1, 0, 1, 0, "");
-    drover_msg_t *table = s_list_only (actor, 2);
-    drover_worker_row_t *row = s_row (table, "alpha");
-    assert_int_equal (row->state, DROVER_WORKER_UP);
-    assert_int_equal (row->admin, DROVER_ADMIN_HOLD);
-    assert_string_equal (row->admin_reason, "disk swap");
-    drover_msg_destroy (&table);
-    s_quiet (actor);                                    //  held: task 1 waits
-    //  Held before it joins: it joins held
-    char *text = s_admin_with (actor, "beta", DROVER_ADMIN_HOLD, "not yet", 0, 3, DROVER_CODE_OK);
-    assert_string_equal (text, "HOLD (not connected: kept for when it joins)");
-    free (text);
-    testutil_expect_event (actor, "worker.hold", "beta", "not yet");
-    zmsg_destroy (&(zmsg_t *) { testutil_expect (actor, "KEEPADMIN", 2000) });
-    s_up (actor, "beta", "r-beta", 1, 0, "");
-    s_quiet (actor);
-    //  A setting the store kept, said at start, holds its worker when it joins
-    zsock_send (actor, "ss44s8", "ADMIN", "gamma", DROVER_ADMIN_DRAIN, 0, "rack move",
-                (uint64_t) 1700000000000);
-    s_up (actor, "gamma", "r-gamma", 1, 0, "");
-    s_quiet (actor);
-    table = s_list_only (actor, 4);
-    row = s_row (table, "gamma");
-    assert_int_equal (row->admin, DROVER_ADMIN_DRAIN);
-    assert_string_equal (row->admin_reason, "rack move");
-    assert_int_equal (row->admin_since, 1700000000000);
-    drover_msg_destroy (&table);
-    //  Resume: the store forgets it (admin RUN)
-    s_admin (actor, "alpha", DROVER_ADMIN_RUN, 5, DROVER_CODE_OK);
-    testutil_expect_event (actor, "worker.resume", "alpha", "");
-    keep = testutil_expect (actor, "KEEPADMIN", 2000);
-    testutil_pop_check (keep, "alpha");
-    testutil_pop_check (keep, "0");
-    zmsg_destroy (&keep);
-    s_expect_one (actor, 1, "alpha");
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "held", 8, 0, NULL);
+    drover_schedq_add_worker (sched, "drained", 8, 0, NULL);
+    drover_schedq_add_worker (sched, "on probation", 8, 0, NULL);
+    drover_schedq_add_worker (sched, "ok", 1, 0, NULL);
+    assert_int_equal (drover_schedq_set_admin (sched, "held", DROVER_ADMIN_HOLD), 0);
+    assert_int_equal (drover_schedq_set_admin (sched, "drained", DROVER_ADMIN_DRAIN), 0);
+    assert_int_equal (drover_schedq_set_probation (sched, "on probation", true), 0);
+    assert_int_equal (drover_schedq_set_admin (sched, "nobody", DROVER_ADMIN_HOLD), -1);
+    assert_int_equal (drover_schedq_set_admin (sched, "ok", 7), -1);
+    assert_int_equal (drover_schedq_set_probation (sched, "nobody", true), -1);
+    for (uint64_t task = 1; task <= 4; task++)
+        drover_schedq_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.workers [0], "ok");
+    assert_int_equal (s_run (sched, &placed), 0);
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, "on probation", &view), 0);
+    assert_true (view.probation);
+    assert_int_equal (drover_schedq_lookup (sched, "drained", &view), 0);
+    assert_int_equal (view.admin, DROVER_ADMIN_DRAIN);
+    assert_true (drover_schedq_idle (sched, "drained"));
+    assert_false (drover_schedq_idle (sched, "ok"));
+    assert_false (drover_schedq_idle (sched, "nobody"));
+    //  Each comes back and takes one
+    drover_schedq_set_probation (sched, "on probation", false);
+    assert_int_equal (s_run (sched, &placed), 3);           //  8 free takes all three
+    assert_int_equal (s_used (sched, "on probation"), 3);
+    drover_schedq_push (sched, 5, 0, 8, 0, NULL);
+    drover_schedq_set_admin (sched, "held", DROVER_ADMIN_RUN);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.workers [4], "held");
 }
 
-//  A worker's probation end, as probation says it, is in its row
+//  Freeing gives capacity back; freeing twice or a queued task does nothing
 static void
-test_probation_until_listed (void **state)
+test_free_gives_capacity_back (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 1, 0, "");
-    zsock_send (actor, "sss8", "PROBATION", "alpha", "send refused", (uint64_t) 1700000030000);
-    drover_msg_t *table = s_list_only (actor, 1);
-    assert_int_equal (table->worker_rows [0].health, DROVER_HEALTH_PROBATION);
-    assert_int_equal (table->worker_rows [0].probation_until, 1700000030000);
-    drover_msg_destroy (&table);
-    zsock_send (actor, "sss", "CLEARED", "alpha", "timeout");
-    table = s_list_only (actor, 2);
-    assert_int_equal (table->worker_rows [0].health, DROVER_HEALTH_OK);
-    assert_int_equal (table->worker_rows [0].probation_until, 0);
-    drover_msg_destroy (&table);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "m", 4, 0, NULL);
+    drover_schedq_push (sched, 1, 0, 3, 0, NULL);
+    drover_schedq_push (sched, 2, 0, 3, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (s_used (sched, "m"), 3);
+    assert_null (drover_schedq_free (sched, 2));             //  queued, holds nothing
+    assert_true (drover_schedq_queued (sched, 2));
+    assert_string_equal (drover_schedq_free (sched, 1), "m");
+    assert_null (drover_schedq_free (sched, 1));
+    assert_int_equal (s_used (sched, "m"), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [1], 2);
 }
 
-//  WORKER TABLE: a row per worker, sorted by id, with use, labels and stats
+//  Queue bookkeeping: duplicates and empty demands refused, removal of
+//  queued requests only
 static void
-test_worker_list (void **state)
+test_push_and_remove (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "zeta", "r-zeta", 8, 0, "");
-    s_up (actor, "alpha", "r-alpha", 2, 100, "x=1\ny=2");
-    drover_stats_t stats = { .load = { 0.5, 0.25, 0.125 }, .mem_total = 4096, .running = 1 };
-    zframe_t *frame = zframe_new (&stats, sizeof stats);
-    zsock_send (actor, "ssf", "STATS", "alpha", frame);
-    zframe_destroy (&frame);
-    zsock_send (actor, "s", "VERBOSE");
-    s_queue (actor, 1, 0, 1, 60, "x=1");
-    s_expect_one (actor, 1, "alpha");
-    s_admin (actor, "zeta", DROVER_ADMIN_HOLD, 5, DROVER_CODE_OK);
-    testutil_expect_event (actor, "worker.hold", "zeta", "");
-    drover_msg_t *table = s_list_only (actor, 77);
-    assert_int_equal (table->nrows, 2);
-    drover_worker_row_t *row = &table->worker_rows [0];
-    assert_string_equal (row->id, "alpha");
-    assert_int_equal (row->health, DROVER_HEALTH_OK);
-    assert_int_equal (row->admin, DROVER_ADMIN_RUN);
-    assert_int_equal (row->procs, 2);
-    assert_int_equal (row->procs_used, 1);
-    assert_int_equal (row->mem, 100);
-    assert_int_equal (row->mem_used, 60);
-    assert_int_equal (row->nlabels, 2);
-    assert_string_equal (row->labels [0], "x=1");
-    assert_string_equal (row->labels [1], "y=2");
-    assert_int_equal (row->stats.mem_total, 4096);
-    assert_int_equal (row->stats.running, 1);
-    assert_true (row->stats.load [0] == 0.5);
-    row = &table->worker_rows [1];
-    assert_string_equal (row->id, "zeta");
-    assert_int_equal (row->admin, DROVER_ADMIN_HOLD);
-    assert_int_equal (row->procs, 8);
-    assert_int_equal (row->procs_used, 0);
-    drover_msg_destroy (&table);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_schedq_push (sched, 1, 0, 0, 0, NULL), -1);
+    assert_int_equal (drover_schedq_push (sched, 1, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_schedq_push (sched, 1, 0, 1, 0, NULL), -1);
+    assert_int_equal (drover_schedq_push (sched, 2, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_schedq_push (sched, 3, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_schedq_remove (sched, 2), 0);
+    assert_int_equal (drover_schedq_remove (sched, 2), -1);
+    assert_int_equal (drover_schedq_size (sched), 2);
+    drover_schedq_add_worker (sched, "m", 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 1);
+    assert_int_equal (drover_schedq_remove (sched, 1), -1);  //  assigned, not queued
+    assert_int_equal (drover_schedq_push (sched, 1, 0, 1, 0, NULL), -1);
+    assert_int_equal (drover_schedq_remove (sched, 3), 0);
+    assert_int_equal (drover_schedq_size (sched), 0);
 }
 
-//  Many requests at once: every one placed exactly once
+//  Collect the tasks a removed worker had
 static void
-test_many_requests (void **state)
+s_collect (uint64_t task, void *arg)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 600, 0, "");
-    s_up (actor, "beta", "r-beta", 600, 0, "");
-    const uint64_t total = 1000;
+    zlistx_t *tasks = (zlistx_t *) arg;
+    zlistx_add_end (tasks, (void *) (uintptr_t) task);
+}
+
+//  Removing a worker reports and forgets its tasks; queued ones stay
+static void
+test_remove_worker (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 2, 0, NULL);
+    drover_schedq_add_worker (sched, "b", 1, 0, NULL);
+    for (uint64_t task = 1; task <= 4; task++)
+        drover_schedq_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 3);
+    zlistx_t *tasks = zlistx_new ();
+    assert_int_equal (drover_schedq_remove_worker (sched, "a", s_collect, tasks), 2);
+    assert_int_equal (zlistx_size (tasks), 2);
+    uint64_t sum = 0;
+    for (void *task = zlistx_first (tasks); task; task = zlistx_next (tasks)) {
+        assert_null (drover_schedq_assigned (sched, (uint64_t) (uintptr_t) task));
+        sum += (uint64_t) (uintptr_t) task;
+    }
+    zlistx_destroy (&tasks);
+    assert_int_equal (sum, 1 + 2);                          //  a took 1 and 2 (ties by id), b took 3
+    assert_int_equal (drover_schedq_remove_worker (sched, "a", NULL, NULL), -1);
+    assert_int_equal (drover_schedq_workers (sched), 1);
+    assert_null (drover_schedq_free (sched, 1));             //  forgotten with a
+    assert_true (drover_schedq_queued (sched, 4));
+    assert_string_equal (drover_schedq_free (sched, 3), "b");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.workers [3], "b");
+    //  The requeued tasks can be pushed again
+    assert_int_equal (drover_schedq_push (sched, 1, 0, 1, 0, NULL), 0);
+    assert_int_equal (drover_schedq_remove_worker (sched, "b", NULL, NULL), 1);
+    assert_int_equal (s_run (sched, &placed), 0);           //  no workers at all
+}
+
+//  A known worker added again keeps its tasks, admin and probation
+static void
+test_worker_update_keeps_state (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    assert_int_equal (drover_schedq_add_worker (sched, "m", 2, 0, "a=1"), 0);
+    drover_schedq_push (sched, 1, 0, 2, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    drover_schedq_set_admin (sched, "m", DROVER_ADMIN_HOLD);
+    assert_int_equal (drover_schedq_add_worker (sched, "m", 4, 100, "b=2"), 1);
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, "m", &view), 0);
+    assert_int_equal (view.procs, 4);
+    assert_int_equal (view.procs_used, 2);
+    assert_int_equal (view.mem, 100);
+    assert_int_equal (view.admin, DROVER_ADMIN_HOLD);
+    assert_int_equal (view.tasks, 1);
+    assert_int_equal (view.nlabels, 1);
+    assert_string_equal (view.labels [0], "b=2");
+    drover_stats_t stats = { .running = 7, .mem_total = 1000 };
+    assert_int_equal (drover_schedq_set_stats (sched, "m", &stats), 0);
+    assert_int_equal (drover_schedq_set_stats (sched, "x", &stats), -1);
+    assert_int_equal (drover_schedq_lookup (sched, "m", &view), 0);
+    assert_int_equal (view.stats.running, 7);
+    assert_int_equal (view.stats.mem_total, 1000);
+    assert_int_equal (drover_schedq_lookup (sched, "x", &view), -1);
+}
+
+//  Iteration visits every worker once
+static void
+test_iteration (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    assert_null (drover_schedq_first (sched));
+    drover_schedq_add_worker (sched, "a", 1, 0, NULL);
+    drover_schedq_add_worker (sched, "b", 1, 0, NULL);
+    drover_schedq_add_worker (sched, "c", 1, 0, NULL);
+    int seen = 0;
+    for (const char *id = drover_schedq_first (sched); id; id = drover_schedq_next (sched))
+        seen |= 1 << (id [0] - 'a');
+    assert_int_equal (seen, 7);
+}
+
+//  Requests asking the same memory and labels share what they demand:
+//  alike and unlike pushes interleaved, some removed, each still placed
+//  only where it fits, and capacity given back exactly
+static void
+test_shared_demands (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "gpu", 64, 1000, "gpu=1\nzone=a");
+    drover_schedq_add_worker (sched, "plain", 64, 100000, "zone=b");
+    drover_schedq_set_admin (sched, "plain", DROVER_ADMIN_HOLD);
+    drover_schedq_set_admin (sched, "gpu", DROVER_ADMIN_HOLD);
+    const char *labels [] = { "gpu=1", NULL, "gpu=1", "zone=b", "", "gpu=1\nzone=a" };
+    const uint64_t mems [] = { 10, 0, 10, 500, 0, 20 };
+    for (uint64_t task = 1; task <= 60; task++)
+        assert_int_equal (drover_schedq_push (sched, task, 0, 1, mems [task % 6],
+                                             labels [task % 6]), 0);
+    for (uint64_t task = 2; task <= 60; task += 4)
+        assert_int_equal (drover_schedq_remove (sched, task), 0);
+    assert_int_equal (drover_schedq_size (sched), 45);
+    drover_schedq_set_admin (sched, "plain", DROVER_ADMIN_RUN);
+    drover_schedq_set_admin (sched, "gpu", DROVER_ADMIN_RUN);
+    assert_int_equal (s_run (sched, &placed), 45);
+    uint64_t gpu_mem = 0;
+    for (size_t index = 0; index < placed.count; index++) {
+        uint64_t task = placed.tasks [index];
+        const char *want = labels [task % 6];
+        if (want && strstr (want, "gpu"))
+            assert_string_equal (placed.workers [index], "gpu");
+        if (want && streq (want, "zone=b"))
+            assert_string_equal (placed.workers [index], "plain");
+        if (streq (placed.workers [index], "gpu"))
+            gpu_mem += mems [task % 6];
+    }
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, "gpu", &view), 0);
+    assert_int_equal (view.mem_used, gpu_mem);
+    for (size_t index = 0; index < placed.count; index++)
+        assert_non_null (drover_schedq_free (sched, placed.tasks [index]));
+    assert_int_equal (drover_schedq_lookup (sched, "gpu", &view), 0);
+    assert_int_equal (view.mem_used, 0);
+    assert_int_equal (view.procs_used, 0);
+    //  The same demands again, after all were let go
+    assert_int_equal (drover_schedq_push (sched, 100, 0, 1, 10, "gpu=1"), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (drover_schedq_assigned (sched, 100), "gpu");
+}
+
+//  Many requests and workers, mixed sizes, frees and removals: capacity
+//  bookkeeping stays exact and nothing is placed twice or lost
+static void
+test_many_requests_stay_consistent (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    char id [16];
+    for (int worker = 0; worker < 100; worker++) {
+        snprintf (id, sizeof id, "m%03d", worker);
+        drover_schedq_add_worker (sched, id, 1 + worker % 8, 0, NULL);
+    }
+    const uint64_t total = 20000;
     for (uint64_t task = 1; task <= total; task++)
-        s_queue (actor, task, (int) (task % 3), 1, 0, "");
-    bool seen [1001] = { false };
-    uint64_t placed = 0;
-    while (placed < total) {
-        zmsg_t *msg = testutil_expect_link (s_link, "ASSIGN", 2000);
-        while (zmsg_size (msg) >= 2) {
-            char *task = zmsg_popstr (msg);
-            char *worker = zmsg_popstr (msg);
-            uint64_t id = strtoull (task, NULL, 10);
-            assert_true (id >= 1 && id <= total);
-            assert_false (seen [id]);
-            seen [id] = true;
-            assert_true (streq (worker, "alpha") || streq (worker, "beta"));
-            placed++;
-            zstr_free (&task);
-            zstr_free (&worker);
+        assert_int_equal (drover_schedq_push (sched, task, (int32_t) (task % 7), 1 + task % 5, 0, NULL), 0);
+    uint64_t done = 0;
+    while (drover_schedq_size (sched) > 0) {
+        placed.count = 0;
+        int count = s_run (sched, &placed);
+        assert_true (count > 0);
+        for (size_t index = 0; index < placed.count; index++) {
+            assert_false (drover_schedq_queued (sched, placed.tasks [index]));
+            assert_string_equal (drover_schedq_free (sched, placed.tasks [index]),
+                                 placed.workers [index]);
         }
-        assert_int_equal (zmsg_size (msg), 0);
-        zmsg_destroy (&msg);
+        done += count;
     }
-    s_quiet (actor);
+    assert_int_equal (done, total);
+    for (const char *worker = drover_schedq_first (sched); worker; worker = drover_schedq_next (sched)) {
+        assert_true (drover_schedq_idle (sched, worker));
+        assert_int_equal (s_used (sched, worker), 0);
+    }
 }
 
-//  ---------------------------------------------------------------------
-//  Leases (ACTORS.md, "Leases")
-
-//  Start the actor lending up to two idle workers to assign
+//  Run up to passes empty passes within msec; return how many ran
 static int
-s_setup_leases (void **state)
+s_passes_within (drover_schedq_t *sched, s_placed_t *placed, int passes, int msec)
 {
-    s_setup (state);
-    zsock_send ((zactor_t *) *state, "s444", "CONFIGURE", 100, 0, 2);
-    return 0;
+    int64_t deadline = zclock_mono () + msec;
+    int pass;
+    for (pass = 0; pass < passes && zclock_mono () < deadline; pass++)
+        assert_int_equal (s_run (sched, placed), 0);
+    return pass;
 }
 
-//  Expect LEASE of a worker's procs on the link; returns the lease id
-static uint64_t
-s_expect_lease (const char *worker, const char *procs, const char *labels)
-{
-    zmsg_t *msg = testutil_expect_link (s_link, "LEASE", 2000);
-    char *id = zmsg_popstr (msg);
-    uint64_t lease = strtoull (id, NULL, 10);
-    assert_true (lease > 0);
-    zstr_free (&id);
-    testutil_pop_check (msg, worker);
-    testutil_pop_check (msg, procs);
-    zframe_t *mem = zmsg_pop (msg);
-    zframe_destroy (&mem);
-    testutil_pop_check (msg, labels);
-    zmsg_destroy (&msg);
-    return lease;
-}
-
-//  Expect REVOKE of a lease on the link
+//  A pass over a full cluster with a long queue costs nothing per request
 static void
-s_expect_revoke (uint64_t lease)
+test_full_cluster_pass_is_cheap (void **state)
 {
-    zmsg_t *msg = testutil_expect_link (s_link, "REVOKE", 2000);
-    char *id = zmsg_popstr (msg);
-    assert_int_equal (strtoull (id, NULL, 10), lease);
-    zstr_free (&id);
-    zmsg_destroy (&msg);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_set_max_shelve (sched, UINT32_MAX);
+    drover_schedq_add_worker (sched, "m", 1, 0, NULL);
+    for (uint64_t task = 1; task <= 200000; task++)
+        drover_schedq_push (sched, task, 0, 2, 0, NULL);
+    //  One free proc and nothing that small queued: a pass stops at once,
+    //  where walking the queue would shelve 200000 requests each time
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    //  A 1-proc request behind all of them is found and placed
+    drover_schedq_push (sched, 999999, 9, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 999999);
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);   //  full
+    assert_int_equal (drover_schedq_size (sched), 200000);
 }
 
-//  Return the procs WORKER TABLE says a worker uses
-static uint32_t
-s_procs_used (zactor_t *actor, const char *worker)
-{
-    drover_msg_t *table = s_list_only (actor, 77);
-    uint32_t used = UINT32_MAX;
-    for (uint32_t row = 0; row < table->nrows; row++)
-        if (streq (table->worker_rows [row].id, worker))
-            used = table->worker_rows [row].procs_used;
-    drover_msg_destroy (&table);
-    assert_true (used != UINT32_MAX);
-    return used;
-}
-
-//  An idle worker is lent to assign; a task taken from the lease is
-//  assigned there; a request that waits gets the lease revoked, and is
-//  placed once it comes back; what is free is lent again
+//  Issue 8.18: requests no worker could ever hold (a label nobody has,
+//  more procs than any worker, each alike or each different) at the
+//  highest priority, far past max-shelve, cost a pass nothing: a normal
+//  request behind them is placed in the same pass, and later passes stay
+//  cheap; each waits, parked, until a worker that could hold it comes
 static void
-test_lease_lent_taken_revoked (void **state)
+test_unplaceable_requests_cost_nothing (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 4, 1000, "zone=a");
-    uint64_t lease = s_expect_lease ("alpha", "4", "zone=a");
-    drover_outbox_t *outbox = drover_outbox_new ();
-    drover_outbox_say_take (outbox, lease, 1, 2, 100, "zone=a");
-    testutil_say_batch (s_link, &outbox);
-    s_queue (actor, 2, 0, 1, 0, "");
-    s_expect_revoke (lease);                            //  the TAKE was read before
-    assert_int_equal (s_procs_used (actor, "alpha"), 2);    //  lent is not used
-    s_quiet (actor);                                    //  held until RETURN
-    zsock_send (s_link, "s8", "RETURN", lease);
-    uint64_t tasks [] = { 2 };
-    const char *alphas [] = { "alpha" };
-    s_expect_assign (actor, 1, tasks, alphas);
-    uint64_t again = s_expect_lease ("alpha", "1", "zone=a");
-    assert_true (again != lease);
-    assert_int_equal (s_procs_used (actor, "alpha"), 3);
-    zsock_send (s_link, "s8", "RETURN", lease);         //  twice: ignored
-    s_quiet (actor);
-}
-
-//  While a lease is out and nothing waits, schedq leaves its sockets unread
-//  for a millisecond or more after each turn, so that TAKE and FREE for
-//  leased tasks do not wake it for each task: two WORKER LISTs in a row
-//  take at least that. A request that waits ends it: the lease is revoked
-//  and its RETURN read.
-static void
-test_held_while_lent (void **state)
-{
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 4, 1000, "");
-    uint64_t lease = s_expect_lease ("alpha", "4", "");
-    for (int round = 0; round < 3; round++) {
-        int64_t asked = zclock_usecs ();
-        drover_msg_t *table = s_list_only (actor, 1);      //  its turn ends in a hold
-        drover_msg_destroy (&table);
-        table = s_list_only (actor, 2);                     //  read once the hold is over
-        drover_msg_destroy (&table);
-        int64_t took = zclock_usecs () - asked;
-        if (took < 1000)
-            fail_msg ("two WORKER LISTs answered in %" PRId64 " usec while a lease is out", took);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "m", 2, 0, "pool=main");
+    uint64_t task = 1;
+    for (int index = 0; index < 1500; index++)
+        drover_schedq_push (sched, task++, -10, 1, 0, "pool=nowhere");
+    for (int index = 0; index < 1500; index++) {
+        char labels [32];
+        snprintf (labels, sizeof labels, "pool=main\nn=%d", index);
+        drover_schedq_push (sched, task++, -10, 1, 0, labels);
     }
-    s_queue (actor, 1, 0, 8, 0, "");        //  fits nowhere: it waits, the lease is revoked
-    s_expect_revoke (lease);
-    zsock_send (s_link, "s8", "RETURN", lease);
-    assert_int_equal (s_procs_used (actor, "alpha"), 0);    //  the RETURN was read
-    s_quiet (actor);
+    for (int index = 0; index < 1500; index++)
+        drover_schedq_push (sched, task++, -10, 64, 0, NULL);
+    drover_schedq_push (sched, 9999, 10, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 9999);
+    assert_string_equal (placed.workers [0], "m");
+    assert_int_equal (drover_schedq_size (sched), 4500);
+    //  Later passes skip them at once, whatever their number
+    drover_schedq_push (sched, 10000, 10, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    //  A worker that could hold some wakes them, and only them
+    drover_schedq_add_worker (sched, "nowhere", 1, 0, "pool=nowhere");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [2], 1);
+    assert_string_equal (placed.workers [2], "nowhere");
+    drover_schedq_add_worker (sched, "n7", 1, 0, "n=7\npool=main");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [3], 1501 + 7);
+    drover_schedq_add_worker (sched, "huge", 64, 0, NULL);
+    drover_schedq_set_admin (sched, "huge", DROVER_ADMIN_HOLD);
+    assert_int_equal (s_run (sched, &placed), 0);
+    drover_schedq_set_admin (sched, "huge", DROVER_ADMIN_RUN);   //  resumed: woken
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [4], 3001);
+    assert_string_equal (placed.workers [4], "huge");
+    //  Cancelled while parked: gone for good
+    assert_int_equal (drover_schedq_remove (sched, 3002), 0);
+    assert_false (drover_schedq_queued (sched, 3002));
+    assert_int_equal (drover_schedq_size (sched), 4496);
 }
 
-//  Send WORKER ADMIN without waiting for its answer
+//  Issue 8.18: thousands of requests waiting for one busy labelled worker
+//  do not keep a request that can run elsewhere waiting: the first
+//  reserves the worker, the rest of its kind are passed over in one step;
+//  the worker then serves them in order
 static void
-s_admin_send (zactor_t *actor, const char *worker, int admin, uint32_t flags, uint32_t seq)
+test_waiting_for_busy_workers_does_not_starve (void **state)
 {
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
-    snprintf (request->worker, sizeof request->worker, "%s", worker);
-    request->admin = (uint8_t) admin;
-    request->seq = seq;
-    request->flags = flags;
-    testutil_hand (actor, "client", request);
-}
-
-//  Expect the OK to the WORKER ADMIN with seq
-static void
-s_expect_admin_ok (zactor_t *actor, uint32_t seq)
-{
-    drover_msg_t *reply = testutil_expect_send (actor, "client", "");
-    assert_int_equal (reply->id, DROVER_MSG_OK);
-    assert_int_equal (reply->seq, seq);
-    drover_msg_destroy (&reply);
-}
-
-//  A lent worker that is drained gets its lease revoked; the drain is
-//  answered once the lease is back, and the worker told to leave once its
-//  task is done too
-static void
-test_lease_revoked_on_drain (void **state)
-{
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 2, 0, "");
-    uint64_t lease = s_expect_lease ("alpha", "2", "");
-    drover_outbox_t *outbox = drover_outbox_new ();
-    drover_outbox_say_take (outbox, lease, 1, 1, 0, "");
-    testutil_say_batch (s_link, &outbox);
-    s_admin_send (actor, "alpha", DROVER_ADMIN_DRAIN, DROVER_ADMIN_EXIT, 1);
-    testutil_expect_event (actor, "worker.drain", "alpha", "");
-    s_expect_revoke (lease);
-    testutil_say_free (s_link, (uint64_t) 1);
-    s_quiet (actor);                                    //  the lease is still out: no OK
-    zsock_send (s_link, "s8", "RETURN", lease);
-    s_expect_admin_ok (actor, 1);
-    drover_msg_t *leave = testutil_expect_send (actor, "r-alpha", "alpha");
-    assert_int_equal (leave->id, DROVER_MSG_WORKER_LEAVE);
-    drover_msg_destroy (&leave);
-    s_quiet (actor);
-}
-
-//  A hold of a lent worker is answered only once assign gave the lease
-//  back: assign may place on the lease until it reads the REVOKE, and an
-//  earlier OK would let the operator's next submit land there. A hold of
-//  a worker lent nothing is answered at once; one lost meanwhile too.
-static void
-test_hold_answered_once_lease_is_back (void **state)
-{
-    zactor_t *actor = (zactor_t *) *state;
-    s_up (actor, "alpha", "r-alpha", 2, 0, "");
-    uint64_t lease = s_expect_lease ("alpha", "2", "");
-    s_admin_send (actor, "alpha", DROVER_ADMIN_HOLD, 0, 5);
-    testutil_expect_event (actor, "worker.hold", "alpha", "");
-    s_expect_revoke (lease);
-    s_quiet (actor);                                    //  no OK while the lease is out
-    zsock_send (s_link, "s8", "RETURN", lease);
-    s_expect_admin_ok (actor, 5);
-    s_quiet (actor);                                    //  held: nothing lent again
-    s_admin (actor, "alpha", DROVER_ADMIN_HOLD, 6, DROVER_CODE_OK);     //  no lease: at once
-
-    s_up (actor, "beta", "r-beta", 2, 0, "");
-    uint64_t beta_lease = s_expect_lease ("beta", "2", "");
-    s_admin_send (actor, "beta", DROVER_ADMIN_DRAIN, 0, 7);
-    testutil_expect_event (actor, "worker.drain", "beta", "");
-    s_expect_revoke (beta_lease);
-    s_quiet (actor);
-    zsock_send (actor, "sss", "LOST", "beta", "silent");
-    s_expect_admin_ok (actor, 7);                       //  its lease went with it
-}
-
-//  Receive the next command but LOAD (and EVENT) within 2 s and check its word
-static zmsg_t *
-s_expect_past_load (zactor_t *actor, const char *command)
-{
-    int64_t deadline = zclock_mono () + 2000;
-    while (zclock_mono () < deadline) {
-        zmsg_t *msg = testutil_actor_recv (actor, (int) (deadline - zclock_mono ()));
-        if (!msg)
-            break;
-        char *word = zmsg_popstr (msg);
-        if (streq (word, command)) {
-            zstr_free (&word);
-            return msg;
-        }
-        if (!streq (word, "LOAD") && !streq (word, "EVENT"))
-            fail_msg ("expected %s, got %s", command, word);
-        zstr_free (&word);
-        zmsg_destroy (&msg);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "gpu", 1, 1 << 20, "gpu=yes");
+    drover_schedq_add_worker (sched, "plain", 1, 0, NULL);
+    drover_schedq_push (sched, 1, 0, 1, 0, "gpu=yes");
+    assert_int_equal (s_run (sched, &placed), 1);
+    for (uint64_t task = 2; task <= 3001; task++)
+        drover_schedq_push (sched, task, 0, 1, 0, "gpu=yes");
+    drover_schedq_push (sched, 5000, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [1], 5000);
+    assert_string_equal (placed.workers [1], "plain");
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    for (uint64_t task = 1; task <= 3; task++) {
+        assert_string_equal (drover_schedq_free (sched, task), "gpu");
+        assert_int_equal (s_run (sched, &placed), 1);
+        assert_int_equal (placed.tasks [placed.count - 1], task + 1);
     }
-    fail_msg ("no %s within 2 s", command);
-    return NULL;
+    //  Each asking a different memory: 1500 groups, none costing a pass
+    for (uint64_t task = 6001; task <= 7500; task++)
+        drover_schedq_push (sched, task, -1, 1, task, "gpu=yes");
+    assert_string_equal (drover_schedq_free (sched, 5000), "plain");
+    drover_schedq_push (sched, 8000, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 8000);
+    assert_int_equal (s_passes_within (sched, &placed, 1000, 2000), 1000);
+    //  The gpu worker frees: the first of them, ranked first, takes it
+    assert_string_equal (drover_schedq_free (sched, 4), "gpu");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 6001);
 }
 
-//  Wait for a LOAD with ndemand shapes and nworkers workers; returns it
-static drover_loadreport_t *
-s_expect_load (zactor_t *actor, size_t ndemand, size_t nworkers)
-{
-    int64_t deadline = zclock_mono () + 2000;
-    while (zclock_mono () < deadline) {
-        zmsg_t *msg = testutil_actor_recv (actor, (int) (deadline - zclock_mono ()));
-        if (!msg)
-            break;
-        char *word = zmsg_popstr (msg);
-        drover_loadreport_t *report = NULL;
-        if (streq (word, "LOAD")) {
-            zframe_t *frame = zmsg_pop (msg);
-            report = drover_loadreport_decode (frame);
-            assert_non_null (report);
-            zframe_destroy (&frame);
-            size_t shapes, workers;
-            drover_loadreport_demand (report, &shapes);
-            drover_loadreport_workers (report, &workers);
-            if (shapes != ndemand || workers != nworkers)
-                drover_loadreport_destroy (&report);
-        }
-        zstr_free (&word);
-        zmsg_destroy (&msg);
-        if (report)
-            return report;
-    }
-    fail_msg ("no LOAD of %zu shapes and %zu workers within 2 s", ndemand, nworkers);
-    return NULL;
-}
-
-//  With a pool: LOAD says the shapes waiting (counted as the queue's
-//  groups) and each worker's load; RETIRE takes a worker from new work
-//  and says RETIRED once it is idle; POOLADMIN keeps an instance's idle
-//  behaviour in the admin book
+//  A request that arrives ranked before the one a worker is reserved for
+//  takes the reservation over, even when the rest of its kind wait set
+//  aside for that worker: it runs first when the worker empties
 static void
-test_pool_load_retire_and_admin (void **state)
+test_new_request_outranks_a_waiting_kind (void **state)
 {
-    zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 10, 1);
-    drover_config_t *config = drover_config_new ();
-    char *error = NULL;
-    assert_int_equal (drover_config_set (config, "pool/type/small/procs", "2", &error), 0);
-    zsock_send (actor, "sp", "POOLTYPES", drover_poolconfig_dup (&config->pool));
-    drover_config_destroy (&config);
-    drover_loadreport_t *report = s_expect_load (actor, 0, 0);   //  at once
-    drover_loadreport_destroy (&report);
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "w", 4, 0, NULL);
+    drover_schedq_add_worker (sched, "v", 2, 0, NULL);   //  too small for the wide ones
+    for (uint64_t task = 1; task <= 10; task++)
+        drover_schedq_push (sched, task, 5, 1, 0, NULL);
+    assert_int_equal (s_run (sched, &placed), 6);
+    uint64_t on_w [4], on_v [2];
+    size_t nw = 0, nv = 0;
+    for (size_t index = 0; index < placed.count; index++)
+        if (streq (placed.workers [index], "w"))
+            on_w [nw++] = placed.tasks [index];
+        else
+            on_v [nv++] = placed.tasks [index];
+    assert_int_equal (nw, 4);
+    drover_schedq_push (sched, 20, 3, 4, 0, NULL);     //  reserves w
+    drover_schedq_push (sched, 21, 4, 4, 0, NULL);     //  then waits for w, set aside
+    assert_string_equal (drover_schedq_free (sched, on_v [0]), "v");
+    assert_int_equal (s_run (sched, &placed), 1);     //  a small one takes v's room
+    assert_string_equal (placed.workers [placed.count - 1], "v");
+    assert_int_equal (s_reserved (sched, "w"), 20);
+    drover_schedq_push (sched, 22, 0, 4, 0, NULL);     //  ranked first of all
+    assert_int_equal (s_run (sched, &placed), 0);
+    assert_int_equal (s_reserved (sched, "w"), 22);
+    for (size_t index = 0; index < 4; index++)
+        assert_string_equal (drover_schedq_free (sched, on_w [index]), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 22);
+    assert_string_equal (drover_schedq_free (sched, 22), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 20);
+    assert_string_equal (drover_schedq_free (sched, 20), "w");
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [placed.count - 1], 21);
+}
 
-    s_up (actor, "POOL-x-1", "r-1", 2, 0, "");
-    report = s_expect_load (actor, 0, 1);
-    drover_loadreport_destroy (&report);
-    s_queue (actor, 1, 0, 2, 0, "");
-    s_expect_one (actor, 1, "POOL-x-1");
-    s_queue (actor, 2, 0, 2, 0, "");
-    s_queue (actor, 3, 0, 2, 0, "");
-    s_queue (actor, 4, 0, 1, 1 << 20, "gpu=1");
-    report = s_expect_load (actor, 2, 1);
-    size_t count;
-    const drover_pooldemand_t *demand = drover_loadreport_demand (report, &count);
-    const drover_pooldemand_t *twos = demand [0].procs == 2? &demand [0]: &demand [1];
-    const drover_pooldemand_t *gpus = demand [0].procs == 2? &demand [1]: &demand [0];
-    assert_int_equal (twos->count, 2);
-    assert_string_equal (twos->labels, "");
-    assert_int_equal (gpus->count, 1);
-    assert_true (gpus->mem == 1 << 20);
-    assert_string_equal (gpus->labels, "gpu=1");
-    const drover_poolload_t *load = drover_loadreport_workers (report, &count);
-    assert_string_equal (load [0].id, "POOL-x-1");
-    assert_int_equal (load [0].tasks, 1);
-    assert_int_equal (load [0].procs_used, 2);
-    assert_true (load [0].last_task == 1);
-    drover_loadreport_destroy (&report);
+//  Stats with disk_free bytes free of a 10 GiB disk
+static drover_stats_t
+s_disk_stats (uint64_t disk_free)
+{
+    drover_stats_t stats;
+    memset (&stats, 0, sizeof stats);
+    stats.disk_total = 10ULL << 30;
+    stats.disk_used = stats.disk_total - disk_free;
+    return stats;
+}
 
-    //  Retired while it runs task 1: RETIRED once that ends, and task 2
-    //  does not go there
-    zsock_send (actor, "ss", "RETIRE", "POOL-x-1");
-    testutil_say_free (s_link, 1);
-    zmsg_destroy (&(zmsg_t *) { s_expect_past_load (actor, "RETIRED") });
-    assert_null (testutil_link_recv (s_link, 0));
-    //  A worker it does not have is retired at once
-    zsock_send (actor, "ss", "RETIRE", "POOL-x-9");
-    zmsg_t *retired = s_expect_past_load (actor, "RETIRED");
-    testutil_pop_check (retired, "POOL-x-9");
-    zmsg_destroy (&retired);
+//  A worker whose disk is fuller than the floor gets no new work until its
+//  stats say it has room again; no floor, or no disk in its stats, never
+//  holds it (issue 8.7)
+static void
+test_disk_floor_holds_worker (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    s_placed_t placed = { 0 };
+    drover_schedq_set_min_disk_free (sched, 100ULL << 20);
+    drover_schedq_add_worker (sched, "full", 8, 1ULL << 30, NULL);
+    drover_schedq_add_worker (sched, "roomy", 1, 1ULL << 30, NULL);
+    drover_stats_t stats = s_disk_stats (10ULL << 20);
+    assert_int_equal (drover_schedq_set_stats (sched, "full", &stats), 0);
+    stats = s_disk_stats (5ULL << 30);
+    assert_int_equal (drover_schedq_set_stats (sched, "roomy", &stats), 0);
+    drover_schedq_view_t view;
+    assert_int_equal (drover_schedq_lookup (sched, "full", &view), 0);
+    assert_true (view.disk_low);
+    assert_int_equal (drover_schedq_lookup (sched, "roomy", &view), 0);
+    assert_false (view.disk_low);
 
-    //  An instance's behaviour is kept by its worker id, before it joins
-    zsock_send (actor, "ss4s", "POOLADMIN", "POOL-x-2", DROVER_ADMIN_HOLD, "pool: hold");
-    zmsg_t *keep = s_expect_past_load (actor, "KEEPADMIN");
-    testutil_pop_check (keep, "POOL-x-2");
-    testutil_pop_check (keep, "1");                     //  HOLD
-    testutil_pop_check (keep, "0");
-    testutil_pop_check (keep, "pool: hold");
-    zmsg_destroy (&keep);
-    s_up (actor, "POOL-x-2", "r-2", 2, 0, "");
-    assert_null (testutil_link_recv (s_link, 300));     //  held: tasks 2, 3 stay queued
-    zsock_send (actor, "ss4s", "POOLADMIN", "POOL-x-2", DROVER_ADMIN_RUN, "pool: run");
-    s_expect_one (actor, 2, "POOL-x-2");
+    //  "full" has the most free procs, yet only "roomy" takes work
+    for (uint64_t task = 1; task <= 3; task++)
+        assert_int_equal (drover_schedq_push (sched, task, 0, 1, 0, NULL), 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.workers [0], "roomy");
+
+    //  Room again: it takes the rest
+    stats = s_disk_stats (200ULL << 20);
+    drover_schedq_set_stats (sched, "full", &stats);
+    assert_int_equal (drover_schedq_lookup (sched, "full", &view), 0);
+    assert_false (view.disk_low);
+    assert_int_equal (s_run (sched, &placed), 2);
+    assert_string_equal (placed.workers [1], "full");
+    assert_string_equal (placed.workers [2], "full");
+
+    //  Full again, with work queued: held; lowering the floor frees it
+    stats = s_disk_stats (1ULL << 20);
+    drover_schedq_set_stats (sched, "full", &stats);
+    assert_int_equal (drover_schedq_push (sched, 4, 0, 1, 0, NULL), 0);
+    assert_int_equal (s_run (sched, &placed), 0);
+    drover_schedq_set_min_disk_free (sched, 0);
+    assert_int_equal (s_run (sched, &placed), 1);
+    assert_string_equal (placed.workers [3], "full");
+
+    //  Stats without a disk (unreadable) never hold a worker
+    drover_schedq_set_min_disk_free (sched, 100ULL << 20);
+    memset (&stats, 0, sizeof stats);
+    drover_schedq_set_stats (sched, "full", &stats);
+    assert_int_equal (drover_schedq_lookup (sched, "full", &view), 0);
+    assert_false (view.disk_low);
 }
 
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
-        cmocka_unit_test_setup_teardown (test_pass_places_in_priority_order, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_pool_load_retire_and_admin, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_constraints, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_dequeue_and_free, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_requeue_while_assigned, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_unplaceable_requests_starve_nothing, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_priority_order, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_place_adopted_attempt, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_first_fit_decreasing_then_fifo, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_least_loaded_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_shelving, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_max_shelve_bounds_a_pass, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_whole_worker_task_waits_then_runs, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_wide_task_reserves_its_worker, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_admin_errors, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_drain_then_leave, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_probation, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_lost_worker, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_registered_again_counts_running_first, s_setup,
-                                         s_teardown),
-        cmocka_unit_test_setup_teardown (test_gone_workers_listed, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_drain_stays_connected, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_admin_kept_by_worker_id, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_probation_until_listed, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_worker_list, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_many_requests, s_setup, s_teardown),
-        cmocka_unit_test_setup_teardown (test_lease_lent_taken_revoked, s_setup_leases, s_teardown),
-        cmocka_unit_test_setup_teardown (test_lease_revoked_on_drain, s_setup_leases, s_teardown),
-        cmocka_unit_test_setup_teardown (test_hold_answered_once_lease_is_back, s_setup_leases,
-                                         s_teardown),
-        cmocka_unit_test_setup_teardown (test_held_while_lent, s_setup_leases, s_teardown),
+        cmocka_unit_test_setup_teardown (test_reservation_ends, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_requeued_task_keeps_its_place, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_memory_constraint, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_label_constraint, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_label_index, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_probation_until_in_view, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_held_drained_probation_skipped, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_free_gives_capacity_back, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_push_and_remove, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_remove_worker, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_worker_update_keeps_state, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_iteration, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_shared_demands, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_many_requests_stay_consistent, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_full_cluster_pass_is_cheap, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_unplaceable_requests_cost_nothing, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_waiting_for_busy_workers_does_not_starve, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_new_request_outranks_a_waiting_kind, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_disk_floor_holds_worker, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -1,14 +1,14 @@
 /*  =========================================================================
     test_drover_taskrecord - one task as the task table holds it: a submit
     checked and packed with its body and labels, its bytes, its TASK TABLE
-    row (through the whole table: test_drover_tasktable)
+    row (through the whole table: test_drover_assign)
     =========================================================================
 */
 
 #include "testutil.h"
 #include "drover_taskrecord.h"
 #include "drover_taskworker.h"
-#include "drover_tasktable.h"
+#include "drover_assign.h"
 
 //  A TASK SUBMIT running `sh -c script`, with every field set
 static drover_msg_t *

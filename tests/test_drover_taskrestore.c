@@ -3,13 +3,13 @@
     tells the store: restored tasks, ids that go on, the restart grace,
     adoption, submit keys, and the state each change carries
 
-    The plain class, driven directly (as test_drover_tasktable does), with
+    The plain class, driven directly (as test_drover_assign does), with
     changes built the way the store's backend loads them.
     =========================================================================
 */
 
 #include "testutil.h"
-#include "drover_tasktable.h"
+#include "drover_assign.h"
 
 #define S_CLIENT        (const byte *) "\x00\x01" "client", 8
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
@@ -30,9 +30,9 @@ s_kept (uint64_t task, int state, uint32_t attempt, const char *worker)
 
 //  Restore one kept task; asserts the table takes it
 static void
-s_restore (drover_tasktable_t *table, drover_change_t *change)
+s_restore (drover_assign_t *table, drover_change_t *change)
 {
-    assert_int_equal (drover_tasktable_restore (table, change), 0);
+    assert_int_equal (drover_assign_restore (table, change), 0);
     drover_change_destroy (&change);
 }
 
@@ -41,7 +41,7 @@ s_restore (drover_tasktable_t *table, drover_change_t *change)
 static void
 test_restore_queued_and_final (void **state)
 {
-    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_assign_t *table = drover_assign_new ();
     s_restore (table, s_kept (5, DROVER_TASK_QUEUED, 0, ""));
     drover_change_t *final = s_kept (3, DROVER_TASK_SUCCEEDED, 1, "alpha");
     final->done = drover_msg_new (DROVER_MSG_TASK_DONE);
@@ -52,31 +52,31 @@ test_restore_queued_and_final (void **state)
     testutil_actions_t *actions = testutil_take_actions (table);
     assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 5, 0));
     assert_null (testutil_find_action (actions, DROVER_ACTION_EVENT, 0, 0));     //  the store has it all
-    assert_int_equal (drover_tasktable_state (table, 5), DROVER_TASK_QUEUED);
-    assert_int_equal (drover_tasktable_state (table, 3), DROVER_TASK_SUCCEEDED);
+    assert_int_equal (drover_assign_state (table, 5), DROVER_TASK_QUEUED);
+    assert_int_equal (drover_assign_state (table, 3), DROVER_TASK_SUCCEEDED);
     //  The same id twice is refused
     drover_change_t *again = s_kept (5, DROVER_TASK_QUEUED, 0, "");
-    assert_int_equal (drover_tasktable_restore (table, again), -1);
+    assert_int_equal (drover_assign_restore (table, again), -1);
     drover_change_destroy (&again);
 
-    drover_tasktable_loaded (table, 40);
+    drover_assign_loaded (table, 40);
     drover_msg_t *msg = testutil_submit_msg ("echo new", 0, 1, 0);
     uint64_t task = 0;
     const char *reason;
-    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
+    assert_int_equal (drover_assign_submit (table, msg, S_CLIENT, &task, &reason), 200);
     assert_int_equal (task, 40);
     drover_msg_destroy (&msg);
     testutil_take_actions (table);
 
     uint64_t ids [] = { 3 };
-    assert_int_equal (drover_tasktable_wait (table, ids, 1, 9, S_CLIENT, &reason), 200);
+    assert_int_equal (drover_assign_wait (table, ids, 1, 9, S_CLIENT, &reason), 200);
     drover_action_t *done = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE, 3, 0);
     assert_non_null (done);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (done->end, DROVER_END_SUCCEEDED);
     assert_int_equal (done->out_size, 3);
     assert_memory_equal (done->out, "out", 3);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 //  A running attempt waits for its worker: nothing is offered meanwhile;
@@ -85,16 +85,16 @@ test_restore_queued_and_final (void **state)
 static void
 test_restore_running_adopted (void **state)
 {
-    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_assign_t *table = drover_assign_new ();
     s_restore (table, s_kept (7, DROVER_TASK_RUNNING, 2, "alpha"));
-    drover_tasktable_loaded (table, 8);
+    drover_assign_loaded (table, 8);
     assert_null (testutil_find_action (testutil_take_actions (table), DROVER_ACTION_QUEUE, 7, 0));
-    assert_false (drover_tasktable_has_worker (table, "alpha"));    //  not up until its UP
+    assert_false (drover_assign_has_worker (table, "alpha"));    //  not up until its UP
     const char *reason;
-    assert_int_equal (drover_tasktable_fence (table, "alpha", S_ALPHA, &reason), 401);
+    assert_int_equal (drover_assign_fence (table, "alpha", S_ALPHA, &reason), 401);
 
     drover_taskref_t running [] = { { 7, 2 } };
-    drover_tasktable_worker_up (table, "alpha", S_ALPHA, running, 1);
+    drover_assign_worker_up (table, "alpha", S_ALPHA, running, 1);
     testutil_actions_t *actions = testutil_take_actions (table);
     drover_action_t *placed = testutil_find_action (actions, DROVER_ACTION_PLACED, 7, 0);
     assert_non_null (placed);
@@ -102,14 +102,14 @@ test_restore_running_adopted (void **state)
     assert_int_equal (placed->mem, 1 << 20);
     assert_null (testutil_find_action (actions, DROVER_ACTION_KILL, 0, 0));
     assert_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 7, 0));
-    assert_int_equal (drover_tasktable_state (table, 7), DROVER_TASK_RUNNING);
-    assert_int_equal (drover_tasktable_attempt (table, 7), 2);
+    assert_int_equal (drover_assign_state (table, 7), DROVER_TASK_RUNNING);
+    assert_int_equal (drover_assign_attempt (table, 7), 2);
 
     drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
     strcpy (result->worker, "alpha");
     result->task = 7;
     result->attempt = 2;
-    assert_int_equal (drover_tasktable_result (table, result, &reason), 200);
+    assert_int_equal (drover_assign_result (table, result, &reason), 200);
     drover_msg_destroy (&result);
     drover_action_t *event = testutil_find_action (testutil_take_actions (table), DROVER_ACTION_EVENT, 7, 0);
     assert_non_null (event);
@@ -117,8 +117,8 @@ test_restore_running_adopted (void **state)
     assert_int_equal (event->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (event->end, DROVER_END_SUCCEEDED);
     //  The grace ends with nothing left to requeue
-    assert_int_equal (drover_tasktable_end_grace (table), 0);
-    drover_tasktable_destroy (&table);
+    assert_int_equal (drover_assign_end_grace (table), 0);
+    drover_assign_destroy (&table);
 }
 
 //  An attempt whose worker does not come back by the end of the grace runs
@@ -126,11 +126,11 @@ test_restore_running_adopted (void **state)
 static void
 test_grace_requeues_unreported (void **state)
 {
-    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_assign_t *table = drover_assign_new ();
     s_restore (table, s_kept (8, DROVER_TASK_ASSIGNED, 1, "gone"));
-    drover_tasktable_loaded (table, 9);
+    drover_assign_loaded (table, 9);
     testutil_take_actions (table);
-    assert_int_equal (drover_tasktable_end_grace (table), 1);
+    assert_int_equal (drover_assign_end_grace (table), 1);
     testutil_actions_t *actions = testutil_take_actions (table);
     assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 8, 0));
     drover_action_t *event = testutil_find_action (actions, DROVER_ACTION_EVENT, 8, 0);
@@ -141,11 +141,11 @@ test_grace_requeues_unreported (void **state)
     assert_int_equal (event->lost, 1);
     //  A late UP of that worker: it lists the attempt, which is no longer current
     drover_taskref_t running [] = { { 8, 1 } };
-    drover_tasktable_worker_up (table, "gone", S_ALPHA, running, 1);
+    drover_assign_worker_up (table, "gone", S_ALPHA, running, 1);
     assert_non_null (testutil_find_action (testutil_take_actions (table), DROVER_ACTION_KILL, 8, 0));
-    drover_tasktable_assign (table, 8, "gone", 0);
-    assert_int_equal (drover_tasktable_attempt (table, 8), 2);
-    drover_tasktable_destroy (&table);
+    drover_assign_assign (table, 8, "gone", 0);
+    assert_int_equal (drover_assign_attempt (table, 8), 2);
+    drover_assign_destroy (&table);
 }
 
 //  A submit key names one task: the same key again returns the same id and
@@ -153,14 +153,14 @@ test_grace_requeues_unreported (void **state)
 static void
 test_submit_key (void **state)
 {
-    drover_tasktable_t *table = drover_tasktable_new ();
+    drover_assign_t *table = drover_assign_new ();
     const char *reason;
     uint64_t ids [3];
     const char *keys [3] = { "batch-1:line-1", "batch-1:line-1", "batch-1:line-2" };
     for (int index = 0; index < 3; index++) {
         drover_msg_t *msg = testutil_submit_msg ("echo keyed", 0, 1, 0);
         msg->key = strdup (keys [index]);
-        assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &ids [index], &reason),
+        assert_int_equal (drover_assign_submit (table, msg, S_CLIENT, &ids [index], &reason),
                           200);
         drover_msg_destroy (&msg);
         testutil_actions_t *actions = testutil_take_actions (table);
@@ -171,7 +171,7 @@ test_submit_key (void **state)
     }
     assert_int_equal (ids [0], ids [1]);
     assert_true (ids [2] != ids [0]);
-    assert_int_equal (drover_tasktable_size (table), 2);
+    assert_int_equal (drover_assign_size (table), 2);
     //  A restored task keeps its key
     drover_change_t *kept = s_kept (30, DROVER_TASK_QUEUED, 0, "");
     kept->submit->key = strdup ("batch-0:line-9");
@@ -179,10 +179,10 @@ test_submit_key (void **state)
     drover_msg_t *msg = testutil_submit_msg ("echo keyed", 0, 1, 0);
     msg->key = strdup ("batch-0:line-9");
     uint64_t task;
-    assert_int_equal (drover_tasktable_submit (table, msg, S_CLIENT, &task, &reason), 200);
+    assert_int_equal (drover_assign_submit (table, msg, S_CLIENT, &task, &reason), 200);
     assert_int_equal (task, 30);
     drover_msg_destroy (&msg);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 int

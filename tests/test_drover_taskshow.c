@@ -10,23 +10,23 @@
 */
 
 #include "testutil.h"
-#include "drover_tasktable.h"
+#include "drover_assign.h"
 
 //  Offer the task to worker at *now, and its STARTED 100 msec later
 static void
-s_run (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t attempt,
+s_run (drover_assign_t *table, uint64_t task, const char *worker, uint32_t attempt,
        int64_t *now)
 {
-    drover_tasktable_assign (table, task, worker, 0);
+    drover_assign_assign (table, task, worker, 0);
     *now += 100;
     const char *reason;
-    assert_int_equal (drover_tasktable_started (table, worker, task, attempt, &reason), 200);
+    assert_int_equal (drover_assign_started (table, worker, task, attempt, &reason), 200);
     testutil_take_actions (table);
 }
 
 //  Report a result (testutil_table_result) and drop the actions it causes
 static void
-s_result (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t attempt,
+s_result (drover_assign_t *table, uint64_t task, const char *worker, uint32_t attempt,
           int outcome, int exit_code, int signal, const char *reason)
 {
     testutil_table_result (table, task, worker, attempt, outcome, exit_code, signal, reason);
@@ -35,11 +35,11 @@ s_result (drover_tasktable_t *table, uint64_t task, const char *worker, uint32_t
 
 //  Show a task, which must be known
 static drover_taskinfo_t *
-s_show (drover_tasktable_t *table, uint64_t task)
+s_show (drover_assign_t *table, uint64_t task)
 {
     drover_taskinfo_t *info = NULL;
     const char *reason;
-    assert_int_equal (drover_tasktable_show (table, task, &info, &reason), 200);
+    assert_int_equal (drover_assign_show (table, task, &info, &reason), 200);
     assert_non_null (info);
     return info;
 }
@@ -50,7 +50,7 @@ static void
 test_show_one_attempt (void **state)
 {
     int64_t now = 1000000;
-    drover_tasktable_t *table = testutil_fake_table (&now);
+    drover_assign_t *table = testutil_fake_table (&now);
     drover_msg_t *msg = testutil_submit_msg ("echo hi", -2, 3, 0);
     drover_exec_t *exec = drover_exec_new ();
     const char *argv [] = { "sh", "-c", "echo hi" };
@@ -71,7 +71,7 @@ test_show_one_attempt (void **state)
     assert_int_equal (drover_msg_add_label (msg, "gpu=no"), 0);
     uint64_t task;
     const char *reason;
-    assert_int_equal (drover_tasktable_submit (table, msg, TESTUTIL_CLIENT_ROUTE, &task, &reason),
+    assert_int_equal (drover_assign_submit (table, msg, TESTUTIL_CLIENT_ROUTE, &task, &reason),
                       200);
     drover_msg_destroy (&msg);
     testutil_take_actions (table);
@@ -141,7 +141,7 @@ test_show_one_attempt (void **state)
     free (data);
     drover_taskinfo_destroy (&copy);
     drover_taskinfo_destroy (&info);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 //  A retry, a lost worker, an offer not acknowledged, a machine failure:
@@ -150,7 +150,7 @@ static void
 test_each_attempt_listed (void **state)
 {
     int64_t now = 1000;
-    drover_tasktable_t *table = testutil_fake_table (&now);
+    drover_assign_t *table = testutil_fake_table (&now);
     uint64_t task = testutil_table_submit (table, 1);
     //  #1 on alpha exits 3: retried
     now = 2000;
@@ -161,17 +161,17 @@ test_each_attempt_listed (void **state)
     now = 4000;
     s_run (table, task, "beta", 2, &now);
     now = 5000;
-    drover_tasktable_worker_lost (table, "beta", "heartbeats stopped");
+    drover_assign_worker_lost (table, "beta", "heartbeats stopped");
     testutil_take_actions (table);
     //  #3 on alpha: never acknowledged
     now = 6000;
-    drover_tasktable_assign (table, task, "alpha", 6000);
+    drover_assign_assign (table, task, "alpha", 6000);
     testutil_take_actions (table);
     now = 7000;
-    drover_tasktable_expire (table, 6000 + 1000000);
+    drover_assign_expire (table, 6000 + 1000000);
     testutil_take_actions (table);
     //  #4 on alpha: the machine could not start it
-    drover_tasktable_worker_up (table, "beta", TESTUTIL_BETA_ROUTE, NULL, 0);
+    drover_assign_worker_up (table, "beta", TESTUTIL_BETA_ROUTE, NULL, 0);
     testutil_take_actions (table);
     now = 8000;
     s_run (table, task, "beta", 4, &now);
@@ -233,7 +233,7 @@ test_each_attempt_listed (void **state)
     assert_int_equal (info->lost, 1);
     assert_int_equal (info->retries_left, 0);
     drover_taskinfo_destroy (&info);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 //  Past attempts are bounded: the latest DROVER_ATTEMPTS_MAX kept, and
@@ -242,7 +242,7 @@ static void
 test_history_bounded (void **state)
 {
     int64_t now = 100;
-    drover_tasktable_t *table = testutil_fake_table (&now);
+    drover_assign_t *table = testutil_fake_table (&now);
     uint64_t task = testutil_table_submit (table, 20);
     for (uint32_t attempt = 1; attempt <= 12; attempt++) {
         now += 1000;
@@ -268,7 +268,7 @@ test_history_bounded (void **state)
     assert_string_equal (info->attempts [DROVER_ATTEMPTS_MAX].worker, "beta");
     assert_int_equal (info->attempts [DROVER_ATTEMPTS_MAX].ended_at, 0);
     drover_taskinfo_destroy (&info);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 //  An id never given: 404; one whose result expired: UNKNOWN, EXPIRED; a
@@ -277,8 +277,8 @@ static void
 test_unknown_and_expired (void **state)
 {
     int64_t now = 100;
-    drover_tasktable_t *table = testutil_fake_table (&now);
-    drover_tasktable_configure (table, 30000, 2, 1000, 0);      //  keep nothing finished
+    drover_assign_t *table = testutil_fake_table (&now);
+    drover_assign_configure (table, 30000, 2, 1000, 0);      //  keep nothing finished
     uint64_t task = testutil_table_submit (table, 1);
     s_run (table, task, "alpha", 1, &now);
     s_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 1, 0, NULL);
@@ -286,13 +286,13 @@ test_unknown_and_expired (void **state)
     s_result (table, task, "alpha", 2, DROVER_OUTCOME_EXITED, 0, 0, NULL);
     drover_taskinfo_t *info = NULL;
     const char *reason;
-    assert_int_equal (drover_tasktable_show (table, task, &info, &reason), 200);
+    assert_int_equal (drover_assign_show (table, task, &info, &reason), 200);
     assert_int_equal (info->state, DROVER_TASK_UNKNOWN);
     assert_int_equal (info->end, DROVER_END_EXPIRED);
     drover_taskinfo_destroy (&info);
-    assert_int_equal (drover_tasktable_show (table, task + 1, &info, &reason), 404);
+    assert_int_equal (drover_assign_show (table, task + 1, &info, &reason), 404);
     assert_null (info);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 int

@@ -9,15 +9,15 @@
 */
 
 #include "testutil.h"
-#include "drover_tasktable.h"
+#include "drover_assign.h"
 
 //  Assert a task's times
 static void
-s_assert_times (drover_tasktable_t *table, uint64_t task, int64_t queued, int64_t started,
+s_assert_times (drover_assign_t *table, uint64_t task, int64_t queued, int64_t started,
                 int64_t ended)
 {
     int64_t times [3] = { -1, -1, -1 };
-    assert_int_equal (drover_tasktable_times (table, task, &times [0], &times [1], &times [2]), 0);
+    assert_int_equal (drover_assign_times (table, task, &times [0], &times [1], &times [2]), 0);
     assert_int_equal (times [0], queued);
     assert_int_equal (times [1], started);
     assert_int_equal (times [2], ended);
@@ -29,16 +29,16 @@ static void
 test_times_of_a_task_that_ran (void **state)
 {
     int64_t now = 1700000000000;
-    drover_tasktable_t *table = testutil_fake_table (&now);
+    drover_assign_t *table = testutil_fake_table (&now);
     uint64_t task = testutil_table_submit (table, 0);
     s_assert_times (table, task, 1700000000000, 0, 0);
     now += 1500;
-    drover_tasktable_assign (table, task, "alpha", 0);
+    drover_assign_assign (table, task, "alpha", 0);
     testutil_take_actions (table);
     s_assert_times (table, task, 1700000000000, 0, 0);
     now += 200;
     const char *reason;
-    assert_int_equal (drover_tasktable_started (table, "alpha", task, 1, &reason), 200);
+    assert_int_equal (drover_assign_started (table, "alpha", task, 1, &reason), 200);
     testutil_take_actions (table);
     s_assert_times (table, task, 1700000000000, 1700000001700, 0);
     now += 3000;
@@ -56,7 +56,7 @@ test_times_of_a_task_that_ran (void **state)
         }
     }
     assert_true (seen);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 //  A RESULT with no STARTED before it: started is the RESULT's time
@@ -64,16 +64,16 @@ static void
 test_started_is_the_result_without_started (void **state)
 {
     int64_t now = 5000;
-    drover_tasktable_t *table = testutil_fake_table (&now);
+    drover_assign_t *table = testutil_fake_table (&now);
     uint64_t task = testutil_table_submit (table, 0);
     now = 6000;
-    drover_tasktable_assign (table, task, "alpha", 0);
+    drover_assign_assign (table, task, "alpha", 0);
     testutil_take_actions (table);
     now = 9000;
     testutil_table_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 0, 0, NULL);
     testutil_take_actions (table);
     s_assert_times (table, task, 5000, 9000, 9000);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 //  A retry: started is the current attempt's, not the first one's; a
@@ -82,33 +82,33 @@ static void
 test_started_is_the_current_attempts (void **state)
 {
     int64_t now = 1000;
-    drover_tasktable_t *table = testutil_fake_table (&now);
+    drover_assign_t *table = testutil_fake_table (&now);
     uint64_t task = testutil_table_submit (table, 1);
     now = 2000;
-    drover_tasktable_assign (table, task, "alpha", 0);
+    drover_assign_assign (table, task, "alpha", 0);
     const char *reason;
-    assert_int_equal (drover_tasktable_started (table, "alpha", task, 1, &reason), 200);
+    assert_int_equal (drover_assign_started (table, "alpha", task, 1, &reason), 200);
     now = 3000;
     testutil_table_result (table, task, "alpha", 1, DROVER_OUTCOME_EXITED, 1, 0, NULL);  //  retried
     testutil_take_actions (table);
     s_assert_times (table, task, 1000, 0, 0);
     now = 4000;
-    drover_tasktable_assign (table, task, "beta", 0);
-    assert_int_equal (drover_tasktable_started (table, "beta", task, 2, &reason), 200);
+    drover_assign_assign (table, task, "beta", 0);
+    assert_int_equal (drover_assign_started (table, "beta", task, 2, &reason), 200);
     now = 5000;
-    drover_tasktable_worker_lost (table, "beta", "heartbeats stopped");
+    drover_assign_worker_lost (table, "beta", "heartbeats stopped");
     testutil_take_actions (table);
-    assert_int_equal (drover_tasktable_state (table, task), DROVER_TASK_QUEUED);
+    assert_int_equal (drover_assign_state (table, task), DROVER_TASK_QUEUED);
     s_assert_times (table, task, 1000, 0, 0);
     now = 6000;
-    drover_tasktable_assign (table, task, "alpha", 0);
+    drover_assign_assign (table, task, "alpha", 0);
     now = 6500;
-    assert_int_equal (drover_tasktable_started (table, "alpha", task, 3, &reason), 200);
+    assert_int_equal (drover_assign_started (table, "alpha", task, 3, &reason), 200);
     now = 8000;
     testutil_table_result (table, task, "alpha", 3, DROVER_OUTCOME_EXITED, 0, 0, NULL);
     testutil_take_actions (table);
     s_assert_times (table, task, 1000, 6500, 8000);
-    drover_tasktable_destroy (&table);
+    drover_assign_destroy (&table);
 }
 
 //  Cancelled while queued: never started, ended at the cancel
@@ -116,16 +116,16 @@ static void
 test_cancelled_while_queued_never_started (void **state)
 {
     int64_t now = 100;
-    drover_tasktable_t *table = testutil_fake_table (&now);
+    drover_assign_t *table = testutil_fake_table (&now);
     uint64_t task = testutil_table_submit (table, 0);
     now = 700;
     const char *reason;
-    assert_int_equal (drover_tasktable_cancel (table, task, &reason), 200);
+    assert_int_equal (drover_assign_cancel (table, task, &reason), 200);
     testutil_take_actions (table);
     s_assert_times (table, task, 100, 0, 700);
     int64_t unused;
-    assert_int_equal (drover_tasktable_times (table, 999, &unused, &unused, &unused), -1);
-    drover_tasktable_destroy (&table);
+    assert_int_equal (drover_assign_times (table, 999, &unused, &unused, &unused), -1);
+    drover_assign_destroy (&table);
 }
 
 int

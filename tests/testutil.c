@@ -691,12 +691,12 @@ testutil_request (zsock_t *dealer, drover_msg_t **msg_p, int timeout)
 
 //  Take every pending action of a task table
 testutil_actions_t *
-testutil_take_actions (drover_tasktable_t *table)
+testutil_take_actions (drover_assign_t *table)
 {
     static testutil_actions_t actions;
     actions.count = 0;
     const drover_action_t *action;
-    while ((action = drover_tasktable_next_action (table))) {
+    while ((action = drover_assign_next_action (table))) {
         assert_true (actions.count < TESTUTIL_MAX_ACTIONS);
         actions.items [actions.count++] = *action;
     }
@@ -1559,26 +1559,26 @@ s_fake_clock (void *arg)
 }
 
 //  A task table on a fake wall clock reading *now, alpha and beta up
-drover_tasktable_t *
+drover_assign_t *
 testutil_fake_table (int64_t *now)
 {
-    drover_tasktable_t *table = drover_tasktable_new ();
-    drover_tasktable_set_clock (table, s_fake_clock, now);
-    drover_tasktable_worker_up (table, "alpha", TESTUTIL_ALPHA_ROUTE, NULL, 0);
-    drover_tasktable_worker_up (table, "beta", TESTUTIL_BETA_ROUTE, NULL, 0);
+    drover_assign_t *table = drover_assign_new ();
+    drover_assign_set_clock (table, s_fake_clock, now);
+    drover_assign_worker_up (table, "alpha", TESTUTIL_ALPHA_ROUTE, NULL, 0);
+    drover_assign_worker_up (table, "beta", TESTUTIL_BETA_ROUTE, NULL, 0);
     testutil_take_actions (table);
     return table;
 }
 
 //  Submit "true" with retries; returns its id
 uint64_t
-testutil_table_submit (drover_tasktable_t *table, uint32_t retries)
+testutil_table_submit (drover_assign_t *table, uint32_t retries)
 {
     drover_msg_t *msg = testutil_submit_msg ("true", 0, 1, 0);
     msg->retries = retries;
     uint64_t task = 0;
     const char *reason;
-    assert_int_equal (drover_tasktable_submit (table, msg, TESTUTIL_CLIENT_ROUTE, &task,
+    assert_int_equal (drover_assign_submit (table, msg, TESTUTIL_CLIENT_ROUTE, &task,
                                                &reason), 200);
     drover_msg_destroy (&msg);
     testutil_take_actions (table);
@@ -1601,7 +1601,7 @@ testutil_result_msg (const char *worker, uint64_t task, uint32_t attempt, int ou
 
 //  Report a result; asserts it is accepted
 void
-testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *worker,
+testutil_table_result (drover_assign_t *table, uint64_t task, const char *worker,
                        uint32_t attempt, int outcome, int exit_code, int signal,
                        const char *reason)
 {
@@ -1610,7 +1610,7 @@ testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *wor
     if (reason)
         drover_msg_set_reason (msg, reason);
     const char *text;
-    assert_int_equal (drover_tasktable_result (table, msg, &text), 200);
+    assert_int_equal (drover_assign_result (table, msg, &text), 200);
     drover_msg_destroy (&msg);
 }
 

@@ -166,7 +166,7 @@ size_t
 
 #include "drover_msg.h"
 #include "drover_outbox.h"
-#include "drover_tasktable.h"
+#include "drover_assign.h"
 
 //  A broker (and its workers) started as real processes for one test
 typedef struct {
@@ -269,7 +269,7 @@ typedef struct {
 //  Take every pending action of a task table (their borrowed pointers stay
 //  valid until the next call into the table); a static buffer
 testutil_actions_t *
-    testutil_take_actions (drover_tasktable_t *table);
+    testutil_take_actions (drover_assign_t *table);
 
 //  Find the nth action of a type about a task (task 0: any), or NULL
 drover_action_t *
@@ -305,13 +305,13 @@ struct _drover_taskrecord_t *
 
 //  A task table on a fake wall clock reading *now (msec since the epoch),
 //  with workers alpha and beta up and its actions so far taken
-drover_tasktable_t *
+drover_assign_t *
     testutil_fake_table (int64_t *now);
 
 //  Submit "true" (1 proc) with retries from the client; asserts it is
 //  accepted, takes the actions and returns its id
 uint64_t
-    testutil_table_submit (drover_tasktable_t *table, uint32_t retries);
+    testutil_table_submit (drover_assign_t *table, uint32_t retries);
 
 //  A worker's TASK RESULT of a task's attempt, nothing else set (ours to
 //  destroy)
@@ -322,7 +322,7 @@ drover_msg_t *
 //  Report a worker's TASK RESULT to a task table (reason NULL: none);
 //  asserts it is accepted
 void
-    testutil_table_result (drover_tasktable_t *table, uint64_t task, const char *worker,
+    testutil_table_result (drover_assign_t *table, uint64_t task, const char *worker,
                            uint32_t attempt, int outcome, int exit_code, int signal,
                            const char *reason);
 

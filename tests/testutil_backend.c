@@ -127,9 +127,9 @@ testutil_assert_failed_result (const drover_change_t *change, const char *out)
 
 //  Apply changes (count of them) and destroy them; returns apply's result
 int
-testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t count, char *error)
+testutil_apply (drover_store_t *backend, drover_change_t **changes, size_t count, char *error)
 {
-    int rc = drover_backend_apply (backend, changes, count, error, DROVER_BACKEND_ERROR_MAX);
+    int rc = drover_store_apply (backend, changes, count, error, DROVER_STORE_ERROR_MAX);
     for (size_t index = 0; index < count; index++)
         drover_change_destroy (&changes [index]);
     return rc;
@@ -137,9 +137,9 @@ testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t cou
 
 //  Apply task as one batch: queued, or final at time ended if final
 void
-testutil_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended)
+testutil_apply_task (drover_store_t *backend, uint64_t task, bool final, uint64_t ended)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
+    char text [DROVER_STORE_ERROR_MAX];
     drover_change_t *change = testutil_queued (task, task, NULL);
     if (final) {
         change->state = DROVER_TASK_SUCCEEDED;
@@ -153,14 +153,14 @@ testutil_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint6
 //  Prune all there is with max_rows a call; returns the calls that
 //  deleted something
 int
-testutil_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
+testutil_prune_all (drover_store_t *backend, uint64_t keep_count, uint64_t keep_age,
                     uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
+    char text [DROVER_STORE_ERROR_MAX];
     int calls = 0;
     *total = 0;
     int64_t deleted;
-    while ((deleted = drover_backend_prune (backend, keep_count, keep_age, keep_events, now,
+    while ((deleted = drover_store_prune (backend, keep_count, keep_age, keep_events, now,
                                             max_rows, text, sizeof text)) > 0) {
         assert_true (deleted <= (int64_t) max_rows);
         *total += deleted;
@@ -238,10 +238,10 @@ testutil_loaded_free (testutil_loaded_t *loaded)
 //  Load every kept task into loaded (failing the test with load's text
 //  if it fails); returns the count
 int64_t
-testutil_load (drover_backend_t *backend, size_t max_final, testutil_loaded_t *loaded)
+testutil_load (drover_store_t *backend, size_t max_final, testutil_loaded_t *loaded)
 {
-    char text [DROVER_BACKEND_ERROR_MAX];
-    int64_t count = drover_backend_load (backend, max_final, testutil_take_task, loaded, text,
+    char text [DROVER_STORE_ERROR_MAX];
+    int64_t count = drover_store_load (backend, max_final, testutil_take_task, loaded, text,
                                          sizeof text);
     if (count < 0)
         fail_msg ("load: %s", text);
@@ -260,7 +260,7 @@ testutil_take_event (void *arg, const drover_event_t *event)
 
 //  Copy one kept setting (load_admin calls this with a testutil_admins_t)
 int
-testutil_take_admin (void *arg, const drover_backend_admin_t *admin)
+testutil_take_admin (void *arg, const drover_store_admin_t *admin)
 {
     testutil_admins_t *admins = (testutil_admins_t *) arg;
     assert_true (admins->count < 4);

@@ -1,6 +1,6 @@
 /*  =========================================================================
     testutil_backend - what the store's backend tests share (the sqlite and
-    memory backends in test_drover_backend, PostgreSQL in
+    memory backends in test_drover_store, PostgreSQL in
     test_drover_postgres): the changes they apply and the collectors of
     what load, replay, load_admin and load_services hand back
     =========================================================================
@@ -10,7 +10,7 @@
 #define TESTUTIL_BACKEND_H_INCLUDED
 
 #include "testutil.h"
-#include "drover_backend.h"
+#include "drover_store.h"
 
 //  A change about task with seq and state after it (2 retries left)
 drover_change_t *
@@ -51,19 +51,19 @@ void
 
 //  Apply changes (count of them) and destroy them; returns apply's result
 int
-    testutil_apply (drover_backend_t *backend, drover_change_t **changes, size_t count,
+    testutil_apply (drover_store_t *backend, drover_change_t **changes, size_t count,
                     char *error);
 
 //  Apply task (testutil_queued) as one batch of its own: queued, or if
 //  final SUCCEEDED at time ended; asserts it is kept
 void
-    testutil_apply_task (drover_backend_t *backend, uint64_t task, bool final, uint64_t ended);
+    testutil_apply_task (drover_store_t *backend, uint64_t task, bool final, uint64_t ended);
 
 //  Prune all there is, max_rows a call, adding what it deleted to *total;
 //  returns the calls that deleted something, and asserts none deleted more
 //  than max_rows and none failed
 int
-    testutil_prune_all (drover_backend_t *backend, uint64_t keep_count, uint64_t keep_age,
+    testutil_prune_all (drover_store_t *backend, uint64_t keep_count, uint64_t keep_age,
                         uint64_t keep_events, uint64_t now, size_t max_rows, int64_t *total);
 
 //  Check a loaded task's submit against what testutil_queued made
@@ -92,7 +92,7 @@ void
 //  Load every kept task into loaded (failing the test with load's text
 //  if it fails); returns the count
 int64_t
-    testutil_load (drover_backend_t *backend, size_t max_final, testutil_loaded_t *loaded);
+    testutil_load (drover_store_t *backend, size_t max_final, testutil_loaded_t *loaded);
 
 //  What replay hands over, kept in order
 typedef struct {
@@ -116,7 +116,7 @@ typedef struct {
 
 //  Copy one kept setting (load_admin calls this with a testutil_admins_t)
 int
-    testutil_take_admin (void *arg, const drover_backend_admin_t *admin);
+    testutil_take_admin (void *arg, const drover_store_admin_t *admin);
 
 //  Services kept by load_services, copied
 typedef struct {

@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_benchmark_services - `drover bench`'s phase (l) services: what
     the reconciler's decisions cost, and how stable rendezvous placement
-    is. The class (drover_reconcile) is driven alone with a fake clock (no
+    is. The class (drover_reconciler) is driven alone with a fake clock (no
     broker, no actor): the figures are the decisions' cost, not the
     messages'.
 
@@ -24,7 +24,7 @@
 
 #include "drover_cli.h"
 #include "drover_benchmark.h"
-#include "drover_reconcile.h"
+#include "drover_reconciler.h"
 #include "drover_defaults.h"
 #include "drover_rendezvous.h"
 
@@ -51,7 +51,7 @@ s_config (uint32_t replicas)
 
 //  One size's cluster: a reconciler, its fleet, its running replicas
 typedef struct {
-    drover_reconcile_t *rec;    //  the class timed
+    drover_reconciler_t *rec;    //  the class timed
     uint32_t workers;           //  W
     uint32_t replicas;          //  R
     char (*ids) [16];           //  worker ids
@@ -68,7 +68,7 @@ s_cluster_new (uint32_t workers, uint32_t replicas)
 {
     s_cluster_t *cluster = (s_cluster_t *) zmalloc (sizeof (s_cluster_t));
     drover_serviceconfig_t config = s_config (replicas);
-    cluster->rec = drover_reconcile_new (&config);
+    cluster->rec = drover_reconciler_new (&config);
     cluster->workers = workers;
     cluster->replicas = replicas;
     cluster->ids = zmalloc (workers * sizeof *cluster->ids);
@@ -83,7 +83,7 @@ s_cluster_new (uint32_t workers, uint32_t replicas)
             cluster->ids [index], 32, 64ULL << 30, 0, 0, index % 2? "ssd=yes": "",
             DROVER_FLEET_USABLE, 0 };
     }
-    drover_reconcile_set_fleet (cluster->rec, fleet, workers);
+    drover_reconciler_set_fleet (cluster->rec, fleet, workers);
     free (fleet);
     for (uint32_t number = 0; number < replicas / S_PER_SERVICE; number++) {
         drover_service_row_t def;
@@ -97,7 +97,7 @@ s_cluster_new (uint32_t workers, uint32_t replicas)
             def.labels [0] = label;
             def.nlabels = 1;
         }
-        int rc = drover_reconcile_define (cluster->rec, &def, cluster->now);
+        int rc = drover_reconciler_define (cluster->rec, &def, cluster->now);
         assert (rc == 0);
     }
     return cluster;
@@ -113,7 +113,7 @@ s_cluster_destroy (s_cluster_t **cluster_p)
     free (cluster->runs);
     free (cluster->nruns);
     free (cluster->ids);
-    drover_reconcile_destroy (&cluster->rec);
+    drover_reconciler_destroy (&cluster->rec);
     free (cluster);
     *cluster_p = NULL;
 }
@@ -124,13 +124,13 @@ static size_t
 s_term (s_cluster_t *cluster, drover_changeset_t *set)
 {
     cluster->now += DROVER_DEFAULT_SERVICE_TERM;
-    drover_reconcile_gather_begin (cluster->rec, ++cluster->term, cluster->now);
+    drover_reconciler_gather_begin (cluster->rec, ++cluster->term, cluster->now);
     for (uint32_t index = 0; index < cluster->workers; index++)
-        drover_reconcile_gathered (cluster->rec, cluster->ids [index], cluster->runs [index],
+        drover_reconciler_gathered (cluster->rec, cluster->ids [index], cluster->runs [index],
                                    cluster->nruns [index]);
-    drover_reconcile_what_t what = { .kind = DROVER_RECONCILE_TERM };
-    drover_reconcile_compute (cluster->rec, &what, cluster->now, set);
-    drover_reconcile_commit (cluster->rec, set, cluster->now);
+    drover_reconciler_what_t what = { .kind = DROVER_RECONCILER_TERM };
+    drover_reconciler_compute (cluster->rec, &what, cluster->now, set);
+    drover_reconciler_commit (cluster->rec, set, cluster->now);
     return set->count;
 }
 
@@ -149,7 +149,7 @@ s_carry_out (s_cluster_t *cluster, const drover_changeset_t *set)
         drover_replica_report_t report = {
             task, change->service, change->slot, change->to, 1, DROVER_TASK_RUNNING,
             DROVER_END_NONE, "" };
-        drover_reconcile_replica (cluster->rec, &report, cluster->now);
+        drover_reconciler_replica (cluster->rec, &report, cluster->now);
         cluster->runs [worker] = (drover_taskref_t *) realloc (cluster->runs [worker],
             (cluster->nruns [worker] + 1) * sizeof (drover_taskref_t));
         assert (cluster->runs [worker]);
@@ -164,10 +164,10 @@ s_time (s_cluster_t *cluster, long long msec, bool first, drover_changeset_t *se
 {
     int64_t started = zclock_usecs ();
     long long runs = 0;
-    drover_reconcile_what_t what = { .kind = DROVER_RECONCILE_PASS };
+    drover_reconciler_what_t what = { .kind = DROVER_RECONCILER_PASS };
     while (runs < 3 || zclock_usecs () - started < msec * 1000) {
         if (first)
-            drover_reconcile_compute (cluster->rec, &what, cluster->now, set);
+            drover_reconciler_compute (cluster->rec, &what, cluster->now, set);
         else
             s_term (cluster, set);
         runs++;

@@ -1,0 +1,737 @@
+/*  =========================================================================
+    drover_assign_actor - the assign actor: the I/O around the task table
+
+    The task table (src/broker/tasks/drover_assign.c) decides; this actor reads its
+    commands from the pipe, calls the table with zclock_mono () as `now`,
+    answers the peer that asked, then carries out the actions the table
+    decided, in order. The reply to a request always goes out before what
+    the request caused (a client sees OK to its CANCEL before the TASK DONE
+    it brings). The only timer is the table's oldest ack deadline, which is
+    the poll timeout.
+
+    The pipe is the hot path (several commands per task, 100k tasks/s is
+    the aim): commands come in BATCHes from the main, and everything one
+    turn says goes out as one BATCH (drover_outbox), so a busy broker
+    wakes each thread once per batch rather than once per command.
+
+    Every change of a task is said to the store (CHANGE: the event and the
+    task's state after it; with durability off only while someone listens
+    to events). With durability full, what acknowledges a change (TASK
+    ACCEPTED, TASK DONE, the OK to a RESULT or a CANCEL) is said as REPLY:
+    the store sends it on once the change is committed.
+
+    Clients' requests and workers' reports (each MSG) are handled in
+    drover_assign_actor_requests.c, the reconciler's replicas in
+    drover_assign_actor_replicas.c; both work on this state through
+    drover_assign_actor_internal.h.
+
+    In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
+                    max-queued-bytes(4) keep-finished-bytes(4) durability(4)
+                    restart-grace(4)
+          RESTORE change(p)         a task the store kept (at start), or a final one it
+                                    read back for a RECALL (after LOADED)
+          RECALLED ref(8)           the store said every task RECALL ref asked for
+                                    that its history keeps: handle the request
+                                    parked under ref
+          STATE state(s)            the broker's state id (at start)
+          LOADED next-task(8) restored(8)   every kept task was said
+          UNSAVED task(8)           its submit could not be saved: forget it
+          MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, EXPLAIN, STARTED, RESULT
+          ASSIGN task(8) worker(s)        (from schedq, on the link)
+          LEASE lease(8) worker(s) procs(4) mem(8) labels(s) | REVOKE lease(8)
+                                          (from schedq, on the link)
+          UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
+          LOST worker(s) reason(s)
+          START worker(s) submit(f)     from the reconciler: run a replica (an
+                                    encoded TASK SUBMIT naming service and slot) there
+          STOP task(8) reason(s)    from the reconciler: cancel a replica
+          METRICS round(8)          answered COUNTS round values(f)
+          EVENTS on(4) | VERBOSE | $TERM
+    Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
+          AFFINITY task(8) priority(i) procs(4) mem(8) labels(s) key(s)
+                                    instead of QUEUE for a task with an affinity key
+          TAKE lease(8) task(8) procs(4) mem(8) labels(s) | RETURN lease(8)
+          FREE task(8) | PROBATION worker(s) reason(s)  (to schedq, on the link)
+          MSG route(f) msg(p)       TASK EXPLAIN of a queued task, TASK TABLE with
+                                    queued rows: schedq explains and answers (on the link)
+          SUCCESS worker(s) | FAILURE worker(s) reason(s)    (to probation)
+          HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
+                                      registration (to health); once per worker a turn
+          PLACED task(8) worker(s) procs(4) mem(8) labels(s)   an attempt adopted
+                                      after a restart, or a replica started
+                                      (to schedq, on the link)
+          SETTLED worker(s)         (to schedq, on the link) for an UP that listed
+                                    attempts: they are counted (its PLACED said) and
+                                    those killed have sent their RESULT
+          REPLICA task(8) service(s) slot(4) worker(s) attempt(4) state(4) end(4) why(s)
+                                    a replica's task changed, or was restored
+                                    (to the reconciler)
+          CHANGE change(p) | REPLY route(f) payload(f) worker(s)    (to the store)
+          RECALL ref(8) ids(f)      to the store: a TASK WAIT or SHOW names these
+                                    tasks, evicted past keep-finished (packed uint64
+                                    ids); read them back from the history
+          RESTORED count(8)         RESTOREs handled this turn (to the store,
+                                    which says no more while too many wait)
+          SEND route(f) payload(f) worker(s)
+          COUNTS round(8) values(f)     tasks by state, counters, histograms
+                                    (drover_metrics)
+    =========================================================================
+*/
+
+#include "drover_assign_actor_internal.h"
+#include "drover_metrics.h"
+#include "drover_store_actor.h"
+
+//  Most warnings about stale or unknown reports logged per second
+#define S_WARNINGS_PER_SEC  20
+
+typedef drover_assign_actor_self_t self_t;
+
+//  Create the actor's state; link is the endpoint schedq binds
+static self_t *
+s_self_new (zsock_t *pipe, const char *link)
+{
+    assert (link);              //  the link is the only way to schedq
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->outbox = drover_outbox_new ();
+    self->link = zsock_new (ZMQ_PAIR);
+    assert (self->link);
+    int rc = zsock_connect (self->link, "%s", link);
+    assert (rc == 0);
+    self->to_schedq = drover_outbox_new ();
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
+    drover_poller_add (self->poller, self->link);
+    self->table = drover_assign_new ();
+    self->leases = drover_leases_new ();
+    self->tags = drover_tasktags_new ();
+    self->durability = DROVER_DURABILITY_OFF;
+    self->acks = DROVER_RECORD_SEND;
+    self->parked = zlistx_new ();
+    zlistx_set_destructor (self->parked, drover_assign_actor_parked_destroy);
+    return self;
+}
+
+//  Destroy the actor's state
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->stale)
+        zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
+    drover_msg_destroy (&self->submit);
+    zlistx_destroy (&self->parked);
+    drover_assign_destroy (&self->table);
+    drover_leases_destroy (&self->leases);
+    drover_tasktags_destroy (&self->tags);
+    drover_poller_destroy (&self->poller);
+    drover_outbox_destroy (&self->to_schedq);
+    drover_outbox_destroy (&self->outbox);
+    zsock_destroy (&self->link);
+    free (self);
+    *self_p = NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Saying things
+
+//  Tell whether a warning may be logged now: at most S_WARNINGS_PER_SEC a
+//  second, so that a flood of stale reports cannot flood the log
+bool
+drover_assign_actor_may_warn (self_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (now - self->warned_at >= 1000) {
+        if (self->suppressed)
+            zsys_warning ("assign: %" PRIu64 " more warnings not logged", self->suppressed);
+        self->warned_at = now;
+        self->warnings = 0;
+        self->suppressed = 0;
+    }
+    if (self->warnings >= S_WARNINGS_PER_SEC) {
+        self->suppressed++;
+        return false;
+    }
+    self->warnings++;
+    return true;
+}
+
+//  A final task's result, as the store keeps it
+static drover_msg_t *
+s_result_of (const drover_action_t *action)
+{
+    drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+    done->task = action->task;
+    done->state = action->state;
+    done->outcome = action->outcome;
+    done->end = action->end;
+    done->exit_code = action->exit_code;
+    done->signal = action->signal;
+    done->truncated = action->truncated;
+    done->duration = action->duration;
+    drover_msg_set_output (done, action->out, action->out_size, action->err, action->err_size);
+    drover_msg_set_reason (done, action->reason);
+    return done;
+}
+
+//  Tell the store of a task's change: to keep (durability full or batch),
+//  and to publish as an event (when someone listens)
+static void
+s_publish (self_t *self, const drover_action_t *action)
+{
+    bool durable = self->durability != DROVER_DURABILITY_OFF;
+    if (durable || !self->flags.silent) {
+        drover_change_t *change = drover_change_new (action->topic, action->task);
+        change->attempt = action->attempt;
+        snprintf (change->worker, sizeof change->worker, "%s", action->worker);
+        snprintf (change->reason, sizeof change->reason, "%s", action->reason);
+        change->state = action->state;
+        change->retries_left = action->retries_left;
+        change->lost = action->lost;
+        change->queued_at = action->queued_at;
+        change->started_at = action->started_at;
+        change->ended_at = action->ended_at;
+        change->offered_at = action->offered_at;
+        if (durable)
+            change->history = drover_assign_history (self->table, action->task,
+                                                         &change->history_size);
+        snprintf (change->owner, sizeof change->owner, "%s",
+                  drover_assign_owner (self->table, action->task));
+        if (durable && self->submit && self->submit->task == action->task) {
+            change->submit = self->submit;      //  the new task's fields, to keep
+            self->submit = NULL;
+        }
+        if (durable && drover_change_final (change))
+            change->done = s_result_of (action);
+        drover_outbox_say_change (self->outbox, DROVER_RECORD_CHANGE, &change);
+    }
+
+    //  One line per final state would be too much at 100k tasks/s
+    if (streq (action->topic, "task.failed"))
+        zsys_info ("assign: task=%" PRIu64 " state=FAILED attempt=%u worker=%s reason=\"%s\"",
+                   action->task, action->attempt, action->worker, action->reason);
+    else
+    if (self->flags.verbose)
+        zsys_debug ("assign: %s task=%" PRIu64 " attempt=%u worker=%s reason=\"%s\"",
+                    action->topic, action->task, action->attempt, action->worker, action->reason);
+}
+
+//  Send a TASK OFFER, TASK KILL or TASK DONE the table decided
+static void
+s_send_action (self_t *self, const drover_action_t *action)
+{
+    drover_msg_t msg;
+    memset (&msg, 0, sizeof msg);
+    msg.task = action->task;
+    msg.attempt = action->attempt;
+    strcpy (msg.worker, action->worker);
+    if (action->type == DROVER_ACTION_OFFER) {
+        msg.id = DROVER_MSG_TASK_OFFER;
+        msg.priority = action->priority;
+        msg.procs = action->procs;
+        msg.mem = action->mem;
+        msg.timeout = action->timeout;
+        msg.body = (byte *) action->body;           //  borrowed, never freed here
+        msg.body_size = action->body_size;
+        drover_actor_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
+                             action->worker);
+    }
+    else
+    if (action->type == DROVER_ACTION_KILL) {
+        msg.id = DROVER_MSG_TASK_KILL;
+        drover_actor_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
+                             action->worker);
+    }
+    else {
+        msg.id = DROVER_MSG_TASK_DONE;
+        msg.seq = action->seq;
+        msg.state = action->state;
+        msg.end = action->end;
+        msg.exit_code = action->exit_code;
+        msg.signal = action->signal;
+        msg.truncated = action->truncated;
+        msg.duration = action->duration;
+        msg.out = (byte *) action->out;             //  borrowed
+        msg.out_size = action->out_size;
+        msg.err = (byte *) action->err;             //  borrowed
+        msg.err_size = action->err_size;
+        msg.reason = action->reason [0]? (char *) action->reason: NULL;
+        drover_actor_say_to (self->outbox, self->acks, "assign", action->route,
+                             action->route_size, &msg, "");
+    }
+}
+
+//  Say RETURN for a lease we stop holding
+static void
+s_return_lease (uint64_t lease, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->to_schedq, "s8", "RETURN", lease);
+}
+
+//  Place a task the table queues on a lease that holds it, if we hold
+//  one whose worker the table knows: TAKE tells schedq, and the table
+//  offers it at once. Returns false if no lease holds it: it goes to
+//  schedq's queue.
+static bool
+s_place_on_lease (self_t *self, const drover_action_t *queue)
+{
+    const char *worker;
+    uint64_t lease = drover_leases_find (self->leases, queue->procs, queue->mem, queue->labels,
+                                         &worker);
+    if (!lease || !drover_assign_has_worker (self->table, worker))
+        return false;           //  none, or its UP is still on the way
+    char worker_id [DROVER_ID_MAX + 1];
+    snprintf (worker_id, sizeof worker_id, "%s", worker);
+    uint64_t task = queue->task;
+    drover_outbox_say_take (self->to_schedq, lease, task, queue->procs, queue->mem, queue->labels);
+    if (drover_leases_take (self->leases, lease, queue->procs, queue->mem) == 0) {
+        drover_leases_end (self->leases, lease);        //  used up
+        s_return_lease (lease, self);
+    }
+    //  queue is the table's: it may be gone once the table is called again
+    drover_assign_assign (self->table, task, worker_id, zclock_mono ());
+    return true;
+}
+
+//  Count a task's change for METRICS: how it ended (and its times: end to
+//  end, its last attempt's run), its first start (the time it waited in
+//  the queue), or its requeue
+static void
+s_count (self_t *self, const drover_action_t *action)
+{
+    if (action->state >= DROVER_TASK_SUCCEEDED && action->state <= DROVER_TASK_CANCELLED
+    &&  action->end <= DROVER_END_MAX) {
+        self->ended [action->end]++;
+        if (action->ended_at && action->queued_at)
+            drover_histogram_observe (&self->histograms [DROVER_HISTOGRAM_END_TO_END],
+                                      action->ended_at - action->queued_at);
+        if (action->ended_at && action->started_at)
+            drover_histogram_observe (&self->histograms [DROVER_HISTOGRAM_RUN],
+                                      action->ended_at - action->started_at);
+    }
+    else
+    if (action->state == DROVER_TASK_RUNNING && action->attempt == 1 && action->started_at
+    &&  action->queued_at && !streq (action->reason, "adopted"))
+        drover_histogram_observe (&self->histograms [DROVER_HISTOGRAM_QUEUE_WAIT],
+                                  action->started_at - action->queued_at);
+    else
+    if (streq (action->topic, "task.requeued"))
+        self->requeued++;
+}
+
+//  METRICS round: the tasks by state, the counters and the histograms
+static void
+s_handle_metrics (self_t *self, uint64_t round)
+{
+    static const int states [] = {
+        DROVER_TASK_QUEUED, DROVER_TASK_ASSIGNED, DROVER_TASK_RUNNING,
+        DROVER_TASK_SUCCEEDED, DROVER_TASK_FAILED, DROVER_TASK_CANCELLED
+    };
+    static const int ends [] = {
+        DROVER_END_SUCCEEDED, DROVER_END_FAILED, DROVER_END_TIMED_OUT, DROVER_END_CANCELLED,
+        DROVER_END_SPAWN_FAILED, DROVER_END_LOST, DROVER_END_POISON
+    };
+    drover_metrics_t *counts = drover_metrics_new ();
+    for (size_t index = 0; index < sizeof states / sizeof states [0]; index++)
+        drover_metrics_set (counts, DROVER_METRIC_TASKS_QUEUED + index,
+                              drover_assign_count (self->table, states [index]));
+    drover_metrics_set (counts, DROVER_METRIC_SUBMITTED, self->submitted);
+    for (size_t index = 0; index < sizeof ends / sizeof ends [0]; index++)
+        drover_metrics_set (counts, DROVER_METRIC_ENDED_SUCCEEDED + index,
+                              self->ended [ends [index]]);
+    drover_metrics_set (counts, DROVER_METRIC_REQUEUED, self->requeued);
+    drover_metrics_set (counts, DROVER_METRIC_REFUSED_STALE, self->refused [0]);
+    drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_FOUND, self->refused [1]);
+    drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_REGISTERED, self->refused [2]);
+    for (int id = 0; id < DROVER_HISTOGRAMS; id++)
+        drover_metrics_set_histogram (counts, (drover_histogram_id_t) id,
+                                        &self->histograms [id]);
+    drover_metrics_say (counts, self->outbox, round);
+    drover_metrics_destroy (&counts);
+}
+
+//  Carry out everything the table decided, in order
+static void
+s_carry_out (self_t *self)
+{
+    const drover_action_t *action;
+    const char *affinity;
+    while ((action = drover_assign_next_action (self->table))) {
+        switch (action->type) {
+            case DROVER_ACTION_QUEUE:
+                if ((affinity = drover_tasktags_affinity (self->tags, action->task)))
+                    //  schedq places it by its key, never on a lease
+                    drover_outbox_say (self->to_schedq, "s8i48ss", "AFFINITY", action->task,
+                                       action->priority, action->procs, action->mem,
+                                       action->labels, affinity);
+                else
+                if (!s_place_on_lease (self, action))
+                    drover_outbox_say_queue (self->to_schedq, action->task, action->priority,
+                                             action->procs, action->mem, action->labels);
+                break;
+            case DROVER_ACTION_DEQUEUE:
+                drover_outbox_say (self->to_schedq, "s8", "DEQUEUE", action->task);
+                break;
+            case DROVER_ACTION_FREE:
+                drover_outbox_say_free (self->to_schedq, action->task);
+                break;
+            case DROVER_ACTION_SUCCESS:
+                //  Once per worker per turn: probation only needs one
+                if (drover_once_first (&self->succeeded, action->worker))
+                    drover_outbox_say (self->outbox, "ss", "SUCCESS", action->worker);
+                break;
+            case DROVER_ACTION_FAILURE:
+                if (drover_assign_actor_may_warn (self))
+                    zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
+                                  action->worker, action->reason, action->task);
+                drover_outbox_say (self->outbox, "sss", "FAILURE", action->worker, action->reason);
+                //  schedq puts the worker on probation at once, on the path of the
+                //  QUEUE that follows: it must not get the task back (the
+                //  PROBATION probation says too comes through the main,
+                //  later). Probation still owns the timer and the release.
+                //  Nor may a lease on it place the task there again.
+                drover_leases_end_worker (self->leases, action->worker, s_return_lease, self);
+                drover_outbox_say (self->to_schedq, "sss", "PROBATION", action->worker,
+                                   action->reason);
+                drover_once_forget (&self->succeeded, action->worker);  //  a later success counts
+                break;
+            case DROVER_ACTION_EVENT:
+                s_count (self, action);
+                s_publish (self, action);
+                drover_assign_actor_tell_replica (self, action);
+                break;
+            case DROVER_ACTION_PLACED:
+                drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
+                                   action->worker, action->procs, action->mem, action->labels);
+                break;
+            case DROVER_ACTION_SETTLED:
+                drover_outbox_say (self->to_schedq, "ss", "SETTLED", action->worker);
+                break;
+            default:
+                s_send_action (self, action);
+        }
+    }
+}
+
+//  Carry out everything the table decided (for drover_assign_actor_replicas.c and
+//  drover_assign_actor_requests.c)
+void
+drover_assign_actor_carry_out (self_t *self)
+{
+    s_carry_out (self);
+}
+
+//  ---------------------------------------------------------------------
+//  Handling commands
+
+//  Tell whether a frame can be a ROUTER routing id
+static bool
+s_route_valid (zframe_t *route)
+{
+    return route && zframe_size (route) >= 1 && zframe_size (route) <= 255;
+}
+
+//  ASSIGN task worker: offer the placed task, or give back what can no
+//  longer run
+static void
+s_handle_assign (self_t *self, const drover_record_t *record)
+{
+    drover_assign_assign (self->table, record->task, record->worker, zclock_mono ());
+    s_carry_out (self);
+}
+
+//  UP: the worker's route and the attempts it says it runs
+static void
+s_handle_up (self_t *self, zmsg_t *msg)
+{
+    char worker [DROVER_ID_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    zframe_t *route = zmsg_pop (msg);
+    for (int skip = 0; skip < 4; skip++) {          //  epoch, procs, mem, labels
+        zframe_t *frame = zmsg_pop (msg);
+        zframe_destroy (&frame);
+    }
+    zframe_t *running = zmsg_pop (msg);
+    if (!running || !s_route_valid (route)) {
+        zsys_error ("assign: UP worker=%s said wrong", worker);
+        assert (false);         //  health said it wrong: our bug
+        zframe_destroy (&running);
+        zframe_destroy (&route);
+        return;
+    }
+    //  Copied so the refs are aligned, whatever the frame's storage
+    size_t count = zframe_size (running) / sizeof (drover_taskref_t);
+    drover_taskref_t *refs = NULL;
+    if (count) {
+        refs = (drover_taskref_t *) malloc (count * sizeof (drover_taskref_t));
+        assert (refs);
+        memcpy (refs, zframe_data (running), count * sizeof (drover_taskref_t));
+    }
+    drover_assign_worker_up (self->table, worker, zframe_data (route), zframe_size (route),
+                                refs, count);
+    s_carry_out (self);
+    free (refs);
+    zframe_destroy (&running);
+    zframe_destroy (&route);
+}
+
+//  LOST worker(s) reason(s): requeue or fail what the worker had
+static void
+s_handle_lost (self_t *self, zmsg_t *msg)
+{
+    char worker [DROVER_ID_MAX + 1], reason [DROVER_REASON_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    drover_actor_pop_text (msg, reason, sizeof reason);
+    //  Before the requeues: none may go back to the worker on its lease
+    drover_leases_end_worker (self->leases, worker, s_return_lease, self);
+    drover_assign_worker_lost (self->table, worker, reason);
+    s_carry_out (self);
+}
+
+//  LEASE lease(8) worker(s) procs(4) mem(8) labels(s): hold schedq's lease
+static void
+s_handle_lease (self_t *self, zmsg_t *msg)
+{
+    uint64_t lease = drover_actor_pop_number (msg);
+    char worker [DROVER_ID_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
+    uint64_t mem = drover_actor_pop_number (msg);
+    char *labels = drover_actor_pop_string (msg);
+    if (drover_leases_add (self->leases, lease, worker, procs, mem, labels)) {
+        zsys_error ("assign: LEASE lease=%" PRIu64 " said twice", lease);
+        assert (false);         //  schedq said it wrong: our bug
+    }
+    zstr_free (&labels);
+}
+
+//  REVOKE lease(8): give it back, unless we did already
+static void
+s_handle_revoke (self_t *self, zmsg_t *msg)
+{
+    uint64_t lease = drover_actor_pop_number (msg);
+    if (drover_leases_end (self->leases, lease) == 0)
+        s_return_lease (lease, self);
+}
+
+//  CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
+//  max-queued-bytes(4) keep-finished-bytes(4)
+static void
+s_handle_configure (self_t *self, zmsg_t *msg)
+{
+    uint32_t ack_timeout = (uint32_t) drover_actor_pop_number (msg);
+    uint32_t lost_retries = (uint32_t) drover_actor_pop_number (msg);
+    uint32_t max_queued = (uint32_t) drover_actor_pop_number (msg);
+    uint32_t keep_finished = (uint32_t) drover_actor_pop_number (msg);
+    drover_assign_configure (self->table, ack_timeout, lost_retries, max_queued, keep_finished);
+    drover_assign_set_max_queued_bytes (self->table, (size_t) drover_actor_pop_number (msg));
+    drover_assign_set_max_kept_bytes (self->table, (size_t) drover_actor_pop_number (msg));
+    self->durability = (int) drover_actor_pop_number (msg);
+    self->acks = self->durability == DROVER_DURABILITY_FULL? DROVER_RECORD_REPLY: DROVER_RECORD_SEND;
+    self->restart_grace = (uint32_t) drover_actor_pop_number (msg);
+}
+
+//  LOADED next-task(8) restored(8): ids go on from next-task; the attempts
+//  restored wait for their workers until the end of the grace
+static void
+s_handle_loaded (self_t *self, zmsg_t *msg)
+{
+    uint64_t next_task = drover_actor_pop_number (msg);
+    uint64_t restored = drover_actor_pop_number (msg);
+    drover_assign_loaded (self->table, next_task);
+    self->loaded = true;
+    uint64_t placed = drover_assign_count (self->table, DROVER_TASK_ASSIGNED)
+                    + drover_assign_count (self->table, DROVER_TASK_RUNNING);
+    if (restored)
+        zsys_notice ("assign: restored tasks=%" PRIu64 " queued=%" PRIu64 " running=%" PRIu64
+                     " finished=%" PRIu64 ", waiting up to %u msec for workers to report",
+                     restored, drover_assign_count (self->table, DROVER_TASK_QUEUED), placed,
+                     restored - placed - drover_assign_count (self->table, DROVER_TASK_QUEUED),
+                     self->restart_grace);
+    if (placed)
+        self->grace_at = zclock_mono () + self->restart_grace;
+    drover_assign_actor_say_restored (self);
+    //  Restoring passed every task through the store's and the main's
+    //  threads, each change and message freed here: give what they held
+    //  back to the system (the allocator keeps freed memory in the arena of
+    //  the thread that made it, the store's idle one among them)
+    if (restored)
+        drover_actor_give_back_memory ();
+}
+
+//  The restart grace is over: what no worker reported runs again
+static void
+s_end_grace (self_t *self)
+{
+    self->grace_at = 0;
+    size_t requeued = drover_assign_end_grace (self->table);
+    if (requeued)
+        zsys_warning ("assign: restart grace over, attempts=%zu nobody reported run again",
+                      requeued);
+    s_carry_out (self);
+}
+
+//  Handle one control command from the pipe or the link (drover_outbox_receive
+//  calls this)
+static void
+s_handle_command (void *arg, zmsg_t *msg)
+{
+    self_t *self = (self_t *) arg;
+    char command [16];
+    drover_actor_pop_text (msg, command, sizeof command);
+    if (self->flags.verbose)
+        zsys_debug ("assign: command=%s", command);
+    if (streq (command, "LEASE"))
+        s_handle_lease (self, msg);
+    else
+    if (streq (command, "REVOKE"))
+        s_handle_revoke (self, msg);
+    else
+    if (streq (command, "UP"))
+        s_handle_up (self, msg);
+    else
+    if (streq (command, "LOST"))
+        s_handle_lost (self, msg);
+    else
+    if (streq (command, "CONFIGURE"))
+        s_handle_configure (self, msg);
+    else
+    if (streq (command, "STATE"))
+        drover_actor_pop_text (msg, self->state_id, sizeof self->state_id);
+    else
+    if (streq (command, "LOADED"))
+        s_handle_loaded (self, msg);
+    else
+    if (streq (command, "RECALLED"))
+        drover_assign_actor_recalled (self, drover_actor_pop_number (msg));
+    else
+    if (streq (command, "METRICS"))
+        s_handle_metrics (self, drover_actor_pop_number (msg));
+    else
+    if (streq (command, "START"))
+        drover_assign_actor_start (self, msg);
+    else
+    if (streq (command, "STOP"))
+        drover_assign_actor_stop (self, msg);
+    else
+    if (streq (command, "UNSAVED")) {
+        uint64_t task = drover_actor_pop_number (msg);
+        drover_tasktags_remove (self->tags, task);
+        if (drover_assign_forget (self->table, task) == 0)
+            zsys_warning ("assign: task=%" PRIu64 " forgotten: its submit could not be saved",
+                          task);
+        s_carry_out (self);
+    }
+    else
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
+        zsys_error ("assign: unknown pipe command=%s", command);
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  Handle one record (drover_actor_read calls this): MSG from the main,
+//  for every request and report, and ASSIGN from schedq on the link
+static void
+s_handle_record (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (self->flags.verbose)
+        zsys_debug ("assign: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_MSG && record->msg->id == DROVER_MSG_TASK_SUBMIT) {
+        //  Taken: its first change hands it to the store (s_publish)
+        self->submit = record->msg;
+        record->msg = NULL;
+        drover_assign_actor_handle_request (self, drover_record_route (record), record->route_size,
+                                      self->submit);
+        drover_msg_destroy (&self->submit);
+    }
+    else
+    if (record->kind == DROVER_RECORD_MSG) {
+        if (!drover_assign_actor_recall (self, drover_record_route (record), record->route_size,
+                                   &record->msg))
+            drover_assign_actor_handle_request (self, drover_record_route (record),
+                                          record->route_size, record->msg);
+    }
+    else
+    if (record->kind == DROVER_RECORD_ASSIGN)
+        s_handle_assign (self, record);
+    else
+    if (record->kind == DROVER_RECORD_RESTORE) {
+        if (drover_assign_restore (self->table, record->change)) {
+            if (!self->loaded)      //  after LOADED: read back twice, by two requests
+                zsys_warning ("assign: restored task=%" PRIu64 " ignored: not a task, or held"
+                              " already", record->change->task);
+        }
+        else
+        if (self->loaded)
+            self->recall_restored++;
+        else
+        if (record->change->submit && !drover_change_final (record->change))
+            drover_tasktags_add (self->tags, record->change->task, record->change->submit);
+        if (!self->loaded)
+            self->restored++;       //  the store's pace while loading (RESTORED)
+        s_carry_out (self);
+    }
+    else {
+        zsys_error ("assign: unexpected record=%s", drover_record_word (record));
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  A pause of the broker is not a worker's silence: if this loop did not
+//  run for a while, acks sent meanwhile are still unread; offers get that
+//  much longer before they count as unacknowledged
+static void
+s_forgive_stall (self_t *self)
+{
+    int64_t stall = drover_turns_stall (&self->turns, zclock_mono ());
+    size_t moved = stall? drover_assign_shift (self->table, stall): 0;
+    if (moved)
+        zsys_warning ("assign: broker stalled for %" PRId64 " msec: ack deadlines=%zu moved on "
+                      "by as much", stall, moved);
+}
+
+//  Run the assign actor; args is the inproc endpoint (a string) schedq
+//  binds for the link between them (actors/ACTORS.md, "The link")
+void
+drover_assign_actor (zsock_t *pipe, void *args)
+{
+    self_t *self = s_self_new (pipe, (const char *) args);
+    zsock_signal (pipe, 0);                     //  zactor_new returns only after this
+    while (!self->flags.stopping) {
+        int64_t now = zclock_mono ();
+        if (self->grace_at && now >= self->grace_at)
+            s_end_grace (self);
+        int64_t deadline = drover_assign_expire (self->table, now);
+        s_carry_out (self);
+        if (self->grace_at && (deadline == -1 || self->grace_at < deadline))
+            deadline = self->grace_at;
+        //  schedq first: a QUEUE is on the way to an offer, while what goes
+        //  to the main (ACCEPTED, say) can wait for a core a moment
+        drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_schedq, self->link);
+        if (self->restored) {
+            drover_outbox_say (self->outbox, "s8", "RESTORED", self->restored);
+            self->restored = 0;
+        }
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        drover_once_reset (&self->succeeded);
+        drover_once_reset (&self->heard);
+        //  While offers wait for acks, wake often enough to tell a stall
+        //  of our own from sleep
+        int wait = drover_actor_poll_timeout (deadline, now);
+        if (deadline != -1)
+            wait = drover_turns_wait (wait);
+        if (drover_poller_wait (self->poller, wait) == -1)
+            break;              //  interrupted
+        s_forgive_stall (self);
+        if (drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,
+                              s_handle_record, self) == -1)
+            break;              //  the context is ending
+    }
+    s_self_destroy (&self);
+}

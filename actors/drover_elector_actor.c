@@ -1,0 +1,765 @@
+/*  =========================================================================
+    drover_elector_actor - the elector actor: keeps this broker's session lease in
+    etcd, campaigns, and tells the broker main whether it leads or whom it
+    follows
+
+    Each broker holds a lease of ttl and two keys on it: PREFIX/brokers/NAME
+    = advertise, then "\nQ ENDPOINT" for each named queue it offers
+    (membership), and PREFIX/election/LEASEHEX = name "\n" advertise (its
+    candidacy; the values, and what a name and an endpoint may hold:
+    src/broker/ha/drover_elector.c). The leader is the candidate with the
+    lowest create revision; that revision is its fencing token (revisions
+    only grow, so a later leader has a higher one). A dead broker's lease
+    expires and its keys go with it; the next candidate is then the lowest.
+
+    Safety: the leader counts its lease from when it sent the last renewal
+    that etcd answered, and stops believing it leads (DEPOSED) at that time
+    + ttl - ttl/4, before etcd can have let the lease expire (etcd counts
+    from when it got the renewal, with a TTL at least ttl). So two brokers
+    never both believe they lead, while clocks tick at the same rate.
+
+    Named queues (README, "Several brokers"): the leader places the queues
+    the members offer (src/broker/ha/drover_placement.c) and writes PREFIX/queues/Q =
+    owner "\n" endpoint (no lease) where the key differs from its choice;
+    every elector reads the keys and says QUEUE on each change (token: the
+    key's mod revision). The session deadline holds for a queue's owner as
+    for the leader: past it, or the lease lost or given up, a QUEUE naming
+    no owner is said first for each queue last said ours. Bookkeeping in
+    src/broker/ha/drover_queuewatch.c.
+
+    One call to etcd per turn of the loop, each with a timeout of at most
+    ttl/4 (and never past the leader's deadline): the pipe is never left
+    unread longer than one call. Calls due, in this order: revoke a lease
+    given up (after DEPOSED, or an earlier run's of this broker), grant
+    a lease, renew it (every ttl/3), write the membership key, write the
+    candidacy, then the check (every ttl/4, at most 250 ms), one step a
+    turn: read the candidates, read PREFIX/brokers/, read PREFIX/queues/,
+    and, leading, write each queue key the placement changes. A failed
+    call waits a retry interval (and starts the check again).
+
+    In:   RESIGN                    stop leading (or campaigning) at once: the
+                                    lease is revoked, its keys with it; campaign
+                                    again only after CAMPAIGN
+          CAMPAIGN [delay(s)]       campaign (again), with a new lease, after
+                                    delay msec (decimal; none: at once)
+          PEERS                     answered PEERS
+          VERBOSE | $TERM           $TERM revokes the lease: a clean shutdown
+                                    lets the standby win at once
+    Out:  LEADER token(s)           this broker leads; token: decimal, the create
+                                    revision of its candidacy; said once per win
+          FOLLOW name(s) endpoint(s)  another broker leads; said on every change,
+                                    "" "" while none is known
+          DEPOSED reason(s)         this broker led and must stop serving now
+          PEERS n(s) then n x (name(s) endpoint(s) leader(s))  leader: "1" or
+                                    "0"; n is "0" when etcd did not answer
+          QUEUE name(s) owner(s) owner_endpoint(s) token(s) endpoints(s)
+                                    named queue name: its owner, where the owner
+                                    serves it, token (decimal mod revision of
+                                    its key; "0" and owner "" "" without a key,
+                                    or while it names us and our session is not
+                                    sure), every live member's endpoint for it
+                                    (comma-separated, member-name order); said
+                                    for each queue at the first read, then on
+                                    every change of a field
+    =========================================================================
+*/
+
+#include "drover_elector_actor.h"
+#include "drover_etcd.h"
+#include "drover_elector.h"
+#include "drover_placement.h"
+#include "drover_queuewatch.h"
+
+//  Most msec between two reads of the candidates (if ttl/4 is longer)
+#define S_CHECK_MAX         250
+//  Bounds of the wait after a failed call, msec
+#define S_RETRY_MIN         20
+#define S_RETRY_MAX         1000
+
+//  The steps of a check, one call each
+#define S_STEP_CANDIDATES   0   //  read PREFIX/election/
+#define S_STEP_BROKERS      1   //  read PREFIX/brokers/
+#define S_STEP_QUEUES       2   //  read PREFIX/queues/
+#define S_STEP_PUTS         3   //  leading: write a queue key the placement changed
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    zpoller_t *poller;          //  the pipe
+    drover_etcd_t *etcd;        //  the client; NULL if the endpoints were bad
+    char *prefix;               //  key prefix, without a trailing '/'
+    char *name;                 //  this broker's name
+    char *advertise;            //  where peers reach it
+    char *queues;               //  the named queues it offers, "Q EP" lines, "" for none
+    drover_queuewatch_t *watch; //  the named queues: offers, owners, what was said
+    char *member_key;           //  PREFIX/brokers/NAME
+    char *election_key;         //  PREFIX/election/LEASEHEX of the current lease, or NULL
+    uint32_t ttl;               //  the lease's TTL, msec
+    bool verbose;               //  log every call
+    bool stopping;              //  $TERM heard
+    bool campaigning;           //  false after RESIGN, until CAMPAIGN
+    int64_t campaign_at;        //  msec (mono): CAMPAIGN's delay, no new lease before it
+    int64_t clash_lease;        //  the last lease of another broker with our name, said once
+    int64_t lease;              //  the current lease, 0 for none
+    int64_t stale_lease;        //  a lease given up, to revoke before a new one; 0 for none
+    bool member_written;        //  membership key written with the current lease
+    bool candidate_written;     //  candidacy written with the current lease
+    int64_t renewed_at;         //  msec (mono) the last answered renewal (or grant) was sent
+    int64_t renew_at;           //  msec (mono) the next renewal is due
+    int64_t check_at;           //  msec (mono) the next step of the check is due
+    int check_step;             //  S_STEP_...: the check's next call
+    int64_t next_check_at;      //  msec (mono): the next check, once this one is done
+    int64_t quiet_until;        //  msec (mono): no call before this, after a failure
+    bool failing;               //  the last call failed (logged once until one works)
+    bool malformed;             //  the first candidacy is malformed (logged once)
+    bool leader;                //  said LEADER, and no DEPOSED since
+    uint64_t token;             //  the token said with LEADER
+    char *followed_name;        //  the leader last said with FOLLOW, NULL if none said
+    char *followed_endpoint;    //  its endpoint
+} self_t;
+
+//  Copy a string, or "" for NULL
+static char *
+s_copy (const char *text)
+{
+    char *copy = strdup (text? text: "");
+    assert (copy);
+    return copy;
+}
+
+//  Check the args
+int
+drover_elector_actor_args_check (const drover_elector_actor_args_t *args, char **error_p)
+{
+    assert (args);
+    char *error = NULL;
+    const char *name = args->name? args->name: "";
+    const char *advertise = args->advertise? args->advertise: "";
+    drover_etcd_t *etcd = drover_etcd_new (args->etcd, 1000, &error);
+    drover_etcd_destroy (&etcd);
+    if (!error && !drover_elector_name_valid (name))
+        error = zsys_sprintf ("elector: broker name \"%s\" must be 1 to %d bytes, without '/'"
+                              " or control characters", name, DROVER_ELECTOR_NAME_MAX);
+    if (!error && !drover_elector_advertise_valid (advertise))
+        error = zsys_sprintf ("elector: advertise \"%s\" must be at most %d bytes, without"
+                              " control characters", advertise, DROVER_ELECTOR_ENDPOINT_MAX);
+    if (!error && args->ttl == 0)
+        error = strdup ("elector: the lease TTL must be more than 0 msec");
+    if (!error)
+        drover_queuewatch_check_offers (args->queues, DROVER_ELECTOR_ENDPOINT_MAX, &error);
+    if (!error && !drover_placement_strategy_valid (args->strategy))
+        error = zsys_sprintf ("elector: strategy \"%s\" must be \"leader\" or \"spread\"",
+                              args->strategy);
+    int rc = error? -1: 0;
+    if (error_p)
+        *error_p = error;
+    else
+        zstr_free (&error);
+    return rc;
+}
+
+//  Create the actor's state from its args
+static self_t *
+s_self_new (zsock_t *pipe, drover_elector_actor_args_t *args)
+{
+    assert (args);
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->poller = zpoller_new (pipe, NULL);
+    self->prefix = drover_elector_prefix (args->prefix && *args->prefix? args->prefix
+                                                                         : DROVER_ELECTOR_PREFIX);
+    self->name = s_copy (args->name);
+    self->advertise = s_copy (args->advertise);
+    self->queues = s_copy (args->queues);
+    self->member_key = zsys_sprintf ("%s/brokers/%s", self->prefix, self->name);
+    self->ttl = args->ttl >= 100? args->ttl: 100;
+    self->verbose = args->verbose;
+    self->campaigning = true;
+    char *error = NULL;
+    if (drover_elector_actor_args_check (args, &error) == 0) {
+        self->etcd = drover_etcd_new (args->etcd, self->ttl / 4, NULL);
+        self->watch = drover_queuewatch_new (self->name, args->strategy);
+    }
+    else {
+        zsys_error ("%s: not campaigning", error);
+        zstr_free (&error);
+    }
+    return self;
+}
+
+//  Destroy the actor's state
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    drover_etcd_destroy (&self->etcd);
+    drover_queuewatch_destroy (&self->watch);
+    zpoller_destroy (&self->poller);
+    zstr_free (&self->prefix);
+    zstr_free (&self->name);
+    zstr_free (&self->advertise);
+    zstr_free (&self->queues);
+    zstr_free (&self->member_key);
+    zstr_free (&self->election_key);
+    zstr_free (&self->followed_name);
+    zstr_free (&self->followed_endpoint);
+    free (self);
+    *self_p = NULL;
+}
+
+//  The session's deadline: its last renewal's send time + ttl - ttl/4
+static int64_t
+s_deadline (self_t *self)
+{
+    return self->renewed_at + self->ttl - self->ttl / 4;
+}
+
+//  True if our session is sure at now: a lease, and its deadline not passed
+static bool
+s_session_sure (self_t *self, int64_t now)
+{
+    return self->lease && now < s_deadline (self);
+}
+
+//  True if we serve something that the session's deadline must stop: the
+//  lead, or a named queue
+static bool
+s_serving (self_t *self)
+{
+    return self->leader || (self->watch && drover_queuewatch_owns (self->watch));
+}
+
+//  Say no owner for every queue last said ours: before anything else when
+//  the session is no longer sure
+static void
+s_release_queues (self_t *self)
+{
+    if (self->watch)
+        drover_queuewatch_release (self->watch, self->pipe);
+}
+
+//  Give the next call a timeout of ttl/4, but never past the session's
+//  deadline while we serve
+static void
+s_set_call_timeout (self_t *self, int64_t now)
+{
+    int64_t timeout = self->ttl / 4;
+    if (s_serving (self) && s_deadline (self) - now < timeout)
+        timeout = s_deadline (self) - now;
+    drover_etcd_set_timeout (self->etcd, (uint32_t) (timeout > 1? timeout: 1));
+}
+
+//  A call worked: say so once if calls were failing
+static void
+s_call_worked (self_t *self)
+{
+    if (self->failing)
+        zsys_notice ("elector: etcd answers again at %s", drover_etcd_endpoint (self->etcd));
+    self->failing = false;
+}
+
+//  A call failed: log it once, and wait a moment before the next one
+static void
+s_call_failed (self_t *self, const char *what, int64_t now)
+{
+    if (!self->failing || self->verbose)
+        zsys_warning ("elector: %s failed: %s", what, drover_etcd_error (self->etcd));
+    self->failing = true;
+    int64_t retry = self->ttl / 8;
+    retry = retry < S_RETRY_MIN? S_RETRY_MIN: retry > S_RETRY_MAX? S_RETRY_MAX: retry;
+    self->quiet_until = now + retry;
+}
+
+//  Say FOLLOW name endpoint if it is news
+static void
+s_follow (self_t *self, const char *name, const char *endpoint)
+{
+    if (self->followed_name && streq (self->followed_name, name)
+    &&  streq (self->followed_endpoint, endpoint))
+        return;                 //  nothing new
+    zstr_free (&self->followed_name);
+    zstr_free (&self->followed_endpoint);
+    self->followed_name = s_copy (name);
+    self->followed_endpoint = s_copy (endpoint);
+    if (*name)
+        zsys_notice ("elector: following %s at %s", name, endpoint);
+    else
+        zsys_notice ("elector: no leader known");
+    zstr_sendx (self->pipe, "FOLLOW", name, endpoint, NULL);
+}
+
+//  Forget whom we said we follow, so the next FOLLOW is said whatever it is
+static void
+s_forget_followed (self_t *self)
+{
+    zstr_free (&self->followed_name);
+    zstr_free (&self->followed_endpoint);
+}
+
+//  We won: say LEADER token, once
+static void
+s_lead (self_t *self, uint64_t token)
+{
+    self->leader = true;
+    self->token = token;
+    s_forget_followed (self);
+    char text [24];
+    snprintf (text, sizeof text, "%" PRIu64, token);
+    zsys_notice ("elector: leader token=%s", text);
+    zstr_sendx (self->pipe, "LEADER", text, NULL);
+}
+
+//  The current lease is no more ours to count on: if we led, say DEPOSED
+//  now; campaign again with a new lease (after revoking this one, unless
+//  etcd said it is gone already)
+static void
+s_lose_lease (self_t *self, const char *reason, bool revoke)
+{
+    s_release_queues (self);
+    if (self->leader) {
+        self->leader = false;
+        self->token = 0;
+        zsys_notice ("elector: deposed: %s", reason);
+        zstr_sendx (self->pipe, "DEPOSED", reason, NULL);
+    }
+    else
+        zsys_notice ("elector: lease lost: %s", reason);
+    if (revoke && self->lease)
+        self->stale_lease = self->lease;
+    self->lease = 0;
+    self->member_written = false;
+    self->candidate_written = false;
+    zstr_free (&self->election_key);
+}
+
+//  Past the session's deadline (renewals did not get through in time):
+//  our queues are released, then the leader is deposed
+static void
+s_check_deadline (self_t *self, int64_t now)
+{
+    if (!self->lease || now < s_deadline (self))
+        return;
+    s_release_queues (self);
+    if (self->leader)
+        s_lose_lease (self, "lease not renewed in time", true);
+}
+
+//  Start the check again now, from the candidates (who leads may have changed)
+static void
+s_check_now (self_t *self, int64_t now)
+{
+    self->check_step = S_STEP_CANDIDATES;
+    self->check_at = now;
+}
+
+//  Revoke the lease given up
+static void
+s_revoke_stale (self_t *self, int64_t now)
+{
+    int rc = drover_etcd_revoke (self->etcd, self->stale_lease);
+    if (rc == -1) {
+        s_call_failed (self, "revoking the old lease", now);
+        return;
+    }
+    s_call_worked (self);
+    self->stale_lease = 0;
+    s_check_now (self, now);        //  who leads may have changed
+}
+
+//  Grant a new lease (ttl rounded up to seconds)
+static void
+s_grant (self_t *self, int64_t now)
+{
+    int64_t seconds = (self->ttl + 999) / 1000;
+    int64_t lease;
+    if (drover_etcd_grant (self->etcd, seconds, &lease, NULL) == -1) {
+        s_call_failed (self, "granting a lease", now);
+        return;
+    }
+    s_call_worked (self);
+    self->lease = lease;
+    self->renewed_at = now;
+    self->renew_at = now + self->ttl / 3;
+    self->election_key = zsys_sprintf ("%s/election/%" PRIx64, self->prefix, (uint64_t) lease);
+    if (self->verbose)
+        zsys_debug ("elector: lease=%" PRIx64 " ttl=%" PRId64 "s", (uint64_t) lease, seconds);
+}
+
+//  Renew the lease; a lease etcd no longer has is lost
+static void
+s_renew (self_t *self, int64_t now)
+{
+    int64_t ttl = drover_etcd_keepalive (self->etcd, self->lease);
+    if (ttl == -1) {
+        s_call_failed (self, "renewing the lease", now);
+        self->renew_at = self->quiet_until;
+        return;
+    }
+    s_call_worked (self);
+    if (ttl == DROVER_ETCD_GONE) {
+        s_lose_lease (self, "lease gone", false);
+        return;
+    }
+    self->renewed_at = now;         //  sent at now: etcd counts from later
+    self->renew_at = now + self->ttl / 3;
+}
+
+//  Write the membership key or the candidacy with the lease
+static void
+s_write_key (self_t *self, bool candidacy, int64_t now)
+{
+    char *value = candidacy? drover_elector_candidacy (self->name, self->advertise)
+                           : drover_elector_membership (self->advertise, self->queues);
+    const char *key = candidacy? self->election_key: self->member_key;
+    int rc = drover_etcd_put (self->etcd, key, value, strlen (value), self->lease);
+    zstr_free (&value);
+    if (rc == -1) {
+        s_call_failed (self, candidacy? "writing the candidacy": "writing the membership", now);
+        return;
+    }
+    s_call_worked (self);
+    if (candidacy) {
+        self->candidate_written = true;
+        s_check_now (self, now);    //  see at once whether we lead
+    }
+    else
+        self->member_written = true;
+}
+
+//  A candidacy with our name but not our lease. At our endpoint it is an
+//  earlier run of this broker (killed, then started again): revoke its
+//  lease now rather than wait for it to expire, so a restarted broker
+//  neither follows itself nor waits a TTL. At another endpoint it is
+//  another broker given our name: revoking each other's leases, the two
+//  would take the lead from each other four times a second. The newer
+//  candidacy withdraws instead (older_there: the other came first) and
+//  campaigns again a TTL later, when a dead one's lease has expired; the
+//  older keeps on. Either says so, once per other lease.
+static void
+s_note_same_name (self_t *self, drover_etcd_kv_t *kv, bool older_there, int64_t now)
+{
+    char name [DROVER_ELECTOR_NAME_MAX + 1];
+    char endpoint [DROVER_ELECTOR_ENDPOINT_MAX + 1];
+    if (!drover_elector_parse_candidacy (kv, name, endpoint) || strneq (name, self->name)
+    ||  kv->lease == 0 || kv->lease == self->lease || self->stale_lease)
+        return;
+    if (streq (endpoint, self->advertise)) {
+        zsys_warning ("elector: revoking lease=%" PRIx64 " of an earlier run of name=%s (at %s)",
+                      (uint64_t) kv->lease, name, endpoint);
+        self->stale_lease = kv->lease;
+        return;
+    }
+    if (kv->lease != self->clash_lease)
+        zsys_error ("elector: another broker named %s runs at %s (lease=%" PRIx64 "): %s; "
+                    "give each broker its own name (ha/name, --name)", name, endpoint,
+                    (uint64_t) kv->lease, older_there? "standing aside until it is gone":
+                    "it came later and stands aside");
+    self->clash_lease = kv->lease;
+    if (older_there && self->lease) {
+        s_lose_lease (self, "another broker has this name", true);
+        self->campaign_at = now + self->ttl;
+    }
+}
+
+//  Read the candidates: the lowest leads. We lead if it is ours; a leader
+//  whose candidacy is gone is deposed, a follower's is campaigned anew
+static void
+s_check (self_t *self, int64_t now)
+{
+    char *prefix = zsys_sprintf ("%s/election/", self->prefix);
+    zlistx_t *candidates = drover_etcd_range (self->etcd, prefix, true, 0);
+    zstr_free (&prefix);
+    if (!candidates) {
+        s_call_failed (self, "reading the candidates", now);
+        self->check_at = self->quiet_until;
+        return;
+    }
+    s_call_worked (self);
+    self->next_check_at = now + (self->ttl / 4 < S_CHECK_MAX? self->ttl / 4: S_CHECK_MAX);
+    self->check_step = S_STEP_BROKERS;      //  the next turn, at once
+    bool ours_there = false;
+    drover_etcd_kv_t *kv = (drover_etcd_kv_t *) zlistx_first (candidates);
+    while (kv) {
+        if (self->election_key && streq (kv->key, self->election_key))
+            ours_there = true;
+        else
+            s_note_same_name (self, kv, !ours_there, now);
+        kv = (drover_etcd_kv_t *) zlistx_next (candidates);
+    }
+    if (self->candidate_written && !ours_there)
+        s_lose_lease (self, "candidacy gone from etcd", true);
+
+    drover_etcd_kv_t *first = (drover_etcd_kv_t *) zlistx_first (candidates);
+    if (first && self->election_key && streq (first->key, self->election_key)) {
+        //  The read took time: the lease must still hold now, not at its start
+        if (!self->leader && zclock_mono () < s_deadline (self))
+            s_lead (self, (uint64_t) first->create_revision);
+    }
+    else {
+        if (self->leader)           //  someone else is first: ours went
+            s_lose_lease (self, "another candidacy is first", true);
+        char name [DROVER_ELECTOR_NAME_MAX + 1] = "";
+        char endpoint [DROVER_ELECTOR_ENDPOINT_MAX + 1] = "";
+        bool malformed = first && !drover_elector_parse_candidacy (first, name, endpoint);
+        if (malformed && !self->malformed)
+            zsys_warning ("elector: candidacy %s is malformed: leader unknown", first->key);
+        if (malformed)
+            name [0] = endpoint [0] = 0;
+        self->malformed = malformed;
+        //  Never follow an earlier run of ours (another broker given our
+        //  name, at another endpoint, is followed)
+        if (!streq (name, self->name) || !streq (endpoint, self->advertise))
+            s_follow (self, name, endpoint);
+    }
+    zlistx_destroy (&candidates);
+}
+
+//  The check is done: the next is due at next_check_at
+static void
+s_check_done (self_t *self)
+{
+    self->check_step = S_STEP_CANDIDATES;
+    self->check_at = self->next_check_at;
+}
+
+//  Read PREFIX/brokers/ (the members and what each offers) or, owners,
+//  PREFIX/queues/ (each queue's owner: then say what changed)
+static void
+s_read_queue_keys (self_t *self, bool owners, int64_t now)
+{
+    char *prefix = zsys_sprintf ("%s/%s/", self->prefix, owners? "queues": "brokers");
+    zlistx_t *kvs = drover_etcd_range (self->etcd, prefix, false, 0);
+    if (!kvs) {
+        s_call_failed (self, owners? "reading the queues": "reading the brokers", now);
+        s_check_now (self, self->quiet_until);
+    }
+    else
+    if (!owners) {
+        s_call_worked (self);
+        drover_queuewatch_set_members (self->watch, kvs, strlen (prefix));
+        self->check_step = S_STEP_QUEUES;
+    }
+    else {
+        s_call_worked (self);
+        drover_queuewatch_set_queues (self->watch, kvs, strlen (prefix));
+        //  The read took time: our session must still be sure now
+        drover_queuewatch_say_changes (self->watch, self->pipe,
+                                       s_session_sure (self, zclock_mono ()));
+        if (self->leader)
+            self->check_step = S_STEP_PUTS;
+        else
+            s_check_done (self);
+    }
+    zlistx_destroy (&kvs);
+    zstr_free (&prefix);
+}
+
+//  Leading: write the next queue key whose owner the placement changes;
+//  the check is done when none is left
+static void
+s_write_queue (self_t *self, int64_t now)
+{
+    char *queue, *value;
+    if (!self->leader || !drover_queuewatch_next_put (self->watch, &queue, &value)) {
+        s_check_done (self);
+        return;
+    }
+    char *key = zsys_sprintf ("%s/queues/%s", self->prefix, queue);
+    if (drover_etcd_put (self->etcd, key, value, strlen (value), 0) == -1) {
+        s_call_failed (self, "writing a queue's owner", now);
+        s_check_now (self, self->quiet_until);
+    }
+    else {
+        s_call_worked (self);
+        int64_t revision = drover_etcd_revision (self->etcd);
+        drover_queuewatch_put_done (self->watch, queue, value, revision);
+        char *newline = strchr (value, '\n');
+        zsys_notice ("elector: queue=%s owner=%.*s token=%" PRId64, queue,
+                     (int) (newline - value), value, revision);
+        drover_queuewatch_say_changes (self->watch, self->pipe,
+                                       s_session_sure (self, zclock_mono ()));
+    }
+    zstr_free (&key);
+    zstr_free (&queue);
+    zstr_free (&value);
+}
+
+//  Make the check's next call
+static void
+s_check_step (self_t *self, int64_t now)
+{
+    if (self->check_step == S_STEP_BROKERS || self->check_step == S_STEP_QUEUES)
+        s_read_queue_keys (self, self->check_step == S_STEP_QUEUES, now);
+    else
+    if (self->check_step == S_STEP_PUTS)
+        s_write_queue (self, now);
+    else
+        s_check (self, now);
+}
+
+//  When the next call is due (msec mono), or -1 if none is
+static int64_t
+s_next_call (self_t *self)
+{
+    if (!self->etcd)
+        return -1;
+    int64_t due = self->check_at;
+    if (self->stale_lease
+    ||  (self->lease && (!self->member_written || !self->candidate_written)))
+        due = 0;
+    else
+    if (self->campaigning && !self->lease && self->campaign_at < due)
+        due = self->campaign_at;
+    else
+    if (self->lease && self->renew_at < due)
+        due = self->renew_at;
+    return due > self->quiet_until? due: self->quiet_until;
+}
+
+//  Make the one call due now, if any
+static void
+s_call_due (self_t *self, int64_t now)
+{
+    if (!self->etcd || now < s_next_call (self))
+        return;
+    s_set_call_timeout (self, now);
+    if (self->stale_lease)
+        s_revoke_stale (self, now);
+    else
+    if (self->campaigning && !self->lease && now >= self->campaign_at)
+        s_grant (self, now);
+    else
+    if (self->lease && now >= self->renew_at)
+        s_renew (self, now);
+    else
+    if (self->lease && !self->member_written)
+        s_write_key (self, false, now);
+    else
+    if (self->lease && !self->candidate_written)
+        s_write_key (self, true, now);
+    else
+    if (now >= self->check_at)
+        s_check_step (self, now);
+}
+
+//  Revoke our lease now (RESIGN, $TERM): its keys go with it, so another
+//  candidate is first at once. If etcd does not answer, the lease is
+//  revoked later (RESIGN) or left to expire ($TERM).
+static void
+s_revoke_now (self_t *self)
+{
+    s_release_queues (self);
+    int64_t lease = self->lease? self->lease: self->stale_lease;
+    self->leader = false;
+    self->token = 0;
+    self->lease = 0;
+    self->stale_lease = 0;
+    self->member_written = false;
+    self->candidate_written = false;
+    zstr_free (&self->election_key);
+    if (!lease || !self->etcd)
+        return;
+    drover_etcd_set_timeout (self->etcd, self->ttl / 4 < 1000? self->ttl / 4: 1000);
+    if (drover_etcd_revoke (self->etcd, lease) == -1) {
+        zsys_warning ("elector: revoking lease=%" PRIx64 " failed: %s", (uint64_t) lease,
+                      drover_etcd_error (self->etcd));
+        self->stale_lease = lease;
+    }
+}
+
+//  PEERS: answer with the brokers etcd lists ("0" if it does not answer)
+static void
+s_peers (self_t *self)
+{
+    zmsg_t *reply = zmsg_new ();
+    zmsg_addstr (reply, "PEERS");
+    zlistx_t *brokers = NULL;
+    if (self->etcd) {
+        char *prefix = zsys_sprintf ("%s/brokers/", self->prefix);
+        s_set_call_timeout (self, zclock_mono ());
+        brokers = drover_etcd_range (self->etcd, prefix, false, 0);
+        zstr_free (&prefix);
+        if (!brokers)
+            zsys_warning ("elector: reading the brokers failed: %s",
+                          drover_etcd_error (self->etcd));
+    }
+    const char *leader = self->leader? self->name: self->followed_name? self->followed_name: "";
+    drover_elector_add_peers (reply, brokers, strlen (self->prefix) + strlen ("/brokers/"),
+                                leader);
+    zlistx_destroy (&brokers);
+    zmsg_send (&reply, self->pipe);
+}
+
+//  Handle one command from the pipe
+static void
+s_handle_pipe (self_t *self)
+{
+    zmsg_t *msg = zmsg_recv (self->pipe);
+    if (!msg) {
+        self->stopping = true;      //  interrupted
+        return;
+    }
+    char *command = zmsg_popstr (msg);
+    assert (command);
+    if (self->verbose)
+        zsys_debug ("elector: command=%s", command);
+    if (streq (command, "RESIGN")) {
+        zsys_notice ("elector: resigning%s", self->leader? " the lead": "");
+        self->campaigning = false;
+        s_revoke_now (self);
+        s_check_now (self, 0);      //  see who leads now
+    }
+    else
+    if (streq (command, "CAMPAIGN")) {
+        char *delay = zmsg_popstr (msg);
+        self->campaigning = true;
+        self->campaign_at = zclock_mono () + (delay? atoi (delay): 0);
+        zstr_free (&delay);
+    }
+    else
+    if (streq (command, "PEERS"))
+        s_peers (self);
+    else
+    if (streq (command, "VERBOSE"))
+        self->verbose = true;
+    else
+    if (streq (command, "$TERM")) {
+        s_revoke_now (self);
+        self->stopping = true;
+    }
+    else {
+        zsys_error ("elector: invalid command=%s", command);
+        assert (false);
+    }
+    zstr_free (&command);
+    zmsg_destroy (&msg);
+}
+
+//  The actor
+void
+drover_elector_actor (zsock_t *pipe, void *args)
+{
+    self_t *self = s_self_new (pipe, (drover_elector_actor_args_t *) args);
+    zsock_signal (pipe, 0);
+    while (!self->stopping) {
+        int64_t now = zclock_mono ();
+        s_check_deadline (self, now);
+        int64_t due = s_next_call (self);
+        if (s_serving (self) && (due == -1 || s_deadline (self) < due))
+            due = s_deadline (self);
+        int wait = due == -1? -1: due <= now? 0: (int) (due - now);
+        void *which = zpoller_wait (self->poller, wait);
+        if (which == self->pipe) {
+            s_handle_pipe (self);
+            continue;               //  commands first, then what is due
+        }
+        if (zpoller_terminated (self->poller))
+            break;
+        now = zclock_mono ();
+        s_check_deadline (self, now);
+        s_call_due (self, now);
+        s_check_deadline (self, zclock_mono ());
+    }
+    s_self_destroy (&self);
+}

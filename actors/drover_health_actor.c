@@ -1,0 +1,549 @@
+/*  =========================================================================
+    drover_health_actor - the health actor: worker registration and liveness
+
+    Registers workers by id with their epoch and route (the ROUTER routing
+    id of their latest HELLO), refreshes their liveness on any traffic from
+    that route, and declares LOST those silent for lost-after, those that
+    say GOODBYE, and old incarnations replaced by a new epoch. A LOST
+    worker is forgotten entirely, so the state is bounded by max-workers.
+    The liveness table (src/broker/workers/drover_health.c) decides who is silent; its
+    next deadline is the poll timeout.
+
+    In:   CONFIGURE heartbeat(4) lost-after(4) max-workers(4)
+          STATE state(s)            the broker's state id, for WELCOME ("" until heard)
+          MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
+          HEARD worker(s) route(f)  other traffic from a worker (from assign)
+          REVOKED name(s)           a key went away: its workers are LOST at once
+          METRICS round(8)          answered COUNTS round values(f)
+          EVENTS on(4) | VERBOSE | $TERM
+    Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
+          LOST worker(s) reason(s)
+          STATS worker(s) stats(f)      held back, said at most every 250 ms
+          SEND route(f) payload(f) worker(s)    WELCOME, ERROR 400 / 401 / 302 / 423
+          EVENT topic(s) body(f)                worker.up, worker.lost
+          COUNTS round(8) values(f)     lost workers (drover_metrics)
+
+    UP is said for a new worker, a new epoch (after LOST "restarted"), a
+    worker declared lost that says HELLO again, and a HELLO with the same
+    epoch from a new route (it reconnected: assign learns the new route and
+    reconciles the attempts the worker lists). A HELLO with another epoch
+    from another route, while the worker is registered, is another agent
+    with the same id: refused with ERROR 423 until the registered one is
+    LOST or leaves. A HELLO naming a state id (the last one the worker was
+    welcomed with) that is not ours lists attempts of another state (a
+    wiped state directory): its task ids name other tasks here, so UP
+    goes with an empty running list and assign adopts none of them.
+
+    With CURVE, a worker id belongs to the key (its name) that first
+    registered it: a HELLO for that id from another key is refused with
+    ERROR 403, even after the worker is LOST (the bindings outlive the
+    workers, up to S_BINDINGS_PER_WORKER × max-workers of them).
+    =========================================================================
+*/
+
+#include "drover_health_actor.h"
+#include "drover_msg.h"
+#include "drover_health.h"
+#include "drover_actor.h"
+#include "drover_metrics.h"
+#include "drover_defaults.h"
+
+//  Settings until CONFIGURE says otherwise: the broker's defaults
+#define S_HEARTBEAT     DROVER_DEFAULT_HEARTBEAT
+#define S_LOST_AFTER    DROVER_DEFAULT_LOST_AFTER
+#define S_MAX_WORKERS   DROVER_DEFAULT_MAX_WORKERS
+//  STATS are for WORKER LIST, not for decisions: held back and said in one
+//  batch at most this often (msec), so 1000 workers heartbeating each
+//  second do not wake the main and schedq 1000 times a second for them
+#define S_STATS_PERIOD  250
+//  Worker id bindings kept per max-workers: past that, those of workers
+//  not registered now are forgotten, so ids churned by one key stay bounded
+#define S_BINDINGS_PER_WORKER   4
+
+//  One registered worker
+typedef struct {
+    char id [DROVER_ID_MAX + 1];    //  worker id
+    uint64_t epoch;             //  incarnation
+    zframe_t *route;            //  routing id of its latest HELLO
+    uint32_t procs;             //  procs it offers
+    drover_stats_t stats;       //  last heartbeat's stats
+    char principal [DROVER_ID_MAX + 1]; //  the key it registered with, "" without CURVE
+} s_worker_t;
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
+    drover_outbox_t *stats;     //  STATS held back, flushed once per S_STATS_PERIOD
+    int64_t stats_due;          //  when they go out, msec monotonic; -1 if none held
+    drover_poller_t *poller;    //  the pipe
+    zhashx_t *workers;          //  worker id -> s_worker_t (owned)
+    zhashx_t *bindings;         //  worker id -> name of the key it belongs to (owned)
+    drover_health_t *liveness;    //  last heard, for lost-after
+    drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
+    int hold;                   //  msec the pipe is left unread after a read (news may wait)
+    int64_t held_until;         //  msec (mono) until which it is left unread
+    uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
+    uint32_t max_workers;       //  registered workers at most
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id, for WELCOME, or ""
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
+    zhashx_t *lost;             //  ids lost and not registered since (values unused), max-workers at most
+    uint64_t lost_total;        //  workers declared LOST, ever (METRICS)
+} self_t;
+
+
+//  Free a worker; the hash map's destructor
+static void
+s_worker_destroy (void **item_p)
+{
+    s_worker_t *worker = (s_worker_t *) *item_p;
+    if (worker) {
+        zframe_destroy (&worker->route);
+        free (worker);
+        *item_p = NULL;
+    }
+}
+
+//  Create the actor's state
+static self_t *
+s_self_new (zsock_t *pipe)
+{
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->outbox = drover_outbox_new ();
+    self->stats = drover_outbox_new ();
+    self->stats_due = -1;
+    self->pipe = pipe;
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
+    self->workers = zhashx_new ();
+    zhashx_set_destructor (self->workers, s_worker_destroy);
+    self->bindings = zhashx_new ();
+    zhashx_set_destructor (self->bindings, (zhashx_destructor_fn *) zstr_free);
+    self->liveness = drover_health_new (S_LOST_AFTER);
+    self->heartbeat = S_HEARTBEAT;
+    self->hold = DROVER_HOLD_MAX;
+    self->max_workers = S_MAX_WORKERS;
+    self->lost = zhashx_new ();
+    return self;
+}
+
+//  Destroy the actor's state
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    drover_health_destroy (&self->liveness);
+    zhashx_destroy (&self->workers);
+    zhashx_destroy (&self->bindings);
+    zhashx_destroy (&self->lost);
+    drover_poller_destroy (&self->poller);
+    drover_outbox_destroy (&self->outbox);
+    drover_outbox_destroy (&self->stats);
+    free (self);
+    *self_p = NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Registration
+
+//  Declare a worker LOST and forget everything about it
+static void
+s_worker_lost (self_t *self, const char *id, const char *reason)
+{
+    char worker [DROVER_ID_MAX + 1];
+    snprintf (worker, sizeof worker, "%s", id);     //  id may live in the entry
+    if (streq (reason, "silent"))
+        zsys_warning ("health: worker=%s state=LOST reason=%s", worker, reason);
+    else
+        zsys_notice ("health: worker=%s state=LOST reason=%s", worker, reason);
+    drover_outbox_say (self->outbox, "sss", "LOST", worker, reason);
+    if (!self->flags.silent)
+        drover_actor_event (self->outbox, "worker.lost", 0, 0, worker, reason);
+    drover_health_forget (self->liveness, worker);
+    zhashx_delete (self->workers, worker);
+    //  Counted as lost unless it left or restarted (and says UP again at once)
+    if (!streq (reason, "restarted") && !streq (reason, "left")) {
+        self->lost_total++;
+        if (zhashx_size (self->lost) < self->max_workers)
+            zhashx_insert (self->lost, worker, self);
+    }
+}
+
+//  Say UP for a worker, from its HELLO
+static void
+s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
+{
+    char *labels = strdup ("");
+    for (uint32_t index = 0; index < hello->nlabels; index++) {
+        char *joined = zsys_sprintf ("%s%s%s", labels, index? "\n": "", hello->labels [index]);
+        zstr_free (&labels);
+        labels = joined;
+    }
+    zframe_t *running = zframe_new (hello->running, hello->nrunning * sizeof (drover_taskref_t));
+    drover_outbox_say (self->outbox, "ssf848sf4s", "UP", worker->id, worker->route, worker->epoch,
+                hello->procs, hello->mem, labels, running, (uint32_t) drover_msg_level (hello),
+                hello->release);
+    zframe_destroy (&running);
+    zstr_free (&labels);
+    zhashx_delete (self->lost, worker->id);
+    zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
+                 " labels=%u running=%u level=%d release=%s", worker->id, worker->epoch,
+                 hello->procs, hello->mem, hello->nlabels, hello->nrunning,
+                 drover_msg_level (hello), *hello->release? hello->release: "unknown");
+    if (!self->flags.silent)
+        drover_actor_event (self->outbox, "worker.up", 0, 0, worker->id, "");
+}
+
+//  Return why a HELLO cannot be accepted, or NULL if it can
+static const char *
+s_hello_invalid (drover_msg_t *hello)
+{
+    if (!drover_id_valid (hello->worker))
+        return "worker id must be 1..64 printable bytes without spaces";
+    if (hello->procs < 1)
+        return "a worker must offer at least one proc";
+    if (hello->nlabels > DROVER_LABELS_MAX)
+        return "too many labels";
+    for (uint32_t index = 0; index < hello->nlabels; index++)
+        if (!hello->labels [index] || !drover_label_valid (hello->labels [index]))
+            return "labels must be key=value";
+    if (hello->nrunning > DROVER_RUNNING_MAX || (hello->nrunning && !hello->running))
+        return "too many running attempts";
+    return NULL;
+}
+
+//  Bind a worker id to the key that registered it; past the bound, first
+//  forget the bindings of ids not registered now
+static void
+s_bind_worker (self_t *self, const char *id, const char *principal)
+{
+    if (!*principal || zhashx_lookup (self->bindings, id))
+        return;
+    if (zhashx_size (self->bindings) >= (size_t) self->max_workers * S_BINDINGS_PER_WORKER) {
+        zlistx_t *idle = zlistx_new ();
+        for (void *item = zhashx_first (self->bindings); item; item = zhashx_next (self->bindings))
+            if (!zhashx_lookup (self->workers, zhashx_cursor (self->bindings)))
+                zlistx_add_end (idle, (void *) zhashx_cursor (self->bindings));
+        for (void *key = zlistx_first (idle); key; key = zlistx_next (idle))
+            zhashx_delete (self->bindings, key);
+        zlistx_destroy (&idle);
+    }
+    zhashx_insert (self->bindings, id, strdup (principal));
+}
+
+//  WORKER HELLO: register (or re-register) and WELCOME
+static void
+s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
+{
+    const char *invalid = s_hello_invalid (hello);
+    if (invalid) {
+        drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_BAD_REQUEST,
+                           invalid);
+        return;
+    }
+    const char *bound = (const char *) zhashx_lookup (self->bindings, hello->worker);
+    if (bound && !streq (bound, hello->principal)) {
+        zsys_warning ("health: refused HELLO worker=%s key=%s: the id belongs to key=%s",
+                      hello->worker, hello->principal, bound);
+        drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_FORBIDDEN,
+                           "this worker id belongs to another key");
+        return;
+    }
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, hello->worker);
+    if (worker && worker->epoch != hello->epoch && !zframe_eq (worker->route, route)) {
+        //  Another process on another connection says it is this worker,
+        //  while this one is registered and not yet lost: two agents with
+        //  one id. Taking it as a restart would make them take turns
+        //  forever; the newcomer is refused until the registered one is
+        //  LOST (lost-after of silence) or says GOODBYE
+        zsys_warning ("health: refused HELLO worker=%s epoch=%" PRIu64 ": worker id in use "
+                      "by another agent (epoch=%" PRIu64 ", heard %" PRId64 " msec ago)",
+                      hello->worker, hello->epoch, worker->epoch,
+                      zclock_mono () - drover_health_last_heard (self->liveness, worker->id));
+        drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_ID_IN_USE,
+                           "worker id in use by another agent");
+        return;
+    }
+    if (worker && worker->epoch != hello->epoch) {
+        s_worker_lost (self, worker->id, "restarted");
+        worker = NULL;
+    }
+    bool say_up = false;
+    if (!worker) {
+        if (zhashx_size (self->workers) >= self->max_workers) {
+            zsys_warning ("health: refused worker=%s: max-workers=%u reached",
+                          hello->worker, self->max_workers);
+            drover_actor_reply (self->outbox, "health", route, hello->seq, DROVER_CODE_TOO_MANY,
+                               "too many workers");
+            return;
+        }
+        worker = (s_worker_t *) zmalloc (sizeof (s_worker_t));
+        snprintf (worker->id, sizeof worker->id, "%s", hello->worker);
+        worker->epoch = hello->epoch;
+        snprintf (worker->principal, sizeof worker->principal, "%s", hello->principal);
+        zhashx_insert (self->workers, worker->id, worker);
+        s_bind_worker (self, worker->id, hello->principal);
+        say_up = true;
+    }
+    if (!worker->route || !zframe_eq (worker->route, route)) {
+        zframe_destroy (&worker->route);
+        worker->route = zframe_dup (route);
+        say_up = true;          //  new, or reconnected from a new route
+    }
+    worker->procs = hello->procs;
+    if (*hello->state_id && strcmp (hello->state_id, self->state_id) && hello->nrunning) {
+        //  Its attempts were offered by a broker with other state: their
+        //  task ids are not ours, adopting them would mix tasks
+        zsys_notice ("health: worker=%s names state=%s, ours=%s: adopting none of its "
+                     "running=%u", worker->id, hello->state_id,
+                     *self->state_id? self->state_id: "none", hello->nrunning);
+        hello->nrunning = 0;
+    }
+    drover_health_observe (self->liveness, worker->id, zclock_mono ());
+    //  WELCOME goes out before UP, so it reaches the worker before any offer
+    drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    welcome->seq = hello->seq;
+    welcome->heartbeat = self->heartbeat;
+    strcpy (welcome->state_id, self->state_id);
+    drover_actor_send (self->outbox, "health", route, welcome, worker->id);
+    drover_msg_destroy (&welcome);
+    if (say_up)
+        s_worker_up (self, worker, hello);
+    else
+    if (self->flags.verbose)
+        zsys_debug ("health: worker=%s said HELLO again", worker->id);
+}
+
+//  Return the worker registered with this id, epoch and route, or NULL
+static s_worker_t *
+s_registered (self_t *self, const char *id, uint64_t epoch, zframe_t *route)
+{
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker && worker->epoch == epoch && zframe_eq (worker->route, route))
+        return worker;
+    return NULL;
+}
+
+//  WORKER HEARTBEAT: alive, with stats; or not registered: 401
+static void
+s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
+{
+    s_worker_t *worker = s_registered (self, heartbeat->worker, heartbeat->epoch, route);
+    if (!worker) {
+        if (self->flags.verbose)
+            zsys_debug ("health: heartbeat from unregistered worker=%s", heartbeat->worker);
+        drover_actor_reply (self->outbox, "health", route, heartbeat->seq,
+                           DROVER_CODE_NOT_REGISTERED, "not registered: say HELLO");
+        return;
+    }
+    drover_health_observe (self->liveness, worker->id, zclock_mono ());
+    worker->stats = heartbeat->stats;
+    zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
+    drover_outbox_say (self->stats, "ssf", "STATS", worker->id, stats);
+    if (self->stats_due == -1)
+        self->stats_due = zclock_mono () + S_STATS_PERIOD;
+    zframe_destroy (&stats);
+}
+
+//  WORKER GOODBYE: the worker leaves; one from a stale route is ignored
+static void
+s_handle_goodbye (self_t *self, zframe_t *route, drover_msg_t *goodbye)
+{
+    s_worker_t *worker = s_registered (self, goodbye->worker, goodbye->epoch, route);
+    if (worker)
+        s_worker_lost (self, worker->id, "left");
+    else
+    if (self->flags.verbose)
+        zsys_debug ("health: goodbye from unregistered worker=%s", goodbye->worker);
+}
+
+//  MSG: a wire message the main handed us
+static void
+s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
+{
+    if (wire->id == DROVER_MSG_WORKER_HELLO)
+        s_handle_hello (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_WORKER_HEARTBEAT)
+        s_handle_heartbeat (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_WORKER_GOODBYE)
+        s_handle_goodbye (self, route, wire);
+    else {
+        //  The main routes by id: anything else reaching us is its bug
+        zsys_error ("health: %s is not ours", drover_msg_name (wire->id));
+        drover_actor_reply (self->outbox, "health", route, wire->seq, DROVER_CODE_UNEXPECTED,
+                           "not a worker health message");
+    }
+}
+
+//  HEARD: traffic from a worker counts as life, if from its own route
+static void
+s_handle_heard (self_t *self, const char *id, zframe_t *route)
+{
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker && zframe_eq (worker->route, route))
+        drover_health_observe (self->liveness, worker->id, zclock_mono ());
+}
+
+
+//  ---------------------------------------------------------------------
+//  The loop
+
+//  REVOKED: the key NAME went away; its workers are LOST now rather than
+//  after lost-after, so no more work is offered to them
+static void
+s_handle_revoked (self_t *self, const char *name)
+{
+    zlistx_t *lost = zlistx_new ();
+    for (s_worker_t *worker = (s_worker_t *) zhashx_first (self->workers); worker;
+         worker = (s_worker_t *) zhashx_next (self->workers))
+        if (streq (worker->principal, name))
+            zlistx_add_end (lost, worker->id);
+    for (char *id = (char *) zlistx_first (lost); id; id = (char *) zlistx_next (lost))
+        s_worker_lost (self, id, "key revoked");
+    zlistx_destroy (&lost);
+}
+
+//  Handle one control command from the pipe (drover_outbox_receive calls this)
+static void
+s_handle_command (void *arg, zmsg_t *msg)
+{
+    self_t *self = (self_t *) arg;
+    char *command = zmsg_popstr (msg);
+    assert (command);
+    if (self->flags.verbose)
+        zsys_debug ("health: command=%s", command);
+    if (streq (command, "HEARD")) {
+        char *worker = zmsg_popstr (msg);
+        zframe_t *route = zmsg_pop (msg);
+        assert (worker && route);
+        s_handle_heard (self, worker, route);
+        zframe_destroy (&route);
+        zstr_free (&worker);
+    }
+    else
+    if (streq (command, "REVOKED")) {
+        char *name = zmsg_popstr (msg);
+        assert (name);
+        s_handle_revoked (self, name);
+        zstr_free (&name);
+    }
+    else
+    if (streq (command, "CONFIGURE")) {
+        self->heartbeat = (uint32_t) drover_actor_pop_number (msg);
+        //  Heartbeats and HEARD only say "alive": they may wait a quarter
+        //  of the heartbeat interval (DROVER_HOLD_MAX at most)
+        self->hold = self->heartbeat / 4 < DROVER_HOLD_MAX? (int) self->heartbeat / 4
+                                                          : DROVER_HOLD_MAX;
+        drover_health_set_lost_after (self->liveness, (uint32_t) drover_actor_pop_number (msg));
+        self->max_workers = (uint32_t) drover_actor_pop_number (msg);
+    }
+    else
+    if (streq (command, "METRICS")) {
+        drover_metrics_t *counts = drover_metrics_new ();
+        drover_metrics_set (counts, DROVER_METRIC_WORKERS_LOST, zhashx_size (self->lost));
+        drover_metrics_set (counts, DROVER_METRIC_WORKERS_LOST_TOTAL, self->lost_total);
+        drover_metrics_say (counts, self->outbox, drover_actor_pop_number (msg));
+        drover_metrics_destroy (&counts);
+    }
+    else
+    if (streq (command, "STATE")) {
+        char *state_id = zmsg_popstr (msg);
+        assert (state_id && strlen (state_id) <= DROVER_STATE_ID_SIZE);
+        strcpy (self->state_id, state_id);
+        zstr_free (&state_id);
+    }
+    else
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
+        zsys_error ("health: invalid command=%s", command);
+        assert (false);
+    }
+    zstr_free (&command);
+}
+
+//  Handle one record (drover_actor_read calls this): MSG from the main, a
+//  thousand heartbeats a second with a thousand workers
+static void
+s_handle_record (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (self->flags.verbose)
+        zsys_debug ("health: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_MSG) {
+        zframe_t *route = zframe_new (drover_record_route (record), record->route_size);
+        s_handle_wire (self, route, record->msg);
+        zframe_destroy (&route);
+    }
+    else {
+        zsys_error ("health: unexpected record=%s", drover_record_word (record));
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  Declare LOST every worker silent for lost-after
+static void
+s_expire_silent (self_t *self, int64_t now)
+{
+    char *id;
+    while ((id = drover_health_expire (self->liveness, now))) {
+        s_worker_lost (self, id, "silent");
+        zstr_free (&id);
+    }
+}
+
+//  A pause of the broker is not silence of the workers: if this loop did
+//  not run for a while (the process was stopped or starved), what workers
+//  said meanwhile still waits in buffers. Their silence is extended by the
+//  pause before anyone is judged, and the main reads what waits meanwhile.
+static void
+s_forgive_stall (self_t *self)
+{
+    int64_t stall = drover_turns_stall (&self->turns, zclock_mono ());
+    if (stall && drover_health_size (self->liveness)) {
+        drover_health_shift (self->liveness, stall);
+        zsys_warning ("health: broker stalled for %" PRId64 " msec: silence of workers=%zu "
+                      "counted from before it", stall, drover_health_size (self->liveness));
+    }
+}
+
+//  The actor
+void
+drover_health_actor (zsock_t *pipe, void *args)
+{
+    self_t *self = s_self_new (pipe);
+    zsock_signal (pipe, 0);
+    while (!self->flags.stopping) {
+        int64_t deadline = drover_health_next_deadline (self->liveness);
+        //  While workers are known, wake often enough to tell a stall of
+        //  our own from sleep
+        bool watching = deadline != -1;
+        if (self->stats_due != -1 && (deadline == -1 || self->stats_due < deadline))
+            deadline = self->stats_due;
+        int wait = drover_actor_poll_timeout (deadline, zclock_mono ());
+        if (watching)
+            wait = drover_turns_wait (wait);
+        if (drover_actor_wait (self->poller, wait, self->held_until) == -1)
+            break;              //  interrupted
+        s_forgive_stall (self);
+        int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
+                                     s_handle_record, self);
+        if (read == -1)
+            break;              //  the context is ending
+        int64_t now = zclock_mono ();
+        //  What comes next may wait in the pipe a moment, read in one turn
+        //  (DROVER_HOLD_MAX), unless the pipe still holds more than a turn reads
+        if (read > 0 && !drover_poller_readable (self->poller, DROVER_PIPE_AT))
+            self->held_until = now + self->hold;
+        if (!self->flags.stopping)
+            s_expire_silent (self, now);
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        if (self->stats_due != -1 && now >= self->stats_due) {
+            drover_actor_flush (self->poller, DROVER_PIPE_AT, self->stats, self->pipe);
+            self->stats_due = -1;
+        }
+    }
+    s_self_destroy (&self);
+}

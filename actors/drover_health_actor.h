@@ -1,0 +1,25 @@
+/*  =========================================================================
+    drover_health_actor - the health actor: worker registration and liveness
+
+    Vocabulary in actors/ACTORS.md (health) and at the top of the .c.
+    =========================================================================
+*/
+
+#ifndef DROVER_HEALTH_ACTOR_H_INCLUDED
+#define DROVER_HEALTH_ACTOR_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  The actor: zactor_new (drover_health_actor, NULL)
+void
+    drover_health_actor (zsock_t *pipe, void *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

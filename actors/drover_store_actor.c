@@ -1,0 +1,770 @@
+/*  =========================================================================
+    drover_store_actor - the store actor: keeps the broker's state through a
+    backend, numbers and publishes events
+
+    The backend (src/broker/store/drover_store.h: SQLite in the state directory,
+    PostgreSQL when state-dir is a postgresql:// URI, or memory with
+    durability off) decides how things are kept; this actor
+    does the I/O around it. At start it opens the state and says OPENED,
+    then hands assign every task it kept (RESTORE, one record each), says
+    STATE and LOADED, and from then on keeps what it is told:
+
+    - every change assign says (CHANGE: a task's event and its state after
+      it) and every other actor's EVENT gets the next sequence number and
+      waits in the turn's batch;
+    - at the end of a turn the batch is applied in one transaction (group
+      commit: one per turn, never one per task; with durability batch, at
+      most every commit-every msec), and only then are its events
+      published (PUBLISH) and the replies held for it (REPLY: TASK
+      ACCEPTED, TASK DONE, the OK to a RESULT, with durability full) sent
+      on to their peers (SEND). A reply said after a change is never sent
+      before that change is committed.
+    - a batch the backend could not keep (disk full, I/O error) stays
+      pending, with its replies, and is tried again after a pause, so
+      nothing is acknowledged that was not saved and nothing is lost once
+      the cause goes; but the tasks submitted in it are dropped from it
+      (UNSAVED to assign, which forgets them) and their TASK ACCEPTED
+      becomes ERROR 507: a submit is answered at once, not held for as
+      long as the disk stays full;
+    - final tasks past the history settings are deleted a bounded batch
+      at a time, between turns.
+    - a task assign no longer holds (past keep-finished) is read back from
+      the history when a client waits on it or shows it (RECALL): once
+      every change said before is committed, each one kept and final goes
+      to assign as a RESTORE, then RECALLED.
+    - a PostgreSQL state is opened with the leader's fencing token: once
+      a write is refused because a newer leader holds the state, the
+      store says FENCED (once) and every later batch is refused like a
+      failed one (backing off as above) until the broker stops it.
+
+    In:   CHANGE change(p)          a task's change, from assign (a record)
+          REPLY route(f) payload(f) worker(s)   a SEND to hold until the
+                                    changes said before it are committed
+          EVENT topic(s) body(f)    another actor's event
+          MSG route(f) msg(p)       EVENT REPLAY from a client: answered EVENT LIST
+                                    from the backend (ERROR 415 with durability off)
+          RESTORED count(8)         assign restored that many more RESTOREs: at most
+                                    S_RESTORE_AHEAD tasks are said and not yet restored
+          RECALL ref(8) ids(f)      from assign: read these tasks (packed uint64 ids)
+                                    back from the history, once committed
+          KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   from schedq: an
+                                    operator's setting of a worker, kept at once
+                                    (admin RUN: forgotten)
+          KEEPSERVICE name(s) def(f)    from the reconciler: a service's definition
+                                    (an encoded SERVICE ADMIN create), kept at once;
+                                    an empty def forgets it
+          EVENTS on(4) | VERBOSE | $TERM
+    Out:  OPENED ok(4) text(s)      first, outside any batch
+          RESTORE change(p)         a kept task, to assign (a record): at start, and
+                                    for a RECALL each of its tasks kept and final
+          RECALLED ref(8)           to assign, after the RESTOREs of RECALL ref
+          ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   at start, before
+                                    LOADED: each kept setting, to schedq
+          SERVICE def(f)            at start, before LOADED: each kept service's
+                                    definition, to the reconciler
+          STATE state(s)            the state id, to health and assign
+          LOADED next-task(8) restored(8)   every kept task was said
+          PUBLISH topic(s) body(f) owner(s)  a committed event, for the event stream (owner:
+                                    its task's owner, "" for none)
+          UNSAVED task(8)           a submit that could not be saved: forget it
+          FENCED text(s)            once: a write was refused by fencing (a newer
+                                    leader holds the state): stop serving
+          SEND route(f) payload(f) worker(s)    a held reply, now committed
+    =========================================================================
+*/
+
+#include "drover_store_actor.h"
+#include "drover_store.h"
+#include "drover_actor.h"
+
+//  Restored tasks said per BATCH while loading
+#define S_RESTORE_BATCH     1024
+//  Restored tasks said and not yet restored by assign, at most: the records
+//  in flight are freed in assign's thread, so a store running ahead would
+//  hold every task twice at the peak of a restart
+#define S_RESTORE_AHEAD     (8 * S_RESTORE_BATCH)
+//  Restored tasks between two progress lines in the log
+#define S_RESTORE_PROGRESS  100000
+//  msec between two tries of a batch the backend refused, at first and at most
+#define S_RETRY_MIN         50
+#define S_RETRY_MAX         2000
+//  msec between two prunes of the history while nothing is left to prune
+#define S_PRUNE_EVERY       1000
+//  rows one prune deletes at most: a turn stays short
+#define S_PRUNE_ROWS        1000
+//  tasks remembered as unsaved, so that an ACCEPTED assign said before it
+//  heard UNSAVED is refused too
+#define S_UNSAVED_MAX       4096
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says: PUBLISH, STATE...
+    drover_outbox_t *held;      //  replies held until the pending batch is committed
+    drover_poller_t *poller;    //  the pipe
+    drover_store_t *backend;  //  where the state is kept
+    int durability;             //  drover_durability_t
+    uint32_t commit_every;      //  msec between commits with durability batch
+    drover_store_actor_args_t args;   //  the settings we were started with (strings not kept)
+    drover_change_t **pending;  //  changes numbered, not yet committed, in seq order
+    size_t npending;            //  changes in pending
+    size_t pending_max;         //  room in pending
+    uint64_t next_seq;          //  sequence number of the next change
+    int64_t committed_at;       //  msec (mono) of the last commit
+    int64_t retry_at;           //  msec (mono) before which a refused batch is not tried
+    int retry_wait;             //  msec of the current pause after a refusal
+    int64_t prune_at;           //  msec (mono) of the next prune
+    uint64_t commits;           //  batches committed
+    uint64_t changes;           //  changes committed
+    uint64_t refusals;          //  batches the backend refused
+    uint64_t restored;          //  tasks handed to assign while loading
+    uint64_t restored_heard;    //  of those, the ones assign said it restored (RESTORED)
+    uint64_t unsaved [S_UNSAVED_MAX];   //  tasks whose submit could not be saved, a ring
+    size_t nunsaved;            //  ids ever put in unsaved
+    char error [DROVER_STORE_ERROR_MAX];  //  why the last batch was refused
+    bool service_unsaved;       //  the last KEEPSERVICE failed: its OK becomes ERROR 507
+    char service_error [DROVER_STORE_ERROR_MAX];  //  why it failed
+    bool fenced;                //  FENCED said: a newer leader holds the state
+    zlist_t *recalls;           //  RECALL commands (zmsg_t: ref, ids) to answer once
+                                //  nothing is pending, in order (owned)
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
+} self_t;
+
+//  Return the durability named by text ("full", "batch", "off"), or -1
+int
+drover_durability_parse (const char *text)
+{
+    return !text? -1:
+           streq (text, "full")? DROVER_DURABILITY_FULL:
+           streq (text, "batch")? DROVER_DURABILITY_BATCH:
+           streq (text, "off")? DROVER_DURABILITY_OFF: -1;
+}
+
+//  Create the actor's state and open the backend; NULL with *error_p set
+//  if the state cannot be opened
+static self_t *
+s_self_new (zsock_t *pipe, const drover_store_actor_args_t *args, char **error_p)
+{
+    drover_store_t *backend = args->durability == DROVER_DURABILITY_OFF
+                              ? drover_store_open_memory ()
+                              : drover_store_is_postgres (args->state_dir)
+                              ? drover_store_open_postgres (args->state_dir, args->fence,
+                                                              error_p)
+                              : drover_store_open_sqlite (args->state_dir, error_p);
+    if (!backend)
+        return NULL;
+    self_t *self = (self_t *) zmalloc (sizeof (self_t));
+    self->pipe = pipe;
+    self->outbox = drover_outbox_new ();
+    self->held = drover_outbox_new ();
+    self->recalls = zlist_new ();
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
+    self->backend = backend;
+    self->args = *args;
+    self->args.state_dir = NULL;
+    self->durability = args->durability;
+    self->commit_every = args->commit_every;
+    self->next_seq = drover_store_meta (backend)->next_seq;
+    self->committed_at = zclock_mono ();
+    self->prune_at = self->committed_at + S_PRUNE_EVERY;
+    self->retry_wait = S_RETRY_MIN;
+    return self;
+}
+
+//  Destroy the actor's state: what was not committed is lost (as a crash
+//  would lose it), but said so
+static void
+s_self_destroy (self_t **self_p)
+{
+    self_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->npending)
+        zsys_warning ("store: stopping with changes=%zu not committed", self->npending);
+    zsys_info ("store: stopping commits=%" PRIu64 " changes=%" PRIu64 " refused=%" PRIu64,
+               self->commits, self->changes, self->refusals);
+    for (size_t index = 0; index < self->npending; index++)
+        drover_change_destroy (&self->pending [index]);
+    free (self->pending);
+    zmsg_t *recall;
+    while ((recall = (zmsg_t *) zlist_pop (self->recalls)))
+        zmsg_destroy (&recall);
+    zlist_destroy (&self->recalls);
+    drover_store_destroy (&self->backend);
+    drover_poller_destroy (&self->poller);
+    drover_outbox_destroy (&self->held);
+    drover_outbox_destroy (&self->outbox);
+    free (self);
+    *self_p = NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Loading
+
+static void
+    s_handle_command (void *arg, zmsg_t *msg);
+static void
+    s_handle_record (void *arg, drover_record_t *record);
+
+//  Hand one kept task to assign (the backend's load calls this); while
+//  S_RESTORE_AHEAD tasks wait for assign, wait for its RESTORED
+static int
+s_restore_one (void *arg, drover_change_t **change_p)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say_change (self->outbox, DROVER_RECORD_RESTORE, change_p);
+    if (++self->restored % S_RESTORE_PROGRESS == 0)
+        zsys_info ("store: loading, tasks=%" PRIu64 " so far", self->restored);
+    if (drover_outbox_size (self->outbox) >= S_RESTORE_BATCH
+    &&  drover_outbox_flush (self->outbox, self->pipe) == -1)
+        return -1;              //  the context is ending
+    while (self->restored - self->restored_heard >= S_RESTORE_AHEAD && !self->flags.stopping)
+        if (drover_outbox_receive (self->pipe, 0, s_handle_command, s_handle_record, self) == -1)
+            return -1;          //  the context is ending
+    return self->flags.stopping? -1: 0;
+}
+
+//  Say one kept setting of a worker to schedq (the backend's load_admin
+//  calls this)
+static int
+s_restore_admin (void *arg, const drover_store_admin_t *admin)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->outbox, "ss44s8", "ADMIN", admin->worker, admin->admin,
+                       admin->flags, admin->reason, admin->since);
+    return 0;
+}
+
+//  Say one kept service's definition to the reconciler (the backend's
+//  load_services calls this)
+static int
+s_restore_service (void *arg, const char *name, const byte *def, size_t size)
+{
+    self_t *self = (self_t *) arg;
+    zframe_t *frame = zframe_new (def, size);
+    drover_outbox_say (self->outbox, "sf", "SERVICE", frame);
+    zframe_destroy (&frame);
+    return 0;
+}
+
+//  Hand every kept task to assign, then say STATE and LOADED. Returns 0
+//  (also when told to stop meanwhile: nothing more is said), or -1 if the
+//  state cannot be read (the broker must not start).
+static int
+s_load (self_t *self, char **error_p)
+{
+    int64_t started = zclock_mono ();
+    char error [DROVER_STORE_ERROR_MAX];
+    int64_t restored = drover_store_load (self->backend, self->args.keep_finished,
+                                            s_restore_one, self, error, sizeof error);
+    if (self->flags.stopping)
+        return 0;
+    if (restored < 0) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    int64_t admins = drover_store_load_admin (self->backend, s_restore_admin, self,
+                                                error, sizeof error);
+    if (admins < 0) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    if (admins > 0)
+        zsys_notice ("store: loaded worker settings=%" PRId64, admins);
+    int64_t services = drover_store_load_services (self->backend, s_restore_service, self,
+                                                     error, sizeof error);
+    if (services < 0) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    if (services > 0)
+        zsys_notice ("store: loaded services=%" PRId64, services);
+    const drover_store_meta_t *meta = drover_store_meta (self->backend);
+    drover_outbox_say (self->outbox, "ss", "STATE", meta->state);
+    drover_outbox_say (self->outbox, "s88", "LOADED", meta->next_task, (uint64_t) restored);
+    drover_outbox_flush (self->outbox, self->pipe);
+    zsys_notice ("store: loaded backend=%s state=%s tasks=%" PRId64 " next_task=%" PRIu64
+                 " next_seq=%" PRIu64 " msec=%" PRId64, drover_store_name (self->backend),
+                 *meta->state? meta->state: "none", restored, meta->next_task, meta->next_seq,
+                 zclock_mono () - started);
+    return 0;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Keeping
+
+//  Number a change and add it to the pending batch; it is ours from now on
+static void
+s_keep (self_t *self, drover_change_t **change_p)
+{
+    drover_change_t *change = *change_p;
+    *change_p = NULL;
+    change->seq = self->next_seq++;
+    if (self->npending == self->pending_max) {
+        self->pending_max = self->pending_max? self->pending_max * 2: 1024;
+        self->pending = (drover_change_t **) realloc (self->pending,
+                                                      self->pending_max * sizeof (drover_change_t *));
+        assert (self->pending);
+    }
+    self->pending [self->npending++] = change;
+}
+
+//  EVENT topic body from another actor: kept like a task's change
+static void
+s_handle_event (self_t *self, zmsg_t *msg)
+{
+    char topic [32];
+    drover_actor_pop_text (msg, topic, sizeof topic);
+    zframe_t *body = zmsg_pop (msg);
+    assert (body);              //  an actor that says less is our bug
+    drover_event_t event;
+    int rc = drover_event_decode (&event, zframe_data (body), zframe_size (body));
+    assert (rc == 0);           //  our own encoding
+    zframe_destroy (&body);
+    drover_change_t *change = drover_change_new (topic, event.task);
+    change->time = event.time;
+    change->attempt = event.attempt;
+    snprintf (change->worker, sizeof change->worker, "%s", event.worker);
+    snprintf (change->reason, sizeof change->reason, "%s", event.reason);
+    s_keep (self, &change);
+}
+
+//  Say PUBLISH topic body owner for a committed change
+static void
+s_publish (self_t *self, const drover_change_t *change)
+{
+    drover_event_t event;
+    drover_change_event (change, &event);
+    zframe_t *body = drover_event_encode (&event);
+    zmsg_t *command = zmsg_new ();
+    zmsg_addstr (command, "PUBLISH");
+    zmsg_addstr (command, change->topic);
+    zmsg_append (command, &body);
+    zmsg_addstr (command, change->owner);
+    drover_outbox_add (self->outbox, &command);
+}
+
+//  After a write failed: if fencing refused it, say FENCED, once
+static void
+s_check_fenced (self_t *self, const char *error)
+{
+    if (self->fenced || !drover_store_fenced (self->backend))
+        return;
+    self->fenced = true;
+    zsys_error ("store: %s: this broker must stop serving", error);
+    drover_outbox_say (self->outbox, "ss", "FENCED", error);
+}
+
+//  Tell whether the pending batch is to be committed now
+static bool
+s_commit_due (self_t *self, int64_t now)
+{
+    if (self->npending == 0 || now < self->retry_at)
+        return false;
+    if (self->durability == DROVER_DURABILITY_BATCH)
+        return now - self->committed_at >= self->commit_every;
+    return true;
+}
+
+//  Tell whether a task's submit could not be saved
+static bool
+s_unsaved (self_t *self, uint64_t task)
+{
+    size_t held = self->nunsaved < S_UNSAVED_MAX? self->nunsaved: S_UNSAVED_MAX;
+    for (size_t index = 0; index < held; index++)
+        if (self->unsaved [index] == task)
+            return true;
+    return false;
+}
+
+//  A held reply: if it is the TASK ACCEPTED of a submit that could not be
+//  saved, answer ERROR 507 instead (drover_outbox_each calls this)
+static void
+s_refuse_unsaved (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    uint32_t seq;
+    if (!record->payload
+    ||  drover_msg_peek (zframe_data (record->payload), zframe_size (record->payload), &seq)
+        != DROVER_MSG_TASK_ACCEPTED)
+        return;
+    drover_msg_t *accepted = drover_msg_new (0);
+    int rc = drover_msg_decode (accepted, zframe_data (record->payload),
+                                zframe_size (record->payload));
+    if (rc == 0 && s_unsaved (self, accepted->task)) {
+        drover_msg_t *refusal = drover_msg_new (DROVER_MSG_ERROR);
+        refusal->seq = seq;
+        refusal->code = DROVER_CODE_NOT_SAVED;
+        char *reason = zsys_sprintf ("not saved, not accepted: %s; retry later", self->error);
+        drover_msg_set_reason (refusal, reason);
+        zstr_free (&reason);
+        zframe_t *payload = drover_msg_encode (refusal);
+        if (payload) {
+            zframe_destroy (&record->payload);
+            record->payload = payload;
+        }
+        drover_msg_destroy (&refusal);
+    }
+    drover_msg_destroy (&accepted);
+}
+
+//  A batch was refused: drop from it the tasks submitted in it (assign
+//  forgets them: UNSAVED) and refuse their submits 507; what else it holds
+//  (results, events) stays pending, tried again
+static void
+s_unsave (self_t *self)
+{
+    size_t kept = 0, dropped = 0;
+    size_t first = self->nunsaved;
+    for (size_t index = 0; index < self->npending; index++) {
+        drover_change_t *change = self->pending [index];
+        if (change->submit) {
+            self->unsaved [self->nunsaved++ % S_UNSAVED_MAX] = change->task;
+            drover_outbox_say (self->outbox, "s8", "UNSAVED", change->task);
+        }
+    }
+    if (self->nunsaved == first)
+        return;
+    for (size_t index = 0; index < self->npending; index++) {
+        drover_change_t *change = self->pending [index];
+        if (change->task && s_unsaved (self, change->task)) {
+            drover_change_destroy (&self->pending [index]);
+            dropped++;
+        }
+        else
+            self->pending [kept++] = change;
+    }
+    self->npending = kept;
+    drover_outbox_each (self->held, s_refuse_unsaved, self);
+    zsys_warning ("store: submits=%zu refused 507 and forgotten, changes=%zu dropped",
+                  self->nunsaved - first, dropped);
+}
+
+//  Commit the pending batch if it is due; then publish its events and send
+//  the replies held for it. A refused batch stays pending, with its replies,
+//  but for its submits (s_unsave).
+static void
+s_commit (self_t *self, int64_t now)
+{
+    if (!s_commit_due (self, now))
+        return;
+    char *error = self->error;
+    if (drover_store_apply (self->backend, self->pending, self->npending,
+                              error, sizeof self->error) == -1) {
+        self->refusals++;
+        zsys_error ("store: batch of changes=%zu not saved, trying again in %d msec: %s",
+                    self->npending, self->retry_wait, error);
+        s_unsave (self);
+        s_check_fenced (self, error);
+        self->retry_at = now + self->retry_wait;
+        self->retry_wait = self->retry_wait * 2 < S_RETRY_MAX? self->retry_wait * 2: S_RETRY_MAX;
+        return;
+    }
+    if (self->retry_wait > S_RETRY_MIN)
+        zsys_notice ("store: saving again, batch of changes=%zu committed", self->npending);
+    self->retry_wait = S_RETRY_MIN;
+    self->committed_at = now;
+    self->commits++;
+    self->changes += self->npending;
+    for (size_t index = 0; index < self->npending; index++) {
+        if (!self->flags.silent)
+            s_publish (self, self->pending [index]);
+        drover_change_destroy (&self->pending [index]);
+    }
+    self->npending = 0;
+}
+
+//  The reconciler's OK to a SERVICE ADMIN whose definition could not be
+//  kept (said right after its KEEPSERVICE): ERROR 507 instead
+static void
+s_refuse_service (self_t *self, drover_record_t *record)
+{
+    uint32_t seq = 0;
+    self->service_unsaved = false;
+    if (!record->payload
+    ||  drover_msg_peek (zframe_data (record->payload), zframe_size (record->payload), &seq)
+        != DROVER_MSG_OK)
+        return;
+    drover_msg_t *error = drover_msg_new (DROVER_MSG_ERROR);
+    error->seq = seq;
+    error->code = DROVER_CODE_NOT_SAVED;
+    char *reason = zsys_sprintf ("not saved: %s", self->service_error);
+    drover_msg_set_reason (error, reason);
+    zstr_free (&reason);
+    zframe_t *payload = drover_msg_encode (error);
+    drover_msg_destroy (&error);
+    if (payload) {
+        zframe_destroy (&record->payload);
+        record->payload = payload;
+    }
+}
+
+//  REPLY: send it on after the commit that ends this turn, which holds
+//  every change said before it (and those said after it in the same
+//  batch: a request's reply may come before the changes it caused)
+static void
+s_handle_reply (self_t *self, drover_record_t *record)
+{
+    if (self->nunsaved)
+        s_refuse_unsaved (self, record);    //  said before assign heard UNSAVED
+    if (self->service_unsaved)
+        s_refuse_service (self, record);
+    drover_outbox_move (self->held, record, DROVER_RECORD_SEND);
+}
+
+//  Delete old history, a bounded batch at a time
+static void
+s_prune (self_t *self, int64_t now)
+{
+    if (now < self->prune_at || self->durability == DROVER_DURABILITY_OFF)
+        return;
+    char error [DROVER_STORE_ERROR_MAX];
+    int64_t deleted = drover_store_prune (self->backend, self->args.history_count,
+                                            (uint64_t) self->args.history_age * 1000,
+                                            self->args.history_events,
+                                            (uint64_t) zclock_time (), S_PRUNE_ROWS,
+                                            error, sizeof error);
+    if (deleted < 0) {
+        zsys_warning ("store: history not pruned: %s", error);
+        s_check_fenced (self, error);
+    }
+    else
+    if (deleted && self->flags.verbose)
+        zsys_debug ("store: pruned rows=%" PRId64, deleted);
+    //  More left: go on next turn, else look again later
+    self->prune_at = deleted >= S_PRUNE_ROWS? now: now + S_PRUNE_EVERY;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Handling commands
+
+//  KEEPADMIN: keep an operator's setting of a worker at once; if it cannot
+//  be kept, schedq still holds it until the broker stops
+static void
+s_keep_admin (self_t *self, zmsg_t *msg)
+{
+    char *worker = drover_actor_pop_string (msg);
+    int admin = (int) drover_actor_pop_number (msg);
+    uint32_t flags = (uint32_t) drover_actor_pop_number (msg);
+    char *reason = drover_actor_pop_string (msg);
+    uint64_t since = drover_actor_pop_number (msg);
+    drover_store_admin_t row = {
+        .worker = worker, .admin = admin, .flags = flags, .reason = reason, .since = since
+    };
+    char error [DROVER_STORE_ERROR_MAX];
+    if (drover_store_save_admin (self->backend, &row, error, sizeof error)) {
+        zsys_error ("store: worker=%s setting not kept: %s", worker, error);
+        s_check_fenced (self, error);
+    }
+    zstr_free (&reason);
+    zstr_free (&worker);
+}
+
+//  KEEPSERVICE: keep a service's definition at once (an empty one: forget
+//  it); if it cannot be kept, the reconciler still holds it until the
+//  broker stops, and the OK it says next (REPLY, in the same batch) is
+//  answered ERROR 507 instead
+static void
+s_keep_service (self_t *self, zmsg_t *msg)
+{
+    char *name = drover_actor_pop_string (msg);
+    zframe_t *def = zmsg_pop (msg);
+    assert (def);               //  the reconciler says it
+    self->service_unsaved = drover_store_save_service (self->backend, name, zframe_data (def),
+                                                         zframe_size (def), self->service_error,
+                                                         sizeof self->service_error) != 0;
+    if (self->service_unsaved) {
+        zsys_error ("store: service=%s definition not kept: %s", name, self->service_error);
+        s_check_fenced (self, self->service_error);
+    }
+    zframe_destroy (&def);
+    zstr_free (&name);
+}
+
+//  Handle one control command (drover_outbox_receive calls this)
+static void
+s_handle_command (void *arg, zmsg_t *msg)
+{
+    self_t *self = (self_t *) arg;
+    char command [16];
+    drover_actor_pop_text (msg, command, sizeof command);
+    if (self->flags.verbose)
+        zsys_debug ("store: command=%s", command);
+    if (streq (command, "EVENT"))
+        s_handle_event (self, msg);
+    else
+    if (streq (command, "RESTORED"))
+        self->restored_heard += drover_actor_pop_number (msg);
+    else
+    if (streq (command, "KEEPADMIN"))
+        s_keep_admin (self, msg);
+    else
+    if (streq (command, "KEEPSERVICE"))
+        s_keep_service (self, msg);
+    else
+    if (streq (command, "RECALL"))
+        zlist_append (self->recalls, zmsg_dup (msg));
+    else
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
+        zsys_error ("store: unknown pipe command=%s", command);
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  Answer every RECALL, once nothing said before it waits to be committed:
+//  say each of its tasks the history keeps, final, as a RESTORE record
+//  (assign puts it back for the request), then RECALLED ref. A task the
+//  history no longer keeps is left out: assign says it EXPIRED.
+static void
+s_answer_recalls (self_t *self)
+{
+    zmsg_t *recall;
+    while (self->npending == 0 && (recall = (zmsg_t *) zlist_pop (self->recalls))) {
+        uint64_t ref = drover_actor_pop_number (recall);
+        zframe_t *ids = zmsg_pop (recall);
+        assert (ids);               //  assign says them
+        size_t count = zframe_size (ids) / sizeof (uint64_t);
+        for (size_t index = 0; index < count; index++) {
+            uint64_t id;
+            memcpy (&id, zframe_data (ids) + index * sizeof id, sizeof id);
+            drover_change_t *change = NULL;
+            char error [DROVER_STORE_ERROR_MAX];
+            int found = drover_store_read_task (self->backend, id, &change, error,
+                                                  sizeof error);
+            if (found < 0)
+                zsys_warning ("store: task=%" PRIu64 " not read back: %s", id, error);
+            if (found > 0 && drover_change_final (change)) {
+                drover_outbox_say_change (self->outbox, DROVER_RECORD_RESTORE, &change);
+            }
+            drover_change_destroy (&change);
+        }
+        drover_outbox_say (self->outbox, "s8", "RECALLED", ref);
+        zframe_destroy (&ids);
+        zmsg_destroy (&recall);
+    }
+}
+
+//  Add one kept event to an EVENT LIST (the backend's replay calls this)
+static int
+s_list_event (void *arg, const drover_event_t *event)
+{
+    drover_msg_t *list = (drover_msg_t *) arg;
+    list->events [list->nevents++] = *event;
+    return 0;
+}
+
+//  EVENT REPLAY since limit: a page of the kept events after since
+static void
+s_handle_replay (self_t *self, const byte *route, size_t route_size, drover_msg_t *replay)
+{
+    if (self->durability == DROVER_DURABILITY_OFF) {
+        drover_actor_reply_to (self->outbox, "store", route, route_size, replay->seq,
+                               DROVER_CODE_UNEXPECTED,
+                               "this broker keeps no events (durability off)", "");
+        return;
+    }
+    size_t limit = replay->limit && replay->limit < DROVER_REPLAY_MAX? replay->limit
+                                                                      : DROVER_REPLAY_MAX;
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_EVENT_LIST);
+    list->seq = replay->seq;
+    list->events = (drover_event_t *) zmalloc (limit * sizeof (drover_event_t));
+    char error [DROVER_STORE_ERROR_MAX];
+    //  What is committed, not what waits in this turn's batch: those are
+    //  published once committed, and come live
+    list->last = drover_store_meta (self->backend)->next_seq - 1;
+    if (drover_store_replay (self->backend, replay->since, limit, s_list_event, list,
+                               error, sizeof error) < 0) {
+        zsys_warning ("store: cannot replay events: %s", error);
+        drover_actor_reply_to (self->outbox, "store", route, route_size, replay->seq,
+                               DROVER_CODE_INTERNAL, error, "");
+    }
+    else {
+        list->more = list->nevents == limit
+                  && list->events [list->nevents - 1].seq < list->last;
+        drover_actor_send_to (self->outbox, "store", route, route_size, list, "");
+    }
+    drover_msg_destroy (&list);
+}
+
+//  Handle one record: CHANGE and REPLY from assign, MSG from a client
+static void
+s_handle_record (void *arg, drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (self->flags.verbose)
+        zsys_debug ("store: command=%s", drover_record_word (record));
+    if (record->kind == DROVER_RECORD_CHANGE)
+        s_keep (self, &record->change);
+    else
+    if (record->kind == DROVER_RECORD_REPLY)
+        s_handle_reply (self, record);
+    else
+    if (record->kind == DROVER_RECORD_MSG && record->msg->id == DROVER_MSG_EVENT_REPLAY)
+        s_handle_replay (self, drover_record_route (record), record->route_size, record->msg);
+    else {
+        zsys_error ("store: unexpected record=%s", drover_record_word (record));
+        assert (false);         //  the vocabulary is in ACTORS.md
+    }
+}
+
+//  Return when the loop must turn again without input (msec, mono), or -1
+static int64_t
+s_deadline (self_t *self)
+{
+    int64_t deadline = self->durability == DROVER_DURABILITY_OFF? -1: self->prune_at;
+    if (self->npending) {
+        int64_t commit = self->durability == DROVER_DURABILITY_BATCH
+                       ? self->committed_at + self->commit_every: 0;
+        if (self->retry_at > commit)
+            commit = self->retry_at;
+        if (deadline == -1 || commit < deadline)
+            deadline = commit;
+    }
+    return deadline;
+}
+
+//  Run the store actor; args is a drover_store_actor_args_t
+void
+drover_store_actor (zsock_t *pipe, void *args)
+{
+    char *error = NULL;
+    self_t *self = s_self_new (pipe, (const drover_store_actor_args_t *) args, &error);
+    zsock_signal (pipe, 0);                     //  zactor_new returns only after this
+    if (!self) {
+        zsock_send (pipe, "s4s", "OPENED", 0, error);
+        zstr_free (&error);
+        //  Wait for $TERM: the broker stops
+        char *command = NULL;
+        while ((command = zstr_recv (pipe)) && !streq (command, "$TERM"))
+            zstr_free (&command);
+        zstr_free (&command);
+        return;
+    }
+    zsock_send (pipe, "s4s", "OPENED", 1, drover_store_name (self->backend));
+    if (s_load (self, &error) == -1) {
+        zsys_error ("store: %s", error);
+        drover_outbox_say (self->outbox, "ss", "FATAL", error);
+        drover_outbox_flush (self->outbox, self->pipe);
+        zstr_free (&error);
+    }
+    while (!self->flags.stopping) {
+        int64_t now = zclock_mono ();
+        s_commit (self, now);
+        s_answer_recalls (self);
+        s_prune (self, now);
+        drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
+        if (self->npending == 0)
+            drover_actor_flush (self->poller, DROVER_PIPE_AT, self->held, self->pipe);
+        if (drover_poller_wait (self->poller,
+                                drover_actor_poll_timeout (s_deadline (self), zclock_mono ()))
+            == -1)
+            break;              //  interrupted
+        if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
+                              s_handle_record, self) == -1)
+            break;              //  the context is ending
+    }
+    s_self_destroy (&self);
+}

@@ -1,0 +1,283 @@
+/*  =========================================================================
+    drover_schedq - the scheduling queue: pending requests and the workers
+    they are placed on, after bigslice's machine manager
+
+    Requests wait in order of priority (lower first), then procs (larger
+    first: first-fit decreasing), then arrival (the task id: ids increase at
+    submit, so a requeued task keeps its place). Eligible workers (admin
+    RUN, not on probation, free disk above the floor) wait in a heap ordered
+    by free procs, most free first. A pass places the head request on the
+    least-loaded worker that meets it; a request that fits none now reserves
+    the least-loaded worker that could hold it (bigslice's shelving of
+    request and worker), which then takes nothing else until the request
+    runs there or elsewhere, is cancelled, or the worker goes or stops being
+    eligible. Requests that no eligible worker could ever hold are parked
+    until one comes: they cost a pass nothing. A pass goes on until no free
+    procs are left or nothing queued could use them. A plain class: no
+    threads, no I/O, no clock.
+    =========================================================================
+*/
+
+#ifndef DROVER_SCHEDQ_H_INCLUDED
+#define DROVER_SCHEDQ_H_INCLUDED
+
+#include <czmq.h>
+#include "drover_msg.h"
+#include "drover_config.h"
+#include "drover_fleet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_schedq_t drover_schedq_t;
+
+//  A worker as WORKER TABLE shows it; pointers are borrowed and valid
+//  until the worker next changes
+typedef struct {
+    const char *id;             //  worker id
+    uint32_t procs;             //  procs it offers
+    uint32_t procs_used;        //  procs taken by assigned tasks
+    uint64_t mem;               //  memory it offers, bytes
+    uint64_t mem_used;          //  memory taken by assigned tasks, bytes
+    int admin;                  //  drover_admin_t
+    bool probation;             //  on probation: takes nothing new
+    uint64_t probation_until;   //  when its probation is due to end, msec since the epoch,
+                                //  0 if not on probation or not known
+    bool disk_low;              //  its free disk is under the floor: takes nothing new
+    size_t nlabels;             //  entries in labels
+    char *const *labels;        //  "key=value" each
+    drover_stats_t stats;       //  last stats stored with set_stats
+    size_t tasks;               //  tasks assigned to it now
+    uint64_t reserved;          //  task it is reserved for (kept empty for), 0 none
+    uint64_t lease;             //  lease lending its free capacity to assign, 0 none
+} drover_schedq_view_t;
+
+//  A lease: a worker's free capacity lent to assign (drover_schedq_leases.c)
+typedef struct {
+    uint64_t id;                //  lease id, never 0
+    const char *worker;         //  the worker lent (borrowed)
+    uint32_t procs;             //  procs it holds
+    uint64_t mem;               //  memory it holds, bytes
+} drover_schedq_lease_t;
+
+//  Called once for each lease made or to revoke; the lease is borrowed
+typedef void (drover_schedq_lease_fn) (const drover_schedq_lease_t *lease, void *arg);
+
+//  Called once for each placement a pass makes
+typedef void (drover_schedq_assign_fn) (uint64_t task, const char *worker, void *arg);
+
+//  Called once for each task a removed worker had assigned
+typedef void (drover_schedq_task_fn) (uint64_t task, void *arg);
+
+//  Create an empty queue; a pass looks past at most max_shelve unfit requests
+//  (each reservation it makes counts one; requests set aside until a
+//  worker or a reservation frees, and those holding a reservation, none)
+drover_schedq_t *
+    drover_schedq_new (uint32_t max_shelve);
+
+//  Destroy the queue and everything in it; harmless on NULL
+void
+    drover_schedq_destroy (drover_schedq_t **self_p);
+
+//  Change how many unfit requests one pass looks past
+void
+    drover_schedq_set_max_shelve (drover_schedq_t *self, uint32_t max_shelve);
+
+//  Add a worker, or update the procs, memory and labels of a known one
+//  (keeping its assignments, admin setting and probation). labels: "k=v"
+//  joined by "\n", or "" / NULL. Returns 0 if added, 1 if updated.
+int
+    drover_schedq_add_worker (drover_schedq_t *self, const char *id, uint32_t procs,
+                             uint64_t mem, const char *labels);
+
+//  Remove a worker and forget what was assigned to it, calling fn (may be
+//  NULL) for each such task. Returns how many it had, or -1 if unknown.
+int
+    drover_schedq_remove_worker (drover_schedq_t *self, const char *id,
+                                drover_schedq_task_fn *fn, void *arg);
+
+//  Set a worker's admin setting (drover_admin_t). Returns 0, or -1 if the
+//  worker is unknown or the value is not an admin setting.
+int
+    drover_schedq_set_admin (drover_schedq_t *self, const char *id, int admin);
+
+//  Set the free disk (bytes, of the work directory's filesystem, as the
+//  worker's stats say) under which a worker takes nothing new; 0 = no
+//  floor (the default). A worker whose stats have no disk is never held.
+void
+    drover_schedq_set_min_disk_free (drover_schedq_t *self, uint64_t bytes);
+
+//  Put a worker on probation or take it off. Returns 0, or -1 if unknown.
+int
+    drover_schedq_set_probation (drover_schedq_t *self, const char *id, bool probation);
+
+//  Hold a worker from new work while what it runs is not yet counted (it
+//  registered again reporting running attempts: assign adopts them, and
+//  their PLACED come after its UP), or let it take work again. Returns 0,
+//  or -1 if unknown.
+int
+    drover_schedq_set_settling (drover_schedq_t *self, const char *id, bool settling);
+
+//  Record when a worker's probation is due to end (msec since the epoch, as
+//  the probation actor says it; 0 unknown), for WORKER TABLE and for
+//  saying why a task waits. Taking the worker off probation forgets it.
+//  Returns 0, or -1 if unknown.
+int
+    drover_schedq_set_probation_until (drover_schedq_t *self, const char *id, uint64_t until);
+
+//  Keep a worker's last stats for WORKER TABLE, and hold it from new work
+//  while they say its free disk is under the floor. Returns 0, or -1 if
+//  unknown.
+int
+    drover_schedq_set_stats (drover_schedq_t *self, const char *id, const drover_stats_t *stats);
+
+//  Queue a request: priority (lower first), procs (>= 1), mem (bytes, 0 =
+//  no demand), labels it requires ("k=v" joined by "\n", or "" / NULL).
+//  Returns 0, or -1 if procs is 0 or the task is already queued or assigned.
+int
+    drover_schedq_push (drover_schedq_t *self, uint64_t task, int32_t priority,
+                       uint32_t procs, uint64_t mem, const char *labels);
+
+//  Drop a queued request. Returns 0, or -1 if the task is not queued.
+int
+    drover_schedq_remove (drover_schedq_t *self, uint64_t task);
+
+//  Give back an assigned task's procs and memory. Returns the id of the
+//  worker it held (borrowed), or NULL if it held none.
+const char *
+    drover_schedq_free (drover_schedq_t *self, uint64_t task);
+
+//  Run one scheduling pass, calling fn for each placement. Returns how
+//  many requests were placed.
+int
+    drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg);
+
+//  Change how many leases may be out at once (0, the default, lends
+//  nothing)
+void
+    drover_schedq_set_max_leases (drover_schedq_t *self, uint32_t max_leases);
+
+//  While no request waits for capacity, lend the free procs and memory of
+//  the least-loaded eligible workers, one lease each, until max_leases
+//  are out; the workers take nothing from a pass meanwhile. Calls fn for
+//  each lease made; returns how many.
+int
+    drover_schedq_lend (drover_schedq_t *self, drover_schedq_lease_fn *fn, void *arg);
+
+//  Call fn for each lease to revoke now, once each: every lease while a
+//  request waits (queued, blocked, or parked when a lent worker could
+//  hold it), and any lease whose worker is no longer usable or changed.
+//  A revoked lease holds its capacity until drover_schedq_return. Returns
+//  how many.
+int
+    drover_schedq_revoke (drover_schedq_t *self, drover_schedq_lease_fn *fn, void *arg);
+
+//  Assign a task to a lease's worker out of what the lease holds (procs
+//  >= 1, mem bytes, labels as for push). Returns 0, or -1 if the lease is
+//  unknown (returned, or its worker removed), holds less, or the task is
+//  queued or assigned already.
+int
+    drover_schedq_take (drover_schedq_t *self, uint64_t lease, uint64_t task, uint32_t procs,
+                       uint64_t mem, const char *labels);
+
+//  Record a task as running on a worker already (procs >= 1, mem bytes,
+//  labels as for push): an attempt a restarted broker adopted. Its procs
+//  and memory count as used, even past what the worker has free (what a
+//  pass placed there meanwhile stays). Returns 0, or -1 if the worker is
+//  unknown or the task queued or assigned already.
+int
+    drover_schedq_place (drover_schedq_t *self, const char *worker, uint64_t task, uint32_t procs,
+                        uint64_t mem, const char *labels);
+
+//  End a lease and give back what it still holds. Returns the worker's id
+//  (borrowed), or NULL if the lease is unknown.
+const char *
+    drover_schedq_return (drover_schedq_t *self, uint64_t lease);
+
+//  Return how many leases are out (revoked ones until they come back)
+size_t
+    drover_schedq_leases (drover_schedq_t *self);
+
+//  Return true if the task is queued (not yet placed)
+bool
+    drover_schedq_queued (drover_schedq_t *self, uint64_t task);
+
+//  Return the worker a task is assigned to (borrowed), or NULL
+const char *
+    drover_schedq_assigned (drover_schedq_t *self, uint64_t task);
+
+//  Called once for each distinct demand of the queued requests: procs,
+//  memory (bytes), labels ("k=v" joined by "\n", "" none) and how many
+//  requests ask it
+typedef void (drover_schedq_demand_fn) (uint32_t procs, uint64_t mem, const char *labels,
+                                       uint32_t count, void *arg);
+
+//  Call fn for each distinct demand waiting (the queue's groups, counted as
+//  requests come and go): O(distinct demands), not O(requests)
+void
+    drover_schedq_each_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *arg);
+
+//  Give the elastic pool's instance types (borrowed; NULL, 0: no pool), so
+//  that explaining a task no connected worker could ever run says whether
+//  an instance of some type will be started for it or no type fits
+void
+    drover_schedq_set_pooltypes (drover_schedq_t *self, const drover_pooltype_t *types,
+                                size_t ntypes);
+
+//  Return true if the worker takes new work, has the labels ("k=v" joined
+//  by "\n", "" or NULL none) and enough procs and memory in all (mem 0:
+//  any) for a request (drover_schedq_affinity.c)
+bool
+    drover_schedq_could_hold (drover_schedq_t *self, const char *id, uint32_t procs, uint64_t mem,
+                             const char *labels);
+
+//  Return true if the worker could hold a request and has room for it now:
+//  free procs and memory, nothing lent, not kept for another request
+bool
+    drover_schedq_has_room (drover_schedq_t *self, const char *id, uint32_t procs, uint64_t mem,
+                           const char *labels);
+
+//  Say whether requests wait outside the queue (drover_affinity): while
+//  they do, nothing is lent and every lease is revoked
+void
+    drover_schedq_set_waiting (drover_schedq_t *self, bool waiting);
+
+//  Build the fleet of every worker known, in order of arrival: procs,
+//  memory, what its tasks use (lent capacity counts as free), labels,
+//  tasks, and whether it takes new work (drover_schedq_fleet.c). Caller
+//  destroys it.
+drover_fleet_t *
+    drover_schedq_fleet (drover_schedq_t *self);
+
+//  Return how many requests are queued
+size_t
+    drover_schedq_size (drover_schedq_t *self);
+
+//  Return how many workers are known
+size_t
+    drover_schedq_workers (drover_schedq_t *self);
+
+//  Return true if the worker is known and has nothing assigned
+bool
+    drover_schedq_idle (drover_schedq_t *self, const char *id);
+
+//  Fill view with a worker's state. Returns 0, or -1 if unknown.
+int
+    drover_schedq_lookup (drover_schedq_t *self, const char *id, drover_schedq_view_t *view);
+
+//  Return the first known worker's id (borrowed) in order of arrival, or
+//  NULL; then iterate with drover_schedq_next. Adding or removing workers
+//  ends the iteration.
+const char *
+    drover_schedq_first (drover_schedq_t *self);
+
+//  Return the next worker's id (borrowed), or NULL at the end
+const char *
+    drover_schedq_next (drover_schedq_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

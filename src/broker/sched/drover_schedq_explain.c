@@ -1,0 +1,527 @@
+/*  =========================================================================
+    drover_schedq_explain - why a queued task waits and what would unblock
+    it, as the scheduling queue sees it (part of drover_schedq)
+
+    For every worker, the first reason it cannot take the request, in this
+    order: what it could never do (a label it lacks, too few procs or too
+    little memory in all), then what it will not do now (held, draining,
+    on probation, low on disk), then what it is busy with (kept for
+    another request, lent to assign, too few procs or too little memory
+    free). Workers that say the same are one item: how many, a few names,
+    and the numbers of the closest (the most procs, the most free). Then
+    the verdict, from the closest worker: it runs next, fits somewhere
+    when so much frees, waits for a worker kept for another, waits for a
+    held or sick worker, or no worker could ever run it (and why); with
+    an elastic pool, that last says instead which type of instance will
+    be started for it, or that no instance type fits.
+
+    Its place in the queue counts every queued request that ranks before
+    it in placement order (drover_schedq_ranks_before), but those that no
+    worker taking work could ever hold (they wait aside, their group
+    parked or soon to be): they run before nothing until such a worker
+    comes, unless they ask exactly what it asks (its own group). One look
+    at each request and, per group, at the workers, paid only when asked.
+    A TASK TABLE's rows are annotated in one look at each for all of them.
+    =========================================================================
+*/
+
+#include "drover_schedq_internal.h"
+#include "drover_schedq_explain.h"
+#include "drover_why.h"
+#include "drover_pool.h"
+
+//  A request's demand, as the explanation needs it
+typedef struct {
+    uint64_t task;              //  task id
+    int32_t priority;           //  lower first
+    uint32_t procs;             //  procs asked
+    const drover_demand_t *demand;  //  memory and labels asked
+    uint32_t handle;            //  the request's handle
+} s_asked_t;
+
+
+//  ---------------------------------------------------------------------
+//  One worker
+
+//  Set why a worker cannot take the request now (code and numbers), or
+//  DROVER_WHY_FITS with its free procs
+static void
+s_first_reason (drover_schedq_t *self, const s_worker_t *worker, const s_asked_t *asked,
+                drover_why_t *why)
+{
+    memset (why, 0, sizeof *why);
+    const drover_demand_t *demand = asked->demand;
+    for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
+        size_t have;
+        for (have = 0; have < worker->nlabels; have++)
+            if (streq (worker->labels [have], demand->labels [wanted]))
+                break;
+        if (have == worker->nlabels) {
+            why->code = DROVER_WHY_LABEL;
+            snprintf (why->text, sizeof why->text, "%s", demand->labels [wanted]);
+            return;
+        }
+    }
+    if (worker->procs < asked->procs) {
+        why->code = DROVER_WHY_PROCS;
+        why->a = worker->procs;
+        why->b = asked->procs;
+    }
+    else
+    if (worker->mem < demand->mem) {
+        why->code = DROVER_WHY_MEM;
+        why->a = worker->mem;
+        why->b = demand->mem;
+    }
+    else
+    if (worker->admin == DROVER_ADMIN_HOLD)
+        why->code = DROVER_WHY_HELD;
+    else
+    if (worker->admin == DROVER_ADMIN_DRAIN)
+        why->code = DROVER_WHY_DRAINING;
+    else
+    if (worker->probation) {
+        why->code = DROVER_WHY_PROBATION;
+        why->a = worker->probation_until;   //  0 until probation says when
+    }
+    else
+    if (worker->disk_low)
+        why->code = DROVER_WHY_LOW_DISK;
+    else
+    if (worker->reserved && worker->reserved != asked->handle) {
+        why->code = DROVER_WHY_RESERVED;
+        why->a = s_request (self, worker->reserved)->task;
+    }
+    else
+    if (worker->lease)
+        why->code = DROVER_WHY_LENT;
+    else
+    if (s_free_procs (worker) < asked->procs || s_free_mem (worker) < demand->mem) {
+        bool procs = s_free_procs (worker) < asked->procs;
+        why->code = worker->reserved? DROVER_WHY_KEPT:
+                    procs? DROVER_WHY_BUSY: DROVER_WHY_BUSY_MEM;
+        why->a = procs || worker->reserved? s_free_procs (worker): s_free_mem (worker);
+        why->b = procs || worker->reserved? asked->procs: demand->mem;
+    }
+    else {
+        why->code = DROVER_WHY_FITS;
+        why->a = s_free_procs (worker);
+    }
+}
+
+//  Return true if a reason's numbers make its worker closer to taking the
+//  request than another's of the same code: the most procs or memory in
+//  all, the most free, the earliest probation end
+static bool
+s_closer (const drover_why_t *one, const drover_why_t *two)
+{
+    if (one->code == DROVER_WHY_PROBATION)
+        return one->a && (!two->a || one->a < two->a);
+    return one->a > two->a;
+}
+
+//  Count a worker's reason in the items: into the item of its code (and
+//  label), made if new, its name first if it is the closest yet
+static void
+s_tally (drover_why_t *whys, size_t *count_p, size_t max, const drover_why_t *why,
+         const char *worker)
+{
+    size_t index;
+    for (index = 0; index < *count_p; index++)
+        if (whys [index].code == why->code && streq (whys [index].text, why->text))
+            break;
+    if (index == *count_p) {
+        if (*count_p == max)
+            return;             //  no room: cannot happen with 16 labels and 13 codes
+        whys [index] = *why;
+        whys [index].count = 0;
+        (*count_p)++;
+    }
+    drover_why_t *item = &whys [index];
+    bool first = item->count == 0 || s_closer (why, item);
+    if (first && item->count) {
+        item->a = why->a;
+        item->b = why->b;
+    }
+    item->count++;
+    if (first) {
+        //  The closest leads: the others move down, the last may fall off
+        size_t keep = item->nnames < DROVER_WHY_NAMES_MAX? item->nnames: DROVER_WHY_NAMES_MAX - 1;
+        memmove (item->names [1], item->names [0], keep * sizeof item->names [0]);
+        item->nnames = (uint32_t) keep + 1;
+        snprintf (item->names [0], sizeof item->names [0], "%s", worker);
+    }
+    else
+    if (item->nnames < DROVER_WHY_NAMES_MAX)
+        snprintf (item->names [item->nnames++], sizeof item->names [0], "%s", worker);
+}
+
+
+//  ---------------------------------------------------------------------
+//  The verdict
+
+//  Find the item with a code among count, or NULL
+static drover_why_t *
+s_find (drover_why_t *whys, size_t count, int code)
+{
+    for (size_t index = 0; index < count; index++)
+        if (whys [index].code == code)
+            return &whys [index];
+    return NULL;
+}
+
+//  Say why no worker could ever run the request: the first label nobody
+//  has, else too few procs, else too little memory, else no one has all
+static void
+s_never (drover_schedq_t *self, const s_asked_t *asked, drover_why_t *verdict)
+{
+    const drover_demand_t *demand = asked->demand;
+    if (self->npooltypes) {
+        //  An elastic pool: an instance of the cheapest type that fits
+        //  will be started for it, or none fits (and none is started)
+        const drover_pooltype_t *type = drover_pooltype_cheapest (
+            self->pooltypes, self->npooltypes, asked->procs, demand->mem, demand->given);
+        verdict->code = type? DROVER_WHY_POOL_START: DROVER_WHY_POOL_NOFIT;
+        if (type)
+            snprintf (verdict->text, sizeof verdict->text, "%s", type->name);
+        return;
+    }
+    if (zlistx_size (self->order) == 0) {
+        verdict->code = DROVER_WHY_NEVER_NONE;
+        return;
+    }
+    uint64_t most_procs = 0, most_mem = 0;
+    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order)) {
+        s_worker_t *worker = s_worker (self, (uint32_t) (uintptr_t) item);
+        if (worker->procs > most_procs)
+            most_procs = worker->procs;
+        if (worker->mem > most_mem)
+            most_mem = worker->mem;
+    }
+    for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
+        bool held = false;
+        for (void *item = zlistx_first (self->order); item && !held;
+             item = zlistx_next (self->order)) {
+            s_worker_t *worker = s_worker (self, (uint32_t) (uintptr_t) item);
+            for (size_t have = 0; have < worker->nlabels && !held; have++)
+                held = streq (worker->labels [have], demand->labels [wanted]);
+        }
+        if (!held) {
+            verdict->code = DROVER_WHY_NEVER_LABEL;
+            snprintf (verdict->text, sizeof verdict->text, "%s", demand->labels [wanted]);
+            return;
+        }
+    }
+    if (most_procs < asked->procs) {
+        verdict->code = DROVER_WHY_NEVER_PROCS;
+        verdict->a = most_procs;
+        verdict->b = asked->procs;
+    }
+    else
+    if (most_mem < demand->mem) {
+        verdict->code = DROVER_WHY_NEVER_MEM;
+        verdict->a = most_mem;
+        verdict->b = demand->mem;
+    }
+    else
+        verdict->code = DROVER_WHY_NEVER_ALL;
+}
+
+//  Name the worker an item leads with in a verdict
+static void
+s_name (drover_why_t *verdict, const drover_why_t *item)
+{
+    verdict->count = item->count;
+    verdict->nnames = 1;
+    memcpy (verdict->names [0], item->names [0], sizeof verdict->names [0]);
+}
+
+//  Decide the verdict from the workers' items: the closest way to running
+static void
+s_verdict (drover_schedq_t *self, const s_asked_t *asked, drover_why_t *whys, size_t count,
+           drover_why_t *verdict)
+{
+    memset (verdict, 0, sizeof *verdict);
+    drover_why_t *item;
+    if ((item = s_find (whys, count, DROVER_WHY_FITS))) {
+        verdict->code = DROVER_WHY_NEXT;
+        s_name (verdict, item);
+    }
+    else
+    if ((item = s_find (whys, count, DROVER_WHY_KEPT))
+    ||  (item = s_find (whys, count, DROVER_WHY_BUSY))
+    ||  (item = s_find (whys, count, DROVER_WHY_BUSY_MEM))) {
+        //  Its worker: how much more must free there
+        s_worker_t *worker = s_worker_find (self, item->names [0], NULL);
+        verdict->code = DROVER_WHY_FITS_WHEN;
+        s_name (verdict, item);
+        verdict->a = asked->procs > s_free_procs (worker)? asked->procs - s_free_procs (worker): 0;
+        verdict->b = asked->demand->mem > s_free_mem (worker)?
+                     asked->demand->mem - s_free_mem (worker): 0;
+    }
+    else
+    if ((item = s_find (whys, count, DROVER_WHY_RESERVED))) {
+        verdict->code = DROVER_WHY_AFTER;
+        s_name (verdict, item);
+        verdict->a = item->a;
+    }
+    else
+    if ((item = s_find (whys, count, DROVER_WHY_LENT))
+    ||  (item = s_find (whys, count, DROVER_WHY_PROBATION))
+    ||  (item = s_find (whys, count, DROVER_WHY_LOW_DISK))
+    ||  (item = s_find (whys, count, DROVER_WHY_HELD))
+    ||  (item = s_find (whys, count, DROVER_WHY_DRAINING))) {
+        verdict->code = DROVER_WHY_WHEN_USABLE;
+        s_name (verdict, item);
+        verdict->a = item->code;
+        verdict->b = item->code == DROVER_WHY_PROBATION? item->a: 0;
+    }
+    else
+        s_never (self, asked, verdict);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Place in the queue
+
+//  Call fn for each queued request of a group (between passes nothing is
+//  shelved)
+typedef void (s_request_fn) (const s_request_t *request, void *arg);
+
+static void
+s_each_heap (drover_schedq_t *self, uint32_t group_handle, s_request_fn *fn, void *arg)
+{
+    drover_idheap_t *heap = s_group (self, group_handle)->heap;
+    for (size_t index = 0; index < drover_idheap_size (heap); index++)
+        fn (s_request (self, drover_idheap_at (heap, index)), arg);
+}
+
+//  True if a group's requests may run before others: a connected worker
+//  that takes work could ever hold them, or an instance of the elastic
+//  pool would be started for them; or no worker is connected at all (then
+//  everything waits for workers, in placement order)
+static bool
+s_group_runnable (drover_schedq_t *self, uint32_t handle)
+{
+    s_group_t *group = s_group (self, handle);
+    if (self->npooltypes)
+        return drover_pooltype_cheapest (self->pooltypes, self->npooltypes, group->procs,
+                                         group->demand->mem, group->demand->given) != NULL;
+    if (zlistx_size (self->order) == 0)
+        return true;
+    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
+        if (s_could_hold (s_worker (self, (uint32_t) (uintptr_t) item), group->procs,
+                          group->demand))
+            return true;
+    return false;
+}
+
+//  Call fn for each request of a group that some worker could hold, or of
+//  group own (0: none): those that may run before own's
+static void
+s_each_group (drover_schedq_t *self, uint32_t handle, uint32_t own, s_request_fn *fn, void *arg)
+{
+    if (handle == own || s_group_runnable (self, handle))
+        s_each_heap (self, handle, fn, arg);
+}
+
+//  The same over the groups queued, parked and blocked
+static void
+s_each_queued (drover_schedq_t *self, uint32_t own, s_request_fn *fn, void *arg)
+{
+    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
+        s_each_group (self, drover_idheap_at (self->queue, index), own, fn, arg);
+    for (size_t index = 0; index < self->parked.count; index++)
+        s_each_group (self, self->parked.handles [index], own, fn, arg);
+    for (size_t index = 0; index < self->blocked.count; index++)
+        s_each_group (self, self->blocked.handles [index], own, fn, arg);
+}
+
+//  What counting one request's place needs
+typedef struct {
+    const s_asked_t *asked;     //  the request
+    drover_why_t *ahead;        //  AHEAD: count, a (higher priority), b (more procs)
+} s_place_t;
+
+//  Count a request if it ranks before the one asked about
+static void
+s_count_ahead (const s_request_t *request, void *arg)
+{
+    s_place_t *place = (s_place_t *) arg;
+    const s_asked_t *asked = place->asked;
+    if (!drover_schedq_ranks_before (request->priority, request->procs, request->task,
+                                    asked->priority, asked->procs, asked->task))
+        return;
+    place->ahead->count++;
+    if (request->priority < asked->priority)
+        place->ahead->a++;
+    else
+    if (request->procs > asked->procs)
+        place->ahead->b++;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Explaining
+
+//  Fill items for a queued request: place (if ahead is set), groups,
+//  verdict. Returns how many.
+static int
+s_explain (drover_schedq_t *self, uint32_t handle, bool place, drover_why_t *whys)
+{
+    s_request_t *request = s_request (self, handle);
+    s_asked_t asked = { request->task, request->priority, request->procs, request->demand,
+                        handle };
+    size_t count = 0;
+    if (place) {
+        memset (&whys [0], 0, sizeof whys [0]);
+        whys [0].code = DROVER_WHY_AHEAD;
+        s_place_t counting = { &asked, &whys [0] };
+        s_each_queued (self, request->group, s_count_ahead, &counting);
+        count = 1;
+    }
+    size_t first = count;
+    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order)) {
+        s_worker_t *worker = s_worker (self, (uint32_t) (uintptr_t) item);
+        drover_why_t why;
+        s_first_reason (self, worker, &asked, &why);
+        s_tally (whys, &count, DROVER_WHYS_MAX - 1, &why, worker->id);
+    }
+    s_verdict (self, &asked, whys + first, count - first, &whys [count]);
+    return (int) count + 1;
+}
+
+//  Explain why a queued task waits
+int
+drover_schedq_explain (drover_schedq_t *self, uint64_t task, drover_why_t *whys)
+{
+    assert (self && whys);
+    uint32_t handle = drover_slab_find (self->requests, task);
+    if (!handle || s_request (self, handle)->worker)
+        return -1;              //  not queued
+    return s_explain (self, handle, true, whys);
+}
+
+//  A row's sort key and where it is, to count places in one look
+typedef struct {
+    int32_t priority;           //  its request's
+    uint32_t procs;             //  likewise
+    uint64_t task;              //  likewise
+    size_t row;                 //  index in the rows
+    uint32_t group;             //  its request's group
+    uint32_t ahead;             //  queued requests ranked before it
+} s_key_t;
+
+//  Order keys in placement order
+static int
+s_key_compare (const void *one, const void *two)
+{
+    const s_key_t *a = (const s_key_t *) one;
+    const s_key_t *b = (const s_key_t *) two;
+    if (drover_schedq_ranks_before (a->priority, a->procs, a->task, b->priority, b->procs, b->task))
+        return -1;
+    return a->task == b->task? 0: 1;
+}
+
+//  Order keys by group, then in placement order
+static int
+s_key_compare_group (const void *one, const void *two)
+{
+    const s_key_t *a = (const s_key_t *) one;
+    const s_key_t *b = (const s_key_t *) two;
+    if (a->group != b->group)
+        return a->group < b->group? -1: 1;
+    return s_key_compare (one, two);
+}
+
+//  What counting the places of many rows needs
+typedef struct {
+    s_key_t *keys;              //  the rows' keys, in placement order
+    size_t count;               //  entries in keys
+    uint32_t *starts;           //  per key: requests whose first key after them is it
+} s_places_t;
+
+//  Count a request as ahead of every key it ranks before: mark the first
+static void
+s_mark_ahead (const s_request_t *request, void *arg)
+{
+    s_places_t *places = (s_places_t *) arg;
+    size_t low = 0, high = places->count;
+    while (low < high) {
+        size_t middle = (low + high) / 2;
+        const s_key_t *key = &places->keys [middle];
+        if (drover_schedq_ranks_before (request->priority, request->procs, request->task,
+                                       key->priority, key->procs, key->task))
+            high = middle;
+        else
+            low = middle + 1;
+    }
+    if (low < places->count)
+        places->starts [low]++;
+}
+
+//  Count for each of count keys (in placement order) the requests of
+//  group each_group, or every request that may run first (each_group 0),
+//  that rank before it: mark the first key each ranks before, then add up
+static void
+s_count_places (drover_schedq_t *self, s_key_t *keys, size_t count, uint32_t each_group)
+{
+    uint32_t *starts = (uint32_t *) calloc (count? count: 1, sizeof (uint32_t));
+    assert (starts);
+    s_places_t places = { keys, count, starts };
+    if (each_group)
+        s_each_heap (self, each_group, s_mark_ahead, &places);
+    else
+        s_each_queued (self, 0, s_mark_ahead, &places);
+    uint32_t ahead = 0;
+    for (size_t index = 0; index < count; index++) {
+        ahead += starts [index];
+        keys [index].ahead += ahead;
+    }
+    free (starts);
+}
+
+//  Fill the reason of each QUEUED row with the short form of its explanation
+void
+drover_schedq_annotate (drover_schedq_t *self, drover_task_row_t *rows, size_t nrows)
+{
+    assert (self);
+    s_key_t *keys = (s_key_t *) malloc ((nrows? nrows: 1) * sizeof (s_key_t));
+    assert (keys);
+    size_t count = 0;
+    for (size_t index = 0; index < nrows; index++) {
+        uint32_t handle = drover_slab_find (self->requests, rows [index].task);
+        if (rows [index].state != DROVER_TASK_QUEUED || !handle
+        ||  s_request (self, handle)->worker)
+            continue;           //  not queued here
+        s_request_t *request = s_request (self, handle);
+        s_key_t key = { request->priority, request->procs, request->task, index,
+                        request->group, 0 };
+        keys [count++] = key;
+    }
+    //  Sorted by group, a run of keys each: the requests of a group no
+    //  worker could hold count for its own keys only; then every request
+    //  that may run first counts for every key it ranks before
+    qsort (keys, count, sizeof (s_key_t), s_key_compare_group);
+    for (size_t start = 0, end; start < count; start = end) {
+        for (end = start + 1; end < count && keys [end].group == keys [start].group; end++)
+            ;
+        if (!s_group_runnable (self, keys [start].group))
+            s_count_places (self, keys + start, end - start, keys [start].group);
+    }
+    qsort (keys, count, sizeof (s_key_t), s_key_compare);
+    s_count_places (self, keys, count, 0);
+    drover_why_t *whys = (drover_why_t *) malloc (DROVER_WHYS_MAX * sizeof (drover_why_t));
+    assert (whys);
+    for (size_t index = 0; index < count; index++) {
+        drover_task_row_t *row = &rows [keys [index].row];
+        memset (&whys [0], 0, sizeof whys [0]);
+        whys [0].code = DROVER_WHY_AHEAD;
+        whys [0].count = keys [index].ahead;
+        int items = s_explain (self, drover_slab_find (self->requests, row->task), false,
+                               whys + 1);
+        drover_why_short (whys, (size_t) items + 1, row->reason, sizeof row->reason);
+    }
+    free (whys);
+    free (keys);
+}

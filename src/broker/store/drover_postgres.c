@@ -1,0 +1,677 @@
+/*  =========================================================================
+    drover_postgres - the PostgreSQL backend of drover_store: the
+    broker's state in a database, for brokers on several machines
+
+    Open makes the tables if missing (under an advisory lock: two brokers
+    starting at once do not race), claims the state for the fencing token
+    (raising the fence row's token to ours, refused if it holds a higher
+    one), then reads the meta in the same transaction, so a new leader
+    sees every commit of the old one: the old one's later writes are all
+    refused, since each write transaction first calls drover_fence_check
+    ($1), which locks the fence row and raises SQLSTATE DR001 if the
+    token there is not ours. A fence of 0 claims nothing and checks
+    nothing (one broker on its own).
+
+    apply sends its whole transaction in one round (libpq pipeline mode:
+    no round trip per statement): the changes of one task within the batch
+    merged into one write, the events packed by drover_eventpack, 1024 to
+    a row, as the SQLite backend does. Inserts ignore a row already there
+    (ON CONFLICT DO NOTHING), so a batch tried again after a commit whose
+    answer was lost is not refused for ever. Durability is the server's:
+    a commit returns once the server says it is durable (synchronous_commit,
+    on by default; with a synchronous standby, once it has it too).
+
+    Strings are kept as bytea: the server's encoding never refuses a key
+    or a reason a peer sent.
+    =========================================================================
+*/
+
+#include "drover_postgres_internal.h"
+#include "drover_eventpack.h"
+
+#define S_FORMAT        "drover-postgres 1"     //  drover_meta 'format'
+#define S_EVENTS_ROW    1024                    //  events packed in one row, at most
+#define S_FINAL         "state >= 3"            //  SQL: a final task
+#define S_FENCED_STATE  "DR001"                 //  SQLSTATE of a write refused by fencing
+#define S_LOCK_KEY      "7306244174930108486"   //  advisory lock held while making tables
+
+//  The tables, the fence row and the fence check, each one statement
+static const char *
+s_schema [] = {
+    "SELECT pg_advisory_xact_lock (" S_LOCK_KEY ")",
+    "CREATE TABLE IF NOT EXISTS drover_meta (name text PRIMARY KEY, value text NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS drover_fence (id integer PRIMARY KEY CHECK (id = 1),"
+    " token bigint NOT NULL)",
+    "INSERT INTO drover_fence VALUES (1, 0) ON CONFLICT DO NOTHING",
+    "CREATE TABLE IF NOT EXISTS drover_tasks ("
+    " id bigint PRIMARY KEY, key bytea, state bigint NOT NULL, attempt bigint NOT NULL,"
+    " worker bytea NOT NULL, retries_left bigint NOT NULL, lost bigint NOT NULL,"
+    " seq bigint NOT NULL, submitted bigint NOT NULL, ended bigint NOT NULL,"
+    " priority bigint, procs bigint, mem bigint, timeout bigint, retries bigint,"
+    " flags bigint, labels bytea, body bytea,"
+    " outcome bigint, exit_code bigint, signal bigint, duration bigint,"
+    " truncated bigint, reason bytea, out bytea, err bytea, owner bytea NOT NULL,"
+    " offered bigint NOT NULL DEFAULT 0, started bigint NOT NULL DEFAULT 0,"
+    " last_outcome bigint, history bytea, service bytea, slot bigint NOT NULL DEFAULT 0,"
+    " affinity bytea)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS drover_tasks_key ON drover_tasks (key)"
+    " WHERE key IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS drover_tasks_final ON drover_tasks (ended, id)"
+    " WHERE " S_FINAL,
+    "CREATE TABLE IF NOT EXISTS drover_events (first_seq bigint PRIMARY KEY,"
+    " last_seq bigint NOT NULL, count bigint NOT NULL, data bytea NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS drover_worker_admin (worker bytea PRIMARY KEY,"
+    " admin bigint NOT NULL, flags bigint NOT NULL, reason bytea NOT NULL,"
+    " since bigint NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS drover_services (name bytea PRIMARY KEY, def bytea NOT NULL)",
+    "CREATE OR REPLACE FUNCTION drover_fence_check (ours bigint) RETURNS void"
+    " LANGUAGE plpgsql AS $$ DECLARE held bigint; BEGIN"
+    " SELECT token INTO held FROM drover_fence WHERE id = 1 FOR UPDATE;"
+    " IF held IS DISTINCT FROM ours THEN RAISE EXCEPTION USING ERRCODE = '" S_FENCED_STATE "',"
+    " MESSAGE = format ('fenced: the state is held by a newer leader (token %s > fence %s)',"
+    " held, ours); END IF; END $$",
+};
+
+//  The task columns as load reads them, in this order (as drover_sqlite)
+#define S_TASK_COLUMNS \
+    "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
+    " priority, procs, mem, timeout, retries, flags, labels, body," \
+    " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
+    " offered, started, last_outcome, history, service, slot, affinity"
+
+//  Task writes go as columns: each parameter an array holding one column
+//  of the batch's rows (drover_pgarray_t), unnested by the statement, so a
+//  batch writes its tasks in three statements, not one per task. Columns
+//  are numbered: 1 id, 2 key, 3-7 state, attempt, worker, retries_left,
+//  lost, 8 seq, 9 submitted, 10 ended, 11-18 the submit, 19-26 the
+//  result, 27 the owner, 28 offered, 29 started, 30 last_outcome, 31
+//  history, 32-34 service, slot, affinity
+#define S_INT8          20          //  element types
+#define S_BYTEA         17
+#define S_INT8_ARRAY    1016        //  parameter types
+#define S_BYTEA_ARRAY   1001
+#define S_TASK_COLUMNS_MAX  34
+static const Oid
+s_column_types [S_TASK_COLUMNS_MAX + 1] = {
+    0, S_INT8, S_BYTEA, S_INT8, S_INT8, S_BYTEA, S_INT8, S_INT8, S_INT8, S_INT8, S_INT8,
+    S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA,
+    S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA, S_BYTEA, S_BYTEA,
+    S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA, S_INT8, S_BYTEA
+};
+
+//  Each task write's columns, in its parameters' order ($1, $2...), and
+//  the parameters' types
+static const int
+s_insert_columns [] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                        20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34 };
+static const int
+s_state_columns [] = { 1, 3, 4, 5, 6, 7, 28, 29, 31 };
+static const int
+s_final_columns [] = { 1, 3, 4, 5, 6, 7, 10, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 30, 31 };
+#define S_COUNT(array)  (sizeof array / sizeof array [0])
+#define I8  S_INT8_ARRAY
+#define BA  S_BYTEA_ARRAY
+static const Oid
+s_insert_types [] = { I8, BA, I8, I8, BA, I8, I8, I8, I8, I8, I8, I8, I8, I8, I8, I8, BA, BA,
+                      I8, I8, I8, I8, I8, BA, BA, BA, BA, I8, I8, I8, BA, BA, I8, BA };
+static const Oid
+s_state_types [] = { I8, I8, I8, BA, I8, I8, I8, I8, BA };
+static const Oid
+s_final_types [] = { I8, I8, I8, BA, I8, I8, I8, I8, I8, I8, I8, I8, BA, BA, BA, I8, I8, I8, BA };
+#undef I8
+#undef BA
+
+static const drover_pgconn_statement_t
+s_statements [S_STATEMENTS] = {
+    [S_INSERT_TASK]     = { "INSERT INTO drover_tasks (id, key, state, attempt, worker,"
+                            " retries_left, lost, seq, submitted, ended, priority, procs, mem,"
+                            " timeout, retries, flags, labels, body, outcome, exit_code, signal,"
+                            " duration, truncated, reason, out, err, owner, offered, started,"
+                            " last_outcome, history, service, slot, affinity) SELECT * FROM"
+                            " unnest ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+                            " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,"
+                            " $27, $28, $29, $30, $31, $32, $33, $34)"
+                            " ON CONFLICT (id) DO NOTHING",
+                            (int) S_COUNT (s_insert_types), s_insert_types },
+    //  A final task is final: a later change does not touch its row
+    [S_UPDATE_STATE]    = { "UPDATE drover_tasks t SET state = u.state, attempt = u.attempt,"
+                            " worker = u.worker, retries_left = u.retries_left, lost = u.lost,"
+                            " offered = u.offered, started = u.started, history = u.history"
+                            " FROM unnest ($1, $2, $3, $4, $5, $6, $7, $8, $9) AS u (id, state,"
+                            " attempt, worker, retries_left, lost, offered, started, history)"
+                            " WHERE t.id = u.id AND NOT (t.state >= 3)",
+                            (int) S_COUNT (s_state_types), s_state_types },
+    [S_UPDATE_FINAL]    = { "UPDATE drover_tasks t SET state = u.state, attempt = u.attempt,"
+                            " worker = u.worker, retries_left = u.retries_left, lost = u.lost,"
+                            " ended = u.ended, outcome = u.outcome, exit_code = u.exit_code,"
+                            " signal = u.signal, duration = u.duration, truncated = u.truncated,"
+                            " reason = u.reason, out = u.out, err = u.err, offered = u.offered,"
+                            " started = u.started, last_outcome = u.last_outcome,"
+                            " history = u.history FROM unnest ($1, $2, $3, $4, $5, $6, $7, $8,"
+                            " $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) AS u (id,"
+                            " state, attempt, worker, retries_left, lost, ended, outcome,"
+                            " exit_code, signal, duration, truncated, reason, out, err, offered,"
+                            " started, last_outcome, history)"
+                            " WHERE t.id = u.id AND NOT (t.state >= 3)",
+                            (int) S_COUNT (s_final_types), s_final_types },
+    [S_INSERT_EVENTS]   = { "INSERT INTO drover_events (first_seq, last_seq, count, data)"
+                            " VALUES ($1::bigint, $2::bigint, $3::bigint, $4::bytea)"
+                            " ON CONFLICT (first_seq) DO NOTHING", 0, NULL },
+    [S_SET_META]        = { "UPDATE drover_meta SET value = $2::text WHERE name = $1::text", 0, NULL },
+    [S_FENCE_CHECK]     = { "SELECT drover_fence_check ($1::bigint)", 0, NULL },
+    //  The oldest final task load keeps: the max_final'th newest
+    [S_LOAD_CUT]        = { "SELECT ended, id FROM drover_tasks WHERE " S_FINAL
+                            " ORDER BY ended DESC, id DESC LIMIT 1 OFFSET $1::bigint", 0, NULL },
+    //  A page of the tasks to load, after id $3
+    [S_LOAD]            = { "SELECT " S_TASK_COLUMNS " FROM drover_tasks WHERE id > $3::bigint"
+                            " AND (NOT (" S_FINAL ") OR (ended, id) >= ($1::bigint, $2::bigint))"
+                            " ORDER BY id LIMIT $4::bigint", 0, NULL },
+    //  From the events row holding since + 1 (or the first) on
+    [S_REPLAY]          = { "SELECT first_seq, count, data FROM drover_events WHERE first_seq >="
+                            " coalesce ((SELECT max (first_seq) FROM drover_events"
+                            " WHERE first_seq <= $1::bigint), 0) ORDER BY first_seq"
+                            " LIMIT $2::bigint", 0, NULL },
+    [S_PRUNE_OLDEST]    = { "DELETE FROM drover_tasks WHERE id IN (SELECT id FROM drover_tasks"
+                            " WHERE " S_FINAL " ORDER BY ended, id LIMIT $1::bigint)", 0, NULL },
+    [S_PRUNE_AGED]      = { "DELETE FROM drover_tasks WHERE id IN (SELECT id FROM drover_tasks"
+                            " WHERE " S_FINAL " AND ended < $1::bigint ORDER BY ended, id"
+                            " LIMIT $2::bigint)", 0, NULL },
+    [S_FIRST_TASK_SEQ]  = { "SELECT seq FROM drover_tasks ORDER BY id LIMIT 1", 0, NULL },
+    [S_LAST_SEQ]        = { "SELECT max (last_seq) FROM drover_events", 0, NULL },
+    [S_PRUNE_EVENTS]    = { "DELETE FROM drover_events WHERE first_seq IN (SELECT first_seq"
+                            " FROM drover_events WHERE first_seq < $1::bigint"
+                            " AND last_seq < $1::bigint ORDER BY first_seq LIMIT $2::bigint)", 0, NULL },
+    [S_SAVE_ADMIN]      = { "INSERT INTO drover_worker_admin VALUES ($1::bytea, $2::bigint,"
+                            " $3::bigint, $4::bytea, $5::bigint) ON CONFLICT (worker) DO UPDATE"
+                            " SET admin = excluded.admin, flags = excluded.flags,"
+                            " reason = excluded.reason, since = excluded.since", 0, NULL },
+    [S_FORGET_ADMIN]    = { "DELETE FROM drover_worker_admin WHERE worker = $1::bytea", 0, NULL },
+    [S_LOAD_ADMIN]      = { "SELECT worker, admin, flags, reason, since FROM drover_worker_admin"
+                            " ORDER BY worker", 0, NULL },
+    [S_SAVE_SERVICE]    = { "INSERT INTO drover_services VALUES ($1::bytea, $2::bytea)"
+                            " ON CONFLICT (name) DO UPDATE SET def = excluded.def", 0, NULL },
+    [S_FORGET_SERVICE]  = { "DELETE FROM drover_services WHERE name = $1::bytea", 0, NULL },
+    [S_LOAD_SERVICES]   = { "SELECT name, def FROM drover_services ORDER BY name", 0, NULL },
+    [S_READ_TASK]       = { "SELECT " S_TASK_COLUMNS " FROM drover_tasks WHERE id = $1::bigint",
+                            0, NULL },
+};
+
+static int
+    s_open_state (drover_postgres_t *self, drover_store_meta_t *meta, char **error_p);
+
+//  Connect, make the tables, claim the state and read its meta
+drover_postgres_t *
+drover_postgres_open (const char *conninfo, uint64_t fence, drover_store_meta_t *meta,
+                      char **error_p)
+{
+    assert (conninfo && meta && error_p);
+    *error_p = NULL;
+    drover_pgconn_t *conn = drover_pgconn_new (conninfo, error_p);
+    if (!conn)
+        return NULL;
+    drover_postgres_t *self = (drover_postgres_t *) zmalloc (sizeof (drover_postgres_t));
+    self->tasks = drover_sqlbatch_new ();
+    self->conn = conn;
+    self->fence = fence;
+    self->pack = (byte *) zmalloc (S_EVENTS_ROW * DROVER_EVENTPACK_MAX);
+    if (s_open_state (self, meta, error_p)) {
+        drover_postgres_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+//  Close the connection; harmless on NULL
+void
+drover_postgres_destroy (drover_postgres_t **self_p)
+{
+    assert (self_p);
+    drover_postgres_t *self = *self_p;
+    if (!self)
+        return;
+    drover_pgconn_destroy (&self->conn);
+    for (int kind = 0; kind < 3; kind++)
+        for (int column = 0; column <= S_TASK_COLUMNS_MAX; column++)
+            drover_pgarray_free (&self->rows [kind].columns [column]);
+    drover_sqlbatch_destroy (&self->tasks);
+    free (self->pack);
+    free (self);
+    *self_p = NULL;
+}
+
+//  True once a write was refused by fencing
+bool
+drover_postgres_fenced (drover_postgres_t *self)
+{
+    assert (self);
+    return self->fenced;
+}
+
+//  Make a new state id: 32 lowercase hex digits
+static void
+s_new_state_id (char *state, size_t size)
+{
+    zuuid_t *uuid = zuuid_new ();
+    snprintf (state, size, "%s", zuuid_str (uuid));
+    zuuid_destroy (&uuid);
+    for (char *digit = state; *digit; digit++)
+        *digit = (char) tolower (*digit);
+}
+
+//  Read the meta rows of result into *meta. Returns 0 or -1 with *error_p.
+static int
+s_read_meta (drover_postgres_t *self, PGresult *result, drover_store_meta_t *meta,
+             char **error_p)
+{
+    memset (meta, 0, sizeof *meta);
+    const char *format = NULL;
+    bool state = false;
+    for (int row = 0; result && row < PQntuples (result); row++) {
+        const char *name = PQgetvalue (result, row, 0);
+        const char *value = PQgetvalue (result, row, 1);
+        if (streq (name, "format"))
+            format = value;
+        else
+        if (streq (name, "state") && strlen (value) == DROVER_STATE_ID_SIZE
+        &&  strspn (value, "0123456789abcdef") == DROVER_STATE_ID_SIZE) {
+            memcpy (meta->state, value, DROVER_STATE_ID_SIZE + 1);
+            state = true;
+        }
+        else
+        if (streq (name, "next_task"))
+            meta->next_task = strtoull (value, NULL, 10);
+        else
+        if (streq (name, "next_seq"))
+            meta->next_seq = strtoull (value, NULL, 10);
+    }
+    const char *server = drover_pgconn_name (self->conn);
+    if (!format || !streq (format, S_FORMAT))
+        *error_p = zsys_sprintf ("%s: not a drover state (format %s, this broker reads '"
+                                 S_FORMAT "'): use another database", server,
+                                 format? format: "missing");
+    else
+    if (!state || !meta->next_task || !meta->next_seq)
+        *error_p = zsys_sprintf ("%s: damaged drover state (meta: %s missing or invalid)",
+                                 server, !state? "state": !meta->next_task? "next_task":
+                                 "next_seq");
+    return *error_p? -1: 0;
+}
+
+//  Make the tables if missing, then, in one transaction, claim the state
+//  for our token and read the meta and the count of final tasks
+static int
+s_open_state (drover_postgres_t *self, drover_store_meta_t *meta, char **error_p)
+{
+    char error [DROVER_STORE_ERROR_MAX];
+    char state [DROVER_STATE_ID_SIZE + 1];
+    s_new_state_id (state, sizeof state);
+    char *init_meta = zsys_sprintf ("INSERT INTO drover_meta VALUES ('format', '" S_FORMAT "'),"
+                                    " ('state', '%s'), ('next_task', '1'), ('next_seq', '1')"
+                                    " ON CONFLICT DO NOTHING", state);
+    int rc = drover_pgconn_begin (self->conn, error, sizeof error);
+    if (rc == 0) {
+        drover_pgconn_send_sql (self->conn, "BEGIN", NULL, false);
+        for (size_t index = 0; index < sizeof s_schema / sizeof s_schema [0]; index++)
+            drover_pgconn_send_sql (self->conn, s_schema [index], NULL, false);
+        drover_pgconn_send_sql (self->conn, init_meta, NULL, false);
+        drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+        rc = drover_pgconn_sync (self->conn, error, sizeof error);
+    }
+    zstr_free (&init_meta);
+    if (rc == 0) {
+        drover_pgconn_set_statements (self->conn, s_statements, S_STATEMENTS);
+        rc = drover_pgconn_begin (self->conn, error, sizeof error);
+    }
+    if (rc) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_int (&params, 1, (int64_t) self->fence);
+    drover_pgconn_send_sql (self->conn, "BEGIN", NULL, false);
+    drover_pgconn_send_sql (self->conn, self->fence
+                            ? "UPDATE drover_fence SET token = $1::bigint WHERE id = 1"
+                              " AND token <= $1::bigint"
+                            : "SELECT 1", self->fence? &params: NULL, false);
+    drover_pgconn_send_sql (self->conn, "SELECT token FROM drover_fence WHERE id = 1", NULL,
+                            true);
+    drover_pgconn_send_sql (self->conn, "SELECT name, value FROM drover_meta", NULL, true);
+    drover_pgconn_send_sql (self->conn, "SELECT count (*) FROM drover_tasks WHERE " S_FINAL,
+                            NULL, true);
+    drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+    if (drover_pgconn_sync (self->conn, error, sizeof error)) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    int64_t held = drover_pgconn_int (drover_pgconn_result (self->conn, 2), 0, 0, 0);
+    if (self->fence && drover_pgconn_changed (self->conn, 1) != 1) {
+        *error_p = zsys_sprintf ("fenced: the state is held by a newer leader (token %" PRId64
+                                 " > fence %" PRIu64 ")", held, self->fence);
+        return -1;
+    }
+    if (s_read_meta (self, drover_pgconn_result (self->conn, 3), meta, error_p))
+        return -1;
+    self->finals = (uint64_t) drover_pgconn_int (drover_pgconn_result (self->conn, 4), 0, 0, 0);
+    return 0;
+}
+
+//  Start a write transaction: BEGIN, then the fence check if we have a
+//  token. Returns 0, or -1 with error set (fenced before: at once).
+static int
+s_begin_write (drover_postgres_t *self, char *error, size_t error_size)
+{
+    if (self->fenced) {
+        snprintf (error, error_size, "%s", self->fenced_error);
+        return -1;
+    }
+    if (drover_pgconn_begin (self->conn, error, error_size))
+        return -1;
+    drover_pgconn_send_sql (self->conn, "BEGIN", NULL, false);
+    if (self->fence) {
+        drover_pgparams_t params = { .count = 0 };
+        drover_pgparams_int (&params, 1, (int64_t) self->fence);
+        drover_pgconn_send (self->conn, S_FENCE_CHECK, &params, false);
+    }
+    return 0;
+}
+
+//  End a round of writes: sync, and if fencing refused it, remember that
+//  for good. Returns 0, or -1 with error set.
+static int
+s_end_write (drover_postgres_t *self, char *error, size_t error_size)
+{
+    if (drover_pgconn_sync (self->conn, error, error_size) == 0)
+        return 0;
+    if (streq (drover_pgconn_sqlstate (self->conn), S_FENCED_STATE)) {
+        self->fenced = true;
+        snprintf (self->fenced_error, sizeof self->fenced_error, "%s", error);
+    }
+    return -1;
+}
+
+//  The columns of one kind of task write (a drover_postgres_rows_t) as
+//  the binders fill them: by column number
+#define S_INT(rows, column, value)  drover_pgarray_int (&(rows)->columns [column], value)
+
+//  Add a text kept as bytea: NULL if none or empty
+static void
+s_text_or_null (drover_postgres_rows_t *rows, int column, const char *text)
+{
+    drover_pgarray_bytes (&rows->columns [column], text && *text? text: NULL,
+                          text? strlen (text): 0);
+}
+
+//  Add bytes: NULL if none
+static void
+s_blob_or_null (drover_postgres_rows_t *rows, int column, const byte *data, size_t size)
+{
+    drover_pgarray_bytes (&rows->columns [column], data && size? data: NULL, size);
+}
+
+//  Add a task's state after its last change (1, 3-7, 28, 29, 31) and,
+//  final, when it ended with its result (10, 19-26, 30)
+static void
+s_bind_state (drover_postgres_rows_t *rows, drover_change_t *last, drover_change_t *done)
+{
+    S_INT (rows, 1, (int64_t) last->task);
+    S_INT (rows, 3, last->state);
+    S_INT (rows, 4, last->attempt);
+    drover_pgarray_bytes (&rows->columns [5], last->worker, strlen (last->worker));
+    S_INT (rows, 6, last->retries_left);
+    S_INT (rows, 7, last->lost);
+    S_INT (rows, 28, last->offered_at);
+    S_INT (rows, 29, last->started_at);
+    s_blob_or_null (rows, 31, last->history, last->history_size);
+    int64_t ended = last->ended_at? last->ended_at: (int64_t) last->time;
+    S_INT (rows, 10, drover_change_final (last)? ended: 0);
+    drover_msg_t *result = done? done->done: NULL;
+    if (result) {
+        S_INT (rows, 19, result->end);
+        S_INT (rows, 20, result->exit_code);
+        S_INT (rows, 21, result->signal);
+        S_INT (rows, 22, result->duration);
+        S_INT (rows, 23, result->truncated);
+        s_text_or_null (rows, 24, result->reason);
+        s_blob_or_null (rows, 25, result->out, result->out_size);
+        s_blob_or_null (rows, 26, result->err, result->err_size);
+    }
+    else
+        for (int column = 19; column <= 26; column++)
+            drover_pgarray_bytes (&rows->columns [column], NULL, 0);
+    if (result && result->outcome <= DROVER_OUTCOME_MAX)
+        S_INT (rows, 30, result->outcome);
+    else
+        drover_pgarray_bytes (&rows->columns [30], NULL, 0);
+}
+
+//  Add a new task's submit (2, 8, 9, 11-18, 27, 32-34)
+static void
+s_bind_submit (drover_postgres_rows_t *rows, drover_change_t *change)
+{
+    drover_msg_t *submit = change->submit;
+    s_text_or_null (rows, 2, submit->key);
+    S_INT (rows, 8, (int64_t) change->seq);
+    S_INT (rows, 9, change->queued_at? change->queued_at: (int64_t) change->time);
+    S_INT (rows, 11, submit->priority);
+    S_INT (rows, 12, submit->procs);
+    S_INT (rows, 13, (int64_t) submit->mem);
+    S_INT (rows, 14, submit->timeout);
+    S_INT (rows, 15, submit->retries);
+    S_INT (rows, 16, submit->flags);
+    char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1)];
+    size_t size = 0;
+    for (uint32_t index = 0; index < submit->nlabels && index < DROVER_LABELS_MAX; index++) {
+        int length = snprintf (labels + size, sizeof labels - size, "%s%s",
+                               index? "\n": "", submit->labels [index]);
+        size += (size_t) length;
+        if (size >= sizeof labels)
+            size = sizeof labels - 1;
+    }
+    s_blob_or_null (rows, 17, (byte *) labels, size);
+    s_blob_or_null (rows, 18, submit->body, submit->body_size);
+    drover_pgarray_bytes (&rows->columns [27], submit->principal, strlen (submit->principal));
+    s_text_or_null (rows, 32, submit->service);
+    S_INT (rows, 33, submit->slot);
+    s_text_or_null (rows, 34, submit->affinity);
+}
+
+//  Send one kind of task write for the rows gathered, if any: its columns
+//  as array parameters. Returns the index of the statement sent in the
+//  round, or -1 if none was.
+static int64_t
+s_send_rows (drover_postgres_t *self, int statement, drover_postgres_rows_t *rows,
+             const int *columns, size_t ncolumns)
+{
+    if (rows->columns [1].count == 0)
+        return -1;
+    drover_pgparams_t params = { .count = 0 };
+    for (size_t index = 0; index < ncolumns; index++) {
+        int column = columns [index];
+        assert (rows->columns [column].count == rows->columns [1].count);
+        drover_pgparams_array (&params, (int) index + 1, &rows->columns [column],
+                               s_column_types [column]);
+    }
+    drover_pgconn_send (self->conn, statement, &params, false);
+    return (int64_t) drover_pgconn_sent (self->conn) - 1;
+}
+
+//  Send the batch's task writes: the tasks submitted in it inserted, the
+//  others updated (with their result if they ended), each kind in one
+//  statement. *final_at is the index of the statement updating tasks that
+//  ended (-1 none); *final_inserts the tasks inserted already final.
+static void
+s_send_tasks (drover_postgres_t *self, drover_change_t **changes, size_t ntasks,
+              int64_t *final_at, uint64_t *final_inserts)
+{
+    drover_postgres_rows_t *inserts = &self->rows [0], *states = &self->rows [1],
+                           *finals = &self->rows [2];
+    for (int kind = 0; kind < 3; kind++)
+        for (int column = 1; column <= S_TASK_COLUMNS_MAX; column++)
+            drover_pgarray_clear (&self->rows [kind].columns [column]);
+    *final_inserts = 0;
+    for (size_t index = 0; index < ntasks; index++) {
+        const drover_sqlbatch_task_t *slot = drover_sqlbatch_at (self->tasks, index);
+        drover_change_t *last = changes [slot->last];
+        drover_change_t *done = slot->done >= 0? changes [slot->done]: NULL;
+        drover_postgres_rows_t *rows = states;
+        if (slot->submit >= 0) {
+            rows = inserts;
+            s_bind_submit (rows, changes [slot->submit]);
+            *final_inserts += drover_change_final (last);
+        }
+        else
+        if (done || drover_change_final (last))
+            rows = finals;
+        s_bind_state (rows, last, done);
+    }
+    s_send_rows (self, S_INSERT_TASK, inserts, s_insert_columns, S_COUNT (s_insert_columns));
+    s_send_rows (self, S_UPDATE_STATE, states, s_state_columns, S_COUNT (s_state_columns));
+    *final_at = s_send_rows (self, S_UPDATE_FINAL, finals, s_final_columns,
+                             S_COUNT (s_final_columns));
+}
+
+//  Send the batch's events, S_EVENTS_ROW to a row
+static void
+s_send_events (drover_postgres_t *self, drover_change_t **changes, size_t count)
+{
+    for (size_t start = 0; start < count; start += S_EVENTS_ROW) {
+        size_t run = count - start < S_EVENTS_ROW? count - start: S_EVENTS_ROW;
+        size_t size = drover_eventpack_pack (self->pack, changes + start, run);
+        drover_pgparams_t params = { .count = 0 };
+        drover_pgparams_int (&params, 1, (int64_t) changes [start]->seq);
+        drover_pgparams_int (&params, 2, (int64_t) changes [start + run - 1]->seq);
+        drover_pgparams_int (&params, 3, (int64_t) run);
+        drover_pgparams_bytes (&params, 4, self->pack, size);
+        drover_pgconn_send (self->conn, S_INSERT_EVENTS, &params, false);
+    }
+}
+
+//  Send one meta value (a number)
+static void
+s_send_meta (drover_postgres_t *self, const char *name, uint64_t value)
+{
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_text (&params, 1, name);
+    drover_pgparams_int (&params, 2, (int64_t) value);
+    drover_pgconn_send (self->conn, S_SET_META, &params, false);
+}
+
+//  Apply one batch in one transaction, sent in one round
+int
+drover_postgres_apply (drover_postgres_t *self, drover_change_t **changes, size_t count,
+                       const drover_store_meta_t *meta, char *error, size_t error_size)
+{
+    assert (self && (changes || !count) && meta && error);
+    for (size_t index = 1; index < count; index++)
+        assert (changes [index]->seq > changes [index - 1]->seq);
+    if (s_begin_write (self, error, error_size))
+        return -1;
+    size_t ntasks = drover_sqlbatch_group (self->tasks, changes, count);
+    int64_t final_at;
+    uint64_t final_inserts;
+    s_send_tasks (self, changes, ntasks, &final_at, &final_inserts);
+    s_send_events (self, changes, count);
+    s_send_meta (self, "next_task", meta->next_task);
+    s_send_meta (self, "next_seq", meta->next_seq);
+    drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+    int rc = s_end_write (self, error, error_size);
+    if (rc == 0)
+        self->finals += final_inserts + (final_at >= 0
+                      ? (uint64_t) drover_pgconn_changed (self->conn, (size_t) final_at): 0);
+    return rc;
+}
+
+//  Delete old tasks and events, at most max_rows rows, in one transaction
+//  of three rounds: old final tasks; then, knowing what is left, old events
+int64_t
+drover_postgres_prune (drover_postgres_t *self, uint64_t keep_count, uint64_t keep_age,
+                       uint64_t keep_events, uint64_t now, size_t max_rows,
+                       char *error, size_t error_size)
+{
+    assert (self && error);
+    if (s_begin_write (self, error, error_size))
+        return -1;
+    uint64_t past = self->finals > keep_count? self->finals - keep_count: 0;
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_int (&params, 1, (int64_t) (past < max_rows? past: max_rows));
+    bool oldest = past && max_rows;
+    if (oldest)
+        drover_pgconn_send (self->conn, S_PRUNE_OLDEST, &params, false);
+    size_t last = drover_pgconn_sent (self->conn) - 1;
+    if (s_end_write (self, error, error_size))
+        return -1;
+    int64_t tasks = oldest? drover_pgconn_changed (self->conn, last): 0;
+    //  Still in the transaction: the next rounds need no BEGIN
+    drover_pgconn_begin (self->conn, error, error_size);
+    bool aged = keep_age < now && (size_t) tasks < max_rows;
+    params = (drover_pgparams_t) { .count = 0 };
+    drover_pgparams_int (&params, 1, (int64_t) (aged? now - keep_age: 0));
+    drover_pgparams_int (&params, 2, (int64_t) (max_rows - (size_t) tasks));
+    if (aged)
+        drover_pgconn_send (self->conn, S_PRUNE_AGED, &params, false);
+    drover_pgconn_send (self->conn, S_FIRST_TASK_SEQ, NULL, true);
+    drover_pgconn_send (self->conn, S_LAST_SEQ, NULL, true);
+    if (s_end_write (self, error, error_size))
+        return -1;
+    tasks += aged? drover_pgconn_changed (self->conn, 0): 0;
+    int64_t task_cut = drover_pgconn_int (drover_pgconn_result (self->conn, aged? 1: 0), 0, 0, 0);
+    int64_t last_seq = drover_pgconn_int (drover_pgconn_result (self->conn, aged? 2: 1), 0, 0, 0);
+    int64_t cut = task_cut;
+    if (keep_events <= (uint64_t) last_seq && last_seq - (int64_t) keep_events + 1 > cut)
+        cut = last_seq - (int64_t) keep_events + 1;
+    size_t events_max = max_rows - (size_t) tasks;
+    drover_pgconn_begin (self->conn, error, error_size);
+    if (cut > 0 && events_max > 0) {
+        params = (drover_pgparams_t) { .count = 0 };
+        drover_pgparams_int (&params, 1, cut);
+        drover_pgparams_int (&params, 2, (int64_t) events_max);
+        drover_pgconn_send (self->conn, S_PRUNE_EVENTS, &params, false);
+    }
+    drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+    if (s_end_write (self, error, error_size))
+        return -1;
+    int64_t events = cut > 0 && events_max > 0? drover_pgconn_changed (self->conn, 0): 0;
+    self->finals -= (uint64_t) tasks < self->finals? (uint64_t) tasks: self->finals;
+    return tasks + events;
+}
+
+//  Keep an operator's setting of a worker, in its own transaction
+int
+drover_postgres_save_admin (drover_postgres_t *self, const drover_store_admin_t *admin,
+                            char *error, size_t error_size)
+{
+    assert (self && admin && error);
+    if (s_begin_write (self, error, error_size))
+        return -1;
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_bytes (&params, 1, admin->worker, strlen (admin->worker));
+    if (admin->admin == DROVER_ADMIN_RUN)
+        drover_pgconn_send (self->conn, S_FORGET_ADMIN, &params, false);
+    else {
+        const char *reason = admin->reason? admin->reason: "";
+        drover_pgparams_int (&params, 2, admin->admin);
+        drover_pgparams_int (&params, 3, admin->flags);
+        drover_pgparams_bytes (&params, 4, reason, strlen (reason));
+        drover_pgparams_int (&params, 5, (int64_t) admin->since);
+        drover_pgconn_send (self->conn, S_SAVE_ADMIN, &params, false);
+    }
+    drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+    return s_end_write (self, error, error_size);
+}
+
+//  Keep a service's definition, in its own transaction; size 0 forgets it
+int
+drover_postgres_save_service (drover_postgres_t *self, const char *name, const byte *def,
+                              size_t size, char *error, size_t error_size)
+{
+    assert (self && name && error);
+    if (s_begin_write (self, error, error_size))
+        return -1;
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_bytes (&params, 1, name, strlen (name));
+    if (size)
+        drover_pgparams_bytes (&params, 2, def, size);
+    drover_pgconn_send (self->conn, size? S_SAVE_SERVICE: S_FORGET_SERVICE, &params, false);
+    drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+    return s_end_write (self, error, error_size);
+}

@@ -1,0 +1,53 @@
+/*  =========================================================================
+    drover_sqlbatch - a batch of state changes grouped by task, for the
+    backends that write one row a task (SQLite, PostgreSQL)
+
+    A batch may hold several changes of one task (its submit, its start,
+    its result): a backend writes the task once, from the last of them,
+    inserting it if the batch submitted it. The grouping is a hash of the
+    batch's task ids (open addressing), sized for the largest batch met,
+    and remembers the order tasks were first met in.
+    =========================================================================
+*/
+
+#ifndef DROVER_SQLBATCH_H_INCLUDED
+#define DROVER_SQLBATCH_H_INCLUDED
+
+#include "drover_change.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  One task met in a batch
+typedef struct {
+    uint64_t task;                  //  task id, 0: free slot
+    int64_t submit;                 //  index of the change with its submit, -1 none
+    int64_t done;                   //  index of the last change with a result, -1 none
+    int64_t last;                   //  index of its last change
+} drover_sqlbatch_task_t;
+
+typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
+
+//  Create an empty grouping
+drover_sqlbatch_t *
+    drover_sqlbatch_new (void);
+
+//  Destroy it; harmless on NULL
+void
+    drover_sqlbatch_destroy (drover_sqlbatch_t **self_p);
+
+//  Group count changes by task (those of no task are skipped), forgetting
+//  the grouping before. Returns the number of tasks met.
+size_t
+    drover_sqlbatch_group (drover_sqlbatch_t *self, drover_change_t **changes, size_t count);
+
+//  The index-th task of the last grouping, in the order first met
+const drover_sqlbatch_task_t *
+    drover_sqlbatch_at (drover_sqlbatch_t *self, size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

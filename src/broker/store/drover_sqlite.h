@@ -1,0 +1,89 @@
+/*  =========================================================================
+    drover_sqlite - the SQLite backend of drover_store (internal: only
+    drover_store.c calls it; the functions mean what drover_store.h
+    says of the same names)
+
+    One file, <dir>/state.db, in WAL mode with synchronous=FULL and an
+    exclusive lock (one broker per state directory). Tables: meta (format
+    marker, state id, next_task, next_seq), tasks (one row per task: the
+    submit, the state, the result) and events (one row per run of up to
+    1024 events of one batch, packed in a blob: see drover_sqlite.c) and
+    worker_admin (an operator's setting per worker id, created when missing:
+    a file made before it opens as it was).
+    =========================================================================
+*/
+
+#ifndef DROVER_SQLITE_H_INCLUDED
+#define DROVER_SQLITE_H_INCLUDED
+
+#include "drover_store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_sqlite_t drover_sqlite_t;
+
+//  Open (or create) the state in dir and read its meta into *meta. Returns
+//  NULL with *error_p set (naming the file and what to do) on failure.
+drover_sqlite_t *
+    drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p);
+
+//  Close the file; harmless on NULL
+void
+    drover_sqlite_destroy (drover_sqlite_t **self_p);
+
+//  Apply one batch in one transaction and store meta (already moved on
+//  past the batch by the caller) with it. Returns 0 once durable, or -1
+//  with error set and nothing kept.
+int
+    drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t count,
+                         const drover_store_meta_t *meta, char *error, size_t error_size);
+
+//  Load the kept tasks (see drover_store_load)
+int64_t
+    drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_store_task_fn *fn,
+                        void *arg, char *error, size_t error_size);
+
+//  Read one kept task by id (see drover_store_read_task)
+int
+    drover_sqlite_read_task (drover_sqlite_t *self, uint64_t id, drover_change_t **change_p,
+                             char *error, size_t error_size);
+
+//  Replay the kept events after since (see drover_store_replay)
+int64_t
+    drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,
+                          drover_store_event_fn *fn, void *arg,
+                          char *error, size_t error_size);
+
+//  Delete old tasks and events (see drover_store_prune)
+int64_t
+    drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_age,
+                         uint64_t keep_events, uint64_t now, size_t max_rows,
+                         char *error, size_t error_size);
+
+//  Keep an operator's setting of a worker (see drover_store_save_admin)
+int
+    drover_sqlite_save_admin (drover_sqlite_t *self, const drover_store_admin_t *admin,
+                              char *error, size_t error_size);
+
+//  Hand fn every kept setting (see drover_store_load_admin)
+int64_t
+    drover_sqlite_load_admin (drover_sqlite_t *self, drover_store_admin_fn *fn, void *arg,
+                              char *error, size_t error_size);
+
+//  Keep a service's definition (see drover_store_save_service)
+int
+    drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte *def,
+                                size_t size, char *error, size_t error_size);
+
+//  Hand fn every kept service (see drover_store_load_services)
+int64_t
+    drover_sqlite_load_services (drover_sqlite_t *self, drover_store_service_fn *fn,
+                                 void *arg, char *error, size_t error_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,209 @@
+/*  =========================================================================
+    drover_taskrecord - one task as the task table holds it (see the header)
+    =========================================================================
+*/
+
+#include "drover_taskrecord.h"
+#include "drover_taskworker.h"
+#include "drover_assign.h"
+
+//  The bit fields hold every body and every state a task is in
+_Static_assert (DROVER_BODY_MAX < (1 << 22), "body_size needs more bits");
+_Static_assert (DROVER_TASK_UNKNOWN <= 7, "state needs more bits");
+//  drover_idhash finds a task by the id it begins with
+_Static_assert (offsetof (drover_taskrecord_t, id) == 0, "a task must begin with its id");
+
+
+//  Check a submit's fields. Returns 200 or an error code with a reason.
+int
+drover_taskrecord_check (const drover_msg_t *msg, char *buffer, size_t buffer_size,
+                         const char **reason_p)
+{
+    assert (msg && buffer && reason_p);
+    if (msg->procs < 1) {
+        *reason_p = "procs must be at least 1";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    if (!msg->body || msg->body_size == 0) {
+        *reason_p = "no body: nothing to run";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    if (msg->body_size > DROVER_BODY_MAX) {
+        *reason_p = "body larger than the limit";
+        return DROVER_CODE_TOO_LARGE;
+    }
+    const char *error = NULL;
+    if (drover_exec_validate (msg->body, msg->body_size, &error)) {
+        snprintf (buffer, buffer_size, "bad body: %s", error? error: "malformed");
+        *reason_p = buffer;
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    if (msg->nlabels > DROVER_LABELS_MAX) {
+        *reason_p = "too many labels";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    for (uint32_t index = 0; index < msg->nlabels; index++)
+        if (!msg->labels [index] || !drover_label_valid (msg->labels [index])) {
+            *reason_p = "a label is not key=value";
+            return DROVER_CODE_BAD_REQUEST;
+        }
+    return DROVER_CODE_OK;
+}
+
+//  Bytes the labels take, each ended by "\n" or, the last, by NUL
+size_t
+drover_taskrecord_labels_size (const drover_msg_t *msg)
+{
+    assert (msg);
+    size_t labels_size = 0;
+    for (uint32_t index = 0; index < msg->nlabels; index++)
+        labels_size += strlen (msg->labels [index]) + 1;
+    return labels_size;
+}
+
+//  Pack a submit into one allocation: fields, body, labels
+drover_taskrecord_t *
+drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
+{
+    assert (msg);
+    size_t fields = offsetof (drover_taskrecord_t, data);
+    size_t key_size = msg->key? strlen (msg->key) + 1: 0;
+    drover_taskrecord_t *self = (drover_taskrecord_t *)
+        malloc (fields + msg->body_size + drover_taskrecord_labels_size (msg) + key_size);
+    assert (self);
+    memset (self, 0, fields);
+    self->id = id;
+    self->mem = msg->mem;
+    self->priority = msg->priority;
+    self->procs = msg->procs;
+    self->timeout = msg->timeout;
+    self->retries_left = msg->retries;
+    self->retries = msg->retries;
+    self->body_size = (uint32_t) msg->body_size;
+    self->state = DROVER_TASK_QUEUED;
+    self->replica = msg->service [0] != 0;
+    memcpy (self->data, msg->body, msg->body_size);
+    if (msg->nlabels) {
+        char *labels = (char *) self->data + self->body_size;
+        for (uint32_t index = 0; index < msg->nlabels; index++) {
+            size_t length = strlen (msg->labels [index]);
+            memcpy (labels, msg->labels [index], length);
+            labels [length] = index + 1 < msg->nlabels? '\n': 0;
+            labels += length + 1;
+        }
+        self->has_labels = true;
+    }
+    if (key_size) {
+        memcpy (self->data + drover_taskrecord_bytes (self), msg->key, key_size);
+        self->has_key = true;
+    }
+    return self;
+}
+
+//  Free the record and what hangs off it (its waiters' routes are not
+//  released: that is the table's, which knows the registry)
+void
+drover_taskrecord_destroy (drover_taskrecord_t **self_p)
+{
+    assert (self_p);
+    drover_taskrecord_t *self = *self_p;
+    if (!self)
+        return;
+    if (drover_taskrecord_final (self))
+        drover_taskresult_destroy (&self->result);
+    else
+        drover_waitlist_destroy (&self->waiters);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Tell whether the task is final
+bool
+drover_taskrecord_final (const drover_taskrecord_t *self)
+{
+    assert (self);
+    return self->state == DROVER_TASK_SUCCEEDED
+        || self->state == DROVER_TASK_FAILED
+        || self->state == DROVER_TASK_CANCELLED;
+}
+
+//  Bytes past the fields: the body, and the labels
+size_t
+drover_taskrecord_bytes (const drover_taskrecord_t *self)
+{
+    assert (self);
+    size_t size = self->body_size;
+    if (self->has_labels)
+        size += strlen ((const char *) self->data + self->body_size) + 1;
+    if (self->has_key)
+        size += strlen ((const char *) self->data + size) + 1;
+    return size;
+}
+
+//  The submit key, or NULL
+const char *
+drover_taskrecord_key (const drover_taskrecord_t *self)
+{
+    assert (self);
+    if (!self->has_key)
+        return NULL;
+    size_t at = self->body_size;
+    if (self->has_labels)
+        at += strlen ((const char *) self->data + at) + 1;
+    return (const char *) self->data + at;
+}
+
+//  The labels, or ""
+const char *
+drover_taskrecord_labels (const drover_taskrecord_t *self)
+{
+    assert (self);
+    return self->has_labels? (const char *) self->data + self->body_size: "";
+}
+
+//  The worker of the current attempt, else of the last one, else ""
+const char *
+drover_taskrecord_worker (const drover_taskrecord_t *self)
+{
+    assert (self);
+    if (self->worker)
+        return self->worker->id;
+    if (drover_taskrecord_final (self))
+        return self->result->worker;
+    return "";
+}
+
+//  Join the task's argv with spaces, at most SUMMARY_MAX bytes, printable
+static char *
+s_summary (const drover_taskrecord_t *self, drover_exec_t *exec)
+{
+    char text [DROVER_ASSIGN_SUMMARY_MAX + 1] = "";
+    size_t length = 0;
+    const char *error;
+    if (drover_exec_decode (exec, self->data, self->body_size, &error) == 0)
+        for (uint32_t arg = 0; arg < exec->argc && length < DROVER_ASSIGN_SUMMARY_MAX; arg++) {
+            if (arg)
+                text [length++] = ' ';
+            for (const char *cursor = exec->argv [arg];
+                 *cursor && length < DROVER_ASSIGN_SUMMARY_MAX; cursor++)
+                text [length++] = (*cursor >= 0x20 && *cursor < 0x7f)? *cursor: '?';
+        }
+    text [length] = 0;
+    return strdup (text);
+}
+
+//  One TASK TABLE row
+void
+drover_taskrecord_row (const drover_taskrecord_t *self, drover_exec_t *exec,
+                       drover_task_row_t *row)
+{
+    assert (self && exec && row);
+    row->task = self->id;
+    row->state = self->state;
+    row->priority = self->priority;
+    row->procs = self->procs;
+    row->attempt = self->attempt;
+    row->end = drover_taskrecord_final (self)? self->result->end: DROVER_END_NONE;
+    snprintf (row->worker, sizeof row->worker, "%s", drover_taskrecord_worker (self));
+    row->summary = s_summary (self, exec);
+}
