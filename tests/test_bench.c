@@ -160,7 +160,7 @@ s_assert_restart_rss (const char *rss_name, const char *ratio_name, const char *
 
 //  A broker restarted on 200,000 queued tasks holds no more memory than
 //  before its kill -9 (within 15%: what it holds differs only by what the
-//  allocator keeps free, README "Durable state"). It held 1.9 times as much
+//  allocator keeps free, docs/performance.md, "Durable state"). It held 1.9 times as much
 //  while the memory the restore passed from thread to thread stayed with
 //  the allocator (jemalloc purges an idle thread's freed pages only when
 //  that thread allocates again).

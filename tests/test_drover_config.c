@@ -39,9 +39,10 @@ test_defaults_are_documented_values (void **state)
 
 //  Every default is defined once (drover_defaults.h): the settings table
 //  hands each to the config, the client library's endpoints agree, and
-//  README's settings table and usage line say the same values
+//  docs/operating.md's settings table and usage line and docs/durability.md
+//  say the same values
 static void
-test_defaults_agree_with_header_and_readme (void **state)
+test_defaults_agree_with_header_and_docs (void **state)
 {
     drover_config_t *config = drover_config_new ();
     assert_string_equal (config->endpoint, DROVER_DEFAULT_ENDPOINT);
@@ -137,8 +138,8 @@ test_defaults_agree_with_header_and_readme (void **state)
     free (printed);
     assert_int_equal (zhashx_size (defaults), 75);
 
-    //  README's settings table: "| section/key | default | meaning |"
-    char *readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
+    //  docs/operating.md's settings table: "| section/key | default | meaning |"
+    char *readme = testutil_slurp (DROVER_SOURCE_DIR "/docs/operating.md");
     assert_non_null (readme);
     size_t rows = 0;
     for (char *line = strtok (readme, "\n"); line; line = strtok (NULL, "\n")) {
@@ -151,13 +152,13 @@ test_defaults_agree_with_header_and_readme (void **state)
         sscanf (line, "| %63s | %63s |", path, value);
         const char *actual = (const char *) zhashx_lookup (defaults, path);
         if (!actual || !streq (actual, value))
-            fail_msg ("README.md says %s defaults to %s, the config says %s",
+            fail_msg ("docs/operating.md says %s defaults to %s, the config says %s",
                       path, value, actual? actual: "(no such setting)");
         zhashx_delete (defaults, path);
         rows++;
     }
     free (readme);
-    //  Every setting but those README gives as flags has its row
+    //  Every setting but those docs/operating.md gives as flags has its row
     zhashx_delete (defaults, "broker/endpoint");
     zhashx_delete (defaults, "broker/events");
     zhashx_delete (defaults, "broker/insecure");
@@ -168,16 +169,20 @@ test_defaults_agree_with_header_and_readme (void **state)
     zhashx_delete (defaults, "security/keys");
     for (const char *value = (const char *) zhashx_first (defaults); value;
          value = (const char *) zhashx_next (defaults))
-        fail_msg ("README.md's settings table lacks %s (default %s)",
+        fail_msg ("docs/operating.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
     assert_int_equal (rows, 68);
     zhashx_destroy (&defaults);
 
-    //  The flags' defaults, on README's usage line
-    readme = testutil_slurp (DROVER_SOURCE_DIR "/README.md");
+    //  The flags' defaults, on docs/operating.md's usage line
+    readme = testutil_slurp (DROVER_SOURCE_DIR "/docs/operating.md");
     assert_non_null (strstr (readme, "[--endpoint " DROVER_DEFAULT_ENDPOINT "]"));
     assert_non_null (strstr (readme, "[--events " DROVER_DEFAULT_EVENTS "]"));
     assert_non_null (strstr (readme, "[--state-dir " DROVER_DEFAULT_STATE_DIR "]"));
+    free (readme);
+    //  The default durability, in docs/durability.md's table of modes
+    readme = testutil_slurp (DROVER_SOURCE_DIR "/docs/durability.md");
+    assert_non_null (readme);
     assert_non_null (strstr (readme, "`" DROVER_DEFAULT_DURABILITY "` (default)"));
     free (readme);
     drover_config_destroy (&config);
@@ -691,7 +696,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_defaults_are_documented_values),
-        cmocka_unit_test (test_defaults_agree_with_header_and_readme),
+        cmocka_unit_test (test_defaults_agree_with_header_and_docs),
         cmocka_unit_test (test_set_checks_range_and_names_key),
         cmocka_unit_test (test_load_file_applies_values),
         cmocka_unit_test (test_load_file_refuses_bad_value_and_unknown_key),

@@ -2,7 +2,7 @@
 #   test-driver.sh - a pool command driver for the tests, steered by files
 #
 #   drover runs it as `test-driver.sh create TYPE NAME | list | tag NAME
-#   BEHAVIOUR | destroy NAME` (README, Pool drivers). Everything it does
+#   BEHAVIOUR | destroy NAME` (docs/pool.md, Pool drivers). Everything it does
 #   happens in $DROVER_TEST_DIR:
 #
 #     calls           each call appended as a line: OP ARGS...

@@ -1,7 +1,7 @@
 #!/bin/sh
 #   test-examples.sh - the example pool drivers in tools/ against stub CLIs
 #   (tests/pool/stub-docker as `docker`, tests/pool/stub-aws as `aws`):
-#   each operation of the command protocol (README, Pool drivers), the
+#   each operation of the command protocol (docs/pool.md, Pool drivers), the
 #   arguments the CLI gets, the list format, the exit codes (10 quota,
 #   11 rate limited), the last line of stderr on a failure.
 #   Usage: test-examples.sh SOURCE_DIR (ctest: test_pool_examples)
