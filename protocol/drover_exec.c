@@ -1,5 +1,5 @@
 /*  =========================================================================
-    drover_exec - the exec body codec: what a task runs (PROTOCOL.md §7.22)
+    drover_exec - the exec body codec: what a task runs (PROTOCOL.md §7.0)
 
     The body is a msgpack array [argv, env, cwd, input], carried opaque in
     TASK SUBMIT and TASK OFFER. The client encodes it, the broker only

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    drover_exec - the exec body codec: what a task runs (PROTOCOL.md §7.22)
+    drover_exec - the exec body codec: what a task runs (PROTOCOL.md §7.0)
 
     A task's argv, environment, working directory and stdin, carried
     encoded as the body of TASK SUBMIT and TASK OFFER. The client encodes

@@ -366,7 +366,7 @@ typedef struct {
     char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
 } drover_worker_row_t;
 
-//  What a TASK EXPLANATION item says (PROTOCOL.md §7.28): the task's place
+//  What a TASK EXPLANATION item says (PROTOCOL.md §7.25): the task's place
 //  in the queue, the first reason a group of workers cannot take it, or
 //  the verdict: what would unblock it. a and b are numbers, by code.
 typedef enum {

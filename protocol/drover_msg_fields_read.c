@@ -346,7 +346,7 @@ s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
         const char *text;
         size_t length;
         if (!drover_mpack_read_array (cursor, P_WHY_ITEM, 6, UINT32_MAX, 1, &fields)
-        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, UINT8_MAX, &why->code)   //  any: §7.28
+        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, UINT8_MAX, &why->code)   //  any: §7.25
         ||  !drover_mpack_read_u32 (cursor, P_WHY_ITEM, &why->count)
         ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->a)
         ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->b)

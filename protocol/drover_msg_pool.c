@@ -1,6 +1,6 @@
 /*  =========================================================================
     drover_msg_pool - the fields of the elastic pool's messages: POOL TABLE's
-    summary and rows (internal; PROTOCOL.md §7.29-7.31)
+    summary and rows (internal; PROTOCOL.md §7.28-7.30)
 
     POOL TABLE is [summary, rows]: the summary a record of 8 elements, each
     row a record of 15. Both may grow at their end in a later version: a

@@ -1,6 +1,6 @@
 /*  =========================================================================
     drover_msg_queues - the fields of QUEUE TABLE: the strategy and the
-    named queues' rows (internal; PROTOCOL.md §7.40-7.41)
+    named queues' rows (internal; PROTOCOL.md §7.39-7.40)
 
     QUEUE TABLE is [strategy, queues]: each queue a record of 5 elements
     [name, owner, owner_endpoint, token, endpoints], endpoints an array of

@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_msg_service - the records of the services' and plans' messages:
     the term statistics, SERVICE TABLE's service and replica rows, PLAN
-    RESULT's changes (internal; PROTOCOL.md §7.32-7.38)
+    RESULT's changes (internal; PROTOCOL.md §7.31-7.37)
 
     Statistics are a record of 19 elements (the last the restarts
     histogram, an array of exactly 8 counts), a service row a record of

@@ -1,6 +1,6 @@
 /*  =========================================================================
     drover_taskinfo - the task info codec (see the header; PROTOCOL.md
-    §7.16 lists the keys)
+    §7.27 lists the keys)
 
     Packed in two passes (count, then write into a buffer of exactly that
     size) with the shared msgpack writer; read with the shared bounded

@@ -1,6 +1,6 @@
 /*  =========================================================================
     drover_taskinfo - the task info codec: everything the broker knows of
-    one task, as TASK INFO carries it (PROTOCOL.md §7.16), and a task's
+    one task, as TASK INFO carries it (PROTOCOL.md §7.27), and a task's
     attempts, as TASK INFO and the broker's state keep them
 
     The info is a msgpack map with string keys (PROTOCOL.md lists them), so

@@ -268,7 +268,7 @@ drover_why_short (const drover_why_t *whys, size_t count, char *text, size_t siz
             return;
     }
     if (verdict->code > DROVER_WHY_MAX) {
-        //  A later broker's verdict: shown as its number (PROTOCOL.md §7.28)
+        //  A later broker's verdict: shown as its number (PROTOCOL.md §7.25)
         snprintf (text, size, "reason %u", verdict->code);
         return;
     }

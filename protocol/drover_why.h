@@ -3,7 +3,7 @@
     item, and the short form the REASON column of `drover tasks` shows
 
     The broker sends the structured form (codes and numbers, PROTOCOL.md
-    §7.28); these make the words, the same for every caller: the broker
+    §7.25); these make the words, the same for every caller: the broker
     for a TASK TABLE row's reason, the CLI for `drover explain`.
     =========================================================================
 */

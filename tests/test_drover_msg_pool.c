@@ -217,7 +217,7 @@ test_pool_messages_roundtrip_at_limits (void **state)
     }
 }
 
-//  The wire layout of each pool message is what PROTOCOL.md §7.29-7.31
+//  The wire layout of each pool message is what PROTOCOL.md §7.28-7.30
 //  shows, byte for byte
 static void
 test_pool_wire_layout_is_pinned (void **state)

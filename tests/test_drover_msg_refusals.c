@@ -5,7 +5,7 @@
     a uint32, whatever elements 0..2 hold), and whether what was wrong is
     a size past its limit (ERROR 413, §11) or anything else (400). Also
     the values a receiver takes though it does not know them: a TASK
-    EXPLANATION item of a later code, shown as its number (§7.28); and a
+    EXPLANATION item of a later code, shown as its number (§7.25); and a
     TASK LIST label filter, which has 1 to 16 labels (§7.15).
     =========================================================================
 */
@@ -346,7 +346,7 @@ test_list_filter_is_never_empty (void **state)
 
 //  A TASK EXPLANATION item with a code this version does not know (a later
 //  broker's) is taken, and said as its number: "show as its number", not
-//  a refusal of the whole answer (§7.28). Codes 52..255 were refused.
+//  a refusal of the whole answer (§7.25). Codes 52..255 were refused.
 static void
 test_unknown_explanation_codes_shown (void **state)
 {

@@ -573,7 +573,7 @@ test_submit_optional_fields (void **state)
     testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
 }
 
-//  The wire layout of the new messages is what PROTOCOL.md §7.32-7.38
+//  The wire layout of the new messages is what PROTOCOL.md §7.31-7.37
 //  shows, byte for byte
 static void
 test_wire_layout_is_pinned (void **state)

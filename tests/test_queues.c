@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_queues - named queues end to end (PROTOCOL.md §7.40, §17): a
+    test_queues - named queues end to end (PROTOCOL.md §7.39, §17): a
     serving broker and a standby answer QUEUES with the table their owner
     set, a lone broker with an empty one; `drover submit --queue` and
     `drover worker --queue` (and DROVER_QUEUE) find the queue's brokers by

@@ -8,7 +8,7 @@
     for together, up to one timeout, so that dead brokers cost it once and
     not once each. A broker that answers itself (a TASK TABLE, or even an
     ERROR: it does not redirect) serves: the leader. One that answers
-    REDIRECT (PROTOCOL.md §7.39) stands by, and names the leader. One that
+    REDIRECT (PROTOCOL.md §7.38) stands by, and names the leader. One that
     says nothing in time is unreachable. Standbys naming a leader other
     than the broker that answered as one, or two brokers answering, are a
     split view, which drover_cli_brokers_warning says. The command then

@@ -28,7 +28,7 @@ s_usage (FILE *stream)
 }
 
 //  Return the lower-case name of a reason code, for JSON; a code of a later
-//  broker as its number, written into number (PROTOCOL.md §7.28)
+//  broker as its number, written into number (PROTOCOL.md §7.25)
 static const char *
 s_code_name (int code, char *number, size_t size)
 {

@@ -2,7 +2,7 @@
     drover_cli_queues - the named queues in the CLI: `drover status` shows
     where each is served, and `submit --queue Q` talks to Q's brokers
 
-    Any broker answers QUEUES (a standby too: PROTOCOL.md §7.40), so both
+    Any broker answers QUEUES (a standby too: PROTOCOL.md §7.39), so both
     ask the list they were given. A command of one queue then connects its
     client to Q's endpoints, the owner's first, and the client library's
     list and REDIRECT following do the rest (drover_client_queue_endpoints

@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_client_queues - the named queues of several brokers: asking any
     broker of the list where they are served (QUEUES), and where a peer of
-    one queue talks (PROTOCOL.md §7.40, §17)
+    one queue talks (PROTOCOL.md §7.39, §17)
 
     Every broker answers QUEUES itself, a standby too, so the request is
     answered by the first broker of the list that is alive; the client's

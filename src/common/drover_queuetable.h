@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_queuetable - the named queues of several brokers: each queue's
     owner, where the owner serves it, its fencing token, and every broker's
-    endpoint for it (PROTOCOL.md §7.41 QUEUE TABLE, §17)
+    endpoint for it (PROTOCOL.md §7.40 QUEUE TABLE, §17)
 
     The broker keeps one to answer QUEUES (the serving broker and the
     standby alike); the CLI and the client library read one out of a QUEUE

@@ -153,7 +153,7 @@ s_list_attempts (drover_worker_t *self, drover_msg_t *msg)
 //  --------------------------------------------------------------------------
 //  Answer the reconciler's WORKER GATHER of seq with WORKER RUNS: the
 //  attempts we have, listed as in HELLO. Nothing answers it, so nothing
-//  is awaited (PROTOCOL.md §7.32).
+//  is awaited (PROTOCOL.md §7.31).
 
 void
 drover_worker_send_runs (drover_worker_t *self, uint32_t seq)

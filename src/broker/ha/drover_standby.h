@@ -1,11 +1,11 @@
 /*  =========================================================================
     drover_standby - a broker that does not serve: every request is
-    answered REDIRECT, naming the leader (PROTOCOL.md §7.39, §17)
+    answered REDIRECT, naming the leader (PROTOCOL.md §7.38, §17)
 
     One of several brokers leads; the others run this on their ROUTER
     while they stand by. It keeps no state about peers: each message with
     a readable header gets a REDIRECT echoing its seq (QUEUES excepted:
-    it gets the queue table its owner set, PROTOCOL.md §7.40; a HEARTBEAT or a
+    it gets the queue table its owner set, PROTOCOL.md §7.39; a HEARTBEAT or a
     GOODBYE too, seq 0), a message that does not decode gets the ERROR
     400 (or 426) the serving broker would send, and a status (OK, ERROR,
     REDIRECT) is never answered. A plain class over a ROUTER the caller

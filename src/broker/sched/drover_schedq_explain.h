@@ -22,7 +22,7 @@ extern "C" {
 //  first its place in the queue (AHEAD), then, for each group of workers
 //  that give the same first reason they cannot take it, one item (how
 //  many, a few names, the numbers), then the verdict: what would unblock
-//  it (PROTOCOL.md §7.28). Returns how many items, or -1 if the task is
+//  it (PROTOCOL.md §7.25). Returns how many items, or -1 if the task is
 //  not queued.
 int
     drover_schedq_explain (drover_schedq_t *self, uint64_t task, drover_why_t *whys);
