@@ -18,7 +18,7 @@
     from when it got the renewal, with a TTL at least ttl). So two brokers
     never both believe they lead, while clocks tick at the same rate.
 
-    Named queues (README, "Several brokers"): the leader places the queues
+    Named queues (docs/brokers.md): the leader places the queues
     the members offer (src/broker/ha/drover_placement.c) and writes PREFIX/queues/Q =
     owner "\n" endpoint (no lease) where the key differs from its choice;
     every elector reads the keys and says QUEUE on each change (token: the

@@ -86,7 +86,7 @@ static const s_setting_t s_settings [] = {
     { "broker/cpus", S_STRING, S_AT (cpus), 0, 0,
       0, DROVER_DEFAULT_CPUS,
       "CPUs the broker's threads run on, a list such as 0 or 2-3 (\"\" any): one CPU of its "
-      "own gives the shortest round trip (README, \"Performance\")" },
+      "own gives the shortest round trip (docs/performance.md)" },
     { "security/key", S_STRING, S_AT (security_key), 0, 0,
       0, DROVER_DEFAULT_SECURITY_KEY,
       "the broker's CURVE key pair (NAME.key, with NAME.key_secret beside it, mode 0600); "

@@ -6,7 +6,7 @@
     (the main, libzmq's I/O thread, assign) several times, and each hand-off
     wakes the next thread. On one CPU that is a context switch; across CPUs
     it is an interrupt to the other CPU, which on a virtual machine costs
-    tens of microseconds when that CPU was idle (README, "Performance").
+    tens of microseconds when that CPU was idle (docs/performance.md).
     =========================================================================
 */
 

@@ -4,7 +4,7 @@
     The settings table (drover_config.c) gives these to the broker, and each
     actor starts from them until its CONFIGURE says otherwise; the worker
     heartbeats at the broker's default until WELCOME says otherwise.
-    Changing a default is one edit here, then README's settings table:
+    Changing a default is one edit here, then the settings table of docs/operating.md:
     test_drover_config checks that the table, these and the config agree.
     Plain decimal literals, so that a usage text can print them (drover
     worker --help).

@@ -26,7 +26,7 @@ s_usage (FILE *stream)
         "      --name NAME            this broker's name among its peers (default: host name)\n"
         "      --advertise ENDPOINT   where peers reach this broker (default: --endpoint)\n"
         "      --lease-ttl MSEC       etcd session TTL: failover after about this long (4000)\n"
-        "      --durability MODE      full, batch or off (" DROVER_DEFAULT_DURABILITY "; see README)\n"
+        "      --durability MODE      full, batch or off (" DROVER_DEFAULT_DURABILITY "; docs/durability.md)\n"
         "      --key FILE             the broker's key pair (NAME.key, NAME.key_secret beside it):\n"
         "                             every endpoint then requires CURVE and may be any address\n"
         "      --keys DIR             public keys allowed in, by role: DIR/workers, DIR/clients,\n"

@@ -6,7 +6,7 @@
     of descriptors it retries at once, forever (its I/O thread spins and
     nobody can connect). So the broker decides what each connection it
     accepted may do, and cuts those that must go before the descriptors
-    run out (README, "file descriptors"):
+    run out (docs/operating.md, "Bounds and connections"):
 
     - `limit` connections are served at most; `reserve` of them only to
       members (a registered worker, an admin key): strangers (every other

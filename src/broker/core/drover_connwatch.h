@@ -8,7 +8,7 @@
     drover_conns of each (with the peer's address), tells it which
     connections spoke and which registered, and shuts down the connections
     drover_conns says are due: silent ones, those evicted for a newcomer,
-    those refused (README, "file descriptors"). Before a cut, and before
+    those refused (docs/operating.md, "Bounds and connections"). Before a cut, and before
     it refuses anyone for want of room, it makes sure each descriptor is
     still the connection counted, so a close libzmq did not report gives
     its place back. drover_conns decides; this class reads the monitors,
