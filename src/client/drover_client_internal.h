@@ -16,7 +16,7 @@
 #ifndef DROVER_CLIENT_INTERNAL_H_INCLUDED
 #define DROVER_CLIENT_INTERNAL_H_INCLUDED
 
-#include "drover_client.h"
+#include "drover_client_wire.h"
 #include "drover_poller.h"
 #include "drover_waitset.h"
 #include "drover_handshake.h"
