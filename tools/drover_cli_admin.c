@@ -389,7 +389,7 @@ drover_cli_workers (int argc, char **argv)
     drover_client_t *client = drover_cli_connect ("workers");
     if (!client)
         return DROVER_EXIT_USAGE;
-    drover_msg_t *table = drover_client_workers (client);
+    drover_msg_t *table = drover_client_worker_table (client);
     if (!table)
         rc = drover_cli_error (client, "workers");
     else
@@ -580,12 +580,12 @@ drover_cli_tasks (int argc, char **argv)
     if (!client)
         return DROVER_EXIT_USAGE;
     int rc = DROVER_EXIT_OK;
-    drover_msg_t *table = drover_client_tasks (client, state, (uint32_t) limit);
+    drover_msg_t *table = drover_client_task_table (client, state, (uint32_t) limit, NULL, 0);
     //  Which worker is reserved for a queued task: WORKER LIST says it
     bool queued = false;
     for (uint32_t index = 0; table && index < table->nrows; index++)
         queued |= table->task_rows [index].state == DROVER_TASK_QUEUED;
-    drover_msg_t *workers = queued? drover_client_workers (client): NULL;
+    drover_msg_t *workers = queued? drover_client_worker_table (client): NULL;
     if (!table)
         rc = drover_cli_error (client, "tasks");
     else
