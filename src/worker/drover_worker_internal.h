@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_worker_internal - what the worker's source files share
 
-    The worker (include/drover_worker.h) is one object in three files,
+    The worker (include/drover/drover_worker.h) is one object in three files,
     each one concern: drover_worker.c has the object, its settings, and
     the loop; drover_worker_tasks.c has the offers it runs and their
     results, and acting on each message from the broker;
