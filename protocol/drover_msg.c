@@ -428,7 +428,7 @@ drover_task_state_name (int state)
 
 //  Return the printable name of a worker health
 const char *
-drover_health_name (int health)
+drover_worker_health_name (int health)
 {
     static const char *names [DROVER_HEALTH_MAX + 1] = { "OK", "PROBATION", "LOST", "LOW_DISK" };
     return health >= 0 && health <= DROVER_HEALTH_MAX? names [health]: "INVALID";

@@ -9,7 +9,7 @@
 */
 
 #include "testutil.h"
-#include "drover_client.h"
+#include "drover_client_wire.h"
 #include <sys/wait.h>
 
 typedef struct _fake_t fake_t;
@@ -372,17 +372,17 @@ test_submit_returns_id (void **state)
     assert_string_equal (drover_client_endpoint (client), endpoint);
 
     const char *argv [] = { "echo", "hello" };
-    drover_msg_t *submit = drover_client_submit_msg (2, argv);
+    drover_submit_t *submit = drover_submit_new (2, argv);
     assert_non_null (submit);
-    submit->priority = -3;
-    submit->flags = DROVER_SUBMIT_NOTIFY;
+    drover_submit_msg (submit)->priority = -3;
+    drover_submit_set_notify (submit, true);
     uint64_t task = 0;
     assert_int_equal (drover_client_submit (client, submit, &task), 0);
-    assert_int_equal (task, 1000 + submit->seq);
+    assert_int_equal (task, 1000 + drover_submit_msg (submit)->seq);
     assert_int_equal (drover_client_submit (client, submit, &task), 0);
-    assert_int_equal (task, 1000 + submit->seq);
+    assert_int_equal (task, 1000 + drover_submit_msg (submit)->seq);
     assert_int_equal (drover_client_error_code (client), 0);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     assert_null (client);
     drover_client_destroy (&client);        //  harmless twice
@@ -403,14 +403,14 @@ test_error_reply_surfaces (void **state)
     zactor_t *actor = s_fake_start (&fake, s_refuse_all, endpoint);
     drover_client_t *client = drover_client_new (endpoint);
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    drover_submit_t *submit = drover_submit_new (1, argv);
     uint64_t task = 12345;
     assert_int_equal (drover_client_submit (client, submit, &task), -1);
     assert_int_equal (task, 12345);
     assert_int_equal (drover_client_error_code (client), DROVER_CODE_QUEUE_FULL);
     assert_string_equal (drover_client_error_text (client), "2000000 tasks not final");
     assert_string_equal (drover_client_code_name (DROVER_CODE_QUEUE_FULL), "queue full");
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
 }
@@ -427,7 +427,7 @@ test_unreachable_broker_times_out (void **state)
     assert_int_equal (drover_client_timeout (client), 300);
 
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    drover_submit_t *submit = drover_submit_new (1, argv);
     int64_t started = zclock_mono ();
     uint64_t task;
     assert_int_equal (drover_client_submit (client, submit, &task), -1);
@@ -447,7 +447,7 @@ test_unreachable_broker_times_out (void **state)
     assert_int_equal (drover_client_flush (client), -1);
     assert_int_equal (drover_client_outstanding (client), 1);
     assert_true (zclock_mono () - started < 5000);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
 }
 
@@ -488,7 +488,7 @@ test_pipelined_submits_all_acknowledged (void **state)
     drover_client_set_ack_handler (client, s_on_ack, &acks);
     assert_int_equal (drover_client_set_window (client, 64), 0);
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    drover_submit_t *submit = drover_submit_new (1, argv);
     for (int index = 0; index < total; index++) {
         assert_true (drover_client_submit_async (client, submit, (uintptr_t) index) > 0);
         assert_true (drover_client_outstanding (client) <= 64);
@@ -509,13 +509,13 @@ test_pipelined_submits_all_acknowledged (void **state)
     uint64_t task;
     int rc = drover_client_submit (client, submit, &task);
     if (rc == 0)
-        assert_int_equal (task, 1000 + submit->seq);
+        assert_int_equal (task, 1000 + drover_submit_msg (submit)->seq);
     else
         assert_int_equal (drover_client_error_code (client), DROVER_CODE_QUEUE_FULL);
     assert_int_equal (drover_client_flush (client), 0);
     assert_int_equal (acks.acks [0], 2);
 
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
     assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], total + 2);
@@ -572,16 +572,16 @@ test_keyed_submit_sent_again_after_silence (void **state)
     drover_client_set_resend (client, 150);
     drover_client_set_timeout (client, 3000);
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
-    assert_int_equal (drover_client_submit_set_key (submit, ""), -1);
-    assert_int_equal (drover_client_submit_set_key (submit, "tab\there"), -1);
-    assert_null (submit->key);
-    assert_int_equal (drover_client_submit_set_key (submit, "batch:1"), 0);
+    drover_submit_t *submit = drover_submit_new (1, argv);
+    assert_int_equal (drover_submit_set_key (submit, ""), -1);
+    assert_int_equal (drover_submit_set_key (submit, "tab\there"), -1);
+    assert_null (drover_submit_msg (submit)->key);
+    assert_int_equal (drover_submit_set_key (submit, "batch:1"), 0);
     assert_string_equal (drover_client_state_id (client), "");
     uint64_t task = 0;
     assert_int_equal (drover_client_submit (client, submit, &task), 0);
-    assert_true (task == 500 + submit->seq);
-    uint32_t sync_seq = submit->seq;
+    assert_true (task == 500 + drover_submit_msg (submit)->seq);
+    uint32_t sync_seq = drover_submit_msg (submit)->seq;
     assert_string_equal (drover_client_state_id (client), S_STATE_ID);
 
     s_acks_t acks = { (int *) zmalloc (sizeof (int) * 4), 0, 0, false };
@@ -590,7 +590,7 @@ test_keyed_submit_sent_again_after_silence (void **state)
     for (int index = 0; index < 3; index++) {
         char key [16];
         snprintf (key, sizeof key, "batch:%d", index + 2);
-        assert_int_equal (drover_client_submit_set_key (submit, key), 0);
+        assert_int_equal (drover_submit_set_key (submit, key), 0);
         async_seq [index] = drover_client_submit_async (client, submit, (uintptr_t) index);
         assert_true (async_seq [index] > 0);
     }
@@ -599,12 +599,12 @@ test_keyed_submit_sent_again_after_silence (void **state)
         assert_int_equal (acks.acks [index], 1);
 
     //  Without a key: sent once, then the timeout
-    assert_int_equal (drover_client_submit_set_key (submit, NULL), 0);
+    assert_int_equal (drover_submit_set_key (submit, NULL), 0);
     drover_client_set_timeout (client, 600);
     assert_int_equal (drover_client_submit (client, submit, &task), -1);
     assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_TIMEOUT);
-    uint32_t bare_seq = submit->seq;
-    drover_msg_destroy (&submit);
+    uint32_t bare_seq = drover_submit_msg (submit)->seq;
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
     assert_true (fake.seqs [sync_seq] >= 2);
@@ -625,7 +625,7 @@ test_wait_state_changed_fails_clearly (void **state)
     zactor_t *actor = s_fake_start (&fake, s_state_changed, endpoint);
     drover_client_t *client = drover_client_new (endpoint);
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    drover_submit_t *submit = drover_submit_new (1, argv);
     uint64_t task = 0;
     assert_int_equal (drover_client_submit (client, submit, &task), 0);
     assert_int_equal (drover_client_wait (client, &task, 1, NULL, NULL, NULL), -1);
@@ -634,7 +634,7 @@ test_wait_state_changed_fails_clearly (void **state)
                              "broker state changed: tasks submitted before are unknown to it"));
     assert_string_equal (drover_client_code_name (DROVER_CODE_STATE_CHANGED),
                          "broker state changed");
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
     assert_string_equal (fake.last_state_id, S_STATE_ID);
@@ -653,8 +653,9 @@ typedef struct {
 
 //  Count one delivery; check its output
 static void
-s_on_done (const drover_msg_t *done, void *arg)
+s_on_done (const drover_result_t *result, void *arg)
 {
+    const drover_msg_t *done = drover_result_msg (result);
     s_done_t *record = (s_done_t *) arg;
     char expected [64];
     snprintf (expected, sizeof expected, "out-%llu\n", (unsigned long long) done->task);
@@ -789,8 +790,8 @@ test_notify_done_kept_for_wait (void **state)
     zactor_t *actor = s_fake_start (&fake, s_notify, endpoint);
     drover_client_t *client = drover_client_new (endpoint);
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
-    submit->flags = DROVER_SUBMIT_NOTIFY;
+    drover_submit_t *submit = drover_submit_new (1, argv);
+    drover_submit_set_notify (submit, true);
     uint64_t task = 0;
     assert_int_equal (drover_client_submit (client, submit, &task), 0);
     assert_int_equal (task, 77);
@@ -802,7 +803,7 @@ test_notify_done_kept_for_wait (void **state)
     assert_int_equal (drover_client_wait (client, &task, 1, s_on_done, NULL, &record), 0);
     assert_int_equal (record.other, 1);
     assert_false (record.bad_output);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
 }
@@ -819,15 +820,17 @@ typedef struct {
 
 //  Keep the state of the one TASK DONE a wait delivered
 static void
-s_on_state (const drover_msg_t *done, void *arg)
+s_on_state (const drover_result_t *result, void *arg)
 {
+    const drover_msg_t *done = drover_result_msg (result);
     *(int *) arg = done->state;
 }
 
 //  Count one NOTIFY TASK DONE
 static void
-s_on_notified (const drover_msg_t *done, void *arg)
+s_on_notified (const drover_result_t *result, void *arg)
 {
+    const drover_msg_t *done = drover_result_msg (result);
     s_notified_t *notified = (s_notified_t *) arg;
     char expected [64];
     snprintf (expected, sizeof expected, "out-%llu\n", (unsigned long long) done->task);
@@ -854,8 +857,8 @@ test_done_handler_keeps_a_window (void **state)
     drover_client_set_done_handler (client, s_on_notified, &notified);
     assert_int_equal (drover_client_set_window (client, S_INFLIGHT), 0);
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
-    submit->flags = DROVER_SUBMIT_NOTIFY;
+    drover_submit_t *submit = drover_submit_new (1, argv);
+    drover_submit_set_notify (submit, true);
     size_t sent = 0;
     int64_t deadline = zclock_mono () + 30000;
     while (notified.done < S_NOTIFIED && zclock_mono () < deadline) {
@@ -877,7 +880,7 @@ test_done_handler_keeps_a_window (void **state)
     assert_int_equal (drover_client_wait (client, &task, 1, s_on_state, NULL, &seen), 0);
     assert_int_equal (seen, DROVER_TASK_UNKNOWN);
     assert_int_equal (notified.done, S_NOTIFIED);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
     assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], S_NOTIFIED);
@@ -905,26 +908,30 @@ test_admin_round_trips (void **state)
     assert_int_equal (drover_client_admin (client, "has space", DROVER_ADMIN_HOLD), -1);
     assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_INVALID);
 
-    drover_msg_t *table = drover_client_workers (client);
-    assert_non_null (table);
-    assert_int_equal (table->id, DROVER_MSG_WORKER_TABLE);
-    assert_int_equal (table->nrows, 2);
-    assert_string_equal (table->worker_rows [0].id, "alpha");
-    assert_int_equal (table->worker_rows [0].procs, 4);
-    assert_int_equal (table->worker_rows [1].admin, DROVER_ADMIN_HOLD);
-    drover_msg_destroy (&table);
+    //  The listings: the API's own rows, made from the wire's tables
+    drover_workers_t *workers = drover_client_workers (client);
+    assert_non_null (workers);
+    assert_int_equal (drover_workers_size (workers), 2);
+    assert_string_equal (drover_workers_row (workers, 0)->id, "alpha");
+    assert_int_equal (drover_workers_row (workers, 0)->procs, 4);
+    assert_int_equal (drover_workers_row (workers, 1)->admin, DROVER_ADMIN_HOLD);
+    assert_string_equal (drover_workers_row (workers, 1)->why, "");
+    assert_null (drover_workers_row (workers, 2));
+    drover_workers_destroy (&workers);
+    drover_workers_destroy (&workers);
 
-    table = drover_client_tasks (client, DROVER_TASK_RUNNING, 33);
-    assert_non_null (table);
-    assert_int_equal (table->id, DROVER_MSG_TASK_TABLE);
-    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 5);
-    assert_int_equal (table->counts [DROVER_TASK_RUNNING], 33);
-    assert_int_equal (table->nrows, 2);
-    assert_int_equal (table->task_rows [0].state, DROVER_TASK_RUNNING);
-    assert_int_equal (table->task_rows [0].end, DROVER_END_NONE);
-    assert_string_equal (table->task_rows [0].summary, "sh -c true");
-    assert_int_equal (table->task_rows [1].end, DROVER_END_TIMED_OUT);
-    drover_msg_destroy (&table);
+    drover_tasks_t *tasks = drover_client_tasks (client, DROVER_TASK_RUNNING, 33);
+    assert_non_null (tasks);
+    assert_int_equal (drover_tasks_count (tasks, DROVER_TASK_QUEUED), 5);
+    assert_int_equal (drover_tasks_count (tasks, DROVER_TASK_RUNNING), 33);
+    assert_int_equal (drover_tasks_count (tasks, DROVER_TASK_STATES), 0);
+    assert_int_equal (drover_tasks_size (tasks), 2);
+    assert_int_equal (drover_tasks_row (tasks, 0)->state, DROVER_TASK_RUNNING);
+    assert_int_equal (drover_tasks_row (tasks, 0)->end, DROVER_END_NONE);
+    assert_string_equal (drover_tasks_row (tasks, 0)->summary, "sh -c true");
+    assert_int_equal (drover_tasks_row (tasks, 1)->end, DROVER_END_TIMED_OUT);
+    assert_null (drover_tasks_row (tasks, 2));
+    drover_tasks_destroy (&tasks);
 
     drover_client_destroy (&client);
     zactor_destroy (&actor);
@@ -949,10 +956,10 @@ test_late_reply_not_mistaken (void **state)
     assert_null (drover_client_workers (client));
     assert_int_equal (drover_client_error_code (client), DROVER_CLIENT_ERR_TIMEOUT);
     drover_client_set_timeout (client, 5000);
-    drover_msg_t *table = drover_client_workers (client);
-    assert_non_null (table);
-    assert_int_equal (table->nrows, 2);
-    drover_msg_destroy (&table);
+    drover_workers_t *workers = drover_client_workers (client);
+    assert_non_null (workers);
+    assert_int_equal (drover_workers_size (workers), 2);
+    drover_workers_destroy (&workers);
     drover_client_destroy (&client);
     zactor_destroy (&actor);
 }

@@ -2087,7 +2087,7 @@ test_setters_and_names (void **state)
     assert_string_equal (drover_msg_name (99), "INVALID");
     assert_string_equal (drover_task_state_name (DROVER_TASK_SUCCEEDED), "SUCCEEDED");
     assert_string_equal (drover_task_state_name (-1), "INVALID");
-    assert_string_equal (drover_health_name (DROVER_HEALTH_PROBATION), "PROBATION");
+    assert_string_equal (drover_worker_health_name (DROVER_HEALTH_PROBATION), "PROBATION");
     assert_string_equal (drover_admin_name (DROVER_ADMIN_DRAIN), "DRAIN");
     assert_string_equal (drover_outcome_name (DROVER_OUTCOME_TIMEDOUT), "TIMEDOUT");
     assert_string_equal (drover_outcome_name (DROVER_OUTCOME_MAX + 1), "INVALID");

@@ -14,7 +14,7 @@
 */
 
 #include "testcodec.h"
-#include "drover_client.h"
+#include "drover_client_wire.h"
 
 //  Term statistics with every value set (salt makes two differ)
 static void
@@ -462,7 +462,7 @@ test_submit_optional_fields (void **state)
     zframe_destroy (&frame);
 
     //  Affinity, no key: [..., body, nil, "tenant-7"]
-    assert_int_equal (drover_client_submit_set_affinity (msg, "tenant-7"), 0);
+    assert_int_equal (drover_submit_set_affinity (drover_submit_of (msg), "tenant-7"), 0);
     frame = drover_msg_encode (msg);
     byte *data = zframe_data (frame);
     size_t size = zframe_size (frame);
@@ -477,7 +477,7 @@ test_submit_optional_fields (void **state)
     drover_msg_destroy (&copy);
 
     //  A replica of slot 0: key and affinity nil, the service, no slot
-    assert_int_equal (drover_client_submit_set_affinity (msg, NULL), 0);
+    assert_int_equal (drover_submit_set_affinity (drover_submit_of (msg), NULL), 0);
     assert_null (msg->affinity);
     strcpy (msg->service, "web");
     frame = drover_msg_encode (msg);
@@ -500,11 +500,11 @@ test_submit_optional_fields (void **state)
     char long_key [DROVER_KEY_MAX + 2];
     memset (long_key, 'a', sizeof long_key);
     long_key [DROVER_KEY_MAX + 1] = 0;
-    assert_int_equal (drover_client_submit_set_affinity (msg, long_key), -1);
-    assert_int_equal (drover_client_submit_set_affinity (msg, ""), -1);
-    assert_int_equal (drover_client_submit_set_affinity (msg, "tab\there"), -1);
+    assert_int_equal (drover_submit_set_affinity (drover_submit_of (msg), long_key), -1);
+    assert_int_equal (drover_submit_set_affinity (drover_submit_of (msg), ""), -1);
+    assert_int_equal (drover_submit_set_affinity (drover_submit_of (msg), "tab\there"), -1);
     long_key [DROVER_KEY_MAX] = 0;
-    assert_int_equal (drover_client_submit_set_affinity (msg, long_key), 0);
+    assert_int_equal (drover_submit_set_affinity (drover_submit_of (msg), long_key), 0);
     copy = testcodec_roundtrip (msg);
     assert_string_equal (copy->affinity, long_key);
     drover_msg_destroy (&copy);

@@ -709,13 +709,13 @@ test_reconnect_when_silent (void **state)
 //  A handler that holds the worker's loop until the test writes a byte on
 //  the pipe whose read end *arg is (10 s at most), then succeeds
 static int
-s_held_handler (void *arg, const drover_exec_t *exec, drover_msg_t *result)
+s_held_handler (void *arg, drover_job_t *job)
 {
     struct pollfd item = { *(int *) arg, POLLIN, 0 };
     char byte = 0;
     bool released = poll (&item, 1, 10000) == 1 && read (item.fd, &byte, 1) == 1;
-    result->outcome = DROVER_OUTCOME_EXITED;
-    result->exit_code = released? 0: 1;
+    drover_job_set_outcome (job, DROVER_OUTCOME_EXITED);
+    drover_job_set_exit_code (job, released? 0: 1);
     return 0;
 }
 
@@ -784,13 +784,15 @@ test_hello_first_after_reconnect (void **state)
 
 //  The in-process handler: what it returns is the result
 static int
-s_echo_handler (void *arg, const drover_exec_t *exec, drover_msg_t *result)
+s_echo_handler (void *arg, drover_job_t *job)
 {
     int *calls = (int *) arg;
     (*calls)++;
-    const char *text = exec->argv [exec->argc - 1];
-    drover_msg_set_output (result, (const byte *) text, strlen (text), NULL, 0);
-    result->exit_code = (int) exec->argc;
+    assert_int_equal (drover_job_attempt (job), 1);
+    assert_null (drover_job_argv (job, drover_job_argc (job)));
+    const char *text = drover_job_argv (job, drover_job_argc (job) - 1);
+    drover_job_set_output (job, (const byte *) text, strlen (text), NULL, 0);
+    drover_job_set_exit_code (job, drover_job_argc (job));
     if (streq (text, "fail"))
         return -1;
     return 0;
@@ -878,9 +880,9 @@ test_bad_body (void **state)
 
 //  The handler that answers "done" on stdout
 static int
-s_done_handler (void *arg, const drover_exec_t *exec, drover_msg_t *result)
+s_done_handler (void *arg, drover_job_t *job)
 {
-    drover_msg_set_output (result, (const byte *) "done", 4, NULL, 0);
+    drover_job_set_output (job, (const byte *) "done", 4, NULL, 0);
     return 0;
 }
 

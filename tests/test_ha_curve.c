@@ -18,7 +18,7 @@
 */
 
 #include "testutil_ha.h"
-#include "drover_client.h"
+#include "drover_client_wire.h"
 #include <inttypes.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -34,8 +34,9 @@ typedef struct {
 
 //  Note a TASK DONE the wait delivers
 static void
-s_on_done (const drover_msg_t *done, void *arg)
+s_on_done (const drover_result_t *result, void *arg)
 {
+    const drover_msg_t *done = drover_result_msg (result);
     s_seen_t *seen = (s_seen_t *) arg;
     seen->dones++;
     seen->state = done->state;
@@ -111,11 +112,11 @@ test_failover_with_a_key_pair_per_broker (void **state)
     if (drover_client_set_server_keys (client, client_key, server_keys, 1))
         fail_msg ("set_server_keys: %s", drover_client_error_text (client));
     const char *script [] = { "sh", "-c", "sleep 4; echo ran-once" };
-    drover_msg_t *submit = drover_client_submit_msg (3, script);
+    drover_submit_t *submit = drover_submit_new (3, script);
     uint64_t task = 0;
     if (drover_client_submit (client, submit, &task))
         fail_msg ("submit: %s", drover_client_error_text (client));
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     assert_string_equal (drover_client_endpoint (client), ha->endpoints [leader]);
     char worker [DROVER_ID_MAX + 1];
     assert_true (testutil_wait_running (dealer, task, worker, 15000));

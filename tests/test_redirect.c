@@ -19,7 +19,7 @@
 */
 
 #include "testutil.h"
-#include "drover_client.h"
+#include "drover_client_wire.h"
 #include "drover_standby.h"
 #include "drover_worker.h"
 #include "drover_endpoints.h"
@@ -98,12 +98,12 @@ static uint64_t
 s_submit (drover_client_t *client)
 {
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
+    drover_submit_t *submit = drover_submit_new (1, argv);
     uint64_t task = 0;
     int rc = drover_client_submit (client, submit, &task);
     if (rc)
         fail_msg ("submit failed: %s", drover_client_error_text (client));
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     assert_true (task > 0);
     return task;
 }
@@ -203,9 +203,9 @@ s_played_welcome (s_played_t *self, uint32_t seq, const char *state_id)
 
 //  A worker's process handler: the task "ran" at once
 static int
-s_ran (void *arg, const drover_exec_t *exec, drover_msg_t *result)
+s_ran (void *arg, drover_job_t *job)
 {
-    result->outcome = DROVER_OUTCOME_EXITED;
+    drover_job_set_outcome (job, DROVER_OUTCOME_EXITED);
     return 0;
 }
 
@@ -239,12 +239,12 @@ test_standby_redirects_to_leader (void **state)
     uint64_t tasks [21] = { first };
     const char *argv [] = { "true" };
     for (int index = 1; index < 21; index++) {
-        drover_msg_t *submit = drover_client_submit_msg (1, argv);
+        drover_submit_t *submit = drover_submit_new (1, argv);
         assert_true (drover_client_submit_async (client, submit, (uintptr_t) index) > 0);
-        drover_msg_destroy (&submit);
+        drover_submit_destroy (&submit);
     }
     assert_int_equal (drover_client_flush (client), 0);
-    drover_msg_t *table = drover_client_tasks (client, 255, 100);
+    drover_msg_t *table = drover_client_task_table (client, 255, 100, NULL, 0);
     assert_non_null (table);
     uint64_t held = 0;
     for (int state = 0; state < DROVER_TASK_STATES; state++)
@@ -378,12 +378,12 @@ test_broker_stopped (void **state)
 
     int64_t asked = zclock_mono ();
     const char *argv [] = { "true" };
-    drover_msg_t *submit = drover_client_submit_msg (1, argv);
-    assert_int_equal (drover_client_submit_set_key (submit, "after-the-stop"), 0);
+    drover_submit_t *submit = drover_submit_new (1, argv);
+    assert_int_equal (drover_submit_set_key (submit, "after-the-stop"), 0);
     uint64_t task = 0;
     if (drover_client_submit (client, submit, &task))
         fail_msg ("submit failed: %s", drover_client_error_text (client));
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     int64_t client_took = zclock_mono () - asked;
     assert_string_equal (drover_client_endpoint (client), second->endpoint);
     print_message ("broker stopped: worker registered with the other in %" PRId64 " ms, "

@@ -115,11 +115,11 @@ s_on_ack (uint32_t seq, uintptr_t tag, uint64_t task, int code, const char *reas
 
 //  Done handler: count results
 static void
-s_on_done (const drover_msg_t *done, void *arg)
+s_on_done (const drover_result_t *result, void *arg)
 {
     drover_benchmark_tally_t *tally = (drover_benchmark_tally_t *) arg;
     tally->finished++;
-    if (done->state == DROVER_TASK_SUCCEEDED)
+    if (drover_result_state (result) == DROVER_TASK_SUCCEEDED)
         tally->succeeded++;
 }
 
@@ -143,9 +143,9 @@ drover_benchmark_await_workers (drover_benchmark_t *self, drover_client_t *clien
 {
     int64_t deadline = zclock_mono () + 10000;
     while (zclock_mono () < deadline && !zsys_interrupted) {
-        drover_msg_t *table = drover_client_workers (client);
-        size_t listed = table? table->nrows: 0;
-        drover_msg_destroy (&table);
+        drover_workers_t *workers = drover_client_workers (client);
+        size_t listed = workers? drover_workers_size (workers): 0;
+        drover_workers_destroy (&workers);
         if (listed >= count)
             return 0;
         zclock_sleep (20);          //  polling the broker's table, not settling
@@ -156,7 +156,7 @@ drover_benchmark_await_workers (drover_benchmark_t *self, drover_client_t *clien
 
 //  The no-op handler: the result (exit 0) is already filled in
 static int
-s_noop (void *arg, const drover_exec_t *exec, drover_msg_t *result)
+s_noop (void *arg, drover_job_t *job)
 {
     return 0;
 }
@@ -210,16 +210,16 @@ drover_benchmark_crew_start (drover_benchmark_t *self, drover_benchmark_crew_t *
 
 //  Build the TASK SUBMIT every phase sends: argv "true", or a command line
 //  of exactly S_COMMAND_SIZE bytes when padded
-drover_msg_t *
-drover_benchmark_submit_msg (bool padded, uint32_t flags)
+drover_submit_t *
+drover_benchmark_submit_new (bool padded, uint32_t flags)
 {
     char pad [S_COMMAND_SIZE];
     memset (pad, 'x', sizeof pad);
     pad [S_COMMAND_SIZE - 5 - 1] = 0;       //  "true" + space + pad = 100 bytes
     const char *argv [] = { "true", pad };
-    drover_msg_t *submit = drover_client_submit_msg (padded? 2: 1, argv);
+    drover_submit_t *submit = drover_submit_new (padded? 2: 1, argv);
     assert (submit);
-    submit->flags = flags;
+    drover_submit_set_notify (submit, (flags & DROVER_SUBMIT_NOTIFY) != 0);
     return submit;
 }
 
@@ -229,7 +229,7 @@ drover_benchmark_submit_msg (bool padded, uint32_t flags)
 
 //  Submit up to count tasks asynchronously, tag = slot in ids; 0 or -1
 static int
-s_submit_batch (drover_client_t *client, drover_msg_t *submit, size_t count)
+s_submit_batch (drover_client_t *client, drover_submit_t *submit, size_t count)
 {
     for (size_t slot = 0; slot < count; slot++)
         if (drover_client_submit_async (client, submit, slot) == 0)
@@ -242,7 +242,7 @@ s_submit_batch (drover_client_t *client, drover_msg_t *submit, size_t count)
 //  the previous one's results come back. Returns the usec it took, or -1.
 int64_t
 drover_benchmark_run_tasks (drover_benchmark_t *self, drover_client_t *client,
-                            drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                            drover_benchmark_tally_t *tally, drover_submit_t *submit,
                             long long count, const char *phase)
 {
     size_t batch = (size_t) (self->opts.window / 2 > 0? self->opts.window / 2: 1);
@@ -291,12 +291,12 @@ drover_benchmark_noop_rate (drover_benchmark_t *self, const char *phase)
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
     drover_benchmark_crew_t crew = { 0 };
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
     int64_t elapsed = -1;
     if (drover_benchmark_crew_start (self, &crew, client) == 0)
         elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
                                               phase);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     drover_benchmark_crew_stop (&crew);
     return elapsed < 0? -1: self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1);
@@ -309,7 +309,7 @@ s_phase_noop (drover_benchmark_t *self)
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
     drover_benchmark_crew_t crew = { 0 };
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
     int64_t elapsed = -1;
     if (drover_benchmark_crew_start (self, &crew, client) == 0)
         elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
@@ -317,7 +317,7 @@ s_phase_noop (drover_benchmark_t *self)
     if (elapsed >= 0)
         drover_benchmark_figure (self, "noop_throughput",
                                  self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1), "tasks/s");
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     drover_benchmark_crew_stop (&crew);
     return elapsed >= 0? 0: -1;
@@ -352,7 +352,7 @@ s_phase_rtt (drover_benchmark_t *self)
     drover_benchmark_crew_t crew = { 0 };
     size_t count = (size_t) self->opts.rtt;
     int64_t *samples = (int64_t *) zmalloc (count * sizeof (int64_t));
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
     int rc = drover_benchmark_crew_start (self, &crew, client);
     for (size_t index = 0; rc == 0 && index < count; index++) {
         int64_t started = zclock_usecs ();
@@ -377,7 +377,7 @@ s_phase_rtt (drover_benchmark_t *self)
         drover_benchmark_figure (self, "rtt_p99", s_quantile (samples, count, 0.99), "us");
         drover_benchmark_figure (self, "rtt_p999", s_quantile (samples, count, 0.999), "us");
     }
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     drover_benchmark_crew_stop (&crew);
     free (samples);
@@ -392,7 +392,7 @@ s_phase_rtt (drover_benchmark_t *self)
 //  accepted. Returns the usec it took, or -1.
 int64_t
 drover_benchmark_submit_many (drover_benchmark_t *self, drover_client_t *client,
-                              drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                              drover_benchmark_tally_t *tally, drover_submit_t *submit,
                               long long count, const char *phase)
 {
     int64_t started = zclock_usecs ();
@@ -422,14 +422,14 @@ s_phase_submit (drover_benchmark_t *self)
 {
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, 0);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, 0);
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
     int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
                                              self->opts.submits, "submit");
     if (elapsed >= 0)
         drover_benchmark_figure (self, "submit_rate", self->opts.submits * 1e6 / (elapsed > 0? elapsed: 1),
                   "tasks/s");
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     return elapsed >= 0? 0: -1;
 }
@@ -440,7 +440,7 @@ s_phase_memory (drover_benchmark_t *self)
 {
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
-    drover_msg_t *submit = drover_benchmark_submit_msg (true, 0);
+    drover_submit_t *submit = drover_benchmark_submit_new (true, 0);
     uint64_t idle = drover_benchmark_broker_rss (self);
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
     int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
@@ -457,7 +457,7 @@ s_phase_memory (drover_benchmark_t *self)
         fprintf (stderr, "drover bench: cannot read the broker's VmRSS\n");
         elapsed = -1;
     }
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     return elapsed >= 0? 0: -1;
 }

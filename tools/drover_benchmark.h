@@ -14,7 +14,7 @@
 #define DROVER_BENCHMARK_H_INCLUDED
 
 #include <czmq.h>
-#include "drover_client.h"
+#include "drover_client_wire.h"
 #include "drover_worker.h"
 
 #ifdef __cplusplus
@@ -213,23 +213,23 @@ void
 drover_client_t *
     drover_benchmark_client (drover_benchmark_t *self, drover_benchmark_tally_t *tally);
 
-//  Build a TASK SUBMIT of argv "true", or of a 100-byte command line if
+//  Build a submit of argv "true", or of a 100-byte command line if
 //  padded, with flags. The caller destroys it.
-drover_msg_t *
-    drover_benchmark_submit_msg (bool padded, uint32_t flags);
+drover_submit_t *
+    drover_benchmark_submit_new (bool padded, uint32_t flags);
 
 //  Queue count tasks through client with its window, no workers needed:
 //  every one must be accepted. Returns the usec it took, or -1.
 int64_t
     drover_benchmark_submit_many (drover_benchmark_t *self, drover_client_t *client,
-                                  drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                                  drover_benchmark_tally_t *tally, drover_submit_t *submit,
                                   long long count, const char *phase);
 
 //  Run count NOTIFY tasks to the end with a window of them outstanding,
 //  on whatever workers the broker has. Returns the usec it took, or -1.
 int64_t
     drover_benchmark_run_tasks (drover_benchmark_t *self, drover_client_t *client,
-                                drover_benchmark_tally_t *tally, drover_msg_t *submit,
+                                drover_benchmark_tally_t *tally, drover_submit_t *submit,
                                 long long count, const char *phase);
 
 //  Run opts.tasks no-op tasks end to end on the current broker, through

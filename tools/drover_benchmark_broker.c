@@ -124,9 +124,9 @@ s_broker_await (drover_benchmark_t *self, int64_t deadline, const char *phase)
     int64_t started = zclock_mono ();
     int rc = -1;
     while (zclock_mono () < deadline && !zsys_interrupted) {
-        drover_msg_t *table = drover_client_workers (client);
-        if (table) {
-            drover_msg_destroy (&table);
+        drover_workers_t *workers = drover_client_workers (client);
+        if (workers) {
+            drover_workers_destroy (&workers);
             rc = 0;
             break;
         }

@@ -95,7 +95,7 @@ s_rtt (drover_benchmark_t *self, double *p50, double *p99)
     drover_benchmark_crew_t crew = { 0 };
     size_t count = (size_t) self->opts.rtt;
     int64_t *samples = (int64_t *) zmalloc (count * sizeof (int64_t));
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
     int rc = drover_benchmark_crew_start (self, &crew, client);
     for (size_t index = 0; rc == 0 && index < count; index++) {
         int64_t started = zclock_usecs ();
@@ -110,7 +110,7 @@ s_rtt (drover_benchmark_t *self, double *p50, double *p99)
         *p50 = (double) samples [count / 2];
         *p99 = (double) samples [count * 99 / 100];
     }
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     drover_benchmark_crew_stop (&crew);
     free (samples);

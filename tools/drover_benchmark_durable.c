@@ -40,11 +40,11 @@ s_submit_rate (drover_benchmark_t *self, const char *phase)
 {
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, 0);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, 0);
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
     int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
                                                              self->opts.submits, phase);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     return elapsed < 0? -1: self->opts.submits * 1e6 / (elapsed > 0? elapsed: 1);
 }
@@ -162,13 +162,13 @@ s_queue (drover_benchmark_t *self, long long count)
 {
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
-    drover_msg_t *submit = drover_benchmark_submit_msg (true, 0);
+    drover_submit_t *submit = drover_benchmark_submit_new (true, 0);
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
     if (rc == 0 && drover_benchmark_submit_many (self, client, &tally, submit, count,
                                                  "restart: queue") < 0)
         rc = -1;
     drover_benchmark_progress (self, "restart: queue", count, count, true);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     return rc;
 }
@@ -180,11 +180,11 @@ s_queued (drover_benchmark_t *self)
     drover_client_t *client = drover_client_new (self->endpoint);
     assert (client);
     drover_client_set_timeout (client, 10000);
-    drover_msg_t *table = drover_client_tasks (client, DROVER_TASK_QUEUED, 0);
-    long long queued = table? (long long) table->counts [DROVER_TASK_QUEUED]: -1;
-    if (!table)
+    drover_tasks_t *tasks = drover_client_tasks (client, DROVER_TASK_QUEUED, 0);
+    long long queued = tasks? (long long) drover_tasks_count (tasks, DROVER_TASK_QUEUED): -1;
+    if (!tasks)
         drover_cli_error (client, "restart");
-    drover_msg_destroy (&table);
+    drover_tasks_destroy (&tasks);
     drover_client_destroy (&client);
     return queued;
 }

@@ -171,7 +171,7 @@ static drover_msg_t *
 s_submit_msg (void)
 {
     const char *argv [] = { "sleep", "0.2" };
-    drover_msg_t *submit = drover_client_submit_msg (2, argv);
+    drover_msg_t *submit = drover_submit_msg (drover_submit_new (2, argv));
     assert (submit);
     return submit;
 }

@@ -115,13 +115,13 @@ s_no_worker (drover_benchmark_t *self, drover_client_t *client, int64_t msec)
 {
     int64_t deadline = zclock_mono () + msec;
     while (!zsys_interrupted) {
-        drover_msg_t *table = drover_client_workers (client);
-        if (!table)
+        drover_workers_t *workers = drover_client_workers (client);
+        if (!workers)
             return drover_cli_error (client, "pool"), -1;
         uint32_t rows = 0;          //  workers up (the table lists gone ones too)
-        for (uint32_t index = 0; index < table->nrows; index++)
-            rows += table->worker_rows [index].state == DROVER_WORKER_UP;
-        drover_msg_destroy (&table);
+        for (size_t index = 0; index < drover_workers_size (workers); index++)
+            rows += drover_workers_row (workers, index)->state == DROVER_WORKER_UP;
+        drover_workers_destroy (&workers);
         if (rows == 0)
             return 0;
         if (zclock_mono () > deadline) {
@@ -150,7 +150,7 @@ s_first_task (drover_benchmark_t *self)
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
     drover_client_set_timeout (client, 60000);      //  an instance boots meanwhile
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
     long long rounds = self->opts.pool_rounds;
     int64_t *samples = (int64_t *) zmalloc (rounds * sizeof (int64_t));
     int rc = s_no_worker (self, client, 10000);
@@ -167,7 +167,7 @@ s_first_task (drover_benchmark_t *self)
                                  "msec");
     }
     free (samples);
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     return rc;
 }

@@ -112,12 +112,12 @@ s_shell_rate (drover_benchmark_t *self)
     }
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = drover_benchmark_client (self, &tally);
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, DROVER_SUBMIT_NOTIFY);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
     if (rc == 0)
         rc = drover_benchmark_await_workers (self, client, count);
     int64_t elapsed = rc? -1: drover_benchmark_run_tasks (self, client, &tally, submit,
                                                           self->opts.shell_tasks, "shell");
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     for (size_t index = 0; index < count; index++)
         drover_benchmark_reap (agents [index]);

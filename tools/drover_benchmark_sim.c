@@ -365,9 +365,9 @@ s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, size_
     int rc = drover_benchmark_broker_start (self, NULL);
     drover_benchmark_tally_t tally = { 0 };
     drover_client_t *client = rc? NULL: drover_benchmark_client (self, &tally);
-    drover_msg_t *submit = drover_benchmark_submit_msg (false, 0);
+    drover_submit_t *submit = drover_benchmark_submit_new (false, 0);
     if (busy)
-        submit->labels [submit->nlabels++] = strdup (S_POOL_BUSY);
+        drover_submit_add_label (submit, S_POOL_BUSY);
     uint64_t slots = (uint64_t) (busy? busy: workers) * procs;
     long long assigns = self->opts.assigns;
     if (rc == 0)
@@ -375,7 +375,7 @@ s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, size_
     if (rc == 0 && drover_benchmark_submit_many (self, client, &tally, submit,
                                                  queued + (long long) slots + assigns, name) < 0)
         rc = -1;
-    drover_msg_destroy (&submit);
+    drover_submit_destroy (&submit);
     drover_client_destroy (&client);
 
     s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, workers, procs, true, busy,

@@ -11,7 +11,7 @@
 #include <czmq.h>
 #include <getopt.h>
 #include "drover_msg.h"
-#include "drover_client.h"
+#include "drover_client_wire.h"
 #include "drover_serverkeys.h"
 
 //  Exit statuses of the client subcommands

@@ -288,7 +288,7 @@ s_workers_json (drover_msg_t *table)
         printf (",\"why\":");
         drover_cli_json_string (stdout, row->why? row->why: "");
         printf (",\"health\":\"%s\"",
-                drover_cli_lower (drover_health_name (row->health), name, sizeof name));
+                drover_cli_lower (drover_worker_health_name (row->health), name, sizeof name));
         printf (",\"admin\":\"%s\"",
                 drover_cli_lower (drover_admin_name (row->admin), name, sizeof name));
         printf (",\"admin_reason\":");
@@ -343,7 +343,7 @@ s_workers_text (drover_msg_t *table)
         char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) + 2] = "-";
         drover_cli_lower (drover_worker_state_name (pass && row->state == DROVER_WORKER_UP
                                            ? DROVER_WORKER_LOST: row->state), state, sizeof state);
-        drover_cli_lower (drover_health_name (row->health), health, sizeof health);
+        drover_cli_lower (drover_worker_health_name (row->health), health, sizeof health);
         s_row_admin (row, admin, sizeof admin);
         s_local_time (row->since, since, sizeof since);
         snprintf (procs, sizeof procs, "%u/%u", row->procs_used, row->procs);
@@ -389,7 +389,7 @@ drover_cli_workers (int argc, char **argv)
     drover_client_t *client = drover_cli_connect ("workers");
     if (!client)
         return DROVER_EXIT_USAGE;
-    drover_msg_t *table = drover_client_workers (client);
+    drover_msg_t *table = drover_client_worker_table (client);
     if (!table)
         rc = drover_cli_error (client, "workers");
     else
@@ -580,12 +580,12 @@ drover_cli_tasks (int argc, char **argv)
     if (!client)
         return DROVER_EXIT_USAGE;
     int rc = DROVER_EXIT_OK;
-    drover_msg_t *table = drover_client_tasks (client, state, (uint32_t) limit);
+    drover_msg_t *table = drover_client_task_table (client, state, (uint32_t) limit, NULL, 0);
     //  Which worker is reserved for a queued task: WORKER LIST says it
     bool queued = false;
     for (uint32_t index = 0; table && index < table->nrows; index++)
         queued |= table->task_rows [index].state == DROVER_TASK_QUEUED;
-    drover_msg_t *workers = queued? drover_client_workers (client): NULL;
+    drover_msg_t *workers = queued? drover_client_worker_table (client): NULL;
     if (!table)
         rc = drover_cli_error (client, "tasks");
     else

@@ -84,7 +84,7 @@ s_matching (drover_client_t *client, s_filter_t *filter, uint64_t **ids_p, size_
     for (int index = 0; index < 3; index++) {
         if (filter->state != -1 && filter->state != states [index])
             continue;
-        drover_msg_t *table = drover_client_tasks_labeled (client, states [index], DROVER_ROWS_MAX,
+        drover_msg_t *table = drover_client_task_table (client, states [index], DROVER_ROWS_MAX,
                                                            filter->labels, filter->nlabels);
         if (!table) {
             if (drover_client_error_code (client) == DROVER_CODE_BAD_REQUEST && filter->nlabels)

@@ -495,8 +495,9 @@ typedef struct {
 
 //  Keep the TASK DONE
 static void
-s_logs_done (const drover_msg_t *done, void *arg)
+s_logs_done (const drover_result_t *result, void *arg)
 {
+    const drover_msg_t *done = drover_result_msg (result);
     s_logs_t *logs = (s_logs_t *) arg;
     drover_msg_destroy (&logs->done);
     logs->done = drover_msg_new (DROVER_MSG_TASK_DONE);

@@ -221,8 +221,8 @@ drover_cli_status (int argc, char **argv)
         drover_client_destroy (&client);
         return DROVER_EXIT_FAILED;
     }
-    drover_msg_t *workers = drover_client_workers (client);
-    drover_msg_t *tasks = workers? drover_client_tasks (client, 255, 0): NULL;
+    drover_msg_t *workers = drover_client_worker_table (client);
+    drover_msg_t *tasks = workers? drover_client_task_table (client, 255, 0, NULL, 0): NULL;
     //  A broker older than services answers SERVICE LIST with an error:
     //  then no service is shown
     drover_msg_t *table = tasks? drover_client_services (client, NULL): NULL;

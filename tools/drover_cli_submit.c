@@ -273,7 +273,7 @@ s_parse (int argc, char **argv, s_options_t *options)
                 options->max_listed = (size_t) value;
                 break;
             case 'k':
-                if (drover_client_submit_set_key (submit, optarg))
+                if (drover_submit_set_key (drover_submit_of (submit), optarg))
                     return drover_cli_usage_error ("submit", "--submit-key: '%.40s' is not "
                                                    "1..%d bytes of printable ASCII", optarg,
                                                    DROVER_KEY_MAX);
@@ -288,7 +288,7 @@ s_parse (int argc, char **argv, s_options_t *options)
                 options->no_keys = true;
                 break;
             case 'A':
-                if (drover_client_submit_set_affinity (submit, optarg))
+                if (drover_submit_set_affinity (drover_submit_of (submit), optarg))
                     return drover_cli_usage_error ("submit", "--affinity: '%.40s' is not 1..%d "
                                                    "bytes of printable ASCII", optarg,
                                                    DROVER_KEY_MAX);
@@ -346,8 +346,9 @@ typedef struct {
 
 //  The TASK DONE of a single --wait submit
 static void
-s_on_single_done (const drover_msg_t *done, void *arg)
+s_on_single_done (const drover_result_t *result, void *arg)
 {
+    const drover_msg_t *done = drover_result_msg (result);
     s_single_t *single = (s_single_t *) arg;
     single->delivered = true;
     single->status = drover_cli_exit_status (done);
@@ -393,7 +394,7 @@ s_submit_one (drover_client_t *client, s_options_t *options, int argc, const cha
         return drover_cli_usage_error ("submit", "the command is too long (at most %d arguments"
                                        " of %d bytes each)", DROVER_ARGV_MAX, DROVER_STRING_MAX);
     uint64_t task = 0;
-    if (drover_client_submit (client, options->submit, &task))
+    if (drover_client_submit (client, drover_submit_of (options->submit), &task))
         return drover_cli_error (client, "submit");
     //  Accepted even if no worker could ever run it (one may come): say so
     char why [256];
@@ -569,7 +570,7 @@ s_submit_file (drover_client_t *client, s_options_t *options)
             char key [41];
             s_line_key (path, batch.numbers [sent], batch.lines [sent],
                         options->key? options->key: "", key);
-            drover_client_submit_set_key (options->submit, key);
+            drover_submit_set_key (drover_submit_of (options->submit), key);
         }
         if (s_set_body (options, 3, argv)) {
             drover_cli_progress_clear (&progress);
@@ -577,7 +578,7 @@ s_submit_file (drover_client_t *client, s_options_t *options)
             rc = DROVER_EXIT_USAGE;
             break;
         }
-        if (drover_client_submit_async (client, options->submit, sent) == 0) {
+        if (drover_client_submit_async (client, drover_submit_of (options->submit), sent) == 0) {
             drover_cli_progress_clear (&progress);
             rc = drover_cli_error (client, "submit");
             break;

@@ -39,10 +39,10 @@ s_usage (FILE *stream)
 static void
 s_refresh (drover_client_t *client, drover_topview_t *view)
 {
-    drover_msg_t *workers = drover_client_workers (client);
-    drover_msg_t *queued = workers? drover_client_tasks (client, DROVER_TASK_QUEUED,
-                                                         S_QUEUED_MAX): NULL;
-    drover_msg_t *newest = queued? drover_client_tasks (client, 255, 1): NULL;
+    drover_msg_t *workers = drover_client_worker_table (client);
+    drover_msg_t *queued = workers? drover_client_task_table (client, DROVER_TASK_QUEUED,
+                                                              S_QUEUED_MAX, NULL, 0): NULL;
+    drover_msg_t *newest = queued? drover_client_task_table (client, 255, 1, NULL, 0): NULL;
     if (newest) {
         drover_topview_update (view, &workers, &queued,
                                newest->nrows? newest->task_rows [0].task: 0,

@@ -64,8 +64,9 @@ s_printable (char *target, const byte *text, size_t size, size_t max)
 
 //  A TASK DONE: count it; keep what the summary needs if it did not succeed
 static void
-s_on_done (const drover_msg_t *done, void *arg)
+s_on_done (const drover_result_t *result, void *arg)
 {
+    const drover_msg_t *done = drover_result_msg (result);
     s_tally_t *tally = (s_tally_t *) arg;
     drover_cli_watch_ended (tally->watch, done->task);
     if (drover_cli_globals.json) {
@@ -332,7 +333,7 @@ s_read_ids (s_ids_t *ids)
 static int
 s_list_state (drover_client_t *client, int state, s_ids_t *ids)
 {
-    drover_msg_t *table = drover_client_tasks (client, state, DROVER_ROWS_MAX);
+    drover_msg_t *table = drover_client_task_table (client, state, DROVER_ROWS_MAX, NULL, 0);
     if (!table)
         return drover_cli_error (client, "wait --all: list tasks");
     for (uint32_t row = 0; row < table->nrows; row++)

@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_client_internal - what the client's source files share
 
-    The client (include/drover_client.h) is one object in several files,
+    The client (include/drover/drover_client.h) is one object in several files,
     one concern each: drover_client.c has the object, sending and
     receiving, and routing what comes in; drover_client_move.c has moving
     between brokers; drover_client_submit.c has submitting (one at a
@@ -16,7 +16,7 @@
 #ifndef DROVER_CLIENT_INTERNAL_H_INCLUDED
 #define DROVER_CLIENT_INTERNAL_H_INCLUDED
 
-#include "drover_client.h"
+#include "drover_client_wire.h"
 #include "drover_poller.h"
 #include "drover_waitset.h"
 #include "drover_handshake.h"

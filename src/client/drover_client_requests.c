@@ -78,9 +78,9 @@ drover_client_admin_reason (drover_client_t *self, const char *worker, int admin
     return answer;
 }
 
-//  Ask for the worker table
+//  Ask for the worker table, as the wire has it
 drover_msg_t *
-drover_client_workers (drover_client_t *self)
+drover_client_worker_table (drover_client_t *self)
 {
     assert (self);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_LIST);
@@ -102,17 +102,34 @@ drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit)
     return reply;
 }
 
+//  Ask for the workers
+drover_workers_t *
+drover_client_workers (drover_client_t *self)
+{
+    drover_msg_t *table = drover_client_worker_table (self);
+    return drover_workers_from (&table);
+}
+
 //  Ask for task counts and rows
-drover_msg_t *
+drover_tasks_t *
 drover_client_tasks (drover_client_t *self, int state, uint32_t limit)
 {
     return drover_client_tasks_labeled (self, state, limit, NULL, 0);
 }
 
 //  Ask for task counts and the rows of tasks with every one of the labels
-drover_msg_t *
+drover_tasks_t *
 drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
                              const char *const *labels, uint32_t nlabels)
+{
+    drover_msg_t *table = drover_client_task_table (self, state, limit, labels, nlabels);
+    return drover_tasks_from (&table);
+}
+
+//  Ask for task counts and rows, as the wire has them
+drover_msg_t *
+drover_client_task_table (drover_client_t *self, int state, uint32_t limit,
+                          const char *const *labels, uint32_t nlabels)
 {
     assert (self);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);

@@ -1,6 +1,6 @@
 /*  =========================================================================
     drover_client_service - services (create, scale, delete, list), plans
-    (what a drain, a hold or a scale would do) and a submit's affinity key
+    (what a drain, a hold or a scale would do)
 
     Each call checks what it can before it sends anything (a name that is
     not an id, a label that is not key=value, an argv the exec body cannot
@@ -10,24 +10,6 @@
 */
 
 #include "drover_client_internal.h"
-
-//  Set a TASK SUBMIT's affinity key (1..128 printable bytes; NULL none)
-int
-drover_client_submit_set_affinity (drover_msg_t *submit, const char *key)
-{
-    assert (submit);
-    if (key) {
-        size_t length = strnlen (key, DROVER_KEY_MAX + 1);
-        if (length < 1 || length > DROVER_KEY_MAX)
-            return -1;
-        for (size_t index = 0; index < length; index++)
-            if ((byte) key [index] < 0x20 || (byte) key [index] > 0x7e)
-                return -1;
-    }
-    free (submit->affinity);
-    submit->affinity = key? strdup (key): NULL;
-    return 0;
-}
 
 //  Check that name is a service name; sets the error if not
 static bool

@@ -59,53 +59,13 @@ drover_client_fail_slot (drover_client_t *self, drover_client_slot_t *slot, int 
 }
 
 
-//  Build a TASK SUBMIT that runs argv
-drover_msg_t *
-drover_client_submit_msg (int argc, const char **argv)
-{
-    if (argc < 1 || !argv)
-        return NULL;
-    drover_exec_t *exec = drover_exec_new ();
-    drover_msg_t *msg = NULL;
-    size_t size = 0;
-    byte *body = NULL;
-    if (drover_exec_set_argv (exec, argc, argv) == 0)
-        body = drover_exec_encode (exec, &size);
-    if (body) {
-        msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
-        msg->procs = 1;
-        drover_msg_set_body (msg, body, size);
-        free (body);
-    }
-    drover_exec_destroy (&exec);
-    return msg;
-}
-
-//  Set (or, with NULL, clear) a TASK SUBMIT's key
-int
-drover_client_submit_set_key (drover_msg_t *submit, const char *key)
-{
-    assert (submit);
-    if (key) {
-        size_t length = strnlen (key, DROVER_KEY_MAX + 1);
-        if (length < 1 || length > DROVER_KEY_MAX)
-            return -1;
-        for (size_t index = 0; index < length; index++)
-            if ((byte) key [index] < 0x20 || (byte) key [index] > 0x7e)
-                return -1;
-    }
-    free (submit->key);
-    submit->key = key? strdup (key): NULL;
-    return 0;
-}
-
 //  Submit a task and wait for its id
 int
-drover_client_submit (drover_client_t *self, drover_msg_t *submit, uint64_t *task_p)
+drover_client_submit (drover_client_t *self, drover_submit_t *submit, uint64_t *task_p)
 {
     assert (self);
     assert (submit);
-    drover_msg_t *reply = drover_client_request (self, submit);
+    drover_msg_t *reply = drover_client_request (self, drover_submit_msg (submit));
     if (!reply)
         return -1;
     int rc = 0;
@@ -223,10 +183,11 @@ s_handle_replies (drover_client_t *self, drover_client_slot_t *slot)
 
 //  Send a TASK SUBMIT without waiting for its reply
 uint32_t
-drover_client_submit_async (drover_client_t *self, drover_msg_t *submit, uintptr_t tag)
+drover_client_submit_async (drover_client_t *self, drover_submit_t *submit_view, uintptr_t tag)
 {
     assert (self);
-    assert (submit);
+    assert (submit_view);
+    drover_msg_t *submit = drover_submit_msg (submit_view);
     assert (!self->in_handler);
     uint32_t seq = drover_client_next_seq (self);
     drover_client_slot_t *slot = &self->slots [seq % self->window];

@@ -47,7 +47,7 @@ s_wait_take (drover_client_t *self, const drover_msg_t *done)
         wait->progressed = true;
         if (wait->on_done) {
             self->in_handler = true;
-            wait->on_done (done, wait->arg);
+            wait->on_done (drover_result_of (done), wait->arg);
             self->in_handler = false;
         }
     }
@@ -63,7 +63,7 @@ drover_client_dispatch_done (drover_client_t *self)
         return;
     if (done->seq == 0 && self->done_handler) {
         self->in_handler = true;
-        self->done_handler (done, self->done_arg);
+        self->done_handler (drover_result_of (done), self->done_arg);
         self->in_handler = false;
     }
     else

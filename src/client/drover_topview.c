@@ -300,7 +300,7 @@ s_workers (drover_topview_t *self, size_t rows)
     for (size_t index = 0; index < shown; index++) {
         drover_worker_row_t *row = &self->workers->worker_rows [index];
         char health [16], admin [16], procs [32];
-        s_lower (drover_health_name (row->health), health, sizeof health);
+        s_lower (drover_worker_health_name (row->health), health, sizeof health);
         s_lower (drover_admin_name (row->admin), admin, sizeof admin);
         snprintf (procs, sizeof procs, "%u/%u", row->procs_used, row->procs);
         s_add (self, DROVER_TOPVIEW_PLAIN, "%-*.*s  %-9s  %-5s  %-9s  %5.2f  %7u  %s", id_width,

@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_worker_internal - what the worker's source files share
 
-    The worker (include/drover_worker.h) is one object in three files,
+    The worker (include/drover/drover_worker.h) is one object in three files,
     each one concern: drover_worker.c has the object, its settings, and
     the loop; drover_worker_tasks.c has the offers it runs and their
     results, and acting on each message from the broker;
@@ -14,6 +14,7 @@
 #ifndef DROVER_WORKER_INTERNAL_H_INCLUDED
 #define DROVER_WORKER_INTERNAL_H_INCLUDED
 
+#include "drover_msg.h"
 #include "drover_worker.h"
 #include "drover_runner.h"
 #include "drover_poller.h"
@@ -30,6 +31,15 @@
 #define DROVER_WORKER_BACKOFF_MIN   250     //  msec before the first reconnect
 
 //  A TASK STARTED we sent, in case the broker refuses it
+//  One attempt the in-process handler runs (drover_job.c): lives on the
+//  loop's stack for the handler's call
+struct _drover_job_t {
+    uint64_t task;                  //  the offer's task
+    uint32_t attempt;               //  the offer's attempt
+    const drover_exec_t *exec;      //  the offer's decoded body, borrowed
+    drover_msg_t *result;           //  the TASK RESULT being filled in, borrowed
+};
+
 typedef struct {
     uint32_t seq;                   //  seq it went under, 0 = free slot
     uint64_t task;                  //  task id

@@ -81,7 +81,8 @@ s_run_handler (drover_worker_t *self, drover_msg_t *offer, int64_t now)
     drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
     result->task = offer->task;
     result->attempt = offer->attempt;
-    int rc = self->handler (self->handler_arg, self->exec, result);
+    drover_job_t job = { offer->task, offer->attempt, self->exec, result };
+    int rc = self->handler (self->handler_arg, &job);
     if (rc != 0) {
         result->outcome = DROVER_OUTCOME_SPAWN_FAILED;
         if (!result->reason)

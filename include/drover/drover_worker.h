@@ -36,13 +36,17 @@
       destroy the actor before the worker.
     On a stop (not a LEAVE) the worker kills what runs (SIGTERM, then SIGKILL
     after the grace) and says GOODBYE; the broker requeues those tasks.
+
+    The in-process handler sees an attempt as a drover_job_t (its task,
+    attempt and argv; its result to fill in), not the wire's messages.
     =========================================================================
 */
 
 #ifndef DROVER_WORKER_H_INCLUDED
 #define DROVER_WORKER_H_INCLUDED
 
-#include "drover_msg.h"
+#include <czmq.h>
+#include "drover_codes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,14 +54,14 @@ extern "C" {
 
 typedef struct _drover_worker_t drover_worker_t;
 
-//  An in-process executor. Runs one attempt, in the worker loop's thread,
-//  and returns at once. result arrives as a TASK RESULT with task and
-//  attempt set and outcome EXITED, exit code 0; the handler may set
-//  outcome, exit_code, signal, reason (drover_msg_set_reason) and output
-//  (drover_msg_set_output). Return 0, or -1 to report SPAWN_FAILED (with
-//  the reason the handler set, or "handler failed").
-typedef int (drover_worker_handler_fn) (void *arg, const drover_exec_t *exec,
-                                        drover_msg_t *result);
+typedef struct _drover_job_t drover_job_t;
+
+//  An in-process executor. Runs one attempt (job), in the worker loop's
+//  thread, and returns at once. The job's result starts as exited with
+//  code 0; the handler may set its outcome, exit code, signal, reason and
+//  output (drover_job_set_*). Return 0, or -1 to report SPAWN_FAILED
+//  (with the reason the handler set, or "handler failed").
+typedef int (drover_worker_handler_fn) (void *arg, drover_job_t *job);
 
 //  Create a worker for the broker at endpoint, with an id (printable, no
 //  spaces, 1..64 bytes), the procs it offers and its memory in bytes.
@@ -204,6 +208,43 @@ uint64_t
 //  tasks' user cannot enter the work directory), or NULL (borrowed)
 const char *
     drover_worker_refused (drover_worker_t *self);
+
+//  Return the task id of the job the handler runs
+uint64_t
+    drover_job_task (drover_job_t *self);
+
+//  Return its attempt number, 1-based
+uint32_t
+    drover_job_attempt (drover_job_t *self);
+
+//  Return the number of arguments of its command (>= 1)
+int
+    drover_job_argc (drover_job_t *self);
+
+//  Return argument index of its command (borrowed), NULL past the end
+const char *
+    drover_job_argv (drover_job_t *self, int index);
+
+//  Set how the attempt ended: a drover_outcome_t (DROVER_OUTCOME_EXITED...)
+void
+    drover_job_set_outcome (drover_job_t *self, int outcome);
+
+//  Set the attempt's exit status
+void
+    drover_job_set_exit_code (drover_job_t *self, int exit_code);
+
+//  Set the signal that ended the attempt
+void
+    drover_job_set_signal (drover_job_t *self, int signal);
+
+//  Set the reason text (copied)
+void
+    drover_job_set_reason (drover_job_t *self, const char *reason);
+
+//  Set the attempt's captured stdout and stderr (copied; NULL, 0 for none)
+void
+    drover_job_set_output (drover_job_t *self, const uint8_t *out, size_t out_size,
+                           const uint8_t *err, size_t err_size);
 
 #ifdef __cplusplus
 }

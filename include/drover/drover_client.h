@@ -4,7 +4,7 @@
     elastic pool
 
     One DEALER socket to the broker's ROUTER; every message is one frame
-    (drover_msg_encode/decode). Each request carries a sequence number the
+    (encoded as PROTOCOL.md says). Each request carries a sequence number the
     client increments and the broker echoes in its reply, so replies are
     matched by seq, and a late reply to an abandoned request is dropped.
     ZeroMQ connects lazily and queues what we send, so every request has a
@@ -12,7 +12,7 @@
     that long, never a hang.
 
     TASK DONE may arrive at any time (for a task waited on, or submitted
-    with DROVER_SUBMIT_NOTIFY). A NOTIFY one that no wait in progress asks
+    with drover_submit_set_notify). A NOTIFY one that no wait in progress asks
     for goes to the done handler (set_done_handler), if one is set: a
     caller can keep a window of tasks in flight with submit_async and poll
     alone, no TASK WAIT. Without a handler it is kept (up to a bound) and
@@ -28,6 +28,13 @@
     and no allocation per task beyond the encoded frame.
 
     Not thread-safe: one client per thread, as with any ZeroMQ socket.
+
+    The API speaks its own small types, not the wire's messages: a task to
+    submit (drover_submit_t), a task's result (drover_result_t), a listing
+    of tasks (drover_tasks_t, rows drover_task_entry_t) and of workers
+    (drover_workers_t, rows drover_worker_entry_t), and the codes of
+    drover_codes.h. Install include/drover/ and include
+    "drover/drover_client.h" (or put include/drover on the path).
     =========================================================================
 */
 
@@ -35,7 +42,11 @@
 #define DROVER_CLIENT_H_INCLUDED
 
 #include <czmq.h>
-#include "drover_msg.h"
+#include "drover_codes.h"
+#include "drover_submit.h"
+#include "drover_result.h"
+#include "drover_tasks.h"
+#include "drover_workers.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,9 +81,9 @@ typedef struct _drover_client_t drover_client_t;
 typedef void (drover_client_ack_fn) (uint32_t seq, uintptr_t tag, uint64_t task,
                                      int code, const char *reason, void *arg);
 
-//  Called once per task by wait with its TASK DONE, or by the done handler
-//  with a NOTIFY TASK DONE (borrowed: copy what you keep)
-typedef void (drover_client_done_fn) (const drover_msg_t *done, void *arg);
+//  Called once per task by wait with its result, or by the done handler
+//  with a NOTIFY one (borrowed: drover_result_dup what you keep)
+typedef void (drover_client_done_fn) (const drover_result_t *result, void *arg);
 
 //  Called by wait as results come in (at most ~10 times a second, and once
 //  at the end), and about once a second while none come, with how many of
@@ -170,26 +181,10 @@ const char *
 const char *
     drover_client_code_name (int code);
 
-//  Build a TASK SUBMIT that runs argv (argc >= 1) with default settings;
-//  the caller sets priority, procs, labels... on the struct and owns it.
-//  NULL if argv breaks a limit.
-drover_msg_t *
-    drover_client_submit_msg (int argc, const char **argv);
-
-//  Set the submit key of a TASK SUBMIT (copied), or clear it with NULL.
-//  A key makes the submit idempotent: the broker answers a SUBMIT whose key
-//  it holds with the task id it gave that key first, so the client may send
-//  it again. submit and submit_async keep keyed submits and send them again
-//  (same seq, same key) after each resend interval of silence, until their
-//  reply or the timeout; a submit without a key is never sent twice. Returns
-//  0, or -1 if the key is not 1..DROVER_KEY_MAX bytes of printable ASCII.
+//  Submit a task and wait for its id (submit is the caller's, who may send
+//  it again). Returns 0 with *task_p set, or -1.
 int
-    drover_client_submit_set_key (drover_msg_t *submit, const char *key);
-
-//  Submit a task and wait for its id. submit is a TASK SUBMIT (only read;
-//  its seq is overwritten). Returns 0 with *task_p set, or -1.
-int
-    drover_client_submit (drover_client_t *self, drover_msg_t *submit, uint64_t *task_p);
+    drover_client_submit (drover_client_t *self, drover_submit_t *submit, uint64_t *task_p);
 
 //  Set the handler for async submit replies (and its argument). Handlers
 //  run inside the client's calls and must not call the client.
@@ -197,8 +192,8 @@ void
     drover_client_set_ack_handler (drover_client_t *self, drover_client_ack_fn *handler,
                                    void *arg);
 
-//  Set the handler (NULL: none) for the TASK DONE of tasks submitted with
-//  DROVER_SUBMIT_NOTIFY: it gets each such DONE exactly once, as it
+//  Set the handler (NULL: none) for the results of tasks submitted with
+//  drover_submit_set_notify: it gets each such result exactly once, as it
 //  arrives during submit_async, poll, flush or any request, and during a
 //  wait unless that wait asks for the task (the wait's on_done gets it
 //  then). Without a handler they are kept for a later wait, as before.
@@ -212,12 +207,12 @@ void
 int
     drover_client_set_window (drover_client_t *self, uint32_t window);
 
-//  Send a TASK SUBMIT without waiting for its reply; tag comes back to the
+//  Send a submit without waiting for its reply; tag comes back to the
 //  ack handler. Blocks only while the window is full, handling replies.
 //  Returns the request's seq (> 0), or 0 on error (timeout: acks stopped
 //  coming for the timeout; the request was not sent).
 uint32_t
-    drover_client_submit_async (drover_client_t *self, drover_msg_t *submit, uintptr_t tag);
+    drover_client_submit_async (drover_client_t *self, drover_submit_t *submit, uintptr_t tag);
 
 //  Handle async replies that have arrived, waiting up to msec (0: don't
 //  wait). Returns the number of async submits still outstanding, or -1
@@ -234,7 +229,7 @@ int
 size_t
     drover_client_outstanding (drover_client_t *self);
 
-//  Wait until each of count tasks has its TASK DONE, calling on_done once
+//  Wait until each of count tasks has its result, calling on_done once
 //  per task (duplicates are dropped) and on_progress as they come (either
 //  may be NULL). Sends WAIT for the tasks (in chunks) and again for those
 //  still pending after DROVER_CLIENT_RESEND of silence. Each WAIT names
@@ -266,53 +261,23 @@ char *
     drover_client_admin_reason (drover_client_t *self, const char *worker, int admin,
                                 const char *reason, uint32_t flags);
 
-//  Ask for the worker table. Returns a WORKER TABLE the caller destroys, or NULL.
-drover_msg_t *
+//  Ask for the workers. Returns a listing the caller destroys, or NULL.
+drover_workers_t *
     drover_client_workers (drover_client_t *self);
 
 //  Ask for task counts and up to limit rows (newest first; of QUEUED alone,
 //  in the order they will run) in one state, or in every state if state is
-//  255. Returns a TASK TABLE the caller destroys, or NULL.
-drover_msg_t *
+//  255. Returns a listing the caller destroys, or NULL.
+drover_tasks_t *
     drover_client_tasks (drover_client_t *self, int state, uint32_t limit);
 
 //  drover_client_tasks, the rows only of tasks that have every one of the
 //  nlabels labels ("k=v"; at most 16). A broker before this filter (TASK
 //  LIST with labels, PROTOCOL.md §7.15) refuses the request as malformed
 //  (ERROR 400); without labels the request is the one it knows.
-drover_msg_t *
+drover_tasks_t *
     drover_client_tasks_labeled (drover_client_t *self, int state, uint32_t limit,
                                  const char *const *labels, uint32_t nlabels);
-
-//  Ask for everything the broker knows of one task (TASK SHOW). Returns a
-//  TASK INFO the caller destroys, its info field (drover_taskinfo_t,
-//  drover_taskinfo.h) holding the task's state and result, command (the
-//  environment's names only), resources, times (msec since the epoch),
-//  and attempts; for a task whose result is no longer kept, its state is
-//  DROVER_TASK_UNKNOWN and its end DROVER_END_EXPIRED. NULL with the error
-//  set: 404 for an id the broker never gave, 403 for another key's task
-//  (CURVE, not an admin key).
-drover_msg_t *
-    drover_client_show (drover_client_t *self, uint64_t task);
-
-//  Ask why a task waits (TASK EXPLAIN). Returns a TASK EXPLANATION the
-//  caller destroys (state, worker, attempt; for a queued task its place,
-//  each group of workers' first reason and the verdict), or NULL.
-drover_msg_t *
-    drover_client_explain (drover_client_t *self, uint64_t task);
-
-//  Ask for up to limit kept events whose seq is above since, oldest first.
-//  Returns an EVENT LIST the caller destroys (its events, last and more:
-//  ask again from the last event's seq while more is 1), or NULL.
-drover_msg_t *
-    drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit);
-
-//  Ask for the elastic pool (POOL LIST). Returns a POOL TABLE the caller
-//  destroys: its pool summary (enabled 0: the broker has no pool) and
-//  pool_rows, the instances oldest first (times in msec since the epoch),
-//  or NULL with the error set.
-drover_msg_t *
-    drover_client_pool (drover_client_t *self);
 
 //  Ask the pool to hold, drain, run or destroy an instance (action:
 //  DROVER_POOLADMIN_*). Returns the broker's answer (e.g. "hold",
@@ -321,21 +286,6 @@ drover_msg_t *
 //  broker has no pool, 403 (CURVE) not an admin key.
 char *
     drover_client_pool_admin (drover_client_t *self, const char *instance, int action);
-
-//  Set a TASK SUBMIT's affinity key (1..128 printable bytes; NULL none):
-//  the broker prefers workers in rendezvous order of the key. Returns 0,
-//  or -1 if the key is not one.
-int
-    drover_client_submit_set_affinity (drover_msg_t *submit, const char *key);
-
-//  Create a service (SERVICE ADMIN create): def's name, replicas, procs,
-//  mem, labels and restart_delay (0: the broker's), the command argv (argc
-//  entries) run by each replica. Returns 0, or -1 with the error set: 410
-//  a service of that name exists, 400 a bad definition, 302 past the
-//  broker's bounds, 403 (CURVE) not an admin key.
-int
-    drover_client_service_create (drover_client_t *self, const drover_service_row_t *def,
-                                  int argc, const char **argv);
 
 //  Scale a service to replicas (SERVICE ADMIN scale). Returns 0, or -1
 //  with the error set: 404 no such service, 302, 403.
@@ -347,29 +297,6 @@ int
 int
     drover_client_service_delete (drover_client_t *self, const char *name);
 
-//  List services (SERVICE LIST): all (name NULL or ""), or the one named
-//  with its replicas. Returns a SERVICE TABLE the caller destroys
-//  (stats_now: the last term; service_rows; replica_rows), or NULL with
-//  the error set: 404 no such service.
-drover_msg_t *
-    drover_client_services (drover_client_t *self, const char *name);
-
-//  Ask what a change would do, without doing it (PLAN): action
-//  DROVER_PLAN_*, target the worker (DRAIN, HOLD) or the service (SCALE),
-//  count the replicas (SCALE). Returns a PLAN RESULT the caller destroys
-//  (changes, stats_now before, stats_after), or NULL with the error set:
-//  404 no such worker or service.
-drover_msg_t *
-    drover_client_plan (drover_client_t *self, int action, const char *target, uint32_t count);
-
-//  Ask the brokers where named queues are served (QUEUES: any broker of
-//  the list answers it, a standby too). Returns a QUEUE TABLE the caller
-//  destroys (strategy, queue_rows: name, owner, owner_endpoint, token,
-//  endpoints), empty from a broker without named queues; or NULL with the
-//  error set (415: a broker that predates QUEUES).
-drover_msg_t *
-    drover_client_queues (drover_client_t *self);
-
 //  Where a worker or client of named queue talks (PROTOCOL.md §17): asks
 //  QUEUES of this client's brokers and returns the queue's endpoints, its
 //  owner's first, as one comma-separated list (the caller frees it:
@@ -379,12 +306,6 @@ drover_msg_t *
 //  or the request's own failure.
 char *
     drover_client_queue_endpoints (drover_client_t *self, const char *queue);
-
-//  Send any request and return its reply (not TASK DONE), which the caller
-//  destroys; request is only read (its seq is overwritten). An ERROR reply
-//  is returned as NULL with the error set.
-drover_msg_t *
-    drover_client_request (drover_client_t *self, drover_msg_t *request);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,82 @@
+/*  =========================================================================
+    drover_submit - a task to submit: its command and what it asks for
+
+    Built from a command line (argv) with default settings (1 proc, no
+    memory asked, priority 0, no timeout, no retries), then set before
+    drover_client_submit or drover_client_submit_async sends it; one
+    submit may be sent many times (each send is a new task, unless it has
+    a key). The client writes the request's number into it when it sends.
+    =========================================================================
+*/
+
+#ifndef DROVER_SUBMIT_H_INCLUDED
+#define DROVER_SUBMIT_H_INCLUDED
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _drover_submit_t drover_submit_t;
+
+//  Create a submit that runs argv (argc >= 1). NULL if argv breaks a limit.
+drover_submit_t *
+    drover_submit_new (int argc, const char **argv);
+
+//  Destroy a submit; harmless on NULL
+void
+    drover_submit_destroy (drover_submit_t **self_p);
+
+//  Set the priority: lower runs first (default 0)
+void
+    drover_submit_set_priority (drover_submit_t *self, int32_t priority);
+
+//  Set the procs the task takes on its worker (>= 1, default 1)
+void
+    drover_submit_set_procs (drover_submit_t *self, uint32_t procs);
+
+//  Set the memory the task takes on its worker, bytes (default 0: any)
+void
+    drover_submit_set_mem (drover_submit_t *self, uint64_t mem);
+
+//  Set the task's timeout, msec (default 0: none)
+void
+    drover_submit_set_timeout (drover_submit_t *self, uint32_t msec);
+
+//  Set how many times a failed task runs again (default 0)
+void
+    drover_submit_set_retries (drover_submit_t *self, uint32_t retries);
+
+//  Add a "key=value" label a worker must have (copied). Returns 0, or -1
+//  if it is not one or the submit has 16 already.
+int
+    drover_submit_add_label (drover_submit_t *self, const char *label);
+
+//  Ask (true) for the task's result without a wait: the broker sends it
+//  when the task ends, to the client's done handler (or a later wait)
+void
+    drover_submit_set_notify (drover_submit_t *self, bool notify);
+
+//  Set the submit key (copied), or clear it with NULL. A key makes the
+//  submit idempotent: the broker answers a submit whose key it holds with
+//  the task id it gave that key first, so the client may send it again.
+//  drover_client_submit and submit_async keep keyed submits and send them
+//  again (same seq, same key) after each resend interval of silence, until
+//  their reply or the timeout; a submit without a key is never sent twice.
+//  Returns 0, or -1 if the key is not 1..128 bytes of printable ASCII.
+int
+    drover_submit_set_key (drover_submit_t *self, const char *key);
+
+//  Set the affinity key (1..128 printable bytes; NULL none): the broker
+//  prefers workers in rendezvous order of the key. Returns 0, or -1 if the
+//  key is not one.
+int
+    drover_submit_set_affinity (drover_submit_t *self, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

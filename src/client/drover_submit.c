@@ -1,0 +1,141 @@
+/*  =========================================================================
+    drover_submit - a task to submit (see drover_submit.h)
+
+    A submit is its TASK SUBMIT message (drover_client_wire.h): the setters
+    write the message's fields, and sending one encodes it as it is, with
+    no copy per task.
+    =========================================================================
+*/
+
+#include "drover_client_wire.h"
+
+//  Check that a key is 1..DROVER_KEY_MAX bytes of printable ASCII
+static bool
+s_key_valid (const char *key)
+{
+    size_t length = strnlen (key, DROVER_KEY_MAX + 1);
+    if (length < 1 || length > DROVER_KEY_MAX)
+        return false;
+    for (size_t index = 0; index < length; index++)
+        if ((byte) key [index] < 0x20 || (byte) key [index] > 0x7e)
+            return false;
+    return true;
+}
+
+//  Create a submit that runs argv
+drover_submit_t *
+drover_submit_new (int argc, const char **argv)
+{
+    if (argc < 1 || !argv)
+        return NULL;
+    drover_exec_t *exec = drover_exec_new ();
+    drover_msg_t *msg = NULL;
+    size_t size = 0;
+    byte *body = NULL;
+    if (drover_exec_set_argv (exec, argc, argv) == 0)
+        body = drover_exec_encode (exec, &size);
+    if (body) {
+        msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+        msg->procs = 1;
+        drover_msg_set_body (msg, body, size);
+        free (body);
+    }
+    drover_exec_destroy (&exec);
+    return msg? drover_submit_of (msg): NULL;
+}
+
+//  Destroy a submit
+void
+drover_submit_destroy (drover_submit_t **self_p)
+{
+    assert (self_p);
+    drover_msg_t *msg = (drover_msg_t *) *self_p;
+    drover_msg_destroy (&msg);
+    *self_p = NULL;
+}
+
+//  Set the priority
+void
+drover_submit_set_priority (drover_submit_t *self, int32_t priority)
+{
+    assert (self);
+    drover_submit_msg (self)->priority = priority;
+}
+
+//  Set the procs the task takes
+void
+drover_submit_set_procs (drover_submit_t *self, uint32_t procs)
+{
+    assert (self);
+    drover_submit_msg (self)->procs = procs;
+}
+
+//  Set the memory the task takes, bytes
+void
+drover_submit_set_mem (drover_submit_t *self, uint64_t mem)
+{
+    assert (self);
+    drover_submit_msg (self)->mem = mem;
+}
+
+//  Set the task's timeout, msec
+void
+drover_submit_set_timeout (drover_submit_t *self, uint32_t msec)
+{
+    assert (self);
+    drover_submit_msg (self)->timeout = msec;
+}
+
+//  Set how many times a failed task runs again
+void
+drover_submit_set_retries (drover_submit_t *self, uint32_t retries)
+{
+    assert (self);
+    drover_submit_msg (self)->retries = retries;
+}
+
+//  Add a label a worker must have
+int
+drover_submit_add_label (drover_submit_t *self, const char *label)
+{
+    assert (self);
+    return drover_msg_add_label (drover_submit_msg (self), label);
+}
+
+//  Ask for the task's result without a wait, or not
+void
+drover_submit_set_notify (drover_submit_t *self, bool notify)
+{
+    assert (self);
+    drover_msg_t *msg = drover_submit_msg (self);
+    if (notify)
+        msg->flags |= DROVER_SUBMIT_NOTIFY;
+    else
+        msg->flags &= ~(uint32_t) DROVER_SUBMIT_NOTIFY;
+}
+
+//  Set (or, with NULL, clear) the submit key
+int
+drover_submit_set_key (drover_submit_t *self, const char *key)
+{
+    assert (self);
+    if (key && !s_key_valid (key))
+        return -1;
+    drover_msg_t *msg = drover_submit_msg (self);
+    free (msg->key);
+    msg->key = key? strdup (key): NULL;
+    return 0;
+}
+
+//  Set (or, with NULL, clear) the affinity key
+int
+drover_submit_set_affinity (drover_submit_t *self, const char *key)
+{
+    assert (self);
+    if (key && !s_key_valid (key))
+        return -1;
+    drover_msg_t *msg = drover_submit_msg (self);
+    free (msg->affinity);
+    msg->affinity = key? strdup (key): NULL;
+    return 0;
+}
