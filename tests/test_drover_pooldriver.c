@@ -4,7 +4,7 @@
     outcome: done, failed with a message, quota, rate limited, killed at
     op-timeout with its process group; the environment it gets; a list
     with tagged, untagged and malformed lines; a list too long; the
-    example tools/pool-aws.sh on a stand-in aws CLI), and the
+    example tools/pool/pool-aws.sh on a stand-in aws CLI), and the
     local driver starting real `drover worker` processes against a real
     broker on 127.0.0.1 (listed, tagged, destroyed: SIGTERM, then SIGKILL
     on a second destroy; a file naming a live pid that is not its worker is
@@ -398,7 +398,7 @@ test_refused_at_start (void **state)
     s_setup_destroy (&setup);
 }
 
-//  The example drivers in tools/ speak the protocol: tools/pool-aws.sh on
+//  The example drivers in tools/pool/ speak the protocol: pool-aws.sh on
 //  the stand-in aws CLI (tests/pool/stub-aws) creates, lists what
 //  drover's parser takes (its extra tags ignored), and exits 10 and 11
 //  on the quota and throttle errors, each read as such
@@ -406,7 +406,7 @@ static void
 test_command_aws_example (void **state)
 {
     s_setup_t *setup = s_setup_new ("command");
-    setup->config.command = (char *) DROVER_SOURCE_DIR "/tools/pool-aws.sh";
+    setup->config.command = (char *) DROVER_SOURCE_DIR "/tools/pool/pool-aws.sh";
     char *bin = zsys_sprintf ("%s/bin", setup->dir);
     assert_int_equal (mkdir (bin, 0755), 0);
     char *link = zsys_sprintf ("%s/aws", bin);

@@ -1,8 +1,9 @@
 /*  =========================================================================
-    test_zmq_forwarder - the bare ZeroMQ forwarder (tools/peers/zmq_forwarder.c,
-    the third peer of tools/sidebyside.sh) runs both phases at tiny sizes
-    and prints every figure, `name value unit` as drover bench does, with a
-    positive value, so the side-by-side never rots. No timing assertions.
+    test_zmq_forwarder - the bare ZeroMQ forwarder
+    (tools/bench/peers/zmq_forwarder.c, the third peer of
+    tools/bench/sidebyside.sh) runs both phases at tiny sizes and prints
+    every figure, `name value unit` as drover bench does, with a positive
+    value, so the side-by-side never rots. No timing assertions.
     =========================================================================
 */
 

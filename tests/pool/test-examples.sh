@@ -1,5 +1,5 @@
 #!/bin/sh
-#   test-examples.sh - the example pool drivers in tools/ against stub CLIs
+#   test-examples.sh - the example pool drivers in tools/pool/ against stub CLIs
 #   (tests/pool/stub-docker as `docker`, tests/pool/stub-aws as `aws`):
 #   each operation of the command protocol (docs/pool.md, Pool drivers), the
 #   arguments the CLI gets, the list format, the exit codes (10 quota,
@@ -47,7 +47,7 @@ create_env () {
            DROVER_POOL_LABELS=zone=a,gpu=0 DROVER_POOL_IDLE=run DROVER_WORKER_ID=$1
 }
 
-docker=$source_dir/tools/pool-docker.sh
+docker=$source_dir/tools/pool/pool-docker.sh
 echo "# $docker"
 create_env tp-1
 expect_exit 0 "docker create" "$docker" create small tp-1
@@ -81,7 +81,7 @@ expect_exit 0 "docker create again, a type without labels or memory" \
 check "docker run limits, no --mem" has "$work/stub/docker.calls" \
     "run -d --name tp-3 --label drover-pool=tp --label drover-type=big --label drover-idle=run --cpus 2 --memory 0 --network host drover:latest drover worker --broker tcp://10.0.0.1:5555 --id tp-3 --procs 2"
 
-aws=$source_dir/tools/pool-aws.sh
+aws=$source_dir/tools/pool/pool-aws.sh
 echo "# $aws"
 create_env tp-1
 expect_exit 1 "aws create without an AMI" "$aws" create small tp-1

@@ -1,7 +1,7 @@
 /*  =========================================================================
     bg_client - measures durable background submits on gearmand, the way
     `drover bench --phases durable` measures drover's acknowledged submits,
-    for tools/sidebyside.sh. Not part of the drover executable.
+    for tools/bench/sidebyside.sh. Not part of the drover executable.
 
     usage: bg_client HOST PORT JOBS BATCH
     Run against a gearmand with a persistent queue (-q libsqlite3) and no

@@ -19,7 +19,7 @@
 #   replicas start elsewhere, it comes back and takes one (even spread),
 #   `drover plan drain` says what a drain would move and the drain does
 #   just that; tasks with one affinity key all run on one worker.
-#   Usage: tools/demo.sh [path/to/drover]
+#   Usage: tools/demo/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
 PORT="${DROVER_DEMO_PORT:-5555}"

@@ -1,6 +1,6 @@
 /*  =========================================================================
     noop_client - measures gearmand the way `drover bench` measures drover,
-    for tools/sidebyside.sh. Not part of the drover executable.
+    for tools/bench/sidebyside.sh. Not part of the drover executable.
 
     usage: noop_client HOST PORT TASKS BATCH RTT
     (a) noop_throughput: TASKS no-op tasks, BATCH at a time per

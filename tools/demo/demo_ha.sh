@@ -16,10 +16,10 @@
 #   broker takes again the queues rendezvous hashing gives it.
 #   The killed broker comes back as a standby; the brokers' events
 #   (broker.leader, broker.standby) are printed last.
-#   Usage: tools/demo_ha.sh [path/to/drover]
+#   Usage: tools/demo/demo_ha.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
-TESTS="$(cd "$(dirname "$0")/../tests" && pwd)"
+TESTS="$(cd "$(dirname "$0")/../../tests" && pwd)"
 BASE=$(( ${DROVER_DEMO_PORT:-5555} + 20 ))
 B1="tcp://127.0.0.1:$BASE"
 B2="tcp://127.0.0.1:$((BASE + 2))"

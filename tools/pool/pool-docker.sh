@@ -5,7 +5,7 @@
 #   In the broker's config:
 #       pool
 #           driver = command
-#           command = /path/to/tools/pool-docker.sh
+#           command = /path/to/tools/pool/pool-docker.sh
 #   drover runs it as (README, Pool drivers):
 #       pool-docker.sh create TYPE NAME     docker run -d --name NAME, labelled
 #                                           drover-pool, drover-type, drover-idle

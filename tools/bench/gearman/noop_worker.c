@@ -1,7 +1,7 @@
 /*  =========================================================================
     noop_worker - a gearmand worker that answers function "noop" at once
     with an empty result: the counterpart of drover bench's no-op workers,
-    for tools/sidebyside.sh. Not part of the drover executable.
+    for tools/bench/sidebyside.sh. Not part of the drover executable.
 
     usage: noop_worker HOST PORT
     Runs until killed.

@@ -5,7 +5,7 @@
 #   In the broker's config:
 #       pool
 #           driver = command
-#           command = /path/to/tools/pool-aws.sh
+#           command = /path/to/tools/pool/pool-aws.sh
 #   drover runs it as (README, Pool drivers):
 #       pool-aws.sh create TYPE NAME    aws ec2 run-instances, tagged Name=NAME,
 #                                       drover-pool, drover-type, drover-idle

@@ -4,7 +4,7 @@
     purpose on loopback
 
     The first part declares the subcommand's entry point. The second is
-    shared by the bench's own files only (tools/drover_benchmark*.c): the
+    shared by the bench's own files only (tools/bench/drover_benchmark*.c): the
     run's options and figures, the broker child, and the phases that live
     in their own files.
     =========================================================================
@@ -28,7 +28,7 @@ int
 
 
 //  ---------------------------------------------------------------------
-//  Shared by tools/drover_benchmark*.c only
+//  Shared by tools/bench/drover_benchmark*.c only
 
 #define DROVER_BENCHMARK_FIGURES_MAX    64      //  figures one run prints at most
 #define DROVER_BENCHMARK_LIST_MAX       8       //  entries in a list flag
@@ -140,7 +140,7 @@ void
 void
     drover_benchmark_pg_close (drover_benchmark_t *self);
 
-//  The children (tools/drover_benchmark_broker.c): start a broker child on
+//  The children (tools/bench/drover_benchmark_broker.c): start a broker child on
 //  two free loopback ports, with `--set` settings (NULL-terminated
 //  "section/key=value" list, or NULL) and after them the operator's
 //  (opts.sets, which so win), and wait until it answers. Returns 0, or -1.

@@ -1,6 +1,6 @@
 /*  =========================================================================
     zmq_forwarder - a bare ZeroMQ forwarder measured the way `drover bench
-    --phases noop,rtt` measures drover, for tools/sidebyside.sh: the floor
+    --phases noop,rtt` measures drover, for tools/bench/sidebyside.sh: the floor
     the same machine puts under any broker on ZeroMQ. Not part of the
     drover executable; libzmq only.
 

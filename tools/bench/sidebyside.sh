@@ -5,7 +5,7 @@
 #   drover (durability full) and on gearmand with its SQLite queue. These
 #   machines are noisy: only ratios measured in one run mean anything.
 #
-#   usage: tools/sidebyside.sh [--drover PATH] [--forwarder PATH] [--tasks N]
+#   usage: tools/bench/sidebyside.sh [--drover PATH] [--forwarder PATH] [--tasks N]
 #                              [--rtt N] [--workers N] [--batch N]
 #                              [--submits N] [--bg-jobs N] [--cpus MODE]
 #     --drover PATH     the drover executable (default: $DROVER_BIN, else build/drover)
@@ -26,10 +26,10 @@
 #                       --broker-cpu), or both, one after the other (default)
 #
 #   Installs gearman-job-server and libgearman-dev with apt-get if missing,
-#   builds tools/gearman/noop_worker.c, noop_client.c and bg_client.c into
+#   builds tools/bench/gearman/noop_worker.c, noop_client.c and bg_client.c into
 #   a temporary directory. For each mode it runs gearmand on a free
 #   127.0.0.1 port with --workers noop workers and the client,
-#   tools/peers/zmq_forwarder (a broker process that only forwards, on
+#   tools/bench/peers/zmq_forwarder (a broker process that only forwards, on
 #   127.0.0.1 ports it picks) and `drover bench --phases noop,rtt` with
 #   durability off (gearmand keeps no foreground job either), with the same
 #   sizes (window 1000). Then a gearmand with its SQLite queue (-q
@@ -44,8 +44,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-drover=${DROVER_BIN:-$here/../build/drover}
-forwarder=${ZMQ_FORWARDER_BIN:-$here/../build/zmq_forwarder}
+drover=${DROVER_BIN:-$here/../../build/drover}
+forwarder=${ZMQ_FORWARDER_BIN:-$here/../../build/zmq_forwarder}
 tasks=100000
 rtt=10000
 workers=2

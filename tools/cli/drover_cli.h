@@ -126,7 +126,7 @@ void
     drover_cli_end_name (int end, char *buffer, size_t size);
 
 //  What status shares with workers, tasks, hold, drain and resume
-//  (tools/drover_cli_admin.c): parse flags that only take the common
+//  (tools/cli/drover_cli_admin.c): parse flags that only take the common
 //  options plus --json (json_p NULL: not even that); returns 0,
 //  DROVER_CLI_HELP, or an exit status
 int
@@ -190,7 +190,7 @@ int drover_cli_service (int argc, char **argv);
 int drover_cli_plan (int argc, char **argv);
 
 //  Print a reconciler term's statistics as one JSON object, no newline
-//  (tools/drover_cli_service.c; service stats, plan)
+//  (tools/cli/drover_cli_service.c; service stats, plan)
 void
     drover_cli_service_stats_json (const drover_service_stats_t *stats);
 
@@ -217,7 +217,7 @@ bool
     drover_cli_explain_warn (drover_client_t *client, const char *command, uint64_t first,
                              size_t count, char *text, size_t size);
 
-//  Watching tasks waited for (tools/drover_cli_explain.c): after quiet
+//  Watching tasks waited for (tools/cli/drover_cli_explain.c): after quiet
 //  msec without one ending, and then whenever it changes, say on stderr
 //  which are left and why (their explanations, on a connection of its own)
 typedef struct _drover_cli_watch_t drover_cli_watch_t;
@@ -239,7 +239,7 @@ void
     drover_cli_watch_tick (drover_cli_watch_t *self, size_t done, size_t total,
                            drover_cli_progress_t *progress);
 
-//  An aligned table for people (tools/drover_cli_table.c): cells are
+//  An aligned table for people (tools/cli/drover_cli_table.c): cells are
 //  copied; each column as wide as its widest cell
 #define DROVER_CLI_TABLE_COLUMNS    16
 typedef struct {
@@ -283,7 +283,7 @@ void
 void
     drover_cli_json_done (const drover_msg_t *done, bool output);
 
-//  Which broker of a list leads (tools/drover_cli_brokers.c): `drover
+//  Which broker of a list leads (tools/cli/drover_cli_brokers.c): `drover
 //  status` asks each endpoint directly, all at once, for up to
 //  DROVER_CLI_BROKERS_TIMEOUT msec
 #define DROVER_CLI_BROKERS_TIMEOUT  1000
@@ -370,7 +370,7 @@ int
 drover_client_t *
     drover_cli_brokers_connect (const char *command, drover_cli_brokers_t *brokers);
 
-//  The event streams `drover events` hears (tools/drover_cli_feed.c): one
+//  The event streams `drover events` hears (tools/cli/drover_cli_feed.c): one
 //  SUB connected to every broker's publisher it knows of, watched
 typedef struct _drover_cli_feed_t drover_cli_feed_t;
 
@@ -417,7 +417,7 @@ size_t
 const char *
     drover_cli_feed_list (drover_cli_feed_t *self);
 
-//  The named queues (tools/drover_cli_queues.c). Print a QUEUE TABLE's
+//  The named queues (tools/cli/drover_cli_queues.c). Print a QUEUE TABLE's
 //  queues for people, a line each (name, owner, owner endpoint) under a
 //  "queues:" label; nothing when there are none (table may be NULL)
 void

@@ -3,7 +3,7 @@
 
     One executable in the manner of git or nomad. `broker` and `worker` hand
     over to their own mains; every other command is a client of the broker
-    built on drover_client (tools/drover_cli_*.c). This file holds the
+    built on drover_client (tools/cli/drover_cli_*.c). This file holds the
     dispatch, the usage text, and what the client commands share: global
     options, connecting, errors in plain words and flag-value parsing.
     =========================================================================
