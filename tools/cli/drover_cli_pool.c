@@ -31,8 +31,8 @@ s_pool_usage (FILE *stream)
         "       drover pool destroy ID... [--json]     destroy now: its tasks run again elsewhere\n"
         "\n"
         "The elastic pool creates instances (worker machines, processes or containers) as\n"
-        "tasks wait that no worker can take, and destroys them once idle (README, \"Elastic\n"
-        "pool\"). One row per instance: ID (its worker's id), TYPE, PRICE per hour, STATE\n"
+        "tasks wait that no worker can take, and destroys them once idle (docs/pool.md).\n"
+        "One row per instance: ID (its worker's id), TYPE, PRICE per hour, STATE\n"
         "(unknown, booting, idle, running, shutdown), IDLE (what it does when idle: run,\n"
         "hold, drain), LAST-BUSY (how long ago it last ran a task), LAST-TASK (the last task\n"
         "it was given) and AGE; then a summary: instances live of the most allowed, the\n"
@@ -200,7 +200,7 @@ s_list (drover_client_t *client, bool json)
         s_pool_json (table);
     if (!table->pool.enabled) {
         fprintf (stderr, "drover pool: no pool configured on this broker (the pool section of "
-                 "its config file: README, \"Elastic pool\")\n");
+                 "its config file: docs/pool.md)\n");
         rc = DROVER_EXIT_FAILED;
     }
     else

@@ -4,7 +4,7 @@
     ADMIN, SERVICE LIST), for people or as JSON
 
     A service is a set of long-running tasks (replicas) the broker keeps at
-    a count, placed by its reconciler (README, "Services"). The statistics
+    a count, placed by its reconciler (docs/services.md). The statistics
     printers here are shared with `drover plan` (drover_cli_plan.c), which
     shows them before and after a change.
     =========================================================================
@@ -54,7 +54,7 @@ s_usage (FILE *stream)
         "while it keeps crashing), one whose worker is lost is started elsewhere. Each\n"
         "replica slot goes to the first worker, in rendezvous order of (service, slot), that\n"
         "has the labels and room, so workers joining or leaving move only the replicas\n"
-        "they must. Definitions survive a broker restart. See README, \"Services\".\n"
+        "they must. Definitions survive a broker restart. See docs/services.md.\n"
         "\n"
         "create options:\n"
         "  -r, --replicas N        replicas to keep running (0 keeps the definition idle)\n"

@@ -6,7 +6,7 @@
     C library makes each check a system call. In the broker that is five
     or six a heartbeat on the main thread and one on the I/O thread, at over
     a microsecond each on these machines: about as much as every other
-    system call of a heartbeat together (README, Performance).
+    system call of a heartbeat together (docs/performance.md).
 
     This executable defines getpid, so libzmq's calls (and ours) come here:
     the pid is read once at start and again in the child of every fork(2),

@@ -6,7 +6,7 @@
 #       pool
 #           driver = command
 #           command = /path/to/tools/pool/pool-aws.sh
-#   drover runs it as (README, Pool drivers):
+#   drover runs it as (docs/pool.md, "Pool drivers"):
 #       pool-aws.sh create TYPE NAME    aws ec2 run-instances, tagged Name=NAME,
 #                                       drover-pool, drover-type, drover-idle
 #       pool-aws.sh list                aws ec2 describe-instances, filtered on

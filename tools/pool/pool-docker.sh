@@ -6,7 +6,7 @@
 #       pool
 #           driver = command
 #           command = /path/to/tools/pool/pool-docker.sh
-#   drover runs it as (README, Pool drivers):
+#   drover runs it as (docs/pool.md, "Pool drivers"):
 #       pool-docker.sh create TYPE NAME     docker run -d --name NAME, labelled
 #                                           drover-pool, drover-type, drover-idle
 #       pool-docker.sh list                 docker ps -a --filter label=drover-pool=POOL
