@@ -13,6 +13,8 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "testutil_ha.h"
 #include <signal.h>
 #include <sys/wait.h>

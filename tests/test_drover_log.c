@@ -5,7 +5,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_cluster.h"
 #include "drover_log.h"
 #include <regex.h>
 

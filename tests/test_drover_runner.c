@@ -9,7 +9,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include "drover_runner.h"
 #include <signal.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_actor.h"
 #include "drover_schedq.h"
 #include "drover_loadreport.h"
 #include "drover_config.h"

@@ -6,7 +6,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "drover_standby.h"
 
 typedef struct {

@@ -17,6 +17,9 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "testutil_ha.h"
 #include "drover_client.h"
 #include <inttypes.h>

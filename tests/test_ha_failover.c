@@ -15,6 +15,8 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "testutil_ha.h"
 #include <inttypes.h>
 #include <signal.h>

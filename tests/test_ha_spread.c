@@ -12,6 +12,8 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "testutil_ha.h"
 #include "drover_placement.h"
 #include <inttypes.h>

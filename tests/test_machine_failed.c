@@ -10,7 +10,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <limits.h>
 #include <unistd.h>
 #include <sys/stat.h>

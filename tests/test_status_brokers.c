@@ -16,6 +16,9 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_keys.h"
+#include "testutil_cluster.h"
 #include "testutil_ha.h"
 #include <signal.h>
 #include <sys/stat.h>

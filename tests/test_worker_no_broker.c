@@ -9,7 +9,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include <limits.h>
 #include <signal.h>
 #include <unistd.h>
