@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_chaos - workers SIGKILLed and restarted at random during a batch,
-    every result counted at the wire (issue 8, "Also")
+    every result counted at the wire: each task ends exactly once
 
     A real broker and four real `drover worker` agents on loopback run a
     batch of real `sh -c` tasks that sleep a random little and print their

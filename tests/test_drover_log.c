@@ -49,7 +49,7 @@ s_assert_tool (const char *line, const char *expected)
 }
 
 //  For a command's user: warnings and errors said as its own messages,
-//  the rest of the library's log dropped, other lines as they are (issue 27)
+//  the rest of the library's log dropped, other lines as they are
 static void
 test_rewrites_for_a_command (void **state)
 {

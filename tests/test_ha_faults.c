@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_ha_faults - two brokers, a real etcd and a real PostgreSQL, and
-    the faults a lease alone does not survive (issue 15)
+    the faults a lease alone does not survive
 
     Pause: the leader is SIGSTOPped past its lease, the standby takes over,
     then the old leader is SIGCONTed with a submit waiting on its socket:

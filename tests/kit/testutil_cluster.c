@@ -209,18 +209,6 @@ testutil_cluster_log (testutil_cluster_t *self, const char *name)
     return path;
 }
 
-//  A DEALER connected to the broker
-zsock_t *
-testutil_dealer (testutil_cluster_t *self)
-{
-    zsock_t *dealer = zsock_new (ZMQ_DEALER);
-    assert_non_null (dealer);
-    zsock_set_linger (dealer, 0);
-    assert_int_equal (zsock_connect (dealer, "%s", self->endpoint), 0);
-    testutil_say_level (dealer, 5000);
-    return dealer;
-}
-
 //  Open a DEALER to the cluster's broker that says no level: a peer of
 //  level 1, answered with level 1's fields (and whose first request is
 //  its first message, e.g. to be refused for want of connections)
@@ -231,6 +219,15 @@ testutil_dealer_level_1 (testutil_cluster_t *self)
     assert_non_null (dealer);
     zsock_set_linger (dealer, 0);
     assert_int_equal (zsock_connect (dealer, "%s", self->endpoint), 0);
+    return dealer;
+}
+
+//  A DEALER connected to the broker, its level said
+zsock_t *
+testutil_dealer (testutil_cluster_t *self)
+{
+    zsock_t *dealer = testutil_dealer_level_1 (self);
+    testutil_say_level (dealer, 5000);
     return dealer;
 }
 

@@ -12,41 +12,6 @@
 #include "testutil_proc.h"
 #include "testutil_wire.h"
 
-//  What one run of the drover CLI did (testutil_cli)
-typedef struct {
-    int status;                 //  exit status, 128 + signal, or -1 if it had to be stopped
-    char out [65536];           //  its stdout
-    char err [8192];            //  its stderr
-} testutil_cli_t;
-
-//  Run `drover --broker endpoint --broker-timeout 10 ARGS...` (args
-//  NULL-terminated) as a user would, into run
-void
-    testutil_cli (const char *endpoint, const char *const args [], testutil_cli_t *run);
-
-//  Assert a run exited with status and its stream (run->out or run->err)
-//  holds needle; if not, fail showing both streams
-void
-    testutil_cli_expect (const testutil_cli_t *run, int status, const char *stream,
-                         const char *needle);
-
-//  Assert text is exactly one JSON document (RFC 8259, as the CLI prints
-//  it) and a newline; if not, fail showing it
-void
-    testutil_assert_json (const char *text);
-
-//  The value of one series (its whole name with labels, as written) that
-//  the broker's metrics at 127.0.0.1:port show now, or -1 if absent;
-//  asserts the metrics answer. Each call waits for a fresh round.
-long long
-    testutil_metric (int port, const char *series);
-
-//  Wait up to timeout msec until that value is at least (or, if exactly,
-//  just) value; false on timeout (saying what it was)
-bool
-    testutil_await_metric (int port, const char *series, long long value, bool exactly,
-                           int timeout);
-
 //  A broker (and its workers) started as real processes for one test
 typedef struct {
     int port;                   //  ROUTER port on 127.0.0.1
@@ -98,5 +63,40 @@ zsock_t *
 zsock_t *
     testutil_cluster_sub (testutil_cluster_t *self, zsock_t *dealer, const char *topic,
                           const char *worker);
+
+//  What one run of the drover CLI did (testutil_cli)
+typedef struct {
+    int status;                 //  exit status, 128 + signal, or -1 if it had to be stopped
+    char out [65536];           //  its stdout
+    char err [8192];            //  its stderr
+} testutil_cli_t;
+
+//  Run `drover --broker endpoint --broker-timeout 10 ARGS...` (args
+//  NULL-terminated) as a user would, into run
+void
+    testutil_cli (const char *endpoint, const char *const args [], testutil_cli_t *run);
+
+//  Assert a run exited with status and its stream (run->out or run->err)
+//  holds needle; if not, fail showing both streams
+void
+    testutil_cli_expect (const testutil_cli_t *run, int status, const char *stream,
+                         const char *needle);
+
+//  Assert text is exactly one JSON document (RFC 8259, as the CLI prints
+//  it) and a newline; if not, fail showing it
+void
+    testutil_assert_json (const char *text);
+
+//  The value of one series (its whole name with labels, as written) that
+//  the broker's metrics at 127.0.0.1:port show now, or -1 if absent;
+//  asserts the metrics answer. Each call waits for a fresh round.
+long long
+    testutil_metric (int port, const char *series);
+
+//  Wait up to timeout msec until that value is at least (or, if exactly,
+//  just) value; false on timeout (saying what it was)
+bool
+    testutil_await_metric (int port, const char *series, long long value, bool exactly,
+                           int timeout);
 
 #endif

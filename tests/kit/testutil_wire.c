@@ -357,16 +357,7 @@ testutil_expect_done (zsock_t *dealer, uint64_t task, int state, int timeout)
 int
 testutil_admin (zsock_t *dealer, const char *worker, int admin)
 {
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
-    strcpy (request->worker, worker);
-    request->admin = admin;
-    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
-    assert_non_null (reply);
-    int code = reply->code;
-    if (reply->id == DROVER_MSG_OK)
-        assert_int_equal (code, DROVER_CODE_OK);
-    drover_msg_destroy (&reply);
-    return code;
+    return testutil_admin_with (dealer, worker, admin, NULL, 0);
 }
 
 //  Send WORKER ADMIN with the operator's reason and flags; return the reply's code
