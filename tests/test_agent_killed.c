@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_agent_killed - every process a task starts dies with a `drover
-    worker` agent killed outright (issue 8.8)
+    worker` agent killed outright
 
     A real broker and a real agent on loopback. The task starts a
     grandchild that sleeps 300 s and says its pid through a fifo; the test
@@ -11,7 +11,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

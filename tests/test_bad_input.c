@@ -9,7 +9,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 
 #define S_MAX_MESSAGE   65536
 

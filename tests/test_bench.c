@@ -6,7 +6,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include <sys/wait.h>
 
 #define S_DEADLINE      150000      //  msec the quick bench may take at most

@@ -4,7 +4,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include <sys/wait.h>
 
 //  Run `drover broker` with flags; expect exit status 2 and `needle` in its output

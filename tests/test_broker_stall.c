@@ -18,7 +18,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <signal.h>
 
 #define S_WAIT_MAX      10000   //  msec any one step may take at most

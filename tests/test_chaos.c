@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_chaos - workers SIGKILLed and restarted at random during a batch,
-    every result counted at the wire (issue 8, "Also")
+    every result counted at the wire: each task ends exactly once
 
     A real broker and four real `drover worker` agents on loopback run a
     batch of real `sh -c` tasks that sleep a random little and print their
@@ -23,7 +23,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <inttypes.h>
 #include <signal.h>
 #include <sys/wait.h>

@@ -6,7 +6,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 
 //  Output buffers of one run

@@ -5,7 +5,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -200,7 +202,7 @@ s_await_stream (zsock_t *dealer, const char *log)
 //  Without --events it finds the stream from the broker it is given
 //  (--broker, or DROVER_BROKER): where that broker publishes by default,
 //  the port after its ROUTER's. Before: it went to 127.0.0.1:5556, found
-//  nothing and exited 1 (issue 27).
+//  nothing and exited 1.
 static void
 test_events_finds_stream_from_broker (void **state)
 {
@@ -241,7 +243,7 @@ test_events_finds_stream_from_broker (void **state)
 //  --since 0 on a fresh broker: the state keeps no event older than its
 //  oldest task, so the worker.up before the first task (seq 1) is gone
 //  once the broker prunes. 0 asks for all that is kept: no "events
-//  1..1 are no longer kept", as it said before (issue 27).
+//  1..1 are no longer kept", as it said before.
 static void
 test_events_since_0_on_fresh_broker (void **state)
 {

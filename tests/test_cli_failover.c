@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_cli_failover - what an operator sees of several brokers through
-    the real `drover` commands, across a `kill -9` of the leader (issue 27)
+    the real `drover` commands, across a `kill -9` of the leader
 
     With a real etcd and PostgreSQL (testutil_ha): `drover events` given
     the list of brokers hears the stream of whichever leads and follows
@@ -13,6 +13,8 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "testutil_ha.h"
 #include <signal.h>
 #include <sys/wait.h>
@@ -207,7 +209,7 @@ s_expect_exit_0 (testutil_ha_t *ha, pid_t pid, const char *name)
 //  A submit as the new leader takes over, while its workers are still
 //  on their way: no warning that no worker is connected, for a task that
 //  runs a moment later. The warning still comes when none could ever run
-//  it. Before: "no worker is connected", at once (issue 27).
+//  it. (An earlier client said "no worker is connected" at once.)
 static void
 test_submit_does_not_warn_while_workers_come (void **state)
 {
@@ -248,7 +250,7 @@ test_submit_does_not_warn_while_workers_come (void **state)
 //  refuses connections, well before the lease ends (before: it named the
 //  dead leader until it was elected itself); a worker that finds itself
 //  sent back to where it is says so once, and does not log "moving from
-//  X to X" at every REDIRECT (issue 27)
+//  X to X" at every REDIRECT
 static void
 test_standby_stops_naming_a_dead_leader (void **state)
 {

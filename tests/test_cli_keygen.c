@@ -7,7 +7,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_keys.h"
 #include "drover_keys.h"
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -12,7 +12,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "drover_pool.h"
 #include <sys/wait.h>
 #include <time.h>

@@ -8,7 +8,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 
 //  Count the times needle occurs in text

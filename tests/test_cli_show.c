@@ -9,7 +9,10 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_keys.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include <fcntl.h>

@@ -13,7 +13,10 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_keys.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
 

@@ -7,7 +7,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 
 //  Output buffers of one run
@@ -231,7 +233,7 @@ s_czmq_line (const char *text)
 //  The first broker of the list down: every command still works, and
 //  stderr holds no line of the library's log in czmq's own format (the
 //  client moving to the next broker is not the command's news); what
-//  the library warns of comes as "drover: warning: ..." (issue 27)
+//  the library warns of comes as "drover: warning: ..."
 static void
 test_no_library_log_lines_with_first_broker_down (void **state)
 {

@@ -9,7 +9,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 
 //  Broker flags: quick heartbeats, so that a worker killed is lost soon

@@ -7,7 +7,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -312,8 +314,8 @@ s_cli (testutil_cluster_t *cluster, const char *command, const char *flag)
     return output;
 }
 
-//  Issue 8.1 through real processes: a 4-proc worker busy with priority-5
-//  one-proc tasks; a priority-0 four-proc task reserves it (`drover
+//  No priority inversion, through real processes: a 4-proc worker busy
+//  with priority-5 one-proc tasks; a priority-0 four-proc task reserves it (`drover
 //  workers` and `drover tasks` show it) and runs as soon as the 4 tasks
 //  running end, before any other small one
 static void

@@ -14,7 +14,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>

@@ -5,7 +5,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 
 //  Connections that never speak, and those that speak only garbage
 #define S_SILENT        20

@@ -14,7 +14,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_keys.h"
+#include "testutil_wire.h"
 #include "drover_client.h"
 #include <sys/stat.h>
 #include <sys/wait.h>

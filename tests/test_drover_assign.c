@@ -8,7 +8,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_class.h"
 #include "drover_assign.h"
 
 //  Route frames of the test's peers

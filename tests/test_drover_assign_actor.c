@@ -10,7 +10,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_actor.h"
 #include "drover_assign_actor.h"
 #include "drover_store_actor.h"
 #include "drover_actor.h"

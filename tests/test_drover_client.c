@@ -8,7 +8,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include "drover_client_wire.h"
 #include <sys/wait.h>
 

@@ -3,7 +3,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 #include "drover_config.h"
 #include "drover_defaults.h"

@@ -6,7 +6,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
 #include "drover_connwatch.h"
 #include <dirent.h>
 #include <sys/resource.h>

@@ -5,7 +5,9 @@
 */
 
 #include "drover_cpus.h"
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <pthread.h>
 #include <sys/wait.h>
 

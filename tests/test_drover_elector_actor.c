@@ -9,7 +9,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_servers.h"
 #include "drover_elector_actor.h"
 #include "drover_etcd.h"
 

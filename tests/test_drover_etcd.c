@@ -5,7 +5,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_servers.h"
 #include "drover_etcd.h"
 
 //  The etcd every test of this file talks to (started once for the group)

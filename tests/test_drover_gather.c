@@ -6,7 +6,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_class.h"
 #include "drover_gather.h"
 
 //  Register worker from a route of one byte

@@ -6,6 +6,7 @@
 */
 
 #include "testutil.h"
+#include "drover_msg.h"
 #include "drover_gone.h"
 #include "drover_adminbook.h"
 

@@ -4,7 +4,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_actor.h"
 #include "drover_health_actor.h"
 
 //  Pop a decimal number frame

@@ -4,7 +4,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include "drover_keyring.h"
 
 //  A keys directory made for one test

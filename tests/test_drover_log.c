@@ -5,7 +5,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_cluster.h"
 #include "drover_log.h"
 #include <regex.h>
 
@@ -48,7 +49,7 @@ s_assert_tool (const char *line, const char *expected)
 }
 
 //  For a command's user: warnings and errors said as its own messages,
-//  the rest of the library's log dropped, other lines as they are (issue 27)
+//  the rest of the library's log dropped, other lines as they are
 static void
 test_rewrites_for_a_command (void **state)
 {

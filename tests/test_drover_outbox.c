@@ -5,7 +5,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_actor.h"
 #include "drover_actor.h"
 
 //  What a receiver saw: the command words, joined by spaces

@@ -4,7 +4,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_class.h"
 #include "drover_owners.h"
 #include "drover_assign.h"
 

@@ -4,7 +4,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
 #include "drover_peerlevels.h"
 
 //  A route of the 5-byte kind libzmq makes: 0, then a counter

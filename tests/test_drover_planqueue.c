@@ -5,7 +5,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_class.h"
 #include "drover_planqueue.h"
 
 //  A reconciler's class with one service, "web", of 2 replicas

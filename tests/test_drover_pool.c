@@ -8,7 +8,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_pool.h"
 #include "drover_pool.h"
 
 #define GIB ((uint64_t) 1 << 30)

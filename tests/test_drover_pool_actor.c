@@ -8,7 +8,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_actor.h"
 #include "drover_pool_actor.h"
 #include "drover_loadreport.h"
 #include "drover_config.h"

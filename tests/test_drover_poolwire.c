@@ -8,7 +8,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_pool.h"
 #include "drover_pool.h"
 #include "drover_poolwire.h"
 

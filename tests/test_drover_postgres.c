@@ -10,6 +10,9 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "testutil_backend.h"
 #include "drover_store_actor.h"
 #include "drover_actor.h"

@@ -5,7 +5,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_actor.h"
 #include "drover_probation_actor.h"
 
 //  The probation timeout the actor was configured with, msec

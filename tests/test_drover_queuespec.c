@@ -3,7 +3,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include "drover_queuespec.h"
 #include <sys/wait.h>
 

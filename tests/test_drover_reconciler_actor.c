@@ -10,7 +10,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_actor.h"
 #include "drover_reconciler_actor.h"
 #include "drover_fleet.h"
 #include "drover_exec.h"

@@ -9,7 +9,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include "drover_runner.h"
 #include <signal.h>
 #include <fcntl.h>
@@ -676,7 +676,7 @@ test_sigchld_ignored (void **state)
 }
 
 //  ---------------------------------------------------------------------
-//  Every process a task starts ends with it (issue 8.8): the grandchild
+//  Every process a task starts ends with it, orphans too: the grandchild
 //  below runs `sleep 300` and, with a cgroup, leaves the task's process
 //  group and session first (setsid), so only the cgroup holds it
 
@@ -881,7 +881,7 @@ test_cgroups_removed (void **state)
 
 //  A spawn that fails for the machine's sake (its work directory gone, out
 //  of file descriptors) is MACHINE_FAILED; the task's own mistakes (no
-//  such command, its own cwd missing) stay SPAWN_FAILED (issue 8.7)
+//  such command, its own cwd missing) stay SPAWN_FAILED
 static void
 test_machine_failures (void **state)
 {

@@ -218,7 +218,7 @@ test_max_shelve_bounds_a_pass (void **state)
     assert_int_equal (drover_schedq_size (sched), 3);
 }
 
-//  The priority inversion of issue 8.1: a 4-proc worker busy with
+//  No priority inversion: a 4-proc worker busy with
 //  priority-5 one-proc tasks; a priority-0 four-proc task reserves it and
 //  runs as soon as its 4 procs are free, not after all small tasks
 static void
@@ -789,7 +789,7 @@ test_full_cluster_pass_is_cheap (void **state)
     assert_int_equal (drover_schedq_size (sched), 200000);
 }
 
-//  Issue 8.18: requests no worker could ever hold (a label nobody has,
+//  Requests no worker could ever hold (a label nobody has,
 //  more procs than any worker, each alike or each different) at the
 //  highest priority, far past max-shelve, cost a pass nothing: a normal
 //  request behind them is placed in the same pass, and later passes stay
@@ -840,7 +840,7 @@ test_unplaceable_requests_cost_nothing (void **state)
     assert_int_equal (drover_schedq_size (sched), 4496);
 }
 
-//  Issue 8.18: thousands of requests waiting for one busy labelled worker
+//  Thousands of requests waiting for one busy labelled worker
 //  do not keep a request that can run elsewhere waiting: the first
 //  reserves the worker, the rest of its kind are passed over in one step;
 //  the worker then serves them in order
@@ -934,7 +934,7 @@ s_disk_stats (uint64_t disk_free)
 
 //  A worker whose disk is fuller than the floor gets no new work until its
 //  stats say it has room again; no floor, or no disk in its stats, never
-//  holds it (issue 8.7)
+//  holds it
 static void
 test_disk_floor_holds_worker (void **state)
 {

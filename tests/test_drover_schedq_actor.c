@@ -6,7 +6,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_actor.h"
 #include "drover_schedq_actor.h"
 #include "drover_loadreport.h"
 #include "drover_config.h"
@@ -266,7 +266,7 @@ test_requeued_task_keeps_its_place (void **state)
     s_expect_one (actor, 2, "beta");
 }
 
-//  Issue 8.18: requests no worker can hold, at the highest priority and
+//  Requests no worker can hold, at the highest priority and
 //  far more than max-shelve (100 here), keep nothing else from running: a
 //  request behind them is placed in the first pass; a worker that can
 //  hold them wakes them
@@ -283,10 +283,10 @@ test_unplaceable_requests_starve_nothing (void **state)
     s_expect_one (actor, 1, "nowhere");
 }
 
-//  Issue 8.1 through the pipe: a priority-0 four-proc request reserves
-//  the 4-proc worker busy with priority-5 one-proc tasks (WORKER TABLE
-//  shows it), no small one takes the procs it frees, and it is placed as
-//  soon as all 4 are free
+//  No priority inversion, through the pipe: a priority-0 four-proc
+//  request reserves the 4-proc worker busy with priority-5 one-proc
+//  tasks (WORKER TABLE shows it), no small one takes the procs it frees,
+//  and it is placed as soon as all 4 are free
 static void
 test_wide_task_reserves_its_worker (void **state)
 {

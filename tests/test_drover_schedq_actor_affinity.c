@@ -5,7 +5,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_actor.h"
 #include "drover_schedq_actor.h"
 #include "drover_fleet.h"
 #include "drover_rendezvous.h"

@@ -395,7 +395,7 @@ test_rows_annotated (void **state)
 
 //  Tasks no connected worker could ever run wait aside: they are not
 //  ahead of a task that could run, in its explanation nor in its row;
-//  among themselves, those asking the same still queue (issue 27)
+//  among themselves, those asking the same still queue
 static void
 test_never_runnable_not_ahead (void **state)
 {

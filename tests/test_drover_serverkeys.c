@@ -5,7 +5,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include "drover_serverkeys.h"
 #include <sys/stat.h>
 

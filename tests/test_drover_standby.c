@@ -6,7 +6,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "drover_standby.h"
 
 typedef struct {
@@ -228,7 +229,7 @@ s_await_named (s_fixture_t *fixture, const char *leader, char *said, size_t size
 //  A leader whose endpoint refuses connections (its process killed: the
 //  election still names it until its lease ends) is not named: peers
 //  would go there for nothing. Once something listens there again it is
-//  named again (issue 27).
+//  named again.
 static void
 test_dead_leader_not_named (void **state)
 {

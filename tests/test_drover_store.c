@@ -7,6 +7,7 @@
 */
 
 #define _GNU_SOURCE                 //  unshare, for the full-filesystem test
+#include "testutil_proc.h"
 #include "testutil_backend.h"
 #include <sqlite3.h>
 #include <sched.h>

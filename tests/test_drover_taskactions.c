@@ -4,7 +4,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_class.h"
 #include "drover_taskactions.h"
 
 //  Actions come out in the order decided; the list starts over only once

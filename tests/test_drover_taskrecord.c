@@ -5,7 +5,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
 #include "drover_taskrecord.h"
 #include "drover_taskworker.h"
 #include "drover_assign.h"

@@ -9,7 +9,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_class.h"
 #include "drover_assign.h"
 
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7

@@ -8,7 +8,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_class.h"
 #include "drover_assign.h"
 
 #define S_CLIENT        (const byte *) "\x00\x01" "client", 8

@@ -9,7 +9,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_class.h"
 #include "drover_assign.h"
 
 //  Offer the task to worker at *now, and its STARTED 100 msec later

@@ -8,7 +8,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_class.h"
 #include "drover_assign.h"
 
 //  Assert a task's times

@@ -4,7 +4,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_class.h"
 #include "drover_taskworker.h"
 
 //  Attach appends; detach moves the last task into the slot it frees, so

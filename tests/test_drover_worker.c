@@ -8,7 +8,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "drover_worker.h"
 #include "drover_handshake.h"
 #include <poll.h>

@@ -10,7 +10,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 
 #define S_WAIT_MAX      10000   //  msec the second agent may take to give up

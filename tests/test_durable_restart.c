@@ -11,7 +11,9 @@
 */
 
 #define _GNU_SOURCE             //  unshare (2)
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "drover_exec.h"
 #include <sched.h>
 #include <sys/mount.h>

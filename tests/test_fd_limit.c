@@ -7,7 +7,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>

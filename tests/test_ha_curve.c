@@ -2,7 +2,7 @@
     test_ha_curve - two brokers with CURVE, each with a key pair of its own,
     electing a leader through a real etcd, their state in a real
     PostgreSQL: `kill -9` the leader while a task runs, and the task ends
-    once, through the other broker (issue 27)
+    once, through the other broker
 
     Each broker binds every address (a wildcard) and advertises tcp://127.0.0.1:PORT
     (--advertise). The worker trusts a directory of the brokers' public
@@ -17,6 +17,9 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "testutil_ha.h"
 #include "drover_client_wire.h"
 #include <inttypes.h>

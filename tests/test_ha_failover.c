@@ -1,7 +1,7 @@
 /*  =========================================================================
     test_ha_failover - two brokers electing a leader through a real etcd,
     their state in a real PostgreSQL: `kill -9` the leader while a client
-    submits flat out, and nothing acknowledged is lost (issue 15)
+    submits flat out, and nothing acknowledged is lost
 
     Two workers are given both brokers' endpoints. Long tasks run on them
     when the leader dies; short ones are submitted flat out, before and
@@ -15,6 +15,8 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "testutil_ha.h"
 #include <inttypes.h>
 #include <signal.h>

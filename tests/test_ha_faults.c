@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_ha_faults - two brokers, a real etcd and a real PostgreSQL, and
-    the faults a lease alone does not survive (issue 15)
+    the faults a lease alone does not survive
 
     Pause: the leader is SIGSTOPped past its lease, the standby takes over,
     then the old leader is SIGCONTed with a submit waiting on its socket:
@@ -22,6 +22,8 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "testutil_ha.h"
 #include <inttypes.h>
 #include <signal.h>

@@ -4,7 +4,7 @@
     schema a queue): each broker serves two of four queues and redirects
     the other two to their owner; `kill -9` one broker and its queues move
     to the other, the other's stay where they are, and every acknowledged
-    task of every queue ends exactly once (issue 15)
+    task of every queue ends exactly once
 
     One worker serves each queue, given both brokers' endpoints of it.
     Each queue gets short tasks and long ones that run across the kill.
@@ -12,6 +12,8 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_wire.h"
 #include "testutil_ha.h"
 #include "drover_placement.h"
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_machine_failed - a worker whose tasks cannot start is on probation, not
-    a black hole (issue 8.7)
+    a black hole that fails every task it is given
 
     A real broker and real `drover worker` agents on loopback. The first
     agent's work directory is removed under it, so it can start nothing:
@@ -10,7 +10,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <limits.h>
 #include <unistd.h>
 #include <sys/stat.h>

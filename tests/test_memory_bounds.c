@@ -6,7 +6,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 
 //  Bytes of stdin in each big task (the most there may be): the body is a
 //  little more

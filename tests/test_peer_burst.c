@@ -5,7 +5,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 
 //  How long the victim measures, msec
 #define S_MEASURE       3000

@@ -8,7 +8,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "drover_event.h"
 
 #define S_TASKS         30

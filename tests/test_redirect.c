@@ -18,7 +18,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include "drover_client_wire.h"
 #include "drover_standby.h"
 #include "drover_worker.h"

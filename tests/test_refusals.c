@@ -1,6 +1,5 @@
 /*  =========================================================================
     test_refusals - what a refused peer and the broker's operator are told
-    (issue 27)
 
     A broker with CURVE, real processes and real key files. A worker the
     broker refuses for good at its HELLO (403: a key pinned to other ids,
@@ -14,7 +13,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_keys.h"
+#include "testutil_cluster.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "drover_keys.h"

@@ -11,7 +11,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 
 #define S_WAIT_MAX      5000    //  msec any one message may take at most
 

@@ -20,7 +20,10 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_keys.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 
 //  Built with AddressSanitizer (gcc says so one way, clang another)
 #if defined (__SANITIZE_ADDRESS__)

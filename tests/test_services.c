@@ -11,7 +11,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <signal.h>
 
 #define S_TERM          1000        //  service/term, msec

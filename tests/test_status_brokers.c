@@ -1,7 +1,6 @@
 /*  =========================================================================
     test_status_brokers - `drover status` given several brokers shows each
     one's part: leader, standby (and the leader it names), unreachable
-    (issue 15)
 
     With a real etcd, PostgreSQL and two brokers: one leader, one standby
     naming it; dead endpoints in the list cost one probe timeout together,
@@ -16,6 +15,9 @@
     =========================================================================
 */
 
+#include "testutil_proc.h"
+#include "testutil_keys.h"
+#include "testutil_cluster.h"
 #include "testutil_ha.h"
 #include <signal.h>
 #include <sys/stat.h>
@@ -198,7 +200,7 @@ test_status_follows_failover (void **state)
 //  The list spells the brokers otherwise than they advertise themselves
 //  (a host name for an address): a standby naming the leader still names
 //  that row, whose name status prints, and that is no split view. Before:
-//  "leader" without its name, and a false split-view warning (issue 27).
+//  "leader" without its name, and a false split-view warning.
 static void
 test_status_names_leader_spelled_otherwise (void **state)
 {

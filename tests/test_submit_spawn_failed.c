@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_submit_spawn_failed - `drover submit --wait` of a task that cannot
-    start says why on stderr and exits 1, as its help says (issue 8.20)
+    start says why on stderr and exits 1, as its help says
 
     A real broker, a real `drover worker` and the real `drover submit`
     command on loopback. A missing command and a missing --cwd once made
@@ -8,7 +8,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>

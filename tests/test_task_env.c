@@ -1,6 +1,7 @@
 /*  =========================================================================
-    test_task_env - what a task can see on its worker (issue 11), through
-    a real broker, a real `drover worker` and real child tasks
+    test_task_env - what a task can see on its worker (its environment,
+    work directory, limits), through a real broker, a real `drover
+    worker` and real child tasks
 
     Tasks once inherited the agent's whole environment: a WORKER_SECRET set
     for the agent was read by any submitted task. Now a task sees the
@@ -12,7 +13,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>

@@ -17,7 +17,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include <signal.h>
 #include <sys/wait.h>
 

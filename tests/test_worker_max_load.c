@@ -8,7 +8,9 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <sys/wait.h>
 
 //  Tasks run at once through the worker of 2 procs

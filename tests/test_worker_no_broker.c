@@ -1,7 +1,7 @@
 /*  =========================================================================
     test_worker_no_broker - a worker started with a --broker where nothing
     answers says so plainly, at WARNING, less and less often; once a broker
-    answers there it registers and says so (issue 8.20)
+    answers there it registers and says so
 
     The real `drover worker` against a loopback port nobody listens on, its
     output read line by line. It once logged the same NOTICE ("reconnecting
@@ -9,7 +9,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include <limits.h>
 #include <signal.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
 #include <sys/wait.h>
 
 #define S_DEADLINE      60000       //  msec the tiny run may take at most

@@ -6,7 +6,7 @@
     drover_event_json. Checks: decode returns 0 or -2 and zeroes the event
     on a refusal; an accepted event encodes and decodes to the same values;
     its JSON line is whole: it starts with the exact time, holds no control
-    byte, and ends the object (issue 8.13 printed a cut line here).
+    byte, and ends the object (an earlier encoder printed a cut line here).
     =========================================================================
 */
 

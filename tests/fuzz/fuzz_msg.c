@@ -16,7 +16,7 @@
 */
 
 #include "drover_msg.h"
-#include "../testcodec_known.h"
+#include "../kit/testcodec_known.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

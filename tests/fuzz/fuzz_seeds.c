@@ -87,7 +87,7 @@ s_fill_service_stats (drover_service_stats_t *stats, uint64_t term)
         .stopped = 1, .moved = 1, .restarts = { 4, 1, 1, 0, 0, 0, 0, 1 } };
 }
 
-//  The services' and plans' fields of a message of id (issue 14)
+//  The services' and plans' fields of a message of id
 static void
 s_fill_services (drover_msg_t *msg, int id)
 {

@@ -4,6 +4,10 @@
 */
 
 #include "testutil_ha.h"
+#include "testutil_proc.h"
+#include "testutil_servers.h"
+#include "testutil_keys.h"
+#include "testutil_wire.h"
 #include <signal.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -11,29 +15,6 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
-
-//  Run one of the server scripts (tests/NAME.sh) with its arguments; its
-//  first stdout line (a URL) goes to url. Asserts it succeeds.
-static void
-s_server_script (const char *script, const char *const args [], char *url, size_t size)
-{
-    char path [256];
-    snprintf (path, sizeof path, "%s/tests/%s", DROVER_SOURCE_DIR, script);
-    const char *argv [12] = { "/bin/sh", path };
-    int argc = 2;
-    for (int index = 0; args [index] && argc < 11; index++)
-        argv [argc++] = args [index];
-    argv [argc] = NULL;
-    char output [512] = "";
-    int status = testutil_run_output (argv, output, sizeof output, 60000);
-    if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status))
-        fail_msg ("%s %s failed (status 0x%x): is it installed? output: %s", script, args [0],
-                  status, output);
-    if (url) {
-        output [strcspn (output, "\r\n")] = 0;
-        snprintf (url, size, "%s", output);
-    }
-}
 
 //  Path of a process's log (static buffer)
 const char *
@@ -89,19 +70,6 @@ testutil_ha_start_broker (testutil_ha_t *self, int index, const char *extra_flag
               || testutil_await_line (testutil_ha_log (self, name), "ha: elected", 1000));
 }
 
-//  True if port is free on 127.0.0.1 (a bind works)
-static bool
-s_port_free (int port)
-{
-    int fd = socket (AF_INET, SOCK_STREAM, 0);
-    assert (fd >= 0);
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    bool free_ = bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0;
-    close (fd);
-    return free_;
-}
-
 //  Give every broker a port pair (PORT, PORT+1 free, apart from the pairs
 //  given) for each named queue of the comma-separated names
 static void
@@ -122,7 +90,7 @@ s_plan_queues (testutil_ha_t *self, const char *queues)
             bool apart;
             do {
                 port = testutil_free_port ();
-                apart = port < 65534 && s_port_free (port + 1);
+                apart = port < 65534 && testutil_port_free (port + 1);
                 for (int other = 0; other < ntaken && apart; other++)
                     apart = abs (taken [other] - port) > 1;
             } while (!apart);
@@ -232,9 +200,9 @@ s_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [], const ch
     snprintf (peer_port, sizeof peer_port, "%d", testutil_free_port ());
     snprintf (pg_port, sizeof pg_port, "%d", testutil_free_port ());
     const char *etcd_args [] = { "start", etcd_dir, client_port, peer_port, NULL };
-    s_server_script ("etcd_server.sh", etcd_args, self->etcd, sizeof self->etcd);
+    testutil_server_script ("etcd_server.sh", etcd_args, self->etcd, sizeof self->etcd);
     const char *pg_args [] = { "start", pg_dir, pg_port, NULL };
-    s_server_script ("pg_server.sh", pg_args, self->postgres, sizeof self->postgres);
+    testutil_server_script ("pg_server.sh", pg_args, self->postgres, sizeof self->postgres);
     for (int index = 0; index < nbrokers; index++) {
         int port = testutil_free_port_pair ();     //  events on the next port
         snprintf (self->endpoints [index], sizeof self->endpoints [index], "tcp://127.0.0.1:%d",
@@ -371,7 +339,7 @@ testutil_ha_etcd_signal (testutil_ha_t *self, bool pause)
     char etcd_dir [96];
     snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
     const char *args [] = { pause? "pause": "resume", etcd_dir, NULL };
-    s_server_script ("etcd_server.sh", args, NULL, 0);
+    testutil_server_script ("etcd_server.sh", args, NULL, 0);
 }
 
 //  Stop every process and both servers
@@ -391,9 +359,9 @@ testutil_ha_destroy (testutil_ha_t **self_p)
     snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
     snprintf (pg_dir, sizeof pg_dir, "%s/pg", self->dir);
     const char *etcd_args [] = { "stop", etcd_dir, NULL };
-    s_server_script ("etcd_server.sh", etcd_args, NULL, 0);
+    testutil_server_script ("etcd_server.sh", etcd_args, NULL, 0);
     const char *pg_args [] = { "stop", pg_dir, NULL };
-    s_server_script ("pg_server.sh", pg_args, NULL, 0);
+    testutil_server_script ("pg_server.sh", pg_args, NULL, 0);
     testutil_remove_tree (self->dir);
     for (int index = 0; index < TESTUTIL_HA_BROKERS; index++)
         zcert_destroy (&self->pairs [index]);

@@ -1,0 +1,93 @@
+/*  =========================================================================
+    testutil_servers - real servers a test starts (see the header)
+    =========================================================================
+*/
+
+#include "testutil_servers.h"
+#include "testutil_proc.h"
+#include <sys/wait.h>
+
+//  Run one of the server scripts (tests/NAME.sh) with its arguments; its
+//  first stdout line (a URL) goes to url. Asserts it succeeds.
+void
+testutil_server_script (const char *script, const char *const args [], char *url, size_t size)
+{
+    char path [256];
+    snprintf (path, sizeof path, "%s/tests/%s", DROVER_SOURCE_DIR, script);
+    const char *argv [12] = { "/bin/sh", path };
+    int argc = 2;
+    for (int index = 0; args [index] && argc < 11; index++)
+        argv [argc++] = args [index];
+    argv [argc] = NULL;
+    char output [512] = "";
+    int status = testutil_run_output (argv, output, sizeof output, 60000);
+    if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status))
+        fail_msg ("%s %s failed (status 0x%x): is it installed? output: %s", script, args [0],
+                  status, output);
+    if (url) {
+        output [strcspn (output, "\r\n")] = 0;
+        snprintf (url, size, "%s", output);
+    }
+}
+
+#define TESTUTIL_ETCD_SCRIPT    DROVER_SOURCE_DIR "/tests/etcd_server.sh"
+
+//  Start etcd through the script
+testutil_etcd_t *
+testutil_etcd_start (void)
+{
+    testutil_etcd_t *self = (testutil_etcd_t *) zmalloc (sizeof (testutil_etcd_t));
+    char template [] = "/tmp/drover-etcd-XXXXXX";
+    assert_non_null (mkdtemp (template));
+    snprintf (self->dir, sizeof self->dir, "%s", template);
+    //  A free port may be taken by a test running beside us before etcd
+    //  binds it (the script then fails): try fresh ports a few times
+    char output [256];
+    int status = -1;
+    for (int attempt = 0; attempt < 3 && status != 0; attempt++) {
+        self->client_port = testutil_free_port ();
+        do
+            self->peer_port = testutil_free_port ();
+        while (self->peer_port == self->client_port);
+        char client [16], peer [16];
+        snprintf (client, sizeof client, "%d", self->client_port);
+        snprintf (peer, sizeof peer, "%d", self->peer_port);
+        const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, "start", self->dir, client, peer,
+                                NULL };
+        status = testutil_run_output (argv, output, sizeof output, 40000);
+    }
+    if (!(status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
+        fail_msg ("etcd did not start (status %d): is etcd-server installed? "
+                  "(apt-get install etcd-server etcd-client); see %s", status, self->dir);
+    output [strcspn (output, "\n")] = 0;
+    assert_true (strlen (output) < sizeof self->url);
+    memcpy (self->url, output, strlen (output) + 1);
+    assert_true (strneq (self->url, "") && strncmp (self->url, "http://127.0.0.1:", 17) == 0);
+    return self;
+}
+
+//  Pause or resume etcd
+void
+testutil_etcd_signal (testutil_etcd_t *self, const char *command)
+{
+    assert_non_null (self);
+    const char *args [] = { command, self->dir, NULL };
+    testutil_server_script ("etcd_server.sh", args, NULL, 0);
+}
+
+//  Stop etcd
+void
+testutil_etcd_stop (testutil_etcd_t **self_p, bool keep)
+{
+    testutil_etcd_t *self = *self_p;
+    if (!self)
+        return;
+    const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, "stop", self->dir, keep? "keep": "",
+                            NULL };
+    char output [256];
+    testutil_run_output (argv, output, sizeof output, 20000);
+    if (keep)
+        fprintf (stderr, "testutil: etcd's data and log kept in %s\n", self->dir);
+    free (self);
+    *self_p = NULL;
+}
