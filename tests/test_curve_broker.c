@@ -16,6 +16,8 @@
 #include "testutil_proc.h"
 #include "testutil_keys.h"
 #include "testutil_cluster.h"
+#include "testutil_signals.h"
+#include "drover_keys.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -45,6 +47,28 @@ s_admit (setup_t *self, const char *pair, const char *role, const char *name)
     fputs (text, file);
     fclose (file);
     free (text);
+}
+
+//  A DEALER to the broker with CURVE key pair (its public file's path),
+//  this codec's level said
+static zsock_t *
+s_dealer (setup_t *self, const char *pair_path)
+{
+    char *error = NULL;
+    zcert_t *pair = drover_keys_load_pair (pair_path, &error);
+    zcert_t *server = drover_keys_load_public (self->broker_key, &error);
+    assert_non_null (pair);
+    assert_non_null (server);
+    zsock_t *dealer = zsock_new (ZMQ_DEALER);
+    assert_non_null (dealer);
+    zsock_set_linger (dealer, 0);
+    zcert_apply (pair, dealer);
+    zsock_set_curve_serverkey (dealer, zcert_public_txt (server));
+    zcert_destroy (&pair);
+    zcert_destroy (&server);
+    assert_int_equal (zsock_connect (dealer, "%s", self->cluster->endpoint), 0);
+    testutil_say_level (dealer, 5000);
+    return dealer;
 }
 
 //  Keys by drover keygen, a CURVE broker on them, and worker node-1
@@ -80,9 +104,12 @@ s_setup (void)
     testutil_cluster_add_worker (self->cluster, 0, "node-1", 1, NULL);
     unsetenv ("DROVER_KEY");
     unsetenv ("DROVER_SERVER_KEY");
-    const char *log = testutil_cluster_log (self->cluster, "node-1");
-    if (!testutil_await_line (log, "registered", 10000))
+    zsock_t *dealer = s_dealer (self, self->ops);
+    if (!testutil_await_worker_state (dealer, "node-1", DROVER_WORKER_UP, 10000)) {
+        const char *log = testutil_cluster_log (self->cluster, "node-1");
         fail_msg ("the keyed worker did not register; its log:\n%s", testutil_slurp (log));
+    }
+    zsock_destroy (&dealer);
     return self;
 }
 

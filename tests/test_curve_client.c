@@ -378,6 +378,7 @@ test_worker_refused_logs_and_retries (void **state)
     snprintf (log, sizeof log, "%s/worker.log", setup->dir);
     const char *flags [] = { "--key", setup->bob, "--server-key", setup->server_key, NULL };
     pid_t worker = s_worker (setup, log, flags);
+    //  What the worker tells its operator is the behaviour here: its log
     if (!testutil_await_line (log, "the broker refused this key (authentication", 10000))
         fail_msg ("no refusal in the worker's log:\n%s", testutil_slurp (log));
     assert_int_equal (waitpid (worker, NULL, WNOHANG), 0);      //  still running

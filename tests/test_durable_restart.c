@@ -14,6 +14,7 @@
 #include "testutil_proc.h"
 #include "testutil_wire.h"
 #include "testutil_cluster.h"
+#include "testutil_signals.h"
 #include "drover_exec.h"
 #include <sched.h>
 #include <sys/mount.h>
@@ -107,10 +108,8 @@ test_busy_workers_adopted (void **state)
     zsock_destroy (&client);
     client = testutil_dealer (cluster);
     //  Both workers come back and report what they run
-    char log [PATH_MAX];
-    snprintf (log, sizeof log, "%s", testutil_cluster_log (cluster, "broker"));
-    assert_true (testutil_await_line (log, "worker=w-one state=UP", 10000));
-    assert_true (testutil_await_line (log, "worker=w-two state=UP", 10000));
+    assert_true (testutil_await_worker_state (client, "w-one", DROVER_WORKER_UP, 10000));
+    assert_true (testutil_await_worker_state (client, "w-two", DROVER_WORKER_UP, 10000));
     drover_msg_t *wait = testutil_wait_msg (ids, S_TASKS);
     drover_msg_t *ok = testutil_request (client, &wait, 10000);
     assert_non_null (ok);
@@ -175,9 +174,7 @@ test_adopted_attempts_fill_the_worker (void **state)
     testutil_cluster_kill_restart (cluster, NULL);
     zsock_destroy (&client);
     client = testutil_dealer (cluster);
-    char log [PATH_MAX];
-    snprintf (log, sizeof log, "%s", testutil_cluster_log (cluster, "broker"));
-    assert_true (testutil_await_line (log, "worker=w-full state=UP", 10000));
+    assert_true (testutil_await_worker_state (client, "w-full", DROVER_WORKER_UP, 10000));
     drover_msg_t *wait = testutil_wait_msg (ids, S_TASKS);
     drover_msg_t *ok = testutil_request (client, &wait, 10000);
     assert_non_null (ok);
@@ -194,7 +191,8 @@ test_adopted_attempts_fill_the_worker (void **state)
     fclose (file);
     testutil_expect_all_succeeded (client, ids, S_TASKS, 30000);
 
-    //  Every offer the worker took was logged before its result came
+    //  Every offer the worker took was logged before its result came (an
+    //  offer past its procs is seen only by the worker, which warns of it)
     assert_int_equal (testutil_count_lines_with (testutil_cluster_log (cluster, "w-full"),
                                                  "offer past free procs"), 0);
     zsock_destroy (&client);
@@ -600,6 +598,7 @@ test_full_disk_refuses_and_recovers (void **state)
     drover_msg_t *table = s_list (client, 0);
     assert_int_equal (table->counts [DROVER_TASK_QUEUED], naccepted);
     drover_msg_destroy (&table);
+    //  The reply said 507 (or kept it); the operator learns why from the log
     assert_true (testutil_await_line (testutil_cluster_log (cluster, "broker"),
                                       "not saved", 5000));
 
@@ -659,6 +658,7 @@ test_corrupt_state_refused (void **state)
     if (status == -1)
         testutil_stop (pid, 100);
     assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) != 0);
+    //  A broker that refuses to start answers nothing: its log is what it says
     assert_true (testutil_count_lines_with (log, file) >= 1);
     assert_int_equal (testutil_count_lines_with (log, "broker: ready"), 0);
     //  The file is left as it was

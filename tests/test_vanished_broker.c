@@ -9,15 +9,19 @@
     no longer acknowledged, and the kernel closes the connection after
     three heartbeat intervals (ZMQ_TCP_MAXRT): the test waits for that
     connection to disappear from the worker's side, brings the link back,
-    and waits for the broker to log the worker UP a second time (from a new
-    route). lost-after is long, so the broker alone never forgets the
-    worker meanwhile: only a reconnect explains the second UP.
+    and waits for the broker's event worker.up a second time (from a new
+    route), with no worker.lost before it. lost-after is long, so the
+    broker alone never forgets the worker meanwhile: only a reconnect
+    explains the second UP. (The test's SUB sends nothing, so its own
+    connection outlives the outage.)
 
     Needs root (CAP_NET_ADMIN) and iproute2; skipped, saying so, without them.
     =========================================================================
 */
 
 #include "testutil_proc.h"
+#include "testutil_wire.h"
+#include "testutil_cluster.h"
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -71,18 +75,34 @@ s_connections (int port)
     return count;
 }
 
-//  Wait until want lines of the file hold needle, up to S_WAIT_MAX msec
-//  (read again every 50 msec). Returns true if they came.
+//  A DEALER to the broker at endpoint, this codec's level said
+static zsock_t *
+s_dealer (const char *endpoint)
+{
+    zsock_t *dealer = zsock_new (ZMQ_DEALER);
+    assert_non_null (dealer);
+    zsock_set_linger (dealer, 0);
+    assert_int_equal (zsock_connect (dealer, "%s", endpoint), 0);
+    testutil_say_level (dealer, S_WAIT_MAX);
+    return dealer;
+}
+
+//  Wait up to S_WAIT_MAX msec for the event worker.up about w-vanish on
+//  sub; fails the test if worker.lost about it comes first
 static bool
-s_wait_lines (const char *path, const char *needle, int want)
+s_await_up_again (zsock_t *sub)
 {
     int64_t deadline = zclock_mono () + S_WAIT_MAX;
-    while (testutil_count_lines_with (path, needle) < want) {
-        if (zclock_mono () >= deadline)
-            return false;
-        zclock_sleep (50);      //  polling a log file for an event, not settling
-    }
-    return true;
+    drover_event_t event;
+    while (zclock_mono () < deadline)
+        if (testutil_next_event (sub, &event, (int) (deadline - zclock_mono ()))
+        &&  streq (event.worker, "w-vanish")) {
+            if (streq (event.topic, "worker.lost"))
+                fail_msg ("the broker dropped w-vanish meanwhile: %s", event.reason);
+            if (streq (event.topic, "worker.up"))
+                return true;
+        }
+    return false;
 }
 
 //  Wait until we hold want established connections to the broker's port
@@ -191,19 +211,26 @@ test_worker_leaves_a_vanished_broker (void **state)
                                    "--id", "w-vanish", "--procs", "1", NULL };
     self->worker = testutil_spawn (worker_argv, worker_log);
     assert_true (self->worker > 0);
-    assert_true (s_wait_lines (self->broker_log, "worker=w-vanish state=UP", 1));
+    //  It registers; we hear the broker's events from now on
+    zsock_t *dealer = s_dealer (self->endpoint);
+    assert_true (testutil_wait_workers (dealer, 1, S_WAIT_MAX));
+    zsock_t *sub = zsock_new_sub (events, "worker.");
+    assert_non_null (sub);
+    assert_true (testutil_await_subscription (sub, dealer, "w-vanish"));
+    zsock_destroy (&dealer);
     assert_true (s_wait_connections (port, 1));
 
     //  The broker's host vanishes: the worker's heartbeats go unanswered
     //  until the kernel gives the connection up
     assert_true (s_shell ("ip netns exec %s ip link set %s down", self->netns, self->ns_link));
     assert_true (s_wait_connections (port, 0));
-    assert_int_equal (testutil_count_lines_with (self->broker_log, "state=LOST"), 0);
 
     //  Back: a new connection, and the broker hears the worker on its route
+    //  (UP again, never LOST meanwhile)
     assert_true (s_shell ("ip netns exec %s ip link set %s up", self->netns, self->ns_link));
-    assert_true (s_wait_lines (self->broker_log, "worker=w-vanish state=UP", 2));
+    assert_true (s_await_up_again (sub));
     assert_true (s_wait_connections (port, 1));
+    zsock_destroy (&sub);
 
     self->passed = true;
 }
