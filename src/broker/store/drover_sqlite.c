@@ -551,7 +551,6 @@ s_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *value)
     return rc;
 }
 
-
 //  =========================================================================
 //  Writes: a batch applied in one transaction, old tasks and events
 //  pruned, an operator's setting or a service's definition kept in a
@@ -904,7 +903,6 @@ drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte 
     }
     return s_finish_write (self, stmt, rc, error, error_size);
 }
-
 
 //  =========================================================================
 //  Reads: the tasks loaded at start, the events replayed, the settings
