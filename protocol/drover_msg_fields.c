@@ -3,24 +3,93 @@
     which order, and how each field is packed and read (internal)
 
     Every message is one msgpack array: "DRV", version, id, seq, then the
-    message's fields in the order drover_msg_fields_schema lists them.
-    Packing (drover_msg_fields_pack.c) and reading (drover_msg_fields_read.c)
+    message's fields in the order s_schema lists them. Packing and reading
     both walk that one table, so the two cannot disagree on an order; each
     field's limits are checked on the way out (a message past them is not
-    encoded) and on the way in (it is refused). This file holds the table
-    and the rules both sides apply: which fields may be left out, and what
-    a valid state id, submit key and label are. drover_msg.c does the rest
+    encoded) and on the way in (it is refused). drover_msg.c does the rest
     of the codec: the message's lifecycle, the two packing passes, the
     structure walk before any field is read, and the socket helpers.
+
+    The file reads top-down in three sections: the table and the rules
+    both sides apply (which fields may be left out, and what a valid
+    state id, submit key and label are), packing, and reading.
     =========================================================================
 */
 
+#include "drover_msg_fields.h"
 #include "drover_msg.h"
-#include "drover_msg_fields_internal.h"
+#include "drover_msg_pool.h"
+#include "drover_msg_service.h"
+#include "drover_msg_queues.h"
+
+//  The fields of the messages, in s_schema, then the parts
+//  of the header and of records that are not fields, for error texts
+typedef enum {
+    F_END = 0,
+    //  Fields of messages, in s_schema
+    F_WORKER, F_WORKER_OPT, F_EPOCH, F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM,
+    F_LABELS, F_RUNNING, F_STATS, F_HEARTBEAT, F_TIMEOUT, F_RETRIES, F_FLAGS, F_BODY,
+    F_OUTCOME, F_STATE, F_TASK_END, F_LIST_STATE, F_ADMIN, F_EXIT_CODE, F_SIGNAL, F_TRUNCATED,
+    F_DURATION, F_OUT, F_ERR, F_REASON, F_CODE, F_LIMIT, F_TASKS, F_COUNTS, F_TASK_ROWS,
+    F_WORKER_ROWS, F_STATE_ID, F_KEY, F_SINCE, F_EVENTS, F_LAST, F_MORE,
+    F_LIST_LABELS, F_INFO, F_ADMIN_REASON, F_ADMIN_FLAGS, F_WHYS,
+    F_POOL_SUMMARY, F_POOL_ROWS, F_POOL_ACTION, F_INSTANCE,     //  drover_msg_pool.c
+    F_AFFINITY, F_SUBMIT_SERVICE, F_SUBMIT_SLOT, F_SERVICE_ACTION, F_SERVICE,
+    F_SERVICE_OPT, F_REPLICA_COUNT, F_DELAY, F_PLAN_ACTION, F_TARGET, F_PLAN_COUNT,
+    F_SERVICE_STATS, F_STATS_AFTER, F_SERVICE_ROWS, F_REPLICA_ROWS, F_CHANGES,
+                                                                //  drover_msg_service.c
+    F_LEADER, F_LEADER_NAME,
+    F_STRATEGY, F_QUEUE_ROWS,                                   //  drover_msg_queues.c
+    F_LEVEL, F_RELEASE,                                         //  protocol levels
+    //  Parts that are not message fields, for error texts
+    P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
+    P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
+    P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS,
+    P_ROW_REASON, P_WORKER_LEVEL, P_WORKER_RELEASE, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
+} s_field_t;
+
+#define S_FIELDS_MAX    12          //  most fields in one message (DONE, SUBMIT)
+
+#define S_TASK_ROW_KNOWN    10      //  elements of a TASK TABLE row this version reads;
+                                    //  a row may have 8 or more (later versions': skipped)
+#define S_WORKER_ROW_KNOWN  19      //  elements of a WORKER TABLE row this version reads;
+                                    //  a row may have 10 (before the optional ones) and
+                                    //  more (later versions': skipped)
+
+//  True for a field that may be left out (at a message's end)
+static bool
+    s_optional (int field);
+
+//  Return the protocol level that brought a field into the messages that
+//  have it (PROTOCOL.md §12): 1, or a later level
+static int
+    s_since (int field);
+
+//  Write the fields a peer of level knows of message id, in wire order,
+//  into fields [S_FIELDS_MAX]; returns how many
+static size_t
+    s_fields_at (int id, int level, uint8_t *fields);
+
+
+//  True if length bytes are a state id: exactly 32 hex digits, or none
+static bool
+    s_state_id_valid (const char *text, size_t length);
+
+//  True if length bytes are a submit key: 1..128 bytes of printable ASCII
+static bool
+    s_key_valid (const char *text, size_t length);
+
+//  True if length bytes are a "key=value" label (see drover_label_valid)
+static bool
+    s_label_valid (const char *label, size_t length);
+
+//  =========================================================================
+//  The table, and the rules on field values
+//  =========================================================================
 
 //  The fields of each message, in wire order, ending with F_END
-const uint8_t
-drover_msg_fields_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
+static const uint8_t
+s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_WORKER_HELLO]     = { F_WORKER, F_EPOCH, F_PROCS, F_MEM, F_LABELS, F_RUNNING,
                                       F_STATE_ID, F_LEVEL, F_RELEASE },
     [DROVER_MSG_WORKER_HEARTBEAT] = { F_WORKER, F_EPOCH, F_STATS },
@@ -74,22 +143,12 @@ drover_msg_fields_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_CLIENT_WELCOME]   = { F_LEVEL, F_RELEASE, F_LEADER_NAME },
 };
 
-//  Return how many fields a message id has, its optional last one included
-size_t
-drover_msg_fields_nfields (int id)
-{
-    size_t count = 0;
-    while (count < S_FIELDS_MAX && drover_msg_fields_schema [id][count] != F_END)
-        count++;
-    return count;
-}
-
 //  True for a field that may be left out: always at a message's end, sent
 //  only when it (or a field after it) has a value, so that peers older than
 //  it still understand the message, and it still decodes when they leave it
 //  out
-bool
-drover_msg_fields_optional (int field)
+static bool
+s_optional (int field)
 {
     return field == F_STATE_ID || field == F_KEY || field == F_LIST_LABELS
         || field == F_ADMIN_REASON || field == F_ADMIN_FLAGS || field == F_AFFINITY
@@ -101,8 +160,8 @@ drover_msg_fields_optional (int field)
 //  level 1 that have it: what a peer of level 1 (PROTOCOL.md as of
 //  2026-11-23) neither sends nor takes. The messages of later levels
 //  (drover_msg_id_level) came whole with theirs.
-int
-drover_msg_fields_since (int field)
+static int
+s_since (int field)
 {
     switch (field) {
         case F_STATE_ID:        //  HELLO, WELCOME, ACCEPTED, WAIT
@@ -123,12 +182,12 @@ drover_msg_fields_since (int field)
 
 //  Write the fields a peer of level knows of message id, in wire order,
 //  into fields [S_FIELDS_MAX]; returns how many
-size_t
-drover_msg_fields_at (int id, int level, uint8_t *fields)
+static size_t
+s_fields_at (int id, int level, uint8_t *fields)
 {
     //  Every message and every field is of this codec's level or older:
     //  the whole row, as it is (the path of every message sent and read)
-    const uint8_t *schema = drover_msg_fields_schema [id];
+    const uint8_t *schema = s_schema [id];
     if (level >= DROVER_MSG_LEVEL) {
         size_t count = 0;
         while (count < S_FIELDS_MAX && schema [count] != F_END) {
@@ -139,7 +198,7 @@ drover_msg_fields_at (int id, int level, uint8_t *fields)
     }
     size_t count = 0;
     for (size_t index = 0; index < S_FIELDS_MAX && schema [index] != F_END; index++)
-        if (drover_msg_fields_since (schema [index]) <= level)
+        if (s_since (schema [index]) <= level)
             fields [count++] = schema [index];
     return count;
 }
@@ -155,8 +214,8 @@ drover_msg_id_level (int id)
 }
 
 //  True if length bytes are a state id: exactly 32 hex digits, or none
-bool
-drover_msg_fields_state_id_valid (const char *text, size_t length)
+static bool
+s_state_id_valid (const char *text, size_t length)
 {
     if (length != 0 && length != DROVER_STATE_ID_SIZE)
         return false;
@@ -169,8 +228,8 @@ drover_msg_fields_state_id_valid (const char *text, size_t length)
 }
 
 //  True if length bytes are a submit key: 1..128 bytes of printable ASCII
-bool
-drover_msg_fields_key_valid (const char *text, size_t length)
+static bool
+s_key_valid (const char *text, size_t length)
 {
     if (length < 1 || length > DROVER_KEY_MAX)
         return false;
@@ -181,8 +240,8 @@ drover_msg_fields_key_valid (const char *text, size_t length)
 }
 
 //  True if length bytes are a "key=value" label (see drover_label_valid)
-bool
-drover_msg_fields_label_valid (const char *label, size_t length)
+static bool
+s_label_valid (const char *label, size_t length)
 {
     if (length > DROVER_LABEL_MAX)
         return false;
@@ -205,5 +264,1174 @@ drover_msg_fields_label_valid (const char *label, size_t length)
 bool
 drover_label_valid (const char *label)
 {
-    return label && drover_msg_fields_label_valid (label, strnlen (label, DROVER_LABEL_MAX + 1));
+    return label && s_label_valid (label, strnlen (label, DROVER_LABEL_MAX + 1));
+}
+
+//  =========================================================================
+//  Packing a message by the message table: the header, then each field
+//  of its schema in wire order, optional fields at the end left out while
+//  they have no value
+//
+//  Each field's limits and content are checked on the way out: a message
+//  past them is not encoded (-1). The records of the pool's, services' and
+//  queues' messages are packed by drover_msg_pool.c, drover_msg_service.c
+//  and drover_msg_queues.c.
+//  =========================================================================
+
+//  True if an optional field of self has no value (it may be left out)
+static bool
+s_field_empty (const drover_msg_t *self, int field)
+{
+    return (field == F_STATE_ID && self->state_id [0] == 0)
+        || (field == F_KEY && self->key == NULL)
+        || (field == F_ADMIN_REASON && (self->reason == NULL || self->reason [0] == 0))
+        || (field == F_ADMIN_FLAGS && self->flags == 0)
+        || (field == F_LIST_LABELS && self->nlabels == 0)
+        || (field == F_AFFINITY && self->affinity == NULL)
+        || (field == F_SUBMIT_SERVICE && self->service [0] == 0)
+        || (field == F_SUBMIT_SLOT && self->slot == 0);
+}
+
+//  Return how many of fields [count] self goes out with: its optional
+//  fields at the end are left out, from the last back, while they have no
+//  value (a level and a release always have one)
+static size_t
+s_nfields_sent (const drover_msg_t *self, const uint8_t *fields, size_t count)
+{
+    while (count > 0 && s_optional (fields [count - 1])
+    &&     s_field_empty (self, fields [count - 1]))
+        count--;
+    return count;
+}
+
+//  Return a worker's health as a peer of level knows it: level 1 has no
+//  LOW_DISK, and the nearest it has (no new work) is PROBATION
+static uint8_t
+s_health_at (uint8_t health, int level)
+{
+    return level < 2 && health == DROVER_HEALTH_LOW_DISK? DROVER_HEALTH_PROBATION: health;
+}
+
+//  Pack a load average, 0 for a value no receiver would accept
+static void
+s_pack_load (msgpack_packer *pk, double load)
+{
+    msgpack_pack_double (pk, isfinite (load) && load >= 0? load: 0.0);
+}
+
+//  Pack stats as the 8-element record. Never fails.
+static void
+s_pack_stats (msgpack_packer *pk, const drover_stats_t *stats)
+{
+    msgpack_pack_array (pk, 8);
+    for (int index = 0; index < 3; index++)
+        s_pack_load (pk, stats->load [index]);
+    msgpack_pack_uint64 (pk, stats->mem_used);
+    msgpack_pack_uint64 (pk, stats->mem_total);
+    msgpack_pack_uint64 (pk, stats->disk_used);
+    msgpack_pack_uint64 (pk, stats->disk_total);
+    msgpack_pack_uint32 (pk, stats->running);
+}
+
+//  Pack a labels array; -1 if past the limit or a label is invalid
+int
+drover_msg_fields_pack_labels (msgpack_packer *pk, char *const *labels, uint32_t nlabels)
+{
+    if (nlabels > DROVER_LABELS_MAX)
+        return -1;
+    msgpack_pack_array (pk, nlabels);
+    for (uint32_t index = 0; index < nlabels; index++) {
+        if (!drover_label_valid (labels [index]))
+            return -1;
+        drover_mpack_pack_str (pk, labels [index], strlen (labels [index]));
+    }
+    return 0;
+}
+
+//  Pack bytes of at most max (NULL with a size is a caller's mistake: -1)
+static int
+s_pack_bytes (msgpack_packer *pk, const byte *data, size_t size, size_t max)
+{
+    if (size > max || (!data && size))
+        return -1;
+    drover_mpack_pack_bin (pk, data, size);
+    return 0;
+}
+
+//  Pack the TASK TABLE rows as a peer of level knows them (level 1: 7
+//  elements, without outcome, owner and reason); -1 if a row breaks a limit
+static int
+s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
+{
+    if (self->nrows > DROVER_ROWS_MAX || (self->nrows && !self->task_rows))
+        return -1;
+    msgpack_pack_array (pk, self->nrows);
+    for (uint32_t index = 0; index < self->nrows; index++) {
+        const drover_task_row_t *row = &self->task_rows [index];
+        if (row->state >= DROVER_TASK_STATES || !drover_end_fits (row->state, row->end))
+            return -1;
+        size_t reason = strnlen (row->reason, DROVER_ROW_REASON_MAX + 1);
+        if (reason > DROVER_ROW_REASON_MAX)
+            return -1;
+        if (level < 2)
+            msgpack_pack_array (pk, 7);
+        else
+            msgpack_pack_array (pk, reason? 10: 9);     //  the reason only when there is one
+        msgpack_pack_uint64 (pk, row->task);
+        msgpack_pack_uint8 (pk, row->state);
+        if (level >= 2)
+            msgpack_pack_uint8 (pk, row->end);
+        msgpack_pack_int32 (pk, row->priority);
+        msgpack_pack_uint32 (pk, row->procs);
+        msgpack_pack_uint32 (pk, row->attempt);
+        if (drover_mpack_pack_id (pk, row->worker, true)
+        ||  drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX))
+            return -1;
+        if (level < 2)
+            continue;
+        if (drover_mpack_pack_id (pk, row->owner, true))
+            return -1;
+        if (reason)
+            drover_mpack_pack_str (pk, row->reason, reason);
+    }
+    return 0;
+}
+
+//  Pack the items of a TASK EXPLANATION; -1 if one breaks a limit
+static int
+s_pack_whys (msgpack_packer *pk, const drover_msg_t *self)
+{
+    if (self->nwhys > DROVER_WHYS_MAX || (self->nwhys && !self->whys))
+        return -1;
+    msgpack_pack_array (pk, self->nwhys);
+    for (uint32_t index = 0; index < self->nwhys; index++) {
+        const drover_why_t *why = &self->whys [index];
+        size_t text = strnlen (why->text, DROVER_LABEL_MAX + 1);
+        if (why->code == 0 || text > DROVER_LABEL_MAX
+        ||  why->nnames > DROVER_WHY_NAMES_MAX)
+            return -1;
+        msgpack_pack_array (pk, 6);
+        msgpack_pack_uint8 (pk, why->code);
+        msgpack_pack_uint32 (pk, why->count);
+        msgpack_pack_uint64 (pk, why->a);
+        msgpack_pack_uint64 (pk, why->b);
+        drover_mpack_pack_str (pk, why->text, text);
+        msgpack_pack_array (pk, why->nnames);
+        for (uint32_t name = 0; name < why->nnames; name++)
+            if (drover_mpack_pack_id (pk, why->names [name], false))
+                return -1;
+    }
+    return 0;
+}
+
+//  Pack the WORKER TABLE rows as a peer of level knows them (level 1: 9
+//  elements, health 0..2); -1 if a row breaks a limit
+static int
+s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
+{
+    if (self->nrows > DROVER_ROWS_MAX || (self->nrows && !self->worker_rows))
+        return -1;
+    msgpack_pack_array (pk, self->nrows);
+    for (uint32_t index = 0; index < self->nrows; index++) {
+        const drover_worker_row_t *row = &self->worker_rows [index];
+        if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX
+        ||  row->state > DROVER_WORKER_STATE_MAX)
+            return -1;
+        msgpack_pack_array (pk, level < 2? 9: S_WORKER_ROW_KNOWN);
+        if (drover_mpack_pack_id (pk, row->id, false))
+            return -1;
+        msgpack_pack_uint8 (pk, s_health_at (row->health, level));
+        msgpack_pack_uint8 (pk, row->admin);
+        msgpack_pack_uint32 (pk, row->procs);
+        msgpack_pack_uint32 (pk, row->procs_used);
+        msgpack_pack_uint64 (pk, row->mem);
+        msgpack_pack_uint64 (pk, row->mem_used);
+        if (drover_msg_fields_pack_labels (pk, row->labels, row->nlabels))
+            return -1;
+        s_pack_stats (pk, &row->stats);
+        if (level < 2)
+            continue;
+        msgpack_pack_uint64 (pk, row->reserved);
+        msgpack_pack_uint8 (pk, row->state);
+        msgpack_pack_uint64 (pk, row->since);
+        if (drover_mpack_pack_text (pk, row->why, DROVER_REASON_MAX)
+        ||  drover_mpack_pack_text (pk, row->admin_reason, DROVER_REASON_MAX))
+            return -1;
+        msgpack_pack_uint64 (pk, row->admin_since);
+        msgpack_pack_uint64 (pk, row->probation_until);
+        msgpack_pack_uint32 (pk, row->tasks);
+        msgpack_pack_uint16 (pk, row->level);
+        if (drover_mpack_pack_text (pk, row->release, DROVER_RELEASE_MAX))
+            return -1;
+    }
+    return 0;
+}
+
+//  Pack the events of an EVENT LIST, each its encoded body as a bin; -1
+//  if past the limit
+static int
+s_pack_events (msgpack_packer *pk, const drover_msg_t *self)
+{
+    if (self->nevents > DROVER_REPLAY_MAX || (self->nevents && !self->events))
+        return -1;
+    msgpack_pack_array (pk, self->nevents);
+    for (uint32_t index = 0; index < self->nevents; index++) {
+        zframe_t *body = drover_event_encode (&self->events [index]);
+        if (zframe_size (body) > DROVER_EVENT_MAX) {
+            zframe_destroy (&body);
+            return -1;
+        }
+        drover_mpack_pack_bin (pk, zframe_data (body), zframe_size (body));
+        zframe_destroy (&body);
+    }
+    return 0;
+}
+
+//  Pack the info of a TASK INFO, its encoded map as a bin; -1 if it has
+//  none or breaks a limit
+static int
+s_pack_info (msgpack_packer *pk, const drover_msg_t *self)
+{
+    size_t size;
+    byte *data = self->info? drover_taskinfo_encode (self->info, &size): NULL;
+    if (!data)
+        return -1;
+    drover_mpack_pack_bin (pk, data, size);
+    free (data);
+    return 0;
+}
+
+//  Pack a submit or affinity key: a key, or nil for none (sent only when a
+//  field after it has a value, PROTOCOL.md §7.10); -1 if not a key
+static int
+s_pack_key (msgpack_packer *pk, const char *key)
+{
+    if (!key)
+        return msgpack_pack_nil (pk), 0;
+    if (!s_key_valid (key, strnlen (key, DROVER_KEY_MAX + 1)))
+        return -1;
+    drover_mpack_pack_str (pk, key, strlen (key));
+    return 0;
+}
+
+//  Pack one field of self as a peer of level knows it; -1 if it breaks a
+//  limit
+static int
+s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level)
+{
+    switch (field) {
+        case F_LEVEL:       return msgpack_pack_uint16 (pk, self->level? self->level
+                                                                      : DROVER_MSG_LEVEL), 0;
+        case F_RELEASE:     return drover_mpack_pack_text (pk, self->release [0]? self->release
+                                                                             : DROVER_RELEASE,
+                                                           DROVER_RELEASE_MAX);
+        case F_WORKER:      return drover_mpack_pack_id (pk, self->worker, false);
+        case F_WORKER_OPT:  return drover_mpack_pack_id (pk, self->worker, true);
+        case F_EPOCH:       return msgpack_pack_uint64 (pk, self->epoch), 0;
+        case F_TASK:        return msgpack_pack_uint64 (pk, self->task), 0;
+        case F_ATTEMPT:     return msgpack_pack_uint32 (pk, self->attempt), 0;
+        case F_PRIORITY:    return msgpack_pack_int32 (pk, self->priority), 0;
+        case F_PROCS:       return msgpack_pack_uint32 (pk, self->procs), 0;
+        case F_MEM:         return msgpack_pack_uint64 (pk, self->mem), 0;
+        case F_LABELS:
+        case F_LIST_LABELS: return drover_msg_fields_pack_labels (pk, self->labels, self->nlabels);
+        case F_STATS:       return s_pack_stats (pk, &self->stats), 0;
+        case F_HEARTBEAT:   return msgpack_pack_uint32 (pk, self->heartbeat), 0;
+        case F_TIMEOUT:     return msgpack_pack_uint32 (pk, self->timeout), 0;
+        case F_RETRIES:     return msgpack_pack_uint32 (pk, self->retries), 0;
+        case F_FLAGS:       return msgpack_pack_uint32 (pk, self->flags), 0;
+        case F_BODY:        return s_pack_bytes (pk, self->body, self->body_size, DROVER_BODY_MAX);
+        case F_EXIT_CODE:   return msgpack_pack_int32 (pk, self->exit_code), 0;
+        case F_SIGNAL:      return msgpack_pack_int32 (pk, self->signal), 0;
+        case F_TRUNCATED:   return msgpack_pack_uint32 (pk, self->truncated), 0;
+        case F_DURATION:    return msgpack_pack_uint32 (pk, self->duration), 0;
+        case F_OUT:         return s_pack_bytes (pk, self->out, self->out_size, DROVER_OUTPUT_MAX);
+        case F_ERR:         return s_pack_bytes (pk, self->err, self->err_size, DROVER_OUTPUT_MAX);
+        case F_REASON:
+        case F_ADMIN_REASON: return drover_mpack_pack_text (pk, self->reason, DROVER_REASON_MAX);
+        case F_ADMIN_FLAGS: return msgpack_pack_uint32 (pk, self->flags), 0;
+        case F_CODE:        return msgpack_pack_uint16 (pk, self->code), 0;
+        case F_LIMIT:       return msgpack_pack_uint32 (pk, self->limit), 0;
+        case F_SINCE:       return msgpack_pack_uint64 (pk, self->since), 0;
+        case F_LAST:        return msgpack_pack_uint64 (pk, self->last), 0;
+        case F_MORE:
+            if (self->more > 1)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->more), 0;
+        case F_EVENTS:      return s_pack_events (pk, self);
+        case F_INFO:        return s_pack_info (pk, self);
+        case F_WHYS:        return s_pack_whys (pk, self);
+        case F_POOL_SUMMARY: return drover_msg_pool_pack_summary (pk, self);
+        case F_POOL_ROWS:   return drover_msg_pool_pack_rows (pk, self);
+        case F_POOL_ACTION:
+            if (self->admin > DROVER_POOLADMIN_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->admin), 0;
+        case F_INSTANCE:    return drover_mpack_pack_id (pk, self->worker, false);
+        case F_STATE_ID:
+            if (!s_state_id_valid (self->state_id,
+                                   strnlen (self->state_id,
+                                                            DROVER_STATE_ID_SIZE + 1)))
+                return -1;
+            drover_mpack_pack_str (pk, self->state_id, strlen (self->state_id));
+            return 0;
+        case F_KEY:         return s_pack_key (pk, self->key);
+        case F_AFFINITY:    return s_pack_key (pk, self->affinity);
+        case F_SUBMIT_SERVICE:
+        case F_SERVICE_OPT: return drover_mpack_pack_id (pk, self->service, true);
+        case F_SERVICE:     return drover_mpack_pack_id (pk, self->service, false);
+        case F_SUBMIT_SLOT: return msgpack_pack_uint32 (pk, self->slot), 0;
+        case F_SERVICE_ACTION:
+            if (self->action > DROVER_SERVICE_ACTION_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->action), 0;
+        case F_PLAN_ACTION:
+            if (self->action > DROVER_PLAN_ACTION_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->action), 0;
+        case F_TARGET:
+            return drover_mpack_pack_id (pk, self->action == DROVER_PLAN_SCALE? self->service: self->worker,
+                              true);
+        case F_REPLICA_COUNT:
+        case F_PLAN_COUNT:  return msgpack_pack_uint32 (pk, self->count), 0;
+        case F_DELAY:       return msgpack_pack_uint32 (pk, self->delay), 0;
+        case F_SERVICE_STATS: return drover_msg_service_pack_stats (pk, &self->stats_now);
+        case F_STATS_AFTER: return drover_msg_service_pack_stats (pk, &self->stats_after);
+        case F_SERVICE_ROWS: return drover_msg_service_pack_services (pk, self);
+        case F_REPLICA_ROWS: return drover_msg_service_pack_replicas (pk, self);
+        case F_CHANGES:     return drover_msg_service_pack_changes (pk, self);
+        case F_LEADER:      return drover_mpack_pack_text (pk, self->leader, DROVER_ENDPOINT_MAX);
+        case F_STRATEGY:    return drover_msg_queues_pack_strategy (pk, self);
+        case F_QUEUE_ROWS:  return drover_msg_queues_pack_rows (pk, self);
+        case F_LEADER_NAME: return drover_mpack_pack_text (pk, self->leader_name, DROVER_ID_MAX);
+        case F_TASK_ROWS:   return s_pack_task_rows (pk, self, level);
+        case F_WORKER_ROWS: return s_pack_worker_rows (pk, self, level);
+        case F_OUTCOME:
+            if (self->outcome > DROVER_OUTCOME_MAX)
+                return -1;
+            //  Level 1 has no MACHINE_FAILED: the nearest is SPAWN_FAILED
+            if (level < 2 && self->outcome == DROVER_OUTCOME_MACHINE_FAILED)
+                return msgpack_pack_uint8 (pk, DROVER_OUTCOME_SPAWN_FAILED), 0;
+            return msgpack_pack_uint8 (pk, self->outcome), 0;
+        case F_STATE:
+            if (self->state >= DROVER_TASK_STATES)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->state), 0;
+        case F_TASK_END:
+            if (!drover_end_fits (self->state, self->end))
+                return -1;
+            return msgpack_pack_uint8 (pk, self->end), 0;
+        case F_LIST_STATE:
+            if (self->state >= DROVER_TASK_STATES && self->state != 255)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->state), 0;
+        case F_ADMIN:
+            if (self->admin > DROVER_ADMIN_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->admin), 0;
+        case F_RUNNING:
+            if (self->nrunning > DROVER_RUNNING_MAX || (self->nrunning && !self->running))
+                return -1;
+            msgpack_pack_array (pk, self->nrunning);
+            for (uint32_t index = 0; index < self->nrunning; index++) {
+                msgpack_pack_array (pk, 2);
+                msgpack_pack_uint64 (pk, self->running [index].task);
+                msgpack_pack_uint32 (pk, self->running [index].attempt);
+            }
+            return 0;
+        case F_TASKS:
+            if (self->ntasks > DROVER_WAIT_MAX || (self->ntasks && !self->tasks))
+                return -1;
+            msgpack_pack_array (pk, self->ntasks);
+            for (uint32_t index = 0; index < self->ntasks; index++)
+                msgpack_pack_uint64 (pk, self->tasks [index]);
+            return 0;
+        case F_COUNTS:
+            msgpack_pack_array (pk, DROVER_TASK_STATES);
+            for (int index = 0; index < DROVER_TASK_STATES; index++)
+                msgpack_pack_uint64 (pk, self->counts [index]);
+            return 0;
+    }
+    return -1;                  //  not a field: our own bug, refuse to encode
+}
+
+//  Pack a drover_msg_fields_leveled_t: the header, then the fields and
+//  values its level knows; -1 if the id is newer or a field breaks a limit
+int
+drover_msg_fields_pack_at (msgpack_packer *pk, const void *value)
+{
+    const drover_msg_fields_leveled_t *leveled = (const drover_msg_fields_leveled_t *) value;
+    const drover_msg_t *self = leveled->msg;
+    int id_level = drover_msg_id_level (self->id);
+    if (id_level == 0 || id_level > leveled->level)
+        return -1;              //  no such id, or one a peer of that level does not know
+    uint8_t fields [S_FIELDS_MAX];
+    size_t nfields = s_fields_at (self->id, leveled->level, fields);
+    nfields = s_nfields_sent (self, fields, nfields);
+    msgpack_pack_array (pk, 4 + nfields);
+    drover_mpack_pack_str (pk, DROVER_MSG_SIGNATURE, 3);
+    msgpack_pack_uint8 (pk, DROVER_MSG_VERSION);
+    msgpack_pack_uint8 (pk, (uint8_t) self->id);
+    msgpack_pack_uint32 (pk, self->seq);
+    for (size_t index = 0; index < nfields; index++)
+        if (s_pack_field (pk, self, fields [index], leveled->level))
+            return -1;
+    return 0;
+}
+
+//  Pack a whole message (a drover_msg_t) at this codec's level; -1 if it
+//  has no valid id or a field breaks a limit
+int
+drover_msg_fields_pack (msgpack_packer *pk, const void *value)
+{
+    drover_msg_fields_leveled_t leveled = { (const drover_msg_t *) value, DROVER_MSG_LEVEL };
+    return drover_msg_fields_pack_at (pk, &leveled);
+}
+
+//  =========================================================================
+//  Reading a message by the message table: the header, then each field
+//  of its schema, and the error texts that name what is wrong
+//
+//  Reading a field checks its type, range and content, and only then
+//  copies what must be kept: each copy is bounded by the bytes it came
+//  from (times the size of a C struct for rows and ids, and an array is
+//  refused before it is allocated unless the bytes left hold its count at
+//  the smallest size of one element). Nothing here asserts on input.
+//  =========================================================================
+
+//  What to say when a field or part of the header is wrong, by field
+static const drover_mpack_errors_t
+s_errors [P_COUNT] = {
+    [F_END]         = DROVER_MPACK_ERRORS ("message", "invalid"),
+    [F_WORKER]      = DROVER_MPACK_ERRORS ("worker", "not a valid worker id"),
+    [F_WORKER_OPT]  = DROVER_MPACK_ERRORS ("worker", "not a valid worker id"),
+    [F_EPOCH]       = DROVER_MPACK_ERRORS ("epoch", "invalid"),
+    [F_TASK]        = DROVER_MPACK_ERRORS ("task", "invalid"),
+    [F_ATTEMPT]     = DROVER_MPACK_ERRORS ("attempt", "invalid"),
+    [F_PRIORITY]    = DROVER_MPACK_ERRORS ("priority", "invalid"),
+    [F_PROCS]       = DROVER_MPACK_ERRORS ("procs", "invalid"),
+    [F_MEM]         = DROVER_MPACK_ERRORS ("mem", "invalid"),
+    [F_LABELS]      = DROVER_MPACK_ERRORS ("labels", "not key=value"),
+    [F_RUNNING]     = DROVER_MPACK_ERRORS ("running", "invalid"),
+    [F_STATS]       = DROVER_MPACK_ERRORS ("stats", "invalid"),
+    [F_HEARTBEAT]   = DROVER_MPACK_ERRORS ("heartbeat", "invalid"),
+    [F_TIMEOUT]     = DROVER_MPACK_ERRORS ("timeout", "invalid"),
+    [F_RETRIES]     = DROVER_MPACK_ERRORS ("retries", "invalid"),
+    [F_FLAGS]       = DROVER_MPACK_ERRORS ("flags", "invalid"),
+    [F_BODY]        = DROVER_MPACK_ERRORS ("body", "invalid"),
+    [F_OUTCOME]     = DROVER_MPACK_ERRORS ("outcome", "invalid"),
+    [F_STATE]       = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [F_TASK_END]    = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
+    [F_LIST_STATE]  = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [F_ADMIN]       = DROVER_MPACK_ERRORS ("admin", "invalid"),
+    [F_EXIT_CODE]   = DROVER_MPACK_ERRORS ("exit_code", "invalid"),
+    [F_SIGNAL]      = DROVER_MPACK_ERRORS ("signal", "invalid"),
+    [F_TRUNCATED]   = DROVER_MPACK_ERRORS ("truncated", "invalid"),
+    [F_DURATION]    = DROVER_MPACK_ERRORS ("duration", "invalid"),
+    [F_OUT]         = DROVER_MPACK_ERRORS ("out", "invalid"),
+    [F_ERR]         = DROVER_MPACK_ERRORS ("err", "invalid"),
+    [F_REASON]      = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [F_CODE]        = DROVER_MPACK_ERRORS ("code", "invalid"),
+    [F_LIMIT]       = DROVER_MPACK_ERRORS ("limit", "invalid"),
+    [F_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
+    [F_COUNTS]      = DROVER_MPACK_ERRORS ("counts", "invalid"),
+    [F_TASK_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_WORKER_ROWS] = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_STATE_ID]    = DROVER_MPACK_ERRORS ("state_id", "not 32 hex digits"),
+    [F_KEY]         = DROVER_MPACK_ERRORS ("key", "not 1..128 bytes of printable ASCII"),
+    [F_SINCE]       = DROVER_MPACK_ERRORS ("since", "invalid"),
+    [F_EVENTS]      = DROVER_MPACK_ERRORS ("events", "not an event body"),
+    [F_LAST]        = DROVER_MPACK_ERRORS ("last", "invalid"),
+    [F_MORE]        = DROVER_MPACK_ERRORS ("more", "invalid"),
+    [F_LIST_LABELS] = DROVER_MPACK_ERRORS ("labels", "not key=value"),
+    [F_INFO]        = DROVER_MPACK_ERRORS ("info", "not a task info"),
+    [F_ADMIN_REASON] = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [F_ADMIN_FLAGS] = DROVER_MPACK_ERRORS ("flags", "invalid"),
+    [F_WHYS]        = DROVER_MPACK_ERRORS ("items", "invalid"),
+    [F_POOL_SUMMARY] = DROVER_MPACK_ERRORS ("summary", "invalid"),
+    [F_POOL_ROWS]   = DROVER_MPACK_ERRORS ("rows", "invalid"),
+    [F_POOL_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_INSTANCE]    = DROVER_MPACK_ERRORS ("instance", "not a valid instance id"),
+    [F_AFFINITY]    = DROVER_MPACK_ERRORS ("affinity", "not 1..128 bytes of printable ASCII"),
+    [F_SUBMIT_SERVICE] = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_SUBMIT_SLOT] = DROVER_MPACK_ERRORS ("slot", "invalid"),
+    [F_SERVICE_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_SERVICE]     = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_SERVICE_OPT] = DROVER_MPACK_ERRORS ("service", "not a valid service name"),
+    [F_REPLICA_COUNT] = DROVER_MPACK_ERRORS ("count", "invalid"),
+    [F_DELAY]       = DROVER_MPACK_ERRORS ("delay", "invalid"),
+    [F_PLAN_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_TARGET]      = DROVER_MPACK_ERRORS ("target", "not a valid worker or service name"),
+    [F_PLAN_COUNT]  = DROVER_MPACK_ERRORS ("count", "invalid"),
+    [F_SERVICE_STATS] = DROVER_MPACK_ERRORS ("stats", "invalid"),
+    [F_STATS_AFTER] = DROVER_MPACK_ERRORS ("after", "invalid"),
+    [F_SERVICE_ROWS] = DROVER_MPACK_ERRORS ("services", "invalid"),
+    [F_REPLICA_ROWS] = DROVER_MPACK_ERRORS ("replicas", "invalid"),
+    [F_CHANGES]     = DROVER_MPACK_ERRORS ("changes", "invalid"),
+    [F_LEADER]      = DROVER_MPACK_ERRORS ("leader", "invalid"),
+    [F_LEADER_NAME] = DROVER_MPACK_ERRORS ("leader_name", "invalid"),
+    [F_STRATEGY]    = DROVER_MPACK_ERRORS ("strategy", "not a valid strategy name"),
+    [F_QUEUE_ROWS]  = DROVER_MPACK_ERRORS ("queues", "invalid"),
+    [F_LEVEL]       = DROVER_MPACK_ERRORS ("level", "invalid"),
+    [F_RELEASE]     = DROVER_MPACK_ERRORS ("release", "invalid"),
+    [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
+    [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
+    [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
+    [P_ID]          = DROVER_MPACK_ERRORS ("message id", "unknown message id"),
+    [P_SEQ]         = DROVER_MPACK_ERRORS ("seq", "invalid"),
+    [P_RUNNING_ITEM] = DROVER_MPACK_ERRORS ("running entry", "invalid"),
+    [P_ROW]         = DROVER_MPACK_ERRORS ("row", "invalid"),
+    [P_HEALTH]      = DROVER_MPACK_ERRORS ("health", "invalid"),
+    [P_PROCS_USED]  = DROVER_MPACK_ERRORS ("procs_used", "invalid"),
+    [P_MEM_USED]    = DROVER_MPACK_ERRORS ("mem_used", "invalid"),
+    [P_SUMMARY]     = DROVER_MPACK_ERRORS ("summary", "invalid"),
+    [P_OWNER]       = DROVER_MPACK_ERRORS ("owner", "not a valid key name"),
+    [P_ROW_STATE]   = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [P_ROW_END]     = DROVER_MPACK_ERRORS ("outcome", "does not go with the state"),
+    [P_RESERVED]    = DROVER_MPACK_ERRORS ("reserved", "invalid"),
+    [P_WORKER_STATE] = DROVER_MPACK_ERRORS ("state", "invalid"),
+    [P_WORKER_SINCE] = DROVER_MPACK_ERRORS ("since", "invalid"),
+    [P_WHY]         = DROVER_MPACK_ERRORS ("why", "invalid"),
+    [P_ADMIN_SINCE] = DROVER_MPACK_ERRORS ("admin_since", "invalid"),
+    [P_PROBATION_UNTIL] = DROVER_MPACK_ERRORS ("probation_until", "invalid"),
+    [P_TASKS]       = DROVER_MPACK_ERRORS ("tasks", "invalid"),
+    [P_ROW_REASON]  = DROVER_MPACK_ERRORS ("reason", "invalid"),
+    [P_WORKER_LEVEL] = DROVER_MPACK_ERRORS ("level", "invalid"),
+    [P_WORKER_RELEASE] = DROVER_MPACK_ERRORS ("release", "invalid"),
+    [P_WHY_ITEM]    = DROVER_MPACK_ERRORS ("item", "invalid"),
+    [P_WHY_CODE]    = DROVER_MPACK_ERRORS ("item code", "invalid"),
+    [P_WHY_TEXT]    = DROVER_MPACK_ERRORS ("item text", "invalid"),
+    [P_WHY_NAMES]   = DROVER_MPACK_ERRORS ("item names", "invalid"),
+};
+
+//  The fewest wire bytes one element of an array can take: an array whose
+//  count times this is more than the bytes left is refused before its
+//  elements are allocated (PROTOCOL.md, "Limits")
+#define S_LABEL_MIN         4       //  str header + "k=v"
+#define S_TASKREF_MIN       3       //  [task, attempt]: header + 2 fixints
+#define S_TASK_ROW_MIN      9       //  header + 6 fixints + 2 empty strs
+#define S_WORKER_ROW_MIN    20      //  header + 1-byte id (2) + 6 fixints
+                                    //  + empty labels (1) + stats (9) + reserved (1)
+#define S_EVENT_MIN         11      //  bin header (2) + {"topic": "x"} (9)
+#define S_WHY_MIN           7       //  header + 4 fixints + empty str + empty array
+
+//  Read a string of at most max bytes into a new copy; "" gives NULL
+static bool
+s_read_text (drover_mpack_cursor_t *cursor, int field, size_t max, char **text_p)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, field, 0, max, &text, &length))
+        return false;
+    *text_p = length? drover_mpack_strndup (text, length): NULL;
+    return true;
+}
+
+//  Read a bin of at most max bytes into a new copy; empty gives NULL
+static bool
+s_read_bytes (drover_mpack_cursor_t *cursor, int field, size_t max, byte **data_p, size_t *size_p)
+{
+    const byte *data;
+    size_t size;
+    if (!drover_mpack_read_bin (cursor, field, max, &data, &size))
+        return false;
+    *data_p = drover_mpack_memdup (data, size);
+    *size_p = size;
+    return true;
+}
+
+//  Read a labels array, part of a message or record, into labels [] (empty
+//  on entry), counting as it goes
+bool
+drover_msg_fields_read_labels (drover_mpack_cursor_t *cursor, int part, char **labels,
+                               uint32_t *nlabels)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, part, 0, DROVER_LABELS_MAX, S_LABEL_MIN, &count))
+        return false;
+    for (uint32_t index = 0; index < count; index++) {
+        const char *text;
+        size_t length;
+        if (!drover_mpack_read_str (cursor, part, 3, DROVER_LABEL_MAX, &text, &length))
+            return false;
+        if (!s_label_valid (text, length))
+            return drover_mpack_fail (cursor, cursor->errors [part].invalid);
+        labels [index] = drover_mpack_strndup (text, length);
+        *nlabels = index + 1;
+    }
+    return true;
+}
+
+//  Read the stats record (8 elements, or more from a later level), itself
+//  at depth: a HEARTBEAT's 2, a worker row's 4
+static bool
+s_read_stats (drover_mpack_cursor_t *cursor, drover_stats_t *stats, int depth)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_STATS, 8, UINT32_MAX, 1, &count))
+        return false;
+    return drover_mpack_read_float (cursor, F_STATS, &stats->load [0])
+        && drover_mpack_read_float (cursor, F_STATS, &stats->load [1])
+        && drover_mpack_read_float (cursor, F_STATS, &stats->load [2])
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->mem_used)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->mem_total)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_used)
+        && drover_mpack_read_u64 (cursor, F_STATS, &stats->disk_total)
+        && drover_mpack_read_u32 (cursor, F_STATS, &stats->running)
+        //  (a worker row's stats sit at the deepest place: what follows in
+        //  them is a scalar, which the walk of the whole message checked)
+        && drover_mpack_skip_rest (cursor, count, 8,
+                                   depth < DROVER_DEPTH_MAX? depth: DROVER_DEPTH_MAX - 1);
+}
+
+//  Read the running attempts of a HELLO
+static bool
+s_read_running (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, pair;
+    if (!drover_mpack_read_array (cursor, F_RUNNING, 0, DROVER_RUNNING_MAX, S_TASKREF_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->running = (drover_taskref_t *) drover_mpack_malloc (count * sizeof (drover_taskref_t));
+    self->nrunning = count;
+    for (uint32_t index = 0; index < count; index++)
+        if (!drover_mpack_read_array (cursor, P_RUNNING_ITEM, 2, UINT32_MAX, 1, &pair)
+        ||  !drover_mpack_read_u64 (cursor, F_TASK, &self->running [index].task)
+        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &self->running [index].attempt)
+        ||  !drover_mpack_skip_rest (cursor, pair, 2, 3))
+            return false;
+    return true;
+}
+
+//  Read the task ids of a WAIT
+static bool
+s_read_tasks (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_TASKS, 0, DROVER_WAIT_MAX, 1, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->tasks = (uint64_t *) drover_mpack_malloc (count * sizeof (uint64_t));
+    self->ntasks = count;
+    for (uint32_t index = 0; index < count; index++)
+        if (!drover_mpack_read_u64 (cursor, F_TASKS, &self->tasks [index]))
+            return false;
+    return true;
+}
+
+//  Read the per-state counts of a TASK TABLE
+static bool
+s_read_counts (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_COUNTS, DROVER_TASK_STATES, DROVER_TASK_STATES, 1,
+                                  &count))
+        return false;
+    for (int index = 0; index < DROVER_TASK_STATES; index++)
+        if (!drover_mpack_read_u64 (cursor, F_COUNTS, &self->counts [index]))
+            return false;
+    return true;
+}
+
+//  Read how a task ended, which must go with its state (read before it)
+static bool
+s_read_end (drover_mpack_cursor_t *cursor, int field, uint8_t state, uint8_t *end)
+{
+    if (!drover_mpack_read_u8 (cursor, field, DROVER_END_MAX, end))
+        return false;
+    if (state >= DROVER_TASK_STATES || *end > DROVER_END_MAX)
+        return true;            //  a newer sender's value (lenient): nothing to check it by
+    if (!drover_end_fits (state, *end))
+        return drover_mpack_fail (cursor, s_errors [field].invalid);
+    return true;
+}
+
+//  Return how a task in state ended, as far as a peer of level 1 (which
+//  sends no outcome) lets us know: the one outcome each final state has
+//  by default, NONE while it runs
+static uint8_t
+s_end_of_state (uint8_t state)
+{
+    switch (state) {
+        case DROVER_TASK_SUCCEEDED: return DROVER_END_SUCCEEDED;
+        case DROVER_TASK_FAILED:    return DROVER_END_FAILED;
+        case DROVER_TASK_CANCELLED: return DROVER_END_CANCELLED;
+        case DROVER_TASK_UNKNOWN:   return DROVER_END_UNKNOWN;
+    }
+    return DROVER_END_NONE;
+}
+
+//  Read the rows of a TASK TABLE
+static bool
+s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields;
+    if (!drover_mpack_read_array (cursor, F_TASK_ROWS, 0, DROVER_ROWS_MAX, S_TASK_ROW_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->task_rows = (drover_task_row_t *) zmalloc (count * sizeof (drover_task_row_t));
+    self->nrows = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_task_row_t *row = &self->task_rows [index];
+        const char *summary;
+        size_t length;
+        //  A row of 7 is level 1's: no outcome (derived), owner or reason
+        if (!drover_mpack_read_array (cursor, P_ROW, 7, UINT32_MAX, 1, &fields)
+        ||  !drover_mpack_read_u64 (cursor, F_TASK, &row->task)
+        ||  !drover_mpack_read_u8 (cursor, P_ROW_STATE, DROVER_TASK_STATES - 1, &row->state))
+            return false;
+        if (fields == 7)
+            row->end = s_end_of_state (row->state);
+        else
+        if (!s_read_end (cursor, P_ROW_END, row->state, &row->end))
+            return false;
+        if (!drover_mpack_read_i32 (cursor, F_PRIORITY, &row->priority)
+        ||  !drover_mpack_read_u32 (cursor, F_PROCS, &row->procs)
+        ||  !drover_mpack_read_u32 (cursor, F_ATTEMPT, &row->attempt)
+        ||  !drover_mpack_read_id (cursor, F_WORKER_OPT, true, row->worker)
+        ||  !drover_mpack_read_str (cursor, P_SUMMARY, 0, DROVER_SUMMARY_MAX, &summary, &length))
+            return false;
+        row->summary = drover_mpack_strndup (summary, length);     //  never NULL, for printing
+        //  The owner came with version 1's security (§16): a row of 8 has none
+        if (fields >= 9 && !drover_mpack_read_id (cursor, P_OWNER, true, row->owner))
+            return false;
+        //  Why a queued task waits came with explain (§7.16): a row of 9 has none
+        if (fields >= 10) {
+            if (!drover_mpack_read_str (cursor, P_ROW_REASON, 0, DROVER_ROW_REASON_MAX,
+                                        &summary, &length))
+                return false;
+            memcpy (row->reason, summary, length);
+            row->reason [length] = 0;
+        }
+        if (!drover_mpack_skip_rest (cursor, fields, S_TASK_ROW_KNOWN, 3))
+            return false;
+    }
+    return true;
+}
+
+//  Read the items of a TASK EXPLANATION
+static bool
+s_read_whys (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields, names;
+    if (!drover_mpack_read_array (cursor, F_WHYS, 0, DROVER_WHYS_MAX, S_WHY_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->whys = (drover_why_t *) zmalloc (count * sizeof (drover_why_t));
+    self->nwhys = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_why_t *why = &self->whys [index];
+        const char *text;
+        size_t length;
+        if (!drover_mpack_read_array (cursor, P_WHY_ITEM, 6, UINT32_MAX, 1, &fields)
+        ||  !drover_mpack_read_u8 (cursor, P_WHY_CODE, UINT8_MAX, &why->code)   //  any: §7.25
+        ||  !drover_mpack_read_u32 (cursor, P_WHY_ITEM, &why->count)
+        ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->a)
+        ||  !drover_mpack_read_u64 (cursor, P_WHY_ITEM, &why->b)
+        ||  !drover_mpack_read_str (cursor, P_WHY_TEXT, 0, DROVER_LABEL_MAX, &text, &length)
+        ||  !drover_mpack_read_array (cursor, P_WHY_NAMES, 0, DROVER_WHY_NAMES_MAX, 2, &names))
+            return false;
+        if (why->code == 0)
+            return drover_mpack_fail (cursor, s_errors [P_WHY_CODE].range);
+        memcpy (why->text, text, length);
+        why->text [length] = 0;
+        for (uint32_t name = 0; name < names; name++)
+            if (!drover_mpack_read_id (cursor, P_WHY_NAMES, false, why->names [name]))
+                return false;
+        why->nnames = names;
+        if (!drover_mpack_skip_rest (cursor, fields, 6, 3))
+            return false;
+    }
+    return true;
+}
+
+//  Read the optional trailing elements of a WORKER TABLE row of fields
+//  elements (PROTOCOL.md §7.18): as many as it has of those this version
+//  knows, then skip those of later versions
+static bool
+s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
+                        uint32_t fields)
+{
+    if (fields > 10
+    &&  !drover_mpack_read_u8 (cursor, P_WORKER_STATE, DROVER_WORKER_STATE_MAX, &row->state))
+        return false;
+    if (fields > 11 && !drover_mpack_read_u64 (cursor, P_WORKER_SINCE, &row->since))
+        return false;
+    if (fields > 12 && !s_read_text (cursor, P_WHY, DROVER_REASON_MAX, &row->why))
+        return false;
+    if (fields > 13 && !s_read_text (cursor, F_ADMIN_REASON, DROVER_REASON_MAX,
+                                     &row->admin_reason))
+        return false;
+    if (fields > 14 && !drover_mpack_read_u64 (cursor, P_ADMIN_SINCE, &row->admin_since))
+        return false;
+    if (fields > 15 && !drover_mpack_read_u64 (cursor, P_PROBATION_UNTIL, &row->probation_until))
+        return false;
+    if (fields > 16 && !drover_mpack_read_u32 (cursor, P_TASKS, &row->tasks))
+        return false;
+    uint64_t level;
+    if (fields > 17) {
+        if (!drover_mpack_read_uint (cursor, P_WORKER_LEVEL, UINT16_MAX, &level))
+            return false;
+        row->level = (uint16_t) level;
+    }
+    if (fields > 18 && !drover_mpack_read_fixed (cursor, P_WORKER_RELEASE, DROVER_RELEASE_MAX,
+                                                 row->release))
+        return false;
+    return drover_mpack_skip_rest (cursor, fields, S_WORKER_ROW_KNOWN, 3);
+}
+
+//  Read the rows of a WORKER TABLE
+static bool
+s_read_worker_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count, fields;
+    if (!drover_mpack_read_array (cursor, F_WORKER_ROWS, 0, DROVER_ROWS_MAX, S_WORKER_ROW_MIN,
+                                  &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->worker_rows = (drover_worker_row_t *) zmalloc (count * sizeof (drover_worker_row_t));
+    self->nrows = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_worker_row_t *row = &self->worker_rows [index];
+        //  A row of 9 is level 1's: nothing after the stats
+        if (!drover_mpack_read_array (cursor, P_ROW, 9, UINT32_MAX, 1, &fields)
+        ||  !drover_mpack_read_id (cursor, F_WORKER, false, row->id)
+        ||  !drover_mpack_read_u8 (cursor, P_HEALTH, DROVER_HEALTH_MAX, &row->health)
+        ||  !drover_mpack_read_u8 (cursor, F_ADMIN, DROVER_ADMIN_MAX, &row->admin)
+        ||  !drover_mpack_read_u32 (cursor, F_PROCS, &row->procs)
+        ||  !drover_mpack_read_u32 (cursor, P_PROCS_USED, &row->procs_used)
+        ||  !drover_mpack_read_u64 (cursor, F_MEM, &row->mem)
+        ||  !drover_mpack_read_u64 (cursor, P_MEM_USED, &row->mem_used)
+        ||  !drover_msg_fields_read_labels (cursor, F_LABELS, row->labels, &row->nlabels)
+        ||  !s_read_stats (cursor, &row->stats, 4))
+            return false;
+        if (fields > 9
+        &&  (!drover_mpack_read_u64 (cursor, P_RESERVED, &row->reserved)
+        ||   !s_read_worker_row_tail (cursor, row, fields)))
+            return false;
+    }
+    return true;
+}
+
+//  Read the state of a TASK LIST: a task state or 255 for all
+static bool
+s_read_list_state (drover_mpack_cursor_t *cursor, uint8_t *state)
+{
+    if (!drover_mpack_read_u8 (cursor, F_LIST_STATE, 255, state))
+        return false;
+    if (*state >= DROVER_TASK_STATES && *state != 255)
+        return drover_mpack_fail (cursor, s_errors [F_LIST_STATE].range);
+    return true;
+}
+
+//  Read a state id into self->state_id: 32 hex digits, or "" for none
+static bool
+s_read_state_id (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, F_STATE_ID, 0, DROVER_STATE_ID_SIZE, &text, &length))
+        return false;
+    if (!s_state_id_valid (text, length))
+        return drover_mpack_fail (cursor, s_errors [F_STATE_ID].invalid);
+    memcpy (self->state_id, text, length);
+    self->state_id [length] = 0;
+    return true;
+}
+
+//  Read a submit or affinity key into a new copy: 1..128 bytes of
+//  printable ASCII, or nil for none (NULL)
+static bool
+s_read_key (drover_mpack_cursor_t *cursor, int field, char **key_p)
+{
+    const char *text;
+    size_t length;
+    if (drover_mpack_read_nil (cursor))
+        return true;
+    if (!drover_mpack_read_str (cursor, field, 1, DROVER_KEY_MAX, &text, &length))
+        return false;
+    if (!s_key_valid (text, length))
+        return drover_mpack_fail (cursor, s_errors [field].invalid);
+    free (*key_p);
+    *key_p = drover_mpack_strndup (text, length);
+    return true;
+}
+
+//  Read a PLAN's target, the action read before: the service of a scale,
+//  else the worker (a drain's or hold's; a term's is ignored)
+static bool
+s_read_target (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    char *target = self->action == DROVER_PLAN_SCALE? self->service: self->worker;
+    return drover_mpack_read_id (cursor, F_TARGET, true, target);
+}
+
+//  Read the events of an EVENT LIST: each a bin holding one event body
+static bool
+s_read_events (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, F_EVENTS, 0, DROVER_REPLAY_MAX, S_EVENT_MIN, &count))
+        return false;
+    if (count == 0)
+        return true;
+    self->events = (drover_event_t *) zmalloc (count * sizeof (drover_event_t));
+    self->nevents = count;
+    for (uint32_t index = 0; index < count; index++) {
+        const byte *data;
+        size_t size;
+        if (!drover_mpack_read_bin (cursor, F_EVENTS, DROVER_EVENT_MAX, &data, &size))
+            return false;
+        if (drover_event_decode (&self->events [index], data, size))
+            return drover_mpack_fail (cursor, s_errors [F_EVENTS].invalid);
+    }
+    return true;
+}
+
+//  Read the info of a TASK INFO: a bin holding one encoded task info
+static bool
+s_read_info (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const byte *data;
+    size_t size;
+    const char *error;
+    if (!drover_mpack_read_bin (cursor, F_INFO, DROVER_MSG_MAX, &data, &size))
+        return false;
+    drover_taskinfo_destroy (&self->info);
+    self->info = drover_taskinfo_decode (data, size, &error);
+    if (!self->info)
+        return drover_mpack_fail (cursor, s_errors [F_INFO].invalid);
+    return true;
+}
+
+//  Read one field into self
+static bool
+s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
+{
+    uint64_t code;
+    switch (field) {
+        case F_WORKER:      return drover_mpack_read_id (cursor, field, false, self->worker);
+        case F_WORKER_OPT:  return drover_mpack_read_id (cursor, field, true, self->worker);
+        case F_EPOCH:       return drover_mpack_read_u64 (cursor, field, &self->epoch);
+        case F_TASK:        return drover_mpack_read_u64 (cursor, field, &self->task);
+        case F_ATTEMPT:     return drover_mpack_read_u32 (cursor, field, &self->attempt);
+        case F_PRIORITY:    return drover_mpack_read_i32 (cursor, field, &self->priority);
+        case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
+        case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
+        case F_LABELS:      return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
+        case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels)
+                                && (self->nlabels > 0      //  a filter has 1..16, left out for none
+                                    || drover_mpack_fail (cursor, s_errors [F_LABELS].range));
+        case F_RUNNING:     return s_read_running (cursor, self);
+        case F_STATS:       return s_read_stats (cursor, &self->stats, 2);
+        case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);
+        case F_TIMEOUT:     return drover_mpack_read_u32 (cursor, field, &self->timeout);
+        case F_RETRIES:     return drover_mpack_read_u32 (cursor, field, &self->retries);
+        case F_FLAGS:       return drover_mpack_read_u32 (cursor, field, &self->flags);
+        case F_BODY:        return s_read_bytes (cursor, field, DROVER_BODY_MAX,
+                                                 &self->body, &self->body_size);
+        case F_OUTCOME:     return drover_mpack_read_u8 (cursor, field, DROVER_OUTCOME_MAX,
+                                                         &self->outcome);
+        case F_STATE:       return drover_mpack_read_u8 (cursor, field, DROVER_TASK_STATES - 1,
+                                                         &self->state);
+        case F_TASK_END:    return s_read_end (cursor, field, self->state, &self->end);
+        case F_LIST_STATE:  return s_read_list_state (cursor, &self->state);
+        case F_ADMIN:       return drover_mpack_read_u8 (cursor, field, DROVER_ADMIN_MAX,
+                                                         &self->admin);
+        case F_EXIT_CODE:   return drover_mpack_read_i32 (cursor, field, &self->exit_code);
+        case F_SIGNAL:      return drover_mpack_read_i32 (cursor, field, &self->signal);
+        case F_TRUNCATED:   return drover_mpack_read_u32 (cursor, field, &self->truncated);
+        case F_DURATION:    return drover_mpack_read_u32 (cursor, field, &self->duration);
+        case F_OUT:         return s_read_bytes (cursor, field, DROVER_OUTPUT_MAX,
+                                                 &self->out, &self->out_size);
+        case F_ERR:         return s_read_bytes (cursor, field, DROVER_OUTPUT_MAX,
+                                                 &self->err, &self->err_size);
+        case F_REASON:
+        case F_ADMIN_REASON: return s_read_text (cursor, field, DROVER_REASON_MAX, &self->reason);
+        case F_ADMIN_FLAGS: return drover_mpack_read_u32 (cursor, field, &self->flags);
+        case F_CODE:
+            if (!drover_mpack_read_uint (cursor, field, UINT16_MAX, &code))
+                return false;
+            self->code = (uint16_t) code;
+            return true;
+        case F_LIMIT:       return drover_mpack_read_u32 (cursor, field, &self->limit);
+        case F_TASKS:       return s_read_tasks (cursor, self);
+        case F_COUNTS:      return s_read_counts (cursor, self);
+        case F_TASK_ROWS:   return s_read_task_rows (cursor, self);
+        case F_WORKER_ROWS: return s_read_worker_rows (cursor, self);
+        case F_STATE_ID:    return s_read_state_id (cursor, self);
+        case F_SINCE:       return drover_mpack_read_u64 (cursor, field, &self->since);
+        case F_LAST:        return drover_mpack_read_u64 (cursor, field, &self->last);
+        case F_MORE:        return drover_mpack_read_u8 (cursor, field, 1, &self->more);
+        case F_EVENTS:      return s_read_events (cursor, self);
+        case F_INFO:        return s_read_info (cursor, self);
+        case F_WHYS:        return s_read_whys (cursor, self);
+        case F_POOL_SUMMARY: return drover_msg_pool_read_summary (cursor, self);
+        case F_POOL_ROWS:   return drover_msg_pool_read_rows (cursor, self);
+        case F_POOL_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_POOLADMIN_MAX,
+                                                         &self->admin);
+        case F_INSTANCE:    return drover_mpack_read_id (cursor, field, false, self->worker);
+        case F_KEY:         return s_read_key (cursor, field, &self->key);
+        case F_AFFINITY:    return s_read_key (cursor, field, &self->affinity);
+        case F_SUBMIT_SERVICE:
+        case F_SERVICE_OPT: return drover_mpack_read_id (cursor, field, true, self->service);
+        case F_SERVICE:     return drover_mpack_read_id (cursor, field, false, self->service);
+        case F_SUBMIT_SLOT: return drover_mpack_read_u32 (cursor, field, &self->slot);
+        case F_SERVICE_ACTION: return drover_mpack_read_u8 (cursor, field,
+                                                            DROVER_SERVICE_ACTION_MAX,
+                                                            &self->action);
+        case F_PLAN_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_PLAN_ACTION_MAX,
+                                                         &self->action);
+        case F_TARGET:      return s_read_target (cursor, self);
+        case F_REPLICA_COUNT:
+        case F_PLAN_COUNT:  return drover_mpack_read_u32 (cursor, field, &self->count);
+        case F_DELAY:       return drover_mpack_read_u32 (cursor, field, &self->delay);
+        case F_SERVICE_STATS: return drover_msg_service_read_stats (cursor, &self->stats_now);
+        case F_STATS_AFTER: return drover_msg_service_read_stats (cursor, &self->stats_after);
+        case F_SERVICE_ROWS: return drover_msg_service_read_services (cursor, self);
+        case F_REPLICA_ROWS: return drover_msg_service_read_replicas (cursor, self);
+        case F_CHANGES:     return drover_msg_service_read_changes (cursor, self);
+        case F_LEADER:      return drover_mpack_read_fixed (cursor, field, DROVER_ENDPOINT_MAX,
+                                                 self->leader);
+        case F_LEADER_NAME: return drover_mpack_read_fixed (cursor, field, DROVER_ID_MAX,
+                                                 self->leader_name);
+        case F_STRATEGY:    return drover_msg_queues_read_strategy (cursor, self);
+        case F_QUEUE_ROWS:  return drover_msg_queues_read_rows (cursor, self);
+        case F_LEVEL:
+            if (!drover_mpack_read_uint (cursor, field, UINT16_MAX, &code))
+                return false;
+            self->level = (uint16_t) code;
+            return true;
+        case F_RELEASE:     return drover_mpack_read_fixed (cursor, field, DROVER_RELEASE_MAX,
+                                                            self->release);
+    }
+    return drover_mpack_fail (cursor, "internal: unknown field");
+}
+
+//  Read the header: array, signature, version, id and seq, setting what
+//  it can in self even when the message is refused (the broker echoes the
+//  seq of a refused request). Returns the array's element count, or -1.
+int64_t
+drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    uint32_t count;
+    const char *signature;
+    size_t length;
+    uint64_t version, id;
+    bool negative;
+    if (!drover_mpack_read_array (cursor, P_HEADER, 0, UINT32_MAX, 1, &count))
+        return -1;
+    if (count < 1
+    ||  !drover_mpack_read_str (cursor, P_SIGNATURE, 0, 255, &signature, &length)
+    ||  length != 3 || memcmp (signature, DROVER_MSG_SIGNATURE, 3)) {
+        cursor->error = s_errors [P_SIGNATURE].invalid;
+        return -1;
+    }
+    if (count < 2) {
+        cursor->error = "message: header incomplete";
+        return -1;
+    }
+    if (!drover_mpack_read_integer (cursor, &s_errors [P_VERSION], &negative, &version))
+        return -1;              //  not even an integer: malformed, not a version
+    bool known = !negative && version == DROVER_MSG_VERSION;
+    if (count >= 4
+    &&  drover_mpack_read_uint (cursor, P_ID, UINT32_MAX, &id)
+    &&  drover_mpack_read_u32 (cursor, P_SEQ, &self->seq))
+        self->id = id >= 1 && id <= DROVER_MSG_ID_MAX? (int) id: 0;
+    if (!known) {
+        self->bad_version = true;
+        cursor->error = "unknown version";
+        return -1;
+    }
+    if (count < 4) {
+        cursor->error = "message: header incomplete";
+        return -1;
+    }
+    if (cursor->error)
+        return -1;              //  id or seq had the wrong type
+    if (self->id == 0) {
+        cursor->error = s_errors [P_ID].invalid;
+        return -1;
+    }
+    return count;
+}
+
+//  True if a receiver passes over what it does not know in a message of
+//  this id (PROTOCOL.md §12): everything the broker sends, and the HELLOs
+//  that open a dialogue (a newer peer says them before it knows the
+//  broker's level). The broker refuses the other requests of a newer
+//  level: it never guesses at what it was asked.
+static bool
+s_lenient (int id)
+{
+    return id == DROVER_MSG_WORKER_HELLO || id == DROVER_MSG_CLIENT_HELLO
+        || id == DROVER_MSG_WORKER_WELCOME || id == DROVER_MSG_WORKER_LEAVE
+        || id == DROVER_MSG_TASK_OFFER || id == DROVER_MSG_TASK_KILL
+        || id == DROVER_MSG_TASK_ACCEPTED || id == DROVER_MSG_TASK_DONE
+        || id == DROVER_MSG_TASK_TABLE || id == DROVER_MSG_WORKER_TABLE
+        || id == DROVER_MSG_OK || id == DROVER_MSG_ERROR
+        || id == DROVER_MSG_EVENT_LIST || id == DROVER_MSG_TASK_EXPLANATION
+        || id == DROVER_MSG_TASK_INFO || id == DROVER_MSG_POOL_TABLE
+        || id == DROVER_MSG_WORKER_GATHER || id == DROVER_MSG_SERVICE_TABLE
+        || id == DROVER_MSG_PLAN_RESULT || id == DROVER_MSG_REDIRECT
+        || id == DROVER_MSG_QUEUE_TABLE || id == DROVER_MSG_CLIENT_WELCOME;
+}
+
+//  Return how many of fields [count] a message must have: all but the
+//  optional ones at its end
+static size_t
+s_required (const uint8_t *fields, size_t count)
+{
+    while (count > 0 && s_optional (fields [count - 1]))
+        count--;
+    return count;
+}
+
+//  Read the fields of self->id, the header read: the array holds count
+//  elements in all. The layout is that of the newest level whose required
+//  fields count fits (a message of level 1 lacks fields a later level put
+//  before others, as TASK DONE's outcome). Returns false at the first
+//  field that is wrong, or if count fits no level, with cursor->error
+//  saying why; sets self->implied.
+bool
+drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count)
+{
+    bool lenient = s_lenient (self->id);
+    cursor->lenient = lenient && self->id != DROVER_MSG_WORKER_HELLO
+                   && self->id != DROVER_MSG_CLIENT_HELLO;     //  their values: strict
+    size_t have = count - 4;
+    uint8_t fields [S_FIELDS_MAX];
+    int id_level = drover_msg_id_level (self->id);
+    for (int level = DROVER_MSG_LEVEL; level >= id_level; level--) {
+        size_t nfields = s_fields_at (self->id, level, fields);
+        if (have < s_required (fields, nfields))
+            continue;           //  too few for this level: an older one's?
+        if (have > nfields && !lenient)
+            break;              //  a newer level's request: refused
+        size_t read = have < nfields? have: nfields;
+        for (size_t index = 0; index < read; index++)
+            if (!s_read_field (cursor, self, fields [index]))
+                return false;
+        if (self->id == DROVER_MSG_TASK_DONE && level < 2)
+            self->end = s_end_of_state (self->state);
+        //  The lowest level whose peers could have sent this much
+        self->implied = (uint16_t) id_level;
+        while (self->implied < DROVER_MSG_LEVEL
+        &&     have > s_fields_at (self->id, self->implied, fields))
+            self->implied++;
+        return drover_mpack_skip_rest (cursor, (uint32_t) have, (uint32_t) read, 1);
+    }
+    return drover_mpack_fail (cursor, "message: wrong number of fields");
+}
+
+//  A cursor over size bytes at data that names message fields in its errors
+drover_mpack_cursor_t
+drover_msg_fields_cursor (const byte *data, size_t size)
+{
+    return drover_mpack_cursor (data, size, s_errors);
 }

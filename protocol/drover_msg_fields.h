@@ -4,10 +4,9 @@
 
     Not part of the API: only drover_msg.c includes this (and
     drover_msg_service.c, for the labels arrays its rows hold too). It packs and
-    reads the header and the fields (the table in drover_msg_fields.c,
-    packing in drover_msg_fields_pack.c, reading in
-    drover_msg_fields_read.c); drover_msg.c owns the message, runs the two
-    packing passes and walks the structure before reading.
+    reads the header and the fields by the table in drover_msg_fields.c;
+    drover_msg.c owns the message, runs the two packing passes and walks
+    the structure before reading.
     =========================================================================
 */
 

@@ -2,9 +2,9 @@
     drover_msg_pool - the fields of the elastic pool's messages: POOL TABLE's
     summary and rows (internal)
 
-    Not part of the API: only drover_msg_fields_pack.c and
-    drover_msg_fields_read.c include this, and call these from the message
-    table (fields F_POOL_SUMMARY and F_POOL_ROWS). POOL LIST has no fields;
+    Not part of the API: only drover_msg_fields.c includes this, and
+    calls these from the message table while packing and reading
+    (fields F_POOL_SUMMARY and F_POOL_ROWS). POOL LIST has no fields;
     POOL ADMIN's (action, instance) are plain fields of the table.
     =========================================================================
 */

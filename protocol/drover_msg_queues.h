@@ -2,9 +2,9 @@
     drover_msg_queues - the fields of QUEUE TABLE: the strategy and the
     named queues' rows (internal)
 
-    Not part of the API: only drover_msg_fields_pack.c and
-    drover_msg_fields_read.c include this, and call these from the message
-    table (fields F_STRATEGY and F_QUEUE_ROWS). QUEUES has no fields.
+    Not part of the API: only drover_msg_fields.c includes this, and
+    calls these from the message table while packing and reading
+    (fields F_STRATEGY and F_QUEUE_ROWS). QUEUES has no fields.
     =========================================================================
 */
 

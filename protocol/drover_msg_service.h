@@ -3,9 +3,9 @@
     the term statistics, SERVICE TABLE's service and replica rows, PLAN
     RESULT's changes (internal)
 
-    Not part of the API: only drover_msg_fields_pack.c and
-    drover_msg_fields_read.c include this, and call these from the message
-    table (fields F_SERVICE_STATS, F_STATS_AFTER, F_SERVICE_ROWS,
+    Not part of the API: only drover_msg_fields.c includes this, and
+    calls these from the message table while packing and reading
+    (fields F_SERVICE_STATS, F_STATS_AFTER, F_SERVICE_ROWS,
     F_REPLICA_ROWS and F_CHANGES). WORKER GATHER, WORKER RUNS, SERVICE
     ADMIN, SERVICE LIST and PLAN hold plain fields of the table only.
     =========================================================================

@@ -11,18 +11,205 @@
     non-blocking: a worker cut off from its broker keeps reaping children
     and keeps their results.
 
-    The link to the broker (connecting, registering, heartbeats, silence,
-    reading) is drover_worker_uplink.c; the offers it runs and their
-    results are drover_worker_tasks.c; this file has the object, its
-    settings and counters, the actor pipe, and the loop.
+    The file reads top-down in five sections: the object (its settings
+    and counters); the link to the broker (connecting, registering,
+    heartbeats, silence, reading); the offers it runs and their results,
+    and acting on each message from the broker; the loop (the actor
+    pipe, one wait per turn, shutting down); and the job, the attempt the
+    in-process handler sees.
     =========================================================================
 */
 
-#include "drover_worker_internal.h"
+#include "drover_msg.h"
+#include "drover_worker.h"
+#include "drover_runner.h"
+#include "drover_poller.h"
+#include "drover_handshake.h"
+#include "drover_endpoints.h"
+#include "drover_serverkeys.h"
+#include "drover_defaults.h"
 #include "drover_keys.h"
+#include "drover_stats.h"
 #include <unistd.h>
 
-#define S_GOODBYE_LINGER    1000    //  msec to flush GOODBYE at the end
+#define S_STARTED_RING      4096        //  recent TASK STARTED remembered, for 409/404
+#define S_DEALER_AT         0           //  the DEALER's index in the poller
+#define S_PIPE_AT           1           //  the actor pipe's
+#define S_MONITOR_AT        2           //  the DEALER's handshake monitor's
+#define S_HEARTBEAT         DROVER_DEFAULT_HEARTBEAT //  msec, until WELCOME says otherwise
+#define S_BACKOFF_MIN       250         //  msec before the first reconnect
+#define S_GOODBYE_LINGER    1000        //  msec to flush GOODBYE at the end
+#define S_SILENT_BEATS      3           //  heartbeats without a due reply: reconnect
+#define S_BACKOFF_MAX       5000        //  msec between reconnects at most
+#define S_WARN_EVERY        60000       //  msec between "no broker answers" warnings at most, once at S_BACKOFF_MAX
+#define S_RECV_BATCH        256         //  messages read per turn at most
+#define S_HWM               100000      //  messages queued on the DEALER
+#define S_WAKE_MAX          1000        //  msec the loop sleeps at most
+
+//  One attempt the in-process handler runs: lives on the loop's stack for
+//  the handler's call (the job's accessors, at the end of this file)
+struct _drover_job_t {
+    uint64_t task;                  //  the offer's task
+    uint32_t attempt;               //  the offer's attempt
+    const drover_exec_t *exec;      //  the offer's decoded body, borrowed
+    drover_msg_t *result;           //  the TASK RESULT being filled in, borrowed
+};
+
+//  A TASK STARTED we sent, in case the broker refuses it
+typedef struct {
+    uint32_t seq;                   //  seq it went under, 0 = free slot
+    uint64_t task;                  //  task id
+    uint32_t attempt;               //  attempt number
+} s_started_t;
+
+struct _drover_worker_t {
+    //  Settings
+    char *endpoint;                 //  the broker endpoint we talk to now, owned
+    drover_endpoints_t *endpoints;  //  the brokers we may talk to, and which next, owned
+    char id [DROVER_ID_MAX + 1];    //  worker id
+    uint64_t epoch;                 //  changes with each process start
+    uint32_t procs;                 //  procs offered
+    uint64_t mem;                   //  memory offered, bytes
+    uint32_t nlabels;               //  labels in use
+    char *labels [DROVER_LABELS_MAX];   //  "key=value", owned
+    uint32_t heartbeat;             //  msec between heartbeats (broker's, once told)
+    uint32_t grace;                 //  msec between SIGTERM and SIGKILL
+    char *workdir;                  //  work directory (tasks, disk stats), or NULL, owned
+    drover_taskenv_t *taskenv;      //  what tasks see: their user, their environment, owned
+    drover_worker_handler_fn *handler;  //  in-process executor, or NULL
+    void *handler_arg;              //  its argument
+    bool verbose;                   //  log each message
+    zcert_t *pair;                  //  our CURVE key pair (set_keys), or NULL: plain
+    drover_serverkeys_t *serverkeys;    //  the brokers' public keys, with pair, owned
+    //  Loop state
+    zsock_t *dealer;                //  to the broker, NULL while waiting to reconnect
+    drover_handshake_t *handshake;  //  watches the DEALER's handshakes, with it
+    uint64_t refusals;              //  handshakes the broker refused, ever
+    char refused_said [256];        //  the refusal last logged, "" if none since a success
+    int64_t refused_said_at;        //  msec (mono) it was logged
+    drover_poller_t *poller;        //  the DEALER, the actor pipe (if any), the runner's fds
+    drover_runner_t *runner;        //  process executor, NULL with a handler
+    drover_msg_t *in;               //  last message received, reused
+    drover_exec_t *exec;            //  last offer's body, reused
+    drover_msg_t *started_msg;      //  TASK STARTED, reused for every offer
+    zlistx_t *pending;              //  results not yet acknowledged, drover_msg_t *, owned
+    zhashx_t *orphans;              //  "task/attempt" of attempts killed because the broker's
+                                    //  state changed: their results are dropped, not sent
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the last WELCOME's broker state id, or ""
+    int64_t resend_at;              //  msec (mono) to send kept results again (after a 3xx
+                                    //  or 507), 0 if not due
+    zhashx_t *procs_of;             //  "task/attempt" -> procs, of attempts the runner runs
+    uint32_t procs_used;            //  procs of attempts running
+    uint32_t seq;                   //  last seq sent
+    uint32_t hello_seq;             //  seq of the last HELLO
+    int level;                      //  the protocol level we speak on this connection:
+                                    //  ours, or 1 once a broker of level 1 refused our
+                                    //  HELLO (PROTOCOL.md §12.1)
+    bool registered;                //  WELCOME received since the last HELLO
+    bool leaving;                   //  WORKER LEAVE received
+    bool stopping;                  //  the loop ends at its next turn
+    bool terminated;                //  $TERM received on the actor pipe
+    char *refused;                  //  why the broker refused us for good, or NULL
+    int64_t next_heartbeat;         //  msec (mono) of the next heartbeat
+    int64_t expect_since;           //  msec since a reply is due and none came, 0 if none due
+    int64_t hello_at;               //  msec when the last HELLO went
+    int64_t reconnect_at;           //  msec of the next connect while dealer is NULL
+    int64_t hello_again_at;         //  msec (mono) to say HELLO again on this connection, after
+                                    //  a REDIRECT that left us nowhere else to go; 0 none
+    char stayed_for [DROVER_ENDPOINT_MAX + 1];  //  the leader that REDIRECT named ("" none)
+    uint64_t stay_said_in;          //  registrations + 1 when we last said we stay, 0 never
+    uint32_t backoff;               //  msec to wait before the next reconnect
+    int64_t unanswered_since;       //  msec (mono) since a reply is due that never came, 0 while the broker answers
+    uint32_t unanswered;            //  connections dropped unanswered since then
+    uint32_t warned_retry;          //  msec to the next try our last "no broker answers" said, 0 if none since
+    int64_t warned_at;              //  msec (mono) of that warning
+    s_started_t started [S_STARTED_RING];   //  recent STARTEDs, by seq modulo the size
+    //  Counters
+    uint64_t tasks_run;             //  offers started
+    uint64_t results_acked;         //  results answered OK
+    uint64_t results_stale;         //  results answered 409 / 404
+    uint64_t registrations;         //  WELCOMEs received
+    uint64_t malformed;             //  undecodable messages dropped
+};
+
+
+//  Return the next request number: 1, 2, ... 2^32-1, then 1 again (0 is "none")
+static uint32_t
+    s_next_seq (drover_worker_t *self);
+
+//  Note that we sent something that the broker answers
+static void
+    s_expect_reply (drover_worker_t *self, int64_t now);
+
+//  Encode and send a message without blocking. Returns 0, or -1 if it
+//  could not be encoded or queued (peer gone, queue full).
+static int
+    s_send (drover_worker_t *self, drover_msg_t *msg);
+
+//  Say WORKER HELLO with what we offer, the attempts still running and
+//  those whose result is not yet acknowledged
+static void
+    s_send_hello (drover_worker_t *self, int64_t now);
+
+//  Answer a WORKER GATHER of seq with WORKER RUNS: the attempts listed as
+//  in HELLO
+static void
+    s_send_runs (drover_worker_t *self, uint32_t seq);
+
+//  Say GOODBYE
+static void
+    s_send_goodbye (drover_worker_t *self);
+
+//  Create the DEALER, connect it and say HELLO. Returns 0, or -1 if the
+//  endpoint is not usable.
+static int
+    s_connect (drover_worker_t *self, int64_t now);
+
+//  Drop the DEALER and connect again after the backoff
+static void
+    s_disconnect (drover_worker_t *self, int64_t now);
+
+//  Take what the DEALER's handshake monitor said: a refusal is logged and
+//  the socket dropped, to connect again after the backoff
+static void
+    s_handle_handshake (drover_worker_t *self, int64_t now);
+
+//  REDIRECT from a broker that does not serve: talk to the leader it
+//  names, or to the next broker of the list (PROTOCOL.md §17)
+static void
+    s_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, int64_t now);
+
+//  Read what the broker sent, up to a batch, without blocking, and act on
+//  each message (s_handle_message)
+static void
+    s_handle_dealer (drover_worker_t *self, int64_t now);
+
+//  Timers: reconnect, silence, heartbeat, results to send again, and
+//  leaving once idle
+static void
+    s_tick (drover_worker_t *self, int64_t now);
+
+//  Return the msec until the loop has something to do
+static long
+    s_wait_msec (drover_worker_t *self, int64_t now);
+
+//  Act on one decoded message from the broker
+static void
+    s_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t now);
+
+//  Send every result not yet acknowledged again, if registered
+static void
+    s_resend_results (drover_worker_t *self, int64_t now);
+
+//  Collect what the runner finished: give back procs, keep and send results
+//  (but drop those of attempts that belong to a broker state gone by)
+static void
+    s_collect_results (drover_worker_t *self, int64_t now);
+
+
+//  =========================================================================
+//  The object: its settings and counters
+//  =========================================================================
 
 //  The destructor the pending list uses
 static void
@@ -54,7 +241,7 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
                 ^ (uint64_t) getpid ();
     self->procs = procs;
     self->mem = mem;
-    self->heartbeat = DROVER_WORKER_HEARTBEAT;
+    self->heartbeat = S_HEARTBEAT;
     self->grace = DROVER_RUNNER_GRACE;
     self->in = drover_msg_new (0);
     self->exec = drover_exec_new ();
@@ -63,12 +250,12 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     zlistx_set_destructor (self->pending, s_msg_destroy);
     self->procs_of = zhashx_new ();
     self->orphans = zhashx_new ();
-    self->backoff = DROVER_WORKER_BACKOFF_MIN;
+    self->backoff = S_BACKOFF_MIN;
     self->taskenv = drover_taskenv_new ();
     self->poller = drover_poller_new ();
-    drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_DEALER_AT, once connected
-    drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_PIPE_AT, while run as an actor
-    drover_poller_add (self->poller, NULL);     //  DROVER_WORKER_MONITOR_AT, with the DEALER
+    drover_poller_add (self->poller, NULL);     //  S_DEALER_AT, once connected
+    drover_poller_add (self->poller, NULL);     //  S_PIPE_AT, while run as an actor
+    drover_poller_add (self->poller, NULL);     //  S_MONITOR_AT, with the DEALER
     return self;
 }
 
@@ -337,6 +524,974 @@ drover_worker_refused (drover_worker_t *self)
 }
 
 
+//  =========================================================================
+//  The link to the broker
+//
+//  The DEALER to the broker and what keeps it honest: connecting and
+//  saying HELLO, heartbeats, noticing a broker that stopped answering,
+//  dropping the socket and connecting again after a backoff, and reading
+//  what the broker sends (each message is then acted on by
+//  s_handle_message, in the next section).
+//
+//  Registration is a small state machine over the socket:
+//    connected, HELLO sent  --WELCOME-->  registered (heartbeats flow)
+//    registered             --ERROR 401-->  HELLO sent again
+//    a reply due and none for 3 heartbeats  -->  socket dropped, connect
+//                                                 again after the backoff,
+//                                                 and a WARNING
+//    registered, its connection down  -->  not registered: nothing sent
+//    ZeroMQ connected the socket again by itself  -->  socket dropped,
+//                                connect again after the backoff: HELLO
+//                                first, results after WELCOME
+//  A broker registers a worker by its connection: on a new one it knows
+//  nobody, and a RESULT there would be refused (401) and sent again after
+//  the HELLO that follows. So nothing but HELLO goes on a connection the
+//  worker has not registered on: before each send the monitor's news is
+//  taken; while the connection is down nothing is sent, and a socket that
+//  connected again is dropped with whatever it still queued. (A socket
+//  whose connection is down is kept meanwhile: with several brokers, the
+//  worker moves only once it is down for DEAD_AFTER.)
+//  A reply is due while HELLO is unanswered or a result is unacknowledged;
+//  heartbeats and TASK STARTED get no reply, so an idle worker on a dead
+//  TCP link learns of it from the kernel (its heartbeats go unacknowledged
+//  for 3 heartbeats: TCP_USER_TIMEOUT; libzmq reconnects) and then from
+//  the 401 its next heartbeat earns from the broker.
+//
+//  With several brokers (PROTOCOL.md §17) the worker talks to one at a
+//  time and moves, with drover_endpoints deciding where: to the leader a
+//  REDIRECT names, or to the next of its list when its broker is gone
+//  (the DEALER's connection down for DEAD_AFTER: the monitor sees a
+//  killed broker's connection close at once) or silent (a reply due for
+//  3 heartbeats). A move is a new DEALER and a HELLO, exactly as after a
+//  broker restart: the running list, then the kept RESULTs after WELCOME.
+//
+//  Each system call costs about a microsecond here, more than handling a
+//  message, so a turn spends as few as it can: one wait (epoll_wait), then up to a
+//  batch of messages read with ZMQ_DONTWAIT until the DEALER is empty.
+//  The poller's rules for ZMQ_FDs are kept here: a read that says EAGAIN
+//  marks the DEALER drained, every send marks it sent, and the DEALER
+//  leaves its slot when it is dropped and takes it back when created
+//  again on a reconnect.
+//  =========================================================================
+
+
+//  --------------------------------------------------------------------------
+//  Return the next request number: 1, 2, ... 2^32-1, then 1 again (0 is "none")
+
+static uint32_t
+s_next_seq (drover_worker_t *self)
+{
+    if (++self->seq == 0)
+        self->seq = 1;
+    return self->seq;
+}
+
+//  Return the msec of silence after which a due reply counts as lost
+static int64_t
+s_silence (drover_worker_t *self)
+{
+    return (int64_t) self->heartbeat * S_SILENT_BEATS;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Note that we sent something that the broker answers
+
+static void
+s_expect_reply (drover_worker_t *self, int64_t now)
+{
+    if (!self->expect_since)
+        self->expect_since = now;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Encode and send a message without blocking. Returns 0, or -1 if it
+//  could not be encoded or queued (peer gone, queue full).
+
+static bool
+    s_connection_replaced (drover_worker_t *self, int64_t now);
+
+static int
+s_send (drover_worker_t *self, drover_msg_t *msg)
+{
+    if (!self->dealer)
+        return -1;
+    //  (A GOODBYE goes as it can: the worker is leaving, its socket with it)
+    if (msg->id != DROVER_MSG_WORKER_HELLO && msg->id != DROVER_MSG_WORKER_GOODBYE
+    &&  s_connection_replaced (self, zclock_mono ()))
+        return -1;              //  not registered there: a result is kept for after WELCOME
+    if (self->verbose)
+        zsys_debug ("worker: send %s seq=%u task=%" PRIu64 " attempt=%u",
+                    drover_msg_name (msg->id), msg->seq, msg->task, msg->attempt);
+    zframe_t *frame = drover_msg_encode_level (msg, self->level);
+    if (!frame) {
+        zsys_error ("worker: cannot encode %s task=%" PRIu64 ": a field is past its limit",
+                    drover_msg_name (msg->id), msg->task);
+        return -1;
+    }
+    int rc = zframe_send (&frame, self->dealer, ZFRAME_DONTWAIT);
+    zframe_destroy (&frame);
+    drover_poller_sent (self->poller, S_DEALER_AT);    //  it may have taken in the read signal
+    if (rc == -1 && self->verbose)
+        zsys_debug ("worker: send %s refused: %s", drover_msg_name (msg->id),
+                    zmq_strerror (zmq_errno ()));
+    return rc;
+}
+
+
+//  --------------------------------------------------------------------------
+//  List in msg's running the attempts we have: those still running and
+//  those whose result is not yet acknowledged (HELLO and RUNS list the same)
+
+static void
+s_list_attempts (drover_worker_t *self, drover_msg_t *msg)
+{
+    size_t running = self->runner? drover_runner_size (self->runner): 0;
+    size_t listed = running + zlistx_size (self->pending);
+    if (listed > DROVER_RUNNING_MAX)
+        listed = DROVER_RUNNING_MAX;
+    if (listed == 0)
+        return;
+    msg->running = (drover_taskref_t *) zmalloc (listed * sizeof (drover_taskref_t));
+    size_t count = running? drover_runner_list (self->runner, msg->running, listed): 0;
+    drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
+    for (; result && count < listed; count++) {
+        msg->running [count].task = result->task;
+        msg->running [count].attempt = result->attempt;
+        result = (drover_msg_t *) zlistx_next (self->pending);
+    }
+    msg->nrunning = (uint32_t) count;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Answer the reconciler's WORKER GATHER of seq with WORKER RUNS: the
+//  attempts we have, listed as in HELLO. Nothing answers it, so nothing
+//  is awaited (PROTOCOL.md §7.31).
+
+static void
+s_send_runs (drover_worker_t *self, uint32_t seq)
+{
+    drover_msg_t *runs = drover_msg_new (DROVER_MSG_WORKER_RUNS);
+    runs->seq = seq;
+    strcpy (runs->worker, self->id);
+    s_list_attempts (self, runs);
+    if (self->verbose)
+        zsys_debug ("worker: gather seq=%u: %u attempts", seq, runs->nrunning);
+    s_send (self, runs);
+    drover_msg_destroy (&runs);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say WORKER HELLO with what we offer, the attempts still running and
+//  those whose result is not yet acknowledged: the broker must not count
+//  an attempt whose result is on its way as lost (it would run the task
+//  again), so both are "running" for it (PROTOCOL.md §9)
+
+static void
+s_send_hello (drover_worker_t *self, int64_t now)
+{
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    hello->seq = self->hello_seq = s_next_seq (self);
+    strcpy (hello->worker, self->id);
+    hello->epoch = self->epoch;
+    hello->procs = self->procs;
+    hello->mem = self->mem;
+    for (uint32_t index = 0; index < self->nlabels; index++)
+        drover_msg_add_label (hello, self->labels [index]);
+    s_list_attempts (self, hello);
+    strcpy (hello->state_id, self->state_id);
+    self->registered = false;
+    self->hello_at = now;
+    s_send (self, hello);
+    s_expect_reply (self, now);
+    drover_msg_destroy (&hello);
+}
+
+
+//  True if the worker may move between brokers: it has several, or was
+//  sent by a REDIRECT to one not in its list. A worker with one broker
+//  stays, and reconnects there, as it always did.
+static bool
+s_may_move (drover_worker_t *self)
+{
+    return drover_endpoints_size (self->endpoints) > 1
+        || drover_endpoints_moves (self->endpoints) > 0;
+}
+
+//  --------------------------------------------------------------------------
+//  Create the DEALER, connect it and say HELLO. Returns 0, or -1 if the
+//  endpoint is not usable.
+
+static int
+s_connect (drover_worker_t *self, int64_t now)
+{
+    assert (!self->dealer);
+    const char *server_key = self->pair
+                           ? drover_serverkeys_for (self->serverkeys, self->endpoint): NULL;
+    if (self->pair && !server_key) {
+        //  A leader a REDIRECT named, of no key we hold (the list's have one)
+        zsys_error ("worker: cannot connect broker=%s: no key of it is trusted (give it as "
+                    "%s=KEY in the list of brokers, or name its key file after the broker)",
+                    self->endpoint, self->endpoint);
+        return -1;
+    }
+    self->level = DROVER_MSG_LEVEL;     //  a new connection: say ours first
+    self->dealer = zsock_new (ZMQ_DEALER);
+    assert (self->dealer);
+    zsock_set_maxmsgsize (self->dealer, DROVER_MSG_MAX);
+    zsock_set_sndhwm (self->dealer, S_HWM);
+    zsock_set_rcvhwm (self->dealer, S_HWM);
+    zsock_set_linger (self->dealer, 0);
+    //  A vanished broker is noticed by the kernel, at no cost to the broker
+    //  (a ZMTP PING every heartbeat would wake its I/O thread once a second
+    //  for every worker): heartbeats left unacknowledged for silence close
+    //  the connection (TCP_USER_TIMEOUT), keepalives probe an idle one, and
+    //  libzmq reconnects
+    int silence = (int) s_silence (self);
+    zsock_set_tcp_maxrt (self->dealer, silence);
+    zsock_set_tcp_keepalive (self->dealer, 1);
+    zsock_set_tcp_keepalive_idle (self->dealer, silence / 1000 > 1? silence / 1000: 1);
+    zsock_set_tcp_keepalive_intvl (self->dealer, 1);
+    zsock_set_tcp_keepalive_cnt (self->dealer, S_SILENT_BEATS);
+    zsock_set_reconnect_ivl (self->dealer, 100);
+    zsock_set_reconnect_ivl_max (self->dealer, S_BACKOFF_MAX);
+    if (s_may_move (self)) {
+        //  With several brokers a stopped leader (SIGSTOP, a paused VM)
+        //  must be left too: its kernel still acknowledges our heartbeats,
+        //  its process answers nothing, so ask the peer itself (ZMTP PING,
+        //  answered by its I/O thread) and drop the connection after the
+        //  silence: the move follows (PROTOCOL.md §17)
+        zsock_set_heartbeat_ivl (self->dealer, (int) self->heartbeat);
+        zsock_set_heartbeat_timeout (self->dealer, silence);
+    }
+    if (self->pair) {
+        zcert_apply (self->pair, self->dealer);
+        zsock_set_curve_serverkey (self->dealer, server_key);
+    }
+    self->handshake = drover_handshake_new (self->dealer, self->pair != NULL);
+    if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
+        zsys_error ("worker: cannot connect broker=%s: %s", self->endpoint,
+                    zmq_strerror (zmq_errno ()));
+        drover_handshake_destroy (&self->handshake);
+        zsock_destroy (&self->dealer);
+        return -1;
+    }
+    drover_poller_set (self->poller, S_DEALER_AT, self->dealer);
+    drover_poller_set (self->poller, S_MONITOR_AT,
+                       drover_handshake_sock (self->handshake));
+    self->reconnect_at = 0;
+    self->expect_since = 0;
+    s_send_hello (self, now);
+    return 0;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Drop the DEALER and connect again after the backoff
+
+static void
+s_disconnect (drover_worker_t *self, int64_t now)
+{
+    drover_poller_set (self->poller, S_DEALER_AT, NULL);
+    drover_poller_set (self->poller, S_MONITOR_AT, NULL);
+    drover_handshake_destroy (&self->handshake);
+    zsock_set_linger (self->dealer, 0);
+    zsock_destroy (&self->dealer);
+    self->registered = false;
+    self->expect_since = 0;
+    self->hello_again_at = 0;
+    self->reconnect_at = now + self->backoff;
+    self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
+}
+
+//  Talk to the endpoints' current broker from now on, after delay msec:
+//  drop the DEALER (nothing queued for the old broker goes anywhere) and
+//  connect anew, which says HELLO
+static void
+s_move (drover_worker_t *self, int delay, const char *why, int64_t now)
+{
+    uint32_t backoff = self->backoff;
+    if (self->dealer)
+        s_disconnect (self, now);
+    self->backoff = backoff;        //  the move's delay replaces the reconnect backoff
+    self->reconnect_at = now + delay;
+    const char *next = drover_endpoints_current (self->endpoints);
+    zsys_notice ("worker: moving from broker=%s to broker=%s id=%s in %d ms: %s",
+                 self->endpoint, next, self->id, delay, why);
+    free (self->endpoint);
+    self->endpoint = strdup (next);
+    assert (self->endpoint);
+}
+
+//  REDIRECT from a broker that does not serve. When it leaves us nowhere
+//  else to go (it names a leader found gone lately, or none, and no other
+//  broker of the list is alive), we are not moving: the same connection
+//  says HELLO again after the delay, and that is said once, not at each
+//  REDIRECT until the election is over.
+static void
+s_handle_redirect (drover_worker_t *self, drover_msg_t *redirect, int64_t now)
+{
+    if (self->serverkeys)       //  the leader's key, by its name, if we trust one
+        drover_serverkeys_learn (self->serverkeys, redirect->leader, redirect->leader_name);
+    int delay = drover_endpoints_redirected (self->endpoints, redirect->leader, now);
+    char why [DROVER_ENDPOINT_MAX + DROVER_ID_MAX + 64];
+    if (*redirect->leader)
+        snprintf (why, sizeof why, "redirected to leader %s at %s", redirect->leader_name,
+                  redirect->leader);
+    else
+        snprintf (why, sizeof why, "redirected, no leader known");
+    if (self->dealer && streq (drover_endpoints_current (self->endpoints), self->endpoint)) {
+        if (self->stay_said_in != self->registrations + 1
+        ||  strneq (self->stayed_for, redirect->leader)) {
+            zsys_notice ("worker: broker=%s id=%s %s, no other broker to try; asking it "
+                         "again until it names a leader that answers", self->endpoint, self->id,
+                         why);
+            snprintf (self->stayed_for, sizeof self->stayed_for, "%s", redirect->leader);
+            self->stay_said_in = self->registrations + 1;
+        }
+        self->hello_again_at = now + (delay > 0? delay: 1);
+        return;
+    }
+    s_move (self, delay, why, now);
+}
+
+//  Take what the DEALER's handshake monitor said
+static void
+s_handle_handshake (drover_worker_t *self, int64_t now)
+{
+    int outcome = drover_handshake_read (self->handshake);
+    drover_poller_drained (self->poller, S_MONITOR_AT);
+    if (outcome == 1 && *self->refused_said) {
+        zsys_notice ("worker: broker=%s accepted this key id=%s (after %" PRIu64 " refusals)",
+                     self->endpoint, self->id, self->refusals);
+        self->refused_said [0] = 0;
+    }
+    if (outcome != -1) {
+        s_connection_replaced (self, now);
+        return;
+    }
+    self->refusals++;
+    //  Said when it is news, else once a minute: ZeroMQ gives up a refused
+    //  connection, and we connect again at the backoff's pace
+    const char *reason = drover_handshake_reason (self->handshake);
+    if (!streq (reason, self->refused_said) || now - self->refused_said_at >= S_WARN_EVERY) {
+        zsys_error ("worker: broker=%s id=%s: %s; trying again every %u msec at most",
+                    self->endpoint, self->id, reason, S_BACKOFF_MAX);
+        snprintf (self->refused_said, sizeof self->refused_said, "%s", reason);
+        self->refused_said_at = now;
+    }
+    s_disconnect (self, now);
+}
+
+//  Tell whether the connection this DEALER said HELLO on is gone, taking
+//  the monitor's news. While it is down we are not registered: nothing but
+//  HELLO may go out (the broker would know nobody on the next connection).
+//  Once ZeroMQ has connected again by itself, what waited in the socket
+//  would reach the broker before any HELLO: drop the socket with it and
+//  connect again after the backoff; the new socket says HELLO first.
+static bool
+s_connection_replaced (drover_worker_t *self, int64_t now)
+{
+    drover_handshake_up (self->handshake);
+    uint64_t connects = drover_handshake_connects (self->handshake);
+    if (connects > 1) {
+        zsys_notice ("worker: connected to broker=%s again id=%s unacked=%zu: registering "
+                     "again in %u ms", self->endpoint, self->id, zlistx_size (self->pending),
+                     self->backoff);
+        s_disconnect (self, now);
+        return true;
+    }
+    if (connects == 0 || !drover_handshake_down_since (self->handshake))
+        return false;           //  not connected yet, or up on its first connection
+    if (self->registered)
+        zsys_notice ("worker: connection to broker=%s lost id=%s unacked=%zu: registering "
+                     "again once it is back", self->endpoint, self->id,
+                     zlistx_size (self->pending));
+    self->registered = false;
+    return true;
+}
+
+//  A due reply did not come: say so at WARNING before we drop the
+//  connection, about a broker we had that stopped answering, or none
+//  answering at all (not started, or a wrong --broker); the latter each
+//  time the backoff grows, then once a minute, so the log is not flooded
+static void
+s_warn_unanswered (drover_worker_t *self, int64_t now)
+{
+    uint32_t backoff = self->backoff;
+    if (!self->unanswered_since)
+        self->unanswered_since = self->expect_since? self->expect_since: now;
+    self->unanswered++;
+    if (self->registered) {
+        zsys_warning ("worker: broker at %s stopped answering id=%s unacked=%zu, next try in %u ms",
+                      self->endpoint, self->id, zlistx_size (self->pending), backoff);
+        self->warned_retry = backoff;
+        self->warned_at = now;
+    }
+    else
+    if (backoff > self->warned_retry || now - self->warned_at >= S_WARN_EVERY) {
+        zsys_warning ("worker: no broker answers at %s id=%s tries=%u, trying for %.1f s,"
+                      " next try in %u ms", self->endpoint, self->id, self->unanswered,
+                      (now - self->unanswered_since) / 1000.0, backoff);
+        self->warned_retry = backoff;
+        self->warned_at = now;
+    }
+}
+
+
+//  --------------------------------------------------------------------------
+//  Read what the broker sent, up to a batch, without blocking; an EAGAIN
+//  marks the DEALER drained (its ZMQ_FD will signal what comes next)
+
+static void
+s_handle_dealer (drover_worker_t *self, int64_t now)
+{
+    void *handle = zsock_resolve (self->dealer);
+    for (int count = 0; count < S_RECV_BATCH && self->dealer; count++) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) == -1) {
+            zmq_msg_close (&frame);
+            if (zmq_errno () == EAGAIN)
+                drover_poller_drained (self->poller, S_DEALER_AT);
+            else
+            if (zmq_errno () == ETERM)
+                self->stopping = true;      //  the context is going away
+            break;
+        }
+        bool more = zmq_msg_more (&frame);
+        int rc = drover_msg_decode (self->in, (const byte *) zmq_msg_data (&frame),
+                                    zmq_msg_size (&frame));
+        zmq_msg_close (&frame);
+        while (more) {          //  every message is one frame: drop the rest
+            zmq_msg_init (&frame);
+            if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) == -1)
+                more = false;
+            else
+                more = zmq_msg_more (&frame);
+            zmq_msg_close (&frame);
+            rc = -2;
+        }
+        //  Anything from the broker, even garbage, shows it is there
+        self->expect_since = 0;
+        if (rc != 0) {
+            if (self->malformed++ % 100 == 0)
+                zsys_warning ("worker: malformed message from broker (%" PRIu64 " so far): %s",
+                              self->malformed, self->in->error? self->in->error: "multipart");
+        }
+        else
+            s_handle_message (self, self->in, now);
+        self->unanswered_since = 0;
+        self->unanswered = 0;
+        self->warned_retry = 0;
+        if (self->dealer && (!self->registered || zlistx_size (self->pending)))
+            s_expect_reply (self, now);
+    }
+}
+
+//  Send a heartbeat with fresh stats
+static void
+s_send_heartbeat (drover_worker_t *self)
+{
+    drover_msg_t *heartbeat = drover_msg_new (DROVER_MSG_WORKER_HEARTBEAT);
+    heartbeat->seq = s_next_seq (self);
+    strcpy (heartbeat->worker, self->id);
+    heartbeat->epoch = self->epoch;
+    drover_stats_read (&heartbeat->stats, self->workdir);
+    heartbeat->stats.running = self->runner? (uint32_t) drover_runner_size (self->runner): 0;
+    s_send (self, heartbeat);
+    drover_msg_destroy (&heartbeat);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Say GOODBYE
+
+static void
+s_send_goodbye (drover_worker_t *self)
+{
+    drover_msg_t *goodbye = drover_msg_new (DROVER_MSG_WORKER_GOODBYE);
+    goodbye->seq = s_next_seq (self);
+    strcpy (goodbye->worker, self->id);
+    goodbye->epoch = self->epoch;
+    s_send (self, goodbye);
+    drover_msg_destroy (&goodbye);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Timers: reconnect, silence, heartbeat, results to send again, and
+//  leaving once idle
+
+static void
+s_tick (drover_worker_t *self, int64_t now)
+{
+    if (!self->dealer) {
+        if (now >= self->reconnect_at && s_connect (self, now) == -1) {
+            if (drover_endpoints_moves (self->endpoints) > 0)
+                //  A leader a REDIRECT named that ZeroMQ cannot use: the list
+                s_move (self, drover_endpoints_failed (self->endpoints, now),
+                        "cannot connect there", now);
+            else
+                self->stopping = true;
+        }
+        return;
+    }
+    int64_t down = drover_handshake_down_since (self->handshake);
+    if (down && now - down >= DROVER_ENDPOINTS_DEAD_AFTER && s_may_move (self)) {
+        int delay = drover_endpoints_failed (self->endpoints, now);
+        char why [64];
+        snprintf (why, sizeof why, "its connection is down for %" PRId64 " ms", now - down);
+        s_move (self, delay, why, now);
+        return;
+    }
+    if (self->expect_since && now - self->expect_since >= s_silence (self)) {
+        s_warn_unanswered (self, now);
+        if (s_may_move (self))
+            s_move (self, drover_endpoints_failed (self->endpoints, now), "no answer", now);
+        else
+            s_disconnect (self, now);
+        return;
+    }
+    if (self->hello_again_at && now >= self->hello_again_at) {
+        self->hello_again_at = 0;
+        s_send_hello (self, now);
+    }
+    if (self->registered && now >= self->next_heartbeat) {
+        s_send_heartbeat (self);
+        self->next_heartbeat = now + self->heartbeat;
+    }
+    if (self->resend_at && now >= self->resend_at && self->registered)
+        s_resend_results (self, now);
+    if (self->leaving && self->registered
+    &&  (!self->runner || drover_runner_size (self->runner) == 0)
+    &&  zlistx_size (self->pending) == 0) {
+        zsys_notice ("worker: leaving id=%s tasks=%" PRIu64 " acked=%" PRIu64,
+                     self->id, self->tasks_run, self->results_acked);
+        s_send_goodbye (self);
+        self->stopping = true;
+    }
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the msec until the loop has something to do
+
+static long
+s_wait_msec (drover_worker_t *self, int64_t now)
+{
+    int64_t next = now + S_WAKE_MAX;
+    if (!self->dealer && self->reconnect_at < next)
+        next = self->reconnect_at;
+    if (self->dealer && self->registered && self->next_heartbeat < next)
+        next = self->next_heartbeat;
+    if (self->dealer && self->expect_since && self->expect_since + s_silence (self) < next)
+        next = self->expect_since + s_silence (self);
+    if (self->dealer && self->hello_again_at && self->hello_again_at < next)
+        next = self->hello_again_at;
+    int64_t down = self->dealer? drover_handshake_down_since (self->handshake): 0;
+    if (down && s_may_move (self) && down + DROVER_ENDPOINTS_DEAD_AFTER < next)
+        next = down + DROVER_ENDPOINTS_DEAD_AFTER;
+    if (self->dealer && self->registered && self->resend_at && self->resend_at < next)
+        next = self->resend_at;
+    int64_t due = self->runner? drover_runner_next_deadline (self->runner): -1;
+    if (due != -1 && due < next)
+        next = due;
+    return next > now? (long) (next - now): 0;
+}
+
+//  =========================================================================
+//  The offers the worker runs and their results: a TASK OFFER
+//  acknowledged and started (in a child process, or through the
+//  in-process handler), results kept in sending order until the broker
+//  answers them and sent again after each WELCOME, the broker's replies
+//  to them, and the attempts of a broker state gone by; and the dispatch
+//  of each message from the broker (s_handle_message)
+//
+//  Results are kept in sending order, each under its own seq, until the
+//  broker answers that seq; the answers mostly come in order, so finding
+//  one is a look at the head of the list.
+//  =========================================================================
+
+//  Send a result we keep, if we may talk to the broker now
+static void
+s_send_result (drover_worker_t *self, drover_msg_t *result, int64_t now)
+{
+    if (!self->registered)
+        return;                 //  sent again after WELCOME
+    s_send (self, result);
+    s_expect_reply (self, now);
+}
+
+//  Keep a finished attempt's result until acknowledged, and send it
+static void
+s_result_add (drover_worker_t *self, drover_msg_t *result, int64_t now)
+{
+    result->id = DROVER_MSG_TASK_RESULT;
+    result->seq = s_next_seq (self);
+    strcpy (result->worker, self->id);
+    zlistx_add_end (self->pending, result);
+    if (result->outcome == DROVER_OUTCOME_MACHINE_FAILED)
+        zsys_warning ("worker: cannot start task=%" PRIu64 " attempt=%u: %s (the broker "
+                      "puts this worker on probation)", result->task, result->attempt,
+                      result->reason? result->reason: "");
+    else
+    if (self->verbose || result->outcome != DROVER_OUTCOME_EXITED)
+        zsys_info ("worker: finished task=%" PRIu64 " attempt=%u outcome=%s exit=%d signal=%d duration=%u%s%s",
+                   result->task, result->attempt, drover_outcome_name (result->outcome),
+                   result->exit_code, result->signal, result->duration,
+                   result->reason? " reason=": "", result->reason? result->reason: "");
+    s_send_result (self, result, now);
+}
+
+//  Find the pending result sent under seq; NULL if none
+static void *
+s_pending_find (drover_worker_t *self, uint32_t seq)
+{
+    drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
+    while (result) {
+        if (result->seq == seq)
+            return zlistx_cursor (self->pending);
+        result = (drover_msg_t *) zlistx_next (self->pending);
+    }
+    return NULL;
+}
+
+//  Say TASK STARTED: the offer is taken
+static void
+s_send_started (drover_worker_t *self, uint64_t task, uint32_t attempt)
+{
+    drover_msg_t *started = self->started_msg;     //  owns nothing: no reset needed
+    started->seq = s_next_seq (self);
+    strcpy (started->worker, self->id);
+    started->task = task;
+    started->attempt = attempt;
+    s_send (self, started);
+    s_started_t *slot = &self->started [started->seq % S_STARTED_RING];
+    slot->seq = started->seq;
+    slot->task = task;
+    slot->attempt = attempt;
+}
+
+//  Run an offer through the in-process handler; its result is ready at once
+static void
+s_run_handler (drover_worker_t *self, drover_msg_t *offer, int64_t now)
+{
+    drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    result->task = offer->task;
+    result->attempt = offer->attempt;
+    drover_job_t job = { offer->task, offer->attempt, self->exec, result };
+    int rc = self->handler (self->handler_arg, &job);
+    if (rc != 0) {
+        result->outcome = DROVER_OUTCOME_SPAWN_FAILED;
+        if (!result->reason)
+            drover_msg_set_reason (result, "handler failed");
+    }
+    result->task = offer->task;         //  whatever the handler did to them
+    result->attempt = offer->attempt;
+    int64_t duration = zclock_mono () - now;
+    result->duration = duration > 0? (uint32_t) duration: 0;
+    s_result_add (self, result, now);
+}
+
+//  Key of an attempt in procs_of
+static void
+s_attempt_key (char *key, size_t size, uint64_t task, uint32_t attempt)
+{
+    snprintf (key, size, "%" PRIu64 "/%u", task, attempt);
+}
+
+//  TASK OFFER: acknowledge at once, then start the attempt. An attempt
+//  that ends here and now (a bad body, the in-process handler) is
+//  acknowledged by its RESULT alone (PROTOCOL.md 7.7): one message less
+//  for us and for the broker.
+static void
+s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
+{
+    if (self->runner && drover_runner_running (self->runner, offer->task, offer->attempt)) {
+        s_send_started (self, offer->task, offer->attempt);
+        return;                 //  a repeated offer: it runs already
+    }
+    const char *error = NULL;
+    int rc = drover_exec_decode (self->exec, offer->body, offer->body_size, &error);
+    self->tasks_run++;
+    if (rc != 0) {
+        zsys_warning ("worker: bad offer body task=%" PRIu64 " attempt=%u: %s",
+                      offer->task, offer->attempt, error? error: "malformed");
+        drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
+        result->task = offer->task;
+        result->attempt = offer->attempt;
+        result->outcome = DROVER_OUTCOME_SPAWN_FAILED;
+        result->exit_code = -1;         //  no process: no status
+        char reason [DROVER_REASON_MAX];
+        snprintf (reason, sizeof reason, "bad body: %s", error? error: "malformed");
+        drover_msg_set_reason (result, reason);
+        s_result_add (self, result, now);
+        return;
+    }
+    if (self->handler) {
+        s_run_handler (self, offer, now);
+        return;
+    }
+    s_send_started (self, offer->task, offer->attempt);
+    uint32_t procs = offer->procs? offer->procs: 1;
+    if (self->procs_used + procs > self->procs)
+        zsys_warning ("worker: offer past free procs task=%" PRIu64 " procs=%u used=%u offered=%u",
+                      offer->task, procs, self->procs_used, self->procs);
+    if (self->verbose)
+        zsys_info ("worker: starting task=%" PRIu64 " attempt=%u timeout=%u argv0=%s",
+                   offer->task, offer->attempt, offer->timeout,
+                   self->exec->argc? self->exec->argv [0]: "");
+    if (drover_runner_start (self->runner, offer->task, offer->attempt, self->exec,
+                             offer->timeout, now) == 0) {
+        char key [48];
+        s_attempt_key (key, sizeof key, offer->task, offer->attempt);
+        zhashx_update (self->procs_of, key, (void *) (uintptr_t) procs);
+        self->procs_used += procs;
+    }
+}
+
+//  Collect what the runner finished: give back procs, keep and send results
+//  (but drop those of attempts that belong to a broker state gone by)
+static void
+s_collect_results (drover_worker_t *self, int64_t now)
+{
+    if (!self->runner)
+        return;
+    drover_msg_t *result;
+    while ((result = drover_runner_next_result (self->runner))) {
+        char key [48];
+        s_attempt_key (key, sizeof key, result->task, result->attempt);
+        uintptr_t procs = (uintptr_t) zhashx_lookup (self->procs_of, key);
+        if (procs) {
+            self->procs_used -= (uint32_t) procs;
+            zhashx_delete (self->procs_of, key);
+        }
+        if (zhashx_lookup (self->orphans, key)) {
+            zhashx_delete (self->orphans, key);
+            drover_msg_destroy (&result);
+        }
+        else
+            s_result_add (self, result, now);
+    }
+}
+
+//  The broker's state is not the one our attempts came from (a wiped
+//  state directory): its task ids name other tasks. Kill every attempt we
+//  run and forget every result not yet acknowledged, so that none of
+//  them is taken for a task of the new state (PROTOCOL.md §6.5).
+static void
+s_drop_old_state (drover_worker_t *self, const char *state_id, int64_t now)
+{
+    size_t running = self->runner? drover_runner_size (self->runner): 0;
+    zsys_warning ("worker: broker state changed from %s to %s: killing running=%zu, "
+                  "dropping unacked=%zu (they belong to the old state)", self->state_id,
+                  state_id, running, zlistx_size (self->pending));
+    if (running) {
+        drover_taskref_t *refs = (drover_taskref_t *) zmalloc (running * sizeof (drover_taskref_t));
+        size_t count = drover_runner_list (self->runner, refs, running);
+        for (size_t index = 0; index < count; index++) {
+            char key [48];
+            s_attempt_key (key, sizeof key, refs [index].task, refs [index].attempt);
+            zhashx_update (self->orphans, key, (void *) 1);
+            drover_runner_cancel (self->runner, refs [index].task, refs [index].attempt, now);
+        }
+        free (refs);
+    }
+    zlistx_purge (self->pending);
+    self->resend_at = 0;
+}
+
+//  WORKER WELCOME: registered; send again every result not yet acknowledged
+static void
+s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
+{
+    if (*welcome->state_id && *self->state_id && strcmp (welcome->state_id, self->state_id))
+        s_drop_old_state (self, welcome->state_id, now);
+    if (*welcome->state_id)
+        strcpy (self->state_id, welcome->state_id);
+    self->heartbeat = welcome->heartbeat? welcome->heartbeat: S_HEARTBEAT;
+    self->registered = true;
+    self->registrations++;
+    self->backoff = S_BACKOFF_MIN;
+    drover_endpoints_served (self->endpoints);
+    self->next_heartbeat = now + self->heartbeat;
+    char waited [48] = "";      //  after "no broker answers": for how long
+    if (self->unanswered_since)
+        snprintf (waited, sizeof waited, " waited=%" PRId64 "s",
+                  (now - self->unanswered_since) / 1000);
+    zsys_notice ("worker: registered broker=%s level=%d id=%s epoch=%" PRIu64 " heartbeat=%u "
+                 "running=%zu unacked=%zu%s", self->endpoint,
+                 self->level > 1 && welcome->level? welcome->level: 1, self->id, self->epoch,
+                 self->heartbeat,
+                 self->runner? drover_runner_size (self->runner): 0,
+                 zlistx_size (self->pending), waited);
+    s_resend_results (self, now);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Send every result not yet acknowledged again, if registered
+
+static void
+s_resend_results (drover_worker_t *self, int64_t now)
+{
+    self->resend_at = 0;
+    drover_msg_t *result = (drover_msg_t *) zlistx_first (self->pending);
+    while (result) {
+        s_send_result (self, result, now);
+        result = (drover_msg_t *) zlistx_next (self->pending);
+    }
+}
+
+//  ERROR 409 / 404 to a TASK STARTED: that attempt is not current, stop it as
+//  on TASK KILL. Returns true if the reply was about a STARTED.
+static bool
+s_started_refused (drover_worker_t *self, drover_msg_t *reply, int64_t now)
+{
+    s_started_t *slot = &self->started [reply->seq % S_STARTED_RING];
+    if (reply->seq == 0 || slot->seq != reply->seq)
+        return false;
+    slot->seq = 0;
+    if (reply->code != DROVER_CODE_STALE && reply->code != DROVER_CODE_NOT_FOUND)
+        return false;
+    if (self->runner && drover_runner_cancel (self->runner, slot->task, slot->attempt, now) == 0)
+        zsys_info ("worker: stopping task=%" PRIu64 " attempt=%u: broker says code=%u",
+                   slot->task, slot->attempt, reply->code);
+    return true;
+}
+
+//  OK or ERROR: an answer to a result, to our HELLO, or a demand to register
+static void
+s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
+{
+    if (reply->id == DROVER_MSG_ERROR && reply->code == DROVER_CODE_NOT_REGISTERED) {
+        //  Unknown to the broker (it restarted, or lost us): HELLO once, not per 401
+        if (self->registered || now - self->hello_at >= self->heartbeat) {
+            zsys_notice ("worker: broker does not know us, registering again id=%s", self->id);
+            s_send_hello (self, now);
+        }
+        return;
+    }
+    void *handle = s_pending_find (self, reply->seq);
+    if (handle) {
+        drover_msg_t *result = (drover_msg_t *) zlistx_handle_item (handle);
+        if (reply->id == DROVER_MSG_OK)
+            self->results_acked++;
+        else
+        if (reply->code == DROVER_CODE_STALE || reply->code == DROVER_CODE_NOT_FOUND) {
+            self->results_stale++;
+            zsys_info ("worker: result refused task=%" PRIu64 " attempt=%u code=%u (no longer current)",
+                       result->task, result->attempt, reply->code);
+        }
+        else
+        if ((reply->code >= 300 && reply->code < 400) || reply->code == DROVER_CODE_NOT_SAVED) {
+            //  Retry later: kept, sent again after a heartbeat interval (or
+            //  after registering again, whichever comes first)
+            if (!self->resend_at)
+                self->resend_at = now + self->heartbeat;
+            return;
+        }
+        else
+            zsys_warning ("worker: result dropped task=%" PRIu64 " attempt=%u code=%u reason=\"%s\"",
+                          result->task, result->attempt, reply->code,
+                          reply->reason? reply->reason: "");
+        zlistx_delete (self->pending, handle);
+    }
+    else
+    if (reply->id == DROVER_MSG_ERROR && s_started_refused (self, reply, now))
+        ;                       //  the attempt is not ours to run: stopped
+    else
+    if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq
+    &&  (reply->code == DROVER_CODE_ID_IN_USE || reply->code == DROVER_CODE_FORBIDDEN)) {
+        //  Another agent runs with our id (423), or our key may not
+        //  register this id (403: a client's key, ids pinned to others,
+        //  the id another key's, the key revoked): trying again would only
+        //  make two agents take turns, or be refused the same way; stop,
+        //  and say why
+        zstr_free (&self->refused);
+        self->refused = zsys_sprintf ("broker refused id=%s: %s", self->id,
+                                      reply->reason? reply->reason: "worker id in use");
+        zsys_error ("worker: %s", self->refused);
+        self->stopping = true;
+    }
+    else
+    if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq
+    &&  reply->code == DROVER_CODE_BAD_REQUEST && self->level > 1) {
+        //  A broker of level 1 takes no HELLO of a later level: speak its
+        //  level on this connection (no state id, level or release)
+        zsys_notice ("worker: broker=%s refused our HELLO of level %d (\"%s\"): registering "
+                     "as level 1, the protocol of drover 0.1", self->endpoint, self->level,
+                     reply->reason? reply->reason: "");
+        self->level = 1;
+        s_send_hello (self, now);
+    }
+    else
+    if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq) {
+        zsys_warning ("worker: broker refused HELLO code=%u reason=\"%s\", next try in %u ms",
+                      reply->code, reply->reason? reply->reason: "", self->backoff);
+        s_disconnect (self, now);
+    }
+    else
+    if (reply->id == DROVER_MSG_ERROR)
+        zsys_warning ("worker: broker error code=%u seq=%u reason=\"%s\"",
+                      reply->code, reply->seq, reply->reason? reply->reason: "");
+}
+
+
+//  --------------------------------------------------------------------------
+//  Act on one decoded message from the broker
+
+static void
+s_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t now)
+{
+    if (self->verbose)
+        zsys_debug ("worker: recv %s seq=%u task=%" PRIu64 " attempt=%u code=%u",
+                    drover_msg_name (msg->id), msg->seq, msg->task, msg->attempt, msg->code);
+    switch (msg->id) {
+        case DROVER_MSG_WORKER_WELCOME:
+            s_handle_welcome (self, msg, now);
+            break;
+        case DROVER_MSG_OK:
+        case DROVER_MSG_ERROR:
+            s_handle_reply (self, msg, now);
+            break;
+        case DROVER_MSG_TASK_OFFER:
+            s_handle_offer (self, msg, now);
+            break;
+        case DROVER_MSG_TASK_KILL:
+            if (self->runner
+            &&  drover_runner_cancel (self->runner, msg->task, msg->attempt, now) == 0)
+                zsys_info ("worker: killing task=%" PRIu64 " attempt=%u", msg->task, msg->attempt);
+            else
+            if (self->verbose)
+                zsys_debug ("worker: kill of an attempt not running task=%" PRIu64 " attempt=%u",
+                            msg->task, msg->attempt);
+            break;
+        case DROVER_MSG_WORKER_GATHER:
+            s_send_runs (self, msg->seq);
+            break;
+        case DROVER_MSG_REDIRECT:
+            s_handle_redirect (self, msg, now);
+            break;
+        case DROVER_MSG_WORKER_LEAVE:
+            if (!self->leaving)
+                zsys_notice ("worker: asked to leave id=%s running=%zu", self->id,
+                             self->runner? drover_runner_size (self->runner): 0);
+            self->leaving = true;
+            break;
+        default:
+            zsys_warning ("worker: unexpected %s from broker, dropped", drover_msg_name (msg->id));
+    }
+}
+
+//  =========================================================================
+//  The loop: the actor pipe, one wait per turn, shutting down
+//  =========================================================================
+
 //  One command on the actor pipe
 static void
 s_handle_command (drover_worker_t *self, zsock_t *pipe)
@@ -365,7 +1520,7 @@ s_handle_pipe (drover_worker_t *self, zsock_t *pipe)
 {
     while (!self->terminated && (zsock_events (pipe) & ZMQ_POLLIN))
         s_handle_command (self, pipe);
-    drover_poller_drained (self->poller, DROVER_WORKER_PIPE_AT);
+    drover_poller_drained (self->poller, S_PIPE_AT);
 }
 
 //  Stop: kill what runs, say GOODBYE (unless we already did), close
@@ -381,9 +1536,9 @@ s_shutdown (drover_worker_t *self, bool said_goodbye)
     }
     if (self->dealer) {
         if (!said_goodbye)
-            drover_worker_send_goodbye (self);
-        drover_poller_set (self->poller, DROVER_WORKER_DEALER_AT, NULL);
-        drover_poller_set (self->poller, DROVER_WORKER_MONITOR_AT, NULL);
+            s_send_goodbye (self);
+        drover_poller_set (self->poller, S_DEALER_AT, NULL);
+        drover_poller_set (self->poller, S_MONITOR_AT, NULL);
         drover_handshake_destroy (&self->handshake);
         zsock_set_linger (self->dealer, S_GOODBYE_LINGER);
         zsock_destroy (&self->dealer);
@@ -407,11 +1562,11 @@ s_run (drover_worker_t *self, zsock_t *pipe)
         drover_runner_set_taskenv (self->runner, self->taskenv);
     }
     self->stopping = self->leaving = self->terminated = false;
-    self->backoff = DROVER_WORKER_BACKOFF_MIN;
+    self->backoff = S_BACKOFF_MIN;
     self->unanswered_since = self->warned_at = 0;
     self->unanswered = self->warned_retry = 0;
-    drover_poller_set (self->poller, DROVER_WORKER_PIPE_AT, pipe);
-    if (drover_worker_connect (self, zclock_mono ()) == -1)
+    drover_poller_set (self->poller, S_PIPE_AT, pipe);
+    if (s_connect (self, zclock_mono ()) == -1)
         return -1;
     bool left = false;
     while (!self->stopping) {
@@ -423,23 +1578,23 @@ s_run (drover_worker_t *self, zsock_t *pipe)
             items = drover_poller_items (self->poller, room);
             nitems = drover_runner_fill (self->runner, items, room);
         }
-        drover_poller_wait (self->poller, (int) drover_worker_wait_msec (self, now));
+        drover_poller_wait (self->poller, (int) s_wait_msec (self, now));
         if (zsys_interrupted)
             break;
         now = zclock_mono ();
         if (self->runner)
             drover_runner_process (self->runner, items, nitems, now);
-        drover_worker_collect_results (self, now);  //  before any HELLO: it lists them (pending)
-        if (drover_poller_readable (self->poller, DROVER_WORKER_PIPE_AT))
+        s_collect_results (self, now);  //  before any HELLO: it lists them (pending)
+        if (drover_poller_readable (self->poller, S_PIPE_AT))
             s_handle_pipe (self, pipe);
         if (!self->stopping && self->dealer
-        &&  drover_poller_readable (self->poller, DROVER_WORKER_MONITOR_AT))
-            drover_worker_handle_handshake (self, now);
-        if (!self->stopping && drover_poller_readable (self->poller, DROVER_WORKER_DEALER_AT))
-            drover_worker_handle_dealer (self, now);
-        drover_worker_collect_results (self, now);
+        &&  drover_poller_readable (self->poller, S_MONITOR_AT))
+            s_handle_handshake (self, now);
+        if (!self->stopping && drover_poller_readable (self->poller, S_DEALER_AT))
+            s_handle_dealer (self, now);
+        s_collect_results (self, now);
         if (!self->stopping) {
-            drover_worker_tick (self, now);
+            s_tick (self, now);
             left = self->stopping;
         }
     }
@@ -473,11 +1628,93 @@ drover_worker_actor (zsock_t *pipe, void *args)
         return;
     //  Ended by itself (LEAVE, interrupt, bad endpoint): say so, wait for $TERM
     zstr_send (pipe, "DONE");
-    drover_poller_sent (self->poller, DROVER_WORKER_PIPE_AT);
+    drover_poller_sent (self->poller, S_PIPE_AT);
     while (!self->terminated) {
         if (zsys_interrupted || drover_poller_wait (self->poller, -1) == -1)
             break;              //  interrupted
-        if (drover_poller_readable (self->poller, DROVER_WORKER_PIPE_AT))
+        if (drover_poller_readable (self->poller, S_PIPE_AT))
             s_handle_pipe (self, pipe);
     }
+}
+
+
+//  =========================================================================
+//  The job: one attempt as the in-process handler sees it (drover_worker.h):
+//  what to run, read from the offer's exec body, and the TASK RESULT the
+//  handler fills in through the setters
+//  =========================================================================
+
+//  Return the task id
+uint64_t
+drover_job_task (drover_job_t *self)
+{
+    assert (self);
+    return self->task;
+}
+
+//  Return the attempt number
+uint32_t
+drover_job_attempt (drover_job_t *self)
+{
+    assert (self);
+    return self->attempt;
+}
+
+//  Return the number of arguments of the command
+int
+drover_job_argc (drover_job_t *self)
+{
+    assert (self);
+    return (int) self->exec->argc;
+}
+
+//  Return one argument of the command
+const char *
+drover_job_argv (drover_job_t *self, int index)
+{
+    assert (self);
+    if (index < 0 || (size_t) index >= (size_t) self->exec->argc)
+        return NULL;
+    return self->exec->argv [index];
+}
+
+//  Set how the attempt ended
+void
+drover_job_set_outcome (drover_job_t *self, int outcome)
+{
+    assert (self);
+    self->result->outcome = (uint8_t) outcome;
+}
+
+//  Set the attempt's exit status
+void
+drover_job_set_exit_code (drover_job_t *self, int exit_code)
+{
+    assert (self);
+    self->result->exit_code = exit_code;
+}
+
+//  Set the signal that ended the attempt
+void
+drover_job_set_signal (drover_job_t *self, int signal)
+{
+    assert (self);
+    self->result->signal = signal;
+}
+
+//  Set the reason text
+void
+drover_job_set_reason (drover_job_t *self, const char *reason)
+{
+    assert (self);
+    drover_msg_set_reason (self->result, reason);
+}
+
+//  Set the captured stdout and stderr
+void
+drover_job_set_output (drover_job_t *self, const uint8_t *out, size_t out_size,
+                       const uint8_t *err, size_t err_size)
+{
+    assert (self);
+    drover_msg_set_output (self->result, out, out_size, err, err_size);
 }

@@ -240,7 +240,7 @@ s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t
         zsock_set_sndhwm (worker->sock, 100000);
         zsock_set_rcvhwm (worker->sock, 100000);
         zsock_set_maxmsgsize (worker->sock, DROVER_MSG_MAX);
-        //  The transport as a real worker sets it (drover_worker_uplink.c): dead
+        //  The transport as a real worker sets it (drover_worker.c): dead
         //  links left to the kernel, no ZMTP PINGs for the broker to answer
         zsock_set_tcp_maxrt (worker->sock, (int) heartbeat * 3);
         zsock_set_tcp_keepalive (worker->sock, 1);

@@ -1,7 +1,10 @@
 /*  =========================================================================
     drover_pool - the elastic pool's decisions: its instances and the
     inputs that change them (load reports, registrations, driver results,
-    operator commands); the plan itself is in drover_poolplan.c
+    operator commands), and the plan
+
+    The file reads top-down in two sections: the instances and their
+    inputs and views, then the plan (its bounds and deadlines).
 
     Instances live in a hash by name and in a list, oldest first, linked
     through the instances themselves so that one is forgotten in O(1).
@@ -11,7 +14,140 @@
     =========================================================================
 */
 
-#include "drover_pool_internal.h"
+#include "drover_pool.h"
+
+#define DROVER_POOL_UNFIT_MAX   1024    //  unfittable shapes remembered as warned
+
+typedef struct _s_instance_t s_instance_t;
+
+//  One instance of the pool
+struct _s_instance_t {
+    char *name;                 //  instance name = worker id, key of self->byname
+    int type;                   //  index in self->config.types, -1 unknown type
+    char *type_name;            //  its type's name ("" if not told)
+    drover_instance_state_t state;  //  its state
+    drover_idle_behaviour_t behaviour;  //  its idle behaviour
+    uint64_t created;           //  when created or adopted, msec
+    uint64_t since;             //  when it entered its state, msec
+    uint64_t last_busy;         //  when last seen running a task, 0 never
+    uint64_t last_task;         //  the last task it was given, 0 none
+    uint32_t tasks;             //  tasks it runs (last load report)
+    uint32_t procs_used;        //  procs they take
+    uint64_t mem_used;          //  memory they take, bytes
+    char *why;                  //  why it is in its state
+    bool lost;                  //  unknown because its worker was lost: probe timeout
+    bool in_report;             //  in the last load report
+    bool create_inflight;       //  CREATE said, not answered
+    uint64_t known_seq;         //  seq when the driver was known to have it, 0 not yet
+    bool retire_due;            //  RETIRE to say
+    bool retiring;              //  RETIRE said, waiting for drover_pool_retired
+    bool admin_due;             //  ADMIN (behaviour) to say
+    bool tag_due;               //  TAG to say
+    bool tag_inflight;          //  TAG said, not answered
+    bool destroy_due;           //  DESTROY to say
+    bool destroy_inflight;      //  DESTROY said, not answered
+    bool destroy_failed;        //  the last DESTROY failed
+    uint64_t destroy_at;        //  when the last DESTROY was said, 0 never
+    uint64_t destroy_seq;       //  seq when a DESTROY finished well, 0 never
+    uint64_t left_seq;          //  seq when its worker left after a DESTROY, 0 never
+    bool still_listed;          //  listed by a list begun after its destroy finished
+    uint64_t seen_gen;          //  the last list generation that had it
+    s_instance_t *prev;         //  older instance, NULL first
+    s_instance_t *next;         //  newer instance, NULL last
+};
+
+//  One demand shape of the last load report
+typedef struct {
+    uint32_t procs;             //  procs each task asks
+    uint64_t mem;               //  memory each asks, bytes
+    const char *labels;         //  into self->labels_buf
+    uint32_t count;             //  tasks waiting
+    int cheapest;               //  the cheapest type that fits, -1 none
+} s_shape_t;
+
+//  Capacity left on one instance, while a plan fits demand
+typedef struct {
+    int type;                   //  its type
+    uint32_t procs;             //  procs free
+    uint64_t mem;               //  memory free, bytes
+} s_room_t;
+
+struct _drover_pool_t {
+    drover_poolconfig_t config;     //  settings and types (strings: only name and labels ours)
+    char *prefix;                   //  names of created instances: prefix + number
+    uint32_t next_number;           //  the next instance's number
+    zhashx_t *byname;               //  name -> s_instance_t (not owned: s_forget frees)
+    s_instance_t *oldest;           //  ordered list, oldest first
+    s_instance_t *newest;           //  its last
+    size_t size;                    //  instances
+    zhashx_t *registered;           //  ids of registered workers that are no instance (yet)
+    zhashx_t *unfit_warned;         //  shapes no type fits, already warned of
+    drover_poolnote_fn *notify;     //  told state changes and warnings
+    void *notify_arg;               //  its argument
+    s_shape_t *shapes;              //  demand, largest procs first
+    size_t nshapes;                 //  entries in shapes
+    char *labels_buf;               //  the shapes' labels
+    uint32_t *fits;                 //  [shape * ntypes + type]: tasks one instance takes, 0 none
+    s_room_t *rooms;                //  a plan's scratch: partly filled instances coming
+    size_t nrooms;                  //  entries used
+    size_t rooms_max;               //  entries allocated
+    uint32_t *full;                 //  a plan's scratch: [type] empty instances coming
+    double tokens;                  //  token bucket of driver operations
+    uint64_t tokens_at;             //  when it was last filled, msec
+    uint64_t rate_until;            //  no driver operation before, msec
+    uint64_t quota_until;           //  no create before (unless went_away), msec
+    bool went_away;                 //  an instance went away since the quota error
+    uint64_t fail_until;            //  no create before (consecutive failures), msec
+    uint32_t failures;              //  consecutive create failures
+    bool planned;                   //  a plan ran
+    bool listed;                    //  a list finished (creates wait for the first)
+    bool list_inflight;             //  LIST said, not answered
+    uint64_t next_list;             //  when the next LIST is due, msec
+    uint64_t list_seq;              //  seq when the LIST in flight was said
+    uint64_t seq;                   //  orders events (a fake clock may not move)
+    uint64_t gen;                   //  list generations
+    uint64_t retry_at;              //  when creates blocked in the last plan may go
+    uint64_t now;                   //  the latest now seen
+    uint64_t creates;               //  creates asked
+    uint64_t create_failures;       //  creates that failed
+    uint64_t destroys;              //  destroys asked
+};
+
+//  tell a state change or a warning
+static void
+    s_note (drover_pool_t *self, s_instance_t *inst, int from, int to, bool warning,
+            const char *why);
+
+//  move an instance to a state, telling it
+static void
+    s_set_state (drover_pool_t *self, s_instance_t *inst,
+                 drover_instance_state_t state, const char *why, uint64_t now);
+
+//  add a new instance (newest), telling it
+static s_instance_t *
+    s_add (drover_pool_t *self, const char *name, int type, const char *type_name,
+           drover_instance_state_t state, drover_idle_behaviour_t behaviour,
+           const char *why, uint64_t now);
+
+//  forget an instance, telling it
+static void
+    s_forget (drover_pool_t *self, s_instance_t *inst, const char *why);
+
+//  shut an instance down and ask its destroy
+static void
+    s_shut (drover_pool_t *self, s_instance_t *inst, const char *why, uint64_t now);
+
+//  does have ("k=v" lines) include every label of want
+static bool
+    s_labels_include (const char *have, const char *want);
+
+//  how many tasks of procs/mem fit in procs_free/mem_free
+static uint32_t
+    s_fit (uint32_t procs_free, uint64_t mem_free, uint32_t procs, uint64_t mem);
+
+//  =========================================================================
+//  The instances, the inputs that change them, and views of them
+//  =========================================================================
 
 //  Create a pool
 drover_pool_t *
@@ -93,9 +229,9 @@ drover_pool_set_notify (drover_pool_t *self, drover_poolnote_fn *fn, void *arg)
 }
 
 //  Tell a state change or a warning
-void
-drover_pool_note (drover_pool_t *self, s_instance_t *inst, int from, int to, bool warning,
-                  const char *why)
+static void
+s_note (drover_pool_t *self, s_instance_t *inst, int from, int to, bool warning,
+        const char *why)
 {
     if (!self->notify)
         return;
@@ -108,23 +244,23 @@ drover_pool_note (drover_pool_t *self, s_instance_t *inst, int from, int to, boo
 }
 
 //  Move an instance to a state, telling it
-void
-drover_pool_set_state (drover_pool_t *self, s_instance_t *inst,
-                       drover_instance_state_t state, const char *why, uint64_t now)
+static void
+s_set_state (drover_pool_t *self, s_instance_t *inst,
+             drover_instance_state_t state, const char *why, uint64_t now)
 {
     int from = inst->state;
     inst->state = state;
     inst->since = now;
     free (inst->why);
     inst->why = strdup (why);
-    drover_pool_note (self, inst, from, state, false, why);
+    s_note (self, inst, from, state, false, why);
 }
 
 //  Add a new instance, newest
-s_instance_t *
-drover_pool_add (drover_pool_t *self, const char *name, int type, const char *type_name,
-                 drover_instance_state_t state, drover_idle_behaviour_t behaviour,
-                 const char *why, uint64_t now)
+static s_instance_t *
+s_add (drover_pool_t *self, const char *name, int type, const char *type_name,
+       drover_instance_state_t state, drover_idle_behaviour_t behaviour,
+       const char *why, uint64_t now)
 {
     s_instance_t *inst = (s_instance_t *) zmalloc (sizeof (s_instance_t));
     inst->name = strdup (name);
@@ -144,15 +280,15 @@ drover_pool_add (drover_pool_t *self, const char *name, int type, const char *ty
     self->size++;
     int rc = zhashx_insert (self->byname, inst->name, inst);
     assert (rc == 0);
-    drover_pool_note (self, inst, -1, state, false, why);
+    s_note (self, inst, -1, state, false, why);
     return inst;
 }
 
 //  Forget an instance, telling it
-void
-drover_pool_forget (drover_pool_t *self, s_instance_t *inst, const char *why)
+static void
+s_forget (drover_pool_t *self, s_instance_t *inst, const char *why)
 {
-    drover_pool_note (self, inst, inst->state, -1, false, why);
+    s_note (self, inst, inst->state, -1, false, why);
     zhashx_delete (self->byname, inst->name);
     if (inst->prev)
         inst->prev->next = inst->next;
@@ -167,11 +303,11 @@ drover_pool_forget (drover_pool_t *self, s_instance_t *inst, const char *why)
 }
 
 //  Shut an instance down and ask its destroy (said by the next plan)
-void
-drover_pool_shut (drover_pool_t *self, s_instance_t *inst, const char *why, uint64_t now)
+static void
+s_shut (drover_pool_t *self, s_instance_t *inst, const char *why, uint64_t now)
 {
     if (inst->state != DROVER_INSTANCE_SHUTDOWN)
-        drover_pool_set_state (self, inst, DROVER_INSTANCE_SHUTDOWN, why, now);
+        s_set_state (self, inst, DROVER_INSTANCE_SHUTDOWN, why, now);
     inst->retire_due = false;
     inst->retiring = false;
     inst->tag_due = false;
@@ -237,9 +373,9 @@ s_keep_demand (drover_pool_t *self, const drover_pooldemand_t *demand, size_t nd
         shape->cheapest = cheapest ? (int) (cheapest - self->config.types) : -1;
         for (size_t type = 0; type < ntypes; type++) {
             const drover_pooltype_t *offer = &self->config.types [type];
-            if (drover_pool_labels_include (offer->labels, shape->labels))
+            if (s_labels_include (offer->labels, shape->labels))
                 self->fits [index * ntypes + type] =
-                    drover_pool_fit (offer->procs, offer->mem, shape->procs, shape->mem);
+                    s_fit (offer->procs, offer->mem, shape->procs, shape->mem);
         }
     }
 }
@@ -267,10 +403,10 @@ drover_pool_set_load (drover_pool_t *self, const drover_pooldemand_t *demand, si
         if (inst->tasks)
             inst->last_busy = now;
         if (inst->state == DROVER_INSTANCE_IDLE && inst->tasks)
-            drover_pool_set_state (self, inst, DROVER_INSTANCE_RUNNING, "tasks assigned", now);
+            s_set_state (self, inst, DROVER_INSTANCE_RUNNING, "tasks assigned", now);
         else
         if (inst->state == DROVER_INSTANCE_RUNNING && !inst->tasks)
-            drover_pool_set_state (self, inst, DROVER_INSTANCE_IDLE, "no task", now);
+            s_set_state (self, inst, DROVER_INSTANCE_IDLE, "no task", now);
     }
 }
 
@@ -292,7 +428,7 @@ drover_pool_registered (drover_pool_t *self, const char *id, uint64_t now)
         inst->lost = false;
         inst->in_report = false;
         inst->tasks = 0;
-        drover_pool_set_state (self, inst, DROVER_INSTANCE_IDLE, "registered", now);
+        s_set_state (self, inst, DROVER_INSTANCE_IDLE, "registered", now);
     }
     return true;
 }
@@ -317,14 +453,14 @@ drover_pool_lost (drover_pool_t *self, const char *id, const char *reason, uint6
         if (inst->destroy_at && streq (reason, "left"))
             inst->left_seq = ++self->seq;
         if (inst->retiring || inst->retire_due)
-            drover_pool_shut (self, inst, inst->why, now);  //  no worker to wait for
+            s_shut (self, inst, inst->why, now);  //  no worker to wait for
         return;
     }
     if (inst->state == DROVER_INSTANCE_IDLE || inst->state == DROVER_INSTANCE_RUNNING) {
         char why [128];
         snprintf (why, sizeof why, "lost: %s", reason);
         inst->lost = true;
-        drover_pool_set_state (self, inst, DROVER_INSTANCE_UNKNOWN, why, now);
+        s_set_state (self, inst, DROVER_INSTANCE_UNKNOWN, why, now);
     }
 }
 
@@ -336,7 +472,7 @@ drover_pool_retired (drover_pool_t *self, const char *id, uint64_t now)
     self->now = now;
     s_instance_t *inst = s_lookup (self, id);
     if (inst && inst->state == DROVER_INSTANCE_SHUTDOWN && inst->retiring)
-        drover_pool_shut (self, inst, inst->why, now);
+        s_shut (self, inst, inst->why, now);
 }
 
 //  Warn of consecutive create failures every warn-failures, and back
@@ -350,7 +486,7 @@ s_create_failed (drover_pool_t *self, const char *detail, uint64_t now)
     if (warn && self->failures % warn == 0) {
         char why [256];
         snprintf (why, sizeof why, "%u creates failed in a row: %s", self->failures, detail);
-        drover_pool_note (self, NULL, -1, -1, true, why);
+        s_note (self, NULL, -1, -1, true, why);
     }
     if (self->failures >= 2) {
         uint32_t shift = self->failures - 2 < 6 ? self->failures - 2 : 6;
@@ -385,13 +521,13 @@ drover_pool_created (drover_pool_t *self, const char *instance, drover_poolop_re
         snprintf (why, sizeof why, "quota exceeded: %s", detail);
         self->quota_until = now + self->config.quota_backoff;
         self->went_away = false;
-        drover_pool_note (self, NULL, -1, -1, true, why);
+        s_note (self, NULL, -1, -1, true, why);
     }
     else
     if (result == DROVER_POOLOP_RATE_LIMITED) {
         snprintf (why, sizeof why, "rate limited: %s", detail);
         self->rate_until = now + self->config.rate_backoff;
-        drover_pool_note (self, NULL, -1, -1, true, why);
+        s_note (self, NULL, -1, -1, true, why);
     }
     else {
         snprintf (why, sizeof why, "create failed: %s", detail);
@@ -410,7 +546,7 @@ drover_pool_created (drover_pool_t *self, const char *instance, drover_poolop_re
     //  The instance never came to be (unless its worker says otherwise)
     if (inst && (inst->state == DROVER_INSTANCE_BOOTING
               || (inst->state == DROVER_INSTANCE_SHUTDOWN && !inst->known_seq)))
-        drover_pool_forget (self, inst, why);
+        s_forget (self, inst, why);
 }
 
 //  A DESTROY finished
@@ -441,7 +577,7 @@ drover_pool_destroyed (drover_pool_t *self, const char *instance,
         inst->destroy_failed = true;    //  again after shutdown-timeout
         char why [256];
         snprintf (why, sizeof why, "destroy failed: %s", detail ? detail : "");
-        drover_pool_note (self, inst, inst->state, inst->state, true, why);
+        s_note (self, inst, inst->state, inst->state, true, why);
     }
 }
 
@@ -465,7 +601,7 @@ drover_pool_tagged (drover_pool_t *self, const char *instance, drover_poolop_res
     if (result != DROVER_POOLOP_OK) {
         char why [256];
         snprintf (why, sizeof why, "tag failed: %s", detail ? detail : "");
-        drover_pool_note (self, inst, inst->state, inst->state, true, why);
+        s_note (self, inst, inst->state, inst->state, true, why);
     }
 }
 
@@ -491,7 +627,7 @@ s_adopt (drover_pool_t *self, const drover_poolentry_t *entry, uint64_t now)
     else
         snprintf (why, sizeof why, "adopted");
     bool up = zhashx_lookup (self->registered, entry->name) != NULL;
-    s_instance_t *inst = drover_pool_add (self, entry->name, type, type_name,
+    s_instance_t *inst = s_add (self, entry->name, type, type_name,
         up ? DROVER_INSTANCE_IDLE : DROVER_INSTANCE_UNKNOWN, entry->behaviour, why, now);
     if (up)
         zhashx_delete (self->registered, entry->name);
@@ -541,12 +677,12 @@ drover_pool_listed (drover_pool_t *self, drover_poolop_result_t result,
             ||  (inst->left_seq && inst->left_seq < self->list_seq)
             ||  (inst->destroy_failed && !inst->destroy_inflight
                  && inst->known_seq && inst->known_seq < self->list_seq))
-                drover_pool_forget (self, inst, "gone");
+                s_forget (self, inst, "gone");
         }
         else
         if (missing && inst->known_seq && inst->known_seq < self->list_seq) {
             self->went_away = true;
-            drover_pool_forget (self, inst, "vanished");
+            s_forget (self, inst, "vanished");
         }
         inst = next;
     }
@@ -567,7 +703,7 @@ drover_pool_set_behaviour (drover_pool_t *self, const char *id,
     inst->admin_due = true;
     char why [64];
     snprintf (why, sizeof why, "behaviour %s", drover_idle_behaviour_name (behaviour));
-    drover_pool_note (self, inst, inst->state, inst->state, false, why);
+    s_note (self, inst, inst->state, inst->state, false, why);
     return 0;
 }
 
@@ -580,7 +716,7 @@ drover_pool_kill (drover_pool_t *self, const char *id, uint64_t now)
     s_instance_t *inst = s_lookup (self, id);
     if (!inst)
         return -1;
-    drover_pool_shut (self, inst, "destroyed by operator", now);
+    s_shut (self, inst, "destroyed by operator", now);
     return 0;
 }
 
@@ -713,4 +849,533 @@ drover_idle_behaviour_parse (const char *name, drover_idle_behaviour_t *behaviou
     else
         return -1;
     return 0;
+}
+
+//  =========================================================================
+//  The plan: the timeouts, the driver's operations within their token
+//  bucket, and which instances to create
+//
+//  Creating follows Arvados' worker pool and bigslice: capacity that is
+//  coming (booting and unknown instances, and registered ones the
+//  scheduler has not reported yet) takes waiting demand first, largest
+//  procs first; what is left gets the cheapest type that fits, and the
+//  shapes that follow are packed into the instances just planned before
+//  more are planned. Capacity is kept as "empty instances of type T" counts
+//  plus a short list of partly filled rooms, so fitting a shape costs
+//  O(types + rooms), never O(tasks) nor O(instances).
+//  =========================================================================
+
+//  Does have ("k=v" lines) include every label of want
+static bool
+s_labels_include (const char *have, const char *want)
+{
+    have = have ? have : "";
+    want = want ? want : "";
+    size_t have_length = strlen (have);
+    while (*want) {
+        const char *end = strchr (want, '\n');
+        size_t length = end ? (size_t) (end - want) : strlen (want);
+        bool found = length == 0;
+        for (const char *line = have; !found && line < have + have_length; ) {
+            const char *line_end = strchr (line, '\n');
+            size_t line_length = line_end ? (size_t) (line_end - line) : strlen (line);
+            found = line_length == length && memcmp (line, want, length) == 0;
+            line += line_length + 1;
+        }
+        if (!found)
+            return false;
+        want += length + (end ? 1 : 0);
+    }
+    return true;
+}
+
+//  How many tasks of procs/mem fit in procs_free/mem_free (a task asking
+//  nothing of a resource is not bounded by it)
+static uint32_t
+s_fit (uint32_t procs_free, uint64_t mem_free, uint32_t procs, uint64_t mem)
+{
+    uint64_t fit = UINT32_MAX;
+    if (procs && procs_free / procs < fit)
+        fit = procs_free / procs;
+    if (mem && mem_free / mem < fit)
+        fit = mem_free / mem;
+    return (uint32_t) fit;
+}
+
+//  Return the cheapest type that fits: price, then fewer procs, then less
+//  memory, then name
+const drover_pooltype_t *
+drover_pooltype_cheapest (const drover_pooltype_t *types, size_t ntypes, uint32_t procs,
+                          uint64_t mem, const char *labels)
+{
+    const drover_pooltype_t *best = NULL;
+    for (size_t index = 0; index < ntypes; index++) {
+        const drover_pooltype_t *type = &types [index];
+        if (type->procs < procs || type->mem < mem || type->procs == 0
+        ||  !s_labels_include (type->labels, labels))
+            continue;
+        if (best) {
+            if (type->price != best->price) {
+                if (type->price > best->price)
+                    continue;
+            }
+            else
+            if (type->procs != best->procs) {
+                if (type->procs > best->procs)
+                    continue;
+            }
+            else
+            if (type->mem != best->mem) {
+                if (type->mem > best->mem)
+                    continue;
+            }
+            else
+            if (strcmp (type->name, best->name) >= 0)
+                continue;
+        }
+        best = type;
+    }
+    return best;
+}
+
+//  Fill the token bucket for now
+static void
+s_tokens_fill (drover_pool_t *self, uint64_t now)
+{
+    double burst = self->config.ops_per_second;
+    if (now > self->tokens_at) {
+        self->tokens += (double) (now - self->tokens_at) * burst / 1000.0;
+        if (self->tokens > burst)
+            self->tokens = burst;
+    }
+    self->tokens_at = now > self->tokens_at ? now : self->tokens_at;
+}
+
+//  Return when a driver operation may go: after a rate backoff, when the
+//  bucket has a token (now if it has one)
+static uint64_t
+s_op_at (drover_pool_t *self, uint64_t now)
+{
+    uint64_t at = now;
+    if (self->config.ops_per_second && self->tokens < 1) {
+        double wait = (1 - self->tokens) * 1000.0 / self->config.ops_per_second;
+        at = self->tokens_at + (uint64_t) ceil (wait);
+    }
+    return at > self->rate_until ? at : self->rate_until;
+}
+
+//  Take a token for a driver operation. Returns true if it may go now.
+static bool
+s_op_take (drover_pool_t *self, uint64_t now)
+{
+    if (now < self->rate_until)
+        return false;
+    if (!self->config.ops_per_second)
+        return true;                //  no limit
+    s_tokens_fill (self, now);
+    if (self->tokens < 1)
+        return false;
+    self->tokens -= 1;
+    return true;
+}
+
+//  Say one action
+static void
+s_say (drover_poolaction_fn *fn, void *arg, drover_poolaction_kind_t kind, drover_pool_t *self,
+       s_instance_t *inst)
+{
+    drover_poolaction_t action = {
+        .kind = kind,
+        .instance = inst ? inst->name : NULL,
+        .type = inst && inst->type >= 0 ? &self->config.types [inst->type] : NULL,
+        .behaviour = inst ? inst->behaviour : DROVER_IDLE_RUN
+    };
+    fn (&action, arg);
+}
+
+//  Apply the timeouts, drains and idle timeout to one instance; returns
+//  true if it stopped being live
+static bool
+s_timeouts (drover_pool_t *self, s_instance_t *inst, size_t live, uint64_t now)
+{
+    const drover_poolconfig_t *config = &self->config;
+    switch (inst->state) {
+        case DROVER_INSTANCE_BOOTING:
+            if (inst->behaviour == DROVER_IDLE_HOLD)
+                break;              //  held: never destroyed by the pool (Arvados)
+            if (now >= inst->created + config->boot_timeout) {
+                s_shut (self, inst, "boot timeout", now);
+                return true;
+            }
+            break;
+        case DROVER_INSTANCE_UNKNOWN:
+            if (inst->behaviour == DROVER_IDLE_HOLD)
+                break;
+            if (inst->lost ? now >= inst->since + config->probe_timeout
+                           : now >= inst->created + config->boot_timeout) {
+                s_shut (self, inst, inst->lost ? "probe timeout" : "boot timeout", now);
+                return true;
+            }
+            break;
+        case DROVER_INSTANCE_IDLE:
+            if (inst->behaviour == DROVER_IDLE_DRAIN
+            || (inst->behaviour == DROVER_IDLE_RUN && live > config->min_instances
+                && now >= inst->since + config->idle_timeout)) {
+                s_set_state (self, inst, DROVER_INSTANCE_SHUTDOWN,
+                    inst->behaviour == DROVER_IDLE_DRAIN ? "drained" : "idle timeout", now);
+                inst->retire_due = true;
+                inst->tag_due = false;
+                return true;
+            }
+            break;
+        case DROVER_INSTANCE_SHUTDOWN:
+            if (inst->destroy_at && !inst->destroy_inflight && !inst->destroy_due
+            &&  (inst->destroy_failed || inst->still_listed)
+            &&  now >= inst->destroy_at + config->shutdown_timeout) {
+                inst->destroy_due = true;
+                inst->still_listed = false;
+                s_note (self, inst, inst->state, inst->state, false,
+                        "shutdown timeout");
+            }
+            break;
+        default:
+            break;
+    }
+    return false;
+}
+
+//  Say the actions an instance waits for: RETIRE and ADMIN (not rate
+//  limited), DESTROY and TAG (rate limited, else left for later)
+static void
+s_say_pending (drover_pool_t *self, s_instance_t *inst, uint64_t now,
+               drover_poolaction_fn *fn, void *arg)
+{
+    if (inst->admin_due) {
+        inst->admin_due = false;
+        s_say (fn, arg, DROVER_POOL_ADMIN, self, inst);
+    }
+    if (inst->retire_due) {
+        inst->retire_due = false;
+        inst->retiring = true;
+        s_say (fn, arg, DROVER_POOL_RETIRE, self, inst);
+    }
+    if (inst->destroy_due && !inst->destroy_inflight && s_op_take (self, now)) {
+        inst->destroy_due = false;
+        inst->destroy_inflight = true;
+        inst->destroy_at = now;
+        inst->destroy_failed = false;
+        self->destroys++;
+        s_say (fn, arg, DROVER_POOL_DESTROY, self, inst);
+    }
+    if (inst->tag_due && !inst->tag_inflight && inst->state != DROVER_INSTANCE_SHUTDOWN
+    &&  s_op_take (self, now)) {
+        inst->tag_due = false;
+        inst->tag_inflight = true;
+        s_say (fn, arg, DROVER_POOL_TAG, self, inst);
+    }
+}
+
+//  Go over every instance once (after counting the live ones): timeouts,
+//  pending actions, and what is left live (count, price) and coming
+//  (empty instances per type: booting, unknown, or registered but not in
+//  the load report, taking new work)
+static void
+s_instances_pass (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, void *arg,
+                  size_t *live_p, double *price_p)
+{
+    size_t live = 0;
+    for (s_instance_t *inst = self->oldest; inst; inst = inst->next)
+        live += inst->state != DROVER_INSTANCE_SHUTDOWN;
+    memset (self->full, 0, (self->config.ntypes + 1) * sizeof (uint32_t));
+    self->nrooms = 0;
+    double price = 0;
+    for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
+        if (s_timeouts (self, inst, live, now))
+            live--;
+        s_say_pending (self, inst, now, fn, arg);
+        if (inst->state == DROVER_INSTANCE_SHUTDOWN || inst->type < 0)
+            continue;
+        price += self->config.types [inst->type].price;
+        if (inst->behaviour == DROVER_IDLE_RUN
+        && (inst->state == DROVER_INSTANCE_BOOTING || inst->state == DROVER_INSTANCE_UNKNOWN
+            || !inst->in_report))
+            self->full [inst->type]++;
+    }
+    *live_p = live;
+    *price_p = price;
+}
+
+//  Remember a partly filled instance
+static void
+s_room_add (drover_pool_t *self, int type, uint32_t procs, uint64_t mem)
+{
+    if (self->nrooms == self->rooms_max) {
+        self->rooms_max = self->rooms_max ? self->rooms_max * 2 : 64;
+        self->rooms = (s_room_t *) realloc (self->rooms, self->rooms_max * sizeof (s_room_t));
+        assert (self->rooms);
+    }
+    self->rooms [self->nrooms++] = (s_room_t) { .type = type, .procs = procs, .mem = mem };
+}
+
+//  Fit need tasks of shape index into coming capacity; returns what is left
+static uint32_t
+s_fit_coming (drover_pool_t *self, size_t index, uint32_t need)
+{
+    const s_shape_t *shape = &self->shapes [index];
+    size_t ntypes = self->config.ntypes;
+    for (size_t room = 0; room < self->nrooms && need; ) {
+        s_room_t *it = &self->rooms [room];
+        uint32_t take = 0;
+        if (self->fits [index * ntypes + it->type])
+            take = s_fit (it->procs, it->mem, shape->procs, shape->mem);
+        take = take < need ? take : need;
+        need -= take;
+        it->procs -= take * shape->procs;
+        it->mem -= take * shape->mem;
+        if (it->procs == 0)
+            self->rooms [room] = self->rooms [--self->nrooms];     //  full: drop
+        else
+            room++;
+    }
+    for (size_t type = 0; type < ntypes && need; type++) {
+        uint32_t per = self->fits [index * ntypes + type];
+        if (!per || !self->full [type])
+            continue;
+        uint64_t wanted = (need + (uint64_t) per - 1) / per;
+        uint32_t used = wanted < self->full [type] ? (uint32_t) wanted : self->full [type];
+        self->full [type] -= used;
+        uint64_t taken = (uint64_t) used * per;
+        if (taken > need) {         //  the last one is partly filled
+            uint32_t left = (uint32_t) (taken - need);
+            const drover_pooltype_t *offer = &self->config.types [type];
+            uint32_t in_last = per - left;
+            s_room_add (self, (int) type, offer->procs - in_last * shape->procs,
+                        offer->mem - in_last * shape->mem);
+            need = 0;
+        }
+        else
+            need -= (uint32_t) taken;
+    }
+    return need;
+}
+
+//  Warn once of a shape no type fits (the set is bounded: when full it is
+//  emptied, and a shape may be warned of again)
+static void
+s_warn_unfit (drover_pool_t *self, const s_shape_t *shape)
+{
+    char key [64 + DROVER_ID_MAX];
+    snprintf (key, sizeof key, "%u/%" PRIu64 "/%.*s", shape->procs, shape->mem, DROVER_ID_MAX,
+              shape->labels);
+    if (zhashx_lookup (self->unfit_warned, key))
+        return;
+    if (zhashx_size (self->unfit_warned) >= DROVER_POOL_UNFIT_MAX)
+        zhashx_purge (self->unfit_warned);
+    zhashx_insert (self->unfit_warned, key, (void *) self);
+    char why [128 + DROVER_ID_MAX];
+    snprintf (why, sizeof why, "no instance type fits %u procs, %" PRIu64 " bytes, labels '%.*s'",
+              shape->procs, shape->mem, DROVER_ID_MAX, shape->labels);
+    s_note (self, NULL, -1, -1, true, why);
+}
+
+//  What a plan's creates are bounded by
+typedef struct {
+    size_t live;                //  live instances
+    double price;               //  their price per hour
+    uint32_t creates;           //  creates said this plan
+    bool gate;                  //  creates allowed at all now (no backoff)
+    bool blocked;               //  a create was wanted and not said
+    bool stop;                  //  no more creates this plan
+} s_budget_t;
+
+//  Create one instance of type if every bound allows; returns it or NULL
+static s_instance_t *
+s_create (drover_pool_t *self, int type, s_budget_t *budget, uint64_t now,
+          drover_poolaction_fn *fn, void *arg)
+{
+    const drover_poolconfig_t *config = &self->config;
+    const drover_pooltype_t *offer = &config->types [type];
+    if (budget->stop)
+        return NULL;
+    if (!budget->gate) {
+        budget->blocked = true;     //  a backoff: when it ends
+        return NULL;
+    }
+    if (budget->creates >= config->max_creates) {
+        budget->blocked = true;     //  the next pass does more
+        budget->stop = true;
+        return NULL;
+    }
+    if (budget->live >= config->max_instances) {
+        budget->stop = true;        //  until an instance goes
+        return NULL;
+    }
+    if (config->max_price > 0 && budget->price + offer->price > config->max_price)
+        return NULL;                //  a cheaper type may still fit
+    if (!s_op_take (self, now)) {
+        budget->blocked = true;
+        budget->stop = true;
+        return NULL;
+    }
+    char name [DROVER_ID_MAX + 1];
+    snprintf (name, sizeof name, "%s%u", self->prefix, self->next_number++);
+    s_instance_t *inst = s_add (self, name, type, offer->name, DROVER_INSTANCE_BOOTING,
+                                DROVER_IDLE_RUN, "created", now);
+    inst->create_inflight = true;
+    budget->creates++;
+    budget->live++;
+    budget->price += offer->price;
+    self->creates++;
+    s_say (fn, arg, DROVER_POOL_CREATE, self, inst);
+    return inst;
+}
+
+//  Plan creates for the demand the coming capacity does not cover, then
+//  for min-instances
+static void
+s_plan_creates (drover_pool_t *self, s_budget_t *budget, uint64_t now,
+                drover_poolaction_fn *fn, void *arg)
+{
+    size_t ntypes = self->config.ntypes;
+    for (size_t index = 0; index < self->nshapes; index++) {
+        const s_shape_t *shape = &self->shapes [index];
+        uint32_t need = s_fit_coming (self, index, shape->count);
+        if (!need)
+            continue;
+        if (shape->cheapest < 0) {
+            s_warn_unfit (self, shape);
+            continue;               //  never a reason to create
+        }
+        int type = shape->cheapest;
+        uint32_t per = self->fits [index * ntypes + type];
+        const drover_pooltype_t *offer = &self->config.types [type];
+        while (need) {
+            if (!s_create (self, type, budget, now, fn, arg))
+                break;
+            uint32_t take = per < need ? per : need;
+            need -= take;
+            if (take < per)
+                s_room_add (self, type, offer->procs - take * shape->procs,
+                            offer->mem - take * shape->mem);
+        }
+    }
+    if (budget->live < self->config.min_instances && ntypes) {
+        const drover_pooltype_t *cheapest =
+            drover_pooltype_cheapest (self->config.types, ntypes, 0, 0, "");
+        while (cheapest && budget->live < self->config.min_instances)
+            if (!s_create (self, (int) (cheapest - self->config.types), budget, now, fn, arg))
+                break;
+    }
+}
+
+//  Return when creates may go again (backoffs), UINT64_MAX if they may now
+static uint64_t
+s_create_gate (drover_pool_t *self, uint64_t now)
+{
+    uint64_t at = 0;
+    if (!self->listed)
+        return UINT64_MAX;          //  until the first list: it may adopt enough
+    if (!self->went_away && self->quota_until > at)
+        at = self->quota_until;
+    if (self->fail_until > at)
+        at = self->fail_until;
+    if (self->rate_until > at)
+        at = self->rate_until;
+    return at > now ? at : 0;
+}
+
+//  Decide: say every action due now
+void
+drover_pool_plan (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, void *arg)
+{
+    assert (self);
+    assert (fn);
+    self->now = now;
+    if (!self->planned) {
+        self->planned = true;
+        self->tokens_at = now;
+        self->next_list = now;      //  a list at start adopts what a restart left
+    }
+    s_tokens_fill (self, now);
+    size_t live;
+    double price;
+    s_instances_pass (self, now, fn, arg, &live, &price);
+    if (!self->list_inflight && now >= self->next_list && s_op_take (self, now)) {
+        self->list_inflight = true;
+        self->list_seq = ++self->seq;
+        self->next_list = now + self->config.list_interval;
+        s_say (fn, arg, DROVER_POOL_LIST, self, NULL);
+    }
+    uint64_t gate = s_create_gate (self, now);
+    s_budget_t budget = { .live = live, .price = price, .gate = gate == 0 };
+    s_plan_creates (self, &budget, now, fn, arg);
+    self->retry_at = UINT64_MAX;
+    if (budget.blocked) {
+        if (gate == UINT64_MAX)
+            ;                       //  the first list's result brings a plan
+        else
+        if (gate)
+            self->retry_at = gate;
+        else
+            self->retry_at = s_op_at (self, now);
+    }
+}
+
+//  Return the earlier of two times
+static inline uint64_t
+s_min (uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+//  Return when the plan should run next without new input
+uint64_t
+drover_pool_next_deadline (drover_pool_t *self, uint64_t now)
+{
+    assert (self);
+    if (!self->planned)
+        return now;
+    s_tokens_fill (self, now);
+    const drover_poolconfig_t *config = &self->config;
+    uint64_t op_at = s_op_at (self, now);
+    uint64_t deadline = self->retry_at;
+    if (!self->list_inflight)
+        deadline = s_min (deadline, self->next_list > op_at ? self->next_list : op_at);
+    size_t live = 0;
+    for (s_instance_t *inst = self->oldest; inst; inst = inst->next)
+        if (inst->state != DROVER_INSTANCE_SHUTDOWN)
+            live++;
+    for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
+        if (inst->admin_due || inst->retire_due)
+            deadline = s_min (deadline, now);
+        if ((inst->destroy_due && !inst->destroy_inflight)
+        ||  (inst->tag_due && !inst->tag_inflight && inst->state != DROVER_INSTANCE_SHUTDOWN))
+            deadline = s_min (deadline, op_at);
+        if (inst->behaviour == DROVER_IDLE_HOLD && inst->state != DROVER_INSTANCE_SHUTDOWN)
+            continue;               //  no timeout of its own
+        switch (inst->state) {
+            case DROVER_INSTANCE_BOOTING:
+                deadline = s_min (deadline, inst->created + config->boot_timeout);
+                break;
+            case DROVER_INSTANCE_UNKNOWN:
+                deadline = s_min (deadline, inst->lost ? inst->since + config->probe_timeout
+                                                       : inst->created + config->boot_timeout);
+                break;
+            case DROVER_INSTANCE_IDLE:
+                if (inst->behaviour == DROVER_IDLE_DRAIN)
+                    deadline = s_min (deadline, now);
+                else
+                if (inst->behaviour == DROVER_IDLE_RUN && live > config->min_instances)
+                    deadline = s_min (deadline, inst->since + config->idle_timeout);
+                break;
+            case DROVER_INSTANCE_SHUTDOWN:
+                if (inst->destroy_at && !inst->destroy_inflight && !inst->destroy_due
+                &&  (inst->destroy_failed || inst->still_listed))
+                    deadline = s_min (deadline, inst->destroy_at + config->shutdown_timeout);
+                break;
+            default:
+                break;
+        }
+    }
+    return deadline;
 }

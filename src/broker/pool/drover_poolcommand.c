@@ -6,10 +6,10 @@
     Each operation is a child process started with posix_spawn in a process
     group of its own, stdin /dev/null, stdout and stderr into non-blocking
     pipes, with a pidfd readable once it exits: the broker's loop never
-    waits for it. stdout is kept up to DROVER_POOLDRIVER_OUT_MAX (a list
-    that prints more fails rather than be read in part), stderr's last
-    DROVER_POOLDRIVER_ERR_MAX bytes (its last line is the detail). At
-    op-timeout the whole process group gets SIGKILL, while the unreaped
+    waits for it. stdout is kept up to S_OUT_MAX (a list that prints more
+    fails rather than be read in part), stderr's last S_ERR_MAX bytes (its
+    last line is the detail). At op-timeout the whole process group gets
+    SIGKILL, while the unreaped
     child still holds the group id (so it cannot have been reused); the
     operation then fails. Every child is reaped: when its pidfd says so, or
     at once when the driver is destroyed.
@@ -23,7 +23,7 @@
 #ifndef _GNU_SOURCE
 #   define _GNU_SOURCE         //  pipe2, posix_spawn_file_actions_addclosefrom_np
 #endif
-#include "drover_pooldriver_internal.h"
+#include "drover_poolcommand.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,6 +36,10 @@
 extern char **environ;
 
 #define S_READS_MAX     16          //  reads of one pipe per readiness
+#define S_OUT_MAX       (1024 * 1024)   //  bytes of a command's stdout kept at most
+                                        //  (a list past it fails)
+#define S_ERR_MAX       4096        //  bytes of the end of a command's stderr kept
+                                    //  (its last line is the detail)
 #define S_SCRATCH_SIZE  65536       //  bytes one read takes at most
 
 //  One output stream of a command, bounded
@@ -300,7 +304,7 @@ s_env_new (drover_poolcommand_t *self, const char *instance, const drover_poolty
             s_setenv (env, "DROVER_POOL_LABELS", labels);
             free (labels);
         }
-        s_setenv (env, "DROVER_POOL_IDLE", drover_poolidle_name (behaviour));
+        s_setenv (env, "DROVER_POOL_IDLE", drover_idle_behaviour_name (behaviour));
         s_setenv (env, "DROVER_WORKER_ID", instance);
     }
     char **array = (char **) zmalloc ((zlistx_size (env) + 1) * sizeof (char *));
@@ -407,8 +411,8 @@ drover_poolcommand_start (drover_poolcommand_t *self, drover_poolaction_kind_t k
     op->kind = kind;
     op->instance = instance? strdup (instance): NULL;
     op->pidfd = op->out.fd = op->err.fd = -1;
-    op->out.max = DROVER_POOLDRIVER_OUT_MAX;
-    op->err.max = DROVER_POOLDRIVER_ERR_MAX;
+    op->out.max = S_OUT_MAX;
+    op->err.max = S_ERR_MAX;
     op->err.tail = true;
     const char *argv [5] = { self->program, NULL, NULL, NULL, NULL };
     bool typed = false;
@@ -425,7 +429,7 @@ drover_poolcommand_start (drover_poolcommand_t *self, drover_poolaction_kind_t k
         type = s_type (self, (const char *) zhashx_lookup (self->known, instance));
         argv [1] = "tag";
         argv [2] = instance;
-        argv [3] = drover_poolidle_name (behaviour);
+        argv [3] = drover_idle_behaviour_name (behaviour);
         typed = true;
     }
     else
@@ -548,8 +552,8 @@ s_finish (drover_poolcommand_t *self, s_op_t *op, zlistx_t *done)
     s_stream_read (&op->out, self->scratch, true);
     s_stream_read (&op->err, self->scratch, true);
     const char *name = s_op_name (op->kind);
-    char detail [DROVER_POOLDRIVER_DETAIL_MAX + 64];
-    drover_pooldriver_last_line (op->err.data? op->err.data: "", op->err.size,
+    char detail [DROVER_POOLREPORT_DETAIL_MAX + 64];
+    drover_poolreport_last_line (op->err.data? op->err.data: "", op->err.size,
                                  detail, sizeof detail);
     drover_poolop_result_t result = DROVER_POOLOP_FAILED;
     int code = reaped && WIFEXITED (status)? WEXITSTATUS (status): -1;
@@ -578,7 +582,7 @@ s_finish (drover_poolcommand_t *self, s_op_t *op, zlistx_t *done)
     if (result == DROVER_POOLOP_OK && op->kind == DROVER_POOL_LIST && op->out.truncated) {
         result = DROVER_POOLOP_FAILED;
         snprintf (detail, sizeof detail, "list printed more than %d bytes",
-                  DROVER_POOLDRIVER_OUT_MAX);
+                  S_OUT_MAX);
     }
     drover_poolreport_t *report = drover_poolreport_new (op->kind, op->instance, result,
                                                          result == DROVER_POOLOP_OK? "": detail);

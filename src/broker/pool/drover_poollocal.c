@@ -36,7 +36,7 @@
 #ifndef _GNU_SOURCE
 #   define _GNU_SOURCE         //  pipe2, posix_spawn_file_actions_addclosefrom_np
 #endif
-#include "drover_pooldriver_internal.h"
+#include "drover_poollocal.h"
 #include "drover_msg.h"
 #include <dirent.h>
 #include <errno.h>
@@ -261,7 +261,7 @@ s_record_read (drover_poollocal_t *self, const char *name, s_record_t *record)
         if (streq (line, "pool"))
             snprintf (record->pool, sizeof record->pool, "%s", value);
         else
-        if (streq (line, "idle") && drover_poolidle_parse (value, &record->behaviour))
+        if (streq (line, "idle") && drover_idle_behaviour_parse (value, &record->behaviour))
             record->behaviour = DROVER_IDLE_RUN;
         else
         if (streq (line, "start"))
@@ -283,7 +283,7 @@ s_record_write (drover_poollocal_t *self, const char *name, const s_record_t *re
     if (file) {
         fprintf (file, "pid=%d\ntype=%s\npool=%s\nidle=%s\nstart=%" PRIu64 "\n",
                  (int) record->pid, record->type, record->pool,
-                 drover_poolidle_name (record->behaviour), record->start);
+                 drover_idle_behaviour_name (record->behaviour), record->start);
         bool written = !ferror (file);
         if (fclose (file) == 0 && written)
             rc = rename (temp, path);
@@ -507,7 +507,7 @@ drover_poollocal_start (drover_poollocal_t *self, drover_poolaction_kind_t kind,
                         drover_idle_behaviour_t behaviour, zlistx_t *done)
 {
     assert (self);
-    char detail [DROVER_POOLDRIVER_DETAIL_MAX + 1] = "";
+    char detail [DROVER_POOLREPORT_DETAIL_MAX + 1] = "";
     drover_poolreport_t *report = drover_poolreport_new (kind, instance, DROVER_POOLOP_OK, "");
     drover_poolop_result_t result;
     if (kind == DROVER_POOL_CREATE)

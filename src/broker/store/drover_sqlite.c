@@ -16,15 +16,42 @@
     (one row per event costs about as much again as the whole task writes;
     see tests/test_drover_store_bench.c), packed by drover_eventpack.
 
-    This file has the file itself: its schema and statements, open (made,
-    checked, upgraded) and close. The writes are in drover_sqlite_write.c,
-    the reads in drover_sqlite_read.c; drover_sqlite_internal.h is what
-    the three share.
+    The file reads top-down in three sections: the file itself (its
+    schema and statements, open: made, checked, upgraded; close), the
+    writes, and the reads.
     =========================================================================
 */
 
-#include "drover_sqlite_internal.h"
+#include "drover_sqlite.h"
+#include "drover_sqlbatch.h"
 #include "drover_eventpack.h"
+#include <sqlite3.h>
+
+#define S_EVENTS_ROW    1024                //  events packed in one events row, at most
+#define S_WHAT_TO_DO    "move it away to start with an empty state, or restore a backup"
+
+//  The statements, by index in s_sql, prepared once.
+//  Task writes share one parameter numbering: ?1 id, ?2 key, ?3-?7
+//  state, attempt, worker, retries_left, lost, ?8 seq, ?9 submitted, ?10
+//  ended, ?11-?18 the submit, ?19-?26 the result, ?27 the owner, ?28
+//  offered, ?29 started, ?30 last_outcome, ?31 history, ?32-?34 the
+//  submit's service, slot and affinity.
+typedef enum {
+    S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
+    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_COUNT_FINAL,
+    S_PRUNE_OLDEST, S_PRUNE_AGED, S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_READ_TASK,
+    S_STATEMENTS
+} drover_sqlite_statement_t;
+
+struct _drover_sqlite_t {
+    sqlite3 *db;                    //  the open state.db
+    char *path;                     //  its file name, for error texts
+    sqlite3_stmt *stmt [S_STATEMENTS];  //  prepared statements, drover_sqlite_statement_t
+    drover_sqlbatch_t *tasks;      //  the batch's changes by task
+    byte *pack;                     //  buffer for packing one events row
+    uint64_t finals;                //  final tasks kept: prune by count needs no scan
+    int upgrade;                    //  the file's format to upgrade (1 to 3), 0 if current
+};
 
 #define S_FORMAT        "drover-state 4"    //  meta 'format': what this code reads and writes
 #define S_FORMAT_3      "drover-state 3"    //  the format before services' replicas and
@@ -89,7 +116,7 @@ s_schema =
     " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
     " offered, started, last_outcome, history, service, slot, affinity"
 
-//  The statements' SQL, by drover_sqlite_statement_t (drover_sqlite_internal.h
+//  The statements' SQL, by drover_sqlite_statement_t (the enum
 //  says the parameters that task writes share)
 static const char *
 s_sql [S_STATEMENTS] = {
@@ -149,6 +176,16 @@ static int
     s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p);
 static int
     s_quick_check (drover_sqlite_t *self, char **error_p);
+static void
+    s_set_error (char *error, size_t error_size, const char *path, sqlite3 *db, int rc);
+static int
+    s_run (sqlite3_stmt *stmt);
+static int
+    s_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *value);
+
+//  =========================================================================
+//  The file: made, checked, upgraded, opened and closed
+//  =========================================================================
 
 //  Make dir with mode 0700 if it is missing. Returns 0 or -1 with *error_p.
 static int
@@ -202,7 +239,7 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
                            "PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 4096",
                            NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
-        drover_sqlite_set_error (error, sizeof error, path, self->db, rc);
+        s_set_error (error, sizeof error, path, self->db, rc);
         *error_p = strdup (error);
         drover_sqlite_destroy (&self);
         return NULL;
@@ -237,11 +274,11 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
                                  &self->stmt [index], NULL);
     sqlite3_int64 finals = 0;
     if (rc == SQLITE_OK) {
-        rc = drover_sqlite_query_int (self->stmt [S_COUNT_FINAL], 0, &finals);
+        rc = s_query_int (self->stmt [S_COUNT_FINAL], 0, &finals);
         rc = rc == SQLITE_DONE? SQLITE_OK: rc;
     }
     if (rc != SQLITE_OK) {
-        drover_sqlite_set_error (error, sizeof error, path, self->db, rc);
+        s_set_error (error, sizeof error, path, self->db, rc);
         *error_p = strdup (error);
         drover_sqlite_destroy (&self);
         return NULL;
@@ -271,8 +308,8 @@ drover_sqlite_destroy (drover_sqlite_t **self_p)
 
 //  Write the error text for a failed SQLite call on path: its message,
 //  and what to do when the file is damaged
-void
-drover_sqlite_set_error (char *error, size_t error_size, const char *path, sqlite3 *db, int rc)
+static void
+s_set_error (char *error, size_t error_size, const char *path, sqlite3 *db, int rc)
 {
     const char *text = db? sqlite3_errmsg (db): sqlite3_errstr (rc);
     int primary = rc & 0xff;
@@ -315,7 +352,7 @@ s_create (const char *path, char **error_p)
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (db, sql, NULL, NULL, NULL);
     if (rc != SQLITE_OK)
-        drover_sqlite_set_error (error, sizeof error, init, db, rc);
+        s_set_error (error, sizeof error, init, db, rc);
     if (sqlite3_close (db) != SQLITE_OK && rc == SQLITE_OK) {
         rc = SQLITE_ERROR;
         snprintf (error, sizeof error, "%s: close failed", init);
@@ -404,7 +441,7 @@ s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p)
                                      self->path, sqlite3_errmsg (self->db));
         else {
             char error [DROVER_STORE_ERROR_MAX];
-            drover_sqlite_set_error (error, sizeof error, self->path, self->db, rc);
+            s_set_error (error, sizeof error, self->path, self->db, rc);
             *error_p = strdup (error);
         }
         return -1;
@@ -443,7 +480,7 @@ s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p)
     }
     if (rc != SQLITE_DONE) {
         char error [DROVER_STORE_ERROR_MAX];
-        drover_sqlite_set_error (error, sizeof error, self->path, self->db, rc);
+        s_set_error (error, sizeof error, self->path, self->db, rc);
         *error_p = strdup (error);
     }
     else
@@ -481,7 +518,7 @@ s_quick_check (drover_sqlite_t *self, char **error_p)
     }
     else {
         char error [DROVER_STORE_ERROR_MAX];
-        drover_sqlite_set_error (error, sizeof error, self->path, self->db, rc);
+        s_set_error (error, sizeof error, self->path, self->db, rc);
         *error_p = strdup (error);
     }
     sqlite3_finalize (stmt);
@@ -490,8 +527,8 @@ s_quick_check (drover_sqlite_t *self, char **error_p)
 
 //  Run a statement that returns no row and reset it. Returns the SQLite
 //  result code (SQLITE_DONE on success).
-int
-drover_sqlite_run (sqlite3_stmt *stmt)
+static int
+s_run (sqlite3_stmt *stmt)
 {
     int rc = sqlite3_step (stmt);
     sqlite3_reset (stmt);
@@ -500,8 +537,8 @@ drover_sqlite_run (sqlite3_stmt *stmt)
 
 //  Read one integer from a one-row query; def if no row or NULL. Returns
 //  the SQLite result (SQLITE_DONE on success).
-int
-drover_sqlite_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *value)
+static int
+s_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *value)
 {
     *value = def;
     int rc = sqlite3_step (stmt);
@@ -512,4 +549,645 @@ drover_sqlite_query_int (sqlite3_stmt *stmt, sqlite3_int64 def, sqlite3_int64 *v
     }
     sqlite3_reset (stmt);
     return rc;
+}
+
+//  =========================================================================
+//  Writes: a batch applied in one transaction, old tasks and events
+//  pruned, an operator's setting or a service's definition kept in a
+//  transaction of its own
+//
+//  apply merges the changes of one task within the batch into one write
+//  (an INSERT if its submit is in the batch, else one UPDATE), and writes
+//  the events as blobs of up to S_EVENTS_ROW packed events each, one row
+//  per blob, packed by drover_eventpack (see the top of this file for why).
+//  =========================================================================
+
+//  Bind a text that may be NULL or empty (stored as NULL)
+static void
+s_bind_text (sqlite3_stmt *stmt, int column, const char *text)
+{
+    if (text && *text)
+        sqlite3_bind_text (stmt, column, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null (stmt, column);
+}
+
+//  Bind bytes that may be none (stored as NULL)
+static void
+s_bind_blob (sqlite3_stmt *stmt, int column, const byte *data, size_t size)
+{
+    if (data && size)
+        sqlite3_bind_blob64 (stmt, column, data, size, SQLITE_STATIC);
+    else
+        sqlite3_bind_null (stmt, column);
+}
+
+//  Bind a task's state after its last change (?3-?7) and, final, when it
+//  ended with its result (?10, ?19-?26)
+static void
+s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
+{
+    sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) last->task);
+    sqlite3_bind_int (stmt, 3, last->state);
+    sqlite3_bind_int64 (stmt, 4, last->attempt);
+    sqlite3_bind_text (stmt, 5, last->worker, -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (stmt, 6, last->retries_left);
+    sqlite3_bind_int (stmt, 7, last->lost);
+    sqlite3_bind_int64 (stmt, 28, last->offered_at);
+    sqlite3_bind_int64 (stmt, 29, last->started_at);
+    s_bind_blob (stmt, 31, last->history, last->history_size);
+    bool final = drover_change_final (last);
+    sqlite3_int64 ended = last->ended_at? last->ended_at: (sqlite3_int64) last->time;
+    sqlite3_bind_int64 (stmt, 10, final? ended: 0);
+    if (done && done->done) {
+        drover_msg_t *result = done->done;
+        sqlite3_bind_int (stmt, 19, result->end);
+        sqlite3_bind_int (stmt, 20, result->exit_code);
+        sqlite3_bind_int (stmt, 21, result->signal);
+        sqlite3_bind_int64 (stmt, 22, result->duration);
+        sqlite3_bind_int64 (stmt, 23, result->truncated);
+        s_bind_text (stmt, 24, result->reason);
+        s_bind_blob (stmt, 25, result->out, result->out_size);
+        s_bind_blob (stmt, 26, result->err, result->err_size);
+        if (result->outcome <= DROVER_OUTCOME_MAX)
+            sqlite3_bind_int (stmt, 30, result->outcome);
+        else
+            sqlite3_bind_null (stmt, 30);
+    }
+    else {
+        for (int column = 19; column <= 26; column++)
+            sqlite3_bind_null (stmt, column);
+        sqlite3_bind_null (stmt, 30);
+    }
+}
+
+//  Bind a new task's submit (?2, ?8, ?9, ?11-?18)
+static void
+s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
+{
+    drover_msg_t *submit = change->submit;
+    s_bind_text (stmt, 2, submit->key);
+    sqlite3_bind_int64 (stmt, 8, (sqlite3_int64) change->seq);
+    sqlite3_bind_int64 (stmt, 9, change->queued_at? change->queued_at: (sqlite3_int64) change->time);
+    sqlite3_bind_int (stmt, 11, submit->priority);
+    sqlite3_bind_int64 (stmt, 12, submit->procs);
+    sqlite3_bind_int64 (stmt, 13, (sqlite3_int64) submit->mem);
+    sqlite3_bind_int64 (stmt, 14, submit->timeout);
+    sqlite3_bind_int64 (stmt, 15, submit->retries);
+    sqlite3_bind_int64 (stmt, 16, submit->flags);
+    if (submit->nlabels) {
+        char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1)];
+        size_t size = 0;
+        for (uint32_t index = 0; index < submit->nlabels && index < DROVER_LABELS_MAX; index++) {
+            int length = snprintf (labels + size, sizeof labels - size, "%s%s",
+                                   index? "\n": "", submit->labels [index]);
+            size += (size_t) length;
+            if (size >= sizeof labels)
+                size = sizeof labels - 1;
+        }
+        sqlite3_bind_text (stmt, 17, labels, (int) size, SQLITE_TRANSIENT);
+    }
+    else
+        sqlite3_bind_null (stmt, 17);
+    s_bind_blob (stmt, 18, submit->body, submit->body_size);
+    sqlite3_bind_text (stmt, 27, submit->principal, -1, SQLITE_STATIC);
+    s_bind_text (stmt, 32, submit->service [0]? submit->service: NULL);
+    sqlite3_bind_int64 (stmt, 33, submit->slot);
+    s_bind_text (stmt, 34, submit->affinity);
+}
+
+//  Write each task of the batch once: an INSERT for a task submitted in
+//  it, else one UPDATE (with the result if it ended). Counts the tasks
+//  that became final in *finals. Returns the SQLite result of the first
+//  write that failed, or SQLITE_DONE.
+static int
+s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks,
+               uint64_t *finals)
+{
+    int rc = SQLITE_DONE;
+    for (size_t index = 0; index < ntasks && rc == SQLITE_DONE; index++) {
+        const drover_sqlbatch_task_t *slot = drover_sqlbatch_at (self->tasks, index);
+        drover_change_t *last = changes [slot->last];
+        drover_change_t *done = slot->done >= 0? changes [slot->done]: NULL;
+        sqlite3_stmt *stmt;
+        if (slot->submit >= 0) {
+            stmt = self->stmt [S_INSERT_TASK];
+            s_bind_submit (stmt, changes [slot->submit]);
+        }
+        else
+        if (done || drover_change_final (last))
+            stmt = self->stmt [S_UPDATE_FINAL];
+        else
+            stmt = self->stmt [S_UPDATE_STATE];
+        s_bind_state (stmt, last, done);
+        rc = s_run (stmt);
+        if (rc == SQLITE_DONE && drover_change_final (last))
+            *finals += (uint64_t) sqlite3_changes (self->db);
+    }
+    return rc;
+}
+
+//  Write the batch's events, S_EVENTS_ROW to a row. Returns the SQLite
+//  result of the first write that failed, or SQLITE_DONE.
+static int
+s_write_events (drover_sqlite_t *self, drover_change_t **changes, size_t count)
+{
+    int rc = SQLITE_DONE;
+    sqlite3_stmt *stmt = self->stmt [S_INSERT_EVENTS];
+    for (size_t start = 0; start < count && rc == SQLITE_DONE; start += S_EVENTS_ROW) {
+        size_t run = count - start < S_EVENTS_ROW? count - start: S_EVENTS_ROW;
+        size_t size = drover_eventpack_pack (self->pack, changes + start, run);
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) changes [start]->seq);
+        sqlite3_bind_int64 (stmt, 2, (sqlite3_int64) changes [start + run - 1]->seq);
+        sqlite3_bind_int64 (stmt, 3, (sqlite3_int64) run);
+        sqlite3_bind_blob64 (stmt, 4, self->pack, size, SQLITE_STATIC);
+        rc = s_run (stmt);
+    }
+    return rc;
+}
+
+//  Store one meta value (a number)
+static int
+s_write_meta (drover_sqlite_t *self, const char *name, uint64_t value)
+{
+    char text [24];
+    snprintf (text, sizeof text, "%" PRIu64, value);
+    sqlite3_stmt *stmt = self->stmt [S_SET_META];
+    sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 2, text, -1, SQLITE_TRANSIENT);
+    return s_run (stmt);
+}
+
+//  End a transaction that failed: roll back what SQLite has not already
+//  rolled back, and write the error text
+static void
+s_abort (drover_sqlite_t *self, int rc, char *error, size_t error_size)
+{
+    s_set_error (error, error_size, self->path, self->db, rc);
+    if (!sqlite3_get_autocommit (self->db)) {
+        int rollback = s_run (self->stmt [S_ROLLBACK]);
+        if (rollback != SQLITE_DONE)
+            zsys_error ("store: file=%s rollback failed: %s", self->path,
+                        sqlite3_errmsg (self->db));
+    }
+}
+
+//  Apply one batch in one transaction
+int
+drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t count,
+                     const drover_store_meta_t *meta, char *error, size_t error_size)
+{
+    assert (self && (changes || !count) && meta && error);
+    for (size_t index = 1; index < count; index++)
+        assert (changes [index]->seq > changes [index - 1]->seq);
+    int rc = s_run (self->stmt [S_BEGIN]);
+    if (rc != SQLITE_DONE) {
+        s_abort (self, rc, error, error_size);
+        return -1;
+    }
+    size_t ntasks = drover_sqlbatch_group (self->tasks, changes, count);
+    uint64_t finals = 0;
+    rc = s_write_tasks (self, changes, ntasks, &finals);
+    if (rc == SQLITE_DONE)
+        rc = s_write_events (self, changes, count);
+    if (rc == SQLITE_DONE)
+        rc = s_write_meta (self, "next_task", meta->next_task);
+    if (rc == SQLITE_DONE)
+        rc = s_write_meta (self, "next_seq", meta->next_seq);
+    if (rc == SQLITE_DONE)
+        rc = s_run (self->stmt [S_COMMIT]);
+    if (rc != SQLITE_DONE) {
+        s_abort (self, rc, error, error_size);
+        return -1;
+    }
+    self->finals += finals;
+    return 0;
+}
+
+//  Delete up to max_rows final tasks: first the oldest past the newest
+//  keep_count (self->finals says how many, so no scan counts them), then
+//  those that ended before now - keep_age. Returns the SQLite result,
+//  *deleted the rows.
+static int
+s_prune_tasks (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_age, uint64_t now,
+               size_t max_rows, int64_t *deleted)
+{
+    *deleted = 0;
+    uint64_t past = self->finals > keep_count? self->finals - keep_count: 0;
+    int rc = SQLITE_DONE;
+    if (past > 0 && max_rows > 0) {
+        sqlite3_stmt *stmt = self->stmt [S_PRUNE_OLDEST];
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (past < max_rows? past: max_rows));
+        rc = s_run (stmt);
+        if (rc == SQLITE_DONE)
+            *deleted += sqlite3_changes (self->db);
+    }
+    if (rc == SQLITE_DONE && keep_age < now && (size_t) *deleted < max_rows) {
+        sqlite3_stmt *stmt = self->stmt [S_PRUNE_AGED];
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (now - keep_age));
+        sqlite3_bind_int64 (stmt, 2, (sqlite3_int64) (max_rows - (size_t) *deleted));
+        rc = s_run (stmt);
+        if (rc == SQLITE_DONE)
+            *deleted += sqlite3_changes (self->db);
+    }
+    return rc;
+}
+
+//  Delete up to max_rows events rows older than every kept task's first
+//  event or past the newest keep_events; returns the SQLite result,
+//  *deleted the rows
+static int
+s_prune_events (drover_sqlite_t *self, uint64_t keep_events, size_t max_rows,
+                int64_t *deleted)
+{
+    *deleted = 0;
+    sqlite3_int64 task_cut, last_seq;
+    int rc = s_query_int (self->stmt [S_FIRST_TASK_SEQ], 0, &task_cut);
+    if (rc == SQLITE_DONE)
+        rc = s_query_int (self->stmt [S_LAST_SEQ], 0, &last_seq);
+    if (rc != SQLITE_DONE || max_rows == 0)
+        return rc;
+    sqlite3_int64 cut = task_cut;
+    if (keep_events <= (uint64_t) last_seq
+    &&  last_seq - (sqlite3_int64) keep_events + 1 > cut)
+        cut = last_seq - (sqlite3_int64) keep_events + 1;
+    if (cut <= 0)
+        return rc;
+    sqlite3_stmt *stmt = self->stmt [S_PRUNE_EVENTS];
+    sqlite3_bind_int64 (stmt, 1, cut);
+    sqlite3_bind_int64 (stmt, 2, (sqlite3_int64) max_rows);
+    rc = s_run (stmt);
+    if (rc == SQLITE_DONE)
+        *deleted = sqlite3_changes (self->db);
+    return rc;
+}
+
+//  Delete old tasks and events, at most max_rows rows, in one transaction
+int64_t
+drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_age,
+                     uint64_t keep_events, uint64_t now, size_t max_rows,
+                     char *error, size_t error_size)
+{
+    assert (self && error);
+    int64_t tasks = 0, events = 0;
+    int rc = s_run (self->stmt [S_BEGIN]);
+    if (rc == SQLITE_DONE)
+        rc = s_prune_tasks (self, keep_count, keep_age, now, max_rows, &tasks);
+    if (rc == SQLITE_DONE)
+        rc = s_prune_events (self, keep_events, max_rows - (size_t) tasks, &events);
+    if (rc == SQLITE_DONE)
+        rc = s_run (self->stmt [S_COMMIT]);
+    if (rc != SQLITE_DONE) {
+        s_abort (self, rc, error, error_size);
+        return -1;
+    }
+    self->finals -= (uint64_t) tasks < self->finals? (uint64_t) tasks: self->finals;
+    return tasks + events;
+}
+
+//  Finalize a write of one statement in its own transaction: 0 if it ran
+//  to the end, else -1 with the error set
+static int
+s_finish_write (drover_sqlite_t *self, sqlite3_stmt *stmt, int rc, char *error,
+                size_t error_size)
+{
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return 0;
+}
+
+//  Keep an operator's setting of a worker, in its own transaction
+int
+drover_sqlite_save_admin (drover_sqlite_t *self, const drover_store_admin_t *admin,
+                          char *error, size_t error_size)
+{
+    assert (self && admin && error);
+    bool forget = admin->admin == DROVER_ADMIN_RUN;
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (self->db, forget
+                                 ? "DELETE FROM worker_admin WHERE worker = ?1"
+                                 : "INSERT OR REPLACE INTO worker_admin VALUES (?1, ?2, ?3, ?4, ?5)",
+                                 -1, &stmt, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text (stmt, 1, admin->worker, -1, SQLITE_STATIC);
+        if (!forget) {
+            sqlite3_bind_int (stmt, 2, admin->admin);
+            sqlite3_bind_int64 (stmt, 3, admin->flags);
+            sqlite3_bind_text (stmt, 4, admin->reason? admin->reason: "", -1, SQLITE_STATIC);
+            sqlite3_bind_int64 (stmt, 5, (sqlite3_int64) admin->since);
+        }
+        rc = s_run (stmt);      //  autocommit: one durable transaction
+    }
+    return s_finish_write (self, stmt, rc, error, error_size);
+}
+
+//  Keep a service's definition, in its own transaction; size 0 forgets it
+int
+drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte *def,
+                            size_t size, char *error, size_t error_size)
+{
+    assert (self && name && error);
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (self->db, size == 0
+                                 ? "DELETE FROM services WHERE name = ?1"
+                                 : "INSERT OR REPLACE INTO services VALUES (?1, ?2)",
+                                 -1, &stmt, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
+        if (size)
+            sqlite3_bind_blob (stmt, 2, def, (int) size, SQLITE_STATIC);
+        rc = s_run (stmt);      //  autocommit: one durable transaction
+    }
+    return s_finish_write (self, stmt, rc, error, error_size);
+}
+
+//  =========================================================================
+//  Reads: the tasks loaded at start, the events replayed, the settings
+//  and services read back. A row that breaks a limit is refused as a
+//  damaged state, not read past.
+//  =========================================================================
+
+//  Copy a column's bytes into a new buffer (NULL if none)
+static byte *
+s_column_blob (sqlite3_stmt *stmt, int column, size_t *size)
+{
+    *size = (size_t) sqlite3_column_bytes (stmt, column);
+    const void *data = sqlite3_column_blob (stmt, column);
+    if (!data || !*size) {
+        *size = 0;
+        return NULL;
+    }
+    byte *copy = (byte *) malloc (*size);
+    assert (copy);
+    memcpy (copy, data, *size);
+    return copy;
+}
+
+//  Make a change (task.restored) from a row of S_LOAD; NULL if the row
+//  breaks a limit (the file is damaged)
+static drover_change_t *
+s_restored (sqlite3_stmt *stmt)
+{
+    uint64_t id = (uint64_t) sqlite3_column_int64 (stmt, 0);
+    const char *key = (const char *) sqlite3_column_text (stmt, 1);
+    int state = sqlite3_column_int (stmt, 2);
+    const char *worker = (const char *) sqlite3_column_text (stmt, 4);
+    const char *labels = (const char *) sqlite3_column_text (stmt, 15);
+    if (id == 0 || state < DROVER_TASK_QUEUED || state > DROVER_TASK_CANCELLED
+    || (key && strlen (key) > DROVER_KEY_MAX)
+    || (worker && strlen (worker) > DROVER_ID_MAX)
+    ||  sqlite3_column_bytes (stmt, 16) > DROVER_BODY_MAX
+    ||  sqlite3_column_bytes (stmt, 23) > DROVER_OUTPUT_MAX
+    ||  sqlite3_column_bytes (stmt, 24) > DROVER_OUTPUT_MAX
+    ||  sqlite3_column_bytes (stmt, 29) > DROVER_MSG_MAX)
+        return NULL;
+    drover_change_t *change = drover_change_new ("task.restored", id);
+    change->state = (uint8_t) state;
+    change->attempt = (uint32_t) sqlite3_column_int64 (stmt, 3);
+    if (worker)
+        snprintf (change->worker, sizeof change->worker, "%s", worker);
+    change->retries_left = (uint32_t) sqlite3_column_int64 (stmt, 5);
+    change->lost = (uint16_t) sqlite3_column_int (stmt, 6);
+    change->time = (uint64_t) sqlite3_column_int64 (stmt, 7);
+    change->queued_at = sqlite3_column_int64 (stmt, 7);
+    change->ended_at = sqlite3_column_int64 (stmt, 8);
+    change->offered_at = sqlite3_column_int64 (stmt, 26);
+    change->started_at = sqlite3_column_int64 (stmt, 27);
+    change->history = s_column_blob (stmt, 29, &change->history_size);
+
+    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    submit->task = id;
+    submit->key = key? strdup (key): NULL;
+    submit->priority = sqlite3_column_int (stmt, 9);
+    submit->procs = (uint32_t) sqlite3_column_int64 (stmt, 10);
+    submit->mem = (uint64_t) sqlite3_column_int64 (stmt, 11);
+    submit->timeout = (uint32_t) sqlite3_column_int64 (stmt, 12);
+    submit->retries = (uint32_t) sqlite3_column_int64 (stmt, 13);
+    submit->flags = (uint32_t) sqlite3_column_int64 (stmt, 14);
+    while (labels && *labels && submit->nlabels < DROVER_LABELS_MAX) {
+        size_t length = strcspn (labels, "\n");
+        submit->labels [submit->nlabels++] = strndup (labels, length);
+        labels += length + (labels [length] == '\n');
+    }
+    submit->body = s_column_blob (stmt, 16, &submit->body_size);
+    const char *owner = (const char *) sqlite3_column_text (stmt, 25);
+    snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");
+    const char *service = (const char *) sqlite3_column_text (stmt, 30);
+    snprintf (submit->service, sizeof submit->service, "%s", service? service: "");
+    submit->slot = (uint32_t) sqlite3_column_int64 (stmt, 31);
+    const char *affinity = (const char *) sqlite3_column_text (stmt, 32);
+    submit->affinity = affinity && *affinity? strdup (affinity): NULL;
+    change->submit = submit;
+
+    if (drover_change_final (change)) {
+        drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
+        done->task = id;
+        done->state = (uint8_t) state;
+        done->attempt = change->attempt;
+        snprintf (done->worker, sizeof done->worker, "%s", change->worker);
+        done->end = (uint8_t) sqlite3_column_int (stmt, 17);
+        done->exit_code = sqlite3_column_int (stmt, 18);
+        done->signal = sqlite3_column_int (stmt, 19);
+        done->duration = (uint32_t) sqlite3_column_int64 (stmt, 20);
+        done->truncated = (uint32_t) sqlite3_column_int64 (stmt, 21);
+        const char *reason = (const char *) sqlite3_column_text (stmt, 22);
+        if (reason)
+            drover_msg_set_reason (done, reason);
+        done->out = s_column_blob (stmt, 23, &done->out_size);
+        done->err = s_column_blob (stmt, 24, &done->err_size);
+        done->outcome = sqlite3_column_type (stmt, 28) == SQLITE_NULL? DROVER_ATTEMPT_NO_RESULT
+                      : (uint8_t) sqlite3_column_int (stmt, 28);
+        change->done = done;
+    }
+    return change;
+}
+
+//  Load the kept tasks: those not final, and the newest max_final final
+//  ones (by when they ended), oldest id first
+int64_t
+drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_store_task_fn *fn,
+                    void *arg, char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    //  The oldest final task to keep, as (ended, id); none if max_final is 0
+    sqlite3_int64 cut_ended = INT64_MAX, cut_id = INT64_MAX;
+    sqlite3_stmt *stmt = self->stmt [S_LOAD_CUT];
+    int rc = SQLITE_DONE;
+    if (max_final > 0) {
+        sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) max_final - 1);
+        rc = sqlite3_step (stmt);
+        if (rc == SQLITE_ROW) {
+            cut_ended = sqlite3_column_int64 (stmt, 0);
+            cut_id = sqlite3_column_int64 (stmt, 1);
+            rc = SQLITE_DONE;
+        }
+        else
+        if (rc == SQLITE_DONE)
+            cut_ended = cut_id = -1;    //  fewer than max_final: all of them
+        sqlite3_reset (stmt);
+    }
+    int64_t loaded = 0;
+    if (rc == SQLITE_DONE) {
+        stmt = self->stmt [S_LOAD];
+        sqlite3_bind_int64 (stmt, 1, cut_ended);
+        sqlite3_bind_int64 (stmt, 2, cut_id);
+        while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+            drover_change_t *change = s_restored (stmt);
+            if (!change) {
+                snprintf (error, error_size, "%s: damaged drover state (task %lld out of"
+                          " bounds): " S_WHAT_TO_DO, self->path, sqlite3_column_int64 (stmt, 0));
+                sqlite3_reset (stmt);
+                return -1;
+            }
+            int stop = fn (arg, &change);
+            drover_change_destroy (&change);
+            loaded++;
+            if (stop) {
+                rc = SQLITE_DONE;
+                break;
+            }
+        }
+        sqlite3_reset (stmt);
+    }
+    if (rc != SQLITE_DONE) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return loaded;
+}
+
+//  Read one kept task by id: 1 and *change_p, 0 if not kept, or -1
+int
+drover_sqlite_read_task (drover_sqlite_t *self, uint64_t id, drover_change_t **change_p,
+                         char *error, size_t error_size)
+{
+    assert (self && change_p && error);
+    sqlite3_stmt *stmt = self->stmt [S_READ_TASK];
+    sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (id > INT64_MAX? INT64_MAX: id));
+    int rc = sqlite3_step (stmt);
+    int found = 0;
+    if (rc == SQLITE_ROW) {
+        *change_p = s_restored (stmt);
+        if (*change_p)
+            found = 1;
+        else {
+            snprintf (error, error_size, "%s: damaged drover state (task %" PRIu64 " out of"
+                      " bounds): " S_WHAT_TO_DO, self->path, id);
+            found = -1;
+        }
+    }
+    else
+    if (rc != SQLITE_DONE) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        found = -1;
+    }
+    sqlite3_reset (stmt);
+    return found;
+}
+
+//  Hand fn the kept events with seq > since, in order, at most max
+int64_t
+drover_sqlite_replay (drover_sqlite_t *self, uint64_t since, size_t max,
+                      drover_store_event_fn *fn, void *arg, char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = self->stmt [S_REPLAY];
+    sqlite3_bind_int64 (stmt, 1, (sqlite3_int64) (since > INT64_MAX? INT64_MAX: since));
+    int64_t handed = 0;
+    int rc = SQLITE_DONE;
+    while ((size_t) handed < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        uint64_t first_seq = (uint64_t) sqlite3_column_int64 (stmt, 0);
+        int64_t count = sqlite3_column_int64 (stmt, 1);
+        const byte *data = (const byte *) sqlite3_column_blob (stmt, 2);
+        size_t size = (size_t) sqlite3_column_bytes (stmt, 2);
+        int status = drover_eventpack_unpack (data, size, first_seq, count, since, max, fn, arg,
+                                              &handed);
+        if (status < 0) {
+            snprintf (error, error_size, "%s: damaged drover state (events from seq %" PRIu64
+                      "): " S_WHAT_TO_DO, self->path, first_seq);
+            sqlite3_reset (stmt);
+            return -1;
+        }
+        if (status > 0)
+            break;
+    }
+    if ((size_t) handed < max && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        sqlite3_reset (stmt);
+        return -1;
+    }
+    sqlite3_reset (stmt);
+    return handed;
+}
+
+//  Hand fn every kept setting, in worker id order
+int64_t
+drover_sqlite_load_admin (drover_sqlite_t *self, drover_store_admin_fn *fn, void *arg,
+                          char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = NULL;
+    int64_t count = 0;
+    int rc = sqlite3_prepare_v2 (self->db, "SELECT worker, admin, flags, reason, since"
+                                 " FROM worker_admin ORDER BY worker", -1, &stmt, NULL);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step (stmt);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *worker = (const char *) sqlite3_column_text (stmt, 0);
+        const char *reason = (const char *) sqlite3_column_text (stmt, 3);
+        int admin = sqlite3_column_int (stmt, 1);
+        if (!worker || !drover_id_valid (worker) || admin < DROVER_ADMIN_RUN
+        ||  admin > DROVER_ADMIN_MAX)
+            continue;           //  not one we wrote: skipped
+        drover_store_admin_t row = {
+            .worker = worker, .admin = admin,
+            .flags = (uint32_t) sqlite3_column_int64 (stmt, 2),
+            .reason = reason? reason: "",
+            .since = (uint64_t) sqlite3_column_int64 (stmt, 4)
+        };
+        count++;
+        if (fn (arg, &row))
+            break;
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return count;
+}
+
+//  Hand fn every kept service, in name order
+int64_t
+drover_sqlite_load_services (drover_sqlite_t *self, drover_store_service_fn *fn, void *arg,
+                             char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = NULL;
+    int64_t count = 0;
+    int rc = sqlite3_prepare_v2 (self->db, "SELECT name, def FROM services ORDER BY name",
+                                 -1, &stmt, NULL);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step (stmt);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *name = (const char *) sqlite3_column_text (stmt, 0);
+        const byte *def = (const byte *) sqlite3_column_blob (stmt, 1);
+        int size = sqlite3_column_bytes (stmt, 1);
+        if (!name || !drover_id_valid (name) || !def || size <= 0)
+            continue;           //  not one we wrote: skipped
+        count++;
+        if (fn (arg, name, def, (size_t) size))
+            break;
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return count;
 }

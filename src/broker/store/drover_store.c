@@ -6,10 +6,9 @@
     The table keeps what all backends share out of them: the meta (state
     id, next_task, next_seq) lives here and is moved on past each batch
     before the backend stores it, so every backend counts ids the same
-    way. The SQLite backend is drover_sqlite.c (with its writes and reads
-    in drover_sqlite_write.c and drover_sqlite_read.c), the PostgreSQL
-    backend drover_postgres.c; the memory backend keeps nothing and is only
-    its table below.
+    way. The SQLite backend is drover_sqlite.c, the PostgreSQL backend
+    drover_postgres.c; the memory backend keeps nothing and is only its
+    table below.
     =========================================================================
 */
 
