@@ -45,8 +45,8 @@ typedef struct {
 //  ---------------------------------------------------------------------
 //  The workers, through drover_schedq's views
 
-//  Procs a worker has free (what it lent is not free, but a lent worker
-//  says LENT before anything asks)
+//  Procs a worker has free (the view counts what it lent as free: only a
+//  worker that lends nothing is asked, a lent one says LENT first)
 static uint32_t
 s_free_procs (const drover_schedq_view_t *worker)
 {
