@@ -16,7 +16,7 @@
 #include "drover_adminwait.h"
 #include "drover_msg.h"
 #include "drover_schedq.h"
-#include "drover_schedq_explain.h"
+#include "drover_explain.h"
 #include "drover_actor.h"
 #include "drover_metrics.h"
 #include "drover_defaults.h"

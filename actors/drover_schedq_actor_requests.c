@@ -316,7 +316,7 @@ s_handle_explain (self_t *self, zframe_t *route, drover_msg_t *request)
     reply->whys = (drover_why_t *) zmalloc (DROVER_WHYS_MAX * sizeof (drover_why_t));
     int count = s_explain_affinity (self, request->task, reply->whys);
     if (count < 0)
-        count = drover_schedq_explain (self->sched, request->task, reply->whys);
+        count = drover_explain_task (self->sched, request->task, reply->whys);
     const char *worker = drover_schedq_assigned (self->sched, request->task);
     if (count >= 0)
         reply->nwhys = (uint32_t) count;
@@ -338,7 +338,7 @@ s_handle_explain (self_t *self, zframe_t *route, drover_msg_t *request)
 static void
 s_handle_table (self_t *self, zframe_t *route, drover_msg_t *table)
 {
-    drover_schedq_annotate (self->sched, table->task_rows, table->nrows);
+    drover_explain_annotate (self->sched, table->task_rows, table->nrows);
     for (uint32_t index = 0; drover_affinity_size (self->affinity) && index < table->nrows;
          index++) {
         drover_task_row_t *row = &table->task_rows [index];

@@ -41,13 +41,235 @@
     label's holders, so a thousand idle workers of another pool cost
     nothing), or, for a memory demand alone, at every eligible worker.
 
-    This file holds the queue of groups and the pass; the workers' side
-    (add, remove, admin, probation, disk floor, views) is in
-    drover_schedq_workers.c, the records both use in drover_schedq_internal.h.
+    The file reads top-down: the records, the orderings, the groups, the
+    queue's requests and the pass; then the workers (add, remove, admin,
+    probation, disk floor, views), the leases of idle capacity to assign,
+    the requests placed outside the queue (affinity), the fleet the
+    reconciler reads, and the views drover_explain reads to say why a
+    task waits.
     =========================================================================
 */
 
-#include "drover_schedq_internal.h"
+#include "drover_schedq.h"
+#include "drover_slab.h"
+#include "drover_idheap.h"
+#include "drover_demands.h"
+#include "drover_fleet.h"
+
+
+//  ---------------------------------------------------------------------
+//  Records
+
+//  A request, queued or assigned (it becomes its own assignment record);
+//  kept at 40 bytes: a million of them are queued at times
+typedef struct {
+    uint64_t task;              //  task id, the key in self->requests; ids are given in
+                                //  increasing order at submit: it is the arrival order
+    drover_demand_t *demand;    //  memory and labels demanded (a reference)
+    int32_t priority;           //  lower runs first
+    uint32_t procs;             //  procs demanded, >= 1
+    uint32_t worker;            //  handle of the worker it is assigned to; 0: queued
+    uint32_t index;             //  queued: in its group's heap (DROVER_IDHEAP_NOWHERE while
+                                //  shelved); assigned: in its worker's tasks
+    uint32_t group;             //  queued: handle of its group
+    uint32_t reserved;          //  queued: handle of the worker reserved for it, or 0
+} s_request_t;
+
+//  Where a group is
+typedef enum {
+    S_GROUP_EMPTY,              //  nothing in its heap (its requests are shelved)
+    S_GROUP_QUEUED,             //  in self->queue
+    S_GROUP_PARKED,             //  no eligible worker could ever hold it: in self->parked
+    S_GROUP_BLOCKED             //  each that could is reserved for others: in self->blocked
+} s_group_where_t;
+
+//  The queued requests that demand the same procs, memory and labels
+typedef struct {
+    uint64_t key;               //  demand serial << 32 | procs, the key in self->groups
+    drover_demand_t *demand;    //  memory and labels (its requests hold the references)
+    drover_idheap_t *heap;      //  its requests not shelved, in placement order
+    uint64_t task;              //  the head request's task, for the groups' order
+    int32_t priority;           //  the head request's priority
+    uint32_t procs;             //  procs each demands
+    uint32_t count;             //  its requests, in the heap or shelved
+    uint32_t index;             //  index in self->queue, or DROVER_IDHEAP_NOWHERE
+    uint32_t parked_at;         //  index in self->parked or self->blocked while there
+    uint32_t where;             //  s_group_where_t
+} s_group_t;
+
+//  A distinct procs demand among the queued groups
+typedef struct {
+    uint64_t procs;             //  procs, the key in self->sizes
+    uint32_t count;             //  groups in self->queue demanding it
+    uint32_t index;             //  index in self->fewest
+} s_size_t;
+
+//  Handles in no order
+typedef struct {
+    uint32_t *handles;          //  the handles
+    size_t count;               //  entries used
+    size_t capacity;            //  entries allocated
+} s_list_t;
+
+//  A worker: what it offers, what it has taken, whether it may take more
+typedef struct {
+    uint64_t number;            //  arrival number, the key in self->worker_pool
+    char *id;                   //  worker id, the key of self->workers
+    uint32_t procs;             //  procs offered
+    uint32_t used;              //  procs taken by assigned tasks
+    uint64_t mem;               //  memory offered, bytes
+    uint64_t mem_used;          //  memory taken by assigned tasks, bytes
+    char *label_text;           //  its labels, "\n" turned to NUL, or NULL
+    char **labels;              //  pointers into label_text
+    size_t nlabels;             //  entries in labels
+    int admin;                  //  drover_admin_t
+    bool probation;             //  on probation: takes nothing new
+    uint64_t probation_until;   //  when probation is due to end, msec since the epoch, 0 unknown
+    bool disk_low;              //  free disk under min_disk_free: takes nothing new
+    bool settling;              //  registered again with attempts running: takes nothing
+                                //  new until assign has counted them (SETTLED)
+    drover_stats_t stats;       //  last stats, for WORKER TABLE
+    uint32_t *tasks;            //  handles of the requests assigned here, unordered
+    uint32_t ntasks;            //  entries in tasks
+    uint32_t tasks_capacity;    //  entries allocated in tasks
+    uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
+    uint32_t reserved;          //  handle of the request it is reserved for, or 0
+    uint64_t lease;             //  id of the lease lending its capacity to assign, or 0
+    uint32_t lease_procs;       //  procs the lease still holds (counted in used)
+    uint64_t lease_mem;         //  memory the lease still holds (counted in mem_used)
+    bool lease_revoked;         //  told to revoke it: waiting for its RETURN
+    bool lease_void;            //  changed since the lease was made: revoke it
+    void *handle;               //  its node in self->order
+} s_worker_t;
+
+struct _drover_schedq_t {
+    drover_slab_t *requests;  //  task id -> s_request_t, queued or assigned
+    drover_slab_t *groups;    //  group key -> s_group_t
+    drover_slab_t *sizes;     //  procs -> s_size_t, for the queued requests
+    drover_slab_t *worker_pool;   //  arrival number -> s_worker_t
+    zhashx_t *workers;          //  worker id -> worker handle (a number, not owned)
+    drover_demands_t *demands;  //  what requests demand, and the label index
+    zlistx_t *order;            //  worker handles in order of arrival, for iteration
+    drover_idheap_t *queue;     //  groups in placement order of their heads
+    drover_idheap_t *fewest;    //  distinct procs demands of the groups queued, fewest first
+    drover_idheap_t *eligible;  //  eligible unreserved workers, most free procs first
+    uint32_t *shelf;            //  requests set aside during a pass
+    size_t shelved;             //  entries in shelf
+    size_t shelf_capacity;      //  entries allocated in shelf
+    s_list_t parked;            //  groups no eligible worker could hold
+    s_list_t blocked;           //  groups whose workers are all reserved for others
+    uint32_t *reservations;     //  reserved workers, unordered
+    size_t nreservations;       //  entries in reservations
+    size_t reservations_capacity;   //  entries allocated in reservations
+    s_list_t leased;            //  workers whose capacity is lent to assign
+    uint64_t lease_numbers;     //  leases made so far, the last lease id
+    uint32_t max_leases;        //  leases out at once, at most; 0 lends nothing
+    bool waiting_outside;       //  requests wait outside the queue (affinity): lend
+                                //  nothing, call every lease back
+    size_t queued;              //  requests queued
+    uint32_t max_shelve;        //  most unfit requests one pass looks past
+    uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
+    uint64_t worker_numbers;    //  workers added so far
+    const drover_pooltype_t *pooltypes; //  the elastic pool's instance types, borrowed, or NULL
+    size_t npooltypes;          //  entries in pooltypes
+};
+
+
+//  ---------------------------------------------------------------------
+//  Helpers of the records (inline: the pass calls them per placement)
+
+//  Procs a worker has free
+static inline uint32_t
+s_free_procs (const s_worker_t *worker)
+{
+    return worker->used < worker->procs? worker->procs - worker->used: 0;
+}
+
+//  Memory a worker has free, bytes
+static inline uint64_t
+s_free_mem (const s_worker_t *worker)
+{
+    return worker->mem_used < worker->mem? worker->mem - worker->mem_used: 0;
+}
+
+//  Return a request by handle; valid until the next push
+static inline s_request_t *
+s_request (drover_schedq_t *self, uint32_t handle)
+{
+    return (s_request_t *) drover_slab_get (self->requests, handle);
+}
+
+//  Return a worker by handle; valid until the next worker is added
+static inline s_worker_t *
+s_worker (drover_schedq_t *self, uint32_t handle)
+{
+    return (s_worker_t *) drover_slab_get (self->worker_pool, handle);
+}
+
+//  Find a worker by id, or NULL; sets *handle_p if given
+static inline s_worker_t *
+s_worker_find (drover_schedq_t *self, const char *id, uint32_t *handle_p)
+{
+    uint32_t handle = id? (uint32_t) (uintptr_t) zhashx_lookup (self->workers, id): 0;
+    if (handle_p)
+        *handle_p = handle;
+    return handle? s_worker (self, handle): NULL;
+}
+
+//  Return a group by handle; valid until the next group is made
+static inline s_group_t *
+s_group (drover_schedq_t *self, uint32_t handle)
+{
+    return (s_group_t *) drover_slab_get (self->groups, handle);
+}
+
+//  Free what a worker owns (not its record)
+static inline void
+s_worker_clear (s_worker_t *worker)
+{
+    free (worker->tasks);
+    free (worker->labels);
+    free (worker->label_text);
+    free (worker->id);
+}
+
+//  Return true if a worker may take new work: admin RUN, not on
+//  probation, enough free disk, what it runs counted
+static inline bool
+s_usable (const s_worker_t *worker)
+{
+    return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low
+        && !worker->settling;
+}
+
+//  Return true if a worker could ever hold a group's requests: usable,
+//  big enough in all, with every label they require
+static inline bool
+s_could_hold (const s_worker_t *worker, uint32_t procs, const drover_demand_t *demand)
+{
+    return s_usable (worker) && worker->procs >= procs && worker->mem >= demand->mem
+        && drover_labels_match (worker->labels, worker->nlabels, demand);
+}
+
+//  Put a worker in the eligible heap (usable, not reserved, not lent), take it
+//  out, or reorder it, after anything about it changed
+static inline void
+s_worker_refresh (drover_schedq_t *self, uint32_t handle)
+{
+    s_worker_t *worker = s_worker (self, handle);
+    bool eligible = s_usable (worker) && !worker->reserved && !worker->lease;
+    if (eligible && worker->index == DROVER_IDHEAP_NOWHERE)
+        drover_idheap_push (self->eligible, handle);
+    else
+    if (!eligible && worker->index != DROVER_IDHEAP_NOWHERE)
+        drover_idheap_remove (self->eligible, handle);
+    else
+    if (eligible)
+        drover_idheap_fix (self->eligible, handle);
+}
+
+static void s_release (drover_schedq_t *self, uint32_t worker_handle);
+static void s_drop_lease (drover_schedq_t *self, uint32_t worker_handle);
 
 //  ---------------------------------------------------------------------
 //  Orderings
@@ -231,8 +453,8 @@ s_dequeue (drover_schedq_t *self, uint32_t handle)
 }
 
 //  Forget a request
-void
-drover_schedq_forget (drover_schedq_t *self, uint32_t handle)
+static void
+s_forget (drover_schedq_t *self, uint32_t handle)
 {
     drover_demands_unref (self->demands, s_request (self, handle)->demand);
     drover_slab_delete (self->requests, handle);
@@ -252,8 +474,8 @@ s_append (uint32_t **array_p, size_t *count_p, size_t *capacity_p, uint32_t hand
 }
 
 //  Append a handle to a list
-void
-drover_schedq_list_add (s_list_t *list, uint32_t handle)
+static void
+s_list_add (s_list_t *list, uint32_t handle)
 {
     s_append (&list->handles, &list->count, &list->capacity, handle);
 }
@@ -293,8 +515,8 @@ s_wake_list (drover_schedq_t *self, s_list_t *list, uint32_t worker_handle)
 
 //  A worker came up, changed, or became usable again: wake the groups
 //  parked or blocked that it could hold
-void
-drover_schedq_wake (drover_schedq_t *self, uint32_t worker_handle)
+static void
+s_wake (drover_schedq_t *self, uint32_t worker_handle)
 {
     s_wake_list (self, &self->parked, worker_handle);
     s_wake_list (self, &self->blocked, worker_handle);
@@ -317,8 +539,8 @@ s_reserve (drover_schedq_t *self, uint32_t worker_handle, uint32_t request_handl
 }
 
 //  End a worker's reservation, if it has one; it is eligible again if usable
-void
-drover_schedq_release (drover_schedq_t *self, uint32_t worker_handle)
+static void
+s_release (drover_schedq_t *self, uint32_t worker_handle)
 {
     s_worker_t *worker = s_worker (self, worker_handle);
     if (!worker->reserved)
@@ -474,9 +696,9 @@ drover_schedq_remove (drover_schedq_t *self, uint64_t task)
     if (!handle || s_request (self, handle)->worker)
         return -1;              //  not queued
     if (s_request (self, handle)->reserved)
-        drover_schedq_release (self, s_request (self, handle)->reserved);
+        s_release (self, s_request (self, handle)->reserved);
     s_dequeue (self, handle);
-    drover_schedq_forget (self, handle);
+    s_forget (self, handle);
     return 0;
 }
 
@@ -497,7 +719,7 @@ drover_schedq_free (drover_schedq_t *self, uint64_t task)
     worker->tasks [request->index] = last;
     s_request (self, last)->index = request->index;
     s_worker_refresh (self, request->worker);
-    drover_schedq_forget (self, handle);
+    s_forget (self, handle);
     return worker->id;
 }
 
@@ -619,8 +841,8 @@ s_outranks (drover_schedq_t *self, s_request_t *request)
 }
 
 //  Record a request as assigned to a worker
-void
-drover_schedq_attach (drover_schedq_t *self, uint32_t handle, uint32_t target)
+static void
+s_attach (drover_schedq_t *self, uint32_t handle, uint32_t target)
 {
     s_request_t *request = s_request (self, handle);
     s_worker_t *worker = s_worker (self, target);
@@ -636,8 +858,8 @@ drover_schedq_attach (drover_schedq_t *self, uint32_t handle, uint32_t target)
 }
 
 //  Record a task as assigned to a worker at once, without a pass
-uint32_t
-drover_schedq_attach_new (drover_schedq_t *self, uint64_t task, uint32_t procs, uint64_t mem,
+static uint32_t
+s_attach_new (drover_schedq_t *self, uint64_t task, uint32_t procs, uint64_t mem,
                          const char *labels, uint32_t target)
 {
     uint32_t handle = drover_slab_insert (self->requests, task);
@@ -646,7 +868,7 @@ drover_schedq_attach_new (drover_schedq_t *self, uint64_t task, uint32_t procs, 
     s_request_t *request = s_request (self, handle);
     request->procs = procs;
     request->demand = drover_demands_ref (self->demands, mem, labels);
-    drover_schedq_attach (self, handle, target);
+    s_attach (self, handle, target);
     return handle;
 }
 
@@ -655,9 +877,9 @@ static void
 s_assign (drover_schedq_t *self, uint32_t handle, uint32_t target)
 {
     if (s_request (self, handle)->reserved)
-        drover_schedq_release (self, s_request (self, handle)->reserved);
+        s_release (self, s_request (self, handle)->reserved);
     s_dequeue (self, handle);
-    drover_schedq_attach (self, handle, target);
+    s_attach (self, handle, target);
     s_request_t *request = s_request (self, handle);
     s_worker_t *worker = s_worker (self, target);
     worker->used += request->procs;
@@ -767,3 +989,642 @@ drover_schedq_size (drover_schedq_t *self)
     return self->queued;
 }
 
+
+//  ---------------------------------------------------------------------
+//  Workers
+//
+//  Each change puts the worker in or out of the eligible heap, ends a
+//  reservation it can no longer keep, and wakes the groups it could now
+//  hold.
+
+//  Add a worker, or update a known one in place
+int
+drover_schedq_add_worker (drover_schedq_t *self, const char *id, uint32_t procs,
+                         uint64_t mem, const char *labels)
+{
+    assert (self);
+    assert (id);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    int rc = 1;
+    if (worker) {
+        s_release (self, handle);    //  it may no longer suit; the next pass sees
+        worker->lease_void = worker->lease != 0;    //  nor its lease
+        drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
+        free (worker->labels);
+        free (worker->label_text);
+    }
+    else {
+        handle = drover_slab_insert (self->worker_pool, ++self->worker_numbers);
+        worker = s_worker (self, handle);
+        worker->id = strdup (id);
+        assert (worker->id);
+        worker->admin = DROVER_ADMIN_RUN;
+        worker->index = DROVER_IDHEAP_NOWHERE;
+        zhashx_insert (self->workers, id, (void *) (uintptr_t) handle);
+        worker->handle = zlistx_add_end (self->order, (void *) (uintptr_t) handle);
+        rc = 0;
+    }
+    worker->procs = procs;
+    worker->mem = mem;
+    drover_labels_parse (labels, &worker->label_text, &worker->labels, &worker->nlabels);
+    drover_demands_index (self->demands, worker->labels, worker->nlabels, handle);
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+    return rc;
+}
+
+//  Remove a worker and forget its assignments, telling fn about each
+int
+drover_schedq_remove_worker (drover_schedq_t *self, const char *id,
+                            drover_schedq_task_fn *fn, void *arg)
+{
+    assert (self);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    s_release (self, handle);
+    s_drop_lease (self, handle);
+    if (worker->index != DROVER_IDHEAP_NOWHERE)
+        drover_idheap_remove (self->eligible, handle);
+    int count = (int) worker->ntasks;
+    for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
+        uint32_t request = worker->tasks [slot];
+        if (fn)
+            fn (s_request (self, request)->task, arg);
+        s_forget (self, request);
+    }
+    drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
+    zlistx_delete (self->order, worker->handle);
+    zhashx_delete (self->workers, id);
+    s_worker_clear (worker);
+    drover_slab_delete (self->worker_pool, handle);
+    return count;
+}
+
+//  Record a task as running on a worker already: an adopted attempt
+int
+drover_schedq_place (drover_schedq_t *self, const char *id, uint64_t task, uint32_t procs,
+                    uint64_t mem, const char *labels)
+{
+    assert (self && procs >= 1);
+    uint32_t target;
+    if (!s_worker_find (self, id, &target))
+        return -1;              //  unknown worker: its LOST is on the way
+    if (!s_attach_new (self, task, procs, mem, labels, target))
+        return -1;              //  already queued or assigned
+    s_worker_t *worker = s_worker (self, target);
+    worker->used += procs;
+    worker->mem_used += mem;
+    s_worker_refresh (self, target);
+    return 0;
+}
+
+//  Set a worker's admin setting
+int
+drover_schedq_set_admin (drover_schedq_t *self, const char *id, int admin)
+{
+    assert (self);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker || admin < 0 || admin > DROVER_ADMIN_MAX)
+        return -1;              //  unknown worker or not a setting
+    worker->admin = admin;
+    if (!s_usable (worker))
+        s_release (self, handle);
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+    return 0;
+}
+
+//  Keep new work from a worker whose stats say its disk is fuller than the floor, or
+//  take it back once they say it has room again. Stats without a disk
+//  (disk_total 0: unreadable) never put it on probation.
+static void
+s_disk_check (drover_schedq_t *self, uint32_t handle)
+{
+    s_worker_t *worker = s_worker (self, handle);
+    const drover_stats_t *stats = &worker->stats;
+    uint64_t free_bytes = stats->disk_total > stats->disk_used
+                        ? stats->disk_total - stats->disk_used: 0;
+    bool low = self->min_disk_free && stats->disk_total && free_bytes < self->min_disk_free;
+    if (low == worker->disk_low)
+        return;
+    worker->disk_low = low;
+    if (!s_usable (worker))
+        s_release (self, handle);
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+}
+
+//  Put a worker on probation or take it off
+int
+drover_schedq_set_probation (drover_schedq_t *self, const char *id, bool probation)
+{
+    assert (self);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    worker->probation = probation;
+    if (!probation)
+        worker->probation_until = 0;
+    if (!s_usable (worker))
+        s_release (self, handle);
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+    return 0;
+}
+
+//  Hold a worker from new work until what it runs is counted, or let it go
+int
+drover_schedq_set_settling (drover_schedq_t *self, const char *id, bool settling)
+{
+    assert (self);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    if (worker->settling == settling)
+        return 0;
+    worker->settling = settling;
+    if (!s_usable (worker))
+        s_release (self, handle);
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+    return 0;
+}
+
+//  Record when a worker's probation is due to end
+int
+drover_schedq_set_probation_until (drover_schedq_t *self, const char *id, uint64_t until)
+{
+    assert (self);
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    if (!worker)
+        return -1;              //  unknown worker
+    worker->probation_until = until;
+    return 0;
+}
+
+//  Keep a worker's last stats
+int
+drover_schedq_set_stats (drover_schedq_t *self, const char *id, const drover_stats_t *stats)
+{
+    assert (self);
+    assert (stats);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    worker->stats = *stats;
+    s_disk_check (self, handle);
+    return 0;
+}
+
+
+//  Change the free disk under which a worker takes nothing new
+void
+drover_schedq_set_min_disk_free (drover_schedq_t *self, uint64_t bytes)
+{
+    assert (self);
+    self->min_disk_free = bytes;
+    for (const char *id = drover_schedq_first (self); id; id = drover_schedq_next (self)) {
+        uint32_t handle;
+        s_worker_find (self, id, &handle);
+        s_disk_check (self, handle);
+    }
+}
+
+//  Return how many workers are known
+size_t
+drover_schedq_workers (drover_schedq_t *self)
+{
+    assert (self);
+    return zhashx_size (self->workers);
+}
+
+//  Return true if the worker is known and has nothing assigned
+bool
+drover_schedq_idle (drover_schedq_t *self, const char *id)
+{
+    assert (self);
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    return worker && worker->ntasks == 0;
+}
+
+//  Fill view with a worker's state
+int
+drover_schedq_lookup (drover_schedq_t *self, const char *id, drover_schedq_view_t *view)
+{
+    assert (self);
+    assert (view);
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    if (!worker)
+        return -1;              //  unknown worker
+    view->id = worker->id;
+    view->procs = worker->procs;
+    view->procs_used = worker->used - worker->lease_procs;     //  lent is not used
+    view->mem = worker->mem;
+    view->mem_used = worker->mem_used - worker->lease_mem;
+    view->admin = worker->admin;
+    view->probation = worker->probation;
+    view->probation_until = worker->probation? worker->probation_until: 0;
+    view->disk_low = worker->disk_low;
+    view->settling = worker->settling;
+    view->nlabels = worker->nlabels;
+    view->labels = worker->labels;
+    view->stats = worker->stats;
+    view->tasks = worker->ntasks;
+    view->reserved = worker->reserved? s_request (self, worker->reserved)->task: 0;
+    view->lease = worker->lease;
+    return 0;
+}
+
+//  Return the first known worker's id
+const char *
+drover_schedq_first (drover_schedq_t *self)
+{
+    assert (self);
+    void *item = zlistx_first (self->order);
+    return item? s_worker (self, (uint32_t) (uintptr_t) item)->id: NULL;
+}
+
+//  Return the next worker's id
+const char *
+drover_schedq_next (drover_schedq_t *self)
+{
+    assert (self);
+    void *item = zlistx_next (self->order);
+    return item? s_worker (self, (uint32_t) (uintptr_t) item)->id: NULL;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Leases
+//
+//  While nothing waits in the queue, the free procs and memory of the
+//  least-loaded eligible workers (at most max-leases of them) are lent to
+//  assign, one lease per worker, so that a task submitted to an empty
+//  queue is offered at once, without the assign -> schedq -> assign round
+//  trip. A lent worker is out of the eligible heap: its capacity is
+//  counted as used until assign takes from the lease for a task (the task
+//  is then assigned there, like a placement) or returns what is left.
+//  As soon as anything waits, or a lent worker stops being usable (hold,
+//  drain, probation, full disk, a new HELLO), its lease is revoked; what
+//  it holds comes back with the RETURN. actors/ACTORS.md, "Leases".
+
+//  Find the worker holding a lease, or 0; sets *slot_p to its place in
+//  self->leased (a short list: max-leases entries at most)
+static uint32_t
+s_lease_holder (drover_schedq_t *self, uint64_t lease, size_t *slot_p)
+{
+    for (size_t slot = 0; lease && slot < self->leased.count; slot++) {
+        uint32_t handle = self->leased.handles [slot];
+        if (s_worker (self, handle)->lease == lease) {
+            if (slot_p)
+                *slot_p = slot;
+            return handle;
+        }
+    }
+    return 0;
+}
+
+//  Forget a worker's lease without giving back what it holds
+static void
+s_drop_lease (drover_schedq_t *self, uint32_t worker_handle)
+{
+    size_t slot;
+    s_worker_t *worker = s_worker (self, worker_handle);
+    if (!s_lease_holder (self, worker->lease, &slot))
+        return;                 //  lends nothing
+    self->leased.handles [slot] = self->leased.handles [--self->leased.count];
+    worker->lease = 0;
+    worker->lease_procs = 0;
+    worker->lease_mem = 0;
+    worker->lease_revoked = false;
+    worker->lease_void = false;
+}
+
+//  Tell fn about a lease
+static void
+s_tell (drover_schedq_t *self, s_worker_t *worker, drover_schedq_lease_fn *fn, void *arg)
+{
+    drover_schedq_lease_t lease = {
+        worker->lease, worker->id, worker->lease_procs, worker->lease_mem
+    };
+    fn (&lease, arg);
+}
+
+//  Change how many leases may be out at once
+void
+drover_schedq_set_max_leases (drover_schedq_t *self, uint32_t max_leases)
+{
+    assert (self);
+    self->max_leases = max_leases;
+}
+
+//  Return true if a request waits that a lent worker could ever hold; a
+//  scan of the parked groups, which are few
+static bool
+s_parked_for_lent (drover_schedq_t *self)
+{
+    for (size_t index = 0; self->leased.count && index < self->parked.count; index++) {
+        s_group_t *group = s_group (self, self->parked.handles [index]);
+        for (size_t slot = 0; slot < self->leased.count; slot++) {
+            s_worker_t *worker = s_worker (self, self->leased.handles [slot]);
+            if (worker->procs >= group->procs && worker->mem >= group->demand->mem
+            &&  drover_labels_match (worker->labels, worker->nlabels, group->demand))
+                return true;
+        }
+    }
+    return false;
+}
+
+//  Return true if a request waits for capacity (queued, blocked by a
+//  reservation, or parked while a lent worker could hold it)
+static bool
+s_someone_waits (drover_schedq_t *self)
+{
+    return self->waiting_outside || drover_idheap_size (self->queue) || self->blocked.count
+        || self->nreservations || s_parked_for_lent (self);
+}
+
+//  Say which leases to revoke now
+int
+drover_schedq_revoke (drover_schedq_t *self, drover_schedq_lease_fn *fn, void *arg)
+{
+    assert (self);
+    assert (fn);
+    if (!self->leased.count)
+        return 0;
+    int revoked = 0;
+    bool waiting = s_someone_waits (self);
+    for (size_t slot = 0; slot < self->leased.count; slot++) {
+        s_worker_t *worker = s_worker (self, self->leased.handles [slot]);
+        if (worker->lease_revoked
+        ||  (!waiting && s_usable (worker) && !worker->lease_void))
+            continue;
+        worker->lease_revoked = true;
+        s_tell (self, worker, fn, arg);
+        revoked++;
+    }
+    return revoked;
+}
+
+//  Lend the free capacity of the least-loaded eligible workers
+int
+drover_schedq_lend (drover_schedq_t *self, drover_schedq_lease_fn *fn, void *arg)
+{
+    assert (self);
+    assert (fn);
+    if (s_someone_waits (self))
+        return 0;               //  what is free goes to them
+    int lent = 0;
+    while (self->leased.count < self->max_leases) {
+        uint32_t top = drover_idheap_top (self->eligible);
+        s_worker_t *worker = top? s_worker (self, top): NULL;
+        if (!worker || s_free_procs (worker) == 0)
+            break;              //  every eligible worker is full
+        worker->lease = ++self->lease_numbers;
+        worker->lease_procs = s_free_procs (worker);
+        worker->lease_mem = s_free_mem (worker);
+        worker->used += worker->lease_procs;
+        worker->mem_used += worker->lease_mem;
+        s_list_add (&self->leased, top);
+        s_worker_refresh (self, top);   //  out of the eligible heap
+        s_tell (self, worker, fn, arg);
+        lent++;
+    }
+    return lent;
+}
+
+//  Assign a task to the worker of a lease, out of what the lease holds
+int
+drover_schedq_take (drover_schedq_t *self, uint64_t lease, uint64_t task, uint32_t procs,
+                   uint64_t mem, const char *labels)
+{
+    assert (self);
+    uint32_t target = s_lease_holder (self, lease, NULL);
+    if (!target)
+        return -1;              //  no such lease: its worker went
+    s_worker_t *worker = s_worker (self, target);
+    if (procs == 0 || procs > worker->lease_procs || mem > worker->lease_mem)
+        return -1;              //  more than the lease holds
+    if (!s_attach_new (self, task, procs, mem, labels, target))
+        return -1;              //  already queued or assigned
+    //  The task's procs and memory were counted as used by the lease
+    worker = s_worker (self, target);
+    worker->lease_procs -= procs;
+    worker->lease_mem -= mem;
+    return 0;
+}
+
+//  End a lease, giving back what it still holds
+const char *
+drover_schedq_return (drover_schedq_t *self, uint64_t lease)
+{
+    assert (self);
+    uint32_t handle = s_lease_holder (self, lease, NULL);
+    if (!handle)
+        return NULL;            //  returned already, or its worker went
+    s_worker_t *worker = s_worker (self, handle);
+    worker->used -= worker->lease_procs;
+    worker->mem_used -= worker->lease_mem;
+    s_drop_lease (self, handle);
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+    return worker->id;
+}
+
+//  Return how many leases are out
+size_t
+drover_schedq_leases (drover_schedq_t *self)
+{
+    assert (self);
+    return self->leased.count;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Requests placed outside the queue (affinity)
+//
+//  drover_affinity picks a worker by rendezvous order and asks here whether
+//  it could ever hold a request (it takes new work, has the labels and
+//  enough procs and memory in all) and whether it has room now (free
+//  procs and memory, its capacity not lent nor kept for another request);
+//  it places with drover_schedq_place. While such a request waits, the
+//  queue lends nothing and calls back what it lent: the capacity goes to
+//  the request first (ACTORS.md, "Leases").
+
+//  Tell whether a worker has every label of labels ("k=v" joined by
+//  "\n", "" or NULL none)
+static bool
+s_has_labels (const s_worker_t *worker, const char *labels)
+{
+    for (const char *cursor = labels? labels: ""; *cursor; ) {
+        const char *end = strchr (cursor, '\n');
+        size_t size = end? (size_t) (end - cursor): strlen (cursor);
+        bool found = size == 0;
+        for (size_t index = 0; index < worker->nlabels && !found; index++)
+            found = strlen (worker->labels [index]) == size
+                 && memcmp (worker->labels [index], cursor, size) == 0;
+        if (!found)
+            return false;
+        cursor += size + (end? 1: 0);
+    }
+    return true;
+}
+
+//  Return true if the worker takes new work, has the labels and enough
+//  procs and memory in all (mem 0: any) for the request
+bool
+drover_schedq_could_hold (drover_schedq_t *self, const char *id, uint32_t procs, uint64_t mem,
+                         const char *labels)
+{
+    assert (self);
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    return worker && s_usable (worker) && worker->procs >= procs && worker->mem >= mem
+        && s_has_labels (worker, labels);
+}
+
+//  Return true if the worker could hold the request and has room for it
+//  now: free procs and memory, nothing lent, not kept for another request
+bool
+drover_schedq_has_room (drover_schedq_t *self, const char *id, uint32_t procs, uint64_t mem,
+                       const char *labels)
+{
+    assert (self);
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    return worker && s_usable (worker) && !worker->lease && !worker->reserved
+        && s_free_procs (worker) >= procs && s_free_mem (worker) >= mem
+        && s_has_labels (worker, labels);
+}
+
+//  Say whether requests wait outside the queue: while they do, nothing is
+//  lent and every lease is called back
+void
+drover_schedq_set_waiting (drover_schedq_t *self, bool waiting)
+{
+    assert (self);
+    self->waiting_outside = waiting;
+}
+
+
+//  ---------------------------------------------------------------------
+//  The fleet: the workers as the reconciler sees them
+//
+//  One look at each worker, paid once per FLEET (a term, a pass, a plan).
+//  Capacity lent to assign counts as free: a lease is called back as soon
+//  as anything waits.
+
+//  Why a worker takes no new work, in order of precedence: what runs on a
+//  draining worker should move away, whatever else holds it
+static drover_fleet_state_t
+s_fleet_state (const s_worker_t *worker)
+{
+    return worker->admin == DROVER_ADMIN_DRAIN? DROVER_FLEET_DRAINING:
+           worker->admin == DROVER_ADMIN_HOLD? DROVER_FLEET_HELD:
+           worker->probation? DROVER_FLEET_PROBATION:
+           worker->disk_low? DROVER_FLEET_LOW_DISK: DROVER_FLEET_USABLE;
+}
+
+//  Build the fleet of every worker known, in order of arrival
+drover_fleet_t *
+drover_schedq_fleet (drover_schedq_t *self)
+{
+    assert (self);
+    drover_fleet_t *fleet = drover_fleet_new ();
+    char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) + 1];
+    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order)) {
+        s_worker_t *worker = s_worker (self, (uint32_t) (uintptr_t) item);
+        size_t size = 0;
+        labels [0] = 0;
+        for (size_t index = 0; index < worker->nlabels && size < sizeof labels; index++)
+            size += (size_t) snprintf (labels + size, sizeof labels - size, "%s%s",
+                                       index? "\n": "", worker->labels [index]);
+        drover_fleet_worker_t entry = {
+            worker->id, worker->procs, worker->mem,
+            worker->used - worker->lease_procs, worker->mem_used - worker->lease_mem,
+            labels, s_fleet_state (worker), worker->ntasks
+        };
+        drover_fleet_add (fleet, &entry);
+    }
+    return fleet;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Views of the queued requests, for drover_explain
+//
+//  Asked, never per pass: drover_explain reads the groups and their
+//  requests through these, and the workers through drover_schedq_lookup.
+
+//  Fill a request's view
+static void
+s_view_request (const s_request_t *request, drover_schedq_request_t *view)
+{
+    view->task = request->task;
+    view->priority = request->priority;
+    view->procs = request->procs;
+    view->demand = request->demand;
+    view->group = request->group;
+}
+
+//  Fill view with a queued request. Returns 0, or -1 if not queued.
+int
+drover_schedq_request (drover_schedq_t *self, uint64_t task, drover_schedq_request_t *view)
+{
+    assert (self && view);
+    uint32_t handle = drover_slab_find (self->requests, task);
+    if (!handle || s_request (self, handle)->worker)
+        return -1;              //  not queued
+    s_view_request (s_request (self, handle), view);
+    return 0;
+}
+
+//  Tell fn about one group
+static void
+s_tell_group (drover_schedq_t *self, uint32_t handle, drover_schedq_group_fn *fn, void *arg)
+{
+    s_group_t *group = s_group (self, handle);
+    fn (handle, group->procs, group->demand, arg);
+}
+
+//  Call fn for each group of queued requests: queued, parked, blocked
+void
+drover_schedq_each_group (drover_schedq_t *self, drover_schedq_group_fn *fn, void *arg)
+{
+    assert (self && fn);
+    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
+        s_tell_group (self, drover_idheap_at (self->queue, index), fn, arg);
+    for (size_t index = 0; index < self->parked.count; index++)
+        s_tell_group (self, self->parked.handles [index], fn, arg);
+    for (size_t index = 0; index < self->blocked.count; index++)
+        s_tell_group (self, self->blocked.handles [index], fn, arg);
+}
+
+//  Call fn for each queued request of a group (between passes nothing is
+//  shelved)
+void
+drover_schedq_each_request (drover_schedq_t *self, uint32_t group,
+                           drover_schedq_request_fn *fn, void *arg)
+{
+    assert (self && fn);
+    drover_idheap_t *heap = s_group (self, group)->heap;
+    for (size_t index = 0; index < drover_idheap_size (heap); index++) {
+        drover_schedq_request_t view;
+        s_view_request (s_request (self, drover_idheap_at (heap, index)), &view);
+        fn (&view, arg);
+    }
+}
+
+//  Return the elastic pool's instance types, or NULL
+const drover_pooltype_t *
+drover_schedq_pooltypes (drover_schedq_t *self, size_t *count_p)
+{
+    assert (self && count_p);
+    *count_p = self->npooltypes;
+    return self->pooltypes;
+}

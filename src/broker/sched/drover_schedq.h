@@ -25,6 +25,7 @@
 #include "drover_msg.h"
 #include "drover_config.h"
 #include "drover_fleet.h"
+#include "drover_demands.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,8 @@ typedef struct {
     uint64_t probation_until;   //  when its probation is due to end, msec since the epoch,
                                 //  0 if not on probation or not known
     bool disk_low;              //  its free disk is under the floor: takes nothing new
+    bool settling;              //  registered again with attempts running: takes nothing
+                                //  new until assign has counted them
     size_t nlabels;             //  entries in labels
     char *const *labels;        //  "key=value" each
     drover_stats_t stats;       //  last stats stored with set_stats
@@ -53,7 +56,17 @@ typedef struct {
     uint64_t lease;             //  lease lending its free capacity to assign, 0 none
 } drover_schedq_view_t;
 
-//  A lease: a worker's free capacity lent to assign (drover_schedq_leases.c)
+//  A queued request as drover_explain reads it
+typedef struct {
+    uint64_t task;              //  task id
+    int32_t priority;           //  lower runs first
+    uint32_t procs;             //  procs demanded
+    const drover_demand_t *demand;  //  memory and labels demanded (borrowed)
+    uint32_t group;             //  handle of its group: the queued requests that demand
+                                //  the same procs, memory and labels
+} drover_schedq_request_t;
+
+//  A lease: a worker's free capacity lent to assign
 typedef struct {
     uint64_t id;                //  lease id, never 0
     const char *worker;         //  the worker lent (borrowed)
@@ -69,6 +82,20 @@ typedef void (drover_schedq_assign_fn) (uint64_t task, const char *worker, void 
 
 //  Called once for each task a removed worker had assigned
 typedef void (drover_schedq_task_fn) (uint64_t task, void *arg);
+
+//  Placement order: priority, then procs decreasing, then arrival (the
+//  task id: a requeued task keeps its original place). Inline: a pass
+//  calls it per placement
+static inline bool
+drover_schedq_ranks_before (int32_t priority, uint32_t procs, uint64_t task,
+                           int32_t other_priority, uint32_t other_procs, uint64_t other_task)
+{
+    if (priority != other_priority)
+        return priority < other_priority;
+    if (procs != other_procs)
+        return procs > other_procs;
+    return task < other_task;
+}
 
 //  Create an empty queue; a pass looks past at most max_shelve unfit requests
 //  (each reservation it makes counts one; requests set aside until a
@@ -227,7 +254,7 @@ void
 
 //  Return true if the worker takes new work, has the labels ("k=v" joined
 //  by "\n", "" or NULL none) and enough procs and memory in all (mem 0:
-//  any) for a request (drover_schedq_affinity.c)
+//  any) for a request (drover_affinity)
 bool
     drover_schedq_could_hold (drover_schedq_t *self, const char *id, uint32_t procs, uint64_t mem,
                              const char *labels);
@@ -245,10 +272,40 @@ void
 
 //  Build the fleet of every worker known, in order of arrival: procs,
 //  memory, what its tasks use (lent capacity counts as free), labels,
-//  tasks, and whether it takes new work (drover_schedq_fleet.c). Caller
+//  tasks, and whether it takes new work (drover_reconciler). Caller
 //  destroys it.
 drover_fleet_t *
     drover_schedq_fleet (drover_schedq_t *self);
+
+//  Fill view with a queued request (drover_explain). Returns 0, or -1 if
+//  the task is not queued.
+int
+    drover_schedq_request (drover_schedq_t *self, uint64_t task, drover_schedq_request_t *view);
+
+//  Called once for each group of queued requests: its handle, the procs
+//  each demands and what else they demand (borrowed)
+typedef void (drover_schedq_group_fn) (uint32_t group, uint32_t procs,
+                                      const drover_demand_t *demand, void *arg);
+
+//  Called once for each queued request of a group; the view is borrowed
+typedef void (drover_schedq_request_fn) (const drover_schedq_request_t *request, void *arg);
+
+//  Call fn for each group of queued requests: those in the queue, then
+//  those parked (no worker could hold them), then those blocked (their
+//  workers are reserved for others). Between passes.
+void
+    drover_schedq_each_group (drover_schedq_t *self, drover_schedq_group_fn *fn, void *arg);
+
+//  Call fn for each queued request of a group (from drover_schedq_each_group
+//  or drover_schedq_request). Between passes.
+void
+    drover_schedq_each_request (drover_schedq_t *self, uint32_t group,
+                               drover_schedq_request_fn *fn, void *arg);
+
+//  Return the elastic pool's instance types (borrowed; NULL if no pool),
+//  setting *count_p
+const drover_pooltype_t *
+    drover_schedq_pooltypes (drover_schedq_t *self, size_t *count_p);
 
 //  Return how many requests are queued
 size_t

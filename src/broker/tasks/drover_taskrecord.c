@@ -207,3 +207,115 @@ drover_taskrecord_row (const drover_taskrecord_t *self, drover_exec_t *exec,
     snprintf (row->worker, sizeof row->worker, "%s", drover_taskrecord_worker (self));
     row->summary = s_summary (self, exec);
 }
+
+//  Split a record's "\n"-joined labels into the info
+static void
+s_labels (const drover_taskrecord_t *task, drover_taskinfo_t *info)
+{
+    const char *labels = drover_taskrecord_labels (task);
+    if (!*labels)
+        return;
+    info->labels = (char **) zmalloc (DROVER_LABELS_MAX * sizeof (char *));
+    while (*labels && info->nlabels < DROVER_LABELS_MAX) {
+        size_t length = strcspn (labels, "\n");
+        info->labels [info->nlabels++] = strndup (labels, length);
+        labels += length + (labels [length] == '\n');
+    }
+}
+
+//  Copy the command from the task's body: argv, cwd, and the environment's
+//  names only (values may be secrets: a token, a password)
+static void
+s_command (const drover_taskrecord_t *task, drover_exec_t *exec, drover_taskinfo_t *info)
+{
+    const char *error;
+    if (drover_exec_decode (exec, task->data, task->body_size, &error))
+        return;                 //  validated at submit: not expected
+    info->argv = (char **) zmalloc ((exec->argc + 1) * sizeof (char *));
+    for (uint32_t arg = 0; arg < exec->argc; arg++)
+        info->argv [info->argc++] = strdup (exec->argv [arg]);
+    if (exec->cwd)
+        info->cwd = strdup (exec->cwd);
+    if (exec->nenv)
+        info->env = (char **) zmalloc (exec->nenv * sizeof (char *));
+    for (uint32_t entry = 0; entry < exec->nenv; entry++)
+        info->env [info->nenv++] = strndup (exec->env [entry], strcspn (exec->env [entry], "="));
+    info->input_size = exec->input_size;
+}
+
+//  Describe the task's current or last attempt (the one its record holds,
+//  not in its history)
+static void
+s_last_attempt (const drover_taskrecord_t *task, drover_attempt_t *attempt)
+{
+    memset (attempt, 0, sizeof *attempt);
+    attempt->attempt = task->attempt;
+    snprintf (attempt->worker, sizeof attempt->worker, "%s", drover_taskrecord_worker (task));
+    attempt->offered_at = task->offered_at;
+    attempt->started_at = task->started_at;
+    attempt->outcome = DROVER_ATTEMPT_NO_RESULT;
+    attempt->exit_code = -1;
+    if (drover_taskrecord_final (task)) {
+        const drover_taskresult_t *result = task->result;
+        attempt->ended_at = result->ended_at;
+        attempt->outcome = result->outcome;
+        attempt->exit_code = result->exit_code;
+        attempt->signal = result->signal;
+        if (result->reason)
+            snprintf (attempt->reason, sizeof attempt->reason, "%s", result->reason);
+        else
+        if (result->outcome == DROVER_OUTCOME_EXITED)
+            snprintf (attempt->reason, sizeof attempt->reason, "exit %d", result->exit_code);
+    }
+}
+
+//  TASK SHOW's description of the task
+drover_taskinfo_t *
+drover_taskrecord_info (const drover_taskrecord_t *self, const drover_taskhistory_t *history,
+                        const char *owner, drover_exec_t *exec)
+{
+    assert (self && owner && exec);
+    drover_taskinfo_t *info = drover_taskinfo_new ();
+    info->task = self->id;
+    info->state = self->state;
+    snprintf (info->owner, sizeof info->owner, "%s", owner);
+    info->priority = self->priority;
+    info->procs = self->procs;
+    info->mem = self->mem;
+    info->timeout = self->timeout;
+    info->retries = self->retries;
+    info->retries_left = self->retries_left;
+    info->lost = self->lost;
+    s_labels (self, info);
+    s_command (self, exec, info);
+    const char *key = drover_taskrecord_key (self);
+    if (key)
+        info->key = strdup (key);
+    info->queued_at = self->queued_at;
+    info->started_at = self->started_at;
+    info->attempt = self->attempt;
+    snprintf (info->worker, sizeof info->worker, "%s", drover_taskrecord_worker (self));
+    if (drover_taskrecord_final (self)) {
+        const drover_taskresult_t *result = self->result;
+        info->end = result->end;
+        info->reason = result->reason? strdup (result->reason): NULL;
+        info->outcome = result->outcome;
+        info->exit_code = result->exit_code;
+        info->signal = result->signal;
+        info->duration = result->duration;
+        info->truncated = result->truncated;
+        info->out_size = result->out_size;
+        info->err_size = result->err_size;
+        info->ended_at = result->ended_at;
+    }
+    //  The past attempts, then the current or last one if it is not among them
+    uint32_t past = history? history->count: 0;
+    info->attempts = (drover_attempt_t *) zmalloc ((past + 1) * sizeof (drover_attempt_t));
+    for (uint32_t index = 0; index < past; index++)
+        info->attempts [info->nattempts++] = history->attempts [index];
+    info->dropped = history? history->dropped: 0;
+    if (self->attempt > 0 && self->state != DROVER_TASK_QUEUED
+    &&  !(past && history->attempts [past - 1].attempt >= self->attempt))
+        s_last_attempt (self, &info->attempts [info->nattempts++]);
+    return info;
+}

@@ -6,8 +6,9 @@
     is): a million queued tasks must fit in a few hundred MiB, so it is
     kept small and sized to end exactly after its labels. What is its own:
     checking a TASK SUBMIT's fields, packing one into a record, the bytes it
-    holds, and its row in a TASK TABLE. Its worker, waiters and result are
-    the table's to set. No threads, no I/O.
+    holds, its row in a TASK TABLE and its description for TASK SHOW (with
+    its past attempts, which the table holds apart). Its worker, waiters
+    and result are the table's to set. No threads, no I/O.
     =========================================================================
 */
 
@@ -19,6 +20,7 @@
 #include "drover_exec.h"
 #include "drover_waiters.h"
 #include "drover_taskresult.h"
+#include "drover_taskhistory.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,6 +111,15 @@ const char *
 void
     drover_taskrecord_row (const drover_taskrecord_t *self, drover_exec_t *exec,
                            drover_task_row_t *row);
+
+//  Describe the task for TASK SHOW: its fields, command (the environment's
+//  names, not values; decoded with exec as scratch), times, result, and
+//  attempts (history's, NULL if none, then the current or last one);
+//  owner is its owner's name. Returns a new info the caller destroys.
+drover_taskinfo_t *
+    drover_taskrecord_info (const drover_taskrecord_t *self,
+                            const drover_taskhistory_t *history, const char *owner,
+                            drover_exec_t *exec);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,12 @@
 /*  =========================================================================
-    test_drover_schedq_explain - why a queued task waits: each worker's first
+    test_drover_explain - why a queued task waits: each worker's first
     reason, grouped, the verdict, the place in the queue and the short
     form, on hand-built workers and requests, without threads
     =========================================================================
 */
 
 #include "testutil.h"
-#include "drover_schedq_explain.h"
+#include "drover_explain.h"
 #include "drover_why.h"
 
 #define S_GIB   (1ULL << 30)
@@ -36,7 +36,7 @@ typedef struct {
 static void
 s_explain (drover_schedq_t *sched, uint64_t task, s_told_t *told)
 {
-    told->count = drover_schedq_explain (sched, task, told->whys);
+    told->count = drover_explain_task (sched, task, told->whys);
     assert_true (told->count >= 2);
     assert_int_equal (told->whys [0].code, DROVER_WHY_AHEAD);
 }
@@ -226,7 +226,7 @@ test_busy_kept_and_reserved (void **state)
     assert_int_equal (drover_schedq_run (sched, NULL, NULL), 2);
     assert_string_equal (drover_schedq_assigned (sched, 1), "big");
     assert_string_equal (drover_schedq_assigned (sched, 2), "small");
-    assert_int_equal (drover_schedq_explain (sched, 1, told.whys), -1);     //  not queued
+    assert_int_equal (drover_explain_task (sched, 1, told.whys), -1);     //  not queued
 
     //  Task 3 fits nowhere now: big is kept for it, and small takes task 6
     assert_int_equal (drover_schedq_push (sched, 3, 0, 4, 0, NULL), 0);
@@ -383,7 +383,7 @@ test_rows_annotated (void **state)
         rows [index].state = DROVER_TASK_QUEUED;
     }
     rows [6].state = DROVER_TASK_RUNNING;          //  task 1
-    drover_schedq_annotate (sched, rows, 7);
+    drover_explain_annotate (sched, rows, 7);
     assert_string_equal (rows [0].reason, "");     //  task 7: not queued here
     assert_string_equal (rows [1].reason, "busy");             //  6: first
     assert_string_equal (rows [2].reason, "no label zone=c");  //  5
@@ -429,7 +429,7 @@ test_never_runnable_not_ahead (void **state)
         rows [index].task = (uint64_t) (5 - index);
         rows [index].state = DROVER_TASK_QUEUED;
     }
-    drover_schedq_annotate (sched, rows, 4);
+    drover_explain_annotate (sched, rows, 4);
     assert_string_equal (rows [0].reason, "behind 1");         //  5: behind 4 only
     assert_string_equal (rows [2].reason, "no label zone=c");  //  3
     assert_string_equal (rows [3].reason, "no label zone=c");  //  2

@@ -1,6 +1,6 @@
 /*  =========================================================================
-    drover_schedq_explain - why a queued task waits and what would unblock
-    it, as the scheduling queue sees it (part of drover_schedq)
+    drover_explain - why a queued task waits and what would unblock it, as
+    the scheduling queue sees it
 
     For every worker, the first reason it cannot take the request, in this
     order: what it could never do (a label it lacks, too few procs or too
@@ -22,11 +22,14 @@
     comes, unless they ask exactly what it asks (its own group). One look
     at each request and, per group, at the workers, paid only when asked.
     A TASK TABLE's rows are annotated in one look at each for all of them.
+
+    It reads drover_schedq through its public views only: the workers
+    (drover_schedq_lookup), the groups of queued requests and their
+    requests (drover_schedq_each_group, drover_schedq_each_request).
     =========================================================================
 */
 
-#include "drover_schedq_internal.h"
-#include "drover_schedq_explain.h"
+#include "drover_explain.h"
 #include "drover_why.h"
 #include "drover_pool.h"
 
@@ -36,8 +39,53 @@ typedef struct {
     int32_t priority;           //  lower first
     uint32_t procs;             //  procs asked
     const drover_demand_t *demand;  //  memory and labels asked
-    uint32_t handle;            //  the request's handle
 } s_asked_t;
+
+
+//  ---------------------------------------------------------------------
+//  The workers, through drover_schedq's views
+
+//  Procs a worker has free (the view counts what it lent as free: only a
+//  worker that lends nothing is asked, a lent one says LENT first)
+static uint32_t
+s_free_procs (const drover_schedq_view_t *worker)
+{
+    return worker->procs_used < worker->procs? worker->procs - worker->procs_used: 0;
+}
+
+//  Memory a worker has free, bytes
+static uint64_t
+s_free_mem (const drover_schedq_view_t *worker)
+{
+    return worker->mem_used < worker->mem? worker->mem - worker->mem_used: 0;
+}
+
+//  Return true if a worker could ever hold a group's requests: it takes
+//  new work, is big enough in all, and has every label they require
+static bool
+s_could_hold (const drover_schedq_view_t *worker, uint32_t procs,
+              const drover_demand_t *demand)
+{
+    return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low
+        && !worker->settling && worker->procs >= procs && worker->mem >= demand->mem
+        && drover_labels_match (worker->labels, worker->nlabels, demand);
+}
+
+//  Fill view with the first worker in order of arrival; false if none
+static bool
+s_first_worker (drover_schedq_t *sched, drover_schedq_view_t *view)
+{
+    const char *id = drover_schedq_first (sched);
+    return id && drover_schedq_lookup (sched, id, view) == 0;
+}
+
+//  Fill view with the next worker; false at the end
+static bool
+s_next_worker (drover_schedq_t *sched, drover_schedq_view_t *view)
+{
+    const char *id = drover_schedq_next (sched);
+    return id && drover_schedq_lookup (sched, id, view) == 0;
+}
 
 
 //  ---------------------------------------------------------------------
@@ -46,8 +94,7 @@ typedef struct {
 //  Set why a worker cannot take the request now (code and numbers), or
 //  DROVER_WHY_FITS with its free procs
 static void
-s_first_reason (drover_schedq_t *self, const s_worker_t *worker, const s_asked_t *asked,
-                drover_why_t *why)
+s_first_reason (const drover_schedq_view_t *worker, const s_asked_t *asked, drover_why_t *why)
 {
     memset (why, 0, sizeof *why);
     const drover_demand_t *demand = asked->demand;
@@ -88,9 +135,9 @@ s_first_reason (drover_schedq_t *self, const s_worker_t *worker, const s_asked_t
     if (worker->disk_low)
         why->code = DROVER_WHY_LOW_DISK;
     else
-    if (worker->reserved && worker->reserved != asked->handle) {
+    if (worker->reserved && worker->reserved != asked->task) {
         why->code = DROVER_WHY_RESERVED;
-        why->a = s_request (self, worker->reserved)->task;
+        why->a = worker->reserved;
     }
     else
     if (worker->lease)
@@ -173,39 +220,39 @@ s_find (drover_why_t *whys, size_t count, int code)
 //  Say why no worker could ever run the request: the first label nobody
 //  has, else too few procs, else too little memory, else no one has all
 static void
-s_never (drover_schedq_t *self, const s_asked_t *asked, drover_why_t *verdict)
+s_never (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *verdict)
 {
     const drover_demand_t *demand = asked->demand;
-    if (self->npooltypes) {
+    size_t npooltypes;
+    const drover_pooltype_t *pooltypes = drover_schedq_pooltypes (sched, &npooltypes);
+    if (npooltypes) {
         //  An elastic pool: an instance of the cheapest type that fits
         //  will be started for it, or none fits (and none is started)
         const drover_pooltype_t *type = drover_pooltype_cheapest (
-            self->pooltypes, self->npooltypes, asked->procs, demand->mem, demand->given);
+            pooltypes, npooltypes, asked->procs, demand->mem, demand->given);
         verdict->code = type? DROVER_WHY_POOL_START: DROVER_WHY_POOL_NOFIT;
         if (type)
             snprintf (verdict->text, sizeof verdict->text, "%s", type->name);
         return;
     }
-    if (zlistx_size (self->order) == 0) {
+    if (drover_schedq_workers (sched) == 0) {
         verdict->code = DROVER_WHY_NEVER_NONE;
         return;
     }
     uint64_t most_procs = 0, most_mem = 0;
-    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order)) {
-        s_worker_t *worker = s_worker (self, (uint32_t) (uintptr_t) item);
-        if (worker->procs > most_procs)
-            most_procs = worker->procs;
-        if (worker->mem > most_mem)
-            most_mem = worker->mem;
+    drover_schedq_view_t worker;
+    for (bool more = s_first_worker (sched, &worker); more; more = s_next_worker (sched, &worker)) {
+        if (worker.procs > most_procs)
+            most_procs = worker.procs;
+        if (worker.mem > most_mem)
+            most_mem = worker.mem;
     }
     for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
         bool held = false;
-        for (void *item = zlistx_first (self->order); item && !held;
-             item = zlistx_next (self->order)) {
-            s_worker_t *worker = s_worker (self, (uint32_t) (uintptr_t) item);
-            for (size_t have = 0; have < worker->nlabels && !held; have++)
-                held = streq (worker->labels [have], demand->labels [wanted]);
-        }
+        for (bool more = s_first_worker (sched, &worker); more && !held;
+             more = s_next_worker (sched, &worker))
+            for (size_t have = 0; have < worker.nlabels && !held; have++)
+                held = streq (worker.labels [have], demand->labels [wanted]);
         if (!held) {
             verdict->code = DROVER_WHY_NEVER_LABEL;
             snprintf (verdict->text, sizeof verdict->text, "%s", demand->labels [wanted]);
@@ -238,7 +285,7 @@ s_name (drover_why_t *verdict, const drover_why_t *item)
 
 //  Decide the verdict from the workers' items: the closest way to running
 static void
-s_verdict (drover_schedq_t *self, const s_asked_t *asked, drover_why_t *whys, size_t count,
+s_verdict (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *whys, size_t count,
            drover_why_t *verdict)
 {
     memset (verdict, 0, sizeof *verdict);
@@ -252,7 +299,9 @@ s_verdict (drover_schedq_t *self, const s_asked_t *asked, drover_why_t *whys, si
     ||  (item = s_find (whys, count, DROVER_WHY_BUSY))
     ||  (item = s_find (whys, count, DROVER_WHY_BUSY_MEM))) {
         //  Its worker: how much more must free there
-        s_worker_t *worker = s_worker_find (self, item->names [0], NULL);
+        drover_schedq_view_t view = { 0 };      //  named by the look just taken: known
+        drover_schedq_lookup (sched, item->names [0], &view);
+        const drover_schedq_view_t *worker = &view;
         verdict->code = DROVER_WHY_FITS_WHEN;
         s_name (verdict, item);
         verdict->a = asked->procs > s_free_procs (worker)? asked->procs - s_free_procs (worker): 0;
@@ -277,64 +326,59 @@ s_verdict (drover_schedq_t *self, const s_asked_t *asked, drover_why_t *whys, si
         verdict->b = item->code == DROVER_WHY_PROBATION? item->a: 0;
     }
     else
-        s_never (self, asked, verdict);
+        s_never (sched, asked, verdict);
 }
 
 
 //  ---------------------------------------------------------------------
 //  Place in the queue
 
-//  Call fn for each queued request of a group (between passes nothing is
-//  shelved)
-typedef void (s_request_fn) (const s_request_t *request, void *arg);
-
-static void
-s_each_heap (drover_schedq_t *self, uint32_t group_handle, s_request_fn *fn, void *arg)
-{
-    drover_idheap_t *heap = s_group (self, group_handle)->heap;
-    for (size_t index = 0; index < drover_idheap_size (heap); index++)
-        fn (s_request (self, drover_idheap_at (heap, index)), arg);
-}
-
-//  True if a group's requests may run before others: a connected worker
-//  that takes work could ever hold them, or an instance of the elastic
-//  pool would be started for them; or no worker is connected at all (then
-//  everything waits for workers, in placement order)
+//  True if a group's requests (each demanding procs and demand) may run
+//  before others: a connected worker that takes work could ever hold
+//  them, or an instance of the elastic pool would be started for them; or
+//  no worker is connected at all (then everything waits for workers, in
+//  placement order)
 static bool
-s_group_runnable (drover_schedq_t *self, uint32_t handle)
+s_group_runnable (drover_schedq_t *sched, uint32_t procs, const drover_demand_t *demand)
 {
-    s_group_t *group = s_group (self, handle);
-    if (self->npooltypes)
-        return drover_pooltype_cheapest (self->pooltypes, self->npooltypes, group->procs,
-                                         group->demand->mem, group->demand->given) != NULL;
-    if (zlistx_size (self->order) == 0)
+    size_t npooltypes;
+    const drover_pooltype_t *pooltypes = drover_schedq_pooltypes (sched, &npooltypes);
+    if (npooltypes)
+        return drover_pooltype_cheapest (pooltypes, npooltypes, procs,
+                                         demand->mem, demand->given) != NULL;
+    if (drover_schedq_workers (sched) == 0)
         return true;
-    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
-        if (s_could_hold (s_worker (self, (uint32_t) (uintptr_t) item), group->procs,
-                          group->demand))
+    drover_schedq_view_t worker;
+    for (bool more = s_first_worker (sched, &worker); more; more = s_next_worker (sched, &worker))
+        if (s_could_hold (&worker, procs, demand))
             return true;
     return false;
 }
 
-//  Call fn for each request of a group that some worker could hold, or of
-//  group own (0: none): those that may run before own's
+//  What walking the groups for the requests that may run first needs
+typedef struct {
+    drover_schedq_t *sched;     //  the queue
+    uint32_t own;               //  the group asked about, always walked (0: none)
+    drover_schedq_request_fn *fn;   //  called for each request walked
+    void *arg;                  //  its argument
+} s_walk_t;
+
+//  Call the walk's fn for each request of a group that some worker could
+//  hold, or of its own group: those that may run before its own
 static void
-s_each_group (drover_schedq_t *self, uint32_t handle, uint32_t own, s_request_fn *fn, void *arg)
+s_walk_group (uint32_t group, uint32_t procs, const drover_demand_t *demand, void *arg)
 {
-    if (handle == own || s_group_runnable (self, handle))
-        s_each_heap (self, handle, fn, arg);
+    s_walk_t *walk = (s_walk_t *) arg;
+    if (group == walk->own || s_group_runnable (walk->sched, procs, demand))
+        drover_schedq_each_request (walk->sched, group, walk->fn, walk->arg);
 }
 
 //  The same over the groups queued, parked and blocked
 static void
-s_each_queued (drover_schedq_t *self, uint32_t own, s_request_fn *fn, void *arg)
+s_each_queued (drover_schedq_t *sched, uint32_t own, drover_schedq_request_fn *fn, void *arg)
 {
-    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
-        s_each_group (self, drover_idheap_at (self->queue, index), own, fn, arg);
-    for (size_t index = 0; index < self->parked.count; index++)
-        s_each_group (self, self->parked.handles [index], own, fn, arg);
-    for (size_t index = 0; index < self->blocked.count; index++)
-        s_each_group (self, self->blocked.handles [index], own, fn, arg);
+    s_walk_t walk = { sched, own, fn, arg };
+    drover_schedq_each_group (sched, s_walk_group, &walk);
 }
 
 //  What counting one request's place needs
@@ -345,7 +389,7 @@ typedef struct {
 
 //  Count a request if it ranks before the one asked about
 static void
-s_count_ahead (const s_request_t *request, void *arg)
+s_count_ahead (const drover_schedq_request_t *request, void *arg)
 {
     s_place_t *place = (s_place_t *) arg;
     const s_asked_t *asked = place->asked;
@@ -367,39 +411,38 @@ s_count_ahead (const s_request_t *request, void *arg)
 //  Fill items for a queued request: place (if ahead is set), groups,
 //  verdict. Returns how many.
 static int
-s_explain (drover_schedq_t *self, uint32_t handle, bool place, drover_why_t *whys)
+s_explain (drover_schedq_t *sched, const drover_schedq_request_t *request, bool place,
+           drover_why_t *whys)
 {
-    s_request_t *request = s_request (self, handle);
-    s_asked_t asked = { request->task, request->priority, request->procs, request->demand,
-                        handle };
+    s_asked_t asked = { request->task, request->priority, request->procs, request->demand };
     size_t count = 0;
     if (place) {
         memset (&whys [0], 0, sizeof whys [0]);
         whys [0].code = DROVER_WHY_AHEAD;
         s_place_t counting = { &asked, &whys [0] };
-        s_each_queued (self, request->group, s_count_ahead, &counting);
+        s_each_queued (sched, request->group, s_count_ahead, &counting);
         count = 1;
     }
     size_t first = count;
-    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order)) {
-        s_worker_t *worker = s_worker (self, (uint32_t) (uintptr_t) item);
+    drover_schedq_view_t worker;
+    for (bool more = s_first_worker (sched, &worker); more; more = s_next_worker (sched, &worker)) {
         drover_why_t why;
-        s_first_reason (self, worker, &asked, &why);
-        s_tally (whys, &count, DROVER_WHYS_MAX - 1, &why, worker->id);
+        s_first_reason (&worker, &asked, &why);
+        s_tally (whys, &count, DROVER_WHYS_MAX - 1, &why, worker.id);
     }
-    s_verdict (self, &asked, whys + first, count - first, &whys [count]);
+    s_verdict (sched, &asked, whys + first, count - first, &whys [count]);
     return (int) count + 1;
 }
 
 //  Explain why a queued task waits
 int
-drover_schedq_explain (drover_schedq_t *self, uint64_t task, drover_why_t *whys)
+drover_explain_task (drover_schedq_t *sched, uint64_t task, drover_why_t *whys)
 {
-    assert (self && whys);
-    uint32_t handle = drover_slab_find (self->requests, task);
-    if (!handle || s_request (self, handle)->worker)
+    assert (sched && whys);
+    drover_schedq_request_t request;
+    if (drover_schedq_request (sched, task, &request))
         return -1;              //  not queued
-    return s_explain (self, handle, true, whys);
+    return s_explain (sched, &request, true, whys);
 }
 
 //  A row's sort key and where it is, to count places in one look
@@ -409,6 +452,7 @@ typedef struct {
     uint64_t task;              //  likewise
     size_t row;                 //  index in the rows
     uint32_t group;             //  its request's group
+    const drover_demand_t *demand;  //  what its group demands besides procs
     uint32_t ahead;             //  queued requests ranked before it
 } s_key_t;
 
@@ -443,7 +487,7 @@ typedef struct {
 
 //  Count a request as ahead of every key it ranks before: mark the first
 static void
-s_mark_ahead (const s_request_t *request, void *arg)
+s_mark_ahead (const drover_schedq_request_t *request, void *arg)
 {
     s_places_t *places = (s_places_t *) arg;
     size_t low = 0, high = places->count;
@@ -464,15 +508,15 @@ s_mark_ahead (const s_request_t *request, void *arg)
 //  group each_group, or every request that may run first (each_group 0),
 //  that rank before it: mark the first key each ranks before, then add up
 static void
-s_count_places (drover_schedq_t *self, s_key_t *keys, size_t count, uint32_t each_group)
+s_count_places (drover_schedq_t *sched, s_key_t *keys, size_t count, uint32_t each_group)
 {
     uint32_t *starts = (uint32_t *) calloc (count? count: 1, sizeof (uint32_t));
     assert (starts);
     s_places_t places = { keys, count, starts };
     if (each_group)
-        s_each_heap (self, each_group, s_mark_ahead, &places);
+        drover_schedq_each_request (sched, each_group, s_mark_ahead, &places);
     else
-        s_each_queued (self, 0, s_mark_ahead, &places);
+        s_each_queued (sched, 0, s_mark_ahead, &places);
     uint32_t ahead = 0;
     for (size_t index = 0; index < count; index++) {
         ahead += starts [index];
@@ -483,20 +527,19 @@ s_count_places (drover_schedq_t *self, s_key_t *keys, size_t count, uint32_t eac
 
 //  Fill the reason of each QUEUED row with the short form of its explanation
 void
-drover_schedq_annotate (drover_schedq_t *self, drover_task_row_t *rows, size_t nrows)
+drover_explain_annotate (drover_schedq_t *sched, drover_task_row_t *rows, size_t nrows)
 {
-    assert (self);
+    assert (sched);
     s_key_t *keys = (s_key_t *) malloc ((nrows? nrows: 1) * sizeof (s_key_t));
     assert (keys);
     size_t count = 0;
     for (size_t index = 0; index < nrows; index++) {
-        uint32_t handle = drover_slab_find (self->requests, rows [index].task);
-        if (rows [index].state != DROVER_TASK_QUEUED || !handle
-        ||  s_request (self, handle)->worker)
+        drover_schedq_request_t request;
+        if (rows [index].state != DROVER_TASK_QUEUED
+        ||  drover_schedq_request (sched, rows [index].task, &request))
             continue;           //  not queued here
-        s_request_t *request = s_request (self, handle);
-        s_key_t key = { request->priority, request->procs, request->task, index,
-                        request->group, 0 };
+        s_key_t key = { request.priority, request.procs, request.task, index,
+                        request.group, request.demand, 0 };
         keys [count++] = key;
     }
     //  Sorted by group, a run of keys each: the requests of a group no
@@ -506,11 +549,11 @@ drover_schedq_annotate (drover_schedq_t *self, drover_task_row_t *rows, size_t n
     for (size_t start = 0, end; start < count; start = end) {
         for (end = start + 1; end < count && keys [end].group == keys [start].group; end++)
             ;
-        if (!s_group_runnable (self, keys [start].group))
-            s_count_places (self, keys + start, end - start, keys [start].group);
+        if (!s_group_runnable (sched, keys [start].procs, keys [start].demand))
+            s_count_places (sched, keys + start, end - start, keys [start].group);
     }
     qsort (keys, count, sizeof (s_key_t), s_key_compare);
-    s_count_places (self, keys, count, 0);
+    s_count_places (sched, keys, count, 0);
     drover_why_t *whys = (drover_why_t *) malloc (DROVER_WHYS_MAX * sizeof (drover_why_t));
     assert (whys);
     for (size_t index = 0; index < count; index++) {
@@ -518,8 +561,10 @@ drover_schedq_annotate (drover_schedq_t *self, drover_task_row_t *rows, size_t n
         memset (&whys [0], 0, sizeof whys [0]);
         whys [0].code = DROVER_WHY_AHEAD;
         whys [0].count = keys [index].ahead;
-        int items = s_explain (self, drover_slab_find (self->requests, row->task), false,
-                               whys + 1);
+        drover_schedq_request_t request;
+        if (drover_schedq_request (sched, row->task, &request))
+            continue;           //  queued when its key was made: not expected
+        int items = s_explain (sched, &request, false, whys + 1);
         drover_why_short (whys, (size_t) items + 1, row->reason, sizeof row->reason);
     }
     free (whys);
