@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_taskrestore - the task table after a restart, and what it
+    test_drover_assign_restore - the task table after a restart, and what it
     tells the store: restored tasks, ids that go on, the restart grace,
     adoption, submit keys, and the state each change carries
 

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_taskshow - a task's attempts and everything else TASK SHOW
+    test_drover_assign_show - a task's attempts and everything else TASK SHOW
     says, through the task table with a fake clock
 
     Each attempt that ends without ending the task (a retry, a lost

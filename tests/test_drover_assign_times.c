@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_tasktimes - the task table stamps each task with wall-clock
+    test_drover_assign_times - the task table stamps each task with wall-clock
     times (submitted, its attempt started, ended), with a fake clock
 
     The plain class, driven directly: the clock is a variable the test

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_taskreplica - the task table's replicas, with a fake clock
+    test_drover_assign_replicas - the task table's replicas, with a fake clock
 
     A replica is started on its worker without the queue (created, offered,
     said PLACED), ends FAILED at once if its worker is not up, and is never
