@@ -63,7 +63,7 @@ static void
 s_start_with (s_test_t *test, int durability, uint32_t keep_finished)
 {
     drover_store_actor_args_t args = {
-        .state_dir = test->dir, .durability = durability, .commit_every = 300,
+        .state_dir = test->dir, .durability = durability, .commit_every = 150,
         .keep_finished = keep_finished, .history_count = 1000, .history_age = 3600,
         .history_events = 100000
     };
@@ -329,22 +329,27 @@ test_reply_after_commit_and_kept (void **state)
     s_expect_loaded (test, 3, 2);
 }
 
-//  RECALL waits for the changes said before it to be committed, then says
-//  each of its tasks kept and final as a RESTORE (a task not final, or not
-//  kept, is left out) and RECALLED ref; RECALLs are answered in order
+//  RECALL waits for the changes said before it to be committed (with
+//  durability batch, commit-every later), then says each of its tasks kept
+//  and final as a RESTORE (a task not final, or not kept, is left out) and
+//  RECALLED ref; RECALLs are answered in order
 static void
 test_recall_after_commit (void **state)
 {
     s_test_t *test = (s_test_t *) *state;
-    s_start_with (test, DROVER_DURABILITY_FULL, 0);
+    s_start_with (test, DROVER_DURABILITY_BATCH, 0);
     s_expect_loaded (test, 1, 0);
-    s_keep_one (test, s_queued (1, ""), 1);
-    s_keep_one (test, s_queued (2, ""), 2);
+    drover_outbox_t *outbox = drover_outbox_new ();
+    s_say_change (outbox, s_queued (1, ""));
+    s_say_change (outbox, s_queued (2, ""));
+    testutil_say_batch (test->store, &outbox);
+    s_expect_publish (test->store, "task.queued", 1, 1, "");
+    s_expect_publish (test->store, "task.queued", 2, 2, "");
     uint64_t ids [] = { 1, 2, 99 };
     zframe_t *frame = zframe_new (ids, sizeof ids);
     uint64_t none [] = { 99 };
     zframe_t *unknown = zframe_new (none, sizeof none);
-    drover_outbox_t *outbox = drover_outbox_new ();
+    outbox = drover_outbox_new ();
     s_say_change (outbox, s_succeeded (1));     //  final only once committed
     drover_outbox_say (outbox, "s8f", "RECALL", (uint64_t) 7, frame);
     drover_outbox_say (outbox, "s8f", "RECALL", (uint64_t) 8, unknown);
@@ -675,7 +680,7 @@ test_durability_off_keeps_nothing (void **state)
     assert_false (zsys_file_exists (test->dir));
 }
 
-//  With durability batch a commit waits commit-every msec (300) after the
+//  With durability batch a commit waits commit-every msec (150) after the
 //  last one (the start counts as one): the publish and the held reply
 //  come no sooner
 static void
@@ -690,7 +695,7 @@ test_durability_batch_waits_commit_every (void **state)
     s_say_reply (outbox, s_accepted (1, 9));
     testutil_say_batch (test->store, &outbox);
     s_expect_publish (test->store, "task.queued", 1, 1, "");
-    assert_true (zclock_mono () - started >= 300);
+    assert_true (zclock_mono () - started >= 150);
     drover_msg_t *reply = s_expect_send (test->store);
     assert_int_equal (reply->task, 1);
     drover_msg_destroy (&reply);
