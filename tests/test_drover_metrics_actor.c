@@ -10,7 +10,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_actor.h"
 #include "drover_metrics_actor.h"
 #include "drover_metrics.h"
 #include <poll.h>

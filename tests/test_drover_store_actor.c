@@ -13,7 +13,8 @@
     =========================================================================
 */
 
-#include "testutil.h"
+#include "testutil_proc.h"
+#include "testutil_actor.h"
 #include "drover_store_actor.h"
 #include "drover_store.h"
 #include <sqlite3.h>
