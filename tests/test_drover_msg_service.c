@@ -8,8 +8,9 @@
     labels, strings too long, records too short, a histogram of the wrong
     size) is refused with a reason naming the part, before anything is
     allocated for it. Records longer than this version's are read, the
-    extra elements skipped (a later version may append). test_drover_msg
-    round-trips them with every other message and mutates them.
+    extra elements skipped (a later version may append).
+    test_drover_msg_roundtrip round-trips them with every other message,
+    test_drover_msg_hostile mutates them.
     =========================================================================
 */
 
