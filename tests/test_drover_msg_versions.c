@@ -23,7 +23,7 @@ test_optional_fields_of_older_peers (void **state)
     for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++) {
         drover_msg_t *msg = testcodec_filled (ids [index]);
         if (ids [index] == DROVER_MSG_TASK_SUBMIT) {
-            zstr_free (&msg->affinity);     //  key last: test_drover_msg_service has the
+            zstr_free (&msg->affinity);     //  key last: test_drover_msg_service_roundtrip has the
             msg->service [0] = 0;           //  fields after it
             msg->slot = 0;
         }
