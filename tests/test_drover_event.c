@@ -129,7 +129,7 @@ test_event_json_long_time (void **state)
     zstr_free (&json);
 }
 
-//  Random bytes (the same buffers test_drover_msg decodes): accepted, or
+//  Random bytes (the same buffers test_drover_msg_hostile decodes): accepted, or
 //  refused
 static void
 test_event_random_bytes (void **state)

@@ -131,8 +131,9 @@ test_exec_rejects (void **state)
 
 //  An env array once could claim more entries than its bytes hold: it is
 //  refused unless the bytes left can hold each entry at its smallest ("A=",
-//  3 bytes), before the array is allocated (moved from test_drover_msg's
-//  test_rows_claimed_past_bytes_are_refused_unallocated)
+//  3 bytes), before the array is allocated (moved from the wire codec's
+//  test_rows_claimed_past_bytes_are_refused_unallocated, now in
+//  test_drover_msg_hostile)
 static void
 test_env_claimed_past_bytes_is_refused_unallocated (void **state)
 {
@@ -179,7 +180,7 @@ test_exec_truncated_at_every_length (void **state)
     drover_exec_destroy (&exec);
 }
 
-//  Random bytes (the same buffers test_drover_msg decodes): accepted, or
+//  Random bytes (the same buffers test_drover_msg_hostile decodes): accepted, or
 //  refused with a reason
 static void
 test_exec_random_bytes (void **state)

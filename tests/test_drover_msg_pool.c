@@ -6,8 +6,9 @@
     prices, states, behaviours, actions, ids, strings too long, records
     too short) is refused with a reason naming the part, before anything
     is allocated for it. Records longer than this version's are read, the
-    extra elements skipped (a later version may append). test_drover_msg
-    round-trips them with every other message and mutates them.
+    extra elements skipped (a later version may append).
+    test_drover_msg_roundtrip round-trips them with every other message,
+    test_drover_msg_hostile mutates them.
     =========================================================================
 */
 

@@ -6,8 +6,9 @@
     that are not, rows out of order or twice, records too short, strings
     too long, wrong types) is refused with a reason naming the part,
     before anything is allocated for it. Records longer than this
-    version's are read, the extra elements skipped. test_drover_msg
-    round-trips both with every other message and mutates them.
+    version's are read, the extra elements skipped.
+    test_drover_msg_roundtrip round-trips both with every other message,
+    test_drover_msg_hostile mutates them.
     =========================================================================
 */
 

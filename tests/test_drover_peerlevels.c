@@ -59,7 +59,7 @@ test_levels_said_and_shown (void **state)
     assert_int_equal (drover_peerlevels_size (levels), 0);
 
     //  A worker of the releases between 0.1 and 0.2: a state id in HELLO
-    //  (which shows level 2, test_drover_msg), no level. It stays of level
+    //  (which shows level 2, test_drover_msg_levels), no level. It stays of level
     //  1: its WELCOME must not carry a level, which it would refuse
     zframe_t *frame = drover_msg_encode (hello);
     drover_msg_t *decoded = s_decoded (frame);

@@ -1,6 +1,6 @@
 /*  =========================================================================
-    testcodec - what the codec tests share (test_drover_msg and its _pool,
-    _service and _queues, test_drover_exec, test_drover_event)
+    testcodec - what the codec tests share (test_drover_msg_*,
+    test_drover_exec, test_drover_event)
 
     A deterministic PRNG and the random buffers it makes, a packer for
     hand-made (often hostile) bytes and the checks of what they decode to,
