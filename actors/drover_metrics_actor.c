@@ -23,11 +23,8 @@
     (S_CONNECTION_MAX: then its socket is shut down). GET and HEAD only;
     any path but /metrics is 404.
 
-    In:   METRICS is said by this actor; what it hears:
-          COUNTS round(8) values(f)     an actor's (or the main's) answer
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  STARTED ok(4) text(s)         first, outside any batch
-          METRICS round(8)              to the actors that keep numbers
+    What it hears and says, and how: actors/ACTORS.md, "metrics" and "How
+    actors talk".
     =========================================================================
 */
 

@@ -37,39 +37,8 @@
       store says FENCED (once) and every later batch is refused like a
       failed one (backing off as above) until the broker stops it.
 
-    In:   CHANGE change(p)          a task's change, from assign (a record)
-          REPLY route(f) payload(f) worker(s)   a SEND to hold until the
-                                    changes said before it are committed
-          EVENT topic(s) body(f)    another actor's event
-          MSG route(f) msg(p)       EVENT REPLAY from a client: answered EVENT LIST
-                                    from the backend (ERROR 415 with durability off)
-          RESTORED count(8)         assign restored that many more RESTOREs: at most
-                                    S_RESTORE_AHEAD tasks are said and not yet restored
-          RECALL ref(8) ids(f)      from assign: read these tasks (packed uint64 ids)
-                                    back from the history, once committed
-          KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   from schedq: an
-                                    operator's setting of a worker, kept at once
-                                    (admin RUN: forgotten)
-          KEEPSERVICE name(s) def(f)    from the reconciler: a service's definition
-                                    (an encoded SERVICE ADMIN create), kept at once;
-                                    an empty def forgets it
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  OPENED ok(4) text(s)      first, outside any batch
-          RESTORE change(p)         a kept task, to assign (a record): at start, and
-                                    for a RECALL each of its tasks kept and final
-          RECALLED ref(8)           to assign, after the RESTOREs of RECALL ref
-          ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   at start, before
-                                    LOADED: each kept setting, to schedq
-          SERVICE def(f)            at start, before LOADED: each kept service's
-                                    definition, to the reconciler
-          STATE state(s)            the state id, to health and assign
-          LOADED next-task(8) restored(8)   every kept task was said
-          PUBLISH topic(s) body(f) owner(s)  a committed event, for the event stream (owner:
-                                    its task's owner, "" for none)
-          UNSAVED task(8)           a submit that could not be saved: forget it
-          FENCED text(s)            once: a write was refused by fencing (a newer
-                                    leader holds the state): stop serving
-          SEND route(f) payload(f) worker(s)    a held reply, now committed
+    What it hears and says, and how: actors/ACTORS.md, "store" and "How
+    actors talk".
     =========================================================================
 */
 
