@@ -695,6 +695,16 @@ s_deadline (self_t *self)
     return deadline;
 }
 
+//  Handle a command while the state could not be opened: only the
+//  commands every actor accepts ($TERM ends the wait); others are dropped
+static void
+s_handle_closed (void *arg, zmsg_t *msg)
+{
+    char command [16];
+    drover_actor_pop_text (msg, command, sizeof command);
+    drover_actor_handle_common ((drover_actor_flags_t *) arg, command, msg);
+}
+
 //  Run the store actor; args is a drover_store_actor_args_t
 void
 drover_store_actor (zsock_t *pipe, void *args)
@@ -706,10 +716,10 @@ drover_store_actor (zsock_t *pipe, void *args)
         zsock_send (pipe, "s4s", "OPENED", 0, error);
         zstr_free (&error);
         //  Wait for $TERM: the broker stops
-        char *command = NULL;
-        while ((command = zstr_recv (pipe)) && !streq (command, "$TERM"))
-            zstr_free (&command);
-        zstr_free (&command);
+        drover_actor_flags_t flags = { .stopping = false };
+        while (!flags.stopping
+        &&  drover_outbox_receive (pipe, 0, s_handle_closed, NULL, &flags) != -1)
+            ;
         return;
     }
     zsock_send (pipe, "s4s", "OPENED", 1, drover_store_name (self->backend));
