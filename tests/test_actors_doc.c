@@ -108,7 +108,8 @@ s_doc_load (s_doc_t *doc, char *text)
     enum { NONE, ACTORS, WIRE, COMMANDS } table = NONE;
     int actor_row = 0;
     char *saveptr = NULL;
-    for (char *line = strtok_r (text, "\n", &saveptr); line; line = strtok_r (NULL, "\n", &saveptr)) {
+    for (char *line = strtok_r (text, "\n", &saveptr); line;
+         line = strtok_r (NULL, "\n", &saveptr)) {
         if (line [0] != '|') {
             table = NONE;               //  a table ends at its first other line
             continue;
