@@ -1106,7 +1106,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
         int wait = drover_actor_poll_timeout (deadline, now);
         if (deadline != -1)
             wait = drover_turns_wait (wait);
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         s_forgive_stall (self);
         if (drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,

@@ -548,7 +548,7 @@ drover_metrics_actor (zsock_t *pipe, void *args)
         zmq_pollitem_t *items = drover_poller_items (self->poller, 1);
         items [0].fd = epoll_fd;
         items [0].events = ZMQ_POLLIN;
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
                                self) == -1)

@@ -448,7 +448,7 @@ drover_pool_actor (zsock_t *pipe, void *args)
         size_t count = self->driver? drover_pooldriver_items (self->driver): 0;
         zmq_pollitem_t *items = count? drover_poller_items (self->poller, count): NULL;
         size_t filled = count? drover_pooldriver_fill (self->driver, items, count): 0;
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                                      s_handle_record, self);

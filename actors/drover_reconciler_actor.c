@@ -677,7 +677,7 @@ drover_reconciler_actor (zsock_t *pipe, void *args)
     zsock_signal (pipe, 0);
     while (!self->flags.stopping) {
         int wait = drover_actor_poll_timeout (s_next_deadline (self), zclock_mono ());
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                                s_handle_record, self) == -1)

@@ -737,9 +737,8 @@ drover_store_actor (zsock_t *pipe, void *args)
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->npending == 0)
             drover_actor_flush (self->poller, DROVER_PIPE_AT, self->held, self->pipe);
-        if (drover_poller_wait (self->poller,
-                                drover_actor_poll_timeout (s_deadline (self), zclock_mono ()))
-            == -1)
+        int wait = drover_actor_poll_timeout (s_deadline (self), zclock_mono ());
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                               s_handle_record, self) == -1)
