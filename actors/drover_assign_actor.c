@@ -1,18 +1,13 @@
 /*  =========================================================================
     drover_assign_actor - the assign actor: the I/O around the task table
 
-    The task table (src/broker/tasks/drover_assign.c) decides; this actor reads its
-    commands from the pipe, calls the table with zclock_mono () as `now`,
+    The task table (src/broker/tasks/drover_assign.c) decides; this actor
+    reads its commands, calls the table with zclock_mono () as `now`,
     answers the peer that asked, then carries out the actions the table
     decided, in order. The reply to a request always goes out before what
     the request caused (a client sees OK to its CANCEL before the TASK DONE
-    it brings). The only timer is the table's oldest ack deadline, which is
-    the poll timeout.
-
-    The pipe is the hot path (several commands per task, 100k tasks/s is
-    the aim): commands come in BATCHes from the main, and everything one
-    turn says goes out as one BATCH (drover_outbox), so a busy broker
-    wakes each thread once per batch rather than once per command.
+    it brings). The only timers are the table's oldest ack deadline and the
+    end of the restart grace.
 
     Every change of a task is said to the store (CHANGE: the event and the
     task's state after it; with durability off only while someone listens
@@ -20,72 +15,87 @@
     ACCEPTED, TASK DONE, the OK to a RESULT or a CANCEL) is said as REPLY:
     the store sends it on once the change is committed.
 
-    Clients' requests and workers' reports (each MSG) are handled in
-    drover_assign_actor_requests.c, the reconciler's replicas in
-    drover_assign_actor_replicas.c; both work on this state through
-    drover_assign_actor_internal.h.
-
-    In:   CONFIGURE ack-timeout(4) lost-retries(4) max-queued(4) keep-finished(4)
-                    max-queued-bytes(4) keep-finished-bytes(4) durability(4)
-                    restart-grace(4)
-          RESTORE change(p)         a task the store kept (at start), or a final one it
-                                    read back for a RECALL (after LOADED)
-          RECALLED ref(8)           the store said every task RECALL ref asked for
-                                    that its history keeps: handle the request
-                                    parked under ref
-          STATE state(s)            the broker's state id (at start)
-          LOADED next-task(8) restored(8)   every kept task was said
-          UNSAVED task(8)           its submit could not be saved: forget it
-          MSG route(f) msg(p)        TASK SUBMIT, WAIT, CANCEL, LIST, EXPLAIN, STARTED, RESULT
-          ASSIGN task(8) worker(s)        (from schedq, on the link)
-          LEASE lease(8) worker(s) procs(4) mem(8) labels(s) | REVOKE lease(8)
-                                          (from schedq, on the link)
-          UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
-          LOST worker(s) reason(s)
-          START worker(s) submit(f)     from the reconciler: run a replica (an
-                                    encoded TASK SUBMIT naming service and slot) there
-          STOP task(8) reason(s)    from the reconciler: cancel a replica
-          METRICS round(8)          answered COUNTS round values(f)
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  QUEUE task(8) priority(i) procs(4) mem(8) labels(s) | DEQUEUE task(8)
-          AFFINITY task(8) priority(i) procs(4) mem(8) labels(s) key(s)
-                                    instead of QUEUE for a task with an affinity key
-          TAKE lease(8) task(8) procs(4) mem(8) labels(s) | RETURN lease(8)
-          FREE task(8) | PROBATION worker(s) reason(s)  (to schedq, on the link)
-          MSG route(f) msg(p)       TASK EXPLAIN of a queued task, TASK TABLE with
-                                    queued rows: schedq explains and answers (on the link)
-          SUCCESS worker(s) | FAILURE worker(s) reason(s)    (to probation)
-          HEARD worker(s) route(f)    a STARTED or RESULT came from the worker's
-                                      registration (to health); once per worker a turn
-          PLACED task(8) worker(s) procs(4) mem(8) labels(s)   an attempt adopted
-                                      after a restart, or a replica started
-                                      (to schedq, on the link)
-          SETTLED worker(s)         (to schedq, on the link) for an UP that listed
-                                    attempts: they are counted (its PLACED said) and
-                                    those killed have sent their RESULT
-          REPLICA task(8) service(s) slot(4) worker(s) attempt(4) state(4) end(4) why(s)
-                                    a replica's task changed, or was restored
-                                    (to the reconciler)
-          CHANGE change(p) | REPLY route(f) payload(f) worker(s)    (to the store)
-          RECALL ref(8) ids(f)      to the store: a TASK WAIT or SHOW names these
-                                    tasks, evicted past keep-finished (packed uint64
-                                    ids); read them back from the history
-          RESTORED count(8)         RESTOREs handled this turn (to the store,
-                                    which says no more while too many wait)
-          SEND route(f) payload(f) worker(s)
-          COUNTS round(8) values(f)     tasks by state, counters, histograms
-                                    (drover_metrics)
+    In order: the state; saying what the table decided (s_carry_out); the
+    reconciler's replica tasks; clients' requests and workers' reports
+    (each MSG), with the requests parked while the store reads evicted
+    tasks back; the commands; the loop. What it hears and says, and how:
+    actors/ACTORS.md, "assign" and "How actors talk".
     =========================================================================
 */
 
-#include "drover_assign_actor_internal.h"
+#include "drover_assign_actor.h"
+#include "drover_msg.h"
+#include "drover_assign.h"
+#include "drover_leases.h"
+#include "drover_tasktags.h"
+#include "drover_actor.h"
 #include "drover_metrics.h"
 #include "drover_store_actor.h"
 
 //  Most warnings about stale or unknown reports logged per second
 #define S_WARNINGS_PER_SEC  20
 
-typedef drover_assign_actor_self_t self_t;
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
+    zsock_t *link;              //  PAIR straight to schedq (ACTORS.md, "The link")
+    drover_outbox_t *to_schedq; //  what this turn says on the link: QUEUE, TAKE, FREE, RETURN...
+    drover_once_t succeeded;    //  workers told SUCCESS this turn
+    drover_once_t heard;        //  workers health was told HEARD of this turn
+    drover_poller_t *poller;    //  the pipe (and the link)
+    drover_assign_t *table;  //  every task; decides everything
+    drover_leases_t *leases;    //  idle capacity schedq lent us: tasks placed without it
+    drover_tasktags_t *tags;    //  replicas' service and slot, affinity keys
+    drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
+    uint64_t stale;             //  reports answered STALE, NOT FOUND or NOT REGISTERED
+    uint64_t suppressed;        //  warnings held back by the rate limit
+    int64_t warned_at;          //  start of the current warning second, msec
+    int warnings;               //  warnings logged in that second
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE (also logs each task's end), $TERM
+    int durability;             //  drover_durability_t
+    drover_record_kind_t acks;  //  how acknowledgements go: REPLY with durability full, else SEND
+    uint32_t restart_grace;     //  msec for workers to report after a restart
+    int64_t grace_at;           //  msec (mono) when the restart grace ends, 0: none
+    uint64_t restored;          //  RESTOREs handled this turn, not yet said RESTORED
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id (STATE)
+    uint64_t submitted;         //  tasks accepted, ever (METRICS)
+    uint64_t ended [DROVER_END_MAX + 1];    //  tasks that reached a final state, by end
+    uint64_t requeued;          //  attempts put back in the queue
+    uint64_t refused [3];       //  reports refused: 409 STALE, 404 NOT FOUND, 401 NOT REGISTERED
+    drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  queue wait, run time, end to end
+    bool loaded;                //  LOADED heard: a RESTORE now is a task read back (RECALL)
+    zlistx_t *parked;           //  s_parked_t: requests waiting for a RECALL,
+                                //  in the order the RECALLs were said (owned)
+    uint64_t recalls;           //  RECALLs said, ever: the last one's number
+    uint64_t recall_restored;   //  tasks read back since the last RECALLED
+} self_t;
+
+//  A client's TASK WAIT or SHOW naming tasks evicted from the table (past
+//  keep-finished): parked while the store reads them back from its
+//  durable history (RECALL), then handled as if it came then (RECALLED)
+typedef struct {
+    uint64_t ref;               //  its RECALL's number
+    byte route [256];           //  the client's routing id
+    size_t route_size;          //  bytes in route
+    drover_msg_t *msg;          //  the request, owned
+} s_parked_t;
+
+//  Requests parked at once, at most: past it, an evicted task is said
+//  EXPIRED as without history
+#define S_PARKED_MAX    1024
+
+//  Destroy a parked request
+static void
+s_parked_destroy (void **item_p)
+{
+    s_parked_t *parked = (s_parked_t *) *item_p;
+    if (!parked)
+        return;
+    drover_msg_destroy (&parked->msg);
+    free (parked);
+    *item_p = NULL;
+}
+
 
 //  Create the actor's state; link is the endpoint schedq binds
 static self_t *
@@ -109,7 +119,7 @@ s_self_new (zsock_t *pipe, const char *link)
     self->durability = DROVER_DURABILITY_OFF;
     self->acks = DROVER_RECORD_SEND;
     self->parked = zlistx_new ();
-    zlistx_set_destructor (self->parked, drover_assign_actor_parked_destroy);
+    zlistx_set_destructor (self->parked, s_parked_destroy);
     return self;
 }
 
@@ -122,7 +132,6 @@ s_self_destroy (self_t **self_p)
         return;
     if (self->stale)
         zsys_info ("assign: stopping stale_reports=%" PRIu64, self->stale);
-    drover_msg_destroy (&self->submit);
     zlistx_destroy (&self->parked);
     drover_assign_destroy (&self->table);
     drover_leases_destroy (&self->leases);
@@ -141,8 +150,8 @@ s_self_destroy (self_t **self_p)
 
 //  Tell whether a warning may be logged now: at most S_WARNINGS_PER_SEC a
 //  second, so that a flood of stale reports cannot flood the log
-bool
-drover_assign_actor_may_warn (self_t *self)
+static bool
+s_may_warn (self_t *self)
 {
     int64_t now = zclock_mono ();
     if (now - self->warned_at >= 1000) {
@@ -179,9 +188,11 @@ s_result_of (const drover_action_t *action)
 }
 
 //  Tell the store of a task's change: to keep (durability full or batch),
-//  and to publish as an event (when someone listens)
+//  and to publish as an event (when someone listens). submit_p, if not
+//  NULL, holds the TASK SUBMIT being handled: the first change of its task
+//  takes it, for the store to keep
 static void
-s_publish (self_t *self, const drover_action_t *action)
+s_publish (self_t *self, const drover_action_t *action, drover_msg_t **submit_p)
 {
     bool durable = self->durability != DROVER_DURABILITY_OFF;
     if (durable || !self->flags.silent) {
@@ -201,9 +212,9 @@ s_publish (self_t *self, const drover_action_t *action)
                                                          &change->history_size);
         snprintf (change->owner, sizeof change->owner, "%s",
                   drover_assign_owner (self->table, action->task));
-        if (durable && self->submit && self->submit->task == action->task) {
-            change->submit = self->submit;      //  the new task's fields, to keep
-            self->submit = NULL;
+        if (durable && submit_p && *submit_p && (*submit_p)->task == action->task) {
+            change->submit = *submit_p;         //  the new task's fields, to keep
+            *submit_p = NULL;
         }
         if (durable && drover_change_final (change))
             change->done = s_result_of (action);
@@ -355,9 +366,14 @@ s_handle_metrics (self_t *self, uint64_t round)
     drover_metrics_destroy (&counts);
 }
 
-//  Carry out everything the table decided, in order
 static void
-s_carry_out (self_t *self)
+    s_tell_replica (self_t *self, const drover_action_t *action);
+
+//  Carry out everything the table decided, in order. submit_p: the TASK
+//  SUBMIT being handled, which its task's first change takes (s_publish),
+//  or NULL
+static void
+s_carry_out (self_t *self, drover_msg_t **submit_p)
 {
     const drover_action_t *action;
     const char *affinity;
@@ -386,7 +402,7 @@ s_carry_out (self_t *self)
                     drover_outbox_say (self->outbox, "ss", "SUCCESS", action->worker);
                 break;
             case DROVER_ACTION_FAILURE:
-                if (drover_assign_actor_may_warn (self))
+                if (s_may_warn (self))
                     zsys_warning ("assign: worker=%s failure reason=\"%s\" task=%" PRIu64,
                                   action->worker, action->reason, action->task);
                 drover_outbox_say (self->outbox, "sss", "FAILURE", action->worker, action->reason);
@@ -402,8 +418,8 @@ s_carry_out (self_t *self)
                 break;
             case DROVER_ACTION_EVENT:
                 s_count (self, action);
-                s_publish (self, action);
-                drover_assign_actor_tell_replica (self, action);
+                s_publish (self, action, submit_p);
+                s_tell_replica (self, action);
                 break;
             case DROVER_ACTION_PLACED:
                 drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
@@ -418,13 +434,379 @@ s_carry_out (self_t *self)
     }
 }
 
-//  Carry out everything the table decided (for drover_assign_actor_replicas.c and
-//  drover_assign_actor_requests.c)
-void
-drover_assign_actor_carry_out (self_t *self)
+
+//  ---------------------------------------------------------------------
+//  The reconciler's replica tasks
+
+
+//  Say REPLICA to the reconciler for a replica's task in a state
+static void
+s_say_replica (self_t *self, uint64_t task, const char *service, uint32_t slot,
+               const char *worker, uint32_t attempt, int state, int end, const char *why)
 {
-    s_carry_out (self);
+    drover_outbox_say (self->outbox, "s8s4s444s", "REPLICA", task, service, slot, worker,
+                       attempt, (uint32_t) state, (uint32_t) end, why);
 }
+
+//  A task changed: if it is a replica, tell the reconciler; once it is
+//  final, forget its tag
+static void
+s_tell_replica (self_t *self, const drover_action_t *action)
+{
+    if (streq (action->topic, "task.queued") || streq (action->topic, "task.requeued"))
+        return;                 //  not a state a replica rests in: ASSIGNED follows
+    uint32_t slot;
+    const char *service = drover_tasktags_service (self->tags, action->task, &slot);
+    bool final = action->state >= DROVER_TASK_SUCCEEDED && action->state <= DROVER_TASK_CANCELLED;
+    if (service) {
+        const char *stop = drover_tasktags_stop (self->tags, action->task);
+        s_say_replica (self, action->task, service, slot, action->worker, action->attempt,
+                       action->state, final? action->end: DROVER_END_NONE,
+                       final && stop? stop: action->reason);
+    }
+    if (final)
+        drover_tasktags_remove (self->tags, action->task);
+}
+
+//  Say REPLICA for a replica restored: the reconciler learns what runs
+static void
+s_restored_replica (uint64_t task, const char *service, uint32_t slot, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    s_say_replica (self, task, service, slot, drover_assign_worker (self->table, task),
+                   drover_assign_attempt (self->table, task),
+                   drover_assign_state (self->table, task), DROVER_END_NONE, "restored");
+}
+
+//  START worker(s) submit(f): run the reconciler's replica there now
+static void
+s_handle_start (self_t *self, zmsg_t *msg)
+{
+    char worker [DROVER_ID_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame);             //  the reconciler said it wrong: our bug
+    drover_msg_t *submit = drover_msg_new (0);
+    uint64_t task = 0;
+    const char *reason = "not a TASK SUBMIT";
+    int code = DROVER_CODE_BAD_REQUEST;
+    if (drover_msg_decode (submit, zframe_data (frame), zframe_size (frame)) == 0
+    &&  submit->id == DROVER_MSG_TASK_SUBMIT) {
+        submit->retries = 0;
+        submit->flags &= ~DROVER_SUBMIT_NOTIFY;
+        code = drover_assign_start (self->table, submit, worker, zclock_mono (), &task, &reason);
+    }
+    if (code == DROVER_CODE_OK) {
+        submit->task = task;        //  so its first change carries it (s_publish)
+        self->submitted++;
+        drover_tasktags_add (self->tags, task, submit);
+        s_carry_out (self, &submit);
+    }
+    else
+        zsys_error ("assign: START worker=%s refused: %s", worker, reason);
+    drover_msg_destroy (&submit);   //  unless its first change took it
+    zframe_destroy (&frame);
+}
+
+//  STOP task(8) reason(s): cancel a replica; it ends CANCELLED, the
+//  reason said in its REPLICA
+static void
+s_handle_stop (self_t *self, zmsg_t *msg)
+{
+    uint64_t task = drover_actor_pop_number (msg);
+    char reason [DROVER_REASON_MAX + 1];
+    drover_actor_pop_text (msg, reason, sizeof reason);
+    drover_tasktags_set_stop (self->tags, task, reason);
+    const char *refused;
+    if (drover_assign_cancel (self->table, task, &refused) != DROVER_CODE_OK
+    &&  self->flags.verbose)
+        zsys_debug ("assign: STOP task=%" PRIu64 " ignored: %s", task, refused);
+    s_carry_out (self, NULL);
+}
+
+//  Say REPLICA for each replica restored
+static void
+s_say_restored (self_t *self)
+{
+    drover_tasktags_each_replica (self->tags, s_restored_replica, self);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Requests from clients and reports from workers
+
+//  TASK SUBMIT: the id, or why not; then what it caused. *submit_p is
+//  ours: the new task's first change takes it (s_publish), for the store
+//  to keep; else the caller destroys it
+static void
+s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_t **submit_p)
+{
+    drover_msg_t *msg = *submit_p;
+    uint64_t task;
+    const char *reason;
+    int code = msg->service [0]? DROVER_CODE_BAD_REQUEST
+             : drover_assign_submit (self->table, msg, route, route_size, &task, &reason);
+    if (msg->service [0])
+        reason = "service and slot are the broker's own: use SERVICE ADMIN";
+    if (code != DROVER_CODE_OK) {
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+        s_carry_out (self, NULL);
+        return;
+    }
+    msg->task = task;           //  so its first change carries it (s_publish)
+    self->submitted++;
+    if (drover_assign_state (self->table, task) == DROVER_TASK_QUEUED)
+        drover_tasktags_add (self->tags, task, msg);    //  its affinity key, if any
+    drover_msg_t reply;
+    memset (&reply, 0, sizeof reply);
+    reply.id = DROVER_MSG_TASK_ACCEPTED;
+    reply.seq = msg->seq;
+    reply.task = task;
+    strcpy (reply.state_id, self->state_id);
+    drover_actor_say_to (self->outbox, self->acks, "assign", route, route_size, &reply, "");
+    s_carry_out (self, submit_p);
+}
+
+//  TASK LIST: counts and rows; rows of queued tasks go by schedq, which
+//  says why each waits and sends the table
+static void
+s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_TABLE);
+    reply->seq = msg->seq;
+    //  Counts of every task for all; rows of its own tasks for a non-admin
+    const char *owner = msg->roles & DROVER_ROLE_ADMIN? NULL: msg->principal;
+    drover_assign_list (self->table, msg->state, msg->limit, owner, msg->labels, msg->nlabels,
+                           reply);
+    bool queued = false;
+    for (uint32_t index = 0; index < reply->nrows && !queued; index++)
+        queued = reply->task_rows [index].state == DROVER_TASK_QUEUED;
+    if (queued)
+        drover_outbox_say_msg (self->to_schedq, route, route_size, &reply);
+    else {
+        drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
+        drover_msg_destroy (&reply);
+    }
+}
+
+//  TASK EXPLAIN of a task the sender may see: a queued task's goes on to
+//  schedq, which knows why it waits and answers; any other's state,
+//  worker and attempt are answered here
+static void
+s_handle_explain (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    int state = drover_assign_state (self->table, msg->task);
+    if (state == DROVER_TASK_UNKNOWN) {
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                               DROVER_CODE_NOT_FOUND, "unknown task", "");
+        return;
+    }
+    drover_msg_t *reply = drover_msg_new (state == DROVER_TASK_QUEUED?
+                                          DROVER_MSG_TASK_EXPLAIN: DROVER_MSG_TASK_EXPLANATION);
+    reply->seq = msg->seq;
+    reply->task = msg->task;
+    if (state == DROVER_TASK_QUEUED)
+        //  After the task's QUEUE on the link: schedq holds it, or placed it
+        drover_outbox_say_msg (self->to_schedq, route, route_size, &reply);
+    else {
+        reply->state = (uint8_t) state;
+        reply->attempt = drover_assign_attempt (self->table, msg->task);
+        snprintf (reply->worker, sizeof reply->worker, "%s",
+                  drover_assign_worker (self->table, msg->task));
+        drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
+        drover_msg_destroy (&reply);
+    }
+}
+
+//  TASK SHOW (its owner checked): everything about the task, or 404
+static void
+s_handle_show (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    const char *reason;
+    drover_taskinfo_t *info;
+    int code = drover_assign_show (self->table, msg->task, &info, &reason);
+    if (code != DROVER_CODE_OK) {
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+        return;
+    }
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_INFO);
+    reply->seq = msg->seq;
+    reply->task = msg->task;
+    reply->info = info;
+    drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
+    drover_msg_destroy (&reply);
+}
+
+//  Warn about a report the table refused (stale attempt, unknown task, or
+//  not from the worker's registration)
+static void
+s_warn_refused (self_t *self, drover_msg_t *msg, int code, const char *reason)
+{
+    self->stale++;
+    self->refused [code == DROVER_CODE_STALE? 0: code == DROVER_CODE_NOT_FOUND? 1: 2]++;
+    if (s_may_warn (self))
+        zsys_warning ("assign: %s %s task=%" PRIu64 " attempt=%u worker=%s: %s",
+                      code == DROVER_CODE_STALE? "stale":
+                      code == DROVER_CODE_NOT_REGISTERED? "unregistered": "unknown",
+                      drover_msg_name (msg->id), msg->task, msg->attempt, msg->worker, reason);
+}
+
+static void
+    s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg);
+
+//  MSG: a request from a client or a report from a worker, but a TASK
+//  SUBMIT (s_handle_submit, which takes it)
+static void
+s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    const char *reason = NULL;
+    int code;
+    if (msg->id == DROVER_MSG_TASK_LIST)
+        s_handle_list (self, route, route_size, msg);
+    else
+    if (((msg->id == DROVER_MSG_TASK_CANCEL || msg->id == DROVER_MSG_TASK_SHOW
+          || msg->id == DROVER_MSG_TASK_EXPLAIN)
+         && drover_assign_check_owner (self->table, msg, &msg->task, 1, &reason) != 200)
+    ||  (msg->id == DROVER_MSG_TASK_WAIT
+         && drover_assign_check_owner (self->table, msg, msg->tasks, msg->ntasks, &reason) != 200))
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                               DROVER_CODE_FORBIDDEN, reason, "");
+    else
+    if (msg->id == DROVER_MSG_TASK_SHOW)
+        s_handle_show (self, route, route_size, msg);
+    else
+    if (msg->id == DROVER_MSG_TASK_EXPLAIN)
+        s_handle_explain (self, route, route_size, msg);
+    else
+    if (msg->id == DROVER_MSG_TASK_CANCEL) {
+        code = drover_assign_cancel (self->table, msg->task, &reason);
+        drover_actor_answer_to (self->outbox, code == DROVER_CODE_OK? self->acks: DROVER_RECORD_SEND,
+                                "assign", route, route_size, msg->seq, code, reason, "");
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT && msg->state_id [0]
+    &&  strcmp (msg->state_id, self->state_id)) {
+        char text [DROVER_REASON_MAX + 1];
+        snprintf (text, sizeof text, "broker state changed (was %s, now %s): tasks submitted "
+                  "before are unknown to it", msg->state_id, self->state_id);
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                               DROVER_CODE_STATE_CHANGED, text, "");
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_WAIT) {
+        code = drover_assign_wait (self->table, msg->tasks, msg->ntasks, msg->seq,
+                                      route, route_size, &reason);
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason, "");
+    }
+    else
+    if ((msg->id == DROVER_MSG_TASK_STARTED || msg->id == DROVER_MSG_TASK_RESULT)
+    &&  drover_assign_fence (self->table, msg->worker, route, route_size, &reason)
+        != DROVER_CODE_OK) {
+        //  Not from the worker's registration: "" so that a refused send
+        //  of this answer does not put the worker the report named on probation
+        s_warn_refused (self, msg, DROVER_CODE_NOT_REGISTERED, reason);
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                              DROVER_CODE_NOT_REGISTERED, reason, "");
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_STARTED || msg->id == DROVER_MSG_TASK_RESULT) {
+        //  From the worker's registration: health counts it as life (told
+        //  once per worker a turn, however many reports)
+        if (drover_once_first (&self->heard, msg->worker))
+            drover_outbox_say (self->outbox, "ssb", "HEARD", msg->worker, route, route_size);
+        s_handle_report (self, route, route_size, msg);
+    }
+    else
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq,
+                              DROVER_CODE_UNEXPECTED, "not a message the task table handles", "");
+    s_carry_out (self, NULL);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Tasks evicted from the table, read back from the durable history
+
+//  A TASK WAIT or SHOW that names tasks evicted from the table (their
+//  result dropped past keep-finished): with durable history, ask the store
+//  to read them back (RECALL) and park the request until it has
+static bool
+s_recall (self_t *self, const byte *route, size_t route_size, drover_msg_t **msg_p)
+{
+    drover_msg_t *msg = *msg_p;
+    if ((msg->id != DROVER_MSG_TASK_WAIT && msg->id != DROVER_MSG_TASK_SHOW)
+    ||  self->durability == DROVER_DURABILITY_OFF || zlistx_size (self->parked) >= S_PARKED_MAX)
+        return false;
+    bool show = msg->id == DROVER_MSG_TASK_SHOW;
+    const uint64_t *ids = show? &msg->task: msg->tasks;
+    size_t count = show? 1: msg->ntasks;
+    uint64_t *evicted = NULL;
+    size_t nevicted = 0;
+    for (size_t index = 0; ids && index < count; index++)
+        if (drover_assign_evicted (self->table, ids [index])) {
+            if (!evicted)
+                evicted = (uint64_t *) malloc ((count - index) * sizeof (uint64_t));
+            assert (evicted);
+            evicted [nevicted++] = ids [index];
+        }
+    if (nevicted == 0)
+        return false;
+    s_parked_t *parked = (s_parked_t *) zmalloc (sizeof (s_parked_t));
+    parked->ref = ++self->recalls;
+    memcpy (parked->route, route, route_size);
+    parked->route_size = route_size;
+    parked->msg = msg;
+    *msg_p = NULL;
+    zlistx_add_end (self->parked, parked);
+    drover_outbox_say (self->outbox, "s8b", "RECALL", parked->ref, evicted,
+                       nevicted * sizeof (uint64_t));
+    free (evicted);
+    return true;
+}
+
+//  RECALLED ref: what the history keeps of the tasks is back in the table
+//  (RESTOREs said before); handle the parked request as if it came now (an
+//  owner's check sees the tasks' owners; a task the history no longer keeps
+//  is EXPIRED, as before), then those tasks are finished tasks like any
+//  other. The store answers RECALLs in the order they were said.
+static void
+s_recalled (self_t *self, uint64_t ref)
+{
+    s_parked_t *parked = (s_parked_t *) zlistx_first (self->parked);
+    if (!parked || parked->ref != ref) {
+        zsys_error ("assign: RECALLED ref=%" PRIu64 " out of order", ref);
+        assert (false);         //  the store answers in order: our bug
+        return;
+    }
+    s_handle_request (self, parked->route, parked->route_size, parked->msg);
+    drover_assign_recalled (self->table, self->recall_restored);
+    self->recall_restored = 0;
+    zlistx_delete (self->parked, zlistx_cursor (self->parked));
+}
+
+//  TASK STARTED or RESULT from the worker's registration
+static void
+s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    const char *reason = NULL;
+    int code;
+    if (msg->id == DROVER_MSG_TASK_STARTED) {
+        code = drover_assign_started (self->table, msg->worker, msg->task, msg->attempt, &reason);
+        if (code != DROVER_CODE_OK) {
+            s_warn_refused (self, msg, code, reason);
+            drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
+                                  msg->worker);
+        }
+    }
+    else
+    if (msg->id == DROVER_MSG_TASK_RESULT) {
+        code = drover_assign_result (self->table, msg, &reason);
+        if (code != DROVER_CODE_OK)
+            s_warn_refused (self, msg, code, reason);
+        drover_actor_answer_to (self->outbox, code == DROVER_CODE_OK? self->acks: DROVER_RECORD_SEND,
+                                "assign", route, route_size, msg->seq, code, reason, msg->worker);
+    }
+}
+
 
 //  ---------------------------------------------------------------------
 //  Handling commands
@@ -442,7 +824,7 @@ static void
 s_handle_assign (self_t *self, const drover_record_t *record)
 {
     drover_assign_assign (self->table, record->task, record->worker, zclock_mono ());
-    s_carry_out (self);
+    s_carry_out (self, NULL);
 }
 
 //  UP: the worker's route and the attempts it says it runs
@@ -474,7 +856,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
     }
     drover_assign_worker_up (self->table, worker, zframe_data (route), zframe_size (route),
                                 refs, count);
-    s_carry_out (self);
+    s_carry_out (self, NULL);
     free (refs);
     zframe_destroy (&running);
     zframe_destroy (&route);
@@ -490,7 +872,7 @@ s_handle_lost (self_t *self, zmsg_t *msg)
     //  Before the requeues: none may go back to the worker on its lease
     drover_leases_end_worker (self->leases, worker, s_return_lease, self);
     drover_assign_worker_lost (self->table, worker, reason);
-    s_carry_out (self);
+    s_carry_out (self, NULL);
 }
 
 //  LEASE lease(8) worker(s) procs(4) mem(8) labels(s): hold schedq's lease
@@ -555,7 +937,7 @@ s_handle_loaded (self_t *self, zmsg_t *msg)
                      self->restart_grace);
     if (placed)
         self->grace_at = zclock_mono () + self->restart_grace;
-    drover_assign_actor_say_restored (self);
+    s_say_restored (self);
     //  Restoring passed every task through the store's and the main's
     //  threads, each change and message freed here: give what they held
     //  back to the system (the allocator keeps freed memory in the arena of
@@ -573,7 +955,7 @@ s_end_grace (self_t *self)
     if (requeued)
         zsys_warning ("assign: restart grace over, attempts=%zu nobody reported run again",
                       requeued);
-    s_carry_out (self);
+    s_carry_out (self, NULL);
 }
 
 //  Handle one control command from the pipe or the link (drover_outbox_receive
@@ -608,16 +990,16 @@ s_handle_command (void *arg, zmsg_t *msg)
         s_handle_loaded (self, msg);
     else
     if (streq (command, "RECALLED"))
-        drover_assign_actor_recalled (self, drover_actor_pop_number (msg));
+        s_recalled (self, drover_actor_pop_number (msg));
     else
     if (streq (command, "METRICS"))
         s_handle_metrics (self, drover_actor_pop_number (msg));
     else
     if (streq (command, "START"))
-        drover_assign_actor_start (self, msg);
+        s_handle_start (self, msg);
     else
     if (streq (command, "STOP"))
-        drover_assign_actor_stop (self, msg);
+        s_handle_stop (self, msg);
     else
     if (streq (command, "UNSAVED")) {
         uint64_t task = drover_actor_pop_number (msg);
@@ -625,7 +1007,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         if (drover_assign_forget (self->table, task) == 0)
             zsys_warning ("assign: task=%" PRIu64 " forgotten: its submit could not be saved",
                           task);
-        s_carry_out (self);
+        s_carry_out (self, NULL);
     }
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
@@ -644,18 +1026,16 @@ s_handle_record (void *arg, drover_record_t *record)
         zsys_debug ("assign: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_MSG && record->msg->id == DROVER_MSG_TASK_SUBMIT) {
         //  Taken: its first change hands it to the store (s_publish)
-        self->submit = record->msg;
+        drover_msg_t *submit = record->msg;
         record->msg = NULL;
-        drover_assign_actor_handle_request (self, drover_record_route (record), record->route_size,
-                                      self->submit);
-        drover_msg_destroy (&self->submit);
+        s_handle_submit (self, drover_record_route (record), record->route_size, &submit);
+        drover_msg_destroy (&submit);
     }
     else
     if (record->kind == DROVER_RECORD_MSG) {
-        if (!drover_assign_actor_recall (self, drover_record_route (record), record->route_size,
-                                   &record->msg))
-            drover_assign_actor_handle_request (self, drover_record_route (record),
-                                          record->route_size, record->msg);
+        if (!s_recall (self, drover_record_route (record), record->route_size, &record->msg))
+            s_handle_request (self, drover_record_route (record), record->route_size,
+                              record->msg);
     }
     else
     if (record->kind == DROVER_RECORD_ASSIGN)
@@ -675,7 +1055,7 @@ s_handle_record (void *arg, drover_record_t *record)
             drover_tasktags_add (self->tags, record->change->task, record->change->submit);
         if (!self->loaded)
             self->restored++;       //  the store's pace while loading (RESTORED)
-        s_carry_out (self);
+        s_carry_out (self, NULL);
     }
     else {
         zsys_error ("assign: unexpected record=%s", drover_record_word (record));
@@ -708,7 +1088,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
         if (self->grace_at && now >= self->grace_at)
             s_end_grace (self);
         int64_t deadline = drover_assign_expire (self->table, now);
-        s_carry_out (self);
+        s_carry_out (self, NULL);
         if (self->grace_at && (deadline == -1 || self->grace_at < deadline))
             deadline = self->grace_at;
         //  schedq first: a QUEUE is on the way to an offer, while what goes
@@ -726,7 +1106,7 @@ drover_assign_actor (zsock_t *pipe, void *args)
         int wait = drover_actor_poll_timeout (deadline, now);
         if (deadline != -1)
             wait = drover_turns_wait (wait);
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         s_forgive_stall (self);
         if (drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,

@@ -1,7 +1,8 @@
 /*  =========================================================================
     drover_assign_actor - the assign actor: owns the task table (every task's
     state, attempt, worker, result and waiters) and fences results by
-    (task, attempt). Vocabulary: actors/ACTORS.md, "assign".
+    (task, attempt). What it hears and says, and how: actors/ACTORS.md,
+    "assign".
     =========================================================================
 */
 

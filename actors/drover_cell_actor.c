@@ -8,6 +8,7 @@
 #include "drover_broker.h"
 #include "drover_standby.h"
 #include "drover_queuespec.h"
+#include "drover_actor.h"
 #include <libpq-fe.h>
 
 //  Backoff after a failed start: from 1 s, doubling, to 30 s at most
@@ -27,7 +28,7 @@ typedef struct {
     uint64_t wanted;            //  SERVE's token, 0 after STANDBY
     int backoff;                //  msec before the next try after a failed start
     int64_t retry_at;           //  mono msec of that try, 0 none due
-    bool terminated;            //  $TERM heard
+    drover_actor_flags_t flags; //  VERBOSE, $TERM heard
 } s_cell_t;
 
 //  Replace a string setting
@@ -133,30 +134,33 @@ s_table_of (zmsg_t *msg)
     return table;
 }
 
-//  One command of the HA main
+//  One command of the HA main (drover_outbox_receive calls this)
 static void
-s_handle_command (s_cell_t *self, zmsg_t *msg)
+s_handle_command (void *arg, zmsg_t *msg)
 {
-    char *command = zmsg_popstr (msg);
-    if (command && streq (command, "TABLE")) {
+    s_cell_t *self = (s_cell_t *) arg;
+    char command [16];
+    drover_actor_pop_text (msg, command, sizeof command);
+    if (self->flags.verbose)
+        zsys_debug ("cell %s: command=%s", self->queue, command);
+    if (streq (command, "TABLE")) {
         drover_queuetable_t *table = s_table_of (msg);
         if (table) {
             drover_broker_set_queues (self->broker, table);
             drover_standby_set_queues (self->standby, table);
         }
         drover_queuetable_destroy (&table);
-        zstr_free (&command);
         return;
     }
     char *first = zmsg_popstr (msg);
     char *second = zmsg_popstr (msg);
-    if (command && streq (command, "SERVE") && first) {
+    if (streq (command, "SERVE") && first) {
         self->wanted = strtoull (first, NULL, 10);
         self->backoff = 0;
         s_serve (self);
     }
     else
-    if (command && streq (command, "STANDBY") && first && second) {
+    if (streq (command, "STANDBY") && first && second) {
         self->wanted = 0;
         self->retry_at = 0;
         drover_broker_wake (self->broker, 0);
@@ -164,30 +168,27 @@ s_handle_command (s_cell_t *self, zmsg_t *msg)
         drover_standby_set_leader (self->standby, first, second);
     }
     else
-    if (command && streq (command, "$TERM")) {
-        self->terminated = true;
-        drover_broker_stop (self->broker);
+    if (drover_actor_handle_common (&self->flags, command, msg)) {
+        if (self->flags.stopping)
+            drover_broker_stop (self->broker);      //  $TERM
     }
     else
-        zsys_warning ("cell %s: unknown command %s", self->queue, command? command: "(none)");
-    zstr_free (&command);
+        zsys_warning ("cell %s: unknown command %s", self->queue, command);
     zstr_free (&first);
     zstr_free (&second);
 }
 
-//  The pipe may hold commands (or the retry is due): handle them
+//  The pipe may hold commands (or the retry is due): handle them. The
+//  cell is a broker, so its loop is the broker's (drover_broker_run),
+//  which watches the pipe; commands are read as an actor reads them
 static void
 s_pipe_readable (void *arg, zsock_t *pipe)
 {
     s_cell_t *self = (s_cell_t *) arg;
-    while (!self->terminated && (zsock_events (pipe) & ZMQ_POLLIN)) {
-        zmsg_t *msg = zmsg_recv (pipe);
-        if (!msg)
+    while (!self->flags.stopping && (zsock_events (pipe) & ZMQ_POLLIN))
+        if (drover_outbox_receive (pipe, ZMQ_DONTWAIT, s_handle_command, NULL, self) == -1)
             break;
-        s_handle_command (self, msg);
-        zmsg_destroy (&msg);
-    }
-    if (!self->terminated && self->retry_at && zclock_mono () >= self->retry_at)
+    if (!self->flags.stopping && self->retry_at && zclock_mono () >= self->retry_at)
         s_serve (self);         //  woken for the retry
 }
 
@@ -217,7 +218,7 @@ drover_cell_actor (zsock_t *pipe, void *args_)
         drover_broker_watch (self.broker, pipe, s_pipe_readable, &self);
         zsys_info ("cell %s: standing by endpoint=%s events=%s", self.queue,
                    self.config->endpoint, self.config->events);
-        while (!self.terminated && drover_broker_run (self.broker)) {
+        while (!self.flags.stopping && drover_broker_run (self.broker)) {
             const char *fenced = drover_broker_fenced (self.broker);
             if (fenced) {
                 //  A newer owner holds the queue's state: the next placement names it

@@ -8,18 +8,8 @@
     the queue's ports: drover_queuespec); its actors run only while it
     serves, on the queue's own schema of the shared database, held with the
     queue's fencing token (the mod revision of its placement key in etcd).
-    The HA main (drover_ha) tells it what the elector says:
-
-    In:   SERVE token(s)            serve, the state held with token; a start
-                                    that fails (the database unreachable) is
-                                    tried again after 1 s, doubling to 30 s,
-                                    until STANDBY
-          STANDBY name(s) endpoint(s)   stop serving (if it did); redirect
-                                    peers to name at endpoint ("" unknown)
-          TABLE table(p)            answer QUEUES with table from now on: a
-                                    drover_queuetable_t the cell now owns
-          $TERM                     stop (the state kept first)
-    Out:  nothing: it logs what it does ("cell Q: ...")
+    The HA main (drover_ha) tells it what the elector says. What it hears,
+    and how: actors/ACTORS.md, "elector" (the cells) and "How actors talk".
     =========================================================================
 */
 

@@ -37,30 +37,7 @@
     and, leading, write each queue key the placement changes. A failed
     call waits a retry interval (and starts the check again).
 
-    In:   RESIGN                    stop leading (or campaigning) at once: the
-                                    lease is revoked, its keys with it; campaign
-                                    again only after CAMPAIGN
-          CAMPAIGN [delay(s)]       campaign (again), with a new lease, after
-                                    delay msec (decimal; none: at once)
-          PEERS                     answered PEERS
-          VERBOSE | $TERM           $TERM revokes the lease: a clean shutdown
-                                    lets the standby win at once
-    Out:  LEADER token(s)           this broker leads; token: decimal, the create
-                                    revision of its candidacy; said once per win
-          FOLLOW name(s) endpoint(s)  another broker leads; said on every change,
-                                    "" "" while none is known
-          DEPOSED reason(s)         this broker led and must stop serving now
-          PEERS n(s) then n x (name(s) endpoint(s) leader(s))  leader: "1" or
-                                    "0"; n is "0" when etcd did not answer
-          QUEUE name(s) owner(s) owner_endpoint(s) token(s) endpoints(s)
-                                    named queue name: its owner, where the owner
-                                    serves it, token (decimal mod revision of
-                                    its key; "0" and owner "" "" without a key,
-                                    or while it names us and our session is not
-                                    sure), every live member's endpoint for it
-                                    (comma-separated, member-name order); said
-                                    for each queue at the first read, then on
-                                    every change of a field
+    What it hears and says: actors/ACTORS.md, "elector".
     =========================================================================
 */
 
@@ -69,6 +46,7 @@
 #include "drover_elector.h"
 #include "drover_placement.h"
 #include "drover_queuewatch.h"
+#include "drover_actor.h"
 
 //  Most msec between two reads of the candidates (if ttl/4 is longer)
 #define S_CHECK_MAX         250
@@ -84,7 +62,7 @@
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
-    zpoller_t *poller;          //  the pipe
+    drover_poller_t *poller;    //  the pipe
     drover_etcd_t *etcd;        //  the client; NULL if the endpoints were bad
     char *prefix;               //  key prefix, without a trailing '/'
     char *name;                 //  this broker's name
@@ -94,8 +72,7 @@ typedef struct {
     char *member_key;           //  PREFIX/brokers/NAME
     char *election_key;         //  PREFIX/election/LEASEHEX of the current lease, or NULL
     uint32_t ttl;               //  the lease's TTL, msec
-    bool verbose;               //  log every call
-    bool stopping;              //  $TERM heard
+    drover_actor_flags_t flags; //  VERBOSE (log every call that fails), $TERM heard
     bool campaigning;           //  false after RESIGN, until CAMPAIGN
     int64_t campaign_at;        //  msec (mono): CAMPAIGN's delay, no new lease before it
     int64_t clash_lease;        //  the last lease of another broker with our name, said once
@@ -164,7 +141,8 @@ s_self_new (zsock_t *pipe, drover_elector_actor_args_t *args)
     assert (args);
     self_t *self = (self_t *) zmalloc (sizeof (self_t));
     self->pipe = pipe;
-    self->poller = zpoller_new (pipe, NULL);
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, pipe);
     self->prefix = drover_elector_prefix (args->prefix && *args->prefix? args->prefix
                                                                          : DROVER_ELECTOR_PREFIX);
     self->name = s_copy (args->name);
@@ -172,7 +150,7 @@ s_self_new (zsock_t *pipe, drover_elector_actor_args_t *args)
     self->queues = s_copy (args->queues);
     self->member_key = zsys_sprintf ("%s/brokers/%s", self->prefix, self->name);
     self->ttl = args->ttl >= 100? args->ttl: 100;
-    self->verbose = args->verbose;
+    self->flags.verbose = args->verbose;
     self->campaigning = true;
     char *error = NULL;
     if (drover_elector_actor_args_check (args, &error) == 0) {
@@ -195,7 +173,7 @@ s_self_destroy (self_t **self_p)
         return;
     drover_etcd_destroy (&self->etcd);
     drover_queuewatch_destroy (&self->watch);
-    zpoller_destroy (&self->poller);
+    drover_poller_destroy (&self->poller);
     zstr_free (&self->prefix);
     zstr_free (&self->name);
     zstr_free (&self->advertise);
@@ -263,7 +241,7 @@ s_call_worked (self_t *self)
 static void
 s_call_failed (self_t *self, const char *what, int64_t now)
 {
-    if (!self->failing || self->verbose)
+    if (!self->failing || self->flags.verbose)
         zsys_warning ("elector: %s failed: %s", what, drover_etcd_error (self->etcd));
     self->failing = true;
     int64_t retry = self->ttl / 8;
@@ -287,6 +265,7 @@ s_follow (self_t *self, const char *name, const char *endpoint)
     else
         zsys_notice ("elector: no leader known");
     zstr_sendx (self->pipe, "FOLLOW", name, endpoint, NULL);
+    drover_poller_sent (self->poller, DROVER_PIPE_AT);
 }
 
 //  Forget whom we said we follow, so the next FOLLOW is said whatever it is
@@ -308,6 +287,7 @@ s_lead (self_t *self, uint64_t token)
     snprintf (text, sizeof text, "%" PRIu64, token);
     zsys_notice ("elector: leader token=%s", text);
     zstr_sendx (self->pipe, "LEADER", text, NULL);
+    drover_poller_sent (self->poller, DROVER_PIPE_AT);
 }
 
 //  The current lease is no more ours to count on: if we led, say DEPOSED
@@ -322,6 +302,7 @@ s_lose_lease (self_t *self, const char *reason, bool revoke)
         self->token = 0;
         zsys_notice ("elector: deposed: %s", reason);
         zstr_sendx (self->pipe, "DEPOSED", reason, NULL);
+        drover_poller_sent (self->poller, DROVER_PIPE_AT);
     }
     else
         zsys_notice ("elector: lease lost: %s", reason);
@@ -382,7 +363,7 @@ s_grant (self_t *self, int64_t now)
     self->renewed_at = now;
     self->renew_at = now + self->ttl / 3;
     self->election_key = zsys_sprintf ("%s/election/%" PRIx64, self->prefix, (uint64_t) lease);
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("elector: lease=%" PRIx64 " ttl=%" PRId64 "s", (uint64_t) lease, seconds);
 }
 
@@ -689,20 +670,17 @@ s_peers (self_t *self)
                                 leader);
     zlistx_destroy (&brokers);
     zmsg_send (&reply, self->pipe);
+    drover_poller_sent (self->poller, DROVER_PIPE_AT);
 }
 
-//  Handle one command from the pipe
+//  Handle one command from the pipe (drover_actor_read calls this)
 static void
-s_handle_pipe (self_t *self)
+s_handle_command (void *arg, zmsg_t *msg)
 {
-    zmsg_t *msg = zmsg_recv (self->pipe);
-    if (!msg) {
-        self->stopping = true;      //  interrupted
-        return;
-    }
+    self_t *self = (self_t *) arg;
     char *command = zmsg_popstr (msg);
     assert (command);
-    if (self->verbose)
+    if (self->flags.verbose)
         zsys_debug ("elector: command=%s", command);
     if (streq (command, "RESIGN")) {
         zsys_notice ("elector: resigning%s", self->leader? " the lead": "");
@@ -721,19 +699,16 @@ s_handle_pipe (self_t *self)
     if (streq (command, "PEERS"))
         s_peers (self);
     else
-    if (streq (command, "VERBOSE"))
-        self->verbose = true;
-    else
     if (streq (command, "$TERM")) {
-        s_revoke_now (self);
-        self->stopping = true;
+        s_revoke_now (self);        //  a clean shutdown: the standby leads at once
+        self->flags.stopping = true;
     }
-    else {
+    else
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("elector: invalid command=%s", command);
-        assert (false);
+        assert (false);             //  the vocabulary is in ACTORS.md
     }
     zstr_free (&command);
-    zmsg_destroy (&msg);
 }
 
 //  The actor
@@ -742,20 +717,20 @@ drover_elector_actor (zsock_t *pipe, void *args)
 {
     self_t *self = s_self_new (pipe, (drover_elector_actor_args_t *) args);
     zsock_signal (pipe, 0);
-    while (!self->stopping) {
+    while (!self->flags.stopping) {
         int64_t now = zclock_mono ();
         s_check_deadline (self, now);
         int64_t due = s_next_call (self);
         if (s_serving (self) && (due == -1 || s_deadline (self) < due))
             due = s_deadline (self);
-        int wait = due == -1? -1: due <= now? 0: (int) (due - now);
-        void *which = zpoller_wait (self->poller, wait);
-        if (which == self->pipe) {
-            s_handle_pipe (self);
+        if (drover_actor_wait (self->poller, drover_actor_poll_timeout (due, now), 0) == -1)
+            break;                  //  interrupted
+        int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
+                                      self);
+        if (read == -1)
+            break;                  //  the context is ending
+        if (read > 0)
             continue;               //  commands first, then what is due
-        }
-        if (zpoller_terminated (self->poller))
-            break;
         now = zclock_mono ();
         s_check_deadline (self, now);
         s_call_due (self, now);

@@ -3,7 +3,7 @@
     etcd, campaigns, and tells the broker main whether it leads or whom it
     follows
 
-    Vocabulary in actors/ACTORS.md (elector) and at the top of the .c.
+    What it hears and says, and how: actors/ACTORS.md, "elector".
     =========================================================================
 */
 

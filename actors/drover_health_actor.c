@@ -9,35 +9,8 @@
     The liveness table (src/broker/workers/drover_health.c) decides who is silent; its
     next deadline is the poll timeout.
 
-    In:   CONFIGURE heartbeat(4) lost-after(4) max-workers(4)
-          STATE state(s)            the broker's state id, for WELCOME ("" until heard)
-          MSG route(f) msg(p)       WORKER HELLO, HEARTBEAT, GOODBYE; we own msg
-          HEARD worker(s) route(f)  other traffic from a worker (from assign)
-          REVOKED name(s)           a key went away: its workers are LOST at once
-          METRICS round(8)          answered COUNTS round values(f)
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
-          LOST worker(s) reason(s)
-          STATS worker(s) stats(f)      held back, said at most every 250 ms
-          SEND route(f) payload(f) worker(s)    WELCOME, ERROR 400 / 401 / 302 / 423
-          EVENT topic(s) body(f)                worker.up, worker.lost
-          COUNTS round(8) values(f)     lost workers (drover_metrics)
-
-    UP is said for a new worker, a new epoch (after LOST "restarted"), a
-    worker declared lost that says HELLO again, and a HELLO with the same
-    epoch from a new route (it reconnected: assign learns the new route and
-    reconciles the attempts the worker lists). A HELLO with another epoch
-    from another route, while the worker is registered, is another agent
-    with the same id: refused with ERROR 423 until the registered one is
-    LOST or leaves. A HELLO naming a state id (the last one the worker was
-    welcomed with) that is not ours lists attempts of another state (a
-    wiped state directory): its task ids name other tasks here, so UP
-    goes with an empty running list and assign adopts none of them.
-
-    With CURVE, a worker id belongs to the key (its name) that first
-    registered it: a HELLO for that id from another key is refused with
-    ERROR 403, even after the worker is LOST (the bindings outlive the
-    workers, up to S_BINDINGS_PER_WORKER × max-workers of them).
+    What it hears and says, and how: actors/ACTORS.md, "health" and "How
+    actors talk".
     =========================================================================
 */
 

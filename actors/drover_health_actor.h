@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_health_actor - the health actor: worker registration and liveness
 
-    Vocabulary in actors/ACTORS.md (health) and at the top of the .c.
+    What it hears and says, and how: actors/ACTORS.md, "health".
     =========================================================================
 */
 

@@ -23,11 +23,8 @@
     (S_CONNECTION_MAX: then its socket is shut down). GET and HEAD only;
     any path but /metrics is 404.
 
-    In:   METRICS is said by this actor; what it hears:
-          COUNTS round(8) values(f)     an actor's (or the main's) answer
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  STARTED ok(4) text(s)         first, outside any batch
-          METRICS round(8)              to the actors that keep numbers
+    What it hears and says, and how: actors/ACTORS.md, "metrics" and "How
+    actors talk".
     =========================================================================
 */
 
@@ -551,7 +548,7 @@ drover_metrics_actor (zsock_t *pipe, void *args)
         zmq_pollitem_t *items = drover_poller_items (self->poller, 1);
         items [0].fd = epoll_fd;
         items [0].events = ZMQ_POLLIN;
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
                                self) == -1)

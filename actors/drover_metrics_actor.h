@@ -2,7 +2,7 @@
     drover_metrics_actor - the metrics actor: gathers the other actors' numbers,
     serves them to Prometheus over HTTP and logs a status line
 
-    Vocabulary in actors/ACTORS.md (metrics) and at the top of the .c.
+    What it hears and says, and how: actors/ACTORS.md, "metrics".
     =========================================================================
 */
 

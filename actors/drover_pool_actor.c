@@ -13,28 +13,8 @@
     sleeps until the pool's or the driver's next deadline. The pool's
     notes become events (pool.*) and log lines.
 
-    In:   CONFIGURE config(p) broker(s) state-dir(s)   the pool's settings (a heap
-                                    drover_poolconfig_t: we own it from then on),
-                                    the endpoint its workers connect to, the state
-                                    directory ("" none); answered at once, on the
-                                    pipe, STARTED ok(4) text(s) (0: the driver
-                                    cannot be made, text says why)
-          UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
-          LOST worker(s) reason(s)
-          LOAD report(f)            from schedq: demand shapes and workers'
-                                    load (src/broker/sched/drover_loadreport.c)
-          RETIRED worker(s)         from schedq: a retired worker has no task
-          MSG route(f) msg(p)       POOL LIST, POOL ADMIN; we own msg
-          METRICS round(8)          answered COUNTS round values(f)
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  RETIRE worker(s)          to schedq: give it no new work, say RETIRED
-          POOLADMIN worker(s) admin(4) reason(s)    to schedq: the admin book
-                                    entry for the instance's worker id
-          SEND route(f) payload(f) worker(s)    POOL TABLE, OK, ERROR
-          EVENT topic(s) body(f)    pool.booting, pool.adopted, pool.up,
-                                    pool.lost, pool.shutdown, pool.gone, pool.hold,
-                                    pool.drain, pool.run, pool.warning
-          COUNTS round(8) values(f) the pool's gauges (drover_metrics)
+    What it hears and says, and how: actors/ACTORS.md, "pool" and "How
+    actors talk".
     =========================================================================
 */
 
@@ -468,7 +448,7 @@ drover_pool_actor (zsock_t *pipe, void *args)
         size_t count = self->driver? drover_pooldriver_items (self->driver): 0;
         zmq_pollitem_t *items = count? drover_poller_items (self->poller, count): NULL;
         size_t filled = count? drover_pooldriver_fill (self->driver, items, count): 0;
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                                      s_handle_record, self);

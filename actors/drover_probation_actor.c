@@ -17,22 +17,8 @@
     the broker"), and forgives refused sends for as long again as the stall
     lasted (at least a second, at most probation-timeout).
 
-    In:   CONFIGURE timeout(4)
-          FAILURE worker(s) reason(s)
-          UNSENT worker(s) [route(f)]   the main's send to the worker was refused
-                                        (on route)
-          SUCCESS worker(s)             may come many times: held, see the loop
-          LOST worker(s) reason(s)      forget the worker
-          UP worker(s) route(f) ...     a new registration starts off probation;
-                                        its route is the worker's from now on
-          METRICS round(8)              answered COUNTS round values(f)
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  PROBATION worker(s) reason(s) until(8)   until: when it is due to end, msec
-                                since the epoch; said again (no event) when a
-                                failure moves it on
-          CLEARED worker(s) why(s)      why: "timeout", "success" or "registered"
-          EVENT topic(s) body(f)        worker.probation, worker.cleared
-          COUNTS round(8) values(f)     probations (drover_metrics)
+    What it hears and says, and how: actors/ACTORS.md, "probation" and "How
+    actors talk".
     =========================================================================
 */
 

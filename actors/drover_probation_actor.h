@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_probation_actor - the probation actor: puts on probation the workers whose sends fail
 
-    Vocabulary in actors/ACTORS.md (probation) and at the top of the .c.
+    What it hears and says, and how: actors/ACTORS.md, "probation".
     =========================================================================
 */
 

@@ -23,33 +23,8 @@
     - a PLAN is computed on a fresh fleet and the last gather's view, and
       answered PLAN RESULT: never carried out.
 
-    In:   CONFIGURE term(4) gather-timeout(4) restart-delay(4) max-restart-delay(4)
-                    stable-after(4) crash-warn(4) max-stop-percent(4)
-                    max-services(4) max-replicas(4)     service/..., once
-          SERVICE def(f)            from the store at start: a kept definition
-          LOADED next-task(8) restored(8)   the first term is one term after it
-          UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
-          LOST worker(s) reason(s)
-          FLEET report(f)           from schedq: drover_fleet_encode of its workers
-          REPLICA task(8) service(s) slot(4) worker(s) attempt(4) state(4) end(4) why(s)
-                                    from assign: a replica task changed
-          MSG route(f) msg(p)       WORKER RUNS, SERVICE ADMIN, SERVICE LIST, PLAN;
-                                    we own msg
-          METRICS round(8)          answered COUNTS round values(f)
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  FLEET                     to schedq: send me the fleet
-          START worker(s) submit(f) to assign: run this replica (an encoded TASK
-                                    SUBMIT with service and slot) on worker now
-          STOP task(8) reason(s)    to assign: cancel this replica task
-          KEEPSERVICE name(s) def(f)    to the store: keep a definition (empty:
-                                    forget it)
-          SEND route(f) payload(f) worker(s)    WORKER GATHER; ERROR, SERVICE
-                                    TABLE, PLAN RESULT
-          REPLY route(f) payload(f) worker(s)   to the store: a SERVICE ADMIN's OK,
-                                    sent once what was said before it is kept
-          EVENT topic(s) body(f)    service.created, .scaled, .deleted, .started,
-                                    .stopped, .moved, .crashing, .term
-          COUNTS round(8) values(f) services by state, replicas, counters
+    What it hears and says, and how: actors/ACTORS.md, "reconciler" and "How
+    actors talk".
     =========================================================================
 */
 
@@ -702,7 +677,7 @@ drover_reconciler_actor (zsock_t *pipe, void *args)
     zsock_signal (pipe, 0);
     while (!self->flags.stopping) {
         int wait = drover_actor_poll_timeout (s_next_deadline (self), zclock_mono ());
-        if (drover_poller_wait (self->poller, wait) == -1)
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                                s_handle_record, self) == -1)

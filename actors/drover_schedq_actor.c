@@ -1,80 +1,95 @@
 /*  =========================================================================
     drover_schedq_actor - the schedq actor: the queue, the workers and placements
 
-    Keeps the scheduling queue (src/broker/sched/drover_schedq.c), which decides, and
-    does the I/O around it: requests come from assign on the link, worker
-    changes from the main on the pipe; after each turn that read some, one
-    scheduling pass runs and its placements go out to assign on the link as
-    ASSIGN records in one batch. It is also the worker
+    Keeps the scheduling queue (src/broker/sched/drover_schedq.c), which
+    decides, and does the I/O around it: requests come from assign on the
+    link, worker changes from the main on the pipe; after each turn that
+    read some, one scheduling pass runs and its placements go out to assign
+    on the link as ASSIGN records in one batch. It is also the worker
     registry that WORKER LIST reads and that WORKER ADMIN steers. What an
     operator said of a worker (hold, drain, a reason) is kept by worker id
-    (src/broker/sched/drover_adminbook.c): it outlives the worker's registration,
-    may be said before the worker joins, and goes to the store to outlive
-    the broker. A draining worker stays connected and idle, unless the
-    drain asked it to exit: then, with nothing assigned, it is told WORKER
-    LEAVE, once. A worker that went stays listed a while, LOST or LEFT
-    (src/broker/workers/drover_gone.c). Clients' requests (WORKER ADMIN, WORKER
-    LIST, TASK EXPLAIN and TABLE) are answered in drover_schedq_actor_requests.c,
-    the elastic pool's commands in drover_schedq_actor_pool.c; the three share
-    drover_schedq_actor_internal.h.
+    (src/broker/sched/drover_adminbook.c): it outlives the worker's
+    registration, may be said before the worker joins, and goes to the
+    store to outlive the broker. A draining worker stays connected and
+    idle, unless the drain asked it to exit: then, with nothing assigned,
+    it is told WORKER LEAVE, once. A worker that went stays listed a while,
+    LOST or LEFT (src/broker/workers/drover_gone.c).
 
-    In:   CONFIGURE max-shelve(4) min-disk-free(4) max-leases(4) keep-gone(4) max-gone(4)
-                    keep-admin(4)   (the last three optional; keep-admin 1: the store
-                                    keeps settings, say KEEPADMIN)
-          ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   (from the store at
-                                    start: a setting it kept)
-          QUEUE task(8) priority(i) procs(4) mem(8) labels(s)   (on the link)
-          TAKE lease(8) task(8) procs(4) mem(8) labels(s)       (on the link)
-          DEQUEUE task(8) | FREE task(8) | RETURN lease(8)      (on the link)
-          PLACED task(8) worker(s) procs(4) mem(8) labels(s)    (on the link: an
-                                    attempt adopted after a restart runs there)
-          SETTLED worker(s)         (on the link) assign has counted the attempts
-                                    an UP listed: the worker may take work
-          UP worker(s) route(f) epoch(8) procs(4) mem(8) labels(s) running(f)
-          LOST worker(s) reason(s)
-          PROBATION worker(s) reason(s) [until(8)] | CLEARED worker(s) why(s)
-                                        (PROBATION also from assign, on the link,
-                                        without until)
-          STATS worker(s) stats(f)
-          MSG route(f) msg(p)       WORKER ADMIN, WORKER LIST; we own msg; on the
-                                    link TASK EXPLAIN (a queued task's) and TASK
-                                    TABLE (its queued rows to annotate) from assign
-          METRICS round(8)          answered COUNTS round values(f)
-          POOLTYPES config(p)       the elastic pool's settings (a heap
-                                    drover_poolconfig_t: we own it): say LOAD,
-                                    and explain with its instance types
-          RETIRE worker(s)          from the pool: no new work for it (not kept
-                                    in the admin book); say RETIRED once it has
-                                    no task (at once if it has none)
-          POOLADMIN worker(s) admin(4) reason(s)    from the pool: the admin
-                                    book entry for the id, as WORKER ADMIN sets it
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  ASSIGN task(8) worker(s)   one record per placement, a pass's in one
-                                BATCH (on the link)
-          REVOKE lease(8)       (on the link) give the lease back
-          LEASE lease(8) worker(s) procs(4) mem(8) labels(s)   (on the link) while
-                                nothing waits, an idle worker's capacity lent
-          SEND route(f) payload(f) worker(s)    OK, ERROR, WORKER TABLE, WORKER LEAVE,
-                                TASK EXPLANATION, TASK TABLE
-          EVENT topic(s) body(f)        worker.hold, worker.drain, worker.resume
-                                        (reason: the operator's)
-          KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   to the store: a
-                                    setting changed (admin RUN: forget it)
-          COUNTS round(8) values(f)     workers by health and admin state, procs
-                                        and memory (drover_metrics)
-          LOAD report(f)        to the pool (only with POOLTYPES): the demand
-                                shapes waiting and each worker's load
-                                (drover_loadreport), after a turn that changed
-                                something, at most every 100 ms (at once when a
-                                worker came or went)
-          RETIRED worker(s)     to the pool: a retired worker has no task
+    In order: the state; draining; workers; requests from assign; clients'
+    requests (WORKER ADMIN, WORKER LIST, TASK EXPLAIN and TABLE), the
+    fleet and the settings the store kept; the elastic pool (POOLTYPES,
+    RETIRE, POOLADMIN, LOAD); the loop. What it hears and says, and how:
+    actors/ACTORS.md, "schedq" and "How actors talk".
     =========================================================================
 */
 
-#include "drover_schedq_actor_internal.h"
+#include "drover_schedq_actor.h"
+#include "drover_adminwait.h"
+#include "drover_msg.h"
+#include "drover_schedq.h"
+#include "drover_explain.h"
+#include "drover_actor.h"
+#include "drover_metrics.h"
+#include "drover_defaults.h"
+#include "drover_gone.h"
+#include "drover_adminbook.h"
+#include "drover_loadreport.h"
+#include "drover_affinity.h"
+#include "drover_why.h"
 
-typedef drover_schedq_actor_self_t self_t;
-typedef drover_schedq_actor_worker_t s_worker_t;
+//  Settings until CONFIGURE says otherwise: the broker's defaults
+#define S_MAX_SHELVE    DROVER_DEFAULT_MAX_SHELVE
+#define S_MIN_DISK_FREE ((uint64_t) DROVER_DEFAULT_MIN_DISK_FREE << 20)     //  bytes
+#define S_MAX_LEASES    DROVER_DEFAULT_MAX_LEASES
+#define S_KEEP_GONE     DROVER_DEFAULT_KEEP_GONE
+#define S_MAX_GONE      DROVER_DEFAULT_MAX_GONE
+//  Worker ids an operator's settings are kept for, at most
+#define S_MAX_ADMIN     DROVER_ROWS_MAX
+//  Encoded bytes a WORKER TABLE row takes besides its id and labels, at most
+#define S_ROW_OVERHEAD  160
+//  Demand shapes of affinity requests told the pool, at most
+#define S_AFFINITY_SHAPES   100
+//  Least msec between two LOADs to the pool
+#define S_LOAD_EVERY    100
+//  Msec the pipe and link are left unread after a turn while leases are
+//  out and nothing waits (s_may_hold): 1 to 2 msec, the clock counting msec
+#define S_HOLD_WHILE_LENT   2
+
+//  What the actor keeps about a worker besides what the queue keeps
+typedef struct {
+    zframe_t *route;            //  routing id of the worker's latest HELLO
+    char *labels;               //  its labels as UP said them, "k=v" joined by "\n"
+    bool leave_sent;            //  WORKER LEAVE said since it began draining
+    uint64_t since;             //  when it registered, msec since the epoch
+    uint16_t level;             //  the protocol level its HELLO said (PROTOCOL.md §12)
+    char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
+    uint64_t last_task;         //  the last task placed on it, 0 none (for the pool)
+    bool retired;               //  the pool retired it: no new work, not in the admin book
+    bool retired_said;          //  RETIRED said since
+} s_worker_t;
+
+typedef struct {
+    zsock_t *pipe;              //  commands from the broker main
+    drover_outbox_t *outbox;    //  what this turn says, flushed as one BATCH
+    zsock_t *link;              //  PAIR straight to assign (ACTORS.md, "The link")
+    drover_outbox_t *to_assign; //  what this turn says on the link: ASSIGN, LEASE, REVOKE
+    drover_poller_t *poller;    //  the pipe (and the link)
+    drover_schedq_t *sched;      //  requests and workers; decides placements
+    zhashx_t *workers;          //  worker id -> s_worker_t (owned)
+    zhashx_t *unsettled;        //  worker id -> UPs with running attempts heard less
+                                //  SETTLEDs heard (intptr_t, never 0: deleted then)
+    drover_gone_t *gone;        //  workers that went, listed a while
+    drover_adminbook_t *book;   //  an operator's settings, by worker id
+    drover_adminwait_t *admin_waits;    //  OKs held until a held worker's lease is back
+    bool keep_admin;            //  the store keeps them: say KEEPADMIN
+    drover_affinity_t *affinity;    //  requests placed by an affinity key, before each pass
+    drover_poolconfig_t *pool;  //  the elastic pool's settings, or NULL: no LOAD
+    bool load_due;              //  something changed since the last LOAD
+    bool load_now;              //  a worker came or went: LOAD without waiting
+    int64_t load_at;            //  when the last LOAD was said, msec monotonic
+    drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
+} self_t;
+
 
 //  Free a worker's extras; the hash map's destructor
 static void
@@ -146,8 +161,8 @@ s_self_destroy (self_t **self_p)
 //  Draining
 
 //  Say to the store what an operator's setting of a worker is now, to keep
-void
-drover_schedq_actor_keep_admin (self_t *self, const char *id)
+static void
+s_keep_admin (self_t *self, const char *id)
 {
     const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
     if (self->keep_admin)
@@ -158,8 +173,8 @@ drover_schedq_actor_keep_admin (self_t *self, const char *id)
 
 //  Tell a worker drained with --exit and with nothing assigned to leave,
 //  once (a drain without it keeps the worker connected and idle)
-void
-drover_schedq_actor_check_drained (self_t *self, const char *id)
+static void
+s_check_drained (self_t *self, const char *id)
 {
     drover_schedq_view_t view;
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
@@ -182,7 +197,7 @@ drover_schedq_actor_check_drained (self_t *self, const char *id)
     zsys_notice ("schedq: worker=%s drained, told to leave", id);
     //  Asked once: if it comes back, it stays drained, connected and idle
     drover_adminbook_clear_flags (self->book, id, DROVER_ADMIN_EXIT);
-    drover_schedq_actor_keep_admin (self, id);
+    s_keep_admin (self, id);
 }
 
 
@@ -250,7 +265,7 @@ s_handle_up (self_t *self, zmsg_t *msg)
     if (self->flags.verbose)
         zsys_debug ("schedq: worker=%s %s procs=%u mem=%" PRIu64, worker,
                     rc? "updated": "added", procs, mem);
-    drover_schedq_actor_check_drained (self, worker);
+    s_check_drained (self, worker);
     zstr_free (&labels);
     zstr_free (&worker);
 }
@@ -346,7 +361,7 @@ s_end_old_attempt (self_t *self, uint64_t task)
         zsys_warning ("schedq: task=%" PRIu64 " placed again while assigned to worker=%s, "
                       "freeing", task, holder);
         holder = drover_schedq_free (self->sched, task);
-        drover_schedq_actor_check_drained (self, holder);
+        s_check_drained (self, holder);
     }
 }
 
@@ -408,7 +423,7 @@ s_handle_return (self_t *self, uint64_t lease)
     const char *holder = drover_schedq_return (self->sched, lease);
     if (holder) {
         drover_adminwait_answer (self->admin_waits, holder, self->outbox, "schedq");
-        drover_schedq_actor_check_drained (self, holder);
+        s_check_drained (self, holder);
     }
 }
 
@@ -420,7 +435,496 @@ s_handle_free (self_t *self, uint64_t task)
     if (holder)
         drover_affinity_room_changed (self->affinity);
     if (holder)
-        drover_schedq_actor_check_drained (self, holder);
+        s_check_drained (self, holder);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Clients' requests, the fleet, the settings the store kept
+
+
+//  The event topic for an admin setting
+static const char *
+s_admin_topic (int admin)
+{
+    return admin == DROVER_ADMIN_HOLD? "worker.hold":
+           admin == DROVER_ADMIN_DRAIN? "worker.drain": "worker.resume";
+}
+
+//  The text an admin reply says: the setting, and whether it waits for the
+//  worker to join
+static void
+s_admin_text (char *text, size_t size, int admin, bool connected)
+{
+    snprintf (text, size, "%s%s", drover_admin_name (admin),
+              connected? "": " (not connected: kept for when it joins)");
+}
+
+//  WORKER ADMIN: hold, drain or resume a worker, with the operator's reason
+//  and flags; kept by worker id, whether or not it is connected now (an
+//  operator may hold a machine before it joins)
+static void
+s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    drover_schedq_view_t view;
+    if (request->admin > DROVER_ADMIN_MAX) {
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_BAD_REQUEST,
+                           "admin must be 0..2");
+        return;
+    }
+    const char *id = request->worker;
+    bool connected = drover_schedq_lookup (self->sched, id, &view) == 0;
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
+    int before = entry? entry->admin: connected? view.admin: DROVER_ADMIN_RUN;
+    if (!connected && !entry && request->admin == DROVER_ADMIN_RUN) {
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_NOT_FOUND,
+                           "unknown worker");
+        return;                 //  nothing to resume
+    }
+    const char *reason = request->reason? request->reason: "";
+    uint32_t flags = request->admin == DROVER_ADMIN_DRAIN? request->flags & DROVER_ADMIN_EXIT: 0;
+    bool same = entry && entry->admin == request->admin && entry->flags == flags
+             && streq (entry->reason, reason);
+    if (!same
+    &&  drover_adminbook_set (self->book, id, request->admin, flags, reason,
+                              entry && entry->admin == request->admin? entry->since
+                                                                     : (uint64_t) zclock_time ())) {
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_TOO_MANY,
+                           "too many workers held or drained");
+        return;
+    }
+    if (connected)
+        drover_schedq_set_admin (self->sched, id, request->admin);
+    char text [80];
+    s_admin_text (text, sizeof text, request->admin, connected);
+    //  A worker lent to assign takes nothing new once assign has read the
+    //  lease's REVOKE (said at this turn's pass): the OK waits for RETURN
+    if (connected && view.lease && request->admin != DROVER_ADMIN_RUN)
+        drover_adminwait_add (self->admin_waits, id, route, request->seq, text);
+    else
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK, text);
+    if (same || (before == request->admin && request->admin == DROVER_ADMIN_RUN))
+        return;                 //  no change, nothing to tell
+    if (before == request->admin && !(flags & DROVER_ADMIN_EXIT)) {
+        s_keep_admin (self, id);
+        return;                 //  only the reason changed: kept, not an event
+    }
+    zsys_notice ("schedq: worker=%s admin=%s reason=\"%s\"", id,
+                 drover_admin_name (request->admin), reason);
+    if (!self->flags.silent)
+        drover_actor_event (self->outbox, s_admin_topic (request->admin), 0, 0, id, reason);
+    s_keep_admin (self, id);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker && request->admin == DROVER_ADMIN_DRAIN)
+        worker->leave_sent = false;
+    s_check_drained (self, id);
+}
+
+//  ADMIN from the store at start: a setting it kept
+static void
+s_handle_kept_admin (self_t *self, zmsg_t *msg)
+{
+    char *worker = drover_actor_pop_string (msg);
+    int admin = (int) drover_actor_pop_number (msg);
+    uint32_t flags = (uint32_t) drover_actor_pop_number (msg);
+    char *reason = drover_actor_pop_string (msg);
+    uint64_t since = drover_actor_pop_number (msg);
+    if (drover_adminbook_set (self->book, worker, admin, flags, reason, since) == 0) {
+        drover_schedq_set_admin (self->sched, worker, admin);    //  -1 unless connected
+        zsys_info ("schedq: worker=%s admin=%s reason=\"%s\" kept", worker,
+                   drover_admin_name (admin), reason);
+    }
+    zstr_free (&reason);
+    zstr_free (&worker);
+}
+
+//  Order rows by worker id
+static int
+s_row_compare (const void *a, const void *b)
+{
+    return strcmp (((const drover_worker_row_t *) a)->id, ((const drover_worker_row_t *) b)->id);
+}
+
+//  Copy a text into a row, NULL for none; returns its length
+static size_t
+s_row_text (char **field, const char *text)
+{
+    if (!text || !*text)
+        return 0;
+    *field = strdup (text);
+    assert (*field);
+    return strlen (text);
+}
+
+//  Fill a row's admin elements from what an operator said of the worker;
+//  returns their encoded size, about
+static size_t
+s_fill_admin (self_t *self, drover_worker_row_t *row)
+{
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, row->id);
+    if (!entry)
+        return 0;
+    row->admin = (uint8_t) entry->admin;
+    row->admin_since = entry->since;
+    return s_row_text (&row->admin_reason, entry->reason);
+}
+
+//  Fill one WORKER TABLE row from a gone worker; returns its encoded size,
+//  about
+static size_t
+s_fill_gone_row (self_t *self, drover_worker_row_t *row, const drover_gone_row_t *gone)
+{
+    size_t size = S_ROW_OVERHEAD + strlen (gone->id);
+    snprintf (row->id, sizeof row->id, "%s", gone->id);
+    row->health = DROVER_HEALTH_LOST;
+    row->state = (uint8_t) gone->state;
+    row->since = gone->since;
+    row->procs = gone->procs;
+    row->mem = gone->mem;
+    size += s_row_text (&row->why, gone->why);
+    size += s_fill_admin (self, row);
+    //  Labels, "k=v" joined by "\n"
+    const char *label = gone->labels;
+    while (*label && row->nlabels < DROVER_LABELS_MAX) {
+        const char *end = strchr (label, '\n');
+        size_t length = end? (size_t) (end - label): strlen (label);
+        row->labels [row->nlabels] = strndup (label, length);
+        assert (row->labels [row->nlabels]);
+        row->nlabels++;
+        size += length + 3;
+        label += length + (end? 1: 0);
+    }
+    return size;
+}
+
+//  Fill one WORKER TABLE row from a worker; returns its encoded size, about
+static size_t
+s_fill_row (self_t *self, drover_worker_row_t *row, drover_schedq_view_t *view)
+{
+    size_t size = S_ROW_OVERHEAD + strlen (view->id);
+    snprintf (row->id, sizeof row->id, "%s", view->id);
+    row->health = view->probation? DROVER_HEALTH_PROBATION:
+                  view->disk_low? DROVER_HEALTH_LOW_DISK: DROVER_HEALTH_OK;
+    row->admin = (uint8_t) view->admin;
+    row->procs = view->procs;
+    row->procs_used = view->procs_used;
+    row->mem = view->mem;
+    row->mem_used = view->mem_used;
+    row->stats = view->stats;
+    row->reserved = view->reserved;
+    row->state = DROVER_WORKER_UP;
+    row->tasks = (uint32_t) view->tasks;
+    row->probation_until = view->probation_until;
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, view->id);
+    row->since = worker? worker->since: 0;
+    row->level = worker? worker->level: 0;
+    if (worker)
+        snprintf (row->release, sizeof row->release, "%s", worker->release);
+    size += s_fill_admin (self, row);
+    row->admin = (uint8_t) view->admin;     //  what it does now
+    for (size_t index = 0; index < view->nlabels && index < DROVER_LABELS_MAX; index++) {
+        row->labels [row->nlabels++] = strdup (view->labels [index]);
+        assert (row->labels [row->nlabels - 1]);
+        size += strlen (view->labels [index]) + 3;
+    }
+    return size;
+}
+
+//  Drop rows past keep, freeing what they own
+static void
+s_cut_rows (drover_msg_t *table, uint32_t keep)
+{
+    for (uint32_t index = keep; index < table->nrows; index++) {
+        drover_worker_row_t *row = &table->worker_rows [index];
+        for (uint32_t label = 0; label < row->nlabels; label++)
+            zstr_free (&row->labels [label]);
+        row->nlabels = 0;
+        zstr_free (&row->why);
+        zstr_free (&row->admin_reason);
+    }
+    table->nrows = keep;
+}
+
+//  WORKER LIST: one row per known worker, then one per worker that went
+//  and is still listed, as many as fit
+static void
+s_handle_list (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    drover_gone_expire (self->gone, (uint64_t) zclock_time ());
+    size_t count = drover_schedq_workers (self->sched) + drover_gone_size (self->gone);
+    if (count > DROVER_ROWS_MAX)
+        count = DROVER_ROWS_MAX;
+    drover_msg_t *table = drover_msg_new (DROVER_MSG_WORKER_TABLE);
+    table->seq = request->seq;
+    table->worker_rows = (drover_worker_row_t *) zmalloc ((count? count: 1) * sizeof (drover_worker_row_t));
+    size_t budget = DROVER_MSG_MAX - 1024;
+    size_t used = 0;
+    for (const char *id = drover_schedq_first (self->sched);
+         id && table->nrows < count; id = drover_schedq_next (self->sched)) {
+        drover_schedq_view_t view;
+        drover_schedq_lookup (self->sched, id, &view);
+        used += s_fill_row (self, &table->worker_rows [table->nrows++], &view);
+        if (used > budget) {
+            s_cut_rows (table, table->nrows - 1);
+            break;              //  the rest would not fit in one message
+        }
+    }
+    const drover_gone_row_t *gone = drover_gone_first (self->gone);
+    for (; gone && table->nrows < count && used <= budget; gone = drover_gone_next (self->gone)) {
+        used += s_fill_gone_row (self, &table->worker_rows [table->nrows++], gone);
+        if (used > budget)
+            s_cut_rows (table, table->nrows - 1);
+    }
+    qsort (table->worker_rows, table->nrows, sizeof (drover_worker_row_t), s_row_compare);
+    zframe_t *payload = drover_msg_encode (table);
+    while (!payload && table->nrows > 0) {
+        s_cut_rows (table, table->nrows / 2);   //  our estimate was short: halve
+        payload = drover_msg_encode (table);
+    }
+    if (payload)
+        drover_outbox_say_send (self->outbox, zframe_data (route), zframe_size (route), &payload,
+                                "");
+    else
+        zsys_error ("schedq: cannot encode WORKER TABLE");
+    drover_msg_destroy (&table);
+}
+
+//  Encode a reply and say SEND to a client
+static void
+s_send (self_t *self, zframe_t *route, drover_msg_t *reply)
+{
+    zframe_t *payload = drover_msg_encode (reply);
+    if (payload)
+        drover_outbox_say_send (self->outbox, zframe_data (route), zframe_size (route), &payload,
+                                "");
+    else
+        zsys_error ("schedq: cannot encode %s", drover_msg_name (reply->id));
+}
+
+//  Say why an affinity request waits: for its first worker (until when,
+//  msec since the epoch; 0 past its wait: for the first in order with
+//  room). Returns 1 item, or -1 if the task is not one.
+static int
+s_explain_affinity (self_t *self, uint64_t task, drover_why_t *whys)
+{
+    int64_t left;
+    char worker [DROVER_ID_MAX + 1];
+    if (drover_affinity_explain (self->affinity, self->sched, task, zclock_mono (), worker,
+                                 sizeof worker, &left))
+        return -1;
+    memset (&whys [0], 0, sizeof whys [0]);
+    whys [0].code = DROVER_WHY_AFFINITY;
+    whys [0].count = worker [0]? 1: 0;
+    whys [0].a = left? (uint64_t) (zclock_time () + left): 0;
+    if (worker [0]) {
+        snprintf (whys [0].names [0], sizeof whys [0].names [0], "%s", worker);
+        whys [0].nnames = 1;
+    }
+    return 1;
+}
+
+//  FLEET: say every connected worker as the reconciler sees it: what it
+//  offers, what is taken, its labels, whether it takes new work
+static void
+s_handle_fleet (self_t *self)
+{
+    drover_fleet_t *fleet = drover_schedq_fleet (self->sched);
+    zframe_t *frame = drover_fleet_encode (fleet);
+    drover_outbox_say (self->outbox, "sf", "FLEET", frame);
+    zframe_destroy (&frame);
+    drover_fleet_destroy (&fleet);
+}
+
+//  TASK EXPLAIN of a task assign holds as queued: why it waits, what would
+//  unblock it (one look at every worker and request, paid only here)
+static void
+s_handle_explain (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_EXPLANATION);
+    reply->seq = request->seq;
+    reply->task = request->task;
+    reply->state = DROVER_TASK_QUEUED;
+    reply->whys = (drover_why_t *) zmalloc (DROVER_WHYS_MAX * sizeof (drover_why_t));
+    int count = s_explain_affinity (self, request->task, reply->whys);
+    if (count < 0)
+        count = drover_explain_task (self->sched, request->task, reply->whys);
+    const char *worker = drover_schedq_assigned (self->sched, request->task);
+    if (count >= 0)
+        reply->nwhys = (uint32_t) count;
+    else
+    if (worker) {
+        //  Placed since assign looked: its ASSIGN is on the way
+        reply->state = DROVER_TASK_ASSIGNED;
+        snprintf (reply->worker, sizeof reply->worker, "%s", worker);
+    }
+    if (count >= 0 || worker)
+        s_send (self, route, reply);
+    else
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_CONFLICT,
+                           "no longer queued: ask again");
+    drover_msg_destroy (&reply);
+}
+
+//  TASK TABLE assign made, with queued rows: say why each waits, send it
+static void
+s_handle_table (self_t *self, zframe_t *route, drover_msg_t *table)
+{
+    drover_explain_annotate (self->sched, table->task_rows, table->nrows);
+    for (uint32_t index = 0; drover_affinity_size (self->affinity) && index < table->nrows;
+         index++) {
+        drover_task_row_t *row = &table->task_rows [index];
+        drover_why_t why;
+        if (row->state == DROVER_TASK_QUEUED && s_explain_affinity (self, row->task, &why) == 1)
+            drover_why_short (&why, 1, row->reason, sizeof row->reason);
+    }
+    s_send (self, route, table);
+}
+
+//  MSG: a wire message the main handed us, or assign on the link
+static void
+s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
+{
+    if (wire->id == DROVER_MSG_WORKER_ADMIN)
+        s_handle_admin (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_WORKER_LIST)
+        s_handle_list (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_TASK_EXPLAIN)
+        s_handle_explain (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_TASK_TABLE)
+        s_handle_table (self, route, wire);
+    else {
+        //  The main routes by id: anything else reaching us is its bug
+        zsys_error ("schedq: %s is not ours", drover_msg_name (wire->id));
+        drover_actor_reply (self->outbox, "schedq", route, wire->seq, DROVER_CODE_UNEXPECTED,
+                           "not a worker admin message");
+    }
+}
+
+
+//  ---------------------------------------------------------------------
+//  The elastic pool
+
+
+//  POOLTYPES config: the pool's settings (ours now): LOAD from now on, and
+//  explain with its types
+static void
+s_handle_pooltypes (self_t *self, zmsg_t *msg)
+{
+    zframe_t *frame = zmsg_pop (msg);
+    assert (frame && zframe_size (frame) == sizeof (void *));
+    drover_poolconfig_t *pool;
+    memcpy (&pool, zframe_data (frame), sizeof pool);
+    zframe_destroy (&frame);
+    drover_schedq_set_pooltypes (self->sched, NULL, 0);
+    drover_poolconfig_destroy (&self->pool);
+    self->pool = pool;
+    drover_schedq_set_pooltypes (self->sched, pool->types, pool->ntypes);
+    self->load_now = true;
+}
+
+//  RETIRE worker: the pool takes it away: no new work, RETIRED once idle
+//  (at once if it has no task, or is not here)
+static void
+s_handle_retire (self_t *self, zmsg_t *msg)
+{
+    char *id = drover_actor_pop_string (msg);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    if (worker) {
+        worker->retired = true;
+        worker->retired_said = false;
+        drover_schedq_set_admin (self->sched, id, DROVER_ADMIN_DRAIN);
+        s_check_drained (self, id);
+    }
+    else
+        drover_outbox_say (self->outbox, "ss", "RETIRED", id);
+    if (self->flags.verbose)
+        zsys_debug ("schedq: worker=%s retired by the pool", id);
+    zstr_free (&id);
+}
+
+//  POOLADMIN worker admin reason: the pool keeps an instance's idle
+//  behaviour as the admin book entry of its worker id
+static void
+s_handle_pooladmin (self_t *self, zmsg_t *msg)
+{
+    char *id = drover_actor_pop_string (msg);
+    int admin = (int) drover_actor_pop_number (msg);
+    char *reason = drover_actor_pop_string (msg);
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
+    s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+    bool same = entry? entry->admin == admin && streq (entry->reason, reason)
+                     : admin == DROVER_ADMIN_RUN;
+    if (!same
+    &&  drover_adminbook_set (self->book, id, admin, 0, reason,
+                              entry && entry->admin == admin? entry->since
+                                                            : (uint64_t) zclock_time ()))
+        zsys_warning ("schedq: worker=%s admin=%s from the pool not kept: the book is full",
+                      id, drover_admin_name (admin));
+    else
+    if (!same) {
+        zsys_info ("schedq: worker=%s admin=%s reason=\"%s\"", id, drover_admin_name (admin),
+                   reason);
+        s_keep_admin (self, id);
+    }
+    //  A retired worker stays without new work whatever its behaviour
+    if (!worker || !worker->retired)
+        drover_schedq_set_admin (self->sched, id, admin);    //  -1 unless connected
+    zstr_free (&reason);
+    zstr_free (&id);
+}
+
+//  Tell the pool one demand shape
+static void
+s_add_demand (uint32_t procs, uint64_t mem, const char *labels, uint32_t count, void *arg)
+{
+    drover_loadreport_add_demand ((drover_loadreport_t *) arg, procs, mem, labels, count);
+}
+
+//  Say LOAD: the demand shapes waiting and every worker's load (one look
+//  at each shape and each worker)
+static void
+s_say_load (self_t *self, int64_t now)
+{
+    drover_loadreport_t *report = drover_loadreport_new ();
+    drover_schedq_each_demand (self->sched, s_add_demand, report);
+    //  Affinity requests wait too: the pool must see them
+    drover_affinity_each_demand (self->affinity, S_AFFINITY_SHAPES, s_add_demand, report);
+    for (const char *id = drover_schedq_first (self->sched); id;
+         id = drover_schedq_next (self->sched)) {
+        drover_schedq_view_t view;
+        drover_schedq_lookup (self->sched, id, &view);
+        s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
+        drover_loadreport_add_worker (report, id, view.tasks, view.procs_used, view.mem_used,
+                                      worker? worker->last_task: 0);
+    }
+    zframe_t *frame = drover_loadreport_encode (report);
+    drover_outbox_say (self->outbox, "sf", "LOAD", frame);
+    zframe_destroy (&frame);
+    drover_loadreport_destroy (&report);
+    self->load_at = now;
+    self->load_due = self->load_now = false;
+}
+
+//  After a turn: say LOAD if something changed and the last was long
+//  enough ago (or a worker came or went). Returns the poll timeout until
+//  a LOAD held back is due, or -1.
+static int
+s_check_load (self_t *self, bool changed, int64_t now)
+{
+    if (!self->pool)
+        return -1;
+    if (changed)
+        self->load_due = true;
+    if (!self->load_due && !self->load_now)
+        return -1;
+    if (self->load_now || now - self->load_at >= S_LOAD_EVERY) {
+        s_say_load (self, now);
+        return -1;
+    }
+    return (int) (self->load_at + S_LOAD_EVERY - now);
 }
 
 
@@ -501,7 +1005,7 @@ s_handle_metrics (self_t *self, uint64_t round)
         counts [view.admin == DROVER_ADMIN_HOLD? DROVER_METRIC_ADMIN_HOLD:
                 view.admin == DROVER_ADMIN_DRAIN? DROVER_METRIC_ADMIN_DRAIN:
                                                   DROVER_METRIC_ADMIN_RUN]++;
-        drover_schedq_actor_worker_t *worker = (drover_schedq_actor_worker_t *) zhashx_lookup (self->workers, id);
+        s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
         counts [worker && worker->level > 1? DROVER_METRIC_WORKERS_LEVEL_2
                                            : DROVER_METRIC_WORKERS_LEVEL_1]++;
         counts [DROVER_METRIC_PROCS] += view.procs;
@@ -534,7 +1038,7 @@ s_handle_command (void *arg, zmsg_t *msg)
     }
     else
     if (streq (command, "FLEET"))
-        drover_schedq_actor_handle_fleet (self);
+        s_handle_fleet (self);
     else
     if (streq (command, "RETURN"))
         s_handle_return (self, drover_actor_pop_number (msg));
@@ -570,16 +1074,16 @@ s_handle_command (void *arg, zmsg_t *msg)
         s_handle_metrics (self, drover_actor_pop_number (msg));
     else
     if (streq (command, "ADMIN"))
-        drover_schedq_actor_handle_kept_admin (self, msg);
+        s_handle_kept_admin (self, msg);
     else
     if (streq (command, "POOLTYPES"))
-        drover_schedq_actor_handle_pooltypes (self, msg);
+        s_handle_pooltypes (self, msg);
     else
     if (streq (command, "RETIRE"))
-        drover_schedq_actor_handle_retire (self, msg);
+        s_handle_retire (self, msg);
     else
     if (streq (command, "POOLADMIN"))
-        drover_schedq_actor_handle_pooladmin (self, msg);
+        s_handle_pooladmin (self, msg);
     else
     if (streq (command, "CONFIGURE")) {
         drover_schedq_set_max_shelve (self->sched, (uint32_t) drover_actor_pop_number (msg));
@@ -629,7 +1133,7 @@ s_handle_record (void *arg, drover_record_t *record)
     else
     if (record->kind == DROVER_RECORD_MSG) {
         zframe_t *route = zframe_new (drover_record_route (record), record->route_size);
-        drover_schedq_actor_handle_wire (self, route, record->msg);
+        s_handle_wire (self, route, record->msg);
         zframe_destroy (&route);
     }
     else {
@@ -659,7 +1163,7 @@ drover_schedq_actor (zsock_t *pipe, void *args)
         int64_t due = drover_affinity_deadline (self->affinity);
         if ((read || (due != -1 && zclock_mono () >= due)) && !self->flags.stopping)
             s_schedule (self);
-        wait = drover_schedq_actor_check_load (self, read > 0, zclock_mono ());
+        wait = s_check_load (self, read > 0, zclock_mono ());
         due = drover_affinity_deadline (self->affinity);
         if (due != -1) {
             int until = (int) (due > zclock_mono ()? due - zclock_mono (): 0);

@@ -1,7 +1,7 @@
 /*  =========================================================================
     drover_schedq_actor - the schedq actor: the queue, the workers and placements
 
-    Vocabulary in actors/ACTORS.md (schedq) and at the top of the .c.
+    What it hears and says, and how: actors/ACTORS.md, "schedq".
     =========================================================================
 */
 

@@ -37,39 +37,8 @@
       store says FENCED (once) and every later batch is refused like a
       failed one (backing off as above) until the broker stops it.
 
-    In:   CHANGE change(p)          a task's change, from assign (a record)
-          REPLY route(f) payload(f) worker(s)   a SEND to hold until the
-                                    changes said before it are committed
-          EVENT topic(s) body(f)    another actor's event
-          MSG route(f) msg(p)       EVENT REPLAY from a client: answered EVENT LIST
-                                    from the backend (ERROR 415 with durability off)
-          RESTORED count(8)         assign restored that many more RESTOREs: at most
-                                    S_RESTORE_AHEAD tasks are said and not yet restored
-          RECALL ref(8) ids(f)      from assign: read these tasks (packed uint64 ids)
-                                    back from the history, once committed
-          KEEPADMIN worker(s) admin(4) flags(4) reason(s) since(8)   from schedq: an
-                                    operator's setting of a worker, kept at once
-                                    (admin RUN: forgotten)
-          KEEPSERVICE name(s) def(f)    from the reconciler: a service's definition
-                                    (an encoded SERVICE ADMIN create), kept at once;
-                                    an empty def forgets it
-          EVENTS on(4) | VERBOSE | $TERM
-    Out:  OPENED ok(4) text(s)      first, outside any batch
-          RESTORE change(p)         a kept task, to assign (a record): at start, and
-                                    for a RECALL each of its tasks kept and final
-          RECALLED ref(8)           to assign, after the RESTOREs of RECALL ref
-          ADMIN worker(s) admin(4) flags(4) reason(s) since(8)   at start, before
-                                    LOADED: each kept setting, to schedq
-          SERVICE def(f)            at start, before LOADED: each kept service's
-                                    definition, to the reconciler
-          STATE state(s)            the state id, to health and assign
-          LOADED next-task(8) restored(8)   every kept task was said
-          PUBLISH topic(s) body(f) owner(s)  a committed event, for the event stream (owner:
-                                    its task's owner, "" for none)
-          UNSAVED task(8)           a submit that could not be saved: forget it
-          FENCED text(s)            once: a write was refused by fencing (a newer
-                                    leader holds the state): stop serving
-          SEND route(f) payload(f) worker(s)    a held reply, now committed
+    What it hears and says, and how: actors/ACTORS.md, "store" and "How
+    actors talk".
     =========================================================================
 */
 
@@ -726,6 +695,16 @@ s_deadline (self_t *self)
     return deadline;
 }
 
+//  Handle a command while the state could not be opened: only the
+//  commands every actor accepts ($TERM ends the wait); others are dropped
+static void
+s_handle_closed (void *arg, zmsg_t *msg)
+{
+    char command [16];
+    drover_actor_pop_text (msg, command, sizeof command);
+    drover_actor_handle_common ((drover_actor_flags_t *) arg, command, msg);
+}
+
 //  Run the store actor; args is a drover_store_actor_args_t
 void
 drover_store_actor (zsock_t *pipe, void *args)
@@ -737,10 +716,10 @@ drover_store_actor (zsock_t *pipe, void *args)
         zsock_send (pipe, "s4s", "OPENED", 0, error);
         zstr_free (&error);
         //  Wait for $TERM: the broker stops
-        char *command = NULL;
-        while ((command = zstr_recv (pipe)) && !streq (command, "$TERM"))
-            zstr_free (&command);
-        zstr_free (&command);
+        drover_actor_flags_t flags = { .stopping = false };
+        while (!flags.stopping
+        &&  drover_outbox_receive (pipe, 0, s_handle_closed, NULL, &flags) != -1)
+            ;
         return;
     }
     zsock_send (pipe, "s4s", "OPENED", 1, drover_store_name (self->backend));
@@ -758,9 +737,8 @@ drover_store_actor (zsock_t *pipe, void *args)
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->npending == 0)
             drover_actor_flush (self->poller, DROVER_PIPE_AT, self->held, self->pipe);
-        if (drover_poller_wait (self->poller,
-                                drover_actor_poll_timeout (s_deadline (self), zclock_mono ()))
-            == -1)
+        int wait = drover_actor_poll_timeout (s_deadline (self), zclock_mono ());
+        if (drover_actor_wait (self->poller, wait, 0) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                               s_handle_record, self) == -1)

@@ -2,7 +2,7 @@
     drover_store_actor - the store actor: keeps the broker's state through a
     backend (src/broker/store/drover_store.h), numbers and publishes events
 
-    Vocabulary in actors/ACTORS.md (store) and at the top of the .c.
+    What it hears and says, and how: actors/ACTORS.md, "store".
     =========================================================================
 */
 

@@ -12,21 +12,24 @@
 #include "drover_zap_actor.h"
 #include "drover_keyring.h"
 #include "drover_refusals.h"
+#include "drover_actor.h"
 
 #define S_ZAP_ENDPOINT  "inproc://zeromq.zap.01"
 //  Least msec between two looks at the directory (a flood of handshakes
 //  must not make each one three stat calls)
 #define S_REFRESH       1
+//  Where the poller watches the ZAP socket, after the pipe
+#define S_HANDLER_AT    1
 
 typedef struct {
     zsock_t *pipe;              //  commands from the guard
     zsock_t *handler;           //  the ZAP REP socket
-    zpoller_t *poller;          //  pipe and handler
+    drover_poller_t *poller;    //  pipe, then handler (if bound)
     char *directory;            //  the keys directory
     drover_keyring_t *keyring;  //  the keys, our own copy
     int64_t refreshed;          //  last look at the directory, msec (mono)
     drover_refusals_t *refusals;    //  which refusals to log
-    bool stopping;              //  $TERM seen
+    drover_actor_flags_t flags; //  VERBOSE, $TERM heard
 } self_t;
 
 //  Create the handler: bind the ZAP endpoint, read the keys
@@ -51,8 +54,9 @@ s_self_new (zsock_t *pipe, const char *directory)
         zsys_debug ("zap: another ZAP handler serves this process");
         zsock_destroy (&self->handler);
     }
-    self->poller = zpoller_new (self->pipe, self->handler, NULL);
-    assert (self->poller);
+    self->poller = drover_poller_new ();
+    drover_poller_add (self->poller, self->pipe);
+    drover_poller_add (self->poller, self->handler);   //  NULL: an empty slot
     return self;
 }
 
@@ -61,7 +65,7 @@ static void
 s_self_destroy (self_t **self_p)
 {
     self_t *self = *self_p;
-    zpoller_destroy (&self->poller);
+    drover_poller_destroy (&self->poller);
     if (self->handler)
         zsock_unbind (self->handler, S_ZAP_ENDPOINT);
     zsock_destroy (&self->handler);
@@ -99,13 +103,15 @@ s_log_refusal (self_t *self, const char *address, const char *key)
                       "held=%" PRIu64, address, key, self->directory, held);
 }
 
-//  Answer one ZAP request
+//  Answer one ZAP request, waiting on the handler
 static void
 s_handle_request (self_t *self)
 {
     zmsg_t *request = zmsg_recv (self->handler);
     if (!request)
         return;                 //  interrupted
+    if (self->flags.verbose)
+        zsys_debug ("zap: request");
     char *version = zmsg_popstr (request);
     char *sequence = zmsg_popstr (request);
     char *domain = zmsg_popstr (request);
@@ -136,6 +142,7 @@ s_handle_request (self_t *self)
     }
     zstr_sendx (self->handler, "1.0", sequence? sequence: "", status, text,
                 streq (status, "200")? key: "", "", NULL);
+    drover_poller_sent (self->poller, S_HANDLER_AT);
     zframe_destroy (&credentials);
     zstr_free (&version);
     zstr_free (&sequence);
@@ -146,22 +153,33 @@ s_handle_request (self_t *self)
     zmsg_destroy (&request);
 }
 
-//  Handle a command from the guard
+//  Answer the ZAP requests that wait, without blocking: at most a turn's
+//  worth, so that the pipe is read between
 static void
-s_handle_pipe (self_t *self)
+s_handle_requests (self_t *self)
 {
-    char *command = zstr_recv (self->pipe);
-    if (!command) {
-        self->stopping = true;  //  interrupted
-        return;
+    for (int count = 0; count < DROVER_PIPE_BATCHES; count++) {
+        if (!self->handler || !drover_poller_readable (self->poller, S_HANDLER_AT))
+            return;
+        if (!(zsock_events (self->handler) & ZMQ_POLLIN)) {
+            drover_poller_drained (self->poller, S_HANDLER_AT);
+            return;
+        }
+        s_handle_request (self);
     }
-    if (streq (command, "$TERM"))
-        self->stopping = true;
-    else {
+}
+
+//  Handle a command from the guard (drover_actor_read calls this)
+static void
+s_handle_command (void *arg, zmsg_t *msg)
+{
+    self_t *self = (self_t *) arg;
+    char command [16];
+    drover_actor_pop_text (msg, command, sizeof command);
+    if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("zap: invalid command: %s", command);
-        assert (false);
+        assert (false);         //  the vocabulary is in ACTORS.md
     }
-    zstr_free (&command);
 }
 
 //  The actor
@@ -171,16 +189,14 @@ drover_zap_actor (zsock_t *pipe, void *args)
     assert (args);
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
-    while (!self->stopping) {
-        void *which = zpoller_wait (self->poller, -1);
-        if (which == self->pipe)
-            s_handle_pipe (self);
-        else
-        if (which && which == self->handler)
-            s_handle_request (self);
-        else
-        if (zpoller_terminated (self->poller))
-            break;
+    while (!self->flags.stopping) {
+        if (drover_actor_wait (self->poller, -1, 0) == -1)
+            break;              //  interrupted
+        if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
+                               self) == -1)
+            break;              //  the context is ending
+        if (!self->flags.stopping)
+            s_handle_requests (self);
     }
     s_self_destroy (&self);
 }

@@ -23,7 +23,7 @@
     leaves the handshakes to the first.
 
     Args: the keys directory (const char *, read before the actor signals).
-    In:   $TERM
+    What it hears: actors/ACTORS.md, "zap".
     =========================================================================
 */
 

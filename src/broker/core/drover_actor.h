@@ -3,8 +3,8 @@
     its vocabulary, and the turns of its loop
 
     Not a class: plain functions, and two small plain values (drover_once_t,
-    drover_turns_t), that each of health, probation, schedq and assign
-    calls around its own state (actors/ACTORS.md):
+    drover_turns_t), that every actor calls around its own state: the one
+    loop every actor turns through (actors/ACTORS.md, "How actors talk"):
         reading     a control command's frames (numbers, strings); the
                     pipe, then the link, without blocking (drover_actor_read)
         saying      SEND route payload worker (an encoded wire message), an

@@ -22,15 +22,27 @@
 #include "drover_pool_actor.h"
 #include "drover_reconciler_actor.h"
 
-//  Start one actor (args as the actor takes them) and make it verbose if asked
-static zactor_t *
-s_actor_start (zactor_fn *actor_fn, void *args, bool verbose)
+//  Start one actor at index (args as the actor takes them) with its
+//  outbox, in which what the main tells it from now on goes, as to every
+//  actor, in one BATCH a turn (actors/ACTORS.md, "How actors talk"); make
+//  it verbose if asked
+static void
+s_actor_start (s_broker_t *self, int index, zactor_fn *actor_fn, void *args, bool verbose)
 {
-    zactor_t *actor = zactor_new (actor_fn, args);
-    assert (actor);
+    self->actors [index] = zactor_new (actor_fn, args);
+    assert (self->actors [index]);
+    self->outboxes [index] = drover_outbox_new ();
     if (verbose)
-        zstr_send (actor, "VERBOSE");
-    return actor;
+        drover_outbox_say (self->outboxes [index], "s", "VERBOSE");
+}
+
+//  Send what the main said to the actor at index so far, at start-up, as
+//  one BATCH (its pipe joins the poller only once every actor runs)
+static void
+s_actor_flush (s_broker_t *self, int index)
+{
+    if (drover_outbox_size (self->outboxes [index]))
+        drover_outbox_flush (self->outboxes [index], zactor_sock (self->actors [index]));
 }
 
 //  Return an actor's pipe, or NULL if it does not run (the pool, without
@@ -49,9 +61,11 @@ static int
 s_pool_start (s_broker_t *self, bool verbose)
 {
     drover_config_t *config = self->config;
-    self->actors [S_POOL] = s_actor_start (drover_pool_actor, NULL, verbose);
-    zsock_send (self->actors [S_POOL], "spss", "CONFIGURE", drover_poolconfig_dup (&config->pool),
-                config->endpoint, self->durable? config->state_dir: "");
+    s_actor_start (self, S_POOL, drover_pool_actor, NULL, verbose);
+    drover_outbox_say (self->outboxes [S_POOL], "spss", "CONFIGURE",
+                       drover_poolconfig_dup (&config->pool), config->endpoint,
+                       self->durable? config->state_dir: "");
+    s_actor_flush (self, S_POOL);
     char *word = NULL, *text = NULL;
     uint32_t started = 0;
     if (zsock_recv (self->actors [S_POOL], "s4s", &word, &started, &text) == -1
@@ -61,9 +75,12 @@ s_pool_start (s_broker_t *self, bool verbose)
     }
     zstr_free (&word);
     zstr_free (&text);
-    if (started)
-        zsock_send (self->actors [S_SCHEDQ], "sp", "POOLTYPES",
-                    drover_poolconfig_dup (&config->pool));
+    if (started) {
+        //  Sent at once: the pointer is schedq's from then on
+        drover_outbox_say (self->outboxes [S_SCHEDQ], "sp", "POOLTYPES",
+                           drover_poolconfig_dup (&config->pool));
+        s_actor_flush (self, S_SCHEDQ);
+    }
     return started? 0: -1;
 }
 
@@ -85,7 +102,7 @@ s_store_start (s_broker_t *self, bool verbose, uint64_t fence)
     };
     assert (args.durability >= 0);      //  the settings table checks the word
     self->durable = args.durability != DROVER_DURABILITY_OFF;
-    self->actors [S_STORE] = s_actor_start (drover_store_actor, &args, verbose);
+    s_actor_start (self, S_STORE, drover_store_actor, &args, verbose);
     char *word = NULL, *text = NULL;
     uint32_t opened = 0;
     if (zsock_recv (self->actors [S_STORE], "s4s", &word, &opened, &text) == -1
@@ -129,31 +146,33 @@ drover_broker_start_actors (s_broker_t *self, uint64_t fence)
     bool verbose = self->verbose;
     if (s_store_start (self, verbose, fence))
         return -1;
-    self->actors [S_HEALTH] = s_actor_start (drover_health_actor, NULL, verbose);
-    zsock_send (self->actors [S_HEALTH], "s444", "CONFIGURE",
-                config->heartbeat, config->lost_after, config->max_workers);
-    self->actors [S_PROBATION] = s_actor_start (drover_probation_actor, NULL, verbose);
-    zsock_send (self->actors [S_PROBATION], "s4", "CONFIGURE", config->probation_timeout);
+    s_actor_start (self, S_HEALTH, drover_health_actor, NULL, verbose);
+    drover_outbox_say (self->outboxes [S_HEALTH], "s444", "CONFIGURE",
+                       config->heartbeat, config->lost_after, config->max_workers);
+    s_actor_start (self, S_PROBATION, drover_probation_actor, NULL, verbose);
+    drover_outbox_say (self->outboxes [S_PROBATION], "s4", "CONFIGURE",
+                       config->probation_timeout);
     //  schedq and assign trade QUEUE, FREE and ASSIGN for every task: they
     //  get a link of their own rather than two hops through the main
     char link [64];
     snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
-    self->actors [S_SCHEDQ] = s_actor_start (drover_schedq_actor, link, verbose);
-    zsock_send (self->actors [S_SCHEDQ], "s4444444", "CONFIGURE", config->max_shelve,
-                config->min_disk_free, config->max_leases, config->keep_gone, config->max_gone,
-                (uint32_t) self->durable, config->affinity_wait);
-    self->actors [S_ASSIGN] = s_actor_start (drover_assign_actor, link, verbose);
-    zsock_send (self->actors [S_ASSIGN], "s44444444", "CONFIGURE", config->ack_timeout,
-                config->lost_retries, config->max_queued, config->keep_finished,
-                config->max_queued_bytes, config->keep_finished_bytes,
-                drover_durability_parse (config->durability), config->restart_grace);
+    s_actor_start (self, S_SCHEDQ, drover_schedq_actor, link, verbose);
+    drover_outbox_say (self->outboxes [S_SCHEDQ], "s4444444", "CONFIGURE", config->max_shelve,
+                       config->min_disk_free, config->max_leases, config->keep_gone,
+                       config->max_gone, (uint32_t) self->durable, config->affinity_wait);
+    s_actor_start (self, S_ASSIGN, drover_assign_actor, link, verbose);
+    drover_outbox_say (self->outboxes [S_ASSIGN], "s44444444", "CONFIGURE", config->ack_timeout,
+                       config->lost_retries, config->max_queued, config->keep_finished,
+                       config->max_queued_bytes, config->keep_finished_bytes,
+                       drover_durability_parse (config->durability), config->restart_grace);
     //  The reconciler: always, since services may be created at any time
     const drover_serviceconfig_t *service = &config->service;
-    self->actors [S_RECONCILER] = s_actor_start (drover_reconciler_actor, NULL, verbose);
-    zsock_send (self->actors [S_RECONCILER], "s444444444", "CONFIGURE", service->term,
-                service->gather_timeout, service->restart_delay, service->max_restart_delay,
-                service->stable_after, service->crash_warn, service->max_stop_percent,
-                service->max_services, service->max_replicas);
+    s_actor_start (self, S_RECONCILER, drover_reconciler_actor, NULL, verbose);
+    drover_outbox_say (self->outboxes [S_RECONCILER], "s444444444", "CONFIGURE", service->term,
+                       service->gather_timeout, service->restart_delay,
+                       service->max_restart_delay, service->stable_after, service->crash_warn,
+                       service->max_stop_percent, service->max_services,
+                       service->max_replicas);
     if (config->pool.ntypes && s_pool_start (self, verbose))
         return -1;
     drover_metrics_actor_args_t metrics = {
@@ -162,19 +181,22 @@ drover_broker_start_actors (s_broker_t *self, uint64_t fence)
         .endpoint = config->endpoint,
         .counters = S_COUNTERS + (self->actors [S_POOL]? 1: 0)
     };
-    self->actors [S_METRICS] = s_actor_start (drover_metrics_actor, &metrics, verbose);
+    s_actor_start (self, S_METRICS, drover_metrics_actor, &metrics, verbose);
     if (s_metrics_started (self))
         return -1;
     bool listened = drover_eventstream_on (self->events);
     for (int index = 0; index < S_ACTORS; index++) {
         drover_poller_set (self->poller, (size_t) index, s_actor_sock (self, index));
-        if (self->actors [index])
-            self->started |= S_TO (index);
-        self->outboxes [index] = drover_outbox_new ();
+        if (!self->actors [index]) {
+            self->outboxes [index] = drover_outbox_new ();     //  the pool's slot, empty
+            continue;
+        }
+        self->started |= S_TO (index);
         //  Events only while someone subscribes (kept events are said all
         //  the same: only the store is told)
-        if (self->actors [index] && (index == S_STORE || !self->durable))
-            zsock_send (self->actors [index], "s4", "EVENTS", listened? 1: 0);
+        if (index == S_STORE || !self->durable)
+            drover_outbox_say (self->outboxes [index], "s4", "EVENTS", listened? 1: 0);
+        s_actor_flush (self, index);
     }
     return 0;
 }

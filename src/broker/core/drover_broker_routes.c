@@ -3,7 +3,7 @@
     message a peer sends and each command an actor says
 
     The main routes by this table and by nothing else; actors/ACTORS.md's
-    tables are written from it.
+    tables say it in words, and test_actors_doc holds them to it.
     =========================================================================
 */
 
@@ -12,7 +12,8 @@
 
 //  The routing table: who hears each wire message a peer sends and each
 //  command an actor (or the main) says. It is the one answer to "who
-//  hears X" (actors/ACTORS.md is written from it): the main routes by it
+//  hears X" (actors/ACTORS.md says it in words; test_actors_doc checks
+//  that they agree): the main routes by it
 //  and by nothing else. A wire message is handed off (MSG) to one actor;
 //  a command goes to every actor it names. A wire message with no row is
 //  answered ERROR 415 (a status, OK or ERROR, is never answered).
@@ -68,6 +69,7 @@ static const struct {
     { 0, "SUCCESS",   S_TO (S_PROBATION), 0 },
     { 0, "HEARD",     S_TO (S_HEALTH), 0 },
     { 0, "QUEUE",     S_TO (S_SCHEDQ) | S_LINK, 0 },
+    { 0, "AFFINITY",  S_TO (S_SCHEDQ) | S_LINK, 0 },     //  a QUEUE placed by its key
     { 0, "DEQUEUE",   S_TO (S_SCHEDQ) | S_LINK, 0 },
     { 0, "TAKE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
     { 0, "FREE",      S_TO (S_SCHEDQ) | S_LINK, 0 },
@@ -151,4 +153,59 @@ drover_broker_command_targets (const char *command)
         if (s_routes [index].command && streq (s_routes [index].command, command))
             return s_routes [index].targets;
     return 0;
+}
+
+
+//  The actors' names, by index (S_HEALTH ...)
+static const char *s_actor_names [S_ACTORS] = {
+    "health", "probation", "schedq", "assign", "store", "metrics", "pool", "reconciler"
+};
+
+//  Return an actor's name, or NULL past the last
+const char *
+drover_broker_actor_name (size_t index)
+{
+    return index < S_ACTORS? s_actor_names [index]: NULL;
+}
+
+//  Add word to a ", "-joined list
+static void
+s_join (char *list, size_t size, const char *word)
+{
+    size_t used = strlen (list);
+    snprintf (list + used, size - used, "%s%s", used? ", ": "", word);
+}
+
+//  Describe a row of the routing table in words
+bool
+drover_broker_route_describe (size_t index, char *name, size_t name_size, char *hearers,
+                              size_t hearers_size, char *senders, size_t senders_size)
+{
+    if (index >= S_ROUTES)
+        return false;
+    int targets = s_routes [index].targets;
+    snprintf (name, name_size, "%s", s_routes [index].msg? drover_msg_name (s_routes [index].msg)
+                                                            : s_routes [index].command);
+    *hearers = 0;
+    for (int actor = 0; actor < S_ACTORS; actor++)
+        if (targets & S_TO (actor))
+            s_join (hearers, hearers_size, s_actor_names [actor]);
+    if (targets & (S_SELF | S_COUNTS))
+        s_join (hearers, hearers_size, "the main");
+    if (targets & S_PEER)
+        s_join (hearers, hearers_size, "a peer");
+    if (targets & S_PUBLISH)
+        s_join (hearers, hearers_size, "the event stream");
+    if (targets & S_LINK)
+        s_join (hearers, hearers_size, "on the link");
+    if (targets & S_OTHERS)
+        s_join (hearers, hearers_size, "not the sayer");
+    uint8_t roles = s_routes [index].roles;
+    snprintf (senders, senders_size, "%s",
+              !s_routes [index].msg? "":
+              roles == S_ANYONE? "anyone":
+              roles == S_CLIENTS? "clients":
+              roles == S_ADMINS? "admins":
+              roles == S_WORKERS? "workers": "?");
+    return true;
 }

@@ -182,7 +182,7 @@ int
 //  and hand over each command in it, in order: a control command to
 //  handler, a record to record_handler (NULL for a receiver that hears
 //  no per-task command). A plain control command outside
-//  a batch (CONFIGURE from the main, $TERM from zactor_destroy) goes to
+//  a batch ($TERM from zactor_destroy; a unit test's CONFIGURE) goes to
 //  handler too. Returns the number of commands handled, or -1 if nothing
 //  was received.
 int
