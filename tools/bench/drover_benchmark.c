@@ -306,21 +306,10 @@ drover_benchmark_noop_rate (drover_benchmark_t *self, const char *phase)
 static int
 s_phase_noop (drover_benchmark_t *self)
 {
-    drover_benchmark_tally_t tally = { 0 };
-    drover_client_t *client = drover_benchmark_client (self, &tally);
-    drover_benchmark_crew_t crew = { 0 };
-    drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
-    int64_t elapsed = -1;
-    if (drover_benchmark_crew_start (self, &crew, client) == 0)
-        elapsed = drover_benchmark_run_tasks (self, client, &tally, submit, self->opts.tasks,
-                                              "noop");
-    if (elapsed >= 0)
-        drover_benchmark_figure (self, "noop_throughput",
-                                 self->opts.tasks * 1e6 / (elapsed > 0? elapsed: 1), "tasks/s");
-    drover_submit_destroy (&submit);
-    drover_client_destroy (&client);
-    drover_benchmark_crew_stop (&crew);
-    return elapsed >= 0? 0: -1;
+    double rate = drover_benchmark_noop_rate (self, "noop");
+    if (rate >= 0)
+        drover_benchmark_figure (self, "noop_throughput", rate, "tasks/s");
+    return rate >= 0? 0: -1;
 }
 
 

@@ -125,9 +125,9 @@ void
 void
     drover_cli_end_name (int end, char *buffer, size_t size);
 
-//  What status shares with workers, tasks, hold, drain and resume
-//  (tools/cli/drover_cli_admin.c): parse flags that only take the common
-//  options plus --json (json_p NULL: not even that); returns 0,
+//  Parse flags that only take the common options plus --json (json_p
+//  NULL: not even that), as status, workers, tasks, hold, drain, resume,
+//  explain, plan and pool do (tools/cli/drover_cli_admin.c); returns 0,
 //  DROVER_CLI_HELP, or an exit status
 int
     drover_cli_parse_simple (const char *command, int argc, char **argv, bool *json_p,

@@ -149,30 +149,10 @@ s_json (const drover_msg_t *reply)
 int
 drover_cli_explain (int argc, char **argv)
 {
-    static struct option long_options [] = {
-        { "json", no_argument, NULL, 'j' },
-        DROVER_CLI_COMMON_OPTIONS,
-        DROVER_CLI_KEY_OPTION,
-        { NULL, 0, NULL, 0 }
-    };
     bool json = false;
-    optind = 0;
-    opterr = 0;
-    int option;
-    while ((option = getopt_long (argc, argv, ":hj", long_options, NULL)) != -1) {
-        if (option == 'h') {
-            s_usage (stdout);
-            return DROVER_EXIT_OK;
-        }
-        else
-        if (option == 'j')
-            json = true;
-        else {
-            int rc = drover_cli_common_option ("explain", option, argv);
-            if (rc)
-                return rc;
-        }
-    }
+    int rc = drover_cli_parse_simple ("explain", argc, argv, &json, s_usage);
+    if (rc)
+        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
     if (optind != argc - 1)
         return drover_cli_usage_error ("explain", optind < argc? "one task id, please":
                                        "which task? drover explain ID");
@@ -182,7 +162,7 @@ drover_cli_explain (int argc, char **argv)
     drover_client_t *client = drover_cli_connect ("explain");
     if (!client)
         return DROVER_EXIT_USAGE;
-    int rc = DROVER_EXIT_OK;
+    rc = DROVER_EXIT_OK;
     drover_msg_t *reply = drover_client_explain (client, task);
     if (!reply)
         rc = drover_cli_error (client, "explain");

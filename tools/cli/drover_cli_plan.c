@@ -37,29 +37,9 @@ s_usage (FILE *stream)
 static int
 s_parse_flags (int argc, char **argv)
 {
-    static struct option long_options [] = {
-        { "json", no_argument, NULL, 'j' },
-        DROVER_CLI_COMMON_OPTIONS,
-        DROVER_CLI_KEY_OPTION,
-        { NULL, 0, NULL, 0 }
-    };
-    optind = 0;
-    opterr = 0;
-    int option;
-    while ((option = getopt_long (argc, argv, ":hj", long_options, NULL)) != -1) {
-        if (option == 'h') {
-            s_usage (stdout);
-            return DROVER_CLI_HELP;
-        }
-        else
-        if (option == 'j')
-            drover_cli_globals.json = true;
-        else {
-            int rc = drover_cli_common_option ("plan", option, argv);
-            if (rc)
-                return rc;
-        }
-    }
+    int rc = drover_cli_parse_simple ("plan", argc, argv, &drover_cli_globals.json, s_usage);
+    if (rc)
+        return rc;
     if (optind < argc)
         return drover_cli_usage_error ("plan", "unexpected argument '%s'", argv [optind]);
     return 0;

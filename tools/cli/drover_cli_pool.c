@@ -43,36 +43,6 @@ s_pool_usage (FILE *stream)
         "shutting down: 410) or the broker did not answer; 2 bad flags or arguments.\n");
 }
 
-//  Parse pool's flags; returns 0, DROVER_CLI_HELP, or an exit status
-static int
-s_parse (int argc, char **argv, bool *json_p)
-{
-    static struct option long_options [] = {
-        { "json", no_argument, NULL, 'j' },
-        DROVER_CLI_COMMON_OPTIONS,
-        DROVER_CLI_KEY_OPTION,
-        { NULL, 0, NULL, 0 }
-    };
-    optind = 0;
-    opterr = 0;
-    int option;
-    while ((option = getopt_long (argc, argv, ":hj", long_options, NULL)) != -1) {
-        if (option == 'h') {
-            s_pool_usage (stdout);
-            return DROVER_CLI_HELP;
-        }
-        else
-        if (option == 'j')
-            *json_p = true;
-        else {
-            int rc = drover_cli_common_option ("pool", option, argv);
-            if (rc)
-                return rc;
-        }
-    }
-    return 0;
-}
-
 //  Format a price per hour for people: "0.10", "1.2345"
 static void
 s_price (double price, char *buffer, size_t size)
@@ -251,7 +221,7 @@ int
 drover_cli_pool (int argc, char **argv)
 {
     bool json = false;
-    int rc = s_parse (argc, argv, &json);
+    int rc = drover_cli_parse_simple ("pool", argc, argv, &json, s_pool_usage);
     if (rc)
         return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
     int action = -1;

@@ -9,6 +9,7 @@
 */
 
 #include "drover_fleet.h"
+#include "drover_framecursor.h"
 
 struct _drover_fleet_t {
     drover_fleet_worker_t *workers; //  workers in the order added; id, labels owned
@@ -60,23 +61,6 @@ drover_fleet_add (drover_fleet_t *self, const drover_fleet_worker_t *worker)
     assert (copy->id && copy->labels);
 }
 
-//  Append bytes at a cursor, moving it
-static void
-s_put (byte **cursor_p, const void *data, size_t size)
-{
-    memcpy (*cursor_p, data, size);
-    *cursor_p += size;
-}
-
-//  Append a string as its length (4) and its bytes
-static void
-s_put_string (byte **cursor_p, const char *text)
-{
-    uint32_t length = (uint32_t) strlen (text);
-    s_put (cursor_p, &length, 4);
-    s_put (cursor_p, text, length);
-}
-
 //  Encode the fleet as one frame
 zframe_t *
 drover_fleet_encode (drover_fleet_t *self)
@@ -88,47 +72,21 @@ drover_fleet_encode (drover_fleet_t *self)
     zframe_t *frame = zframe_new (NULL, size);
     byte *cursor = zframe_data (frame);
     uint32_t count = (uint32_t) self->count;
-    s_put (&cursor, &count, 4);
+    drover_framecursor_put (&cursor, &count, 4);
     for (size_t index = 0; index < self->count; index++) {
         const drover_fleet_worker_t *worker = &self->workers [index];
         uint32_t state = (uint32_t) worker->state;
-        s_put (&cursor, &worker->procs, 4);
-        s_put (&cursor, &worker->procs_used, 4);
-        s_put (&cursor, &state, 4);
-        s_put (&cursor, &worker->tasks, 4);
-        s_put (&cursor, &worker->mem, 8);
-        s_put (&cursor, &worker->mem_used, 8);
-        s_put_string (&cursor, worker->id);
-        s_put_string (&cursor, worker->labels);
+        drover_framecursor_put (&cursor, &worker->procs, 4);
+        drover_framecursor_put (&cursor, &worker->procs_used, 4);
+        drover_framecursor_put (&cursor, &state, 4);
+        drover_framecursor_put (&cursor, &worker->tasks, 4);
+        drover_framecursor_put (&cursor, &worker->mem, 8);
+        drover_framecursor_put (&cursor, &worker->mem_used, 8);
+        drover_framecursor_put_string (&cursor, worker->id);
+        drover_framecursor_put_string (&cursor, worker->labels);
     }
     assert (cursor == zframe_data (frame) + size);
     return frame;
-}
-
-//  Take size bytes from a cursor if they are there. Returns false if not.
-static bool
-s_get (const byte **cursor_p, const byte *end, void *data, size_t size)
-{
-    if ((size_t) (end - *cursor_p) < size)
-        return false;
-    memcpy (data, *cursor_p, size);
-    *cursor_p += size;
-    return true;
-}
-
-//  Take a string (its length, its bytes) from a cursor, as a fresh copy,
-//  or NULL if the frame ends first
-static char *
-s_get_string (const byte **cursor_p, const byte *end)
-{
-    uint32_t length;
-    if (!s_get (cursor_p, end, &length, 4)
-    ||  (size_t) (end - *cursor_p) < length)
-        return NULL;
-    char *text = strndup ((const char *) *cursor_p, length);
-    assert (text);
-    *cursor_p += length;
-    return text;
 }
 
 //  Decode a frame encode made
@@ -140,16 +98,19 @@ drover_fleet_decode (zframe_t *frame)
     const byte *end = cursor + zframe_size (frame);
     drover_fleet_t *self = drover_fleet_new ();
     uint32_t count;
-    bool ok = s_get (&cursor, end, &count, 4);
+    bool ok = drover_framecursor_get (&cursor, end, &count, 4);
     for (uint32_t index = 0; ok && index < count; index++) {
         drover_fleet_worker_t worker = { 0 };
         uint32_t state;
-        ok = s_get (&cursor, end, &worker.procs, 4) && s_get (&cursor, end, &worker.procs_used, 4)
-          && s_get (&cursor, end, &state, 4) && s_get (&cursor, end, &worker.tasks, 4)
-          && s_get (&cursor, end, &worker.mem, 8) && s_get (&cursor, end, &worker.mem_used, 8)
+        ok = drover_framecursor_get (&cursor, end, &worker.procs, 4)
+          && drover_framecursor_get (&cursor, end, &worker.procs_used, 4)
+          && drover_framecursor_get (&cursor, end, &state, 4)
+          && drover_framecursor_get (&cursor, end, &worker.tasks, 4)
+          && drover_framecursor_get (&cursor, end, &worker.mem, 8)
+          && drover_framecursor_get (&cursor, end, &worker.mem_used, 8)
           && state <= DROVER_FLEET_LOW_DISK;
-        char *id = ok? s_get_string (&cursor, end): NULL;
-        char *labels = id? s_get_string (&cursor, end): NULL;
+        char *id = ok? drover_framecursor_get_string (&cursor, end): NULL;
+        char *labels = id? drover_framecursor_get_string (&cursor, end): NULL;
         ok = labels != NULL;
         if (ok) {
             worker.state = (drover_fleet_state_t) state;

@@ -10,6 +10,7 @@
 */
 
 #include "drover_loadreport.h"
+#include "drover_framecursor.h"
 
 struct _drover_loadreport_t {
     drover_pooldemand_t *demand;    //  shapes; labels owned
@@ -101,14 +102,6 @@ s_compare_count (const void *one, const void *two)
     return a > b? -1: a < b? 1: 0;
 }
 
-//  Append bytes at a cursor, moving it
-static void
-s_put (byte **cursor_p, const void *data, size_t size)
-{
-    memcpy (*cursor_p, data, size);
-    *cursor_p += size;
-}
-
 //  Encode the report as one frame
 zframe_t *
 drover_loadreport_encode (drover_loadreport_t *self)
@@ -128,51 +121,24 @@ drover_loadreport_encode (drover_loadreport_t *self)
     zframe_t *frame = zframe_new (NULL, size);
     byte *cursor = zframe_data (frame);
     uint32_t counts [2] = { (uint32_t) self->ndemand, (uint32_t) self->nworkers };
-    s_put (&cursor, counts, sizeof counts);
+    drover_framecursor_put (&cursor, counts, sizeof counts);
     for (size_t index = 0; index < self->ndemand; index++) {
         const drover_pooldemand_t *shape = &self->demand [index];
-        uint32_t length = (uint32_t) strlen (shape->labels);
-        s_put (&cursor, &shape->procs, 4);
-        s_put (&cursor, &shape->count, 4);
-        s_put (&cursor, &shape->mem, 8);
-        s_put (&cursor, &length, 4);
-        s_put (&cursor, shape->labels, length);
+        drover_framecursor_put (&cursor, &shape->procs, 4);
+        drover_framecursor_put (&cursor, &shape->count, 4);
+        drover_framecursor_put (&cursor, &shape->mem, 8);
+        drover_framecursor_put_string (&cursor, shape->labels);
     }
     for (size_t index = 0; index < self->nworkers; index++) {
         const drover_poolload_t *worker = &self->workers [index];
-        uint32_t length = (uint32_t) strlen (worker->id);
-        s_put (&cursor, &worker->tasks, 4);
-        s_put (&cursor, &worker->procs_used, 4);
-        s_put (&cursor, &worker->mem_used, 8);
-        s_put (&cursor, &worker->last_task, 8);
-        s_put (&cursor, &length, 4);
-        s_put (&cursor, worker->id, length);
+        drover_framecursor_put (&cursor, &worker->tasks, 4);
+        drover_framecursor_put (&cursor, &worker->procs_used, 4);
+        drover_framecursor_put (&cursor, &worker->mem_used, 8);
+        drover_framecursor_put (&cursor, &worker->last_task, 8);
+        drover_framecursor_put_string (&cursor, worker->id);
     }
     assert (cursor == zframe_data (frame) + size);
     return frame;
-}
-
-//  Take size bytes from a cursor if they are there. Returns false if not.
-static bool
-s_get (const byte **cursor_p, const byte *end, void *data, size_t size)
-{
-    if ((size_t) (end - *cursor_p) < size)
-        return false;
-    memcpy (data, *cursor_p, size);
-    *cursor_p += size;
-    return true;
-}
-
-//  Take a string of length bytes from a cursor, as a fresh copy, or NULL
-static char *
-s_get_string (const byte **cursor_p, const byte *end, uint32_t length)
-{
-    if ((size_t) (end - *cursor_p) < length)
-        return NULL;
-    char *text = strndup ((const char *) *cursor_p, length);
-    assert (text);
-    *cursor_p += length;
-    return text;
 }
 
 //  Decode a frame encode made
@@ -184,25 +150,27 @@ drover_loadreport_decode (zframe_t *frame)
     const byte *end = cursor + zframe_size (frame);
     drover_loadreport_t *self = drover_loadreport_new ();
     uint32_t counts [2];
-    bool ok = s_get (&cursor, end, counts, sizeof counts);
+    bool ok = drover_framecursor_get (&cursor, end, counts, sizeof counts);
     for (uint32_t index = 0; ok && index < counts [0]; index++) {
-        uint32_t procs, count, length;
+        uint32_t procs, count;
         uint64_t mem;
-        ok = s_get (&cursor, end, &procs, 4) && s_get (&cursor, end, &count, 4)
-          && s_get (&cursor, end, &mem, 8) && s_get (&cursor, end, &length, 4);
-        char *labels = ok? s_get_string (&cursor, end, length): NULL;
+        ok = drover_framecursor_get (&cursor, end, &procs, 4)
+          && drover_framecursor_get (&cursor, end, &count, 4)
+          && drover_framecursor_get (&cursor, end, &mem, 8);
+        char *labels = ok? drover_framecursor_get_string (&cursor, end): NULL;
         if (labels)
             drover_loadreport_add_demand (self, procs, mem, labels, count);
         ok = labels != NULL;
         free (labels);
     }
     for (uint32_t index = 0; ok && index < counts [1]; index++) {
-        uint32_t tasks, procs_used, length;
+        uint32_t tasks, procs_used;
         uint64_t mem_used, last_task;
-        ok = s_get (&cursor, end, &tasks, 4) && s_get (&cursor, end, &procs_used, 4)
-          && s_get (&cursor, end, &mem_used, 8) && s_get (&cursor, end, &last_task, 8)
-          && s_get (&cursor, end, &length, 4);
-        char *id = ok? s_get_string (&cursor, end, length): NULL;
+        ok = drover_framecursor_get (&cursor, end, &tasks, 4)
+          && drover_framecursor_get (&cursor, end, &procs_used, 4)
+          && drover_framecursor_get (&cursor, end, &mem_used, 8)
+          && drover_framecursor_get (&cursor, end, &last_task, 8);
+        char *id = ok? drover_framecursor_get_string (&cursor, end): NULL;
         if (id)
             drover_loadreport_add_worker (self, id, tasks, procs_used, mem_used, last_task);
         ok = id != NULL;

@@ -556,8 +556,43 @@ s_release (drover_schedq_t *self, uint32_t worker_handle)
     s_wake_list (self, &self->blocked, worker_handle);
 }
 
+//  After a change to whether a worker may take new work: end its
+//  reservation if it may not, rank it again and wake what it could hold
+static void
+s_worker_changed (drover_schedq_t *self, uint32_t handle)
+{
+    if (!s_usable (s_worker (self, handle)))
+        s_release (self, handle);
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+}
+
+//  What s_each_waiting calls for a group: its handle and the walk's arg
+typedef void (s_visit_fn) (drover_schedq_t *self, uint32_t handle, void *arg);
+
+//  Call visit for each group waiting: between passes every group is
+//  queued, parked or blocked
+static void
+s_each_waiting (drover_schedq_t *self, s_visit_fn *visit, void *arg)
+{
+    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
+        visit (self, drover_idheap_at (self->queue, index), arg);
+    for (size_t index = 0; index < self->parked.count; index++)
+        visit (self, self->parked.handles [index], arg);
+    for (size_t index = 0; index < self->blocked.count; index++)
+        visit (self, self->blocked.handles [index], arg);
+}
+
 //  ---------------------------------------------------------------------
 //  Construction
+
+//  Destroy a group's heap of requests (on destroying the queue)
+static void
+s_group_heap_destroy (drover_schedq_t *self, uint32_t handle, void *arg)
+{
+    (void) arg;
+    drover_idheap_destroy (&s_group (self, handle)->heap);
+}
 
 //  Create an empty queue
 drover_schedq_t *
@@ -589,13 +624,7 @@ drover_schedq_destroy (drover_schedq_t **self_p)
         for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order))
             s_worker_clear (s_worker (self, (uint32_t) (uintptr_t) item));
         zlistx_destroy (&self->order);
-        //  Between passes every group is queued, parked or blocked
-        for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
-            drover_idheap_destroy (&s_group (self, drover_idheap_at (self->queue, index))->heap);
-        for (size_t index = 0; index < self->parked.count; index++)
-            drover_idheap_destroy (&s_group (self, self->parked.handles [index])->heap);
-        for (size_t index = 0; index < self->blocked.count; index++)
-            drover_idheap_destroy (&s_group (self, self->blocked.handles [index])->heap);
+        s_each_waiting (self, s_group_heap_destroy, NULL);
         zhashx_destroy (&self->workers);
         drover_demands_destroy (&self->demands);   //  requests need not unref: all go
         drover_idheap_destroy (&self->queue);
@@ -625,27 +654,31 @@ drover_schedq_set_max_shelve (drover_schedq_t *self, uint32_t max_shelve)
 
 
 
-//  Tell fn a group's demand, if it holds requests
+//  A caller's function and its argument, carried through s_each_waiting
+typedef struct {
+    drover_schedq_demand_fn *demand;    //  the caller's function, for each_demand
+    drover_schedq_group_fn *group;      //  the caller's function, for each_group
+    void *arg;                  //  its argument
+} s_teller_t;
+
+//  Tell the caller's fn a group's demand, if it holds requests
 static void
-s_tell_demand (drover_schedq_t *self, uint32_t handle, drover_schedq_demand_fn *fn, void *arg)
+s_tell_demand (drover_schedq_t *self, uint32_t handle, void *arg)
 {
+    s_teller_t *teller = (s_teller_t *) arg;
     s_group_t *group = s_group (self, handle);
     if (group->count)
-        fn (group->procs, group->demand->mem, group->demand->given, group->count, arg);
+        teller->demand (group->procs, group->demand->mem, group->demand->given, group->count,
+                        teller->arg);
 }
 
-//  Call fn for each distinct demand waiting: between passes every group is
-//  queued, parked or blocked
+//  Call fn for each distinct demand waiting
 void
 drover_schedq_each_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *arg)
 {
     assert (self && fn);
-    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
-        s_tell_demand (self, drover_idheap_at (self->queue, index), fn, arg);
-    for (size_t index = 0; index < self->parked.count; index++)
-        s_tell_demand (self, self->parked.handles [index], fn, arg);
-    for (size_t index = 0; index < self->blocked.count; index++)
-        s_tell_demand (self, self->blocked.handles [index], fn, arg);
+    s_teller_t teller = { .demand = fn, .arg = arg };
+    s_each_waiting (self, s_tell_demand, &teller);
 }
 
 //  Give the elastic pool's instance types, for explaining
@@ -1091,10 +1124,7 @@ drover_schedq_set_admin (drover_schedq_t *self, const char *id, int admin)
     if (!worker || admin < 0 || admin > DROVER_ADMIN_MAX)
         return -1;              //  unknown worker or not a setting
     worker->admin = admin;
-    if (!s_usable (worker))
-        s_release (self, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
+    s_worker_changed (self, handle);
     return 0;
 }
 
@@ -1112,10 +1142,7 @@ s_disk_check (drover_schedq_t *self, uint32_t handle)
     if (low == worker->disk_low)
         return;
     worker->disk_low = low;
-    if (!s_usable (worker))
-        s_release (self, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
+    s_worker_changed (self, handle);
 }
 
 //  Put a worker on probation or take it off
@@ -1130,10 +1157,7 @@ drover_schedq_set_probation (drover_schedq_t *self, const char *id, bool probati
     worker->probation = probation;
     if (!probation)
         worker->probation_until = 0;
-    if (!s_usable (worker))
-        s_release (self, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
+    s_worker_changed (self, handle);
     return 0;
 }
 
@@ -1149,10 +1173,7 @@ drover_schedq_set_settling (drover_schedq_t *self, const char *id, bool settling
     if (worker->settling == settling)
         return 0;
     worker->settling = settling;
-    if (!s_usable (worker))
-        s_release (self, handle);
-    s_worker_refresh (self, handle);
-    s_wake (self, handle);
+    s_worker_changed (self, handle);
     return 0;
 }
 
@@ -1584,12 +1605,13 @@ drover_schedq_request (drover_schedq_t *self, uint64_t task, drover_schedq_reque
     return 0;
 }
 
-//  Tell fn about one group
+//  Tell the caller's fn about one group
 static void
-s_tell_group (drover_schedq_t *self, uint32_t handle, drover_schedq_group_fn *fn, void *arg)
+s_tell_group (drover_schedq_t *self, uint32_t handle, void *arg)
 {
+    s_teller_t *teller = (s_teller_t *) arg;
     s_group_t *group = s_group (self, handle);
-    fn (handle, group->procs, group->demand, arg);
+    teller->group (handle, group->procs, group->demand, teller->arg);
 }
 
 //  Call fn for each group of queued requests: queued, parked, blocked
@@ -1597,12 +1619,8 @@ void
 drover_schedq_each_group (drover_schedq_t *self, drover_schedq_group_fn *fn, void *arg)
 {
     assert (self && fn);
-    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
-        s_tell_group (self, drover_idheap_at (self->queue, index), fn, arg);
-    for (size_t index = 0; index < self->parked.count; index++)
-        s_tell_group (self, self->parked.handles [index], fn, arg);
-    for (size_t index = 0; index < self->blocked.count; index++)
-        s_tell_group (self, self->blocked.handles [index], fn, arg);
+    s_teller_t teller = { .group = fn, .arg = arg };
+    s_each_waiting (self, s_tell_group, &teller);
 }
 
 //  Call fn for each queued request of a group (between passes nothing is

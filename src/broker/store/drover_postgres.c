@@ -102,12 +102,8 @@ s_schema [] = {
     " held, ours); END IF; END $$",
 };
 
-//  The task columns as load reads them, in this order (as drover_sqlite)
-#define S_TASK_COLUMNS \
-    "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
-    " priority, procs, mem, timeout, retries, flags, labels, body," \
-    " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
-    " offered, started, last_outcome, history, service, slot, affinity"
+//  The task columns as load reads them, in this order
+#define S_TASK_COLUMNS  DROVER_SQLBATCH_TASK_COLUMNS
 
 //  Task writes go as columns: each parameter an array holding one column
 //  of the batch's rows (drover_pgarray_t), unnested by the statement, so a
@@ -498,14 +494,7 @@ s_bind_submit (drover_postgres_rows_t *rows, drover_change_t *change)
     S_INT (rows, 15, submit->retries);
     S_INT (rows, 16, submit->flags);
     char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1)];
-    size_t size = 0;
-    for (uint32_t index = 0; index < submit->nlabels && index < DROVER_LABELS_MAX; index++) {
-        int length = snprintf (labels + size, sizeof labels - size, "%s%s",
-                               index? "\n": "", submit->labels [index]);
-        size += (size_t) length;
-        if (size >= sizeof labels)
-            size = sizeof labels - 1;
-    }
+    size_t size = drover_sqlbatch_labels_join (submit, labels, sizeof labels);
     s_blob_or_null (rows, 17, (byte *) labels, size);
     s_blob_or_null (rows, 18, submit->body, submit->body_size);
     drover_pgarray_bytes (&rows->columns [27], submit->principal, strlen (submit->principal));
@@ -792,11 +781,7 @@ s_restored (PGresult *result, int row)
     submit->timeout = (uint32_t) s_column_int (result, row, 12);
     submit->retries = (uint32_t) s_column_int (result, row, 13);
     submit->flags = (uint32_t) s_column_int (result, row, 14);
-    while (labels && *labels && submit->nlabels < DROVER_LABELS_MAX) {
-        size_t length = strcspn (labels, "\n");
-        submit->labels [submit->nlabels++] = strndup (labels, length);
-        labels += length + (labels [length] == '\n');
-    }
+    drover_sqlbatch_labels_split (submit, labels);
     submit->body = s_column_blob (result, row, 16, &submit->body_size);
     const char *owner = s_column_text (result, row, 25);
     snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");

@@ -98,3 +98,32 @@ drover_sqlbatch_at (drover_sqlbatch_t *self, size_t index)
     assert (index < self->ntasks);
     return &self->slots [self->order [index]];
 }
+
+//  Join a submit's labels into text, one a line
+size_t
+drover_sqlbatch_labels_join (const drover_msg_t *submit, char *text, size_t size)
+{
+    assert (submit);
+    assert (text && size > 0);
+    size_t length = 0;
+    for (uint32_t index = 0; index < submit->nlabels && index < DROVER_LABELS_MAX; index++) {
+        int written = snprintf (text + length, size - length, "%s%s",
+                                index? "\n": "", submit->labels [index]);
+        length += (size_t) written;
+        if (length >= size)
+            length = size - 1;
+    }
+    return length;
+}
+
+//  Add the labels of a labels column's text to a submit
+void
+drover_sqlbatch_labels_split (drover_msg_t *submit, const char *text)
+{
+    assert (submit);
+    while (text && *text && submit->nlabels < DROVER_LABELS_MAX) {
+        size_t length = strcspn (text, "\n");
+        submit->labels [submit->nlabels++] = strndup (text, length);
+        text += length + (text [length] == '\n');
+    }
+}

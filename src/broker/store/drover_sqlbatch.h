@@ -29,6 +29,14 @@ typedef struct {
 
 typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
 
+//  The task columns as a backend's load reads them, in this order: the
+//  same in both backends, so that each reads a task's row alike
+#define DROVER_SQLBATCH_TASK_COLUMNS \
+    "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
+    " priority, procs, mem, timeout, retries, flags, labels, body," \
+    " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
+    " offered, started, last_outcome, history, service, slot, affinity"
+
 //  Create an empty grouping
 drover_sqlbatch_t *
     drover_sqlbatch_new (void);
@@ -45,6 +53,17 @@ size_t
 //  The index-th task of the last grouping, in the order first met
 const drover_sqlbatch_task_t *
     drover_sqlbatch_at (drover_sqlbatch_t *self, size_t index);
+
+//  Join a submit's labels into text, one a line, as the labels column
+//  holds them; cut to fit size. Returns the text's length (0: no labels,
+//  text untouched).
+size_t
+    drover_sqlbatch_labels_join (const drover_msg_t *submit, char *text, size_t size);
+
+//  Add the labels of a labels column's text (one a line; NULL or "":
+//  none) to a submit, up to DROVER_LABELS_MAX
+void
+    drover_sqlbatch_labels_split (drover_msg_t *submit, const char *text);
 
 #ifdef __cplusplus
 }

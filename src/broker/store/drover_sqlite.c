@@ -110,11 +110,7 @@ s_schema =
     "  count INTEGER NOT NULL, data BLOB NOT NULL);";
 
 //  The task columns as load reads them, in this order
-#define S_TASK_COLUMNS \
-    "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
-    " priority, procs, mem, timeout, retries, flags, labels, body," \
-    " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
-    " offered, started, last_outcome, history, service, slot, affinity"
+#define S_TASK_COLUMNS  DROVER_SQLBATCH_TASK_COLUMNS
 
 //  The statements' SQL, by drover_sqlite_statement_t (the enum
 //  says the parameters that task writes share)
@@ -637,14 +633,7 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
     sqlite3_bind_int64 (stmt, 16, submit->flags);
     if (submit->nlabels) {
         char labels [DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1)];
-        size_t size = 0;
-        for (uint32_t index = 0; index < submit->nlabels && index < DROVER_LABELS_MAX; index++) {
-            int length = snprintf (labels + size, sizeof labels - size, "%s%s",
-                                   index? "\n": "", submit->labels [index]);
-            size += (size_t) length;
-            if (size >= sizeof labels)
-                size = sizeof labels - 1;
-        }
+        size_t size = drover_sqlbatch_labels_join (submit, labels, sizeof labels);
         sqlite3_bind_text (stmt, 17, labels, (int) size, SQLITE_TRANSIENT);
     }
     else
@@ -967,11 +956,7 @@ s_restored (sqlite3_stmt *stmt)
     submit->timeout = (uint32_t) sqlite3_column_int64 (stmt, 12);
     submit->retries = (uint32_t) sqlite3_column_int64 (stmt, 13);
     submit->flags = (uint32_t) sqlite3_column_int64 (stmt, 14);
-    while (labels && *labels && submit->nlabels < DROVER_LABELS_MAX) {
-        size_t length = strcspn (labels, "\n");
-        submit->labels [submit->nlabels++] = strndup (labels, length);
-        labels += length + (labels [length] == '\n');
-    }
+    drover_sqlbatch_labels_split (submit, labels);
     submit->body = s_column_blob (stmt, 16, &submit->body_size);
     const char *owner = (const char *) sqlite3_column_text (stmt, 25);
     snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");
