@@ -29,9 +29,10 @@
 
     Submitting is drover_client_submit.c (async submits live there in a
     ring of `window` slots indexed by seq), waiting for TASK DONEs is
-    drover_client_wait.c, the plain requests drover_client_requests.c;
-    this file has the object, sending and receiving, the synchronous
-    request, and routing what comes in.
+    drover_client_wait.c; the requests of one question and one answer are
+    drover_client_requests.c, over drover_client_request; this file has
+    the object, sending and receiving, the synchronous request, and
+    routing what comes in.
 
     A system call costs about a microsecond on the machines we measure,
     more than handling a message, so drover_client_receive reads with
@@ -614,43 +615,6 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     }
     return reply;
 }
-
-//  Send a request and take its answer if it is a message of id
-drover_msg_t *
-drover_client_request_expect (drover_client_t *self, drover_msg_t *request, int id)
-{
-    drover_msg_t *reply = drover_client_request (self, request);
-    if (reply && reply->id != id) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                                 drover_msg_name (reply->id), drover_msg_name (request->id));
-        drover_msg_destroy (&reply);
-    }
-    return reply;
-}
-
-//  Send a request whose answer is OK. Returns 0, or -1 with the error set.
-int
-drover_client_request_ok (drover_client_t *self, drover_msg_t *request)
-{
-    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_OK);
-    int rc = reply? 0: -1;
-    drover_msg_destroy (&reply);
-    return rc;
-}
-
-//  Send a request whose answer is OK and return the OK's text
-char *
-drover_client_request_text (drover_client_t *self, drover_msg_t *request)
-{
-    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_OK);
-    if (!reply)
-        return NULL;
-    char *text = strdup (reply->reason? reply->reason: "");
-    assert (text);
-    drover_msg_destroy (&reply);
-    return text;
-}
-
 
 //  ---------------------------------------------------------------------
 //  Dispatching what the broker sends

@@ -6,10 +6,9 @@
     receiving, and routing what comes in; drover_client_move.c has moving
     between brokers; drover_client_submit.c has submitting (one at a
     time, or many through the window of async slots); drover_client_wait.c
-    has waiting for TASK DONEs; drover_client_requests.c has the plain
-    requests, and drover_client_explain.c, _pool.c, _queues.c and
-    _service.c those of one feature each. Not an API: only those files
-    include this.
+    has waiting for TASK DONEs. Not an API: only those files include
+    this (the requests, drover_client_requests.c, need only
+    drover_client_wire.h).
     =========================================================================
 */
 
@@ -103,10 +102,6 @@ struct _drover_client_t {
 
 //  In drover_client.c
 
-//  Set the last error from a code and printf-style text
-void
-    drover_client_set_error (drover_client_t *self, int code, const char *format, ...);
-
 //  Say that the broker did not answer in time
 void
     drover_client_set_timeout_error (drover_client_t *self);
@@ -150,21 +145,6 @@ int
 //  Milliseconds left until deadline, at least 0, at most INT_MAX
 int
     drover_client_msec_left (int64_t deadline);
-
-//  Send a request and take its answer if it is a message of id. Returns it
-//  (ours to destroy), or NULL with the error set: no answer, an ERROR, or a
-//  message of another id.
-drover_msg_t *
-    drover_client_request_expect (drover_client_t *self, drover_msg_t *request, int id);
-
-//  Send a request whose answer is OK. Returns 0, or -1 with the error set.
-int
-    drover_client_request_ok (drover_client_t *self, drover_msg_t *request);
-
-//  Send a request whose answer is OK and return the OK's text (ours to
-//  free; "" if none), or NULL with the error set
-char *
-    drover_client_request_text (drover_client_t *self, drover_msg_t *request);
 
 //  In drover_client_move.c
 
