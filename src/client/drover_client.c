@@ -460,7 +460,7 @@ drover_client_code_name (int code)
 
 
 //  ---------------------------------------------------------------------
-//  Sending and receiving
+//  Sending and receiving, and the synchronous request
 
 //  Take the next request seq; never 0, which TASK DONE uses for notifies
 static uint32_t
@@ -715,6 +715,7 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     }
     return reply;
 }
+
 
 //  ---------------------------------------------------------------------
 //  Dispatching what the broker sends
