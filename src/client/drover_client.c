@@ -1,10 +1,10 @@
 /*  =========================================================================
-    drover_client - the client API (see drover_client.h)
+    drover_client - the client API (see drover_client.h): one object, one
+    DEALER to one broker at a time, and all that rides on it
 
-    Everything the broker sends comes in through one path:
-    drover_client_receive polls the DEALER, decodes each frame into a
-    reused message and s_dispatch hands it to whoever is waiting for it,
-    by seq and by kind:
+    Everything the broker sends comes in through one path: s_receive
+    polls the DEALER, decodes each frame into a reused message and
+    s_dispatch hands it to whoever is waiting for it, by seq and by kind:
 
     - the reply to the synchronous request in flight (self->awaited);
     - an async submit's ACCEPTED or ERROR (its seq is in the slot ring);
@@ -13,7 +13,7 @@
       for a later wait if there is none;
     - a reply to one of the current wait's WAITs (its seq range);
     - a REDIRECT: a broker that does not serve (PROTOCOL.md §17); the
-      client moves once the batch is read (drover_client_move.c);
+      client moves once the batch is read (Moving between brokers, below);
     - anything else is a late reply to an abandoned request: dropped.
 
     With several brokers the client talks to one at a time, and
@@ -23,19 +23,20 @@
     close), a request gets no answer for the timeout, or no leader is
     known. A move is a new DEALER; what the old broker had (the request in
     flight, async submits, WAITs) goes again, unchanged, once the move's
-    delay has passed (drover_client_resend_when_due), except a SUBMIT
-    without a key that a broker which did not redirect may have accepted:
-    that one fails. Moving is drover_client_move.c.
+    delay has passed (s_resend_when_due), except a SUBMIT without a key
+    that a broker which did not redirect may have accepted: that one
+    fails.
 
-    Submitting is drover_client_submit.c (async submits live there in a
-    ring of `window` slots indexed by seq), waiting for TASK DONEs is
-    drover_client_wait.c, the plain requests drover_client_requests.c;
-    this file has the object, sending and receiving, the synchronous
-    request, and routing what comes in.
+    The file reads top-down, a section each: the object and its
+    settings; sending and receiving, and the synchronous request
+    (drover_client_request, on which the requests of one question and one
+    answer in drover_client_requests.c are built); routing what comes in;
+    moving between brokers; submitting (one at a time, or many through a
+    ring of `window` async slots indexed by seq); waiting for TASK DONEs.
 
     A system call costs about a microsecond on the machines we measure,
-    more than handling a message, so drover_client_receive reads with
-    ZMQ_DONTWAIT until the socket is empty and only then sleeps, in a
+    more than handling a message, so s_receive reads with ZMQ_DONTWAIT
+    until the socket is empty and only then sleeps, in a
     drover_poller (one epoll_wait on the socket's ZMQ_FD, as the broker
     sleeps): its ZMQ_FD signals news only once a read found the
     socket empty, and a send may take that signal in, so every read that
@@ -43,17 +44,116 @@
     =========================================================================
 */
 
-#include "drover_client_internal.h"
+#include "drover_client_wire.h"
+#include "drover_poller.h"
+#include "drover_waitset.h"
+#include "drover_handshake.h"
+#include "drover_endpoints.h"
+#include "drover_serverkeys.h"
 #include "drover_keys.h"
 #include <errno.h>
 
-//  Most messages handled per drover_client_receive call after the first
+//  Most messages handled per s_receive call after the first
 #define S_BATCH             4096
 //  Messages queued towards us before the broker's ROUTER drops them
 #define S_RCVHWM            1000000
 
-static void s_dispatch (drover_client_t *self);
+//  The dealer's index in the poller
+#define S_DEALER_AT         0
+//  Its handshake monitor's
+#define S_MONITOR_AT        1
 
+//  One async submit waiting for its reply
+typedef struct {
+    uint32_t seq;               //  request seq, 0 if the slot is free
+    uintptr_t tag;              //  the caller's tag
+    zframe_t *frame;            //  the encoded submit when it has a key (sent again
+                                //  after a silence), or when the client may move
+                                //  between brokers (sent again to the next), else NULL; owned
+    bool keyed;                 //  the submit has a key: sending it twice is harmless
+    uint64_t sent_in;           //  the client's moves when it was last sent
+    bool sent_up;               //  the connection was up when it was sent
+    uint64_t sent_connects;     //  the connection's handshakes then
+    bool maybe_taken;           //  the broker we left may have accepted it
+} drover_client_slot_t;
+
+//  The wait in progress
+typedef struct {
+    drover_waitset_t *tasks;    //  the tasks waited on, which were delivered, the WAITs' seqs, owned
+    drover_client_done_fn *on_done;     //  caller's handler, or NULL
+    void *arg;                  //  its argument
+    bool progressed;            //  a task was delivered since the last check
+    bool failed;                //  the broker refused a WAIT; error is set
+} drover_client_waiting_t;
+
+struct _drover_client_t {
+    char *endpoint;             //  the broker ROUTER endpoint we talk to now, owned
+    drover_endpoints_t *endpoints;  //  the brokers we may talk to, and which next, owned
+    uint64_t moves;             //  times we moved to another broker (or asked one again)
+    uint64_t served_in;         //  moves when a broker last answered as one that serves
+    bool move_due;              //  a REDIRECT came: move once this batch is read
+    int move_delay;             //  msec to wait after that move before sending again
+    int64_t resend_due;         //  msec (mono) to send again what the old broker had, 0 none
+    zframe_t *awaited_frame;    //  the synchronous request in flight, encoded, owned
+    uint64_t awaited_sent_in;   //  moves when it was last sent
+    bool awaited_up;            //  the connection was up when it was sent
+    uint64_t awaited_connects;  //  the connection's handshakes then
+    bool awaited_maybe_taken;   //  the broker we left may have acted on it
+    bool awaited_lost;          //  it cannot go again (an unkeyed SUBMIT) and its broker left
+    zsock_t *dealer;            //  our one socket to the broker
+    void *handle;               //  its libzmq handle, for zmq_msg_recv
+    drover_poller_t *poller;    //  the dealer, at S_DEALER_AT, its monitor at S_MONITOR_AT
+    drover_handshake_t *handshake;  //  watches the dealer's handshakes, owned
+    zcert_t *pair;              //  our CURVE key pair (set_keys), or NULL: plain
+    drover_serverkeys_t *serverkeys;    //  the brokers' public keys, with pair, owned
+    int timeout;                //  msec for a reply
+    int resend;                 //  msec of silence before WAIT (or a keyed SUBMIT) goes again
+    uint32_t seq;               //  last request seq used
+    char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's, from the last TASK
+                                    //  ACCEPTED that had one, sent in WAIT; "" if none
+    drover_msg_t *inbox;        //  reused to decode each incoming frame
+    uint64_t received;          //  frames received, ever
+    uint64_t malformed;         //  frames that did not decode
+    uint64_t dropped;           //  replies nobody waited for
+    int error_code;             //  last error: broker code or DROVER_CLIENT_ERR_*
+    char error_text [DROVER_REASON_MAX + 160];  //  last error's text
+    uint32_t awaited;           //  seq of the synchronous request in flight, or 0
+    bool hello_said;            //  a CLIENT HELLO went on this dealer
+    uint64_t hello_connects;    //  the dealer's handshakes when it went
+    int broker_level;           //  the broker's protocol level (CLIENT WELCOME), 0 not heard
+    drover_msg_t *reply;        //  its reply, once in
+    drover_client_ack_fn *ack_handler;  //  async submit replies go here
+    void *ack_arg;              //  its argument
+    drover_client_done_fn *done_handler;    //  NOTIFY TASK DONEs no wait takes, or NULL
+    void *done_arg;             //  its argument
+    bool in_handler;            //  a handler runs: it must not call us
+    drover_client_slot_t *slots;    //  async submits outstanding, by seq % window
+    uint32_t window;            //  slots
+    size_t outstanding;         //  slots taken
+    drover_client_waiting_t *wait;  //  the wait in progress, or NULL
+    zlistx_t *kept;             //  TASK DONEs that came before anyone waited
+    size_t kept_bytes;          //  output bytes in kept
+    uint64_t kept_dropped;      //  TASK DONEs not kept for lack of room
+};
+
+//  Used before the sections that have them
+static int s_msec_left (int64_t deadline);
+static void s_dispatch (drover_client_t *self);
+static bool s_may_move (drover_client_t *self);
+static void s_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p);
+static bool s_move_on_silence (drover_client_t *self, int64_t started);
+static void s_redirected (drover_client_t *self, drover_msg_t *redirect);
+static void s_move_when_due (drover_client_t *self);
+static int64_t s_wake_at (drover_client_t *self);
+static void s_resend_when_due (drover_client_t *self);
+static void s_dispatch_ack (drover_client_t *self, drover_client_slot_t *slot);
+static void s_fail_slot (drover_client_t *self, drover_client_slot_t *slot, int code,
+                         const char *reason);
+static void s_dispatch_done (drover_client_t *self);
+
+
+//  ---------------------------------------------------------------------
+//  The object: its errors, its connection, making it, its settings
 
 //  Set the last error from a code and printf-style text
 void
@@ -67,8 +167,8 @@ drover_client_set_error (drover_client_t *self, int code, const char *format, ..
 }
 
 //  Say that the broker did not answer in time
-void
-drover_client_set_timeout_error (drover_client_t *self)
+static void
+s_set_timeout_error (drover_client_t *self)
 {
     drover_client_set_error (self, DROVER_CLIENT_ERR_TIMEOUT,
                  "no reply from the broker at %s within %d msec (is it running?)",
@@ -83,8 +183,8 @@ s_msg_destructor (void **item)
 }
 
 //  Drop the dealer and its handshake monitor
-void
-drover_client_disconnect (drover_client_t *self)
+static void
+s_disconnect (drover_client_t *self)
 {
     drover_poller_set (self->poller, S_DEALER_AT, NULL);
     drover_poller_set (self->poller, S_MONITOR_AT, NULL);
@@ -97,8 +197,8 @@ drover_client_disconnect (drover_client_t *self)
 //  handshakes and connect it. Returns 0, or -1 if ZeroMQ does not
 //  understand the endpoint or, with keys, no broker key is known for it
 //  (the client then has no dealer).
-int
-drover_client_connect (drover_client_t *self)
+static int
+s_connect (drover_client_t *self)
 {
     const char *server_key = self->pair
                            ? drover_serverkeys_for (self->serverkeys, self->endpoint): NULL;
@@ -115,7 +215,7 @@ drover_client_connect (drover_client_t *self)
     zsock_set_reconnect_ivl_max (self->dealer, 2000);
     zsock_set_heartbeat_ivl (self->dealer, 1000);
     //  With several brokers a stopped one is left sooner (PROTOCOL.md §17)
-    zsock_set_heartbeat_timeout (self->dealer, drover_client_may_move (self)? 3000: 5000);
+    zsock_set_heartbeat_timeout (self->dealer, s_may_move (self)? 3000: 5000);
     if (self->pair) {
         zcert_apply (self->pair, self->dealer);
         zsock_set_curve_serverkey (self->dealer, server_key);
@@ -126,7 +226,7 @@ drover_client_connect (drover_client_t *self)
     drover_poller_set (self->poller, S_DEALER_AT, self->dealer);
     drover_poller_set (self->poller, S_MONITOR_AT, drover_handshake_sock (self->handshake));
     if (zsock_connect (self->dealer, "%s", self->endpoint) == -1) {
-        drover_client_disconnect (self);
+        s_disconnect (self);
         return -1;
     }
     return 0;
@@ -137,12 +237,12 @@ drover_client_connect (drover_client_t *self)
 //  keys set after drover_client_new (a broker with CURVE would refuse it,
 //  and log it). Returns 0, or -1 with the error set if ZeroMQ does not
 //  take the endpoint, or no key of its broker is known.
-int
-drover_client_ensure_connected (drover_client_t *self)
+static int
+s_ensure_connected (drover_client_t *self)
 {
     if (self->dealer)
         return 0;
-    if (drover_client_connect (self) == 0)
+    if (s_connect (self) == 0)
         return 0;
     if (self->pair && !drover_serverkeys_for (self->serverkeys, self->endpoint))
         drover_client_set_error (self, DROVER_CLIENT_ERR_KEY, "no key of the broker at %s is "
@@ -195,7 +295,7 @@ drover_client_destroy (drover_client_t **self_p)
     if (!self)
         return;
     if (self->poller)
-        drover_client_disconnect (self);
+        s_disconnect (self);
     drover_poller_destroy (&self->poller);
     zcert_destroy (&self->pair);
     drover_serverkeys_destroy (&self->serverkeys);
@@ -261,7 +361,7 @@ drover_client_set_server_keys (drover_client_t *self, const char *key_path,
     //  A new socket, made on the next use: nothing of a connection made
     //  without keys (its handshake, its monitor's events) is left to be
     //  taken for ours
-    drover_client_disconnect (self);
+    s_disconnect (self);
     return 0;
 }
 
@@ -360,11 +460,11 @@ drover_client_code_name (int code)
 
 
 //  ---------------------------------------------------------------------
-//  Sending and receiving
+//  Sending and receiving, and the synchronous request
 
 //  Take the next request seq; never 0, which TASK DONE uses for notifies
-uint32_t
-drover_client_next_seq (drover_client_t *self)
+static uint32_t
+s_next_seq (drover_client_t *self)
 {
     if (++self->seq == 0)
         self->seq = 1;
@@ -393,10 +493,10 @@ s_say_hello_when_due (drover_client_t *self)
 }
 
 //  Encode and send one request. Returns 0 or -1 with the error set.
-int
-drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
+static int
+s_send_msg (drover_client_t *self, drover_msg_t *request)
 {
-    if (drover_client_ensure_connected (self))
+    if (s_ensure_connected (self))
         return -1;
     s_say_hello_when_due (self);
     zframe_t *frame = drover_msg_encode (request);
@@ -419,11 +519,12 @@ drover_client_send_msg (drover_client_t *self, drover_msg_t *request)
     return 0;
 }
 
-//  Send an encoded request again (a copy of frame)
-int
-drover_client_send_again (drover_client_t *self, zframe_t *frame)
+//  Send an encoded request again (a copy of frame). Returns 0 or -1 with
+//  the error set.
+static int
+s_send_again (drover_client_t *self, zframe_t *frame)
 {
-    if (drover_client_ensure_connected (self))
+    if (s_ensure_connected (self))
         return -1;
     s_say_hello_when_due (self);
     zframe_t *copy = zframe_dup (frame);
@@ -481,15 +582,15 @@ s_receive_one (drover_client_t *self)
 //  has arrived (up to a batch). Returns frames handled, 0 on timeout (or
 //  when what woke us was not a message), or -1 with the error set if
 //  interrupted or the broker refused our handshake.
-int
-drover_client_receive (drover_client_t *self, int msec)
+static int
+s_receive (drover_client_t *self, int msec)
 {
-    if (drover_client_ensure_connected (self))
+    if (s_ensure_connected (self))
         return -1;
-    drover_client_resend_when_due (self);
-    int64_t wake = drover_client_wake_at (self);
-    if (wake && drover_client_msec_left (wake) < msec)
-        msec = drover_client_msec_left (wake);
+    s_resend_when_due (self);
+    int64_t wake = s_wake_at (self);
+    if (wake && s_msec_left (wake) < msec)
+        msec = s_msec_left (wake);
     if (zsys_interrupted || drover_poller_wait (self->poller, msec) == -1) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
         return -1;
@@ -505,7 +606,7 @@ drover_client_receive (drover_client_t *self, int msec)
             //  ZeroMQ gives up a connection whose handshake was refused:
             //  a new socket on the next use, so the next request tries
             //  (and is told) again
-            drover_client_disconnect (self);
+            s_disconnect (self);
             return -1;
         }
     }
@@ -513,14 +614,14 @@ drover_client_receive (drover_client_t *self, int msec)
     while (count < S_BATCH && drover_poller_readable (self->poller, S_DEALER_AT)
     &&     s_receive_one (self))
         count++;
-    drover_client_move_when_due (self);
-    drover_client_resend_when_due (self);
+    s_move_when_due (self);
+    s_resend_when_due (self);
     return count;
 }
 
 //  Milliseconds left until deadline, at least 0, at most INT_MAX
-int
-drover_client_msec_left (int64_t deadline)
+static int
+s_msec_left (int64_t deadline)
 {
     int64_t left = deadline - zclock_mono ();
     return left < 0? 0: left > INT_MAX? INT_MAX: (int) left;
@@ -555,21 +656,21 @@ s_await (drover_client_t *self, uint32_t seq, zframe_t *again)
             if (deadline > started + self->timeout + DROVER_CLIENT_FAILOVER)
                 deadline = started + self->timeout + DROVER_CLIENT_FAILOVER;
         }
-        int left = drover_client_msec_left (deadline);
-        if (left == 0 && drover_client_move_on_silence (self, started))
+        int left = s_msec_left (deadline);
+        if (left == 0 && s_move_on_silence (self, started))
             continue;
         if (left == 0) {
-            drover_client_set_timeout_error (self);
+            s_set_timeout_error (self);
             break;
         }
-        if (again && drover_client_msec_left (resend_at) == 0) {
-            if (drover_client_send_again (self, again))
+        if (again && s_msec_left (resend_at) == 0) {
+            if (s_send_again (self, again))
                 break;
             resend_at = zclock_mono () + self->resend;
         }
-        if (again && drover_client_msec_left (resend_at) < left)
-            left = drover_client_msec_left (resend_at);
-        if (drover_client_receive (self, left) == -1)
+        if (again && s_msec_left (resend_at) < left)
+            left = s_msec_left (resend_at);
+        if (s_receive (self, left) == -1)
             break;                  //  interrupted, or refused: error set
     }
     self->awaited = 0;
@@ -587,9 +688,9 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     assert (self);
     assert (request);
     assert (!self->in_handler);     //  handlers must not call the client
-    request->seq = drover_client_next_seq (self);
+    request->seq = s_next_seq (self);
     //  Every request is kept encoded, to go again to the next broker if
-    //  this one redirects or goes away (drover_client_resend_when_due); a keyed SUBMIT
+    //  this one redirects or goes away (s_resend_when_due); a keyed SUBMIT
     //  also goes again while unanswered: the broker gives a repeat of a
     //  key it holds the same task id
     zframe_t *frame = drover_msg_encode (request);
@@ -598,8 +699,8 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
                                  drover_msg_name (request->id));
         return NULL;
     }
-    drover_client_note_link (self, &self->awaited_up, &self->awaited_connects);
-    if (drover_client_send_again (self, frame)) {
+    s_note_link (self, &self->awaited_up, &self->awaited_connects);
+    if (s_send_again (self, frame)) {
         zframe_destroy (&frame);
         return NULL;
     }
@@ -613,42 +714,6 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
         drover_msg_destroy (&reply);
     }
     return reply;
-}
-
-//  Send a request and take its answer if it is a message of id
-drover_msg_t *
-drover_client_request_expect (drover_client_t *self, drover_msg_t *request, int id)
-{
-    drover_msg_t *reply = drover_client_request (self, request);
-    if (reply && reply->id != id) {
-        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to %s",
-                                 drover_msg_name (reply->id), drover_msg_name (request->id));
-        drover_msg_destroy (&reply);
-    }
-    return reply;
-}
-
-//  Send a request whose answer is OK. Returns 0, or -1 with the error set.
-int
-drover_client_request_ok (drover_client_t *self, drover_msg_t *request)
-{
-    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_OK);
-    int rc = reply? 0: -1;
-    drover_msg_destroy (&reply);
-    return rc;
-}
-
-//  Send a request whose answer is OK and return the OK's text
-char *
-drover_client_request_text (drover_client_t *self, drover_msg_t *request)
-{
-    drover_msg_t *reply = drover_client_request_expect (self, request, DROVER_MSG_OK);
-    if (!reply)
-        return NULL;
-    char *text = strdup (reply->reason? reply->reason: "");
-    assert (text);
-    drover_msg_destroy (&reply);
-    return text;
 }
 
 
@@ -665,7 +730,7 @@ s_dispatch (drover_client_t *self)
         return;
     }
     if (msg->id == DROVER_MSG_REDIRECT) {
-        drover_client_redirected (self, msg);
+        s_redirected (self, msg);
         return;
     }
     if (self->served_in != self->moves) {
@@ -673,7 +738,7 @@ s_dispatch (drover_client_t *self)
         self->served_in = self->moves;
     }
     if (msg->id == DROVER_MSG_TASK_DONE) {
-        drover_client_dispatch_done (self);
+        s_dispatch_done (self);
         return;
     }
     if (msg->id == DROVER_MSG_TASK_ACCEPTED && *msg->state_id)
@@ -687,7 +752,7 @@ s_dispatch (drover_client_t *self)
     &&  msg->seq != 0 && self->outstanding) {
         drover_client_slot_t *slot = &self->slots [msg->seq % self->window];
         if (slot->seq == msg->seq) {
-            drover_client_dispatch_ack (self, slot);
+            s_dispatch_ack (self, slot);
             return;
         }
     }
@@ -707,4 +772,681 @@ s_dispatch (drover_client_t *self)
         return;
     }
     self->dropped++;            //  a late reply to an abandoned request
+}
+
+
+//  ---------------------------------------------------------------------
+//  Moving between brokers
+//
+//  When to move (a REDIRECT, a connection down for DEAD_AFTER, a request
+//  unanswered for its timeout), where (drover_endpoints decides), and
+//  what goes again to the broker moved to once the move's delay has
+//  passed: the request in flight, the async submits, the WAITs, except a
+//  SUBMIT without a key that the broker left may have accepted, which
+//  fails instead (PROTOCOL.md §17).
+
+//  True if the client may move between brokers: it has several, or a
+//  REDIRECT sent it to one not in its list
+static bool
+s_may_move (drover_client_t *self)
+{
+    return drover_endpoints_size (self->endpoints) > 1
+        || drover_endpoints_moves (self->endpoints) > 0;
+}
+
+//  Note in *up_p and *connects_p whether the connection is up now and its
+//  handshakes so far, for a request about to go (with several brokers: a
+//  request sent while the connection was down, and not up since, cannot
+//  have reached the broker, and may go to the next one)
+static void
+s_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p)
+{
+    *up_p = true;               //  one broker: never asked
+    *connects_p = 0;
+    if (s_may_move (self) && s_ensure_connected (self) == 0) {
+        *up_p = drover_handshake_up (self->handshake);
+        *connects_p = drover_handshake_connects (self->handshake);
+        drover_poller_drained (self->poller, S_MONITOR_AT);     //  we read it empty
+    }
+}
+
+//  We leave the broker we sent to: note which requests it may have taken.
+//  Not one it redirected (a standby does nothing), nor one sent while the
+//  connection was down and not up since (it never left us).
+static void
+s_note_taken (drover_client_t *self, bool redirected)
+{
+    bool up = false;
+    uint64_t connects = 0;
+    if (!redirected)
+        s_note_link (self, &up, &connects);
+    if (self->awaited && self->awaited_sent_in == self->moves)
+        self->awaited_maybe_taken = !redirected
+            && (self->awaited_up || connects > self->awaited_connects);
+    for (uint32_t index = 0; self->outstanding && index < self->window; index++) {
+        drover_client_slot_t *slot = &self->slots [index];
+        if (slot->seq && slot->sent_in == self->moves)
+            slot->maybe_taken = !redirected && (slot->sent_up || connects > slot->sent_connects);
+    }
+}
+
+//  Talk to the endpoints' current broker from now on: a new DEALER (what
+//  was queued for the old broker is dropped; the same one when the
+//  current broker is where we are), and what the old one had goes again
+//  after delay msec. redirected: the broker we leave answered REDIRECT,
+//  so it did nothing with what we sent it.
+static void
+s_move (drover_client_t *self, int delay, bool redirected, const char *why)
+{
+    s_note_taken (self, redirected);
+    self->moves++;
+    //  Told to stay where we are (nowhere else to go): the same connection
+    //  asks again after the delay
+    bool stay = self->dealer && streq (drover_endpoints_current (self->endpoints),
+                                       self->endpoint);
+    for (size_t tries = 0; !stay; tries++) {
+        const char *next = drover_endpoints_current (self->endpoints);
+        //  A redirect is the protocol at work, said at every command a
+        //  standby answers first: only a broker left for silence is news
+        if (!redirected && strneq (next, self->endpoint))
+            zsys_info ("client: moving from broker=%s to broker=%s in %d ms: %s",
+                       self->endpoint, next, delay, why);
+        free (self->endpoint);
+        self->endpoint = strdup (next);
+        assert (self->endpoint);
+        s_disconnect (self);
+        if (s_connect (self) == 0)
+            break;
+        //  Only a leader a REDIRECT named can be unusable (the list was
+        //  checked, and each of its brokers has a key): the next of the
+        //  list is not
+        assert (tries <= drover_endpoints_size (self->endpoints));
+        why = "cannot connect there";
+        if (self->pair && !drover_serverkeys_for (self->serverkeys, self->endpoint)) {
+            why = "no key of that broker is trusted";
+            zsys_warning ("client: broker=%s is named leader, but no key of it is trusted "
+                          "(give it as %s=KEY in the list of brokers)", self->endpoint,
+                          self->endpoint);
+        }
+        delay += drover_endpoints_failed (self->endpoints, zclock_mono ());
+    }
+    int64_t due = zclock_mono () + delay;
+    self->resend_due = due > 0? due: 1;
+}
+
+//  A REDIRECT came: move once the batch is read (the first one decides)
+static void
+s_redirected (drover_client_t *self, drover_msg_t *redirect)
+{
+    if (self->move_due)
+        return;
+    if (self->serverkeys)       //  the leader's key, by its name, if we trust one
+        drover_serverkeys_learn (self->serverkeys, redirect->leader, redirect->leader_name);
+    self->move_due = true;
+    self->move_delay = drover_endpoints_redirected (self->endpoints, redirect->leader,
+                                                    zclock_mono ());
+}
+
+//  Move if a REDIRECT came, or if the connection has been down for
+//  DEAD_AFTER and there is another broker to try
+static void
+s_move_when_due (drover_client_t *self)
+{
+    if (self->move_due) {
+        self->move_due = false;
+        s_move (self, self->move_delay, true, "redirected");
+        return;
+    }
+    int64_t down = self->handshake? drover_handshake_down_since (self->handshake): 0;
+    int64_t now = zclock_mono ();
+    if (down && now - down >= DROVER_ENDPOINTS_DEAD_AFTER && s_may_move (self))
+        s_move (self, drover_endpoints_failed (self->endpoints, now), false,
+                "connection down");
+}
+
+//  Return when the client must next act by itself (send again after a
+//  move, or check a connection that is down), 0 if never
+static int64_t
+s_wake_at (drover_client_t *self)
+{
+    int64_t wake = self->resend_due;
+    int64_t down = self->handshake? drover_handshake_down_since (self->handshake): 0;
+    if (down && s_may_move (self)
+    &&  (!wake || down + DROVER_ENDPOINTS_DEAD_AFTER < wake))
+        wake = down + DROVER_ENDPOINTS_DEAD_AFTER;
+    return wake;
+}
+
+//  True if a frame holds a request that may go twice: anything but a
+//  SUBMIT without a key (two tasks)
+static bool
+s_repeatable (zframe_t *frame)
+{
+    drover_msg_t *msg = drover_msg_new (0);
+    bool repeatable = drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0
+                   && (msg->id != DROVER_MSG_TASK_SUBMIT || msg->key != NULL);
+    drover_msg_destroy (&msg);
+    return repeatable;
+}
+
+//  After a move, once its delay has passed: send again what the broker we
+//  left had not answered. A request that may not go twice (a SUBMIT
+//  without a key) fails instead, unless that broker redirected.
+static void
+s_resend_when_due (drover_client_t *self)
+{
+    if (!self->resend_due || zclock_mono () < self->resend_due)
+        return;
+    self->resend_due = 0;
+    if (self->awaited && self->awaited_frame && self->awaited_sent_in < self->moves) {
+        if (!self->awaited_maybe_taken || s_repeatable (self->awaited_frame)) {
+            s_note_link (self, &self->awaited_up, &self->awaited_connects);
+            s_send_again (self, self->awaited_frame);
+            self->awaited_sent_in = self->moves;
+        }
+        else
+            self->awaited_lost = true;
+    }
+    size_t failed = 0;
+    for (uint32_t index = 0; self->outstanding && index < self->window; index++) {
+        drover_client_slot_t *slot = &self->slots [index];
+        if (slot->seq == 0 || slot->sent_in >= self->moves)
+            continue;
+        if (slot->frame && (!slot->maybe_taken || slot->keyed)) {
+            s_note_link (self, &slot->sent_up, &slot->sent_connects);
+            s_send_again (self, slot->frame);
+            slot->sent_in = self->moves;
+        }
+        else {
+            s_fail_slot (self, slot, DROVER_CLIENT_ERR_TIMEOUT,
+                         "the broker went away before it answered; not sent "
+                         "again (no submit key: it may have been accepted)");
+            failed++;
+        }
+    }
+    if (failed)
+        zsys_warning ("client: %zu submits without a key not sent again to broker=%s", failed,
+                      self->endpoint);
+}
+
+//  The broker said nothing for a request's timeout: if the client may
+//  move, and has not been trying for DROVER_CLIENT_FAILOVER since started,
+//  move to the next broker and return true (the caller waits anew); else
+//  false (the caller gives up)
+static bool
+s_move_on_silence (drover_client_t *self, int64_t started)
+{
+    int64_t now = zclock_mono ();
+    if (!s_may_move (self) || now - started >= DROVER_CLIENT_FAILOVER)
+        return false;
+    s_move (self, drover_endpoints_failed (self->endpoints, now), false, "no answer");
+    return true;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Submitting
+//
+//  One at a time (drover_client_submit: a request and its reply), or
+//  many without waiting (drover_client_submit_async): async submits live
+//  in a ring of `window` slots indexed by seq; a send blocks while its
+//  slot is taken, which bounds what is outstanding, and each reply frees
+//  its slot and goes to the ack handler.
+//
+//  A submit with a key is kept encoded until its reply, and sent again
+//  (same seq, same key) after each resend interval in which the broker
+//  said nothing: a broker that saved the first answers the same task id,
+//  one that never got it (it died, the connection dropped it) takes it
+//  now. A submit without a key is never sent twice: it would be two tasks.
+//  With several brokers every submit is kept encoded: one that a standby
+//  answered REDIRECT goes again to the leader (the standby did nothing
+//  with it); one whose broker went away unanswered goes again only if it
+//  has a key, and fails otherwise (s_fail_slot).
+
+//  Free a slot and tell its handler how it ended
+static void
+s_slot_end (drover_client_t *self, drover_client_slot_t *slot, uint64_t task, int code,
+            const char *reason)
+{
+    drover_client_slot_t taken = *slot;
+    slot->seq = 0;
+    zframe_destroy (&slot->frame);
+    self->outstanding--;
+    if (code != DROVER_CODE_OK)
+        drover_client_set_error (self, code, "%s", reason);
+    if (self->ack_handler) {
+        self->in_handler = true;
+        self->ack_handler (taken.seq, taken.tag, task, code, reason, self->ack_arg);
+        self->in_handler = false;
+    }
+}
+
+//  An async submit's reply arrived (ACCEPTED or ERROR)
+static void
+s_dispatch_ack (drover_client_t *self, drover_client_slot_t *slot)
+{
+    drover_msg_t *reply = self->inbox;
+    if (reply->id == DROVER_MSG_ERROR)
+        s_slot_end (self, slot, 0, reply->code, reply->reason? reply->reason: "");
+    else
+        s_slot_end (self, slot, reply->task, DROVER_CODE_OK, NULL);
+}
+
+//  End an async submit without a reply from a broker: its handler hears
+//  code and reason, and the slot is free
+static void
+s_fail_slot (drover_client_t *self, drover_client_slot_t *slot, int code,
+             const char *reason)
+{
+    s_slot_end (self, slot, 0, code, reason);
+}
+
+
+//  Submit a task and wait for its id
+int
+drover_client_submit (drover_client_t *self, drover_submit_t *submit, uint64_t *task_p)
+{
+    assert (self);
+    assert (submit);
+    drover_msg_t *reply = drover_client_request (self, drover_submit_msg (submit));
+    if (!reply)
+        return -1;
+    int rc = 0;
+    if (reply->id == DROVER_MSG_TASK_ACCEPTED) {
+        if (task_p)
+            *task_p = reply->task;
+    }
+    else {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL, "broker answered %s to TASK SUBMIT",
+                     drover_msg_name (reply->id));
+        rc = -1;
+    }
+    drover_msg_destroy (&reply);
+    return rc;
+}
+
+//  Set the async reply handler
+void
+drover_client_set_ack_handler (drover_client_t *self, drover_client_ack_fn *handler, void *arg)
+{
+    assert (self);
+    self->ack_handler = handler;
+    self->ack_arg = arg;
+}
+
+//  Set the handler for NOTIFY TASK DONEs that no wait takes
+void
+drover_client_set_done_handler (drover_client_t *self, drover_client_done_fn *handler, void *arg)
+{
+    assert (self);
+    self->done_handler = handler;
+    self->done_arg = arg;
+}
+
+//  Resize the window while nothing is outstanding
+int
+drover_client_set_window (drover_client_t *self, uint32_t window)
+{
+    assert (self);
+    if (self->outstanding)
+        return -1;          //  slots are indexed by seq % window
+    if (window < 1)
+        window = 1;
+    if (window > DROVER_CLIENT_WINDOW_MAX)
+        window = DROVER_CLIENT_WINDOW_MAX;
+    free (self->slots);
+    self->slots = (drover_client_slot_t *) zmalloc (sizeof (drover_client_slot_t) * window);
+    self->window = window;
+    return 0;
+}
+
+//  Send again every outstanding submit that has a key: the broker did not
+//  answer them for a while (it may have died before saving them, or the
+//  connection dropped them); a broker that has one already answers the
+//  same task id
+static int
+s_resend_keyed (drover_client_t *self)
+{
+    size_t resent = 0;
+    for (uint32_t index = 0; index < self->window; index++) {
+        drover_client_slot_t *slot = &self->slots [index];
+        if (slot->seq && slot->frame && slot->keyed) {
+            if (s_send_again (self, slot->frame))
+                return -1;
+            resent++;
+        }
+    }
+    if (resent)
+        zsys_info ("client: broker=%s silent for %d msec, sent %zu keyed submits again",
+                   self->endpoint, self->resend, resent);
+    return 0;
+}
+
+//  Handle replies until the slot is free (with no slot: until nothing is
+//  outstanding); keyed submits go again after each resend interval of
+//  silence. Returns 0, or -1 with the error set if replies stopped coming
+//  for the timeout, the broker refused our handshake, or on interrupt
+static int
+s_handle_replies (drover_client_t *self, drover_client_slot_t *slot)
+{
+    int64_t started = zclock_mono ();
+    int64_t deadline = started + self->timeout;
+    int64_t resend_at = started + self->resend;
+    uint64_t moves = self->moves;
+    while (slot? slot->seq != 0: self->outstanding > 0) {
+        if (self->moves != moves) {
+            moves = self->moves;                            //  another broker: time anew
+            deadline = zclock_mono () + self->timeout;
+        }
+        uint64_t received = self->received;
+        int64_t until = resend_at < deadline? resend_at: deadline;
+        int rc = s_receive (self, s_msec_left (until));
+        if (rc == -1)
+            return -1;                  //  interrupted, or refused: error set
+        if (self->received != received) {
+            deadline = zclock_mono () + self->timeout;      //  the broker is answering
+            resend_at = zclock_mono () + self->resend;
+        }
+        else
+        if (s_msec_left (deadline) == 0
+        &&  !s_move_on_silence (self, started)) {
+            s_set_timeout_error (self);
+            return -1;
+        }
+        else
+        if (s_msec_left (resend_at) == 0) {
+            if (s_resend_keyed (self))
+                return -1;
+            resend_at = zclock_mono () + self->resend;
+        }
+    }
+    return 0;
+}
+
+
+//  Send a TASK SUBMIT without waiting for its reply
+uint32_t
+drover_client_submit_async (drover_client_t *self, drover_submit_t *submit_view, uintptr_t tag)
+{
+    assert (self);
+    assert (submit_view);
+    drover_msg_t *submit = drover_submit_msg (submit_view);
+    assert (!self->in_handler);
+    uint32_t seq = s_next_seq (self);
+    drover_client_slot_t *slot = &self->slots [seq % self->window];
+    if (slot->seq && s_handle_replies (self, slot))
+        return 0;
+    submit->seq = seq;
+    s_note_link (self, &slot->sent_up, &slot->sent_connects);
+    zframe_t *frame = NULL;
+    if (submit->key || s_may_move (self)) {
+        //  Kept encoded, to go again if the broker stays silent (keyed),
+        //  redirects, or goes away (keyed)
+        frame = drover_msg_encode (submit);
+        if (!frame) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
+                                     drover_msg_name (submit->id));
+            return 0;
+        }
+        if (s_send_again (self, frame)) {
+            zframe_destroy (&frame);
+            return 0;
+        }
+    }
+    else
+    if (s_send_msg (self, submit))
+        return 0;
+    slot->seq = seq;
+    slot->tag = tag;
+    slot->frame = frame;
+    slot->keyed = submit->key != NULL;
+    slot->sent_in = self->moves;
+    self->outstanding++;
+    if ((seq & 255) == 0)
+        s_receive (self, 0);    //  take what has come, keeping our queue short
+    return seq;
+}
+
+//  Handle async replies that have arrived
+int
+drover_client_poll (drover_client_t *self, int msec)
+{
+    assert (self);
+    assert (!self->in_handler);
+    if (s_receive (self, msec) == -1)
+        return -1;
+    return (int) self->outstanding;
+}
+
+//  Wait for every async submit's reply
+int
+drover_client_flush (drover_client_t *self)
+{
+    assert (self);
+    assert (!self->in_handler);
+    if (s_handle_replies (self, NULL) == 0)
+        return 0;
+    if (self->error_code == DROVER_CLIENT_ERR_TIMEOUT)
+        drover_client_set_error (self, DROVER_CLIENT_ERR_TIMEOUT,
+                     "the broker at %s did not answer %zu submits within %d msec",
+                     self->endpoint, self->outstanding, self->timeout);
+    return -1;
+}
+
+//  Return how many async submits are outstanding
+size_t
+drover_client_outstanding (drover_client_t *self)
+{
+    assert (self);
+    return self->outstanding;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Waiting for TASK DONEs
+//
+//  A TASK DONE goes to the wait in progress if it asks for that task,
+//  else, when it is a submit's notify (seq 0), to the done handler, or is
+//  kept for a later wait if there is none. A wait sends TASK WAIT for
+//  every task still pending, again after a silence that doubles each time
+//  (up to DROVER_CLIENT_RESEND_MAX), and gives up when the broker says
+//  nothing for the timeout. When the client moves to another broker
+//  (PROTOCOL.md §17) the WAITs go there as soon as the move's delay has
+//  passed, and that broker gets the whole timeout.
+
+//  Progress callbacks at most this often, msec
+#define S_PROGRESS_EVERY    100
+#define S_QUIET_EVERY       1000    //  msec: progress is told this often while nothing comes
+
+//  Keep a notify's TASK DONE that came before anyone waited for it, if
+//  there is room; a wait that asks later will get it again from the broker
+static void
+s_keep_done (drover_client_t *self)
+{
+    size_t bytes = self->inbox->out_size + self->inbox->err_size;
+    if (zlistx_size (self->kept) >= DROVER_CLIENT_KEPT_MAX
+    ||  self->kept_bytes + bytes > DROVER_CLIENT_KEPT_BYTES) {
+        self->kept_dropped++;
+        return;
+    }
+    zlistx_add_end (self->kept, self->inbox);
+    self->kept_bytes += bytes;
+    self->inbox = drover_msg_new (0);
+}
+
+//  Hand one TASK DONE to the wait if it is pending there. Returns true if
+//  the wait knows the task (delivered now or before).
+static bool
+s_wait_take (drover_client_t *self, const drover_msg_t *done)
+{
+    drover_client_waiting_t *wait = self->wait;
+    int rc = drover_waitset_deliver (wait->tasks, done->task);
+    if (rc == -1)
+        return false;
+    if (rc == 1) {
+        wait->progressed = true;
+        if (wait->on_done) {
+            self->in_handler = true;
+            wait->on_done (drover_result_of (done), wait->arg);
+            self->in_handler = false;
+        }
+    }
+    return true;            //  delivered now, or a duplicate delivered before
+}
+
+//  A TASK DONE arrived
+static void
+s_dispatch_done (drover_client_t *self)
+{
+    drover_msg_t *done = self->inbox;
+    if (self->wait && s_wait_take (self, done))
+        return;
+    if (done->seq == 0 && self->done_handler) {
+        self->in_handler = true;
+        self->done_handler (drover_result_of (done), self->done_arg);
+        self->in_handler = false;
+    }
+    else
+    if (done->seq == 0)
+        s_keep_done (self);     //  a notify: someone may wait for it later
+    else
+        self->dropped++;        //  for an earlier wait, already answered
+}
+
+//  Send WAIT for every task still pending, in chunks of DROVER_WAIT_MAX.
+//  Returns 0 or -1 with the error set.
+static int
+s_send_waits (drover_client_t *self, drover_client_waiting_t *wait)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_WAIT);
+    size_t chunk = drover_waitset_total (wait->tasks) - drover_waitset_delivered (wait->tasks);
+    if (chunk > DROVER_WAIT_MAX)
+        chunk = DROVER_WAIT_MAX;
+    request->tasks = (uint64_t *) zmalloc (sizeof (uint64_t) * (chunk? chunk: 1));
+    strcpy (request->state_id, self->state_id);     //  412 if the broker's is another
+    int rc = 0;
+    size_t cursor = 0;
+    while (rc == 0) {
+        request->ntasks = (uint32_t) drover_waitset_pending (wait->tasks, &cursor,
+                                                             request->tasks, chunk);
+        if (request->ntasks == 0)
+            break;
+        request->seq = s_next_seq (self);
+        drover_waitset_sent (wait->tasks, request->seq);
+        rc = s_send_msg (self, request);
+    }
+    drover_msg_destroy (&request);
+    return rc;
+}
+
+//  Hand over the kept TASK DONEs the wait asks for
+static void
+s_take_kept (drover_client_t *self, drover_client_waiting_t *wait)
+{
+    drover_msg_t *done = (drover_msg_t *) zlistx_first (self->kept);
+    while (done) {
+        if (s_wait_take (self, done)) {
+            self->kept_bytes -= done->out_size + done->err_size;
+            zlistx_delete (self->kept, zlistx_cursor (self->kept));    //  cursor moves back
+        }
+        done = (drover_msg_t *) zlistx_next (self->kept);
+    }
+}
+
+//  Wait until each task has its TASK DONE
+int
+drover_client_wait (drover_client_t *self, const uint64_t *tasks, size_t count,
+                    drover_client_done_fn *on_done, drover_client_progress_fn *on_progress,
+                    void *arg)
+{
+    assert (self);
+    assert (!self->wait && !self->in_handler);     //  not re-entrant from a handler
+    drover_client_waiting_t wait = { .on_done = on_done, .arg = arg };
+    wait.tasks = drover_waitset_new (tasks, count);
+    size_t total = drover_waitset_total (wait.tasks);
+    self->wait = &wait;
+    if (on_progress)
+        on_progress (0, total, arg);
+    s_take_kept (self, &wait);
+
+    int rc = 0;
+    int interval = self->resend;            //  re-send after this much silence
+    int64_t now = zclock_mono ();
+    int64_t next_resend = now;              //  send the first WAIT at once
+    int64_t unanswered_since = 0;           //  a WAIT went out and nothing came back
+    int64_t next_progress = now + S_PROGRESS_EVERY;
+    int64_t next_quiet = now + S_QUIET_EVERY;   //  told on_progress, if nothing came
+    size_t shown = 0;                       //  delivered, as last told on_progress
+    uint64_t moves = self->moves;           //  the client's moves when WAITs last went
+    int patience = self->timeout;           //  msec of silence we bear: more while moving
+    int64_t broker_since = now;             //  we moved, or last heard the broker
+    while (drover_waitset_delivered (wait.tasks) < total) {
+        size_t delivered = drover_waitset_delivered (wait.tasks);
+        now = zclock_mono ();
+        if (self->moves != moves && !self->resend_due) {
+            moves = self->moves;            //  another broker: WAIT there now
+            interval = self->resend;
+            next_resend = now;
+            patience = self->timeout + DROVER_CLIENT_FAILOVER;
+            broker_since = now;
+        }
+        if (unanswered_since && now - broker_since >= self->timeout
+        &&  s_move_on_silence (self, unanswered_since)) {
+            broker_since = now;             //  a silent broker: the next one
+            continue;
+        }
+        if (wait.progressed) {
+            wait.progressed = false;
+            interval = self->resend;
+            next_resend = now + interval;
+        }
+        if (on_progress && ((delivered != shown && now >= next_progress) || now >= next_quiet)) {
+            on_progress (delivered, total, arg);
+            shown = delivered;
+            next_progress = now + S_PROGRESS_EVERY;
+            next_quiet = now + S_QUIET_EVERY;
+        }
+        if (now >= next_resend) {
+            if (s_send_waits (self, &wait)) {
+                rc = -1;
+                break;
+            }
+            if (!unanswered_since)
+                unanswered_since = now;
+            next_resend = now + interval;
+            interval = interval * 2 > DROVER_CLIENT_RESEND_MAX? DROVER_CLIENT_RESEND_MAX
+                     : interval * 2;
+        }
+        if (unanswered_since && now - unanswered_since >= patience) {
+            s_set_timeout_error (self);
+            rc = -1;
+            break;
+        }
+        int64_t until = next_resend;
+        if (unanswered_since && unanswered_since + patience < until)
+            until = unanswered_since + patience;
+        if (on_progress && delivered != shown && next_progress < until)
+            until = next_progress;
+        if (on_progress && next_quiet < until)
+            until = next_quiet;
+        uint64_t received = self->received;
+        if (s_receive (self, s_msec_left (until)) == -1) {
+            rc = -1;                        //  interrupted, or refused: error set
+            break;
+        }
+        if (self->received != received) {
+            unanswered_since = 0;           //  the broker is there
+            patience = self->timeout;
+            broker_since = zclock_mono ();
+        }
+        if (wait.failed) {
+            rc = -1;
+            break;
+        }
+    }
+    if (on_progress && drover_waitset_delivered (wait.tasks) != shown)
+        on_progress (drover_waitset_delivered (wait.tasks), total, arg);
+    self->wait = NULL;
+    drover_waitset_destroy (&wait.tasks);
+    return rc;
 }

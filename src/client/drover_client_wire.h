@@ -6,7 +6,9 @@
     task's whole record, why it waits, events, the pool, services, plans,
     named queues) and builds submits with an exec body of its own. These
     calls give and take drover_msg_t: the caller destroys what they return.
-    Not installed: part of the project, not of the API.
+    Not installed: part of the project, not of the API. The client's
+    requests (drover_client_requests.c) are built on the two calls at the
+    end, drover_client_request and drover_client_set_error.
 
     A drover_submit_t is its TASK SUBMIT message and a drover_result_t its
     TASK DONE, so moving between the two views costs nothing.
@@ -137,6 +139,13 @@ drover_msg_t *
 //  is returned as NULL with the error set.
 drover_msg_t *
     drover_client_request (drover_client_t *self, drover_msg_t *request);
+
+//  Set the last error from a code and printf-style text, as
+//  drover_client_error_code and drover_client_error_text then tell it: for
+//  calls built on drover_client_request that check what they are given
+//  before they send it (DROVER_CLIENT_ERR_INVALID), or read its answer
+void
+    drover_client_set_error (drover_client_t *self, int code, const char *format, ...);
 
 #ifdef __cplusplus
 }
