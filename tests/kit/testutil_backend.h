@@ -1,8 +1,8 @@
 /*  =========================================================================
     testutil_backend - what the store's backend tests share (the sqlite and
-    memory backends in test_drover_store, PostgreSQL in
-    test_drover_postgres): the changes they apply and the collectors of
-    what load, replay, load_admin and load_services hand back
+    memory backends in test_drover_store_roundtrip, _refused and _formats,
+    PostgreSQL in test_drover_postgres): the changes they apply and the
+    collectors of what load, replay, load_admin and load_services hand back
     =========================================================================
 */
 
