@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_assign - the assign actor, through its pipe and its link
+    test_drover_assign_actor - the assign actor, through its pipe and its link
 
     Plays the broker main on the pipe: hands the actor decoded messages
     (MSG records in a BATCH, as the main does), UP and LOST; and schedq on

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_health - the health actor through its pipe: registration,
+    test_drover_health_actor - the health actor through its pipe: registration,
     WELCOME, UP, LOST (silent, left, restarted), STATS, 401, 302 and 423
     =========================================================================
 */

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_probation - the probation actor through its pipe: enter on
+    test_drover_probation_actor - the probation actor through its pipe: enter on
     a failure, clear on success or after the timeout, reset on repeated
     failure, forget on LOST
     =========================================================================

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_reconciler - the reconciler actor through its pipe (the
+    test_drover_reconciler_actor - the reconciler actor through its pipe (the
     test plays the main, schedq, assign and the store): a create is kept,
     said and started on the fleet schedq gives; a bad definition is
     refused naming its field; a WORKER RUNS from another route than the
