@@ -1,6 +1,6 @@
 /*  =========================================================================
     test_actors_doc - actors/ACTORS.md's tables of who hears what agree with
-    the broker's routing table (src/broker/core/drover_broker_routes.c)
+    the broker's routing table (src/broker/core/drover_routing.c)
 
     The routing table is the one answer to "who hears X"; the document
     says it in words. This test reads the document's tables (the actors,
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "drover_broker.h"
+#include "drover_routing.h"
 
 #define S_DOC   DROVER_SOURCE_DIR "/actors/ACTORS.md"
 
@@ -157,8 +157,8 @@ s_compare (s_doc_t *doc)
     int wrong = 0;
     char name [64], hearers [256], senders [32];
     for (size_t index = 0;
-         drover_broker_route_describe (index, name, sizeof name, hearers, sizeof hearers,
-                                       senders, sizeof senders); index++) {
+         drover_routing_describe (index, name, sizeof name, hearers, sizeof hearers,
+                                 senders, sizeof senders); index++) {
         bool wire = *senders != 0;
         zhashx_t *hash = wire? doc->wire: doc->commands;
         char *expected = wire? zsys_sprintf ("%s\t%s", senders, hearers): strdup (hearers);
@@ -215,7 +215,7 @@ test_actors_agree (void **state)
     s_doc_t doc;
     s_doc_load (&doc, text);
     size_t count = 0;
-    for (const char *name; (name = drover_broker_actor_name (count)); count++) {
+    for (const char *name; (name = drover_routing_actor_name (count)); count++) {
         const char *row = (const char *) zhashx_lookup (doc.actors, name);
         if (!row)
             fail_msg ("ACTORS.md's table of actors lacks %s", name);

@@ -4,20 +4,38 @@
     The main owns the TCP sockets: a ROUTER where workers and clients talk,
     and a PUB for the event stream. It decodes what arrives, hands each
     message to the actor that owns its subject, and forwards what actors say
-    to the actors that hear it, using one routing table (actors/ACTORS.md).
-    It keeps no state about tasks or workers: that lives in the actors.
+    to the actors that hear it, using one routing table (drover_routing,
+    said in words in actors/ACTORS.md). It keeps no state about tasks or
+    workers: that lives in the actors, which drover_crew starts and halts.
 
     Actor pipes are polled before the ROUTER, so internal traffic drains
     before more external work is read in.
 
-    Beside it: the command line is read by drover_brokerflags, the ROUTER
-    is read and answered by drover_broker_peers.c, and the connections are
-    watched against the descriptor limit by drover_connwatch (the main
-    polls its monitors and refuses what it says).
+    Beside it: the command line is read by drover_brokerflags, and the
+    connections are watched against the descriptor limit by drover_connwatch
+    (the main polls its monitors and refuses what it says).
+
+    In this file, top down: the broker's state and life (new, destroy);
+    the peers' side of the ROUTER (reading, admitting, answering, sending
+    at each peer's level); what the actors say, routed; start-up, the loop
+    and halt; what the broker's owner (drover_ha, drover_cell) calls; and
+    `drover broker` itself.
     =========================================================================
 */
 
-#include "drover_broker_internal.h"
+#include "drover_broker.h"
+#include "drover_routing.h"
+#include "drover_crew.h"
+#include "drover_msg.h"
+#include "drover_metrics.h"
+#include "drover_outbox.h"
+#include "drover_poller.h"
+#include "drover_connwatch.h"
+#include "drover_guard.h"
+#include "drover_peerlevels.h"
+#include "drover_eventstream.h"
+#include "drover_queuetable.h"
+#include "drover_poolwire.h"
 #include "drover_config.h"
 #include "drover_defaults.h"
 #include "drover_actor.h"
@@ -36,6 +54,45 @@
 #define S_BACKLOG       4096
 //  Most BATCHes read from one actor in one turn of the loop
 #define S_ACTOR_BATCHES 8
+
+//  What the main's poller watches: the actors' pipes at their index
+//  (DROVER_ROUTING_HEALTH ...), then these
+enum { S_ROUTER_AT = DROVER_ROUTING_ACTORS, S_PUBLISHER_AT, S_MONITOR_AT, S_MONITORS = 2 };
+//  ... and the socket watched for the broker's owner (several brokers: the elector)
+enum { S_WATCH_AT = S_MONITOR_AT + S_MONITORS };
+
+struct _drover_broker_t {
+    drover_config_t *config;    //  settings, read once
+    zsock_t *router;            //  workers and clients
+    drover_eventstream_t *events;   //  the event stream (its XPUB)
+    drover_crew_t *crew;        //  the actors, each with its outbox for this turn
+    drover_routing_t *routing;  //  who hears what: the routing table's indexes
+    drover_poller_t *poller;    //  the actors' pipes, the ROUTER, the XPUB
+    drover_guard_t *guard;      //  CURVE, keys and roles (or none of them)
+    drover_peerlevels_t *levels;    //  each peer connection's protocol level
+    bool router_sent;           //  something went out on the ROUTER this turn
+    bool publisher_sent;        //  something went out on the XPUB this turn
+    uint64_t malformed;         //  messages that did not decode
+    uint64_t answered [DROVER_METRICS];     //  errors the main answered, by DROVER_METRIC_BAD_*
+    uint64_t refused;           //  sends the ROUTER refused
+    uint64_t suppressed;        //  warnings held back by the rate limit
+    int64_t warned_at;          //  last warning, msec monotonic
+    zsock_t *monitors [S_MONITORS]; //  connection events of the ROUTER and the XPUB, borrowed
+    drover_connwatch_t *connwatch;  //  connections against the descriptor limit
+    bool verbose;               //  log each routed message
+    int speaker;                //  the actor whose commands are being routed, -1 the main
+    bool loaded;                //  the store said LOADED: serving
+    char *fatal;                //  the store said FATAL: why the broker cannot start
+    char *fenced;               //  the store said FENCED: why the broker stopped serving
+    bool stop;                  //  run returns after this turn
+    drover_broker_watch_fn *standby_fn; //  reads the ROUTER while no actors run, or NULL
+    void *standby_arg;          //  its argument
+    zsock_t *watched;           //  the owner's socket (borrowed), or NULL
+    drover_broker_watch_fn *watch_fn;   //  called when watched is readable
+    void *watch_arg;            //  its argument
+    drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
+    int64_t wake_at;            //  mono msec the watch function is called unasked, 0 never
+};
 
 //  Bind one socket, saying why if it fails
 static int
@@ -63,7 +120,7 @@ s_peer_hwm (drover_config_t *config)
 drover_broker_t *
 drover_broker_new (drover_config_t *config, bool verbose)
 {
-    s_broker_t *self = (s_broker_t *) zmalloc (sizeof (s_broker_t));
+    drover_broker_t *self = (drover_broker_t *) zmalloc (sizeof (drover_broker_t));
     self->config = config;
     self->verbose = verbose;
     self->connwatch = drover_connwatch_new ((int) config->silent_timeout, config->member_reserve,
@@ -72,7 +129,8 @@ drover_broker_new (drover_config_t *config, bool verbose)
     self->speaker = -1;
     self->queues = drover_queuetable_new ("");
     self->levels = drover_peerlevels_new (DROVER_PEERLEVELS_KEPT);
-    drover_broker_index_routes (self);
+    self->routing = drover_routing_new ();
+    self->crew = drover_crew_new (config, verbose);
     char *error = NULL;
     self->guard = drover_guard_new (config, verbose, &error);
     if (!self->guard) {
@@ -81,6 +139,8 @@ drover_broker_new (drover_config_t *config, bool verbose)
         drover_connwatch_destroy (&self->connwatch);
         drover_queuetable_destroy (&self->queues);
         drover_peerlevels_destroy (&self->levels);
+        drover_routing_destroy (&self->routing);
+        drover_crew_destroy (&self->crew);
         free (self);
         return NULL;
     }
@@ -121,11 +181,14 @@ drover_broker_new (drover_config_t *config, bool verbose)
         drover_eventstream_destroy (&self->events);
         drover_guard_destroy (&self->guard);
         drover_queuetable_destroy (&self->queues);
+        drover_peerlevels_destroy (&self->levels);
+        drover_routing_destroy (&self->routing);
+        drover_crew_destroy (&self->crew);
         free (self);
         return NULL;
     }
     self->poller = drover_poller_new ();
-    for (int index = 0; index < S_ACTORS; index++)
+    for (int index = 0; index < DROVER_ROUTING_ACTORS; index++)
         drover_poller_add (self->poller, NULL);     //  none: never readable
     drover_poller_add (self->poller, self->router);
     drover_poller_add (self->poller, publisher);
@@ -139,10 +202,12 @@ drover_broker_new (drover_config_t *config, bool verbose)
 void
 drover_broker_destroy (drover_broker_t **self_p)
 {
-    s_broker_t *self = *self_p;
+    drover_broker_t *self = *self_p;
     if (!self)
         return;
     drover_broker_halt (self);
+    drover_crew_destroy (&self->crew);
+    drover_routing_destroy (&self->routing);
     drover_poller_destroy (&self->poller);
     drover_connwatch_destroy (&self->connwatch);
     zstr_free (&self->fenced);
@@ -155,33 +220,288 @@ drover_broker_destroy (drover_broker_t **self_p)
     *self_p = NULL;
 }
 
-//  Read the connection events of one monitored socket
-static void
-s_handle_monitor (s_broker_t *self, int index)
+
+//  -------------------------------------------------------------------------
+//  The peers' side of the ROUTER: read, admit, route or answer, send
+
+//  A peer's ROUTER routing id, borrowed from the message it came with
+typedef struct {
+    const byte *data;           //  its bytes
+    size_t size;                //  1..255 of them
+} s_route_t;
+
+//  Most messages read from the ROUTER in one turn of the loop
+#define S_ROUTER_BATCH  1024
+//  Longest one turn may spend reading the ROUTER, usec: a peer's burst of
+//  expensive messages must not hold every actor hop behind it
+#define S_ROUTER_BUDGET 2000
+//  Messages, or bytes, read between looks at the clock: small messages are
+//  cheap and many, and a look costs a clock read; big ones cost their size
+#define S_ROUTER_CLOCK  8
+#define S_ROUTER_CLOCK_BYTES    (64 << 10)
+
+//  Send an encoded message to a peer without ever blocking the broker,
+//  fitted to the peer's protocol level: the payload goes (and *payload_p
+//  is NULL), or stays the caller's. Returns 0 (also for a message the
+//  peer's level does not have: not sent), or -1 if the peer is gone or not
+//  reading (the caller decides).
+static int
+s_send_to_peer (drover_broker_t *self, const byte *route, size_t route_size,
+                zframe_t **payload_p)
 {
-    drover_connwatch_read (self->connwatch, (size_t) index);
-    drover_poller_drained (self->poller, S_MONITOR_AT + index);
+    if (drover_peerlevels_fit (self->levels, route, route_size, payload_p) == -1)
+        return 0;               //  an older peer's level has no such message
+    self->router_sent = true;
+    if (zmq_send (zsock_resolve (self->router), route, route_size,
+                  ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
+        return -1;
+    //  libzmq accepts the rest of a message once its first frame is in
+    return zframe_send (payload_p, self->router, ZFRAME_DONTWAIT);
 }
 
-//  Cut the excess connections whose time has come
+//  Answer a peer with ERROR code and reason (echoing seq)
 static void
-s_cut_connections (s_broker_t *self)
+s_reply_error (drover_broker_t *self, s_route_t route, uint32_t seq, int code, const char *reason)
 {
-    if (drover_connwatch_deadline (self->connwatch) == -1)
+    int counted = drover_metrics_bad_code (code);
+    if (counted >= 0)
+        self->answered [counted]++;
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_ERROR);
+    reply->seq = seq;
+    reply->code = code;
+    drover_msg_set_reason (reply, reason);
+    zframe_t *payload = drover_msg_encode (reply);
+    if (payload && s_send_to_peer (self, route.data, route.size, &payload) == -1)
+        self->refused++;
+    zframe_destroy (&payload);
+    drover_msg_destroy (&reply);
+}
+
+//  Log a bad message from a peer, at most once a second, with a sample
+static void
+s_warn_bad_input (drover_broker_t *self, const char *what, const byte *data, size_t size)
+{
+    int64_t now = zclock_mono ();
+    if (now - self->warned_at < 1000) {
+        self->suppressed++;
+        return;                 //  rate limited: counted, not logged
+    }
+    char sample [3 * 16 + 1] = "";
+    for (size_t index = 0; index < size && index < 16; index++)
+        snprintf (sample + 3 * index, 4, "%02x ", data [index]);
+    zsys_warning ("broker: bad input reason=\"%s\" size=%zu sample=[%s] malformed=%" PRIu64
+                  " suppressed=%" PRIu64, what, size, sample, self->malformed, self->suppressed);
+    self->suppressed = 0;
+    self->warned_at = now;
+}
+
+//  Answer QUEUES with the queue table, here in the main: no actor knows it
+static void
+s_answer_queues (drover_broker_t *self, s_route_t route, drover_msg_t *msg)
+{
+    drover_msg_t *reply = drover_queuetable_encode (self->queues);
+    reply->seq = msg->seq;
+    zframe_t *payload = drover_msg_encode (reply);
+    assert (payload);           //  the table holds only what the wire carries
+    if (s_send_to_peer (self, route.data, route.size, &payload) == -1)
+        self->refused++;
+    zframe_destroy (&payload);
+    drover_msg_destroy (&reply);
+}
+
+//  Answer CLIENT HELLO with this broker's level (the sender's is kept)
+static void
+s_answer_hello (drover_broker_t *self, s_route_t route, drover_msg_t *msg)
+{
+    drover_msg_t *reply = drover_peerlevels_welcome (msg, self->config->ha.name);
+    zframe_t *payload = drover_msg_encode (reply);
+    assert (payload);
+    if (s_send_to_peer (self, route.data, route.size, &payload) == -1)
+        self->refused++;
+    zframe_destroy (&payload);
+    drover_msg_destroy (&reply);
+}
+
+//  True if a message id is a status (OK, ERROR, REDIRECT): never answered,
+//  even when broken, so that two peers cannot loop
+static bool
+s_is_status (int id)
+{
+    return id == DROVER_MSG_OK || id == DROVER_MSG_ERROR || id == DROVER_MSG_REDIRECT;
+}
+
+//  Route one decoded message by the routing table; consumes msg. The
+//  actor it is handed to owns it from then on (ACTORS.md, MSG).
+static void
+s_route_request (drover_broker_t *self, s_route_t route, drover_msg_t *msg)
+{
+    int targets = drover_routing_wire (self->routing, msg->id);
+    for (int actor = 0; actor < DROVER_ROUTING_ACTORS; actor++)
+        if (targets == DROVER_ROUTING_TO (actor) && (drover_crew_started (self->crew) & targets)) {
+            drover_outbox_say_msg (drover_crew_outbox (self->crew, actor), route.data,
+                                   route.size, &msg);
+            return;
+        }
+    if (msg->id == DROVER_MSG_QUEUES)
+        s_answer_queues (self, route, msg);
+    else
+    if (msg->id == DROVER_MSG_CLIENT_HELLO)
+        s_answer_hello (self, route, msg);
+    else
+    if (targets == DROVER_ROUTING_SELF || targets == DROVER_ROUTING_TO (DROVER_ROUTING_POOL)) {
+        //  A pool message, and no pool actor to own it: there is no pool
+        drover_msg_t *reply = drover_poolwire_none (msg);
+        zframe_t *payload = drover_msg_encode (reply);
+        if (payload && s_send_to_peer (self, route.data, route.size, &payload) == -1)
+            self->refused++;
+        zframe_destroy (&payload);
+        drover_msg_destroy (&reply);
+    }
+    else
+    if (s_is_status (msg->id))
+        //  Never answer a status with a status: two peers could loop
+        self->malformed++;
+    else {
+        char *reason = zsys_sprintf ("%s is not a message the broker accepts",
+                                     drover_msg_name (msg->id));
+        s_reply_error (self, route, msg->seq, DROVER_CODE_UNEXPECTED, reason);
+        zstr_free (&reason);
+    }
+    drover_msg_destroy (&msg);
+}
+
+//  Refuse a payload that is not decoded (more than one frame, too large),
+//  echoing its seq when its header can be read (PROTOCOL.md §5); like any
+//  status, one that says it is an OK, ERROR or REDIRECT is not answered
+static void
+s_refuse_undecoded (drover_broker_t *self, s_route_t route, const byte *data, size_t size,
+                    const char *what, int code, const char *reason)
+{
+    self->malformed++;
+    s_warn_bad_input (self, what, data, size);
+    uint32_t seq;
+    int id = drover_msg_peek (data, size, &seq);
+    if (!s_is_status (id))
+        s_reply_error (self, route, seq, code, reason);
+}
+
+//  Tell whether the connection a valid message came on may stay: if not
+//  (too many connections, or a stranger where only registered workers and
+//  admin keys have room) it hears why (a status is never answered), and
+//  it is cut soon. A worker's HELLO, or an admin key's request, makes its
+//  connection a member's.
+static bool
+s_admit_connection (drover_broker_t *self, s_route_t route, zmq_msg_t *payload, drover_msg_t *msg)
+{
+    bool member = msg->id == DROVER_MSG_WORKER_HELLO
+               || ((msg->roles & DROVER_ROLE_ADMIN) && *msg->principal);
+    const char *reason = drover_connwatch_admit (self->connwatch,
+                                                 zmq_msg_get (payload, ZMQ_SRCFD), route.data,
+                                                 route.size, member, zclock_mono ());
+    if (!reason)
+        return true;
+    if (msg->id != DROVER_MSG_OK && msg->id != DROVER_MSG_ERROR)
+        s_reply_error (self, route, msg->seq, DROVER_CODE_TOO_MANY, reason);
+    return false;
+}
+
+//  Decode one payload from a peer and, if its sender's key may send it,
+//  route it; or answer why not
+static void
+s_accept_payload (drover_broker_t *self, s_route_t route, zmq_msg_t *payload, bool extra_frames)
+{
+    const byte *data = (const byte *) zmq_msg_data (payload);
+    size_t size = zmq_msg_size (payload);
+    if (extra_frames) {
+        s_refuse_undecoded (self, route, data, size, "more than one frame",
+                            DROVER_CODE_BAD_REQUEST, "a message is exactly one frame");
         return;
-    //  Hear of closes first, so a descriptor reused since is not cut
-    for (int index = 0; index < S_MONITORS; index++)
-        s_handle_monitor (self, index);
-    drover_connwatch_cut (self->connwatch, zclock_mono ());
+    }
+    if (size > self->config->max_message) {
+        s_refuse_undecoded (self, route, data, size, "message too large",
+                            DROVER_CODE_TOO_LARGE, "message larger than max-message");
+        return;
+    }
+    drover_msg_t *msg = drover_msg_new (0);
+    if (drover_msg_decode (msg, data, size) == 0) {
+        char *reason = NULL;
+        uint8_t roles = drover_routing_senders (self->routing, msg->id);
+        int code = roles? drover_guard_admit (self->guard, payload, msg, roles, &reason): 0;
+        if (code == 0) {
+            if (s_admit_connection (self, route, payload, msg)) {
+                drover_peerlevels_heard (self->levels, route.data, route.size, msg);
+                s_route_request (self, route, msg);
+            }
+            else
+                drover_msg_destroy (&msg);
+            return;
+        }
+        //  Well-formed, refused by key: the guard logged it, by key
+        s_reply_error (self, route, msg->seq, code, reason);
+        zstr_free (&reason);
+        drover_msg_destroy (&msg);
+        return;
+    }
+    self->malformed++;
+    const char *error = msg->error? msg->error: "malformed";
+    s_warn_bad_input (self, error, data, size);
+    if (s_is_status (msg->id)) {
+        drover_msg_destroy (&msg);
+        return;                 //  a status is never answered, even a broken one
+    }
+    int code = msg->bad_version? DROVER_CODE_BAD_VERSION
+             : msg->too_large? DROVER_CODE_TOO_LARGE: DROVER_CODE_BAD_REQUEST;
+    s_reply_error (self, route, msg->seq, code, error);
+    drover_msg_destroy (&msg);
 }
 
+//  Read what peers sent, up to one batch or the turn's time budget,
+//  without blocking, and route or answer each; what is left is read next
+//  turn
 static void
-    s_route_command (s_broker_t *self, const char *command, zmsg_t *msg);
+s_read_peers (drover_broker_t *self)
+{
+    void *handle = zsock_resolve (self->router);
+    int64_t started = zclock_usecs ();
+    size_t bytes = 0;           //  read since the last look at the clock
+    for (int count = 0, unclocked = 0; count < S_ROUTER_BATCH; count++) {
+        if (++unclocked > S_ROUTER_CLOCK || bytes > S_ROUTER_CLOCK_BYTES) {
+            if (zclock_usecs () - started > S_ROUTER_BUDGET)
+                break;          //  the poller still says readable: next turn
+            unclocked = 1;
+            bytes = 0;
+        }
+        zmq_msg_t first;
+        zmq_msg_init (&first);
+        if (zmq_msg_recv (&first, handle, ZMQ_DONTWAIT) == -1) {
+            zmq_msg_close (&first);
+            drover_poller_drained (self->poller, S_ROUTER_AT);
+            break;              //  nothing more ready (or interrupted)
+        }
+        s_route_t route = { (const byte *) zmq_msg_data (&first), zmq_msg_size (&first) };
+        zmq_msg_t payload;
+        zmq_msg_init (&payload);
+        bool received = !zmq_msg_more (&first) || zmq_msg_recv (&payload, handle, 0) != -1;
+        bool extra_frames = drover_msg_drop_more (handle, received && zmq_msg_more (&payload));
+        bytes += zmq_msg_size (&payload);
+        if (received)
+            s_accept_payload (self, route, &payload, extra_frames);
+        zmq_msg_close (&payload);
+        zmq_msg_close (&first);
+    }
+}
+
+
+//  -------------------------------------------------------------------------
+//  What the actors say, routed by the table
+
+static void
+    s_route_command (drover_broker_t *self, const char *command, zmsg_t *msg);
 
 //  A send to a worker was refused (peer gone): the main's own I/O outcome,
 //  said as UNSENT worker route to whoever the routing table says hears it
 static void
-s_send_refused (s_broker_t *self, const char *worker, const byte *route, size_t route_size)
+s_send_refused (drover_broker_t *self, const char *worker, const byte *route, size_t route_size)
 {
     self->refused++;
     if (*worker) {
@@ -196,10 +516,10 @@ s_send_refused (s_broker_t *self, const char *worker, const byte *route, size_t 
 
 //  SEND route payload worker: deliver to a peer
 static void
-s_send_record (s_broker_t *self, drover_record_t *record)
+s_send_record (drover_broker_t *self, drover_record_t *record)
 {
-    if (drover_broker_send_to_peer (self, drover_record_route (record), record->route_size,
-                        &record->payload) == -1)
+    if (s_send_to_peer (self, drover_record_route (record), record->route_size,
+                       &record->payload) == -1)
         s_send_refused (self, record->worker, drover_record_route (record), record->route_size);
 }
 
@@ -209,15 +529,16 @@ s_send_record (s_broker_t *self, drover_record_t *record)
 static void
 s_handle_actor_record (void *arg, drover_record_t *record)
 {
-    s_broker_t *self = (s_broker_t *) arg;
+    drover_broker_t *self = (drover_broker_t *) arg;
     if (self->verbose)
         zsys_debug ("broker: route command=%s", drover_record_word (record));
-    int targets = self->record_targets [record->kind];
-    if (targets == S_PEER)
+    int targets = drover_routing_record (self->routing, record->kind);
+    if (targets == DROVER_ROUTING_PEER)
         s_send_record (self, record);
     else
-    if (targets && __builtin_popcount (targets) == 1 && (targets & (S_TO (S_ACTORS) - 1)))
-        drover_outbox_move (self->outboxes [__builtin_ctz (targets)], record, record->kind);
+    if (targets && __builtin_popcount (targets) == 1 && (targets & DROVER_ROUTING_ANY_ACTOR))
+        drover_outbox_move (drover_crew_outbox (self->crew, __builtin_ctz (targets)), record,
+                            record->kind);
     else {
         zsys_error ("broker: actor said record=%s on its pipe", drover_record_word (record));
         assert (false);         //  our own bug: the routing table says who hears it
@@ -226,7 +547,7 @@ s_handle_actor_record (void *arg, drover_record_t *record)
 
 //  PUBLISH topic body owner: to the event stream
 static void
-s_forward_event (s_broker_t *self, zmsg_t *msg)
+s_forward_event (drover_broker_t *self, zmsg_t *msg)
 {
     char *topic = zmsg_popstr (msg);
     zframe_t *body = zmsg_pop (msg);
@@ -244,34 +565,32 @@ s_forward_event (s_broker_t *self, zmsg_t *msg)
 //  off), every actor says them and only the store is told, for whether to
 //  publish them
 static void
-s_handle_subscriptions (s_broker_t *self)
+s_handle_subscriptions (drover_broker_t *self)
 {
     bool changed = drover_eventstream_read (self->events);
     drover_poller_drained (self->poller, S_PUBLISHER_AT);
     if (changed) {
         bool on = drover_eventstream_on (self->events);
         zsys_info ("broker: events %s", on? "on: someone subscribed": "off: no subscribers");
-        for (int index = 0; index < S_ACTORS; index++)
-            if (self->actors [index] && (index == S_STORE || !self->durable))
-                drover_outbox_say (self->outboxes [index], "s4", "EVENTS", on? 1: 0);
+        drover_crew_say_events (self->crew, on);
     }
 }
 
 //  Tell each target actor the command (word, then msg's frames): copies
 //  to all but the last, which gets the frames themselves
 static void
-s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
+s_forward_to_actors (drover_broker_t *self, const char *command, zmsg_t *msg, int targets)
 {
-    targets &= self->started;   //  the pool may not run
+    targets &= drover_crew_started (self->crew);   //  the pool may not run
     int last = -1;
-    for (int index = 0; index < S_ACTORS; index++)
-        if (targets & S_TO (index))
+    for (int index = 0; index < DROVER_ROUTING_ACTORS; index++)
+        if (targets & DROVER_ROUTING_TO (index))
             last = index;
     for (int index = 0; index < last; index++)
-        if (targets & S_TO (index)) {
+        if (targets & DROVER_ROUTING_TO (index)) {
             zmsg_t *copy = zmsg_dup (msg);
             zmsg_pushstr (copy, command);
-            drover_outbox_add (self->outboxes [index], &copy);
+            drover_outbox_add (drover_crew_outbox (self->crew, index), &copy);
         }
     if (last == -1)
         return;                 //  nobody runs to hear it
@@ -280,14 +599,14 @@ s_forward_to_actors (s_broker_t *self, const char *command, zmsg_t *msg, int tar
     zframe_t *frame;
     while ((frame = zmsg_pop (msg)))
         zmsg_append (moved, &frame);
-    drover_outbox_add (self->outboxes [last], &moved);
+    drover_outbox_add (drover_crew_outbox (self->crew, last), &moved);
 }
 
 //  LOADED, FATAL or FENCED from the store: serving may start, the broker
 //  stops, or a newer leader holds the state (logged: the HA code acts on it);
 //  then to the actors that hear it too
 static void
-s_handle_start_up (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
+s_handle_start_up (drover_broker_t *self, const char *command, zmsg_t *msg, int targets)
 {
     if (streq (command, "LOADED"))
         self->loaded = true;
@@ -309,7 +628,7 @@ s_handle_start_up (s_broker_t *self, const char *command, zmsg_t *msg, int targe
 //  METRICS round: the main's own counts, answered to the metrics actor as
 //  an actor would; then to the actors that answer too
 static void
-s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int targets)
+s_answer_metrics (drover_broker_t *self, const char *command, zmsg_t *msg, int targets)
 {
     zframe_t *round = zmsg_first (msg);
     assert (round);             //  the metrics actor says it
@@ -321,7 +640,7 @@ s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int target
     drover_metrics_set (counts, DROVER_METRIC_LEVEL_UNSENT,
                           drover_peerlevels_unsent (self->levels));
     drover_connwatch_metrics (self->connwatch, counts);
-    drover_metrics_say (counts, self->outboxes [S_METRICS],
+    drover_metrics_say (counts, drover_crew_outbox (self->crew, DROVER_ROUTING_METRICS),
                           drover_actor_number (zframe_data (round), zframe_size (round)));
     drover_metrics_destroy (&counts);
     s_forward_to_actors (self, command, msg, targets);
@@ -330,23 +649,24 @@ s_answer_metrics (s_broker_t *self, const char *command, zmsg_t *msg, int target
 //  Route a command (its word, then msg's frames) by the routing table: to
 //  the event stream, or to the actors that hear it
 static void
-s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
+s_route_command (drover_broker_t *self, const char *command, zmsg_t *msg)
 {
-    int targets = drover_broker_command_targets (command);
-    if (targets & S_OTHERS)
-        targets &= ~(S_OTHERS | (self->speaker >= 0? S_TO (self->speaker): 0));
+    int targets = drover_routing_command (self->routing, command);
+    if (targets & DROVER_ROUTING_OTHERS)
+        targets &= ~(DROVER_ROUTING_OTHERS
+                     | (self->speaker >= 0? DROVER_ROUTING_TO (self->speaker): 0));
     if (self->verbose)
         zsys_debug ("broker: route command=%s", command);
-    if (targets == S_PUBLISH)
+    if (targets == DROVER_ROUTING_PUBLISH)
         s_forward_event (self, msg);
     else
-    if (targets & S_SELF)
-        s_handle_start_up (self, command, msg, targets & ~S_SELF);
+    if (targets & DROVER_ROUTING_SELF)
+        s_handle_start_up (self, command, msg, targets & ~DROVER_ROUTING_SELF);
     else
-    if (targets & S_COUNTS)
-        s_answer_metrics (self, command, msg, targets & ~S_COUNTS);
+    if (targets & DROVER_ROUTING_COUNTS)
+        s_answer_metrics (self, command, msg, targets & ~DROVER_ROUTING_COUNTS);
     else
-    if (targets && (targets & (S_PEER | S_LINK)) == 0)
+    if (targets && (targets & (DROVER_ROUTING_PEER | DROVER_ROUTING_LINK)) == 0)
         s_forward_to_actors (self, command, msg, targets);
     else {
         zsys_error ("broker: command=%s is not for the main to route", command);
@@ -358,7 +678,7 @@ s_route_command (s_broker_t *self, const char *command, zmsg_t *msg)
 static void
 s_handle_actor_command (void *arg, zmsg_t *msg)
 {
-    s_broker_t *self = (s_broker_t *) arg;
+    drover_broker_t *self = (drover_broker_t *) arg;
     char command [16];
     drover_actor_pop_text (msg, command, sizeof command);
     s_route_command (self, command, msg);
@@ -367,12 +687,14 @@ s_handle_actor_command (void *arg, zmsg_t *msg)
 //  Send what this turn held for each actor, and note the sends: a send may
 //  take in a socket's pending commands, so the poller reads it again
 static void
-s_flush_turn (s_broker_t *self)
+s_flush_turn (drover_broker_t *self)
 {
-    for (int index = 0; index < S_ACTORS; index++)
-        if (self->actors [index])
-            drover_actor_flush (self->poller, (size_t) index, self->outboxes [index],
-                               zactor_sock (self->actors [index]));
+    for (int index = 0; index < DROVER_ROUTING_ACTORS; index++) {
+        zsock_t *sock = drover_crew_sock (self->crew, index);
+        if (sock)
+            drover_actor_flush (self->poller, (size_t) index,
+                                drover_crew_outbox (self->crew, index), sock);
+    }
     if (self->router_sent)
         drover_poller_sent (self->poller, S_ROUTER_AT);
     if (self->publisher_sent)
@@ -380,23 +702,27 @@ s_flush_turn (s_broker_t *self)
     self->router_sent = self->publisher_sent = false;
 }
 
+
+//  -------------------------------------------------------------------------
+//  Start-up, the loop, halt
+
 //  Start-up: route what the store says (every kept task, RESTORE, to
 //  assign) and what assign says (RESTORED, to the store, which waits for it
 //  to go on) until the store says LOADED; meanwhile the ROUTER is not read,
 //  so no peer is served from a half-loaded state. Returns 0, or -1 if the
 //  state cannot be read (FATAL: logged) or the broker was interrupted.
 static int
-s_broker_load (s_broker_t *self)
+s_broker_load (drover_broker_t *self)
 {
-    zsock_t *actors [] = { zactor_sock (self->actors [S_STORE]),
-                           zactor_sock (self->actors [S_ASSIGN]) };
+    zsock_t *actors [] = { drover_crew_sock (self->crew, DROVER_ROUTING_STORE),
+                           drover_crew_sock (self->crew, DROVER_ROUTING_ASSIGN) };
     zmq_pollitem_t items [] = { { zsock_resolve (actors [0]), 0, ZMQ_POLLIN, 0 },
                                 { zsock_resolve (actors [1]), 0, ZMQ_POLLIN, 0 } };
     while (!self->loaded && !self->fatal && !zsys_interrupted) {
         if (zmq_poll (items, 2, -1) == -1)
             return -1;          //  interrupted
         for (int index = 0; index < 2; index++) {
-            self->speaker = index? S_ASSIGN: S_STORE;
+            self->speaker = index? DROVER_ROUTING_ASSIGN: DROVER_ROUTING_STORE;
             while (!self->loaded
                &&  drover_outbox_receive (actors [index], ZMQ_DONTWAIT, s_handle_actor_command,
                                           s_handle_actor_record, self) != -1)
@@ -410,10 +736,30 @@ s_broker_load (s_broker_t *self)
     return self->loaded? 0: -1;
 }
 
+//  Read the connection events of one monitored socket
+static void
+s_handle_monitor (drover_broker_t *self, int index)
+{
+    drover_connwatch_read (self->connwatch, (size_t) index);
+    drover_poller_drained (self->poller, S_MONITOR_AT + index);
+}
+
+//  Cut the excess connections whose time has come
+static void
+s_cut_connections (drover_broker_t *self)
+{
+    if (drover_connwatch_deadline (self->connwatch) == -1)
+        return;
+    //  Hear of closes first, so a descriptor reused since is not cut
+    for (int index = 0; index < S_MONITORS; index++)
+        s_handle_monitor (self, index);
+    drover_connwatch_cut (self->connwatch, zclock_mono ());
+}
+
 //  Keys gone from the keys directory: their messages are refused from now
 //  on (drover_guard_admit); their workers are told to health, to be LOST
 static void
-s_end_revoked (s_broker_t *self)
+s_end_revoked (drover_broker_t *self)
 {
     size_t revoked = drover_guard_refresh (self->guard, zclock_mono ());
     for (size_t index = 0; index < revoked; index++) {
@@ -427,7 +773,7 @@ s_end_revoked (s_broker_t *self)
 //  What the ROUTER holds while no actor runs goes to the standby function
 //  (or is left unread, alone: nothing serves it)
 static void
-s_handle_router_idle (s_broker_t *self)
+s_handle_router_idle (drover_broker_t *self)
 {
     if (self->standby_fn)
         self->standby_fn (self->standby_arg, self->router);
@@ -463,18 +809,18 @@ drover_broker_run (drover_broker_t *self)
                 s_handle_monitor (self, index);
         if (drover_poller_readable (self->poller, S_PUBLISHER_AT))
             s_handle_subscriptions (self);
-        for (int index = 0; index < S_ACTORS; index++) {
+        for (int index = 0; index < DROVER_ROUTING_ACTORS; index++) {
             self->speaker = index;
-            if (self->actors [index]
-            &&  drover_actor_drain (self->poller, (size_t) index,
-                                   zactor_sock (self->actors [index]), S_ACTOR_BATCHES,
+            zsock_t *sock = drover_crew_sock (self->crew, index);
+            if (sock
+            &&  drover_actor_drain (self->poller, (size_t) index, sock, S_ACTOR_BATCHES,
                                    s_handle_actor_command, s_handle_actor_record, self) == -1)
                 return 0;       //  the context is ending
         }
         self->speaker = -1;
         if (drover_poller_readable (self->poller, S_ROUTER_AT)) {
             if (self->loaded)
-                drover_broker_read_peers (self);
+                s_read_peers (self);
             else
                 s_handle_router_idle (self);
         }
@@ -492,12 +838,19 @@ drover_broker_run (drover_broker_t *self)
     return self->stop? 1: 0;
 }
 
-//  Start the actors and load the state, held with fence
+//  Start the actors and load the state, held with fence; the actors'
+//  pipes join the poller at their index once every actor runs
 int
 drover_broker_start (drover_broker_t *self, uint64_t fence)
 {
     zstr_free (&self->fenced);
-    if (drover_broker_start_actors (self, fence) || s_broker_load (self)) {
+    if (drover_crew_start (self->crew, fence, drover_eventstream_on (self->events))) {
+        drover_broker_halt (self);
+        return -1;
+    }
+    for (int index = 0; index < DROVER_ROUTING_ACTORS; index++)
+        drover_poller_set (self->poller, (size_t) index, drover_crew_sock (self->crew, index));
+    if (s_broker_load (self)) {
         drover_broker_halt (self);
         return -1;
     }
@@ -511,6 +864,113 @@ drover_broker_start (drover_broker_t *self, uint64_t fence)
                config->max_queued_bytes);
     return 0;
 }
+
+//  Stop every actor, in reverse order of start; the sockets stay
+void
+drover_broker_halt (drover_broker_t *self)
+{
+    if (self->poller)
+        for (int index = 0; index < DROVER_ROUTING_ACTORS; index++)
+            drover_poller_set (self->poller, (size_t) index, NULL);
+    drover_crew_halt (self->crew);
+    self->loaded = false;
+    zstr_free (&self->fatal);
+    if (self->connwatch)
+        drover_connwatch_serve (self->connwatch, false);    //  nobody reads the peers now
+}
+
+
+//  -------------------------------------------------------------------------
+//  What the broker's owner calls (drover_ha, drover_cell)
+
+//  True while the actors run and the state is loaded
+bool
+drover_broker_serving (drover_broker_t *self)
+{
+    return self->loaded;
+}
+
+//  The ROUTER where workers and clients talk
+zsock_t *
+drover_broker_router (drover_broker_t *self)
+{
+    return self->router;
+}
+
+//  The protocol levels of the ROUTER's connections
+drover_peerlevels_t *
+drover_broker_levels (drover_broker_t *self)
+{
+    return self->levels;
+}
+
+//  Watch the owner's socket in the loop
+void
+drover_broker_watch (drover_broker_t *self, zsock_t *sock, drover_broker_watch_fn *fn, void *arg)
+{
+    self->watched = sock;
+    self->watch_fn = fn;
+    self->watch_arg = arg;
+    drover_poller_set (self->poller, S_WATCH_AT, sock);
+}
+
+//  While no actor runs, fn reads the ROUTER
+void
+drover_broker_set_standby (drover_broker_t *self, drover_broker_watch_fn *fn, void *arg)
+{
+    self->standby_fn = fn;
+    self->standby_arg = arg;
+    drover_connwatch_start (self->connwatch, true);     //  peers connect before any actor runs
+}
+
+//  Answer QUEUES with a copy of table from now on
+void
+drover_broker_set_queues (drover_broker_t *self, drover_queuetable_t *table)
+{
+    assert (self);
+    assert (table);
+    drover_queuetable_t *copy = drover_queuetable_dup (table);
+    drover_queuetable_destroy (&self->queues);
+    self->queues = copy;
+}
+
+//  Publish an event about the broker itself (seq 0: not kept)
+void
+drover_broker_publish (drover_broker_t *self, const char *topic, const char *name,
+                       const char *reason)
+{
+    drover_event_t event = { .time = (uint64_t) zclock_time () };
+    snprintf (event.topic, sizeof event.topic, "%s", topic);
+    snprintf (event.worker, sizeof event.worker, "%s", name);
+    snprintf (event.reason, sizeof event.reason, "%s", reason);
+    zframe_t *body = drover_event_encode (&event);
+    drover_eventstream_publish (self->events, topic, &body, "");
+    drover_poller_sent (self->poller, S_PUBLISHER_AT);
+}
+
+//  Call the watch function at mono msec at (once; 0 cancels)
+void
+drover_broker_wake (drover_broker_t *self, int64_t at)
+{
+    self->wake_at = at;
+}
+
+//  Make run return after this turn (1, with no fenced reason)
+void
+drover_broker_stop (drover_broker_t *self)
+{
+    self->stop = true;
+}
+
+//  Why the store stopped serving, or NULL
+const char *
+drover_broker_fenced (drover_broker_t *self)
+{
+    return self->fenced;
+}
+
+//  -------------------------------------------------------------------------
+//  `drover broker`
 
 //  Keep the broker's threads on the CPUs of broker/cpus, before any starts,
 //  and log where it runs. Returns 0, or -1 after saying why.

@@ -1,6 +1,7 @@
 /*  =========================================================================
     drover_broker - the broker process: owns the TCP sockets, starts the
-    actors and routes between them (see actors/ACTORS.md)
+    actors (drover_crew) and routes between them by the routing table
+    (drover_routing; actors/ACTORS.md says it in words)
 
     Alone (the default) `drover broker` binds its sockets, starts the
     actors, loads the state and serves until interrupted. With several
@@ -106,23 +107,6 @@ void
 //  cleared by drover_broker_start
 const char *
     drover_broker_fenced (drover_broker_t *self);
-
-//  The broker's routing table read-only, in the words of actors/ACTORS.md's
-//  tables (a test holds the document to it). Row index: name gets the wire
-//  message's name (e.g. "TASK SUBMIT") or the command word; hearers who
-//  hears it: the actors' names in the order of drover_broker_actor_name,
-//  then the main's ways ("the main", "a peer", "the event stream"), then
-//  "on the link" and "not the sayer" where they apply, ", "-joined;
-//  senders, for a wire message, who may send it ("workers", "clients",
-//  "admins", "anyone"), else "". Returns false past the last row.
-bool
-    drover_broker_route_describe (size_t index, char *name, size_t name_size, char *hearers,
-                                  size_t hearers_size, char *senders, size_t senders_size);
-
-//  Return the name of the broker's actor at index ("health", "probation",
-//  ...), or NULL past the last
-const char *
-    drover_broker_actor_name (size_t index);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,15 @@
 /*  =========================================================================
-    drover_broker_actors - the broker's actors started and halted
+    drover_crew - the broker's actors, started and halted
 
     The store first (it opens the state, held with the leader's fencing
     token when there are several brokers), then health, probation, schedq
     and assign (the four of the design), the reconciler, the pool when it
     has instance types, and the metrics actor; halted in reverse order.
-    Their pipes go in the broker's poller at their index.
+    The main puts their pipes in its poller at their index.
     =========================================================================
 */
 
-#include "drover_broker_internal.h"
+#include "drover_crew.h"
 #include "drover_defaults.h"
 #include "drover_health_actor.h"
 #include "drover_probation_actor.h"
@@ -22,35 +22,65 @@
 #include "drover_pool_actor.h"
 #include "drover_reconciler_actor.h"
 
+//  Who answers METRICS: the actors it goes to and the main (the pool, when
+//  it runs, is one more)
+#define S_COUNTERS      6
+
+struct _drover_crew_t {
+    drover_config_t *config;    //  settings, borrowed
+    bool verbose;               //  make each actor verbose
+    bool durable;               //  durability is not off: every event is kept
+    int started;                //  DROVER_ROUTING_TO () bits of the actors running
+    zactor_t *actors [DROVER_ROUTING_ACTORS];           //  health, probation, schedq, assign,
+                                                        //  store, metrics, pool, reconciler
+    drover_outbox_t *outboxes [DROVER_ROUTING_ACTORS];  //  what this turn tells each actor
+};
+
+//  Create a crew: no actor runs yet
+drover_crew_t *
+drover_crew_new (drover_config_t *config, bool verbose)
+{
+    drover_crew_t *self = (drover_crew_t *) zmalloc (sizeof (drover_crew_t));
+    self->config = config;
+    self->verbose = verbose;
+    return self;
+}
+
+//  Destroy the crew, its actors halted
+void
+drover_crew_destroy (drover_crew_t **self_p)
+{
+    assert (self_p);
+    drover_crew_t *self = *self_p;
+    if (!self)
+        return;
+    drover_crew_halt (self);
+    free (self);
+    *self_p = NULL;
+}
+
 //  Start one actor at index (args as the actor takes them) with its
 //  outbox, in which what the main tells it from now on goes, as to every
 //  actor, in one BATCH a turn (actors/ACTORS.md, "How actors talk"); make
-//  it verbose if asked
-static void
-s_actor_start (s_broker_t *self, int index, zactor_fn *actor_fn, void *args, bool verbose)
+//  it verbose if asked. Returns its outbox.
+static drover_outbox_t *
+s_actor_start (drover_crew_t *self, int index, zactor_fn *actor_fn, void *args, bool verbose)
 {
     self->actors [index] = zactor_new (actor_fn, args);
     assert (self->actors [index]);
     self->outboxes [index] = drover_outbox_new ();
     if (verbose)
         drover_outbox_say (self->outboxes [index], "s", "VERBOSE");
+    return self->outboxes [index];
 }
 
 //  Send what the main said to the actor at index so far, at start-up, as
 //  one BATCH (its pipe joins the poller only once every actor runs)
 static void
-s_actor_flush (s_broker_t *self, int index)
+s_actor_flush (drover_crew_t *self, int index)
 {
     if (drover_outbox_size (self->outboxes [index]))
         drover_outbox_flush (self->outboxes [index], zactor_sock (self->actors [index]));
-}
-
-//  Return an actor's pipe, or NULL if it does not run (the pool, without
-//  instance types)
-static zsock_t *
-s_actor_sock (s_broker_t *self, int index)
-{
-    return self->actors [index]? zactor_sock (self->actors [index]): NULL;
 }
 
 //  Start the elastic pool's actor, and tell schedq the pool's types: a
@@ -58,17 +88,17 @@ s_actor_sock (s_broker_t *self, int index)
 //  Returns 0, or -1 if its driver cannot be made (logged: the broker must
 //  not start).
 static int
-s_pool_start (s_broker_t *self, bool verbose)
+s_pool_start (drover_crew_t *self, bool verbose)
 {
     drover_config_t *config = self->config;
-    s_actor_start (self, S_POOL, drover_pool_actor, NULL, verbose);
-    drover_outbox_say (self->outboxes [S_POOL], "spss", "CONFIGURE",
+    s_actor_start (self, DROVER_ROUTING_POOL, drover_pool_actor, NULL, verbose);
+    drover_outbox_say (self->outboxes [DROVER_ROUTING_POOL], "spss", "CONFIGURE",
                        drover_poolconfig_dup (&config->pool), config->endpoint,
                        self->durable? config->state_dir: "");
-    s_actor_flush (self, S_POOL);
+    s_actor_flush (self, DROVER_ROUTING_POOL);
     char *word = NULL, *text = NULL;
     uint32_t started = 0;
-    if (zsock_recv (self->actors [S_POOL], "s4s", &word, &started, &text) == -1
+    if (zsock_recv (self->actors [DROVER_ROUTING_POOL], "s4s", &word, &started, &text) == -1
     ||  !word || !streq (word, "STARTED") || !started) {
         zsys_error ("broker: cannot start: %s", text? text: "the pool actor did not start");
         started = 0;
@@ -77,9 +107,9 @@ s_pool_start (s_broker_t *self, bool verbose)
     zstr_free (&text);
     if (started) {
         //  Sent at once: the pointer is schedq's from then on
-        drover_outbox_say (self->outboxes [S_SCHEDQ], "sp", "POOLTYPES",
+        drover_outbox_say (self->outboxes [DROVER_ROUTING_SCHEDQ], "sp", "POOLTYPES",
                            drover_poolconfig_dup (&config->pool));
-        s_actor_flush (self, S_SCHEDQ);
+        s_actor_flush (self, DROVER_ROUTING_SCHEDQ);
     }
     return started? 0: -1;
 }
@@ -87,7 +117,7 @@ s_pool_start (s_broker_t *self, bool verbose)
 //  Start the store, first of the actors, and wait until it has opened the
 //  state. Returns 0, or -1 if it could not (logged: the broker must not start).
 static int
-s_store_start (s_broker_t *self, bool verbose, uint64_t fence)
+s_store_start (drover_crew_t *self, bool verbose, uint64_t fence)
 {
     drover_config_t *config = self->config;
     drover_store_actor_args_t args = {
@@ -102,10 +132,10 @@ s_store_start (s_broker_t *self, bool verbose, uint64_t fence)
     };
     assert (args.durability >= 0);      //  the settings table checks the word
     self->durable = args.durability != DROVER_DURABILITY_OFF;
-    s_actor_start (self, S_STORE, drover_store_actor, &args, verbose);
+    s_actor_start (self, DROVER_ROUTING_STORE, drover_store_actor, &args, verbose);
     char *word = NULL, *text = NULL;
     uint32_t opened = 0;
-    if (zsock_recv (self->actors [S_STORE], "s4s", &word, &opened, &text) == -1
+    if (zsock_recv (self->actors [DROVER_ROUTING_STORE], "s4s", &word, &opened, &text) == -1
     ||  !word || !streq (word, "OPENED") || !opened) {
         zsys_error ("broker: cannot start: %s", text? text: "the store did not open");
         opened = 0;
@@ -124,11 +154,11 @@ s_store_start (s_broker_t *self, bool verbose, uint64_t fence)
 //  Wait for the metrics actor's STARTED: 0, or -1 if it cannot serve
 //  what broker/metrics says (logged: the broker must not start)
 static int
-s_metrics_started (s_broker_t *self)
+s_metrics_started (drover_crew_t *self)
 {
     char *word = NULL, *text = NULL;
     uint32_t started = 0;
-    if (zsock_recv (self->actors [S_METRICS], "s4s", &word, &started, &text) == -1
+    if (zsock_recv (self->actors [DROVER_ROUTING_METRICS], "s4s", &word, &started, &text) == -1
     ||  !word || !streq (word, "STARTED") || !started) {
         zsys_error ("broker: cannot start: %s", text? text: "the metrics actor did not start");
         started = 0;
@@ -140,35 +170,36 @@ s_metrics_started (s_broker_t *self)
 
 //  Start the actors, each configured, the state held with fence
 int
-drover_broker_start_actors (s_broker_t *self, uint64_t fence)
+drover_crew_start (drover_crew_t *self, uint64_t fence, bool listened)
 {
     drover_config_t *config = self->config;
     bool verbose = self->verbose;
     if (s_store_start (self, verbose, fence))
         return -1;
-    s_actor_start (self, S_HEALTH, drover_health_actor, NULL, verbose);
-    drover_outbox_say (self->outboxes [S_HEALTH], "s444", "CONFIGURE",
+    drover_outbox_t *outbox =
+        s_actor_start (self, DROVER_ROUTING_HEALTH, drover_health_actor, NULL, verbose);
+    drover_outbox_say (outbox, "s444", "CONFIGURE",
                        config->heartbeat, config->lost_after, config->max_workers);
-    s_actor_start (self, S_PROBATION, drover_probation_actor, NULL, verbose);
-    drover_outbox_say (self->outboxes [S_PROBATION], "s4", "CONFIGURE",
-                       config->probation_timeout);
+    outbox = s_actor_start (self, DROVER_ROUTING_PROBATION, drover_probation_actor, NULL, verbose);
+    drover_outbox_say (outbox, "s4", "CONFIGURE", config->probation_timeout);
     //  schedq and assign trade QUEUE, FREE and ASSIGN for every task: they
     //  get a link of their own rather than two hops through the main
     char link [64];
     snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
-    s_actor_start (self, S_SCHEDQ, drover_schedq_actor, link, verbose);
-    drover_outbox_say (self->outboxes [S_SCHEDQ], "s4444444", "CONFIGURE", config->max_shelve,
+    outbox = s_actor_start (self, DROVER_ROUTING_SCHEDQ, drover_schedq_actor, link, verbose);
+    drover_outbox_say (outbox, "s4444444", "CONFIGURE", config->max_shelve,
                        config->min_disk_free, config->max_leases, config->keep_gone,
                        config->max_gone, (uint32_t) self->durable, config->affinity_wait);
-    s_actor_start (self, S_ASSIGN, drover_assign_actor, link, verbose);
-    drover_outbox_say (self->outboxes [S_ASSIGN], "s44444444", "CONFIGURE", config->ack_timeout,
+    outbox = s_actor_start (self, DROVER_ROUTING_ASSIGN, drover_assign_actor, link, verbose);
+    drover_outbox_say (outbox, "s44444444", "CONFIGURE", config->ack_timeout,
                        config->lost_retries, config->max_queued, config->keep_finished,
                        config->max_queued_bytes, config->keep_finished_bytes,
                        drover_durability_parse (config->durability), config->restart_grace);
     //  The reconciler: always, since services may be created at any time
     const drover_serviceconfig_t *service = &config->service;
-    s_actor_start (self, S_RECONCILER, drover_reconciler_actor, NULL, verbose);
-    drover_outbox_say (self->outboxes [S_RECONCILER], "s444444444", "CONFIGURE", service->term,
+    outbox = s_actor_start (self, DROVER_ROUTING_RECONCILER, drover_reconciler_actor, NULL,
+                            verbose);
+    drover_outbox_say (outbox, "s444444444", "CONFIGURE", service->term,
                        service->gather_timeout, service->restart_delay,
                        service->max_restart_delay, service->stable_after, service->crash_warn,
                        service->max_stop_percent, service->max_services,
@@ -179,42 +210,64 @@ drover_broker_start_actors (s_broker_t *self, uint64_t fence)
         .address = config->metrics,
         .status_interval = config->status_interval,
         .endpoint = config->endpoint,
-        .counters = S_COUNTERS + (self->actors [S_POOL]? 1: 0)
+        .counters = S_COUNTERS + (self->actors [DROVER_ROUTING_POOL]? 1: 0)
     };
-    s_actor_start (self, S_METRICS, drover_metrics_actor, &metrics, verbose);
+    s_actor_start (self, DROVER_ROUTING_METRICS, drover_metrics_actor, &metrics, verbose);
     if (s_metrics_started (self))
         return -1;
-    bool listened = drover_eventstream_on (self->events);
-    for (int index = 0; index < S_ACTORS; index++) {
-        drover_poller_set (self->poller, (size_t) index, s_actor_sock (self, index));
+    //  Events only while someone subscribes (kept events are said all the
+    //  same: only the store is told)
+    drover_crew_say_events (self, listened);
+    for (int index = 0; index < DROVER_ROUTING_ACTORS; index++) {
         if (!self->actors [index]) {
             self->outboxes [index] = drover_outbox_new ();     //  the pool's slot, empty
             continue;
         }
-        self->started |= S_TO (index);
-        //  Events only while someone subscribes (kept events are said all
-        //  the same: only the store is told)
-        if (index == S_STORE || !self->durable)
-            drover_outbox_say (self->outboxes [index], "s4", "EVENTS", listened? 1: 0);
+        self->started |= DROVER_ROUTING_TO (index);
         s_actor_flush (self, index);
     }
     return 0;
 }
 
-//  Stop every actor, in reverse order of start; the sockets stay
+//  Stop every actor, in reverse order of start
 void
-drover_broker_halt (drover_broker_t *self)
+drover_crew_halt (drover_crew_t *self)
 {
-    for (int index = S_ACTORS - 1; index >= 0; index--) {
+    for (int index = DROVER_ROUTING_ACTORS - 1; index >= 0; index--) {
         zactor_destroy (&self->actors [index]);
         drover_outbox_destroy (&self->outboxes [index]);
-        if (self->poller)
-            drover_poller_set (self->poller, (size_t) index, NULL);
     }
     self->started = 0;
-    self->loaded = false;
-    zstr_free (&self->fatal);
-    if (self->connwatch)
-        drover_connwatch_serve (self->connwatch, false);    //  nobody reads the peers now
+}
+
+//  Return an actor's pipe, or NULL if it does not run
+zsock_t *
+drover_crew_sock (drover_crew_t *self, int index)
+{
+    return self->actors [index]? zactor_sock (self->actors [index]): NULL;
+}
+
+//  Return an actor's outbox (NULL while halted)
+drover_outbox_t *
+drover_crew_outbox (drover_crew_t *self, int index)
+{
+    return self->outboxes [index];
+}
+
+//  Return the bits of the actors running
+int
+drover_crew_started (drover_crew_t *self)
+{
+    return self->started;
+}
+
+//  Tell the actors whether to say events: the store alone when they are
+//  kept (it publishes them or not), else every actor that runs
+void
+drover_crew_say_events (drover_crew_t *self, bool on)
+{
+    for (int index = 0; index < DROVER_ROUTING_ACTORS; index++)
+        if (self->actors [index] && (index == DROVER_ROUTING_STORE || !self->durable))
+            drover_outbox_say (self->outboxes [index], "s4", "EVENTS", on? 1: 0);
 }
 
