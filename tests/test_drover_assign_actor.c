@@ -12,260 +12,11 @@
 
 #include "testutil_wire.h"
 #include "testutil_actor.h"
+#include "testutil_assignactor.h"
 #include "drover_assign_actor.h"
 #include "drover_store_actor.h"
 #include "drover_actor.h"
 #include "drover_change.h"
-
-#define S_CLIENT        (const byte *) "\x00\x01" "client", 8
-#define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
-#define S_BETA          (const byte *) "\x00\x04" "beta", 6
-
-//  The test's end of the actor's link: it plays schedq there (ACTORS.md,
-//  "The link"), as it plays the main on the pipe
-static zsock_t *s_link = NULL;
-
-//  Start the actor, its link bound by the test, with an ack timeout (msec)
-static zactor_t *
-s_actor_new (uint32_t ack_timeout)
-{
-    char endpoint [64];
-    s_link = testutil_link_bind (endpoint, sizeof endpoint);
-    zactor_t *actor = zactor_new (drover_assign_actor, endpoint);
-    assert_non_null (actor);
-    zsock_send (actor, "s44444444", "CONFIGURE", ack_timeout, 5, 1000, 1000, 1u << 30, 1u << 28,
-                DROVER_DURABILITY_OFF, 5000);
-    return actor;
-}
-
-//  Stop the actor and close the link
-static void
-s_actor_destroy (zactor_t **actor_p)
-{
-    testutil_actor_destroy (actor_p);
-    zsock_destroy (&s_link);
-}
-
-//  Hand a message to the actor, as the main does; the actor owns it now
-static void
-s_hand (zactor_t *actor, const byte *route, size_t route_size, drover_msg_t *msg)
-{
-    testutil_hand_bytes (actor, route, route_size, msg);
-}
-
-//  Expect a command whose frames, read as text, are the given strings
-//  (NULL-terminated list)
-static void
-s_expect_frames (zactor_t *actor, const char *command, ...)
-{
-    //  What assign says to schedq comes on the link, the rest on the pipe
-    bool on_link = streq (command, "QUEUE") || streq (command, "DEQUEUE")
-                || streq (command, "FREE") || streq (command, "PROBATION")
-                || streq (command, "TAKE") || streq (command, "RETURN")
-                || streq (command, "SETTLED");
-    zmsg_t *msg = on_link? testutil_expect_link (s_link, command, 3000)
-                         : testutil_expect (actor, command, 3000);
-    va_list args;
-    va_start (args, command);
-    testutil_assert_frames (&msg, args);
-    va_end (args);
-}
-
-//  Expect a SEND to route for worker (or "" for a client); return the
-//  decoded payload (caller destroys)
-static drover_msg_t *
-    s_expect_said (zactor_t *actor, const char *word, const byte *route, size_t route_size,
-                   const char *worker, int id);
-
-static drover_msg_t *
-s_expect_send (zactor_t *actor, const byte *route, size_t route_size, const char *worker, int id)
-{
-    return s_expect_said (actor, "SEND", route, route_size, worker, id);
-}
-
-//  Expect a SEND or a REPLY (word) to route for worker; return the decoded
-//  payload (caller destroys)
-static drover_msg_t *
-s_expect_said (zactor_t *actor, const char *word, const byte *route, size_t route_size,
-               const char *worker, int id)
-{
-    zmsg_t *msg = testutil_expect (actor, word, 3000);
-    assert_int_equal (zmsg_size (msg), 3);
-    zframe_t *frame = zmsg_pop (msg);
-    assert_int_equal (zframe_size (frame), route_size);
-    assert_memory_equal (zframe_data (frame), route, route_size);
-    zframe_destroy (&frame);
-    frame = zmsg_pop (msg);
-    drover_msg_t *payload = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (payload, zframe_data (frame), zframe_size (frame)), 0);
-    zframe_destroy (&frame);
-    char *text = zmsg_popstr (msg);
-    assert_string_equal (text, worker);
-    zstr_free (&text);
-    zmsg_destroy (&msg);
-    if (payload->id != id)
-        fprintf (stderr, "expected %s, got %s\n", drover_msg_name (id), drover_msg_name (payload->id));
-    assert_int_equal (payload->id, id);
-    return payload;
-}
-
-//  Expect HEARD worker route: a report came from the worker's registration
-static void
-s_expect_heard (zactor_t *actor, const char *worker, const byte *route, size_t route_size)
-{
-    zmsg_t *msg = testutil_expect (actor, "HEARD", 3000);
-    assert_int_equal (zmsg_size (msg), 2);
-    testutil_pop_check (msg, worker);
-    zframe_t *frame = zmsg_pop (msg);
-    assert_int_equal (zframe_size (frame), route_size);
-    assert_memory_equal (zframe_data (frame), route, route_size);
-    zframe_destroy (&frame);
-    zmsg_destroy (&msg);
-}
-
-//  Expect the CHANGE (the event, for the store) about a task with this
-//  topic and attempt; returns the rest: worker reason state submit done
-static zmsg_t *
-s_expect_change (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
-{
-    zmsg_t *msg = testutil_expect (actor, "CHANGE", 3000);
-    testutil_pop_check (msg, topic);
-    assert_int_equal (drover_actor_pop_number (msg), task);
-    assert_int_equal (drover_actor_pop_number (msg), attempt);
-    return msg;
-}
-
-//  Expect the CHANGE about a task with this topic and attempt
-static void
-s_expect_event (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
-{
-    zmsg_t *msg = s_expect_change (actor, topic, task, attempt);
-    zmsg_destroy (&msg);
-}
-
-//  A TASK SUBMIT of "sh -c echo hi"
-static drover_msg_t *
-s_submit_msg (uint32_t seq, uint32_t flags)
-{
-    drover_msg_t *msg = testutil_submit_msg ("echo hi", 3, 2, flags);
-    msg->seq = seq;
-    msg->mem = 4096;
-    return msg;
-}
-
-//  Submit a task and read what that says; returns the task id
-static uint64_t
-s_submit (zactor_t *actor, uint32_t seq, uint32_t flags)
-{
-    s_hand (actor, S_CLIENT, s_submit_msg (seq, flags));
-    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_ACCEPTED);
-    assert_int_equal (reply->seq, seq);
-    uint64_t task = reply->task;
-    assert_true (task > 0);
-    drover_msg_destroy (&reply);
-    s_expect_event (actor, "task.queued", task, 0);
-    char id [24];
-    snprintf (id, sizeof id, "%" PRIu64, task);
-    s_expect_frames (actor, "QUEUE", id, "3", "2", "4096", "", NULL);
-    return task;
-}
-
-//  Say UP for a worker with a running list
-static void
-s_up (zactor_t *actor, const char *worker, const byte *route, size_t route_size,
-      const drover_taskref_t *running, size_t count)
-{
-    zframe_t *route_frame = zframe_new (route, route_size);
-    zframe_t *running_frame = zframe_new (running, count * sizeof (drover_taskref_t));
-    zsock_send (actor, "ssf848sf", "UP", worker, route_frame, (uint64_t) 1, (uint32_t) 4,
-                (uint64_t) 1 << 30, "", running_frame);
-    zframe_destroy (&route_frame);
-    zframe_destroy (&running_frame);
-}
-
-//  Say ASSIGN of one task to a worker and check the offer
-static void
-s_assign (zactor_t *actor, uint64_t task, const char *worker, const byte *route,
-          size_t route_size, uint32_t attempt)
-{
-    testutil_say_assign (s_link, task, worker);             //  as schedq says it
-    drover_msg_t *offer = s_expect_send (actor, route, route_size, worker, DROVER_MSG_TASK_OFFER);
-    assert_int_equal (offer->task, task);
-    assert_int_equal (offer->attempt, attempt);
-    assert_int_equal (offer->seq, 0);
-    assert_int_equal (offer->procs, 2);
-    assert_int_equal (offer->priority, 3);
-    assert_int_equal (offer->mem, 4096);
-    const char *error = NULL;
-    assert_int_equal (drover_exec_validate (offer->body, offer->body_size, &error), 0);
-    drover_msg_destroy (&offer);
-    s_expect_event (actor, "task.assigned", task, attempt);
-}
-
-//  A TASK STARTED or RESULT from a worker
-static drover_msg_t *
-s_report (int id, const char *worker, uint64_t task, uint32_t attempt, uint32_t seq)
-{
-    drover_msg_t *msg = drover_msg_new (id);
-    strcpy (msg->worker, worker);
-    msg->task = task;
-    msg->attempt = attempt;
-    msg->seq = seq;
-    return msg;
-}
-
-//  Ask for the task table as request seq
-static void
-s_ask_list (zactor_t *actor, uint8_t state, uint32_t limit, uint32_t seq)
-{
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
-    request->seq = seq;
-    request->state = state;
-    request->limit = limit;
-    s_hand (actor, S_CLIENT, request);
-}
-
-//  Ask for the task table: its reply must be the next thing said, so
-//  nothing was said in between
-static drover_msg_t *
-s_list (zactor_t *actor, uint8_t state, uint32_t limit)
-{
-    s_ask_list (actor, state, limit, 99);
-    drover_msg_t *table = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_TABLE);
-    assert_int_equal (table->seq, 99);
-    return table;
-}
-
-//  Expect assign to hand a message on to schedq on the link (MSG route
-//  msg) for the client; return it decoded (caller destroys)
-static drover_msg_t *
-s_expect_handed (const byte *from, size_t from_size, int id)
-{
-    zmsg_t *msg = testutil_expect_link (s_link, "MSG", 3000);
-    zframe_t *route = zmsg_pop (msg);
-    assert_int_equal (zframe_size (route), from_size);
-    assert_memory_equal (zframe_data (route), from, from_size);
-    zframe_t *payload = zmsg_pop (msg);
-    drover_msg_t *handed = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (handed, zframe_data (payload), zframe_size (payload)), 0);
-    assert_int_equal (handed->id, id);
-    zframe_destroy (&payload);
-    zframe_destroy (&route);
-    zmsg_destroy (&msg);
-    return handed;
-}
-
-//  Ask for the task table while a task is queued: assign hands it to
-//  schedq, which says why each queued task waits and sends it
-static drover_msg_t *
-s_list_queued (zactor_t *actor, uint8_t state, uint32_t limit)
-{
-    s_ask_list (actor, state, limit, 98);
-    drover_msg_t *table = s_expect_handed (S_CLIENT, DROVER_MSG_TASK_TABLE);
-    assert_int_equal (table->seq, 98);
-    return table;
-}
-
 
 //  ---------------------------------------------------------------------
 
@@ -274,11 +25,11 @@ s_list_queued (zactor_t *actor, uint8_t state, uint32_t limit)
 static void
 test_life_cycle (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
-    uint64_t task = s_submit (actor, 7, DROVER_SUBMIT_NOTIFY);
+    zactor_t *actor = testutil_assignactor_new (5000);
+    uint64_t task = testutil_assignactor_submit (actor, 7, DROVER_SUBMIT_NOTIFY);
     assert_int_equal (task, 1);
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
-    drover_msg_t *table = s_list_queued (actor, 255, 10);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
+    drover_msg_t *table = testutil_assignactor_list_queued (actor, 255, 10);
     assert_int_equal (table->counts [DROVER_TASK_QUEUED], 1);
     assert_int_equal (table->nrows, 1);
     drover_msg_destroy (&table);
@@ -287,25 +38,29 @@ test_life_cycle (void **state)
     drover_msg_t *explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
     explain->seq = 97;
     explain->task = task;
-    s_hand (actor, S_CLIENT, explain);
-    drover_msg_t *handed = s_expect_handed (S_CLIENT, DROVER_MSG_TASK_EXPLAIN);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, explain);
+    drover_msg_t *handed = testutil_assignactor_expect_handed (TESTUTIL_ROUTE_CLIENT,
+                                                               DROVER_MSG_TASK_EXPLAIN);
     assert_int_equal (handed->seq, 97);
     assert_int_equal (handed->task, task);
     drover_msg_destroy (&handed);
 
-    s_assign (actor, task, "alpha", S_ALPHA, 1);
-    s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 3));
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    s_expect_event (actor, "task.running", task, 1);
-    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    testutil_assignactor_assign (actor, task, "alpha", TESTUTIL_ROUTE_ALPHA, 1);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA,
+                               testutil_assignactor_report (DROVER_MSG_TASK_STARTED, "alpha",
+                                                            task, 1, 3));
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    testutil_assignactor_expect_event (actor, "task.running", task, 1);
+    testutil_assignactor_expect_frames (actor, "SUCCESS", "alpha", NULL);
 
     //  Running: assign says its state, worker and attempt itself; an
     //  unknown task is 404
     explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
     explain->seq = 96;
     explain->task = task;
-    s_hand (actor, S_CLIENT, explain);
-    drover_msg_t *told = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_EXPLANATION);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, explain);
+    drover_msg_t *told = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                           DROVER_MSG_TASK_EXPLANATION);
     assert_int_equal (told->seq, 96);
     assert_int_equal (told->state, DROVER_TASK_RUNNING);
     assert_int_equal (told->attempt, 1);
@@ -315,25 +70,28 @@ test_life_cycle (void **state)
     explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
     explain->seq = 95;
     explain->task = 4242;
-    s_hand (actor, S_CLIENT, explain);
-    told = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, explain);
+    told = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_ERROR);
     assert_int_equal (told->code, DROVER_CODE_NOT_FOUND);
     drover_msg_destroy (&told);
 
-    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 4);
+    drover_msg_t *result = testutil_assignactor_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1,
+                                                        4);
     result->outcome = DROVER_OUTCOME_EXITED;
     result->duration = 12;
     drover_msg_set_output (result, (const byte *) "hi\n", 3, NULL, 0);
-    s_hand (actor, S_ALPHA, result);
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_OK);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA, result);
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                            DROVER_MSG_OK);
     assert_int_equal (reply->seq, 4);
     assert_int_equal (reply->code, 200);
     drover_msg_destroy (&reply);
-    s_expect_frames (actor, "FREE", "1", NULL);
-    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
-    s_expect_event (actor, "task.succeeded", task, 1);
-    drover_msg_t *done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    testutil_assignactor_expect_frames (actor, "FREE", "1", NULL);
+    testutil_assignactor_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    testutil_assignactor_expect_event (actor, "task.succeeded", task, 1);
+    drover_msg_t *done = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                           DROVER_MSG_TASK_DONE);
     assert_int_equal (done->task, task);
     assert_int_equal (done->seq, 0);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
@@ -344,7 +102,7 @@ test_life_cycle (void **state)
     assert_memory_equal (done->out, "hi\n", 3);
     drover_msg_destroy (&done);
 
-    table = s_list (actor, 255, 10);
+    table = testutil_assignactor_list (actor, 255, 10);
     assert_int_equal (table->counts [DROVER_TASK_SUCCEEDED], 1);
     assert_int_equal (table->counts [DROVER_TASK_QUEUED], 0);
     assert_int_equal (table->nrows, 1);
@@ -352,7 +110,7 @@ test_life_cycle (void **state)
     assert_string_equal (table->task_rows [0].worker, "alpha");
     assert_string_equal (table->task_rows [0].summary, "sh -c echo hi");
     drover_msg_destroy (&table);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  With durability full every change goes to the store, the new task's
@@ -363,45 +121,51 @@ test_life_cycle (void **state)
 static void
 test_durable_acknowledgements (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     zsock_send (actor, "s44444444", "CONFIGURE", 5000, 5, 1000, 1000, 1u << 30, 1u << 28,
                 DROVER_DURABILITY_FULL, 5000);
     zsock_send (actor, "ss", "STATE", "0123456789abcdef0123456789abcdef");
     zsock_send (actor, "s88", "LOADED", (uint64_t) 40, (uint64_t) 0);
-    s_hand (actor, S_CLIENT, s_submit_msg (7, DROVER_SUBMIT_NOTIFY));
-    drover_msg_t *accepted = s_expect_said (actor, "REPLY", S_CLIENT, "",
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT,
+                               testutil_assignactor_submit_msg (7, DROVER_SUBMIT_NOTIFY));
+    drover_msg_t *accepted = testutil_assignactor_expect_said (actor, "REPLY",
+                                                               TESTUTIL_ROUTE_CLIENT, "",
                                             DROVER_MSG_TASK_ACCEPTED);
     uint64_t task = accepted->task;
     assert_int_equal (task, 40);                    //  ids go on from the store's
     assert_string_equal (accepted->state_id, "0123456789abcdef0123456789abcdef");
     drover_msg_destroy (&accepted);
-    zmsg_t *change = s_expect_change (actor, "task.queued", task, 0);
+    zmsg_t *change = testutil_assignactor_expect_change (actor, "task.queued", task, 0);
     testutil_pop_check (change, "");                //  worker
     testutil_pop_check (change, "");                //  reason
     testutil_pop_check (change, "0");               //  QUEUED
     testutil_pop_check (change, "submit");          //  the new task's fields, to keep
     testutil_pop_check (change, "");
     zmsg_destroy (&change);
-    s_expect_frames (actor, "QUEUE", "40", "3", "2", "4096", "", NULL);
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
-    s_assign (actor, task, "alpha", S_ALPHA, 1);    //  an offer is not an acknowledgement
+    testutil_assignactor_expect_frames (actor, "QUEUE", "40", "3", "2", "4096", "", NULL);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
+    testutil_assignactor_assign (actor, task, "alpha", TESTUTIL_ROUTE_ALPHA,
+                                 1);    //  an offer is not an acknowledgement
 
-    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 4);
+    drover_msg_t *result = testutil_assignactor_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1,
+                                                        4);
     result->outcome = DROVER_OUTCOME_EXITED;
-    s_hand (actor, S_ALPHA, result);
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    drover_msg_t *ok = s_expect_said (actor, "REPLY", S_ALPHA, "alpha", DROVER_MSG_OK);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA, result);
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    drover_msg_t *ok = testutil_assignactor_expect_said (actor, "REPLY", TESTUTIL_ROUTE_ALPHA,
+                                                         "alpha", DROVER_MSG_OK);
     drover_msg_destroy (&ok);
-    s_expect_frames (actor, "FREE", "40", NULL);
-    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
-    change = s_expect_change (actor, "task.succeeded", task, 1);
+    testutil_assignactor_expect_frames (actor, "FREE", "40", NULL);
+    testutil_assignactor_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    change = testutil_assignactor_expect_change (actor, "task.succeeded", task, 1);
     testutil_pop_check (change, "alpha");
     testutil_pop_check (change, "");
     testutil_pop_check (change, "3");               //  SUCCEEDED
     testutil_pop_check (change, "");
     testutil_pop_check (change, "done");            //  its result, to keep
     zmsg_destroy (&change);
-    drover_msg_t *done = s_expect_said (actor, "REPLY", S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    drover_msg_t *done = testutil_assignactor_expect_said (actor, "REPLY", TESTUTIL_ROUTE_CLIENT,
+                                                           "", DROVER_MSG_TASK_DONE);
     assert_int_equal (done->task, task);
     drover_msg_destroy (&done);
     //  A WAIT naming another state id is refused 412
@@ -411,11 +175,12 @@ test_durable_acknowledgements (void **state)
     wait->tasks = (uint64_t *) malloc (sizeof (uint64_t));
     wait->tasks [0] = task;
     strcpy (wait->state_id, "ffffffffffffffffffffffffffffffff");
-    s_hand (actor, S_CLIENT, wait);
-    drover_msg_t *refused = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, wait);
+    drover_msg_t *refused = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                              DROVER_MSG_ERROR);
     assert_int_equal (refused->code, 412);
     drover_msg_destroy (&refused);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  A WAIT from principal (client role) for task
@@ -457,7 +222,7 @@ s_recalled (zactor_t *actor, uint64_t task, uint64_t ref)
     change->state = DROVER_TASK_SUCCEEDED;
     change->attempt = 1;
     strcpy (change->worker, "alpha");
-    change->submit = s_submit_msg (0, 0);
+    change->submit = testutil_assignactor_submit_msg (0, 0);
     change->submit->task = task;
     strcpy (change->submit->principal, "alice");
     drover_msg_t *done = drover_msg_new (DROVER_MSG_TASK_DONE);
@@ -480,44 +245,47 @@ s_recalled (zactor_t *actor, uint64_t task, uint64_t ref)
 static void
 test_evicted_task_recalled (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     zsock_send (actor, "s44444444", "CONFIGURE", 5000, 5, 1000, 0, 1u << 30, 1u << 28,
                 DROVER_DURABILITY_FULL, 5000);             //  keep-finished 0
     zsock_send (actor, "s88", "LOADED", (uint64_t) 10, (uint64_t) 0);
     //  bob waits on alice's task 3: refused once the task is back
-    s_hand (actor, S_CLIENT, s_wait_as (3, 7, "bob"));
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, s_wait_as (3, 7, "bob"));
     s_recalled (actor, 3, s_expect_recall (actor, 3));
-    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                            DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_FORBIDDEN);
     assert_int_equal (reply->seq, 7);
     drover_msg_destroy (&reply);
     //  alice's: OK, then its DONE from the history; kept past keep-finished
     //  0 until answered, dropped after (read back again for the next WAIT)
-    s_hand (actor, S_CLIENT, s_wait_as (3, 8, "alice"));
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, s_wait_as (3, 8, "alice"));
     s_recalled (actor, 3, s_expect_recall (actor, 3));
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_OK);
     assert_int_equal (reply->seq, 8);
     drover_msg_destroy (&reply);
-    drover_msg_t *done = s_expect_said (actor, "REPLY", S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    drover_msg_t *done = testutil_assignactor_expect_said (actor, "REPLY", TESTUTIL_ROUTE_CLIENT,
+                                                           "", DROVER_MSG_TASK_DONE);
     assert_int_equal (done->seq, 8);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
     assert_int_equal (done->out_size, 2);
     assert_memory_equal (done->out, "hi", 2);
     drover_msg_destroy (&done);
     //  A task the history no longer keeps: EXPIRED, as without history
-    s_hand (actor, S_CLIENT, s_wait_as (4, 9, "alice"));
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, s_wait_as (4, 9, "alice"));
     uint64_t ref = s_expect_recall (actor, 4);
     zsock_send (actor, "s8", "RECALLED", ref);
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_OK);
     drover_msg_destroy (&reply);
-    done = s_expect_said (actor, "REPLY", S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    done = testutil_assignactor_expect_said (actor, "REPLY", TESTUTIL_ROUTE_CLIENT, "",
+                                             DROVER_MSG_TASK_DONE);
     assert_int_equal (done->end, DROVER_END_EXPIRED);
     drover_msg_destroy (&done);
     //  An id never given is not asked for
-    s_hand (actor, S_CLIENT, s_wait_as (12, 10, "alice"));
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, s_wait_as (12, 10, "alice"));
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_OK);
     drover_msg_destroy (&reply);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  A report from the worker's registration tells health HEARD worker
@@ -526,35 +294,38 @@ test_evicted_task_recalled (void **state)
 static void
 test_heard_once_a_turn (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
-    uint64_t first = s_submit (actor, 1, 0);
-    uint64_t second = s_submit (actor, 2, 0);
-    s_assign (actor, first, "alpha", S_ALPHA, 1);
-    s_assign (actor, second, "alpha", S_ALPHA, 1);
+    zactor_t *actor = testutil_assignactor_new (5000);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
+    uint64_t first = testutil_assignactor_submit (actor, 1, 0);
+    uint64_t second = testutil_assignactor_submit (actor, 2, 0);
+    testutil_assignactor_assign (actor, first, "alpha", TESTUTIL_ROUTE_ALPHA, 1);
+    testutil_assignactor_assign (actor, second, "alpha", TESTUTIL_ROUTE_ALPHA, 1);
     //  Both acks in one BATCH, as the main sends what one turn read
     drover_outbox_t *outbox = drover_outbox_new ();
-    drover_msg_t *started = s_report (DROVER_MSG_TASK_STARTED, "alpha", first, 1, 3);
-    drover_outbox_say_msg (outbox, S_ALPHA, &started);
-    started = s_report (DROVER_MSG_TASK_STARTED, "alpha", second, 1, 4);
-    drover_outbox_say_msg (outbox, S_ALPHA, &started);
+    drover_msg_t *started = testutil_assignactor_report (DROVER_MSG_TASK_STARTED, "alpha", first,
+                                                         1, 3);
+    drover_outbox_say_msg (outbox, TESTUTIL_ROUTE_ALPHA, &started);
+    started = testutil_assignactor_report (DROVER_MSG_TASK_STARTED, "alpha", second, 1, 4);
+    drover_outbox_say_msg (outbox, TESTUTIL_ROUTE_ALPHA, &started);
     assert_int_equal (drover_outbox_flush (outbox, zactor_sock (actor)), 0);
     drover_outbox_destroy (&outbox);
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    s_expect_event (actor, "task.running", first, 1);
-    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
-    s_expect_event (actor, "task.running", second, 1);
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    testutil_assignactor_expect_event (actor, "task.running", first, 1);
+    testutil_assignactor_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    testutil_assignactor_expect_event (actor, "task.running", second, 1);
     //  A later turn tells it again
-    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "alpha", first, 1, 5);
+    drover_msg_t *result = testutil_assignactor_report (DROVER_MSG_TASK_RESULT, "alpha", first,
+                                                        1, 5);
     result->outcome = DROVER_OUTCOME_EXITED;
-    s_hand (actor, S_ALPHA, result);
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_OK);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA, result);
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                            DROVER_MSG_OK);
     drover_msg_destroy (&reply);
-    s_expect_frames (actor, "FREE", "1", NULL);
-    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
-    s_expect_event (actor, "task.succeeded", first, 1);
-    s_actor_destroy (&actor);
+    testutil_assignactor_expect_frames (actor, "FREE", "1", NULL);
+    testutil_assignactor_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    testutil_assignactor_expect_event (actor, "task.succeeded", first, 1);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  LOST, then the old attempt reports: ERROR 409 to it, nothing to the
@@ -563,116 +334,131 @@ test_heard_once_a_turn (void **state)
 static void
 test_stale_result_after_lost_worker (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
-    s_up (actor, "beta", S_BETA, NULL, 0);
-    uint64_t task = s_submit (actor, 1, DROVER_SUBMIT_NOTIFY);
-    s_assign (actor, task, "alpha", S_ALPHA, 1);
-    s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 1));
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    s_expect_event (actor, "task.running", task, 1);
-    s_expect_frames (actor, "SUCCESS", "alpha", NULL);
+    zactor_t *actor = testutil_assignactor_new (5000);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
+    testutil_assignactor_up (actor, "beta", TESTUTIL_ROUTE_BETA, NULL, 0);
+    uint64_t task = testutil_assignactor_submit (actor, 1, DROVER_SUBMIT_NOTIFY);
+    testutil_assignactor_assign (actor, task, "alpha", TESTUTIL_ROUTE_ALPHA, 1);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA,
+                               testutil_assignactor_report (DROVER_MSG_TASK_STARTED, "alpha",
+                                                            task, 1, 1));
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    testutil_assignactor_expect_event (actor, "task.running", task, 1);
+    testutil_assignactor_expect_frames (actor, "SUCCESS", "alpha", NULL);
 
     zsock_send (actor, "sss", "LOST", "alpha", "no heartbeat");
-    s_expect_event (actor, "task.requeued", task, 1);
-    s_expect_frames (actor, "QUEUE", "1", "3", "2", "4096", "", NULL);
-    s_assign (actor, task, "beta", S_BETA, 2);
+    testutil_assignactor_expect_event (actor, "task.requeued", task, 1);
+    testutil_assignactor_expect_frames (actor, "QUEUE", "1", "3", "2", "4096", "", NULL);
+    testutil_assignactor_assign (actor, task, "beta", TESTUTIL_ROUTE_BETA, 2);
 
-    drover_msg_t *late = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 8);
+    drover_msg_t *late = testutil_assignactor_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 8);
     late->outcome = DROVER_OUTCOME_EXITED;
-    s_hand (actor, S_ALPHA, late);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA, late);
     //  alpha is no longer registered: 401, so that it says HELLO again
-    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "", DROVER_MSG_ERROR);
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "",
+                                                            DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_NOT_REGISTERED);
     assert_int_equal (reply->seq, 8);
     drover_msg_destroy (&reply);
-    drover_msg_t *table = s_list (actor, DROVER_TASK_ASSIGNED, 10);
+    drover_msg_t *table = testutil_assignactor_list (actor, DROVER_TASK_ASSIGNED, 10);
     assert_int_equal (table->nrows, 1);
     assert_string_equal (table->task_rows [0].worker, "beta");
     assert_int_equal (table->task_rows [0].attempt, 2);
     drover_msg_destroy (&table);
 
-    drover_msg_t *result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 1);
+    drover_msg_t *result = testutil_assignactor_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 1);
     result->outcome = DROVER_OUTCOME_EXITED;
-    s_hand (actor, S_BETA, result);
-    s_expect_heard (actor, "beta", S_BETA);
-    reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_OK);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_BETA, result);
+    testutil_assignactor_expect_heard (actor, "beta", TESTUTIL_ROUTE_BETA);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_BETA, "beta", DROVER_MSG_OK);
     drover_msg_destroy (&reply);
-    s_expect_frames (actor, "FREE", "1", NULL);
-    s_expect_frames (actor, "SUCCESS", "beta", NULL);
-    s_expect_event (actor, "task.succeeded", task, 2);
-    drover_msg_t *done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    testutil_assignactor_expect_frames (actor, "FREE", "1", NULL);
+    testutil_assignactor_expect_frames (actor, "SUCCESS", "beta", NULL);
+    testutil_assignactor_expect_event (actor, "task.succeeded", task, 2);
+    drover_msg_t *done = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                           DROVER_MSG_TASK_DONE);
     assert_int_equal (done->attempt, 2);
     assert_string_equal (done->worker, "beta");
     drover_msg_destroy (&done);
 
     //  alpha re-registers, still listing its old attempt: KILL it
     drover_taskref_t running [] = { { task, 1 } };
-    s_up (actor, "alpha", S_ALPHA, running, 1);
-    drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, running, 1);
+    drover_msg_t *kill = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                           DROVER_MSG_TASK_KILL);
     assert_int_equal (kill->task, task);
     assert_int_equal (kill->attempt, 1);
     drover_msg_destroy (&kill);
     //  The killed attempt holds alpha's procs: schedq hears SETTLED (the
     //  link is flushed before the pipe) only once its RESULT came, refused
-    assert_null (testutil_link_recv (s_link, 0));
-    drover_msg_t *killed = s_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1, 9);
+    assert_null (testutil_link_recv (testutil_assignactor_link, 0));
+    drover_msg_t *killed = testutil_assignactor_report (DROVER_MSG_TASK_RESULT, "alpha", task, 1,
+                                                        9);
     killed->outcome = DROVER_OUTCOME_CANCELLED;
-    s_hand (actor, S_ALPHA, killed);
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA, killed);
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                              DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_STALE);
     drover_msg_destroy (&reply);
-    s_expect_frames (actor, "SETTLED", "alpha", NULL);
+    testutil_assignactor_expect_frames (actor, "SETTLED", "alpha", NULL);
     //  A repeat of a recorded result is stale too; an unknown task is 404
-    result = s_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 2);
-    s_hand (actor, S_BETA, result);
-    s_expect_heard (actor, "beta", S_BETA);
-    reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_ERROR);
+    result = testutil_assignactor_report (DROVER_MSG_TASK_RESULT, "beta", task, 2, 2);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_BETA, result);
+    testutil_assignactor_expect_heard (actor, "beta", TESTUTIL_ROUTE_BETA);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_BETA, "beta", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_STALE);
     drover_msg_destroy (&reply);
-    s_hand (actor, S_BETA, s_report (DROVER_MSG_TASK_STARTED, "beta", 424242, 1, 5));
-    s_expect_heard (actor, "beta", S_BETA);
-    reply = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_BETA,
+                               testutil_assignactor_report (DROVER_MSG_TASK_STARTED, "beta",
+                                                            424242, 1, 5));
+    testutil_assignactor_expect_heard (actor, "beta", TESTUTIL_ROUTE_BETA);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_BETA, "beta", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_NOT_FOUND);
     drover_msg_destroy (&reply);
     //  A report naming a registered worker from another connection: 401
-    s_hand (actor, S_CLIENT, s_report (DROVER_MSG_TASK_STARTED, "beta", 424242, 1, 6));
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT,
+                               testutil_assignactor_report (DROVER_MSG_TASK_STARTED, "beta",
+                                                            424242, 1, 6));
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_NOT_REGISTERED);
     drover_msg_destroy (&reply);
-    table = s_list (actor, 255, 0);
+    table = testutil_assignactor_list (actor, 255, 0);
     assert_int_equal (table->counts [DROVER_TASK_SUCCEEDED], 1);
     drover_msg_destroy (&table);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  An offer nobody acknowledges: the actor's own timer requeues it
 static void
 test_ack_timeout (void **state)
 {
-    zactor_t *actor = s_actor_new (50);
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
-    uint64_t task = s_submit (actor, 1, 0);
-    s_assign (actor, task, "alpha", S_ALPHA, 1);
-    drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
+    zactor_t *actor = testutil_assignactor_new (50);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
+    uint64_t task = testutil_assignactor_submit (actor, 1, 0);
+    testutil_assignactor_assign (actor, task, "alpha", TESTUTIL_ROUTE_ALPHA, 1);
+    drover_msg_t *kill = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                           DROVER_MSG_TASK_KILL);
     assert_int_equal (kill->attempt, 1);
     drover_msg_destroy (&kill);
-    s_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
+    testutil_assignactor_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
     //  schedq puts alpha on probation before it hears the QUEUE: both come
     //  on the link, in that order
-    s_expect_frames (actor, "PROBATION", "alpha", "ack timeout", NULL);
-    s_expect_frames (actor, "FREE", "1", NULL);
-    s_expect_event (actor, "task.requeued", task, 1);
-    s_expect_frames (actor, "QUEUE", "1", "3", "2", "4096", "", NULL);
+    testutil_assignactor_expect_frames (actor, "PROBATION", "alpha", "ack timeout", NULL);
+    testutil_assignactor_expect_frames (actor, "FREE", "1", NULL);
+    testutil_assignactor_expect_event (actor, "task.requeued", task, 1);
+    testutil_assignactor_expect_frames (actor, "QUEUE", "1", "3", "2", "4096", "", NULL);
     //  The late ack is stale
-    s_hand (actor, S_ALPHA, s_report (DROVER_MSG_TASK_STARTED, "alpha", task, 1, 6));
-    s_expect_heard (actor, "alpha", S_ALPHA);
-    drover_msg_t *reply = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_ALPHA,
+                               testutil_assignactor_report (DROVER_MSG_TASK_STARTED, "alpha",
+                                                            task, 1, 6));
+    testutil_assignactor_expect_heard (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                            DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_STALE);
     assert_int_equal (reply->seq, 6);
     drover_msg_destroy (&reply);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  CANCEL, WAIT and bad requests are answered with the right codes, the
@@ -680,28 +466,30 @@ test_ack_timeout (void **state)
 static void
 test_requests (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
     request->task = 31337;
     request->seq = 2;
-    s_hand (actor, S_CLIENT, request);
-    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, request);
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                            DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_NOT_FOUND);
     assert_int_equal (reply->seq, 2);
     drover_msg_destroy (&reply);
 
-    uint64_t task = s_submit (actor, 3, 0);
+    uint64_t task = testutil_assignactor_submit (actor, 3, 0);
     request = drover_msg_new (DROVER_MSG_TASK_WAIT);
     request->seq = 4;
     request->ntasks = 2;
     request->tasks = (uint64_t *) zmalloc (2 * sizeof (uint64_t));
     request->tasks [0] = task;
     request->tasks [1] = 777;
-    s_hand (actor, S_CLIENT, request);
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, request);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_OK);
     assert_int_equal (reply->seq, 4);
     drover_msg_destroy (&reply);
-    drover_msg_t *done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    drover_msg_t *done = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                           DROVER_MSG_TASK_DONE);
     assert_int_equal (done->task, 777);
     assert_int_equal (done->state, DROVER_TASK_UNKNOWN);
     assert_int_equal (done->seq, 4);
@@ -710,14 +498,15 @@ test_requests (void **state)
     request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
     request->task = task;
     request->seq = 5;
-    s_hand (actor, S_CLIENT, request);
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_OK);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, request);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_OK);
     assert_int_equal (reply->seq, 5);
     assert_string_equal (reply->reason, "cancelled");
     drover_msg_destroy (&reply);
-    s_expect_frames (actor, "DEQUEUE", "1", NULL);
-    s_expect_event (actor, "task.cancelled", task, 0);
-    done = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_DONE);
+    testutil_assignactor_expect_frames (actor, "DEQUEUE", "1", NULL);
+    testutil_assignactor_expect_event (actor, "task.cancelled", task, 0);
+    done = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                             DROVER_MSG_TASK_DONE);
     assert_int_equal (done->task, task);
     assert_int_equal (done->state, DROVER_TASK_CANCELLED);
     assert_int_equal (done->seq, 4);
@@ -726,53 +515,56 @@ test_requests (void **state)
     request = drover_msg_new (DROVER_MSG_TASK_CANCEL);
     request->task = task;
     request->seq = 6;
-    s_hand (actor, S_CLIENT, request);
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, request);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_CONFLICT);
     drover_msg_destroy (&reply);
 
-    request = s_submit_msg (7, 0);
+    request = testutil_assignactor_submit_msg (7, 0);
     request->procs = 0;
-    s_hand (actor, S_CLIENT, request);
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, request);
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
     assert_int_equal (reply->seq, 7);
     drover_msg_destroy (&reply);
 
     //  Something that is not the task table's business
-    s_hand (actor, S_CLIENT, drover_msg_new (DROVER_MSG_WORKER_LIST));
-    reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT,
+                               drover_msg_new (DROVER_MSG_WORKER_LIST));
+    reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "", DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_UNEXPECTED);
     drover_msg_destroy (&reply);
 
     //  An ASSIGN of the cancelled task only gives the capacity back
-    testutil_say_assign (s_link, task, "nobody");
-    s_expect_frames (actor, "FREE", "1", NULL);
+    testutil_say_assign (testutil_assignactor_link, task, "nobody");
+    testutil_assignactor_expect_frames (actor, "FREE", "1", NULL);
     zstr_send (actor, "VERBOSE");
-    drover_msg_t *table = s_list (actor, 255, 10);
+    drover_msg_t *table = testutil_assignactor_list (actor, 255, 10);
     assert_int_equal (table->counts [DROVER_TASK_CANCELLED], 1);
     drover_msg_destroy (&table);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  Past max-queued a submit is refused 301; nothing else is said
 static void
 test_queue_full (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     zsock_send (actor, "s44444444", "CONFIGURE", 5000, 5, 2, 10, 1u << 30, 1u << 28,
                 DROVER_DURABILITY_OFF, 5000);
-    s_submit (actor, 1, 0);
-    s_submit (actor, 2, 0);
-    s_hand (actor, S_CLIENT, s_submit_msg (3, 0));
-    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_assignactor_submit (actor, 1, 0);
+    testutil_assignactor_submit (actor, 2, 0);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT, testutil_assignactor_submit_msg (3,
+                                                                                              0));
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                            DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_QUEUE_FULL);
     assert_int_equal (reply->seq, 3);
     drover_msg_destroy (&reply);
-    drover_msg_t *table = s_list (actor, 255, 0);
+    drover_msg_t *table = testutil_assignactor_list (actor, 255, 0);
     assert_int_equal (table->counts [DROVER_TASK_QUEUED], 2);
     drover_msg_destroy (&table);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  ---------------------------------------------------------------------
@@ -783,10 +575,12 @@ test_queue_full (void **state)
 static void
 s_lend (uint64_t lease, const char *worker, uint32_t procs)
 {
-    zsock_send (s_link, "s8s48s", "LEASE", lease, worker, procs, (uint64_t) 1 << 30, "");
-    zsock_send (s_link, "s8s48s", "LEASE", (uint64_t) 999, worker, procs, (uint64_t) 1, "");
-    zsock_send (s_link, "s8", "REVOKE", (uint64_t) 999);
-    zmsg_t *back = testutil_expect_link (s_link, "RETURN", 3000);
+    zsock_send (testutil_assignactor_link, "s8s48s", "LEASE", lease, worker, procs,
+                (uint64_t) 1 << 30, "");
+    zsock_send (testutil_assignactor_link, "s8s48s", "LEASE", (uint64_t) 999, worker, procs,
+                (uint64_t) 1, "");
+    zsock_send (testutil_assignactor_link, "s8", "REVOKE", (uint64_t) 999);
+    zmsg_t *back = testutil_expect_link (testutil_assignactor_link, "RETURN", 3000);
     testutil_pop_check (back, "999");
     zmsg_destroy (&back);
 }
@@ -797,19 +591,22 @@ static uint64_t
 s_submit_on_lease (zactor_t *actor, uint32_t seq, const char *lease, const char *worker,
                    const byte *route, size_t route_size)
 {
-    s_hand (actor, S_CLIENT, s_submit_msg (seq, 0));
-    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_ACCEPTED);
+    testutil_assignactor_hand (actor, TESTUTIL_ROUTE_CLIENT,
+                               testutil_assignactor_submit_msg (seq, 0));
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                            DROVER_MSG_TASK_ACCEPTED);
     uint64_t task = reply->task;
     drover_msg_destroy (&reply);
-    s_expect_event (actor, "task.queued", task, 0);
+    testutil_assignactor_expect_event (actor, "task.queued", task, 0);
     char id [24];
     snprintf (id, sizeof id, "%" PRIu64, task);
-    s_expect_frames (actor, "TAKE", lease, id, "2", "4096", "", NULL);
-    drover_msg_t *offer = s_expect_send (actor, route, route_size, worker, DROVER_MSG_TASK_OFFER);
+    testutil_assignactor_expect_frames (actor, "TAKE", lease, id, "2", "4096", "", NULL);
+    drover_msg_t *offer = testutil_assignactor_expect_send (actor, route, route_size, worker,
+                                                            DROVER_MSG_TASK_OFFER);
     assert_int_equal (offer->task, task);
     assert_int_equal (offer->attempt, 1);
     drover_msg_destroy (&offer);
-    s_expect_event (actor, "task.assigned", task, 1);
+    testutil_assignactor_expect_event (actor, "task.assigned", task, 1);
     return task;
 }
 
@@ -819,15 +616,15 @@ s_submit_on_lease (zactor_t *actor, uint32_t seq, const char *lease, const char 
 static void
 test_lease_places_without_the_queue (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    zactor_t *actor = testutil_assignactor_new (5000);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
     s_lend (5, "alpha", 4);
-    s_submit_on_lease (actor, 1, "5", "alpha", S_ALPHA);
-    s_submit_on_lease (actor, 2, "5", "alpha", S_ALPHA);
-    s_expect_frames (actor, "RETURN", "5", NULL);       //  4 procs, 2 tasks of 2
-    uint64_t task = s_submit (actor, 3, 0);
+    s_submit_on_lease (actor, 1, "5", "alpha", TESTUTIL_ROUTE_ALPHA);
+    s_submit_on_lease (actor, 2, "5", "alpha", TESTUTIL_ROUTE_ALPHA);
+    testutil_assignactor_expect_frames (actor, "RETURN", "5", NULL);       //  4 procs, 2 tasks of 2
+    uint64_t task = testutil_assignactor_submit (actor, 3, 0);
     assert_int_equal (task, 3);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 //  A lease on a worker the table has not heard UP of yet is kept but not
@@ -835,19 +632,21 @@ test_lease_places_without_the_queue (void **state)
 static void
 test_lease_returned_on_revoke_and_lost (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     s_lend (1, "alpha", 4);
-    s_submit (actor, 1, 0);                             //  alpha is not up: QUEUE
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
-    s_up (actor, "beta", S_BETA, NULL, 0);
+    testutil_assignactor_submit (actor, 1,
+                                 0);                             //  alpha is not up: QUEUE
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
+    testutil_assignactor_up (actor, "beta", TESTUTIL_ROUTE_BETA, NULL, 0);
     s_lend (2, "beta", 4);
-    zsock_send (s_link, "s8", "REVOKE", (uint64_t) 1);
-    s_expect_frames (actor, "RETURN", "1", NULL);
-    zsock_send (s_link, "s8", "REVOKE", (uint64_t) 1);  //  returned already: nothing
+    zsock_send (testutil_assignactor_link, "s8", "REVOKE", (uint64_t) 1);
+    testutil_assignactor_expect_frames (actor, "RETURN", "1", NULL);
+    zsock_send (testutil_assignactor_link, "s8", "REVOKE",
+                (uint64_t) 1);  //  returned already: nothing
     zsock_send (actor, "sss", "LOST", "beta", "left");
-    s_expect_frames (actor, "RETURN", "2", NULL);
-    s_submit (actor, 2, 0);                             //  no lease left: QUEUE
-    s_actor_destroy (&actor);
+    testutil_assignactor_expect_frames (actor, "RETURN", "2", NULL);
+    testutil_assignactor_submit (actor, 2, 0);                             //  no lease left: QUEUE
+    testutil_assignactor_destroy (&actor);
 }
 
 //  A machine failure returns the worker's lease before the requeue, which
@@ -855,26 +654,28 @@ test_lease_returned_on_revoke_and_lost (void **state)
 static void
 test_machine_failure_returns_lease_first (void **state)
 {
-    zactor_t *actor = s_actor_new (50);
-    s_up (actor, "alpha", S_ALPHA, NULL, 0);
+    zactor_t *actor = testutil_assignactor_new (50);
+    testutil_assignactor_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA, NULL, 0);
     s_lend (1, "alpha", 8);
-    uint64_t task = s_submit_on_lease (actor, 1, "1", "alpha", S_ALPHA);
-    s_up (actor, "beta", S_BETA, NULL, 0);
+    uint64_t task = s_submit_on_lease (actor, 1, "1", "alpha", TESTUTIL_ROUTE_ALPHA);
+    testutil_assignactor_up (actor, "beta", TESTUTIL_ROUTE_BETA, NULL, 0);
     s_lend (2, "beta", 4);
-    drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
+    drover_msg_t *kill = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                           DROVER_MSG_TASK_KILL);
     drover_msg_destroy (&kill);
-    s_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
-    s_expect_frames (actor, "RETURN", "1", NULL);
-    s_expect_frames (actor, "PROBATION", "alpha", "ack timeout", NULL);
-    s_expect_frames (actor, "FREE", "1", NULL);
-    s_expect_event (actor, "task.requeued", task, 1);
+    testutil_assignactor_expect_frames (actor, "FAILURE", "alpha", "ack timeout", NULL);
+    testutil_assignactor_expect_frames (actor, "RETURN", "1", NULL);
+    testutil_assignactor_expect_frames (actor, "PROBATION", "alpha", "ack timeout", NULL);
+    testutil_assignactor_expect_frames (actor, "FREE", "1", NULL);
+    testutil_assignactor_expect_event (actor, "task.requeued", task, 1);
     char id [24];
     snprintf (id, sizeof id, "%" PRIu64, task);
-    s_expect_frames (actor, "TAKE", "2", id, "2", "4096", "", NULL);
-    drover_msg_t *offer = s_expect_send (actor, S_BETA, "beta", DROVER_MSG_TASK_OFFER);
+    testutil_assignactor_expect_frames (actor, "TAKE", "2", id, "2", "4096", "", NULL);
+    drover_msg_t *offer = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_BETA, "beta",
+                                                            DROVER_MSG_TASK_OFFER);
     assert_int_equal (offer->attempt, 2);
     drover_msg_destroy (&offer);
-    s_actor_destroy (&actor);
+    testutil_assignactor_destroy (&actor);
 }
 
 int

@@ -12,15 +12,10 @@
 
 #include "testutil_wire.h"
 #include "testutil_actor.h"
+#include "testutil_assignactor.h"
 #include "drover_assign_actor.h"
 #include "drover_store_actor.h"
 #include "drover_actor.h"
-
-#define S_CLIENT        (const byte *) "\x00\x01" "client", 8
-#define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
-
-//  The test's end of the actor's link: it plays schedq there
-static zsock_t *s_link = NULL;
 
 //  Expect a command whose fields this test does not look at
 static void
@@ -28,19 +23,6 @@ s_skip_command (zactor_t *actor, const char *command)
 {
     zmsg_t *rest = testutil_expect (actor, command, 3000);
     zmsg_destroy (&rest);
-}
-
-//  Start the actor, its link bound by the test, with an ack timeout (msec)
-static zactor_t *
-s_actor_new (uint32_t ack_timeout)
-{
-    char endpoint [64];
-    s_link = testutil_link_bind (endpoint, sizeof endpoint);
-    zactor_t *actor = zactor_new (drover_assign_actor, endpoint);
-    assert_non_null (actor);
-    zsock_send (actor, "s44444444", "CONFIGURE", ack_timeout, 5, 1000, 1000, 1u << 30, 1u << 28,
-                DROVER_DURABILITY_OFF, 5000);
-    return actor;
 }
 
 //  Stop the actor and close the link
@@ -53,7 +35,7 @@ s_actor_destroy (zactor_t **actor_p)
     while ((left = testutil_actor_recv (*actor_p, 0)))
         zmsg_destroy (&left);
     testutil_actor_destroy (actor_p);
-    zsock_destroy (&s_link);
+    zsock_destroy (&testutil_assignactor_link);
 }
 
 //  Expect a command whose frames, read as text, are the given strings
@@ -61,44 +43,12 @@ s_actor_destroy (zactor_t **actor_p)
 static void
 s_expect_frames (zactor_t *actor, bool on_link, const char *command, ...)
 {
-    zmsg_t *msg = on_link? testutil_expect_link (s_link, command, 3000)
+    zmsg_t *msg = on_link? testutil_expect_link (testutil_assignactor_link, command, 3000)
                          : testutil_expect (actor, command, 3000);
     va_list args;
     va_start (args, command);
     testutil_assert_frames (&msg, args);
     va_end (args);
-}
-
-//  Expect a SEND to route for worker ("" a client); return the decoded
-//  payload (caller destroys)
-static drover_msg_t *
-s_expect_send (zactor_t *actor, const byte *route, size_t route_size, const char *worker, int id)
-{
-    zmsg_t *msg = testutil_expect (actor, "SEND", 3000);
-    assert_int_equal (zmsg_size (msg), 3);
-    zframe_t *frame = zmsg_pop (msg);
-    assert_int_equal (zframe_size (frame), route_size);
-    assert_memory_equal (zframe_data (frame), route, route_size);
-    zframe_destroy (&frame);
-    frame = zmsg_pop (msg);
-    drover_msg_t *payload = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (payload, zframe_data (frame), zframe_size (frame)), 0);
-    zframe_destroy (&frame);
-    testutil_pop_check (msg, worker);
-    zmsg_destroy (&msg);
-    assert_int_equal (payload->id, id);
-    return payload;
-}
-
-//  Expect the CHANGE about a task with this topic and attempt
-static void
-s_expect_event (zactor_t *actor, const char *topic, uint64_t task, uint32_t attempt)
-{
-    zmsg_t *msg = testutil_expect (actor, "CHANGE", 3000);
-    testutil_pop_check (msg, topic);
-    assert_int_equal (drover_actor_pop_number (msg), task);
-    assert_int_equal (drover_actor_pop_number (msg), attempt);
-    zmsg_destroy (&msg);
 }
 
 //  Expect REPLICA task service slot worker attempt state end why
@@ -156,13 +106,14 @@ static uint64_t
 s_start_on_alpha (zactor_t *actor, uint32_t slot, uint64_t task)
 {
     s_start (actor, "alpha", slot);
-    s_expect_event (actor, "task.queued", task, 0);
-    drover_msg_t *offer = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_OFFER);
+    testutil_assignactor_expect_event (actor, "task.queued", task, 0);
+    drover_msg_t *offer = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                            DROVER_MSG_TASK_OFFER);
     assert_int_equal (offer->task, task);
     assert_int_equal (offer->attempt, 1);
     assert_int_equal (offer->procs, 2);
     drover_msg_destroy (&offer);
-    s_expect_event (actor, "task.assigned", task, 1);
+    testutil_assignactor_expect_event (actor, "task.assigned", task, 1);
     s_expect_replica (actor, task, slot, "alpha", 1, DROVER_TASK_ASSIGNED, 0, "");
     char id [24];
     snprintf (id, sizeof id, "%" PRIu64, task);
@@ -178,22 +129,23 @@ s_start_on_alpha (zactor_t *actor, uint32_t slot, uint64_t task)
 static void
 test_start_and_stop (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
-    s_up (actor, "alpha", S_ALPHA);
+    zactor_t *actor = testutil_assignactor_new (5000);
+    s_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
     uint64_t task = s_start_on_alpha (actor, 3, 1);
     //  It runs
     drover_msg_t *started = drover_msg_new (DROVER_MSG_TASK_STARTED);
     strcpy (started->worker, "alpha");
     started->task = task;
     started->attempt = 1;
-    testutil_hand_bytes (actor, S_ALPHA, started);
+    testutil_hand_bytes (actor, TESTUTIL_ROUTE_ALPHA, started);
     s_skip_command (actor, "HEARD");
-    s_expect_event (actor, "task.running", task, 1);
+    testutil_assignactor_expect_event (actor, "task.running", task, 1);
     s_expect_replica (actor, task, 3, "alpha", 1, DROVER_TASK_RUNNING, 0, "");
     s_skip_command (actor, "SUCCESS");
     //  Stopped: a kill; its result ends it CANCELLED with the reason
     zsock_send (actor, "s8s", "STOP", task, "scaled down");
-    drover_msg_t *kill = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_KILL);
+    drover_msg_t *kill = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                           DROVER_MSG_TASK_KILL);
     assert_int_equal (kill->task, task);
     drover_msg_destroy (&kill);
     drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
@@ -202,13 +154,14 @@ test_start_and_stop (void **state)
     result->attempt = 1;
     result->outcome = DROVER_OUTCOME_SIGNALLED;
     result->signal = 15;
-    testutil_hand_bytes (actor, S_ALPHA, result);
+    testutil_hand_bytes (actor, TESTUTIL_ROUTE_ALPHA, result);
     s_skip_command (actor, "HEARD");
-    drover_msg_t *ok = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_OK);
+    drover_msg_t *ok = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                         DROVER_MSG_OK);
     drover_msg_destroy (&ok);
     s_expect_frames (actor, true, "FREE", "1", NULL);
     s_skip_command (actor, "SUCCESS");
-    s_expect_event (actor, "task.cancelled", task, 1);
+    testutil_assignactor_expect_event (actor, "task.cancelled", task, 1);
     s_expect_replica (actor, task, 3, "alpha", 1, DROVER_TASK_CANCELLED, DROVER_END_CANCELLED,
                       "scaled down");
     s_actor_destroy (&actor);
@@ -219,25 +172,26 @@ test_start_and_stop (void **state)
 static void
 test_not_up_and_lost (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     s_start (actor, "alpha", 0);
-    s_expect_event (actor, "task.queued", 1, 0);
-    s_expect_event (actor, "task.failed", 1, 0);
+    testutil_assignactor_expect_event (actor, "task.queued", 1, 0);
+    testutil_assignactor_expect_event (actor, "task.failed", 1, 0);
     s_expect_replica (actor, 1, 0, "alpha", 0, DROVER_TASK_FAILED, DROVER_END_FAILED,
                       "worker not up");
-    s_up (actor, "alpha", S_ALPHA);
+    s_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
     uint64_t task = s_start_on_alpha (actor, 1, 2);
     zsock_send (actor, "sss", "LOST", "alpha", "silent");
-    s_expect_event (actor, "task.failed", task, 1);
+    testutil_assignactor_expect_event (actor, "task.failed", task, 1);
     s_expect_replica (actor, task, 1, "alpha", 1, DROVER_TASK_FAILED, DROVER_END_LOST,
                       "worker lost: silent");
     //  Nothing was queued: the next thing on the link is what a client's
     //  submit causes
     drover_msg_t *submit = testutil_submit_msg ("true", 0, 1, 0);
-    testutil_hand_bytes (actor, S_CLIENT, submit);
-    drover_msg_t *accepted = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_ACCEPTED);
+    testutil_hand_bytes (actor, TESTUTIL_ROUTE_CLIENT, submit);
+    drover_msg_t *accepted = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                               DROVER_MSG_TASK_ACCEPTED);
     drover_msg_destroy (&accepted);
-    s_expect_event (actor, "task.queued", 3, 0);
+    testutil_assignactor_expect_event (actor, "task.queued", 3, 0);
     s_expect_frames (actor, true, "QUEUE", "3", "0", "1", "0", "", NULL);
     s_actor_destroy (&actor);
 }
@@ -248,35 +202,39 @@ test_not_up_and_lost (void **state)
 static void
 test_client_service_refused_and_affinity (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     drover_msg_t *submit = s_replica_msg (0);
     submit->seq = 7;
-    testutil_hand_bytes (actor, S_CLIENT, submit);
-    drover_msg_t *reply = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_ERROR);
+    testutil_hand_bytes (actor, TESTUTIL_ROUTE_CLIENT, submit);
+    drover_msg_t *reply = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                            DROVER_MSG_ERROR);
     assert_int_equal (reply->code, DROVER_CODE_BAD_REQUEST);
     assert_int_equal (reply->seq, 7);
     drover_msg_destroy (&reply);
 
-    s_up (actor, "alpha", S_ALPHA);
+    s_up (actor, "alpha", TESTUTIL_ROUTE_ALPHA);
     //  A lease on alpha, held once a second one's RETURN comes back
-    zsock_send (s_link, "s8s48s", "LEASE", (uint64_t) 1, "alpha", (uint32_t) 8,
+    zsock_send (testutil_assignactor_link, "s8s48s", "LEASE", (uint64_t) 1, "alpha", (uint32_t) 8,
                 (uint64_t) 1 << 30, "");
-    zsock_send (s_link, "s8s48s", "LEASE", (uint64_t) 999, "alpha", (uint32_t) 8, (uint64_t) 1,
+    zsock_send (testutil_assignactor_link, "s8s48s", "LEASE", (uint64_t) 999, "alpha",
+                (uint32_t) 8, (uint64_t) 1,
                 "");
-    zsock_send (s_link, "s8", "REVOKE", (uint64_t) 999);
+    zsock_send (testutil_assignactor_link, "s8", "REVOKE", (uint64_t) 999);
     s_expect_frames (actor, true, "RETURN", "999", NULL);
     submit = testutil_submit_msg ("true", 5, 1, 0);
     submit->affinity = strdup ("dataset-7");
-    testutil_hand_bytes (actor, S_CLIENT, submit);
-    drover_msg_t *accepted = s_expect_send (actor, S_CLIENT, "", DROVER_MSG_TASK_ACCEPTED);
+    testutil_hand_bytes (actor, TESTUTIL_ROUTE_CLIENT, submit);
+    drover_msg_t *accepted = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_CLIENT, "",
+                                                               DROVER_MSG_TASK_ACCEPTED);
     uint64_t task = accepted->task;
     drover_msg_destroy (&accepted);
-    s_expect_event (actor, "task.queued", task, 0);
+    testutil_assignactor_expect_event (actor, "task.queued", task, 0);
     char id [24];
     snprintf (id, sizeof id, "%" PRIu64, task);
     s_expect_frames (actor, true, "AFFINITY", id, "5", "1", "0", "", "dataset-7", NULL);
-    testutil_say_assign (s_link, task, "alpha");
-    drover_msg_t *offer = s_expect_send (actor, S_ALPHA, "alpha", DROVER_MSG_TASK_OFFER);
+    testutil_say_assign (testutil_assignactor_link, task, "alpha");
+    drover_msg_t *offer = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
+                                                            DROVER_MSG_TASK_OFFER);
     drover_msg_destroy (&offer);
     zsock_send (actor, "sss", "LOST", "alpha", "silent");
     s_expect_frames (actor, true, "RETURN", "1", NULL);
@@ -290,7 +248,7 @@ test_client_service_refused_and_affinity (void **state)
 static void
 test_restored_replica_said (void **state)
 {
-    zactor_t *actor = s_actor_new (5000);
+    zactor_t *actor = testutil_assignactor_new (5000);
     zsock_send (actor, "s44444444", "CONFIGURE", 5000, 5, 1000, 1000, 1u << 30, 1u << 28,
                 DROVER_DURABILITY_OFF, 50);             //  a grace of 50 msec
     drover_change_t *change = drover_change_new ("task.restored", 5);
