@@ -22,7 +22,7 @@ typedef struct {
     uint64_t now;                   //  the fake clock, msec
     uint64_t term;                  //  terms so far
     uint64_t next_task;             //  the next task id assign would give
-    char names [TESTUTIL_SIM_WORKERS][16]; //  worker ids
+    char names [TESTUTIL_SIM_WORKERS][24]; //  worker ids ("w" and a size_t)
     uint32_t procs [TESTUTIL_SIM_WORKERS]; //  procs each offers
     char labels [TESTUTIL_SIM_WORKERS][32]; //  labels each has
     drover_fleet_state_t states [TESTUTIL_SIM_WORKERS]; //  each one's state
