@@ -54,6 +54,21 @@ start_broker () {
     PIDS+=($BROKER)
 }
 
+#   Run the command after $1 (a log) until it succeeds, while the broker
+#   lives: a broker that exits (its port taken, a bad config) ends the demo
+#   with the end of its log, not a wait that never ends
+until_broker_answers () {
+    local log="$1"; shift
+    until "$@" >/dev/null 2>&1; do
+        if ! kill -0 "$BROKER" 2>/dev/null; then
+            echo "demo: the broker exited; the end of its log ($log):" >&2
+            tail -n 5 "$log" | sed 's/^/  /' >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+}
+
 #   Print `drover pool`, indented
 show_pool () {
     "$DROVER" pool | sed 's/^/  /' || true
@@ -117,7 +132,7 @@ sed -n '/^pool/,$p' "$WORK/broker.conf" | sed 's/^/  /'
 
 say "starting a broker on $DROVER_BROKER (events on $DROVER_EVENTS), state in $WORK/state"
 start_broker "$WORK/broker.log"
-until "$DROVER" pool >/dev/null 2>&1; do sleep 0.1; done
+until_broker_answers "$WORK/broker.log" "$DROVER" pool
 show_pool
 
 say "a client without a key is refused at the handshake"
@@ -185,7 +200,8 @@ kill -KILL "$BROKER"
 wait "$BROKER" 2>/dev/null || true
 say "starting it again on the same state directory and config"
 start_broker "$WORK/broker-restarted.log"
-until "$DROVER" tasks --limit 0 >"$WORK/after-restart.txt" 2>/dev/null; do sleep 0.2; done
+until_broker_answers "$WORK/broker-restarted.log" "$DROVER" tasks --limit 0
+"$DROVER" tasks --limit 0 >"$WORK/after-restart.txt"
 tail -1 "$WORK/after-restart.txt"
 grep -h "store: loaded\|assign: restored" "$WORK/broker-restarted.log" | sed 's/^/  /'
 echo "demo: every acknowledged task is still there; the pool adopts the instances it lists,"
