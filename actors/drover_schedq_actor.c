@@ -171,6 +171,26 @@ s_keep_admin (self_t *self, const char *id)
                        entry? entry->reason: "", entry? entry->since: (uint64_t) 0);
 }
 
+//  Say the OK (text) to a WORKER ADMIN from route, seq. When the store
+//  keeps settings, the OK rides on a KEEPADMIN of the worker's setting
+//  now, and the store sends it once that is kept (ERROR 507 if it cannot
+//  be): an acknowledged hold or resume survives a crash or a failover.
+//  A drover_adminwait_fn too (arg is self).
+static void
+s_answer_admin (void *arg, const char *id, zframe_t *route, uint32_t seq, const char *text)
+{
+    self_t *self = (self_t *) arg;
+    if (!self->keep_admin) {
+        drover_actor_reply (self->outbox, "schedq", route, seq, DROVER_CODE_OK, text);
+        return;
+    }
+    const drover_adminbook_entry_t *entry = drover_adminbook_lookup (self->book, id);
+    drover_outbox_say (self->outbox, "ss44s8f4s", "KEEPADMIN", id,
+                       entry? entry->admin: DROVER_ADMIN_RUN, entry? entry->flags: 0,
+                       entry? entry->reason: "", entry? entry->since: (uint64_t) 0,
+                       route, seq, text);
+}
+
 //  Tell a worker drained with --exit and with nothing assigned to leave,
 //  once (a drain without it keeps the worker connected and idle)
 static void
@@ -305,7 +325,7 @@ s_handle_lost (self_t *self, zmsg_t *msg)
     }
     zstr_free (&reason);
     //  Its lease went with it: an OK that waited for it is due
-    drover_adminwait_answer (self->admin_waits, worker, self->outbox, "schedq");
+    drover_adminwait_answer (self->admin_waits, worker, s_answer_admin, self);
     int had = drover_schedq_remove_worker (self->sched, worker, NULL, NULL);
     zhashx_delete (self->workers, worker);
     self->load_now = true;
@@ -422,7 +442,7 @@ s_handle_return (self_t *self, uint64_t lease)
     drover_affinity_room_changed (self->affinity);
     const char *holder = drover_schedq_return (self->sched, lease);
     if (holder) {
-        drover_adminwait_answer (self->admin_waits, holder, self->outbox, "schedq");
+        drover_adminwait_answer (self->admin_waits, holder, s_answer_admin, self);
         s_check_drained (self, holder);
     }
 }
@@ -497,23 +517,26 @@ s_handle_admin (self_t *self, zframe_t *route, drover_msg_t *request)
         drover_schedq_set_admin (self->sched, id, request->admin);
     char text [80];
     s_admin_text (text, sizeof text, request->admin, connected);
+    bool changed = !same && !(before == request->admin && request->admin == DROVER_ADMIN_RUN);
+    bool said = changed && (before != request->admin || (flags & DROVER_ADMIN_EXIT));
     //  A worker lent to assign takes nothing new once assign has read the
     //  lease's REVOKE (said at this turn's pass): the OK waits for RETURN
-    if (connected && view.lease && request->admin != DROVER_ADMIN_RUN)
+    bool waits = connected && view.lease && request->admin != DROVER_ADMIN_RUN;
+    if (waits) {
         drover_adminwait_add (self->admin_waits, id, route, request->seq, text);
-    else
-        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_OK, text);
-    if (same || (before == request->admin && request->admin == DROVER_ADMIN_RUN))
-        return;                 //  no change, nothing to tell
-    if (before == request->admin && !(flags & DROVER_ADMIN_EXIT)) {
-        s_keep_admin (self, id);
-        return;                 //  only the reason changed: kept, not an event
+        if (changed)
+            s_keep_admin (self, id);
     }
-    zsys_notice ("schedq: worker=%s admin=%s reason=\"%s\"", id,
-                 drover_admin_name (request->admin), reason);
-    if (!self->flags.silent)
-        drover_actor_event (self->outbox, s_admin_topic (request->admin), 0, 0, id, reason);
-    s_keep_admin (self, id);
+    else                        //  kept with its OK (or kept again: harmless)
+        s_answer_admin (self, id, route, request->seq, text);
+    if (said) {
+        zsys_notice ("schedq: worker=%s admin=%s reason=\"%s\"", id,
+                     drover_admin_name (request->admin), reason);
+        if (!self->flags.silent)
+            drover_actor_event (self->outbox, s_admin_topic (request->admin), 0, 0, id, reason);
+    }
+    if (!said)
+        return;                 //  no change, or only the reason: kept, nothing else
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, id);
     if (worker && request->admin == DROVER_ADMIN_DRAIN)
         worker->leave_sent = false;

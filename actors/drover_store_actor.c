@@ -510,8 +510,31 @@ s_prune (self_t *self, int64_t now)
 //  ---------------------------------------------------------------------
 //  Handling commands
 
+//  The answer a KEEPADMIN carries (route, seq, text): OK text once what
+//  is pending is committed, or ERROR 507 naming why the setting was not kept
+static void
+s_answer_admin (self_t *self, zmsg_t *msg, const char *error)
+{
+    zframe_t *route = zmsg_pop (msg);
+    uint32_t seq = (uint32_t) drover_actor_pop_number (msg);
+    char *text = drover_actor_pop_string (msg);
+    assert (route && text);     //  schedq says them
+    if (error) {
+        char *reason = zsys_sprintf ("not saved: %s", error);
+        drover_actor_answer_to (self->held, DROVER_RECORD_SEND, "store", zframe_data (route),
+                                zframe_size (route), seq, DROVER_CODE_NOT_SAVED, reason, "");
+        zstr_free (&reason);
+    }
+    else
+        drover_actor_answer_to (self->held, DROVER_RECORD_SEND, "store", zframe_data (route),
+                                zframe_size (route), seq, DROVER_CODE_OK, text, "");
+    zstr_free (&text);
+    zframe_destroy (&route);
+}
+
 //  KEEPADMIN: keep an operator's setting of a worker at once; if it cannot
-//  be kept, schedq still holds it until the broker stops
+//  be kept, schedq still holds it until the broker stops. The OK to the
+//  request that changed it may ride along: answered once kept, or refused
 static void
 s_keep_admin (self_t *self, zmsg_t *msg)
 {
@@ -524,10 +547,13 @@ s_keep_admin (self_t *self, zmsg_t *msg)
         .worker = worker, .admin = admin, .flags = flags, .reason = reason, .since = since
     };
     char error [DROVER_STORE_ERROR_MAX];
-    if (drover_store_save_admin (self->backend, &row, error, sizeof error)) {
+    bool kept = drover_store_save_admin (self->backend, &row, error, sizeof error) == 0;
+    if (!kept) {
         zsys_error ("store: worker=%s setting not kept: %s", worker, error);
         s_check_fenced (self, error);
     }
+    if (zmsg_size (msg))
+        s_answer_admin (self, msg, kept? NULL: error);
     zstr_free (&reason);
     zstr_free (&worker);
 }

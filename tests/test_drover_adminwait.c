@@ -6,20 +6,14 @@
 #include "testutil.h"
 #include "drover_adminwait.h"
 
-//  Append one said SEND's "seq:reason " to the text (arg)
+//  Append one answer's "worker/seq:text " to the text (arg)
 static void
-s_note (void *arg, drover_record_t *record)
+s_note (void *arg, const char *worker, zframe_t *route, uint32_t seq, const char *text)
 {
-    char *text = (char *) arg;
-    assert_int_equal (record->kind, DROVER_RECORD_SEND);
-    assert_memory_equal (drover_record_route (record), "client", 6);
-    drover_msg_t *reply = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (reply, zframe_data (record->payload),
-                                         zframe_size (record->payload)), 0);
-    assert_int_equal (reply->id, DROVER_MSG_OK);
-    size_t used = strlen (text);
-    snprintf (text + used, 256 - used, "%u:%s ", reply->seq, reply->reason? reply->reason: "");
-    drover_msg_destroy (&reply);
+    char *notes = (char *) arg;
+    assert_true (zframe_streq (route, "client"));
+    size_t used = strlen (notes);
+    snprintf (notes + used, 256 - used, "%s/%u:%s ", worker, seq, text);
 }
 
 //  Answers wait per worker, in order, each once; others stay
@@ -35,17 +29,14 @@ test_answers_per_worker (void **state)
     zframe_destroy (&route);            //  copied
     assert_int_equal (drover_adminwait_size (waits), 3);
 
-    drover_outbox_t *outbox = drover_outbox_new ();
-    assert_int_equal (drover_adminwait_answer (waits, "gamma", outbox, "test"), 0);
-    assert_int_equal (drover_adminwait_answer (waits, "alpha", outbox, "test"), 2);
+    char notes [256] = "";
+    assert_int_equal (drover_adminwait_answer (waits, "gamma", s_note, notes), 0);
+    assert_int_equal (drover_adminwait_answer (waits, "alpha", s_note, notes), 2);
     assert_int_equal (drover_adminwait_size (waits), 1);
-    assert_int_equal (drover_adminwait_answer (waits, "alpha", outbox, "test"), 0);
-    assert_int_equal (drover_adminwait_answer (waits, "beta", outbox, "test"), 1);
+    assert_int_equal (drover_adminwait_answer (waits, "alpha", s_note, notes), 0);
+    assert_int_equal (drover_adminwait_answer (waits, "beta", s_note, notes), 1);
     assert_int_equal (drover_adminwait_size (waits), 0);
-    char text [256] = "";
-    drover_outbox_each (outbox, s_note, text);
-    assert_string_equal (text, "1:held 3:held again 2:drained ");
-    drover_outbox_destroy (&outbox);
+    assert_string_equal (notes, "alpha/1:held alpha/3:held again beta/2:drained ");
 
     route = zframe_new ("client", 6);
     drover_adminwait_add (waits, "delta", route, 4, "left waiting");

@@ -234,6 +234,41 @@ test_drain_stays_connected (void **state)
     testutil_schedq_expect_one (actor, 2, "alpha");
 }
 
+//  Send WORKER ADMIN to a schedq that keeps settings: expect KEEPADMIN
+//  worker admin flags reason since carrying the OK (route seq text) for
+//  the store to send once kept, then its event (topic; NULL: none);
+//  returns the OK's text
+static char *
+s_admin_kept (zactor_t *actor, const char *worker, int admin, const char *reason, uint32_t seq,
+              const char *topic)
+{
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKER_ADMIN);
+    snprintf (request->worker, sizeof request->worker, "%s", worker);
+    request->admin = (uint8_t) admin;
+    request->seq = seq;
+    if (reason)
+        drover_msg_set_reason (request, reason);
+    testutil_hand (actor, "client", request);
+    zmsg_t *keep = testutil_expect (actor, "KEEPADMIN", 2000);
+    char number [16];
+    testutil_pop_check (keep, worker);
+    snprintf (number, sizeof number, "%d", admin);
+    testutil_pop_check (keep, number);
+    testutil_pop_check (keep, "0");
+    testutil_pop_check (keep, reason? reason: "");
+    zframe_destroy (&(zframe_t *) { zmsg_pop (keep) });         //  since
+    testutil_pop_check (keep, "client");
+    snprintf (number, sizeof number, "%u", seq);
+    testutil_pop_check (keep, number);
+    char *text = zmsg_popstr (keep);
+    assert_non_null (text);
+    assert_int_equal (zmsg_size (keep), 0);
+    zmsg_destroy (&keep);
+    if (topic)
+        testutil_expect_event (actor, topic, worker, reason? reason: "");
+    return text;
+}
+
 //  An operator's setting is kept by worker id: across a loss and a new
 //  registration, and for a worker that has not joined yet; the store hears
 //  each change (KEEPADMIN) when it keeps state, and gives kept ones back
@@ -244,15 +279,11 @@ test_admin_kept_by_worker_id (void **state)
     zactor_t *actor = (zactor_t *) *state;
     zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 10, 1);
     testutil_schedq_up (actor, "alpha", "r-alpha", 1, 0, "");
-    free (testutil_schedq_admin_with (actor, "alpha", DROVER_ADMIN_HOLD, "disk swap", 0, 1,
-                                      DROVER_CODE_OK));
-    testutil_expect_event (actor, "worker.hold", "alpha", "disk swap");
-    zmsg_t *keep = testutil_expect (actor, "KEEPADMIN", 2000);
-    testutil_pop_check (keep, "alpha");
-    testutil_pop_check (keep, "1");                     //  HOLD
-    testutil_pop_check (keep, "0");
-    testutil_pop_check (keep, "disk swap");
-    zmsg_destroy (&keep);
+    char *text = s_admin_kept (actor, "alpha", DROVER_ADMIN_HOLD, "disk swap", 1, "worker.hold");
+    assert_string_equal (text, "HOLD");
+    free (text);
+    //  The same again: no event, kept again with its OK
+    free (s_admin_kept (actor, "alpha", DROVER_ADMIN_HOLD, "disk swap", 2, NULL));
     zsock_send (actor, "sss", "LOST", "alpha", "restarted");
     testutil_schedq_up (actor, "alpha", "r-alpha2", 1, 0, "");
     testutil_schedq_queue (actor, 1, 0, 1, 0, "");
@@ -264,12 +295,9 @@ test_admin_kept_by_worker_id (void **state)
     drover_msg_destroy (&table);
     testutil_schedq_quiet (actor);                                    //  held: task 1 waits
     //  Held before it joins: it joins held
-    char *text = testutil_schedq_admin_with (actor, "beta", DROVER_ADMIN_HOLD, "not yet", 0, 3,
-                                             DROVER_CODE_OK);
+    text = s_admin_kept (actor, "beta", DROVER_ADMIN_HOLD, "not yet", 3, "worker.hold");
     assert_string_equal (text, "HOLD (not connected: kept for when it joins)");
     free (text);
-    testutil_expect_event (actor, "worker.hold", "beta", "not yet");
-    zmsg_destroy (&(zmsg_t *) { testutil_expect (actor, "KEEPADMIN", 2000) });
     testutil_schedq_up (actor, "beta", "r-beta", 1, 0, "");
     testutil_schedq_quiet (actor);
     //  A setting the store kept, said at start, holds its worker when it joins
@@ -284,12 +312,7 @@ test_admin_kept_by_worker_id (void **state)
     assert_int_equal (row->admin_since, 1700000000000);
     drover_msg_destroy (&table);
     //  Resume: the store forgets it (admin RUN)
-    testutil_schedq_admin (actor, "alpha", DROVER_ADMIN_RUN, 5, DROVER_CODE_OK);
-    testutil_expect_event (actor, "worker.resume", "alpha", "");
-    keep = testutil_expect (actor, "KEEPADMIN", 2000);
-    testutil_pop_check (keep, "alpha");
-    testutil_pop_check (keep, "0");
-    zmsg_destroy (&keep);
+    free (s_admin_kept (actor, "alpha", DROVER_ADMIN_RUN, NULL, 5, "worker.resume"));
     testutil_schedq_expect_one (actor, 1, "alpha");
 }
 

@@ -554,6 +554,49 @@ test_unsaved_when_write_refused (void **state)
     s_expect_loaded (test, 4, 2);           //  no SERVICE before
 }
 
+//  Say KEEPADMIN worker HOLD carrying the OK to the client's request seq
+static void
+s_keep_admin_answering (zactor_t *store, const char *worker, uint32_t seq)
+{
+    zframe_t *route = zframe_new (S_CLIENT, strlen (S_CLIENT));
+    zsock_send (store, "ss44s8f4s", "KEEPADMIN", worker, DROVER_ADMIN_HOLD, 0, "swap",
+                (uint64_t) 1234, route, seq, "HOLD");
+    zframe_destroy (&route);
+}
+
+//  The OK a KEEPADMIN carries is sent once the setting is kept, and the
+//  setting survives a restart; one the file system refuses is answered
+//  ERROR 507 saying why, and is not there after a restart
+static void
+test_admin_answered_once_kept (void **state)
+{
+    s_test_t *test = (s_test_t *) *state;
+    s_start (test);
+    s_expect_loaded (test, 1, 0);
+    s_keep_admin_answering (test->store, "w1", 7);
+    drover_msg_t *reply = s_expect_send (test->store);
+    assert_int_equal (reply->id, DROVER_MSG_OK);
+    assert_int_equal (reply->seq, 7);
+    assert_string_equal (reply->reason, "HOLD");
+    drover_msg_destroy (&reply);
+
+    s_refuse_writes ();
+    s_keep_admin_answering (test->store, "w2", 8);
+    reply = s_expect_send (test->store);
+    s_allow_writes ();
+    assert_int_equal (reply->id, DROVER_MSG_ERROR);
+    assert_int_equal (reply->code, DROVER_CODE_NOT_SAVED);
+    assert_int_equal (reply->seq, 8);
+    assert_non_null (strstr (reply->reason, "not saved: "));
+    drover_msg_destroy (&reply);
+
+    s_restart (test);
+    zmsg_t *msg = testutil_expect (test->store, "ADMIN", 5000);
+    testutil_pop_check (msg, "w1");
+    zmsg_destroy (&msg);
+    s_expect_loaded (test, 1, 0);           //  and not w2
+}
+
 //  A state whose tasks cannot be read (a row out of bounds): OPENED 1,
 //  then FATAL saying why, and no LOADED; the actor still stops on $TERM
 static void
@@ -715,6 +758,7 @@ main (void)
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_restore_waits_for_restored, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_unsaved_when_write_refused, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_admin_answered_once_kept, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_fatal_on_damaged_state, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_opened_0_when_state_cannot_open, s_setup,
                                          s_teardown),

@@ -73,7 +73,7 @@ drover_adminwait_add (drover_adminwait_t *self, const char *worker, zframe_t *ro
 //  Say every OK held for worker, oldest first
 size_t
 drover_adminwait_answer (drover_adminwait_t *self, const char *worker,
-                         drover_outbox_t *outbox, const char *actor)
+                         drover_adminwait_fn *answer, void *arg)
 {
     assert (self);
     size_t answered = 0;
@@ -83,8 +83,7 @@ drover_adminwait_answer (drover_adminwait_t *self, const char *worker,
         s_wait_t *wait = (s_wait_t *) zlistx_first (self->waits);
         for (; wait && !found; wait = (s_wait_t *) zlistx_next (self->waits))
             if (streq (wait->worker, worker)) {
-                drover_actor_reply (outbox, actor, wait->route, wait->seq, DROVER_CODE_OK,
-                                    wait->text);
+                answer (arg, worker, wait->route, wait->seq, wait->text);
                 zlistx_delete (self->waits, zlistx_cursor (self->waits));
                 answered++;
                 found = true;

@@ -16,7 +16,6 @@
 #define DROVER_ADMINWAIT_H_INCLUDED
 
 #include <czmq.h>
-#include "drover_outbox.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,10 +37,14 @@ void
     drover_adminwait_add (drover_adminwait_t *self, const char *worker, zframe_t *route,
                           uint32_t seq, const char *text);
 
-//  Say every OK held for worker into outbox (as actor); returns how many
+//  How an OK held for a worker is said, when its lease is back
+typedef void (drover_adminwait_fn) (void *arg, const char *worker, zframe_t *route,
+                                    uint32_t seq, const char *text);
+
+//  Say every OK held for worker through answer (with arg); returns how many
 size_t
     drover_adminwait_answer (drover_adminwait_t *self, const char *worker,
-                             drover_outbox_t *outbox, const char *actor);
+                             drover_adminwait_fn *answer, void *arg);
 
 //  Return how many answers wait
 size_t
