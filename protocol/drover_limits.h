@@ -23,6 +23,10 @@
 #define DROVER_RUNNING_MAX      4096        //  task refs in WORKER HELLO
 #define DROVER_ROWS_MAX         10000       //  rows in a WORKER/TASK TABLE
 #define DROVER_WAIT_MAX         10000       //  task ids in one TASK WAIT
+#define DROVER_AFTER_MAX        1024        //  parents in one TASK SUBMIT's after list
+#define DROVER_ARRAY_MAX        10000000    //  elements of one array
+#define DROVER_STEPS_MAX        1000        //  steps in one WORKFLOW SUBMIT
+#define DROVER_RETRY_MAX_DELAY  600000      //  msec a retry waits at most by default
 #define DROVER_SUMMARY_MAX      80          //  TASK TABLE row summary, bytes
 #define DROVER_DEPTH_MAX        4           //  msgpack nesting depth
 #define DROVER_MSG_MAX          (4 << 20)   //  a whole encoded message, bytes

@@ -37,7 +37,7 @@ extern "C" {
 //  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-#define DROVER_MSG_LEVEL        2       //  the level this codec speaks
+#define DROVER_MSG_LEVEL        3       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
 #define DROVER_RELEASE          "0.2.0" //  drover's release (CMakeLists.txt project VERSION)
 #define DROVER_RELEASE_MAX      64      //  bytes in a release string, at most
@@ -86,7 +86,9 @@ typedef enum {
     DROVER_MSG_QUEUE_TABLE      = 40,   //  broker -> any: the named queues and their owners
     DROVER_MSG_CLIENT_HELLO     = 41,   //  client -> broker: the level I speak
     DROVER_MSG_CLIENT_WELCOME   = 42,   //  broker -> client: the level I speak
-    DROVER_MSG_ID_MAX           = 42
+    DROVER_MSG_WORKFLOW_SUBMIT  = 43,   //  client -> broker: a graph of named steps, whole
+    DROVER_MSG_WORKFLOW_ACCEPTED = 44,  //  broker -> client: the workflow's id, its steps' ids
+    DROVER_MSG_ID_MAX           = 44
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -302,7 +304,18 @@ typedef enum {
                                     //  names [0], the first in the key's order that could
                                     //  hold it ("" none), until a (msec since the epoch),
                                     //  then any in order with room; a 0: past the wait
-    DROVER_WHY_MAX          = 51
+    //  Level 3: a task that is not in the queue yet says why (each a verdict)
+    DROVER_WHY_PARENT       = 60,   //  waits for task a (drover_task_state_t b now); the
+                                    //  first such item's count: parents not ended in all
+                                    //  (at most 8 items are listed)
+    DROVER_WHY_BEGIN        = 61,   //  begins at a (msec since the epoch)
+    DROVER_WHY_RETRY        = 62,   //  attempt b (of count in all) begins at a (msec since
+                                    //  the epoch), after the last one failed
+    DROVER_WHY_ARRAY_LIMIT  = 63,   //  an element of array a: b of its elements queued or
+                                    //  running, its limit count, reached
+    DROVER_WHY_GROUP        = 64,   //  an array's or workflow's own id: a of its b members
+                                    //  ended, count of them running now
+    DROVER_WHY_MAX          = 64
 } drover_why_code_t;
 
 //  One item of a TASK EXPLANATION
@@ -316,6 +329,24 @@ typedef struct {
     char names [DROVER_WHY_NAMES_MAX][DROVER_ID_MAX + 1];  //  a few of the workers
 } drover_why_t;
 
+//  One entry of a TASK SUBMIT's after list: a parent it waits for
+typedef struct {
+    uint8_t kind;                   //  drover_after_kind_t, | DROVER_AFTER_STEP in a
+                                    //  WORKFLOW SUBMIT's step naming another step
+    uint64_t task;                  //  the parent's id (an array's or workflow's id: all
+                                    //  its members); with DROVER_AFTER_STEP, a step index
+                                    //  from 1
+} drover_after_t;
+
+//  A TASK SUBMIT's array: one task per index first, first + step, ...
+//  (count of them), at most limit running at once
+typedef struct {
+    uint32_t first;                 //  the first index
+    uint32_t step;                  //  between indexes, >= 1
+    uint32_t count;                 //  elements, 1..DROVER_ARRAY_MAX; 0: not an array
+    uint32_t limit;                 //  most elements queued or running at once, 0 none
+} drover_array_spec_t;
+
 //  One row of TASK TABLE
 typedef struct {
     uint64_t task;                  //  task id
@@ -328,6 +359,10 @@ typedef struct {
     char *summary;                  //  argv joined by spaces, at most 80 bytes, owned
     char owner [DROVER_ID_MAX + 1]; //  name of the key that submitted it, or "" (no CURVE)
     char reason [DROVER_ROW_REASON_MAX + 1];    //  QUEUED: why it waits, short; or ""
+    //  Optional trailing elements (level 3): 0 when absent
+    uint8_t waits;                  //  drover_waits_t: QUEUED, not in the queue yet, why
+    uint64_t group;                 //  the array or workflow it is a member of, 0 none
+    uint32_t parents;               //  tasks it waits for (or waited for) in its after list
 } drover_task_row_t;
 
 //  The summary of a POOL TABLE
@@ -372,7 +407,7 @@ typedef struct {
 } drover_queue_row_t;
 
 //  The message. Which fields each id uses is listed in PROTOCOL.md.
-typedef struct {
+typedef struct drover_msg_s {
     int id;                         //  drover_msg_id_t
     uint32_t seq;                   //  request number, echoed by the reply
     //  Worker identity
@@ -454,6 +489,21 @@ typedef struct {
     uint32_t delay;                 //  SERVICE ADMIN create: restart delay, msec, 0 default
     char *affinity;                 //  TASK SUBMIT: affinity key, 1..128 printable bytes,
                                     //  owned, or NULL for none
+    //  Workflows (level 3)
+    uint32_t nafter;                //  TASK SUBMIT: entries in after, 0..DROVER_AFTER_MAX
+    drover_after_t *after;          //  TASK SUBMIT: the tasks it waits for, owned
+    uint64_t begin;                 //  TASK SUBMIT: msec since the epoch it may start, 0 now
+    uint32_t retry_delay;           //  TASK SUBMIT: msec before the first retry (doubling
+                                    //  each retry, jittered), 0 retry at once
+    uint32_t retry_max_delay;       //  TASK SUBMIT: the most a retry waits, msec, 0 the
+                                    //  broker's default (DROVER_RETRY_MAX_DELAY)
+    drover_array_spec_t array;      //  TASK SUBMIT: an array (count > 0) of this command
+    uint64_t group;                 //  TASK LIST: only the members of this array or
+                                    //  workflow, 0 any
+    uint32_t nsteps;                //  WORKFLOW SUBMIT: entries in step_names and steps
+    char **step_names;              //  WORKFLOW SUBMIT: each step's name (an id), owned
+    struct drover_msg_s **steps;    //  WORKFLOW SUBMIT: each step's TASK SUBMIT (after
+                                    //  entries may name steps, DROVER_AFTER_STEP), owned
     drover_service_stats_t stats_now;   //  SERVICE TABLE: the last term's statistics;
                                     //  PLAN RESULT: before the change
     drover_service_stats_t stats_after; //  PLAN RESULT: after the change

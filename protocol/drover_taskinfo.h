@@ -43,6 +43,15 @@ typedef struct {
                                     //  lost: heartbeats stopped"), "" while current
 } drover_attempt_t;
 
+//  One parent of a task, as TASK INFO says it
+typedef struct {
+    uint8_t kind;                   //  drover_after_kind_t
+    uint64_t task;                  //  the parent's id
+    uint8_t state;                  //  its drover_task_state_t now (UNKNOWN: no longer held)
+} drover_parent_t;
+
+#define DROVER_CHILDREN_LISTED  64          //  children a TASK INFO lists, at most
+
 //  A task as TASK INFO says it. Strings and arrays are owned.
 typedef struct {
     uint64_t task;                  //  task id
@@ -84,6 +93,27 @@ typedef struct {
     drover_attempt_t *attempts;     //  oldest first: the kept past ones, then the current
                                     //  or last one
     uint32_t dropped;               //  earlier attempts no longer kept
+    //  Workflows (keys of level 3; 0 / NULL when absent)
+    uint8_t waits;                  //  drover_waits_t: QUEUED, not in the queue yet, why
+    uint64_t begin;                 //  msec since the epoch it may start, 0 none asked
+    uint64_t due;                   //  msec since the epoch its begin or retry wait ends, 0
+    uint32_t retry_delay;           //  msec before the first retry, 0 at once
+    uint32_t retry_max_delay;       //  the most a retry waits, msec
+    uint64_t group;                 //  the array or workflow it is a member of, 0 none
+    uint32_t index;                 //  an array element: its index
+    uint32_t nparents;              //  entries in parents
+    drover_parent_t *parents;       //  what it waits (or waited) for, in its after order
+    uint32_t nchildren;             //  entries in children, at most DROVER_CHILDREN_LISTED
+    uint64_t *children;             //  tasks that wait (or waited) for it, lowest ids first
+    uint32_t children_total;        //  of them in all
+    uint32_t members;               //  an array's or workflow's own id: its members in all
+                                    //  (0: not one)
+    uint32_t limit;                 //  an array: most elements queued or running at once, 0
+    uint32_t array_first;           //  an array: its first index
+    uint32_t array_step;            //  an array: between indexes
+    uint64_t member_counts [7];     //  an array's or workflow's own id: its members by
+                                    //  drover_task_state_t (elements not made yet count
+                                    //  QUEUED)
 } drover_taskinfo_t;
 
 //  Create an empty info; never NULL

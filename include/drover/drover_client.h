@@ -44,6 +44,7 @@
 #include <czmq.h>
 #include "drover_codes.h"
 #include "drover_submit.h"
+#include "drover_workflow.h"
 #include "drover_result.h"
 #include "drover_tasks.h"
 #include "drover_workers.h"
@@ -185,6 +186,15 @@ const char *
 //  it again). Returns 0 with *task_p set, or -1.
 int
     drover_client_submit (drover_client_t *self, drover_submit_t *submit, uint64_t *task_p);
+
+//  Submit a whole workflow and wait for its ids (the workflow is the
+//  caller's): *workflow_p gets the workflow's own id, ids [i] the task id
+//  of step i + 1 (ids holds drover_workflow_size entries). The broker
+//  accepts every step or none. Returns 0, or -1 (the error text names the
+//  step at fault; a broker below level 3: refused here, nothing sent).
+int
+    drover_client_submit_workflow (drover_client_t *self, drover_workflow_t *workflow,
+                                   uint64_t *workflow_p, uint64_t *ids);
 
 //  Set the handler for async submit replies (and its argument). Handlers
 //  run inside the client's calls and must not call the client.

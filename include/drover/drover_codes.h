@@ -63,7 +63,10 @@ typedef enum {
     DROVER_END_POISON       = 7,        //  FAILED: lost more workers than lost-retries
     DROVER_END_EXPIRED      = 8,        //  UNKNOWN: ended, result no longer kept
     DROVER_END_UNKNOWN      = 9,        //  UNKNOWN: no such task was ever accepted
-    DROVER_END_MAX          = 9
+    DROVER_END_DEPENDENCY   = 10,       //  CANCELLED: a task it waited for ended so that it
+                                        //  can never run (level 3; a level-2 peer is told
+                                        //  CANCELLED)
+    DROVER_END_MAX          = 10
 } drover_end_t;
 
 //  How a task attempt ended on the worker (TASK RESULT)
@@ -102,6 +105,30 @@ typedef enum {
     DROVER_WORKER_STATE_MAX = 2
 } drover_worker_state_t;
 
+//  What a task waits for before it is queued (TASK SUBMIT's after list)
+typedef enum {
+    DROVER_AFTER_OK     = 0,            //  every parent SUCCEEDED (else it is cancelled)
+    DROVER_AFTER_ANY    = 1,            //  every parent ended, however
+    DROVER_AFTER_FAIL   = 2,            //  every parent ended, not SUCCEEDED (else cancelled)
+    DROVER_AFTER_KIND_MAX = 2
+} drover_after_kind_t;
+
+//  An after entry's kind with this bit names a step of the same WORKFLOW
+//  SUBMIT (task is the step's index, from 1), not a task id
+#define DROVER_AFTER_STEP       0x10
+
+//  Why a QUEUED task is not in the scheduling queue yet (TASK TABLE row,
+//  TASK INFO): 0 it is
+typedef enum {
+    DROVER_WAITS_NONE   = 0,            //  in the queue (or not QUEUED)
+    DROVER_WAITS_AFTER  = 1,            //  for its parents to end
+    DROVER_WAITS_BEGIN  = 2,            //  for its begin time
+    DROVER_WAITS_RETRY  = 3,            //  for its next attempt's time (retry backoff)
+    DROVER_WAITS_ARRAY  = 4,            //  an array element: for room under the array's limit
+    DROVER_WAITS_GROUP  = 5,            //  an array's or a workflow's own id: for its members
+    DROVER_WAITS_MAX    = 5
+} drover_waits_t;
+
 //  WORKER ADMIN flags
 #define DROVER_ADMIN_EXIT       1           //  DRAIN: tell the worker to leave once idle
 
@@ -139,6 +166,14 @@ const char *
 //  Return the printable name of how a task ended, e.g. "TIMED_OUT"
 const char *
     drover_end_name (int end);
+
+//  Return the printable name of an after kind ("after", "after-any",
+//  "after-fail") and of a wait ("", "after", "begin", "retry", "array",
+//  "group"); "?" past the known values
+const char *
+    drover_after_kind_name (int kind);
+const char *
+    drover_waits_name (int waits);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,37 @@ int
 int
     drover_submit_set_affinity (drover_submit_t *self, const char *key);
 
+//  Wait for task to end before this one is queued (an array's or a
+//  workflow's id: for all its members): kind DROVER_AFTER_OK (it must
+//  succeed), DROVER_AFTER_ANY (it must end, however) or DROVER_AFTER_FAIL
+//  (it must end, not succeeded). A task whose condition can no longer be
+//  met ends CANCELLED (end DEPENDENCY). Needs a broker of level 3.
+//  Returns 0, or -1 for an unknown kind, task 0, or past 1024 parents.
+int
+    drover_submit_add_after (drover_submit_t *self, int kind, uint64_t task);
+
+//  Start no earlier than msec since the epoch (default 0: at once). Needs
+//  a broker of level 3.
+void
+    drover_submit_set_begin (drover_submit_t *self, uint64_t msec);
+
+//  Space the retries: the first waits delay msec, each next one twice the
+//  last, at most max_delay (0: the broker's default, 10 minutes), each
+//  jittered by up to 20% (default 0: retry at once). Needs a broker of
+//  level 3 when delay > 0.
+void
+    drover_submit_set_retry_delay (drover_submit_t *self, uint32_t delay, uint32_t max_delay);
+
+//  Make the submit an array: one task per index first, first + step, ...
+//  (count of them), each with DROVER_ARRAY_ID and DROVER_ARRAY_INDEX in
+//  its environment, at most limit of them queued or running at once (0:
+//  no limit). The submit's id is the array's. Needs a broker of level 3.
+//  Returns 0, or -1 if count is 0 or past 10,000,000, step is 0, or the
+//  last index would pass 2^32 - 1.
+int
+    drover_submit_set_array (drover_submit_t *self, uint32_t first, uint32_t step,
+                             uint32_t count, uint32_t limit);
+
 #ifdef __cplusplus
 }
 #endif

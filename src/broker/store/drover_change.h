@@ -45,6 +45,11 @@ typedef struct {
     drover_msg_t *done;             //  a final task: a TASK DONE with its result (state,
                                     //  end, exit_code, signal, duration, truncated, out,
                                     //  err, reason), owned
+    //  Workflows (format 5 of the state): what the task waits for now
+    uint8_t waits;                  //  drover_waits_t after the change (QUEUED only)
+    int64_t due_at;                 //  wall clock msec its begin or retry wait ends, 0 none
+    uint64_t group;                 //  the array or workflow it is a member of, 0 none
+    uint32_t made;                  //  an array's own id: elements made so far
     byte *history;                  //  a task with past attempts: them, encoded
                                     //  (drover_taskhistory_encode), owned, or NULL
     size_t history_size;            //  bytes
