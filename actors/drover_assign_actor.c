@@ -212,10 +212,17 @@ s_publish (self_t *self, const drover_action_t *action, drover_msg_t **submit_p)
                                                          &change->history_size);
         snprintf (change->owner, sizeof change->owner, "%s",
                   drover_assign_owner (self->table, action->task));
+        drover_assign_flow_fields (self->table, action->task, &change->waits,
+                                   &change->due_at, &change->group, &change->made);
         if (durable && submit_p && *submit_p && (*submit_p)->task == action->task) {
             change->submit = *submit_p;         //  the new task's fields, to keep
             *submit_p = NULL;
         }
+        else
+        if (durable && streq (action->topic, "task.queued"))
+            //  A task made by the broker (an array's element, a workflow's
+            //  step or own record): its submit, rebuilt
+            change->submit = drover_assign_submit_of (self->table, action->task);
         if (durable && drover_change_final (change))
             change->done = s_result_of (action);
         drover_outbox_say_change (self->outbox, DROVER_RECORD_CHANGE, &change);
@@ -356,6 +363,11 @@ s_handle_metrics (self_t *self, uint64_t round)
         drover_metrics_set (counts, DROVER_METRIC_ENDED_SUCCEEDED + index,
                               self->ended [ends [index]]);
     drover_metrics_set (counts, DROVER_METRIC_REQUEUED, self->requeued);
+    for (int cause = DROVER_WAITS_AFTER; cause <= DROVER_WAITS_GROUP; cause++)
+        drover_metrics_set (counts, DROVER_METRIC_WAITING_AFTER + cause - DROVER_WAITS_AFTER,
+                            drover_assign_held (self->table, cause));
+    drover_metrics_set (counts, DROVER_METRIC_ENDED_DEPENDENCY,
+                        self->ended [DROVER_END_DEPENDENCY]);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_STALE, self->refused [0]);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_FOUND, self->refused [1]);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_REGISTERED, self->refused [2]);
@@ -567,6 +579,40 @@ s_handle_submit (self_t *self, const byte *route, size_t route_size, drover_msg_
     s_carry_out (self, submit_p);
 }
 
+//  WORKFLOW SUBMIT: every step or none; the ids, or why not (naming the
+//  step); then what it caused. The store keeps each step's submit as the
+//  table rebuilds it (drover_assign_submit_of).
+static void
+s_handle_workflow (self_t *self, const byte *route, size_t route_size, drover_msg_t *msg)
+{
+    uint64_t workflow;
+    const char *reason;
+    uint64_t *ids = (uint64_t *) zmalloc ((msg->nsteps? msg->nsteps: 1) * sizeof (uint64_t));
+    int code = drover_assign_submit_workflow (self->table, msg, route, route_size, &workflow,
+                                              ids, &reason);
+    if (code != DROVER_CODE_OK) {
+        drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
+                               "");
+        free (ids);
+        s_carry_out (self, NULL);
+        return;
+    }
+    self->submitted += msg->nsteps;
+    for (uint32_t step = 0; step < msg->nsteps; step++)
+        drover_tasktags_add (self->tags, ids [step], msg->steps [step]);   //  affinity keys
+    drover_msg_t reply;
+    memset (&reply, 0, sizeof reply);
+    reply.id = DROVER_MSG_WORKFLOW_ACCEPTED;
+    reply.seq = msg->seq;
+    reply.task = workflow;
+    reply.ntasks = msg->nsteps;
+    reply.tasks = ids;
+    strcpy (reply.state_id, self->state_id);
+    drover_actor_say_to (self->outbox, self->acks, "assign", route, route_size, &reply, "");
+    free (ids);
+    s_carry_out (self, NULL);
+}
+
 //  TASK LIST: counts and rows; rows of queued tasks go by schedq, which
 //  says why each waits and sends the table
 static void
@@ -576,8 +622,23 @@ s_handle_list (self_t *self, const byte *route, size_t route_size, drover_msg_t 
     reply->seq = msg->seq;
     //  Counts of every task for all; rows of its own tasks for a non-admin
     const char *owner = msg->roles & DROVER_ROLE_ADMIN? NULL: msg->principal;
-    drover_assign_list (self->table, msg->state, msg->limit, owner, msg->labels, msg->nlabels,
-                           reply);
+    if (msg->group) {
+        //  An array's or workflow's members (its owner checked)
+        const char *reason = "";
+        int code = drover_assign_check_owner (self->table, msg, &msg->group, 1, &reason);
+        if (code == DROVER_CODE_OK)
+            code = drover_assign_list_members (self->table, msg->group, msg->limit, reply,
+                                               &reason);
+        if (code != DROVER_CODE_OK) {
+            drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code,
+                                   reason, "");
+            drover_msg_destroy (&reply);
+            return;
+        }
+    }
+    else
+        drover_assign_list (self->table, msg->state, msg->limit, owner, msg->labels,
+                            msg->nlabels, reply);
     bool queued = false;
     for (uint32_t index = 0; index < reply->nrows && !queued; index++)
         queued = reply->task_rows [index].state == DROVER_TASK_QUEUED;
@@ -601,10 +662,18 @@ s_handle_explain (self_t *self, const byte *route, size_t route_size, drover_msg
                                DROVER_CODE_NOT_FOUND, "unknown task", "");
         return;
     }
-    drover_msg_t *reply = drover_msg_new (state == DROVER_TASK_QUEUED?
-                                          DROVER_MSG_TASK_EXPLAIN: DROVER_MSG_TASK_EXPLANATION);
+    drover_msg_t *reply = drover_msg_new (DROVER_MSG_TASK_EXPLANATION);
     reply->seq = msg->seq;
     reply->task = msg->task;
+    if (state == DROVER_TASK_QUEUED && drover_assign_explain_held (self->table, msg->task, reply)) {
+        //  Held back before the queue: assign knows why
+        reply->state = (uint8_t) state;
+        drover_actor_send_to (self->outbox, "assign", route, route_size, reply, "");
+        drover_msg_destroy (&reply);
+        return;
+    }
+    if (state == DROVER_TASK_QUEUED)
+        reply->id = DROVER_MSG_TASK_EXPLAIN;
     if (state == DROVER_TASK_QUEUED)
         //  After the task's QUEUE on the link: schedq holds it, or placed it
         drover_outbox_say_msg (self->to_schedq, route, route_size, &reply);
@@ -663,6 +732,9 @@ s_handle_request (self_t *self, const byte *route, size_t route_size, drover_msg
     int code;
     if (msg->id == DROVER_MSG_TASK_LIST)
         s_handle_list (self, route, route_size, msg);
+    else
+    if (msg->id == DROVER_MSG_WORKFLOW_SUBMIT)
+        s_handle_workflow (self, route, route_size, msg);
     else
     if (((msg->id == DROVER_MSG_TASK_CANCEL || msg->id == DROVER_MSG_TASK_SHOW
           || msg->id == DROVER_MSG_TASK_EXPLAIN)

@@ -511,7 +511,8 @@ drover_end_fits (int state, int end)
         case DROVER_TASK_ASSIGNED:
         case DROVER_TASK_RUNNING:   return end == DROVER_END_NONE;
         case DROVER_TASK_SUCCEEDED: return end == DROVER_END_SUCCEEDED;
-        case DROVER_TASK_CANCELLED: return end == DROVER_END_CANCELLED;
+        case DROVER_TASK_CANCELLED: return end == DROVER_END_CANCELLED
+                                        || end == DROVER_END_DEPENDENCY;
         case DROVER_TASK_FAILED:    return end == DROVER_END_FAILED || end == DROVER_END_TIMED_OUT
                                         || end == DROVER_END_SPAWN_FAILED || end == DROVER_END_LOST
                                         || end == DROVER_END_POISON;

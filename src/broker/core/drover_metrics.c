@@ -25,6 +25,7 @@ typedef struct {
 
 #define S_WORKERS_HELP  "Workers by health (lost: declared lost and not registered again since)"
 #define S_ADMIN_HELP    "Connected workers by the state an operator set (run, hold, drain)"
+#define S_WAITING_HELP  "QUEUED tasks held back before the queue: for their parents, their begin time, a retry's backoff, room in their array, or (an array's or workflow's own id) their members"
 #define S_TASKS_HELP    "Tasks the broker holds, by state (finished ones as long as they are kept)"
 #define S_ENDED_HELP    "Tasks that reached a final state, by how they ended"
 #define S_REFUSED_HELP  "Task reports from workers refused, by code (409: stale attempt)"
@@ -76,6 +77,12 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_REFUSED_STALE] =     { "drover_reports_refused_total", "code=\"409\"", S_COUNTER, S_REFUSED_HELP },
     [DROVER_METRIC_REFUSED_NOT_FOUND] = { "drover_reports_refused_total", "code=\"404\"", S_COUNTER, S_REFUSED_HELP },
     [DROVER_METRIC_REFUSED_NOT_REGISTERED] = { "drover_reports_refused_total", "code=\"401\"", S_COUNTER, S_REFUSED_HELP },
+    [DROVER_METRIC_WAITING_AFTER] =     { "drover_tasks_waiting", "cause=\"after\"", S_GAUGE, S_WAITING_HELP },
+    [DROVER_METRIC_WAITING_BEGIN] =     { "drover_tasks_waiting", "cause=\"begin\"", S_GAUGE, S_WAITING_HELP },
+    [DROVER_METRIC_WAITING_RETRY] =     { "drover_tasks_waiting", "cause=\"retry\"", S_GAUGE, S_WAITING_HELP },
+    [DROVER_METRIC_WAITING_ARRAY] =     { "drover_tasks_waiting", "cause=\"array\"", S_GAUGE, S_WAITING_HELP },
+    [DROVER_METRIC_WAITING_GROUP] =     { "drover_tasks_waiting", "cause=\"group\"", S_GAUGE, S_WAITING_HELP },
+    [DROVER_METRIC_ENDED_DEPENDENCY] =  { "drover_tasks_ended_total", "end=\"dependency\"", S_COUNTER, S_ENDED_HELP },
     [DROVER_METRIC_WORKERS_LOST_TOTAL] = { "drover_workers_lost_total", NULL, S_COUNTER,
                                           "Workers declared lost: silent past lost-after, or their key revoked (not those that left or restarted)" },
     [DROVER_METRIC_PROBATIONS] =        { "drover_probations_total", NULL, S_COUNTER,

@@ -69,6 +69,14 @@ typedef enum {
     DROVER_METRIC_REFUSED_STALE,            //  409: a result of an attempt no longer current
     DROVER_METRIC_REFUSED_NOT_FOUND,        //  404: a report of a task not known
     DROVER_METRIC_REFUSED_NOT_REGISTERED,   //  401: a report not from the worker's registration
+    //  assign: QUEUED tasks held back before the queue, by cause
+    //  (drover_waits_t's order)
+    DROVER_METRIC_WAITING_AFTER,
+    DROVER_METRIC_WAITING_BEGIN,
+    DROVER_METRIC_WAITING_RETRY,
+    DROVER_METRIC_WAITING_ARRAY,
+    DROVER_METRIC_WAITING_GROUP,
+    DROVER_METRIC_ENDED_DEPENDENCY,
     //  health and probation: counters
     DROVER_METRIC_WORKERS_LOST_TOTAL,
     DROVER_METRIC_PROBATIONS,

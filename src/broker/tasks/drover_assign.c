@@ -45,6 +45,16 @@
 #include "drover_taskhistory.h"
 #include "drover_change.h"
 #include "drover_defaults.h"
+#include "drover_flow.h"
+
+//  A task released or doomed by a parent's end, waiting its turn: a
+//  cascade is worked through in a loop, never by recursion
+typedef struct {
+    uint64_t task;              //  the child
+    int verdict;                //  DROVER_DEPS_RELEASED or DROVER_DEPS_DOOMED
+    uint64_t blame;             //  the parent that decided it
+    int blame_state;            //  the state that parent ended in
+} s_verdict_t;
 
 //  One ack deadline: the attempt must be STARTED before it
 typedef struct {
@@ -70,7 +80,7 @@ struct _drover_assign_t {
     size_t queued_bytes;        //  body and label bytes of tasks not yet final
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
     drover_owners_t *owners;    //  the names tasks belong to, by record's owner index
-    char reason [96];           //  text behind a reason_p, until the next call
+    char reason [256];          //  text behind a reason_p, until the next call
     drover_assign_clock_fn *clock;   //  wall clock, msec since the epoch (tests fake it)
     void *clock_arg;            //  its argument
     uint32_t ack_timeout;       //  msec for a worker to take an offer
@@ -79,6 +89,11 @@ struct _drover_assign_t {
     uint32_t keep_finished;     //  finished tasks kept
     size_t max_kept_bytes;      //  output bytes kept, at most
     size_t max_queued_bytes;    //  body and label bytes of tasks not yet final, at most
+    drover_flow_t *flow;        //  what tasks wait for before the queue
+    drover_ring_t *verdicts;    //  s_verdict_t: children decided, not yet acted on
+    bool deciding;              //  verdicts are being worked through
+    zlistx_t *restored_deps;    //  ids of restored tasks with an after list, until LOADED
+    zlistx_t *early;            //  s_early_t: waits for array elements not made yet
     bool loaded;                //  LOADED heard: a RESTORE now is a task read back
     uint64_t recalled;          //  finished tasks read back from the history (RESTORE
                                 //  after LOADED) for requests not yet answered: kept
@@ -86,6 +101,9 @@ struct _drover_assign_t {
 };
 
 static void s_task_destroy (drover_assign_t *self, drover_taskrecord_t **task_p);
+static void s_ended (drover_assign_t *self, uint64_t id, int state);
+static void s_row_flow (drover_assign_t *self, drover_task_row_t *row);
+static void s_info_flow (drover_assign_t *self, drover_taskinfo_t *info);
 static void s_begin (drover_assign_t *self);
 static void s_keep_attempt (drover_assign_t *self, drover_taskrecord_t *task,
                             const char *worker, const char *reason);
@@ -118,6 +136,11 @@ drover_assign_new (void)
     self->actions = drover_taskactions_new ();
     self->exec = drover_exec_new ();
     self->owners = drover_owners_new ();
+    self->flow = drover_flow_new ((uint64_t) zclock_time ());
+    self->verdicts = drover_ring_new (sizeof (s_verdict_t));
+    self->restored_deps = zlistx_new ();
+    self->early = zlistx_new ();
+    zlistx_set_destructor (self->early, (zlistx_destructor_fn *) zstr_free);
     self->clock = s_system_clock;
     self->ack_timeout = DROVER_DEFAULT_ACK_TIMEOUT;
     self->lost_retries = DROVER_DEFAULT_LOST_RETRIES;
@@ -155,6 +178,10 @@ drover_assign_destroy (drover_assign_t **self_p)
     drover_taskactions_destroy (&self->actions);
     drover_exec_destroy (&self->exec);
     drover_owners_destroy (&self->owners);
+    drover_flow_destroy (&self->flow);
+    drover_ring_destroy (&self->verdicts);
+    zlistx_destroy (&self->restored_deps);
+    zlistx_destroy (&self->early);
     free (self);
     *self_p = NULL;
 }
@@ -270,6 +297,7 @@ s_remove (drover_assign_t *self, drover_taskrecord_t *task)
     }
     drover_idhash_delete (self->tasks, task);
     self->counts [task->state]--;
+    drover_flow_forget (self->flow, task->id);
     s_task_destroy (self, &task);
 }
 
@@ -293,6 +321,14 @@ s_expired (drover_assign_t *self, uint64_t id)
     return id >= 1 && id < self->next_id;
 }
 
+//  Tell whether id is an element of a live array not made yet
+static bool
+s_unmade (drover_assign_t *self, uint64_t id)
+{
+    drover_group_t *group = drover_groups_of (drover_flow_groups (self->flow), id);
+    return group && group->array && !group->stopped && id > group->id + group->made;
+}
+
 //  Tell whether a task was given out and is no longer held: it ended and
 //  its result was dropped past keep-finished (the durable history may
 //  still have it)
@@ -301,7 +337,7 @@ drover_assign_evicted (drover_assign_t *self, uint64_t id)
 {
     assert (self);
     s_begin (self);
-    return s_expired (self, id) && !s_lookup (self, id);
+    return s_expired (self, id) && !s_lookup (self, id) && !s_unmade (self, id);
 }
 
 //  The requests the tasks read back were for are answered: those tasks are
@@ -390,6 +426,7 @@ s_finish (drover_assign_t *self, drover_taskrecord_t *task, int state,
         s_notify (self, task, drover_waitlist_at (more, index));
     drover_waitlist_destroy (&more);
     drover_ring_push (self->finished, &task->id);
+    s_ended (self, task->id, state);
 }
 
 //  Keep the current attempt, which ended without ending the task, in the
@@ -460,6 +497,416 @@ s_waiter_add (drover_assign_t *self, drover_taskrecord_t *task,
 }
 
 //  ---------------------------------------------------------------------
+//  Workflows: tasks held back before the queue (drover_flow decides)
+//
+//  A task may wait for its parents, its begin time or a retry's backoff
+//  before it is queued; an array's or a workflow's own id waits for its
+//  members. Held tasks are QUEUED in the table and unknown to schedq. A
+//  task's end may release or doom its children: those verdicts go to a
+//  ring and are worked through in a loop (s_decide), so a cascade down a
+//  chain of 10,000 never recurses.
+
+static void s_finish (drover_assign_t *self, drover_taskrecord_t *task, int state,
+                      drover_taskresult_t *result);
+
+//  The state of a task for the graph: UNKNOWN if the table does not hold it
+static int
+s_state_of (void *arg, uint64_t id)
+{
+    drover_assign_t *self = (drover_assign_t *) arg;
+    drover_taskrecord_t *task = s_lookup (self, id);
+    return task? task->state: DROVER_TASK_UNKNOWN;
+}
+
+//  Say why a held task waits, as an event (task.waiting)
+static void
+s_say_held (drover_assign_t *self, drover_taskrecord_t *task)
+{
+    int64_t due;
+    int cause = drover_waiting_cause (drover_flow_waiting (self->flow), task->id, &due);
+    char text [DROVER_REASON_MAX + 1];
+    if (due) {
+        time_t seconds = (time_t) (due / 1000);
+        struct tm tm;
+        gmtime_r (&seconds, &tm);
+        char when [32];
+        strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        snprintf (text, sizeof text, "%s until %s", drover_waits_name (cause), when);
+    }
+    else
+        snprintf (text, sizeof text, "%s", drover_waits_name (cause));
+    drover_taskactions_event (self->actions, task, "task.waiting", text);
+}
+
+//  Queue a task whose hold is over
+static void
+s_release (drover_assign_t *self, drover_taskrecord_t *task)
+{
+    drover_taskactions_event (self->actions, task, "task.released", NULL);
+    drover_taskactions_queue (self->actions, task);
+}
+
+static void s_group_stop (drover_assign_t *self, drover_group_t *group, const char *reason);
+static int s_cancel (drover_assign_t *self, uint64_t id, const char **reason_p);
+
+//  End a task whose dependency can never be met: CANCELLED, end
+//  DEPENDENCY, naming the parent; an array or workflow stops its members
+static void
+s_doom (drover_assign_t *self, drover_taskrecord_t *task, uint64_t blame, int blame_state)
+{
+    char text [DROVER_REASON_MAX + 1];
+    snprintf (text, sizeof text, "dependency: task %" PRIu64 " %s", blame,
+              blame_state == DROVER_TASK_UNKNOWN? "is no longer known"
+                                                : drover_task_state_name (blame_state));
+    drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), task->id);
+    if (group && group->live) {
+        s_group_stop (self, group, text);   //  it ends once its live members have
+        return;
+    }
+    if (group && !group->stopped) {
+        group->stopped = true;              //  its members are never made
+        group->ended [DROVER_TASK_CANCELLED] += group->members - group->made;
+        group->made = group->members;
+    }
+    drover_waiting_remove (drover_flow_waiting (self->flow), task->id);
+    drover_taskresult_t *result = drover_taskresult_new (NULL, text);
+    result->end = DROVER_END_DEPENDENCY;
+    s_finish (self, task, DROVER_TASK_CANCELLED, result);
+}
+
+//  Put a task where the flow said: queue it, say why it is held, or doom it
+static void
+s_place (drover_assign_t *self, drover_taskrecord_t *task, int verdict, uint64_t blame,
+         int blame_state)
+{
+    if (verdict == DROVER_FLOW_QUEUE)
+        drover_taskactions_queue (self->actions, task);
+    else
+    if (verdict == DROVER_FLOW_HOLD)
+        s_say_held (self, task);
+    else
+        s_doom (self, task, blame, blame_state);
+}
+
+//  A child decided by a parent's end (drover_deps_fn): to the ring
+static void
+s_verdict (void *arg, uint64_t child, int verdict, uint64_t blame, int blame_state)
+{
+    drover_assign_t *self = (drover_assign_t *) arg;
+    s_verdict_t entry = { child, verdict, blame, blame_state };
+    drover_ring_push (self->verdicts, &entry);
+}
+
+static void s_group_started (drover_assign_t *self, drover_taskrecord_t *task);
+
+//  Work through the children decided so far, and those their ends decide
+static void
+s_decide (drover_assign_t *self)
+{
+    if (self->deciding)
+        return;                 //  the loop below this call takes them
+    self->deciding = true;
+    while (drover_ring_size (self->verdicts)) {
+        s_verdict_t entry = *(s_verdict_t *) drover_ring_head (self->verdicts);
+        drover_ring_pop (self->verdicts);
+        drover_taskrecord_t *task = s_lookup (self, entry.task);
+        if (!task || drover_taskrecord_final (task))
+            continue;           //  cancelled meanwhile
+        if (entry.verdict == DROVER_DEPS_DOOMED)
+            s_doom (self, task, entry.blame, entry.blame_state);
+        else
+        if (drover_groups_lookup (drover_flow_groups (self->flow), task->id)) {
+            drover_waiting_remove (drover_flow_waiting (self->flow), task->id);
+            s_group_started (self, task);
+        }
+        else
+        if (drover_flow_released (self->flow, task->id, s_now (self)) == DROVER_FLOW_QUEUE)
+            s_release (self, task);
+        else
+            s_say_held (self, task);
+    }
+    self->deciding = false;
+}
+
+//  The command of an array's element: the array's, with DROVER_ARRAY_ID and
+//  DROVER_ARRAY_INDEX added to its environment; NULL if it breaks a limit
+static byte *
+s_element_body (drover_assign_t *self, const drover_taskrecord_t *array, uint64_t id,
+                uint32_t index, size_t *size_p)
+{
+    const char *error;
+    if (drover_exec_decode (self->exec, array->data, array->body_size, &error))
+        return NULL;
+    char entry [64];
+    snprintf (entry, sizeof entry, "DROVER_ARRAY_ID=%" PRIu64, array->id);
+    byte *body = NULL;
+    if (drover_exec_add_env (self->exec, entry) == 0) {
+        snprintf (entry, sizeof entry, "DROVER_ARRAY_INDEX=%u", index);
+        if (drover_exec_add_env (self->exec, entry) == 0)
+            body = drover_exec_encode (self->exec, size_p);
+    }
+    (void) id;
+    return body;
+}
+
+//  Build a TASK SUBMIT from a record's fields (no key, no affinity)
+static drover_msg_t *
+s_submit_like (const drover_taskrecord_t *task, const byte *body, size_t body_size)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    msg->priority = task->priority;
+    msg->procs = task->procs;
+    msg->mem = task->mem;
+    msg->timeout = task->timeout;
+    msg->retries = task->retries;
+    drover_msg_set_body (msg, body, body_size);
+    const char *labels = drover_taskrecord_labels (task);
+    while (*labels) {
+        size_t length = strcspn (labels, "\n");
+        char label [DROVER_LABEL_MAX + 1];
+        snprintf (label, sizeof label, "%.*s", (int) length, labels);
+        drover_msg_add_label (msg, label);
+        labels += length + (labels [length] == '\n');
+    }
+    return msg;
+}
+
+//  A wait for an array element not made yet: its route, held until it is
+typedef struct {
+    uint64_t task;              //  the element's id
+    uint32_t seq;               //  the WAIT's seq
+    size_t route_size;          //  bytes in route
+    byte route [256];           //  the waiter's route
+} s_early_t;
+
+//  Hold a wait for an element not made yet
+static void
+s_early_wait (drover_assign_t *self, uint64_t id, uint32_t seq, const byte *route,
+              size_t route_size)
+{
+    s_early_t *early = (s_early_t *) zmalloc (sizeof (s_early_t));
+    early->task = id;
+    early->seq = seq;
+    early->route_size = route_size < sizeof early->route? route_size: sizeof early->route;
+    memcpy (early->route, route, early->route_size);
+    zlistx_add_end (self->early, early);
+}
+
+//  Hand waiters that asked for an element before it was made to it
+static void
+s_attach_early_waiters (drover_assign_t *self, drover_taskrecord_t *task)
+{
+    s_early_t *early = (s_early_t *) zlistx_first (self->early);
+    while (early) {
+        if (early->task == task->id) {
+            s_waiter_add (self, task, early->route, early->route_size, early->seq);
+            zlistx_delete (self->early, zlistx_cursor (self->early));
+            early = (s_early_t *) zlistx_first (self->early);   //  a few: start again
+        }
+        else
+            early = (s_early_t *) zlistx_next (self->early);
+    }
+}
+
+//  Make an array's next elements, as many as its limit lets live now;
+//  each is queued at once (the array's own wait is over)
+static void
+s_make_elements (drover_assign_t *self, drover_group_t *group)
+{
+    drover_taskrecord_t *array = s_lookup (self, group->id);
+    uint32_t room = array? drover_groups_room (group): 0;
+    for (uint32_t count = 0; count < room; count++) {
+        uint64_t id = group->id + 1 + group->made;
+        uint32_t index = drover_groups_index (group, id);
+        size_t body_size = 0;
+        byte *body = s_element_body (self, array, id, index, &body_size);
+        if (!body) {
+            s_group_stop (self, group, "an element's command breaks a limit");
+            break;
+        }
+        drover_msg_t *submit = s_submit_like (array, body, body_size);
+        free (body);
+        drover_taskrecord_t *task = drover_taskrecord_new (id, submit);
+        drover_msg_destroy (&submit);
+        task->owner = array->owner;
+        task->queued_at = s_now (self);
+        s_insert (self, task);
+        self->queued_bytes += drover_taskrecord_bytes (task);
+        group->made++;
+        group->live++;
+        drover_taskactions_event (self->actions, task, "task.queued", NULL);
+        drover_taskactions_queue (self->actions, task);
+        s_attach_early_waiters (self, task);
+    }
+}
+
+//  A group's own wait is over: it holds for its members from now on; an
+//  array makes its first elements, a workflow's steps are already made
+static void
+s_group_started (drover_assign_t *self, drover_taskrecord_t *task)
+{
+    drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), task->id);
+    assert (group);
+    group->started = true;
+    drover_waiting_add (drover_flow_waiting (self->flow), task->id, DROVER_WAITS_GROUP, 0);
+    drover_taskactions_event (self->actions, task, "task.released", NULL);
+    s_make_elements (self, group);
+}
+
+//  A group's members all ended: the group ends as they did
+static void
+s_group_end (drover_assign_t *self, drover_group_t *group)
+{
+    drover_taskrecord_t *task = s_lookup (self, group->id);
+    if (!task || drover_taskrecord_final (task))
+        return;
+    char text [DROVER_REASON_MAX + 1];
+    snprintf (text, sizeof text, "%" PRIu64 " of %u members succeeded, %" PRIu64 " failed, %"
+              PRIu64 " cancelled", group->ended [DROVER_TASK_SUCCEEDED], group->members,
+              group->ended [DROVER_TASK_FAILED], group->ended [DROVER_TASK_CANCELLED]);
+    drover_waiting_remove (drover_flow_waiting (self->flow), task->id);
+    int state = drover_groups_outcome (group);
+    drover_taskresult_t *result = drover_taskresult_new (NULL, text);
+    if (state == DROVER_TASK_FAILED)
+        result->exit_code = 1;
+    s_finish (self, task, state, result);
+}
+
+//  Stop a group: no more members are made (those never made count
+//  CANCELLED), its live members are cancelled; it ends once they have
+static void
+s_group_stop (drover_assign_t *self, drover_group_t *group, const char *reason)
+{
+    if (!group->stopped) {
+        group->stopped = true;
+        group->ended [DROVER_TASK_CANCELLED] += group->members - group->made;
+        group->made = group->members;
+    }
+    for (uint64_t id = group->id + 1; id <= group->id + group->span; id++) {
+        drover_taskrecord_t *task = s_lookup (self, id);
+        if (task && !drover_taskrecord_final (task)) {
+            const char *ignored;
+            s_cancel (self, id, &ignored);
+        }
+    }
+    (void) reason;
+    if (drover_groups_ended (group) == group->members)
+        s_group_end (self, group);
+}
+
+//  A task ended: count it for the tasks that wait for it and for its
+//  group, then work through what that decided
+static void
+s_ended (drover_assign_t *self, uint64_t id, int state)
+{
+    drover_deps_ended (drover_flow_deps (self->flow), id, state, s_verdict, self);
+    drover_group_t *group = drover_groups_of (drover_flow_groups (self->flow), id);
+    if (group) {
+        if (group->live)
+            group->live--;
+        group->ended [state]++;
+        s_make_elements (self, group);
+        if (drover_groups_ended (group) >= group->members)
+            s_group_end (self, group);
+    }
+    s_decide (self);
+}
+
+
+//  Release the tasks whose begin or retry time has come (wall clock);
+//  returns when the next one is due on the monotonic clock now runs on,
+//  or -1 if none
+static int64_t
+s_expire_holds (drover_assign_t *self, int64_t now)
+{
+    drover_waiting_t *waiting = drover_flow_waiting (self->flow);
+    int64_t wall = s_now (self);
+    uint64_t id;
+    while ((id = drover_waiting_take_due (waiting, wall))) {
+        drover_taskrecord_t *task = s_lookup (self, id);
+        if (!task || task->state != DROVER_TASK_QUEUED)
+            continue;
+        if (drover_groups_lookup (drover_flow_groups (self->flow), id))
+            s_group_started (self, task);
+        else
+            s_release (self, task);
+    }
+    int64_t due = drover_waiting_next_due (waiting);
+    return due? now + (due > wall? due - wall: 0): -1;
+}
+
+//  Put a task whose attempt failed back in the queue after its retry's
+//  backoff (task.retrying says when), or at once if it has no retry delay
+static void
+s_retry (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
+         const char *reason)
+{
+    int64_t due;
+    uint32_t used = task->retries - task->retries_left;
+    if (drover_flow_retry (self->flow, task->id, used, s_now (self), &due) == DROVER_FLOW_QUEUE) {
+        s_requeue (self, task, worker, reason);
+        return;
+    }
+    s_keep_attempt (self, task, worker, reason);
+    s_set_state (self, task, DROVER_TASK_QUEUED);
+    task->offered_at = task->started_at = 0;
+    drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
+        = "task.requeued";
+    char text [DROVER_REASON_MAX + 1];
+    time_t seconds = (time_t) (due / 1000);
+    struct tm tm;
+    gmtime_r (&seconds, &tm);
+    char when [32];
+    strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf (text, sizeof text, "attempt %u of %u at %s", task->attempt + 1, task->retries + 1,
+              when);
+    drover_taskactions_event (self->actions, task, "task.retrying", text);
+}
+
+//  Check a submit's workflow fields against the table: every parent is a
+//  task it holds (not a step: only a WORKFLOW SUBMIT names steps).
+//  Returns 200, or 400, 404, 410 with *reason_p set.
+static int
+s_check_after (drover_assign_t *self, const drover_msg_t *msg, bool steps,
+               const char **reason_p)
+{
+    for (uint32_t index = 0; index < msg->nafter; index++) {
+        const drover_after_t *after = &msg->after [index];
+        if (after->kind & DROVER_AFTER_STEP) {
+            if (steps)
+                continue;
+            *reason_p = "after: a step is named outside a workflow";
+            return DROVER_CODE_BAD_REQUEST;
+        }
+        if (s_lookup (self, after->task))
+            continue;
+        snprintf (self->reason, sizeof self->reason, s_expired (self, after->task)
+                  ? "after: task %" PRIu64 " ended and is no longer held: its outcome is unknown"
+                  : "after: no task %" PRIu64, after->task);
+        *reason_p = self->reason;
+        return s_expired (self, after->task)? DROVER_CODE_CONFLICT: DROVER_CODE_NOT_FOUND;
+    }
+    return DROVER_CODE_OK;
+}
+
+//  A new task (or group) accepted: where the flow puts it
+static void
+s_flow_new (drover_assign_t *self, drover_taskrecord_t *task, const drover_msg_t *msg)
+{
+    uint64_t blame = 0;
+    int blame_state = 0;
+    int verdict = drover_flow_submitted (self->flow, task->id, msg, s_now (self), s_state_of,
+                                         self, &blame, &blame_state);
+    if (verdict == DROVER_FLOW_QUEUE
+    &&  drover_groups_lookup (drover_flow_groups (self->flow), task->id))
+        s_group_started (self, task);
+    else
+        s_place (self, task, verdict, blame, blame_state);
+    s_decide (self);
+}
+
+
+//  ---------------------------------------------------------------------
 //  Requests from clients
 
 //  TASK SUBMIT from route: validate, store, queue
@@ -498,26 +945,207 @@ drover_assign_submit (drover_assign_t *self, drover_msg_t *msg,
         *reason_p = "queue full: max-queued-bytes";
         return DROVER_CODE_QUEUE_FULL;
     }
+    code = s_check_after (self, msg, false, reason_p);
+    if (code != DROVER_CODE_OK)
+        return code;
 
+    //  An array's own id, then its elements' ids, made as they may run
     drover_taskrecord_t *task = s_new_record (self, self->next_id++, msg);
+    if (msg->array.count) {
+        drover_groups_add (drover_flow_groups (self->flow), task->id, msg->array.count,
+                           msg->array.count, &msg->array);
+        self->next_id += msg->array.count;
+    }
     s_insert (self, task);
     self->queued_bytes += drover_taskrecord_bytes (task);
     if (notify && s_waiter_add (self, task, route, route_size, 0) != 0)
         assert (false);         //  room was checked above, and the task is new
     drover_taskactions_event (self->actions, task, "task.queued", NULL);
-    drover_taskactions_queue (self->actions, task);
+    s_flow_new (self, task, msg);
     *task_p = task->id;
     return DROVER_CODE_OK;
 }
 
-//  TASK CANCEL: now if queued; by a kill if it runs; refused if final
-int
-drover_assign_cancel (drover_assign_t *self, uint64_t id, const char **reason_p)
+//  Order a workflow's steps so that each comes after the steps it names
+//  (Kahn's algorithm); order gets step indexes from 0. Returns 0, or -1
+//  with the steps of a cycle named in self->reason.
+static int
+s_order_steps (drover_assign_t *self, const drover_msg_t *msg, uint32_t *order)
 {
-    assert (self && reason_p);
+    uint32_t count = msg->nsteps;
+    uint32_t *pending = (uint32_t *) zmalloc (count * sizeof (uint32_t));
+    for (uint32_t step = 0; step < count; step++)
+        for (uint32_t index = 0; index < msg->steps [step]->nafter; index++)
+            if (msg->steps [step]->after [index].kind & DROVER_AFTER_STEP)
+                pending [step]++;
+    uint32_t done = 0;
+    bool moved = true;
+    while (moved) {             //  O(steps^2): at most 1000 steps
+        moved = false;
+        for (uint32_t step = 0; step < count; step++) {
+            if (pending [step] != 0)
+                continue;
+            pending [step] = UINT32_MAX;        //  placed
+            order [done++] = step;
+            moved = true;
+            for (uint32_t other = 0; other < count; other++) {
+                const drover_msg_t *child = msg->steps [other];
+                for (uint32_t index = 0; index < child->nafter; index++)
+                    if ((child->after [index].kind & DROVER_AFTER_STEP)
+                    &&  child->after [index].task == step + 1 && pending [other] != UINT32_MAX)
+                        pending [other]--;
+            }
+        }
+    }
+    int rc = 0;
+    if (done < count) {
+        size_t used = (size_t) snprintf (self->reason, sizeof self->reason, "a cycle joins steps");
+        for (uint32_t step = 0; step < count && used < sizeof self->reason; step++)
+            if (pending [step] != UINT32_MAX)
+                used += (size_t) snprintf (self->reason + used, sizeof self->reason - used,
+                                           " %s", msg->step_names [step]);
+        rc = -1;
+    }
+    free (pending);
+    return rc;
+}
+
+//  Check every step of a WORKFLOW SUBMIT as a submit, and the steps it
+//  names. Returns 200, or the code and why, naming the step.
+static int
+s_check_steps (drover_assign_t *self, const drover_msg_t *msg, const char **reason_p)
+{
+    char why [160];
+    for (uint32_t step = 0; step < msg->nsteps; step++) {
+        const drover_msg_t *submit = msg->steps [step];
+        const char *reason = "";
+        int code = drover_taskrecord_check (submit, why, sizeof why, &reason);
+        if (code == DROVER_CODE_OK && submit->service [0]) {
+            reason = "service and slot are the broker's own: use SERVICE ADMIN";
+            code = DROVER_CODE_BAD_REQUEST;
+        }
+        if (code == DROVER_CODE_OK)
+            code = s_check_after (self, submit, true, &reason);
+        for (uint32_t index = 0; code == DROVER_CODE_OK && index < submit->nafter; index++) {
+            const drover_after_t *after = &submit->after [index];
+            if ((after->kind & DROVER_AFTER_STEP)
+            &&  (after->task < 1 || after->task > msg->nsteps || after->task == step + 1)) {
+                reason = after->task == step + 1? "after names the step itself"
+                                                 : "after names no step of the workflow";
+                code = DROVER_CODE_BAD_REQUEST;
+            }
+        }
+        if (code != DROVER_CODE_OK) {
+            snprintf (why, sizeof why, "%s", reason);
+            snprintf (self->reason, sizeof self->reason, "step %u (%.64s): %.160s", step + 1,
+                      msg->step_names [step], why);
+            *reason_p = self->reason;
+            return code;
+        }
+    }
+    return DROVER_CODE_OK;
+}
+
+//  WORKFLOW SUBMIT from route: every step or none; the workflow's own id,
+//  then its steps, numbered so that parents come first
+int
+drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, const byte *route,
+                               size_t route_size, uint64_t *workflow_p, uint64_t *ids,
+                               const char **reason_p)
+{
+    assert (self && msg && workflow_p && ids && reason_p);
     s_begin (self);
+    *workflow_p = 0;
+    *reason_p = "";
+    if (msg->nsteps == 0 || msg->nsteps > DROVER_STEPS_MAX) {
+        *reason_p = "a workflow has 1 to 1000 steps";
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    int code = s_check_steps (self, msg, reason_p);
+    if (code != DROVER_CODE_OK)
+        return code;
+    uint32_t *order = (uint32_t *) zmalloc (msg->nsteps * sizeof (uint32_t));
+    if (s_order_steps (self, msg, order)) {
+        free (order);
+        *reason_p = self->reason;
+        return DROVER_CODE_BAD_REQUEST;
+    }
+    uint64_t live = self->counts [DROVER_TASK_QUEUED] + self->counts [DROVER_TASK_ASSIGNED]
+                  + self->counts [DROVER_TASK_RUNNING];
+    if (live + msg->nsteps + 1 > self->max_queued) {
+        free (order);
+        *reason_p = "queue full";
+        return DROVER_CODE_QUEUE_FULL;
+    }
+    //  Ids: the workflow's, then each step's in order (an array step's
+    //  elements right after it)
+    uint64_t workflow = self->next_id++;
+    uint64_t span = 0;
+    for (uint32_t place = 0; place < msg->nsteps; place++) {
+        const drover_msg_t *step = msg->steps [order [place]];
+        ids [order [place]] = workflow + 1 + span;
+        span += 1 + step->array.count;
+    }
+    //  The workflow's own record: its name as its command, never run
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "workflow", msg->reason && *msg->reason? msg->reason: "workflow" };
+    drover_exec_set_argv (exec, 2, argv);
+    size_t body_size = 0;
+    byte *body = drover_exec_encode (exec, &body_size);
+    drover_exec_destroy (&exec);
+    drover_msg_t *own = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    own->procs = 1;
+    drover_msg_set_body (own, body, body_size);
+    free (body);
+    snprintf (own->principal, sizeof own->principal, "%s", msg->principal);
+    drover_taskrecord_t *group_task = s_new_record (self, workflow, own);
+    drover_msg_destroy (&own);
+    drover_group_t *group = drover_groups_add (drover_flow_groups (self->flow), workflow,
+                                               msg->nsteps, (uint32_t) span, NULL);
+    group->made = group->members;
+    group->live = group->members;
+    group->started = true;
+    s_insert (self, group_task);
+    self->queued_bytes += drover_taskrecord_bytes (group_task);
+    drover_taskactions_event (self->actions, group_task, "task.queued", NULL);
+    drover_waiting_add (drover_flow_waiting (self->flow), workflow, DROVER_WAITS_GROUP, 0);
+    //  The steps, parents first; names of steps become their ids
+    for (uint32_t place = 0; place < msg->nsteps; place++) {
+        drover_msg_t *step = msg->steps [order [place]];
+        for (uint32_t index = 0; index < step->nafter; index++)
+            if (step->after [index].kind & DROVER_AFTER_STEP) {
+                step->after [index].kind &= (uint8_t) ~DROVER_AFTER_STEP;
+                step->after [index].task = ids [step->after [index].task - 1];
+            }
+        snprintf (step->principal, sizeof step->principal, "%s", msg->principal);
+        drover_taskrecord_t *task = s_new_record (self, ids [order [place]], step);
+        if (step->array.count)
+            drover_groups_add (drover_flow_groups (self->flow), task->id, step->array.count,
+                               step->array.count, &step->array);
+        s_insert (self, task);
+        self->queued_bytes += drover_taskrecord_bytes (task);
+        drover_taskactions_event (self->actions, task, "task.queued", NULL);
+        s_flow_new (self, task, step);
+    }
+    self->next_id = workflow + 1 + span;
+    free (order);
+    *workflow_p = workflow;
+    (void) route;
+    (void) route_size;
+    return DROVER_CODE_OK;
+}
+
+//  Cancel a task: now if queued; by a kill if it runs; refused if final;
+//  an array or workflow: every live member, and no more are made
+static int
+s_cancel (drover_assign_t *self, uint64_t id, const char **reason_p)
+{
     *reason_p = "";
     drover_taskrecord_t *task = s_lookup (self, id);
+    if (!task && s_unmade (self, id)) {
+        *reason_p = "an array element not made yet: cancel its array";
+        return DROVER_CODE_CONFLICT;
+    }
     if (!task && s_expired (self, id)) {
         *reason_p = "already finished (its result expired)";
         return DROVER_CODE_CONFLICT;
@@ -532,8 +1160,18 @@ drover_assign_cancel (drover_assign_t *self, uint64_t id, const char **reason_p)
         *reason_p = self->reason;
         return DROVER_CODE_CONFLICT;
     }
+    drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), task->id);
+    if (group) {
+        uint32_t live = group->live;
+        s_group_stop (self, group, "cancelled");
+        snprintf (self->reason, sizeof self->reason, "cancelled: %u members were live", live);
+        *reason_p = self->reason;
+        s_decide (self);
+        return DROVER_CODE_OK;
+    }
     if (task->state == DROVER_TASK_QUEUED) {
-        drover_taskactions_tell (self->actions, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
+        if (!drover_waiting_remove (drover_flow_waiting (self->flow), task->id))
+            drover_taskactions_tell (self->actions, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
         s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (NULL, "cancelled while queued"));
         *reason_p = "cancelled";
         return DROVER_CODE_OK;
@@ -543,6 +1181,15 @@ drover_assign_cancel (drover_assign_t *self, uint64_t id, const char **reason_p)
     drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
     *reason_p = "kill sent";
     return DROVER_CODE_OK;
+}
+
+//  TASK CANCEL: now if queued; by a kill if it runs; refused if final
+int
+drover_assign_cancel (drover_assign_t *self, uint64_t id, const char **reason_p)
+{
+    assert (self && reason_p);
+    s_begin (self);
+    return s_cancel (self, id, reason_p);
 }
 
 //  TASK WAIT from route: answer what is known now, the rest when it ends
@@ -563,7 +1210,12 @@ drover_assign_wait (drover_assign_t *self, const uint64_t *tasks,
     size_t repeated = 0;        //  already waited on by this route: seq updated
     for (size_t index = 0; index < count; index++) {
         drover_taskrecord_t *task = s_lookup (self, tasks [index]);
+        drover_group_t *group = task? NULL
+                              : drover_groups_of (drover_flow_groups (self->flow), tasks [index]);
         int added = -1;
+        if (group && group->array && !group->stopped && tasks [index] > group->id + group->made)
+            s_early_wait (self, tasks [index], seq, route, route_size);
+        else
         if (!task || drover_taskrecord_final (task))
             drover_taskactions_done (self->actions, task, tasks [index],
                                      s_expired (self, tasks [index]), route, route_size, seq);
@@ -794,7 +1446,7 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
         drover_taskresult_describe (msg, text, sizeof text);
         if (task->retries_left > 0) {
             task->retries_left--;
-            s_requeue (self, task, msg->worker, text);
+            s_retry (self, task, msg->worker, text);
         }
         else
             s_finish (self, task, DROVER_TASK_FAILED, drover_taskresult_take (msg, msg->worker, text));
@@ -932,6 +1584,7 @@ drover_assign_expire (drover_assign_t *self, int64_t now)
 {
     assert (self);
     s_begin (self);
+    int64_t next = s_expire_holds (self, now);
     s_ack_t *ack;
     while ((ack = (s_ack_t *) drover_ring_head (self->acks))) {
         drover_taskrecord_t *task = s_lookup (self, ack->task);
@@ -940,12 +1593,12 @@ drover_assign_expire (drover_assign_t *self, int64_t now)
             continue;           //  taken, ended or offered again since
         }
         if (ack->deadline > now)
-            return ack->deadline;
+            return next == -1 || ack->deadline < next? ack->deadline: next;
         drover_ring_pop (self->acks);
         drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
         s_host_failed (self, task, "ack timeout");
     }
-    return -1;
+    return next;
 }
 
 
@@ -1070,6 +1723,7 @@ drover_assign_list (drover_assign_t *self, uint8_t state, uint32_t limit,
     for (size_t index = 0; index < count; index++) {
         drover_taskrecord_t *task = (drover_taskrecord_t *) newest [index];
         drover_taskrecord_row (task, self->exec, &table->task_rows [index]);
+        s_row_flow (self, &table->task_rows [index]);
         snprintf (table->task_rows [index].owner, sizeof table->task_rows [index].owner, "%s",
                   drover_owners_name (self->owners, task->owner));
     }
@@ -1166,6 +1820,18 @@ drover_assign_show (drover_assign_t *self, uint64_t id, drover_taskinfo_t **info
     *info_p = NULL;
     *reason_p = "";
     drover_taskrecord_t *task = s_lookup (self, id);
+    if (!task && s_unmade (self, id)) {
+        //  An array's element not made yet: it waits for room in its array
+        drover_group_t *group = drover_groups_of (drover_flow_groups (self->flow), id);
+        drover_taskinfo_t *info = drover_taskinfo_new ();
+        info->task = id;
+        info->state = DROVER_TASK_QUEUED;
+        info->waits = DROVER_WAITS_ARRAY;
+        info->group = group->id;
+        info->index = drover_groups_index (group, id);
+        *info_p = info;
+        return DROVER_CODE_OK;
+    }
     if (!task && id >= 1 && id < self->next_id) {
         //  Given out, and its result no longer kept: as TASK DONE says it
         drover_taskinfo_t *info = drover_taskinfo_new ();
@@ -1183,6 +1849,7 @@ drover_assign_show (drover_assign_t *self, uint64_t id, drover_taskinfo_t **info
         (const drover_taskhistory_t *) drover_idhash_lookup (self->histories, task->id): NULL;
     *info_p = drover_taskrecord_info (task, history,
                                       drover_owners_name (self->owners, task->owner), self->exec);
+    s_info_flow (self, *info_p);
     return DROVER_CODE_OK;
 }
 
@@ -1193,6 +1860,105 @@ drover_assign_show (drover_assign_t *self, uint64_t id, drover_taskinfo_t **info
 //  The tasks the store kept put back as they were, ids that go on, the
 //  grace for workers to report their attempts, and submits the store could
 //  not save.
+
+//  A restored task is an array or a workflow: its group, from its kept
+//  submit (a workflow's array spec says step 0, its span and its steps)
+static void
+s_restore_group (drover_assign_t *self, drover_taskrecord_t *task, const drover_change_t *change)
+{
+    const drover_array_spec_t *spec = &change->submit->array;
+    bool workflow = spec->step == 0;
+    drover_group_t *group = drover_groups_add (drover_flow_groups (self->flow), task->id,
+                                               workflow? spec->limit: spec->count, spec->count,
+                                               workflow? NULL: spec);
+    group->started = workflow || change->waits == DROVER_WAITS_GROUP;
+    if (workflow)
+        group->made = group->members;
+    if (self->next_id <= task->id + spec->count)
+        self->next_id = task->id + spec->count + 1;     //  its members' ids stay its
+}
+
+//  A restored task is a member of a group restored before it: count it
+static void
+s_restore_member (drover_assign_t *self, drover_taskrecord_t *task, bool final)
+{
+    drover_group_t *group = drover_groups_of (drover_flow_groups (self->flow), task->id);
+    if (!group || self->loaded)
+        return;
+    if (group->array && task->id - group->id > group->made)
+        group->made = (uint32_t) (task->id - group->id);    //  made in order
+    if (final)
+        group->ended [task->state]++;
+    else
+        group->live++;
+}
+
+//  Put a restored QUEUED task back where it waited: in the queue, held
+//  for its begin or retry time, for its parents (judged again now: a
+//  verdict is acted on at LOADED), or for its members
+static void
+s_restore_flow (drover_assign_t *self, drover_taskrecord_t *task, const drover_change_t *change)
+{
+    drover_flow_restored (self->flow, task->id, change->submit);
+    if (change->submit->array.count) {
+        s_restore_group (self, task, change);
+        if (change->waits == DROVER_WAITS_GROUP || change->submit->array.step == 0) {
+            drover_waiting_add (drover_flow_waiting (self->flow), task->id,
+                                DROVER_WAITS_GROUP, 0);
+            return;
+        }
+    }
+    drover_waiting_t *waiting = drover_flow_waiting (self->flow);
+    if (change->waits == DROVER_WAITS_AFTER && change->submit->nafter) {
+        uint64_t blame;
+        int blame_state;
+        int verdict = drover_deps_add (drover_flow_deps (self->flow), task->id,
+                                       change->submit->after, change->submit->nafter,
+                                       s_state_of, self, &blame, &blame_state);
+        if (verdict == DROVER_DEPS_WAITS)
+            drover_waiting_add (waiting, task->id, DROVER_WAITS_AFTER, 0);
+        else
+            s_verdict (self, task->id, verdict, blame, blame_state);
+    }
+    else
+    if ((change->waits == DROVER_WAITS_BEGIN || change->waits == DROVER_WAITS_RETRY)
+    &&  change->due_at)
+        drover_waiting_add (waiting, task->id, change->waits, change->due_at);
+    else
+    if (change->submit->array.count)
+        s_verdict (self, task->id, DROVER_DEPS_RELEASED, 0, 0);    //  starts at LOADED
+    else
+        drover_taskactions_queue (self->actions, task);
+}
+
+//  At LOADED: what restored groups made and lost, and the verdicts
+//  judged while restoring; arrays make more elements if they may
+static void
+s_loaded_flow (drover_assign_t *self)
+{
+    drover_groups_t *groups = drover_flow_groups (self->flow);
+    for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
+        drover_taskrecord_t *task = (drover_taskrecord_t *) drover_idhash_slot (self->tasks, slot);
+        drover_group_t *group = task? drover_groups_lookup (groups, task->id): NULL;
+        if (!group || drover_taskrecord_final (task))
+            continue;
+        //  Members made, ended and no longer kept: their outcome is lost;
+        //  counted as succeeded
+        uint64_t known = group->live + drover_groups_ended (group);
+        if (group->made > known)
+            group->ended [DROVER_TASK_SUCCEEDED] += group->made - known;
+    }
+    s_decide (self);
+    for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
+        drover_taskrecord_t *task = (drover_taskrecord_t *) drover_idhash_slot (self->tasks, slot);
+        drover_group_t *group = task? drover_groups_lookup (groups, task->id): NULL;
+        if (!group || drover_taskrecord_final (task))
+            continue;
+        s_make_elements (self, group);
+        if (drover_groups_ended (group) >= group->members)
+            s_group_end (self, group);
+    }
+}
 
 //  RESTORE: put back a task the store kept, as it was. Returns 0, or -1 if
 //  the change cannot be a task or the id is held already (ignored). After
@@ -1231,6 +1997,7 @@ drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
     s_insert (self, task);
     if (self->next_id <= task->id)
         self->next_id = task->id + 1;
+    s_restore_member (self, task, final);
     if (final) {
         const drover_msg_t *done = change->done;
         drover_taskresult_t *result = drover_taskresult_new (change->worker, done->reason);
@@ -1271,7 +2038,7 @@ drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
         task->restored = true;
     }
     else
-        drover_taskactions_queue (self->actions, task);
+        s_restore_flow (self, task, change);
     return 0;
 }
 
@@ -1323,6 +2090,7 @@ drover_assign_loaded (drover_assign_t *self, uint64_t next_id)
     assert (self);
     if (self->next_id < next_id)
         self->next_id = next_id;
+    s_loaded_flow (self);
     self->loaded = true;
 }
 
@@ -1413,5 +2181,244 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
     placed->procs = task->procs;
     placed->mem = task->mem;
     placed->labels = drover_taskrecord_labels (task);
+    return DROVER_CODE_OK;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Workflows: what the actor asks
+
+//  Fill a change's workflow fields with what the table holds of its task
+//  now: why it is held and until when, its group, and (its own id) what
+//  a group made
+void
+drover_assign_flow_fields (drover_assign_t *self, uint64_t id, uint8_t *waits_p,
+                           int64_t *due_p, uint64_t *group_p, uint32_t *made_p)
+{
+    assert (self && waits_p && due_p && group_p && made_p);
+    *waits_p = (uint8_t) drover_waiting_cause (drover_flow_waiting (self->flow), id, due_p);
+    drover_groups_t *groups = drover_flow_groups (self->flow);
+    drover_group_t *group = drover_groups_of (groups, id);
+    *group_p = group? group->id: 0;
+    drover_group_t *own = drover_groups_lookup (groups, id);
+    *made_p = own? own->made: 0;
+}
+
+//  Return how many tasks are held back for cause (drover_waits_t)
+size_t
+drover_assign_held (drover_assign_t *self, int cause)
+{
+    assert (self);
+    if (cause == DROVER_WAITS_ARRAY)
+        return (size_t) drover_groups_unmade (drover_flow_groups (self->flow));
+    return drover_waiting_count (drover_flow_waiting (self->flow), cause);
+}
+
+//  A task's TASK SUBMIT rebuilt from the table, for the store to keep:
+//  its fields and command, its after list, begin and retry delays, and an
+//  array's spec (a workflow's own record: step 0, count its span, limit
+//  its steps); NULL if the table does not hold it
+drover_msg_t *
+drover_assign_submit_of (drover_assign_t *self, uint64_t id)
+{
+    assert (self);
+    drover_taskrecord_t *task = s_lookup (self, id);
+    if (!task)
+        return NULL;
+    drover_msg_t *msg = s_submit_like (task, task->data, task->body_size);
+    size_t count;
+    const drover_after_t *after = drover_deps_parents (drover_flow_deps (self->flow), id, &count);
+    if (count) {
+        msg->after = (drover_after_t *) zmalloc (count * sizeof (drover_after_t));
+        memcpy (msg->after, after, count * sizeof (drover_after_t));
+        msg->nafter = (uint32_t) count;
+    }
+    msg->begin = (uint64_t) drover_flow_begin (self->flow, id, &msg->retry_delay,
+                                               &msg->retry_max_delay);
+    drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), id);
+    if (group && group->array)
+        msg->array = (drover_array_spec_t) { group->first, group->step, group->members,
+                                             group->limit };
+    else
+    if (group)
+        msg->array = (drover_array_spec_t) { 0, 0, group->span, group->members };
+    snprintf (msg->principal, sizeof msg->principal, "%s",
+              drover_owners_name (self->owners, task->owner));
+    return msg;
+}
+
+//  Add an explanation item to reply
+static drover_why_t *
+s_why (drover_msg_t *reply, int code)
+{
+    if (reply->nwhys >= DROVER_WHYS_MAX)
+        return NULL;
+    reply->whys = (drover_why_t *) realloc (reply->whys, (reply->nwhys + 1) * sizeof (drover_why_t));
+    assert (reply->whys);
+    drover_why_t *why = &reply->whys [reply->nwhys++];
+    memset (why, 0, sizeof *why);
+    why->code = (uint8_t) code;
+    return why;
+}
+
+//  TASK EXPLAIN of a task held back: fill reply's items (PARENT, BEGIN,
+//  RETRY, ARRAY_LIMIT, GROUP) and return true; false if the task is not
+//  held here (schedq explains a queued one)
+bool
+drover_assign_explain_held (drover_assign_t *self, uint64_t id, drover_msg_t *reply)
+{
+    assert (self && reply);
+    s_begin (self);
+    int64_t due;
+    int cause = drover_waiting_cause (drover_flow_waiting (self->flow), id, &due);
+    drover_taskrecord_t *task = s_lookup (self, id);
+    drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), id);
+    if (!task || (!cause && !group))
+        return false;
+    drover_why_t *why;
+    if (cause == DROVER_WAITS_AFTER) {
+        size_t count;
+        const drover_after_t *after = drover_deps_parents (drover_flow_deps (self->flow), id,
+                                                           &count);
+        uint32_t pending = 0;
+        for (size_t index = 0; index < count; index++)
+            if (drover_deps_judge (after [index].kind, s_state_of (self, after [index].task)) == 0)
+                pending++;
+        for (size_t index = 0, listed = 0; index < count && listed < 8; index++) {
+            int state = s_state_of (self, after [index].task);
+            if (drover_deps_judge (after [index].kind, state) != 0 || !(why = s_why (reply, DROVER_WHY_PARENT)))
+                continue;
+            why->a = after [index].task;
+            why->b = (uint64_t) state;
+            why->count = listed++ == 0? pending: 0;
+        }
+    }
+    else
+    if ((cause == DROVER_WAITS_BEGIN || cause == DROVER_WAITS_RETRY)
+    &&  (why = s_why (reply, cause == DROVER_WAITS_BEGIN? DROVER_WHY_BEGIN: DROVER_WHY_RETRY))) {
+        why->a = (uint64_t) due;
+        why->b = task->attempt + 1;
+        why->count = task->retries + 1;
+    }
+    if (group && (why = s_why (reply, DROVER_WHY_GROUP))) {
+        why->a = drover_groups_ended (group);
+        why->b = group->members;
+        why->count = group->live;
+        if (group->array && group->limit && group->live >= group->limit
+        &&  group->made < group->members && (why = s_why (reply, DROVER_WHY_ARRAY_LIMIT))) {
+            why->a = group->id;
+            why->b = group->live;
+            why->count = group->limit;
+        }
+    }
+    return true;
+}
+
+//  Fill a TASK TABLE row's workflow elements: why it is held, its group,
+//  its parents
+static void
+s_row_flow (drover_assign_t *self, drover_task_row_t *row)
+{
+    row->waits = (uint8_t) drover_waiting_cause (drover_flow_waiting (self->flow), row->task, NULL);
+    drover_group_t *group = drover_groups_of (drover_flow_groups (self->flow), row->task);
+    row->group = group? group->id: 0;
+    size_t count;
+    drover_deps_parents (drover_flow_deps (self->flow), row->task, &count);
+    row->parents = (uint32_t) count;
+    if (row->waits && !row->reason [0])
+        snprintf (row->reason, sizeof row->reason, "%s", drover_waits_name (row->waits));
+}
+
+//  Fill a TASK INFO's workflow keys
+static void
+s_info_flow (drover_assign_t *self, drover_taskinfo_t *info)
+{
+    drover_flow_t *flow = self->flow;
+    int64_t due;
+    info->waits = (uint8_t) drover_waiting_cause (drover_flow_waiting (flow), info->task, &due);
+    info->due = (uint64_t) due;
+    info->begin = (uint64_t) drover_flow_begin (flow, info->task, &info->retry_delay,
+                                                &info->retry_max_delay);
+    drover_group_t *group = drover_groups_of (drover_flow_groups (flow), info->task);
+    if (group) {
+        info->group = group->id;
+        if (group->array)
+            info->index = drover_groups_index (group, info->task);
+    }
+    size_t count;
+    const drover_after_t *after = drover_deps_parents (drover_flow_deps (flow), info->task, &count);
+    if (count) {
+        info->parents = (drover_parent_t *) zmalloc (count * sizeof (drover_parent_t));
+        for (size_t index = 0; index < count; index++)
+            info->parents [index] = (drover_parent_t) {
+                after [index].kind, after [index].task,
+                (uint8_t) s_state_of (self, after [index].task) };
+        info->nparents = (uint32_t) count;
+    }
+    uint64_t children [DROVER_CHILDREN_LISTED];
+    size_t total = drover_deps_children (drover_flow_deps (flow), info->task, children,
+                                         DROVER_CHILDREN_LISTED);
+    if (total) {
+        size_t listed = total < DROVER_CHILDREN_LISTED? total: DROVER_CHILDREN_LISTED;
+        info->children = (uint64_t *) zmalloc (listed * sizeof (uint64_t));
+        memcpy (info->children, children, listed * sizeof (uint64_t));
+        info->nchildren = (uint32_t) listed;
+        info->children_total = (uint32_t) total;
+    }
+    drover_group_t *own = drover_groups_lookup (drover_flow_groups (flow), info->task);
+    if (own) {
+        info->members = own->members;
+        info->limit = own->limit;
+        info->array_first = own->first;
+        info->array_step = own->step;
+        for (int state = 0; state < DROVER_TASK_STATES; state++)
+            info->member_counts [state] = own->ended [state];
+        //  Live members by their state now; those not made yet wait, QUEUED
+        for (uint64_t id = own->id + 1; id <= own->id + own->span; id++) {
+            drover_taskrecord_t *task = s_lookup (self, id);
+            if (task && !drover_taskrecord_final (task)
+            &&  drover_groups_of (drover_flow_groups (flow), id) == own)
+                info->member_counts [task->state]++;
+        }
+        info->member_counts [DROVER_TASK_QUEUED] += own->members - own->made;
+    }
+}
+
+//  TASK LIST of a group's members (an array's elements made so far, a
+//  workflow's steps), in id order, up to limit rows; counts per state are
+//  the members'. Returns 200, or 404 if group is not an array or workflow
+//  the table holds.
+int
+drover_assign_list_members (drover_assign_t *self, uint64_t id, uint32_t limit,
+                            drover_msg_t *table, const char **reason_p)
+{
+    assert (self && table && reason_p);
+    s_begin (self);
+    *reason_p = "";
+    drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), id);
+    if (!group) {
+        *reason_p = "not an array or a workflow";
+        return DROVER_CODE_NOT_FOUND;
+    }
+    size_t wanted = limit < DROVER_ROWS_MAX? limit: DROVER_ROWS_MAX;
+    if (wanted)
+        table->task_rows = (drover_task_row_t *) zmalloc (wanted * sizeof (drover_task_row_t));
+    for (int state = 0; state < DROVER_TASK_STATES; state++)
+        table->counts [state] = group->ended [state];
+    table->counts [DROVER_TASK_QUEUED] += group->members - group->made;
+    for (uint64_t member = id + 1; member <= id + group->span; member++) {
+        drover_taskrecord_t *task = s_lookup (self, member);
+        if (!task || drover_groups_of (drover_flow_groups (self->flow), member) != group)
+            continue;
+        if (!drover_taskrecord_final (task))
+            table->counts [task->state]++;
+        if (table->nrows < wanted) {
+            drover_task_row_t *row = &table->task_rows [table->nrows++];
+            drover_taskrecord_row (task, self->exec, row);
+            s_row_flow (self, row);
+            snprintf (row->owner, sizeof row->owner, "%s",
+                      drover_owners_name (self->owners, task->owner));
+        }
+    }
     return DROVER_CODE_OK;
 }

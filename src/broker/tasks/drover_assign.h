@@ -146,6 +146,18 @@ int
                              const byte *route, size_t route_size,
                              uint64_t *task_p, const char **reason_p);
 
+//  WORKFLOW SUBMIT from route: check every step (as a SUBMIT, and the
+//  steps its after list names: no unknown step, no cycle), then accept
+//  them all: the workflow's own id in *workflow_p, each step's id in ids
+//  (msg->nsteps entries, in step order), parents numbered before their
+//  children. Rewrites the steps' after lists to ids (the store keeps
+//  them so). Returns 200, or an ERROR code (400, 404, 410, 301) with
+//  *reason_p naming the step at fault; then nothing was accepted.
+int
+    drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg,
+                                   const byte *route, size_t route_size,
+                                   uint64_t *workflow_p, uint64_t *ids, const char **reason_p);
+
 //  START from the reconciler: a service's replica (msg names its service
 //  and slot; the broker's own TASK SUBMIT, retries 0, no waiter) runs on
 //  worker now, attempt 1, without the queue: the task is created, offered
@@ -339,6 +351,35 @@ uint64_t
 //  Return how many tasks the table holds in all
 size_t
     drover_assign_size (drover_assign_t *self);
+
+//  TASK LIST of an array's or workflow's members made so far, in id
+//  order, up to limit rows; counts per state are its members' (those not
+//  made yet count QUEUED). Returns 200, or 404 if id is no group.
+int
+    drover_assign_list_members (drover_assign_t *self, uint64_t group, uint32_t limit,
+                                drover_msg_t *table, const char **reason_p);
+
+//  Fill a change's workflow fields with what the table holds of task now:
+//  why it is held (drover_waits_t) and until when, its group, and (a
+//  group's own id) the members it made
+void
+    drover_assign_flow_fields (drover_assign_t *self, uint64_t task, uint8_t *waits_p,
+                               int64_t *due_p, uint64_t *group_p, uint32_t *made_p);
+
+//  Return how many tasks are held back for cause (drover_waits_t)
+size_t
+    drover_assign_held (drover_assign_t *self, int cause);
+
+//  A task's TASK SUBMIT rebuilt from the table (an array's element, a
+//  workflow's own record), for the store to keep; NULL if not held. The
+//  caller destroys it.
+drover_msg_t *
+    drover_assign_submit_of (drover_assign_t *self, uint64_t task);
+
+//  TASK EXPLAIN of a task held back before the queue (or a group's own
+//  id): fill reply's items and return true; false if it is not held here
+bool
+    drover_assign_explain_held (drover_assign_t *self, uint64_t task, drover_msg_t *reply);
 
 #ifdef __cplusplus
 }
