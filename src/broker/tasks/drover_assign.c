@@ -92,6 +92,7 @@ struct _drover_assign_t {
     drover_flow_t *flow;        //  what tasks wait for before the queue
     drover_ring_t *verdicts;    //  s_verdict_t: children decided, not yet acted on
     bool deciding;              //  verdicts are being worked through
+    bool skipping;              //  the task ending is a clean-up step not needed
     zlistx_t *restored_deps;    //  ids of restored tasks with an after list, until LOADED
     zlistx_t *early;            //  s_early_t: waits for array elements not made yet
     bool loaded;                //  LOADED heard: a RESTORE now is a task read back
@@ -571,7 +572,10 @@ s_doom (drover_assign_t *self, drover_taskrecord_t *task, uint64_t blame, int bl
     drover_waiting_remove (drover_flow_waiting (self->flow), task->id);
     drover_taskresult_t *result = drover_taskresult_new (NULL, text);
     result->end = DROVER_END_DEPENDENCY;
+    //  A clean-up step whose parents succeeded was not needed: skipped
+    self->skipping = blame_state == DROVER_TASK_SUCCEEDED;
     s_finish (self, task, DROVER_TASK_CANCELLED, result);
+    self->skipping = false;
 }
 
 //  Put a task where the flow said: queue it, say why it is held, or doom it
@@ -799,12 +803,16 @@ s_group_stop (drover_assign_t *self, drover_group_t *group, const char *reason)
 static void
 s_ended (drover_assign_t *self, uint64_t id, int state)
 {
+    bool skipped = self->skipping;      //  this task's, not those it ends in turn
+    self->skipping = false;
     drover_deps_ended (drover_flow_deps (self->flow), id, state, s_verdict, self);
     drover_group_t *group = drover_groups_of (drover_flow_groups (self->flow), id);
     if (group) {
         if (group->live)
             group->live--;
         group->ended [state]++;
+        if (skipped)
+            group->skipped++;
         s_make_elements (self, group);
         if (drover_groups_ended (group) >= group->members)
             s_group_end (self, group);

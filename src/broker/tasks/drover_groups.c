@@ -209,7 +209,7 @@ drover_groups_outcome (const drover_group_t *group)
     assert (group);
     if (group->ended [DROVER_TASK_FAILED])
         return DROVER_TASK_FAILED;
-    if (group->ended [DROVER_TASK_CANCELLED])
+    if (group->ended [DROVER_TASK_CANCELLED] > group->skipped)
         return DROVER_TASK_CANCELLED;
     return DROVER_TASK_SUCCEEDED;
 }

@@ -42,6 +42,8 @@ typedef struct {
     bool stopped;               //  cancelled or doomed: makes no more
     uint64_t ended [DROVER_TASK_STATES];    //  members ended, by state (those never
                                 //  made count CANCELLED)
+    uint64_t skipped;           //  of the CANCELLED, those not needed: a clean-up step
+                                //  (after-fail) whose parents succeeded
 } drover_group_t;
 
 typedef struct _drover_groups_t drover_groups_t;
@@ -91,8 +93,9 @@ uint32_t
 uint64_t
     drover_groups_ended (const drover_group_t *group);
 
-//  Return the state a group ends in once every member ended: SUCCEEDED if
-//  all did, FAILED if any failed, else CANCELLED
+//  Return the state a group ends in once every member ended: FAILED if any
+//  failed, else CANCELLED if any was cancelled (but for those skipped),
+//  else SUCCEEDED
 int
     drover_groups_outcome (const drover_group_t *group);
 
