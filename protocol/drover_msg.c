@@ -68,6 +68,15 @@ drover_msg_reset (drover_msg_t *self)
     free (self->whys);
     free (self->pool_rows);
     free (self->affinity);
+    free (self->after);
+    for (uint32_t index = 0; index < self->nsteps; index++) {
+        if (self->step_names)
+            free (self->step_names [index]);
+        if (self->steps)
+            drover_msg_destroy (&self->steps [index]);
+    }
+    free (self->step_names);
+    free (self->steps);
     if (self->service_rows) {
         for (uint32_t index = 0; index < self->nservices; index++)
             for (int label = 0; label < DROVER_LABELS_MAX; label++)
@@ -121,7 +130,7 @@ drover_msg_encode_level (drover_msg_t *self, int level)
     assert (self);
     if (level >= DROVER_MSG_LEVEL)
         return drover_msg_encode (self);
-    drover_msg_fields_leveled_t leveled = { self, level < 1? 1: level };
+    drover_msg_fields_leveled_t leveled = { self, level < 1? 1: level, false };
     size_t size = drover_mpack_measure (drover_msg_fields_pack_at, &leveled, DROVER_MSG_MAX);
     if (size == 0)
         return NULL;            //  newer than level, or a field breaks a limit
@@ -200,12 +209,12 @@ drover_msg_say_level (zsock_t *dealer)
     return rc;
 }
 
-//  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
-//  with self->error saying why. On failure self holds nothing but id and
-//  seq (as drover_msg_peek reads them: 0 when they cannot be read), error,
-//  bad_version and too_large.
-int
-drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
+//  Decode bytes into self (reset first), a WORKFLOW SUBMIT's step if step.
+//  Returns 0, or -2 if malformed, with self->error saying why. On failure
+//  self holds nothing but id and seq (as drover_msg_peek reads them: 0 when
+//  they cannot be read), error, bad_version and too_large.
+static int
+s_decode (drover_msg_t *self, const byte *data, size_t size, bool step)
 {
     assert (self);
     drover_msg_reset (self);
@@ -230,7 +239,7 @@ drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
             if (walker.ptr != walker.end)
                 drover_mpack_fail (&cursor, DROVER_MPACK_TRAILING);
             else {
-                drover_msg_fields_read (&cursor, self, (size_t) count);
+                drover_msg_fields_read (&cursor, self, (size_t) count, step);
                 too_large = cursor.too_large;
             }
         }
@@ -247,6 +256,24 @@ drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
     self->too_large = too_large;
     self->error = cursor.error;
     return -2;
+}
+
+//  Decode bytes into self (reset first). Returns 0, or -2 if malformed,
+//  with self->error saying why. On failure self holds nothing but id and
+//  seq (as drover_msg_peek reads them: 0 when they cannot be read), error,
+//  bad_version and too_large.
+int
+drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
+{
+    return s_decode (self, data, size, false);
+}
+
+//  Decode the bytes of a WORKFLOW SUBMIT's step: only a TASK SUBMIT, whose
+//  after entries may name steps. Returns 0, or -2 with self->error set.
+int
+drover_msg_decode_step (drover_msg_t *self, const byte *data, size_t size)
+{
+    return s_decode (self, data, size, true);
 }
 
 //  Read only the header of an encoded message, as every version lays it
@@ -411,7 +438,9 @@ drover_msg_name (int id)
         [DROVER_MSG_PLAN] = "PLAN", [DROVER_MSG_PLAN_RESULT] = "PLAN RESULT",
         [DROVER_MSG_REDIRECT] = "REDIRECT", [DROVER_MSG_QUEUES] = "QUEUES",
         [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE", [DROVER_MSG_CLIENT_HELLO] = "CLIENT HELLO",
-        [DROVER_MSG_CLIENT_WELCOME] = "CLIENT WELCOME"
+        [DROVER_MSG_CLIENT_WELCOME] = "CLIENT WELCOME",
+        [DROVER_MSG_WORKFLOW_SUBMIT] = "WORKFLOW SUBMIT",
+        [DROVER_MSG_WORKFLOW_ACCEPTED] = "WORKFLOW ACCEPTED"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }
@@ -497,9 +526,31 @@ drover_end_name (int end)
 {
     static const char *names [DROVER_END_MAX + 1] = {
         "NONE", "SUCCEEDED", "FAILED", "TIMED_OUT", "CANCELLED", "SPAWN_FAILED", "LOST",
-        "POISON", "EXPIRED", "UNKNOWN"
+        "POISON", "EXPIRED", "UNKNOWN", "DEPENDENCY"
     };
     return end >= 0 && end <= DROVER_END_MAX? names [end]: "INVALID";
+}
+
+//  Return the printable name of an after kind ("after", "after-any",
+//  "after-fail"), with or without DROVER_AFTER_STEP; "?" past them
+const char *
+drover_after_kind_name (int kind)
+{
+    static const char *names [DROVER_AFTER_KIND_MAX + 1] = { "after", "after-any", "after-fail" };
+    if (kind >= 0 && (kind & DROVER_AFTER_STEP))
+        kind &= ~DROVER_AFTER_STEP;
+    return kind >= 0 && kind <= DROVER_AFTER_KIND_MAX? names [kind]: "?";
+}
+
+//  Return the printable name of why a queued task waits ("" it does not,
+//  "after", "begin", "retry", "array", "group"); "?" past them
+const char *
+drover_waits_name (int waits)
+{
+    static const char *names [DROVER_WAITS_MAX + 1] = {
+        "", "after", "begin", "retry", "array", "group"
+    };
+    return waits >= 0 && waits <= DROVER_WAITS_MAX? names [waits]: "?";
 }
 
 //  Tell whether an end goes with a task state

@@ -670,7 +670,8 @@ const char *
     drover_change_kind_name (int kind);
 
 //  Tell whether an end goes with a task state (PROTOCOL.md §7.13): NONE with
-//  QUEUED, ASSIGNED, RUNNING; SUCCEEDED and CANCELLED with their own state;
+//  QUEUED, ASSIGNED, RUNNING; SUCCEEDED and CANCELLED with their own state
+//  (and DEPENDENCY with CANCELLED);
 //  FAILED, TIMED_OUT, SPAWN_FAILED, LOST, POISON with FAILED; EXPIRED and
 //  UNKNOWN with UNKNOWN
 bool

@@ -21,6 +21,7 @@
 #include "drover_msg_pool.h"
 #include "drover_msg_service.h"
 #include "drover_msg_queues.h"
+#include "drover_msg_workflow.h"
 
 //  The fields of the messages, in s_schema, then the parts
 //  of the header and of records that are not fields, for error texts
@@ -41,17 +42,22 @@ typedef enum {
     F_LEADER, F_LEADER_NAME,
     F_STRATEGY, F_QUEUE_ROWS,                                   //  drover_msg_queues.c
     F_LEVEL, F_RELEASE,                                         //  protocol levels
+    F_AFTER, F_BEGIN, F_RETRY_DELAY, F_RETRY_MAX_DELAY, F_ARRAY, F_LIST_GROUP,
+    F_WORKFLOW_NAME, F_STEPS, F_STEP_TASKS,                     //  workflows (level 3),
+                                                                //  drover_msg_workflow.c
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
     P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS,
-    P_ROW_REASON, P_WORKER_LEVEL, P_WORKER_RELEASE, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES, P_COUNT
+    P_ROW_REASON, P_WORKER_LEVEL, P_WORKER_RELEASE, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES,
+    P_ROW_WAITS, P_ROW_GROUP, P_ROW_PARENTS, P_STEP_SUBMIT, P_COUNT
 } s_field_t;
 
-#define S_FIELDS_MAX    12          //  most fields in one message (DONE, SUBMIT)
+#define S_FIELDS_MAX    17          //  most fields in one message (SUBMIT)
 
-#define S_TASK_ROW_KNOWN    10      //  elements of a TASK TABLE row this version reads;
+#define S_TASK_ROW_KNOWN    13      //  elements of a TASK TABLE row this version reads;
                                     //  a row may have 8 or more (later versions': skipped)
+#define S_TASK_ROW_LEVEL2   10      //  the most elements of a row a level-2 peer knows
 #define S_WORKER_ROW_KNOWN  19      //  elements of a WORKER TABLE row this version reads;
                                     //  a row may have 10 (before the optional ones) and
                                     //  more (later versions': skipped)
@@ -105,14 +111,15 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_TASK_KILL]        = { F_TASK, F_ATTEMPT },
     [DROVER_MSG_TASK_SUBMIT]      = { F_PRIORITY, F_PROCS, F_MEM, F_LABELS, F_TIMEOUT,
                                       F_RETRIES, F_FLAGS, F_BODY, F_KEY, F_AFFINITY,
-                                      F_SUBMIT_SERVICE, F_SUBMIT_SLOT },
+                                      F_SUBMIT_SERVICE, F_SUBMIT_SLOT, F_AFTER, F_BEGIN,
+                                      F_RETRY_DELAY, F_RETRY_MAX_DELAY, F_ARRAY },
     [DROVER_MSG_TASK_ACCEPTED]    = { F_TASK, F_STATE_ID },
     [DROVER_MSG_TASK_WAIT]        = { F_TASKS, F_STATE_ID },
     [DROVER_MSG_TASK_DONE]        = { F_TASK, F_STATE, F_TASK_END, F_ATTEMPT, F_WORKER_OPT,
                                       F_EXIT_CODE, F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT,
                                       F_ERR, F_REASON },
     [DROVER_MSG_TASK_CANCEL]      = { F_TASK },
-    [DROVER_MSG_TASK_LIST]        = { F_LIMIT, F_LIST_STATE, F_LIST_LABELS },
+    [DROVER_MSG_TASK_LIST]        = { F_LIMIT, F_LIST_STATE, F_LIST_LABELS, F_LIST_GROUP },
     [DROVER_MSG_TASK_TABLE]       = { F_COUNTS, F_TASK_ROWS },
     [DROVER_MSG_WORKER_LIST]      = { F_END },
     [DROVER_MSG_WORKER_TABLE]     = { F_WORKER_ROWS },
@@ -141,6 +148,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_QUEUE_TABLE]      = { F_STRATEGY, F_QUEUE_ROWS },
     [DROVER_MSG_CLIENT_HELLO]     = { F_LEVEL, F_RELEASE },
     [DROVER_MSG_CLIENT_WELCOME]   = { F_LEVEL, F_RELEASE, F_LEADER_NAME },
+    [DROVER_MSG_WORKFLOW_SUBMIT]  = { F_WORKFLOW_NAME, F_STEPS },
+    [DROVER_MSG_WORKFLOW_ACCEPTED] = { F_TASK, F_STEP_TASKS, F_STATE_ID },
 };
 
 //  True for a field that may be left out: always at a message's end, sent
@@ -153,17 +162,27 @@ s_optional (int field)
     return field == F_STATE_ID || field == F_KEY || field == F_LIST_LABELS
         || field == F_ADMIN_REASON || field == F_ADMIN_FLAGS || field == F_AFFINITY
         || field == F_SUBMIT_SERVICE || field == F_SUBMIT_SLOT
-        || field == F_LEVEL || field == F_RELEASE;
+        || field == F_LEVEL || field == F_RELEASE
+        || field == F_AFTER || field == F_BEGIN || field == F_RETRY_DELAY
+        || field == F_RETRY_MAX_DELAY || field == F_ARRAY || field == F_LIST_GROUP;
 }
 
 //  Return the protocol level that brought a field into the messages of
 //  level 1 that have it: what a peer of level 1 (PROTOCOL.md as of
-//  2026-11-23) neither sends nor takes. The messages of later levels
-//  (drover_msg_id_level) came whole with theirs.
+//  2026-11-23) neither sends nor takes, and the fields level 3 added to
+//  them. The messages of later levels (drover_msg_id_level) came whole
+//  with theirs.
 static int
 s_since (int field)
 {
     switch (field) {
+        case F_AFTER:           //  SUBMIT: workflows
+        case F_BEGIN:
+        case F_RETRY_DELAY:
+        case F_RETRY_MAX_DELAY:
+        case F_ARRAY:
+        case F_LIST_GROUP:      //  TASK LIST
+            return 3;
         case F_STATE_ID:        //  HELLO, WELCOME, ACCEPTED, WAIT
         case F_TASK_END:        //  TASK DONE: how the task ended, before attempt
         case F_KEY:             //  SUBMIT
@@ -210,7 +229,7 @@ drover_msg_id_level (int id)
 {
     if (id < 1 || id > DROVER_MSG_ID_MAX)
         return 0;
-    return id <= DROVER_MSG_ERROR? 1: 2;
+    return id <= DROVER_MSG_ERROR? 1: id <= DROVER_MSG_CLIENT_WELCOME? 2: 3;
 }
 
 //  True if length bytes are a state id: exactly 32 hex digits, or none
@@ -289,7 +308,13 @@ s_field_empty (const drover_msg_t *self, int field)
         || (field == F_LIST_LABELS && self->nlabels == 0)
         || (field == F_AFFINITY && self->affinity == NULL)
         || (field == F_SUBMIT_SERVICE && self->service [0] == 0)
-        || (field == F_SUBMIT_SLOT && self->slot == 0);
+        || (field == F_SUBMIT_SLOT && self->slot == 0)
+        || (field == F_AFTER && self->nafter == 0)
+        || (field == F_BEGIN && self->begin == 0)
+        || (field == F_RETRY_DELAY && self->retry_delay == 0)
+        || (field == F_RETRY_MAX_DELAY && self->retry_max_delay == 0)
+        || (field == F_ARRAY && self->array.count == 0)
+        || (field == F_LIST_GROUP && self->group == 0);
 }
 
 //  Return how many of fields [count] self goes out with: its optional
@@ -310,6 +335,14 @@ static uint8_t
 s_health_at (uint8_t health, int level)
 {
     return level < 2 && health == DROVER_HEALTH_LOW_DISK? DROVER_HEALTH_PROBATION: health;
+}
+
+//  Return how a task ended as a peer of level knows it: level 2 has no
+//  DEPENDENCY, and the nearest it has is CANCELLED (the state it goes with)
+static uint8_t
+s_end_at (uint8_t end, int level)
+{
+    return level < 3 && end == DROVER_END_DEPENDENCY? DROVER_END_CANCELLED: end;
 }
 
 //  Pack a load average, 0 for a value no receiver would accept
@@ -359,7 +392,9 @@ s_pack_bytes (msgpack_packer *pk, const byte *data, size_t size, size_t max)
 }
 
 //  Pack the TASK TABLE rows as a peer of level knows them (level 1: 7
-//  elements, without outcome, owner and reason); -1 if a row breaks a limit
+//  elements, without outcome, owner and reason; level 2: 9 or 10, without
+//  waits, group and parents, and DEPENDENCY as CANCELLED); -1 if a row
+//  breaks a limit
 static int
 s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
@@ -368,19 +403,26 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
     msgpack_pack_array (pk, self->nrows);
     for (uint32_t index = 0; index < self->nrows; index++) {
         const drover_task_row_t *row = &self->task_rows [index];
-        if (row->state >= DROVER_TASK_STATES || !drover_end_fits (row->state, row->end))
+        if (row->state >= DROVER_TASK_STATES || !drover_end_fits (row->state, row->end)
+        ||  row->waits > DROVER_WAITS_MAX)
             return -1;
         size_t reason = strnlen (row->reason, DROVER_ROW_REASON_MAX + 1);
         if (reason > DROVER_ROW_REASON_MAX)
             return -1;
+        //  The elements of level 3 only when one has a value
+        bool later = level >= 3 && (row->waits || row->group || row->parents);
         if (level < 2)
             msgpack_pack_array (pk, 7);
         else
-            msgpack_pack_array (pk, reason? 10: 9);     //  the reason only when there is one
+        if (later)
+            msgpack_pack_array (pk, S_TASK_ROW_KNOWN);
+        else
+            msgpack_pack_array (pk, reason? S_TASK_ROW_LEVEL2: 9);  //  the reason only when
+                                                                    //  there is one
         msgpack_pack_uint64 (pk, row->task);
         msgpack_pack_uint8 (pk, row->state);
         if (level >= 2)
-            msgpack_pack_uint8 (pk, row->end);
+            msgpack_pack_uint8 (pk, s_end_at (row->end, level));
         msgpack_pack_int32 (pk, row->priority);
         msgpack_pack_uint32 (pk, row->procs);
         msgpack_pack_uint32 (pk, row->attempt);
@@ -391,21 +433,40 @@ s_pack_task_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
             continue;
         if (drover_mpack_pack_id (pk, row->owner, true))
             return -1;
-        if (reason)
+        if (reason || later)
             drover_mpack_pack_str (pk, row->reason, reason);
+        if (later) {
+            msgpack_pack_uint8 (pk, row->waits);
+            msgpack_pack_uint64 (pk, row->group);
+            msgpack_pack_uint32 (pk, row->parents);
+        }
     }
     return 0;
 }
 
-//  Pack the items of a TASK EXPLANATION; -1 if one breaks a limit
+//  True if a peer of level knows an explanation item's code: level 2 has
+//  none of the codes of waiting tasks (60 on)
+static bool
+s_why_known (const drover_why_t *why, int level)
+{
+    return level >= 3 || why->code < DROVER_WHY_PARENT;
+}
+
+//  Pack the items of a TASK EXPLANATION that a peer of level knows; -1 if
+//  one breaks a limit
 static int
-s_pack_whys (msgpack_packer *pk, const drover_msg_t *self)
+s_pack_whys (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     if (self->nwhys > DROVER_WHYS_MAX || (self->nwhys && !self->whys))
         return -1;
-    msgpack_pack_array (pk, self->nwhys);
+    uint32_t known = 0;
+    for (uint32_t index = 0; index < self->nwhys; index++)
+        known += s_why_known (&self->whys [index], level);
+    msgpack_pack_array (pk, known);
     for (uint32_t index = 0; index < self->nwhys; index++) {
         const drover_why_t *why = &self->whys [index];
+        if (!s_why_known (why, level))
+            continue;
         size_t text = strnlen (why->text, DROVER_LABEL_MAX + 1);
         if (why->code == 0 || text > DROVER_LABEL_MAX
         ||  why->nnames > DROVER_WHY_NAMES_MAX)
@@ -487,13 +548,21 @@ s_pack_events (msgpack_packer *pk, const drover_msg_t *self)
     return 0;
 }
 
-//  Pack the info of a TASK INFO, its encoded map as a bin; -1 if it has
-//  none or breaks a limit
+//  Pack the info of a TASK INFO as a peer of level knows it (end
+//  DEPENDENCY as CANCELLED below level 3; the keys it does not know it
+//  skips), its encoded map as a bin; -1 if it has none or breaks a limit
 static int
-s_pack_info (msgpack_packer *pk, const drover_msg_t *self)
+s_pack_info (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     size_t size;
-    byte *data = self->info? drover_taskinfo_encode (self->info, &size): NULL;
+    drover_taskinfo_t fitted;       //  a shallow copy: encoding only reads it
+    const drover_taskinfo_t *info = self->info;
+    if (info && info->end != s_end_at (info->end, level)) {
+        fitted = *info;
+        fitted.end = s_end_at (info->end, level);
+        info = &fitted;
+    }
+    byte *data = info? drover_taskinfo_encode (info, &size): NULL;
     if (!data)
         return -1;
     drover_mpack_pack_bin (pk, data, size);
@@ -514,10 +583,21 @@ s_pack_key (msgpack_packer *pk, const char *key)
     return 0;
 }
 
-//  Pack one field of self as a peer of level knows it; -1 if it breaks a
-//  limit
+//  Pack a workflow's name (in reason): 1..64 bytes; -1 if none or longer
 static int
-s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level)
+s_pack_workflow_name (msgpack_packer *pk, const drover_msg_t *self)
+{
+    size_t length = self->reason? strnlen (self->reason, DROVER_ID_MAX + 1): 0;
+    if (length < 1 || length > DROVER_ID_MAX)
+        return -1;
+    drover_mpack_pack_str (pk, self->reason, length);
+    return 0;
+}
+
+//  Pack one field of self as a peer of level knows it (step: self is a
+//  WORKFLOW SUBMIT's step); -1 if it breaks a limit
+static int
+s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level, bool step)
 {
     switch (field) {
         case F_LEVEL:       return msgpack_pack_uint16 (pk, self->level? self->level
@@ -533,8 +613,20 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_PRIORITY:    return msgpack_pack_int32 (pk, self->priority), 0;
         case F_PROCS:       return msgpack_pack_uint32 (pk, self->procs), 0;
         case F_MEM:         return msgpack_pack_uint64 (pk, self->mem), 0;
-        case F_LABELS:
-        case F_LIST_LABELS: return drover_msg_fields_pack_labels (pk, self->labels, self->nlabels);
+        case F_LABELS:      return drover_msg_fields_pack_labels (pk, self->labels, self->nlabels);
+        case F_LIST_LABELS:     //  none: nil, before a group (an empty filter is malformed)
+            if (self->nlabels == 0)
+                return msgpack_pack_nil (pk), 0;
+            return drover_msg_fields_pack_labels (pk, self->labels, self->nlabels);
+        case F_AFTER:       return drover_msg_workflow_pack_after (pk, self, step);
+        case F_BEGIN:       return msgpack_pack_uint64 (pk, self->begin), 0;
+        case F_RETRY_DELAY: return msgpack_pack_uint32 (pk, self->retry_delay), 0;
+        case F_RETRY_MAX_DELAY: return msgpack_pack_uint32 (pk, self->retry_max_delay), 0;
+        case F_ARRAY:       return drover_msg_workflow_pack_array (pk, self);
+        case F_LIST_GROUP:  return msgpack_pack_uint64 (pk, self->group), 0;
+        case F_WORKFLOW_NAME: return s_pack_workflow_name (pk, self);
+        case F_STEPS:       return drover_msg_workflow_pack_steps (pk, self);
+        case F_STEP_TASKS:  return drover_msg_workflow_pack_step_tasks (pk, self);
         case F_STATS:       return s_pack_stats (pk, &self->stats), 0;
         case F_HEARTBEAT:   return msgpack_pack_uint32 (pk, self->heartbeat), 0;
         case F_TIMEOUT:     return msgpack_pack_uint32 (pk, self->timeout), 0;
@@ -559,8 +651,8 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
                 return -1;
             return msgpack_pack_uint8 (pk, self->more), 0;
         case F_EVENTS:      return s_pack_events (pk, self);
-        case F_INFO:        return s_pack_info (pk, self);
-        case F_WHYS:        return s_pack_whys (pk, self);
+        case F_INFO:        return s_pack_info (pk, self, level);
+        case F_WHYS:        return s_pack_whys (pk, self, level);
         case F_POOL_SUMMARY: return drover_msg_pool_pack_summary (pk, self);
         case F_POOL_ROWS:   return drover_msg_pool_pack_rows (pk, self);
         case F_POOL_ACTION:
@@ -620,7 +712,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_TASK_END:
             if (!drover_end_fits (self->state, self->end))
                 return -1;
-            return msgpack_pack_uint8 (pk, self->end), 0;
+            return msgpack_pack_uint8 (pk, s_end_at (self->end, level)), 0;
         case F_LIST_STATE:
             if (self->state >= DROVER_TASK_STATES && self->state != 255)
                 return -1;
@@ -665,6 +757,8 @@ drover_msg_fields_pack_at (msgpack_packer *pk, const void *value)
     int id_level = drover_msg_id_level (self->id);
     if (id_level == 0 || id_level > leveled->level)
         return -1;              //  no such id, or one a peer of that level does not know
+    if (leveled->step && self->id != DROVER_MSG_TASK_SUBMIT)
+        return -1;              //  a step is a TASK SUBMIT, nothing else
     uint8_t fields [S_FIELDS_MAX];
     size_t nfields = s_fields_at (self->id, leveled->level, fields);
     nfields = s_nfields_sent (self, fields, nfields);
@@ -674,7 +768,7 @@ drover_msg_fields_pack_at (msgpack_packer *pk, const void *value)
     msgpack_pack_uint8 (pk, (uint8_t) self->id);
     msgpack_pack_uint32 (pk, self->seq);
     for (size_t index = 0; index < nfields; index++)
-        if (s_pack_field (pk, self, fields [index], leveled->level))
+        if (s_pack_field (pk, self, fields [index], leveled->level, leveled->step))
             return -1;
     return 0;
 }
@@ -684,7 +778,8 @@ drover_msg_fields_pack_at (msgpack_packer *pk, const void *value)
 int
 drover_msg_fields_pack (msgpack_packer *pk, const void *value)
 {
-    drover_msg_fields_leveled_t leveled = { (const drover_msg_t *) value, DROVER_MSG_LEVEL };
+    drover_msg_fields_leveled_t leveled = { (const drover_msg_t *) value, DROVER_MSG_LEVEL,
+                                            false };
     return drover_msg_fields_pack_at (pk, &leveled);
 }
 
@@ -774,6 +869,15 @@ s_errors [P_COUNT] = {
     [F_QUEUE_ROWS]  = DROVER_MPACK_ERRORS ("queues", "invalid"),
     [F_LEVEL]       = DROVER_MPACK_ERRORS ("level", "invalid"),
     [F_RELEASE]     = DROVER_MPACK_ERRORS ("release", "invalid"),
+    [F_AFTER]       = DROVER_MPACK_ERRORS ("after", "invalid"),
+    [F_BEGIN]       = DROVER_MPACK_ERRORS ("begin", "invalid"),
+    [F_RETRY_DELAY] = DROVER_MPACK_ERRORS ("retry_delay", "invalid"),
+    [F_RETRY_MAX_DELAY] = DROVER_MPACK_ERRORS ("retry_max_delay", "invalid"),
+    [F_ARRAY]       = DROVER_MPACK_ERRORS ("array", "invalid"),
+    [F_LIST_GROUP]  = DROVER_MPACK_ERRORS ("group", "invalid"),
+    [F_WORKFLOW_NAME] = DROVER_MPACK_ERRORS ("name", "invalid"),
+    [F_STEPS]       = DROVER_MPACK_ERRORS ("steps", "invalid"),
+    [F_STEP_TASKS]  = DROVER_MPACK_ERRORS ("tasks", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -802,6 +906,10 @@ s_errors [P_COUNT] = {
     [P_WHY_CODE]    = DROVER_MPACK_ERRORS ("item code", "invalid"),
     [P_WHY_TEXT]    = DROVER_MPACK_ERRORS ("item text", "invalid"),
     [P_WHY_NAMES]   = DROVER_MPACK_ERRORS ("item names", "invalid"),
+    [P_ROW_WAITS]   = DROVER_MPACK_ERRORS ("waits", "invalid"),
+    [P_ROW_GROUP]   = DROVER_MPACK_ERRORS ("group", "invalid"),
+    [P_ROW_PARENTS] = DROVER_MPACK_ERRORS ("parents", "invalid"),
+    [P_STEP_SUBMIT] = DROVER_MPACK_ERRORS ("step submit", "not a TASK SUBMIT"),
 };
 
 //  The fewest wire bytes one element of an array can take: an array whose
@@ -1006,6 +1114,14 @@ s_read_task_rows (drover_mpack_cursor_t *cursor, drover_msg_t *self)
             memcpy (row->reason, summary, length);
             row->reason [length] = 0;
         }
+        //  Why it waits, its group and parents came with workflows (level 3)
+        if (fields > 10
+        &&  !drover_mpack_read_u8 (cursor, P_ROW_WAITS, DROVER_WAITS_MAX, &row->waits))
+            return false;
+        if (fields > 11 && !drover_mpack_read_u64 (cursor, P_ROW_GROUP, &row->group))
+            return false;
+        if (fields > 12 && !drover_mpack_read_u32 (cursor, P_ROW_PARENTS, &row->parents))
+            return false;
         if (!drover_mpack_skip_rest (cursor, fields, S_TASK_ROW_KNOWN, 3))
             return false;
     }
@@ -1209,6 +1325,18 @@ s_read_info (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     return true;
 }
 
+//  Read a workflow's name into self->reason: 1..64 bytes
+static bool
+s_read_workflow_name (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, F_WORKFLOW_NAME, 1, DROVER_ID_MAX, &text, &length))
+        return false;
+    self->reason = drover_mpack_strndup (text, length);
+    return true;
+}
+
 //  Read one field into self
 static bool
 s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
@@ -1224,9 +1352,22 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_PROCS:       return drover_mpack_read_u32 (cursor, field, &self->procs);
         case F_MEM:         return drover_mpack_read_u64 (cursor, field, &self->mem);
         case F_LABELS:      return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels);
-        case F_LIST_LABELS: return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels)
-                                && (self->nlabels > 0      //  a filter has 1..16, left out for none
-                                    || drover_mpack_fail (cursor, s_errors [F_LABELS].range));
+        case F_LIST_LABELS:     //  nil: none (before a group); a filter has 1..16
+            if (drover_mpack_read_nil (cursor))
+                return true;
+            return drover_msg_fields_read_labels (cursor, F_LABELS, self->labels, &self->nlabels)
+                && (self->nlabels > 0
+                    || drover_mpack_fail (cursor, s_errors [F_LABELS].range));
+        case F_AFTER:       return drover_msg_workflow_read_after (cursor, self);
+        case F_BEGIN:       return drover_mpack_read_u64 (cursor, field, &self->begin);
+        case F_RETRY_DELAY: return drover_mpack_read_u32 (cursor, field, &self->retry_delay);
+        case F_RETRY_MAX_DELAY: return drover_mpack_read_u32 (cursor, field,
+                                                              &self->retry_max_delay);
+        case F_ARRAY:       return drover_msg_workflow_read_array (cursor, self);
+        case F_LIST_GROUP:  return drover_mpack_read_u64 (cursor, field, &self->group);
+        case F_WORKFLOW_NAME: return s_read_workflow_name (cursor, self);
+        case F_STEPS:       return drover_msg_workflow_read_steps (cursor, self);
+        case F_STEP_TASKS:  return drover_msg_workflow_read_step_tasks (cursor, self);
         case F_RUNNING:     return s_read_running (cursor, self);
         case F_STATS:       return s_read_stats (cursor, &self->stats, 2);
         case F_HEARTBEAT:   return drover_mpack_read_u32 (cursor, field, &self->heartbeat);
@@ -1379,7 +1520,8 @@ s_lenient (int id)
         || id == DROVER_MSG_TASK_INFO || id == DROVER_MSG_POOL_TABLE
         || id == DROVER_MSG_WORKER_GATHER || id == DROVER_MSG_SERVICE_TABLE
         || id == DROVER_MSG_PLAN_RESULT || id == DROVER_MSG_REDIRECT
-        || id == DROVER_MSG_QUEUE_TABLE || id == DROVER_MSG_CLIENT_WELCOME;
+        || id == DROVER_MSG_QUEUE_TABLE || id == DROVER_MSG_CLIENT_WELCOME
+        || id == DROVER_MSG_WORKFLOW_ACCEPTED;
 }
 
 //  Return how many of fields [count] a message must have: all but the
@@ -1395,12 +1537,16 @@ s_required (const uint8_t *fields, size_t count)
 //  Read the fields of self->id, the header read: the array holds count
 //  elements in all. The layout is that of the newest level whose required
 //  fields count fits (a message of level 1 lacks fields a later level put
-//  before others, as TASK DONE's outcome). Returns false at the first
-//  field that is wrong, or if count fits no level, with cursor->error
-//  saying why; sets self->implied.
+//  before others, as TASK DONE's outcome); step: a WORKFLOW SUBMIT's step,
+//  a TASK SUBMIT whose after entries may name steps. Returns false at the
+//  first field that is wrong, or if count fits no level, with
+//  cursor->error saying why; sets self->implied.
 bool
-drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count)
+drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count,
+                        bool step)
 {
+    if (step && self->id != DROVER_MSG_TASK_SUBMIT)
+        return drover_mpack_fail (cursor, s_errors [P_STEP_SUBMIT].invalid);
     bool lenient = s_lenient (self->id);
     cursor->lenient = lenient && self->id != DROVER_MSG_WORKER_HELLO
                    && self->id != DROVER_MSG_CLIENT_HELLO;     //  their values: strict
@@ -1419,6 +1565,9 @@ drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_
                 return false;
         if (self->id == DROVER_MSG_TASK_DONE && level < 2)
             self->end = s_end_of_state (self->state);
+        if (self->id == DROVER_MSG_TASK_SUBMIT
+        &&  !drover_msg_workflow_check_after (cursor, self, step))
+            return false;
         //  The lowest level whose peers could have sent this much
         self->implied = (uint16_t) id_level;
         while (self->implied < DROVER_MSG_LEVEL

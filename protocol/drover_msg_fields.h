@@ -26,6 +26,8 @@ int
 typedef struct {
     const drover_msg_t *msg;    //  the message, borrowed
     int level;                  //  1..DROVER_MSG_LEVEL
+    bool step;                  //  a WORKFLOW SUBMIT's step: a TASK SUBMIT whose after
+                                //  entries may name steps (DROVER_AFTER_STEP)
 } drover_msg_fields_leveled_t;
 
 //  Pack a drover_msg_fields_leveled_t: the header, then the fields and
@@ -45,11 +47,20 @@ int64_t
     drover_msg_fields_read_header (drover_mpack_cursor_t *cursor, drover_msg_t *self);
 
 //  Read the fields of self->id, the header read: the array holds count
-//  elements in all, in the layout of the newest level they fit. Returns
-//  false at the first field that is wrong, or if count fits no level, with
-//  cursor->error saying why; sets self->implied.
+//  elements in all, in the layout of the newest level they fit; step: the
+//  message is a WORKFLOW SUBMIT's step (a TASK SUBMIT whose after entries
+//  may name steps, and nothing else). Returns false at the first field
+//  that is wrong, or if count fits no level, with cursor->error saying
+//  why; sets self->implied.
 bool
-    drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count);
+    drover_msg_fields_read (drover_mpack_cursor_t *cursor, drover_msg_t *self, size_t count,
+                            bool step);
+
+//  Decode the bytes of a WORKFLOW SUBMIT's step into self (reset first), as
+//  drover_msg_decode does, but only a TASK SUBMIT, whose after entries may
+//  name steps. Returns 0, or -2 with self->error saying why. (drover_msg.c)
+int
+    drover_msg_decode_step (drover_msg_t *self, const byte *data, size_t size);
 
 //  Pack a labels array; -1 if past the limit or a label is invalid
 int

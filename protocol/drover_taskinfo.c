@@ -13,7 +13,7 @@
 
 //  The parts of an info, for error texts
 typedef enum {
-    P_INFO, P_KEY, P_VALUE, P_STRING, P_LIST, P_ATTEMPT, P_COUNT
+    P_INFO, P_KEY, P_VALUE, P_STRING, P_LIST, P_ATTEMPT, P_PARENT, P_COUNTS, P_COUNT
 } s_part_t;
 
 static const drover_mpack_errors_t
@@ -24,14 +24,20 @@ s_errors [P_COUNT] = {
     [P_STRING]      = DROVER_MPACK_ERRORS ("task info string", "invalid"),
     [P_LIST]        = DROVER_MPACK_ERRORS ("task info list", "invalid"),
     [P_ATTEMPT]     = DROVER_MPACK_ERRORS ("attempt", "invalid"),
+    [P_PARENT]      = DROVER_MPACK_ERRORS ("task info parent", "invalid"),
+    [P_COUNTS]      = DROVER_MPACK_ERRORS ("task info member_counts", "not 7 counts"),
 };
 
-//  The info's keys, in the order they are packed
+//  The info's keys, in the order they are packed: those of level 2, always
+//  sent, then those of workflows (level 3), sent only when not zero
 typedef enum {
     K_TASK, K_STATE, K_END, K_REASON, K_OUTCOME, K_EXIT_CODE, K_SIGNAL, K_DURATION,
     K_TRUNCATED, K_OUT_SIZE, K_ERR_SIZE, K_OWNER, K_PRIORITY, K_PROCS, K_MEM, K_TIMEOUT,
     K_RETRIES, K_RETRIES_LEFT, K_LOST, K_LABELS, K_ARGV, K_CWD, K_ENV, K_INPUT_SIZE, K_KEY,
-    K_QUEUED_AT, K_STARTED_AT, K_ENDED_AT, K_ATTEMPT, K_WORKER, K_ATTEMPTS, K_DROPPED, K_KEYS
+    K_QUEUED_AT, K_STARTED_AT, K_ENDED_AT, K_ATTEMPT, K_WORKER, K_ATTEMPTS, K_DROPPED,
+    K_WAITS, K_BEGIN, K_DUE, K_RETRY_DELAY, K_RETRY_MAX_DELAY, K_GROUP, K_INDEX, K_PARENTS,
+    K_CHILDREN, K_CHILDREN_TOTAL, K_MEMBERS, K_LIMIT, K_ARRAY_FIRST, K_ARRAY_STEP,
+    K_MEMBER_COUNTS, K_KEYS
 } s_key_t;
 
 static const char *
@@ -39,8 +45,14 @@ s_keys [K_KEYS] = {
     "task", "state", "end", "reason", "outcome", "exit_code", "signal", "duration",
     "truncated", "out_size", "err_size", "owner", "priority", "procs", "mem", "timeout",
     "retries", "retries_left", "lost", "labels", "argv", "cwd", "env", "input_size", "key",
-    "queued_at", "started_at", "ended_at", "attempt", "worker", "attempts", "dropped"
+    "queued_at", "started_at", "ended_at", "attempt", "worker", "attempts", "dropped",
+    "waits", "begin", "due", "retry_delay", "retry_max_delay", "group", "index", "parents",
+    "children", "children_total", "members", "limit", "array_first", "array_step",
+    "member_counts"
 };
+
+#define S_MEMBER_COUNTS     7       //  entries of member_counts, one per task state
+#define S_PARENT_MIN        4       //  fewest wire bytes of a parent: header + 3 fixints
 
 //  An attempt's keys, in the order they are packed
 typedef enum {
@@ -95,6 +107,8 @@ drover_taskinfo_destroy (drover_taskinfo_t **self_p)
     s_list_free (&self->env, self->nenv);
     free (self->key);
     free (self->attempts);
+    free (self->parents);
+    free (self->children);
     free (self);
     *self_p = NULL;
 }
@@ -163,17 +177,95 @@ s_pack_attempt (msgpack_packer *pk, const drover_attempt_t *attempt)
     drover_mpack_pack_str (pk, attempt->reason, strnlen (attempt->reason, DROVER_REASON_MAX));
 }
 
+//  True if a key of workflows has a value in self (it is sent only then)
+static bool
+s_workflow_key_set (const drover_taskinfo_t *self, int key)
+{
+    switch (key) {
+        case K_WAITS:           return self->waits != 0;
+        case K_BEGIN:           return self->begin != 0;
+        case K_DUE:             return self->due != 0;
+        case K_RETRY_DELAY:     return self->retry_delay != 0;
+        case K_RETRY_MAX_DELAY: return self->retry_max_delay != 0;
+        case K_GROUP:           return self->group != 0;
+        case K_INDEX:           return self->index != 0;
+        case K_PARENTS:         return self->nparents != 0;
+        case K_CHILDREN:        return self->nchildren != 0;
+        case K_CHILDREN_TOTAL:  return self->children_total != 0;
+        case K_MEMBERS:         return self->members != 0;
+        case K_LIMIT:           return self->limit != 0;
+        case K_ARRAY_FIRST:     return self->array_first != 0;
+        case K_ARRAY_STEP:      return self->array_step != 0;
+        case K_MEMBER_COUNTS:
+            for (int state = 0; state < S_MEMBER_COUNTS; state++)
+                if (self->member_counts [state])
+                    return true;
+            return false;
+    }
+    return true;                //  a key of level 2: always sent
+}
+
+//  Pack the value of a key of workflows
+static void
+s_pack_workflow_value (msgpack_packer *pk, const drover_taskinfo_t *self, int key)
+{
+    switch (key) {
+        case K_WAITS:           msgpack_pack_uint8 (pk, self->waits); break;
+        case K_BEGIN:           msgpack_pack_uint64 (pk, self->begin); break;
+        case K_DUE:             msgpack_pack_uint64 (pk, self->due); break;
+        case K_RETRY_DELAY:     msgpack_pack_uint32 (pk, self->retry_delay); break;
+        case K_RETRY_MAX_DELAY: msgpack_pack_uint32 (pk, self->retry_max_delay); break;
+        case K_GROUP:           msgpack_pack_uint64 (pk, self->group); break;
+        case K_INDEX:           msgpack_pack_uint32 (pk, self->index); break;
+        case K_PARENTS:
+            msgpack_pack_array (pk, self->nparents);
+            for (uint32_t index = 0; index < self->nparents; index++) {
+                msgpack_pack_array (pk, 3);
+                msgpack_pack_uint8 (pk, self->parents [index].kind);
+                msgpack_pack_uint64 (pk, self->parents [index].task);
+                msgpack_pack_uint8 (pk, self->parents [index].state);
+            }
+            break;
+        case K_CHILDREN:
+            msgpack_pack_array (pk, self->nchildren);
+            for (uint32_t index = 0; index < self->nchildren; index++)
+                msgpack_pack_uint64 (pk, self->children [index]);
+            break;
+        case K_CHILDREN_TOTAL:  msgpack_pack_uint32 (pk, self->children_total); break;
+        case K_MEMBERS:         msgpack_pack_uint32 (pk, self->members); break;
+        case K_LIMIT:           msgpack_pack_uint32 (pk, self->limit); break;
+        case K_ARRAY_FIRST:     msgpack_pack_uint32 (pk, self->array_first); break;
+        case K_ARRAY_STEP:      msgpack_pack_uint32 (pk, self->array_step); break;
+        case K_MEMBER_COUNTS:
+            msgpack_pack_array (pk, S_MEMBER_COUNTS);
+            for (int state = 0; state < S_MEMBER_COUNTS; state++)
+                msgpack_pack_uint64 (pk, self->member_counts [state]);
+            break;
+    }
+}
+
 //  Pack an info as a map; -1 if a list is past its limit
 static int
 s_pack_info (msgpack_packer *pk, const void *value)
 {
     const drover_taskinfo_t *self = (const drover_taskinfo_t *) value;
     if (self->nlabels > DROVER_LABELS_MAX || self->argc > DROVER_ARGV_MAX
-    ||  self->nenv > DROVER_ENV_MAX || self->nattempts > DROVER_ATTEMPTS_MAX + 1)
+    ||  self->nenv > DROVER_ENV_MAX || self->nattempts > DROVER_ATTEMPTS_MAX + 1
+    ||  self->nparents > DROVER_AFTER_MAX || (self->nparents && !self->parents)
+    ||  self->nchildren > DROVER_CHILDREN_LISTED || (self->nchildren && !self->children))
         return -1;
-    msgpack_pack_map (pk, K_KEYS);
+    uint32_t nkeys = 0;
+    for (int key = 0; key < K_KEYS; key++)
+        nkeys += s_workflow_key_set (self, key);
+    msgpack_pack_map (pk, nkeys);
     for (int key = 0; key < K_KEYS; key++) {
+        if (!s_workflow_key_set (self, key))
+            continue;
         s_pack_key (pk, s_keys [key]);
+        if (key >= K_WAITS) {
+            s_pack_workflow_value (pk, self, key);
+            continue;
+        }
         switch (key) {
             case K_TASK:        msgpack_pack_uint64 (pk, self->task); break;
             case K_STATE:       msgpack_pack_uint8 (pk, self->state); break;
@@ -403,6 +495,58 @@ s_read_attempts (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self)
     return true;
 }
 
+//  Read the parents of an info: [kind, task, state] each (a newer broker's
+//  kinds and states are kept, as the info's own state is)
+static bool
+s_read_parents (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self)
+{
+    uint32_t count, fields;
+    if (!drover_mpack_read_array (cursor, P_LIST, 0, DROVER_AFTER_MAX, S_PARENT_MIN, &count))
+        return false;
+    free (self->parents);
+    self->parents = count? (drover_parent_t *) zmalloc (count * sizeof (drover_parent_t)): NULL;
+    self->nparents = count;
+    for (uint32_t index = 0; index < count; index++) {
+        drover_parent_t *parent = &self->parents [index];
+        if (!drover_mpack_read_array (cursor, P_PARENT, 3, UINT32_MAX, 1, &fields)
+        ||  !drover_mpack_read_u8 (cursor, P_PARENT, 255, &parent->kind)
+        ||  !drover_mpack_read_u64 (cursor, P_PARENT, &parent->task)
+        ||  !drover_mpack_read_u8 (cursor, P_PARENT, 255, &parent->state)
+        ||  !drover_mpack_skip_rest (cursor, fields, 3, 3))
+            return false;
+    }
+    return true;
+}
+
+//  Read the children of an info: at most DROVER_CHILDREN_LISTED ids
+static bool
+s_read_children (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, P_LIST, 0, DROVER_CHILDREN_LISTED, 1, &count))
+        return false;
+    free (self->children);
+    self->children = count? (uint64_t *) zmalloc (count * sizeof (uint64_t)): NULL;
+    self->nchildren = count;
+    for (uint32_t index = 0; index < count; index++)
+        if (!drover_mpack_read_u64 (cursor, P_VALUE, &self->children [index]))
+            return false;
+    return true;
+}
+
+//  Read the member counts of an info: exactly one per task state
+static bool
+s_read_member_counts (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self)
+{
+    uint32_t count;
+    if (!drover_mpack_read_array (cursor, P_COUNTS, S_MEMBER_COUNTS, S_MEMBER_COUNTS, 1, &count))
+        return false;
+    for (int state = 0; state < S_MEMBER_COUNTS; state++)
+        if (!drover_mpack_read_u64 (cursor, P_COUNTS, &self->member_counts [state]))
+            return false;
+    return true;
+}
+
 //  Read one known key's value into self
 static bool
 s_read_value (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self, int key)
@@ -446,6 +590,23 @@ s_read_value (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self, int key)
                 return false;
             self->dropped = number > UINT32_MAX? UINT32_MAX: (uint32_t) number;
             return true;
+        case K_WAITS:       return drover_mpack_read_u8 (cursor, P_VALUE, 255, &self->waits);
+        case K_BEGIN:       return drover_mpack_read_u64 (cursor, P_VALUE, &self->begin);
+        case K_DUE:         return drover_mpack_read_u64 (cursor, P_VALUE, &self->due);
+        case K_RETRY_DELAY: return drover_mpack_read_u32 (cursor, P_VALUE, &self->retry_delay);
+        case K_RETRY_MAX_DELAY: return drover_mpack_read_u32 (cursor, P_VALUE,
+                                                              &self->retry_max_delay);
+        case K_GROUP:       return drover_mpack_read_u64 (cursor, P_VALUE, &self->group);
+        case K_INDEX:       return drover_mpack_read_u32 (cursor, P_VALUE, &self->index);
+        case K_PARENTS:     return s_read_parents (cursor, self);
+        case K_CHILDREN:    return s_read_children (cursor, self);
+        case K_CHILDREN_TOTAL: return drover_mpack_read_u32 (cursor, P_VALUE,
+                                                             &self->children_total);
+        case K_MEMBERS:     return drover_mpack_read_u32 (cursor, P_VALUE, &self->members);
+        case K_LIMIT:       return drover_mpack_read_u32 (cursor, P_VALUE, &self->limit);
+        case K_ARRAY_FIRST: return drover_mpack_read_u32 (cursor, P_VALUE, &self->array_first);
+        case K_ARRAY_STEP:  return drover_mpack_read_u32 (cursor, P_VALUE, &self->array_step);
+        case K_MEMBER_COUNTS: return s_read_member_counts (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown task info key");
 }

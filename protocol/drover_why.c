@@ -217,6 +217,27 @@ drover_why_sentence (const drover_why_t *why, char *text, size_t size)
                 snprintf (text, size, "waits for room on the first worker in its affinity "
                           "order that has some (%s first)", name);
             return;
+        case DROVER_WHY_PARENT:
+            snprintf (text, size, "waits for task %" PRIu64 " (%s)", why->a,
+                      drover_task_state_name ((int) why->b));
+            return;
+        case DROVER_WHY_BEGIN:
+            s_clock (why->a, clock, sizeof clock);
+            snprintf (text, size, "begins at %s", clock);
+            return;
+        case DROVER_WHY_RETRY:
+            s_clock (why->a, clock, sizeof clock);
+            snprintf (text, size, "retry: attempt %" PRIu64 " of %u at %s", why->b, why->count,
+                      clock);
+            return;
+        case DROVER_WHY_ARRAY_LIMIT:
+            snprintf (text, size, "array %" PRIu64 ": %" PRIu64 " of its elements queued or "
+                      "running, limit %u reached", why->a, why->b, why->count);
+            return;
+        case DROVER_WHY_GROUP:
+            snprintf (text, size, "%" PRIu64 " of %" PRIu64 " members ended, %u running",
+                      why->a, why->b, why->count);
+            return;
     }
     snprintf (text, size, "reason %u", why->code);
 }
@@ -227,7 +248,7 @@ drover_why_short (const drover_why_t *whys, size_t count, char *text, size_t siz
 {
     const drover_why_t *verdict = drover_why_verdict (whys, count);
     uint32_t ahead = count && whys [0].code == DROVER_WHY_AHEAD? whys [0].count: 0;
-    char have [32], want [32];
+    char have [32], want [32], clock [32];
     if (!verdict) {
         snprintf (text, size, "%s", "");
         return;
@@ -266,8 +287,24 @@ drover_why_short (const drover_why_t *whys, size_t count, char *text, size_t siz
                       verdict->a == DROVER_WHY_LOW_DISK? "low disk":
                       verdict->a == DROVER_WHY_LENT? "lent": "held");
             return;
+        case DROVER_WHY_PARENT:
+            snprintf (text, size, "after %" PRIu64, verdict->a);
+            return;
+        case DROVER_WHY_BEGIN:
+        case DROVER_WHY_RETRY:
+            s_clock (verdict->a, clock, sizeof clock);
+            snprintf (text, size, "%s %s", verdict->code == DROVER_WHY_BEGIN? "begin": "retry",
+                      clock);
+            return;
+        case DROVER_WHY_ARRAY_LIMIT:
+            snprintf (text, size, "array limit");
+            return;
+        case DROVER_WHY_GROUP:
+            snprintf (text, size, "%" PRIu64 "/%" PRIu64 " ended", verdict->a, verdict->b);
+            return;
     }
-    if (verdict->code > DROVER_WHY_MAX) {
+    if (verdict->code != DROVER_WHY_NEXT && verdict->code != DROVER_WHY_FITS_WHEN
+    &&  verdict->code != DROVER_WHY_AFTER) {
         //  A later broker's verdict: shown as its number (PROTOCOL.md §7.25)
         snprintf (text, size, "reason %u", verdict->code);
         return;

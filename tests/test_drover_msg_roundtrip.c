@@ -237,7 +237,7 @@ test_done_outcome_goes_with_its_state (void **state)
             drover_msg_destroy (&copy);
             drover_msg_destroy (&done);
         }
-    assert_int_equal (fitting, 3 + 1 + 1 + 5 + 2);
+    assert_int_equal (fitting, 3 + 1 + 2 + 5 + 2);     //  CANCELLED: and DEPENDENCY
     char name [32];
     snprintf (name, sizeof name, "%s", drover_end_name (DROVER_END_TIMED_OUT));
     assert_string_equal (name, "TIMED_OUT");

@@ -22,6 +22,7 @@ test_optional_fields_of_older_peers (void **state)
     drover_msg_t *copy = drover_msg_new (0);
     for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++) {
         drover_msg_t *msg = testcodec_filled (ids [index]);
+        testcodec_as_level_two (msg);       //  test_drover_msg_workflow has level 3's
         if (ids [index] == DROVER_MSG_TASK_SUBMIT) {
             zstr_free (&msg->affinity);     //  key last: test_drover_msg_service_roundtrip has the
             msg->service [0] = 0;           //  fields after it
@@ -129,7 +130,7 @@ s_raw_row_start (testcodec_raw_t *raw, uint32_t elements, const char *id)
     msgpack_pack_uint64 (&raw->pk, 0);
 }
 
-//  A TASK TABLE row with elements past the 10 this version knows (a later
+//  A TASK TABLE row with elements past the 13 this version knows (a later
 //  broker's) reads what it knows and skips the rest: it was refused as
 //  "row: invalid", so every client failed to list tasks of a newer broker
 static void
@@ -142,7 +143,7 @@ test_task_rows_of_a_later_version_are_read (void **state)
     for (int index = 0; index < DROVER_TASK_STATES; index++)
         msgpack_pack_uint8 (&raw.pk, index == DROVER_TASK_QUEUED);
     msgpack_pack_array (&raw.pk, 1);
-    msgpack_pack_array (&raw.pk, 13);
+    msgpack_pack_array (&raw.pk, 16);
     msgpack_pack_uint64 (&raw.pk, 42);
     msgpack_pack_uint8 (&raw.pk, DROVER_TASK_QUEUED);
     msgpack_pack_uint8 (&raw.pk, 0);
@@ -153,6 +154,9 @@ test_task_rows_of_a_later_version_are_read (void **state)
     testcodec_raw_str (&raw, "echo hi", 7);
     testcodec_raw_str (&raw, "ann", 3);
     testcodec_raw_str (&raw, "behind 2", 8);
+    msgpack_pack_uint8 (&raw.pk, DROVER_WAITS_BEGIN);
+    msgpack_pack_uint8 (&raw.pk, 40);           //  group
+    msgpack_pack_uint8 (&raw.pk, 0);            //  parents
     msgpack_pack_array (&raw.pk, 2);            //  later versions': skipped
     msgpack_pack_uint8 (&raw.pk, 1);
     testcodec_raw_str (&raw, "x", 1);
@@ -166,6 +170,9 @@ test_task_rows_of_a_later_version_are_read (void **state)
     assert_string_equal (copy->task_rows [0].summary, "echo hi");
     assert_string_equal (copy->task_rows [0].owner, "ann");
     assert_string_equal (copy->task_rows [0].reason, "behind 2");
+    assert_int_equal (copy->task_rows [0].waits, DROVER_WAITS_BEGIN);
+    assert_true (copy->task_rows [0].group == 40);
+    assert_int_equal (copy->task_rows [0].parents, 0);
     drover_msg_destroy (&copy);
 }
 
@@ -349,14 +356,14 @@ test_lenient_to_a_newer_broker (void **state)
     testcodec_assert_raw_says (&raw, "outcome: out of range");      //  past a uint8
 
     //  TASK TABLE with a field past its 2; a row with a state and an
-    //  outcome unknown and elements past its 10; a level-1 row with an
-    //  unknown state
+    //  outcome and a wait unknown and elements past its 13; a level-1 row
+    //  with an unknown state
     testcodec_raw_begin_seq (&raw, DROVER_MSG_TASK_TABLE, 3, 9);
     msgpack_pack_array (&raw.pk, DROVER_TASK_STATES);
     for (int index = 0; index < DROVER_TASK_STATES; index++)
         msgpack_pack_uint8 (&raw.pk, (uint8_t) index);
     msgpack_pack_array (&raw.pk, 2);
-    msgpack_pack_array (&raw.pk, 12);
+    msgpack_pack_array (&raw.pk, 15);
     msgpack_pack_uint8 (&raw.pk, 42);
     msgpack_pack_uint8 (&raw.pk, 12);               //  state
     msgpack_pack_uint8 (&raw.pk, 99);               //  outcome
@@ -367,6 +374,9 @@ test_lenient_to_a_newer_broker (void **state)
     testcodec_raw_str (&raw, "sleep 1", 7);
     testcodec_raw_str (&raw, "ann", 3);
     testcodec_raw_str (&raw, "later", 5);
+    msgpack_pack_uint8 (&raw.pk, 200);              //  waits
+    msgpack_pack_uint8 (&raw.pk, 7);                //  group
+    msgpack_pack_uint8 (&raw.pk, 1);                //  parents
     s_raw_row_later (&raw);
     msgpack_pack_array (&raw.pk, 7);
     msgpack_pack_uint8 (&raw.pk, 43);
@@ -389,6 +399,9 @@ test_lenient_to_a_newer_broker (void **state)
     assert_string_equal (task_row->summary, "sleep 1");
     assert_string_equal (task_row->owner, "ann");
     assert_string_equal (task_row->reason, "later");
+    assert_int_equal (task_row->waits, 200);
+    assert_true (task_row->group == 7);
+    assert_int_equal (task_row->parents, 1);
     task_row = &copy->task_rows [1];
     assert_true (task_row->task == 43);
     assert_int_equal (task_row->state, 13);
@@ -510,12 +523,12 @@ test_lenient_to_a_newer_broker (void **state)
     assert_string_equal (copy->whys [1].text, "zone=c");
     assert_string_equal (copy->whys [1].names [0], "w1");
 
-    //  Requests stay strict: a SUBMIT of its 12 fields is read, with one
+    //  Requests stay strict: a SUBMIT of its 17 fields is read, with one
     //  more it is refused; so is a HEARTBEAT with one past its 3, and a
     //  worker's RESULT with an outcome past the last (a lenient message
     //  read before changes nothing)
     for (int extra = 0; extra < 2; extra++) {
-        testcodec_raw_begin_seq (&raw, DROVER_MSG_TASK_SUBMIT, 12 + extra, 1);
+        testcodec_raw_begin_seq (&raw, DROVER_MSG_TASK_SUBMIT, 17 + extra, 1);
         for (int index = 0; index < 3; index++)
             msgpack_pack_uint8 (&raw.pk, 1);
         msgpack_pack_array (&raw.pk, 0);
@@ -526,6 +539,15 @@ test_lenient_to_a_newer_broker (void **state)
         testcodec_raw_str (&raw, "a", 1);
         testcodec_raw_str (&raw, "web", 3);
         msgpack_pack_uint8 (&raw.pk, 2);
+        msgpack_pack_array (&raw.pk, 1);            //  after task 3
+        msgpack_pack_array (&raw.pk, 2);
+        msgpack_pack_uint8 (&raw.pk, DROVER_AFTER_ANY);
+        msgpack_pack_uint8 (&raw.pk, 3);
+        for (int index = 0; index < 3; index++)     //  begin, retry delays
+            msgpack_pack_uint8 (&raw.pk, (uint8_t) (index + 1));
+        msgpack_pack_array (&raw.pk, 4);            //  array: 0, 2, 4
+        for (int index = 0; index < 4; index++)
+            msgpack_pack_uint8 (&raw.pk, (uint8_t) (index == 1? 2: index == 2? 3: 0));
         if (extra) {
             msgpack_pack_nil (&raw.pk);
             testcodec_assert_raw_says (&raw, "wrong number of fields");
@@ -534,6 +556,11 @@ test_lenient_to_a_newer_broker (void **state)
             testcodec_raw_into (&raw, copy);
             assert_string_equal (copy->key, "k");
             assert_int_equal (copy->slot, 2);
+            assert_int_equal (copy->nafter, 1);
+            assert_true (copy->after [0].task == 3);
+            assert_true (copy->begin == 1 && copy->retry_max_delay == 3);
+            assert_int_equal (copy->array.count, 3);
+            assert_int_equal (drover_msg_level (copy), 3);
         }
     }
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_HEARTBEAT, 4, 1);

@@ -153,6 +153,51 @@ s_fill_services (drover_msg_t *msg, int id)
     }
 }
 
+//  A plain submit of body, ours
+static drover_msg_t *
+s_step (const byte *body, size_t body_size)
+{
+    drover_msg_t *step = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    step->procs = 1;
+    drover_msg_set_body (step, body, body_size);
+    return step;
+}
+
+//  Set the fields of workflows (level 3) msg of id carries
+static void
+s_fill_workflows (drover_msg_t *msg, int id, const byte *body, size_t body_size)
+{
+    if (id == DROVER_MSG_TASK_SUBMIT) {
+        msg->nafter = 2;
+        msg->after = (drover_after_t *) zmalloc (2 * sizeof (drover_after_t));
+        msg->after [0] = (drover_after_t) { DROVER_AFTER_OK, 40 };
+        msg->after [1] = (drover_after_t) { DROVER_AFTER_FAIL, 41 };
+        msg->begin = 1732262460000ull;
+        msg->retry_delay = 10000;
+        msg->array = (drover_array_spec_t) { .first = 0, .step = 1, .count = 1000, .limit = 50 };
+    }
+    if (id == DROVER_MSG_TASK_LIST)
+        msg->group = 40;
+    if (id == DROVER_MSG_WORKFLOW_SUBMIT) {
+        msg->nsteps = 2;
+        msg->step_names = (char **) zmalloc (2 * sizeof (char *));
+        msg->step_names [0] = strdup ("fetch");
+        msg->step_names [1] = strdup ("merge");
+        msg->steps = (drover_msg_t **) zmalloc (2 * sizeof (drover_msg_t *));
+        msg->steps [0] = s_step (body, body_size);
+        msg->steps [1] = s_step (body, body_size);
+        msg->steps [1]->nafter = 1;
+        msg->steps [1]->after = (drover_after_t *) zmalloc (sizeof (drover_after_t));
+        msg->steps [1]->after [0] = (drover_after_t) { DROVER_AFTER_OK | DROVER_AFTER_STEP, 1 };
+    }
+    if (id == DROVER_MSG_WORKFLOW_ACCEPTED) {
+        msg->ntasks = 2;
+        msg->tasks = (uint64_t *) zmalloc (2 * sizeof (uint64_t));
+        msg->tasks [0] = 41;
+        msg->tasks [1] = 42;
+    }
+}
+
 //  One message of every id, every field it carries set
 static void
 s_write_messages (const char *dir)
@@ -282,6 +327,7 @@ s_write_messages (const char *dir)
         if (id == DROVER_MSG_POOL_ADMIN)
             msg->admin = DROVER_POOLADMIN_DESTROY;
         s_fill_services (msg, id);
+        s_fill_workflows (msg, id, body, body_size);
         if (streq (drover_msg_name (id), "INVALID")) {
             drover_msg_destroy (&msg);      //  an id reserved for a message not defined yet
             continue;

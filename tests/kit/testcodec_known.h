@@ -28,7 +28,8 @@ testcodec_holds_unknown_value (const drover_msg_t *msg)
                 || msg->stats_after.complete > 1;
     for (uint32_t index = 0; msg->task_rows && index < msg->nrows; index++)
         unknown |= msg->task_rows [index].state >= DROVER_TASK_STATES
-                || msg->task_rows [index].end > DROVER_END_MAX;
+                || msg->task_rows [index].end > DROVER_END_MAX
+                || msg->task_rows [index].waits > DROVER_WAITS_MAX;
     for (uint32_t index = 0; msg->worker_rows && index < msg->nrows; index++)
         unknown |= msg->worker_rows [index].health > DROVER_HEALTH_MAX
                 || msg->worker_rows [index].admin > DROVER_ADMIN_MAX
@@ -58,7 +59,8 @@ testcodec_from_broker (int id)
                    DROVER_MSG_ERROR, DROVER_MSG_EVENT_LIST, DROVER_MSG_TASK_EXPLANATION,
                    DROVER_MSG_TASK_INFO, DROVER_MSG_POOL_TABLE, DROVER_MSG_WORKER_GATHER,
                    DROVER_MSG_SERVICE_TABLE, DROVER_MSG_PLAN_RESULT, DROVER_MSG_REDIRECT,
-                   DROVER_MSG_QUEUE_TABLE, DROVER_MSG_CLIENT_WELCOME };
+                   DROVER_MSG_QUEUE_TABLE, DROVER_MSG_CLIENT_WELCOME,
+                   DROVER_MSG_WORKFLOW_ACCEPTED };
     for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++)
         if (ids [index] == id)
             return true;

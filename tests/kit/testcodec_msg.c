@@ -105,6 +105,28 @@ s_filled_info (void)
         .ended_at = 1795498731039, .outcome = DROVER_OUTCOME_TIMEDOUT, .exit_code = -1,
         .signal = 15, .reason = "timed out" };
     info->dropped = 1;
+    //  Workflows (level 3)
+    info->waits = DROVER_WAITS_RETRY;
+    info->begin = 1795498600000;
+    info->due = 1795498800000;
+    info->retry_delay = 10000;
+    info->retry_max_delay = 60000;
+    info->group = 12000;
+    info->index = 345;
+    info->nparents = 2;
+    info->parents = (drover_parent_t *) zmalloc (2 * sizeof (drover_parent_t));
+    info->parents [0] = (drover_parent_t) { DROVER_AFTER_OK, 11999, DROVER_TASK_SUCCEEDED };
+    info->parents [1] = (drover_parent_t) { DROVER_AFTER_FAIL, UINT64_MAX, DROVER_TASK_UNKNOWN };
+    info->nchildren = 1;
+    info->children = (uint64_t *) zmalloc (sizeof (uint64_t));
+    info->children [0] = 12346;
+    info->children_total = 70;
+    info->members = 1000;
+    info->limit = 50;
+    info->array_first = 1;
+    info->array_step = 2;
+    for (int state = 0; state < DROVER_TASK_STATES; state++)
+        info->member_counts [state] = state == 6? UINT64_MAX: (uint64_t) state * 7;
     return info;
 }
 
@@ -197,6 +219,16 @@ testcodec_filled (int id)
             msg->affinity = strdup ("dataset=/data/x 1");
             strcpy (msg->service, "web");
             msg->slot = 3;
+            msg->nafter = 3;
+            msg->after = (drover_after_t *) zmalloc (3 * sizeof (drover_after_t));
+            msg->after [0] = (drover_after_t) { DROVER_AFTER_OK, 12 };
+            msg->after [1] = (drover_after_t) { DROVER_AFTER_ANY, UINT64_MAX };
+            msg->after [2] = (drover_after_t) { DROVER_AFTER_FAIL, 1 };
+            msg->begin = 1795498600000;
+            msg->retry_delay = 10000;
+            msg->retry_max_delay = UINT32_MAX;
+            msg->array = (drover_array_spec_t) { .first = 1, .step = 3, .count = 1000,
+                                                 .limit = 50 };
             break;
         case DROVER_MSG_TASK_ACCEPTED:
         case DROVER_MSG_TASK_CANCEL:
@@ -218,6 +250,7 @@ testcodec_filled (int id)
             msg->state = 255;
             drover_msg_add_label (msg, "zone=a");
             drover_msg_add_label (msg, "gpu=");
+            msg->group = 1ull << 40;
             break;
         case DROVER_MSG_TASK_TABLE:
             for (int index = 0; index < DROVER_TASK_STATES; index++)
@@ -240,6 +273,9 @@ testcodec_filled (int id)
             msg->task_rows [2].state = DROVER_TASK_QUEUED;
             msg->task_rows [2].summary = strdup ("true");
             strcpy (msg->task_rows [2].reason, "no label zone=c");
+            msg->task_rows [2].waits = DROVER_WAITS_AFTER;
+            msg->task_rows [2].group = 7;
+            msg->task_rows [2].parents = 2;
             break;
         case DROVER_MSG_WORKER_TABLE:
             msg->nrows = 2;
@@ -429,6 +465,41 @@ testcodec_filled (int id)
             msg->level = DROVER_MSG_LEVEL;
             strcpy (msg->release, DROVER_RELEASE);
             break;
+        case DROVER_MSG_WORKFLOW_SUBMIT:
+            drover_msg_set_reason (msg, "nightly caf\xc3\xa9");
+            msg->nsteps = 3;
+            msg->step_names = (char **) zmalloc (3 * sizeof (char *));
+            msg->steps = (drover_msg_t **) zmalloc (3 * sizeof (drover_msg_t *));
+            for (uint32_t index = 0; index < 3; index++) {
+                msg->step_names [index] = strdup (index == 0? "fetch": index == 1? "frames"
+                                                                      : "merge.all");
+                msg->steps [index] = testcodec_filled (DROVER_MSG_TASK_SUBMIT);
+                msg->steps [index]->seq = 0;
+                msg->steps [index]->service [0] = 0;
+                msg->steps [index]->slot = 0;
+            }
+            //  fetch waits for an existing task; frames is an array after fetch;
+            //  merge waits for both steps, and cleans up on a failure of task 5
+            msg->steps [0]->nafter = 1;
+            msg->steps [0]->array.count = 0;
+            msg->steps [0]->array.first = msg->steps [0]->array.step = 0;
+            msg->steps [0]->array.limit = 0;
+            msg->steps [1]->after [0] = (drover_after_t) { DROVER_AFTER_OK | DROVER_AFTER_STEP, 1 };
+            msg->steps [1]->nafter = 1;
+            msg->steps [2]->after [0] = (drover_after_t) { DROVER_AFTER_OK | DROVER_AFTER_STEP, 2 };
+            msg->steps [2]->after [1] = (drover_after_t) { DROVER_AFTER_ANY | DROVER_AFTER_STEP, 1 };
+            msg->steps [2]->after [2] = (drover_after_t) { DROVER_AFTER_FAIL, 5 };
+            msg->steps [2]->array = (drover_array_spec_t) { 0 };
+            break;
+        case DROVER_MSG_WORKFLOW_ACCEPTED:
+            msg->task = 40;
+            msg->ntasks = 3;
+            msg->tasks = (uint64_t *) zmalloc (3 * sizeof (uint64_t));
+            msg->tasks [0] = 41;
+            msg->tasks [1] = 43;
+            msg->tasks [2] = UINT64_MAX;
+            strcpy (msg->state_id, "0123456789abcdef0123456789abcdef");
+            break;
         default:
             //  An id reserved for a message not defined yet: no fields
             if (streq (drover_msg_name (id), "INVALID"))
@@ -493,6 +564,28 @@ s_assert_pool (const drover_msg_t *a, const drover_msg_t *b)
         assert_int_equal (x->procs_used, y->procs_used);
         assert_true (x->mem == y->mem && x->mem_used == y->mem_used);
         assert_string_equal (x->why, y->why);
+    }
+}
+
+//  Assert that two messages hold the same fields of workflows (level 3),
+//  their steps too
+static void
+s_assert_workflow (const drover_msg_t *a, const drover_msg_t *b)
+{
+    assert_int_equal (a->nafter, b->nafter);
+    for (uint32_t index = 0; index < a->nafter; index++) {
+        assert_int_equal (a->after [index].kind, b->after [index].kind);
+        assert_true (a->after [index].task == b->after [index].task);
+    }
+    assert_true (a->begin == b->begin);
+    assert_int_equal (a->retry_delay, b->retry_delay);
+    assert_int_equal (a->retry_max_delay, b->retry_max_delay);
+    assert_memory_equal (&a->array, &b->array, sizeof (drover_array_spec_t));
+    assert_true (a->group == b->group);
+    assert_int_equal (a->nsteps, b->nsteps);
+    for (uint32_t index = 0; index < a->nsteps; index++) {
+        assert_string_equal (a->step_names [index], b->step_names [index]);
+        testcodec_assert_same (a->steps [index], b->steps [index]);
     }
 }
 
@@ -609,8 +702,12 @@ testcodec_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         s_assert_text (x->summary, y->summary);
         assert_string_equal (x->owner, y->owner);
         assert_string_equal (x->reason, y->reason);
+        assert_int_equal (x->waits, y->waits);
+        assert_true (x->group == y->group);
+        assert_int_equal (x->parents, y->parents);
     }
     assert_int_equal (a->nwhys, b->nwhys);
+    s_assert_workflow (a, b);
     s_assert_pool (a, b);
     testcodec_assert_same_services (a, b);
     testcodec_assert_same_queues (a, b);
@@ -732,6 +829,36 @@ testcodec_raw_done (testcodec_raw_t *raw, int level, int task_state, int end, in
         testcodec_raw_str (raw, "k", 1);
         msgpack_pack_array (&raw->pk, 0);
     }
+}
+
+//  Make msg what it reads as once sent at level 2
+void
+testcodec_as_level_two (drover_msg_t *msg)
+{
+    zstr_free ((char **) &msg->after);
+    msg->nafter = 0;
+    msg->begin = 0;
+    msg->retry_delay = 0;
+    msg->retry_max_delay = 0;
+    msg->array = (drover_array_spec_t) { 0 };
+    msg->group = 0;
+    if (msg->end == DROVER_END_DEPENDENCY)
+        msg->end = DROVER_END_CANCELLED;
+    for (uint32_t index = 0; msg->task_rows && index < msg->nrows; index++) {
+        drover_task_row_t *row = &msg->task_rows [index];
+        row->waits = 0;
+        row->group = 0;
+        row->parents = 0;
+        if (row->end == DROVER_END_DEPENDENCY)
+            row->end = DROVER_END_CANCELLED;
+    }
+    uint32_t kept = 0;
+    for (uint32_t index = 0; index < msg->nwhys; index++)
+        if (msg->whys [index].code < DROVER_WHY_PARENT)
+            msg->whys [kept++] = msg->whys [index];
+    msg->nwhys = kept;
+    if (msg->info && msg->info->end == DROVER_END_DEPENDENCY)
+        msg->info->end = DROVER_END_CANCELLED;
 }
 
 //  Decode raw (then freed) into msg, asserting it decodes

@@ -53,6 +53,13 @@ void
 void
     testcodec_raw_done (testcodec_raw_t *raw, int level, int task_state, int end, int extra);
 
+//  Make msg what it reads as once sent at level 2: without what level 2
+//  lacks (the submit's after, begin, retry delays and array, a list's
+//  group, rows' waits, group and parents, explanation items of codes 60
+//  on), with end DEPENDENCY as CANCELLED
+void
+    testcodec_as_level_two (drover_msg_t *msg);
+
 //  Decode raw (then freed) into msg, asserting it decodes
 void
     testcodec_raw_into (testcodec_raw_t *raw, drover_msg_t *msg);
