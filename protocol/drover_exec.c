@@ -8,6 +8,8 @@
     into one buffer of exactly that size. Decoding walks the whole body
     (structure, depth 2, trailing bytes), then reads it; validate runs the
     same reading without keeping anything, so the two cannot disagree.
+    The broker changes a body only to add env entries to it (an array
+    element's DROVER_ARRAY_ID and INDEX): decode, put, encode again.
     =========================================================================
 */
 
@@ -299,4 +301,65 @@ drover_exec_validate (const byte *data, size_t size, const char **error_p)
     if (error_p)
         *error_p = error;
     return error? -2: 0;
+}
+
+//  Length of an entry's NAME and its '=' (entry is valid NAME=value)
+static size_t
+s_env_name_size (const char *entry)
+{
+    return (size_t) (strchr (entry, '=') - entry) + 1;
+}
+
+//  Put entry (valid, length bytes) into self's env: it replaces the first
+//  entry of the same NAME, and later ones of that NAME go; else it is added.
+//  Returns 0, or -1 past DROVER_ENV_MAX.
+static int
+s_exec_put_env (drover_exec_t *self, const char *entry, size_t length)
+{
+    size_t name_size = s_env_name_size (entry);
+    uint32_t kept = 0;
+    bool put = false;
+    for (uint32_t index = 0; index < self->nenv; index++) {
+        char *other = self->env [index];
+        if (strncmp (other, entry, name_size) == 0) {
+            free (other);
+            if (put)
+                continue;       //  a later one of the same NAME: dropped
+            other = drover_mpack_strndup (entry, length);
+            put = true;
+        }
+        self->env [kept++] = other;
+    }
+    if (self->env)
+        self->env [kept] = NULL;
+    self->nenv = kept;
+    return put? 0: drover_exec_add_env (self, entry);
+}
+
+//  Return a new body: body with entries put into its env, each replacing
+//  the entry of the same NAME or added. NULL on a bad body, a bad entry, or
+//  past a limit.
+byte *
+drover_exec_body_with_env (const byte *body, size_t size, const char **entries,
+                           size_t count, size_t *size_p)
+{
+    assert (size_p);
+    if (count && !entries)
+        return NULL;
+    drover_exec_t *exec = drover_exec_new ();
+    byte *result = NULL;
+    if (drover_exec_decode (exec, body, size, NULL) == 0) {
+        size_t index;
+        for (index = 0; index < count; index++) {
+            const char *entry = entries [index];
+            size_t length = entry? strnlen (entry, DROVER_STRING_MAX + 1): 0;
+            if (!entry || length > DROVER_STRING_MAX || !s_env_valid (entry, length)
+            ||  s_exec_put_env (exec, entry, length))
+                break;
+        }
+        if (index == count)
+            result = drover_exec_encode (exec, size_p);
+    }
+    drover_exec_destroy (&exec);
+    return result;
 }

@@ -69,6 +69,17 @@ int
 int
     drover_exec_validate (const byte *data, size_t size, const char **error_p);
 
+//  Return a new body: body (size bytes) with count "NAME=value" entries
+//  put into its env, each replacing the entry of the same NAME (any later
+//  ones of that NAME dropped) or added at the end, in order. The caller
+//  frees it; *size_p is its size. NULL if body does not decode, an entry
+//  is not NAME=value, or a limit would be broken (DROVER_ENV_MAX entries,
+//  DROVER_STRING_MAX, DROVER_BODY_MAX). The broker adds an array element's
+//  DROVER_ARRAY_ID and DROVER_ARRAY_INDEX this way.
+byte *
+    drover_exec_body_with_env (const byte *body, size_t size, const char **entries,
+                               size_t count, size_t *size_p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,8 @@
     can send as a body (cut, wrong types, bad env entries, deep nesting,
     trailing bytes, counts past the bytes, random bytes) is refused with
     -2 and a reason by decode and validate alike, without a crash, a leak
-    or an allocation past the body's own size (run under ASan+UBSan).
+    or an allocation past the body's own size (run under ASan+UBSan). A
+    body's env takes entries added or replaced (drover_exec_body_with_env).
     =========================================================================
 */
 
@@ -198,6 +199,128 @@ test_exec_random_bytes (void **state)
     drover_exec_destroy (&exec);
 }
 
+//  Encode an exec of argv "true", the env entries (NULL-ended), cwd and
+//  input set; *size_p its size
+static byte *
+s_body (const char *const env [], size_t *size_p)
+{
+    drover_exec_t *exec = drover_exec_new ();
+    const char *argv [] = { "true", "x y" };
+    assert_int_equal (drover_exec_set_argv (exec, 2, argv), 0);
+    for (size_t index = 0; env && env [index]; index++)
+        assert_int_equal (drover_exec_add_env (exec, env [index]), 0);
+    drover_exec_set_cwd (exec, "/work");
+    drover_exec_set_input (exec, (const byte *) "in", 2);
+    byte *body = drover_exec_encode (exec, size_p);
+    assert_non_null (body);
+    drover_exec_destroy (&exec);
+    return body;
+}
+
+//  Assert body decodes to argv "true", cwd, input of s_body and exactly
+//  the env entries (NULL-ended)
+static void
+s_assert_env (const byte *body, size_t size, const char *const env [])
+{
+    drover_exec_t *exec = drover_exec_new ();
+    const char *error = NULL;
+    assert_int_equal (drover_exec_decode (exec, body, size, &error), 0);
+    assert_int_equal (exec->argc, 2);
+    assert_string_equal (exec->argv [1], "x y");
+    assert_string_equal (exec->cwd, "/work");
+    assert_int_equal (exec->input_size, 2);
+    assert_memory_equal (exec->input, "in", 2);
+    uint32_t count = 0;
+    while (env [count])
+        count++;
+    assert_int_equal (exec->nenv, count);
+    for (uint32_t index = 0; index < count; index++)
+        assert_string_equal (exec->env [index], env [index]);
+    assert_null (exec->env [count]);
+    drover_exec_destroy (&exec);
+}
+
+//  Entries put into a body's env replace one of the same NAME (in place,
+//  later ones of it dropped) or are added, the rest of the body as it was:
+//  how the broker gives an array element its DROVER_ARRAY_ID and INDEX.
+//  Once: no such function
+static void
+test_body_with_env (void **state)
+{
+    const char *env [] = { "DROVER_ARRAY_INDEX=forged", "KEEP=1", "DROVER_ARRAY_INDEX=again",
+                           "DROVER_ARRAY_IDX=other", NULL };
+    size_t size;
+    byte *body = s_body (env, &size);
+    const char *array [] = { "DROVER_ARRAY_ID=40", "DROVER_ARRAY_INDEX=7" };
+    size_t new_size = 0;
+    byte *with = drover_exec_body_with_env (body, size, array, 2, &new_size);
+    assert_non_null (with);
+    const char *expected [] = { "DROVER_ARRAY_INDEX=7", "KEEP=1", "DROVER_ARRAY_IDX=other",
+                                "DROVER_ARRAY_ID=40", NULL };
+    s_assert_env (with, new_size, expected);
+    free (with);
+
+    //  A body without env; no entries at all gives the same body back
+    free (body);
+    body = s_body (NULL, &size);
+    with = drover_exec_body_with_env (body, size, array, 2, &new_size);
+    const char *added [] = { "DROVER_ARRAY_ID=40", "DROVER_ARRAY_INDEX=7", NULL };
+    s_assert_env (with, new_size, added);
+    free (with);
+    with = drover_exec_body_with_env (body, size, NULL, 0, &new_size);
+    assert_non_null (with);
+    assert_int_equal (new_size, size);
+    assert_memory_equal (with, body, size);
+    free (with);
+    //  Two entries of one NAME: the later wins; "NAME=" is a value too
+    const char *twice [] = { "A=1", "A=2", "B=" };
+    with = drover_exec_body_with_env (body, size, twice, 3, &new_size);
+    const char *last [] = { "A=2", "B=", NULL };
+    s_assert_env (with, new_size, last);
+    free (with);
+
+    //  Refused: a bad body, a bad entry, past the limits
+    const char *bad [] = { "NOPE", "=x" };
+    new_size = 0;
+    assert_null (drover_exec_body_with_env (body, size - 1, array, 2, &new_size));
+    assert_null (drover_exec_body_with_env (NULL, 0, array, 2, &new_size));
+    assert_null (drover_exec_body_with_env (body, size, bad, 1, &new_size));
+    assert_null (drover_exec_body_with_env (body, size, bad + 1, 1, &new_size));
+    assert_null (drover_exec_body_with_env (body, size, NULL, 1, &new_size));
+    const char *null_entry [] = { "A=1", NULL };
+    assert_null (drover_exec_body_with_env (body, size, null_entry, 2, &new_size));
+    char *huge = (char *) zmalloc (DROVER_STRING_MAX + 2);
+    memset (huge, 'v', DROVER_STRING_MAX + 1);
+    huge [0] = 'H';
+    huge [1] = '=';
+    const char *too_long [] = { huge };
+    assert_null (drover_exec_body_with_env (body, size, too_long, 1, &new_size));
+    huge [DROVER_STRING_MAX] = 0;               //  exactly the longest
+    with = drover_exec_body_with_env (body, size, too_long, 1, &new_size);
+    assert_non_null (with);
+    free (with);
+    free (huge);
+    //  A body full of env takes a replacement, not one entry more
+    const char **full = (const char **) zmalloc ((DROVER_ENV_MAX + 1) * sizeof (char *));
+    char (*names) [16] = zmalloc (DROVER_ENV_MAX * 16);
+    for (int index = 0; index < DROVER_ENV_MAX; index++) {
+        snprintf (names [index], 16, "V%d=%d", index, index);
+        full [index] = names [index];
+    }
+    free (body);
+    body = s_body (full, &size);
+    const char *replace [] = { "V7=seven" };
+    with = drover_exec_body_with_env (body, size, replace, 1, &new_size);
+    assert_non_null (with);
+    full [7] = "V7=seven";
+    s_assert_env (with, new_size, full);
+    free (with);
+    assert_null (drover_exec_body_with_env (body, size, array, 1, &new_size));
+    free (names);
+    free (full);
+    free (body);
+}
+
 int
 main (void)
 {
@@ -207,6 +330,7 @@ main (void)
         cmocka_unit_test (test_env_claimed_past_bytes_is_refused_unallocated),
         cmocka_unit_test (test_exec_truncated_at_every_length),
         cmocka_unit_test (test_exec_random_bytes),
+        cmocka_unit_test (test_body_with_env),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -145,23 +145,29 @@ test_env_and_cwd (void **state)
 }
 
 //  By default a task's environment is the documented base exactly, for
-//  the worker's own user: none of the worker's variables
+//  the worker's own user, then who it is (task 1, attempt 1, and the
+//  worker id once set): none of the worker's variables
 static void
 test_env_base_only (void **state)
 {
     drover_runner_t *runner = (drover_runner_t *) *state;
     setenv ("RUNNER_TEST_SECRET", "leaked", 1);
-    drover_exec_t *exec = drover_exec_new ();
-    const char *argv [] = { "env" };
-    assert_int_equal (drover_exec_set_argv (exec, 1, argv), 0);
-    drover_msg_t *result = testutil_runner_run (runner, &exec, 0);
     struct passwd *pw = getpwuid (geteuid ());
     assert_non_null (pw);
-    char expect [1024];
-    snprintf (expect, sizeof expect, "PATH=/usr/local/bin:/usr/bin:/bin\nHOME=%s\nUSER=%s\n"
-              "LOGNAME=%s\nLANG=C.UTF-8\n", pw->pw_dir, pw->pw_name, pw->pw_name);
-    testutil_runner_assert_out (result, expect);
-    drover_msg_destroy (&result);
+    const char *argv [] = { "env" };
+    for (int named = 0; named < 2; named++) {
+        drover_runner_set_worker (runner, named? "rack-2": NULL);
+        drover_exec_t *exec = drover_exec_new ();
+        assert_int_equal (drover_exec_set_argv (exec, 1, argv), 0);
+        drover_msg_t *result = testutil_runner_run (runner, &exec, 0);
+        char expect [1024];
+        snprintf (expect, sizeof expect, "PATH=/usr/local/bin:/usr/bin:/bin\nHOME=%s\nUSER=%s\n"
+                  "LOGNAME=%s\nLANG=C.UTF-8\nDROVER_TASK_ID=1\nDROVER_ATTEMPT=1\n%s",
+                  pw->pw_dir, pw->pw_name, pw->pw_name, named? "DROVER_WORKER=rack-2\n": "");
+        testutil_runner_assert_out (result, expect);
+        drover_msg_destroy (&result);
+    }
+    drover_runner_set_worker (runner, NULL);
     unsetenv ("RUNNER_TEST_SECRET");
 }
 

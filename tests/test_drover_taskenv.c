@@ -30,24 +30,33 @@ s_joined (char **envp)
     return text;
 }
 
-//  Build with taskenv from agent_env and the task's entries (NULL-ended),
-//  and check the result against expected (entries newline-separated)
+//  Build with taskenv from agent_env, the task's entries (NULL-ended) and
+//  who it is (may be NULL), and check the result against expected
+//  (entries newline-separated)
 static void
-s_assert_built (drover_taskenv_t *taskenv, char **agent_env, const char *const task [],
-                const char *expected)
+s_assert_built_who (drover_taskenv_t *taskenv, char **agent_env, const char *const task [],
+                    const drover_taskenv_who_t *who, const char *expected)
 {
     drover_exec_t *exec = drover_exec_new ();
     const char *argv [] = { "true" };
     assert_int_equal (drover_exec_set_argv (exec, 1, argv), 0);
     for (size_t index = 0; task && task [index]; index++)
         assert_int_equal (drover_exec_add_env (exec, task [index]), 0);
-    char **envp = drover_taskenv_build (taskenv, agent_env, exec);
+    char **envp = drover_taskenv_build (taskenv, agent_env, exec, who);
     assert_non_null (envp);
     char *text = s_joined (envp);
     assert_string_equal (text, expected);
     free (text);
     free (envp);
     drover_exec_destroy (&exec);
+}
+
+//  Build as s_assert_built_who, for no attempt in particular
+static void
+s_assert_built (drover_taskenv_t *taskenv, char **agent_env, const char *const task [],
+                const char *expected)
+{
+    s_assert_built_who (taskenv, agent_env, task, NULL, expected);
 }
 
 //  The base for the agent's own user, whatever the agent's environment has
@@ -171,6 +180,39 @@ test_own_never_passed (void **state)
     drover_taskenv_destroy (&taskenv);
 }
 
+//  Who the task is comes last and wins over the agent's and the task's own
+//  entries of those names; the task's own other DROVER_* entries (an array
+//  element's, from the broker) pass unchanged; the agent's never do.
+//  Once: no DROVER_TASK_ID at all
+static void
+test_who_it_is (void **state)
+{
+    drover_taskenv_t *taskenv = drover_taskenv_new ();
+    char *error = NULL;
+    assert_int_equal (drover_taskenv_pass (taskenv, "SHARED", &error), 0);
+    char *agent_env [] = { "SHARED=agent", "DROVER_TASK_ID=666", "DROVER_WORKER=agent's",
+                           "DROVER_ARRAY_INDEX=666", NULL };
+    const char *own [] = { "DROVER_ARRAY_ID=40", "DROVER_ARRAY_INDEX=7", "DROVER_TASK_ID=1",
+                           "DROVER_ATTEMPT=9", NULL };
+    drover_taskenv_who_t who = { UINT64_MAX, 2, "rack-2" };
+    char *base = s_base ();
+    char *expected = zsys_sprintf ("%sSHARED=agent\nDROVER_ARRAY_ID=40\nDROVER_ARRAY_INDEX=7\n"
+                                   "DROVER_TASK_ID=18446744073709551615\nDROVER_ATTEMPT=2\n"
+                                   "DROVER_WORKER=rack-2\n", base);
+    s_assert_built_who (taskenv, agent_env, own, &who, expected);
+    free (expected);
+
+    //  No worker id: no DROVER_WORKER; the largest attempt fits
+    who.task = 41;
+    who.attempt = UINT32_MAX;
+    who.worker = NULL;
+    expected = zsys_sprintf ("%sDROVER_TASK_ID=41\nDROVER_ATTEMPT=4294967295\n", base);
+    s_assert_built_who (taskenv, NULL, NULL, &who, expected);
+    free (expected);
+    free (base);
+    drover_taskenv_destroy (&taskenv);
+}
+
 //  Return true if the tests of --user can run here: root, with nobody
 static bool
 s_user_tests_run (void)
@@ -257,6 +299,7 @@ main (void)
         cmocka_unit_test (test_path_allowed_through),
         cmocka_unit_test (test_pass_refused),
         cmocka_unit_test (test_own_never_passed),
+        cmocka_unit_test (test_who_it_is),
         cmocka_unit_test (test_user_refused),
         cmocka_unit_test (test_user_nobody),
     };

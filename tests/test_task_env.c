@@ -7,9 +7,13 @@
     for the agent was read by any submitted task. Now a task sees the
     documented base, the agent's variables named by --pass-env or
     DROVER_PASS_ENV, and its own (which win); never DROVER_* (an
-    allow-list naming one is refused at start). With --user it runs as
-    that unprivileged user: its output is still captured, and it cannot
-    read the agent's own 0600 files.
+    allow-list naming one is refused at start), but for who it is:
+    DROVER_TASK_ID, DROVER_ATTEMPT (2 on its retry) and DROVER_WORKER,
+    which the agent sets over anything else, while the task's own
+    DROVER_ARRAY_ID and DROVER_ARRAY_INDEX (the broker's, for an array
+    element) pass unchanged. With --user it runs as that unprivileged
+    user: its output is still captured, and it cannot read the agent's
+    own 0600 files.
     =========================================================================
 */
 
@@ -49,12 +53,12 @@ s_cluster_new (const char *extra_flags [], const char *name, const char *value)
     return cluster;
 }
 
-//  Run argv (NULL-ended) with env entries (NULL-ended, may be NULL) and
-//  stdin input (may be NULL) on the cluster; expect it to end in state;
-//  return its TASK DONE
+//  Run argv (NULL-ended) with env entries (NULL-ended, may be NULL), stdin
+//  input (may be NULL) and retries on the cluster; expect it to end in
+//  state; return its TASK DONE
 static drover_msg_t *
-s_run_input (testutil_cluster_t *cluster, const char *const argv [], const char *const env [],
-             const char *input, int state)
+s_run_retried (testutil_cluster_t *cluster, const char *const argv [], const char *const env [],
+               const char *input, uint32_t retries, int state)
 {
     drover_exec_t *exec = drover_exec_new ();
     int argc = 0;
@@ -71,6 +75,7 @@ s_run_input (testutil_cluster_t *cluster, const char *const argv [], const char 
     drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     submit->procs = 1;
     submit->flags = DROVER_SUBMIT_NOTIFY;
+    submit->retries = retries;
     drover_msg_set_body (submit, body, size);
     free (body);
     drover_exec_destroy (&exec);
@@ -79,6 +84,15 @@ s_run_input (testutil_cluster_t *cluster, const char *const argv [], const char 
     drover_msg_t *done = testutil_expect_done (dealer, task, state, S_WAIT);
     zsock_destroy (&dealer);
     return done;
+}
+
+//  Run argv with env entries and stdin input on the cluster, no retries
+//  (s_run_retried)
+static drover_msg_t *
+s_run_input (testutil_cluster_t *cluster, const char *const argv [], const char *const env [],
+             const char *input, int state)
+{
+    return s_run_retried (cluster, argv, env, input, 0, state);
 }
 
 //  Run argv with env entries on the cluster, no input (s_run_input)
@@ -106,6 +120,18 @@ s_base (struct passwd *pw)
                          "LANG=C.UTF-8\n", pw->pw_dir, pw->pw_name, pw->pw_name);
 }
 
+//  The whole environment a task of user pw sees on agent "envw", as `env`
+//  prints it: the base, then who it is (done's task, attempt 1)
+static char *
+s_base_who (struct passwd *pw, drover_msg_t *done)
+{
+    char *base = s_base (pw);
+    char *whole = zsys_sprintf ("%sDROVER_TASK_ID=%" PRIu64 "\nDROVER_ATTEMPT=1\n"
+                                "DROVER_WORKER=envw\n", base, done->task);
+    free (base);
+    return whole;
+}
+
 //  A variable set for the agent is not seen by a task; nor are the
 //  agent's own DROVER_* ones. Once: "[s3cr3t][/etc/drover/worker.key]".
 //  (DROVER_KEY itself now makes the agent speak CURVE, needing a CURVE
@@ -124,15 +150,15 @@ test_agent_variable_not_seen (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
-//  A task's whole environment is the documented base, exactly. Once: the
-//  agent's environment (the test's), whatever it held
+//  A task's whole environment is the documented base, then who it is,
+//  exactly. Once: the agent's environment (the test's), whatever it held
 static void
 test_base_environment_exactly (void **state)
 {
     testutil_cluster_t *cluster = s_cluster_new (NULL, "WORKER_SECRET", "s3cr3t");
     const char *argv [] = { "env", NULL };
     drover_msg_t *done = s_run_task (cluster, argv, NULL, DROVER_TASK_SUCCEEDED);
-    char *expected = s_base (getpwuid (geteuid ()));
+    char *expected = s_base_who (getpwuid (geteuid ()), done);
     s_assert_out (done, expected);
     free (expected);
     drover_msg_destroy (&done);
@@ -176,6 +202,41 @@ test_task_env_wins (void **state)
     drover_msg_t *done = s_run_task (cluster, argv, env, DROVER_TASK_SUCCEEDED);
     s_assert_out (done, "[task's][/task/home][C]\n");
     drover_msg_destroy (&done);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  Every task knows who it is: its id, its attempt and its worker, set
+//  over the agent's and the task's own entries of those names (and 2 on
+//  the retry of a task whose first attempt failed), while the task's own
+//  DROVER_ARRAY_ID and DROVER_ARRAY_INDEX pass unchanged. Once: none of
+//  them set
+static void
+test_task_knows_who_it_is (void **state)
+{
+    setenv ("DROVER_TASK_ID", "agent's", 1);
+    testutil_cluster_t *cluster = s_cluster_new (NULL, "DROVER_WORKER", "agent's");
+    unsetenv ("DROVER_TASK_ID");
+    const char *argv [] = { "env", NULL };
+    const char *env [] = { "DROVER_ARRAY_ID=40", "DROVER_ARRAY_INDEX=7",
+                           "DROVER_TASK_ID=forged", "DROVER_ATTEMPT=9", NULL };
+    drover_msg_t *done = s_run_task (cluster, argv, env, DROVER_TASK_SUCCEEDED);
+    char *base = s_base (getpwuid (geteuid ()));
+    char *expected = zsys_sprintf ("%sDROVER_ARRAY_ID=40\nDROVER_ARRAY_INDEX=7\n"
+                                   "DROVER_TASK_ID=%" PRIu64 "\nDROVER_ATTEMPT=1\n"
+                                   "DROVER_WORKER=envw\n", base, done->task);
+    s_assert_out (done, expected);
+    free (expected);
+    drover_msg_destroy (&done);
+
+    //  The first attempt fails, the retry succeeds, saying it is the second
+    const char *retried [] = { "sh", "-c", "echo \"$DROVER_TASK_ID/$DROVER_ATTEMPT/"
+                               "$DROVER_WORKER\"; test \"$DROVER_ATTEMPT\" = 2", NULL };
+    done = s_run_retried (cluster, retried, NULL, NULL, 1, DROVER_TASK_SUCCEEDED);
+    expected = zsys_sprintf ("%" PRIu64 "/2/envw\n", done->task);
+    s_assert_out (done, expected);
+    free (expected);
+    drover_msg_destroy (&done);
+    free (base);
     testutil_cluster_destroy (&cluster);
 }
 
@@ -307,7 +368,6 @@ test_user_runs_task_unprivileged (void **state)
         skip ();
     uid_t uid = pw->pw_uid;
     gid_t gid = pw->pw_gid;
-    char *base = s_base (pw);
     //  The agent's directory: tasks may enter it, not read its secrets
     char dir [] = "/tmp/drover-agent-XXXXXX";
     assert_non_null (mkdtemp (dir));
@@ -332,7 +392,9 @@ test_user_runs_task_unprivileged (void **state)
 
     const char *env [] = { "env", NULL };
     done = s_run_task (cluster, env, NULL, DROVER_TASK_SUCCEEDED);
-    s_assert_out (done, base);
+    char *whole = s_base_who (pw, done);
+    s_assert_out (done, whole);
+    free (whole);
     drover_msg_destroy (&done);
 
     //  Its stdin, stdout and stderr are its own to open by name too (they
@@ -371,7 +433,6 @@ test_user_runs_task_unprivileged (void **state)
     testutil_cluster_destroy (&cluster);
     unlink (key);
     rmdir (dir);
-    free (base);
 }
 
 //  --user is refused at start, saying why: root, an unknown user, an agent
@@ -407,6 +468,7 @@ main (void)
         cmocka_unit_test (test_base_environment_exactly),
         cmocka_unit_test (test_allow_listed_variable_seen),
         cmocka_unit_test (test_task_env_wins),
+        cmocka_unit_test (test_task_knows_who_it_is),
         cmocka_unit_test (test_drover_key_refused_at_start),
         cmocka_unit_test (test_user_runs_task_unprivileged),
         cmocka_unit_test (test_user_refused_at_start),

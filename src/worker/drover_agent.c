@@ -5,7 +5,8 @@
 
     Tasks see a clean environment (drover_taskenv): a documented base, the
     agent's variables named by --pass-env or DROVER_PASS_ENV (never its
-    own DROVER_* ones), and their own; with --user they run as that
+    own DROVER_* ones), their own, and who they are (DROVER_TASK_ID,
+    DROVER_ATTEMPT, DROVER_WORKER); with --user they run as that
     unprivileged user.
 
     The main parses flags into a worker, moves into the work directory (so

@@ -70,6 +70,7 @@ struct _drover_runner_t {
     drover_spawner_t *spawner;      //  starts the children, owned
     char *confine_mode;             //  "auto", "cgroup" or "pgroup", owned
     drover_confine_t *confine;      //  keeps each task's processes together, made at first start
+    char *worker;                   //  the worker id tasks see as DROVER_WORKER, or NULL, owned
 };
 
 static void s_attempt_destroy (s_attempt_t **self_p);
@@ -128,6 +129,7 @@ drover_runner_destroy (drover_runner_t **self_p)
     s_kill_all (self);
     drover_confine_destroy (&self->confine);
     free (self->confine_mode);
+    free (self->worker);
     free (self->attempts);
     free (self->polled);
     zlistx_destroy (&self->results);
@@ -184,6 +186,18 @@ drover_runner_set_taskenv (drover_runner_t *self, drover_taskenv_t *taskenv)
 {
     assert (self);
     drover_spawner_set_taskenv (self->spawner, taskenv);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Set the worker id tasks see as DROVER_WORKER (copied; NULL: none)
+
+void
+drover_runner_set_worker (drover_runner_t *self, const char *worker)
+{
+    assert (self);
+    free (self->worker);
+    self->worker = worker? strdup (worker): NULL;
 }
 
 
@@ -250,7 +264,8 @@ drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
     else {
         if (!self->confine)
             self->confine = drover_confine_new (self->confine_mode);
-        rc = drover_spawner_start (self->spawner, exec, self->confine, &spawned,
+        drover_taskenv_who_t who = { task, attempt_nbr, self->worker };
+        rc = drover_spawner_start (self->spawner, exec, &who, self->confine, &spawned,
                                    reason, sizeof reason, &machine);
     }
     if (rc) {

@@ -6,8 +6,9 @@
     v2 (drover_confine: a supervisor process kills every task's processes
     if the worker dies), as the tasks' user if they have one: argv, the
     environment drover_taskenv builds (a documented base, the worker's
-    variables an allow-list names, the task's own entries; never the
-    worker's whole environment), a working directory, stdin from the input bytes
+    variables an allow-list names, the task's own entries, then who it is:
+    DROVER_TASK_ID, DROVER_ATTEMPT, DROVER_WORKER; never the worker's
+    whole environment), a working directory, stdin from the input bytes
     (a memfd, so the loop never blocks writing it). stdout and stderr are
     read through non-blocking pipes into buffers bounded at
     DROVER_OUTPUT_MAX each; past that the runner keeps reading and
@@ -73,6 +74,12 @@ void
 //  Default: the worker's user and the base environment only.
 void
     drover_runner_set_taskenv (drover_runner_t *self, drover_taskenv_t *taskenv);
+
+//  Set the worker id every task sees as DROVER_WORKER (copied; NULL, the
+//  default: tasks see no DROVER_WORKER). Each task also sees its id as
+//  DROVER_TASK_ID and its attempt as DROVER_ATTEMPT.
+void
+    drover_runner_set_worker (drover_runner_t *self, const char *worker);
 
 //  Return the directory holding the tasks' cgroups, or NULL when tasks are
 //  confined by process group only (or none started yet)

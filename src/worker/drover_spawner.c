@@ -17,7 +17,8 @@
     cost to one that succeeds.
 
     The child's environment is not the worker's: drover_taskenv builds it
-    (a documented base, the variables an allow-list names, the task's own).
+    (a documented base, the variables an allow-list names, the task's own,
+    then DROVER_TASK_ID, DROVER_ATTEMPT and DROVER_WORKER: who it is).
 
     What the spawner hands back (drover_spawned_t) is what the runner then
     watches the attempt by: the pid, a pidfd, and the read ends of the
@@ -487,7 +488,7 @@ drover_spawner_runnable (const drover_exec_t *exec)
 
 int
 drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
-                      drover_confine_t *confine, drover_spawned_t *spawned,
+                      const drover_taskenv_who_t *who, drover_confine_t *confine, drover_spawned_t *spawned,
                       char *reason, size_t reason_size, bool *machine_p)
 {
     assert (self);
@@ -545,7 +546,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     child.workdir = self->workdir;
     child.cwd = exec->cwd;
     child.argv = exec->argv;
-    child.envp = drover_taskenv_build (taskenv, environ, exec);
+    child.envp = drover_taskenv_build (taskenv, environ, exec, who);
     for (size_t index = 0; child.envp [index]; index++)
         if (strncmp (child.envp [index], "PATH=", 5) == 0)
             child.path = child.envp [index] + 5;

@@ -59,12 +59,14 @@ bool
     drover_spawner_runnable (const drover_exec_t *exec);
 
 //  Start a child running exec (which must be runnable), confined by
-//  confine. Returns 0 with spawned filled, or -1 with reason filled and
+//  confine, its environment saying who it is (who: DROVER_TASK_ID,
+//  DROVER_ATTEMPT, DROVER_WORKER; NULL: none of them). Returns 0 with spawned filled, or -1 with reason filled and
 //  nothing left open; *machine_p then says whether the machine is at fault
 //  (out of processes, file descriptors, memory or disk; the work directory
 //  gone; no cgroup) or the task (no such command, its own cwd missing).
 int
     drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
+                          const drover_taskenv_who_t *who,
                           drover_confine_t *confine, drover_spawned_t *spawned,
                           char *reason, size_t reason_size, bool *machine_p);
 

@@ -6,7 +6,9 @@
     "NAME=value" strings the taskenv owns. Each task's environment is an
     array of borrowed pointers into the base, the agent's environment and
     the task's own entries, made per start; with no allow-list the agent's
-    environment is not even read. Names are compared up to the '='.
+    environment is not even read. Names are compared up to the '='. The
+    three entries that say who the task is are formatted into the same
+    block, after the pointers, so that the caller still frees one array.
 
     Becoming the tasks' user uses raw system calls: the spawner's child
     shares the worker's memory (CLONE_VM), and the C library's setuid and
@@ -301,12 +303,41 @@ s_put (char **envp, size_t *size_p, char *entry)
 }
 
 
+//  The room the entries of who take, NULs included
+static size_t
+s_who_size (const drover_taskenv_who_t *who)
+{
+    if (!who)
+        return 0;
+    return strlen (DROVER_TASKENV_TASK_ID "=") + 21
+         + strlen (DROVER_TASKENV_ATTEMPT "=") + 11
+         + (who->worker? strlen (DROVER_TASKENV_WORKER "=") + strlen (who->worker) + 1: 0);
+}
+
+//  Format who's entries into text (s_who_size bytes) and put them into envp
+static void
+s_who_put (char **envp, size_t *size_p, const drover_taskenv_who_t *who, char *text)
+{
+    int used = sprintf (text, DROVER_TASKENV_TASK_ID "=%" PRIu64, who->task);
+    s_put (envp, size_p, text);
+    text += used + 1;
+    used = sprintf (text, DROVER_TASKENV_ATTEMPT "=%" PRIu32, who->attempt);
+    s_put (envp, size_p, text);
+    text += used + 1;
+    if (who->worker) {
+        sprintf (text, DROVER_TASKENV_WORKER "=%s", who->worker);
+        s_put (envp, size_p, text);
+    }
+}
+
+
 //  --------------------------------------------------------------------------
 //  Build a task's environment: base, allowed variables of the agent's, the
-//  task's own. Array of borrowed strings: free only the array.
+//  task's own, who it is. Free only the array.
 
 char **
-drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exec_t *exec)
+drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exec_t *exec,
+                      const drover_taskenv_who_t *who)
 {
     assert (self);
     assert (exec);
@@ -314,8 +345,8 @@ drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exe
     if (self->npatterns)
         while (agent_env && agent_env [inherited])
             inherited++;
-    char **envp = (char **) zmalloc ((self->nbase + inherited + exec->nenv + 1)
-                                     * sizeof (char *));
+    size_t slots = self->nbase + inherited + exec->nenv + (who? 3: 0) + 1;
+    char **envp = (char **) zmalloc (slots * sizeof (char *) + s_who_size (who));
     size_t size = 0;
     for (size_t index = 0; index < self->nbase; index++)
         s_put (envp, &size, self->base [index]);
@@ -324,6 +355,8 @@ drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exe
             s_put (envp, &size, agent_env [index]);
     for (uint32_t index = 0; index < exec->nenv && exec->env [index]; index++)
         s_put (envp, &size, exec->env [index]);
+    if (who)
+        s_who_put (envp, &size, who, (char *) (envp + slots));
     envp [size] = NULL;
     return envp;
 }

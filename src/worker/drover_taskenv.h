@@ -6,9 +6,13 @@
     base (PATH=/usr/local/bin:/usr/bin:/bin, HOME, USER and LOGNAME of the
     user it runs as, LANG=C.UTF-8), then the agent's variables that an
     allow-list names (each replacing the base's of the same name), then
-    its own (the exec body's env, which win). The agent's own settings and
-    keys, every DROVER_* variable, are never passed, and an allow-list
-    entry that could name one is refused. Optionally tasks run as another,
+    its own (the exec body's env, which win over those), then who the task
+    is: DROVER_TASK_ID, DROVER_ATTEMPT and DROVER_WORKER, which win over
+    all. The agent's own settings and keys, every DROVER_* variable of its
+    environment, are never passed, and an allow-list entry that could name
+    one is refused; a task's own DROVER_* entries (DROVER_ARRAY_ID and
+    DROVER_ARRAY_INDEX, which the broker adds to an array element's body)
+    pass like any other of its entries. Optionally tasks run as another,
     unprivileged user (the agent must be root): the spawner's child drops
     to it (drover_taskenv_become) before exec.
     =========================================================================
@@ -30,6 +34,18 @@ typedef struct _drover_taskenv_t drover_taskenv_t;
 #define DROVER_TASKENV_PATH     "/usr/local/bin:/usr/bin:/bin"
 //  The base LANG of every task, unless LANG is allowed through
 #define DROVER_TASKENV_LANG     "C.UTF-8"
+
+//  The variables that say who a task is, set by the agent in every task
+#define DROVER_TASKENV_TASK_ID  "DROVER_TASK_ID"
+#define DROVER_TASKENV_ATTEMPT  "DROVER_ATTEMPT"
+#define DROVER_TASKENV_WORKER   "DROVER_WORKER"
+
+//  Who an attempt is: the values of those variables
+typedef struct {
+    uint64_t task;                  //  DROVER_TASK_ID, the task's id
+    uint32_t attempt;               //  DROVER_ATTEMPT, from 1
+    const char *worker;             //  DROVER_WORKER, the agent's worker id; NULL: left out
+} drover_taskenv_who_t;
 
 //  Create a task environment: tasks run as the agent's user, with the
 //  base environment only
@@ -65,13 +81,16 @@ const char *
 int
     drover_taskenv_check_dir (drover_taskenv_t *self, const char *dir, char **error_p);
 
-//  Build a task's environment from the agent's (agent_env, NULL-terminated)
-//  and exec's own entries: the base, then allowed variables of agent_env,
-//  then exec's env, a later entry replacing an earlier one of the same
-//  name. Returns a NULL-terminated array of borrowed strings (from self,
-//  agent_env and exec): free only the array.
+//  Build a task's environment from the agent's (agent_env, NULL-terminated),
+//  exec's own entries and who the attempt is (NULL: none of its variables):
+//  the base, then allowed variables of agent_env, then exec's env, then
+//  DROVER_TASK_ID, DROVER_ATTEMPT and DROVER_WORKER, a later entry
+//  replacing an earlier one of the same name. Returns a NULL-terminated
+//  array of strings borrowed from self, agent_env and exec, or held in the
+//  array's own block: free only the array.
 char **
-    drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exec_t *exec);
+    drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exec_t *exec,
+                          const drover_taskenv_who_t *who);
 
 //  What a child needs to become the tasks' user, read before it starts
 typedef struct {

@@ -1560,6 +1560,7 @@ s_run (drover_worker_t *self, zsock_t *pipe)
         drover_runner_set_grace (self->runner, self->grace);
         drover_runner_set_workdir (self->runner, self->workdir);
         drover_runner_set_taskenv (self->runner, self->taskenv);
+        drover_runner_set_worker (self->runner, self->id);
     }
     self->stopping = self->leaving = self->terminated = false;
     self->backoff = S_BACKOFF_MIN;
