@@ -1,5 +1,6 @@
 /*  =========================================================================
-    test_drover_sqlbatch - a batch's changes grouped by task
+    test_drover_sqlbatch - a batch's changes grouped by task; a submit's
+    after list and array packed as the backends keep them
     =========================================================================
 */
 
@@ -86,12 +87,88 @@ test_grows_and_separates_collisions (void **state)
     free (changes);
 }
 
+//  An after list packs to 9 bytes an entry, kind then id big-endian, and
+//  unpacks to the same list, owned by the submit; none packs to nothing
+static void
+test_after_packed_and_unpacked (void **state)
+{
+    (void) state;
+    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    byte data [DROVER_SQLBATCH_AFTER_MAX];
+    assert_int_equal (drover_sqlbatch_after_pack (submit, data), 0);
+    drover_after_t after [2] = {
+        { DROVER_AFTER_FAIL, 0x0102030405060708ull }, { DROVER_AFTER_OK | DROVER_AFTER_STEP, 9 }
+    };
+    submit->after = after;
+    submit->nafter = 2;
+    assert_int_equal (drover_sqlbatch_after_pack (submit, data), 18);
+    const byte expected [18] = { 2, 1, 2, 3, 4, 5, 6, 7, 8, 0x10, 0, 0, 0, 0, 0, 0, 0, 9 };
+    assert_memory_equal (data, expected, 18);
+    submit->after = NULL;
+    submit->nafter = 0;
+
+    drover_msg_t *loaded = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    assert_int_equal (drover_sqlbatch_after_unpack (loaded, NULL, 0), 0);
+    assert_null (loaded->after);
+    assert_int_equal (drover_sqlbatch_after_unpack (loaded, data, 18), 0);
+    assert_int_equal (loaded->nafter, 2);
+    assert_int_equal (loaded->after [0].kind, DROVER_AFTER_FAIL);
+    assert_int_equal (loaded->after [0].task, 0x0102030405060708ull);
+    assert_int_equal (loaded->after [1].kind, DROVER_AFTER_OK | DROVER_AFTER_STEP);
+    assert_int_equal (loaded->after [1].task, 9);
+    //  Not a packed list: the submit keeps what it had
+    assert_int_equal (drover_sqlbatch_after_unpack (loaded, data, 17), -1);
+    data [9] = 7;
+    assert_int_equal (drover_sqlbatch_after_unpack (loaded, data, 18), -1);
+    assert_int_equal (drover_sqlbatch_after_unpack (loaded, data, DROVER_SQLBATCH_AFTER_MAX
+                                                    + DROVER_SQLBATCH_AFTER_ENTRY), -1);
+    assert_int_equal (loaded->nafter, 2);
+    assert_int_equal (loaded->after [1].task, 9);
+    free (loaded->after);       //  the submit's, freed here whatever destroy does
+    loaded->after = NULL;
+    drover_msg_destroy (&loaded);
+    drover_msg_destroy (&submit);
+}
+
+//  An array packs to 16 bytes, first, step, count, limit big-endian; not
+//  an array packs to nothing; a packed array with no elements or no step
+//  is refused
+static void
+test_array_packed_and_unpacked (void **state)
+{
+    (void) state;
+    drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    byte data [DROVER_SQLBATCH_ARRAY_SIZE];
+    assert_int_equal (drover_sqlbatch_array_pack (submit, data), 0);
+    submit->array = (drover_array_spec_t) { .first = 0x01020304, .step = 2, .count = 1000,
+                                            .limit = 50 };
+    assert_int_equal (drover_sqlbatch_array_pack (submit, data), 16);
+    const byte expected [16] = { 1, 2, 3, 4, 0, 0, 0, 2, 0, 0, 0x03, 0xe8, 0, 0, 0, 50 };
+    assert_memory_equal (data, expected, 16);
+
+    drover_msg_t *loaded = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    assert_int_equal (drover_sqlbatch_array_unpack (loaded, NULL, 0), 0);
+    assert_int_equal (loaded->array.count, 0);
+    assert_int_equal (drover_sqlbatch_array_unpack (loaded, data, 16), 0);
+    assert_memory_equal (&loaded->array, &submit->array, sizeof submit->array);
+    assert_int_equal (drover_sqlbatch_array_unpack (loaded, data, 15), -1);
+    data [11] = 0, data [10] = 0;
+    assert_int_equal (drover_sqlbatch_array_unpack (loaded, data, 16), -1);
+    data [11] = 1, data [7] = 0;
+    assert_int_equal (drover_sqlbatch_array_unpack (loaded, data, 16), -1);
+    assert_int_equal (loaded->array.count, 1000);
+    drover_msg_destroy (&loaded);
+    drover_msg_destroy (&submit);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_groups_in_first_met_order),
         cmocka_unit_test (test_grows_and_separates_collisions),
+        cmocka_unit_test (test_after_packed_and_unpacked),
+        cmocka_unit_test (test_array_packed_and_unpacked),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

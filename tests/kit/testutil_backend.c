@@ -286,3 +286,145 @@ testutil_take_service (void *arg, const char *name, const byte *def, size_t size
     services->def [at][size] = 0;
     return 0;
 }
+
+//  The after list testutil_queued_workflow gives: one entry of each kind,
+//  ids that show the byte order, the last naming a workflow's step
+static const drover_after_t
+s_workflow_after [3] = {
+    { DROVER_AFTER_OK, 12 },
+    { DROVER_AFTER_ANY, 0x0102030405060708ull },
+    { DROVER_AFTER_FAIL | DROVER_AFTER_STEP, 3 },
+};
+
+//  testutil_queued, with the workflow fields format 5 keeps
+drover_change_t *
+testutil_queued_workflow (uint64_t task, uint64_t seq)
+{
+    drover_change_t *change = testutil_queued (task, seq, NULL);
+    drover_msg_t *submit = change->submit;
+    submit->after = (drover_after_t *) zmalloc (sizeof s_workflow_after);
+    memcpy (submit->after, s_workflow_after, sizeof s_workflow_after);
+    submit->nafter = 3;
+    submit->begin = 1796000000000;
+    submit->retry_delay = 10000;
+    submit->retry_max_delay = 600000;
+    submit->array = (drover_array_spec_t) { .first = 5, .step = 3, .count = 1000000,
+                                            .limit = 50 };
+    change->waits = DROVER_WAITS_AFTER;
+    change->due_at = 1796000000000;
+    change->group = 90;
+    change->made = 7;
+    return change;
+}
+
+//  Check a loaded task's submit has testutil_queued_workflow's fields
+void
+testutil_assert_workflow_submit (const drover_change_t *change)
+{
+    drover_msg_t *submit = change->submit;
+    assert_non_null (submit);
+    assert_int_equal (submit->nafter, 3);
+    assert_non_null (submit->after);
+    for (size_t index = 0; index < 3; index++) {
+        assert_int_equal (submit->after [index].kind, s_workflow_after [index].kind);
+        assert_int_equal (submit->after [index].task, s_workflow_after [index].task);
+    }
+    assert_int_equal (submit->begin, 1796000000000);
+    assert_int_equal (submit->retry_delay, 10000);
+    assert_int_equal (submit->retry_max_delay, 600000);
+    assert_int_equal (submit->array.first, 5);
+    assert_int_equal (submit->array.step, 3);
+    assert_int_equal (submit->array.count, 1000000);
+    assert_int_equal (submit->array.limit, 50);
+}
+
+//  Apply the workflow round trip in two batches
+void
+testutil_workflow_apply (drover_store_t *backend, uint64_t first, uint64_t seq)
+{
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_change_t *submitted [] = {
+        testutil_queued_workflow (first, seq),
+        testutil_queued (first + 1, seq + 1, NULL),
+        testutil_queued_workflow (first + 2, seq + 2)
+    };
+    if (testutil_apply (backend, submitted, 3, text))
+        fail_msg ("apply: %s", text);
+    drover_change_t *released = testutil_change ("task.released", first, seq + 3,
+                                                 DROVER_TASK_QUEUED);
+    released->group = 90;
+    released->made = 9;
+    drover_change_t *waiting = testutil_change ("task.waiting", first + 1, seq + 4,
+                                                DROVER_TASK_QUEUED);
+    waiting->waits = DROVER_WAITS_RETRY;
+    waiting->due_at = 1796000005000;
+    drover_change_t *failed = testutil_final (first + 2, seq + 5, DROVER_TASK_FAILED,
+                                              DROVER_END_FAILED, 1, "x");
+    failed->group = 90;
+    failed->made = 11;
+    drover_change_t *fourth = testutil_change ("task.released", first + 3, seq + 7,
+                                               DROVER_TASK_QUEUED);
+    fourth->group = 90;
+    fourth->made = 3;
+    drover_change_t *later [] = {
+        released, waiting, failed, testutil_queued_workflow (first + 3, seq + 6), fourth
+    };
+    if (testutil_apply (backend, later, 5, text))
+        fail_msg ("apply: %s", text);
+}
+
+//  Find task in loaded; fails the test if it is not there
+static drover_change_t *
+s_loaded_task (testutil_loaded_t *loaded, uint64_t task)
+{
+    for (size_t index = 0; index < loaded->count && index < TESTUTIL_LOADED_MAX; index++)
+        if (loaded->changes [index]->task == task)
+            return loaded->changes [index];
+    fail_msg ("task %" PRIu64 " not loaded", task);
+    return NULL;
+}
+
+//  Check the tasks testutil_workflow_apply applied came back
+void
+testutil_workflow_assert_loaded (testutil_loaded_t *loaded, uint64_t first)
+{
+    //  Released: its submit's fields kept, its wait over
+    drover_change_t *change = s_loaded_task (loaded, first);
+    testutil_assert_submit (change, first, NULL);
+    testutil_assert_workflow_submit (change);
+    assert_int_equal (change->waits, DROVER_WAITS_NONE);
+    assert_int_equal (change->due_at, 0);
+    assert_int_equal (change->group, 90);
+    assert_int_equal (change->made, 9);
+
+    //  No workflow fields: none come back; then waiting for a retry
+    change = s_loaded_task (loaded, first + 1);
+    testutil_assert_submit (change, first + 1, NULL);
+    assert_int_equal (change->submit->nafter, 0);
+    assert_null (change->submit->after);
+    assert_int_equal (change->submit->begin, 0);
+    assert_int_equal (change->submit->retry_delay, 0);
+    assert_int_equal (change->submit->retry_max_delay, 0);
+    assert_int_equal (change->submit->array.count, 0);
+    assert_int_equal (change->waits, DROVER_WAITS_RETRY);
+    assert_int_equal (change->due_at, 1796000005000);
+    assert_int_equal (change->group, 0);
+    assert_int_equal (change->made, 0);
+
+    //  Final: the last change's fields, with its result
+    change = s_loaded_task (loaded, first + 2);
+    assert_int_equal (change->state, DROVER_TASK_FAILED);
+    testutil_assert_failed_result (change, "x");
+    testutil_assert_workflow_submit (change);
+    assert_int_equal (change->waits, DROVER_WAITS_NONE);
+    assert_int_equal (change->due_at, 0);
+    assert_int_equal (change->group, 90);
+    assert_int_equal (change->made, 11);
+
+    //  Submitted and released in one batch: one INSERT of the last state
+    change = s_loaded_task (loaded, first + 3);
+    testutil_assert_workflow_submit (change);
+    assert_int_equal (change->waits, DROVER_WAITS_NONE);
+    assert_int_equal (change->due_at, 0);
+    assert_int_equal (change->made, 3);
+}

@@ -25,6 +25,18 @@ drover_change_t *
 drover_change_t *
     testutil_queued_owned (uint64_t task, uint64_t seq, const char *key);
 
+//  testutil_queued, with what format 5 keeps too (workflows): an after
+//  list of three entries (one of each kind, ids past 32 bits), begin,
+//  retry delays and an array; waiting for its parents until a due time,
+//  a member of group 90 with 7 elements made
+drover_change_t *
+    testutil_queued_workflow (uint64_t task, uint64_t seq);
+
+//  Check a loaded task's submit has the workflow fields that
+//  testutil_queued_workflow gave it
+void
+    testutil_assert_workflow_submit (const drover_change_t *change);
+
 //  A change to attempt on worker, offered at 600 and started at 700
 drover_change_t *
     testutil_attempt (const char *topic, uint64_t task, uint64_t seq, int state,
@@ -128,5 +140,18 @@ typedef struct {
 //  Copy one kept service (load_services calls this with a testutil_services_t)
 int
     testutil_take_service (void *arg, const char *name, const byte *def, size_t size);
+
+//  Apply the workflow round trip in two batches: tasks first (workflow
+//  fields), first + 1 (none: NULL after and array) and first + 2
+//  (workflow) submitted; then first released (waits, due, made change),
+//  first + 1 waiting for a retry, first + 2 FAILED (made changes), and
+//  first + 3 submitted and released in the same batch. Seqs from seq.
+void
+    testutil_workflow_apply (drover_store_t *backend, uint64_t first, uint64_t seq);
+
+//  Check the tasks testutil_workflow_apply applied are in loaded as it
+//  left them
+void
+    testutil_workflow_assert_loaded (testutil_loaded_t *loaded, uint64_t first);
 
 #endif

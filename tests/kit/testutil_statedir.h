@@ -13,9 +13,18 @@
 #include "testutil.h"
 #include "drover_store.h"
 
-//  The columns format 3 added (task times and attempts): dropped, a state
-//  is as format 2 wrote it
+//  The columns each format added, dropped with those of the formats after
+//  it: a state is as the format before wrote it. Format 5: workflows
+//  (dependencies, arrays, begin, retry backoff); 4: services' replicas
+//  and affinity keys; 3: task times and attempts.
+#define TESTUTIL_DROP_COLUMNS_5 \
+    "ALTER TABLE tasks DROP COLUMN \"after\"; ALTER TABLE tasks DROP COLUMN \"begin\";" \
+    " ALTER TABLE tasks DROP COLUMN retry_delay; ALTER TABLE tasks DROP COLUMN" \
+    " retry_max_delay; ALTER TABLE tasks DROP COLUMN \"array\";" \
+    " ALTER TABLE tasks DROP COLUMN waits; ALTER TABLE tasks DROP COLUMN due;" \
+    " ALTER TABLE tasks DROP COLUMN grp; ALTER TABLE tasks DROP COLUMN made;"
 #define TESTUTIL_DROP_COLUMNS_4 \
+    TESTUTIL_DROP_COLUMNS_5 \
     "ALTER TABLE tasks DROP COLUMN service; ALTER TABLE tasks DROP COLUMN slot;" \
     " ALTER TABLE tasks DROP COLUMN affinity;"
 #define TESTUTIL_DROP_COLUMNS_3 \

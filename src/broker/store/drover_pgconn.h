@@ -32,7 +32,7 @@ extern "C" {
 typedef struct _drover_pgconn_t drover_pgconn_t;
 
 #define DROVER_PGCONN_IDLE      10000   //  msec a round may wait on a silent server
-#define DROVER_PGCONN_PARAMS    40      //  parameters of one statement, at most
+#define DROVER_PGCONN_PARAMS    48      //  parameters of one statement, at most
 
 //  A prepared statement: its SQL and, optionally, its parameters' types
 //  (OIDs: 20 int8, 17 bytea, 25 text; then parameters need not all be

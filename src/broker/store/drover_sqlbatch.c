@@ -127,3 +127,95 @@ drover_sqlbatch_labels_split (drover_msg_t *submit, const char *text)
         text += length + (text [length] == '\n');
     }
 }
+
+//  Write value big-endian in size bytes at data
+static void
+s_put (byte *data, uint64_t value, size_t size)
+{
+    for (size_t index = 0; index < size; index++)
+        data [index] = (byte) (value >> (8 * (size - 1 - index)));
+}
+
+//  Read a big-endian value of size bytes at data
+static uint64_t
+s_get (const byte *data, size_t size)
+{
+    uint64_t value = 0;
+    for (size_t index = 0; index < size; index++)
+        value = value << 8 | data [index];
+    return value;
+}
+
+//  Pack a submit's after list into data
+size_t
+drover_sqlbatch_after_pack (const drover_msg_t *submit, byte *data)
+{
+    assert (submit && data);
+    uint32_t count = !submit->after? 0
+                   : submit->nafter < DROVER_AFTER_MAX? submit->nafter: DROVER_AFTER_MAX;
+    for (uint32_t index = 0; index < count; index++) {
+        byte *entry = data + index * DROVER_SQLBATCH_AFTER_ENTRY;
+        entry [0] = submit->after [index].kind;
+        s_put (entry + 1, submit->after [index].task, 8);
+    }
+    return count * DROVER_SQLBATCH_AFTER_ENTRY;
+}
+
+//  Set a submit's after list from an after column's bytes
+int
+drover_sqlbatch_after_unpack (drover_msg_t *submit, const byte *data, size_t size)
+{
+    assert (submit);
+    if (!data || size == 0)
+        return 0;
+    if (size % DROVER_SQLBATCH_AFTER_ENTRY || size > DROVER_SQLBATCH_AFTER_MAX)
+        return -1;
+    size_t count = size / DROVER_SQLBATCH_AFTER_ENTRY;
+    for (size_t index = 0; index < count; index++)
+        if ((data [index * DROVER_SQLBATCH_AFTER_ENTRY] & ~DROVER_AFTER_STEP)
+            > DROVER_AFTER_KIND_MAX)
+            return -1;
+    drover_after_t *after = (drover_after_t *) zmalloc (count * sizeof (drover_after_t));
+    for (size_t index = 0; index < count; index++) {
+        const byte *entry = data + index * DROVER_SQLBATCH_AFTER_ENTRY;
+        after [index].kind = entry [0];
+        after [index].task = s_get (entry + 1, 8);
+    }
+    free (submit->after);
+    submit->after = after;
+    submit->nafter = (uint32_t) count;
+    return 0;
+}
+
+//  Pack a submit's array into data
+size_t
+drover_sqlbatch_array_pack (const drover_msg_t *submit, byte *data)
+{
+    assert (submit && data);
+    if (submit->array.count == 0)
+        return 0;
+    s_put (data, submit->array.first, 4);
+    s_put (data + 4, submit->array.step, 4);
+    s_put (data + 8, submit->array.count, 4);
+    s_put (data + 12, submit->array.limit, 4);
+    return DROVER_SQLBATCH_ARRAY_SIZE;
+}
+
+//  Set a submit's array from an array column's bytes
+int
+drover_sqlbatch_array_unpack (drover_msg_t *submit, const byte *data, size_t size)
+{
+    assert (submit);
+    if (!data || size == 0)
+        return 0;
+    if (size != DROVER_SQLBATCH_ARRAY_SIZE)
+        return -1;
+    drover_array_spec_t array = {
+        .first = (uint32_t) s_get (data, 4), .step = (uint32_t) s_get (data + 4, 4),
+        .count = (uint32_t) s_get (data + 8, 4), .limit = (uint32_t) s_get (data + 12, 4)
+    };
+    if (array.count == 0 || array.count > DROVER_ARRAY_MAX || array.step == 0)
+        return -1;
+    submit->array = array;
+    return 0;
+}

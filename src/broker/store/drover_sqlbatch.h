@@ -35,7 +35,16 @@ typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
     "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
     " priority, procs, mem, timeout, retries, flags, labels, body," \
     " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
-    " offered, started, last_outcome, history, service, slot, affinity"
+    " offered, started, last_outcome, history, service, slot, affinity," \
+    " \"after\", \"begin\", retry_delay, retry_max_delay, \"array\", waits, due, grp, made"
+
+//  A submit's after list packed as the after column holds it: 9 bytes an
+//  entry, its kind then its task id big-endian
+#define DROVER_SQLBATCH_AFTER_ENTRY 9
+#define DROVER_SQLBATCH_AFTER_MAX   (DROVER_AFTER_MAX * DROVER_SQLBATCH_AFTER_ENTRY)
+//  A submit's array packed as the array column holds it: first, step,
+//  count, limit, 4 bytes each big-endian
+#define DROVER_SQLBATCH_ARRAY_SIZE  16
 
 //  Create an empty grouping
 drover_sqlbatch_t *
@@ -64,6 +73,30 @@ size_t
 //  none) to a submit, up to DROVER_LABELS_MAX
 void
     drover_sqlbatch_labels_split (drover_msg_t *submit, const char *text);
+
+//  Pack a submit's after list into data (DROVER_SQLBATCH_AFTER_MAX bytes
+//  at least). Returns the bytes packed, 0 if it has none (the column is
+//  NULL).
+size_t
+    drover_sqlbatch_after_pack (const drover_msg_t *submit, byte *data);
+
+//  Set a submit's after list (allocated, owned by the submit) from an
+//  after column's bytes (NULL or 0 bytes: none). Returns 0, or -1 if they
+//  are not a packed list (size, count or kind out of bounds), the submit
+//  untouched.
+int
+    drover_sqlbatch_after_unpack (drover_msg_t *submit, const byte *data, size_t size);
+
+//  Pack a submit's array into data (DROVER_SQLBATCH_ARRAY_SIZE bytes).
+//  Returns the bytes packed, 0 if it is not an array (the column is NULL).
+size_t
+    drover_sqlbatch_array_pack (const drover_msg_t *submit, byte *data);
+
+//  Set a submit's array from an array column's bytes (NULL or 0 bytes:
+//  none). Returns 0, or -1 if they are not a packed array, the submit
+//  untouched.
+int
+    drover_sqlbatch_array_unpack (drover_msg_t *submit, const byte *data, size_t size);
 
 #ifdef __cplusplus
 }
