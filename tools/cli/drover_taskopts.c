@@ -159,6 +159,9 @@ static int
 s_add_afters (drover_taskopts_t *self, const char *flag, int kind, const char *list,
               char *error, size_t size)
 {
+    size_t length = strlen (list);
+    if (length == 0 || list [0] == ',' || list [length - 1] == ',' || strstr (list, ",,"))
+        return s_fail (error, size, "%s: '%s' has an empty item", flag, list);
     char *copy = strdup (list);
     assert (copy);
     int rc = 0;
