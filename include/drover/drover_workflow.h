@@ -56,10 +56,24 @@ const char *
 int
     drover_workflow_after (drover_workflow_t *self, int step, int kind, int parent);
 
+//  Return the workflow's own name (its group's summary)
+const char *
+    drover_workflow_title (drover_workflow_t *self);
+
+//  Return the submit of step index (from 1), borrowed, or NULL: set its
+//  options, or add tasks it waits for (drover_submit_add_after), here
+drover_submit_t *
+    drover_workflow_submit (drover_workflow_t *self, int step);
+
 //  Check the graph: returns 0, or -1 with why in error (size bytes) if a
 //  cycle joins some steps (named in the text)
 int
     drover_workflow_check (drover_workflow_t *self, char *error, size_t size);
+
+//  Return a step of the cycle the last check found (the first in step
+//  order), to say where it is; 0 if the last check found none
+int
+    drover_workflow_cycle_step (drover_workflow_t *self);
 
 #ifdef __cplusplus
 }

@@ -222,6 +222,7 @@ s_connect (drover_client_t *self)
     }
     self->handle = zsock_resolve (self->dealer);
     self->hello_said = false;           //  a new connection: say our level first
+    self->broker_level = 0;             //  and hear the broker's again
     self->handshake = drover_handshake_new (self->dealer, self->pair != NULL);
     drover_poller_set (self->poller, S_DEALER_AT, self->dealer);
     drover_poller_set (self->poller, S_MONITOR_AT, drover_handshake_sock (self->handshake));
@@ -681,6 +682,73 @@ s_await (drover_client_t *self, uint32_t seq, zframe_t *again)
     return reply;
 }
 
+//  Name what a request carries of level 3, or NULL if nothing: such a
+//  request must not go to a broker of a lower level, which would read a
+//  TASK SUBMIT without its trailing fields (a task that does not wait) and
+//  answer a WORKFLOW SUBMIT ERROR 400
+static const char *
+s_level3_field (const drover_msg_t *request)
+{
+    if (request->id == DROVER_MSG_WORKFLOW_SUBMIT)
+        return "a workflow";
+    if (request->id == DROVER_MSG_TASK_LIST && request->group)
+        return "--array (a group's members)";
+    if (request->id != DROVER_MSG_TASK_SUBMIT)
+        return NULL;
+    if (request->nafter) {
+        int kind = request->after [0].kind & ~DROVER_AFTER_STEP;
+        return kind == DROVER_AFTER_ANY? "--after-any":
+               kind == DROVER_AFTER_FAIL? "--after-fail": "--after";
+    }
+    if (request->begin)
+        return "--begin";
+    if (request->retry_delay || request->retry_max_delay)
+        return "--retry-delay";
+    if (request->array.count)
+        return "--array";
+    return NULL;
+}
+
+//  Refuse, here, a request with level-3 fields to a broker of a lower
+//  level, which would drop them silently. Returns 0 if it may go, or -1
+//  with the error set.
+static int
+s_level_refuses (drover_client_t *self, const drover_msg_t *request)
+{
+    const char *field = s_level3_field (request);
+    if (!field)
+        return 0;
+    int level = drover_client_broker_level (self);
+    if (level < 0)
+        return -1;              //  no answer: the error says so
+    if (level >= 3)
+        return 0;
+    drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                             "the broker speaks level %d; %s needs level 3", level, field);
+    return -1;
+}
+
+//  Return the broker's protocol level, asking for it if not heard yet
+int
+drover_client_broker_level (drover_client_t *self)
+{
+    assert (self);
+    if (self->broker_level)
+        return self->broker_level;
+    //  Any answer comes after the CLIENT WELCOME to the CLIENT HELLO that
+    //  went first on this connection; a broker before levels sends none.
+    //  WORKER LIST is of level 1 and cheap: a row per worker, no task.
+    drover_msg_t *probe = drover_msg_new (DROVER_MSG_WORKER_LIST);
+    drover_msg_t *reply = drover_client_request (self, probe);
+    drover_msg_destroy (&probe);
+    if (!reply && self->error_code < 300)
+        return -1;              //  not answered: no level heard
+    drover_msg_destroy (&reply);
+    if (self->broker_level == 0)
+        self->broker_level = 1;
+    return self->broker_level;
+}
+
 //  Send any request and return its reply
 drover_msg_t *
 drover_client_request (drover_client_t *self, drover_msg_t *request)
@@ -688,6 +756,8 @@ drover_client_request (drover_client_t *self, drover_msg_t *request)
     assert (self);
     assert (request);
     assert (!self->in_handler);     //  handlers must not call the client
+    if (s_level_refuses (self, request))
+        return NULL;
     request->seq = s_next_seq (self);
     //  Every request is kept encoded, to go again to the next broker if
     //  this one redirects or goes away (s_resend_when_due); a keyed SUBMIT
@@ -1172,6 +1242,8 @@ drover_client_submit_async (drover_client_t *self, drover_submit_t *submit_view,
     assert (submit_view);
     drover_msg_t *submit = drover_submit_msg (submit_view);
     assert (!self->in_handler);
+    if (s_level_refuses (self, submit))
+        return 0;
     uint32_t seq = s_next_seq (self);
     drover_client_slot_t *slot = &self->slots [seq % self->window];
     if (slot->seq && s_handle_replies (self, slot))

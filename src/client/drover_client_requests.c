@@ -204,6 +204,24 @@ drover_client_task_table (drover_client_t *self, int state, uint32_t limit,
     return reply;
 }
 
+//  Ask for the members of an array or a workflow, as the wire has them
+drover_msg_t *
+drover_client_group_table (drover_client_t *self, uint64_t group, int state, uint32_t limit)
+{
+    assert (self);
+    if (group == 0) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "0 is not a task id");
+        return NULL;
+    }
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+    request->state = (uint8_t) state;
+    request->limit = limit;
+    request->group = group;
+    drover_msg_t *reply = s_request_expect (self, request, DROVER_MSG_TASK_TABLE);
+    drover_msg_destroy (&request);
+    return reply;
+}
+
 //  Ask for everything about one task
 drover_msg_t *
 drover_client_show (drover_client_t *self, uint64_t task)
@@ -483,4 +501,64 @@ drover_client_queue_endpoints (drover_client_t *self, const char *queue)
     }
     drover_queuetable_destroy (&table);
     return list;
+}
+
+
+//  ---------------------------------------------------------------------
+//  Workflows
+
+//  Submit a whole workflow and wait for its ids
+int
+drover_client_submit_workflow (drover_client_t *self, drover_workflow_t *workflow,
+                               uint64_t *workflow_p, uint64_t *ids)
+{
+    assert (self);
+    assert (workflow);
+    size_t count = drover_workflow_size (workflow);
+    if (count == 0 || count > DROVER_STEPS_MAX) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                                 "a workflow has 1 to %d steps, not %zu", DROVER_STEPS_MAX, count);
+        return -1;
+    }
+    char why [DROVER_REASON_MAX + 1];
+    if (drover_workflow_check (workflow, why, sizeof why)) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s", why);
+        return -1;
+    }
+    //  The message borrows the workflow's names and submits: its arrays
+    //  are ours, emptied before it is destroyed
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_WORKFLOW_SUBMIT);
+    drover_msg_set_reason (request, drover_workflow_title (workflow));
+    request->nsteps = (uint32_t) count;
+    request->step_names = (char **) zmalloc (count * sizeof (char *));
+    request->steps = (drover_msg_t **) zmalloc (count * sizeof (drover_msg_t *));
+    for (size_t index = 0; index < count; index++) {
+        request->step_names [index] = (char *) drover_workflow_name (workflow, (int) index + 1);
+        request->steps [index] = drover_submit_msg (drover_workflow_submit (workflow,
+                                                                            (int) index + 1));
+    }
+    drover_msg_t *reply = s_request_expect (self, request, DROVER_MSG_WORKFLOW_ACCEPTED);
+    free (request->step_names);
+    free (request->steps);
+    request->step_names = NULL;
+    request->steps = NULL;
+    request->nsteps = 0;
+    drover_msg_destroy (&request);
+    if (!reply)
+        return -1;
+    int rc = 0;
+    if (reply->ntasks != count || reply->task == 0) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_PROTOCOL,
+                                 "the broker answered %u ids to a workflow of %zu steps",
+                                 reply->ntasks, count);
+        rc = -1;
+    }
+    else {
+        if (workflow_p)
+            *workflow_p = reply->task;
+        if (ids)
+            memcpy (ids, reply->tasks, count * sizeof (uint64_t));
+    }
+    drover_msg_destroy (&reply);
+    return rc;
 }

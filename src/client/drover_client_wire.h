@@ -53,6 +53,26 @@ drover_result_of (const drover_msg_t *done)
     return (const drover_result_t *) done;
 }
 
+//  Append an after entry of any kind (with DROVER_AFTER_STEP: task is a
+//  step's index, from 1) to a TASK SUBMIT's after list, unchecked but for
+//  its length. Returns 0, or -1 past DROVER_AFTER_MAX entries.
+int
+    drover_submit_append_after (drover_msg_t *submit, uint8_t kind, uint64_t task);
+
+//  Return the protocol level of the broker the client talks to, learning
+//  it first if no CLIENT WELCOME came on this connection yet (one cheap
+//  request: a broker before levels says none, and is of level 1). Returns
+//  1.., or -1 with the error set if the broker did not answer.
+int
+    drover_client_broker_level (drover_client_t *self);
+
+//  Ask for the members of a group (an array or a workflow: TASK LIST with
+//  group, level 3), as drover_client_task_table. NULL with the error set
+//  (a broker below level 3: refused here, nothing sent).
+drover_msg_t *
+    drover_client_group_table (drover_client_t *self, uint64_t group, int state,
+                               uint32_t limit);
+
 //  Make a listing of a TASK TABLE, which it takes (*table_p is NULL after);
 //  NULL if *table_p is
 drover_tasks_t *

@@ -139,3 +139,71 @@ drover_submit_set_affinity (drover_submit_t *self, const char *key)
     msg->affinity = key? strdup (key): NULL;
     return 0;
 }
+
+//  Append an after entry of any kind (DROVER_AFTER_STEP too) to a TASK
+//  SUBMIT's after list. Returns 0, or -1 past DROVER_AFTER_MAX entries.
+int
+drover_submit_append_after (drover_msg_t *submit, uint8_t kind, uint64_t task)
+{
+    assert (submit);
+    if (submit->nafter >= DROVER_AFTER_MAX)
+        return -1;
+    //  Grown in powers of two: a submit's after list is short, mostly
+    uint32_t count = submit->nafter;
+    if ((count & (count - 1)) == 0) {
+        uint32_t capacity = count? count * 2: 4;
+        submit->after = (drover_after_t *) realloc (submit->after,
+                                                    capacity * sizeof (drover_after_t));
+        assert (submit->after);
+    }
+    submit->after [count].kind = kind;
+    submit->after [count].task = task;
+    submit->nafter = count + 1;
+    return 0;
+}
+
+//  Wait for a task (or group) to end before this one is queued
+int
+drover_submit_add_after (drover_submit_t *self, int kind, uint64_t task)
+{
+    assert (self);
+    if (kind < 0 || kind > DROVER_AFTER_KIND_MAX || task == 0)
+        return -1;
+    return drover_submit_append_after (drover_submit_msg (self), (uint8_t) kind, task);
+}
+
+//  Start no earlier than msec since the epoch
+void
+drover_submit_set_begin (drover_submit_t *self, uint64_t msec)
+{
+    assert (self);
+    drover_submit_msg (self)->begin = msec;
+}
+
+//  Space the retries: delay msec first, doubling, at most max_delay
+void
+drover_submit_set_retry_delay (drover_submit_t *self, uint32_t delay, uint32_t max_delay)
+{
+    assert (self);
+    drover_msg_t *msg = drover_submit_msg (self);
+    msg->retry_delay = delay;
+    msg->retry_max_delay = max_delay;
+}
+
+//  Make the submit an array of count tasks, indexes first, first + step, ...
+int
+drover_submit_set_array (drover_submit_t *self, uint32_t first, uint32_t step,
+                         uint32_t count, uint32_t limit)
+{
+    assert (self);
+    if (count == 0 || count > DROVER_ARRAY_MAX || step == 0)
+        return -1;
+    if ((uint64_t) first + (uint64_t) step * (count - 1) > UINT32_MAX)
+        return -1;              //  the last index would not fit
+    drover_array_spec_t *array = &drover_submit_msg (self)->array;
+    array->first = first;
+    array->step = step;
+    array->count = count;
+    array->limit = limit;
+    return 0;
+}

@@ -125,12 +125,15 @@ s_fake_actor (zsock_t *pipe, void *args)
         &&  drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0
         &&  msg->id == DROVER_MSG_CLIENT_HELLO) {
             fake->hellos++;             //  the client's level, said on each connection
-            drover_msg_t *welcome = drover_msg_new (DROVER_MSG_CLIENT_WELCOME);
-            zframe_t *reply = drover_msg_encode (welcome);
-            drover_msg_destroy (&welcome);
-            zframe_t *to = zframe_dup (route);
-            zframe_send (&to, fake->router, ZFRAME_MORE);
-            zframe_send (&reply, fake->router, 0);
+            if (fake->level >= 0) {
+                drover_msg_t *welcome = drover_msg_new (DROVER_MSG_CLIENT_WELCOME);
+                welcome->level = (uint16_t) fake->level;
+                zframe_t *reply = drover_msg_encode (welcome);
+                drover_msg_destroy (&welcome);
+                zframe_t *to = zframe_dup (route);
+                zframe_send (&to, fake->router, ZFRAME_MORE);
+                zframe_send (&reply, fake->router, 0);
+            }
         }
         else
         if (route && frame

@@ -31,6 +31,8 @@ struct _testutil_clientbroker_t {
     size_t wait_ids;            //  task ids received in all TASK WAITs
     uint32_t last_seq;          //  seq of the last request
     int hellos;                 //  CLIENT HELLOs heard (answered, not recorded)
+    int level;                  //  the level its CLIENT WELCOME says: 0 this codec's, -1
+                                //  none sent (a broker before levels); set after start
     uint32_t last_flags;        //  flags of the last TASK SUBMIT
     int32_t last_priority;      //  priority of the last TASK SUBMIT
     char last_argv0 [64];       //  argv [0] of the last TASK SUBMIT's body

@@ -85,7 +85,7 @@ static const struct {
 } s_commands [] = {
     { "broker",  s_broker,            "run the broker (drover broker --help)" },
     { "worker",  s_worker,            "run a worker agent (drover worker --help)" },
-    { "submit",  drover_cli_submit,   "submit a task, or a file of shell commands" },
+    { "submit",  drover_cli_submit,   "submit a task, an array, a file of commands or a workflow" },
     { "wait",    drover_cli_wait,     "wait for tasks, with progress and a summary" },
     { "cancel",  drover_cli_cancel,   "cancel tasks" },
     { "status",  drover_cli_status,   "workers, procs and tasks at a glance" },
@@ -122,13 +122,16 @@ s_usage (FILE *stream)
         "\n"
         "  drover submit [--priority P] [--procs N] [--mem SIZE] [--label k=v]... [--timeout SECONDS]\n"
         "                [--retries R] [--env NAME=value]... [--cwd DIR] [--stdin FILE] [--wait]\n"
-        "                [--affinity KEY] [--queue Q] [--json] -- CMD ARGS...\n"
+        "                [--affinity KEY] [--queue Q] [--json] [--after ID,..] [--after-any ID,..]\n"
+        "                [--after-fail ID,..] [--begin TIME] [--retry-delay S [--retry-max-delay S]]\n"
+        "                [--array FIRST-LAST[:STEP][%%MAX]] -- CMD ARGS...\n"
         "  drover submit --file FILE [same options] [--window N]\n"
+        "  drover submit --workflow FILE [--name NAME] [--json] [--wait]\n"
         "  drover wait [--all | ID... | -] [--failures N] [--json]\n"
         "  drover cancel ID... | [--state S] [--label k=v]... [--all] [--yes]\n"
         "  drover status [--json]\n"
         "  drover workers [--json]\n"
-        "  drover tasks [--state S] [--limit N] [--json]\n"
+        "  drover tasks [--state S] [--limit N] [--array ID] [--json]\n"
         "  drover explain ID [--json]\n"
         "  drover hold | drain | resume WORKER... [--reason TEXT]   (drain --exit: then leave)\n"
         "  drover pool [--json]\n"

@@ -239,6 +239,35 @@ void
     drover_cli_watch_tick (drover_cli_watch_t *self, size_t done, size_t total,
                            drover_cli_progress_t *progress);
 
+//  Arrays and workflows (tools/cli/drover_cli_groups.c). Name a wait
+//  (drover_waits_t: "after", "begin", "retry", "array", "group"; "" none)
+//  and an after kind as its option does ("after", "after-any",
+//  "after-fail"; DROVER_AFTER_STEP ignored)
+const char *
+    drover_cli_waits_name (int waits);
+const char *
+    drover_cli_after_name (int kind);
+
+//  Describe a group's member counts (counts by drover_task_state_t) in
+//  one line: "array 40: 812 of 1000 ended, 50 running" (a workflow's if
+//  not array; ", at most L at once" with a limit)
+void
+    drover_cli_group_line (uint64_t task, bool array, uint32_t members, const uint64_t *counts,
+                           uint32_t limit, char *buffer, size_t size);
+
+//  The groups a wait waits for: of at most 64 ids, those TASK SHOW says
+//  are arrays or workflows (a broker of level 3); NULL if none
+typedef struct _drover_cli_groups_t drover_cli_groups_t;
+
+drover_cli_groups_t *
+    drover_cli_groups_new (drover_client_t *client, const uint64_t *tasks, size_t count);
+void
+    drover_cli_groups_destroy (drover_cli_groups_t **self_p);
+//  Say on stderr the groups whose member counts changed (asked at most
+//  once a second, on a connection of its own), clearing progress's bar
+void
+    drover_cli_groups_tick (drover_cli_groups_t *self, drover_cli_progress_t *progress);
+
 //  An aligned table for people (tools/cli/drover_cli_table.c): cells are
 //  copied; each column as wide as its widest cell
 #define DROVER_CLI_TABLE_COLUMNS    16

@@ -411,7 +411,7 @@ static void
 s_tasks_usage (FILE *stream)
 {
     fprintf (stream,
-        "usage: drover tasks [--state S] [--limit N] [--json]\n"
+        "usage: drover tasks [--state S] [--limit N] [--array ID] [--json]\n"
         "\n"
         "The newest tasks, one row each, then the count of tasks in each state. A\n"
         "queued task that has a worker reserved for it (kept empty until it fits)\n"
@@ -421,7 +421,11 @@ s_tasks_usage (FILE *stream)
         "  -s, --state S  only tasks in state S: queued, assigned, running, succeeded,\n"
         "              failed, cancelled, or all (default)\n"
         "  --limit N   at most N rows (default 50, at most %d; 0 for the counts only)\n"
-        "  -j, --json  one JSON document instead\n", DROVER_ROWS_MAX);
+        "  --array ID  only the members of array (or workflow) ID\n"
+        "  -j, --json  one JSON document instead (each row with waits: what a queued\n"
+        "              task waits for before the queue, \"after\", \"begin\", \"retry\",\n"
+        "              \"array\" or \"group\"; group: its array or workflow, 0 none;\n"
+        "              parents: the tasks it waits for)\n", DROVER_ROWS_MAX);
 }
 
 //  Return the worker reserved for a queued task (from a WORKER TABLE, may
@@ -467,7 +471,10 @@ s_tasks_json (drover_msg_t *table, drover_msg_t *workers)
         drover_cli_json_string (stdout, reserved? reserved: "");
         printf (",\"reason\":");
         drover_cli_json_string (stdout, row->reason);
-        printf ("}");
+        printf (",\"waits\":");
+        drover_cli_json_string (stdout, drover_cli_waits_name (row->waits));
+        printf (",\"group\":%llu,\"parents\":%u}", (unsigned long long) row->group,
+                row->parents);
     }
     printf ("]}\n");
 }
@@ -519,7 +526,14 @@ s_tasks_text (drover_msg_t *table, drover_msg_t *workers)
             snprintf (worker, sizeof worker, "%s%s", reserved? reserved: *row->worker? row->worker: "-",
                       reserved? " (reserved)": "");
             const char *owner = *row->owner? row->owner: "-";
-            const char *reason = *row->reason? row->reason: "-";
+            //  A task that waits before the queue says for what first
+            char reason [DROVER_ROW_REASON_MAX + 32];
+            const char *waits = drover_cli_waits_name (row->waits);
+            if (row->state == DROVER_TASK_QUEUED && *waits)
+                snprintf (reason, sizeof reason, "waits: %s%s%s", waits,
+                          *row->reason? "; ": "", row->reason);
+            else
+                snprintf (reason, sizeof reason, "%s", *row->reason? row->reason: "-");
             const char *cells [] = { id, state, end, priority, procs, attempt, worker, owner,
                                      reason, summary };
             drover_cli_table_add (&text, cells);
@@ -538,10 +552,12 @@ drover_cli_tasks (int argc, char **argv)
         { "state", required_argument, NULL, 's' },
         { "limit", required_argument, NULL, 'l' },
         { "json", no_argument, NULL, 'j' },
+        { "array", required_argument, NULL, 'a' },
         DROVER_CLI_COMMON_OPTIONS,
         DROVER_CLI_KEY_OPTION,
         { NULL, 0, NULL, 0 }
     };
+    uint64_t group = 0;
     int state = 255;
     long long limit = 50;
     bool json = false;
@@ -568,6 +584,11 @@ drover_cli_tasks (int argc, char **argv)
         else
         if (option == 'j')
             json = true;
+        else
+        if (option == 'a') {
+            if (drover_cli_parse_id ("tasks", optarg, &group))
+                return DROVER_EXIT_USAGE;
+        }
         else {
             int rc = drover_cli_common_option ("tasks", option, argv);
             if (rc)
@@ -580,7 +601,9 @@ drover_cli_tasks (int argc, char **argv)
     if (!client)
         return DROVER_EXIT_USAGE;
     int rc = DROVER_EXIT_OK;
-    drover_msg_t *table = drover_client_task_table (client, state, (uint32_t) limit, NULL, 0);
+    drover_msg_t *table = group
+                        ? drover_client_group_table (client, group, state, (uint32_t) limit)
+                        : drover_client_task_table (client, state, (uint32_t) limit, NULL, 0);
     //  Which worker is reserved for a queued task: WORKER LIST says it
     bool queued = false;
     for (uint32_t index = 0; table && index < table->nrows; index++)

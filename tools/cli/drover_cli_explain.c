@@ -24,7 +24,13 @@ s_usage (FILE *stream)
         "take the task (workers that say the same grouped: a count and a few names),\n"
         "and what would unblock it. For a task not waiting: its state, worker and\n"
         "attempt (`drover show ID` has the rest). --json prints the codes and numbers\n"
-        "the broker sent, with the sentences.\n");
+        "the broker sent, with the sentences.\n"
+        "\n"
+        "A task held out of the queue says what for: \"waiting for tasks 12, 14 (12\n"
+        "running, 14 queued)\" (--after), \"begins at 02:00:00 (in 3h12m)\" (--begin),\n"
+        "\"retry 3 of 5 at 10:42:07\" (--retry-delay), \"array 40: 50 of 50 queued or\n"
+        "running, limit reached\" (--array with %%MAX); an array's or workflow's own id\n"
+        "says how far its members are: \"workflow 40: 3 of 5 ended, 2 running\".\n");
 }
 
 //  Return the lower-case name of a reason code, for JSON; a code of a later
@@ -59,6 +65,11 @@ s_code_name (int code, char *number, size_t size)
         case DROVER_WHY_POOL_START:     return "pool_start";
         case DROVER_WHY_POOL_NOFIT:     return "pool_nofit";
         case DROVER_WHY_AFFINITY:       return "affinity";
+        case DROVER_WHY_PARENT:         return "parent";
+        case DROVER_WHY_BEGIN:          return "begin";
+        case DROVER_WHY_RETRY:          return "retry";
+        case DROVER_WHY_ARRAY_LIMIT:    return "array_limit";
+        case DROVER_WHY_GROUP:          return "group";
     }
     snprintf (number, size, "%d", code);
     return number;
@@ -74,9 +85,89 @@ s_names (const drover_why_t *why)
         printf (" and %u more", why->count - why->nnames);
 }
 
+//  Say when a wall-clock time (msec since the epoch) comes, from now:
+//  "02:00:00 (in 3h12m)", with the date when it is not within a day
+static void
+s_when (uint64_t msec, char *text, size_t size)
+{
+    int64_t now = zclock_time ();
+    time_t seconds = (time_t) (msec / 1000);
+    struct tm tm;
+    localtime_r (&seconds, &tm);
+    char clock [32];
+    strftime (clock, sizeof clock, (int64_t) msec - now < 86400000 && (int64_t) msec > now - 86400000
+              ? "%H:%M:%S": "%Y-%m-%d %H:%M:%S", &tm);
+    char left [32];
+    drover_cli_duration ((int64_t) msec > now? (int64_t) msec - now: 0, left, sizeof left);
+    snprintf (text, size, "%s (%s%s)", clock, (int64_t) msec > now? "in ": "due, ",
+              (int64_t) msec > now? left: "now");
+}
+
+//  Say a level-3 item (codes 60..64: what a task waits for before the
+//  queue) in words into text; item index of the reply, whose parent
+//  items (60) it says all at once, and 0 of them past the first. group_array:
+//  the task is an array's own id (not a workflow's). Returns true if the
+//  item is one of these.
+static bool
+s_wait_sentence (const drover_msg_t *reply, uint32_t index, bool group_array, char *text,
+                 size_t size)
+{
+    const drover_why_t *why = &reply->whys [index];
+    text [0] = 0;
+    if (why->code == DROVER_WHY_PARENT) {
+        if (index > 0 && reply->whys [index - 1].code == DROVER_WHY_PARENT)
+            return true;                //  said with the first
+        //  "waiting for tasks 12, 14 (12 running, 14 queued)"
+        uint32_t listed = 0;
+        while (index + listed < reply->nwhys && reply->whys [index + listed].code == DROVER_WHY_PARENT)
+            listed++;
+        size_t used = (size_t) snprintf (text, size, "waiting for task%s ",
+                                         why->count > 1 || listed > 1? "s": "");
+        for (uint32_t at = 0; at < listed && used < size; at++)
+            used += (size_t) snprintf (text + used, size - used, "%s%" PRIu64, at? ", ": "",
+                                       reply->whys [index + at].a);
+        if (why->count > listed && used < size)
+            used += (size_t) snprintf (text + used, size - used, " and %u more",
+                                       why->count - listed);
+        for (uint32_t at = 0; at < listed && used < size; at++) {
+            char state [16];
+            drover_cli_lower (drover_task_state_name ((int) reply->whys [index + at].b), state,
+                              sizeof state);
+            used += (size_t) snprintf (text + used, size - used, "%s%" PRIu64 " %s",
+                                       at? ", ": " (", reply->whys [index + at].a, state);
+        }
+        if (used < size)
+            snprintf (text + used, size - used, ")");
+        return true;
+    }
+    char when [128];
+    if (why->code == DROVER_WHY_BEGIN) {
+        s_when (why->a, when, sizeof when);
+        snprintf (text, size, "begins at %s", when);
+        return true;
+    }
+    if (why->code == DROVER_WHY_RETRY) {
+        s_when (why->a, when, sizeof when);
+        snprintf (text, size, "retry %" PRIu64 " of %u at %s, after the last attempt failed",
+                  why->b, why->count, when);
+        return true;
+    }
+    if (why->code == DROVER_WHY_ARRAY_LIMIT) {
+        snprintf (text, size, "array %" PRIu64 ": %" PRIu64 " of %u queued or running, "
+                  "limit reached", why->a, why->b, why->count);
+        return true;
+    }
+    if (why->code == DROVER_WHY_GROUP) {
+        snprintf (text, size, "%s %" PRIu64 ": %" PRIu64 " of %" PRIu64 " ended, %u running",
+                  group_array? "array": "workflow", reply->task, why->a, why->b, why->count);
+        return true;
+    }
+    return false;
+}
+
 //  Print an explanation in words
 static void
-s_text (const drover_msg_t *reply)
+s_text (const drover_msg_t *reply, bool group_array)
 {
     char text [512];
     printf ("task %" PRIu64 ": %s", reply->task, drover_task_state_name (reply->state));
@@ -91,6 +182,11 @@ s_text (const drover_msg_t *reply)
     printf ("\n");
     for (uint32_t index = 0; index < reply->nwhys; index++) {
         const drover_why_t *why = &reply->whys [index];
+        if (s_wait_sentence (reply, index, group_array, text, sizeof text)) {
+            if (*text)
+                printf ("waiting: %s\n", text);
+            continue;
+        }
         drover_why_sentence (why, text, sizeof text);
         if (why->code == DROVER_WHY_AHEAD)
             printf ("queue:   %s\n", text);
@@ -107,7 +203,7 @@ s_text (const drover_msg_t *reply)
 
 //  Print an explanation as one JSON object
 static void
-s_json (const drover_msg_t *reply)
+s_json (const drover_msg_t *reply, bool group_array)
 {
     char text [512];
     printf ("{\"task\":%" PRIu64 ",\"state\":", reply->task);
@@ -137,7 +233,8 @@ s_json (const drover_msg_t *reply)
             printf ("%s", name? ",": "");
             drover_cli_json_string (stdout, why->names [name]);
         }
-        drover_why_sentence (why, text, sizeof text);
+        if (!s_wait_sentence (reply, index, group_array, text, sizeof text))
+            drover_why_sentence (why, text, sizeof text);
         printf ("],\"says\":");
         drover_cli_json_string (stdout, text);
         printf ("}");
@@ -164,13 +261,22 @@ drover_cli_explain (int argc, char **argv)
         return DROVER_EXIT_USAGE;
     rc = DROVER_EXIT_OK;
     drover_msg_t *reply = drover_client_explain (client, task);
+    //  A group's item says not whether it is an array's: TASK SHOW does
+    bool group_array = false;
+    for (uint32_t index = 0; reply && index < reply->nwhys; index++)
+        if (reply->whys [index].code == DROVER_WHY_GROUP) {
+            drover_msg_t *info = drover_client_show (client, task);
+            group_array = info && info->info && info->info->array_step > 0;
+            drover_msg_destroy (&info);
+            break;
+        }
     if (!reply)
         rc = drover_cli_error (client, "explain");
     else
     if (json)
-        s_json (reply);
+        s_json (reply, group_array);
     else
-        s_text (reply);
+        s_text (reply, group_array);
     drover_msg_destroy (&reply);
     drover_client_destroy (&client);
     return rc;

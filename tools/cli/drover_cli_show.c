@@ -193,6 +193,65 @@ s_quoted (const char *arg, char *buffer, size_t size)
     return buffer;
 }
 
+//  Print what a task waits for and belongs to (level 3): its wait, begin
+//  and due times, retry delays, parents, children, group and index; an
+//  array's or workflow's own id, its members' counts. Nothing for a task
+//  that has none of them (or from an older broker).
+static void
+s_workflow_lines (const drover_taskinfo_t *info)
+{
+    char text [256];
+    if (info->waits && info->state == DROVER_TASK_QUEUED)
+        s_line ("waits", "%s (not in the queue yet: drover explain %llu says why)",
+                drover_cli_waits_name (info->waits), (unsigned long long) info->task);
+    if (info->begin)
+        s_time_line ("begin", (int64_t) info->begin);
+    if (info->due)
+        s_time_line (info->waits == DROVER_WAITS_RETRY? "next retry": "due", (int64_t) info->due);
+    if (info->retry_delay) {
+        char most [32];
+        drover_cli_duration (info->retry_delay, text, sizeof text);
+        drover_cli_duration (info->retry_max_delay? info->retry_max_delay
+                                                  : DROVER_RETRY_MAX_DELAY, most, sizeof most);
+        s_line ("retry delay", "%s, doubling, at most %s", text, most);
+    }
+    if (info->group)
+        s_line ("group", "%llu", (unsigned long long) info->group);
+    if (info->group && info->index)
+        s_line ("index", "%u", info->index);
+    for (uint32_t at = 0; at < info->nparents; at++) {
+        const drover_parent_t *parent = &info->parents [at];
+        char state [16];
+        drover_cli_lower (drover_task_state_name (parent->state), state, sizeof state);
+        printf ("%-14s%s %llu (%s)\n", at? "": "parents:", drover_cli_after_name (parent->kind),
+                (unsigned long long) parent->task, state);
+    }
+    if (info->children_total) {
+        printf ("%-14s%u:", "children:", info->children_total);
+        for (uint32_t at = 0; at < info->nchildren; at++)
+            printf (" %llu", (unsigned long long) info->children [at]);
+        printf ("%s\n", info->children_total > info->nchildren? " ...": "");
+    }
+    if (info->members) {
+        bool array = info->array_step > 0;
+        drover_cli_group_line (info->task, array, info->members, info->member_counts,
+                               info->limit, text, sizeof text);
+        s_line (array? "array": "workflow", "%s", text);
+        if (array)
+            s_line ("elements", "%llu-%llu, indexes %u-%u%s", (unsigned long long) info->task + 1,
+                    (unsigned long long) info->task + info->members, info->array_first,
+                    info->array_first + info->array_step * (info->members - 1),
+                    info->array_step > 1? " (step > 1)": "");
+        printf ("%-14s", "members:");
+        for (int state = 0; state < DROVER_TASK_STATES; state++) {
+            drover_cli_lower (drover_task_state_name (state), text, sizeof text);
+            printf ("%s%llu %s", state? ", ": "", (unsigned long long) info->member_counts [state],
+                    text);
+        }
+        printf ("\n");
+    }
+}
+
 //  Print the info as aligned lines
 static void
 s_print_human (const drover_taskinfo_t *info)
@@ -260,6 +319,7 @@ s_print_human (const drover_taskinfo_t *info)
                      !info->ended_at);
     s_duration_line ("total", info->queued_at, info->ended_at? info->ended_at: now,
                      !info->ended_at);
+    s_workflow_lines (info);
     s_line ("worker", "%s", info->worker [0]? info->worker: "-");
     if (final) {
         s_line ("stdout", "%llu bytes%s", (unsigned long long) info->out_size,
@@ -349,6 +409,42 @@ s_json_outcome (uint8_t outcome)
         printf (",\"outcome\":null");
 }
 
+//  Print the same as JSON members of the task's object
+static void
+s_workflow_json (const drover_taskinfo_t *info)
+{
+    printf (",\"waits\":");
+    drover_cli_json_string (stdout, drover_cli_waits_name (info->waits));
+    s_json_time ("begin", (int64_t) info->begin);
+    s_json_time ("due", (int64_t) info->due);
+    printf (",\"retry_delay_ms\":%u,\"retry_max_delay_ms\":%u,\"group\":%llu,\"index\":%u",
+            info->retry_delay, info->retry_max_delay, (unsigned long long) info->group,
+            info->index);
+    printf (",\"parents\":[");
+    for (uint32_t at = 0; at < info->nparents; at++) {
+        char state [16];
+        drover_cli_lower (drover_task_state_name (info->parents [at].state), state, sizeof state);
+        printf ("%s{\"kind\":\"%s\",\"id\":%llu,\"state\":\"%s\"}", at? ",": "",
+                drover_cli_after_name (info->parents [at].kind),
+                (unsigned long long) info->parents [at].task, state);
+    }
+    printf ("],\"children\":[");
+    for (uint32_t at = 0; at < info->nchildren; at++)
+        printf ("%s%llu", at? ",": "", (unsigned long long) info->children [at]);
+    printf ("],\"children_total\":%u,\"members\":%u", info->children_total, info->members);
+    if (info->members) {
+        printf (",\"kind\":\"%s\",\"limit\":%u,\"array_first\":%u,\"array_step\":%u"
+                ",\"member_counts\":{", info->array_step? "array": "workflow", info->limit,
+                info->array_first, info->array_step);
+        char state [16];
+        for (int at = 0; at < DROVER_TASK_STATES; at++)
+            printf ("%s\"%s\":%llu", at? ",": "",
+                    drover_cli_lower (drover_task_state_name (at), state, sizeof state),
+                    (unsigned long long) info->member_counts [at]);
+        printf ("}");
+    }
+}
+
 //  Print the info as one JSON object
 static void
 s_print_json (const drover_taskinfo_t *info)
@@ -397,6 +493,7 @@ s_print_json (const drover_taskinfo_t *info)
             (unsigned long long) info->err_size,
             info->truncated & DROVER_TRUNC_STDOUT? "true": "false",
             info->truncated & DROVER_TRUNC_STDERR? "true": "false");
+    s_workflow_json (info);
     printf (",\"attempt\":%u,\"attempts_dropped\":%u,\"attempts\":[", info->attempt,
             info->dropped);
     for (uint32_t index = 0; index < info->nattempts; index++) {

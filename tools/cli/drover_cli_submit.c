@@ -13,6 +13,8 @@
 
 #include "drover_cli.h"
 #include "drover_keys.h"
+#include "drover_taskopts.h"
+#include "drover_workflowfile.h"
 
 //  Lines of a --file longer than this are refused (bytes)
 #define S_LINE_MAX      DROVER_STRING_MAX
@@ -21,9 +23,12 @@
 
 //  What the flags said
 typedef struct {
-    drover_msg_t *submit;       //  the TASK SUBMIT every task starts from
-    drover_exec_t *exec;        //  its body: env, cwd, stdin (argv set per task)
+    drover_taskopts_t *task;    //  the task's options: its TASK SUBMIT and body, owned
+    drover_msg_t *submit;       //  the TASK SUBMIT every task starts from (task's)
+    bool task_options;          //  a task's option was given
     const char *file;           //  --file, or NULL
+    const char *workflow;       //  --workflow, or NULL
+    const char *name;           //  --name: the workflow's, or NULL
     bool wait;                  //  --wait
     uint32_t window;            //  --window: async submits outstanding
     size_t max_listed;          //  --failures: failures listed by --wait
@@ -51,6 +56,7 @@ s_usage (FILE *stream)
     fprintf (stream,
         "usage: drover submit [options] [--wait] -- CMD ARGS...\n"
         "       drover submit --file FILE [options] [--wait]\n"
+        "       drover submit --workflow FILE [--name NAME] [--json] [--wait]\n"
         "\n"
         "Submits CMD ARGS (run directly, not through a shell) and prints the task id.\n"
         "With --file, submits each line of FILE ('-' for stdin) as `sh -c LINE` (blank\n"
@@ -71,6 +77,21 @@ s_usage (FILE *stream)
         "  -l, --label k=v     run only on workers with this label (repeatable)\n"
         "  -t, --timeout SECONDS  kill the task after this long (default: no limit)\n"
         "  --retries R         run again up to R times if it fails (default 0)\n"
+        "  --retry-delay SECONDS  wait this long before the first retry, twice as long\n"
+        "                      before each next one (jittered by up to 20%%); needs --retries\n"
+        "  --retry-max-delay SECONDS  the longest a retry waits (default 600)\n"
+        "  --after ID[,ID...]  wait until these tasks (or arrays, workflows) succeeded; if\n"
+        "                      one fails or is cancelled, this one is cancelled (dependency)\n"
+        "  --after-any ID[,ID...]  wait until these tasks ended, however\n"
+        "  --after-fail ID[,ID...] wait until these tasks ended without success (a clean-up);\n"
+        "                      cancelled if they all succeed\n"
+        "  --begin TIME        start no earlier than TIME: 2026-12-06T02:00[:00] (local),\n"
+        "                      2026-12-06T01:00Z (UTC), 02:00 (the next 02:00), +30s, +10m,\n"
+        "                      +2h, +1d\n"
+        "  --array SPEC        one task per index: 0-999, 1-99:2 (step 2), 0-999%%50 (at most\n"
+        "                      50 queued or running at once); each gets DROVER_ARRAY_ID and\n"
+        "                      DROVER_ARRAY_INDEX. Prints the array's id (wait, cancel, show,\n"
+        "                      explain and --after take it) and, on stderr, its elements' ids\n"
         "  --env NAME=value    set an environment variable (repeatable)\n"
         "  --cwd DIR           working directory on the worker\n"
         "  --stdin FILE        send FILE's bytes as the task's stdin (at most 1 MiB)\n"
@@ -91,6 +112,9 @@ s_usage (FILE *stream)
         "  --queue Q           submit to named queue Q ($DROVER_QUEUE): its brokers are\n"
         "                      asked of --broker's (QUEUES), the owner's first; an unknown\n"
         "                      queue is an error (exit 2)\n"
+        "  --workflow FILE     submit the steps of FILE as one graph, all or none (see\n"
+        "                      below); prints `NAME ID` per step, then `workflow ID`\n"
+        "  --name NAME         --workflow: the workflow's name (default: FILE's, no suffix)\n"
         "  --broker ENDPOINT, --broker-timeout SECONDS, --key FILE, --server-key FILE\n"
         "                      as for every command: --key is your CURVE key pair here too\n"
         "                      (it used to be the submit key, which is --submit-key now)\n"
@@ -102,48 +126,20 @@ s_usage (FILE *stream)
         "  with its workers) or unknown to the broker: 1, saying so on stderr.\n"
         "Refused by the broker or broker unreachable: 1, with the reason on stderr.\n"
         "With --file --wait, drover waits like `drover wait` (progress, summary) and exits\n"
-        "0 if every task succeeded, 1 otherwise.\n",
+        "0 if every task succeeded, 1 otherwise.\n"
+        "\n"
+        "A workflow FILE has one step per line, `NAME: [options] [--] CMD ARGS...`, with\n"
+        "the task options above; --after, --after-any and --after-fail name steps of the\n"
+        "file (or task ids). '#' starts a comment, a trailing backslash continues the line,\n"
+        "words split as in sh, with quotes and backslashes but no expansion:\n"
+        "  fetch:  --retries 3 --retry-delay 10 -- curl -o /data/in.csv https://example.com/in\n"
+        "  split:  --after fetch --array 0-99%%10 -- sh -c 'transform $DROVER_ARRAY_INDEX'\n"
+        "  merge:  --after split -- merge /data/out\n"
+        "  clean:  --after-fail fetch,split,merge -- rm -rf /data/tmp\n"
+        "Errors name FILE:LINE (an unknown step, a duplicate name, a cycle, a bad option);\n"
+        "then nothing is submitted. --json prints {\"workflow\": ID, \"steps\": {NAME: ID}}.\n"
+        "Options past level 2 need a broker of level 3 (`drover status` says its level).\n",
         DROVER_CLIENT_WINDOW);
-}
-
-//  Read a whole file of at most max bytes; NULL after printing why
-static byte *
-s_read_file (const char *path, size_t max, size_t *size_p)
-{
-    FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
-    if (!file) {
-        fprintf (stderr, "drover submit: cannot read '%s': %s\n", path, strerror (errno));
-        return NULL;
-    }
-    size_t capacity = 4096, size = 0;
-    byte *data = (byte *) malloc (capacity);
-    assert (data);
-    while (true) {
-        if (size == capacity) {
-            if (capacity > max)
-                break;
-            capacity *= 2;
-            data = (byte *) realloc (data, capacity);
-            assert (data);
-        }
-        size_t got = fread (data + size, 1, capacity - size, file);
-        size += got;
-        if (got == 0)
-            break;
-    }
-    bool failed = ferror (file);
-    if (file != stdin)
-        fclose (file);
-    if (failed || size > max) {
-        if (failed)
-            fprintf (stderr, "drover submit: cannot read '%s': %s\n", path, strerror (errno));
-        else
-            fprintf (stderr, "drover submit: '%s' is larger than %zu bytes\n", path, max);
-        free (data);
-        return NULL;
-    }
-    *size_p = size;
-    return data;
 }
 
 //  Check that --key's value is a usable key pair: --key meant the submit
@@ -166,30 +162,53 @@ s_check_key_pair (const char *path)
     return DROVER_EXIT_USAGE;
 }
 
+//  Read a task id (a whole number above 0). Returns 0, or -1 if not one.
+static int
+s_task_id (const char *text, uint64_t *task_p)
+{
+    if (!isdigit ((unsigned char) *text))
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull (text, &end, 10);
+    if (errno || *end || value == 0)
+        return -1;
+    *task_p = value;
+    return 0;
+}
+
+//  Check what goes with --workflow: its steps' options are in the file.
+//  Returns 0, or the exit status.
+static int
+s_check_workflow_flags (int argc, s_options_t *options)
+{
+    if (options->file || optind < argc)
+        return drover_cli_usage_error ("submit", "--workflow and %s: give one or the other",
+                                       options->file? "--file": "a command");
+    if (options->task_options)
+        return drover_cli_usage_error ("submit", "--workflow: the steps' options go in the "
+                                       "file, on each step's line");
+    if (options->no_keys)
+        return drover_cli_usage_error ("submit", "--no-submit-keys goes with --file");
+    return 0;
+}
+
 //  Parse submit's flags into options; returns 0, or the exit status
 static int
 s_parse (int argc, char **argv, s_options_t *options)
 {
     static struct option long_options [] = {
-        { "priority", required_argument, NULL, 'p' },
-        { "procs", required_argument, NULL, 'n' },
-        { "mem", required_argument, NULL, 'm' },
-        { "label", required_argument, NULL, 'l' },
-        { "timeout", required_argument, NULL, 't' },
-        { "retries", required_argument, NULL, 'r' },
-        { "env", required_argument, NULL, 'e' },
-        { "cwd", required_argument, NULL, 'c' },
-        { "stdin", required_argument, NULL, 'i' },
+        DROVER_TASKOPTS_LONG,
         { "file", required_argument, NULL, 'f' },
         { "wait", no_argument, NULL, 'w' },
         { "window", required_argument, NULL, 'W' },
         { "failures", required_argument, NULL, 'F' },
-        { "submit-key", required_argument, NULL, 'k' },
         { "no-submit-keys", no_argument, NULL, 'K' },
         { "no-keys", no_argument, NULL, 'K' },          //  its old spelling: one meaning
         DROVER_CLI_KEY_OPTION,
-        { "affinity", required_argument, NULL, 'A' },
         { "queue", required_argument, NULL, 'Q' },
+        { "workflow", required_argument, NULL, 'X' },
+        { "name", required_argument, NULL, 'N' },
         { "json", no_argument, NULL, 'j' },
         DROVER_CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 }
@@ -199,62 +218,23 @@ s_parse (int argc, char **argv, s_options_t *options)
     optind = 0;
     opterr = 0;
     int option;
-    while ((option = getopt_long (argc, argv, "+:hp:n:m:l:t:wj", long_options, NULL)) != -1) {
+    while ((option = getopt_long (argc, argv, "+:h" DROVER_TASKOPTS_SHORT "wj", long_options,
+                                  NULL)) != -1) {
+        char why [256];
+        int taken = option == '?' || option == ':'
+                  ? 1: drover_taskopts_apply (options->task, option, optarg, why, sizeof why);
+        if (taken == -1)
+            return drover_cli_usage_error ("submit", "%s", why);
+        if (taken == 0) {
+            options->task_options = true;
+            if (option == DROVER_TASKOPTS_SUBMIT_KEY)
+                options->key = optarg;
+            continue;
+        }
         switch (option) {
             case 'h':
                 s_usage (stdout);
                 return DROVER_CLI_HELP;
-            case 'p':
-                if (drover_cli_parse_int ("submit", "--priority", optarg,
-                                          INT32_MIN, INT32_MAX, &value))
-                    return DROVER_EXIT_USAGE;
-                submit->priority = (int32_t) value;
-                break;
-            case 'n':
-                if (drover_cli_parse_int ("submit", "--procs", optarg, 1, 1 << 20, &value))
-                    return DROVER_EXIT_USAGE;
-                submit->procs = (uint32_t) value;
-                break;
-            case 'm':
-                if (drover_cli_parse_size ("submit", "--mem", optarg, &submit->mem))
-                    return DROVER_EXIT_USAGE;
-                break;
-            case 'l':
-                if (!drover_label_valid (optarg))
-                    return drover_cli_usage_error ("submit", "--label: '%s' is not key=value "
-                                                   "(key of letters, digits, _ . -)", optarg);
-                if (drover_msg_add_label (submit, optarg))
-                    return drover_cli_usage_error ("submit", "--label: at most %d labels",
-                                                   DROVER_LABELS_MAX);
-                break;
-            case 't':
-                if (drover_cli_parse_seconds ("submit", "--timeout", optarg,
-                                              UINT32_MAX / 1000, &submit->timeout))
-                    return DROVER_EXIT_USAGE;
-                break;
-            case 'r':
-                if (drover_cli_parse_int ("submit", "--retries", optarg, 0, 1000, &value))
-                    return DROVER_EXIT_USAGE;
-                submit->retries = (uint32_t) value;
-                break;
-            case 'e':
-                if (!strchr (optarg, '=') || optarg [0] == '=')
-                    return drover_cli_usage_error ("submit", "--env: '%s' is not NAME=value", optarg);
-                if (drover_exec_add_env (options->exec, optarg))
-                    return drover_cli_usage_error ("submit", "--env: too many or too long");
-                break;
-            case 'c':
-                drover_exec_set_cwd (options->exec, optarg);
-                break;
-            case 'i': {
-                size_t size;
-                byte *input = s_read_file (optarg, DROVER_INPUT_MAX, &size);
-                if (!input)
-                    return DROVER_EXIT_USAGE;
-                drover_exec_set_input (options->exec, input, size);
-                free (input);
-                break;
-            }
             case 'f':
                 options->file = optarg;
                 break;
@@ -272,13 +252,6 @@ s_parse (int argc, char **argv, s_options_t *options)
                     return DROVER_EXIT_USAGE;
                 options->max_listed = (size_t) value;
                 break;
-            case 'k':
-                if (drover_submit_set_key (drover_submit_of (submit), optarg))
-                    return drover_cli_usage_error ("submit", "--submit-key: '%.40s' is not "
-                                                   "1..%d bytes of printable ASCII", optarg,
-                                                   DROVER_KEY_MAX);
-                options->key = optarg;
-                break;
             case DROVER_CLI_OPT_KEY:
                 if (s_check_key_pair (optarg))
                     return DROVER_EXIT_USAGE;
@@ -287,17 +260,17 @@ s_parse (int argc, char **argv, s_options_t *options)
             case 'K':
                 options->no_keys = true;
                 break;
-            case 'A':
-                if (drover_submit_set_affinity (drover_submit_of (submit), optarg))
-                    return drover_cli_usage_error ("submit", "--affinity: '%.40s' is not 1..%d "
-                                                   "bytes of printable ASCII", optarg,
-                                                   DROVER_KEY_MAX);
-                break;
             case 'j':
                 drover_cli_globals.json = true;
                 break;
             case 'Q':
                 options->queue = optarg;
+                break;
+            case 'X':
+                options->workflow = optarg;
+                break;
+            case 'N':
+                options->name = optarg;
                 break;
             default: {
                 int rc = drover_cli_common_option ("submit", option, argv);
@@ -305,6 +278,22 @@ s_parse (int argc, char **argv, s_options_t *options)
                     return rc;
             }
         }
+    }
+    if (options->workflow)
+        return s_check_workflow_flags (argc, options);
+    if (options->name)
+        return drover_cli_usage_error ("submit", "--name goes with --workflow (a workflow's name)");
+    char why [256];
+    if (drover_taskopts_check (options->task, why, sizeof why))
+        return drover_cli_usage_error ("submit", "%s", why);
+    for (size_t at = 0; at < drover_taskopts_afters (options->task); at++) {
+        const char *word = drover_taskopts_after_name (options->task, at);
+        uint64_t task = 0;
+        if (s_task_id (word, &task))
+            return drover_cli_usage_error ("submit", "--after: '%.64s' is not a task id (step "
+                                           "names go in a workflow file, --workflow)", word);
+        drover_submit_add_after (drover_submit_of (submit), drover_taskopts_after_kind (
+                                 options->task, at), task);
     }
     if (options->file && optind < argc)
         return drover_cli_usage_error ("submit", "--file and a command: give one or the other");
@@ -322,15 +311,7 @@ s_parse (int argc, char **argv, s_options_t *options)
 static int
 s_set_body (s_options_t *options, int argc, const char **argv)
 {
-    if (drover_exec_set_argv (options->exec, argc, argv))
-        return -1;
-    size_t size;
-    byte *body = drover_exec_encode (options->exec, &size);
-    if (!body)
-        return -1;
-    drover_msg_set_body (options->submit, body, size);
-    free (body);
-    return 0;
+    return drover_taskopts_set_body (options->task, options->submit, argc, argv);
 }
 
 
@@ -399,7 +380,24 @@ s_submit_one (drover_client_t *client, s_options_t *options, int argc, const cha
     //  Accepted even if no worker could ever run it (one may come): say so
     char why [256];
     bool warned = drover_cli_explain_warn (client, "submit", task, 1, why, sizeof why);
+    const drover_array_spec_t *array = &options->submit->array;
+    if (array->count && !drover_cli_globals.json) {
+        //  Stdout has the id alone, for scripts; the elements' go beside
+        uint32_t last = array->first + array->step * (array->count - 1);
+        fprintf (stderr, "array %llu: elements %llu-%llu (indexes %u-%u", (unsigned long long) task,
+                 (unsigned long long) task + 1, (unsigned long long) task + array->count,
+                 array->first, last);
+        if (array->step > 1)
+            fprintf (stderr, " step %u", array->step);
+        if (array->limit)
+            fprintf (stderr, ", at most %u at once", array->limit);
+        fprintf (stderr, ")\n");
+    }
     if (!options->wait) {
+        if (drover_cli_globals.json && array->count)
+            printf ("{\"ids\":[%llu],\"elements\":[%llu,%llu]}\n", (unsigned long long) task,
+                    (unsigned long long) task + 1, (unsigned long long) task + array->count);
+        else
         if (drover_cli_globals.json)
             drover_cli_json_ids (&task, 1);
         else
@@ -627,17 +625,78 @@ s_submit_file (drover_client_t *client, s_options_t *options)
     return rc;
 }
 
+//  ---------------------------------------------------------------------
+//  A workflow file
+
+//  The default name of a workflow: its file's, without directory or
+//  suffix, when that is a name; else "workflow"
+static void
+s_workflow_title (const char *path, char *title, size_t size)
+{
+    const char *base = strrchr (path, '/');
+    base = base? base + 1: path;
+    snprintf (title, size, "%s", base);
+    char *dot = strrchr (title, '.');
+    if (dot && dot != title)
+        *dot = 0;
+    bool valid = *title != 0 && strlen (title) <= DROVER_ID_MAX && !streq (path, "-");
+    for (const char *cursor = title; *cursor && valid; cursor++)
+        valid = *cursor > 0x20 && *cursor < 0x7f;
+    if (!valid)
+        snprintf (title, size, "workflow");
+}
+
+//  Submit a workflow file's steps, all or none, and print their ids
+static int
+s_submit_workflow (drover_client_t *client, s_options_t *options)
+{
+    char title [DROVER_ID_MAX + 1];
+    s_workflow_title (options->workflow, title, sizeof title);
+    char why [512];
+    drover_workflow_t *workflow = drover_workflowfile_load (
+        options->workflow, options->name? options->name: title, why, sizeof why);
+    if (!workflow)
+        return drover_cli_usage_error ("submit", "%s", why);
+    size_t count = drover_workflow_size (workflow);
+    uint64_t *ids = (uint64_t *) zmalloc (count * sizeof (uint64_t));
+    uint64_t id = 0;
+    int rc = DROVER_EXIT_OK;
+    if (drover_client_submit_workflow (client, workflow, &id, ids))
+        rc = drover_cli_error (client, "submit --workflow");
+    else
+    if (drover_cli_globals.json) {
+        printf ("{\"workflow\":%llu,\"steps\":{", (unsigned long long) id);
+        for (size_t index = 0; index < count; index++) {
+            printf ("%s", index? ",": "");
+            drover_cli_json_string (stdout, drover_workflow_name (workflow, (int) index + 1));
+            printf (":%llu", (unsigned long long) ids [index]);
+        }
+        printf ("}}\n");
+    }
+    else {
+        for (size_t index = 0; index < count; index++)
+            printf ("%s %llu\n", drover_workflow_name (workflow, (int) index + 1),
+                    (unsigned long long) ids [index]);
+        printf ("workflow %llu\n", (unsigned long long) id);
+    }
+    fflush (stdout);
+    if (rc == DROVER_EXIT_OK && options->wait)
+        rc = drover_cli_wait_tasks (client, &id, 1, options->max_listed);
+    free (ids);
+    drover_workflow_destroy (&workflow);
+    return rc;
+}
+
 //  drover submit
 int
 drover_cli_submit (int argc, char **argv)
 {
     s_options_t options = {
-        .submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT),
-        .exec = drover_exec_new (),
+        .task = drover_taskopts_new (),
         .window = DROVER_CLIENT_WINDOW,
         .max_listed = 100
     };
-    options.submit->procs = 1;
+    options.submit = drover_taskopts_msg (options.task);
     int rc = s_parse (argc, argv, &options);
     if (rc == 0) {
         drover_client_t *client = NULL;
@@ -645,13 +704,15 @@ drover_cli_submit (int argc, char **argv)
         if (rc)
             ;                           //  it said why
         else
+        if (options.workflow)
+            rc = s_submit_workflow (client, &options);
+        else
         if (options.file)
             rc = s_submit_file (client, &options);
         else
             rc = s_submit_one (client, &options, argc - optind, (const char **) argv + optind);
         drover_client_destroy (&client);
     }
-    drover_exec_destroy (&options.exec);
-    drover_msg_destroy (&options.submit);
+    drover_taskopts_destroy (&options.task);
     return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
 }

@@ -50,6 +50,7 @@ typedef struct {
     size_t noutcomes;           //  entries in outcomes
     size_t outcomes_room;       //  room in outcomes
     drover_cli_watch_t *watch;  //  says which tasks are left and why, when none end
+    drover_cli_groups_t *groups;    //  the arrays and workflows waited for, or NULL
 } s_tally_t;
 
 //  Copy at most max bytes of text up to the first newline, printable only
@@ -134,6 +135,7 @@ s_on_progress (size_t done, size_t total, void *arg)
                   tally->expired, tally->unknown);
     drover_cli_progress_show (&tally->progress, "waited", done, total, extra, false);
     drover_cli_watch_tick (tally->watch, done, total, &tally->progress);
+    drover_cli_groups_tick (tally->groups, &tally->progress);
 }
 
 //  Order failures by task id
@@ -266,6 +268,7 @@ drover_cli_wait_tasks (drover_client_t *client, const uint64_t *tasks, size_t co
     s_tally_t tally = { .max_listed = max_listed };
     drover_cli_progress_init (&tally.progress);
     tally.watch = drover_cli_watch_new ("wait", tasks, count, S_STUCK_AFTER);
+    tally.groups = drover_cli_groups_new (client, tasks, count);
     int rc = drover_client_wait (client, tasks, count, s_on_done, s_on_progress, &tally);
     if (rc == 0)
         drover_cli_progress_show (&tally.progress, "waited", tally.total, tally.total, NULL,
@@ -285,6 +288,7 @@ drover_cli_wait_tasks (drover_client_t *client, const uint64_t *tasks, size_t co
     free (tally.failures);
     free (tally.outcomes);
     drover_cli_watch_destroy (&tally.watch);
+    drover_cli_groups_destroy (&tally.groups);
     return status;
 }
 
@@ -361,7 +365,10 @@ s_usage (FILE *stream)
         "out), and each task that did not succeed (id, state, outcome or exit status,\n"
         "worker, reason, first line of stderr), in id order. When no task has ended\n"
         "for 3 s, it says on stderr which are left and why (as `drover explain` says\n"
-        "it), and again whenever that changes.\n"
+        "it), and again whenever that changes. An id may be an array's or a workflow's\n"
+        "(drover submit --array, --workflow): it ends when all its members ended, and\n"
+        "while it waits a line on stderr says its members' progress when it changes\n"
+        "(\"array 40: 812 of 1000 ended, 50 running\").\n"
         "\n"
         "  ID...          task ids; '-' reads them from stdin (whitespace-separated)\n"
         "  -a, --all      every task not finished when drover wait starts\n"
