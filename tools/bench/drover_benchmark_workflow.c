@@ -53,7 +53,11 @@ typedef struct {
     size_t count;               //  entries in ids
     uint32_t *runs;             //  per watched task: offers run (workers' threads: atomic)
     uint32_t *ends;             //  per watched task: TASK DONEs (the client's thread)
+    uint64_t *order;            //  per watched task: its first run's place among all runs,
+                                //  from 1 (atomic)
     uint64_t run_total;         //  offers run, any task (atomic)
+    uint64_t first_task;        //  the task run first (atomic)
+    uint64_t last_task;         //  the task run last (atomic)
     uint64_t strangers;         //  offers run of tasks not watched (atomic)
     uint64_t ended;             //  TASK DONEs of watched tasks
     uint64_t unsucceeded;       //  of them, not SUCCEEDED
@@ -83,10 +87,18 @@ static int
 s_on_run (void *arg, drover_job_t *job)
 {
     s_watch_t *watch = (s_watch_t *) arg;
-    __atomic_add_fetch (&watch->run_total, 1, __ATOMIC_RELAXED);
-    long index = s_watch_index (watch, drover_job_task (job));
-    if (index >= 0)
+    uint64_t task = drover_job_task (job);
+    uint64_t order = __atomic_add_fetch (&watch->run_total, 1, __ATOMIC_SEQ_CST);
+    if (order == 1)
+        __atomic_store_n (&watch->first_task, task, __ATOMIC_SEQ_CST);
+    __atomic_store_n (&watch->last_task, task, __ATOMIC_SEQ_CST);
+    long index = s_watch_index (watch, task);
+    if (index >= 0) {
         __atomic_add_fetch (&watch->runs [index], 1, __ATOMIC_RELAXED);
+        uint64_t unset = 0;
+        __atomic_compare_exchange_n (&watch->order [index], &unset, order, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
     else
     if (watch->ids)
         __atomic_add_fetch (&watch->strangers, 1, __ATOMIC_RELAXED);
@@ -118,6 +130,7 @@ s_watch_ids (s_watch_t *watch, const uint64_t *ids, size_t count, const char *ph
     watch->count = count;
     watch->runs = (uint32_t *) zmalloc (count * sizeof (uint32_t));
     watch->ends = (uint32_t *) zmalloc (count * sizeof (uint32_t));
+    watch->order = (uint64_t *) zmalloc (count * sizeof (uint64_t));
     for (size_t index = 0; index < count; index++)
         if (watch->ids [index] == 0 || (index && watch->ids [index] == watch->ids [index - 1])) {
             fprintf (stderr, "drover bench: %s: task id %" PRIu64 " accepted twice or 0\n",
@@ -127,6 +140,23 @@ s_watch_ids (s_watch_t *watch, const uint64_t *ids, size_t count, const char *ph
     return 0;
 }
 
+//  Check that watched task child first ran after its parent first ran (a
+//  necessary sign that it waited for it). Returns 0, or -1 (said why).
+static int
+s_check_after (s_watch_t *watch, uint64_t child, uint64_t parent, const char *phase)
+{
+    long child_at = s_watch_index (watch, child), parent_at = s_watch_index (watch, parent);
+    assert (child_at >= 0 && parent_at >= 0);
+    uint64_t child_order = __atomic_load_n (&watch->order [child_at], __ATOMIC_SEQ_CST);
+    uint64_t parent_order = __atomic_load_n (&watch->order [parent_at], __ATOMIC_SEQ_CST);
+    if (parent_order && child_order > parent_order)
+        return 0;
+    fprintf (stderr, "drover bench: %s: task %" PRIu64 " ran %s, its parent %" PRIu64 " %s\n",
+             phase, child, child_order? "before": "never", parent,
+             parent_order? "after": "never");
+    return -1;
+}
+
 //  Free what a watch holds
 static void
 s_watch_reset (s_watch_t *watch)
@@ -134,6 +164,7 @@ s_watch_reset (s_watch_t *watch)
     free (watch->ids);
     free (watch->runs);
     free (watch->ends);
+    free (watch->order);
     memset (watch, 0, sizeof *watch);
 }
 
@@ -348,6 +379,15 @@ s_fanout_graph (drover_benchmark_t *self, s_session_t *session, const char *phas
     if (s_await_state (client, root, DROVER_TASK_SUCCEEDED, phase)
     ||  s_await_state (client, array, DROVER_TASK_SUCCEEDED, phase))
         return -1;
+    //  The root ran before any element, the final task after them all
+    uint64_t first = __atomic_load_n (&session->watch.first_task, __ATOMIC_SEQ_CST);
+    uint64_t last = __atomic_load_n (&session->watch.last_task, __ATOMIC_SEQ_CST);
+    if (first != root || last != final) {
+        fprintf (stderr, "drover bench: %s: task %" PRIu64 " ran first, %" PRIu64 " last, not "
+                 "the root %" PRIu64 " and the final task %" PRIu64 "\n", phase, first, last,
+                 root, final);
+        return -1;
+    }
     return elapsed;
 }
 
@@ -382,22 +422,32 @@ drover_benchmark_phase_fanout (drover_benchmark_t *self)
 static int64_t
 s_chain (drover_benchmark_t *self, s_session_t *session, const char *phase)
 {
-    long long count = self->opts.chain;
-    uint64_t last = 0;
+    size_t count = (size_t) self->opts.chain;
+    uint64_t *ids = (uint64_t *) zmalloc (count * sizeof (uint64_t));
+    int rc = 0;
     int64_t started = zclock_usecs ();
-    for (long long index = 0; index < count; index++) {
-        if (s_submit_one (session->client, last, 0, &last, phase))
-            return -1;
-        drover_benchmark_progress (self, "chain: submit", index + 1, count, false);
+    for (size_t index = 0; rc == 0 && index < count; index++) {
+        rc = s_submit_one (session->client, index? ids [index - 1]: 0, 0, &ids [index], phase);
+        drover_benchmark_progress (self, "chain: submit", (long long) index + 1,
+                                   (long long) count, false);
     }
     int64_t submitted = zclock_usecs () - started;
-    drover_benchmark_figure (self, "chain_submit_rate", count * 1e6 / (submitted > 0? submitted: 1),
-                             "tasks/s");
+    if (rc == 0)
+        drover_benchmark_figure (self, "chain_submit_rate",
+                                 count * 1e6 / (submitted > 0? submitted: 1), "tasks/s");
+    if (rc == 0)
+        rc = s_watch_ids (&session->watch, ids, count, phase);
     started = zclock_usecs ();
-    if (s_session_crew (self, session)
-    ||  s_await_state (session->client, last, DROVER_TASK_SUCCEEDED, phase))
-        return -1;
-    return zclock_usecs () - started;
+    if (rc == 0
+    &&  (s_session_crew (self, session)
+    ||   s_await_state (session->client, ids [count - 1], DROVER_TASK_SUCCEEDED, phase)))
+        rc = -1;
+    int64_t elapsed = zclock_usecs () - started;
+    //  Each link ran after the one before it
+    for (size_t index = 1; rc == 0 && index < count; index++)
+        rc = s_check_after (&session->watch, ids [index], ids [index - 1], phase);
+    free (ids);
+    return rc? -1: elapsed;
 }
 
 //  (o) a chain's rate and msec per link
@@ -617,6 +667,19 @@ s_graph_check (s_session_t *session)
     return reruns;
 }
 
+//  Check that each link of every chain first ran after the link before it.
+//  Returns 0, or -1 (said why).
+static int
+s_graph_order (drover_benchmark_t *self, s_session_t *session, const uint64_t *ids)
+{
+    size_t chains = (size_t) self->opts.graph_chains;
+    size_t total = chains * (size_t) self->opts.graph_length;
+    for (size_t index = chains; index < total; index++)
+        if (s_check_after (&session->watch, ids [index], ids [index - chains], "graph-restart"))
+            return -1;
+    return 0;
+}
+
 //  (q) a C x L graph run half way, the broker killed and restarted: time
 //  to serving, every task ended once
 int
@@ -650,7 +713,8 @@ drover_benchmark_phase_graph_restart (drover_benchmark_t *self)
     if (rc == 0)
         rc = s_graph_rest (&session);
     long long reruns = rc? -1: s_graph_check (&session);
-    if (rc == 0 && (reruns < 0 || s_check_counts (session.client, false, "graph-restart")))
+    if (rc == 0 && (reruns < 0 || s_graph_order (self, &session, ids)
+                ||  s_check_counts (session.client, false, "graph-restart")))
         rc = -1;
     if (rc == 0) {
         drover_benchmark_figure (self, "graph_restart_ms", restart / 1000.0, "msec");
