@@ -78,7 +78,11 @@ test_bench_quick_json (void **state)
         "services_term_ns_replica_w100_r1000", "services_term_ns_replica_w1000_r10000",
         "services_first_us_w100_r1000", "services_first_us_w1000_r10000",
         "services_first_ns_replica_w100_r1000", "services_first_ns_replica_w1000_r10000",
-        "rendezvous_moved_remove_pct", "rendezvous_moved_add_pct"
+        "rendezvous_moved_remove_pct", "rendezvous_moved_add_pct",
+        "fanout_plain_rate", "fanout_array_rate", "fanout_rate", "fanout_vs_plain_pct",
+        "fanout_vs_array_pct", "chain_submit_rate", "chain_rate", "chain_link_ms",
+        "array_accept_ms", "array_rss_before", "array_rss_after", "array_cancel_ms",
+        "graph_restart_ms", "graph_restart_ended_at_kill", "graph_restart_ended"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);
@@ -237,6 +241,48 @@ test_bench_failover_phase (void **state)
     free (output);
 }
 
+//  The workflow phases at small sizes: the fan-out graph beside the same
+//  tasks without dependencies, a chain, an array accepted then cancelled,
+//  a graph whose broker is killed half way; every task of the graph ends
+//  once at the wire, and nothing else runs
+static void
+test_bench_workflow_phases (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases",
+                            "fanout,chain,array,graph-restart", "--fanout", "500", "--chain",
+                            "50", "--array-elements", "20000", "--graph-chains", "20",
+                            "--graph-length", "20", "--window", "200", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "fanout_plain_rate", "fanout_array_rate", "fanout_rate",
+                             "fanout_vs_plain_pct", "fanout_vs_array_pct", "chain_submit_rate",
+                             "chain_rate", "chain_link_ms", "array_accept_ms",
+                             "array_rss_before", "array_rss_after", "array_cancel_ms",
+                             "graph_restart_ms" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    assert_true (s_figure (output, "graph_restart_ended") == 400);
+    double at_kill = s_figure (output, "graph_restart_ended_at_kill");
+    assert_true (at_kill >= 200 && at_kill < 400);
+    assert_non_null (strstr (output, "\"graph_restart_reruns\": "));
+    assert_non_null (strstr (output, "\"array_bytes_per_element\": "));
+    assert_null (strstr (output, "array_run_rate"));
+    assert_null (strstr (output, "noop_throughput"));
+    free (output);
+}
+
+//  With --array-run the array phase runs every element (the workers count
+//  exactly as many runs) instead of cancelling the array
+static void
+test_bench_array_run (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--json", "--phases", "array",
+                            "--array-elements", "2000", "--array-run", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "array_accept_ms", "array_run_rate" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    assert_null (strstr (output, "array_cancel_ms"));
+    free (output);
+}
+
 //  A bad flag or setting is refused with the usage exit status, before any
 //  broker starts
 static void
@@ -257,6 +303,10 @@ test_bench_bad_flag (void **state)
         { DROVER_BIN, "bench", "--lease-ttl", "1999", NULL },
         { DROVER_BIN, "bench", "--lease-ttl", "soon", NULL },
         { DROVER_BIN, "bench", "--failover-rounds", "0", NULL },
+        { DROVER_BIN, "bench", "--fanout", "0", NULL },
+        { DROVER_BIN, "bench", "--array-elements", "10000001", NULL },
+        { DROVER_BIN, "bench", "--graph-length", "0", NULL },
+        { DROVER_BIN, "bench", "--array-run", "yes", NULL },
     };
     for (size_t index = 0; index < sizeof bad / sizeof bad [0]; index++) {
         char output [256];
@@ -275,6 +325,8 @@ main (void)
         cmocka_unit_test (test_bench_durable_phase),
         cmocka_unit_test (test_bench_restart_phase),
         cmocka_unit_test (test_bench_services_phase),
+        cmocka_unit_test (test_bench_workflow_phases),
+        cmocka_unit_test (test_bench_array_run),
         cmocka_unit_test (test_bench_failover_skipped),
         cmocka_unit_test (test_bench_failover_phase),
         cmocka_unit_test (test_restart_keeps_broker_memory),

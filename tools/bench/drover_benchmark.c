@@ -31,7 +31,13 @@
                   rendezvous stability             (drover_benchmark_services.c)
     (m) failover  two brokers on etcd and PostgreSQL, the leader killed:
                   msec until the other accepts, tasks lost (drover_benchmark_failover.c)
-    --phases picks some; (e)-(m) start their brokers themselves; the
+    (n) fanout    1 -> N -> 1 no-op graph beside the same tasks without
+                  dependencies
+    (o) chain     a chain of no-op tasks, each after the previous one
+    (p) array     one array of a million elements: time to accept, memory
+    (q) graph-restart  a graph's broker killed half way, restarted: time to
+                  serving, every task ended once (drover_benchmark_workflow.c)
+    --phases picks some; (e)-(q) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
     goes to stderr.
@@ -190,7 +196,7 @@ drover_benchmark_crew_start (drover_benchmark_t *self, drover_benchmark_crew_t *
                                                      (uint32_t) self->opts.procs, 1ULL << 40);
         if (!worker)
             return -1;
-        drover_worker_set_handler (worker, s_noop, NULL);
+        drover_worker_set_handler (worker, crew->handler? crew->handler: s_noop, crew->arg);
         char *error = NULL;
         if (self->server_key
         &&  drover_worker_set_keys (worker, self->worker_key, self->server_key, &error)) {
@@ -476,6 +482,10 @@ static const struct {
     { "curve",     drover_benchmark_phase_curve,     false },
     { "pool",      drover_benchmark_phase_pool,      false },
     { "services",  drover_benchmark_phase_services,  false },
+    { "fanout",    drover_benchmark_phase_fanout,    false },
+    { "chain",     drover_benchmark_phase_chain,     false },
+    { "array",     drover_benchmark_phase_array,     false },
+    { "graph-restart", drover_benchmark_phase_graph_restart, false },
     { "failover",  drover_benchmark_phase_failover,  false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])

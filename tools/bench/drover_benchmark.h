@@ -30,7 +30,7 @@ int
 //  ---------------------------------------------------------------------
 //  Shared by tools/bench/drover_benchmark*.c only
 
-#define DROVER_BENCHMARK_FIGURES_MAX    64      //  figures one run prints at most
+#define DROVER_BENCHMARK_FIGURES_MAX    128     //  figures one run prints at most
 #define DROVER_BENCHMARK_LIST_MAX       8       //  entries in a list flag
 #define DROVER_BENCHMARK_SETS_MAX       4       //  --set settings for every broker, at most
 #define DROVER_BENCHMARK_RESTART_MAX    600000  //  msec a restarted broker may take to load
@@ -60,6 +60,11 @@ typedef struct {
     long long services_msec;    //  (l) msec each size of the reconciler's term is timed
     long long failover_rounds;  //  (m) leaders killed, one per round
     long long lease_ttl;        //  (m) msec, the brokers' etcd session TTL (--lease-ttl)
+    long long fanout;           //  (n) array elements between the root and the final task
+    long long chain;            //  (o) tasks in the chain
+    long long array_elements;   //  (p) elements of the array accepted in one request
+    long long graph_chains;     //  (q) chains of the graph restarted half way
+    long long graph_length;     //  (q) tasks in each of its chains
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
@@ -71,6 +76,7 @@ typedef struct {
                                 //  started for the run), or NULL (SQLite only)
     const char *etcd;           //  (m) --etcd: an etcd URL, "auto" (a server started
                                 //  for the run), or NULL (no failover phase)
+    bool array_run;             //  (p) run the array to its end instead of cancelling it
     bool json;                  //  one JSON object instead of lines
     bool verbose;               //  let the broker and agents log to stderr
 } drover_benchmark_opts_t;
@@ -196,11 +202,15 @@ typedef struct {
     drover_worker_t **workers;  //  owned, count entries
     zactor_t **actors;          //  owned, each runs its worker's loop
     size_t count;               //  workers started
+    drover_worker_handler_fn *handler;  //  runs each offer (in the workers' threads),
+                                //  or NULL: a no-op that succeeds
+    void *arg;                  //  the handler's argument
 } drover_benchmark_crew_t;
 
-//  Start opts.workers in-process no-op workers of opts.procs offers each
-//  and wait until the broker lists them all. Returns 0, or -1 (what started
-//  is in crew, for drover_benchmark_crew_stop).
+//  Start opts.workers in-process workers of opts.procs offers each, running
+//  crew->handler (set before, or NULL: no-op), and wait until the broker
+//  lists them all. Returns 0, or -1 (what started is in crew, for
+//  drover_benchmark_crew_stop).
 int
     drover_benchmark_crew_start (drover_benchmark_t *self, drover_benchmark_crew_t *crew,
                                  drover_client_t *client);
@@ -285,6 +295,25 @@ int
 //  (drover_benchmark_services.c)
 int
     drover_benchmark_phase_services (drover_benchmark_t *self);
+
+//  (n) a fan-out/fan-in graph's no-op rate beside the same tasks without
+//  dependencies (drover_benchmark_workflow.c)
+int
+    drover_benchmark_phase_fanout (drover_benchmark_t *self);
+
+//  (o) a chain's no-op rate and msec per link (drover_benchmark_workflow.c)
+int
+    drover_benchmark_phase_chain (drover_benchmark_t *self);
+
+//  (p) an array accepted in one request: time, broker memory per element
+//  (drover_benchmark_workflow.c)
+int
+    drover_benchmark_phase_array (drover_benchmark_t *self);
+
+//  (q) a graph's broker killed half way and restarted: time to serving,
+//  every task ended once (drover_benchmark_workflow.c)
+int
+    drover_benchmark_phase_graph_restart (drover_benchmark_t *self);
 
 //  (m) failover time of two brokers on etcd and PostgreSQL, and tasks lost
 //  (drover_benchmark_failover.c); skipped without --postgres and --etcd

@@ -44,6 +44,11 @@ static const struct {
     { "pool-rounds",  S_AT (pool_rounds),  100,       5,       1 },
     { "services-msec", S_AT (services_msec), 600000,  500,     50 },
     { "failover-rounds", S_AT (failover_rounds), 1000, 10,     3 },
+    { "fanout",       S_AT (fanout),       5000000,   100000,  200 },
+    { "chain",        S_AT (chain),        1000000,   10000,   50 },
+    { "array-elements", S_AT (array_elements), 10000000, 1000000, 10000 },
+    { "graph-chains", S_AT (graph_chains), 100000,    1000,    10 },
+    { "graph-length", S_AT (graph_length), 10000,     100,     10 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -55,7 +60,7 @@ static const long long s_worker_counts_quick [] = { 2, 20 };
 
 //  Option values: the size flags from S_OPT_SIZE on, by index
 enum { S_OPT_SIZE = 2000, S_OPT_PHASES = 1000, S_OPT_QUEUE_SIZES, S_OPT_WORKER_COUNTS, S_OPT_QUICK, S_OPT_JSON,
-       S_OPT_SET, S_OPT_POSTGRES, S_OPT_ETCD, S_OPT_LEASE_TTL };
+       S_OPT_SET, S_OPT_POSTGRES, S_OPT_ETCD, S_OPT_LEASE_TTL, S_OPT_ARRAY_RUN };
 
 //  Check a --set SECTION/KEY=VALUE as the broker would, and keep it for
 //  every broker started. Returns 0, or -1 (said why).
@@ -89,7 +94,7 @@ s_usage (FILE *stream)
     fprintf (stream,
         "usage: drover bench [--quick] [--json] [--phases LIST] [-v] [--SIZE N]...\n"
         "                    [--set SECTION/KEY=VALUE]... [--postgres URI|auto]\n"
-        "                    [--etcd URL|auto] [--lease-ttl MSEC]\n"
+        "                    [--etcd URL|auto] [--lease-ttl MSEC] [--array-run]\n"
         "\n"
         "Starts brokers on 127.0.0.1 (a fresh one per measurement) and prints one line\n"
         "per figure, `name value unit`. Phases (--phases, comma-separated; default all):\n"
@@ -158,6 +163,28 @@ s_usage (FILE *stream)
         "             failover_median_ms, failover_min_ms, failover_max_ms; failover_lost:\n"
         "             acknowledged tasks the new leader never ended (must be 0);\n"
         "             failover_lease_ttl_ms: the brokers' --lease-ttl (default 4000)\n"
+        "  fanout     fanout_rate: a root task, an array of --fanout 100000 elements each\n"
+        "             after it, a final task after the array: (N + 2) tasks/s from the first\n"
+        "             submit to the final task's end; fanout_plain_rate: the same N + 2\n"
+        "             tasks as plain windowed submits (the noop phase's way), and\n"
+        "             fanout_array_rate: as one plain array (its id waited on), no\n"
+        "             dependencies, each on a fresh broker (--workers, --procs);\n"
+        "             fanout_vs_plain_pct, fanout_vs_array_pct: the first, %% of each\n"
+        "  chain      chain_rate: --chain 10000 tasks each after the previous one, all\n"
+        "             submitted first (chain_submit_rate), then the workers started: tasks/s\n"
+        "             to the last one's end; chain_link_ms: msec per link\n"
+        "  array      one array of --array-elements 1000000 no-op elements, no workers:\n"
+        "             array_accept_ms (to TASK ACCEPTED), array_rss_before / _after (MiB),\n"
+        "             array_bytes_per_element; then array_cancel_ms: the array cancelled\n"
+        "             by its id until it ended; with --array-run, array_run_rate instead:\n"
+        "             the workers run every element, tasks/s to the array's end\n"
+        "  graph-restart  --graph-chains 1000 chains of --graph-length 100 no-op tasks\n"
+        "             (durability full), run until half have ended, the broker killed with\n"
+        "             SIGKILL and started again: graph_restart_ms to its first answer;\n"
+        "             then run to the end, every TASK DONE counted: graph_restart_ended\n"
+        "             (each task once, SUCCEEDED), graph_restart_ended_at_kill,\n"
+        "             graph_restart_reruns (runs past one at the workers: at least once)\n"
+        "  --array-run  the array phase runs its elements rather than cancelling them\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
         "  --postgres URI|auto  also measure the durable phase on PostgreSQL, and keep\n"
@@ -243,6 +270,7 @@ drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t 
         { "postgres",      required_argument, NULL, S_OPT_POSTGRES },
         { "etcd",          required_argument, NULL, S_OPT_ETCD },
         { "lease-ttl",     required_argument, NULL, S_OPT_LEASE_TTL },
+        { "array-run",     no_argument,       NULL, S_OPT_ARRAY_RUN },
         { "verbose",       no_argument,       NULL, 'v' },
         { "help",          no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -289,6 +317,7 @@ drover_benchmark_parse (int argc, char **argv, const char *const *names, size_t 
                 break;
             case S_OPT_QUICK: quick = true; break;
             case S_OPT_JSON: opts->json = true; break;
+            case S_OPT_ARRAY_RUN: opts->array_run = true; break;
             case S_OPT_SET:
                 if (s_parse_set (optarg, opts))
                     return DROVER_EXIT_USAGE;
