@@ -65,6 +65,7 @@ typedef enum {
     DROVER_METRIC_ENDED_SPAWN_FAILED,
     DROVER_METRIC_ENDED_LOST,
     DROVER_METRIC_ENDED_POISON,
+    DROVER_METRIC_ENDED_DEPENDENCY,         //  cancelled: what it waited for cannot be met
     DROVER_METRIC_REQUEUED,
     DROVER_METRIC_REFUSED_STALE,            //  409: a result of an attempt no longer current
     DROVER_METRIC_REFUSED_NOT_FOUND,        //  404: a report of a task not known
@@ -76,7 +77,6 @@ typedef enum {
     DROVER_METRIC_WAITING_RETRY,
     DROVER_METRIC_WAITING_ARRAY,
     DROVER_METRIC_WAITING_GROUP,
-    DROVER_METRIC_ENDED_DEPENDENCY,
     //  health and probation: counters
     DROVER_METRIC_WORKERS_LOST_TOTAL,
     DROVER_METRIC_PROBATIONS,

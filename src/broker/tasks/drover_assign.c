@@ -2333,8 +2333,6 @@ s_row_flow (drover_assign_t *self, drover_task_row_t *row)
     size_t count;
     drover_deps_parents (drover_flow_deps (self->flow), row->task, &count);
     row->parents = (uint32_t) count;
-    if (row->waits && !row->reason [0])
-        snprintf (row->reason, sizeof row->reason, "%s", drover_waits_name (row->waits));
 }
 
 //  Fill a TASK INFO's workflow keys
