@@ -235,7 +235,7 @@ drover_why_sentence (const drover_why_t *why, char *text, size_t size)
                       "running, limit %u reached", why->a, why->b, why->count);
             return;
         case DROVER_WHY_GROUP:
-            snprintf (text, size, "%" PRIu64 " of %" PRIu64 " members ended, %u running",
+            snprintf (text, size, "%" PRIu64 " of %" PRIu64 " members ended, %u queued or running",
                       why->a, why->b, why->count);
             return;
     }

@@ -108,7 +108,9 @@ test_each_kind (void **state)
     assert_int_equal (testutil_count_actions (actions, DROVER_ACTION_QUEUE), 0);
     drover_action_t *waiting = testutil_find_event (actions, "task.waiting", ok);
     assert_non_null (waiting);
-    assert_string_equal (waiting->reason, "after");
+    char text [32];
+    snprintf (text, sizeof text, "after %" PRIu64, good);
+    assert_string_equal (waiting->reason, text);
     assert_int_equal (drover_assign_held (table, DROVER_WAITS_AFTER), 6);
 
     actions = s_run (table, good, 0);

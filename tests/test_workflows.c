@@ -199,7 +199,7 @@ test_workflow_files (void **state)
         "fetch:     true\n"
         "transform: --after fetch --array 0-5%2 -- sh -c 'test -n \"$DROVER_ARRAY_INDEX\"'\n"
         "merge:     --after transform -- true\n"
-        "cleanup:   --after-fail transform,merge -- true\n");
+        "cleanup:   --after-fail merge -- true\n");
     testutil_cli (cluster->endpoint, (const char *[]) { "submit", "--workflow", good, "--json",
                                                         NULL }, run);
     testutil_cli_expect (run, 0, run->out, "\"workflow\"");

@@ -30,7 +30,7 @@ s_usage (FILE *stream)
         "running, 14 queued)\" (--after), \"begins at 02:00:00 (in 3h12m)\" (--begin),\n"
         "\"retry 3 of 5 at 10:42:07\" (--retry-delay), \"array 40: 50 of 50 queued or\n"
         "running, limit reached\" (--array with %%MAX); an array's or workflow's own id\n"
-        "says how far its members are: \"workflow 40: 3 of 5 ended, 2 running\".\n");
+        "says how far its members are: \"workflow 40: 3 of 5 ended, 2 queued or running\".\n");
 }
 
 //  Return the lower-case name of a reason code, for JSON; a code of a later
@@ -158,7 +158,7 @@ s_wait_sentence (const drover_msg_t *reply, uint32_t index, bool group_array, ch
         return true;
     }
     if (why->code == DROVER_WHY_GROUP) {
-        snprintf (text, size, "%s %" PRIu64 ": %" PRIu64 " of %" PRIu64 " ended, %u running",
+        snprintf (text, size, "%s %" PRIu64 ": %" PRIu64 " of %" PRIu64 " ended, %u queued or running",
                   group_array? "array": "workflow", reply->task, why->a, why->b, why->count);
         return true;
     }

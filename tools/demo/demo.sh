@@ -18,7 +18,9 @@
 #   its own run a service of 4 replicas: one is killed with SIGKILL and its
 #   replicas start elsewhere, it comes back and takes one (even spread),
 #   `drover plan drain` says what a drain would move and the drain does
-#   just that; tasks with one affinity key all run on one worker.
+#   just that; tasks with one affinity key all run on one worker. Last, a
+#   pipeline from one workflow file: a fetch, an array of 8 transforms at
+#   most 3 at once, a merge after all of them, a clean-up only on failure.
 #   Usage: tools/demo/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
@@ -322,6 +324,35 @@ done >"$WORK/affine.txt"
     BEGIN { n = split(ids, list, " "); for (i = 1; i <= n; i++) want[list[i]] = 1 }
     $1 in want { ran[$7]++ }
     END { for (w in ran) printf "  %-10s %d tasks\n", w, ran[w] }'
+
+say "a pipeline in one workflow file: fetch, 8 transforms (3 at once), a merge, a clean-up"
+DATA="$WORK/data"
+cat >"$WORK/pipeline.flow" <<FLOW
+# fetch the data, transform each part (at most 3 at once), merge them;
+# clean up only if something failed (the merge did not succeed: it failed,
+# or was cancelled because a step before it failed)
+fetch:     sh -c 'mkdir -p $DATA && seq 1 8 >$DATA/parts'
+transform: --after fetch --array 1-8%3 -- sh -c 'sleep 0.3; echo part \$DROVER_ARRAY_INDEX >$DATA/done.\$DROVER_ARRAY_INDEX'
+merge:     --after transform -- sh -c 'cat $DATA/done.* | wc -l'
+cleanup:   --after-fail merge -- rm -rf $DATA
+FLOW
+sed 's/^/  /' "$WORK/pipeline.flow"
+"$DROVER" submit --workflow "$WORK/pipeline.flow" >"$WORK/pipeline.ids"
+sed 's/^/  /' "$WORK/pipeline.ids"
+WORKFLOW=$(awk '$1 == "workflow" { print $2 }' "$WORK/pipeline.ids")
+TRANSFORM=$(awk '$1 == "transform" { print $2 }' "$WORK/pipeline.ids")
+MERGE=$(awk '$1 == "merge" { print $2 }' "$WORK/pipeline.ids")
+say "drover explain $MERGE (the merge): what it waits for"
+"$DROVER" explain "$MERGE" || true
+say "drover wait $WORKFLOW: the whole graph's progress, then its outcome"
+"$DROVER" wait "$WORKFLOW" || true
+"$DROVER" tasks --array "$TRANSFORM"
+say "drover show $MERGE: its parents; drover logs: what it said"
+"$DROVER" show "$MERGE" | grep -E '^(task|state|parents|command):' || true
+"$DROVER" logs "$MERGE" || true
+CLEANUP=$(awk '$1 == "cleanup" { print $2 }' "$WORK/pipeline.ids")
+echo "demo: nothing failed, so the clean-up (task $CLEANUP) was not needed:"
+"$DROVER" tasks --array "$WORKFLOW" | awk -v id="$CLEANUP" '$1 == id { print "  " $0 }'
 
 say "final status"
 "$DROVER" status || true

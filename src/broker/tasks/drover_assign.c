@@ -526,16 +526,24 @@ s_say_held (drover_assign_t *self, drover_taskrecord_t *task)
     int64_t due;
     int cause = drover_waiting_cause (drover_flow_waiting (self->flow), task->id, &due);
     char text [DROVER_REASON_MAX + 1];
+    size_t used = (size_t) snprintf (text, sizeof text, "%s", drover_waits_name (cause));
     if (due) {
         time_t seconds = (time_t) (due / 1000);
         struct tm tm;
         gmtime_r (&seconds, &tm);
-        char when [32];
-        strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        snprintf (text, sizeof text, "%s until %s", drover_waits_name (cause), when);
+        strftime (text + used, sizeof text - used, " until %Y-%m-%dT%H:%M:%SZ", &tm);
     }
     else
-        snprintf (text, sizeof text, "%s", drover_waits_name (cause));
+    if (cause == DROVER_WAITS_AFTER) {
+        //  The parents it waits for, the first few
+        size_t count, listed = 0;
+        const drover_after_t *after = drover_deps_parents (drover_flow_deps (self->flow),
+                                                           task->id, &count);
+        for (size_t index = 0; index < count && used + 24 < sizeof text; index++)
+            if (drover_deps_judge (after [index].kind, s_state_of (self, after [index].task)) == 0)
+                used += (size_t) snprintf (text + used, sizeof text - used, "%s%" PRIu64,
+                                           listed++? ",": " ", after [index].task);
+    }
     drover_taskactions_event (self->actions, task, "task.waiting", text);
 }
 
