@@ -365,6 +365,109 @@ test_retry_spacing_and_begin (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Send msg (destroyed) as a peer of level 2 encodes it
+static void
+s_send_level_2 (zsock_t *dealer, drover_msg_t **msg_p)
+{
+    zframe_t *frame = drover_msg_encode_level (*msg_p, 2);
+    assert_non_null (frame);
+    assert_int_equal (zframe_send (&frame, dealer, 0), 0);
+    drover_msg_destroy (msg_p);
+}
+
+//  A client of the previous release (level 2) keeps working with this
+//  broker: it submits and waits as before, and of a workflow's tasks it
+//  sees only what level 2 knows: a task cancelled by its dependency is
+//  CANCELLED (end CANCELLED), a held task's row has no waits, group or
+//  parents, and its explanation lists nothing it cannot read
+static void
+test_level_2_client (void **state)
+{
+    (void) state;
+    testutil_cluster_t *cluster = testutil_cluster_new ((const char *[]) { NULL });
+    testutil_cluster_add_worker (cluster, 0, "w1", 2, (const char *[]) { NULL });
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, 15000));
+    zsock_t *old = testutil_dealer_level_1 (cluster);
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
+    hello->level = 2;
+    s_send_level_2 (old, &hello);
+    drover_msg_t *welcome = testutil_recv_msg (old, 5000);
+    assert_non_null (welcome);
+    assert_int_equal (welcome->id, DROVER_MSG_CLIENT_WELCOME);
+    assert_int_equal (welcome->level, DROVER_MSG_LEVEL);
+    drover_msg_destroy (&welcome);
+    //  A plain submit and wait, as level 2 sends them
+    drover_msg_t *submit = testutil_submit_msg ("sleep 1; exit 4", 0, 1, 0);
+    submit->seq = 1;
+    s_send_level_2 (old, &submit);
+    drover_msg_t *reply = testutil_recv_msg (old, 5000);
+    assert_non_null (reply);
+    assert_int_equal (reply->id, DROVER_MSG_TASK_ACCEPTED);
+    uint64_t parent = reply->task;
+    drover_msg_destroy (&reply);
+    //  A level-3 client makes a child of it, held, and a grandchild
+    char script [64] = "true";
+    uint64_t child = s_submit (dealer, script, &(drover_after_t) { DROVER_AFTER_OK, parent }, 1);
+    drover_msg_t *list = drover_msg_new (DROVER_MSG_TASK_LIST);
+    list->seq = 2;
+    list->limit = 10;
+    list->state = 255;
+    s_send_level_2 (old, &list);
+    drover_msg_t *table = NULL;
+    for (int tries = 0; tries < 10 && !table; tries++) {
+        drover_msg_t *msg = testutil_recv_msg (old, 5000);
+        assert_non_null (msg);
+        if (msg->id == DROVER_MSG_TASK_TABLE)
+            table = msg;
+        else
+            drover_msg_destroy (&msg);
+    }
+    assert_non_null (table);
+    for (uint32_t row = 0; row < table->nrows; row++) {
+        assert_int_equal (table->task_rows [row].waits, 0);
+        assert_int_equal (table->task_rows [row].parents, 0);
+    }
+    drover_msg_destroy (&table);
+    //  Why the held child waits: nothing a level-2 client could read
+    drover_msg_t *explain = drover_msg_new (DROVER_MSG_TASK_EXPLAIN);
+    explain->seq = 4;
+    explain->task = child;
+    s_send_level_2 (old, &explain);
+    drover_msg_t *explanation = testutil_recv_msg (old, 5000);
+    assert_non_null (explanation);
+    assert_int_equal (explanation->id, DROVER_MSG_TASK_EXPLANATION);
+    assert_int_equal (explanation->state, DROVER_TASK_QUEUED);
+    assert_int_equal (explanation->nwhys, 0);
+    drover_msg_destroy (&explanation);
+    drover_msg_t *wait = testutil_wait_msg ((uint64_t []) { parent, child }, 2);
+    wait->seq = 3;
+    s_send_level_2 (old, &wait);
+    int dones = 0;
+    int64_t deadline = zclock_mono () + S_WAIT;
+    while (dones < 2 && zclock_mono () < deadline) {
+        drover_msg_t *msg = testutil_recv_msg (old, 500);
+        if (msg && msg->id == DROVER_MSG_TASK_DONE) {
+            dones++;
+            if (msg->task == child) {
+                assert_int_equal (msg->state, DROVER_TASK_CANCELLED);
+                assert_int_equal (msg->end, DROVER_END_CANCELLED);     //  not DEPENDENCY
+            }
+            else
+                assert_int_equal (msg->state, DROVER_TASK_FAILED);
+        }
+        drover_msg_destroy (&msg);
+    }
+    assert_int_equal (dones, 2);
+    //  The level-3 client is told the dependency
+    s_done_t done;
+    s_wait_all (dealer, &child, 1, &done);
+    assert_int_equal (done.end, DROVER_END_DEPENDENCY);
+    zsock_destroy (&old);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
@@ -374,6 +477,7 @@ main (void)
         cmocka_unit_test (test_array_limit_counted_by_workers),
         cmocka_unit_test (test_kill9_mid_graph),
         cmocka_unit_test (test_retry_spacing_and_begin),
+        cmocka_unit_test (test_level_2_client),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
