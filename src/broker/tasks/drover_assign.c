@@ -46,6 +46,7 @@
 #include "drover_change.h"
 #include "drover_defaults.h"
 #include "drover_flow.h"
+#include "drover_flowview.h"
 
 //  A task released or doomed by a parent's end, waiting its turn: a
 //  cascade is worked through in a loop, never by recursion
@@ -103,8 +104,6 @@ struct _drover_assign_t {
 
 static void s_task_destroy (drover_assign_t *self, drover_taskrecord_t **task_p);
 static void s_ended (drover_assign_t *self, uint64_t id, int state);
-static void s_row_flow (drover_assign_t *self, drover_task_row_t *row);
-static void s_info_flow (drover_assign_t *self, drover_taskinfo_t *info);
 static void s_begin (drover_assign_t *self);
 static void s_keep_attempt (drover_assign_t *self, drover_taskrecord_t *task,
                             const char *worker, const char *reason);
@@ -523,27 +522,8 @@ s_state_of (void *arg, uint64_t id)
 static void
 s_say_held (drover_assign_t *self, drover_taskrecord_t *task)
 {
-    int64_t due;
-    int cause = drover_waiting_cause (drover_flow_waiting (self->flow), task->id, &due);
     char text [DROVER_REASON_MAX + 1];
-    size_t used = (size_t) snprintf (text, sizeof text, "%s", drover_waits_name (cause));
-    if (due) {
-        time_t seconds = (time_t) (due / 1000);
-        struct tm tm;
-        gmtime_r (&seconds, &tm);
-        strftime (text + used, sizeof text - used, " until %Y-%m-%dT%H:%M:%SZ", &tm);
-    }
-    else
-    if (cause == DROVER_WAITS_AFTER) {
-        //  The parents it waits for, the first few
-        size_t count, listed = 0;
-        const drover_after_t *after = drover_deps_parents (drover_flow_deps (self->flow),
-                                                           task->id, &count);
-        for (size_t index = 0; index < count && used + 24 < sizeof text; index++)
-            if (drover_deps_judge (after [index].kind, s_state_of (self, after [index].task)) == 0)
-                used += (size_t) snprintf (text + used, sizeof text - used, "%s%" PRIu64,
-                                           listed++? ",": " ", after [index].task);
-    }
+    drover_flowview_held (self->flow, task->id, s_state_of, self, text, sizeof text);
     drover_taskactions_event (self->actions, task, "task.waiting", text);
 }
 
@@ -982,50 +962,6 @@ drover_assign_submit (drover_assign_t *self, drover_msg_t *msg,
     return DROVER_CODE_OK;
 }
 
-//  Order a workflow's steps so that each comes after the steps it names
-//  (Kahn's algorithm); order gets step indexes from 0. Returns 0, or -1
-//  with the steps of a cycle named in self->reason.
-static int
-s_order_steps (drover_assign_t *self, const drover_msg_t *msg, uint32_t *order)
-{
-    uint32_t count = msg->nsteps;
-    uint32_t *pending = (uint32_t *) zmalloc (count * sizeof (uint32_t));
-    for (uint32_t step = 0; step < count; step++)
-        for (uint32_t index = 0; index < msg->steps [step]->nafter; index++)
-            if (msg->steps [step]->after [index].kind & DROVER_AFTER_STEP)
-                pending [step]++;
-    uint32_t done = 0;
-    bool moved = true;
-    while (moved) {             //  O(steps^2): at most 1000 steps
-        moved = false;
-        for (uint32_t step = 0; step < count; step++) {
-            if (pending [step] != 0)
-                continue;
-            pending [step] = UINT32_MAX;        //  placed
-            order [done++] = step;
-            moved = true;
-            for (uint32_t other = 0; other < count; other++) {
-                const drover_msg_t *child = msg->steps [other];
-                for (uint32_t index = 0; index < child->nafter; index++)
-                    if ((child->after [index].kind & DROVER_AFTER_STEP)
-                    &&  child->after [index].task == step + 1 && pending [other] != UINT32_MAX)
-                        pending [other]--;
-            }
-        }
-    }
-    int rc = 0;
-    if (done < count) {
-        size_t used = (size_t) snprintf (self->reason, sizeof self->reason, "a cycle joins steps");
-        for (uint32_t step = 0; step < count && used < sizeof self->reason; step++)
-            if (pending [step] != UINT32_MAX)
-                used += (size_t) snprintf (self->reason + used, sizeof self->reason - used,
-                                           " %s", msg->step_names [step]);
-        rc = -1;
-    }
-    free (pending);
-    return rc;
-}
-
 //  Check every step of a WORKFLOW SUBMIT as a submit, and the steps it
 //  names. Returns 200, or the code and why, naming the step.
 static int
@@ -1081,7 +1017,7 @@ drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, const b
     if (code != DROVER_CODE_OK)
         return code;
     uint32_t *order = (uint32_t *) zmalloc (msg->nsteps * sizeof (uint32_t));
-    if (s_order_steps (self, msg, order)) {
+    if (drover_flow_order_steps (msg, order, self->reason, sizeof self->reason)) {
         free (order);
         *reason_p = self->reason;
         return DROVER_CODE_BAD_REQUEST;
@@ -1739,7 +1675,7 @@ drover_assign_list (drover_assign_t *self, uint8_t state, uint32_t limit,
     for (size_t index = 0; index < count; index++) {
         drover_taskrecord_t *task = (drover_taskrecord_t *) newest [index];
         drover_taskrecord_row (task, self->exec, &table->task_rows [index]);
-        s_row_flow (self, &table->task_rows [index]);
+        drover_flowview_row (self->flow, &table->task_rows [index]);
         snprintf (table->task_rows [index].owner, sizeof table->task_rows [index].owner, "%s",
                   drover_owners_name (self->owners, task->owner));
     }
@@ -1865,7 +1801,7 @@ drover_assign_show (drover_assign_t *self, uint64_t id, drover_taskinfo_t **info
         (const drover_taskhistory_t *) drover_idhash_lookup (self->histories, task->id): NULL;
     *info_p = drover_taskrecord_info (task, history,
                                       drover_owners_name (self->owners, task->owner), self->exec);
-    s_info_flow (self, *info_p);
+    drover_flowview_info (self->flow, *info_p, s_state_of, self);
     return DROVER_CODE_OK;
 }
 
@@ -2205,19 +2141,13 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
 //  Workflows: what the actor asks
 
 //  Fill a change's workflow fields with what the table holds of its task
-//  now: why it is held and until when, its group, and (its own id) what
-//  a group made
+//  now (drover_flowview_fields)
 void
 drover_assign_flow_fields (drover_assign_t *self, uint64_t id, uint8_t *waits_p,
                            int64_t *due_p, uint64_t *group_p, uint32_t *made_p)
 {
-    assert (self && waits_p && due_p && group_p && made_p);
-    *waits_p = (uint8_t) drover_waiting_cause (drover_flow_waiting (self->flow), id, due_p);
-    drover_groups_t *groups = drover_flow_groups (self->flow);
-    drover_group_t *group = drover_groups_of (groups, id);
-    *group_p = group? group->id: 0;
-    drover_group_t *own = drover_groups_lookup (groups, id);
-    *made_p = own? own->made: 0;
+    assert (self);
+    drover_flowview_fields (self->flow, id, waits_p, due_p, group_p, made_p);
 }
 
 //  Return how many tasks are held back for cause (drover_waits_t)
@@ -2263,140 +2193,6 @@ drover_assign_submit_of (drover_assign_t *self, uint64_t id)
     return msg;
 }
 
-//  Add an explanation item to reply
-static drover_why_t *
-s_why (drover_msg_t *reply, int code)
-{
-    if (reply->nwhys >= DROVER_WHYS_MAX)
-        return NULL;
-    reply->whys = (drover_why_t *) realloc (reply->whys, (reply->nwhys + 1) * sizeof (drover_why_t));
-    assert (reply->whys);
-    drover_why_t *why = &reply->whys [reply->nwhys++];
-    memset (why, 0, sizeof *why);
-    why->code = (uint8_t) code;
-    return why;
-}
-
-//  TASK EXPLAIN of a task held back: fill reply's items (PARENT, BEGIN,
-//  RETRY, ARRAY_LIMIT, GROUP) and return true; false if the task is not
-//  held here (schedq explains a queued one)
-bool
-drover_assign_explain_held (drover_assign_t *self, uint64_t id, drover_msg_t *reply)
-{
-    assert (self && reply);
-    s_begin (self);
-    int64_t due;
-    int cause = drover_waiting_cause (drover_flow_waiting (self->flow), id, &due);
-    drover_taskrecord_t *task = s_lookup (self, id);
-    drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), id);
-    if (!task || (!cause && !group))
-        return false;
-    drover_why_t *why;
-    if (cause == DROVER_WAITS_AFTER) {
-        size_t count;
-        const drover_after_t *after = drover_deps_parents (drover_flow_deps (self->flow), id,
-                                                           &count);
-        uint32_t pending = 0;
-        for (size_t index = 0; index < count; index++)
-            if (drover_deps_judge (after [index].kind, s_state_of (self, after [index].task)) == 0)
-                pending++;
-        for (size_t index = 0, listed = 0; index < count && listed < 8; index++) {
-            int state = s_state_of (self, after [index].task);
-            if (drover_deps_judge (after [index].kind, state) != 0 || !(why = s_why (reply, DROVER_WHY_PARENT)))
-                continue;
-            why->a = after [index].task;
-            why->b = (uint64_t) state;
-            why->count = listed++ == 0? pending: 0;
-        }
-    }
-    else
-    if ((cause == DROVER_WAITS_BEGIN || cause == DROVER_WAITS_RETRY)
-    &&  (why = s_why (reply, cause == DROVER_WAITS_BEGIN? DROVER_WHY_BEGIN: DROVER_WHY_RETRY))) {
-        why->a = (uint64_t) due;
-        why->b = task->attempt + 1;
-        why->count = task->retries + 1;
-    }
-    if (group && (why = s_why (reply, DROVER_WHY_GROUP))) {
-        why->a = drover_groups_ended (group);
-        why->b = group->members;
-        why->count = group->live;
-        if (group->array && group->limit && group->live >= group->limit
-        &&  group->made < group->members && (why = s_why (reply, DROVER_WHY_ARRAY_LIMIT))) {
-            why->a = group->id;
-            why->b = group->live;
-            why->count = group->limit;
-        }
-    }
-    return true;
-}
-
-//  Fill a TASK TABLE row's workflow elements: why it is held, its group,
-//  its parents
-static void
-s_row_flow (drover_assign_t *self, drover_task_row_t *row)
-{
-    row->waits = (uint8_t) drover_waiting_cause (drover_flow_waiting (self->flow), row->task, NULL);
-    drover_group_t *group = drover_groups_of (drover_flow_groups (self->flow), row->task);
-    row->group = group? group->id: 0;
-    size_t count;
-    drover_deps_parents (drover_flow_deps (self->flow), row->task, &count);
-    row->parents = (uint32_t) count;
-}
-
-//  Fill a TASK INFO's workflow keys
-static void
-s_info_flow (drover_assign_t *self, drover_taskinfo_t *info)
-{
-    drover_flow_t *flow = self->flow;
-    int64_t due;
-    info->waits = (uint8_t) drover_waiting_cause (drover_flow_waiting (flow), info->task, &due);
-    info->due = (uint64_t) due;
-    info->begin = (uint64_t) drover_flow_begin (flow, info->task, &info->retry_delay,
-                                                &info->retry_max_delay);
-    drover_group_t *group = drover_groups_of (drover_flow_groups (flow), info->task);
-    if (group) {
-        info->group = group->id;
-        if (group->array)
-            info->index = drover_groups_index (group, info->task);
-    }
-    size_t count;
-    const drover_after_t *after = drover_deps_parents (drover_flow_deps (flow), info->task, &count);
-    if (count) {
-        info->parents = (drover_parent_t *) zmalloc (count * sizeof (drover_parent_t));
-        for (size_t index = 0; index < count; index++)
-            info->parents [index] = (drover_parent_t) {
-                after [index].kind, after [index].task,
-                (uint8_t) s_state_of (self, after [index].task) };
-        info->nparents = (uint32_t) count;
-    }
-    uint64_t children [DROVER_CHILDREN_LISTED];
-    size_t total = drover_deps_children (drover_flow_deps (flow), info->task, children,
-                                         DROVER_CHILDREN_LISTED);
-    if (total) {
-        size_t listed = total < DROVER_CHILDREN_LISTED? total: DROVER_CHILDREN_LISTED;
-        info->children = (uint64_t *) zmalloc (listed * sizeof (uint64_t));
-        memcpy (info->children, children, listed * sizeof (uint64_t));
-        info->nchildren = (uint32_t) listed;
-        info->children_total = (uint32_t) total;
-    }
-    drover_group_t *own = drover_groups_lookup (drover_flow_groups (flow), info->task);
-    if (own) {
-        info->members = own->members;
-        info->limit = own->limit;
-        info->array_first = own->first;
-        info->array_step = own->step;
-        for (int state = 0; state < DROVER_TASK_STATES; state++)
-            info->member_counts [state] = own->ended [state];
-        //  Live members by their state now; those not made yet wait, QUEUED
-        for (uint64_t id = own->id + 1; id <= own->id + own->span; id++) {
-            drover_taskrecord_t *task = s_lookup (self, id);
-            if (task && !drover_taskrecord_final (task)
-            &&  drover_groups_of (drover_flow_groups (flow), id) == own)
-                info->member_counts [task->state]++;
-        }
-        info->member_counts [DROVER_TASK_QUEUED] += own->members - own->made;
-    }
-}
 
 //  TASK LIST of a group's members (an array's elements made so far, a
 //  workflow's steps), in id order, up to limit rows; counts per state are
@@ -2429,10 +2225,22 @@ drover_assign_list_members (drover_assign_t *self, uint64_t id, uint32_t limit,
         if (table->nrows < wanted) {
             drover_task_row_t *row = &table->task_rows [table->nrows++];
             drover_taskrecord_row (task, self->exec, row);
-            s_row_flow (self, row);
+            drover_flowview_row (self->flow, row);
             snprintf (row->owner, sizeof row->owner, "%s",
                       drover_owners_name (self->owners, task->owner));
         }
     }
     return DROVER_CODE_OK;
+}
+
+//  TASK EXPLAIN of a task held back before the queue (or a group's own
+//  id): fill reply's items and return true; false if it is not held here
+bool
+drover_assign_explain_held (drover_assign_t *self, uint64_t id, drover_msg_t *reply)
+{
+    assert (self && reply);
+    s_begin (self);
+    drover_taskrecord_t *task = s_lookup (self, id);
+    return task && drover_flowview_explain (self->flow, id, task->attempt + 1, task->retries + 1,
+                                            reply, s_state_of, self);
 }

@@ -245,3 +245,50 @@ drover_flow_forget (drover_flow_t *self, uint64_t task)
     drover_deps_forget (self->deps, task);
     drover_groups_remove (self->groups, task);
 }
+
+
+//  --------------------------------------------------------------------------
+//  Order a workflow's steps so that each comes after the steps it names
+//  (Kahn's algorithm)
+
+int
+drover_flow_order_steps (const drover_msg_t *msg, uint32_t *order, char *reason, size_t size)
+{
+    assert (msg && order && reason);
+    uint32_t count = msg->nsteps;
+    uint32_t *pending = (uint32_t *) zmalloc (count * sizeof (uint32_t));
+    for (uint32_t step = 0; step < count; step++)
+        for (uint32_t index = 0; index < msg->steps [step]->nafter; index++)
+            if (msg->steps [step]->after [index].kind & DROVER_AFTER_STEP)
+                pending [step]++;
+    uint32_t done = 0;
+    bool moved = true;
+    while (moved) {             //  O(steps^2): at most 1000 steps
+        moved = false;
+        for (uint32_t step = 0; step < count; step++) {
+            if (pending [step] != 0)
+                continue;
+            pending [step] = UINT32_MAX;        //  placed
+            order [done++] = step;
+            moved = true;
+            for (uint32_t other = 0; other < count; other++) {
+                const drover_msg_t *child = msg->steps [other];
+                for (uint32_t index = 0; index < child->nafter; index++)
+                    if ((child->after [index].kind & DROVER_AFTER_STEP)
+                    &&  child->after [index].task == step + 1 && pending [other] != UINT32_MAX)
+                        pending [other]--;
+            }
+        }
+    }
+    int rc = 0;
+    if (done < count) {
+        size_t used = (size_t) snprintf (reason, size, "a cycle joins steps");
+        for (uint32_t step = 0; step < count && used < size; step++)
+            if (pending [step] != UINT32_MAX)
+                used += (size_t) snprintf (reason + used, size - used, " %s",
+                                           msg->step_names [step]);
+        rc = -1;
+    }
+    free (pending);
+    return rc;
+}

@@ -88,6 +88,14 @@ int64_t
 void
     drover_flow_restored (drover_flow_t *self, uint64_t task, const drover_msg_t *submit);
 
+//  Order a WORKFLOW SUBMIT's steps so that each comes after the steps its
+//  after list names (DROVER_AFTER_STEP entries, checked to name steps):
+//  order gets the step indexes, from 0, parents first. Returns 0, or -1
+//  with the steps of a cycle named in reason (size bytes).
+int
+    drover_flow_order_steps (const drover_msg_t *msg, uint32_t *order, char *reason,
+                             size_t size);
+
 //  Forget a task: its settings, its hold, its place in the graph, and its
 //  group if it is one
 void
