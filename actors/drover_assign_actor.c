@@ -588,8 +588,7 @@ s_handle_workflow (self_t *self, const byte *route, size_t route_size, drover_ms
     uint64_t workflow;
     const char *reason;
     uint64_t *ids = (uint64_t *) zmalloc ((msg->nsteps? msg->nsteps: 1) * sizeof (uint64_t));
-    int code = drover_assign_submit_workflow (self->table, msg, route, route_size, &workflow,
-                                              ids, &reason);
+    int code = drover_assign_submit_workflow (self->table, msg, &workflow, ids, &reason);
     if (code != DROVER_CODE_OK) {
         drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
                                "");

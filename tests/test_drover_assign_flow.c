@@ -367,8 +367,7 @@ test_workflow_whole (void **state)
     drover_msg_t *msg = s_workflow (names, after, 3);
     uint64_t workflow, ids [3];
     const char *reason;
-    assert_int_equal (drover_assign_submit_workflow (table, msg, TESTUTIL_CLIENT_ROUTE,
-                                                     &workflow, ids, &reason), 200);
+    assert_int_equal (drover_assign_submit_workflow (table, msg, &workflow, ids, &reason), 200);
     drover_msg_destroy (&msg);
     assert_true (ids [1] < ids [2] && ids [2] < ids [0]);
     assert_true (workflow < ids [1]);
@@ -384,16 +383,14 @@ test_workflow_whole (void **state)
     uint32_t cycle [] = { 3, 1, 2 };
     msg = s_workflow (names, cycle, 3);
     size_t before = drover_assign_size (table);
-    assert_int_equal (drover_assign_submit_workflow (table, msg, TESTUTIL_CLIENT_ROUTE,
-                                                     &workflow, ids, &reason),
+    assert_int_equal (drover_assign_submit_workflow (table, msg, &workflow, ids, &reason),
                       DROVER_CODE_BAD_REQUEST);
     assert_string_equal (reason, "a cycle joins steps merge fetch transform");
     assert_int_equal (drover_assign_size (table), before);
     drover_msg_destroy (&msg);
     uint32_t unknown [] = { 0, 7, 0 };
     msg = s_workflow (names, unknown, 3);
-    assert_int_equal (drover_assign_submit_workflow (table, msg, TESTUTIL_CLIENT_ROUTE,
-                                                     &workflow, ids, &reason),
+    assert_int_equal (drover_assign_submit_workflow (table, msg, &workflow, ids, &reason),
                       DROVER_CODE_BAD_REQUEST);
     assert_non_null (strstr (reason, "step 2 (fetch)"));
     drover_msg_destroy (&msg);
@@ -413,8 +410,7 @@ test_workflow_cleanup_skipped (void **state)
     msg->steps [1]->after [0].kind = DROVER_AFTER_FAIL | DROVER_AFTER_STEP;
     uint64_t workflow, ids [2];
     const char *reason;
-    assert_int_equal (drover_assign_submit_workflow (table, msg, TESTUTIL_CLIENT_ROUTE,
-                                                     &workflow, ids, &reason), 200);
+    assert_int_equal (drover_assign_submit_workflow (table, msg, &workflow, ids, &reason), 200);
     drover_msg_destroy (&msg);
     testutil_take_actions (table);
     s_run (table, ids [0], 0);

@@ -10,6 +10,7 @@
 */
 
 #include "drover_cli.h"
+#include "drover_taskopts.h"
 #include "drover_log.h"
 #include "drover_broker.h"
 #include "drover_benchmark.h"
@@ -571,30 +572,11 @@ int
 drover_cli_parse_size (const char *command, const char *flag, const char *text,
                        uint64_t *bytes_p)
 {
-    char *end = NULL;
-    errno = 0;
-    double value = strtod (text, &end);
-    double scale = 1;
-    if (end != text && *end) {
-        switch (toupper ((unsigned char) *end)) {
-            case 'K': scale = 1024.0; end++; break;
-            case 'M': scale = 1024.0 * 1024; end++; break;
-            case 'G': scale = 1024.0 * 1024 * 1024; end++; break;
-            case 'T': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
-        }
-        if (scale > 1 && (*end == 'i' || *end == 'I'))
-            end++;
-        if (*end == 'b' || *end == 'B')
-            end++;
-    }
-    value *= scale;
-    if (errno || end == text || *end || !isfinite (value) || value < 0 || value > 1e18) {
-        drover_cli_usage_error (command, "%s: '%s' is not a size (e.g. 512M, 2G, 1048576)",
-                                flag, text);
-        return -1;
-    }
-    *bytes_p = (uint64_t) llround (value);
-    return 0;
+    char error [160];
+    if (drover_taskopts_parse_size (flag, text, bytes_p, error, sizeof error) == 0)
+        return 0;
+    drover_cli_usage_error (command, "%s", error);
+    return -1;
 }
 
 //  Parse a task id (a whole number above 0)

@@ -99,9 +99,12 @@ s_parse_seconds (const char *flag, const char *text, double max, uint32_t *msec_
     return 0;
 }
 
+//  --------------------------------------------------------------------------
 //  Parse a size: bytes, or a number with K, M, G or T (powers of 1024)
-static int
-s_parse_size (const char *flag, const char *text, uint64_t *bytes_p, char *error, size_t size)
+
+int
+drover_taskopts_parse_size (const char *flag, const char *text, uint64_t *bytes_p, char *error,
+                            size_t size)
 {
     char *end = NULL;
     errno = 0;
@@ -211,7 +214,7 @@ drover_taskopts_apply (drover_taskopts_t *self, int option, const char *value,
             submit->procs = (uint32_t) number;
             return 0;
         case 'm':
-            return s_parse_size ("--mem", value, &submit->mem, error, size);
+            return drover_taskopts_parse_size ("--mem", value, &submit->mem, error, size);
         case 'l':
             if (!drover_label_valid (value))
                 return s_fail (error, size, "--label: '%s' is not key=value (key of letters, "

@@ -115,6 +115,12 @@ int
     drover_taskopts_set_body (drover_taskopts_t *self, drover_msg_t *submit, int argc,
                               const char **argv);
 
+//  Parse a size for flag: bytes, or a number with K, M, G or T (powers of
+//  1024, an optional "iB" or "B" after). Returns 0, or -1 with why in error.
+int
+    drover_taskopts_parse_size (const char *flag, const char *text, uint64_t *bytes_p,
+                                char *error, size_t size);
+
 //  Parse --begin's TIME into msec since the epoch: 'YYYY-MM-DDTHH:MM[:SS]'
 //  (local time; with a trailing Z, UTC), 'HH:MM[:SS]' (the next such local
 //  time after now), or '+N' with s, m, h or d (N from now). now: msec since

@@ -535,7 +535,7 @@ s_release (drover_assign_t *self, drover_taskrecord_t *task)
     drover_taskactions_queue (self->actions, task);
 }
 
-static void s_group_stop (drover_assign_t *self, drover_group_t *group, const char *reason);
+static void s_group_stop (drover_assign_t *self, drover_group_t *group);
 static int s_cancel (drover_assign_t *self, uint64_t id, const char **reason_p);
 
 //  End a task whose dependency can never be met: CANCELLED, end
@@ -549,7 +549,7 @@ s_doom (drover_assign_t *self, drover_taskrecord_t *task, uint64_t blame, int bl
                                                 : drover_task_state_name (blame_state));
     drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), task->id);
     if (group && group->live) {
-        s_group_stop (self, group, text);   //  it ends once its live members have
+        s_group_stop (self, group);   //  it ends once its live members have
         return;
     }
     if (group && !group->stopped) {
@@ -623,22 +623,13 @@ s_decide (drover_assign_t *self)
 //  The command of an array's element: the array's, with DROVER_ARRAY_ID and
 //  DROVER_ARRAY_INDEX added to its environment; NULL if it breaks a limit
 static byte *
-s_element_body (drover_assign_t *self, const drover_taskrecord_t *array, uint64_t id,
-                uint32_t index, size_t *size_p)
+s_element_body (const drover_taskrecord_t *array, uint32_t index, size_t *size_p)
 {
-    const char *error;
-    if (drover_exec_decode (self->exec, array->data, array->body_size, &error))
-        return NULL;
-    char entry [64];
-    snprintf (entry, sizeof entry, "DROVER_ARRAY_ID=%" PRIu64, array->id);
-    byte *body = NULL;
-    if (drover_exec_add_env (self->exec, entry) == 0) {
-        snprintf (entry, sizeof entry, "DROVER_ARRAY_INDEX=%u", index);
-        if (drover_exec_add_env (self->exec, entry) == 0)
-            body = drover_exec_encode (self->exec, size_p);
-    }
-    (void) id;
-    return body;
+    char id [48], position [48];
+    snprintf (id, sizeof id, "DROVER_ARRAY_ID=%" PRIu64, array->id);
+    snprintf (position, sizeof position, "DROVER_ARRAY_INDEX=%u", index);
+    const char *entries [] = { id, position };
+    return drover_exec_body_with_env (array->data, array->body_size, entries, 2, size_p);
 }
 
 //  Build a TASK SUBMIT from a record's fields (no key, no affinity)
@@ -711,9 +702,9 @@ s_make_elements (drover_assign_t *self, drover_group_t *group)
         uint64_t id = group->id + 1 + group->made;
         uint32_t index = drover_groups_index (group, id);
         size_t body_size = 0;
-        byte *body = s_element_body (self, array, id, index, &body_size);
+        byte *body = s_element_body (array, index, &body_size);
         if (!body) {
-            s_group_stop (self, group, "an element's command breaks a limit");
+            s_group_stop (self, group);
             break;
         }
         drover_msg_t *submit = s_submit_like (array, body, body_size);
@@ -767,7 +758,7 @@ s_group_end (drover_assign_t *self, drover_group_t *group)
 //  Stop a group: no more members are made (those never made count
 //  CANCELLED), its live members are cancelled; it ends once they have
 static void
-s_group_stop (drover_assign_t *self, drover_group_t *group, const char *reason)
+s_group_stop (drover_assign_t *self, drover_group_t *group)
 {
     if (!group->stopped) {
         group->stopped = true;
@@ -781,7 +772,6 @@ s_group_stop (drover_assign_t *self, drover_group_t *group, const char *reason)
             s_cancel (self, id, &ignored);
         }
     }
-    (void) reason;
     if (drover_groups_ended (group) == group->members)
         s_group_end (self, group);
 }
@@ -998,12 +988,11 @@ s_check_steps (drover_assign_t *self, const drover_msg_t *msg, const char **reas
     return DROVER_CODE_OK;
 }
 
-//  WORKFLOW SUBMIT from route: every step or none; the workflow's own id,
+//  WORKFLOW SUBMIT: every step or none; the workflow's own id,
 //  then its steps, numbered so that parents come first
 int
-drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, const byte *route,
-                               size_t route_size, uint64_t *workflow_p, uint64_t *ids,
-                               const char **reason_p)
+drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, uint64_t *workflow_p,
+                               uint64_t *ids, const char **reason_p)
 {
     assert (self && msg && workflow_p && ids && reason_p);
     s_begin (self);
@@ -1082,8 +1071,6 @@ drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, const b
     self->next_id = workflow + 1 + span;
     free (order);
     *workflow_p = workflow;
-    (void) route;
-    (void) route_size;
     return DROVER_CODE_OK;
 }
 
@@ -1115,7 +1102,7 @@ s_cancel (drover_assign_t *self, uint64_t id, const char **reason_p)
     drover_group_t *group = drover_groups_lookup (drover_flow_groups (self->flow), task->id);
     if (group) {
         uint32_t live = group->live;
-        s_group_stop (self, group, "cancelled");
+        s_group_stop (self, group);
         snprintf (self->reason, sizeof self->reason, "cancelled: %u members were live", live);
         *reason_p = self->reason;
         s_decide (self);

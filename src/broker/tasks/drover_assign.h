@@ -146,7 +146,7 @@ int
                              const byte *route, size_t route_size,
                              uint64_t *task_p, const char **reason_p);
 
-//  WORKFLOW SUBMIT from route: check every step (as a SUBMIT, and the
+//  WORKFLOW SUBMIT: check every step (as a SUBMIT, and the
 //  steps its after list names: no unknown step, no cycle), then accept
 //  them all: the workflow's own id in *workflow_p, each step's id in ids
 //  (msg->nsteps entries, in step order), parents numbered before their
@@ -155,7 +155,6 @@ int
 //  *reason_p naming the step at fault; then nothing was accepted.
 int
     drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg,
-                                   const byte *route, size_t route_size,
                                    uint64_t *workflow_p, uint64_t *ids, const char **reason_p);
 
 //  START from the reconciler: a service's replica (msg names its service
