@@ -295,6 +295,8 @@ test_array_limit (void **state)
         named |= streq (info->env [index], "DROVER_ARRAY_INDEX");
     assert_true (named);
     assert_int_equal (info->index, 110);
+    assert_int_equal (info->array_first, 100);          //  its array's: index 0 reads so
+    assert_int_equal (info->array_step, 10);
     drover_taskinfo_destroy (&info);
     int ran = 0;
     for (uint64_t element = array + 1; element <= array + 10; element++) {

@@ -217,8 +217,8 @@ s_workflow_lines (const drover_taskinfo_t *info)
     }
     if (info->group)
         s_line ("group", "%llu", (unsigned long long) info->group);
-    if (info->group && info->index)
-        s_line ("index", "%u", info->index);
+    if (info->group && (info->index || (info->array_step && !info->members)))
+        s_line ("index", "%u", info->index);        //  an element: index 0 is not sent
     for (uint32_t at = 0; at < info->nparents; at++) {
         const drover_parent_t *parent = &info->parents [at];
         char state [16];

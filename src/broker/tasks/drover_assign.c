@@ -1768,6 +1768,8 @@ drover_assign_show (drover_assign_t *self, uint64_t id, drover_taskinfo_t **info
         info->waits = DROVER_WAITS_ARRAY;
         info->group = group->id;
         info->index = drover_groups_index (group, id);
+        info->array_first = group->first;
+        info->array_step = group->step;
         *info_p = info;
         return DROVER_CODE_OK;
     }

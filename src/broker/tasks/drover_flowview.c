@@ -157,8 +157,11 @@ drover_flowview_info (drover_flow_t *flow, drover_taskinfo_t *info,
     drover_group_t *group = drover_groups_of (drover_flow_groups (flow), info->task);
     if (group) {
         info->group = group->id;
-        if (group->array)
+        if (group->array) {
             info->index = drover_groups_index (group, info->task);
+            info->array_first = group->first;
+            info->array_step = group->step;
+        }
     }
     size_t count;
     const drover_after_t *after = drover_deps_parents (drover_flow_deps (flow), info->task, &count);
