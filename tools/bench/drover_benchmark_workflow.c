@@ -61,6 +61,8 @@ typedef struct {
     uint64_t strangers;         //  offers run of tasks not watched (atomic)
     uint64_t ended;             //  TASK DONEs of watched tasks
     uint64_t unsucceeded;       //  of them, not SUCCEEDED
+    uint64_t hold_after;        //  while held: runs past this many wait (atomic)
+    int held;                   //  1: hold runs past hold_after (atomic)
 } s_watch_t;
 
 //  Order task ids, for qsort and bsearch
@@ -87,6 +89,11 @@ static int
 s_on_run (void *arg, drover_job_t *job)
 {
     s_watch_t *watch = (s_watch_t *) arg;
+    //  Held half way (graph-restart): the graph cannot run to its end
+    //  before the broker is killed, however fast the machine
+    while (__atomic_load_n (&watch->held, __ATOMIC_SEQ_CST)
+    &&     __atomic_load_n (&watch->run_total, __ATOMIC_SEQ_CST) >= watch->hold_after)
+        zclock_sleep (1);
     uint64_t task = drover_job_task (job);
     uint64_t order = __atomic_add_fetch (&watch->run_total, 1, __ATOMIC_SEQ_CST);
     if (order == 1)
@@ -693,8 +700,11 @@ drover_benchmark_phase_graph_restart (drover_benchmark_t *self)
         rc = s_graph_submit (self, &session, ids);
     if (rc == 0)
         rc = s_watch_ids (&session.watch, ids, total, "graph-restart");
-    //  No worker yet: no task has ended; from here on each TASK DONE is counted
+    //  No worker yet: no task has ended; from here on each TASK DONE is counted.
+    //  The workers run half the graph, then wait until the broker is back.
     if (rc == 0) {
+        session.watch.hold_after = total / 2;
+        __atomic_store_n (&session.watch.held, 1, __ATOMIC_SEQ_CST);
         drover_client_set_done_handler (session.client, s_on_end, &session.watch);
         rc = s_session_crew (self, &session);
     }
@@ -710,6 +720,7 @@ drover_benchmark_phase_graph_restart (drover_benchmark_t *self)
         if (restart < 0)
             rc = -1;
     }
+    __atomic_store_n (&session.watch.held, 0, __ATOMIC_SEQ_CST);
     if (rc == 0)
         rc = s_graph_rest (&session);
     long long reruns = rc? -1: s_graph_check (&session);
