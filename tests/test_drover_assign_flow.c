@@ -337,6 +337,34 @@ test_array_cancel (void **state)
     drover_assign_destroy (&table);
 }
 
+//  A wait for an element not made yet gets its TASK DONE when the element
+//  is made and ends, or, if the array is cancelled first, CANCELLED then
+static void
+test_wait_for_unmade_element (void **state)
+{
+    (void) state;
+    drover_assign_t *table = s_table ();
+    drover_msg_t *msg = testutil_assign_submit_msg ("true", 1, 0, 0);
+    msg->array = (drover_array_spec_t) { 0, 1, 10, 2 };
+    uint64_t array = s_submit (table, msg, 200);
+    testutil_take_actions (table);
+    const char *reason;
+    uint64_t unmade = array + 8;
+    assert_false (drover_assign_evicted (table, unmade));      //  not to be read back
+    assert_int_equal (drover_assign_wait (table, &unmade, 1, 9, TESTUTIL_CLIENT_ROUTE, &reason),
+                      200);
+    assert_null (testutil_find_action (testutil_take_actions (table), DROVER_ACTION_DONE,
+                                       unmade, 0));
+    assert_int_equal (drover_assign_cancel (table, unmade, &reason), DROVER_CODE_CONFLICT);
+    assert_int_equal (drover_assign_cancel (table, array, &reason), 200);
+    drover_action_t *done = testutil_find_action (testutil_take_actions (table),
+                                                  DROVER_ACTION_DONE, unmade, 0);
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_CANCELLED);
+    assert_int_equal (done->seq, 9);
+    drover_assign_destroy (&table);
+}
+
 //  Build a workflow of named steps; after [i] names step after [i] (from
 //  1, 0 none) for step i + 1
 static drover_msg_t *
@@ -464,6 +492,7 @@ main (void)
         cmocka_unit_test (test_retry_backoff),
         cmocka_unit_test (test_array_limit),
         cmocka_unit_test (test_array_cancel),
+        cmocka_unit_test (test_wait_for_unmade_element),
         cmocka_unit_test (test_workflow_whole),
         cmocka_unit_test (test_workflow_cleanup_skipped),
         cmocka_unit_test (test_explain_parents),

@@ -536,6 +536,7 @@ s_release (drover_assign_t *self, drover_taskrecord_t *task)
 }
 
 static void s_group_stop (drover_assign_t *self, drover_group_t *group);
+static void s_group_halt (drover_assign_t *self, drover_group_t *group);
 static int s_cancel (drover_assign_t *self, uint64_t id, const char **reason_p);
 
 //  End a task whose dependency can never be met: CANCELLED, end
@@ -552,11 +553,8 @@ s_doom (drover_assign_t *self, drover_taskrecord_t *task, uint64_t blame, int bl
         s_group_stop (self, group);   //  it ends once its live members have
         return;
     }
-    if (group && !group->stopped) {
-        group->stopped = true;              //  its members are never made
-        group->ended [DROVER_TASK_CANCELLED] += group->members - group->made;
-        group->made = group->members;
-    }
+    if (group)
+        s_group_halt (self, group);         //  its members are never made
     drover_waiting_remove (drover_flow_waiting (self->flow), task->id);
     drover_taskresult_t *result = drover_taskresult_new (NULL, text);
     result->end = DROVER_END_DEPENDENCY;
@@ -675,6 +673,29 @@ s_early_wait (drover_assign_t *self, uint64_t id, uint32_t seq, const byte *rout
     zlistx_add_end (self->early, early);
 }
 
+//  An array stopped before it made elements some waited for: tell those
+//  waiters each such element ended CANCELLED, never made
+static void
+s_tell_early_waiters (drover_assign_t *self, const drover_group_t *group)
+{
+    s_early_t *early = (s_early_t *) zlistx_first (self->early);
+    while (early) {
+        if (early->task > group->id && early->task - group->id <= group->members) {
+            drover_action_t *done = drover_taskactions_done (self->actions, NULL, early->task,
+                                                             false, early->route,
+                                                             early->route_size, early->seq);
+            done->state = DROVER_TASK_CANCELLED;
+            done->end = DROVER_END_CANCELLED;
+            snprintf (done->reason, sizeof done->reason, "never made: array %" PRIu64
+                      " stopped first", group->id);
+            zlistx_delete (self->early, zlistx_cursor (self->early));
+            early = (s_early_t *) zlistx_first (self->early);   //  a few: start again
+        }
+        else
+            early = (s_early_t *) zlistx_next (self->early);
+    }
+}
+
 //  Hand waiters that asked for an element before it was made to it
 static void
 s_attach_early_waiters (drover_assign_t *self, drover_taskrecord_t *task)
@@ -755,17 +776,28 @@ s_group_end (drover_assign_t *self, drover_group_t *group)
     s_finish (self, task, state, result);
 }
 
+//  Make no more of a group's members: those never made count CANCELLED,
+//  and waiters for such an element are told so; once
+static void
+s_group_halt (drover_assign_t *self, drover_group_t *group)
+{
+    if (group->stopped)
+        return;
+    group->stopped = true;
+    group->ended [DROVER_TASK_CANCELLED] += group->members - group->made;
+    group->made = group->members;
+    if (group->array)
+        s_tell_early_waiters (self, group);
+}
+
 //  Stop a group: no more members are made (those never made count
 //  CANCELLED), its live members are cancelled; it ends once they have
 static void
 s_group_stop (drover_assign_t *self, drover_group_t *group)
 {
-    if (!group->stopped) {
-        group->stopped = true;
-        group->ended [DROVER_TASK_CANCELLED] += group->members - group->made;
-        group->made = group->members;
-    }
-    for (uint64_t id = group->id + 1; id <= group->id + group->span; id++) {
+    uint64_t last = drover_groups_last (group);     //  before the unmade count as made
+    s_group_halt (self, group);
+    for (uint64_t id = group->id + 1; id <= last; id++) {
         drover_taskrecord_t *task = s_lookup (self, id);
         if (task && !drover_taskrecord_final (task)) {
             const char *ignored;
@@ -2205,7 +2237,7 @@ drover_assign_list_members (drover_assign_t *self, uint64_t id, uint32_t limit,
     for (int state = 0; state < DROVER_TASK_STATES; state++)
         table->counts [state] = group->ended [state];
     table->counts [DROVER_TASK_QUEUED] += group->members - group->made;
-    for (uint64_t member = id + 1; member <= id + group->span; member++) {
+    for (uint64_t member = id + 1; member <= drover_groups_last (group); member++) {
         drover_taskrecord_t *task = s_lookup (self, member);
         if (!task || drover_groups_of (drover_flow_groups (self->flow), member) != group)
             continue;

@@ -192,7 +192,7 @@ drover_flowview_info (drover_flow_t *flow, drover_taskinfo_t *info,
         for (int state = 0; state < DROVER_TASK_STATES; state++)
             info->member_counts [state] = own->ended [state];
         //  Live members by their state now; those not made yet wait, QUEUED
-        for (uint64_t id = own->id + 1; id <= own->id + own->span; id++) {
+        for (uint64_t id = own->id + 1; id <= drover_groups_last (own); id++) {
             int now = state (arg, id);
             if (now <= DROVER_TASK_RUNNING && drover_groups_of (drover_flow_groups (flow), id) == own)
                 info->member_counts [now]++;

@@ -178,6 +178,17 @@ drover_groups_room (const drover_group_t *group)
 
 
 //  --------------------------------------------------------------------------
+//  Return the highest id of the group's that may be a task held now
+
+uint64_t
+drover_groups_last (const drover_group_t *group)
+{
+    assert (group);
+    return group->id + (group->array? group->made: group->span);
+}
+
+
+//  --------------------------------------------------------------------------
 //  Return the index of an array's element task
 
 uint32_t

@@ -85,6 +85,12 @@ uint64_t
 uint32_t
     drover_groups_room (const drover_group_t *group);
 
+//  Return the highest id of the group's that may be a task held now: an
+//  array's last element made (those after it were never made), a
+//  workflow's last id (its array steps' elements included)
+uint64_t
+    drover_groups_last (const drover_group_t *group);
+
 //  Return the index of an array's element task
 uint32_t
     drover_groups_index (const drover_group_t *group, uint64_t task);

@@ -184,7 +184,7 @@ drover_taskactions_kill (drover_taskactions_t *self, drover_taskworker_t *worker
 }
 
 //  Send TASK DONE for a task (NULL: not held) to a waiter
-void
+drover_action_t *
 drover_taskactions_done (drover_taskactions_t *self, const drover_taskrecord_t *task,
                          uint64_t id, bool expired, const byte *route, size_t route_size,
                          uint32_t seq)
@@ -197,9 +197,10 @@ drover_taskactions_done (drover_taskactions_t *self, const drover_taskrecord_t *
         action->state = DROVER_TASK_UNKNOWN;
         action->end = expired? DROVER_END_EXPIRED: DROVER_END_UNKNOWN;
         action->exit_code = -1;         //  no process status
-        return;
+        return action;
     }
     s_result (action, task);
     if (task->result->reason)
         snprintf (action->reason, sizeof action->reason, "%s", task->result->reason);
+    return action;
 }

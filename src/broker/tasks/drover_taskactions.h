@@ -77,8 +77,8 @@ void
 
 //  Append TASK DONE for task id to a waiter at route, echoing seq: from
 //  the task's result if it is held (final), else UNKNOWN, ended EXPIRED if
-//  expired (the id was given out) or UNKNOWN if not
-void
+//  expired (the id was given out) or UNKNOWN if not; returns the action
+drover_action_t *
     drover_taskactions_done (drover_taskactions_t *self, const drover_taskrecord_t *task,
                              uint64_t id, bool expired, const byte *route, size_t route_size,
                              uint32_t seq);
