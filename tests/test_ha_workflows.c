@@ -75,10 +75,22 @@ test_graph_across_failover (void **state)
     drover_msg_t *msg = testutil_submit_msg (script, 0, 1, 0);
     msg->array = (drover_array_spec_t) { 10, 1, S_ELEMENTS, 2 };
     tasks [S_LINKS] = s_submit (dealer, msg);
-    //  Mid-graph: the second link ended, not the last
+    //  Mid-graph: the second link ended (its TASK DONE), not the last
+    drover_msg_t *first = testutil_wait_msg (&tasks [1], 1);
+    first->seq = 400;
+    testutil_send (dealer, &first);
+    drover_msg_t *done = NULL;
     int64_t deadline = zclock_mono () + 20000;
-    while (!s_exists (ha->dir, "link1") && zclock_mono () < deadline)
-        zclock_sleep (50);
+    while (!done && zclock_mono () < deadline) {
+        drover_msg_t *msg = testutil_recv_msg (dealer, 1000);
+        if (msg && msg->id == DROVER_MSG_TASK_DONE && msg->task == tasks [1])
+            done = msg;
+        else
+            drover_msg_destroy (&msg);
+    }
+    assert_non_null (done);
+    assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
+    drover_msg_destroy (&done);
     assert_true (s_exists (ha->dir, "link1"));
     assert_false (s_exists (ha->dir, "link5"));
     zsock_destroy (&dealer);

@@ -285,10 +285,10 @@ test_kill9_mid_graph (void **state)
             tasks [chain * S_LINKS + link] = s_submit (dealer, script,
                 &(drover_after_t) { DROVER_AFTER_OK, parent }, link? 1: 0);
         }
-    //  Once some links ended (the second of chain 0 says so), not all
-    int64_t deadline = zclock_mono () + S_WAIT;
-    while (!s_exists (cluster->logdir, "c0-1") && zclock_mono () < deadline)
-        zclock_sleep (50);
+    //  Once some links ended (the second of chain 0), not all
+    s_done_t second;
+    s_wait_all (dealer, &tasks [1], 1, &second);
+    assert_int_equal (second.state, DROVER_TASK_SUCCEEDED);
     assert_true (s_exists (cluster->logdir, "c0-1"));
     assert_false (s_exists (cluster->logdir, "c0-4"));
     zsock_destroy (&dealer);
