@@ -125,7 +125,9 @@ test_soft_limit_lets_through (void **state)
     }
     int status;
     uint32_t limit;
-    assert_false (s_run (confine, memlimit, S_OVER, &status, &limit));
+    //  A little past it: on cgroup v2 memory.high throttles what it cannot
+    //  reclaim, and this machine may have no swap
+    assert_false (s_run (confine, memlimit, "x = bytearray(96 << 20)", &status, &limit));
     assert_true (WIFEXITED (status));
     assert_int_equal (WEXITSTATUS (status), 0);
     drover_memlimit_destroy (&memlimit);

@@ -516,6 +516,12 @@ s_agent (int argc, char **argv, s_options_t *options)
     int status = s_parse (argc, argv, options);
     if (status != -1)
         return status;
+    const char *memory_limit = getenv ("DROVER_MEMORY_LIMIT");
+    if (!options->memory_limit && memory_limit && *memory_limit) {
+        if (!drover_memlimit_mode_valid (memory_limit))
+            return s_bad ("DROVER_MEMORY_LIMIT", memory_limit, "must be hard, soft or off");
+        options->memory_limit = memory_limit;
+    }
     if (options->workdir && chdir (options->workdir)) {
         fprintf (stderr, "drover worker: --workdir '%s': %s\n", options->workdir, strerror (errno));
         return S_EXIT_USAGE;
