@@ -157,6 +157,8 @@ test_off_and_unbounded (void **state)
     assert_int_equal (join_fd, -1);
     assert_false (drover_memlimit_oom (memlimit, 12345, true));
     drover_memlimit_release (memlimit, 12345);          //  harmless
+    assert_false (drover_memlimit_oom (memlimit, 0, true));
+    drover_memlimit_release (memlimit, 0);              //  no limit: harmless
     drover_memlimit_destroy (&memlimit);
     assert_string_equal (drover_memlimit_controller_name (DROVER_MEMLIMIT_V1), "cgroup v1");
 }

@@ -520,6 +520,8 @@ bool
 drover_memlimit_oom (drover_memlimit_t *self, uint32_t limit_nbr, bool killed)
 {
     assert (self);
+    if (limit_nbr == 0)
+        return false;               //  no limit
     s_limit_t *limit = (s_limit_t *) zhashx_lookup (self->limits, s_key (limit_nbr));
     if (!limit)
         return false;
@@ -556,6 +558,8 @@ void
 drover_memlimit_release (drover_memlimit_t *self, uint32_t limit_nbr)
 {
     assert (self);
+    if (limit_nbr == 0)
+        return;                     //  no limit
     s_limit_t *limit = (s_limit_t *) zhashx_lookup (self->limits, s_key (limit_nbr));
     if (!limit || limit->busy)
         return;
