@@ -484,7 +484,8 @@ const char *
 drover_outcome_name (int outcome)
 {
     static const char *names [DROVER_OUTCOME_MAX + 1] = {
-        "EXITED", "SIGNALLED", "TIMEDOUT", "CANCELLED", "SPAWN_FAILED", "MACHINE_FAILED"
+        "EXITED", "SIGNALLED", "TIMEDOUT", "CANCELLED", "SPAWN_FAILED", "MACHINE_FAILED",
+        "OOM"
     };
     return outcome >= 0 && outcome <= DROVER_OUTCOME_MAX? names [outcome]: "INVALID";
 }

@@ -37,7 +37,7 @@ extern "C" {
 //  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-#define DROVER_MSG_LEVEL        3       //  the level this codec speaks
+#define DROVER_MSG_LEVEL        4       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
 #define DROVER_RELEASE          "0.2.0" //  drover's release (CMakeLists.txt project VERSION)
 #define DROVER_RELEASE_MAX      64      //  bytes in a release string, at most

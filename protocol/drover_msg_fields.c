@@ -704,6 +704,9 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
             //  Level 1 has no MACHINE_FAILED: the nearest is SPAWN_FAILED
             if (level < 2 && self->outcome == DROVER_OUTCOME_MACHINE_FAILED)
                 return msgpack_pack_uint8 (pk, DROVER_OUTCOME_SPAWN_FAILED), 0;
+            //  Before level 4 no OOM: the OOM killer's SIGKILL is what it was
+            if (level < 4 && self->outcome == DROVER_OUTCOME_OOM)
+                return msgpack_pack_uint8 (pk, DROVER_OUTCOME_SIGNALLED), 0;
             return msgpack_pack_uint8 (pk, self->outcome), 0;
         case F_STATE:
             if (self->state >= DROVER_TASK_STATES)

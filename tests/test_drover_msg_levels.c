@@ -571,6 +571,38 @@ test_low_disk_is_probation_at_level_one (void **state)
     drover_msg_destroy (&msg);
 }
 
+//  OOM is level 4's: a peer below it is told SIGNALLED (the OOM killer's
+//  SIGKILL), as level 1 is told SPAWN_FAILED for MACHINE_FAILED
+static void
+test_oom_is_signalled_below_level_four (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    strcpy (msg->worker, "w1");
+    msg->task = 7;
+    msg->attempt = 1;
+    msg->outcome = DROVER_OUTCOME_OOM;
+    msg->signal = 9;
+    msg->exit_code = 137;
+    drover_msg_t *copy = drover_msg_new (0);
+    for (int level = 1; level <= DROVER_MSG_LEVEL; level++) {
+        zframe_t *frame = drover_msg_encode_level (msg, level);
+        assert_non_null (frame);
+        assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+        assert_int_equal (copy->outcome, level < 4? DROVER_OUTCOME_SIGNALLED: DROVER_OUTCOME_OOM);
+        assert_int_equal (copy->signal, 9);
+        zframe_destroy (&frame);
+    }
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_int_equal (drover_msg_fit (&frame, 3), 0);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (copy->outcome, DROVER_OUTCOME_SIGNALLED);
+    zframe_destroy (&frame);
+    assert_string_equal (drover_outcome_name (DROVER_OUTCOME_OOM), "OOM");
+    assert_string_equal (drover_outcome_name (DROVER_OUTCOME_OOM + 1), "INVALID");
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+}
+
 int
 main (void)
 {
@@ -580,6 +612,7 @@ main (void)
         cmocka_unit_test (test_fit_to_a_peer_level),
         cmocka_unit_test (test_level_a_message_shows),
         cmocka_unit_test (test_low_disk_is_probation_at_level_one),
+        cmocka_unit_test (test_oom_is_signalled_below_level_four),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -77,7 +77,10 @@ typedef enum {
     DROVER_OUTCOME_CANCELLED    = 3,        //  killed on TASK KILL
     DROVER_OUTCOME_SPAWN_FAILED = 4,        //  could not start, the task's fault (reason says why)
     DROVER_OUTCOME_MACHINE_FAILED = 5,      //  could not start, the machine's fault (reason says why)
-    DROVER_OUTCOME_MAX          = 5
+    DROVER_OUTCOME_OOM          = 6,        //  the OOM killer killed in it, past its memory limit
+                                            //  (level 4; a level-3 peer is told SIGNALLED,
+                                            //  signal 9)
+    DROVER_OUTCOME_MAX          = 6
 } drover_outcome_t;
 
 //  Worker admin settings (WORKER ADMIN, WORKER TABLE)

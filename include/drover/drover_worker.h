@@ -87,6 +87,16 @@ int
 void
     drover_worker_set_heartbeat (drover_worker_t *self, uint32_t msec);
 
+//  Set how the memory an offer asks (--mem) bounds its task, through the
+//  host's memory controller (cgroup v2 memory.max / memory.high, else v1
+//  memory.limit_in_bytes / memory.soft_limit_in_bytes): "hard" (the OOM
+//  killer kills in a task past it, which ends with outcome OOM), "soft"
+//  (reclaimed and throttled past it) or "off". Before the loop runs.
+//  Default: $DROVER_MEMORY_LIMIT, else "hard". Returns 0, or -1 if mode
+//  is none of those.
+int
+    drover_worker_set_memory_limit (drover_worker_t *self, const char *mode);
+
 //  Set the msec between SIGTERM and SIGKILL when killing an attempt (default 5000)
 void
     drover_worker_set_grace (drover_worker_t *self, uint32_t msec);

@@ -26,6 +26,7 @@
 #include "drover_config.h"
 #include "drover_defaults.h"
 #include "drover_taskenv.h"
+#include "drover_memlimit.h"
 #include "drover_log.h"
 #include <ctype.h>
 #include <getopt.h>
@@ -61,6 +62,7 @@ typedef struct {
     char *server_key;                   //  --server-key: the brokers' public key files and
                                         //  directories, comma-separated (every flag's), or NULL
     const char *queue;                  //  --queue: the named queue, or NULL ($DROVER_QUEUE)
+    const char *memory_limit;           //  --memory-limit: hard, soft, off, or NULL
 } s_options_t;
 
 //  Print the usage text
@@ -88,6 +90,10 @@ s_usage (FILE *stream)
         "  --heartbeat MSEC     heartbeat until the broker names its own ("
                                 S_QUOTE (DROVER_DEFAULT_HEARTBEAT) ")\n"
         "  --grace MSEC         from SIGTERM to SIGKILL when killing a task (5000)\n"
+        "  --memory-limit hard|soft|off  what a task's --mem does ($DROVER_MEMORY_LIMIT,\n"
+        "                       else hard): hard, its cgroup's memory.max (v2) or\n"
+        "                       memory.limit_in_bytes (v1), the OOM killer ends it (OOM);\n"
+        "                       soft, memory.high or memory.soft_limit_in_bytes; off, none\n"
         "  --pass-env NAME[,NAME...]  pass these variables of the agent's to tasks\n"
         "                       (NAME* for every name it starts; DROVER_* never);\n"
         "                       repeatable; also DROVER_PASS_ENV. Tasks otherwise see\n"
@@ -177,6 +183,7 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "workdir", required_argument, NULL, 'w' },
         { "heartbeat", required_argument, NULL, 'H' },
         { "grace", required_argument, NULL, 'g' },
+        { "memory-limit", required_argument, NULL, 'M' },
         { "pass-env", required_argument, NULL, 'P' },
         { "user", required_argument, NULL, 'u' },
         { "key", required_argument, NULL, 'k' },
@@ -242,6 +249,11 @@ s_parse (int argc, char **argv, s_options_t *options)
                 if (s_parse_uint (optarg, 0, 3600000, &value))
                     return s_bad ("--grace", optarg, "must be msec from 0 to 3600000");
                 options->grace = (uint32_t) value;
+                break;
+            case 'M':
+                if (!drover_memlimit_mode_valid (optarg))
+                    return s_bad ("--memory-limit", optarg, "must be hard, soft or off");
+                options->memory_limit = optarg;
                 break;
             case 'P':
                 if (options->npass >= S_PASS_MAX)
@@ -315,6 +327,8 @@ s_worker_new (s_options_t *options, uint32_t procs)
     if (options->heartbeat)
         drover_worker_set_heartbeat (worker, options->heartbeat);
     drover_worker_set_grace (worker, options->grace);
+    if (options->memory_limit)
+        drover_worker_set_memory_limit (worker, options->memory_limit);
     char *cwd = getcwd (NULL, 0);       //  absolute: a removed workdir is noticed
     drover_worker_set_workdir (worker, cwd? cwd: ".");
     free (cwd);
@@ -502,6 +516,12 @@ s_agent (int argc, char **argv, s_options_t *options)
     int status = s_parse (argc, argv, options);
     if (status != -1)
         return status;
+    const char *memory_limit = getenv ("DROVER_MEMORY_LIMIT");
+    if (!options->memory_limit && memory_limit && *memory_limit) {
+        if (!drover_memlimit_mode_valid (memory_limit))
+            return s_bad ("DROVER_MEMORY_LIMIT", memory_limit, "must be hard, soft or off");
+        options->memory_limit = memory_limit;
+    }
     if (options->workdir && chdir (options->workdir)) {
         fprintf (stderr, "drover worker: --workdir '%s': %s\n", options->workdir, strerror (errno));
         return S_EXIT_USAGE;

@@ -17,6 +17,7 @@
 
 #include "drover_runner.h"
 #include "drover_confine.h"
+#include "drover_memlimit.h"
 #include "drover_spawner.h"
 #include "drover_capture.h"
 #include <errno.h>
@@ -40,6 +41,8 @@ typedef struct {
     uint32_t attempt;               //  attempt number
     pid_t pid;                      //  child pid, also its process group id
     uint32_t group;                 //  its cgroup's number (drover_confine), 0 = none
+    uint32_t limit;                 //  its memory limit's number (drover_memlimit), 0 = none
+    uint64_t mem;                   //  that limit, bytes, 0 = none
     int pidfd;                      //  pidfd of the child
     bool exited;                    //  pidfd said the child exited
     drover_capture_t *out;          //  stdout, owned
@@ -70,6 +73,8 @@ struct _drover_runner_t {
     drover_spawner_t *spawner;      //  starts the children, owned
     char *confine_mode;             //  "auto", "cgroup" or "pgroup", owned
     drover_confine_t *confine;      //  keeps each task's processes together, made at first start
+    char *memlimit_mode;            //  "hard", "soft" or "off", owned
+    drover_memlimit_t *memlimit;    //  bounds each task's memory, made at first start
     char *worker;                   //  the worker id tasks see as DROVER_WORKER, or NULL, owned
 };
 
@@ -97,7 +102,20 @@ drover_runner_new (void)
     self->spawner = drover_spawner_new ();
     const char *mode = getenv ("DROVER_CONFINE");
     self->confine_mode = strdup (mode && *mode? mode: "auto");
+    const char *limit = getenv ("DROVER_MEMORY_LIMIT");
+    self->memlimit_mode = strdup (drover_memlimit_mode_valid (limit)? limit: "hard");
     return self;
+}
+
+//  The attempt's processes are all gone (its leader reaped): forget its
+//  memory limit and cgroup, killing what is left in them
+static void
+s_release (drover_runner_t *self, s_attempt_t *attempt)
+{
+    if (attempt->limit)
+        drover_memlimit_release (self->memlimit, attempt->limit);
+    attempt->limit = 0;
+    drover_confine_release (self->confine, attempt->group, attempt->pid);
 }
 
 
@@ -110,7 +128,7 @@ s_kill_all (drover_runner_t *self)
         drover_confine_signal (self->confine, attempt->group, attempt->pid, SIGKILL);
         while (waitpid (attempt->pid, NULL, 0) == -1 && errno == EINTR)
             ;
-        drover_confine_release (self->confine, attempt->group, attempt->pid);
+        s_release (self, attempt);
         s_attempt_destroy (&attempt);
     }
     self->size = 0;
@@ -127,8 +145,10 @@ drover_runner_destroy (drover_runner_t **self_p)
     if (!self)
         return;
     s_kill_all (self);
+    drover_memlimit_destroy (&self->memlimit);
     drover_confine_destroy (&self->confine);
     free (self->confine_mode);
+    free (self->memlimit_mode);
     free (self->worker);
     free (self->attempts);
     free (self->polled);
@@ -163,6 +183,34 @@ drover_runner_set_confine (drover_runner_t *self, const char *mode)
     assert (!self->confine);
     free (self->confine_mode);
     self->confine_mode = strdup (mode);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Set how a task's memory is bounded: "hard", "soft" or "off"; before
+//  the first start only
+
+void
+drover_runner_set_memory_limit (drover_runner_t *self, const char *mode)
+{
+    assert (self);
+    assert (drover_memlimit_mode_valid (mode));
+    assert (!self->memlimit);
+    free (self->memlimit_mode);
+    self->memlimit_mode = strdup (mode);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the memory controller tasks' limits go through
+//  (drover_memlimit_controller_t); DROVER_MEMLIMIT_NONE before the first
+//  start
+
+int
+drover_runner_memory_controller (drover_runner_t *self)
+{
+    assert (self);
+    return self->memlimit? drover_memlimit_controller (self->memlimit): DROVER_MEMLIMIT_NONE;
 }
 
 
@@ -245,6 +293,18 @@ int
 drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
                      const drover_exec_t *exec, uint32_t timeout, int64_t now)
 {
+    return drover_runner_start_bounded (self, task, attempt_nbr, exec, timeout, 0, now);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Start an attempt with its memory bounded to mem bytes (0: unbounded)
+
+int
+drover_runner_start_bounded (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
+                             const drover_exec_t *exec, uint32_t timeout, uint64_t mem,
+                             int64_t now)
+{
     assert (self);
     assert (exec);
     s_attempt_t *attempt = (s_attempt_t *) zmalloc (sizeof (s_attempt_t));
@@ -264,9 +324,12 @@ drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
     else {
         if (!self->confine)
             self->confine = drover_confine_new (self->confine_mode);
+        if (!self->memlimit)
+            self->memlimit = drover_memlimit_new (self->memlimit_mode,
+                                                  drover_confine_cgroup (self->confine));
         drover_taskenv_who_t who = { task, attempt_nbr, self->worker };
-        rc = drover_spawner_start (self->spawner, exec, &who, self->confine, &spawned,
-                                   reason, sizeof reason, &machine);
+        rc = drover_spawner_start (self->spawner, exec, &who, self->confine, self->memlimit,
+                                   mem, &spawned, reason, sizeof reason, &machine);
     }
     if (rc) {
         drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
@@ -282,6 +345,8 @@ drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
     attempt->pid = spawned.pid;
     attempt->pidfd = spawned.pidfd;
     attempt->group = spawned.group;
+    attempt->limit = spawned.limit;
+    attempt->mem = mem;
     attempt->out = drover_capture_new (spawned.out_fd, DROVER_OUTPUT_MAX);
     attempt->err = drover_capture_new (spawned.err_fd, DROVER_OUTPUT_MAX);
     if (self->size == self->alloc) {
@@ -435,7 +500,7 @@ drover_runner_fill (drover_runner_t *self, zmq_pollitem_t *items, size_t max)
 
 //  Build the TASK RESULT of an attempt whose child exited with status
 static drover_msg_t *
-s_result_new (s_attempt_t *attempt, int status, int64_t now)
+s_result_new (s_attempt_t *attempt, int status, bool oom, int64_t now)
 {
     drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
     result->task = attempt->task;
@@ -463,6 +528,14 @@ s_result_new (s_attempt_t *attempt, int status, int64_t now)
         result->outcome = DROVER_OUTCOME_CANCELLED;
         snprintf (reason, sizeof reason, "cancelled");
     }
+    else
+    if (oom && !(result->outcome == DROVER_OUTCOME_EXITED && result->exit_code == 0)) {
+        //  The OOM killer's signal, whichever process of the task it hit
+        result->outcome = DROVER_OUTCOME_OOM;
+        result->signal = SIGKILL;
+        snprintf (reason, sizeof reason, "killed by the OOM killer: past its memory limit "
+                  "of %" PRIu64 " bytes", attempt->mem);
+    }
     if (*reason)
         drover_msg_set_reason (result, reason);
     if (drover_capture_truncated (attempt->out))
@@ -488,8 +561,8 @@ s_reap (drover_runner_t *self, s_attempt_t *attempt, int64_t now)
         //  the pid may be reused, so the group is not signalled
         drover_capture_drain (attempt->out, self->discard, S_DISCARD_SIZE);
         drover_capture_drain (attempt->err, self->discard, S_DISCARD_SIZE);
-        drover_confine_release (self->confine, attempt->group, attempt->pid);
-        drover_msg_t *result = s_result_new (attempt, 0, now);
+        s_release (self, attempt);
+        drover_msg_t *result = s_result_new (attempt, 0, false, now);
         result->exit_code = -1;
         drover_msg_set_reason (result, "exit status lost: the child was reaped elsewhere");
         zlistx_add_end (self->results, result);
@@ -504,10 +577,13 @@ s_reap (drover_runner_t *self, s_attempt_t *attempt, int64_t now)
         ;
     if (reaped != attempt->pid)
         return false;
-    drover_confine_release (self->confine, attempt->group, attempt->pid);
+    bool oom = attempt->limit
+            && drover_memlimit_oom (self->memlimit, attempt->limit,
+                                    WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+    s_release (self, attempt);
     drover_capture_drain (attempt->out, self->discard, S_DISCARD_SIZE);
     drover_capture_drain (attempt->err, self->discard, S_DISCARD_SIZE);
-    zlistx_add_end (self->results, s_result_new (attempt, status, now));
+    zlistx_add_end (self->results, s_result_new (attempt, status, oom, now));
     return true;
 }
 
@@ -558,6 +634,8 @@ drover_runner_process (drover_runner_t *self, zmq_pollitem_t *items,
     }
     if (self->confine)
         drover_confine_tidy (self->confine, now);
+    if (self->memlimit)
+        drover_memlimit_tidy (self->memlimit, now);
 }
 
 
@@ -576,6 +654,9 @@ drover_runner_next_deadline (drover_runner_t *self)
             next = due;
     }
     int64_t tidy = self->confine? drover_confine_next_tidy (self->confine): -1;
+    if (tidy != -1 && (next == -1 || tidy < next))
+        next = tidy;
+    tidy = self->memlimit? drover_memlimit_next_tidy (self->memlimit): -1;
     if (tidy != -1 && (next == -1 || tidy < next))
         next = tidy;
     return next;
@@ -628,7 +709,7 @@ drover_runner_stop_all (drover_runner_t *self)
                 kill (-attempt->pid, SIGKILL);      //  grandchildren that linger
                 while (waitpid (attempt->pid, NULL, 0) == -1 && errno == EINTR)
                     ;
-                drover_confine_release (self->confine, attempt->group, attempt->pid);
+                s_release (self, attempt);
                 s_attempt_destroy (&attempt);
                 self->attempts [index] = self->attempts [--self->size];
                 fds [index] = fds [self->size];

@@ -63,6 +63,21 @@ void
 void
     drover_runner_set_confine (drover_runner_t *self, const char *mode);
 
+//  Set how a task's memory is bounded (drover_memlimit), through the
+//  host's memory controller (cgroup v2, else v1): "hard" (memory.max /
+//  memory.limit_in_bytes: past it the OOM killer kills in the task, which
+//  ends with outcome OOM), "soft" (memory.high / soft_limit_in_bytes:
+//  reclaimed and throttled past it) or "off". Before the first start
+//  only. Default: $DROVER_MEMORY_LIMIT, or "hard".
+void
+    drover_runner_set_memory_limit (drover_runner_t *self, const char *mode);
+
+//  Return the memory controller tasks' limits go through
+//  (drover_memlimit_controller_t: DROVER_MEMLIMIT_V2, _V1 or _NONE, which
+//  it is before the first start and when the mode is "off")
+int
+    drover_runner_memory_controller (drover_runner_t *self);
+
 //  Set the directory every task starts in before its own cwd (NULL: the
 //  worker's current directory, the default). A task that cannot get there
 //  (the directory went away) ends MACHINE_FAILED: the machine's fault.
@@ -95,6 +110,16 @@ const char *
 int
     drover_runner_start (drover_runner_t *self, uint64_t task, uint32_t attempt,
                          const drover_exec_t *exec, uint32_t timeout, int64_t now);
+
+//  Start an attempt as drover_runner_start does, its memory bounded to mem
+//  bytes (0: unbounded) as drover_runner_set_memory_limit says. An attempt
+//  the OOM killer killed in ends with outcome OOM (unless it exited 0, or
+//  was timed out or cancelled first); a limit that cannot be made ends it
+//  MACHINE_FAILED.
+int
+    drover_runner_start_bounded (drover_runner_t *self, uint64_t task, uint32_t attempt,
+                                 const drover_exec_t *exec, uint32_t timeout,
+                                 uint64_t mem, int64_t now);
 
 //  Cancel a running attempt: SIGTERM now, SIGKILL after the grace; it ends
 //  with outcome CANCELLED. Returns 0, or -1 if no such attempt runs.

@@ -67,6 +67,7 @@ typedef struct {
     int out_fd;                     //  becomes stdout
     int err_fd;                     //  becomes stderr
     int cgroup_fd;                  //  the task's cgroup directory to move into, or -1
+    int join_fd;                    //  a v1 memory cgroup's cgroup.procs to join, or -1
     const char *workdir;            //  the worker's work directory, NULL = same as ours
     const char *cwd;                //  directory to run in, NULL or "" = same
     char **argv;                    //  argv, borrowed
@@ -335,6 +336,10 @@ s_child (void *arg)
             s_child_fail (child, S_STAGE_CGROUP, errno);
         close (procs);
     }
+    //  Into its v1 memory cgroup (drover_memlimit), which every process
+    //  it starts inherits, while it still has the rights to
+    if (child->join_fd >= 0 && write (child->join_fd, "0", 1) != 1)
+        s_child_fail (child, S_STAGE_CGROUP, errno);
     if (dup2 (child->in_fd, 0) == -1 || dup2 (child->out_fd, 1) == -1
     ||  dup2 (child->err_fd, 2) == -1)
         s_child_fail (child, S_STAGE_EXEC, errno);
@@ -488,7 +493,8 @@ drover_spawner_runnable (const drover_exec_t *exec)
 
 int
 drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
-                      const drover_taskenv_who_t *who, drover_confine_t *confine, drover_spawned_t *spawned,
+                      const drover_taskenv_who_t *who, drover_confine_t *confine,
+                      drover_memlimit_t *memlimit, uint64_t mem, drover_spawned_t *spawned,
                       char *reason, size_t reason_size, bool *machine_p)
 {
     assert (self);
@@ -536,9 +542,19 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
         snprintf (reason, reason_size, "cgroup: %s", strerror (errno));
         goto failed;
     }
+    uint32_t limit = 0;
+    int join_fd = -1;
+    if (memlimit
+    &&  drover_memlimit_prepare (memlimit, mem, cgroup_fd, &limit, &join_fd) == -1) {
+        snprintf (reason, reason_size, "memory limit: %s", strerror (errno));
+        s_close (&cgroup_fd);
+        drover_confine_release (confine, group, 0);
+        goto failed;
+    }
     s_child_t child;
     memset (&child, 0, sizeof child);
     child.cgroup_fd = -1;
+    child.join_fd = join_fd;
     child.parent = getpid ();
     child.in_fd = in_fd;
     child.out_fd = out_pipe [1];
@@ -595,7 +611,10 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     free (child.envp);
     free (child.script_argv);
     s_close (&cgroup_fd);
+    s_close (&join_fd);
     if (pid == -1) {
+        if (memlimit)
+            drover_memlimit_release (memlimit, limit);
         drover_confine_release (confine, group, 0);
         snprintf (reason, reason_size, "clone: %s", strerror (clone_error));
         goto failed;
@@ -631,6 +650,8 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
         kill (pid, SIGKILL);
         while (waitpid (pid, NULL, 0) == -1 && errno == EINTR)
             ;
+        if (memlimit)
+            drover_memlimit_release (memlimit, limit);
         drover_confine_release (confine, group, 0);
         s_close (&pidfd);
         goto failed;
@@ -643,6 +664,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     spawned->out_fd = out_pipe [0];
     spawned->err_fd = err_pipe [0];
     spawned->group = group;
+    spawned->limit = limit;
     return 0;
 
 failed:

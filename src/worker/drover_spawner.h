@@ -17,6 +17,7 @@
 
 #include "drover_msg.h"
 #include "drover_confine.h"
+#include "drover_memlimit.h"
 #include "drover_taskenv.h"
 
 #ifdef __cplusplus
@@ -32,6 +33,7 @@ typedef struct {
     int out_fd;                     //  read end of its stdout pipe, non-blocking, caller's
     int err_fd;                     //  read end of its stderr pipe, non-blocking, caller's
     uint32_t group;                 //  its cgroup's number (drover_confine), 0 = none
+    uint32_t limit;                 //  its memory limit's number (drover_memlimit), 0 = none
 } drover_spawned_t;
 
 //  Create a spawner; it maps the children's stack at the first start
@@ -59,7 +61,8 @@ bool
     drover_spawner_runnable (const drover_exec_t *exec);
 
 //  Start a child running exec (which must be runnable), confined by
-//  confine, its environment saying who it is (who: DROVER_TASK_ID,
+//  confine, its memory bounded to mem bytes by memlimit (NULL or 0:
+//  unbounded; a limit that cannot be made is the machine's fault), its environment saying who it is (who: DROVER_TASK_ID,
 //  DROVER_ATTEMPT, DROVER_WORKER; NULL: none of them). Returns 0 with spawned filled, or -1 with reason filled and
 //  nothing left open; *machine_p then says whether the machine is at fault
 //  (out of processes, file descriptors, memory or disk; the work directory
@@ -67,7 +70,8 @@ bool
 int
     drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
                           const drover_taskenv_who_t *who,
-                          drover_confine_t *confine, drover_spawned_t *spawned,
+                          drover_confine_t *confine, drover_memlimit_t *memlimit,
+                          uint64_t mem, drover_spawned_t *spawned,
                           char *reason, size_t reason_size, bool *machine_p);
 
 #ifdef __cplusplus

@@ -23,6 +23,7 @@
 #include "drover_msg.h"
 #include "drover_worker.h"
 #include "drover_runner.h"
+#include "drover_memlimit.h"
 #include "drover_poller.h"
 #include "drover_handshake.h"
 #include "drover_endpoints.h"
@@ -74,6 +75,7 @@ struct _drover_worker_t {
     char *labels [DROVER_LABELS_MAX];   //  "key=value", owned
     uint32_t heartbeat;             //  msec between heartbeats (broker's, once told)
     uint32_t grace;                 //  msec between SIGTERM and SIGKILL
+    char *memory_limit;             //  "hard", "soft", "off", or NULL: the runner's default
     char *workdir;                  //  work directory (tasks, disk stats), or NULL, owned
     drover_taskenv_t *taskenv;      //  what tasks see: their user, their environment, owned
     drover_worker_handler_fn *handler;  //  in-process executor, or NULL
@@ -287,6 +289,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     zhashx_destroy (&self->procs_of);
     zhashx_destroy (&self->orphans);
     free (self->workdir);
+    free (self->memory_limit);
     free (self->endpoint);
     drover_endpoints_destroy (&self->endpoints);
     free (self);
@@ -317,6 +320,21 @@ drover_worker_set_heartbeat (drover_worker_t *self, uint32_t msec)
     assert (self);
     if (msec > 0)
         self->heartbeat = msec;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Set how an offer's memory bounds its task: "hard", "soft" or "off"
+
+int
+drover_worker_set_memory_limit (drover_worker_t *self, const char *mode)
+{
+    assert (self);
+    if (!drover_memlimit_mode_valid (mode))
+        return -1;
+    free (self->memory_limit);
+    self->memory_limit = strdup (mode);
+    return 0;
 }
 
 
@@ -1245,8 +1263,8 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
         zsys_info ("worker: starting task=%" PRIu64 " attempt=%u timeout=%u argv0=%s",
                    offer->task, offer->attempt, offer->timeout,
                    self->exec->argc? self->exec->argv [0]: "");
-    if (drover_runner_start (self->runner, offer->task, offer->attempt, self->exec,
-                             offer->timeout, now) == 0) {
+    if (drover_runner_start_bounded (self->runner, offer->task, offer->attempt, self->exec,
+                                     offer->timeout, offer->mem, now) == 0) {
         char key [48];
         s_attempt_key (key, sizeof key, offer->task, offer->attempt);
         zhashx_update (self->procs_of, key, (void *) (uintptr_t) procs);
@@ -1558,6 +1576,8 @@ s_run (drover_worker_t *self, zsock_t *pipe)
             return -1;
         self->runner = drover_runner_new ();
         drover_runner_set_grace (self->runner, self->grace);
+        if (self->memory_limit)
+            drover_runner_set_memory_limit (self->runner, self->memory_limit);
         drover_runner_set_workdir (self->runner, self->workdir);
         drover_runner_set_taskenv (self->runner, self->taskenv);
         drover_runner_set_worker (self->runner, self->id);
