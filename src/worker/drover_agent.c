@@ -9,6 +9,12 @@
     DROVER_ATTEMPT, DROVER_WORKER); with --user they run as that
     unprivileged user.
 
+    Its counted devices (drover_devices) are those --device gives, and the
+    GPUs nvidia-smi or /dev/nvidiaN show when no gpu is given; they are
+    checked and logged at start. DROVER_DETECT_ROOT (a directory standing
+    for /) and DROVER_NVIDIA_SMI (the program to run) say where detection
+    looks.
+
     The main parses flags into a worker, moves into the work directory (so
     tasks without a cwd of their own run there), and runs the worker loop
     in this thread until the broker says WORKER LEAVE or SIGINT/SIGTERM
@@ -27,6 +33,7 @@
 #include "drover_defaults.h"
 #include "drover_taskenv.h"
 #include "drover_memlimit.h"
+#include "drover_devices.h"
 #include "drover_log.h"
 #include <ctype.h>
 #include <getopt.h>
@@ -63,12 +70,27 @@ typedef struct {
                                         //  directories, comma-separated (every flag's), or NULL
     const char *queue;                  //  --queue: the named queue, or NULL ($DROVER_QUEUE)
     const char *memory_limit;           //  --memory-limit: hard, soft, off, or NULL
+    drover_devices_t *devices;          //  --device's, then those detected, owned
 } s_options_t;
 
-//  Print the usage text
+//  Detect the GPUs where DROVER_DETECT_ROOT and DROVER_NVIDIA_SMI say
+//  (/ and nvidia-smi from the PATH), unless --device gave gpu
 static void
-s_usage (FILE *stream)
+s_detect_devices (drover_devices_t *devices)
 {
+    const char *root = getenv ("DROVER_DETECT_ROOT");
+    const char *command = getenv ("DROVER_NVIDIA_SMI");
+    drover_devices_set_probe (devices, root && *root? root: NULL, command, 0);
+    drover_devices_detect (devices);
+}
+
+//  Print the usage text, with the devices this machine has (devices,
+//  what --device gave before -h, and the GPUs detected)
+static void
+s_usage (FILE *stream, drover_devices_t *devices)
+{
+    s_detect_devices (devices);
+    char *described = drover_devices_describe (devices);
     fprintf (stream,
         "usage: drover worker [options]\n"
         "  Registers with a broker and runs the tasks it offers as child processes.\n"
@@ -84,6 +106,13 @@ s_usage (FILE *stream)
         "  -m, --mem SIZE       memory offered, with K/M/G/T suffix (MemTotal)\n"
         "  -l, --label KEY=VALUE  a label the scheduler can match; repeatable\n"
         "  --max-load F         offer max(1, floor(procs * F)) procs, 0 < F <= 1 (1)\n"
+        "  --device NAME=COUNT|NAME=I,J,...  counted devices (NAME of a-z 0-9 _): COUNT\n"
+        "                       of them (indices 0..COUNT-1) or these indices (I-J a\n"
+        "                       range, one alone I,); repeatable, one per NAME; gpu=0:\n"
+        "                       none. Without gpu, the GPUs of nvidia-smi -L, else of\n"
+        "                       /dev/nvidiaN (here: %s). Brokers schedule by them\n"
+        "                       from protocol level 4 on; tasks are then told their\n"
+        "                       own: DROVER_DEVICES_<NAME>, CUDA_VISIBLE_DEVICES for gpu\n"
         "  --id ID              worker id (HOSTNAME-PID)\n"
         "  --workdir DIR        tasks run here unless they say otherwise; disk stats\n"
         "                       describe its filesystem (current directory)\n"
@@ -110,7 +139,8 @@ s_usage (FILE *stream)
         "                       tcp://HOST:5555=b1 (or =FILE), or that of its --name\n"
         "                       when a broker redirects to it, or the only one\n"
         "  -v, --verbose        log every message\n"
-        "  -h, --help           this text\n");
+        "  -h, --help           this text\n", described);
+    zstr_free (&described);
 }
 
 //  Print a message naming the flag; returns the usage exit status
@@ -189,6 +219,7 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "key", required_argument, NULL, 'k' },
         { "server-key", required_argument, NULL, 'K' },
         { "queue", required_argument, NULL, 'Q' },
+        { "device", required_argument, NULL, 'D' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -278,11 +309,20 @@ s_parse (int argc, char **argv, s_options_t *options)
             case 'Q':
                 options->queue = optarg;
                 break;
+            case 'D': {
+                char *error = NULL;
+                if (drover_devices_parse (options->devices, optarg, &error)) {
+                    fprintf (stderr, "drover worker: %s\n", error);
+                    zstr_free (&error);
+                    return S_EXIT_USAGE;
+                }
+                break;
+            }
             case 'v':
                 options->verbose = true;
                 break;
             case 'h':
-                s_usage (stdout);
+                s_usage (stdout, options->devices);
                 return 0;
             case ':':
                 fprintf (stderr, "drover worker: %s needs a value\n", argv [optind - 1]);
@@ -502,10 +542,12 @@ drover_agent_main (int argc, char **argv)
         .procs = drover_stats_cpus (),
         .mem = drover_stats_mem_total (),
         .max_load = 1.0,
-        .grace = 5000
+        .grace = 5000,
+        .devices = drover_devices_new ()
     };
     int status = s_agent (argc, argv, &options);
     free (options.server_key);
+    drover_devices_destroy (&options.devices);
     return status;
 }
 
@@ -556,6 +598,12 @@ s_agent (int argc, char **argv, s_options_t *options)
                  drover_worker_id (worker), options->broker, procs, options->mem,
                  options->nlabels, cwd? cwd: "?");
     free (cwd);
+    //  The scheduler counts devices from protocol level 4 on: until then
+    //  the inventory is known here only
+    s_detect_devices (options->devices);
+    char *described = drover_devices_describe (options->devices);
+    zsys_notice ("worker: devices %s", described);
+    zstr_free (&described);
     int rc = drover_worker_run (worker);
     if (drover_worker_refused (worker))
         fprintf (stderr, "drover worker: %s\n", drover_worker_refused (worker));
