@@ -306,7 +306,7 @@ s_place_on_lease (self_t *self, const drover_action_t *queue)
     char worker_id [DROVER_ID_MAX + 1];
     snprintf (worker_id, sizeof worker_id, "%s", worker);
     uint64_t task = queue->task;
-    drover_outbox_say_take (self->to_schedq, lease, task, queue->procs, queue->mem, queue->labels);
+    drover_outbox_say_take (self->to_schedq, lease, task, queue->procs, queue->mem, queue->labels, NULL);
     if (drover_leases_take (self->leases, lease, queue->procs, queue->mem) == 0) {
         drover_leases_end (self->leases, lease);        //  used up
         s_return_lease (lease, self);
@@ -400,7 +400,7 @@ s_carry_out (self_t *self, drover_msg_t **submit_p)
                 else
                 if (!s_place_on_lease (self, action))
                     drover_outbox_say_queue (self->to_schedq, action->task, action->priority,
-                                             action->procs, action->mem, action->labels);
+                                             action->procs, action->mem, action->labels, NULL);
                 break;
             case DROVER_ACTION_DEQUEUE:
                 drover_outbox_say (self->to_schedq, "s8", "DEQUEUE", action->task);
@@ -435,7 +435,7 @@ s_carry_out (self_t *self, drover_msg_t **submit_p)
                 break;
             case DROVER_ACTION_PLACED:
                 drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
-                                   action->worker, action->procs, action->mem, action->labels);
+                                   action->worker, action->procs, action->mem, action->labels, NULL);
                 break;
             case DROVER_ACTION_SETTLED:
                 drover_outbox_say (self->to_schedq, "ss", "SETTLED", action->worker);

@@ -88,7 +88,12 @@ typedef enum {
     DROVER_MSG_CLIENT_WELCOME   = 42,   //  broker -> client: the level I speak
     DROVER_MSG_WORKFLOW_SUBMIT  = 43,   //  client -> broker: a graph of named steps, whole
     DROVER_MSG_WORKFLOW_ACCEPTED = 44,  //  broker -> client: the workflow's id, its steps' ids
-    DROVER_MSG_ID_MAX           = 44
+    DROVER_MSG_SHARE_ADMIN      = 45,   //  admin -> broker: set or drop an account's or an
+                                        //  owner's weight, members and quotas (level 4)
+    DROVER_MSG_SHARE_LIST       = 46,   //  client -> broker: the shares, please (level 4)
+    DROVER_MSG_SHARE_TABLE      = 47,   //  broker -> client: accounts and owners, their
+                                        //  shares, usage, waiting tasks and quotas (level 4)
+    DROVER_MSG_ID_MAX           = 47
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -406,6 +411,46 @@ typedef struct {
                                     //  separated ("" none; NULL sends none), owned
 } drover_queue_row_t;
 
+//  Counted devices (level 4)
+#define DROVER_DEVICE_NAME_MAX      32      //  a device name: 1..32 of a-z 0-9 _
+#define DROVER_DEVICES_MAX          16      //  device names in one message
+
+//  A count of one named device: a worker's (HELLO), a task's demand
+//  (TASK SUBMIT, TASK OFFER), a quota's (SHARE ADMIN)
+typedef struct {
+    char name [DROVER_DEVICE_NAME_MAX + 1]; //  "gpu"
+    uint32_t count;                 //  how many, >= 1
+} drover_device_t;
+
+//  What SHARE ADMIN asks (the message's action)
+typedef enum {
+    DROVER_SHARE_SET        = 0,        //  set name's weight, members (an account) and quotas
+    DROVER_SHARE_DROP       = 1,        //  forget what SHARE ADMIN set for name
+    DROVER_SHARE_ACTION_MAX = 1
+} drover_share_action_t;
+
+//  One row of SHARE TABLE: an account, or an owner (after its account's row)
+typedef struct {
+    char name [DROVER_ID_MAX + 1];  //  the account's or owner's name
+    char account [DROVER_ID_MAX + 1];   //  an owner's account ("" for an account's row; the
+                                    //  owner's own name when it is in no declared account)
+    uint8_t kind;                   //  0 an account, 1 an owner
+    uint32_t weight;                //  its weight (1..1000000)
+    uint32_t share;                 //  its dominant share now, permille of the cluster
+    char resource [DROVER_DEVICE_NAME_MAX + 1]; //  the dominant resource: "procs", "mem" or
+                                    //  a device name; "" when it runs nothing
+    uint32_t fair;                  //  an account's fair share, permille: its weight over the
+                                    //  weights of the accounts with work; an owner's 0
+    uint32_t procs;                 //  procs its tasks run on now
+    uint64_t mem;                   //  memory its running tasks reserve, bytes
+    char *devices;                  //  devices its running tasks hold, "gpu=2,fpga=1", "" none,
+                                    //  owned
+    uint64_t waiting;               //  its tasks waiting in the scheduling queue
+    uint64_t queued;                //  its tasks queued (QUEUED, in the queue or not)
+    char *quota;                    //  its quotas, "procs=8,mem=16G,gpu=2,queued=1000", ""
+                                    //  none, owned
+} drover_share_row_t;
+
 //  The message. Which fields each id uses is listed in PROTOCOL.md.
 typedef struct drover_msg_s {
     int id;                         //  drover_msg_id_t
@@ -529,6 +574,24 @@ typedef struct drover_msg_s {
                                     //  ("leader", "spread"), "" no named queues
     drover_queue_row_t *queue_rows; //  QUEUE TABLE: nqueues queues in name order, owned
     uint32_t nqueues;               //  entries in queue_rows
+    //  Sharing a cluster (level 4)
+    char owner [DROVER_ID_MAX + 1]; //  TASK SUBMIT, WORKFLOW SUBMIT: the owner the client
+                                    //  names (without CURVE; with CURVE the key's name
+                                    //  wins), "" none; SHARE ADMIN: the account or owner
+    uint32_t ndevices;              //  entries in devices
+    drover_device_t devices [DROVER_DEVICES_MAX];   //  WORKER HELLO: the worker's devices;
+                                    //  TASK SUBMIT, TASK OFFER: the task's demand;
+                                    //  SHARE ADMIN: device quotas
+    char *assigned;                 //  TASK STARTED: the device indices the worker gave the
+                                    //  attempt, "gpu=0,2;fpga=4" ("" none), owned, or NULL
+    uint32_t weight;                //  SHARE ADMIN: the weight, 0 keeps it (1 if new)
+    char *members;                  //  SHARE ADMIN: an account's members, comma-separated,
+                                    //  owned, or NULL (keeps them; an owner: none)
+    uint32_t quota_procs;           //  SHARE ADMIN: most procs running at once, 0 no limit
+    uint64_t quota_mem;             //  SHARE ADMIN: most memory running at once, 0 no limit
+    uint32_t quota_queued;          //  SHARE ADMIN: most tasks queued, 0 no limit
+    drover_share_row_t *share_rows; //  SHARE TABLE: nshares rows, owned
+    uint32_t nshares;               //  entries in share_rows
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE

@@ -63,7 +63,7 @@ test_batch_in_order (void **state)
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);     //  empty: nothing sent
     for (int index = 0; index < 40; index++)            //  past the first allocation
         if (index % 2)
-            drover_outbox_say_queue (outbox, (uint64_t) index, -index, 1, 0, NULL);
+            drover_outbox_say_queue (outbox, (uint64_t) index, -index, 1, 0, NULL, NULL);
         else
             drover_outbox_say (outbox, "s8i", "QUEUE", (uint64_t) index, -index);
     drover_msg_t *handed = drover_msg_new (DROVER_MSG_TASK_CANCEL);
@@ -180,7 +180,7 @@ test_unread_batches_free_themselves (void **state)
     char long_labels [DROVER_RECORD_LABELS_MAX * 2];
     memset (long_labels, 'l', sizeof long_labels - 1);
     long_labels [sizeof long_labels - 1] = 0;
-    drover_outbox_say_queue (outbox, 9, 0, 1, 0, long_labels);
+    drover_outbox_say_queue (outbox, 9, 0, 1, 0, long_labels, NULL);
     zframe_t *payload = zframe_new ("p", 1);
     drover_outbox_say_send (outbox, (byte *) "r9", 2, &payload, "w1");
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
@@ -314,7 +314,7 @@ test_records (void **state)
     drover_msg_t *sent = msg;
     drover_outbox_say_msg (outbox, (byte *) "\x00\x01route", 7, &msg);
     assert_null (msg);
-    drover_outbox_say_queue (outbox, 42, -3, 2, 1 << 20, "gpu=1");
+    drover_outbox_say_queue (outbox, 42, -3, 2, 1 << 20, "gpu=1", NULL);
     drover_outbox_say (outbox, "s8", "DEQUEUE", (uint64_t) 41);
     drover_outbox_say_free (outbox, 43);
     assert_int_equal (drover_outbox_size (outbox), 4);
@@ -333,7 +333,7 @@ test_records (void **state)
     zframe_t *payload = zframe_new ("payload", 7);
     drover_outbox_say_send (outbox, (byte *) "rt", 2, &payload, "w-1");
     assert_null (payload);
-    drover_outbox_say_queue (outbox, 42, -3, 2, 1 << 20, NULL);
+    drover_outbox_say_queue (outbox, 42, -3, 2, 1 << 20, NULL, NULL);
     drover_outbox_say_free (outbox, 43);
     //  A route longer than a record holds inside, the longest legal one,
     //  and labels longer than it holds inside
@@ -348,7 +348,7 @@ test_records (void **state)
     char labels [DROVER_RECORD_LABELS_MAX + 2];
     memset (labels, 'l', sizeof labels - 1);
     labels [sizeof labels - 1] = 0;
-    drover_outbox_say_queue (outbox, 7, 0, 1, 0, labels);
+    drover_outbox_say_queue (outbox, 7, 0, 1, 0, labels, NULL);
     assert_int_equal (drover_outbox_flush (outbox, writer), 0);
     s_fields_t fields = { .labels = labels, .route = route, .longest = longest };
     assert_int_equal (drover_outbox_receive (reader, 0, s_word_unexpected, s_check, &fields), 7);

@@ -57,7 +57,7 @@ test_lease_lent_taken_revoked (void **state)
     testutil_schedq_up (actor, "alpha", "r-alpha", 4, 1000, "zone=a");
     uint64_t lease = s_expect_lease ("alpha", "4", "zone=a");
     drover_outbox_t *outbox = drover_outbox_new ();
-    drover_outbox_say_take (outbox, lease, 1, 2, 100, "zone=a");
+    drover_outbox_say_take (outbox, lease, 1, 2, 100, "zone=a", NULL);
     testutil_say_batch (testutil_schedq_link, &outbox);
     testutil_schedq_queue (actor, 2, 0, 1, 0, "");
     s_expect_revoke (lease);                            //  the TAKE was read before
@@ -134,7 +134,7 @@ test_lease_revoked_on_drain (void **state)
     testutil_schedq_up (actor, "alpha", "r-alpha", 2, 0, "");
     uint64_t lease = s_expect_lease ("alpha", "2", "");
     drover_outbox_t *outbox = drover_outbox_new ();
-    drover_outbox_say_take (outbox, lease, 1, 1, 0, "");
+    drover_outbox_say_take (outbox, lease, 1, 1, 0, "", NULL);
     testutil_say_batch (testutil_schedq_link, &outbox);
     s_admin_send (actor, "alpha", DROVER_ADMIN_DRAIN, DROVER_ADMIN_EXIT, 1);
     testutil_expect_event (actor, "worker.drain", "alpha", "");

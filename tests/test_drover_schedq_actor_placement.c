@@ -138,7 +138,7 @@ test_wide_task_reserves_its_worker (void **state)
     //  could run between them and place them in more than one ASSIGN
     drover_outbox_t *queues = drover_outbox_new ();
     for (uint64_t task = 1; task <= 8; task++)
-        drover_outbox_say_queue (queues, task, 5, 1, 0, NULL);
+        drover_outbox_say_queue (queues, task, 5, 1, 0, NULL, NULL);
     testutil_say_batch (testutil_schedq_link, &queues);
     uint64_t smalls [] = { 1, 2, 3, 4 };
     const char *ws [] = { "w", "w", "w", "w" };

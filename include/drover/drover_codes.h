@@ -66,7 +66,10 @@ typedef enum {
     DROVER_END_DEPENDENCY   = 10,       //  CANCELLED: a task it waited for ended so that it
                                         //  can never run (level 3; a level-2 peer is told
                                         //  CANCELLED)
-    DROVER_END_MAX          = 10
+    DROVER_END_OOM          = 11,       //  FAILED: the OOM killer killed in its last attempt,
+                                        //  past its memory limit (level 4; a level-3 peer is
+                                        //  told FAILED)
+    DROVER_END_MAX          = 11
 } drover_end_t;
 
 //  How a task attempt ended on the worker (TASK RESULT)
@@ -137,6 +140,10 @@ typedef enum {
 
 //  TASK SUBMIT flags
 #define DROVER_SUBMIT_NOTIFY    1           //  send TASK DONE to the submitter
+#define DROVER_SUBMIT_PREEMPTIBLE 2         //  level 4: the broker may stop it to make room
+                                            //  for a task justified by priority or fair
+                                            //  share, and queue it again at its place
+                                            //  (older brokers ignore the bit)
 
 //  TASK RESULT truncation flags
 #define DROVER_TRUNC_STDOUT     1

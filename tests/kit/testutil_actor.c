@@ -280,7 +280,7 @@ testutil_say_queue (zsock_t *link, uint64_t task, int32_t priority, uint32_t pro
                     uint64_t mem, const char *labels)
 {
     drover_outbox_t *outbox = drover_outbox_new ();
-    drover_outbox_say_queue (outbox, task, priority, procs, mem, labels);
+    drover_outbox_say_queue (outbox, task, priority, procs, mem, labels, NULL);
     testutil_say_batch (link, &outbox);
 }
 

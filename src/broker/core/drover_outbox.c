@@ -54,6 +54,7 @@ s_record_clear (drover_record_t *record)
     free (record->long_route);
     record->long_route = NULL;
     zstr_free (&record->long_labels);
+    zstr_free (&record->devices);
 }
 
 //  Destroy the commands of a batch nobody took, and what a MSG among them
@@ -251,6 +252,9 @@ s_next_record (drover_outbox_t *self, drover_record_kind_t kind)
     entry->record.change = NULL;
     entry->record.long_route = NULL;
     entry->record.long_labels = NULL;
+    entry->record.devices = NULL;
+    entry->record.owner [0] = 0;
+    entry->record.flags = 0;
     return &entry->record;
 }
 
@@ -345,6 +349,7 @@ drover_outbox_move (drover_outbox_t *self, drover_record_t *record, drover_recor
     record->change = NULL;
     record->long_route = NULL;
     record->long_labels = NULL;
+    record->devices = NULL;
 }
 
 
@@ -368,16 +373,43 @@ s_set_demand (drover_record_t *record, uint64_t task, uint32_t procs, uint64_t m
     }
 }
 
+//  Fill a QUEUE or TAKE record's owner, devices (in memory it owns) and
+//  flags
+static void
+s_set_tenancy (drover_record_t *record, const drover_tenancy_t *tenancy)
+{
+    if (!tenancy)
+        return;
+    if (tenancy->owner) {
+        assert (strlen (tenancy->owner) <= DROVER_ID_MAX);
+        strcpy (record->owner, tenancy->owner);
+    }
+    if (tenancy->devices && *tenancy->devices) {
+        record->devices = strdup (tenancy->devices);
+        assert (record->devices);
+    }
+    record->flags = tenancy->flags;
+}
+
+//  Return a QUEUE or TAKE record's device demand
+const char *
+drover_record_devices (const drover_record_t *record)
+{
+    return record->devices? record->devices: "";
+}
+
 //  --------------------------------------------------------------------------
-//  Say QUEUE task priority procs mem labels
+//  Say QUEUE task priority procs mem labels tenancy
 
 void
 drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
-                         uint32_t procs, uint64_t mem, const char *labels)
+                         uint32_t procs, uint64_t mem, const char *labels,
+                         const drover_tenancy_t *tenancy)
 {
     assert (self);
     drover_record_t *record = s_next_record (self, DROVER_RECORD_QUEUE);
     s_set_demand (record, task, procs, mem, labels);
+    s_set_tenancy (record, tenancy);
     record->priority = priority;
 }
 
@@ -387,11 +419,12 @@ drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
 
 void
 drover_outbox_say_take (drover_outbox_t *self, uint64_t lease, uint64_t task, uint32_t procs,
-                        uint64_t mem, const char *labels)
+                        uint64_t mem, const char *labels, const drover_tenancy_t *tenancy)
 {
     assert (self);
     drover_record_t *record = s_next_record (self, DROVER_RECORD_TAKE);
     s_set_demand (record, task, procs, mem, labels);
+    s_set_tenancy (record, tenancy);
     record->lease = lease;
 }
 

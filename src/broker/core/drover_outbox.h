@@ -73,7 +73,22 @@ typedef struct {
     char labels [DROVER_RECORD_LABELS_MAX + 1];     //  QUEUE, TAKE: "k=v" joined by "\n", if short
     char *long_labels;          //  QUEUE, TAKE: the labels if longer (owned), else NULL
     uint64_t lease;             //  TAKE: the lease the task is taken from
+    char owner [DROVER_ID_MAX + 1];     //  QUEUE, TAKE: the task's owner, "" none
+    char *devices;              //  QUEUE, TAKE: its device demand "gpu=2,fpga=1"
+                                //  (drover_devicelist; owned), NULL none
+    uint32_t flags;             //  QUEUE, TAKE: its DROVER_SUBMIT_* flags (PREEMPTIBLE)
 } drover_record_t;
+
+//  Whose a request is and what it may share besides procs, memory and
+//  labels: what QUEUE and TAKE carry for fair share, quotas, devices and
+//  preemption. NULL, or NULL / "" fields: none.
+typedef struct {
+    const char *owner;          //  the task's owner (its key's name, or the name its
+                                //  client gave), or NULL / ""
+    const char *devices;        //  its device demand, canonical (drover_devicelist), or
+                                //  NULL / ""
+    uint32_t flags;             //  DROVER_SUBMIT_* flags
+} drover_tenancy_t;
 
 //  Return a MSG or SEND record's route (route_size bytes)
 const byte *
@@ -144,16 +159,24 @@ void
     drover_outbox_move (drover_outbox_t *self, drover_record_t *record,
                         drover_record_kind_t kind);
 
-//  Say QUEUE task priority procs mem labels (labels: NULL or "" for none)
+//  Say QUEUE task priority procs mem labels tenancy (labels: NULL or ""
+//  for none; tenancy: NULL for none)
 void
     drover_outbox_say_queue (drover_outbox_t *self, uint64_t task, int32_t priority,
-                             uint32_t procs, uint64_t mem, const char *labels);
+                             uint32_t procs, uint64_t mem, const char *labels,
+                             const drover_tenancy_t *tenancy);
 
-//  Say TAKE lease task procs mem labels: the task is placed on the
-//  lease's worker, out of what the lease holds (labels: NULL or "" for none)
+//  Say TAKE lease task procs mem labels tenancy: the task is placed on the
+//  lease's worker, out of what the lease holds (labels: NULL or "" for
+//  none; tenancy: NULL for none)
 void
     drover_outbox_say_take (drover_outbox_t *self, uint64_t lease, uint64_t task,
-                            uint32_t procs, uint64_t mem, const char *labels);
+                            uint32_t procs, uint64_t mem, const char *labels,
+                            const drover_tenancy_t *tenancy);
+
+//  Return a QUEUE or TAKE record's device demand ("" for none)
+const char *
+    drover_record_devices (const drover_record_t *record);
 
 //  Say ASSIGN task worker: a pass placed the task on the worker
 void
