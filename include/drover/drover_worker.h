@@ -3,9 +3,10 @@
     it offers
 
     A worker holds one DEALER to the broker. It says WORKER HELLO (its id,
-    an epoch that changes per process start, procs, memory, labels, and
-    the attempts it still runs), expects WORKER WELCOME, then heartbeats
-    with its stats every interval the broker asked for, from a loop that
+    an epoch that changes per process start, procs, memory, labels, its
+    counted devices, and the attempts it still runs), expects WORKER
+    WELCOME, then heartbeats with its stats every interval the broker
+    asked for, from a loop that
     never runs task code and never waits on a task. Each TASK OFFER is
     acknowledged with TASK STARTED at once (or, when it ends at once, as
     with the in-process handler, by its RESULT alone) and ends with a TASK RESULT,

@@ -11,7 +11,8 @@
 
     Its counted devices (drover_devices) are those --device gives, and the
     GPUs nvidia-smi or /dev/nvidiaN show when no gpu is given; they are
-    checked and logged at start. DROVER_DETECT_ROOT (a directory standing
+    checked and logged at start, then handed to the worker (HELLO says
+    them; each task gets its own indices). DROVER_DETECT_ROOT (a directory standing
     for /) and DROVER_NVIDIA_SMI (the program to run) say where detection
     looks.
 
