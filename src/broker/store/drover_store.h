@@ -150,10 +150,10 @@ int
 
 //  Load every kept task that is not final, and the newest max_final final
 //  ones (by when they ended), each as a change (topic "task.restored",
-//  state, attempt, worker, retries_left, lost, waits, due_at, group, made
-//  set, time = when submitted, seq 0; the submit attached with its key and
-//  its after list, begin, retry delays and array, the done attached if
-//  final)
+//  state, attempt, worker, retries_left, lost, waits, due_at, group, made,
+//  owner and assigned set, time = when submitted, seq 0; the submit
+//  attached with its key, its owner as principal, its after list, begin,
+//  retry delays, array, flags and devices, the done attached if final)
 //  handed to fn, oldest id first. Returns the number loaded, or -1 with
 //  error set (a corrupt file: the caller must not start).
 int64_t
