@@ -221,6 +221,62 @@ test_newer_format_refused (void **state)
     s_server.passed++;
 }
 
+//  Collect kept shares as "name weight members quota" lines (members "-"
+//  for NULL)
+static int
+s_take_share (void *arg, const drover_store_share_t *share)
+{
+    char line [256];
+    snprintf (line, sizeof line, "%s %u %s %s\n", share->name, share->weight,
+              share->members? share->members: "-", share->quota);
+    strcat ((char *) arg, line);
+    return 0;
+}
+
+//  Keep a share, asserting it is kept
+static void
+s_save_share (drover_store_t *backend, const char *name, uint32_t weight, const char *members,
+              const char *quota)
+{
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_share_t share = {
+        .name = name, .weight = weight, .members = members, .quota = quota
+    };
+    if (drover_store_save_share (backend, &share, text, sizeof text))
+        fail_msg ("save_share: %s", text);
+}
+
+//  Shares come back through a reopen in name order (members NULL for an
+//  owner); weight 0 drops one; a deposed leader's write is fenced
+static void
+test_shares_kept (void **state)
+{
+    char *error = NULL;
+    drover_store_t *backend = drover_store_open_postgres (s_server.db_uri, 5, &error);
+    assert_non_null (backend);
+    s_save_share (backend, "team-b", 1, "carol", "");
+    s_save_share (backend, "team-a", 3, "alice,bob", "procs=8,gpu=2");
+    s_save_share (backend, "dave", 2, NULL, "queued=5");
+    s_save_share (backend, "team-b", 0, NULL, "");
+    s_save_share (backend, "team-a", 4, "alice", "procs=8,gpu=2");
+
+    drover_store_t *successor = drover_store_open_postgres (s_server.db_uri, 6, &error);
+    assert_non_null (successor);
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_share_t late = { .name = "eve", .weight = 1, .quota = "" };
+    assert_int_equal (drover_store_save_share (backend, &late, text, sizeof text), -1);
+    assert_non_null (strstr (text, "fenced"));
+    assert_true (drover_store_fenced (backend));
+    drover_store_destroy (&backend);
+
+    char lines [1024] = "";
+    assert_int_equal (drover_store_load_shares (successor, s_take_share, lines, text,
+                                                sizeof text), 2);
+    assert_string_equal (lines, "dave 2 - queued=5\nteam-a 4 alice procs=8,gpu=2\n");
+    drover_store_destroy (&successor);
+    s_server.passed++;
+}
+
 int
 main (void)
 {
@@ -229,6 +285,7 @@ main (void)
         cmocka_unit_test_setup (test_format_2_upgraded, s_setup),
         cmocka_unit_test_setup (test_format_1_upgraded, s_setup),
         cmocka_unit_test_setup (test_newer_format_refused, s_setup),
+        cmocka_unit_test_setup (test_shares_kept, s_setup),
     };
     return cmocka_run_group_tests (tests, s_group_setup, s_group_teardown);
 }

@@ -117,6 +117,47 @@ test_damaged_devices_refused (void **state)
     }
 }
 
+//  Collect kept shares as "name weight members quota" lines (members "-"
+//  for NULL)
+static int
+s_take_share (void *arg, const drover_store_share_t *share)
+{
+    char line [256];
+    snprintf (line, sizeof line, "%s %u %s %s\n", share->name, share->weight,
+              share->members? share->members: "-", share->quota);
+    strcat ((char *) arg, line);
+    return 0;
+}
+
+//  Shares come back through a reopen in name order (members NULL for an
+//  owner); weight 0 drops one; a state made before shares were kept (no
+//  table) opens and takes the table
+static void
+test_shares_kept (void **state)
+{
+    testutil_statedir_t *dirs = (testutil_statedir_t *) *state;
+    testutil_statedir_make (dirs, 1);
+    drover_store_t *backend = testutil_statedir_open_after_sql (dirs, "DROP TABLE shares");
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_store_share_t shares [] = {
+        { .name = "team-b", .weight = 1, .members = "carol", .quota = "" },
+        { .name = "team-a", .weight = 3, .members = "alice,bob", .quota = "procs=8,gpu=2" },
+        { .name = "dave", .weight = 2, .members = NULL, .quota = "queued=5" },
+        { .name = "team-b", .weight = 0, .members = NULL, .quota = "" },
+    };
+    for (size_t index = 0; index < sizeof shares / sizeof shares [0]; index++)
+        assert_int_equal (drover_store_save_share (backend, &shares [index], text,
+                                                   sizeof text), 0);
+    drover_store_destroy (&backend);
+
+    backend = testutil_statedir_open (dirs);
+    char lines [1024] = "";
+    assert_int_equal (drover_store_load_shares (backend, s_take_share, lines, text,
+                                                sizeof text), 2);
+    assert_string_equal (lines, "dave 2 - queued=5\nteam-a 3 alice,bob procs=8,gpu=2\n");
+    drover_store_destroy (&backend);
+}
+
 int
 main (void)
 {
@@ -127,6 +168,8 @@ main (void)
                                          testutil_statedir_teardown),
         cmocka_unit_test_setup_teardown (test_damaged_devices_refused,
                                          testutil_statedir_setup, testutil_statedir_teardown),
+        cmocka_unit_test_setup_teardown (test_shares_kept, testutil_statedir_setup,
+                                         testutil_statedir_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -39,7 +39,8 @@ typedef enum {
     S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL, S_INSERT_EVENTS, S_SET_META,
     S_FENCE_CHECK, S_LOAD_CUT, S_LOAD, S_REPLAY, S_PRUNE_OLDEST, S_PRUNE_AGED,
     S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_SAVE_ADMIN, S_FORGET_ADMIN,
-    S_LOAD_ADMIN, S_SAVE_SERVICE, S_FORGET_SERVICE, S_LOAD_SERVICES, S_READ_TASK, S_STATEMENTS
+    S_LOAD_ADMIN, S_SAVE_SERVICE, S_FORGET_SERVICE, S_LOAD_SERVICES, S_READ_TASK,
+    S_SAVE_SHARE, S_FORGET_SHARE, S_LOAD_SHARES, S_STATEMENTS
 } drover_postgres_statement_t;
 
 //  One kind of task write's rows, by column (1..45; see S_TASK_COLUMNS)
@@ -124,6 +125,10 @@ s_schema [] = {
     " admin bigint NOT NULL, flags bigint NOT NULL, reason bytea NOT NULL,"
     " since bigint NOT NULL)",
     "CREATE TABLE IF NOT EXISTS drover_services (name bytea PRIMARY KEY, def bytea NOT NULL)",
+    //  The shares SHARE ADMIN set: members NULL for an owner (not an
+    //  account), quota the sharespec quota text ('' none)
+    "CREATE TABLE IF NOT EXISTS drover_shares (name bytea PRIMARY KEY, weight bigint NOT NULL,"
+    " members bytea, quota bytea NOT NULL)",
     "CREATE OR REPLACE FUNCTION drover_fence_check (ours bigint) RETURNS void"
     " LANGUAGE plpgsql AS $$ DECLARE held bigint; BEGIN"
     " SELECT token INTO held FROM drover_fence WHERE id = 1 FOR UPDATE;"
@@ -265,6 +270,12 @@ s_statements [S_STATEMENTS] = {
     [S_LOAD_SERVICES]   = { "SELECT name, def FROM drover_services ORDER BY name", 0, NULL },
     [S_READ_TASK]       = { "SELECT " S_TASK_COLUMNS " FROM drover_tasks WHERE id = $1::bigint",
                             0, NULL },
+    [S_SAVE_SHARE]      = { "INSERT INTO drover_shares VALUES ($1::bytea, $2::bigint, $3::bytea,"
+                            " $4::bytea) ON CONFLICT (name) DO UPDATE SET weight = excluded.weight,"
+                            " members = excluded.members, quota = excluded.quota", 0, NULL },
+    [S_FORGET_SHARE]    = { "DELETE FROM drover_shares WHERE name = $1::bytea", 0, NULL },
+    [S_LOAD_SHARES]     = { "SELECT name, weight, members, quota FROM drover_shares"
+                            " ORDER BY name", 0, NULL },
 };
 
 //  =========================================================================
@@ -773,6 +784,31 @@ drover_postgres_save_service (drover_postgres_t *self, const char *name, const b
     return s_end_write (self, error, error_size);
 }
 
+//  Keep a share, in its own transaction; weight 0 forgets it
+int
+drover_postgres_save_share (drover_postgres_t *self, const drover_store_share_t *share,
+                            char *error, size_t error_size)
+{
+    assert (self && share && error);
+    if (s_begin_write (self, error, error_size))
+        return -1;
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_bytes (&params, 1, share->name, strlen (share->name));
+    if (share->weight) {
+        const char *quota = share->quota? share->quota: "";
+        drover_pgparams_int (&params, 2, share->weight);
+        if (share->members)
+            drover_pgparams_bytes (&params, 3, share->members, strlen (share->members));
+        else
+            drover_pgparams_null (&params, 3);
+        drover_pgparams_bytes (&params, 4, quota, strlen (quota));
+    }
+    drover_pgconn_send (self->conn, share->weight? S_SAVE_SHARE: S_FORGET_SHARE, &params,
+                        false);
+    drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+    return s_end_write (self, error, error_size);
+}
+
 //  =========================================================================
 //  Reads: the tasks loaded at start (a page at a time, so a large state
 //  is never all in the client's memory at once), the events replayed,
@@ -1069,6 +1105,32 @@ drover_postgres_load_services (drover_postgres_t *self, drover_store_service_fn 
             continue;           //  not one we wrote: skipped
         count++;
         if (fn (arg, name, (const byte *) PQgetvalue (result, row, 1), (size_t) size))
+            break;
+    }
+    return count;
+}
+
+//  Hand fn every kept share, in name order
+int64_t
+drover_postgres_load_shares (drover_postgres_t *self, drover_store_share_fn *fn, void *arg,
+                             char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    if (s_query (self, S_LOAD_SHARES, NULL, error, error_size))
+        return -1;
+    PGresult *result = drover_pgconn_result (self->conn, 0);
+    int64_t count = 0;
+    for (int row = 0; result && row < PQntuples (result); row++) {
+        const char *name = PQgetvalue (result, row, 0);
+        int64_t weight = s_column_int (result, row, 1);
+        if (!drover_id_valid (name) || weight < 1 || weight > UINT32_MAX)
+            continue;           //  not one we wrote: skipped
+        drover_store_share_t share = {
+            .name = name, .weight = (uint32_t) weight,
+            .members = s_column_text (result, row, 2), .quota = PQgetvalue (result, row, 3)
+        };
+        count++;
+        if (fn (arg, &share))
             break;
     }
     return count;

@@ -74,6 +74,11 @@ struct _drover_sqlite_t {
 //  encoded SERVICE ADMIN create, opaque here
 #define S_SERVICES_SCHEMA   "CREATE TABLE IF NOT EXISTS services (name TEXT PRIMARY KEY," \
                             " def BLOB NOT NULL) WITHOUT ROWID"
+//  The shares SHARE ADMIN set, by name, likewise: members NULL for an
+//  owner (not an account), quota the sharespec quota text ("" none)
+#define S_SHARES_SCHEMA "CREATE TABLE IF NOT EXISTS shares (name TEXT PRIMARY KEY," \
+                        " weight INTEGER NOT NULL, members TEXT, quota TEXT NOT NULL)" \
+                        " WITHOUT ROWID"
 #define S_FILE          "state.db"          //  the state's file in its directory
 #define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
 
@@ -316,6 +321,8 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
         rc = sqlite3_exec (self->db, S_ADMIN_SCHEMA, NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (self->db, S_SERVICES_SCHEMA, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (self->db, S_SHARES_SCHEMA, NULL, NULL, NULL);
     for (int index = 0; index < S_STATEMENTS && rc == SQLITE_OK; index++)
         rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
                                  &self->stmt [index], NULL);
@@ -976,6 +983,32 @@ drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte 
     return s_finish_write (self, stmt, rc, error, error_size);
 }
 
+//  Keep a share, in its own transaction; weight 0 forgets it
+int
+drover_sqlite_save_share (drover_sqlite_t *self, const drover_store_share_t *share,
+                          char *error, size_t error_size)
+{
+    assert (self && share && error);
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (self->db, share->weight == 0
+                                 ? "DELETE FROM shares WHERE name = ?1"
+                                 : "INSERT OR REPLACE INTO shares VALUES (?1, ?2, ?3, ?4)",
+                                 -1, &stmt, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text (stmt, 1, share->name, -1, SQLITE_STATIC);
+        if (share->weight) {
+            sqlite3_bind_int64 (stmt, 2, share->weight);
+            if (share->members)
+                sqlite3_bind_text (stmt, 3, share->members, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null (stmt, 3);
+            sqlite3_bind_text (stmt, 4, share->quota? share->quota: "", -1, SQLITE_STATIC);
+        }
+        rc = s_run (stmt);      //  autocommit: one durable transaction
+    }
+    return s_finish_write (self, stmt, rc, error, error_size);
+}
+
 //  =========================================================================
 //  Reads: the tasks loaded at start, the events replayed, the settings
 //  and services read back. A row that breaks a limit is refused as a
@@ -1272,6 +1305,41 @@ drover_sqlite_load_services (drover_sqlite_t *self, drover_store_service_fn *fn,
             continue;           //  not one we wrote: skipped
         count++;
         if (fn (arg, name, def, (size_t) size))
+            break;
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return count;
+}
+
+//  Hand fn every kept share, in name order
+int64_t
+drover_sqlite_load_shares (drover_sqlite_t *self, drover_store_share_fn *fn, void *arg,
+                           char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = NULL;
+    int64_t count = 0;
+    int rc = sqlite3_prepare_v2 (self->db, "SELECT name, weight, members, quota FROM shares"
+                                 " ORDER BY name", -1, &stmt, NULL);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step (stmt);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *name = (const char *) sqlite3_column_text (stmt, 0);
+        sqlite3_int64 weight = sqlite3_column_int64 (stmt, 1);
+        const char *quota = (const char *) sqlite3_column_text (stmt, 3);
+        if (!name || !drover_id_valid (name) || weight < 1 || weight > UINT32_MAX || !quota)
+            continue;           //  not one we wrote: skipped
+        drover_store_share_t share = {
+            .name = name, .weight = (uint32_t) weight,
+            .members = (const char *) sqlite3_column_text (stmt, 2), .quota = quota
+        };
+        count++;
+        if (fn (arg, &share))
             break;
     }
     sqlite3_finalize (stmt);
