@@ -122,7 +122,8 @@ test_sharing_round_trip (void **state)
     testutil_sharing_apply (backend, 1, 1);
     drover_store_destroy (&backend);
     assert_int_equal (s_sql (s_server.db_uri, "SELECT count (*) FROM drover_tasks WHERE id = 1"
-                             " AND devices = 'fpga=1,gpu=2'::bytea AND owner = 'bob'::bytea"), 1);
+                             " AND devices = 'fpga=1,gpu=2'::bytea"
+                             " AND owner = 'bob'::bytea"), 1);
     assert_int_equal (s_sql (s_server.db_uri, "SELECT count (*) FROM drover_tasks WHERE id = 3"
                              " AND devices IS NULL AND assigned IS NULL"), 1);
 

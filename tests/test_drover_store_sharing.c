@@ -39,8 +39,8 @@ test_sharing_round_trip (void **state)
     testutil_sharing_apply (backend, 1, 1);
     drover_store_destroy (&backend);
 
-    testutil_assert_and_free (s_query_text (dirs->file, "SELECT devices FROM tasks WHERE id = 1"),
-                              "fpga=1,gpu=2");
+    testutil_assert_and_free (s_query_text (dirs->file, "SELECT devices FROM tasks"
+                                            " WHERE id = 1"), "fpga=1,gpu=2");
     testutil_assert_and_free (s_query_text (dirs->file, "SELECT owner FROM tasks WHERE id = 1"),
                               "bob");
     assert_null (s_query_text (dirs->file, "SELECT devices FROM tasks WHERE id = 2"));

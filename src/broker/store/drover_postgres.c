@@ -271,7 +271,8 @@ s_statements [S_STATEMENTS] = {
     [S_READ_TASK]       = { "SELECT " S_TASK_COLUMNS " FROM drover_tasks WHERE id = $1::bigint",
                             0, NULL },
     [S_SAVE_SHARE]      = { "INSERT INTO drover_shares VALUES ($1::bytea, $2::bigint, $3::bytea,"
-                            " $4::bytea) ON CONFLICT (name) DO UPDATE SET weight = excluded.weight,"
+                            " $4::bytea) ON CONFLICT (name) DO UPDATE"
+                            " SET weight = excluded.weight,"
                             " members = excluded.members, quota = excluded.quota", 0, NULL },
     [S_FORGET_SHARE]    = { "DELETE FROM drover_shares WHERE name = $1::bytea", 0, NULL },
     [S_LOAD_SHARES]     = { "SELECT name, weight, members, quota FROM drover_shares"
