@@ -361,6 +361,8 @@ test_hostile (void **state)
     testcodec_raw_begin (&raw, DROVER_MSG_SHARE_ADMIN, 7);
     msgpack_pack_uint8 (&raw.pk, 2);                //  no such action
     testcodec_raw_str (&raw, "team", 4);
+    for (int index = 0; index < 5; index++)
+        msgpack_pack_nil (&raw.pk);
     testcodec_assert_raw_refused (&raw, "action", 64);
 
     //  SHARE TABLE rows: short, bad kind
