@@ -385,6 +385,38 @@ test_hostile (void **state)
     testcodec_assert_raw_refused (&raw, "share resource: wrong type", 64);
 }
 
+//  TASK INFO's keys of level 4: sent only when set, back as they were
+static void
+test_taskinfo_keys (void **state)
+{
+    drover_taskinfo_t *info = drover_taskinfo_new ();
+    info->task = 5;
+    size_t bare_size;
+    byte *bare = drover_taskinfo_encode (info, &bare_size);
+    assert_non_null (bare);
+    info->devices = strdup ("gpu=2");
+    info->assigned = strdup ("gpu=0,3");
+    info->preemptible = 1;
+    size_t size;
+    byte *data = drover_taskinfo_encode (info, &size);
+    assert_true (size > bare_size);
+    const char *error = NULL;
+    drover_taskinfo_t *copy = drover_taskinfo_decode (data, size, &error);
+    assert_non_null (copy);
+    assert_string_equal (copy->devices, "gpu=2");
+    assert_string_equal (copy->assigned, "gpu=0,3");
+    assert_int_equal (copy->preemptible, 1);
+    drover_taskinfo_destroy (&copy);
+    copy = drover_taskinfo_decode (bare, bare_size, &error);
+    assert_non_null (copy);
+    assert_null (copy->devices);
+    assert_int_equal (copy->preemptible, 0);
+    drover_taskinfo_destroy (&copy);
+    free (data);
+    free (bare);
+    drover_taskinfo_destroy (&info);
+}
+
 int
 main (void)
 {
@@ -395,6 +427,7 @@ main (void)
         cmocka_unit_test (test_share_messages),
         cmocka_unit_test (test_worker_row_devices),
         cmocka_unit_test (test_hostile),
+        cmocka_unit_test (test_taskinfo_keys),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
