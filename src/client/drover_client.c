@@ -755,9 +755,11 @@ s_level3_field (const drover_msg_t *request)
 
 //  Refuse, here, a request with level-3 or level-4 fields to a broker of a
 //  lower level, which would drop them silently or refuse the request as
-//  malformed; leave out the owner a submit names for a broker below level
-//  4 (it has no fair share to use it for). Returns 0 if it may go, or -1
-//  with the error set.
+//  malformed; leave out the owner a submit names for a broker known to be
+//  below level 4 (it has no fair share to use it for). The owner alone
+//  does not make the client ask the broker's level: brokers are upgraded
+//  first (PROTOCOL.md §12), and the CLI names an owner on every submit.
+//  Returns 0 if it may go, or -1 with the error set.
 static int
 s_level_refuses (drover_client_t *self, drover_msg_t *request)
 {
@@ -767,7 +769,7 @@ s_level_refuses (drover_client_t *self, drover_msg_t *request)
         field = s_level3_field (request);
         needs = 3;
     }
-    bool owner = s_names_owner (request);
+    bool owner = s_names_owner (request) && self->broker_level != 0;
     if (!field && !owner)
         return 0;
     int level = drover_client_broker_level (self);
