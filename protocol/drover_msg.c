@@ -24,6 +24,7 @@
 
 #include "drover_msg.h"
 #include "drover_msg_fields.h"
+#include "drover_msg_share.h"
 
 //  ---------------------------------------------------------------------
 //  Message lifecycle
@@ -68,6 +69,13 @@ drover_msg_reset (drover_msg_t *self)
     free (self->whys);
     free (self->pool_rows);
     free (self->affinity);
+    free (self->assigned);
+    free (self->members);
+    if (self->share_rows) {
+        for (uint32_t index = 0; index < self->nshares; index++)
+            drover_msg_share_row_free (&self->share_rows [index]);
+        free (self->share_rows);
+    }
     free (self->after);
     for (uint32_t index = 0; index < self->nsteps; index++) {
         if (self->step_names)
@@ -101,6 +109,8 @@ drover_msg_reset (drover_msg_t *self)
                 free (self->worker_rows [index].labels [label]);
             free (self->worker_rows [index].why);
             free (self->worker_rows [index].admin_reason);
+            free (self->worker_rows [index].devices);
+            free (self->worker_rows [index].devices_used);
         }
         free (self->worker_rows);
     }
@@ -440,7 +450,9 @@ drover_msg_name (int id)
         [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE", [DROVER_MSG_CLIENT_HELLO] = "CLIENT HELLO",
         [DROVER_MSG_CLIENT_WELCOME] = "CLIENT WELCOME",
         [DROVER_MSG_WORKFLOW_SUBMIT] = "WORKFLOW SUBMIT",
-        [DROVER_MSG_WORKFLOW_ACCEPTED] = "WORKFLOW ACCEPTED"
+        [DROVER_MSG_WORKFLOW_ACCEPTED] = "WORKFLOW ACCEPTED",
+        [DROVER_MSG_SHARE_ADMIN] = "SHARE ADMIN", [DROVER_MSG_SHARE_LIST] = "SHARE LIST",
+        [DROVER_MSG_SHARE_TABLE] = "SHARE TABLE"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }
@@ -527,7 +539,7 @@ drover_end_name (int end)
 {
     static const char *names [DROVER_END_MAX + 1] = {
         "NONE", "SUCCEEDED", "FAILED", "TIMED_OUT", "CANCELLED", "SPAWN_FAILED", "LOST",
-        "POISON", "EXPIRED", "UNKNOWN", "DEPENDENCY"
+        "POISON", "EXPIRED", "UNKNOWN", "DEPENDENCY", "OOM"
     };
     return end >= 0 && end <= DROVER_END_MAX? names [end]: "INVALID";
 }
@@ -567,7 +579,7 @@ drover_end_fits (int state, int end)
                                         || end == DROVER_END_DEPENDENCY;
         case DROVER_TASK_FAILED:    return end == DROVER_END_FAILED || end == DROVER_END_TIMED_OUT
                                         || end == DROVER_END_SPAWN_FAILED || end == DROVER_END_LOST
-                                        || end == DROVER_END_POISON;
+                                        || end == DROVER_END_POISON || end == DROVER_END_OOM;
         case DROVER_TASK_UNKNOWN:   return end == DROVER_END_EXPIRED || end == DROVER_END_UNKNOWN;
     }
     return false;
