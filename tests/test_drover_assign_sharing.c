@@ -69,6 +69,19 @@ test_owner_and_demand (void **state)
     drover_assign_set_assigned (table, plain, "gpu=1,3");
     assert_string_equal (drover_assign_assigned (table, plain), "gpu=1,3");
     assert_string_equal (drover_assign_assigned (table, keyed), "");
+    //  TASK INFO says them
+    drover_taskinfo_t *info = NULL;
+    assert_int_equal (drover_assign_show (table, plain, &info, &reason), 200);
+    assert_string_equal (info->devices, "gpu=2");
+    assert_string_equal (info->assigned, "gpu=1,3");
+    assert_int_equal (info->preemptible, 1);
+    assert_string_equal (info->owner, "alice");
+    drover_taskinfo_destroy (&info);
+    assert_int_equal (drover_assign_show (table, keyed, &info, &reason), 200);
+    assert_null (info->devices);
+    assert_null (info->assigned);
+    assert_int_equal (info->preemptible, 0);
+    drover_taskinfo_destroy (&info);
     drover_assign_destroy (&table);
 }
 

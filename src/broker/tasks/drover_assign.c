@@ -1930,6 +1930,18 @@ drover_assign_size (drover_assign_t *self)
     return drover_idhash_size (self->tasks);
 }
 
+//  Fill TASK INFO's keys of sharing: the devices asked, the indices the
+//  current or last attempt was given, preemptible
+static void
+s_share_info (drover_assign_t *self, const drover_taskrecord_t *task, drover_taskinfo_t *info)
+{
+    const char *devices = drover_taskrecord_devices (task);
+    const char *assigned = drover_assign_assigned (self, task->id);
+    info->devices = *devices? strdup (devices): NULL;
+    info->assigned = *assigned? strdup (assigned): NULL;
+    info->preemptible = task->preemptible;
+}
+
 //  TASK SHOW: fill *info_p with what the table holds of the task
 int
 drover_assign_show (drover_assign_t *self, uint64_t id, drover_taskinfo_t **info_p,
@@ -1972,6 +1984,7 @@ drover_assign_show (drover_assign_t *self, uint64_t id, drover_taskinfo_t **info
     *info_p = drover_taskrecord_info (task, history,
                                       drover_owners_name (self->owners, task->owner), self->exec);
     drover_flowview_info (self->flow, *info_p, s_state_of, self);
+    s_share_info (self, task, *info_p);
     return DROVER_CODE_OK;
 }
 
