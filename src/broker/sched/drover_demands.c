@@ -11,6 +11,7 @@
 */
 
 #include "drover_demands.h"
+#include "drover_devicelist.h"
 
 //  The workers that carry one label, in no order
 typedef struct {
@@ -48,6 +49,8 @@ s_demand_destroy (void **item_p)
     if (demand) {
         free (demand->labels);
         free (demand->label_text);
+        free (demand->devices);
+        free (demand->device_text);
         free (demand->key);
         free (demand);
         *item_p = NULL;
@@ -83,35 +86,63 @@ drover_demands_destroy (drover_demands_t **self_p)
     }
 }
 
-//  Return a reference to the demand for mem and labels, made if new. The
-//  last one used is cached, so a run of alike requests costs a compare.
+//  Return a reference to the demand for mem and labels, made if new
 drover_demand_t *
 drover_demands_ref (drover_demands_t *self, uint64_t mem, const char *labels)
+{
+    return drover_demands_ref_as (self, mem, labels, NULL);
+}
+
+//  Return a reference to the demand for mem, labels and a tenant, made if
+//  new. The last one used is cached, so a run of alike requests costs a
+//  compare.
+drover_demand_t *
+drover_demands_ref_as (drover_demands_t *self, uint64_t mem, const char *labels,
+                       const drover_demand_tenant_t *tenant)
 {
     assert (self);
     if (!labels)
         labels = "";
+    uint32_t owner = tenant? tenant->owner: 0;
+    uint32_t flags = tenant? tenant->flags: 0;
+    const char *devices = tenant && tenant->devices? tenant->devices: "";
     drover_demand_t *demand = self->cached;
-    if (demand && demand->mem == mem && streq (demand->given, labels)) {
+    if (demand && demand->mem == mem && demand->owner == owner && demand->flags == flags
+    &&  streq (demand->given, labels) && streq (demand->device_text, devices)) {
         demand->refs++;
         return demand;
     }
-    size_t size = strlen (labels) + 24;
+    size_t size = strlen (labels) + strlen (devices) + 48;
     if (size > self->scratch_size) {
         self->scratch = (char *) realloc (self->scratch, size);
         assert (self->scratch);
         self->scratch_size = size;
     }
-    int prefix = snprintf (self->scratch, size, "%" PRIx64 ":", mem);
+    int head = snprintf (self->scratch, size, "%" PRIx64 ":%x:%x:", mem, owner, flags);
+    int prefix = head + snprintf (self->scratch + head, size - head, "%s:", devices);
     strcpy (self->scratch + prefix, labels);
     demand = (drover_demand_t *) zhashx_lookup (self->demands, self->scratch);
     if (!demand) {
+        drover_device_t parsed [DROVER_DEVICES_MAX];
+        int count = drover_devicelist_parse (devices, parsed, NULL);
+        if (count < 0)
+            return NULL;        //  not a device list
         demand = (drover_demand_t *) zmalloc (sizeof (drover_demand_t));
         demand->key = strdup (self->scratch);
         assert (demand->key);
+        demand->device_text = strdup (devices);
+        assert (demand->device_text);
         demand->given = demand->key + prefix;
         demand->mem = mem;
+        demand->owner = owner;
+        demand->flags = flags;
         demand->serial = ++self->serials;
+        if (count > 0) {
+            demand->devices = (drover_device_t *) malloc ((size_t) count * sizeof (drover_device_t));
+            assert (demand->devices);
+            memcpy (demand->devices, parsed, (size_t) count * sizeof (drover_device_t));
+            demand->ndevices = (size_t) count;
+        }
         drover_labels_parse (labels, &demand->label_text, &demand->labels, &demand->nlabels);
         zhashx_insert (self->demands, demand->key, demand);
     }
