@@ -101,6 +101,8 @@ drover_msg_reset (drover_msg_t *self)
                 free (self->worker_rows [index].labels [label]);
             free (self->worker_rows [index].why);
             free (self->worker_rows [index].admin_reason);
+            free (self->worker_rows [index].devices);
+            free (self->worker_rows [index].devices_used);
         }
         free (self->worker_rows);
     }
@@ -440,7 +442,9 @@ drover_msg_name (int id)
         [DROVER_MSG_QUEUE_TABLE] = "QUEUE TABLE", [DROVER_MSG_CLIENT_HELLO] = "CLIENT HELLO",
         [DROVER_MSG_CLIENT_WELCOME] = "CLIENT WELCOME",
         [DROVER_MSG_WORKFLOW_SUBMIT] = "WORKFLOW SUBMIT",
-        [DROVER_MSG_WORKFLOW_ACCEPTED] = "WORKFLOW ACCEPTED"
+        [DROVER_MSG_WORKFLOW_ACCEPTED] = "WORKFLOW ACCEPTED",
+        [DROVER_MSG_SHARE_ADMIN] = "SHARE ADMIN", [DROVER_MSG_SHARE_LIST] = "SHARE LIST",
+        [DROVER_MSG_SHARE_TABLE] = "SHARE TABLE"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }

@@ -267,6 +267,8 @@ typedef struct {
     uint32_t tasks;                 //  tasks assigned to it now, as the broker counts them
     uint16_t level;                 //  the protocol level its HELLO said (§12), 0 unknown
     char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
+    char *devices;                  //  its devices, "gpu=4,fpga=1" (level 4), owned, or NULL
+    char *devices_used;             //  of them, held by its tasks now, "gpu=1", owned, or NULL
 } drover_worker_row_t;
 
 //  What a TASK EXPLANATION item says (PROTOCOL.md §7.25): the task's place

@@ -1890,6 +1890,24 @@ drover_schedq_has_room (drover_schedq_t *self, const char *id, uint32_t procs, u
         && s_has_labels (worker, labels);
 }
 
+//  Return true if a worker has each device of devices ("gpu=1", "" or
+//  NULL none) in all, or free if free
+bool
+drover_schedq_has_devices (drover_schedq_t *self, const char *id, const char *devices,
+                           bool free_now)
+{
+    assert (self);
+    if (!devices || !*devices)
+        return true;
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    drover_device_t wanted [DROVER_DEVICES_MAX];
+    int count = drover_devicelist_parse (devices, wanted, NULL);
+    if (!worker || count < 0)
+        return false;
+    drover_demand_t demand = { .devices = wanted, .ndevices = (size_t) count };
+    return s_devices_fit (worker, &demand, !free_now);
+}
+
 //  Say whether requests wait outside the queue: while they do, nothing is
 //  lent and every lease is called back
 void

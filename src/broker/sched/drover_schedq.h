@@ -327,6 +327,18 @@ bool
     drover_schedq_has_room (drover_schedq_t *self, const char *id, uint32_t procs, uint64_t mem,
                            const char *labels);
 
+//  Return true if the worker has each device of devices ("gpu=1", "" or
+//  NULL none) in all, or free if free_now (drover_affinity)
+bool
+    drover_schedq_has_devices (drover_schedq_t *self, const char *id, const char *devices,
+                              bool free_now);
+
+//  Return true if the worker has each device of devices ("gpu=1", "" or
+//  NULL none) in all, or free if free_now (drover_affinity)
+bool
+    drover_schedq_has_devices (drover_schedq_t *self, const char *id, const char *devices,
+                              bool free_now);
+
 //  Say whether requests wait outside the queue (drover_affinity): while
 //  they do, nothing is lent and every lease is revoked
 void
