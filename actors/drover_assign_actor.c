@@ -24,6 +24,7 @@
 */
 
 #include "drover_assign_actor.h"
+#include "drover_devicelist.h"
 #include "drover_msg.h"
 #include "drover_assign.h"
 #include "drover_leases.h"
@@ -212,6 +213,11 @@ s_publish (self_t *self, const drover_action_t *action, drover_msg_t **submit_p)
                                                          &change->history_size);
         snprintf (change->owner, sizeof change->owner, "%s",
                   drover_assign_owner (self->table, action->task));
+        const char *assigned = drover_assign_assigned (self->table, action->task);
+        if (*assigned) {
+            change->assigned = strdup (assigned);
+            assert (change->assigned);
+        }
         drover_assign_flow_fields (self->table, action->task, &change->waits,
                                    &change->due_at, &change->group, &change->made);
         if (durable && submit_p && *submit_p && (*submit_p)->task == action->task) {
@@ -255,6 +261,10 @@ s_send_action (self_t *self, const drover_action_t *action)
         msg.timeout = action->timeout;
         msg.body = (byte *) action->body;           //  borrowed, never freed here
         msg.body_size = action->body_size;
+        const char *error;
+        int ndevices = drover_devicelist_parse (action->devices, msg.devices, &error);
+        assert (ndevices >= 0);     //  checked at submit
+        msg.ndevices = (uint32_t) ndevices;
         drover_actor_send_to (self->outbox, "assign", action->route, action->route_size, &msg,
                              action->worker);
     }
@@ -291,6 +301,15 @@ s_return_lease (uint64_t lease, void *arg)
     drover_outbox_say (self->to_schedq, "s8", "RETURN", lease);
 }
 
+//  Fill whose a queued task is and what else it asks, from its action
+static void
+s_tenancy (self_t *self, const drover_action_t *action, drover_tenancy_t *tenancy)
+{
+    tenancy->owner = drover_assign_owner (self->table, action->task);
+    tenancy->devices = action->devices;
+    tenancy->flags = action->flags;
+}
+
 //  Place a task the table queues on a lease that holds it, if we hold
 //  one whose worker the table knows: TAKE tells schedq, and the table
 //  offers it at once. Returns false if no lease holds it: it goes to
@@ -298,6 +317,8 @@ s_return_lease (uint64_t lease, void *arg)
 static bool
 s_place_on_lease (self_t *self, const drover_action_t *queue)
 {
+    if (*queue->devices)
+        return false;           //  a lease lends procs and memory only
     const char *worker;
     uint64_t lease = drover_leases_find (self->leases, queue->procs, queue->mem, queue->labels,
                                          &worker);
@@ -306,7 +327,10 @@ s_place_on_lease (self_t *self, const drover_action_t *queue)
     char worker_id [DROVER_ID_MAX + 1];
     snprintf (worker_id, sizeof worker_id, "%s", worker);
     uint64_t task = queue->task;
-    drover_outbox_say_take (self->to_schedq, lease, task, queue->procs, queue->mem, queue->labels, NULL);
+    drover_tenancy_t tenancy;
+    s_tenancy (self, queue, &tenancy);
+    drover_outbox_say_take (self->to_schedq, lease, task, queue->procs, queue->mem, queue->labels,
+                            &tenancy);
     if (drover_leases_take (self->leases, lease, queue->procs, queue->mem) == 0) {
         drover_leases_end (self->leases, lease);        //  used up
         s_return_lease (lease, self);
@@ -394,13 +418,19 @@ s_carry_out (self_t *self, drover_msg_t **submit_p)
             case DROVER_ACTION_QUEUE:
                 if ((affinity = drover_tasktags_affinity (self->tags, action->task)))
                     //  schedq places it by its key, never on a lease
-                    drover_outbox_say (self->to_schedq, "s8i48ss", "AFFINITY", action->task,
+                    drover_outbox_say (self->to_schedq, "s8i48ssss4", "AFFINITY", action->task,
                                        action->priority, action->procs, action->mem,
-                                       action->labels, affinity);
+                                       action->labels, affinity,
+                                       drover_assign_owner (self->table, action->task),
+                                       action->devices, action->flags);
                 else
-                if (!s_place_on_lease (self, action))
+                if (!s_place_on_lease (self, action)) {
+                    drover_tenancy_t tenancy;
+                    s_tenancy (self, action, &tenancy);
                     drover_outbox_say_queue (self->to_schedq, action->task, action->priority,
-                                             action->procs, action->mem, action->labels, NULL);
+                                             action->procs, action->mem, action->labels,
+                                             &tenancy);
+                }
                 break;
             case DROVER_ACTION_DEQUEUE:
                 drover_outbox_say (self->to_schedq, "s8", "DEQUEUE", action->task);
@@ -434,8 +464,10 @@ s_carry_out (self_t *self, drover_msg_t **submit_p)
                 s_tell_replica (self, action);
                 break;
             case DROVER_ACTION_PLACED:
-                drover_outbox_say (self->to_schedq, "s8s48s", "PLACED", action->task,
-                                   action->worker, action->procs, action->mem, action->labels, NULL);
+                drover_outbox_say (self->to_schedq, "s8s48sss4", "PLACED", action->task,
+                                   action->worker, action->procs, action->mem, action->labels,
+                                   drover_assign_owner (self->table, action->task),
+                                   action->devices, action->flags);
                 break;
             case DROVER_ACTION_SETTLED:
                 drover_outbox_say (self->to_schedq, "ss", "SETTLED", action->worker);
@@ -862,6 +894,8 @@ s_handle_report (self_t *self, const byte *route, size_t route_size, drover_msg_
     int code;
     if (msg->id == DROVER_MSG_TASK_STARTED) {
         code = drover_assign_started (self->table, msg->worker, msg->task, msg->attempt, &reason);
+        if (code == DROVER_CODE_OK && msg->assigned)
+            drover_assign_set_assigned (self->table, msg->task, msg->assigned);
         if (code != DROVER_CODE_OK) {
             s_warn_refused (self, msg, code, reason);
             drover_actor_reply_to (self->outbox, "assign", route, route_size, msg->seq, code, reason,
@@ -1017,6 +1051,37 @@ s_handle_loaded (self_t *self, zmsg_t *msg)
         drover_actor_give_back_memory ();
 }
 
+//  QUOTAS accounts quotas: schedq's share settings, for the queued quotas
+static void
+s_handle_quotas (self_t *self, zmsg_t *msg)
+{
+    char *accounts = zmsg_popstr (msg);
+    char *quotas = zmsg_popstr (msg);
+    char *error = NULL;
+    if (drover_assign_set_quotas (self->table, accounts, quotas, &error)) {
+        //  schedq checked them: ours could only disagree by a bug
+        zsys_error ("assign: QUOTAS refused: %s", error);
+        zstr_free (&error);
+    }
+    zstr_free (&accounts);
+    zstr_free (&quotas);
+}
+
+//  PREEMPT task worker for: stop a preemptible task to make room for
+//  another; it runs again at its place, its retries untouched
+static void
+s_handle_preempt (self_t *self, zmsg_t *msg)
+{
+    uint64_t task = drover_actor_pop_number (msg);
+    char worker [DROVER_ID_MAX + 1];
+    drover_actor_pop_text (msg, worker, sizeof worker);
+    uint64_t preemptor = drover_actor_pop_number (msg);
+    if (drover_assign_preempt (self->table, task, worker, preemptor) == 0)
+        zsys_info ("assign: task=%" PRIu64 " preempted on worker=%s for task=%" PRIu64,
+                   task, worker, preemptor);
+    s_carry_out (self, NULL);
+}
+
 //  The restart grace is over: what no worker reported runs again
 static void
 s_end_grace (self_t *self)
@@ -1044,6 +1109,12 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "REVOKE"))
         s_handle_revoke (self, msg);
+    else
+    if (streq (command, "QUOTAS"))
+        s_handle_quotas (self, msg);
+    else
+    if (streq (command, "PREEMPT"))
+        s_handle_preempt (self, msg);
     else
     if (streq (command, "UP"))
         s_handle_up (self, msg);

@@ -7,6 +7,7 @@
     durability off) decides how things are kept; this actor
     does the I/O around it. At start it opens the state and says OPENED,
     then hands assign every task it kept (RESTORE, one record each), says
+    the kept settings, services and shares (ADMIN, SERVICE, SHARE), then
     STATE and LOADED, and from then on keeps what it is told:
 
     - every change assign says (CHANGE: a task's event and its state after
@@ -217,6 +218,17 @@ s_restore_service (void *arg, const char *name, const byte *def, size_t size)
     return 0;
 }
 
+//  Say one kept share to schedq (the backend's load_shares calls this):
+//  members "-" for an owner's (NULL: not an account)
+static int
+s_restore_share (void *arg, const drover_store_share_t *share)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->outbox, "ss4ss", "SHARE", share->name, share->weight,
+                       share->members? share->members: "-", share->quota);
+    return 0;
+}
+
 //  Hand every kept task to assign, then say STATE and LOADED. Returns 0
 //  (also when told to stop meanwhile: nothing more is said), or -1 if the
 //  state cannot be read (the broker must not start).
@@ -249,6 +261,14 @@ s_load (self_t *self, char **error_p)
     }
     if (services > 0)
         zsys_notice ("store: loaded services=%" PRId64, services);
+    int64_t shares = drover_store_load_shares (self->backend, s_restore_share, self,
+                                               error, sizeof error);
+    if (shares < 0) {
+        *error_p = strdup (error);
+        return -1;
+    }
+    if (shares > 0)
+        zsys_notice ("store: loaded shares=%" PRId64, shares);
     const drover_store_meta_t *meta = drover_store_meta (self->backend);
     drover_outbox_say (self->outbox, "ss", "STATE", meta->state);
     drover_outbox_say (self->outbox, "s88", "LOADED", meta->next_task, (uint64_t) restored);
@@ -510,8 +530,9 @@ s_prune (self_t *self, int64_t now)
 //  ---------------------------------------------------------------------
 //  Handling commands
 
-//  The answer a KEEPADMIN carries (route, seq, text): OK text once what
-//  is pending is committed, or ERROR 507 naming why the setting was not kept
+//  The answer a KEEPADMIN or KEEPSHARE carries (route, seq, text): OK text
+//  once what is pending is committed, or ERROR 507 naming why the setting
+//  was not kept
 static void
 s_answer_admin (self_t *self, zmsg_t *msg, const char *error)
 {
@@ -558,6 +579,35 @@ s_keep_admin (self_t *self, zmsg_t *msg)
     zstr_free (&worker);
 }
 
+//  KEEPSHARE: keep a share at once (weight 0: forget it; members "-": an
+//  owner's, not an account's); if it cannot be kept, schedq still holds it
+//  until the broker stops. The OK to the SHARE ADMIN may ride along, as on
+//  KEEPADMIN: answered once kept, or refused 507
+static void
+s_keep_share (self_t *self, zmsg_t *msg)
+{
+    char *name = drover_actor_pop_string (msg);
+    uint32_t weight = (uint32_t) drover_actor_pop_number (msg);
+    char *members = drover_actor_pop_string (msg);
+    char *quota = drover_actor_pop_string (msg);
+    assert (name && members && quota);     //  schedq says them
+    drover_store_share_t row = {
+        .name = name, .weight = weight, .members = streq (members, "-")? NULL: members,
+        .quota = quota
+    };
+    char error [DROVER_STORE_ERROR_MAX];
+    bool kept = drover_store_save_share (self->backend, &row, error, sizeof error) == 0;
+    if (!kept) {
+        zsys_error ("store: share=%s not kept: %s", name, error);
+        s_check_fenced (self, error);
+    }
+    if (zmsg_size (msg))
+        s_answer_admin (self, msg, kept? NULL: error);
+    zstr_free (&quota);
+    zstr_free (&members);
+    zstr_free (&name);
+}
+
 //  KEEPSERVICE: keep a service's definition at once (an empty one: forget
 //  it); if it cannot be kept, the reconciler still holds it until the
 //  broker stops, and the OK it says next (REPLY, in the same batch) is
@@ -599,6 +649,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "KEEPSERVICE"))
         s_keep_service (self, msg);
+    else
+    if (streq (command, "KEEPSHARE"))
+        s_keep_share (self, msg);
     else
     if (streq (command, "RECALL"))
         zlist_append (self->recalls, zmsg_dup (msg));

@@ -117,7 +117,7 @@ s_start_on_alpha (zactor_t *actor, uint32_t slot, uint64_t task)
     s_expect_replica (actor, task, slot, "alpha", 1, DROVER_TASK_ASSIGNED, 0, "");
     char id [24];
     snprintf (id, sizeof id, "%" PRIu64, task);
-    s_expect_frames (actor, true, "PLACED", id, "alpha", "2", "4096", "", NULL);
+    s_expect_frames (actor, true, "PLACED", id, "alpha", "2", "4096", "", "", "", "0", NULL);
     return task;
 }
 
@@ -231,14 +231,14 @@ test_client_service_refused_and_affinity (void **state)
     testutil_assignactor_expect_event (actor, "task.queued", task, 0);
     char id [24];
     snprintf (id, sizeof id, "%" PRIu64, task);
-    s_expect_frames (actor, true, "AFFINITY", id, "5", "1", "0", "", "dataset-7", NULL);
+    s_expect_frames (actor, true, "AFFINITY", id, "5", "1", "0", "", "dataset-7", "", "", "0", NULL);
     testutil_say_assign (testutil_assignactor_link, task, "alpha");
     drover_msg_t *offer = testutil_assignactor_expect_send (actor, TESTUTIL_ROUTE_ALPHA, "alpha",
                                                             DROVER_MSG_TASK_OFFER);
     drover_msg_destroy (&offer);
     zsock_send (actor, "sss", "LOST", "alpha", "silent");
     s_expect_frames (actor, true, "RETURN", "1", NULL);
-    s_expect_frames (actor, true, "AFFINITY", id, "5", "1", "0", "", "dataset-7", NULL);
+    s_expect_frames (actor, true, "AFFINITY", id, "5", "1", "0", "", "dataset-7", "", "", "0", NULL);
     s_actor_destroy (&actor);
 }
 

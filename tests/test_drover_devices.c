@@ -400,6 +400,41 @@ test_assigns_requests (void **state)
     drover_devices_destroy (&devices);
 }
 
+//  What TASK STARTED says a task holds: each name it holds, in the
+//  inventory's order, ';' between names
+static void
+test_says_assigned (void **state)
+{
+    (void) state;
+    drover_devices_t *devices = s_inventory ("gpu=0,2,5", "fpga=4-6", "nic=2", NULL);
+    zlistx_t *env = NULL;
+    char *error = NULL;
+    drover_devices_request_t asked [] = { { "fpga", 1 }, { "gpu", 2 } };
+    assert_int_equal (drover_devices_assign (devices, "9/1", asked, 2, &env, &error), 0);
+    zlistx_destroy (&env);
+    char *text = drover_devices_assigned (devices, "9/1");
+    assert_string_equal (text, "gpu=0,2;fpga=4");
+    zstr_free (&text);
+
+    //  Another task gets the next ones, a task with none is ""
+    drover_devices_request_t one [] = { { "gpu", 1 } };
+    assert_int_equal (drover_devices_assign (devices, "10/1", one, 1, &env, &error), 0);
+    zlistx_destroy (&env);
+    text = drover_devices_assigned (devices, "10/1");
+    assert_string_equal (text, "gpu=5");
+    zstr_free (&text);
+    text = drover_devices_assigned (devices, "11/1");
+    assert_string_equal (text, "");
+    zstr_free (&text);
+
+    //  Given back, nothing is said
+    assert_int_equal (drover_devices_give_back (devices, "9/1"), 3);
+    text = drover_devices_assigned (devices, "9/1");
+    assert_string_equal (text, "");
+    zstr_free (&text);
+    drover_devices_destroy (&devices);
+}
+
 int
 main (void)
 {
@@ -411,6 +446,7 @@ main (void)
         cmocka_unit_test (test_never_one_index_to_two),
         cmocka_unit_test (test_env_entries),
         cmocka_unit_test (test_assigns_requests),
+        cmocka_unit_test (test_says_assigned),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

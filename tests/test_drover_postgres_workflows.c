@@ -4,9 +4,9 @@
     task's wait, due time, group and elements made), on a real server
     started by the test (tests/pg_server.sh, on loopback, a free port): a
     round trip through a reopen, a state of the format before them
-    (drover-postgres 1) upgraded at open, a newer one refused. Each test
-    gets a database of its own. Without PostgreSQL installed the test
-    fails and says to install it.
+    (drover-postgres 1) upgraded at open (to the current format), a newer
+    one refused. Each test gets a database of its own. Without PostgreSQL
+    installed the test fails and says to install it.
     =========================================================================
 */
 
@@ -144,14 +144,15 @@ test_workflow_round_trip (void **state)
     assert_int_equal (read->made, 11);
     drover_change_destroy (&read);
     drover_store_destroy (&backend);
-    testutil_assert_and_free (s_format (), "drover-postgres 2");
+    testutil_assert_and_free (s_format (), "drover-postgres 3");
     s_server.passed++;
 }
 
 //  The columns workflows added, dropped: a state as the format before
-//  them (drover-postgres 1) wrote it
+//  them (drover-postgres 1) wrote it, with the columns after them
 #define S_FORMAT_1_SQL \
-    "ALTER TABLE drover_tasks DROP COLUMN \"after\", DROP COLUMN \"begin\"," \
+    "ALTER TABLE drover_tasks DROP COLUMN devices, DROP COLUMN assigned;" \
+    " ALTER TABLE drover_tasks DROP COLUMN \"after\", DROP COLUMN \"begin\"," \
     " DROP COLUMN retry_delay, DROP COLUMN retry_max_delay, DROP COLUMN \"array\"," \
     " DROP COLUMN waits, DROP COLUMN due, DROP COLUMN grp, DROP COLUMN made;" \
     " UPDATE drover_meta SET value = 'drover-postgres 1' WHERE name = 'format'"
@@ -170,7 +171,7 @@ test_format_1_upgraded (void **state)
     s_sql (s_server.db_uri, S_FORMAT_1_SQL);
 
     backend = s_open ();
-    testutil_assert_and_free (s_format (), "drover-postgres 2");
+    testutil_assert_and_free (s_format (), "drover-postgres 3");
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     for (size_t index = 0; index < 2; index++) {
@@ -208,16 +209,16 @@ test_newer_format_refused (void **state)
 {
     drover_store_t *backend = s_open ();
     drover_store_destroy (&backend);
-    s_sql (s_server.db_uri, "UPDATE drover_meta SET value = 'drover-postgres 3'"
+    s_sql (s_server.db_uri, "UPDATE drover_meta SET value = 'drover-postgres 4'"
            " WHERE name = 'format'");
     char *error = NULL;
     backend = drover_store_open_postgres (s_server.db_uri, 0, &error);
     assert_null (backend);
     assert_non_null (error);
-    assert_non_null (strstr (error, "drover-postgres 3"));
-    assert_non_null (strstr (error, "'drover-postgres 2'"));
+    assert_non_null (strstr (error, "drover-postgres 4"));
+    assert_non_null (strstr (error, "'drover-postgres 3'"));
     zstr_free (&error);
-    testutil_assert_and_free (s_format (), "drover-postgres 3");
+    testutil_assert_and_free (s_format (), "drover-postgres 4");
     s_server.passed++;
 }
 

@@ -1,5 +1,5 @@
 /*  =========================================================================
-    test_drover_store_workflows - what format 5 of the store's SQLite state
+    test_drover_store_workflows - what the store's SQLite state (format 5 on)
     keeps for workflows (a submit's after list, begin, retry delays and
     array; a task's wait, due time, group and elements made), a state of
     format 4 upgraded at open, a newer one refused, a damaged packed
@@ -54,7 +54,7 @@ test_workflow_round_trip (void **state)
     testutil_workflow_assert_loaded (&loaded, 1);
     testutil_loaded_free (&loaded);
     drover_store_destroy (&backend);
-    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 5");
+    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 6");
 }
 
 //  A state of format 4 (no workflow columns) is upgraded at open: its
@@ -100,27 +100,27 @@ test_format_4_upgraded (void **state)
     testutil_workflow_assert_loaded (&loaded, 3);
     testutil_loaded_free (&loaded);
     drover_store_destroy (&backend);
-    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 5");
+    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 6");
 }
 
-//  A state of a format newer than 5 is refused, naming both formats, and
-//  left as it was
+//  A state of a format newer than this broker reads (6) is refused,
+//  naming both formats, and left as it was
 static void
 test_newer_format_refused (void **state)
 {
     testutil_statedir_t *dirs = (testutil_statedir_t *) *state;
     testutil_statedir_make (dirs, 1);
-    testutil_statedir_sql_file (dirs->file, "UPDATE meta SET value = 'drover-state 6'"
+    testutil_statedir_sql_file (dirs->file, "UPDATE meta SET value = 'drover-state 7'"
                                 " WHERE name = 'format'");
     char *error = NULL;
     drover_store_t *backend = drover_store_open_sqlite (dirs->dir, &error);
     assert_null (backend);
     assert_non_null (error);
     assert_non_null (strstr (error, dirs->file));
+    assert_non_null (strstr (error, "'drover-state 7'"));
     assert_non_null (strstr (error, "'drover-state 6'"));
-    assert_non_null (strstr (error, "'drover-state 5'"));
     zstr_free (&error);
-    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 6");
+    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 7");
 }
 
 //  A packed column that is not one (an after list cut short, an array of

@@ -194,7 +194,7 @@ test_who_it_is (void **state)
                            "DROVER_ARRAY_INDEX=666", NULL };
     const char *own [] = { "DROVER_ARRAY_ID=40", "DROVER_ARRAY_INDEX=7", "DROVER_TASK_ID=1",
                            "DROVER_ATTEMPT=9", NULL };
-    drover_taskenv_who_t who = { UINT64_MAX, 2, "rack-2" };
+    drover_taskenv_who_t who = { UINT64_MAX, 2, "rack-2", NULL };
     char *base = s_base ();
     char *expected = zsys_sprintf ("%sSHARED=agent\nDROVER_ARRAY_ID=40\nDROVER_ARRAY_INDEX=7\n"
                                    "DROVER_TASK_ID=18446744073709551615\nDROVER_ATTEMPT=2\n"
@@ -208,6 +208,36 @@ test_who_it_is (void **state)
     who.worker = NULL;
     expected = zsys_sprintf ("%sDROVER_TASK_ID=41\nDROVER_ATTEMPT=4294967295\n", base);
     s_assert_built_who (taskenv, NULL, NULL, &who, expected);
+    free (expected);
+    free (base);
+    drover_taskenv_destroy (&taskenv);
+}
+
+//  The devices the worker gave a task come after its own entries and win
+//  over its own of those names (a task cannot pick another's GPU); who it
+//  is still comes last
+static void
+test_devices_over_own (void **state)
+{
+    (void) state;
+    drover_taskenv_t *taskenv = drover_taskenv_new ();
+    const char *own [] = { "CUDA_VISIBLE_DEVICES=7", "KEEP=1", "DROVER_DEVICES_GPU=7", NULL };
+    char *devices [] = { "DROVER_DEVICES_GPU=0,2", "CUDA_VISIBLE_DEVICES=0,2",
+                         "CUDA_DEVICE_ORDER=PCI_BUS_ID", "DROVER_DEVICES_FPGA=", NULL };
+    drover_taskenv_who_t who = { 5, 1, "w1", devices };
+    char *base = s_base ();
+    char *expected = zsys_sprintf ("%sCUDA_VISIBLE_DEVICES=0,2\nKEEP=1\n"
+                                   "DROVER_DEVICES_GPU=0,2\nCUDA_DEVICE_ORDER=PCI_BUS_ID\n"
+                                   "DROVER_DEVICES_FPGA=\nDROVER_TASK_ID=5\nDROVER_ATTEMPT=1\n"
+                                   "DROVER_WORKER=w1\n", base);
+    s_assert_built_who (taskenv, NULL, own, &who, expected);
+    free (expected);
+
+    //  None given: the task's own entries stand
+    who.devices = NULL;
+    expected = zsys_sprintf ("%sCUDA_VISIBLE_DEVICES=7\nKEEP=1\nDROVER_DEVICES_GPU=7\n"
+                             "DROVER_TASK_ID=5\nDROVER_ATTEMPT=1\nDROVER_WORKER=w1\n", base);
+    s_assert_built_who (taskenv, NULL, own, &who, expected);
     free (expected);
     free (base);
     drover_taskenv_destroy (&taskenv);
@@ -300,6 +330,7 @@ main (void)
         cmocka_unit_test (test_pass_refused),
         cmocka_unit_test (test_own_never_passed),
         cmocka_unit_test (test_who_it_is),
+        cmocka_unit_test (test_devices_over_own),
         cmocka_unit_test (test_user_refused),
         cmocka_unit_test (test_user_nobody),
     };

@@ -3,9 +3,10 @@
     it offers
 
     A worker holds one DEALER to the broker. It says WORKER HELLO (its id,
-    an epoch that changes per process start, procs, memory, labels, and
-    the attempts it still runs), expects WORKER WELCOME, then heartbeats
-    with its stats every interval the broker asked for, from a loop that
+    an epoch that changes per process start, procs, memory, labels, its
+    counted devices, and the attempts it still runs), expects WORKER
+    WELCOME, then heartbeats with its stats every interval the broker
+    asked for, from a loop that
     never runs task code and never waits on a task. Each TASK OFFER is
     acknowledged with TASK STARTED at once (or, when it ends at once, as
     with the in-process handler, by its RESULT alone) and ends with a TASK RESULT,
@@ -56,6 +57,9 @@ typedef struct _drover_worker_t drover_worker_t;
 
 typedef struct _drover_job_t drover_job_t;
 
+//  A worker's counted devices (the agent's drover_devices inventory)
+typedef struct _drover_devices_t drover_devices_t;
+
 //  An in-process executor. Runs one attempt (job), in the worker loop's
 //  thread, and returns at once. The job's result starts as exited with
 //  code 0; the handler may set its outcome, exit code, signal, reason and
@@ -96,6 +100,26 @@ void
 //  is none of those.
 int
     drover_worker_set_memory_limit (drover_worker_t *self, const char *mode);
+
+//  Add counted devices, as `drover worker --device` says: NAME=COUNT (the
+//  indices 0..COUNT-1) or NAME=I,J,... (those indices, I-J a range), one
+//  call per name. HELLO tells the broker the count of each name (protocol
+//  level 4); each offer's attempt is given the lowest free indices of
+//  what it asks, never one another running attempt holds, told them in
+//  its environment (DROVER_DEVICES_<NAME> for every name, and for gpu
+//  CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER=PCI_BUS_ID) and in TASK
+//  STARTED ("gpu=0,2;fpga=4"), and gives them back once its processes are
+//  gone. An offer asking more than is free ends at once, MACHINE_FAILED,
+//  its reason naming the device short. Before the loop runs. Returns 0,
+//  or -1 with why in *error_p (caller frees with zstr_free).
+int
+    drover_worker_add_device (drover_worker_t *self, const char *spec, char **error_p);
+
+//  Take an inventory of counted devices (drover_devices: parsed --device
+//  values and detected GPUs) in place of the worker's own; the worker owns
+//  it now and *devices_p is NULL. Before the loop runs.
+void
+    drover_worker_set_devices (drover_worker_t *self, drover_devices_t **devices_p);
 
 //  Set the msec between SIGTERM and SIGKILL when killing an attempt (default 5000)
 void

@@ -11,7 +11,8 @@
 
     Its counted devices (drover_devices) are those --device gives, and the
     GPUs nvidia-smi or /dev/nvidiaN show when no gpu is given; they are
-    checked and logged at start. DROVER_DETECT_ROOT (a directory standing
+    checked and logged at start, then handed to the worker (HELLO says
+    them; each task gets its own indices). DROVER_DETECT_ROOT (a directory standing
     for /) and DROVER_NVIDIA_SMI (the program to run) say where detection
     looks.
 
@@ -598,12 +599,13 @@ s_agent (int argc, char **argv, s_options_t *options)
                  drover_worker_id (worker), options->broker, procs, options->mem,
                  options->nlabels, cwd? cwd: "?");
     free (cwd);
-    //  The scheduler counts devices from protocol level 4 on: until then
-    //  the inventory is known here only
+    //  Brokers count the devices from protocol level 4 on (HELLO says
+    //  them); the worker gives each task its own indices
     s_detect_devices (options->devices);
     char *described = drover_devices_describe (options->devices);
     zsys_notice ("worker: devices %s", described);
     zstr_free (&described);
+    drover_worker_set_devices (worker, &options->devices);
     int rc = drover_worker_run (worker);
     if (drover_worker_refused (worker))
         fprintf (stderr, "drover worker: %s\n", drover_worker_refused (worker));

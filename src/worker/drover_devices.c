@@ -633,6 +633,32 @@ drover_devices_held (drover_devices_t *self, const char *holder, const char *nam
 
 
 //  --------------------------------------------------------------------------
+//  Return what holder holds, "gpu=0,2;fpga=4", "" if none
+
+char *
+drover_devices_assigned (drover_devices_t *self, const char *holder)
+{
+    assert (self);
+    assert (holder);
+    char *text = strdup ("");
+    assert (text);
+    for (size_t kind = 0; kind < self->nkinds; kind++) {
+        s_kind_t *entry = &self->kinds [kind];
+        char *held = strdup ("");
+        assert (held);
+        s_format (entry, holder, false, &held);
+        if (*held) {
+            char *longer = zsys_sprintf ("%s%s%s=%s", text, *text? ";": "", entry->name, held);
+            zstr_free (&text);
+            text = longer;
+        }
+        zstr_free (&held);
+    }
+    return text;
+}
+
+
+//  --------------------------------------------------------------------------
 //  Return the environment entries holder's task gets
 
 zlistx_t *

@@ -118,6 +118,12 @@ uint32_t
 char *
     drover_devices_held (drover_devices_t *self, const char *holder, const char *name);
 
+//  Return what holder holds, as TASK STARTED says it: "NAME=I,J" per name
+//  it holds devices of, in the inventory's order, joined by ';'
+//  ("gpu=0,2;fpga=4"), "" if none. Caller frees with zstr_free.
+char *
+    drover_devices_assigned (drover_devices_t *self, const char *holder);
+
 //  Return the environment entries ("NAME=VALUE" strings) holder's task
 //  gets: DROVER_DEVICES_<NAME> for every name, CUDA_VISIBLE_DEVICES and
 //  CUDA_DEVICE_ORDER if the inventory has gpu. Caller destroys the list.

@@ -305,6 +305,19 @@ drover_runner_start_bounded (drover_runner_t *self, uint64_t task, uint32_t atte
                              const drover_exec_t *exec, uint32_t timeout, uint64_t mem,
                              int64_t now)
 {
+    return drover_runner_start_assigned (self, task, attempt_nbr, exec, timeout, mem, NULL, now);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Start an attempt with its memory bounded and the devices it was given
+//  in its environment
+
+int
+drover_runner_start_assigned (drover_runner_t *self, uint64_t task, uint32_t attempt_nbr,
+                              const drover_exec_t *exec, uint32_t timeout, uint64_t mem,
+                              char *const *devices, int64_t now)
+{
     assert (self);
     assert (exec);
     s_attempt_t *attempt = (s_attempt_t *) zmalloc (sizeof (s_attempt_t));
@@ -327,7 +340,7 @@ drover_runner_start_bounded (drover_runner_t *self, uint64_t task, uint32_t atte
         if (!self->memlimit)
             self->memlimit = drover_memlimit_new (self->memlimit_mode,
                                                   drover_confine_cgroup (self->confine));
-        drover_taskenv_who_t who = { task, attempt_nbr, self->worker };
+        drover_taskenv_who_t who = { task, attempt_nbr, self->worker, devices };
         rc = drover_spawner_start (self->spawner, exec, &who, self->confine, self->memlimit,
                                    mem, &spawned, reason, sizeof reason, &machine);
     }

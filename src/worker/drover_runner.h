@@ -121,6 +121,15 @@ int
                                  const drover_exec_t *exec, uint32_t timeout,
                                  uint64_t mem, int64_t now);
 
+//  Start an attempt as drover_runner_start_bounded does, telling it the
+//  devices the worker gave it: devices is a NULL-terminated array of
+//  "NAME=VALUE" entries (drover_devices_env; borrowed for the call, NULL
+//  none) that go into its environment over its own entries of those names
+int
+    drover_runner_start_assigned (drover_runner_t *self, uint64_t task, uint32_t attempt,
+                                  const drover_exec_t *exec, uint32_t timeout, uint64_t mem,
+                                  char *const *devices, int64_t now);
+
 //  Cancel a running attempt: SIGTERM now, SIGKILL after the grace; it ends
 //  with outcome CANCELLED. Returns 0, or -1 if no such attempt runs.
 int

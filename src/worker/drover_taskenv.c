@@ -333,7 +333,7 @@ s_who_put (char **envp, size_t *size_p, const drover_taskenv_who_t *who, char *t
 
 //  --------------------------------------------------------------------------
 //  Build a task's environment: base, allowed variables of the agent's, the
-//  task's own, who it is. Free only the array.
+//  task's own, its devices, who it is. Free only the array.
 
 char **
 drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exec_t *exec,
@@ -345,7 +345,10 @@ drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exe
     if (self->npatterns)
         while (agent_env && agent_env [inherited])
             inherited++;
-    size_t slots = self->nbase + inherited + exec->nenv + (who? 3: 0) + 1;
+    size_t devices = 0;
+    while (who && who->devices && who->devices [devices])
+        devices++;
+    size_t slots = self->nbase + inherited + exec->nenv + devices + (who? 3: 0) + 1;
     char **envp = (char **) zmalloc (slots * sizeof (char *) + s_who_size (who));
     size_t size = 0;
     for (size_t index = 0; index < self->nbase; index++)
@@ -355,6 +358,8 @@ drover_taskenv_build (drover_taskenv_t *self, char **agent_env, const drover_exe
             s_put (envp, &size, agent_env [index]);
     for (uint32_t index = 0; index < exec->nenv && exec->env [index]; index++)
         s_put (envp, &size, exec->env [index]);
+    for (size_t index = 0; index < devices; index++)
+        s_put (envp, &size, who->devices [index]);
     if (who)
         s_who_put (envp, &size, who, (char *) (envp + slots));
     envp [size] = NULL;

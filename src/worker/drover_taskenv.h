@@ -6,9 +6,11 @@
     base (PATH=/usr/local/bin:/usr/bin:/bin, HOME, USER and LOGNAME of the
     user it runs as, LANG=C.UTF-8), then the agent's variables that an
     allow-list names (each replacing the base's of the same name), then
-    its own (the exec body's env, which win over those), then who the task
-    is: DROVER_TASK_ID, DROVER_ATTEMPT and DROVER_WORKER, which win over
-    all. The agent's own settings and keys, every DROVER_* variable of its
+    its own (the exec body's env, which win over those), then the devices
+    the worker gave it (DROVER_DEVICES_<NAME>, CUDA_VISIBLE_DEVICES,
+    CUDA_DEVICE_ORDER: over its own entries of those names), then who the
+    task is: DROVER_TASK_ID, DROVER_ATTEMPT and DROVER_WORKER, which win
+    over all. The agent's own settings and keys, every DROVER_* variable of its
     environment, are never passed, and an allow-list entry that could name
     one is refused; a task's own DROVER_* entries (DROVER_ARRAY_ID and
     DROVER_ARRAY_INDEX, which the broker adds to an array element's body)
@@ -45,6 +47,9 @@ typedef struct {
     uint64_t task;                  //  DROVER_TASK_ID, the task's id
     uint32_t attempt;               //  DROVER_ATTEMPT, from 1
     const char *worker;             //  DROVER_WORKER, the agent's worker id; NULL: left out
+    char *const *devices;           //  the devices it was given, "NAME=VALUE" entries
+                                    //  (drover_devices_env), NULL-terminated, borrowed;
+                                    //  NULL: none
 } drover_taskenv_who_t;
 
 //  Create a task environment: tasks run as the agent's user, with the
@@ -84,7 +89,8 @@ int
 //  Build a task's environment from the agent's (agent_env, NULL-terminated),
 //  exec's own entries and who the attempt is (NULL: none of its variables):
 //  the base, then allowed variables of agent_env, then exec's env, then
-//  DROVER_TASK_ID, DROVER_ATTEMPT and DROVER_WORKER, a later entry
+//  who's devices entries, then DROVER_TASK_ID, DROVER_ATTEMPT and
+//  DROVER_WORKER, a later entry
 //  replacing an earlier one of the same name. Returns a NULL-terminated
 //  array of strings borrowed from self, agent_env and exec, or held in the
 //  array's own block: free only the array.

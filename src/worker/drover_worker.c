@@ -24,6 +24,8 @@
 #include "drover_worker.h"
 #include "drover_runner.h"
 #include "drover_memlimit.h"
+#include "drover_devices.h"
+#include "drover_devicelist.h"
 #include "drover_poller.h"
 #include "drover_handshake.h"
 #include "drover_endpoints.h"
@@ -78,6 +80,8 @@ struct _drover_worker_t {
     char *memory_limit;             //  "hard", "soft", "off", or NULL: the runner's default
     char *workdir;                  //  work directory (tasks, disk stats), or NULL, owned
     drover_taskenv_t *taskenv;      //  what tasks see: their user, their environment, owned
+    drover_devices_t *devices;      //  counted devices, and the attempt ("task/attempt")
+                                    //  holding each; owned (empty: none)
     drover_worker_handler_fn *handler;  //  in-process executor, or NULL
     void *handler_arg;              //  its argument
     bool verbose;                   //  log each message
@@ -203,7 +207,7 @@ static void
 static void
     s_resend_results (drover_worker_t *self, int64_t now);
 
-//  Collect what the runner finished: give back procs, keep and send results
+//  Collect what the runner finished: give back procs and devices, keep and send results
 //  (but drop those of attempts that belong to a broker state gone by)
 static void
     s_collect_results (drover_worker_t *self, int64_t now);
@@ -254,6 +258,7 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->orphans = zhashx_new ();
     self->backoff = S_BACKOFF_MIN;
     self->taskenv = drover_taskenv_new ();
+    self->devices = drover_devices_new ();
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, NULL);     //  S_DEALER_AT, once connected
     drover_poller_add (self->poller, NULL);     //  S_PIPE_AT, while run as an actor
@@ -274,6 +279,7 @@ drover_worker_destroy (drover_worker_t **self_p)
         return;
     drover_runner_destroy (&self->runner);
     drover_taskenv_destroy (&self->taskenv);
+    drover_devices_destroy (&self->devices);
     drover_poller_destroy (&self->poller);
     drover_handshake_destroy (&self->handshake);
     zsock_destroy (&self->dealer);
@@ -335,6 +341,33 @@ drover_worker_set_memory_limit (drover_worker_t *self, const char *mode)
     free (self->memory_limit);
     self->memory_limit = strdup (mode);
     return 0;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Add counted devices as --device says: NAME=COUNT or NAME=I,J,... Returns
+//  0, or -1 with why in *error_p.
+
+int
+drover_worker_add_device (drover_worker_t *self, const char *spec, char **error_p)
+{
+    assert (self);
+    assert (spec && error_p);
+    return drover_devices_parse (self->devices, spec, error_p);
+}
+
+
+//  --------------------------------------------------------------------------
+//  Take an inventory of counted devices in place of ours
+
+void
+drover_worker_set_devices (drover_worker_t *self, drover_devices_t **devices_p)
+{
+    assert (self);
+    assert (devices_p && *devices_p);
+    drover_devices_destroy (&self->devices);
+    self->devices = *devices_p;
+    *devices_p = NULL;
 }
 
 
@@ -719,6 +752,16 @@ s_send_hello (drover_worker_t *self, int64_t now)
     hello->mem = self->mem;
     for (uint32_t index = 0; index < self->nlabels; index++)
         drover_msg_add_label (hello, self->labels [index]);
+    //  What we have of each device, by name (level 4; left out for older
+    //  brokers, which place no task with devices)
+    size_t names = drover_devices_size (self->devices);
+    for (size_t index = 0; index < names && hello->ndevices < DROVER_DEVICES_MAX; index++) {
+        const char *name = drover_devices_name (self->devices, index);
+        drover_device_t *device = &hello->devices [hello->ndevices++];
+        snprintf (device->name, sizeof device->name, "%s", name);
+        device->count = drover_devices_total (self->devices, name);
+    }
+    drover_devicelist_sort (hello->devices, hello->ndevices);
     s_list_attempts (self, hello);
     strcpy (hello->state_id, self->state_id);
     self->registered = false;
@@ -1178,16 +1221,29 @@ s_pending_find (drover_worker_t *self, uint32_t seq)
     return NULL;
 }
 
-//  Say TASK STARTED: the offer is taken
+//  Key of an attempt in procs_of, and its holder name in devices
+static void
+s_attempt_key (char *key, size_t size, uint64_t task, uint32_t attempt)
+{
+    snprintf (key, size, "%" PRIu64 "/%u", task, attempt);
+}
+
+//  Say TASK STARTED: the offer is taken, with the device indices it holds
 static void
 s_send_started (drover_worker_t *self, uint64_t task, uint32_t attempt)
 {
-    drover_msg_t *started = self->started_msg;     //  owns nothing: no reset needed
+    drover_msg_t *started = self->started_msg;     //  owns nothing between sends
     started->seq = s_next_seq (self);
     strcpy (started->worker, self->id);
     started->task = task;
     started->attempt = attempt;
+    char key [48];
+    s_attempt_key (key, sizeof key, task, attempt);
+    char *assigned = drover_devices_assigned (self->devices, key);
+    started->assigned = *assigned? assigned: NULL;     //  "" none: left out
     s_send (self, started);
+    started->assigned = NULL;
+    zstr_free (&assigned);
     s_started_t *slot = &self->started [started->seq % S_STARTED_RING];
     slot->seq = started->seq;
     slot->task = task;
@@ -1215,11 +1271,57 @@ s_run_handler (drover_worker_t *self, drover_msg_t *offer, int64_t now)
     s_result_add (self, result, now);
 }
 
-//  Key of an attempt in procs_of
-static void
-s_attempt_key (char *key, size_t size, uint64_t task, uint32_t attempt)
+//  Give the offer's attempt (holder key) the devices it asks for, all or
+//  nothing, and the entries its environment gets in *env_p (caller
+//  destroys the list). An offer asking what we do not have free (a
+//  broker's mistake, or a race with a task still ending) is never run: it
+//  ends here, MACHINE_FAILED, its reason naming the device short.
+//  Returns 0, or -1 with that result kept and sent.
+static int
+s_take_devices (drover_worker_t *self, drover_msg_t *offer, const char *key, zlistx_t **env_p,
+                int64_t now)
 {
-    snprintf (key, size, "%" PRIu64 "/%u", task, attempt);
+    drover_devices_request_t requests [DROVER_DEVICES_MAX];
+    size_t count = offer->ndevices < DROVER_DEVICES_MAX? offer->ndevices: DROVER_DEVICES_MAX;
+    for (size_t index = 0; index < count; index++) {
+        requests [index].name = offer->devices [index].name;
+        requests [index].count = offer->devices [index].count;
+    }
+    char *error = NULL;
+    if (drover_devices_assign (self->devices, key, requests, count, env_p, &error) == 0) {
+        if (self->verbose && count) {
+            char *assigned = drover_devices_assigned (self->devices, key);
+            zsys_info ("worker: task=%" PRIu64 " attempt=%u devices %s", offer->task,
+                       offer->attempt, assigned);
+            zstr_free (&assigned);
+        }
+        return 0;
+    }
+    drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    result->task = offer->task;
+    result->attempt = offer->attempt;
+    result->outcome = DROVER_OUTCOME_MACHINE_FAILED;
+    result->exit_code = -1;             //  no process: no status
+    char reason [DROVER_REASON_MAX];
+    snprintf (reason, sizeof reason, "devices short: %s", error);
+    drover_msg_set_reason (result, reason);
+    zstr_free (&error);
+    s_result_add (self, result, now);
+    return -1;
+}
+
+//  Return the entries of env as a NULL-terminated array of borrowed
+//  strings (free only the array), or NULL if there are none
+static char **
+s_env_array (zlistx_t *env)
+{
+    if (!env || zlistx_size (env) == 0)
+        return NULL;
+    char **array = (char **) zmalloc ((zlistx_size (env) + 1) * sizeof (char *));
+    size_t index = 0;
+    for (char *entry = (char *) zlistx_first (env); entry; entry = (char *) zlistx_next (env))
+        array [index++] = entry;
+    return array;
 }
 
 //  TASK OFFER: acknowledge at once, then start the attempt. An attempt
@@ -1250,8 +1352,23 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
         s_result_add (self, result, now);
         return;
     }
+    char key [48];
+    s_attempt_key (key, sizeof key, offer->task, offer->attempt);
+    char *held = drover_devices_assigned (self->devices, key);
+    bool holds = *held != 0;
+    zstr_free (&held);
+    if (holds) {
+        //  Ended, not yet collected: its devices and result are on their way
+        s_send_started (self, offer->task, offer->attempt);
+        return;
+    }
+    zlistx_t *env = NULL;
+    if (s_take_devices (self, offer, key, &env, now))
+        return;
     if (self->handler) {
         s_run_handler (self, offer, now);
+        drover_devices_give_back (self->devices, key);     //  it ended with the call
+        zlistx_destroy (&env);
         return;
     }
     s_send_started (self, offer->task, offer->attempt);
@@ -1263,17 +1380,21 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
         zsys_info ("worker: starting task=%" PRIu64 " attempt=%u timeout=%u argv0=%s",
                    offer->task, offer->attempt, offer->timeout,
                    self->exec->argc? self->exec->argv [0]: "");
-    if (drover_runner_start_bounded (self->runner, offer->task, offer->attempt, self->exec,
-                                     offer->timeout, offer->mem, now) == 0) {
-        char key [48];
-        s_attempt_key (key, sizeof key, offer->task, offer->attempt);
+    char **devices = s_env_array (env);
+    if (drover_runner_start_assigned (self->runner, offer->task, offer->attempt, self->exec,
+                                      offer->timeout, offer->mem, devices, now) == 0) {
         zhashx_update (self->procs_of, key, (void *) (uintptr_t) procs);
         self->procs_used += procs;
     }
+    //  (Not started: its result is waiting, and gives the devices back)
+    free (devices);
+    zlistx_destroy (&env);
 }
 
-//  Collect what the runner finished: give back procs, keep and send results
-//  (but drop those of attempts that belong to a broker state gone by)
+//  Collect what the runner finished: give back procs and devices (the
+//  attempt's processes are gone: the runner killed what was left of its
+//  group and cgroup when it reaped it), keep and send results (but drop
+//  those of attempts that belong to a broker state gone by)
 static void
 s_collect_results (drover_worker_t *self, int64_t now)
 {
@@ -1288,6 +1409,7 @@ s_collect_results (drover_worker_t *self, int64_t now)
             self->procs_used -= (uint32_t) procs;
             zhashx_delete (self->procs_of, key);
         }
+        drover_devices_give_back (self->devices, key);
         if (zhashx_lookup (self->orphans, key)) {
             zhashx_delete (self->orphans, key);
             drover_msg_destroy (&result);

@@ -4,6 +4,7 @@
 */
 
 #include "testutil_backend.h"
+#include "drover_devicelist.h"
 
 //  A change about task with seq and state after it (2 retries left)
 drover_change_t *
@@ -427,4 +428,70 @@ testutil_workflow_assert_loaded (testutil_loaded_t *loaded, uint64_t first)
     assert_int_equal (change->waits, DROVER_WAITS_NONE);
     assert_int_equal (change->due_at, 0);
     assert_int_equal (change->made, 3);
+}
+
+//  Apply the sharing round trip in two batches
+void
+testutil_sharing_apply (drover_store_t *backend, uint64_t first, uint64_t seq)
+{
+    char text [DROVER_STORE_ERROR_MAX];
+    drover_change_t *asking = testutil_queued (first, seq, NULL);
+    asking->submit->flags |= DROVER_SUBMIT_PREEMPTIBLE;
+    assert_int_equal (drover_devicelist_parse ("gpu=2,fpga=1", asking->submit->devices, NULL),
+                      2);
+    asking->submit->ndevices = 2;
+    snprintf (asking->owner, sizeof asking->owner, "bob");
+    drover_change_t *started = testutil_attempt ("task.running", first + 1, seq + 2,
+                                                 DROVER_TASK_RUNNING, 1, "w1");
+    started->assigned = strdup ("gpu=1");
+    drover_change_t *submitted [] = {
+        asking, testutil_queued (first + 1, seq + 1, NULL), started,
+        testutil_queued (first + 2, seq + 3, NULL)
+    };
+    if (testutil_apply (backend, submitted, 4, text))
+        fail_msg ("apply: %s", text);
+    drover_change_t *running = testutil_attempt ("task.running", first, seq + 4,
+                                                 DROVER_TASK_RUNNING, 1, "w2");
+    running->assigned = strdup ("gpu=0,2;fpga=4");
+    drover_change_t *failed = testutil_final (first + 1, seq + 5, DROVER_TASK_FAILED,
+                                              DROVER_END_OOM, 1, "x");
+    failed->assigned = strdup ("gpu=1");
+    drover_change_t *later [] = { running, failed };
+    if (testutil_apply (backend, later, 2, text))
+        fail_msg ("apply: %s", text);
+}
+
+//  Check the tasks testutil_sharing_apply applied came back
+void
+testutil_sharing_assert_loaded (testutil_loaded_t *loaded, uint64_t first)
+{
+    //  Its devices (sorted by name), its flags, owner and indices
+    drover_change_t *change = s_loaded_task (loaded, first);
+    assert_int_equal (change->state, DROVER_TASK_RUNNING);
+    assert_int_equal (change->submit->ndevices, 2);
+    assert_string_equal (change->submit->devices [0].name, "fpga");
+    assert_int_equal (change->submit->devices [0].count, 1);
+    assert_string_equal (change->submit->devices [1].name, "gpu");
+    assert_int_equal (change->submit->devices [1].count, 2);
+    assert_int_equal (change->submit->flags, DROVER_SUBMIT_NOTIFY | DROVER_SUBMIT_PREEMPTIBLE);
+    assert_string_equal (change->submit->principal, "bob");
+    assert_string_equal (change->owner, "bob");
+    assert_non_null (change->assigned);
+    assert_string_equal (change->assigned, "gpu=0,2;fpga=4");
+
+    //  No devices asked; the indices of its attempt kept once it ended
+    change = s_loaded_task (loaded, first + 1);
+    assert_int_equal (change->state, DROVER_TASK_FAILED);
+    assert_int_equal (change->done->end, DROVER_END_OOM);
+    assert_int_equal (change->submit->ndevices, 0);
+    assert_int_equal (change->submit->flags, DROVER_SUBMIT_NOTIFY);
+    assert_non_null (change->assigned);
+    assert_string_equal (change->assigned, "gpu=1");
+
+    //  Neither
+    change = s_loaded_task (loaded, first + 2);
+    assert_int_equal (change->state, DROVER_TASK_QUEUED);
+    assert_int_equal (change->submit->ndevices, 0);
+    assert_null (change->assigned);
+    assert_string_equal (change->submit->principal, "");
 }

@@ -154,4 +154,18 @@ void
 void
     testutil_workflow_assert_loaded (testutil_loaded_t *loaded, uint64_t first);
 
+//  Apply the sharing round trip (format 6) in two batches: first (devices
+//  gpu=2,fpga=1, preemptible, its owner bob on the change alone), first +
+//  1 (no devices; submitted and started with assigned "gpu=1" in one
+//  batch) and first + 2 (neither) submitted; then first started with
+//  assigned "gpu=0,2;fpga=4", first + 1 FAILED (assigned kept). Seqs from
+//  seq.
+void
+    testutil_sharing_apply (drover_store_t *backend, uint64_t first, uint64_t seq);
+
+//  Check the tasks testutil_sharing_apply applied are in loaded as it
+//  left them
+void
+    testutil_sharing_assert_loaded (testutil_loaded_t *loaded, uint64_t first);
+
 #endif

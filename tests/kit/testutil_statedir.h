@@ -14,10 +14,14 @@
 #include "drover_store.h"
 
 //  The columns each format added, dropped with those of the formats after
-//  it: a state is as the format before wrote it. Format 5: workflows
+//  it: a state is as the format before wrote it. Format 6: counted
+//  devices (a submit's, an attempt's indices); 5: workflows
 //  (dependencies, arrays, begin, retry backoff); 4: services' replicas
 //  and affinity keys; 3: task times and attempts.
+#define TESTUTIL_DROP_COLUMNS_6 \
+    "ALTER TABLE tasks DROP COLUMN devices; ALTER TABLE tasks DROP COLUMN assigned;"
 #define TESTUTIL_DROP_COLUMNS_5 \
+    TESTUTIL_DROP_COLUMNS_6 \
     "ALTER TABLE tasks DROP COLUMN \"after\"; ALTER TABLE tasks DROP COLUMN \"begin\";" \
     " ALTER TABLE tasks DROP COLUMN retry_delay; ALTER TABLE tasks DROP COLUMN" \
     " retry_max_delay; ALTER TABLE tasks DROP COLUMN \"array\";" \

@@ -29,6 +29,7 @@ drover_change_destroy (drover_change_t **self_p)
     drover_msg_destroy (&self->submit);
     drover_msg_destroy (&self->done);
     free (self->history);
+    free (self->assigned);
     free (self);
     *self_p = NULL;
 }

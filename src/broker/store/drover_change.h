@@ -53,6 +53,11 @@ typedef struct {
     byte *history;                  //  a task with past attempts: them, encoded
                                     //  (drover_taskhistory_encode), owned, or NULL
     size_t history_size;            //  bytes
+    //  Sharing a cluster (format 6 of the state)
+    char *assigned;                 //  the device indices its current (or last) attempt was
+                                    //  given, "gpu=0,2;fpga=4" (TASK STARTED's assigned),
+                                    //  owned, or NULL none. Kept as the task's state after
+                                    //  the change: each change writes it (NULL clears it)
 } drover_change_t;
 
 //  Create a change about task (0 for none) with topic; time is now

@@ -39,12 +39,13 @@ typedef enum {
     S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL, S_INSERT_EVENTS, S_SET_META,
     S_FENCE_CHECK, S_LOAD_CUT, S_LOAD, S_REPLAY, S_PRUNE_OLDEST, S_PRUNE_AGED,
     S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_SAVE_ADMIN, S_FORGET_ADMIN,
-    S_LOAD_ADMIN, S_SAVE_SERVICE, S_FORGET_SERVICE, S_LOAD_SERVICES, S_READ_TASK, S_STATEMENTS
+    S_LOAD_ADMIN, S_SAVE_SERVICE, S_FORGET_SERVICE, S_LOAD_SERVICES, S_READ_TASK,
+    S_SAVE_SHARE, S_FORGET_SHARE, S_LOAD_SHARES, S_STATEMENTS
 } drover_postgres_statement_t;
 
-//  One kind of task write's rows, by column (1..43; see S_TASK_COLUMNS)
+//  One kind of task write's rows, by column (1..45; see S_TASK_COLUMNS)
 typedef struct {
-    drover_pgarray_t columns [44];  //  one array a column, [0] unused
+    drover_pgarray_t columns [46];  //  one array a column, [0] unused
 } drover_postgres_rows_t;
 
 struct _drover_postgres_t {
@@ -58,9 +59,11 @@ struct _drover_postgres_t {
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
 };
 
-#define S_FORMAT        "drover-postgres 2"     //  drover_meta 'format'
+#define S_FORMAT        "drover-postgres 3"     //  drover_meta 'format'
+#define S_FORMAT_2      "drover-postgres 2"     //  the format before counted devices:
+                                                //  upgraded at open
 #define S_FORMAT_1      "drover-postgres 1"     //  the format before workflows: upgraded
-                                                //  at open
+                                                //  at open (through 2)
 #define S_EVENTS_ROW    1024                    //  events packed in one row, at most
 #define S_FINAL         "state >= 3"            //  SQL: a final task
 #define S_FENCED_STATE  "DR001"                 //  SQLSTATE of a write refused by fencing
@@ -88,7 +91,8 @@ s_schema [] = {
     " affinity bytea, \"after\" bytea, \"begin\" bigint NOT NULL DEFAULT 0,"
     " retry_delay bigint NOT NULL DEFAULT 0, retry_max_delay bigint NOT NULL DEFAULT 0,"
     " \"array\" bytea, waits bigint NOT NULL DEFAULT 0, due bigint NOT NULL DEFAULT 0,"
-    " grp bigint NOT NULL DEFAULT 0, made bigint NOT NULL DEFAULT 0)",
+    " grp bigint NOT NULL DEFAULT 0, made bigint NOT NULL DEFAULT 0, devices bytea,"
+    " assigned bytea)",
     //  A state of format 1 takes the columns of workflows (as the table
     //  above has them), still under the lock: its tasks wait for nothing
     //  and belong to no group. A state of another format is left as it is
@@ -104,6 +108,12 @@ s_schema [] = {
     " ADD COLUMN IF NOT EXISTS due bigint NOT NULL DEFAULT 0,"
     " ADD COLUMN IF NOT EXISTS grp bigint NOT NULL DEFAULT 0,"
     " ADD COLUMN IF NOT EXISTS made bigint NOT NULL DEFAULT 0;"
+    " UPDATE drover_meta SET value = '" S_FORMAT_2 "' WHERE name = 'format'; END IF; END $$",
+    //  Then a state of format 2 (or 1, just upgraded) takes the columns of
+    //  counted devices: its tasks ask for none and were given none
+    "DO $$ BEGIN IF EXISTS (SELECT 1 FROM drover_meta WHERE name = 'format'"
+    " AND value = '" S_FORMAT_2 "') THEN ALTER TABLE drover_tasks"
+    " ADD COLUMN IF NOT EXISTS devices bytea, ADD COLUMN IF NOT EXISTS assigned bytea;"
     " UPDATE drover_meta SET value = '" S_FORMAT "' WHERE name = 'format'; END IF; END $$",
     "CREATE UNIQUE INDEX IF NOT EXISTS drover_tasks_key ON drover_tasks (key)"
     " WHERE key IS NOT NULL",
@@ -115,6 +125,10 @@ s_schema [] = {
     " admin bigint NOT NULL, flags bigint NOT NULL, reason bytea NOT NULL,"
     " since bigint NOT NULL)",
     "CREATE TABLE IF NOT EXISTS drover_services (name bytea PRIMARY KEY, def bytea NOT NULL)",
+    //  The shares SHARE ADMIN set: members NULL for an owner (not an
+    //  account), quota the sharespec quota text ('' none)
+    "CREATE TABLE IF NOT EXISTS drover_shares (name bytea PRIMARY KEY, weight bigint NOT NULL,"
+    " members bytea, quota bytea NOT NULL)",
     "CREATE OR REPLACE FUNCTION drover_fence_check (ours bigint) RETURNS void"
     " LANGUAGE plpgsql AS $$ DECLARE held bigint; BEGIN"
     " SELECT token INTO held FROM drover_fence WHERE id = 1 FOR UPDATE;"
@@ -133,19 +147,20 @@ s_schema [] = {
 //  lost, 8 seq, 9 submitted, 10 ended, 11-18 the submit, 19-26 the
 //  result, 27 the owner, 28 offered, 29 started, 30 last_outcome, 31
 //  history, 32-34 service, slot, affinity, 35-39 after, begin,
-//  retry_delay, retry_max_delay, array, 40-43 waits, due, grp, made
+//  retry_delay, retry_max_delay, array, 40-43 waits, due, grp, made,
+//  44 devices (the submit's), 45 assigned (the attempt's device indices)
 #define S_INT8          20          //  element types
 #define S_BYTEA         17
 #define S_INT8_ARRAY    1016        //  parameter types
 #define S_BYTEA_ARRAY   1001
-#define S_TASK_COLUMNS_MAX  43
+#define S_TASK_COLUMNS_MAX  45
 static const Oid
 s_column_types [S_TASK_COLUMNS_MAX + 1] = {
     0, S_INT8, S_BYTEA, S_INT8, S_INT8, S_BYTEA, S_INT8, S_INT8, S_INT8, S_INT8, S_INT8,
     S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA,
     S_INT8, S_INT8, S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA, S_BYTEA, S_BYTEA,
     S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA, S_INT8, S_BYTEA,
-    S_BYTEA, S_INT8, S_INT8, S_INT8, S_BYTEA, S_INT8, S_INT8, S_INT8, S_INT8
+    S_BYTEA, S_INT8, S_INT8, S_INT8, S_BYTEA, S_INT8, S_INT8, S_INT8, S_INT8, S_BYTEA, S_BYTEA
 };
 
 //  Each task write's columns, in its parameters' order ($1, $2...), and
@@ -153,24 +168,24 @@ s_column_types [S_TASK_COLUMNS_MAX + 1] = {
 static const int
 s_insert_columns [] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
                         20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36,
-                        37, 38, 39, 40, 41, 42, 43 };
+                        37, 38, 39, 40, 41, 42, 43, 44, 45 };
 static const int
-s_state_columns [] = { 1, 3, 4, 5, 6, 7, 28, 29, 31, 40, 41, 42, 43 };
+s_state_columns [] = { 1, 3, 4, 5, 6, 7, 28, 29, 31, 40, 41, 42, 43, 45 };
 static const int
 s_final_columns [] = { 1, 3, 4, 5, 6, 7, 10, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 30, 31,
-                       40, 41, 42, 43 };
+                       40, 41, 42, 43, 45 };
 #define S_COUNT(array)  (sizeof array / sizeof array [0])
 #define I8  S_INT8_ARRAY
 #define BA  S_BYTEA_ARRAY
 static const Oid
 s_insert_types [] = { I8, BA, I8, I8, BA, I8, I8, I8, I8, I8, I8, I8, I8, I8, I8, I8, BA, BA,
                       I8, I8, I8, I8, I8, BA, BA, BA, BA, I8, I8, I8, BA, BA, I8, BA,
-                      BA, I8, I8, I8, BA, I8, I8, I8, I8 };
+                      BA, I8, I8, I8, BA, I8, I8, I8, I8, BA, BA };
 static const Oid
-s_state_types [] = { I8, I8, I8, BA, I8, I8, I8, I8, BA, I8, I8, I8, I8 };
+s_state_types [] = { I8, I8, I8, BA, I8, I8, I8, I8, BA, I8, I8, I8, I8, BA };
 static const Oid
 s_final_types [] = { I8, I8, I8, BA, I8, I8, I8, I8, I8, I8, I8, I8, BA, BA, BA, I8, I8, I8, BA,
-                     I8, I8, I8, I8 };
+                     I8, I8, I8, I8, BA };
 #undef I8
 #undef BA
 
@@ -182,21 +197,22 @@ s_statements [S_STATEMENTS] = {
                             " duration, truncated, reason, out, err, owner, offered, started,"
                             " last_outcome, history, service, slot, affinity, \"after\","
                             " \"begin\", retry_delay, retry_max_delay, \"array\", waits, due,"
-                            " grp, made) SELECT * FROM"
+                            " grp, made, devices, assigned) SELECT * FROM"
                             " unnest ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
                             " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,"
                             " $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39,"
-                            " $40, $41, $42, $43)"
+                            " $40, $41, $42, $43, $44, $45)"
                             " ON CONFLICT (id) DO NOTHING",
                             (int) S_COUNT (s_insert_types), s_insert_types },
     //  A final task is final: a later change does not touch its row
     [S_UPDATE_STATE]    = { "UPDATE drover_tasks t SET state = u.state, attempt = u.attempt,"
                             " worker = u.worker, retries_left = u.retries_left, lost = u.lost,"
                             " offered = u.offered, started = u.started, history = u.history,"
-                            " waits = u.waits, due = u.due, grp = u.grp, made = u.made"
+                            " waits = u.waits, due = u.due, grp = u.grp, made = u.made,"
+                            " assigned = u.assigned"
                             " FROM unnest ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-                            " $13) AS u (id, state, attempt, worker, retries_left, lost, offered,"
-                            " started, history, waits, due, grp, made)"
+                            " $13, $14) AS u (id, state, attempt, worker, retries_left, lost,"
+                            " offered, started, history, waits, due, grp, made, assigned)"
                             " WHERE t.id = u.id AND NOT (t.state >= 3)",
                             (int) S_COUNT (s_state_types), s_state_types },
     [S_UPDATE_FINAL]    = { "UPDATE drover_tasks t SET state = u.state, attempt = u.attempt,"
@@ -206,12 +222,12 @@ s_statements [S_STATEMENTS] = {
                             " reason = u.reason, out = u.out, err = u.err, offered = u.offered,"
                             " started = u.started, last_outcome = u.last_outcome,"
                             " history = u.history, waits = u.waits, due = u.due, grp = u.grp,"
-                            " made = u.made FROM unnest ($1, $2, $3, $4, $5, $6, $7, $8,"
-                            " $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,"
-                            " $22, $23) AS u (id, state, attempt, worker, retries_left, lost,"
-                            " ended, outcome, exit_code, signal, duration, truncated, reason,"
-                            " out, err, offered, started, last_outcome, history, waits, due,"
-                            " grp, made)"
+                            " made = u.made, assigned = u.assigned FROM unnest ($1, $2, $3, $4,"
+                            " $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,"
+                            " $19, $20, $21, $22, $23, $24) AS u (id, state, attempt, worker,"
+                            " retries_left, lost, ended, outcome, exit_code, signal, duration,"
+                            " truncated, reason, out, err, offered, started, last_outcome,"
+                            " history, waits, due, grp, made, assigned)"
                             " WHERE t.id = u.id AND NOT (t.state >= 3)",
                             (int) S_COUNT (s_final_types), s_final_types },
     [S_INSERT_EVENTS]   = { "INSERT INTO drover_events (first_seq, last_seq, count, data)"
@@ -254,6 +270,13 @@ s_statements [S_STATEMENTS] = {
     [S_LOAD_SERVICES]   = { "SELECT name, def FROM drover_services ORDER BY name", 0, NULL },
     [S_READ_TASK]       = { "SELECT " S_TASK_COLUMNS " FROM drover_tasks WHERE id = $1::bigint",
                             0, NULL },
+    [S_SAVE_SHARE]      = { "INSERT INTO drover_shares VALUES ($1::bytea, $2::bigint, $3::bytea,"
+                            " $4::bytea) ON CONFLICT (name) DO UPDATE"
+                            " SET weight = excluded.weight,"
+                            " members = excluded.members, quota = excluded.quota", 0, NULL },
+    [S_FORGET_SHARE]    = { "DELETE FROM drover_shares WHERE name = $1::bytea", 0, NULL },
+    [S_LOAD_SHARES]     = { "SELECT name, weight, members, quota FROM drover_shares"
+                            " ORDER BY name", 0, NULL },
 };
 
 //  =========================================================================
@@ -477,8 +500,8 @@ s_blob_or_null (drover_postgres_rows_t *rows, int column, const byte *data, size
     drover_pgarray_bytes (&rows->columns [column], data && size? data: NULL, size);
 }
 
-//  Add a task's state after its last change (1, 3-7, 28, 29, 31, 40-43)
-//  and, final, when it ended with its result (10, 19-26, 30)
+//  Add a task's state after its last change (1, 3-7, 28, 29, 31, 40-43,
+//  45) and, final, when it ended with its result (10, 19-26, 30)
 static void
 s_bind_state (drover_postgres_rows_t *rows, drover_change_t *last, drover_change_t *done)
 {
@@ -495,6 +518,7 @@ s_bind_state (drover_postgres_rows_t *rows, drover_change_t *last, drover_change
     S_INT (rows, 41, last->due_at);
     S_INT (rows, 42, (int64_t) last->group);
     S_INT (rows, 43, last->made);
+    s_text_or_null (rows, 45, last->assigned);
     int64_t ended = last->ended_at? last->ended_at: (int64_t) last->time;
     S_INT (rows, 10, drover_change_final (last)? ended: 0);
     drover_msg_t *result = done? done->done: NULL;
@@ -517,8 +541,10 @@ s_bind_state (drover_postgres_rows_t *rows, drover_change_t *last, drover_change
         drover_pgarray_bytes (&rows->columns [30], NULL, 0);
 }
 
-//  Add a new task's submit (2, 8, 9, 11-18, 27, 32-39): a submit without
-//  workflow fields adds NULLs and zeros, nothing packed
+//  Add a new task's submit (2, 8, 9, 11-18, 27, 32-39, 44): a submit
+//  without workflow fields or devices adds NULLs and zeros, nothing
+//  packed. The owner is the change's (assign's), else the submit's
+//  principal.
 static void
 s_bind_submit (drover_postgres_rows_t *rows, drover_change_t *change)
 {
@@ -536,7 +562,8 @@ s_bind_submit (drover_postgres_rows_t *rows, drover_change_t *change)
     size_t size = drover_sqlbatch_labels_join (submit, labels, sizeof labels);
     s_blob_or_null (rows, 17, (byte *) labels, size);
     s_blob_or_null (rows, 18, submit->body, submit->body_size);
-    drover_pgarray_bytes (&rows->columns [27], submit->principal, strlen (submit->principal));
+    const char *owner = *change->owner? change->owner: submit->principal;
+    drover_pgarray_bytes (&rows->columns [27], owner, strlen (owner));
     s_text_or_null (rows, 32, submit->service);
     S_INT (rows, 33, submit->slot);
     s_text_or_null (rows, 34, submit->affinity);
@@ -552,6 +579,9 @@ s_bind_submit (drover_postgres_rows_t *rows, drover_change_t *change)
     S_INT (rows, 38, submit->retry_max_delay);
     byte array [DROVER_SQLBATCH_ARRAY_SIZE];
     s_blob_or_null (rows, 39, array, drover_sqlbatch_array_pack (submit, array));
+    char devices [DROVER_DEVICELIST_TEXT_MAX];
+    s_text_or_null (rows, 44, drover_devicelist_format (submit->devices, submit->ndevices,
+                                                        devices));
 }
 
 //  Send one kind of task write for the rows gathered, if any: its columns
@@ -755,6 +785,31 @@ drover_postgres_save_service (drover_postgres_t *self, const char *name, const b
     return s_end_write (self, error, error_size);
 }
 
+//  Keep a share, in its own transaction; weight 0 forgets it
+int
+drover_postgres_save_share (drover_postgres_t *self, const drover_store_share_t *share,
+                            char *error, size_t error_size)
+{
+    assert (self && share && error);
+    if (s_begin_write (self, error, error_size))
+        return -1;
+    drover_pgparams_t params = { .count = 0 };
+    drover_pgparams_bytes (&params, 1, share->name, strlen (share->name));
+    if (share->weight) {
+        const char *quota = share->quota? share->quota: "";
+        drover_pgparams_int (&params, 2, share->weight);
+        if (share->members)
+            drover_pgparams_bytes (&params, 3, share->members, strlen (share->members));
+        else
+            drover_pgparams_null (&params, 3);
+        drover_pgparams_bytes (&params, 4, quota, strlen (quota));
+    }
+    drover_pgconn_send (self->conn, share->weight? S_SAVE_SHARE: S_FORGET_SHARE, &params,
+                        false);
+    drover_pgconn_send_sql (self->conn, "COMMIT", NULL, false);
+    return s_end_write (self, error, error_size);
+}
+
 //  =========================================================================
 //  Reads: the tasks loaded at start (a page at a time, so a large state
 //  is never all in the client's memory at once), the events replayed,
@@ -809,7 +864,8 @@ s_restored (PGresult *result, int row)
     ||  PQgetlength (result, row, 24) > DROVER_OUTPUT_MAX
     ||  PQgetlength (result, row, 29) > DROVER_MSG_MAX
     ||  s_column_int (result, row, 38) < 0
-    ||  s_column_int (result, row, 38) > DROVER_WAITS_MAX)
+    ||  s_column_int (result, row, 38) > DROVER_WAITS_MAX
+    ||  PQgetlength (result, row, 43) > DROVER_MSG_MAX)
         return NULL;
     drover_change_t *change = drover_change_new ("task.restored", id);
     change->state = (uint8_t) state;
@@ -838,6 +894,7 @@ s_restored (PGresult *result, int row)
     submit->body = s_column_blob (result, row, 16, &submit->body_size);
     const char *owner = s_column_text (result, row, 25);
     snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");
+    snprintf (change->owner, sizeof change->owner, "%s", owner? owner: "");
     const char *service = s_column_text (result, row, 30);
     snprintf (submit->service, sizeof submit->service, "%s", service? service: "");
     submit->slot = (uint32_t) s_column_int (result, row, 31);
@@ -851,10 +908,13 @@ s_restored (PGresult *result, int row)
     change->due_at = s_column_int (result, row, 39);
     change->group = (uint64_t) s_column_int (result, row, 40);
     change->made = (uint32_t) s_column_int (result, row, 41);
+    const char *assigned = s_column_text (result, row, 43);
+    change->assigned = assigned && *assigned? strdup (assigned): NULL;
     if (drover_sqlbatch_after_unpack (submit, (const byte *) PQgetvalue (result, row, 33),
                                       (size_t) PQgetlength (result, row, 33))
     ||  drover_sqlbatch_array_unpack (submit, (const byte *) PQgetvalue (result, row, 37),
-                                      (size_t) PQgetlength (result, row, 37))) {
+                                      (size_t) PQgetlength (result, row, 37))
+    ||  drover_sqlbatch_devices_unpack (submit, s_column_text (result, row, 42))) {
         drover_change_destroy (&change);
         return NULL;
     }
@@ -1046,6 +1106,32 @@ drover_postgres_load_services (drover_postgres_t *self, drover_store_service_fn 
             continue;           //  not one we wrote: skipped
         count++;
         if (fn (arg, name, (const byte *) PQgetvalue (result, row, 1), (size_t) size))
+            break;
+    }
+    return count;
+}
+
+//  Hand fn every kept share, in name order
+int64_t
+drover_postgres_load_shares (drover_postgres_t *self, drover_store_share_fn *fn, void *arg,
+                             char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    if (s_query (self, S_LOAD_SHARES, NULL, error, error_size))
+        return -1;
+    PGresult *result = drover_pgconn_result (self->conn, 0);
+    int64_t count = 0;
+    for (int row = 0; result && row < PQntuples (result); row++) {
+        const char *name = PQgetvalue (result, row, 0);
+        int64_t weight = s_column_int (result, row, 1);
+        if (!drover_id_valid (name) || weight < 1 || weight > UINT32_MAX)
+            continue;           //  not one we wrote: skipped
+        drover_store_share_t share = {
+            .name = name, .weight = (uint32_t) weight,
+            .members = s_column_text (result, row, 2), .quota = PQgetvalue (result, row, 3)
+        };
+        count++;
+        if (fn (arg, &share))
             break;
     }
     return count;

@@ -8,7 +8,7 @@
     drover_fence (one row: the fencing token of the leader that holds the
     state), drover_tasks (one row per task), drover_events (runs of up to
     1024 events packed in one row, as the SQLite backend keeps them),
-    drover_worker_admin and drover_services. Every write is one
+    drover_worker_admin, drover_services and drover_shares. Every write is one
     transaction that starts by locking the fence row and is refused
     (SQLSTATE DR001, "fenced: ...") if the token there is not ours.
     =========================================================================
@@ -87,6 +87,16 @@ int
 int64_t
     drover_postgres_load_services (drover_postgres_t *self, drover_store_service_fn *fn,
                                    void *arg, char *error, size_t error_size);
+
+//  Keep a share (see drover_store_save_share)
+int
+    drover_postgres_save_share (drover_postgres_t *self, const drover_store_share_t *share,
+                        char *error, size_t error_size);
+
+//  Hand fn every kept share (see drover_store_load_shares)
+int64_t
+    drover_postgres_load_shares (drover_postgres_t *self, drover_store_share_fn *fn, void *arg,
+                         char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -219,3 +219,17 @@ drover_sqlbatch_array_unpack (drover_msg_t *submit, const byte *data, size_t siz
     submit->array = array;
     return 0;
 }
+
+//  Set a submit's devices from a devices column's text
+int
+drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text)
+{
+    assert (submit);
+    drover_device_t devices [DROVER_DEVICES_MAX];
+    int count = drover_devicelist_parse (text, devices, NULL);
+    if (count < 0)
+        return -1;
+    memcpy (submit->devices, devices, (size_t) count * sizeof devices [0]);
+    submit->ndevices = (uint32_t) count;
+    return 0;
+}

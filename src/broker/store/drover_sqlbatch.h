@@ -14,6 +14,7 @@
 #define DROVER_SQLBATCH_H_INCLUDED
 
 #include "drover_change.h"
+#include "drover_devicelist.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,7 +37,8 @@ typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
     " priority, procs, mem, timeout, retries, flags, labels, body," \
     " outcome, exit_code, signal, duration, truncated, reason, out, err, owner," \
     " offered, started, last_outcome, history, service, slot, affinity," \
-    " \"after\", \"begin\", retry_delay, retry_max_delay, \"array\", waits, due, grp, made"
+    " \"after\", \"begin\", retry_delay, retry_max_delay, \"array\", waits, due, grp, made," \
+    " devices, assigned"
 
 //  A submit's after list packed as the after column holds it: 9 bytes an
 //  entry, its kind then its task id big-endian
@@ -97,6 +99,12 @@ size_t
 //  untouched.
 int
     drover_sqlbatch_array_unpack (drover_msg_t *submit, const byte *data, size_t size);
+
+//  Set a submit's devices from a devices column's text (canonical device
+//  list text, drover_devicelist_format; NULL or "": none). Returns 0, or
+//  -1 if it is not a device list, the submit untouched.
+int
+    drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,8 @@
 //  ended, ?11-?18 the submit, ?19-?26 the result, ?27 the owner, ?28
 //  offered, ?29 started, ?30 last_outcome, ?31 history, ?32-?34 the
 //  submit's service, slot and affinity, ?35-?39 the submit's after list,
-//  begin, retry delays and array, ?40-?43 waits, due, grp, made.
+//  begin, retry delays and array, ?40-?43 waits, due, grp, made, ?44
+//  the submit's devices, ?45 the attempt's device indices (assigned).
 typedef enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
     S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_COUNT_FINAL,
@@ -51,10 +52,12 @@ struct _drover_sqlite_t {
     drover_sqlbatch_t *tasks;      //  the batch's changes by task
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
-    int upgrade;                    //  the file's format to upgrade (1 to 4), 0 if current
+    int upgrade;                    //  the file's format to upgrade (1 to 5), 0 if current
 };
 
-#define S_FORMAT        "drover-state 5"    //  meta 'format': what this code reads and writes
+#define S_FORMAT        "drover-state 6"    //  meta 'format': what this code reads and writes
+#define S_FORMAT_5      "drover-state 5"    //  the format before sharing a cluster (counted
+                                            //  devices): upgraded at open
 #define S_FORMAT_4      "drover-state 4"    //  the format before workflows (dependencies,
                                             //  arrays, begin, retry backoff): upgraded at open
 #define S_FORMAT_3      "drover-state 3"    //  the format before services' replicas and
@@ -71,6 +74,11 @@ struct _drover_sqlite_t {
 //  encoded SERVICE ADMIN create, opaque here
 #define S_SERVICES_SCHEMA   "CREATE TABLE IF NOT EXISTS services (name TEXT PRIMARY KEY," \
                             " def BLOB NOT NULL) WITHOUT ROWID"
+//  The shares SHARE ADMIN set, by name, likewise: members NULL for an
+//  owner (not an account), quota the sharespec quota text ("" none)
+#define S_SHARES_SCHEMA "CREATE TABLE IF NOT EXISTS shares (name TEXT PRIMARY KEY," \
+                        " weight INTEGER NOT NULL, members TEXT, quota TEXT NOT NULL)" \
+                        " WITHOUT ROWID"
 #define S_FILE          "state.db"          //  the state's file in its directory
 #define S_FINAL         "state >= 3"        //  SQL: a final task (SUCCEEDED, FAILED, CANCELLED)
 
@@ -93,6 +101,12 @@ struct _drover_sqlite_t {
     " retry_delay INTEGER NOT NULL DEFAULT 0, retry_max_delay INTEGER NOT NULL DEFAULT 0," \
     " \"array\" BLOB, waits INTEGER NOT NULL DEFAULT 0, due INTEGER NOT NULL DEFAULT 0," \
     " grp INTEGER NOT NULL DEFAULT 0, made INTEGER NOT NULL DEFAULT 0"
+//  The columns format 6 adds: the submit's devices (canonical device list
+//  text, drover_devicelist_format; NULL none) and the device indices its
+//  current (or last) attempt was given (NULL none)
+#define S_COLUMNS_6     "devices TEXT, assigned TEXT"
+#define S_ADD_COLUMNS_6 \
+    "ALTER TABLE tasks ADD COLUMN devices TEXT; ALTER TABLE tasks ADD COLUMN assigned TEXT;"
 #define S_ADD_COLUMNS_5 \
     "ALTER TABLE tasks ADD COLUMN \"after\" BLOB;" \
     " ALTER TABLE tasks ADD COLUMN \"begin\" INTEGER NOT NULL DEFAULT 0;" \
@@ -125,7 +139,7 @@ s_schema =
     "  flags INTEGER, labels TEXT, body BLOB,"
     "  outcome INTEGER, exit_code INTEGER, signal INTEGER, duration INTEGER,"
     "  truncated INTEGER, reason TEXT, out BLOB, err BLOB, owner TEXT NOT NULL DEFAULT '',"
-    "  " S_COLUMNS_3 ", " S_COLUMNS_4 ", " S_COLUMNS_5 ");"
+    "  " S_COLUMNS_3 ", " S_COLUMNS_4 ", " S_COLUMNS_5 ", " S_COLUMNS_6 ");"
     "CREATE UNIQUE INDEX tasks_key ON tasks (key) WHERE key IS NOT NULL;"
     "CREATE INDEX tasks_final ON tasks (ended, id) WHERE " S_FINAL ";"
     "CREATE TABLE events (first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL,"
@@ -146,22 +160,23 @@ s_sql [S_STATEMENTS] = {
                           " flags, labels, body, outcome, exit_code, signal, duration, truncated,"
                           " reason, out, err, owner, offered, started, last_outcome, history,"
                           " service, slot, affinity, \"after\", \"begin\", retry_delay,"
-                          " retry_max_delay, \"array\", waits, due, grp, made)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                          " retry_max_delay, \"array\", waits, due, grp, made, devices,"
+                          " assigned) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
                           " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
                           " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,"
-                          " ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43)",
+                          " ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45)",
     //  A final task is final: a later change does not touch its row
     [S_UPDATE_STATE]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7, offered = ?28, started = ?29,"
-                          " history = ?31, waits = ?40, due = ?41, grp = ?42, made = ?43"
-                          " WHERE id = ?1 AND NOT (" S_FINAL ")",
+                          " history = ?31, waits = ?40, due = ?41, grp = ?42, made = ?43,"
+                          " assigned = ?45 WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_UPDATE_FINAL]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7, ended = ?10, outcome = ?19,"
                           " exit_code = ?20, signal = ?21, duration = ?22, truncated = ?23,"
                           " reason = ?24, out = ?25, err = ?26, offered = ?28, started = ?29,"
                           " last_outcome = ?30, history = ?31, waits = ?40, due = ?41,"
-                          " grp = ?42, made = ?43 WHERE id = ?1 AND NOT (" S_FINAL ")",
+                          " grp = ?42, made = ?43, assigned = ?45"
+                          " WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_INSERT_EVENTS]   = "INSERT INTO events (first_seq, last_seq, count, data)"
                           " VALUES (?1, ?2, ?3, ?4)",
     [S_SET_META]        = "UPDATE meta SET value = ?2 WHERE name = ?1",
@@ -274,30 +289,40 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
         //  times and attempts, they have no offer, start or past attempts
         rc = sqlite3_exec (self->db, "BEGIN; ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL"
                            " DEFAULT ''; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 S_ADD_COLUMNS_5
+                           S_ADD_COLUMNS_6
                            " UPDATE meta SET"
                            " value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
                            NULL, NULL, NULL);
     else
     if (self->upgrade == 2)
         rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 S_ADD_COLUMNS_5
-                           " UPDATE meta"
+                           S_ADD_COLUMNS_6 " UPDATE meta"
                            " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
                            NULL, NULL, NULL);
     else
     if (self->upgrade == 3)
         //  Tasks kept before services and affinity keys had neither
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_4 S_ADD_COLUMNS_5 " UPDATE meta"
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_4 S_ADD_COLUMNS_5 S_ADD_COLUMNS_6
+                           " UPDATE meta"
                            " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
                            NULL, NULL, NULL);
     else
     if (self->upgrade == 4)
         //  Tasks kept before workflows wait for nothing and belong to no group
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_5 " UPDATE meta SET value = '"
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_5 S_ADD_COLUMNS_6 " UPDATE meta"
+                           " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
+                           NULL, NULL, NULL);
+    else
+    if (self->upgrade == 5)
+        //  Tasks kept before counted devices ask for none and were given none
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_6 " UPDATE meta SET value = '"
                            S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (self->db, S_ADMIN_SCHEMA, NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (self->db, S_SERVICES_SCHEMA, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (self->db, S_SHARES_SCHEMA, NULL, NULL, NULL);
     for (int index = 0; index < S_STATEMENTS && rc == SQLITE_OK; index++)
         rc = sqlite3_prepare_v3 (self->db, s_sql [index], -1, SQLITE_PREPARE_PERSISTENT,
                                  &self->stmt [index], NULL);
@@ -485,7 +510,8 @@ s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p)
             continue;
         if (streq (name, "format")) {
             self->upgrade = streq (value, S_FORMAT_1)? 1: streq (value, S_FORMAT_2)? 2:
-                            streq (value, S_FORMAT_3)? 3: streq (value, S_FORMAT_4)? 4: 0;
+                            streq (value, S_FORMAT_3)? 3: streq (value, S_FORMAT_4)? 4:
+                            streq (value, S_FORMAT_5)? 5: 0;
             format = streq (value, S_FORMAT) || self->upgrade;
             zstr_free (&format_seen);
             format_seen = strdup (value);
@@ -612,7 +638,7 @@ s_bind_blob (sqlite3_stmt *stmt, int column, const byte *data, size_t size)
 }
 
 //  Bind a task's state after its last change (?1, ?3-?7, ?28, ?29, ?31,
-//  ?40-?43) and, final, when it ended with its result (?10, ?19-?26, ?30)
+//  ?40-?43, ?45) and, final, when it ended with its result (?10, ?19-?26, ?30)
 static void
 s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
 {
@@ -629,6 +655,7 @@ s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
     sqlite3_bind_int64 (stmt, 41, last->due_at);
     sqlite3_bind_int64 (stmt, 42, (sqlite3_int64) last->group);
     sqlite3_bind_int64 (stmt, 43, last->made);
+    s_bind_text (stmt, 45, last->assigned);
     bool final = drover_change_final (last);
     sqlite3_int64 ended = last->ended_at? last->ended_at: (sqlite3_int64) last->time;
     sqlite3_bind_int64 (stmt, 10, final? ended: 0);
@@ -654,8 +681,10 @@ s_bind_state (sqlite3_stmt *stmt, drover_change_t *last, drover_change_t *done)
     }
 }
 
-//  Bind a new task's submit (?2, ?8, ?9, ?11-?18, ?27, ?32-?39): a submit
-//  without workflow fields binds NULLs and zeros, nothing packed
+//  Bind a new task's submit (?2, ?8, ?9, ?11-?18, ?27, ?32-?39, ?44): a
+//  submit without workflow fields or devices binds NULLs and zeros,
+//  nothing packed. The owner is the change's (assign's), else the
+//  submit's principal.
 static void
 s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
 {
@@ -677,7 +706,8 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
     else
         sqlite3_bind_null (stmt, 17);
     s_bind_blob (stmt, 18, submit->body, submit->body_size);
-    sqlite3_bind_text (stmt, 27, submit->principal, -1, SQLITE_STATIC);
+    sqlite3_bind_text (stmt, 27, *change->owner? change->owner: submit->principal, -1,
+                       SQLITE_STATIC);
     s_bind_text (stmt, 32, submit->service [0]? submit->service: NULL);
     sqlite3_bind_int64 (stmt, 33, submit->slot);
     s_bind_text (stmt, 34, submit->affinity);
@@ -697,6 +727,12 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
         sqlite3_bind_blob (stmt, 39, array, (int) size, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null (stmt, 39);
+    char devices [DROVER_DEVICELIST_TEXT_MAX];
+    drover_devicelist_format (submit->devices, submit->ndevices, devices);
+    if (*devices)
+        sqlite3_bind_text (stmt, 44, devices, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null (stmt, 44);
 }
 
 //  Write each task of the batch once: an INSERT for a task submitted in
@@ -947,6 +983,32 @@ drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte 
     return s_finish_write (self, stmt, rc, error, error_size);
 }
 
+//  Keep a share, in its own transaction; weight 0 forgets it
+int
+drover_sqlite_save_share (drover_sqlite_t *self, const drover_store_share_t *share,
+                          char *error, size_t error_size)
+{
+    assert (self && share && error);
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2 (self->db, share->weight == 0
+                                 ? "DELETE FROM shares WHERE name = ?1"
+                                 : "INSERT OR REPLACE INTO shares VALUES (?1, ?2, ?3, ?4)",
+                                 -1, &stmt, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text (stmt, 1, share->name, -1, SQLITE_STATIC);
+        if (share->weight) {
+            sqlite3_bind_int64 (stmt, 2, share->weight);
+            if (share->members)
+                sqlite3_bind_text (stmt, 3, share->members, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null (stmt, 3);
+            sqlite3_bind_text (stmt, 4, share->quota? share->quota: "", -1, SQLITE_STATIC);
+        }
+        rc = s_run (stmt);      //  autocommit: one durable transaction
+    }
+    return s_finish_write (self, stmt, rc, error, error_size);
+}
+
 //  =========================================================================
 //  Reads: the tasks loaded at start, the events replayed, the settings
 //  and services read back. A row that breaks a limit is refused as a
@@ -986,7 +1048,8 @@ s_restored (sqlite3_stmt *stmt)
     ||  sqlite3_column_bytes (stmt, 23) > DROVER_OUTPUT_MAX
     ||  sqlite3_column_bytes (stmt, 24) > DROVER_OUTPUT_MAX
     ||  sqlite3_column_bytes (stmt, 29) > DROVER_MSG_MAX
-    ||  sqlite3_column_int (stmt, 38) < 0 || sqlite3_column_int (stmt, 38) > DROVER_WAITS_MAX)
+    ||  sqlite3_column_int (stmt, 38) < 0 || sqlite3_column_int (stmt, 38) > DROVER_WAITS_MAX
+    ||  sqlite3_column_bytes (stmt, 43) > DROVER_MSG_MAX)
         return NULL;
     drover_change_t *change = drover_change_new ("task.restored", id);
     change->state = (uint8_t) state;
@@ -1015,6 +1078,7 @@ s_restored (sqlite3_stmt *stmt)
     submit->body = s_column_blob (stmt, 16, &submit->body_size);
     const char *owner = (const char *) sqlite3_column_text (stmt, 25);
     snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");
+    snprintf (change->owner, sizeof change->owner, "%s", owner? owner: "");
     const char *service = (const char *) sqlite3_column_text (stmt, 30);
     snprintf (submit->service, sizeof submit->service, "%s", service? service: "");
     submit->slot = (uint32_t) sqlite3_column_int64 (stmt, 31);
@@ -1032,8 +1096,11 @@ s_restored (sqlite3_stmt *stmt)
     size_t after_size = (size_t) sqlite3_column_bytes (stmt, 33);
     const byte *array = (const byte *) sqlite3_column_blob (stmt, 37);
     size_t array_size = (size_t) sqlite3_column_bytes (stmt, 37);
+    const char *assigned = (const char *) sqlite3_column_text (stmt, 43);
+    change->assigned = assigned && *assigned? strdup (assigned): NULL;
     if (drover_sqlbatch_after_unpack (submit, after, after_size)
-    ||  drover_sqlbatch_array_unpack (submit, array, array_size)) {
+    ||  drover_sqlbatch_array_unpack (submit, array, array_size)
+    ||  drover_sqlbatch_devices_unpack (submit, (const char *) sqlite3_column_text (stmt, 42))) {
         drover_change_destroy (&change);
         return NULL;
     }
@@ -1238,6 +1305,41 @@ drover_sqlite_load_services (drover_sqlite_t *self, drover_store_service_fn *fn,
             continue;           //  not one we wrote: skipped
         count++;
         if (fn (arg, name, def, (size_t) size))
+            break;
+    }
+    sqlite3_finalize (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        s_set_error (error, error_size, self->path, self->db, rc);
+        return -1;
+    }
+    return count;
+}
+
+//  Hand fn every kept share, in name order
+int64_t
+drover_sqlite_load_shares (drover_sqlite_t *self, drover_store_share_fn *fn, void *arg,
+                           char *error, size_t error_size)
+{
+    assert (self && fn && error);
+    sqlite3_stmt *stmt = NULL;
+    int64_t count = 0;
+    int rc = sqlite3_prepare_v2 (self->db, "SELECT name, weight, members, quota FROM shares"
+                                 " ORDER BY name", -1, &stmt, NULL);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step (stmt);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *name = (const char *) sqlite3_column_text (stmt, 0);
+        sqlite3_int64 weight = sqlite3_column_int64 (stmt, 1);
+        const char *quota = (const char *) sqlite3_column_text (stmt, 3);
+        if (!name || !drover_id_valid (name) || weight < 1 || weight > UINT32_MAX || !quota)
+            continue;           //  not one we wrote: skipped
+        drover_store_share_t share = {
+            .name = name, .weight = (uint32_t) weight,
+            .members = (const char *) sqlite3_column_text (stmt, 2), .quota = quota
+        };
+        count++;
+        if (fn (arg, &share))
             break;
     }
     sqlite3_finalize (stmt);

@@ -8,8 +8,10 @@
     marker, state id, next_task, next_seq), tasks (one row per task: the
     submit, the state, the result) and events (one row per run of up to
     1024 events of one batch, packed in a blob: see drover_sqlite.c) and
-    worker_admin (an operator's setting per worker id, created when missing:
-    a file made before it opens as it was).
+    worker_admin (an operator's setting per worker id), services (a
+    definition per name) and shares (SHARE ADMIN's settings per account or
+    owner), each created when missing: a file made before it opens as it
+    was.
     =========================================================================
 */
 
@@ -81,6 +83,16 @@ int
 int64_t
     drover_sqlite_load_services (drover_sqlite_t *self, drover_store_service_fn *fn,
                                  void *arg, char *error, size_t error_size);
+
+//  Keep a share (see drover_store_save_share)
+int
+    drover_sqlite_save_share (drover_sqlite_t *self, const drover_store_share_t *share,
+                        char *error, size_t error_size);
+
+//  Hand fn every kept share (see drover_store_load_shares)
+int64_t
+    drover_sqlite_load_shares (drover_sqlite_t *self, drover_store_share_fn *fn, void *arg,
+                         char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,10 @@ typedef struct {
                          char *error, size_t error_size);
     int64_t (*load_services) (void *handle, drover_store_service_fn *fn, void *arg,
                               char *error, size_t error_size);
+    int (*save_share) (void *handle, const drover_store_share_t *share,
+                       char *error, size_t error_size);
+    int64_t (*load_shares) (void *handle, drover_store_share_fn *fn, void *arg,
+                            char *error, size_t error_size);
     bool (*fenced) (void *handle);  //  NULL: never fenced
 } s_backend_ops_t;
 
@@ -126,12 +130,26 @@ s_sqlite_load_services (void *handle, drover_store_service_fn *fn, void *arg,
     return drover_sqlite_load_services ((drover_sqlite_t *) handle, fn, arg, error, error_size);
 }
 
+static int
+s_sqlite_save_share (void *handle, const drover_store_share_t *share,
+                     char *error, size_t error_size)
+{
+    return drover_sqlite_save_share ((drover_sqlite_t *) handle, share, error, error_size);
+}
+
+static int64_t
+s_sqlite_load_shares (void *handle, drover_store_share_fn *fn, void *arg,
+                      char *error, size_t error_size)
+{
+    return drover_sqlite_load_shares ((drover_sqlite_t *) handle, fn, arg, error, error_size);
+}
+
 static const s_backend_ops_t
 s_sqlite_ops = {
     "sqlite", s_sqlite_destroy, s_sqlite_apply, s_sqlite_load, s_sqlite_replay,
     s_sqlite_read_task, s_sqlite_prune,
     s_sqlite_save_admin, s_sqlite_load_admin, s_sqlite_save_service, s_sqlite_load_services,
-    NULL
+    s_sqlite_save_share, s_sqlite_load_shares, NULL
 };
 
 //  The PostgreSQL backend's table: each function passes on to
@@ -216,6 +234,21 @@ s_postgres_load_services (void *handle, drover_store_service_fn *fn, void *arg,
                                           error, error_size);
 }
 
+static int
+s_postgres_save_share (void *handle, const drover_store_share_t *share,
+                       char *error, size_t error_size)
+{
+    return drover_postgres_save_share ((drover_postgres_t *) handle, share, error, error_size);
+}
+
+static int64_t
+s_postgres_load_shares (void *handle, drover_store_share_fn *fn, void *arg,
+                        char *error, size_t error_size)
+{
+    return drover_postgres_load_shares ((drover_postgres_t *) handle, fn, arg,
+                                        error, error_size);
+}
+
 static bool
 s_postgres_fenced (void *handle)
 {
@@ -225,8 +258,9 @@ s_postgres_fenced (void *handle)
 static const s_backend_ops_t
 s_postgres_ops = {
     "postgresql", s_postgres_destroy, s_postgres_apply, s_postgres_load, s_postgres_replay,
-    s_postgres_read_task, s_postgres_prune, s_postgres_save_admin, s_postgres_load_admin, s_postgres_save_service,
-    s_postgres_load_services, s_postgres_fenced
+    s_postgres_read_task, s_postgres_prune, s_postgres_save_admin, s_postgres_load_admin,
+    s_postgres_save_service, s_postgres_load_services, s_postgres_save_share,
+    s_postgres_load_shares, s_postgres_fenced
 };
 
 //  The memory backend's table: it keeps nothing
@@ -300,12 +334,26 @@ s_memory_load_services (void *handle, drover_store_service_fn *fn, void *arg,
     return 0;
 }
 
+static int
+s_memory_save_share (void *handle, const drover_store_share_t *share,
+                     char *error, size_t error_size)
+{
+    return 0;
+}
+
+static int64_t
+s_memory_load_shares (void *handle, drover_store_share_fn *fn, void *arg,
+                      char *error, size_t error_size)
+{
+    return 0;
+}
+
 static const s_backend_ops_t
 s_memory_ops = {
     "memory", s_memory_destroy, s_memory_apply, s_memory_load, s_memory_replay,
     s_memory_read_task, s_memory_prune,
     s_memory_save_admin, s_memory_load_admin, s_memory_save_service, s_memory_load_services,
-    NULL
+    s_memory_save_share, s_memory_load_shares, NULL
 };
 
 //  Open the SQLite backend on dir
@@ -516,4 +564,22 @@ drover_store_load_services (drover_store_t *self, drover_store_service_fn *fn, v
 {
     assert (self && fn && error && error_size);
     return self->ops->load_services (self->handle, fn, arg, error, error_size);
+}
+
+//  Keep a share at once (weight 0: forget it)
+int
+drover_store_save_share (drover_store_t *self, const drover_store_share_t *share,
+                           char *error, size_t error_size)
+{
+    assert (self && share && share->name && error && error_size);
+    return self->ops->save_share (self->handle, share, error, error_size);
+}
+
+//  Hand fn every kept share
+int64_t
+drover_store_load_shares (drover_store_t *self, drover_store_share_fn *fn, void *arg,
+                            char *error, size_t error_size)
+{
+    assert (self && fn && error && error_size);
+    return self->ops->load_shares (self->handle, fn, arg, error, error_size);
 }

@@ -67,6 +67,21 @@ typedef struct {
 //  or -1 to stop.
 typedef int (drover_store_admin_fn) (void *arg, const drover_store_admin_t *admin);
 
+//  A share kept by name (schedq's SHARE ADMIN settings: an account or an
+//  owner), strings borrowed
+typedef struct {
+    const char *name;               //  the account's or owner's name (an id)
+    uint32_t weight;                //  its weight, >= 1 (save: 0 deletes the row)
+    const char *members;            //  an account's members, comma-separated; NULL: not
+                                    //  an account (an owner)
+    const char *quota;              //  its quotas, sharespec quota text
+                                    //  ("procs=8,mem=1G,gpu=2,queued=10"), "" none
+} drover_store_share_t;
+
+//  What load_shares hands over for each kept share (borrowed). Returns 0,
+//  or -1 to stop.
+typedef int (drover_store_share_fn) (void *arg, const drover_store_share_t *share);
+
 //  What load_services hands over for each kept service: its name and
 //  definition (an encoded SERVICE ADMIN create, opaque here), borrowed.
 //  Returns 0, or -1 to stop.
@@ -150,10 +165,10 @@ int
 
 //  Load every kept task that is not final, and the newest max_final final
 //  ones (by when they ended), each as a change (topic "task.restored",
-//  state, attempt, worker, retries_left, lost, waits, due_at, group, made
-//  set, time = when submitted, seq 0; the submit attached with its key and
-//  its after list, begin, retry delays and array, the done attached if
-//  final)
+//  state, attempt, worker, retries_left, lost, waits, due_at, group, made,
+//  owner and assigned set, time = when submitted, seq 0; the submit
+//  attached with its key, its owner as principal, its after list, begin,
+//  retry delays, array, flags and devices, the done attached if final)
 //  handed to fn, oldest id first. Returns the number loaded, or -1 with
 //  error set (a corrupt file: the caller must not start).
 int64_t
@@ -217,6 +232,20 @@ int
 int64_t
     drover_store_load_services (drover_store_t *self, drover_store_service_fn *fn,
                                   void *arg, char *error, size_t error_size);
+
+//  Keep a share at once, in its own transaction (shares are few and
+//  rare), replacing the one kept under its name; weight 0 deletes it. The
+//  memory backend keeps nothing. Returns 0 once durable, or -1 with error
+//  set (fenced like every write on PostgreSQL).
+int
+    drover_store_save_share (drover_store_t *self, const drover_store_share_t *share,
+                               char *error, size_t error_size);
+
+//  Hand fn every kept share, in name order. Returns the number handed, or
+//  -1 with error set.
+int64_t
+    drover_store_load_shares (drover_store_t *self, drover_store_share_fn *fn, void *arg,
+                                char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

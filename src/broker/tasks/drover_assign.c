@@ -35,6 +35,8 @@
 
 #include "drover_assign.h"
 #include "drover_owners.h"
+#include "drover_queuequota.h"
+#include "drover_devicelist.h"
 #include "drover_idhash.h"
 #include "drover_ring.h"
 #include "drover_taskresult.h"
@@ -81,6 +83,9 @@ struct _drover_assign_t {
     size_t queued_bytes;        //  body and label bytes of tasks not yet final
     drover_exec_t *exec;        //  scratch for TASK LIST summaries
     drover_owners_t *owners;    //  the names tasks belong to, by record's owner index
+    drover_queuequota_t *quotas;    //  tasks QUEUED per owner, and the queued quotas
+    drover_idhash_t *assigned;  //  s_assigned_t by task: the device indices its current
+                                //  (or last) attempt was given, for tasks given some
     char reason [256];          //  text behind a reason_p, until the next call
     drover_assign_clock_fn *clock;   //  wall clock, msec since the epoch (tests fake it)
     void *clock_arg;            //  its argument
@@ -119,6 +124,20 @@ s_system_clock (void *arg)
     return zclock_time ();
 }
 
+//  The device indices a task's attempt was given (TASK STARTED's assigned)
+typedef struct {
+    uint64_t id;                //  task id, the key
+    char text [];               //  "gpu=0,2;fpga=4"
+} s_assigned_t;
+
+//  Free every task's device indices
+static void
+s_assigned_destroy_all (drover_assign_t *self)
+{
+    for (size_t slot = 0; slot < drover_idhash_slots (self->assigned); slot++)
+        free (drover_idhash_slot (self->assigned, slot));
+}
+
 //  Create an empty task table with the default settings
 drover_assign_t *
 drover_assign_new (void)
@@ -136,6 +155,8 @@ drover_assign_new (void)
     self->actions = drover_taskactions_new ();
     self->exec = drover_exec_new ();
     self->owners = drover_owners_new ();
+    self->quotas = drover_queuequota_new ();
+    self->assigned = drover_idhash_new ();
     self->flow = drover_flow_new ((uint64_t) zclock_time ());
     self->verdicts = drover_ring_new (sizeof (s_verdict_t));
     self->restored_deps = zlistx_new ();
@@ -178,6 +199,9 @@ drover_assign_destroy (drover_assign_t **self_p)
     drover_taskactions_destroy (&self->actions);
     drover_exec_destroy (&self->exec);
     drover_owners_destroy (&self->owners);
+    drover_queuequota_destroy (&self->quotas);
+    s_assigned_destroy_all (self);
+    drover_idhash_destroy (&self->assigned);
     drover_flow_destroy (&self->flow);
     drover_ring_destroy (&self->verdicts);
     zlistx_destroy (&self->restored_deps);
@@ -256,12 +280,35 @@ drover_assign_set_max_queued_bytes (drover_assign_t *self, size_t max_bytes)
 //  ---------------------------------------------------------------------
 //  Tasks by id
 
-//  Make a record from a submit, owned by the submit's principal
+//  Return whose a submit is: its key's name with CURVE (a name it gives
+//  is ignored: the key wins), else the name its client gave, else ""
+static const char *
+s_owner_of (const drover_msg_t *msg)
+{
+    return msg->principal [0]? msg->principal: msg->owner;
+}
+
+//  Refuse a submit of count tasks past its owner's or account's queued
+//  quota: QUEUE_FULL with the reason, else OK
+static int
+s_check_quota (drover_assign_t *self, const drover_msg_t *msg, uint64_t count,
+               const char **reason_p)
+{
+    const char *owner = s_owner_of (msg);
+    uint16_t index = drover_owners_index (self->owners, owner);
+    if (drover_queuequota_check (self->quotas, index, owner, count, self->reason,
+                                 sizeof self->reason) == 0)
+        return DROVER_CODE_OK;
+    *reason_p = self->reason;
+    return DROVER_CODE_QUEUE_FULL;
+}
+
+//  Make a record from a submit, owned by whoever s_owner_of names
 static drover_taskrecord_t *
 s_new_record (drover_assign_t *self, uint64_t id, const drover_msg_t *msg)
 {
     drover_taskrecord_t *task = drover_taskrecord_new (id, msg);
-    task->owner = drover_owners_index (self->owners, msg->principal);
+    task->owner = drover_owners_index (self->owners, s_owner_of (msg));
     task->queued_at = s_now (self);
     return task;
 }
@@ -273,12 +320,23 @@ s_lookup (drover_assign_t *self, uint64_t id)
     return (drover_taskrecord_t *) drover_idhash_lookup (self->tasks, id);
 }
 
+//  Count a task in or out of its owner's QUEUED tasks (delta 1 or -1) if
+//  it is QUEUED, for the queued quotas
+static void
+s_count_queued (drover_assign_t *self, const drover_taskrecord_t *task, int64_t delta)
+{
+    if (task->state == DROVER_TASK_QUEUED)
+        drover_queuequota_add (self->quotas, task->owner,
+                               drover_owners_name (self->owners, task->owner), delta);
+}
+
 //  Add a task, and its submit key
 static void
 s_insert (drover_assign_t *self, drover_taskrecord_t *task)
 {
     drover_idhash_insert (self->tasks, task);
     self->counts [task->state]++;
+    s_count_queued (self, task, 1);
     if (task->has_key)
         zhashx_update (self->keys, drover_taskrecord_key (task), (void *) (uintptr_t) task->id);
 }
@@ -297,6 +355,8 @@ s_remove (drover_assign_t *self, drover_taskrecord_t *task)
     }
     drover_idhash_delete (self->tasks, task);
     self->counts [task->state]--;
+    s_count_queued (self, task, -1);
+    drover_assign_set_assigned (self, task->id, NULL);
     drover_flow_forget (self->flow, task->id);
     s_task_destroy (self, &task);
 }
@@ -380,7 +440,9 @@ s_set_state (drover_assign_t *self, drover_taskrecord_t *task, int state)
 {
     self->counts [task->state]--;
     self->counts [state]++;
+    s_count_queued (self, task, -1);
     task->state = (uint8_t) state;
+    s_count_queued (self, task, 1);
 }
 
 //  Topic of the event for a final state
@@ -649,6 +711,9 @@ s_submit_like (const drover_taskrecord_t *task, const byte *body, size_t body_si
         drover_msg_add_label (msg, label);
         labels += length + (labels [length] == '\n');
     }
+    int ndevices = drover_devicelist_parse (drover_taskrecord_devices (task), msg->devices, NULL);
+    msg->ndevices = ndevices > 0? (uint32_t) ndevices: 0;
+    msg->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
     return msg;
 }
 
@@ -963,6 +1028,9 @@ drover_assign_submit (drover_assign_t *self, drover_msg_t *msg,
         *reason_p = "queue full: max-queued-bytes";
         return DROVER_CODE_QUEUE_FULL;
     }
+    code = s_check_quota (self, msg, 1 + (uint64_t) msg->array.count, reason_p);
+    if (code != DROVER_CODE_OK)
+        return code;
     code = s_check_after (self, msg, false, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
@@ -1050,6 +1118,14 @@ drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, uint64_
         *reason_p = "queue full";
         return DROVER_CODE_QUEUE_FULL;
     }
+    uint64_t count = 1;
+    for (uint32_t place = 0; place < msg->nsteps; place++)
+        count += 1 + (uint64_t) msg->steps [place]->array.count;
+    code = s_check_quota (self, msg, count, reason_p);
+    if (code != DROVER_CODE_OK) {
+        free (order);
+        return code;
+    }
     //  Ids: the workflow's, then each step's in order (an array step's
     //  elements right after it)
     uint64_t workflow = self->next_id++;
@@ -1071,6 +1147,7 @@ drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, uint64_
     drover_msg_set_body (own, body, body_size);
     free (body);
     snprintf (own->principal, sizeof own->principal, "%s", msg->principal);
+    snprintf (own->owner, sizeof own->owner, "%s", msg->owner);
     drover_taskrecord_t *group_task = s_new_record (self, workflow, own);
     drover_msg_destroy (&own);
     drover_group_t *group = drover_groups_add (drover_flow_groups (self->flow), workflow,
@@ -1091,6 +1168,8 @@ drover_assign_submit_workflow (drover_assign_t *self, drover_msg_t *msg, uint64_
                 step->after [index].task = ids [step->after [index].task - 1];
             }
         snprintf (step->principal, sizeof step->principal, "%s", msg->principal);
+        if (!step->owner [0])
+            snprintf (step->owner, sizeof step->owner, "%s", msg->owner);
         drover_taskrecord_t *task = s_new_record (self, ids [order [place]], step);
         if (step->array.count)
             drover_groups_add (drover_flow_groups (self->flow), task->id, step->array.count,
@@ -1405,6 +1484,15 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
         task->started_at = s_now (self);     //  its STARTED never came
     drover_taskworker_detach (task->worker, task);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
+    bool preempted = task->preempting && !task->cancel
+                  && !(msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0);
+    task->preempting = false;
+    if (preempted) {
+        //  Stopped to make room: back at its place, no retry used, the
+        //  worker not blamed nor credited
+        s_requeue (self, task, msg->worker, "preempted");
+        return;
+    }
     drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, msg->worker, NULL);
     char text [DROVER_REASON_MAX + 1];
     if (msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0)
@@ -1427,6 +1515,27 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
 
 //  ---------------------------------------------------------------------
 //  Attempts: decisions from schedq and health
+
+//  PREEMPT: stop a preemptible task's attempt on worker to make room for
+//  task preemptor; its RESULT queues it again (s_take_result)
+int
+drover_assign_preempt (drover_assign_t *self, uint64_t id, const char *worker_id,
+                      uint64_t preemptor)
+{
+    assert (self && worker_id);
+    s_begin (self);
+    drover_taskrecord_t *task = s_lookup (self, id);
+    if (!task || !task->preemptible || task->cancel || task->preempting || !task->worker
+    ||  (task->state != DROVER_TASK_ASSIGNED && task->state != DROVER_TASK_RUNNING)
+    ||  !streq (task->worker->id, worker_id))
+        return -1;              //  ended or moved meanwhile: nothing to stop
+    task->preempting = true;
+    char reason [DROVER_REASON_MAX + 1];
+    snprintf (reason, sizeof reason, "preempted for task %" PRIu64, preemptor);
+    drover_taskactions_event (self->actions, task, "task.preempted", reason);
+    drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
+    return 0;
+}
 
 //  ASSIGN pair: offer the task to the worker, or give the capacity back
 void
@@ -1487,6 +1596,8 @@ drover_assign_worker_up (drover_assign_t *self, const char *worker_id,
                 placed->procs = task->procs;
                 placed->mem = task->mem;
                 placed->labels = drover_taskrecord_labels (task);
+                placed->devices = drover_taskrecord_devices (task);
+                placed->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
                 task->restored = false;
             }
             if (task->state == DROVER_TASK_ASSIGNED) {
@@ -1699,6 +1810,44 @@ drover_assign_list (drover_assign_t *self, uint8_t state, uint32_t limit,
                   drover_owners_name (self->owners, task->owner));
     }
     free (newest);
+}
+
+//  Keep the device indices a task's attempt was given (NULL or "": none)
+void
+drover_assign_set_assigned (drover_assign_t *self, uint64_t id, const char *text)
+{
+    assert (self);
+    s_assigned_t *entry = (s_assigned_t *) drover_idhash_lookup (self->assigned, id);
+    if (entry) {
+        drover_idhash_delete (self->assigned, entry);
+        free (entry);
+    }
+    if (text && *text && s_lookup (self, id)) {
+        size_t length = strlen (text);
+        entry = (s_assigned_t *) malloc (sizeof (s_assigned_t) + length + 1);
+        assert (entry);
+        entry->id = id;
+        memcpy (entry->text, text, length + 1);
+        drover_idhash_insert (self->assigned, entry);
+    }
+}
+
+//  Return the device indices a task's current or last attempt was given
+const char *
+drover_assign_assigned (drover_assign_t *self, uint64_t id)
+{
+    assert (self);
+    s_assigned_t *entry = (s_assigned_t *) drover_idhash_lookup (self->assigned, id);
+    return entry? entry->text: "";
+}
+
+//  Take the share settings that hold queued quotas
+int
+drover_assign_set_quotas (drover_assign_t *self, const char *accounts, const char *quotas,
+                         char **error_p)
+{
+    assert (self);
+    return drover_queuequota_set (self->quotas, accounts, quotas, error_p);
 }
 
 //  Return a task's owner, "" if none or unknown
@@ -1968,6 +2117,7 @@ drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
         }
     }
     s_insert (self, task);
+    drover_assign_set_assigned (self, task->id, change->assigned);
     if (self->next_id <= task->id)
         self->next_id = task->id + 1;
     s_restore_member (self, task, final);
@@ -2154,6 +2304,8 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
     placed->procs = task->procs;
     placed->mem = task->mem;
     placed->labels = drover_taskrecord_labels (task);
+    placed->devices = drover_taskrecord_devices (task);
+    placed->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
     return DROVER_CODE_OK;
 }
 

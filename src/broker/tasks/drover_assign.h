@@ -75,6 +75,9 @@ typedef struct {
     uint64_t mem;                   //  QUEUE, OFFER, PLACED: bytes demanded
     uint32_t timeout;               //  OFFER: task timeout, msec, 0 = none
     const char *labels;             //  QUEUE, PLACED: "k=v" joined by "\n", or ""; borrowed
+    const char *devices;            //  QUEUE, OFFER, PLACED: the device demand, "gpu=2", or
+                                    //  ""; borrowed
+    uint32_t flags;                 //  QUEUE, PLACED: DROVER_SUBMIT_PREEMPTIBLE if so
     const byte *body;               //  OFFER: encoded exec body; borrowed
     size_t body_size;               //  OFFER: bytes
     uint8_t state;                  //  DONE, EVENT: drover_task_state_t
@@ -314,7 +317,35 @@ int
     drover_assign_show (drover_assign_t *self, uint64_t task, drover_taskinfo_t **info_p,
                            const char **reason_p);
 
-//  Return a task's owner (its submitter's key name), "" if none or unknown
+//  Keep the device indices a task's current attempt was given, as its
+//  TASK STARTED says them ("gpu=0,2;fpga=4"; NULL or "" forgets them)
+void
+    drover_assign_set_assigned (drover_assign_t *self, uint64_t task, const char *text);
+
+//  Return the device indices a task's current or last attempt was given,
+//  "" if none (borrowed)
+const char *
+    drover_assign_assigned (drover_assign_t *self, uint64_t task);
+
+//  PREEMPT: stop the attempt of a preemptible task on worker to make room
+//  for task preemptor (TASK KILL, event task.preempted); when its RESULT
+//  comes it is queued again at its place, its retries untouched, the
+//  attempt's reason "preempted". Returns 0, or -1 if the task is not
+//  running there preemptible (ended, moved, cancelled): nothing is done.
+int
+    drover_assign_preempt (drover_assign_t *self, uint64_t task, const char *worker,
+                          uint64_t preemptor);
+
+//  Take the share settings that hold queued quotas (share/accounts and
+//  share/quotas syntax, as schedq says them in QUOTAS): a submit past its
+//  owner's or account's queued quota is refused QUEUE_FULL from then on.
+//  Returns 0, or -1 and sets *error_p (ours to free): the quotas stay.
+int
+    drover_assign_set_quotas (drover_assign_t *self, const char *accounts, const char *quotas,
+                             char **error_p);
+
+//  Return a task's owner (its submitter's key name, or without CURVE the
+//  name its client gave), "" if none or unknown
 const char *
     drover_assign_owner (drover_assign_t *self, uint64_t task);
 

@@ -151,6 +151,8 @@ drover_taskactions_queue (drover_taskactions_t *self, const drover_taskrecord_t 
     action->procs = task->procs;
     action->mem = task->mem;
     action->labels = drover_taskrecord_labels (task);
+    action->devices = drover_taskrecord_devices (task);
+    action->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
 }
 
 //  Offer the current attempt to the task's worker
@@ -166,6 +168,7 @@ drover_taskactions_offer (drover_taskactions_t *self, const drover_taskrecord_t 
     offer->timeout = task->timeout;
     offer->body = task->data;
     offer->body_size = task->body_size;
+    offer->devices = drover_taskrecord_devices (task);
 }
 
 //  Send TASK KILL for an attempt to a worker

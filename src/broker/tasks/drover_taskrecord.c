@@ -4,6 +4,7 @@
 */
 
 #include "drover_taskrecord.h"
+#include "drover_devicelist.h"
 #include "drover_taskworker.h"
 #include "drover_assign.h"
 
@@ -68,8 +69,12 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
     assert (msg);
     size_t fields = offsetof (drover_taskrecord_t, data);
     size_t key_size = msg->key? strlen (msg->key) + 1: 0;
+    char devices [DROVER_DEVICELIST_TEXT_MAX];
+    drover_devicelist_format (msg->devices, msg->ndevices, devices);
+    size_t devices_size = *devices? strlen (devices) + 1: 0;
     drover_taskrecord_t *self = (drover_taskrecord_t *)
-        malloc (fields + msg->body_size + drover_taskrecord_labels_size (msg) + key_size);
+        malloc (fields + msg->body_size + drover_taskrecord_labels_size (msg) + key_size
+                + devices_size);
     assert (self);
     memset (self, 0, fields);
     self->id = id;
@@ -97,6 +102,11 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
         memcpy (self->data + drover_taskrecord_bytes (self), msg->key, key_size);
         self->has_key = true;
     }
+    if (devices_size) {
+        memcpy (self->data + drover_taskrecord_bytes (self), devices, devices_size);
+        self->has_devices = true;
+    }
+    self->preemptible = (msg->flags & DROVER_SUBMIT_PREEMPTIBLE) != 0;
     return self;
 }
 
@@ -137,7 +147,24 @@ drover_taskrecord_bytes (const drover_taskrecord_t *self)
         size += strlen ((const char *) self->data + self->body_size) + 1;
     if (self->has_key)
         size += strlen ((const char *) self->data + size) + 1;
+    if (self->has_devices)
+        size += strlen ((const char *) self->data + size) + 1;
     return size;
+}
+
+//  The device demand, or ""
+const char *
+drover_taskrecord_devices (const drover_taskrecord_t *self)
+{
+    assert (self);
+    if (!self->has_devices)
+        return "";
+    size_t at = self->body_size;
+    if (self->has_labels)
+        at += strlen ((const char *) self->data + at) + 1;
+    if (self->has_key)
+        at += strlen ((const char *) self->data + at) + 1;
+    return (const char *) self->data + at;
 }
 
 //  The submit key, or NULL

@@ -63,8 +63,12 @@ struct _drover_taskrecord_t {
     uint16_t lost;              //  workers lost with the task so far (lost-retries)
     uint16_t owner;             //  its owner's index in the table's drover_owners (0: "")
     uint32_t retries;           //  retries asked at submit
+    uint8_t has_devices : 1;    //  a device demand follows the key (level 4)
+    uint8_t preemptible : 1;    //  submitted DROVER_SUBMIT_PREEMPTIBLE (level 4)
+    uint8_t preempting : 1;     //  its attempt is being stopped to make room for another:
+                                //  its RESULT queues it again, retries untouched
     byte data [];               //  body, then labels "\n"-joined and NUL-ended, then key
-                                //  NUL-ended
+                                //  NUL-ended, then devices ("gpu=2,fpga=1") NUL-ended
 };
 
 //  Check a TASK SUBMIT's fields. Returns 200, or the ERROR code (400, 413)
@@ -97,6 +101,10 @@ size_t
 //  Return the submit key, or NULL if none (borrowed)
 const char *
     drover_taskrecord_key (const drover_taskrecord_t *self);
+
+//  Return the device demand, canonical ("gpu=2,fpga=1"), or "" (borrowed)
+const char *
+    drover_taskrecord_devices (const drover_taskrecord_t *self);
 
 //  Return the labels, "k=v" joined by "\n", or "" (borrowed)
 const char *

@@ -83,6 +83,7 @@ drover_taskresult_end_of (const drover_taskresult_t *self, int state)
     assert (state == DROVER_TASK_FAILED);
     return self->outcome == DROVER_OUTCOME_TIMEDOUT? DROVER_END_TIMED_OUT
          : self->outcome == DROVER_OUTCOME_SPAWN_FAILED? DROVER_END_SPAWN_FAILED
+         : self->outcome == DROVER_OUTCOME_OOM? DROVER_END_OOM
          : DROVER_END_FAILED;
 }
 
@@ -105,6 +106,9 @@ drover_taskresult_describe (const drover_msg_t *msg, char *text, size_t size)
     else
     if (msg->outcome == DROVER_OUTCOME_CANCELLED)
         snprintf (text, size, "killed");
+    else
+    if (msg->outcome == DROVER_OUTCOME_OOM)
+        snprintf (text, size, "killed by the OOM killer");
     else
         snprintf (text, size, "could not start");
 }
