@@ -67,9 +67,15 @@ test_admin_over_settings (void **state)
     assert_int_equal (weight, 2);
     assert_string_equal (members, "bob,dave");
     assert_string_equal (quota, "procs=8,gpu=1");
+    assert_true (drover_shareboard_set (board, "frank", 2, NULL, NULL, &error) == 0);
+    assert_true (drover_shareboard_entry (board, "frank", &weight, &members, &quota));
+    assert_null (members);
+    assert_int_equal (drover_shareboard_drop (board, "frank"), 0);
     //  Weight only: members and quota kept
     assert_int_equal (drover_shareboard_set (board, "team-b", 5, NULL, NULL, &error), 0);
     assert_int_equal (s_standing (fairshare, "dave").account_weight, 5);
+    assert_int_equal (drover_shareboard_weight (board, "team-b"), 5);
+    assert_int_equal (drover_shareboard_weight (board, "nobody"), 1);
     assert_string_equal (drover_shareboard_quotas (board), "team-b:procs=8,gpu=1");
     //  An owner's weight
     assert_int_equal (drover_shareboard_set (board, "erin", 4, NULL, NULL, &error), 0);

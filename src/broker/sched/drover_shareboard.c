@@ -445,9 +445,26 @@ drover_shareboard_entry (drover_shareboard_t *self, const char *name, uint32_t *
     if (!admin)
         return false;
     *weight_p = admin->weight;
-    *members_p = admin->members? admin->members: "";
+    *members_p = admin->members;
     *quota_p = admin->quota? admin->quota: "";
     return true;
+}
+
+//  Return the weight in force for a name
+uint32_t
+drover_shareboard_weight (drover_shareboard_t *self, const char *name)
+{
+    assert (self && name);
+    zlistx_t *list = zlistx_new ();
+    zlistx_set_destructor (list, s_entry_destroy);
+    s_cut (list, self->texts [S_WEIGHTS], ',', '=');
+    uint32_t weight = 1;
+    for (s_entry_t *entry = (s_entry_t *) zlistx_first (list); entry;
+         entry = (s_entry_t *) zlistx_next (list))
+        if (streq (entry->name, name))
+            weight = (uint32_t) atol (entry->text);
+    zlistx_destroy (&list);
+    return weight;
 }
 
 //  The accounts in force

@@ -55,10 +55,15 @@ int
     drover_shareboard_drop (drover_shareboard_t *self, const char *name);
 
 //  Return true if an admin said something of a name, and what (borrowed):
-//  weight (0 none), members ("" none given), quota text ("" none)
+//  weight (0 none), members (NULL none given), quota text ("" none)
 bool
     drover_shareboard_entry (drover_shareboard_t *self, const char *name, uint32_t *weight_p,
                             const char **members_p, const char **quota_p);
+
+//  Return the weight in force for a name (an admin's, else the settings'),
+//  1 if none is given
+uint32_t
+    drover_shareboard_weight (drover_shareboard_t *self, const char *name);
 
 //  The settings in force, as share/accounts and share/quotas say them
 //  (borrowed until the next change): what QUOTAS carries to assign
