@@ -27,6 +27,9 @@ struct _drover_demands_t {
     char *scratch;              //  buffer for demand keys
     size_t scratch_size;        //  bytes allocated in scratch
     uint32_t serials;           //  demands made so far
+    drover_demand_t **plain;    //  by owner handle: its demand of nothing but procs (holds
+                                //  a reference), or NULL; the common case costs an index
+    size_t nplain;              //  entries in plain
 };
 
 //  Free a label's holders; the holders map's destructor
@@ -79,6 +82,7 @@ drover_demands_destroy (drover_demands_t **self_p)
     drover_demands_t *self = *self_p;
     if (self) {
         zhashx_destroy (&self->demands);       //  holders need not unref: all go
+        free (self->plain);
         zhashx_destroy (&self->holders);
         free (self->scratch);
         free (self);
@@ -106,6 +110,11 @@ drover_demands_ref_as (drover_demands_t *self, uint64_t mem, const char *labels,
     uint32_t owner = tenant? tenant->owner: 0;
     uint32_t flags = tenant? tenant->flags: 0;
     const char *devices = tenant && tenant->devices? tenant->devices: "";
+    bool plain = mem == 0 && flags == 0 && !*labels && !*devices;
+    if (plain && owner < self->nplain && self->plain [owner]) {
+        self->plain [owner]->refs++;
+        return self->plain [owner];
+    }
     drover_demand_t *demand = self->cached;
     if (demand && demand->mem == mem && demand->owner == owner && demand->flags == flags
     &&  streq (demand->given, labels) && streq (demand->device_text, devices)) {
@@ -145,6 +154,18 @@ drover_demands_ref_as (drover_demands_t *self, uint64_t mem, const char *labels,
         }
         drover_labels_parse (labels, &demand->label_text, &demand->labels, &demand->nlabels);
         zhashx_insert (self->demands, demand->key, demand);
+    }
+    if (plain) {
+        if (owner >= self->nplain) {
+            size_t size = owner * 2 + 16;
+            self->plain = (drover_demand_t **) realloc (self->plain, size * sizeof (void *));
+            assert (self->plain);
+            memset (self->plain + self->nplain, 0, (size - self->nplain) * sizeof (void *));
+            self->nplain = size;
+        }
+        self->plain [owner] = demand;   //  kept while the demands live
+        demand->refs += 2;
+        return demand;
     }
     demand->refs += 2;          //  the caller's and the cache's
     if (self->cached)

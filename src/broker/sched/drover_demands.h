@@ -80,7 +80,8 @@ drover_demand_t *
 void
     drover_demands_unref (drover_demands_t *self, drover_demand_t *demand);
 
-//  Return how many distinct demands are alive (the cached one included)
+//  Return how many distinct demands are alive (the cached one and each
+//  owner's plain one included)
 size_t
     drover_demands_size (drover_demands_t *self);
 
