@@ -42,5 +42,9 @@
 #define DROVER_QUEUES_MAX       1024        //  rows in a QUEUE TABLE
 #define DROVER_QUEUE_ENDPOINTS_MAX  64      //  endpoints of one queue in QUEUE TABLE
 #define DROVER_STRATEGY_MAX     16          //  QUEUE TABLE's strategy name, bytes
+#define DROVER_ASSIGNED_MAX     1024        //  TASK STARTED's assigned indices, bytes
+#define DROVER_MEMBERS_MAX      4096        //  SHARE ADMIN's members, comma-separated, bytes
+#define DROVER_QUOTA_MAX        1024        //  SHARE TABLE row's quota text, bytes
+#define DROVER_WEIGHT_MAX       1000000     //  an account's or owner's share weight
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "drover_msg.h"
 #include "drover_msg_fields.h"
+#include "drover_msg_share.h"
 
 //  ---------------------------------------------------------------------
 //  Message lifecycle
@@ -68,6 +69,13 @@ drover_msg_reset (drover_msg_t *self)
     free (self->whys);
     free (self->pool_rows);
     free (self->affinity);
+    free (self->assigned);
+    free (self->members);
+    if (self->share_rows) {
+        for (uint32_t index = 0; index < self->nshares; index++)
+            drover_msg_share_row_free (&self->share_rows [index]);
+        free (self->share_rows);
+    }
     free (self->after);
     for (uint32_t index = 0; index < self->nsteps; index++) {
         if (self->step_names)
@@ -531,7 +539,7 @@ drover_end_name (int end)
 {
     static const char *names [DROVER_END_MAX + 1] = {
         "NONE", "SUCCEEDED", "FAILED", "TIMED_OUT", "CANCELLED", "SPAWN_FAILED", "LOST",
-        "POISON", "EXPIRED", "UNKNOWN", "DEPENDENCY"
+        "POISON", "EXPIRED", "UNKNOWN", "DEPENDENCY", "OOM"
     };
     return end >= 0 && end <= DROVER_END_MAX? names [end]: "INVALID";
 }
@@ -571,7 +579,7 @@ drover_end_fits (int state, int end)
                                         || end == DROVER_END_DEPENDENCY;
         case DROVER_TASK_FAILED:    return end == DROVER_END_FAILED || end == DROVER_END_TIMED_OUT
                                         || end == DROVER_END_SPAWN_FAILED || end == DROVER_END_LOST
-                                        || end == DROVER_END_POISON;
+                                        || end == DROVER_END_POISON || end == DROVER_END_OOM;
         case DROVER_TASK_UNKNOWN:   return end == DROVER_END_EXPIRED || end == DROVER_END_UNKNOWN;
     }
     return false;

@@ -22,6 +22,7 @@
 #include "drover_msg_service.h"
 #include "drover_msg_queues.h"
 #include "drover_msg_workflow.h"
+#include "drover_msg_share.h"
 
 //  The fields of the messages, in s_schema, then the parts
 //  of the header and of records that are not fields, for error texts
@@ -45,6 +46,9 @@ typedef enum {
     F_AFTER, F_BEGIN, F_RETRY_DELAY, F_RETRY_MAX_DELAY, F_ARRAY, F_LIST_GROUP,
     F_WORKFLOW_NAME, F_STEPS, F_STEP_TASKS,                     //  workflows (level 3),
                                                                 //  drover_msg_workflow.c
+    F_OWNER, F_DEVICES, F_ASSIGNED, F_SHARE_ACTION, F_SHARE_NAME, F_WEIGHT, F_MEMBERS,
+    F_QUOTA_PROCS, F_QUOTA_MEM, F_QUOTA_QUEUED, F_SHARE_ROWS,   //  sharing (level 4),
+                                                                //  drover_msg_share.c
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -53,12 +57,12 @@ typedef enum {
     P_ROW_WAITS, P_ROW_GROUP, P_ROW_PARENTS, P_STEP_SUBMIT, P_COUNT
 } s_field_t;
 
-#define S_FIELDS_MAX    17          //  most fields in one message (SUBMIT)
+#define S_FIELDS_MAX    19          //  most fields in one message (SUBMIT)
 
 #define S_TASK_ROW_KNOWN    13      //  elements of a TASK TABLE row this version reads;
                                     //  a row may have 8 or more (later versions': skipped)
 #define S_TASK_ROW_LEVEL2   10      //  the most elements of a row a level-2 peer knows
-#define S_WORKER_ROW_KNOWN  19      //  elements of a WORKER TABLE row this version reads;
+#define S_WORKER_ROW_KNOWN  21      //  elements of a WORKER TABLE row this version reads;
                                     //  a row may have 10 (before the optional ones) and
                                     //  more (later versions': skipped)
 
@@ -97,14 +101,14 @@ static bool
 static const uint8_t
 s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_WORKER_HELLO]     = { F_WORKER, F_EPOCH, F_PROCS, F_MEM, F_LABELS, F_RUNNING,
-                                      F_STATE_ID, F_LEVEL, F_RELEASE },
+                                      F_STATE_ID, F_LEVEL, F_RELEASE, F_DEVICES },
     [DROVER_MSG_WORKER_HEARTBEAT] = { F_WORKER, F_EPOCH, F_STATS },
     [DROVER_MSG_WORKER_GOODBYE]   = { F_WORKER, F_EPOCH },
     [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID, F_LEVEL },
     [DROVER_MSG_WORKER_LEAVE]     = { F_END },
     [DROVER_MSG_TASK_OFFER]       = { F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM, F_TIMEOUT,
-                                      F_BODY },
-    [DROVER_MSG_TASK_STARTED]     = { F_WORKER, F_TASK, F_ATTEMPT },
+                                      F_BODY, F_DEVICES },
+    [DROVER_MSG_TASK_STARTED]     = { F_WORKER, F_TASK, F_ATTEMPT, F_ASSIGNED },
     [DROVER_MSG_TASK_RESULT]      = { F_WORKER, F_TASK, F_ATTEMPT, F_OUTCOME, F_EXIT_CODE,
                                       F_SIGNAL, F_TRUNCATED, F_DURATION, F_OUT, F_ERR,
                                       F_REASON },
@@ -112,7 +116,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_TASK_SUBMIT]      = { F_PRIORITY, F_PROCS, F_MEM, F_LABELS, F_TIMEOUT,
                                       F_RETRIES, F_FLAGS, F_BODY, F_KEY, F_AFFINITY,
                                       F_SUBMIT_SERVICE, F_SUBMIT_SLOT, F_AFTER, F_BEGIN,
-                                      F_RETRY_DELAY, F_RETRY_MAX_DELAY, F_ARRAY },
+                                      F_RETRY_DELAY, F_RETRY_MAX_DELAY, F_ARRAY, F_OWNER,
+                                      F_DEVICES },
     [DROVER_MSG_TASK_ACCEPTED]    = { F_TASK, F_STATE_ID },
     [DROVER_MSG_TASK_WAIT]        = { F_TASKS, F_STATE_ID },
     [DROVER_MSG_TASK_DONE]        = { F_TASK, F_STATE, F_TASK_END, F_ATTEMPT, F_WORKER_OPT,
@@ -150,6 +155,10 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_CLIENT_WELCOME]   = { F_LEVEL, F_RELEASE, F_LEADER_NAME },
     [DROVER_MSG_WORKFLOW_SUBMIT]  = { F_WORKFLOW_NAME, F_STEPS },
     [DROVER_MSG_WORKFLOW_ACCEPTED] = { F_TASK, F_STEP_TASKS, F_STATE_ID },
+    [DROVER_MSG_SHARE_ADMIN]      = { F_SHARE_ACTION, F_SHARE_NAME, F_WEIGHT, F_MEMBERS,
+                                      F_QUOTA_PROCS, F_QUOTA_MEM, F_QUOTA_QUEUED, F_DEVICES },
+    [DROVER_MSG_SHARE_LIST]       = { F_END },
+    [DROVER_MSG_SHARE_TABLE]      = { F_SHARE_ROWS },
 };
 
 //  True for a field that may be left out: always at a message's end, sent
@@ -164,18 +173,23 @@ s_optional (int field)
         || field == F_SUBMIT_SERVICE || field == F_SUBMIT_SLOT
         || field == F_LEVEL || field == F_RELEASE
         || field == F_AFTER || field == F_BEGIN || field == F_RETRY_DELAY
-        || field == F_RETRY_MAX_DELAY || field == F_ARRAY || field == F_LIST_GROUP;
+        || field == F_RETRY_MAX_DELAY || field == F_ARRAY || field == F_LIST_GROUP
+        || field == F_OWNER || field == F_DEVICES || field == F_ASSIGNED;
 }
 
 //  Return the protocol level that brought a field into the messages of
 //  level 1 that have it: what a peer of level 1 (PROTOCOL.md as of
-//  2026-11-23) neither sends nor takes, and the fields level 3 added to
-//  them. The messages of later levels (drover_msg_id_level) came whole
-//  with theirs.
+//  2026-11-23) neither sends nor takes, and the fields levels 3 and 4
+//  added to them. The messages of later levels (drover_msg_id_level) came
+//  whole with theirs.
 static int
 s_since (int field)
 {
     switch (field) {
+        case F_OWNER:           //  SUBMIT: sharing a cluster
+        case F_DEVICES:         //  SUBMIT, HELLO, OFFER
+        case F_ASSIGNED:        //  STARTED
+            return 4;
         case F_AFTER:           //  SUBMIT: workflows
         case F_BEGIN:
         case F_RETRY_DELAY:
@@ -229,7 +243,8 @@ drover_msg_id_level (int id)
 {
     if (id < 1 || id > DROVER_MSG_ID_MAX)
         return 0;
-    return id <= DROVER_MSG_ERROR? 1: id <= DROVER_MSG_CLIENT_WELCOME? 2: 3;
+    return id <= DROVER_MSG_ERROR? 1: id <= DROVER_MSG_CLIENT_WELCOME? 2:
+           id <= DROVER_MSG_WORKFLOW_ACCEPTED? 3: 4;
 }
 
 //  True if length bytes are a state id: exactly 32 hex digits, or none
@@ -314,7 +329,10 @@ s_field_empty (const drover_msg_t *self, int field)
         || (field == F_RETRY_DELAY && self->retry_delay == 0)
         || (field == F_RETRY_MAX_DELAY && self->retry_max_delay == 0)
         || (field == F_ARRAY && self->array.count == 0)
-        || (field == F_LIST_GROUP && self->group == 0);
+        || (field == F_LIST_GROUP && self->group == 0)
+        || (field == F_OWNER && self->owner [0] == 0)
+        || (field == F_DEVICES && self->ndevices == 0)
+        || (field == F_ASSIGNED && (self->assigned == NULL || self->assigned [0] == 0));
 }
 
 //  Return how many of fields [count] self goes out with: its optional
@@ -338,10 +356,13 @@ s_health_at (uint8_t health, int level)
 }
 
 //  Return how a task ended as a peer of level knows it: level 2 has no
-//  DEPENDENCY, and the nearest it has is CANCELLED (the state it goes with)
+//  DEPENDENCY, and the nearest it has is CANCELLED (the state it goes
+//  with); level 3 has no OOM, and the nearest it has is FAILED
 static uint8_t
 s_end_at (uint8_t end, int level)
 {
+    if (level < 4 && end == DROVER_END_OOM)
+        return DROVER_END_FAILED;
     return level < 3 && end == DROVER_END_DEPENDENCY? DROVER_END_CANCELLED: end;
 }
 
@@ -498,7 +519,10 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
         if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX
         ||  row->state > DROVER_WORKER_STATE_MAX)
             return -1;
-        msgpack_pack_array (pk, level < 2? 9: S_WORKER_ROW_KNOWN);
+        //  The device texts of level 4 only when the worker has devices
+        bool devices = level >= 4 && ((row->devices && row->devices [0])
+                                   || (row->devices_used && row->devices_used [0]));
+        msgpack_pack_array (pk, level < 2? 9: devices? S_WORKER_ROW_KNOWN: 19);
         if (drover_mpack_pack_id (pk, row->id, false))
             return -1;
         msgpack_pack_uint8 (pk, s_health_at (row->health, level));
@@ -523,6 +547,10 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
         msgpack_pack_uint32 (pk, row->tasks);
         msgpack_pack_uint16 (pk, row->level);
         if (drover_mpack_pack_text (pk, row->release, DROVER_RELEASE_MAX))
+            return -1;
+        if (devices
+        &&  (drover_msg_share_pack_devicelist (pk, row->devices)
+        ||   drover_msg_share_pack_devicelist (pk, row->devices_used)))
             return -1;
     }
     return 0;
@@ -631,7 +659,9 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_HEARTBEAT:   return msgpack_pack_uint32 (pk, self->heartbeat), 0;
         case F_TIMEOUT:     return msgpack_pack_uint32 (pk, self->timeout), 0;
         case F_RETRIES:     return msgpack_pack_uint32 (pk, self->retries), 0;
-        case F_FLAGS:       return msgpack_pack_uint32 (pk, self->flags), 0;
+        case F_FLAGS:           //  before level 4 no PREEMPTIBLE: cleared
+            return msgpack_pack_uint32 (pk, level < 4? self->flags & ~DROVER_SUBMIT_PREEMPTIBLE
+                                                     : self->flags), 0;
         case F_BODY:        return s_pack_bytes (pk, self->body, self->body_size, DROVER_BODY_MAX);
         case F_EXIT_CODE:   return msgpack_pack_int32 (pk, self->exit_code), 0;
         case F_SIGNAL:      return msgpack_pack_int32 (pk, self->signal), 0;
@@ -697,6 +727,23 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_QUEUE_ROWS:  return drover_msg_queues_pack_rows (pk, self);
         case F_LEADER_NAME: return drover_mpack_pack_text (pk, self->leader_name, DROVER_ID_MAX);
         case F_TASK_ROWS:   return s_pack_task_rows (pk, self, level);
+        case F_OWNER:
+        case F_SHARE_NAME:  return drover_mpack_pack_id (pk, self->owner, field == F_OWNER);
+        case F_DEVICES:     return drover_msg_share_pack_devices (pk, self);
+        case F_ASSIGNED:    return drover_msg_share_pack_assigned (pk, self);
+        case F_SHARE_ACTION:
+            if (self->action > DROVER_SHARE_ACTION_MAX)
+                return -1;
+            return msgpack_pack_uint8 (pk, self->action), 0;
+        case F_WEIGHT:
+            if (self->weight > DROVER_WEIGHT_MAX)
+                return -1;
+            return msgpack_pack_uint32 (pk, self->weight), 0;
+        case F_MEMBERS:     return drover_msg_share_pack_members (pk, self);
+        case F_QUOTA_PROCS: return msgpack_pack_uint32 (pk, self->quota_procs), 0;
+        case F_QUOTA_MEM:   return msgpack_pack_uint64 (pk, self->quota_mem), 0;
+        case F_QUOTA_QUEUED: return msgpack_pack_uint32 (pk, self->quota_queued), 0;
+        case F_SHARE_ROWS:  return drover_msg_share_pack_rows (pk, self);
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self, level);
         case F_OUTCOME:
             if (self->outcome > DROVER_OUTCOME_MAX)
@@ -881,6 +928,17 @@ s_errors [P_COUNT] = {
     [F_WORKFLOW_NAME] = DROVER_MPACK_ERRORS ("name", "invalid"),
     [F_STEPS]       = DROVER_MPACK_ERRORS ("steps", "invalid"),
     [F_STEP_TASKS]  = DROVER_MPACK_ERRORS ("tasks", "invalid"),
+    [F_OWNER]       = DROVER_MPACK_ERRORS ("owner", "not a valid id"),
+    [F_DEVICES]     = DROVER_MPACK_ERRORS ("devices", "invalid"),
+    [F_ASSIGNED]    = DROVER_MPACK_ERRORS ("assigned", "invalid"),
+    [F_SHARE_ACTION] = DROVER_MPACK_ERRORS ("action", "invalid"),
+    [F_SHARE_NAME]  = DROVER_MPACK_ERRORS ("name", "not a valid id"),
+    [F_WEIGHT]      = DROVER_MPACK_ERRORS ("weight", "invalid"),
+    [F_MEMBERS]     = DROVER_MPACK_ERRORS ("members", "invalid"),
+    [F_QUOTA_PROCS] = DROVER_MPACK_ERRORS ("quota_procs", "invalid"),
+    [F_QUOTA_MEM]   = DROVER_MPACK_ERRORS ("quota_mem", "invalid"),
+    [F_QUOTA_QUEUED] = DROVER_MPACK_ERRORS ("quota_queued", "invalid"),
+    [F_SHARE_ROWS]  = DROVER_MPACK_ERRORS ("shares", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -1200,6 +1258,11 @@ s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
     if (fields > 18 && !drover_mpack_read_fixed (cursor, P_WORKER_RELEASE, DROVER_RELEASE_MAX,
                                                  row->release))
         return false;
+    //  The worker's devices, and those its tasks hold (level 4)
+    if (fields > 19 && !drover_msg_share_read_devicelist (cursor, &row->devices))
+        return false;
+    if (fields > 20 && !drover_msg_share_read_devicelist (cursor, &row->devices_used))
+        return false;
     return drover_mpack_skip_rest (cursor, fields, S_WORKER_ROW_KNOWN, 3);
 }
 
@@ -1453,6 +1516,22 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
             return true;
         case F_RELEASE:     return drover_mpack_read_fixed (cursor, field, DROVER_RELEASE_MAX,
                                                             self->release);
+        case F_OWNER:       return drover_mpack_read_id (cursor, field, true, self->owner);
+        case F_SHARE_NAME:  return drover_mpack_read_id (cursor, field, false, self->owner);
+        case F_DEVICES:     return drover_msg_share_read_devices (cursor, self);
+        case F_ASSIGNED:    return drover_msg_share_read_assigned (cursor, self);
+        case F_SHARE_ACTION: return drover_mpack_read_u8 (cursor, field, DROVER_SHARE_ACTION_MAX,
+                                                          &self->action);
+        case F_WEIGHT:
+            if (!drover_mpack_read_uint (cursor, field, DROVER_WEIGHT_MAX, &code))
+                return false;
+            self->weight = (uint32_t) code;
+            return true;
+        case F_MEMBERS:     return drover_msg_share_read_members (cursor, self);
+        case F_QUOTA_PROCS: return drover_mpack_read_u32 (cursor, field, &self->quota_procs);
+        case F_QUOTA_MEM:   return drover_mpack_read_u64 (cursor, field, &self->quota_mem);
+        case F_QUOTA_QUEUED: return drover_mpack_read_u32 (cursor, field, &self->quota_queued);
+        case F_SHARE_ROWS:  return drover_msg_share_read_rows (cursor, self);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }
@@ -1524,7 +1603,7 @@ s_lenient (int id)
         || id == DROVER_MSG_WORKER_GATHER || id == DROVER_MSG_SERVICE_TABLE
         || id == DROVER_MSG_PLAN_RESULT || id == DROVER_MSG_REDIRECT
         || id == DROVER_MSG_QUEUE_TABLE || id == DROVER_MSG_CLIENT_WELCOME
-        || id == DROVER_MSG_WORKFLOW_ACCEPTED;
+        || id == DROVER_MSG_WORKFLOW_ACCEPTED || id == DROVER_MSG_SHARE_TABLE;
 }
 
 //  Return how many of fields [count] a message must have: all but the

@@ -10,6 +10,7 @@
 
 #include "drover_taskinfo.h"
 #include "drover_mpack.h"
+#include "drover_devicelist.h"
 
 //  The parts of an info, for error texts
 typedef enum {
@@ -37,7 +38,7 @@ typedef enum {
     K_QUEUED_AT, K_STARTED_AT, K_ENDED_AT, K_ATTEMPT, K_WORKER, K_ATTEMPTS, K_DROPPED,
     K_WAITS, K_BEGIN, K_DUE, K_RETRY_DELAY, K_RETRY_MAX_DELAY, K_GROUP, K_INDEX, K_PARENTS,
     K_CHILDREN, K_CHILDREN_TOTAL, K_MEMBERS, K_LIMIT, K_ARRAY_FIRST, K_ARRAY_STEP,
-    K_MEMBER_COUNTS, K_KEYS
+    K_MEMBER_COUNTS, K_DEVICES, K_ASSIGNED, K_PREEMPTIBLE, K_KEYS
 } s_key_t;
 
 static const char *
@@ -48,7 +49,7 @@ s_keys [K_KEYS] = {
     "queued_at", "started_at", "ended_at", "attempt", "worker", "attempts", "dropped",
     "waits", "begin", "due", "retry_delay", "retry_max_delay", "group", "index", "parents",
     "children", "children_total", "members", "limit", "array_first", "array_step",
-    "member_counts"
+    "member_counts", "devices", "assigned", "preemptible"
 };
 
 #define S_MEMBER_COUNTS     7       //  entries of member_counts, one per task state
@@ -109,6 +110,8 @@ drover_taskinfo_destroy (drover_taskinfo_t **self_p)
     free (self->attempts);
     free (self->parents);
     free (self->children);
+    free (self->devices);
+    free (self->assigned);
     free (self);
     *self_p = NULL;
 }
@@ -201,6 +204,9 @@ s_workflow_key_set (const drover_taskinfo_t *self, int key)
                 if (self->member_counts [state])
                     return true;
             return false;
+        case K_DEVICES:         return self->devices && self->devices [0];     //  level 4
+        case K_ASSIGNED:        return self->assigned && self->assigned [0];
+        case K_PREEMPTIBLE:     return self->preemptible != 0;
     }
     return true;                //  a key of level 2: always sent
 }
@@ -241,6 +247,9 @@ s_pack_workflow_value (msgpack_packer *pk, const drover_taskinfo_t *self, int ke
             for (int state = 0; state < S_MEMBER_COUNTS; state++)
                 msgpack_pack_uint64 (pk, self->member_counts [state]);
             break;
+        case K_DEVICES:         s_pack_string (pk, self->devices); break;
+        case K_ASSIGNED:        s_pack_string (pk, self->assigned); break;
+        case K_PREEMPTIBLE:     msgpack_pack_uint8 (pk, 1); break;
     }
 }
 
@@ -607,6 +616,11 @@ s_read_value (drover_mpack_cursor_t *cursor, drover_taskinfo_t *self, int key)
         case K_ARRAY_FIRST: return drover_mpack_read_u32 (cursor, P_VALUE, &self->array_first);
         case K_ARRAY_STEP:  return drover_mpack_read_u32 (cursor, P_VALUE, &self->array_step);
         case K_MEMBER_COUNTS: return s_read_member_counts (cursor, self);
+        case K_DEVICES:     return s_read_owned (cursor, DROVER_DEVICELIST_TEXT_MAX - 1,
+                                                 &self->devices);
+        case K_ASSIGNED:    return s_read_owned (cursor, DROVER_ASSIGNED_MAX, &self->assigned);
+        case K_PREEMPTIBLE: return drover_mpack_read_u8 (cursor, P_VALUE, 255,
+                                                         &self->preemptible);
     }
     return drover_mpack_fail (cursor, "internal: unknown task info key");
 }

@@ -114,6 +114,12 @@ typedef struct {
     uint64_t member_counts [7];     //  an array's or workflow's own id: its members by
                                     //  drover_task_state_t (elements not made yet count
                                     //  QUEUED)
+    //  Sharing a cluster (keys of level 4; NULL / 0 when absent)
+    char *devices;                  //  the devices it asks, "gpu=2,fpga=1", owned, or NULL
+    char *assigned;                 //  the indices its current (or last) attempt was given,
+                                    //  "gpu=0,2;fpga=4", owned, or NULL
+    uint8_t preemptible;            //  1: submitted PREEMPTIBLE (the broker may stop it to
+                                    //  make room, and queues it again)
 } drover_taskinfo_t;
 
 //  Create an empty info; never NULL

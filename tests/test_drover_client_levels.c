@@ -140,6 +140,73 @@ test_level3_sent (void **state)
     assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], 1);
 }
 
+//  A level-3 broker gets none of level 4: devices, PREEMPTIBLE and the
+//  share requests are refused here; a submit's owner is left out
+static void
+test_level3_no_level4 (void **state)
+{
+    testutil_clientbroker_t fake;
+    char endpoint [64];
+    zactor_t *actor = testutil_clientbroker_start (&fake, s_answer, endpoint);
+    fake.level = 3;
+    drover_client_t *client = drover_client_new (endpoint);
+    drover_client_set_timeout (client, 2000);
+    drover_submit_t *submit = s_submit ();
+    assert_int_equal (drover_submit_add_device (submit, "gpu", 2), 0);
+    uint64_t task = 0;
+    assert_int_equal (drover_client_submit (client, submit, &task), -1);
+    assert_string_equal (drover_client_error_text (client),
+                         "the broker speaks level 3; --device needs level 4");
+    drover_submit_destroy (&submit);
+    submit = s_submit ();
+    drover_submit_set_preemptible (submit, true);
+    assert_int_equal (drover_client_submit_async (client, submit, 7), 0);
+    assert_string_equal (drover_client_error_text (client),
+                         "the broker speaks level 3; --preemptible needs level 4");
+    drover_submit_destroy (&submit);
+    assert_null (drover_client_shares (client));
+    assert_non_null (strstr (drover_client_error_text (client), "drover share needs level 4"));
+    assert_int_equal (drover_client_share_drop (client, "team-a"), -1);
+    //  The owner goes unsaid: the submit is accepted
+    submit = s_submit ();
+    assert_int_equal (drover_submit_set_owner (submit, "alice"), 0);
+    assert_int_equal (drover_client_submit (client, submit, &task), 0);
+    assert_string_equal (drover_submit_msg (submit)->owner, "");
+    drover_submit_destroy (&submit);
+    drover_client_destroy (&client);
+    zactor_destroy (&actor);
+    assert_int_equal (fake.requests [DROVER_MSG_TASK_SUBMIT], 1);
+    assert_int_equal (fake.requests [DROVER_MSG_SHARE_LIST], 0);
+    assert_int_equal (fake.requests [DROVER_MSG_SHARE_ADMIN], 0);
+}
+
+//  The submit's level-4 setters check what they are given
+static void
+test_submit_setters (void **state)
+{
+    drover_submit_t *submit = s_submit ();
+    drover_msg_t *msg = drover_submit_msg (submit);
+    assert_int_equal (drover_submit_set_owner (submit, "al ice"), -1);
+    assert_int_equal (drover_submit_set_owner (submit, "alice"), 0);
+    assert_string_equal (msg->owner, "alice");
+    assert_int_equal (drover_submit_set_owner (submit, NULL), 0);
+    assert_string_equal (msg->owner, "");
+    assert_int_equal (drover_submit_add_device (submit, "GPU", 1), -1);
+    assert_int_equal (drover_submit_add_device (submit, "gpu", 0), -1);
+    assert_int_equal (drover_submit_add_device (submit, "gpu", 1000001), -1);
+    assert_int_equal (drover_submit_add_device (submit, "gpu", 2), 0);
+    assert_int_equal (drover_submit_add_device (submit, "fpga", 1), 0);
+    assert_int_equal (drover_submit_add_device (submit, "gpu", 3), 0);
+    assert_int_equal (msg->ndevices, 2);
+    assert_string_equal (msg->devices [0].name, "fpga");
+    assert_int_equal (msg->devices [1].count, 3);
+    drover_submit_set_preemptible (submit, true);
+    assert_true (msg->flags & DROVER_SUBMIT_PREEMPTIBLE);
+    drover_submit_set_preemptible (submit, false);
+    assert_false (msg->flags & DROVER_SUBMIT_PREEMPTIBLE);
+    drover_submit_destroy (&submit);
+}
+
 int
 main (void)
 {
@@ -147,6 +214,8 @@ main (void)
         cmocka_unit_test (test_level2_refused),
         cmocka_unit_test (test_level1_refused),
         cmocka_unit_test (test_level3_sent),
+        cmocka_unit_test (test_level3_no_level4),
+        cmocka_unit_test (test_submit_setters),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -140,7 +140,8 @@ test_level_one_has_the_old_shapes (void **state)
     for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
         drover_msg_t *msg = testcodec_filled (id);
         assert_int_equal (drover_msg_id_level (id), id <= DROVER_MSG_ERROR? 1
-                                                  : id <= DROVER_MSG_CLIENT_WELCOME? 2: 3);
+                                                  : id <= DROVER_MSG_CLIENT_WELCOME? 2
+                                                  : id <= DROVER_MSG_WORKFLOW_ACCEPTED? 3: 4);
         zframe_t *frame = drover_msg_encode_level (msg, 1);
         if (id > DROVER_MSG_ERROR) {
             assert_null (frame);
@@ -169,6 +170,9 @@ test_level_one_has_the_old_shapes (void **state)
     assert_int_equal (drover_msg_id_level (DROVER_MSG_CLIENT_HELLO), 2);
     assert_int_equal (drover_msg_id_level (DROVER_MSG_WORKFLOW_SUBMIT), 3);
     assert_int_equal (drover_msg_id_level (DROVER_MSG_WORKFLOW_ACCEPTED), 3);
+    assert_int_equal (drover_msg_id_level (DROVER_MSG_SHARE_ADMIN), 4);
+    assert_int_equal (drover_msg_id_level (DROVER_MSG_SHARE_LIST), 4);
+    assert_int_equal (drover_msg_id_level (DROVER_MSG_SHARE_TABLE), 4);
 
     //  The level-2 fields empty or full, the shape stays: a HELLO with no
     //  level or release set, a SUBMIT with all its later fields
@@ -383,7 +387,8 @@ test_fit_to_a_peer_level (void **state)
 }
 
 //  Raw WORKER HELLO of w1 with nfields fields: the 6 of level 1, then a
-//  state id "", the level, a release, and fields past those
+//  state id "", the level, a release, devices [] (level 4), and fields
+//  past those
 static void
 s_raw_hello (testcodec_raw_t *raw, size_t nfields, uint64_t level)
 {
@@ -400,7 +405,9 @@ s_raw_hello (testcodec_raw_t *raw, size_t nfields, uint64_t level)
         msgpack_pack_uint64 (&raw->pk, level);
     if (nfields > 8)
         testcodec_raw_str (raw, "0.9.0", 5);
-    for (size_t field = 9; field < nfields; field += 2)
+    if (nfields > 9)
+        msgpack_pack_array (&raw->pk, 0);           //  devices
+    for (size_t field = 10; field < nfields; field += 2)
         testcodec_raw_later_elements (raw);         //  two at a time
 }
 
@@ -432,7 +439,7 @@ test_level_a_message_shows (void **state)
     testcodec_raw_into (&raw, copy);
     assert_int_equal (copy->level, 1);
     assert_int_equal (drover_msg_level (copy), 2);
-    s_raw_hello (&raw, 11, 5);
+    s_raw_hello (&raw, 12, 5);
     testcodec_raw_into (&raw, copy);
     assert_string_equal (copy->worker, "w1");
     assert_int_equal (copy->procs, 2);

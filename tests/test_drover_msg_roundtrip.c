@@ -237,7 +237,8 @@ test_done_outcome_goes_with_its_state (void **state)
             drover_msg_destroy (&copy);
             drover_msg_destroy (&done);
         }
-    assert_int_equal (fitting, 3 + 1 + 2 + 5 + 2);     //  CANCELLED: and DEPENDENCY
+    assert_int_equal (fitting, 3 + 1 + 2 + 6 + 2);     //  CANCELLED: and DEPENDENCY;
+                                                        //  FAILED: and OOM
     char name [32];
     snprintf (name, sizeof name, "%s", drover_end_name (DROVER_END_TIMED_OUT));
     assert_string_equal (name, "TIMED_OUT");

@@ -381,8 +381,8 @@ test_submit_optional_fields (void **state)
     testcodec_raw_str (&raw, "web", 3);
     msgpack_pack_int64 (&raw.pk, -1);
     testcodec_assert_raw_refused (&raw, "slot: out of range", 64);
-    s_raw_submit (&raw, 18);                    //  past level 3's 17
-    for (int index = 0; index < 10; index++)
+    s_raw_submit (&raw, 20);                    //  past level 4's 19
+    for (int index = 0; index < 12; index++)
         msgpack_pack_nil (&raw.pk);
     testcodec_assert_raw_refused (&raw, "wrong number of fields", 64);
 }

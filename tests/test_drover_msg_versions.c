@@ -189,7 +189,7 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_TABLE, 1, 3);
     msgpack_pack_array (&raw.pk, 2);
     s_raw_row_start (&raw, 10, "old");
-    s_raw_row_start (&raw, 21, "new");
+    s_raw_row_start (&raw, 23, "new");
     msgpack_pack_uint8 (&raw.pk, DROVER_WORKER_LOST);
     msgpack_pack_uint64 (&raw.pk, 1700000000000ull);
     testcodec_raw_str (&raw, "silent", 6);
@@ -199,6 +199,8 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     msgpack_pack_uint32 (&raw.pk, 0);
     msgpack_pack_uint8 (&raw.pk, 2);            //  level
     testcodec_raw_str (&raw, "0.2.0", 5);       //  release
+    testcodec_raw_str (&raw, "gpu=2", 5);       //  devices (level 4)
+    testcodec_raw_str (&raw, "", 0);            //  devices_used
     msgpack_pack_array (&raw.pk, 2);            //  a later version's: skipped
     msgpack_pack_uint8 (&raw.pk, 1);
     testcodec_raw_str (&raw, "x", 1);
@@ -220,6 +222,8 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     assert_string_equal (row->why, "silent");
     assert_string_equal (row->admin_reason, "disk swap");
     assert_true (row->admin_since == 1600000000000ull);
+    assert_string_equal (row->devices, "gpu=2");
+    assert_null (row->devices_used);
     drover_msg_reset (copy);
     //  A worker state past LEFT (a newer broker's) is kept as it came; one
     //  that is not an integer is still refused
@@ -410,10 +414,10 @@ test_lenient_to_a_newer_broker (void **state)
     assert_null (drover_msg_encode (copy));
 
     //  WORKER TABLE with a field past its 1, and a row with a health, an
-    //  admin and a state unknown and elements past its 19
+    //  admin and a state unknown and elements past its 21
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_TABLE, 2, 3);
     msgpack_pack_array (&raw.pk, 1);
-    msgpack_pack_array (&raw.pk, 21);
+    msgpack_pack_array (&raw.pk, 23);
     testcodec_raw_str (&raw, "w9", 2);
     msgpack_pack_uint8 (&raw.pk, 9);                //  health
     msgpack_pack_uint8 (&raw.pk, 7);                //  admin
@@ -434,6 +438,8 @@ test_lenient_to_a_newer_broker (void **state)
     msgpack_pack_uint8 (&raw.pk, 3);                //  tasks
     msgpack_pack_uint8 (&raw.pk, 3);                //  level
     testcodec_raw_str (&raw, "0.3.0", 5);           //  release
+    testcodec_raw_str (&raw, "", 0);                //  devices (level 4)
+    testcodec_raw_str (&raw, "gpu=1", 5);           //  devices_used
     s_raw_row_later (&raw);
     testcodec_raw_str (&raw, "later", 5);           //  a later field
     testcodec_raw_into (&raw, copy);
@@ -523,12 +529,12 @@ test_lenient_to_a_newer_broker (void **state)
     assert_string_equal (copy->whys [1].text, "zone=c");
     assert_string_equal (copy->whys [1].names [0], "w1");
 
-    //  Requests stay strict: a SUBMIT of its 17 fields is read, with one
+    //  Requests stay strict: a SUBMIT of its 19 fields is read, with one
     //  more it is refused; so is a HEARTBEAT with one past its 3, and a
     //  worker's RESULT with an outcome past the last (a lenient message
     //  read before changes nothing)
     for (int extra = 0; extra < 2; extra++) {
-        testcodec_raw_begin_seq (&raw, DROVER_MSG_TASK_SUBMIT, 17 + extra, 1);
+        testcodec_raw_begin_seq (&raw, DROVER_MSG_TASK_SUBMIT, 19 + extra, 1);
         for (int index = 0; index < 3; index++)
             msgpack_pack_uint8 (&raw.pk, 1);
         msgpack_pack_array (&raw.pk, 0);
@@ -548,6 +554,8 @@ test_lenient_to_a_newer_broker (void **state)
         msgpack_pack_array (&raw.pk, 4);            //  array: 0, 2, 4
         for (int index = 0; index < 4; index++)
             msgpack_pack_uint8 (&raw.pk, (uint8_t) (index == 1? 2: index == 2? 3: 0));
+        testcodec_raw_str (&raw, "ann", 3);         //  owner (level 4)
+        msgpack_pack_array (&raw.pk, 0);            //  devices
         if (extra) {
             msgpack_pack_nil (&raw.pk);
             testcodec_assert_raw_says (&raw, "wrong number of fields");
@@ -560,7 +568,8 @@ test_lenient_to_a_newer_broker (void **state)
             assert_true (copy->after [0].task == 3);
             assert_true (copy->begin == 1 && copy->retry_max_delay == 3);
             assert_int_equal (copy->array.count, 3);
-            assert_int_equal (drover_msg_level (copy), 3);
+            assert_string_equal (copy->owner, "ann");
+            assert_int_equal (drover_msg_level (copy), 4);
         }
     }
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_HEARTBEAT, 4, 1);

@@ -14,6 +14,7 @@
 #include "drover_client_wire.h"
 #include "drover_taskopts.h"
 #include "drover_workflowfile.h"
+#include <pwd.h>
 
 //  Parse text as the file "flow.wf"; NULL with error set
 static drover_workflow_t *
@@ -318,6 +319,55 @@ test_options (void **state)
     drover_taskopts_destroy (&options);
 }
 
+//  The options of sharing a cluster: --owner (default the login name when
+//  it is an id), --device (repeatable), --preemptible; in a workflow file
+//  too
+static void
+test_share_options (void **state)
+{
+    char error [256];
+    drover_taskopts_t *options = drover_taskopts_new ();
+    struct passwd *user = getpwuid (getuid ());
+    bool named = user && user->pw_name && drover_id_valid (user->pw_name);
+    assert_string_equal (drover_taskopts_msg (options)->owner, named? user->pw_name: "");
+    assert_int_equal (drover_taskopts_apply (options, DROVER_TASKOPTS_OWNER, "a b", error,
+                                             sizeof error), -1);
+    assert_non_null (strstr (error, "--owner"));
+    assert_int_equal (drover_taskopts_apply (options, DROVER_TASKOPTS_OWNER, "alice", error,
+                                             sizeof error), 0);
+    assert_int_equal (drover_taskopts_apply (options, DROVER_TASKOPTS_DEVICE, "GPU=1", error,
+                                             sizeof error), -1);
+    assert_non_null (strstr (error, "--device: 'GPU=1': a device name"));
+    assert_int_equal (drover_taskopts_apply (options, DROVER_TASKOPTS_DEVICE, "gpu=0", error,
+                                             sizeof error), -1);
+    assert_int_equal (drover_taskopts_apply (options, DROVER_TASKOPTS_DEVICE, "gpu=2", error,
+                                             sizeof error), 0);
+    assert_int_equal (drover_taskopts_apply (options, DROVER_TASKOPTS_DEVICE, "fpga=1,gpu=3",
+                                             error, sizeof error), 0);
+    assert_int_equal (drover_taskopts_apply (options, DROVER_TASKOPTS_PREEMPTIBLE, NULL, error,
+                                             sizeof error), 0);
+    const char *argv [] = { "true" };
+    drover_msg_t *submit = drover_taskopts_submit (options, 1, argv, error, sizeof error);
+    assert_non_null (submit);
+    assert_string_equal (submit->owner, "alice");
+    assert_int_equal (submit->ndevices, 2);
+    assert_string_equal (submit->devices [0].name, "fpga");
+    assert_int_equal (submit->devices [1].count, 3);
+    assert_true (submit->flags & DROVER_SUBMIT_PREEMPTIBLE);
+    drover_msg_destroy (&submit);
+    drover_taskopts_destroy (&options);
+
+    drover_workflow_t *workflow = s_parse ("train: --device gpu=1 --owner bob --preemptible "
+                                           "-- python train.py\n", error, sizeof error);
+    assert_non_null (workflow);
+    const drover_msg_t *step = drover_submit_msg (drover_workflow_submit (workflow, 1));
+    assert_string_equal (step->owner, "bob");
+    assert_int_equal (step->ndevices, 1);
+    assert_string_equal (step->devices [0].name, "gpu");
+    assert_true (step->flags & DROVER_SUBMIT_PREEMPTIBLE);
+    drover_workflow_destroy (&workflow);
+}
+
 int
 main (void)
 {
@@ -328,6 +378,7 @@ main (void)
         cmocka_unit_test (test_times),
         cmocka_unit_test (test_arrays),
         cmocka_unit_test (test_options),
+        cmocka_unit_test (test_share_options),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -48,6 +48,7 @@
 #include "drover_result.h"
 #include "drover_tasks.h"
 #include "drover_workers.h"
+#include "drover_shares.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -274,6 +275,24 @@ char *
 //  Ask for the workers. Returns a listing the caller destroys, or NULL.
 drover_workers_t *
     drover_client_workers (drover_client_t *self);
+
+//  Ask for the fair shares: accounts and owners (SHARE LIST; needs a broker
+//  of level 4). Returns a listing the caller destroys, or NULL.
+drover_shares_t *
+    drover_client_shares (drover_client_t *self);
+
+//  Set an account's or an owner's weight, members and quotas (SHARE ADMIN
+//  set; an admin's request, needs a broker of level 4); the broker keeps
+//  them across restarts. Returns 0, or -1 with the error set (an invalid
+//  name, members or device list is refused here).
+int
+    drover_client_share_set (drover_client_t *self, const char *name,
+                             const drover_share_set_t *set);
+
+//  Forget what drover_client_share_set set for name (SHARE ADMIN drop): it
+//  falls back to the broker's settings. Returns 0, or -1 with the error set.
+int
+    drover_client_share_drop (drover_client_t *self, const char *name);
 
 //  Ask for task counts and up to limit rows (newest first; of QUEUED alone,
 //  in the order they will run) in one state, or in every state if state is

@@ -106,6 +106,27 @@ int
     drover_submit_set_array (drover_submit_t *self, uint32_t first, uint32_t step,
                              uint32_t count, uint32_t limit);
 
+//  Name the task's owner (an id: printable, no spaces, 1..64 bytes; NULL or
+//  "" none), whom fair share and quotas count it under. Without CURVE it
+//  is a label for fairness, not a security boundary; with CURVE the
+//  broker takes the key's name instead. Left out for a broker below level
+//  4 (it has no fair share). Returns 0, or -1 if it is not an id.
+int
+    drover_submit_set_owner (drover_submit_t *self, const char *owner);
+
+//  Ask count (1..1000000) of the counted device name (1..32 of a-z 0-9 _,
+//  e.g. "gpu") on the task's worker; asking a name again sets its count.
+//  Needs a broker of level 4. Returns 0, or -1 for an invalid name or
+//  count, or past 16 names.
+int
+    drover_submit_add_device (drover_submit_t *self, const char *name, uint32_t count);
+
+//  Let the broker stop the task to make room for others (true), queueing it
+//  again at its place without using up a retry (default false). Needs a
+//  broker of level 4 when true.
+void
+    drover_submit_set_preemptible (drover_submit_t *self, bool preemptible);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,8 @@ typedef struct {
     uint64_t admin_since;           //  msec since the epoch the setting was made, 0 unknown
     uint64_t probation_until;       //  msec since the epoch its probation ends, 0 none
     const char *release;            //  the drover release it runs, "" unknown
+    const char *devices;            //  its counted devices, "gpu=4,fpga=1", "" none
+    const char *devices_used;       //  of them, held by its tasks now, "gpu=1", "" none
 } drover_worker_entry_t;
 
 //  Destroy a listing; harmless on NULL

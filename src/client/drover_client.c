@@ -682,6 +682,50 @@ s_await (drover_client_t *self, uint32_t seq, zframe_t *again)
     return reply;
 }
 
+//  Name what a submit (or a workflow's step) carries of level 4, or NULL:
+//  its devices or PREEMPTIBLE (its owner the client leaves out instead)
+static const char *
+s_level4_submit_field (const drover_msg_t *submit)
+{
+    if (submit->ndevices)
+        return "--device";
+    if (submit->flags & DROVER_SUBMIT_PREEMPTIBLE)
+        return "--preemptible";
+    return NULL;
+}
+
+//  Name what a request carries of level 4, or NULL if nothing
+static const char *
+s_level4_field (const drover_msg_t *request)
+{
+    if (request->id == DROVER_MSG_SHARE_ADMIN || request->id == DROVER_MSG_SHARE_LIST)
+        return "drover share";
+    if (request->id == DROVER_MSG_TASK_SUBMIT)
+        return s_level4_submit_field (request);
+    for (uint32_t index = 0; request->id == DROVER_MSG_WORKFLOW_SUBMIT && request->steps
+                             && index < request->nsteps; index++) {
+        const char *field = request->steps [index]? s_level4_submit_field (request->steps [index])
+                                                  : NULL;
+        if (field)
+            return field;
+    }
+    return NULL;
+}
+
+//  True if a request names an owner (a submit, or a workflow's step): a
+//  level-4 field the client leaves out for a broker below level 4
+static bool
+s_names_owner (const drover_msg_t *request)
+{
+    if (request->id == DROVER_MSG_TASK_SUBMIT)
+        return request->owner [0] != 0;
+    for (uint32_t index = 0; request->id == DROVER_MSG_WORKFLOW_SUBMIT && request->steps
+                             && index < request->nsteps; index++)
+        if (request->steps [index] && request->steps [index]->owner [0])
+            return true;
+    return false;
+}
+
 //  Name what a request carries of level 3, or NULL if nothing: such a
 //  request must not go to a broker of a lower level, which would read a
 //  TASK SUBMIT without its trailing fields (a task that does not wait) and
@@ -709,23 +753,42 @@ s_level3_field (const drover_msg_t *request)
     return NULL;
 }
 
-//  Refuse, here, a request with level-3 fields to a broker of a lower
-//  level, which would drop them silently. Returns 0 if it may go, or -1
-//  with the error set.
+//  Refuse, here, a request with level-3 or level-4 fields to a broker of a
+//  lower level, which would drop them silently or refuse the request as
+//  malformed; leave out the owner a submit names for a broker known to be
+//  below level 4 (it has no fair share to use it for). The owner alone
+//  does not make the client ask the broker's level: brokers are upgraded
+//  first (PROTOCOL.md §12), and the CLI names an owner on every submit.
+//  Returns 0 if it may go, or -1 with the error set.
 static int
-s_level_refuses (drover_client_t *self, const drover_msg_t *request)
+s_level_refuses (drover_client_t *self, drover_msg_t *request)
 {
-    const char *field = s_level3_field (request);
-    if (!field)
+    const char *field = s_level4_field (request);
+    int needs = 4;
+    if (!field) {
+        field = s_level3_field (request);
+        needs = 3;
+    }
+    bool owner = s_names_owner (request) && self->broker_level != 0;
+    if (!field && !owner)
         return 0;
     int level = drover_client_broker_level (self);
     if (level < 0)
         return -1;              //  no answer: the error says so
-    if (level >= 3)
-        return 0;
-    drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
-                             "the broker speaks level %d; %s needs level 3", level, field);
-    return -1;
+    if (field && level < needs) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                                 "the broker speaks level %d; %s needs level %d",
+                                 level, field, needs);
+        return -1;
+    }
+    if (owner && level < 4) {
+        request->owner [0] = 0;
+        for (uint32_t index = 0; request->id == DROVER_MSG_WORKFLOW_SUBMIT && request->steps
+                                 && index < request->nsteps; index++)
+            if (request->steps [index])
+                request->steps [index]->owner [0] = 0;
+    }
+    return 0;
 }
 
 //  Return the broker's protocol level, asking for it if not heard yet

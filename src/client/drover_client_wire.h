@@ -20,6 +20,7 @@
 
 #include "drover_msg.h"
 #include "drover_client.h"
+#include "drover_devicelist.h"
 
 #ifdef __cplusplus
 extern "C" {

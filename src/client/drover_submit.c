@@ -207,3 +207,49 @@ drover_submit_set_array (drover_submit_t *self, uint32_t first, uint32_t step,
     array->limit = limit;
     return 0;
 }
+
+//  Name (or, with NULL or "", clear) the task's owner
+int
+drover_submit_set_owner (drover_submit_t *self, const char *owner)
+{
+    assert (self);
+    drover_msg_t *msg = drover_submit_msg (self);
+    if (owner && *owner && !drover_id_valid (owner))
+        return -1;
+    snprintf (msg->owner, sizeof msg->owner, "%s", owner? owner: "");
+    return 0;
+}
+
+//  Ask count of a counted device; asking a name again sets its count
+int
+drover_submit_add_device (drover_submit_t *self, const char *name, uint32_t count)
+{
+    assert (self);
+    drover_msg_t *msg = drover_submit_msg (self);
+    if (!drover_devicelist_name_valid (name) || count < 1 || count > DROVER_DEVICE_COUNT_MAX)
+        return -1;
+    for (uint32_t index = 0; index < msg->ndevices; index++)
+        if (streq (msg->devices [index].name, name)) {
+            msg->devices [index].count = count;
+            return 0;
+        }
+    if (msg->ndevices == DROVER_DEVICES_MAX)
+        return -1;
+    drover_device_t *device = &msg->devices [msg->ndevices++];
+    snprintf (device->name, sizeof device->name, "%s", name);
+    device->count = count;
+    drover_devicelist_sort (msg->devices, msg->ndevices);
+    return 0;
+}
+
+//  Let the broker stop the task to make room, or not
+void
+drover_submit_set_preemptible (drover_submit_t *self, bool preemptible)
+{
+    assert (self);
+    drover_msg_t *msg = drover_submit_msg (self);
+    if (preemptible)
+        msg->flags |= DROVER_SUBMIT_PREEMPTIBLE;
+    else
+        msg->flags &= ~(uint32_t) DROVER_SUBMIT_PREEMPTIBLE;
+}

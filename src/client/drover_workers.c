@@ -41,7 +41,9 @@ s_entry_fill (drover_worker_entry_t *entry, const drover_worker_row_t *row)
         .admin_reason = row->admin_reason? row->admin_reason: "",
         .admin_since = row->admin_since,
         .probation_until = row->probation_until,
-        .release = row->release
+        .release = row->release,
+        .devices = row->devices? row->devices: "",
+        .devices_used = row->devices_used? row->devices_used: ""
     };
 }
 

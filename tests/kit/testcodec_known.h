@@ -43,6 +43,8 @@ testcodec_holds_unknown_value (const drover_msg_t *msg)
         unknown |= msg->service_rows [index].state > DROVER_SERVICE_STATE_MAX;
     for (uint32_t index = 0; index < msg->nreplicas; index++)
         unknown |= msg->replica_rows [index].state > DROVER_REPLICA_STATE_MAX;
+    for (uint32_t index = 0; index < msg->nshares; index++)
+        unknown |= msg->share_rows [index].kind > 1;
     for (uint32_t index = 0; index < msg->nchanges; index++)
         unknown |= msg->changes [index].kind > DROVER_CHANGE_KIND_MAX;
     return unknown;
@@ -60,7 +62,7 @@ testcodec_from_broker (int id)
                    DROVER_MSG_TASK_INFO, DROVER_MSG_POOL_TABLE, DROVER_MSG_WORKER_GATHER,
                    DROVER_MSG_SERVICE_TABLE, DROVER_MSG_PLAN_RESULT, DROVER_MSG_REDIRECT,
                    DROVER_MSG_QUEUE_TABLE, DROVER_MSG_CLIENT_WELCOME,
-                   DROVER_MSG_WORKFLOW_ACCEPTED };
+                   DROVER_MSG_WORKFLOW_ACCEPTED, DROVER_MSG_SHARE_TABLE };
     for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++)
         if (ids [index] == id)
             return true;

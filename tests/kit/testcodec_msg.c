@@ -500,6 +500,31 @@ testcodec_filled (int id)
             msg->tasks [2] = UINT64_MAX;
             strcpy (msg->state_id, "0123456789abcdef0123456789abcdef");
             break;
+        case DROVER_MSG_SHARE_ADMIN:
+            msg->action = DROVER_SHARE_SET;
+            strcpy (msg->owner, "team-a");
+            msg->weight = 3;
+            msg->members = strdup ("alice,bob.smith");
+            msg->quota_procs = 64;
+            msg->quota_mem = 1ull << 40;
+            msg->quota_queued = UINT32_MAX;
+            msg->ndevices = 2;
+            msg->devices [0] = (drover_device_t) { "fpga", 1 };
+            msg->devices [1] = (drover_device_t) { "gpu", 1000000 };
+            break;
+        case DROVER_MSG_SHARE_LIST:
+            break;
+        case DROVER_MSG_SHARE_TABLE:
+            msg->nshares = 2;
+            msg->share_rows = (drover_share_row_t *) zmalloc (2 * sizeof (drover_share_row_t));
+            msg->share_rows [0] = (drover_share_row_t) { .name = "team-a", .kind = 0,
+                .weight = 3, .share = 600, .resource = "gpu", .fair = 750, .procs = 12,
+                .mem = 1ull << 33, .waiting = 40, .queued = UINT64_MAX };
+            msg->share_rows [0].devices = strdup ("gpu=2");
+            msg->share_rows [0].quota = strdup ("procs=8,mem=16G,gpu=2,queued=1000");
+            msg->share_rows [1] = (drover_share_row_t) { .name = "alice", .account = "team-a",
+                .kind = 1, .weight = 1, .share = 0 };
+            break;
         default:
             //  An id reserved for a message not defined yet: no fields
             if (streq (drover_msg_name (id), "INVALID"))
@@ -607,6 +632,42 @@ s_release_sent (const drover_msg_t *msg)
     bool carries = msg->id == DROVER_MSG_WORKER_HELLO || msg->id == DROVER_MSG_CLIENT_HELLO
                 || msg->id == DROVER_MSG_CLIENT_WELCOME;
     return carries && msg->release [0] == 0? DROVER_RELEASE: msg->release;
+}
+
+//  Assert that two messages hold the same fields of sharing (level 4)
+static void
+s_assert_share (const drover_msg_t *a, const drover_msg_t *b)
+{
+    assert_string_equal (a->owner, b->owner);
+    assert_int_equal (a->ndevices, b->ndevices);
+    for (uint32_t index = 0; index < a->ndevices; index++) {
+        assert_string_equal (a->devices [index].name, b->devices [index].name);
+        assert_int_equal (a->devices [index].count, b->devices [index].count);
+    }
+    s_assert_text (a->assigned, b->assigned);
+    assert_int_equal (a->action, b->action);
+    assert_int_equal (a->weight, b->weight);
+    assert_int_equal (a->members == NULL, b->members == NULL);
+    s_assert_text (a->members, b->members);
+    assert_int_equal (a->quota_procs, b->quota_procs);
+    assert_true (a->quota_mem == b->quota_mem);
+    assert_int_equal (a->quota_queued, b->quota_queued);
+    assert_int_equal (a->nshares, b->nshares);
+    for (uint32_t index = 0; index < a->nshares; index++) {
+        const drover_share_row_t *x = &a->share_rows [index], *y = &b->share_rows [index];
+        assert_string_equal (x->name, y->name);
+        assert_string_equal (x->account, y->account);
+        assert_int_equal (x->kind, y->kind);
+        assert_int_equal (x->weight, y->weight);
+        assert_int_equal (x->share, y->share);
+        assert_string_equal (x->resource, y->resource);
+        assert_int_equal (x->fair, y->fair);
+        assert_int_equal (x->procs, y->procs);
+        assert_true (x->mem == y->mem);
+        s_assert_text (x->devices, y->devices);
+        assert_true (x->waiting == y->waiting && x->queued == y->queued);
+        s_assert_text (x->quota, y->quota);
+    }
 }
 
 //  Assert that two messages hold the same values, field by field
@@ -734,7 +795,10 @@ testcodec_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         assert_true (x->admin_since == y->admin_since);
         assert_true (x->probation_until == y->probation_until);
         assert_int_equal (x->tasks, y->tasks);
+        s_assert_text (x->devices, y->devices);
+        s_assert_text (x->devices_used, y->devices_used);
     }
+    s_assert_share (a, b);
 }
 
 //  Encode a message into a fresh byte buffer (asserting it encodes)

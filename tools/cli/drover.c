@@ -100,6 +100,7 @@ static const struct {
     { "resume",  drover_cli_admin,    "give a held or draining worker tasks again" },
     { "events",  drover_cli_events,   "print the broker's events as JSON lines" },
     { "pool",    drover_cli_pool,     "the elastic pool's instances; hold, drain, run, destroy one" },
+    { "share",   drover_cli_share,    "fair shares: accounts and owners, use, quotas; set, drop" },
     { "service", drover_cli_service,  "services: replicas kept running; create, list, show, scale" },
     { "plan",    drover_cli_plan,     "what a drain, hold or scale would do, without doing it" },
     { "top",     drover_cli_top,      "a live full-screen view of workers and queue" },
@@ -125,7 +126,8 @@ s_usage (FILE *stream)
         "                [--retries R] [--env NAME=value]... [--cwd DIR] [--stdin FILE] [--wait]\n"
         "                [--affinity KEY] [--queue Q] [--json] [--after ID,..] [--after-any ID,..]\n"
         "                [--after-fail ID,..] [--begin TIME] [--retry-delay S [--retry-max-delay S]]\n"
-        "                [--array FIRST-LAST[:STEP][%%MAX]] -- CMD ARGS...\n"
+        "                [--array FIRST-LAST[:STEP][%%MAX]] [--owner NAME] [--device NAME=COUNT]...\n"
+        "                [--preemptible] -- CMD ARGS...\n"
         "  drover submit --file FILE [same options] [--window N]\n"
         "  drover submit --workflow FILE [--name NAME] [--json] [--wait]\n"
         "  drover wait [--all | ID... | -] [--failures N] [--json]\n"
@@ -137,6 +139,10 @@ s_usage (FILE *stream)
         "  drover hold | drain | resume WORKER... [--reason TEXT]   (drain --exit: then leave)\n"
         "  drover pool [--json]\n"
         "  drover pool hold | drain | run | destroy ID... [--json]\n"
+        "  drover share [--json]\n"
+        "  drover share set NAME [--weight N] [--members a,b] [--max-procs N] [--max-mem SIZE]\n"
+        "                   [--max-queued N] [--max-device NAME=N]...\n"
+        "  drover share drop NAME\n"
         "  drover service create NAME --replicas N [--procs P] [--mem SIZE] [--label k=v]...\n"
         "                 [--restart-delay SECONDS] -- CMD ARGS...\n"
         "  drover service list | stats [--json]\n"

@@ -186,6 +186,7 @@ int drover_cli_show (int argc, char **argv);
 int drover_cli_logs (int argc, char **argv);
 int drover_cli_explain (int argc, char **argv);
 int drover_cli_pool (int argc, char **argv);
+int drover_cli_share (int argc, char **argv);
 int drover_cli_service (int argc, char **argv);
 int drover_cli_plan (int argc, char **argv);
 

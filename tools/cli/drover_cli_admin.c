@@ -205,7 +205,8 @@ s_workers_usage (FILE *stream)
         "reserved, so that smaller tasks cannot take the procs it frees), LEVEL (the\n"
         "protocol level and release its agent said: 1 for an agent of drover 0.1),\n"
         "REASON (why\n"
-        "it went, the operator's reason for its setting, when its probation ends) and\n"
+        "it went, the operator's reason for its setting, when its probation ends),\n"
+        "DEVICES (when a worker has counted devices: each one's held/total, gpu 1/4) and\n"
         "labels. --json prints one JSON document instead (times in ISO 8601 UTC).\n");
 }
 
@@ -316,20 +317,47 @@ s_workers_json (drover_msg_t *table)
         printf (",\"reserved\":%llu", (unsigned long long) row->reserved);
         printf (",\"level\":%u,\"release\":", row->level);
         drover_cli_json_string (stdout, row->release);
+        printf (",\"devices\":");
+        drover_cli_json_string (stdout, row->devices? row->devices: "");
+        printf (",\"devices_used\":");
+        drover_cli_json_string (stdout, row->devices_used? row->devices_used: "");
         printf ("}");
     }
     printf ("]}\n");
 }
 
-//  Print the worker table for people: the workers here, then those that went
+//  Format a worker's devices for people, each "name used/total" joined by
+//  spaces ("gpu 1/4 fpga 0/1"); "-" for none
+static void
+s_row_devices (const drover_worker_row_t *row, char *buffer, size_t size)
+{
+    drover_device_t total [DROVER_DEVICES_MAX], used [DROVER_DEVICES_MAX];
+    int count = drover_devicelist_parse (row->devices, total, NULL);
+    int taken = drover_devicelist_parse (row->devices_used, used, NULL);
+    snprintf (buffer, size, "-");
+    size_t length = 0;
+    for (int index = 0; index < count; index++)
+        length += snprintf (buffer + length, size - length, "%s%s %u/%u", index? " ": "",
+                            total [index].name,
+                            taken > 0? drover_devicelist_count (used, (size_t) taken,
+                                                                total [index].name): 0,
+                            total [index].count);
+}
+
+//  Print the worker table for people: the workers here, then those that
+//  went; a DEVICES column when a worker has devices
 static void
 s_workers_text (drover_msg_t *table)
 {
+    bool devices = false;
+    for (uint32_t index = 0; index < table->nrows; index++)
+        devices |= table->worker_rows [index].devices != NULL;
+    int columns = devices? 15: 14;
     drover_cli_table_t text;
-    drover_cli_table_init (&text, 14);
+    drover_cli_table_init (&text, columns);
     const char *header [] = { "WORKER", "STATE", "HEALTH", "ADMIN", "SINCE", "PROCS", "MEM",
                               "LOAD", "HOST-MEM", "RUNNING", "RESERVED", "LEVEL", "REASON",
-                              "LABELS" };
+                              devices? "DEVICES": "LABELS", "LABELS" };
     drover_cli_table_add (&text, header);
     for (int pass = 0; pass < 2; pass++)
     for (uint32_t index = 0; index < table->nrows; index++) {
@@ -367,8 +395,11 @@ s_workers_text (drover_msg_t *table)
         for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++)
             length += snprintf (labels + length, sizeof labels - length, "%s%s",
                                 label? ",": "", row->labels [label]);
+        char used_devices [DROVER_DEVICES_MAX * (DROVER_DEVICE_NAME_MAX + 24) + 2];
+        s_row_devices (row, used_devices, sizeof used_devices);
         const char *cells [] = { row->id, state, health, admin, since, procs, mem, load, host,
-                                 running, reserved, level, reason, labels };
+                                 running, reserved, level, reason,
+                                 devices? used_devices: labels, labels };
         drover_cli_table_add (&text, cells);
     }
     drover_cli_table_print (&text);

@@ -61,7 +61,8 @@ s_show_usage (FILE *stream)
         "Prints everything the broker knows of a task: its state and how it ended\n"
         "(exit status or signal, reason), its command, cwd and environment variable\n"
         "names (not their values), labels, procs, memory, priority, timeout, retries\n"
-        "left of those asked, owner, when it was queued, started and ended, how long\n"
+        "left of those asked, owner (and the devices it asks, the indices its worker\n"
+        "gave it, whether it is preemptible), when it was queued, started and ended, how long\n"
         "it waited, ran and took in all, and each attempt: its worker, when it was\n"
         "offered, started and ended, and how it ended (the latest %d past attempts;\n"
         "it says how many earlier ones were dropped). Times are local, ISO 8601 with\n"
@@ -283,6 +284,12 @@ s_print_human (const drover_taskinfo_t *info)
             s_line ("reason", "%s", info->reason);
     }
     s_line ("owner", "%s", info->owner [0]? info->owner: "-");
+    if (info->devices)
+        s_line ("devices", "%s", info->devices);
+    if (info->assigned)
+        s_line ("assigned", "%s", info->assigned);
+    if (info->preemptible)
+        s_line ("preemptible", "yes: the broker may stop it to make room, and queue it again");
     printf ("%-14s", "command:");
     for (uint32_t arg = 0; arg < info->argc; arg++) {
         char quoted [4096];
@@ -470,6 +477,9 @@ s_print_json (const drover_taskinfo_t *info)
         printf (",\"signal\":null");
     s_json_text ("reason", info->reason);
     s_json_text ("owner", info->owner [0]? info->owner: NULL);
+    s_json_text ("devices", info->devices);
+    s_json_text ("assigned", info->assigned);
+    printf (",\"preemptible\":%s", info->preemptible? "true": "false");
     s_json_list ("argv", info->argv, info->argc);
     s_json_text ("cwd", info->cwd);
     s_json_list ("env_names", info->env, info->nenv);

@@ -12,6 +12,7 @@
 #include "drover_taskopts.h"
 #include "drover_client_wire.h"
 #include <math.h>
+#include <pwd.h>
 
 //  One word of --after, --after-any or --after-fail
 typedef struct {
@@ -37,6 +38,10 @@ drover_taskopts_new (void)
     self->submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     self->submit->procs = 1;
     self->exec = drover_exec_new ();
+    //  The owner without --owner: the OS user, when its name is an id
+    struct passwd *user = getpwuid (getuid ());
+    if (user && user->pw_name && drover_id_valid (user->pw_name))
+        snprintf (self->submit->owner, sizeof self->submit->owner, "%s", user->pw_name);
     return self;
 }
 
@@ -194,6 +199,25 @@ s_add_afters (drover_taskopts_t *self, const char *flag, int kind, const char *l
     return rc;
 }
 
+//  Add the devices of a --device NAME=COUNT[,NAME=COUNT...] to submit (a
+//  name given again, in this or an earlier --device, takes the new count)
+static int
+s_add_devices (drover_msg_t *submit, const char *value, char *error, size_t size)
+{
+    drover_device_t devices [DROVER_DEVICES_MAX];
+    const char *why = NULL;
+    int count = drover_devicelist_parse (value, devices, &why);
+    if (count <= 0)
+        return s_fail (error, size, "--device: '%.64s': %s", value,
+                       count == 0? "no NAME=COUNT": why);
+    for (int index = 0; index < count; index++)
+        if (drover_submit_add_device (drover_submit_of (submit), devices [index].name,
+                                      devices [index].count))
+            return s_fail (error, size, "--device: at most %d device names",
+                           DROVER_DEVICES_MAX);
+    return 0;
+}
+
 //  Take one option getopt_long found
 int
 drover_taskopts_apply (drover_taskopts_t *self, int option, const char *value,
@@ -286,6 +310,16 @@ drover_taskopts_apply (drover_taskopts_t *self, int option, const char *value,
             return 0;
         case DROVER_TASKOPTS_ARRAY:
             return drover_taskopts_parse_array (value, &submit->array, error, size);
+        case DROVER_TASKOPTS_OWNER:
+            if (drover_submit_set_owner (drover_submit_of (submit), value))
+                return s_fail (error, size, "--owner: '%.64s' is not a name (printable, no "
+                               "spaces, 1..%d bytes)", value, DROVER_ID_MAX);
+            return 0;
+        case DROVER_TASKOPTS_DEVICE:
+            return s_add_devices (submit, value, error, size);
+        case DROVER_TASKOPTS_PREEMPTIBLE:
+            submit->flags |= DROVER_SUBMIT_PREEMPTIBLE;
+            return 0;
     }
     return 1;                   //  not a task's option
 }
@@ -390,6 +424,9 @@ drover_taskopts_submit (drover_taskopts_t *self, int argc, const char **argv,
     submit->retry_delay = from->retry_delay;
     submit->retry_max_delay = from->retry_max_delay;
     submit->array = from->array;
+    memcpy (submit->owner, from->owner, sizeof submit->owner);
+    submit->ndevices = from->ndevices;
+    memcpy (submit->devices, from->devices, sizeof submit->devices);
     if (drover_taskopts_set_body (self, submit, argc, argv)) {
         drover_submit_destroy (&made);
         s_fail (error, size, "the command and its --env, --cwd and --stdin are too long");

@@ -40,6 +40,9 @@ typedef struct _drover_taskopts_t drover_taskopts_t;
 #define DROVER_TASKOPTS_RETRY_DELAY     2010
 #define DROVER_TASKOPTS_RETRY_MAX_DELAY 2011
 #define DROVER_TASKOPTS_ARRAY           2012
+#define DROVER_TASKOPTS_OWNER           2013
+#define DROVER_TASKOPTS_DEVICE          2014
+#define DROVER_TASKOPTS_PREEMPTIBLE     2015
 
 //  The task's short options, for getopt_long's string
 #define DROVER_TASKOPTS_SHORT   "p:n:m:l:t:"
@@ -63,9 +66,13 @@ typedef struct _drover_taskopts_t drover_taskopts_t;
     { "begin", required_argument, NULL, DROVER_TASKOPTS_BEGIN }, \
     { "retry-delay", required_argument, NULL, DROVER_TASKOPTS_RETRY_DELAY }, \
     { "retry-max-delay", required_argument, NULL, DROVER_TASKOPTS_RETRY_MAX_DELAY }, \
-    { "array", required_argument, NULL, DROVER_TASKOPTS_ARRAY }
+    { "array", required_argument, NULL, DROVER_TASKOPTS_ARRAY }, \
+    { "owner", required_argument, NULL, DROVER_TASKOPTS_OWNER }, \
+    { "device", required_argument, NULL, DROVER_TASKOPTS_DEVICE }, \
+    { "preemptible", no_argument, NULL, DROVER_TASKOPTS_PREEMPTIBLE }
 
-//  Create the options of a task: 1 proc, nothing else asked
+//  Create the options of a task: 1 proc, nothing else asked, owned by the
+//  OS user (its login name, when that is an id; else no owner)
 drover_taskopts_t *
     drover_taskopts_new (void);
 
