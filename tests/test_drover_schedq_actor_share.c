@@ -182,6 +182,42 @@ test_keepshare_and_kept (void **state)
     zmsg_destroy (&keep);
 }
 
+//  SHARE LIST: each account, then its owners; WORKER TABLE: devices
+static void
+test_share_table_and_devices_listed (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    s_up_with (actor, "gpus", 4, "gpu=2");
+    s_queue_as (1, "alice", "gpu=1");
+    testutil_schedq_expect_one (actor, 1, "gpus");
+    drover_msg_t *table = testutil_schedq_list_only (actor, 3);
+    drover_worker_row_t *row = testutil_schedq_row (table, "gpus");
+    assert_string_equal (row->devices, "gpu=2");
+    assert_string_equal (row->devices_used, "gpu=1");
+    drover_msg_destroy (&table);
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_SHARE_LIST);
+    request->seq = 4;
+    testutil_hand (actor, "client", request);
+    drover_msg_t *reply = testutil_expect_send (actor, "client", "");
+    assert_int_equal (reply->id, DROVER_MSG_SHARE_TABLE);
+    assert_int_equal (reply->seq, 4);
+    //  nobody's ("-", known from the start) and alice: an account row and
+    //  an owner row each
+    bool found = false;
+    for (uint32_t index = 0; index < reply->nshares; index++) {
+        const drover_share_row_t *share = &reply->share_rows [index];
+        if (share->kind == 1 && streq (share->name, "alice")) {
+            assert_int_equal (share->procs, 1);
+            assert_int_equal (share->share, 500);      //  one gpu of two
+            assert_string_equal (share->resource, "gpu");
+            assert_string_equal (share->account, "alice");
+            found = true;
+        }
+    }
+    assert_true (found);
+    drover_msg_destroy (&reply);
+}
+
 int
 main (void)
 {
@@ -191,6 +227,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_configure_shares_and_quota, testutil_schedq_setup, testutil_schedq_teardown),
         cmocka_unit_test_setup_teardown (test_share_admin, testutil_schedq_setup, testutil_schedq_teardown),
         cmocka_unit_test_setup_teardown (test_keepshare_and_kept, testutil_schedq_setup, testutil_schedq_teardown),
+        cmocka_unit_test_setup_teardown (test_share_table_and_devices_listed, testutil_schedq_setup, testutil_schedq_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
