@@ -1156,6 +1156,16 @@ s_on_assign (uint64_t task, const char *worker, void *arg)
         entry->last_task = task;
 }
 
+//  Say PREEMPT for a task a pass stops to make room for another
+static void
+s_on_preempt (uint64_t task, const char *worker, uint64_t for_task, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->to_assign, "s8s8", "PREEMPT", task, worker, for_task);
+    zsys_info ("schedq: task=%" PRIu64 " on worker=%s preempted for task=%" PRIu64, task, worker,
+               for_task);
+}
+
 //  Say REVOKE for a lease
 static void
 s_on_revoke (const drover_schedq_lease_t *lease, void *arg)
@@ -1342,6 +1352,8 @@ s_handle_command (void *arg, zmsg_t *msg)
         if (zmsg_size (msg) >= 2) {
             self->preemption = drover_actor_pop_number (msg) != 0;
             self->preempt_max = (uint32_t) drover_actor_pop_number (msg);
+            drover_schedq_set_preemption (self->sched, self->preemption? self->preempt_max: 0,
+                                          s_on_preempt, self);
         }
     }
     else

@@ -218,6 +218,37 @@ test_share_table_and_devices_listed (void **state)
     drover_msg_destroy (&reply);
 }
 
+//  With sched/preemption on, a task of higher priority has the newest
+//  preemptible task of another account stopped: PREEMPT on the link
+static void
+test_preempt_said (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s4444444sss44", "CONFIGURE", 100, 0, 0, 3600000, 10, 0, 2000,
+                "", "", "", 1, 4);
+    s_expect_quotas ("", "");
+    testutil_schedq_up (actor, "alpha", "r-alpha", 2, 0, "");
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_tenancy_t bob = { "bob", NULL, DROVER_SUBMIT_PREEMPTIBLE };
+    drover_outbox_say_queue (outbox, 1, 5, 1, 0, "", &bob);
+    drover_outbox_say_queue (outbox, 2, 5, 1, 0, "", &bob);
+    testutil_say_batch (testutil_schedq_link, &outbox);
+    uint64_t tasks [] = { 1, 2 };
+    const char *workers [] = { "alpha", "alpha" };
+    testutil_schedq_expect_assign (actor, 2, tasks, workers);
+    outbox = drover_outbox_new ();
+    drover_tenancy_t alice = { "alice", NULL, 0 };
+    drover_outbox_say_queue (outbox, 9, 0, 1, 0, "", &alice);
+    testutil_say_batch (testutil_schedq_link, &outbox);
+    zmsg_t *msg = testutil_expect_link (testutil_schedq_link, "PREEMPT", 2000);
+    testutil_pop_check (msg, "2");
+    testutil_pop_check (msg, "alpha");
+    testutil_pop_check (msg, "9");
+    zmsg_destroy (&msg);
+    testutil_say_free (testutil_schedq_link, 2);
+    testutil_schedq_expect_one (actor, 9, "alpha");
+}
+
 int
 main (void)
 {
@@ -228,6 +259,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_share_admin, testutil_schedq_setup, testutil_schedq_teardown),
         cmocka_unit_test_setup_teardown (test_keepshare_and_kept, testutil_schedq_setup, testutil_schedq_teardown),
         cmocka_unit_test_setup_teardown (test_share_table_and_devices_listed, testutil_schedq_setup, testutil_schedq_teardown),
+        cmocka_unit_test_setup_teardown (test_preempt_said, testutil_schedq_setup, testutil_schedq_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

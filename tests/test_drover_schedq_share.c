@@ -264,6 +264,92 @@ test_devices_in_dominant_share (void **state)
     assert_int_equal (standing.owner_permille, 0);
 }
 
+//  What preemption told: the tasks to stop, where, for whom
+typedef struct {
+    size_t count;               //  told
+    uint64_t tasks [16];        //  each task to stop
+    char workers [16][16];      //  its worker
+    uint64_t for_tasks [16];    //  the task it makes room for
+} s_stopped_t;
+
+//  Record a task to stop
+static void
+s_on_preempt (uint64_t task, const char *worker, uint64_t for_task, void *arg)
+{
+    s_stopped_t *stopped = (s_stopped_t *) arg;
+    assert_true (stopped->count < 16);
+    stopped->tasks [stopped->count] = task;
+    snprintf (stopped->workers [stopped->count], 16, "%s", worker);
+    stopped->for_tasks [stopped->count++] = for_task;
+}
+
+//  A higher-priority task stops the newest preemptible task of another
+//  account, takes the worker kept for it once that one ends, and nothing
+//  is told twice
+static void
+test_preemption_by_priority (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    testutil_placed_t placed = { 0 };
+    s_stopped_t stopped = { 0 };
+    drover_schedq_set_preemption (sched, 4, s_on_preempt, &stopped);
+    drover_schedq_add_worker (sched, "m1", 2, 0, NULL);
+    drover_schedq_add_worker (sched, "m2", 2, 0, NULL);
+    drover_schedq_tenant_t bob = { "bob", NULL, DROVER_SUBMIT_PREEMPTIBLE };
+    drover_schedq_tenant_t carol = { "carol", NULL, 0 };
+    drover_schedq_push_as (sched, 1, 5, 1, 0, NULL, &carol);   //  not preemptible
+    drover_schedq_push_as (sched, 2, 5, 1, 0, NULL, &bob);
+    drover_schedq_push_as (sched, 3, 5, 1, 0, NULL, &bob);
+    drover_schedq_push_as (sched, 4, 5, 1, 0, NULL, &carol);
+    assert_int_equal (testutil_placed_run (sched, &placed), 4);
+    //  A request of carol's own: never stops her tasks, nor bob's (carol is
+    //  above her share, bob is not below his)
+    drover_schedq_push_as (sched, 10, 5, 1, 0, NULL, &carol);
+    assert_int_equal (testutil_placed_run (sched, &placed), 0);
+    assert_int_equal (stopped.count, 0);
+    assert_int_equal (drover_schedq_remove (sched, 10), 0);
+    //  Higher priority, one proc: the newest of bob's (3) stops
+    drover_schedq_tenant_t alice = { "alice", NULL, 0 };
+    drover_schedq_push_as (sched, 11, 0, 1, 0, NULL, &alice);
+    assert_int_equal (testutil_placed_run (sched, &placed), 0);
+    assert_int_equal (stopped.count, 1);
+    assert_int_equal (stopped.tasks [0], 3);
+    assert_int_equal (stopped.for_tasks [0], 11);
+    const char *where = drover_schedq_assigned (sched, 3);
+    assert_string_equal (stopped.workers [0], where);
+    assert_int_equal (testutil_placed_reserved (sched, where), 11);
+    //  Not told again while it ends
+    assert_int_equal (testutil_placed_run (sched, &placed), 0);
+    assert_int_equal (stopped.count, 1);
+    assert_non_null (drover_schedq_free (sched, 3));
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [4], 11);
+    assert_string_equal (placed.workers [4], where);
+}
+
+//  Fair share justifies it too: an account below its share stops one
+//  above; off, nothing is stopped
+static void
+test_preemption_by_share (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    testutil_placed_t placed = { 0 };
+    s_stopped_t stopped = { 0 };
+    drover_schedq_add_worker (sched, "m1", 4, 0, NULL);
+    drover_schedq_tenant_t bob = { "bob", NULL, DROVER_SUBMIT_PREEMPTIBLE };
+    for (uint64_t task = 1; task <= 4; task++)
+        drover_schedq_push_as (sched, task, 0, 1, 0, NULL, &bob);
+    assert_int_equal (testutil_placed_run (sched, &placed), 4);
+    drover_schedq_tenant_t alice = { "alice", NULL, 0 };
+    drover_schedq_push_as (sched, 10, 0, 2, 0, NULL, &alice);
+    assert_int_equal (testutil_placed_run (sched, &placed), 0);    //  off: it waits
+    drover_schedq_set_preemption (sched, 4, s_on_preempt, &stopped);
+    assert_int_equal (testutil_placed_run (sched, &placed), 0);
+    assert_int_equal (stopped.count, 2);       //  two procs: the two newest
+    assert_int_equal (stopped.tasks [0], 4);
+    assert_int_equal (stopped.tasks [1], 3);
+}
+
 int
 main (void)
 {
@@ -277,6 +363,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_account_quota, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_devices_fit, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_devices_in_dominant_share, testutil_placed_setup, testutil_placed_teardown),
+        cmocka_unit_test_setup_teardown (test_preemption_by_priority, testutil_placed_setup, testutil_placed_teardown),
+        cmocka_unit_test_setup_teardown (test_preemption_by_share, testutil_placed_setup, testutil_placed_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -57,6 +57,10 @@
 #include "drover_fleet.h"
 #include "drover_fairshare.h"
 #include "drover_devicelist.h"
+#include "drover_victims.h"
+
+//  An assigned request's group while it is being stopped for another
+#define S_PREEMPTED     UINT32_MAX
 
 
 //  ---------------------------------------------------------------------
@@ -192,6 +196,11 @@ struct _drover_schedq_t {
                                 //  nothing, call every lease back
     size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
+    uint32_t preempt_max;       //  tasks one pass may stop to make room; 0: preemption off
+    uint32_t preempt_left;      //  of them, left in this pass
+    drover_schedq_preempt_fn *preempt_fn;   //  told each task to stop
+    void *preempt_arg;          //  its argument
+    size_t preemptible;         //  assigned requests that are preemptible
     uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
     uint64_t worker_numbers;    //  workers added so far
     const drover_pooltype_t *pooltypes; //  the elastic pool's instance types, borrowed, or NULL
@@ -583,6 +592,9 @@ s_dequeue (drover_schedq_t *self, uint32_t handle)
 static void
 s_forget (drover_schedq_t *self, uint32_t handle)
 {
+    s_request_t *request = s_request (self, handle);
+    if (request->worker && (request->demand->flags & DROVER_SUBMIT_PREEMPTIBLE))
+        self->preemptible--;
     drover_demands_unref (self->demands, s_request (self, handle)->demand);
     drover_slab_delete (self->requests, handle);
 }
@@ -1111,6 +1123,8 @@ s_attach (drover_schedq_t *self, uint32_t handle, uint32_t target)
     request->worker = target;
     request->index = worker->ntasks;
     worker->tasks [worker->ntasks++] = handle;
+    if (request->demand->flags & DROVER_SUBMIT_PREEMPTIBLE)
+        self->preemptible++;
 }
 
 //  Record a task as assigned to a worker at once, without a pass: its
@@ -1172,12 +1186,141 @@ s_place (drover_schedq_t *self, uint32_t handle, uint32_t target,
         fn (s_request (self, handle)->task, s_worker (self, target)->id, arg);
 }
 
+//  Describe a worker's free devices into free [DROVER_DEVICES_MAX]
+static size_t
+s_free_devices (const s_worker_t *worker, drover_device_t *free_devices)
+{
+    size_t count = 0;
+    for (uint32_t index = 0; index < worker->ndevices && count < DROVER_DEVICES_MAX; index++) {
+        free_devices [count] = worker->devices [index];
+        uint32_t used = worker->devices_used [index];
+        free_devices [count++].count = worker->devices [index].count > used?
+                                       worker->devices [index].count - used: 0;
+    }
+    return count;
+}
+
+//  Return true if an owner's account is above its fair share; sets
+//  *account_p to its account
+static bool
+s_above (drover_schedq_t *self, uint32_t owner, uint32_t *account_p, bool *below_p)
+{
+    drover_fairshare_standing_t standing;
+    *account_p = drover_fairshare_account_of (self->fairshare, owner);
+    if (drover_fairshare_standing (self->fairshare, owner, &standing)) {
+        *below_p = false;
+        return false;
+    }
+    *below_p = standing.account_permille < standing.fair_permille;
+    return standing.above;
+}
+
+//  Choose on one worker the tasks to stop for a request (drover_victims);
+//  returns how many, their handles in chosen (room for preempt_left)
+static size_t
+s_victims_on (drover_schedq_t *self, s_worker_t *worker, drover_victims_need_t *need,
+              uint32_t *chosen)
+{
+    drover_device_t free_devices [DROVER_DEVICES_MAX];
+    need->free_procs = s_free_procs (worker);
+    need->free_mem = s_free_mem (worker);
+    need->free_devices.devices = free_devices;
+    need->free_devices.ndevices = s_free_devices (worker, free_devices);
+    drover_victims_task_t *tasks = (drover_victims_task_t *)
+        malloc ((worker->ntasks? worker->ntasks: 1) * sizeof (drover_victims_task_t));
+    uint32_t *handles = (uint32_t *) malloc ((worker->ntasks? worker->ntasks: 1) * sizeof (uint32_t));
+    size_t *picked = (size_t *) malloc (self->preempt_left * sizeof (size_t));
+    assert (tasks && handles && picked);
+    size_t count = 0;
+    for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
+        s_request_t *task = s_request (self, worker->tasks [slot]);
+        if (!(task->demand->flags & DROVER_SUBMIT_PREEMPTIBLE) || task->group == S_PREEMPTED)
+            continue;           //  never stopped, or being stopped already
+        bool below;
+        drover_victims_task_t *entry = &tasks [count];
+        *entry = (drover_victims_task_t) {
+            .task = task->task, .priority = task->priority, .preemptible = true,
+            .procs = task->procs, .mem = task->demand->mem,
+            .devices = { task->demand->devices, task->demand->ndevices } };
+        entry->above_share = s_above (self, task->demand->owner, &entry->account, &below);
+        handles [count++] = worker->tasks [slot];
+    }
+    size_t nchosen = drover_victims_choose (need, tasks, count, self->preempt_left, picked);
+    for (size_t index = 0; index < nchosen; index++)
+        chosen [index] = handles [picked [index]];
+    free (picked);
+    free (handles);
+    free (tasks);
+    return nchosen;
+}
+
+//  Stop preemptible tasks of others on one worker to make room for a
+//  request that cannot be placed, if that is justified (drover_victims):
+//  the worker with the fewest to stop, reserved for the request. Returns
+//  true if it did. Only while preemptible tasks run: a look at every
+//  worker and its tasks.
+static bool
+s_preempt (drover_schedq_t *self, uint32_t handle)
+{
+    if (!self->preempt_left || !self->preemptible || !self->preempt_fn)
+        return false;
+    s_request_t *request = s_request (self, handle);
+    drover_victims_need_t need = {
+        .priority = request->priority, .procs = request->procs, .mem = request->demand->mem,
+        .devices = { request->demand->devices, request->demand->ndevices } };
+    s_above (self, request->demand->owner, &need.account, &need.below_share);
+    uint32_t *chosen = (uint32_t *) malloc (self->preempt_left * sizeof (uint32_t));
+    uint32_t *best = (uint32_t *) malloc (self->preempt_left * sizeof (uint32_t));
+    assert (chosen && best);
+    uint32_t target = 0;
+    size_t nbest = 0;
+    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order)) {
+        uint32_t worker_handle = (uint32_t) (uintptr_t) item;
+        s_worker_t *worker = s_worker (self, worker_handle);
+        if (worker->reserved || worker->lease
+        ||  !s_could_hold (worker, request->procs, request->demand))
+            continue;
+        size_t count = s_victims_on (self, worker, &need, chosen);
+        if (count && (!target || count < nbest)) {
+            target = worker_handle;
+            nbest = count;
+            memcpy (best, chosen, count * sizeof (uint32_t));
+        }
+    }
+    for (size_t index = 0; index < nbest; index++) {
+        s_request_t *victim = s_request (self, best [index]);
+        victim->group = S_PREEMPTED;
+        self->preempt_left--;
+        self->preempt_fn (victim->task, s_worker (self, target)->id, request->task,
+                          self->preempt_arg);
+    }
+    free (chosen);
+    free (best);
+    if (!target)
+        return false;
+    s_reserve (self, target, handle);
+    return true;
+}
+
+//  Turn preemption on (max tasks stopped per pass, at most) or off (0),
+//  telling fn each task to stop
+void
+drover_schedq_set_preemption (drover_schedq_t *self, uint32_t max, drover_schedq_preempt_fn *fn,
+                              void *arg)
+{
+    assert (self);
+    self->preempt_max = fn? max: 0;
+    self->preempt_fn = fn;
+    self->preempt_arg = arg;
+}
+
 //  Run one scheduling pass; fn must not change the queue
 int
 drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg)
 {
     assert (self);
     int placed = 0;
+    self->preempt_left = self->preempt_max;
     //  Requests whose reserved worker has room for them now take it
     for (size_t index = 0; index < self->nreservations; ) {
         uint32_t target = self->reservations [index];
@@ -1213,8 +1356,13 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
         //  When the least loaded worker is full (all are), or nothing still
         //  queued fits it, nothing can be placed: go on only while the head
         //  could take over a reservation made for a request ranked after it
-        if ((room == 0 || fewest->procs > room) && !s_outranks (self, request))
+        if ((room == 0 || fewest->procs > room) && !s_outranks (self, request)) {
+            if (!request->reserved && s_preempt (self, handle)) {
+                s_shelve (self, handle);    //  it waits for what it stopped to end
+                continue;
+            }
             break;
+        }
         uint32_t target = 0;
         if (request->procs <= room)
             target = s_fits (s_worker (self, top), request)? top: s_best_fit (self, request);
@@ -1225,6 +1373,10 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
         }
         if (request->reserved) {
             s_shelve (self, handle);    //  it waits for its worker to empty
+            continue;
+        }
+        if (s_preempt (self, handle)) {
+            s_shelve (self, handle);
             continue;
         }
         bool possible;

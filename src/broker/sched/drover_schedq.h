@@ -104,6 +104,11 @@ typedef void (drover_schedq_lease_fn) (const drover_schedq_lease_t *lease, void 
 //  Called once for each placement a pass makes
 typedef void (drover_schedq_assign_fn) (uint64_t task, const char *worker, void *arg);
 
+//  Called once for each running task to stop (on worker) to make room for
+//  a queued task (for_task)
+typedef void (drover_schedq_preempt_fn) (uint64_t task, const char *worker, uint64_t for_task,
+                                        void *arg);
+
 //  Called once for each task a removed worker had assigned
 typedef void (drover_schedq_task_fn) (uint64_t task, void *arg);
 
@@ -130,6 +135,17 @@ drover_schedq_t *
 //  Destroy the queue and everything in it; harmless on NULL
 void
     drover_schedq_destroy (drover_schedq_t **self_p);
+
+//  Turn preemption on or off (max 0, or fn NULL): when a request cannot
+//  be placed, a pass may stop preemptible tasks (DROVER_SUBMIT_PREEMPTIBLE)
+//  of other accounts on one worker, when the request has a higher
+//  priority or its account is below its fair share while theirs is above
+//  (drover_victims: the fewest, the newest first), telling fn each, at
+//  most max per pass, and reserve that worker for it. A task told stays
+//  running (counted) until freed, and is never told twice.
+void
+    drover_schedq_set_preemption (drover_schedq_t *self, uint32_t max,
+                                 drover_schedq_preempt_fn *fn, void *arg);
 
 //  Change how many unfit requests one pass looks past
 void
