@@ -15,6 +15,7 @@
 */
 
 #include "drover_health_actor.h"
+#include "drover_devicelist.h"
 #include "drover_msg.h"
 #include "drover_health.h"
 #include "drover_actor.h"
@@ -155,9 +156,16 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
         labels = joined;
     }
     zframe_t *running = zframe_new (hello->running, hello->nrunning * sizeof (drover_taskref_t));
-    drover_outbox_say (self->outbox, "ssf848sf4s", "UP", worker->id, worker->route, worker->epoch,
+    //  Its counted devices, canonical ("gpu=4,fpga=1"; "" none)
+    char devices [DROVER_DEVICELIST_TEXT_MAX];
+    drover_device_t sorted [DROVER_DEVICES_MAX];
+    size_t ndevices = hello->ndevices < DROVER_DEVICES_MAX? hello->ndevices: DROVER_DEVICES_MAX;
+    memcpy (sorted, hello->devices, ndevices * sizeof (drover_device_t));
+    drover_devicelist_sort (sorted, ndevices);
+    drover_devicelist_format (sorted, ndevices, devices);
+    drover_outbox_say (self->outbox, "ssf848sf4ss", "UP", worker->id, worker->route, worker->epoch,
                 hello->procs, hello->mem, labels, running, (uint32_t) drover_msg_level (hello),
-                hello->release);
+                hello->release, devices);
     zframe_destroy (&running);
     zstr_free (&labels);
     zhashx_delete (self->lost, worker->id);

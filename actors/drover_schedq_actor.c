@@ -36,6 +36,8 @@
 #include "drover_loadreport.h"
 #include "drover_affinity.h"
 #include "drover_why.h"
+#include "drover_shareboard.h"
+#include "drover_devicelist.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
 #define S_MAX_SHELVE    DROVER_DEFAULT_MAX_SHELVE
@@ -81,7 +83,11 @@ typedef struct {
     drover_gone_t *gone;        //  workers that went, listed a while
     drover_adminbook_t *book;   //  an operator's settings, by worker id
     drover_adminwait_t *admin_waits;    //  OKs held until a held worker's lease is back
-    bool keep_admin;            //  the store keeps them: say KEEPADMIN
+    bool keep_admin;            //  the store keeps them: say KEEPADMIN (and KEEPSHARE)
+    drover_shareboard_t *shares;    //  the share settings in force (accounts, weights, quotas)
+    bool quotas_due;            //  they changed: say QUOTAS to assign after this turn
+    bool preemption;            //  sched/preemption: stop preemptible tasks to make room
+    uint32_t preempt_max;       //  sched/preempt-max: victims per pass, at most
     drover_affinity_t *affinity;    //  requests placed by an affinity key, before each pass
     drover_poolconfig_t *pool;  //  the elastic pool's settings, or NULL: no LOAD
     bool load_due;              //  something changed since the last LOAD
@@ -130,6 +136,8 @@ s_self_new (zsock_t *pipe, const char *link)
     self->book = drover_adminbook_new (S_MAX_ADMIN);
     self->admin_waits = drover_adminwait_new ();
     self->affinity = drover_affinity_new (DROVER_DEFAULT_AFFINITY_WAIT);
+    self->shares = drover_shareboard_new (drover_schedq_fairshare (self->sched));
+    self->preempt_max = 4;
     return self;
 }
 
@@ -146,6 +154,7 @@ s_self_destroy (self_t **self_p)
     drover_adminbook_destroy (&self->book);
     drover_adminwait_destroy (&self->admin_waits);
     drover_affinity_destroy (&self->affinity);
+    drover_shareboard_destroy (&self->shares);
     drover_schedq_destroy (&self->sched);
     drover_poolconfig_destroy (&self->pool);
     drover_poller_destroy (&self->poller);
@@ -258,7 +267,12 @@ s_handle_up (self_t *self, zmsg_t *msg)
     zframe_destroy (&running);
     uint16_t level = (uint16_t) drover_actor_pop_number (msg);
     char *release = drover_actor_pop_string (msg);
+    char *devices = zmsg_size (msg)? drover_actor_pop_string (msg): NULL;
     int rc = drover_schedq_add_worker (self->sched, worker, procs, mem, labels);
+    if (drover_schedq_set_devices (self->sched, worker, devices))
+        zsys_warning ("schedq: worker=%s devices \"%s\" not a device list: none counted",
+                      worker, devices);
+    zstr_free (&devices);
     s_settle (self, worker, listed? 1: 0);
     s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
     if (!entry) {
@@ -302,8 +316,16 @@ s_handle_placed (self_t *self, zmsg_t *msg)
     uint32_t procs = (uint32_t) drover_actor_pop_number (msg);
     uint64_t mem = drover_actor_pop_number (msg);
     char *labels = drover_actor_pop_string (msg);
-    if (drover_schedq_place (self->sched, worker, task, procs, mem, labels) && self->flags.verbose)
+    //  owner(s) devices(s) flags(4) at the end, from assign of level 4
+    char *owner = zmsg_size (msg)? drover_actor_pop_string (msg): NULL;
+    char *devices = zmsg_size (msg)? drover_actor_pop_string (msg): NULL;
+    uint32_t flags = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
+    drover_schedq_tenant_t tenant = { owner, devices, flags };
+    if (drover_schedq_place_as (self->sched, worker, task, procs, mem, labels, &tenant)
+    &&  self->flags.verbose)
         zsys_debug ("schedq: PLACED task=%" PRIu64 " worker=%s ignored", task, worker);
+    zstr_free (&owner);
+    zstr_free (&devices);
     zstr_free (&labels);
 }
 
@@ -385,15 +407,27 @@ s_end_old_attempt (self_t *self, uint64_t task)
     }
 }
 
+//  Fill whose a QUEUE's or TAKE's task is and what else it asks
+static void
+s_tenant (const drover_record_t *record, drover_schedq_tenant_t *tenant)
+{
+    tenant->owner = record->owner;
+    tenant->devices = drover_record_devices (record);
+    tenant->flags = record->flags;
+}
+
 //  QUEUE: a request to place
 static void
-s_queue (self_t *self, uint64_t task, int32_t priority, uint32_t procs, uint64_t mem,
-         const char *labels)
+s_queue (self_t *self, const drover_record_t *record)
 {
-    s_end_old_attempt (self, task);
-    if (drover_schedq_push (self->sched, task, priority, procs, mem, labels))
-        zsys_warning ("schedq: task=%" PRIu64 " not queued (procs=%u, or queued already)",
-                      task, procs);
+    s_end_old_attempt (self, record->task);
+    drover_schedq_tenant_t tenant;
+    s_tenant (record, &tenant);
+    if (drover_schedq_push_as (self->sched, record->task, record->priority, record->procs,
+                               record->mem, drover_record_labels (record), &tenant))
+        zsys_warning ("schedq: task=%" PRIu64 " not queued (procs=%u, devices \"%s\", or "
+                      "queued already)", record->task, record->procs,
+                      tenant.devices? tenant.devices: "");
 }
 
 //  AFFINITY task priority procs mem labels key: a request placed by its
@@ -407,11 +441,18 @@ s_handle_affinity (self_t *self, zmsg_t *msg)
     uint64_t mem = drover_actor_pop_number (msg);
     char *labels = drover_actor_pop_string (msg);
     char *key = drover_actor_pop_string (msg);
+    //  owner(s) devices(s) flags(4) at the end, from assign of level 4
+    char *owner = zmsg_size (msg)? drover_actor_pop_string (msg): NULL;
+    char *devices = zmsg_size (msg)? drover_actor_pop_string (msg): NULL;
+    uint32_t flags = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
+    drover_schedq_tenant_t tenant = { owner, devices, flags };
     s_end_old_attempt (self, task);
-    if (drover_affinity_add (self->affinity, task, priority, procs, mem, labels, key,
-                             zclock_mono ()))
+    if (drover_affinity_add_as (self->affinity, task, priority, procs, mem, labels, key,
+                                &tenant, zclock_mono ()))
         zsys_warning ("schedq: task=%" PRIu64 " not queued (procs=%u, key=\"%s\")",
                       task, procs, key);
+    zstr_free (&owner);
+    zstr_free (&devices);
     zstr_free (&key);
     zstr_free (&labels);
 }
@@ -421,8 +462,10 @@ static void
 s_take (self_t *self, const drover_record_t *record)
 {
     s_end_old_attempt (self, record->task);
-    if (drover_schedq_take (self->sched, record->lease, record->task, record->procs, record->mem,
-                           drover_record_labels (record))) {
+    drover_schedq_tenant_t tenant;
+    s_tenant (record, &tenant);
+    if (drover_schedq_take_as (self->sched, record->lease, record->task, record->procs,
+                               record->mem, drover_record_labels (record), &tenant)) {
         //  Its worker went: assign hears LOST too, and places the task again
         if (self->flags.verbose)
             zsys_debug ("schedq: task=%" PRIu64 " taken from gone lease=%" PRIu64,
@@ -650,6 +693,21 @@ s_fill_row (self_t *self, drover_worker_row_t *row, drover_schedq_view_t *view)
         assert (row->labels [row->nlabels - 1]);
         size += strlen (view->labels [index]) + 3;
     }
+    if (view->ndevices) {
+        //  Its devices, and how many of each its tasks hold
+        drover_device_t used [DROVER_DEVICES_MAX];
+        size_t nused = 0;
+        for (size_t index = 0; index < view->ndevices && index < DROVER_DEVICES_MAX; index++)
+            if (view->devices_used [index]) {
+                used [nused] = view->devices [index];
+                used [nused++].count = view->devices_used [index];
+            }
+        char text [DROVER_DEVICELIST_TEXT_MAX];
+        size += s_row_text (&row->devices, drover_devicelist_format (
+            view->devices, view->ndevices < DROVER_DEVICES_MAX? view->ndevices: DROVER_DEVICES_MAX,
+            text));
+        size += s_row_text (&row->devices_used, drover_devicelist_format (used, nused, text));
+    }
     return size;
 }
 
@@ -664,6 +722,8 @@ s_cut_rows (drover_msg_t *table, uint32_t keep)
         row->nlabels = 0;
         zstr_free (&row->why);
         zstr_free (&row->admin_reason);
+        zstr_free (&row->devices);
+        zstr_free (&row->devices_used);
     }
     table->nrows = keep;
 }
@@ -803,6 +863,131 @@ s_handle_table (self_t *self, zframe_t *route, drover_msg_t *table)
     s_send (self, route, table);
 }
 
+//  ---------------------------------------------------------------------
+//  Shares: accounts, weights, quotas (drover_shareboard)
+
+//  The shares in force changed: what waits at a quota is looked at again,
+//  and assign hears QUOTAS after this turn
+static void
+s_shares_changed (self_t *self)
+{
+    drover_schedq_shares_changed (self->sched);
+    self->quotas_due = true;
+}
+
+//  Say QUOTAS to assign if the shares in force changed: the accounts and
+//  quotas as share/accounts and share/quotas say them
+static void
+s_say_quotas (self_t *self)
+{
+    if (!self->quotas_due)
+        return;
+    drover_outbox_say (self->to_assign, "sss", "QUOTAS", drover_shareboard_accounts (self->shares),
+                       drover_shareboard_quotas (self->shares));
+    self->quotas_due = false;
+}
+
+//  Answer a SHARE ADMIN: OK, or, when the store keeps state, KEEPSHARE of
+//  what the admin says of name now (weight 0: dropped; members "-": none
+//  given, an owner's) with the OK to send once kept
+static void
+s_answer_share (self_t *self, const char *name, bool dropped, zframe_t *route, uint32_t seq,
+                const char *text)
+{
+    if (!self->keep_admin) {
+        drover_actor_reply (self->outbox, "schedq", route, seq, DROVER_CODE_OK, text);
+        return;
+    }
+    uint32_t weight = 0;
+    const char *members = NULL, *quota = "";
+    if (!dropped && drover_shareboard_entry (self->shares, name, &weight, &members, &quota)
+    &&  weight == 0)
+        weight = drover_shareboard_weight (self->shares, name);
+    if (!members)
+        members = "-";
+    drover_outbox_say (self->outbox, "ss4ssf4s", "KEEPSHARE", name, weight, members, quota,
+                       route, seq, text);
+}
+
+//  SHARE ADMIN: set or drop what an admin says of an account or owner
+static void
+s_handle_share_admin (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    const char *name = request->owner;
+    char text [DROVER_ID_MAX + 32];
+    if (request->action == DROVER_SHARE_DROP) {
+        if (drover_shareboard_drop (self->shares, name)) {
+            drover_actor_reply (self->outbox, "schedq", route, request->seq,
+                               DROVER_CODE_NOT_FOUND, "no share set for that name");
+            return;
+        }
+        snprintf (text, sizeof text, "share %s dropped", name);
+        s_answer_share (self, name, true, route, request->seq, text);
+    }
+    else
+    if (request->action == DROVER_SHARE_SET) {
+        char *quota = drover_shareboard_quota_text (request);
+        char *error = NULL;
+        int rc = drover_shareboard_set (self->shares, name, request->weight, request->members,
+                                        quota, &error);
+        free (quota);
+        if (rc) {
+            drover_actor_reply (self->outbox, "schedq", route, request->seq,
+                               DROVER_CODE_BAD_REQUEST, error);
+            zstr_free (&error);
+            return;
+        }
+        snprintf (text, sizeof text, "share %s set", name);
+        s_answer_share (self, name, false, route, request->seq, text);
+    }
+    else {
+        drover_actor_reply (self->outbox, "schedq", route, request->seq, DROVER_CODE_BAD_REQUEST,
+                           "action must be 0 (set) or 1 (drop)");
+        return;
+    }
+    zsys_notice ("schedq: %s", text);
+    s_shares_changed (self);
+}
+
+//  SHARE from the store at start: what an admin said of a name, kept
+static void
+s_handle_kept_share (self_t *self, zmsg_t *msg)
+{
+    char *name = drover_actor_pop_string (msg);
+    uint32_t weight = (uint32_t) drover_actor_pop_number (msg);
+    char *members = drover_actor_pop_string (msg);
+    char *quota = drover_actor_pop_string (msg);
+    char *error = NULL;
+    if (drover_shareboard_set (self->shares, name, weight, streq (members, "-")? NULL: members,
+                               quota, &error)) {
+        zsys_warning ("schedq: kept share of %s refused: %s", name, error);
+        zstr_free (&error);
+    }
+    else
+        s_shares_changed (self);
+    zstr_free (&quota);
+    zstr_free (&members);
+    zstr_free (&name);
+}
+
+//  SHARE LIST: each account and its owners, their weights, shares, usage,
+//  waiting tasks and quotas
+static void
+s_handle_share_list (self_t *self, zframe_t *route, drover_msg_t *request)
+{
+    drover_msg_t *table = drover_msg_new (DROVER_MSG_SHARE_TABLE);
+    table->seq = request->seq;
+    drover_share_row_t *rows = drover_shareboard_rows (self->shares, DROVER_ROWS_MAX,
+                                                       &table->nshares);
+    table->share_rows = rows;
+    s_send (self, route, table);
+    //  Ours to free, whether or not the message would free them
+    drover_shareboard_rows_destroy (&rows, table->nshares);
+    table->share_rows = NULL;
+    table->nshares = 0;
+    drover_msg_destroy (&table);
+}
+
 //  MSG: a wire message the main handed us, or assign on the link
 static void
 s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
@@ -818,6 +1003,12 @@ s_handle_wire (self_t *self, zframe_t *route, drover_msg_t *wire)
     else
     if (wire->id == DROVER_MSG_TASK_TABLE)
         s_handle_table (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_SHARE_ADMIN)
+        s_handle_share_admin (self, route, wire);
+    else
+    if (wire->id == DROVER_MSG_SHARE_LIST)
+        s_handle_share_list (self, route, wire);
     else {
         //  The main routes by id: anything else reaching us is its bug
         zsys_error ("schedq: %s is not ours", drover_msg_name (wire->id));
@@ -965,6 +1156,16 @@ s_on_assign (uint64_t task, const char *worker, void *arg)
         entry->last_task = task;
 }
 
+//  Say PREEMPT for a task a pass stops to make room for another
+static void
+s_on_preempt (uint64_t task, const char *worker, uint64_t for_task, void *arg)
+{
+    self_t *self = (self_t *) arg;
+    drover_outbox_say (self->to_assign, "s8s8", "PREEMPT", task, worker, for_task);
+    zsys_info ("schedq: task=%" PRIu64 " on worker=%s preempted for task=%" PRIu64, task, worker,
+               for_task);
+}
+
 //  Say REVOKE for a lease
 static void
 s_on_revoke (const drover_schedq_lease_t *lease, void *arg)
@@ -1044,6 +1245,26 @@ s_handle_metrics (self_t *self, uint64_t round)
     drover_metrics_destroy (&metrics);
 }
 
+//  CONFIGURE's share settings: share/accounts, share/weights, share/quotas
+//  (checked at broker start: a refusal here is a bug, logged)
+static void
+s_configure_shares (self_t *self, zmsg_t *msg)
+{
+    char *accounts = drover_actor_pop_string (msg);
+    char *weights = drover_actor_pop_string (msg);
+    char *quotas = drover_actor_pop_string (msg);
+    char *error = NULL;
+    if (drover_shareboard_configure (self->shares, accounts, weights, quotas, &error)) {
+        zsys_error ("schedq: share settings refused: %s", error);
+        zstr_free (&error);
+    }
+    else
+        s_shares_changed (self);
+    zstr_free (&accounts);
+    zstr_free (&weights);
+    zstr_free (&quotas);
+}
+
 //  Handle one control command from the pipe or the link (drover_outbox_receive
 //  calls this)
 static void
@@ -1099,6 +1320,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     if (streq (command, "ADMIN"))
         s_handle_kept_admin (self, msg);
     else
+    if (streq (command, "SHARE"))
+        s_handle_kept_share (self, msg);
+    else
     if (streq (command, "POOLTYPES"))
         s_handle_pooltypes (self, msg);
     else
@@ -1121,6 +1345,16 @@ s_handle_command (void *arg, zmsg_t *msg)
             self->keep_admin = drover_actor_pop_number (msg) != 0;
         if (zmsg_size (msg) >= 1)
             drover_affinity_set_wait (self->affinity, (uint32_t) drover_actor_pop_number (msg));
+        if (zmsg_size (msg) >= 3) {
+            s_configure_shares (self, msg);
+            self->quotas_due = true;    //  once after it, whatever the shares are
+        }
+        if (zmsg_size (msg) >= 2) {
+            self->preemption = drover_actor_pop_number (msg) != 0;
+            self->preempt_max = (uint32_t) drover_actor_pop_number (msg);
+            drover_schedq_set_preemption (self->sched, self->preemption? self->preempt_max: 0,
+                                          s_on_preempt, self);
+        }
     }
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
@@ -1145,8 +1379,7 @@ s_handle_record (void *arg, drover_record_t *record)
     if (self->flags.verbose)
         zsys_debug ("schedq: command=%s", drover_record_word (record));
     if (record->kind == DROVER_RECORD_QUEUE)
-        s_queue (self, record->task, record->priority, record->procs, record->mem,
-                 drover_record_labels (record));
+        s_queue (self, record);
     else
     if (record->kind == DROVER_RECORD_TAKE)
         s_take (self, record);
@@ -1192,6 +1425,7 @@ drover_schedq_actor (zsock_t *pipe, void *args)
             int until = (int) (due > zclock_mono ()? due - zclock_mono (): 0);
             wait = wait == -1 || until < wait? until: wait;
         }
+        s_say_quotas (self);
         //  The link first: an ASSIGN is on the way to an offer
         drover_actor_flush (self->poller, DROVER_LINK_AT, self->to_assign, self->link);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);

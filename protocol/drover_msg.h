@@ -290,6 +290,8 @@ typedef enum {
     DROVER_WHY_BUSY         = 20,   //  has a procs free of b asked: would fit when b - a free
     DROVER_WHY_BUSY_MEM     = 21,   //  has a bytes free of b asked
     DROVER_WHY_KEPT         = 22,   //  kept for this task: a procs free of b asked
+    DROVER_WHY_DEVICES      = 23,   //  has a of device text in all, of b asked (level 4)
+    DROVER_WHY_BUSY_DEVICES = 24,   //  has a of device text free, of b asked (level 4)
     DROVER_WHY_NEXT         = 40,   //  verdict: fits names [0] now, the next pass places it
     DROVER_WHY_FITS_WHEN    = 41,   //  verdict: fits names [0] when a more procs and b more
                                     //  bytes of memory free there
@@ -322,7 +324,17 @@ typedef enum {
                                     //  running, its limit count, reached
     DROVER_WHY_GROUP        = 64,   //  an array's or workflow's own id: a of its b members
                                     //  ended, count of them running now
-    DROVER_WHY_MAX          = 64
+    //  Level 4: sharing
+    DROVER_WHY_FAIR_SHARE   = 65,   //  after the verdict: its owner names [0] (of account
+                                    //  names [1], if one is declared) is above its share:
+                                    //  a = the account's dominant share, b = its fair share
+                                    //  (permille), text = the dominant resource
+    DROVER_WHY_QUOTA        = 66,   //  verdict: names [0] (an owner, or an account when
+                                    //  count is 1) is at its running quota of resource
+                                    //  text: a used now, b the quota
+    DROVER_WHY_NEVER_DEVICES = 67,  //  verdict: the most of device text a worker has is a,
+                                    //  of b asked
+    DROVER_WHY_MAX          = 67
 } drover_why_code_t;
 
 //  One item of a TASK EXPLANATION

@@ -33,15 +33,18 @@ test_demands_shared (void **state)
     drover_demand_t *more = drover_demands_ref (demands, 2048, "gpu=1\n\nzone=a");
     assert_ptr_not_equal (more, gpu);
     assert_int_equal (drover_demands_size (demands), 3);
-    //  Drop every reference to one (three taken): gone; the cache keeps more
+    //  Drop every reference to one (three taken): the demand of nothing
+    //  but procs is kept for its owner (nobody's, 0) for good
     for (int count = 0; count < 3; count++)
         drover_demands_unref (demands, one);
+    assert_int_equal (drover_demands_size (demands), 3);
+    assert_ptr_equal (drover_demands_ref (demands, 0, NULL), one);
+    drover_demands_unref (demands, one);
+    drover_demands_unref (demands, gpu);
+    drover_demands_unref (demands, gpu);
     assert_int_equal (drover_demands_size (demands), 2);
-    drover_demands_unref (demands, gpu);
-    drover_demands_unref (demands, gpu);
-    assert_int_equal (drover_demands_size (demands), 1);
     drover_demands_unref (demands, more);
-    assert_int_equal (drover_demands_size (demands), 1);   //  the cache's reference
+    assert_int_equal (drover_demands_size (demands), 2);   //  the cache's and the owner's
     drover_demands_destroy (&demands);
     assert_null (demands);
     drover_demands_destroy (&demands);              //  harmless twice

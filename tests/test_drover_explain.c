@@ -478,6 +478,116 @@ test_pool_type_fits_or_not (void **state)
     assert_int_equal (s_verdict (&told)->code, DROVER_WHY_NEVER_PROCS);
 }
 
+//  Devices: a worker with too few in all, one with too few free; the
+//  verdict names the device; with none anywhere big enough, NEVER_DEVICES
+static void
+test_devices_reasons (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    drover_schedq_add_worker (sched, "small", 8, 0, NULL);
+    drover_schedq_set_devices (sched, "small", "gpu=1");
+    drover_schedq_add_worker (sched, "big", 8, 0, NULL);
+    drover_schedq_set_devices (sched, "big", "gpu=2");
+    drover_schedq_tenant_t one = { "alice", "gpu=1", 0 }, two = { "bob", "gpu=2", 0 };
+    assert_int_equal (drover_schedq_push_as (sched, 1, 0, 1, 0, NULL, &one), 0);
+    assert_int_equal (drover_schedq_run (sched, NULL, NULL), 1);   //  on big: 1 gpu left
+    assert_int_equal (drover_schedq_push_as (sched, 2, 0, 1, 0, NULL, &two), 0);
+    assert_int_equal (drover_schedq_run (sched, NULL, NULL), 0);
+    s_told_t told;
+    s_explain (sched, 2, &told);
+    const drover_why_t *item = s_item (&told, DROVER_WHY_DEVICES);
+    assert_string_equal (item->text, "gpu");
+    assert_int_equal (item->a, 1);
+    assert_int_equal (item->b, 2);
+    assert_string_equal (item->names [0], "small");
+    const drover_why_t *verdict = s_verdict (&told);
+    assert_true (verdict->code == DROVER_WHY_FITS_WHEN || verdict->code == DROVER_WHY_AFTER);
+    //  Three gpus: nobody has so many
+    drover_schedq_tenant_t three = { "bob", "gpu=3", 0 };
+    assert_int_equal (drover_schedq_push_as (sched, 3, 0, 1, 0, NULL, &three), 0);
+    s_explain (sched, 3, &told);
+    verdict = s_verdict (&told);
+    assert_int_equal (verdict->code, DROVER_WHY_NEVER_DEVICES);
+    assert_string_equal (verdict->text, "gpu");
+    assert_int_equal (verdict->a, 2);
+    assert_int_equal (verdict->b, 3);
+}
+
+//  With room free but a gpu busy, the worker says BUSY_DEVICES
+static void
+test_devices_busy (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    drover_schedq_add_worker (sched, "m1", 8, 0, NULL);
+    drover_schedq_set_devices (sched, "m1", "gpu=1");
+    drover_schedq_tenant_t gpu = { "alice", "gpu=1", 0 };
+    drover_schedq_push_as (sched, 1, 0, 1, 0, NULL, &gpu);
+    assert_int_equal (drover_schedq_run (sched, NULL, NULL), 1);
+    drover_schedq_push_as (sched, 2, 0, 1, 0, NULL, &gpu);
+    s_told_t told;
+    s_explain (sched, 2, &told);
+    const drover_why_t *item = s_item (&told, DROVER_WHY_BUSY_DEVICES);
+    assert_int_equal (item->a, 0);
+    assert_int_equal (item->b, 1);
+    assert_string_equal (item->text, "gpu");
+    const drover_why_t *verdict = s_verdict (&told);
+    assert_int_equal (verdict->code, DROVER_WHY_FITS_WHEN);
+    assert_string_equal (verdict->text, "gpu");
+}
+
+//  A request past its owner's quota has the verdict QUOTA
+static void
+test_quota_verdict (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    drover_fairshare_quota_t quota = { .procs = 2 };
+    drover_fairshare_set_quota (drover_schedq_fairshare (sched), "alice", &quota);
+    drover_schedq_add_worker (sched, "m1", 8, 0, NULL);
+    drover_schedq_tenant_t alice = { "alice", NULL, 0 };
+    for (uint64_t task = 1; task <= 3; task++)
+        drover_schedq_push_as (sched, task, 0, 1, 0, NULL, &alice);
+    assert_int_equal (drover_schedq_run (sched, NULL, NULL), 2);
+    s_told_t told;
+    s_explain (sched, 3, &told);
+    const drover_why_t *verdict = s_verdict (&told);
+    assert_int_equal (verdict->code, DROVER_WHY_QUOTA);
+    assert_int_equal (verdict->a, 2);
+    assert_int_equal (verdict->b, 2);
+    assert_string_equal (verdict->text, "procs");
+    assert_string_equal (verdict->names [0], "alice");
+    assert_int_equal (verdict->count, 0);
+}
+
+//  An owner above its share gets a FAIR_SHARE item after the verdict
+static void
+test_fair_share_item (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    drover_schedq_add_worker (sched, "m1", 4, 0, NULL);
+    drover_schedq_tenant_t alice = { "alice", NULL, 0 }, bob = { "bob", NULL, 0 };
+    for (uint64_t task = 1; task <= 5; task++)
+        drover_schedq_push_as (sched, task, 0, 1, 0, NULL, &alice);
+    assert_int_equal (drover_schedq_run (sched, NULL, NULL), 4);
+    drover_schedq_push_as (sched, 10, 0, 1, 0, NULL, &bob);
+    s_told_t told;
+    s_explain (sched, 5, &told);
+    const drover_why_t *item = s_item (&told, DROVER_WHY_FAIR_SHARE);
+    assert_int_equal (item->a, 1000);       //  all procs
+    assert_int_equal (item->b, 500);        //  against half
+    assert_string_equal (item->text, "procs");
+    assert_string_equal (item->names [0], "alice");
+    assert_int_equal (item->nnames, 1);
+    char *said = drover_fairshare_describe (drover_schedq_fairshare (sched),
+                                            drover_fairshare_owner (drover_schedq_fairshare (sched), "alice"));
+    assert_non_null (said);
+    assert_string_equal (said, "owner alice is above their share: 100% of procs against 50%");
+    zstr_free (&said);
+    //  bob, below his share, has none
+    s_explain (sched, 10, &told);
+    for (int index = 0; index < told.count; index++)
+        assert_int_not_equal (told.whys [index].code, DROVER_WHY_FAIR_SHARE);
+}
+
 int
 main (void)
 {
@@ -494,6 +604,10 @@ main (void)
         cmocka_unit_test_setup_teardown (test_rows_annotated, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_never_runnable_not_ahead, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_pool_type_fits_or_not, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_devices_reasons, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_devices_busy, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_quota_verdict, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_fair_share_item, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -130,6 +130,23 @@ static const s_setting_t s_settings [] = {
       DROVER_DEFAULT_AFFINITY_WAIT, NULL,
       "msec a task submitted with an affinity key waits for the first worker in its order "
       "(even if full) before the next in order with room may take it" },
+    { "share/accounts", S_STRING, S_AT (share_accounts), 0, 0,
+      0, DROVER_DEFAULT_SHARE_ACCOUNTS,
+      "owners grouped into accounts, \"team-a:alice,bob;team-b:carol\" (\"\" none: each "
+      "owner is an account of its own)" },
+    { "share/weights", S_STRING, S_AT (share_weights), 0, 0,
+      0, DROVER_DEFAULT_SHARE_WEIGHTS,
+      "shares of accounts or owners, \"team-a=3,team-b=1,alice=2\" (1 each if not given)" },
+    { "share/quotas", S_STRING, S_AT (share_quotas), 0, 0,
+      0, DROVER_DEFAULT_SHARE_QUOTAS,
+      "running and queued quotas, \"team-a:procs=40,mem=64G,gpu=4,queued=1000;alice:procs=8\"" },
+    { "sched/preemption", S_STRING, S_AT (preemption), 0, 0,
+      0, DROVER_DEFAULT_PREEMPTION,
+      "on: stop preemptible tasks of others to start a task of higher priority or below its "
+      "share (they run again at their place); off: never" },
+    { "sched/preempt-max", S_UINT, S_AT (preempt_max), 1, 1000,
+      DROVER_DEFAULT_PREEMPT_MAX, NULL,
+      "tasks one pass may stop to make room, at most" },
     { "assign/ack-timeout", S_UINT, S_AT (ack_timeout), 10, 3600000,
       DROVER_DEFAULT_ACK_TIMEOUT, NULL,
       "msec for a worker to acknowledge an offer" },
@@ -289,6 +306,7 @@ static const struct {
     { "broker/durability", { "full", "batch", "off", NULL } },
     { "ha/strategy", { "leader", "spread", NULL } },
     { "pool/driver", { "local", "command", NULL } },
+    { "sched/preemption", { "on", "off", NULL } },
 };
 #define S_CHOICES (sizeof s_choices / sizeof s_choices [0])
 

@@ -123,6 +123,11 @@ typedef struct {
     drover_haconfig_t ha;       //  ha/...: several brokers
     uint32_t affinity_wait;     //  schedq/affinity-wait: msec an affinity task waits for its
                                 //  first worker before the next in order may take it
+    char *share_accounts;       //  share/accounts: "team-a:alice,bob;team-b:carol"
+    char *share_weights;        //  share/weights: "team-a=3,alice=2"
+    char *share_quotas;         //  share/quotas: "team-a:procs=40,mem=64G,gpu=4,queued=1000"
+    char *preemption;           //  sched/preemption: on or off
+    uint32_t preempt_max;       //  sched/preempt-max: tasks stopped per pass, at most
 } drover_config_t;
 
 //  Create settings holding every default

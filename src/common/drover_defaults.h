@@ -56,6 +56,11 @@
 #define DROVER_DEFAULT_MAX_LEASES       4           //  idle workers lent to assign at once
 #define DROVER_DEFAULT_KEEP_GONE        3600000     //  msec a lost or left worker stays listed
 #define DROVER_DEFAULT_MAX_GONE         1000        //  lost or left workers listed at most
+#define DROVER_DEFAULT_SHARE_ACCOUNTS   ""          //  share/accounts: no declared account
+#define DROVER_DEFAULT_SHARE_WEIGHTS    ""          //  share/weights: every weight 1
+#define DROVER_DEFAULT_SHARE_QUOTAS     ""          //  share/quotas: no quota
+#define DROVER_DEFAULT_PREEMPTION       "off"       //  sched/preemption: nothing is stopped
+#define DROVER_DEFAULT_PREEMPT_MAX      4           //  sched/preempt-max: victims per pass
 
 //  assign
 #define DROVER_DEFAULT_ACK_TIMEOUT      5000        //  msec for a worker to take an offer

@@ -4,6 +4,7 @@
 */
 
 #include "drover_brokerflags.h"
+#include "drover_sharespec.h"
 #include "drover_queuespec.h"
 #include "drover_defaults.h"
 #include <getopt.h>
@@ -191,7 +192,9 @@ s_check_endpoints (drover_config_t *config)
     char *error = NULL;
     if (drover_config_check_metrics (config->metrics, config->metrics_public, &error)
     ||  drover_config_check_pool (config, &error)
-    ||  drover_config_check_together (config, &error)) {
+    ||  drover_config_check_together (config, &error)
+    ||  drover_sharespec_check (config->share_accounts, config->share_weights,
+                                config->share_quotas, &error)) {
         fprintf (stderr, "drover broker: %s\n", error);
         zstr_free (&error);
         return -1;

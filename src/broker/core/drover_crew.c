@@ -187,9 +187,11 @@ drover_crew_start (drover_crew_t *self, uint64_t fence, bool listened)
     char link [64];
     snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
     outbox = s_actor_start (self, DROVER_ROUTING_SCHEDQ, drover_schedq_actor, link, verbose);
-    drover_outbox_say (outbox, "s4444444", "CONFIGURE", config->max_shelve,
+    drover_outbox_say (outbox, "s4444444sss44", "CONFIGURE", config->max_shelve,
                        config->min_disk_free, config->max_leases, config->keep_gone,
-                       config->max_gone, (uint32_t) self->durable, config->affinity_wait);
+                       config->max_gone, (uint32_t) self->durable, config->affinity_wait,
+                       config->share_accounts, config->share_weights, config->share_quotas,
+                       (uint32_t) streq (config->preemption, "on"), config->preempt_max);
     outbox = s_actor_start (self, DROVER_ROUTING_ASSIGN, drover_assign_actor, link, verbose);
     drover_outbox_say (outbox, "s44444444", "CONFIGURE", config->ack_timeout,
                        config->lost_retries, config->max_queued, config->keep_finished,

@@ -63,6 +63,8 @@ static const struct {
     { DROVER_MSG_TASK_RESULT,       NULL, S_ASSIGN, S_WORKERS },    //  likewise
     { DROVER_MSG_WORKER_LIST,       NULL, S_SCHEDQ, S_CLIENTS },
     { DROVER_MSG_WORKER_ADMIN,      NULL, S_SCHEDQ, S_ADMINS },
+    { DROVER_MSG_SHARE_ADMIN,       NULL, S_SCHEDQ, S_ADMINS },
+    { DROVER_MSG_SHARE_LIST,        NULL, S_SCHEDQ, S_CLIENTS },
     { DROVER_MSG_EVENT_REPLAY,      NULL, S_STORE,  S_ADMINS },
     { DROVER_MSG_POOL_LIST,         NULL, S_POOL,   S_CLIENTS },    //  no pool: the main
     { DROVER_MSG_POOL_ADMIN,        NULL, S_POOL,   S_ADMINS },     //  answers (poolwire)
@@ -99,6 +101,9 @@ static const struct {
     { 0, "PLACED",    S_SCHEDQ | S_LINK, 0 },
     { 0, "SETTLED",   S_SCHEDQ | S_LINK, 0 },
     { 0, "KEEPADMIN", S_STORE, 0 },       //  an operator's setting, to keep
+    { 0, "KEEPSHARE", S_STORE, 0 },       //  an admin's share setting, to keep
+    { 0, "QUOTAS",    S_ASSIGN | S_LINK, 0 },     //  the share settings in force
+    { 0, "PREEMPT",   S_ASSIGN | S_LINK, 0 },     //  stop a task to make room
     { 0, "LOAD",      S_POOL, 0 },        //  what waits unplaced, each worker's load
     { 0, "RETIRED",   S_POOL, 0 },        //  a retired worker is idle
     //  pool
@@ -120,6 +125,7 @@ static const struct {
     { 0, "PUBLISH",   S_PUBLISH, 0 },
     { 0, "RESTORE",   S_ASSIGN, 0 },
     { 0, "ADMIN",     S_SCHEDQ, 0 },      //  a kept operator's setting, at start
+    { 0, "SHARE",     S_SCHEDQ, 0 },      //  a kept share setting, at start
     { 0, "SERVICE",   S_RECONCILER, 0 },  //  a kept service's definition, at start
     { 0, "STATE",     S_HEALTH | S_ASSIGN, 0 },
     { 0, "LOADED",    S_ASSIGN | S_RECONCILER | S_SELF, 0 },

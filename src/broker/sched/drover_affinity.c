@@ -23,6 +23,9 @@ typedef struct {
     uint32_t procs;             //  procs asked, >= 1
     uint64_t mem;               //  bytes asked, 0 any
     char *labels;               //  labels required, "k=v" joined by "\n", "" none
+    char *owner;                //  its owner, "" nobody's
+    char *devices;              //  devices asked, "gpu=1" (drover_devicelist), "" none
+    uint32_t flags;             //  DROVER_SUBMIT_* flags
     char *key;                  //  its affinity key
     uint64_t key_hash;          //  drover_rendezvous_hash of key
     int64_t until;              //  msec, monotonic: its wait for its first worker ends
@@ -65,6 +68,8 @@ s_request_destroy (s_request_t **request_p)
     s_request_t *request = *request_p;
     if (request) {
         free (request->labels);
+        free (request->owner);
+        free (request->devices);
         free (request->key);
         free (request);
         *request_p = NULL;
@@ -135,10 +140,19 @@ s_before (const s_request_t *a, const s_request_t *b)
     return a->priority != b->priority? a->priority < b->priority: a->task < b->task;
 }
 
-//  Add a request
+//  Add a request of nobody in particular
 int
 drover_affinity_add (drover_affinity_t *self, uint64_t task, int32_t priority, uint32_t procs,
                      uint64_t mem, const char *labels, const char *key, int64_t now)
+{
+    return drover_affinity_add_as (self, task, priority, procs, mem, labels, key, NULL, now);
+}
+
+//  Add a request of a tenant
+int
+drover_affinity_add_as (drover_affinity_t *self, uint64_t task, int32_t priority, uint32_t procs,
+                        uint64_t mem, const char *labels, const char *key,
+                        const drover_schedq_tenant_t *tenant, int64_t now)
 {
     assert (self);
     if (procs == 0 || !key || !*key)
@@ -150,6 +164,9 @@ drover_affinity_add (drover_affinity_t *self, uint64_t task, int32_t priority, u
     request->procs = procs;
     request->mem = mem;
     request->labels = strdup (labels? labels: "");
+    request->owner = strdup (tenant && tenant->owner? tenant->owner: "");
+    request->devices = strdup (tenant && tenant->devices? tenant->devices: "");
+    request->flags = tenant? tenant->flags: 0;
     request->key = strdup (key);
     request->key_hash = drover_rendezvous_hash (key, strlen (key));
     request->until = now + self->wait;
@@ -278,10 +295,11 @@ s_accept (size_t index, void *arg)
     s_accept_t *accept = (s_accept_t *) arg;
     const s_request_t *request = accept->request;
     const char *id = accept->self->ids [index];
-    return accept->room?
+    return (accept->room?
         drover_schedq_has_room (accept->sched, id, request->procs, request->mem, request->labels):
         drover_schedq_could_hold (accept->sched, id, request->procs, request->mem,
-                                 request->labels);
+                                 request->labels))
+        && drover_schedq_has_devices (accept->sched, id, request->devices, accept->room);
 }
 
 //  Find a request's first worker (one pass over the workers), unless it
@@ -309,13 +327,14 @@ s_choose (drover_affinity_t *self, drover_schedq_t *sched, s_request_t *request,
             self->deadline = request->until;
         const char *first = request->first >= 0? self->ids [request->first]: NULL;
         return first && drover_schedq_has_room (sched, first, request->procs, request->mem,
-                                               request->labels)? first: NULL;
+                                               request->labels)
+            && drover_schedq_has_devices (sched, first, request->devices, true)? first: NULL;
     }
     if (request->full_at == self->room_at)
         return NULL;            //  no room anywhere, and none grew since
     const s_request_t *full = self->full;
     if (full && request->procs >= full->procs && request->mem >= full->mem
-    &&  streq (request->labels, full->labels)) {
+    &&  streq (request->labels, full->labels) && streq (request->devices, full->devices)) {
         request->full_at = self->room_at;
         return NULL;            //  no room for less of the same, no room for it
     }
@@ -348,8 +367,9 @@ drover_affinity_run (drover_affinity_t *self, drover_schedq_t *sched, int64_t no
         s_request_t *request = self->requests [index];
         const char *worker = s_choose (self, sched, request, now);
         if (!worker
-        ||  drover_schedq_place (sched, worker, request->task, request->procs, request->mem,
-                                request->labels)) {
+        ||  drover_schedq_place_as (sched, worker, request->task, request->procs, request->mem,
+                                   request->labels, &(drover_schedq_tenant_t) {
+                                       request->owner, request->devices, request->flags })) {
             index++;            //  it waits (or the queue holds the task already: our bug)
             continue;
         }

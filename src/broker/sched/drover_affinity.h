@@ -56,6 +56,13 @@ int
                          uint32_t procs, uint64_t mem, const char *labels, const char *key,
                          int64_t now);
 
+//  Add a request of a tenant (NULL: nobody's), as add does: it is placed
+//  only where its devices are free, and counted as its owner's
+int
+    drover_affinity_add_as (drover_affinity_t *self, uint64_t task, int32_t priority,
+                           uint32_t procs, uint64_t mem, const char *labels, const char *key,
+                           const drover_schedq_tenant_t *tenant, int64_t now);
+
 //  Drop a request (cancelled). Returns 0, or -1 if not held.
 int
     drover_affinity_remove (drover_affinity_t *self, uint64_t task);

@@ -11,6 +11,7 @@
 */
 
 #include "drover_demands.h"
+#include "drover_devicelist.h"
 
 //  The workers that carry one label, in no order
 typedef struct {
@@ -26,6 +27,9 @@ struct _drover_demands_t {
     char *scratch;              //  buffer for demand keys
     size_t scratch_size;        //  bytes allocated in scratch
     uint32_t serials;           //  demands made so far
+    drover_demand_t **plain;    //  by owner handle: its demand of nothing but procs (holds
+                                //  a reference), or NULL; the common case costs an index
+    size_t nplain;              //  entries in plain
 };
 
 //  Free a label's holders; the holders map's destructor
@@ -48,6 +52,8 @@ s_demand_destroy (void **item_p)
     if (demand) {
         free (demand->labels);
         free (demand->label_text);
+        free (demand->devices);
+        free (demand->device_text);
         free (demand->key);
         free (demand);
         *item_p = NULL;
@@ -76,6 +82,7 @@ drover_demands_destroy (drover_demands_t **self_p)
     drover_demands_t *self = *self_p;
     if (self) {
         zhashx_destroy (&self->demands);       //  holders need not unref: all go
+        free (self->plain);
         zhashx_destroy (&self->holders);
         free (self->scratch);
         free (self);
@@ -83,37 +90,82 @@ drover_demands_destroy (drover_demands_t **self_p)
     }
 }
 
-//  Return a reference to the demand for mem and labels, made if new. The
-//  last one used is cached, so a run of alike requests costs a compare.
+//  Return a reference to the demand for mem and labels, made if new
 drover_demand_t *
 drover_demands_ref (drover_demands_t *self, uint64_t mem, const char *labels)
+{
+    return drover_demands_ref_as (self, mem, labels, NULL);
+}
+
+//  Return a reference to the demand for mem, labels and a tenant, made if
+//  new. The last one used is cached, so a run of alike requests costs a
+//  compare.
+drover_demand_t *
+drover_demands_ref_as (drover_demands_t *self, uint64_t mem, const char *labels,
+                       const drover_demand_tenant_t *tenant)
 {
     assert (self);
     if (!labels)
         labels = "";
+    uint32_t owner = tenant? tenant->owner: 0;
+    uint32_t flags = tenant? tenant->flags: 0;
+    const char *devices = tenant && tenant->devices? tenant->devices: "";
+    bool plain = mem == 0 && flags == 0 && !*labels && !*devices;
+    if (plain && owner < self->nplain && self->plain [owner]) {
+        self->plain [owner]->refs++;
+        return self->plain [owner];
+    }
     drover_demand_t *demand = self->cached;
-    if (demand && demand->mem == mem && streq (demand->given, labels)) {
+    if (demand && demand->mem == mem && demand->owner == owner && demand->flags == flags
+    &&  streq (demand->given, labels) && streq (demand->device_text, devices)) {
         demand->refs++;
         return demand;
     }
-    size_t size = strlen (labels) + 24;
+    size_t size = strlen (labels) + strlen (devices) + 48;
     if (size > self->scratch_size) {
         self->scratch = (char *) realloc (self->scratch, size);
         assert (self->scratch);
         self->scratch_size = size;
     }
-    int prefix = snprintf (self->scratch, size, "%" PRIx64 ":", mem);
+    int head = snprintf (self->scratch, size, "%" PRIx64 ":%x:%x:", mem, owner, flags);
+    int prefix = head + snprintf (self->scratch + head, size - head, "%s:", devices);
     strcpy (self->scratch + prefix, labels);
     demand = (drover_demand_t *) zhashx_lookup (self->demands, self->scratch);
     if (!demand) {
+        drover_device_t parsed [DROVER_DEVICES_MAX];
+        int count = drover_devicelist_parse (devices, parsed, NULL);
+        if (count < 0)
+            return NULL;        //  not a device list
         demand = (drover_demand_t *) zmalloc (sizeof (drover_demand_t));
         demand->key = strdup (self->scratch);
         assert (demand->key);
+        demand->device_text = strdup (devices);
+        assert (demand->device_text);
         demand->given = demand->key + prefix;
         demand->mem = mem;
+        demand->owner = owner;
+        demand->flags = flags;
         demand->serial = ++self->serials;
+        if (count > 0) {
+            demand->devices = (drover_device_t *) malloc ((size_t) count * sizeof (drover_device_t));
+            assert (demand->devices);
+            memcpy (demand->devices, parsed, (size_t) count * sizeof (drover_device_t));
+            demand->ndevices = (size_t) count;
+        }
         drover_labels_parse (labels, &demand->label_text, &demand->labels, &demand->nlabels);
         zhashx_insert (self->demands, demand->key, demand);
+    }
+    if (plain) {
+        if (owner >= self->nplain) {
+            size_t size = owner * 2 + 16;
+            self->plain = (drover_demand_t **) realloc (self->plain, size * sizeof (void *));
+            assert (self->plain);
+            memset (self->plain + self->nplain, 0, (size - self->nplain) * sizeof (void *));
+            self->nplain = size;
+        }
+        self->plain [owner] = demand;   //  kept while the demands live
+        demand->refs += 2;
+        return demand;
     }
     demand->refs += 2;          //  the caller's and the cache's
     if (self->cached)

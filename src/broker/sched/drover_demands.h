@@ -2,7 +2,11 @@
     drover_demands - what requests demand besides procs, and which workers
     carry the labels they require: the scheduler's demands and label index
 
-    A demand is the memory and the labels ("k=v" each) a request asks for.
+    A demand is the memory and the labels ("k=v" each) a request asks for,
+    with whose it is (the owner's fair-share handle), its counted devices
+    ("gpu=2", drover_devicelist) and its flags (preemptible): requests
+    that differ in any of these are told apart, so the scheduler's groups
+    split by owner and by device demand.
     Requests that ask for the same share one interned drover_demand_t,
     counted by reference; most ask for none. The last demand asked for is
     cached, so a run of alike requests costs a compare. The label index
@@ -17,6 +21,7 @@
 #define DROVER_DEMANDS_H_INCLUDED
 
 #include <czmq.h>
+#include "drover_msg.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,7 +41,19 @@ typedef struct {
     size_t nlabels;             //  entries in labels
     size_t refs;                //  references held (requests and the cache)
     uint32_t serial;            //  distinct among live demands, for group keys
+    uint32_t owner;             //  the owner's handle (drover_fairshare), 0 none
+    uint32_t flags;             //  DROVER_SUBMIT_* flags (PREEMPTIBLE)
+    char *device_text;          //  devices demanded, canonical ("" none)
+    drover_device_t *devices;   //  devices demanded, by name, or NULL
+    size_t ndevices;            //  entries in devices
 } drover_demand_t;
+
+//  Whose a demand is and what it asks besides memory and labels
+typedef struct {
+    uint32_t owner;             //  the owner's handle (drover_fairshare), 0 none
+    const char *devices;        //  devices, "gpu=2,fpga=1" (drover_devicelist), NULL / "" none
+    uint32_t flags;             //  DROVER_SUBMIT_* flags
+} drover_demand_tenant_t;
 
 //  Create an empty set of demands and an empty label index
 drover_demands_t *
@@ -52,11 +69,19 @@ void
 drover_demand_t *
     drover_demands_ref (drover_demands_t *self, uint64_t mem, const char *labels);
 
+//  Return a reference to the demand for mem, labels and a tenant (NULL:
+//  nobody's, no devices, no flags), made if new; NULL if the devices are
+//  not a device list
+drover_demand_t *
+    drover_demands_ref_as (drover_demands_t *self, uint64_t mem, const char *labels,
+                           const drover_demand_tenant_t *tenant);
+
 //  Drop a reference to a demand, forgetting it with the last one
 void
     drover_demands_unref (drover_demands_t *self, drover_demand_t *demand);
 
-//  Return how many distinct demands are alive (the cached one included)
+//  Return how many distinct demands are alive (the cached one and each
+//  owner's plain one included)
 size_t
     drover_demands_size (drover_demands_t *self);
 

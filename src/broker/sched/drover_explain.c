@@ -13,7 +13,14 @@
     when so much frees, waits for a worker kept for another, waits for a
     held or sick worker, or no worker could ever run it (and why); with
     an elastic pool, that last says instead which type of instance will
-    be started for it, or that no instance type fits.
+    be started for it, or that no instance type fits. Counted devices
+    ("gpu=2") come after memory: too few in all, then too few free.
+
+    Shared clusters add two: a request whose owner or account is at a
+    running quota has the verdict QUOTA (what, how much used, the quota);
+    and when its owner's account is above its fair share, a FAIR_SHARE
+    item follows the verdict (the account's dominant share against its
+    fair share, and the dominant resource): others go first.
 
     Its place in the queue counts every queued request that ranks before
     it in placement order (drover_schedq_ranks_before), but those that no
@@ -60,15 +67,47 @@ s_free_mem (const drover_schedq_view_t *worker)
     return worker->mem_used < worker->mem? worker->mem - worker->mem_used: 0;
 }
 
+//  Return how many of a device a worker has in all, setting *free_p to how
+//  many of them are free
+static uint32_t
+s_device_count (const drover_schedq_view_t *worker, const char *name, uint32_t *free_p)
+{
+    for (size_t index = 0; index < worker->ndevices; index++)
+        if (streq (worker->devices [index].name, name)) {
+            uint32_t total = worker->devices [index].count;
+            uint32_t used = worker->devices_used [index];
+            *free_p = total > used? total - used: 0;
+            return total;
+        }
+    *free_p = 0;
+    return 0;
+}
+
+//  Return the first device of a demand a worker has too few of (in all, or
+//  free), or -1
+static int
+s_device_short (const drover_schedq_view_t *worker, const drover_demand_t *demand, bool total)
+{
+    for (size_t index = 0; index < demand->ndevices; index++) {
+        uint32_t free_count;
+        uint32_t count = s_device_count (worker, demand->devices [index].name, &free_count);
+        if ((total? count: free_count) < demand->devices [index].count)
+            return (int) index;
+    }
+    return -1;
+}
+
 //  Return true if a worker could ever hold a group's requests: it takes
-//  new work, is big enough in all, and has every label they require
+//  new work, is big enough in all, and has every label and device they
+//  require
 static bool
 s_could_hold (const drover_schedq_view_t *worker, uint32_t procs,
               const drover_demand_t *demand)
 {
     return worker->admin == DROVER_ADMIN_RUN && !worker->probation && !worker->disk_low
         && !worker->settling && worker->procs >= procs && worker->mem >= demand->mem
-        && drover_labels_match (worker->labels, worker->nlabels, demand);
+        && drover_labels_match (worker->labels, worker->nlabels, demand)
+        && s_device_short (worker, demand, true) < 0;
 }
 
 //  Fill view with the first worker in order of arrival; false if none
@@ -91,11 +130,26 @@ s_next_worker (drover_schedq_t *sched, drover_schedq_view_t *view)
 //  ---------------------------------------------------------------------
 //  One worker
 
+//  Set a device reason: how many of the device the worker has (in all for
+//  DEVICES, free for BUSY_DEVICES) against how many are asked
+static void
+s_device_reason (const drover_schedq_view_t *worker, const drover_demand_t *demand, int device,
+                 int code, drover_why_t *why)
+{
+    uint32_t free_count;
+    uint32_t total = s_device_count (worker, demand->devices [device].name, &free_count);
+    why->code = (uint8_t) code;
+    why->a = code == DROVER_WHY_DEVICES? total: free_count;
+    why->b = demand->devices [device].count;
+    snprintf (why->text, sizeof why->text, "%s", demand->devices [device].name);
+}
+
 //  Set why a worker cannot take the request now (code and numbers), or
 //  DROVER_WHY_FITS with its free procs
 static void
 s_first_reason (const drover_schedq_view_t *worker, const s_asked_t *asked, drover_why_t *why)
 {
+    int device;
     memset (why, 0, sizeof *why);
     const drover_demand_t *demand = asked->demand;
     for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
@@ -120,6 +174,9 @@ s_first_reason (const drover_schedq_view_t *worker, const s_asked_t *asked, drov
         why->a = worker->mem;
         why->b = demand->mem;
     }
+    else
+    if ((device = s_device_short (worker, demand, true)) >= 0)
+        s_device_reason (worker, demand, device, DROVER_WHY_DEVICES, why);
     else
     if (worker->admin == DROVER_ADMIN_HOLD)
         why->code = DROVER_WHY_HELD;
@@ -150,6 +207,9 @@ s_first_reason (const drover_schedq_view_t *worker, const s_asked_t *asked, drov
         why->a = procs || worker->reserved? s_free_procs (worker): s_free_mem (worker);
         why->b = procs || worker->reserved? asked->procs: demand->mem;
     }
+    else
+    if ((device = s_device_short (worker, demand, false)) >= 0)
+        s_device_reason (worker, demand, device, DROVER_WHY_BUSY_DEVICES, why);
     else {
         why->code = DROVER_WHY_FITS;
         why->a = s_free_procs (worker);
@@ -240,12 +300,19 @@ s_never (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *verdict)
         return;
     }
     uint64_t most_procs = 0, most_mem = 0;
+    uint32_t most_devices [DROVER_DEVICES_MAX] = { 0 };
     drover_schedq_view_t worker;
     for (bool more = s_first_worker (sched, &worker); more; more = s_next_worker (sched, &worker)) {
         if (worker.procs > most_procs)
             most_procs = worker.procs;
         if (worker.mem > most_mem)
             most_mem = worker.mem;
+        for (size_t index = 0; index < demand->ndevices; index++) {
+            uint32_t free_count;
+            uint32_t count = s_device_count (&worker, demand->devices [index].name, &free_count);
+            if (count > most_devices [index])
+                most_devices [index] = count;
+        }
     }
     for (size_t wanted = 0; wanted < demand->nlabels; wanted++) {
         bool held = false;
@@ -270,8 +337,18 @@ s_never (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *verdict)
         verdict->a = most_mem;
         verdict->b = demand->mem;
     }
-    else
+    else {
         verdict->code = DROVER_WHY_NEVER_ALL;
+        for (size_t index = 0; index < demand->ndevices; index++)
+            if (most_devices [index] < demand->devices [index].count) {
+                verdict->code = DROVER_WHY_NEVER_DEVICES;
+                verdict->a = most_devices [index];
+                verdict->b = demand->devices [index].count;
+                snprintf (verdict->text, sizeof verdict->text, "%s",
+                          demand->devices [index].name);
+                break;
+            }
+    }
 }
 
 //  Name the worker an item leads with in a verdict
@@ -297,7 +374,8 @@ s_verdict (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *whys, s
     else
     if ((item = s_find (whys, count, DROVER_WHY_KEPT))
     ||  (item = s_find (whys, count, DROVER_WHY_BUSY))
-    ||  (item = s_find (whys, count, DROVER_WHY_BUSY_MEM))) {
+    ||  (item = s_find (whys, count, DROVER_WHY_BUSY_MEM))
+    ||  (item = s_find (whys, count, DROVER_WHY_BUSY_DEVICES))) {
         //  Its worker: how much more must free there
         drover_schedq_view_t view = { 0 };      //  named by the look just taken: known
         drover_schedq_lookup (sched, item->names [0], &view);
@@ -307,6 +385,10 @@ s_verdict (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *whys, s
         verdict->a = asked->procs > s_free_procs (worker)? asked->procs - s_free_procs (worker): 0;
         verdict->b = asked->demand->mem > s_free_mem (worker)?
                      asked->demand->mem - s_free_mem (worker): 0;
+        int device = s_device_short (worker, asked->demand, false);
+        if (device >= 0)        //  and devices: the first of which too few are free
+            snprintf (verdict->text, sizeof verdict->text, "%s",
+                      asked->demand->devices [device].name);
     }
     else
     if ((item = s_find (whys, count, DROVER_WHY_RESERVED))) {
@@ -327,6 +409,57 @@ s_verdict (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *whys, s
     }
     else
         s_never (sched, asked, verdict);
+}
+
+
+//  ---------------------------------------------------------------------
+//  Sharing
+
+//  Make the verdict QUOTA if the request's owner or account is at a
+//  running quota it would pass
+static void
+s_quota (drover_fairshare_t *fairshare, const drover_schedq_request_t *request,
+         drover_why_t *verdict)
+{
+    const drover_demand_t *demand = request->demand;
+    drover_fairshare_device_t devices [DROVER_DEVICES_MAX];
+    for (size_t index = 0; index < demand->ndevices; index++)
+        devices [index] = (drover_fairshare_device_t) {
+            demand->devices [index].name, demand->devices [index].count };
+    drover_fairshare_use_t use = { request->procs, demand->mem, devices, demand->ndevices };
+    drover_fairshare_refusal_t refusal;
+    if (drover_fairshare_check (fairshare, request->owner, &use, &refusal) == 0)
+        return;
+    memset (verdict, 0, sizeof *verdict);
+    verdict->code = DROVER_WHY_QUOTA;
+    verdict->count = refusal.account? 1: 0;
+    verdict->a = refusal.used;
+    verdict->b = refusal.limit;
+    snprintf (verdict->text, sizeof verdict->text, "%s", refusal.resource);
+    verdict->nnames = 1;
+    snprintf (verdict->names [0], sizeof verdict->names [0], "%s", refusal.who);
+}
+
+//  Fill a FAIR_SHARE item if the owner's account is above its fair share;
+//  returns true if it did
+static bool
+s_fair_share (drover_fairshare_t *fairshare, uint32_t owner, drover_why_t *why)
+{
+    drover_fairshare_standing_t standing;
+    if (drover_fairshare_standing (fairshare, owner, &standing) || !standing.above)
+        return false;
+    memset (why, 0, sizeof *why);
+    why->code = DROVER_WHY_FAIR_SHARE;
+    why->a = standing.account_permille;
+    why->b = standing.fair_permille;
+    snprintf (why->text, sizeof why->text, "%s", standing.account_resource);
+    why->nnames = 1;
+    snprintf (why->names [0], sizeof why->names [0], "%s", standing.owner);
+    if (!standing.solo) {
+        why->nnames = 2;
+        snprintf (why->names [1], sizeof why->names [1], "%s", standing.account);
+    }
+    return true;
 }
 
 
@@ -428,10 +561,15 @@ s_explain (drover_schedq_t *sched, const drover_schedq_request_t *request, bool 
     for (bool more = s_first_worker (sched, &worker); more; more = s_next_worker (sched, &worker)) {
         drover_why_t why;
         s_first_reason (&worker, &asked, &why);
-        s_tally (whys, &count, DROVER_WHYS_MAX - 1, &why, worker.id);
+        s_tally (whys, &count, DROVER_WHYS_MAX - 2, &why, worker.id);
     }
     s_verdict (sched, &asked, whys + first, count - first, &whys [count]);
-    return (int) count + 1;
+    drover_fairshare_t *fairshare = drover_schedq_fairshare (sched);
+    s_quota (fairshare, request, &whys [count]);
+    count++;
+    if (s_fair_share (fairshare, request->owner, &whys [count]))
+        count++;
+    return (int) count;
 }
 
 //  Explain why a queued task waits

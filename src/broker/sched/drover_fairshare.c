@@ -118,6 +118,7 @@ struct _drover_fairshare_t {
     uint64_t active_weights;    //  sum of the weights of accounts with demand
     uint64_t owner_numbers;     //  owners made so far
     uint64_t account_numbers;   //  accounts made so far
+    uint32_t limited;           //  owners and accounts with a running quota
 };
 
 
@@ -572,6 +573,16 @@ drover_fairshare_set_account (drover_fairshare_t *self, const char *name, uint32
     return 0;
 }
 
+//  Return true if a tally has a running quota
+static bool
+s_limited (const s_tally_t *tally)
+{
+    for (uint32_t resource = 0; resource < S_RES; resource++)
+        if (tally->limit [resource])
+            return true;
+    return false;
+}
+
 //  Forget a declared account
 int
 drover_fairshare_drop_account (drover_fairshare_t *self, const char *name)
@@ -587,6 +598,8 @@ drover_fairshare_drop_account (drover_fairshare_t *self, const char *name)
     }
     s_account_t *account = s_account (self, handle);
     assert (account->members == 0 && account->tally.nentries == 0);
+    if (s_limited (&account->tally))
+        self->limited--;
     if (account->active)
         self->active_weights -= account->tally.weight;
     free (account->tally.entries);
@@ -635,9 +648,28 @@ drover_fairshare_set_quota (drover_fairshare_t *self, const char *name,
             return -1;
         tally = &s_owner (self, handle)->tally;
     }
+    self->limited -= s_limited (tally);
     memcpy (tally->limit, limit, sizeof limit);
+    self->limited += s_limited (tally);
     tally->max_queued = quota->queued;
     return 0;
+}
+
+//  Return true if some owner or account has a running quota
+bool
+drover_fairshare_has_quotas (drover_fairshare_t *self)
+{
+    assert (self);
+    return self->limited > 0;
+}
+
+//  Return the handle of the account an owner is in now (0 if unknown):
+//  equal for owners that share an account
+uint32_t
+drover_fairshare_account_of (drover_fairshare_t *self, uint32_t owner)
+{
+    assert (self);
+    return s_known (self, owner)? s_owner (self, owner)->account: 0;
 }
 
 

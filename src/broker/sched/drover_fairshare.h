@@ -183,6 +183,15 @@ int
                            const drover_fairshare_use_t *use,
                            drover_fairshare_refusal_t *refusal);
 
+//  Return true if some owner or account has a running quota
+bool
+    drover_fairshare_has_quotas (drover_fairshare_t *self);
+
+//  Return the handle of the account an owner is in now, 0 if the owner is
+//  unknown: owners of one account get the same (their own when solo)
+uint32_t
+    drover_fairshare_account_of (drover_fairshare_t *self, uint32_t owner);
+
 //  Count tasks of an owner as queued (delta > 0) or no longer (delta < 0),
 //  for the queued quotas
 void

@@ -55,6 +55,12 @@
 #include "drover_idheap.h"
 #include "drover_demands.h"
 #include "drover_fleet.h"
+#include "drover_fairshare.h"
+#include "drover_devicelist.h"
+#include "drover_victims.h"
+
+//  An assigned request's group while it is being stopped for another
+#define S_PREEMPTED     UINT32_MAX
 
 
 //  ---------------------------------------------------------------------
@@ -78,9 +84,10 @@ typedef struct {
 //  Where a group is
 typedef enum {
     S_GROUP_EMPTY,              //  nothing in its heap (its requests are shelved)
-    S_GROUP_QUEUED,             //  in self->queue
+    S_GROUP_QUEUED,             //  in its owner's heap
     S_GROUP_PARKED,             //  no eligible worker could ever hold it: in self->parked
-    S_GROUP_BLOCKED             //  each that could is reserved for others: in self->blocked
+    S_GROUP_BLOCKED,            //  each that could is reserved for others: in self->blocked
+    S_GROUP_QUOTA               //  its owner or account is at a running quota: in self->held
 } s_group_where_t;
 
 //  The queued requests that demand the same procs, memory and labels
@@ -92,10 +99,19 @@ typedef struct {
     int32_t priority;           //  the head request's priority
     uint32_t procs;             //  procs each demands
     uint32_t count;             //  its requests, in the heap or shelved
-    uint32_t index;             //  index in self->queue, or DROVER_IDHEAP_NOWHERE
-    uint32_t parked_at;         //  index in self->parked or self->blocked while there
+    uint32_t index;             //  index in its owner's heap, or DROVER_IDHEAP_NOWHERE
+    uint32_t parked_at;         //  index in self->parked, self->blocked or self->held
     uint32_t where;             //  s_group_where_t
+    uint32_t owner;             //  handle of its owner in self->owner_pool
+    int32_t counted;            //  queued: the priority it is counted at in the fair share
 } s_group_t;
+
+//  An owner with queued groups: those groups in placement order of their
+//  heads; which owner goes next is the fair share's to say
+typedef struct {
+    uint64_t key;               //  the owner's fair-share handle, the key in self->owner_pool
+    drover_idheap_t *heap;      //  its queued groups
+} s_owner_t;
 
 //  A distinct procs demand among the queued groups
 typedef struct {
@@ -133,6 +149,10 @@ typedef struct {
     uint32_t ntasks;            //  entries in tasks
     uint32_t tasks_capacity;    //  entries allocated in tasks
     uint32_t index;             //  index in self->eligible, or DROVER_IDHEAP_NOWHERE
+    drover_device_t *devices;   //  its counted devices, by name, or NULL
+    uint32_t *devices_used;     //  of each, how many its tasks hold
+    uint32_t ndevices;          //  entries in devices and devices_used
+    bool counted;               //  its capacity counts in the fair share (usable)
     uint32_t reserved;          //  handle of the request it is reserved for, or 0
     uint64_t lease;             //  id of the lease lending its capacity to assign, or 0
     uint32_t lease_procs;       //  procs the lease still holds (counted in used)
@@ -150,7 +170,15 @@ struct _drover_schedq_t {
     zhashx_t *workers;          //  worker id -> worker handle (a number, not owned)
     drover_demands_t *demands;  //  what requests demand, and the label index
     zlistx_t *order;            //  worker handles in order of arrival, for iteration
-    drover_idheap_t *queue;     //  groups in placement order of their heads
+    drover_slab_t *owner_pool;  //  fair-share owner handle -> s_owner_t
+    s_list_t owners;            //  every owner record made, for walks
+    size_t queued_groups;       //  groups queued (in their owners' heaps)
+    drover_fairshare_t *fairshare;  //  usage, shares, quotas: which owner goes next
+    uint32_t nobody;            //  fair-share handle of the owner of nobody's requests
+    s_list_t held;              //  groups whose owner or account is at a running quota
+    uint64_t capacity [2];      //  procs and memory of the usable workers
+    drover_device_t capacity_devices [DROVER_DEVICES_MAX];   //  their devices, by name
+    size_t ncapacity_devices;   //  entries in capacity_devices
     drover_idheap_t *fewest;    //  distinct procs demands of the groups queued, fewest first
     drover_idheap_t *eligible;  //  eligible unreserved workers, most free procs first
     uint32_t *shelf;            //  requests set aside during a pass
@@ -168,6 +196,11 @@ struct _drover_schedq_t {
                                 //  nothing, call every lease back
     size_t queued;              //  requests queued
     uint32_t max_shelve;        //  most unfit requests one pass looks past
+    uint32_t preempt_max;       //  tasks one pass may stop to make room; 0: preemption off
+    uint32_t preempt_left;      //  of them, left in this pass
+    drover_schedq_preempt_fn *preempt_fn;   //  told each task to stop
+    void *preempt_arg;          //  its argument
+    size_t preemptible;         //  assigned requests that are preemptible
     uint64_t min_disk_free;     //  bytes free under which a worker takes nothing new, 0 = none
     uint64_t worker_numbers;    //  workers added so far
     const drover_pooltype_t *pooltypes; //  the elastic pool's instance types, borrowed, or NULL
@@ -223,10 +256,58 @@ s_group (drover_schedq_t *self, uint32_t handle)
     return (s_group_t *) drover_slab_get (self->groups, handle);
 }
 
+//  Return an owner record by handle; valid until the next owner is made
+static inline s_owner_t *
+s_owner (drover_schedq_t *self, uint32_t handle)
+{
+    return (s_owner_t *) drover_slab_get (self->owner_pool, handle);
+}
+
+//  Return true if a worker has, of each device a demand asks, that many
+//  free (or, if total, that many at all); inline: a pass calls it per
+//  placement, and most demands ask for none
+static inline bool
+s_devices_fit (const s_worker_t *worker, const drover_demand_t *demand, bool total)
+{
+    for (size_t wanted = 0; wanted < demand->ndevices; wanted++) {
+        uint32_t have = 0;
+        for (uint32_t index = 0; index < worker->ndevices; index++)
+            if (streq (worker->devices [index].name, demand->devices [wanted].name)) {
+                have = worker->devices [index].count;
+                if (!total)
+                    have = have > worker->devices_used [index]?
+                           have - worker->devices_used [index]: 0;
+                break;
+            }
+        if (have < demand->devices [wanted].count)
+            return false;
+    }
+    return true;
+}
+
+//  Count a demand's devices as held on a worker (sign 1) or no longer (-1)
+static void
+s_devices_take (s_worker_t *worker, const drover_demand_t *demand, int sign)
+{
+    for (size_t wanted = 0; wanted < demand->ndevices; wanted++)
+        for (uint32_t index = 0; index < worker->ndevices; index++)
+            if (streq (worker->devices [index].name, demand->devices [wanted].name)) {
+                uint32_t count = demand->devices [wanted].count;
+                if (sign > 0)
+                    worker->devices_used [index] += count;
+                else
+                    worker->devices_used [index] -= count < worker->devices_used [index]?
+                                                    count: worker->devices_used [index];
+                break;
+            }
+}
+
 //  Free what a worker owns (not its record)
 static inline void
 s_worker_clear (s_worker_t *worker)
 {
+    free (worker->devices);
+    free (worker->devices_used);
     free (worker->tasks);
     free (worker->labels);
     free (worker->label_text);
@@ -248,8 +329,11 @@ static inline bool
 s_could_hold (const s_worker_t *worker, uint32_t procs, const drover_demand_t *demand)
 {
     return s_usable (worker) && worker->procs >= procs && worker->mem >= demand->mem
-        && drover_labels_match (worker->labels, worker->nlabels, demand);
+        && drover_labels_match (worker->labels, worker->nlabels, demand)
+        && s_devices_fit (worker, demand, true);
 }
+
+static void s_capacity_count (drover_schedq_t *self, s_worker_t *worker, bool counted);
 
 //  Put a worker in the eligible heap (usable, not reserved, not lent), take it
 //  out, or reorder it, after anything about it changed
@@ -257,6 +341,8 @@ static inline void
 s_worker_refresh (drover_schedq_t *self, uint32_t handle)
 {
     s_worker_t *worker = s_worker (self, handle);
+    if (s_usable (worker) != worker->counted)
+        s_capacity_count (self, worker, s_usable (worker));
     bool eligible = s_usable (worker) && !worker->reserved && !worker->lease;
     if (eligible && worker->index == DROVER_IDHEAP_NOWHERE)
         drover_idheap_push (self->eligible, handle);
@@ -270,6 +356,7 @@ s_worker_refresh (drover_schedq_t *self, uint32_t handle)
 
 static void s_release (drover_schedq_t *self, uint32_t worker_handle);
 static void s_drop_lease (drover_schedq_t *self, uint32_t worker_handle);
+static void s_list_add (s_list_t *list, uint32_t handle);
 
 //  ---------------------------------------------------------------------
 //  Orderings
@@ -324,7 +411,8 @@ s_fits (const s_worker_t *worker, const s_request_t *request)
 {
     return request->procs <= s_free_procs (worker)
         && request->demand->mem <= s_free_mem (worker)
-        && drover_labels_match (worker->labels, worker->nlabels, request->demand);
+        && drover_labels_match (worker->labels, worker->nlabels, request->demand)
+        && s_devices_fit (worker, request->demand, false);
 }
 
 
@@ -356,24 +444,52 @@ s_size_drop (drover_schedq_t *self, uint32_t procs)
     }
 }
 
-//  Take a group out of the queue (its procs no longer counted)
+//  Take a group out of the queue (its procs no longer counted, its owner
+//  no longer waiting for it)
 static void
 s_group_unqueue (drover_schedq_t *self, uint32_t handle)
 {
     s_group_t *group = s_group (self, handle);
     assert (group->where == S_GROUP_QUEUED);
-    drover_idheap_remove (self->queue, handle);
+    s_owner_t *owner = s_owner (self, group->owner);
+    drover_idheap_remove (owner->heap, handle);
+    drover_fairshare_wait (self->fairshare, (uint32_t) owner->key, group->counted, -1);
+    self->queued_groups--;
     s_size_drop (self, group->procs);
     group->where = S_GROUP_EMPTY;
 }
 
-//  Take a parked or blocked group off its list
+//  Put a group in the queue: in its owner's heap, its owner waiting at its
+//  head's priority
+static void
+s_group_queue (drover_schedq_t *self, uint32_t handle)
+{
+    s_group_t *group = s_group (self, handle);
+    s_owner_t *owner = s_owner (self, group->owner);
+    drover_idheap_push (owner->heap, handle);
+    group->counted = group->priority;
+    drover_fairshare_wait (self->fairshare, (uint32_t) owner->key, group->counted, 1);
+    self->queued_groups++;
+    s_size_add (self, group->procs);
+    group->where = S_GROUP_QUEUED;
+}
+
+//  Return the list a group set aside is on
+static inline s_list_t *
+s_aside_list (drover_schedq_t *self, uint32_t where)
+{
+    return where == S_GROUP_PARKED? &self->parked:
+           where == S_GROUP_BLOCKED? &self->blocked: &self->held;
+}
+
+//  Take a parked, blocked or held group off its list
 static void
 s_group_unpark (drover_schedq_t *self, uint32_t handle)
 {
     s_group_t *group = s_group (self, handle);
-    assert (group->where == S_GROUP_PARKED || group->where == S_GROUP_BLOCKED);
-    s_list_t *list = group->where == S_GROUP_PARKED? &self->parked: &self->blocked;
+    assert (group->where == S_GROUP_PARKED || group->where == S_GROUP_BLOCKED
+         || group->where == S_GROUP_QUOTA);
+    s_list_t *list = s_aside_list (self, group->where);
     uint32_t last = list->handles [--list->count];
     list->handles [group->parked_at] = last;
     s_group (self, last)->parked_at = group->parked_at;
@@ -396,20 +512,39 @@ s_group_settle (drover_schedq_t *self, uint32_t handle)
     if (group->where == S_GROUP_QUEUED && !head)
         s_group_unqueue (self, handle);
     else
-    if (group->where == S_GROUP_QUEUED)
-        drover_idheap_fix (self->queue, handle);
-    else
-    if (group->where == S_GROUP_EMPTY && head) {
-        drover_idheap_push (self->queue, handle);
-        s_size_add (self, group->procs);
-        group->where = S_GROUP_QUEUED;
+    if (group->where == S_GROUP_QUEUED) {
+        s_owner_t *owner = s_owner (self, group->owner);
+        drover_idheap_fix (owner->heap, handle);
+        if (group->counted != group->priority) {
+            uint32_t key = (uint32_t) owner->key;
+            drover_fairshare_wait (self->fairshare, key, group->counted, -1);
+            group->counted = group->priority;
+            drover_fairshare_wait (self->fairshare, key, group->counted, 1);
+        }
     }
+    else
+    if (group->where == S_GROUP_EMPTY && head)
+        s_group_queue (self, handle);
     if (group->count == 0) {
-        if (group->where == S_GROUP_PARKED || group->where == S_GROUP_BLOCKED)
+        if (group->where != S_GROUP_EMPTY)
             s_group_unpark (self, handle);
         drover_idheap_destroy (&group->heap);
         drover_slab_delete (self->groups, handle);
     }
+}
+
+//  Return the record of an owner by its fair-share handle, made if new
+static uint32_t
+s_owner_record (drover_schedq_t *self, uint32_t key)
+{
+    uint32_t handle = drover_slab_find (self->owner_pool, key);
+    if (!handle) {
+        handle = drover_slab_insert (self->owner_pool, key);
+        s_owner (self, handle)->heap = drover_idheap_new (self->groups, s_group_less,
+                                                          offsetof (s_group_t, index));
+        s_list_add (&self->owners, handle);
+    }
+    return handle;
 }
 
 //  Put a queued request in its group (made if new) and count it
@@ -428,6 +563,7 @@ s_enqueue (drover_schedq_t *self, uint32_t handle)
                                          offsetof (s_request_t, index));
         group->index = DROVER_IDHEAP_NOWHERE;
         group->where = S_GROUP_EMPTY;
+        group->owner = s_owner_record (self, request->demand->owner);
     }
     s_group_t *group = s_group (self, group_handle);
     request->group = group_handle;
@@ -456,6 +592,9 @@ s_dequeue (drover_schedq_t *self, uint32_t handle)
 static void
 s_forget (drover_schedq_t *self, uint32_t handle)
 {
+    s_request_t *request = s_request (self, handle);
+    if (request->worker && (request->demand->flags & DROVER_SUBMIT_PREEMPTIBLE))
+        self->preemptible--;
     drover_demands_unref (self->demands, s_request (self, handle)->demand);
     drover_slab_delete (self->requests, handle);
 }
@@ -487,7 +626,7 @@ static void
 s_park (drover_schedq_t *self, uint32_t handle, uint32_t where)
 {
     s_group_unqueue (self, handle);
-    s_list_t *list = where == S_GROUP_PARKED? &self->parked: &self->blocked;
+    s_list_t *list = s_aside_list (self, where);
     s_group_t *group = s_group (self, handle);
     group->where = where;
     group->parked_at = (uint32_t) list->count;
@@ -507,6 +646,27 @@ s_wake_list (drover_schedq_t *self, s_list_t *list, uint32_t worker_handle)
         uint32_t handle = list->handles [index];
         s_group_t *group = s_group (self, handle);
         if (s_could_hold (worker, group->procs, group->demand)) {
+            s_group_unpark (self, handle);
+            s_group_settle (self, handle);
+        }
+    }
+}
+
+//  An owner's task ended (owner 0: quotas changed): wake the groups held
+//  at a running quota of that owner's account (0: all of them); the next
+//  pass checks them again
+static void
+s_wake_held (drover_schedq_t *self, uint32_t owner)
+{
+    if (!self->held.count)
+        return;
+    uint32_t account = owner? drover_fairshare_account_of (self->fairshare, owner): 0;
+    size_t index = self->held.count;
+    while (index-- > 0) {
+        uint32_t handle = self->held.handles [index];
+        s_group_t *group = s_group (self, handle);
+        if (!account || drover_fairshare_account_of (self->fairshare,
+                                                     group->demand->owner) == account) {
             s_group_unpark (self, handle);
             s_group_settle (self, handle);
         }
@@ -575,12 +735,17 @@ typedef void (s_visit_fn) (drover_schedq_t *self, uint32_t handle, void *arg);
 static void
 s_each_waiting (drover_schedq_t *self, s_visit_fn *visit, void *arg)
 {
-    for (size_t index = 0; index < drover_idheap_size (self->queue); index++)
-        visit (self, drover_idheap_at (self->queue, index), arg);
+    for (size_t owner = 0; owner < self->owners.count; owner++) {
+        drover_idheap_t *heap = s_owner (self, self->owners.handles [owner])->heap;
+        for (size_t index = 0; index < drover_idheap_size (heap); index++)
+            visit (self, drover_idheap_at (heap, index), arg);
+    }
     for (size_t index = 0; index < self->parked.count; index++)
         visit (self, self->parked.handles [index], arg);
     for (size_t index = 0; index < self->blocked.count; index++)
         visit (self, self->blocked.handles [index], arg);
+    for (size_t index = 0; index < self->held.count; index++)
+        visit (self, self->held.handles [index], arg);
 }
 
 //  ---------------------------------------------------------------------
@@ -606,7 +771,9 @@ drover_schedq_new (uint32_t max_shelve)
     self->workers = zhashx_new ();
     self->demands = drover_demands_new ();
     self->order = zlistx_new ();
-    self->queue = drover_idheap_new (self->groups, s_group_less, offsetof (s_group_t, index));
+    self->owner_pool = drover_slab_new (sizeof (s_owner_t));
+    self->fairshare = drover_fairshare_new ();
+    self->nobody = drover_fairshare_owner (self->fairshare, DROVER_SCHEDQ_NOBODY);
     self->fewest = drover_idheap_new (self->sizes, s_size_less, offsetof (s_size_t, index));
     self->eligible = drover_idheap_new (self->worker_pool, s_worker_less,
                                        offsetof (s_worker_t, index));
@@ -627,7 +794,12 @@ drover_schedq_destroy (drover_schedq_t **self_p)
         s_each_waiting (self, s_group_heap_destroy, NULL);
         zhashx_destroy (&self->workers);
         drover_demands_destroy (&self->demands);   //  requests need not unref: all go
-        drover_idheap_destroy (&self->queue);
+        for (size_t index = 0; index < self->owners.count; index++)
+            drover_idheap_destroy (&s_owner (self, self->owners.handles [index])->heap);
+        drover_slab_destroy (&self->owner_pool);
+        drover_fairshare_destroy (&self->fairshare);
+        free (self->owners.handles);
+        free (self->held.handles);
         drover_idheap_destroy (&self->fewest);
         drover_idheap_destroy (&self->eligible);
         drover_slab_destroy (&self->requests);
@@ -694,21 +866,80 @@ drover_schedq_set_pooltypes (drover_schedq_t *self, const drover_pooltype_t *typ
 //  ---------------------------------------------------------------------
 //  Requests
 
-//  Queue a request
+//  Return the demand of a tenant's request (a reference), or NULL if its
+//  devices are not a device list
+static drover_demand_t *
+s_demand_ref (drover_schedq_t *self, uint64_t mem, const char *labels,
+              const drover_schedq_tenant_t *tenant)
+{
+    drover_demand_tenant_t entry = { self->nobody, NULL, 0 };
+    if (tenant) {
+        if (tenant->owner && *tenant->owner) {
+            uint32_t owner = drover_fairshare_owner (self->fairshare, tenant->owner);
+            entry.owner = owner? owner: self->nobody;
+        }
+        entry.devices = tenant->devices;
+        entry.flags = tenant->flags;
+    }
+    return drover_demands_ref_as (self->demands, mem, labels, &entry);
+}
+
+//  Describe what a request uses while it runs, for the fair share; devices
+//  is room for DROVER_DEVICES_MAX entries
+static void
+s_use (const s_request_t *request, drover_fairshare_device_t *devices,
+       drover_fairshare_use_t *use)
+{
+    const drover_demand_t *demand = request->demand;
+    for (size_t index = 0; index < demand->ndevices; index++)
+        devices [index] = (drover_fairshare_device_t) {
+            demand->devices [index].name, demand->devices [index].count };
+    *use = (drover_fairshare_use_t) { request->procs, demand->mem, devices, demand->ndevices };
+}
+
+//  Count a request's use in its owner's and account's (sign 1: it runs
+//  now; -1: it ended)
+static void
+s_account (drover_schedq_t *self, const s_request_t *request, int sign)
+{
+    drover_fairshare_device_t devices [DROVER_DEVICES_MAX];
+    drover_fairshare_use_t use;
+    s_use (request, devices, &use);
+    if (sign > 0)
+        drover_fairshare_place (self->fairshare, request->demand->owner, &use);
+    else
+        drover_fairshare_free (self->fairshare, request->demand->owner, &use);
+}
+
+//  Queue a request of nobody in particular
 int
 drover_schedq_push (drover_schedq_t *self, uint64_t task, int32_t priority,
                    uint32_t procs, uint64_t mem, const char *labels)
 {
+    return drover_schedq_push_as (self, task, priority, procs, mem, labels, NULL);
+}
+
+//  Queue a request of a tenant
+int
+drover_schedq_push_as (drover_schedq_t *self, uint64_t task, int32_t priority,
+                      uint32_t procs, uint64_t mem, const char *labels,
+                      const drover_schedq_tenant_t *tenant)
+{
     assert (self);
     if (procs == 0)
         return -1;              //  nothing to place
+    drover_demand_t *demand = s_demand_ref (self, mem, labels, tenant);
+    if (!demand)
+        return -1;              //  not a device list
     uint32_t handle = drover_slab_insert (self->requests, task);
-    if (!handle)
+    if (!handle) {
+        drover_demands_unref (self->demands, demand);
         return -1;              //  already queued or assigned
+    }
     s_request_t *request = s_request (self, handle);
     request->priority = priority;
     request->procs = procs;
-    request->demand = drover_demands_ref (self->demands, mem, labels);
+    request->demand = demand;
     s_enqueue (self, handle);
     //  Ranked before the rest of a kind set aside for reserved workers, it
     //  may outrank a reservation's holder: the next pass looks at it
@@ -747,6 +978,9 @@ drover_schedq_free (drover_schedq_t *self, uint64_t task)
     s_worker_t *worker = s_worker (self, request->worker);
     worker->used -= request->procs;
     worker->mem_used -= request->demand->mem;
+    s_devices_take (worker, request->demand, -1);
+    s_account (self, request, -1);
+    s_wake_held (self, request->demand->owner);
     //  The last task takes its slot
     uint32_t last = worker->tasks [--worker->ntasks];
     worker->tasks [request->index] = last;
@@ -846,7 +1080,8 @@ s_reservable (drover_schedq_t *self, s_request_t *request, bool *possible)
         return best;
     }
     uint32_t top = drover_idheap_top (self->eligible);
-    if (top && request->demand->mem == 0 && s_worker (self, top)->procs >= request->procs) {
+    if (top && request->demand->mem == 0 && request->demand->ndevices == 0
+    &&  s_worker (self, top)->procs >= request->procs) {
         best = top;             //  the least loaded unreserved worker is big enough
         *possible = true;
     }
@@ -888,20 +1123,28 @@ s_attach (drover_schedq_t *self, uint32_t handle, uint32_t target)
     request->worker = target;
     request->index = worker->ntasks;
     worker->tasks [worker->ntasks++] = handle;
+    if (request->demand->flags & DROVER_SUBMIT_PREEMPTIBLE)
+        self->preemptible++;
 }
 
-//  Record a task as assigned to a worker at once, without a pass
+//  Record a task as assigned to a worker at once, without a pass: its
+//  devices held there and its use counted in the fair share
 static uint32_t
 s_attach_new (drover_schedq_t *self, uint64_t task, uint32_t procs, uint64_t mem,
-                         const char *labels, uint32_t target)
+              const char *labels, const drover_schedq_tenant_t *tenant, uint32_t target)
 {
-    uint32_t handle = drover_slab_insert (self->requests, task);
-    if (!handle)
+    if (drover_slab_find (self->requests, task))
         return 0;               //  already queued or assigned
+    drover_demand_t *demand = s_demand_ref (self, mem, labels, tenant);
+    if (!demand)
+        return 0;               //  not a device list
+    uint32_t handle = drover_slab_insert (self->requests, task);
     s_request_t *request = s_request (self, handle);
     request->procs = procs;
-    request->demand = drover_demands_ref (self->demands, mem, labels);
+    request->demand = demand;
     s_attach (self, handle, target);
+    s_devices_take (s_worker (self, target), demand, 1);
+    s_account (self, request, 1);
     return handle;
 }
 
@@ -917,7 +1160,20 @@ s_assign (drover_schedq_t *self, uint32_t handle, uint32_t target)
     s_worker_t *worker = s_worker (self, target);
     worker->used += request->procs;
     worker->mem_used += request->demand->mem;
+    s_devices_take (worker, request->demand, 1);
+    s_account (self, request, 1);
     s_worker_refresh (self, target);
+}
+
+//  Return true if a request may start within the running quotas of its
+//  owner and its account
+static inline bool
+s_within_quota (drover_schedq_t *self, const s_request_t *request)
+{
+    drover_fairshare_device_t devices [DROVER_DEVICES_MAX];
+    drover_fairshare_use_t use;
+    s_use (request, devices, &use);
+    return drover_fairshare_check (self->fairshare, request->demand->owner, &use, NULL) == 0;
 }
 
 //  Place a request and tell fn
@@ -930,16 +1186,148 @@ s_place (drover_schedq_t *self, uint32_t handle, uint32_t target,
         fn (s_request (self, handle)->task, s_worker (self, target)->id, arg);
 }
 
+//  Describe a worker's free devices into free [DROVER_DEVICES_MAX]
+static size_t
+s_free_devices (const s_worker_t *worker, drover_device_t *free_devices)
+{
+    size_t count = 0;
+    for (uint32_t index = 0; index < worker->ndevices && count < DROVER_DEVICES_MAX; index++) {
+        free_devices [count] = worker->devices [index];
+        uint32_t used = worker->devices_used [index];
+        free_devices [count++].count = worker->devices [index].count > used?
+                                       worker->devices [index].count - used: 0;
+    }
+    return count;
+}
+
+//  Return true if an owner's account is above its fair share; sets
+//  *account_p to its account
+static bool
+s_above (drover_schedq_t *self, uint32_t owner, uint32_t *account_p, bool *below_p)
+{
+    drover_fairshare_standing_t standing;
+    *account_p = drover_fairshare_account_of (self->fairshare, owner);
+    if (drover_fairshare_standing (self->fairshare, owner, &standing)) {
+        *below_p = false;
+        return false;
+    }
+    *below_p = standing.account_permille < standing.fair_permille;
+    return standing.above;
+}
+
+//  Choose on one worker the tasks to stop for a request (drover_victims);
+//  returns how many, their handles in chosen (room for preempt_left)
+static size_t
+s_victims_on (drover_schedq_t *self, s_worker_t *worker, drover_victims_need_t *need,
+              uint32_t *chosen)
+{
+    drover_device_t free_devices [DROVER_DEVICES_MAX];
+    need->free_procs = s_free_procs (worker);
+    need->free_mem = s_free_mem (worker);
+    need->free_devices.devices = free_devices;
+    need->free_devices.ndevices = s_free_devices (worker, free_devices);
+    drover_victims_task_t *tasks = (drover_victims_task_t *)
+        malloc ((worker->ntasks? worker->ntasks: 1) * sizeof (drover_victims_task_t));
+    uint32_t *handles = (uint32_t *) malloc ((worker->ntasks? worker->ntasks: 1) * sizeof (uint32_t));
+    size_t *picked = (size_t *) malloc (self->preempt_left * sizeof (size_t));
+    assert (tasks && handles && picked);
+    size_t count = 0;
+    for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
+        s_request_t *task = s_request (self, worker->tasks [slot]);
+        if (!(task->demand->flags & DROVER_SUBMIT_PREEMPTIBLE) || task->group == S_PREEMPTED)
+            continue;           //  never stopped, or being stopped already
+        bool below;
+        drover_victims_task_t *entry = &tasks [count];
+        *entry = (drover_victims_task_t) {
+            .task = task->task, .priority = task->priority, .preemptible = true,
+            .procs = task->procs, .mem = task->demand->mem,
+            .devices = { task->demand->devices, task->demand->ndevices } };
+        entry->above_share = s_above (self, task->demand->owner, &entry->account, &below);
+        handles [count++] = worker->tasks [slot];
+    }
+    size_t nchosen = drover_victims_choose (need, tasks, count, self->preempt_left, picked);
+    for (size_t index = 0; index < nchosen; index++)
+        chosen [index] = handles [picked [index]];
+    free (picked);
+    free (handles);
+    free (tasks);
+    return nchosen;
+}
+
+//  Stop preemptible tasks of others on one worker to make room for a
+//  request that cannot be placed, if that is justified (drover_victims):
+//  the worker with the fewest to stop, reserved for the request. Returns
+//  true if it did. Only while preemptible tasks run: a look at every
+//  worker and its tasks.
+static bool
+s_preempt (drover_schedq_t *self, uint32_t handle)
+{
+    if (!self->preempt_left || !self->preemptible || !self->preempt_fn)
+        return false;
+    s_request_t *request = s_request (self, handle);
+    drover_victims_need_t need = {
+        .priority = request->priority, .procs = request->procs, .mem = request->demand->mem,
+        .devices = { request->demand->devices, request->demand->ndevices } };
+    s_above (self, request->demand->owner, &need.account, &need.below_share);
+    uint32_t *chosen = (uint32_t *) malloc (self->preempt_left * sizeof (uint32_t));
+    uint32_t *best = (uint32_t *) malloc (self->preempt_left * sizeof (uint32_t));
+    assert (chosen && best);
+    uint32_t target = 0;
+    size_t nbest = 0;
+    for (void *item = zlistx_first (self->order); item; item = zlistx_next (self->order)) {
+        uint32_t worker_handle = (uint32_t) (uintptr_t) item;
+        s_worker_t *worker = s_worker (self, worker_handle);
+        if (worker->reserved || worker->lease
+        ||  !s_could_hold (worker, request->procs, request->demand))
+            continue;
+        size_t count = s_victims_on (self, worker, &need, chosen);
+        if (count && (!target || count < nbest)) {
+            target = worker_handle;
+            nbest = count;
+            memcpy (best, chosen, count * sizeof (uint32_t));
+        }
+    }
+    for (size_t index = 0; index < nbest; index++) {
+        s_request_t *victim = s_request (self, best [index]);
+        victim->group = S_PREEMPTED;
+        self->preempt_left--;
+        self->preempt_fn (victim->task, s_worker (self, target)->id, request->task,
+                          self->preempt_arg);
+    }
+    free (chosen);
+    free (best);
+    if (!target)
+        return false;
+    s_reserve (self, target, handle);
+    return true;
+}
+
+//  Turn preemption on (max tasks stopped per pass, at most) or off (0),
+//  telling fn each task to stop
+void
+drover_schedq_set_preemption (drover_schedq_t *self, uint32_t max, drover_schedq_preempt_fn *fn,
+                              void *arg)
+{
+    assert (self);
+    self->preempt_max = fn? max: 0;
+    self->preempt_fn = fn;
+    self->preempt_arg = arg;
+}
+
 //  Run one scheduling pass; fn must not change the queue
 int
 drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg)
 {
     assert (self);
     int placed = 0;
+    self->preempt_left = self->preempt_max;
     //  Requests whose reserved worker has room for them now take it
     for (size_t index = 0; index < self->nreservations; ) {
         uint32_t target = self->reservations [index];
         uint32_t handle = s_worker (self, target)->reserved;
+        if (!s_within_quota (self, s_request (self, handle)))
+            s_release (self, target);       //  its group is held in the loop below
+        else
         if (s_fits (s_worker (self, target), s_request (self, handle))) {
             s_place (self, handle, target, fn, arg);    //  ends the reservation: index
             placed++;                                   //  now holds another one
@@ -948,18 +1336,33 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
             index++;
     }
     uint32_t looked = 0;        //  requests looked past: reservations made
-    while (drover_idheap_size (self->queue)) {
+    while (self->queued_groups) {
         uint32_t top = drover_idheap_top (self->eligible);
         uint32_t room = top? s_free_procs (s_worker (self, top)): 0;
         s_size_t *fewest = (s_size_t *) drover_slab_get (self->sizes, drover_idheap_top (self->fewest));
-        uint32_t group = drover_idheap_top (self->queue);
+        //  The owner the fair share serves next, and its head group
+        uint32_t owner = drover_slab_find (self->owner_pool,
+                                           drover_fairshare_next (self->fairshare, NULL));
+        uint32_t group = drover_idheap_top (s_owner (self, owner)->heap);
         uint32_t handle = drover_idheap_top (s_group (self, group)->heap);
         s_request_t *request = s_request (self, handle);
+        if (!s_within_quota (self, request)) {
+            //  Its owner or account is at a quota: it waits until they free
+            if (request->reserved)
+                s_release (self, request->reserved);
+            s_park (self, group, S_GROUP_QUOTA);
+            continue;
+        }
         //  When the least loaded worker is full (all are), or nothing still
         //  queued fits it, nothing can be placed: go on only while the head
         //  could take over a reservation made for a request ranked after it
-        if ((room == 0 || fewest->procs > room) && !s_outranks (self, request))
+        if ((room == 0 || fewest->procs > room) && !s_outranks (self, request)) {
+            if (!request->reserved && s_preempt (self, handle)) {
+                s_shelve (self, handle);    //  it waits for what it stopped to end
+                continue;
+            }
             break;
+        }
         uint32_t target = 0;
         if (request->procs <= room)
             target = s_fits (s_worker (self, top), request)? top: s_best_fit (self, request);
@@ -970,6 +1373,10 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
         }
         if (request->reserved) {
             s_shelve (self, handle);    //  it waits for its worker to empty
+            continue;
+        }
+        if (s_preempt (self, handle)) {
+            s_shelve (self, handle);
             continue;
         }
         bool possible;
@@ -1041,6 +1448,8 @@ drover_schedq_add_worker (drover_schedq_t *self, const char *id, uint32_t procs,
     s_worker_t *worker = s_worker_find (self, id, &handle);
     int rc = 1;
     if (worker) {
+        if (worker->counted)
+            s_capacity_count (self, worker, false);     //  counted again as it is now
         s_release (self, handle);    //  it may no longer suit; the next pass sees
         worker->lease_void = worker->lease != 0;    //  nor its lease
         drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
@@ -1067,6 +1476,92 @@ drover_schedq_add_worker (drover_schedq_t *self, const char *id, uint32_t procs,
     return rc;
 }
 
+//  Count a worker's capacity in the cluster's, for the fair share, or no
+//  longer (it stopped taking work, changed, or went)
+static void
+s_capacity_count (drover_schedq_t *self, s_worker_t *worker, bool counted)
+{
+    worker->counted = counted;
+    if (counted) {
+        self->capacity [0] += worker->procs;
+        self->capacity [1] += worker->mem;
+    }
+    else {
+        self->capacity [0] -= worker->procs;
+        self->capacity [1] -= worker->mem;
+    }
+    drover_fairshare_set_capacity (self->fairshare, self->capacity [0], self->capacity [1]);
+    for (uint32_t index = 0; index < worker->ndevices; index++) {
+        const drover_device_t *device = &worker->devices [index];
+        size_t slot;
+        for (slot = 0; slot < self->ncapacity_devices; slot++)
+            if (streq (self->capacity_devices [slot].name, device->name))
+                break;
+        if (slot == self->ncapacity_devices) {
+            if (slot == DROVER_DEVICES_MAX)
+                continue;       //  no room to count another name
+            self->capacity_devices [slot] = (drover_device_t) { .count = 0 };
+            strcpy (self->capacity_devices [slot].name, device->name);
+            self->ncapacity_devices++;
+        }
+        drover_device_t *total = &self->capacity_devices [slot];
+        total->count = counted? total->count + device->count:
+                       total->count > device->count? total->count - device->count: 0;
+        drover_fairshare_set_device_capacity (self->fairshare, total->name, total->count);
+    }
+}
+
+//  Set the devices a worker has ("gpu=4,fpga=1", "" / NULL none), keeping
+//  what its tasks hold of those it still has
+int
+drover_schedq_set_devices (drover_schedq_t *self, const char *id, const char *devices)
+{
+    assert (self);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    drover_device_t parsed [DROVER_DEVICES_MAX];
+    int count = drover_devicelist_parse (devices, parsed, NULL);
+    if (!worker || count < 0)
+        return -1;              //  unknown worker, or not a device list
+    if (worker->counted)
+        s_capacity_count (self, worker, false);
+    uint32_t *used = count? (uint32_t *) calloc ((size_t) count, sizeof (uint32_t)): NULL;
+    for (int index = 0; index < count; index++)
+        for (uint32_t old = 0; old < worker->ndevices; old++)
+            if (streq (worker->devices [old].name, parsed [index].name))
+                used [index] = worker->devices_used [old];
+    free (worker->devices);
+    free (worker->devices_used);
+    worker->devices = NULL;
+    if (count) {
+        worker->devices = (drover_device_t *) malloc ((size_t) count * sizeof (drover_device_t));
+        assert (worker->devices);
+        memcpy (worker->devices, parsed, (size_t) count * sizeof (drover_device_t));
+    }
+    worker->devices_used = used;
+    worker->ndevices = (uint32_t) count;
+    s_worker_refresh (self, handle);
+    s_wake (self, handle);
+    return 0;
+}
+
+//  Return the fair-share table: the caller sets accounts, weights and quotas
+drover_fairshare_t *
+drover_schedq_fairshare (drover_schedq_t *self)
+{
+    assert (self);
+    return self->fairshare;
+}
+
+//  Say that accounts, weights or quotas changed: what waits at a quota is
+//  looked at again
+void
+drover_schedq_shares_changed (drover_schedq_t *self)
+{
+    assert (self);
+    s_wake_held (self, 0);
+}
+
 //  Remove a worker and forget its assignments, telling fn about each
 int
 drover_schedq_remove_worker (drover_schedq_t *self, const char *id,
@@ -1081,11 +1576,15 @@ drover_schedq_remove_worker (drover_schedq_t *self, const char *id,
     s_drop_lease (self, handle);
     if (worker->index != DROVER_IDHEAP_NOWHERE)
         drover_idheap_remove (self->eligible, handle);
+    if (worker->counted)
+        s_capacity_count (self, worker, false);
     int count = (int) worker->ntasks;
     for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
         uint32_t request = worker->tasks [slot];
         if (fn)
             fn (s_request (self, request)->task, arg);
+        s_account (self, s_request (self, request), -1);
+        s_wake_held (self, s_request (self, request)->demand->owner);
         s_forget (self, request);
     }
     drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
@@ -1096,16 +1595,24 @@ drover_schedq_remove_worker (drover_schedq_t *self, const char *id,
     return count;
 }
 
-//  Record a task as running on a worker already: an adopted attempt
+//  Record a task of nobody in particular as running on a worker already
 int
 drover_schedq_place (drover_schedq_t *self, const char *id, uint64_t task, uint32_t procs,
                     uint64_t mem, const char *labels)
+{
+    return drover_schedq_place_as (self, id, task, procs, mem, labels, NULL);
+}
+
+//  Record a task as running on a worker already: an adopted attempt
+int
+drover_schedq_place_as (drover_schedq_t *self, const char *id, uint64_t task, uint32_t procs,
+                       uint64_t mem, const char *labels, const drover_schedq_tenant_t *tenant)
 {
     assert (self && procs >= 1);
     uint32_t target;
     if (!s_worker_find (self, id, &target))
         return -1;              //  unknown worker: its LOST is on the way
-    if (!s_attach_new (self, task, procs, mem, labels, target))
+    if (!s_attach_new (self, task, procs, mem, labels, tenant, target))
         return -1;              //  already queued or assigned
     s_worker_t *worker = s_worker (self, target);
     worker->used += procs;
@@ -1259,6 +1766,9 @@ drover_schedq_lookup (drover_schedq_t *self, const char *id, drover_schedq_view_
     view->stats = worker->stats;
     view->tasks = worker->ntasks;
     view->reserved = worker->reserved? s_request (self, worker->reserved)->task: 0;
+    view->devices = worker->devices;
+    view->devices_used = worker->devices_used;
+    view->ndevices = worker->ndevices;
     view->lease = worker->lease;
     return 0;
 }
@@ -1356,7 +1866,8 @@ s_parked_for_lent (drover_schedq_t *self)
         for (size_t slot = 0; slot < self->leased.count; slot++) {
             s_worker_t *worker = s_worker (self, self->leased.handles [slot]);
             if (worker->procs >= group->procs && worker->mem >= group->demand->mem
-            &&  drover_labels_match (worker->labels, worker->nlabels, group->demand))
+            &&  drover_labels_match (worker->labels, worker->nlabels, group->demand)
+            &&  s_devices_fit (worker, group->demand, true))
                 return true;
         }
     }
@@ -1368,7 +1879,7 @@ s_parked_for_lent (drover_schedq_t *self)
 static bool
 s_someone_waits (drover_schedq_t *self)
 {
-    return self->waiting_outside || drover_idheap_size (self->queue) || self->blocked.count
+    return self->waiting_outside || self->queued_groups || self->blocked.count
         || self->nreservations || s_parked_for_lent (self);
 }
 
@@ -1381,7 +1892,7 @@ drover_schedq_revoke (drover_schedq_t *self, drover_schedq_lease_fn *fn, void *a
     if (!self->leased.count)
         return 0;
     int revoked = 0;
-    bool waiting = s_someone_waits (self);
+    bool waiting = s_someone_waits (self) || drover_fairshare_has_quotas (self->fairshare);
     for (size_t slot = 0; slot < self->leased.count; slot++) {
         s_worker_t *worker = s_worker (self, self->leased.handles [slot]);
         if (worker->lease_revoked
@@ -1400,8 +1911,8 @@ drover_schedq_lend (drover_schedq_t *self, drover_schedq_lease_fn *fn, void *arg
 {
     assert (self);
     assert (fn);
-    if (s_someone_waits (self))
-        return 0;               //  what is free goes to them
+    if (s_someone_waits (self) || drover_fairshare_has_quotas (self->fairshare))
+        return 0;               //  what is free goes to them; a lease would pass quotas
     int lent = 0;
     while (self->leased.count < self->max_leases) {
         uint32_t top = drover_idheap_top (self->eligible);
@@ -1421,10 +1932,18 @@ drover_schedq_lend (drover_schedq_t *self, drover_schedq_lease_fn *fn, void *arg
     return lent;
 }
 
-//  Assign a task to the worker of a lease, out of what the lease holds
+//  Assign a task of nobody in particular to the worker of a lease
 int
 drover_schedq_take (drover_schedq_t *self, uint64_t lease, uint64_t task, uint32_t procs,
                    uint64_t mem, const char *labels)
+{
+    return drover_schedq_take_as (self, lease, task, procs, mem, labels, NULL);
+}
+
+//  Assign a task to the worker of a lease, out of what the lease holds
+int
+drover_schedq_take_as (drover_schedq_t *self, uint64_t lease, uint64_t task, uint32_t procs,
+                      uint64_t mem, const char *labels, const drover_schedq_tenant_t *tenant)
 {
     assert (self);
     uint32_t target = s_lease_holder (self, lease, NULL);
@@ -1433,7 +1952,7 @@ drover_schedq_take (drover_schedq_t *self, uint64_t lease, uint64_t task, uint32
     s_worker_t *worker = s_worker (self, target);
     if (procs == 0 || procs > worker->lease_procs || mem > worker->lease_mem)
         return -1;              //  more than the lease holds
-    if (!s_attach_new (self, task, procs, mem, labels, target))
+    if (!s_attach_new (self, task, procs, mem, labels, tenant, target))
         return -1;              //  already queued or assigned
     //  The task's procs and memory were counted as used by the lease
     worker = s_worker (self, target);
@@ -1523,6 +2042,24 @@ drover_schedq_has_room (drover_schedq_t *self, const char *id, uint32_t procs, u
         && s_has_labels (worker, labels);
 }
 
+//  Return true if a worker has each device of devices ("gpu=1", "" or
+//  NULL none) in all, or free if free
+bool
+drover_schedq_has_devices (drover_schedq_t *self, const char *id, const char *devices,
+                           bool free_now)
+{
+    assert (self);
+    if (!devices || !*devices)
+        return true;
+    s_worker_t *worker = s_worker_find (self, id, NULL);
+    drover_device_t wanted [DROVER_DEVICES_MAX];
+    int count = drover_devicelist_parse (devices, wanted, NULL);
+    if (!worker || count < 0)
+        return false;
+    drover_demand_t demand = { .devices = wanted, .ndevices = (size_t) count };
+    return s_devices_fit (worker, &demand, !free_now);
+}
+
 //  Say whether requests wait outside the queue: while they do, nothing is
 //  lent and every lease is called back
 void
@@ -1591,6 +2128,7 @@ s_view_request (const s_request_t *request, drover_schedq_request_t *view)
     view->procs = request->procs;
     view->demand = request->demand;
     view->group = request->group;
+    view->owner = request->demand->owner;
 }
 
 //  Fill view with a queued request. Returns 0, or -1 if not queued.

@@ -2,9 +2,16 @@
     drover_schedq - the scheduling queue: pending requests and the workers
     they are placed on, after bigslice's machine manager
 
-    Requests wait in order of priority (lower first), then procs (larger
-    first: first-fit decreasing), then arrival (the task id: ids increase at
-    submit, so a requeued task keeps its place). Eligible workers (admin
+    Requests wait in order of priority (lower first), then fair share:
+    among the owners waiting at that priority, the account with the lowest
+    dominant share, then in it the owner with the lowest (Dominant Resource
+    Fairness over procs, memory and counted devices, drover_fairshare; ties
+    by name), then procs (larger first: first-fit decreasing), then arrival
+    (the task id: ids increase at submit, so a requeued task keeps its
+    place). A request whose owner or account would pass a running quota
+    waits, costing passes nothing, until that owner or account frees
+    something. A request fits a worker only where each device it asks has
+    that many free. Eligible workers (admin
     RUN, not on probation, free disk above the floor) wait in a heap ordered
     by free procs, most free first. A pass places the head request on the
     least-loaded worker that meets it; a request that fits none now reserves
@@ -26,12 +33,25 @@
 #include "drover_config.h"
 #include "drover_fleet.h"
 #include "drover_demands.h"
+#include "drover_fairshare.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct _drover_schedq_t drover_schedq_t;
+
+//  The owner of requests queued without one (a valid id no client sends
+//  as a name of its own: "-")
+#define DROVER_SCHEDQ_NOBODY    "-"
+
+//  Whose a request is and what it asks besides procs, memory and labels
+typedef struct {
+    const char *owner;          //  its owner's name, NULL / "": nobody's (DROVER_SCHEDQ_NOBODY)
+    const char *devices;        //  counted devices, "gpu=2,fpga=1" (drover_devicelist),
+                                //  NULL / "" none
+    uint32_t flags;             //  DROVER_SUBMIT_* flags (PREEMPTIBLE)
+} drover_schedq_tenant_t;
 
 //  A worker as WORKER TABLE shows it; pointers are borrowed and valid
 //  until the worker next changes
@@ -54,6 +74,9 @@ typedef struct {
     size_t tasks;               //  tasks assigned to it now
     uint64_t reserved;          //  task it is reserved for (kept empty for), 0 none
     uint64_t lease;             //  lease lending its free capacity to assign, 0 none
+    const drover_device_t *devices;     //  its counted devices, by name
+    const uint32_t *devices_used;       //  of each, how many its tasks hold
+    size_t ndevices;            //  entries in devices and devices_used
 } drover_schedq_view_t;
 
 //  A queued request as drover_explain reads it
@@ -63,7 +86,8 @@ typedef struct {
     uint32_t procs;             //  procs demanded
     const drover_demand_t *demand;  //  memory and labels demanded (borrowed)
     uint32_t group;             //  handle of its group: the queued requests that demand
-                                //  the same procs, memory and labels
+                                //  the same procs, memory, labels and devices, of one owner
+    uint32_t owner;             //  its owner's handle in drover_schedq_fairshare
 } drover_schedq_request_t;
 
 //  A lease: a worker's free capacity lent to assign
@@ -79,6 +103,11 @@ typedef void (drover_schedq_lease_fn) (const drover_schedq_lease_t *lease, void 
 
 //  Called once for each placement a pass makes
 typedef void (drover_schedq_assign_fn) (uint64_t task, const char *worker, void *arg);
+
+//  Called once for each running task to stop (on worker) to make room for
+//  a queued task (for_task)
+typedef void (drover_schedq_preempt_fn) (uint64_t task, const char *worker, uint64_t for_task,
+                                        void *arg);
 
 //  Called once for each task a removed worker had assigned
 typedef void (drover_schedq_task_fn) (uint64_t task, void *arg);
@@ -106,6 +135,17 @@ drover_schedq_t *
 //  Destroy the queue and everything in it; harmless on NULL
 void
     drover_schedq_destroy (drover_schedq_t **self_p);
+
+//  Turn preemption on or off (max 0, or fn NULL): when a request cannot
+//  be placed, a pass may stop preemptible tasks (DROVER_SUBMIT_PREEMPTIBLE)
+//  of other accounts on one worker, when the request has a higher
+//  priority or its account is below its fair share while theirs is above
+//  (drover_victims: the fewest, the newest first), telling fn each, at
+//  most max per pass, and reserve that worker for it. A task told stays
+//  running (counted) until freed, and is never told twice.
+void
+    drover_schedq_set_preemption (drover_schedq_t *self, uint32_t max,
+                                 drover_schedq_preempt_fn *fn, void *arg);
 
 //  Change how many unfit requests one pass looks past
 void
@@ -166,6 +206,31 @@ int
     drover_schedq_push (drover_schedq_t *self, uint64_t task, int32_t priority,
                        uint32_t procs, uint64_t mem, const char *labels);
 
+//  Queue a request of a tenant (NULL: nobody's), as push does. Returns 0,
+//  or -1 if procs is 0, the devices are not a device list, or the task is
+//  already queued or assigned.
+int
+    drover_schedq_push_as (drover_schedq_t *self, uint64_t task, int32_t priority,
+                          uint32_t procs, uint64_t mem, const char *labels,
+                          const drover_schedq_tenant_t *tenant);
+
+//  Set the counted devices a worker has ("gpu=4,fpga=1", "" / NULL none),
+//  keeping what its tasks hold of each it still has. Returns 0, or -1 if
+//  the worker is unknown or the text not a device list.
+int
+    drover_schedq_set_devices (drover_schedq_t *self, const char *id, const char *devices);
+
+//  Return the fair-share table (borrowed): accounts, weights, quotas and
+//  each owner's usage. The queue keeps its capacity and usage; the caller
+//  sets accounts, weights and quotas, then calls shares_changed.
+drover_fairshare_t *
+    drover_schedq_fairshare (drover_schedq_t *self);
+
+//  Say that accounts, weights or quotas changed: requests held at a
+//  running quota are looked at again by the next pass
+void
+    drover_schedq_shares_changed (drover_schedq_t *self);
+
 //  Drop a queued request. Returns 0, or -1 if the task is not queued.
 int
     drover_schedq_remove (drover_schedq_t *self, uint64_t task);
@@ -185,7 +250,8 @@ int
 void
     drover_schedq_set_max_leases (drover_schedq_t *self, uint32_t max_leases);
 
-//  While no request waits for capacity, lend the free procs and memory of
+//  While no request waits for capacity and no running quota is set, lend
+//  the free procs and memory of
 //  the least-loaded eligible workers, one lease each, until max_leases
 //  are out; the workers take nothing from a pass meanwhile. Calls fn for
 //  each lease made; returns how many.
@@ -216,6 +282,18 @@ int
 int
     drover_schedq_place (drover_schedq_t *self, const char *worker, uint64_t task, uint32_t procs,
                         uint64_t mem, const char *labels);
+
+//  take for a tenant's task (NULL: nobody's); its devices count as held on
+//  the lease's worker (assign takes no task with devices from a lease)
+int
+    drover_schedq_take_as (drover_schedq_t *self, uint64_t lease, uint64_t task, uint32_t procs,
+                          uint64_t mem, const char *labels, const drover_schedq_tenant_t *tenant);
+
+//  place for a tenant's task (NULL: nobody's)
+int
+    drover_schedq_place_as (drover_schedq_t *self, const char *worker, uint64_t task,
+                           uint32_t procs, uint64_t mem, const char *labels,
+                           const drover_schedq_tenant_t *tenant);
 
 //  End a lease and give back what it still holds. Returns the worker's id
 //  (borrowed), or NULL if the lease is unknown.
@@ -264,6 +342,18 @@ bool
 bool
     drover_schedq_has_room (drover_schedq_t *self, const char *id, uint32_t procs, uint64_t mem,
                            const char *labels);
+
+//  Return true if the worker has each device of devices ("gpu=1", "" or
+//  NULL none) in all, or free if free_now (drover_affinity)
+bool
+    drover_schedq_has_devices (drover_schedq_t *self, const char *id, const char *devices,
+                              bool free_now);
+
+//  Return true if the worker has each device of devices ("gpu=1", "" or
+//  NULL none) in all, or free if free_now (drover_affinity)
+bool
+    drover_schedq_has_devices (drover_schedq_t *self, const char *id, const char *devices,
+                              bool free_now);
 
 //  Say whether requests wait outside the queue (drover_affinity): while
 //  they do, nothing is lent and every lease is revoked

@@ -371,3 +371,15 @@ drover_sharespec_apply (drover_sharespec_t *self, drover_fairshare_t *fairshare)
             rc = -1;
     return rc;
 }
+
+//  Check the three settings
+int
+drover_sharespec_check (const char *accounts, const char *weights, const char *quotas,
+                        char **error_p)
+{
+    drover_sharespec_t *spec = drover_sharespec_new (accounts, weights, quotas, error_p);
+    if (!spec)
+        return -1;
+    drover_sharespec_destroy (&spec);
+    return 0;
+}

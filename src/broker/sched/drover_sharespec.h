@@ -34,6 +34,12 @@ drover_sharespec_t *
     drover_sharespec_new (const char *accounts, const char *weights, const char *quotas,
                          char **error_p);
 
+//  Check the three settings as drover_sharespec_new parses them. Returns 0,
+//  or -1 and sets *error_p (ours to free) naming the setting.
+int
+    drover_sharespec_check (const char *accounts, const char *weights, const char *quotas,
+                           char **error_p);
+
 //  Destroy the spec; harmless on NULL
 void
     drover_sharespec_destroy (drover_sharespec_t **self_p);
