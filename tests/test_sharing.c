@@ -34,11 +34,14 @@ test_quotas_refused_and_kept (void **state)
     const char *flags [] = { "--set", "share/quotas=alice:queued=2", NULL };
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
-    const char *alice [] = { "submit", "--owner", "alice", "--", "true", NULL };
+    //  The tasks ask a label no worker has: they stay queued throughout
+    const char *alice [] = { "submit", "--owner", "alice", "--label", "pool=none", "--", "true",
+                             NULL };
     s_cli (cluster, alice, 0, "", run);
     s_cli (cluster, alice, 0, "", run);
     s_cli (cluster, alice, 1, "quota: alice has 2 tasks queued, at most 2", run);
-    const char *bob [] = { "submit", "--owner", "bob", "--", "true", NULL };
+    const char *bob [] = { "submit", "--owner", "bob", "--label", "pool=none", "--", "true",
+                           NULL };
     s_cli (cluster, bob, 0, "", run);
     //  An admin sets bob's quota at run time: it holds at once
     const char *set [] = { "share", "set", "bob", "--max-queued", "1", NULL };

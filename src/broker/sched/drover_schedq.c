@@ -570,6 +570,8 @@ s_enqueue (drover_schedq_t *self, uint32_t handle)
     drover_idheap_push (group->heap, handle);
     group->count++;
     self->queued++;
+    if (request->demand->owner)     //  SHARE TABLE's queued: in the queue, however held
+        drover_fairshare_add_queued (self->fairshare, request->demand->owner, 1);
     s_group_settle (self, group_handle);
 }
 
@@ -584,6 +586,8 @@ s_dequeue (drover_schedq_t *self, uint32_t handle)
         drover_idheap_remove (group->heap, handle);
     group->count--;
     self->queued--;
+    if (request->demand->owner)
+        drover_fairshare_add_queued (self->fairshare, request->demand->owner, -1);
     request->group = 0;
     s_group_settle (self, group_handle);
 }
