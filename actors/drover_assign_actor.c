@@ -61,6 +61,7 @@ typedef struct {
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id (STATE)
     uint64_t submitted;         //  tasks accepted, ever (METRICS)
     uint64_t ended [DROVER_END_MAX + 1];    //  tasks that reached a final state, by end
+    uint64_t preempted;         //  attempts stopped to make room (task.preempted)
     uint64_t requeued;          //  attempts put back in the queue
     uint64_t refused [3];       //  reports refused: 409 STALE, 404 NOT FOUND, 401 NOT REGISTERED
     drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  queue wait, run time, end to end
@@ -342,10 +343,13 @@ s_place_on_lease (self_t *self, const drover_action_t *queue)
 
 //  Count a task's change for METRICS: how it ended (and its times: end to
 //  end, its last attempt's run), its first start (the time it waited in
-//  the queue), or its requeue
+//  the queue), its requeue, or its preemption
 static void
 s_count (self_t *self, const drover_action_t *action)
 {
+    if (streq (action->topic, "task.preempted"))
+        self->preempted++;      //  said while RUNNING: not its start
+    else
     if (action->state >= DROVER_TASK_SUCCEEDED && action->state <= DROVER_TASK_CANCELLED
     &&  action->end <= DROVER_END_MAX) {
         self->ended [action->end]++;
@@ -392,6 +396,8 @@ s_handle_metrics (self_t *self, uint64_t round)
                             drover_assign_held (self->table, cause));
     drover_metrics_set (counts, DROVER_METRIC_ENDED_DEPENDENCY,
                         self->ended [DROVER_END_DEPENDENCY]);
+    drover_metrics_set (counts, DROVER_METRIC_ENDED_OOM, self->ended [DROVER_END_OOM]);
+    drover_metrics_set (counts, DROVER_METRIC_PREEMPTED, self->preempted);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_STALE, self->refused [0]);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_FOUND, self->refused [1]);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_REGISTERED, self->refused [2]);

@@ -22,7 +22,8 @@ drover_why_never (const drover_why_t *verdict)
 {
     return verdict && ((verdict->code >= DROVER_WHY_NEVER_NONE
                         && verdict->code <= DROVER_WHY_NEVER_ALL)
-                    || verdict->code == DROVER_WHY_POOL_NOFIT);
+                    || verdict->code == DROVER_WHY_POOL_NOFIT
+                    || verdict->code == DROVER_WHY_NEVER_DEVICES);
 }
 
 //  Format bytes for people: 512B, 64K, 1.5G, 30G (4.0G: tenths under 10)
@@ -52,6 +53,48 @@ s_clock (uint64_t msec, char *text, size_t size)
         strftime (text, size, "%H:%M:%S", &tm);
     else
         snprintf (text, size, "?");
+}
+
+//  Say a permille as a percent: "25%", "12.5%"
+static void
+s_percent (uint64_t permille, char *text, size_t size)
+{
+    if (permille % 10)
+        snprintf (text, size, "%" PRIu64 ".%" PRIu64 "%%", permille / 10, permille % 10);
+    else
+        snprintf (text, size, "%" PRIu64 "%%", permille / 10);
+}
+
+//  Say FAIR_SHARE: "owner alice (account physics) is above its share: 60%
+//  of procs against 25%"
+static void
+s_fair_share (const drover_why_t *why, char *text, size_t size)
+{
+    char share [48], fair [48], account [DROVER_ID_MAX + 16] = "";
+    s_percent (why->a, share, sizeof share);
+    s_percent (why->b, fair, sizeof fair);
+    if (why->nnames > 1)
+        snprintf (account, sizeof account, " (account %s)", why->names [1]);
+    snprintf (text, size, "owner %s%s is above its share: %s of %s against %s",
+              why->nnames? why->names [0]: "?", account, share,
+              *why->text? why->text: "the cluster", fair);
+}
+
+//  Say QUOTA: "quota: account physics runs 40 procs, at most 40"
+static void
+s_quota (const drover_why_t *why, char *text, size_t size)
+{
+    char used [32], limit [32];
+    if (streq (why->text, "mem")) {
+        drover_why_bytes (why->a, used, sizeof used);
+        drover_why_bytes (why->b, limit, sizeof limit);
+    }
+    else {
+        snprintf (used, sizeof used, "%" PRIu64, why->a);
+        snprintf (limit, sizeof limit, "%" PRIu64, why->b);
+    }
+    snprintf (text, size, "quota: %s%s runs %s %s, at most %s", why->count == 1? "account ": "",
+              why->nnames? why->names [0]: "?", used, why->text, limit);
 }
 
 //  Say what would make a worker usable again, for WHEN_USABLE (a: the
@@ -238,6 +281,24 @@ drover_why_sentence (const drover_why_t *why, char *text, size_t size)
             snprintf (text, size, "%" PRIu64 " of %" PRIu64 " members ended, %u queued or running",
                       why->a, why->b, why->count);
             return;
+        case DROVER_WHY_DEVICES:
+            snprintf (text, size, "has %" PRIu64 " %s in all, of %" PRIu64 " asked", why->a,
+                      why->text, why->b);
+            return;
+        case DROVER_WHY_BUSY_DEVICES:
+            snprintf (text, size, "busy (has %" PRIu64 " %s free, of %" PRIu64 " asked)", why->a,
+                      why->text, why->b);
+            return;
+        case DROVER_WHY_NEVER_DEVICES:
+            snprintf (text, size, "no worker could ever run it: the most %s a worker has is %"
+                      PRIu64 ", of %" PRIu64 " asked", why->text, why->a, why->b);
+            return;
+        case DROVER_WHY_FAIR_SHARE:
+            s_fair_share (why, text, size);
+            return;
+        case DROVER_WHY_QUOTA:
+            s_quota (why, text, size);
+            return;
     }
     snprintf (text, size, "reason %u", why->code);
 }
@@ -301,6 +362,13 @@ drover_why_short (const drover_why_t *whys, size_t count, char *text, size_t siz
             return;
         case DROVER_WHY_GROUP:
             snprintf (text, size, "%" PRIu64 "/%" PRIu64 " ended", verdict->a, verdict->b);
+            return;
+        case DROVER_WHY_NEVER_DEVICES:
+            snprintf (text, size, "%s %" PRIu64 ">%" PRIu64, verdict->text, verdict->b,
+                      verdict->a);
+            return;
+        case DROVER_WHY_QUOTA:
+            snprintf (text, size, "quota %s", verdict->text);
             return;
     }
     if (verdict->code != DROVER_WHY_NEXT && verdict->code != DROVER_WHY_FITS_WHEN

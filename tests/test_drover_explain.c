@@ -530,6 +530,7 @@ test_devices_busy (void **state)
     assert_int_equal (item->a, 0);
     assert_int_equal (item->b, 1);
     assert_string_equal (item->text, "gpu");
+    s_says (item, "busy (has 0 gpu free, of 1 asked)");
     const drover_why_t *verdict = s_verdict (&told);
     assert_int_equal (verdict->code, DROVER_WHY_FITS_WHEN);
     assert_string_equal (verdict->text, "gpu");
@@ -556,6 +557,10 @@ test_quota_verdict (void **state)
     assert_string_equal (verdict->text, "procs");
     assert_string_equal (verdict->names [0], "alice");
     assert_int_equal (verdict->count, 0);
+    s_says (verdict, "quota: alice runs 2 procs, at most 2");
+    char text [64];
+    drover_why_short (told.whys, (size_t) told.count, text, sizeof text);
+    assert_string_equal (text, "quota procs");
 }
 
 //  An owner above its share gets a FAIR_SHARE item after the verdict
@@ -577,6 +582,7 @@ test_fair_share_item (void **state)
     assert_string_equal (item->text, "procs");
     assert_string_equal (item->names [0], "alice");
     assert_int_equal (item->nnames, 1);
+    s_says (item, "owner alice is above its share: 100% of procs against 50%");
     char *said = drover_fairshare_describe (drover_schedq_fairshare (sched),
                                             drover_fairshare_owner (drover_schedq_fairshare (sched), "alice"));
     assert_non_null (said);
@@ -588,10 +594,35 @@ test_fair_share_item (void **state)
         assert_int_not_equal (told.whys [index].code, DROVER_WHY_FAIR_SHARE);
 }
 
+//  The level-4 items in words, as a client of this release says them
+static void
+test_sharing_sentences (void **state)
+{
+    (void) state;
+    drover_why_t why = { .code = DROVER_WHY_QUOTA, .a = 3 << 20, .b = 4 << 20, .count = 1,
+                         .text = "mem", .nnames = 1 };
+    strcpy (why.names [0], "physics");
+    s_says (&why, "quota: account physics runs 3.0M mem, at most 4.0M");
+    why = (drover_why_t) { .code = DROVER_WHY_NEVER_DEVICES, .a = 2, .b = 4, .text = "gpu" };
+    s_says (&why, "no worker could ever run it: the most gpu a worker has is 2, of 4 asked");
+    assert_true (drover_why_never (&why));
+    char text [64];
+    drover_why_short (&why, 1, text, sizeof text);
+    assert_string_equal (text, "gpu 4>2");
+    why = (drover_why_t) { .code = DROVER_WHY_DEVICES, .a = 1, .b = 2, .text = "fpga" };
+    s_says (&why, "has 1 fpga in all, of 2 asked");
+    why = (drover_why_t) { .code = DROVER_WHY_FAIR_SHARE, .a = 600, .b = 125, .text = "mem",
+                           .nnames = 2 };
+    strcpy (why.names [0], "alice");
+    strcpy (why.names [1], "physics");
+    s_says (&why, "owner alice (account physics) is above its share: 60% of mem against 12.5%");
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_sharing_sentences),
         cmocka_unit_test_setup_teardown (test_label_no_worker_has, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_procs_and_memory_no_worker_has, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_no_one_worker_has_all, s_setup, s_teardown),

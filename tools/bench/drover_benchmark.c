@@ -486,6 +486,7 @@ static const struct {
     { "chain",     drover_benchmark_phase_chain,     false },
     { "array",     drover_benchmark_phase_array,     false },
     { "graph-restart", drover_benchmark_phase_graph_restart, false },
+    { "share",     drover_benchmark_phase_share,     false },
     { "failover",  drover_benchmark_phase_failover,  false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])

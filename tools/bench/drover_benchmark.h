@@ -65,6 +65,9 @@ typedef struct {
     long long array_elements;   //  (p) elements of the array accepted in one request
     long long graph_chains;     //  (q) chains of the graph restarted half way
     long long graph_length;     //  (q) tasks in each of its chains
+    long long share_owners;     //  (r) owners sharing the scheduling queue
+    long long share_queued;     //  (r) requests queued while the cost is timed
+    long long share_window;     //  (r) msec two owners keep the agents full
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
@@ -314,6 +317,11 @@ int
 //  every task ended once (drover_benchmark_workflow.c)
 int
     drover_benchmark_phase_graph_restart (drover_benchmark_t *self);
+
+//  (r) fair share: the cost of an assignment among many owners, and two
+//  owners' split of real agents' procs (drover_benchmark_share.c)
+int
+    drover_benchmark_phase_share (drover_benchmark_t *self);
 
 //  (m) failover time of two brokers on etcd and PostgreSQL, and tasks lost
 //  (drover_benchmark_failover.c); skipped without --postgres and --etcd

@@ -49,6 +49,9 @@ static const struct {
     { "array-elements", S_AT (array_elements), 10000000, 1000000, 10000 },
     { "graph-chains", S_AT (graph_chains), 100000,    1000,    10 },
     { "graph-length", S_AT (graph_length), 10000,     100,     10 },
+    { "share-owners", S_AT (share_owners), 100000,    1000,    100 },
+    { "share-queued", S_AT (share_queued), 10000000,  100000,  5000 },
+    { "share-window", S_AT (share_window), 3600000,   60000,   6000 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -184,6 +187,15 @@ s_usage (FILE *stream)
         "             then run to the end, every TASK DONE counted: graph_restart_ended\n"
         "             (each task once, SUCCEEDED), graph_restart_ended_at_kill,\n"
         "             graph_restart_reruns (runs past one at the workers: at least once)\n"
+        "  share      fair share: share_assign_us_1 and share_assign_us_many, the\n"
+        "             scheduling queue's cost of an assignment with one owner and with\n"
+        "             --share-owners 1000, --share-queued 100000 requests queued, and\n"
+        "             share_cost_ratio; then two owners of weights 1 and 3 keep two real\n"
+        "             agents' 4 procs busy with 0.1 s tasks for --share-window 60000 msec:\n"
+        "             share_low_pct / share_high_pct, the procs each held (the workers'\n"
+        "             run times) while both waited (fair: 25 / 75); a third owner arrives\n"
+        "             half way: share_late_first_ms, from its submit to its first task's\n"
+        "             start (one task duration: 100)\n"
         "  --array-run  the array phase runs its elements rather than cancelling them\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"

@@ -21,6 +21,9 @@
 #   just that; tasks with one affinity key all run on one worker. Last, a
 #   pipeline from one workflow file: a fetch, an array of 8 transforms at
 #   most 3 at once, a merge after all of them, a clean-up only on failure.
+#   Then two owners (keys alice and bob, weights 1 and 3) share the three
+#   workers fairly, visibly in `drover share`; and a worker with two GPUs
+#   (declared by hand) gives each task asking one its own index.
 #   Usage: tools/demo/demo.sh [path/to/drover]
 set -euo pipefail
 DROVER="$(realpath "${1:-build/drover}")"
@@ -353,6 +356,50 @@ say "drover show $MERGE: its parents; drover logs: what it said"
 CLEANUP=$(awk '$1 == "cleanup" { print $2 }' "$WORK/pipeline.ids")
 echo "demo: nothing failed, so the clean-up (task $CLEANUP) was not needed:"
 "$DROVER" tasks --array "$WORKFLOW" | awk -v id="$CLEANUP" '$1 == id { print "  " $0 }'
+
+say "sharing: alice (weight 1) and bob (weight 3) share node-1..3; alice queues first"
+for who in alice bob; do
+    "$DROVER" keygen "$who" --dir "$WORK" >/dev/null
+    cp "$WORK/$who.key" "$WORK/keys/clients/"
+done
+"$DROVER" share set bob --weight 3
+for n in 1 2 3; do "$DROVER" hold "node-$n" >/dev/null; done
+for who in alice bob; do
+    for i in $(seq 1 24); do
+        DROVER_KEY="$WORK/$who.key" "$DROVER" submit -- sleep 2 2>/dev/null
+    done >"$WORK/$who.ids"
+done
+echo "demo: 24 tasks each queued while the workers were held; resuming them"
+for n in 1 2 3; do "$DROVER" resume "node-$n" >/dev/null; done
+sleep 1
+"$DROVER" share
+RUNNING=$("$DROVER" tasks --state running --json | tr -d ' \n')
+ALICE_RUNNING=$(echo "$RUNNING" | grep -o '"owner":"alice"' | wc -l)
+BOB_RUNNING=$(echo "$RUNNING" | grep -o '"owner":"bob"' | wc -l)
+echo "demo: running now: alice $ALICE_RUNNING, bob $BOB_RUNNING of 12 procs (fair: 3 and 9)"
+ALICE_WAITING=$(tail -1 "$WORK/alice.ids")
+say "drover explain $ALICE_WAITING (alice's last task)"
+"$DROVER" explain "$ALICE_WAITING" || true
+cat "$WORK/alice.ids" "$WORK/bob.ids" | "$DROVER" wait - >/dev/null || true
+
+say "counted devices: a worker with 2 GPUs (given by hand), 6 tasks asking 1 each"
+DROVER_KEY="$WORK/pool.key" "$DROVER" worker --broker "$DROVER_BROKER" --id node-gpu \
+    --procs 4 --device gpu=2 --label gpu=yes >>"$WORK/node-gpu.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do
+    "$DROVER" workers 2>/dev/null | grep -q '^node-gpu  *up' && break
+    sleep 0.2
+done
+for i in $(seq 1 6); do
+    "$DROVER" submit --device gpu=1 --label gpu=yes -- \
+        sh -c 'echo "sees CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"; sleep 1' 2>/dev/null
+done >"$WORK/gpu.ids"
+"$DROVER" wait - <"$WORK/gpu.ids" >/dev/null || true
+"$DROVER" workers | sed -n '1p;/^node-gpu/p'
+while read -r id; do
+    printf '  task %s on %s: %s\n' "$id" \
+        "$("$DROVER" show "$id" | awk '$1 == "assigned:" { print $2 }')" "$("$DROVER" logs "$id")"
+done <"$WORK/gpu.ids"
 
 say "final status"
 "$DROVER" status || true

@@ -28,6 +28,8 @@ typedef struct {
 #define S_WAITING_HELP  "QUEUED tasks held back before the queue: for their parents, their begin time, a retry's backoff, room in their array, or (an array's or workflow's own id) their members"
 #define S_TASKS_HELP    "Tasks the broker holds, by state (finished ones as long as they are kept)"
 #define S_ENDED_HELP    "Tasks that reached a final state, by how they ended"
+#define S_DEVICES_HELP  "Counted devices the connected workers offer: gpu, and every other name together"
+#define S_DEVICES_USED_HELP "Counted devices held by tasks assigned to connected workers: gpu, and every other name together"
 #define S_REFUSED_HELP  "Task reports from workers refused, by code (409: stale attempt)"
 #define S_POOL_HELP     "Instances of the elastic pool by state (booting and unknown count as capacity)"
 #define S_SERVICES_HELP "Services by state (lost: none of its replicas runs; crashing: its replicas keep exiting quickly)"
@@ -57,6 +59,16 @@ static const s_series_t s_series [DROVER_METRICS] = {
                                           "Memory the connected workers offer" },
     [DROVER_METRIC_MEMORY_USED] =       { "drover_memory_used_bytes", NULL, S_GAUGE,
                                           "Memory taken by tasks assigned to connected workers" },
+    [DROVER_METRIC_DEVICES_GPU] =       { "drover_devices", "name=\"gpu\"", S_GAUGE, S_DEVICES_HELP },
+    [DROVER_METRIC_DEVICES_OTHER] =     { "drover_devices", "name=\"other\"", S_GAUGE, S_DEVICES_HELP },
+    [DROVER_METRIC_DEVICES_USED_GPU] =  { "drover_devices_used", "name=\"gpu\"", S_GAUGE,
+                                          S_DEVICES_USED_HELP },
+    [DROVER_METRIC_DEVICES_USED_OTHER] = { "drover_devices_used", "name=\"other\"", S_GAUGE,
+                                          S_DEVICES_USED_HELP },
+    [DROVER_METRIC_SHARE_OWNERS] =      { "drover_share_owners", NULL, S_GAUGE,
+                                          "Owners of tasks the scheduler knows (fair share)" },
+    [DROVER_METRIC_QUOTA_HELD] =        { "drover_tasks_quota_held", NULL, S_GAUGE,
+                                          "Tasks in the scheduling queue held by a running quota of their owner or account" },
     [DROVER_METRIC_TASKS_QUEUED] =      { "drover_tasks", "state=\"queued\"", S_GAUGE, S_TASKS_HELP },
     [DROVER_METRIC_TASKS_ASSIGNED] =    { "drover_tasks", "state=\"assigned\"", S_GAUGE, S_TASKS_HELP },
     [DROVER_METRIC_TASKS_RUNNING] =     { "drover_tasks", "state=\"running\"", S_GAUGE, S_TASKS_HELP },
@@ -73,8 +85,11 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_ENDED_LOST] =        { "drover_tasks_ended_total", "end=\"lost\"", S_COUNTER, S_ENDED_HELP },
     [DROVER_METRIC_ENDED_POISON] =      { "drover_tasks_ended_total", "end=\"poison\"", S_COUNTER, S_ENDED_HELP },
     [DROVER_METRIC_ENDED_DEPENDENCY] =  { "drover_tasks_ended_total", "end=\"dependency\"", S_COUNTER, S_ENDED_HELP },
+    [DROVER_METRIC_ENDED_OOM] =         { "drover_tasks_ended_total", "end=\"oom\"", S_COUNTER, S_ENDED_HELP },
     [DROVER_METRIC_REQUEUED] =          { "drover_tasks_requeued_total", NULL, S_COUNTER,
                                           "Attempts put back in the queue (a retry after a failure, its worker lost, a machine failure)" },
+    [DROVER_METRIC_PREEMPTED] =         { "drover_tasks_preempted_total", NULL, S_COUNTER,
+                                          "Attempts of preemptible tasks stopped to make room for another task" },
     [DROVER_METRIC_REFUSED_STALE] =     { "drover_reports_refused_total", "code=\"409\"", S_COUNTER, S_REFUSED_HELP },
     [DROVER_METRIC_REFUSED_NOT_FOUND] = { "drover_reports_refused_total", "code=\"404\"", S_COUNTER, S_REFUSED_HELP },
     [DROVER_METRIC_REFUSED_NOT_REGISTERED] = { "drover_reports_refused_total", "code=\"401\"", S_COUNTER, S_REFUSED_HELP },

@@ -49,6 +49,12 @@ typedef enum {
     DROVER_METRIC_PROCS_USED,
     DROVER_METRIC_MEMORY,
     DROVER_METRIC_MEMORY_USED,
+    DROVER_METRIC_DEVICES_GPU,              //  counted devices of connected workers: gpu,
+    DROVER_METRIC_DEVICES_OTHER,            //  and every other name together (bounded)
+    DROVER_METRIC_DEVICES_USED_GPU,
+    DROVER_METRIC_DEVICES_USED_OTHER,
+    DROVER_METRIC_SHARE_OWNERS,             //  owners the scheduler knows
+    DROVER_METRIC_QUOTA_HELD,               //  requests a running quota holds
     //  assign: tasks held by state
     DROVER_METRIC_TASKS_QUEUED,
     DROVER_METRIC_TASKS_ASSIGNED,
@@ -66,7 +72,9 @@ typedef enum {
     DROVER_METRIC_ENDED_LOST,
     DROVER_METRIC_ENDED_POISON,
     DROVER_METRIC_ENDED_DEPENDENCY,         //  cancelled: what it waited for cannot be met
+    DROVER_METRIC_ENDED_OOM,                //  failed: the OOM killer, past its memory limit
     DROVER_METRIC_REQUEUED,
+    DROVER_METRIC_PREEMPTED,                //  attempts stopped to make room for another task
     DROVER_METRIC_REFUSED_STALE,            //  409: a result of an attempt no longer current
     DROVER_METRIC_REFUSED_NOT_FOUND,        //  404: a report of a task not known
     DROVER_METRIC_REFUSED_NOT_REGISTERED,   //  401: a report not from the worker's registration

@@ -1549,6 +1549,17 @@ drover_schedq_set_devices (drover_schedq_t *self, const char *id, const char *de
     return 0;
 }
 
+//  Return how many queued requests a running quota holds now
+size_t
+drover_schedq_quota_held (drover_schedq_t *self)
+{
+    assert (self);
+    size_t count = 0;
+    for (size_t index = 0; index < self->held.count; index++)
+        count += s_group (self, self->held.handles [index])->count;
+    return count;
+}
+
 //  Return the fair-share table: the caller sets accounts, weights and quotas
 drover_fairshare_t *
 drover_schedq_fairshare (drover_schedq_t *self)

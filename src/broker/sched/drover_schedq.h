@@ -220,6 +220,10 @@ int
 int
     drover_schedq_set_devices (drover_schedq_t *self, const char *id, const char *devices);
 
+//  Return how many queued requests a running quota holds now (metrics)
+size_t
+    drover_schedq_quota_held (drover_schedq_t *self);
+
 //  Return the fair-share table (borrowed): accounts, weights, quotas and
 //  each owner's usage. The queue keeps its capacity and usage; the caller
 //  sets accounts, weights and quotas, then calls shares_changed.
