@@ -1092,9 +1092,11 @@ s_handle_pooladmin (self_t *self, zmsg_t *msg)
 
 //  Tell the pool one demand shape
 static void
-s_add_demand (uint32_t procs, uint64_t mem, const char *labels, uint32_t count, void *arg)
+s_add_demand (uint32_t procs, uint64_t mem, const char *labels, const char *devices,
+              uint32_t count, void *arg)
 {
-    drover_loadreport_add_demand ((drover_loadreport_t *) arg, procs, mem, labels, count);
+    drover_loadreport_add_demand ((drover_loadreport_t *) arg, procs, mem, labels, devices,
+                                  count);
 }
 
 //  Say LOAD: the demand shapes waiting and every worker's load (one look

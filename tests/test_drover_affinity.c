@@ -292,8 +292,10 @@ test_runs_are_cheap (void **state)
 
 //  What the pool must see: the requests' distinct demands, counted
 static void
-s_on_demand (uint32_t procs, uint64_t mem, const char *labels, uint32_t count, void *arg)
+s_on_demand (uint32_t procs, uint64_t mem, const char *labels, const char *devices,
+             uint32_t count, void *arg)
 {
+    assert_string_equal (devices, "");
     char *text = (char *) arg;
     size_t size = strlen (text);
     snprintf (text + size, 256 - size, "%u/%" PRIu64 "/%s x%u;", procs, mem, labels, count);

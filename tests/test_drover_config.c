@@ -341,6 +341,7 @@ test_pool_types_load_from_file (void **state)
         "            procs = 16\n"
         "            memory = 64GB\n"
         "            labels = \"gpu=1,zone=a\"\n"
+        "            devices = \"gpu=4, fpga=1\"\n"
         "            price = 1.20\n");
     drover_config_t *config = drover_config_new ();
     char *error = NULL;
@@ -358,6 +359,8 @@ test_pool_types_load_from_file (void **state)
     assert_string_equal (config->pool.types [1].name, "big");
     assert_true (config->pool.types [1].mem == 64ULL << 30);
     assert_string_equal (config->pool.types [1].labels, "gpu=1\nzone=a");
+    assert_string_equal (config->pool.types [1].devices, "fpga=1,gpu=4");
+    assert_null (config->pool.types [0].devices);
     assert_true (config->pool.types [1].price == 1.20);
     assert_int_equal (drover_config_check_pool (config, &error), 0);
 
@@ -374,6 +377,7 @@ test_pool_types_load_from_file (void **state)
     assert_int_equal (loaded->pool.ntypes, 2);
     assert_int_equal (loaded->pool.types [1].procs, 32);
     assert_string_equal (loaded->pool.types [1].labels, "gpu=1\nzone=a");
+    assert_string_equal (loaded->pool.types [1].devices, "fpga=1,gpu=4");
     assert_true (loaded->pool.types [1].price == 1.20);
     assert_true (loaded->pool.max_price == 2.5);
 
@@ -427,6 +431,8 @@ test_pool_refuses_bad_settings_naming_key (void **state)
           "pool/type/small/memory" },
         { "pool\n    type\n        small\n            procs = 2\n            labels = \"gpu\"\n",
           "pool/type/small/labels" },
+        { "pool\n    type\n        small\n            procs = 2\n            devices = \"gpu=0\"\n",
+          "pool/type/small/devices" },
         { "pool\n    type\n        sm@ll\n            procs = 2\n", "pool/type/sm@ll" },
         { "pool\n    driver = docker\n", "pool/driver" },
         { "pool\n    max-price = lots\n", "pool/max-price" },

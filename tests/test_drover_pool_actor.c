@@ -49,7 +49,7 @@ s_load (zactor_t *actor, uint32_t procs, uint32_t count, const char *worker, uin
 {
     drover_loadreport_t *report = drover_loadreport_new ();
     if (count)
-        drover_loadreport_add_demand (report, procs, 0, "", count);
+        drover_loadreport_add_demand (report, procs, 0, "", "", count);
     if (worker)
         drover_loadreport_add_worker (report, worker, tasks, tasks * procs, 0, 0);
     zframe_t *frame = drover_loadreport_encode (report);

@@ -14,19 +14,29 @@ test_cheapest_type_chosen (void **state)
 {
     testutil_poolplan_t *fx = (testutil_poolplan_t *) *state;
     const drover_pooltype_t *types = fx->config.types;
-    assert_string_equal (drover_pooltype_cheapest (types, 3, 1, TESTUTIL_GIB, "")->name, "small");
-    assert_string_equal (drover_pooltype_cheapest (types, 3, 3, TESTUTIL_GIB, NULL)->name,
+    assert_string_equal (drover_pooltype_cheapest (types, 3, 1, TESTUTIL_GIB, "", "")->name, "small");
+    assert_string_equal (drover_pooltype_cheapest (types, 3, 3, TESTUTIL_GIB, NULL, "")->name,
                          "medium");
-    assert_string_equal (drover_pooltype_cheapest (types, 3, 1, 0, "gpu=1")->name, "big");
-    assert_string_equal (drover_pooltype_cheapest (types, 3, 1, 0, "zone=a\ngpu=1")->name, "big");
-    assert_null (drover_pooltype_cheapest (types, 3, 1, 0, "gpu=2"));
-    assert_null (drover_pooltype_cheapest (types, 3, 17, 0, ""));
-    assert_null (drover_pooltype_cheapest (types, 3, 1, 65 * TESTUTIL_GIB, ""));
+    assert_string_equal (drover_pooltype_cheapest (types, 3, 1, 0, "gpu=1", "")->name, "big");
+    assert_string_equal (drover_pooltype_cheapest (types, 3, 1, 0, "zone=a\ngpu=1", "")->name, "big");
+    assert_null (drover_pooltype_cheapest (types, 3, 1, 0, "gpu=2", ""));
+    assert_null (drover_pooltype_cheapest (types, 3, 17, 0, "", ""));
+    assert_null (drover_pooltype_cheapest (types, 3, 1, 65 * TESTUTIL_GIB, "", ""));
     drover_pooltype_t twins [3] = {
-        { "b", 2, TESTUTIL_GIB, "", 0.5 }, { "a", 2, TESTUTIL_GIB, "", 0.5 },
-        { "c", 2, TESTUTIL_GIB / 2, "", 0.5 } };
-    assert_string_equal (drover_pooltype_cheapest (twins, 2, 1, 0, "")->name, "a");
-    assert_string_equal (drover_pooltype_cheapest (twins, 3, 1, 0, "")->name, "c");
+        { "b", 2, TESTUTIL_GIB, "", 0.5, NULL }, { "a", 2, TESTUTIL_GIB, "", 0.5, NULL },
+        { "c", 2, TESTUTIL_GIB / 2, "", 0.5, NULL } };
+    assert_string_equal (drover_pooltype_cheapest (twins, 2, 1, 0, "", NULL)->name, "a");
+    assert_string_equal (drover_pooltype_cheapest (twins, 3, 1, 0, "", NULL)->name, "c");
+    //  A type's devices: only a type with enough of each asked fits
+    drover_pooltype_t gpus [3] = {
+        { "cpu", 8, TESTUTIL_GIB, "", 0.1, NULL }, { "one", 8, TESTUTIL_GIB, "", 0.5, "gpu=1" },
+        { "four", 8, TESTUTIL_GIB, "", 1.5, "fpga=1,gpu=4" } };
+    assert_string_equal (drover_pooltype_cheapest (gpus, 3, 1, 0, "", "")->name, "cpu");
+    assert_string_equal (drover_pooltype_cheapest (gpus, 3, 1, 0, "", "gpu=1")->name, "one");
+    assert_string_equal (drover_pooltype_cheapest (gpus, 3, 1, 0, "", "gpu=2")->name, "four");
+    assert_string_equal (drover_pooltype_cheapest (gpus, 3, 1, 0, "", "fpga=1")->name, "four");
+    assert_null (drover_pooltype_cheapest (gpus, 3, 1, 0, "", "gpu=5"));
+    assert_null (drover_pooltype_cheapest (gpus, 3, 1, 0, "", "tpu=1"));
 
     testutil_poolplan_pool (fx);
     testutil_poolplan_start (fx, 0);
@@ -52,7 +62,7 @@ test_packs_shapes_into_planned_instance (void **state)
     testutil_poolplan_pool (fx);
     testutil_poolplan_start (fx, 0);
     drover_pooldemand_t demand [3] = {
-        { 2, TESTUTIL_GIB, "", 1 }, { 4, TESTUTIL_GIB, "", 1 }, { 1, 0, "", 2 } };
+        { 2, TESTUTIL_GIB, "", 1, "" }, { 4, TESTUTIL_GIB, "", 1, "" }, { 1, 0, "", 2, "" } };
     drover_pool_set_load (fx->pool, demand, 3, NULL, 0, 0);
     testutil_poolplan_plan_says (fx, 0, "CREATE");              //  4 + 2x2 = 8 procs
     //  One task more than fits: a second instance
@@ -80,12 +90,31 @@ test_booting_capacity_prevents_second_create (void **state)
     assert_int_equal (testutil_poolplan_plan (fx, 400), 0);
     //  Once the scheduler has it and still cannot place the task: another
     drover_poolload_t load = { "P-1", 1, 2, TESTUTIL_GIB, 7 };
-    drover_pooldemand_t demand = { 2, TESTUTIL_GIB, "", 1 };
+    drover_pooldemand_t demand = { 2, TESTUTIL_GIB, "", 1, "" };
     drover_pool_set_load (fx->pool, &demand, 1, &load, 1, 500);
     testutil_poolplan_plan_says (fx, 500, "CREATE P-2 small");
     //  A held instance coming takes no work
     assert_int_equal (drover_pool_set_behaviour (fx->pool, "P-2", DROVER_IDLE_HOLD, 600), 0);
     testutil_poolplan_plan_says (fx, 600, "CREATE P-3 small");
+}
+
+//  Tasks asking devices start instances of a type that has them, as many
+//  as the devices need (not the procs), and never pack into rooms that
+//  count only procs and memory
+static void
+test_devices_choose_type_and_count (void **state)
+{
+    testutil_poolplan_t *fx = (testutil_poolplan_t *) *state;
+    fx->config.types [1].devices = "gpu=2";     //  medium: 4 procs, 2 gpus
+    testutil_poolplan_pool (fx);
+    testutil_poolplan_start (fx, 0);
+    drover_pooldemand_t demand = { 1, 0, "", 3, "gpu=1" };
+    drover_pool_set_load (fx->pool, &demand, 1, NULL, 0, 0);
+    testutil_poolplan_plan (fx, 0);
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE P-1 medium"), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE P-2 medium"), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE"), 2);
+    fx->config.types [1].devices = NULL;        //  the fixture's, not the pool's copy
 }
 
 //  At most max-creates creates a pass; the next pass does more at once
@@ -318,6 +347,8 @@ int
 main (void)
 {
     const struct CMUnitTest tests [] = {
+        cmocka_unit_test_setup_teardown (test_devices_choose_type_and_count,
+                                         testutil_poolplan_setup, testutil_poolplan_teardown),
         cmocka_unit_test_setup_teardown (test_cheapest_type_chosen, testutil_poolplan_setup,
                                          testutil_poolplan_teardown),
         cmocka_unit_test_setup_teardown (test_packs_shapes_into_planned_instance,

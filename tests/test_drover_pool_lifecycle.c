@@ -273,8 +273,8 @@ test_unfittable_shape_never_creates (void **state)
     testutil_poolplan_t *fx = (testutil_poolplan_t *) *state;
     testutil_poolplan_pool (fx);
     testutil_poolplan_start (fx, 0);
-    drover_pooldemand_t demand [2] = { { 64, TESTUTIL_GIB, "", 5 },
-                                       { 1, TESTUTIL_GIB, "gpu=2", 3 } };
+    drover_pooldemand_t demand [2] = { { 64, TESTUTIL_GIB, "", 5, "" },
+                                       { 1, TESTUTIL_GIB, "gpu=2", 3, "" } };
     drover_pool_set_load (fx->pool, demand, 2, NULL, 0, 0);
     assert_int_equal (testutil_poolplan_plan (fx, 0), 0);
     assert_int_equal (testutil_poolplan_told (fx, "WARN - no instance type fits 64 procs"), 1);

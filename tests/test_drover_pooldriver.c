@@ -108,6 +108,7 @@ s_setup_new (const char *driver)
     config->types [0].procs = 2;
     config->types [0].mem = 4ULL << 30;
     config->types [0].labels = (char *) "zone=a\ngpu=0";
+    config->types [0].devices = (char *) "gpu=2";
     config->types [0].price = 0.1;
     snprintf (config->types [1].name, sizeof config->types [1].name, "big");
     config->types [1].procs = 16;
@@ -204,6 +205,7 @@ test_command_create_environment (void **state)
     char *expected = zsys_sprintf (
         "DROVER_BROKER=tcp://127.0.0.1:5999\n"
         "DROVER_POOL=testpool\n"
+        "DROVER_POOL_DEVICES=gpu=2\n"
         "DROVER_POOL_IDLE=hold\n"
         "DROVER_POOL_LABELS=zone=a,gpu=0\n"
         "DROVER_POOL_MEMORY=4294967296\n"

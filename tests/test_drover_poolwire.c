@@ -32,7 +32,7 @@ s_config (drover_poolconfig_t *config)
     config->max_instances = 3;
     config->max_price = 0.5;
     config->ntypes = 1;
-    config->types [0] = (drover_pooltype_t) { "small", 2, 4 * GIB, "", 0.10 };
+    config->types [0] = (drover_pooltype_t) { "small", 2, 4 * GIB, "", 0.10, NULL };
 }
 
 //  A pool that listed nothing and has two tasks of 2 procs waiting: it
@@ -45,7 +45,7 @@ s_pool (drover_poolconfig_t *config)
     int creates = 0;
     drover_pool_plan (pool, 1000, s_ignore, &creates);
     drover_pool_listed (pool, DROVER_POOLOP_OK, NULL, 0, "", 1000);
-    drover_pooldemand_t demand = { 2, GIB, "", 2 };
+    drover_pooldemand_t demand = { 2, GIB, "", 2, "" };
     drover_pool_set_load (pool, &demand, 1, NULL, 0, 1000);
     drover_pool_plan (pool, 1000, s_ignore, &creates);
     assert_int_equal (creates, 2);
@@ -175,7 +175,7 @@ test_table_shows_failures_and_quota_backoff (void **state)
 {
     drover_poolconfig_t config;
     drover_pool_t *pool = s_pool (&config);
-    drover_pooldemand_t demand = { 2, GIB, "", 3 };
+    drover_pooldemand_t demand = { 2, GIB, "", 3, "" };
     drover_pool_set_load (pool, &demand, 1, NULL, 0, 3000);
     int creates = 0;
     drover_pool_plan (pool, 3000, s_ignore, &creates);

@@ -453,16 +453,34 @@ test_pool_load_retire_and_admin (void **state)
     testutil_schedq_queue (actor, 2, 0, 2, 0, "");
     testutil_schedq_queue (actor, 3, 0, 2, 0, "");
     testutil_schedq_queue (actor, 4, 0, 1, 1 << 20, "gpu=1");
-    report = s_expect_load (actor, 2, 1);
+    //  A task asking devices: its shape says them, for the pool's types
+    drover_outbox_t *outbox = drover_outbox_new ();
+    drover_tenancy_t tenancy = { "alice", "gpu=2", 0 };
+    drover_outbox_say_queue (outbox, 5, 0, 3, 0, NULL, &tenancy);
+    testutil_say_batch (testutil_schedq_link, &outbox);
+    report = s_expect_load (actor, 3, 1);
     size_t count;
     const drover_pooldemand_t *demand = drover_loadreport_demand (report, &count);
-    const drover_pooldemand_t *twos = demand [0].procs == 2? &demand [0]: &demand [1];
-    const drover_pooldemand_t *gpus = demand [0].procs == 2? &demand [1]: &demand [0];
+    const drover_pooldemand_t *twos = NULL, *gpus = NULL, *devices = NULL;
+    for (size_t index = 0; index < count; index++)
+        if (demand [index].procs == 2)
+            twos = &demand [index];
+        else
+        if (demand [index].procs == 1)
+            gpus = &demand [index];
+        else
+            devices = &demand [index];
+    assert_non_null (twos);
+    assert_non_null (gpus);
+    assert_non_null (devices);
     assert_int_equal (twos->count, 2);
     assert_string_equal (twos->labels, "");
+    assert_string_equal (twos->devices, "");
     assert_int_equal (gpus->count, 1);
     assert_true (gpus->mem == 1 << 20);
     assert_string_equal (gpus->labels, "gpu=1");
+    assert_int_equal (devices->count, 1);
+    assert_string_equal (devices->devices, "gpu=2");
     const drover_poolload_t *load = drover_loadreport_workers (report, &count);
     assert_string_equal (load [0].id, "POOL-x-1");
     assert_int_equal (load [0].tasks, 1);

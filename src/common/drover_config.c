@@ -438,11 +438,16 @@ drover_config_dup (drover_config_t *self)
             *field = strdup (*field);
             assert (*field);
         }
-    for (size_t index = 0; index < copy->pool.ntypes; index++)
+    for (size_t index = 0; index < copy->pool.ntypes; index++) {
         if (copy->pool.types [index].labels) {
             copy->pool.types [index].labels = strdup (copy->pool.types [index].labels);
             assert (copy->pool.types [index].labels);
         }
+        if (copy->pool.types [index].devices) {
+            copy->pool.types [index].devices = strdup (copy->pool.types [index].devices);
+            assert (copy->pool.types [index].devices);
+        }
+    }
     return copy;
 }
 
@@ -456,8 +461,10 @@ drover_config_destroy (drover_config_t **self_p)
         for (size_t index = 0; index < S_SETTINGS; index++)
             if (s_settings [index].kind == S_STRING)
                 zstr_free ((char **) ((byte *) self + s_settings [index].offset));
-        for (size_t index = 0; index < self->pool.ntypes; index++)
+        for (size_t index = 0; index < self->pool.ntypes; index++) {
             zstr_free (&self->pool.types [index].labels);
+            zstr_free (&self->pool.types [index].devices);
+        }
         free (self);
         *self_p = NULL;
     }

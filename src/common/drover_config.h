@@ -22,6 +22,8 @@ typedef struct {
     uint64_t mem;               //  memory, bytes
     char *labels;               //  labels its worker carries, "k=v" joined by "\n", "" none
     double price;               //  price per hour, in the operator's currency
+    char *devices;              //  counted devices its worker has, "gpu=1" (canonical
+                                //  drover_devicelist text), "" or NULL none
 } drover_pooltype_t;
 
 #define DROVER_POOL_TYPES_MAX   64  //  instance types at most

@@ -6,6 +6,7 @@
 */
 
 #include "drover_poolconfig.h"
+#include "drover_devicelist.h"
 #include "drover_defaults.h"
 #include "drover_msg.h"
 #include <errno.h>
@@ -63,9 +64,9 @@ drover_poolconfig_set_type (drover_poolconfig_t *pool, const char *path, const c
         }
     const char *key = slash + 1;
     if (!streq (key, "procs") && !streq (key, "memory") && !streq (key, "labels")
-    &&  !streq (key, "price")) {
-        *error_p = zsys_sprintf ("%s: no such setting (a type has procs, memory, labels, price)",
-                                 path);
+    &&  !streq (key, "devices") && !streq (key, "price")) {
+        *error_p = zsys_sprintf ("%s: no such setting (a type has procs, memory, labels, devices,"
+                                 " price)", path);
         return -1;
     }
     drover_pooltype_t *type = NULL;
@@ -114,6 +115,21 @@ drover_poolconfig_set_type (drover_poolconfig_t *pool, const char *path, const c
         type->labels = labels;
     }
     else
+    if (streq (key, "devices")) {
+        drover_device_t devices [DROVER_DEVICES_MAX];
+        const char *why = NULL;
+        int count = drover_devicelist_parse (value, devices, &why);
+        if (count < 0) {
+            *error_p = zsys_sprintf ("%s: '%s' is not devices \"gpu=1,fpga=2\": %s", path, value,
+                                     why);
+            return -1;
+        }
+        char text [DROVER_DEVICELIST_TEXT_MAX];
+        zstr_free (&type->devices);
+        type->devices = strdup (drover_devicelist_format (devices, (size_t) count, text));
+        assert (type->devices);
+    }
+    else
         return drover_config_parse_price (path, value, &type->price, error_p);
     return 0;
 }
@@ -137,6 +153,8 @@ drover_poolconfig_print_types (const drover_poolconfig_t *pool, FILE *stream)
         if (*labels)
             fprintf (stream, "            labels = \"%s\"\n", labels);
         free (labels);
+        if (type->devices && *type->devices)
+            fprintf (stream, "            devices = \"%s\"\n", type->devices);
         fprintf (stream, "            price = %.17g\n", type->price);
     }
 }
@@ -185,9 +203,12 @@ drover_poolconfig_dup (const drover_poolconfig_t *pool)
                           &copy->local_dir, &copy->broker };
     for (size_t index = 0; index < sizeof strings / sizeof strings [0]; index++)
         *strings [index] = strdup (*strings [index]? *strings [index]: "");
-    for (size_t index = 0; index < copy->ntypes; index++)
+    for (size_t index = 0; index < copy->ntypes; index++) {
         copy->types [index].labels = strdup (pool->types [index].labels?
                                              pool->types [index].labels: "");
+        copy->types [index].devices = strdup (pool->types [index].devices?
+                                              pool->types [index].devices: "");
+    }
     return copy;
 }
 
@@ -204,8 +225,10 @@ drover_poolconfig_destroy (drover_poolconfig_t **self_p)
         zstr_free (&self->worker);
         zstr_free (&self->local_dir);
         zstr_free (&self->broker);
-        for (size_t index = 0; index < self->ntypes; index++)
+        for (size_t index = 0; index < self->ntypes; index++) {
             zstr_free (&self->types [index].labels);
+            zstr_free (&self->types [index].devices);
+        }
         free (self);
         *self_p = NULL;
     }

@@ -55,9 +55,9 @@ testutil_poolplan_setup (void **state)
     testutil_pool_defaults (config);
     config->max_instances = 64;
     config->ntypes = 3;
-    config->types [0] = (drover_pooltype_t) { "big", 16, 64 * TESTUTIL_GIB, "gpu=1\nzone=a", 1.20 };
-    config->types [1] = (drover_pooltype_t) { "medium", 4, 8 * TESTUTIL_GIB, "", 0.10 };
-    config->types [2] = (drover_pooltype_t) { "small", 2, 4 * TESTUTIL_GIB, "", 0.10 };
+    config->types [0] = (drover_pooltype_t) { "big", 16, 64 * TESTUTIL_GIB, "gpu=1\nzone=a", 1.20, NULL };
+    config->types [1] = (drover_pooltype_t) { "medium", 4, 8 * TESTUTIL_GIB, "", 0.10, NULL };
+    config->types [2] = (drover_pooltype_t) { "small", 2, 4 * TESTUTIL_GIB, "", 0.10, NULL };
     fx->actions = zlistx_new ();
     zlistx_set_destructor (fx->actions, s_string_destroy);
     fx->notes = zlistx_new ();
@@ -144,7 +144,7 @@ testutil_poolplan_demand (testutil_poolplan_t *fx, uint32_t procs, uint64_t mem,
                           const char *labels, uint32_t count,
           uint64_t now)
 {
-    drover_pooldemand_t demand = { procs, mem, labels, count };
+    drover_pooldemand_t demand = { procs, mem, labels, count, "" };
     drover_poolload_t load = { fx->busy, 1, 2, TESTUTIL_GIB, 42 };
     drover_pool_set_load (fx->pool, &demand, 1, &load, fx->busy ? 1 : 0, now);
 }

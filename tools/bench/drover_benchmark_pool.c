@@ -47,9 +47,9 @@ s_pool_config (drover_poolconfig_t *config, uint32_t instances)
     config->warn_failures = 3;
     config->list_interval = 600000;
     config->ntypes = 3;
-    config->types [0] = (drover_pooltype_t) { "small", 2, 4 * S_GIB, "", 0.10 };
-    config->types [1] = (drover_pooltype_t) { "medium", 8, 32 * S_GIB, "", 0.40 };
-    config->types [2] = (drover_pooltype_t) { "gpu", 32, 128 * S_GIB, "gpu=1", 2.00 };
+    config->types [0] = (drover_pooltype_t) { "small", 2, 4 * S_GIB, "", 0.10, NULL };
+    config->types [1] = (drover_pooltype_t) { "medium", 8, 32 * S_GIB, "", 0.40, NULL };
+    config->types [2] = (drover_pooltype_t) { "gpu", 32, 128 * S_GIB, "gpu=1", 2.00, NULL };
 }
 
 //  Time one size: returns usec per plan, or -1 (said why)
@@ -77,7 +77,7 @@ s_plan_cost (drover_benchmark_t *self, uint32_t instances, uint32_t tasks)
     for (uint32_t index = 0; index < S_SHAPES; index++)
         demand [index] = (drover_pooldemand_t) {
             1 + index % 8, (uint64_t) (1 + index) * S_GIB / 2, index == 9 ? "gpu=1" : "",
-            tasks / S_SHAPES + (index < tasks % S_SHAPES) };
+            tasks / S_SHAPES + (index < tasks % S_SHAPES), "" };
     size_t reported = instances - instances / 10;
     drover_pool_set_load (pool, demand, S_SHAPES, loads, reported, S_NOW);
     double result = -1;

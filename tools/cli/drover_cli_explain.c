@@ -191,6 +191,9 @@ s_text (const drover_msg_t *reply, bool group_array)
         if (why->code == DROVER_WHY_AHEAD)
             printf ("queue:   %s\n", text);
         else
+        if (why->code == DROVER_WHY_FAIR_SHARE)
+            printf ("share:   %s\n", text);
+        else
         if (why->code >= DROVER_WHY_NEXT)
             printf ("verdict: %s\n", text);
         else {

@@ -247,7 +247,7 @@ say "services: three workers of our own, node-1..3 (4 procs each), and a service
 #   Start worker node-$1 with the pool workers' key (a worker key)
 start_node () {
     DROVER_KEY="$WORK/pool.key" "$DROVER" worker --broker "$DROVER_BROKER" --id "node-$1" \
-        --procs 4 >>"$WORK/node-$1.log" 2>&1 &
+        --procs 4 --label pool=nodes >>"$WORK/node-$1.log" 2>&1 &
     PIDS+=($!)
     disown $!      # killed on purpose below: no job notice
 }
@@ -357,7 +357,7 @@ CLEANUP=$(awk '$1 == "cleanup" { print $2 }' "$WORK/pipeline.ids")
 echo "demo: nothing failed, so the clean-up (task $CLEANUP) was not needed:"
 "$DROVER" tasks --array "$WORKFLOW" | awk -v id="$CLEANUP" '$1 == id { print "  " $0 }'
 
-say "sharing: alice (weight 1) and bob (weight 3) share node-1..3; alice queues first"
+say "sharing: alice (weight 1) and bob (weight 3) share node-1..3 (label pool=nodes); alice queues first"
 for who in alice bob; do
     "$DROVER" keygen "$who" --dir "$WORK" >/dev/null
     cp "$WORK/$who.key" "$WORK/keys/clients/"
@@ -366,7 +366,7 @@ done
 for n in 1 2 3; do "$DROVER" hold "node-$n" >/dev/null; done
 for who in alice bob; do
     for i in $(seq 1 24); do
-        DROVER_KEY="$WORK/$who.key" "$DROVER" submit -- sleep 2 2>/dev/null
+        DROVER_KEY="$WORK/$who.key" "$DROVER" submit --label pool=nodes -- sleep 2 2>/dev/null
     done >"$WORK/$who.ids"
 done
 echo "demo: 24 tasks each queued while the workers were held; resuming them"

@@ -15,6 +15,7 @@
 */
 
 #include "drover_pool.h"
+#include "drover_devicelist.h"
 
 #define DROVER_POOL_UNFIT_MAX   1024    //  unfittable shapes remembered as warned
 
@@ -61,6 +62,7 @@ typedef struct {
     uint32_t procs;             //  procs each task asks
     uint64_t mem;               //  memory each asks, bytes
     const char *labels;         //  into self->labels_buf
+    const char *devices;        //  into self->labels_buf: "gpu=1", "" none
     uint32_t count;             //  tasks waiting
     int cheapest;               //  the cheapest type that fits, -1 none
 } s_shape_t;
@@ -145,6 +147,10 @@ static bool
 static uint32_t
     s_fit (uint32_t procs_free, uint64_t mem_free, uint32_t procs, uint64_t mem);
 
+//  how many tasks asking devices want fit in the devices have
+static uint32_t
+    s_devices_fit (const char *have, const char *want);
+
 //  =========================================================================
 //  The instances, the inputs that change them, and views of them
 //  =========================================================================
@@ -165,9 +171,12 @@ drover_pool_new (const drover_poolconfig_t *config, const char *prefix)
     self->config.broker = NULL;
     if (self->config.ntypes > DROVER_POOL_TYPES_MAX)
         self->config.ntypes = DROVER_POOL_TYPES_MAX;
-    for (size_t index = 0; index < self->config.ntypes; index++)
+    for (size_t index = 0; index < self->config.ntypes; index++) {
         self->config.types [index].labels =
             strdup (config->types [index].labels ? config->types [index].labels : "");
+        self->config.types [index].devices =
+            strdup (config->types [index].devices ? config->types [index].devices : "");
+    }
     self->prefix = strdup (prefix);
     self->next_number = 1;
     self->byname = zhashx_new ();
@@ -205,8 +214,10 @@ drover_pool_destroy (drover_pool_t **self_p)
         zhashx_destroy (&self->byname);
         zhashx_destroy (&self->registered);
         zhashx_destroy (&self->unfit_warned);
-        for (size_t index = 0; index < self->config.ntypes; index++)
+        for (size_t index = 0; index < self->config.ntypes; index++) {
             free (self->config.types [index].labels);
+            free (self->config.types [index].devices);
+        }
         free (self->config.name);
         free (self->prefix);
         free (self->shapes);
@@ -342,7 +353,8 @@ s_keep_demand (drover_pool_t *self, const drover_pooldemand_t *demand, size_t nd
 {
     size_t bytes = 0;
     for (size_t index = 0; index < ndemand; index++)
-        bytes += strlen (demand [index].labels ? demand [index].labels : "") + 1;
+        bytes += strlen (demand [index].labels ? demand [index].labels : "") + 1
+               + strlen (demand [index].devices ? demand [index].devices : "") + 1;
     free (self->shapes);
     free (self->labels_buf);
     free (self->fits);
@@ -359,6 +371,11 @@ s_keep_demand (drover_pool_t *self, const drover_pooldemand_t *demand, size_t nd
         memcpy (cursor, labels, length + 1);
         shape->labels = cursor;
         cursor += length + 1;
+        const char *devices = demand [index].devices ? demand [index].devices : "";
+        length = strlen (devices);
+        memcpy (cursor, devices, length + 1);
+        shape->devices = cursor;
+        cursor += length + 1;
         shape->procs = demand [index].procs;
         shape->mem = demand [index].mem;
         shape->count = demand [index].count;
@@ -369,13 +386,15 @@ s_keep_demand (drover_pool_t *self, const drover_pooldemand_t *demand, size_t nd
     for (size_t index = 0; index < self->nshapes; index++) {
         s_shape_t *shape = &self->shapes [index];
         const drover_pooltype_t *cheapest = drover_pooltype_cheapest (
-            self->config.types, ntypes, shape->procs, shape->mem, shape->labels);
+            self->config.types, ntypes, shape->procs, shape->mem, shape->labels, shape->devices);
         shape->cheapest = cheapest ? (int) (cheapest - self->config.types) : -1;
         for (size_t type = 0; type < ntypes; type++) {
             const drover_pooltype_t *offer = &self->config.types [type];
-            if (s_labels_include (offer->labels, shape->labels))
-                self->fits [index * ntypes + type] =
-                    s_fit (offer->procs, offer->mem, shape->procs, shape->mem);
+            if (s_labels_include (offer->labels, shape->labels)) {
+                uint32_t fit = s_fit (offer->procs, offer->mem, shape->procs, shape->mem);
+                uint32_t devices = s_devices_fit (offer->devices, shape->devices);
+                self->fits [index * ntypes + type] = fit < devices? fit: devices;
+            }
         }
     }
 }
@@ -889,6 +908,24 @@ s_labels_include (const char *have, const char *want)
     return true;
 }
 
+//  How many tasks asking want ("gpu=1", "" none) fit in the devices have:
+//  the fewest over the names asked, UINT32_MAX if it asks none
+static uint32_t
+s_devices_fit (const char *have, const char *want)
+{
+    drover_device_t asked [DROVER_DEVICES_MAX], held [DROVER_DEVICES_MAX];
+    int nasked = drover_devicelist_parse (want, asked, NULL);
+    int nheld = drover_devicelist_parse (have, held, NULL);
+    uint32_t fit = UINT32_MAX;
+    for (int index = 0; index < nasked; index++) {
+        uint32_t count = drover_devicelist_count (held, nheld > 0? (size_t) nheld: 0,
+                                                  asked [index].name);
+        uint32_t per = count / asked [index].count;
+        fit = per < fit? per: fit;
+    }
+    return fit;
+}
+
 //  How many tasks of procs/mem fit in procs_free/mem_free (a task asking
 //  nothing of a resource is not bounded by it)
 static uint32_t
@@ -906,13 +943,14 @@ s_fit (uint32_t procs_free, uint64_t mem_free, uint32_t procs, uint64_t mem)
 //  memory, then name
 const drover_pooltype_t *
 drover_pooltype_cheapest (const drover_pooltype_t *types, size_t ntypes, uint32_t procs,
-                          uint64_t mem, const char *labels)
+                          uint64_t mem, const char *labels, const char *devices)
 {
     const drover_pooltype_t *best = NULL;
     for (size_t index = 0; index < ntypes; index++) {
         const drover_pooltype_t *type = &types [index];
         if (type->procs < procs || type->mem < mem || type->procs == 0
-        ||  !s_labels_include (type->labels, labels))
+        ||  !s_labels_include (type->labels, labels)
+        ||  s_devices_fit (type->devices, devices) == 0)
             continue;
         if (best) {
             if (type->price != best->price) {
@@ -1123,7 +1161,9 @@ s_fit_coming (drover_pool_t *self, size_t index, uint32_t need)
 {
     const s_shape_t *shape = &self->shapes [index];
     size_t ntypes = self->config.ntypes;
-    for (size_t room = 0; room < self->nrooms && need; ) {
+    //  Rooms keep procs and memory, not devices: a shape asking devices
+    //  takes fresh instances only
+    for (size_t room = 0; room < self->nrooms && need && !*shape->devices; ) {
         s_room_t *it = &self->rooms [room];
         uint32_t take = 0;
         if (self->fits [index * ntypes + it->type])
@@ -1261,7 +1301,7 @@ s_plan_creates (drover_pool_t *self, s_budget_t *budget, uint64_t now,
     }
     if (budget->live < self->config.min_instances && ntypes) {
         const drover_pooltype_t *cheapest =
-            drover_pooltype_cheapest (self->config.types, ntypes, 0, 0, "");
+            drover_pooltype_cheapest (self->config.types, ntypes, 0, 0, "", "");
         while (cheapest && budget->live < self->config.min_instances)
             if (!s_create (self, (int) (cheapest - self->config.types), budget, now, fn, arg))
                 break;

@@ -117,6 +117,7 @@ typedef struct {
     uint64_t mem;                   //  memory each asks, bytes
     const char *labels;             //  labels each requires, "k=v" joined by "\n", "" none
     uint32_t count;                 //  tasks of this shape waiting unplaced
+    const char *devices;            //  devices each asks, "gpu=1" (drover_devicelist), "" none
 } drover_pooldemand_t;
 
 //  What a worker has, from the scheduler's load report
@@ -270,11 +271,12 @@ void
     drover_pool_counts (drover_pool_t *self, drover_poolcounts_t *counts);
 
 //  Return the cheapest of types that fits a task asking procs, mem and
-//  labels ("k=v" joined by "\n", "" or NULL none), or NULL if none fits.
-//  Used by the pool and by the scheduler's explain.
+//  labels ("k=v" joined by "\n", "" or NULL none) and devices ("gpu=1", ""
+//  or NULL none), or NULL if none fits. Used by the pool and by the
+//  scheduler's explain.
 const drover_pooltype_t *
     drover_pooltype_cheapest (const drover_pooltype_t *types, size_t ntypes, uint32_t procs,
-                              uint64_t mem, const char *labels);
+                              uint64_t mem, const char *labels, const char *devices);
 
 //  Return the name of a state ("unknown", "booting", "idle", "running",
 //  "shutdown") or of a behaviour ("run", "hold", "drain")

@@ -203,6 +203,7 @@ drover_poolcommand_new (const char *program, const char *pool, const char *broke
     for (size_t index = 0; index < ntypes; index++) {
         self->types [index] = types [index];
         self->types [index].labels = strdup (types [index].labels? types [index].labels: "");
+        self->types [index].devices = strdup (types [index].devices? types [index].devices: "");
     }
     self->ntypes = ntypes;
     self->op_timeout = op_timeout;
@@ -235,8 +236,10 @@ drover_poolcommand_destroy (drover_poolcommand_t **self_p)
     }
     zlistx_destroy (&self->ops);
     zhashx_destroy (&self->known);
-    for (size_t index = 0; index < self->ntypes; index++)
+    for (size_t index = 0; index < self->ntypes; index++) {
         free (self->types [index].labels);
+        free (self->types [index].devices);
+    }
     free (self->types);
     free (self->polled);
     free (self->scratch);
@@ -303,6 +306,7 @@ s_env_new (drover_poolcommand_t *self, const char *instance, const drover_poolty
                     *c = ',';
             s_setenv (env, "DROVER_POOL_LABELS", labels);
             free (labels);
+            s_setenv (env, "DROVER_POOL_DEVICES", type->devices? type->devices: "");
         }
         s_setenv (env, "DROVER_POOL_IDLE", drover_idle_behaviour_name (behaviour));
         s_setenv (env, "DROVER_WORKER_ID", instance);

@@ -37,6 +37,7 @@
 #   define _GNU_SOURCE         //  pipe2, posix_spawn_file_actions_addclosefrom_np
 #endif
 #include "drover_poollocal.h"
+#include "drover_devicelist.h"
 #include "drover_msg.h"
 #include <dirent.h>
 #include <errno.h>
@@ -316,7 +317,7 @@ s_spawn (drover_poollocal_t *self, const drover_pooltype_t *type, const char *na
     char mem [32];
     snprintf (procs, sizeof procs, "%u", type->procs);
     snprintf (mem, sizeof mem, "%" PRIu64, type->mem);
-    const char *argv [8 + 2 + 2 * DROVER_LABELS_MAX + 1] = {
+    const char *argv [8 + 2 + 2 * DROVER_LABELS_MAX + 2 * DROVER_DEVICES_MAX + 1] = {
         self->worker, "worker", "--broker", self->broker, "--id", name, "--procs", procs
     };
     size_t argc = 8;
@@ -330,6 +331,20 @@ s_spawn (drover_poollocal_t *self, const drover_pooltype_t *type, const char *na
          label = strtok_r (NULL, "\n", &save)) {
         argv [argc++] = "--label";
         argv [argc++] = label;
+    }
+    //  Its devices, one --device per name; none given: none (not detected)
+    drover_device_t devices [DROVER_DEVICES_MAX];
+    int ndevices = drover_devicelist_parse (type->devices, devices, NULL);
+    char device_flags [DROVER_DEVICES_MAX][DROVER_DEVICE_NAME_MAX + 16];
+    for (int index = 0; index < ndevices; index++) {
+        snprintf (device_flags [index], sizeof device_flags [index], "%.32s=%u",
+                  devices [index].name, devices [index].count);
+        argv [argc++] = "--device";
+        argv [argc++] = device_flags [index];
+    }
+    if (ndevices <= 0 || !drover_devicelist_count (devices, (size_t) ndevices, "gpu")) {
+        argv [argc++] = "--device";
+        argv [argc++] = "gpu=0";        //  the type says what it has: no detection
     }
     argv [argc] = NULL;
     //  The broker's environment, DROVER_BROKER ours

@@ -415,8 +415,8 @@ drover_affinity_each_demand (drover_affinity_t *self, size_t max_shapes,
     zlistx_t *order = zlistx_new ();
     for (size_t index = 0; index < self->count; index++) {
         const s_request_t *request = self->requests [index];
-        char *key = zsys_sprintf ("%u/%" PRIu64 "/%s", request->procs, request->mem,
-                                  request->labels);
+        char *key = zsys_sprintf ("%u/%" PRIu64 "/%s/%s", request->procs, request->mem,
+                                  request->labels, request->devices);
         s_shape_t *shape = (s_shape_t *) zhashx_lookup (shapes, key);
         if (shape)
             shape->count++;
@@ -432,7 +432,8 @@ drover_affinity_each_demand (drover_affinity_t *self, size_t max_shapes,
     }
     for (s_shape_t *shape = (s_shape_t *) zlistx_first (order); shape;
          shape = (s_shape_t *) zlistx_next (order))
-        fn (shape->sample->procs, shape->sample->mem, shape->sample->labels, shape->count, arg);
+        fn (shape->sample->procs, shape->sample->mem, shape->sample->labels,
+            shape->sample->devices, shape->count, arg);
     zlistx_destroy (&order);
     zhashx_destroy (&shapes);
 }

@@ -289,7 +289,8 @@ s_never (drover_schedq_t *sched, const s_asked_t *asked, drover_why_t *verdict)
         //  An elastic pool: an instance of the cheapest type that fits
         //  will be started for it, or none fits (and none is started)
         const drover_pooltype_t *type = drover_pooltype_cheapest (
-            pooltypes, npooltypes, asked->procs, demand->mem, demand->given);
+            pooltypes, npooltypes, asked->procs, demand->mem, demand->given,
+            demand->device_text);
         verdict->code = type? DROVER_WHY_POOL_START: DROVER_WHY_POOL_NOFIT;
         if (type)
             snprintf (verdict->text, sizeof verdict->text, "%s", type->name);
@@ -478,7 +479,7 @@ s_group_runnable (drover_schedq_t *sched, uint32_t procs, const drover_demand_t 
     const drover_pooltype_t *pooltypes = drover_schedq_pooltypes (sched, &npooltypes);
     if (npooltypes)
         return drover_pooltype_cheapest (pooltypes, npooltypes, procs,
-                                         demand->mem, demand->given) != NULL;
+                                         demand->mem, demand->given, demand->device_text) != NULL;
     if (drover_schedq_workers (sched) == 0)
         return true;
     drover_schedq_view_t worker;

@@ -37,8 +37,10 @@ drover_loadreport_destroy (drover_loadreport_t **self_p)
     assert (self_p);
     drover_loadreport_t *self = *self_p;
     if (self) {
-        for (size_t index = 0; index < self->ndemand; index++)
+        for (size_t index = 0; index < self->ndemand; index++) {
             free ((char *) self->demand [index].labels);
+            free ((char *) self->demand [index].devices);
+        }
         for (size_t index = 0; index < self->nworkers; index++)
             free ((char *) self->workers [index].id);
         free (self->demand);
@@ -63,7 +65,7 @@ s_grow (void *array, size_t used, size_t *allocated_p, size_t size)
 //  Add a demand shape
 void
 drover_loadreport_add_demand (drover_loadreport_t *self, uint32_t procs, uint64_t mem,
-                            const char *labels, uint32_t count)
+                            const char *labels, const char *devices, uint32_t count)
 {
     assert (self);
     self->demand = (drover_pooldemand_t *) s_grow (self->demand, self->ndemand,
@@ -72,7 +74,8 @@ drover_loadreport_add_demand (drover_loadreport_t *self, uint32_t procs, uint64_
     shape->procs = procs;
     shape->mem = mem;
     shape->labels = strdup (labels? labels: "");
-    assert (shape->labels);
+    shape->devices = strdup (devices? devices: "");
+    assert (shape->labels && shape->devices);
     shape->count = count;
 }
 
@@ -109,13 +112,16 @@ drover_loadreport_encode (drover_loadreport_t *self)
     assert (self);
     if (self->ndemand > DROVER_LOADREPORT_SHAPES_MAX) {
         qsort (self->demand, self->ndemand, sizeof *self->demand, s_compare_count);
-        for (size_t index = DROVER_LOADREPORT_SHAPES_MAX; index < self->ndemand; index++)
+        for (size_t index = DROVER_LOADREPORT_SHAPES_MAX; index < self->ndemand; index++) {
             free ((char *) self->demand [index].labels);
+            free ((char *) self->demand [index].devices);
+        }
         self->ndemand = DROVER_LOADREPORT_SHAPES_MAX;
     }
     size_t size = 8;
     for (size_t index = 0; index < self->ndemand; index++)
-        size += 20 + strlen (self->demand [index].labels);
+        size += 20 + strlen (self->demand [index].labels) + 4
+              + strlen (self->demand [index].devices);
     for (size_t index = 0; index < self->nworkers; index++)
         size += 28 + strlen (self->workers [index].id);
     zframe_t *frame = zframe_new (NULL, size);
@@ -128,6 +134,7 @@ drover_loadreport_encode (drover_loadreport_t *self)
         drover_framecursor_put (&cursor, &shape->count, 4);
         drover_framecursor_put (&cursor, &shape->mem, 8);
         drover_framecursor_put_string (&cursor, shape->labels);
+        drover_framecursor_put_string (&cursor, shape->devices);
     }
     for (size_t index = 0; index < self->nworkers; index++) {
         const drover_poolload_t *worker = &self->workers [index];
@@ -158,10 +165,12 @@ drover_loadreport_decode (zframe_t *frame)
           && drover_framecursor_get (&cursor, end, &count, 4)
           && drover_framecursor_get (&cursor, end, &mem, 8);
         char *labels = ok? drover_framecursor_get_string (&cursor, end): NULL;
-        if (labels)
-            drover_loadreport_add_demand (self, procs, mem, labels, count);
-        ok = labels != NULL;
+        char *devices = labels? drover_framecursor_get_string (&cursor, end): NULL;
+        if (devices)
+            drover_loadreport_add_demand (self, procs, mem, labels, devices, count);
+        ok = devices != NULL;
         free (labels);
+        free (devices);
     }
     for (uint32_t index = 0; ok && index < counts [1]; index++) {
         uint32_t tasks, procs_used;

@@ -36,12 +36,12 @@ drover_loadreport_t *
 void
     drover_loadreport_destroy (drover_loadreport_t **self_p);
 
-//  Add a demand shape (labels "k=v" joined by "\n", "" or NULL none;
-//  copied). Past DROVER_LOADREPORT_SHAPES_MAX, the smallest counts drop
-//  when the report is encoded.
+//  Add a demand shape (labels "k=v" joined by "\n", devices "gpu=1", ""
+//  or NULL none; copied). Past DROVER_LOADREPORT_SHAPES_MAX, the smallest
+//  counts drop when the report is encoded.
 void
     drover_loadreport_add_demand (drover_loadreport_t *self, uint32_t procs, uint64_t mem,
-                                const char *labels, uint32_t count);
+                                const char *labels, const char *devices, uint32_t count);
 
 //  Add a worker's load (id copied)
 void

@@ -844,8 +844,8 @@ s_tell_demand (drover_schedq_t *self, uint32_t handle, void *arg)
     s_teller_t *teller = (s_teller_t *) arg;
     s_group_t *group = s_group (self, handle);
     if (group->count)
-        teller->demand (group->procs, group->demand->mem, group->demand->given, group->count,
-                        teller->arg);
+        teller->demand (group->procs, group->demand->mem, group->demand->given,
+                        group->demand->device_text, group->count, teller->arg);
 }
 
 //  Call fn for each distinct demand waiting

@@ -317,10 +317,10 @@ const char *
     drover_schedq_assigned (drover_schedq_t *self, uint64_t task);
 
 //  Called once for each distinct demand of the queued requests: procs,
-//  memory (bytes), labels ("k=v" joined by "\n", "" none) and how many
-//  requests ask it
+//  memory (bytes), labels ("k=v" joined by "\n", "" none), devices
+//  ("gpu=1", "" none) and how many requests ask it
 typedef void (drover_schedq_demand_fn) (uint32_t procs, uint64_t mem, const char *labels,
-                                       uint32_t count, void *arg);
+                                       const char *devices, uint32_t count, void *arg);
 
 //  Call fn for each distinct demand waiting (the queue's groups, counted as
 //  requests come and go): O(distinct demands), not O(requests)
