@@ -318,6 +318,12 @@ int
 int
     drover_benchmark_phase_graph_restart (drover_benchmark_t *self);
 
+//  (r) usec per assignment through the whole broker with queued tasks
+//  spread over owners (drover_benchmark_sim.c): figure name. 0 or -1.
+int
+    drover_benchmark_assign_cost_owners (drover_benchmark_t *self, long long queued,
+                                         uint32_t owners, const char *name);
+
 //  (r) fair share: the cost of an assignment among many owners, and two
 //  owners' split of real agents' procs (drover_benchmark_share.c)
 int

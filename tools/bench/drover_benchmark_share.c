@@ -4,7 +4,8 @@
     First the scheduling queue alone (drover_schedbench, in this process):
     the cost of one assignment on a full cluster with one owner, then with
     --share-owners owners sharing --share-queued queued requests, both in
-    the same run, and their ratio.
+    the same run, and their ratio; then the same through the whole broker
+    (phase (e)'s simulated workers), one owner and then many.
 
     Then a real broker (share/weights=low=1,high=3) and two real `drover
     worker` agents of two procs each. Owners low and high each queue
@@ -105,6 +106,14 @@ s_cost (drover_benchmark_t *self)
     drover_benchmark_figure (self, "share_assign_us_many", many.usec, "usec");
     drover_benchmark_figure (self, "share_cost_ratio", one.usec > 0? many.usec / one.usec: 0, "x");
     drover_benchmark_figure (self, "share_spread_many", many.spread, "x");
+    //  The same through the whole broker, simulated workers, same run
+    if (drover_benchmark_assign_cost_owners (self, queued, 1, "share_broker_us_1")
+    ||  drover_benchmark_assign_cost_owners (self, queued, owners, "share_broker_us_many"))
+        return -1;
+    double broker_one = self->figures [self->nfigures - 2].value;
+    double broker_many = self->figures [self->nfigures - 1].value;
+    drover_benchmark_figure (self, "share_broker_ratio",
+                             broker_one > 0? broker_many / broker_one: 0, "x");
     return 0;
 }
 

@@ -353,6 +353,38 @@ s_size_name (char *buffer, size_t size, const char *prefix, long long value)
         snprintf (buffer, size, "%s%lld", prefix, value);
 }
 
+//  Submit count tasks like submit, their owners owner-1..owner-N in turn
+//  (owners <= 1: the submit's own). Returns the usec it took, or -1.
+static int64_t
+s_submit_spread (drover_benchmark_t *self, drover_client_t *client,
+                 drover_benchmark_tally_t *tally, drover_submit_t *submit, long long count,
+                 uint32_t owners, const char *phase)
+{
+    if (owners <= 1)
+        return drover_benchmark_submit_many (self, client, tally, submit, count, phase);
+    int64_t started = zclock_usecs ();
+    for (long long index = 0; index < count; index++) {
+        char owner [32];
+        snprintf (owner, sizeof owner, "owner-%u", (uint32_t) (index % owners) + 1);
+        drover_submit_set_owner (submit, owner);
+        if (drover_client_submit_async (client, submit, 0) == 0) {
+            drover_cli_error (client, phase);
+            return -1;
+        }
+        if ((index & 1023) == 0)
+            drover_benchmark_progress (self, phase, index, count, false);
+    }
+    if (drover_client_flush (client)) {
+        drover_cli_error (client, phase);
+        return -1;
+    }
+    if (tally->refused) {
+        fprintf (stderr, "drover bench: %s: %" PRIu64 " submits refused\n", phase, tally->refused);
+        return -1;
+    }
+    return zclock_usecs () - started;
+}
+
 //  On a fresh broker: queue tasks, connect workers of procs each, let them
 //  fill their slots, release, and time opts.assigns offers. With busy > 0,
 //  the tasks ask for S_POOL_BUSY and only the first busy workers take them
@@ -360,7 +392,7 @@ s_size_name (char *buffer, size_t size, const char *prefix, long long value)
 //  or -1.
 static int
 s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, size_t busy,
-               uint32_t procs, const char *name)
+               uint32_t procs, uint32_t owners, const char *name)
 {
     int rc = drover_benchmark_broker_start (self, NULL);
     drover_benchmark_tally_t tally = { 0 };
@@ -372,8 +404,8 @@ s_assign_cost (drover_benchmark_t *self, long long queued, size_t workers, size_
     long long assigns = self->opts.assigns;
     if (rc == 0)
         rc = drover_client_set_window (client, (uint32_t) self->opts.window);
-    if (rc == 0 && drover_benchmark_submit_many (self, client, &tally, submit,
-                                                 queued + (long long) slots + assigns, name) < 0)
+    if (rc == 0 && s_submit_spread (self, client, &tally, submit,
+                                    queued + (long long) slots + assigns, owners, name) < 0)
         rc = -1;
     drover_submit_destroy (&submit);
     drover_client_destroy (&client);
@@ -418,9 +450,19 @@ drover_benchmark_phase_queue (drover_benchmark_t *self)
         char name [40];
         s_size_name (name, sizeof name, "assign_us_q", self->opts.queue_sizes [index]);
         rc = s_assign_cost (self, self->opts.queue_sizes [index], S_QUEUE_WORKERS, 0, procs,
-                            name);
+                            1, name);
     }
     return rc;
+}
+
+//  (r) usec per assignment through the whole broker with queued tasks of
+//  owners owners (spread evenly), as phase (e) measures it
+int
+drover_benchmark_assign_cost_owners (drover_benchmark_t *self, long long queued,
+                                     uint32_t owners, const char *name)
+{
+    uint32_t procs = (uint32_t) ((self->opts.slots + S_QUEUE_WORKERS - 1) / S_QUEUE_WORKERS);
+    return s_assign_cost (self, queued, S_QUEUE_WORKERS, 0, procs, owners, name);
 }
 
 //  (e) usec per assignment by connected workers: S_QUEUE_WORKERS of them
@@ -435,7 +477,8 @@ drover_benchmark_phase_workers (drover_benchmark_t *self)
         uint32_t procs = (uint32_t) ((self->opts.slots + (long long) busy - 1) / (long long) busy);
         char name [40];
         snprintf (name, sizeof name, "assign_us_w%lld", workers);
-        rc = s_assign_cost (self, self->opts.assign_queue, (size_t) workers, busy, procs, name);
+        rc = s_assign_cost (self, self->opts.assign_queue, (size_t) workers, busy, procs, 1,
+                            name);
     }
     return rc;
 }
