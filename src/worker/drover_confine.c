@@ -23,6 +23,7 @@
 #   define _GNU_SOURCE
 #endif
 #include "drover_confine.h"
+#include "drover_cgfile.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -94,37 +95,14 @@ drover_confine_new (const char *mode)
 }
 
 
-//  Read a small file whole into a fresh string; NULL if unreadable
-static char *
-s_slurp (const char *path)
-{
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
-    if (fd == -1)
-        return NULL;
-    size_t size = 0, alloc = 4096;
-    char *text = (char *) zmalloc (alloc);
-    ssize_t rc;
-    while ((rc = read (fd, text + size, alloc - 1 - size)) > 0 || (rc == -1 && errno == EINTR)) {
-        size += rc > 0? (size_t) rc: 0;
-        if (size + 1 == alloc) {
-            alloc *= 2;
-            text = (char *) realloc (text, alloc);
-            assert (text);
-        }
-    }
-    close (fd);
-    text [size] = 0;
-    return text;
-}
-
 //  Find the directory of this process's cgroup v2: the cgroup2 mount point
 //  plus the path on the `0::` line of /proc/self/cgroup. Fresh string, or
 //  NULL (why in *why).
 static char *
 s_cgroup_own (const char **why)
 {
-    char *mounts = s_slurp ("/proc/self/mounts");
-    char *cgroups = s_slurp ("/proc/self/cgroup");
+    char *mounts = drover_cgfile_read ("/proc/self/mounts");
+    char *cgroups = drover_cgfile_read ("/proc/self/cgroup");
     char *own = NULL;
     char mount [PATH_MAX] = "";
     for (char *line = mounts; line && *line; ) {
@@ -219,22 +197,6 @@ s_join (char *path, size_t size, const char *dir, const char *name)
     return true;
 }
 
-//  Write text into a file of a cgroup directory; 0 or -1
-static int
-s_cgroup_write (const char *dir, const char *file, const char *text)
-{
-    char path [PATH_MAX];
-    if (!s_join (path, sizeof path, dir, file))
-        return -1;
-    int fd = open (path, O_WRONLY | O_CLOEXEC);
-    if (fd == -1)
-        return -1;
-    ssize_t size = (ssize_t) strlen (text);
-    int rc = write (fd, text, (size_t) size) == size? 0: -1;
-    close (fd);
-    return rc;
-}
-
 //  Wait until a cgroup has no process left, up to msec; true if empty.
 //  cgroup.events says "populated 0" then, and signals each change as POLLPRI.
 static bool
@@ -276,7 +238,7 @@ s_cgroup_await_empty (const char *dir, int msec)
 static void
 s_cgroup_sweep (const char *dir)
 {
-    if (s_cgroup_write (dir, "cgroup.kill", "1") == -1 && errno == ENOENT)
+    if (drover_cgfile_write (dir, "cgroup.kill", "1") == -1 && errno == ENOENT)
         return;                     //  removed already
     s_cgroup_await_empty (dir, S_SWEEP_WAIT);
     int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -521,7 +483,7 @@ s_signal_listed (drover_confine_t *self, uint32_t group, int signum)
 {
     char path [PATH_MAX];
     s_group_path (self, group, "cgroup.procs", path, sizeof path);
-    char *text = s_slurp (path);
+    char *text = drover_cgfile_read (path);
     for (char *cursor = text; cursor && *cursor; ) {
         char *end;
         long pid = strtol (cursor, &end, 10);
@@ -547,7 +509,7 @@ drover_confine_signal (drover_confine_t *self, uint32_t group, pid_t pid, int si
     if (group && signum == SIGKILL) {
         char dir [PATH_MAX];
         s_group_path (self, group, NULL, dir, sizeof dir);
-        s_cgroup_write (dir, "cgroup.kill", "1");
+        drover_cgfile_write (dir, "cgroup.kill", "1");
     }
     else
     if (group)
@@ -574,7 +536,7 @@ drover_confine_release (drover_confine_t *self, uint32_t group, pid_t pid)
         return;                     //  the common case: nothing was left in it
     //  Something the task started lives on: it dies with the task, and the
     //  directory goes once the kernel has seen it out
-    s_cgroup_write (dir, "cgroup.kill", "1");
+    drover_cgfile_write (dir, "cgroup.kill", "1");
     if (self->nleftover == self->leftover_alloc) {
         self->leftover_alloc = self->leftover_alloc? self->leftover_alloc * 2: 16;
         self->leftover = (uint32_t *) realloc (self->leftover,

@@ -16,6 +16,7 @@
 #   define _GNU_SOURCE
 #endif
 #include "drover_memlimit.h"
+#include "drover_cgfile.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -109,49 +110,6 @@ s_key (uint32_t number)
     return (void *) (uintptr_t) number;
 }
 
-//  Read a small file whole into a fresh string; NULL if unreadable
-static char *
-s_slurp (const char *path)
-{
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
-    if (fd == -1)
-        return NULL;
-    size_t size = 0, alloc = 4096;
-    char *text = (char *) zmalloc (alloc);
-    ssize_t rc;
-    while ((rc = read (fd, text + size, alloc - 1 - size)) > 0 || (rc == -1 && errno == EINTR)) {
-        size += rc > 0? (size_t) rc: 0;
-        if (size + 1 == alloc) {
-            alloc *= 2;
-            text = (char *) realloc (text, alloc);
-            assert (text);
-        }
-    }
-    close (fd);
-    text [size] = 0;
-    return text;
-}
-
-//  Write text into a file dir/file; 0 or -1 (errno)
-static int
-s_write (const char *dir, const char *file, const char *text)
-{
-    char path [PATH_MAX];
-    if (snprintf (path, sizeof path, "%s/%s", dir, file) >= (int) sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = open (path, O_WRONLY | O_CLOEXEC);
-    if (fd == -1)
-        return -1;
-    ssize_t size = (ssize_t) strlen (text);
-    int rc = write (fd, text, (size_t) size) == size? 0: -1;
-    int error = errno;
-    close (fd);
-    errno = error;
-    return rc;
-}
-
 //  Return true if the word is in a list of words separated by any of seps
 static bool
 s_listed (const char *list, const char *word, const char *seps)
@@ -187,7 +145,7 @@ s_find_v2 (drover_memlimit_t *self, const char *v2_dir, char *why, size_t size)
     *slash = 0;
     char path [PATH_MAX + 32];
     snprintf (path, sizeof path, "%s/cgroup.controllers", own);
-    char *controllers = s_slurp (path);
+    char *controllers = drover_cgfile_read (path);
     bool has = s_listed (controllers, "memory", " \n");
     free (controllers);
     if (!has) {
@@ -197,15 +155,15 @@ s_find_v2 (drover_memlimit_t *self, const char *v2_dir, char *why, size_t size)
     //  A cgroup with processes (the worker's own, unless the root) may
     //  refuse: then only a parent that delegated it enabled helps
     snprintf (path, sizeof path, "%s/cgroup.subtree_control", own);
-    char *enabled = s_slurp (path);
+    char *enabled = drover_cgfile_read (path);
     has = s_listed (enabled, "memory", " \n");
     free (enabled);
-    if (!has && s_write (own, "cgroup.subtree_control", "+memory") == -1) {
+    if (!has && drover_cgfile_write (own, "cgroup.subtree_control", "+memory") == -1) {
         snprintf (why, size, "cannot enable memory in %s/cgroup.subtree_control: %s",
                   own, strerror (errno));
         return -1;
     }
-    if (s_write (v2_dir, "cgroup.subtree_control", "+memory") == -1) {
+    if (drover_cgfile_write (v2_dir, "cgroup.subtree_control", "+memory") == -1) {
         snprintf (why, size, "cannot enable memory in %s/cgroup.subtree_control: %s",
                   v2_dir, strerror (errno));
         return -1;
@@ -255,7 +213,7 @@ s_v1_sweep_stale (const char *base)
 static int
 s_find_v1 (drover_memlimit_t *self, char *why, size_t size)
 {
-    char *mounts = s_slurp ("/proc/self/mounts");
+    char *mounts = drover_cgfile_read ("/proc/self/mounts");
     char mount [PATH_MAX] = "";
     for (char *line = mounts; line && *line; ) {
         char *end = strchr (line, '\n');
@@ -274,7 +232,7 @@ s_find_v1 (drover_memlimit_t *self, char *why, size_t size)
         snprintf (why, size, "no cgroup mount with the memory controller");
         return -1;
     }
-    char *cgroups = s_slurp ("/proc/self/cgroup");
+    char *cgroups = drover_cgfile_read ("/proc/self/cgroup");
     char own [PATH_MAX] = "";
     for (char *line = cgroups; line && *line; ) {
         char *end = strchr (line, '\n');
@@ -537,7 +495,7 @@ drover_memlimit_oom (drover_memlimit_t *self, uint32_t limit_nbr, bool killed)
 static void
 s_kill_listed (const char *path)
 {
-    char *text = s_slurp (path);
+    char *text = drover_cgfile_read (path);
     for (char *cursor = text; cursor && *cursor; ) {
         char *end;
         long pid = strtol (cursor, &end, 10);
