@@ -82,7 +82,10 @@ test_bench_quick_json (void **state)
         "fanout_plain_rate", "fanout_array_rate", "fanout_rate", "fanout_vs_plain_pct",
         "fanout_vs_array_pct", "chain_submit_rate", "chain_rate", "chain_link_ms",
         "array_accept_ms", "array_rss_before", "array_rss_after", "array_cancel_ms",
-        "graph_restart_ms", "graph_restart_ended_at_kill", "graph_restart_ended"
+        "graph_restart_ms", "graph_restart_ended_at_kill", "graph_restart_ended",
+        "share_assign_us_1", "share_assign_us_many", "share_cost_ratio", "share_broker_us_1",
+        "share_broker_us_many", "share_broker_ratio", "share_low_pct", "share_high_pct",
+        "share_late_first_ms"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);
