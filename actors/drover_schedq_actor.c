@@ -979,6 +979,22 @@ s_handle_share_list (self_t *self, zframe_t *route, drover_msg_t *request)
     table->seq = request->seq;
     drover_share_row_t *rows = drover_shareboard_rows (self->shares, DROVER_ROWS_MAX,
                                                        &table->nshares);
+    //  Waiting: in the queue for room or their turn, not held by a quota
+    drover_fairshare_t *fairshare = drover_schedq_fairshare (self->sched);
+    drover_share_row_t *account = NULL;
+    for (uint32_t index = 0; index < table->nshares; index++) {
+        drover_share_row_t *row = &rows [index];
+        if (row->kind == 0) {
+            account = row;
+            account->waiting = 0;
+            continue;
+        }
+        uint32_t owner = drover_fairshare_owner (fairshare, row->name);
+        size_t held = owner? drover_schedq_quota_held_of (self->sched, owner): 0;
+        row->waiting = row->queued > held? row->queued - held: 0;
+        if (account)
+            account->waiting += row->waiting;
+    }
     table->share_rows = rows;
     s_send (self, route, table);
     //  Ours to free, whether or not the message would free them

@@ -79,6 +79,7 @@ test_task_past_mem_ends_oom (void **state)
                  drover_task_state_name (done [0]->state),
                  done [0]->reason? done [0]->reason: "");
     assert_int_equal (done [0]->state, DROVER_TASK_FAILED);
+    assert_int_equal (done [0]->end, DROVER_END_OOM);       //  a level-4 client is told OOM
     assert_string_equal (done [0]->worker, "oomy");
     assert_int_equal (done [0]->signal, SIGKILL);
     assert_non_null (done [0]->reason);
@@ -97,6 +98,10 @@ test_task_past_mem_ends_oom (void **state)
     testutil_cli_t run;
     testutil_cli (cluster->endpoint, show, &run);
     testutil_cli_expect (&run, 0, run.out, "\"outcome\":\"oom\"");
+    //  explain says how it ended
+    const char *explain [] = { "explain", id, NULL };
+    testutil_cli (cluster->endpoint, explain, &run);
+    testutil_cli_expect (&run, 0, run.out, "ended:   OOM: killed by the OOM killer");
 
     //  The worker is still registered and runs what comes next
     assert_true (testutil_wait_workers (client, 1, S_WAIT_MAX));

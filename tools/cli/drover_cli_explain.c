@@ -165,9 +165,10 @@ s_wait_sentence (const drover_msg_t *reply, uint32_t index, bool group_array, ch
     return false;
 }
 
-//  Print an explanation in words
+//  Print an explanation in words; ended (a final task's TASK INFO, or
+//  NULL) says how it ended
 static void
-s_text (const drover_msg_t *reply, bool group_array)
+s_text (const drover_msg_t *reply, bool group_array, const drover_taskinfo_t *ended)
 {
     char text [512];
     printf ("task %" PRIu64 ": %s", reply->task, drover_task_state_name (reply->state));
@@ -176,6 +177,9 @@ s_text (const drover_msg_t *reply, bool group_array)
             printf (" on %s", reply->worker);
         if (reply->attempt)
             printf (", attempt %u", reply->attempt);
+        if (ended && ended->end != DROVER_END_NONE)
+            printf ("\nended:   %s%s%s", drover_end_name (ended->end),
+                    ended->reason? ": ": "", ended->reason? ended->reason: "");
         printf ("\n(drover show %" PRIu64 " has its history)\n", reply->task);
         return;
     }
@@ -273,13 +277,19 @@ drover_cli_explain (int argc, char **argv)
             drover_msg_destroy (&info);
             break;
         }
+    //  A final task: how it ended (an OOM kill, a timeout...), from TASK SHOW
+    drover_msg_t *ended = NULL;
+    if (reply && !json && reply->state >= DROVER_TASK_SUCCEEDED
+    &&  reply->state <= DROVER_TASK_CANCELLED)
+        ended = drover_client_show (client, task);
     if (!reply)
         rc = drover_cli_error (client, "explain");
     else
     if (json)
         s_json (reply, group_array);
     else
-        s_text (reply, group_array);
+        s_text (reply, group_array, ended? ended->info: NULL);
+    drover_msg_destroy (&ended);
     drover_msg_destroy (&reply);
     drover_client_destroy (&client);
     return rc;

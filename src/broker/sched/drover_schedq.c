@@ -1560,6 +1560,20 @@ drover_schedq_quota_held (drover_schedq_t *self)
     return count;
 }
 
+//  Return how many queued requests of one owner a running quota holds
+size_t
+drover_schedq_quota_held_of (drover_schedq_t *self, uint32_t owner)
+{
+    assert (self);
+    size_t count = 0;
+    for (size_t index = 0; index < self->held.count; index++) {
+        s_group_t *group = s_group (self, self->held.handles [index]);
+        if (group->demand->owner == owner)
+            count += group->count;
+    }
+    return count;
+}
+
 //  Return the fair-share table: the caller sets accounts, weights and quotas
 drover_fairshare_t *
 drover_schedq_fairshare (drover_schedq_t *self)

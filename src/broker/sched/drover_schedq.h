@@ -224,6 +224,11 @@ int
 size_t
     drover_schedq_quota_held (drover_schedq_t *self);
 
+//  Return how many queued requests of one owner (its fair-share handle) a
+//  running quota holds now: O(held groups)
+size_t
+    drover_schedq_quota_held_of (drover_schedq_t *self, uint32_t owner);
+
 //  Return the fair-share table (borrowed): accounts, weights, quotas and
 //  each owner's usage. The queue keeps its capacity and usage; the caller
 //  sets accounts, weights and quotas, then calls shares_changed.
