@@ -128,8 +128,11 @@ test_rows (void **state)
     assert_int_equal (drover_shareboard_configure (board, "team-a:alice,bob", NULL,
                                                    "alice:procs=3", &error), 0);
     drover_fairshare_set_capacity (fairshare, 10, 0);
-    drover_fairshare_use_t use = { 2, 0, NULL, 0 };
+    drover_fairshare_set_device_capacity (fairshare, "gpu", 4);
+    drover_fairshare_device_t gpu = { "gpu", 1 };
+    drover_fairshare_use_t use = { 2, 0, &gpu, 1 };
     drover_fairshare_place (fairshare, drover_fairshare_owner (fairshare, "alice"), &use);
+    drover_fairshare_place (fairshare, drover_fairshare_owner (fairshare, "bob"), &use);
     drover_fairshare_owner (fairshare, "carol");
     uint32_t count;
     drover_share_row_t *rows = drover_shareboard_rows (board, 100, &count);
@@ -139,14 +142,18 @@ test_rows (void **state)
     assert_string_equal (rows [1].name, "carol");
     assert_int_equal (rows [1].kind, 1);
     assert_string_equal (rows [2].name, "team-a");
-    assert_int_equal (rows [2].procs, 2);
-    assert_int_equal (rows [2].share, 200);
-    assert_string_equal (rows [2].resource, "procs");
+    assert_int_equal (rows [2].procs, 4);
+    assert_int_equal (rows [2].share, 500);
+    assert_string_equal (rows [2].resource, "gpu");
+    assert_string_equal (rows [2].devices, "gpu=2");       //  its owners' summed
+    assert_string_equal (rows [1].devices, "");
+    assert_string_equal (rows [3].devices, "gpu=1");
     assert_string_equal (rows [3].name, "alice");
     assert_string_equal (rows [3].account, "team-a");
     assert_string_equal (rows [3].quota, "procs=3");
     assert_string_equal (rows [4].name, "bob");
-    assert_string_equal (rows [4].resource, "");
+    assert_string_equal (rows [4].resource, "gpu");
+    assert_string_equal (rows [4].devices, "gpu=1");
     drover_shareboard_rows_destroy (&rows, count);
     //  No room for an account and one of its owners: it is left out
     rows = drover_shareboard_rows (board, 3, &count);

@@ -1050,6 +1050,10 @@ drover_fairshare_standing (drover_fairshare_t *self, uint32_t owner,
         .procs = (uint32_t) record->tally.used [S_PROCS],
         .mem = record->tally.used [S_MEM]
     };
+    for (uint32_t index = 0; index < self->ndevices; index++)
+        if (record->tally.used [2 + index])
+            standing->devices [standing->ndevices++] = (drover_fairshare_device_t) {
+                self->devices [index], (uint32_t) record->tally.used [2 + index] };
     return 0;
 }
 

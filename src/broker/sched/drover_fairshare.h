@@ -90,6 +90,9 @@ typedef struct {
     uint64_t queued;            //  the owner's tasks queued (add_queued)
     uint32_t procs;             //  the owner's procs running
     uint64_t mem;               //  the owner's memory running, bytes
+    drover_fairshare_device_t devices [DROVER_FAIRSHARE_DEVICES_MAX];  //  the owner's
+                                //  devices running, by name (names borrowed), those it holds
+    size_t ndevices;            //  entries in devices
 } drover_fairshare_standing_t;
 
 //  Create an empty table: no accounts, no owners, no capacity

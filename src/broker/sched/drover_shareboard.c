@@ -10,6 +10,7 @@
 */
 
 #include "drover_shareboard.h"
+#include "drover_devicelist.h"
 #include "drover_sharespec.h"
 
 //  One name's entry in a setting: "name:text" or "name=text"
@@ -534,6 +535,33 @@ s_quota_of (s_rows_t *making, const char *name)
     return strdup ("");
 }
 
+//  Add an owner's running devices to a row's devices text (owned,
+//  replaced): its own, or its account's sum
+static void
+s_add_devices (char **text_p, const drover_fairshare_standing_t *standing)
+{
+    drover_device_t devices [DROVER_DEVICES_MAX];
+    int count = drover_devicelist_parse (*text_p, devices, NULL);
+    if (count < 0)
+        count = 0;
+    for (size_t index = 0; index < standing->ndevices; index++) {
+        const drover_fairshare_device_t *held = &standing->devices [index];
+        int at = 0;
+        while (at < count && !streq (devices [at].name, held->name))
+            at++;
+        if (at == count && count < DROVER_DEVICES_MAX) {
+            snprintf (devices [count].name, sizeof devices [count].name, "%s", held->name);
+            devices [count++].count = 0;
+        }
+        if (at < count)
+            devices [at].count += held->count;
+    }
+    char text [DROVER_DEVICELIST_TEXT_MAX];
+    free (*text_p);
+    *text_p = strdup (drover_devicelist_format (devices, (size_t) count, text));
+    assert (*text_p);
+}
+
 //  Add an owner's row, after its account's row (made when the account
 //  changes: owners come by account name, then owner name)
 static void
@@ -560,6 +588,7 @@ s_add_owner (const drover_fairshare_standing_t *standing, void *arg)
         return;
     account->procs += standing->procs;
     account->mem += standing->mem;
+    s_add_devices (&account->devices, standing);
     account->waiting += standing->waiting;
     account->queued += standing->queued;
     drover_share_row_t *row = &making->rows [making->count++];
@@ -575,6 +604,7 @@ s_add_owner (const drover_fairshare_standing_t *standing, void *arg)
     row->waiting = standing->waiting;
     row->queued = standing->queued;
     row->devices = strdup ("");
+    s_add_devices (&row->devices, standing);
     row->quota = s_quota_of (making, standing->owner);
 }
 
