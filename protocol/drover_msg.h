@@ -39,7 +39,7 @@ extern "C" {
 #define DROVER_MSG_VERSION      1
 #define DROVER_MSG_LEVEL        4       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
-#define DROVER_RELEASE          "0.2.0" //  drover's release (CMakeLists.txt project VERSION)
+#define DROVER_RELEASE          "0.4.0" //  drover's release (CMakeLists.txt project VERSION)
 #define DROVER_RELEASE_MAX      64      //  bytes in a release string, at most
 
 //  Message ids (the third element of every message)
