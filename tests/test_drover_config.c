@@ -588,6 +588,7 @@ test_settings_that_do_nothing_are_refused (void **state)
         { { "broker/commit-every=50", NULL }, { "broker/commit-every", "durability = batch", NULL } },
         { { "broker/durability=off", "broker/commit-every=50", NULL },
           { "broker/commit-every", "durability = batch", NULL } },
+        { { "sched/preempt-max=2", NULL }, { "sched/preempt-max", "sched/preemption = on", NULL } },
     };
     for (size_t index = 0; index < sizeof refused / sizeof refused [0]; index++) {
         char *error = s_together_error (refused [index].set);
@@ -610,6 +611,7 @@ test_settings_that_do_nothing_are_refused (void **state)
         { "broker/metrics=127.0.0.1:9464", "broker/metrics-public=1", NULL },
         { "broker/durability=batch", "broker/commit-every=50", NULL },
         { "broker/durability=off", "store/history-count=5", NULL },     //  a warning: below
+        { "sched/preemption=on", "sched/preempt-max=2", NULL },
     };
     for (size_t index = 0; index < sizeof passed / sizeof passed [0]; index++) {
         char *error = s_together_error (passed [index]);

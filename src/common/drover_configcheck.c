@@ -69,6 +69,12 @@ s_durability_batch (const drover_config_t *self)
 }
 
 static bool
+s_preemption_on (const drover_config_t *self)
+{
+    return streq (self->preemption, "on");
+}
+
+static bool
 s_durability_kept (const drover_config_t *self)
 {
     return !streq (self->durability, "off");
@@ -109,6 +115,8 @@ static const s_together_t s_together [] = {
     { { "broker/commit-every", NULL }, s_durability_batch,
       "broker/durability = batch (with full every change commits at once, with off "
       "nothing does)", false },
+    { { "sched/preempt-max", NULL }, s_preemption_on,
+      "sched/preemption = on (it is off: nothing is ever preempted)", false },
     { { "store/", "assign/restart-grace", "broker/state-dir", NULL }, s_durability_kept,
       "a kept state, and broker/durability is off: nothing is kept", true },
 };
