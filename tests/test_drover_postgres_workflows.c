@@ -12,104 +12,34 @@
 
 #include "testutil_proc.h"
 #include "testutil_servers.h"
+#include "testutil_pgfresh.h"
 #include "testutil_backend.h"
-#include <libpq-fe.h>
 
 //  The server this binary runs its tests on
-typedef struct {
-    char dir [64];                  //  the server's directory (tests/pg_server.sh)
-    char uri [256];                 //  the database drover
-    char db_uri [256];              //  this test's own database
-    int databases;                  //  databases made so far: tests started
-    int passed;                     //  tests that reached their end
-} s_server_t;
-
-static s_server_t s_server;
+static testutil_pgfresh_t s_server;
 
 //  Start the server once for every test
 static int
 s_group_setup (void **state)
 {
-    snprintf (s_server.dir, sizeof s_server.dir, "/tmp/drover-pgwf-XXXXXX");
-    assert_non_null (mkdtemp (s_server.dir));
-    char port [16];
-    snprintf (port, sizeof port, "%d", testutil_free_port ());
-    const char *args [] = { "start", s_server.dir, port, NULL };
-    testutil_server_script ("pg_server.sh", args, s_server.uri, sizeof s_server.uri);
-    assert_non_null (strstr (s_server.uri, "postgresql://"));
+    testutil_pgfresh_start (&s_server, "test_drover_postgres_workflows", "wf");
     return 0;
 }
 
-//  Stop the server; its directory (data, server.log) is kept if a test failed
+//  Stop the server; its directory is kept if a test failed
 static int
 s_group_teardown (void **state)
 {
-    bool passed = s_server.passed == s_server.databases;
-    const char *args [] = { passed? "stop": "halt", s_server.dir, NULL };
-    testutil_server_script ("pg_server.sh", args, NULL, 0);
-    if (!passed)
-        fprintf (stderr, "test_drover_postgres_workflows: a test failed: the server's data "
-                 "and log are kept in %s\n", s_server.dir);
+    testutil_pgfresh_stop (&s_server);
     return 0;
-}
-
-//  Run one SQL command on the database at uri; asserts it succeeds and
-//  returns its first value as an integer (0 if it returns no row)
-static int64_t
-s_sql (const char *uri, const char *sql)
-{
-    PGconn *conn = PQconnectdb (uri);
-    assert_int_equal (PQstatus (conn), CONNECTION_OK);
-    PGresult *result = PQexec (conn, sql);
-    if (PQresultStatus (result) != PGRES_COMMAND_OK && PQresultStatus (result) != PGRES_TUPLES_OK)
-        fail_msg ("%s: %s", sql, PQerrorMessage (conn));
-    int64_t value = PQresultStatus (result) == PGRES_TUPLES_OK && PQntuples (result) > 0
-                  ? strtoll (PQgetvalue (result, 0, 0), NULL, 10): 0;
-    PQclear (result);
-    PQfinish (conn);
-    return value;
 }
 
 //  A fresh database for each test
 static int
 s_setup (void **state)
 {
-    char sql [64];
-    s_server.databases++;
-    snprintf (sql, sizeof sql, "CREATE DATABASE wf%d", s_server.databases);
-    s_sql (s_server.uri, sql);
-    snprintf (s_server.db_uri, sizeof s_server.db_uri, "%s", s_server.uri);
-    char *slash = strrchr (s_server.db_uri, '/');
-    assert_non_null (slash);
-    snprintf (slash + 1, sizeof s_server.db_uri - (size_t) (slash + 1 - s_server.db_uri),
-              "wf%d", s_server.databases);
+    testutil_pgfresh_database (&s_server);
     return 0;
-}
-
-//  Open the test's database; asserts it opens
-static drover_store_t *
-s_open (void)
-{
-    char *error = NULL;
-    drover_store_t *backend = drover_store_open_postgres (s_server.db_uri, 0, &error);
-    if (!backend)
-        fail_msg ("open: %s", error);
-    return backend;
-}
-
-//  The format marker of the test's database
-static char *
-s_format (void)
-{
-    PGconn *conn = PQconnectdb (s_server.db_uri);
-    assert_int_equal (PQstatus (conn), CONNECTION_OK);
-    PGresult *result = PQexec (conn, "SELECT value FROM drover_meta WHERE name = 'format'");
-    assert_int_equal (PQresultStatus (result), PGRES_TUPLES_OK);
-    assert_int_equal (PQntuples (result), 1);
-    char *format = strdup (PQgetvalue (result, 0, 0));
-    PQclear (result);
-    PQfinish (conn);
-    return format;
 }
 
 //  Every workflow column comes back through a reopen: written with the
@@ -118,21 +48,21 @@ s_format (void)
 static void
 test_workflow_round_trip (void **state)
 {
-    drover_store_t *backend = s_open ();
+    drover_store_t *backend = testutil_pgfresh_open (&s_server);
     testutil_workflow_apply (backend, 1, 1);
     drover_store_destroy (&backend);
 
-    assert_int_equal (s_sql (s_server.db_uri, "SELECT count (*) FROM drover_tasks WHERE id = 2"
+    assert_int_equal (testutil_pgfresh_sql (s_server.db_uri, "SELECT count (*) FROM drover_tasks WHERE id = 2"
                              " AND \"after\" IS NULL AND \"array\" IS NULL"), 1);
-    assert_int_equal (s_sql (s_server.db_uri, "SELECT length (\"after\") FROM drover_tasks"
+    assert_int_equal (testutil_pgfresh_sql (s_server.db_uri, "SELECT length (\"after\") FROM drover_tasks"
                              " WHERE id = 1"), 27);
-    assert_int_equal (s_sql (s_server.db_uri, "SELECT length (\"array\") FROM drover_tasks"
+    assert_int_equal (testutil_pgfresh_sql (s_server.db_uri, "SELECT length (\"array\") FROM drover_tasks"
                              " WHERE id = 1"), 16);
     //  The same bytes as SQLite keeps: kind, then the id's high byte first
-    assert_int_equal (s_sql (s_server.db_uri, "SELECT count (*) FROM drover_tasks WHERE id = 1"
+    assert_int_equal (testutil_pgfresh_sql (s_server.db_uri, "SELECT count (*) FROM drover_tasks WHERE id = 1"
                              " AND substr (\"after\", 10, 9) = '\\x010102030405060708'"), 1);
 
-    backend = s_open ();
+    backend = testutil_pgfresh_open (&s_server);
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 4);
     testutil_workflow_assert_loaded (&loaded, 1);
@@ -144,7 +74,7 @@ test_workflow_round_trip (void **state)
     assert_int_equal (read->made, 11);
     drover_change_destroy (&read);
     drover_store_destroy (&backend);
-    testutil_assert_and_free (s_format (), "drover-postgres 3");
+    testutil_assert_and_free (testutil_pgfresh_format (&s_server), "drover-postgres 3");
     s_server.passed++;
 }
 
@@ -164,14 +94,14 @@ static void
 test_format_1_upgraded (void **state)
 {
     char text [DROVER_STORE_ERROR_MAX];
-    drover_store_t *backend = s_open ();
+    drover_store_t *backend = testutil_pgfresh_open (&s_server);
     drover_change_t *first [] = { testutil_queued (1, 1, NULL), testutil_queued (2, 2, NULL) };
     assert_int_equal (testutil_apply (backend, first, 2, text), 0);
     drover_store_destroy (&backend);
-    s_sql (s_server.db_uri, S_FORMAT_1_SQL);
+    testutil_pgfresh_sql (s_server.db_uri, S_FORMAT_1_SQL);
 
-    backend = s_open ();
-    testutil_assert_and_free (s_format (), "drover-postgres 3");
+    backend = testutil_pgfresh_open (&s_server);
+    testutil_assert_and_free (testutil_pgfresh_format (&s_server), "drover-postgres 3");
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 2);
     for (size_t index = 0; index < 2; index++) {
@@ -193,7 +123,7 @@ test_format_1_upgraded (void **state)
     testutil_workflow_apply (backend, 3, 4);
     drover_store_destroy (&backend);
 
-    backend = s_open ();
+    backend = testutil_pgfresh_open (&s_server);
     assert_int_equal (testutil_load (backend, 10, &loaded), 6);
     assert_int_equal (loaded.changes [0]->waits, DROVER_WAITS_BEGIN);
     assert_int_equal (loaded.changes [0]->due_at, 1796000009000);
@@ -207,9 +137,9 @@ test_format_1_upgraded (void **state)
 static void
 test_newer_format_refused (void **state)
 {
-    drover_store_t *backend = s_open ();
+    drover_store_t *backend = testutil_pgfresh_open (&s_server);
     drover_store_destroy (&backend);
-    s_sql (s_server.db_uri, "UPDATE drover_meta SET value = 'drover-postgres 4'"
+    testutil_pgfresh_sql (s_server.db_uri, "UPDATE drover_meta SET value = 'drover-postgres 4'"
            " WHERE name = 'format'");
     char *error = NULL;
     backend = drover_store_open_postgres (s_server.db_uri, 0, &error);
@@ -218,7 +148,7 @@ test_newer_format_refused (void **state)
     assert_non_null (strstr (error, "drover-postgres 4"));
     assert_non_null (strstr (error, "'drover-postgres 3'"));
     zstr_free (&error);
-    testutil_assert_and_free (s_format (), "drover-postgres 4");
+    testutil_assert_and_free (testutil_pgfresh_format (&s_server), "drover-postgres 4");
     s_server.passed++;
 }
 
