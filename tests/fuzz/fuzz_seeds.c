@@ -163,6 +163,47 @@ s_step (const byte *body, size_t body_size)
     return step;
 }
 
+//  Set the fields of sharing a cluster (level 4) msg of id carries
+static void
+s_fill_sharing (drover_msg_t *msg, int id)
+{
+    if (id == DROVER_MSG_TASK_SUBMIT || id == DROVER_MSG_WORKER_HELLO
+    ||  id == DROVER_MSG_TASK_OFFER || id == DROVER_MSG_SHARE_ADMIN) {
+        msg->ndevices = 1;
+        strcpy (msg->devices [0].name, "gpu");
+        msg->devices [0].count = 2;
+    }
+    if (id == DROVER_MSG_TASK_SUBMIT) {
+        strcpy (msg->owner, "alice");
+        msg->flags |= DROVER_SUBMIT_PREEMPTIBLE;
+    }
+    if (id == DROVER_MSG_TASK_STARTED)
+        msg->assigned = strdup ("gpu=0,2");
+    if (id == DROVER_MSG_SHARE_ADMIN) {
+        msg->action = DROVER_SHARE_SET;
+        strcpy (msg->owner, "physics");
+        msg->weight = 3;
+        msg->members = strdup ("alice,bob");
+        msg->quota_procs = 40;
+        msg->quota_mem = 64ull << 30;
+        msg->quota_queued = 1000;
+    }
+    if (id == DROVER_MSG_SHARE_TABLE) {
+        msg->nshares = 2;
+        msg->share_rows = (drover_share_row_t *) zmalloc (2 * sizeof (drover_share_row_t));
+        msg->share_rows [0] = (drover_share_row_t) { .name = "physics", .kind = 0,
+            .weight = 3, .share = 600, .resource = "procs", .fair = 750, .procs = 6,
+            .mem = 1ull << 30, .waiting = 4, .queued = 5 };
+        msg->share_rows [1] = (drover_share_row_t) { .name = "alice", .account = "physics",
+            .kind = 1, .weight = 1, .share = 600, .resource = "procs", .procs = 6,
+            .mem = 1ull << 30, .waiting = 4, .queued = 5 };
+        for (int index = 0; index < 2; index++) {
+            msg->share_rows [index].devices = strdup ("gpu=2");
+            msg->share_rows [index].quota = strdup ("procs=40,queued=1000");
+        }
+    }
+}
+
 //  Set the fields of workflows (level 3) msg of id carries
 static void
 s_fill_workflows (drover_msg_t *msg, int id, const byte *body, size_t body_size)
@@ -328,6 +369,7 @@ s_write_messages (const char *dir)
             msg->admin = DROVER_POOLADMIN_DESTROY;
         s_fill_services (msg, id);
         s_fill_workflows (msg, id, body, body_size);
+        s_fill_sharing (msg, id);
         if (streq (drover_msg_name (id), "INVALID")) {
             drover_msg_destroy (&msg);      //  an id reserved for a message not defined yet
             continue;
