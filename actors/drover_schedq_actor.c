@@ -995,6 +995,11 @@ s_handle_share_list (self_t *self, zframe_t *route, drover_msg_t *request)
         if (account)
             account->waiting += row->waiting;
     }
+    //  An account with nothing running or queued has no fair share now
+    for (uint32_t index = 0; index < table->nshares; index++)
+        if (rows [index].kind == 0 && rows [index].procs == 0 && rows [index].queued == 0
+        &&  !*rows [index].devices)
+            rows [index].fair = 0;
     table->share_rows = rows;
     s_send (self, route, table);
     //  Ours to free, whether or not the message would free them

@@ -211,8 +211,13 @@ test_share_table_and_devices_listed (void **state)
             assert_int_equal (share->share, 500);      //  one gpu of two
             assert_string_equal (share->resource, "gpu");
             assert_string_equal (share->account, "alice");
+            assert_string_equal (share->devices, "gpu=1");
             found = true;
         }
+        if (share->kind == 0 && streq (share->name, "alice"))
+            assert_int_equal (share->fair, 1000);       //  the only account with work
+        if (share->kind == 0 && streq (share->name, "-"))
+            assert_int_equal (share->fair, 0);          //  nothing running or queued
     }
     assert_true (found);
     drover_msg_destroy (&reply);
