@@ -49,3 +49,19 @@ drover_cgfile_write (const char *dir, const char *file, const char *text)
     errno = error;
     return rc;
 }
+
+//  Tell whether word is one of the entries of list, entries separated by
+//  any of seps (cgroup.controllers: spaces; cgroup.procs: newlines)
+bool
+drover_cgfile_lists (const char *list, const char *word, const char *seps)
+{
+    size_t size = strlen (word);
+    for (const char *cursor = list; cursor && *cursor; ) {
+        size_t span = strcspn (cursor, seps);
+        if (span == size && memcmp (cursor, word, size) == 0)
+            return true;
+        cursor += span;
+        cursor += strspn (cursor, seps);
+    }
+    return false;
+}

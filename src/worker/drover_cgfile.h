@@ -26,6 +26,11 @@ char *
 int
     drover_cgfile_write (const char *dir, const char *file, const char *text);
 
+//  Tell whether word is one of the entries of list (NULL: none), entries
+//  separated by any of the characters of seps
+bool
+    drover_cgfile_lists (const char *list, const char *word, const char *seps);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@
 #endif
 #include "drover_memlimit.h"
 #include "drover_cgfile.h"
+#include "drover_cgleaf.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -110,20 +111,6 @@ s_key (uint32_t number)
     return (void *) (uintptr_t) number;
 }
 
-//  Return true if the word is in a list of words separated by any of seps
-static bool
-s_listed (const char *list, const char *word, const char *seps)
-{
-    size_t size = strlen (word);
-    for (const char *cursor = list; cursor && *cursor; ) {
-        size_t span = strcspn (cursor, seps);
-        if (span == size && memcmp (cursor, word, size) == 0)
-            return true;
-        cursor += span;
-        cursor += strspn (cursor, seps);
-    }
-    return false;
-}
 
 //  cgroup v2: the memory controller in the worker's cgroup (the parent of
 //  v2_dir), enabled for v2_dir and for the task cgroups under it.
@@ -146,23 +133,21 @@ s_find_v2 (drover_memlimit_t *self, const char *v2_dir, char *why, size_t size)
     char path [PATH_MAX + 32];
     snprintf (path, sizeof path, "%s/cgroup.controllers", own);
     char *controllers = drover_cgfile_read (path);
-    bool has = s_listed (controllers, "memory", " \n");
+    bool has = drover_cgfile_lists (controllers, "memory", " \n");
     free (controllers);
     if (!has) {
         snprintf (why, size, "no memory controller in %s/cgroup.controllers", own);
         return -1;
     }
-    //  A cgroup with processes (the worker's own, unless the root) may
-    //  refuse: then only a parent that delegated it enabled helps
-    snprintf (path, sizeof path, "%s/cgroup.subtree_control", own);
-    char *enabled = drover_cgfile_read (path);
-    has = s_listed (enabled, "memory", " \n");
-    free (enabled);
-    if (!has && drover_cgfile_write (own, "cgroup.subtree_control", "+memory") == -1) {
-        snprintf (why, size, "cannot enable memory in %s/cgroup.subtree_control: %s",
-                  own, strerror (errno));
+    //  A cgroup with processes (the worker's own, unless the root) refuses:
+    //  the worker steps down into a leaf first (a systemd unit's cgroup)
+    bool moved = false;
+    if (drover_cgleaf_enable (own, "memory", &moved, why, size))
         return -1;
-    }
+    if (moved)
+        zsys_notice ("memlimit: moved the worker into %s/%s: cgroup v2 gives controllers to "
+                     "the children of a cgroup only while it holds no process", own,
+                     DROVER_CGLEAF_NAME);
     if (drover_cgfile_write (v2_dir, "cgroup.subtree_control", "+memory") == -1) {
         snprintf (why, size, "cannot enable memory in %s/cgroup.subtree_control: %s",
                   v2_dir, strerror (errno));
@@ -221,7 +206,7 @@ s_find_v1 (drover_memlimit_t *self, char *why, size_t size)
             *end = 0;
         char point [PATH_MAX], type [64], options [1024];
         if (sscanf (line, "%*s %4095s %63s %1023s", point, type, options) == 3
-        &&  streq (type, "cgroup") && s_listed (options, "memory", ",")) {
+        &&  streq (type, "cgroup") && drover_cgfile_lists (options, "memory", ",")) {
             snprintf (mount, sizeof mount, "%s", point);
             break;
         }
@@ -242,7 +227,7 @@ s_find_v1 (drover_memlimit_t *self, char *why, size_t size)
         char *path = names? strchr (names + 1, ':'): NULL;
         if (path) {
             *path++ = 0;
-            if (s_listed (names + 1, "memory", ",") && *path == '/') {
+            if (drover_cgfile_lists (names + 1, "memory", ",") && *path == '/') {
                 snprintf (own, sizeof own, "%s%s", mount, streq (path, "/")? "": path);
                 break;
             }
