@@ -86,8 +86,10 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, s_flags_t *flags,
         { "help",         no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    //  The file is read first wherever -c stands, so flags override it
+    //  The file is read first wherever -c stands, so flags override it;
+    //  a flag we do not know is said by the second pass, as ours
     optind = 1;
+    opterr = 0;
     int option;
     while ((option = getopt_long (argc, argv, "c:e:E:d:vh", options, NULL)) != -1)
         if (option == 'c') {
@@ -96,7 +98,6 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, s_flags_t *flags,
             drover_config_add_error (errors_p, &error);
         }
     optind = 1;
-    opterr = 0;                 //  said once, by the first pass below
     while ((option = getopt_long (argc, argv, "c:e:E:d:vh", options, NULL)) != -1) {
         char *error = NULL;
         if (option == 'e')
