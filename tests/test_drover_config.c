@@ -112,6 +112,7 @@ test_defaults_agree_with_header_and_docs (void **state)
     assert_int_equal (config->service.max_replicas, DROVER_DEFAULT_SERVICE_MAX_REPLICAS);
     assert_int_equal (config->affinity_wait, DROVER_DEFAULT_AFFINITY_WAIT);
     assert_string_equal (config->cpus, DROVER_DEFAULT_CPUS);
+    assert_string_equal (config->log_level, DROVER_DEFAULT_LOG_LEVEL);
     assert_string_equal (DROVER_CLIENT_ENDPOINT, DROVER_DEFAULT_ENDPOINT);
     assert_string_equal (DROVER_CLIENT_EVENTS, DROVER_DEFAULT_EVENTS);
 
@@ -137,7 +138,7 @@ test_defaults_agree_with_header_and_docs (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 80);
+    assert_int_equal (zhashx_size (defaults), 81);
 
     //  docs/operating.md's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/docs/operating.md");
@@ -172,7 +173,7 @@ test_defaults_agree_with_header_and_docs (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("docs/operating.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 73);
+    assert_int_equal (rows, 74);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on docs/operating.md's usage line

@@ -52,6 +52,10 @@ static const s_setting_t s_settings [] = {
       DROVER_DEFAULT_STATUS_INTERVAL, NULL,
       "msec between status lines in the log (pending, running, workers, probation, lost); "
       "0 logs none" },
+    { "broker/log-level", S_STRING, S_AT (log_level), 0, 0,
+      0, DROVER_DEFAULT_LOG_LEVEL,
+      "least severe log lines written: error, warning, notice, info or debug (-v: debug); "
+      "SIGHUP applies a new one" },
     { "broker/max-message", S_UINT, S_AT (max_message), 1024, 64 << 20,
       DROVER_DEFAULT_MAX_MESSAGE, NULL,
       "bytes, largest message accepted from a peer" },
@@ -301,9 +305,10 @@ static const s_setting_t s_settings [] = {
 //  The string settings that take one of a few words
 static const struct {
     const char *path;           //  "section/key"
-    const char *words [4];      //  the words allowed, NULL-ended
+    const char *words [6];      //  the words allowed, NULL-ended
 } s_choices [] = {
     { "broker/durability", { "full", "batch", "off", NULL } },
+    { "broker/log-level", { "error", "warning", "notice", "info", "debug" } },
     { "ha/strategy", { "leader", "spread", NULL } },
     { "pool/driver", { "local", "command", NULL } },
     { "sched/preemption", { "on", "off", NULL } },
@@ -555,8 +560,28 @@ s_load_node (drover_config_t *self, zconfig_t *node, const char *path, const cha
     return rc;
 }
 
+//  Add one more reason to *error_p, on a line of its own (reasons are
+//  collected, so a file with two mistakes says both)
+void
+drover_config_add_error (char **error_p, char **reason_p)
+{
+    if (!*reason_p)
+        return;
+    if (*error_p) {
+        char *longer = zsys_sprintf ("%s\n%s", *error_p, *reason_p);
+        zstr_free (error_p);
+        zstr_free (reason_p);
+        *error_p = longer;
+    }
+    else {
+        *error_p = *reason_p;
+        *reason_p = NULL;
+    }
+}
+
 //  Load a ZPL file: every leaf two levels down is section/key = value,
-//  and pool/type/NAME/KEY four levels down
+//  and pool/type/NAME/KEY four levels down; every key is tried, and every
+//  mistake said, one a line
 int
 drover_config_load (drover_config_t *self, const char *filename, char **error_p)
 {
@@ -567,21 +592,31 @@ drover_config_load (drover_config_t *self, const char *filename, char **error_p)
         return -1;
     }
     int rc = 0;
-    for (zconfig_t *section = zconfig_child (root); section && rc == 0;
+    char *errors = NULL;
+    for (zconfig_t *section = zconfig_child (root); section;
          section = zconfig_next (section)) {
         if (!zconfig_child (section) && zconfig_value (section) && *zconfig_value (section)) {
-            *error_p = zsys_sprintf ("%s: '%s' is a section, not a key",
-                                     filename, zconfig_name (section));
+            char *error = zsys_sprintf ("%s: '%s' is a section, not a key",
+                                        filename, zconfig_name (section));
+            drover_config_add_error (&errors, &error);
             rc = -1;
         }
-        for (zconfig_t *key = zconfig_child (section); key && rc == 0;
-             key = zconfig_next (key)) {
+        for (zconfig_t *key = zconfig_child (section); key; key = zconfig_next (key)) {
             char *path = zsys_sprintf ("%s/%s", zconfig_name (section), zconfig_name (key));
-            rc = s_load_node (self, key, path, filename, error_p);
+            char *error = NULL;
+            if (s_load_node (self, key, path, filename, &error)) {
+                drover_config_add_error (&errors, &error);
+                rc = -1;
+            }
+            zstr_free (&error);
             zstr_free (&path);
         }
     }
     zconfig_destroy (&root);
+    if (rc)
+        *error_p = errors;
+    else
+        zstr_free (&errors);
     return rc;
 }
 
@@ -699,4 +734,68 @@ drover_config_check_metrics (const char *address, bool public_, char **error_p)
         return -1;
     }
     return 0;
+}
+
+//  Tell whether self and other hold different values at index (a reload
+//  compares the running settings with the file's)
+bool
+drover_config_differs (drover_config_t *self, drover_config_t *other, size_t index)
+{
+    assert (self && other);
+    assert (index < S_SETTINGS);
+    const s_setting_t *setting = &s_settings [index];
+    const byte *mine = (const byte *) self + setting->offset;
+    const byte *theirs = (const byte *) other + setting->offset;
+    if (setting->kind == S_STRING)
+        return !streq (*(char *const *) mine, *(char *const *) theirs);
+    if (setting->kind == S_PRICE)
+        return *(const double *) mine != *(const double *) theirs;
+    return *(const uint32_t *) mine != *(const uint32_t *) theirs;
+}
+
+//  Set the value at index to other's
+void
+drover_config_take (drover_config_t *self, drover_config_t *other, size_t index)
+{
+    assert (self && other);
+    assert (index < S_SETTINGS);
+    const s_setting_t *setting = &s_settings [index];
+    byte *mine = (byte *) self + setting->offset;
+    const byte *theirs = (const byte *) other + setting->offset;
+    if (setting->kind == S_STRING) {
+        zstr_free ((char **) mine);
+        *(char **) mine = strdup (*(char *const *) theirs);
+        assert (*(char **) mine);
+    }
+    else
+    if (setting->kind == S_PRICE)
+        *(double *) mine = *(const double *) theirs;
+    else
+        *(uint32_t *) mine = *(const uint32_t *) theirs;
+}
+
+//  Tell whether two text values differ, NULL being ""
+static bool
+s_text_differs (const char *one, const char *two)
+{
+    return !streq (one? one: "", two? two: "");
+}
+
+//  Tell whether the pool's instance types differ (pool/type/NAME/...)
+bool
+drover_config_types_differ (drover_config_t *self, drover_config_t *other)
+{
+    assert (self && other);
+    if (self->pool.ntypes != other->pool.ntypes)
+        return true;
+    for (size_t index = 0; index < self->pool.ntypes; index++) {
+        const drover_pooltype_t *mine = &self->pool.types [index];
+        const drover_pooltype_t *theirs = &other->pool.types [index];
+        if (!streq (mine->name, theirs->name) || mine->procs != theirs->procs
+        ||  mine->mem != theirs->mem || mine->price != theirs->price
+        ||  s_text_differs (mine->labels, theirs->labels)
+        ||  s_text_differs (mine->devices, theirs->devices))
+            return true;
+    }
+    return false;
 }

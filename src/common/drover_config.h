@@ -88,6 +88,7 @@ typedef struct {
     char *metrics;              //  broker/metrics: HOST:PORT of the HTTP metrics, "" for none
     uint32_t metrics_public;    //  broker/metrics-public: 1 allows a non-loopback metrics address
     uint32_t status_interval;   //  broker/status-interval: msec between status lines, 0 none
+    char *log_level;            //  broker/log-level: error, warning, notice, info or debug
     uint32_t max_message;       //  broker/max-message: bytes, ZMQ_MAXMSGSIZE
     uint32_t hwm;               //  broker/hwm: messages queued per peer
     uint32_t peer_bytes;        //  broker/peer-bytes: bytes queued from one peer, at most
@@ -157,9 +158,15 @@ int
                                   char **error_p);
 
 //  Load a ZPL file over the current values. Returns 0, or -1 with a message
-//  in *error_p (caller frees). Unknown keys and bad values are errors.
+//  in *error_p (caller frees): every mistake, one a line. Unknown keys and
+//  bad values are errors; the keys that are right are still set.
 int
     drover_config_load (drover_config_t *self, const char *filename, char **error_p);
+
+//  Append *reason_p (taken: NULL after) to *error_p as one more line;
+//  *error_p made if NULL (caller frees). Harmless if *reason_p is NULL.
+void
+    drover_config_add_error (char **error_p, char **reason_p);
 
 //  Print every setting as a commented ZPL file (the documented defaults)
 void
@@ -181,6 +188,19 @@ const char *
 bool
     drover_config_is_default (drover_config_t *self, size_t index);
 
+//  Tell whether self and other hold different values for the setting at
+//  index (the settings table's order, drover_config_path)
+bool
+    drover_config_differs (drover_config_t *self, drover_config_t *other, size_t index);
+
+//  Set the setting at index to other's value (a reload applies one)
+void
+    drover_config_take (drover_config_t *self, drover_config_t *other, size_t index);
+
+//  Tell whether the pool's instance types (pool/type/NAME/...) differ
+bool
+    drover_config_types_differ (drover_config_t *self, drover_config_t *other);
+
 //  Refuse settings that would do nothing (src/common/drover_configcheck.c):
 //  one changed from its default that takes effect only with another that
 //  is not set (pool/... without
@@ -189,7 +209,8 @@ bool
 //  broker/metrics, broker/commit-every without durability batch,
 //  pool/command with the local driver, pool/max-price with no priced
 //  type...). Returns 0, or -1 with *error_p (caller frees) naming the
-//  settings and what they need.
+//  settings and what they need, one line per rule broken (appended to what
+//  *error_p holds, if anything).
 int
     drover_config_check_together (drover_config_t *self, char **error_p);
 

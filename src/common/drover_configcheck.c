@@ -161,22 +161,24 @@ s_together_say (const s_together_t *rule, const char *list)
     return zsys_sprintf ("%s %s %s", list, strchr (list, ',')? "need": "needs", rule->needs);
 }
 
-//  Refuse settings that would do nothing
+//  Refuse settings that would do nothing: every rule broken, one a line
 int
 drover_config_check_together (drover_config_t *self, char **error_p)
 {
     assert (self);
+    int rc = 0;
     for (size_t index = 0; index < S_TOGETHER; index++) {
         if (s_together [index].warn_only)
             continue;
         char *list = s_together_idle (self, &s_together [index]);
         if (list) {
-            *error_p = s_together_say (&s_together [index], list);
+            char *sentence = s_together_say (&s_together [index], list);
+            drover_config_add_error (error_p, &sentence);
             zstr_free (&list);
-            return -1;
+            rc = -1;
         }
     }
-    return 0;
+    return rc;
 }
 
 //  Say which settings do nothing by another's choice

@@ -21,6 +21,7 @@
 #define DROVER_DEFAULT_METRICS          ""          //  HOST:PORT of the HTTP metrics; "" serves none
 #define DROVER_DEFAULT_METRICS_PUBLIC   0           //  1 allows a non-loopback metrics address
 #define DROVER_DEFAULT_STATUS_INTERVAL  60000       //  msec between status lines in the log, 0 none
+#define DROVER_DEFAULT_LOG_LEVEL        "info"      //  broker/log-level: debug only with -v
 #define DROVER_DEFAULT_MAX_MESSAGE      4194304     //  bytes, largest message from a peer
 #define DROVER_DEFAULT_HWM              100000      //  messages queued per peer
 #define DROVER_DEFAULT_PEER_BYTES       1073741824  //  bytes waiting from one peer, at most

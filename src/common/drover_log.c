@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 //  czmq's date: "yy-mm-dd HH:MM:SS", then a space
 #define S_CZMQ_DATE     "00-00-00 00:00:00"
@@ -24,6 +25,7 @@ typedef struct {
     int fd;                     //  where lines go (borrowed)
     const char *tool;           //  a command's name: lines for its user; NULL: a log
     bool verbose;               //  for a command: every line, not only its warnings
+    bool journal;               //  fd is the journal's stream: "<N>" prefixes, no date
     char line [S_LINE_MAX];     //  the line being written, until its newline
     size_t size;                //  bytes of it so far
 } s_sink_t;
@@ -137,6 +139,91 @@ drover_log_rewrite_tool (const char *line, size_t size, const char *name, bool v
     return (size_t) written < out_size? (size_t) written: out_size - 1;
 }
 
+//  The czmq level letters, most severe first, and their sd-daemon(3)
+//  priorities (error 3, warning 4, notice 5, info 6, debug 7)
+static const char s_letters [] = "EWNID";
+
+//  The least severe level written (an index into s_letters): every line
+//  until the owner says otherwise. Read by whichever thread logs, set by
+//  the main: an int, atomically.
+static int s_level = DROVER_LOG_DEBUG;
+
+//  Return a level's index by its name, or -1
+int
+drover_log_level_parse (const char *name)
+{
+    static const char *names [] = { "error", "warning", "notice", "info", "debug" };
+    for (int index = 0; index < 5; index++)
+        if (name && streq (name, names [index]))
+            return index;
+    return -1;
+}
+
+//  Write lines of level and more severe only (DROVER_LOG_ERROR ... DEBUG)
+void
+drover_log_set_level (int level)
+{
+    assert (level >= DROVER_LOG_ERROR && level <= DROVER_LOG_DEBUG);
+    __atomic_store_n (&s_level, level, __ATOMIC_RELAXED);
+}
+
+//  The level lines are written at and above
+int
+drover_log_level (void)
+{
+    return __atomic_load_n (&s_level, __ATOMIC_RELAXED);
+}
+
+//  Return the level of a czmq line by its letter, or -1 if it has none
+static int
+s_line_level (const char *line, size_t size)
+{
+    if (size < 3 || line [1] != ':' || line [2] != ' ')
+        return -1;
+    const char *letter = strchr (s_letters, line [0]);
+    return letter && *letter? (int) (letter - s_letters): -1;
+}
+
+//  Rewrite one log line for the journal: "<N>TEXT"
+size_t
+drover_log_rewrite_journal (const char *line, size_t size, char *out, size_t out_size)
+{
+    if (out_size == 0)
+        return 0;
+    long offset = s_date_offset (line, size);
+    int level = s_line_level (line, size);
+    int written;
+    if (offset < 0 || level < 0)
+        written = snprintf (out, out_size, "%.*s", (int) size, line);
+    else {
+        size_t rest = (size_t) offset + S_CZMQ_DATE_LEN + 1;
+        written = snprintf (out, out_size, "<%d>%.*s", level + 3, (int) (size - rest),
+                            line + rest);
+    }
+    if (written < 0)
+        return 0;
+    return (size_t) written < out_size? (size_t) written: out_size - 1;
+}
+
+//  Tell whether fd is the journal's stream: JOURNAL_STREAM says
+//  "DEVICE:INODE" of the stream systemd connected to the service's stdout
+//  or stderr (systemd.exec(5)); a stream redirected since is not
+bool
+drover_log_is_journal (int fd, const char *journal_stream)
+{
+    if (!journal_stream || !*journal_stream)
+        return false;
+    unsigned long long device, inode;
+    char end;
+    if (sscanf (journal_stream, "%llu:%llu%c", &device, &inode, &end) != 2)
+        return false;
+    struct stat info;
+    if (fstat (fd, &info))
+        return false;
+    return (unsigned long long) info.st_dev == device
+        && (unsigned long long) info.st_ino == inode;
+}
+
 //  Write all of data to fd; a log that cannot be written is dropped
 static void
 s_write_all (int fd, const char *data, size_t size)
@@ -157,7 +244,14 @@ static void
 s_sink_flush_line (s_sink_t *self, bool newline)
 {
     char out [S_LINE_MAX + 80];
-    size_t size = self->tool
+    int level = s_line_level (self->line, self->size);
+    if (!self->tool && level > drover_log_level ()) {
+        self->size = 0;
+        return;                 //  below the level asked for: dropped
+    }
+    size_t size = self->journal
+                ? drover_log_rewrite_journal (self->line, self->size, out, sizeof out - 1)
+                : self->tool
                 ? drover_log_rewrite_tool (self->line, self->size, self->tool,
                                            self->verbose, out, sizeof out - 1)
                 : drover_log_rewrite (self->line, self->size, zclock_time (), out,
@@ -196,6 +290,7 @@ s_init (int fd, const char *tool, bool verbose)
     sink.fd = fd;
     sink.tool = tool;
     sink.verbose = verbose;
+    sink.journal = !tool && drover_log_is_journal (fd, getenv ("JOURNAL_STREAM"));
     sink.size = 0;
     cookie_io_functions_t functions = { NULL, s_sink_write, NULL, NULL };
     FILE *stream = fopencookie (&sink, "w", functions);
@@ -206,7 +301,8 @@ s_init (int fd, const char *tool, bool verbose)
     return 0;
 }
 
-//  Send czmq's log lines to fd, each dated in ISO 8601 UTC
+//  Send czmq's log lines to fd, each dated in ISO 8601 UTC (or, to the
+//  journal, with its priority)
 int
 drover_log_init (int fd)
 {

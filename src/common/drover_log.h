@@ -10,6 +10,12 @@
     (a glibc cookie stream) that rewrites each line's date as it is written:
     "I: (drover-broker) 2026-11-24T05:08:25.123Z ...". Lines that do not
     carry czmq's date pass through untouched.
+
+    When fd is the journal's stream (systemd's JOURNAL_STREAM names it),
+    each line goes as "<6>TEXT" instead, its priority as sd-daemon(3) says
+    (<3> error, <4> warning, <5> notice, <6> info, <7> debug) and without
+    level letter, ident or date: the journal keeps its own.
+    Lines less severe than drover_log_set_level's are dropped.
     =========================================================================
 */
 
@@ -21,6 +27,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+//  The levels, most severe first (the journal's priority is level + 3)
+enum { DROVER_LOG_ERROR, DROVER_LOG_WARNING, DROVER_LOG_NOTICE, DROVER_LOG_INFO,
+       DROVER_LOG_DEBUG };
 
 //  Send czmq's log lines to fd (borrowed, left open), each dated now in
 //  ISO 8601 UTC. Returns 0, or -1 if the stream cannot be made (czmq's own
@@ -55,6 +65,31 @@ int
 size_t
     drover_log_rewrite_tool (const char *line, size_t size, const char *name, bool verbose,
                              char *out, size_t out_size);
+
+//  Return the level named error, warning, notice, info or debug, or -1
+int
+    drover_log_level_parse (const char *name);
+
+//  Write only lines of level and more severe from now on (any thread may
+//  log meanwhile); DROVER_LOG_DEBUG, every line, until this is called
+void
+    drover_log_set_level (int level);
+
+//  The least severe level written
+int
+    drover_log_level (void);
+
+//  Write into out (out_size bytes, NUL-ended) the log line line (size
+//  bytes, without its newline) for the journal: "<N>TEXT", N its
+//  priority, without level, ident or date. A line without czmq's date is
+//  copied as it is. Returns the bytes written, not counting the NUL.
+size_t
+    drover_log_rewrite_journal (const char *line, size_t size, char *out, size_t out_size);
+
+//  Tell whether fd is the stream journal_stream ("DEVICE:INODE", the
+//  JOURNAL_STREAM environment variable, or NULL) names
+bool
+    drover_log_is_journal (int fd, const char *journal_stream);
 
 //  Write into out (at least 25 bytes) msec since the Unix epoch as ISO 8601
 //  UTC with milliseconds, "2026-11-24T05:08:25.123Z"; returns out

@@ -96,6 +96,29 @@ drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock)
 
 
 //  --------------------------------------------------------------------------
+//  Watch a plain fd at index in every wait (level-triggered), or nothing
+
+void
+drover_poller_set_fd (drover_poller_t *self, size_t index, int fd)
+{
+    assert (self && index < self->count);
+    if (self->epoll != -1) {
+        if (self->fds [index].fd != -1)
+            epoll_ctl (self->epoll, EPOLL_CTL_DEL, self->fds [index].fd, NULL);
+        struct epoll_event event = { .events = EPOLLIN, .data.u32 = (uint32_t) index };
+        if (fd != -1 && epoll_ctl (self->epoll, EPOLL_CTL_ADD, fd, &event) == -1) {
+            zsys_warning ("poller: epoll_ctl: %s; polling instead", strerror (errno));
+            close (self->epoll);
+            self->epoll = -1;
+        }
+    }
+    self->fds [index] = (struct pollfd) { fd, POLLIN, 0 };
+    self->unread [index] = false;   //  level-triggered: its fd says when
+    self->sent [index] = false;
+}
+
+
+//  --------------------------------------------------------------------------
 //  Watch plain fds in the next wait: room for count items, unwatched
 
 zmq_pollitem_t *

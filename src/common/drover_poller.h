@@ -74,6 +74,13 @@ size_t
 void
     drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock);
 
+//  Watch a plain fd (a signalfd, a pipe; borrowed) at index in every wait
+//  instead of what was there, or nothing if fd is -1. It is readable
+//  (drover_poller_readable) after a wait its fd was ready in; the caller
+//  reads it to the end and calls drover_poller_drained.
+void
+    drover_poller_set_fd (drover_poller_t *self, size_t index, int fd);
+
 //  Watch plain fds too, in the next wait only: returns room for count
 //  items, each { NULL, -1, 0, 0 } (an fd of -1 is not watched), that the
 //  caller fills with { NULL, fd, ZMQ_POLLIN, 0 }. After that wait their

@@ -44,6 +44,7 @@
 #include "drover_ha.h"
 #include "drover_cpus.h"
 #include "drover_event.h"
+#include "drover_reload.h"
 
 
 //  Connections the kernel may hold for a bound socket before libzmq
@@ -58,8 +59,9 @@
 //  What the main's poller watches: the actors' pipes at their index
 //  (DROVER_ROUTING_HEALTH ...), then these
 enum { S_ROUTER_AT = DROVER_ROUTING_ACTORS, S_PUBLISHER_AT, S_MONITOR_AT, S_MONITORS = 2 };
-//  ... and the socket watched for the broker's owner (several brokers: the elector)
-enum { S_WATCH_AT = S_MONITOR_AT + S_MONITORS };
+//  ... and the socket watched for the broker's owner (several brokers: the
+//  elector), and the signalfd that hears SIGHUP (a reload)
+enum { S_WATCH_AT = S_MONITOR_AT + S_MONITORS, S_SIGNAL_AT };
 
 struct _drover_broker_t {
     drover_config_t *config;    //  settings, read once
@@ -92,6 +94,8 @@ struct _drover_broker_t {
     void *watch_arg;            //  its argument
     drover_queuetable_t *queues;    //  what QUEUES is answered: the owner's copy, or empty
     int64_t wake_at;            //  mono msec the watch function is called unasked, 0 never
+    drover_reload_t *reload;    //  SIGHUP: the settings read again (borrowed), or NULL
+    bool several;               //  one of several brokers: named queues keep their settings
 };
 
 //  Bind one socket, saying why if it fails
@@ -195,6 +199,7 @@ drover_broker_new (drover_config_t *config, bool verbose)
     for (int index = 0; index < S_MONITORS; index++)
         drover_poller_add (self->poller, self->monitors [index]);
     drover_poller_add (self->poller, NULL);         //  the owner's socket, if any
+    drover_poller_add (self->poller, NULL);         //  the signalfd, if any
     return self;
 }
 
@@ -781,6 +786,69 @@ s_handle_router_idle (drover_broker_t *self)
         drover_poller_drained (self->poller, S_ROUTER_AT);
 }
 
+//  The log level the settings ask: -v is debug while broker/log-level
+//  is left at its default
+static int
+s_log_level (drover_config_t *config, bool verbose)
+{
+    if (verbose && streq (config->log_level, DROVER_DEFAULT_LOG_LEVEL))
+        return DROVER_LOG_DEBUG;
+    int level = drover_log_level_parse (config->log_level);
+    return level >= 0? level: DROVER_LOG_INFO;
+}
+
+//  Say each line of text at error, after "reload: "
+static void
+s_log_errors (const char *text)
+{
+    while (text && *text) {
+        const char *end = strchr (text, '\n');
+        int length = end? (int) (end - text): (int) strlen (text);
+        zsys_error ("reload: %.*s", length, text);
+        text = end? end + 1: NULL;
+    }
+}
+
+//  SIGHUP: read the settings again; apply those that may change while the
+//  broker runs (drover_reload_live), say which others changed and need a
+//  restart, look at the keys directory now; settings that do not read or
+//  check change nothing. Says broker.reloaded on the event stream.
+static void
+s_reload (drover_broker_t *self)
+{
+    zsys_notice ("reload: SIGHUP: reading the settings again");
+    char *applied = NULL, *restart = NULL, *errors = NULL;
+    const char *name = self->config->ha.name;
+    if (drover_reload_compare (self->reload, self->config, &applied, &restart, &errors)) {
+        s_log_errors (errors);
+        zsys_error ("reload: refused: every running setting stays as it is");
+        drover_broker_publish (self, "broker.reloaded", name, "refused: the settings do not "
+                               "read or check (see the log)");
+        zstr_free (&errors);
+        return;
+    }
+    if (drover_guard_secure (self->guard))
+        drover_guard_refresh_soon (self->guard);    //  s_end_revoked looks this turn
+    if (applied)
+        drover_crew_reconfigure (self->crew);       //  to the actors, if they run
+    if (restart)
+        zsys_warning ("reload: needs a restart: %s", restart);
+    if (applied && self->several)
+        zsys_warning ("reload: the named queues (ha/queues) keep their settings until a restart");
+    if (applied)
+        zsys_info ("reload: applied %s", applied);
+    else
+        zsys_info ("reload: nothing changed%s", restart? " that applies while running": "");
+    char *reason = zsys_sprintf ("applied: %s; needs a restart: %s", applied? applied: "none",
+                                 restart? restart: "none");
+    drover_broker_publish (self, "broker.reloaded", name, reason);
+    zstr_free (&reason);
+    //  Last: a quieter level must not hide what the reload said
+    drover_log_set_level (s_log_level (self->config, self->verbose));
+    zstr_free (&applied);
+    zstr_free (&restart);
+}
+
 //  Serve until interrupted or told to stop. Each turn handles everything
 //  ready: what the actors said, then up to a batch from the ROUTER (or a
 //  few msec of it, whichever comes first); what that tells each actor goes
@@ -803,6 +871,11 @@ drover_broker_run (drover_broker_t *self)
         }
         if (drover_poller_wait (self->poller, timeout) == -1)
             break;              //  SIGINT or SIGTERM
+        if (self->reload && drover_poller_readable (self->poller, S_SIGNAL_AT)) {
+            if (drover_reload_heard (self->reload))
+                s_reload (self);
+            drover_poller_drained (self->poller, S_SIGNAL_AT);
+        }
         s_end_revoked (self);
         for (int index = 0; index < S_MONITORS; index++)
             if (drover_poller_readable (self->poller, S_MONITOR_AT + index))
@@ -948,6 +1021,16 @@ drover_broker_publish (drover_broker_t *self, const char *topic, const char *nam
     drover_poller_sent (self->poller, S_PUBLISHER_AT);
 }
 
+//  Read the settings again on SIGHUP, with reload (borrowed)
+void
+drover_broker_set_reload (drover_broker_t *self, drover_reload_t *reload, bool several)
+{
+    assert (self);
+    self->reload = reload;
+    self->several = several;
+    drover_poller_set_fd (self->poller, S_SIGNAL_AT, reload? drover_reload_fd (reload): -1);
+}
+
 //  Call the watch function at mono msec at (once; 0 cancels)
 void
 drover_broker_wake (drover_broker_t *self, int64_t at)
@@ -993,15 +1076,19 @@ s_keep_to_cpus (const char *cpus)
 int
 drover_broker_main (int argc, char **argv)
 {
+    //  SIGHUP is heard on a signalfd (drover_reload): blocked in every
+    //  thread, so it never interrupts a call nor ends the process
+    drover_reload_block ();
     drover_config_t *config = drover_config_new ();
     bool verbose = false;
     int status = 2;
     if (drover_brokerflags_parse (config, argc, argv, &verbose, &status)) {
         drover_config_destroy (&config);
-        return status;          //  0 after --help or --print-config
+        return status;          //  0 after --help, --print-config or a good --check-config
     }
     zsys_set_logident ("drover-broker");
-    drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC
+    drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC, or the journal's priorities
+    drover_log_set_level (s_log_level (config, verbose));
     char *idle = drover_config_idle (config);
     if (idle)
         zsys_warning ("broker: settings that do nothing: %s", idle);
@@ -1013,21 +1100,27 @@ drover_broker_main (int argc, char **argv)
     //  Actor pipes are unbounded: a full pipe would block the main while
     //  the actor blocks on the main. External input is bounded instead.
     zsys_set_pipehwm (0);
+    drover_reload_t *reload = drover_reload_new (argc, argv, config);
     if (*config->ha.etcd) {
-        status = drover_ha_main (config, verbose);
+        status = drover_ha_main (config, verbose, reload);
+        drover_reload_destroy (&reload);
         drover_config_destroy (&config);
         return status;
     }
     drover_broker_t *broker = drover_broker_new (config, verbose);
     if (!broker || drover_broker_start (broker, 0)) {
         drover_broker_destroy (&broker);
+        drover_reload_destroy (&reload);
         drover_config_destroy (&config);
         return 1;
     }
+    drover_broker_set_reload (broker, reload, false);
     drover_broker_run (broker);
     zsys_notice ("broker: stopping malformed=%" PRIu64 " refused=%" PRIu64 " forbidden=%" PRIu64,
                  broker->malformed, broker->refused, drover_guard_refused (broker->guard));
     drover_broker_destroy (&broker);
+    drover_reload_destroy (&reload);
     drover_config_destroy (&config);
+    zsys_notice ("broker: stopped cleanly");
     return 0;
 }

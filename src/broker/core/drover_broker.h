@@ -21,6 +21,7 @@
 #include "drover_config.h"
 #include "drover_queuetable.h"
 #include "drover_peerlevels.h"
+#include "drover_reload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,6 +93,13 @@ void
 //  drover_broker_fenced says why)
 int
     drover_broker_run (drover_broker_t *self);
+
+//  Read the settings again when SIGHUP comes, with reload (borrowed, or
+//  NULL for none): apply what may change while running, say what needs
+//  a restart (docs/operating.md). several: one of several brokers, whose
+//  named queues keep their settings.
+void
+    drover_broker_set_reload (drover_broker_t *self, drover_reload_t *reload, bool several);
 
 //  Call the watch function once at mono msec at, readable or not (a
 //  timer for the owner); 0 cancels

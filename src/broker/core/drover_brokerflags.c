@@ -7,6 +7,8 @@
 #include "drover_sharespec.h"
 #include "drover_queuespec.h"
 #include "drover_defaults.h"
+#include "drover_keys.h"
+#include "drover_keyring.h"
 #include <getopt.h>
 
 //  Print usage
@@ -36,26 +38,31 @@ s_usage (FILE *stream)
         "                             reaches them can run commands on the workers)\n"
         "      --set SECTION/KEY=VALUE  override one setting, e.g. --set health/lost-after=3000\n"
         "      --print-config         print every setting with its comment, then exit\n"
+        "      --check-config         check the settings (file, flags, --set, keys) as at\n"
+        "                             start, without binding or opening the state: says\n"
+        "                             \"config ok\" (exit 0) or every mistake (exit 2)\n"
         "  -v, --verbose              log each command the actors handle\n"
         "  -h, --help                 this help\n"
-        "Flags override the file. SIGINT or SIGTERM shut the broker down cleanly.\n");
+        "Flags override the file. SIGINT or SIGTERM shut the broker down cleanly (exit 0);\n"
+        "SIGHUP reads the file and flags again and applies what can change while it runs\n"
+        "(docs/operating.md, \"Reloading settings\").\n");
 }
 
-//  Apply one --set SECTION/KEY=VALUE override
-static int
-s_apply_override (drover_config_t *config, const char *assignment)
-{
-    char *error = NULL;
-    int rc = drover_config_set_assignment (config, assignment, &error);
-    if (rc)
-        fprintf (stderr, "drover broker: --set %s\n", error);
-    zstr_free (&error);
-    return rc;
-}
+//  What the command line asks besides settings
+typedef struct {
+    bool verbose;               //  -v
+    bool help;                  //  -h
+    bool usage;                 //  a flag we do not know: usage on stderr
+    bool print_config;          //  --print-config
+    bool check_config;          //  --check-config
+} s_flags_t;
 
-//  Parse flags into config; returns -1 to exit with status *status_p
-static int
-s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, int *status_p)
+//  Parse flags into config, collecting every mistake in *errors_p (one a
+//  line, "" prefix: the caller says whose); what they ask besides
+//  settings into flags
+static void
+s_parse_flags (drover_config_t *config, int argc, char **argv, s_flags_t *flags,
+               char **errors_p)
 {
     static const struct option options [] = {
         { "config",       required_argument, NULL, 'c' },
@@ -74,138 +81,122 @@ s_parse_flags (drover_config_t *config, int argc, char **argv, bool *verbose_p, 
         { "keys",         required_argument, NULL, 'k' },
         { "set",          required_argument, NULL, 'S' },
         { "print-config", no_argument,       NULL, 'P' },
+        { "check-config", no_argument,       NULL, 'C' },
         { "verbose",      no_argument,       NULL, 'v' },
         { "help",         no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    //  The file is read first wherever -c stands, so flags override it
+    //  The file is read first wherever -c stands, so flags override it;
+    //  a flag we do not know is said by the second pass, as ours
     optind = 1;
+    opterr = 0;
     int option;
     while ((option = getopt_long (argc, argv, "c:e:E:d:vh", options, NULL)) != -1)
         if (option == 'c') {
             char *error = NULL;
-            if (drover_config_load (config, optarg, &error)) {
-                fprintf (stderr, "drover broker: %s\n", error);
-                zstr_free (&error);
-                *status_p = 2;
-                return -1;
-            }
+            drover_config_load (config, optarg, &error);
+            drover_config_add_error (errors_p, &error);
         }
     optind = 1;
-    bool print_config = false;
     while ((option = getopt_long (argc, argv, "c:e:E:d:vh", options, NULL)) != -1) {
         char *error = NULL;
-        int rc = 0;
         if (option == 'e')
-            rc = drover_config_set (config, "broker/endpoint", optarg, &error);
+            drover_config_set (config, "broker/endpoint", optarg, &error);
         else
         if (option == 'E')
-            rc = drover_config_set (config, "broker/events", optarg, &error);
+            drover_config_set (config, "broker/events", optarg, &error);
         else
         if (option == 'd')
-            rc = drover_config_set (config, "broker/state-dir", optarg, &error);
+            drover_config_set (config, "broker/state-dir", optarg, &error);
         else
         if (option == 'D')
-            rc = drover_config_set (config, "broker/durability", optarg, &error);
+            drover_config_set (config, "broker/durability", optarg, &error);
         else
         if (option == 'T')
-            rc = drover_config_set (config, "ha/etcd", optarg, &error);
+            drover_config_set (config, "ha/etcd", optarg, &error);
         else
         if (option == 'N')
-            rc = drover_config_set (config, "ha/name", optarg, &error);
+            drover_config_set (config, "ha/name", optarg, &error);
         else
         if (option == 'A')
-            rc = drover_config_set (config, "ha/advertise", optarg, &error);
+            drover_config_set (config, "ha/advertise", optarg, &error);
         else
         if (option == 'L')
-            rc = drover_config_set (config, "ha/lease-ttl", optarg, &error);
+            drover_config_set (config, "ha/lease-ttl", optarg, &error);
         else
         if (option == 'M')
-            rc = drover_config_set (config, "broker/metrics", optarg, &error);
+            drover_config_set (config, "broker/metrics", optarg, &error);
         else
         if (option == 'I')
             config->insecure = 1;
         else
         if (option == 'K')
-            rc = drover_config_set (config, "security/key", optarg, &error);
+            drover_config_set (config, "security/key", optarg, &error);
         else
         if (option == 'k')
-            rc = drover_config_set (config, "security/keys", optarg, &error);
+            drover_config_set (config, "security/keys", optarg, &error);
         else
-        if (option == 'S')
-            rc = s_apply_override (config, optarg);
+        if (option == 'S') {
+            char *why = NULL;
+            if (drover_config_set_assignment (config, optarg, &why))
+                error = zsys_sprintf ("--set %s", why);
+            zstr_free (&why);
+        }
         else
         if (option == 'P')
-            print_config = true;
+            flags->print_config = true;
+        else
+        if (option == 'C')
+            flags->check_config = true;
         else
         if (option == 'v')
-            *verbose_p = true;
+            flags->verbose = true;
         else
-        if (option == 'h') {
-            s_usage (stdout);
-            *status_p = 0;
-            return -1;
-        }
+        if (option == 'h')
+            flags->help = true;
         else
         if (option != 'c') {
-            s_usage (stderr);
-            *status_p = 2;
-            return -1;
+            const char *flag = optind > 1 && optind - 1 < argc? argv [optind - 1]: "?";
+            error = zsys_sprintf ("%s: no such flag (see --help)", flag);
+            flags->usage = true;
         }
-        if (error)
-            fprintf (stderr, "drover broker: %s\n", error);
-        zstr_free (&error);
-        if (rc) {
-            *status_p = 2;
-            return -1;
-        }
+        drover_config_add_error (errors_p, &error);
     }
     if (optind < argc) {
-        fprintf (stderr, "drover broker: unexpected argument '%s'\n", argv [optind]);
-        *status_p = 2;
-        return -1;
+        char *error = zsys_sprintf ("unexpected argument '%s'", argv [optind]);
+        drover_config_add_error (errors_p, &error);
     }
-    if (print_config) {
-        drover_config_print (config, stdout);
-        *status_p = 0;
-        return -1;
-    }
-    return 0;
 }
 
 //  Refuse endpoints that would expose the workers, unless CURVE guards
 //  them or the operator said --insecure, and settings that would do
-//  nothing (drover_config_check_together)
-static int
-s_check_endpoints (drover_config_t *config)
+//  nothing (drover_config_check_together); every reason collected
+static void
+s_check_endpoints (drover_config_t *config, char **errors_p)
 {
     const char *endpoints [] = { config->endpoint, config->events };
     bool open = config->insecure || *config->security_key;
     for (int index = 0; index < 2; index++) {
         char *error = NULL;
-        if (drover_config_check_endpoint (endpoints [index], open, &error)) {
-            fprintf (stderr, "drover broker: %s\n", error);
-            zstr_free (&error);
-            return -1;
-        }
+        drover_config_check_endpoint (endpoints [index], open, &error);
+        drover_config_add_error (errors_p, &error);
     }
     char *error = NULL;
-    if (drover_config_check_metrics (config->metrics, config->metrics_public, &error)
-    ||  drover_config_check_pool (config, &error)
-    ||  drover_config_check_together (config, &error)
-    ||  drover_sharespec_check (config->share_accounts, config->share_weights,
-                                config->share_quotas, &error)) {
-        fprintf (stderr, "drover broker: %s\n", error);
-        zstr_free (&error);
-        return -1;
-    }
-    return 0;
+    drover_config_check_metrics (config->metrics, config->metrics_public, &error);
+    drover_config_add_error (errors_p, &error);
+    drover_config_check_pool (config, &error);
+    drover_config_add_error (errors_p, &error);
+    drover_config_check_together (config, &error);
+    drover_config_add_error (errors_p, &error);
+    drover_sharespec_check (config->share_accounts, config->share_weights,
+                            config->share_quotas, &error);
+    drover_config_add_error (errors_p, &error);
 }
 
 //  Check the named queues: a valid list, on ports apart from the broker's
 //  own, which end with a port each queue's can replace
-static int
-s_check_queues (drover_config_t *config)
+static void
+s_check_queues (drover_config_t *config, char **errors_p)
 {
     char *error = NULL;
     drover_queuespec_t *spec = drover_queuespec_new (config->ha.queues, &error);
@@ -220,38 +211,32 @@ s_check_queues (drover_config_t *config)
         }
     }
     drover_queuespec_destroy (&spec);
-    if (!error)
-        return 0;
-    fprintf (stderr, "drover broker: %s\n", error);
-    zstr_free (&error);
-    return -1;
+    drover_config_add_error (errors_p, &error);
 }
 
 //  Check the settings of several brokers: a shared state, a name and an
 //  endpoint peers can reach; fills in the defaults ("" name, advertise)
-static int
-s_check_ha (drover_config_t *config)
+static void
+s_check_ha (drover_config_t *config, char **errors_p)
 {
+    char *error = NULL;
     if (!*config->ha.etcd) {
-        if (!*config->ha.queues)
-            return 0;
-        fprintf (stderr, "drover broker: ha/queues needs several brokers: set ha/etcd too\n");
-        return -1;
+        if (*config->ha.queues)
+            error = strdup ("ha/queues needs several brokers: set ha/etcd too");
+        drover_config_add_error (errors_p, &error);
+        return;
     }
-    const char *error = NULL;
     if (strncmp (config->ha.etcd, "http://", 7) && strncmp (config->ha.etcd, "https://", 8))
-        error = "ha/etcd: give etcd's client URLs, e.g. http://127.0.0.1:2379";
+        error = strdup ("ha/etcd: give etcd's client URLs, e.g. http://127.0.0.1:2379");
     else
     if (strncmp (config->state_dir, "postgresql://", 13)
     &&  strncmp (config->state_dir, "postgres://", 11))
-        error = "ha/etcd needs a state every broker shares: --state postgresql://USER@HOST/DB";
+        error = strdup ("ha/etcd needs a state every broker shares: "
+                        "--state postgresql://USER@HOST/DB");
     else
     if (streq (config->durability, "off"))
-        error = "ha/etcd needs a kept state: broker/durability full or batch, not off";
-    if (error) {
-        fprintf (stderr, "drover broker: %s\n", error);
-        return -1;
-    }
+        error = strdup ("ha/etcd needs a kept state: broker/durability full or batch, not off");
+    drover_config_add_error (errors_p, &error);
     if (!*config->ha.name) {
         char host [256] = "";
         gethostname (host, sizeof host - 1);
@@ -260,14 +245,77 @@ s_check_ha (drover_config_t *config)
     }
     if (!*config->ha.advertise) {
         if (strchr (config->endpoint, '*')) {
-            fprintf (stderr, "drover broker: broker/endpoint %s binds every address: say which "
-                     "one peers reach with --advertise tcp://HOST:PORT\n", config->endpoint);
-            return -1;
+            error = zsys_sprintf ("broker/endpoint %s binds every address: say which one "
+                                  "peers reach with --advertise tcp://HOST:PORT",
+                                  config->endpoint);
+            drover_config_add_error (errors_p, &error);
         }
-        free (config->ha.advertise);
-        config->ha.advertise = strdup (config->endpoint);
+        else {
+            free (config->ha.advertise);
+            config->ha.advertise = strdup (config->endpoint);
+        }
     }
-    return s_check_queues (config);
+    s_check_queues (config, errors_p);
+}
+
+//  Check that the broker's key pair and the keys directory can be read,
+//  as the broker does at start (drover_guard_new), without its ZAP handler
+static void
+s_check_keys (drover_config_t *config, char **errors_p)
+{
+    if (!*config->security_key || !*config->security_keys)
+        return;                 //  none, or drover_config_check_together said why
+    char *error = NULL;
+    zcert_t *pair = drover_keys_load_pair (config->security_key, &error);
+    drover_config_add_error (errors_p, &error);
+    zcert_destroy (&pair);
+    drover_keyring_t *keyring = drover_keyring_new (config->security_keys);
+    drover_keyring_load (keyring, &error);
+    drover_config_add_error (errors_p, &error);
+    drover_keyring_destroy (&keyring);
+}
+
+//  Say each line of text on stream as "drover broker: LINE"
+static void
+s_say_lines (FILE *stream, const char *prefix, const char *text)
+{
+    while (text && *text) {
+        const char *end = strchr (text, '\n');
+        int length = end? (int) (end - text): (int) strlen (text);
+        fprintf (stream, "drover broker: %s%.*s\n", prefix, length, text);
+        text = end? end + 1: NULL;
+    }
+}
+
+//  Check everything the broker checks before it binds or opens anything
+//  (a check-config checks the keys too); every reason in *errors_p
+static void
+s_check_all (drover_config_t *config, bool keys, char **errors_p)
+{
+    s_check_endpoints (config, errors_p);
+    s_check_ha (config, errors_p);
+    if (keys)
+        s_check_keys (config, errors_p);
+}
+
+//  --check-config: say every reason, or "config ok" and the warnings;
+//  returns the exit status
+static int
+s_check_config (drover_config_t *config, char *errors)
+{
+    if (!errors)
+        s_check_all (config, true, &errors);
+    if (errors) {
+        s_say_lines (stderr, "", errors);
+        zstr_free (&errors);
+        return 2;
+    }
+    char *idle = drover_config_idle (config);
+    if (idle)
+        s_say_lines (stdout, "warning: settings that do nothing: ", idle);
+    zstr_free (&idle);
+    printf ("drover broker: config ok\n");
+    return 0;
 }
 
 //  Parse the flags, then check the endpoints they leave
@@ -275,11 +323,46 @@ int
 drover_brokerflags_parse (drover_config_t *config, int argc, char **argv,
                           bool *verbose_p, int *status_p)
 {
-    if (s_parse_flags (config, argc, argv, verbose_p, status_p))
-        return -1;              //  *status_p says how to exit
-    if (s_check_endpoints (config) || s_check_ha (config)) {
+    s_flags_t flags = { false };
+    char *errors = NULL;
+    s_parse_flags (config, argc, argv, &flags, &errors);
+    *verbose_p = flags.verbose;
+    if (flags.help && !flags.usage) {
+        zstr_free (&errors);
+        s_usage (stdout);
+        *status_p = 0;
+        return -1;
+    }
+    if (flags.check_config) {
+        *status_p = s_check_config (config, errors);
+        return -1;
+    }
+    if (!errors && flags.print_config) {
+        drover_config_print (config, stdout);
+        *status_p = 0;
+        return -1;
+    }
+    if (!errors)
+        s_check_all (config, false, &errors);
+    if (errors) {
+        s_say_lines (stderr, "", errors);
+        if (flags.usage)
+            s_usage (stderr);
+        zstr_free (&errors);
         *status_p = 2;
         return -1;
     }
     return 0;
+}
+
+//  Read the command line again into config, as at start, saying nothing
+int
+drover_brokerflags_reread (drover_config_t *config, int argc, char **argv, char **errors_p)
+{
+    assert (errors_p && !*errors_p);
+    s_flags_t flags = { false };
+    s_parse_flags (config, argc, argv, &flags, errors_p);
+    if (!*errors_p)
+        s_check_all (config, true, errors_p);
+    return *errors_p? -1: 0;
 }

@@ -168,6 +168,26 @@ s_metrics_started (drover_crew_t *self)
     return started? 0: -1;
 }
 
+//  Say CONFIGURE to probation: at start, and again on a reload
+static void
+s_configure_probation (drover_crew_t *self, drover_outbox_t *outbox)
+{
+    drover_outbox_say (outbox, "s4", "CONFIGURE", self->config->probation_timeout);
+}
+
+//  Say CONFIGURE to schedq, every setting it takes: at start, and again
+//  on a reload (it applies each at once, the shares as SHARE SETTINGS do)
+static void
+s_configure_schedq (drover_crew_t *self, drover_outbox_t *outbox)
+{
+    drover_config_t *config = self->config;
+    drover_outbox_say (outbox, "s4444444sss44", "CONFIGURE", config->max_shelve,
+                       config->min_disk_free, config->max_leases, config->keep_gone,
+                       config->max_gone, (uint32_t) self->durable, config->affinity_wait,
+                       config->share_accounts, config->share_weights, config->share_quotas,
+                       (uint32_t) streq (config->preemption, "on"), config->preempt_max);
+}
+
 //  Start the actors, each configured, the state held with fence
 int
 drover_crew_start (drover_crew_t *self, uint64_t fence, bool listened)
@@ -181,17 +201,13 @@ drover_crew_start (drover_crew_t *self, uint64_t fence, bool listened)
     drover_outbox_say (outbox, "s444", "CONFIGURE",
                        config->heartbeat, config->lost_after, config->max_workers);
     outbox = s_actor_start (self, DROVER_ROUTING_PROBATION, drover_probation_actor, NULL, verbose);
-    drover_outbox_say (outbox, "s4", "CONFIGURE", config->probation_timeout);
+    s_configure_probation (self, outbox);
     //  schedq and assign trade QUEUE, FREE and ASSIGN for every task: they
     //  get a link of their own rather than two hops through the main
     char link [64];
     snprintf (link, sizeof link, "inproc://drover-link-%p", (void *) self);
     outbox = s_actor_start (self, DROVER_ROUTING_SCHEDQ, drover_schedq_actor, link, verbose);
-    drover_outbox_say (outbox, "s4444444sss44", "CONFIGURE", config->max_shelve,
-                       config->min_disk_free, config->max_leases, config->keep_gone,
-                       config->max_gone, (uint32_t) self->durable, config->affinity_wait,
-                       config->share_accounts, config->share_weights, config->share_quotas,
-                       (uint32_t) streq (config->preemption, "on"), config->preempt_max);
+    s_configure_schedq (self, outbox);
     outbox = s_actor_start (self, DROVER_ROUTING_ASSIGN, drover_assign_actor, link, verbose);
     drover_outbox_say (outbox, "s44444444", "CONFIGURE", config->ack_timeout,
                        config->lost_retries, config->max_queued, config->keep_finished,
@@ -273,3 +289,15 @@ drover_crew_say_events (drover_crew_t *self, bool on)
             drover_outbox_say (self->outboxes [index], "s4", "EVENTS", on? 1: 0);
 }
 
+
+//  Say the settings a reload may change to the actors that hold them:
+//  CONFIGURE again to schedq and probation, from the settings as they are
+//  now; nothing if the actors do not run (they read them when they start)
+void
+drover_crew_reconfigure (drover_crew_t *self)
+{
+    if (self->actors [DROVER_ROUTING_PROBATION])
+        s_configure_probation (self, self->outboxes [DROVER_ROUTING_PROBATION]);
+    if (self->actors [DROVER_ROUTING_SCHEDQ])
+        s_configure_schedq (self, self->outboxes [DROVER_ROUTING_SCHEDQ]);
+}

@@ -62,6 +62,12 @@ int
 void
     drover_crew_say_events (drover_crew_t *self, bool on);
 
+//  Say the settings a reload may change (drover_reload_live) to the
+//  actors that hold them, from the crew's settings as they are now:
+//  schedq's (shares, preemption, schedq/...) and probation's
+void
+    drover_crew_reconfigure (drover_crew_t *self);
+
 #ifdef __cplusplus
 }
 #endif

@@ -215,7 +215,7 @@ s_stop_cells (s_ha_t *self)
 
 //  Run the broker as one of several until interrupted
 int
-drover_ha_main (drover_config_t *config, bool verbose)
+drover_ha_main (drover_config_t *config, bool verbose, drover_reload_t *reload)
 {
     s_ha_t self = { .config = config };
     self.broker = drover_broker_new (config, verbose);
@@ -247,6 +247,7 @@ drover_ha_main (drover_config_t *config, bool verbose)
     self.elector = zactor_new (drover_elector_actor, &args);
     zstr_free (&offer);
     drover_broker_watch (self.broker, zactor_sock (self.elector), s_elector_readable, &self);
+    drover_broker_set_reload (self.broker, reload, true);
     zsys_notice ("ha: standing by name=%s endpoint=%s etcd=%s: campaigning", config->ha.name,
                  config->ha.advertise, config->ha.etcd);
     while (drover_broker_run (self.broker) && drover_broker_fenced (self.broker)) {

@@ -17,6 +17,7 @@
 #define DROVER_HA_H_INCLUDED
 
 #include "drover_config.h"
+#include "drover_reload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,7 +26,7 @@ extern "C" {
 //  Run the broker as one of several (ha/etcd set) until interrupted.
 //  Returns the exit status: 0, or 1 if its sockets cannot be bound.
 int
-    drover_ha_main (drover_config_t *config, bool verbose);
+    drover_ha_main (drover_config_t *config, bool verbose, drover_reload_t *reload);
 
 #ifdef __cplusplus
 }

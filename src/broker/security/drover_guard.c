@@ -335,6 +335,14 @@ drover_guard_refresh (drover_guard_t *self, int64_t now)
     return zlistx_size (self->revoked);
 }
 
+//  Look at the keys directory at the next refresh, however recent the last
+void
+drover_guard_refresh_soon (drover_guard_t *self)
+{
+    assert (self);
+    self->refreshed = INT64_MIN / 2;
+}
+
 //  The names the last refresh found revoked
 const char *
 drover_guard_revoked (drover_guard_t *self, size_t index)

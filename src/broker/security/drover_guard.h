@@ -70,6 +70,11 @@ const char *
     drover_guard_owner_topic (drover_guard_t *self, const char *topic, const char *owner,
                               char *buffer, size_t size);
 
+//  Make the next drover_guard_refresh look at the keys directory, however
+//  recent the last look (a reload: SIGHUP)
+void
+    drover_guard_refresh_soon (drover_guard_t *self);
+
 //  Look at the keys directory if DROVER_GUARD_REFRESH msec have passed;
 //  returns how many names lost their key since the last call (those it
 //  found, and those a look on a message from an unknown key found),
