@@ -65,3 +65,13 @@ install (FILES ${PROJECT_BINARY_DIR}/examples/drover.cfg
                ${PROJECT_SOURCE_DIR}/examples/submit_wait.c
                ${PROJECT_SOURCE_DIR}/examples/Makefile
          DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+#   tests/test_install.c installs this build tree into a scratch prefix:
+#   it needs everything installed built first
+if (TARGET test_install)
+    target_compile_definitions (test_install PRIVATE
+        DROVER_BUILD_DIR="${PROJECT_BINARY_DIR}"
+        DROVER_CMAKE="${CMAKE_COMMAND}"
+        DROVER_INSTALL_LIBDIR="${CMAKE_INSTALL_LIBDIR}")
+    add_dependencies (test_install drover_shared drover_static drover_docs)
+endif ()
