@@ -5,9 +5,9 @@
 #   shape help2man(1) reads, changing the layout only, never the words: the
 #   paragraphs of usage lines ("usage: drover ...", and each paragraph whose
 #   lines are "  drover ...") become one "Usage:" line and "or:" lines, a
-#   long usage line wrapped over several lines joined again, so that they
-#   make the page's SYNOPSIS; "options:" becomes "Options:", the OPTIONS
-#   section. The man pages (packaging/man/CMakeLists.txt) are made from
+#   long usage line wrapped over several lines ("   [--flag ...") joined
+#   again, so that they make the page's SYNOPSIS; options right under them,
+#   or under "options:", make the OPTIONS section. The man pages (packaging/man/CMakeLists.txt) are made from
 #   this and nothing else, so a page says what --help says.
 set -eu
 drover="$1"
@@ -16,6 +16,7 @@ shift
     function flush_paragraph (    index_, line, out) {
         if (lines == 0)
             return
+        first = 1
         if (lines_usage) {
             out = ""
             for (index_ = 1; index_ <= lines; index_++) {
@@ -27,16 +28,23 @@ shift
                     sub (/^ +/, "", line)
                     out = line
                 }
-                else {
+                else
+                if (line ~ /^ +\[/) {
                     sub (/^ +/, "", line)
                     out = out " " line
                 }
+                else
+                    break
             }
             if (out != "")
                 synopsis [++synopses] = out
+            first = index_
+            #   Options right under the usage lines: the OPTIONS section
+            if (first <= lines && text [first] ~ /^ +-/)
+                body [++bodies] = "Options:"
         }
-        else {
-            for (index_ = 1; index_ <= lines; index_++)
+        if (first <= lines) {
+            for (index_ = first; index_ <= lines; index_++)
                 body [++bodies] = text [index_]
             body [++bodies] = ""
         }
