@@ -37,7 +37,16 @@ install (CODE "
 install (FILES ${PROJECT_BINARY_DIR}/packaging/drover.pc
          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-#   The man pages, made when `drover` is (packaging/man/man.cmake)
+#   The man pages, made when `drover` is (packaging/man/man.cmake), by
+#   help2man (Debian's help2man; ./run installs it)
+option (DROVER_MAN "Write the man pages with help2man" ON)
+if (DROVER_MAN)
+    find_program (DROVER_HELP2MAN help2man)
+    if (NOT DROVER_HELP2MAN)
+        message (FATAL_ERROR "help2man not found: apt-get install help2man "
+                             "(or -DDROVER_MAN=OFF to build without the man pages)")
+    endif ()
+endif ()
 set (DROVER_MAN_DIR ${PROJECT_BINARY_DIR}/man)
 add_custom_command (OUTPUT ${DROVER_MAN_DIR}/drover.1
     COMMAND ${CMAKE_COMMAND} -DDROVER=$<TARGET_FILE:drover> -DOUT=${DROVER_MAN_DIR}
@@ -54,10 +63,14 @@ add_custom_command (OUTPUT ${PROJECT_BINARY_DIR}/examples/drover.cfg
             -P ${PROJECT_SOURCE_DIR}/packaging/examplecfg.cmake
     DEPENDS drover ${PROJECT_SOURCE_DIR}/packaging/examplecfg.cmake
     COMMENT "Writing examples/drover.cfg from drover broker --print-config")
-add_custom_target (drover_docs ALL
-    DEPENDS ${DROVER_MAN_DIR}/drover.1 ${PROJECT_BINARY_DIR}/examples/drover.cfg)
-install (DIRECTORY ${DROVER_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
-         FILES_MATCHING PATTERN "*.1" PATTERN bin EXCLUDE)
+if (DROVER_MAN)
+    add_custom_target (drover_docs ALL
+        DEPENDS ${DROVER_MAN_DIR}/drover.1 ${PROJECT_BINARY_DIR}/examples/drover.cfg)
+    install (DIRECTORY ${DROVER_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+             FILES_MATCHING PATTERN "*.1" PATTERN bin EXCLUDE)
+else ()
+    add_custom_target (drover_docs ALL DEPENDS ${PROJECT_BINARY_DIR}/examples/drover.cfg)
+endif ()
 
 install (FILES ${PROJECT_SOURCE_DIR}/packaging/completion/drover
          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
