@@ -23,6 +23,7 @@
 #include "drover_event.h"
 #include "drover_taskinfo.h"
 #include "drover_codes.h"         //  the words the API and the wire share
+#include "drover_release.h"       //  DROVER_RELEASE (generated, the build tree)
 #include <czmq.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -39,7 +40,8 @@ extern "C" {
 #define DROVER_MSG_VERSION      1
 #define DROVER_MSG_LEVEL        4       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
-#define DROVER_RELEASE          "0.4.0" //  drover's release (CMakeLists.txt project VERSION)
+//  DROVER_RELEASE, drover's release: drover_release.h, generated from
+//  CMakeLists.txt's project VERSION
 #define DROVER_RELEASE_MAX      64      //  bytes in a release string, at most
 
 //  Message ids (the third element of every message)

@@ -20,8 +20,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-#define DROVER_CLI_VERSION  "0.1.0"
-
 drover_cli_globals_t drover_cli_globals = { NULL, NULL, DROVER_CLIENT_TIMEOUT, NULL, NULL, false };
 
 //  Take one more --server-key: the flag may be given several times (brokers
@@ -198,11 +196,12 @@ s_global_value (int argc, char **argv, int *index, const char *flag)
     return argv [++*index];
 }
 
-//  Print the version line every command's --version prints
+//  Print the version line every command's --version prints: the release
+//  (drover_release.h, from CMakeLists.txt) and the protocol level it speaks
 void
 drover_cli_print_version (void)
 {
-    printf ("drover %s (protocol %d)\n", DROVER_CLI_VERSION, DROVER_MSG_VERSION);
+    printf ("drover %s (protocol level %d)\n", DROVER_RELEASE, DROVER_MSG_LEVEL);
 }
 
 //  Return the edit distance (Levenshtein) between two short words
