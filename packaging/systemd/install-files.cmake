@@ -13,7 +13,9 @@ else ()
     set (drover_etc ${CMAKE_INSTALL_PREFIX}/etc/drover)
 endif ()
 set (drover_unitdir ${CMAKE_INSTALL_PREFIX}/lib/systemd/system)
-set (drover_staged ${DROVER_BINARY_DIR}/packaging/systemd)
+#   Staged per destination: a cpack and an install may run at once
+string (MD5 drover_key "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}")
+set (drover_staged ${DROVER_BINARY_DIR}/packaging/systemd/${drover_key})
 file (MAKE_DIRECTORY ${drover_staged})
 
 foreach (unit drover-broker.service drover-worker@.service)
