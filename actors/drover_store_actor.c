@@ -33,6 +33,12 @@
       the history when a client waits on it or shows it (RECALL): once
       every change said before is committed, each one kept and final goes
       to assign as a RESTORE, then RECALLED.
+    - an admin's STATE BACKUP copies the SQLite state into a file of its
+      own (drover_sqlbackup), S_BACKUP_PAGES pages a turn between the
+      turn's commit and its next wait, so commits go on meanwhile (each
+      one written into the copy as well); progress is published as
+      state.backup events, the end as state.backup.done or .failed, and
+      the admin answered BACKUP DONE or ERROR. One backup at a time.
     - a PostgreSQL state is opened with the leader's fencing token: once
       a write is refused because a newer leader holds the state, the
       store says FENCED (once) and every later batch is refused like a
@@ -65,6 +71,10 @@
 //  tasks remembered as unsaved, so that an ACCEPTED assign said before it
 //  heard UNSAVED is refused too
 #define S_UNSAVED_MAX       4096
+//  pages a backup copies in one turn (1 MiB of 4 KiB pages: a few msec)
+#define S_BACKUP_PAGES      256
+//  msec between two progress events of a backup
+#define S_BACKUP_PROGRESS   2000
 
 typedef struct {
     zsock_t *pipe;              //  commands from the broker main
@@ -96,6 +106,13 @@ typedef struct {
     bool fenced;                //  FENCED said: a newer leader holds the state
     zlist_t *recalls;           //  RECALL commands (zmsg_t: ref, ids) to answer once
                                 //  nothing is pending, in order (owned)
+    drover_sqlbackup_t *backup; //  the STATE BACKUP in progress, or NULL
+    zframe_t *backup_route;     //  the route of the admin who asked for it
+    uint32_t backup_seq;        //  its request's seq
+    int64_t backup_started;     //  msec (mono) it was asked for
+    int64_t backup_told;        //  msec (mono) of its last progress event
+    uint64_t backups_ok;        //  backups made since the broker started
+    uint64_t backups_failed;    //  backups that failed once started
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
 } self_t;
 
@@ -153,6 +170,11 @@ s_self_destroy (self_t **self_p)
         zsys_warning ("store: stopping with changes=%zu not committed", self->npending);
     zsys_info ("store: stopping commits=%" PRIu64 " changes=%" PRIu64 " refused=%" PRIu64,
                self->commits, self->changes, self->refusals);
+    if (self->backup)
+        zsys_warning ("store: stopping, backup path=%s abandoned (its part removed)",
+                      drover_sqlbackup_path (self->backup));
+    drover_sqlbackup_destroy (&self->backup);
+    zframe_destroy (&self->backup_route);
     for (size_t index = 0; index < self->npending; index++)
         drover_change_destroy (&self->pending [index]);
     free (self->pending);
@@ -737,6 +759,145 @@ s_handle_replay (self_t *self, const byte *route, size_t route_size, drover_msg_
     drover_msg_destroy (&list);
 }
 
+//  ---------------------------------------------------------------------
+//  Backups
+
+//  Keep an event of the store's own (task 0), published once committed
+static void
+s_store_event (self_t *self, const char *topic, const char *reason)
+{
+    drover_change_t *change = drover_change_new (topic, 0);
+    change->time = (uint64_t) zclock_time ();
+    size_t length = strnlen (reason, sizeof change->reason - 1);   //  cut to fit
+    memcpy (change->reason, reason, length);
+    change->reason [length] = 0;
+    s_keep (self, &change);
+}
+
+//  Write bytes as "5.0 MiB" (KiB, MiB, GiB, TiB; bytes under 1 KiB)
+static void
+s_size_text (uint64_t bytes, char *text, size_t size)
+{
+    static const char *units [] = { "KiB", "MiB", "GiB", "TiB" };
+    if (bytes < 1024) {
+        snprintf (text, size, "%" PRIu64 " bytes", bytes);
+        return;
+    }
+    double value = (double) bytes / 1024;
+    int unit = 0;
+    while (value >= 1024 && unit < 3) {
+        value /= 1024;
+        unit++;
+    }
+    snprintf (text, size, "%.1f %s", value, units [unit]);
+}
+
+//  STATE BACKUP path from an admin: start the copy, or refuse it (one
+//  runs already, the path is not fit, the backend copies nothing)
+static void
+s_handle_backup (self_t *self, const byte *route, size_t route_size, drover_msg_t *request)
+{
+    if (self->backup) {
+        char *reason = zsys_sprintf ("a backup is already running (to %s)",
+                                     drover_sqlbackup_path (self->backup));
+        drover_actor_reply_to (self->outbox, "store", route, route_size, request->seq,
+                               DROVER_CODE_CONFLICT, reason, "");
+        zstr_free (&reason);
+        return;
+    }
+    char error [DROVER_STORE_ERROR_MAX];
+    int code = DROVER_CODE_INTERNAL;
+    self->backup = drover_store_backup (self->backend, request->path, &code, error,
+                                        sizeof error);
+    if (!self->backup) {
+        zsys_warning ("store: backup path=%s refused: %s", request->path, error);
+        drover_actor_reply_to (self->outbox, "store", route, route_size, request->seq, code,
+                               error, "");
+        if (code >= 500) {
+            self->backups_failed++;
+            s_store_event (self, "state.backup.failed", error);
+        }
+        return;
+    }
+    self->backup_route = zframe_new (route, route_size);
+    self->backup_seq = request->seq;
+    self->backup_started = zclock_mono ();
+    self->backup_told = self->backup_started;
+    zsys_notice ("store: backup path=%s started", request->path);
+    char *reason = zsys_sprintf ("started: to %s", request->path);
+    s_store_event (self, "state.backup", reason);
+    zstr_free (&reason);
+}
+
+//  The backup ended (done: in place; else error says why): answer the
+//  admin, say it in the log and the events, forget it
+static void
+s_backup_ended (self_t *self, bool done, const char *error, int64_t now)
+{
+    drover_sqlbackup_t *backup = self->backup;
+    const char *path = drover_sqlbackup_path (backup);
+    int64_t msec = now - self->backup_started;
+    if (done) {
+        self->backups_ok++;
+        uint64_t pages = drover_sqlbackup_copied (backup);
+        uint64_t bytes = drover_sqlbackup_bytes (backup);
+        char size [32];
+        s_size_text (bytes, size, sizeof size);
+        zsys_notice ("store: backup path=%s done pages=%" PRIu64 " bytes=%" PRIu64
+                     " msec=%" PRId64, path, pages, bytes, msec);
+        char *reason = zsys_sprintf ("%" PRIu64 " pages (%s) to %s in %.1f s", pages, size,
+                                     path, (double) msec / 1000);
+        s_store_event (self, "state.backup.done", reason);
+        zstr_free (&reason);
+        drover_msg_t *reply = drover_msg_new (DROVER_MSG_BACKUP_DONE);
+        reply->seq = self->backup_seq;
+        reply->path = strdup (path);
+        reply->pages = pages;
+        reply->bytes = bytes;
+        reply->duration = (uint32_t) (msec < UINT32_MAX? msec: UINT32_MAX);
+        drover_actor_send_to (self->outbox, "store", zframe_data (self->backup_route),
+                              zframe_size (self->backup_route), reply, "");
+        drover_msg_destroy (&reply);
+    }
+    else {
+        self->backups_failed++;
+        zsys_error ("store: backup path=%s failed after msec=%" PRId64 ", its part removed:"
+                    " %s", path, msec, error);
+        s_store_event (self, "state.backup.failed", error);
+        drover_actor_reply_to (self->outbox, "store", zframe_data (self->backup_route),
+                               zframe_size (self->backup_route), self->backup_seq,
+                               DROVER_CODE_NOT_SAVED, error, "");
+    }
+    drover_sqlbackup_destroy (&self->backup);
+    zframe_destroy (&self->backup_route);
+}
+
+//  Copy the next pages of the backup in progress, if any; every
+//  S_BACKUP_PROGRESS msec say how far it is
+static void
+s_backup_step (self_t *self, int64_t now)
+{
+    if (!self->backup)
+        return;
+    char error [DROVER_STORE_ERROR_MAX];
+    int rc = drover_sqlbackup_step (self->backup, S_BACKUP_PAGES, error, sizeof error);
+    if (rc != 0) {
+        s_backup_ended (self, rc == 1, error, zclock_mono ());
+        return;
+    }
+    if (now - self->backup_told < S_BACKUP_PROGRESS)
+        return;
+    self->backup_told = now;
+    uint64_t copied = drover_sqlbackup_copied (self->backup);
+    uint64_t total = drover_sqlbackup_total (self->backup);
+    char *reason = zsys_sprintf ("%" PRIu64 "%% (%" PRIu64 " of %" PRIu64 " pages) to %s",
+                                 total? copied * 100 / total: 0, copied, total,
+                                 drover_sqlbackup_path (self->backup));
+    zsys_info ("store: backup %s", reason);
+    s_store_event (self, "state.backup", reason);
+    zstr_free (&reason);
+}
+
 //  Handle one record: CHANGE and REPLY from assign, MSG from a client
 static void
 s_handle_record (void *arg, drover_record_t *record)
@@ -752,6 +913,9 @@ s_handle_record (void *arg, drover_record_t *record)
     else
     if (record->kind == DROVER_RECORD_MSG && record->msg->id == DROVER_MSG_EVENT_REPLAY)
         s_handle_replay (self, drover_record_route (record), record->route_size, record->msg);
+    else
+    if (record->kind == DROVER_RECORD_MSG && record->msg->id == DROVER_MSG_STATE_BACKUP)
+        s_handle_backup (self, drover_record_route (record), record->route_size, record->msg);
     else {
         zsys_error ("store: unexpected record=%s", drover_record_word (record));
         assert (false);         //  the vocabulary is in ACTORS.md
@@ -762,6 +926,8 @@ s_handle_record (void *arg, drover_record_t *record)
 static int64_t
 s_deadline (self_t *self)
 {
+    if (self->backup)
+        return 0;               //  a backup copies on each turn: no wait
     int64_t deadline = self->durability == DROVER_DURABILITY_OFF? -1: self->prune_at;
     if (self->npending) {
         int64_t commit = self->durability == DROVER_DURABILITY_BATCH
@@ -813,6 +979,7 @@ drover_store_actor (zsock_t *pipe, void *args)
         s_commit (self, now);
         s_answer_recalls (self);
         s_prune (self, now);
+        s_backup_step (self, now);
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->npending == 0)
             drover_actor_flush (self->poller, DROVER_PIPE_AT, self->held, self->pipe);

@@ -46,5 +46,6 @@
 #define DROVER_MEMBERS_MAX      4096        //  SHARE ADMIN's members, comma-separated, bytes
 #define DROVER_QUOTA_MAX        1024        //  SHARE TABLE row's quota text, bytes
 #define DROVER_WEIGHT_MAX       1000000     //  an account's or owner's share weight
+#define DROVER_PATH_MAX         4096        //  STATE BACKUP's file name, bytes
 
 #endif

@@ -71,6 +71,7 @@ drover_msg_reset (drover_msg_t *self)
     free (self->affinity);
     free (self->assigned);
     free (self->members);
+    free (self->path);
     if (self->share_rows) {
         for (uint32_t index = 0; index < self->nshares; index++)
             drover_msg_share_row_free (&self->share_rows [index]);
@@ -163,6 +164,11 @@ drover_msg_level (const drover_msg_t *self)
     return level > self->implied? level: self->implied;
 }
 
+//  The newest level that changed a field or a value of a message older
+//  than itself (PROTOCOL.md §12.2): level 5 only added messages, so a
+//  level-4 peer takes every message of its level as it is, not re-encoded
+#define S_LAST_LAYOUT   4
+
 //  Fit an encoded message to a peer of level: as it is when that peer
 //  knows all of it, else re-encoded with that level's fields and values.
 //  Returns 0, or -1 (payload unchanged) when no peer of that level knows
@@ -177,6 +183,8 @@ drover_msg_fit (zframe_t **payload_p, int level)
     int id = drover_msg_peek (zframe_data (*payload_p), zframe_size (*payload_p), &seq);
     if (drover_msg_id_level (id) > level || id == 0)
         return -1;
+    if (level >= S_LAST_LAYOUT)
+        return 0;               //  a later level only added messages: as it is
     drover_msg_t *msg = drover_msg_new (0);
     zframe_t *fitted = NULL;
     if (drover_msg_decode (msg, zframe_data (*payload_p), zframe_size (*payload_p)) == 0)
@@ -452,7 +460,8 @@ drover_msg_name (int id)
         [DROVER_MSG_WORKFLOW_SUBMIT] = "WORKFLOW SUBMIT",
         [DROVER_MSG_WORKFLOW_ACCEPTED] = "WORKFLOW ACCEPTED",
         [DROVER_MSG_SHARE_ADMIN] = "SHARE ADMIN", [DROVER_MSG_SHARE_LIST] = "SHARE LIST",
-        [DROVER_MSG_SHARE_TABLE] = "SHARE TABLE"
+        [DROVER_MSG_SHARE_TABLE] = "SHARE TABLE", [DROVER_MSG_STATE_BACKUP] = "STATE BACKUP",
+        [DROVER_MSG_BACKUP_DONE] = "BACKUP DONE"
     };
     return id >= 1 && id <= DROVER_MSG_ID_MAX && names [id]? names [id]: "INVALID";
 }

@@ -38,7 +38,7 @@ extern "C" {
 //  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-#define DROVER_MSG_LEVEL        4       //  the level this codec speaks
+#define DROVER_MSG_LEVEL        5       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
 //  DROVER_RELEASE, drover's release: drover_release.h, generated from
 //  CMakeLists.txt's project VERSION
@@ -95,7 +95,10 @@ typedef enum {
     DROVER_MSG_SHARE_LIST       = 46,   //  client -> broker: the shares, please (level 4)
     DROVER_MSG_SHARE_TABLE      = 47,   //  broker -> client: accounts and owners, their
                                         //  shares, usage, waiting tasks and quotas (level 4)
-    DROVER_MSG_ID_MAX           = 47
+    DROVER_MSG_STATE_BACKUP     = 48,   //  admin -> broker: copy the state to this file (level 5)
+    DROVER_MSG_BACKUP_DONE      = 49,   //  broker -> client: the copy is whole: pages, bytes,
+                                        //  msec (level 5)
+    DROVER_MSG_ID_MAX           = 49
 } drover_msg_id_t;
 
 //  What a key may do (the broker's security/workers, clients, admins)
@@ -608,6 +611,11 @@ typedef struct drover_msg_s {
     uint32_t quota_queued;          //  SHARE ADMIN: most tasks queued, 0 no limit
     drover_share_row_t *share_rows; //  SHARE TABLE: nshares rows, owned
     uint32_t nshares;               //  entries in share_rows
+    //  Backups (level 5; also duration: BACKUP DONE's msec)
+    char *path;                     //  STATE BACKUP, BACKUP DONE: the backup file, an
+                                    //  absolute path on the broker's host, owned, or NULL
+    uint64_t pages;                 //  BACKUP DONE: database pages copied
+    uint64_t bytes;                 //  BACKUP DONE: bytes of the backup file
     //  Set by the broker from the sender's authenticated key, never on the wire
     char principal [DROVER_ID_MAX + 1]; //  the key's name (its file name less .key), "" without CURVE
     uint8_t roles;                  //  DROVER_ROLE_* bits the key holds; all without CURVE

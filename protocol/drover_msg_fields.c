@@ -49,6 +49,7 @@ typedef enum {
     F_OWNER, F_DEVICES, F_ASSIGNED, F_SHARE_ACTION, F_SHARE_NAME, F_WEIGHT, F_MEMBERS,
     F_QUOTA_PROCS, F_QUOTA_MEM, F_QUOTA_QUEUED, F_SHARE_ROWS,   //  sharing (level 4),
                                                                 //  drover_msg_share.c
+    F_PATH, F_PAGES, F_BYTES,                                   //  backups (level 5)
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -159,6 +160,8 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
                                       F_QUOTA_PROCS, F_QUOTA_MEM, F_QUOTA_QUEUED, F_DEVICES },
     [DROVER_MSG_SHARE_LIST]       = { F_END },
     [DROVER_MSG_SHARE_TABLE]      = { F_SHARE_ROWS },
+    [DROVER_MSG_STATE_BACKUP]     = { F_PATH },
+    [DROVER_MSG_BACKUP_DONE]      = { F_PATH, F_PAGES, F_BYTES, F_DURATION },
 };
 
 //  True for a field that may be left out: always at a message's end, sent
@@ -244,7 +247,7 @@ drover_msg_id_level (int id)
     if (id < 1 || id > DROVER_MSG_ID_MAX)
         return 0;
     return id <= DROVER_MSG_ERROR? 1: id <= DROVER_MSG_CLIENT_WELCOME? 2:
-           id <= DROVER_MSG_WORKFLOW_ACCEPTED? 3: 4;
+           id <= DROVER_MSG_WORKFLOW_ACCEPTED? 3: id <= DROVER_MSG_SHARE_TABLE? 4: 5;
 }
 
 //  True if length bytes are a state id: exactly 32 hex digits, or none
@@ -622,6 +625,18 @@ s_pack_workflow_name (msgpack_packer *pk, const drover_msg_t *self)
     return 0;
 }
 
+//  Pack a backup's file name: 1..DROVER_PATH_MAX bytes, no NUL (a C
+//  string); -1 if none
+static int
+s_pack_path (msgpack_packer *pk, const char *path)
+{
+    size_t length = path? strnlen (path, DROVER_PATH_MAX + 1): 0;
+    if (length < 1 || length > DROVER_PATH_MAX)
+        return -1;
+    drover_mpack_pack_str (pk, path, length);
+    return 0;
+}
+
 //  Pack one field of self as a peer of level knows it (step: self is a
 //  WORKFLOW SUBMIT's step); -1 if it breaks a limit
 static int
@@ -744,6 +759,9 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_QUOTA_MEM:   return msgpack_pack_uint64 (pk, self->quota_mem), 0;
         case F_QUOTA_QUEUED: return msgpack_pack_uint32 (pk, self->quota_queued), 0;
         case F_SHARE_ROWS:  return drover_msg_share_pack_rows (pk, self);
+        case F_PATH:        return s_pack_path (pk, self->path);
+        case F_PAGES:       return msgpack_pack_uint64 (pk, self->pages), 0;
+        case F_BYTES:       return msgpack_pack_uint64 (pk, self->bytes), 0;
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self, level);
         case F_OUTCOME:
             if (self->outcome > DROVER_OUTCOME_MAX)
@@ -939,6 +957,9 @@ s_errors [P_COUNT] = {
     [F_QUOTA_MEM]   = DROVER_MPACK_ERRORS ("quota_mem", "invalid"),
     [F_QUOTA_QUEUED] = DROVER_MPACK_ERRORS ("quota_queued", "invalid"),
     [F_SHARE_ROWS]  = DROVER_MPACK_ERRORS ("shares", "invalid"),
+    [F_PATH]        = DROVER_MPACK_ERRORS ("path", "invalid"),
+    [F_PAGES]       = DROVER_MPACK_ERRORS ("pages", "invalid"),
+    [F_BYTES]       = DROVER_MPACK_ERRORS ("bytes", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -1403,6 +1424,18 @@ s_read_workflow_name (drover_mpack_cursor_t *cursor, drover_msg_t *self)
     return true;
 }
 
+//  Read a backup's file name: 1..DROVER_PATH_MAX bytes (no NUL)
+static bool
+s_read_path (drover_mpack_cursor_t *cursor, drover_msg_t *self)
+{
+    const char *text;
+    size_t length;
+    if (!drover_mpack_read_str (cursor, F_PATH, 1, DROVER_PATH_MAX, &text, &length))
+        return false;           //  (a str with a NUL in it is refused there)
+    self->path = drover_mpack_strndup (text, length);
+    return true;
+}
+
 //  Read one field into self
 static bool
 s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
@@ -1532,6 +1565,9 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_QUOTA_MEM:   return drover_mpack_read_u64 (cursor, field, &self->quota_mem);
         case F_QUOTA_QUEUED: return drover_mpack_read_u32 (cursor, field, &self->quota_queued);
         case F_SHARE_ROWS:  return drover_msg_share_read_rows (cursor, self);
+        case F_PATH:        return s_read_path (cursor, self);
+        case F_PAGES:       return drover_mpack_read_u64 (cursor, field, &self->pages);
+        case F_BYTES:       return drover_mpack_read_u64 (cursor, field, &self->bytes);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }
@@ -1603,7 +1639,8 @@ s_lenient (int id)
         || id == DROVER_MSG_WORKER_GATHER || id == DROVER_MSG_SERVICE_TABLE
         || id == DROVER_MSG_PLAN_RESULT || id == DROVER_MSG_REDIRECT
         || id == DROVER_MSG_QUEUE_TABLE || id == DROVER_MSG_CLIENT_WELCOME
-        || id == DROVER_MSG_WORKFLOW_ACCEPTED || id == DROVER_MSG_SHARE_TABLE;
+        || id == DROVER_MSG_WORKFLOW_ACCEPTED || id == DROVER_MSG_SHARE_TABLE
+        || id == DROVER_MSG_BACKUP_DONE;
 }
 
 //  Return how many of fields [count] a message must have: all but the

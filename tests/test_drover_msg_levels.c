@@ -141,7 +141,8 @@ test_level_one_has_the_old_shapes (void **state)
         drover_msg_t *msg = testcodec_filled (id);
         assert_int_equal (drover_msg_id_level (id), id <= DROVER_MSG_ERROR? 1
                                                   : id <= DROVER_MSG_CLIENT_WELCOME? 2
-                                                  : id <= DROVER_MSG_WORKFLOW_ACCEPTED? 3: 4);
+                                                  : id <= DROVER_MSG_WORKFLOW_ACCEPTED? 3
+                                                  : id <= DROVER_MSG_SHARE_TABLE? 4: 5);
         zframe_t *frame = drover_msg_encode_level (msg, 1);
         if (id > DROVER_MSG_ERROR) {
             assert_null (frame);
@@ -173,6 +174,8 @@ test_level_one_has_the_old_shapes (void **state)
     assert_int_equal (drover_msg_id_level (DROVER_MSG_SHARE_ADMIN), 4);
     assert_int_equal (drover_msg_id_level (DROVER_MSG_SHARE_LIST), 4);
     assert_int_equal (drover_msg_id_level (DROVER_MSG_SHARE_TABLE), 4);
+    assert_int_equal (drover_msg_id_level (DROVER_MSG_STATE_BACKUP), 5);
+    assert_int_equal (drover_msg_id_level (DROVER_MSG_BACKUP_DONE), 5);
 
     //  The level-2 fields empty or full, the shape stays: a HELLO with no
     //  level or release set, a SUBMIT with all its later fields

@@ -294,6 +294,27 @@ int
 int
     drover_client_share_drop (drover_client_t *self, const char *name);
 
+//  What a backup made (drover_client_backup)
+typedef struct {
+    uint64_t pages;                 //  database pages copied
+    uint64_t bytes;                 //  the backup file's size
+    uint32_t msec;                  //  how long the copy took, msec
+} drover_backup_result_t;
+
+//  Ask the broker to copy its state, while it serves, into path: a new
+//  file that a broker can be started on (docs/operating.md, "Backups and
+//  restore"). path is absolute and names a file on the broker's host,
+//  which the broker writes (a relative one is refused here). An admin's
+//  request; needs a broker of level 5 (refused here, saying so, for an
+//  older one). Waits for the copy up to msec (0: an hour) instead of the
+//  client's timeout. Returns 0 with *result set (result may be NULL), or
+//  -1 with the error set: the broker's reason (the file exists, its
+//  directory cannot be written, a backup runs already, the state is in
+//  PostgreSQL or not kept, the disk filled up).
+int
+    drover_client_backup (drover_client_t *self, const char *path, int msec,
+                          drover_backup_result_t *result);
+
 //  Ask for task counts and up to limit rows (newest first; of QUEUED alone,
 //  in the order they will run) in one state, or in every state if state is
 //  255. Returns a listing the caller destroys, or NULL.

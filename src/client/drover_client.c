@@ -753,7 +753,8 @@ s_level3_field (const drover_msg_t *request)
     return NULL;
 }
 
-//  Refuse, here, a request with level-3 or level-4 fields to a broker of a
+//  Refuse, here, a request with level-3 or level-4 fields, or a STATE
+//  BACKUP (level 5), to a broker of a
 //  lower level, which would drop them silently or refuse the request as
 //  malformed; leave out the owner a submit names for a broker known to be
 //  below level 4 (it has no fair share to use it for). The owner alone
@@ -763,8 +764,13 @@ s_level3_field (const drover_msg_t *request)
 static int
 s_level_refuses (drover_client_t *self, drover_msg_t *request)
 {
-    const char *field = s_level4_field (request);
-    int needs = 4;
+    //  Level 5 added only STATE BACKUP
+    const char *field = request->id == DROVER_MSG_STATE_BACKUP? "backup": NULL;
+    int needs = 5;
+    if (!field) {
+        field = s_level4_field (request);
+        needs = 4;
+    }
     if (!field) {
         field = s_level3_field (request);
         needs = 3;

@@ -158,6 +158,44 @@ drover_client_events (drover_client_t *self, uint64_t since, uint32_t limit)
     return reply;
 }
 
+//  Ask the broker to copy its state into path, waiting up to msec
+int
+drover_client_backup (drover_client_t *self, const char *path, int msec,
+                      drover_backup_result_t *result)
+{
+    assert (self);
+    assert (path);
+    if (path [0] != '/') {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                                 "%s is not an absolute path: the broker writes the backup on "
+                                 "its own host, give the full path there", path);
+        return -1;
+    }
+    if (strlen (path) > DROVER_PATH_MAX) {
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                                 "the path is longer than %d bytes", DROVER_PATH_MAX);
+        return -1;
+    }
+    //  The broker's level first, within the usual timeout: an unreachable
+    //  broker is not waited on for the copy's
+    if (drover_client_broker_level (self) < 0)
+        return -1;
+    drover_msg_t *request = drover_msg_new (DROVER_MSG_STATE_BACKUP);
+    request->path = strdup (path);
+    int timeout = drover_client_timeout (self);
+    drover_client_set_timeout (self, msec > 0? msec: 3600 * 1000);
+    drover_msg_t *reply = s_request_expect (self, request, DROVER_MSG_BACKUP_DONE);
+    drover_client_set_timeout (self, timeout);
+    drover_msg_destroy (&request);
+    if (!reply)
+        return -1;
+    if (result)
+        *result = (drover_backup_result_t) { .pages = reply->pages, .bytes = reply->bytes,
+                                             .msec = reply->duration };
+    drover_msg_destroy (&reply);
+    return 0;
+}
+
 //  Ask for the workers
 drover_workers_t *
 drover_client_workers (drover_client_t *self)

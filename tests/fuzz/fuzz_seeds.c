@@ -204,6 +204,19 @@ s_fill_sharing (drover_msg_t *msg, int id)
     }
 }
 
+//  Set the fields of backups (level 5) msg of id carries
+static void
+s_fill_backups (drover_msg_t *msg, int id)
+{
+    if (id == DROVER_MSG_STATE_BACKUP || id == DROVER_MSG_BACKUP_DONE)
+        msg->path = strdup ("/var/backups/drover/state.db");
+    if (id == DROVER_MSG_BACKUP_DONE) {
+        msg->pages = 1280;
+        msg->bytes = 1280 * 4096;
+        msg->duration = 312;
+    }
+}
+
 //  Set the fields of workflows (level 3) msg of id carries
 static void
 s_fill_workflows (drover_msg_t *msg, int id, const byte *body, size_t body_size)
@@ -370,6 +383,7 @@ s_write_messages (const char *dir)
         s_fill_services (msg, id);
         s_fill_workflows (msg, id, body, body_size);
         s_fill_sharing (msg, id);
+        s_fill_backups (msg, id);
         if (streq (drover_msg_name (id), "INVALID")) {
             drover_msg_destroy (&msg);      //  an id reserved for a message not defined yet
             continue;

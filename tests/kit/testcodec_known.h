@@ -62,7 +62,8 @@ testcodec_from_broker (int id)
                    DROVER_MSG_TASK_INFO, DROVER_MSG_POOL_TABLE, DROVER_MSG_WORKER_GATHER,
                    DROVER_MSG_SERVICE_TABLE, DROVER_MSG_PLAN_RESULT, DROVER_MSG_REDIRECT,
                    DROVER_MSG_QUEUE_TABLE, DROVER_MSG_CLIENT_WELCOME,
-                   DROVER_MSG_WORKFLOW_ACCEPTED, DROVER_MSG_SHARE_TABLE };
+                   DROVER_MSG_WORKFLOW_ACCEPTED, DROVER_MSG_SHARE_TABLE,
+                   DROVER_MSG_BACKUP_DONE };
     for (size_t index = 0; index < sizeof ids / sizeof ids [0]; index++)
         if (ids [index] == id)
             return true;

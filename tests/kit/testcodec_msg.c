@@ -525,6 +525,15 @@ testcodec_filled (int id)
             msg->share_rows [1] = (drover_share_row_t) { .name = "alice", .account = "team-a",
                 .kind = 1, .weight = 1, .share = 0 };
             break;
+        case DROVER_MSG_STATE_BACKUP:
+            msg->path = strdup ("/var/backups/drover/state-2026-12-06.db");
+            break;
+        case DROVER_MSG_BACKUP_DONE:
+            msg->path = strdup ("/var/backups/drover/state-2026-12-06.db");
+            msg->pages = 1280;
+            msg->bytes = UINT64_MAX;
+            msg->duration = 312;
+            break;
         default:
             //  An id reserved for a message not defined yet: no fields
             if (streq (drover_msg_name (id), "INVALID"))
@@ -652,6 +661,8 @@ s_assert_share (const drover_msg_t *a, const drover_msg_t *b)
     assert_int_equal (a->quota_procs, b->quota_procs);
     assert_true (a->quota_mem == b->quota_mem);
     assert_int_equal (a->quota_queued, b->quota_queued);
+    s_assert_text (a->path, b->path);
+    assert_true (a->pages == b->pages && a->bytes == b->bytes);
     assert_int_equal (a->nshares, b->nshares);
     for (uint32_t index = 0; index < a->nshares; index++) {
         const drover_share_row_t *x = &a->share_rows [index], *y = &b->share_rows [index];

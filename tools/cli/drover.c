@@ -103,6 +103,7 @@ static const struct {
     { "plan",    drover_cli_plan,     "what a drain, hold or scale would do, without doing it" },
     { "top",     drover_cli_top,      "a live full-screen view of workers and queue" },
     { "keygen",  drover_cli_keygen,   "write a CURVE key pair (NAME.key, NAME.key_secret)" },
+    { "admin",   drover_cli_operator, "operator tasks: backup the state (drover admin --help)" },
     { "bench",   drover_benchmark_main, "measure throughput, latency and memory" },
 };
 #define S_COMMANDS (sizeof s_commands / sizeof s_commands [0])

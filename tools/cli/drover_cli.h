@@ -187,6 +187,7 @@ int drover_cli_logs (int argc, char **argv);
 int drover_cli_explain (int argc, char **argv);
 int drover_cli_pool (int argc, char **argv);
 int drover_cli_share (int argc, char **argv);
+int drover_cli_operator (int argc, char **argv);     //  `drover admin` (drover_cli_backup.c)
 int drover_cli_service (int argc, char **argv);
 int drover_cli_plan (int argc, char **argv);
 

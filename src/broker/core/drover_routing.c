@@ -66,6 +66,7 @@ static const struct {
     { DROVER_MSG_SHARE_ADMIN,       NULL, S_SCHEDQ, S_ADMINS },
     { DROVER_MSG_SHARE_LIST,        NULL, S_SCHEDQ, S_CLIENTS },
     { DROVER_MSG_EVENT_REPLAY,      NULL, S_STORE,  S_ADMINS },
+    { DROVER_MSG_STATE_BACKUP,      NULL, S_STORE,  S_ADMINS },     //  answers when copied
     { DROVER_MSG_POOL_LIST,         NULL, S_POOL,   S_CLIENTS },    //  no pool: the main
     { DROVER_MSG_POOL_ADMIN,        NULL, S_POOL,   S_ADMINS },     //  answers (poolwire)
     { DROVER_MSG_WORKER_RUNS,       NULL, S_RECONCILER, S_WORKERS },    //  fenced there

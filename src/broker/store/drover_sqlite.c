@@ -25,6 +25,7 @@
 #include "drover_sqlite.h"
 #include "drover_sqlbatch.h"
 #include "drover_eventpack.h"
+#include "drover_sqlbackup.h"
 #include <sqlite3.h>
 
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
@@ -1348,4 +1349,15 @@ drover_sqlite_load_shares (drover_sqlite_t *self, drover_store_share_fn *fn, voi
         return -1;
     }
     return count;
+}
+
+//  Start an online copy of the state into path: read through our own
+//  connection, which the exclusive lock leaves the only one, so that
+//  SQLite writes each later commit into the copy too
+drover_sqlbackup_t *
+drover_sqlite_backup (drover_sqlite_t *self, const char *path, int *code_p,
+                      char *error, size_t error_size)
+{
+    assert (self);
+    return drover_sqlbackup_new (self->db, path, code_p, error, error_size);
 }

@@ -94,6 +94,11 @@ int64_t
     drover_sqlite_load_shares (drover_sqlite_t *self, drover_store_share_fn *fn, void *arg,
                          char *error, size_t error_size);
 
+//  Start an online copy of the state into path (see drover_store_backup)
+drover_sqlbackup_t *
+    drover_sqlite_backup (drover_sqlite_t *self, const char *path, int *code_p,
+                          char *error, size_t error_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -459,6 +459,29 @@ drover_store_fenced (drover_store_t *self)
     return self->ops->fenced && self->ops->fenced (self->handle);
 }
 
+//  Start an online copy of the state into path: the SQLite backend's
+//  own; the others say what to do instead
+drover_sqlbackup_t *
+drover_store_backup (drover_store_t *self, const char *path, int *code_p,
+                     char *error, size_t error_size)
+{
+    assert (self && path && code_p && error);
+    if (streq (self->ops->name, "sqlite"))
+        return drover_sqlite_backup ((drover_sqlite_t *) self->handle, path, code_p,
+                                     error, error_size);
+    if (streq (self->ops->name, "postgresql")) {
+        *code_p = 503;
+        snprintf (error, error_size, "the state is in PostgreSQL: back it up with pg_dump "
+                  "(docs/operating.md)");
+    }
+    else {
+        *code_p = 415;
+        snprintf (error, error_size, "the broker keeps no state (durability off): nothing "
+                  "to back up");
+    }
+    return NULL;
+}
+
 //  Return what the backend keeps besides tasks and events
 const drover_store_meta_t *
 drover_store_meta (drover_store_t *self)

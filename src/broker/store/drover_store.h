@@ -36,6 +36,7 @@
 
 #include <czmq.h>
 #include "drover_change.h"
+#include "drover_sqlbackup.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -246,6 +247,18 @@ int
 int64_t
     drover_store_load_shares (drover_store_t *self, drover_store_share_fn *fn, void *arg,
                                 char *error, size_t error_size);
+
+//  Start an online copy of the state into path, a new file on this host
+//  (an absolute path), that a broker can open as its state: the sqlite
+//  backend copies its file a step at a time (drover_sqlbackup_step) while
+//  the store goes on applying batches, each written into the copy too.
+//  Returns the copy (the caller's), or NULL with error set and *code_p the
+//  wire status: 400 path not absolute, taken or not writable; 415 the
+//  memory backend (durability off: nothing to back up); 503 PostgreSQL
+//  (pg_dump backs it up); 500 SQLite refused
+drover_sqlbackup_t *
+    drover_store_backup (drover_store_t *self, const char *path, int *code_p,
+                         char *error, size_t error_size);
 
 #ifdef __cplusplus
 }
