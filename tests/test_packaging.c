@@ -23,12 +23,10 @@
 #define S_CPACK_TIMEOUT     540000  //  msec for cpack (its preinstall step may build the tree)
 #define S_TOOL_TIMEOUT      60000   //  msec for dpkg-deb, systemd-analyze, a maintainer script
 
-//  The files the package must hold. INTEGRATOR: packaging/install.cmake
-//  (issue 31, H1) adds the libraries, headers, drover.pc, the man pages,
-//  bash completion and share/doc/drover/examples/drover.cfg: list their
-//  paths here when it is merged, e.g.
-//      "./usr/lib/x86_64-linux-gnu/libdrover.so.0", "./usr/include/drover/drover_client.h",
-//      "./usr/share/man/man1/drover.1.gz", "./usr/share/bash-completion/completions/drover"
+//  The files the package must hold: the units and settings of the package,
+//  and what packaging/install.cmake installs (the libraries in the
+//  directory this tree was configured with: lib, or Debian's multiarch
+//  directory when configured with -DCMAKE_INSTALL_PREFIX=/usr)
 static const char *s_package_files [] = {
     "./usr/bin/drover",
     "./usr/lib/systemd/system/drover-broker.service",
@@ -37,6 +35,17 @@ static const char *s_package_files [] = {
     "./usr/share/doc/drover/examples/worker-default.env",
     "./usr/share/doc/drover/copyright",
     "./usr/share/doc/drover/changelog.gz",
+    "./usr/" DROVER_INSTALL_LIBDIR "/libdrover.so." DROVER_PACKAGE_VERSION,
+    "./usr/" DROVER_INSTALL_LIBDIR "/libdrover.a",
+    "./usr/" DROVER_INSTALL_LIBDIR "/pkgconfig/drover.pc",
+    "./usr/include/drover/drover.h",
+    "./usr/include/drover/drover_client.h",
+    "./usr/share/man/man1/drover.1",
+    "./usr/share/man/man1/drover-broker.1",
+    "./usr/share/man/man1/drover-worker.1",
+    "./usr/share/bash-completion/completions/drover",
+    "./usr/share/doc/drover/examples/drover.cfg",
+    "./usr/share/doc/drover/examples/submit_wait.c",
     NULL
 };
 
@@ -321,9 +330,7 @@ test_extracted_drover (void **state)
     s_run_ok (argv, S_TOOL_TIMEOUT);
     assert_true (strncmp (s_output, "drover ", 7) == 0);
     assert_string_equal (s_output, version);
-    //  INTEGRATOR: with H1's single version source `drover --version`
-    //  prints the release; then also:
-    //  assert_non_null (strstr (s_output, DROVER_PACKAGE_VERSION));
+    assert_non_null (strstr (s_output, "drover " DROVER_PACKAGE_VERSION " "));
     printf ("packaged drover --version: %s", s_output);
 
     const char *print_argv [] = { drover, "broker", "--print-config", NULL };
