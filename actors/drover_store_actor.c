@@ -52,6 +52,7 @@
 #include "drover_store_actor.h"
 #include "drover_store.h"
 #include "drover_actor.h"
+#include "drover_metrics.h"
 
 //  Restored tasks said per BATCH while loading
 #define S_RESTORE_BATCH     1024
@@ -113,6 +114,7 @@ typedef struct {
     int64_t backup_told;        //  msec (mono) of its last progress event
     uint64_t backups_ok;        //  backups made since the broker started
     uint64_t backups_failed;    //  backups that failed once started
+    uint64_t backup_last;       //  seconds since the epoch of the last one made, 0 if none
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM
 } self_t;
 
@@ -651,6 +653,20 @@ s_keep_service (self_t *self, zmsg_t *msg)
     zstr_free (&name);
 }
 
+//  METRICS round: the online backups made and failed, and when the last
+//  one was made
+static void
+s_handle_metrics (self_t *self, uint64_t round)
+{
+    drover_metrics_t *metrics = drover_metrics_new ();
+    drover_metrics_set (metrics, DROVER_METRIC_BACKUPS_OK, self->backups_ok);
+    drover_metrics_set (metrics, DROVER_METRIC_BACKUPS_FAILED, self->backups_failed);
+    if (self->backup_last)
+        drover_metrics_set (metrics, DROVER_METRIC_BACKUP_LAST, self->backup_last);
+    drover_metrics_say (metrics, self->outbox, round);
+    drover_metrics_destroy (&metrics);
+}
+
 //  Handle one control command (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
@@ -677,6 +693,9 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "RECALL"))
         zlist_append (self->recalls, zmsg_dup (msg));
+    else
+    if (streq (command, "METRICS"))
+        s_handle_metrics (self, drover_actor_pop_number (msg));
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("store: unknown pipe command=%s", command);
@@ -839,6 +858,7 @@ s_backup_ended (self_t *self, bool done, const char *error, int64_t now)
     int64_t msec = now - self->backup_started;
     if (done) {
         self->backups_ok++;
+        self->backup_last = (uint64_t) (zclock_time () / 1000);
         uint64_t pages = drover_sqlbackup_copied (backup);
         uint64_t bytes = drover_sqlbackup_bytes (backup);
         char size [32];

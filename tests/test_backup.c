@@ -86,9 +86,16 @@ s_show (zsock_t *dealer, uint64_t task)
 static void
 test_backup_while_submitting (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    int metrics = testutil_free_port ();
+    char address [32];
+    snprintf (address, sizeof address, "127.0.0.1:%d", metrics);
+    const char *flags [] = { "--metrics", address, NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
     testutil_cluster_add_worker (cluster, 0, "w-backup", 2, NULL);
     zsock_t *client = testutil_dealer (cluster);
+    assert_int_equal (testutil_metric (metrics, "drover_state_backups_total{outcome=\"ok\"}"), 0);
+    assert_int_equal (testutil_metric (metrics, "drover_state_backup_last_success_seconds"), -1);
+    int64_t asked = zclock_time () / 1000;
     static uint64_t ids [S_BEFORE + 100000];
     size_t acked = 0;
     for (; acked < S_BEFORE; acked++)
@@ -127,6 +134,12 @@ test_backup_while_submitting (void **state)
     assert_non_null (pages);
     assert_true (atol (pages + 7) > 256);
     free (broker_log);
+    //  The metrics count it, and say when
+    assert_int_equal (testutil_metric (metrics, "drover_state_backups_total{outcome=\"ok\"}"), 1);
+    assert_int_equal (testutil_metric (metrics,
+                                       "drover_state_backups_total{outcome=\"failed\"}"), 0);
+    long long last = testutil_metric (metrics, "drover_state_backup_last_success_seconds");
+    assert_true (last >= asked && last <= zclock_time () / 1000 + 1);
     //  Nothing left beside it
     char part [300];
     snprintf (part, sizeof part, "%s.part", path);

@@ -22,8 +22,8 @@
 #include "drover_pool_actor.h"
 #include "drover_reconciler_actor.h"
 
-//  Who answers METRICS: the actors it goes to and the main (the pool, when
-//  it runs, is one more)
+//  Who answers METRICS: the actors it goes to and the main (the pool and
+//  the store, when they run, are one more each)
 #define S_COUNTERS      6
 
 struct _drover_crew_t {
@@ -229,6 +229,7 @@ drover_crew_start (drover_crew_t *self, uint64_t fence, bool listened)
         .status_interval = config->status_interval,
         .endpoint = config->endpoint,
         .counters = S_COUNTERS + (self->actors [DROVER_ROUTING_POOL]? 1: 0)
+                               + (self->actors [DROVER_ROUTING_STORE]? 1: 0)
     };
     s_actor_start (self, DROVER_ROUTING_METRICS, drover_metrics_actor, &metrics, verbose);
     if (s_metrics_started (self))

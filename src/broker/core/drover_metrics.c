@@ -28,6 +28,7 @@ typedef struct {
 #define S_WAITING_HELP  "QUEUED tasks held back before the queue: for their parents, their begin time, a retry's backoff, room in their array, or (an array's or workflow's own id) their members"
 #define S_TASKS_HELP    "Tasks the broker holds, by state (finished ones as long as they are kept)"
 #define S_ENDED_HELP    "Tasks that reached a final state, by how they ended"
+#define S_BACKUPS_HELP  "Online backups of the state (drover admin backup) since the broker started, by outcome"
 #define S_DEVICES_HELP  "Counted devices the connected workers offer: gpu, and every other name together"
 #define S_DEVICES_USED_HELP "Counted devices held by tasks assigned to connected workers: gpu, and every other name together"
 #define S_REFUSED_HELP  "Task reports from workers refused, by code (409: stale attempt)"
@@ -180,6 +181,10 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_CLOSED_EVICTED] =    { "drover_connections_closed_total", "reason=\"evicted\"", S_COUNTER, S_CLOSED_HELP },
     [DROVER_METRIC_CLOSED_REFUSED] =    { "drover_connections_closed_total", "reason=\"refused\"", S_COUNTER, S_CLOSED_HELP },
     [DROVER_METRIC_CLOSED_UNREPORTED] = { "drover_connections_closed_total", "reason=\"unreported\"", S_COUNTER, S_CLOSED_HELP },
+    [DROVER_METRIC_BACKUPS_OK] =        { "drover_state_backups_total", "outcome=\"ok\"", S_COUNTER, S_BACKUPS_HELP },
+    [DROVER_METRIC_BACKUPS_FAILED] =    { "drover_state_backups_total", "outcome=\"failed\"", S_COUNTER, S_BACKUPS_HELP },
+    [DROVER_METRIC_BACKUP_LAST] =       { "drover_state_backup_last_success_seconds", NULL, S_GAUGE,
+                                          "When the last online backup of the state was made, seconds since the epoch" },
     [DROVER_METRIC_START_TIME] =        { "process_start_time_seconds", NULL, S_GAUGE,
                                           "Start time of the process since unix epoch in seconds." },
     [DROVER_METRIC_OPEN_FDS] =          { "process_open_fds", NULL, S_GAUGE,

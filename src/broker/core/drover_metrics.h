@@ -149,6 +149,10 @@ typedef enum {
     DROVER_METRIC_CLOSED_EVICTED,
     DROVER_METRIC_CLOSED_REFUSED,
     DROVER_METRIC_CLOSED_UNREPORTED,        //  closed without libzmq saying so: found gone
+    //  the store: online backups (drover admin backup)
+    DROVER_METRIC_BACKUPS_OK,
+    DROVER_METRIC_BACKUPS_FAILED,
+    DROVER_METRIC_BACKUP_LAST,              //  seconds since the epoch of the last one made
     //  the metrics actor: the process
     DROVER_METRIC_START_TIME,               //  seconds since the epoch
     DROVER_METRIC_OPEN_FDS,

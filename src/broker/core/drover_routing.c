@@ -140,7 +140,7 @@ static const struct {
     //  metrics: a round of numbers, asked of each actor that keeps some
     //  (and of the main), answered to it
     { 0, "METRICS",   S_HEALTH | S_PROBATION | S_SCHEDQ | S_ASSIGN | S_POOL | S_RECONCILER
-                      | S_COUNTS, 0 },
+                      | S_STORE | S_COUNTS, 0 },
     { 0, "COUNTS",    S_METRICS, 0 },
 };
 #define S_ROUTES (sizeof s_routes / sizeof s_routes [0])
