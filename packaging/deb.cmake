@@ -76,8 +76,9 @@ broker's settings in /etc/drover. It starts nothing by itself.")
 set (CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set (CPACK_DEBIAN_PACKAGE_DEPENDS "adduser")
 #   Our own shared libraries (packaging/install.cmake), found in the build
-#   tree rather than in an installed package, and a shlibs file and the
-#   ldconfig trigger for them
+#   tree rather than in an installed package, and a shlibs file for them;
+#   the ldconfig trigger is packaging/debian/triggers (CPack adds ldconfig
+#   calls only to maintainer scripts it writes itself)
 set (CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR})
 set (CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set (CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
@@ -85,5 +86,6 @@ set (CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/packaging/debian/postinst
     ${PROJECT_SOURCE_DIR}/packaging/debian/prerm
     ${PROJECT_SOURCE_DIR}/packaging/debian/postrm
-    ${PROJECT_SOURCE_DIR}/packaging/debian/conffiles)
+    ${PROJECT_SOURCE_DIR}/packaging/debian/conffiles
+    ${PROJECT_SOURCE_DIR}/packaging/debian/triggers)
 include (CPack)

@@ -4,7 +4,7 @@
 #     LIBDIR/libdrover.a                        the same, one static archive
 #     include/drover/*.h                        the public headers
 #     LIBDIR/pkgconfig/drover.pc                for pkg-config
-#     share/man/man1/drover.1, drover-*.1       help2man, from each command's --help
+#     share/man/man1/drover.1.gz, drover-*.1.gz help2man, from each command's --help
 #     share/bash-completion/completions/drover  commands, options, subcommands
 #     share/doc/drover/examples/                drover.cfg (every setting), submit_wait.c
 #   LIBDIR is lib/<multiarch> on Debian with the prefix /usr, else lib or lib64.
@@ -48,7 +48,7 @@ if (DROVER_MAN)
     endif ()
 endif ()
 set (DROVER_MAN_DIR ${PROJECT_BINARY_DIR}/man)
-add_custom_command (OUTPUT ${DROVER_MAN_DIR}/drover.1
+add_custom_command (OUTPUT ${DROVER_MAN_DIR}/drover.1.gz
     COMMAND ${CMAKE_COMMAND} -DDROVER=$<TARGET_FILE:drover> -DOUT=${DROVER_MAN_DIR}
             -DVERSION=${PROJECT_VERSION}
             -DTEXT=${PROJECT_SOURCE_DIR}/packaging/man/help2man-text.sh
@@ -65,9 +65,9 @@ add_custom_command (OUTPUT ${PROJECT_BINARY_DIR}/examples/drover.cfg
     COMMENT "Writing examples/drover.cfg from drover broker --print-config")
 if (DROVER_MAN)
     add_custom_target (drover_docs ALL
-        DEPENDS ${DROVER_MAN_DIR}/drover.1 ${PROJECT_BINARY_DIR}/examples/drover.cfg)
+        DEPENDS ${DROVER_MAN_DIR}/drover.1.gz ${PROJECT_BINARY_DIR}/examples/drover.cfg)
     install (DIRECTORY ${DROVER_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
-             FILES_MATCHING PATTERN "*.1" PATTERN bin EXCLUDE)
+             FILES_MATCHING PATTERN "*.1.gz" PATTERN bin EXCLUDE)
 else ()
     add_custom_target (drover_docs ALL DEPENDS ${PROJECT_BINARY_DIR}/examples/drover.cfg)
 endif ()

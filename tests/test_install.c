@@ -137,7 +137,7 @@ test_files_are_installed (void **state)
     s_assert_installed (relative, NULL);
     snprintf (relative, sizeof relative, "%s/pkgconfig/drover.pc", DROVER_INSTALL_LIBDIR);
     s_assert_installed (relative, NULL);
-    s_assert_installed ("share/man/man1/drover.1", NULL);
+    s_assert_installed ("share/man/man1/drover.1.gz", NULL);
     s_assert_installed ("share/bash-completion/completions/drover", NULL);
     s_assert_installed ("share/doc/drover/examples/drover.cfg", NULL);
     s_assert_installed ("share/doc/drover/examples/submit_wait.c", NULL);
@@ -145,7 +145,7 @@ test_files_are_installed (void **state)
     //  One man page per command
     char *commands = s_commands ();
     for (char *command = strtok (commands, "\n"); command; command = strtok (NULL, "\n")) {
-        snprintf (relative, sizeof relative, "share/man/man1/drover-%s.1", command);
+        snprintf (relative, sizeof relative, "share/man/man1/drover-%s.1.gz", command);
         s_assert_installed (relative, NULL);
     }
     free (commands);
@@ -284,9 +284,9 @@ test_man_pages_render (void **state)
                                       s_prefix, page);
         s_sh_ok (command, out, sizeof out);            //  stderr empty: no warning
         zstr_free (&command);
-        //  "DROVER-SUBMIT(1)" heads drover-submit.1
+        //  "DROVER-SUBMIT(1)" heads drover-submit.1.gz
         char title [128];
-        snprintf (title, sizeof title, "%.*s(1)", (int) (strlen (page) - 2), page);
+        snprintf (title, sizeof title, "%.*s(1)", (int) (strlen (page) - 5), page);
         for (char *letter = title; *letter; letter++)
             *letter = toupper (*letter);
         if (!strstr (out, title) || !strstr (out, "NAME") || !strstr (out, "SYNOPSIS"))

@@ -1,7 +1,7 @@
 #   cmake -DDROVER=<drover> -DOUT=<dir> -DVERSION=<release> -DTEXT=<help2man-text.sh> -P man.cmake
 #
-#   Writes the man pages into OUT with help2man: drover.1 from `drover --help`
-#   and drover-COMMAND.1 from `drover COMMAND --help` for each command that
+#   Writes the man pages into OUT with help2man, gzipped: drover.1.gz from
+#   `drover --help` and drover-COMMAND.1.gz from `drover COMMAND --help` for each command that
 #   `drover --help` lists, named with its summary there. The text goes
 #   through help2man-text.sh, which shapes the layout for help2man and keeps
 #   the words, so a page and --help never disagree. help2man runs a
@@ -46,6 +46,11 @@ function (s_page name summary)
         RESULT_VARIABLE rc)
     if (NOT rc EQUAL 0)
         message (FATAL_ERROR "help2man ${name}: exit ${rc}")
+    endif ()
+    #   Installed compressed, as Debian's policy wants (man reads either)
+    execute_process (COMMAND gzip -9nf ${OUT}/${name}.1 RESULT_VARIABLE rc)
+    if (NOT rc EQUAL 0)
+        message (FATAL_ERROR "gzip ${name}.1: exit ${rc}")
     endif ()
 endfunction ()
 
