@@ -3,7 +3,8 @@
     docs/upgrading.md says: its broker stopped cleanly (SIGTERM) while its
     agents run long tasks, this release's broker started on the same state
     and endpoint; the old agents re-register, every running attempt is
-    adopted, every task ends once, and the old clients keep working. And a
+    adopted, every task ends once, and the old clients keep working; then
+    the agents, drained one at a time and started as this release's. And a
     broker refuses a state newer than itself (SQLite; PostgreSQL in
     test_upgrade_postgres).
 
@@ -219,7 +220,8 @@ s_procs_used (const drover_worker_row_t *row, void *arg)
 //  agents re-register listing their attempts, which are adopted: each
 //  task's one TASK DONE arrives at the wire, SUCCEEDED, attempt 1; each
 //  ran once (one marker); `drover show` lists one attempt. The old
-//  clients then submit, wait and list against the new broker.
+//  clients then submit, wait and list against the new broker, and the
+//  agents are upgraded one at a time (drain --exit, start, resume).
 static void
 test_broker_upgraded_under_running_tasks (void **state)
 {
@@ -357,6 +359,31 @@ test_broker_upgraded_under_running_tasks (void **state)
     const char *new_workers [] = { "workers", "--json", NULL };
     s_cli (site, DROVER_BIN, new_workers, run);
     testutil_cli_expect (run, 0, run->out, "0.4.0");
+
+    //  Then the agents, one at a time: drained (--exit: the old agent
+    //  leaves once idle), started as this release's, resumed (the drain
+    //  is kept by worker id across its restart)
+    for (int slot = 0; slot < 2; slot++) {
+        const char *drain [] = { "drain", names [slot], "--exit", NULL };
+        s_cli (site, DROVER_BIN, drain, run);
+        testutil_cli_expect (run, 0, run->out, "");
+        int status = testutil_wait_exit (site->workers [slot], 15000);
+        assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0);
+        uint64_t since = testutil_worker_since (client, names [slot]);
+        const char *argv [] = { DROVER_BIN, "worker", "--broker", site->endpoint,
+                                "--id", names [slot], "--procs", "3", NULL };
+        char log [32];
+        snprintf (log, sizeof log, "%s-new.log", names [slot]);
+        site->workers [slot] = testutil_spawn (argv, s_path (site, log));
+        assert_true (site->workers [slot] > 0);
+        assert_true (testutil_await_worker_up_since (client, names [slot], since, 15000));
+        const char *resume [] = { "resume", names [slot], NULL };
+        s_cli (site, DROVER_BIN, resume, run);
+        testutil_cli_expect (run, 0, run->out, "");
+    }
+    //  The old client's task runs on this release's agents
+    s_cli (site, s_previous, submit, run);
+    testutil_cli_expect (run, 0, run->out, "after 1\n");
     free (run);
     zsock_destroy (&client);
     s_site_destroy (&site);
