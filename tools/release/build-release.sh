@@ -41,6 +41,7 @@ line="$(grep -v '^[[:space:]]*#' "$releases" | awk -v want="$version" -v ours="$
     NF >= 2 && $1 == want { found = $0 }
     END { if (found != "") print found }')"
 [ -n "$line" ] || die "no release $version in $releases (this tree is ${DROVER_VERSION:-unknown})"
+# shellcheck disable=SC2086  # the fields, split on blanks
 set -- $line
 release="$1"
 commit="$2"
@@ -65,7 +66,8 @@ if ! command -v git >/dev/null 2>&1; then
          "no history to build release $release from" >&2
     exit 3
 fi
-if ! git -C "$source_dir" rev-parse --git-dir >/dev/null 2>&1; then
+toplevel="$(git -C "$source_dir" rev-parse --show-toplevel 2>/dev/null || true)"
+if [ -z "$toplevel" ] || [ "$(cd "$toplevel" && pwd -P)" != "$(cd "$source_dir" && pwd -P)" ]; then
     echo "build-release: $source_dir is no git repository (a tarball?): no history to" \
          "build release $release ($commit) from; use a clone" >&2
     exit 3
