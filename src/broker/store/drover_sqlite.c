@@ -496,7 +496,7 @@ s_format_newer (const char *format)
         digits++;
         count--;
     }
-    const char *ours = S_FORMAT + strlen (name);
+    const char *ours = &S_FORMAT [strlen (name)];
     return count > strlen (ours) || (count == strlen (ours) && strcmp (digits, ours) > 0);
 }
 
