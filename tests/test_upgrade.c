@@ -4,9 +4,10 @@
     agents run long tasks, this release's broker started on the same state
     and endpoint; the old agents re-register, every running attempt is
     adopted, every task ends once, and the old clients keep working; then
-    the agents, drained one at a time and started as this release's. And a
-    broker refuses a state newer than itself (SQLite; PostgreSQL in
-    test_upgrade_postgres).
+    the agents, drained one at a time and started as this release's. The
+    same with several brokers (etcd, PostgreSQL): the standby upgraded
+    first, then the old leader SIGTERMed. And a broker refuses a state
+    newer than itself (SQLite; PostgreSQL in test_upgrade_postgres).
 
     The previous release is the last line of RELEASES whose version is
     not this tree's; its `drover` is built once from its recorded commit
@@ -27,6 +28,8 @@
 #include "testutil_signals.h"
 #include "testutil_cluster.h"
 #include "testutil_statedir.h"
+#include "testutil_servers.h"
+#include "testutil_pgfresh.h"
 #include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -43,6 +46,7 @@ typedef struct {
     char state [96];            //  the broker's state directory
     char endpoint [64];         //  tcp://127.0.0.1:port
     char events [64];           //  its events, on the next port
+    char brokers [160];         //  what the CLI and agents are given: endpoint, or a list
     pid_t broker;               //  the broker running now, or 0
     pid_t workers [2];          //  the old agents
 } s_site_t;
@@ -58,6 +62,7 @@ s_site_new (void)
     int port = testutil_free_port_pair ();
     snprintf (self->endpoint, sizeof self->endpoint, "tcp://127.0.0.1:%d", port);
     snprintf (self->events, sizeof self->events, "tcp://127.0.0.1:%d", port + 1);
+    snprintf (self->brokers, sizeof self->brokers, "%s", self->endpoint);
     return self;
 }
 
@@ -131,7 +136,7 @@ s_client (s_site_t *self)
 static void
 s_cli (s_site_t *self, const char *binary, const char *const args [], testutil_cli_t *run)
 {
-    const char *argv [32] = { binary, "--broker", self->endpoint };
+    const char *argv [32] = { binary, "--broker", self->brokers };
     int argc = 3;
     for (int index = 0; args [index] && argc < 31; index++)
         argv [argc++] = args [index];
@@ -389,6 +394,164 @@ test_broker_upgraded_under_running_tasks (void **state)
     s_site_destroy (&site);
 }
 
+//  Start binary's broker NAME of several (etcd, PostgreSQL at uri) on
+//  endpoint, logging to LOG.log; returns its pid once it says it stands
+//  by (campaigning)
+static pid_t
+s_ha_broker_start (s_site_t *site, const char *binary, const char *name, const char *endpoint,
+                   const char *events, const char *etcd, const char *uri, const char *log)
+{
+    char log_name [64];
+    snprintf (log_name, sizeof log_name, "%s.log", log);
+    char log_path [PATH_MAX];
+    snprintf (log_path, sizeof log_path, "%s", s_path (site, log_name));
+    const char *argv [] = { binary, "broker", "--endpoint", endpoint, "--events", events,
+                            "--state", uri, "--etcd", etcd, "--name", name,
+                            "--lease-ttl", "2000", NULL };
+    pid_t pid = testutil_spawn (argv, log_path);
+    assert_true (pid > 0);
+    if (!testutil_await_line (log_path, "ha: standing by", 15000)) {
+        char *text = testutil_slurp (log_path);
+        fail_msg ("%s broker %s did not start within 15 s:\n%s", binary, name, text? text: "");
+    }
+    return pid;
+}
+
+//  Wait up to timeout msec until the broker at endpoint serves (answers a
+//  TASK LIST itself, not with a redirect)
+static bool
+s_await_serving (const char *endpoint, int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    do {
+        zsock_t *dealer = zsock_new_dealer (endpoint);
+        assert_non_null (dealer);
+        drover_msg_t *request = drover_msg_new (DROVER_MSG_TASK_LIST);
+        request->seq = 7;
+        drover_msg_t *reply = testutil_request (dealer, &request, 500);
+        bool serves = reply && reply->id == DROVER_MSG_TASK_TABLE;
+        drover_msg_destroy (&reply);
+        zsock_destroy (&dealer);
+        if (serves)
+            return true;
+    } while (zclock_mono () < deadline);
+    return false;
+}
+
+//  Several brokers, as docs/upgrading.md has it: the old leader b1 serves
+//  with this release's b2 standing by (the standby upgraded first); old
+//  agents run long tasks; b1 is SIGTERMed and b2 leads at once (b1
+//  revoked its lease), loading the state from PostgreSQL: the agents move
+//  to it and their attempts are adopted, each task ends once at the wire.
+//  Then b1 comes back as this release and stands by; the old client,
+//  given both, is redirected to b2.
+static void
+test_brokers_upgraded_standby_first (void **state)
+{
+    testutil_etcd_t *etcd = testutil_etcd_start ();
+    static testutil_pgfresh_t postgres;
+    testutil_pgfresh_start (&postgres, "test_upgrade", "upg");
+    testutil_pgfresh_database (&postgres);
+    s_site_t *site = s_site_new ();
+    int port = testutil_free_port_pair ();
+    char endpoint_2 [64], events_2 [64];
+    snprintf (endpoint_2, sizeof endpoint_2, "tcp://127.0.0.1:%d", port);
+    snprintf (events_2, sizeof events_2, "tcp://127.0.0.1:%d", port + 1);
+    snprintf (site->brokers, sizeof site->brokers, "%s,%s", site->endpoint, endpoint_2);
+
+    site->broker = s_ha_broker_start (site, s_previous, "b1", site->endpoint, site->events,
+                                      etcd->url, postgres.db_uri, "b1-old");
+    assert_true (testutil_await_line (s_path (site, "b1-old.log"), "ha: elected", 15000));
+    assert_true (s_await_serving (site->endpoint, 15000));
+    pid_t broker_2 = s_ha_broker_start (site, DROVER_BIN, "b2", endpoint_2, events_2,
+                                        etcd->url, postgres.db_uri, "b2-new");
+    const char *names [] = { "w-a", "w-b" };
+    for (int slot = 0; slot < 2; slot++) {
+        const char *argv [] = { s_previous, "worker", "--broker", site->brokers,
+                                "--id", names [slot], "--procs", "2", NULL };
+        char log [32];
+        snprintf (log, sizeof log, "%s.log", names [slot]);
+        site->workers [slot] = testutil_spawn (argv, s_path (site, log));
+        assert_true (site->workers [slot] > 0);
+    }
+    zsock_t *client = s_client (site);
+    assert_true (testutil_wait_workers (client, 2, 15000));
+    enum { S_TASKS = 4 };
+    uint64_t ids [S_TASKS];
+    char script [PATH_MAX * 2];
+    snprintf (script, sizeof script,
+              "echo $$ > %s/run.$DROVER_TASK_ID.$DROVER_ATTEMPT.$$; i=0;"
+              " while [ ! -e %s/go ] && [ $i -lt 1200 ]; do sleep 0.05;"
+              " i=$((i + 1)); done; echo long $DROVER_TASK_ID $DROVER_ATTEMPT",
+              site->dir, site->dir);
+    char worker [DROVER_ID_MAX + 1];
+    for (int index = 0; index < S_TASKS; index++)
+        ids [index] = s_old_submit (site, script);
+    for (int index = 0; index < S_TASKS; index++) {
+        assert_true (testutil_wait_running (client, ids [index], worker, 15000));
+        assert_true (s_await_marker (site, ids [index], 15000));
+    }
+    zsock_destroy (&client);
+
+    //  The hand-over: SIGTERM to the old leader, the new standby leads
+    int64_t stopped = zclock_mono ();
+    s_broker_stop (site);
+    assert_true (testutil_await_line (s_path (site, "b2-new.log"), "ha: elected", 10000));
+    assert_true (s_await_serving (endpoint_2, 15000));
+    print_message ("upgrade: b2 (this release) served %" PRId64 " msec after b1 (0.4.0)"
+                   " was stopped\n", zclock_mono () - stopped);
+    client = zsock_new_dealer (endpoint_2);
+    assert_non_null (client);
+    testutil_say_level (client, 10000);
+    uint32_t used = 2;
+    for (int slot = 0; slot < 2; slot++)
+        assert_true (testutil_wait_worker_row (client, names [slot], s_procs_used, &used,
+                                               15000));
+    drover_msg_t *wait = testutil_wait_msg (ids, S_TASKS);
+    drover_msg_t *ok = testutil_request (client, &wait, 10000);
+    assert_non_null (ok);
+    assert_int_equal (ok->code, 200);
+    drover_msg_destroy (&ok);
+    FILE *go = fopen (s_path (site, "go"), "w");
+    assert_non_null (go);
+    fclose (go);
+    drover_msg_t *done [S_TASKS] = { NULL };
+    assert_true (testutil_collect (client, ids, done, S_TASKS, 60000));
+    for (int index = 0; index < S_TASKS; index++) {
+        assert_int_equal (done [index]->state, DROVER_TASK_SUCCEEDED);
+        assert_int_equal (done [index]->attempt, 1);
+        drover_msg_destroy (&done [index]);
+        int first = 0;
+        assert_int_equal (s_markers (site, ids [index], &first), 1);
+        assert_int_equal (first, 1);
+    }
+    assert_null (testutil_recv_msg (client, 300));
+
+    //  The old leader, upgraded, stands by; the old client is redirected
+    site->broker = s_ha_broker_start (site, DROVER_BIN, "b1", site->endpoint, site->events,
+                                      etcd->url, postgres.db_uri, "b1-new");
+    assert_true (testutil_await_line (s_path (site, "b1-new.log"), "ha: following", 10000));
+    testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
+    const char *submit [] = { "submit", "--wait", "--", "sh", "-c",
+                              "echo after $DROVER_ATTEMPT", NULL };
+    s_cli (site, s_previous, submit, run);
+    testutil_cli_expect (run, 0, run->out, "after 1\n");
+    free (run);
+    zsock_destroy (&client);
+
+    for (int slot = 0; slot < 2; slot++) {
+        testutil_stop (site->workers [slot], 5000);
+        site->workers [slot] = 0;
+    }
+    s_broker_stop (site);
+    site->broker = broker_2;
+    s_broker_stop (site);
+    s_site_destroy (&site);
+    testutil_etcd_stop (&etcd, false);
+    postgres.passed++;
+    testutil_pgfresh_stop (&postgres);
+}
+
 //  A state a newer broker wrote (its format past this one's) is refused
 //  at start with an error naming both formats and saying to upgrade; the
 //  file is left as it was. The previous release refuses it too: a
@@ -486,6 +649,7 @@ main (void)
         return built;
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_broker_upgraded_under_running_tasks),
+        cmocka_unit_test (test_brokers_upgraded_standby_first),
         cmocka_unit_test (test_newer_sqlite_state_refused),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
