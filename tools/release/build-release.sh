@@ -40,6 +40,11 @@ line="$(grep -v '^[[:space:]]*#' "$releases" | awk -v want="$version" -v ours="$
     NF >= 2 && want == "previous" && $1 != ours { found = $0 }
     NF >= 2 && $1 == want { found = $0 }
     END { if (found != "") print found }')"
+if [ -z "$line" ] && [ "$version" = previous ]; then
+    die "$releases lists no release but this tree's own version (${DROVER_VERSION:-unknown}):" \
+        "there is no previous release to build (is CMakeLists.txt's project VERSION the next" \
+        "release's?)"
+fi
 [ -n "$line" ] || die "no release $version in $releases (this tree is ${DROVER_VERSION:-unknown})"
 # shellcheck disable=SC2086  # the fields, split on blanks
 set -- $line
