@@ -59,7 +59,9 @@ struct _drover_postgres_t {
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
 };
 
-#define S_FORMAT        "drover-postgres 3"     //  drover_meta 'format'
+#define S_FORMAT_NUMBER "3"                     //  this code's format number
+#define S_FORMAT        "drover-postgres " S_FORMAT_NUMBER  //  drover_meta 'format'
+#define S_FORMAT_NAME   "drover-postgres "      //  every format's marker starts so
 #define S_FORMAT_2      "drover-postgres 2"     //  the format before counted devices:
                                                 //  upgraded at open
 #define S_FORMAT_1      "drover-postgres 1"     //  the format before workflows: upgraded
@@ -67,6 +69,7 @@ struct _drover_postgres_t {
 #define S_EVENTS_ROW    1024                    //  events packed in one row, at most
 #define S_FINAL         "state >= 3"            //  SQL: a final task
 #define S_FENCED_STATE  "DR001"                 //  SQLSTATE of a write refused by fencing
+#define S_NEWER_STATE   "DR002"                 //  SQLSTATE of a state newer than ours
 #define S_LOCK_KEY      "7306244174930108486"   //  advisory lock held while making tables
 #define S_LOAD_PAGE     4096                    //  tasks one load query reads, at most
 
@@ -75,6 +78,15 @@ static const char *
 s_schema [] = {
     "SELECT pg_advisory_xact_lock (" S_LOCK_KEY ")",
     "CREATE TABLE IF NOT EXISTS drover_meta (name text PRIMARY KEY, value text NOT NULL)",
+    //  A state a newer broker wrote is refused before anything of it is
+    //  touched (its tables, indexes and fence function are that broker's):
+    //  the exception ends the transaction, nothing made or replaced
+    "DO $$ DECLARE seen text; BEGIN"
+    " SELECT value INTO seen FROM drover_meta WHERE name = 'format';"
+    " IF seen ~ '^" S_FORMAT_NAME "[0-9]+$' AND substr (seen, length ('" S_FORMAT_NAME "') + 1)"
+    "::numeric > " S_FORMAT_NUMBER " THEN RAISE EXCEPTION USING ERRCODE = '" S_NEWER_STATE "',"
+    " MESSAGE = format ('state in PostgreSQL is ''%s'', newer than this broker''s ''" S_FORMAT
+    "'': upgrade the broker', seen); END IF; END $$",
     "CREATE TABLE IF NOT EXISTS drover_fence (id integer PRIMARY KEY CHECK (id = 1),"
     " token bigint NOT NULL)",
     "INSERT INTO drover_fence VALUES (1, 0) ON CONFLICT DO NOTHING",
@@ -345,6 +357,27 @@ s_new_state_id (char *state, size_t size)
         *digit = (char) tolower (*digit);
 }
 
+//  True if format is drover's PostgreSQL format of a number past ours: a
+//  newer broker wrote it (one of another release may upgrade the state
+//  between our making the tables and our reading the meta)
+static bool
+s_format_newer (const char *format)
+{
+    size_t prefix = strlen (S_FORMAT_NAME);
+    if (strncmp (format, S_FORMAT_NAME, prefix) != 0)
+        return false;
+    const char *digits = format + prefix;
+    size_t count = strspn (digits, "0123456789");
+    if (count == 0 || digits [count])
+        return false;
+    while (*digits == '0' && count > 1) {
+        digits++;
+        count--;
+    }
+    size_t ours = strlen (S_FORMAT_NUMBER);
+    return count > ours || (count == ours && strcmp (digits, S_FORMAT_NUMBER) > 0);
+}
+
 //  Read the meta rows of result into *meta. Returns 0 or -1 with *error_p.
 static int
 s_read_meta (drover_postgres_t *self, PGresult *result, drover_store_meta_t *meta,
@@ -372,6 +405,10 @@ s_read_meta (drover_postgres_t *self, PGresult *result, drover_store_meta_t *met
             meta->next_seq = strtoull (value, NULL, 10);
     }
     const char *server = drover_pgconn_name (self->conn);
+    if (format && s_format_newer (format))
+        *error_p = zsys_sprintf ("%s: state in PostgreSQL is '%s', newer than this broker's '"
+                                 S_FORMAT "': upgrade the broker", server, format);
+    else
     if (!format || !streq (format, S_FORMAT))
         *error_p = zsys_sprintf ("%s: not a drover state (format %s, this broker reads '"
                                  S_FORMAT "'): use another database", server,
