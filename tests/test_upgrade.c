@@ -13,7 +13,8 @@
     not this tree's; its `drover` is built once from its recorded commit
     into previous/ of the build tree (tools/release/build-release.sh, a
     minute or more the first time). A tree without its history (a
-    tarball) cannot build it: the test then says why and is skipped (77).
+    tarball, or a shallow clone) cannot build it: the test then says why
+    and is skipped (77).
 
     Real processes over loopback TCP: the old and the new broker, the old
     worker agents running real child processes, the old CLI, and the test
@@ -122,13 +123,22 @@ s_site_destroy (s_site_t **self_p)
     *self_p = NULL;
 }
 
-//  A client DEALER of this release's codec on the site's broker
+//  A client DEALER of this release's codec on the site's broker, which may
+//  be the previous release's: the broker answers CLIENT HELLO with the
+//  lower of the two levels
 static zsock_t *
 s_client (s_site_t *self)
 {
     zsock_t *dealer = zsock_new_dealer (self->endpoint);
     assert_non_null (dealer);
-    testutil_say_level (dealer, 10000);
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
+    hello->seq = 0xfffffff0;
+    testutil_send (dealer, &hello);
+    drover_msg_t *welcome = testutil_recv_msg (dealer, 10000);
+    assert_non_null (welcome);
+    assert_int_equal (welcome->id, DROVER_MSG_CLIENT_WELCOME);
+    assert_true (welcome->level >= 4 && welcome->level <= DROVER_MSG_LEVEL);
+    drover_msg_destroy (&welcome);
     return dealer;
 }
 
@@ -621,9 +631,9 @@ s_build_previous (void)
     if (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == S_NO_HISTORY) {
         fprintf (stderr, "\n**********************************************************\n"
                          "test_upgrade: SKIPPED: the source tree has no git history\n"
-                         "(a tarball, not a clone), so the previous release (RELEASES)\n"
-                         "cannot be built and the upgrade is NOT tested. Run it in a\n"
-                         "clone of the repository.\n"
+                         "(a tarball, or a shallow clone), so the previous release\n"
+                         "(RELEASES) cannot be built and the upgrade is NOT tested.\n"
+                         "Run it in a full clone of the repository.\n"
                          "**********************************************************\n\n");
         return S_SKIP;
     }

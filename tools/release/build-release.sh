@@ -14,8 +14,9 @@
 #   built from: run again with the same release, it does nothing.
 #
 #   Exit: 0 built (or already built), 1 failed (the reason on stderr),
-#   2 usage, 3 the source is no git repository (a tarball): there is no
-#   history to build a release from.
+#   2 usage, 3 the source is no git repository (a tarball) or a shallow
+#   clone without the release's commit: there is no history to build it
+#   from (the upgrade test says so loudly and counts as skipped).
 #
 #   The upgrade test (tests/test_upgrade.c) and the CMake target
 #   `previous-release` run it with `previous` and BUILD/previous.
@@ -79,8 +80,10 @@ if [ -z "$toplevel" ] || [ "$(cd "$toplevel" && pwd -P)" != "$(cd "$source_dir" 
 fi
 if ! git -C "$source_dir" cat-file -e "$commit^{commit}" 2>/dev/null; then
     if [ "$(git -C "$source_dir" rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
-        die "release $release's commit $commit is not in this shallow clone:" \
-            "fetch the history: git -C $source_dir fetch --unshallow"
+        echo "build-release: release $release's commit $commit is not in this shallow" \
+             "clone: no history to build it from; fetch it: git -C $source_dir fetch" \
+             "--unshallow" >&2
+        exit 3
     fi
     die "release $release's commit $commit is not in the repository at $source_dir:" \
         "fetch it (git fetch origin), or correct RELEASES"
