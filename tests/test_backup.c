@@ -15,6 +15,7 @@
 #include "testutil_proc.h"
 #include "testutil_wire.h"
 #include "testutil_cluster.h"
+#include "testutil_keys.h"
 #include <sqlite3.h>
 
 //  Tasks submitted before the backup: with their long command lines the
@@ -259,6 +260,61 @@ test_durability_off (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  Under CURVE only a key in admins/ may back up: a client's key is
+//  refused (403) and nothing is written; an admin's backup is made
+static void
+test_only_admins (void **state)
+{
+    char dir [64], path [200], from [200];
+    snprintf (dir, sizeof dir, "/tmp/drover-backup-%d", (int) getpid ());
+    testutil_remove_tree (dir);
+    testutil_keygen (dir, "broker");
+    testutil_keygen (dir, "alice");
+    testutil_keygen (dir, "root");
+    const char *roles [] = { "keys", "keys/workers", "keys/clients", "keys/admins" };
+    for (int index = 0; index < 4; index++) {
+        snprintf (path, sizeof path, "%s/%s", dir, roles [index]);
+        assert_int_equal (mkdir (path, 0755), 0);
+    }
+    const char *who [] = { "alice", "clients", "root", "admins" };
+    for (int index = 0; index < 4; index += 2) {
+        snprintf (from, sizeof from, "%s/%s.key", dir, who [index]);
+        snprintf (path, sizeof path, "%s/keys/%s/%s.key", dir, who [index + 1], who [index]);
+        assert_int_equal (link (from, path), 0);
+    }
+    char broker_key [96], keys [96], alice_key [96], root_key [96];
+    snprintf (broker_key, sizeof broker_key, "%s/broker.key", dir);
+    snprintf (keys, sizeof keys, "%s/keys", dir);
+    snprintf (alice_key, sizeof alice_key, "%s/alice.key", dir);
+    snprintf (root_key, sizeof root_key, "%s/root.key", dir);
+    const char *flags [] = { "--key", broker_key, "--keys", keys, NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    char backup [256];
+    snprintf (backup, sizeof backup, "%s/curve.db", cluster->logdir);
+    const char *keyed [2] = { alice_key, root_key };
+    for (int index = 0; index < 2; index++) {
+        const char *args [] = { DROVER_BIN, "--broker", cluster->endpoint,
+                                "--key", keyed [index], "--server-key", broker_key,
+                                "admin", "backup", backup, NULL };
+        char output [4096], errors [4096];
+        int status = testutil_run_cli (args, output, sizeof output, errors, sizeof errors,
+                                       30000);
+        assert_true (status != -1 && WIFEXITED (status));
+        if (index == 0) {
+            if (WEXITSTATUS (status) == 0 || !strstr (errors, "forbidden (403)"))
+                fail_msg ("a client's key backed up, or without 403: %s%s", output, errors);
+            assert_int_equal (access (backup, F_OK), -1);
+        }
+        else {
+            if (WEXITSTATUS (status) != 0 || !strstr (output, "backed up "))
+                fail_msg ("an admin's key could not back up: %s%s", output, errors);
+            assert_int_equal (access (backup, F_OK), 0);
+        }
+    }
+    testutil_cluster_destroy (&cluster);
+    testutil_remove_tree (dir);
+}
+
 int
 main (void)
 {
@@ -266,6 +322,7 @@ main (void)
         cmocka_unit_test (test_backup_while_submitting),
         cmocka_unit_test (test_refusals),
         cmocka_unit_test (test_durability_off),
+        cmocka_unit_test (test_only_admins),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
