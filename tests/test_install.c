@@ -8,6 +8,11 @@
     examples: drover.cfg, which the broker reads, and submit_wait.c, built
     with pkg-config against the installed library alone and run against a
     real broker and worker
+
+    `test_install deb` (ctest: test_install_deb) runs the same tests on the
+    Debian package instead: built with cpack from this tree and unpacked
+    into a scratch root with dpkg-deb, its usr/ the prefix (and the root
+    pkg-config's sysroot, PKG_CONFIG_SYSROOT_DIR, for drover.pc's /usr).
     =========================================================================
 */
 
@@ -17,9 +22,12 @@
 #include <ctype.h>
 #include <unistd.h>
 
-//  The scratch prefix, installed into once for every test
-static char s_prefix [] = "/tmp/drover-install-XXXXXX";
+//  The scratch directory, installed into once for every test, and the
+//  prefix in it: itself, or the package's root/usr
+static char s_scratch [] = "/tmp/drover-install-XXXXXX";
+static char s_prefix [256];
 static char s_libdir [PATH_MAX];        //  s_prefix/DROVER_INSTALL_LIBDIR
+static bool s_from_package;             //  the Debian package, not cmake --install
 
 //  Run `sh -c command` (stdin /dev/null) into out and err; the exit status
 static int
@@ -46,10 +54,27 @@ s_sh_ok (const char *command, char *out, size_t out_size)
 static int
 s_setup (void **state)
 {
-    assert_non_null (mkdtemp (s_prefix));
+    assert_non_null (mkdtemp (s_scratch));
+    char *command;
+    if (s_from_package) {
+        //  cpack says where it wrote the package: one .deb in out/
+        snprintf (s_prefix, sizeof s_prefix, "%s/root/usr", s_scratch);
+        command = zsys_sprintf ("cd '%s' && cpack -G DEB -B '%s/out' >/dev/null 2>&1"
+                                " && dpkg-deb -x '%s'/out/drover_%s_*.deb '%s/root'",
+                                DROVER_BUILD_DIR, s_scratch, s_scratch, DROVER_RELEASE,
+                                s_scratch);
+        //  The package's drover.pc says /usr: the root it is unpacked in is
+        //  pkg-config's sysroot, as for any tree unpacked elsewhere
+        char *sysroot = zsys_sprintf ("%s/root", s_scratch);
+        setenv ("PKG_CONFIG_SYSROOT_DIR", sysroot, 1);
+        zstr_free (&sysroot);
+    }
+    else {
+        snprintf (s_prefix, sizeof s_prefix, "%s", s_scratch);
+        command = zsys_sprintf ("'%s' --install '%s' --prefix '%s' >/dev/null",
+                                DROVER_CMAKE, DROVER_BUILD_DIR, s_prefix);
+    }
     snprintf (s_libdir, sizeof s_libdir, "%s/%s", s_prefix, DROVER_INSTALL_LIBDIR);
-    char *command = zsys_sprintf ("'%s' --install '%s' --prefix '%s' >/dev/null",
-                                  DROVER_CMAKE, DROVER_BUILD_DIR, s_prefix);
     char out [4096];
     s_sh_ok (command, out, sizeof out);
     zstr_free (&command);
@@ -68,7 +93,7 @@ s_setup (void **state)
 static int
 s_teardown (void **state)
 {
-    testutil_remove_tree (s_prefix);
+    testutil_remove_tree (s_scratch);
     return 0;
 }
 
@@ -343,8 +368,11 @@ test_example_settings (void **state)
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+    s_from_package = argc > 1 && streq (argv [1], "deb");
+    printf ("test_install: from %s\n", s_from_package? "the Debian package (cpack, dpkg-deb -x)"
+                                                     : "cmake --install");
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_files_are_installed),
         cmocka_unit_test (test_installed_version),
