@@ -53,6 +53,7 @@
 #include "drover_store.h"
 #include "drover_actor.h"
 #include "drover_metrics.h"
+#include "drover_config.h"
 
 //  Restored tasks said per BATCH while loading
 #define S_RESTORE_BATCH     1024
@@ -793,23 +794,6 @@ s_store_event (self_t *self, const char *topic, const char *reason)
     s_keep (self, &change);
 }
 
-//  Write bytes as "5.0 MiB" (KiB, MiB, GiB, TiB; bytes under 1 KiB)
-static void
-s_size_text (uint64_t bytes, char *text, size_t size)
-{
-    static const char *units [] = { "KiB", "MiB", "GiB", "TiB" };
-    if (bytes < 1024) {
-        snprintf (text, size, "%" PRIu64 " bytes", bytes);
-        return;
-    }
-    double value = (double) bytes / 1024;
-    int unit = 0;
-    while (value >= 1024 && unit < 3) {
-        value /= 1024;
-        unit++;
-    }
-    snprintf (text, size, "%.1f %s", value, units [unit]);
-}
 
 //  STATE BACKUP path from an admin: start the copy, or refuse it (one
 //  runs already, the path is not fit, the backend copies nothing)
@@ -862,7 +846,7 @@ s_backup_ended (self_t *self, bool done, const char *error, int64_t now)
         uint64_t pages = drover_sqlbackup_copied (backup);
         uint64_t bytes = drover_sqlbackup_bytes (backup);
         char size [32];
-        s_size_text (bytes, size, sizeof size);
+        drover_config_print_size (bytes, size, sizeof size);
         zsys_notice ("store: backup path=%s done pages=%" PRIu64 " bytes=%" PRIu64
                      " msec=%" PRId64, path, pages, bytes, msec);
         char *reason = zsys_sprintf ("%" PRIu64 " pages (%s) to %s in %.1f s", pages, size,

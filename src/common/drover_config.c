@@ -475,6 +475,24 @@ drover_config_destroy (drover_config_t **self_p)
     }
 }
 
+//  Write bytes as a person reads them, in the largest unit of 1024 below it
+void
+drover_config_print_size (uint64_t bytes, char *text, size_t size)
+{
+    static const char *units [] = { "KiB", "MiB", "GiB", "TiB" };
+    if (bytes < 1024) {
+        snprintf (text, size, "%" PRIu64 " bytes", bytes);
+        return;
+    }
+    double value = (double) bytes / 1024;
+    int unit = 0;
+    while (value >= 1024 && unit < 3) {
+        value /= 1024;
+        unit++;
+    }
+    snprintf (text, size, "%.1f %s", value, units [unit]);
+}
+
 //  Parse a size: digits with an optional K, M, G or T suffix (powers of
 //  1024), an optional trailing B
 int

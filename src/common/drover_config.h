@@ -227,6 +227,10 @@ char *
 int
     drover_config_parse_size (const char *text, uint64_t *bytes_p);
 
+//  Write bytes for a person into text (size bytes): "512 bytes", "1.5 MiB"
+void
+    drover_config_print_size (uint64_t bytes, char *text, size_t size);
+
 //  Parse a price: a number, 0 or more, finite (per hour, in the operator's
 //  currency). Returns 0, or -1 with *error_p (ours to free) naming path.
 int

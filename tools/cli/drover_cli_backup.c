@@ -11,6 +11,7 @@
 */
 
 #include "drover_cli.h"
+#include "drover_config.h"
 
 //  Print admin's usage
 static void
@@ -41,23 +42,6 @@ s_usage (FILE *stream)
         "not answer; 2 bad flags or arguments.\n");
 }
 
-//  Format bytes for people: "5.0 MiB"
-static void
-s_size_text (uint64_t bytes, char *text, size_t size)
-{
-    static const char *units [] = { "KiB", "MiB", "GiB", "TiB" };
-    if (bytes < 1024) {
-        snprintf (text, size, "%llu bytes", (unsigned long long) bytes);
-        return;
-    }
-    double value = (double) bytes / 1024;
-    int unit = 0;
-    while (value >= 1024 && unit < 3) {
-        value /= 1024;
-        unit++;
-    }
-    snprintf (text, size, "%.1f %s", value, units [unit]);
-}
 
 //  The progress printer: hears state.backup events on the publisher at
 //  args (a string, ours to free) and prints each one's reason on stderr
@@ -150,7 +134,7 @@ s_backup (const char *path, int wait)
     }
     else {
         char size [32];
-        s_size_text (result.bytes, size, sizeof size);
+        drover_config_print_size (result.bytes, size, sizeof size);
         printf ("backed up %llu pages (%s) to %s in %.1f s\n",
                 (unsigned long long) result.pages, size, path, result.msec / 1000.0);
     }
