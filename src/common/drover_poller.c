@@ -71,14 +71,10 @@ drover_poller_add (drover_poller_t *self, zsock_t *sock)
 }
 
 
-//  --------------------------------------------------------------------------
-//  Watch sock at index instead, or nothing if NULL
-
-void
-drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock)
+//  Watch fd (-1: nothing) at index, in the epoll set when there is one
+static void
+s_watch (drover_poller_t *self, size_t index, int fd)
 {
-    assert (self && index < self->count);
-    int fd = sock? zsock_fd (sock): -1;
     if (self->epoll != -1) {
         if (self->fds [index].fd != -1)
             epoll_ctl (self->epoll, EPOLL_CTL_DEL, self->fds [index].fd, NULL);
@@ -90,6 +86,18 @@ drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock)
         }
     }
     self->fds [index] = (struct pollfd) { fd, POLLIN, 0 };
+}
+
+
+//  --------------------------------------------------------------------------
+//  Watch sock at index instead, or nothing if NULL
+
+void
+drover_poller_set (drover_poller_t *self, size_t index, zsock_t *sock)
+{
+    assert (self && index < self->count);
+    int fd = sock? zsock_fd (sock): -1;
+    s_watch (self, index, fd);
     self->unread [index] = sock != NULL;
     self->sent [index] = false;
 }
@@ -102,17 +110,7 @@ void
 drover_poller_set_fd (drover_poller_t *self, size_t index, int fd)
 {
     assert (self && index < self->count);
-    if (self->epoll != -1) {
-        if (self->fds [index].fd != -1)
-            epoll_ctl (self->epoll, EPOLL_CTL_DEL, self->fds [index].fd, NULL);
-        struct epoll_event event = { .events = EPOLLIN, .data.u32 = (uint32_t) index };
-        if (fd != -1 && epoll_ctl (self->epoll, EPOLL_CTL_ADD, fd, &event) == -1) {
-            zsys_warning ("poller: epoll_ctl: %s; polling instead", strerror (errno));
-            close (self->epoll);
-            self->epoll = -1;
-        }
-    }
-    self->fds [index] = (struct pollfd) { fd, POLLIN, 0 };
+    s_watch (self, index, fd);
     self->unread [index] = false;   //  level-triggered: its fd says when
     self->sent [index] = false;
 }
