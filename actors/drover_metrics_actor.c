@@ -439,6 +439,15 @@ s_end_round (self_t *self)
     }
 }
 
+//  CONFIGURE status-interval: a reload's new interval between status
+//  lines, from now (0: none)
+static void
+s_configure (self_t *self, uint32_t status_interval, int64_t now)
+{
+    self->status_interval = status_interval;
+    self->status_due = status_interval? now + status_interval: -1;
+}
+
 //  COUNTS round values: one answer to the round in flight (a late one is dropped)
 static void
 s_handle_counts (self_t *self, zmsg_t *msg)
@@ -466,6 +475,9 @@ s_handle_command (void *arg, zmsg_t *msg)
         zsys_debug ("metrics: command=%s", command);
     if (streq (command, "COUNTS"))
         s_handle_counts (self, msg);
+    else
+    if (streq (command, "CONFIGURE"))
+        s_configure (self, (uint32_t) drover_actor_pop_number (msg), zclock_mono ());
     else
     if (!drover_actor_handle_common (&self->flags, command, msg)) {
         zsys_error ("metrics: invalid command=%s", command);

@@ -53,7 +53,8 @@ s_weight (testutil_cluster_t *cluster, const char *name)
     return weight;
 }
 
-//  SIGHUP applies share/weights and broker/log-level, says broker/hwm
+//  SIGHUP applies share/weights, broker/log-level and the status lines'
+//  interval (none, then every 200 msec), says broker/hwm
 //  needs a restart; a broken file then keeps every running setting and
 //  the broker goes on serving: a task submitted after it runs
 static void
@@ -63,15 +64,20 @@ test_reload_applies_and_refuses (void **state)
     assert_non_null (mkdtemp (dir));
     char cfg [128];
     snprintf (cfg, sizeof cfg, "%s/drover.cfg", dir);
-    s_write_file (cfg, "broker\n    hwm = 1000\nshare\n    weights = \"alice=2\"\n");
+    s_write_file (cfg, "broker\n    hwm = 1000\n    status-interval = 0\n"
+                       "share\n    weights = \"alice=2\"\n");
     const char *flags [] = { "-c", cfg, NULL };
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     assert_int_equal (s_weight (cluster, "alice"), 2);
 
-    s_write_file (cfg, "broker\n    hwm = 2000\n    log-level = debug\n"
-                       "share\n    weights = \"alice=5\"\n");
+    const char *log_path = testutil_cluster_log (cluster, "broker");
+    assert_int_equal (testutil_count_lines_with (log_path, "metrics: status "), 0);
+    s_write_file (cfg, "broker\n    hwm = 2000\n    status-interval = 200\n"
+                       "    log-level = debug\nshare\n    weights = \"alice=5\"\n");
     assert_int_equal (kill (cluster->broker, SIGHUP), 0);
-    s_expect_line (cluster, "reload: applied broker/log-level, share/weights");
+    s_expect_line (cluster, "reload: applied broker/status-interval, broker/log-level, "
+                            "share/weights");
+    s_expect_line (cluster, "metrics: status pending=");     //  none before the reload
     s_expect_line (cluster, "reload: needs a restart: broker/hwm");
     assert_int_equal (s_weight (cluster, "alice"), 5);
 

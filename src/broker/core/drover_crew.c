@@ -297,6 +297,9 @@ drover_crew_say_events (drover_crew_t *self, bool on)
 void
 drover_crew_reconfigure (drover_crew_t *self)
 {
+    if (self->actors [DROVER_ROUTING_METRICS])
+        drover_outbox_say (self->outboxes [DROVER_ROUTING_METRICS], "s4", "CONFIGURE",
+                           self->config->status_interval);
     if (self->actors [DROVER_ROUTING_PROBATION])
         s_configure_probation (self, self->outboxes [DROVER_ROUTING_PROBATION]);
     if (self->actors [DROVER_ROUTING_SCHEDQ])

@@ -64,7 +64,7 @@ void
 
 //  Say the settings a reload may change (drover_reload_live) to the
 //  actors that hold them, from the crew's settings as they are now:
-//  schedq's (shares, preemption, schedq/...) and probation's
+//  schedq's (shares, preemption, schedq/...), probation's and the metrics actor's
 void
     drover_crew_reconfigure (drover_crew_t *self);
 

@@ -19,7 +19,7 @@ struct _drover_reload_t {
 
 //  The settings a reload applies while the broker runs: the log level
 //  (the main's), the shares and preemption and schedq's others (schedq's
-//  CONFIGURE), probation's timeout. Every other keeps its value until a
+//  CONFIGURE), probation's timeout, the status lines' interval (metrics'). Every other keeps its value until a
 //  restart: sockets, the state, the actors' bounds are made at start.
 static const char *s_live [] = {
     "broker/log-level",
@@ -28,6 +28,7 @@ static const char *s_live [] = {
     "schedq/max-shelve", "schedq/min-disk-free", "schedq/max-leases", "schedq/keep-gone",
     "schedq/max-gone", "schedq/affinity-wait",
     "probation/timeout",
+    "broker/status-interval",
     NULL
 };
 
