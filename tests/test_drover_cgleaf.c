@@ -9,7 +9,7 @@
     machines, memory or pids on pure v2 hosts): the kernel itself refuses
     (EBUSY) to enable it in a cgroup that holds processes. The test
     enables that controller in the root's subtree_control (systemd has on
-    pure v2 hosts) and leaves it there. Each case runs
+    pure v2 hosts) and, if it was off, turns it off again. Each case runs
     in a child process, so that the test runner itself never moves.
     =========================================================================
 */
@@ -25,6 +25,7 @@
 
 static char s_mount [256];     //  the cgroup2 mount point
 static char s_controller [32];      //  a domain controller its root offers
+static bool s_enabled_here;         //  this test enabled it in the root: it turns it off
 
 //  Find the cgroup2 mount and a domain controller its root cgroup offers;
 //  false after saying what is missing
@@ -59,6 +60,10 @@ s_find_cgroup2 (void)
         return false;
     }
     //  The cases' cgroups, under the root, get it only once the root gives it
+    snprintf (path, sizeof path, "%s/cgroup.subtree_control", s_mount);
+    char *enabled = drover_cgfile_read (path);
+    s_enabled_here = !drover_cgfile_lists (enabled, s_controller, " \n");
+    free (enabled);
     char change [40];
     snprintf (change, sizeof change, "+%s", s_controller);
     if (drover_cgfile_write (s_mount, "cgroup.subtree_control", change)) {
@@ -256,5 +261,13 @@ main (void)
         cmocka_unit_test (test_stranger_keeps_worker_in_place),
         cmocka_unit_test (test_empty_cgroup_enables_in_place),
     };
-    return cmocka_run_group_tests (tests, NULL, NULL);
+    int failed = cmocka_run_group_tests (tests, NULL, NULL);
+    if (s_enabled_here) {
+        char change [40];
+        snprintf (change, sizeof change, "-%s", s_controller);
+        if (drover_cgfile_write (s_mount, "cgroup.subtree_control", change))
+            fprintf (stderr, "test_drover_cgleaf: cannot turn %s off again in %s: %s\n",
+                     s_controller, s_mount, strerror (errno));
+    }
+    return failed;
 }
