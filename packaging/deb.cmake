@@ -11,9 +11,9 @@ include (GNUInstallDirs)
 #   /etc/drover/drover.cfg, generated from the binary it configures
 set (DROVER_PACKAGE_CFG ${PROJECT_BINARY_DIR}/packaging/drover.cfg)
 add_custom_command (OUTPUT ${DROVER_PACKAGE_CFG}
-    COMMAND ${CMAKE_COMMAND} -DDROVER=$<TARGET_FILE:drover> -DOUTPUT=${DROVER_PACKAGE_CFG}
-            -P ${PROJECT_SOURCE_DIR}/packaging/debian/print-config.cmake
-    DEPENDS drover ${PROJECT_SOURCE_DIR}/packaging/debian/print-config.cmake
+    COMMAND ${CMAKE_COMMAND} -DDROVER=$<TARGET_FILE:drover> -DOUT=${DROVER_PACKAGE_CFG}
+            -DFOR=package -P ${PROJECT_SOURCE_DIR}/packaging/examplecfg.cmake
+    DEPENDS drover ${PROJECT_SOURCE_DIR}/packaging/examplecfg.cmake
     COMMENT "Generating packaging/drover.cfg from drover broker --print-config"
     VERBATIM)
 

@@ -59,7 +59,7 @@ add_custom_command (OUTPUT ${DROVER_MAN_DIR}/drover.1.gz
 #   Every setting with its comment, as the broker prints them
 add_custom_command (OUTPUT ${PROJECT_BINARY_DIR}/examples/drover.cfg
     COMMAND ${CMAKE_COMMAND} -DDROVER=$<TARGET_FILE:drover>
-            -DOUT=${PROJECT_BINARY_DIR}/examples/drover.cfg
+            -DOUT=${PROJECT_BINARY_DIR}/examples/drover.cfg -DFOR=example
             -P ${PROJECT_SOURCE_DIR}/packaging/examplecfg.cmake
     DEPENDS drover ${PROJECT_SOURCE_DIR}/packaging/examplecfg.cmake
     COMMENT "Writing examples/drover.cfg from drover broker --print-config")

@@ -357,26 +357,6 @@ s_new_state_id (char *state, size_t size)
         *digit = (char) tolower (*digit);
 }
 
-//  True if format is drover's PostgreSQL format of a number past ours: a
-//  newer broker wrote it (one of another release may upgrade the state
-//  between our making the tables and our reading the meta)
-static bool
-s_format_newer (const char *format)
-{
-    size_t prefix = strlen (S_FORMAT_NAME);
-    if (strncmp (format, S_FORMAT_NAME, prefix) != 0)
-        return false;
-    const char *digits = format + prefix;
-    size_t count = strspn (digits, "0123456789");
-    if (count == 0 || digits [count])
-        return false;
-    while (*digits == '0' && count > 1) {
-        digits++;
-        count--;
-    }
-    size_t ours = strlen (S_FORMAT_NUMBER);
-    return count > ours || (count == ours && strcmp (digits, S_FORMAT_NUMBER) > 0);
-}
 
 //  Read the meta rows of result into *meta. Returns 0 or -1 with *error_p.
 static int
@@ -405,7 +385,7 @@ s_read_meta (drover_postgres_t *self, PGresult *result, drover_store_meta_t *met
             meta->next_seq = strtoull (value, NULL, 10);
     }
     const char *server = drover_pgconn_name (self->conn);
-    if (format && s_format_newer (format))
+    if (format && drover_store_format_newer (format, S_FORMAT))
         *error_p = zsys_sprintf ("%s: state in PostgreSQL is '%s', newer than this broker's '"
                                  S_FORMAT "': upgrade the broker", server, format);
     else

@@ -481,25 +481,6 @@ s_check_header (const char *path, char **error_p)
     return 0;
 }
 
-//  True if format is drover's of a number past ours ("drover-state 7"): a
-//  newer broker wrote it, and moving it away would lose its work
-static bool
-s_format_newer (const char *format)
-{
-    const char *name = "drover-state ";
-    if (strncmp (format, name, strlen (name)) != 0)
-        return false;
-    const char *digits = format + strlen (name);
-    size_t count = strspn (digits, "0123456789");
-    if (count == 0 || digits [count])
-        return false;
-    while (*digits == '0' && count > 1) {
-        digits++;
-        count--;
-    }
-    const char *ours = &S_FORMAT [strlen (name)];
-    return count > strlen (ours) || (count == strlen (ours) && strcmp (digits, ours) > 0);
-}
 
 //  Read meta: the format marker, the state id, next_task and next_seq.
 //  Returns 0 or -1 with *error_p (the file is another schema, another
@@ -560,7 +541,7 @@ s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p)
         *error_p = strdup (error);
     }
     else
-    if (!format && format_seen && s_format_newer (format_seen))
+    if (!format && format_seen && drover_store_format_newer (format_seen, S_FORMAT))
         *error_p = zsys_sprintf ("%s: state is '%s', newer than this broker's '" S_FORMAT
                                  "': upgrade the broker, or restore a backup of this"
                                  " release's format", self->path, format_seen);

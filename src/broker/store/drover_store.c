@@ -396,6 +396,29 @@ drover_store_is_postgres (const char *text)
                 ||  strncmp (text, "postgres://", 11) == 0);
 }
 
+//  Tell whether format is ours by name and newer by number
+bool
+drover_store_format_newer (const char *format, const char *ours)
+{
+    assert (format && ours);
+    const char *space = strrchr (ours, ' ');
+    assert (space);             //  our own markers are "NAME N"
+    size_t prefix = (size_t) (space + 1 - ours);
+    if (strncmp (format, ours, prefix) != 0)
+        return false;
+    const char *digits = format + prefix;
+    size_t count = strspn (digits, "0123456789");
+    if (count == 0 || digits [count])
+        return false;
+    while (*digits == '0' && count > 1) {
+        digits++;
+        count--;
+    }
+    const char *number = ours + prefix;
+    size_t length = strlen (number);
+    return count > length || (count == length && strcmp (digits, number) > 0);
+}
+
 //  Return state fit for a log: a URI's password replaced by "***"
 char *
 drover_store_printable (const char *state)

@@ -130,6 +130,12 @@ bool
 bool
     drover_store_is_postgres (const char *text);
 
+//  Return true if format is a back end's format marker, "NAME N", of the
+//  same NAME as ours ("drover-state 6") and a number past ours: a newer
+//  broker wrote that state. Numbers compare as numbers (leading zeros too).
+bool
+    drover_store_format_newer (const char *format, const char *ours);
+
 //  Return state (a state directory or a PostgreSQL URI) fit for a log: a
 //  URI's password, if it holds one, replaced by "***". Ours: zstr_free.
 char *
