@@ -485,16 +485,26 @@ s_group_path (drover_confine_t *self, uint32_t group, const char *file,
 
 
 //  True if a task cgroup holds no process (its cgroup.events says
-//  "populated 0", which counts its descendants too)
+//  "populated 0", which counts its descendants too); false if it does or
+//  cannot be read, *gone_p then true if it was removed under us
 static bool
-s_group_empty (s_group_t *entry)
+s_group_empty_or_gone (s_group_t *entry, bool *gone_p)
 {
     char text [256];
     ssize_t size = pread (entry->events_fd, text, sizeof text - 1, 0);
+    if (gone_p)
+        *gone_p = size == -1 && (errno == ENODEV || errno == ENOENT);
     if (size <= 0)
         return false;
     text [size] = 0;
     return strstr (text, "populated 0") != NULL;
+}
+
+//  True if a task cgroup holds no process
+static bool
+s_group_empty (s_group_t *entry)
+{
+    return s_group_empty_or_gone (entry, NULL);
 }
 
 //  Kill every process in a task cgroup (cgroup.kill). A cgroup once
@@ -723,9 +733,11 @@ drover_confine_release (drover_confine_t *self, uint32_t group, pid_t pid)
             s_tell (self, S_RECORD_DEL, pid);
         return;
     }
-    assert (group <= self->ngroups);
+    if (group > self->ngroups || self->groups [group - 1].state != S_GROUP_USED) {
+        zsys_warning ("confine: release of cgroup t%u, not one a task holds", group);
+        return;
+    }
     s_group_t *entry = &self->groups [group - 1];
-    assert (entry->state == S_GROUP_USED);
     if (s_group_empty (entry) && s_group_settle (self, group))
         return;                     //  the common case: nothing was left in it
     //  Something the task started lives on: it dies with the task, and the
@@ -751,9 +763,17 @@ drover_confine_tidy (drover_confine_t *self, int64_t now)
     while (index < self->nleftover) {
         uint32_t group = self->leftover [index];
         s_group_t *entry = &self->groups [group - 1];
+        bool gone = false;
         bool done = entry->state == S_GROUP_REMOVING
                   ? s_group_remove (self, group)
-                  : s_group_empty (entry) && s_group_settle (self, group);
+                  : s_group_empty_or_gone (entry, &gone) && s_group_settle (self, group);
+        if (gone) {
+            //  Removed by someone else: nothing left to wait for
+            s_group_close (entry);
+            entry->state = S_GROUP_NONE;
+            entry->tainted = false;
+            done = true;
+        }
         if (done)
             self->leftover [index] = self->leftover [--self->nleftover];
         else {
