@@ -71,6 +71,12 @@
 //  with durability full: the offers and starts of a busy broker ride
 //  on the commit of the next result or submit instead of one fsync each
 #define S_DEFER_MAX         10
+//  msec after a commit within which, with durability full, a batch that
+//  replies wait on waits for the next commit while other tasks run: the
+//  results of a busy broker share an fsync. A broker with nothing else
+//  running (one client's round trip), or that last committed longer ago,
+//  commits at once.
+#define S_GROUP_WAIT        1
 //  msec between two prunes of the history while nothing is left to prune
 #define S_PRUNE_EVERY       1000
 //  rows one prune deletes at most: a turn stays short
@@ -98,6 +104,7 @@ typedef struct {
     uint64_t next_seq;          //  sequence number of the next change
     int64_t committed_at;       //  msec (mono) of the last commit
     int64_t pending_since;      //  msec (mono) the oldest pending change was kept
+    zhashx_t *inflight;         //  tasks assigned or running, as the changes said: id -> 1
     int64_t retry_at;           //  msec (mono) before which a refused batch is not tried
     int retry_wait;             //  msec of the current pause after a refusal
     int64_t prune_at;           //  msec (mono) of the next prune
@@ -135,6 +142,20 @@ drover_durability_parse (const char *text)
            streq (text, "off")? DROVER_DURABILITY_OFF: -1;
 }
 
+//  The inflight table's keys are task ids stored in the pointer itself
+static size_t
+s_id_hash (const void *key)
+{
+    return (size_t) (uintptr_t) key * 2654435761U;
+}
+
+//  Compare two of those keys
+static int
+s_id_compare (const void *one, const void *two)
+{
+    return (uintptr_t) one < (uintptr_t) two? -1: (uintptr_t) one > (uintptr_t) two? 1: 0;
+}
+
 //  Create the actor's state and open the backend; NULL with *error_p set
 //  if the state cannot be opened
 static self_t *
@@ -153,6 +174,11 @@ s_self_new (zsock_t *pipe, const drover_store_actor_args_t *args, char **error_p
     self->outbox = drover_outbox_new ();
     self->held = drover_outbox_new ();
     self->recalls = zlist_new ();
+    self->inflight = zhashx_new ();
+    zhashx_set_key_destructor (self->inflight, NULL);
+    zhashx_set_key_duplicator (self->inflight, NULL);
+    zhashx_set_key_comparator (self->inflight, s_id_compare);
+    zhashx_set_key_hasher (self->inflight, s_id_hash);
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
     self->backend = backend;
@@ -197,6 +223,7 @@ s_self_destroy (self_t **self_p)
     while ((recall = (zmsg_t *) zlist_pop (self->recalls)))
         zmsg_destroy (&recall);
     zlist_destroy (&self->recalls);
+    zhashx_destroy (&self->inflight);
     drover_store_destroy (&self->backend);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->held);
@@ -330,6 +357,13 @@ s_keep (self_t *self, drover_change_t **change_p)
     change->seq = self->next_seq++;
     if (self->npending == 0)
         self->pending_since = zclock_mono ();
+    if (change->task) {
+        void *key = (void *) (uintptr_t) change->task;
+        if (change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING)
+            zhashx_update (self->inflight, key, (void *) 1);
+        else
+            zhashx_delete (self->inflight, key);
+    }
     if (self->npending == self->pending_max) {
         self->pending_max = self->pending_max? self->pending_max * 2: 1024;
         self->pending = (drover_change_t **) realloc (self->pending,
@@ -386,15 +420,19 @@ s_check_fenced (self_t *self, const char *error)
 }
 
 //  Return when the pending batch is due (msec, mono): with durability
-//  batch commit-every after the last commit; with full at once if a reply
-//  or a recall waits on it, else S_DEFER_MAX after its oldest change
+//  batch commit-every after the last commit; with full at once if a
+//  recall waits on it, or a reply does and no other task runs, else
+//  S_GROUP_WAIT after the last commit if a reply waits, else S_DEFER_MAX
+//  after its oldest change
 static int64_t
 s_commit_at (self_t *self)
 {
     if (self->durability == DROVER_DURABILITY_BATCH)
         return self->committed_at + self->commit_every;
-    if (drover_outbox_size (self->held) || zlist_size (self->recalls) || self->backup)
+    if (zlist_size (self->recalls) || self->backup)
         return 0;
+    if (drover_outbox_size (self->held))
+        return zhashx_size (self->inflight)? self->committed_at + S_GROUP_WAIT: 0;
     return self->pending_since + S_DEFER_MAX;
 }
 
