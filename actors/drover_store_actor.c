@@ -206,7 +206,7 @@ s_self_destroy (self_t **self_p)
         return;
     if (self->npending && !self->fenced && zclock_mono () >= self->retry_at
     &&  self->durability == DROVER_DURABILITY_FULL)
-        s_commit (self, self->pending_since + S_DEFER_MAX);
+        s_commit (self, INT64_MAX);     //  due whatever it waits for
     if (self->npending)
         zsys_warning ("store: stopping with changes=%zu not committed", self->npending);
     zsys_info ("store: stopping commits=%" PRIu64 " changes=%" PRIu64 " refused=%" PRIu64,
