@@ -95,8 +95,6 @@ struct _drover_confine_t {
     size_t nleftover;               //  entries in leftover
     size_t leftover_alloc;          //  room in leftover
     int64_t next_tidy;              //  msec of the next removal retry, -1 if none
-    uint64_t made;                  //  task cgroups made (mkdir) so far
-    uint64_t reused;                //  tasks started in a pooled cgroup so far
 };
 
 static char *s_cgroup_make (const char *mode);
@@ -599,7 +597,6 @@ s_group_make (drover_confine_t *self)
         return 0;
     }
     entry->state = S_GROUP_USED;
-    self->made++;
     return group;
 }
 
@@ -624,7 +621,6 @@ drover_confine_prepare (drover_confine_t *self, uint32_t *group_p)
         //  Empty when it was given back; nothing may have entered it since
         if (s_group_empty (entry)) {
             entry->state = S_GROUP_USED;
-            self->reused++;
             group = pooled;
         }
         else {
@@ -652,21 +648,6 @@ drover_confine_taint (drover_confine_t *self, uint32_t group)
     assert (self);
     if (group && group <= self->ngroups)
         self->groups [group - 1].tainted = true;
-}
-
-
-//  --------------------------------------------------------------------------
-//  Return how many task cgroups were made (mkdir), and how many tasks
-//  started in a pooled one, so far
-
-void
-drover_confine_counts (drover_confine_t *self, uint64_t *made_p, uint64_t *reused_p)
-{
-    assert (self);
-    if (made_p)
-        *made_p = self->made;
-    if (reused_p)
-        *reused_p = self->reused;
 }
 
 

@@ -76,11 +76,6 @@ int
 void
     drover_confine_taint (drover_confine_t *self, uint32_t group);
 
-//  Say how many task cgroups were made (mkdir) and how many tasks started
-//  in a pooled one so far; either pointer may be NULL
-void
-    drover_confine_counts (drover_confine_t *self, uint64_t *made_p, uint64_t *reused_p);
-
 //  The task's first process started as pid, leader of its process group
 void
     drover_confine_started (drover_confine_t *self, uint32_t group, pid_t pid);
