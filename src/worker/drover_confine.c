@@ -70,7 +70,7 @@ typedef enum {
     S_GROUP_NONE = 0,               //  no directory (never made, or removed)
     S_GROUP_USED,                   //  a task runs in it
     S_GROUP_FREE,                   //  empty, in the pool
-    S_GROUP_DRAINING,               //  its task ended, killed, not yet empty: reused when it is
+    S_GROUP_DRAINING,               //  killed (so tainted), not yet empty: settled when it is
     S_GROUP_REMOVING                //  its task ended, killed: removed once empty
 } s_group_state_t;
 
