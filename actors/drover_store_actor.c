@@ -66,6 +66,17 @@
 //  msec between two tries of a batch the backend refused, at first and at most
 #define S_RETRY_MIN         50
 #define S_RETRY_MAX         2000
+//  msec a batch nobody waits on (no reply held for it, no recall: a task
+//  offered or started, an event) may wait for one that somebody does,
+//  with durability full: the offers and starts of a busy broker ride
+//  on the commit of the next result or submit instead of one fsync each
+#define S_DEFER_MAX         10
+//  msec after a commit within which, with durability full, a batch that
+//  replies wait on waits for the next commit while other tasks run: the
+//  results of a busy broker share an fsync. A broker with nothing else
+//  running (one client's round trip), or that last committed longer ago,
+//  commits at once.
+#define S_GROUP_WAIT        1
 //  msec between two prunes of the history while nothing is left to prune
 #define S_PRUNE_EVERY       1000
 //  rows one prune deletes at most: a turn stays short
@@ -92,6 +103,8 @@ typedef struct {
     size_t pending_max;         //  room in pending
     uint64_t next_seq;          //  sequence number of the next change
     int64_t committed_at;       //  msec (mono) of the last commit
+    int64_t pending_since;      //  msec (mono) the oldest pending change was kept
+    zhashx_t *inflight;         //  tasks assigned or running, as the changes said: id -> 1
     int64_t retry_at;           //  msec (mono) before which a refused batch is not tried
     int retry_wait;             //  msec of the current pause after a refusal
     int64_t prune_at;           //  msec (mono) of the next prune
@@ -129,6 +142,20 @@ drover_durability_parse (const char *text)
            streq (text, "off")? DROVER_DURABILITY_OFF: -1;
 }
 
+//  The inflight table's keys are task ids stored in the pointer itself
+static size_t
+s_id_hash (const void *key)
+{
+    return (size_t) (uintptr_t) key * 2654435761U;
+}
+
+//  Compare two of those keys
+static int
+s_id_compare (const void *one, const void *two)
+{
+    return (uintptr_t) one < (uintptr_t) two? -1: (uintptr_t) one > (uintptr_t) two? 1: 0;
+}
+
 //  Create the actor's state and open the backend; NULL with *error_p set
 //  if the state cannot be opened
 static self_t *
@@ -147,6 +174,11 @@ s_self_new (zsock_t *pipe, const drover_store_actor_args_t *args, char **error_p
     self->outbox = drover_outbox_new ();
     self->held = drover_outbox_new ();
     self->recalls = zlist_new ();
+    self->inflight = zhashx_new ();
+    zhashx_set_key_destructor (self->inflight, NULL);
+    zhashx_set_key_duplicator (self->inflight, NULL);
+    zhashx_set_key_comparator (self->inflight, s_id_compare);
+    zhashx_set_key_hasher (self->inflight, s_id_hash);
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
     self->backend = backend;
@@ -161,14 +193,20 @@ s_self_new (zsock_t *pipe, const drover_store_actor_args_t *args, char **error_p
     return self;
 }
 
-//  Destroy the actor's state: what was not committed is lost (as a crash
-//  would lose it), but said so
+static void s_commit (self_t *self, int64_t now);
+
+//  Destroy the actor's state: a batch left waiting (S_DEFER_MAX) is
+//  committed; what could not be is lost (as a crash would lose it), but
+//  said so
 static void
 s_self_destroy (self_t **self_p)
 {
     self_t *self = *self_p;
     if (!self)
         return;
+    if (self->npending && !self->fenced && zclock_mono () >= self->retry_at
+    &&  self->durability == DROVER_DURABILITY_FULL)
+        s_commit (self, INT64_MAX);     //  due whatever it waits for
     if (self->npending)
         zsys_warning ("store: stopping with changes=%zu not committed", self->npending);
     zsys_info ("store: stopping commits=%" PRIu64 " changes=%" PRIu64 " refused=%" PRIu64,
@@ -185,6 +223,7 @@ s_self_destroy (self_t **self_p)
     while ((recall = (zmsg_t *) zlist_pop (self->recalls)))
         zmsg_destroy (&recall);
     zlist_destroy (&self->recalls);
+    zhashx_destroy (&self->inflight);
     drover_store_destroy (&self->backend);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->held);
@@ -316,6 +355,15 @@ s_keep (self_t *self, drover_change_t **change_p)
     drover_change_t *change = *change_p;
     *change_p = NULL;
     change->seq = self->next_seq++;
+    if (self->npending == 0)
+        self->pending_since = zclock_mono ();
+    if (change->task) {
+        void *key = (void *) (uintptr_t) change->task;
+        if (change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING)
+            zhashx_update (self->inflight, key, (void *) 1);
+        else
+            zhashx_delete (self->inflight, key);
+    }
     if (self->npending == self->pending_max) {
         self->pending_max = self->pending_max? self->pending_max * 2: 1024;
         self->pending = (drover_change_t **) realloc (self->pending,
@@ -371,15 +419,30 @@ s_check_fenced (self_t *self, const char *error)
     drover_outbox_say (self->outbox, "ss", "FENCED", error);
 }
 
+//  Return when the pending batch is due (msec, mono): with durability
+//  batch commit-every after the last commit; with full at once if a
+//  recall waits on it, or a reply does and no other task runs, else
+//  S_GROUP_WAIT after the last commit if a reply waits, else S_DEFER_MAX
+//  after its oldest change
+static int64_t
+s_commit_at (self_t *self)
+{
+    if (self->durability == DROVER_DURABILITY_BATCH)
+        return self->committed_at + self->commit_every;
+    if (zlist_size (self->recalls) || self->backup)
+        return 0;
+    if (drover_outbox_size (self->held))
+        return zhashx_size (self->inflight)? self->committed_at + S_GROUP_WAIT: 0;
+    return self->pending_since + S_DEFER_MAX;
+}
+
 //  Tell whether the pending batch is to be committed now
 static bool
 s_commit_due (self_t *self, int64_t now)
 {
     if (self->npending == 0 || now < self->retry_at)
         return false;
-    if (self->durability == DROVER_DURABILITY_BATCH)
-        return now - self->committed_at >= self->commit_every;
-    return true;
+    return now >= s_commit_at (self);
 }
 
 //  Tell whether a task's submit could not be saved
@@ -934,8 +997,7 @@ s_deadline (self_t *self)
         return 0;               //  a backup copies on each turn: no wait
     int64_t deadline = self->durability == DROVER_DURABILITY_OFF? -1: self->prune_at;
     if (self->npending) {
-        int64_t commit = self->durability == DROVER_DURABILITY_BATCH
-                       ? self->committed_at + self->commit_every: 0;
+        int64_t commit = s_commit_at (self);
         if (self->retry_at > commit)
             commit = self->retry_at;
         if (deadline == -1 || commit < deadline)

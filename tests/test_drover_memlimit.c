@@ -49,6 +49,8 @@ s_run (drover_confine_t *confine, drover_memlimit_t *memlimit, const char *progr
     int join_fd;
     assert_int_equal (drover_memlimit_prepare (memlimit, S_LIMIT, v2_fd, &limit, &join_fd), 0);
     assert_true (limit > 0);
+    if (v2_fd >= 0 && drover_memlimit_controller (memlimit) == DROVER_MEMLIMIT_V2)
+        drover_confine_taint (confine, group);      //  as the spawner does
     assert_true (drover_memlimit_controller (memlimit) == DROVER_MEMLIMIT_V1
                  ? join_fd >= 0: join_fd == -1);
     pid_t pid = fork ();
@@ -64,8 +66,6 @@ s_run (drover_confine_t *confine, drover_memlimit_t *memlimit, const char *progr
         execlp ("python3", "python3", "-c", program, (char *) NULL);
         _exit (122);
     }
-    if (v2_fd >= 0)
-        close (v2_fd);
     if (join_fd >= 0)
         close (join_fd);
     int status;

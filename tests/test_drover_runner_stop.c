@@ -14,6 +14,8 @@
 
 #include "testutil_proc.h"
 #include "testutil_runner.h"
+#include "drover_cgfile.h"
+#include <limits.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -375,8 +377,35 @@ test_pgroup_grandchild_dies_with_worker (void **state)
     s_grandchild_dies_with_worker ("pgroup", false);
 }
 
-//  A task's cgroup is removed when it ends, even when something it started
-//  lingered; the worker's cgroup directory when the runner goes
+//  Count the task cgroups under dir that hold a process (cgroup.events
+//  "populated 1"); *dirs_p: the task cgroup directories
+static int
+s_populated (const char *dir, int *dirs_p)
+{
+    int populated = 0, dirs = 0;
+    DIR *handle = opendir (dir);
+    assert_non_null (handle);
+    struct dirent *entry;
+    while ((entry = readdir (handle))) {
+        if (entry->d_type != DT_DIR || entry->d_name [0] != 't')
+            continue;
+        dirs++;
+        char path [PATH_MAX];
+        snprintf (path, sizeof path, "%s/%s/cgroup.events", dir, entry->d_name);
+        char *events = drover_cgfile_read (path);
+        if (events && strstr (events, "populated 1"))
+            populated++;
+        free (events);
+    }
+    closedir (handle);
+    if (dirs_p)
+        *dirs_p = dirs;
+    return populated;
+}
+
+//  A task's cgroup is emptied when it ends, even when something it
+//  started lingered, and kept for the next task; the worker's cgroup
+//  directory goes with the runner
 static void
 test_cgroups_removed (void **state)
 {
@@ -386,28 +415,107 @@ test_cgroups_removed (void **state)
     char *dir = strdup (drover_runner_cgroup (runner));
     drover_msg_t *result = testutil_runner_run_shell (runner, "sleep 30 & echo started", 0);
     drover_msg_destroy (&result);
-    //  Wait (driving the runner) until no task directory is left
+    //  Wait (driving the runner) until no task cgroup holds a process
     int64_t deadline = zclock_mono () + 5000;
-    int tasks = -1;
-    while (tasks != 0 && zclock_mono () < deadline) {
-        tasks = 0;
-        DIR *handle = opendir (dir);
-        assert_non_null (handle);
-        struct dirent *entry;
-        while ((entry = readdir (handle)))
-            if (entry->d_type == DT_DIR && entry->d_name [0] == 't')
-                tasks++;
-        closedir (handle);
-        if (tasks)
+    int populated = -1, dirs = 0;
+    while (populated != 0 && zclock_mono () < deadline) {
+        populated = s_populated (dir, &dirs);
+        if (populated)
             assert_null (testutil_runner_wait_result (runner, 20));
     }
-    assert_int_equal (tasks, 0);
+    assert_int_equal (populated, 0);
+    assert_true (dirs >= 1 && dirs <= 2);      //  pooled, not one per task
     drover_runner_destroy (&runner);
     *state = NULL;
     struct stat info;
     assert_int_equal (stat (dir, &info), -1);
     assert_int_equal (errno, ENOENT);
     free (dir);
+}
+
+//  Run script as a task; return its first line of output (its cgroup, as
+//  the scripts below print it first), fresh
+static char *
+s_run_first_line (drover_runner_t *runner, const char *script)
+{
+    drover_msg_t *result = testutil_runner_run_shell (runner, script, 0);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->exit_code, 0);
+    assert_true (result->out_size > 0);
+    char *line = (char *) zmalloc (result->out_size + 1);
+    memcpy (line, result->out, result->out_size);
+    line [strcspn (line, "\n")] = 0;
+    drover_msg_destroy (&result);
+    return line;
+}
+
+//  Tasks reuse a pooled cgroup; one whose task left a grandchild in it (in
+//  a session of its own) is killed whole at the task's end and not reused
+//  (a killed cgroup kills children cloned into it on Linux 6.14+): the
+//  next task runs alone in a cgroup of its own
+static void
+test_pooled_cgroup_reused_empty (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    if (s_without_cgroup_after_one (runner))
+        skip ();
+    const char *own = "sed -n 's/^0:://p' /proc/self/cgroup";
+    char *first = s_run_first_line (runner, own);
+    char *again = s_run_first_line (runner, own);
+    assert_string_equal (first, again);         //  the same cgroup, pooled
+    free (again);
+
+    //  A task that leaves a grandchild behind, in its own session
+    char file [128], script [PATH_MAX + 1024];
+    snprintf (file, sizeof file, "/tmp/drover-runner-pool-%d-%u", getpid (),
+              (unsigned) zclock_mono ());
+    snprintf (script, sizeof script,
+              "%s; setsid sh -c 'echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 300' & "
+              "until [ -s %s ]; do :; done", own, file, file, file, file);
+    char *held = s_run_first_line (runner, script);
+    assert_string_equal (first, held);
+    char *text = drover_cgfile_read (file);
+    assert_non_null (text);
+    pid_t grandchild = atoi (text);
+    free (text);
+    unlink (file);
+    assert_true (grandchild > 0);
+    s_assert_gone (grandchild);                 //  killed with its task
+    //  Drive the runner until the killed cgroup is seen empty and removed
+    int64_t deadline = zclock_mono () + 5000;
+    while (drover_runner_next_deadline (runner) != -1 && zclock_mono () < deadline)
+        assert_null (testutil_runner_wait_result (runner, 20));
+    assert_int_equal (drover_runner_next_deadline (runner), -1);
+
+    char path [PATH_MAX * 2];
+    snprintf (path, sizeof path, "%s", drover_runner_cgroup (runner));
+    *strrchr (path, '/') = 0;
+    snprintf (path + strlen (path), sizeof path - strlen (path), "%s", held);
+    struct stat info;
+    assert_int_equal (stat (path, &info), -1);
+    free (held);
+
+    //  The next task is the only process in its cgroup, and the one after
+    //  it runs in the same, pooled
+    char mount [PATH_MAX];
+    snprintf (mount, sizeof mount, "%s", drover_runner_cgroup (runner));
+    *strrchr (mount, '/') = 0;
+    snprintf (script, sizeof script,
+              "g=$(%s); echo $g; n=0; while read p; do n=$((n+1)); done < %s$g/cgroup.procs; "
+              "echo $n", own, mount);
+    drover_msg_t *result = testutil_runner_run_shell (runner, script, 0);
+    if (result->outcome != DROVER_OUTCOME_EXITED)
+        print_message ("outcome %d: %s; err: %.*s\n", result->outcome,
+                       result->reason? result->reason: "", (int) result->err_size,
+                       (char *) result->err);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    char expect [PATH_MAX + 8];
+    char *next = s_run_first_line (runner, own);
+    snprintf (expect, sizeof expect, "%s\n1\n", next);
+    testutil_runner_assert_out (result, expect);
+    drover_msg_destroy (&result);
+    free (next);
+    free (first);
 }
 
 int
@@ -439,6 +547,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_pgroup_grandchild_dies_with_worker,
                                          testutil_runner_setup, testutil_runner_teardown),
         cmocka_unit_test_setup_teardown (test_cgroups_removed, testutil_runner_setup,
+                                         testutil_runner_teardown),
+        cmocka_unit_test_setup_teardown (test_pooled_cgroup_reused_empty, testutil_runner_setup,
                                          testutil_runner_teardown),
         //  The tests written for process groups, again with process groups only
         cmocka_unit_test_setup_teardown (test_cancel, s_setup_pgroup, testutil_runner_teardown),

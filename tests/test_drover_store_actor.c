@@ -4,7 +4,8 @@
     (and assign, schedq, the reconciler behind it) as actors/ACTORS.md
     lists what the store hears and says. Start-up (OPENED, RESTORE ahead of
     RESTORED, ADMIN, SERVICE, STATE, LOADED; FATAL on a damaged state),
-    events numbered and PUBLISHed once committed, replies held until then,
+    events numbered and PUBLISHed once committed, replies held until then
+    (a batch nobody waits on riding on the next commit, 10 msec at most),
     what was kept read back by the next actor on the same file, RECALL,
     EVENT REPLAY, and UNSAVED when the file system refuses a write.
 
@@ -745,6 +746,106 @@ test_durability_batch_waits_commit_every (void **state)
     drover_msg_destroy (&reply);
 }
 
+//  With durability full a batch nobody waits on (no reply, no recall)
+//  waits up to 10 msec for one that somebody does and is committed with
+//  it, before that one's reply is sent; left alone it is committed after
+//  those 10 msec; one still waiting when the store stops is committed then
+static void
+test_durability_full_unwaited_batch_rides (void **state)
+{
+    s_test_t *test = (s_test_t *) *state;
+    s_start (test);
+    s_expect_loaded (test, 1, 0);
+    int64_t said = zclock_mono ();
+    drover_outbox_t *outbox = drover_outbox_new ();
+    s_say_change (outbox, s_queued (1, ""));
+    testutil_say_batch (test->store, &outbox);
+    s_expect_publish (test->store, "task.queued", 1, 1, "");
+    assert_true (zclock_mono () - said >= 10);
+
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_queued (2, ""));
+    testutil_say_batch (test->store, &outbox);
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_queued (3, ""));
+    s_say_reply (outbox, s_accepted (3, 7));
+    testutil_say_batch (test->store, &outbox);
+    s_expect_publish (test->store, "task.queued", 2, 2, "");
+    s_expect_publish (test->store, "task.queued", 3, 3, "");
+    drover_msg_t *reply = s_expect_send (test->store);
+    assert_int_equal (reply->task, 3);
+    drover_msg_destroy (&reply);
+
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_queued (4, ""));
+    testutil_say_batch (test->store, &outbox);
+    s_restart (test);
+    for (uint64_t task = 1; task <= 4; task++)
+        s_expect_restore (test->store, task, DROVER_TASK_QUEUED, false);
+    s_expect_loaded (test, 5, 4);
+}
+
+//  A task.started change of task queued before (attempt 1 on w1): it runs
+static drover_change_t *
+s_started (uint64_t task)
+{
+    drover_change_t *change = drover_change_new ("task.started", task);
+    change->state = DROVER_TASK_RUNNING;
+    change->attempt = 1;
+    snprintf (change->worker, sizeof change->worker, "w1");
+    change->started_at = (int64_t) change->time;
+    return change;
+}
+
+//  With durability full, while another task runs, a batch a reply waits
+//  on may wait for the next commit (S_GROUP_WAIT after the last), but is
+//  still committed before its reply is sent, with nothing more said; a
+//  result and its reply are kept as such
+static void
+test_durability_full_busy_batch_committed (void **state)
+{
+    s_test_t *test = (s_test_t *) *state;
+    s_start (test);
+    s_expect_loaded (test, 1, 0);
+    drover_outbox_t *outbox = drover_outbox_new ();
+    s_say_change (outbox, s_queued (1, ""));
+    s_say_change (outbox, s_queued (2, ""));
+    s_say_change (outbox, s_started (1));
+    s_say_reply (outbox, s_accepted (2, 5));
+    testutil_say_batch (test->store, &outbox);
+    s_expect_publish (test->store, "task.queued", 1, 1, "");
+    s_expect_publish (test->store, "task.queued", 2, 2, "");
+    s_expect_publish (test->store, "task.started", 1, 3, "");
+    drover_msg_t *reply = s_expect_send (test->store);
+    assert_int_equal (reply->task, 2);
+    drover_msg_destroy (&reply);
+    //  Task 1 runs: task 2's result, said right after that commit
+    for (uint32_t round = 0; round < 3; round++) {
+        outbox = drover_outbox_new ();
+        s_say_change (outbox, s_started (2));
+        s_say_reply (outbox, s_accepted (2, 6 + round));
+        testutil_say_batch (test->store, &outbox);
+        s_expect_publish (test->store, "task.started", 2, 4 + round, "");
+        reply = s_expect_send (test->store);
+        assert_int_equal (reply->seq, 6 + round);
+        drover_msg_destroy (&reply);
+    }
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_succeeded (2));
+    s_say_change (outbox, s_succeeded (1));
+    s_say_reply (outbox, s_accepted (1, 9));
+    testutil_say_batch (test->store, &outbox);
+    s_expect_publish (test->store, "task.succeeded", 2, 7, "");
+    s_expect_publish (test->store, "task.succeeded", 1, 8, "");
+    reply = s_expect_send (test->store);
+    assert_int_equal (reply->seq, 9);
+    drover_msg_destroy (&reply);
+    s_restart (test);
+    s_expect_restore (test->store, 1, DROVER_TASK_SUCCEEDED, true);
+    s_expect_restore (test->store, 2, DROVER_TASK_SUCCEEDED, true);
+    s_expect_loaded (test, 3, 2);
+}
+
 int
 main (void)
 {
@@ -766,6 +867,10 @@ main (void)
         cmocka_unit_test_setup_teardown (test_durability_off_keeps_nothing, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_durability_batch_waits_commit_every, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_durability_full_unwaited_batch_rides, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_durability_full_busy_batch_committed, s_setup,
                                          s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -5,10 +5,21 @@
     The worker's tasks live under one cgroup directory made for this
     confinement, "drover-PID-N" inside the worker's own cgroup (the `0::`
     line of /proc/self/cgroup, under the cgroup2 mount found in
-    /proc/self/mounts), one "tN" directory per task. Making and removing
-    a cgroup costs some 60 us, next to milliseconds for a process start:
-    cheap enough to do for every task. The runner starts the task's child
-    right in it (clone3 with CLONE_INTO_CGROUP).
+    /proc/self/mounts), one "tN" directory per running task. The runner
+    starts the task's child right in it (clone3 with CLONE_INTO_CGROUP).
+
+    Task cgroups are pooled: making and removing one (mkdir, rmdir, the
+    kernel's css set-up and RCU tear-down) cost a third of the worker's
+    CPU per `true` task, so a task's cgroup that is empty when the task
+    ended goes back to a pool, with the fds on its directory and its
+    cgroup.events kept open, and the next task starts in it. A pooled
+    cgroup is taken only once cgroup.events says "populated 0" (checked
+    when it is given back and again when it is taken). What a task leaves
+    behind is killed (cgroup.kill, its whole tree) and its cgroup is not
+    reused: it waits in the leftover list, checked again every
+    S_TIDY_RETRY, until it is empty, and is then removed, as are those
+    whose settings a task changed (a v2 memory limit:
+    drover_confine_taint) and those past S_POOL_MAX free.
 
     The supervisor is forked once, before the first task. Between fork and
     _exit it makes only system calls (the worker may be multi-threaded, so
@@ -40,6 +51,7 @@
 #define S_STOP_WAIT     10000       //  msec destroy waits for the supervisor
 #define S_TIDY_RETRY    50          //  msec between tries to remove a busy cgroup
 #define S_PIDS_INITIAL  1024        //  process groups the supervisor has room for at first
+#define S_POOL_MAX      64          //  empty task cgroups kept for reuse, at most
 
 //  What the worker tells the supervisor
 typedef enum {
@@ -53,13 +65,33 @@ typedef struct {
     int32_t pid;                    //  process group id
 } s_record_t;
 
+//  Where a task cgroup is
+typedef enum {
+    S_GROUP_NONE = 0,               //  no directory (never made, or removed)
+    S_GROUP_USED,                   //  a task runs in it
+    S_GROUP_FREE,                   //  empty, in the pool
+    S_GROUP_DRAINING,               //  killed (so tainted), not yet empty: settled when it is
+    S_GROUP_REMOVING                //  its task ended, killed: removed once empty
+} s_group_state_t;
+
+//  One task cgroup, directory "tN" for number N (its index + 1)
+typedef struct {
+    int state;                      //  s_group_state_t
+    int dir_fd;                     //  fd on its directory, -1 if none
+    int events_fd;                  //  fd on its cgroup.events, -1 if none
+    bool tainted;                   //  a task changed its settings: never reused
+} s_group_t;
+
 struct _drover_confine_t {
     char *cgroup;                   //  directory of the tasks' cgroups, or NULL: process groups only
-    uint32_t last_group;            //  number of the last task cgroup made
     int pipe_fd;                    //  write end of the supervisor's pipe, -1 if none
     pid_t supervisor;               //  supervisor pid, 0 if none
     int supervisor_fd;              //  its pidfd, -1 if none
-    uint32_t *leftover;             //  ended tasks' cgroups not removed yet (busy), by number
+    s_group_t *groups;              //  task cgroups by number - 1
+    uint32_t ngroups;               //  entries in groups
+    uint32_t *free;                 //  numbers of the pooled (empty) cgroups, a stack
+    uint32_t nfree;                 //  entries in free
+    uint32_t *leftover;             //  ended tasks' cgroups not empty yet, by number
     size_t nleftover;               //  entries in leftover
     size_t leftover_alloc;          //  room in leftover
     int64_t next_tidy;              //  msec of the next removal retry, -1 if none
@@ -369,6 +401,18 @@ s_tell (drover_confine_t *self, int op, pid_t pid)
 }
 
 
+//  Close a task cgroup's fds (its directory stays)
+static void
+s_group_close (s_group_t *entry)
+{
+    if (entry->dir_fd >= 0)
+        close (entry->dir_fd);
+    if (entry->events_fd >= 0)
+        close (entry->events_fd);
+    entry->dir_fd = entry->events_fd = -1;
+}
+
+
 //  --------------------------------------------------------------------------
 //  Destroy: the supervisor kills what is left and removes the cgroups
 
@@ -393,7 +437,11 @@ drover_confine_destroy (drover_confine_t **self_p)
     else
     if (self->cgroup)
         s_cgroup_sweep (self->cgroup);
+    for (uint32_t index = 0; index < self->ngroups; index++)
+        s_group_close (&self->groups [index]);
     free (self->cgroup);
+    free (self->groups);
+    free (self->free);
     free (self->leftover);
     free (self);
     *self_p = NULL;
@@ -434,9 +482,129 @@ s_group_path (drover_confine_t *self, uint32_t group, const char *file,
 }
 
 
+//  True if a task cgroup holds no process (its cgroup.events says
+//  "populated 0", which counts its descendants too); false if it does or
+//  cannot be read, *gone_p then true if it was removed under us
+static bool
+s_group_empty_or_gone (s_group_t *entry, bool *gone_p)
+{
+    char text [256];
+    ssize_t size = pread (entry->events_fd, text, sizeof text - 1, 0);
+    if (gone_p)
+        *gone_p = size == -1 && (errno == ENODEV || errno == ENOENT);
+    if (size <= 0)
+        return false;
+    text [size] = 0;
+    return strstr (text, "populated 0") != NULL;
+}
+
+//  True if a task cgroup holds no process
+static bool
+s_group_empty (s_group_t *entry)
+{
+    return s_group_empty_or_gone (entry, NULL);
+}
+
+//  Kill every process in a task cgroup (cgroup.kill). A cgroup once
+//  killed is not reused: since Linux 6.14 a cgroup counts its kills
+//  (kill_seq), and a child cloned into it (CLONE_INTO_CGROUP) from a
+//  cgroup that saw fewer is killed at birth, as measured here on 6.18
+static void
+s_group_kill (drover_confine_t *self, uint32_t group)
+{
+    self->groups [group - 1].tainted = true;
+    char dir [PATH_MAX];
+    s_group_path (self, group, NULL, dir, sizeof dir);
+    drover_cgfile_write (dir, "cgroup.kill", "1");
+}
+
+//  Put a cgroup in the leftover list, to be seen empty on a later tidy
+static void
+s_leftover_add (drover_confine_t *self, uint32_t group)
+{
+    if (self->nleftover == self->leftover_alloc) {
+        self->leftover_alloc = self->leftover_alloc? self->leftover_alloc * 2: 16;
+        self->leftover = (uint32_t *) realloc (self->leftover,
+                                               self->leftover_alloc * sizeof (uint32_t));
+        assert (self->leftover);
+    }
+    self->leftover [self->nleftover++] = group;
+    if (self->next_tidy == -1)
+        self->next_tidy = zclock_mono () + S_TIDY_RETRY;
+}
+
+//  Remove an empty task cgroup's directory; false if still busy (EBUSY)
+static bool
+s_group_remove (drover_confine_t *self, uint32_t group)
+{
+    s_group_t *entry = &self->groups [group - 1];
+    char dir [PATH_MAX];
+    s_group_path (self, group, NULL, dir, sizeof dir);
+    if (rmdir (dir) == -1 && errno == EBUSY)
+        return false;
+    s_group_close (entry);
+    entry->state = S_GROUP_NONE;
+    entry->tainted = false;
+    return true;
+}
+
+//  A task cgroup seen empty after its task: back to the pool, or removed
+//  if tainted or the pool is full. False if it could not be removed yet.
+static bool
+s_group_settle (drover_confine_t *self, uint32_t group)
+{
+    s_group_t *entry = &self->groups [group - 1];
+    if (entry->tainted || self->nfree >= S_POOL_MAX) {
+        entry->state = S_GROUP_REMOVING;
+        return s_group_remove (self, group);
+    }
+    if (!self->free)
+        self->free = (uint32_t *) zmalloc (S_POOL_MAX * sizeof (uint32_t));
+    entry->state = S_GROUP_FREE;
+    self->free [self->nfree++] = group;
+    return true;
+}
+
+//  Make a new task cgroup in a slot with no directory; its number, or 0
+//  (errno set)
+static uint32_t
+s_group_make (drover_confine_t *self)
+{
+    uint32_t group = 0;
+    for (uint32_t index = 0; index < self->ngroups && !group; index++)
+        if (self->groups [index].state == S_GROUP_NONE)
+            group = index + 1;
+    if (!group) {
+        self->groups = (s_group_t *) realloc (self->groups,
+                                              (self->ngroups + 1) * sizeof (s_group_t));
+        assert (self->groups);
+        group = ++self->ngroups;
+        self->groups [group - 1] = (s_group_t) { S_GROUP_NONE, -1, -1, false };
+    }
+    s_group_t *entry = &self->groups [group - 1];
+    char path [PATH_MAX];
+    s_group_path (self, group, NULL, path, sizeof path);
+    if (mkdir (path, 0755) == -1)
+        return 0;
+    entry->dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (entry->dir_fd >= 0)
+        entry->events_fd = openat (entry->dir_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+    if (entry->events_fd == -1) {
+        int error = errno;
+        s_group_close (entry);
+        rmdir (path);
+        errno = error;
+        return 0;
+    }
+    entry->state = S_GROUP_USED;
+    return group;
+}
+
+
 //  --------------------------------------------------------------------------
-//  Make a task's cgroup; return an fd on its directory, -1 without
-//  cgroups, -2 if it could not be made (errno says why)
+//  Give a task its cgroup: an empty one from the pool, else a new one.
+//  Returns an fd on its directory (the confinement's: not to be closed),
+//  -1 without cgroups, -2 if none could be made (errno says why)
 
 int
 drover_confine_prepare (drover_confine_t *self, uint32_t *group_p)
@@ -446,22 +614,40 @@ drover_confine_prepare (drover_confine_t *self, uint32_t *group_p)
     *group_p = 0;
     if (!self->cgroup)
         return -1;
-    if (++self->last_group == 0)
-        self->last_group = 1;
-    uint32_t group = self->last_group;
-    char path [PATH_MAX];
-    s_group_path (self, group, NULL, path, sizeof path);
-    if (mkdir (path, 0755) == -1)
-        return -2;
-    int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd == -1) {
-        int error = errno;
-        rmdir (path);
-        errno = error;
-        return -2;
+    uint32_t group = 0;
+    while (self->nfree && !group) {
+        uint32_t pooled = self->free [--self->nfree];
+        s_group_t *entry = &self->groups [pooled - 1];
+        //  Empty when it was given back; nothing may have entered it since
+        if (s_group_empty (entry)) {
+            entry->state = S_GROUP_USED;
+            group = pooled;
+        }
+        else {
+            s_group_kill (self, pooled);
+            entry->state = S_GROUP_DRAINING;
+            s_leftover_add (self, pooled);
+        }
     }
+    if (!group)
+        group = s_group_make (self);
+    if (!group)
+        return -2;
     *group_p = group;
-    return fd;
+    return self->groups [group - 1].dir_fd;
+}
+
+
+//  --------------------------------------------------------------------------
+//  A task changed its cgroup's settings (a v2 memory limit): the cgroup
+//  is removed when the task ends, not pooled
+
+void
+drover_confine_taint (drover_confine_t *self, uint32_t group)
+{
+    assert (self);
+    if (group && group <= self->ngroups)
+        self->groups [group - 1].tainted = true;
 }
 
 
@@ -506,11 +692,8 @@ drover_confine_signal (drover_confine_t *self, uint32_t group, pid_t pid, int si
     assert (self);
     if (pid > 0)
         kill (-pid, signum);
-    if (group && signum == SIGKILL) {
-        char dir [PATH_MAX];
-        s_group_path (self, group, NULL, dir, sizeof dir);
-        drover_cgfile_write (dir, "cgroup.kill", "1");
-    }
+    if (group && signum == SIGKILL)
+        s_group_kill (self, group);
     else
     if (group)
         s_signal_listed (self, group, signum);
@@ -519,7 +702,8 @@ drover_confine_signal (drover_confine_t *self, uint32_t group, pid_t pid, int si
 
 //  --------------------------------------------------------------------------
 //  The task ended and its leader was reaped: kill what is left in its
-//  cgroup, forget its process group, remove its cgroup
+//  cgroup, forget its process group, give its cgroup back to the pool
+//  once it is empty
 
 void
 drover_confine_release (drover_confine_t *self, uint32_t group, pid_t pid)
@@ -530,27 +714,25 @@ drover_confine_release (drover_confine_t *self, uint32_t group, pid_t pid)
             s_tell (self, S_RECORD_DEL, pid);
         return;
     }
-    char dir [PATH_MAX];
-    s_group_path (self, group, NULL, dir, sizeof dir);
-    if (rmdir (dir) == 0 || errno != EBUSY)
+    if (group > self->ngroups || self->groups [group - 1].state != S_GROUP_USED) {
+        zsys_warning ("confine: release of cgroup t%u, not one a task holds", group);
+        return;
+    }
+    s_group_t *entry = &self->groups [group - 1];
+    if (s_group_empty (entry) && s_group_settle (self, group))
         return;                     //  the common case: nothing was left in it
     //  Something the task started lives on: it dies with the task, and the
-    //  directory goes once the kernel has seen it out
-    drover_cgfile_write (dir, "cgroup.kill", "1");
-    if (self->nleftover == self->leftover_alloc) {
-        self->leftover_alloc = self->leftover_alloc? self->leftover_alloc * 2: 16;
-        self->leftover = (uint32_t *) realloc (self->leftover,
-                                               self->leftover_alloc * sizeof (uint32_t));
-        assert (self->leftover);
-    }
-    self->leftover [self->nleftover++] = group;
-    if (self->next_tidy == -1)
-        self->next_tidy = zclock_mono () + S_TIDY_RETRY;
+    //  cgroup is reused (or removed) once the kernel has seen it out
+    s_group_kill (self, group);
+    if (entry->state == S_GROUP_USED)
+        entry->state = entry->tainted? S_GROUP_REMOVING: S_GROUP_DRAINING;
+    s_leftover_add (self, group);
 }
 
 
 //  --------------------------------------------------------------------------
-//  Retry removing busy cgroups of ended tasks; returns the next retry or -1
+//  Check again the cgroups of ended tasks that were not empty: pool (or
+//  remove) those now empty; returns the next retry or -1
 
 int64_t
 drover_confine_tidy (drover_confine_t *self, int64_t now)
@@ -560,12 +742,26 @@ drover_confine_tidy (drover_confine_t *self, int64_t now)
         return self->next_tidy;
     size_t index = 0;
     while (index < self->nleftover) {
-        char dir [PATH_MAX];
-        s_group_path (self, self->leftover [index], NULL, dir, sizeof dir);
-        if (rmdir (dir) == 0 || errno != EBUSY)
+        uint32_t group = self->leftover [index];
+        s_group_t *entry = &self->groups [group - 1];
+        bool gone = false;
+        bool done = entry->state == S_GROUP_REMOVING
+                  ? s_group_remove (self, group)
+                  : s_group_empty_or_gone (entry, &gone) && s_group_settle (self, group);
+        if (gone) {
+            //  Removed by someone else: nothing left to wait for
+            s_group_close (entry);
+            entry->state = S_GROUP_NONE;
+            entry->tainted = false;
+            done = true;
+        }
+        if (done)
             self->leftover [index] = self->leftover [--self->nleftover];
-        else
+        else {
+            if (!s_group_empty (entry))
+                s_group_kill (self, group);     //  a process forked as it was killed
             index++;
+        }
     }
     self->next_tidy = self->nleftover? now + S_TIDY_RETRY: -1;
     return self->next_tidy;

@@ -5,7 +5,9 @@
     A task runs in a cgroup v2 of its own where the machine allows it (the
     way systemd and Slurm confine jobs): a directory under one made for
     this worker inside the worker's own cgroup, so no process the task
-    starts can leave it, and `cgroup.kill` ends them all at once. Where
+    starts can leave it, and `cgroup.kill` ends them all at once. Task
+    cgroups are reused from a pool, each seen empty (cgroup.events) before
+    the next task starts in it. Where
     cgroup v2 is not mounted, not writable or has no cgroup.kill (Linux
     before 5.14), each task is only its own process group (the runner's
     setpgid), killed with killpg; a process that calls setsid or setpgid
@@ -58,14 +60,21 @@ const char *
 pid_t
     drover_confine_supervisor (drover_confine_t *self);
 
-//  Before starting a task: make its cgroup. Returns an fd on its directory
-//  (close-on-exec) to start the child in (clone3 CLONE_INTO_CGROUP) or
-//  for the child to move into (its cgroup.procs) before exec, and the
-//  group's number in *group_p; -1 without cgroups (*group_p = 0); -2 if
-//  making it failed, errno saying why (then the spawn fails: the machine
-//  cannot confine the task).
+//  Before starting a task: give it a cgroup, an empty one from the pool
+//  (verified empty) or a new one. Returns an fd on its directory
+//  (close-on-exec, the confinement's: do not close it) to start the child
+//  in (clone3 CLONE_INTO_CGROUP) or for the child to move into (its
+//  cgroup.procs) before exec, and the group's number in *group_p; -1
+//  without cgroups (*group_p = 0); -2 if making it failed, errno saying
+//  why (then the spawn fails: the machine cannot confine the task).
 int
     drover_confine_prepare (drover_confine_t *self, uint32_t *group_p);
+
+//  The task's settings changed its cgroup (a v2 memory limit, whose
+//  memory.events counts would carry over): remove it when the task ends
+//  instead of pooling it
+void
+    drover_confine_taint (drover_confine_t *self, uint32_t group);
 
 //  The task's first process started as pid, leader of its process group
 void
@@ -77,13 +86,16 @@ void
     drover_confine_signal (drover_confine_t *self, uint32_t group, pid_t pid, int signum);
 
 //  The task ended: its leader pid was reaped after its process group got
-//  SIGKILL (pid 0: it never started). Kill what is left in its cgroup,
-//  forget its process group, and remove its cgroup, now or, while dying
-//  processes hold it, on a later drover_confine_tidy
+//  SIGKILL (pid 0: it never started). Kill what is left in its cgroup
+//  (cgroup.kill: its whole tree), forget its process group, and give its
+//  cgroup back to the pool (or remove it) once it is empty: now, or, while
+//  dying processes hold it, on a later drover_confine_tidy. The fd
+//  drover_confine_prepare gave must not be used after.
 void
     drover_confine_release (drover_confine_t *self, uint32_t group, pid_t pid);
 
-//  Retry removing the cgroups of ended tasks that were still busy. Returns
+//  Check again the cgroups of ended tasks that were not empty (killing
+//  again what is left), pooling or removing those now empty. Returns
 //  the msec (zclock_mono) of the next retry, or -1 if none is left.
 int64_t
     drover_confine_tidy (drover_confine_t *self, int64_t now);

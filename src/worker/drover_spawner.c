@@ -88,6 +88,8 @@ struct _drover_spawner_t {
     char *workdir;                  //  where tasks start before their own cwd, or NULL, owned
     drover_taskenv_t *taskenv;      //  what tasks see (user, environment), borrowed or own_taskenv
     drover_taskenv_t *own_taskenv;  //  the default (the agent's user, the base), owned, or NULL
+    int null_fd;                    //  /dev/null (close-on-exec, above stdio), the stdin of
+                                    //  tasks without input, opened once; -1 until then
 };
 
 
@@ -98,6 +100,7 @@ drover_spawner_t *
 drover_spawner_new (void)
 {
     drover_spawner_t *self = (drover_spawner_t *) zmalloc (sizeof (drover_spawner_t));
+    self->null_fd = -1;
     //  Signals the worker may ignore that a task must find at default
     static const int reset [] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD,
                                   SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU };
@@ -119,6 +122,8 @@ drover_spawner_destroy (drover_spawner_t **self_p)
     if (!self)
         return;
     free (self->workdir);
+    if (self->null_fd >= 0)
+        close (self->null_fd);
     drover_taskenv_destroy (&self->own_taskenv);
     if (self->stack)
         munmap (self->stack, self->stack_size);
@@ -183,13 +188,14 @@ s_taskenv (drover_spawner_t *self)
     return self->own_taskenv;
 }
 
-//  Open the child's stdin: a memfd holding the input bytes, or /dev/null.
-//  Writing to a memfd never blocks on a reader. Returns the fd or -1.
+//  Open the child's stdin if the task has input: a memfd holding the input
+//  bytes (writing to it never blocks on a reader). Returns the fd, -1 on
+//  failure, or -2 without input (the child reads the spawner's /dev/null).
 static int
 s_stdin_open (const drover_exec_t *exec)
 {
     if (!exec->input || exec->input_size == 0)
-        return open ("/dev/null", O_RDONLY | O_CLOEXEC);
+        return -2;
     int fd = memfd_create ("drover-stdin", MFD_CLOEXEC);
     if (fd == -1)
         return -1;
@@ -209,6 +215,16 @@ s_stdin_open (const drover_exec_t *exec)
         return -1;
     }
     return fd;
+}
+
+//  Return the spawner's /dev/null, opened at the first call (above stdio);
+//  -1 if it cannot be opened
+static int
+s_null_fd (drover_spawner_t *self)
+{
+    if (self->null_fd == -1)
+        self->null_fd = s_above_stdio (open ("/dev/null", O_RDONLY | O_CLOEXEC));
+    return self->null_fd;
 }
 
 //  Code that runs in the child, on the spawner's own stack in memory it
@@ -504,13 +520,13 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     int out_pipe [2] = { -1, -1 };
     int err_pipe [2] = { -1, -1 };
     int in_fd = s_stdin_open (exec);
-    if (in_fd == -1
+    if (in_fd == -1 || s_null_fd (self) == -1
     ||  pipe2 (out_pipe, O_CLOEXEC) == -1
     ||  pipe2 (err_pipe, O_CLOEXEC) == -1) {
         snprintf (reason, reason_size, "pipes: %s", strerror (errno));
         goto failed;
     }
-    in_fd = s_above_stdio (in_fd);
+    in_fd = in_fd == -2? -2: s_above_stdio (in_fd);
     out_pipe [1] = s_above_stdio (out_pipe [1]);
     err_pipe [1] = s_above_stdio (err_pipe [1]);
     if (in_fd == -1 || out_pipe [1] == -1 || err_pipe [1] == -1) {
@@ -547,16 +563,19 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     if (memlimit
     &&  drover_memlimit_prepare (memlimit, mem, cgroup_fd, &limit, &join_fd) == -1) {
         snprintf (reason, reason_size, "memory limit: %s", strerror (errno));
-        s_close (&cgroup_fd);
+        drover_confine_taint (confine, group);
         drover_confine_release (confine, group, 0);
         goto failed;
     }
+    //  A v2 limit is written into the task's cgroup: not one to reuse
+    if (limit && cgroup_fd >= 0 && drover_memlimit_controller (memlimit) == DROVER_MEMLIMIT_V2)
+        drover_confine_taint (confine, group);
     s_child_t child;
     memset (&child, 0, sizeof child);
     child.cgroup_fd = -1;
     child.join_fd = join_fd;
     child.parent = getpid ();
-    child.in_fd = in_fd;
+    child.in_fd = in_fd >= 0? in_fd: self->null_fd;
     child.out_fd = out_pipe [1];
     child.err_fd = err_pipe [1];
     child.workdir = self->workdir;
@@ -610,8 +629,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     pthread_sigmask (SIG_SETMASK, &previous, NULL);
     free (child.envp);
     free (child.script_argv);
-    s_close (&cgroup_fd);
-    s_close (&join_fd);
+    s_close (&join_fd);             //  (cgroup_fd is the confinement's)
     if (pid == -1) {
         if (memlimit)
             drover_memlimit_release (memlimit, limit);

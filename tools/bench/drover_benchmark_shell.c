@@ -6,7 +6,9 @@
     the machine's bare rate of spawn (posix_spawn) + wait of `true`,
     measured by the same process with as many concurrent spawners as the
     agents run tasks at once. Both are printed, and the first as a percentage of
-    the second.
+    the second; and the CPU each costs per task (this process and its
+    reaped children: the broker, the agents, the tasks), which a loaded
+    machine disturbs much less than the rates.
     =========================================================================
 */
 
@@ -15,6 +17,7 @@
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 
 #define S_AGENTS_MAX    64          //  agents one phase starts at most (flag bound)
 #define S_SPAWNERS_MAX  4096        //  spawner threads at most (agents x procs)
@@ -125,16 +128,45 @@ s_shell_rate (drover_benchmark_t *self)
     return elapsed < 0? -1: self->opts.shell_tasks * 1e6 / (elapsed > 0? elapsed: 1);
 }
 
+//  CPU usec this process and the children it reaped have used so far
+static int64_t
+s_cpu_usecs (void)
+{
+    int64_t total = 0;
+    int whos [] = { RUSAGE_SELF, RUSAGE_CHILDREN };
+    for (size_t index = 0; index < 2; index++) {
+        struct rusage usage;
+        getrusage (whos [index], &usage);
+        total += (int64_t) usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec
+               + (int64_t) usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec;
+    }
+    return total;
+}
+
 //  (f) shell tasks on real agents against the bare fork/exec rate
 int
 drover_benchmark_phase_shell (drover_benchmark_t *self)
 {
+    //  CPU per task as well as rates: on a machine shared with other work
+    //  the rates follow its load, what each task costs much less so. The
+    //  shell phase's counts the broker, the agents and their tasks (all
+    //  reaped children by its end), their start and stop included.
+    int64_t cpu_start = s_cpu_usecs ();
     double spawn = s_spawn_rate (self);
+    int64_t cpu_spawned = s_cpu_usecs ();
     double shell = spawn < 0? -1: s_shell_rate (self);
+    int64_t cpu_shell = s_cpu_usecs ();
     if (shell < 0)
         return -1;
     drover_benchmark_figure (self, "shell_throughput", shell, "tasks/s");
     drover_benchmark_figure (self, "spawn_rate", spawn, "procs/s");
     drover_benchmark_figure (self, "shell_vs_spawn_pct", spawn > 0? shell / spawn * 100: 0, "%");
+    double tasks = (double) self->opts.shell_tasks;
+    double spawn_cpu = (cpu_spawned - cpu_start) / tasks;
+    double shell_cpu = (cpu_shell - cpu_spawned) / tasks;
+    drover_benchmark_figure (self, "spawn_cpu_per_proc", spawn_cpu, "usec");
+    drover_benchmark_figure (self, "shell_cpu_per_task", shell_cpu, "usec");
+    drover_benchmark_figure (self, "spawn_vs_shell_cpu_pct",
+                             shell_cpu > 0? spawn_cpu / shell_cpu * 100: 0, "%");
     return 0;
 }
