@@ -1,5 +1,6 @@
 #   What `cmake --install` puts where (GNUInstallDirs; docs/install.md):
 #     bin/drover                                the executable
+#     bin/drover-worker                         the worker agent alone, lean (tools/cli)
 #     LIBDIR/libdrover.so.X.Y.Z, .so.X, .so     the public API, shared (SONAME .so.X)
 #     LIBDIR/libdrover.a                        the same, one static archive
 #     include/drover/*.h                        the public headers
@@ -10,7 +11,7 @@
 #   LIBDIR is lib/<multiarch> on Debian with the prefix /usr, else lib or lib64.
 #   The systemd units and /etc/drover are the Debian package's (deb.cmake).
 include (GNUInstallDirs)
-install (TARGETS drover RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install (TARGETS drover drover-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install (TARGETS drover_shared drover_static
          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -85,7 +85,8 @@ test_bench_quick_json (void **state)
         "graph_restart_ms", "graph_restart_ended_at_kill", "graph_restart_ended",
         "share_assign_us_1", "share_assign_us_many", "share_cost_ratio", "share_broker_us_1",
         "share_broker_us_many", "share_broker_ratio", "share_low_pct", "share_high_pct",
-        "share_late_first_ms"
+        "share_late_first_ms", "agents_registered_ms", "agent_rss_mean", "agents_pss_total",
+        "reconnect_ms", "reconnect_cpu_max_pct"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);
@@ -272,6 +273,35 @@ test_bench_workflow_phases (void **state)
     free (output);
 }
 
+//  The fleet phases at --quick size (20 real agents): every agent is the
+//  lean drover-worker (built beside drover), all are registered and none
+//  declared LOST while they run, each is small; after the broker's kill
+//  and restart all are registered again, within the 10 s
+static void
+test_bench_agents_phases (void **state)
+{
+    const char *argv [] = { DROVER_BIN, "bench", "--quick", "--json", "--phases",
+                            "agents,reconnect", NULL };
+    char *output = s_run_ok (argv);
+    const char *names [] = { "agents", "agents_lean", "agents_registered_ms",
+                             "agents_broker_cpu_pct", "agents_broker_rss", "agent_rss_mean",
+                             "agent_pss_mean", "agents_rss_total", "agents_pss_total",
+                             "reconnect_answer_ms", "reconnect_ms", "reconnect_after_answer_ms",
+                             "reconnect_cpu_max_pct", "reconnect_cpu_mean_pct" };
+    s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    assert_true (s_figure (output, "agents") == 20);
+    assert_true (s_figure (output, "agents_lean") == 1);
+    assert_true (s_figure (output, "agents_listed_end") == 20);
+    assert_non_null (strstr (output, "\"agents_lost\": 0.000"));
+    assert_non_null (strstr (output, "\"agents_exited\": 0.000"));
+    assert_true (s_figure (output, "agent_rss_mean") < 10);       //  MiB, test_worker_lean's bound
+    assert_true (s_figure (output, "reconnect_listed_end") == 20);
+    assert_true (s_figure (output, "reconnect_ms") < 10000);
+    assert_non_null (strstr (output, "\"reconnect_lost\": "));
+    assert_null (strstr (output, "noop_throughput"));
+    free (output);
+}
+
 //  With --array-run the array phase runs every element (the workers count
 //  exactly as many runs) instead of cancelling the array
 static void
@@ -329,6 +359,7 @@ main (void)
         cmocka_unit_test (test_bench_restart_phase),
         cmocka_unit_test (test_bench_services_phase),
         cmocka_unit_test (test_bench_workflow_phases),
+        cmocka_unit_test (test_bench_agents_phases),
         cmocka_unit_test (test_bench_array_run),
         cmocka_unit_test (test_bench_failover_skipped),
         cmocka_unit_test (test_bench_failover_phase),

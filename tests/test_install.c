@@ -140,6 +140,7 @@ test_files_are_installed (void **state)
 {
     char relative [PATH_MAX];
     s_assert_installed ("bin/drover", NULL);
+    s_assert_installed ("bin/drover-worker", NULL);
     const char *headers [] = { "drover.h", "drover_client.h", "drover_codes.h",
         "drover_result.h", "drover_shares.h", "drover_submit.h", "drover_tasks.h",
         "drover_worker.h", "drover_workers.h", "drover_workflow.h", NULL };
@@ -176,7 +177,8 @@ test_files_are_installed (void **state)
     free (commands);
 }
 
-//  The installed drover says the release and the protocol level
+//  The installed drover and drover-worker say the release and the
+//  protocol level
 static void
 test_installed_version (void **state)
 {
@@ -188,6 +190,11 @@ test_installed_version (void **state)
     assert_string_equal (out, expected);
     //  and that is the drover installed, not the build's
     s_sh_ok ("command -v drover", out, sizeof out);
+    assert_int_equal (strncmp (out, s_prefix, strlen (s_prefix)), 0);
+    //  The lean agent (drover-worker) says the same
+    s_sh_ok ("cd / && drover-worker --version", out, sizeof out);
+    assert_string_equal (out, expected);
+    s_sh_ok ("command -v drover-worker", out, sizeof out);
     assert_int_equal (strncmp (out, s_prefix, strlen (s_prefix)), 0);
 }
 

@@ -29,6 +29,7 @@
 //  directory when configured with -DCMAKE_INSTALL_PREFIX=/usr)
 static const char *s_package_files [] = {
     "./usr/bin/drover",
+    "./usr/bin/drover-worker",
     "./usr/lib/systemd/system/drover-broker.service",
     "./usr/lib/systemd/system/drover-worker@.service",
     "./etc/drover/drover.cfg",
@@ -207,7 +208,8 @@ test_units_verify (void **state)
         char *text = testutil_slurp (source);
         if (!text)
             fail_msg ("no unit %s", source);
-        assert_non_null (strstr (text, "ExecStart=/usr/bin/drover "));
+        assert_true (strstr (text, "ExecStart=/usr/bin/drover ")
+                  || strstr (text, "ExecStart=/usr/bin/drover-worker "));
         const char *copy = s_path (dir, s_units [index]);
         s_write_replaced (copy, text, "/usr/bin/drover", DROVER_BIN);
         free (text);

@@ -37,6 +37,10 @@
     (p) array     one array of a million elements: time to accept, memory
     (q) graph-restart  a graph's broker killed half way, restarted: time to
                   serving, every task ended once (drover_benchmark_workflow.c)
+    (s) agents    real agent processes registered with one broker: false
+                  LOST, broker CPU and RSS, the agents' memory
+    (t) reconnect the same, the broker killed and restarted: time until all
+                  are registered again, CPU by slices (drover_benchmark_agents.c)
     --phases picks some; (e)-(q) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
@@ -488,6 +492,8 @@ static const struct {
     { "graph-restart", drover_benchmark_phase_graph_restart, false },
     { "share",     drover_benchmark_phase_share,     false },
     { "failover",  drover_benchmark_phase_failover,  false },
+    { "agents",    drover_benchmark_phase_agents,    false },
+    { "reconnect", drover_benchmark_phase_reconnect, false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 

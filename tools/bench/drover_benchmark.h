@@ -68,6 +68,9 @@ typedef struct {
     long long share_owners;     //  (r) owners sharing the scheduling queue
     long long share_queued;     //  (r) requests queued while the cost is timed
     long long share_window;     //  (r) msec two owners keep the agents full
+    long long agents;           //  (s), (t) real agent processes, --procs 1 each
+    long long agents_window;    //  (s) msec the registered fleet is watched
+    long long reconnect_window; //  (t) msec watched after every agent registered again
     long long queue_sizes [DROVER_BENCHMARK_LIST_MAX];     //  (e) queue lengths
     size_t nqueue_sizes;        //  entries in queue_sizes
     long long worker_counts [DROVER_BENCHMARK_LIST_MAX];   //  (e) simulated workers
@@ -333,6 +336,16 @@ int
 //  (drover_benchmark_failover.c); skipped without --postgres and --etcd
 int
     drover_benchmark_phase_failover (drover_benchmark_t *self);
+
+//  (s) a fleet of real agents registered with one broker: false LOST,
+//  broker CPU and RSS, the agents' memory (drover_benchmark_agents.c)
+int
+    drover_benchmark_phase_agents (drover_benchmark_t *self);
+
+//  (t) the same fleet, its broker killed and restarted: time until every
+//  agent is registered again, CPU by slices, LOST (drover_benchmark_agents.c)
+int
+    drover_benchmark_phase_reconnect (drover_benchmark_t *self);
 
 #ifdef __cplusplus
 }

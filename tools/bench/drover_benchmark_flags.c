@@ -52,6 +52,9 @@ static const struct {
     { "share-owners", S_AT (share_owners), 100000,    1000,    100 },
     { "share-queued", S_AT (share_queued), 10000000,  100000,  5000 },
     { "share-window", S_AT (share_window), 3600000,   60000,   6000 },
+    { "agents",       S_AT (agents),       10000,     1000,    20 },
+    { "agents-window", S_AT (agents_window), 3600000, 120000,  3000 },
+    { "reconnect-window", S_AT (reconnect_window), 3600000, 30000, 2000 },
 };
 #define S_SIZES (sizeof s_sizes / sizeof s_sizes [0])
 
@@ -200,6 +203,19 @@ s_usage (FILE *stream)
         "             run times) while both waited (fair: 25 / 75); a third owner arrives\n"
         "             half way: share_late_first_ms, from its submit to its first task's\n"
         "             start (one task duration: 100)\n"
+        "  agents     --agents 1000 real agents (drover-worker beside drover, else `drover\n"
+        "             worker`; agents_lean says which), --procs 1 each, on one broker: when\n"
+        "             all are registered, watched for --agents-window 120000 msec:\n"
+        "             agents_lost (drover_workers_lost_total: all false), agents_broker_cpu_pct,\n"
+        "             agents_broker_rss (MiB), agents_rss_total and agents_pss_total (MiB, with\n"
+        "             their guards), agent_rss_mean and agent_pss_mean (MiB, the agent alone),\n"
+        "             agents_registered_ms\n"
+        "  reconnect  the same fleet registered, the broker killed with SIGKILL and started\n"
+        "             again on its state: reconnect_answer_ms, reconnect_ms (from the kill\n"
+        "             until it lists every agent again); reconnect_cpu_max_pct and\n"
+        "             reconnect_cpu_mean_pct, its CPU in 100 ms slices from its answer until\n"
+        "             then; after --reconnect-window 30000 msec more, reconnect_lost (workers\n"
+        "             the restarted broker declared LOST) and reconnect_window_cpu_pct\n"
         "  --array-run  the array phase runs its elements rather than cancelling them\n"
         "  --quick    tiny sizes, for tests (sizes given explicitly still win)\n"
         "  --json     one JSON object instead of lines\n"
