@@ -11,10 +11,11 @@
     =========================================================================
 */
 
+#define _GNU_SOURCE                 //  nftw
 #include "drover_cli.h"
 #include "drover_benchmark.h"
 #include <sys/prctl.h>
-#include <dirent.h>
+#include <ftw.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -201,23 +202,22 @@ drover_benchmark_broker_restart (drover_benchmark_t *self, const char *phase)
     return zclock_usecs () - started;
 }
 
-//  Remove a broker's state directory and the files in it (it has no
-//  sub-directories)
+//  Remove one entry of a state directory, the directory itself last
+//  (nftw's callback, depth first); errors are ignored
+static int
+s_remove_entry (const char *path, const struct stat *info, int flag, struct FTW *walk)
+{
+    (void) info, (void) flag, (void) walk;
+    remove (path);
+    return 0;
+}
+
+//  Remove a broker's state directory with everything in it (the pool's
+//  sub-directory too)
 static void
 s_remove_state_dir (const char *path)
 {
-    DIR *dir = opendir (path);
-    if (dir) {
-        struct dirent *entry;
-        while ((entry = readdir (dir)))
-            if (!streq (entry->d_name, ".") && !streq (entry->d_name, "..")) {
-                char file [PATH_MAX];
-                snprintf (file, sizeof file, "%s/%s", path, entry->d_name);
-                unlink (file);
-            }
-        closedir (dir);
-    }
-    rmdir (path);
+    nftw (path, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 //  Stop the broker with SIGTERM (SIGKILL after 5 s), reap it and remove
