@@ -488,6 +488,7 @@ static const struct {
     { "graph-restart", drover_benchmark_phase_graph_restart, false },
     { "share",     drover_benchmark_phase_share,     false },
     { "failover",  drover_benchmark_phase_failover,  false },
+    { "fleet",     drover_benchmark_phase_fleet,     false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 
