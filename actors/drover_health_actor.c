@@ -67,6 +67,7 @@ typedef struct {
     uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME, at least
     uint32_t rate;              //  heartbeats a second aimed at (0: always heartbeat)
     int64_t grace_until;        //  msec (mono) before which nobody is LOST, 0 once over
+    uint32_t grace;             //  msec the grace lasts
     uint64_t heartbeats;        //  heartbeats heard, ever (METRICS)
     uint32_t max_workers;       //  registered workers at most
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id, for WELCOME, or ""
@@ -407,18 +408,15 @@ s_handle_revoked (self_t *self, const char *name)
 
 //  The grace after start or leadership begins, grace msec (0: none): a
 //  fleet that comes back in a storm is not LOST for heartbeats that wait
-//  behind its own HELLOs (PROTOCOL.md §9)
+//  behind its own HELLOs (PROTOCOL.md §9). Said in the log now (an event
+//  at start would be the broker's first write) and as an event at its end.
 static void
 s_grace_begin (self_t *self, uint32_t grace)
 {
+    self->grace = grace;
     self->grace_until = grace? zclock_mono () + grace: 0;
     zsys_notice ("health: grace=%u msec: no worker is declared LOST before it ends; "
                  "heartbeat=%u msec rate=%u/s", grace, self->heartbeat, self->rate);
-    if (grace && !self->flags.silent) {
-        char reason [64];
-        snprintf (reason, sizeof reason, "begins: %u msec", grace);
-        drover_actor_event (self->outbox, "worker.grace", 0, 0, "", reason);
-    }
 }
 
 //  The grace is over: workers are judged from now on
@@ -428,8 +426,11 @@ s_grace_end (self_t *self)
     self->grace_until = 0;
     zsys_notice ("health: grace over: workers=%zu judged by their silence from now on",
                  zhashx_size (self->workers));
-    if (!self->flags.silent)
-        drover_actor_event (self->outbox, "worker.grace", 0, 0, "", "over");
+    if (!self->flags.silent) {
+        char reason [64];
+        snprintf (reason, sizeof reason, "over after %u msec", self->grace);
+        drover_actor_event (self->outbox, "worker.grace", 0, 0, "", reason);
+    }
 }
 
 //  Handle one control command from the pipe (drover_outbox_receive calls this)
