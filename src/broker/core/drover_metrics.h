@@ -89,7 +89,8 @@ typedef enum {
     DROVER_METRIC_WORKERS_LOST_TOTAL,
     DROVER_METRIC_PROBATIONS,
     //  health: the heartbeat interval a worker registering now is told
-    //  (msec), the rate aimed at, heartbeats heard, the grace left (msec)
+    //  and the grace left (msec, written as seconds), the rate aimed at,
+    //  heartbeats heard
     DROVER_METRIC_HEARTBEAT_INTERVAL,
     DROVER_METRIC_HEARTBEAT_RATE,
     DROVER_METRIC_HEARTBEATS,
