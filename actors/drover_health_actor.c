@@ -9,6 +9,13 @@
     The liveness table (src/broker/workers/drover_health.c) decides who is silent; its
     next deadline is the poll timeout.
 
+    The heartbeat interval WELCOME tells grows with the fleet, so the
+    broker hears about heartbeat-rate heartbeats a second however many
+    workers there are: max(heartbeat, workers x 1000 / rate), in whole
+    heartbeats; a worker told N heartbeats is lost after N x lost-after.
+    For a grace after the actor starts (the broker started, or became
+    leader) nobody is declared LOST: the fleet reconnects meanwhile.
+
     What it hears and says, and how: actors/ACTORS.md, "health" and "How
     actors talk".
     =========================================================================
@@ -40,6 +47,7 @@ typedef struct {
     uint64_t epoch;             //  incarnation
     zframe_t *route;            //  routing id of its latest HELLO
     uint32_t procs;             //  procs it offers
+    uint32_t interval;          //  msec between heartbeats its WELCOME told
     drover_stats_t stats;       //  last heartbeat's stats
     char principal [DROVER_ID_MAX + 1]; //  the key it registered with, "" without CURVE
 } s_worker_t;
@@ -56,7 +64,11 @@ typedef struct {
     drover_turns_t turns;       //  when the loop last turned, to notice our own stalls
     int hold;                   //  msec the pipe is left unread after a read (news may wait)
     int64_t held_until;         //  msec (mono) until which it is left unread
-    uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME
+    uint32_t heartbeat;         //  msec between worker heartbeats, told in WELCOME, at least
+    uint32_t rate;              //  heartbeats a second aimed at (0: always heartbeat)
+    int64_t grace_until;        //  msec (mono) before which nobody is LOST, 0 once over
+    uint32_t grace;             //  msec the grace lasts
+    uint64_t heartbeats;        //  heartbeats heard, ever (METRICS)
     uint32_t max_workers;       //  registered workers at most
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id, for WELCOME, or ""
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
@@ -282,11 +294,16 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
                      *self->state_id? self->state_id: "none", hello->nrunning);
         hello->nrunning = 0;
     }
-    drover_health_observe (self->liveness, worker->id, zclock_mono ());
+    //  Its interval for the fleet as it is now (itself counted), and a
+    //  silence allowed as many times lost-after as heartbeats it spans
+    worker->interval = drover_health_interval (self->heartbeat, self->rate,
+                                               zhashx_size (self->workers));
+    drover_health_observe_scaled (self->liveness, worker->id, zclock_mono (),
+                                  worker->interval / self->heartbeat);
     //  WELCOME goes out before UP, so it reaches the worker before any offer
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->seq = hello->seq;
-    welcome->heartbeat = self->heartbeat;
+    welcome->heartbeat = worker->interval;
     strcpy (welcome->state_id, self->state_id);
     drover_actor_send (self->outbox, "health", route, welcome, worker->id);
     drover_msg_destroy (&welcome);
@@ -320,6 +337,7 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
         return;
     }
     drover_health_observe (self->liveness, worker->id, zclock_mono ());
+    self->heartbeats++;
     worker->stats = heartbeat->stats;
     zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
     drover_outbox_say (self->stats, "ssf", "STATS", worker->id, stats);
@@ -388,6 +406,33 @@ s_handle_revoked (self_t *self, const char *name)
     zlistx_destroy (&lost);
 }
 
+//  The grace after start or leadership begins, grace msec (0: none): a
+//  fleet that comes back in a storm is not LOST for heartbeats that wait
+//  behind its own HELLOs (PROTOCOL.md §9). Said in the log now (an event
+//  at start would be the broker's first write) and as an event at its end.
+static void
+s_grace_begin (self_t *self, uint32_t grace)
+{
+    self->grace = grace;
+    self->grace_until = grace? zclock_mono () + grace: 0;
+    zsys_notice ("health: grace=%u msec: no worker is declared LOST before it ends; "
+                 "heartbeat=%u msec rate=%u/s", grace, self->heartbeat, self->rate);
+}
+
+//  The grace is over: workers are judged from now on
+static void
+s_grace_end (self_t *self)
+{
+    self->grace_until = 0;
+    zsys_notice ("health: grace over: workers=%zu judged by their silence from now on",
+                 zhashx_size (self->workers));
+    if (!self->flags.silent) {
+        char reason [64];
+        snprintf (reason, sizeof reason, "over after %u msec", self->grace);
+        drover_actor_event (self->outbox, "worker.grace", 0, 0, "", reason);
+    }
+}
+
 //  Handle one control command from the pipe (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
@@ -415,18 +460,29 @@ s_handle_command (void *arg, zmsg_t *msg)
     else
     if (streq (command, "CONFIGURE")) {
         self->heartbeat = (uint32_t) drover_actor_pop_number (msg);
+        if (self->heartbeat == 0)
+            self->heartbeat = S_HEARTBEAT;
         //  Heartbeats and HEARD only say "alive": they may wait a quarter
         //  of the heartbeat interval (DROVER_HOLD_MAX at most)
         self->hold = self->heartbeat / 4 < DROVER_HOLD_MAX? (int) self->heartbeat / 4
                                                           : DROVER_HOLD_MAX;
         drover_health_set_lost_after (self->liveness, (uint32_t) drover_actor_pop_number (msg));
         self->max_workers = (uint32_t) drover_actor_pop_number (msg);
+        self->rate = (uint32_t) drover_actor_pop_number (msg);
+        s_grace_begin (self, (uint32_t) drover_actor_pop_number (msg));
     }
     else
     if (streq (command, "METRICS")) {
         drover_metrics_t *counts = drover_metrics_new ();
         drover_metrics_set (counts, DROVER_METRIC_WORKERS_LOST, zhashx_size (self->lost));
         drover_metrics_set (counts, DROVER_METRIC_WORKERS_LOST_TOTAL, self->lost_total);
+        drover_metrics_set (counts, DROVER_METRIC_HEARTBEAT_INTERVAL,
+                            drover_health_interval (self->heartbeat, self->rate,
+                                                    zhashx_size (self->workers) + 1));
+        drover_metrics_set (counts, DROVER_METRIC_HEARTBEAT_RATE, self->rate);
+        drover_metrics_set (counts, DROVER_METRIC_HEARTBEATS, self->heartbeats);
+        int64_t left = self->grace_until? self->grace_until - zclock_mono (): 0;
+        drover_metrics_set (counts, DROVER_METRIC_HEALTH_GRACE, left > 0? (uint64_t) left: 0);
         drover_metrics_say (counts, self->outbox, drover_actor_pop_number (msg));
         drover_metrics_destroy (&counts);
     }
@@ -464,10 +520,14 @@ s_handle_record (void *arg, drover_record_t *record)
     }
 }
 
-//  Declare LOST every worker silent for lost-after
+//  Declare LOST every worker silent for its lost-after, once the grace is over
 static void
 s_expire_silent (self_t *self, int64_t now)
 {
+    if (self->grace_until && now < self->grace_until)
+        return;                 //  nobody is LOST in the grace
+    if (self->grace_until)
+        s_grace_end (self);
     char *id;
     while ((id = drover_health_expire (self->liveness, now))) {
         s_worker_lost (self, id, "silent");
@@ -501,6 +561,8 @@ drover_health_actor (zsock_t *pipe, void *args)
         //  While workers are known, wake often enough to tell a stall of
         //  our own from sleep
         bool watching = deadline != -1;
+        if (self->grace_until && (deadline == -1 || deadline < self->grace_until))
+            deadline = self->grace_until;
         if (self->stats_due != -1 && (deadline == -1 || self->stats_due < deadline))
             deadline = self->stats_due;
         int wait = drover_actor_poll_timeout (deadline, zclock_mono ());

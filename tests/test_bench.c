@@ -86,7 +86,9 @@ test_bench_quick_json (void **state)
         "share_assign_us_1", "share_assign_us_many", "share_cost_ratio", "share_broker_us_1",
         "share_broker_us_many", "share_broker_ratio", "share_low_pct", "share_high_pct",
         "share_late_first_ms", "agents_registered_ms", "agent_rss_mean", "agents_pss_total",
-        "reconnect_ms", "reconnect_cpu_max_pct"
+        "reconnect_ms", "reconnect_cpu_max_pct",
+        "fleet_workers", "fleet_interval_min_ms", "fleet_interval_max_ms",
+        "fleet_heartbeat_rate", "fleet_cpu_pct", "fleet_broker_rss"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     free (output);

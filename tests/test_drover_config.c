@@ -58,6 +58,8 @@ test_defaults_agree_with_header_and_docs (void **state)
     assert_int_equal (config->heartbeat, DROVER_DEFAULT_HEARTBEAT);
     assert_int_equal (config->lost_after, DROVER_DEFAULT_LOST_AFTER);
     assert_int_equal (config->max_workers, DROVER_DEFAULT_MAX_WORKERS);
+    assert_int_equal (config->heartbeat_rate, DROVER_DEFAULT_HEARTBEAT_RATE);
+    assert_int_equal (config->grace, DROVER_DEFAULT_GRACE);
     assert_int_equal (config->probation_timeout, DROVER_DEFAULT_PROBATION_TIMEOUT);
     assert_int_equal (config->max_shelve, DROVER_DEFAULT_MAX_SHELVE);
     assert_int_equal (config->min_disk_free, DROVER_DEFAULT_MIN_DISK_FREE);
@@ -138,7 +140,7 @@ test_defaults_agree_with_header_and_docs (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 81);
+    assert_int_equal (zhashx_size (defaults), 83);
 
     //  docs/operating.md's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/docs/operating.md");
@@ -173,7 +175,7 @@ test_defaults_agree_with_header_and_docs (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("docs/operating.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 74);
+    assert_int_equal (rows, 76);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on docs/operating.md's usage line

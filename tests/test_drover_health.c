@@ -77,6 +77,57 @@ test_forget_and_clock_order (void **state)
     assert_null (drover_health_expire (liveness, 1000000));
 }
 
+//  The interval told: the floor up to rate workers, then workers x 1000 /
+//  rate in whole floors, 256 floors at most; rate 0 never scales
+static void
+test_interval_for_fleet (void **state)
+{
+    (void) state;
+    assert_int_equal (drover_health_interval (1000, 1000, 1), 1000);
+    assert_int_equal (drover_health_interval (1000, 1000, 1000), 1000);
+    assert_int_equal (drover_health_interval (1000, 1000, 1001), 2000);
+    assert_int_equal (drover_health_interval (1000, 1000, 10000), 10000);
+    assert_int_equal (drover_health_interval (1000, 1000, 9999), 10000);
+    assert_int_equal (drover_health_interval (1000, 0, 10000), 1000);
+    assert_int_equal (drover_health_interval (200, 5000, 10000), 2000);
+    assert_int_equal (drover_health_interval (50, 1, 1000000), 50 * 256);
+    assert_int_equal (drover_health_grace (0, 1000, 5000), 6000);
+    assert_int_equal (drover_health_grace (0, 20000, 5000), 10000);
+    assert_int_equal (drover_health_grace (1, 1000, 5000), 1);
+}
+
+//  A worker told a longer interval is lost after as many lost-afters
+static void
+test_scaled_workers_lost_later (void **state)
+{
+    drover_health_t *liveness = (drover_health_t *) *state;
+    drover_health_observe_scaled (liveness, "slow", 0, 10);     //  50 s
+    drover_health_observe (liveness, "fast", 1000);             //  5 s
+    drover_health_observe_scaled (liveness, "mid", 2000, 2);    //  10 s
+    assert_int_equal (drover_health_scale (liveness, "slow"), 10);
+    assert_int_equal (drover_health_scale (liveness, "fast"), 1);
+    assert_int_equal (drover_health_scale (liveness, "none"), 0);
+    assert_int_equal (drover_health_next_deadline (liveness), 6000);
+    testutil_assert_and_free (drover_health_expire (liveness, 6000), "fast");
+    assert_int_equal (drover_health_next_deadline (liveness), 12000);
+    drover_health_observe (liveness, "mid", 11000);             //  keeps its scale
+    assert_int_equal (drover_health_scale (liveness, "mid"), 2);
+    assert_int_equal (drover_health_next_deadline (liveness), 21000);
+    assert_null (drover_health_expire (liveness, 20999));
+    testutil_assert_and_free (drover_health_expire (liveness, 21000), "mid");
+    assert_null (drover_health_expire (liveness, 49999));
+    drover_health_shift (liveness, 1000);                      //  a stall moves it too
+    assert_null (drover_health_expire (liveness, 50999));
+    testutil_assert_and_free (drover_health_expire (liveness, 51000), "slow");
+    assert_int_equal (drover_health_size (liveness), 0);
+    //  A new HELLO may move a worker to another scale
+    drover_health_observe_scaled (liveness, "alpha", 60000, 3);
+    drover_health_observe_scaled (liveness, "alpha", 61000, 1);
+    assert_int_equal (drover_health_next_deadline (liveness), 66000);
+    assert_true (drover_health_forget (liveness, "alpha"));
+    assert_int_equal (drover_health_next_deadline (liveness), -1);
+}
+
 //  A stall of the broker itself (its loop did not turn for 3 s, with
 //  lost-after 5 s): noticed at the first turn after it, and every worker's
 //  silence then counts from before it, so a worker heard 4 s before the
@@ -122,6 +173,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_heard_workers_stay, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_forget_and_clock_order, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_broker_stall_is_not_silence, s_setup, s_teardown),
+        cmocka_unit_test (test_interval_for_fleet),
+        cmocka_unit_test_setup_teardown (test_scaled_workers_lost_later, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

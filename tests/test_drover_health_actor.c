@@ -122,7 +122,7 @@ s_setup (void **state)
 {
     zactor_t *actor = zactor_new (drover_health_actor, NULL);
     assert_non_null (actor);
-    zsock_send (actor, "s444", "CONFIGURE", 250, 60000, 3);
+    zsock_send (actor, "s44444", "CONFIGURE", 250, 60000, 3, 0, 0);
     *state = actor;
     return 0;
 }
@@ -289,7 +289,7 @@ static void
 test_lost_after_silence (void **state)
 {
     zactor_t *actor = (zactor_t *) *state;
-    zsock_send (actor, "s444", "CONFIGURE", 100, 1000, 10);
+    zsock_send (actor, "s44444", "CONFIGURE", 100, 1000, 10, 0, 0);
     s_register (actor, "r1", "alpha", 1, 2, 1);
     //  Heard every ~200 msec for 1.4 s: more than lost-after, never lost
     zframe_t *route = zframe_new ("r1", 2);
@@ -306,6 +306,64 @@ test_lost_after_silence (void **state)
     s_register (actor, "r1", "alpha", 1, 2, 3);            //  same epoch, forgotten: UP
 }
 
+
+//  Say HELLO and return the heartbeat interval its WELCOME told; expect UP
+static uint32_t
+s_register_interval (zactor_t *actor, const char *route, const char *worker, uint32_t seq)
+{
+    s_hello (actor, route, worker, 1, 1, seq);
+    drover_msg_t *welcome = testutil_expect_send (actor, route, worker);
+    assert_int_equal (welcome->id, DROVER_MSG_WORKER_WELCOME);
+    uint32_t interval = welcome->heartbeat;
+    drover_msg_destroy (&welcome);
+    zmsg_t *up = testutil_expect (actor, "UP", 2000);
+    zmsg_destroy (&up);
+    testutil_expect_event (actor, "worker.up", worker, "");
+    return interval;
+}
+
+//  The interval grows with the fleet (heartbeat 100, rate 20: 50 msec a
+//  worker, in whole heartbeats), and each worker may be silent lost-after
+//  times the heartbeats its interval spans
+static void
+test_interval_scales_with_fleet (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    zsock_send (actor, "s44444", "CONFIGURE", 100, 300, 10, 20, 0);
+    uint32_t expected [] = { 100, 100, 200, 200, 300 };
+    const char *names [] = { "w1", "w2", "w3", "w4", "w5" };
+    int64_t start = zclock_mono ();
+    for (int index = 0; index < 5; index++)
+        assert_int_equal (s_register_interval (actor, names [index], names [index],
+                                               (uint32_t) index + 1), expected [index]);
+    //  All silent from now: w1, w2 after 300, w3, w4 after 600, w5 after 900
+    for (int index = 0; index < 5; index++) {
+        s_expect_lost (actor, names [index], "silent");
+        int64_t waited = zclock_mono () - start;
+        assert_true (waited >= (int64_t) expected [index] * 3 - 50);
+    }
+}
+
+//  A worker silent in the grace after start is not lost; once the grace
+//  is over it is, and the grace's end is an event
+static void
+test_grace_holds_lost (void **state)
+{
+    zactor_t *actor = (zactor_t *) *state;
+    int64_t start = zclock_mono ();
+    zsock_send (actor, "s44444", "CONFIGURE", 100, 300, 10, 0, 1500);
+    s_register (actor, "r1", "alpha", 1, 1, 1);
+    //  Silent for 4 x lost-after, inside the grace: nothing said
+    assert_null (testutil_actor_recv (actor, 1200));
+    testutil_expect_event (actor, "worker.grace", "", "over after 1500 msec");
+    assert_true (zclock_mono () - start >= 1450);
+    s_expect_lost (actor, "alpha", "silent");
+    //  A worker registered after the grace is judged at once
+    s_register (actor, "r2", "beta", 1, 1, 2);
+    int64_t registered = zclock_mono ();
+    s_expect_lost (actor, "beta", "silent");
+    assert_true (zclock_mono () - registered < 1000);
+}
 
 //  Say HELLO from route, naming a state id and one running attempt
 static void
@@ -365,7 +423,7 @@ test_hello_of_another_state_adopts_nothing (void **state)
     zactor_t *actor = (zactor_t *) *state;
     const char *ours = "0123456789abcdef0123456789abcdef";
     const char *theirs = "fedcba9876543210fedcba9876543210";
-    zsock_send (actor, "s444", "CONFIGURE", 250, 60000, 10);
+    zsock_send (actor, "s44444", "CONFIGURE", 250, 60000, 10, 0, 0);
     s_hello_running (actor, "r0", "early", 1, "", 5, 1);
     s_expect_up_running (actor, "r0", "early", "", 1, 5);
     zsock_send (actor, "ss", "STATE", ours);
@@ -388,6 +446,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_max_workers, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_goodbye, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_lost_after_silence, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_interval_scales_with_fleet, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_grace_holds_lost, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_hello_of_another_state_adopts_nothing, s_setup,
                                          s_teardown),
     };

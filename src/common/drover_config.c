@@ -112,6 +112,15 @@ static const s_setting_t s_settings [] = {
     { "health/max-workers", S_UINT, S_AT (max_workers), 1, 1000000,
       DROVER_DEFAULT_MAX_WORKERS, NULL,
       "registered workers at most" },
+    { "health/heartbeat-rate", S_UINT, S_AT (heartbeat_rate), 0, 1000000,
+      DROVER_DEFAULT_HEARTBEAT_RATE, NULL,
+      "heartbeats a second the broker aims at: a worker is told the interval "
+      "max(heartbeat, workers x 1000 / rate) msec and is LOST after lost-after times "
+      "interval / heartbeat of silence; 0: every worker heartbeat msec" },
+    { "health/grace", S_UINT, S_AT (grace), 0, 3600000,
+      DROVER_DEFAULT_GRACE, NULL,
+      "msec after the broker starts or becomes leader in which no worker is declared "
+      "LOST; 0: lost-after + min(heartbeat, 5000), the workers' reconnect jitter window" },
     { "probation/timeout", S_UINT, S_AT (probation_timeout), 10, 3600000,
       DROVER_DEFAULT_PROBATION_TIMEOUT, NULL,
       "msec a worker stays on probation after a transport failure" },

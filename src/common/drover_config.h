@@ -108,6 +108,8 @@ typedef struct {
     uint32_t heartbeat;         //  health/heartbeat: msec between worker heartbeats
     uint32_t lost_after;        //  health/lost-after: msec of silence before LOST
     uint32_t max_workers;       //  health/max-workers: registered workers at most
+    uint32_t heartbeat_rate;    //  health/heartbeat-rate: heartbeats a second aimed at, 0: no scaling
+    uint32_t grace;             //  health/grace: msec with no LOST after start, 0: derived
     uint32_t probation_timeout; //  probation/timeout: msec on probation after a failure
     uint32_t max_shelve;        //  schedq/max-shelve: unfit requests one pass looks past
     uint32_t max_leases;        //  schedq/max-leases: idle workers lent to assign at once

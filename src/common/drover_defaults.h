@@ -47,6 +47,12 @@
 #define DROVER_DEFAULT_HEARTBEAT        1000        //  msec between worker heartbeats
 #define DROVER_DEFAULT_LOST_AFTER       5000        //  msec of silence before LOST
 #define DROVER_DEFAULT_MAX_WORKERS      10000       //  registered workers at most
+#define DROVER_DEFAULT_HEARTBEAT_RATE   1000        //  heartbeats a second the broker aims at:
+                                                    //  the interval grows past 1,000 workers
+#define DROVER_DEFAULT_GRACE            0           //  msec after start or leadership with no
+                                                    //  LOST; 0: lost-after + the jitter window
+#define DROVER_RECONNECT_JITTER_MAX     5000        //  msec a worker's re-HELLO is delayed at
+                                                    //  most: a random part of min(heartbeat, this)
 
 //  probation
 #define DROVER_DEFAULT_PROBATION_TIMEOUT    30000   //  msec on probation after a failure

@@ -125,6 +125,7 @@ struct _drover_worker_t {
     char stayed_for [DROVER_ENDPOINT_MAX + 1];  //  the leader that REDIRECT named ("" none)
     uint64_t stay_said_in;          //  registrations + 1 when we last said we stay, 0 never
     uint32_t backoff;               //  msec to wait before the next reconnect
+    uint64_t random;                //  xorshift state for the reconnect jitter, never 0
     int64_t unanswered_since;       //  msec (mono) since a reply is due that never came, 0 while the broker answers
     uint32_t unanswered;            //  connections dropped unanswered since then
     uint32_t warned_retry;          //  msec to the next try our last "no broker answers" said, 0 if none since
@@ -257,6 +258,8 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->procs_of = zhashx_new ();
     self->orphans = zhashx_new ();
     self->backoff = S_BACKOFF_MIN;
+    self->random = (self->epoch ^ ((uint64_t) id [0] << 56)
+                 ^ ((uint64_t) clock.tv_nsec << 20)) | 1;
     self->taskenv = drover_taskenv_new ();
     self->devices = drover_devices_new ();
     self->poller = drover_poller_new ();
@@ -645,6 +648,22 @@ s_silence (drover_worker_t *self)
 }
 
 
+//  Return a random delay for a re-HELLO, msec: 0 .. min(heartbeat,
+//  DROVER_RECONNECT_JITTER_MAX), so that a fleet told by one event (its
+//  broker restarted, or moved, or forgot them) does not come back at once
+//  (PROTOCOL.md §9)
+static uint32_t
+s_jitter (drover_worker_t *self)
+{
+    uint32_t window = self->heartbeat < DROVER_RECONNECT_JITTER_MAX
+                    ? self->heartbeat: DROVER_RECONNECT_JITTER_MAX;
+    self->random ^= self->random << 13;
+    self->random ^= self->random >> 7;
+    self->random ^= self->random << 17;
+    return (uint32_t) (self->random % ((uint64_t) window + 1));
+}
+
+
 //  --------------------------------------------------------------------------
 //  Note that we sent something that the broker answers
 
@@ -864,7 +883,11 @@ s_disconnect (drover_worker_t *self, int64_t now)
     self->registered = false;
     self->expect_since = 0;
     self->hello_again_at = 0;
-    self->reconnect_at = now + self->backoff;
+    //  The first reconnect since a WELCOME waits a random delay too: the
+    //  whole fleet lost its broker at the same moment. Later ones are
+    //  spread by then, and the backoff alone keeps them apart
+    self->reconnect_at = now + self->backoff
+                       + (self->backoff == S_BACKOFF_MIN? s_jitter (self): 0);
     self->backoff = self->backoff * 2 > S_BACKOFF_MAX? S_BACKOFF_MAX: self->backoff * 2;
 }
 
@@ -878,6 +901,7 @@ s_move (drover_worker_t *self, int delay, const char *why, int64_t now)
     if (self->dealer)
         s_disconnect (self, now);
     self->backoff = backoff;        //  the move's delay replaces the reconnect backoff
+    delay += (int) s_jitter (self); //  the whole fleet moves: not all at once
     self->reconnect_at = now + delay;
     const char *next = drover_endpoints_current (self->endpoints);
     zsys_notice ("worker: moving from broker=%s to broker=%s id=%s in %d ms: %s",
@@ -967,6 +991,17 @@ s_connection_replaced (drover_worker_t *self, int64_t now)
     }
     if (connects == 0 || !drover_handshake_down_since (self->handshake))
         return false;           //  not connected yet, or up on its first connection
+    if (!s_may_move (self)) {
+        //  One broker: drop the socket now and connect again after the
+        //  backoff and a random delay, rather than let ZeroMQ connect at
+        //  once (a fleet would all connect in the same 100 ms, only to drop
+        //  those connections for new ones)
+        zsys_notice ("worker: connection to broker=%s lost id=%s unacked=%zu: registering "
+                     "again in %u ms at least", self->endpoint, self->id,
+                     zlistx_size (self->pending), self->backoff);
+        s_disconnect (self, now);
+        return true;
+    }
     if (self->registered)
         zsys_notice ("worker: connection to broker=%s lost id=%s unacked=%zu: registering "
                      "again once it is back", self->endpoint, self->id,
@@ -1509,8 +1544,19 @@ static void
 s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
 {
     if (reply->id == DROVER_MSG_ERROR && reply->code == DROVER_CODE_NOT_REGISTERED) {
-        //  Unknown to the broker (it restarted, or lost us): HELLO once, not per 401
-        if (self->registered || now - self->hello_at >= self->heartbeat) {
+        //  Unknown to the broker (it restarted, or lost us): HELLO once, not
+        //  per 401, after a random delay (its other workers are likely told
+        //  the same now); nothing but that HELLO goes meanwhile
+        if (self->registered) {
+            uint32_t delay = s_jitter (self);
+            zsys_notice ("worker: broker does not know us, registering again in %u ms id=%s",
+                         delay, self->id);
+            self->registered = false;
+            self->hello_at = now;
+            self->hello_again_at = now + delay + 1;
+        }
+        else
+        if (!self->hello_again_at && now - self->hello_at >= self->heartbeat) {
             zsys_notice ("worker: broker does not know us, registering again id=%s", self->id);
             s_send_hello (self, now);
         }

@@ -41,7 +41,9 @@
                   LOST, broker CPU and RSS, the agents' memory
     (t) reconnect the same, the broker killed and restarted: time until all
                   are registered again, CPU by slices (drover_benchmark_agents.c)
-    --phases picks some; (e)-(q) start their brokers themselves; the
+    (u) fleet     10,000 simulated workers at the interval the broker tells
+                  them: its CPU, RSS, false LOST       (drover_benchmark_sim.c)
+    --phases picks some; (e)-(u) start their brokers themselves; the
     command line is in drover_benchmark_flags.c. One line
     per figure, `name value unit`, or one JSON object (--json); progress
     goes to stderr.
@@ -494,6 +496,7 @@ static const struct {
     { "failover",  drover_benchmark_phase_failover,  false },
     { "agents",    drover_benchmark_phase_agents,    false },
     { "reconnect", drover_benchmark_phase_reconnect, false },
+    { "fleet",     drover_benchmark_phase_fleet,     false },
 };
 #define S_PHASES (sizeof s_phases / sizeof s_phases [0])
 

@@ -54,6 +54,8 @@ typedef struct {
     long long hb_workers;       //  (g) simulated workers heartbeating
     long long hb_interval;      //  (g) msec between heartbeats
     long long hb_window;        //  (g) msec over which the broker's CPU is measured
+    long long fleet_workers;    //  (s) simulated workers at the broker's interval
+    long long fleet_window;     //  (s) msec over which CPU and LOST are measured
     long long restart_tasks;    //  (i) tasks queued before the broker is killed
     long long pool_msec;        //  (k) msec each size of the pool's plan is timed
     long long pool_rounds;      //  (k) first tasks timed on an empty local pool
@@ -274,6 +276,11 @@ int
 //  (g) the broker's CPU with many workers heartbeating: heartbeat_cpu_pct
 int
     drover_benchmark_phase_heartbeat (drover_benchmark_t *self);
+
+//  (s) the broker's CPU, RSS and false LOST with ten thousand simulated
+//  workers at the interval it tells them: fleet_cpu_pct, fleet_lost, ...
+int
+    drover_benchmark_phase_fleet (drover_benchmark_t *self);
 
 //  (h) durable acknowledged submits and no-op throughput, durability full
 //  beside off (drover_benchmark_durable.c)

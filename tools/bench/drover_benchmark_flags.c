@@ -39,6 +39,8 @@ static const struct {
     { "hb-workers",   S_AT (hb_workers),   5000,      1000,    20 },
     { "hb-interval",  S_AT (hb_interval),  60000,     1000,    1000 },
     { "hb-window",    S_AT (hb_window),    3600000,   10000,   1000 },
+    { "fleet-workers", S_AT (fleet_workers), 60000,   10000,   200 },
+    { "fleet-window", S_AT (fleet_window), 3600000,   300000,  3000 },
     { "restart-tasks", S_AT (restart_tasks), 100000000, 1000000, 10000 },
     { "pool-msec",    S_AT (pool_msec),    600000,    500,     50 },
     { "pool-rounds",  S_AT (pool_rounds),  100,       5,       1 },
@@ -127,6 +129,11 @@ s_usage (FILE *stream)
         "  heartbeat  heartbeat_cpu_pct: the broker's CPU, %% of one core, with --hb-workers\n"
         "             1000 simulated workers heartbeating every --hb-interval 1000 msec,\n"
         "             over --hb-window 10000 msec\n"
+        "  fleet      fleet_cpu_pct, fleet_lost, fleet_broker_rss, fleet_interval_*_ms: the\n"
+        "             broker's CPU (%% of one core), workers it declared LOST and its RSS\n"
+        "             with --fleet-workers 10000 simulated workers (from processes of their\n"
+        "             own) heartbeating at the interval the broker told each, over\n"
+        "             --fleet-window 300000 msec (3000 with --quick)\n"
         "  durable    durable_submit_rate, durable_submit_rate_off: acknowledged submits/s\n"
         "             (--submits, no workers) with broker/durability full (each TASK ACCEPTED\n"
         "             sent once its task is committed and fsync'd), then off (memory only);\n"

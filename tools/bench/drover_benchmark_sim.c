@@ -1,7 +1,9 @@
 /*  =========================================================================
     drover_benchmark_sim - `drover bench` phases with simulated workers:
     (e) scheduling cost by queue length and by connected workers, and
-    (g) the broker's CPU while many workers heartbeat
+    (g) the broker's CPU while many workers heartbeat, and (s) while ten
+    thousand do at the interval the broker chose for a fleet that size,
+    from simulator processes of their own (two descriptors a worker)
 
     A simulated worker is one DEALER socket speaking DRV/1 by hand: WORKER
     HELLO, HEARTBEATs at the interval the WELCOME names, and for each TASK
@@ -25,6 +27,9 @@
 #include "drover_cli.h"
 #include "drover_benchmark.h"
 #include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <poll.h>
 #include <dirent.h>
 
 #define S_HELLO_RETRY       3000            //  msec before an unanswered HELLO goes again
@@ -40,7 +45,8 @@
 
 //  One simulated worker
 typedef struct {
-    zsock_t *sock;              //  DEALER to the broker
+    void *sock;                 //  DEALER to the broker: a zsock_t, or a libzmq socket
+                                //  of the simulation's own context
     char id [32];               //  worker id, "sim-<n>"
     uint64_t epoch;             //  incarnation, fixed for the run
     uint32_t procs;             //  offers it may hold at once
@@ -56,6 +62,11 @@ typedef struct {
 
 //  The simulation: every worker, one epoll set, counters
 typedef struct {
+    void *ctx;                  //  the libzmq context of the sockets, or NULL: CZMQ's
+    int tick;                   //  msec timers are batched by (0: each when due)
+    uint32_t interval_min;      //  shortest heartbeat interval a WELCOME named, msec
+    uint32_t interval_max;      //  longest
+    uint64_t welcomes;          //  WELCOMEs received
     s_simworker_t *workers;     //  count entries, owned
     size_t count;               //  workers simulated
     int epoll;                  //  one entry per worker's ZMQ_FD, data = index
@@ -124,6 +135,10 @@ s_sim_handle (s_sim_t *self, s_simworker_t *worker, zframe_t *frame)
             self->registered++;
         worker->registered = true;
         worker->heartbeat = in->heartbeat? in->heartbeat: 1000;
+        if (self->welcomes++ == 0 || worker->heartbeat < self->interval_min)
+            self->interval_min = worker->heartbeat;
+        if (worker->heartbeat > self->interval_max)
+            self->interval_max = worker->heartbeat;
         //  Spread the heartbeats over the interval, as independent machines would
         int64_t now = zclock_mono ();
         worker->heartbeat_at = now + randof (worker->heartbeat) + 1;
@@ -206,6 +221,8 @@ s_sim_timers (s_sim_t *self, int64_t now)
         if (due < next)
             next = due;
     }
+    if (next < now + self->tick)
+        next = now + self->tick;        //  thousands of workers: scanned once a tick
     self->next_timer = next;
 }
 
@@ -213,12 +230,14 @@ s_sim_timers (s_sim_t *self, int64_t now)
 //  busy > 0, only the first busy workers take the work: they advertise
 //  S_POOL_BUSY, the others S_POOL_IDLE and one proc (connected, heartbeating,
 //  and never matching a task that asks for S_POOL_BUSY). heartbeat is the
-//  broker's interval, msec.
+//  broker's interval, msec. With ctx the sockets are that libzmq
+//  context's (a forked simulator's own), else CZMQ's.
 static s_sim_t *
-s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t busy,
-           uint32_t heartbeat)
+s_sim_new_in (void *ctx, size_t first, const char *endpoint, size_t count, uint32_t procs,
+              bool hold, size_t busy, uint32_t heartbeat)
 {
     s_sim_t *self = (s_sim_t *) zmalloc (sizeof (s_sim_t));
+    self->ctx = ctx;
     self->epoll = epoll_create1 (EPOLL_CLOEXEC);
     assert (self->epoll != -1);
     self->workers = (s_simworker_t *) zmalloc (count * sizeof (s_simworker_t));
@@ -229,7 +248,7 @@ s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t
     uint64_t epoch = (uint64_t) zclock_time () * 1000;
     for (size_t index = 0; index < count; index++) {
         s_simworker_t *worker = &self->workers [index];
-        worker->sock = zsock_new (ZMQ_DEALER);
+        worker->sock = ctx? zmq_socket (ctx, ZMQ_DEALER): (void *) zsock_new (ZMQ_DEALER);
         if (!worker->sock) {
             fprintf (stderr, "drover bench: no socket for simulated worker %zu: %s\n",
                      index + 1, zmq_strerror (zmq_errno ()));
@@ -244,15 +263,15 @@ s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t
         //  links left to the kernel, no ZMTP PINGs for the broker to answer
         zsock_set_tcp_maxrt (worker->sock, (int) heartbeat * 3);
         zsock_set_tcp_keepalive (worker->sock, 1);
-        snprintf (worker->id, sizeof worker->id, "sim-%zu", index + 1);
-        worker->epoch = epoch + index;
+        snprintf (worker->id, sizeof worker->id, "sim-%zu", first + index + 1);
+        worker->epoch = epoch + first + index;
         worker->procs = busy && index >= busy? 1: procs;
         worker->label = !busy? NULL: index < busy? S_POOL_BUSY: S_POOL_IDLE;
         worker->held = (drover_taskref_t *) zmalloc (procs * sizeof (drover_taskref_t));
         struct epoll_event event = { .events = EPOLLIN, .data.u32 = (uint32_t) index };
         int rc = epoll_ctl (self->epoll, EPOLL_CTL_ADD, zsock_fd (worker->sock), &event);
         assert (rc == 0);
-        if (zsock_connect (worker->sock, "%s", endpoint) == -1) {
+        if (zmq_connect (zsock_resolve (worker->sock), endpoint) == -1) {
             fprintf (stderr, "drover bench: cannot connect to %s\n", endpoint);
             break;
         }
@@ -263,6 +282,14 @@ s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t
     return self;
 }
 
+//  Create count workers of CZMQ's context (s_sim_new_in)
+static s_sim_t *
+s_sim_new (const char *endpoint, size_t count, uint32_t procs, bool hold, size_t busy,
+           uint32_t heartbeat)
+{
+    return s_sim_new_in (NULL, 0, endpoint, count, procs, hold, busy, heartbeat);
+}
+
 //  Destroy the simulation: sockets closed at once, nothing said
 static void
 s_sim_destroy (s_sim_t **self_p)
@@ -271,7 +298,10 @@ s_sim_destroy (s_sim_t **self_p)
     if (!self)
         return;
     for (size_t index = 0; index < self->count; index++) {
-        zsock_destroy (&self->workers [index].sock);
+        if (self->ctx)
+            zmq_close (self->workers [index].sock);
+        else
+            zsock_destroy ((zsock_t **) &self->workers [index].sock);
         free (self->workers [index].held);
     }
     free (self->workers);
@@ -544,7 +574,8 @@ drover_benchmark_phase_heartbeat (drover_benchmark_t *self)
     char heartbeat [64], lost [64];
     snprintf (heartbeat, sizeof heartbeat, "health/heartbeat=%lld", interval);
     snprintf (lost, sizeof lost, "health/lost-after=%lld", lost_after);
-    const char *settings [] = { heartbeat, lost, NULL };
+    //  Every worker at the interval asked for, however many there are
+    const char *settings [] = { heartbeat, lost, "health/heartbeat-rate=0", NULL };
     int rc = drover_benchmark_broker_start (self, settings);
     size_t count = (size_t) self->opts.hb_workers;
     s_sim_t *sim = rc? NULL: s_sim_new (self->endpoint, count, 1, false, 0, (uint32_t) interval);
@@ -583,6 +614,224 @@ drover_benchmark_phase_heartbeat (drover_benchmark_t *self)
                                  "msgs/s");
     }
     s_sim_destroy (&sim);
+    drover_benchmark_broker_stop (self);
+    return rc;
+}
+
+
+//  ---------------------------------------------------------------------
+//  (s) fleet: ten thousand workers at the interval the broker tells them
+
+#define S_FLEET_PER_CHILD   4000        //  simulated workers per simulator process: each
+                                        //  costs two descriptors (its socket's mailbox and
+                                        //  its TCP connection), and 20000 is a usual hard limit
+#define S_FLEET_REPORT      250         //  msec between a simulator's reports
+#define S_FLEET_REGISTER    120000      //  msec the fleet may take to register
+#define S_FLEET_TICK        10          //  msec a simulator batches its timers by
+
+//  What a simulator process reports on its pipe, whole (< PIPE_BUF)
+typedef struct {
+    uint64_t registered;        //  its workers registered now
+    uint64_t heartbeats;        //  HEARTBEATs sent, ever
+    uint64_t refusals;          //  ERROR 401s received, ever: a worker the broker forgot
+    uint64_t welcomes;          //  WELCOMEs received, ever
+    uint32_t interval_min;      //  shortest interval a WELCOME named, msec
+    uint32_t interval_max;      //  longest
+} s_fleet_report_t;
+
+//  A simulator process: count workers from first, in a libzmq context of
+//  its own (the parent's is not usable after fork), reporting on out
+//  until SIGTERM. Never returns.
+static void
+s_fleet_child (const char *endpoint, size_t first, size_t count, int out)
+{
+    prctl (PR_SET_PDEATHSIG, SIGTERM);      //  never outlive the bench
+    struct rlimit limit;
+    if (getrlimit (RLIMIT_NOFILE, &limit) == 0) {
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit (RLIMIT_NOFILE, &limit);
+    }
+    void *ctx = zmq_ctx_new ();
+    zmq_ctx_set (ctx, ZMQ_MAX_SOCKETS, (int) count + 64);
+    s_sim_t *sim = s_sim_new_in (ctx, first, endpoint, count, 1, false, 0, S_BROKER_HEARTBEAT);
+    sim->tick = S_FLEET_TICK;
+    int64_t report_at = 0;
+    while (true) {
+        int64_t now = zclock_mono ();
+        bool ending = s_sim_poll (sim, now + S_FLEET_REPORT) == -1;
+        now = zclock_mono ();
+        if (now >= report_at || ending) {
+            s_fleet_report_t report = { sim->registered, sim->heartbeats, sim->refusals,
+                                        sim->welcomes, sim->interval_min, sim->interval_max };
+            if (write (out, &report, sizeof report) != (ssize_t) sizeof report)
+                ending = true;  //  the bench is gone
+            report_at = now + S_FLEET_REPORT;
+        }
+        if (ending)
+            break;
+    }
+    _exit (0);                  //  the sockets die with the process
+}
+
+//  The fleet: simulator processes, their pipes and their last reports
+typedef struct {
+    size_t count;               //  simulator processes
+    pid_t pids [16];            //  each one's pid
+    int fds [16];               //  the read end of each one's pipe, -1 closed
+    s_fleet_report_t last [16]; //  each one's last report
+    s_fleet_report_t sum;       //  their sum (min and max over all)
+} s_fleet_t;
+
+//  Read what the simulators reported, waiting until msec mono until at
+//  most for the first report; then sum them
+static void
+s_fleet_read (s_fleet_t *self, int64_t until)
+{
+    struct pollfd items [16];
+    for (size_t index = 0; index < self->count; index++)
+        items [index] = (struct pollfd) { .fd = self->fds [index], .events = POLLIN };
+    int64_t now = zclock_mono ();
+    if (poll (items, self->count, until > now? (int) (until - now): 0) > 0)
+        for (size_t index = 0; index < self->count; index++) {
+            if (!(items [index].revents & (POLLIN | POLLHUP)))
+                continue;
+            s_fleet_report_t report;
+            ssize_t got;
+            while ((got = read (self->fds [index], &report, sizeof report)) == sizeof report)
+                self->last [index] = report;
+        }
+    memset (&self->sum, 0, sizeof self->sum);
+    for (size_t index = 0; index < self->count; index++) {
+        s_fleet_report_t *last = &self->last [index];
+        self->sum.registered += last->registered;
+        self->sum.heartbeats += last->heartbeats;
+        self->sum.refusals += last->refusals;
+        self->sum.welcomes += last->welcomes;
+        if (last->welcomes && (!self->sum.interval_min || last->interval_min < self->sum.interval_min))
+            self->sum.interval_min = last->interval_min;
+        if (last->interval_max > self->sum.interval_max)
+            self->sum.interval_max = last->interval_max;
+    }
+}
+
+//  Stop the simulators and reap them
+static void
+s_fleet_stop (s_fleet_t *self)
+{
+    for (size_t index = 0; index < self->count; index++)
+        kill (self->pids [index], SIGTERM);
+    for (size_t index = 0; index < self->count; index++) {
+        drover_benchmark_reap (self->pids [index]);
+        close (self->fds [index]);
+    }
+    self->count = 0;
+}
+
+//  Start the simulators of count workers against endpoint. Returns 0, or -1.
+static int
+s_fleet_start (s_fleet_t *self, const char *endpoint, size_t count)
+{
+    fflush (stdout);
+    fflush (stderr);
+    for (size_t first = 0; first < count && self->count < 16; first += S_FLEET_PER_CHILD) {
+        size_t some = count - first < S_FLEET_PER_CHILD? count - first: S_FLEET_PER_CHILD;
+        int pipes [2];
+        if (pipe (pipes) == -1)
+            return -1;
+        fcntl (pipes [0], F_SETFD, FD_CLOEXEC);
+        fcntl (pipes [1], F_SETFD, FD_CLOEXEC);
+        pid_t pid = fork ();
+        if (pid == -1) {
+            close (pipes [0]);
+            close (pipes [1]);
+            return -1;
+        }
+        if (pid == 0) {
+            close (pipes [0]);
+            s_fleet_child (endpoint, first, some, pipes [1]);
+        }
+        close (pipes [1]);
+        fcntl (pipes [0], F_SETFL, O_NONBLOCK);
+        self->pids [self->count] = pid;
+        self->fds [self->count] = pipes [0];
+        self->count++;
+    }
+    return self->count * S_FLEET_PER_CHILD >= count? 0: -1;
+}
+
+//  (s) the broker's CPU, % of one core, and its RSS, with opts.fleet_workers
+//  simulated workers heartbeating at the interval the broker told each
+//  (health/heartbeat-rate at its default), and how many it declared LOST
+//  over opts.fleet_window msec (each forgotten worker's next heartbeat is
+//  answered 401: none should be)
+int
+drover_benchmark_phase_fleet (drover_benchmark_t *self)
+{
+    size_t count = (size_t) self->opts.fleet_workers;
+    char max_workers [64];
+    snprintf (max_workers, sizeof max_workers, "health/max-workers=%zu", count + 100);
+    const char *settings [] = { max_workers, NULL };
+    s_fleet_t fleet = { .count = 0 };
+    int rc = drover_benchmark_broker_start (self, settings);
+    int64_t begun = zclock_mono ();
+    if (rc == 0 && s_fleet_start (&fleet, self->endpoint, count)) {
+        fprintf (stderr, "drover bench: fleet: cannot start the simulators: %s\n",
+                 strerror (errno));
+        rc = -1;
+    }
+    //  Every worker registered, then one longest interval for the aftermath
+    int64_t deadline = begun + S_FLEET_REGISTER;
+    while (rc == 0 && fleet.sum.registered < count) {
+        if (zclock_mono () >= deadline || zsys_interrupted) {
+            fprintf (stderr, "drover bench: fleet: %" PRIu64 " of %zu simulated workers "
+                     "registered\n", fleet.sum.registered, count);
+            rc = -1;
+        }
+        s_fleet_read (&fleet, zclock_mono () + S_FLEET_REPORT);
+        drover_benchmark_progress (self, "fleet", (long long) fleet.sum.registered,
+                                   (long long) count, false);
+    }
+    int64_t registered = zclock_mono () - begun;
+    int64_t settled = zclock_mono () + fleet.sum.interval_max;
+    while (rc == 0 && zclock_mono () < settled && !zsys_interrupted)
+        s_fleet_read (&fleet, settled);
+    int64_t cpu_start = rc? -1: s_cpu_nsec (self->broker);
+    int64_t started = zclock_mono ();
+    s_fleet_report_t before = fleet.sum;
+    deadline = started + self->opts.fleet_window;
+    while (rc == 0 && zclock_mono () < deadline) {
+        if (zsys_interrupted)
+            rc = -1;
+        s_fleet_read (&fleet, deadline);
+        drover_benchmark_progress (self, "fleet msec", zclock_mono () - started,
+                                   self->opts.fleet_window, false);
+    }
+    int64_t cpu_end = rc? -1: s_cpu_nsec (self->broker);
+    int64_t elapsed = zclock_mono () - started;
+    uint64_t rss = rc? 0: drover_benchmark_broker_rss (self);
+    //  The last reports, a quarter second late at most
+    if (rc == 0)
+        s_fleet_read (&fleet, zclock_mono () + S_FLEET_REPORT * 2);
+    if (rc == 0 && (cpu_start < 0 || cpu_end < 0)) {
+        fprintf (stderr, "drover bench: fleet: cannot read the broker's CPU time\n");
+        rc = -1;
+    }
+    if (rc == 0) {
+        double seconds = elapsed / 1000.0;
+        drover_benchmark_figure (self, "fleet_workers", (double) fleet.sum.registered, "workers");
+        drover_benchmark_figure (self, "fleet_register_ms", (double) registered, "ms");
+        drover_benchmark_figure (self, "fleet_interval_min_ms", fleet.sum.interval_min, "ms");
+        drover_benchmark_figure (self, "fleet_interval_max_ms", fleet.sum.interval_max, "ms");
+        drover_benchmark_figure (self, "fleet_heartbeat_rate",
+                                 (fleet.sum.heartbeats - before.heartbeats) / seconds, "msgs/s");
+        drover_benchmark_figure (self, "fleet_cpu_pct",
+                                 (cpu_end - cpu_start) / 1e9 / seconds * 100, "%");
+        drover_benchmark_figure (self, "fleet_lost", (double) (fleet.sum.refusals - before.refusals),
+                                 "workers");
+        drover_benchmark_figure (self, "fleet_window_s", seconds, "s");
+        drover_benchmark_figure (self, "fleet_broker_rss", rss / 1048576.0, "MiB");
+    }
+    s_fleet_stop (&fleet);
     drover_benchmark_broker_stop (self);
     return rc;
 }

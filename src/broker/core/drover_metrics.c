@@ -103,6 +103,15 @@ static const s_series_t s_series [DROVER_METRICS] = {
                                           "Workers declared lost: silent past lost-after, or their key revoked (not those that left or restarted)" },
     [DROVER_METRIC_PROBATIONS] =        { "drover_probations_total", NULL, S_COUNTER,
                                           "Times a worker was put on probation" },
+    [DROVER_METRIC_HEARTBEAT_INTERVAL] = { "drover_heartbeat_interval_seconds", NULL, S_GAUGE,
+                                          "Seconds between heartbeats told to a worker registering now "
+                                          "(health/heartbeat, scaled with the fleet by health/heartbeat-rate)" },
+    [DROVER_METRIC_HEARTBEAT_RATE] =    { "drover_heartbeat_rate_target", NULL, S_GAUGE,
+                                          "Heartbeats a second the broker aims at (health/heartbeat-rate; 0: no scaling)" },
+    [DROVER_METRIC_HEARTBEATS] =        { "drover_heartbeats_total", NULL, S_COUNTER,
+                                          "Worker heartbeats heard" },
+    [DROVER_METRIC_HEALTH_GRACE] =      { "drover_health_grace_remaining_seconds", NULL, S_GAUGE,
+                                          "Seconds left of the grace after start or leadership in which no worker is declared lost" },
     [DROVER_METRIC_POOL_UNKNOWN] =      { "drover_pool_instances", "state=\"unknown\"", S_GAUGE, S_POOL_HELP },
     [DROVER_METRIC_POOL_BOOTING] =      { "drover_pool_instances", "state=\"booting\"", S_GAUGE, S_POOL_HELP },
     [DROVER_METRIC_POOL_IDLE] =         { "drover_pool_instances", "state=\"idle\"", S_GAUGE, S_POOL_HELP },
@@ -483,7 +492,8 @@ s_append_histogram (char **text_p, size_t *size_p, size_t *used_p, const char *f
 static bool
 s_milli (drover_metric_t id)
 {
-    return id == DROVER_METRIC_POOL_PRICE || id == DROVER_METRIC_SERVICE_TERM_SECONDS;
+    return id == DROVER_METRIC_POOL_PRICE || id == DROVER_METRIC_SERVICE_TERM_SECONDS
+        || id == DROVER_METRIC_HEARTBEAT_INTERVAL || id == DROVER_METRIC_HEALTH_GRACE;
 }
 
 //  Write the replicas' restarts as a histogram: the buckets' upper bounds

@@ -88,6 +88,13 @@ typedef enum {
     //  health and probation: counters
     DROVER_METRIC_WORKERS_LOST_TOTAL,
     DROVER_METRIC_PROBATIONS,
+    //  health: the heartbeat interval a worker registering now is told
+    //  and the grace left (msec, written as seconds), the rate aimed at,
+    //  heartbeats heard
+    DROVER_METRIC_HEARTBEAT_INTERVAL,
+    DROVER_METRIC_HEARTBEAT_RATE,
+    DROVER_METRIC_HEARTBEATS,
+    DROVER_METRIC_HEALTH_GRACE,
     //  the pool: instances by state (in drover_instance_state_t's order),
     //  their price, what they run and offer; its counters
     DROVER_METRIC_POOL_UNKNOWN,

@@ -2,9 +2,12 @@
     drover_health - when each worker was last heard from, and which have
     been silent for lost-after
 
-    Every worker shares one lost-after, so the worker heard longest ago is
-    always the next to be lost: a list in heard order, where hearing from a
-    worker moves it to the end in O(1), gives the next deadline at its head.
+    Every worker shares one lost-after, times its scale: a worker told a
+    heartbeat interval of N times the broker's heartbeat setting may be
+    silent N times as long. Among workers of one scale the one heard
+    longest ago is always the next to be lost: a list per scale in heard
+    order, where hearing from a worker moves it to the end in O(1), gives
+    the next deadline at one of a few heads.
     A plain class called with `now` (msec, zclock_mono): no threads, no I/O.
     =========================================================================
 */
@@ -20,6 +23,9 @@ extern "C" {
 
 typedef struct _drover_health_t drover_health_t;
 
+//  The longest heartbeat interval the broker tells, msec
+#define DROVER_HEALTH_INTERVAL_MAX  3600000
+
 //  Create an empty table; a worker silent for lost_after msec is lost
 drover_health_t *
     drover_health_new (uint32_t lost_after);
@@ -32,10 +38,38 @@ void
 void
     drover_health_set_lost_after (drover_health_t *self, uint32_t lost_after);
 
+//  Return lost-after, msec (of a worker of scale 1)
+uint32_t
+    drover_health_lost_after (drover_health_t *self);
+
 //  Note that worker id was heard from at now (adding it if new). now must
 //  not go backwards; an earlier now counts as the latest seen.
 void
     drover_health_observe (drover_health_t *self, const char *id, int64_t now);
+
+//  Note that worker id was heard from at now, and that it is lost after
+//  lost-after x scale msec of silence from now on (scale 1 or more)
+void
+    drover_health_observe_scaled (drover_health_t *self, const char *id, int64_t now,
+                                  uint32_t scale);
+
+//  Return a worker's scale, or 0 if it is not known
+uint32_t
+    drover_health_scale (drover_health_t *self, const char *id);
+
+//  Return the heartbeat interval to tell a worker when workers are
+//  registered (with it) and the broker aims at rate heartbeats a second:
+//  workers x 1000 / rate msec, rounded up to a whole number of floors (the
+//  heartbeat setting), floor at least, 256 floors (and
+//  DROVER_HEALTH_INTERVAL_MAX) at most; rate 0: always floor
+uint32_t
+    drover_health_interval (uint32_t floor, uint32_t rate, size_t workers);
+
+//  Return the grace after start or leadership, msec: grace if not 0, else
+//  lost-after and the window over which workers jitter their reconnects,
+//  min(heartbeat, DROVER_RECONNECT_JITTER_MAX)
+uint32_t
+    drover_health_grace (uint32_t grace, uint32_t heartbeat, uint32_t lost_after);
 
 //  Move every worker's last-heard forward by gap msec: the caller itself
 //  did not run for that long (drover_turns_stall), so it could not hear
