@@ -191,9 +191,20 @@ uint64_t
 pid_t
     drover_benchmark_spawn (drover_benchmark_t *self, char **argv);
 
+//  Start program as a child with argv, its standard streams on /dev/null
+//  (stderr too unless -v); it dies with us. Returns its pid, or -1.
+pid_t
+    drover_benchmark_spawn_program (drover_benchmark_t *self, const char *program,
+                                    char **argv);
+
 //  Stop a child with SIGTERM (SIGKILL after 5 s) and reap it
 void
     drover_benchmark_reap (pid_t pid);
+
+//  Return the CPU time a process has used (all its threads), nsec; -1 if
+//  it cannot be read
+int64_t
+    drover_benchmark_cpu_nsec (pid_t pid);
 
 //  Record a figure; printed at once unless the output is JSON
 void

@@ -112,37 +112,6 @@ s_memory_add (s_memory_t *memory, pid_t pid)
         fclose (stream);
 }
 
-//  Return the CPU time the process has used, nsec: the sum over its
-//  threads of /proc/PID/task/TID/schedstat; -1 if it cannot be read
-static int64_t
-s_cpu_nsec (pid_t pid)
-{
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
-    DIR *tasks = opendir (path);
-    if (!tasks)
-        return -1;
-    int64_t total = 0;
-    bool found = false;
-    struct dirent *entry;
-    while ((entry = readdir (tasks))) {
-        if (entry->d_name [0] == '.')
-            continue;
-        char file [400];
-        snprintf (file, sizeof file, "%s/%s/schedstat", path, entry->d_name);
-        FILE *stream = fopen (file, "r");
-        unsigned long long runtime;
-        if (stream && fscanf (stream, "%llu", &runtime) == 1) {
-            total += (int64_t) runtime;
-            found = true;
-        }
-        if (stream)
-            fclose (stream);
-    }
-    closedir (tasks);
-    return found? total: -1;
-}
-
 //  Return one series' value from the broker's metrics at 127.0.0.1:port
 //  (the whole name with labels, as written), or -1 if absent or unread
 static double
@@ -223,22 +192,7 @@ s_agent_start (drover_benchmark_t *self, s_fleet_t *fleet, const char *id)
                       (char *) id, NULL };
     char *fat [] = { "drover", "worker", "--broker", self->endpoint, "--procs", "1", "--id",
                      (char *) id, NULL };
-    pid_t pid = fork ();
-    if (pid == 0) {
-        prctl (PR_SET_PDEATHSIG, SIGTERM);      //  never outlive the bench
-        int null = open ("/dev/null", O_RDWR);
-        if (null != -1) {
-            dup2 (null, STDIN_FILENO);
-            dup2 (null, STDOUT_FILENO);
-            if (!self->opts.verbose)
-                dup2 (null, STDERR_FILENO);
-        }
-        execv (fleet->program, fleet->lean? lean: fat);
-        _exit (127);
-    }
-    if (pid == -1)
-        fprintf (stderr, "drover bench: fork: %s\n", strerror (errno));
-    return pid;
+    return drover_benchmark_spawn_program (self, fleet->program, fleet->lean? lean: fat);
 }
 
 //  Start count agents on the current broker. Returns 0, or -1 (those
@@ -434,7 +388,7 @@ drover_benchmark_phase_agents (drover_benchmark_t *self)
     int64_t registered_ms = s_fleet_up (self, &fleet, &client, settings, metrics,
                                         sizeof metrics, &port, "agents");
     int rc = registered_ms < 0? -1: 0;
-    int64_t cpu_start = rc? -1: s_cpu_nsec (self->broker);
+    int64_t cpu_start = rc? -1: drover_benchmark_cpu_nsec (self->broker);
     int64_t started = zclock_mono ();
     int64_t deadline = started + self->opts.agents_window;
     while (rc == 0 && zclock_mono () < deadline && !zsys_interrupted) {
@@ -445,7 +399,7 @@ drover_benchmark_phase_agents (drover_benchmark_t *self)
         drover_benchmark_progress (self, "agents msec", zclock_mono () - started,
                                    self->opts.agents_window, false);
     }
-    int64_t cpu_end = rc? -1: s_cpu_nsec (self->broker);
+    int64_t cpu_end = rc? -1: drover_benchmark_cpu_nsec (self->broker);
     int64_t elapsed = zclock_mono () - started;
     if (rc == 0 && (cpu_start < 0 || cpu_end < 0)) {
         fprintf (stderr, "drover bench: agents: cannot read the broker's CPU time\n");
@@ -506,7 +460,7 @@ static int
 s_slices_start (s_slices_t *slices, pid_t broker)
 {
     memset (slices, 0, sizeof *slices);
-    slices->cpu = s_cpu_nsec (broker);
+    slices->cpu = drover_benchmark_cpu_nsec (broker);
     slices->at = zclock_mono ();
     return slices->cpu < 0? -1: 0;
 }
@@ -519,7 +473,7 @@ s_slices_take (s_slices_t *slices, pid_t broker)
     int64_t left = slices->at + S_SLICE - zclock_mono ();
     if (left > 0)
         zclock_sleep ((int) left);          //  the slice itself
-    int64_t cpu = s_cpu_nsec (broker);
+    int64_t cpu = drover_benchmark_cpu_nsec (broker);
     int64_t now = zclock_mono ();
     if (cpu < 0)
         return -1;

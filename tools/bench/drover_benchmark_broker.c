@@ -16,6 +16,7 @@
 #include "drover_benchmark.h"
 #include <sys/prctl.h>
 #include <ftw.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -41,9 +42,10 @@ drover_benchmark_free_port (void)
     return port;
 }
 
-//  Start this executable as a child with argv; it dies with us
+//  Start program as a child with argv, its standard streams on /dev/null
+//  (stderr too unless -v); it dies with us
 pid_t
-drover_benchmark_spawn (drover_benchmark_t *self, char **argv)
+drover_benchmark_spawn_program (drover_benchmark_t *self, const char *program, char **argv)
 {
     fflush (stdout);
     fflush (stderr);
@@ -61,10 +63,17 @@ drover_benchmark_spawn (drover_benchmark_t *self, char **argv)
             if (!self->opts.verbose)
                 dup2 (null, STDERR_FILENO);
         }
-        execv ("/proc/self/exe", argv);
+        execv (program, argv);
         _exit (127);
     }
     return pid;
+}
+
+//  Start this executable as a child with argv; it dies with us
+pid_t
+drover_benchmark_spawn (drover_benchmark_t *self, char **argv)
+{
+    return drover_benchmark_spawn_program (self, "/proc/self/exe", argv);
 }
 
 //  Stop a child with SIGTERM (SIGKILL after 5 s) and reap it
@@ -264,4 +273,51 @@ uint64_t
 drover_benchmark_broker_peak (drover_benchmark_t *self)
 {
     return s_broker_status (self, "VmHWM: %" SCNu64);
+}
+
+//  Return the CPU time a process has used, nsec: the sum over its threads
+//  of /proc/PID/task/TID/schedstat (nanosecond resolution), or from
+//  /proc/PID/stat's utime + stime (clock ticks) if schedstat is missing.
+//  -1 if the process cannot be read.
+int64_t
+drover_benchmark_cpu_nsec (pid_t pid)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+    DIR *tasks = opendir (path);
+    int64_t total = 0;
+    bool found = false;
+    struct dirent *entry;
+    while (tasks && (entry = readdir (tasks))) {
+        if (entry->d_name [0] == '.')
+            continue;
+        char file [400];
+        snprintf (file, sizeof file, "%s/%s/schedstat", path, entry->d_name);
+        FILE *stream = fopen (file, "r");
+        unsigned long long runtime;
+        if (stream && fscanf (stream, "%llu", &runtime) == 1) {
+            total += (int64_t) runtime;
+            found = true;
+        }
+        if (stream)
+            fclose (stream);
+    }
+    if (tasks)
+        closedir (tasks);
+    if (found)
+        return total;
+
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *stream = fopen (path, "r");
+    if (!stream)
+        return -1;
+    char line [1024];
+    char *read = fgets (line, sizeof line, stream);
+    fclose (stream);
+    char *after = read? strrchr (line, ')'): NULL;     //  the name may hold spaces
+    unsigned long long utime, stime;
+    if (!after || sscanf (after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+                          &utime, &stime) != 2)
+        return -1;
+    return (int64_t) ((utime + stime) * (1000000000.0 / sysconf (_SC_CLK_TCK)));
 }

@@ -517,53 +517,6 @@ drover_benchmark_phase_workers (drover_benchmark_t *self)
 //  ---------------------------------------------------------------------
 //  (g) heartbeat load
 
-//  Return the CPU time a process has used, nsec: the sum over its threads
-//  of /proc/PID/task/TID/schedstat (nanosecond resolution), or from
-//  /proc/PID/stat's utime + stime (clock ticks) if schedstat is missing.
-//  -1 if the process cannot be read.
-static int64_t
-s_cpu_nsec (pid_t pid)
-{
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
-    DIR *tasks = opendir (path);
-    int64_t total = 0;
-    bool found = false;
-    struct dirent *entry;
-    while (tasks && (entry = readdir (tasks))) {
-        if (entry->d_name [0] == '.')
-            continue;
-        char file [400];
-        snprintf (file, sizeof file, "%s/%s/schedstat", path, entry->d_name);
-        FILE *stream = fopen (file, "r");
-        unsigned long long runtime;
-        if (stream && fscanf (stream, "%llu", &runtime) == 1) {
-            total += (int64_t) runtime;
-            found = true;
-        }
-        if (stream)
-            fclose (stream);
-    }
-    if (tasks)
-        closedir (tasks);
-    if (found)
-        return total;
-
-    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-    FILE *stream = fopen (path, "r");
-    if (!stream)
-        return -1;
-    char line [1024];
-    char *read = fgets (line, sizeof line, stream);
-    fclose (stream);
-    char *after = read? strrchr (line, ')'): NULL;     //  the name may hold spaces
-    unsigned long long utime, stime;
-    if (!after || sscanf (after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-                          &utime, &stime) != 2)
-        return -1;
-    return (int64_t) ((utime + stime) * (1000000000.0 / sysconf (_SC_CLK_TCK)));
-}
-
 //  (g) the broker's CPU, % of one core, with opts.hb_workers workers
 //  heartbeating every opts.hb_interval msec, after they all registered
 int
@@ -587,7 +540,7 @@ drover_benchmark_phase_heartbeat (drover_benchmark_t *self)
     int64_t settled = zclock_mono () + interval;
     while (rc == 0 && zclock_mono () < settled)
         rc = s_sim_poll (sim, settled);
-    int64_t cpu_start = rc? -1: s_cpu_nsec (self->broker);
+    int64_t cpu_start = rc? -1: drover_benchmark_cpu_nsec (self->broker);
     int64_t started = zclock_mono ();
     uint64_t heartbeats = sim? sim->heartbeats: 0;
     uint64_t refusals = sim? sim->refusals: 0;
@@ -597,7 +550,7 @@ drover_benchmark_phase_heartbeat (drover_benchmark_t *self)
         drover_benchmark_progress (self, "heartbeat msec", zclock_mono () - started,
                                    self->opts.hb_window, false);
     }
-    int64_t cpu_end = rc? -1: s_cpu_nsec (self->broker);
+    int64_t cpu_end = rc? -1: drover_benchmark_cpu_nsec (self->broker);
     int64_t elapsed = zclock_mono () - started;
     if (rc == 0 && (cpu_start < 0 || cpu_end < 0)) {
         fprintf (stderr, "drover bench: heartbeat: cannot read the broker's CPU time\n");
@@ -795,7 +748,7 @@ drover_benchmark_phase_fleet (drover_benchmark_t *self)
     int64_t settled = zclock_mono () + fleet.sum.interval_max;
     while (rc == 0 && zclock_mono () < settled && !zsys_interrupted)
         s_fleet_read (&fleet, settled);
-    int64_t cpu_start = rc? -1: s_cpu_nsec (self->broker);
+    int64_t cpu_start = rc? -1: drover_benchmark_cpu_nsec (self->broker);
     int64_t started = zclock_mono ();
     s_fleet_report_t before = fleet.sum;
     deadline = started + self->opts.fleet_window;
@@ -806,7 +759,7 @@ drover_benchmark_phase_fleet (drover_benchmark_t *self)
         drover_benchmark_progress (self, "fleet msec", zclock_mono () - started,
                                    self->opts.fleet_window, false);
     }
-    int64_t cpu_end = rc? -1: s_cpu_nsec (self->broker);
+    int64_t cpu_end = rc? -1: drover_benchmark_cpu_nsec (self->broker);
     int64_t elapsed = zclock_mono () - started;
     uint64_t rss = rc? 0: drover_benchmark_broker_rss (self);
     //  The last reports, a quarter second late at most
