@@ -102,6 +102,7 @@ struct _drover_assign_t {
     zlistx_t *restored_deps;    //  ids of restored tasks with an after list, until LOADED
     zlistx_t *early;            //  s_early_t: waits for array elements not made yet
     bool loaded;                //  LOADED heard: a RESTORE now is a task read back
+    bool restored_groups;       //  an array or workflow was restored: LOADED walks the table
     uint64_t recalled;          //  finished tasks read back from the history (RESTORE
                                 //  after LOADED) for requests not yet answered: kept
                                 //  past keep-finished and the output budget meanwhile
@@ -2007,6 +2008,7 @@ s_restore_group (drover_assign_t *self, drover_taskrecord_t *task, const drover_
                                                workflow? spec->limit: spec->count, spec->count,
                                                workflow? NULL: spec);
     group->started = workflow || change->waits == DROVER_WAITS_GROUP;
+    self->restored_groups = true;
     if (workflow)
         group->made = group->members;
     if (self->next_id <= task->id + spec->count)
@@ -2071,6 +2073,10 @@ s_restore_flow (drover_assign_t *self, drover_taskrecord_t *task, const drover_c
 static void
 s_loaded_flow (drover_assign_t *self)
 {
+    if (!self->restored_groups) {
+        s_decide (self);        //  no group to walk the table for (a million tasks)
+        return;
+    }
     drover_groups_t *groups = drover_flow_groups (self->flow);
     for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
         drover_taskrecord_t *task = (drover_taskrecord_t *) drover_idhash_slot (self->tasks, slot);
