@@ -26,7 +26,7 @@
 
 #include "drover_cli.h"
 #include "drover_benchmark.h"
-#include "drover_sqlbatch.h"
+#include "drover_sqlite.h"
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sqlite3.h>
@@ -210,9 +210,9 @@ s_read_floor (const char *dir, long long *rows_p)
     int64_t started = zclock_usecs ();
     sqlite3 *db = NULL;
     sqlite3_stmt *stmt = NULL;
-    int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL);
+    int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2 (db, "SELECT " DROVER_SQLBATCH_TASK_COLUMNS " FROM tasks"
+        rc = sqlite3_prepare_v2 (db, "SELECT " DROVER_SQLITE_LIVE_COLUMNS " FROM tasks"
                                  " WHERE state < 3 ORDER BY id", -1, &stmt, NULL);
     long long rows = 0;
     uint64_t sum = 0;           //  of what was read: kept in s_floor_sink

@@ -20,6 +20,18 @@
 
 #include "drover_store.h"
 
+//  The columns load reads for a task not final, in the order and at the
+//  positions of DROVER_SQLBATCH_TASK_COLUMNS, with a literal NULL for each
+//  column only a final task uses (its result): SQLite decodes a column
+//  read, not a literal, and a million rows pay for every one
+#define DROVER_SQLITE_LIVE_COLUMNS \
+    "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
+    " priority, procs, mem, timeout, retries, flags, labels, body," \
+    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, owner," \
+    " offered, started, NULL, history, service, slot, affinity," \
+    " \"after\", \"begin\", retry_delay, retry_max_delay, \"array\", waits, due, grp, made," \
+    " devices, assigned"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
