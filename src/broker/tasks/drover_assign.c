@@ -690,7 +690,7 @@ s_element_body (const drover_taskrecord_t *array, uint32_t index, size_t *size_p
     snprintf (id, sizeof id, "DROVER_ARRAY_ID=%" PRIu64, array->id);
     snprintf (position, sizeof position, "DROVER_ARRAY_INDEX=%u", index);
     const char *entries [] = { id, position };
-    return drover_exec_body_with_env (array->data, array->body_size, entries, 2, size_p);
+    return drover_exec_body_with_env (drover_taskrecord_body (array), array->body_size, entries, 2, size_p);
 }
 
 //  Build a TASK SUBMIT from a record's fields (no key, no affinity)
@@ -700,9 +700,9 @@ s_submit_like (const drover_taskrecord_t *task, const byte *body, size_t body_si
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     msg->priority = task->priority;
     msg->procs = task->procs;
-    msg->mem = task->mem;
-    msg->timeout = task->timeout;
-    msg->retries = task->retries;
+    msg->mem = drover_taskrecord_mem (task);
+    msg->timeout = drover_taskrecord_timeout (task);
+    msg->retries = drover_taskrecord_retries (task);
     drover_msg_set_body (msg, body, body_size);
     const char *labels = drover_taskrecord_labels (task);
     while (*labels) {
@@ -926,7 +926,7 @@ s_retry (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
          const char *reason)
 {
     int64_t due;
-    uint32_t used = task->retries - task->retries_left;
+    uint32_t used = drover_taskrecord_retries (task) - task->retries_left;
     if (drover_flow_retry (self->flow, task->id, used, s_now (self), &due) == DROVER_FLOW_QUEUE) {
         s_requeue (self, task, worker, reason);
         return;
@@ -942,8 +942,8 @@ s_retry (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
     gmtime_r (&seconds, &tm);
     char when [32];
     strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf (text, sizeof text, "attempt %u of %u at %s", task->attempt + 1, task->retries + 1,
-              when);
+    snprintf (text, sizeof text, "attempt %u of %u at %s", task->attempt + 1,
+              drover_taskrecord_retries (task) + 1, when);
     drover_taskactions_event (self->actions, task, "task.retrying", text);
 }
 
@@ -1595,7 +1595,7 @@ drover_assign_worker_up (drover_assign_t *self, const char *worker_id,
                 drover_action_t *placed = drover_taskactions_add (self->actions,
                                                                   DROVER_ACTION_PLACED, task);
                 placed->procs = task->procs;
-                placed->mem = task->mem;
+                placed->mem = drover_taskrecord_mem (task);
                 placed->labels = drover_taskrecord_labels (task);
                 placed->devices = drover_taskrecord_devices (task);
                 placed->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
@@ -2308,7 +2308,8 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
         return code;
     //  Not bounded by max-queued: the services' definitions bound replicas
     drover_taskrecord_t *task = s_new_record (self, self->next_id++, msg);
-    task->retries_left = task->retries = 0;
+    task->retries_left = 0;
+    drover_taskrecord_clear_retries (task);
     s_insert (self, task);
     self->queued_bytes += drover_taskrecord_bytes (task);
     drover_taskactions_event (self->actions, task, "task.queued", NULL);
@@ -2321,7 +2322,7 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
     drover_assign_assign (self, task->id, worker, now);
     drover_action_t *placed = drover_taskactions_add (self->actions, DROVER_ACTION_PLACED, task);
     placed->procs = task->procs;
-    placed->mem = task->mem;
+    placed->mem = drover_taskrecord_mem (task);
     placed->labels = drover_taskrecord_labels (task);
     placed->devices = drover_taskrecord_devices (task);
     placed->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
@@ -2363,7 +2364,7 @@ drover_assign_submit_of (drover_assign_t *self, uint64_t id)
     drover_taskrecord_t *task = s_lookup (self, id);
     if (!task)
         return NULL;
-    drover_msg_t *msg = s_submit_like (task, task->data, task->body_size);
+    drover_msg_t *msg = s_submit_like (task, drover_taskrecord_body (task), task->body_size);
     size_t count;
     const drover_after_t *after = drover_deps_parents (drover_flow_deps (self->flow), id, &count);
     if (count) {
@@ -2433,6 +2434,6 @@ drover_assign_explain_held (drover_assign_t *self, uint64_t id, drover_msg_t *re
     assert (self && reply);
     s_begin (self);
     drover_taskrecord_t *task = s_lookup (self, id);
-    return task && drover_flowview_explain (self->flow, id, task->attempt + 1, task->retries + 1,
-                                            reply, s_state_of, self);
+    return task && drover_flowview_explain (self->flow, id, task->attempt + 1,
+                                            drover_taskrecord_retries (task) + 1, reply, s_state_of, self);
 }
