@@ -26,6 +26,7 @@
 #include "drover_sqlbatch.h"
 #include "drover_eventpack.h"
 #include "drover_sqlbackup.h"
+#include "drover_taskrecord.h"
 #include <sqlite3.h>
 
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
@@ -54,6 +55,7 @@ struct _drover_sqlite_t {
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
     int upgrade;                    //  the file's format to upgrade (1 to 5), 0 if current
+    bool records;                   //  loads hand plain QUEUED tasks as records
 };
 
 #define S_FORMAT        "drover-state 6"    //  meta 'format': what this code reads and writes
@@ -1056,10 +1058,56 @@ s_copy_text (char *buffer, size_t size, const char *text)
 #define S_RESTORED      "task.restored"
 _Static_assert (sizeof S_RESTORED <= sizeof ((drover_change_t *) 0)->topic, "topic too long");
 
+//  Tell whether a row is a plain QUEUED task: no workflow, array, service,
+//  affinity, begin, retry delay nor devices assigned, which its record
+//  alone can put back
+static bool
+s_plain (sqlite3_stmt *stmt)
+{
+    const char *service = (const char *) sqlite3_column_text (stmt, 30);
+    const char *affinity = (const char *) sqlite3_column_text (stmt, 32);
+    const char *assigned = (const char *) sqlite3_column_text (stmt, 43);
+    return sqlite3_column_int (stmt, 2) == DROVER_TASK_QUEUED
+        && (!service || !*service) && (!affinity || !*affinity) && (!assigned || !*assigned)
+        && sqlite3_column_bytes (stmt, 33) == 0 && sqlite3_column_bytes (stmt, 37) == 0
+        && sqlite3_column_int64 (stmt, 34) == 0 && sqlite3_column_int64 (stmt, 35) == 0;
+}
+
+//  Make a plain task's record from its row, through scratch (a TASK SUBMIT
+//  reused row after row, left empty: a million rows made no 3 KB message
+//  each); NULL if its devices are not understood (the file is damaged)
+static drover_taskrecord_t *
+s_record (sqlite3_stmt *stmt, uint64_t id, drover_msg_t *scratch)
+{
+    scratch->key = (char *) sqlite3_column_text (stmt, 1);      //  borrowed: copied
+    scratch->priority = sqlite3_column_int (stmt, 9);
+    scratch->procs = (uint32_t) sqlite3_column_int64 (stmt, 10);
+    scratch->mem = (uint64_t) sqlite3_column_int64 (stmt, 11);
+    scratch->timeout = (uint32_t) sqlite3_column_int64 (stmt, 12);
+    scratch->retries = (uint32_t) sqlite3_column_int64 (stmt, 13);
+    scratch->flags = (uint32_t) sqlite3_column_int64 (stmt, 14);
+    drover_sqlbatch_labels_split (scratch, (const char *) sqlite3_column_text (stmt, 15));
+    scratch->body = (byte *) sqlite3_column_blob (stmt, 16);   //  borrowed: copied
+    scratch->body_size = (size_t) sqlite3_column_bytes (stmt, 16);
+    drover_taskrecord_t *record = NULL;
+    if (drover_sqlbatch_devices_unpack (scratch, (const char *) sqlite3_column_text (stmt, 42))
+        == 0)
+        record = drover_taskrecord_new (id, scratch);
+    scratch->key = NULL;
+    scratch->body = NULL;
+    scratch->body_size = 0;
+    for (uint32_t index = 0; index < scratch->nlabels; index++)
+        zstr_free (&scratch->labels [index]);
+    scratch->nlabels = 0;
+    scratch->ndevices = 0;
+    return record;
+}
+
 //  Make a change (task.restored) from a row of S_LOAD_FINAL or S_LOAD_LIVE; NULL if the row
-//  breaks a limit (the file is damaged)
+//  breaks a limit (the file is damaged). With scratch, a plain QUEUED task
+//  comes as its record (s_record) rather than a TASK SUBMIT.
 static drover_change_t *
-s_restored (sqlite3_stmt *stmt)
+s_restored (sqlite3_stmt *stmt, drover_msg_t *scratch)
 {
     uint64_t id = (uint64_t) sqlite3_column_int64 (stmt, 0);
     const char *key = (const char *) sqlite3_column_text (stmt, 1);
@@ -1093,6 +1141,18 @@ s_restored (sqlite3_stmt *stmt)
     change->offered_at = sqlite3_column_int64 (stmt, 26);
     change->started_at = sqlite3_column_int64 (stmt, 27);
     change->history = s_column_blob (stmt, 29, &change->history_size);
+    if (scratch && s_plain (stmt)) {
+        const char *owner = (const char *) sqlite3_column_text (stmt, 25);
+        s_copy_text (change->owner, sizeof change->owner, owner);
+        change->waits = (uint8_t) sqlite3_column_int (stmt, 38);
+        change->due_at = sqlite3_column_int64 (stmt, 39);
+        change->group = (uint64_t) sqlite3_column_int64 (stmt, 40);
+        change->made = (uint32_t) sqlite3_column_int64 (stmt, 41);
+        change->record = s_record (stmt, id, scratch);
+        if (!change->record)
+            drover_change_destroy (&change);
+        return change;
+    }
 
     drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     submit->task = id;
@@ -1160,10 +1220,12 @@ s_restored (sqlite3_stmt *stmt)
 //  Hand fn every row of the two load statements, bound and reset by the
 //  caller, merged by id: final (NULL if none wanted) and live. Returns the
 //  rows handed, or -1 with error set (a row out of bounds, or SQLite's
-//  error); stops early, not an error, when fn says so.
+//  error); stops early, not an error, when fn says so. scratch: see
+//  s_restored.
 static int64_t
 s_load_rows (drover_sqlite_t *self, sqlite3_stmt *final, sqlite3_stmt *live,
-             drover_store_task_fn *fn, void *arg, char *error, size_t error_size)
+             drover_msg_t *scratch, drover_store_task_fn *fn, void *arg, char *error,
+             size_t error_size)
 {
     int final_rc = final? sqlite3_step (final): SQLITE_DONE;
     int live_rc = sqlite3_step (live);
@@ -1174,7 +1236,7 @@ s_load_rows (drover_sqlite_t *self, sqlite3_stmt *final, sqlite3_stmt *live,
             && (live_rc != SQLITE_ROW
             ||  sqlite3_column_int64 (final, 0) < sqlite3_column_int64 (live, 0));
         sqlite3_stmt *stmt = take_final? final: live;
-        drover_change_t *change = s_restored (stmt);
+        drover_change_t *change = s_restored (stmt, scratch);
         if (!change) {
             snprintf (error, error_size, "%s: damaged drover state (task %lld out of"
                       " bounds): " S_WHAT_TO_DO, self->path, sqlite3_column_int64 (stmt, 0));
@@ -1196,6 +1258,14 @@ s_load_rows (drover_sqlite_t *self, sqlite3_stmt *final, sqlite3_stmt *live,
         return -1;
     }
     return loaded;
+}
+
+//  Plain QUEUED tasks come as records from the next loads
+void
+drover_sqlite_set_records (drover_sqlite_t *self, bool records)
+{
+    assert (self);
+    self->records = records;
 }
 
 //  Load the kept tasks: the newest max_final final ones (by when they
@@ -1231,8 +1301,10 @@ drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_store_task_f
             sqlite3_bind_int64 (final, 1, cut_ended);
             sqlite3_bind_int64 (final, 2, cut_id);
         }
-        loaded = s_load_rows (self, final, self->stmt [S_LOAD_LIVE], fn, arg, error,
+        drover_msg_t *scratch = self->records? drover_msg_new (DROVER_MSG_TASK_SUBMIT): NULL;
+        loaded = s_load_rows (self, final, self->stmt [S_LOAD_LIVE], scratch, fn, arg, error,
                               error_size);
+        drover_msg_destroy (&scratch);
         if (final)
             sqlite3_reset (final);
         sqlite3_reset (self->stmt [S_LOAD_LIVE]);
@@ -1253,7 +1325,7 @@ drover_sqlite_read_task (drover_sqlite_t *self, uint64_t id, drover_change_t **c
     int rc = sqlite3_step (stmt);
     int found = 0;
     if (rc == SQLITE_ROW) {
-        *change_p = s_restored (stmt);
+        *change_p = s_restored (stmt, NULL);
         if (*change_p)
             found = 1;
         else {

@@ -54,6 +54,11 @@ int
     drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t count,
                          const drover_store_meta_t *meta, char *error, size_t error_size);
 
+//  Hand plain QUEUED tasks to the next loads as records made here (a
+//  change's record, see drover_change.h) rather than as TASK SUBMITs
+void
+    drover_sqlite_set_records (drover_sqlite_t *self, bool records);
+
 //  Load the kept tasks (see drover_store_load)
 int64_t
     drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_store_task_fn *fn,

@@ -2106,11 +2106,13 @@ s_loaded_flow (drover_assign_t *self)
 //  LOADED only a final task is taken: one the store read back from its
 //  history for a request (RECALL), kept until drover_assign_recalled.
 int
-drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
+drover_assign_restore (drover_assign_t *self, drover_change_t *change)
 {
     assert (self && change);
     s_begin (self);
-    if (!change->submit || !change->task || change->state >= DROVER_TASK_UNKNOWN
+    if (!(change->submit || (change->record && change->record->id == change->task
+                              && change->state == DROVER_TASK_QUEUED))
+    ||  !change->task || change->state >= DROVER_TASK_UNKNOWN
     ||  s_lookup (self, change->task))
         return -1;
     bool final = change->state >= DROVER_TASK_SUCCEEDED;
@@ -2119,7 +2121,15 @@ drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
     bool placed = change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING;
     if ((final && !change->done) || (placed && !drover_id_valid (change->worker)))
         return -1;
-    drover_taskrecord_t *task = s_new_record (self, change->task, change->submit);
+    drover_taskrecord_t *task = NULL;
+    if (change->record) {
+        //  Made by the store: taken as it is (a plain QUEUED task)
+        task = change->record;
+        change->record = NULL;
+        task->owner = drover_owners_index (self->owners, change->owner);
+    }
+    else
+        task = s_new_record (self, change->task, change->submit);
     task->attempt = change->attempt;
     task->retries_left = change->retries_left;
     task->lost = change->lost;
@@ -2180,7 +2190,15 @@ drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
         task->restored = true;
     }
     else
+    if (change->submit)
         s_restore_flow (self, task, change);
+    else
+    if ((change->waits == DROVER_WAITS_BEGIN || change->waits == DROVER_WAITS_RETRY)
+    &&  change->due_at)
+        drover_waiting_add (drover_flow_waiting (self->flow), task->id, change->waits,
+                            change->due_at);
+    else
+        drover_taskactions_queue (self->actions, task);     //  as s_restore_flow would
     return 0;
 }
 
