@@ -301,6 +301,7 @@ s_load (self_t *self, char **error_p)
 {
     int64_t started = zclock_mono ();
     char error [DROVER_STORE_ERROR_MAX];
+    drover_store_set_records (self->backend, true);     //  assign takes records
     int64_t restored = drover_store_load (self->backend, self->args.keep_finished,
                                             s_restore_one, self, error, sizeof error);
     if (self->flags.stopping)

@@ -11,6 +11,7 @@
 #include "testutil_wire.h"
 #include "testutil_class.h"
 #include "drover_assign.h"
+#include "drover_taskrecord.h"
 
 #define S_CLIENT        (const byte *) "\x00\x01" "client", 8
 #define S_ALPHA         (const byte *) "\x00\x03" "alpha", 7
@@ -35,6 +36,57 @@ s_restore (drover_assign_t *table, drover_change_t *change)
 {
     assert_int_equal (drover_assign_restore (table, change), 0);
     drover_change_destroy (&change);
+}
+
+//  A plain queued task the store hands as its record (no TASK SUBMIT) is
+//  taken as it is, with its owner, budgets and times, and queued again; one
+//  waiting for its retry time waits again
+static void
+test_restore_record (void **state)
+{
+    drover_assign_t *table = drover_assign_new ();
+    drover_msg_t *msg = testutil_submit_msg ("echo kept", 3, 2, 0);
+    msg->retries = 4;
+    drover_change_t *change = drover_change_new ("task.restored", 6);
+    change->state = DROVER_TASK_QUEUED;
+    change->retries_left = 2;
+    change->queued_at = 1700000000000;
+    snprintf (change->owner, sizeof change->owner, "%s", "carol");
+    change->record = drover_taskrecord_new (6, msg);
+    assert_int_equal (drover_assign_restore (table, change), 0);
+    assert_null (change->record);           //  the table's now
+    drover_change_destroy (&change);
+    drover_change_t *waiting = drover_change_new ("task.restored", 7);
+    waiting->state = DROVER_TASK_QUEUED;
+    waiting->waits = DROVER_WAITS_RETRY;
+    waiting->due_at = 4000000000000;        //  far ahead
+    waiting->record = drover_taskrecord_new (7, msg);
+    assert_int_equal (drover_assign_restore (table, waiting), 0);
+    drover_change_destroy (&waiting);
+    //  A record of another id is refused
+    drover_change_t *wrong = drover_change_new ("task.restored", 8);
+    wrong->state = DROVER_TASK_QUEUED;
+    wrong->record = drover_taskrecord_new (9, msg);
+    assert_int_equal (drover_assign_restore (table, wrong), -1);
+    drover_change_destroy (&wrong);
+    drover_msg_destroy (&msg);
+
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_non_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 6, 0));
+    assert_null (testutil_find_action (actions, DROVER_ACTION_QUEUE, 7, 0));
+    assert_int_equal (drover_assign_state (table, 6), DROVER_TASK_QUEUED);
+    assert_int_equal (drover_assign_state (table, 7), DROVER_TASK_QUEUED);
+    drover_taskinfo_t *info = NULL;
+    const char *reason = NULL;
+    assert_int_equal (drover_assign_show (table, 6, &info, &reason), 200);
+    assert_string_equal (info->owner, "carol");
+    assert_int_equal (info->priority, 3);
+    assert_int_equal (info->procs, 2);
+    assert_int_equal (info->retries, 4);
+    assert_int_equal (info->retries_left, 2);
+    assert_int_equal (info->queued_at, 1700000000000);
+    drover_taskinfo_destroy (&info);
+    drover_assign_destroy (&table);
 }
 
 //  A queued task is queued again, a final one answers WAIT with its kept
@@ -191,6 +243,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_restore_queued_and_final),
+        cmocka_unit_test (test_restore_record),
         cmocka_unit_test (test_restore_running_adopted),
         cmocka_unit_test (test_grace_requeues_unreported),
         cmocka_unit_test (test_submit_key),

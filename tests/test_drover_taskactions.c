@@ -5,6 +5,7 @@
 */
 
 #include "testutil_class.h"
+#include "testutil_wire.h"
 #include "drover_taskactions.h"
 
 //  Actions come out in the order decided; the list starts over only once
@@ -52,9 +53,12 @@ test_offer_and_kill_go_to_the_worker (void **state)
     drover_taskactions_t *actions = drover_taskactions_new ();
     drover_taskworker_t *worker = drover_taskworker_new ("alpha");
     drover_taskworker_set_route (worker, (const byte *) "\x00\x03" "alpha", 7);
-    drover_taskrecord_t *task = testutil_taskrecord (4, 5, 2, 4096);
+    drover_msg_t *msg = testutil_submit_msg ("true", 5, 2, 0);
+    msg->mem = 4096;
+    msg->timeout = 1000;
+    drover_taskrecord_t *task = drover_taskrecord_new (4, msg);
+    drover_msg_destroy (&msg);
     task->attempt = 2;
-    task->timeout = 1000;
     drover_taskworker_attach (worker, task);
     drover_taskactions_offer (actions, task);
     drover_taskactions_kill (actions, worker, 3, 1);

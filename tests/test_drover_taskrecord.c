@@ -38,15 +38,18 @@ test_submit_is_packed_with_body_and_labels (void **state)
     assert_int_equal (task->id, 7);
     assert_int_equal (task->state, DROVER_TASK_QUEUED);
     assert_int_equal (task->procs, 2);
-    assert_int_equal (task->mem, 1 << 20);
+    assert_int_equal (drover_taskrecord_mem (task), 1 << 20);
     assert_int_equal (task->priority, -1);
-    assert_int_equal (task->timeout, 500);
+    assert_int_equal (drover_taskrecord_timeout (task), 500);
+    assert_int_equal (drover_taskrecord_retries (task), 3);
     assert_int_equal (task->retries_left, 3);
     assert_int_equal (task->attempt, 0);
     assert_null (task->worker);
     assert_int_equal (task->body_size, msg->body_size);
-    assert_memory_equal (task->data, msg->body, msg->body_size);
+    assert_memory_equal (drover_taskrecord_body (task), msg->body, msg->body_size);
     assert_string_equal (drover_taskrecord_labels (task), "os=linux\ngpu=yes");
+    //  mem, timeout and retries, set, are kept in data, but not counted
+    assert_true (task->has_extra);
     assert_int_equal (drover_taskrecord_bytes (task),
                       msg->body_size + strlen ("os=linux\ngpu=yes") + 1);
     assert_false (drover_taskrecord_final (task));
@@ -61,6 +64,22 @@ test_submit_is_packed_with_body_and_labels (void **state)
     zstr_free (&msg->labels [1]);
     task = drover_taskrecord_new (8, msg);
     assert_string_equal (drover_taskrecord_labels (task), "");
+    assert_int_equal (drover_taskrecord_bytes (task), msg->body_size);
+    drover_taskrecord_clear_retries (task);
+    assert_int_equal (drover_taskrecord_retries (task), 0);
+    assert_int_equal (drover_taskrecord_timeout (task), 500);
+    drover_taskrecord_destroy (&task);
+
+    //  No mem, timeout nor retries: the body alone, and they read 0
+    msg->mem = 0;
+    msg->timeout = 0;
+    msg->retries = 0;
+    task = drover_taskrecord_new (9, msg);
+    assert_false (task->has_extra);
+    assert_int_equal (drover_taskrecord_mem (task), 0);
+    assert_int_equal (drover_taskrecord_timeout (task), 0);
+    assert_int_equal (drover_taskrecord_retries (task), 0);
+    assert_memory_equal (drover_taskrecord_body (task), msg->body, msg->body_size);
     assert_int_equal (drover_taskrecord_bytes (task), msg->body_size);
     drover_taskrecord_destroy (&task);
     drover_msg_destroy (&msg);

@@ -61,7 +61,7 @@ s_pend (void *arg, zmsg_t *command)
 //  command, so a test reads every command alike (the pointer a MSG hands
 //  off is not expected from an actor: actors say SEND, QUEUE, TAKE, ASSIGN
 //  and FREE; a CHANGE or RESTORE as topic task attempt worker reason state
-//  and "submit" / "done" for what it carries, "" if not; a MSG as route and
+//  and "submit" or "record" / "done" for what it carries, "" if not; a MSG as route and
 //  the message encoded)
 static void
 s_pend_record (void *arg, drover_record_t *record)
@@ -106,7 +106,7 @@ s_pend_record (void *arg, drover_record_t *record)
         zmsg_addstr (command, change->worker);
         zmsg_addstr (command, change->reason);
         zmsg_addstrf (command, "%u", change->state);
-        zmsg_addstr (command, change->submit? "submit": "");
+        zmsg_addstr (command, change->submit? "submit": change->record? "record": "");
         zmsg_addstr (command, change->done? "done": "");
     }
     else

@@ -16,14 +16,20 @@
                   to its first answer (it reads no peer before it has
                   loaded its state); its RSS then and the tasks it lists as
                   queued; a clean stop and the directory's size again (the
-                  WAL checkpointed into the database by SQLite on close).
+                  WAL checkpointed into the database by SQLite on close);
+                  then the floor: a bare read, with SQLite, of the same rows
+                  and columns the broker loads from the same file, each
+                  value read out (restart_read_floor_ms), and the restart
+                  as a multiple of it (restart_vs_floor).
     =========================================================================
 */
 
 #include "drover_cli.h"
 #include "drover_benchmark.h"
+#include "drover_sqlite.h"
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sqlite3.h>
 
 //  The settings of a broker of each durability
 static const char *s_full [] = { "broker/durability=full", NULL };
@@ -189,6 +195,55 @@ s_queued (drover_benchmark_t *self)
     return queued;
 }
 
+//  What the floor's read summed, so that no read is left out
+static volatile uint64_t s_floor_sink;
+
+//  Read, with SQLite alone, the rows and columns a broker loads from the
+//  state in dir (the tasks not final, by id; a bench keeps no final one),
+//  each value read out as the loader reads it. Returns the usec it took
+//  from opening the file to closing it, or -1; *rows_p the rows read.
+static int64_t
+s_read_floor (const char *dir, long long *rows_p)
+{
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s/state.db", dir);
+    int64_t started = zclock_usecs ();
+    sqlite3 *db = NULL;
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2 (db, "SELECT " DROVER_SQLITE_LIVE_COLUMNS " FROM tasks"
+                                 " WHERE state < 3 ORDER BY id", -1, &stmt, NULL);
+    long long rows = 0;
+    uint64_t sum = 0;           //  of what was read: kept in s_floor_sink
+    while (rc == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW) {
+        int columns = sqlite3_column_count (stmt);
+        for (int column = 0; column < columns; column++) {
+            int type = sqlite3_column_type (stmt, column);
+            if (type == SQLITE_INTEGER)
+                sum += (uint64_t) sqlite3_column_int64 (stmt, column);
+            else
+            if (type == SQLITE_TEXT)
+                sum += (uint64_t) (uintptr_t) sqlite3_column_text (stmt, column)
+                     + (uint64_t) sqlite3_column_bytes (stmt, column);
+            else
+            if (type == SQLITE_BLOB)
+                sum += (uint64_t) (uintptr_t) sqlite3_column_blob (stmt, column)
+                     + (uint64_t) sqlite3_column_bytes (stmt, column);
+        }
+        rows++;
+    }
+    if (rc != SQLITE_OK)
+        fprintf (stderr, "drover bench: restart: cannot read %s: %s\n", path,
+                 db? sqlite3_errmsg (db): sqlite3_errstr (rc));
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    int64_t elapsed = zclock_usecs () - started;
+    s_floor_sink = sum;
+    *rows_p = rows;
+    return rc == SQLITE_OK? elapsed: -1;
+}
+
 //  Queue opts.restart_tasks, kill -9 the broker, start it again on its
 //  state and time it to its first answer
 int
@@ -219,12 +274,23 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     drover_benchmark_reap (self->broker);
     self->broker = 0;
     uint64_t stopped_bytes = s_dir_bytes (self->state_dir);
+    //  The floor: the same rows read from the same file, in the same run
+    long long read = 0;
+    int64_t floor = s_read_floor (self->state_dir, &read);
+    if (floor < 0 || read != count) {
+        fprintf (stderr, "drover bench: restart: the bare read found %lld tasks, not %lld\n",
+                 read, count);
+        return -1;
+    }
     if (!rss_before || !rss_after || !rss_peak || !crashed_bytes || !stopped_bytes) {
         fprintf (stderr, "drover bench: restart: cannot read the broker's VmRSS or the state "
                  "directory's size\n");
         return -1;
     }
     drover_benchmark_figure (self, "restart_ms", elapsed / 1000.0, "msec");
+    drover_benchmark_figure (self, "restart_read_floor_ms", floor / 1000.0, "msec");
+    drover_benchmark_figure (self, "restart_vs_floor", (double) elapsed / (floor > 0? floor: 1),
+                             "x");
     drover_benchmark_figure (self, "restart_tasks_restored", (double) restored, "tasks");
     drover_benchmark_figure (self, "broker_rss_before_kill", rss_before / 1048576.0, "MiB");
     drover_benchmark_figure (self, "broker_rss_restarted", rss_after / 1048576.0, "MiB");

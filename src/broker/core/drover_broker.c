@@ -24,6 +24,7 @@
 */
 
 #include "drover_broker.h"
+#include "drover_allocator.h"
 #include "drover_routing.h"
 #include "drover_crew.h"
 #include "drover_msg.h"
@@ -1089,6 +1090,8 @@ drover_broker_main (int argc, char **argv)
     zsys_set_logident ("drover-broker");
     drover_log_init (STDOUT_FILENO);    //  dates in ISO 8601 UTC, or the journal's priorities
     drover_log_set_level (s_log_level (config, verbose));
+    //  Freed pages go back to the system while the actors are idle
+    drover_allocator_tune_broker ();
     char *idle = drover_config_idle (config);
     if (idle)
         zsys_warning ("broker: settings that do nothing: %s", idle);

@@ -5,6 +5,7 @@
 */
 
 #include "drover_change.h"
+#include "drover_taskrecord.h"
 
 //  Create a change about task (0 for none) with topic; time is now
 drover_change_t *
@@ -27,6 +28,7 @@ drover_change_destroy (drover_change_t **self_p)
     if (!self)
         return;
     drover_msg_destroy (&self->submit);
+    drover_taskrecord_destroy (&self->record);
     drover_msg_destroy (&self->done);
     free (self->history);
     free (self->assigned);

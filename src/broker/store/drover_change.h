@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+typedef struct _drover_taskrecord_t drover_taskrecord_t;
+
 //  One change. For a worker event task is 0 and the task fields are zero.
 typedef struct {
     uint64_t seq;                   //  event sequence number, set by the store (0 until then)
@@ -42,6 +44,10 @@ typedef struct {
     int64_t ended_at;               //  it ended, 0 if not final
     drover_msg_t *submit;           //  a new task: its TASK SUBMIT (priority, procs, mem,
                                     //  labels, timeout, retries, flags, body, key), owned
+    drover_taskrecord_t *record;    //  a restored plain QUEUED task (no workflow, array,
+                                    //  service, affinity, begin nor retry delay), when the
+                                    //  load was asked for records: its record, made by the
+                                    //  store, owned; submit is then NULL
     drover_msg_t *done;             //  a final task: a TASK DONE with its result (state,
                                     //  end, exit_code, signal, duration, truncated, out,
                                     //  err, reason), owned

@@ -26,6 +26,7 @@
 #include "drover_sqlbatch.h"
 #include "drover_eventpack.h"
 #include "drover_sqlbackup.h"
+#include "drover_taskrecord.h"
 #include <sqlite3.h>
 
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
@@ -41,7 +42,7 @@
 //  the submit's devices, ?45 the attempt's device indices (assigned).
 typedef enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
-    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD, S_REPLAY, S_COUNT_FINAL,
+    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD_FINAL, S_LOAD_LIVE, S_REPLAY, S_COUNT_FINAL,
     S_PRUNE_OLDEST, S_PRUNE_AGED, S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_READ_TASK,
     S_STATEMENTS
 } drover_sqlite_statement_t;
@@ -54,6 +55,7 @@ struct _drover_sqlite_t {
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
     int upgrade;                    //  the file's format to upgrade (1 to 5), 0 if current
+    bool records;                   //  loads hand plain QUEUED tasks as records
 };
 
 #define S_FORMAT        "drover-state 6"    //  meta 'format': what this code reads and writes
@@ -184,8 +186,12 @@ s_sql [S_STATEMENTS] = {
     //  The oldest final task load keeps: the max_final'th newest
     [S_LOAD_CUT]        = "SELECT ended, id FROM tasks WHERE " S_FINAL
                           " ORDER BY ended DESC, id DESC LIMIT 1 OFFSET ?1",
-    [S_LOAD]            = "SELECT " S_TASK_COLUMNS " FROM tasks"
-                          " WHERE NOT (" S_FINAL ") OR (ended, id) >= (?1, ?2) ORDER BY id",
+    //  The final tasks kept, found by their index (ANALYZE never ran: the
+    //  planner would scan the table), then those not final, each by id
+    [S_LOAD_FINAL]      = "SELECT " S_TASK_COLUMNS " FROM tasks INDEXED BY tasks_final"
+                          " WHERE " S_FINAL " AND (ended, id) >= (?1, ?2) ORDER BY id",
+    [S_LOAD_LIVE]       = "SELECT " DROVER_SQLITE_LIVE_COLUMNS " FROM tasks"
+                          " WHERE NOT (" S_FINAL ") ORDER BY id",
     [S_READ_TASK]       = "SELECT " S_TASK_COLUMNS " FROM tasks WHERE id = ?1",
     //  From the events row holding since + 1 (or the first) on
     [S_REPLAY]          = "SELECT first_seq, count, data FROM events WHERE first_seq >="
@@ -1038,10 +1044,70 @@ s_column_blob (sqlite3_stmt *stmt, int column, size_t *size)
     return copy;
 }
 
-//  Make a change (task.restored) from a row of S_LOAD; NULL if the row
-//  breaks a limit (the file is damaged)
+//  Copy text (NULL: "") into a buffer of size bytes, cut to fit: a million
+//  rows make snprintf's formatting worth avoiding
+static void
+s_copy_text (char *buffer, size_t size, const char *text)
+{
+    size_t length = text? strnlen (text, size - 1): 0;
+    memcpy (buffer, text? text: "", length);
+    buffer [length] = 0;
+}
+
+//  The topic of a change that puts back a kept task
+#define S_RESTORED      "task.restored"
+_Static_assert (sizeof S_RESTORED <= sizeof ((drover_change_t *) 0)->topic, "topic too long");
+
+//  Tell whether a row is a plain QUEUED task: no workflow, array, service,
+//  affinity, begin, retry delay nor devices assigned, which its record
+//  alone can put back
+static bool
+s_plain (sqlite3_stmt *stmt)
+{
+    const char *service = (const char *) sqlite3_column_text (stmt, 30);
+    const char *affinity = (const char *) sqlite3_column_text (stmt, 32);
+    const char *assigned = (const char *) sqlite3_column_text (stmt, 43);
+    return sqlite3_column_int (stmt, 2) == DROVER_TASK_QUEUED
+        && (!service || !*service) && (!affinity || !*affinity) && (!assigned || !*assigned)
+        && sqlite3_column_bytes (stmt, 33) == 0 && sqlite3_column_bytes (stmt, 37) == 0
+        && sqlite3_column_int64 (stmt, 34) == 0 && sqlite3_column_int64 (stmt, 35) == 0;
+}
+
+//  Make a plain task's record from its row, through scratch (a TASK SUBMIT
+//  reused row after row, left empty: a million rows made no 3 KB message
+//  each); NULL if its devices are not understood (the file is damaged)
+static drover_taskrecord_t *
+s_record (sqlite3_stmt *stmt, uint64_t id, drover_msg_t *scratch)
+{
+    scratch->key = (char *) sqlite3_column_text (stmt, 1);      //  borrowed: copied
+    scratch->priority = sqlite3_column_int (stmt, 9);
+    scratch->procs = (uint32_t) sqlite3_column_int64 (stmt, 10);
+    scratch->mem = (uint64_t) sqlite3_column_int64 (stmt, 11);
+    scratch->timeout = (uint32_t) sqlite3_column_int64 (stmt, 12);
+    scratch->retries = (uint32_t) sqlite3_column_int64 (stmt, 13);
+    scratch->flags = (uint32_t) sqlite3_column_int64 (stmt, 14);
+    drover_sqlbatch_labels_split (scratch, (const char *) sqlite3_column_text (stmt, 15));
+    scratch->body = (byte *) sqlite3_column_blob (stmt, 16);   //  borrowed: copied
+    scratch->body_size = (size_t) sqlite3_column_bytes (stmt, 16);
+    drover_taskrecord_t *record = NULL;
+    if (drover_sqlbatch_devices_unpack (scratch, (const char *) sqlite3_column_text (stmt, 42))
+        == 0)
+        record = drover_taskrecord_new (id, scratch);
+    scratch->key = NULL;
+    scratch->body = NULL;
+    scratch->body_size = 0;
+    for (uint32_t index = 0; index < scratch->nlabels; index++)
+        zstr_free (&scratch->labels [index]);
+    scratch->nlabels = 0;
+    scratch->ndevices = 0;
+    return record;
+}
+
+//  Make a change (task.restored) from a row of S_LOAD_FINAL or S_LOAD_LIVE; NULL if the row
+//  breaks a limit (the file is damaged). With scratch, a plain QUEUED task
+//  comes as its record (s_record) rather than a TASK SUBMIT.
 static drover_change_t *
-s_restored (sqlite3_stmt *stmt)
+s_restored (sqlite3_stmt *stmt, drover_msg_t *scratch)
 {
     uint64_t id = (uint64_t) sqlite3_column_int64 (stmt, 0);
     const char *key = (const char *) sqlite3_column_text (stmt, 1);
@@ -1058,11 +1124,15 @@ s_restored (sqlite3_stmt *stmt)
     ||  sqlite3_column_int (stmt, 38) < 0 || sqlite3_column_int (stmt, 38) > DROVER_WAITS_MAX
     ||  sqlite3_column_bytes (stmt, 43) > DROVER_MSG_MAX)
         return NULL;
-    drover_change_t *change = drover_change_new ("task.restored", id);
+    //  As drover_change_new would, without its formatting and clock, a
+    //  million times over: the time is the row's (queued_at)
+    drover_change_t *change = (drover_change_t *) zmalloc (sizeof (drover_change_t));
+    memcpy (change->topic, S_RESTORED, sizeof S_RESTORED);
+    change->task = id;
     change->state = (uint8_t) state;
     change->attempt = (uint32_t) sqlite3_column_int64 (stmt, 3);
     if (worker)
-        snprintf (change->worker, sizeof change->worker, "%s", worker);
+        s_copy_text (change->worker, sizeof change->worker, worker);
     change->retries_left = (uint32_t) sqlite3_column_int64 (stmt, 5);
     change->lost = (uint16_t) sqlite3_column_int (stmt, 6);
     change->time = (uint64_t) sqlite3_column_int64 (stmt, 7);
@@ -1071,6 +1141,18 @@ s_restored (sqlite3_stmt *stmt)
     change->offered_at = sqlite3_column_int64 (stmt, 26);
     change->started_at = sqlite3_column_int64 (stmt, 27);
     change->history = s_column_blob (stmt, 29, &change->history_size);
+    if (scratch && s_plain (stmt)) {
+        const char *owner = (const char *) sqlite3_column_text (stmt, 25);
+        s_copy_text (change->owner, sizeof change->owner, owner);
+        change->waits = (uint8_t) sqlite3_column_int (stmt, 38);
+        change->due_at = sqlite3_column_int64 (stmt, 39);
+        change->group = (uint64_t) sqlite3_column_int64 (stmt, 40);
+        change->made = (uint32_t) sqlite3_column_int64 (stmt, 41);
+        change->record = s_record (stmt, id, scratch);
+        if (!change->record)
+            drover_change_destroy (&change);
+        return change;
+    }
 
     drover_msg_t *submit = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     submit->task = id;
@@ -1084,10 +1166,10 @@ s_restored (sqlite3_stmt *stmt)
     drover_sqlbatch_labels_split (submit, labels);
     submit->body = s_column_blob (stmt, 16, &submit->body_size);
     const char *owner = (const char *) sqlite3_column_text (stmt, 25);
-    snprintf (submit->principal, sizeof submit->principal, "%s", owner? owner: "");
-    snprintf (change->owner, sizeof change->owner, "%s", owner? owner: "");
+    s_copy_text (submit->principal, sizeof submit->principal, owner);
+    s_copy_text (change->owner, sizeof change->owner, owner);
     const char *service = (const char *) sqlite3_column_text (stmt, 30);
-    snprintf (submit->service, sizeof submit->service, "%s", service? service: "");
+    s_copy_text (submit->service, sizeof submit->service, service);
     submit->slot = (uint32_t) sqlite3_column_int64 (stmt, 31);
     const char *affinity = (const char *) sqlite3_column_text (stmt, 32);
     submit->affinity = affinity && *affinity? strdup (affinity): NULL;
@@ -1117,7 +1199,7 @@ s_restored (sqlite3_stmt *stmt)
         done->task = id;
         done->state = (uint8_t) state;
         done->attempt = change->attempt;
-        snprintf (done->worker, sizeof done->worker, "%s", change->worker);
+        s_copy_text (done->worker, sizeof done->worker, change->worker);
         done->end = (uint8_t) sqlite3_column_int (stmt, 17);
         done->exit_code = sqlite3_column_int (stmt, 18);
         done->signal = sqlite3_column_int (stmt, 19);
@@ -1135,8 +1217,59 @@ s_restored (sqlite3_stmt *stmt)
     return change;
 }
 
-//  Load the kept tasks: those not final, and the newest max_final final
-//  ones (by when they ended), oldest id first
+//  Hand fn every row of the two load statements, bound and reset by the
+//  caller, merged by id: final (NULL if none wanted) and live. Returns the
+//  rows handed, or -1 with error set (a row out of bounds, or SQLite's
+//  error); stops early, not an error, when fn says so. scratch: see
+//  s_restored.
+static int64_t
+s_load_rows (drover_sqlite_t *self, sqlite3_stmt *final, sqlite3_stmt *live,
+             drover_msg_t *scratch, drover_store_task_fn *fn, void *arg, char *error,
+             size_t error_size)
+{
+    int final_rc = final? sqlite3_step (final): SQLITE_DONE;
+    int live_rc = sqlite3_step (live);
+    int64_t loaded = 0;
+    while (final_rc == SQLITE_ROW || live_rc == SQLITE_ROW) {
+        //  The lower id of the two rows at hand goes first
+        bool take_final = final_rc == SQLITE_ROW
+            && (live_rc != SQLITE_ROW
+            ||  sqlite3_column_int64 (final, 0) < sqlite3_column_int64 (live, 0));
+        sqlite3_stmt *stmt = take_final? final: live;
+        drover_change_t *change = s_restored (stmt, scratch);
+        if (!change) {
+            snprintf (error, error_size, "%s: damaged drover state (task %lld out of"
+                      " bounds): " S_WHAT_TO_DO, self->path, sqlite3_column_int64 (stmt, 0));
+            return -1;
+        }
+        int stop = fn (arg, &change);
+        drover_change_destroy (&change);
+        loaded++;
+        if (stop)
+            return loaded;
+        if (take_final)
+            final_rc = sqlite3_step (final);
+        else
+            live_rc = sqlite3_step (live);
+    }
+    if (final_rc != SQLITE_DONE || live_rc != SQLITE_DONE) {
+        s_set_error (error, error_size, self->path, self->db,
+                     final_rc != SQLITE_DONE? final_rc: live_rc);
+        return -1;
+    }
+    return loaded;
+}
+
+//  Plain QUEUED tasks come as records from the next loads
+void
+drover_sqlite_set_records (drover_sqlite_t *self, bool records)
+{
+    assert (self);
+    self->records = records;
+}
+
+//  Load the kept tasks: the newest max_final final ones (by when they
+//  ended), then those not final, each oldest id first
 int64_t
 drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_store_task_fn *fn,
                     void *arg, char *error, size_t error_size)
@@ -1159,33 +1292,25 @@ drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_store_task_f
             cut_ended = cut_id = -1;    //  fewer than max_final: all of them
         sqlite3_reset (stmt);
     }
-    int64_t loaded = 0;
+    //  Final and live rows merged by id: a task comes after its parents
+    //  and its group (lower ids), whatever their states
+    int64_t loaded = -1;
     if (rc == SQLITE_DONE) {
-        stmt = self->stmt [S_LOAD];
-        sqlite3_bind_int64 (stmt, 1, cut_ended);
-        sqlite3_bind_int64 (stmt, 2, cut_id);
-        while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
-            drover_change_t *change = s_restored (stmt);
-            if (!change) {
-                snprintf (error, error_size, "%s: damaged drover state (task %lld out of"
-                          " bounds): " S_WHAT_TO_DO, self->path, sqlite3_column_int64 (stmt, 0));
-                sqlite3_reset (stmt);
-                return -1;
-            }
-            int stop = fn (arg, &change);
-            drover_change_destroy (&change);
-            loaded++;
-            if (stop) {
-                rc = SQLITE_DONE;
-                break;
-            }
+        sqlite3_stmt *final = max_final > 0? self->stmt [S_LOAD_FINAL]: NULL;
+        if (final) {
+            sqlite3_bind_int64 (final, 1, cut_ended);
+            sqlite3_bind_int64 (final, 2, cut_id);
         }
-        sqlite3_reset (stmt);
+        drover_msg_t *scratch = self->records? drover_msg_new (DROVER_MSG_TASK_SUBMIT): NULL;
+        loaded = s_load_rows (self, final, self->stmt [S_LOAD_LIVE], scratch, fn, arg, error,
+                              error_size);
+        drover_msg_destroy (&scratch);
+        if (final)
+            sqlite3_reset (final);
+        sqlite3_reset (self->stmt [S_LOAD_LIVE]);
     }
-    if (rc != SQLITE_DONE) {
+    else
         s_set_error (error, error_size, self->path, self->db, rc);
-        return -1;
-    }
     return loaded;
 }
 
@@ -1200,7 +1325,7 @@ drover_sqlite_read_task (drover_sqlite_t *self, uint64_t id, drover_change_t **c
     int rc = sqlite3_step (stmt);
     int found = 0;
     if (rc == SQLITE_ROW) {
-        *change_p = s_restored (stmt);
+        *change_p = s_restored (stmt, NULL);
         if (*change_p)
             found = 1;
         else {

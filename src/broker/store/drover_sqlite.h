@@ -20,6 +20,18 @@
 
 #include "drover_store.h"
 
+//  The columns load reads for a task not final, in the order and at the
+//  positions of DROVER_SQLBATCH_TASK_COLUMNS, with a literal NULL for each
+//  column only a final task uses (its result): SQLite decodes a column
+//  read, not a literal, and a million rows pay for every one
+#define DROVER_SQLITE_LIVE_COLUMNS \
+    "id, key, state, attempt, worker, retries_left, lost, submitted, ended," \
+    " priority, procs, mem, timeout, retries, flags, labels, body," \
+    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, owner," \
+    " offered, started, NULL, history, service, slot, affinity," \
+    " \"after\", \"begin\", retry_delay, retry_max_delay, \"array\", waits, due, grp, made," \
+    " devices, assigned"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,6 +53,11 @@ void
 int
     drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t count,
                          const drover_store_meta_t *meta, char *error, size_t error_size);
+
+//  Hand plain QUEUED tasks to the next loads as records made here (a
+//  change's record, see drover_change.h) rather than as TASK SUBMITs
+void
+    drover_sqlite_set_records (drover_sqlite_t *self, bool records);
 
 //  Load the kept tasks (see drover_store_load)
 int64_t

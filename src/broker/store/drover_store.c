@@ -537,6 +537,15 @@ drover_store_apply (drover_store_t *self, drover_change_t **changes, size_t coun
     return 0;
 }
 
+//  Plain QUEUED tasks as records from the next loads, where SQLite keeps them
+void
+drover_store_set_records (drover_store_t *self, bool records)
+{
+    assert (self);
+    if (self->ops == &s_sqlite_ops)
+        drover_sqlite_set_records ((drover_sqlite_t *) self->handle, records);
+}
+
 //  Load every kept task that is not final, and the newest max_final final ones
 int64_t
 drover_store_load (drover_store_t *self, size_t max_final, drover_store_task_fn *fn,

@@ -170,6 +170,13 @@ int
     drover_store_apply (drover_store_t *self, drover_change_t **changes, size_t count,
                           char *error, size_t error_size);
 
+//  Ask the next loads to hand a plain QUEUED task (no workflow, array,
+//  service, affinity, begin nor retry delay) as its record (the change's
+//  record, see drover_change.h) rather than a TASK SUBMIT, where the
+//  backend can (SQLite): a restart's million tasks make no message each
+void
+    drover_store_set_records (drover_store_t *self, bool records);
+
 //  Load every kept task that is not final, and the newest max_final final
 //  ones (by when they ended), each as a change (topic "task.restored",
 //  state, attempt, worker, retries_left, lost, waits, due_at, group, made,

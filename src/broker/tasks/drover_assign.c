@@ -102,6 +102,7 @@ struct _drover_assign_t {
     zlistx_t *restored_deps;    //  ids of restored tasks with an after list, until LOADED
     zlistx_t *early;            //  s_early_t: waits for array elements not made yet
     bool loaded;                //  LOADED heard: a RESTORE now is a task read back
+    bool restored_groups;       //  an array or workflow was restored: LOADED walks the table
     uint64_t recalled;          //  finished tasks read back from the history (RESTORE
                                 //  after LOADED) for requests not yet answered: kept
                                 //  past keep-finished and the output budget meanwhile
@@ -689,7 +690,7 @@ s_element_body (const drover_taskrecord_t *array, uint32_t index, size_t *size_p
     snprintf (id, sizeof id, "DROVER_ARRAY_ID=%" PRIu64, array->id);
     snprintf (position, sizeof position, "DROVER_ARRAY_INDEX=%u", index);
     const char *entries [] = { id, position };
-    return drover_exec_body_with_env (array->data, array->body_size, entries, 2, size_p);
+    return drover_exec_body_with_env (drover_taskrecord_body (array), array->body_size, entries, 2, size_p);
 }
 
 //  Build a TASK SUBMIT from a record's fields (no key, no affinity)
@@ -699,9 +700,9 @@ s_submit_like (const drover_taskrecord_t *task, const byte *body, size_t body_si
     drover_msg_t *msg = drover_msg_new (DROVER_MSG_TASK_SUBMIT);
     msg->priority = task->priority;
     msg->procs = task->procs;
-    msg->mem = task->mem;
-    msg->timeout = task->timeout;
-    msg->retries = task->retries;
+    msg->mem = drover_taskrecord_mem (task);
+    msg->timeout = drover_taskrecord_timeout (task);
+    msg->retries = drover_taskrecord_retries (task);
     drover_msg_set_body (msg, body, body_size);
     const char *labels = drover_taskrecord_labels (task);
     while (*labels) {
@@ -925,7 +926,7 @@ s_retry (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
          const char *reason)
 {
     int64_t due;
-    uint32_t used = task->retries - task->retries_left;
+    uint32_t used = drover_taskrecord_retries (task) - task->retries_left;
     if (drover_flow_retry (self->flow, task->id, used, s_now (self), &due) == DROVER_FLOW_QUEUE) {
         s_requeue (self, task, worker, reason);
         return;
@@ -941,8 +942,8 @@ s_retry (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
     gmtime_r (&seconds, &tm);
     char when [32];
     strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf (text, sizeof text, "attempt %u of %u at %s", task->attempt + 1, task->retries + 1,
-              when);
+    snprintf (text, sizeof text, "attempt %u of %u at %s", task->attempt + 1,
+              drover_taskrecord_retries (task) + 1, when);
     drover_taskactions_event (self->actions, task, "task.retrying", text);
 }
 
@@ -1594,7 +1595,7 @@ drover_assign_worker_up (drover_assign_t *self, const char *worker_id,
                 drover_action_t *placed = drover_taskactions_add (self->actions,
                                                                   DROVER_ACTION_PLACED, task);
                 placed->procs = task->procs;
-                placed->mem = task->mem;
+                placed->mem = drover_taskrecord_mem (task);
                 placed->labels = drover_taskrecord_labels (task);
                 placed->devices = drover_taskrecord_devices (task);
                 placed->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
@@ -2007,6 +2008,7 @@ s_restore_group (drover_assign_t *self, drover_taskrecord_t *task, const drover_
                                                workflow? spec->limit: spec->count, spec->count,
                                                workflow? NULL: spec);
     group->started = workflow || change->waits == DROVER_WAITS_GROUP;
+    self->restored_groups = true;
     if (workflow)
         group->made = group->members;
     if (self->next_id <= task->id + spec->count)
@@ -2071,6 +2073,10 @@ s_restore_flow (drover_assign_t *self, drover_taskrecord_t *task, const drover_c
 static void
 s_loaded_flow (drover_assign_t *self)
 {
+    if (!self->restored_groups) {
+        s_decide (self);        //  no group to walk the table for (a million tasks)
+        return;
+    }
     drover_groups_t *groups = drover_flow_groups (self->flow);
     for (size_t slot = 0; slot < drover_idhash_slots (self->tasks); slot++) {
         drover_taskrecord_t *task = (drover_taskrecord_t *) drover_idhash_slot (self->tasks, slot);
@@ -2100,11 +2106,13 @@ s_loaded_flow (drover_assign_t *self)
 //  LOADED only a final task is taken: one the store read back from its
 //  history for a request (RECALL), kept until drover_assign_recalled.
 int
-drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
+drover_assign_restore (drover_assign_t *self, drover_change_t *change)
 {
     assert (self && change);
     s_begin (self);
-    if (!change->submit || !change->task || change->state >= DROVER_TASK_UNKNOWN
+    if (!(change->submit || (change->record && change->record->id == change->task
+                              && change->state == DROVER_TASK_QUEUED))
+    ||  !change->task || change->state >= DROVER_TASK_UNKNOWN
     ||  s_lookup (self, change->task))
         return -1;
     bool final = change->state >= DROVER_TASK_SUCCEEDED;
@@ -2113,7 +2121,15 @@ drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
     bool placed = change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING;
     if ((final && !change->done) || (placed && !drover_id_valid (change->worker)))
         return -1;
-    drover_taskrecord_t *task = s_new_record (self, change->task, change->submit);
+    drover_taskrecord_t *task = NULL;
+    if (change->record) {
+        //  Made by the store: taken as it is (a plain QUEUED task)
+        task = change->record;
+        change->record = NULL;
+        task->owner = drover_owners_index (self->owners, change->owner);
+    }
+    else
+        task = s_new_record (self, change->task, change->submit);
     task->attempt = change->attempt;
     task->retries_left = change->retries_left;
     task->lost = change->lost;
@@ -2174,7 +2190,15 @@ drover_assign_restore (drover_assign_t *self, const drover_change_t *change)
         task->restored = true;
     }
     else
+    if (change->submit)
         s_restore_flow (self, task, change);
+    else
+    if ((change->waits == DROVER_WAITS_BEGIN || change->waits == DROVER_WAITS_RETRY)
+    &&  change->due_at)
+        drover_waiting_add (drover_flow_waiting (self->flow), task->id, change->waits,
+                            change->due_at);
+    else
+        drover_taskactions_queue (self->actions, task);     //  as s_restore_flow would
     return 0;
 }
 
@@ -2302,7 +2326,8 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
         return code;
     //  Not bounded by max-queued: the services' definitions bound replicas
     drover_taskrecord_t *task = s_new_record (self, self->next_id++, msg);
-    task->retries_left = task->retries = 0;
+    task->retries_left = 0;
+    drover_taskrecord_clear_retries (task);
     s_insert (self, task);
     self->queued_bytes += drover_taskrecord_bytes (task);
     drover_taskactions_event (self->actions, task, "task.queued", NULL);
@@ -2315,7 +2340,7 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
     drover_assign_assign (self, task->id, worker, now);
     drover_action_t *placed = drover_taskactions_add (self->actions, DROVER_ACTION_PLACED, task);
     placed->procs = task->procs;
-    placed->mem = task->mem;
+    placed->mem = drover_taskrecord_mem (task);
     placed->labels = drover_taskrecord_labels (task);
     placed->devices = drover_taskrecord_devices (task);
     placed->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
@@ -2357,7 +2382,7 @@ drover_assign_submit_of (drover_assign_t *self, uint64_t id)
     drover_taskrecord_t *task = s_lookup (self, id);
     if (!task)
         return NULL;
-    drover_msg_t *msg = s_submit_like (task, task->data, task->body_size);
+    drover_msg_t *msg = s_submit_like (task, drover_taskrecord_body (task), task->body_size);
     size_t count;
     const drover_after_t *after = drover_deps_parents (drover_flow_deps (self->flow), id, &count);
     if (count) {
@@ -2427,6 +2452,6 @@ drover_assign_explain_held (drover_assign_t *self, uint64_t id, drover_msg_t *re
     assert (self && reply);
     s_begin (self);
     drover_taskrecord_t *task = s_lookup (self, id);
-    return task && drover_flowview_explain (self->flow, id, task->attempt + 1, task->retries + 1,
-                                            reply, s_state_of, self);
+    return task && drover_flowview_explain (self->flow, id, task->attempt + 1,
+                                            drover_taskrecord_retries (task) + 1, reply, s_state_of, self);
 }

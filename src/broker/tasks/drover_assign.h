@@ -251,13 +251,14 @@ void
     drover_assign_recalled (drover_assign_t *self, uint64_t count);
 
 //  RESTORE from the store: put back a task it kept, as it was (change: its
-//  state, attempt, worker, budgets; the submit attached, the done attached
-//  if final). A QUEUED task is queued again; an ASSIGNED or RUNNING one
+//  state, attempt, worker, budgets; the submit attached, or for a plain
+//  QUEUED task its record, taken from the change; the done attached if
+//  final). A QUEUED task is queued again; an ASSIGNED or RUNNING one
 //  waits on its worker (not up until its UP) for the end of the grace; a
 //  final one is kept among the finished. Says no event: the store has it.
 //  Returns 0, or -1 if the change is not a task or its id is held (ignored).
 int
-    drover_assign_restore (drover_assign_t *self, const drover_change_t *change);
+    drover_assign_restore (drover_assign_t *self, drover_change_t *change);
 
 //  UNSAVED from the store: the task's submit could not be saved and was
 //  refused (507): forget it as if it never came (its attempt is stopped,

@@ -149,7 +149,7 @@ drover_taskactions_queue (drover_taskactions_t *self, const drover_taskrecord_t 
     drover_action_t *action = drover_taskactions_add (self, DROVER_ACTION_QUEUE, task);
     action->priority = task->priority;
     action->procs = task->procs;
-    action->mem = task->mem;
+    action->mem = drover_taskrecord_mem (task);
     action->labels = drover_taskrecord_labels (task);
     action->devices = drover_taskrecord_devices (task);
     action->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
@@ -164,9 +164,9 @@ drover_taskactions_offer (drover_taskactions_t *self, const drover_taskrecord_t 
     s_route (offer, task->worker->route, task->worker->route_size);
     offer->priority = task->priority;
     offer->procs = task->procs;
-    offer->mem = task->mem;
-    offer->timeout = task->timeout;
-    offer->body = task->data;
+    offer->mem = drover_taskrecord_mem (task);
+    offer->timeout = drover_taskrecord_timeout (task);
+    offer->body = drover_taskrecord_body (task);
     offer->body_size = task->body_size;
     offer->devices = drover_taskrecord_devices (task);
 }

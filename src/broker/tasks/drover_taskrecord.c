@@ -13,6 +13,48 @@ _Static_assert (DROVER_BODY_MAX < (1 << 22), "body_size needs more bits");
 _Static_assert (DROVER_TASK_UNKNOWN <= 7, "state needs more bits");
 //  drover_idhash finds a task by the id it begins with
 _Static_assert (offsetof (drover_taskrecord_t, id) == 0, "a task must begin with its id");
+//  With a 100-byte command's body (106 bytes), a record fits in 192 bytes
+_Static_assert (offsetof (drover_taskrecord_t, data) + 106 <= 192,
+                "a queued task's record no longer fits jemalloc's 192-byte class");
+
+//  The submit fields a task rarely sets, at the head of data if it does
+typedef struct {
+    uint64_t mem;               //  bytes demanded
+    uint32_t timeout;           //  msec, 0 = none
+    uint32_t retries;           //  retries asked at submit
+} s_extra_t;
+
+//  Read the rare fields (all 0 if the task has none); data is not aligned
+static s_extra_t
+s_extra (const drover_taskrecord_t *self)
+{
+    s_extra_t extra = { 0 };
+    if (self->has_extra)
+        memcpy (&extra, self->data, sizeof extra);
+    return extra;
+}
+
+//  Where the body begins, past the rare fields if any
+static const char *
+s_tail (const drover_taskrecord_t *self)
+{
+    return (const char *) self->data + (self->has_extra? sizeof (s_extra_t): 0);
+}
+
+//  Bytes past the body's start: the body, labels, key and devices
+static size_t
+s_bytes (const drover_taskrecord_t *self)
+{
+    const char *tail = s_tail (self);
+    size_t size = self->body_size;
+    if (self->has_labels)
+        size += strlen (tail + self->body_size) + 1;
+    if (self->has_key)
+        size += strlen (tail + size) + 1;
+    if (self->has_devices)
+        size += strlen (tail + size) + 1;
+    return size;
+}
 
 
 //  Check a submit's fields. Returns 200 or an error code with a reason.
@@ -72,24 +114,27 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
     char devices [DROVER_DEVICELIST_TEXT_MAX];
     drover_devicelist_format (msg->devices, msg->ndevices, devices);
     size_t devices_size = *devices? strlen (devices) + 1: 0;
+    s_extra_t extra = { msg->mem, msg->timeout, msg->retries };
+    bool has_extra = extra.mem || extra.timeout || extra.retries;
+    size_t extra_size = has_extra? sizeof extra: 0;
     drover_taskrecord_t *self = (drover_taskrecord_t *)
-        malloc (fields + msg->body_size + drover_taskrecord_labels_size (msg) + key_size
-                + devices_size);
+        malloc (fields + extra_size + msg->body_size + drover_taskrecord_labels_size (msg)
+                + key_size + devices_size);
     assert (self);
     memset (self, 0, fields);
     self->id = id;
-    self->mem = msg->mem;
     self->priority = msg->priority;
     self->procs = msg->procs;
-    self->timeout = msg->timeout;
     self->retries_left = msg->retries;
-    self->retries = msg->retries;
     self->body_size = (uint32_t) msg->body_size;
     self->state = DROVER_TASK_QUEUED;
     self->replica = msg->service [0] != 0;
-    memcpy (self->data, msg->body, msg->body_size);
+    self->has_extra = has_extra;
+    if (has_extra)
+        memcpy (self->data, &extra, sizeof extra);
+    memcpy ((char *) s_tail (self), msg->body, msg->body_size);
     if (msg->nlabels) {
-        char *labels = (char *) self->data + self->body_size;
+        char *labels = (char *) s_tail (self) + self->body_size;
         for (uint32_t index = 0; index < msg->nlabels; index++) {
             size_t length = strlen (msg->labels [index]);
             memcpy (labels, msg->labels [index], length);
@@ -99,11 +144,12 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
         self->has_labels = true;
     }
     if (key_size) {
-        memcpy (self->data + drover_taskrecord_bytes (self), msg->key, key_size);
+        memcpy ((char *) s_tail (self) + s_bytes (self), msg->key, key_size);
         self->has_key = true;
     }
     if (devices_size) {
-        memcpy (self->data + drover_taskrecord_bytes (self), devices, devices_size);
+        memcpy ((char *) s_tail (self) + s_bytes (self), devices,
+                devices_size);
         self->has_devices = true;
     }
     self->preemptible = (msg->flags & DROVER_SUBMIT_PREEMPTIBLE) != 0;
@@ -137,19 +183,57 @@ drover_taskrecord_final (const drover_taskrecord_t *self)
         || self->state == DROVER_TASK_CANCELLED;
 }
 
-//  Bytes past the fields: the body, and the labels
+//  Bytes of body, labels, key and devices (what max-queued-bytes counts;
+//  not the rare fields, which are the record's own)
 size_t
 drover_taskrecord_bytes (const drover_taskrecord_t *self)
 {
     assert (self);
-    size_t size = self->body_size;
-    if (self->has_labels)
-        size += strlen ((const char *) self->data + self->body_size) + 1;
-    if (self->has_key)
-        size += strlen ((const char *) self->data + size) + 1;
-    if (self->has_devices)
-        size += strlen ((const char *) self->data + size) + 1;
-    return size;
+    return s_bytes (self);
+}
+
+//  The exec body
+const byte *
+drover_taskrecord_body (const drover_taskrecord_t *self)
+{
+    assert (self);
+    return (const byte *) s_tail (self);
+}
+
+//  The bytes of memory demanded
+uint64_t
+drover_taskrecord_mem (const drover_taskrecord_t *self)
+{
+    assert (self);
+    return s_extra (self).mem;
+}
+
+//  The timeout, msec
+uint32_t
+drover_taskrecord_timeout (const drover_taskrecord_t *self)
+{
+    assert (self);
+    return s_extra (self).timeout;
+}
+
+//  The retries asked at submit
+uint32_t
+drover_taskrecord_retries (const drover_taskrecord_t *self)
+{
+    assert (self);
+    return s_extra (self).retries;
+}
+
+//  No retries asked: the rare fields say 0 (they stay, at their place)
+void
+drover_taskrecord_clear_retries (drover_taskrecord_t *self)
+{
+    assert (self);
+    if (self->has_extra) {
+        s_extra_t extra = s_extra (self);
+        extra.retries = 0;
+        memcpy (self->data, &extra, sizeof extra);
+    }
 }
 
 //  The device demand, or ""
@@ -159,12 +243,13 @@ drover_taskrecord_devices (const drover_taskrecord_t *self)
     assert (self);
     if (!self->has_devices)
         return "";
+    const char *tail = s_tail (self);
     size_t at = self->body_size;
     if (self->has_labels)
-        at += strlen ((const char *) self->data + at) + 1;
+        at += strlen (tail + at) + 1;
     if (self->has_key)
-        at += strlen ((const char *) self->data + at) + 1;
-    return (const char *) self->data + at;
+        at += strlen (tail + at) + 1;
+    return tail + at;
 }
 
 //  The submit key, or NULL
@@ -174,10 +259,11 @@ drover_taskrecord_key (const drover_taskrecord_t *self)
     assert (self);
     if (!self->has_key)
         return NULL;
+    const char *tail = s_tail (self);
     size_t at = self->body_size;
     if (self->has_labels)
-        at += strlen ((const char *) self->data + at) + 1;
-    return (const char *) self->data + at;
+        at += strlen (tail + at) + 1;
+    return tail + at;
 }
 
 //  The labels, or ""
@@ -185,7 +271,7 @@ const char *
 drover_taskrecord_labels (const drover_taskrecord_t *self)
 {
     assert (self);
-    return self->has_labels? (const char *) self->data + self->body_size: "";
+    return self->has_labels? s_tail (self) + self->body_size: "";
 }
 
 //  The worker of the current attempt, else of the last one, else ""
@@ -207,7 +293,7 @@ s_summary (const drover_taskrecord_t *self, drover_exec_t *exec)
     char text [DROVER_ASSIGN_SUMMARY_MAX + 1] = "";
     size_t length = 0;
     const char *error;
-    if (drover_exec_decode (exec, self->data, self->body_size, &error) == 0)
+    if (drover_exec_decode (exec, drover_taskrecord_body (self), self->body_size, &error) == 0)
         for (uint32_t arg = 0; arg < exec->argc && length < DROVER_ASSIGN_SUMMARY_MAX; arg++) {
             if (arg)
                 text [length++] = ' ';
@@ -256,7 +342,7 @@ static void
 s_command (const drover_taskrecord_t *task, drover_exec_t *exec, drover_taskinfo_t *info)
 {
     const char *error;
-    if (drover_exec_decode (exec, task->data, task->body_size, &error))
+    if (drover_exec_decode (exec, drover_taskrecord_body (task), task->body_size, &error))
         return;                 //  validated at submit: not expected
     info->argv = (char **) zmalloc ((exec->argc + 1) * sizeof (char *));
     for (uint32_t arg = 0; arg < exec->argc; arg++)
@@ -308,9 +394,10 @@ drover_taskrecord_info (const drover_taskrecord_t *self, const drover_taskhistor
     snprintf (info->owner, sizeof info->owner, "%s", owner);
     info->priority = self->priority;
     info->procs = self->procs;
-    info->mem = self->mem;
-    info->timeout = self->timeout;
-    info->retries = self->retries;
+    s_extra_t extra = s_extra (self);
+    info->mem = extra.mem;
+    info->timeout = extra.timeout;
+    info->retries = extra.retries;
     info->retries_left = self->retries_left;
     info->lost = self->lost;
     s_labels (self, info);

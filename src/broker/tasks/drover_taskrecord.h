@@ -30,7 +30,11 @@ typedef struct _drover_taskworker_t drover_taskworker_t;
 typedef struct _drover_taskrecord_t drover_taskrecord_t;
 
 //  One task; body and labels follow the fields in the same allocation,
-//  which is sized to end exactly there (offsetof data, not sizeof)
+//  which is sized to end exactly there (offsetof data, not sizeof). A
+//  million queued tasks are a million of these: with a 100-byte command
+//  the fields and body fit in jemalloc's 192-byte class, so the fields a
+//  submit rarely sets (mem, timeout, retries) are kept in data, only by
+//  the tasks that set them, and read through their functions.
 struct _drover_taskrecord_t {
     uint64_t id;                //  task id, from 1
     drover_taskworker_t *worker;    //  worker of the current attempt while ASSIGNED/RUNNING
@@ -38,7 +42,6 @@ struct _drover_taskrecord_t {
         drover_waitlist_t *waiters;     //  while live: waiters past the first, or NULL
         drover_taskresult_t *result;    //  once final: the last result
     };
-    uint64_t mem;               //  bytes demanded
     int64_t queued_at;          //  wall clock, msec since the epoch: submitted (0: unknown)
     int64_t offered_at;         //  wall clock: the current attempt offered, 0 if none
     int64_t started_at;         //  wall clock: the current attempt STARTED (or its RESULT
@@ -46,7 +49,6 @@ struct _drover_taskrecord_t {
     drover_waiter_t waiter;     //  first waiter (route 0: none), while live
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded
-    uint32_t timeout;           //  msec, 0 = none
     uint32_t retries_left;      //  own failures still allowed before FAILED
     uint32_t attempt;           //  current attempt, 0 if never assigned
     uint32_t worker_slot;       //  index in worker->tasks
@@ -62,13 +64,15 @@ struct _drover_taskrecord_t {
                                 //  requeued, an attempt that ends with its worker ends it
     uint16_t lost;              //  workers lost with the task so far (lost-retries)
     uint16_t owner;             //  its owner's index in the table's drover_owners (0: "")
-    uint32_t retries;           //  retries asked at submit
     uint8_t has_devices : 1;    //  a device demand follows the key (level 4)
     uint8_t preemptible : 1;    //  submitted DROVER_SUBMIT_PREEMPTIBLE (level 4)
     uint8_t preempting : 1;     //  its attempt is being stopped to make room for another:
                                 //  its RESULT queues it again, retries untouched
-    byte data [];               //  body, then labels "\n"-joined and NUL-ended, then key
-                                //  NUL-ended, then devices ("gpu=2,fpga=1") NUL-ended
+    uint8_t has_extra : 1;      //  data begins with the rare submit fields (a mem,
+                                //  timeout or retries other than 0): drover_taskrecord_mem
+    byte data [];               //  the rare submit fields if has_extra, then body, then
+                                //  labels "\n"-joined and NUL-ended, then key NUL-ended,
+                                //  then devices ("gpu=2,fpga=1") NUL-ended
 };
 
 //  Check a TASK SUBMIT's fields. Returns 200, or the ERROR code (400, 413)
@@ -94,9 +98,29 @@ void
 bool
     drover_taskrecord_final (const drover_taskrecord_t *self);
 
-//  Return the bytes the record holds past its fields: body and labels
+//  Return the bytes of body, labels, key and devices the record holds
 size_t
     drover_taskrecord_bytes (const drover_taskrecord_t *self);
+
+//  Return the exec body, body_size bytes (borrowed)
+const byte *
+    drover_taskrecord_body (const drover_taskrecord_t *self);
+
+//  Return the bytes of memory demanded (0: none)
+uint64_t
+    drover_taskrecord_mem (const drover_taskrecord_t *self);
+
+//  Return the timeout in msec (0: none)
+uint32_t
+    drover_taskrecord_timeout (const drover_taskrecord_t *self);
+
+//  Return the retries asked at submit
+uint32_t
+    drover_taskrecord_retries (const drover_taskrecord_t *self);
+
+//  Set the retries asked to 0 (a replica is never retried)
+void
+    drover_taskrecord_clear_retries (drover_taskrecord_t *self);
 
 //  Return the submit key, or NULL if none (borrowed)
 const char *
