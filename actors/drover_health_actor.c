@@ -157,6 +157,27 @@ s_worker_lost (self_t *self, const char *id, const char *reason)
     }
 }
 
+//  Return the msec of silence after which a worker is LOST: lost-after
+//  times the heartbeats of the broker's setting its interval spans
+static uint64_t
+s_lost_span (self_t *self, s_worker_t *worker)
+{
+    return (uint64_t) drover_health_lost_after (self->liveness)
+         * drover_health_scale (self->liveness, worker->id);
+}
+
+//  Tell schedq a registered worker's interval and lost span again (they
+//  changed without an UP): a STATS with them, in this turn's outbox so it
+//  keeps its order with UP and LOST
+static void
+s_say_pace (self_t *self, s_worker_t *worker)
+{
+    zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
+    drover_outbox_say (self->outbox, "ssf48", "STATS", worker->id, stats, worker->interval,
+                       s_lost_span (self, worker));
+    zframe_destroy (&stats);
+}
+
 //  Say UP for a worker, from its HELLO
 static void
 s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
@@ -175,9 +196,10 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
     memcpy (sorted, hello->devices, ndevices * sizeof (drover_device_t));
     drover_devicelist_sort (sorted, ndevices);
     drover_devicelist_format (sorted, ndevices, devices);
-    drover_outbox_say (self->outbox, "ssf848sf4ss", "UP", worker->id, worker->route, worker->epoch,
-                hello->procs, hello->mem, labels, running, (uint32_t) drover_msg_level (hello),
-                hello->release, devices);
+    drover_outbox_say (self->outbox, "ssf848sf4ss48", "UP", worker->id, worker->route,
+                worker->epoch, hello->procs, hello->mem, labels, running,
+                (uint32_t) drover_msg_level (hello), hello->release, devices, worker->interval,
+                s_lost_span (self, worker));
     zframe_destroy (&running);
     zstr_free (&labels);
     zhashx_delete (self->lost, worker->id);
@@ -296,10 +318,16 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     }
     //  Its interval for the fleet as it is now (itself counted), and a
     //  silence allowed as many times lost-after as heartbeats it spans
+    uint32_t interval = worker->interval;
+    uint32_t scale = drover_health_scale (self->liveness, worker->id);
     worker->interval = drover_health_interval (self->heartbeat, self->rate,
                                                zhashx_size (self->workers));
     drover_health_observe_scaled (self->liveness, worker->id, zclock_mono (),
                                   worker->interval / self->heartbeat);
+    //  A HELLO again that changes them says so to WORKER LIST (an UP does)
+    if (!say_up && (interval != worker->interval
+                    || scale != drover_health_scale (self->liveness, worker->id)))
+        s_say_pace (self, worker);
     //  WELCOME goes out before UP, so it reaches the worker before any offer
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->seq = hello->seq;
@@ -466,7 +494,13 @@ s_handle_command (void *arg, zmsg_t *msg)
         //  of the heartbeat interval (DROVER_HOLD_MAX at most)
         self->hold = self->heartbeat / 4 < DROVER_HOLD_MAX? (int) self->heartbeat / 4
                                                           : DROVER_HOLD_MAX;
+        uint32_t lost_after = drover_health_lost_after (self->liveness);
         drover_health_set_lost_after (self->liveness, (uint32_t) drover_actor_pop_number (msg));
+        //  Every worker's lost span changed with it: WORKER LIST says it
+        if (lost_after != drover_health_lost_after (self->liveness))
+            for (s_worker_t *worker = (s_worker_t *) zhashx_first (self->workers); worker;
+                 worker = (s_worker_t *) zhashx_next (self->workers))
+                s_say_pace (self, worker);
         self->max_workers = (uint32_t) drover_actor_pop_number (msg);
         self->rate = (uint32_t) drover_actor_pop_number (msg);
         s_grace_begin (self, (uint32_t) drover_actor_pop_number (msg));

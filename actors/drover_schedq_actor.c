@@ -68,6 +68,8 @@ typedef struct {
     uint64_t last_task;         //  the last task placed on it, 0 none (for the pool)
     bool retired;               //  the pool retired it: no new work, not in the admin book
     bool retired_said;          //  RETIRED said since
+    uint32_t heartbeat;         //  msec between heartbeats its WELCOME told, 0 unknown
+    uint64_t lost_after;        //  msec of silence before health says LOST, 0 unknown
 } s_worker_t;
 
 typedef struct {
@@ -268,6 +270,9 @@ s_handle_up (self_t *self, zmsg_t *msg)
     uint16_t level = (uint16_t) drover_actor_pop_number (msg);
     char *release = drover_actor_pop_string (msg);
     char *devices = zmsg_size (msg)? drover_actor_pop_string (msg): NULL;
+    //  Its heartbeat interval and lost span, for WORKER LIST (0: not said)
+    uint32_t heartbeat = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
+    uint64_t lost_after = zmsg_size (msg)? drover_actor_pop_number (msg): 0;
     int rc = drover_schedq_add_worker (self->sched, worker, procs, mem, labels);
     if (drover_schedq_set_devices (self->sched, worker, devices))
         zsys_warning ("schedq: worker=%s devices \"%s\" not a device list: none counted",
@@ -291,6 +296,8 @@ s_handle_up (self_t *self, zmsg_t *msg)
     zframe_destroy (&entry->route);
     entry->route = route;
     entry->level = level;
+    entry->heartbeat = heartbeat;
+    entry->lost_after = lost_after;
     snprintf (entry->release, sizeof entry->release, "%s", release);
     zstr_free (&release);
     zstr_free (&entry->labels);
@@ -373,7 +380,8 @@ s_handle_probation (self_t *self, zmsg_t *msg, bool probation)
     zstr_free (&worker);
 }
 
-//  STATS: keep the last stats for WORKER TABLE
+//  STATS: keep the last stats for WORKER TABLE, and the heartbeat
+//  interval and lost span when health says them again
 static void
 s_handle_stats (self_t *self, zmsg_t *msg)
 {
@@ -386,6 +394,15 @@ s_handle_stats (self_t *self, zmsg_t *msg)
         drover_schedq_set_stats (self->sched, worker, &stats);
     }
     zframe_destroy (&frame);
+    if (zmsg_size (msg) >= 2) {
+        uint32_t heartbeat = (uint32_t) drover_actor_pop_number (msg);
+        uint64_t lost_after = drover_actor_pop_number (msg);
+        s_worker_t *entry = (s_worker_t *) zhashx_lookup (self->workers, worker);
+        if (entry) {
+            entry->heartbeat = heartbeat;
+            entry->lost_after = lost_after;
+        }
+    }
     zstr_free (&worker);
 }
 
@@ -684,6 +701,8 @@ s_fill_row (self_t *self, drover_worker_row_t *row, drover_schedq_view_t *view)
     s_worker_t *worker = (s_worker_t *) zhashx_lookup (self->workers, view->id);
     row->since = worker? worker->since: 0;
     row->level = worker? worker->level: 0;
+    row->heartbeat = worker? worker->heartbeat: 0;
+    row->lost_after = worker? worker->lost_after: 0;
     if (worker)
         snprintf (row->release, sizeof row->release, "%s", worker->release);
     size += s_fill_admin (self, row);

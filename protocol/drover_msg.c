@@ -164,10 +164,18 @@ drover_msg_level (const drover_msg_t *self)
     return level > self->implied? level: self->implied;
 }
 
-//  The newest level that changed a field or a value of a message older
-//  than itself (PROTOCOL.md §12.2): level 5 only added messages, so a
-//  level-4 peer takes every message of its level as it is, not re-encoded
-#define S_LAST_LAYOUT   4
+//  True if a level after level changed a field or a value of message id
+//  (PROTOCOL.md §12.2), so a peer of level must have it re-encoded: levels
+//  2..4 changed many messages, level 5 only added messages, level 6 only
+//  appended two elements to a WORKER TABLE row. A peer of level 4 or 5
+//  takes every other message as it is, not re-encoded.
+static bool
+s_layout_changed_since (int id, int level)
+{
+    if (level < 4)
+        return true;
+    return level < 6 && id == DROVER_MSG_WORKER_TABLE;
+}
 
 //  Fit an encoded message to a peer of level: as it is when that peer
 //  knows all of it, else re-encoded with that level's fields and values.
@@ -183,8 +191,8 @@ drover_msg_fit (zframe_t **payload_p, int level)
     int id = drover_msg_peek (zframe_data (*payload_p), zframe_size (*payload_p), &seq);
     if (drover_msg_id_level (id) > level || id == 0)
         return -1;
-    if (level >= S_LAST_LAYOUT)
-        return 0;               //  a later level only added messages: as it is
+    if (!s_layout_changed_since (id, level))
+        return 0;               //  later levels did not change it: as it is
     drover_msg_t *msg = drover_msg_new (0);
     zframe_t *fitted = NULL;
     if (drover_msg_decode (msg, zframe_data (*payload_p), zframe_size (*payload_p)) == 0)

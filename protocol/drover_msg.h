@@ -38,7 +38,7 @@ extern "C" {
 //  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-#define DROVER_MSG_LEVEL        5       //  the level this codec speaks
+#define DROVER_MSG_LEVEL        6       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
 //  DROVER_RELEASE, drover's release: drover_release.h, generated from
 //  CMakeLists.txt's project VERSION
@@ -274,6 +274,8 @@ typedef struct {
     char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
     char *devices;                  //  its devices, "gpu=4,fpga=1" (level 4), owned, or NULL
     char *devices_used;             //  of them, held by its tasks now, "gpu=1", owned, or NULL
+    uint32_t heartbeat;             //  msec between heartbeats its WELCOME told (level 6), 0 unknown
+    uint64_t lost_after;            //  msec of silence before it is LOST (level 6), 0 unknown
 } drover_worker_row_t;
 
 //  What a TASK EXPLANATION item says (PROTOCOL.md §7.25): the task's place

@@ -55,7 +55,7 @@ typedef enum {
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
     P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS,
     P_ROW_REASON, P_WORKER_LEVEL, P_WORKER_RELEASE, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES,
-    P_ROW_WAITS, P_ROW_GROUP, P_ROW_PARENTS, P_STEP_SUBMIT, P_COUNT
+    P_ROW_WAITS, P_ROW_GROUP, P_ROW_PARENTS, P_STEP_SUBMIT, P_LOST_AFTER, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    19          //  most fields in one message (SUBMIT)
@@ -63,9 +63,10 @@ typedef enum {
 #define S_TASK_ROW_KNOWN    13      //  elements of a TASK TABLE row this version reads;
                                     //  a row may have 8 or more (later versions': skipped)
 #define S_TASK_ROW_LEVEL2   10      //  the most elements of a row a level-2 peer knows
-#define S_WORKER_ROW_KNOWN  21      //  elements of a WORKER TABLE row this version reads;
+#define S_WORKER_ROW_KNOWN  23      //  elements of a WORKER TABLE row this version reads;
                                     //  a row may have 10 (before the optional ones) and
-                                    //  more (later versions': skipped)
+                                    //  more (later versions': skipped); level 6 sends all
+                                    //  23, level 4 and 5 19 or 21 (devices), 2 and 3 19
 
 //  True for a field that may be left out (at a message's end)
 static bool
@@ -522,10 +523,11 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
         if (row->health > DROVER_HEALTH_MAX || row->admin > DROVER_ADMIN_MAX
         ||  row->state > DROVER_WORKER_STATE_MAX)
             return -1;
-        //  The device texts of level 4 only when the worker has devices
-        bool devices = level >= 4 && ((row->devices && row->devices [0])
-                                   || (row->devices_used && row->devices_used [0]));
-        msgpack_pack_array (pk, level < 2? 9: devices? S_WORKER_ROW_KNOWN: 19);
+        //  The device texts of level 4 only when the worker has devices,
+        //  or (level 6) before the heartbeat and lost-after after them
+        bool devices = level >= 6 || (level >= 4 && ((row->devices && row->devices [0])
+                                   || (row->devices_used && row->devices_used [0])));
+        msgpack_pack_array (pk, level < 2? 9: level >= 6? S_WORKER_ROW_KNOWN: devices? 21: 19);
         if (drover_mpack_pack_id (pk, row->id, false))
             return -1;
         msgpack_pack_uint8 (pk, s_health_at (row->health, level));
@@ -555,6 +557,10 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
         &&  (drover_msg_share_pack_devicelist (pk, row->devices)
         ||   drover_msg_share_pack_devicelist (pk, row->devices_used)))
             return -1;
+        if (level >= 6) {
+            msgpack_pack_uint32 (pk, row->heartbeat);
+            msgpack_pack_uint64 (pk, row->lost_after);
+        }
     }
     return 0;
 }
@@ -992,6 +998,7 @@ s_errors [P_COUNT] = {
     [P_ROW_GROUP]   = DROVER_MPACK_ERRORS ("group", "invalid"),
     [P_ROW_PARENTS] = DROVER_MPACK_ERRORS ("parents", "invalid"),
     [P_STEP_SUBMIT] = DROVER_MPACK_ERRORS ("step submit", "not a TASK SUBMIT"),
+    [P_LOST_AFTER]  = DROVER_MPACK_ERRORS ("lost_after", "invalid"),
 };
 
 //  The fewest wire bytes one element of an array can take: an array whose
@@ -1283,6 +1290,11 @@ s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
     if (fields > 19 && !drover_msg_share_read_devicelist (cursor, &row->devices))
         return false;
     if (fields > 20 && !drover_msg_share_read_devicelist (cursor, &row->devices_used))
+        return false;
+    //  Its heartbeat interval and the silence that makes it LOST (level 6)
+    if (fields > 21 && !drover_mpack_read_u32 (cursor, F_HEARTBEAT, &row->heartbeat))
+        return false;
+    if (fields > 22 && !drover_mpack_read_u64 (cursor, P_LOST_AFTER, &row->lost_after))
         return false;
     return drover_mpack_skip_rest (cursor, fields, S_WORKER_ROW_KNOWN, 3);
 }

@@ -143,6 +143,10 @@ test_lost_and_left_stay_listed (void **state)
     char *table = s_cli (cluster, json);
     s_expect_in (table, "{\"id\":\"alpha\",\"state\":\"lost\",\"since\":\"20");
     s_expect_in (table, "\"why\":\"silent\"");
+    //  A gone row has no heartbeat; one up has the one it was told (200,
+    //  and lost after 1000 msec of silence: s_flags)
+    s_expect_in (table, "\"heartbeat_ms\":0,\"lost_after_ms\":0}");
+    s_expect_in (table, "\"heartbeat_ms\":200,\"lost_after_ms\":1000}");
     drover_msg_t *list = drover_msg_new (DROVER_MSG_WORKER_LIST);
     drover_msg_t *rows = testutil_request (dealer, &list, 5000);
     assert_non_null (rows);
@@ -333,6 +337,54 @@ test_status_numbers (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
+//  A small fleet on the defaults: each worker was told 1000 msec and is
+//  lost after 5000 msec of silence; drover workers --json and drover show
+//  worker say so, show worker --json is the same object, an unknown id
+//  fails
+static void
+test_heartbeat_shown (void **state)
+{
+    const char *defaults [] = { NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (defaults);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    testutil_cluster_add_worker (cluster, 1, "beta", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 2, 10000));
+    const char *json [] = { "workers", "--json", NULL };
+    char *table = s_cli (cluster, json);
+    const char *alpha = strstr (table, "{\"id\":\"alpha\"");
+    const char *beta = strstr (table, "{\"id\":\"beta\"");
+    assert_non_null (alpha);
+    assert_non_null (beta);
+    char *row = strndup (alpha, (size_t) (beta - alpha));
+    s_expect_in (row, "\"heartbeat_ms\":1000,\"lost_after_ms\":5000}");
+    s_expect_in (beta, "\"heartbeat_ms\":1000,\"lost_after_ms\":5000}");
+    free (row);
+    free (table);
+    const char *show [] = { "show", "worker", "alpha", NULL };
+    s_cli_says (cluster, show, "worker:       alpha\n", "state:        up\n",
+                "heartbeat:    1000 ms\n", "lost after:   5000 ms of silence\n", NULL);
+    const char *show_json [] = { "show", "--json", "worker", "beta", NULL };
+    s_cli_says (cluster, show_json, "{\"id\":\"beta\",\"state\":\"up\"",
+                "\"heartbeat_ms\":1000,\"lost_after_ms\":5000}\n", NULL);
+    //  No such worker: exit status 1, saying so
+    char log [] = "/tmp/drover-cli-workers-XXXXXX";
+    int fd = mkstemp (log);
+    assert_true (fd >= 0);
+    close (fd);
+    const char *argv [] = { DROVER_BIN, "show", "worker", "nobody", "--broker",
+                            cluster->endpoint, NULL };
+    pid_t pid = testutil_spawn (argv, log);
+    int status = testutil_wait_exit (pid, 10000);
+    char *output = testutil_slurp (log);
+    unlink (log);
+    assert_true (status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 1);
+    s_expect_in (output, "no worker nobody is listed");
+    free (output);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
 int
 main (void)
 {
@@ -341,6 +393,7 @@ main (void)
         cmocka_unit_test (test_hold_reason_survives_reconnect_and_restart),
         cmocka_unit_test (test_drain_without_and_with_exit),
         cmocka_unit_test (test_status_numbers),
+        cmocka_unit_test (test_heartbeat_shown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -442,14 +442,14 @@ test_level_a_message_shows (void **state)
     testcodec_raw_into (&raw, copy);
     assert_int_equal (copy->level, 1);
     assert_int_equal (drover_msg_level (copy), 2);
-    s_raw_hello (&raw, 12, 5);
+    s_raw_hello (&raw, 12, DROVER_MSG_LEVEL + 1);
     testcodec_raw_into (&raw, copy);
     assert_string_equal (copy->worker, "w1");
     assert_int_equal (copy->procs, 2);
-    assert_int_equal (copy->level, 5);
+    assert_int_equal (copy->level, DROVER_MSG_LEVEL + 1);
     assert_string_equal (copy->release, "0.9.0");
     assert_int_equal (copy->implied, DROVER_MSG_LEVEL);
-    assert_int_equal (drover_msg_level (copy), 5);
+    assert_int_equal (drover_msg_level (copy), DROVER_MSG_LEVEL + 1);
     //  A level is a uint16
     s_raw_hello (&raw, 8, UINT16_MAX + 1);
     testcodec_assert_raw_says (&raw, "level: out of range");
@@ -613,6 +613,88 @@ test_oom_is_signalled_below_level_four (void **state)
     drover_msg_destroy (&msg);
 }
 
+//  Count the elements of a WORKER TABLE row in an encoded frame
+static uint32_t
+s_row_size (zframe_t *frame, uint32_t index)
+{
+    msgpack_unpacked unpacked;
+    msgpack_unpacked_init (&unpacked);
+    assert_int_equal (msgpack_unpack_next (&unpacked, (const char *) zframe_data (frame),
+                                           zframe_size (frame), NULL), MSGPACK_UNPACK_SUCCESS);
+    const msgpack_object *rows = &unpacked.data.via.array.ptr [4];
+    assert_int_equal (rows->type, MSGPACK_OBJECT_ARRAY);
+    assert_true (rows->via.array.size > index);
+    uint32_t size = rows->via.array.ptr [index].via.array.size;
+    msgpack_unpacked_destroy (&unpacked);
+    return size;
+}
+
+//  Level 6: a WORKER TABLE row carries the worker's heartbeat interval and
+//  lost-after (23 elements, the device texts always before them); a peer
+//  of level 4 or 5 is fitted rows of 19 or 21 as level 5 sent them, and
+//  reads a level-6 row too (skipping what it does not know); other
+//  messages go to a level-4 or level-5 peer as they are
+static void
+test_worker_rows_of_level_six (void **state)
+{
+    drover_msg_t *msg = testcodec_filled (DROVER_MSG_WORKER_TABLE);
+    drover_msg_t *copy = drover_msg_new (0);
+    msg->worker_rows [1].heartbeat = 1000;
+    msg->worker_rows [1].lost_after = 15000;
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_int_equal (s_row_size (frame, 1), 23);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (copy->worker_rows [1].heartbeat, 1000);
+    assert_true (copy->worker_rows [1].lost_after == 15000);
+    assert_int_equal (copy->worker_rows [0].heartbeat, 0);
+    assert_null (copy->worker_rows [1].devices);     //  sent as "", read as none
+    for (int level = 4; level <= 5; level++) {
+        //  Fitted: re-encoded in level 5's layout, without devices: 19
+        zframe_t *fitted = zframe_dup (frame);
+        zframe_t *original = fitted;
+        assert_int_equal (drover_msg_fit (&fitted, level), 0);
+        assert_ptr_not_equal (fitted, original);
+        zframe_t *expected = drover_msg_encode_level (msg, level);
+        assert_true (zframe_eq (fitted, expected));
+        assert_int_equal (s_row_size (fitted, 1), 19);
+        assert_int_equal (drover_msg_decode (copy, zframe_data (fitted),
+                                             zframe_size (fitted)), 0);
+        assert_int_equal (copy->worker_rows [1].heartbeat, 0);
+        assert_true (copy->worker_rows [1].lost_after == 0);
+        assert_int_equal (copy->worker_rows [1].tasks, 2);
+        zframe_destroy (&fitted);
+        zframe_destroy (&expected);
+    }
+    //  A worker with devices: 21 elements for level 5, 23 for level 6
+    msg->worker_rows [1].devices = strdup ("gpu=4");
+    zframe_t *level_five = drover_msg_encode_level (msg, 5);
+    assert_int_equal (s_row_size (level_five, 1), 21);
+    zframe_destroy (&level_five);
+    zframe_destroy (&frame);
+    frame = drover_msg_encode (msg);
+    assert_int_equal (s_row_size (frame, 1), 23);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_string_equal (copy->worker_rows [1].devices, "gpu=4");
+    assert_int_equal (copy->worker_rows [1].heartbeat, 1000);
+    zframe_destroy (&frame);
+    //  Every other message goes to a level-4 or level-5 peer as it is
+    for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
+        if (id == DROVER_MSG_WORKER_TABLE || drover_msg_id_level (id) > 4)
+            continue;
+        drover_msg_t *other = testcodec_filled (id);
+        zframe_t *sent = drover_msg_encode (other);
+        zframe_t *original = sent;
+        assert_int_equal (drover_msg_fit (&sent, 5), 0);
+        assert_ptr_equal (sent, original);
+        assert_int_equal (drover_msg_fit (&sent, 4), 0);
+        assert_ptr_equal (sent, original);
+        zframe_destroy (&sent);
+        drover_msg_destroy (&other);
+    }
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+}
+
 int
 main (void)
 {
@@ -623,6 +705,7 @@ main (void)
         cmocka_unit_test (test_level_a_message_shows),
         cmocka_unit_test (test_low_disk_is_probation_at_level_one),
         cmocka_unit_test (test_oom_is_signalled_below_level_four),
+        cmocka_unit_test (test_worker_rows_of_level_six),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

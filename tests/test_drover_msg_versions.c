@@ -189,7 +189,7 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_TABLE, 1, 3);
     msgpack_pack_array (&raw.pk, 2);
     s_raw_row_start (&raw, 10, "old");
-    s_raw_row_start (&raw, 23, "new");
+    s_raw_row_start (&raw, 25, "new");
     msgpack_pack_uint8 (&raw.pk, DROVER_WORKER_LOST);
     msgpack_pack_uint64 (&raw.pk, 1700000000000ull);
     testcodec_raw_str (&raw, "silent", 6);
@@ -201,6 +201,8 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     testcodec_raw_str (&raw, "0.2.0", 5);       //  release
     testcodec_raw_str (&raw, "gpu=2", 5);       //  devices (level 4)
     testcodec_raw_str (&raw, "", 0);            //  devices_used
+    msgpack_pack_uint16 (&raw.pk, 2000);        //  heartbeat (level 6)
+    msgpack_pack_uint32 (&raw.pk, 30000);       //  lost_after
     msgpack_pack_array (&raw.pk, 2);            //  a later version's: skipped
     msgpack_pack_uint8 (&raw.pk, 1);
     testcodec_raw_str (&raw, "x", 1);
@@ -224,6 +226,10 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     assert_true (row->admin_since == 1600000000000ull);
     assert_string_equal (row->devices, "gpu=2");
     assert_null (row->devices_used);
+    assert_int_equal (row->heartbeat, 2000);
+    assert_true (row->lost_after == 30000);
+    assert_int_equal (copy->worker_rows [0].heartbeat, 0);     //  a row of 10: unknown
+    assert_true (copy->worker_rows [0].lost_after == 0);
     drover_msg_reset (copy);
     //  A worker state past LEFT (a newer broker's) is kept as it came; one
     //  that is not an integer is still refused
@@ -414,10 +420,10 @@ test_lenient_to_a_newer_broker (void **state)
     assert_null (drover_msg_encode (copy));
 
     //  WORKER TABLE with a field past its 1, and a row with a health, an
-    //  admin and a state unknown and elements past its 21
+    //  admin and a state unknown and elements past its 23
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_TABLE, 2, 3);
     msgpack_pack_array (&raw.pk, 1);
-    msgpack_pack_array (&raw.pk, 23);
+    msgpack_pack_array (&raw.pk, 25);
     testcodec_raw_str (&raw, "w9", 2);
     msgpack_pack_uint8 (&raw.pk, 9);                //  health
     msgpack_pack_uint8 (&raw.pk, 7);                //  admin
@@ -440,6 +446,8 @@ test_lenient_to_a_newer_broker (void **state)
     testcodec_raw_str (&raw, "0.3.0", 5);           //  release
     testcodec_raw_str (&raw, "", 0);                //  devices (level 4)
     testcodec_raw_str (&raw, "gpu=1", 5);           //  devices_used
+    msgpack_pack_uint16 (&raw.pk, 4000);            //  heartbeat (level 6)
+    msgpack_pack_uint32 (&raw.pk, 60000);           //  lost_after
     s_raw_row_later (&raw);
     testcodec_raw_str (&raw, "later", 5);           //  a later field
     testcodec_raw_into (&raw, copy);
@@ -457,6 +465,8 @@ test_lenient_to_a_newer_broker (void **state)
     assert_true (worker_row->stats.load [0] == 0.5 && worker_row->stats.running == 104);
     assert_string_equal (worker_row->why, "x");
     assert_int_equal (worker_row->tasks, 3);
+    assert_int_equal (worker_row->heartbeat, 4000);
+    assert_true (worker_row->lost_after == 60000);
     assert_null (drover_msg_encode (copy));
 
     //  Records grow at their end in every message: a HEARTBEAT's stats of

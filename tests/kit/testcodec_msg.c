@@ -301,6 +301,8 @@ testcodec_filled (int id)
                 row->admin_since = 1700000000000ull;
                 row->probation_until = index? 1700000030000ull: 0;
                 row->tasks = index? 2: 0;
+                row->heartbeat = index? 4000: 0;        //  level 6; 0: a gone row's
+                row->lost_after = index? 60000: 0;
             }
             break;
         case DROVER_MSG_WORKER_ADMIN:
@@ -808,6 +810,8 @@ testcodec_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         assert_int_equal (x->tasks, y->tasks);
         s_assert_text (x->devices, y->devices);
         s_assert_text (x->devices_used, y->devices_used);
+        assert_int_equal (x->heartbeat, y->heartbeat);
+        assert_true (x->lost_after == y->lost_after);
     }
     s_assert_share (a, b);
 }
@@ -926,6 +930,10 @@ testcodec_as_level_two (drover_msg_t *msg)
         row->parents = 0;
         if (row->end == DROVER_END_DEPENDENCY)
             row->end = DROVER_END_CANCELLED;
+    }
+    for (uint32_t index = 0; msg->worker_rows && index < msg->nrows; index++) {
+        msg->worker_rows [index].heartbeat = 0;     //  level 6's
+        msg->worker_rows [index].lost_after = 0;
     }
     uint32_t kept = 0;
     for (uint32_t index = 0; index < msg->nwhys; index++)

@@ -183,6 +183,7 @@ int drover_cli_events (int argc, char **argv);
 int drover_cli_keygen (int argc, char **argv);
 int drover_cli_top (int argc, char **argv);
 int drover_cli_show (int argc, char **argv);
+int drover_cli_show_worker (int argc, char **argv);   //  show worker ID
 int drover_cli_logs (int argc, char **argv);
 int drover_cli_explain (int argc, char **argv);
 int drover_cli_pool (int argc, char **argv);

@@ -207,7 +207,10 @@ s_workers_usage (FILE *stream)
         "REASON (why\n"
         "it went, the operator's reason for its setting, when its probation ends),\n"
         "DEVICES (when a worker has counted devices: each one's held/total, gpu 1/4) and\n"
-        "labels. --json prints one JSON document instead (times in ISO 8601 UTC).\n");
+        "labels. --json prints one JSON document instead (times in ISO 8601 UTC), with\n"
+        "each worker's heartbeat interval and the silence that makes it LOST, msec\n"
+        "(heartbeat_ms, lost_after_ms; 0 for a worker gone). drover show worker ID\n"
+        "prints one worker, with those.\n");
 }
 
 //  Format msec since the epoch for people, local time: the time of day
@@ -269,59 +272,70 @@ s_row_reason (const drover_worker_row_t *row, char *buffer, size_t size)
         snprintf (buffer, size, "-");
 }
 
+//  Print one worker row as a JSON object
+static void
+s_worker_json (const drover_worker_row_t *row)
+{
+    char name [16], when [40];
+    printf ("{\"id\":");
+    drover_cli_json_string (stdout, row->id);
+    printf (",\"state\":\"%s\"",
+            drover_cli_lower (drover_worker_state_name (drover_cli_row_gone (row)
+            && row->state == DROVER_WORKER_UP? DROVER_WORKER_LOST: row->state), name,
+            sizeof name));
+    drover_cli_iso_time (row->since, true, when, sizeof when);
+    printf (",\"since\":");
+    drover_cli_json_string (stdout, when);
+    printf (",\"why\":");
+    drover_cli_json_string (stdout, row->why? row->why: "");
+    printf (",\"health\":\"%s\"",
+            drover_cli_lower (drover_worker_health_name (row->health), name, sizeof name));
+    printf (",\"admin\":\"%s\"",
+            drover_cli_lower (drover_admin_name (row->admin), name, sizeof name));
+    printf (",\"admin_reason\":");
+    drover_cli_json_string (stdout, row->admin_reason? row->admin_reason: "");
+    drover_cli_iso_time (row->admin_since, true, when, sizeof when);
+    printf (",\"admin_since\":");
+    drover_cli_json_string (stdout, when);
+    drover_cli_iso_time (row->probation_until, true, when, sizeof when);
+    printf (",\"probation_until\":");
+    drover_cli_json_string (stdout, when);
+    printf (",\"tasks\":%u", row->tasks);
+    printf (",\"procs\":%u,\"procs_used\":%u,\"mem\":%llu,\"mem_used\":%llu,\"labels\":[",
+            row->procs, row->procs_used, (unsigned long long) row->mem,
+            (unsigned long long) row->mem_used);
+    for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++) {
+        printf ("%s", label? ",": "");
+        drover_cli_json_string (stdout, row->labels [label]);
+    }
+    printf ("],\"stats\":{\"load\":[%.2f,%.2f,%.2f],\"mem_used\":%llu,\"mem_total\":%llu,"
+            "\"disk_used\":%llu,\"disk_total\":%llu,\"running\":%u}",
+            row->stats.load [0], row->stats.load [1], row->stats.load [2],
+            (unsigned long long) row->stats.mem_used, (unsigned long long) row->stats.mem_total,
+            (unsigned long long) row->stats.disk_used, (unsigned long long) row->stats.disk_total,
+            row->stats.running);
+    printf (",\"reserved\":%llu", (unsigned long long) row->reserved);
+    printf (",\"level\":%u,\"release\":", row->level);
+    drover_cli_json_string (stdout, row->release);
+    printf (",\"devices\":");
+    drover_cli_json_string (stdout, row->devices? row->devices: "");
+    printf (",\"devices_used\":");
+    drover_cli_json_string (stdout, row->devices_used? row->devices_used: "");
+    //  Level 6: its heartbeat interval and the silence that makes it
+    //  LOST, msec (0: a worker gone, or a broker before level 6)
+    printf (",\"heartbeat_ms\":%u,\"lost_after_ms\":%llu", row->heartbeat,
+            (unsigned long long) row->lost_after);
+    printf ("}");
+}
+
 //  Print the worker table as JSON
 static void
 s_workers_json (drover_msg_t *table)
 {
-    char name [16], when [40];
     printf ("{\"workers\":[");
     for (uint32_t index = 0; index < table->nrows; index++) {
-        drover_worker_row_t *row = &table->worker_rows [index];
-        printf ("%s{\"id\":", index? ",": "");
-        drover_cli_json_string (stdout, row->id);
-        printf (",\"state\":\"%s\"",
-                drover_cli_lower (drover_worker_state_name (drover_cli_row_gone (row)
-                && row->state == DROVER_WORKER_UP? DROVER_WORKER_LOST: row->state), name,
-                sizeof name));
-        drover_cli_iso_time (row->since, true, when, sizeof when);
-        printf (",\"since\":");
-        drover_cli_json_string (stdout, when);
-        printf (",\"why\":");
-        drover_cli_json_string (stdout, row->why? row->why: "");
-        printf (",\"health\":\"%s\"",
-                drover_cli_lower (drover_worker_health_name (row->health), name, sizeof name));
-        printf (",\"admin\":\"%s\"",
-                drover_cli_lower (drover_admin_name (row->admin), name, sizeof name));
-        printf (",\"admin_reason\":");
-        drover_cli_json_string (stdout, row->admin_reason? row->admin_reason: "");
-        drover_cli_iso_time (row->admin_since, true, when, sizeof when);
-        printf (",\"admin_since\":");
-        drover_cli_json_string (stdout, when);
-        drover_cli_iso_time (row->probation_until, true, when, sizeof when);
-        printf (",\"probation_until\":");
-        drover_cli_json_string (stdout, when);
-        printf (",\"tasks\":%u", row->tasks);
-        printf (",\"procs\":%u,\"procs_used\":%u,\"mem\":%llu,\"mem_used\":%llu,\"labels\":[",
-                row->procs, row->procs_used, (unsigned long long) row->mem,
-                (unsigned long long) row->mem_used);
-        for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++) {
-            printf ("%s", label? ",": "");
-            drover_cli_json_string (stdout, row->labels [label]);
-        }
-        printf ("],\"stats\":{\"load\":[%.2f,%.2f,%.2f],\"mem_used\":%llu,\"mem_total\":%llu,"
-                "\"disk_used\":%llu,\"disk_total\":%llu,\"running\":%u}",
-                row->stats.load [0], row->stats.load [1], row->stats.load [2],
-                (unsigned long long) row->stats.mem_used, (unsigned long long) row->stats.mem_total,
-                (unsigned long long) row->stats.disk_used, (unsigned long long) row->stats.disk_total,
-                row->stats.running);
-        printf (",\"reserved\":%llu", (unsigned long long) row->reserved);
-        printf (",\"level\":%u,\"release\":", row->level);
-        drover_cli_json_string (stdout, row->release);
-        printf (",\"devices\":");
-        drover_cli_json_string (stdout, row->devices? row->devices: "");
-        printf (",\"devices_used\":");
-        drover_cli_json_string (stdout, row->devices_used? row->devices_used: "");
-        printf ("}");
+        printf ("%s", index? ",": "");
+        s_worker_json (&table->worker_rows [index]);
     }
     printf ("]}\n");
 }
@@ -428,6 +442,134 @@ drover_cli_workers (int argc, char **argv)
         s_workers_json (table);
     else
         s_workers_text (table);
+    drover_msg_destroy (&table);
+    drover_client_destroy (&client);
+    return rc;
+}
+
+
+//  ---------------------------------------------------------------------
+//  drover show worker ID [--json]
+
+//  Print show worker's usage
+static void
+s_show_worker_usage (FILE *stream)
+{
+    fprintf (stream,
+        "usage: drover show worker [-j|--json] ID\n"
+        "\n"
+        "Prints one worker as the broker lists it (drover workers): its state, health,\n"
+        "admin setting and reasons, procs, memory and devices (reserved of offered),\n"
+        "load, host memory and disk, tasks, the task it is kept for, its protocol\n"
+        "level and release, labels, and its heartbeat: the interval the broker told it\n"
+        "(it grows with the fleet: health/heartbeat-rate) and the silence after which\n"
+        "it is declared LOST (lost-after times the heartbeats the interval spans; none\n"
+        "is declared LOST during the grace after the broker starts or leads).\n"
+        "\n"
+        "  -j, --json     one JSON object, as one of drover workers --json\n"
+        "\n"
+        "Exit status 1 if no worker of that id is listed.\n");
+}
+
+//  Print one worker for people: aligned "field: value" lines
+static void
+s_show_worker_text (const drover_worker_row_t *row)
+{
+    char state [16], health [16], admin [16], since [32], used [16], total [16];
+    char reason [3 * DROVER_REASON_MAX + 64], devices [DROVER_DEVICES_MAX * (DROVER_DEVICE_NAME_MAX + 24) + 2];
+    bool gone = drover_cli_row_gone (row);
+    drover_cli_lower (drover_worker_state_name (gone && row->state == DROVER_WORKER_UP
+                                                ? DROVER_WORKER_LOST: row->state),
+                      state, sizeof state);
+    drover_cli_lower (drover_worker_health_name (row->health), health, sizeof health);
+    s_row_admin (row, admin, sizeof admin);
+    s_local_time (row->since, since, sizeof since);
+    s_row_reason (row, reason, sizeof reason);
+    s_row_devices (row, devices, sizeof devices);
+    printf ("worker:       %s\n", row->id);
+    printf ("state:        %s\n", state);
+    printf ("since:        %s\n", since);
+    printf ("health:       %s\n", health);
+    printf ("admin:        %s\n", admin);
+    printf ("reason:       %s\n", reason);
+    s_human (row->mem_used, used, sizeof used);
+    s_human (row->mem, total, sizeof total);
+    printf ("procs:        %u/%u\n", row->procs_used, row->procs);
+    printf ("memory:       %s/%s\n", used, total);
+    printf ("devices:      %s\n", devices);
+    printf ("tasks:        %u\n", row->since? row->tasks: row->stats.running);
+    printf ("load:         %.2f %.2f %.2f\n", row->stats.load [0], row->stats.load [1],
+            row->stats.load [2]);
+    s_human (row->stats.mem_used, used, sizeof used);
+    s_human (row->stats.mem_total, total, sizeof total);
+    printf ("host memory:  %s/%s\n", used, total);
+    s_human (row->stats.disk_used, used, sizeof used);
+    s_human (row->stats.disk_total, total, sizeof total);
+    printf ("disk:         %s/%s\n", used, total);
+    if (row->reserved)
+        printf ("reserved for: task %llu\n", (unsigned long long) row->reserved);
+    else
+        printf ("reserved for: -\n");
+    if (row->level)
+        printf ("level:        %u%s%s%s\n", row->level, *row->release? " (": "", row->release,
+                *row->release? ")": "");
+    else
+        printf ("level:        -\n");
+    printf ("labels:      ");
+    for (uint32_t label = 0; label < row->nlabels && label < DROVER_LABELS_MAX; label++)
+        printf (" %s", row->labels [label]);
+    printf ("%s\n", row->nlabels? "": " -");
+    //  Level 6: 0 for a worker gone, or from a broker before level 6
+    if (row->heartbeat)
+        printf ("heartbeat:    %u ms\n", row->heartbeat);
+    else
+        printf ("heartbeat:    -\n");
+    if (row->lost_after)
+        printf ("lost after:   %llu ms of silence\n", (unsigned long long) row->lost_after);
+    else
+        printf ("lost after:   -\n");
+}
+
+//  drover show worker ID: one worker, for people or as JSON (argv holds
+//  "worker" among its arguments)
+int
+drover_cli_show_worker (int argc, char **argv)
+{
+    bool json = false;
+    int rc = drover_cli_parse_simple ("show worker", argc, argv, &json, s_show_worker_usage);
+    if (rc)
+        return rc == DROVER_CLI_HELP? DROVER_EXIT_OK: rc;
+    if (optind < argc && streq (argv [optind], "worker"))
+        optind++;
+    if (optind >= argc)
+        return drover_cli_usage_error ("show worker", "a worker id is required");
+    const char *id = argv [optind++];
+    if (optind < argc)
+        return drover_cli_usage_error ("show worker", "unexpected argument '%s'", argv [optind]);
+    drover_client_t *client = drover_cli_connect ("show worker");
+    if (!client)
+        return DROVER_EXIT_USAGE;
+    drover_msg_t *table = drover_client_worker_table (client);
+    if (!table)
+        rc = drover_cli_error (client, "show worker");
+    else {
+        const drover_worker_row_t *found = NULL;
+        for (uint32_t index = 0; index < table->nrows && !found; index++)
+            if (streq (table->worker_rows [index].id, id))
+                found = &table->worker_rows [index];
+        if (!found) {
+            fprintf (stderr, "drover show worker: no worker %s is listed (not registered, "
+                     "or gone longer than schedq/keep-gone)\n", id);
+            rc = DROVER_EXIT_FAILED;
+        }
+        else
+        if (json) {
+            s_worker_json (found);
+            printf ("\n");
+        }
+        else
+            s_show_worker_text (found);
+    }
     drover_msg_destroy (&table);
     drover_client_destroy (&client);
     return rc;

@@ -57,6 +57,7 @@ s_show_usage (FILE *stream)
 {
     fprintf (stream,
         "usage: drover show [-j|--json] ID\n"
+        "       drover show worker [-j|--json] ID   (one worker: see its --help)\n"
         "\n"
         "Prints everything the broker knows of a task: its state and how it ended\n"
         "(exit status or signal, reason), its command, cwd and environment variable\n"
@@ -545,6 +546,11 @@ s_expired (const char *command, uint64_t task, bool json)
 int
 drover_cli_show (int argc, char **argv)
 {
+    //  show worker ID: one worker (drover_cli_admin.c); a task id is a
+    //  number, so the word can only mean that
+    for (int index = 1; index < argc; index++)
+        if (streq (argv [index], "worker"))
+            return drover_cli_show_worker (argc, argv);
     bool json = false;
     uint64_t task = 0;
     int rc = s_parse ("show", argc, argv, &json, NULL, NULL, s_show_usage, &task);
