@@ -38,8 +38,10 @@
 #define S_SKIP          77      //  ctest's SKIP_RETURN_CODE for this test
 #define S_NO_HISTORY    3       //  build-release.sh: no git repository
 
-//  The previous release's drover, built by main
+//  The previous release's drover, built by main, and what its --version says
 static char s_previous [PATH_MAX];
+static char s_previous_version [32];    //  e.g. "0.5.0"
+static int s_previous_level;            //  its protocol level
 
 //  One site: a state directory, an endpoint, a broker and its agents
 typedef struct {
@@ -288,14 +290,27 @@ test_broker_upgraded_under_running_tasks (void **state)
         assert_true (s_await_marker (site, ids [index], 15000));
     }
     zsock_destroy (&client);
-    //  This release's CLI asks the old broker for what it cannot do (a
-    //  backup, level 5): refused at once, saying why, not left waiting
+    //  This release's CLI asks the old broker for what it cannot do: a
+    //  backup before level 5 is refused at once, saying why, not left
+    //  waiting; from level 5 on it is made
     char backup [PATH_MAX];
     snprintf (backup, sizeof backup, "%s/backup.db", site->dir);
     const char *backup_args [] = { "admin", "backup", backup, NULL };
     s_cli (site, DROVER_BIN, backup_args, run);
-    testutil_cli_expect (run, 1, run->err, "backup needs level 5");
-    assert_int_equal (access (backup, F_OK), -1);
+    if (s_previous_level < 5) {
+        testutil_cli_expect (run, 1, run->err, "backup needs level 5");
+        assert_int_equal (access (backup, F_OK), -1);
+    }
+    else {
+        testutil_cli_expect (run, 0, run->out, backup);
+        assert_int_equal (access (backup, F_OK), 0);
+    }
+    //  A worker's heartbeat and lost-after came with level 6: from an
+    //  older broker this release's CLI shows them as unknown
+    const char *show_args [] = { "show", "worker", names [0], NULL };
+    s_cli (site, DROVER_BIN, show_args, run);
+    testutil_cli_expect (run, 0, run->out,
+                         s_previous_level < 6? "heartbeat:    -": "heartbeat:    1000 ms");
 
     //  The upgrade: a clean stop, the new broker on the same state
     s_broker_stop (site);
@@ -381,7 +396,7 @@ test_broker_upgraded_under_running_tasks (void **state)
     //  This release's client sees the old agents as what they are
     const char *new_workers [] = { "workers", "--json", NULL };
     s_cli (site, DROVER_BIN, new_workers, run);
-    testutil_cli_expect (run, 0, run->out, "0.4.0");
+    testutil_cli_expect (run, 0, run->out, s_previous_version);
 
     //  Then the agents, one at a time: drained (--exit: the old agent
     //  leaves once idle), started as this release's, resumed (the drain
@@ -516,8 +531,8 @@ test_brokers_upgraded_standby_first (void **state)
     s_broker_stop (site);
     assert_true (testutil_await_line (s_path (site, "b2-new.log"), "ha: elected", 10000));
     assert_true (s_await_serving (endpoint_2, 15000));
-    print_message ("upgrade: b2 (this release) served %" PRId64 " msec after b1 (0.4.0)"
-                   " was stopped\n", zclock_mono () - stopped);
+    print_message ("upgrade: b2 (this release) served %" PRId64 " msec after b1 (%s)"
+                   " was stopped\n", zclock_mono () - stopped, s_previous_version);
     client = zsock_new_dealer (endpoint_2);
     assert_non_null (client);
     testutil_say_level (client, 10000);
@@ -654,7 +669,16 @@ s_build_previous (void)
         fprintf (stderr, "test_upgrade: %s is missing after its build\n", s_previous);
         return 1;
     }
-    fprintf (stderr, "test_upgrade: previous release ready in %" PRId64 " msec: %s\n",
+    const char *version [] = { s_previous, "--version", NULL };
+    status = testutil_run_output (version, output, sizeof output, 10000);
+    if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0
+    ||  sscanf (output, "drover %31s (protocol level %d)", s_previous_version,
+                &s_previous_level) != 2) {
+        fprintf (stderr, "test_upgrade: %s --version said \"%s\"\n", s_previous, output);
+        return 1;
+    }
+    fprintf (stderr, "test_upgrade: previous release %s (level %d) ready in %" PRId64
+             " msec: %s\n", s_previous_version, s_previous_level,
              zclock_mono () - started, s_previous);
     return 0;
 }
