@@ -1,7 +1,7 @@
 /*  =========================================================================
     test_drover_schedq_fit - where a request fits in the scheduling queue,
-    without threads: adopted attempts, memory, labels, shared demands, a
-    disk floor, and capacity given back
+    without threads: adopted attempts, memory, huge procs, labels, shared
+    demands, a disk floor, and capacity given back
     =========================================================================
 */
 
@@ -55,6 +55,32 @@ test_memory_constraint (void **state)
     assert_int_equal (drover_schedq_lookup (sched, "fat", &view), 0);
     assert_int_equal (view.mem_used, 0);
     assert_int_equal (view.procs_used, 0);
+}
+
+//  A request demanding more procs than a request records (2^29 - 1: no
+//  agent offers more than 65536) still fits no worker; one demanding a
+//  worker's whole size fits it, and its procs come back with FREE
+static void
+test_huge_procs_fit_nothing (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    testutil_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "big", 65536, 0, NULL);
+    drover_schedq_push (sched, 1, 0, UINT32_MAX, 0, NULL);
+    drover_schedq_push (sched, 2, 1, 65537, 0, NULL);
+    drover_schedq_push (sched, 3, 2, 65536, 0, NULL);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);
+    assert_int_equal (placed.tasks [0], 3);
+    assert_true (drover_schedq_queued (sched, 1));
+    assert_true (drover_schedq_queued (sched, 2));
+    assert_false (drover_schedq_queued (sched, 3));
+    assert_string_equal (drover_schedq_assigned (sched, 3), "big");
+    assert_null (drover_schedq_assigned (sched, 1));
+    assert_int_equal (testutil_placed_used (sched, "big"), 65536);
+    assert_non_null (drover_schedq_free (sched, 3));
+    assert_int_equal (testutil_placed_used (sched, "big"), 0);
+    assert_int_equal (drover_schedq_remove (sched, 1), 0);
+    assert_int_equal (drover_schedq_remove (sched, 3), -1);      //  gone with its FREE
 }
 
 //  A labelled request finds its workers through the label index: among
@@ -271,6 +297,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_place_adopted_attempt, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_memory_constraint, testutil_placed_setup, testutil_placed_teardown),
+        cmocka_unit_test_setup_teardown (test_huge_procs_fit_nothing, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_label_constraint, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_label_index, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_free_gives_capacity_back, testutil_placed_setup, testutil_placed_teardown),

@@ -58,7 +58,7 @@ test_offer_and_kill_go_to_the_worker (void **state)
     msg->timeout = 1000;
     drover_taskrecord_t *task = drover_taskrecord_new (4, msg);
     drover_msg_destroy (&msg);
-    task->attempt = 2;
+    drover_taskrecord_run (task)->attempt = 2;
     drover_taskworker_attach (worker, task);
     drover_taskactions_offer (actions, task);
     drover_taskactions_kill (actions, worker, 3, 1);

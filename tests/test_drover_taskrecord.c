@@ -42,9 +42,16 @@ test_submit_is_packed_with_body_and_labels (void **state)
     assert_int_equal (task->priority, -1);
     assert_int_equal (drover_taskrecord_timeout (task), 500);
     assert_int_equal (drover_taskrecord_retries (task), 3);
-    assert_int_equal (task->retries_left, 3);
-    assert_int_equal (task->attempt, 0);
-    assert_null (task->worker);
+    assert_int_equal (drover_taskrecord_retries_left (task), 3);
+    assert_int_equal (drover_taskrecord_attempt (task), 0);
+    assert_null (drover_taskrecord_on (task));
+    assert_null (task->run);    //  a queued task carries no attempt
+    //  Made on first need, with the retries asked left
+    drover_taskrun_t *run = drover_taskrecord_run (task);
+    assert_non_null (run);
+    assert_ptr_equal (drover_taskrecord_run (task), run);
+    assert_int_equal (run->retries_left, 3);
+    assert_int_equal (run->attempt, 0);
     assert_int_equal (task->body_size, msg->body_size);
     assert_memory_equal (drover_taskrecord_body (task), msg->body, msg->body_size);
     assert_string_equal (drover_taskrecord_labels (task), "os=linux\ngpu=yes");
@@ -124,7 +131,7 @@ test_row_says_worker_and_summary (void **state)
     drover_msg_t *msg = s_submit_msg ("printf 'a\tb'");
     drover_taskrecord_t *task = drover_taskrecord_new (3, msg);
     drover_taskworker_t *worker = drover_taskworker_new ("alpha");
-    task->attempt = 1;
+    drover_taskrecord_run (task)->attempt = 1;
     task->state = DROVER_TASK_ASSIGNED;
     drover_taskworker_attach (worker, task);
     drover_exec_t *exec = drover_exec_new ();

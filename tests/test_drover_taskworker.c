@@ -19,23 +19,23 @@ test_detach_keeps_slots_true (void **state)
     for (int index = 0; index < 40; index++) {     //  past the first allocation
         tasks [index] = testutil_taskrecord ((uint64_t) index + 1, 5, 2, 4096);
         drover_taskworker_attach (worker, tasks [index]);
-        assert_ptr_equal (tasks [index]->worker, worker);
-        assert_int_equal (tasks [index]->worker_slot, index);
+        assert_ptr_equal (drover_taskrecord_on (tasks [index]), worker);
+        assert_int_equal (tasks [index]->run->worker_slot, index);
     }
     assert_int_equal (worker->ntasks, 40);
     drover_taskworker_detach (worker, tasks [3]);
-    assert_null (tasks [3]->worker);
+    assert_null (drover_taskrecord_on (tasks [3]));
     assert_int_equal (worker->ntasks, 39);
     assert_ptr_equal (worker->tasks [3], tasks [39]);
-    assert_int_equal (tasks [39]->worker_slot, 3);
+    assert_int_equal (tasks [39]->run->worker_slot, 3);
     drover_taskworker_detach (worker, tasks [39]);      //  now in slot 3
     assert_ptr_equal (worker->tasks [3], tasks [38]);
-    assert_int_equal (tasks [38]->worker_slot, 3);
+    assert_int_equal (tasks [38]->run->worker_slot, 3);
     //  The last one leaves without moving another
     drover_taskworker_detach (worker, tasks [37]);
     assert_int_equal (worker->ntasks, 37);
     for (uint32_t slot = 0; slot < worker->ntasks; slot++)
-        assert_int_equal (worker->tasks [slot]->worker_slot, slot);
+        assert_int_equal (worker->tasks [slot]->run->worker_slot, slot);
     for (int index = 0; index < 40; index++)
         drover_taskrecord_destroy (&tasks [index]);
     drover_taskworker_destroy (&worker);

@@ -435,7 +435,32 @@ s_phase_submit (drover_benchmark_t *self)
     return elapsed >= 0? 0: -1;
 }
 
-//  Measure the broker's RSS idle, then with opts.queued tasks queued
+//  Read the broker's RSS until it has stopped falling: the pages the last
+//  submits freed (message buffers, batches) go back to the kernel about a
+//  second later (drover_allocator's background thread). Polls every 100
+//  msec; returns the reading once none fell by more than 64 KiB for 2 s,
+//  or the last one at a 15 s deadline; 0 if the RSS cannot be read.
+static uint64_t
+s_settled_rss (drover_benchmark_t *self, uint64_t first)
+{
+    uint64_t rss = first;
+    uint64_t lowest = first;
+    int64_t deadline = zclock_mono () + 15000;
+    int64_t fell_at = zclock_mono ();
+    while (rss && zclock_mono () - fell_at < 2000 && zclock_mono () < deadline) {
+        zclock_sleep (100);
+        rss = drover_benchmark_broker_rss (self);
+        if (rss + 65536 < lowest) {
+            lowest = rss;
+            fell_at = zclock_mono ();
+        }
+    }
+    return rss;
+}
+
+//  Measure the broker's RSS idle, then with opts.queued tasks queued: at
+//  the last acknowledgement (broker_rss_acked), then once it has stopped
+//  falling (broker_rss_queued, which bytes_per_queued_task counts)
 static int
 s_phase_memory (drover_benchmark_t *self)
 {
@@ -446,9 +471,11 @@ s_phase_memory (drover_benchmark_t *self)
     int rc = drover_client_set_window (client, (uint32_t) self->opts.window);
     int64_t elapsed = rc? -1: drover_benchmark_submit_many (self, client, &tally, submit,
                                              self->opts.queued, "queue");
-    uint64_t loaded = elapsed >= 0? drover_benchmark_broker_rss (self): 0;
+    uint64_t acked = elapsed >= 0? drover_benchmark_broker_rss (self): 0;
+    uint64_t loaded = acked? s_settled_rss (self, acked): 0;
     if (elapsed >= 0 && idle && loaded) {
         drover_benchmark_figure (self, "broker_rss_idle", idle / 1048576.0, "MiB");
+        drover_benchmark_figure (self, "broker_rss_acked", acked / 1048576.0, "MiB");
         drover_benchmark_figure (self, "broker_rss_queued", loaded / 1048576.0, "MiB");
         drover_benchmark_figure (self, "bytes_per_queued_task",
                   ((double) loaded - (double) idle) / self->opts.queued, "bytes");

@@ -4,7 +4,7 @@
 
     Requests, workers and the distinct procs demands live in pools of
     fixed-size records reached by uint32 handles (drover_slab): no
-    allocation per request, 40 bytes each plus a few bytes of index and
+    allocation per request, 32 bytes each plus a few bytes of index and
     heap. What a request demands besides procs (memory and labels) is
     interned (drover_demands): requests that ask for the same share one
     drover_demand_t, and most ask for none. Queued requests that demand
@@ -59,27 +59,37 @@
 #include "drover_devicelist.h"
 #include "drover_victims.h"
 
-//  An assigned request's group while it is being stopped for another
-#define S_PREEMPTED     UINT32_MAX
+//  The most procs a request records: more than any worker offers (an
+//  agent offers at most 65536), so a demand past it, which no worker can
+//  hold, is recorded as it and still fits none
+#define S_PROCS_MAX     ((1u << 29) - 1)
 
 
 //  ---------------------------------------------------------------------
 //  Records
 
 //  A request, queued or assigned (it becomes its own assignment record);
-//  kept at 40 bytes: a million of them are queued at times
+//  kept at 32 bytes: a million of them are queued at times. A queued one
+//  has a group and maybe a reserved worker (found from the worker's side,
+//  s_reserved: reservations are few), an assigned one a worker.
 typedef struct {
     uint64_t task;              //  task id, the key in self->requests; ids are given in
                                 //  increasing order at submit: it is the arrival order
     drover_demand_t *demand;    //  memory and labels demanded (a reference)
     int32_t priority;           //  lower runs first
-    uint32_t procs;             //  procs demanded, >= 1
-    uint32_t worker;            //  handle of the worker it is assigned to; 0: queued
+    uint32_t procs : 29;        //  procs demanded, >= 1, at most S_PROCS_MAX
+    uint32_t assigned : 1;      //  assigned to worker; else queued, in group
+    uint32_t preempted : 1;     //  assigned: being stopped for another request
+    uint32_t reserving : 1;     //  queued: a worker is reserved for it (s_reserved)
     uint32_t index;             //  queued: in its group's heap (DROVER_IDHEAP_NOWHERE while
                                 //  shelved); assigned: in its worker's tasks
-    uint32_t group;             //  queued: handle of its group
-    uint32_t reserved;          //  queued: handle of the worker reserved for it, or 0
+    union {
+        uint32_t group;         //  queued: handle of its group
+        uint32_t worker;        //  assigned: handle of the worker it is assigned to
+    };
 } s_request_t;
+
+_Static_assert (sizeof (s_request_t) == 32, "a request no longer fits 32 bytes");
 
 //  Where a group is
 typedef enum {
@@ -597,7 +607,7 @@ static void
 s_forget (drover_schedq_t *self, uint32_t handle)
 {
     s_request_t *request = s_request (self, handle);
-    if (request->worker && (request->demand->flags & DROVER_SUBMIT_PREEMPTIBLE))
+    if (request->assigned && (request->demand->flags & DROVER_SUBMIT_PREEMPTIBLE))
         self->preemptible--;
     drover_demands_unref (self->demands, s_request (self, handle)->demand);
     drover_slab_delete (self->requests, handle);
@@ -686,6 +696,20 @@ s_wake (drover_schedq_t *self, uint32_t worker_handle)
     s_wake_list (self, &self->blocked, worker_handle);
 }
 
+//  Return the worker reserved for a queued request, or 0: the request
+//  only says whether it has one, the few reserved workers say for whom
+static uint32_t
+s_reserved (drover_schedq_t *self, uint32_t request_handle)
+{
+    if (!s_request (self, request_handle)->reserving)
+        return 0;
+    for (size_t index = 0; index < self->nreservations; index++)
+        if (s_worker (self, self->reservations [index])->reserved == request_handle)
+            return self->reservations [index];
+    assert (false);             //  a reserving request's worker is among them
+    return 0;
+}
+
 //  Reserve a worker for a queued request: it leaves the eligible heap. A
 //  worker reserved for another request (ranked after it) changes hands.
 static void
@@ -693,12 +717,12 @@ s_reserve (drover_schedq_t *self, uint32_t worker_handle, uint32_t request_handl
 {
     s_worker_t *worker = s_worker (self, worker_handle);
     if (worker->reserved)
-        s_request (self, worker->reserved)->reserved = 0;
+        s_request (self, worker->reserved)->reserving = 0;
     else
         s_append (&self->reservations, &self->nreservations, &self->reservations_capacity,
                   worker_handle);
     worker->reserved = request_handle;
-    s_request (self, request_handle)->reserved = worker_handle;
+    s_request (self, request_handle)->reserving = 1;
     s_worker_refresh (self, worker_handle);
 }
 
@@ -709,7 +733,7 @@ s_release (drover_schedq_t *self, uint32_t worker_handle)
     s_worker_t *worker = s_worker (self, worker_handle);
     if (!worker->reserved)
         return;
-    s_request (self, worker->reserved)->reserved = 0;
+    s_request (self, worker->reserved)->reserving = 0;
     worker->reserved = 0;
     for (size_t index = 0; index < self->nreservations; index++)
         if (self->reservations [index] == worker_handle) {
@@ -942,7 +966,7 @@ drover_schedq_push_as (drover_schedq_t *self, uint64_t task, int32_t priority,
     }
     s_request_t *request = s_request (self, handle);
     request->priority = priority;
-    request->procs = procs;
+    request->procs = procs < S_PROCS_MAX? procs: S_PROCS_MAX;
     request->demand = demand;
     s_enqueue (self, handle);
     //  Ranked before the rest of a kind set aside for reserved workers, it
@@ -961,10 +985,10 @@ drover_schedq_remove (drover_schedq_t *self, uint64_t task)
 {
     assert (self);
     uint32_t handle = drover_slab_find (self->requests, task);
-    if (!handle || s_request (self, handle)->worker)
+    if (!handle || s_request (self, handle)->assigned)
         return -1;              //  not queued
-    if (s_request (self, handle)->reserved)
-        s_release (self, s_request (self, handle)->reserved);
+    if (s_request (self, handle)->reserving)
+        s_release (self, s_reserved (self, handle));
     s_dequeue (self, handle);
     s_forget (self, handle);
     return 0;
@@ -977,7 +1001,7 @@ drover_schedq_free (drover_schedq_t *self, uint64_t task)
     assert (self);
     uint32_t handle = drover_slab_find (self->requests, task);
     s_request_t *request = handle? s_request (self, handle): NULL;
-    if (!request || !request->worker)
+    if (!request || !request->assigned)
         return NULL;            //  holds nothing
     s_worker_t *worker = s_worker (self, request->worker);
     worker->used -= request->procs;
@@ -1102,7 +1126,7 @@ s_reservable (drover_schedq_t *self, s_request_t *request, bool *possible)
 static bool
 s_outranks (drover_schedq_t *self, s_request_t *request)
 {
-    if (request->reserved)
+    if (request->reserving)
         return false;
     for (size_t index = 0; index < self->nreservations; index++) {
         s_worker_t *worker = s_worker (self, self->reservations [index]);
@@ -1124,6 +1148,7 @@ s_attach (drover_schedq_t *self, uint32_t handle, uint32_t target)
                                               worker->tasks_capacity * sizeof (uint32_t));
         assert (worker->tasks);
     }
+    request->assigned = 1;
     request->worker = target;
     request->index = worker->ntasks;
     worker->tasks [worker->ntasks++] = handle;
@@ -1144,7 +1169,7 @@ s_attach_new (drover_schedq_t *self, uint64_t task, uint32_t procs, uint64_t mem
         return 0;               //  not a device list
     uint32_t handle = drover_slab_insert (self->requests, task);
     s_request_t *request = s_request (self, handle);
-    request->procs = procs;
+    request->procs = procs < S_PROCS_MAX? procs: S_PROCS_MAX;
     request->demand = demand;
     s_attach (self, handle, target);
     s_devices_take (s_worker (self, target), demand, 1);
@@ -1156,8 +1181,8 @@ s_attach_new (drover_schedq_t *self, uint64_t task, uint32_t procs, uint64_t mem
 static void
 s_assign (drover_schedq_t *self, uint32_t handle, uint32_t target)
 {
-    if (s_request (self, handle)->reserved)
-        s_release (self, s_request (self, handle)->reserved);
+    if (s_request (self, handle)->reserving)
+        s_release (self, s_reserved (self, handle));
     s_dequeue (self, handle);
     s_attach (self, handle, target);
     s_request_t *request = s_request (self, handle);
@@ -1238,7 +1263,7 @@ s_victims_on (drover_schedq_t *self, s_worker_t *worker, drover_victims_need_t *
     size_t count = 0;
     for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
         s_request_t *task = s_request (self, worker->tasks [slot]);
-        if (!(task->demand->flags & DROVER_SUBMIT_PREEMPTIBLE) || task->group == S_PREEMPTED)
+        if (!(task->demand->flags & DROVER_SUBMIT_PREEMPTIBLE) || task->preempted)
             continue;           //  never stopped, or being stopped already
         bool below;
         drover_victims_task_t *entry = &tasks [count];
@@ -1293,7 +1318,7 @@ s_preempt (drover_schedq_t *self, uint32_t handle)
     }
     for (size_t index = 0; index < nbest; index++) {
         s_request_t *victim = s_request (self, best [index]);
-        victim->group = S_PREEMPTED;
+        victim->preempted = 1;
         self->preempt_left--;
         self->preempt_fn (victim->task, s_worker (self, target)->id, request->task,
                           self->preempt_arg);
@@ -1352,8 +1377,8 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
         s_request_t *request = s_request (self, handle);
         if (!s_within_quota (self, request)) {
             //  Its owner or account is at a quota: it waits until they free
-            if (request->reserved)
-                s_release (self, request->reserved);
+            if (request->reserving)
+                s_release (self, s_reserved (self, handle));
             s_park (self, group, S_GROUP_QUOTA);
             continue;
         }
@@ -1361,7 +1386,7 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
         //  queued fits it, nothing can be placed: go on only while the head
         //  could take over a reservation made for a request ranked after it
         if ((room == 0 || fewest->procs > room) && !s_outranks (self, request)) {
-            if (!request->reserved && s_preempt (self, handle)) {
+            if (!request->reserving && s_preempt (self, handle)) {
                 s_shelve (self, handle);    //  it waits for what it stopped to end
                 continue;
             }
@@ -1375,7 +1400,7 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
             placed++;
             continue;
         }
-        if (request->reserved) {
+        if (request->reserving) {
             s_shelve (self, handle);    //  it waits for its worker to empty
             continue;
         }
@@ -1412,7 +1437,7 @@ drover_schedq_queued (drover_schedq_t *self, uint64_t task)
 {
     assert (self);
     uint32_t handle = drover_slab_find (self->requests, task);
-    return handle && !s_request (self, handle)->worker;
+    return handle && !s_request (self, handle)->assigned;
 }
 
 //  Return the worker a task is assigned to, or NULL
@@ -1421,8 +1446,8 @@ drover_schedq_assigned (drover_schedq_t *self, uint64_t task)
 {
     assert (self);
     uint32_t handle = drover_slab_find (self->requests, task);
-    uint32_t worker = handle? s_request (self, handle)->worker: 0;
-    return worker? s_worker (self, worker)->id: NULL;
+    s_request_t *request = handle? s_request (self, handle): NULL;
+    return request && request->assigned? s_worker (self, request->worker)->id: NULL;
 }
 
 //  Return how many requests are queued
@@ -2156,7 +2181,7 @@ s_view_request (const s_request_t *request, drover_schedq_request_t *view)
     view->priority = request->priority;
     view->procs = request->procs;
     view->demand = request->demand;
-    view->group = request->group;
+    view->group = request->assigned? 0: request->group;
     view->owner = request->demand->owner;
 }
 
@@ -2166,7 +2191,7 @@ drover_schedq_request (drover_schedq_t *self, uint64_t task, drover_schedq_reque
 {
     assert (self && view);
     uint32_t handle = drover_slab_find (self->requests, task);
-    if (!handle || s_request (self, handle)->worker)
+    if (!handle || s_request (self, handle)->assigned)
         return -1;              //  not queued
     s_view_request (s_request (self, handle), view);
     return 0;

@@ -471,7 +471,7 @@ static void
 s_finish (drover_assign_t *self, drover_taskrecord_t *task, int state,
           drover_taskresult_t *result)
 {
-    assert (!task->worker && !drover_taskrecord_final (task));
+    assert (!drover_taskrecord_on (task) && !drover_taskrecord_final (task));
     result->end = drover_taskresult_end_of (result, state);
     result->ended_at = s_now (self);
     drover_waitlist_t *more = task->waiters;    //  read before result takes its place
@@ -501,10 +501,10 @@ s_keep_attempt (drover_assign_t *self, drover_taskrecord_t *task, const char *wo
 {
     drover_attempt_t attempt;
     memset (&attempt, 0, sizeof attempt);
-    attempt.attempt = task->attempt;
+    attempt.attempt = drover_taskrecord_attempt (task);
     snprintf (attempt.worker, sizeof attempt.worker, "%s", worker? worker: "");
-    attempt.offered_at = task->offered_at;
-    attempt.started_at = task->started_at;
+    attempt.offered_at = drover_taskrecord_offered_at (task);
+    attempt.started_at = drover_taskrecord_started_at (task);
     attempt.ended_at = s_now (self);
     attempt.outcome = DROVER_ATTEMPT_NO_RESULT;
     attempt.exit_code = -1;
@@ -544,7 +544,8 @@ s_requeue (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
     }
     s_keep_attempt (self, task, worker, reason);
     s_set_state (self, task, DROVER_TASK_QUEUED);
-    task->offered_at = task->started_at = 0;     //  no current attempt until the next offer
+    if (task->run)              //  no current attempt until the next offer
+        task->run->offered_at = task->run->started_at = 0;
     drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
         = "task.requeued";
     drover_taskactions_queue (self->actions, task);
@@ -926,14 +927,15 @@ s_retry (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
          const char *reason)
 {
     int64_t due;
-    uint32_t used = drover_taskrecord_retries (task) - task->retries_left;
+    uint32_t used = drover_taskrecord_retries (task) - drover_taskrecord_retries_left (task);
     if (drover_flow_retry (self->flow, task->id, used, s_now (self), &due) == DROVER_FLOW_QUEUE) {
         s_requeue (self, task, worker, reason);
         return;
     }
     s_keep_attempt (self, task, worker, reason);
     s_set_state (self, task, DROVER_TASK_QUEUED);
-    task->offered_at = task->started_at = 0;
+    if (task->run)
+        task->run->offered_at = task->run->started_at = 0;
     drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
         = "task.requeued";
     char text [DROVER_REASON_MAX + 1];
@@ -942,7 +944,8 @@ s_retry (drover_assign_t *self, drover_taskrecord_t *task, const char *worker,
     gmtime_r (&seconds, &tm);
     char when [32];
     strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf (text, sizeof text, "attempt %u of %u at %s", task->attempt + 1,
+    snprintf (text, sizeof text, "attempt %u of %u at %s",
+              drover_taskrecord_attempt (task) + 1,
               drover_taskrecord_retries (task) + 1, when);
     drover_taskactions_event (self->actions, task, "task.retrying", text);
 }
@@ -1228,8 +1231,8 @@ s_cancel (drover_assign_t *self, uint64_t id, const char **reason_p)
         return DROVER_CODE_OK;
     }
     //  ASSIGNED or RUNNING: the result (or a loss) will say CANCELLED
-    task->cancel = true;
-    drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
+    task->run->cancel = true;
+    drover_taskactions_kill (self->actions, task->run->worker, task->id, task->run->attempt);
     *reason_p = "kill sent";
     return DROVER_CODE_OK;
 }
@@ -1310,22 +1313,23 @@ static void
 s_lose (drover_assign_t *self, drover_taskrecord_t *task, const char *worker, const char *reason)
 {
     char text [DROVER_REASON_MAX + 1];
-    if (task->cancel) {
+    drover_taskrun_t *run = drover_taskrecord_run (task);
+    if (run->cancel) {
         snprintf (text, sizeof text, "cancelled (%s)", reason);
         s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker, text));
     }
     else
-    if ((task->lost < UINT16_MAX? ++task->lost: task->lost) > self->lost_retries) {
+    if ((run->lost < UINT16_MAX? ++run->lost: run->lost) > self->lost_retries) {
         //  One loss ends it only when lost-retries is 0 (no rerun allowed):
         //  that is LOST; more than one, it keeps taking machines down
         drover_taskresult_t *result;
-        if (task->lost == 1) {
+        if (run->lost == 1) {
             snprintf (text, sizeof text, "%s", reason);
             result = drover_taskresult_new (worker, text);
             result->end = DROVER_END_LOST;
         }
         else {
-            snprintf (text, sizeof text, "poison: lost %u workers", task->lost);
+            snprintf (text, sizeof text, "poison: lost %u workers", run->lost);
             result = drover_taskresult_new (worker, text);
             result->end = DROVER_END_POISON;
         }
@@ -1343,12 +1347,12 @@ s_lose (drover_assign_t *self, drover_taskrecord_t *task, const char *worker, co
 static void
 s_host_failed (drover_assign_t *self, drover_taskrecord_t *task, const char *reason)
 {
-    drover_taskworker_t *worker = task->worker;
+    drover_taskworker_t *worker = drover_taskrecord_on (task);
     assert (worker);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FAILURE, task, NULL, reason);
-    drover_taskworker_detach (task->worker, task);
+    drover_taskworker_detach (worker, task);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
-    if (task->cancel) {
+    if (task->run->cancel) {
         char text [DROVER_REASON_MAX + 1];
         snprintf (text, sizeof text, "cancelled (%s)", reason);
         s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (worker->id, text));
@@ -1392,7 +1396,8 @@ s_find_current (drover_assign_t *self, const char *worker, uint64_t id,
         return DROVER_CODE_NOT_FOUND;
     }
     if ((task->state != DROVER_TASK_ASSIGNED && task->state != DROVER_TASK_RUNNING)
-    ||  task->attempt != attempt || !task->worker || strcmp (task->worker->id, worker)) {
+    ||  drover_taskrecord_attempt (task) != attempt || !drover_taskrecord_on (task)
+    ||  strcmp (task->run->worker->id, worker)) {
         snprintf (self->reason, sizeof self->reason, "stale: attempt %u is not current", attempt);
         *reason_p = self->reason;
         return DROVER_CODE_STALE;
@@ -1442,7 +1447,7 @@ drover_assign_started (drover_assign_t *self, const char *worker,
         return code;
     if (task->state == DROVER_TASK_ASSIGNED) {
         s_set_state (self, task, DROVER_TASK_RUNNING);
-        task->started_at = s_now (self);
+        task->run->started_at = s_now (self);
         drover_taskactions_event (self->actions, task, "task.running", NULL);
         drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, NULL, NULL);
     }
@@ -1481,13 +1486,14 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
         s_host_failed (self, task, text);
         return;
     }
-    if (!task->started_at)
-        task->started_at = s_now (self);     //  its STARTED never came
-    drover_taskworker_detach (task->worker, task);
+    drover_taskrun_t *run = task->run;          //  current: it has one
+    if (!run->started_at)
+        run->started_at = s_now (self);     //  its STARTED never came
+    drover_taskworker_detach (run->worker, task);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
-    bool preempted = task->preempting && !task->cancel
+    bool preempted = run->preempting && !run->cancel
                   && !(msg->outcome == DROVER_OUTCOME_EXITED && msg->exit_code == 0);
-    task->preempting = false;
+    run->preempting = false;
     if (preempted) {
         //  Stopped to make room: back at its place, no retry used, the
         //  worker not blamed nor credited
@@ -1500,12 +1506,12 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
         //  Done, even if a cancel came too late to stop it
         s_finish (self, task, DROVER_TASK_SUCCEEDED, drover_taskresult_take (msg, msg->worker, NULL));
     else
-    if (task->cancel)
+    if (run->cancel)
         s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_take (msg, msg->worker, "cancelled"));
     else {
         drover_taskresult_describe (msg, text, sizeof text);
-        if (task->retries_left > 0) {
-            task->retries_left--;
+        if (run->retries_left > 0) {
+            run->retries_left--;
             s_retry (self, task, msg->worker, text);
         }
         else
@@ -1526,15 +1532,16 @@ drover_assign_preempt (drover_assign_t *self, uint64_t id, const char *worker_id
     assert (self && worker_id);
     s_begin (self);
     drover_taskrecord_t *task = s_lookup (self, id);
-    if (!task || !task->preemptible || task->cancel || task->preempting || !task->worker
+    if (!task || !task->preemptible || !drover_taskrecord_on (task)
+    ||  task->run->cancel || task->run->preempting
     ||  (task->state != DROVER_TASK_ASSIGNED && task->state != DROVER_TASK_RUNNING)
-    ||  !streq (task->worker->id, worker_id))
+    ||  !streq (task->run->worker->id, worker_id))
         return -1;              //  ended or moved meanwhile: nothing to stop
-    task->preempting = true;
+    task->run->preempting = true;
     char reason [DROVER_REASON_MAX + 1];
     snprintf (reason, sizeof reason, "preempted for task %" PRIu64, preemptor);
     drover_taskactions_event (self->actions, task, "task.preempted", reason);
-    drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
+    drover_taskactions_kill (self->actions, task->run->worker, task->id, task->run->attempt);
     return 0;
 }
 
@@ -1554,15 +1561,16 @@ drover_assign_assign (drover_assign_t *self, uint64_t id, const char *worker_id,
             drover_taskactions_queue (self->actions, task);       //  worker gone: place it again
         return;
     }
-    task->attempt++;
-    task->restored = false;
-    task->offered_at = s_now (self);
-    task->started_at = 0;
+    drover_taskrun_t *run = drover_taskrecord_run (task);
+    run->attempt++;
+    run->restored = false;
+    run->offered_at = s_now (self);
+    run->started_at = 0;
     s_set_state (self, task, DROVER_TASK_ASSIGNED);
     drover_taskworker_attach (worker, task);
     drover_taskactions_offer (self->actions, task);
     drover_taskactions_event (self->actions, task, "task.assigned", NULL);
-    s_ack_t ack = { task->id, task->attempt, now + self->ack_timeout };
+    s_ack_t ack = { task->id, run->attempt, now + self->ack_timeout };
     drover_ring_push (self->acks, &ack);
 }
 
@@ -1588,9 +1596,11 @@ drover_assign_worker_up (drover_assign_t *self, const char *worker_id,
 
     for (size_t index = 0; index < nrunning; index++) {
         drover_taskrecord_t *task = s_lookup (self, running [index].task);
-        if (task && task->worker == worker && task->attempt == running [index].attempt) {
-            task->adopted = true;
-            if (task->restored) {
+        if (task && drover_taskrecord_on (task) == worker
+        &&  task->run->attempt == running [index].attempt) {
+            drover_taskrun_t *run = task->run;
+            run->adopted = true;
+            if (run->restored) {
                 //  schedq has not heard of it since the restart
                 drover_action_t *placed = drover_taskactions_add (self->actions,
                                                                   DROVER_ACTION_PLACED, task);
@@ -1599,12 +1609,12 @@ drover_assign_worker_up (drover_assign_t *self, const char *worker_id,
                 placed->labels = drover_taskrecord_labels (task);
                 placed->devices = drover_taskrecord_devices (task);
                 placed->flags = task->preemptible? DROVER_SUBMIT_PREEMPTIBLE: 0;
-                task->restored = false;
+                run->restored = false;
             }
             if (task->state == DROVER_TASK_ASSIGNED) {
                 s_set_state (self, task, DROVER_TASK_RUNNING);
-                if (!task->started_at)
-                    task->started_at = s_now (self);
+                if (!run->started_at)
+                    run->started_at = s_now (self);
                 drover_taskactions_event (self->actions, task, "task.running", "adopted");
             }
         }
@@ -1617,12 +1627,12 @@ drover_assign_worker_up (drover_assign_t *self, const char *worker_id,
     //  Downwards: a detach moves the last task, already seen, into the slot
     for (uint32_t slot = worker->ntasks; slot > 0; slot--) {
         drover_taskrecord_t *task = worker->tasks [slot - 1];
-        if (task->adopted)
-            task->adopted = false;
+        if (task->run->adopted)
+            task->run->adopted = false;
         else {
-            drover_taskworker_detach (task->worker, task);
+            drover_taskworker_detach (worker, task);
             drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
-            if (task->state == DROVER_TASK_ASSIGNED && !task->cancel)
+            if (task->state == DROVER_TASK_ASSIGNED && !task->run->cancel)
                 //  Offered, never taken: the offer went to a connection the
                 //  worker had left (it lists every attempt it took). Nothing
                 //  ran, so nothing is lost: its lost-retries stay
@@ -1655,7 +1665,7 @@ drover_assign_worker_lost (drover_assign_t *self, const char *worker_id, const c
     snprintf (text, sizeof text, "worker lost: %s", reason && *reason? reason: "no reason given");
     while (worker->ntasks) {
         drover_taskrecord_t *task = worker->tasks [worker->ntasks - 1];
-        drover_taskworker_detach (task->worker, task);
+        drover_taskworker_detach (worker, task);
         s_lose (self, task, worker->id, text);
     }
     zhashx_delete (self->workers, worker_id);
@@ -1671,14 +1681,15 @@ drover_assign_expire (drover_assign_t *self, int64_t now)
     s_ack_t *ack;
     while ((ack = (s_ack_t *) drover_ring_head (self->acks))) {
         drover_taskrecord_t *task = s_lookup (self, ack->task);
-        if (!task || task->state != DROVER_TASK_ASSIGNED || task->attempt != ack->attempt) {
+        if (!task || task->state != DROVER_TASK_ASSIGNED
+        ||  drover_taskrecord_attempt (task) != ack->attempt) {
             drover_ring_pop (self->acks);
             continue;           //  taken, ended or offered again since
         }
         if (ack->deadline > now)
             return next == -1 || ack->deadline < next? ack->deadline: next;
         drover_ring_pop (self->acks);
-        drover_taskactions_kill (self->actions, task->worker, task->id, task->attempt);
+        drover_taskactions_kill (self->actions, task->run->worker, task->id, task->run->attempt);
         s_host_failed (self, task, "ack timeout");
     }
     return next;
@@ -1875,7 +1886,7 @@ drover_assign_attempt (drover_assign_t *self, uint64_t id)
 {
     assert (self);
     drover_taskrecord_t *task = s_lookup (self, id);
-    return task? task->attempt: 0;
+    return task? drover_taskrecord_attempt (task): 0;
 }
 
 //  Return the worker of a task's current or last attempt, or ""
@@ -1897,7 +1908,7 @@ drover_assign_times (drover_assign_t *self, uint64_t id, int64_t *queued_p,
     if (!task)
         return -1;
     *queued_p = task->queued_at;
-    *started_p = task->started_at;
+    *started_p = drover_taskrecord_started_at (task);
     *ended_p = drover_taskrecord_final (task)? task->result->ended_at: 0;
     return 0;
 }
@@ -2130,13 +2141,18 @@ drover_assign_restore (drover_assign_t *self, drover_change_t *change)
     }
     else
         task = s_new_record (self, change->task, change->submit);
-    task->attempt = change->attempt;
-    task->retries_left = change->retries_left;
-    task->lost = change->lost;
+    //  An attempt only for a task that had one (a plain QUEUED task has none)
+    if (change->attempt || change->lost || change->started_at || change->offered_at
+    ||  change->retries_left != drover_taskrecord_retries (task)) {
+        drover_taskrun_t *run = drover_taskrecord_run (task);
+        run->attempt = change->attempt;
+        run->retries_left = change->retries_left;
+        run->lost = change->lost;
+        run->started_at = change->started_at;
+        run->offered_at = change->offered_at;
+    }
     task->state = change->state;
     task->queued_at = change->queued_at;
-    task->started_at = change->started_at;
-    task->offered_at = change->offered_at;
     if (change->history) {
         drover_taskhistory_t *history = drover_taskhistory_decode (task->id, change->history,
                                                                    change->history_size);
@@ -2187,7 +2203,7 @@ drover_assign_restore (drover_assign_t *self, drover_change_t *change)
             zhashx_insert (self->workers, worker->id, worker);
         }
         drover_taskworker_attach (worker, task);
-        task->restored = true;
+        task->run->restored = true;
     }
     else
     if (change->submit)
@@ -2227,8 +2243,8 @@ drover_assign_forget (drover_assign_t *self, uint64_t id)
     if (task->state == DROVER_TASK_QUEUED)
         drover_taskactions_tell (self->actions, DROVER_ACTION_DEQUEUE, task, NULL, NULL);
     else {
-        drover_taskworker_t *worker = task->worker;
-        drover_taskactions_kill (self->actions, worker, task->id, task->attempt);
+        drover_taskworker_t *worker = task->run->worker;
+        drover_taskactions_kill (self->actions, worker, task->id, task->run->attempt);
         drover_taskworker_detach (worker, task);
         drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker->id, NULL);
     }
@@ -2268,8 +2284,8 @@ drover_assign_end_grace (drover_assign_t *self)
             while (worker->ntasks) {
                 drover_taskrecord_t *task = worker->tasks [worker->ntasks - 1];
                 drover_taskworker_detach (worker, task);
-                task->restored = false;
-                if (task->cancel)
+                task->run->restored = false;
+                if (task->run->cancel)
                     s_finish (self, task, DROVER_TASK_CANCELLED, drover_taskresult_new (
                         worker->id, "cancelled (its worker did not come back after a restart)"));
                 else
@@ -2326,8 +2342,7 @@ drover_assign_start (drover_assign_t *self, drover_msg_t *msg, const char *worke
         return code;
     //  Not bounded by max-queued: the services' definitions bound replicas
     drover_taskrecord_t *task = s_new_record (self, self->next_id++, msg);
-    task->retries_left = 0;
-    drover_taskrecord_clear_retries (task);
+    drover_taskrecord_clear_retries (task);     //  its retries left follow: none
     s_insert (self, task);
     self->queued_bytes += drover_taskrecord_bytes (task);
     drover_taskactions_event (self->actions, task, "task.queued", NULL);
@@ -2452,6 +2467,6 @@ drover_assign_explain_held (drover_assign_t *self, uint64_t id, drover_msg_t *re
     assert (self && reply);
     s_begin (self);
     drover_taskrecord_t *task = s_lookup (self, id);
-    return task && drover_flowview_explain (self->flow, id, task->attempt + 1,
+    return task && drover_flowview_explain (self->flow, id, drover_taskrecord_attempt (task) + 1,
                                             drover_taskrecord_retries (task) + 1, reply, s_state_of, self);
 }

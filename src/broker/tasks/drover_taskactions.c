@@ -75,14 +75,14 @@ drover_taskactions_add (drover_taskactions_t *self, int type, const drover_taskr
     action->type = type;
     if (task) {
         action->task = task->id;
-        action->attempt = task->attempt;
+        action->attempt = drover_taskrecord_attempt (task);
         strcpy (action->worker, drover_taskrecord_worker (task));
         action->state = task->state;
-        action->retries_left = task->retries_left;
-        action->lost = task->lost;
+        action->retries_left = drover_taskrecord_retries_left (task);
+        action->lost = drover_taskrecord_lost (task);
         action->queued_at = task->queued_at;
-        action->started_at = task->started_at;
-        action->offered_at = task->offered_at;
+        action->started_at = drover_taskrecord_started_at (task);
+        action->offered_at = drover_taskrecord_offered_at (task);
         action->ended_at = drover_taskrecord_final (task)? task->result->ended_at: 0;
     }
     return action;
@@ -159,9 +159,10 @@ drover_taskactions_queue (drover_taskactions_t *self, const drover_taskrecord_t 
 void
 drover_taskactions_offer (drover_taskactions_t *self, const drover_taskrecord_t *task)
 {
-    assert (task && task->worker);
+    assert (task && drover_taskrecord_on (task));
     drover_action_t *offer = drover_taskactions_add (self, DROVER_ACTION_OFFER, task);
-    s_route (offer, task->worker->route, task->worker->route_size);
+    drover_taskworker_t *worker = task->run->worker;
+    s_route (offer, worker->route, worker->route_size);
     offer->priority = task->priority;
     offer->procs = task->procs;
     offer->mem = drover_taskrecord_mem (task);

@@ -13,9 +13,9 @@ _Static_assert (DROVER_BODY_MAX < (1 << 22), "body_size needs more bits");
 _Static_assert (DROVER_TASK_UNKNOWN <= 7, "state needs more bits");
 //  drover_idhash finds a task by the id it begins with
 _Static_assert (offsetof (drover_taskrecord_t, id) == 0, "a task must begin with its id");
-//  With a 100-byte command's body (106 bytes), a record fits in 192 bytes
-_Static_assert (offsetof (drover_taskrecord_t, data) + 106 <= 192,
-                "a queued task's record no longer fits jemalloc's 192-byte class");
+//  With a 100-byte command's body (106 bytes), a record fits in 160 bytes
+_Static_assert (offsetof (drover_taskrecord_t, data) + 106 <= 160,
+                "a queued task's record no longer fits jemalloc's 160-byte class");
 
 //  The submit fields a task rarely sets, at the head of data if it does
 typedef struct {
@@ -125,7 +125,6 @@ drover_taskrecord_new (uint64_t id, const drover_msg_t *msg)
     self->id = id;
     self->priority = msg->priority;
     self->procs = msg->procs;
-    self->retries_left = msg->retries;
     self->body_size = (uint32_t) msg->body_size;
     self->state = DROVER_TASK_QUEUED;
     self->replica = msg->service [0] != 0;
@@ -169,8 +168,21 @@ drover_taskrecord_destroy (drover_taskrecord_t **self_p)
         drover_taskresult_destroy (&self->result);
     else
         drover_waitlist_destroy (&self->waiters);
+    free (self->run);
     free (self);
     *self_p = NULL;
+}
+
+//  The task's attempt, made on first need
+drover_taskrun_t *
+drover_taskrecord_run (drover_taskrecord_t *self)
+{
+    assert (self);
+    if (!self->run) {
+        self->run = (drover_taskrun_t *) zmalloc (sizeof (drover_taskrun_t));
+        self->run->retries_left = drover_taskrecord_retries (self);
+    }
+    return self->run;
 }
 
 //  Tell whether the task is final
@@ -222,6 +234,14 @@ drover_taskrecord_retries (const drover_taskrecord_t *self)
 {
     assert (self);
     return s_extra (self).retries;
+}
+
+//  The own failures still allowed: those asked until an attempt says
+uint32_t
+drover_taskrecord_retries_left (const drover_taskrecord_t *self)
+{
+    assert (self);
+    return self->run? self->run->retries_left: drover_taskrecord_retries (self);
 }
 
 //  No retries asked: the rare fields say 0 (they stay, at their place)
@@ -279,8 +299,8 @@ const char *
 drover_taskrecord_worker (const drover_taskrecord_t *self)
 {
     assert (self);
-    if (self->worker)
-        return self->worker->id;
+    if (drover_taskrecord_on (self))
+        return self->run->worker->id;
     if (drover_taskrecord_final (self))
         return self->result->worker;
     return "";
@@ -315,7 +335,7 @@ drover_taskrecord_row (const drover_taskrecord_t *self, drover_exec_t *exec,
     row->state = self->state;
     row->priority = self->priority;
     row->procs = self->procs;
-    row->attempt = self->attempt;
+    row->attempt = drover_taskrecord_attempt (self);
     row->end = drover_taskrecord_final (self)? self->result->end: DROVER_END_NONE;
     snprintf (row->worker, sizeof row->worker, "%s", drover_taskrecord_worker (self));
     row->summary = s_summary (self, exec);
@@ -362,10 +382,10 @@ static void
 s_last_attempt (const drover_taskrecord_t *task, drover_attempt_t *attempt)
 {
     memset (attempt, 0, sizeof *attempt);
-    attempt->attempt = task->attempt;
+    attempt->attempt = drover_taskrecord_attempt (task);
     snprintf (attempt->worker, sizeof attempt->worker, "%s", drover_taskrecord_worker (task));
-    attempt->offered_at = task->offered_at;
-    attempt->started_at = task->started_at;
+    attempt->offered_at = drover_taskrecord_offered_at (task);
+    attempt->started_at = drover_taskrecord_started_at (task);
     attempt->outcome = DROVER_ATTEMPT_NO_RESULT;
     attempt->exit_code = -1;
     if (drover_taskrecord_final (task)) {
@@ -398,16 +418,16 @@ drover_taskrecord_info (const drover_taskrecord_t *self, const drover_taskhistor
     info->mem = extra.mem;
     info->timeout = extra.timeout;
     info->retries = extra.retries;
-    info->retries_left = self->retries_left;
-    info->lost = self->lost;
+    info->retries_left = drover_taskrecord_retries_left (self);
+    info->lost = drover_taskrecord_lost (self);
     s_labels (self, info);
     s_command (self, exec, info);
     const char *key = drover_taskrecord_key (self);
     if (key)
         info->key = strdup (key);
     info->queued_at = self->queued_at;
-    info->started_at = self->started_at;
-    info->attempt = self->attempt;
+    info->started_at = drover_taskrecord_started_at (self);
+    info->attempt = drover_taskrecord_attempt (self);
     snprintf (info->worker, sizeof info->worker, "%s", drover_taskrecord_worker (self));
     if (drover_taskrecord_final (self)) {
         const drover_taskresult_t *result = self->result;
@@ -428,8 +448,9 @@ drover_taskrecord_info (const drover_taskrecord_t *self, const drover_taskhistor
     for (uint32_t index = 0; index < past; index++)
         info->attempts [info->nattempts++] = history->attempts [index];
     info->dropped = history? history->dropped: 0;
-    if (self->attempt > 0 && self->state != DROVER_TASK_QUEUED
-    &&  !(past && history->attempts [past - 1].attempt >= self->attempt))
+    uint32_t attempt = drover_taskrecord_attempt (self);
+    if (attempt > 0 && self->state != DROVER_TASK_QUEUED
+    &&  !(past && history->attempts [past - 1].attempt >= attempt))
         s_last_attempt (self, &info->attempts [info->nattempts++]);
     return info;
 }

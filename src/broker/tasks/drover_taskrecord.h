@@ -29,51 +29,108 @@ extern "C" {
 typedef struct _drover_taskworker_t drover_taskworker_t;
 typedef struct _drover_taskrecord_t drover_taskrecord_t;
 
+//  A task's current or last attempt: what only a task that was offered
+//  (or restored on a worker) needs. A queued task that never ran has none,
+//  so a million queued tasks do not carry these bytes; once made, it stays
+//  with the task until the task is destroyed (show and explain read it).
+typedef struct {
+    drover_taskworker_t *worker;    //  worker of the current attempt while ASSIGNED/RUNNING
+    int64_t offered_at;         //  wall clock: the current attempt offered, 0 if none
+    int64_t started_at;         //  wall clock: the current attempt STARTED (or its RESULT
+                                //  when no STARTED came), 0 if not yet
+    uint32_t worker_slot;       //  index in worker->tasks
+    uint32_t attempt;           //  current attempt, 0 if never assigned
+    uint32_t retries_left;      //  own failures still allowed before FAILED
+    uint16_t lost;              //  workers lost with the task so far (lost-retries)
+    uint8_t cancel : 1;         //  cancel asked while ASSIGNED or RUNNING
+    uint8_t adopted : 1;        //  seen in a worker's running list (during UP)
+    uint8_t restored : 1;       //  its attempt was restored, schedq does not hold it yet
+    uint8_t preempting : 1;     //  its attempt is being stopped to make room for another:
+                                //  its RESULT queues it again, retries untouched
+} drover_taskrun_t;
+
 //  One task; body and labels follow the fields in the same allocation,
-//  which is sized to end exactly there (offsetof data, not sizeof). A
+//  which is sized to end exactly after them (offsetof data, not sizeof). A
 //  million queued tasks are a million of these: with a 100-byte command
-//  the fields and body fit in jemalloc's 192-byte class, so the fields a
+//  the fields and body fit in jemalloc's 160-byte class, so the fields a
 //  submit rarely sets (mem, timeout, retries) are kept in data, only by
-//  the tasks that set them, and read through their functions.
+//  the tasks that set them, and what only an attempt needs is in run,
+//  which only a task that was offered has; both are read through their
+//  functions.
 struct _drover_taskrecord_t {
     uint64_t id;                //  task id, from 1
-    drover_taskworker_t *worker;    //  worker of the current attempt while ASSIGNED/RUNNING
+    drover_taskrun_t *run;      //  its current or last attempt, NULL if never offered
     union {
         drover_waitlist_t *waiters;     //  while live: waiters past the first, or NULL
         drover_taskresult_t *result;    //  once final: the last result
     };
     int64_t queued_at;          //  wall clock, msec since the epoch: submitted (0: unknown)
-    int64_t offered_at;         //  wall clock: the current attempt offered, 0 if none
-    int64_t started_at;         //  wall clock: the current attempt STARTED (or its RESULT
-                                //  when no STARTED came), 0 if not yet
     drover_waiter_t waiter;     //  first waiter (route 0: none), while live
     int32_t priority;           //  lower runs first
     uint32_t procs;             //  procs demanded
-    uint32_t retries_left;      //  own failures still allowed before FAILED
-    uint32_t attempt;           //  current attempt, 0 if never assigned
-    uint32_t worker_slot;       //  index in worker->tasks
     uint32_t body_size : 22;    //  bytes of body at data, <= DROVER_BODY_MAX
     uint32_t state : 3;         //  drover_task_state_t, never UNKNOWN
-    uint32_t cancel : 1;        //  cancel asked while ASSIGNED or RUNNING
     uint32_t has_labels : 1;    //  labels follow the body
-    uint32_t adopted : 1;       //  seen in a worker's running list (during UP)
     uint32_t has_key : 1;       //  a submit key follows the labels
-    uint32_t restored : 1;      //  its attempt was restored, schedq does not hold it yet
     uint32_t has_history : 1;   //  the table holds past attempts of it (drover_taskhistory)
     uint32_t replica : 1;       //  a service's replica (its submit named a service): never
                                 //  requeued, an attempt that ends with its worker ends it
-    uint16_t lost;              //  workers lost with the task so far (lost-retries)
-    uint16_t owner;             //  its owner's index in the table's drover_owners (0: "")
-    uint8_t has_devices : 1;    //  a device demand follows the key (level 4)
-    uint8_t preemptible : 1;    //  submitted DROVER_SUBMIT_PREEMPTIBLE (level 4)
-    uint8_t preempting : 1;     //  its attempt is being stopped to make room for another:
-                                //  its RESULT queues it again, retries untouched
-    uint8_t has_extra : 1;      //  data begins with the rare submit fields (a mem,
+    uint32_t has_devices : 1;   //  a device demand follows the key (level 4)
+    uint32_t preemptible : 1;   //  submitted DROVER_SUBMIT_PREEMPTIBLE (level 4)
+    uint32_t has_extra : 1;     //  data begins with the rare submit fields (a mem,
                                 //  timeout or retries other than 0): drover_taskrecord_mem
+    uint16_t owner;             //  its owner's index in the table's drover_owners (0: "")
     byte data [];               //  the rare submit fields if has_extra, then body, then
                                 //  labels "\n"-joined and NUL-ended, then key NUL-ended,
                                 //  then devices ("gpu=2,fpga=1") NUL-ended
 };
+
+//  Return the task's attempt, made (empty, its retries left those asked)
+//  if it has none yet: what sets an attempt's fields calls this
+drover_taskrun_t *
+    drover_taskrecord_run (drover_taskrecord_t *self);
+
+//  Return the worker of the current attempt while ASSIGNED/RUNNING, or NULL
+static inline drover_taskworker_t *
+drover_taskrecord_on (const drover_taskrecord_t *self)
+{
+    return self->run? self->run->worker: NULL;
+}
+
+//  Return the current attempt, 0 if never assigned
+static inline uint32_t
+drover_taskrecord_attempt (const drover_taskrecord_t *self)
+{
+    return self->run? self->run->attempt: 0;
+}
+
+//  Return the time the current attempt started, 0 if not yet
+static inline int64_t
+drover_taskrecord_started_at (const drover_taskrecord_t *self)
+{
+    return self->run? self->run->started_at: 0;
+}
+
+//  Return the time the current attempt was offered, 0 if none
+static inline int64_t
+drover_taskrecord_offered_at (const drover_taskrecord_t *self)
+{
+    return self->run? self->run->offered_at: 0;
+}
+
+//  Return the workers lost with the task so far
+static inline uint16_t
+drover_taskrecord_lost (const drover_taskrecord_t *self)
+{
+    return self->run? self->run->lost: 0;
+}
+
+//  Tell whether a cancel was asked while ASSIGNED or RUNNING
+static inline bool
+drover_taskrecord_cancel (const drover_taskrecord_t *self)
+{
+    return self->run && self->run->cancel;
+}
 
 //  Check a TASK SUBMIT's fields. Returns 200, or the ERROR code (400, 413)
 //  with *reason_p set, pointing into buffer when the reason is composed.
@@ -117,6 +174,10 @@ uint32_t
 //  Return the retries asked at submit
 uint32_t
     drover_taskrecord_retries (const drover_taskrecord_t *self);
+
+//  Return the own failures still allowed before FAILED
+uint32_t
+    drover_taskrecord_retries_left (const drover_taskrecord_t *self);
 
 //  Set the retries asked to 0 (a replica is never retried)
 void

@@ -59,8 +59,9 @@ drover_taskworker_attach (drover_taskworker_t *self, drover_taskrecord_t *task)
             realloc (self->tasks, self->tasks_size * sizeof (drover_taskrecord_t *));
         assert (self->tasks);
     }
-    task->worker = self;
-    task->worker_slot = self->ntasks;
+    drover_taskrun_t *run = drover_taskrecord_run (task);
+    run->worker = self;
+    run->worker_slot = self->ntasks;
     self->tasks [self->ntasks++] = task;
 }
 
@@ -69,11 +70,12 @@ void
 drover_taskworker_detach (drover_taskworker_t *self, drover_taskrecord_t *task)
 {
     assert (self && task);
-    assert (task->worker == self && self->tasks [task->worker_slot] == task);
+    drover_taskrun_t *run = task->run;
+    assert (run && run->worker == self && self->tasks [run->worker_slot] == task);
     drover_taskrecord_t *last = self->tasks [--self->ntasks];
-    self->tasks [task->worker_slot] = last;
-    last->worker_slot = task->worker_slot;
-    task->worker = NULL;
+    self->tasks [run->worker_slot] = last;
+    last->run->worker_slot = run->worker_slot;
+    run->worker = NULL;
 }
 
 //  Remember a killed attempt until its RESULT comes

@@ -4,7 +4,7 @@
 
     The per-worker index of the table: each worker keeps its ASSIGNED and
     RUNNING tasks in an unordered array, and each task its slot in it
-    (drover_taskrecord_t worker, worker_slot), so that taking one off is
+    (its drover_taskrun_t worker, worker_slot), so that taking one off is
     O(1) and a LOST touches only that worker's tasks. A plain record the
     table reads directly. No threads, no I/O.
     =========================================================================
