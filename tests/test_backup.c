@@ -229,7 +229,7 @@ test_refusals (void **state)
     drover_msg_t *welcome = testutil_request (dealer, &hello, 10000);
     assert_non_null (welcome);
     assert_int_equal (welcome->id, DROVER_MSG_CLIENT_WELCOME);
-    assert_int_equal (welcome->level, 5);
+    assert_int_equal (welcome->level, DROVER_MSG_LEVEL);
     drover_msg_destroy (&welcome);
     uint64_t task = testutil_submit (dealer, testutil_submit_msg ("true", 0, 1, 0));
     assert_true (task > 0);
