@@ -296,7 +296,10 @@ test_bench_agents_phases (void **state)
     assert_true (s_figure (output, "agents_listed_end") == 20);
     assert_non_null (strstr (output, "\"agents_lost\": 0.000"));
     assert_non_null (strstr (output, "\"agents_exited\": 0.000"));
+#ifndef DROVER_TEST_SANITIZED
     assert_true (s_figure (output, "agent_rss_mean") < 10);       //  MiB, test_worker_lean's bound
+#endif
+    assert_true (s_figure (output, "agent_rss_mean") > 0);
     assert_true (s_figure (output, "reconnect_listed_end") == 20);
     assert_true (s_figure (output, "reconnect_ms") < 10000);
     assert_non_null (strstr (output, "\"reconnect_lost\": "));
