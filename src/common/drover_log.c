@@ -316,3 +316,13 @@ drover_log_init_tool (int fd, const char *name, bool verbose)
     assert (name);
     return s_init (fd, name, verbose);
 }
+
+//  Start a command's log stream on stderr, verbose as DROVER_VERBOSE says
+void
+drover_log_init_command (const char *name)
+{
+    const char *verbose = getenv ("DROVER_VERBOSE");
+    bool chatty = verbose && *verbose && strneq (verbose, "0");
+    if (drover_log_init_tool (STDERR_FILENO, name, chatty))
+        zsys_set_logstream (stderr);
+}

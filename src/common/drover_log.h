@@ -58,6 +58,12 @@ size_t
 int
     drover_log_init_tool (int fd, const char *name, bool verbose);
 
+//  Start a command's log stream on stderr (drover_log_init_tool), verbose
+//  when DROVER_VERBOSE is set and not "0"; if it cannot be made, czmq
+//  logs to stderr as it is. What `drover` and `drover-worker` do first.
+void
+    drover_log_init_command (const char *name);
+
 //  Write into out (out_size bytes, NUL-ended) the log line line (size
 //  bytes, without its newline) as drover_log_init_tool says it, name
 //  first. Returns the bytes written, not counting the NUL; 0 for a line

@@ -279,10 +279,7 @@ main (int argc, char **argv)
     //  errors, said as the command's own messages are (a client moving to
     //  the next broker of its list is not news; DROVER_VERBOSE=1 says it).
     //  `drover broker` and `drover worker` choose their own log stream.
-    const char *verbose = getenv ("DROVER_VERBOSE");
-    bool chatty = verbose && *verbose && strneq (verbose, "0");
-    if (drover_log_init_tool (STDERR_FILENO, "drover", chatty))
-        zsys_set_logstream (stderr);
+    drover_log_init_command ("drover");
     const char *timeout = getenv ("DROVER_TIMEOUT");
     uint32_t msec;
     if (timeout && drover_cli_parse_seconds ("", "DROVER_TIMEOUT", timeout, 86400, &msec) == 0

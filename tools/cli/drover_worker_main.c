@@ -45,10 +45,7 @@ main (int argc, char **argv)
 {
     //  What the libraries say before the agent chooses its log stream
     //  goes to stderr, as `drover`'s main sends it (DROVER_VERBOSE=1: all)
-    const char *verbose = getenv ("DROVER_VERBOSE");
-    bool chatty = verbose && *verbose && strneq (verbose, "0");
-    if (drover_log_init_tool (STDERR_FILENO, "drover", chatty))
-        zsys_set_logstream (stderr);
+    drover_log_init_command ("drover");
     if (s_asks_version (argc, argv)) {
         printf ("drover %s (protocol level %d)\n", DROVER_RELEASE, DROVER_MSG_LEVEL);
         return 0;
