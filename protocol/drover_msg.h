@@ -38,7 +38,7 @@ extern "C" {
 //  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-#define DROVER_MSG_LEVEL        6       //  the level this codec speaks
+#define DROVER_MSG_LEVEL        7       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
 //  DROVER_RELEASE, drover's release: drover_release.h, generated from
 //  CMakeLists.txt's project VERSION
