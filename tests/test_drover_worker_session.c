@@ -281,12 +281,23 @@ test_reconnect_when_silent (void **state)
     testutil_fakebroker_destroy (&broker);
 }
 
-//  A handler that holds the worker's loop until the test writes a byte on
-//  the pipe whose read end *arg is (10 s at most), then succeeds
+//  The pipes of a held handler: it says it holds on entered, and waits
+//  for a byte on release
+typedef struct {
+    int release;                    //  read end: the test lets it go
+    int entered;                    //  write end: it tells the test it holds
+} s_hold_t;
+
+//  A handler that tells the test it holds the worker's loop, and holds it
+//  until the test writes a byte on the release pipe (10 s at most), then
+//  succeeds
 static int
 s_held_handler (void *arg, drover_job_t *job)
 {
-    struct pollfd item = { *(int *) arg, POLLIN, 0 };
+    s_hold_t *hold = (s_hold_t *) arg;
+    if (write (hold->entered, "h", 1) != 1)
+        return -1;
+    struct pollfd item = { hold->release, POLLIN, 0 };
     char byte = 0;
     bool released = poll (&item, 1, 10000) == 1 && read (item.fd, &byte, 1) == 1;
     drover_job_set_outcome (job, DROVER_OUTCOME_EXITED);
@@ -321,11 +332,18 @@ static void
 test_hello_first_after_reconnect (void **state)
 {
     testutil_fakebroker_t *broker = testutil_fakebroker_new ();
-    int held [2];
+    int held [2], entered [2];
     assert_int_equal (pipe (held), 0);
-    drover_worker_set_handler (broker->worker, s_held_handler, &held [0]);
+    assert_int_equal (pipe (entered), 0);
+    s_hold_t hold = { held [0], entered [1] };
+    drover_worker_set_handler (broker->worker, s_held_handler, &hold);
     testutil_fakebroker_register (broker);
     testutil_fakebroker_offer (broker, 41, 1, "held", 0);             //  the handler holds the loop
+    //  The offer reached it before the old end goes: the loop holds now
+    struct pollfd item = { entered [0], POLLIN, 0 };
+    char byte = 0;
+    assert_int_equal (poll (&item, 1, 5000), 1);
+    assert_int_equal (read (entered [0], &byte, 1), 1);
     drover_handshake_t *handshake;
     s_rebind (broker, &handshake);
     //  The worker's DEALER connects again (ZeroMQ's I/O thread does it)
@@ -355,6 +373,8 @@ test_hello_first_after_reconnect (void **state)
     testutil_fakebroker_destroy (&broker);
     close (held [0]);
     close (held [1]);
+    close (entered [0]);
+    close (entered [1]);
 }
 
 //  Bad arguments make no worker
