@@ -70,6 +70,7 @@ typedef struct {
     uint32_t grace;             //  msec the grace lasts
     uint64_t heartbeats;        //  heartbeats heard, ever (METRICS)
     uint32_t max_workers;       //  registered workers at most
+    uint32_t ack_timeout;       //  msec assign waits for an offer's STARTED, told in WELCOME
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id, for WELCOME, or ""
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
     zhashx_t *lost;             //  ids lost and not registered since (values unused), max-workers at most
@@ -332,6 +333,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
     welcome->seq = hello->seq;
     welcome->heartbeat = worker->interval;
+    welcome->ack_timeout = self->ack_timeout;   //  level 7: STARTED may wait a little
     strcpy (welcome->state_id, self->state_id);
     drover_actor_send (self->outbox, "health", route, welcome, worker->id);
     drover_msg_destroy (&welcome);
@@ -504,6 +506,8 @@ s_handle_command (void *arg, zmsg_t *msg)
         self->max_workers = (uint32_t) drover_actor_pop_number (msg);
         self->rate = (uint32_t) drover_actor_pop_number (msg);
         s_grace_begin (self, (uint32_t) drover_actor_pop_number (msg));
+        //  ack-timeout may be left out (0: not told)
+        self->ack_timeout = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
     }
     else
     if (streq (command, "METRICS")) {

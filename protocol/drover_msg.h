@@ -503,6 +503,8 @@ typedef struct drover_msg_s {
     uint32_t nrunning;              //  entries in running
     drover_taskref_t *running;      //  HELLO: attempts the worker still runs, owned
     uint32_t heartbeat;             //  WELCOME: heartbeat interval, msec
+    uint32_t ack_timeout;           //  WELCOME: msec the broker waits for an offer's
+                                    //  STARTED or RESULT (level 7), 0 not said
     //  Results
     uint8_t outcome;                //  drover_outcome_t
     uint8_t state;                  //  drover_task_state_t (TASK DONE)

@@ -50,6 +50,7 @@ typedef enum {
     F_QUOTA_PROCS, F_QUOTA_MEM, F_QUOTA_QUEUED, F_SHARE_ROWS,   //  sharing (level 4),
                                                                 //  drover_msg_share.c
     F_PATH, F_PAGES, F_BYTES,                                   //  backups (level 5)
+    F_ACK_TIMEOUT,                                              //  level 7
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -106,7 +107,7 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
                                       F_STATE_ID, F_LEVEL, F_RELEASE, F_DEVICES },
     [DROVER_MSG_WORKER_HEARTBEAT] = { F_WORKER, F_EPOCH, F_STATS },
     [DROVER_MSG_WORKER_GOODBYE]   = { F_WORKER, F_EPOCH },
-    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID, F_LEVEL },
+    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID, F_LEVEL, F_ACK_TIMEOUT },
     [DROVER_MSG_WORKER_LEAVE]     = { F_END },
     [DROVER_MSG_TASK_OFFER]       = { F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM, F_TIMEOUT,
                                       F_BODY, F_DEVICES },
@@ -178,7 +179,8 @@ s_optional (int field)
         || field == F_LEVEL || field == F_RELEASE
         || field == F_AFTER || field == F_BEGIN || field == F_RETRY_DELAY
         || field == F_RETRY_MAX_DELAY || field == F_ARRAY || field == F_LIST_GROUP
-        || field == F_OWNER || field == F_DEVICES || field == F_ASSIGNED;
+        || field == F_OWNER || field == F_DEVICES || field == F_ASSIGNED
+        || field == F_ACK_TIMEOUT;
 }
 
 //  Return the protocol level that brought a field into the messages of
@@ -190,6 +192,8 @@ static int
 s_since (int field)
 {
     switch (field) {
+        case F_ACK_TIMEOUT:     //  WELCOME: STARTED may wait a little
+            return 7;
         case F_OWNER:           //  SUBMIT: sharing a cluster
         case F_DEVICES:         //  SUBMIT, HELLO, OFFER
         case F_ASSIGNED:        //  STARTED
@@ -336,7 +340,8 @@ s_field_empty (const drover_msg_t *self, int field)
         || (field == F_LIST_GROUP && self->group == 0)
         || (field == F_OWNER && self->owner [0] == 0)
         || (field == F_DEVICES && self->ndevices == 0)
-        || (field == F_ASSIGNED && (self->assigned == NULL || self->assigned [0] == 0));
+        || (field == F_ASSIGNED && (self->assigned == NULL || self->assigned [0] == 0))
+        || (field == F_ACK_TIMEOUT && self->ack_timeout == 0);
 }
 
 //  Return how many of fields [count] self goes out with: its optional
@@ -767,6 +772,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_SHARE_ROWS:  return drover_msg_share_pack_rows (pk, self);
         case F_PATH:        return s_pack_path (pk, self->path);
         case F_PAGES:       return msgpack_pack_uint64 (pk, self->pages), 0;
+        case F_ACK_TIMEOUT: return msgpack_pack_uint32 (pk, self->ack_timeout), 0;
         case F_BYTES:       return msgpack_pack_uint64 (pk, self->bytes), 0;
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self, level);
         case F_OUTCOME:
@@ -966,6 +972,7 @@ s_errors [P_COUNT] = {
     [F_PATH]        = DROVER_MPACK_ERRORS ("path", "invalid"),
     [F_PAGES]       = DROVER_MPACK_ERRORS ("pages", "invalid"),
     [F_BYTES]       = DROVER_MPACK_ERRORS ("bytes", "invalid"),
+    [F_ACK_TIMEOUT] = DROVER_MPACK_ERRORS ("ack_timeout", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -1580,6 +1587,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_PATH:        return s_read_path (cursor, self);
         case F_PAGES:       return drover_mpack_read_u64 (cursor, field, &self->pages);
         case F_BYTES:       return drover_mpack_read_u64 (cursor, field, &self->bytes);
+        case F_ACK_TIMEOUT: return drover_mpack_read_u32 (cursor, field, &self->ack_timeout);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }

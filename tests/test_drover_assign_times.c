@@ -9,6 +9,7 @@
 */
 
 #include "testutil_class.h"
+#include "testutil_wire.h"
 #include "drover_assign.h"
 
 //  Assert a task's times
@@ -76,6 +77,36 @@ test_started_is_the_result_without_started (void **state)
     drover_assign_destroy (&table);
 }
 
+//  A RESULT with no STARTED (a level-7 worker holds STARTED back a few
+//  msec): started is its run time before the RESULT, never before the offer
+static void
+test_started_is_the_run_time_before_the_result (void **state)
+{
+    int64_t now = 5000;
+    drover_assign_t *table = testutil_fake_table (&now);
+    uint64_t ran = testutil_table_submit (table, 0);
+    uint64_t late = testutil_table_submit (table, 0);
+    now = 6000;
+    drover_assign_assign (table, ran, "alpha", 0);
+    drover_assign_assign (table, late, "alpha", 0);
+    testutil_take_actions (table);
+    now = 9000;
+    const char *reason;
+    drover_msg_t *msg = testutil_result_msg ("alpha", ran, 1, DROVER_OUTCOME_EXITED, 0);
+    msg->duration = 2000;
+    assert_int_equal (drover_assign_result (table, msg, &reason), 200);
+    drover_msg_destroy (&msg);
+    //  A duration longer than since the offer (clocks apart): the offer's time
+    msg = testutil_result_msg ("alpha", late, 1, DROVER_OUTCOME_EXITED, 0);
+    msg->duration = 5000;
+    assert_int_equal (drover_assign_result (table, msg, &reason), 200);
+    drover_msg_destroy (&msg);
+    testutil_take_actions (table);
+    s_assert_times (table, ran, 5000, 7000, 9000);
+    s_assert_times (table, late, 5000, 6000, 9000);
+    drover_assign_destroy (&table);
+}
+
 //  A retry: started is the current attempt's, not the first one's; a
 //  lost worker's attempt does not count either
 static void
@@ -134,6 +165,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_times_of_a_task_that_ran),
         cmocka_unit_test (test_started_is_the_result_without_started),
+        cmocka_unit_test (test_started_is_the_run_time_before_the_result),
         cmocka_unit_test (test_started_is_the_current_attempts),
         cmocka_unit_test (test_cancelled_while_queued_never_started),
     };

@@ -679,7 +679,8 @@ test_worker_rows_of_level_six (void **state)
     zframe_destroy (&frame);
     //  Every other message goes to a level-4 or level-5 peer as it is
     for (int id = 1; id <= DROVER_MSG_ID_MAX; id++) {
-        if (id == DROVER_MSG_WORKER_TABLE || drover_msg_id_level (id) > 4)
+        if (id == DROVER_MSG_WORKER_TABLE || id == DROVER_MSG_WORKER_WELCOME
+        ||  drover_msg_id_level (id) > 4)
             continue;
         drover_msg_t *other = testcodec_filled (id);
         zframe_t *sent = drover_msg_encode (other);
@@ -695,6 +696,53 @@ test_worker_rows_of_level_six (void **state)
     drover_msg_destroy (&msg);
 }
 
+//  Return the number of fields (elements after the header's 4) of frame
+static size_t
+s_field_count (zframe_t *frame)
+{
+    msgpack_unpacked unpacked;
+    msgpack_unpacked_init (&unpacked);
+    assert_int_equal (msgpack_unpack_next (&unpacked, (const char *) zframe_data (frame),
+                                           zframe_size (frame), NULL), MSGPACK_UNPACK_SUCCESS);
+    assert_int_equal (unpacked.data.type, MSGPACK_OBJECT_ARRAY);
+    size_t count = unpacked.data.via.array.size - 4;
+    msgpack_unpacked_destroy (&unpacked);
+    return count;
+}
+
+//  Level 7: WORKER WELCOME tells the ack-timeout (field 7); a peer of level
+//  4..6 is fitted the WELCOME of three fields it knows, read back without it
+static void
+test_welcome_of_level_seven (void **state)
+{
+    drover_msg_t *msg = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    msg->heartbeat = 2000;
+    msg->level = DROVER_MSG_LEVEL;
+    msg->ack_timeout = 5000;
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_int_equal (s_field_count (frame), 4);
+    drover_msg_t *copy = drover_msg_new (0);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (copy->ack_timeout, 5000);
+    for (int level = 4; level <= 6; level++) {
+        zframe_t *fitted = zframe_dup (frame);
+        assert_int_equal (drover_msg_fit (&fitted, level), 0);
+        assert_int_equal (s_field_count (fitted), 3);
+        assert_int_equal (drover_msg_decode (copy, zframe_data (fitted), zframe_size (fitted)), 0);
+        assert_int_equal (copy->ack_timeout, 0);
+        assert_int_equal (copy->heartbeat, 2000);
+        zframe_destroy (&fitted);
+    }
+    //  Not said: left out, three fields at level 7 too
+    msg->ack_timeout = 0;
+    zframe_destroy (&frame);
+    frame = drover_msg_encode (msg);
+    assert_int_equal (s_field_count (frame), 3);
+    zframe_destroy (&frame);
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+}
+
 int
 main (void)
 {
@@ -706,6 +754,7 @@ main (void)
         cmocka_unit_test (test_low_disk_is_probation_at_level_one),
         cmocka_unit_test (test_oom_is_signalled_below_level_four),
         cmocka_unit_test (test_worker_rows_of_level_six),
+        cmocka_unit_test (test_welcome_of_level_seven),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

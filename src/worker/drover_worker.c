@@ -33,6 +33,7 @@
 #include "drover_defaults.h"
 #include "drover_keys.h"
 #include "drover_stats.h"
+#include "drover_ring.h"
 #include <unistd.h>
 
 #define S_STARTED_RING      4096        //  recent TASK STARTED remembered, for 409/404
@@ -48,6 +49,7 @@
 #define S_RECV_BATCH        256         //  messages read per turn at most
 #define S_HWM               100000      //  messages queued on the DEALER
 #define S_WAKE_MAX          1000        //  msec the loop sleeps at most
+#define S_STARTED_WAIT_MAX  5           //  msec a process's STARTED waits at most (PROTOCOL.md 7.7)
 
 //  One attempt the in-process handler runs: lives on the loop's stack for
 //  the handler's call (the job's accessors, at the end of this file)
@@ -64,6 +66,13 @@ typedef struct {
     uint64_t task;                  //  task id
     uint32_t attempt;               //  attempt number
 } s_started_t;
+
+//  A TASK STARTED held back: sent when due if the attempt still runs
+typedef struct {
+    int64_t due;                    //  msec (mono)
+    uint64_t task;                  //  task id
+    uint32_t attempt;               //  attempt number
+} s_held_start_t;
 
 struct _drover_worker_t {
     //  Settings
@@ -98,6 +107,8 @@ struct _drover_worker_t {
     drover_msg_t *in;               //  last message received, reused
     drover_exec_t *exec;            //  last offer's body, reused
     drover_msg_t *started_msg;      //  TASK STARTED, reused for every offer
+    drover_ring_t *held_starts;     //  STARTEDs held back, s_held_start_t, oldest first
+    uint32_t started_wait;          //  msec a process's STARTED waits (from WELCOME), 0 none
     zlistx_t *pending;              //  results not yet acknowledged, drover_msg_t *, owned
     zhashx_t *orphans;              //  "task/attempt" of attempts killed because the broker's
                                     //  state changed: their results are dropped, not sent
@@ -254,6 +265,7 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->exec = drover_exec_new ();
     self->started_msg = drover_msg_new (DROVER_MSG_TASK_STARTED);
     self->pending = zlistx_new ();
+    self->held_starts = drover_ring_new (sizeof (s_held_start_t));
     zlistx_set_destructor (self->pending, s_msg_destroy);
     self->procs_of = zhashx_new ();
     self->orphans = zhashx_new ();
@@ -295,6 +307,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     drover_exec_destroy (&self->exec);
     drover_msg_destroy (&self->started_msg);
     zlistx_destroy (&self->pending);
+    drover_ring_destroy (&self->held_starts);
     zhashx_destroy (&self->procs_of);
     zhashx_destroy (&self->orphans);
     free (self->workdir);
@@ -1196,6 +1209,9 @@ s_wait_msec (drover_worker_t *self, int64_t now)
     int64_t due = self->runner? drover_runner_next_deadline (self->runner): -1;
     if (due != -1 && due < next)
         next = due;
+    s_held_start_t *held = (s_held_start_t *) drover_ring_head (self->held_starts);
+    if (held && held->due < next)
+        next = held->due;
     return next > now? (long) (next - now): 0;
 }
 
@@ -1283,6 +1299,34 @@ s_send_started (drover_worker_t *self, uint64_t task, uint32_t attempt)
     slot->seq = started->seq;
     slot->task = task;
     slot->attempt = attempt;
+}
+
+//  Say TASK STARTED for a process just started, or hold it back for
+//  started_wait msec: an attempt that ends before then is acknowledged by
+//  its RESULT alone, one message less each way (PROTOCOL.md 7.7). An
+//  attempt holding devices says them now.
+static void
+s_say_started (drover_worker_t *self, uint64_t task, uint32_t attempt, bool devices, int64_t now)
+{
+    if (self->started_wait == 0 || devices) {
+        s_send_started (self, task, attempt);
+        return;
+    }
+    s_held_start_t held = { now + self->started_wait, task, attempt };
+    drover_ring_push (self->held_starts, &held);
+}
+
+//  Send the held STARTEDs that are due, of attempts still running
+static void
+s_send_held_starts (drover_worker_t *self, int64_t now)
+{
+    s_held_start_t *held = (s_held_start_t *) drover_ring_head (self->held_starts);
+    while (held && held->due <= now) {
+        if (self->runner && drover_runner_running (self->runner, held->task, held->attempt))
+            s_send_started (self, held->task, held->attempt);
+        drover_ring_pop (self->held_starts);
+        held = (s_held_start_t *) drover_ring_head (self->held_starts);
+    }
 }
 
 //  Run an offer through the in-process handler; its result is ready at once
@@ -1406,7 +1450,7 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
         zlistx_destroy (&env);
         return;
     }
-    s_send_started (self, offer->task, offer->attempt);
+    s_say_started (self, offer->task, offer->attempt, offer->ndevices > 0, now);
     uint32_t procs = offer->procs? offer->procs: 1;
     if (self->procs_used + procs > self->procs)
         zsys_warning ("worker: offer past free procs task=%" PRIu64 " procs=%u used=%u offered=%u",
@@ -1489,6 +1533,10 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
     if (*welcome->state_id)
         strcpy (self->state_id, welcome->state_id);
     self->heartbeat = welcome->heartbeat? welcome->heartbeat: S_HEARTBEAT;
+    //  A broker that says how long it waits lets a STARTED wait a little
+    //  (a quarter of that at most); one that does not gets it at once
+    self->started_wait = welcome->ack_timeout / 4 < S_STARTED_WAIT_MAX? welcome->ack_timeout / 4
+                                                                       : S_STARTED_WAIT_MAX;
     self->registered = true;
     self->registrations++;
     self->backoff = S_BACKOFF_MIN;
@@ -1782,6 +1830,7 @@ s_run (drover_worker_t *self, zsock_t *pipe)
         if (!self->stopping && drover_poller_readable (self->poller, S_DEALER_AT))
             s_handle_dealer (self, now);
         s_collect_results (self, now);
+        s_send_held_starts (self, now);
         if (!self->stopping) {
             s_tick (self, now);
             left = self->stopping;

@@ -1487,8 +1487,14 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
         return;
     }
     drover_taskrun_t *run = task->run;          //  current: it has one
-    if (!run->started_at)
-        run->started_at = s_now (self);     //  its STARTED never came
+    if (!run->started_at) {
+        //  Its STARTED never came (a worker of level 7 leaves it out for an
+        //  attempt that ends within a few msec): it started its run time
+        //  ago, and not before it was offered
+        int64_t now = s_now (self);
+        int64_t started = now - (int64_t) msg->duration;
+        run->started_at = started > run->offered_at? started: run->offered_at? run->offered_at: now;
+    }
     drover_taskworker_detach (run->worker, task);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
     bool preempted = run->preempting && !run->cancel
