@@ -76,7 +76,7 @@
 //  results of a busy broker share an fsync. A broker with nothing else
 //  running (one client's round trip), or that last committed longer ago,
 //  commits at once.
-#define S_GROUP_WAIT        1
+#define S_GROUP_WAIT        4
 //  msec between two prunes of the history while nothing is left to prune
 #define S_PRUNE_EVERY       1000
 //  rows one prune deletes at most: a turn stays short
