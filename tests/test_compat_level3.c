@@ -13,68 +13,8 @@
 */
 
 #include "testutil_cluster.h"
+#include "testutil_peer.h"
 #include "drover_devicelist.h"
-
-#define S_WAIT      10000       //  msec for any one answer
-
-//  Encode msg at level and send it on sock (destroys msg)
-static void
-s_send_at (zsock_t *sock, drover_msg_t **msg_p, int level)
-{
-    zframe_t *frame = drover_msg_encode_level (*msg_p, level);
-    assert_non_null (frame);
-    assert_int_equal (zframe_send (&frame, sock, 0), 0);
-    drover_msg_destroy (msg_p);
-}
-
-//  Receive the next message on sock of id, skipping others; asserts it
-//  comes and that a peer of level could read it
-static drover_msg_t *
-s_expect_at (zsock_t *sock, int id, int level)
-{
-    int64_t deadline = zclock_mono () + S_WAIT;
-    while (zclock_mono () < deadline) {
-        drover_msg_t *msg = testutil_recv_msg (sock, (int) (deadline - zclock_mono ()));
-        if (msg && msg->id == id) {
-            assert_true (msg->implied <= level);
-            return msg;
-        }
-        drover_msg_destroy (&msg);
-    }
-    fail_msg ("no message %d within %d msec", id, S_WAIT);
-    return NULL;
-}
-
-//  Register a played worker of level with procs (and devices, "" none)
-static zsock_t *
-s_worker (testutil_cluster_t *cluster, const char *id, int level, const char *devices)
-{
-    zsock_t *worker = zsock_new_dealer (cluster->endpoint);
-    assert_non_null (worker);
-    drover_msg_t *hello = testutil_played_msg (id, 2, DROVER_MSG_WORKER_HELLO, 0, 0);
-    hello->level = (uint16_t) level;
-    int count = drover_devicelist_parse (devices, hello->devices, NULL);
-    assert_true (count >= 0);
-    hello->ndevices = (uint32_t) count;
-    s_send_at (worker, &hello, level);
-    drover_msg_t *welcome = s_expect_at (worker, DROVER_MSG_WORKER_WELCOME, level);
-    drover_msg_destroy (&welcome);
-    return worker;
-}
-
-//  A client of level: its CLIENT HELLO, the broker's WELCOME
-static zsock_t *
-s_client (testutil_cluster_t *cluster, int level)
-{
-    zsock_t *client = zsock_new_dealer (cluster->endpoint);
-    assert_non_null (client);
-    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
-    hello->level = (uint16_t) level;
-    s_send_at (client, &hello, level);
-    drover_msg_t *welcome = s_expect_at (client, DROVER_MSG_CLIENT_WELCOME, level);
-    drover_msg_destroy (&welcome);
-    return client;
-}
 
 //  Submit a NOTIFY task at level (devices "" none); returns its id
 static uint64_t
@@ -85,8 +25,8 @@ s_submit_at (zsock_t *client, int level, const char *devices)
     assert_true (count >= 0);
     submit->ndevices = (uint32_t) count;
     submit->seq = 7;
-    s_send_at (client, &submit, level);
-    drover_msg_t *accepted = s_expect_at (client, DROVER_MSG_TASK_ACCEPTED, level);
+    testutil_peer_send_at (client, &submit, level);
+    drover_msg_t *accepted = testutil_peer_expect_at (client, DROVER_MSG_TASK_ACCEPTED, level);
     uint64_t task = accepted->task;
     drover_msg_destroy (&accepted);
     return task;
@@ -97,16 +37,16 @@ s_submit_at (zsock_t *client, int level, const char *devices)
 static drover_msg_t *
 s_run_offer (zsock_t *worker, const char *id, int level, int outcome)
 {
-    drover_msg_t *offer = s_expect_at (worker, DROVER_MSG_TASK_OFFER, level);
+    drover_msg_t *offer = testutil_peer_expect_at (worker, DROVER_MSG_TASK_OFFER, level);
     drover_msg_t *started = testutil_played_msg (id, 2, DROVER_MSG_TASK_STARTED, offer->task,
                                                  offer->attempt);
-    s_send_at (worker, &started, level);
+    testutil_peer_send_at (worker, &started, level);
     drover_msg_t *result = testutil_result_msg (id, offer->task, offer->attempt, outcome, 0);
     if (outcome == DROVER_OUTCOME_OOM) {
         result->exit_code = -1;
         result->signal = 9;
     }
-    s_send_at (worker, &result, level);
+    testutil_peer_send_at (worker, &result, level);
     return offer;
 }
 
@@ -116,30 +56,30 @@ static void
 test_level3_peers_keep_working (void **state)
 {
     testutil_cluster_t *cluster = testutil_cluster_new (NULL);
-    zsock_t *elder = s_worker (cluster, "elder", 3, "");
-    zsock_t *client = s_client (cluster, 3);
+    zsock_t *elder = testutil_peer_worker (cluster->endpoint, "elder", 3, "", NULL);
+    zsock_t *client = testutil_peer_client (cluster->endpoint, 3);
     //  A plain task runs on the level-3 worker, offered without devices
     uint64_t plain = s_submit_at (client, 3, "");
     drover_msg_t *offer = s_run_offer (elder, "elder", 3, DROVER_OUTCOME_EXITED);
     assert_int_equal (offer->task, plain);
     assert_int_equal (offer->ndevices, 0);
     drover_msg_destroy (&offer);
-    drover_msg_t *done = s_expect_at (client, DROVER_MSG_TASK_DONE, 3);
+    drover_msg_t *done = testutil_peer_expect_at (client, DROVER_MSG_TASK_DONE, 3);
     assert_int_equal (done->task, plain);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
     drover_msg_destroy (&done);
 
     //  A task asking a GPU (from a level-4 client) waits for a worker
     //  that has one: never the level-3 worker, which declared none
-    zsock_t *modern = s_client (cluster, DROVER_MSG_LEVEL);
+    zsock_t *modern = testutil_peer_client (cluster->endpoint, DROVER_MSG_LEVEL);
     uint64_t gpu = s_submit_at (modern, DROVER_MSG_LEVEL, "gpu=1");
-    zsock_t *young = s_worker (cluster, "young", DROVER_MSG_LEVEL, "gpu=1");
+    zsock_t *young = testutil_peer_worker (cluster->endpoint, "young", DROVER_MSG_LEVEL, "gpu=1", NULL);
     offer = s_run_offer (young, "young", DROVER_MSG_LEVEL, DROVER_OUTCOME_EXITED);
     assert_int_equal (offer->task, gpu);
     assert_int_equal (offer->ndevices, 1);
     assert_string_equal (offer->devices [0].name, "gpu");
     drover_msg_destroy (&offer);
-    done = s_expect_at (modern, DROVER_MSG_TASK_DONE, DROVER_MSG_LEVEL);
+    done = testutil_peer_expect_at (modern, DROVER_MSG_TASK_DONE, DROVER_MSG_LEVEL);
     assert_int_equal (done->state, DROVER_TASK_SUCCEEDED);
     drover_msg_destroy (&done);
     drover_msg_t *stray;        //  its report's acknowledgements, never an offer
@@ -155,7 +95,7 @@ test_level3_peers_keep_working (void **state)
     offer = s_run_offer (young, "young", DROVER_MSG_LEVEL, DROVER_OUTCOME_OOM);
     assert_int_equal (offer->task, hog);
     drover_msg_destroy (&offer);
-    done = s_expect_at (client, DROVER_MSG_TASK_DONE, 3);
+    done = testutil_peer_expect_at (client, DROVER_MSG_TASK_DONE, 3);
     assert_int_equal (done->task, hog);
     assert_int_equal (done->state, DROVER_TASK_FAILED);
     assert_int_equal (done->end, DROVER_END_FAILED);
@@ -165,8 +105,8 @@ test_level3_peers_keep_working (void **state)
     wait->tasks = (uint64_t *) zmalloc (sizeof (uint64_t));
     wait->tasks [0] = hog;
     wait->seq = 9;
-    s_send_at (modern, &wait, DROVER_MSG_LEVEL);
-    done = s_expect_at (modern, DROVER_MSG_TASK_DONE, DROVER_MSG_LEVEL);
+    testutil_peer_send_at (modern, &wait, DROVER_MSG_LEVEL);
+    done = testutil_peer_expect_at (modern, DROVER_MSG_TASK_DONE, DROVER_MSG_LEVEL);
     assert_int_equal (done->end, DROVER_END_OOM);
     drover_msg_destroy (&done);
     zsock_destroy (&young);

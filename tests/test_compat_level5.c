@@ -12,82 +12,12 @@
 */
 
 #include "testutil_cluster.h"
-#include "drover_devicelist.h"
+#include "testutil_peer.h"
 #include <msgpack.h>
-
-#define S_WAIT      10000       //  msec for any one answer
 
 //  Broker flags: lost-after long enough that played workers, which never
 //  heartbeat, stay registered through the test
 static const char *s_flags [] = { "--set", "health/lost-after=60000", NULL };
-
-//  Encode msg at level and send it on sock (destroys msg)
-static void
-s_send_at (zsock_t *sock, drover_msg_t **msg_p, int level)
-{
-    zframe_t *frame = drover_msg_encode_level (*msg_p, level);
-    assert_non_null (frame);
-    assert_int_equal (zframe_send (&frame, sock, 0), 0);
-    drover_msg_destroy (msg_p);
-}
-
-//  Receive the next frame on sock that decodes as a message of id,
-//  skipping others; fails if none comes
-static zframe_t *
-s_expect_frame (zsock_t *sock, int id)
-{
-    int64_t deadline = zclock_mono () + S_WAIT;
-    drover_msg_t *msg = drover_msg_new (0);
-    while (zclock_mono () < deadline) {
-        zsock_set_rcvtimeo (sock, (int) (deadline - zclock_mono ()));
-        zframe_t *frame = zframe_recv (sock);
-        if (frame && drover_msg_decode (msg, zframe_data (frame), zframe_size (frame)) == 0
-        &&  msg->id == id) {
-            drover_msg_destroy (&msg);
-            return frame;
-        }
-        zframe_destroy (&frame);
-    }
-    drover_msg_destroy (&msg);
-    fail_msg ("no message %d within %d msec", id, S_WAIT);
-    return NULL;
-}
-
-//  Register a played worker of level (devices "" none); returns its DEALER
-static zsock_t *
-s_worker (testutil_cluster_t *cluster, const char *id, int level, const char *devices)
-{
-    zsock_t *worker = zsock_new_dealer (cluster->endpoint);
-    assert_non_null (worker);
-    drover_msg_t *hello = testutil_played_msg (id, 2, DROVER_MSG_WORKER_HELLO, 0, 0);
-    hello->level = (uint16_t) level;
-    int count = drover_devicelist_parse (devices, hello->devices, NULL);
-    assert_true (count >= 0);
-    hello->ndevices = (uint32_t) count;
-    s_send_at (worker, &hello, level);
-    zframe_t *frame = s_expect_frame (worker, DROVER_MSG_WORKER_WELCOME);
-    drover_msg_t *welcome = drover_msg_new (0);
-    assert_int_equal (drover_msg_decode (welcome, zframe_data (frame), zframe_size (frame)), 0);
-    assert_int_equal (welcome->heartbeat, 1000);    //  a small fleet: the setting
-    assert_int_equal (welcome->level, DROVER_MSG_LEVEL);
-    drover_msg_destroy (&welcome);
-    zframe_destroy (&frame);
-    return worker;
-}
-
-//  A client of level: its CLIENT HELLO, the broker's WELCOME
-static zsock_t *
-s_client (testutil_cluster_t *cluster, int level)
-{
-    zsock_t *client = zsock_new_dealer (cluster->endpoint);
-    assert_non_null (client);
-    drover_msg_t *hello = drover_msg_new (DROVER_MSG_CLIENT_HELLO);
-    hello->level = (uint16_t) level;
-    s_send_at (client, &hello, level);
-    zframe_t *welcome = s_expect_frame (client, DROVER_MSG_CLIENT_WELCOME);
-    zframe_destroy (&welcome);
-    return client;
-}
 
 //  Ask WORKER LIST at level; return the WORKER TABLE's frame as it came
 static zframe_t *
@@ -95,8 +25,8 @@ s_list_at (zsock_t *client, int level)
 {
     drover_msg_t *list = drover_msg_new (DROVER_MSG_WORKER_LIST);
     list->seq = 9;
-    s_send_at (client, &list, level);
-    return s_expect_frame (client, DROVER_MSG_WORKER_TABLE);
+    testutil_peer_send_at (client, &list, level);
+    return testutil_peer_expect_frame (client, DROVER_MSG_WORKER_TABLE);
 }
 
 //  The number of elements of the row of worker id in a WORKER TABLE frame
@@ -136,11 +66,15 @@ static void
 test_worker_rows_by_level (void **state)
 {
     testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
-    zsock_t *elder = s_worker (cluster, "elder", 5, "");
-    zsock_t *gpu = s_worker (cluster, "gpu", 5, "gpu=2");
-    zsock_t *young = s_worker (cluster, "young", DROVER_MSG_LEVEL, "");
-    zsock_t *old_client = s_client (cluster, 5);
-    zsock_t *new_client = s_client (cluster, DROVER_MSG_LEVEL);
+    drover_msg_t *welcome;
+    zsock_t *elder = testutil_peer_worker (cluster->endpoint, "elder", 5, "", &welcome);
+    assert_int_equal (welcome->heartbeat, 1000);    //  a small fleet: the setting
+    assert_int_equal (welcome->level, DROVER_MSG_LEVEL);
+    drover_msg_destroy (&welcome);
+    zsock_t *gpu = testutil_peer_worker (cluster->endpoint, "gpu", 5, "gpu=2", NULL);
+    zsock_t *young = testutil_peer_worker (cluster->endpoint, "young", DROVER_MSG_LEVEL, "", NULL);
+    zsock_t *old_client = testutil_peer_client (cluster->endpoint, 5);
+    zsock_t *new_client = testutil_peer_client (cluster->endpoint, DROVER_MSG_LEVEL);
 
     //  Level 5: 19 elements, 21 with devices; read back without heartbeat
     zframe_t *frame = s_list_at (old_client, 5);
