@@ -25,10 +25,10 @@ s_add_worker (testutil_cluster_t *cluster, int slot, const char *id, const char 
     unsetenv ("DROVER_TEST_RELEASE");
 }
 
-//  Run `drover workers` (with --json if json) and assert it shows each
+//  Run `drover workers` (with --json if json is 1) and assert it shows each
 //  NULL-ended needle
 static void
-s_expect_workers (testutil_cluster_t *cluster, bool json, ...)
+s_expect_workers (testutil_cluster_t *cluster, int json, ...)
 {
     const char *args [] = { "workers", json? "--json": NULL, NULL };
     testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
@@ -111,10 +111,10 @@ test_old_agent_refused_others_listed (void **state)
     assert_true (testutil_wait_workers (dealer, 2, 10000));
     char ours [64];
     snprintf (ours, sizeof ours, "%d (%s)", DROVER_MSG_LEVEL, DROVER_RELEASE);
-    s_expect_workers (cluster, false, "w-ours", ours, "w-newer", "(0.9.0)", NULL);
+    s_expect_workers (cluster, 0, "w-ours", ours, "w-newer", "(0.9.0)", NULL);
     char ours_json [64];
     snprintf (ours_json, sizeof ours_json, "\"release\":\"%s\"", DROVER_RELEASE);
-    s_expect_workers (cluster, true, "\"id\":\"w-ours\"", ours_json, "\"release\":\"0.9.0\"",
+    s_expect_workers (cluster, 1, "\"id\":\"w-ours\"", ours_json, "\"release\":\"0.9.0\"",
                       NULL);
     char series [128];
     snprintf (series, sizeof series, "drover_workers_release{release=\"%s\"}", DROVER_RELEASE);
@@ -140,7 +140,7 @@ test_default_takes_any_release (void **state)
     zsock_t *dealer = testutil_dealer (cluster);
     s_add_worker (cluster, 0, "w-old", "0.3.0");
     assert_true (testutil_wait_workers (dealer, 1, 10000));
-    s_expect_workers (cluster, true, "\"id\":\"w-old\"", "\"release\":\"0.3.0\"", NULL);
+    s_expect_workers (cluster, 1, "\"id\":\"w-old\"", "\"release\":\"0.3.0\"", NULL);
     assert_true (s_await_log (cluster, "any release", 1000));
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
