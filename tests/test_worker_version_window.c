@@ -3,7 +3,8 @@
     no I/O: releases read and ordered (drover_semver), the window's
     decision and its reasons (drover_workerwindow), the settings that
     shape it (health/min-release, health/stats-period), the release series
-    of the metrics, and the health actor refusing a HELLO through its pipe
+    of the metrics, and the health actor through its pipe: refusing a
+    HELLO, and holding STATS back for the stats period
     =========================================================================
 */
 
@@ -321,6 +322,36 @@ test_health_actor_default_takes_level_1 (void **state)
     testutil_actor_destroy (&actor);
 }
 
+//  health/stats-period: a heartbeat's STATS are held back that long (here
+//  600 msec, not the default 250) before they go out
+static void
+test_health_actor_holds_stats_for_the_period (void **state)
+{
+    zactor_t *actor = zactor_new (drover_health_actor, NULL);
+    zsock_send (actor, "s444444s", "CONFIGURE", 250, 60000, 10, 0, 0, 600, "");
+    s_hello (actor, "r1", "w1", DROVER_MSG_LEVEL, "", 1);
+    drover_msg_t *reply = testutil_expect_send (actor, "r1", "w1");
+    assert_int_equal (reply->id, DROVER_MSG_WORKER_WELCOME);
+    drover_msg_destroy (&reply);
+    zmsg_t *up = testutil_expect (actor, "UP", 2000);
+    zmsg_destroy (&up);
+    testutil_expect_event (actor, "worker.up", "w1", "");
+    drover_msg_t *heartbeat = drover_msg_new (DROVER_MSG_WORKER_HEARTBEAT);
+    snprintf (heartbeat->worker, sizeof heartbeat->worker, "w1");
+    heartbeat->epoch = 1;
+    heartbeat->stats.running = 3;
+    heartbeat->seq = 2;
+    int64_t sent = zclock_mono ();
+    testutil_hand (actor, "r1", heartbeat);
+    zmsg_t *stats = testutil_expect (actor, "STATS", 5000);
+    int64_t held = zclock_mono () - sent;
+    print_message ("STATS held %" PRId64 " msec\n", held);
+    assert_true (held >= 590);
+    testutil_pop_check (stats, "w1");
+    zmsg_destroy (&stats);
+    testutil_actor_destroy (&actor);
+}
+
 int
 main (void)
 {
@@ -333,6 +364,7 @@ main (void)
         cmocka_unit_test (test_metrics_count_releases),
         cmocka_unit_test (test_health_actor_refuses_old_release),
         cmocka_unit_test (test_health_actor_default_takes_level_1),
+        cmocka_unit_test (test_health_actor_holds_stats_for_the_period),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
