@@ -16,6 +16,10 @@
     For a grace after the actor starts (the broker started, or became
     leader) nobody is declared LOST: the fleet reconnects meanwhile.
 
+    A HELLO from an agent whose level or release the broker does not take
+    (src/broker/workers/drover_workerwindow.c: health/min-release) is
+    refused with ERROR 426 and a reason the agent prints before it exits.
+
     What it hears and says, and how: actors/ACTORS.md, "health" and "How
     actors talk".
     =========================================================================
@@ -28,15 +32,20 @@
 #include "drover_actor.h"
 #include "drover_metrics.h"
 #include "drover_defaults.h"
+#include "drover_workerwindow.h"
 
 //  Settings until CONFIGURE says otherwise: the broker's defaults
 #define S_HEARTBEAT     DROVER_DEFAULT_HEARTBEAT
 #define S_LOST_AFTER    DROVER_DEFAULT_LOST_AFTER
 #define S_MAX_WORKERS   DROVER_DEFAULT_MAX_WORKERS
 //  STATS are for WORKER LIST, not for decisions: held back and said in one
-//  batch at most this often (msec), so 1000 workers heartbeating each
-//  second do not wake the main and schedq 1000 times a second for them
-#define S_STATS_PERIOD  250
+//  batch at most this often (msec; health/stats-period), so 1000 workers
+//  heartbeating each second do not wake the main and schedq 1000 times a
+//  second for them
+#define S_STATS_PERIOD  DROVER_DEFAULT_STATS_PERIOD
+//  Releases counted apart in METRICS (drover_workers_release), the most
+//  common first; the others together as "other"
+#define S_RELEASES      DROVER_METRICS_RELEASES
 //  Worker id bindings kept per max-workers: past that, those of workers
 //  not registered now are forgotten, so ids churned by one key stay bounded
 #define S_BINDINGS_PER_WORKER   4
@@ -50,6 +59,7 @@ typedef struct {
     uint32_t interval;          //  msec between heartbeats its WELCOME told
     drover_stats_t stats;       //  last heartbeat's stats
     char principal [DROVER_ID_MAX + 1]; //  the key it registered with, "" without CURVE
+    char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
 } s_worker_t;
 
 typedef struct {
@@ -75,6 +85,9 @@ typedef struct {
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
     zhashx_t *lost;             //  ids lost and not registered since (values unused), max-workers at most
     uint64_t lost_total;        //  workers declared LOST, ever (METRICS)
+    uint32_t stats_period;      //  msec STATS are held back at most (health/stats-period)
+    drover_workerwindow_t *window;  //  the agents' levels and releases taken
+    uint64_t refused_total;     //  HELLOs refused for their level or release, ever (METRICS)
 } self_t;
 
 
@@ -110,6 +123,10 @@ s_self_new (zsock_t *pipe)
     self->hold = DROVER_HOLD_MAX;
     self->max_workers = S_MAX_WORKERS;
     self->lost = zhashx_new ();
+    self->stats_period = S_STATS_PERIOD;
+    self->window = drover_workerwindow_new (DROVER_MSG_LEVEL_MIN, DROVER_MSG_LEVEL,
+                                            DROVER_RELEASE, "");
+    assert (self->window);
     return self;
 }
 
@@ -124,6 +141,7 @@ s_self_destroy (self_t **self_p)
     zhashx_destroy (&self->workers);
     zhashx_destroy (&self->bindings);
     zhashx_destroy (&self->lost);
+    drover_workerwindow_destroy (&self->window);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->outbox);
     drover_outbox_destroy (&self->stats);
@@ -259,6 +277,17 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
                            invalid);
         return;
     }
+    char *refused = drover_workerwindow_refuse (self->window, hello->level, hello->release);
+    if (refused) {
+        //  Not a mistake it could fix by trying again: it is told why, and
+        //  drover's agent prints it and exits (PROTOCOL.md §12.1)
+        zsys_warning ("health: refused HELLO worker=%s: %s", hello->worker, refused);
+        drover_actor_reply (self->outbox, "health", route, hello->seq,
+                           DROVER_CODE_BAD_VERSION, refused);
+        self->refused_total++;
+        zstr_free (&refused);
+        return;
+    }
     const char *bound = (const char *) zhashx_lookup (self->bindings, hello->worker);
     if (bound && !streq (bound, hello->principal)) {
         zsys_warning ("health: refused HELLO worker=%s key=%s: the id belongs to key=%s",
@@ -309,6 +338,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         say_up = true;          //  new, or reconnected from a new route
     }
     worker->procs = hello->procs;
+    snprintf (worker->release, sizeof worker->release, "%s", hello->release);
     if (*hello->state_id && strcmp (hello->state_id, self->state_id) && hello->nrunning) {
         //  Its attempts were offered by a broker with other state: their
         //  task ids are not ours, adopting them would mix tasks
@@ -372,7 +402,7 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
     zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
     drover_outbox_say (self->stats, "ssf", "STATS", worker->id, stats);
     if (self->stats_due == -1)
-        self->stats_due = zclock_mono () + S_STATS_PERIOD;
+        self->stats_due = zclock_mono () + self->stats_period;
     zframe_destroy (&stats);
 }
 
@@ -463,6 +493,79 @@ s_grace_end (self_t *self)
     }
 }
 
+//  CONFIGURE's trailing fields, stats-period(4) min-release(s): how often
+//  STATS go out, and the oldest agent release registered ("" any; the
+//  main checked it)
+static void
+s_configure_agents (self_t *self, zmsg_t *msg)
+{
+    self->stats_period = (uint32_t) drover_actor_pop_number (msg);
+    char *min_release = drover_actor_pop_string (msg);
+    drover_workerwindow_t *window = drover_workerwindow_new (DROVER_MSG_LEVEL_MIN,
+                                                             DROVER_MSG_LEVEL, DROVER_RELEASE,
+                                                             min_release);
+    if (window) {
+        drover_workerwindow_destroy (&self->window);
+        self->window = window;
+    }
+    else
+        zsys_error ("health: min-release='%s' is not a release: kept %s", min_release,
+                    drover_workerwindow_describe (self->window));
+    zsys_notice ("health: workers taken: %s; stats-period=%u msec",
+                 drover_workerwindow_describe (self->window), self->stats_period);
+    zstr_free (&min_release);
+}
+
+//  One release and how many registered workers said it
+typedef struct {
+    const char *release;        //  borrowed from a worker, "" unknown
+    uint64_t count;             //  registered workers of it
+} s_release_count_t;
+
+//  Order release counts: the most workers first, then by release
+static int
+s_release_order (const void *left, const void *right)
+{
+    const s_release_count_t *a = (const s_release_count_t *) left;
+    const s_release_count_t *b = (const s_release_count_t *) right;
+    if (a->count != b->count)
+        return a->count > b->count? -1: 1;
+    return strcmp (a->release, b->release);
+}
+
+//  Count registered workers by release into counts: the S_RELEASES most
+//  common each on its own ("" as unknown), the rest as other, so the
+//  series stay few whatever agents say
+static void
+s_count_releases (self_t *self, drover_metrics_t *counts)
+{
+    s_release_count_t releases [4 * S_RELEASES];
+    size_t distinct = 0;
+    uint64_t other = 0;         //  workers of releases past those counted apart
+    for (s_worker_t *worker = (s_worker_t *) zhashx_first (self->workers); worker;
+         worker = (s_worker_t *) zhashx_next (self->workers)) {
+        size_t index = 0;
+        while (index < distinct && !streq (releases [index].release, worker->release))
+            index++;
+        if (index == distinct && distinct == sizeof releases / sizeof releases [0])
+            other++;            //  a fleet of many odd releases: "other" anyway
+        else {
+            if (index == distinct)
+                releases [distinct++] = (s_release_count_t) { worker->release, 0 };
+            releases [index].count++;
+        }
+    }
+    qsort (releases, distinct, sizeof releases [0], s_release_order);
+    for (size_t index = 0; index < distinct; index++)
+        if (index < S_RELEASES)
+            drover_metrics_set_release (counts, index, *releases [index].release
+                                        ? releases [index].release: "unknown",
+                                        releases [index].count);
+        else
+            other += releases [index].count;
+    drover_metrics_set (counts, DROVER_METRIC_WORKERS_RELEASE_OTHER, other);
+}
+
 //  Handle one control command from the pipe (drover_outbox_receive calls this)
 static void
 s_handle_command (void *arg, zmsg_t *msg)
@@ -506,6 +609,8 @@ s_handle_command (void *arg, zmsg_t *msg)
         self->max_workers = (uint32_t) drover_actor_pop_number (msg);
         self->rate = (uint32_t) drover_actor_pop_number (msg);
         s_grace_begin (self, (uint32_t) drover_actor_pop_number (msg));
+        if (zmsg_size (msg) >= 2)
+            s_configure_agents (self, msg);
         //  ack-timeout may be left out (0: not told)
         self->ack_timeout = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
     }
@@ -521,6 +626,8 @@ s_handle_command (void *arg, zmsg_t *msg)
         drover_metrics_set (counts, DROVER_METRIC_HEARTBEATS, self->heartbeats);
         int64_t left = self->grace_until? self->grace_until - zclock_mono (): 0;
         drover_metrics_set (counts, DROVER_METRIC_HEALTH_GRACE, left > 0? (uint64_t) left: 0);
+        drover_metrics_set (counts, DROVER_METRIC_WORKERS_REFUSED_TOTAL, self->refused_total);
+        s_count_releases (self, counts);
         drover_metrics_say (counts, self->outbox, drover_actor_pop_number (msg));
         drover_metrics_destroy (&counts);
     }

@@ -243,6 +243,18 @@ uint64_t
 const char *
     drover_worker_refused (drover_worker_t *self);
 
+//  Return the status code the broker refused the worker with for good:
+//  423 or 403 (above), 426 (its release or protocol level is not one the
+//  broker takes: PROTOCOL.md §12.1), or 0
+uint32_t
+    drover_worker_refused_code (drover_worker_t *self);
+
+//  Set the release the worker says in HELLO in place of drover's own
+//  (PROTOCOL.md §7.1): for tests of a broker's health/min-release. Before
+//  the loop runs.
+void
+    drover_worker_set_release (drover_worker_t *self, const char *release);
+
 //  Return the task id of the job the handler runs
 uint64_t
     drover_job_task (drover_job_t *self);

@@ -10,6 +10,7 @@
 #include "drover_config.h"
 #include "drover_defaults.h"
 #include "drover_cpus.h"
+#include "drover_semver.h"
 #include "drover_poolconfig.h"
 #include "drover_msg.h"
 #include <stddef.h>
@@ -121,6 +122,15 @@ static const s_setting_t s_settings [] = {
       DROVER_DEFAULT_GRACE, NULL,
       "msec after the broker starts or becomes leader in which no worker is declared "
       "LOST; 0: lost-after + min(heartbeat, 5000), the workers' reconnect jitter window" },
+    { "health/stats-period", S_UINT, S_AT (stats_period), 0, 60000,
+      DROVER_DEFAULT_STATS_PERIOD, NULL,
+      "msec the workers' heartbeat stats (load, memory, disk: what drover workers shows) "
+      "are held back at most and said in one batch; 0: at once. Liveness does not wait" },
+    { "health/min-release", S_STRING, S_AT (min_release), 0, 0,
+      0, DROVER_DEFAULT_MIN_RELEASE,
+      "oldest worker release registered, MAJOR.MINOR[.PATCH]: an older agent, or one that "
+      "says no release (level 1), is refused and exits; \"\" any release of a level this "
+      "broker serves" },
     { "probation/timeout", S_UINT, S_AT (probation_timeout), 10, 3600000,
       DROVER_DEFAULT_PROBATION_TIMEOUT, NULL,
       "msec a worker stays on probation after a transport failure" },
@@ -388,6 +398,12 @@ s_setting_store (drover_config_t *self, const s_setting_t *setting,
         }
         if (s_check_choice (setting, value, error_p))
             return -1;
+        if (streq (setting->path, "health/min-release") && *value
+        &&  !drover_semver_plain (value)) {
+            *error_p = zsys_sprintf ("%s: '%s' is not a release: MAJOR.MINOR or "
+                                     "MAJOR.MINOR.PATCH, e.g. 0.6.0", setting->path, value);
+            return -1;
+        }
         if (streq (setting->path, "broker/cpus") && drover_cpus_check (value, error_p)) {
             char *why = *error_p;
             *error_p = zsys_sprintf ("%s: %s", setting->path, why);

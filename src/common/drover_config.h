@@ -110,6 +110,8 @@ typedef struct {
     uint32_t max_workers;       //  health/max-workers: registered workers at most
     uint32_t heartbeat_rate;    //  health/heartbeat-rate: heartbeats a second aimed at, 0: no scaling
     uint32_t grace;             //  health/grace: msec with no LOST after start, 0: derived
+    uint32_t stats_period;      //  health/stats-period: msec workers' stats are held back
+    char *min_release;          //  health/min-release: oldest worker release taken, "" any
     uint32_t probation_timeout; //  probation/timeout: msec on probation after a failure
     uint32_t max_shelve;        //  schedq/max-shelve: unfit requests one pass looks past
     uint32_t max_leases;        //  schedq/max-leases: idle workers lent to assign at once

@@ -51,6 +51,8 @@
                                                     //  the interval grows past 1,000 workers
 #define DROVER_DEFAULT_GRACE            0           //  msec after start or leadership with no
                                                     //  LOST; 0: lost-after + the jitter window
+#define DROVER_DEFAULT_STATS_PERIOD     250         //  msec workers' stats are held back at most
+#define DROVER_DEFAULT_MIN_RELEASE      ""          //  oldest worker release registered, "" any
 #define DROVER_RECONNECT_JITTER_MAX     5000        //  msec a worker's re-HELLO is delayed at
                                                     //  most: a random part of min(heartbeat, this)
 

@@ -43,6 +43,8 @@
 #include <sys/stat.h>
 
 #define S_EXIT_USAGE        2
+#define S_EXIT_UNSUPPORTED  3       //  the broker does not take this agent's release or
+                                    //  level (ERROR 426 to its HELLO): upgrade it
 #define S_PROCS_MAX         65536
 #define S_PASS_MAX          64      //  --pass-env flags at most
 
@@ -606,13 +608,19 @@ s_agent (int argc, char **argv, s_options_t *options)
     zsys_notice ("worker: devices %s", described);
     zstr_free (&described);
     drover_worker_set_devices (worker, &options->devices);
+    //  For tests only: say an older release, to be refused (health/min-release)
+    const char *release = getenv ("DROVER_TEST_RELEASE");
+    if (release && *release)
+        drover_worker_set_release (worker, release);
     int rc = drover_worker_run (worker);
     if (drover_worker_refused (worker))
         fprintf (stderr, "drover worker: %s\n", drover_worker_refused (worker));
+    if (rc != 0 && drover_worker_refused_code (worker) == DROVER_CODE_BAD_VERSION)
+        rc = S_EXIT_UNSUPPORTED;
     zsys_notice ("worker: stopped id=%s tasks=%" PRIu64 " acked=%" PRIu64,
                  drover_worker_id (worker), drover_worker_tasks_run (worker),
                  drover_worker_results_acked (worker));
     drover_worker_destroy (&worker);
     zstr_free (&queue_brokers);
-    return rc == 0? 0: 1;
+    return rc == 0? 0: rc == S_EXIT_UNSUPPORTED? rc: 1;
 }

@@ -127,6 +127,8 @@ struct _drover_worker_t {
     bool stopping;                  //  the loop ends at its next turn
     bool terminated;                //  $TERM received on the actor pipe
     char *refused;                  //  why the broker refused us for good, or NULL
+    uint32_t refused_code;          //  the code it refused us with (423, 403, 426), 0 if none
+    char release [DROVER_RELEASE_MAX + 1];  //  the release HELLO says, "" drover's own
     int64_t next_heartbeat;         //  msec (mono) of the next heartbeat
     int64_t expect_since;           //  msec since a reply is due and none came, 0 if none due
     int64_t hello_at;               //  msec when the last HELLO went
@@ -374,6 +376,19 @@ drover_worker_add_device (drover_worker_t *self, const char *spec, char **error_
 
 
 //  --------------------------------------------------------------------------
+//  Set the release HELLO says in place of drover's own (drover's tests say
+//  an old one, to see a broker refuse it)
+
+void
+drover_worker_set_release (drover_worker_t *self, const char *release)
+{
+    assert (self);
+    assert (release);
+    snprintf (self->release, sizeof self->release, "%s", release);
+}
+
+
+//  --------------------------------------------------------------------------
 //  Take an inventory of counted devices in place of ours
 
 void
@@ -591,6 +606,17 @@ drover_worker_refused (drover_worker_t *self)
 }
 
 
+//  --------------------------------------------------------------------------
+//  Return the status code the broker refused the worker with for good
+
+uint32_t
+drover_worker_refused_code (drover_worker_t *self)
+{
+    assert (self);
+    return self->refused_code;
+}
+
+
 //  =========================================================================
 //  The link to the broker
 //
@@ -796,6 +822,7 @@ s_send_hello (drover_worker_t *self, int64_t now)
     drover_devicelist_sort (hello->devices, hello->ndevices);
     s_list_attempts (self, hello);
     strcpy (hello->state_id, self->state_id);
+    strcpy (hello->release, self->release);     //  "": drover's own
     self->registered = false;
     self->hello_at = now;
     s_send (self, hello);
@@ -1649,6 +1676,22 @@ s_handle_reply (drover_worker_t *self, drover_msg_t *reply, int64_t now)
         zstr_free (&self->refused);
         self->refused = zsys_sprintf ("broker refused id=%s: %s", self->id,
                                       reply->reason? reply->reason: "worker id in use");
+        self->refused_code = reply->code;
+        zsys_error ("worker: %s", self->refused);
+        self->stopping = true;
+    }
+    else
+    if (reply->id == DROVER_MSG_ERROR && reply->seq == self->hello_seq
+    &&  reply->code == DROVER_CODE_BAD_VERSION) {
+        //  The broker does not take our level or release (PROTOCOL.md
+        //  §12.1): another try would be refused alike, and another broker
+        //  of the cluster is of its release too. Stop, and say why: an
+        //  operator upgrades this worker (or the broker)
+        zstr_free (&self->refused);
+        self->refused = zsys_sprintf ("broker=%s refused id=%s: %s", self->endpoint, self->id,
+                                      reply->reason? reply->reason
+                                                   : "this worker's release is not supported");
+        self->refused_code = reply->code;
         zsys_error ("worker: %s", self->refused);
         self->stopping = true;
     }
@@ -1785,6 +1828,7 @@ static int
 s_run (drover_worker_t *self, zsock_t *pipe)
 {
     zstr_free (&self->refused);
+    self->refused_code = 0;
     if (!self->handler && !self->runner) {
         //  Tasks of another user must be able to start where they start
         if (drover_taskenv_check_dir (self->taskenv, self->workdir? self->workdir: ".",

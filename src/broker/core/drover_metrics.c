@@ -40,6 +40,7 @@ typedef struct {
 #define S_CLOSED_HELP   "Peer connections the broker closed, by reason (unreported: closed without libzmq saying so, found gone)"
 #define S_BAD_HELP      "Messages the broker refused before any actor saw them, by the error code answered"
 #define S_LEVELS_HELP   "Connected workers by the protocol level their agent speaks (PROTOCOL.md section 12)"
+#define S_RELEASE_HELP  "Registered workers by the release their agent said (unknown: none said; other: past the most common 8)"
 #define S_FITTED_HELP   "Messages to peers of an older protocol level: re-encoded with that level's fields, or not sent (a message that level has not)"
 
 static const s_series_t s_series [DROVER_METRICS] = {
@@ -112,6 +113,17 @@ static const s_series_t s_series [DROVER_METRICS] = {
                                           "Worker heartbeats heard" },
     [DROVER_METRIC_HEALTH_GRACE] =      { "drover_health_grace_remaining_seconds", NULL, S_GAUGE,
                                           "Seconds left of the grace after start or leadership in which no worker is declared lost" },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 0] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 1] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 2] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 3] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 4] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 5] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 6] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_0 + 7] = { "drover_workers_release", NULL, S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_RELEASE_OTHER] = { "drover_workers_release", "release=\"other\"", S_GAUGE, S_RELEASE_HELP },
+    [DROVER_METRIC_WORKERS_REFUSED_TOTAL] = { "drover_workers_refused_total", NULL, S_COUNTER,
+                                          "Worker HELLOs refused for their protocol level or release (health/min-release)" },
     [DROVER_METRIC_POOL_UNKNOWN] =      { "drover_pool_instances", "state=\"unknown\"", S_GAUGE, S_POOL_HELP },
     [DROVER_METRIC_POOL_BOOTING] =      { "drover_pool_instances", "state=\"booting\"", S_GAUGE, S_POOL_HELP },
     [DROVER_METRIC_POOL_IDLE] =         { "drover_pool_instances", "state=\"idle\"", S_GAUGE, S_POOL_HELP },
@@ -236,6 +248,8 @@ typedef struct {
     uint64_t values [DROVER_METRICS];   //  their values
     bool histogram_set [DROVER_HISTOGRAMS];     //  which histograms were set
     drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  their values
+    char releases [DROVER_METRICS_RELEASES][DROVER_METRICS_RELEASE_SIZE + 1];
+                                //  the release each drover_workers_release slot counts
 } s_values_t;
 #define S_MAGIC     0x4d455452  //  "METR"
 
@@ -332,6 +346,18 @@ drover_metrics_has (drover_metrics_t *self, drover_metric_t id)
     return self->values.set [id];
 }
 
+//  Set a release slot's release and count
+void
+drover_metrics_set_release (drover_metrics_t *self, size_t slot, const char *release,
+                            uint64_t count)
+{
+    assert (self);
+    assert (slot < DROVER_METRICS_RELEASES);
+    assert (release);
+    drover_metrics_set (self, (drover_metric_t) (DROVER_METRIC_WORKERS_RELEASE_0 + slot), count);
+    snprintf (self->values.releases [slot], sizeof self->values.releases [slot], "%s", release);
+}
+
 //  Set one histogram
 void
 drover_metrics_set_histogram (drover_metrics_t *self, drover_histogram_id_t id,
@@ -387,6 +413,10 @@ drover_metrics_merge (drover_metrics_t *self, zframe_t *frame)
         if (other.set [id]) {
             self->values.set [id] = true;
             self->values.values [id] = other.values [id];
+            if (id >= DROVER_METRIC_WORKERS_RELEASE_0 && id <= DROVER_METRIC_WORKERS_RELEASE_LAST)
+                memcpy (self->values.releases [id - DROVER_METRIC_WORKERS_RELEASE_0],
+                        other.releases [id - DROVER_METRIC_WORKERS_RELEASE_0],
+                        sizeof other.releases [0]);
         }
     for (size_t id = 0; id < DROVER_HISTOGRAMS; id++)
         if (other.histogram_set [id]) {
@@ -542,6 +572,14 @@ drover_metrics_exposition (drover_metrics_t *self)
             s_append (&text, &size, &used, "%s ", series->family);
             s_append_seconds (&text, &size, &used, self->values.values [id]);
             s_append (&text, &size, &used, "\n");
+        }
+        else
+        if (id >= DROVER_METRIC_WORKERS_RELEASE_0 && id <= DROVER_METRIC_WORKERS_RELEASE_LAST) {
+            char *release = drover_metrics_escape (self->values.releases
+                                                   [id - DROVER_METRIC_WORKERS_RELEASE_0]);
+            s_append (&text, &size, &used, "%s{release=\"%s\"} %" PRIu64 "\n",
+                      series->family, release, self->values.values [id]);
+            zstr_free (&release);
         }
         else
         if (series->labels)

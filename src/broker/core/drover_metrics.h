@@ -95,6 +95,14 @@ typedef enum {
     DROVER_METRIC_HEARTBEAT_RATE,
     DROVER_METRIC_HEARTBEATS,
     DROVER_METRIC_HEALTH_GRACE,
+    //  health: registered workers by the release their HELLO said, the
+    //  most common DROVER_METRICS_RELEASES apart (each slot's release set
+    //  with drover_metrics_set_release), the rest as "other"; HELLOs
+    //  refused for their level or release (health/min-release)
+    DROVER_METRIC_WORKERS_RELEASE_0,
+    DROVER_METRIC_WORKERS_RELEASE_LAST = DROVER_METRIC_WORKERS_RELEASE_0 + 7,
+    DROVER_METRIC_WORKERS_RELEASE_OTHER,
+    DROVER_METRIC_WORKERS_REFUSED_TOTAL,
     //  the pool: instances by state (in drover_instance_state_t's order),
     //  their price, what they run and offer; its counters
     DROVER_METRIC_POOL_UNKNOWN,
@@ -168,6 +176,11 @@ typedef enum {
     DROVER_METRICS
 } drover_metric_t;
 
+//  Releases a metricset counts workers of apart (drover_workers_release),
+//  and the bytes of each one's label value at most
+#define DROVER_METRICS_RELEASES         8
+#define DROVER_METRICS_RELEASE_SIZE     64
+
 //  The histograms: seconds
 typedef enum {
     DROVER_HISTOGRAM_QUEUE_WAIT,    //  submitted to its first attempt's start
@@ -219,6 +232,12 @@ uint64_t
 //  Tell whether a series was set
 bool
     drover_metrics_has (drover_metrics_t *self, drover_metric_t id);
+
+//  Set the release slot (0 .. DROVER_METRICS_RELEASES - 1) counts workers
+//  of, and how many: a drover_workers_release series
+void
+    drover_metrics_set_release (drover_metrics_t *self, size_t slot, const char *release,
+                                uint64_t count);
 
 //  Set one histogram (copied)
 void
