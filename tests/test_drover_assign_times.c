@@ -10,6 +10,7 @@
 
 #include "testutil_class.h"
 #include "testutil_wire.h"
+#include "testutil_assign.h"
 #include "drover_assign.h"
 
 //  Assert a task's times
@@ -78,7 +79,8 @@ test_started_is_the_result_without_started (void **state)
 }
 
 //  A RESULT with no STARTED (a level-7 worker holds STARTED back a few
-//  msec): started is its run time before the RESULT, never before the offer
+//  msec): the attempt ran, task.running said; started is its run time
+//  before the RESULT, never before the offer
 static void
 test_started_is_the_run_time_before_the_result (void **state)
 {
@@ -101,7 +103,9 @@ test_started_is_the_run_time_before_the_result (void **state)
     msg->duration = 5000;
     assert_int_equal (drover_assign_result (table, msg, &reason), 200);
     drover_msg_destroy (&msg);
-    testutil_take_actions (table);
+    testutil_actions_t *actions = testutil_take_actions (table);
+    assert_non_null (testutil_find_event (actions, "task.running", ran));    //  it ran
+    assert_non_null (testutil_find_event (actions, "task.running", late));
     s_assert_times (table, ran, 5000, 7000, 9000);
     s_assert_times (table, late, 5000, 6000, 9000);
     drover_assign_destroy (&table);

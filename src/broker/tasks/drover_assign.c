@@ -1295,6 +1295,8 @@ drover_assign_wait (drover_assign_t *self, const uint64_t *tasks,
 }
 
 
+static void s_mark_running (drover_assign_t *self, drover_taskrecord_t *task, int64_t started,
+                            bool credit);
 static void s_take_result (drover_assign_t *self, drover_taskrecord_t *task,
                            drover_msg_t *msg);
 
@@ -1445,13 +1447,21 @@ drover_assign_started (drover_assign_t *self, const char *worker,
     int code = s_find_current (self, worker, id, attempt, &task, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
-    if (task->state == DROVER_TASK_ASSIGNED) {
-        s_set_state (self, task, DROVER_TASK_RUNNING);
-        task->run->started_at = s_now (self);
-        drover_taskactions_event (self->actions, task, "task.running", NULL);
-        drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, NULL, NULL);
-    }
+    if (task->state == DROVER_TASK_ASSIGNED)
+        s_mark_running (self, task, s_now (self), true);
     return DROVER_CODE_OK;      //  a repeated ack changes nothing
+}
+
+//  The offer of an ASSIGNED task was taken: it runs since started (msec,
+//  wall clock); credit: tell its worker's success (a RESULT tells its own)
+static void
+s_mark_running (drover_assign_t *self, drover_taskrecord_t *task, int64_t started, bool credit)
+{
+    s_set_state (self, task, DROVER_TASK_RUNNING);
+    task->run->started_at = started;
+    drover_taskactions_event (self->actions, task, "task.running", NULL);
+    if (credit)
+        drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, NULL, NULL);
 }
 
 //  TASK RESULT from a worker: end the task, or retry it on its own failure
@@ -1487,14 +1497,17 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
         return;
     }
     drover_taskrun_t *run = task->run;          //  current: it has one
-    if (!run->started_at) {
+    if (task->state == DROVER_TASK_ASSIGNED) {
         //  Its STARTED never came (a worker of level 7 leaves it out for an
-        //  attempt that ends within a few msec): it started its run time
-        //  ago, and not before it was offered
+        //  attempt that ends within a few msec): it ran, from its run time
+        //  ago but not before it was offered, as if STARTED had said so
         int64_t now = s_now (self);
         int64_t started = now - (int64_t) msg->duration;
-        run->started_at = started > run->offered_at? started: run->offered_at? run->offered_at: now;
+        s_mark_running (self, task, started > run->offered_at? started
+                                  : run->offered_at? run->offered_at: now, false);
     }
+    if (!run->started_at)
+        run->started_at = s_now (self);     //  running, with no start kept
     drover_taskworker_detach (run->worker, task);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
     bool preempted = run->preempting && !run->cancel
