@@ -167,13 +167,17 @@ drover_msg_level (const drover_msg_t *self)
 //  True if a level after level changed a field or a value of message id
 //  (PROTOCOL.md §12.2), so a peer of level must have it re-encoded: levels
 //  2..4 changed many messages, level 5 only added messages, level 6 only
-//  appended two elements to a WORKER TABLE row. A peer of level 4 or 5
-//  takes every other message as it is, not re-encoded.
+//  appended two elements to a WORKER TABLE row, level 7 elements to the
+//  statistics (SERVICE TABLE, PLAN RESULT) and to a SERVICE TABLE service
+//  row. A peer of level 4 or 5 takes every other message as it is, not
+//  re-encoded.
 static bool
 s_layout_changed_since (int id, int level)
 {
     if (level < 4)
         return true;
+    if (level < 7 && (id == DROVER_MSG_SERVICE_TABLE || id == DROVER_MSG_PLAN_RESULT))
+        return true;            //  level 7 appended to their rows and statistics
     return level < 6 && id == DROVER_MSG_WORKER_TABLE;
 }
 
