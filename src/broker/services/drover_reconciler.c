@@ -853,6 +853,7 @@ typedef enum {
     S_ACCEPT_ROOM,              //  could hold one, room
     S_ACCEPT_FEWER,             //  could hold one, room, holds fewer than threshold - 1
     S_ACCEPT_UNCAPPED,          //  could hold one, room, max-per-worker or not
+    S_ACCEPT_HOLD,              //  could hold one (room or not): the slot's best
     S_ACCEPT_BETTER             //  the source itself (nothing better), or: could hold
                                 //  one, room, holds fewer than threshold (rebalance)
 } s_accept_mode_t;
@@ -929,6 +930,8 @@ s_accept (size_t index, void *arg)
     s_compute_t *ctx = accept->ctx;
     if (accept->mode == S_ACCEPT_BETTER && (long) index == accept->source)
         return true;                    //  reached the source: nothing better
+    if (accept->mode == S_ACCEPT_HOLD)
+        return s_could_hold (ctx, index);
     if (!s_could_hold (ctx, index) || !s_has_room (ctx, index))
         return false;
     uint32_t count = s_count (ctx, index);
@@ -1218,20 +1221,45 @@ s_slot_place (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t *p
     self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
 }
 
-//  Step 3: move running replicas from workers holding at least two more
-//  of the service's than another that has room, highest slots first
+//  Carry out a spread move of a slot's keeper from source to target
+static void
+s_spread_move (s_compute_t *ctx, s_slotplan_t *plans, uint32_t number, long source,
+               long target)
+{
+    drover_reconciler_t *self = ctx->self;
+    s_record_t *keeper = plans [number].keeper;
+    s_emit (ctx, DROVER_CHANGE_MOVE, number, keeper->task, keeper->worker,
+            self->fleet [target].id, "spread");
+    plans [number].placed = target;
+    ctx->unasked++;
+    s_count_add (ctx, (size_t) source, -1);
+    s_count_add (ctx, (size_t) target, 1);
+    self->place [target].free_procs -= ctx->service->def.procs;
+    self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
+}
+
+//  Return the worker of a slot's keeper if it is running settled on a
+//  worker taking new work (a spread or rebalance source), else -1
+static long
+s_settled_source (s_compute_t *ctx, s_slotplan_t *plans, uint32_t number)
+{
+    s_record_t *keeper = plans [number].keeper;
+    if (!keeper || keeper->state != S_RUNNING || keeper->leaving || plans [number].placed >= 0)
+        return -1;
+    long source = s_record_worker (ctx->self, keeper);
+    return source >= 0 && ctx->self->place [source].state == DROVER_FLEET_USABLE? source: -1;
+}
+
+//  Step 3 (rebalancing off): move running replicas from workers holding
+//  at least two more of the service's than another that has room, to the
+//  first such in the slot's order, highest slots first
 static void
 s_spread (s_compute_t *ctx, s_slotplan_t *plans)
 {
-    drover_reconciler_t *self = ctx->self;
     uint32_t hopeless = 1;              //  no target for a source holding this many
     for (uint32_t number = ctx->wanted; number-- > 0; ) {
-        s_record_t *keeper = plans [number].keeper;
-        if (!keeper || keeper->state != S_RUNNING || keeper->leaving)
-            continue;
-        long source = s_record_worker (self, keeper);
-        if (source < 0 || self->place [source].state != DROVER_FLEET_USABLE
-        ||  s_count (ctx, (size_t) source) <= hopeless)
+        long source = s_settled_source (ctx, plans, number);
+        if (source < 0 || s_count (ctx, (size_t) source) <= hopeless)
             continue;
         uint32_t count = s_count (ctx, (size_t) source);
         long target = s_find (ctx, number, S_ACCEPT_FEWER, count);
@@ -1239,15 +1267,47 @@ s_spread (s_compute_t *ctx, s_slotplan_t *plans)
             hopeless = count;
             continue;
         }
-        s_emit (ctx, DROVER_CHANGE_MOVE, number, keeper->task, keeper->worker,
-                self->fleet [target].id, "spread");
-        plans [number].placed = target;
-        ctx->unasked++;
-        s_count_add (ctx, (size_t) source, -1);
-        s_count_add (ctx, (size_t) target, 1);
-        self->place [target].free_procs -= ctx->service->def.procs;
-        self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
+        s_spread_move (ctx, plans, number, source, target);
     }
+}
+
+//  Return true if a worker holding count of the service at hand holds
+//  more than its even share (floor, or floor + 1 for extra of them)
+static bool
+s_over (s_compute_t *ctx, uint32_t count)
+{
+    return count > ctx->floor + 1 || (count == ctx->floor + 1 && ctx->at_ceil > ctx->extra);
+}
+
+//  Step 3 (rebalancing on): the fewest moves that make the spread even,
+//  each from a worker over its share to one under it, and first those
+//  that take a replica to the first worker of its slot's order: a worker
+//  that joins takes the replicas that rank it first, and only as many as
+//  its share (about 1/(N+1) of them), the others stay where they are
+static void
+s_spread_ranked (s_compute_t *ctx, s_slotplan_t *plans)
+{
+    uint32_t fewest = UINT32_MAX;
+    for (size_t index = 0; index < ctx->self->nfleet; index++)
+        if (s_could_hold (ctx, index) && s_count (ctx, index) < fewest)
+            fewest = s_count (ctx, index);
+    if (fewest == UINT32_MAX || !(fewest < ctx->floor
+                                  || (fewest == ctx->floor && ctx->at_ceil < ctx->extra)))
+        return;                         //  nobody is under its share
+    s_accept_t spread = { ctx, S_ACCEPT_SPREAD, 0, -1 };
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t number = ctx->wanted; number-- > 0; ) {
+            long source = s_settled_source (ctx, plans, number);
+            if (source < 0 || !s_over (ctx, s_count (ctx, (size_t) source)))
+                continue;
+            long target = s_find (ctx, number, pass? S_ACCEPT_SPREAD: S_ACCEPT_HOLD, 0);
+            if (pass == 0 && (target < 0 || target == source
+                          || !s_accept ((size_t) target, &spread)))
+                continue;               //  at its best, or its best is full
+            if (target < 0)
+                return;                 //  no worker under its share has room
+            s_spread_move (ctx, plans, number, source, target);
+        }
 }
 
 //  Step 4, rebalancing (keep-balance): once a service runs its count, a
@@ -1375,8 +1435,12 @@ s_service_compute (s_compute_t *ctx, s_service_t *service)
     for (uint32_t number = 0; placing && number < ctx->wanted; number++)
         if (!plans [number].held)
             s_slot_place (ctx, s_slot (service, number), number, &plans [number]);
-    if (ctx->removals && ctx->eligible)
-        s_spread (ctx, plans);
+    if (ctx->removals && ctx->eligible) {
+        if (self->config.rebalance_moves)
+            s_spread_ranked (ctx, plans);
+        else
+            s_spread (ctx, plans);
+    }
     //  Rebalance once the count is right: every slot held, what runs is
     //  what is wanted, nothing pending
     if (ctx->removals && ctx->eligible && ctx->moves_left && !placing
