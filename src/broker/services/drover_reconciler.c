@@ -130,6 +130,8 @@ struct _drover_reconciler_t {
     s_place_t *place;           //  per fleet worker
     size_t place_size;          //  entries allocated
     uint32_t *touched;          //  fleet indexes whose count is set
+    bool *holdable;             //  per fleet worker: could hold one of the service at
+                                //  hand (ranks only)
     size_t ntouched;            //  entries used
     s_slotplan_t *slotplan;     //  per slot of the service at hand
     size_t slotplan_size;       //  entries allocated
@@ -288,6 +290,7 @@ drover_reconciler_destroy (drover_reconciler_t **self_p)
         free (self->sorted);
         free (self->place);
         free (self->touched);
+        free (self->holdable);
         free (self->slotplan);
         free (self);
         *self_p = NULL;
@@ -732,7 +735,8 @@ drover_reconciler_set_fleet (drover_reconciler_t *self, const drover_fleet_worke
         self->place = (s_place_t *) realloc (self->place, self->place_size * sizeof (s_place_t));
         self->touched = (uint32_t *) realloc (self->touched,
                                               self->place_size * sizeof (uint32_t));
-        assert (self->place && self->touched);
+        self->holdable = (bool *) realloc (self->holdable, self->place_size * sizeof (bool));
+        assert (self->place && self->touched && self->holdable);
     }
 }
 
@@ -978,8 +982,9 @@ s_find (s_compute_t *ctx, uint32_t slot, s_accept_mode_t mode, uint32_t threshol
 }
 
 //  Return the rank of a worker in a slot's rendezvous order among the
-//  workers that could hold a replica of the service at hand: 0 when none
-//  ranks before it (its best position). O(workers).
+//  workers that could hold a replica of the service at hand (holdable,
+//  set by s_tally_ranks): 0 when none ranks before it (its best
+//  position). O(workers), a score each.
 static uint32_t
 s_rank_of (s_compute_t *ctx, uint32_t slot, size_t worker)
 {
@@ -988,7 +993,7 @@ s_rank_of (s_compute_t *ctx, uint32_t slot, size_t worker)
     uint64_t own = drover_rendezvous_score (key, self->fleet_hashes [worker]);
     uint32_t rank = 0;
     for (size_t index = 0; index < self->nfleet; index++) {
-        if (index == worker || !s_could_hold (ctx, index))
+        if (index == worker || !self->holdable [index])
             continue;
         uint64_t score = drover_rendezvous_score (key, self->fleet_hashes [index]);
         rank += score > own || (score == own && strcmp (self->fleet_ids [index],
@@ -1362,13 +1367,20 @@ static void
 s_tally_ranks (s_compute_t *ctx, s_slotplan_t *plans, uint32_t wanted_before)
 {
     drover_reconciler_t *self = ctx->self;
+    for (size_t index = 0; index < self->nfleet; index++)
+        self->holdable [index] = s_could_hold (ctx, index);
     for (uint32_t number = 0; number < ctx->wanted || number < wanted_before; number++) {
         bool planned = number < ctx->wanted;
         s_record_t *keeper = planned? plans [number].keeper: NULL;
         long now = keeper? s_record_worker (self, keeper): -1;
+        uint32_t rank = 0;
         if (number < wanted_before && now >= 0 && keeper->state == S_RUNNING)
-            s_tally_rank (&ctx->before, s_rank_of (ctx, number, (size_t) now));
+            s_tally_rank (&ctx->before, rank = s_rank_of (ctx, number, (size_t) now));
         long after = planned && plans [number].placed >= 0? plans [number].placed: now;
+        if (planned && after >= 0 && after == now && keeper->state == S_RUNNING
+        &&  number < wanted_before)
+            s_tally_rank (&ctx->after, rank);       //  stays: the same rank
+        else
         if (planned && after >= 0)
             s_tally_rank (&ctx->after, s_rank_of (ctx, number, (size_t) after));
     }
