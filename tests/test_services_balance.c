@@ -122,7 +122,17 @@ s_finish (testutil_cluster_t **cluster_p, zsock_t **dealer_p)
 static void
 test_max_per_worker_over_three_workers (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
+    int metrics = testutil_free_port ();
+    char address [32];
+    snprintf (address, sizeof address, "127.0.0.1:%d", metrics);
+    const char *flags [32];
+    size_t count = 0;
+    for (; s_flags [count]; count++)
+        flags [count] = s_flags [count];
+    flags [count++] = "--metrics";
+    flags [count++] = address;
+    flags [count] = NULL;
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
     testutil_cluster_add_worker (cluster, 0, "w1", 4, NULL);
     testutil_cluster_add_worker (cluster, 1, "w2", 4, NULL);
     testutil_cluster_add_worker (cluster, 2, "w3", 4, NULL);
@@ -161,6 +171,14 @@ test_max_per_worker_over_three_workers (void **state)
                   NULL }, &run);
     testutil_assert_json (run.out);
     testutil_cli_expect (&run, 0, run.out, "\"max_per_worker\":1");
+    assert_true (testutil_await_metric (metrics, "drover_service_replicas_capped", 1, true,
+                                        S_WAIT));
+    long long best = testutil_metric (metrics,
+                                      "drover_service_replica_position{position=\"best\"}");
+    long long not_best = testutil_metric (metrics,
+                                          "drover_service_replica_position{position=\"not_best\"}");
+    assert_int_equal (best + not_best, 3);
+    assert_true (testutil_metric (metrics, "drover_service_replica_rank{rank=\"0\"}") == best);
 
     //  A fourth worker: the waiting replica goes there, nothing capped
     testutil_cluster_add_worker (cluster, 3, "w4", 4, NULL);
