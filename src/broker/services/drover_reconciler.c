@@ -38,6 +38,8 @@ typedef struct {
     uint64_t fleet_gen;         //  ... this fleet generation (0: to look up)
     void *gathered;             //  its worker's s_gathered_t, NULL none, as of ...
     uint64_t gather_gen;        //  ... this gather (0: to look up)
+    uint32_t rank;              //  its worker's rank in its slot's order, as of ...
+    uint64_t rank_sig;          //  ... this set of workers that could hold one (0: none)
 } s_record_t;
 
 //  A start committed whose task assign has not reported yet
@@ -634,7 +636,7 @@ s_replica_live (drover_reconciler_t *self, const drover_replica_report_t *report
     }
     if (report->worker && *report->worker && !streq (record->worker, report->worker)) {
         snprintf (record->worker, sizeof record->worker, "%s", report->worker);
-        record->fleet_gen = record->gather_gen = 0;
+        record->fleet_gen = record->gather_gen = record->rank_sig = 0;
     }
     record->attempt = report->attempt;
     if (report->state == DROVER_TASK_RUNNING && record->running_since == 0) {
@@ -834,6 +836,9 @@ typedef struct {
     bool judged;                //  a term or a plan: placement figures (ranks) counted
     uint32_t unasked;           //  those removals made, for the sanity check
     uint32_t moves_left;        //  rebalancing moves this computation may still make
+    uint64_t holdable_sig;      //  the workers that could hold one of the service at
+                                //  hand (self->holdable), as a signature: ranks cached
+                                //  under it stay true
     zhashx_t *shapes;           //  "procs/mem/labels" -> workers that could hold one + 1
     drover_service_stats_t before;  //  the view now
     drover_service_stats_t after;   //  the view once every change is done
@@ -981,9 +986,25 @@ s_find (s_compute_t *ctx, uint32_t slot, s_accept_mode_t mode, uint32_t threshol
     return s_find_from (ctx, slot, mode, threshold, -1);
 }
 
+//  Note which workers could hold a replica of the service at hand
+//  (self->holdable) and sign that set (order-free: the fleet may list its
+//  workers in another order next time)
+static void
+s_holdable_init (s_compute_t *ctx)
+{
+    drover_reconciler_t *self = ctx->self;
+    uint64_t sig = 1;
+    for (size_t index = 0; index < self->nfleet; index++) {
+        self->holdable [index] = s_could_hold (ctx, index);
+        if (self->holdable [index])
+            sig += drover_rendezvous_score (0x9e3779b97f4a7c15ull, self->fleet_hashes [index]);
+    }
+    ctx->holdable_sig = sig? sig: 1;
+}
+
 //  Return the rank of a worker in a slot's rendezvous order among the
 //  workers that could hold a replica of the service at hand (holdable,
-//  set by s_tally_ranks): 0 when none ranks before it (its best
+//  set by s_holdable_init): 0 when none ranks before it (its best
 //  position). O(workers), a score each.
 static uint32_t
 s_rank_of (s_compute_t *ctx, uint32_t slot, size_t worker)
@@ -1000,6 +1021,19 @@ s_rank_of (s_compute_t *ctx, uint32_t slot, size_t worker)
                                                         self->fleet_ids [worker]) < 0);
     }
     return rank;
+}
+
+//  Return the rank of a replica's worker in its slot's order, cached in
+//  the record while the workers that could hold one stay the same (a
+//  steady term costs O(replicas), not O(replicas x workers))
+static uint32_t
+s_record_rank (s_compute_t *ctx, s_record_t *record, size_t worker)
+{
+    if (record->rank_sig != ctx->holdable_sig) {
+        record->rank = s_rank_of (ctx, record->slot, worker);
+        record->rank_sig = ctx->holdable_sig;
+    }
+    return record->rank;
 }
 
 //  Append a change to the set
@@ -1325,6 +1359,10 @@ static void
 s_rebalance (s_compute_t *ctx, s_slotplan_t *plans)
 {
     drover_reconciler_t *self = ctx->self;
+    uint32_t fewest = UINT32_MAX;       //  the fewest a worker that could take one holds
+    for (size_t index = 0; index < self->nfleet; index++)
+        if (self->holdable [index] && s_has_room (ctx, index) && s_count (ctx, index) < fewest)
+            fewest = s_count (ctx, index);
     for (uint32_t number = 0; number < ctx->wanted && ctx->moves_left; number++) {
         s_record_t *keeper = plans [number].keeper;
         if (!keeper || keeper->state != S_RUNNING || keeper->leaving
@@ -1333,6 +1371,9 @@ s_rebalance (s_compute_t *ctx, s_slotplan_t *plans)
         long source = s_record_worker (self, keeper);
         if (source < 0 || !s_could_hold (ctx, (size_t) source))
             continue;                   //  held, on probation, silent: it stays
+        if (s_count (ctx, (size_t) source) <= fewest
+        ||  s_record_rank (ctx, keeper, (size_t) source) == 0)
+            continue;                   //  nobody holds fewer, or at its best already
         long target = s_find_from (ctx, number, S_ACCEPT_BETTER,
                                    s_count (ctx, (size_t) source), source);
         if (target < 0 || target == source)
@@ -1367,15 +1408,13 @@ static void
 s_tally_ranks (s_compute_t *ctx, s_slotplan_t *plans, uint32_t wanted_before)
 {
     drover_reconciler_t *self = ctx->self;
-    for (size_t index = 0; index < self->nfleet; index++)
-        self->holdable [index] = s_could_hold (ctx, index);
     for (uint32_t number = 0; number < ctx->wanted || number < wanted_before; number++) {
         bool planned = number < ctx->wanted;
         s_record_t *keeper = planned? plans [number].keeper: NULL;
         long now = keeper? s_record_worker (self, keeper): -1;
         uint32_t rank = 0;
         if (number < wanted_before && now >= 0 && keeper->state == S_RUNNING)
-            s_tally_rank (&ctx->before, rank = s_rank_of (ctx, number, (size_t) now));
+            s_tally_rank (&ctx->before, rank = s_record_rank (ctx, keeper, (size_t) now));
         long after = planned && plans [number].placed >= 0? plans [number].placed: now;
         if (planned && after >= 0 && after == now && keeper->state == S_RUNNING
         &&  number < wanted_before)
@@ -1455,6 +1494,8 @@ s_service_compute (s_compute_t *ctx, s_service_t *service)
     }
     //  Rebalance once the count is right: every slot held, what runs is
     //  what is wanted, nothing pending
+    if (ctx->judged && service->defined)
+        s_holdable_init (ctx);
     if (ctx->removals && ctx->eligible && ctx->moves_left && !placing
     &&  ctx->running_now == (int64_t) ctx->wanted && ctx->pending_now == 0)
         s_rebalance (ctx, plans);
