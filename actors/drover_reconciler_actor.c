@@ -66,6 +66,7 @@ typedef struct {
     uint64_t started;           //  replicas started (moves included)
     uint64_t stopped;           //  replicas stopped
     uint64_t moved;             //  replicas moved
+    uint64_t rebalanced;        //  of those, toward their best worker (rebalance-moves)
     uint64_t terms;             //  terms ended
     uint64_t incomplete;        //  terms that removed nothing (why in their stats)
     uint64_t term_msec;         //  how long the last term took
@@ -273,6 +274,7 @@ s_end_term (self_t *self)
     const drover_service_stats_t *stats = drover_reconciler_stats (self->reconcile);
     if (!stats->complete)
         self->incomplete++;
+    self->rebalanced += stats->rebalanced;
     char words [DROVER_REASON_MAX + 1];
     drover_servicewire_words (stats, words, sizeof words);
     if (stats->complete)
@@ -489,6 +491,7 @@ s_handle_metrics (self_t *self, uint64_t round)
     drover_metrics_set (metrics, DROVER_METRIC_SERVICE_STARTED, self->started);
     drover_metrics_set (metrics, DROVER_METRIC_SERVICE_STOPPED, self->stopped);
     drover_metrics_set (metrics, DROVER_METRIC_SERVICE_MOVED, self->moved);
+    drover_metrics_set (metrics, DROVER_METRIC_SERVICE_REBALANCED, self->rebalanced);
     drover_metrics_set (metrics, DROVER_METRIC_SERVICE_TERMS, self->terms);
     drover_metrics_set (metrics, DROVER_METRIC_SERVICE_TERMS_INCOMPLETE, self->incomplete);
     drover_metrics_set (metrics, DROVER_METRIC_SERVICE_TERM_SECONDS, self->term_msec);
@@ -508,7 +511,8 @@ s_handle_configure (self_t *self, zmsg_t *msg)
     uint32_t *fields [] = {
         &config->term, &config->gather_timeout, &config->restart_delay,
         &config->max_restart_delay, &config->stable_after, &config->crash_warn,
-        &config->max_stop_percent, &config->max_services, &config->max_replicas
+        &config->max_stop_percent, &config->max_services, &config->max_replicas,
+        &config->rebalance_moves
     };
     for (size_t index = 0; index < sizeof fields / sizeof fields [0]; index++)
         *fields [index] = (uint32_t) drover_actor_pop_number (msg);

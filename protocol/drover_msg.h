@@ -185,6 +185,15 @@ typedef struct {
     uint32_t moved;                 //  replicas the term moved
     uint32_t restarts [DROVER_HISTOGRAM_BUCKETS];   //  replicas by restarts: 0, 1, 2-3,
                                     //  4-7, 8-15, 16-31, 32-63, 64 or more
+    //  Level 7: keep-balance's placement figures (0 to older peers: not sent)
+    uint32_t best;                  //  running replicas on the first eligible worker of
+                                    //  their slot's rendezvous order
+    uint32_t not_best;              //  running replicas further down it
+    uint32_t ranks [DROVER_HISTOGRAM_BUCKETS];  //  running replicas by that rank: 0, 1,
+                                    //  2-3, 4-7, ... 64 or more
+    uint32_t capped;                //  replicas left unplaced by their service's
+                                    //  max-per-worker (a worker with room had one)
+    uint32_t rebalanced;            //  replicas the term moved toward their best worker
 } drover_service_stats_t;
 
 //  One row of SERVICE TABLE: a service (also SERVICE ADMIN create's
@@ -207,6 +216,8 @@ typedef struct {
     uint64_t created;               //  msec since the epoch it was created
     char summary [DROVER_SUMMARY_MAX + 1];  //  its argv joined by spaces, cut at 80 bytes
     char why [DROVER_REASON_MAX + 1];   //  why it is in its state, "" nothing to say
+    uint32_t max_per_worker;        //  most replicas on one worker, 0 unlimited (level 7;
+                                    //  a definition's too)
 } drover_service_row_t;
 
 //  One replica row of SERVICE TABLE (asked with a service's name)
@@ -555,6 +566,8 @@ typedef struct drover_msg_s {
     uint32_t slot;                  //  TASK SUBMIT of a replica: its slot
     uint32_t count;                 //  SERVICE ADMIN create: replicas; scale, PLAN scale: N
     uint32_t delay;                 //  SERVICE ADMIN create: restart delay, msec, 0 default
+    uint32_t max_per_worker;        //  SERVICE ADMIN create: most replicas on one worker,
+                                    //  0 unlimited (level 7, optional)
     char *affinity;                 //  TASK SUBMIT: affinity key, 1..128 printable bytes,
                                     //  owned, or NULL for none
     //  Workflows (level 3)

@@ -51,6 +51,7 @@ typedef enum {
                                                                 //  drover_msg_share.c
     F_PATH, F_PAGES, F_BYTES,                                   //  backups (level 5)
     F_ACK_TIMEOUT,                                              //  level 7
+    F_MAX_PER_WORKER,                                           //  services (level 7)
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -146,7 +147,7 @@ s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_WORKER_GATHER]    = { F_END },
     [DROVER_MSG_WORKER_RUNS]      = { F_WORKER, F_RUNNING },
     [DROVER_MSG_SERVICE_ADMIN]    = { F_SERVICE_ACTION, F_SERVICE, F_REPLICA_COUNT, F_PROCS,
-                                      F_MEM, F_LABELS, F_DELAY, F_BODY },
+                                      F_MEM, F_LABELS, F_DELAY, F_BODY, F_MAX_PER_WORKER },
     [DROVER_MSG_SERVICE_LIST]     = { F_SERVICE_OPT },
     [DROVER_MSG_SERVICE_TABLE]    = { F_SERVICE_STATS, F_SERVICE_ROWS, F_REPLICA_ROWS },
     [DROVER_MSG_PLAN]             = { F_PLAN_ACTION, F_TARGET, F_PLAN_COUNT },
@@ -180,7 +181,8 @@ s_optional (int field)
         || field == F_AFTER || field == F_BEGIN || field == F_RETRY_DELAY
         || field == F_RETRY_MAX_DELAY || field == F_ARRAY || field == F_LIST_GROUP
         || field == F_OWNER || field == F_DEVICES || field == F_ASSIGNED
-        || field == F_ACK_TIMEOUT;
+        || field == F_ACK_TIMEOUT
+        || field == F_MAX_PER_WORKER;
 }
 
 //  Return the protocol level that brought a field into the messages of
@@ -193,6 +195,7 @@ s_since (int field)
 {
     switch (field) {
         case F_ACK_TIMEOUT:     //  WELCOME: STARTED may wait a little
+        case F_MAX_PER_WORKER:  //  SERVICE ADMIN: the orchestrator's one per node
             return 7;
         case F_OWNER:           //  SUBMIT: sharing a cluster
         case F_DEVICES:         //  SUBMIT, HELLO, OFFER
@@ -341,7 +344,8 @@ s_field_empty (const drover_msg_t *self, int field)
         || (field == F_OWNER && self->owner [0] == 0)
         || (field == F_DEVICES && self->ndevices == 0)
         || (field == F_ASSIGNED && (self->assigned == NULL || self->assigned [0] == 0))
-        || (field == F_ACK_TIMEOUT && self->ack_timeout == 0);
+        || (field == F_ACK_TIMEOUT && self->ack_timeout == 0)
+        || (field == F_MAX_PER_WORKER && self->max_per_worker == 0);
 }
 
 //  Return how many of fields [count] self goes out with: its optional
@@ -743,9 +747,10 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_REPLICA_COUNT:
         case F_PLAN_COUNT:  return msgpack_pack_uint32 (pk, self->count), 0;
         case F_DELAY:       return msgpack_pack_uint32 (pk, self->delay), 0;
-        case F_SERVICE_STATS: return drover_msg_service_pack_stats (pk, &self->stats_now);
-        case F_STATS_AFTER: return drover_msg_service_pack_stats (pk, &self->stats_after);
-        case F_SERVICE_ROWS: return drover_msg_service_pack_services (pk, self);
+        case F_SERVICE_STATS: return drover_msg_service_pack_stats (pk, &self->stats_now, level);
+        case F_STATS_AFTER: return drover_msg_service_pack_stats (pk, &self->stats_after, level);
+        case F_SERVICE_ROWS: return drover_msg_service_pack_services (pk, self, level);
+        case F_MAX_PER_WORKER: return msgpack_pack_uint32 (pk, self->max_per_worker), 0;
         case F_REPLICA_ROWS: return drover_msg_service_pack_replicas (pk, self);
         case F_CHANGES:     return drover_msg_service_pack_changes (pk, self);
         case F_LEADER:      return drover_mpack_pack_text (pk, self->leader, DROVER_ENDPOINT_MAX);
@@ -973,6 +978,7 @@ s_errors [P_COUNT] = {
     [F_PAGES]       = DROVER_MPACK_ERRORS ("pages", "invalid"),
     [F_BYTES]       = DROVER_MPACK_ERRORS ("bytes", "invalid"),
     [F_ACK_TIMEOUT] = DROVER_MPACK_ERRORS ("ack_timeout", "invalid"),
+    [F_MAX_PER_WORKER] = DROVER_MPACK_ERRORS ("max_per_worker", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
     [P_VERSION]     = DROVER_MPACK_ERRORS ("version", "unknown version"),
@@ -1588,6 +1594,7 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_PAGES:       return drover_mpack_read_u64 (cursor, field, &self->pages);
         case F_BYTES:       return drover_mpack_read_u64 (cursor, field, &self->bytes);
         case F_ACK_TIMEOUT: return drover_mpack_read_u32 (cursor, field, &self->ack_timeout);
+        case F_MAX_PER_WORKER: return drover_mpack_read_u32 (cursor, field, &self->max_per_worker);
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }

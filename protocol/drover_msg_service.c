@@ -4,8 +4,10 @@
     RESULT's changes (internal; PROTOCOL.md §7.31-7.37)
 
     Statistics are a record of 19 elements (the last the restarts
-    histogram, an array of exactly 8 counts), a service row a record of
-    13, a replica row one of 9, a change one of 7. Each record may grow at
+    histogram, an array of exactly 8 counts), 24 at level 7 (best, not
+    best, the rank histogram of 8, capped, rebalanced), a service row a
+    record of 13, 14 at level 7 (max per worker), a replica row one of 9,
+    a change one of 7. A peer of level 6 or older gets the old layouts. Each record may grow at
     its end in a later version: a reader takes the elements it knows and
     skips the rest (each a well-formed value, the message was walked
     before). Every number is range-checked, every string against its limit
@@ -27,7 +29,8 @@
 typedef enum {
     P_STATS, P_TERM, P_AT, P_DURATION, P_COMPLETE, P_STATS_WHY, P_WORKERS, P_ANSWERED,
     P_SERVICES_COUNT, P_LOST, P_UNDER, P_OK, P_OVER, P_WANTED, P_RUNNING, P_PENDING,
-    P_STARTED, P_STOPPED, P_MOVED, P_RESTARTS,
+    P_STARTED, P_STOPPED, P_MOVED, P_RESTARTS, P_BEST, P_NOT_BEST, P_RANKS, P_CAPPED,
+    P_REBALANCED, P_MAX_PER_WORKER,
     P_SERVICES, P_SERVICE_ROW, P_NAME, P_REPLICAS, P_PROCS, P_MEM, P_LABELS, P_DELAY,
     P_ROW_RUNNING, P_ROW_PENDING, P_ROW_RESTARTS, P_STATE, P_CREATED, P_SUMMARY, P_WHY,
     P_REPLICA_ROWS, P_REPLICA_ROW, P_SERVICE, P_SLOT, P_TASK, P_ATTEMPT, P_WORKER,
@@ -58,6 +61,12 @@ s_errors [P_COUNT] = {
     [P_STOPPED]     = DROVER_MPACK_ERRORS ("stopped", "invalid"),
     [P_MOVED]       = DROVER_MPACK_ERRORS ("moved", "invalid"),
     [P_RESTARTS]    = DROVER_MPACK_ERRORS ("restarts histogram", "invalid"),
+    [P_BEST]        = DROVER_MPACK_ERRORS ("best", "invalid"),
+    [P_NOT_BEST]    = DROVER_MPACK_ERRORS ("not best", "invalid"),
+    [P_RANKS]       = DROVER_MPACK_ERRORS ("ranks histogram", "invalid"),
+    [P_CAPPED]      = DROVER_MPACK_ERRORS ("capped", "invalid"),
+    [P_REBALANCED]  = DROVER_MPACK_ERRORS ("rebalanced", "invalid"),
+    [P_MAX_PER_WORKER] = DROVER_MPACK_ERRORS ("max per worker", "invalid"),
     [P_SERVICES]    = DROVER_MPACK_ERRORS ("services", "invalid"),
     [P_SERVICE_ROW] = DROVER_MPACK_ERRORS ("service row", "invalid"),
     [P_NAME]        = DROVER_MPACK_ERRORS ("name", "not a valid service name"),
@@ -90,8 +99,10 @@ s_errors [P_COUNT] = {
     [P_TO]          = DROVER_MPACK_ERRORS ("to", "not a valid worker id"),
 };
 
-#define S_STATS_KNOWN       19      //  elements of the statistics this version reads
-#define S_SERVICE_KNOWN     13      //  elements of a service row this version reads
+#define S_STATS_OLD         19      //  elements of the statistics up to level 6
+#define S_STATS_KNOWN       24      //  elements of the statistics this version reads
+#define S_SERVICE_OLD       13      //  elements of a service row up to level 6
+#define S_SERVICE_KNOWN     14      //  elements of a service row this version reads
 #define S_SERVICE_MIN       15      //  fewest wire bytes of a service row: header +
                                     //  1-byte name (2) + 8 fixints + empty labels
                                     //  + empty summary and why
@@ -107,11 +118,12 @@ s_errors [P_COUNT] = {
 
 //  Pack a term's statistics; -1 if they break a limit
 int
-drover_msg_service_pack_stats (msgpack_packer *pk, const drover_service_stats_t *stats)
+drover_msg_service_pack_stats (msgpack_packer *pk, const drover_service_stats_t *stats,
+                               int level)
 {
     if (stats->complete > 1)
         return -1;
-    msgpack_pack_array (pk, S_STATS_KNOWN);
+    msgpack_pack_array (pk, level >= 7? S_STATS_KNOWN: S_STATS_OLD);
     msgpack_pack_uint64 (pk, stats->term);
     msgpack_pack_uint64 (pk, stats->at);
     msgpack_pack_uint32 (pk, stats->duration);
@@ -128,12 +140,21 @@ drover_msg_service_pack_stats (msgpack_packer *pk, const drover_service_stats_t 
     msgpack_pack_array (pk, DROVER_HISTOGRAM_BUCKETS);
     for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
         msgpack_pack_uint32 (pk, stats->restarts [bucket]);
+    if (level < 7)
+        return 0;
+    msgpack_pack_uint32 (pk, stats->best);
+    msgpack_pack_uint32 (pk, stats->not_best);
+    msgpack_pack_array (pk, DROVER_HISTOGRAM_BUCKETS);
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
+        msgpack_pack_uint32 (pk, stats->ranks [bucket]);
+    msgpack_pack_uint32 (pk, stats->capped);
+    msgpack_pack_uint32 (pk, stats->rebalanced);
     return 0;
 }
 
 //  Pack SERVICE TABLE's service rows; -1 if one breaks a limit
 int
-drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self)
+drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     if (self->nservices > DROVER_ROWS_MAX || (self->nservices && !self->service_rows))
         return -1;
@@ -142,7 +163,7 @@ drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self)
         const drover_service_row_t *row = &self->service_rows [index];
         if (row->state > DROVER_SERVICE_STATE_MAX)
             return -1;
-        msgpack_pack_array (pk, S_SERVICE_KNOWN);
+        msgpack_pack_array (pk, level >= 7? S_SERVICE_KNOWN: S_SERVICE_OLD);
         if (drover_mpack_pack_id (pk, row->name, false))
             return -1;
         msgpack_pack_uint32 (pk, row->replicas);
@@ -159,6 +180,8 @@ drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self)
         if (drover_mpack_pack_text (pk, row->summary, DROVER_SUMMARY_MAX)
         ||  drover_mpack_pack_text (pk, row->why, DROVER_REASON_MAX))
             return -1;
+        if (level >= 7)
+            msgpack_pack_uint32 (pk, row->max_per_worker);
     }
     return 0;
 }
@@ -225,7 +248,7 @@ static bool
 s_read_stats (drover_mpack_cursor_t *cursor, drover_service_stats_t *stats)
 {
     uint32_t fields, buckets;
-    if (!drover_mpack_read_array (cursor, P_STATS, S_STATS_KNOWN, UINT32_MAX, 1, &fields)
+    if (!drover_mpack_read_array (cursor, P_STATS, S_STATS_OLD, UINT32_MAX, 1, &fields)
     ||  !drover_mpack_read_u64 (cursor, P_TERM, &stats->term)
     ||  !drover_mpack_read_u64 (cursor, P_AT, &stats->at)
     ||  !drover_mpack_read_u32 (cursor, P_DURATION, &stats->duration)
@@ -246,6 +269,19 @@ s_read_stats (drover_mpack_cursor_t *cursor, drover_service_stats_t *stats)
     for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
         if (!drover_mpack_read_u32 (cursor, P_RESTARTS, &stats->restarts [bucket]))
             return false;
+    if (fields < S_STATS_KNOWN)             //  a peer of level 6 or older
+        return drover_mpack_skip_rest (cursor, fields, S_STATS_OLD, 2);
+    if (!drover_mpack_read_u32 (cursor, P_BEST, &stats->best)
+    ||  !drover_mpack_read_u32 (cursor, P_NOT_BEST, &stats->not_best)
+    ||  !drover_mpack_read_array (cursor, P_RANKS, DROVER_HISTOGRAM_BUCKETS,
+                                  DROVER_HISTOGRAM_BUCKETS, 1, &buckets))
+        return false;
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
+        if (!drover_mpack_read_u32 (cursor, P_RANKS, &stats->ranks [bucket]))
+            return false;
+    if (!drover_mpack_read_u32 (cursor, P_CAPPED, &stats->capped)
+    ||  !drover_mpack_read_u32 (cursor, P_REBALANCED, &stats->rebalanced))
+        return false;
     return drover_mpack_skip_rest (cursor, fields, S_STATS_KNOWN, 2);
 }
 
@@ -265,7 +301,7 @@ static bool
 s_read_service (drover_mpack_cursor_t *cursor, drover_service_row_t *row)
 {
     uint32_t fields;
-    return drover_mpack_read_array (cursor, P_SERVICE_ROW, S_SERVICE_KNOWN, UINT32_MAX, 1,
+    return drover_mpack_read_array (cursor, P_SERVICE_ROW, S_SERVICE_OLD, UINT32_MAX, 1,
                                     &fields)
         && drover_mpack_read_id (cursor, P_NAME, false, row->name)
         && drover_mpack_read_u32 (cursor, P_REPLICAS, &row->replicas)
@@ -280,7 +316,10 @@ s_read_service (drover_mpack_cursor_t *cursor, drover_service_row_t *row)
         && drover_mpack_read_u64 (cursor, P_CREATED, &row->created)
         && drover_mpack_read_fixed (cursor, P_SUMMARY, DROVER_SUMMARY_MAX, row->summary)
         && drover_mpack_read_fixed (cursor, P_WHY, DROVER_REASON_MAX, row->why)
-        && drover_mpack_skip_rest (cursor, fields, S_SERVICE_KNOWN, 3);
+        && (fields < S_SERVICE_KNOWN       //  level 7: max per worker
+            || drover_mpack_read_u32 (cursor, P_MAX_PER_WORKER, &row->max_per_worker))
+        && drover_mpack_skip_rest (cursor, fields, fields < S_SERVICE_KNOWN? S_SERVICE_OLD
+                                                                           : S_SERVICE_KNOWN, 3);
 }
 
 //  Read the service rows, with this file's error texts

@@ -17,14 +17,16 @@
 #include "drover_msg.h"
 #include "drover_mpack.h"
 
-//  Pack a term's statistics; -1 if they break a limit
+//  Pack a term's statistics as a peer of level knows them (its level-7
+//  elements only to level 7 and later); -1 if they break a limit
 int
-    drover_msg_service_pack_stats (msgpack_packer *pk, const drover_service_stats_t *stats);
+    drover_msg_service_pack_stats (msgpack_packer *pk, const drover_service_stats_t *stats,
+                                   int level);
 
-//  Pack SERVICE TABLE's service rows (self->service_rows, nservices); -1
-//  if one breaks a limit
+//  Pack SERVICE TABLE's service rows (self->service_rows, nservices) as a
+//  peer of level knows them; -1 if one breaks a limit
 int
-    drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self);
+    drover_msg_service_pack_services (msgpack_packer *pk, const drover_msg_t *self, int level);
 
 //  Pack SERVICE TABLE's replica rows (self->replica_rows, nreplicas); -1
 //  if one breaks a limit

@@ -92,12 +92,24 @@ s_error (uint16_t code, const char *reason)
     return error;
 }
 
+//  The protocol level the fake broker speaks in CLIENT WELCOME (0: it
+//  does not answer CLIENT HELLO, as before levels); set before it starts
+static int s_level = 0;
+
 //  What the fake broker answers to request
 static drover_msg_t *
 s_answer (const drover_msg_t *request)
 {
     drover_msg_t *reply = NULL;
     switch (request->id) {
+        case DROVER_MSG_CLIENT_HELLO:
+            if (s_level) {
+                reply = drover_msg_new (DROVER_MSG_CLIENT_WELCOME);
+                reply->level = (uint16_t) s_level;
+            }
+            else
+                reply = s_error (DROVER_CODE_UNEXPECTED, "not played by this test");
+            break;
         case DROVER_MSG_SERVICE_LIST:
             if (streq (request->service, "nope"))
                 reply = s_error (DROVER_CODE_NOT_FOUND, "unknown service nope");
@@ -509,6 +521,60 @@ test_bad_arguments (void **state)
     s_broker_destroy (&broker);
 }
 
+//  create --max-per-worker N goes to a level-7 broker as SERVICE ADMIN's
+//  level-7 field; to an older broker the CLI does not send it and says
+//  why; out of range or with another action it is a usage error; the
+//  level-7 statistics print for people and as JSON
+static void
+test_max_per_worker (void **state)
+{
+    s_level = 7;
+    s_broker_t *broker = s_broker_new ();
+    testutil_cli_t run;
+    int requests;
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "db", "--replicas",
+                  "3", "--max-per-worker", "1", "--", "sleep", "100", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "service db: created, 3 replicas");
+    drover_msg_t *admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
+    assert_non_null (admin);
+    assert_int_equal (admin->max_per_worker, 1);
+    assert_int_equal (drover_msg_level (admin), 7);
+    drover_msg_destroy (&admin);
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "db0", "--replicas",
+                  "3", "--", "sleep", "100", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "created");
+    admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
+    assert_int_equal (admin->max_per_worker, 0);        //  unlimited: left out
+    assert_true (drover_msg_level (admin) < 7);
+    drover_msg_destroy (&admin);
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "db", "--replicas",
+                  "3", "--max-per-worker", "0", "--", "sleep", "100", NULL }, &run);
+    testutil_cli_expect (&run, 2, run.err, "--max-per-worker");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "scale", "db", "4",
+                  "--max-per-worker", "1", NULL }, &run);
+    testutil_cli_expect (&run, 2, run.err, "go with create only");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "stats", NULL }, &run);
+    testutil_cli_expect (&run, 0, run.out, "position:");
+    testutil_cli_expect (&run, 0, run.out, "(0 rebalanced)");
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "stats", "--json", NULL },
+                  &run);
+    testutil_assert_json (run.out);
+    testutil_cli_expect (&run, 0, run.out, "\"ranks\":{\"0\":0");
+    testutil_cli_expect (&run, 0, run.out, "\"capped\":0,\"rebalanced\":0");
+    s_broker_destroy (&broker);
+
+    //  A broker of level 6: refused here, nothing sent
+    s_level = 6;
+    broker = s_broker_new ();
+    testutil_cli (broker->endpoint, (const char *[]) { "service", "create", "db", "--replicas",
+                  "3", "--max-per-worker", "1", "--", "sleep", "100", NULL }, &run);
+    testutil_cli_expect (&run, 1, run.err, "needs level 7");
+    admin = s_last (broker, DROVER_MSG_SERVICE_ADMIN, &requests);
+    assert_null (admin);
+    s_broker_destroy (&broker);
+    s_level = 0;
+}
+
 int
 main (void)
 {
@@ -518,6 +584,7 @@ main (void)
         cmocka_unit_test (test_plans),
         cmocka_unit_test (test_submit_affinity),
         cmocka_unit_test (test_bad_arguments),
+        cmocka_unit_test (test_max_per_worker),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

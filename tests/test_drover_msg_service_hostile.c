@@ -72,7 +72,7 @@ s_raw_service (testcodec_raw_t *raw, s_bad_t bad)
     memset (long_id, 'x', sizeof long_id);
     memset (long_summary, 's', sizeof long_summary);
     bool extra = bad == EXTRA_ELEMENTS || bad == BAD_DEEP;
-    msgpack_pack_array (&raw->pk, bad == BAD_SERVICE_SHORT? 12: extra? 14: 13);
+    msgpack_pack_array (&raw->pk, bad == BAD_SERVICE_SHORT? 12: extra? 15: 13);
     if (bad == BAD_NAME_EMPTY)
         testcodec_raw_str (raw, "", 0);
     else
@@ -109,6 +109,8 @@ s_raw_service (testcodec_raw_t *raw, s_bad_t bad)
     else
     if (bad != BAD_SERVICE_SHORT)
         testcodec_raw_str (raw, "slot 3: no worker has room", 26);
+    if (extra)
+        msgpack_pack_uint32 (&raw->pk, 2);      //  level 7: max per worker
     if (bad == BAD_DEEP) {                      //  depth 5: message, services, row, [[ ]]
         msgpack_pack_array (&raw->pk, 1);
         msgpack_pack_array (&raw->pk, 0);
@@ -509,6 +511,7 @@ test_longer_records_are_read (void **state)
     assert_int_equal (msg->nservices, 1);
     assert_string_equal (msg->service_rows [0].name, "web");
     assert_string_equal (msg->service_rows [0].why, "slot 3: no worker has room");
+    assert_int_equal (msg->service_rows [0].max_per_worker, 2);
     assert_int_equal (msg->nreplicas, 1);
     assert_int_equal (msg->replica_rows [0].restarts, 4);
     assert_string_equal (msg->replica_rows [0].why, "exited 1");

@@ -442,13 +442,16 @@ test_wire_layout_is_pinned (void **state)
     msg->changes = (drover_planchange_t *) zmalloc (sizeof (drover_planchange_t));
     msg->changes [0] = (drover_planchange_t) { .kind = DROVER_CHANGE_FINISH, .task = 7,
                                                .from = "w2" };
-    byte result [8 + 2 * 30 + 10] = { 0x97, 0xa3, 'D', 'R', 'V', 0x01, 0x25, 0x05 };
-    const byte stats [30] = { 0xdc, 0x00, 0x13, 0, 0, 0, 0, 0xa0, 0, 0, 0, 0, 0, 0, 0,
-                              0, 0, 0, 0, 0, 0, 0x98, 0, 0, 0, 0, 0, 0, 0, 0 };
-    memcpy (result + 8, stats, 30);
-    memcpy (result + 38, stats, 30);
+    //  Level 7's statistics: 24 elements (best, not best, the ranks, capped,
+    //  rebalanced after the restarts)
+    byte result [8 + 2 * 43 + 10] = { 0x97, 0xa3, 'D', 'R', 'V', 0x01, 0x25, 0x05 };
+    const byte stats [43] = { 0xdc, 0x00, 0x18, 0, 0, 0, 0, 0xa0, 0, 0, 0, 0, 0, 0, 0,
+                              0, 0, 0, 0, 0, 0, 0x98, 0, 0, 0, 0, 0, 0, 0, 0,
+                              0, 0, 0x98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+    memcpy (result + 8, stats, 43);
+    memcpy (result + 51, stats, 43);
     const byte change [10] = { 0x91, 0x97, 0x03, 0xa0, 0x00, 0x07, 0xa2, 'w', '2', 0xa0 };
-    memcpy (result + 68, change, 10);
+    memcpy (result + 94, change, 10);
     zframe_t *frame = drover_msg_encode (msg);
     assert_int_equal (zframe_size (frame), sizeof result + 1);     //  and the why, ""
     assert_memory_equal (zframe_data (frame), result, sizeof result);

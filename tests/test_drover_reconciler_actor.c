@@ -25,8 +25,8 @@ s_start_loading (uint32_t term, uint32_t gather_timeout, uint32_t max_services, 
 {
     zactor_t *actor = zactor_new (drover_reconciler_actor, NULL);
     assert_non_null (actor);
-    zsock_send (actor, "s444444444", "CONFIGURE", term, gather_timeout, 0, 1000, 60000, 3, 50,
-                max_services, 1000);
+    zsock_send (actor, "s4444444444", "CONFIGURE", term, gather_timeout, 0, 1000, 60000, 3,
+                50, max_services, 1000, 0);
     if (loaded)
         zsock_send (actor, "s88", "LOADED", (uint64_t) 1, (uint64_t) 0);
     return actor;
@@ -479,8 +479,8 @@ static void
 test_kept_definition_restored (void **state)
 {
     zactor_t *actor = zactor_new (drover_reconciler_actor, NULL);
-    zsock_send (actor, "s444444444", "CONFIGURE", 600000, 1000, 0, 1000, 60000, 3, 50, 10,
-                1000);
+    zsock_send (actor, "s4444444444", "CONFIGURE", 600000, 1000, 0, 1000, 60000, 3, 50, 10,
+                1000, 0);
     drover_msg_t *def = s_create ("kept", 2, 1);
     zframe_t *frame = drover_msg_encode (def);
     drover_msg_destroy (&def);

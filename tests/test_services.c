@@ -20,9 +20,11 @@
 #define S_WAIT          20000       //  msec any one wait here may take at most
 
 //  The broker's settings: short terms, a quick loss, a gather that waits
-//  half a second
+//  half a second, no rebalancing (spread alone: test_services_balance
+//  has the rebalancing)
 static const char *s_flags [] = {
     "--set", "service/term=1000",
+    "--set", "service/rebalance-moves=0",
     "--set", "service/gather-timeout=500",
     "--set", "health/heartbeat=200",
     "--set", "health/lost-after=1500",

@@ -353,6 +353,18 @@ drover_client_service_create (drover_client_t *self, const drover_service_row_t 
                                  argc < 1? "a service needs a command": "too many labels");
         return -1;
     }
+    //  max-per-worker is a level-7 field: an older broker would refuse it
+    if (def->max_per_worker) {
+        int level = drover_client_broker_level (self);
+        if (level < 0)
+            return -1;
+        if (level < 7) {
+            drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID,
+                                     "the broker speaks protocol level %d: --max-per-worker "
+                                     "needs level 7 (drover 0.7)", level);
+            return -1;
+        }
+    }
     drover_exec_t *exec = drover_exec_new ();
     size_t size = 0;
     byte *body = NULL;
@@ -371,6 +383,7 @@ drover_client_service_create (drover_client_t *self, const drover_service_row_t 
     request->procs = def->procs? def->procs: 1;
     request->mem = def->mem;
     request->delay = def->restart_delay;
+    request->max_per_worker = def->max_per_worker;
     drover_msg_set_body (request, body, size);
     free (body);
     int rc = 0;

@@ -231,6 +231,10 @@ static const s_setting_t s_settings [] = {
     { "service/max-replicas", S_UINT, S_AT (service.max_replicas), 1, 10000000,
       DROVER_DEFAULT_SERVICE_MAX_REPLICAS, NULL,
       "replicas over all services at most" },
+    { "service/rebalance-moves", S_UINT, S_AT (service.rebalance_moves), 0, 100000,
+      DROVER_DEFAULT_SERVICE_REBALANCE_MOVES, NULL,
+      "replicas a term moves at most toward a better worker of their rendezvous order "
+      "(started there before stopped here); 0 turns rebalancing off" },
     { "ha/etcd", S_STRING, S_AT (ha.etcd), 0, 0,
       0, DROVER_DEFAULT_HA_ETCD,
       "etcd endpoints (http://HOST:PORT, comma-separated): set, brokers elect a leader there "

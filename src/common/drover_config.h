@@ -67,6 +67,8 @@ typedef struct {
                                 //  the running replicas (not asked by a definition) stops none
     uint32_t max_services;      //  service/max-services: services defined at most
     uint32_t max_replicas;      //  service/max-replicas: replicas over all services at most
+    uint32_t rebalance_moves;   //  service/rebalance-moves: replicas a term moves toward
+                                //  their best worker at most, 0 none (keep-balance)
 } drover_serviceconfig_t;
 
 //  Several brokers (section ha): a leader elected through etcd

@@ -120,6 +120,8 @@
 #define DROVER_DEFAULT_SERVICE_MAX_STOP_PERCENT 50      //  of running replicas, per term
 #define DROVER_DEFAULT_SERVICE_MAX_SERVICES     1000    //  services defined at most
 #define DROVER_DEFAULT_SERVICE_MAX_REPLICAS     100000  //  replicas over all services
+#define DROVER_DEFAULT_SERVICE_REBALANCE_MOVES  10      //  moves toward the rendezvous order
+                                                        //  per term, 0 none
 #define DROVER_DEFAULT_AFFINITY_WAIT            2000    //  msec for the first worker in order
 
 #endif

@@ -42,7 +42,8 @@ s_usage (FILE *stream)
 {
     fprintf (stream,
         "usage: drover service create NAME --replicas N [--procs P] [--mem SIZE]\n"
-        "                             [--label k=v]... [--restart-delay SECONDS] -- CMD ARGS...\n"
+        "                             [--label k=v]... [--restart-delay SECONDS]\n"
+        "                             [--max-per-worker N] -- CMD ARGS...\n"
         "       drover service list [--json]           every service, and the last term\n"
         "       drover service show NAME [--json]      one service and each of its replicas\n"
         "       drover service scale NAME N            keep N replicas running\n"
@@ -64,6 +65,9 @@ s_usage (FILE *stream)
         "  --restart-delay SECONDS\n"
         "                          before an exited replica starts again (default: the\n"
         "                          broker's service/restart-delay)\n"
+        "  --max-per-worker N      at most N replicas on one worker (1: each on its own, as\n"
+        "                          an orchestrator does; default unlimited). A replica that\n"
+        "                          cannot be placed because of it waits, and says so\n"
         "\n"
         "list: one row per service: NAME, WANT (replicas), RUN (running), PEND (started, not\n"
         "running yet), STATE (ok, under, over, lost: none running, crashing), RESTARTS, AGE,\n"
@@ -71,7 +75,10 @@ s_usage (FILE *stream)
         "(pending, running, stopping, waiting), TASK, ATTEMPT, SINCE, RESTARTS, WHY.\n"
         "stats: the last term: complete, or why it removed nothing; workers asked and\n"
         "answered; services lost, under, ok, over; replicas wanted, running, pending;\n"
-        "started, stopped, moved; a histogram of the replicas by restarts.\n"
+        "started, stopped, moved (of which rebalanced toward their best worker); replicas at\n"
+        "their best position and not, and a histogram of their rendezvous rank (0: the first\n"
+        "eligible worker of their slot's order); replicas left unplaced by max-per-worker;\n"
+        "a histogram of the replicas by restarts.\n"
         "--json prints one JSON document instead (times in ISO 8601 UTC).\n"
         "\n"
         "exit status: 0 ok; 1 the broker refused (no such service: 404; exists: 410; past\n"
@@ -91,6 +98,7 @@ s_parse_flags (int argc, char **argv, s_request_t *request)
         { "mem", required_argument, NULL, 'm' },
         { "label", required_argument, NULL, 'l' },
         { "restart-delay", required_argument, NULL, 'd' },
+        { "max-per-worker", required_argument, NULL, 'p' },
         DROVER_CLI_COMMON_OPTIONS,
         DROVER_CLI_KEY_OPTION,
         { NULL, 0, NULL, 0 }
@@ -103,10 +111,11 @@ s_parse_flags (int argc, char **argv, s_request_t *request)
     while ((option = getopt_long (argc, argv, create? "+:hjr:n:m:l:": ":hj", long_options,
                                   NULL)) != -1) {
         bool create_only = option == 'r' || option == 'n' || option == 'm' || option == 'l'
-                        || option == 'd';
+                        || option == 'd' || option == 'p';
         if (create_only && !create)
-            return drover_cli_usage_error ("service", "--replicas, --procs, --mem, --label and "
-                                           "--restart-delay go with create only");
+            return drover_cli_usage_error ("service", "--replicas, --procs, --mem, --label, "
+                                           "--restart-delay and --max-per-worker go with "
+                                           "create only");
         switch (option) {
             case 'h':
                 s_usage (stdout);
@@ -138,6 +147,12 @@ s_parse_flags (int argc, char **argv, s_request_t *request)
                     return drover_cli_usage_error ("service", "--label: at most %d labels",
                                                    DROVER_LABELS_MAX);
                 request->def.labels [request->def.nlabels++] = optarg;
+                break;
+            case 'p':
+                if (drover_cli_parse_int ("service", "--max-per-worker", optarg, 1, UINT32_MAX,
+                                          &value))
+                    return DROVER_EXIT_USAGE;
+                request->def.max_per_worker = (uint32_t) value;
                 break;
             case 'd':
                 if (drover_cli_parse_seconds ("service", "--restart-delay", optarg,
@@ -265,7 +280,10 @@ drover_cli_service_stats_json (const drover_service_stats_t *stats)
             stats->started, stats->stopped, stats->moved);
     for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
         printf ("%s\"%s\":%u", bucket? ",": "", s_buckets [bucket], stats->restarts [bucket]);
-    printf ("}}");
+    printf ("},\"best\":%u,\"not_best\":%u,\"ranks\":{", stats->best, stats->not_best);
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
+        printf ("%s\"%s\":%u", bucket? ",": "", s_buckets [bucket], stats->ranks [bucket]);
+    printf ("},\"capped\":%u,\"rebalanced\":%u}", stats->capped, stats->rebalanced);
 }
 
 //  Print a term's statistics for people, a few lines
@@ -290,8 +308,15 @@ s_stats_text (const drover_service_stats_t *stats)
             stats->under, stats->ok, stats->over);
     printf ("replicas: %u wanted, %u running, %u pending\n", stats->wanted, stats->running,
             stats->pending);
-    printf ("changes:  %u started, %u stopped, %u moved\n", stats->started, stats->stopped,
-            stats->moved);
+    printf ("changes:  %u started, %u stopped, %u moved (%u rebalanced)\n", stats->started,
+            stats->stopped, stats->moved, stats->rebalanced);
+    printf ("position: %u best, %u not best; by rank:", stats->best, stats->not_best);
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
+        printf ("  %s: %u", s_buckets [bucket], stats->ranks [bucket]);
+    printf ("\n");
+    if (stats->capped)
+        printf ("capped:   %u replica%s not placed: max-per-worker (see drover service show)\n",
+                stats->capped, stats->capped == 1? "": "s");
     printf ("restarts:");
     for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
         printf ("  %s: %u", s_buckets [bucket], stats->restarts [bucket]);
@@ -310,17 +335,21 @@ drover_cli_service_stats_compare (const drover_service_stats_t *before,
     const char *names [] = {
         "workers asked", "workers answered", "services", "services lost", "services under",
         "services ok", "services over", "replicas wanted", "replicas running",
-        "replicas pending", "replicas started", "replicas stopped", "replicas moved"
+        "replicas pending", "replicas started", "replicas stopped", "replicas moved",
+        "replicas rebalanced", "replicas best", "replicas not best",
+        "replicas capped (max-per-worker)"
     };
     const uint32_t left [] = {
         before->workers, before->answered, before->services, before->lost, before->under,
         before->ok, before->over, before->wanted, before->running, before->pending,
-        before->started, before->stopped, before->moved
+        before->started, before->stopped, before->moved, before->rebalanced, before->best,
+        before->not_best, before->capped
     };
     const uint32_t right [] = {
         after->workers, after->answered, after->services, after->lost, after->under,
         after->ok, after->over, after->wanted, after->running, after->pending,
-        after->started, after->stopped, after->moved
+        after->started, after->stopped, after->moved, after->rebalanced, after->best,
+        after->not_best, after->capped
     };
     for (size_t index = 0; index < sizeof names / sizeof names [0]; index++) {
         char a [16], b [16];
@@ -334,6 +363,14 @@ drover_cli_service_stats_compare (const drover_service_stats_t *before,
         snprintf (name, sizeof name, "restarts %s", s_buckets [bucket]);
         snprintf (a, sizeof a, "%u", before->restarts [bucket]);
         snprintf (b, sizeof b, "%u", after->restarts [bucket]);
+        const char *cells [] = { name, a, b };
+        drover_cli_table_add (&table, cells);
+    }
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++) {
+        char name [32], a [16], b [16];
+        snprintf (name, sizeof name, "rank %s", s_buckets [bucket]);
+        snprintf (a, sizeof a, "%u", before->ranks [bucket]);
+        snprintf (b, sizeof b, "%u", after->ranks [bucket]);
         const char *cells [] = { name, a, b };
         drover_cli_table_add (&table, cells);
     }
@@ -387,7 +424,8 @@ s_service_json (const drover_service_row_t *row)
         printf ("%s", index? ",": "");
         drover_cli_json_string (stdout, row->labels [index]);
     }
-    printf ("],\"restart_delay_ms\":%u", row->restart_delay);
+    printf ("],\"restart_delay_ms\":%u,\"max_per_worker\":%u", row->restart_delay,
+            row->max_per_worker);
     s_json_time ("created", row->created);
     printf (",\"command\":");
     drover_cli_json_string (stdout, row->summary);
@@ -498,6 +536,8 @@ s_show_text (const drover_msg_t *table)
     printf ("each:     procs %u, mem %s", row->procs, mem);
     for (uint32_t index = 0; index < row->nlabels; index++)
         printf ("%s%s", index? " ": ", labels ", row->labels [index]);
+    if (row->max_per_worker)
+        printf (", at most %u per worker", row->max_per_worker);
     printf ("\nrestarts: %u (restart delay %s)\n", row->restarts, delay);
     printf ("created:  %s\n", created);
     if (table->nreplicas == 0) {

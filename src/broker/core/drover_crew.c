@@ -220,11 +220,11 @@ drover_crew_start (drover_crew_t *self, uint64_t fence, bool listened)
     const drover_serviceconfig_t *service = &config->service;
     outbox = s_actor_start (self, DROVER_ROUTING_RECONCILER, drover_reconciler_actor, NULL,
                             verbose);
-    drover_outbox_say (outbox, "s444444444", "CONFIGURE", service->term,
+    drover_outbox_say (outbox, "s4444444444", "CONFIGURE", service->term,
                        service->gather_timeout, service->restart_delay,
                        service->max_restart_delay, service->stable_after, service->crash_warn,
                        service->max_stop_percent, service->max_services,
-                       service->max_replicas);
+                       service->max_replicas, service->rebalance_moves);
     if (config->pool.ntypes && s_pool_start (self, verbose))
         return -1;
     drover_metrics_actor_args_t metrics = {

@@ -33,6 +33,8 @@ typedef struct {
 #define S_DEVICES_USED_HELP "Counted devices held by tasks assigned to connected workers: gpu, and every other name together"
 #define S_REFUSED_HELP  "Task reports from workers refused, by code (409: stale attempt)"
 #define S_POOL_HELP     "Instances of the elastic pool by state (booting and unknown count as capacity)"
+#define S_POSITION_HELP "Running replicas at the last term: on the first eligible worker of their slot's rendezvous order (best) or further down"
+#define S_RANK_HELP "Running replicas at the last term by the rank of their worker in their slot's rendezvous order (0 best)"
 #define S_SERVICES_HELP "Services by state (lost: none of its replicas runs; crashing: its replicas keep exiting quickly)"
 #define S_REPLICAS_HELP "Replicas of services: wanted (over all services), running, pending (started, not running yet)"
 #define S_RESTARTS_HELP "Replica slots of services by how many times each restarted, at the last term"
@@ -179,6 +181,20 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_SERVICE_RESTARTS_0 + 6] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
     [DROVER_METRIC_SERVICE_RESTARTS_LAST] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
     [DROVER_METRIC_SERVICE_RESTARTS_SUM] = { "drover_service_replica_restarts", NULL, S_PART, S_RESTARTS_HELP },
+    [DROVER_METRIC_SERVICE_BEST] =      { "drover_service_replica_position", "position=\"best\"", S_GAUGE, S_POSITION_HELP },
+    [DROVER_METRIC_SERVICE_NOT_BEST] =  { "drover_service_replica_position", "position=\"not_best\"", S_GAUGE, S_POSITION_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 0] = { "drover_service_replica_rank", "rank=\"0\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 1] = { "drover_service_replica_rank", "rank=\"1\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 2] = { "drover_service_replica_rank", "rank=\"2-3\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 3] = { "drover_service_replica_rank", "rank=\"4-7\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 4] = { "drover_service_replica_rank", "rank=\"8-15\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 5] = { "drover_service_replica_rank", "rank=\"16-31\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 6] = { "drover_service_replica_rank", "rank=\"32-63\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_RANK_0 + 7] = { "drover_service_replica_rank", "rank=\"64+\"", S_GAUGE, S_RANK_HELP },
+    [DROVER_METRIC_SERVICE_CAPPED] =    { "drover_service_replicas_capped", NULL, S_GAUGE,
+                                          "Replicas the last term left unplaced because of their service's max-per-worker" },
+    [DROVER_METRIC_SERVICE_REBALANCED] = { "drover_service_replicas_rebalanced_total", NULL, S_COUNTER,
+                                          "Replicas moved toward the first worker of their rendezvous order (service/rebalance-moves)" },
     [DROVER_METRIC_BAD_400] =           { "drover_bad_messages_total", "code=\"400\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_403] =           { "drover_bad_messages_total", "code=\"403\"", S_COUNTER, S_BAD_HELP },
     [DROVER_METRIC_BAD_413] =           { "drover_bad_messages_total", "code=\"413\"", S_COUNTER, S_BAD_HELP },

@@ -142,6 +142,12 @@ typedef enum {
     DROVER_METRIC_SERVICE_RESTARTS_0,       //  the first of DROVER_HISTOGRAM_BUCKETS
     DROVER_METRIC_SERVICE_RESTARTS_LAST = DROVER_METRIC_SERVICE_RESTARTS_0 + 7,
     DROVER_METRIC_SERVICE_RESTARTS_SUM,
+    DROVER_METRIC_SERVICE_BEST,             //  running replicas at their best position
+    DROVER_METRIC_SERVICE_NOT_BEST,         //  ... and further down their order
+    DROVER_METRIC_SERVICE_RANK_0,           //  the first of DROVER_HISTOGRAM_BUCKETS
+    DROVER_METRIC_SERVICE_RANK_LAST = DROVER_METRIC_SERVICE_RANK_0 + 7,
+    DROVER_METRIC_SERVICE_CAPPED,           //  left unplaced by max-per-worker, last term
+    DROVER_METRIC_SERVICE_REBALANCED,       //  moved toward their best worker, total
     //  the main: messages it answered with an error itself
     DROVER_METRIC_BAD_400,
     DROVER_METRIC_BAD_403,

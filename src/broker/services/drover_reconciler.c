@@ -38,6 +38,8 @@ typedef struct {
     uint64_t fleet_gen;         //  ... this fleet generation (0: to look up)
     void *gathered;             //  its worker's s_gathered_t, NULL none, as of ...
     uint64_t gather_gen;        //  ... this gather (0: to look up)
+    uint32_t rank;              //  its worker's rank in its slot's order, as of ...
+    uint64_t rank_sig;          //  ... this set of workers that could hold one (0: none)
 } s_record_t;
 
 //  A start committed whose task assign has not reported yet
@@ -86,6 +88,8 @@ typedef struct {
     int64_t free_mem;           //  memory free, bytes, likewise
     uint32_t count;             //  replicas of the service at hand it holds
     bool touched;               //  count set for the service at hand
+    bool silent;                //  did not answer the (last) term's gather: no new
+                                //  replicas go there this term
 } s_place_t;
 
 //  What a computation found of one slot of the service at hand
@@ -94,6 +98,8 @@ typedef struct {
     bool held;                  //  kept (by keeper or by a start without a task yet)
     s_record_t *move_from;      //  not held: a replica on a draining worker to move
     const char *why;            //  not held: why it needs a replica
+    long placed;                //  fleet index this computation started or moved its
+                                //  replica to, -1 none
 } s_slotplan_t;
 
 struct _drover_reconciler_t {
@@ -118,12 +124,16 @@ struct _drover_reconciler_t {
     uint64_t gather_gen;        //  gathers begun, from 1: records cache their entry
     uint32_t asked;             //  workers asked
     uint32_t answered;          //  workers that answered
+    zhashx_t *silent;           //  ids of the workers the last term's gather did not
+                                //  hear: no new replicas there until the next term
     //  The last term's statistics
     drover_service_stats_t last;
     //  A computation's scratch (compute changes nothing else in self)
     s_place_t *place;           //  per fleet worker
     size_t place_size;          //  entries allocated
     uint32_t *touched;          //  fleet indexes whose count is set
+    bool *holdable;             //  per fleet worker: could hold one of the service at
+                                //  hand (ranks only)
     size_t ntouched;            //  entries used
     s_slotplan_t *slotplan;     //  per slot of the service at hand
     size_t slotplan_size;       //  entries allocated
@@ -243,6 +253,7 @@ drover_reconciler_new (const drover_serviceconfig_t *config)
     self->fleet_index = zhashx_new ();
     self->gather = zhashx_new ();
     zhashx_set_destructor (self->gather, s_gathered_free);
+    self->silent = zhashx_new ();
     self->last.complete = 1;
     return self;
 }
@@ -275,11 +286,13 @@ drover_reconciler_destroy (drover_reconciler_t **self_p)
         s_fleet_clear (self);
         zhashx_destroy (&self->fleet_index);
         zhashx_destroy (&self->gather);
+        zhashx_destroy (&self->silent);
         zhashx_destroy (&self->services);
         zhashx_destroy (&self->tasks);
         free (self->sorted);
         free (self->place);
         free (self->touched);
+        free (self->holdable);
         free (self->slotplan);
         free (self);
         *self_p = NULL;
@@ -356,6 +369,7 @@ s_service_set (s_service_t *service, const drover_service_row_t *def)
     service->def.procs = def->procs? def->procs: 1;
     service->def.mem = def->mem;
     service->def.restart_delay = def->restart_delay;
+    service->def.max_per_worker = def->max_per_worker;
     service->def.created = def->created? def->created: created;
     snprintf (service->def.summary, sizeof service->def.summary, "%s", def->summary);
     size_t joined_size = 1;
@@ -622,7 +636,7 @@ s_replica_live (drover_reconciler_t *self, const drover_replica_report_t *report
     }
     if (report->worker && *report->worker && !streq (record->worker, report->worker)) {
         snprintf (record->worker, sizeof record->worker, "%s", report->worker);
-        record->fleet_gen = record->gather_gen = 0;
+        record->fleet_gen = record->gather_gen = record->rank_sig = 0;
     }
     record->attempt = report->attempt;
     if (report->state == DROVER_TASK_RUNNING && record->running_since == 0) {
@@ -723,7 +737,8 @@ drover_reconciler_set_fleet (drover_reconciler_t *self, const drover_fleet_worke
         self->place = (s_place_t *) realloc (self->place, self->place_size * sizeof (s_place_t));
         self->touched = (uint32_t *) realloc (self->touched,
                                               self->place_size * sizeof (uint32_t));
-        assert (self->place && self->touched);
+        self->holdable = (bool *) realloc (self->holdable, self->place_size * sizeof (bool));
+        assert (self->place && self->touched && self->holdable);
     }
 }
 
@@ -818,7 +833,12 @@ typedef struct {
     drover_changeset_t *set;    //  what it decides
     bool removals;              //  removals not asked by a definition allowed, the
                                 //  gather trusted, spread on
+    bool judged;                //  a term or a plan: placement figures (ranks) counted
     uint32_t unasked;           //  those removals made, for the sanity check
+    uint32_t moves_left;        //  rebalancing moves this computation may still make
+    uint64_t holdable_sig;      //  the workers that could hold one of the service at
+                                //  hand (self->holdable), as a signature: ranks cached
+                                //  under it stay true
     zhashx_t *shapes;           //  "procs/mem/labels" -> workers that could hold one + 1
     drover_service_stats_t before;  //  the view now
     drover_service_stats_t after;   //  the view once every change is done
@@ -835,29 +855,45 @@ typedef struct {
     int64_t pending;            //  its replicas pending, likewise
 } s_compute_t;
 
-//  What an accept callback of the rendezvous is asked
+//  What an accept callback of the rendezvous is asked (every mode but
+//  UNCAPPED also keeps within the service's max-per-worker)
 typedef enum {
     S_ACCEPT_SPREAD,            //  could hold one, room, within the even spread
     S_ACCEPT_ROOM,              //  could hold one, room
-    S_ACCEPT_FEWER              //  could hold one, room, holds fewer than threshold - 1
+    S_ACCEPT_FEWER,             //  could hold one, room, holds fewer than threshold - 1
+    S_ACCEPT_UNCAPPED,          //  could hold one, room, max-per-worker or not
+    S_ACCEPT_HOLD,              //  could hold one (room or not): the slot's best
+    S_ACCEPT_BETTER             //  the source itself (nothing better), or: could hold
+                                //  one, room, holds fewer than threshold (rebalance)
 } s_accept_mode_t;
 
 //  An accept callback's argument
 typedef struct {
     s_compute_t *ctx;           //  the computation
     s_accept_mode_t mode;       //  what to check
-    uint32_t threshold;         //  S_ACCEPT_FEWER: the source's count
+    uint32_t threshold;         //  S_ACCEPT_FEWER, S_ACCEPT_BETTER: the source's count
+    long source;                //  S_ACCEPT_BETTER: the source's fleet index
 } s_accept_t;
 
-//  Return true if a worker could hold a replica of the service at hand:
-//  takes new work, big enough in all, has its labels
+//  Return true if a worker of the fleet could hold a replica of a service:
+//  takes new work, answered the gather, big enough in all, has its labels
+static bool
+s_fits (drover_reconciler_t *self, size_t index, const s_service_t *service,
+        drover_fleet_state_t state, bool silent)
+{
+    const drover_fleet_worker_t *worker = &self->fleet [index];
+    return state == DROVER_FLEET_USABLE && !silent
+        && worker->procs >= service->def.procs && worker->mem >= service->def.mem
+        && drover_fleet_has_labels (worker, service->labels);
+}
+
+//  Return true if a worker could hold a replica of the service at hand
+//  (as this computation sees it: a plan's drain or hold applied)
 static bool
 s_could_hold (s_compute_t *ctx, size_t index)
 {
-    const drover_fleet_worker_t *worker = &ctx->self->fleet [index];
-    return ctx->self->place [index].state == DROVER_FLEET_USABLE
-        && worker->procs >= ctx->service->def.procs && worker->mem >= ctx->service->def.mem
-        && drover_fleet_has_labels (worker, ctx->service->labels);
+    const s_place_t *place = &ctx->self->place [index];
+    return s_fits (ctx->self, index, ctx->service, place->state, place->silent);
 }
 
 //  Return true if a worker has room now for a replica of the service
@@ -901,14 +937,45 @@ s_accept (size_t index, void *arg)
 {
     s_accept_t *accept = (s_accept_t *) arg;
     s_compute_t *ctx = accept->ctx;
+    if (accept->mode == S_ACCEPT_BETTER && (long) index == accept->source)
+        return true;                    //  reached the source: nothing better
+    if (accept->mode == S_ACCEPT_HOLD)
+        return s_could_hold (ctx, index);
     if (!s_could_hold (ctx, index) || !s_has_room (ctx, index))
         return false;
     uint32_t count = s_count (ctx, index);
+    uint32_t cap = ctx->service->def.max_per_worker;
+    if (cap && count >= cap && accept->mode != S_ACCEPT_UNCAPPED)
+        return false;                   //  holds max-per-worker already
     if (accept->mode == S_ACCEPT_SPREAD)
         return count < ctx->floor || (count == ctx->floor && ctx->at_ceil < ctx->extra);
     if (accept->mode == S_ACCEPT_FEWER)
         return count + 1 < accept->threshold;
+    if (accept->mode == S_ACCEPT_BETTER)
+        return count < accept->threshold;
     return true;
+}
+
+//  Hash a slot's rendezvous key "SERVICE/SLOT"
+static uint64_t
+s_slot_hash (const s_service_t *service, uint32_t slot)
+{
+    char key [DROVER_ID_MAX + 16];
+    int length = snprintf (key, sizeof key, "%s/%u", service->def.name, slot);
+    return drover_rendezvous_hash (key, (size_t) length);
+}
+
+//  Find the first worker in a slot's rendezvous order that accept takes
+//  (S_ACCEPT_BETTER: source is the replica's worker), -1 none
+static long
+s_find_from (s_compute_t *ctx, uint32_t slot, s_accept_mode_t mode, uint32_t threshold,
+             long source)
+{
+    drover_reconciler_t *self = ctx->self;
+    s_accept_t accept = { ctx, mode, threshold, source };
+    return drover_rendezvous_best (s_slot_hash (ctx->service, slot),
+                                   self->fleet_hashes, self->nfleet, self->fleet_ids,
+                                   s_accept, &accept);
 }
 
 //  Find the first worker in a slot's rendezvous order that accept takes,
@@ -916,13 +983,57 @@ s_accept (size_t index, void *arg)
 static long
 s_find (s_compute_t *ctx, uint32_t slot, s_accept_mode_t mode, uint32_t threshold)
 {
+    return s_find_from (ctx, slot, mode, threshold, -1);
+}
+
+//  Note which workers could hold a replica of the service at hand
+//  (self->holdable) and sign that set (order-free: the fleet may list its
+//  workers in another order next time)
+static void
+s_holdable_init (s_compute_t *ctx)
+{
     drover_reconciler_t *self = ctx->self;
-    char key [DROVER_ID_MAX + 16];
-    int length = snprintf (key, sizeof key, "%s/%u", ctx->service->def.name, slot);
-    s_accept_t accept = { ctx, mode, threshold };
-    return drover_rendezvous_best (drover_rendezvous_hash (key, (size_t) length),
-                                   self->fleet_hashes, self->nfleet, self->fleet_ids,
-                                   s_accept, &accept);
+    uint64_t sig = 1;
+    for (size_t index = 0; index < self->nfleet; index++) {
+        self->holdable [index] = s_could_hold (ctx, index);
+        if (self->holdable [index])
+            sig += drover_rendezvous_score (0x9e3779b97f4a7c15ull, self->fleet_hashes [index]);
+    }
+    ctx->holdable_sig = sig? sig: 1;
+}
+
+//  Return the rank of a worker in a slot's rendezvous order among the
+//  workers that could hold a replica of the service at hand (holdable,
+//  set by s_holdable_init): 0 when none ranks before it (its best
+//  position). O(workers), a score each.
+static uint32_t
+s_rank_of (s_compute_t *ctx, uint32_t slot, size_t worker)
+{
+    drover_reconciler_t *self = ctx->self;
+    uint64_t key = s_slot_hash (ctx->service, slot);
+    uint64_t own = drover_rendezvous_score (key, self->fleet_hashes [worker]);
+    uint32_t rank = 0;
+    for (size_t index = 0; index < self->nfleet; index++) {
+        if (index == worker || !self->holdable [index])
+            continue;
+        uint64_t score = drover_rendezvous_score (key, self->fleet_hashes [index]);
+        rank += score > own || (score == own && strcmp (self->fleet_ids [index],
+                                                        self->fleet_ids [worker]) < 0);
+    }
+    return rank;
+}
+
+//  Return the rank of a replica's worker in its slot's order, cached in
+//  the record while the workers that could hold one stay the same (a
+//  steady term costs O(replicas), not O(replicas x workers))
+static uint32_t
+s_record_rank (s_compute_t *ctx, s_record_t *record, size_t worker)
+{
+    if (record->rank_sig != ctx->holdable_sig) {
+        record->rank = s_rank_of (ctx, record->slot, worker);
+        record->rank_sig = ctx->holdable_sig;
+    }
+    return record->rank;
 }
 
 //  Append a change to the set
@@ -1006,6 +1117,7 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
 {
     drover_reconciler_t *self = ctx->self;
     memset (plan, 0, sizeof *plan);
+    plan->placed = -1;
     bool lost = false, not_run = false;
     s_record_t *keeper = NULL;
     int keeper_rank = -1;
@@ -1126,8 +1238,14 @@ s_slot_place (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t *p
     long target = ctx->eligible? s_find (ctx, number, S_ACCEPT_SPREAD, 0): -1;
     if (target < 0 && ctx->eligible)
         target = s_find (ctx, number, S_ACCEPT_ROOM, 0);
-    if (target < 0)
+    if (target < 0) {
+        //  A worker with room that holds max-per-worker already: say so
+        if (ctx->eligible && ctx->service->def.max_per_worker
+        &&  s_find (ctx, number, S_ACCEPT_UNCAPPED, 0) >= 0)
+            ctx->after.capped++;
         return;                         //  no worker has room: it waits
+    }
+    plan->placed = target;
     const char *to = self->fleet [target].id;
     if (plan->move_from) {
         const s_record_t *source = plan->move_from;
@@ -1142,20 +1260,45 @@ s_slot_place (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t *p
     self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
 }
 
-//  Step 3: move running replicas from workers holding at least two more
-//  of the service's than another that has room, highest slots first
+//  Carry out a spread move of a slot's keeper from source to target
+static void
+s_spread_move (s_compute_t *ctx, s_slotplan_t *plans, uint32_t number, long source,
+               long target)
+{
+    drover_reconciler_t *self = ctx->self;
+    s_record_t *keeper = plans [number].keeper;
+    s_emit (ctx, DROVER_CHANGE_MOVE, number, keeper->task, keeper->worker,
+            self->fleet [target].id, "spread");
+    plans [number].placed = target;
+    ctx->unasked++;
+    s_count_add (ctx, (size_t) source, -1);
+    s_count_add (ctx, (size_t) target, 1);
+    self->place [target].free_procs -= ctx->service->def.procs;
+    self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
+}
+
+//  Return the worker of a slot's keeper if it is running settled on a
+//  worker taking new work (a spread or rebalance source), else -1
+static long
+s_settled_source (s_compute_t *ctx, s_slotplan_t *plans, uint32_t number)
+{
+    s_record_t *keeper = plans [number].keeper;
+    if (!keeper || keeper->state != S_RUNNING || keeper->leaving || plans [number].placed >= 0)
+        return -1;
+    long source = s_record_worker (ctx->self, keeper);
+    return source >= 0 && ctx->self->place [source].state == DROVER_FLEET_USABLE? source: -1;
+}
+
+//  Step 3 (rebalancing off): move running replicas from workers holding
+//  at least two more of the service's than another that has room, to the
+//  first such in the slot's order, highest slots first
 static void
 s_spread (s_compute_t *ctx, s_slotplan_t *plans)
 {
-    drover_reconciler_t *self = ctx->self;
     uint32_t hopeless = 1;              //  no target for a source holding this many
     for (uint32_t number = ctx->wanted; number-- > 0; ) {
-        s_record_t *keeper = plans [number].keeper;
-        if (!keeper || keeper->state != S_RUNNING || keeper->leaving)
-            continue;
-        long source = s_record_worker (self, keeper);
-        if (source < 0 || self->place [source].state != DROVER_FLEET_USABLE
-        ||  s_count (ctx, (size_t) source) <= hopeless)
+        long source = s_settled_source (ctx, plans, number);
+        if (source < 0 || s_count (ctx, (size_t) source) <= hopeless)
             continue;
         uint32_t count = s_count (ctx, (size_t) source);
         long target = s_find (ctx, number, S_ACCEPT_FEWER, count);
@@ -1163,13 +1306,122 @@ s_spread (s_compute_t *ctx, s_slotplan_t *plans)
             hopeless = count;
             continue;
         }
+        s_spread_move (ctx, plans, number, source, target);
+    }
+}
+
+//  Return true if a worker holding count of the service at hand holds
+//  more than its even share (floor, or floor + 1 for extra of them)
+static bool
+s_over (s_compute_t *ctx, uint32_t count)
+{
+    return count > ctx->floor + 1 || (count == ctx->floor + 1 && ctx->at_ceil > ctx->extra);
+}
+
+//  Step 3 (rebalancing on): the fewest moves that make the spread even,
+//  each from a worker over its share to one under it, and first those
+//  that take a replica to the first worker of its slot's order: a worker
+//  that joins takes the replicas that rank it first, and only as many as
+//  its share (about 1/(N+1) of them), the others stay where they are
+static void
+s_spread_ranked (s_compute_t *ctx, s_slotplan_t *plans)
+{
+    uint32_t fewest = UINT32_MAX;
+    for (size_t index = 0; index < ctx->self->nfleet; index++)
+        if (s_could_hold (ctx, index) && s_count (ctx, index) < fewest)
+            fewest = s_count (ctx, index);
+    if (fewest == UINT32_MAX || !(fewest < ctx->floor
+                                  || (fewest == ctx->floor && ctx->at_ceil < ctx->extra)))
+        return;                         //  nobody is under its share
+    s_accept_t spread = { ctx, S_ACCEPT_SPREAD, 0, -1 };
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t number = ctx->wanted; number-- > 0; ) {
+            long source = s_settled_source (ctx, plans, number);
+            if (source < 0 || !s_over (ctx, s_count (ctx, (size_t) source)))
+                continue;
+            long target = s_find (ctx, number, pass? S_ACCEPT_SPREAD: S_ACCEPT_HOLD, 0);
+            if (pass == 0 && (target < 0 || target == source
+                          || !s_accept ((size_t) target, &spread)))
+                continue;               //  at its best, or its best is full
+            if (target < 0)
+                return;                 //  no worker under its share has room
+            s_spread_move (ctx, plans, number, source, target);
+        }
+}
+
+//  Step 4, rebalancing (keep-balance): once a service runs its count, a
+//  running replica moves to the first worker before its own in its slot's
+//  rendezvous order that could hold one, has room and holds fewer of the
+//  service's replicas than its own (so spread never worsens, and each move
+//  betters the moved replica's rank: moves end). At most moves_left over a
+//  computation; each is started there before it is stopped here.
+static void
+s_rebalance (s_compute_t *ctx, s_slotplan_t *plans)
+{
+    drover_reconciler_t *self = ctx->self;
+    uint32_t fewest = UINT32_MAX;       //  the fewest a worker that could take one holds
+    for (size_t index = 0; index < self->nfleet; index++)
+        if (self->holdable [index] && s_has_room (ctx, index) && s_count (ctx, index) < fewest)
+            fewest = s_count (ctx, index);
+    for (uint32_t number = 0; number < ctx->wanted && ctx->moves_left; number++) {
+        s_record_t *keeper = plans [number].keeper;
+        if (!keeper || keeper->state != S_RUNNING || keeper->leaving
+        ||  plans [number].placed >= 0)
+            continue;                   //  not settled, or moved already
+        long source = s_record_worker (self, keeper);
+        if (source < 0 || !s_could_hold (ctx, (size_t) source))
+            continue;                   //  held, on probation, silent: it stays
+        if (s_count (ctx, (size_t) source) <= fewest
+        ||  s_record_rank (ctx, keeper, (size_t) source) == 0)
+            continue;                   //  nobody holds fewer, or at its best already
+        long target = s_find_from (ctx, number, S_ACCEPT_BETTER,
+                                   s_count (ctx, (size_t) source), source);
+        if (target < 0 || target == source)
+            continue;                   //  nothing better has room
         s_emit (ctx, DROVER_CHANGE_MOVE, number, keeper->task, keeper->worker,
-                self->fleet [target].id, "spread");
+                self->fleet [target].id, "rebalance");
+        plans [number].placed = target;
         ctx->unasked++;
+        ctx->moves_left--;
+        ctx->after.rebalanced++;
         s_count_add (ctx, (size_t) source, -1);
         s_count_add (ctx, (size_t) target, 1);
         self->place [target].free_procs -= ctx->service->def.procs;
         self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
+    }
+}
+
+//  Count one replica's rank in a view's placement figures
+static void
+s_tally_rank (drover_service_stats_t *stats, uint32_t rank)
+{
+    if (rank == 0)
+        stats->best++;
+    else
+        stats->not_best++;
+    stats->ranks [s_bucket (rank)]++;
+}
+
+//  Placement figures of the service at hand: each slot's running replica
+//  now (before), and each slot's replica once the changes are done (after)
+static void
+s_tally_ranks (s_compute_t *ctx, s_slotplan_t *plans, uint32_t wanted_before)
+{
+    drover_reconciler_t *self = ctx->self;
+    for (uint32_t number = 0; number < ctx->wanted || number < wanted_before; number++) {
+        bool planned = number < ctx->wanted;
+        s_record_t *keeper = planned? plans [number].keeper: NULL;
+        long now = keeper? s_record_worker (self, keeper): -1;
+        uint32_t rank = 0;
+        if (number < wanted_before && now >= 0 && keeper->state == S_RUNNING)
+            s_tally_rank (&ctx->before, rank = s_record_rank (ctx, keeper, (size_t) now));
+        long after = planned && plans [number].placed >= 0? plans [number].placed: now;
+        if (planned && after >= 0 && after == now && keeper->state == S_RUNNING
+        &&  number < wanted_before)
+            s_tally_rank (&ctx->after, rank);       //  stays: the same rank
+        else
+        if (planned && after >= 0)
+            s_tally_rank (&ctx->after, s_rank_of (ctx, number, (size_t) after));
     }
 }
 
@@ -1234,10 +1486,23 @@ s_service_compute (s_compute_t *ctx, s_service_t *service)
     for (uint32_t number = 0; placing && number < ctx->wanted; number++)
         if (!plans [number].held)
             s_slot_place (ctx, s_slot (service, number), number, &plans [number]);
-    if (ctx->removals && ctx->eligible)
-        s_spread (ctx, plans);
+    if (ctx->removals && ctx->eligible) {
+        if (self->config.rebalance_moves)
+            s_spread_ranked (ctx, plans);
+        else
+            s_spread (ctx, plans);
+    }
+    //  Rebalance once the count is right: every slot held, what runs is
+    //  what is wanted, nothing pending
+    if (ctx->judged && service->defined)
+        s_holdable_init (ctx);
+    if (ctx->removals && ctx->eligible && ctx->moves_left && !placing
+    &&  ctx->running_now == (int64_t) ctx->wanted && ctx->pending_now == 0)
+        s_rebalance (ctx, plans);
     if (service->defined) {
         uint32_t wanted_before = service->def.replicas;
+        if (ctx->judged)
+            s_tally_ranks (ctx, plans, wanted_before);
         s_tally (&ctx->before, wanted_before, ctx->running_now, ctx->pending_now);
         s_tally (&ctx->after, ctx->wanted, ctx->running, ctx->pending);
         for (uint32_t number = 0; number < nslots; number++) {
@@ -1264,6 +1529,14 @@ s_place_init (s_compute_t *ctx)
         place->free_mem = (int64_t) worker->mem - (int64_t) worker->mem_used;
         place->count = 0;
         place->touched = false;
+        //  A term goes by its own gather; a pass or a plan by the last term's
+        if (ctx->what->kind == DROVER_RECONCILER_TERM) {
+            s_gathered_t *gathered = (s_gathered_t *) zhashx_lookup (self->gather, worker->id);
+            place->silent = gathered && !gathered->answered;
+        }
+        else
+            place->silent = zhashx_size (self->silent)
+                         && zhashx_lookup (self->silent, worker->id) != NULL;
     }
     self->ntouched = 0;
     const drover_reconciler_what_t *what = ctx->what;
@@ -1301,6 +1574,7 @@ s_compute_all (s_compute_t *ctx)
     memset (&ctx->before, 0, sizeof ctx->before);
     memset (&ctx->after, 0, sizeof ctx->after);
     ctx->unasked = 0;
+    ctx->moves_left = self->config.rebalance_moves;
     ctx->service = NULL;
     s_place_init (ctx);
     size_t count;
@@ -1361,6 +1635,7 @@ drover_reconciler_compute (drover_reconciler_t *self, const drover_reconciler_wh
     bool judged = what->kind != DROVER_RECONCILER_PASS;
     bool incomplete = judged && self->answered < self->asked;
     ctx.removals = judged && !incomplete;
+    ctx.judged = judged;
     s_compute_all (&ctx);
     char why [DROVER_REASON_MAX + 1] = "";
     if (incomplete)
@@ -1388,6 +1663,8 @@ drover_reconciler_compute (drover_reconciler_t *self, const drover_reconciler_wh
     set->before.started = last->started;
     set->before.stopped = last->stopped;
     set->before.moved = last->moved;
+    set->before.capped = last->capped;
+    set->before.rebalanced = last->rebalanced;
     set->after = ctx.after;
     bool term = what->kind == DROVER_RECONCILER_TERM;
     set->after.term = term? self->gather_term: last->term;
@@ -1461,8 +1738,15 @@ drover_reconciler_commit (drover_reconciler_t *self, const drover_changeset_t *s
         s_service_prune (self, service);
     }
     free (copy);
-    if (set->kind == DROVER_RECONCILER_TERM)
+    if (set->kind == DROVER_RECONCILER_TERM) {
         self->last = set->after;
+        //  Who the gather did not hear gets no new replicas until the next term
+        zhashx_purge (self->silent);
+        s_gathered_t *gathered = (s_gathered_t *) zhashx_first (self->gather);
+        for (; gathered; gathered = (s_gathered_t *) zhashx_next (self->gather))
+            if (!gathered->answered)
+                zhashx_insert (self->silent, zhashx_cursor (self->gather), (void *) 1);
+    }
 }
 
 //  The last term's statistics
@@ -1511,6 +1795,26 @@ s_slot_stable (drover_reconciler_t *self, const s_slot_t *slot, uint64_t now)
     return false;
 }
 
+//  Say why a slot of a service waits with no backoff: the workers that
+//  could hold one hold max-per-worker each already, or none has room
+static void
+s_waits_why (drover_reconciler_t *self, const s_service_t *service, char *why, size_t size)
+{
+    uint32_t cap = service->def.max_per_worker;
+    size_t eligible = 0;
+    for (size_t index = 0; cap && index < self->nfleet; index++) {
+        bool silent = zhashx_size (self->silent)
+                   && zhashx_lookup (self->silent, self->fleet [index].id) != NULL;
+        eligible += s_fits (self, index, service, self->fleet [index].state, silent);
+    }
+    if (cap && (uint64_t) eligible * cap < service->def.replicas)
+        snprintf (why, size, "max-per-worker %u: %zu eligible worker%s hold%s at most %"
+                  PRIu64 " of %u replicas", cap, eligible, eligible == 1? "": "s",
+                  eligible == 1? "s": "", (uint64_t) eligible * cap, service->def.replicas);
+    else
+        snprintf (why, size, "no worker has room");
+}
+
 //  Fill a service's row: its definition, counts, state and why
 static void
 s_service_row (drover_reconciler_t *self, const s_service_t *service, uint64_t now,
@@ -1555,8 +1859,11 @@ s_service_row (drover_reconciler_t *self, const s_service_t *service, uint64_t n
         if (slot->next_start > now)
             snprintf (row->why, sizeof row->why, "slot %d restarts in %" PRIu64 "s: %.160s",
                       waiting, (slot->next_start - now + 999) / 1000, slot->why);
-        else
-            snprintf (row->why, sizeof row->why, "slot %d waits: no worker has room", waiting);
+        else {
+            char why [DROVER_REASON_MAX + 1];
+            s_waits_why (self, service, why, sizeof why);
+            snprintf (row->why, sizeof row->why, "slot %d waits: %.200s", waiting, why);
+        }
     }
 }
 
@@ -1617,7 +1924,7 @@ s_replica_rows (drover_reconciler_t *self, const s_service_t *service, uint64_t 
                 snprintf (row->why, sizeof row->why, "backoff %" PRIu64 "s after: %.160s",
                           (slot->next_start - now + 999) / 1000, slot->why);
             else
-                snprintf (row->why, sizeof row->why, "no worker has room");
+                s_waits_why (self, service, row->why, sizeof row->why);
         }
     }
     return count;

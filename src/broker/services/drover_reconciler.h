@@ -28,7 +28,12 @@
       workers that could hold one (usable, big enough, labelled), each
       holds floor (replicas / workers) and at most replicas % workers of
       them one more. None within the spread: the first with room. None
-      with room: the slot waits (rows say so).
+      with room: the slot waits (rows say so). A worker that did not
+      answer the term's gather (the last term's, for a pass or a plan)
+      takes no new replica. A service's max-per-worker N: no worker
+      gets more than N of its replicas, in placement, spread, drains and
+      rebalancing; a slot left unplaced by it is counted (capped) and its
+      rows say why.
     - A replica on a draining worker moves: started first on its new worker,
       stopped once that one runs. Held, on probation or low on disk: it
       stays, nothing new goes there. A worker out of the fleet: its
@@ -39,7 +44,17 @@
       replica moves from a worker holding at least two more of the
       service's replicas than another that could hold one and has room,
       to the first such in the slot's rendezvous order: a worker that
-      joins takes only what spread needs.
+      joins takes only what spread needs. With rebalancing on
+      (rebalance-moves > 0) spread makes the fewest moves, from workers
+      over their share to workers under it, first those that take a
+      replica to its slot's best worker: a join moves about 1/(N+1).
+    - Rebalancing (keep-balance, terms and plans): once a service runs
+      its count, a running replica moves to a better-ranked worker of its
+      slot's order that could hold one, has room and holds fewer of the
+      service's replicas; at most rebalance-moves per computation.
+    - Placement figures (terms and plans): each running replica's rank in
+      its slot's order among the workers that could hold one (0: best),
+      before and after the changes: best, not best, a histogram.
     - A replica ended: its slot restarts after the service's restart delay,
       doubling with each quick exit in a row (one that ran less than
       stable-after) up to max-restart-delay; crash-warn quick exits in a

@@ -60,6 +60,7 @@ drover_servicewire_check (const drover_msg_t *msg, drover_service_row_t *def,
     for (uint32_t index = 0; index < msg->nlabels; index++)
         def->labels [index] = msg->labels [index];
     def->restart_delay = msg->delay;
+    def->max_per_worker = msg->max_per_worker;
     s_summary (msg->body, msg->body_size, def->summary);
     return DROVER_CODE_OK;
 }
@@ -232,6 +233,12 @@ drover_servicewire_counts (drover_reconciler_t *reconcile, uint64_t now,
                               (drover_metric_t) (DROVER_METRIC_SERVICE_RESTARTS_0 + bucket),
                               stats->restarts [bucket]);
     drover_metrics_set (metrics, DROVER_METRIC_SERVICE_RESTARTS_SUM, restarts);
+    drover_metrics_set (metrics, DROVER_METRIC_SERVICE_BEST, stats->best);
+    drover_metrics_set (metrics, DROVER_METRIC_SERVICE_NOT_BEST, stats->not_best);
+    for (int bucket = 0; bucket < DROVER_HISTOGRAM_BUCKETS; bucket++)
+        drover_metrics_set (metrics, (drover_metric_t) (DROVER_METRIC_SERVICE_RANK_0 + bucket),
+                            stats->ranks [bucket]);
+    drover_metrics_set (metrics, DROVER_METRIC_SERVICE_CAPPED, stats->capped);
 }
 
 //  Write a term's statistics in words
@@ -240,9 +247,11 @@ drover_servicewire_words (const drover_service_stats_t *stats, char *text, size_
 {
     assert (stats && text && size);
     snprintf (text, size, "term %" PRIu64 ": services %u (ok %u, under %u, over %u, lost %u);"
-              " replicas %u of %u running, %u pending; started %u, stopped %u, moved %u;"
+              " replicas %u of %u running, %u pending; started %u, stopped %u, moved %u"
+              " (rebalanced %u); best %u, not best %u, capped %u;"
               " workers %u of %u answered%s%s", stats->term, stats->services, stats->ok,
               stats->under, stats->over, stats->lost, stats->running, stats->wanted,
-              stats->pending, stats->started, stats->stopped, stats->moved, stats->answered,
+              stats->pending, stats->started, stats->stopped, stats->moved, stats->rebalanced,
+              stats->best, stats->not_best, stats->capped, stats->answered,
               stats->workers, stats->complete? "": "; ", stats->complete? "": stats->why);
 }
