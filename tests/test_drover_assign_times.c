@@ -111,6 +111,31 @@ test_started_is_the_run_time_before_the_result (void **state)
     drover_assign_destroy (&table);
 }
 
+//  A STARTED held back a few msec (level 7): the RESULT's run time dates
+//  the start sooner than the STARTED did, never before the offer
+static void
+test_started_held_back_is_dated_by_the_run_time (void **state)
+{
+    int64_t now = 5000;
+    drover_assign_t *table = testutil_fake_table (&now);
+    uint64_t task = testutil_table_submit (table, 0);
+    now = 6000;
+    drover_assign_assign (table, task, "alpha", 0);
+    now = 6010;
+    const char *reason;
+    assert_int_equal (drover_assign_started (table, "alpha", task, 1, &reason), 200);
+    testutil_take_actions (table);
+    s_assert_times (table, task, 5000, 6010, 0);
+    now = 9000;
+    drover_msg_t *msg = testutil_result_msg ("alpha", task, 1, DROVER_OUTCOME_EXITED, 0);
+    msg->duration = 2995;
+    assert_int_equal (drover_assign_result (table, msg, &reason), 200);
+    drover_msg_destroy (&msg);
+    testutil_take_actions (table);
+    s_assert_times (table, task, 5000, 6005, 9000);
+    drover_assign_destroy (&table);
+}
+
 //  A retry: started is the current attempt's, not the first one's; a
 //  lost worker's attempt does not count either
 static void
@@ -170,6 +195,7 @@ main (void)
         cmocka_unit_test (test_times_of_a_task_that_ran),
         cmocka_unit_test (test_started_is_the_result_without_started),
         cmocka_unit_test (test_started_is_the_run_time_before_the_result),
+        cmocka_unit_test (test_started_held_back_is_dated_by_the_run_time),
         cmocka_unit_test (test_started_is_the_current_attempts),
         cmocka_unit_test (test_cancelled_while_queued_never_started),
     };

@@ -1497,17 +1497,19 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
         return;
     }
     drover_taskrun_t *run = task->run;          //  current: it has one
-    if (task->state == DROVER_TASK_ASSIGNED) {
+    //  It started its run time ago, not before it was offered: sooner than
+    //  its STARTED said if the worker held that back (level 7, a few msec)
+    int64_t now = s_now (self);
+    int64_t started = now - (int64_t) msg->duration;
+    if (started < run->offered_at)
+        started = run->offered_at? run->offered_at: now;
+    if (task->state == DROVER_TASK_ASSIGNED)
         //  Its STARTED never came (a worker of level 7 leaves it out for an
-        //  attempt that ends within a few msec): it ran, from its run time
-        //  ago but not before it was offered, as if STARTED had said so
-        int64_t now = s_now (self);
-        int64_t started = now - (int64_t) msg->duration;
-        s_mark_running (self, task, started > run->offered_at? started
-                                  : run->offered_at? run->offered_at: now, false);
-    }
-    if (!run->started_at)
-        run->started_at = s_now (self);     //  running, with no start kept
+        //  attempt that ends within a few msec): it ran, as if STARTED said so
+        s_mark_running (self, task, started, false);
+    else
+    if (!run->started_at || started < run->started_at)
+        run->started_at = started;
     drover_taskworker_detach (run->worker, task);
     drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, msg->worker, NULL);
     bool preempted = run->preempting && !run->cancel
