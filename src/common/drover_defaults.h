@@ -99,6 +99,11 @@
 #define DROVER_DEFAULT_POOL_WARN_FAILURES   3       //  consecutive create failures warned of
 #define DROVER_DEFAULT_POOL_LIST_INTERVAL   60000   //  msec between lists
 #define DROVER_DEFAULT_POOL_OP_TIMEOUT  120000      //  msec a driver operation may take
+#define DROVER_DEFAULT_POOL_PROBE       "auto"      //  boot probes: auto (local driver), on, off
+#define DROVER_DEFAULT_POOL_PROBES_PER_SECOND   10  //  boot probes a second at most (Arvados')
+#define DROVER_DEFAULT_POOL_PROBE_INTERVAL  10000   //  msec between probes of one instance
+#define DROVER_DEFAULT_POOL_CREATE_BACKOFF  1000    //  msec without creates after 2 failures
+#define DROVER_DEFAULT_POOL_CREATE_BACKOFF_MAX  60000   //  the most that backoff grows to
 
 //  The reconciler (service/...)
 //  Several brokers (section ha): off unless ha/etcd is set
