@@ -895,6 +895,14 @@ drover_pool_each (drover_pool_t *self, drover_instance_fn *fn, void *arg)
     }
 }
 
+//  Return true if the pool runs boot probes
+bool
+drover_pool_probing (drover_pool_t *self)
+{
+    assert (self);
+    return self->probing;
+}
+
 //  Return how many instances the pool has
 size_t
 drover_pool_size (drover_pool_t *self)

@@ -303,6 +303,11 @@ typedef void (drover_instance_fn) (const drover_instance_view_t *view, void *arg
 void
     drover_pool_each (drover_pool_t *self, drover_instance_fn *fn, void *arg);
 
+//  Return true if the pool runs boot probes (pool/probe on, or auto with
+//  the local driver)
+bool
+    drover_pool_probing (drover_pool_t *self);
+
 //  Return how many instances the pool has (shutdown ones included)
 size_t
     drover_pool_size (drover_pool_t *self);
