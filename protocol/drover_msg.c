@@ -167,14 +167,16 @@ drover_msg_level (const drover_msg_t *self)
 //  True if a level after level changed a field or a value of message id
 //  (PROTOCOL.md §12.2), so a peer of level must have it re-encoded: levels
 //  2..4 changed many messages, level 5 only added messages, level 6 only
-//  appended two elements to a WORKER TABLE row. A peer of level 4 or 5
-//  takes every other message as it is, not re-encoded.
+//  appended two elements to a WORKER TABLE row, level 7 one to POOL
+//  TABLE's summary and two to its rows. A peer of level 4 or 5 takes every
+//  other message as it is, not re-encoded.
 static bool
 s_layout_changed_since (int id, int level)
 {
     if (level < 4)
         return true;
-    return level < 6 && id == DROVER_MSG_WORKER_TABLE;
+    return (level < 6 && id == DROVER_MSG_WORKER_TABLE)
+        || (level < 7 && id == DROVER_MSG_POOL_TABLE);
 }
 
 //  Fit an encoded message to a peer of level: as it is when that peer

@@ -129,6 +129,25 @@ test_level7_gets_the_probe (void **state)
     drover_msg_destroy (&msg);
 }
 
+//  A table encoded at level 7 is fitted to a level-6 (and level-4) peer:
+//  re-encoded in the old layout, not sent as it is
+static void
+test_fit_reencodes_for_older_peers (void **state)
+{
+    for (int level = 4; level <= 6; level++) {
+        drover_msg_t *msg = s_table ();
+        zframe_t *frame = drover_msg_encode (msg);
+        zframe_t *old = drover_msg_encode_level (msg, level);
+        assert_non_null (old);
+        assert_false (zframe_eq (old, frame));
+        assert_int_equal (drover_msg_fit (&frame, level), 0);
+        assert_true (zframe_eq (old, frame));
+        zframe_destroy (&old);
+        zframe_destroy (&frame);
+        drover_msg_destroy (&msg);
+    }
+}
+
 //  A probe state past the last is not encoded (for any level)
 static void
 test_probe_past_the_last_is_not_encoded (void **state)
@@ -148,6 +167,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_level6_gets_the_old_layout),
         cmocka_unit_test (test_level7_gets_the_probe),
+        cmocka_unit_test (test_fit_reencodes_for_older_peers),
         cmocka_unit_test (test_probe_past_the_last_is_not_encoded),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
