@@ -318,6 +318,38 @@ test_create_backoff_settings (void **state)
     }
 }
 
+//  The settings: pool/probe takes auto, on or off; probes-per-second and
+//  probe-interval would do nothing without probes, create-backoff-max
+//  without a create-backoff: start-up refuses them, naming them
+static void
+test_settings_checked (void **state)
+{
+    drover_config_t *config = drover_config_new ();
+    char *error = NULL;
+    assert_string_equal (config->pool.probe, "auto");
+    assert_int_equal (config->pool.probes_per_second, 10);
+    assert_int_equal (config->pool.probe_interval, 10000);
+    assert_int_equal (config->pool.create_backoff, 1000);
+    assert_int_equal (config->pool.create_backoff_max, 60000);
+    assert_int_equal (drover_config_set (config, "pool/probe", "sometimes", &error), -1);
+    assert_non_null (strstr (error, "pool/probe"));
+    zstr_free (&error);
+    assert_int_equal (drover_config_set (config, "pool/type/small/procs", "2", &error), 0);
+    assert_int_equal (drover_config_set (config, "pool/driver", "command", &error), 0);
+    assert_int_equal (drover_config_set (config, "pool/probes-per-second", "5", &error), 0);
+    assert_int_equal (drover_config_check_together (config, &error), -1);
+    assert_non_null (strstr (error, "pool/probes-per-second"));
+    zstr_free (&error);
+    assert_int_equal (drover_config_set (config, "pool/probe", "on", &error), 0);
+    assert_int_equal (drover_config_check_together (config, &error), 0);
+    assert_int_equal (drover_config_set (config, "pool/create-backoff", "0", &error), 0);
+    assert_int_equal (drover_config_set (config, "pool/create-backoff-max", "500", &error), 0);
+    assert_int_equal (drover_config_check_together (config, &error), -1);
+    assert_non_null (strstr (error, "pool/create-backoff-max"));
+    zstr_free (&error);
+    drover_config_destroy (&config);
+}
+
 int
 main (void)
 {
@@ -340,6 +372,7 @@ main (void)
                                          testutil_poolplan_setup, testutil_poolplan_teardown),
         cmocka_unit_test_setup_teardown (test_create_backoff_settings, testutil_poolplan_setup,
                                          testutil_poolplan_teardown),
+        cmocka_unit_test (test_settings_checked),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
