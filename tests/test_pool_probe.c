@@ -25,6 +25,7 @@ typedef struct {
     char dir [64];                  //  the driver's directory (DROVER_TEST_DIR)
     char config [128];              //  the broker's config file
     const char *flags [3];          //  --config FILE
+    int metrics;                    //  the port its metrics are served on
 } s_pool_t;
 
 //  Start a broker whose pool has one type (1 proc) and the settings given
@@ -38,7 +39,10 @@ s_pool_new (const char *settings)
     snprintf (self->config, sizeof self->config, "%s/broker.cfg", self->dir);
     FILE *file = fopen (self->config, "w");
     assert_non_null (file);
+    self->metrics = testutil_free_port ();
     fprintf (file,
+        "broker\n"
+        "    metrics = 127.0.0.1:%d\n"
         "health\n"
         "    heartbeat = 200\n"
         "    lost-after = 1000\n"
@@ -51,7 +55,7 @@ s_pool_new (const char *settings)
         "        one\n"
         "            procs = 1\n"
         "            memory = 1G\n"
-        "            price = 0.1\n", settings);
+        "            price = 0.1\n", self->metrics, settings);
     fclose (file);
     setenv ("DROVER_TEST_DIR", self->dir, 1);
     setenv ("DROVER_TEST_BIN", DROVER_BIN, 1);
@@ -247,6 +251,8 @@ test_failing_probe_destroys_the_instance (void **state)
     snprintf (destroy, sizeof destroy, "destroy %s", instance);
     assert_true (s_await_calls (pool, destroy, 1, 10000));
     assert_true (s_calls (pool, "probe ") >= 2);            //  probed again, rate-limited
+    assert_true (testutil_metric (pool->metrics, "drover_pool_probe_failures_total") >= 2);
+    assert_true (testutil_metric (pool->metrics, "drover_pool_probes_total") >= 2);
     //  The task never ran on it: probes passing, the next instance runs it
     s_cue (pool, "probe.cue", NULL);
     drover_msg_t *done = testutil_expect_done (pool->dealer, task, DROVER_TASK_SUCCEEDED, 30000);
@@ -284,6 +290,8 @@ test_cancelled_batch_destroys_its_boots (void **state)
     assert_true (s_await_event (pool->sub, "pool.shutdown", "surplus", &event, 20000));
     assert_true (s_await_calls (pool, "destroy ", 3, 10000));
     assert_int_equal (s_calls (pool, "create "), 3);
+    assert_int_equal (testutil_metric (pool->metrics, "drover_pool_surplus_destroys_total"), 3);
+    assert_int_equal (testutil_metric (pool->metrics, "drover_pool_probes_total"), 0);
     s_pool_destroy (&pool);
 }
 
