@@ -8,7 +8,8 @@
     and pidfds) in one drover_poller wait; after every input it runs
     drover_pool_plan and carries out the actions: driver calls (create,
     destroy, tag, list: each starts an operation and returns at once, so
-    the broker never waits on a driver), RETIRE and POOLADMIN to schedq
+    the broker never waits on a driver; probe, with pool/probe), RETIRE and
+    POOLADMIN to schedq (a hold while an instance's boot probe has not passed)
     through the main. What the driver reports goes back to the pool; it
     sleeps until the pool's or the driver's next deadline. The pool's
     notes become events (pool.*) and log lines.
@@ -212,7 +213,8 @@ s_on_action (const drover_poolaction_t *action, void *arg)
             drover_outbox_say (self->outbox, "ss4s", "POOLADMIN", action->instance,
                                (uint32_t) s_admin_of (action->behaviour), reason);
             if (action->probed)
-                break;          //  its behaviour again after the probe: pool.up said it
+                break;          //  its behaviour again after the probe (pool.up said
+                                //  it), or at adoption: no news
             char topic [32];
             snprintf (topic, sizeof topic, "pool.%s", name);
             zsys_info ("pool: instance=%s behaviour=%s", action->instance, name);

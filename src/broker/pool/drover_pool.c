@@ -758,9 +758,12 @@ s_adopt (drover_pool_t *self, const drover_poolentry_t *entry, uint64_t now)
             inst->probe_at = now;
         }
     }
-    else
-    if (entry->behaviour != DROVER_IDLE_RUN)
-        inst->admin_due = true;     //  schedq keeps it off new work
+    else {
+        //  Its behaviour (hold, drain: schedq keeps it off new work; run:
+        //  clears a probe's hold kept from before a restart)
+        inst->admin_due = true;
+        inst->admin_probe = entry->behaviour == DROVER_IDLE_RUN;
+    }
 }
 
 //  A LIST finished: adopt ours we do not know, forget what vanished
@@ -1218,11 +1221,13 @@ s_say (drover_poolaction_fn *fn, void *arg, drover_poolaction_kind_t kind, drove
         .type = inst && inst->type >= 0 ? &self->config.types [inst->type] : NULL,
         .behaviour = inst ? inst->behaviour : DROVER_IDLE_RUN
     };
-    if (kind == DROVER_POOL_ADMIN && self->probing) {
-        //  Whatever its behaviour, no work before its probe passes
-        action.probing = inst->probe == DROVER_PROBE_PENDING
-                      || inst->probe == DROVER_PROBE_FAILED;
-        action.probed = inst->admin_probe && inst->probe == DROVER_PROBE_OK;
+    if (kind == DROVER_POOL_ADMIN) {
+        //  Whatever its behaviour, no work before its probe passes; its
+        //  behaviour said again after it (or to clear a probe's hold a
+        //  broker that probed left before its restart) is no news
+        action.probing = self->probing && (inst->probe == DROVER_PROBE_PENDING
+                                           || inst->probe == DROVER_PROBE_FAILED);
+        action.probed = inst->admin_probe && !action.probing;
     }
     fn (&action, arg);
 }
