@@ -289,7 +289,8 @@ static const s_setting_t s_settings [] = {
       "msec idle before an instance is retired and destroyed (never below min-instances)" },
     { "pool/probe-timeout", S_UINT, S_AT (pool.probe_timeout), 100, 86400000,
       DROVER_DEFAULT_POOL_PROBE_TIMEOUT, NULL,
-      "msec an instance whose worker was lost may take to come back before it is destroyed" },
+      "msec an instance whose worker was lost may take to come back, or whose worker "
+      "registered to pass its boot probe, before it is destroyed" },
     { "pool/shutdown-timeout", S_UINT, S_AT (pool.shutdown_timeout), 100, 86400000,
       DROVER_DEFAULT_POOL_SHUTDOWN_TIMEOUT, NULL,
       "msec an instance may still be listed after its destroy before it is destroyed again" },

@@ -43,7 +43,8 @@ typedef struct {
     uint32_t ops_per_second;    //  pool/ops-per-second: driver operations a second at most
     uint32_t boot_timeout;      //  pool/boot-timeout: msec from create to registered
     uint32_t idle_timeout;      //  pool/idle-timeout: msec idle before it is retired
-    uint32_t probe_timeout;     //  pool/probe-timeout: msec lost before it is destroyed
+    uint32_t probe_timeout;     //  pool/probe-timeout: msec lost, or registered and its
+                                //  probe not passed, before it is destroyed
     uint32_t shutdown_timeout;  //  pool/shutdown-timeout: msec listed after destroy before again
     uint32_t quota_backoff;     //  pool/quota-backoff: msec without creates after a quota error
     uint32_t rate_backoff;      //  pool/rate-backoff: msec without operations after rate limited

@@ -92,7 +92,7 @@
 #define DROVER_DEFAULT_POOL_OPS_PER_SECOND  10      //  driver operations a second at most
 #define DROVER_DEFAULT_POOL_BOOT_TIMEOUT    600000  //  msec from create to registered
 #define DROVER_DEFAULT_POOL_IDLE_TIMEOUT    60000   //  msec idle before retired
-#define DROVER_DEFAULT_POOL_PROBE_TIMEOUT   600000  //  msec lost before destroyed
+#define DROVER_DEFAULT_POOL_PROBE_TIMEOUT   600000  //  msec lost, or not probed, before destroyed
 #define DROVER_DEFAULT_POOL_SHUTDOWN_TIMEOUT    10000   //  msec still listed after destroy
 #define DROVER_DEFAULT_POOL_QUOTA_BACKOFF   60000   //  msec without creates after a quota error
 #define DROVER_DEFAULT_POOL_RATE_BACKOFF    10000   //  msec without operations when rate limited
