@@ -72,6 +72,34 @@ test_probe_passes (void **state)
     assert_int_equal (testutil_poolplan_state (fx, "P-1"), DROVER_INSTANCE_IDLE);
 }
 
+//  Released after its probe, an instance counts as coming capacity for a
+//  moment even if a load report shows it idle beside the demand (a report
+//  said before the scheduler heard the release): no second instance for
+//  the same task; past the grace, the report is believed
+static void
+test_released_instance_counts_as_coming (void **state)
+{
+    testutil_poolplan_t *fx = (testutil_poolplan_t *) *state;
+    s_probing_pool (fx, 10);
+    testutil_poolplan_demand (fx, 2, TESTUTIL_GIB, "", 1, 0);
+    testutil_poolplan_plan (fx, 0);
+    drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_OK, "", 0);
+    assert_true (drover_pool_registered (fx->pool, "P-1", 100));
+    testutil_poolplan_plan_says (fx, 100, "PROBE P-1");
+    drover_pool_probed (fx->pool, "P-1", DROVER_POOLOP_OK, "", 100);
+    //  A report said while it was held: idle, the task still waiting
+    drover_pooldemand_t demand = { 2, TESTUTIL_GIB, "", 1, "" };
+    drover_poolload_t load = { "P-1", 0, 0, 0, 0 };
+    drover_pool_set_load (fx->pool, &demand, 1, &load, 1, 110);
+    assert_int_equal (testutil_poolplan_plan (fx, 110), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "ADMIN P-1 run probed"), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE"), 0);
+    assert_int_equal (drover_pool_next_deadline (fx->pool, 110), 1100);
+    //  Past the grace the same report is believed: the task does not go there
+    assert_int_equal (testutil_poolplan_plan (fx, 1100), 2);     //  its hold, its create
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE P-2"), 1);
+}
+
 //  A probe that keeps failing: told each time (a probe note, its detail in
 //  why), probed again after probe-interval, never idle, destroyed at
 //  probe-timeout after its worker registered, the why saying so
@@ -356,6 +384,8 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_probe_passes, testutil_poolplan_setup,
                                          testutil_poolplan_teardown),
+        cmocka_unit_test_setup_teardown (test_released_instance_counts_as_coming,
+                                         testutil_poolplan_setup, testutil_poolplan_teardown),
         cmocka_unit_test_setup_teardown (test_probe_fails_until_the_timeout,
                                          testutil_poolplan_setup, testutil_poolplan_teardown),
         cmocka_unit_test_setup_teardown (test_probes_are_rate_limited, testutil_poolplan_setup,

@@ -18,6 +18,10 @@
 #include "drover_devicelist.h"
 
 #define DROVER_POOL_UNFIT_MAX   1024    //  unfittable shapes remembered as warned
+#define DROVER_POOL_RELEASE_GRACE   1000    //  msec an instance whose probe just passed
+                                        //  counts as coming capacity, idle in a report:
+                                        //  a LOAD said before schedq heard its release
+                                        //  shows it idle beside the demand it will take
 #define DROVER_POOL_OPS         4       //  operations with a backoff of their own: CREATE,
                                         //  DESTROY, TAG, LIST (drover_poolaction_kind_t)
 
@@ -62,6 +66,7 @@ struct _s_instance_t {
     uint64_t probe_at;          //  no probe before, msec
     uint32_t probes;            //  probes run on it
     bool admin_probe;           //  the ADMIN due is about its probe (hold, or released)
+    uint64_t released_at;       //  when its probe passed (it takes work since), 0 not yet
     s_instance_t *prev;         //  older instance, NULL first
     s_instance_t *next;         //  newer instance, NULL last
 };
@@ -444,8 +449,10 @@ drover_pool_set_load (drover_pool_t *self, const drover_pooldemand_t *demand, si
         inst->mem_used = workers [index].mem_used;
         if (workers [index].last_task)
             inst->last_task = workers [index].last_task;
-        if (inst->tasks)
+        if (inst->tasks) {
             inst->last_busy = now;
+            inst->released_at = 0;  //  it took work: the report says what it has
+        }
         if (inst->state == DROVER_INSTANCE_IDLE && inst->tasks)
             s_set_state (self, inst, DROVER_INSTANCE_RUNNING, "tasks assigned", now);
         else
@@ -659,6 +666,7 @@ drover_pool_probed (drover_pool_t *self, const char *instance, drover_poolop_res
         inst->tasks = 0;
         inst->admin_due = true;     //  its behaviour again: it takes work
         inst->admin_probe = true;
+        inst->released_at = now;
         s_set_state (self, inst, DROVER_INSTANCE_IDLE, "registered; probe passed", now);
         return;
     }
@@ -1358,7 +1366,8 @@ s_instances_pass (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, v
         price += self->config.types [inst->type].price;
         if (inst->behaviour == DROVER_IDLE_RUN
         && (inst->state == DROVER_INSTANCE_BOOTING || inst->state == DROVER_INSTANCE_UNKNOWN
-            || !inst->in_report))
+            || !inst->in_report
+            || (inst->released_at && now < inst->released_at + DROVER_POOL_RELEASE_GRACE)))
             self->full [inst->type]++;
     }
     *live_p = live;
@@ -1654,6 +1663,8 @@ drover_pool_next_deadline (drover_pool_t *self, uint64_t now)
             deadline = s_min (deadline, tag_at);
         if (s_probe_wanted (self, inst))
             deadline = s_min (deadline, inst->probe_at > probe_at ? inst->probe_at : probe_at);
+        if (inst->released_at && now < inst->released_at + DROVER_POOL_RELEASE_GRACE)
+            deadline = s_min (deadline, inst->released_at + DROVER_POOL_RELEASE_GRACE);
         if (inst->up && inst->state != DROVER_INSTANCE_SHUTDOWN
         &&  (inst->probe == DROVER_PROBE_PENDING || inst->probe == DROVER_PROBE_FAILED)) {
             if (inst->behaviour != DROVER_IDLE_HOLD)
