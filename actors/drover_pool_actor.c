@@ -8,7 +8,8 @@
     and pidfds) in one drover_poller wait; after every input it runs
     drover_pool_plan and carries out the actions: driver calls (create,
     destroy, tag, list: each starts an operation and returns at once, so
-    the broker never waits on a driver), RETIRE and POOLADMIN to schedq
+    the broker never waits on a driver; probe, with pool/probe), RETIRE and
+    POOLADMIN to schedq (a hold while an instance's boot probe has not passed)
     through the main. What the driver reports goes back to the pool; it
     sleeps until the pool's or the driver's next deadline. The pool's
     notes become events (pool.*) and log lines.
@@ -111,6 +112,8 @@ s_note_topic (const drover_poolnote_t *note)
 {
     if (note->warning)
         return "pool.warning";
+    if (note->probe)
+        return "pool.probe";    //  a probe failed
     if (note->from == note->to || s_note_flip (note))
         return NULL;
     if (note->to == -1)
@@ -143,7 +146,7 @@ s_on_note (const drover_poolnote_t *note, void *arg)
 {
     self_t *self = (self_t *) arg;
     const char *why = note->why? note->why: "";
-    if (note->warning)
+    if (note->warning || note->probe)
         zsys_warning ("pool: %s%s%s%s", note->instance? "instance=": "",
                       note->instance? note->instance: "", note->instance? " ": "", why);
     else
@@ -191,15 +194,27 @@ s_on_action (const drover_poolaction_t *action, void *arg)
         case DROVER_POOL_LIST:
             drover_pooldriver_list (self->driver);
             break;
+        case DROVER_POOL_PROBE:
+            drover_pooldriver_probe (self->driver, action->instance);
+            break;
         case DROVER_POOL_RETIRE:
             drover_outbox_say (self->outbox, "ss", "RETIRE", action->instance);
             break;
         case DROVER_POOL_ADMIN: {
             const char *name = drover_idle_behaviour_name (action->behaviour);
             char reason [64];
+            if (action->probing) {
+                //  No work before its boot probe passes, whatever its behaviour
+                drover_outbox_say (self->outbox, "ss4s", "POOLADMIN", action->instance,
+                                   (uint32_t) DROVER_ADMIN_HOLD, "pool: probing");
+                break;
+            }
             snprintf (reason, sizeof reason, "pool: %s", name);
             drover_outbox_say (self->outbox, "ss4s", "POOLADMIN", action->instance,
                                (uint32_t) s_admin_of (action->behaviour), reason);
+            if (action->probed)
+                break;          //  its behaviour again after the probe (pool.up said
+                                //  it), or at adoption: no news
             char topic [32];
             snprintf (topic, sizeof topic, "pool.%s", name);
             zsys_info ("pool: instance=%s behaviour=%s", action->instance, name);
@@ -234,6 +249,9 @@ s_on_done (const drover_pooldone_t *done, void *arg)
             drover_pool_listed (self->pool, done->result, done->entries, done->nentries, detail,
                                 now);
             break;
+        case DROVER_POOL_PROBE:
+            drover_pool_probed (self->pool, done->instance, done->result, detail, now);
+            break;
         default:
             break;              //  the driver reports nothing else
     }
@@ -264,8 +282,9 @@ s_handle_configure (self_t *self, zmsg_t *msg)
         self->pool = drover_pool_new (config, self->prefix);
         drover_pool_set_notify (self->pool, s_on_note, self);
         zsys_info ("pool: name=%s driver=%s types=%zu max-instances=%u min-instances=%u "
-                   "prefix=%s", config->name, config->driver, config->ntypes,
-                   config->max_instances, config->min_instances, self->prefix);
+                   "probe=%s prefix=%s", config->name, config->driver, config->ntypes,
+                   config->max_instances, config->min_instances,
+                   config->probe? config->probe: "off", self->prefix);
         zsock_send (self->pipe, "s4s", "STARTED", 1, "");
     }
     else {
@@ -322,6 +341,11 @@ s_handle_metrics (self_t *self, uint64_t round)
     drover_metrics_set (metrics, DROVER_METRIC_POOL_CREATE_FAILURES, counts.create_failures);
     drover_metrics_set (metrics, DROVER_METRIC_POOL_DESTROYS, counts.destroys);
     drover_metrics_set (metrics, DROVER_METRIC_POOL_QUOTA_BACKOFF, counts.quota_backoff);
+    drover_metrics_set (metrics, DROVER_METRIC_POOL_PROBING, counts.probing);
+    drover_metrics_set (metrics, DROVER_METRIC_POOL_PROBES, counts.probes);
+    drover_metrics_set (metrics, DROVER_METRIC_POOL_PROBE_FAILURES, counts.probe_failures);
+    drover_metrics_set (metrics, DROVER_METRIC_POOL_SURPLUS, counts.surplus);
+    drover_metrics_set (metrics, DROVER_METRIC_POOL_UNKNOWN_TYPES, counts.unknown_types);
     drover_metrics_say (metrics, self->outbox, round);
     drover_metrics_destroy (&metrics);
 }

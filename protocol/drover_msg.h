@@ -109,6 +109,7 @@ typedef enum {
 
 //  An instance's state in a POOL TABLE row (drover_instance_state_t)
 #define DROVER_POOL_STATE_MAX       4       //  0 unknown, 1 booting, 2 idle, 3 running, 4 shutdown
+#define DROVER_POOL_PROBE_MAX       3       //  (level 7) 0 none, 1 pending, 2 ok, 3 failed
 
 //  What SERVICE ADMIN asks (the message's action)
 typedef enum {
@@ -412,6 +413,8 @@ typedef struct {
     double max_price;               //  pool/max-price, 0 no limit
     uint64_t backoff_until;         //  msec since the epoch a quota backoff ends, 0 none
     uint32_t failures;              //  consecutive create failures now
+    //  Optional trailing element (level 7): 0 when absent
+    uint8_t probing;                //  1 if the pool runs boot probes (pool/probe)
 } drover_pool_summary_t;
 
 //  One row of POOL TABLE: an instance of the elastic pool
@@ -431,6 +434,9 @@ typedef struct {
     uint64_t mem;                   //  memory of its type, bytes
     uint64_t mem_used;              //  memory its tasks take, bytes
     char why [DROVER_REASON_MAX + 1];   //  why it is in its state, "" nothing to say
+    //  Optional trailing elements (level 7): 0 when absent
+    uint8_t probe;                  //  its boot probe, 0..DROVER_POOL_PROBE_MAX
+    uint32_t probes;                //  boot probes run on it
 } drover_pool_row_t;
 
 //  One row of QUEUE TABLE: a named queue, who serves it and where

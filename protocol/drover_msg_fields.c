@@ -713,8 +713,8 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_EVENTS:      return s_pack_events (pk, self);
         case F_INFO:        return s_pack_info (pk, self, level);
         case F_WHYS:        return s_pack_whys (pk, self, level);
-        case F_POOL_SUMMARY: return drover_msg_pool_pack_summary (pk, self);
-        case F_POOL_ROWS:   return drover_msg_pool_pack_rows (pk, self);
+        case F_POOL_SUMMARY: return drover_msg_pool_pack_summary (pk, self, level);
+        case F_POOL_ROWS:   return drover_msg_pool_pack_rows (pk, self, level);
         case F_POOL_ACTION:
             if (self->admin > DROVER_POOLADMIN_MAX)
                 return -1;

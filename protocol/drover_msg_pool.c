@@ -3,7 +3,8 @@
     summary and rows (internal; PROTOCOL.md §7.28-7.30)
 
     POOL TABLE is [summary, rows]: the summary a record of 8 elements, each
-    row a record of 15. Both may grow at their end in a later version: a
+    row a record of 15; to a level-7 peer the summary has 9 (probing) and
+    each row 17 (probe, probes). Both may grow at their end: a
     reader takes the elements it knows and skips the rest (each a
     well-formed value, the message was walked before). Every number is
     range-checked, every string against its limit and content, and a price
@@ -24,7 +25,7 @@ typedef enum {
     P_SUMMARY, P_ENABLED, P_DRIVER, P_LIVE, P_MAX_INSTANCES, P_PRICE, P_MAX_PRICE, P_BACKOFF,
     P_FAILURES, P_ROWS, P_ROW, P_ID, P_TYPE, P_ROW_PRICE, P_STATE, P_BEHAVIOUR, P_CREATED,
     P_SINCE, P_LAST_BUSY, P_LAST_TASK, P_TASKS, P_PROCS, P_PROCS_USED, P_MEM, P_MEM_USED,
-    P_WHY, P_COUNT
+    P_WHY, P_PROBING, P_PROBE, P_PROBES, P_COUNT
 } s_part_t;
 
 static const drover_mpack_errors_t
@@ -55,10 +56,15 @@ s_errors [P_COUNT] = {
     [P_MEM]         = DROVER_MPACK_ERRORS ("mem", "invalid"),
     [P_MEM_USED]    = DROVER_MPACK_ERRORS ("mem_used", "invalid"),
     [P_WHY]         = DROVER_MPACK_ERRORS ("why", "invalid"),
+    [P_PROBING]     = DROVER_MPACK_ERRORS ("probing", "invalid"),
+    [P_PROBE]       = DROVER_MPACK_ERRORS ("probe", "invalid"),
+    [P_PROBES]      = DROVER_MPACK_ERRORS ("probes", "invalid"),
 };
 
-#define S_SUMMARY_KNOWN     8       //  elements of the summary this version reads
-#define S_ROW_KNOWN         15      //  elements of a row this version reads
+#define S_SUMMARY_LEVEL6    8       //  elements of the summary a level-6 peer knows
+#define S_SUMMARY_KNOWN     9       //  elements of the summary this version reads
+#define S_ROW_LEVEL6        15      //  elements of a row a level-6 peer knows
+#define S_ROW_KNOWN         17      //  elements of a row this version reads
 #define S_ROW_MIN           17      //  fewest wire bytes of a row: header + 2-byte id +
                                     //  empty type + 12 fixints + empty why
 
@@ -82,12 +88,13 @@ s_pack_name (msgpack_packer *pk, const char *name)
 
 //  Pack POOL TABLE's summary (self->pool); -1 if it breaks a limit
 int
-drover_msg_pool_pack_summary (msgpack_packer *pk, const drover_msg_t *self)
+drover_msg_pool_pack_summary (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     const drover_pool_summary_t *pool = &self->pool;
-    if (pool->enabled > 1 || !s_price_valid (pool->price) || !s_price_valid (pool->max_price))
+    if (pool->enabled > 1 || pool->probing > 1 || !s_price_valid (pool->price)
+    ||  !s_price_valid (pool->max_price))
         return -1;
-    msgpack_pack_array (pk, S_SUMMARY_KNOWN);
+    msgpack_pack_array (pk, level >= 7? S_SUMMARY_KNOWN: S_SUMMARY_LEVEL6);
     msgpack_pack_uint8 (pk, pool->enabled);
     if (s_pack_name (pk, pool->driver))
         return -1;
@@ -97,13 +104,15 @@ drover_msg_pool_pack_summary (msgpack_packer *pk, const drover_msg_t *self)
     msgpack_pack_double (pk, pool->max_price);
     msgpack_pack_uint64 (pk, pool->backoff_until);
     msgpack_pack_uint32 (pk, pool->failures);
+    if (level >= 7)
+        msgpack_pack_uint8 (pk, pool->probing);
     return 0;
 }
 
 //  Pack POOL TABLE's rows; -1 if one breaks a limit, or if there are rows
 //  and the summary says no pool
 int
-drover_msg_pool_pack_rows (msgpack_packer *pk, const drover_msg_t *self)
+drover_msg_pool_pack_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     if (self->nrows > DROVER_ROWS_MAX || (self->nrows && !self->pool_rows)
     ||  (self->nrows && !self->pool.enabled))
@@ -115,9 +124,9 @@ drover_msg_pool_pack_rows (msgpack_packer *pk, const drover_msg_t *self)
         size_t why = strnlen (row->why, DROVER_REASON_MAX + 1);
         if (!drover_mpack_id_valid (row->id, id) || !s_price_valid (row->price)
         ||  row->state > DROVER_POOL_STATE_MAX || row->behaviour > DROVER_POOLADMIN_DRAIN
-        ||  why > DROVER_REASON_MAX)
+        ||  why > DROVER_REASON_MAX || row->probe > DROVER_POOL_PROBE_MAX)
             return -1;
-        msgpack_pack_array (pk, S_ROW_KNOWN);
+        msgpack_pack_array (pk, level >= 7? S_ROW_KNOWN: S_ROW_LEVEL6);
         drover_mpack_pack_str (pk, row->id, id);
         if (s_pack_name (pk, row->type))
             return -1;
@@ -134,6 +143,10 @@ drover_msg_pool_pack_rows (msgpack_packer *pk, const drover_msg_t *self)
         msgpack_pack_uint64 (pk, row->mem);
         msgpack_pack_uint64 (pk, row->mem_used);
         drover_mpack_pack_str (pk, row->why, why);
+        if (level >= 7) {           //  its boot probe (level 7)
+            msgpack_pack_uint8 (pk, row->probe);
+            msgpack_pack_uint32 (pk, row->probes);
+        }
     }
     return 0;
 }
@@ -143,7 +156,7 @@ static bool
 s_read_summary (drover_mpack_cursor_t *cursor, drover_pool_summary_t *pool)
 {
     uint32_t fields;
-    return drover_mpack_read_array (cursor, P_SUMMARY, S_SUMMARY_KNOWN, UINT32_MAX, 1, &fields)
+    return drover_mpack_read_array (cursor, P_SUMMARY, S_SUMMARY_LEVEL6, UINT32_MAX, 1, &fields)
         && drover_mpack_read_u8 (cursor, P_ENABLED, 1, &pool->enabled)
         && drover_mpack_read_id (cursor, P_DRIVER, true, pool->driver)
         && drover_mpack_read_u32 (cursor, P_LIVE, &pool->live)
@@ -152,6 +165,7 @@ s_read_summary (drover_mpack_cursor_t *cursor, drover_pool_summary_t *pool)
         && drover_mpack_read_float (cursor, P_MAX_PRICE, &pool->max_price)
         && drover_mpack_read_u64 (cursor, P_BACKOFF, &pool->backoff_until)
         && drover_mpack_read_u32 (cursor, P_FAILURES, &pool->failures)
+        && (fields <= 8 || drover_mpack_read_u8 (cursor, P_PROBING, 1, &pool->probing))
         && drover_mpack_skip_rest (cursor, fields, S_SUMMARY_KNOWN, 2);
 }
 
@@ -173,7 +187,7 @@ s_read_row (drover_mpack_cursor_t *cursor, drover_pool_row_t *row)
     uint32_t fields;
     const char *why;
     size_t length;
-    if (!drover_mpack_read_array (cursor, P_ROW, S_ROW_KNOWN, UINT32_MAX, 1, &fields)
+    if (!drover_mpack_read_array (cursor, P_ROW, S_ROW_LEVEL6, UINT32_MAX, 1, &fields)
     ||  !drover_mpack_read_id (cursor, P_ID, false, row->id)
     ||  !drover_mpack_read_id (cursor, P_TYPE, true, row->type)
     ||  !drover_mpack_read_float (cursor, P_ROW_PRICE, &row->price)
@@ -192,6 +206,11 @@ s_read_row (drover_mpack_cursor_t *cursor, drover_pool_row_t *row)
         return false;
     memcpy (row->why, why, length);
     row->why [length] = 0;
+    //  Its boot probe (level 7)
+    if (fields > 15 && !drover_mpack_read_u8 (cursor, P_PROBE, DROVER_POOL_PROBE_MAX, &row->probe))
+        return false;
+    if (fields > 16 && !drover_mpack_read_u32 (cursor, P_PROBES, &row->probes))
+        return false;
     return drover_mpack_skip_rest (cursor, fields, S_ROW_KNOWN, 3);
 }
 

@@ -15,14 +15,16 @@
 #include "drover_msg.h"
 #include "drover_mpack.h"
 
-//  Pack POOL TABLE's summary (self->pool); -1 if it breaks a limit
+//  Pack POOL TABLE's summary (self->pool) for a peer of level (its level-7
+//  element only to level >= 7); -1 if it breaks a limit
 int
-    drover_msg_pool_pack_summary (msgpack_packer *pk, const drover_msg_t *self);
+    drover_msg_pool_pack_summary (msgpack_packer *pk, const drover_msg_t *self, int level);
 
-//  Pack POOL TABLE's rows (self->pool_rows, self->nrows); -1 if one breaks
-//  a limit, or if there are rows and the summary says no pool
+//  Pack POOL TABLE's rows (self->pool_rows, self->nrows) for a peer of
+//  level (their level-7 elements only to level >= 7); -1 if one breaks a
+//  limit, or if there are rows and the summary says no pool
 int
-    drover_msg_pool_pack_rows (msgpack_packer *pk, const drover_msg_t *self);
+    drover_msg_pool_pack_rows (msgpack_packer *pk, const drover_msg_t *self, int level);
 
 //  Read POOL TABLE's summary into self->pool
 bool

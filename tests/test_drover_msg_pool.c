@@ -58,7 +58,7 @@ static void
 s_raw_summary (testcodec_raw_t *raw, s_bad_t bad, int enabled)
 {
     bool extra = bad == EXTRA_ELEMENTS;
-    msgpack_pack_array (&raw->pk, bad == BAD_SUMMARY_SHORT? 7: extra? 10: 8);
+    msgpack_pack_array (&raw->pk, bad == BAD_SUMMARY_SHORT? 7: extra? 11: 8);
     //  A negative flag is refused; one past 1 (a newer broker's) is kept
     msgpack_pack_int (&raw->pk, bad == BAD_ENABLED? -1: bad == UNKNOWN_VALUES? 2: enabled);
     testcodec_raw_str (raw, bad == BAD_DRIVER? "lo cal": "local", bad == BAD_DRIVER? 6: 5);
@@ -78,8 +78,10 @@ s_raw_summary (testcodec_raw_t *raw, s_bad_t bad, int enabled)
     msgpack_pack_uint64 (&raw->pk, 1795498700000ull);
     if (bad != BAD_SUMMARY_SHORT)
         msgpack_pack_uint32 (&raw->pk, 3);
-    if (extra)
+    if (extra) {
+        msgpack_pack_uint8 (&raw->pk, 1);       //  probing (level 7)
         testcodec_raw_later_elements (raw);     //  a later version's: skipped
+    }
 }
 
 //  Pack a raw row with what bad says wrong
@@ -90,7 +92,7 @@ s_raw_row (testcodec_raw_t *raw, s_bad_t bad)
     memset (long_id, 'x', sizeof long_id);
     memset (long_why, 'y', sizeof long_why);
     bool extra = bad == EXTRA_ELEMENTS;
-    msgpack_pack_array (&raw->pk, bad == BAD_ROW_SHORT? 14: extra? 16: 15);
+    msgpack_pack_array (&raw->pk, bad == BAD_ROW_SHORT? 14: extra? 18: 15);
     if (bad == BAD_ID_EMPTY)
         testcodec_raw_str (raw, "", 0);
     else
@@ -130,8 +132,11 @@ s_raw_row (testcodec_raw_t *raw, s_bad_t bad)
         testcodec_raw_str (raw, "a\0b", 3);
     else
         testcodec_raw_str (raw, "registered", 10);
-    if (extra)
+    if (extra) {
+        msgpack_pack_uint8 (&raw->pk, 3);       //  probe failed (level 7)
+        msgpack_pack_uint32 (&raw->pk, 4);      //  probes (level 7)
         msgpack_pack_array (&raw->pk, 0);       //  a later version's: skipped
+    }
 }
 
 //  Pack a raw POOL TABLE of one row, enabled, with what bad says wrong
@@ -238,13 +243,14 @@ test_pool_wire_layout_is_pinned (void **state)
     testcodec_assert_encodes_to (msg, list, sizeof list);
     drover_msg_destroy (&msg);
 
-    //  No pool: [enabled 0, "", 0, 0, 0.0, 0.0, 0, 0] and no rows
+    //  No pool: [enabled 0, "", 0, 0, 0.0, 0.0, 0, 0, probing 0 (level 7)] and
+    //  no rows (a level-6 peer's layout: test_drover_msg_level7_pool)
     msg = drover_msg_new (DROVER_MSG_POOL_TABLE);
     msg->seq = 5;
     const byte none [] = { 0x96, 0xa3, 'D', 'R', 'V', 0x01, 0x1d, 0x05,
-                           0x98, 0x00, 0xa0, 0x00, 0x00,
+                           0x99, 0x00, 0xa0, 0x00, 0x00,
                            0xcb, 0, 0, 0, 0, 0, 0, 0, 0, 0xcb, 0, 0, 0, 0, 0, 0, 0, 0,
-                           0x00, 0x00, 0x90 };
+                           0x00, 0x00, 0x00, 0x90 };
     testcodec_assert_encodes_to (msg, none, sizeof none);
     drover_msg_destroy (&msg);
 }
@@ -452,6 +458,9 @@ test_longer_pool_records_are_read (void **state)
     assert_string_equal (msg->pool_rows [0].id, "POOL-1");
     assert_int_equal (msg->pool_rows [0].behaviour, DROVER_POOLADMIN_HOLD);
     assert_string_equal (msg->pool_rows [0].why, "registered");
+    assert_int_equal (msg->pool.probing, 1);
+    assert_int_equal (msg->pool_rows [0].probe, 3);
+    assert_int_equal (msg->pool_rows [0].probes, 4);
     drover_msg_destroy (&msg);
     testcodec_raw_destroy (&raw);
 }

@@ -263,7 +263,9 @@ test_quota_backoff_and_its_early_end (void **state)
     testutil_poolplan_plan_says (fx, 60600, "CREATE P-4");
 }
 
-//  Rate limited: no driver operation at all for rate-backoff
+//  Rate limited: no operation of that kind for rate-backoff, the others
+//  go on (a throttle per operation, as Arvados': a rate-limited create
+//  stops no destroy nor list, a rate-limited destroy stops no create)
 static void
 test_rate_limited_backoff (void **state)
 {
@@ -274,17 +276,38 @@ test_rate_limited_backoff (void **state)
     drover_pool_created (fx->pool, "P-2", DROVER_POOLOP_RATE_LIMITED, "slow down", 100);
     assert_int_equal (testutil_poolplan_told (fx, "WARN - rate limited: slow down"), 1);
     drover_pool_kill (fx->pool, "P-1", 200);
-    assert_int_equal (testutil_poolplan_plan (fx, 200), 0);
+    assert_int_equal (testutil_poolplan_plan (fx, 200), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "DESTROY P-1"), 1);   //  not held back
     assert_int_equal (drover_pool_next_deadline (fx->pool, 200), 10100);
     assert_int_equal (testutil_poolplan_plan (fx, 10099), 0);
-    assert_int_equal (testutil_poolplan_plan (fx, 10100), 2);
+    drover_pool_destroyed (fx->pool, "P-1", DROVER_POOLOP_RATE_LIMITED, "", 10099);
+    assert_int_equal (testutil_poolplan_plan (fx, 10100), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE P-3"), 1);    //  not held back
+    assert_int_equal (testutil_poolplan_plan (fx, 20098), 0);
+    assert_int_equal (drover_pool_next_deadline (fx->pool, 20098), 20099);
+    assert_int_equal (testutil_poolplan_plan (fx, 20099), 1);
     assert_int_equal (testutil_poolplan_said (fx, "DESTROY P-1"), 1);
-    assert_int_equal (testutil_poolplan_said (fx, "CREATE P-3"), 1);
-    drover_pool_destroyed (fx->pool, "P-1", DROVER_POOLOP_RATE_LIMITED, "", 10100);
-    assert_int_equal (testutil_poolplan_plan (fx, 20099), 0);
-    assert_int_equal (drover_pool_next_deadline (fx->pool, 20099), 20100);
-    assert_int_equal (testutil_poolplan_plan (fx, 20100), 1);
-    assert_int_equal (testutil_poolplan_said (fx, "DESTROY P-1"), 1);
+}
+
+//  A rate-limited list stops no create, and a rate-limited create no list
+static void
+test_rate_limits_apart (void **state)
+{
+    testutil_poolplan_t *fx = (testutil_poolplan_t *) *state;
+    testutil_poolplan_pool (fx);
+    testutil_poolplan_plan_says (fx, 0, "LIST");
+    drover_pool_listed (fx->pool, DROVER_POOLOP_RATE_LIMITED, NULL, 0, "throttled", 0);
+    testutil_poolplan_demand (fx, 2, TESTUTIL_GIB, "", 1, 10);
+    assert_int_equal (testutil_poolplan_plan (fx, 10), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE P-1"), 1);   //  list backed off only
+    drover_pool_created (fx->pool, "P-1", DROVER_POOLOP_RATE_LIMITED, "throttled", 20);
+    assert_int_equal (testutil_poolplan_plan (fx, 9999), 0);
+    assert_int_equal (testutil_poolplan_plan (fx, 10000), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "LIST"), 1);         //  create backed off only
+    drover_pool_listed (fx->pool, DROVER_POOLOP_OK, NULL, 0, "", 10000);
+    assert_int_equal (testutil_poolplan_plan (fx, 10019), 0);
+    assert_int_equal (testutil_poolplan_plan (fx, 10020), 1);
+    assert_int_equal (testutil_poolplan_said (fx, "CREATE P-2"), 1);
 }
 
 //  Consecutive create failures: a warning every warn-failures, creates
@@ -368,6 +391,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_quota_backoff_and_its_early_end,
                                          testutil_poolplan_setup, testutil_poolplan_teardown),
         cmocka_unit_test_setup_teardown (test_rate_limited_backoff, testutil_poolplan_setup,
+                                         testutil_poolplan_teardown),
+        cmocka_unit_test_setup_teardown (test_rate_limits_apart, testutil_poolplan_setup,
                                          testutil_poolplan_teardown),
         cmocka_unit_test_setup_teardown (test_consecutive_failures_warn_and_back_off,
                                          testutil_poolplan_setup, testutil_poolplan_teardown),

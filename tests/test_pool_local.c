@@ -33,7 +33,9 @@ typedef struct {
     int most;                   //  the most live at once
     int booted;                 //  pool.booting heard
     int up;                     //  pool.up heard
+    int probed;                 //  of which after a passed boot probe (the local driver's)
     int shutdown_idle;          //  pool.shutdown for the idle timeout
+    int shutdown_surplus;       //  pool.shutdown of a booting one no task needs any more
     int gone;                   //  pool.gone heard
 } s_seen_t;
 
@@ -51,11 +53,19 @@ s_count (s_seen_t *seen, const drover_event_t *event)
         assert_non_null (strstr (event->reason, "small"));
     }
     else
-    if (streq (event->topic, "pool.up"))
+    if (streq (event->topic, "pool.up")) {
         seen->up++;
+        seen->probed += strstr (event->reason, "probe passed") != NULL;
+    }
     else
     if (streq (event->topic, "pool.shutdown") && strstr (event->reason, "idle"))
         seen->shutdown_idle++;
+    else
+    if (streq (event->topic, "pool.shutdown") && strstr (event->reason, "surplus"))
+        seen->shutdown_surplus++;
+    else
+    if (streq (event->topic, "pool.probe"))
+        fail_msg ("a probe failed: %s %s", event->worker, event->reason);
     else
     if (streq (event->topic, "pool.gone")) {
         seen->gone++;
@@ -115,9 +125,13 @@ test_pool_grows_runs_every_task_and_shrinks_to_minimum (void **state)
     (void) tasks;
     //  It grew to its maximum (15 instances' worth of tasks waited), never past
     assert_int_equal (seen.most, S_MAX);
-    assert_true (seen.up >= seen.booted - 0);
-    //  Each instance was destroyed for being idle, none for anything else
-    assert_int_equal (seen.shutdown_idle, seen.booted);
+    assert_true (seen.up >= seen.booted - seen.shutdown_surplus);
+    //  Each one up was probed first (pool/probe auto: the local driver's check)
+    assert_true (seen.up > 0);
+    assert_int_equal (seen.probed, seen.up);
+    //  Each instance was destroyed for being idle (or, booting when the
+    //  last tasks were placed, as surplus), none for anything else
+    assert_int_equal (seen.shutdown_idle + seen.shutdown_surplus, seen.booted);
     assert_int_equal (seen.gone, seen.booted);
     //  POOL LIST says the same: a pool, at its minimum, no instance left
     drover_msg_t *list = drover_msg_new (DROVER_MSG_POOL_LIST);

@@ -303,7 +303,8 @@ static const s_setting_t s_settings [] = {
       "msec idle before an instance is retired and destroyed (never below min-instances)" },
     { "pool/probe-timeout", S_UINT, S_AT (pool.probe_timeout), 100, 86400000,
       DROVER_DEFAULT_POOL_PROBE_TIMEOUT, NULL,
-      "msec an instance whose worker was lost may take to come back before it is destroyed" },
+      "msec an instance whose worker was lost may take to come back, or whose worker "
+      "registered to pass its boot probe, before it is destroyed" },
     { "pool/shutdown-timeout", S_UINT, S_AT (pool.shutdown_timeout), 100, 86400000,
       DROVER_DEFAULT_POOL_SHUTDOWN_TIMEOUT, NULL,
       "msec an instance may still be listed after its destroy before it is destroyed again" },
@@ -322,6 +323,23 @@ static const s_setting_t s_settings [] = {
     { "pool/op-timeout", S_UINT, S_AT (pool.op_timeout), 100, 86400000,
       DROVER_DEFAULT_POOL_OP_TIMEOUT, NULL,
       "msec a driver operation may take; past it it is killed and failed" },
+    { "pool/probe", S_STRING, S_AT (pool.probe), 0, 0,
+      0, DROVER_DEFAULT_POOL_PROBE,
+      "boot probes: auto (the local driver checks its worker, the command driver none), "
+      "on (the command driver runs PROGRAM probe NAME), off (registered is enough)" },
+    { "pool/probes-per-second", S_UINT, S_AT (pool.probes_per_second), 1, 100000,
+      DROVER_DEFAULT_POOL_PROBES_PER_SECOND, NULL,
+      "boot probes a second at most" },
+    { "pool/probe-interval", S_UINT, S_AT (pool.probe_interval), 10, 86400000,
+      DROVER_DEFAULT_POOL_PROBE_INTERVAL, NULL,
+      "msec between two probes of one instance whose probe failed" },
+    { "pool/create-backoff", S_UINT, S_AT (pool.create_backoff), 0, 86400000,
+      DROVER_DEFAULT_POOL_CREATE_BACKOFF, NULL,
+      "msec without creates after the second consecutive failed create, doubling with each "
+      "further one; 0 none" },
+    { "pool/create-backoff-max", S_UINT, S_AT (pool.create_backoff_max), 0, 86400000,
+      DROVER_DEFAULT_POOL_CREATE_BACKOFF_MAX, NULL,
+      "the most the create-failure backoff doubles to, msec" },
 };
 #define S_SETTINGS (sizeof s_settings / sizeof s_settings [0])
 
@@ -334,6 +352,7 @@ static const struct {
     { "broker/log-level", { "error", "warning", "notice", "info", "debug" } },
     { "ha/strategy", { "leader", "spread", NULL } },
     { "pool/driver", { "local", "command", NULL } },
+    { "pool/probe", { "auto", "on", "off", NULL } },
     { "sched/preemption", { "on", "off", NULL } },
 };
 #define S_CHOICES (sizeof s_choices / sizeof s_choices [0])

@@ -43,13 +43,19 @@ typedef struct {
     uint32_t ops_per_second;    //  pool/ops-per-second: driver operations a second at most
     uint32_t boot_timeout;      //  pool/boot-timeout: msec from create to registered
     uint32_t idle_timeout;      //  pool/idle-timeout: msec idle before it is retired
-    uint32_t probe_timeout;     //  pool/probe-timeout: msec lost before it is destroyed
+    uint32_t probe_timeout;     //  pool/probe-timeout: msec lost, or registered and its
+                                //  probe not passed, before it is destroyed
     uint32_t shutdown_timeout;  //  pool/shutdown-timeout: msec listed after destroy before again
     uint32_t quota_backoff;     //  pool/quota-backoff: msec without creates after a quota error
     uint32_t rate_backoff;      //  pool/rate-backoff: msec without operations after rate limited
     uint32_t warn_failures;     //  pool/warn-failures: consecutive create failures warned of
     uint32_t list_interval;     //  pool/list-interval: msec between lists
     uint32_t op_timeout;        //  pool/op-timeout: msec a driver operation may take
+    char *probe;                //  pool/probe: boot probes, "auto" (the local driver's), "on", "off"
+    uint32_t probes_per_second; //  pool/probes-per-second: boot probes a second at most
+    uint32_t probe_interval;    //  pool/probe-interval: msec between probes of one instance
+    uint32_t create_backoff;    //  pool/create-backoff: msec without creates after 2 failures
+    uint32_t create_backoff_max;    //  pool/create-backoff-max: the most it doubles to
     drover_pooltype_t types [DROVER_POOL_TYPES_MAX];    //  pool/type/NAME/...
     size_t ntypes;              //  entries in types; 0 = no pool
 } drover_poolconfig_t;

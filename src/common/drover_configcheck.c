@@ -29,6 +29,20 @@ s_driver_local (const drover_config_t *self)
     return streq (self->pool.driver, "local");
 }
 
+//  Boot probes run: pool/probe on, or auto with the local driver
+static bool
+s_pool_probes (const drover_config_t *self)
+{
+    return streq (self->pool.probe, "on")
+        || (streq (self->pool.probe, "auto") && streq (self->pool.driver, "local"));
+}
+
+static bool
+s_create_backoff (const drover_config_t *self)
+{
+    return self->pool.create_backoff > 0;
+}
+
 static bool
 s_has_price (const drover_config_t *self)
 {
@@ -102,6 +116,11 @@ static const s_together_t s_together [] = {
     { { "pool/max-price", NULL }, s_has_price,
       "a price on an instance type (pool/type/NAME/price): with none, no instance costs "
       "anything and the limit never applies", false },
+    { { "pool/probes-per-second", "pool/probe-interval", NULL }, s_pool_probes,
+      "boot probes: pool/probe = on (or auto with the local driver); with the command driver "
+      "and pool/probe auto or off, a registered instance counts as probed", false },
+    { { "pool/create-backoff-max", NULL }, s_create_backoff,
+      "pool/create-backoff above 0 (it is 0: failed creates are never backed off)", false },
     { { "ha/", NULL }, s_has_etcd,
       "several brokers: set ha/etcd too (etcd's client URLs, where they elect a leader)",
       false },

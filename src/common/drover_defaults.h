@@ -94,13 +94,18 @@
 #define DROVER_DEFAULT_POOL_OPS_PER_SECOND  10      //  driver operations a second at most
 #define DROVER_DEFAULT_POOL_BOOT_TIMEOUT    600000  //  msec from create to registered
 #define DROVER_DEFAULT_POOL_IDLE_TIMEOUT    60000   //  msec idle before retired
-#define DROVER_DEFAULT_POOL_PROBE_TIMEOUT   600000  //  msec lost before destroyed
+#define DROVER_DEFAULT_POOL_PROBE_TIMEOUT   600000  //  msec lost, or not probed, before destroyed
 #define DROVER_DEFAULT_POOL_SHUTDOWN_TIMEOUT    10000   //  msec still listed after destroy
 #define DROVER_DEFAULT_POOL_QUOTA_BACKOFF   60000   //  msec without creates after a quota error
 #define DROVER_DEFAULT_POOL_RATE_BACKOFF    10000   //  msec without operations when rate limited
 #define DROVER_DEFAULT_POOL_WARN_FAILURES   3       //  consecutive create failures warned of
 #define DROVER_DEFAULT_POOL_LIST_INTERVAL   60000   //  msec between lists
 #define DROVER_DEFAULT_POOL_OP_TIMEOUT  120000      //  msec a driver operation may take
+#define DROVER_DEFAULT_POOL_PROBE       "auto"      //  boot probes: auto (local driver), on, off
+#define DROVER_DEFAULT_POOL_PROBES_PER_SECOND   10  //  boot probes a second at most (Arvados')
+#define DROVER_DEFAULT_POOL_PROBE_INTERVAL  10000   //  msec between probes of one instance
+#define DROVER_DEFAULT_POOL_CREATE_BACKOFF  1000    //  msec without creates after 2 failures
+#define DROVER_DEFAULT_POOL_CREATE_BACKOFF_MAX  60000   //  the most that backoff grows to
 
 //  The reconciler (service/...)
 //  Several brokers (section ha): off unless ha/etcd is set

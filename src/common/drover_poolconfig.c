@@ -200,7 +200,7 @@ drover_poolconfig_dup (const drover_poolconfig_t *pool)
     drover_poolconfig_t *copy = (drover_poolconfig_t *) zmalloc (sizeof (drover_poolconfig_t));
     *copy = *pool;
     char **strings [] = { &copy->name, &copy->driver, &copy->command, &copy->worker,
-                          &copy->local_dir, &copy->broker };
+                          &copy->local_dir, &copy->broker, &copy->probe };
     for (size_t index = 0; index < sizeof strings / sizeof strings [0]; index++)
         *strings [index] = strdup (*strings [index]? *strings [index]: "");
     for (size_t index = 0; index < copy->ntypes; index++) {
@@ -225,6 +225,7 @@ drover_poolconfig_destroy (drover_poolconfig_t **self_p)
         zstr_free (&self->worker);
         zstr_free (&self->local_dir);
         zstr_free (&self->broker);
+        zstr_free (&self->probe);
         for (size_t index = 0; index < self->ntypes; index++) {
             zstr_free (&self->types [index].labels);
             zstr_free (&self->types [index].devices);

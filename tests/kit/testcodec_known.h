@@ -24,7 +24,8 @@ testcodec_holds_unknown_value (const drover_msg_t *msg)
     bool unknown = msg->outcome > DROVER_OUTCOME_MAX || msg->end > DROVER_END_MAX
                 || (msg->id != DROVER_MSG_TASK_LIST && msg->state >= DROVER_TASK_STATES)
                 || msg->more > 1
-                || msg->pool.enabled > 1 || msg->stats_now.complete > 1
+                || msg->pool.enabled > 1 || msg->pool.probing > 1
+                || msg->stats_now.complete > 1
                 || msg->stats_after.complete > 1;
     for (uint32_t index = 0; msg->task_rows && index < msg->nrows; index++)
         unknown |= msg->task_rows [index].state >= DROVER_TASK_STATES
@@ -36,7 +37,8 @@ testcodec_holds_unknown_value (const drover_msg_t *msg)
                 || msg->worker_rows [index].state > DROVER_WORKER_STATE_MAX;
     for (uint32_t index = 0; msg->pool_rows && index < msg->nrows; index++)
         unknown |= msg->pool_rows [index].state > DROVER_POOL_STATE_MAX
-                || msg->pool_rows [index].behaviour > DROVER_POOLADMIN_DRAIN;
+                || msg->pool_rows [index].behaviour > DROVER_POOLADMIN_DRAIN
+                || msg->pool_rows [index].probe > DROVER_POOL_PROBE_MAX;
     for (uint32_t index = 0; index < msg->nwhys; index++)
         unknown |= msg->whys [index].code > DROVER_WHY_MAX;
     for (uint32_t index = 0; index < msg->nservices; index++)

@@ -21,4 +21,6 @@ testutil_pool_defaults (drover_poolconfig_t *config)
     config->rate_backoff = 10000;
     config->warn_failures = 3;
     config->list_interval = 60000;
+    config->create_backoff = 1000;
+    config->create_backoff_max = 60000;
 }

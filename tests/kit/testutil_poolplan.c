@@ -11,7 +11,7 @@ static void
 s_on_action (const drover_poolaction_t *action, void *arg)
 {
     testutil_poolplan_t *fx = (testutil_poolplan_t *) arg;
-    const char *kinds [] = { "CREATE", "DESTROY", "TAG", "LIST", "RETIRE", "ADMIN" };
+    const char *kinds [] = { "CREATE", "DESTROY", "TAG", "LIST", "RETIRE", "ADMIN", "PROBE" };
     char *line = NULL;
     if (action->kind == DROVER_POOL_LIST)
         line = zsys_sprintf ("LIST");
@@ -21,8 +21,9 @@ s_on_action (const drover_poolaction_t *action, void *arg)
                              drover_idle_behaviour_name (action->behaviour));
     else
     if (action->kind == DROVER_POOL_TAG || action->kind == DROVER_POOL_ADMIN)
-        line = zsys_sprintf ("%s %s %s", kinds [action->kind], action->instance,
-                             drover_idle_behaviour_name (action->behaviour));
+        line = zsys_sprintf ("%s %s %s%s%s", kinds [action->kind], action->instance,
+                             drover_idle_behaviour_name (action->behaviour),
+                             action->probing ? " probing" : "", action->probed ? " probed" : "");
     else
         line = zsys_sprintf ("%s %s", kinds [action->kind], action->instance);
     zlistx_add_end (fx->actions, line);
@@ -35,7 +36,8 @@ s_on_note (const drover_poolnote_t *note, void *arg)
     testutil_poolplan_t *fx = (testutil_poolplan_t *) arg;
     char *line = note->warning
         ? zsys_sprintf ("WARN %s %s", note->instance ? note->instance : "-", note->why)
-        : zsys_sprintf ("%s %d>%d %s", note->instance, note->from, note->to, note->why);
+        : zsys_sprintf ("%s%s %d>%d %s", note->probe ? "PROBE " : "", note->instance,
+                        note->from, note->to, note->why);
     zlistx_add_end (fx->notes, line);
 }
 

@@ -2,7 +2,8 @@
 #   test-driver.sh - a pool command driver for the tests, steered by files
 #
 #   drover runs it as `test-driver.sh create TYPE NAME | list | tag NAME
-#   BEHAVIOUR | destroy NAME` (docs/pool.md, Pool drivers). Everything it does
+#   BEHAVIOUR | destroy NAME | probe NAME` (docs/pool.md, Pool drivers; probe
+#   with pool/probe on: passes while the instance's worker lives). Everything it does
 #   happens in $DROVER_TEST_DIR:
 #
 #     calls           each call appended as a line: OP ARGS...
@@ -89,6 +90,12 @@ case $op in
         sed "s/drover-idle=[a-z]*/drover-idle=$idle/" "$dir/instances/$name" \
             >"$dir/instances/.$name.tmp"
         mv "$dir/instances/.$name.tmp" "$dir/instances/$name";;
+    probe)
+        name=$2
+        if [ ! -f "$dir/instances/$name" ] || ! alive "$name"; then
+            echo "no worker for $name" >&2
+            exit 1
+        fi;;
     destroy)
         name=$2
         if [ -f "$dir/instances/$name.pid" ] && alive "$name"; then

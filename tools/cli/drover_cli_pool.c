@@ -35,8 +35,10 @@ s_pool_usage (FILE *stream)
         "One row per instance: ID (its worker's id), TYPE, PRICE per hour, STATE\n"
         "(unknown, booting, idle, running, shutdown), IDLE (what it does when idle: run,\n"
         "hold, drain), LAST-BUSY (how long ago it last ran a task), LAST-TASK (the last task\n"
-        "it was given) and AGE; then a summary: instances live of the most allowed, the\n"
-        "price per hour now and its limit, a quota backoff, creates failed in a row.\n"
+        "it was given) and AGE; with boot probes (pool/probe), PROBE (pending, ok, or\n"
+        "failed, with the probes run) and WHY (why it is in its state: a probe's failure);\n"
+        "then a summary: instances live of the most allowed, the price per hour now and\n"
+        "its limit, a quota backoff, creates failed in a row, probes on.\n"
         "--json prints one JSON document instead (times in ISO 8601 UTC).\n"
         "\n"
         "exit status: 0 ok; 1 no pool configured, an instance refused (unknown: 404,\n"
@@ -74,6 +76,16 @@ s_json_time (const char *name, uint64_t msec)
     printf (",\"%s\":\"%s\"", name, text);
 }
 
+//  The name of a POOL TABLE probe state (level 7)
+static const char *
+s_probe_name (uint8_t probe)
+{
+    static const char *names [DROVER_POOL_PROBE_MAX + 1] = {
+        "none", "pending", "ok", "failed"
+    };
+    return probe <= DROVER_POOL_PROBE_MAX? names [probe]: "invalid";
+}
+
 //  Print the pool table as one JSON document
 static void
 s_pool_json (const drover_msg_t *table)
@@ -84,11 +96,13 @@ s_pool_json (const drover_msg_t *table)
     printf (",\"live\":%u,\"max_instances\":%u,\"price\":%.10g,\"max_price\":%.10g",
             pool->live, pool->max_instances, pool->price, pool->max_price);
     s_json_time ("backoff_until", pool->backoff_until);
-    printf (",\"failures\":%u,\"instances\":[", pool->failures);
+    printf (",\"failures\":%u,\"probing\":%s,\"instances\":[", pool->failures,
+            pool->probing? "true": "false");
     for (uint32_t index = 0; index < table->nrows; index++) {
         const drover_pool_row_t *row = &table->pool_rows [index];
         printf ("%s{\"id\":", index? ",": "");
         drover_cli_json_string (stdout, row->id);
+        printf (",\"probe\":\"%s\",\"probes\":%u", s_probe_name (row->probe), row->probes);
         printf (",\"type\":");
         drover_cli_json_string (stdout, row->type);
         printf (",\"price\":%.10g,\"state\":\"%s\",\"behaviour\":\"%s\"", row->price,
@@ -105,6 +119,7 @@ s_pool_json (const drover_msg_t *table)
     }
     printf ("]}\n");
 }
+
 
 //  Print the pool's summary line for people
 static void
@@ -123,6 +138,8 @@ s_pool_summary (const drover_pool_summary_t *pool)
     }
     if (pool->failures)
         printf (", %u create%s failed in a row", pool->failures, pool->failures == 1? "": "s");
+    if (pool->probing)
+        printf (", boot probes on");
     printf ("\n");
 }
 
@@ -133,9 +150,10 @@ s_pool_text (const drover_msg_t *table)
     int64_t now = zclock_time ();
     if (table->nrows) {
         drover_cli_table_t text;
-        drover_cli_table_init (&text, 8);
+        bool probing = table->pool.probing;
+        drover_cli_table_init (&text, probing? 10: 8);
         const char *header [] = { "ID", "TYPE", "PRICE", "STATE", "IDLE", "LAST-BUSY",
-                                  "LAST-TASK", "AGE" };
+                                  "LAST-TASK", "AGE", "PROBE", "WHY" };
         drover_cli_table_add (&text, header);
         for (uint32_t index = 0; index < table->nrows; index++) {
             const drover_pool_row_t *row = &table->pool_rows [index];
@@ -146,9 +164,15 @@ s_pool_text (const drover_msg_t *table)
                 snprintf (task, sizeof task, "%llu", (unsigned long long) row->last_task);
             if (row->created)
                 drover_cli_duration (now - (int64_t) row->created, age, sizeof age);
+            char probe [32];
+            if (row->probe == DROVER_POOL_PROBE_MAX)
+                snprintf (probe, sizeof probe, "failed/%u", row->probes);
+            else
+                snprintf (probe, sizeof probe, "%s", s_probe_name (row->probe));
             const char *cells [] = { row->id, *row->type? row->type: "-", price,
                                      drover_pool_state_name (row->state),
-                                     drover_pooladmin_name (row->behaviour), busy, task, age };
+                                     drover_pooladmin_name (row->behaviour), busy, task, age,
+                                     probe, *row->why? row->why: "-" };
             drover_cli_table_add (&text, cells);
         }
         drover_cli_table_print (&text);

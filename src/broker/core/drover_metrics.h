@@ -120,6 +120,11 @@ typedef enum {
     DROVER_METRIC_POOL_CREATE_FAILURES,
     DROVER_METRIC_POOL_DESTROYS,
     DROVER_METRIC_POOL_QUOTA_BACKOFF,       //  1 while creates wait after a quota error
+    DROVER_METRIC_POOL_PROBING,             //  registered instances whose probe has not passed
+    DROVER_METRIC_POOL_PROBES,
+    DROVER_METRIC_POOL_PROBE_FAILURES,
+    DROVER_METRIC_POOL_SURPLUS,             //  booting instances destroyed as surplus
+    DROVER_METRIC_POOL_UNKNOWN_TYPES,       //  listed instances ignored for an unknown type
     //  the reconciler: services by state (in drover_service_state_t's
     //  order), replicas wanted, running, pending; its counters; the last
     //  term's length (msec, written as seconds); the replicas' restarts

@@ -18,6 +18,12 @@
 #include "drover_devicelist.h"
 
 #define DROVER_POOL_UNFIT_MAX   1024    //  unfittable shapes remembered as warned
+#define DROVER_POOL_RELEASE_GRACE   1000    //  msec an instance whose probe just passed
+                                        //  counts as coming capacity, idle in a report:
+                                        //  a LOAD said before schedq heard its release
+                                        //  shows it idle beside the demand it will take
+#define DROVER_POOL_OPS         4       //  operations with a backoff of their own: CREATE,
+                                        //  DESTROY, TAG, LIST (drover_poolaction_kind_t)
 
 typedef struct _s_instance_t s_instance_t;
 
@@ -53,6 +59,14 @@ struct _s_instance_t {
     uint64_t left_seq;          //  seq when its worker left after a DESTROY, 0 never
     bool still_listed;          //  listed by a list begun after its destroy finished
     uint64_t seen_gen;          //  the last list generation that had it
+    drover_probe_state_t probe; //  its boot probe
+    bool up;                    //  its worker registered (booting or unknown while probing)
+    uint64_t up_at;             //  when it registered: the probe timeout counts from it
+    bool probe_inflight;        //  PROBE said, not answered
+    uint64_t probe_at;          //  no probe before, msec
+    uint32_t probes;            //  probes run on it
+    bool admin_probe;           //  the ADMIN due is about its probe (hold, or released)
+    uint64_t released_at;       //  when its probe passed (it takes work since), 0 not yet
     s_instance_t *prev;         //  older instance, NULL first
     s_instance_t *next;         //  newer instance, NULL last
 };
@@ -96,7 +110,11 @@ struct _drover_pool_t {
     uint32_t *full;                 //  a plan's scratch: [type] empty instances coming
     double tokens;                  //  token bucket of driver operations
     uint64_t tokens_at;             //  when it was last filled, msec
-    uint64_t rate_until;            //  no driver operation before, msec
+    uint64_t rate_until [DROVER_POOL_OPS];  //  no such operation before (rate limited), msec
+    bool probing;                   //  boot probes run (pool/probe, and the driver)
+    double probe_tokens;            //  token bucket of probes
+    uint64_t probe_tokens_at;       //  when it was last filled, msec
+    zhashx_t *unknown_warned;       //  names listed with an unknown type, already told
     uint64_t quota_until;           //  no create before (unless went_away), msec
     bool went_away;                 //  an instance went away since the quota error
     uint64_t fail_until;            //  no create before (consecutive failures), msec
@@ -113,6 +131,10 @@ struct _drover_pool_t {
     uint64_t creates;               //  creates asked
     uint64_t create_failures;       //  creates that failed
     uint64_t destroys;              //  destroys asked
+    uint64_t probes;                //  probes asked
+    uint64_t probe_failures;        //  probes that failed
+    uint64_t surplus;               //  booting instances destroyed as surplus
+    uint64_t unknown_types;         //  listed instances ignored for an unknown type
 };
 
 //  tell a state change or a warning
@@ -169,6 +191,10 @@ drover_pool_new (const drover_poolconfig_t *config, const char *prefix)
     self->config.worker = NULL;
     self->config.local_dir = NULL;
     self->config.broker = NULL;
+    const char *probe = config->probe? config->probe: "off";
+    self->probing = streq (probe, "on")
+                 || (streq (probe, "auto") && config->driver && streq (config->driver, "local"));
+    self->config.probe = NULL;
     if (self->config.ntypes > DROVER_POOL_TYPES_MAX)
         self->config.ntypes = DROVER_POOL_TYPES_MAX;
     for (size_t index = 0; index < self->config.ntypes; index++) {
@@ -182,6 +208,8 @@ drover_pool_new (const drover_poolconfig_t *config, const char *prefix)
     self->byname = zhashx_new ();
     self->registered = zhashx_new ();
     self->unfit_warned = zhashx_new ();
+    self->unknown_warned = zhashx_new ();
+    self->probe_tokens = self->config.probes_per_second;
     self->full = (uint32_t *) zmalloc ((self->config.ntypes + 1) * sizeof (uint32_t));
     self->tokens = self->config.ops_per_second;
     self->retry_at = UINT64_MAX;
@@ -214,6 +242,7 @@ drover_pool_destroy (drover_pool_t **self_p)
         zhashx_destroy (&self->byname);
         zhashx_destroy (&self->registered);
         zhashx_destroy (&self->unfit_warned);
+        zhashx_destroy (&self->unknown_warned);
         for (size_t index = 0; index < self->config.ntypes; index++) {
             free (self->config.types [index].labels);
             free (self->config.types [index].devices);
@@ -322,6 +351,7 @@ s_shut (drover_pool_t *self, s_instance_t *inst, const char *why, uint64_t now)
     inst->retire_due = false;
     inst->retiring = false;
     inst->tag_due = false;
+    inst->admin_due = false;
     if (!inst->destroy_inflight)
         inst->destroy_due = true;
 }
@@ -419,8 +449,10 @@ drover_pool_set_load (drover_pool_t *self, const drover_pooldemand_t *demand, si
         inst->mem_used = workers [index].mem_used;
         if (workers [index].last_task)
             inst->last_task = workers [index].last_task;
-        if (inst->tasks)
+        if (inst->tasks) {
             inst->last_busy = now;
+            inst->released_at = 0;  //  it took work: the report says what it has
+        }
         if (inst->state == DROVER_INSTANCE_IDLE && inst->tasks)
             s_set_state (self, inst, DROVER_INSTANCE_RUNNING, "tasks assigned", now);
         else
@@ -447,7 +479,17 @@ drover_pool_registered (drover_pool_t *self, const char *id, uint64_t now)
         inst->lost = false;
         inst->in_report = false;
         inst->tasks = 0;
-        s_set_state (self, inst, DROVER_INSTANCE_IDLE, "registered", now);
+        if (self->probing && inst->probe != DROVER_PROBE_OK) {
+            //  Registered, not probed: stays as it is, held, probed now
+            if (!inst->up) {
+                inst->up = true;
+                inst->up_at = now;
+                inst->probe_at = now;
+                s_note (self, inst, inst->state, inst->state, false, "registered; probing");
+            }
+        }
+        else
+            s_set_state (self, inst, DROVER_INSTANCE_IDLE, "registered", now);
     }
     return true;
 }
@@ -468,6 +510,7 @@ drover_pool_lost (drover_pool_t *self, const char *id, const char *reason, uint6
     inst->procs_used = 0;
     inst->mem_used = 0;
     inst->in_report = false;
+    inst->up = false;               //  probing: waits for it again (the timeouts go on)
     if (inst->state == DROVER_INSTANCE_SHUTDOWN) {
         if (inst->destroy_at && streq (reason, "left"))
             inst->left_seq = ++self->seq;
@@ -495,8 +538,9 @@ drover_pool_retired (drover_pool_t *self, const char *id, uint64_t now)
 }
 
 //  Warn of consecutive create failures every warn-failures, and back
-//  creates off: none for 1 s after the second failure in a row, doubling
-//  with each further one, at most 60 s (bigslice warns; Arvados backs off)
+//  creates off: none for create-backoff (1 s) after the second failure in
+//  a row, doubling with each further one, at most create-backoff-max (60 s;
+//  never less than create-backoff) (bigslice warns; Arvados backs off)
 static void
 s_create_failed (drover_pool_t *self, const char *detail, uint64_t now)
 {
@@ -507,11 +551,13 @@ s_create_failed (drover_pool_t *self, const char *detail, uint64_t now)
         snprintf (why, sizeof why, "%u creates failed in a row: %s", self->failures, detail);
         s_note (self, NULL, -1, -1, true, why);
     }
-    if (self->failures >= 2) {
-        uint32_t shift = self->failures - 2 < 6 ? self->failures - 2 : 6;
-        uint64_t backoff = (uint64_t) 1000 << shift;
-        if (backoff > 60000)
-            backoff = 60000;
+    if (self->failures >= 2 && self->config.create_backoff) {
+        uint32_t shift = self->failures - 2 < 24 ? self->failures - 2 : 24;
+        uint64_t backoff = (uint64_t) self->config.create_backoff << shift;
+        uint64_t most = self->config.create_backoff_max > self->config.create_backoff
+                      ? self->config.create_backoff_max : self->config.create_backoff;
+        if (backoff > most)
+            backoff = most;
         self->fail_until = now + backoff;
     }
 }
@@ -545,7 +591,7 @@ drover_pool_created (drover_pool_t *self, const char *instance, drover_poolop_re
     else
     if (result == DROVER_POOLOP_RATE_LIMITED) {
         snprintf (why, sizeof why, "rate limited: %s", detail);
-        self->rate_until = now + self->config.rate_backoff;
+        self->rate_until [DROVER_POOL_CREATE] = now + self->config.rate_backoff;
         s_note (self, NULL, -1, -1, true, why);
     }
     else {
@@ -558,8 +604,8 @@ drover_pool_created (drover_pool_t *self, const char *instance, drover_poolop_re
         again = self->fail_until;
     if (result == DROVER_POOLOP_QUOTA && self->quota_until > again)
         again = self->quota_until;
-    if (self->rate_until > again)
-        again = self->rate_until;
+    if (self->rate_until [DROVER_POOL_CREATE] > again)
+        again = self->rate_until [DROVER_POOL_CREATE];
     if (again < self->retry_at)
         self->retry_at = again;
     //  The instance never came to be (unless its worker says otherwise)
@@ -589,7 +635,7 @@ drover_pool_destroyed (drover_pool_t *self, const char *instance,
     }
     else
     if (result == DROVER_POOLOP_RATE_LIMITED) {
-        self->rate_until = now + self->config.rate_backoff;
+        self->rate_until [DROVER_POOL_DESTROY] = now + self->config.rate_backoff;
         inst->destroy_due = true;
     }
     else {
@@ -598,6 +644,48 @@ drover_pool_destroyed (drover_pool_t *self, const char *instance,
         snprintf (why, sizeof why, "destroy failed: %s", detail ? detail : "");
         s_note (self, inst, inst->state, inst->state, true, why);
     }
+}
+
+//  A PROBE finished: passed, the instance takes work; failed, it is
+//  probed again after probe-interval (and destroyed at probe-timeout)
+void
+drover_pool_probed (drover_pool_t *self, const char *instance, drover_poolop_result_t result,
+                    const char *detail, uint64_t now)
+{
+    assert (self);
+    self->now = now;
+    s_instance_t *inst = s_lookup (self, instance);
+    if (!inst)
+        return;
+    inst->probe_inflight = false;
+    if (inst->state == DROVER_INSTANCE_SHUTDOWN || inst->probe == DROVER_PROBE_OK)
+        return;
+    if (result == DROVER_POOLOP_OK && inst->up) {
+        inst->probe = DROVER_PROBE_OK;
+        inst->in_report = false;
+        inst->tasks = 0;
+        inst->admin_due = true;     //  its behaviour again: it takes work
+        inst->admin_probe = true;
+        inst->released_at = now;
+        s_set_state (self, inst, DROVER_INSTANCE_IDLE, "registered; probe passed", now);
+        return;
+    }
+    char why [256];
+    if (result == DROVER_POOLOP_OK)
+        snprintf (why, sizeof why, "probe passed, but its worker was lost meanwhile");
+    else
+        snprintf (why, sizeof why, "probe failed: %s", detail && *detail? detail: "no detail");
+    self->probe_failures++;
+    inst->probe = DROVER_PROBE_FAILED;
+    inst->probe_at = now + self->config.probe_interval;
+    free (inst->why);
+    inst->why = strdup (why);
+    drover_poolnote_t note = {
+        .instance = inst->name, .type = *inst->type_name? inst->type_name: NULL,
+        .from = inst->state, .to = inst->state, .probe = true, .why = why
+    };
+    if (self->notify)
+        self->notify (&note, self->notify_arg);
 }
 
 //  A TAG finished
@@ -612,7 +700,7 @@ drover_pool_tagged (drover_pool_t *self, const char *instance, drover_poolop_res
         return;
     inst->tag_inflight = false;
     if (result == DROVER_POOLOP_RATE_LIMITED) {
-        self->rate_until = now + self->config.rate_backoff;
+        self->rate_until [DROVER_POOL_TAG] = now + self->config.rate_backoff;
         if (inst->state != DROVER_INSTANCE_SHUTDOWN)
             inst->tag_due = true;
     }
@@ -640,20 +728,50 @@ s_adopt (drover_pool_t *self, const drover_poolentry_t *entry, uint64_t now)
 {
     const char *type_name = entry->type ? entry->type : "";
     int type = s_type_index (self, type_name);
-    char why [128];
-    if (type < 0)
-        snprintf (why, sizeof why, "adopted; unknown type '%s'", type_name);
-    else
-        snprintf (why, sizeof why, "adopted");
+    if (type < 0) {
+        //  Not adopted, as Arvados: left alone, told once (the set is
+        //  bounded: when full it is emptied, and a name may be told again)
+        if (zhashx_lookup (self->unknown_warned, entry->name))
+            return;
+        if (zhashx_size (self->unknown_warned) >= DROVER_POOL_UNFIT_MAX)
+            zhashx_purge (self->unknown_warned);
+        zhashx_insert (self->unknown_warned, entry->name, (void *) self);
+        self->unknown_types++;
+        char why [128 + DROVER_ID_MAX];
+        snprintf (why, sizeof why, "listed with type '%.*s', which the settings do not have: "
+                  "ignored", DROVER_ID_MAX, type_name);
+        drover_poolnote_t note = { .instance = entry->name, .from = -1, .to = -1,
+                                   .warning = true, .why = why };
+        if (self->notify)
+            self->notify (&note, self->notify_arg);
+        return;
+    }
     bool up = zhashx_lookup (self->registered, entry->name) != NULL;
+    bool probing = self->probing;
     s_instance_t *inst = s_add (self, entry->name, type, type_name,
-        up ? DROVER_INSTANCE_IDLE : DROVER_INSTANCE_UNKNOWN, entry->behaviour, why, now);
+        up && !probing ? DROVER_INSTANCE_IDLE : DROVER_INSTANCE_UNKNOWN, entry->behaviour,
+        "adopted", now);
     if (up)
         zhashx_delete (self->registered, entry->name);
     inst->known_seq = ++self->seq;
     inst->seen_gen = self->gen;
-    if (entry->behaviour != DROVER_IDLE_RUN)
-        inst->admin_due = true;     //  schedq keeps it off new work
+    if (probing) {
+        //  Probed before it takes work, as a new one
+        inst->probe = DROVER_PROBE_PENDING;
+        inst->admin_due = true;
+        inst->admin_probe = true;
+        if (up) {
+            inst->up = true;
+            inst->up_at = now;
+            inst->probe_at = now;
+        }
+    }
+    else {
+        //  Its behaviour (hold, drain: schedq keeps it off new work; run:
+        //  clears a probe's hold kept from before a restart)
+        inst->admin_due = true;
+        inst->admin_probe = entry->behaviour == DROVER_IDLE_RUN;
+    }
 }
 
 //  A LIST finished: adopt ours we do not know, forget what vanished
@@ -667,7 +785,7 @@ drover_pool_listed (drover_pool_t *self, drover_poolop_result_t result,
     self->list_inflight = false;
     self->listed = true;
     if (result == DROVER_POOLOP_RATE_LIMITED) {
-        self->rate_until = now + self->config.rate_backoff;
+        self->rate_until [DROVER_POOL_LIST] = now + self->config.rate_backoff;
         self->next_list = now;      //  again when the backoff ends
         return;
     }
@@ -759,6 +877,8 @@ s_view (drover_pool_t *self, s_instance_t *inst, drover_instance_view_t *view)
     view->procs_used = inst->procs_used;
     view->mem_used = inst->mem_used;
     view->why = inst->why ? inst->why : "";
+    view->probe = inst->probe;
+    view->probes = inst->probes;
 }
 
 //  Look up an instance
@@ -786,6 +906,14 @@ drover_pool_each (drover_pool_t *self, drover_instance_fn *fn, void *arg)
     }
 }
 
+//  Return true if the pool runs boot probes
+bool
+drover_pool_probing (drover_pool_t *self)
+{
+    assert (self);
+    return self->probing;
+}
+
 //  Return how many instances the pool has
 size_t
 drover_pool_size (drover_pool_t *self)
@@ -805,6 +933,9 @@ drover_pool_counts (drover_pool_t *self, drover_poolcounts_t *counts)
         const drover_pooltype_t *type =
             inst->type >= 0 ? &self->config.types [inst->type] : NULL;
         counts->instances [inst->state]++;
+        if (inst->up && inst->probe != DROVER_PROBE_OK && inst->probe != DROVER_PROBE_NONE
+        &&  inst->state != DROVER_INSTANCE_SHUTDOWN)
+            counts->probing++;
         if (inst->state != DROVER_INSTANCE_SHUTDOWN && type)
             counts->price += type->price;
         counts->tasks += inst->tasks;
@@ -822,6 +953,10 @@ drover_pool_counts (drover_pool_t *self, drover_poolcounts_t *counts)
     counts->quota_backoff = self->now < self->quota_until && !self->went_away;
     counts->quota_until = counts->quota_backoff? self->quota_until: 0;
     counts->failures = self->failures;
+    counts->probes = self->probes;
+    counts->probe_failures = self->probe_failures;
+    counts->surplus = self->surplus;
+    counts->unknown_types = self->unknown_types;
 }
 
 //  Return the name of a state
@@ -835,6 +970,19 @@ drover_instance_state_name (int state)
         case DROVER_INSTANCE_RUNNING:   return "running";
         case DROVER_INSTANCE_SHUTDOWN:  return "shutdown";
         default:                        return "?";
+    }
+}
+
+//  Return the name of a probe state
+const char *
+drover_probe_state_name (int probe)
+{
+    switch (probe) {
+        case DROVER_PROBE_NONE:     return "none";
+        case DROVER_PROBE_PENDING:  return "pending";
+        case DROVER_PROBE_OK:       return "ok";
+        case DROVER_PROBE_FAILED:   return "failed";
+        default:                    return "?";
     }
 }
 
@@ -989,24 +1137,29 @@ s_tokens_fill (drover_pool_t *self, uint64_t now)
     self->tokens_at = now > self->tokens_at ? now : self->tokens_at;
 }
 
-//  Return when a driver operation may go: after a rate backoff, when the
-//  bucket has a token (now if it has one)
+//  Return when a driver operation of kind (CREATE, DESTROY, TAG, LIST)
+//  may go: after its own rate backoff, when the bucket has a token (now if
+//  it has one)
 static uint64_t
-s_op_at (drover_pool_t *self, uint64_t now)
+s_op_at (drover_pool_t *self, uint64_t now, drover_poolaction_kind_t kind)
 {
+    assert ((int) kind < DROVER_POOL_OPS);
     uint64_t at = now;
     if (self->config.ops_per_second && self->tokens < 1) {
         double wait = (1 - self->tokens) * 1000.0 / self->config.ops_per_second;
         at = self->tokens_at + (uint64_t) ceil (wait);
     }
-    return at > self->rate_until ? at : self->rate_until;
+    return at > self->rate_until [kind] ? at : self->rate_until [kind];
 }
 
-//  Take a token for a driver operation. Returns true if it may go now.
+//  Take a token for a driver operation of kind. Returns true if it may go
+//  now: a rate limit backs off only the operation it hit (Arvados throttles
+//  create and list apart), the bucket is shared.
 static bool
-s_op_take (drover_pool_t *self, uint64_t now)
+s_op_take (drover_pool_t *self, uint64_t now, drover_poolaction_kind_t kind)
 {
-    if (now < self->rate_until)
+    assert ((int) kind < DROVER_POOL_OPS);
+    if (now < self->rate_until [kind])
         return false;
     if (!self->config.ops_per_second)
         return true;                //  no limit
@@ -1015,6 +1168,54 @@ s_op_take (drover_pool_t *self, uint64_t now)
         return false;
     self->tokens -= 1;
     return true;
+}
+
+//  Fill the probes' token bucket for now
+static void
+s_probe_tokens_fill (drover_pool_t *self, uint64_t now)
+{
+    double burst = self->config.probes_per_second;
+    if (now > self->probe_tokens_at) {
+        self->probe_tokens += (double) (now - self->probe_tokens_at) * burst / 1000.0;
+        if (self->probe_tokens > burst)
+            self->probe_tokens = burst;
+    }
+    self->probe_tokens_at = now > self->probe_tokens_at ? now : self->probe_tokens_at;
+}
+
+//  Return when a probe may go (now if the bucket has a token)
+static uint64_t
+s_probe_at (drover_pool_t *self, uint64_t now)
+{
+    if (!self->config.probes_per_second || self->probe_tokens >= 1)
+        return now;
+    double wait = (1 - self->probe_tokens) * 1000.0 / self->config.probes_per_second;
+    uint64_t at = self->probe_tokens_at + (uint64_t) ceil (wait);
+    return at > now ? at : now;
+}
+
+//  Take a token for a probe (at most probes-per-second, Arvados'
+//  maxProbesPerSecond). Returns true if it may go now.
+static bool
+s_probe_take (drover_pool_t *self, uint64_t now)
+{
+    if (!self->config.probes_per_second)
+        return true;
+    s_probe_tokens_fill (self, now);
+    if (self->probe_tokens < 1)
+        return false;
+    self->probe_tokens -= 1;
+    return true;
+}
+
+//  Does an instance wait for a probe to be said (registered, not passed,
+//  none in flight)
+static bool
+s_probe_wanted (const drover_pool_t *self, const s_instance_t *inst)
+{
+    return self->probing && inst->up && !inst->probe_inflight
+        && inst->state != DROVER_INSTANCE_SHUTDOWN
+        && (inst->probe == DROVER_PROBE_PENDING || inst->probe == DROVER_PROBE_FAILED);
 }
 
 //  Say one action
@@ -1028,6 +1229,14 @@ s_say (drover_poolaction_fn *fn, void *arg, drover_poolaction_kind_t kind, drove
         .type = inst && inst->type >= 0 ? &self->config.types [inst->type] : NULL,
         .behaviour = inst ? inst->behaviour : DROVER_IDLE_RUN
     };
+    if (kind == DROVER_POOL_ADMIN) {
+        //  Whatever its behaviour, no work before its probe passes; its
+        //  behaviour said again after it (or to clear a probe's hold a
+        //  broker that probed left before its restart) is no news
+        action.probing = self->probing && (inst->probe == DROVER_PROBE_PENDING
+                                           || inst->probe == DROVER_PROBE_FAILED);
+        action.probed = inst->admin_probe && !action.probing;
+    }
     fn (&action, arg);
 }
 
@@ -1037,6 +1246,20 @@ static bool
 s_timeouts (drover_pool_t *self, s_instance_t *inst, size_t live, uint64_t now)
 {
     const drover_poolconfig_t *config = &self->config;
+    if (inst->up && inst->state != DROVER_INSTANCE_SHUTDOWN
+    &&  (inst->probe == DROVER_PROBE_PENDING || inst->probe == DROVER_PROBE_FAILED)) {
+        //  Registered, its probe not passed: the probe timeout, not the
+        //  boot's (held: never destroyed by the pool)
+        if (inst->behaviour != DROVER_IDLE_HOLD && now >= inst->up_at + config->probe_timeout) {
+            char why [DROVER_REASON_MAX + 1];
+            snprintf (why, sizeof why, "probe timeout: not passed in %u probes%s%s",
+                      inst->probes, inst->probe == DROVER_PROBE_FAILED ? "; " : "",
+                      inst->probe == DROVER_PROBE_FAILED && inst->why ? inst->why : "");
+            s_shut (self, inst, why, now);
+            return true;
+        }
+        return false;
+    }
     switch (inst->state) {
         case DROVER_INSTANCE_BOOTING:
             if (inst->behaviour == DROVER_IDLE_HOLD)
@@ -1091,13 +1314,20 @@ s_say_pending (drover_pool_t *self, s_instance_t *inst, uint64_t now,
     if (inst->admin_due) {
         inst->admin_due = false;
         s_say (fn, arg, DROVER_POOL_ADMIN, self, inst);
+        inst->admin_probe = false;
+    }
+    if (s_probe_wanted (self, inst) && now >= inst->probe_at && s_probe_take (self, now)) {
+        inst->probe_inflight = true;
+        inst->probes++;
+        self->probes++;
+        s_say (fn, arg, DROVER_POOL_PROBE, self, inst);
     }
     if (inst->retire_due) {
         inst->retire_due = false;
         inst->retiring = true;
         s_say (fn, arg, DROVER_POOL_RETIRE, self, inst);
     }
-    if (inst->destroy_due && !inst->destroy_inflight && s_op_take (self, now)) {
+    if (inst->destroy_due && !inst->destroy_inflight && s_op_take (self, now, DROVER_POOL_DESTROY)) {
         inst->destroy_due = false;
         inst->destroy_inflight = true;
         inst->destroy_at = now;
@@ -1106,7 +1336,7 @@ s_say_pending (drover_pool_t *self, s_instance_t *inst, uint64_t now,
         s_say (fn, arg, DROVER_POOL_DESTROY, self, inst);
     }
     if (inst->tag_due && !inst->tag_inflight && inst->state != DROVER_INSTANCE_SHUTDOWN
-    &&  s_op_take (self, now)) {
+    &&  s_op_take (self, now, DROVER_POOL_TAG)) {
         inst->tag_due = false;
         inst->tag_inflight = true;
         s_say (fn, arg, DROVER_POOL_TAG, self, inst);
@@ -1136,7 +1366,8 @@ s_instances_pass (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, v
         price += self->config.types [inst->type].price;
         if (inst->behaviour == DROVER_IDLE_RUN
         && (inst->state == DROVER_INSTANCE_BOOTING || inst->state == DROVER_INSTANCE_UNKNOWN
-            || !inst->in_report))
+            || !inst->in_report
+            || (inst->released_at && now < inst->released_at + DROVER_POOL_RELEASE_GRACE)))
             self->full [inst->type]++;
     }
     *live_p = live;
@@ -1252,7 +1483,7 @@ s_create (drover_pool_t *self, int type, s_budget_t *budget, uint64_t now,
     }
     if (config->max_price > 0 && budget->price + offer->price > config->max_price)
         return NULL;                //  a cheaper type may still fit
-    if (!s_op_take (self, now)) {
+    if (!s_op_take (self, now, DROVER_POOL_CREATE)) {
         budget->blocked = true;
         budget->stop = true;
         return NULL;
@@ -1262,6 +1493,13 @@ s_create (drover_pool_t *self, int type, s_budget_t *budget, uint64_t now,
     s_instance_t *inst = s_add (self, name, type, offer->name, DROVER_INSTANCE_BOOTING,
                                 DROVER_IDLE_RUN, "created", now);
     inst->create_inflight = true;
+    if (self->probing) {
+        //  Held before its worker can register: no work until its probe passes
+        inst->probe = DROVER_PROBE_PENDING;
+        inst->admin_probe = true;
+        s_say (fn, arg, DROVER_POOL_ADMIN, self, inst);
+        inst->admin_probe = false;
+    }
     budget->creates++;
     budget->live++;
     budget->price += offer->price;
@@ -1308,6 +1546,32 @@ s_plan_creates (drover_pool_t *self, s_budget_t *budget, uint64_t now,
     }
 }
 
+//  Destroy the booting instances beyond the demand left for their type
+//  (Arvados shuts down booting and idle instances of a type whose demand
+//  is gone; idle ones go at the idle timeout): the coming capacity no
+//  shape took (self->full, after s_plan_creates), newest first, never
+//  below min-instances, nor one held, nor one whose create is in flight
+//  (the next plan after it finishes)
+static void
+s_plan_surplus (drover_pool_t *self, s_budget_t *budget, uint64_t now,
+                drover_poolaction_fn *fn, void *arg)
+{
+    for (s_instance_t *inst = self->newest; inst; inst = inst->prev) {
+        if (budget->live <= self->config.min_instances)
+            break;
+        if (inst->state != DROVER_INSTANCE_BOOTING || inst->type < 0
+        ||  inst->behaviour != DROVER_IDLE_RUN || inst->create_inflight
+        ||  !self->full [inst->type])
+            continue;
+        self->full [inst->type]--;
+        budget->live--;
+        self->surplus++;
+        s_shut (self, inst, "surplus: the tasks it was created for are gone (cancelled or "
+                "placed elsewhere)", now);
+        s_say_pending (self, inst, now, fn, arg);
+    }
+}
+
 //  Return when creates may go again (backoffs), UINT64_MAX if they may now
 static uint64_t
 s_create_gate (drover_pool_t *self, uint64_t now)
@@ -1319,8 +1583,8 @@ s_create_gate (drover_pool_t *self, uint64_t now)
         at = self->quota_until;
     if (self->fail_until > at)
         at = self->fail_until;
-    if (self->rate_until > at)
-        at = self->rate_until;
+    if (self->rate_until [DROVER_POOL_CREATE] > at)
+        at = self->rate_until [DROVER_POOL_CREATE];
     return at > now ? at : 0;
 }
 
@@ -1340,7 +1604,7 @@ drover_pool_plan (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, v
     size_t live;
     double price;
     s_instances_pass (self, now, fn, arg, &live, &price);
-    if (!self->list_inflight && now >= self->next_list && s_op_take (self, now)) {
+    if (!self->list_inflight && now >= self->next_list && s_op_take (self, now, DROVER_POOL_LIST)) {
         self->list_inflight = true;
         self->list_seq = ++self->seq;
         self->next_list = now + self->config.list_interval;
@@ -1349,6 +1613,7 @@ drover_pool_plan (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, v
     uint64_t gate = s_create_gate (self, now);
     s_budget_t budget = { .live = live, .price = price, .gate = gate == 0 };
     s_plan_creates (self, &budget, now, fn, arg);
+    s_plan_surplus (self, &budget, now, fn, arg);
     self->retry_at = UINT64_MAX;
     if (budget.blocked) {
         if (gate == UINT64_MAX)
@@ -1357,7 +1622,7 @@ drover_pool_plan (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, v
         if (gate)
             self->retry_at = gate;
         else
-            self->retry_at = s_op_at (self, now);
+            self->retry_at = s_op_at (self, now, DROVER_POOL_CREATE);
     }
 }
 
@@ -1376,11 +1641,15 @@ drover_pool_next_deadline (drover_pool_t *self, uint64_t now)
     if (!self->planned)
         return now;
     s_tokens_fill (self, now);
+    s_probe_tokens_fill (self, now);
     const drover_poolconfig_t *config = &self->config;
-    uint64_t op_at = s_op_at (self, now);
+    uint64_t list_at = s_op_at (self, now, DROVER_POOL_LIST);
+    uint64_t destroy_at = s_op_at (self, now, DROVER_POOL_DESTROY);
+    uint64_t tag_at = s_op_at (self, now, DROVER_POOL_TAG);
+    uint64_t probe_at = s_probe_at (self, now);
     uint64_t deadline = self->retry_at;
     if (!self->list_inflight)
-        deadline = s_min (deadline, self->next_list > op_at ? self->next_list : op_at);
+        deadline = s_min (deadline, self->next_list > list_at ? self->next_list : list_at);
     size_t live = 0;
     for (s_instance_t *inst = self->oldest; inst; inst = inst->next)
         if (inst->state != DROVER_INSTANCE_SHUTDOWN)
@@ -1388,9 +1657,20 @@ drover_pool_next_deadline (drover_pool_t *self, uint64_t now)
     for (s_instance_t *inst = self->oldest; inst; inst = inst->next) {
         if (inst->admin_due || inst->retire_due)
             deadline = s_min (deadline, now);
-        if ((inst->destroy_due && !inst->destroy_inflight)
-        ||  (inst->tag_due && !inst->tag_inflight && inst->state != DROVER_INSTANCE_SHUTDOWN))
-            deadline = s_min (deadline, op_at);
+        if (inst->destroy_due && !inst->destroy_inflight)
+            deadline = s_min (deadline, destroy_at);
+        if (inst->tag_due && !inst->tag_inflight && inst->state != DROVER_INSTANCE_SHUTDOWN)
+            deadline = s_min (deadline, tag_at);
+        if (s_probe_wanted (self, inst))
+            deadline = s_min (deadline, inst->probe_at > probe_at ? inst->probe_at : probe_at);
+        if (inst->released_at && now < inst->released_at + DROVER_POOL_RELEASE_GRACE)
+            deadline = s_min (deadline, inst->released_at + DROVER_POOL_RELEASE_GRACE);
+        if (inst->up && inst->state != DROVER_INSTANCE_SHUTDOWN
+        &&  (inst->probe == DROVER_PROBE_PENDING || inst->probe == DROVER_PROBE_FAILED)) {
+            if (inst->behaviour != DROVER_IDLE_HOLD)
+                deadline = s_min (deadline, inst->up_at + config->probe_timeout);
+            continue;               //  the probe timeout, not the boot's
+        }
         if (inst->behaviour == DROVER_IDLE_HOLD && inst->state != DROVER_INSTANCE_SHUTDOWN)
             continue;               //  no timeout of its own
         switch (inst->state) {

@@ -9,7 +9,8 @@
 
         unknown     listed by the driver (adopted after a restart) or lost,
                     not registered (yet); counts as capacity
-        booting     created (or being created), not registered yet; counts
+        booting     created (or being created), not registered yet, or
+                    registered and its boot probe not passed yet; counts
                     as capacity, so demand does not start a second one for
                     the same tasks
         idle        registered, no task assigned
@@ -30,11 +31,25 @@
     driver's operations rate-limited (a token bucket of ops-per-second), no
     create during a quota backoff (unless an instance went away meanwhile),
     a back-off after consecutive create failures, and the boot, idle, probe
-    and shutdown timeouts. The cheapest type that fits a demand is chosen
+    and shutdown timeouts; a rate limit backs off only the operation it
+    hit (create, list, tag, destroy each have their own backoff, as
+    Arvados' throttles). The cheapest type that fits a demand is chosen
     (price, then fewer procs, then less memory, then name). A plan costs
     O(demand shapes x types + instances): it does not grow with the number
     of tasks waiting. State changes and warnings are told to a notify
     callback (the actor makes them events and log lines).
+
+    Boot probes (Arvados'), when the config's probe says so: a registered
+    instance stays booting, held off new work (ADMIN hold, "probing"),
+    until a PROBE through the driver passes; then it is idle and its
+    behaviour is said again. A failed probe is run again after
+    probe-interval; at probe-timeout after its worker registered it is
+    destroyed. Probes have their own token bucket (probes-per-second), not
+    the driver operations' one. A booting instance beyond the demand left
+    for its type (the tasks it was made for were cancelled or placed
+    elsewhere) is destroyed at once, "surplus". An instance listed with a
+    type the settings do not have is not adopted: it is left alone, and
+    told once as a warning.
 
     A plain class: no threads, no I/O, no clock (now is the caller's
     monotonic msec).
@@ -69,6 +84,14 @@ typedef enum {
     DROVER_IDLE_DRAIN               //  takes no new work; destroyed once idle
 } drover_idle_behaviour_t;
 
+//  Where an instance's boot probe is (probes off: none)
+typedef enum {
+    DROVER_PROBE_NONE = 0,          //  no probe (pool/probe off: registered is enough)
+    DROVER_PROBE_PENDING,           //  not registered yet, or its first probe not done
+    DROVER_PROBE_OK,                //  passed: it takes work
+    DROVER_PROBE_FAILED             //  the last probe failed: probed again, no work
+} drover_probe_state_t;
+
 //  What a driver operation came to
 typedef enum {
     DROVER_POOLOP_OK = 0,           //  done
@@ -84,7 +107,8 @@ typedef enum {
     DROVER_POOL_TAG,                //  driver: tag instance with behaviour
     DROVER_POOL_LIST,               //  driver: list the instances
     DROVER_POOL_RETIRE,             //  schedq: give the worker no new work, say when idle
-    DROVER_POOL_ADMIN               //  schedq: keep behaviour (hold, drain, run) for the worker id
+    DROVER_POOL_ADMIN,              //  schedq: keep behaviour (hold, drain, run) for the worker id
+    DROVER_POOL_PROBE               //  driver: probe instance (its boot probe)
 } drover_poolaction_kind_t;
 
 //  One action; pointers borrowed for the callback's duration
@@ -93,6 +117,9 @@ typedef struct {
     const char *instance;           //  its name (the worker id); NULL for LIST
     const drover_pooltype_t *type;  //  CREATE: the type to create; else its type or NULL
     drover_idle_behaviour_t behaviour;  //  CREATE, TAG, ADMIN: the behaviour
+    bool probing;                   //  ADMIN: hold it (no work) until its probe passes,
+                                    //  whatever its behaviour
+    bool probed;                    //  ADMIN: its probe passed, its behaviour holds again
 } drover_poolaction_t;
 
 typedef void (drover_poolaction_fn) (const drover_poolaction_t *action, void *arg);
@@ -104,6 +131,7 @@ typedef struct {
     int from;                       //  drover_instance_state_t before, -1 if new
     int to;                         //  drover_instance_state_t after, -1 if forgotten (gone)
     bool warning;                   //  a warning (consecutive create failures, quota...)
+    bool probe;                     //  a probe's outcome that changes no state (failed)
     const char *why;                //  what caused it ("created", "registered", "idle timeout",
                                     //  "boot timeout", "lost: silent", "quota exceeded",
                                     //  "3 creates failed in a row: ...", ...)
@@ -155,6 +183,8 @@ typedef struct {
     uint32_t procs_used;            //  procs they take
     uint64_t mem_used;              //  memory they take, bytes
     const char *why;                //  why it is in its state ("" if nothing to say)
+    drover_probe_state_t probe;     //  its boot probe
+    uint32_t probes;                //  probes run on it
 } drover_instance_view_t;
 
 //  The pool's gauges (Arvados' names in the metrics)
@@ -172,6 +202,11 @@ typedef struct {
     bool quota_backoff;             //  in a quota backoff now
     uint64_t quota_until;           //  when the quota backoff ends (caller's msec), 0 none
     uint32_t failures;              //  consecutive create failures now
+    uint32_t probing;               //  registered instances whose probe has not passed
+    uint64_t probes;                //  probes run, since start
+    uint64_t probe_failures;        //  probes that failed
+    uint64_t surplus;               //  booting instances destroyed as surplus
+    uint64_t unknown_types;         //  listed instances ignored for an unknown type (each once)
 } drover_poolcounts_t;
 
 //  Create a pool with the settings and types of config (copied), naming
@@ -213,6 +248,12 @@ void
 void
     drover_pool_created (drover_pool_t *self, const char *instance, drover_poolop_result_t result,
                          const char *detail, uint64_t now);
+
+//  A PROBE finished: OK passes it (the instance takes work), anything else
+//  fails it (probed again after probe-interval)
+void
+    drover_pool_probed (drover_pool_t *self, const char *instance, drover_poolop_result_t result,
+                        const char *detail, uint64_t now);
 
 //  A DESTROY finished
 void
@@ -262,6 +303,11 @@ typedef void (drover_instance_fn) (const drover_instance_view_t *view, void *arg
 void
     drover_pool_each (drover_pool_t *self, drover_instance_fn *fn, void *arg);
 
+//  Return true if the pool runs boot probes (pool/probe on, or auto with
+//  the local driver)
+bool
+    drover_pool_probing (drover_pool_t *self);
+
 //  Return how many instances the pool has (shutdown ones included)
 size_t
     drover_pool_size (drover_pool_t *self);
@@ -279,9 +325,12 @@ const drover_pooltype_t *
                               uint64_t mem, const char *labels, const char *devices);
 
 //  Return the name of a state ("unknown", "booting", "idle", "running",
-//  "shutdown") or of a behaviour ("run", "hold", "drain")
+//  "shutdown"), of a behaviour ("run", "hold", "drain") or of a probe
+//  state ("none", "pending", "ok", "failed")
 const char *
     drover_instance_state_name (int state);
+const char *
+    drover_probe_state_name (int probe);
 const char *
     drover_idle_behaviour_name (int behaviour);
 

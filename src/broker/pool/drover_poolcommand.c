@@ -441,6 +441,14 @@ drover_poolcommand_start (drover_poolcommand_t *self, drover_poolaction_kind_t k
         argv [1] = "destroy";
         argv [2] = instance;
     }
+    else
+    if (kind == DROVER_POOL_PROBE) {
+        //  Its boot probe (pool/probe on): exit 0 passes, anything else fails
+        type = s_type (self, (const char *) zhashx_lookup (self->known, instance));
+        argv [1] = "probe";
+        argv [2] = instance;
+        typed = true;
+    }
     else {
         assert (kind == DROVER_POOL_LIST);
         argv [1] = "list";
@@ -538,7 +546,7 @@ static const char *
 s_op_name (drover_poolaction_kind_t kind)
 {
     return kind == DROVER_POOL_CREATE? "create": kind == DROVER_POOL_DESTROY? "destroy":
-           kind == DROVER_POOL_TAG? "tag": "list";
+           kind == DROVER_POOL_TAG? "tag": kind == DROVER_POOL_PROBE? "probe": "list";
 }
 
 

@@ -162,6 +162,17 @@ drover_pooldriver_tag (drover_pooldriver_t *self, const char *name,
 
 
 //  --------------------------------------------------------------------------
+//  Start probing an instance (its boot probe)
+
+void
+drover_pooldriver_probe (drover_pooldriver_t *self, const char *name)
+{
+    assert (name);
+    s_start (self, DROVER_POOL_PROBE, name, NULL, DROVER_IDLE_RUN);
+}
+
+
+//  --------------------------------------------------------------------------
 //  Start listing the instances
 
 void

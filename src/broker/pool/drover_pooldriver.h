@@ -22,6 +22,8 @@
                                     drover-pool=POOL and drover-idle=BEHAVIOUR
         PROGRAM tag NAME BEHAVIOUR  set the instance's drover-idle tag
         PROGRAM destroy NAME        destroy it (already gone is success)
+        PROGRAM probe NAME          its boot probe (pool/probe on): exit 0 when
+                                    its worker is fit to take work
     environment: DROVER_POOL (pool name), DROVER_BROKER (the endpoint workers
     connect to), and for create and tag DROVER_POOL_TYPE, DROVER_POOL_PROCS,
     DROVER_POOL_MEMORY (bytes), DROVER_POOL_LABELS ("k=v,k=v"),
@@ -99,6 +101,12 @@ void
 void
     drover_pooldriver_tag (drover_pooldriver_t *self, const char *name,
                            drover_idle_behaviour_t behaviour);
+
+//  Start probing an instance: the command driver runs PROGRAM probe NAME
+//  (exit 0 passes), the local driver checks its worker's process itself
+//  (alive, that instance's worker, neither stopped nor a zombie)
+void
+    drover_pooldriver_probe (drover_pooldriver_t *self, const char *name);
 
 //  Start listing the instances
 void

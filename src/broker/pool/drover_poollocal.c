@@ -484,6 +484,49 @@ s_tag (drover_poollocal_t *self, const char *name, drover_idle_behaviour_t behav
 }
 
 
+//  Return the state letter of process pid (field 3 of /proc/PID/stat: R,
+//  S, D, T, t, Z...), or 0 if it cannot be read
+static char
+s_proc_state (pid_t pid)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *file = fopen (path, "re");
+    if (!file)
+        return 0;
+    char line [1024];
+    char *text = fgets (line, sizeof line, file);
+    fclose (file);
+    char *field = text? strrchr (text, ')'): NULL;     //  the command may hold spaces
+    return field && field [1] == ' '? field [2]: 0;
+}
+
+
+//  Probe an instance (its boot probe): its worker's process is alive, is
+//  that instance's worker, and is neither stopped nor a zombie (the pool
+//  probes only once the worker registered: registered and this, healthy)
+static drover_poolop_result_t
+s_probe (drover_poollocal_t *self, const char *name, char *detail, size_t detail_size)
+{
+    s_record_t record;
+    if (!s_name_valid (name) || s_record_read (self, name, &record)) {
+        snprintf (detail, detail_size, "no instance %s", name? name: "");
+        return DROVER_POOLOP_FAILED;
+    }
+    if (!s_alive (record.pid, name, record.start)) {
+        snprintf (detail, detail_size, "its worker (pid %d) is gone", (int) record.pid);
+        return DROVER_POOLOP_FAILED;
+    }
+    char state = s_proc_state (record.pid);
+    if (state == 'T' || state == 't' || state == 'Z' || state == 'X') {
+        snprintf (detail, detail_size, "its worker (pid %d) is %s", (int) record.pid,
+                  state == 'Z' || state == 'X'? "a zombie": "stopped");
+        return DROVER_POOLOP_FAILED;
+    }
+    return DROVER_POOLOP_OK;
+}
+
+
 //  List the instances whose worker is alive; remove the files of the rest
 static drover_poolop_result_t
 s_list (drover_poollocal_t *self, drover_poolreport_t *report, char *detail,
@@ -533,6 +576,9 @@ drover_poollocal_start (drover_poollocal_t *self, drover_poolaction_kind_t kind,
     else
     if (kind == DROVER_POOL_TAG)
         result = s_tag (self, instance, behaviour, detail, sizeof detail);
+    else
+    if (kind == DROVER_POOL_PROBE)
+        result = s_probe (self, instance, detail, sizeof detail);
     else
         result = s_list (self, report, detail, sizeof detail);
     if (result != DROVER_POOLOP_OK) {

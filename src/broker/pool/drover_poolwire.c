@@ -20,12 +20,14 @@ _Static_assert (DROVER_POOLADMIN_RUN == (int) DROVER_IDLE_RUN
                 "POOL ADMIN actions are numbered as idle behaviours");
 _Static_assert (DROVER_POOL_STATE_MAX == (int) DROVER_INSTANCE_SHUTDOWN,
                 "POOL TABLE states are numbered as instance states");
+_Static_assert (DROVER_POOL_PROBE_MAX == (int) DROVER_PROBE_FAILED,
+                "POOL TABLE probe states are numbered as the pool's");
 
 //  Encoded bytes a row takes besides its strings, at most: array header,
-//  three string headers, a float 64, two uint8, six uint64, three uint32
-#define S_ROW_FIXED     (1 + 3 * 3 + 9 + 2 * 2 + 6 * 9 + 3 * 5)
+//  three string headers, a float 64, three uint8, six uint64, four uint32
+#define S_ROW_FIXED     (1 + 3 * 3 + 9 + 3 * 2 + 6 * 9 + 4 * 5)
 //  Encoded bytes of the header and the summary, at most
-#define S_TABLE_FIXED   (16 + 1 + 2 + (3 + DROVER_ID_MAX) + 2 * 5 + 2 * 9 + 9 + 5 + 5)
+#define S_TABLE_FIXED   (16 + 1 + 2 + (3 + DROVER_ID_MAX) + 2 * 5 + 2 * 9 + 9 + 5 + 5 + 2)
 
 //  What building a table carries from row to row
 typedef struct {
@@ -110,6 +112,8 @@ s_add_row (const drover_instance_view_t *view, void *arg)
     row->procs_used = view->procs_used;
     row->mem = view->mem;
     row->mem_used = view->mem_used;
+    row->probe = view->probe <= DROVER_PROBE_FAILED? (uint8_t) view->probe: 0;
+    row->probes = view->probes;
     table->nrows++;
 }
 
@@ -136,6 +140,7 @@ drover_poolwire_table (drover_pool_t *pool, const drover_poolconfig_t *config,
     if (counts.quota_backoff)
         summary->backoff_until = s_wall (counts.quota_until, wall_offset);
     summary->failures = counts.failures;
+    summary->probing = drover_pool_probing (pool)? 1: 0;
 
     size_t size = drover_pool_size (pool);
     s_build_t build = { table, size < DROVER_ROWS_MAX? (uint32_t) size: DROVER_ROWS_MAX,
