@@ -40,8 +40,9 @@
     Watch, don't poll: the elector also keeps an etcd watch on PREFIX/
     (src/broker/ha/drover_etcdwatch.c: a streaming /v3/watch over libcurl's
     multi interface, its socket in this loop's poll, so it never blocks).
-    Each change it reports starts the check at once; while it is up the
-    check runs otherwise only every ha/safety-check msec. While it is
+    Each change it reports starts the check at once (during a check, the
+    leader's own queue writes among them, another follows right after it);
+    while it is up the check runs otherwise only every ha/safety-check msec. While it is
     down (not yet created, its connection ended, etcd restarted, or a call
     failed, so that its silence proves nothing) the check polls every
     min(ttl/4, ha/check-max), and the watch is opened again after a
@@ -107,6 +108,7 @@ typedef struct {
     drover_watchplan_t *plan;   //  watching or polling, and when
     char *watch_prefix;         //  PREFIX/, what the watch covers
     bool watch_said;            //  the watch's first start was logged
+    bool changed;               //  the watch saw a change during a check: another at its end
 } self_t;
 
 //  Copy a string, or "" for NULL
@@ -391,6 +393,7 @@ s_check_now (self_t *self, int64_t now)
 {
     self->check_step = S_STEP_CANDIDATES;
     self->check_at = now;
+    self->changed = false;
 }
 
 //  Revoke the lease given up
@@ -560,7 +563,8 @@ static void
 s_check_done (self_t *self)
 {
     self->check_step = S_STEP_CANDIDATES;
-    self->check_at = self->next_check_at;
+    self->check_at = self->changed? 0: self->next_check_at;
+    self->changed = false;
 }
 
 //  Read PREFIX/brokers/ (the members and what each offers) or, owners,
@@ -805,7 +809,12 @@ s_watch_perform (self_t *self, bool readable, int64_t now)
     if (found & DROVER_ETCDWATCH_CHANGED) {
         if (self->flags.verbose)
             zsys_debug ("elector: etcd watch: a change under %s", self->watch_prefix);
-        s_check_now (self, now);
+        //  Between checks: one now. During one (the leader writing queue keys
+        //  sees its own writes): it goes on, and another follows at once
+        if (self->check_step == S_STEP_CANDIDATES)
+            s_check_now (self, now);
+        else
+            self->changed = true;
     }
     if (found & DROVER_ETCDWATCH_BROKEN)
         s_watch_broken (self, drover_etcdwatch_error (self->stream), now);

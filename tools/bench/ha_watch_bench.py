@@ -10,18 +10,17 @@ cells all serve, then:
   * reads etcd's /metrics (grpc_server_started_total, every method) before
     and after 20 s of steady state: the brokers' requests per second;
   * kill -9 the leader: the msec until another broker's elector says
-    "elector: leader token=" (detection) and until its 20 cells serve.
+    "elector: leader token=" and until its 20 cells serve; and, from a
+    watch of its own on PREFIX/election/, the msec from etcd deleting the
+    dead leader's candidacy (its lease expired) to that line: the
+    elector's own part of the failover, the rest being the lease's TTL.
 Prints one line of figures. Everything it starts it stops.
 """
-import os, re, signal, subprocess, sys, tempfile, time, urllib.request
+import base64, os, re, signal, subprocess, sys, tempfile, threading, time, urllib.request
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUEUES = 20
 STEADY = 20.0
-
-
-def free_base(start):
-    return start
 
 
 def metrics_total(url):
@@ -58,15 +57,17 @@ def main():
     drover, label = sys.argv[1], sys.argv[2]
     extra = sys.argv[3:]
     work = tempfile.mkdtemp(prefix="drover-hawatch-")
+    os.chmod(work, 0o755)          # PostgreSQL runs as postgres: it must reach its directory
     base = 31000 + (os.getpid() % 50) * 200
     etcd_dir, pg_dir = work + "/etcd", work + "/pg"
-    etcd = subprocess.run(["sh", SRC + "/tests/etcd_server.sh", "start", etcd_dir, str(base),
-                           str(base + 1)], capture_output=True, text=True, check=True).stdout.strip()
-    pg = subprocess.run(["sh", SRC + "/tests/pg_server.sh", "start", pg_dir, str(base + 2)],
-                        capture_output=True, text=True, check=True).stdout.strip()
     brokers = {}
     logs = {}
     try:
+        etcd = subprocess.run(["sh", SRC + "/tests/etcd_server.sh", "start", etcd_dir, str(base),
+                               str(base + 1)], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        pg = subprocess.run(["sh", SRC + "/tests/pg_server.sh", "start", pg_dir, str(base + 2)],
+                            capture_output=True, text=True, check=True).stdout.strip()
         for index in range(3):
             name = "b%d" % (index + 1)
             port = base + 10 + index * 60
@@ -98,6 +99,22 @@ def main():
         per_method = {m: (methods_after.get(m, 0) - methods_before.get(m, 0)) / STEADY
                       for m in methods_after}
         per_method = {m: round(v, 1) for m, v in per_method.items() if v > 0}
+        dead = [n for n, p in brokers.items() if p.poll() is not None]
+        if dead:
+            raise SystemExit("brokers %s exited during the steady state: see %s" % (dead, work))
+        # etcd's own word on when the dead leader's candidacy went
+        deletes = []
+        key = base64.b64encode(b"/drover/election/").decode()
+        end = base64.b64encode(b"/drover/election0").decode()
+        watcher = subprocess.Popen(["curl", "-sN", "-X", "POST", etcd + "/v3/watch", "-d",
+                                    '{"create_request":{"key":"%s","range_end":"%s"}}'
+                                    % (key, end)], stdout=subprocess.PIPE, text=True)
+        def read_watch():
+            for line in watcher.stdout:
+                if '"DELETE"' in line:
+                    deletes.append(time.monotonic())
+        threading.Thread(target=read_watch, daemon=True).start()
+        time.sleep(0.5)
         # failover: kill -9 the leader
         others = [n for n in brokers if n != leader]
         leads0 = {n: count(logs[n], "elector: leader token=") for n in others}
@@ -110,16 +127,22 @@ def main():
         wait_for(lambda: new.extend(n for n in others
                                     if count(logs[n], "elector: leader token=") > leads0[n]) or new,
                  30)
-        detected = (time.monotonic() - killed_at) * 1000
+        seen_at = time.monotonic()
+        detected = (seen_at - killed_at) * 1000
+        watcher.terminate()
+        reaction = (seen_at - deletes[0]) * 1000 if deletes else float("nan")
         if not new:
             raise SystemExit("no new leader within 30 s: see " + work)
         newname = new[0]
+        wait_for(lambda: count(logs[newname], ": serving endpoint=") - serving0[newname] >= 1, 60)
+        first_served = (time.monotonic() - killed_at) * 1000
         wait_for(lambda: count(logs[newname], ": serving endpoint=") - serving0[newname]
                  >= QUEUES, 60)
         all_served = (time.monotonic() - killed_at) * 1000
-        print("%s: etcd requests/s %.1f %s; failover: new leader %s after %.0f ms, its %d "
-              "queues served after %.0f ms" % (label, rate, per_method, newname, detected,
-                                                QUEUES, all_served))
+        print("%s: etcd requests/s %.1f %s; failover: new leader %s after %.0f ms (%.0f ms "
+              "after etcd deleted the dead one's candidacy), its first queue served after %.0f ms, all %d after %.0f ms"
+              % (label, rate, per_method, newname, detected, reaction, first_served, QUEUES,
+                 all_served))
     finally:
         for process in brokers.values():
             try:
@@ -131,9 +154,14 @@ def main():
                 process.wait(20)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
-        subprocess.run(["sh", SRC + "/tests/etcd_server.sh", "stop", etcd_dir])
-        subprocess.run(["sh", SRC + "/tests/pg_server.sh", "stop", pg_dir])
-        subprocess.run(["rm", "-rf", work])
+        if os.path.isdir(etcd_dir):
+            subprocess.run(["sh", SRC + "/tests/etcd_server.sh", "stop", etcd_dir])
+        if os.path.isdir(pg_dir):
+            subprocess.run(["sh", SRC + "/tests/pg_server.sh", "stop", pg_dir])
+        if os.environ.get("KEEP"):
+            print("logs kept in", work)
+        else:
+            subprocess.run(["rm", "-rf", work])
 
 
 if __name__ == "__main__":
