@@ -253,8 +253,22 @@ s_serving (self_t *self)
 static void
 s_release_queues (self_t *self)
 {
-    if (self->watch)
+    if (self->watch) {
         drover_queuewatch_release (self->watch, self->pipe);
+        drover_poller_sent (self->poller, DROVER_PIPE_AT);
+    }
+}
+
+//  Say QUEUE for what changed. A send on the pipe may take in its pending
+//  commands, and the signal of a command come meanwhile ($TERM) with them:
+//  the poller is told, or the loop would sleep on it until its next
+//  deadline (ha/safety-check while the watch is up)
+static void
+s_say_queue_changes (self_t *self)
+{
+    drover_queuewatch_say_changes (self->watch, self->pipe,
+                                   s_session_sure (self, zclock_mono ()));
+    drover_poller_sent (self->poller, DROVER_PIPE_AT);
 }
 
 //  Give the next call a timeout of ttl/4, but never past the session's
@@ -587,9 +601,7 @@ s_read_queue_keys (self_t *self, bool owners, int64_t now)
     else {
         s_call_worked (self);
         drover_queuewatch_set_queues (self->watch, kvs, strlen (prefix));
-        //  The read took time: our session must still be sure now
-        drover_queuewatch_say_changes (self->watch, self->pipe,
-                                       s_session_sure (self, zclock_mono ()));
+        s_say_queue_changes (self);     //  the read took time: sure now?
         if (self->leader)
             self->check_step = S_STEP_PUTS;
         else
@@ -621,8 +633,7 @@ s_write_queue (self_t *self, int64_t now)
         char *newline = strchr (value, '\n');
         zsys_notice ("elector: queue=%s owner=%.*s token=%" PRId64, queue,
                      (int) (newline - value), value, revision);
-        drover_queuewatch_say_changes (self->watch, self->pipe,
-                                       s_session_sure (self, zclock_mono ()));
+        s_say_queue_changes (self);
     }
     zstr_free (&key);
     zstr_free (&queue);
