@@ -9,11 +9,9 @@
 #include "drover_standby.h"
 #include "drover_queuespec.h"
 #include "drover_actor.h"
+#include "drover_ha.h"
 #include <libpq-fe.h>
 
-//  Backoff after a failed start: from 1 s, doubling, to 30 s at most
-#define S_BACKOFF_MIN   1000
-#define S_BACKOFF_MAX   30000
 //  Seconds a connection to make the schema may take
 #define S_CONNECT_TIMEOUT   "5"
 
@@ -114,9 +112,9 @@ s_serve (s_cell_t *self)
                      self->config->endpoint, self->token);
         return;
     }
-    self->backoff = self->backoff? self->backoff * 2: S_BACKOFF_MIN;
-    if (self->backoff > S_BACKOFF_MAX)
-        self->backoff = S_BACKOFF_MAX;
+    //  From ha/start-backoff-min, doubling, to ha/start-backoff-max
+    self->backoff = drover_ha_next_backoff (self->backoff, self->config->ha.backoff_min,
+                                            self->config->ha.backoff_max);
     zsys_error ("cell %s: cannot serve: trying again in %d ms", self->queue, self->backoff);
     self->retry_at = zclock_mono () + self->backoff;
     drover_broker_wake (self->broker, self->retry_at);

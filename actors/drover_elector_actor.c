@@ -32,10 +32,22 @@
     unread longer than one call. Calls due, in this order: revoke a lease
     given up (after DEPOSED, or an earlier run's of this broker), grant
     a lease, renew it (every ttl/3), write the membership key, write the
-    candidacy, then the check (every ttl/4, at most 250 ms), one step a
-    turn: read the candidates, read PREFIX/brokers/, read PREFIX/queues/,
-    and, leading, write each queue key the placement changes. A failed
-    call waits a retry interval (and starts the check again).
+    candidacy, then the check, one step a turn: read the candidates, read
+    PREFIX/brokers/, read PREFIX/queues/, and, leading, write each queue
+    key the placement changes. A failed call waits a retry interval (ttl/8
+    within ha/retry-min..ha/retry-max) and starts the check again.
+
+    Watch, don't poll: the elector also keeps an etcd watch on PREFIX/
+    (src/broker/ha/drover_etcdwatch.c: a streaming /v3/watch over libcurl's
+    multi interface, its socket in this loop's poll, so it never blocks).
+    Each change it reports starts the check at once (during a check, the
+    leader's own queue writes among them, another follows right after it);
+    while it is up the check runs otherwise only every ha/safety-check msec. While it is
+    down (not yet created, its connection ended, etcd restarted, or a call
+    failed, so that its silence proves nothing) the check polls every
+    min(ttl/4, ha/check-max), and the watch is opened again after a
+    backoff (src/broker/ha/drover_watchplan.c decides). Each break and each
+    recovery is logged once.
 
     What it hears and says: actors/ACTORS.md, "elector".
     =========================================================================
@@ -46,13 +58,10 @@
 #include "drover_elector.h"
 #include "drover_placement.h"
 #include "drover_queuewatch.h"
+#include "drover_etcdwatch.h"
+#include "drover_watchplan.h"
 #include "drover_actor.h"
 
-//  Most msec between two reads of the candidates (if ttl/4 is longer)
-#define S_CHECK_MAX         250
-//  Bounds of the wait after a failed call, msec
-#define S_RETRY_MIN         20
-#define S_RETRY_MAX         1000
 
 //  The steps of a check, one call each
 #define S_STEP_CANDIDATES   0   //  read PREFIX/election/
@@ -92,6 +101,14 @@ typedef struct {
     uint64_t token;             //  the token said with LEADER
     char *followed_name;        //  the leader last said with FOLLOW, NULL if none said
     char *followed_endpoint;    //  its endpoint
+    uint32_t check_max;         //  msec between reads at most while polling
+    uint32_t retry_min;         //  msec: least wait after a failed call
+    uint32_t retry_max;         //  msec: most wait after a failed call
+    drover_etcdwatch_t *stream; //  the watch on PREFIX/, NULL if not watching
+    drover_watchplan_t *plan;   //  watching or polling, and when
+    char *watch_prefix;         //  PREFIX/, what the watch covers
+    bool watch_said;            //  the watch's first start was logged
+    bool changed;               //  the watch saw a change during a check: another at its end
 } self_t;
 
 //  Copy a string, or "" for NULL
@@ -124,8 +141,18 @@ drover_elector_actor_args_check (const drover_elector_actor_args_t *args, char *
     if (!error)
         drover_queuewatch_check_offers (args->queues, DROVER_ELECTOR_ENDPOINT_MAX, &error);
     if (!error && !drover_placement_strategy_valid (args->strategy))
-        error = zsys_sprintf ("elector: strategy \"%s\" must be \"leader\" or \"spread\"",
-                              args->strategy);
+        error = zsys_sprintf ("elector: strategy \"%s\" must be \"leader\", \"spread\" or"
+                              " \"rr\"", args->strategy);
+    uint32_t retry_min = args->retry_min? args->retry_min: DROVER_ELECTOR_RETRY_MIN;
+    uint32_t retry_max = args->retry_max? args->retry_max: DROVER_ELECTOR_RETRY_MAX;
+    uint32_t check_max = args->check_max? args->check_max: DROVER_ELECTOR_CHECK_MAX;
+    uint32_t safety = args->safety_check? args->safety_check: DROVER_ELECTOR_SAFETY_CHECK;
+    if (!error && retry_min > retry_max)
+        error = zsys_sprintf ("elector: ha/retry-min (%u msec) must not be above ha/retry-max"
+                              " (%u msec)", retry_min, retry_max);
+    if (!error && safety < check_max)
+        error = zsys_sprintf ("elector: ha/safety-check (%u msec) must not be below"
+                              " ha/check-max (%u msec)", safety, check_max);
     int rc = error? -1: 0;
     if (error_p)
         *error_p = error;
@@ -152,10 +179,20 @@ s_self_new (zsock_t *pipe, drover_elector_actor_args_t *args)
     self->ttl = args->ttl >= 100? args->ttl: 100;
     self->flags.verbose = args->verbose;
     self->campaigning = true;
+    self->check_max = args->check_max? args->check_max: DROVER_ELECTOR_CHECK_MAX;
+    self->retry_min = args->retry_min? args->retry_min: DROVER_ELECTOR_RETRY_MIN;
+    self->retry_max = args->retry_max? args->retry_max: DROVER_ELECTOR_RETRY_MAX;
+    uint32_t poll = self->ttl / 4 < self->check_max? self->ttl / 4: self->check_max;
+    uint32_t safety = args->safety_check? args->safety_check: DROVER_ELECTOR_SAFETY_CHECK;
+    self->plan = drover_watchplan_new (!args->poll_only, poll, safety, self->retry_min,
+                                       self->retry_max);
+    self->watch_prefix = zsys_sprintf ("%s/", streq (self->prefix, "/")? "": self->prefix);
     char *error = NULL;
     if (drover_elector_actor_args_check (args, &error) == 0) {
         self->etcd = drover_etcd_new (args->etcd, self->ttl / 4, NULL);
         self->watch = drover_queuewatch_new (self->name, args->strategy);
+        if (!args->poll_only)
+            self->stream = drover_etcdwatch_new ();
     }
     else {
         zsys_error ("%s: not campaigning", error);
@@ -171,6 +208,9 @@ s_self_destroy (self_t **self_p)
     self_t *self = *self_p;
     if (!self)
         return;
+    drover_etcdwatch_destroy (&self->stream);
+    drover_watchplan_destroy (&self->plan);
+    zstr_free (&self->watch_prefix);
     drover_etcd_destroy (&self->etcd);
     drover_queuewatch_destroy (&self->watch);
     drover_poller_destroy (&self->poller);
@@ -213,8 +253,22 @@ s_serving (self_t *self)
 static void
 s_release_queues (self_t *self)
 {
-    if (self->watch)
+    if (self->watch) {
         drover_queuewatch_release (self->watch, self->pipe);
+        drover_poller_sent (self->poller, DROVER_PIPE_AT);
+    }
+}
+
+//  Say QUEUE for what changed. A send on the pipe may take in its pending
+//  commands, and the signal of a command come meanwhile ($TERM) with them:
+//  the poller is told, or the loop would sleep on it until its next
+//  deadline (ha/safety-check while the watch is up)
+static void
+s_say_queue_changes (self_t *self)
+{
+    drover_queuewatch_say_changes (self->watch, self->pipe,
+                                   s_session_sure (self, zclock_mono ()));
+    drover_poller_sent (self->poller, DROVER_PIPE_AT);
 }
 
 //  Give the next call a timeout of ttl/4, but never past the session's
@@ -237,6 +291,24 @@ s_call_worked (self_t *self)
     self->failing = false;
 }
 
+//  The watch is down (or must not be trusted): close it, poll until it is
+//  up again, and say so once per break
+static void
+s_watch_broken (self_t *self, const char *why, int64_t now)
+{
+    if (!self->stream)
+        return;
+    drover_etcdwatch_close (self->stream);
+    int state = drover_watchplan_state (self->plan);
+    if (drover_watchplan_broken (self->plan, now))
+        zsys_warning ("elector: etcd watch down (%s): polling every %u ms until it is back",
+                      why, drover_watchplan_interval (self->plan));
+    if (state == DROVER_WATCHPLAN_UP) {
+        self->check_step = S_STEP_CANDIDATES;   //  what it may have missed: read now
+        self->check_at = now;
+    }
+}
+
 //  A call failed: log it once, and wait a moment before the next one
 static void
 s_call_failed (self_t *self, const char *what, int64_t now)
@@ -245,8 +317,11 @@ s_call_failed (self_t *self, const char *what, int64_t now)
         zsys_warning ("elector: %s failed: %s", what, drover_etcd_error (self->etcd));
     self->failing = true;
     int64_t retry = self->ttl / 8;
-    retry = retry < S_RETRY_MIN? S_RETRY_MIN: retry > S_RETRY_MAX? S_RETRY_MAX: retry;
+    retry = retry < self->retry_min? self->retry_min: retry > self->retry_max? self->retry_max
+                                                                              : retry;
     self->quiet_until = now + retry;
+    //  etcd did not answer: the watch's silence proves nothing now
+    s_watch_broken (self, "a call to etcd failed", now);
 }
 
 //  Say FOLLOW name endpoint if it is news
@@ -332,6 +407,7 @@ s_check_now (self_t *self, int64_t now)
 {
     self->check_step = S_STEP_CANDIDATES;
     self->check_at = now;
+    self->changed = false;
 }
 
 //  Revoke the lease given up
@@ -457,7 +533,7 @@ s_check (self_t *self, int64_t now)
         return;
     }
     s_call_worked (self);
-    self->next_check_at = now + (self->ttl / 4 < S_CHECK_MAX? self->ttl / 4: S_CHECK_MAX);
+    self->next_check_at = now + drover_watchplan_interval (self->plan);
     self->check_step = S_STEP_BROKERS;      //  the next turn, at once
     bool ours_there = false;
     drover_etcd_kv_t *kv = (drover_etcd_kv_t *) zlistx_first (candidates);
@@ -501,7 +577,8 @@ static void
 s_check_done (self_t *self)
 {
     self->check_step = S_STEP_CANDIDATES;
-    self->check_at = self->next_check_at;
+    self->check_at = self->changed? 0: self->next_check_at;
+    self->changed = false;
 }
 
 //  Read PREFIX/brokers/ (the members and what each offers) or, owners,
@@ -524,9 +601,7 @@ s_read_queue_keys (self_t *self, bool owners, int64_t now)
     else {
         s_call_worked (self);
         drover_queuewatch_set_queues (self->watch, kvs, strlen (prefix));
-        //  The read took time: our session must still be sure now
-        drover_queuewatch_say_changes (self->watch, self->pipe,
-                                       s_session_sure (self, zclock_mono ()));
+        s_say_queue_changes (self);     //  the read took time: sure now?
         if (self->leader)
             self->check_step = S_STEP_PUTS;
         else
@@ -558,8 +633,7 @@ s_write_queue (self_t *self, int64_t now)
         char *newline = strchr (value, '\n');
         zsys_notice ("elector: queue=%s owner=%.*s token=%" PRId64, queue,
                      (int) (newline - value), value, revision);
-        drover_queuewatch_say_changes (self->watch, self->pipe,
-                                       s_session_sure (self, zclock_mono ()));
+        s_say_queue_changes (self);
     }
     zstr_free (&key);
     zstr_free (&queue);
@@ -711,6 +785,80 @@ s_handle_command (void *arg, zmsg_t *msg)
     zstr_free (&command);
 }
 
+//  Open the watch when the plan says it is due, on the endpoint the next
+//  call goes to
+static void
+s_watch_open_due (self_t *self, int64_t now)
+{
+    if (!self->stream || !self->etcd || !drover_watchplan_open_due (self->plan, now))
+        return;
+    drover_etcdwatch_open (self->stream, drover_etcd_endpoint (self->etcd), self->watch_prefix,
+                           self->ttl / 4);
+    drover_watchplan_opening (self->plan, now);
+    if (self->flags.verbose)
+        zsys_debug ("elector: opening an etcd watch on %s at %s", self->watch_prefix,
+                    drover_etcd_endpoint (self->etcd));
+}
+
+//  Hand the watch's connection what the poll saw; a change starts the
+//  check at once, the watch's creation too (what came before it is read)
+static void
+s_watch_perform (self_t *self, bool readable, int64_t now)
+{
+    if (!self->stream || !drover_etcdwatch_is_open (self->stream))
+        return;
+    int found = drover_etcdwatch_perform (self->stream, readable);
+    if (found & DROVER_ETCDWATCH_CREATED) {
+        bool recovery = drover_watchplan_up (self->plan, now);
+        if (recovery || !self->watch_said)
+            zsys_notice ("elector: etcd watch %s at %s on %s: reading at each change, and every"
+                         " %u ms besides", recovery? "back": "up", drover_etcd_endpoint (self->etcd),
+                         self->watch_prefix, drover_watchplan_interval (self->plan));
+        self->watch_said = true;
+        s_check_now (self, now);
+    }
+    if (found & DROVER_ETCDWATCH_CHANGED) {
+        if (self->flags.verbose)
+            zsys_debug ("elector: etcd watch: a change under %s", self->watch_prefix);
+        //  Between checks: one now. During one (the leader writing queue keys
+        //  sees its own writes): it goes on, and another follows at once
+        if (self->check_step == S_STEP_CANDIDATES)
+            s_check_now (self, now);
+        else
+            self->changed = true;
+    }
+    if (found & DROVER_ETCDWATCH_BROKEN)
+        s_watch_broken (self, drover_etcdwatch_error (self->stream), now);
+}
+
+//  Wait for the pipe, the watch's socket, or the next deadline (due, msec
+//  mono, -1 for none); then hand the watch what came. -1 if interrupted.
+static int
+s_wait (self_t *self, int64_t due, int64_t now)
+{
+    int64_t open_at = self->stream? drover_watchplan_open_at (self->plan): -1;
+    if (open_at != -1 && (due == -1 || open_at < due))
+        due = open_at;
+    int wait = drover_actor_poll_timeout (due, now);
+    int fd = -1;
+    zmq_pollitem_t *items = NULL;
+    if (self->stream && drover_etcdwatch_is_open (self->stream)) {
+        int timeout = drover_etcdwatch_timeout (self->stream);
+        if (timeout != -1 && (wait == -1 || timeout < wait))
+            wait = timeout;
+        fd = drover_etcdwatch_fd (self->stream);
+        if (fd != -1) {
+            items = drover_poller_items (self->poller, 1);
+            items [0] = (zmq_pollitem_t) { NULL, fd, ZMQ_POLLIN, 0 };
+        }
+    }
+    if (drover_actor_wait (self->poller, wait, 0) == -1)
+        return -1;
+    bool readable = items && (items [0].revents & (ZMQ_POLLIN | ZMQ_POLLERR));
+    s_watch_perform (self, readable, zclock_mono ());
+    return 0;
+}
+
 //  The actor
 void
 drover_elector_actor (zsock_t *pipe, void *args)
@@ -720,10 +868,11 @@ drover_elector_actor (zsock_t *pipe, void *args)
     while (!self->flags.stopping) {
         int64_t now = zclock_mono ();
         s_check_deadline (self, now);
+        s_watch_open_due (self, now);
         int64_t due = s_next_call (self);
         if (s_serving (self) && (due == -1 || s_deadline (self) < due))
             due = s_deadline (self);
-        if (drover_actor_wait (self->poller, drover_actor_poll_timeout (due, now), 0) == -1)
+        if (s_wait (self, due, now) == -1)
             break;                  //  interrupted
         int read = drover_actor_read (self->poller, self->pipe, NULL, s_handle_command, NULL,
                                       self);

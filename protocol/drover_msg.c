@@ -169,15 +169,17 @@ drover_msg_level (const drover_msg_t *self)
 //  2..4 changed many messages, level 5 only added messages, level 6 only
 //  appended two elements to a WORKER TABLE row, level 7 a field to WORKER
 //  WELCOME, elements to the statistics (SERVICE TABLE, PLAN RESULT), to a
-//  SERVICE TABLE service row and to POOL TABLE's summary and rows. A peer
-//  of level 4..6 takes every other message as it is, not re-encoded.
+//  SERVICE TABLE service row and to POOL TABLE's summary and rows, and a
+//  strategy value (rr) to QUEUE TABLE. A peer of level 4..6 takes every
+//  other message as it is, not re-encoded.
 static bool
 s_layout_changed_since (int id, int level)
 {
     if (level < 4)
         return true;
     if (level < 7 && (id == DROVER_MSG_SERVICE_TABLE || id == DROVER_MSG_PLAN_RESULT
-                      || id == DROVER_MSG_WORKER_WELCOME || id == DROVER_MSG_POOL_TABLE))
+                      || id == DROVER_MSG_WORKER_WELCOME || id == DROVER_MSG_POOL_TABLE
+                      || id == DROVER_MSG_QUEUE_TABLE))
         return true;            //  level 7 appended to them
     return level < 6 && id == DROVER_MSG_WORKER_TABLE;
 }

@@ -754,7 +754,7 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_REPLICA_ROWS: return drover_msg_service_pack_replicas (pk, self);
         case F_CHANGES:     return drover_msg_service_pack_changes (pk, self);
         case F_LEADER:      return drover_mpack_pack_text (pk, self->leader, DROVER_ENDPOINT_MAX);
-        case F_STRATEGY:    return drover_msg_queues_pack_strategy (pk, self);
+        case F_STRATEGY:    return drover_msg_queues_pack_strategy (pk, self, level);
         case F_QUEUE_ROWS:  return drover_msg_queues_pack_rows (pk, self);
         case F_LEADER_NAME: return drover_mpack_pack_text (pk, self->leader_name, DROVER_ID_MAX);
         case F_TASK_ROWS:   return s_pack_task_rows (pk, self, level);

@@ -102,13 +102,18 @@ drover_queue_endpoint_valid (const char *endpoint)
         && s_endpoint_valid (endpoint, strnlen (endpoint, DROVER_ENDPOINT_MAX + 1));
 }
 
-//  Pack QUEUE TABLE's strategy; -1 if it is not one
+//  Pack QUEUE TABLE's strategy as a peer of level knows it; -1 if it is
+//  not one
 int
-drover_msg_queues_pack_strategy (msgpack_packer *pk, const drover_msg_t *self)
+drover_msg_queues_pack_strategy (msgpack_packer *pk, const drover_msg_t *self, int level)
 {
     size_t length = strnlen (self->strategy, DROVER_STRATEGY_MAX + 1);
     if (!s_strategy_valid (self->strategy, length))
         return -1;
+    if (level < 7 && streq (self->strategy, "rr")) {
+        drover_mpack_pack_str (pk, "spread", 6);    //  level 7 brought rr
+        return 0;
+    }
     drover_mpack_pack_str (pk, self->strategy, length);
     return 0;
 }

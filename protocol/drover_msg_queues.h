@@ -14,9 +14,11 @@
 #include "drover_msg.h"
 #include "drover_mpack.h"
 
-//  Pack QUEUE TABLE's strategy (self->strategy); -1 if it is not one
+//  Pack QUEUE TABLE's strategy (self->strategy) as a peer of level knows
+//  it: "rr" (level 7) is "spread" below level 7, the nearest it has (the
+//  queues over several brokers); -1 if it is not one
 int
-    drover_msg_queues_pack_strategy (msgpack_packer *pk, const drover_msg_t *self);
+    drover_msg_queues_pack_strategy (msgpack_packer *pk, const drover_msg_t *self, int level);
 
 //  Pack QUEUE TABLE's rows (self->queue_rows, self->nqueues); -1 if one
 //  breaks a limit, or they are not in name order

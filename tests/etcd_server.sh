@@ -13,6 +13,11 @@
 #   etcd_server.sh pause DIR | resume DIR
 #       SIGSTOP / SIGCONT the server: etcd stops answering but keeps its
 #       connections, as a hung or partitioned server does
+#   etcd_server.sh restart DIR
+#       SIGKILL the server (every connection, a watch's too, is cut) and
+#       start it again on the same ports with the same data (its keys and
+#       leases kept), as a crashed member that comes back; prints the URL
+#       and exits 0 once healthy, as start does
 #
 #   Needs Debian's etcd-server (/usr/bin/etcd, etcdctl). Never touches a
 #   system service: everything lives under DIR.
@@ -32,7 +37,7 @@ s_alive () {
 }
 
 s_start () {
-    dir=$1 client=$2 peer=$3
+    dir=$1 client=$2 peer=$3 keep_data=${4:-}
     etcd=$(command -v etcd || true)
     etcdctl=$(command -v etcdctl || true)
     if [ -z "$etcd" ] || [ -z "$etcdctl" ]; then
@@ -40,19 +45,27 @@ s_start () {
         exit 1
     fi
     mkdir -p "$dir" || exit 1
-    rm -rf "$dir/data"                  #  a fresh member: a retry starts clean
+    if [ "$keep_data" = keep ]; then
+        name=$(cat "$dir/name")         #  the same member, its data kept
+    else
+        rm -rf "$dir/data"              #  a fresh member: a retry starts clean
+        #   a name of our own: the health check below must not be satisfied by
+        #   another test's etcd that holds the port we were given
+        name=drover-test-$$
+        echo "$name" > "$dir/name"
+        echo "$client $peer" > "$dir/ports"
+    fi
     url=http://127.0.0.1:$client
     peer_url=http://127.0.0.1:$peer
-    #   a name of our own: the health check below must not be satisfied by
-    #   another test's etcd that holds the port we were given
-    name=drover-test-$$
+    state=new
+    [ "$keep_data" = keep ] && state=existing
     #   setsid and every descriptor redirected: the caller reading our
     #   stdout sees its end when we exit, not when etcd does
     setsid "$etcd" --name "$name" --data-dir "$dir/data" \
         --listen-client-urls "$url" --advertise-client-urls "$url" \
         --listen-peer-urls "$peer_url" --initial-advertise-peer-urls "$peer_url" \
-        --initial-cluster "$name=$peer_url" --initial-cluster-state new \
-        </dev/null >"$dir/etcd.log" 2>&1 &
+        --initial-cluster "$name=$peer_url" --initial-cluster-state $state \
+        </dev/null >>"$dir/etcd.log" 2>&1 &
     echo $! > "$dir/etcd.pid"
     pid=$!
     tries=0
@@ -99,6 +112,22 @@ s_stop () {
     exit 0
 }
 
+s_restart () {
+    dir=$1
+    pid=$(s_pid "$dir")
+    if ! s_alive "$pid" || [ ! -f "$dir/ports" ]; then
+        echo "etcd_server.sh: no etcd running for $dir" >&2
+        exit 1
+    fi
+    kill -CONT "$pid" 2>/dev/null
+    kill -KILL "$pid"
+    while s_alive "$pid"; do
+        sleep 0.05
+    done
+    set -- $(cat "$dir/ports")
+    s_start "$dir" "$1" "$2" keep
+}
+
 s_signal () {
     pid=$(s_pid "$1")
     if ! s_alive "$pid"; then
@@ -114,5 +143,6 @@ case "$1" in
     stop)   s_stop "$2" "${3:-}" ;;
     pause)  s_signal "$2" STOP ;;
     resume) s_signal "$2" CONT ;;
+    restart) s_restart "$2" ;;
     *)      usage ;;
 esac

@@ -259,8 +259,33 @@ static const s_setting_t s_settings [] = {
       "PORT (its events on PORT+1) serving while ha/strategy places Q here; \"\" none" },
     { "ha/strategy", S_STRING, S_AT (ha.strategy), 0, 0,
       0, DROVER_DEFAULT_HA_STRATEGY,
-      "how the leader places named queues on brokers: leader (all on it) or spread "
-      "(rendezvous hashing over the brokers offering each)" },
+      "how the leader places named queues on brokers: leader (all on it), spread "
+      "(rendezvous hashing over the brokers offering each) or rr (dealt in turn)" },
+    { "ha/watch", S_STRING, S_AT (ha.watch), 0, 0,
+      0, DROVER_DEFAULT_HA_WATCH,
+      "on: watch etcd, reading the keys at each change (and every ha/safety-check); off: "
+      "poll them every min(lease-ttl/4, ha/check-max)" },
+    { "ha/safety-check", S_UINT, S_AT (ha.safety_check), 100, 600000,
+      DROVER_DEFAULT_HA_SAFETY_CHECK, NULL,
+      "msec between reads of etcd while its watch is up (a watch may miss nothing, this "
+      "is a safety net); at least ha/check-max" },
+    { "ha/check-max", S_UINT, S_AT (ha.check_max), 10, 60000,
+      DROVER_DEFAULT_HA_CHECK_MAX, NULL,
+      "msec between reads of etcd at most while polling (the watch down, or ha/watch off)" },
+    { "ha/retry-min", S_UINT, S_AT (ha.retry_min), 1, 60000,
+      DROVER_DEFAULT_HA_RETRY_MIN, NULL,
+      "msec, least wait after a failed etcd call (lease-ttl/8 within retry-min..retry-max), "
+      "and the first wait before opening a broken watch again" },
+    { "ha/retry-max", S_UINT, S_AT (ha.retry_max), 1, 600000,
+      DROVER_DEFAULT_HA_RETRY_MAX, NULL,
+      "msec, most wait after a failed etcd call, and the cap of the watch's reopening backoff" },
+    { "ha/start-backoff-min", S_UINT, S_AT (ha.backoff_min), 10, 3600000,
+      DROVER_DEFAULT_HA_BACKOFF_MIN, NULL,
+      "msec before campaigning again after the leader's or a named queue's start failed "
+      "(the database unreachable), doubling with each failure" },
+    { "ha/start-backoff-max", S_UINT, S_AT (ha.backoff_max), 10, 3600000,
+      DROVER_DEFAULT_HA_BACKOFF_MAX, NULL,
+      "msec, the cap of that doubling" },
     { "pool/name", S_STRING, S_AT (pool.name), 0, 0,
       0, DROVER_DEFAULT_POOL_NAME,
       "the tag the pool's instances carry (a restarted broker adopts those that carry it)" },
@@ -350,7 +375,8 @@ static const struct {
 } s_choices [] = {
     { "broker/durability", { "full", "batch", "off", NULL } },
     { "broker/log-level", { "error", "warning", "notice", "info", "debug" } },
-    { "ha/strategy", { "leader", "spread", NULL } },
+    { "ha/strategy", { "leader", "spread", "rr", NULL } },
+    { "ha/watch", { "on", "off", NULL } },
     { "pool/driver", { "local", "command", NULL } },
     { "pool/probe", { "auto", "on", "off", NULL } },
     { "sched/preemption", { "on", "off", NULL } },

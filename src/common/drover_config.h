@@ -85,7 +85,15 @@ typedef struct {
     char *prefix;               //  ha/prefix: etcd key prefix of this cluster
     uint32_t lease_ttl;         //  ha/lease-ttl: msec the session lease lives unrenewed
     char *queues;               //  ha/queues: named queues offered, "Q=PORT,...", "" none
-    char *strategy;             //  ha/strategy: "leader" or "spread"
+    char *strategy;             //  ha/strategy: "leader", "spread" or "rr"
+    char *watch;                //  ha/watch: "on" (watch etcd) or "off" (poll only)
+    uint32_t safety_check;      //  ha/safety-check: msec between reads while the watch is up
+    uint32_t check_max;         //  ha/check-max: msec between reads at most while polling
+    uint32_t retry_min;         //  ha/retry-min: msec, least wait after a failed etcd call
+    uint32_t retry_max;         //  ha/retry-max: msec, most wait after a failed etcd call
+    uint32_t backoff_min;       //  ha/start-backoff-min: msec before a failed start (leader,
+                                //  or a named queue's cell) is tried again
+    uint32_t backoff_max;       //  ha/start-backoff-max: msec, that backoff's cap
 } drover_haconfig_t;
 
 //  The broker's settings, read once at start-up; values only

@@ -116,6 +116,13 @@
 #define DROVER_DEFAULT_HA_LEASE_TTL     4000    //  msec: the session lease's TTL
 #define DROVER_DEFAULT_HA_QUEUES        ""      //  named queues offered; "" none
 #define DROVER_DEFAULT_HA_STRATEGY      "leader"    //  queues placed all on the leader
+#define DROVER_DEFAULT_HA_WATCH         "on"    //  watch etcd (on), or only poll it (off)
+#define DROVER_DEFAULT_HA_SAFETY_CHECK  5000    //  msec between reads while the watch is up
+#define DROVER_DEFAULT_HA_CHECK_MAX     250     //  msec between reads at most while polling
+#define DROVER_DEFAULT_HA_RETRY_MIN     20      //  msec: least wait after a failed etcd call
+#define DROVER_DEFAULT_HA_RETRY_MAX     1000    //  msec: most wait after a failed etcd call
+#define DROVER_DEFAULT_HA_BACKOFF_MIN   1000    //  msec before a failed start is tried again
+#define DROVER_DEFAULT_HA_BACKOFF_MAX   30000   //  msec: that backoff's cap (it doubles)
 #define DROVER_DEFAULT_SERVICE_TERM             10000   //  msec between terms
 #define DROVER_DEFAULT_SERVICE_GATHER_TIMEOUT   2000    //  msec a term waits for workers
 #define DROVER_DEFAULT_SERVICE_RESTART_DELAY    1000    //  msec before an exited replica restarts

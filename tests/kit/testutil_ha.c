@@ -332,6 +332,17 @@ testutil_ha_queue_owner (testutil_ha_t *self, int queue, int timeout)
     return -1;
 }
 
+//  Restart the etcd server: killed, then started again with its data
+void
+testutil_ha_etcd_restart (testutil_ha_t *self)
+{
+    char etcd_dir [96];
+    snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
+    const char *args [] = { "restart", etcd_dir, NULL };
+    char url [64];
+    testutil_server_script ("etcd_server.sh", args, url, sizeof url);
+}
+
 //  Pause or resume the etcd server
 void
 testutil_ha_etcd_signal (testutil_ha_t *self, bool pause)

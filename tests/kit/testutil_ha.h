@@ -104,6 +104,10 @@ zsock_t *
 const char *
     testutil_ha_log (testutil_ha_t *self, const char *name);
 
+//  Restart the etcd server (SIGKILL, then started again on its ports with
+//  its data: every connection to it is cut); returns once it is healthy
+void
+    testutil_ha_etcd_restart (testutil_ha_t *self);
 //  Pause (SIGSTOP) or resume (SIGCONT) the etcd server
 void
     testutil_ha_etcd_signal (testutil_ha_t *self, bool pause);

@@ -6,6 +6,7 @@
 #include "drover_brokerflags.h"
 #include "drover_sharespec.h"
 #include "drover_queuespec.h"
+#include "drover_ha.h"
 #include "drover_defaults.h"
 #include "drover_keys.h"
 #include "drover_keyring.h"
@@ -256,6 +257,8 @@ s_check_ha (drover_config_t *config, char **errors_p)
         }
     }
     s_check_queues (config, errors_p);
+    drover_ha_check_timers (config, &error);        //  issue 33 (etcd): timer pairs
+    drover_config_add_error (errors_p, &error);
 }
 
 //  Check that the broker's key pair and the keys directory can be read,

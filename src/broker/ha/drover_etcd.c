@@ -628,20 +628,17 @@ drover_etcd_get (drover_etcd_t *self, const char *key, drover_etcd_kv_t **kv_p)
     return *kv_p? 1: 0;
 }
 
-//  Read every key with a prefix
-zlistx_t *
-drover_etcd_range (drover_etcd_t *self, const char *prefix, bool by_create, int64_t limit)
+//  Add key and range_end for every key starting with prefix to request:
+//  the end is the prefix with its last byte that is not 0xff raised by one
+//  (etcd's clientv3.GetPrefixRangeEnd); "\0" for all
+static void
+s_add_prefix_range (json_object *request, const char *prefix)
 {
-    assert (self);
-    assert (prefix);
-    //  The end of a prefix's range: the prefix with its last byte that is
-    //  not 0xff raised by one (etcd's clientv3.GetPrefixRangeEnd); "\0" for all
     size_t length = strlen (prefix);
     char *end = strdup (prefix);
     assert (end);
     while (length > 0 && (byte) end [length - 1] == 0xff)
         length--;
-    json_object *request = json_object_new_object ();
     if (length == 0) {
         char zero = 0;
         json_object_object_add (request, "key", s_base64 (&zero, 1));
@@ -653,6 +650,31 @@ drover_etcd_range (drover_etcd_t *self, const char *prefix, bool by_create, int6
         json_object_object_add (request, "range_end", s_base64 (end, length));
     }
     free (end);
+}
+
+//  The body of a /v3/watch request for every key starting with prefix
+char *
+drover_etcd_watch_body (const char *prefix)
+{
+    assert (prefix);
+    json_object *create = json_object_new_object ();
+    s_add_prefix_range (create, prefix);
+    json_object *request = json_object_new_object ();
+    json_object_object_add (request, "create_request", create);
+    char *body = strdup (json_object_to_json_string_ext (request, JSON_C_TO_STRING_PLAIN));
+    assert (body);
+    json_object_put (request);
+    return body;
+}
+
+//  Read every key with a prefix
+zlistx_t *
+drover_etcd_range (drover_etcd_t *self, const char *prefix, bool by_create, int64_t limit)
+{
+    assert (self);
+    assert (prefix);
+    json_object *request = json_object_new_object ();
+    s_add_prefix_range (request, prefix);
     if (limit > 0)
         json_object_object_add (request, "limit", s_number (limit));
     if (by_create) {

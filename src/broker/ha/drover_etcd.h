@@ -112,6 +112,11 @@ zlistx_t *
 int
     drover_etcd_delete (drover_etcd_t *self, const char *key);
 
+//  The JSON body of a /v3/watch request watching every key starting with
+//  prefix (drover_etcdwatch opens it); ours
+char *
+    drover_etcd_watch_body (const char *prefix);
+
 //  Destroy a key read with drover_etcd_get; harmless on NULL
 void
     drover_etcd_kv_destroy (drover_etcd_kv_t **self_p);

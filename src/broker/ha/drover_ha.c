@@ -24,9 +24,39 @@ typedef struct {
     drover_queuetable_t *table; //  every named queue's placement, as the elector said it
 } s_ha_t;
 
-//  Backoff after a failed start: from 1 s, doubling, to 30 s at most
-#define S_BACKOFF_MIN   1000
-#define S_BACKOFF_MAX   30000
+//  The next backoff after a failed start: min the first time, then
+//  doubling, to max at most
+int
+drover_ha_next_backoff (int backoff, uint32_t min, uint32_t max)
+{
+    int64_t next = backoff > 0? (int64_t) backoff * 2: (int64_t) min;
+    return (int) (next > (int64_t) max? max: next);
+}
+
+//  Check the HA timers that go in pairs: each bound within its partner
+int
+drover_ha_check_timers (const drover_config_t *config, char **error_p)
+{
+    const drover_haconfig_t *ha = &config->ha;
+    char *error = NULL;
+    if (ha->retry_min > ha->retry_max)
+        error = zsys_sprintf ("ha/retry-min (%u msec) must not be above ha/retry-max (%u msec)",
+                              ha->retry_min, ha->retry_max);
+    else
+    if (ha->backoff_min > ha->backoff_max)
+        error = zsys_sprintf ("ha/start-backoff-min (%u msec) must not be above "
+                              "ha/start-backoff-max (%u msec)", ha->backoff_min, ha->backoff_max);
+    else
+    if (ha->safety_check < ha->check_max)
+        error = zsys_sprintf ("ha/safety-check (%u msec) must not be below ha/check-max "
+                              "(%u msec): the watch's safety net would poll faster than the poll",
+                              ha->safety_check, ha->check_max);
+    if (error_p)
+        *error_p = error;
+    else
+        zstr_free (&error);
+    return error? -1: 0;
+}
 
 //  The ROUTER while no actor runs: every request gets a REDIRECT
 static void
@@ -62,9 +92,8 @@ s_lead (s_ha_t *self, uint64_t token)
     zsys_notice ("ha: elected name=%s token=%" PRIu64 ": loading the state", self->config->ha.name,
                  token);
     if (drover_broker_start (self->broker, token)) {
-        self->backoff = self->backoff? self->backoff * 2: S_BACKOFF_MIN;
-        if (self->backoff > S_BACKOFF_MAX)
-            self->backoff = S_BACKOFF_MAX;
+        self->backoff = drover_ha_next_backoff (self->backoff, self->config->ha.backoff_min,
+                                                self->config->ha.backoff_max);
         zsys_error ("ha: cannot serve as leader name=%s: resigning, campaigning again in %d ms",
                     self->config->ha.name, self->backoff);
         zstr_send (self->elector, "RESIGN");
@@ -242,7 +271,12 @@ drover_ha_main (drover_config_t *config, bool verbose, drover_reload_t *reload)
         .ttl = config->ha.lease_ttl,
         .queues = offer,
         .strategy = config->ha.strategy,
-        .verbose = verbose
+        .verbose = verbose,
+        .check_max = config->ha.check_max,
+        .retry_min = config->ha.retry_min,
+        .retry_max = config->ha.retry_max,
+        .safety_check = config->ha.safety_check,
+        .poll_only = streq (config->ha.watch, "off")
     };
     self.elector = zactor_new (drover_elector_actor, &args);
     zstr_free (&offer);

@@ -28,6 +28,19 @@ extern "C" {
 int
     drover_ha_main (drover_config_t *config, bool verbose, drover_reload_t *reload);
 
+//  The backoff after a failed start (the leader's, or a named queue's
+//  cell's), msec: min (ha/start-backoff-min) after the first failure
+//  (backoff 0), then doubling, to max (ha/start-backoff-max) at most
+int
+    drover_ha_next_backoff (int backoff, uint32_t min, uint32_t max);
+
+//  Check the HA timers that go in pairs (ha/retry-min <= ha/retry-max,
+//  ha/start-backoff-min <= ha/start-backoff-max, ha/safety-check >=
+//  ha/check-max): 0, or -1 and *error_p (ours, if error_p is not NULL)
+//  naming both keys
+int
+    drover_ha_check_timers (const drover_config_t *config, char **error_p);
+
 #ifdef __cplusplus
 }
 #endif

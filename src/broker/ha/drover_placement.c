@@ -25,11 +25,17 @@ typedef struct {
     zlistx_t *offers;           //  s_offer_t, in member-name order
 } s_queue_t;
 
+//  The strategies
+#define S_LEADER    0
+#define S_SPREAD    1
+#define S_RR        2
+
 struct _drover_placement_t {
-    bool spread;                //  strategy "spread" (else "leader")
+    int strategy;               //  S_LEADER, S_SPREAD or S_RR
     char *leader;               //  the leader's name, "" for none
     zhashx_t *queues;           //  queue name -> s_queue_t
     const char **order;         //  queue names in name order, NULL when stale
+    zhashx_t *turns;            //  rr: queue name -> its s_offer_t (borrowed), NULL when stale
 };
 
 //  Destroy an offer (the offers' destructor)
@@ -69,7 +75,8 @@ s_queue_destroy (void **item_p)
 bool
 drover_placement_strategy_valid (const char *strategy)
 {
-    return !strategy || !*strategy || streq (strategy, "leader") || streq (strategy, "spread");
+    return !strategy || !*strategy || streq (strategy, "leader") || streq (strategy, "spread")
+        || streq (strategy, "rr");
 }
 
 //  Create a placement
@@ -79,7 +86,8 @@ drover_placement_new (const char *strategy)
     if (!drover_placement_strategy_valid (strategy))
         return NULL;            //  the caller checks its settings
     drover_placement_t *self = (drover_placement_t *) zmalloc (sizeof (drover_placement_t));
-    self->spread = strategy && streq (strategy, "spread");
+    self->strategy = !strategy || !*strategy || streq (strategy, "leader")? S_LEADER
+                   : streq (strategy, "spread")? S_SPREAD: S_RR;
     self->leader = strdup ("");
     assert (self->leader);
     self->queues = zhashx_new ();
@@ -97,6 +105,7 @@ drover_placement_destroy (drover_placement_t **self_p)
         return;
     zstr_free (&self->leader);
     zhashx_destroy (&self->queues);
+    zhashx_destroy (&self->turns);
     free (self->order);
     free (self);
     *self_p = NULL;
@@ -107,7 +116,7 @@ const char *
 drover_placement_strategy (drover_placement_t *self)
 {
     assert (self);
-    return self->spread? "spread": "leader";
+    return self->strategy == S_SPREAD? "spread": self->strategy == S_RR? "rr": "leader";
 }
 
 //  Set the leader's name
@@ -126,6 +135,7 @@ s_order_stale (drover_placement_t *self)
 {
     free (self->order);
     self->order = NULL;
+    zhashx_destroy (&self->turns);
 }
 
 //  Member offers queue at endpoint
@@ -162,6 +172,7 @@ drover_placement_offer (drover_placement_t *self, const char *member, const char
     assert (offer->member && offer->endpoint);
     offer->hash = drover_rendezvous_hash (member, strlen (member));
     zlistx_insert (entry->offers, offer, true);
+    zhashx_destroy (&self->turns);  //  rr's turns change with any offer
 }
 
 //  Forget member and its offers; a queue nobody offers any more goes
@@ -190,6 +201,7 @@ drover_placement_remove (drover_placement_t *self, const char *member)
     }
     if (zlistx_size (empty))
         s_order_stale (self);
+    zhashx_destroy (&self->turns);
     zlistx_destroy (&empty);
 }
 
@@ -227,6 +239,55 @@ drover_placement_queue (drover_placement_t *self, size_t index)
     return self->order [index];
 }
 
+//  rr: deal the queues, in name order, to the members in turn: each queue
+//  goes to the member offering it that holds the fewest so far, a tie to
+//  the first at or after the turn's member in name order (the turn moves
+//  on by one each queue). Built once per change of the offers.
+static void
+s_deal_turns (drover_placement_t *self)
+{
+    self->turns = zhashx_new ();
+    zhashx_t *held = zhashx_new ();         //  member -> queues dealt to it, as a number
+    zlistx_t *members = zlistx_new ();      //  every member's name (borrowed), name order
+    zlistx_set_comparator (members, (czmq_comparator *) strcmp);
+    size_t count = drover_placement_size (self);
+    for (size_t index = 0; index < count; index++) {
+        s_queue_t *entry = (s_queue_t *) zhashx_lookup (self->queues,
+                                                        drover_placement_queue (self, index));
+        s_offer_t *offer = (s_offer_t *) zlistx_first (entry->offers);
+        for (; offer; offer = (s_offer_t *) zlistx_next (entry->offers))
+            if (!zlistx_find (members, offer->member))
+                zlistx_add_end (members, offer->member);
+    }
+    zlistx_sort (members);
+    size_t member_count = zlistx_size (members);
+    for (size_t index = 0; index < count; index++) {
+        const char *queue = drover_placement_queue (self, index);
+        s_queue_t *entry = (s_queue_t *) zhashx_lookup (self->queues, queue);
+        //  The turn's member: the index-th in name order, round and round
+        const char *turn = (const char *) zlistx_first (members);
+        for (size_t step = 0; step < index % member_count; step++)
+            turn = (const char *) zlistx_next (members);
+        s_offer_t *best = NULL;
+        size_t best_held = 0;
+        bool best_after = false;
+        s_offer_t *offer = (s_offer_t *) zlistx_first (entry->offers);
+        for (; offer; offer = (s_offer_t *) zlistx_next (entry->offers)) {
+            size_t dealt = (size_t) (uintptr_t) zhashx_lookup (held, offer->member);
+            bool after = strcmp (offer->member, turn) >= 0;
+            if (!best || dealt < best_held || (dealt == best_held && after && !best_after)) {
+                best = offer;
+                best_held = dealt;
+                best_after = after;
+            }
+        }
+        zhashx_update (held, best->member, (void *) (uintptr_t) (best_held + 1));
+        zhashx_insert (self->turns, queue, best);
+    }
+    zlistx_destroy (&members);
+    zhashx_destroy (&held);
+}
+
 //  The offer that owns queue, or NULL if none is offered
 static s_offer_t *
 s_owning_offer (drover_placement_t *self, const char *queue)
@@ -236,10 +297,15 @@ s_owning_offer (drover_placement_t *self, const char *queue)
     s_queue_t *entry = (s_queue_t *) zhashx_lookup (self->queues, queue);
     if (!entry)
         return NULL;            //  nobody offers it
+    if (self->strategy == S_RR) {
+        if (!self->turns)
+            s_deal_turns (self);
+        return (s_offer_t *) zhashx_lookup (self->turns, queue);
+    }
     s_offer_t *best = NULL;
     s_offer_t *offer = (s_offer_t *) zlistx_first (entry->offers);
     for (; offer; offer = (s_offer_t *) zlistx_next (entry->offers)) {
-        if (!self->spread) {
+        if (self->strategy == S_LEADER) {
             if (streq (offer->member, self->leader))
                 return offer;   //  the leader offers it
             if (!best)

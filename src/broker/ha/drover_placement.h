@@ -12,6 +12,11 @@
                member name) among those that offer the queue
                (src/common/drover_rendezvous.h): a member's going moves only
                its queues, its return moves back only the ones it wins
+      rr       mgmt's round-robin: the queues, in name order, dealt to the
+               members in turn, each to the member offering it that holds
+               the fewest so far (a tie: the next in name order from the
+               turn's member), so each member holds as many queues as it
+               can; a member's going or coming deals them all again
 
     A plain class, no I/O: the elector (actors/drover_elector_actor.c, through
     src/broker/ha/drover_queuewatch.c) fills it from what etcd holds.
@@ -29,7 +34,7 @@ extern "C" {
 
 typedef struct _drover_placement_t drover_placement_t;
 
-//  Create a placement with strategy "leader" or "spread" (NULL or "":
+//  Create a placement with strategy "leader", "spread" or "rr" (NULL or "":
 //  "leader"), or NULL if strategy is none of these
 drover_placement_t *
     drover_placement_new (const char *strategy);
@@ -42,7 +47,7 @@ void
 bool
     drover_placement_strategy_valid (const char *strategy);
 
-//  The strategy, "leader" or "spread"
+//  The strategy, "leader", "spread" or "rr"
 const char *
     drover_placement_strategy (drover_placement_t *self);
 
