@@ -655,11 +655,40 @@ drover_confine_taint (drover_confine_t *self, uint32_t group)
 //  The task's first process started as pid
 
 void
-drover_confine_started (drover_confine_t *self, uint32_t group, pid_t pid)
+drover_confine_started (drover_confine_t *self, uint32_t group, pid_t pid, bool announced)
 {
     assert (self);
-    if (!group)
+    if (!group && !announced)
         s_tell (self, S_RECORD_ADD, pid);   //  with a cgroup, the supervisor kills that
+}
+
+
+//  --------------------------------------------------------------------------
+//  The fd a task's first process announces its process group on, or -1
+
+int
+drover_confine_guard_fd (drover_confine_t *self, uint32_t group)
+{
+    assert (self);
+    return group? -1: self->pipe_fd;
+}
+
+
+//  --------------------------------------------------------------------------
+//  In a task's first process, before exec: its process group dies with
+//  the worker (one record, below PIPE_BUF: written whole or not at all)
+
+#if defined (__GNUC__) || defined (__clang__)
+__attribute__ ((noinline, no_sanitize ("address", "undefined")))
+#endif
+int
+drover_confine_announce (int guard_fd)
+{
+    s_record_t record = { S_RECORD_ADD, (int32_t) syscall (SYS_getpid) };
+    ssize_t rc;
+    while ((rc = write (guard_fd, &record, sizeof record)) == -1 && errno == EINTR)
+        ;
+    return rc == (ssize_t) sizeof record? 0: -1;
 }
 
 

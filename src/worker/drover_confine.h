@@ -76,9 +76,24 @@ int
 void
     drover_confine_taint (drover_confine_t *self, uint32_t group);
 
-//  The task's first process started as pid, leader of its process group
+//  Return the fd a task's first process announces its process group on
+//  (drover_confine_announce), when the task has no cgroup (group 0) and a
+//  supervisor guards process groups; else -1
+int
+    drover_confine_guard_fd (drover_confine_t *self, uint32_t group);
+
+//  In a task's first process, between clone and exec: tell the supervisor
+//  on guard_fd that this process's group dies with the worker, before
+//  anything of the task runs (a worker killed right after the clone takes
+//  it along). Async-signal-safe, no allocation. Returns 0, or -1 if the
+//  supervisor did not get it.
+int
+    drover_confine_announce (int guard_fd);
+
+//  The task's first process started as pid, leader of its process group;
+//  announced: it told the supervisor itself (drover_confine_announce)
 void
-    drover_confine_started (drover_confine_t *self, uint32_t group, pid_t pid);
+    drover_confine_started (drover_confine_t *self, uint32_t group, pid_t pid, bool announced);
 
 //  Send signum to every process of the task (its cgroup, and its process
 //  group if pid > 0); SIGKILL uses cgroup.kill

@@ -68,6 +68,8 @@ typedef struct {
     int err_fd;                     //  becomes stderr
     int cgroup_fd;                  //  the task's cgroup directory to move into, or -1
     int join_fd;                    //  a v1 memory cgroup's cgroup.procs to join, or -1
+    int guard_fd;                   //  where to announce our process group, or -1
+    bool announced;                 //  the supervisor got our process group
     const char *workdir;            //  the worker's work directory, NULL = same as ours
     const char *cwd;                //  directory to run in, NULL or "" = same
     char **argv;                    //  argv, borrowed
@@ -344,6 +346,10 @@ s_child (void *arg)
     sigprocmask (SIG_SETMASK, &none, NULL);
 
     setpgid (0, 0);
+    //  Without a cgroup, the supervisor learns our group before the task
+    //  runs: a worker killed right after the clone still takes it along
+    if (child->guard_fd >= 0 && drover_confine_announce (child->guard_fd) == 0)
+        child->announced = true;
     //  Into the task's own cgroup before exec, if clone3 did not start us
     //  there: nothing the task starts can leave it
     if (child->cgroup_fd >= 0) {
@@ -574,6 +580,7 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
     memset (&child, 0, sizeof child);
     child.cgroup_fd = -1;
     child.join_fd = join_fd;
+    child.guard_fd = drover_confine_guard_fd (confine, group);
     child.parent = getpid ();
     child.in_fd = in_fd >= 0? in_fd: self->null_fd;
     child.out_fd = out_pipe [1];
@@ -670,11 +677,11 @@ drover_spawner_start (drover_spawner_t *self, const drover_exec_t *exec,
             ;
         if (memlimit)
             drover_memlimit_release (memlimit, limit);
-        drover_confine_release (confine, group, 0);
+        drover_confine_release (confine, group, child.announced? pid: 0);
         s_close (&pidfd);
         goto failed;
     }
-    drover_confine_started (confine, group, pid);
+    drover_confine_started (confine, group, pid, child.announced);
     fcntl (out_pipe [0], F_SETFL, O_NONBLOCK);
     fcntl (err_pipe [0], F_SETFL, O_NONBLOCK);
     spawned->pid = pid;
