@@ -342,7 +342,7 @@ s_place_on_lease (self_t *self, const drover_action_t *queue)
 }
 
 //  Count a task's change for METRICS: how it ended (and its times: end to
-//  end, its last attempt's run), its first start (the time it waited in
+//  end, its last attempt's run), its first offer (the time it waited in
 //  the queue), its requeue, or its preemption
 static void
 s_count (self_t *self, const drover_action_t *action)
@@ -361,10 +361,11 @@ s_count (self_t *self, const drover_action_t *action)
                                       action->ended_at - action->started_at);
     }
     else
-    if (action->state == DROVER_TASK_RUNNING && action->attempt == 1 && action->started_at
-    &&  action->queued_at && !streq (action->reason, "adopted"))
+    if (action->state == DROVER_TASK_ASSIGNED && action->attempt == 1 && action->offered_at
+    &&  action->queued_at)
+        //  Its first offer: a short task's STARTED may never come (level 7)
         drover_histogram_observe (&self->histograms [DROVER_HISTOGRAM_QUEUE_WAIT],
-                                  action->started_at - action->queued_at);
+                                  action->offered_at - action->queued_at);
     else
     if (streq (action->topic, "task.requeued"))
         self->requeued++;

@@ -1295,8 +1295,6 @@ drover_assign_wait (drover_assign_t *self, const uint64_t *tasks,
 }
 
 
-static void s_mark_running (drover_assign_t *self, drover_taskrecord_t *task, int64_t started,
-                            bool credit);
 static void s_take_result (drover_assign_t *self, drover_taskrecord_t *task,
                            drover_msg_t *msg);
 
@@ -1447,21 +1445,13 @@ drover_assign_started (drover_assign_t *self, const char *worker,
     int code = s_find_current (self, worker, id, attempt, &task, reason_p);
     if (code != DROVER_CODE_OK)
         return code;
-    if (task->state == DROVER_TASK_ASSIGNED)
-        s_mark_running (self, task, s_now (self), true);
-    return DROVER_CODE_OK;      //  a repeated ack changes nothing
-}
-
-//  The offer of an ASSIGNED task was taken: it runs since started (msec,
-//  wall clock); credit: tell its worker's success (a RESULT tells its own)
-static void
-s_mark_running (drover_assign_t *self, drover_taskrecord_t *task, int64_t started, bool credit)
-{
-    s_set_state (self, task, DROVER_TASK_RUNNING);
-    task->run->started_at = started;
-    drover_taskactions_event (self->actions, task, "task.running", NULL);
-    if (credit)
+    if (task->state == DROVER_TASK_ASSIGNED) {
+        s_set_state (self, task, DROVER_TASK_RUNNING);
+        task->run->started_at = s_now (self);
+        drover_taskactions_event (self->actions, task, "task.running", NULL);
         drover_taskactions_tell (self->actions, DROVER_ACTION_SUCCESS, task, NULL, NULL);
+    }
+    return DROVER_CODE_OK;      //  a repeated ack changes nothing
 }
 
 //  TASK RESULT from a worker: end the task, or retry it on its own failure
@@ -1503,11 +1493,9 @@ s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *m
     int64_t started = now - (int64_t) msg->duration;
     if (started < run->offered_at)
         started = run->offered_at? run->offered_at: now;
-    if (task->state == DROVER_TASK_ASSIGNED)
-        //  Its STARTED never came (a worker of level 7 leaves it out for an
-        //  attempt that ends within a few msec): it ran, as if STARTED said so
-        s_mark_running (self, task, started, false);
-    else
+    //  Its STARTED may never have come (a worker of level 7 leaves it out
+    //  for an attempt that ends within a few msec): no task.running is
+    //  said for it, which would cost an event and a write for each such task
     if (!run->started_at || started < run->started_at)
         run->started_at = started;
     drover_taskworker_detach (run->worker, task);
