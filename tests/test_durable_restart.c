@@ -230,7 +230,9 @@ test_events_replayed_across_restart (void **state)
         if (streq (event.topic, "task.succeeded") && event.task == task)
             break;
     }
-    assert_true (nlive >= 4);       //  queued, assigned, running, succeeded
+    //  queued, assigned, (running: only past the 5 ms a level-7 worker
+    //  holds STARTED back), succeeded
+    assert_true (nlive >= 3);
     assert_string_equal (live [nlive - 1].topic, "task.succeeded");
     zsock_destroy (&sub);
 
