@@ -88,6 +88,12 @@ typedef struct {
     uint64_t mem;               //  memory free, bytes
 } s_room_t;
 
+//  A token bucket: at most rate a second, a second's worth at once
+typedef struct {
+    double tokens;                  //  tokens in it
+    uint64_t at;                    //  when it was last filled, msec
+} s_bucket_t;
+
 struct _drover_pool_t {
     drover_poolconfig_t config;     //  settings and types (strings: only name and labels ours)
     char *prefix;                   //  names of created instances: prefix + number
@@ -108,12 +114,10 @@ struct _drover_pool_t {
     size_t nrooms;                  //  entries used
     size_t rooms_max;               //  entries allocated
     uint32_t *full;                 //  a plan's scratch: [type] empty instances coming
-    double tokens;                  //  token bucket of driver operations
-    uint64_t tokens_at;             //  when it was last filled, msec
+    s_bucket_t op_bucket;           //  driver operations, pool/ops-per-second
     uint64_t rate_until [DROVER_POOL_OPS];  //  no such operation before (rate limited), msec
     bool probing;                   //  boot probes run (pool/probe, and the driver)
-    double probe_tokens;            //  token bucket of probes
-    uint64_t probe_tokens_at;       //  when it was last filled, msec
+    s_bucket_t probe_bucket;        //  boot probes, pool/probes-per-second
     zhashx_t *unknown_warned;       //  names listed with an unknown type, already told
     uint64_t quota_until;           //  no create before (unless went_away), msec
     bool went_away;                 //  an instance went away since the quota error
@@ -209,9 +213,9 @@ drover_pool_new (const drover_poolconfig_t *config, const char *prefix)
     self->registered = zhashx_new ();
     self->unfit_warned = zhashx_new ();
     self->unknown_warned = zhashx_new ();
-    self->probe_tokens = self->config.probes_per_second;
+    self->probe_bucket.tokens = self->config.probes_per_second;
     self->full = (uint32_t *) zmalloc ((self->config.ntypes + 1) * sizeof (uint32_t));
-    self->tokens = self->config.ops_per_second;
+    self->op_bucket.tokens = self->config.ops_per_second;
     self->retry_at = UINT64_MAX;
     return self;
 }
@@ -1124,17 +1128,41 @@ drover_pooltype_cheapest (const drover_pooltype_t *types, size_t ntypes, uint32_
     return best;
 }
 
-//  Fill the token bucket for now
+//  Fill a bucket of rate tokens a second for now
 static void
-s_tokens_fill (drover_pool_t *self, uint64_t now)
+s_bucket_fill (s_bucket_t *bucket, uint32_t rate, uint64_t now)
 {
-    double burst = self->config.ops_per_second;
-    if (now > self->tokens_at) {
-        self->tokens += (double) (now - self->tokens_at) * burst / 1000.0;
-        if (self->tokens > burst)
-            self->tokens = burst;
+    if (now > bucket->at) {
+        bucket->tokens += (double) (now - bucket->at) * rate / 1000.0;
+        if (bucket->tokens > rate)
+            bucket->tokens = rate;
+        bucket->at = now;
     }
-    self->tokens_at = now > self->tokens_at ? now : self->tokens_at;
+}
+
+//  Return when a bucket of rate tokens a second (0: no limit) has a token:
+//  now if it has one
+static uint64_t
+s_bucket_at (const s_bucket_t *bucket, uint32_t rate, uint64_t now)
+{
+    if (!rate || bucket->tokens >= 1)
+        return now;
+    uint64_t at = bucket->at + (uint64_t) ceil ((1 - bucket->tokens) * 1000.0 / rate);
+    return at > now ? at : now;
+}
+
+//  Take a token from a bucket of rate tokens a second (0: no limit).
+//  Returns true if it had one.
+static bool
+s_bucket_take (s_bucket_t *bucket, uint32_t rate, uint64_t now)
+{
+    if (!rate)
+        return true;
+    s_bucket_fill (bucket, rate, now);
+    if (bucket->tokens < 1)
+        return false;
+    bucket->tokens -= 1;
+    return true;
 }
 
 //  Return when a driver operation of kind (CREATE, DESTROY, TAG, LIST)
@@ -1144,11 +1172,7 @@ static uint64_t
 s_op_at (drover_pool_t *self, uint64_t now, drover_poolaction_kind_t kind)
 {
     assert ((int) kind < DROVER_POOL_OPS);
-    uint64_t at = now;
-    if (self->config.ops_per_second && self->tokens < 1) {
-        double wait = (1 - self->tokens) * 1000.0 / self->config.ops_per_second;
-        at = self->tokens_at + (uint64_t) ceil (wait);
-    }
+    uint64_t at = s_bucket_at (&self->op_bucket, self->config.ops_per_second, now);
     return at > self->rate_until [kind] ? at : self->rate_until [kind];
 }
 
@@ -1161,51 +1185,7 @@ s_op_take (drover_pool_t *self, uint64_t now, drover_poolaction_kind_t kind)
     assert ((int) kind < DROVER_POOL_OPS);
     if (now < self->rate_until [kind])
         return false;
-    if (!self->config.ops_per_second)
-        return true;                //  no limit
-    s_tokens_fill (self, now);
-    if (self->tokens < 1)
-        return false;
-    self->tokens -= 1;
-    return true;
-}
-
-//  Fill the probes' token bucket for now
-static void
-s_probe_tokens_fill (drover_pool_t *self, uint64_t now)
-{
-    double burst = self->config.probes_per_second;
-    if (now > self->probe_tokens_at) {
-        self->probe_tokens += (double) (now - self->probe_tokens_at) * burst / 1000.0;
-        if (self->probe_tokens > burst)
-            self->probe_tokens = burst;
-    }
-    self->probe_tokens_at = now > self->probe_tokens_at ? now : self->probe_tokens_at;
-}
-
-//  Return when a probe may go (now if the bucket has a token)
-static uint64_t
-s_probe_at (drover_pool_t *self, uint64_t now)
-{
-    if (!self->config.probes_per_second || self->probe_tokens >= 1)
-        return now;
-    double wait = (1 - self->probe_tokens) * 1000.0 / self->config.probes_per_second;
-    uint64_t at = self->probe_tokens_at + (uint64_t) ceil (wait);
-    return at > now ? at : now;
-}
-
-//  Take a token for a probe (at most probes-per-second, Arvados'
-//  maxProbesPerSecond). Returns true if it may go now.
-static bool
-s_probe_take (drover_pool_t *self, uint64_t now)
-{
-    if (!self->config.probes_per_second)
-        return true;
-    s_probe_tokens_fill (self, now);
-    if (self->probe_tokens < 1)
-        return false;
-    self->probe_tokens -= 1;
-    return true;
+    return s_bucket_take (&self->op_bucket, self->config.ops_per_second, now);
 }
 
 //  Does an instance wait for a probe to be said (registered, not passed,
@@ -1316,7 +1296,8 @@ s_say_pending (drover_pool_t *self, s_instance_t *inst, uint64_t now,
         s_say (fn, arg, DROVER_POOL_ADMIN, self, inst);
         inst->admin_probe = false;
     }
-    if (s_probe_wanted (self, inst) && now >= inst->probe_at && s_probe_take (self, now)) {
+    if (s_probe_wanted (self, inst) && now >= inst->probe_at
+    &&  s_bucket_take (&self->probe_bucket, self->config.probes_per_second, now)) {
         inst->probe_inflight = true;
         inst->probes++;
         self->probes++;
@@ -1597,10 +1578,10 @@ drover_pool_plan (drover_pool_t *self, uint64_t now, drover_poolaction_fn *fn, v
     self->now = now;
     if (!self->planned) {
         self->planned = true;
-        self->tokens_at = now;
+        self->op_bucket.at = now;
         self->next_list = now;      //  a list at start adopts what a restart left
     }
-    s_tokens_fill (self, now);
+    s_bucket_fill (&self->op_bucket, self->config.ops_per_second, now);
     size_t live;
     double price;
     s_instances_pass (self, now, fn, arg, &live, &price);
@@ -1640,13 +1621,13 @@ drover_pool_next_deadline (drover_pool_t *self, uint64_t now)
     assert (self);
     if (!self->planned)
         return now;
-    s_tokens_fill (self, now);
-    s_probe_tokens_fill (self, now);
+    s_bucket_fill (&self->op_bucket, self->config.ops_per_second, now);
+    s_bucket_fill (&self->probe_bucket, self->config.probes_per_second, now);
     const drover_poolconfig_t *config = &self->config;
     uint64_t list_at = s_op_at (self, now, DROVER_POOL_LIST);
     uint64_t destroy_at = s_op_at (self, now, DROVER_POOL_DESTROY);
     uint64_t tag_at = s_op_at (self, now, DROVER_POOL_TAG);
-    uint64_t probe_at = s_probe_at (self, now);
+    uint64_t probe_at = s_bucket_at (&self->probe_bucket, self->config.probes_per_second, now);
     uint64_t deadline = self->retry_at;
     if (!self->list_inflight)
         deadline = s_min (deadline, self->next_list > list_at ? self->next_list : list_at);

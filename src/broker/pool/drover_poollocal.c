@@ -178,20 +178,29 @@ s_name_valid (const char *name)
 }
 
 
-//  Return the start time of process pid (clock ticks since boot, field 22
-//  of /proc/PID/stat), or 0 if it cannot be read
-static uint64_t
-s_start_time (pid_t pid)
+//  Read /proc/PID/stat of process pid into line; return where its fields
+//  after the command start (at the command's closing ')'), or NULL
+static char *
+s_stat_after_command (pid_t pid, char *line, int size)
 {
     char path [64];
     snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
     FILE *file = fopen (path, "re");
     if (!file)
-        return 0;
-    char line [1024];
-    char *text = fgets (line, sizeof line, file);
+        return NULL;
+    char *text = fgets (line, size, file);
     fclose (file);
-    char *field = text? strrchr (text, ')'): NULL;     //  the command may hold spaces
+    return text? strrchr (text, ')'): NULL;            //  the command may hold spaces
+}
+
+
+//  Return the start time of process pid (clock ticks since boot, field 22
+//  of /proc/PID/stat), or 0 if it cannot be read
+static uint64_t
+s_start_time (pid_t pid)
+{
+    char line [1024];
+    char *field = s_stat_after_command (pid, line, sizeof line);
     if (!field)
         return 0;
     //  field 3 (state) follows ") "; the start time is field 22
@@ -489,15 +498,8 @@ s_tag (drover_poollocal_t *self, const char *name, drover_idle_behaviour_t behav
 static char
 s_proc_state (pid_t pid)
 {
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-    FILE *file = fopen (path, "re");
-    if (!file)
-        return 0;
     char line [1024];
-    char *text = fgets (line, sizeof line, file);
-    fclose (file);
-    char *field = text? strrchr (text, ')'): NULL;     //  the command may hold spaces
+    char *field = s_stat_after_command (pid, line, sizeof line);
     return field && field [1] == ' '? field [2]: 0;
 }
 
