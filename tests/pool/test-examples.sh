@@ -131,6 +131,26 @@ check "aws create-tags" has "$work/stub/aws.calls" \
 expect_exit 0 "aws list after tag" "$aws" list
 check "aws list says drain" contains "$work/out" "tp-1 small drover-pool=tp drover-idle=drain "
 expect_exit 1 "aws tag of no such instance" "$aws" tag tp-9 hold
+expect_exit 0 "aws probe of a running instance" "$aws" probe tp-1
+check "aws probe asks its status checks" has "$work/stub/aws.calls" \
+    "ec2 describe-instance-status --instance-ids i-00000000000000001 --include-all-instances --query InstanceStatuses[].[InstanceId,InstanceState.Name,InstanceStatus.Status,SystemStatus.Status] --output text"
+echo status.instance=initializing >>"$work/stub/ec2/i-00000000000000001"
+expect_exit 0 "aws probe while its checks initialize" "$aws" probe tp-1
+echo status.system=impaired >>"$work/stub/ec2/i-00000000000000001"
+expect_exit 1 "aws probe of an impaired instance" "$aws" probe tp-1
+check "aws probe says why" contains "$work/last" \
+    "instance tp-1 (i-00000000000000001): status checks: instance initializing, system impaired"
+sed -i '/^status\./d; s/^state=running$/state=stopping/' "$work/stub/ec2/i-00000000000000001"
+expect_exit 1 "aws probe of a stopping instance" "$aws" probe tp-1
+check "aws probe says it is not running" contains "$work/last" \
+    "instance tp-1 (i-00000000000000001) is stopping, not running"
+sed -i 's/^state=stopping$/state=running/' "$work/stub/ec2/i-00000000000000001"
+expect_exit 1 "aws probe of no such instance" "$aws" probe tp-9
+check "aws probe says which" contains "$work/last" "no instance tp-9 in pool tp"
+echo Throttling >"$work/stub/aws.error.describe-instance-status"
+expect_exit 11 "aws probe throttled" "$aws" probe tp-1
+rm -f "$work/stub/aws.error.describe-instance-status"
+expect_exit 0 "aws probe once more" "$aws" probe tp-1
 expect_exit 0 "aws destroy" "$aws" destroy tp-1
 check "aws terminate-instances" has "$work/stub/aws.calls" \
     "ec2 terminate-instances --instance-ids i-00000000000000001"
