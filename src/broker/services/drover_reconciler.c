@@ -1317,7 +1317,8 @@ drover_reconciler_commit (drover_reconciler_t *self, const drover_changeset_t *s
     s_service_t **services = s_sorted (self, &count);
     s_service_t **copy = (s_service_t **) malloc ((count + 1) * sizeof (s_service_t *));
     assert (copy);
-    memcpy (copy, services, count * sizeof (s_service_t *));
+    if (count)                          //  none yet: services is still NULL
+        memcpy (copy, services, count * sizeof (s_service_t *));
     for (size_t index = 0; index < count; index++) {
         s_service_t *service = copy [index];
         for (uint32_t number = 0; number < service->nslots; number++) {
