@@ -49,6 +49,28 @@ s_service (uint32_t wanted, uint32_t cap)
     return service;
 }
 
+//  A rebalance over a fresh fleet of count workers, its computation begun
+//  with moves keep-balance moves (0: rebalancing off)
+static drover_rebalance_t *
+s_begin (s_fleet_t *fleet, size_t count, uint32_t moves)
+{
+    s_fleet (fleet, count);
+    drover_rebalance_t *balance = drover_rebalance_new ();
+    drover_rebalance_set_fleet (balance, fleet->workers, fleet->count);
+    drover_rebalance_begin (balance, moves);
+    return balance;
+}
+
+//  Turn to a service "web" of wanted replicas, max-per-worker cap, with
+//  as many slots; returns its description
+static drover_rebalance_service_t
+s_turn (drover_rebalance_t *balance, uint32_t wanted, uint32_t cap)
+{
+    drover_rebalance_service_t service = s_service (wanted, cap);
+    drover_rebalance_service (balance, &service, wanted);
+    return service;
+}
+
 //  The fleet index of a slot's best worker of the fleet's first count
 static long
 s_best (s_fleet_t *fleet, uint32_t slot, size_t count)
@@ -76,8 +98,7 @@ static void
 s_place_all (drover_rebalance_t *balance, uint32_t wanted, uint32_t cap, long *targets,
              uint32_t *counts)
 {
-    drover_rebalance_service_t service = s_service (wanted, cap);
-    drover_rebalance_service (balance, &service, wanted);
+    s_turn (balance, wanted, cap);
     drover_rebalance_even (balance);
     memset (counts, 0, S_WORKERS * sizeof (uint32_t));
     for (uint32_t slot = 0; slot < wanted; slot++) {
@@ -92,10 +113,7 @@ static void
 test_place_even_spread (void **state)
 {
     s_fleet_t fleet;
-    s_fleet (&fleet, 3);
-    drover_rebalance_t *balance = drover_rebalance_new ();
-    drover_rebalance_set_fleet (balance, fleet.workers, fleet.count);
-    drover_rebalance_begin (balance, 0);
+    drover_rebalance_t *balance = s_begin (&fleet, 3, 0);
     long targets [4];
     uint32_t counts [S_WORKERS];
     s_place_all (balance, 4, 0, targets, counts);
@@ -118,10 +136,7 @@ static void
 test_place_capped_or_no_room (void **state)
 {
     s_fleet_t fleet;
-    s_fleet (&fleet, 3);
-    drover_rebalance_t *balance = drover_rebalance_new ();
-    drover_rebalance_set_fleet (balance, fleet.workers, fleet.count);
-    drover_rebalance_begin (balance, 0);
+    drover_rebalance_t *balance = s_begin (&fleet, 3, 0);
     long targets [4];
     uint32_t counts [S_WORKERS];
     s_place_all (balance, 3, 1, targets, counts);
@@ -129,8 +144,7 @@ test_place_capped_or_no_room (void **state)
         assert_int_equal (counts [index], 1);
     bool capped = false;
     drover_rebalance_begin (balance, 0);
-    drover_rebalance_service_t service = s_service (4, 1);
-    drover_rebalance_service (balance, &service, 4);
+    s_turn (balance, 4, 1);
     assert_int_equal (drover_rebalance_even (balance), 3);
     for (uint32_t slot = 0; slot < 3; slot++)
         assert_true (drover_rebalance_place (balance, slot, &capped) >= 0);
@@ -140,8 +154,7 @@ test_place_capped_or_no_room (void **state)
     drover_rebalance_begin (balance, 0);
     for (size_t index = 0; index < 3; index++)
         drover_rebalance_reserve (balance, index, 8, 0);
-    service = s_service (1, 1);
-    drover_rebalance_service (balance, &service, 1);
+    s_turn (balance, 1, 1);
     drover_rebalance_even (balance);
     assert_int_equal (drover_rebalance_place (balance, 0, &capped), -1);
     assert_false (capped);
@@ -153,10 +166,7 @@ static void
 test_place_skips_silent_held_unlabelled (void **state)
 {
     s_fleet_t fleet;
-    s_fleet (&fleet, 4);
-    drover_rebalance_t *balance = drover_rebalance_new ();
-    drover_rebalance_set_fleet (balance, fleet.workers, fleet.count);
-    drover_rebalance_begin (balance, 0);
+    drover_rebalance_t *balance = s_begin (&fleet, 4, 0);
     drover_rebalance_set_silent (balance, 0);           //  w1: zone=a, silent
     drover_rebalance_set_state (balance, 2, DROVER_FLEET_HELD); //  w3: zone=a, held
     assert_int_equal (drover_rebalance_state (balance, 2), DROVER_FLEET_HELD);
@@ -183,12 +193,8 @@ static void
 test_spread_from_a_crowded_worker (void **state)
 {
     s_fleet_t fleet;
-    s_fleet (&fleet, 3);
-    drover_rebalance_t *balance = drover_rebalance_new ();
-    drover_rebalance_set_fleet (balance, fleet.workers, fleet.count);
-    drover_rebalance_begin (balance, 0);
-    drover_rebalance_service_t service = s_service (4, 0);
-    drover_rebalance_service (balance, &service, 4);
+    drover_rebalance_t *balance = s_begin (&fleet, 3, 0);
+    s_turn (balance, 4, 0);
     drover_rebalance_rank_t ranks [4] = { { 0 } };
     for (uint32_t slot = 0; slot < 4; slot++)
         drover_rebalance_keep (balance, slot, 0, true, false, &ranks [slot]);
@@ -225,12 +231,8 @@ static void
 test_spread_ranked_after_a_join (void **state)
 {
     s_fleet_t fleet;
-    s_fleet (&fleet, 4);
-    drover_rebalance_t *balance = drover_rebalance_new ();
-    drover_rebalance_set_fleet (balance, fleet.workers, 4);
-    drover_rebalance_begin (balance, 10);
-    drover_rebalance_service_t service = s_service (12, 0);
-    drover_rebalance_service (balance, &service, 12);
+    drover_rebalance_t *balance = s_begin (&fleet, 4, 10);
+    s_turn (balance, 12, 0);
     drover_rebalance_rank_t ranks [12] = { { 0 } };
     for (uint32_t slot = 0; slot < 12; slot++)
         drover_rebalance_keep (balance, slot, slot % 3, true, false, &ranks [slot]);
@@ -260,12 +262,8 @@ static void
 test_improve_toward_best_within_moves (void **state)
 {
     s_fleet_t fleet;
-    s_fleet (&fleet, 6);
-    drover_rebalance_t *balance = drover_rebalance_new ();
-    drover_rebalance_set_fleet (balance, fleet.workers, fleet.count);
-    drover_rebalance_begin (balance, 1);
-    drover_rebalance_service_t service = s_service (1, 0);
-    drover_rebalance_service (balance, &service, 1);
+    drover_rebalance_t *balance = s_begin (&fleet, 6, 1);
+    drover_rebalance_service_t service = s_turn (balance, 1, 0);
     drover_rebalance_rank_t rank = { 0 };
     size_t worst = s_not_best (&fleet, 0, 6);
     drover_rebalance_keep (balance, 0, worst, true, false, &rank);
@@ -302,12 +300,8 @@ static void
 test_figures_and_rank_cache (void **state)
 {
     s_fleet_t fleet;
-    s_fleet (&fleet, 5);
-    drover_rebalance_t *balance = drover_rebalance_new ();
-    drover_rebalance_set_fleet (balance, fleet.workers, fleet.count);
-    drover_rebalance_begin (balance, 0);
-    drover_rebalance_service_t service = s_service (2, 0);
-    drover_rebalance_service (balance, &service, 2);
+    drover_rebalance_t *balance = s_begin (&fleet, 5, 0);
+    drover_rebalance_service_t service = s_turn (balance, 2, 0);
     drover_rebalance_rank_t ranks [2] = { { 0 } };
     drover_rebalance_keep (balance, 0, (size_t) s_best (&fleet, 0, 5), true, false, &ranks [0]);
     drover_rebalance_keep (balance, 1, s_not_best (&fleet, 1, 5), true, false, &ranks [1]);
