@@ -14,6 +14,7 @@
 #include "testutil_proc.h"
 #include "testutil_wire.h"
 #include "testutil_cluster.h"
+#include "testutil_services.h"
 #include <signal.h>
 
 #define S_TERM          1000        //  service/term, msec
@@ -65,109 +66,14 @@ s_code (zsock_t *dealer, drover_msg_t *request)
     return code;
 }
 
-//  Ask for one service's table (with its replicas), or every service's
-static drover_msg_t *
-s_table (zsock_t *dealer, const char *name)
-{
-    drover_msg_t *request = drover_msg_new (DROVER_MSG_SERVICE_LIST);
-    snprintf (request->service, sizeof request->service, "%s", name? name: "");
-    drover_msg_t *reply = testutil_request (dealer, &request, 5000);
-    assert_non_null (reply);
-    assert_int_equal (reply->id, DROVER_MSG_SERVICE_TABLE);
-    return reply;
-}
-
-//  What a service runs, replica by replica
-typedef struct {
-    int running;                //  replicas running
-    int pending;                //  started, not running yet
-    uint64_t task [16];         //  task by slot, 0 none
-    char worker [16][DROVER_ID_MAX + 1];    //  worker by slot, "" none
-    uint64_t term;              //  the last term's number
-    uint32_t moved;             //  the last term's moves
-    uint32_t stopped;           //  the last term's stops
-    bool complete;              //  the last term saw every worker
-    char why [DROVER_REASON_MAX + 1];   //  why not
-} s_view_t;
-
-//  Read a service's view off its table
-static void
-s_view (zsock_t *dealer, const char *name, s_view_t *view)
-{
-    memset (view, 0, sizeof *view);
-    drover_msg_t *table = s_table (dealer, name);
-    for (uint32_t index = 0; index < table->nreplicas; index++) {
-        const drover_replica_row_t *row = &table->replica_rows [index];
-        if (row->slot >= 16)
-            continue;
-        if (row->state == DROVER_REPLICA_RUNNING) {
-            view->running++;
-            view->task [row->slot] = row->task;
-            snprintf (view->worker [row->slot], DROVER_ID_MAX + 1, "%s", row->worker);
-        }
-        else
-        if (row->state == DROVER_REPLICA_PENDING)
-            view->pending++;
-    }
-    view->term = table->stats_now.term;
-    view->moved = table->stats_now.moved;
-    view->stopped = table->stats_now.stopped;
-    view->complete = table->stats_now.complete;
-    snprintf (view->why, sizeof view->why, "%s", table->stats_now.why);
-    drover_msg_destroy (&table);
-}
-
-//  Wait until a service runs exactly count replicas, none pending
-static bool
-s_await_running (zsock_t *dealer, const char *name, int count, s_view_t *view, int timeout)
-{
-    int64_t deadline = zclock_mono () + timeout;
-    while (zclock_mono () < deadline) {
-        s_view (dealer, name, view);
-        if (view->running == count && view->pending == 0)
-            return true;
-        zclock_sleep (50);      //  paces the questions; the deadline bounds the wait
-    }
-    return false;
-}
-
-//  Wait until the broker has ended a term numbered above term
-static bool
-s_await_term (zsock_t *dealer, const char *name, uint64_t term, s_view_t *view, int timeout)
-{
-    int64_t deadline = zclock_mono () + timeout;
-    while (zclock_mono () < deadline) {
-        s_view (dealer, name, view);
-        if (view->term > term)
-            return true;
-        zclock_sleep (50);      //  paces the questions; the deadline bounds the wait
-    }
-    return false;
-}
-
-//  Count a view's running replicas on worker
-static int
-s_on (const s_view_t *view, const char *worker)
-{
-    int count = 0;
-    for (int slot = 0; slot < 16; slot++)
-        count += view->task [slot] && streq (view->worker [slot], worker);
-    return count;
-}
-
 //  Start three workers of 4 procs and a service of 4 replicas running
 static testutil_cluster_t *
-s_three_workers_four_replicas (const char *flags [], zsock_t **dealer_p, s_view_t *view)
+s_three_workers_four_replicas (const char *flags [], zsock_t **dealer_p,
+                               testutil_services_view_t *view)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (flags);
-    testutil_cluster_add_worker (cluster, 0, "w1", 4, NULL);
-    testutil_cluster_add_worker (cluster, 1, "w2", 4, NULL);
-    testutil_cluster_add_worker (cluster, 2, "w3", 4, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    assert_true (testutil_wait_workers (dealer, 3, S_WAIT));
-    assert_int_equal (s_code (dealer, s_create_msg ("web", 4)), DROVER_CODE_OK);
-    assert_true (s_await_running (dealer, "web", 4, view, S_WAIT));
-    *dealer_p = dealer;
+    testutil_cluster_t *cluster = testutil_services_cluster (flags, 3, 4, dealer_p, S_WAIT);
+    assert_int_equal (s_code (*dealer_p, s_create_msg ("web", 4)), DROVER_CODE_OK);
+    assert_true (testutil_services_await_running (*dealer_p, "web", 4, view, S_WAIT));
     return cluster;
 }
 
@@ -175,28 +81,19 @@ s_three_workers_four_replicas (const char *flags [], zsock_t **dealer_p, s_view_
 //  completeness is complete, each term seen into *seen and then *view;
 //  false if none came
 static bool
-s_await_completeness (zsock_t *dealer, s_view_t *view, s_view_t *seen, bool complete)
+s_await_completeness (zsock_t *dealer, testutil_services_view_t *view,
+                      testutil_services_view_t *seen, bool complete)
 {
     int64_t deadline = zclock_mono () + S_WAIT;
     while (zclock_mono () < deadline) {
-        assert_true (s_await_term (dealer, "web", view->term, seen, S_WAIT));
+        assert_true (testutil_services_await_term (dealer, "web", view->stats.term, seen, S_WAIT));
         *view = *seen;
-        if (seen->complete == complete)
+        if (seen->stats.complete == complete)
             return true;
     }
     return false;
 }
 
-//  Close the dealer, stop the cluster and remove its logs
-static void
-s_finish (testutil_cluster_t **cluster_p, zsock_t **dealer_p)
-{
-    zsock_destroy (dealer_p);
-    char logdir [64];
-    snprintf (logdir, sizeof logdir, "%s", (*cluster_p)->logdir);
-    testutil_cluster_destroy (cluster_p);
-    testutil_remove_tree (logdir);
-}
 
 //  4 replicas over 3 workers: 2/1/1; one killed with -9: back to 4 within
 //  a term of the loss; a worker joining takes one, the one spread needs
@@ -204,9 +101,10 @@ static void
 test_spread_loss_and_join (void **state)
 {
     zsock_t *dealer;
-    s_view_t view;
+    testutil_services_view_t view;
     testutil_cluster_t *cluster = s_three_workers_four_replicas (s_flags, &dealer, &view);
-    int counts [3] = { s_on (&view, "w1"), s_on (&view, "w2"), s_on (&view, "w3") };
+    int counts [3] = { testutil_services_on (&view, "w1"), testutil_services_on (&view, "w2"),
+                       testutil_services_on (&view, "w3") };
     int twos = 0, ones = 0;
     for (int index = 0; index < 3; index++) {
         twos += counts [index] == 2;
@@ -226,27 +124,27 @@ test_spread_loss_and_join (void **state)
     assert_true (testutil_await_event (sub, "worker.lost", cluster->worker_ids [victim],
                                        &event, S_WAIT));
     int64_t lost_at = zclock_mono ();
-    assert_true (s_await_running (dealer, "web", 4, &view, S_WAIT));
+    assert_true (testutil_services_await_running (dealer, "web", 4, &view, S_WAIT));
     int64_t took = zclock_mono () - lost_at;
     printf ("replaced 2 replicas in %d ms after the loss (term %d ms)\n", (int) took, S_TERM);
     assert_true (took <= S_TERM + 1000);
-    assert_int_equal (s_on (&view, cluster->worker_ids [victim]), 0);
+    assert_int_equal (testutil_services_on (&view, cluster->worker_ids [victim]), 0);
     zsock_destroy (&sub);
 
     //  A new worker joins: 2/2/0 is not even; exactly one replica moves
     //  there (2/1/1), the other three keep their tasks
-    s_view_t before = view;
+    testutil_services_view_t before = view;
     testutil_cluster_add_worker (cluster, 3, "w4", 4, NULL);
     assert_true (testutil_wait_workers (dealer, 3, S_WAIT));
-    s_view_t after;
+    testutil_services_view_t after;
     int64_t deadline = zclock_mono () + S_WAIT;
     while (zclock_mono () < deadline) {
-        assert_true (s_await_running (dealer, "web", 4, &after, S_WAIT));
-        if (s_on (&after, "w4") == 1)
+        assert_true (testutil_services_await_running (dealer, "web", 4, &after, S_WAIT));
+        if (testutil_services_on (&after, "w4") == 1)
             break;
         zclock_sleep (50);      //  paces the questions; the deadline bounds the wait
     }
-    assert_int_equal (s_on (&after, "w4"), 1);
+    assert_int_equal (testutil_services_on (&after, "w4"), 1);
     int kept = 0;
     for (int slot = 0; slot < 4; slot++) {
         printf ("slot %d: task %" PRIu64 " on %s, then task %" PRIu64 " on %s\n", slot,
@@ -256,11 +154,12 @@ test_spread_loss_and_join (void **state)
     }
     assert_int_equal (kept, 3);
     //  And stays so: two more terms move nothing
-    s_view_t later;
-    assert_true (s_await_term (dealer, "web", after.term + 2, &later, S_WAIT));
+    testutil_services_view_t later;
+    assert_true (testutil_services_await_term (dealer, "web", after.stats.term + 2, &later,
+                                               S_WAIT));
     for (int slot = 0; slot < 4; slot++)
         assert_true (later.task [slot] == after.task [slot]);
-    s_finish (&cluster, &dealer);
+    testutil_services_finish (&cluster, &dealer);
 }
 
 //  A worker that does not answer the gather (stopped): the term removes
@@ -270,27 +169,27 @@ static void
 test_silent_worker_blocks_removals (void **state)
 {
     zsock_t *dealer;
-    s_view_t view;
+    testutil_services_view_t view;
     testutil_cluster_t *cluster = s_three_workers_four_replicas (s_patient_flags, &dealer,
                                                                  &view);
-    s_view_t before = view;
+    testutil_services_view_t before = view;
     kill (cluster->workers [1], SIGSTOP);
-    s_view_t seen;
+    testutil_services_view_t seen;
     bool incomplete = s_await_completeness (dealer, &view, &seen, false);
     kill (cluster->workers [1], SIGCONT);
     assert_true (incomplete);
-    printf ("incomplete term: %s\n", seen.why);
-    assert_non_null (strstr (seen.why, "w2"));
-    assert_int_equal (seen.stopped, 0);
+    printf ("incomplete term: %s\n", seen.stats.why);
+    assert_non_null (strstr (seen.stats.why, "w2"));
+    assert_int_equal (seen.stats.stopped, 0);
     for (int slot = 0; slot < 4; slot++)
         assert_true (seen.task [slot] == 0 || seen.task [slot] == before.task [slot]);
     //  Heard again: a complete term, the same replicas
     bool complete = s_await_completeness (dealer, &view, &seen, true);
     assert_true (complete);
-    assert_true (s_await_running (dealer, "web", 4, &view, S_WAIT));
+    assert_true (testutil_services_await_running (dealer, "web", 4, &view, S_WAIT));
     for (int slot = 0; slot < 4; slot++)
         assert_true (view.task [slot] == before.task [slot]);
-    s_finish (&cluster, &dealer);
+    testutil_services_finish (&cluster, &dealer);
 }
 
 //  plan drain W, then drain W: the replicas go where the plan said, the
@@ -305,9 +204,9 @@ test_plan_drain_is_what_drain_does (void **state)
     testutil_cluster_add_worker (cluster, 2, "w3", 4, NULL);
     zsock_t *dealer = testutil_dealer (cluster);
     assert_true (testutil_wait_workers (dealer, 3, S_WAIT));
-    s_view_t view;
+    testutil_services_view_t view;
     assert_int_equal (s_code (dealer, s_create_msg ("web", 4)), DROVER_CODE_OK);
-    assert_true (s_await_running (dealer, "web", 4, &view, S_WAIT));
+    assert_true (testutil_services_await_running (dealer, "web", 4, &view, S_WAIT));
     //  A batch task on w1 (its label), running
     drover_msg_t *submit = testutil_submit_msg ("sleep 6", 0, 1, DROVER_SUBMIT_NOTIFY);
     submit->labels [submit->nlabels++] = strdup ("disk=ssd");
@@ -316,8 +215,8 @@ test_plan_drain_is_what_drain_does (void **state)
     assert_true (testutil_wait_running (dealer, batch, where, S_WAIT));
     assert_string_equal (where, "w1");
     //  A term that has seen the batch task in its gather
-    s_view_t seen;
-    assert_true (s_await_term (dealer, "web", view.term + 1, &seen, S_WAIT));
+    testutil_services_view_t seen;
+    assert_true (testutil_services_await_term (dealer, "web", view.stats.term + 1, &seen, S_WAIT));
 
     drover_msg_t *plan = drover_msg_new (DROVER_MSG_PLAN);
     plan->action = DROVER_PLAN_DRAIN;
@@ -325,7 +224,7 @@ test_plan_drain_is_what_drain_does (void **state)
     drover_msg_t *result = testutil_request (dealer, &plan, 5000);
     assert_non_null (result);
     assert_int_equal (result->id, DROVER_MSG_PLAN_RESULT);
-    int on_w1 = s_on (&seen, "w1");
+    int on_w1 = testutil_services_on (&seen, "w1");
     int moves = 0, finishes = 0;
     uint32_t slots [16];
     char targets [16][DROVER_ID_MAX + 1];
@@ -357,12 +256,12 @@ test_plan_drain_is_what_drain_does (void **state)
     assert_int_equal (testutil_admin (dealer, "w1", DROVER_ADMIN_DRAIN), DROVER_CODE_OK);
     int64_t deadline = zclock_mono () + S_WAIT;
     while (zclock_mono () < deadline) {
-        assert_true (s_await_running (dealer, "web", 4, &view, S_WAIT));
-        if (s_on (&view, "w1") == 0)
+        assert_true (testutil_services_await_running (dealer, "web", 4, &view, S_WAIT));
+        if (testutil_services_on (&view, "w1") == 0)
             break;
         zclock_sleep (50);      //  paces the questions; the deadline bounds the wait
     }
-    assert_int_equal (s_on (&view, "w1"), 0);
+    assert_int_equal (testutil_services_on (&view, "w1"), 0);
     for (int move = 0; move < moves; move++)
         assert_string_equal (view.worker [slots [move]], targets [move]);
     //  The batch task finished where it ran, in its first attempt
@@ -376,7 +275,7 @@ test_plan_drain_is_what_drain_does (void **state)
     assert_int_equal (info->info->nattempts, 1);
     assert_string_equal (info->info->attempts [0].worker, "w1");
     drover_msg_destroy (&info);
-    s_finish (&cluster, &dealer);
+    testutil_services_finish (&cluster, &dealer);
 }
 
 //  Definitions and counts survive a broker killed with -9 and restarted;
@@ -384,11 +283,8 @@ test_plan_drain_is_what_drain_does (void **state)
 static void
 test_definitions_survive_restart (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
-    testutil_cluster_add_worker (cluster, 0, "w1", 4, NULL);
-    testutil_cluster_add_worker (cluster, 1, "w2", 4, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    assert_true (testutil_wait_workers (dealer, 2, S_WAIT));
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = testutil_services_cluster (s_flags, 2, 4, &dealer, S_WAIT);
     assert_int_equal (s_code (dealer, s_create_msg ("api", 3)), DROVER_CODE_OK);
     assert_int_equal (s_code (dealer, s_create_msg ("api", 3)), DROVER_CODE_CONFLICT);
     assert_int_equal (s_code (dealer, s_create_msg ("db", 1)), DROVER_CODE_OK);
@@ -397,14 +293,14 @@ test_definitions_survive_restart (void **state)
     snprintf (scale->service, sizeof scale->service, "api");
     scale->count = 2;
     assert_int_equal (s_code (dealer, scale), DROVER_CODE_OK);
-    s_view_t view, api;
-    assert_true (s_await_running (dealer, "api", 2, &api, S_WAIT));
-    assert_true (s_await_running (dealer, "db", 1, &view, S_WAIT));
+    testutil_services_view_t view, api;
+    assert_true (testutil_services_await_running (dealer, "api", 2, &api, S_WAIT));
+    assert_true (testutil_services_await_running (dealer, "db", 1, &view, S_WAIT));
 
     testutil_cluster_kill_restart (cluster, s_flags);
     zsock_destroy (&dealer);
     dealer = testutil_dealer (cluster);
-    drover_msg_t *table = s_table (dealer, NULL);
+    drover_msg_t *table = testutil_services_table (dealer, NULL);
     assert_int_equal (table->nservices, 2);
     for (uint32_t index = 0; index < table->nservices; index++) {
         const drover_service_row_t *row = &table->service_rows [index];
@@ -417,12 +313,12 @@ test_definitions_survive_restart (void **state)
     }
     drover_msg_destroy (&table);
     //  The replicas still running were adopted, not started again
-    assert_true (s_await_running (dealer, "api", 2, &view, S_WAIT));
+    assert_true (testutil_services_await_running (dealer, "api", 2, &view, S_WAIT));
     for (int slot = 0; slot < 2; slot++) {
         assert_true (view.task [slot] == api.task [slot]);
         assert_string_equal (view.worker [slot], api.worker [slot]);
     }
-    assert_true (s_await_running (dealer, "db", 1, &view, S_WAIT));
+    assert_true (testutil_services_await_running (dealer, "db", 1, &view, S_WAIT));
     //  Deleted: gone after a restart too
     drover_msg_t *drop = drover_msg_new (DROVER_MSG_SERVICE_ADMIN);
     drop->action = DROVER_SERVICE_DELETE;
@@ -431,11 +327,11 @@ test_definitions_survive_restart (void **state)
     testutil_cluster_kill_restart (cluster, s_flags);
     zsock_destroy (&dealer);
     dealer = testutil_dealer (cluster);
-    table = s_table (dealer, NULL);
+    table = testutil_services_table (dealer, NULL);
     assert_int_equal (table->nservices, 1);
     assert_string_equal (table->service_rows [0].name, "api");
     drover_msg_destroy (&table);
-    s_finish (&cluster, &dealer);
+    testutil_services_finish (&cluster, &dealer);
 }
 
 //  Submit a task with an affinity key; return its id
@@ -467,12 +363,8 @@ s_ran_on (zsock_t *dealer, uint64_t task, char *worker)
 static void
 test_affinity_sticks_then_falls_back (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (s_flags);
-    testutil_cluster_add_worker (cluster, 0, "w1", 2, NULL);
-    testutil_cluster_add_worker (cluster, 1, "w2", 2, NULL);
-    testutil_cluster_add_worker (cluster, 2, "w3", 2, NULL);
-    zsock_t *dealer = testutil_dealer (cluster);
-    assert_true (testutil_wait_workers (dealer, 3, S_WAIT));
+    zsock_t *dealer;
+    testutil_cluster_t *cluster = testutil_services_cluster (s_flags, 3, 2, &dealer, S_WAIT);
     char first [DROVER_ID_MAX + 1] = "";
     for (int index = 0; index < 6; index++) {
         uint64_t task = s_submit_affine (dealer, "true", "dataset-a");
@@ -504,7 +396,7 @@ test_affinity_sticks_then_falls_back (void **state)
     assert_string_not_equal (worker, first);
     assert_true (waited >= 1000);
     assert_true (waited < 8000);
-    s_finish (&cluster, &dealer);
+    testutil_services_finish (&cluster, &dealer);
 }
 
 int

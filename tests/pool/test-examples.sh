@@ -65,6 +65,28 @@ check "docker list says hold" has "$work/out" "tp-1 small drover-pool=tp drover-
 expect_exit 1 "docker tag of no such container" "$docker" tag tp-9 hold
 check "docker tag says which" contains "$work/last" "no container tp-9"
 expect_exit 1 "docker tag with a bad behaviour" "$docker" tag tp-1 sleep
+expect_exit 0 "docker probe of a running container" "$docker" probe tp-1
+check "docker probe looks for the pool's container by name" has "$work/stub/docker.calls" \
+    "ps -a --filter label=drover-pool=tp --filter name=^tp-1\$ --format {{.Names}} {{.State}}"
+check "docker probe without DROVER_DOCKER_PROBE runs nothing in it" \
+    test "$(grep -c '^exec ' "$work/stub/docker.calls")" -eq 0
+expect_exit 0 "docker probe, its command passes" \
+    env DROVER_DOCKER_PROBE='test -d /' "$docker" probe tp-1
+check "docker probe runs its command in the container" has "$work/stub/docker.calls" \
+    "exec tp-1 sh -c test -d /"
+expect_exit 1 "docker probe, its command fails" \
+    env DROVER_DOCKER_PROBE='echo no gpu found >&2; exit 3' "$docker" probe tp-1
+check "docker probe failure's last line" contains "$work/last" "docker exec: no gpu found"
+expect_exit 1 "docker probe of no such container" "$docker" probe tp-9
+check "docker probe says which" contains "$work/last" "no container tp-9 in pool tp"
+expect_exit 1 "docker probe of another pool's container" "$docker" probe other-1
+sed -i 's/^state=running$/state=exited/' "$work/stub/containers/tp-1"
+expect_exit 1 "docker probe of a stopped container" \
+    env DROVER_DOCKER_PROBE=true "$docker" probe tp-1
+check "docker probe says it is not running" contains "$work/last" \
+    "container tp-1 is exited, not running"
+sed -i 's/^state=exited$/state=running/' "$work/stub/containers/tp-1"
+expect_exit 1 "docker probe with no name" "$docker" probe
 expect_exit 0 "docker destroy" "$docker" destroy tp-1
 check "docker rm -f" has "$work/stub/docker.calls" "rm -f tp-1"
 expect_exit 0 "docker list after destroy" "$docker" list
@@ -109,6 +131,26 @@ check "aws create-tags" has "$work/stub/aws.calls" \
 expect_exit 0 "aws list after tag" "$aws" list
 check "aws list says drain" contains "$work/out" "tp-1 small drover-pool=tp drover-idle=drain "
 expect_exit 1 "aws tag of no such instance" "$aws" tag tp-9 hold
+expect_exit 0 "aws probe of a running instance" "$aws" probe tp-1
+check "aws probe asks its status checks" has "$work/stub/aws.calls" \
+    "ec2 describe-instance-status --instance-ids i-00000000000000001 --include-all-instances --query InstanceStatuses[].[InstanceId,InstanceState.Name,InstanceStatus.Status,SystemStatus.Status] --output text"
+echo status.instance=initializing >>"$work/stub/ec2/i-00000000000000001"
+expect_exit 0 "aws probe while its checks initialize" "$aws" probe tp-1
+echo status.system=impaired >>"$work/stub/ec2/i-00000000000000001"
+expect_exit 1 "aws probe of an impaired instance" "$aws" probe tp-1
+check "aws probe says why" contains "$work/last" \
+    "instance tp-1 (i-00000000000000001): status checks: instance initializing, system impaired"
+sed -i '/^status\./d; s/^state=running$/state=stopping/' "$work/stub/ec2/i-00000000000000001"
+expect_exit 1 "aws probe of a stopping instance" "$aws" probe tp-1
+check "aws probe says it is not running" contains "$work/last" \
+    "instance tp-1 (i-00000000000000001) is stopping, not running"
+sed -i 's/^state=stopping$/state=running/' "$work/stub/ec2/i-00000000000000001"
+expect_exit 1 "aws probe of no such instance" "$aws" probe tp-9
+check "aws probe says which" contains "$work/last" "no instance tp-9 in pool tp"
+echo Throttling >"$work/stub/aws.error.describe-instance-status"
+expect_exit 11 "aws probe throttled" "$aws" probe tp-1
+rm -f "$work/stub/aws.error.describe-instance-status"
+expect_exit 0 "aws probe once more" "$aws" probe tp-1
 expect_exit 0 "aws destroy" "$aws" destroy tp-1
 check "aws terminate-instances" has "$work/stub/aws.calls" \
     "ec2 terminate-instances --instance-ids i-00000000000000001"

@@ -13,6 +13,9 @@
 #                                       tag:drover-pool, not terminated
 #       pool-aws.sh tag NAME BEHAVIOUR  aws ec2 create-tags drover-idle=BEHAVIOUR
 #       pool-aws.sh destroy NAME        aws ec2 terminate-instances (none: done)
+#       pool-aws.sh probe NAME          (pool/probe = on) aws ec2
+#                                       describe-instance-status: running, and
+#                                       neither status check impaired
 #   with DROVER_POOL, DROVER_BROKER and, for create, DROVER_POOL_TYPE,
 #   DROVER_POOL_PROCS, DROVER_POOL_MEMORY, DROVER_POOL_LABELS,
 #   DROVER_POOL_IDLE, DROVER_WORKER_ID in its environment.
@@ -148,7 +151,30 @@ case $op in
         [ -n "$id" ] || exit 0         #  gone already
         # shellcheck disable=SC2086
         ec2 terminate-instances --instance-ids $id >/dev/null;;
+    probe)
+        #   The worker registered, so the machine booted: what EC2 says of
+        #   it must not contradict that (its status checks may still be
+        #   initializing, which takes minutes; impaired fails)
+        [ $# -eq 2 ] || fail "usage: probe NAME"
+        name=$2
+        id=$(instance_id "$name") || exit $?
+        [ -n "$id" ] || fail "no instance $name in pool $pool"
+        # shellcheck disable=SC2086     # one id, or several if the name was reused
+        statuses=$(ec2 describe-instance-status --instance-ids $id --include-all-instances \
+            --query 'InstanceStatuses[].[InstanceId,InstanceState.Name,InstanceStatus.Status,SystemStatus.Status]' \
+            --output text) || exit $?
+        [ -n "$statuses" ] || fail "instance $name ($id): no status"
+        echo "$statuses" | {
+            while read -r iid status instance system; do
+                [ "$status" = running ] \
+                    || fail "instance $name ($iid) is ${status:-in no state}, not running"
+                case "$instance $system" in
+                    *impaired*) fail "instance $name ($iid): status checks: instance" \
+                                     "$instance, system $system";;
+                esac
+            done
+        } || exit 1;;
     *)
-        fail "unknown operation '$op' (create, list, tag or destroy)";;
+        fail "unknown operation '$op' (create, list, tag, destroy or probe)";;
 esac
 exit 0

@@ -12,6 +12,10 @@
 #       pool-docker.sh list                 docker ps -a --filter label=drover-pool=POOL
 #       pool-docker.sh tag NAME BEHAVIOUR   the idle tag, in a state file (below)
 #       pool-docker.sh destroy NAME         docker rm -f NAME (gone already: done)
+#       pool-docker.sh probe NAME           (pool/probe = on) the container is this
+#                                           pool's and running; with
+#                                           DROVER_DOCKER_PROBE set, that command
+#                                           also succeeds in it (docker exec)
 #   with DROVER_POOL, DROVER_BROKER and, for create, DROVER_POOL_TYPE,
 #   DROVER_POOL_PROCS, DROVER_POOL_MEMORY, DROVER_POOL_LABELS,
 #   DROVER_POOL_IDLE, DROVER_WORKER_ID in its environment. Exit 0 done,
@@ -28,6 +32,9 @@
 #                               and memory (--cpus, --memory)
 #       DROVER_DOCKER_STATE     where idle tags are kept
 #                               ($HOME/.drover-pool-docker)
+#       DROVER_DOCKER_PROBE     a shell command the probe runs in the
+#                               container (`docker exec NAME sh -c ...`):
+#                               exit 0 passes; unset, running is enough
 #
 #   The idle tag: a container's labels cannot change after it is created
 #   (docker container update does not touch them), so the behaviour given
@@ -116,7 +123,18 @@ case $op in
         name=$2
         run rm -f "$name" >/dev/null
         rm -f "$state/$name";;
+    probe)
+        [ $# -eq 2 ] || fail "usage: probe NAME"
+        name=$2
+        found=$(run ps -a --filter "label=drover-pool=$pool" --filter "name=^$name\$" \
+                    --format '{{.Names}} {{.State}}') || exit 1
+        [ -n "$found" ] || fail "no container $name in pool $pool"
+        status=${found#* }
+        [ "$status" = running ] || fail "container $name is ${status:-in no state}, not running"
+        if [ -n "${DROVER_DOCKER_PROBE:-}" ]; then
+            run exec "$name" sh -c "$DROVER_DOCKER_PROBE" >/dev/null
+        fi;;
     *)
-        fail "unknown operation '$op' (create, list, tag or destroy)";;
+        fail "unknown operation '$op' (create, list, tag, destroy or probe)";;
 esac
 exit 0

@@ -2,8 +2,8 @@
     drover_reconciler - the reconciler's decisions (see the header)
 
     The file reads top-down in four sections: the view (definitions,
-    replica reports, the fleet, the gather), the decisions (compute),
-    commit, and the rows.
+    replica reports, the fleet, the gather), the decisions (compute, with
+    drover_rebalance for where replicas go), commit, and the rows.
 
     Each service keeps its slots; each slot its replica tasks (records,
     also indexed by task id) and the starts committed whose task assign
@@ -13,7 +13,7 @@
 */
 
 #include "drover_reconciler.h"
-#include "drover_rendezvous.h"
+#include "drover_rebalance.h"
 
 //  A replica record's state
 typedef enum {
@@ -38,8 +38,8 @@ typedef struct {
     uint64_t fleet_gen;         //  ... this fleet generation (0: to look up)
     void *gathered;             //  its worker's s_gathered_t, NULL none, as of ...
     uint64_t gather_gen;        //  ... this gather (0: to look up)
-    uint32_t rank;              //  its worker's rank in its slot's order, as of ...
-    uint64_t rank_sig;          //  ... this set of workers that could hold one (0: none)
+    drover_rebalance_rank_t rank;   //  its worker's rank in its slot's order, cached
+                                    //  by drover_rebalance (sig 0: to work out)
 } s_record_t;
 
 //  A start committed whose task assign has not reported yet
@@ -81,25 +81,12 @@ typedef struct {
     size_t ntasks;              //  entries in tasks
 } s_gathered_t;
 
-//  A worker as one computation sees it
-typedef struct {
-    drover_fleet_state_t state; //  its state (a plan's drain or hold applied)
-    int64_t free_procs;         //  procs free, less what this computation placed
-    int64_t free_mem;           //  memory free, bytes, likewise
-    uint32_t count;             //  replicas of the service at hand it holds
-    bool touched;               //  count set for the service at hand
-    bool silent;                //  did not answer the (last) term's gather: no new
-                                //  replicas go there this term
-} s_place_t;
-
 //  What a computation found of one slot of the service at hand
 typedef struct {
     s_record_t *keeper;         //  the replica task that keeps the slot, NULL none
     bool held;                  //  kept (by keeper or by a start without a task yet)
     s_record_t *move_from;      //  not held: a replica on a draining worker to move
     const char *why;            //  not held: why it needs a replica
-    long placed;                //  fleet index this computation started or moved its
-                                //  replica to, -1 none
 } s_slotplan_t;
 
 struct _drover_reconciler_t {
@@ -113,8 +100,6 @@ struct _drover_reconciler_t {
     //  The fleet
     drover_fleet_worker_t *fleet;   //  the last FLEET's workers, strings owned
     size_t nfleet;              //  entries in fleet
-    const char **fleet_ids;     //  their ids, for the rendezvous functions
-    uint64_t *fleet_hashes;     //  their ids' rendezvous hashes
     zhashx_t *fleet_index;      //  id -> index + 1
     uint64_t fleet_gen;         //  fleet generation, from 1: records cache their index
     //  The gather
@@ -129,12 +114,8 @@ struct _drover_reconciler_t {
     //  The last term's statistics
     drover_service_stats_t last;
     //  A computation's scratch (compute changes nothing else in self)
-    s_place_t *place;           //  per fleet worker
-    size_t place_size;          //  entries allocated
-    uint32_t *touched;          //  fleet indexes whose count is set
-    bool *holdable;             //  per fleet worker: could hold one of the service at
-                                //  hand (ranks only)
-    size_t ntouched;            //  entries used
+    drover_rebalance_t *balance;    //  the workers' room and counts, placement, moves
+                                    //  and ranks (its fleet: ours, borrowed)
     s_slotplan_t *slotplan;     //  per slot of the service at hand
     size_t slotplan_size;       //  entries allocated
 };
@@ -184,10 +165,6 @@ static uint64_t
 //  Order task ids (qsort's and bsearch's comparator)
 static int
     s_compare_tasks (const void *one, const void *two);
-
-//  Put a replica count in its histogram bucket (0, 1, 2-3, ... 64+)
-static int
-    s_bucket (uint32_t restarts);
 
 //  =========================================================================
 //  The view: definitions, replica reports, the fleet, the gather
@@ -254,6 +231,7 @@ drover_reconciler_new (const drover_serviceconfig_t *config)
     self->gather = zhashx_new ();
     zhashx_set_destructor (self->gather, s_gathered_free);
     self->silent = zhashx_new ();
+    self->balance = drover_rebalance_new ();
     self->last.complete = 1;
     return self;
 }
@@ -267,11 +245,7 @@ s_fleet_clear (drover_reconciler_t *self)
         free ((char *) self->fleet [index].labels);
     }
     free (self->fleet);
-    free (self->fleet_ids);
-    free (self->fleet_hashes);
     self->fleet = NULL;
-    self->fleet_ids = NULL;
-    self->fleet_hashes = NULL;
     self->nfleet = 0;
     zhashx_purge (self->fleet_index);
 }
@@ -290,9 +264,7 @@ drover_reconciler_destroy (drover_reconciler_t **self_p)
         zhashx_destroy (&self->services);
         zhashx_destroy (&self->tasks);
         free (self->sorted);
-        free (self->place);
-        free (self->touched);
-        free (self->holdable);
+        drover_rebalance_destroy (&self->balance);
         free (self->slotplan);
         free (self);
         *self_p = NULL;
@@ -542,18 +514,6 @@ s_backoff (drover_reconciler_t *self, const s_service_t *service, uint32_t strea
     return delay < self->config.max_restart_delay? delay: self->config.max_restart_delay;
 }
 
-//  Put a count in its histogram bucket: 0, 1, 2-3, 4-7, ... 64 or more
-static int
-s_bucket (uint32_t restarts)
-{
-    int bucket = 0;
-    while (restarts && bucket < DROVER_HISTOGRAM_BUCKETS - 1) {
-        restarts >>= 1;
-        bucket++;
-    }
-    return bucket;
-}
-
 //  Take a start without a task from a slot, the one on worker if any,
 //  else the oldest. Returns true if there was one.
 static bool
@@ -636,7 +596,8 @@ s_replica_live (drover_reconciler_t *self, const drover_replica_report_t *report
     }
     if (report->worker && *report->worker && !streq (record->worker, report->worker)) {
         snprintf (record->worker, sizeof record->worker, "%s", report->worker);
-        record->fleet_gen = record->gather_gen = record->rank_sig = 0;
+        record->fleet_gen = record->gather_gen = 0;
+        record->rank.sig = 0;
     }
     record->attempt = report->attempt;
     if (report->state == DROVER_TASK_RUNNING && record->running_since == 0) {
@@ -716,8 +677,6 @@ drover_reconciler_set_fleet (drover_reconciler_t *self, const drover_fleet_worke
     s_fleet_clear (self);
     self->fleet_gen++;
     self->fleet = (drover_fleet_worker_t *) zmalloc ((count + 1) * sizeof *self->fleet);
-    self->fleet_ids = (const char **) zmalloc ((count + 1) * sizeof (char *));
-    self->fleet_hashes = (uint64_t *) zmalloc ((count + 1) * sizeof (uint64_t));
     for (size_t index = 0; index < count; index++) {
         drover_fleet_worker_t *worker = &self->fleet [self->nfleet];
         *worker = workers [index];
@@ -726,20 +685,10 @@ drover_reconciler_set_fleet (drover_reconciler_t *self, const drover_fleet_worke
         worker->id = strdup (workers [index].id);
         worker->labels = strdup (workers [index].labels? workers [index].labels: "");
         assert (worker->id && worker->labels);
-        self->fleet_ids [self->nfleet] = worker->id;
-        self->fleet_hashes [self->nfleet] = drover_rendezvous_hash (worker->id,
-                                                                    strlen (worker->id));
         self->nfleet++;
         zhashx_insert (self->fleet_index, worker->id, (void *) (uintptr_t) self->nfleet);
     }
-    if (self->place_size < self->nfleet + 1) {
-        self->place_size = self->nfleet + 1;
-        self->place = (s_place_t *) realloc (self->place, self->place_size * sizeof (s_place_t));
-        self->touched = (uint32_t *) realloc (self->touched,
-                                              self->place_size * sizeof (uint32_t));
-        self->holdable = (bool *) realloc (self->holdable, self->place_size * sizeof (bool));
-        assert (self->place && self->touched && self->holdable);
-    }
+    drover_rebalance_set_fleet (self->balance, self->fleet, self->nfleet);
 }
 
 //  Return the fleet index of a worker, -1 if not in the fleet
@@ -799,7 +748,9 @@ drover_reconciler_gathered (drover_reconciler_t *self, const char *worker,
 
 //  =========================================================================
 //  Decisions (see the rules in drover_reconciler.h): one pass over the
-//  services in name order, each in three steps
+//  services in name order, each in four steps; where replicas go (the
+//  workers' room and counts, rendezvous order, spread, keep-balance and
+//  ranks) is drover_rebalance's, what keeps or needs a slot is ours
 //
 //  1. Each slot: which replica keeps it (running first, then pending, then
 //     a start not yet reported; a replica on a draining worker, on a
@@ -815,7 +766,11 @@ drover_reconciler_gathered (drover_reconciler_t *self, const char *worker,
 //     more); none within the spread: the first with room; none: it waits.
 //  3. Spread (terms and plans): from the highest slot down, a running
 //     replica moves to the first worker in its order that has room and
-//     holds at least two fewer of the service's replicas than its own.
+//     holds at least two fewer of the service's replicas than its own
+//     (rebalancing on: the fewest moves that even the spread out).
+//  4. Keep-balance (rebalancing on, once the service runs its count):
+//     running replicas move toward their slot's best worker, at most
+//     rebalance-moves over the computation.
 //
 //  Sanity: a term or plan whose gather is incomplete runs with removals
 //  off; one whose removals (not asked by a definition: replicas not run,
@@ -835,206 +790,18 @@ typedef struct {
                                 //  gather trusted, spread on
     bool judged;                //  a term or a plan: placement figures (ranks) counted
     uint32_t unasked;           //  those removals made, for the sanity check
-    uint32_t moves_left;        //  rebalancing moves this computation may still make
-    uint64_t holdable_sig;      //  the workers that could hold one of the service at
-                                //  hand (self->holdable), as a signature: ranks cached
-                                //  under it stay true
-    zhashx_t *shapes;           //  "procs/mem/labels" -> workers that could hold one + 1
     drover_service_stats_t before;  //  the view now
     drover_service_stats_t after;   //  the view once every change is done
     //  The service at hand
     const s_service_t *service; //  the service
     uint32_t wanted;            //  its replicas in this computation
-    size_t eligible;            //  workers that could hold one of its replicas
-    uint32_t floor;             //  its even spread: each holds floor ...
-    uint32_t extra;             //  ... and this many hold one more
-    uint32_t at_ceil;           //  workers that could hold one holding more than floor
+    size_t eligible;            //  workers that could hold one of its replicas (placement
+                                //  and spread worked out: drover_rebalance_even), else 0
     int64_t running_now;        //  its replicas running now
     int64_t pending_now;        //  its replicas pending now
     int64_t running;            //  its replicas running, after the changes so far
     int64_t pending;            //  its replicas pending, likewise
 } s_compute_t;
-
-//  What an accept callback of the rendezvous is asked (every mode but
-//  UNCAPPED also keeps within the service's max-per-worker)
-typedef enum {
-    S_ACCEPT_SPREAD,            //  could hold one, room, within the even spread
-    S_ACCEPT_ROOM,              //  could hold one, room
-    S_ACCEPT_FEWER,             //  could hold one, room, holds fewer than threshold - 1
-    S_ACCEPT_UNCAPPED,          //  could hold one, room, max-per-worker or not
-    S_ACCEPT_HOLD,              //  could hold one (room or not): the slot's best
-    S_ACCEPT_BETTER             //  the source itself (nothing better), or: could hold
-                                //  one, room, holds fewer than threshold (rebalance)
-} s_accept_mode_t;
-
-//  An accept callback's argument
-typedef struct {
-    s_compute_t *ctx;           //  the computation
-    s_accept_mode_t mode;       //  what to check
-    uint32_t threshold;         //  S_ACCEPT_FEWER, S_ACCEPT_BETTER: the source's count
-    long source;                //  S_ACCEPT_BETTER: the source's fleet index
-} s_accept_t;
-
-//  Return true if a worker of the fleet could hold a replica of a service:
-//  takes new work, answered the gather, big enough in all, has its labels
-static bool
-s_fits (drover_reconciler_t *self, size_t index, const s_service_t *service,
-        drover_fleet_state_t state, bool silent)
-{
-    const drover_fleet_worker_t *worker = &self->fleet [index];
-    return state == DROVER_FLEET_USABLE && !silent
-        && worker->procs >= service->def.procs && worker->mem >= service->def.mem
-        && drover_fleet_has_labels (worker, service->labels);
-}
-
-//  Return true if a worker could hold a replica of the service at hand
-//  (as this computation sees it: a plan's drain or hold applied)
-static bool
-s_could_hold (s_compute_t *ctx, size_t index)
-{
-    const s_place_t *place = &ctx->self->place [index];
-    return s_fits (ctx->self, index, ctx->service, place->state, place->silent);
-}
-
-//  Return true if a worker has room now for a replica of the service
-static bool
-s_has_room (s_compute_t *ctx, size_t index)
-{
-    const s_place_t *place = &ctx->self->place [index];
-    return place->free_procs >= (int64_t) ctx->service->def.procs
-        && place->free_mem >= 0 && (uint64_t) place->free_mem >= ctx->service->def.mem;
-}
-
-//  Replicas of the service at hand a worker holds
-static uint32_t
-s_count (s_compute_t *ctx, size_t index)
-{
-    const s_place_t *place = &ctx->self->place [index];
-    return place->touched? place->count: 0;
-}
-
-//  Add to a worker's count of the service at hand, keeping at_ceil
-static void
-s_count_add (s_compute_t *ctx, size_t index, int delta)
-{
-    drover_reconciler_t *self = ctx->self;
-    s_place_t *place = &self->place [index];
-    if (!place->touched) {
-        place->touched = true;
-        place->count = 0;
-        self->touched [self->ntouched++] = (uint32_t) index;
-    }
-    bool over_before = place->count > ctx->floor;
-    place->count = (uint32_t) ((int64_t) place->count + delta);
-    bool over_after = place->count > ctx->floor;
-    if (over_before != over_after && s_could_hold (ctx, index))
-        ctx->at_ceil = over_after? ctx->at_ceil + 1: ctx->at_ceil - 1;
-}
-
-//  Rendezvous accept callback: see s_accept_mode_t
-static bool
-s_accept (size_t index, void *arg)
-{
-    s_accept_t *accept = (s_accept_t *) arg;
-    s_compute_t *ctx = accept->ctx;
-    if (accept->mode == S_ACCEPT_BETTER && (long) index == accept->source)
-        return true;                    //  reached the source: nothing better
-    if (accept->mode == S_ACCEPT_HOLD)
-        return s_could_hold (ctx, index);
-    if (!s_could_hold (ctx, index) || !s_has_room (ctx, index))
-        return false;
-    uint32_t count = s_count (ctx, index);
-    uint32_t cap = ctx->service->def.max_per_worker;
-    if (cap && count >= cap && accept->mode != S_ACCEPT_UNCAPPED)
-        return false;                   //  holds max-per-worker already
-    if (accept->mode == S_ACCEPT_SPREAD)
-        return count < ctx->floor || (count == ctx->floor && ctx->at_ceil < ctx->extra);
-    if (accept->mode == S_ACCEPT_FEWER)
-        return count + 1 < accept->threshold;
-    if (accept->mode == S_ACCEPT_BETTER)
-        return count < accept->threshold;
-    return true;
-}
-
-//  Hash a slot's rendezvous key "SERVICE/SLOT"
-static uint64_t
-s_slot_hash (const s_service_t *service, uint32_t slot)
-{
-    char key [DROVER_ID_MAX + 16];
-    int length = snprintf (key, sizeof key, "%s/%u", service->def.name, slot);
-    return drover_rendezvous_hash (key, (size_t) length);
-}
-
-//  Find the first worker in a slot's rendezvous order that accept takes
-//  (S_ACCEPT_BETTER: source is the replica's worker), -1 none
-static long
-s_find_from (s_compute_t *ctx, uint32_t slot, s_accept_mode_t mode, uint32_t threshold,
-             long source)
-{
-    drover_reconciler_t *self = ctx->self;
-    s_accept_t accept = { ctx, mode, threshold, source };
-    return drover_rendezvous_best (s_slot_hash (ctx->service, slot),
-                                   self->fleet_hashes, self->nfleet, self->fleet_ids,
-                                   s_accept, &accept);
-}
-
-//  Find the first worker in a slot's rendezvous order that accept takes,
-//  -1 none
-static long
-s_find (s_compute_t *ctx, uint32_t slot, s_accept_mode_t mode, uint32_t threshold)
-{
-    return s_find_from (ctx, slot, mode, threshold, -1);
-}
-
-//  Note which workers could hold a replica of the service at hand
-//  (self->holdable) and sign that set (order-free: the fleet may list its
-//  workers in another order next time)
-static void
-s_holdable_init (s_compute_t *ctx)
-{
-    drover_reconciler_t *self = ctx->self;
-    uint64_t sig = 1;
-    for (size_t index = 0; index < self->nfleet; index++) {
-        self->holdable [index] = s_could_hold (ctx, index);
-        if (self->holdable [index])
-            sig += drover_rendezvous_score (0x9e3779b97f4a7c15ull, self->fleet_hashes [index]);
-    }
-    ctx->holdable_sig = sig? sig: 1;
-}
-
-//  Return the rank of a worker in a slot's rendezvous order among the
-//  workers that could hold a replica of the service at hand (holdable,
-//  set by s_holdable_init): 0 when none ranks before it (its best
-//  position). O(workers), a score each.
-static uint32_t
-s_rank_of (s_compute_t *ctx, uint32_t slot, size_t worker)
-{
-    drover_reconciler_t *self = ctx->self;
-    uint64_t key = s_slot_hash (ctx->service, slot);
-    uint64_t own = drover_rendezvous_score (key, self->fleet_hashes [worker]);
-    uint32_t rank = 0;
-    for (size_t index = 0; index < self->nfleet; index++) {
-        if (index == worker || !self->holdable [index])
-            continue;
-        uint64_t score = drover_rendezvous_score (key, self->fleet_hashes [index]);
-        rank += score > own || (score == own && strcmp (self->fleet_ids [index],
-                                                        self->fleet_ids [worker]) < 0);
-    }
-    return rank;
-}
-
-//  Return the rank of a replica's worker in its slot's order, cached in
-//  the record while the workers that could hold one stay the same (a
-//  steady term costs O(replicas), not O(replicas x workers))
-static uint32_t
-s_record_rank (s_compute_t *ctx, s_record_t *record, size_t worker)
-{
-    if (record->rank_sig != ctx->holdable_sig) {
-        record->rank = s_rank_of (ctx, record->slot, worker);
-        record->rank_sig = ctx->holdable_sig;
-    }
-    return record->rank;
-}
 
 //  Append a change to the set
 static void
@@ -1101,12 +868,20 @@ s_not_run (s_compute_t *ctx, s_record_t *record)
                      s_compare_tasks);
 }
 
+//  Return true if a worker of the fleet is draining, as this computation
+//  sees it (a plan's drain applied)
+static bool
+s_draining (s_compute_t *ctx, long index)
+{
+    return drover_rebalance_state (ctx->self->balance, (size_t) index) == DROVER_FLEET_DRAINING;
+}
+
 //  Rank of a record as its slot's keeper, higher better, -1 cannot keep
 static int
 s_rank (s_compute_t *ctx, s_record_t *record)
 {
     long index = s_record_worker (ctx->self, record);
-    if (index < 0 || ctx->self->place [index].state == DROVER_FLEET_DRAINING)
+    if (index < 0 || s_draining (ctx, index))
         return -1;
     return (record->leaving? 0: 3) + (record->state == S_RUNNING);
 }
@@ -1117,7 +892,6 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
 {
     drover_reconciler_t *self = ctx->self;
     memset (plan, 0, sizeof *plan);
-    plan->placed = -1;
     bool lost = false, not_run = false;
     s_record_t *keeper = NULL;
     int keeper_rank = -1;
@@ -1167,7 +941,7 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
             continue;
         ctx->pending_now++;
         ctx->pending++;
-        if (self->place [worker].state != DROVER_FLEET_DRAINING && !started) {
+        if (!s_draining (ctx, worker) && !started) {
             started = true;
             started_on = worker;
         }
@@ -1177,12 +951,13 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
     //  A start not yet reported keeps the slot before a replica moved away
     if (started && keeper_rank < 3) {
         keeper = NULL;
-        s_count_add (ctx, (size_t) started_on, 1);
+        drover_rebalance_hold (self->balance, (size_t) started_on);
         plan->held = true;
     }
     else
     if (keeper) {
-        s_count_add (ctx, (size_t) s_record_worker (self, keeper), 1);
+        drover_rebalance_keep (self->balance, number, (size_t) s_record_worker (self, keeper),
+                               keeper->state == S_RUNNING, keeper->leaving, &keeper->rank);
         plan->held = true;
         plan->keeper = keeper;
     }
@@ -1206,25 +981,6 @@ s_slot_classify (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t
                   : slot && slot->restarts? "restart": "new replica";
 }
 
-//  Return the workers that could hold a replica of the service at hand
-//  (cached by its shape for this computation)
-static size_t
-s_eligible_count (s_compute_t *ctx)
-{
-    char *shape = zsys_sprintf ("%u/%" PRIu64 "/%s", ctx->service->def.procs,
-                                ctx->service->def.mem, ctx->service->labels);
-    uintptr_t cached = (uintptr_t) zhashx_lookup (ctx->shapes, shape);
-    if (!cached) {
-        size_t count = 0;
-        for (size_t index = 0; index < ctx->self->nfleet; index++)
-            count += s_could_hold (ctx, index);
-        cached = count + 1;
-        zhashx_insert (ctx->shapes, shape, (void *) cached);
-    }
-    zstr_free (&shape);
-    return (size_t) cached - 1;
-}
-
 //  Step 2 for one slot kept by nothing: place a replica, or wait
 static void
 s_slot_place (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t *plan)
@@ -1235,17 +991,12 @@ s_slot_place (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t *p
             ctx->set->next = slot->next_start;
         return;                         //  in its restart backoff
     }
-    long target = ctx->eligible? s_find (ctx, number, S_ACCEPT_SPREAD, 0): -1;
-    if (target < 0 && ctx->eligible)
-        target = s_find (ctx, number, S_ACCEPT_ROOM, 0);
+    bool capped;
+    long target = drover_rebalance_place (self->balance, number, &capped);
     if (target < 0) {
-        //  A worker with room that holds max-per-worker already: say so
-        if (ctx->eligible && ctx->service->def.max_per_worker
-        &&  s_find (ctx, number, S_ACCEPT_UNCAPPED, 0) >= 0)
-            ctx->after.capped++;
+        ctx->after.capped += capped;
         return;                         //  no worker has room: it waits
     }
-    plan->placed = target;
     const char *to = self->fleet [target].id;
     if (plan->move_from) {
         const s_record_t *source = plan->move_from;
@@ -1255,173 +1006,23 @@ s_slot_place (s_compute_t *ctx, s_slot_t *slot, uint32_t number, s_slotplan_t *p
     else
         s_emit (ctx, DROVER_CHANGE_START, number, 0, "", to, plan->why);
     ctx->running++;
-    s_count_add (ctx, (size_t) target, 1);
-    self->place [target].free_procs -= ctx->service->def.procs;
-    self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
 }
 
-//  Carry out a spread move of a slot's keeper from source to target
+//  Steps 3 and 4: carry out the moves the spread or keep-balance decided
+//  (why "spread" or "rebalance"): each slot's keeper started on its new
+//  worker (stopped on its old one once that runs)
 static void
-s_spread_move (s_compute_t *ctx, s_slotplan_t *plans, uint32_t number, long source,
-               long target)
+s_moves (s_compute_t *ctx, s_slotplan_t *plans, const char *why)
 {
     drover_reconciler_t *self = ctx->self;
-    s_record_t *keeper = plans [number].keeper;
-    s_emit (ctx, DROVER_CHANGE_MOVE, number, keeper->task, keeper->worker,
-            self->fleet [target].id, "spread");
-    plans [number].placed = target;
-    ctx->unasked++;
-    s_count_add (ctx, (size_t) source, -1);
-    s_count_add (ctx, (size_t) target, 1);
-    self->place [target].free_procs -= ctx->service->def.procs;
-    self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
-}
-
-//  Return the worker of a slot's keeper if it is running settled on a
-//  worker taking new work (a spread or rebalance source), else -1
-static long
-s_settled_source (s_compute_t *ctx, s_slotplan_t *plans, uint32_t number)
-{
-    s_record_t *keeper = plans [number].keeper;
-    if (!keeper || keeper->state != S_RUNNING || keeper->leaving || plans [number].placed >= 0)
-        return -1;
-    long source = s_record_worker (ctx->self, keeper);
-    return source >= 0 && ctx->self->place [source].state == DROVER_FLEET_USABLE? source: -1;
-}
-
-//  Step 3 (rebalancing off): move running replicas from workers holding
-//  at least two more of the service's than another that has room, to the
-//  first such in the slot's order, highest slots first
-static void
-s_spread (s_compute_t *ctx, s_slotplan_t *plans)
-{
-    uint32_t hopeless = 1;              //  no target for a source holding this many
-    for (uint32_t number = ctx->wanted; number-- > 0; ) {
-        long source = s_settled_source (ctx, plans, number);
-        if (source < 0 || s_count (ctx, (size_t) source) <= hopeless)
-            continue;
-        uint32_t count = s_count (ctx, (size_t) source);
-        long target = s_find (ctx, number, S_ACCEPT_FEWER, count);
-        if (target < 0) {
-            hopeless = count;
-            continue;
-        }
-        s_spread_move (ctx, plans, number, source, target);
-    }
-}
-
-//  Return true if a worker holding count of the service at hand holds
-//  more than its even share (floor, or floor + 1 for extra of them)
-static bool
-s_over (s_compute_t *ctx, uint32_t count)
-{
-    return count > ctx->floor + 1 || (count == ctx->floor + 1 && ctx->at_ceil > ctx->extra);
-}
-
-//  Step 3 (rebalancing on): the fewest moves that make the spread even,
-//  each from a worker over its share to one under it, and first those
-//  that take a replica to the first worker of its slot's order: a worker
-//  that joins takes the replicas that rank it first, and only as many as
-//  its share (about 1/(N+1) of them), the others stay where they are
-static void
-s_spread_ranked (s_compute_t *ctx, s_slotplan_t *plans)
-{
-    uint32_t fewest = UINT32_MAX;
-    for (size_t index = 0; index < ctx->self->nfleet; index++)
-        if (s_could_hold (ctx, index) && s_count (ctx, index) < fewest)
-            fewest = s_count (ctx, index);
-    if (fewest == UINT32_MAX || !(fewest < ctx->floor
-                                  || (fewest == ctx->floor && ctx->at_ceil < ctx->extra)))
-        return;                         //  nobody is under its share
-    s_accept_t spread = { ctx, S_ACCEPT_SPREAD, 0, -1 };
-    for (int pass = 0; pass < 2; pass++)
-        for (uint32_t number = ctx->wanted; number-- > 0; ) {
-            long source = s_settled_source (ctx, plans, number);
-            if (source < 0 || !s_over (ctx, s_count (ctx, (size_t) source)))
-                continue;
-            long target = s_find (ctx, number, pass? S_ACCEPT_SPREAD: S_ACCEPT_HOLD, 0);
-            if (pass == 0 && (target < 0 || target == source
-                          || !s_accept ((size_t) target, &spread)))
-                continue;               //  at its best, or its best is full
-            if (target < 0)
-                return;                 //  no worker under its share has room
-            s_spread_move (ctx, plans, number, source, target);
-        }
-}
-
-//  Step 4, rebalancing (keep-balance): once a service runs its count, a
-//  running replica moves to the first worker before its own in its slot's
-//  rendezvous order that could hold one, has room and holds fewer of the
-//  service's replicas than its own (so spread never worsens, and each move
-//  betters the moved replica's rank: moves end). At most moves_left over a
-//  computation; each is started there before it is stopped here.
-static void
-s_rebalance (s_compute_t *ctx, s_slotplan_t *plans)
-{
-    drover_reconciler_t *self = ctx->self;
-    uint32_t fewest = UINT32_MAX;       //  the fewest a worker that could take one holds
-    for (size_t index = 0; index < self->nfleet; index++)
-        if (self->holdable [index] && s_has_room (ctx, index) && s_count (ctx, index) < fewest)
-            fewest = s_count (ctx, index);
-    for (uint32_t number = 0; number < ctx->wanted && ctx->moves_left; number++) {
-        s_record_t *keeper = plans [number].keeper;
-        if (!keeper || keeper->state != S_RUNNING || keeper->leaving
-        ||  plans [number].placed >= 0)
-            continue;                   //  not settled, or moved already
-        long source = s_record_worker (self, keeper);
-        if (source < 0 || !s_could_hold (ctx, (size_t) source))
-            continue;                   //  held, on probation, silent: it stays
-        if (s_count (ctx, (size_t) source) <= fewest
-        ||  s_record_rank (ctx, keeper, (size_t) source) == 0)
-            continue;                   //  nobody holds fewer, or at its best already
-        long target = s_find_from (ctx, number, S_ACCEPT_BETTER,
-                                   s_count (ctx, (size_t) source), source);
-        if (target < 0 || target == source)
-            continue;                   //  nothing better has room
-        s_emit (ctx, DROVER_CHANGE_MOVE, number, keeper->task, keeper->worker,
-                self->fleet [target].id, "rebalance");
-        plans [number].placed = target;
+    size_t count;
+    const drover_rebalance_move_t *moves = drover_rebalance_moves (self->balance, &count);
+    for (size_t index = 0; index < count; index++) {
+        const s_record_t *keeper = plans [moves [index].slot].keeper;
+        assert (keeper);
+        s_emit (ctx, DROVER_CHANGE_MOVE, moves [index].slot, keeper->task, keeper->worker,
+                self->fleet [moves [index].to].id, why);
         ctx->unasked++;
-        ctx->moves_left--;
-        ctx->after.rebalanced++;
-        s_count_add (ctx, (size_t) source, -1);
-        s_count_add (ctx, (size_t) target, 1);
-        self->place [target].free_procs -= ctx->service->def.procs;
-        self->place [target].free_mem -= (int64_t) ctx->service->def.mem;
-    }
-}
-
-//  Count one replica's rank in a view's placement figures
-static void
-s_tally_rank (drover_service_stats_t *stats, uint32_t rank)
-{
-    if (rank == 0)
-        stats->best++;
-    else
-        stats->not_best++;
-    stats->ranks [s_bucket (rank)]++;
-}
-
-//  Placement figures of the service at hand: each slot's running replica
-//  now (before), and each slot's replica once the changes are done (after)
-static void
-s_tally_ranks (s_compute_t *ctx, s_slotplan_t *plans, uint32_t wanted_before)
-{
-    drover_reconciler_t *self = ctx->self;
-    for (uint32_t number = 0; number < ctx->wanted || number < wanted_before; number++) {
-        bool planned = number < ctx->wanted;
-        s_record_t *keeper = planned? plans [number].keeper: NULL;
-        long now = keeper? s_record_worker (self, keeper): -1;
-        uint32_t rank = 0;
-        if (number < wanted_before && now >= 0 && keeper->state == S_RUNNING)
-            s_tally_rank (&ctx->before, rank = s_record_rank (ctx, keeper, (size_t) now));
-        long after = planned && plans [number].placed >= 0? plans [number].placed: now;
-        if (planned && after >= 0 && after == now && keeper->state == S_RUNNING
-        &&  number < wanted_before)
-            s_tally_rank (&ctx->after, rank);       //  stays: the same rank
-        else
-        if (planned && after >= 0)
-            s_tally_rank (&ctx->after, s_rank_of (ctx, number, (size_t) after));
     }
 }
 
@@ -1445,7 +1046,19 @@ s_tally (drover_service_stats_t *stats, uint32_t wanted, int64_t running, int64_
         stats->ok++;
 }
 
-//  Decide for one service, in its three steps
+//  Describe a service as placement sees it, wanting wanted replicas
+static void
+s_shape (const s_service_t *service, uint32_t wanted, drover_rebalance_service_t *shape)
+{
+    shape->name = service->def.name;
+    shape->procs = service->def.procs;
+    shape->mem = service->def.mem;
+    shape->labels = service->labels;
+    shape->max_per_worker = service->def.max_per_worker;
+    shape->wanted = wanted;
+}
+
+//  Decide for one service, in its steps
 static void
 s_service_compute (s_compute_t *ctx, s_service_t *service)
 {
@@ -1453,12 +1066,11 @@ s_service_compute (s_compute_t *ctx, s_service_t *service)
     ctx->service = service;
     ctx->wanted = s_wanted_of (service, ctx->what);
     ctx->running = ctx->pending = ctx->running_now = ctx->pending_now = 0;
-    ctx->floor = ctx->extra = ctx->at_ceil = 0;
     ctx->eligible = 0;
-    for (size_t index = 0; index < self->ntouched; index++)
-        self->place [self->touched [index]].touched = false;
-    self->ntouched = 0;
     uint32_t nslots = service->nslots > ctx->wanted? service->nslots: ctx->wanted;
+    drover_rebalance_service_t shape;
+    s_shape (service, ctx->wanted, &shape);
+    drover_rebalance_service (self->balance, &shape, nslots);
     if (self->slotplan_size < nslots) {
         self->slotplan_size = nslots;
         self->slotplan = (s_slotplan_t *) realloc (self->slotplan,
@@ -1472,45 +1084,32 @@ s_service_compute (s_compute_t *ctx, s_service_t *service)
         s_slot_classify (ctx, slot, number, &plans [number]);
         placing |= number < ctx->wanted && !plans [number].held;
     }
-    if (ctx->wanted && (placing || ctx->removals)) {
-        ctx->eligible = s_eligible_count (ctx);
-        if (ctx->eligible) {
-            ctx->floor = (uint32_t) (ctx->wanted / ctx->eligible);
-            ctx->extra = (uint32_t) (ctx->wanted % ctx->eligible);
-        }
-        ctx->at_ceil = 0;
-        for (size_t index = 0; index < self->ntouched; index++)
-            ctx->at_ceil += self->place [self->touched [index]].count > ctx->floor
-                         && s_could_hold (ctx, self->touched [index]);
-    }
+    if (ctx->wanted && (placing || ctx->removals))
+        ctx->eligible = drover_rebalance_even (self->balance);
     for (uint32_t number = 0; placing && number < ctx->wanted; number++)
         if (!plans [number].held)
             s_slot_place (ctx, s_slot (service, number), number, &plans [number]);
-    if (ctx->removals && ctx->eligible) {
-        if (self->config.rebalance_moves)
-            s_spread_ranked (ctx, plans);
-        else
-            s_spread (ctx, plans);
-    }
+    if (ctx->removals && ctx->eligible && drover_rebalance_spread (self->balance))
+        s_moves (ctx, plans, "spread");
     //  Rebalance once the count is right: every slot held, what runs is
     //  what is wanted, nothing pending
-    if (ctx->judged && service->defined)
-        s_holdable_init (ctx);
-    if (ctx->removals && ctx->eligible && ctx->moves_left && !placing
-    &&  ctx->running_now == (int64_t) ctx->wanted && ctx->pending_now == 0)
-        s_rebalance (ctx, plans);
+    if (ctx->removals && ctx->eligible && !placing
+    &&  ctx->running_now == (int64_t) ctx->wanted && ctx->pending_now == 0) {
+        ctx->after.rebalanced += (uint32_t) drover_rebalance_improve (self->balance);
+        s_moves (ctx, plans, "rebalance");
+    }
     if (service->defined) {
         uint32_t wanted_before = service->def.replicas;
         if (ctx->judged)
-            s_tally_ranks (ctx, plans, wanted_before);
+            drover_rebalance_figures (self->balance, wanted_before, &ctx->before, &ctx->after);
         s_tally (&ctx->before, wanted_before, ctx->running_now, ctx->pending_now);
         s_tally (&ctx->after, ctx->wanted, ctx->running, ctx->pending);
         for (uint32_t number = 0; number < nslots; number++) {
             uint32_t restarts = number < service->nslots? service->slots [number].restarts: 0;
             if (number < wanted_before)
-                ctx->before.restarts [s_bucket (restarts)]++;
+                ctx->before.restarts [drover_rebalance_bucket (restarts)]++;
             if (number < ctx->wanted)
-                ctx->after.restarts [s_bucket (restarts)]++;
+                ctx->after.restarts [drover_rebalance_bucket (restarts)]++;
         }
     }
 }
@@ -1521,31 +1120,29 @@ static void
 s_place_init (s_compute_t *ctx)
 {
     drover_reconciler_t *self = ctx->self;
+    drover_rebalance_begin (self->balance, self->config.rebalance_moves);
     for (size_t index = 0; index < self->nfleet; index++) {
         const drover_fleet_worker_t *worker = &self->fleet [index];
-        s_place_t *place = &self->place [index];
-        place->state = worker->state;
-        place->free_procs = (int64_t) worker->procs - worker->procs_used;
-        place->free_mem = (int64_t) worker->mem - (int64_t) worker->mem_used;
-        place->count = 0;
-        place->touched = false;
+        bool silent;
         //  A term goes by its own gather; a pass or a plan by the last term's
         if (ctx->what->kind == DROVER_RECONCILER_TERM) {
             s_gathered_t *gathered = (s_gathered_t *) zhashx_lookup (self->gather, worker->id);
-            place->silent = gathered && !gathered->answered;
+            silent = gathered && !gathered->answered;
         }
         else
-            place->silent = zhashx_size (self->silent)
-                         && zhashx_lookup (self->silent, worker->id) != NULL;
+            silent = zhashx_size (self->silent)
+                  && zhashx_lookup (self->silent, worker->id) != NULL;
+        if (silent)
+            drover_rebalance_set_silent (self->balance, index);
     }
-    self->ntouched = 0;
     const drover_reconciler_what_t *what = ctx->what;
     if (what->kind == DROVER_RECONCILER_PLAN && what->worker
     &&  (what->action == DROVER_PLAN_DRAIN || what->action == DROVER_PLAN_HOLD)) {
         long index = s_worker_index (self, what->worker);
         if (index >= 0)
-            self->place [index].state = what->action == DROVER_PLAN_DRAIN?
-                                        DROVER_FLEET_DRAINING: DROVER_FLEET_HELD;
+            drover_rebalance_set_state (self->balance, (size_t) index,
+                                        what->action == DROVER_PLAN_DRAIN?
+                                        DROVER_FLEET_DRAINING: DROVER_FLEET_HELD);
     }
     if (self->npending == 0)
         return;
@@ -1556,10 +1153,10 @@ s_place_init (s_compute_t *ctx)
             s_slot_t *slot = &services [index]->slots [number];
             for (size_t start = 0; start < slot->npending; start++) {
                 long worker = s_worker_index (self, slot->pending [start].worker);
-                if (worker >= 0 && s_pending_live (ctx, &slot->pending [start])) {
-                    self->place [worker].free_procs -= services [index]->def.procs;
-                    self->place [worker].free_mem -= (int64_t) services [index]->def.mem;
-                }
+                if (worker >= 0 && s_pending_live (ctx, &slot->pending [start]))
+                    drover_rebalance_reserve (self->balance, (size_t) worker,
+                                              services [index]->def.procs,
+                                              services [index]->def.mem);
             }
         }
 }
@@ -1574,7 +1171,6 @@ s_compute_all (s_compute_t *ctx)
     memset (&ctx->before, 0, sizeof ctx->before);
     memset (&ctx->after, 0, sizeof ctx->after);
     ctx->unasked = 0;
-    ctx->moves_left = self->config.rebalance_moves;
     ctx->service = NULL;
     s_place_init (ctx);
     size_t count;
@@ -1631,7 +1227,6 @@ drover_reconciler_compute (drover_reconciler_t *self, const drover_reconciler_wh
 {
     assert (self && what && set);
     s_compute_t ctx = { .self = self, .what = what, .now = now, .set = set };
-    ctx.shapes = zhashx_new ();
     bool judged = what->kind != DROVER_RECONCILER_PASS;
     bool incomplete = judged && self->answered < self->asked;
     ctx.removals = judged && !incomplete;
@@ -1649,7 +1244,6 @@ drover_reconciler_compute (drover_reconciler_t *self, const drover_reconciler_wh
         ctx.removals = false;
         s_compute_all (&ctx);
     }
-    zhashx_destroy (&ctx.shapes);
     //  The view now carries the last term's; the view after, this one's
     const drover_service_stats_t *last = &self->last;
     set->before = ctx.before;
@@ -1723,7 +1317,8 @@ drover_reconciler_commit (drover_reconciler_t *self, const drover_changeset_t *s
     s_service_t **services = s_sorted (self, &count);
     s_service_t **copy = (s_service_t **) malloc ((count + 1) * sizeof (s_service_t *));
     assert (copy);
-    memcpy (copy, services, count * sizeof (s_service_t *));
+    if (count)                          //  none yet: services is still NULL
+        memcpy (copy, services, count * sizeof (s_service_t *));
     for (size_t index = 0; index < count; index++) {
         s_service_t *service = copy [index];
         for (uint32_t number = 0; number < service->nslots; number++) {
@@ -1801,11 +1396,14 @@ static void
 s_waits_why (drover_reconciler_t *self, const s_service_t *service, char *why, size_t size)
 {
     uint32_t cap = service->def.max_per_worker;
+    drover_rebalance_service_t shape;
+    s_shape (service, service->def.replicas, &shape);
     size_t eligible = 0;
     for (size_t index = 0; cap && index < self->nfleet; index++) {
         bool silent = zhashx_size (self->silent)
                    && zhashx_lookup (self->silent, self->fleet [index].id) != NULL;
-        eligible += s_fits (self, index, service, self->fleet [index].state, silent);
+        eligible += drover_rebalance_fits (&self->fleet [index], self->fleet [index].state,
+                                           silent, &shape);
     }
     if (cap && (uint64_t) eligible * cap < service->def.replicas)
         snprintf (why, size, "max-per-worker %u: %zu eligible worker%s hold%s at most %"

@@ -69,6 +69,12 @@
       gather is not trusted: a replica it misses keeps its slot) and the
       statistics say why. Starts still happen.
 
+    This class keeps the services, their slots and replica tasks, the
+    fleet and the gather, and decides what keeps or needs each slot;
+    where a replica goes (room, the even spread, max-per-worker, the
+    spread's and rebalancing's moves, ranks and placement figures) is
+    drover_rebalance's, which each computation drives.
+
     A plain class: no threads, no I/O, no clock (now is the caller's msec
     since the epoch).
     =========================================================================
