@@ -303,6 +303,9 @@ s_watch_broken (self_t *self, const char *why, int64_t now)
     if (drover_watchplan_broken (self->plan, now))
         zsys_warning ("elector: etcd watch down (%s): polling every %u ms until it is back",
                       why, drover_watchplan_interval (self->plan));
+    if (self->flags.verbose)
+        zsys_debug ("elector: etcd watch: reopening in %" PRId64 " ms",
+                    drover_watchplan_open_at (self->plan) - now);
     if (state == DROVER_WATCHPLAN_UP) {
         self->check_step = S_STEP_CANDIDATES;   //  what it may have missed: read now
         self->check_at = now;

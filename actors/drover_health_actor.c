@@ -13,6 +13,9 @@
     broker hears about heartbeat-rate heartbeats a second however many
     workers there are: max(heartbeat, workers x 1000 / rate), in whole
     heartbeats; a worker told N heartbeats is lost after N x lost-after.
+    A worker of level 8 registered when the fleet was much smaller or
+    larger is told the fleet's interval again (a WELCOME with seq 0) in
+    answer to one of its heartbeats, so the rate holds as the fleet grows.
     For a grace after the actor starts (the broker started, or became
     leader) nobody is declared LOST: the fleet reconnects meanwhile.
 
@@ -57,6 +60,7 @@ typedef struct {
     zframe_t *route;            //  routing id of its latest HELLO
     uint32_t procs;             //  procs it offers
     uint32_t interval;          //  msec between heartbeats its WELCOME told
+    int level;                  //  the protocol level its HELLO spoke
     drover_stats_t stats;       //  last heartbeat's stats
     char principal [DROVER_ID_MAX + 1]; //  the key it registered with, "" without CURVE
     char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
@@ -88,6 +92,7 @@ typedef struct {
     uint32_t stats_period;      //  msec STATS are held back at most (health/stats-period)
     drover_workerwindow_t *window;  //  the agents' levels and releases taken
     uint64_t refused_total;     //  HELLOs refused for their level or release, ever (METRICS)
+    uint64_t repaced_total;     //  WELCOMEs said again with a new interval, ever (METRICS)
 } self_t;
 
 
@@ -267,6 +272,44 @@ s_bind_worker (self_t *self, const char *id, const char *principal)
     zhashx_insert (self->bindings, id, strdup (principal));
 }
 
+//  Say WELCOME to a worker: the answer to its HELLO (seq), or, seq 0, its
+//  new interval (level 8)
+static void
+s_send_welcome (self_t *self, s_worker_t *worker, zframe_t *route, uint32_t seq)
+{
+    drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    welcome->seq = seq;
+    welcome->heartbeat = worker->interval;
+    welcome->ack_timeout = self->ack_timeout;   //  level 7: STARTED may wait a little
+    strcpy (welcome->state_id, self->state_id);
+    drover_actor_send (self->outbox, "health", route, welcome, worker->id);
+    drover_msg_destroy (&welcome);
+}
+
+//  The fleet grew or shrank since a worker was told its interval: tell it
+//  the fleet's now, if it speaks level 8 and the two are far apart. Said
+//  in answer to its heartbeat, so a fleet is told as fast as it
+//  heartbeats, never in one burst; its silence allowed changes at once
+//  (it was just heard, and takes the new interval on receipt)
+static void
+s_repace (self_t *self, s_worker_t *worker, zframe_t *route, int64_t now)
+{
+    if (worker->level < DROVER_MSG_LEVEL_REPACE)
+        return;
+    uint32_t fleet = drover_health_interval (self->heartbeat, self->rate,
+                                             zhashx_size (self->workers));
+    if (!drover_health_repace_due (worker->interval, fleet))
+        return;
+    if (self->flags.verbose)
+        zsys_debug ("health: worker=%s heartbeat %u -> %u ms", worker->id, worker->interval,
+                    fleet);
+    worker->interval = fleet;
+    drover_health_observe_scaled (self->liveness, worker->id, now, fleet / self->heartbeat);
+    s_send_welcome (self, worker, route, 0);
+    s_say_pace (self, worker);
+    self->repaced_total++;
+}
+
 //  WORKER HELLO: register (or re-register) and WELCOME
 static void
 s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
@@ -338,6 +381,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
         say_up = true;          //  new, or reconnected from a new route
     }
     worker->procs = hello->procs;
+    worker->level = drover_msg_level (hello);
     snprintf (worker->release, sizeof worker->release, "%s", hello->release);
     if (*hello->state_id && strcmp (hello->state_id, self->state_id) && hello->nrunning) {
         //  Its attempts were offered by a broker with other state: their
@@ -360,13 +404,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
                     || scale != drover_health_scale (self->liveness, worker->id)))
         s_say_pace (self, worker);
     //  WELCOME goes out before UP, so it reaches the worker before any offer
-    drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
-    welcome->seq = hello->seq;
-    welcome->heartbeat = worker->interval;
-    welcome->ack_timeout = self->ack_timeout;   //  level 7: STARTED may wait a little
-    strcpy (welcome->state_id, self->state_id);
-    drover_actor_send (self->outbox, "health", route, welcome, worker->id);
-    drover_msg_destroy (&welcome);
+    s_send_welcome (self, worker, route, hello->seq);
     if (say_up)
         s_worker_up (self, worker, hello);
     else
@@ -396,8 +434,10 @@ s_handle_heartbeat (self_t *self, zframe_t *route, drover_msg_t *heartbeat)
                            DROVER_CODE_NOT_REGISTERED, "not registered: say HELLO");
         return;
     }
-    drover_health_observe (self->liveness, worker->id, zclock_mono ());
+    int64_t now = zclock_mono ();
+    drover_health_observe (self->liveness, worker->id, now);
     self->heartbeats++;
+    s_repace (self, worker, route, now);
     worker->stats = heartbeat->stats;
     zframe_t *stats = zframe_new (&worker->stats, sizeof worker->stats);
     drover_outbox_say (self->stats, "ssf", "STATS", worker->id, stats);
@@ -627,6 +667,7 @@ s_handle_command (void *arg, zmsg_t *msg)
         int64_t left = self->grace_until? self->grace_until - zclock_mono (): 0;
         drover_metrics_set (counts, DROVER_METRIC_HEALTH_GRACE, left > 0? (uint64_t) left: 0);
         drover_metrics_set (counts, DROVER_METRIC_WORKERS_REFUSED_TOTAL, self->refused_total);
+        drover_metrics_set (counts, DROVER_METRIC_WORKERS_REPACED_TOTAL, self->repaced_total);
         s_count_releases (self, counts);
         drover_metrics_say (counts, self->outbox, drover_actor_pop_number (msg));
         drover_metrics_destroy (&counts);

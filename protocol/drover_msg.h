@@ -38,8 +38,10 @@ extern "C" {
 //  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-#define DROVER_MSG_LEVEL        7       //  the level this codec speaks
+#define DROVER_MSG_LEVEL        8       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
+#define DROVER_MSG_LEVEL_REPACE 8       //  from this level a registered worker may be told
+                                        //  WELCOME again, unasked (seq 0): its new interval
 //  DROVER_RELEASE, drover's release: drover_release.h, generated from
 //  CMakeLists.txt's project VERSION
 #define DROVER_RELEASE_MAX      64      //  bytes in a release string, at most

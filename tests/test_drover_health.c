@@ -96,6 +96,21 @@ test_interval_for_fleet (void **state)
     assert_int_equal (drover_health_grace (1, 1000, 5000), 1);
 }
 
+//  A registered worker is told the fleet's interval again only when the
+//  two are half again or more apart, either way
+static void
+test_repace_when_far_apart (void **state)
+{
+    (void) state;
+    assert_false (drover_health_repace_due (1000, 1000));
+    assert_true (drover_health_repace_due (1000, 2000));      //  the fleet doubled
+    assert_true (drover_health_repace_due (2000, 3000));      //  exactly half again
+    assert_false (drover_health_repace_due (3000, 4000));     //  a third: left as it is
+    assert_false (drover_health_repace_due (4000, 3000));
+    assert_true (drover_health_repace_due (10000, 1000));     //  the fleet shrank
+    assert_true (drover_health_repace_due (3000, 2000));
+}
+
 //  A worker told a longer interval is lost after as many lost-afters
 static void
 test_scaled_workers_lost_later (void **state)
@@ -174,6 +189,7 @@ main (void)
         cmocka_unit_test_setup_teardown (test_forget_and_clock_order, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_broker_stall_is_not_silence, s_setup, s_teardown),
         cmocka_unit_test (test_interval_for_fleet),
+        cmocka_unit_test (test_repace_when_far_apart),
         cmocka_unit_test_setup_teardown (test_scaled_workers_lost_later, s_setup, s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

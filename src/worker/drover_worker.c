@@ -1551,19 +1551,45 @@ s_drop_old_state (drover_worker_t *self, const char *state_id, int64_t now)
     self->resend_at = 0;
 }
 
-//  WORKER WELCOME: registered; send again every result not yet acknowledged
+//  A broker's interval (and ack-timeout), with the STARTED wait it allows
 static void
-s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
+s_take_pace (drover_worker_t *self, drover_msg_t *welcome)
 {
-    if (*welcome->state_id && *self->state_id && strcmp (welcome->state_id, self->state_id))
-        s_drop_old_state (self, welcome->state_id, now);
-    if (*welcome->state_id)
-        strcpy (self->state_id, welcome->state_id);
     self->heartbeat = welcome->heartbeat? welcome->heartbeat: S_HEARTBEAT;
     //  A broker that says how long it waits lets a STARTED wait a little
     //  (a quarter of that at most); one that does not gets it at once
     self->started_wait = welcome->ack_timeout / 4 < S_STARTED_WAIT_MAX? welcome->ack_timeout / 4
                                                                        : S_STARTED_WAIT_MAX;
+}
+
+//  WELCOME unasked (seq 0, level 8) while registered: the broker's fleet
+//  grew or shrank, here is its interval now; nothing else changes
+static void
+s_handle_repace (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
+{
+    uint32_t was = self->heartbeat;
+    s_take_pace (self, welcome);
+    if (self->next_heartbeat > now + self->heartbeat)
+        self->next_heartbeat = now + self->heartbeat;
+    zsys_info ("worker: heartbeat every %u ms, not %u: the broker's fleet changed",
+               self->heartbeat, was);
+}
+
+//  WORKER WELCOME: registered; send again every result not yet acknowledged
+static void
+s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
+{
+    //  (Not registered, any WELCOME answers the HELLO: brokers before
+    //  level 8 and test doubles may leave its seq 0)
+    if (welcome->seq == 0 && self->registered) {
+        s_handle_repace (self, welcome, now);
+        return;
+    }
+    if (*welcome->state_id && *self->state_id && strcmp (welcome->state_id, self->state_id))
+        s_drop_old_state (self, welcome->state_id, now);
+    if (*welcome->state_id)
+        strcpy (self->state_id, welcome->state_id);
+    s_take_pace (self, welcome);
     self->registered = true;
     self->registrations++;
     self->backoff = S_BACKOFF_MIN;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -57,13 +58,27 @@ testutil_free_port_pair (void)
     }
 }
 
+//  In a child just forked by parent: die with the test. A test that fails
+//  leaves its body at the failed assertion, before its brokers and
+//  workers are stopped; they must not live on to take ports, CPU and
+//  files from the tests after it.
+static void
+s_die_with_parent (pid_t parent)
+{
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid () != parent)
+        _exit (127);            //  the test ended before the call took effect
+}
+
 //  Fork and exec argv with output going to log_path
 pid_t
 testutil_spawn (const char *const argv [], const char *log_path)
 {
+    pid_t parent = getpid ();
     pid_t pid = fork ();
     if (pid != 0)
         return pid;             //  parent (or -1)
+    s_die_with_parent (parent);
     if (log_path) {
         int fd = open (log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) {
@@ -142,9 +157,11 @@ s_run_output (const char *const argv [], char *output, size_t size, int timeout,
     assert_int_equal (pipe (fds), 0);
     fflush (stdout);
     fflush (stderr);
+    pid_t parent = getpid ();
     pid_t pid = fork ();
     assert_true (pid >= 0);
     if (pid == 0) {
+        s_die_with_parent (parent);
         dup2 (fds [1], STDOUT_FILENO);
         close (fds [0]);
         close (fds [1]);

@@ -311,6 +311,16 @@ int
 int
     drover_benchmark_phase_shell (drover_benchmark_t *self);
 
+//  CPU usec libzmq alone spends on one small message one way between two
+//  contexts over loopback TCP, over bounces round trips; -1 on failure
+//  (drover_benchmark_msgfloor.c)
+double
+    drover_benchmark_tcp_message_cpu (long long bounces);
+
+//  The same for one message between two threads over inproc
+double
+    drover_benchmark_inproc_hop_cpu (long long bounces);
+
 //  (k) the elastic pool's decision cost (drover_benchmark_pool.c)
 int
     drover_benchmark_phase_pool (drover_benchmark_t *self);

@@ -21,6 +21,7 @@
 
 #define S_AGENTS_MAX    64          //  agents one phase starts at most (flag bound)
 #define S_SPAWNERS_MAX  4096        //  spawner threads at most (agents x procs)
+#define S_FLOOR_BOUNCES 10000       //  round trips the message floor is measured over
 
 extern char **environ;
 
@@ -168,5 +169,16 @@ drover_benchmark_phase_shell (drover_benchmark_t *self)
     drover_benchmark_figure (self, "shell_cpu_per_task", shell_cpu, "usec");
     drover_benchmark_figure (self, "spawn_vs_shell_cpu_pct",
                              shell_cpu > 0? spawn_cpu / shell_cpu * 100: 0, "%");
+    //  The floor: a task makes two messages at the least (its offer to an
+    //  agent, its result back), whatever the broker does between them
+    double message = drover_benchmark_tcp_message_cpu (S_FLOOR_BOUNCES);
+    double hop = drover_benchmark_inproc_hop_cpu (S_FLOOR_BOUNCES);
+    if (message < 0 || hop < 0)
+        return -1;
+    double floor_cpu = spawn_cpu + 2 * message;
+    drover_benchmark_figure (self, "message_cpu", message, "usec");
+    drover_benchmark_figure (self, "inproc_hop_cpu", hop, "usec");
+    drover_benchmark_figure (self, "shell_floor_cpu_pct", spawn_cpu / floor_cpu * 100, "%");
+    drover_benchmark_figure (self, "shell_cpu_above_floor", shell_cpu - floor_cpu, "usec");
     return 0;
 }

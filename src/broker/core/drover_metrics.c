@@ -126,6 +126,8 @@ static const s_series_t s_series [DROVER_METRICS] = {
     [DROVER_METRIC_WORKERS_RELEASE_OTHER] = { "drover_workers_release", "release=\"other\"", S_GAUGE, S_RELEASE_HELP },
     [DROVER_METRIC_WORKERS_REFUSED_TOTAL] = { "drover_workers_refused_total", NULL, S_COUNTER,
                                           "Worker HELLOs refused for their protocol level or release (health/min-release)" },
+    [DROVER_METRIC_WORKERS_REPACED_TOTAL] = { "drover_workers_repaced_total", NULL, S_COUNTER,
+                                          "Registered workers told a new heartbeat interval as the fleet grew or shrank (level 8)" },
     [DROVER_METRIC_POOL_UNKNOWN] =      { "drover_pool_instances", "state=\"unknown\"", S_GAUGE, S_POOL_HELP },
     [DROVER_METRIC_POOL_BOOTING] =      { "drover_pool_instances", "state=\"booting\"", S_GAUGE, S_POOL_HELP },
     [DROVER_METRIC_POOL_IDLE] =         { "drover_pool_instances", "state=\"idle\"", S_GAUGE, S_POOL_HELP },

@@ -98,11 +98,13 @@ typedef enum {
     //  health: registered workers by the release their HELLO said, the
     //  most common DROVER_METRICS_RELEASES apart (each slot's release set
     //  with drover_metrics_set_release), the rest as "other"; HELLOs
-    //  refused for their level or release (health/min-release)
+    //  refused for their level or release (health/min-release); workers
+    //  told a new heartbeat interval as the fleet changed
     DROVER_METRIC_WORKERS_RELEASE_0,
     DROVER_METRIC_WORKERS_RELEASE_LAST = DROVER_METRIC_WORKERS_RELEASE_0 + 7,
     DROVER_METRIC_WORKERS_RELEASE_OTHER,
     DROVER_METRIC_WORKERS_REFUSED_TOTAL,
+    DROVER_METRIC_WORKERS_REPACED_TOTAL,
     //  the pool: instances by state (in drover_instance_state_t's order),
     //  their price, what they run and offer; its counters
     DROVER_METRIC_POOL_UNKNOWN,

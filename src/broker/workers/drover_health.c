@@ -244,6 +244,15 @@ drover_health_expire (drover_health_t *self, int64_t now)
     return id;
 }
 
+//  Return true if told and fleet are half again or more apart
+bool
+drover_health_repace_due (uint32_t told, uint32_t fleet)
+{
+    uint64_t small = told < fleet? told: fleet;
+    uint64_t large = told < fleet? fleet: told;
+    return large * 2 >= small * 3;
+}
+
 //  Return the heartbeat interval to tell a worker, msec
 uint32_t
 drover_health_interval (uint32_t floor, uint32_t rate, size_t workers)

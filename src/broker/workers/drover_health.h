@@ -65,6 +65,12 @@ uint32_t
 uint32_t
     drover_health_interval (uint32_t floor, uint32_t rate, size_t workers);
 
+//  Return true if a worker told told msec between heartbeats should be
+//  told fleet msec instead: the two are half again or more apart, so a
+//  fleet that grows or shrinks by a few workers tells nobody again
+bool
+    drover_health_repace_due (uint32_t told, uint32_t fleet);
+
 //  Return the grace after start or leadership, msec: grace if not 0, else
 //  lost-after and the window over which workers jitter their reconnects,
 //  min(heartbeat, DROVER_RECONNECT_JITTER_MAX)

@@ -1,0 +1,53 @@
+/*  =========================================================================
+    test_testutil_spawn - what the test kit starts dies with the test that
+    started it: a test that fails leaves its body at the failed assertion,
+    before it stops its brokers and workers, and those must not live on to
+    take ports, CPU and files from the tests after it. Played here by a
+    child that starts a long sleep through the kit, then exits at once as
+    a failing test's process would.
+    =========================================================================
+*/
+
+#include "testutil_proc.h"
+#include <sys/wait.h>
+
+//  A process started with testutil_spawn outlives nothing: its test
+//  process exits, it is killed
+static void
+test_spawned_dies_with_its_test (void **state)
+{
+    (void) state;
+    int fds [2];
+    assert_int_equal (pipe (fds), 0);
+    pid_t test = fork ();
+    assert_true (test >= 0);
+    if (test == 0) {
+        close (fds [0]);
+        const char *argv [] = { "/bin/sleep", "60", NULL };
+        pid_t sleeper = testutil_spawn (argv, NULL);
+        if (write (fds [1], &sleeper, sizeof sleeper) != sizeof sleeper)
+            _exit (2);
+        _exit (1);              //  as a failed assertion ends a test's process
+    }
+    close (fds [1]);
+    pid_t sleeper = 0;
+    assert_int_equal (read (fds [0], &sleeper, sizeof sleeper), sizeof sleeper);
+    close (fds [0]);
+    assert_true (sleeper > 0);
+    int status = 0;
+    assert_int_equal (waitpid (test, &status, 0), test);
+    assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 1);
+    bool gone = testutil_await_gone (sleeper, 5000);
+    if (!gone)
+        kill (sleeper, SIGKILL);
+    assert_true (gone);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests [] = {
+        cmocka_unit_test (test_spawned_dies_with_its_test),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
