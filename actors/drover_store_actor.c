@@ -19,7 +19,10 @@
       published (PUBLISH) and the replies held for it (REPLY: TASK
       ACCEPTED, TASK DONE, the OK to a RESULT, with durability full) sent
       on to their peers (SEND). A reply said after a change is never sent
-      before that change is committed.
+      before that change is committed. While such a batch waits out its
+      group commit with other tasks running, the pipe is left unread to
+      the commit (what comes meanwhile would only join the batch), so a
+      busy broker does not wake the store for every batch it says.
     - a batch the backend could not keep (disk full, I/O error) stays
       pending, with its replies, and is tried again after a pause, so
       nothing is acknowledged that was not saved and nothing is lost once
@@ -435,6 +438,25 @@ s_commit_at (self_t *self)
     if (drover_outbox_size (self->held))
         return zhashx_size (self->inflight)? self->committed_at + S_GROUP_WAIT: 0;
     return self->pending_since + S_DEFER_MAX;
+}
+
+//  Return until when the pipe may be left unread (msec, mono), or 0: while
+//  a batch that replies wait on waits out S_GROUP_WAIT for its group
+//  commit, with other tasks running, what arrives meanwhile would only
+//  join it. Left unread, it wakes neither this thread nor (through the
+//  pipe's signal) costs the main a wake-up: the store sleeps to the
+//  commit and reads it all then. Not while a recall or a backup waits
+//  (they commit at once), nor while a refused batch waits to be tried
+//  again.
+static int64_t
+s_hold_until (self_t *self, int64_t now)
+{
+    if (self->durability != DROVER_DURABILITY_FULL || self->npending == 0
+    ||  zlist_size (self->recalls) || self->backup || self->retry_at > now
+    ||  drover_outbox_size (self->held) == 0 || zhashx_size (self->inflight) == 0)
+        return 0;
+    int64_t commit_at = self->committed_at + S_GROUP_WAIT;
+    return commit_at > now? commit_at: 0;
 }
 
 //  Tell whether the pending batch is to be committed now
@@ -1050,8 +1072,9 @@ drover_store_actor (zsock_t *pipe, void *args)
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->npending == 0)
             drover_actor_flush (self->poller, DROVER_PIPE_AT, self->held, self->pipe);
-        int wait = drover_actor_poll_timeout (s_deadline (self), zclock_mono ());
-        if (drover_actor_wait (self->poller, wait, 0) == -1)
+        now = zclock_mono ();
+        int wait = drover_actor_poll_timeout (s_deadline (self), now);
+        if (drover_actor_wait (self->poller, wait, s_hold_until (self, now)) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                               s_handle_record, self) == -1)
