@@ -19,10 +19,10 @@
       published (PUBLISH) and the replies held for it (REPLY: TASK
       ACCEPTED, TASK DONE, the OK to a RESULT, with durability full) sent
       on to their peers (SEND). A reply said after a change is never sent
-      before that change is committed. While such a batch waits out its
-      group commit with other tasks running, the pipe is left unread to
-      the commit (what comes meanwhile would only join the batch), so a
-      busy broker does not wake the store for every batch it says.
+      before that change is committed. While tasks run, what comes in
+      the S_GROUP_WAIT after a commit would only wait for the next one:
+      the pipe is left unread to then, so a busy broker wakes the store
+      once a group commit, not once a batch it says.
     - a batch the backend could not keep (disk full, I/O error) stays
       pending, with its replies, and is tried again after a pause, so
       nothing is acknowledged that was not saved and nothing is lost once
@@ -440,23 +440,27 @@ s_commit_at (self_t *self)
     return self->pending_since + S_DEFER_MAX;
 }
 
-//  Return until when the pipe may be left unread (msec, mono), or 0: while
-//  a batch that replies wait on waits out S_GROUP_WAIT for its group
-//  commit, with other tasks running, what arrives meanwhile would only
-//  join it. Left unread, it wakes neither this thread nor (through the
-//  pipe's signal) costs the main a wake-up: the store sleeps to the
-//  commit and reads it all then. Not while a recall or a backup waits
-//  (they commit at once), nor while a refused batch waits to be tried
-//  again.
+//  Return until when the pipe may be left unread (msec, mono), or 0. With
+//  durability full and at least two tasks running, whatever comes before
+//  S_GROUP_WAIT after the last commit would wait for that commit anyway:
+//  a reply waits for its group, a change nobody waits on longer. Left
+//  unread, it wakes neither this thread nor the main (whose send finds
+//  nobody to wake): the store sleeps to the commit and reads it all then,
+//  once a group, not once a batch. Not while a recall, a backup or a
+//  refused batch waits. Only if every task running ended meanwhile would
+//  the store have committed sooner, at once: then the last replies of a
+//  burst wait at most S_GROUP_WAIT, as a group's do. A lone round trip,
+//  or two, never waits.
 static int64_t
 s_hold_until (self_t *self, int64_t now)
 {
-    if (self->durability != DROVER_DURABILITY_FULL || self->npending == 0
-    ||  zlist_size (self->recalls) || self->backup || self->retry_at > now
-    ||  drover_outbox_size (self->held) == 0 || zhashx_size (self->inflight) == 0)
+    if (self->durability != DROVER_DURABILITY_FULL || zhashx_size (self->inflight) < 2
+    ||  zlist_size (self->recalls) || self->backup || self->retry_at > now)
         return 0;
-    int64_t commit_at = self->committed_at + S_GROUP_WAIT;
-    return commit_at > now? commit_at: 0;
+    int64_t until = self->committed_at + S_GROUP_WAIT;
+    if (self->npending && s_commit_at (self) < until)
+        until = s_commit_at (self);
+    return until > now? until: 0;
 }
 
 //  Tell whether the pending batch is to be committed now
