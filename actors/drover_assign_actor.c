@@ -200,8 +200,8 @@ s_publish (self_t *self, const drover_action_t *action, drover_msg_t **submit_p)
     if (durable || !self->flags.silent) {
         drover_change_t *change = drover_change_new (action->topic, action->task);
         change->attempt = action->attempt;
-        snprintf (change->worker, sizeof change->worker, "%s", action->worker);
-        snprintf (change->reason, sizeof change->reason, "%s", action->reason);
+        drover_actor_copy_text (change->worker, sizeof change->worker, action->worker);
+        drover_actor_copy_text (change->reason, sizeof change->reason, action->reason);
         change->state = action->state;
         change->retries_left = action->retries_left;
         change->lost = action->lost;
@@ -212,8 +212,8 @@ s_publish (self_t *self, const drover_action_t *action, drover_msg_t **submit_p)
         if (durable)
             change->history = drover_assign_history (self->table, action->task,
                                                          &change->history_size);
-        snprintf (change->owner, sizeof change->owner, "%s",
-                  drover_assign_owner (self->table, action->task));
+        drover_actor_copy_text (change->owner, sizeof change->owner,
+                     drover_assign_owner (self->table, action->task));
         const char *assigned = drover_assign_assigned (self->table, action->task);
         if (*assigned) {
             change->assigned = strdup (assigned);

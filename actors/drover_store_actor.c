@@ -19,7 +19,10 @@
       published (PUBLISH) and the replies held for it (REPLY: TASK
       ACCEPTED, TASK DONE, the OK to a RESULT, with durability full) sent
       on to their peers (SEND). A reply said after a change is never sent
-      before that change is committed.
+      before that change is committed. While tasks run, what comes in
+      the S_GROUP_WAIT after a commit would only wait for the next one:
+      the pipe is left unread to then, so a busy broker wakes the store
+      once a group commit, not once a batch it says.
     - a batch the backend could not keep (disk full, I/O error) stays
       pending, with its replies, and is tried again after a pause, so
       nothing is acknowledged that was not saved and nothing is lost once
@@ -435,6 +438,29 @@ s_commit_at (self_t *self)
     if (drover_outbox_size (self->held))
         return zhashx_size (self->inflight)? self->committed_at + S_GROUP_WAIT: 0;
     return self->pending_since + S_DEFER_MAX;
+}
+
+//  Return until when the pipe may be left unread (msec, mono), or 0. With
+//  durability full and at least two tasks running, whatever comes before
+//  S_GROUP_WAIT after the last commit would wait for that commit anyway:
+//  a reply waits for its group, a change nobody waits on longer. Left
+//  unread, it wakes neither this thread nor the main (whose send finds
+//  nobody to wake): the store sleeps to the commit and reads it all then,
+//  once a group, not once a batch. Not while a recall, a backup or a
+//  refused batch waits. Only if every task running ended meanwhile would
+//  the store have committed sooner, at once: then the last replies of a
+//  burst wait at most S_GROUP_WAIT, as a group's do. A lone round trip,
+//  or two, never waits.
+static int64_t
+s_hold_until (self_t *self, int64_t now)
+{
+    if (self->durability != DROVER_DURABILITY_FULL || zhashx_size (self->inflight) < 2
+    ||  zlist_size (self->recalls) || self->backup || self->retry_at > now)
+        return 0;
+    int64_t until = self->committed_at + S_GROUP_WAIT;
+    if (self->npending && s_commit_at (self) < until)
+        until = s_commit_at (self);
+    return until > now? until: 0;
 }
 
 //  Tell whether the pending batch is to be committed now
@@ -1050,8 +1076,9 @@ drover_store_actor (zsock_t *pipe, void *args)
         drover_actor_flush (self->poller, DROVER_PIPE_AT, self->outbox, self->pipe);
         if (self->npending == 0)
             drover_actor_flush (self->poller, DROVER_PIPE_AT, self->held, self->pipe);
-        int wait = drover_actor_poll_timeout (s_deadline (self), zclock_mono ());
-        if (drover_actor_wait (self->poller, wait, 0) == -1)
+        now = zclock_mono ();
+        int wait = drover_actor_poll_timeout (s_deadline (self), now);
+        if (drover_actor_wait (self->poller, wait, s_hold_until (self, now)) == -1)
             break;              //  interrupted
         if (drover_actor_read (self->poller, self->pipe, NULL, s_handle_command,
                               s_handle_record, self) == -1)

@@ -29,6 +29,9 @@
 //  ---------------------------------------------------------------------
 //  Message lifecycle
 
+static void
+    s_free_owned (drover_msg_t *self);
+
 //  Create an empty message with the given id; never returns NULL
 drover_msg_t *
 drover_msg_new (int id)
@@ -44,7 +47,7 @@ drover_msg_destroy (drover_msg_t **self_p)
 {
     assert (self_p);
     if (*self_p) {
-        drover_msg_reset (*self_p);
+        s_free_owned (*self_p);     //  not zeroed: 3 KB written for nothing
         free (*self_p);
         *self_p = NULL;
     }
@@ -55,6 +58,15 @@ void
 drover_msg_reset (drover_msg_t *self)
 {
     assert (self);
+    s_free_owned (self);
+    memset (self, 0, sizeof (drover_msg_t));
+}
+
+//  Free what the message owns, leaving its pointers as they were: reset
+//  zeroes them after, destroy frees the message itself
+static void
+s_free_owned (drover_msg_t *self)
+{
     for (int index = 0; index < DROVER_LABELS_MAX; index++)
         free (self->labels [index]);
     free (self->body);
@@ -115,7 +127,6 @@ drover_msg_reset (drover_msg_t *self)
         }
         free (self->worker_rows);
     }
-    memset (self, 0, sizeof (drover_msg_t));
 }
 
 //  Encode a message into a new frame; NULL if a field breaks a limit
@@ -242,15 +253,17 @@ drover_msg_say_level (zsock_t *dealer)
     return rc;
 }
 
-//  Decode bytes into self (reset first), a WORKFLOW SUBMIT's step if step.
+//  Decode bytes into self (reset first, unless fresh: zero as made), a
+//  WORKFLOW SUBMIT's step if step.
 //  Returns 0, or -2 if malformed, with self->error saying why. On failure
 //  self holds nothing but id and seq (as drover_msg_peek reads them: 0 when
 //  they cannot be read), error, bad_version and too_large.
 static int
-s_decode (drover_msg_t *self, const byte *data, size_t size, bool step)
+s_decode (drover_msg_t *self, const byte *data, size_t size, bool step, bool fresh)
 {
     assert (self);
-    drover_msg_reset (self);
+    if (!fresh)
+        drover_msg_reset (self);
     drover_mpack_cursor_t cursor = drover_msg_fields_cursor (data, size);
     bool too_large = false;     //  a field longer than its type allows
     if (!data || size == 0)
@@ -298,7 +311,19 @@ s_decode (drover_msg_t *self, const byte *data, size_t size, bool step)
 int
 drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
 {
-    return s_decode (self, data, size, false);
+    return s_decode (self, data, size, false, false);
+}
+
+//  Decode bytes into a new message; never returns NULL. Its error is NULL
+//  if it decoded; else it holds what a failed drover_msg_decode leaves.
+//  Made zero by its allocation, it is not reset again: the broker's main
+//  makes one for every message a peer sends.
+drover_msg_t *
+drover_msg_decode_new (const byte *data, size_t size)
+{
+    drover_msg_t *self = drover_msg_new (0);
+    s_decode (self, data, size, false, true);
+    return self;
 }
 
 //  Decode the bytes of a WORKFLOW SUBMIT's step: only a TASK SUBMIT, whose
@@ -306,7 +331,7 @@ drover_msg_decode (drover_msg_t *self, const byte *data, size_t size)
 int
 drover_msg_decode_step (drover_msg_t *self, const byte *data, size_t size)
 {
-    return s_decode (self, data, size, true);
+    return s_decode (self, data, size, true, false);
 }
 
 //  Read only the header of an encoded message, as every version lays it

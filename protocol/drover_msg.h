@@ -713,6 +713,13 @@ int
 int
     drover_msg_decode (drover_msg_t *self, const byte *data, size_t size);
 
+//  Decode bytes into a new message (the caller owns it; never NULL). Its
+//  error is NULL if it decoded; else it holds what a failed
+//  drover_msg_decode leaves. Cheaper than drover_msg_new and
+//  drover_msg_decode: the new message is not reset again.
+drover_msg_t *
+    drover_msg_decode_new (const byte *data, size_t size);
+
 //  Read only the seq and id of an encoded message, as PROTOCOL.md §5 says:
 //  an array of at least 4 elements, elements 0..2 any well-formed values,
 //  element 3 a uint32. Returns the message id (element 2 if it names one,

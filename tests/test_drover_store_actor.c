@@ -847,6 +847,103 @@ test_durability_full_busy_batch_committed (void **state)
     s_expect_loaded (test, 3, 2);
 }
 
+//  Read count PUBLISHes and SENDs (in any interleaving the store's turns
+//  give) and check that the k-th SEND, whose seq is seqs [k], comes after
+//  the k-th PUBLISH: no reply before the commit of the change said before it
+static void
+s_expect_published_then_sent (zactor_t *store, size_t count, const uint32_t *seqs)
+{
+    size_t published = 0, sent = 0;
+    while (published + sent < 2 * count) {
+        zmsg_t *msg = testutil_actor_recv (store, 5000);
+        assert_non_null (msg);
+        char *word = zmsg_popstr (msg);
+        if (streq (word, "PUBLISH"))
+            published++;
+        else {
+            assert_string_equal (word, "SEND");
+            assert_true (sent < published);
+            zframe_t *route = zmsg_pop (msg);
+            zframe_t *payload = zmsg_pop (msg);
+            drover_msg_t *reply = drover_msg_new (0);
+            assert_int_equal (drover_msg_decode (reply, zframe_data (payload),
+                                                 zframe_size (payload)), 0);
+            assert_int_equal (reply->seq, seqs [sent]);
+            drover_msg_destroy (&reply);
+            zframe_destroy (&payload);
+            zframe_destroy (&route);
+            sent++;
+        }
+        zstr_free (&word);
+        zmsg_destroy (&msg);
+    }
+}
+
+//  With durability full and two tasks running, the store leaves its pipe
+//  unread until the next group commit: batches said meanwhile are read
+//  then, each reply sent only after the change said before it is
+//  committed; a RECALL said meanwhile is answered; when the last tasks
+//  end, their replies are sent
+static void
+test_durability_full_held_while_tasks_run (void **state)
+{
+    s_test_t *test = (s_test_t *) *state;
+    s_start (test);
+    s_expect_loaded (test, 1, 0);
+    drover_outbox_t *outbox = drover_outbox_new ();
+    for (uint64_t task = 1; task <= 4; task++)
+        s_say_change (outbox, s_queued (task, ""));
+    s_say_change (outbox, s_started (1));
+    s_say_change (outbox, s_started (2));
+    s_say_reply (outbox, s_accepted (4, 10));
+    testutil_say_batch (test->store, &outbox);
+    for (uint64_t task = 1; task <= 4; task++)
+        s_expect_publish (test->store, "task.queued", task, task, "");
+    s_expect_publish (test->store, "task.started", 1, 5, "");
+    s_expect_publish (test->store, "task.started", 2, 6, "");
+    drover_msg_t *reply = s_expect_send (test->store);
+    assert_int_equal (reply->seq, 10);
+    drover_msg_destroy (&reply);
+    //  Two run: said right after that commit, these wait for the next
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_started (3));
+    s_say_reply (outbox, s_accepted (3, 11));
+    testutil_say_batch (test->store, &outbox);
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_succeeded (3));
+    s_say_reply (outbox, s_accepted (3, 12));
+    testutil_say_batch (test->store, &outbox);
+    uint32_t seqs [] = { 11, 12 };
+    s_expect_published_then_sent (test->store, 2, seqs);
+    //  Said right after a commit too: answered
+    uint64_t ids [] = { 3 };
+    zframe_t *frame = zframe_new (ids, sizeof ids);
+    outbox = drover_outbox_new ();
+    drover_outbox_say (outbox, "s8f", "RECALL", (uint64_t) 5, frame);
+    testutil_say_batch (test->store, &outbox);
+    zframe_destroy (&frame);
+    s_expect_restore (test->store, 3, DROVER_TASK_SUCCEEDED, true);
+    zmsg_t *msg = testutil_expect (test->store, "RECALLED", 2000);
+    testutil_pop_check (msg, "5");
+    zmsg_destroy (&msg);
+    //  The last two end: committed, and their replies sent
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_succeeded (1));
+    s_say_reply (outbox, s_accepted (1, 13));
+    testutil_say_batch (test->store, &outbox);
+    outbox = drover_outbox_new ();
+    s_say_change (outbox, s_succeeded (2));
+    s_say_reply (outbox, s_accepted (2, 14));
+    testutil_say_batch (test->store, &outbox);
+    uint32_t last [] = { 13, 14 };
+    s_expect_published_then_sent (test->store, 2, last);
+    s_restart (test);
+    for (uint64_t task = 1; task <= 3; task++)
+        s_expect_restore (test->store, task, DROVER_TASK_SUCCEEDED, true);
+    s_expect_restore (test->store, 4, DROVER_TASK_QUEUED, false);
+    s_expect_loaded (test, 5, 4);
+}
+
 int
 main (void)
 {
@@ -872,6 +969,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_durability_full_unwaited_batch_rides, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_durability_full_busy_batch_committed, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_durability_full_held_while_tasks_run, s_setup,
                                          s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -159,6 +159,17 @@ drover_actor_reply (drover_outbox_t *outbox, const char *actor, zframe_t *route,
                           reason, "");
 }
 
+//  Copy text into a field of size bytes, cut to fit
+void
+drover_actor_copy_text (char *field, size_t size, const char *text)
+{
+    assert (field && size > 0);
+    size_t length = text? strnlen (text, size - 1): 0;
+    if (length)
+        memcpy (field, text, length);
+    field [length] = 0;
+}
+
 //  Build an event stamped now and say EVENT topic body
 void
 drover_actor_event (drover_outbox_t *outbox, const char *topic, uint64_t task, uint32_t attempt,
@@ -167,11 +178,11 @@ drover_actor_event (drover_outbox_t *outbox, const char *topic, uint64_t task, u
     drover_event_t event;
     memset (&event, 0, sizeof event);
     event.time = (uint64_t) zclock_time ();
-    snprintf (event.topic, sizeof event.topic, "%s", topic);
+    drover_actor_copy_text (event.topic, sizeof event.topic, topic);
     event.task = task;
     event.attempt = attempt;
-    snprintf (event.worker, sizeof event.worker, "%s", worker);
-    snprintf (event.reason, sizeof event.reason, "%s", reason);
+    drover_actor_copy_text (event.worker, sizeof event.worker, worker);
+    drover_actor_copy_text (event.reason, sizeof event.reason, reason);
     zframe_t *body = drover_event_encode (&event);
     zmsg_t *command = zmsg_new ();
     zmsg_addstr (command, "EVENT");
@@ -228,7 +239,7 @@ drover_once_first (drover_once_t *self, const char *worker)
         if (streq (self->ids [index], worker))
             return false;
     if (self->count < DROVER_ONCE_MAX)
-        snprintf (self->ids [self->count++], DROVER_ID_MAX + 1, "%s", worker);
+        drover_actor_copy_text (self->ids [self->count++], DROVER_ID_MAX + 1, worker);
     return true;
 }
 

@@ -118,6 +118,12 @@ typedef struct {
     char ids [DROVER_ONCE_MAX][DROVER_ID_MAX + 1];      //  told this turn
 } drover_once_t;
 
+//  Copy text (NULL: "") into a field of size bytes, cut to fit: what
+//  snprintf (field, size, "%s", text) does, without printf's machinery,
+//  for the fields actors fill for every task
+void
+    drover_actor_copy_text (char *field, size_t size, const char *text);
+
 //  Return true the first time this turn worker is seen, and remember it;
 //  always true once the set is full (saying twice is harmless, only slower)
 bool

@@ -428,8 +428,8 @@ s_accept_payload (drover_broker_t *self, s_route_t route, zmq_msg_t *payload, bo
                             DROVER_CODE_TOO_LARGE, "message larger than max-message");
         return;
     }
-    drover_msg_t *msg = drover_msg_new (0);
-    if (drover_msg_decode (msg, data, size) == 0) {
+    drover_msg_t *msg = drover_msg_decode_new (data, size);
+    if (!msg->error) {
         char *reason = NULL;
         uint8_t roles = drover_routing_senders (self->routing, msg->id);
         int code = roles? drover_guard_admit (self->guard, payload, msg, roles, &reason): 0;
