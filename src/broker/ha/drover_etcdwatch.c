@@ -295,8 +295,20 @@ drover_etcdwatch_perform (drover_etcdwatch_t *self, bool readable)
         int mask = (readable? CURL_CSELECT_IN: 0) | (self->wants_write? CURL_CSELECT_OUT: 0);
         curl_multi_socket_action (self->multi, self->fd, mask, &running);
     }
-    if (self->easy && (timer_due || self->fd == -1))
+    if (self->easy && (timer_due || self->fd == -1)) {
         curl_multi_socket_action (self->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        //  A timer fires once. libcurl sets the next one through its
+        //  callback, but does not always say when none is left (its
+        //  connect timeout, once connected): a timer kept after it fell
+        //  due was due again at every turn, and a quiet watch spun its
+        //  thread. What libcurl waits for now is the next timer; one that
+        //  is still due (we came a fraction of a msec early) is looked at
+        //  again a msec later, not at once.
+        long next = -1;
+        curl_multi_timeout (self->multi, &next);
+        self->timer = next == 0? 1: next;
+        self->timer_set_at = zclock_mono ();
+    }
     if (self->found & DROVER_ETCDWATCH_BROKEN) {
         drover_etcdwatch_close (self);
         return self->found;     //  a line broke it
