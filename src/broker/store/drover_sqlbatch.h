@@ -48,6 +48,17 @@ typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
 //  count, limit, 4 bytes each big-endian
 #define DROVER_SQLBATCH_ARRAY_SIZE  16
 
+//  A fresh task's small submit fields packed as the fresh column (format
+//  7 of the SQLite state) holds them: what its record needs besides its
+//  id, key, submit time and body, which have columns of their own. A byte
+//  of flags (which of mem, timeout, retries, flags, labels, devices and
+//  owner follow), the priority (zigzag) and procs, then those that are
+//  there: numbers as varints, texts NUL-ended. A plain 100-byte command
+//  packs in 3 bytes.
+#define DROVER_SQLBATCH_FRESH_MAX \
+    (1 + 4 * 5 + 10 + DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) \
+     + DROVER_DEVICELIST_TEXT_MAX + DROVER_ID_MAX + 1)
+
 //  Create an empty grouping
 drover_sqlbatch_t *
     drover_sqlbatch_new (void);
@@ -105,6 +116,19 @@ int
 //  -1 if it is not a device list, the submit untouched.
 int
     drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text);
+
+//  Pack a submit's small fields and its owner ("" none) into data
+//  (DROVER_SQLBATCH_FRESH_MAX bytes at least). Returns the bytes packed.
+size_t
+    drover_sqlbatch_fresh_pack (const drover_msg_t *submit, const char *owner, byte *data);
+
+//  Set an empty submit's small fields (labels allocated, owned by the
+//  submit) from a fresh column's bytes, and *owner_p to the owner in them
+//  (borrowed from data, "" none). Returns 0, or -1 if they are not a
+//  packed submit (cut short, a number or text out of bounds).
+int
+    drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t size,
+                                  const char **owner_p);
 
 #ifdef __cplusplus
 }
