@@ -1420,10 +1420,6 @@ s_restored_fresh (sqlite3_stmt *stmt, drover_msg_t *scratch)
     return change;
 }
 
-//  Gaps between fresh rows load looks for other live rows in, a range
-//  query each, before it reads the rest of the table in one
-#define S_GAPS_MAX      4096
-
 //  One statement whose rows load merges with the others' by id
 typedef struct {
     sqlite3_stmt *stmt;         //  bound and reset by the caller; NULL: none
@@ -1459,7 +1455,7 @@ s_live_range (s_source_t *live, int64_t low, int64_t high)
 //  order, none with a row of another): final, fresh, then live, whose
 //  range query looks for rows only in the gaps between fresh rows, so
 //  that the table is not scanned twice when most tasks are fresh. Past
-//  S_GAPS_MAX gaps (a seek each) it reads the rest of the table in one
+//  DROVER_SQLITE_GAPS_MAX gaps (a seek each) it reads the rest of the table in one
 //  range. Returns the rows handed, or -1 with error set (a row out of
 //  bounds, or SQLite's error); stops early, not an error, when fn says
 //  so. scratch: see s_restored.
@@ -1501,7 +1497,7 @@ s_load_rows (drover_sqlite_t *self, s_source_t *sources, size_t nsources,
         if (next == fresh && !scanning && live->rc == SQLITE_DONE) {
             //  Every live row before low was handed: look past it
             int64_t high = fresh->rc == SQLITE_ROW? fresh->id: INT64_MAX;
-            if (high - low > 1 && ++gaps >= S_GAPS_MAX && high < INT64_MAX) {
+            if (high - low > 1 && ++gaps >= DROVER_SQLITE_GAPS_MAX && high < INT64_MAX) {
                 high = INT64_MAX;
                 scanning = true;
             }

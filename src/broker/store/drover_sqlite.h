@@ -44,6 +44,9 @@
 #define DROVER_SQLITE_LOAD_LIVE \
     "SELECT " DROVER_SQLITE_LIVE_COLUMNS " FROM tasks" \
     " WHERE id > ?1 AND id < ?2 AND fresh IS NULL AND NOT (state >= 3) ORDER BY id"
+//  Gaps between fresh ids load looks for other live rows in, a range query
+//  each, before it reads the rest of the table in one
+#define DROVER_SQLITE_GAPS_MAX  4096
 
 #ifdef __cplusplus
 extern "C" {
