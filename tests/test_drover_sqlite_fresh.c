@@ -127,7 +127,7 @@ test_fresh_round_trip (void **state)
     assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
                                    " WHERE fresh IS NOT NULL"), 3);
     assert_int_equal (s_query_int (dirs->file, "SELECT length (fresh) FROM tasks"
-                                   " WHERE id = 2"), 3);
+                                   " WHERE id = 2"), 1);
 
     backend = testutil_statedir_open (dirs);
     testutil_loaded_t loaded = { .count = 0 };
@@ -294,7 +294,8 @@ test_damaged_fresh_refused (void **state)
     testutil_statedir_t *dirs = (testutil_statedir_t *) *state;
     const char *damages [] = {
         "UPDATE tasks SET fresh = x'00' WHERE id = 1",             //  cut short
-        "UPDATE tasks SET fresh = x'800002' WHERE id = 1",         //  unknown flag
+        "UPDATE tasks SET fresh = x'' WHERE id = 1",
+        "UPDATE tasks SET fresh = x'800002' WHERE id = 1",         //  bytes past its end
         "UPDATE tasks SET fresh = x'00000200' WHERE id = 1",       //  a byte past its end
         "UPDATE tasks SET fresh = x'000002ffffffffffff' WHERE id = 1",
         "UPDATE tasks SET fresh = x'4000026f776e6572' WHERE id = 1",   //  owner not ended

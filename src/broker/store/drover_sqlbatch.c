@@ -242,6 +242,7 @@ drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text)
 #define S_FRESH_LABELS      0x10
 #define S_FRESH_DEVICES     0x20
 #define S_FRESH_OWNER       0x40
+#define S_FRESH_PLAIN       0x80        //  priority 0 and procs 1: neither follows
 
 //  Write value as a varint (7 bits a byte, low first) at data; returns
 //  the bytes written
@@ -312,12 +313,16 @@ drover_sqlbatch_fresh_pack (const drover_msg_t *submit, const char *owner, byte 
     byte flags = (submit->mem? S_FRESH_MEM: 0) | (submit->timeout? S_FRESH_TIMEOUT: 0)
                | (submit->retries? S_FRESH_RETRIES: 0) | (submit->flags? S_FRESH_FLAGS: 0)
                | (submit->nlabels? S_FRESH_LABELS: 0) | (*devices? S_FRESH_DEVICES: 0)
-               | (*owner? S_FRESH_OWNER: 0);
+               | (*owner? S_FRESH_OWNER: 0)
+               | (submit->priority == 0 && submit->procs == 1? S_FRESH_PLAIN: 0);
     size_t size = 0;
     data [size++] = flags;
-    int64_t priority = submit->priority;
-    size += s_put_varint (data + size, ((uint64_t) priority << 1) ^ (uint64_t) (priority >> 63));
-    size += s_put_varint (data + size, submit->procs);
+    if (!(flags & S_FRESH_PLAIN)) {
+        int64_t priority = submit->priority;
+        size += s_put_varint (data + size,
+                              ((uint64_t) priority << 1) ^ (uint64_t) (priority >> 63));
+        size += s_put_varint (data + size, submit->procs);
+    }
     if (flags & S_FRESH_MEM)
         size += s_put_varint (data + size, submit->mem);
     if (flags & S_FRESH_TIMEOUT)
@@ -346,15 +351,14 @@ drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t siz
                               const char **owner_p)
 {
     assert (submit && owner_p);
-    if (!data || size < 3)
+    if (!data || size < 1)
         return -1;
     const byte *end = data + size;
     byte flags = *data++;
-    uint64_t priority = 0, procs = 0, mem = 0, timeout = 0, retries = 0, bits = 0;
-    if (flags & ~(S_FRESH_MEM | S_FRESH_TIMEOUT | S_FRESH_RETRIES | S_FRESH_FLAGS
-                  | S_FRESH_LABELS | S_FRESH_DEVICES | S_FRESH_OWNER)
-    ||  s_get_varint (&data, end, 33, &priority)
-    ||  s_get_varint (&data, end, 32, &procs)
+    bool plain = flags & S_FRESH_PLAIN;
+    uint64_t priority = 0, procs = 1, mem = 0, timeout = 0, retries = 0, bits = 0;
+    if ((!plain && s_get_varint (&data, end, 33, &priority))
+    ||  (!plain && s_get_varint (&data, end, 32, &procs))
     || ((flags & S_FRESH_MEM) && s_get_varint (&data, end, 64, &mem))
     || ((flags & S_FRESH_TIMEOUT) && s_get_varint (&data, end, 32, &timeout))
     || ((flags & S_FRESH_RETRIES) && s_get_varint (&data, end, 32, &retries))

@@ -52,9 +52,9 @@ typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
 //  7 of the SQLite state) holds them: what its record needs besides its
 //  id, key, submit time and body, which have columns of their own. A byte
 //  of flags (which of mem, timeout, retries, flags, labels, devices and
-//  owner follow), the priority (zigzag) and procs, then those that are
-//  there: numbers as varints, texts NUL-ended. A plain 100-byte command
-//  packs in 3 bytes.
+//  owner follow; the high bit: priority 0 and procs 1), the priority
+//  (zigzag) and procs unless that bit is set, then those that are there:
+//  numbers as varints, texts NUL-ended. A plain command packs in 1 byte.
 #define DROVER_SQLBATCH_FRESH_MAX \
     (1 + 4 * 5 + 10 + DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) \
      + DROVER_DEVICELIST_TEXT_MAX + DROVER_ID_MAX + 1)
