@@ -298,7 +298,7 @@ test_damaged_fresh_refused (void **state)
         "UPDATE tasks SET fresh = x'800002' WHERE id = 1",         //  bytes past its end
         "UPDATE tasks SET fresh = x'00000200' WHERE id = 1",       //  a byte past its end
         "UPDATE tasks SET fresh = x'000002ffffffffffff' WHERE id = 1",
-        "UPDATE tasks SET fresh = x'4000026f776e6572' WHERE id = 1",   //  owner not ended
+        "UPDATE tasks SET fresh = x'4000026f776e6572' WHERE id = 1",   //  unknown flag
         "UPDATE tasks SET fresh = x'20000267707500' WHERE id = 1",     //  devices "gpu"
         "UPDATE tasks SET fresh = x'000080808080808001' WHERE id = 1", //  procs too large
     };

@@ -241,7 +241,6 @@ drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text)
 #define S_FRESH_FLAGS       0x08
 #define S_FRESH_LABELS      0x10
 #define S_FRESH_DEVICES     0x20
-#define S_FRESH_OWNER       0x40
 #define S_FRESH_PLAIN       0x80        //  priority 0 and procs 1: neither follows
 
 //  Write value as a varint (7 bits a byte, low first) at data; returns
@@ -303,17 +302,16 @@ s_get_text (const byte **data_p, const byte *end, size_t max)
     return (const char *) data;
 }
 
-//  Pack a submit's small fields and its owner
+//  Pack a submit's small fields
 size_t
-drover_sqlbatch_fresh_pack (const drover_msg_t *submit, const char *owner, byte *data)
+drover_sqlbatch_fresh_pack (const drover_msg_t *submit, byte *data)
 {
-    assert (submit && owner && data);
+    assert (submit && data);
     char devices [DROVER_DEVICELIST_TEXT_MAX];
     drover_devicelist_format (submit->devices, submit->ndevices, devices);
     byte flags = (submit->mem? S_FRESH_MEM: 0) | (submit->timeout? S_FRESH_TIMEOUT: 0)
                | (submit->retries? S_FRESH_RETRIES: 0) | (submit->flags? S_FRESH_FLAGS: 0)
                | (submit->nlabels? S_FRESH_LABELS: 0) | (*devices? S_FRESH_DEVICES: 0)
-               | (*owner? S_FRESH_OWNER: 0)
                | (submit->priority == 0 && submit->procs == 1? S_FRESH_PLAIN: 0);
     size_t size = 0;
     data [size++] = flags;
@@ -339,37 +337,35 @@ drover_sqlbatch_fresh_pack (const drover_msg_t *submit, const char *owner, byte 
     }
     if (flags & S_FRESH_DEVICES)
         size += s_put_text (data + size, devices, DROVER_DEVICELIST_TEXT_MAX - 1);
-    if (flags & S_FRESH_OWNER)
-        size += s_put_text (data + size, owner, DROVER_ID_MAX);
     assert (size <= DROVER_SQLBATCH_FRESH_MAX);
     return size;
 }
 
 //  Set an empty submit's small fields from a fresh column's bytes
 int
-drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t size,
-                              const char **owner_p)
+drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t size)
 {
-    assert (submit && owner_p);
+    assert (submit);
     if (!data || size < 1)
         return -1;
     const byte *end = data + size;
     byte flags = *data++;
     bool plain = flags & S_FRESH_PLAIN;
     uint64_t priority = 0, procs = 1, mem = 0, timeout = 0, retries = 0, bits = 0;
-    if ((!plain && s_get_varint (&data, end, 33, &priority))
+    if ((flags & ~(S_FRESH_MEM | S_FRESH_TIMEOUT | S_FRESH_RETRIES | S_FRESH_FLAGS
+                   | S_FRESH_LABELS | S_FRESH_DEVICES | S_FRESH_PLAIN))
+    ||  (!plain && s_get_varint (&data, end, 33, &priority))
     ||  (!plain && s_get_varint (&data, end, 32, &procs))
     || ((flags & S_FRESH_MEM) && s_get_varint (&data, end, 64, &mem))
     || ((flags & S_FRESH_TIMEOUT) && s_get_varint (&data, end, 32, &timeout))
     || ((flags & S_FRESH_RETRIES) && s_get_varint (&data, end, 32, &retries))
     || ((flags & S_FRESH_FLAGS) && s_get_varint (&data, end, 32, &bits)))
         return -1;
-    const char *labels = NULL, *devices = NULL, *owner = "";
+    const char *labels = NULL, *devices = NULL;
     if (((flags & S_FRESH_LABELS)
         && !(labels = s_get_text (&data, end, DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1))))
     || ((flags & S_FRESH_DEVICES)
         && !(devices = s_get_text (&data, end, DROVER_DEVICELIST_TEXT_MAX)))
-    || ((flags & S_FRESH_OWNER) && !(owner = s_get_text (&data, end, DROVER_ID_MAX + 1)))
     ||  data != end)
         return -1;
     if (drover_sqlbatch_devices_unpack (submit, devices))
@@ -381,6 +377,5 @@ drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t siz
     submit->retries = (uint32_t) retries;
     submit->flags = (uint32_t) bits;
     drover_sqlbatch_labels_split (submit, labels);
-    *owner_p = owner;
     return 0;
 }

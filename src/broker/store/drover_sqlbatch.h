@@ -50,14 +50,14 @@ typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
 
 //  A fresh task's small submit fields packed as the fresh column (format
 //  7 of the SQLite state) holds them: what its record needs besides its
-//  id, key, submit time and body, which have columns of their own. A byte
-//  of flags (which of mem, timeout, retries, flags, labels, devices and
-//  owner follow; the high bit: priority 0 and procs 1), the priority
+//  id, key, owner, submit time and body, which have columns of their own.
+//  A byte of flags (which of mem, timeout, retries, flags, labels and
+//  devices follow; the high bit: priority 0 and procs 1), the priority
 //  (zigzag) and procs unless that bit is set, then those that are there:
 //  numbers as varints, texts NUL-ended. A plain command packs in 1 byte.
 #define DROVER_SQLBATCH_FRESH_MAX \
     (1 + 4 * 5 + 10 + DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) \
-     + DROVER_DEVICELIST_TEXT_MAX + DROVER_ID_MAX + 1)
+     + DROVER_DEVICELIST_TEXT_MAX)
 
 //  Create an empty grouping
 drover_sqlbatch_t *
@@ -117,18 +117,17 @@ int
 int
     drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text);
 
-//  Pack a submit's small fields and its owner ("" none) into data
-//  (DROVER_SQLBATCH_FRESH_MAX bytes at least). Returns the bytes packed.
+//  Pack a submit's small fields into data (DROVER_SQLBATCH_FRESH_MAX bytes
+//  at least). Returns the bytes packed.
 size_t
-    drover_sqlbatch_fresh_pack (const drover_msg_t *submit, const char *owner, byte *data);
+    drover_sqlbatch_fresh_pack (const drover_msg_t *submit, byte *data);
 
 //  Set an empty submit's small fields (labels allocated, owned by the
-//  submit) from a fresh column's bytes, and *owner_p to the owner in them
-//  (borrowed from data, "" none). Returns 0, or -1 if they are not a
-//  packed submit (cut short, a number or text out of bounds).
+//  submit) from a fresh column's bytes. Returns 0, or -1 if they are not a
+//  packed submit (cut short, an unknown flag, a number or text out of
+//  bounds).
 int
-    drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t size,
-                                  const char **owner_p);
+    drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t size);
 
 #ifdef __cplusplus
 }

@@ -120,12 +120,12 @@ struct _drover_sqlite_t {
 //  The column format 7 adds: a fresh task's small submit fields packed
 //  (drover_sqlbatch_fresh_pack), for a row that is a plain QUEUED task no
 //  update has touched since its insert; NULL for any other (every update
-//  sets it NULL). Load reads a fresh row by its id, key, submitted, body
-//  and this alone: SQLite's cost is per column read, and a million queued
-//  tasks read 5 columns rather than 44. The submit's columns are written
-//  as before, so a row reads alike without it. A new state has it next to
-//  the id (SQLite walks a row's header up to the last column read), an
-//  upgraded one last.
+//  sets it NULL). Load reads a fresh row by its id, key, submitted, body,
+//  owner and this alone: SQLite's cost is per column read, and a million
+//  queued tasks read 6 columns rather than 44. The submit's columns are
+//  written as before, so a row reads alike without it. A new state has it
+//  next to the id, and the owner after it (SQLite walks a row's header up
+//  to the last column read), an upgraded one last.
 #define S_COLUMNS_7     "fresh BLOB"
 #define S_ADD_COLUMNS_7 "ALTER TABLE tasks ADD COLUMN fresh BLOB;"
 #define S_ADD_COLUMNS_6 \
@@ -155,14 +155,14 @@ static const char *
 s_schema =
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE tasks ("
-    "  id INTEGER PRIMARY KEY, " S_COLUMNS_7 ", key TEXT, state INTEGER NOT NULL,"
-    "  attempt INTEGER NOT NULL,"
+    "  id INTEGER PRIMARY KEY, " S_COLUMNS_7 ", owner TEXT NOT NULL DEFAULT '', key TEXT,"
+    "  state INTEGER NOT NULL, attempt INTEGER NOT NULL,"
     "  worker TEXT NOT NULL, retries_left INTEGER NOT NULL, lost INTEGER NOT NULL,"
     "  seq INTEGER NOT NULL, submitted INTEGER NOT NULL, ended INTEGER NOT NULL,"
     "  priority INTEGER, procs INTEGER, mem INTEGER, timeout INTEGER, retries INTEGER,"
     "  flags INTEGER, labels TEXT, body BLOB,"
     "  outcome INTEGER, exit_code INTEGER, signal INTEGER, duration INTEGER,"
-    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB, owner TEXT NOT NULL DEFAULT '',"
+    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB,"
     "  " S_COLUMNS_3 ", " S_COLUMNS_4 ", " S_COLUMNS_5 ", " S_COLUMNS_6 ");"
     "CREATE UNIQUE INDEX tasks_key ON tasks (key) WHERE key IS NOT NULL;"
     "CREATE INDEX tasks_final ON tasks (ended, id) WHERE " S_FINAL ";"
@@ -878,8 +878,7 @@ s_bind_fresh (sqlite3_stmt *stmt, drover_change_t *change, drover_change_t *last
     drover_msg_t *submit = change->submit;
     if (s_fresh (submit, last)) {
         byte fresh [DROVER_SQLBATCH_FRESH_MAX];
-        size_t size = drover_sqlbatch_fresh_pack (submit, *change->owner? change->owner:
-                                                  submit->principal, fresh);
+        size_t size = drover_sqlbatch_fresh_pack (submit, fresh);
         sqlite3_bind_blob (stmt, 46, fresh, (int) size, SQLITE_TRANSIENT);
     }
     else
@@ -1375,7 +1374,7 @@ s_restored (sqlite3_stmt *stmt, drover_msg_t *scratch)
 }
 
 //  Make a change (task.restored) from a row of S_LOAD_FRESH (id, key,
-//  submitted, body, fresh): a plain QUEUED task as its insert wrote it (no
+//  submitted, body, fresh, owner): a plain QUEUED task as its insert wrote it (no
 //  attempt, its retries all left, waiting for nothing, in no group). NULL
 //  if the row breaks a limit (the file is damaged). With scratch, it comes
 //  as its record, else with a TASK SUBMIT.
@@ -1388,11 +1387,11 @@ s_restored_fresh (sqlite3_stmt *stmt, drover_msg_t *scratch)
     size_t body_size = (size_t) sqlite3_column_bytes (stmt, 3);
     const byte *fresh = (const byte *) sqlite3_column_blob (stmt, 4);
     size_t fresh_size = (size_t) sqlite3_column_bytes (stmt, 4);
+    const char *owner = (const char *) sqlite3_column_text (stmt, 5);
     if (id == 0 || (key && strlen (key) > DROVER_KEY_MAX) || body_size > DROVER_BODY_MAX)
         return NULL;
     drover_msg_t *submit = scratch? scratch: drover_msg_new (DROVER_MSG_TASK_SUBMIT);
-    const char *owner = NULL;
-    if (drover_sqlbatch_fresh_unpack (submit, fresh, fresh_size, &owner)) {
+    if (drover_sqlbatch_fresh_unpack (submit, fresh, fresh_size)) {
         if (!scratch)
             drover_msg_destroy (&submit);
         return NULL;
