@@ -127,6 +127,10 @@ test_fresh_round_trip (void **state)
     assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
                                    " WHERE fresh IS NOT NULL"), 3);
     assert_int_equal (s_query_int (dirs->file, "SELECT length (fresh) FROM tasks"
+                                   " WHERE id = 1"), 47);
+    //  A plain command's one byte is kept as the integer 1
+    assert_int_equal (s_query_int (dirs->file, "SELECT fresh FROM tasks WHERE id = 2"), 1);
+    assert_int_equal (s_query_int (dirs->file, "SELECT typeof (fresh) = 'integer' FROM tasks"
                                    " WHERE id = 2"), 1);
 
     backend = testutil_statedir_open (dirs);
@@ -301,6 +305,8 @@ test_damaged_fresh_refused (void **state)
         "UPDATE tasks SET fresh = x'4000026f776e6572' WHERE id = 1",   //  unknown flag
         "UPDATE tasks SET fresh = x'20000267707500' WHERE id = 1",     //  devices "gpu"
         "UPDATE tasks SET fresh = x'000080808080808001' WHERE id = 1", //  procs too large
+        "UPDATE tasks SET fresh = 2 WHERE id = 1",                 //  an integer not 1
+        "UPDATE tasks SET fresh = 'x' WHERE id = 1",               //  text
     };
     testutil_statedir_make (dirs, 2);
     for (size_t index = 0; index < sizeof damages / sizeof damages [0]; index++) {
