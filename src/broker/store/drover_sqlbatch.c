@@ -241,7 +241,8 @@ drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text)
 #define S_FRESH_FLAGS       0x08
 #define S_FRESH_LABELS      0x10
 #define S_FRESH_DEVICES     0x20
-#define S_FRESH_PLAIN       0x80        //  priority 0 and procs 1: neither follows
+#define S_FRESH_PLAIN       DROVER_SQLBATCH_FRESH_PLAIN   //  priority 0 and procs 1: neither
+                                                        //  follows
 
 //  Write value as a varint (7 bits a byte, low first) at data; returns
 //  the bytes written

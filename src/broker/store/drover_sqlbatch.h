@@ -55,7 +55,8 @@ typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
 //  devices follow; the high bit: priority 0 and procs 1), the priority
 //  (zigzag) and procs unless that bit is set, then those that are there:
 //  numbers as varints, texts NUL-ended. A plain command packs in 1 byte,
-//  0x80.
+//  DROVER_SQLBATCH_FRESH_PLAIN.
+#define DROVER_SQLBATCH_FRESH_PLAIN 0x80
 #define DROVER_SQLBATCH_FRESH_MAX \
     (1 + 4 * 5 + 10 + DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) \
      + DROVER_DEVICELIST_TEXT_MAX)

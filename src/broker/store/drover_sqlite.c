@@ -126,11 +126,10 @@ struct _drover_sqlite_t {
 //  written as before, so a row reads alike without it. A new state has it
 //  next to the id, and the owner after it (SQLite walks a row's header up
 //  to the last column read), an upgraded one last. A plain command's
-//  packed fields (one byte, S_FRESH_PLAIN) are kept as the integer 1,
-//  which SQLite keeps in no byte at all: a row a byte longer than it was
-//  rather than two (a million 100-byte commands fit 24 to a page either
-//  way, not 23).
-#define S_FRESH_PLAIN   0x80
+//  packed fields (one byte, DROVER_SQLBATCH_FRESH_PLAIN) are kept as the
+//  integer 1, which SQLite keeps in no byte at all: a row a byte longer
+//  than it was rather than two (a million 100-byte commands fit 24 to a
+//  page either way, not 23).
 #define S_COLUMNS_7     "fresh BLOB"
 #define S_ADD_COLUMNS_7 "ALTER TABLE tasks ADD COLUMN fresh BLOB;"
 #define S_ADD_COLUMNS_6 \
@@ -884,7 +883,7 @@ s_bind_fresh (sqlite3_stmt *stmt, drover_change_t *change, drover_change_t *last
     if (s_fresh (submit, last)) {
         byte fresh [DROVER_SQLBATCH_FRESH_MAX];
         size_t size = drover_sqlbatch_fresh_pack (submit, fresh);
-        if (size == 1 && fresh [0] == S_FRESH_PLAIN)
+        if (size == 1 && fresh [0] == DROVER_SQLBATCH_FRESH_PLAIN)
             sqlite3_bind_int (stmt, 46, 1);     //  0 bytes in the row (see S_COLUMNS_7)
         else
             sqlite3_bind_blob (stmt, 46, fresh, (int) size, SQLITE_TRANSIENT);
@@ -1395,7 +1394,7 @@ s_restored_fresh (sqlite3_stmt *stmt, drover_msg_t *scratch)
     size_t body_size = (size_t) sqlite3_column_bytes (stmt, 3);
     const byte *fresh = (const byte *) sqlite3_column_blob (stmt, 4);
     size_t fresh_size = (size_t) sqlite3_column_bytes (stmt, 4);
-    static const byte plain [] = { S_FRESH_PLAIN };
+    static const byte plain [] = { DROVER_SQLBATCH_FRESH_PLAIN };
     int type = sqlite3_column_type (stmt, 4);
     if (type == SQLITE_INTEGER && sqlite3_column_int64 (stmt, 4) == 1) {
         fresh = plain;
