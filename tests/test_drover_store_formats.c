@@ -35,7 +35,7 @@ test_owner_kept_and_format_1_upgraded (void **state)
     assert_string_equal (loaded.changes [1]->submit->principal, "alice");
     testutil_loaded_free (&loaded);
     drover_store_destroy (&backend);
-    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 6");
+    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 7");
 }
 
 //  A final change with times, a RESULT outcome and past attempts
@@ -118,7 +118,7 @@ test_services_and_affinity_kept_and_format_3_upgraded (void **state)
     assert_null (loaded.changes [1]->submit->affinity);
     testutil_loaded_free (&loaded);
     drover_store_destroy (&backend);
-    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 6");
+    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 7");
 }
 
 //  Format 3 keeps a task's times, its last RESULT outcome and its past
@@ -174,7 +174,7 @@ test_format_2_upgraded (void **state)
     s_assert_history (loaded.changes [0]);
     testutil_loaded_free (&loaded);
     drover_store_destroy (&backend);
-    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 6");
+    testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 7");
 }
 
 //  A state made before worker settings were kept (no worker_admin table)

@@ -17,8 +17,12 @@
 //  it: a state is as the format before wrote it. Format 6: counted
 //  devices (a submit's, an attempt's indices); 5: workflows
 //  (dependencies, arrays, begin, retry backoff); 4: services' replicas
-//  and affinity keys; 3: task times and attempts.
+//  and affinity keys; 3: task times and attempts. Format 7: a fresh
+//  task's packed fields.
+#define TESTUTIL_DROP_COLUMNS_7 \
+    "ALTER TABLE tasks DROP COLUMN fresh;"
 #define TESTUTIL_DROP_COLUMNS_6 \
+    TESTUTIL_DROP_COLUMNS_7 \
     "ALTER TABLE tasks DROP COLUMN devices; ALTER TABLE tasks DROP COLUMN assigned;"
 #define TESTUTIL_DROP_COLUMNS_5 \
     TESTUTIL_DROP_COLUMNS_6 \

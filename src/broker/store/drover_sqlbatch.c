@@ -233,3 +233,150 @@ drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text)
     submit->ndevices = (uint32_t) count;
     return 0;
 }
+
+//  The fresh column's flags: which fields follow the priority and procs
+#define S_FRESH_MEM         0x01
+#define S_FRESH_TIMEOUT     0x02
+#define S_FRESH_RETRIES     0x04
+#define S_FRESH_FLAGS       0x08
+#define S_FRESH_LABELS      0x10
+#define S_FRESH_DEVICES     0x20
+#define S_FRESH_PLAIN       DROVER_SQLBATCH_FRESH_PLAIN   //  priority 0 and procs 1: neither
+                                                        //  follows
+
+//  Write value as a varint (7 bits a byte, low first) at data; returns
+//  the bytes written
+static size_t
+s_put_varint (byte *data, uint64_t value)
+{
+    size_t size = 0;
+    while (value >= 0x80) {
+        data [size++] = (byte) (value | 0x80);
+        value >>= 7;
+    }
+    data [size++] = (byte) value;
+    return size;
+}
+
+//  Read a varint of at most max_bits at *data_p, before end; moves *data_p
+//  past it. Returns 0, or -1 if it is cut short or too large.
+static int
+s_get_varint (const byte **data_p, const byte *end, int max_bits, uint64_t *value)
+{
+    const byte *data = *data_p;
+    uint64_t result = 0;
+    for (int shift = 0; data < end && shift < max_bits; shift += 7) {
+        byte next = *data++;
+        result |= (uint64_t) (next & 0x7f) << shift;
+        if (!(next & 0x80)) {
+            if (max_bits < 64 && result >> max_bits)
+                return -1;
+            *data_p = data;
+            *value = result;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+//  Write text NUL-ended at data; returns the bytes written
+static size_t
+s_put_text (byte *data, const char *text, size_t max)
+{
+    size_t length = strnlen (text, max);
+    memcpy (data, text, length);
+    data [length] = 0;
+    return length + 1;
+}
+
+//  Read a NUL-ended text of at most max bytes (NUL included) at *data_p,
+//  before end; moves *data_p past it. Returns the text, or NULL.
+static const char *
+s_get_text (const byte **data_p, const byte *end, size_t max)
+{
+    const byte *data = *data_p;
+    size_t room = (size_t) (end - data) < max? (size_t) (end - data): max;
+    const byte *nul = (const byte *) memchr (data, 0, room);
+    if (!nul)
+        return NULL;
+    *data_p = nul + 1;
+    return (const char *) data;
+}
+
+//  Pack a submit's small fields
+size_t
+drover_sqlbatch_fresh_pack (const drover_msg_t *submit, byte *data)
+{
+    assert (submit && data);
+    char devices [DROVER_DEVICELIST_TEXT_MAX];
+    drover_devicelist_format (submit->devices, submit->ndevices, devices);
+    byte flags = (submit->mem? S_FRESH_MEM: 0) | (submit->timeout? S_FRESH_TIMEOUT: 0)
+               | (submit->retries? S_FRESH_RETRIES: 0) | (submit->flags? S_FRESH_FLAGS: 0)
+               | (submit->nlabels? S_FRESH_LABELS: 0) | (*devices? S_FRESH_DEVICES: 0)
+               | (submit->priority == 0 && submit->procs == 1? S_FRESH_PLAIN: 0);
+    size_t size = 0;
+    data [size++] = flags;
+    if (!(flags & S_FRESH_PLAIN)) {
+        int64_t priority = submit->priority;
+        size += s_put_varint (data + size,
+                              ((uint64_t) priority << 1) ^ (uint64_t) (priority >> 63));
+        size += s_put_varint (data + size, submit->procs);
+    }
+    if (flags & S_FRESH_MEM)
+        size += s_put_varint (data + size, submit->mem);
+    if (flags & S_FRESH_TIMEOUT)
+        size += s_put_varint (data + size, submit->timeout);
+    if (flags & S_FRESH_RETRIES)
+        size += s_put_varint (data + size, submit->retries);
+    if (flags & S_FRESH_FLAGS)
+        size += s_put_varint (data + size, submit->flags);
+    if (flags & S_FRESH_LABELS) {
+        size_t length = drover_sqlbatch_labels_join (submit, (char *) data + size,
+                                                     DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1));
+        data [size + length] = 0;
+        size += length + 1;
+    }
+    if (flags & S_FRESH_DEVICES)
+        size += s_put_text (data + size, devices, DROVER_DEVICELIST_TEXT_MAX - 1);
+    assert (size <= DROVER_SQLBATCH_FRESH_MAX);
+    return size;
+}
+
+//  Set an empty submit's small fields from a fresh column's bytes
+int
+drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t size)
+{
+    assert (submit);
+    if (!data || size < 1)
+        return -1;
+    const byte *end = data + size;
+    byte flags = *data++;
+    bool plain = flags & S_FRESH_PLAIN;
+    uint64_t priority = 0, procs = 1, mem = 0, timeout = 0, retries = 0, bits = 0;
+    if ((flags & ~(S_FRESH_MEM | S_FRESH_TIMEOUT | S_FRESH_RETRIES | S_FRESH_FLAGS
+                   | S_FRESH_LABELS | S_FRESH_DEVICES | S_FRESH_PLAIN))
+    ||  (!plain && s_get_varint (&data, end, 33, &priority))
+    ||  (!plain && s_get_varint (&data, end, 32, &procs))
+    || ((flags & S_FRESH_MEM) && s_get_varint (&data, end, 64, &mem))
+    || ((flags & S_FRESH_TIMEOUT) && s_get_varint (&data, end, 32, &timeout))
+    || ((flags & S_FRESH_RETRIES) && s_get_varint (&data, end, 32, &retries))
+    || ((flags & S_FRESH_FLAGS) && s_get_varint (&data, end, 32, &bits)))
+        return -1;
+    const char *labels = NULL, *devices = NULL;
+    if (((flags & S_FRESH_LABELS)
+        && !(labels = s_get_text (&data, end, DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1))))
+    || ((flags & S_FRESH_DEVICES)
+        && !(devices = s_get_text (&data, end, DROVER_DEVICELIST_TEXT_MAX)))
+    ||  data != end)
+        return -1;
+    if (drover_sqlbatch_devices_unpack (submit, devices))
+        return -1;
+    submit->priority = (int32_t) ((priority >> 1) ^ (0 - (priority & 1)));
+    submit->procs = (uint32_t) procs;
+    submit->mem = mem;
+    submit->timeout = (uint32_t) timeout;
+    submit->retries = (uint32_t) retries;
+    submit->flags = (uint32_t) bits;
+    drover_sqlbatch_labels_split (submit, labels);
+    return 0;
+}

@@ -48,6 +48,19 @@ typedef struct _drover_sqlbatch_t drover_sqlbatch_t;
 //  count, limit, 4 bytes each big-endian
 #define DROVER_SQLBATCH_ARRAY_SIZE  16
 
+//  A fresh task's small submit fields packed as the fresh column (format
+//  7 of the SQLite state) holds them: what its record needs besides its
+//  id, key, owner, submit time and body, which have columns of their own.
+//  A byte of flags (which of mem, timeout, retries, flags, labels and
+//  devices follow; the high bit: priority 0 and procs 1), the priority
+//  (zigzag) and procs unless that bit is set, then those that are there:
+//  numbers as varints, texts NUL-ended. A plain command packs in 1 byte,
+//  DROVER_SQLBATCH_FRESH_PLAIN.
+#define DROVER_SQLBATCH_FRESH_PLAIN 0x80
+#define DROVER_SQLBATCH_FRESH_MAX \
+    (1 + 4 * 5 + 10 + DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1) \
+     + DROVER_DEVICELIST_TEXT_MAX)
+
 //  Create an empty grouping
 drover_sqlbatch_t *
     drover_sqlbatch_new (void);
@@ -105,6 +118,18 @@ int
 //  -1 if it is not a device list, the submit untouched.
 int
     drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text);
+
+//  Pack a submit's small fields into data (DROVER_SQLBATCH_FRESH_MAX bytes
+//  at least). Returns the bytes packed.
+size_t
+    drover_sqlbatch_fresh_pack (const drover_msg_t *submit, byte *data);
+
+//  Set an empty submit's small fields (labels allocated, owned by the
+//  submit) from a fresh column's bytes. Returns 0, or -1 if they are not a
+//  packed submit (cut short, an unknown flag, a number or text out of
+//  bounds).
+int
+    drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t size);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,7 @@
 #include "drover_sqlbackup.h"
 #include "drover_taskrecord.h"
 #include <sqlite3.h>
+#include <pthread.h>
 
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
 #define S_WHAT_TO_DO    "move it away to start with an empty state, or restore a backup"
@@ -39,10 +40,12 @@
 //  offered, ?29 started, ?30 last_outcome, ?31 history, ?32-?34 the
 //  submit's service, slot and affinity, ?35-?39 the submit's after list,
 //  begin, retry delays and array, ?40-?43 waits, due, grp, made, ?44
-//  the submit's devices, ?45 the attempt's device indices (assigned).
+//  the submit's devices, ?45 the attempt's device indices (assigned), ?46
+//  the fresh task's packed fields (fresh).
 typedef enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT_TASK, S_UPDATE_STATE, S_UPDATE_FINAL,
-    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD_FINAL, S_LOAD_LIVE, S_REPLAY, S_COUNT_FINAL,
+    S_INSERT_EVENTS, S_SET_META, S_LOAD_CUT, S_LOAD_FINAL, S_LOAD_FRESH, S_LOAD_LIVE, S_REPLAY,
+    S_COUNT_FINAL,
     S_PRUNE_OLDEST, S_PRUNE_AGED, S_FIRST_TASK_SEQ, S_LAST_SEQ, S_PRUNE_EVENTS, S_READ_TASK,
     S_STATEMENTS
 } drover_sqlite_statement_t;
@@ -54,11 +57,17 @@ struct _drover_sqlite_t {
     drover_sqlbatch_t *tasks;      //  the batch's changes by task
     byte *pack;                     //  buffer for packing one events row
     uint64_t finals;                //  final tasks kept: prune by count needs no scan
-    int upgrade;                    //  the file's format to upgrade (1 to 5), 0 if current
+    int upgrade;                    //  the file's format to upgrade (1 to 6), 0 if current
     bool records;                   //  loads hand plain QUEUED tasks as records
+    pthread_t checker;              //  the thread checking the file (s_check_start)
+    bool checking;                  //  checker runs or is not joined yet
+    sqlite3 *check_db;              //  its connection, closed after db (see s_check_start)
+    char *check_error;              //  what the check found wrong, or NULL
 };
 
-#define S_FORMAT        "drover-state 6"    //  meta 'format': what this code reads and writes
+#define S_FORMAT        "drover-state 7"    //  meta 'format': what this code reads and writes
+#define S_FORMAT_6      "drover-state 6"    //  the format before fresh tasks' packed fields:
+                                            //  upgraded at open
 #define S_FORMAT_5      "drover-state 5"    //  the format before sharing a cluster (counted
                                             //  devices): upgraded at open
 #define S_FORMAT_4      "drover-state 4"    //  the format before workflows (dependencies,
@@ -108,6 +117,21 @@ struct _drover_sqlite_t {
 //  text, drover_devicelist_format; NULL none) and the device indices its
 //  current (or last) attempt was given (NULL none)
 #define S_COLUMNS_6     "devices TEXT, assigned TEXT"
+//  The column format 7 adds: a fresh task's small submit fields packed
+//  (drover_sqlbatch_fresh_pack), for a row that is a plain QUEUED task no
+//  update has touched since its insert; NULL for any other (every update
+//  sets it NULL). Load reads a fresh row by its id, key, submitted, body,
+//  owner and this alone: SQLite's cost is per column read, and a million
+//  queued tasks read 6 columns rather than 44. The submit's columns are
+//  written as before, so a row reads alike without it. A new state has it
+//  next to the id, and the owner after it (SQLite walks a row's header up
+//  to the last column read), an upgraded one last. A plain command's
+//  packed fields (one byte, DROVER_SQLBATCH_FRESH_PLAIN) are kept as the
+//  integer 1, which SQLite keeps in no byte at all: a row a byte longer
+//  than it was rather than two (a million 100-byte commands fit 24 to a
+//  page either way, not 23).
+#define S_COLUMNS_7     "fresh BLOB"
+#define S_ADD_COLUMNS_7 "ALTER TABLE tasks ADD COLUMN fresh BLOB;"
 #define S_ADD_COLUMNS_6 \
     "ALTER TABLE tasks ADD COLUMN devices TEXT; ALTER TABLE tasks ADD COLUMN assigned TEXT;"
 #define S_ADD_COLUMNS_5 \
@@ -135,13 +159,14 @@ static const char *
 s_schema =
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE tasks ("
-    "  id INTEGER PRIMARY KEY, key TEXT, state INTEGER NOT NULL, attempt INTEGER NOT NULL,"
+    "  id INTEGER PRIMARY KEY, " S_COLUMNS_7 ", owner TEXT NOT NULL DEFAULT '', key TEXT,"
+    "  state INTEGER NOT NULL, attempt INTEGER NOT NULL,"
     "  worker TEXT NOT NULL, retries_left INTEGER NOT NULL, lost INTEGER NOT NULL,"
     "  seq INTEGER NOT NULL, submitted INTEGER NOT NULL, ended INTEGER NOT NULL,"
     "  priority INTEGER, procs INTEGER, mem INTEGER, timeout INTEGER, retries INTEGER,"
     "  flags INTEGER, labels TEXT, body BLOB,"
     "  outcome INTEGER, exit_code INTEGER, signal INTEGER, duration INTEGER,"
-    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB, owner TEXT NOT NULL DEFAULT '',"
+    "  truncated INTEGER, reason TEXT, out BLOB, err BLOB,"
     "  " S_COLUMNS_3 ", " S_COLUMNS_4 ", " S_COLUMNS_5 ", " S_COLUMNS_6 ");"
     "CREATE UNIQUE INDEX tasks_key ON tasks (key) WHERE key IS NOT NULL;"
     "CREATE INDEX tasks_final ON tasks (ended, id) WHERE " S_FINAL ";"
@@ -164,21 +189,21 @@ s_sql [S_STATEMENTS] = {
                           " reason, out, err, owner, offered, started, last_outcome, history,"
                           " service, slot, affinity, \"after\", \"begin\", retry_delay,"
                           " retry_max_delay, \"array\", waits, due, grp, made, devices,"
-                          " assigned) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                          " assigned, fresh) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
                           " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
                           " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,"
-                          " ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45)",
+                          " ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46)",
     //  A final task is final: a later change does not touch its row
     [S_UPDATE_STATE]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7, offered = ?28, started = ?29,"
                           " history = ?31, waits = ?40, due = ?41, grp = ?42, made = ?43,"
-                          " assigned = ?45 WHERE id = ?1 AND NOT (" S_FINAL ")",
+                          " assigned = ?45, fresh = NULL WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_UPDATE_FINAL]    = "UPDATE tasks SET state = ?3, attempt = ?4, worker = ?5,"
                           " retries_left = ?6, lost = ?7, ended = ?10, outcome = ?19,"
                           " exit_code = ?20, signal = ?21, duration = ?22, truncated = ?23,"
                           " reason = ?24, out = ?25, err = ?26, offered = ?28, started = ?29,"
                           " last_outcome = ?30, history = ?31, waits = ?40, due = ?41,"
-                          " grp = ?42, made = ?43, assigned = ?45"
+                          " grp = ?42, made = ?43, assigned = ?45, fresh = NULL"
                           " WHERE id = ?1 AND NOT (" S_FINAL ")",
     [S_INSERT_EVENTS]   = "INSERT INTO events (first_seq, last_seq, count, data)"
                           " VALUES (?1, ?2, ?3, ?4)",
@@ -190,8 +215,8 @@ s_sql [S_STATEMENTS] = {
     //  planner would scan the table), then those not final, each by id
     [S_LOAD_FINAL]      = "SELECT " S_TASK_COLUMNS " FROM tasks INDEXED BY tasks_final"
                           " WHERE " S_FINAL " AND (ended, id) >= (?1, ?2) ORDER BY id",
-    [S_LOAD_LIVE]       = "SELECT " DROVER_SQLITE_LIVE_COLUMNS " FROM tasks"
-                          " WHERE NOT (" S_FINAL ") ORDER BY id",
+    [S_LOAD_FRESH]      = DROVER_SQLITE_LOAD_FRESH,
+    [S_LOAD_LIVE]       = DROVER_SQLITE_LOAD_LIVE,
     [S_READ_TASK]       = "SELECT " S_TASK_COLUMNS " FROM tasks WHERE id = ?1",
     //  From the events row holding since + 1 (or the first) on
     [S_REPLAY]          = "SELECT first_seq, count, data FROM events WHERE first_seq >="
@@ -218,7 +243,9 @@ static int
 static int
     s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p);
 static int
-    s_quick_check (drover_sqlite_t *self, char **error_p);
+    s_quick_check (sqlite3 *db, const char *path, char **error_p);
+static int
+    s_check_start (drover_sqlite_t *self, char **error_p);
 static void
     s_set_error (char *error, size_t error_size, const char *path, sqlite3 *db, int rc);
 static int
@@ -287,7 +314,10 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
         drover_sqlite_destroy (&self);
         return NULL;
     }
-    if (s_read_meta (self, meta, error_p) || s_quick_check (self, error_p)) {
+    //  A file to upgrade is checked before it is written; any other while
+    //  it loads (s_check_start)
+    if (s_read_meta (self, meta, error_p)
+    || (self->upgrade && s_quick_check (self->db, self->path, error_p))) {
         drover_sqlite_destroy (&self);
         return NULL;
     }
@@ -296,33 +326,42 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
         //  times and attempts, they have no offer, start or past attempts
         rc = sqlite3_exec (self->db, "BEGIN; ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL"
                            " DEFAULT ''; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 S_ADD_COLUMNS_5
-                           S_ADD_COLUMNS_6
+                           S_ADD_COLUMNS_6 S_ADD_COLUMNS_7
                            " UPDATE meta SET"
                            " value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
                            NULL, NULL, NULL);
     else
     if (self->upgrade == 2)
         rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 S_ADD_COLUMNS_5
-                           S_ADD_COLUMNS_6 " UPDATE meta"
+                           S_ADD_COLUMNS_6 S_ADD_COLUMNS_7 " UPDATE meta"
                            " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
                            NULL, NULL, NULL);
     else
     if (self->upgrade == 3)
         //  Tasks kept before services and affinity keys had neither
         rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_4 S_ADD_COLUMNS_5 S_ADD_COLUMNS_6
-                           " UPDATE meta"
+                           S_ADD_COLUMNS_7 " UPDATE meta"
                            " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
                            NULL, NULL, NULL);
     else
     if (self->upgrade == 4)
         //  Tasks kept before workflows wait for nothing and belong to no group
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_5 S_ADD_COLUMNS_6 " UPDATE meta"
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_5 S_ADD_COLUMNS_6 S_ADD_COLUMNS_7
+                           " UPDATE meta"
                            " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
                            NULL, NULL, NULL);
     else
     if (self->upgrade == 5)
         //  Tasks kept before counted devices ask for none and were given none
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_6 " UPDATE meta SET value = '"
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_6 S_ADD_COLUMNS_7
+                           " UPDATE meta SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
+                           NULL, NULL, NULL);
+    else
+    if (self->upgrade == 6)
+        //  Tasks kept before format 7 have no packed fields: load reads
+        //  them by their columns, as before. One column added, no row
+        //  rewritten.
+        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_7 " UPDATE meta SET value = '"
                            S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (self->db, S_ADMIN_SCHEMA, NULL, NULL, NULL);
@@ -345,6 +384,10 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
         return NULL;
     }
     self->finals = (uint64_t) finals;
+    if (!self->upgrade && s_check_start (self, error_p)) {
+        drover_sqlite_destroy (&self);
+        return NULL;
+    }
     return self;
 }
 
@@ -356,10 +399,16 @@ drover_sqlite_destroy (drover_sqlite_t **self_p)
     drover_sqlite_t *self = *self_p;
     if (!self)
         return;
+    if (self->checking)
+        pthread_join (self->checker, NULL);
     for (int index = 0; index < S_STATEMENTS; index++)
         sqlite3_finalize (self->stmt [index]);
     if (self->db && sqlite3_close (self->db) != SQLITE_OK)
         zsys_error ("store: file=%s close failed: %s", self->path, sqlite3_errmsg (self->db));
+    //  Only now: closing it drops the locks db holds on the file (see
+    //  s_check_start)
+    sqlite3_close (self->check_db);
+    zstr_free (&self->check_error);
     zstr_free (&self->path);
     drover_sqlbatch_destroy (&self->tasks);
     free (self->pack);
@@ -519,7 +568,7 @@ s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p)
         if (streq (name, "format")) {
             self->upgrade = streq (value, S_FORMAT_1)? 1: streq (value, S_FORMAT_2)? 2:
                             streq (value, S_FORMAT_3)? 3: streq (value, S_FORMAT_4)? 4:
-                            streq (value, S_FORMAT_5)? 5: 0;
+                            streq (value, S_FORMAT_5)? 5: streq (value, S_FORMAT_6)? 6: 0;
             format = streq (value, S_FORMAT) || self->upgrade;
             zstr_free (&format_seen);
             format_seen = strdup (value);
@@ -568,29 +617,90 @@ s_read_meta (drover_sqlite_t *self, drover_store_meta_t *meta, char **error_p)
 }
 
 //  Check the whole file's structure (every table and index, not the
-//  values): a damaged page anywhere stops the start, not a later write.
-//  Reads every page once, about 0.5 s for a million queued tasks here,
-//  and leaves them in the OS cache for load. Returns 0 or -1 with *error_p.
+//  values) through db: a damaged page anywhere stops the start, not a
+//  later write. Reads every page once, about 0.5 s for a million queued
+//  tasks here. Returns 0 or -1 with *error_p.
 static int
-s_quick_check (drover_sqlite_t *self, char **error_p)
+s_quick_check (sqlite3 *db, const char *path, char **error_p)
 {
     sqlite3_stmt *stmt = NULL;
-    int rc = sqlite3_prepare_v2 (self->db, "PRAGMA quick_check (1)", -1, &stmt, NULL);
+    int rc = sqlite3_prepare_v2 (db, "PRAGMA quick_check (1)", -1, &stmt, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step (stmt);
     if (rc == SQLITE_ROW) {
         const char *result = (const char *) sqlite3_column_text (stmt, 0);
         if (!result || !streq (result, "ok"))
             *error_p = zsys_sprintf ("%s: damaged drover state (%s): " S_WHAT_TO_DO,
-                                     self->path, result? result: "quick_check failed");
+                                     path, result? result: "quick_check failed");
     }
     else {
         char error [DROVER_STORE_ERROR_MAX];
-        s_set_error (error, sizeof error, self->path, self->db, rc);
+        s_set_error (error, sizeof error, path, db, rc);
         *error_p = strdup (error);
     }
     sqlite3_finalize (stmt);
     return *error_p? -1: 0;
+}
+
+//  The checker thread: quick_check on its own connection, the result in
+//  check_error
+static void *
+s_check_run (void *arg)
+{
+    drover_sqlite_t *self = (drover_sqlite_t *) arg;
+    char *error = NULL;
+    s_quick_check (self->check_db, self->path, &error);
+    sqlite3_db_release_memory (self->check_db);     //  it stays open until db closes
+    self->check_error = error;
+    return NULL;
+}
+
+//  Check the file while load reads it, on a second connection in a thread
+//  of its own: the start waits for the longer of the two rather than
+//  their sum. It reads pages as load does, not mapped: a mapped file's
+//  pages would count in the broker's RSS (1.4x its peak for a million
+//  tasks). Nothing is written before the check is joined (s_checked):
+//  not a batch, a prune nor a setting, so nothing is acknowledged from a
+//  damaged file, and load fails with the check's error. db holds the
+//  file's exclusive lock and its WAL index in its own memory, so this
+//  connection takes no lock ("unix-none") and reads the WAL itself, in
+//  exclusive mode, read-only: it sees what db sees while nothing is
+//  written. Closing its file would drop db's POSIX locks (they are the
+//  process's): it is closed after db, whatever happens. Without that VFS,
+//  or a thread, the check runs here and now, as before. Returns 0, or -1
+//  with *error_p if that check found the file damaged.
+static int
+s_check_start (drover_sqlite_t *self, char **error_p)
+{
+    int rc = sqlite3_vfs_find ("unix-none")
+           ? sqlite3_open_v2 (self->path, &self->check_db,
+                              SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, "unix-none")
+           : SQLITE_ERROR;
+    if (rc == SQLITE_OK) {
+        sqlite3_db_config (self->check_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+        rc = sqlite3_exec (self->check_db, "PRAGMA locking_mode = EXCLUSIVE", NULL, NULL, NULL);
+    }
+    if (rc == SQLITE_OK && pthread_create (&self->checker, NULL, s_check_run, self) == 0) {
+        self->checking = true;
+        return 0;
+    }
+    return s_quick_check (self->db, self->path, error_p);
+}
+
+//  Wait for the check of the file: 0 if it passed, else -1 with error set
+//  to what it found. Every write asks this first.
+static int
+s_checked (drover_sqlite_t *self, char *error, size_t error_size)
+{
+    if (self->checking) {
+        pthread_join (self->checker, NULL);
+        self->checking = false;
+    }
+    if (self->check_error) {
+        snprintf (error, error_size, "%s", self->check_error);
+        return -1;
+    }
+    return 0;
 }
 
 //  Run a statement that returns no row and reset it. Returns the SQLite
@@ -748,6 +858,40 @@ s_bind_submit (sqlite3_stmt *stmt, drover_change_t *change)
         sqlite3_bind_null (stmt, 44);
 }
 
+//  Tell whether a task the batch inserts is fresh: a plain QUEUED task as
+//  its submit made it (no attempt, its retries all left, waiting for
+//  nothing, in no group; no workflow, array, service, affinity, begin nor
+//  retry delay), which load reads by its packed fields (S_LOAD_FRESH)
+static bool
+s_fresh (const drover_msg_t *submit, const drover_change_t *last)
+{
+    return last->state == DROVER_TASK_QUEUED && last->attempt == 0 && last->lost == 0
+        && !*last->worker && last->offered_at == 0 && last->started_at == 0
+        && !last->history && last->waits == 0 && last->due_at == 0 && last->group == 0
+        && last->made == 0 && !(last->assigned && *last->assigned)
+        && last->retries_left == submit->retries
+        && !submit->service [0] && !(submit->affinity && *submit->affinity)
+        && !(submit->nafter && submit->after) && submit->array.count == 0
+        && submit->begin == 0 && submit->retry_delay == 0;
+}
+
+//  Bind a task's packed fields (?46) if the insert makes it fresh, else NULL
+static void
+s_bind_fresh (sqlite3_stmt *stmt, drover_change_t *change, drover_change_t *last)
+{
+    drover_msg_t *submit = change->submit;
+    if (s_fresh (submit, last)) {
+        byte fresh [DROVER_SQLBATCH_FRESH_MAX];
+        size_t size = drover_sqlbatch_fresh_pack (submit, fresh);
+        if (size == 1 && fresh [0] == DROVER_SQLBATCH_FRESH_PLAIN)
+            sqlite3_bind_int (stmt, 46, 1);     //  0 bytes in the row (see S_COLUMNS_7)
+        else
+            sqlite3_bind_blob (stmt, 46, fresh, (int) size, SQLITE_TRANSIENT);
+    }
+    else
+        sqlite3_bind_null (stmt, 46);
+}
+
 //  Write each task of the batch once: an INSERT for a task submitted in
 //  it, else one UPDATE (with the result if it ended). Counts the tasks
 //  that became final in *finals. Returns the SQLite result of the first
@@ -765,6 +909,7 @@ s_write_tasks (drover_sqlite_t *self, drover_change_t **changes, size_t ntasks,
         if (slot->submit >= 0) {
             stmt = self->stmt [S_INSERT_TASK];
             s_bind_submit (stmt, changes [slot->submit]);
+            s_bind_fresh (stmt, changes [slot->submit], last);
         }
         else
         if (done || drover_change_final (last))
@@ -832,6 +977,8 @@ drover_sqlite_apply (drover_sqlite_t *self, drover_change_t **changes, size_t co
     assert (self && (changes || !count) && meta && error);
     for (size_t index = 1; index < count; index++)
         assert (changes [index]->seq > changes [index - 1]->seq);
+    if (s_checked (self, error, error_size))
+        return -1;
     int rc = s_run (self->stmt [S_BEGIN]);
     if (rc != SQLITE_DONE) {
         s_abort (self, rc, error, error_size);
@@ -921,6 +1068,8 @@ drover_sqlite_prune (drover_sqlite_t *self, uint64_t keep_count, uint64_t keep_a
                      char *error, size_t error_size)
 {
     assert (self && error);
+    if (s_checked (self, error, error_size))
+        return -1;
     int64_t tasks = 0, events = 0;
     int rc = s_run (self->stmt [S_BEGIN]);
     if (rc == SQLITE_DONE)
@@ -957,6 +1106,8 @@ drover_sqlite_save_admin (drover_sqlite_t *self, const drover_store_admin_t *adm
                           char *error, size_t error_size)
 {
     assert (self && admin && error);
+    if (s_checked (self, error, error_size))
+        return -1;
     bool forget = admin->admin == DROVER_ADMIN_RUN;
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v2 (self->db, forget
@@ -982,6 +1133,8 @@ drover_sqlite_save_service (drover_sqlite_t *self, const char *name, const byte 
                             size_t size, char *error, size_t error_size)
 {
     assert (self && name && error);
+    if (s_checked (self, error, error_size))
+        return -1;
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v2 (self->db, size == 0
                                  ? "DELETE FROM services WHERE name = ?1"
@@ -1002,6 +1155,8 @@ drover_sqlite_save_share (drover_sqlite_t *self, const drover_store_share_t *sha
                           char *error, size_t error_size)
 {
     assert (self && share && error);
+    if (s_checked (self, error, error_size))
+        return -1;
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v2 (self->db, share->weight == 0
                                  ? "DELETE FROM shares WHERE name = ?1"
@@ -1073,6 +1228,20 @@ s_plain (sqlite3_stmt *stmt)
         && sqlite3_column_int64 (stmt, 34) == 0 && sqlite3_column_int64 (stmt, 35) == 0;
 }
 
+//  Empty scratch after a record was made through it: its borrowed key and
+//  body dropped, its labels freed, its devices none
+static void
+s_scratch_empty (drover_msg_t *scratch)
+{
+    scratch->key = NULL;
+    scratch->body = NULL;
+    scratch->body_size = 0;
+    for (uint32_t index = 0; index < scratch->nlabels; index++)
+        zstr_free (&scratch->labels [index]);
+    scratch->nlabels = 0;
+    scratch->ndevices = 0;
+}
+
 //  Make a plain task's record from its row, through scratch (a TASK SUBMIT
 //  reused row after row, left empty: a million rows made no 3 KB message
 //  each); NULL if its devices are not understood (the file is damaged)
@@ -1093,13 +1262,7 @@ s_record (sqlite3_stmt *stmt, uint64_t id, drover_msg_t *scratch)
     if (drover_sqlbatch_devices_unpack (scratch, (const char *) sqlite3_column_text (stmt, 42))
         == 0)
         record = drover_taskrecord_new (id, scratch);
-    scratch->key = NULL;
-    scratch->body = NULL;
-    scratch->body_size = 0;
-    for (uint32_t index = 0; index < scratch->nlabels; index++)
-        zstr_free (&scratch->labels [index]);
-    scratch->nlabels = 0;
-    scratch->ndevices = 0;
+    s_scratch_empty (scratch);
     return record;
 }
 
@@ -1217,29 +1380,128 @@ s_restored (sqlite3_stmt *stmt, drover_msg_t *scratch)
     return change;
 }
 
-//  Hand fn every row of the two load statements, bound and reset by the
-//  caller, merged by id: final (NULL if none wanted) and live. Returns the
-//  rows handed, or -1 with error set (a row out of bounds, or SQLite's
-//  error); stops early, not an error, when fn says so. scratch: see
-//  s_restored.
+//  Make a change (task.restored) from a row of S_LOAD_FRESH (id, key,
+//  submitted, body, fresh, owner): a plain QUEUED task as its insert wrote it (no
+//  attempt, its retries all left, waiting for nothing, in no group). NULL
+//  if the row breaks a limit (the file is damaged). With scratch, it comes
+//  as its record, else with a TASK SUBMIT.
+static drover_change_t *
+s_restored_fresh (sqlite3_stmt *stmt, drover_msg_t *scratch)
+{
+    uint64_t id = (uint64_t) sqlite3_column_int64 (stmt, 0);
+    const char *key = (const char *) sqlite3_column_text (stmt, 1);
+    const byte *body = (const byte *) sqlite3_column_blob (stmt, 3);
+    size_t body_size = (size_t) sqlite3_column_bytes (stmt, 3);
+    const byte *fresh = (const byte *) sqlite3_column_blob (stmt, 4);
+    size_t fresh_size = (size_t) sqlite3_column_bytes (stmt, 4);
+    static const byte plain [] = { DROVER_SQLBATCH_FRESH_PLAIN };
+    int type = sqlite3_column_type (stmt, 4);
+    if (type == SQLITE_INTEGER && sqlite3_column_int64 (stmt, 4) == 1) {
+        fresh = plain;
+        fresh_size = sizeof plain;
+    }
+    else
+    if (type != SQLITE_BLOB)
+        return NULL;            //  not what an insert writes
+    const char *owner = (const char *) sqlite3_column_text (stmt, 5);
+    if (id == 0 || (key && strlen (key) > DROVER_KEY_MAX) || body_size > DROVER_BODY_MAX)
+        return NULL;
+    drover_msg_t *submit = scratch? scratch: drover_msg_new (DROVER_MSG_TASK_SUBMIT);
+    if (drover_sqlbatch_fresh_unpack (submit, fresh, fresh_size)) {
+        if (!scratch)
+            drover_msg_destroy (&submit);
+        return NULL;
+    }
+    //  As s_restored would, from what the insert wrote
+    drover_change_t *change = (drover_change_t *) zmalloc (sizeof (drover_change_t));
+    memcpy (change->topic, S_RESTORED, sizeof S_RESTORED);
+    change->task = id;
+    change->state = DROVER_TASK_QUEUED;
+    change->retries_left = submit->retries;
+    change->time = (uint64_t) sqlite3_column_int64 (stmt, 2);
+    change->queued_at = sqlite3_column_int64 (stmt, 2);
+    s_copy_text (change->owner, sizeof change->owner, owner);
+    if (scratch) {
+        scratch->key = (char *) key;                //  borrowed: copied
+        scratch->body = (byte *) body;              //  borrowed: copied
+        scratch->body_size = body_size;
+        change->record = drover_taskrecord_new (id, scratch);
+        s_scratch_empty (scratch);
+        return change;
+    }
+    submit->task = id;
+    submit->key = key? strdup (key): NULL;
+    submit->body = s_column_blob (stmt, 3, &submit->body_size);
+    s_copy_text (submit->principal, sizeof submit->principal, owner);
+    change->submit = submit;
+    return change;
+}
+
+//  One statement whose rows load merges with the others' by id
+typedef struct {
+    sqlite3_stmt *stmt;         //  bound and reset by the caller; NULL: none
+    drover_change_t *(*make) (sqlite3_stmt *stmt, drover_msg_t *scratch);
+                                //  what makes a change of its row
+    int rc;                     //  its last step's result
+    int64_t id;                 //  the id of the row at hand (SQLITE_ROW)
+} s_source_t;
+
+//  Step a source to its next row
+static void
+s_source_step (s_source_t *source)
+{
+    source->rc = source->stmt? sqlite3_step (source->stmt): SQLITE_DONE;
+    if (source->rc == SQLITE_ROW)
+        source->id = sqlite3_column_int64 (source->stmt, 0);
+}
+
+//  Look for the live rows between the ids low and high (both excluded),
+//  if there can be any: the live source's range query, bound and stepped
+static void
+s_live_range (s_source_t *live, int64_t low, int64_t high)
+{
+    if (high - low < 2)
+        return;                 //  no id between: nothing to look for
+    sqlite3_reset (live->stmt);
+    sqlite3_bind_int64 (live->stmt, 1, low);
+    sqlite3_bind_int64 (live->stmt, 2, high);
+    s_source_step (live);
+}
+
+//  Hand fn every row of the load statements merged by id (each in id
+//  order, none with a row of another): final, fresh, then live, whose
+//  range query looks for rows only in the gaps between fresh rows, so
+//  that the table is not scanned twice when most tasks are fresh. Past
+//  DROVER_SQLITE_GAPS_MAX gaps (a seek each) it reads the rest of the table in one
+//  range. Returns the rows handed, or -1 with error set (a row out of
+//  bounds, or SQLite's error); stops early, not an error, when fn says
+//  so. scratch: see s_restored.
 static int64_t
-s_load_rows (drover_sqlite_t *self, sqlite3_stmt *final, sqlite3_stmt *live,
+s_load_rows (drover_sqlite_t *self, s_source_t *sources, size_t nsources,
              drover_msg_t *scratch, drover_store_task_fn *fn, void *arg, char *error,
              size_t error_size)
 {
-    int final_rc = final? sqlite3_step (final): SQLITE_DONE;
-    int live_rc = sqlite3_step (live);
+    assert (nsources == 3);
+    s_source_t *fresh = &sources [1], *live = &sources [2];
+    s_source_step (&sources [0]);
+    s_source_step (fresh);
+    live->rc = SQLITE_DONE;
+    s_live_range (live, 0, fresh->rc == SQLITE_ROW? fresh->id: INT64_MAX);
+    size_t gaps = 0;
+    bool scanning = false;      //  live reads the rest of the table in one range
     int64_t loaded = 0;
-    while (final_rc == SQLITE_ROW || live_rc == SQLITE_ROW) {
-        //  The lower id of the two rows at hand goes first
-        bool take_final = final_rc == SQLITE_ROW
-            && (live_rc != SQLITE_ROW
-            ||  sqlite3_column_int64 (final, 0) < sqlite3_column_int64 (live, 0));
-        sqlite3_stmt *stmt = take_final? final: live;
-        drover_change_t *change = s_restored (stmt, scratch);
+    while (true) {
+        //  The lowest id of the rows at hand goes first
+        s_source_t *next = NULL;
+        for (size_t index = 0; index < nsources; index++)
+            if (sources [index].rc == SQLITE_ROW && (!next || sources [index].id < next->id))
+                next = &sources [index];
+        if (!next)
+            break;
+        drover_change_t *change = next->make (next->stmt, scratch);
         if (!change) {
             snprintf (error, error_size, "%s: damaged drover state (task %lld out of"
-                      " bounds): " S_WHAT_TO_DO, self->path, sqlite3_column_int64 (stmt, 0));
+                      " bounds): " S_WHAT_TO_DO, self->path, (long long) next->id);
             return -1;
         }
         int stop = fn (arg, &change);
@@ -1247,16 +1509,23 @@ s_load_rows (drover_sqlite_t *self, sqlite3_stmt *final, sqlite3_stmt *live,
         loaded++;
         if (stop)
             return loaded;
-        if (take_final)
-            final_rc = sqlite3_step (final);
-        else
-            live_rc = sqlite3_step (live);
+        int64_t low = next->id;
+        s_source_step (next);
+        if (next == fresh && !scanning && live->rc == SQLITE_DONE) {
+            //  Every live row before low was handed: look past it
+            int64_t high = fresh->rc == SQLITE_ROW? fresh->id: INT64_MAX;
+            if (high - low > 1 && ++gaps >= DROVER_SQLITE_GAPS_MAX && high < INT64_MAX) {
+                high = INT64_MAX;
+                scanning = true;
+            }
+            s_live_range (live, low, high);
+        }
     }
-    if (final_rc != SQLITE_DONE || live_rc != SQLITE_DONE) {
-        s_set_error (error, error_size, self->path, self->db,
-                     final_rc != SQLITE_DONE? final_rc: live_rc);
-        return -1;
-    }
+    for (size_t index = 0; index < nsources; index++)
+        if (sources [index].rc != SQLITE_DONE) {
+            s_set_error (error, error_size, self->path, self->db, sources [index].rc);
+            return -1;
+        }
     return loaded;
 }
 
@@ -1301,16 +1570,26 @@ drover_sqlite_load (drover_sqlite_t *self, size_t max_final, drover_store_task_f
             sqlite3_bind_int64 (final, 1, cut_ended);
             sqlite3_bind_int64 (final, 2, cut_id);
         }
+        s_source_t sources [] = {
+            { .stmt = final, .make = s_restored },
+            { .stmt = self->stmt [S_LOAD_FRESH], .make = s_restored_fresh },
+            { .stmt = self->stmt [S_LOAD_LIVE], .make = s_restored }
+        };
         drover_msg_t *scratch = self->records? drover_msg_new (DROVER_MSG_TASK_SUBMIT): NULL;
-        loaded = s_load_rows (self, final, self->stmt [S_LOAD_LIVE], scratch, fn, arg, error,
-                              error_size);
+        loaded = s_load_rows (self, sources, sizeof sources / sizeof sources [0], scratch, fn,
+                              arg, error, error_size);
         drover_msg_destroy (&scratch);
         if (final)
             sqlite3_reset (final);
+        sqlite3_reset (self->stmt [S_LOAD_FRESH]);
         sqlite3_reset (self->stmt [S_LOAD_LIVE]);
     }
     else
         s_set_error (error, error_size, self->path, self->db, rc);
+    //  Nothing loaded from a file its check found damaged; the check's
+    //  error says why, rather than what load met of the damage
+    if (s_checked (self, error, error_size))
+        return -1;
     return loaded;
 }
 
@@ -1490,5 +1769,9 @@ drover_sqlite_backup (drover_sqlite_t *self, const char *path, int *code_p,
                       char *error, size_t error_size)
 {
     assert (self);
+    if (s_checked (self, error, error_size)) {
+        *code_p = 500;          //  the file, not the request
+        return NULL;
+    }
     return drover_sqlbackup_new (self->db, path, code_p, error, error_size);
 }

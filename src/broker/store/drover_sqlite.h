@@ -32,6 +32,23 @@
     " \"after\", \"begin\", retry_delay, retry_max_delay, \"array\", waits, due, grp, made," \
     " devices, assigned"
 
+//  The two queries load reads the tasks not final with (besides those
+//  final it keeps, by their index), merged by id: the fresh ones (plain
+//  QUEUED tasks no update touched since their insert) by their id, key,
+//  submit time, body, packed small fields and owner; the others by every column
+//  they use, with ids between ?1 and ?2 (both excluded): load looks for
+//  them only between fresh ids (drover_sqlite.c, s_load_rows). The
+//  bench's floor reads the same.
+#define DROVER_SQLITE_LOAD_FRESH \
+    "SELECT id, key, submitted, body, fresh, owner FROM tasks WHERE fresh IS NOT NULL" \
+    " ORDER BY id"
+#define DROVER_SQLITE_LOAD_LIVE \
+    "SELECT " DROVER_SQLITE_LIVE_COLUMNS " FROM tasks" \
+    " WHERE id > ?1 AND id < ?2 AND fresh IS NULL AND NOT (state >= 3) ORDER BY id"
+//  Gaps between fresh ids load looks for other live rows in, a range query
+//  each, before it reads the rest of the table in one
+#define DROVER_SQLITE_GAPS_MAX  4096
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -2130,10 +2130,13 @@ drover_assign_restore (drover_assign_t *self, drover_change_t *change)
 {
     assert (self && change);
     s_begin (self);
+    //  Every id held is below next_id: the store's load hands ids in
+    //  order, each past the last, and a million of them need no lookup
+    //  (a miss walks its probe run, a cache miss an entry)
     if (!(change->submit || (change->record && change->record->id == change->task
                               && change->state == DROVER_TASK_QUEUED))
     ||  !change->task || change->state >= DROVER_TASK_UNKNOWN
-    ||  s_lookup (self, change->task))
+    || (change->task < self->next_id && s_lookup (self, change->task)))
         return -1;
     bool final = change->state >= DROVER_TASK_SUCCEEDED;
     if (self->loaded && !final)
