@@ -9,6 +9,8 @@
 */
 
 #include "testutil_proc.h"
+#include "testutil_servers.h"
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 //  A process started with testutil_spawn outlives nothing: its test
@@ -43,11 +45,49 @@ test_spawned_dies_with_its_test (void **state)
     assert_true (gone);
 }
 
+//  A server started through the kit's scripts (here etcd) is stopped, its
+//  directory removed, when its test process exits without stopping it
+static void
+test_server_stopped_with_its_test (void **state)
+{
+    (void) state;
+    int fds [2];
+    assert_int_equal (pipe (fds), 0);
+    fflush (stdout);
+    fflush (stderr);
+    pid_t test = fork ();
+    assert_true (test >= 0);
+    if (test == 0) {
+        close (fds [0]);
+        testutil_etcd_t *etcd = testutil_etcd_start ();
+        char dir [sizeof etcd->dir];
+        snprintf (dir, sizeof dir, "%s", etcd->dir);
+        if (write (fds [1], dir, sizeof dir) != (ssize_t) sizeof dir)
+            _exit (2);
+        exit (1);               //  as cmocka's main returns after a failed test
+    }
+    close (fds [1]);
+    char dir [sizeof ((testutil_etcd_t *) 0)->dir] = "";
+    assert_int_equal (read (fds [0], dir, sizeof dir), sizeof dir);
+    close (fds [0]);
+    int status = 0;
+    assert_int_equal (waitpid (test, &status, 0), test);
+    assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 1);
+    struct stat info;
+    bool left = stat (dir, &info) == 0;
+    if (left) {
+        const char *args [] = { "stop", dir, NULL };
+        testutil_server_script ("etcd_server.sh", args, NULL, 0);
+    }
+    assert_false (left);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_spawned_dies_with_its_test),
+        cmocka_unit_test (test_server_stopped_with_its_test),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

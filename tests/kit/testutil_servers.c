@@ -7,6 +7,60 @@
 #include "testutil_proc.h"
 #include <sys/wait.h>
 
+//  Servers started and not yet stopped, by script and directory: a test
+//  that fails leaves its body at the failed assertion, before it stops
+//  them, and they must not outlive the test process
+#define S_STARTED_MAX   32
+typedef struct {
+    char script [32];           //  "etcd_server.sh", "pg_server.sh"
+    char dir [256];             //  the directory its start named
+} s_started_t;
+static s_started_t s_started [S_STARTED_MAX];
+static size_t s_nstarted;
+static pid_t s_owner;           //  the process that started them (not a forked child)
+
+//  At exit: stop every server a test left running (no assertions here:
+//  cmocka is done)
+static void
+s_stop_left (void)
+{
+    if (getpid () != s_owner)
+        return;                 //  a child of the test that exits: not its servers
+    for (size_t index = 0; index < s_nstarted; index++) {
+        char command [10240];
+        snprintf (command, sizeof command, "/bin/sh '%s/tests/%s' stop '%s' >/dev/null 2>&1",
+                  DROVER_SOURCE_DIR, s_started [index].script, s_started [index].dir);
+        fprintf (stderr, "testutil: stopping %s %s, left running by a test\n",
+                 s_started [index].script, s_started [index].dir);
+        if (system (command) != 0)
+            fprintf (stderr, "testutil: could not stop %s\n", s_started [index].dir);
+    }
+    s_nstarted = 0;
+}
+
+//  Note a start (remember) or a stop (forget) of script's server in dir
+static void
+s_note (const char *script, const char *command, const char *dir)
+{
+    if (streq (command, "start") && s_nstarted < S_STARTED_MAX) {
+        if (s_owner == 0)
+            atexit (s_stop_left);
+        if (s_owner != getpid ())
+            s_nstarted = 0;     //  a forked child's own servers, not its parent's
+        s_owner = getpid ();
+        snprintf (s_started [s_nstarted].script, sizeof s_started [0].script, "%s", script);
+        snprintf (s_started [s_nstarted].dir, sizeof s_started [0].dir, "%s", dir);
+        s_nstarted++;
+    }
+    else
+    if (streq (command, "stop"))
+        for (size_t index = 0; index < s_nstarted; index++)
+            if (streq (s_started [index].script, script) && streq (s_started [index].dir, dir)) {
+                s_started [index] = s_started [--s_nstarted];
+                break;
+            }
+}
+
 //  Run one of the server scripts (tests/NAME.sh) with its arguments; its
 //  first stdout line (a URL) goes to url. Asserts it succeeds.
 void
@@ -21,6 +75,8 @@ testutil_server_script (const char *script, const char *const args [], char *url
     argv [argc] = NULL;
     char output [512] = "";
     int status = testutil_run_output (argv, output, sizeof output, 60000);
+    if (args [0] && args [1])
+        s_note (script, args [0], args [1]);
     if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status))
         fail_msg ("%s %s failed (status 0x%x): is it installed? output: %s", script, args [0],
                   status, output);
@@ -56,6 +112,7 @@ testutil_etcd_start (void)
                                 NULL };
         status = testutil_run_output (argv, output, sizeof output, 40000);
     }
+    s_note ("etcd_server.sh", "start", self->dir);
     if (!(status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
         fail_msg ("etcd did not start (status %d): is etcd-server installed? "
                   "(apt-get install etcd-server etcd-client); see %s", status, self->dir);
@@ -86,6 +143,7 @@ testutil_etcd_stop (testutil_etcd_t **self_p, bool keep)
                             NULL };
     char output [256];
     testutil_run_output (argv, output, sizeof output, 20000);
+    s_note ("etcd_server.sh", "stop", self->dir);
     if (keep)
         fprintf (stderr, "testutil: etcd's data and log kept in %s\n", self->dir);
     free (self);
