@@ -5,43 +5,14 @@
 */
 
 #include "drover_eventpack.h"
-
-//  Append an unsigned varint (7 bits a byte, low first)
-static size_t
-s_put_varint (byte *data, uint64_t value)
-{
-    size_t size = 0;
-    while (value >= 0x80) {
-        data [size++] = (byte) (value | 0x80);
-        value >>= 7;
-    }
-    data [size++] = (byte) value;
-    return size;
-}
-
-//  Read an unsigned varint; false if it runs past end or past 64 bits
-static bool
-s_get_varint (const byte **data_p, const byte *end, uint64_t *value)
-{
-    const byte *data = *data_p;
-    *value = 0;
-    for (int shift = 0; shift < 64 && data < end; shift += 7) {
-        byte next = *data++;
-        *value |= (uint64_t) (next & 0x7f) << shift;
-        if (!(next & 0x80)) {
-            *data_p = data;
-            return true;
-        }
-    }
-    return false;
-}
+#include "drover_varint.h"
 
 //  Append a string as its length and bytes
 static size_t
 s_put_text (byte *data, const char *text, size_t max)
 {
     size_t length = strnlen (text, max);
-    size_t size = s_put_varint (data, length);
+    size_t size = drover_varint_put (data, length);
     memcpy (data + size, text, length);
     return size + length;
 }
@@ -51,7 +22,7 @@ static bool
 s_get_text (const byte **data_p, const byte *end, char *text, size_t max)
 {
     uint64_t length;
-    if (!s_get_varint (data_p, end, &length) || length > max
+    if (drover_varint_get (data_p, end, 64, &length) || length > max
     ||  length > (uint64_t) (end - *data_p))
         return false;
     memcpy (text, *data_p, length);
@@ -69,10 +40,10 @@ drover_eventpack_pack (byte *data, drover_change_t **changes, size_t count)
     for (size_t index = 0; index < count; index++) {
         drover_change_t *change = changes [index];
         int64_t step = (int64_t) (change->time - time);
-        size += s_put_varint (data + size, change->seq - seq);
-        size += s_put_varint (data + size, ((uint64_t) step << 1) ^ (uint64_t) (step >> 63));
-        size += s_put_varint (data + size, change->task);
-        size += s_put_varint (data + size, change->attempt);
+        size += drover_varint_put (data + size, change->seq - seq);
+        size += drover_varint_put (data + size, ((uint64_t) step << 1) ^ (uint64_t) (step >> 63));
+        size += drover_varint_put (data + size, change->task);
+        size += drover_varint_put (data + size, change->attempt);
         size += s_put_text (data + size, change->topic, sizeof change->topic - 1);
         size += s_put_text (data + size, change->worker, DROVER_ID_MAX);
         size += s_put_text (data + size, change->reason, DROVER_REASON_MAX);
@@ -96,10 +67,10 @@ drover_eventpack_unpack (const byte *data, size_t size, uint64_t first_seq, int6
     event.seq = first_seq;
     for (int64_t index = 0; index < count; index++) {
         uint64_t seq_step, time_step, task, attempt;
-        if (!s_get_varint (&data, end, &seq_step)
-        ||  !s_get_varint (&data, end, &time_step)
-        ||  !s_get_varint (&data, end, &task)
-        ||  !s_get_varint (&data, end, &attempt) || attempt > UINT32_MAX
+        if (drover_varint_get (&data, end, 64, &seq_step)
+        ||  drover_varint_get (&data, end, 64, &time_step)
+        ||  drover_varint_get (&data, end, 64, &task)
+        ||  drover_varint_get (&data, end, 64, &attempt) || attempt > UINT32_MAX
         ||  !s_get_text (&data, end, event.topic, sizeof event.topic - 1)
         ||  !s_get_text (&data, end, event.worker, DROVER_ID_MAX)
         ||  !s_get_text (&data, end, event.reason, DROVER_REASON_MAX))

@@ -5,6 +5,7 @@
 */
 
 #include "drover_sqlbatch.h"
+#include "drover_varint.h"
 
 struct _drover_sqlbatch_t {
     drover_sqlbatch_task_t *slots; //  the batch's tasks, open addressing on the id
@@ -244,41 +245,6 @@ drover_sqlbatch_devices_unpack (drover_msg_t *submit, const char *text)
 #define S_FRESH_PLAIN       DROVER_SQLBATCH_FRESH_PLAIN   //  priority 0 and procs 1: neither
                                                         //  follows
 
-//  Write value as a varint (7 bits a byte, low first) at data; returns
-//  the bytes written
-static size_t
-s_put_varint (byte *data, uint64_t value)
-{
-    size_t size = 0;
-    while (value >= 0x80) {
-        data [size++] = (byte) (value | 0x80);
-        value >>= 7;
-    }
-    data [size++] = (byte) value;
-    return size;
-}
-
-//  Read a varint of at most max_bits at *data_p, before end; moves *data_p
-//  past it. Returns 0, or -1 if it is cut short or too large.
-static int
-s_get_varint (const byte **data_p, const byte *end, int max_bits, uint64_t *value)
-{
-    const byte *data = *data_p;
-    uint64_t result = 0;
-    for (int shift = 0; data < end && shift < max_bits; shift += 7) {
-        byte next = *data++;
-        result |= (uint64_t) (next & 0x7f) << shift;
-        if (!(next & 0x80)) {
-            if (max_bits < 64 && result >> max_bits)
-                return -1;
-            *data_p = data;
-            *value = result;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 //  Write text NUL-ended at data; returns the bytes written
 static size_t
 s_put_text (byte *data, const char *text, size_t max)
@@ -318,18 +284,18 @@ drover_sqlbatch_fresh_pack (const drover_msg_t *submit, byte *data)
     data [size++] = flags;
     if (!(flags & S_FRESH_PLAIN)) {
         int64_t priority = submit->priority;
-        size += s_put_varint (data + size,
+        size += drover_varint_put (data + size,
                               ((uint64_t) priority << 1) ^ (uint64_t) (priority >> 63));
-        size += s_put_varint (data + size, submit->procs);
+        size += drover_varint_put (data + size, submit->procs);
     }
     if (flags & S_FRESH_MEM)
-        size += s_put_varint (data + size, submit->mem);
+        size += drover_varint_put (data + size, submit->mem);
     if (flags & S_FRESH_TIMEOUT)
-        size += s_put_varint (data + size, submit->timeout);
+        size += drover_varint_put (data + size, submit->timeout);
     if (flags & S_FRESH_RETRIES)
-        size += s_put_varint (data + size, submit->retries);
+        size += drover_varint_put (data + size, submit->retries);
     if (flags & S_FRESH_FLAGS)
-        size += s_put_varint (data + size, submit->flags);
+        size += drover_varint_put (data + size, submit->flags);
     if (flags & S_FRESH_LABELS) {
         size_t length = drover_sqlbatch_labels_join (submit, (char *) data + size,
                                                      DROVER_LABELS_MAX * (DROVER_LABEL_MAX + 1));
@@ -355,12 +321,12 @@ drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t siz
     uint64_t priority = 0, procs = 1, mem = 0, timeout = 0, retries = 0, bits = 0;
     if ((flags & ~(S_FRESH_MEM | S_FRESH_TIMEOUT | S_FRESH_RETRIES | S_FRESH_FLAGS
                    | S_FRESH_LABELS | S_FRESH_DEVICES | S_FRESH_PLAIN))
-    ||  (!plain && s_get_varint (&data, end, 33, &priority))
-    ||  (!plain && s_get_varint (&data, end, 32, &procs))
-    || ((flags & S_FRESH_MEM) && s_get_varint (&data, end, 64, &mem))
-    || ((flags & S_FRESH_TIMEOUT) && s_get_varint (&data, end, 32, &timeout))
-    || ((flags & S_FRESH_RETRIES) && s_get_varint (&data, end, 32, &retries))
-    || ((flags & S_FRESH_FLAGS) && s_get_varint (&data, end, 32, &bits)))
+    ||  (!plain && drover_varint_get (&data, end, 33, &priority))
+    ||  (!plain && drover_varint_get (&data, end, 32, &procs))
+    || ((flags & S_FRESH_MEM) && drover_varint_get (&data, end, 64, &mem))
+    || ((flags & S_FRESH_TIMEOUT) && drover_varint_get (&data, end, 32, &timeout))
+    || ((flags & S_FRESH_RETRIES) && drover_varint_get (&data, end, 32, &retries))
+    || ((flags & S_FRESH_FLAGS) && drover_varint_get (&data, end, 32, &bits)))
         return -1;
     const char *labels = NULL, *devices = NULL;
     if (((flags & S_FRESH_LABELS)
