@@ -151,36 +151,6 @@ s_run_task (zsock_t *client)
     drover_msg_destroy (&done);
 }
 
-//  CPU time the process used so far, msec (utime + stime)
-static int64_t
-s_cpu_msec (pid_t pid)
-{
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-    FILE *file = fopen (path, "r");
-    assert_non_null (file);
-    char text [1024];
-    size_t size = fread (text, 1, sizeof text - 1, file);
-    fclose (file);
-    text [size] = 0;
-    char *cursor = strrchr (text, ')');
-    assert_non_null (cursor);
-    unsigned long utime = 0, stime = 0;
-    //  After ") ": state, then fields 4..13, then utime (14) and stime (15)
-    int field = 2;
-    for (char *token = strtok (cursor + 1, " "); token; token = strtok (NULL, " ")) {
-        field++;
-        if (field == 14)
-            utime = strtoul (token, NULL, 10);
-        else
-        if (field == 15) {
-            stime = strtoul (token, NULL, 10);
-            break;
-        }
-    }
-    return (int64_t) (utime + stime) * 1000 / sysconf (_SC_CLK_TCK);
-}
-
 //  Past its descriptors the broker logs it, does not spin, keeps serving
 //  the clients it has, and serves a new one in the place of a connection
 //  that says nothing; once the others leave, a new client is served
@@ -200,9 +170,9 @@ test_out_of_descriptors (void **state)
     //  evictions' metric is checked below)
     bool logged = testutil_await_line (log, "closing the oldest silent connection", 5000);
     //  It does not spin: less than a quarter of a core over a second
-    int64_t cpu = s_cpu_msec (cluster->broker);
+    int64_t cpu = testutil_cpu_msec (cluster->broker);
     zclock_sleep (1000);        //  the window CPU time is measured over
-    cpu = s_cpu_msec (cluster->broker) - cpu;
+    cpu = testutil_cpu_msec (cluster->broker) - cpu;
     //  The client it had is still served
     bool old_served = s_served (old_client, 3000);
     //  A new client takes the place of a silent connection

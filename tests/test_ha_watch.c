@@ -95,28 +95,6 @@ s_revoke_and_time (testutil_ha_t *ha, int other, int limit)
     return zclock_mono () - revoked_at;
 }
 
-//  CPU msec a process has used (utime and stime of /proc/PID/stat)
-static int64_t
-s_cpu_msec (pid_t pid)
-{
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-    FILE *file = fopen (path, "r");
-    assert_non_null (file);
-    char text [1024];
-    size_t size = fread (text, 1, sizeof text - 1, file);
-    fclose (file);
-    text [size] = 0;
-    char *cursor = strrchr (text, ')');
-    assert_non_null (cursor);
-    unsigned long long utime = 0, stime = 0;
-    //  After ") ": state (3), then fields 4..13, utime (14) and stime (15)
-    int matched = sscanf (cursor + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-                          &utime, &stime);
-    assert_int_equal (matched, 2);
-    return (int64_t) ((utime + stime) * 1000 / (unsigned long long) sysconf (_SC_CLK_TCK));
-}
-
 //  The watch sees a leader change at once; etcd restarted, each broker's
 //  watch goes down once and comes back once, and sees the next change
 static void
@@ -135,10 +113,10 @@ test_watch_sees_leader_change (void **state)
     //  had let fall, a whole core each
     int64_t before [2];
     for (int index = 0; index < 2; index++)
-        before [index] = s_cpu_msec (ha->brokers [index]);
+        before [index] = testutil_cpu_msec (ha->brokers [index]);
     zclock_sleep (1000);        //  the window CPU time is measured over
     for (int index = 0; index < 2; index++) {
-        int64_t used = s_cpu_msec (ha->brokers [index]) - before [index];
+        int64_t used = testutil_cpu_msec (ha->brokers [index]) - before [index];
         printf ("watch: b%d idle, %" PRId64 " msec CPU in a second\n", index + 1, used);
         assert_true (used < 300);
     }

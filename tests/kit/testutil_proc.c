@@ -310,6 +310,28 @@ testutil_await_gone (pid_t pid, int timeout)
     return rc == 1;
 }
 
+//  CPU time a process has used so far, msec
+int64_t
+testutil_cpu_msec (pid_t pid)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *file = fopen (path, "r");
+    assert_non_null (file);
+    char text [1024];
+    size_t size = fread (text, 1, sizeof text - 1, file);
+    fclose (file);
+    text [size] = 0;
+    char *cursor = strrchr (text, ')');
+    assert_non_null (cursor);
+    unsigned long long utime = 0, stime = 0;
+    //  After ") ": state (3), then fields 4..13, utime (14) and stime (15)
+    int matched = sscanf (cursor + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+                          &utime, &stime);
+    assert_int_equal (matched, 2);
+    return (int64_t) ((utime + stime) * 1000 / (unsigned long long) sysconf (_SC_CLK_TCK));
+}
+
 //  Fill argv with prefix, first and the rest of args
 void
 testutil_argv_va (const char **argv, size_t size, const char *const prefix [],

@@ -40,6 +40,11 @@ int
 bool
     testutil_await_gone (pid_t pid, int timeout);
 
+//  CPU time a process has used so far, msec (utime + stime of
+//  /proc/PID/stat); asserts it can read it
+int64_t
+    testutil_cpu_msec (pid_t pid);
+
 //  Send SIGTERM, wait up to timeout msec, then SIGKILL; reaps the child
 void
     testutil_stop (pid_t pid, int timeout);
