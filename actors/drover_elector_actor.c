@@ -866,6 +866,7 @@ s_wait (self_t *self, int64_t due, int64_t now)
 void
 drover_elector_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("elector");
     self_t *self = s_self_new (pipe, (drover_elector_actor_args_t *) args);
     zsock_signal (pipe, 0);
     while (!self->flags.stopping) {

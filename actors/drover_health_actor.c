@@ -740,6 +740,7 @@ s_forgive_stall (self_t *self)
 void
 drover_health_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("health");
     self_t *self = s_self_new (pipe);
     zsock_signal (pipe, 0);
     while (!self->flags.stopping) {

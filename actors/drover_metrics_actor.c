@@ -532,6 +532,7 @@ s_next_deadline (self_t *self, int64_t now, int64_t cut_due)
 void
 drover_metrics_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("metrics");
     self_t *self = s_self_new (pipe, (drover_metrics_actor_args_t *) args);
     char *error = NULL;
     bool served = !*self->address || s_serve (self, &error) == 0;

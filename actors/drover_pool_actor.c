@@ -464,6 +464,7 @@ s_next_deadline (self_t *self, uint64_t now)
 void
 drover_pool_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("pool");
     self_t *self = s_self_new (pipe);
     zsock_signal (pipe, 0);
     while (!self->flags.stopping) {

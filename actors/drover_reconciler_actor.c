@@ -677,6 +677,7 @@ s_next_deadline (self_t *self)
 void
 drover_reconciler_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("reconciler");
     self_t *self = s_self_new (pipe);
     zsock_signal (pipe, 0);
     while (!self->flags.stopping) {

@@ -1449,11 +1449,23 @@ s_handle_record (void *arg, drover_record_t *record)
     }
 }
 
+//  Start loading the index slot of the task of a record a few ahead (the
+//  outbox calls this): each a cache miss with a million tasks queued
+static void
+s_handle_ahead (void *arg, const drover_record_t *record)
+{
+    self_t *self = (self_t *) arg;
+    if (record->kind == DROVER_RECORD_QUEUE || record->kind == DROVER_RECORD_TAKE
+    ||  record->kind == DROVER_RECORD_FREE)
+        drover_schedq_prefetch (self->sched, record->task);
+}
+
 //  The actor; args is the inproc endpoint (a string) to bind for the link
 //  to assign (actors/ACTORS.md, "The link")
 void
 drover_schedq_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("schedq");
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);
     int wait = -1;              //  until a LOAD held back is due, or input
@@ -1461,8 +1473,9 @@ drover_schedq_actor (zsock_t *pipe, void *args)
     while (!self->flags.stopping) {
         if (drover_actor_wait (self->poller, wait, held_until) == -1)
             break;              //  interrupted
-        int read = drover_actor_read (self->poller, self->pipe, self->link, s_handle_command,
-                                     s_handle_record, self);
+        int read = drover_actor_read_ahead (self->poller, self->pipe, self->link,
+                                           s_handle_command, s_handle_record, s_handle_ahead,
+                                           self);
         if (read == -1)
             break;              //  the context is ending
         //  One pass per turn: placements see every command read (or an

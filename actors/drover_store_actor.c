@@ -1047,6 +1047,7 @@ s_handle_closed (void *arg, zmsg_t *msg)
 void
 drover_store_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("store");
     char *error = NULL;
     self_t *self = s_self_new (pipe, (const drover_store_actor_args_t *) args, &error);
     zsock_signal (pipe, 0);                     //  zactor_new returns only after this

@@ -186,6 +186,7 @@ s_handle_command (void *arg, zmsg_t *msg)
 void
 drover_zap_actor (zsock_t *pipe, void *args)
 {
+    drover_actor_name_thread ("zap");
     assert (args);
     self_t *self = s_self_new (pipe, (const char *) args);
     zsock_signal (pipe, 0);

@@ -92,6 +92,100 @@ test_batch_in_order (void **state)
     zsock_destroy (&reader);
 }
 
+//  What the ahead test saw, in order: for each call, the task of the record
+//  shown ahead (positive) or handed over (negative); a command is 0
+typedef struct {
+    int64_t calls [64];
+    size_t count;
+} s_order_t;
+
+//  Note a record shown ahead
+static void
+s_note_ahead (void *arg, const drover_record_t *record)
+{
+    s_order_t *order = (s_order_t *) arg;
+    assert_true (order->count < 64);
+    order->calls [order->count++] = (int64_t) record->task;
+}
+
+//  Note a record handed over
+static void
+s_note_record (void *arg, drover_record_t *record)
+{
+    s_order_t *order = (s_order_t *) arg;
+    assert_true (order->count < 64);
+    order->calls [order->count++] = -(int64_t) record->task;
+}
+
+//  Note a control command
+static void
+s_note_command (void *arg, zmsg_t *command)
+{
+    (void) command;
+    s_order_t *order = (s_order_t *) arg;
+    assert_true (order->count < 64);
+    order->calls [order->count++] = 0;
+}
+
+//  The position of a call in what the ahead test saw, or -1
+static int
+s_position (const s_order_t *order, int64_t call)
+{
+    for (size_t index = 0; index < order->count; index++)
+        if (order->calls [index] == call)
+            return (int) index;
+    return -1;
+}
+
+//  Each record of a batch is shown ahead once, before it is handed over
+//  and while DROVER_OUTBOX_AHEAD records still come before it; a control
+//  command is never shown; a RESTORE's record carries its change's task
+static void
+test_ahead (void **state)
+{
+    zsock_t *reader = zsock_new_pair ("@inproc://test-outbox-ahead");
+    zsock_t *writer = zsock_new_pair (">inproc://test-outbox-ahead");
+    assert_non_null (reader);
+    assert_non_null (writer);
+    drover_outbox_t *outbox = drover_outbox_new ();
+    const int records = 20;
+    for (int task = 1; task <= records; task++) {
+        if (task == 5)
+            drover_outbox_say (outbox, "s", "HELLO");
+        if (task % 2) {
+            drover_change_t *change = drover_change_new ("task.submitted", (uint64_t) task);
+            drover_outbox_say_change (outbox, DROVER_RECORD_RESTORE, &change);
+        }
+        else
+            drover_outbox_say_queue (outbox, (uint64_t) task, 0, 1, 0, NULL, NULL);
+    }
+    assert_int_equal (drover_outbox_flush (outbox, writer), 0);
+    s_order_t order = { .count = 0 };
+    assert_int_equal (drover_outbox_receive_ahead (reader, 0, s_note_command, s_note_record,
+                                                   s_note_ahead, &order), records + 1);
+    assert_int_equal (order.count, 2 * records + 1);
+    for (int task = 1; task <= records; task++) {
+        int shown = s_position (&order, task);
+        int handed = s_position (&order, -task);
+        assert_true (shown >= 0 && handed > shown);
+        //  Shown just before the record DROVER_OUTBOX_AHEAD entries earlier
+        //  is handed over (one entry is a command): not all at once
+        if (task - DROVER_OUTBOX_AHEAD + 1 <= records)
+            assert_true (shown < s_position (&order, -(task - DROVER_OUTBOX_AHEAD + 1))
+                         || task - DROVER_OUTBOX_AHEAD + 1 < 1);
+        if (task - DROVER_OUTBOX_AHEAD - 1 >= 1)
+            assert_true (shown > s_position (&order, -(task - DROVER_OUTBOX_AHEAD - 1)));
+    }
+    //  The one command went to its handler, never ahead: one 0 only
+    size_t zeros = 0;
+    for (size_t index = 0; index < order.count; index++)
+        zeros += order.calls [index] == 0;
+    assert_int_equal (zeros, 1);
+    drover_outbox_destroy (&outbox);
+    zsock_destroy (&writer);
+    zsock_destroy (&reader);
+}
+
 //  Numbers and frames come out as zsock_send would write them
 static void
 test_picture (void **state)
@@ -364,6 +458,7 @@ main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_batch_in_order),
+        cmocka_unit_test (test_ahead),
         cmocka_unit_test (test_picture),
         cmocka_unit_test (test_plain_command),
         cmocka_unit_test (test_unread_batches_free_themselves),

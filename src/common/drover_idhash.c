@@ -8,6 +8,7 @@
 */
 
 #include "drover_idhash.h"
+#include "drover_zeroed.h"
 
 struct _drover_idhash_t {
     void **slots;               //  items, each beginning with its id; NULL is free
@@ -26,7 +27,7 @@ drover_idhash_new (void)
     drover_idhash_t *self = (drover_idhash_t *) zmalloc (sizeof (drover_idhash_t));
     self->capacity = 1024;
     self->shift = 64 - 10;
-    self->slots = (void **) zmalloc (self->capacity * sizeof (void *));
+    self->slots = (void **) drover_zeroed_new (self->capacity * sizeof (void *));
     return self;
 }
 
@@ -73,24 +74,50 @@ s_place (drover_idhash_t *self, void *item)
     self->slots [slot] = item;
 }
 
+//  How far ahead of the slot it places the grow loop starts loading an
+//  item (its id gives the new slot), and that new slot: each a cache miss
+//  on a large hash, overlapped this way
+#define S_AHEAD_ITEM    16
+#define S_AHEAD_SLOT    8
+
+//  Double the slots and place every item again
+static void
+s_grow (drover_idhash_t *self)
+{
+    void **slots = self->slots;
+    size_t capacity = self->capacity;
+    self->capacity *= 2;
+    self->shift--;
+    self->slots = (void **) drover_zeroed_new (self->capacity * sizeof (void *));
+    for (size_t index = 0; index < capacity; index++) {
+        if (index + S_AHEAD_ITEM < capacity && slots [index + S_AHEAD_ITEM])
+            __builtin_prefetch (slots [index + S_AHEAD_ITEM]);
+        if (index + S_AHEAD_SLOT < capacity && slots [index + S_AHEAD_SLOT])
+            __builtin_prefetch (&self->slots [s_home (self, s_id (slots [index + S_AHEAD_SLOT]))],
+                                1);
+        if (slots [index])
+            s_place (self, slots [index]);
+    }
+    free (slots);
+}
+
 //  Add an item, doubling the slots past 70% load
 void
 drover_idhash_insert (drover_idhash_t *self, void *item)
 {
     assert (self && item);
-    if ((self->size + 1) * 10 > self->capacity * 7) {
-        void **slots = self->slots;
-        size_t capacity = self->capacity;
-        self->capacity *= 2;
-        self->shift--;
-        self->slots = (void **) zmalloc (self->capacity * sizeof (void *));
-        for (size_t index = 0; index < capacity; index++)
-            if (slots [index])
-                s_place (self, slots [index]);
-        free (slots);
-    }
+    if ((self->size + 1) * 10 > self->capacity * 7)
+        s_grow (self);
     s_place (self, item);
     self->size++;
+}
+
+//  Start loading the slot where an id's probe begins
+void
+drover_idhash_prefetch (drover_idhash_t *self, uint64_t id)
+{
+    assert (self);
+    __builtin_prefetch (&self->slots [s_home (self, id)]);
 }
 
 //  Remove an item the hash holds

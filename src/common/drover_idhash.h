@@ -38,6 +38,12 @@ void *
 void
     drover_idhash_insert (drover_idhash_t *self, void *item);
 
+//  Start loading the slot where an id's lookup or insert begins, and
+//  change nothing: a caller with many ids at hand (a batch) calls it a few
+//  ids ahead, so that their cache misses overlap instead of queueing
+void
+    drover_idhash_prefetch (drover_idhash_t *self, uint64_t id);
+
 //  Remove an item the hash holds
 void
     drover_idhash_delete (drover_idhash_t *self, void *item);

@@ -14,10 +14,13 @@
 */
 
 #include "drover_slab.h"
+#include "drover_zeroed.h"
 
 //  Records and slots of a new or emptied pool
 #define S_FIRST_RECORDS     64
 #define S_FIRST_SLOTS       128
+//  How far ahead of the slot it places the index's growth loads a record
+#define S_AHEAD             16
 
 struct _drover_slab_t {
     byte *records;              //  capacity records of record_size bytes
@@ -42,7 +45,7 @@ s_start (drover_slab_t *self)
     self->free_list = 0;
     self->nslots = S_FIRST_SLOTS;
     self->shift = 64 - 7;
-    self->slots = (uint32_t *) zmalloc (self->nslots * sizeof (uint32_t));
+    self->slots = (uint32_t *) drover_zeroed_new (self->nslots * sizeof (uint32_t));
     self->size = 0;
 }
 
@@ -104,10 +107,16 @@ s_grow_index (drover_slab_t *self)
     size_t nslots = self->nslots;
     self->nslots *= 2;
     self->shift--;
-    self->slots = (uint32_t *) zmalloc (self->nslots * sizeof (uint32_t));
-    for (size_t slot = 0; slot < nslots; slot++)
+    self->slots = (uint32_t *) drover_zeroed_new (self->nslots * sizeof (uint32_t));
+    //  Each handle's record (its key) is a cache miss on a large pool:
+    //  start loading it a few slots ahead
+    for (size_t slot = 0; slot < nslots; slot++) {
+        if (slot + S_AHEAD < nslots && slots [slot + S_AHEAD])
+            __builtin_prefetch (self->records
+                                + (size_t) slots [slot + S_AHEAD] * self->record_size);
         if (slots [slot])
             s_place (self, slots [slot]);
+    }
     free (slots);
 }
 
@@ -144,6 +153,14 @@ drover_slab_insert (drover_slab_t *self, uint64_t key)
     else
         self->slots [slot] = handle;
     return handle;
+}
+
+//  Start loading the index slot where a key's probe begins
+void
+drover_slab_prefetch (drover_slab_t *self, uint64_t key)
+{
+    assert (self);
+    __builtin_prefetch (&self->slots [s_home (self, key)]);
 }
 
 //  Return the handle of the record with this key, or 0

@@ -42,6 +42,12 @@ uint32_t
 uint32_t
     drover_slab_find (drover_slab_t *self, uint64_t key);
 
+//  Start loading the index slot where a key's find or insert begins, and
+//  change nothing: a caller with many keys at hand (a batch) calls it a
+//  few keys ahead, so that their cache misses overlap
+void
+    drover_slab_prefetch (drover_slab_t *self, uint64_t key);
+
 //  Return the record behind a held handle; valid until the next insert
 void *
     drover_slab_get (drover_slab_t *self, uint32_t handle);

@@ -12,6 +12,7 @@
 #include "drover_actor.h"
 #include <ctype.h>
 #include <malloc.h>
+#include <sys/prctl.h>
 
 //  jemalloc's control call, if the executable was linked with jemalloc
 //  (CMakeLists.txt: DROVER_JEMALLOC); NULL with glibc malloc
@@ -19,6 +20,17 @@ extern int mallctl (const char *name, void *old, size_t *old_size, void *new_val
                     size_t new_size) __attribute__ ((weak));
 //  jemalloc's MALLCTL_ARENAS_ALL: "arena.4096.purge" purges every arena
 #define S_ARENAS_ALL_PURGE  "arena.4096.purge"
+
+//  Name the calling thread after its actor (cut to the kernel's 15
+//  bytes), so that `top -H`, `ps -L`, perf and /proc/PID/task/*/comm say
+//  which actor spends the time
+void
+drover_actor_name_thread (const char *name)
+{
+    char comm [16];
+    snprintf (comm, sizeof comm, "%s", name);
+    prctl (PR_SET_NAME, comm);
+}
 
 //  Read a decimal number from size bytes (not NUL-terminated)
 uint64_t
@@ -270,12 +282,12 @@ drover_once_reset (drover_once_t *self)
 int
 drover_actor_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
                    drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
-                   void *arg)
+                   drover_outbox_ahead_fn *ahead, void *arg)
 {
     int count = 0;
     while (count < max && drover_poller_readable (poller, index)) {
-        if (drover_outbox_receive (sock, ZMQ_DONTWAIT, handler, record_handler,
-                                   arg) == -1) {
+        if (drover_outbox_receive_ahead (sock, ZMQ_DONTWAIT, handler, record_handler, ahead,
+                                         arg) == -1) {
             if (zmq_errno () == ETERM)
                 return -1;
             drover_poller_drained (poller, index);
@@ -294,12 +306,21 @@ int
 drover_actor_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
                   drover_outbox_fn *handler, drover_outbox_record_fn *record_handler, void *arg)
 {
+    return drover_actor_read_ahead (poller, pipe, link, handler, record_handler, NULL, arg);
+}
+
+//  The same, ahead seeing each record a few entries early
+int
+drover_actor_read_ahead (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
+                        drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
+                        drover_outbox_ahead_fn *ahead, void *arg)
+{
     int count = drover_actor_drain (poller, DROVER_PIPE_AT, pipe, DROVER_PIPE_BATCHES, handler,
-                                   record_handler, arg);
+                                   record_handler, ahead, arg);
     if (count == -1 || !link)
         return count;
     int more = drover_actor_drain (poller, DROVER_LINK_AT, link, DROVER_PIPE_BATCHES, handler,
-                                  record_handler, arg);
+                                  record_handler, ahead, arg);
     return more == -1? -1: count + more;
 }
 

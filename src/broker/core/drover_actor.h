@@ -34,6 +34,11 @@
 extern "C" {
 #endif
 
+//  Name the calling thread after its actor (e.g. "schedq"), as `top -H`
+//  and perf show it
+void
+    drover_actor_name_thread (const char *name);
+
 //  Read a decimal number (as zsock_send writes 4, 8 and i; a leading '-'
 //  negates, so cast to a signed type to read an i) from size bytes
 uint64_t
@@ -191,12 +196,13 @@ int
 //  Read up to max messages (a BATCH or a plain command each) from sock,
 //  watched by poller at index, without blocking: handler gets each command
 //  (record_handler each record, if not NULL); a read that finds none marks
-//  the socket drained. Returns the messages read, or -1 if the context is
-//  ending.
+//  the socket drained; ahead, if not NULL, sees each record a few entries
+//  early (drover_outbox_receive_ahead). Returns the messages read, or -1 if
+//  the context is ending.
 int
     drover_actor_drain (drover_poller_t *poller, size_t index, zsock_t *sock, int max,
                        drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
-                       void *arg);
+                       drover_outbox_ahead_fn *ahead, void *arg);
 
 //  Read what waits on an actor's sockets without blocking: the pipe, then
 //  the link if not NULL (watched by poller at DROVER_PIPE_AT and
@@ -209,6 +215,14 @@ int
     drover_actor_read (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
                       drover_outbox_fn *handler, drover_outbox_record_fn *record_handler,
                       void *arg);
+
+//  drover_actor_read, ahead (if not NULL) seeing each record a few entries
+//  before record_handler does, to start loading what it will read
+int
+    drover_actor_read_ahead (drover_poller_t *poller, zsock_t *pipe, zsock_t *link,
+                            drover_outbox_fn *handler,
+                            drover_outbox_record_fn *record_handler,
+                            drover_outbox_ahead_fn *ahead, void *arg);
 
 //  Flush outbox as one BATCH on sock (watched by poller at index); a send
 //  may take in the socket's pending commands, so the poller reads it again

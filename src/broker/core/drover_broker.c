@@ -888,7 +888,8 @@ drover_broker_run (drover_broker_t *self)
             zsock_t *sock = drover_crew_sock (self->crew, index);
             if (sock
             &&  drover_actor_drain (self->poller, (size_t) index, sock, S_ACTOR_BATCHES,
-                                   s_handle_actor_command, s_handle_actor_record, self) == -1)
+                                   s_handle_actor_command, s_handle_actor_record, NULL,
+                                   self) == -1)
                 return 0;       //  the context is ending
         }
         self->speaker = -1;

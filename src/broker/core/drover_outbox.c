@@ -329,6 +329,7 @@ drover_outbox_say_change (drover_outbox_t *self, drover_record_kind_t kind,
     assert (kind == DROVER_RECORD_CHANGE || kind == DROVER_RECORD_RESTORE);
     drover_record_t *record = s_next_record (self, kind);
     record->change = *change_p;
+    record->task = record->change->task;
     *change_p = NULL;
 }
 
@@ -512,6 +513,16 @@ int
 drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler,
                        drover_outbox_record_fn *record_handler, void *arg)
 {
+    return drover_outbox_receive_ahead (sock, flags, handler, record_handler, NULL, arg);
+}
+
+//  Receive one message, each record of a batch shown to ahead first,
+//  DROVER_OUTBOX_AHEAD entries before it is handed over
+int
+drover_outbox_receive_ahead (zsock_t *sock, int flags, drover_outbox_fn *handler,
+                             drover_outbox_record_fn *record_handler,
+                             drover_outbox_ahead_fn *ahead, void *arg)
+{
     assert (sock && handler);
     void *handle = zsock_resolve (sock);
     zmq_msg_t first;
@@ -533,7 +544,14 @@ drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler,
         assert (!zmq_msg_more (&part));     //  a BATCH is two frames: our own format
         s_batch_t *batch = (s_batch_t *) zmq_msg_data (&part);
         int handled = 0;
+        for (size_t index = 0; ahead && index < DROVER_OUTBOX_AHEAD && index < batch->count;
+             index++)
+            if (!batch->entries [index].command)
+                ahead (arg, &batch->entries [index].record);
         while (batch->next < batch->count) {
+            size_t later = batch->next + DROVER_OUTBOX_AHEAD;
+            if (ahead && later < batch->count && !batch->entries [later].command)
+                ahead (arg, &batch->entries [later].record);
             s_entry_t *entry = &batch->entries [batch->next++];
             if (entry->command) {
                 handler (arg, entry->command);

@@ -66,7 +66,7 @@ typedef struct {
     drover_change_t *change;    //  CHANGE, RESTORE: the change, owned likewise
     char worker [DROVER_ID_MAX + 1];        //  SEND, REPLY: worker id, or "" for a client;
                                             //  ASSIGN: worker id
-    uint64_t task;              //  QUEUE, TAKE, ASSIGN, FREE: task id
+    uint64_t task;              //  QUEUE, TAKE, ASSIGN, FREE, CHANGE, RESTORE: task id
     int32_t priority;           //  QUEUE
     uint32_t procs;             //  QUEUE, TAKE
     uint64_t mem;               //  QUEUE, TAKE: bytes
@@ -105,6 +105,13 @@ typedef void (drover_outbox_fn) (void *arg, zmsg_t *command);
 //  What a receiver does with a record: it takes msg, payload and change
 //  by setting them NULL; what it leaves there is destroyed after
 typedef void (drover_outbox_record_fn) (void *arg, drover_record_t *record);
+
+//  What a receiver may do with a record DROVER_OUTBOX_AHEAD entries after
+//  the one it is handed: start loading what it will read to handle it
+//  (__builtin_prefetch), so that the cache misses of a batch overlap. It
+//  must change nothing.
+typedef void (drover_outbox_ahead_fn) (void *arg, const drover_record_t *record);
+#define DROVER_OUTBOX_AHEAD     8
 
 //  Create an empty outbox
 drover_outbox_t *
@@ -211,6 +218,13 @@ int
 int
     drover_outbox_receive (zsock_t *sock, int flags, drover_outbox_fn *handler,
                            drover_outbox_record_fn *record_handler, void *arg);
+
+//  drover_outbox_receive, also calling ahead (if not NULL) for each record
+//  of a batch DROVER_OUTBOX_AHEAD entries before it is handed over
+int
+    drover_outbox_receive_ahead (zsock_t *sock, int flags, drover_outbox_fn *handler,
+                                 drover_outbox_record_fn *record_handler,
+                                 drover_outbox_ahead_fn *ahead, void *arg);
 
 #ifdef __cplusplus
 }

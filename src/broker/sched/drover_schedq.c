@@ -1440,6 +1440,14 @@ drover_schedq_queued (drover_schedq_t *self, uint64_t task)
     return handle && !s_request (self, handle)->assigned;
 }
 
+//  Start loading a task's slot in the requests' index
+void
+drover_schedq_prefetch (drover_schedq_t *self, uint64_t task)
+{
+    assert (self);
+    drover_slab_prefetch (self->requests, task);
+}
+
 //  Return the worker a task is assigned to, or NULL
 const char *
 drover_schedq_assigned (drover_schedq_t *self, uint64_t task)

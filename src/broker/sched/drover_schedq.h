@@ -317,6 +317,11 @@ size_t
 bool
     drover_schedq_queued (drover_schedq_t *self, uint64_t task);
 
+//  Start loading what queueing, freeing or finding this task will read
+//  first (its slot in the index); changes nothing. For a batch, a few ahead.
+void
+    drover_schedq_prefetch (drover_schedq_t *self, uint64_t task);
+
 //  Return the worker a task is assigned to (borrowed), or NULL
 const char *
     drover_schedq_assigned (drover_schedq_t *self, uint64_t task);

@@ -29,6 +29,7 @@
 #include "drover_taskrecord.h"
 #include <sqlite3.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 
 #define S_EVENTS_ROW    1024                //  events packed in one events row, at most
 #define S_WHAT_TO_DO    "move it away to start with an empty state, or restore a backup"
@@ -648,6 +649,7 @@ static void *
 s_check_run (void *arg)
 {
     drover_sqlite_t *self = (drover_sqlite_t *) arg;
+    prctl (PR_SET_NAME, "store-check");
     char *error = NULL;
     s_quick_check (self->check_db, self->path, &error);
     sqlite3_db_release_memory (self->check_db);     //  it stays open until db closes

@@ -2121,6 +2121,14 @@ s_loaded_flow (drover_assign_t *self)
     }
 }
 
+//  Start loading a task's slot in the table
+void
+drover_assign_prefetch (drover_assign_t *self, uint64_t task)
+{
+    assert (self);
+    drover_idhash_prefetch (self->tasks, task);
+}
+
 //  RESTORE: put back a task the store kept, as it was. Returns 0, or -1 if
 //  the change cannot be a task or the id is held already (ignored). After
 //  LOADED only a final task is taken: one the store read back from its

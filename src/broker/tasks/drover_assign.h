@@ -260,6 +260,11 @@ void
 int
     drover_assign_restore (drover_assign_t *self, drover_change_t *change);
 
+//  Start loading what restoring or looking up this task will read first
+//  (its slot in the table); changes nothing. For a batch, a few ahead.
+void
+    drover_assign_prefetch (drover_assign_t *self, uint64_t task);
+
 //  UNSAVED from the store: the task's submit could not be saved and was
 //  refused (507): forget it as if it never came (its attempt is stopped,
 //  its place given back, its waiters told UNKNOWN). Returns 0, or -1 if the
