@@ -206,6 +206,11 @@ void
 int64_t
     drover_benchmark_cpu_nsec (pid_t pid);
 
+//  Return the CPU time a process has used, nsec, by /proc/PID/stat (clock
+//  ticks), which counts threads that have exited too; -1 if unreadable
+int64_t
+    drover_benchmark_stat_cpu_nsec (pid_t pid);
+
 //  Record a figure; printed at once unless the output is JSON
 void
     drover_benchmark_figure (drover_benchmark_t *self, const char *name, double value,

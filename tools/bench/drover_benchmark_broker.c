@@ -304,9 +304,16 @@ drover_benchmark_cpu_nsec (pid_t pid)
     }
     if (tasks)
         closedir (tasks);
-    if (found)
-        return total;
+    return found? total: drover_benchmark_stat_cpu_nsec (pid);
+}
 
+//  Return the CPU time a process has used, nsec, from /proc/PID/stat's
+//  utime + stime (clock ticks: 10 msec here), which count its threads that
+//  have exited too; -1 if the process cannot be read
+int64_t
+drover_benchmark_stat_cpu_nsec (pid_t pid)
+{
+    char path [64];
     snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
     FILE *stream = fopen (path, "r");
     if (!stream)

@@ -22,7 +22,10 @@
                   same queries, each value read out (restart_read_floor_ms),
                   and the restart as a multiple of it (restart_vs_floor);
                   and the read of every column of those rows by one query,
-                  as loads before state format 7 did (restart_read_wide_ms).
+                  as loads before state format 7 did (restart_read_wide_ms);
+                  SQLite's quick_check of the file alone, which the broker
+                  runs beside its load (restart_check_floor_ms); and the CPU
+                  the broker used to start (restart_cpu_ms, all threads).
     =========================================================================
 */
 
@@ -316,6 +319,32 @@ s_read_floor (const char *dir, bool wide, long long *rows_p)
     return rc == SQLITE_OK? elapsed: -1;
 }
 
+//  Check the state in dir with SQLite alone as the broker checks it at
+//  start (PRAGMA quick_check on a read-only connection). Returns the usec
+//  it took, or -1 if it could not run or did not say "ok".
+static int64_t
+s_check_floor (const char *dir)
+{
+    char path [PATH_MAX];
+    snprintf (path, sizeof path, "%s/state.db", dir);
+    int64_t started = zclock_usecs ();
+    sqlite3 *db = NULL;
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2 (db, "PRAGMA quick_check (1)", -1, &stmt, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step (stmt);
+    bool passed = rc == SQLITE_ROW && streq ((const char *) sqlite3_column_text (stmt, 0), "ok");
+    if (!passed)
+        fprintf (stderr, "drover bench: restart: the bare check of %s failed: %s\n", path,
+                 db? sqlite3_errmsg (db): sqlite3_errstr (rc));
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    int64_t elapsed = zclock_usecs () - started;
+    return passed? elapsed: -1;
+}
+
 //  Queue opts.restart_tasks, kill -9 the broker, start it again on its
 //  state and time it to its first answer
 int
@@ -332,6 +361,8 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     int64_t elapsed = drover_benchmark_broker_restart (self, "restart: seconds loading");
     if (elapsed < 0)
         return -1;
+    //  All it used to start: the file's check thread has exited by now
+    int64_t restart_cpu = drover_benchmark_stat_cpu_nsec (self->broker);
     //  Once a listing is answered, assign has restored every task and
     //  handled LOADED (it hears LOADED before any request)
     long long restored = s_queued (self);
@@ -350,19 +381,25 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     long long read = 0, read_wide = 0;
     int64_t floor = s_read_floor (self->state_dir, false, &read);
     int64_t wide = floor < 0? -1: s_read_floor (self->state_dir, true, &read_wide);
+    int64_t check = wide < 0? -1: s_check_floor (self->state_dir);
+    if (check < 0)
+        return -1;
     if (floor < 0 || wide < 0 || read != count || read_wide != count) {
         fprintf (stderr, "drover bench: restart: the bare read found %lld tasks (%lld by the"
                  " wide query), not %lld\n", read, read_wide, count);
         return -1;
     }
-    if (!rss_before || !rss_after || !rss_peak || !crashed_bytes || !stopped_bytes) {
-        fprintf (stderr, "drover bench: restart: cannot read the broker's VmRSS or the state "
-                 "directory's size\n");
+    if (!rss_before || !rss_after || !rss_peak || !crashed_bytes || !stopped_bytes
+    ||  restart_cpu < 0) {
+        fprintf (stderr, "drover bench: restart: cannot read the broker's VmRSS, its CPU time "
+                 "or the state directory's size\n");
         return -1;
     }
     drover_benchmark_figure (self, "restart_ms", elapsed / 1000.0, "msec");
     drover_benchmark_figure (self, "restart_read_floor_ms", floor / 1000.0, "msec");
     drover_benchmark_figure (self, "restart_read_wide_ms", wide / 1000.0, "msec");
+    drover_benchmark_figure (self, "restart_check_floor_ms", check / 1000.0, "msec");
+    drover_benchmark_figure (self, "restart_cpu_ms", restart_cpu / 1e6, "msec");
     drover_benchmark_figure (self, "restart_vs_floor", (double) elapsed / (floor > 0? floor: 1),
                              "x");
     drover_benchmark_figure (self, "restart_tasks_restored", (double) restored, "tasks");
