@@ -57,6 +57,7 @@
 #include "drover_actor.h"
 #include "drover_metrics.h"
 #include "drover_config.h"
+#include "drover_slab.h"
 
 //  Restored tasks said per BATCH while loading
 #define S_RESTORE_BATCH     1024
@@ -107,7 +108,7 @@ typedef struct {
     uint64_t next_seq;          //  sequence number of the next change
     int64_t committed_at;       //  msec (mono) of the last commit
     int64_t pending_since;      //  msec (mono) the oldest pending change was kept
-    zhashx_t *inflight;         //  tasks assigned or running, as the changes said: id -> 1
+    drover_slab_t *inflight;    //  tasks assigned or running, as the changes said: their ids
     int64_t retry_at;           //  msec (mono) before which a refused batch is not tried
     int retry_wait;             //  msec of the current pause after a refusal
     int64_t prune_at;           //  msec (mono) of the next prune
@@ -145,20 +146,6 @@ drover_durability_parse (const char *text)
            streq (text, "off")? DROVER_DURABILITY_OFF: -1;
 }
 
-//  The inflight table's keys are task ids stored in the pointer itself
-static size_t
-s_id_hash (const void *key)
-{
-    return (size_t) (uintptr_t) key * 2654435761U;
-}
-
-//  Compare two of those keys
-static int
-s_id_compare (const void *one, const void *two)
-{
-    return (uintptr_t) one < (uintptr_t) two? -1: (uintptr_t) one > (uintptr_t) two? 1: 0;
-}
-
 //  Create the actor's state and open the backend; NULL with *error_p set
 //  if the state cannot be opened
 static self_t *
@@ -177,11 +164,8 @@ s_self_new (zsock_t *pipe, const drover_store_actor_args_t *args, char **error_p
     self->outbox = drover_outbox_new ();
     self->held = drover_outbox_new ();
     self->recalls = zlist_new ();
-    self->inflight = zhashx_new ();
-    zhashx_set_key_destructor (self->inflight, NULL);
-    zhashx_set_key_duplicator (self->inflight, NULL);
-    zhashx_set_key_comparator (self->inflight, s_id_compare);
-    zhashx_set_key_hasher (self->inflight, s_id_hash);
+    //  A set of ids, no allocation per entry: every task passes through it
+    self->inflight = drover_slab_new (sizeof (uint64_t));
     self->poller = drover_poller_new ();
     drover_poller_add (self->poller, pipe);
     self->backend = backend;
@@ -226,7 +210,7 @@ s_self_destroy (self_t **self_p)
     while ((recall = (zmsg_t *) zlist_pop (self->recalls)))
         zmsg_destroy (&recall);
     zlist_destroy (&self->recalls);
-    zhashx_destroy (&self->inflight);
+    drover_slab_destroy (&self->inflight);
     drover_store_destroy (&self->backend);
     drover_poller_destroy (&self->poller);
     drover_outbox_destroy (&self->held);
@@ -362,11 +346,13 @@ s_keep (self_t *self, drover_change_t **change_p)
     if (self->npending == 0)
         self->pending_since = zclock_mono ();
     if (change->task) {
-        void *key = (void *) (uintptr_t) change->task;
         if (change->state == DROVER_TASK_ASSIGNED || change->state == DROVER_TASK_RUNNING)
-            zhashx_update (self->inflight, key, (void *) 1);
-        else
-            zhashx_delete (self->inflight, key);
+            drover_slab_insert (self->inflight, change->task);     //  0 if held: kept
+        else {
+            uint32_t held = drover_slab_find (self->inflight, change->task);
+            if (held)
+                drover_slab_delete (self->inflight, held);
+        }
     }
     if (self->npending == self->pending_max) {
         self->pending_max = self->pending_max? self->pending_max * 2: 1024;
@@ -436,7 +422,7 @@ s_commit_at (self_t *self)
     if (zlist_size (self->recalls) || self->backup)
         return 0;
     if (drover_outbox_size (self->held))
-        return zhashx_size (self->inflight)? self->committed_at + S_GROUP_WAIT: 0;
+        return drover_slab_size (self->inflight)? self->committed_at + S_GROUP_WAIT: 0;
     return self->pending_since + S_DEFER_MAX;
 }
 
@@ -454,7 +440,7 @@ s_commit_at (self_t *self)
 static int64_t
 s_hold_until (self_t *self, int64_t now)
 {
-    if (self->durability != DROVER_DURABILITY_FULL || zhashx_size (self->inflight) < 2
+    if (self->durability != DROVER_DURABILITY_FULL || drover_slab_size (self->inflight) < 2
     ||  zlist_size (self->recalls) || self->backup || self->retry_at > now)
         return 0;
     int64_t until = self->committed_at + S_GROUP_WAIT;
