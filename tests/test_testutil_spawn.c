@@ -82,12 +82,38 @@ test_server_stopped_with_its_test (void **state)
     assert_false (left);
 }
 
+//  A server whose port was taken before it could bind is started again on
+//  fresh ports: the test goes on, given the second port
+static void
+test_server_started_again_on_fresh_ports (void **state)
+{
+    (void) state;
+    char dir [] = "/tmp/drover-taken-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    int port = 0;
+    char url [64];
+    testutil_server_start ("taken_port_server.sh", dir, &port, 1, url, sizeof url);
+    char expected [64];
+    snprintf (expected, sizeof expected, "tcp://127.0.0.1:%d", port);
+    assert_string_equal (url, expected);
+    //  The first start was given another port, and failed on it
+    char taken_path [128];
+    snprintf (taken_path, sizeof taken_path, "%s/taken", dir);
+    char *taken = testutil_slurp (taken_path);
+    assert_non_null (taken);
+    assert_true (atoi (taken) > 0);
+    free (taken);
+    const char *args [] = { "stop", dir, NULL };
+    testutil_server_script ("taken_port_server.sh", args, NULL, 0);
+}
+
 int
 main (void)
 {
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_spawned_dies_with_its_test),
         cmocka_unit_test (test_server_stopped_with_its_test),
+        cmocka_unit_test (test_server_started_again_on_fresh_ports),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -193,16 +193,13 @@ s_ha_new (int nbrokers, uint32_t lease_ttl, const char *extra_flags [], const ch
     self->curve = curve;
     if (curve)
         s_make_keys (self);
-    char etcd_dir [96], pg_dir [96], client_port [8], peer_port [8], pg_port [8];
+    char etcd_dir [96], pg_dir [96];
     snprintf (etcd_dir, sizeof etcd_dir, "%s/etcd", self->dir);
     snprintf (pg_dir, sizeof pg_dir, "%s/pg", self->dir);
-    snprintf (client_port, sizeof client_port, "%d", testutil_free_port ());
-    snprintf (peer_port, sizeof peer_port, "%d", testutil_free_port ());
-    snprintf (pg_port, sizeof pg_port, "%d", testutil_free_port ());
-    const char *etcd_args [] = { "start", etcd_dir, client_port, peer_port, NULL };
-    testutil_server_script ("etcd_server.sh", etcd_args, self->etcd, sizeof self->etcd);
-    const char *pg_args [] = { "start", pg_dir, pg_port, NULL };
-    testutil_server_script ("pg_server.sh", pg_args, self->postgres, sizeof self->postgres);
+    int ports [2];
+    testutil_server_start ("etcd_server.sh", etcd_dir, ports, 2, self->etcd, sizeof self->etcd);
+    testutil_server_start ("pg_server.sh", pg_dir, ports, 1, self->postgres,
+                           sizeof self->postgres);
     for (int index = 0; index < nbrokers; index++) {
         int port = testutil_free_port_pair ();     //  events on the next port
         snprintf (self->endpoints [index], sizeof self->endpoints [index], "tcp://127.0.0.1:%d",

@@ -17,10 +17,8 @@ testutil_pgfresh_start (testutil_pgfresh_t *self, const char *name, const char *
     snprintf (self->prefix, sizeof self->prefix, "%s", prefix);
     snprintf (self->dir, sizeof self->dir, "/tmp/drover-pg%s-XXXXXX", prefix);
     assert_non_null (mkdtemp (self->dir));
-    char port [16];
-    snprintf (port, sizeof port, "%d", testutil_free_port ());
-    const char *args [] = { "start", self->dir, port, NULL };
-    testutil_server_script ("pg_server.sh", args, self->uri, sizeof self->uri);
+    int port;
+    testutil_server_start ("pg_server.sh", self->dir, &port, 1, self->uri, sizeof self->uri);
     assert_non_null (strstr (self->uri, "postgresql://"));
 }
 

@@ -88,6 +88,42 @@ testutil_server_script (const char *script, const char *const args [], char *url
 
 #define TESTUTIL_ETCD_SCRIPT    DROVER_SOURCE_DIR "/tests/etcd_server.sh"
 
+//  Start a server script on fresh ports, three tries at most
+void
+testutil_server_start (const char *script, const char *dir, int *ports, int nports,
+                       char *url, size_t size)
+{
+    assert_true (nports >= 1 && nports <= 2);
+    char path [256];
+    snprintf (path, sizeof path, "%s/tests/%s", DROVER_SOURCE_DIR, script);
+    char output [512] = "";
+    int status = -1;
+    for (int attempt = 0; attempt < 3 && status != 0; attempt++) {
+        char texts [2][16];
+        const char *argv [8] = { "/bin/sh", path, "start", dir };
+        for (int index = 0; index < nports; index++) {
+            do
+                ports [index] = testutil_free_port ();
+            while (index > 0 && ports [index] == ports [0]);
+            snprintf (texts [index], sizeof texts [index], "%d", ports [index]);
+            argv [4 + index] = texts [index];
+        }
+        argv [4 + nports] = NULL;
+        if (attempt)
+            fprintf (stderr, "testutil: %s did not start (a port taken beside us?): "
+                     "again on fresh ports\n", script);
+        status = testutil_run_output (argv, output, sizeof output, 60000);
+        if (status == -1 || !WIFEXITED (status))
+            break;              //  hung or killed: not a port taken
+    }
+    s_note (script, "start", dir);
+    if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status))
+        fail_msg ("%s start failed (status 0x%x): is it installed? output: %s", script, status,
+                  output);
+    output [strcspn (output, "\r\n")] = 0;
+    snprintf (url, size, "%s", output);
+}
+
 //  Start etcd through the script
 testutil_etcd_t *
 testutil_etcd_start (void)
@@ -96,30 +132,11 @@ testutil_etcd_start (void)
     char template [] = "/tmp/drover-etcd-XXXXXX";
     assert_non_null (mkdtemp (template));
     snprintf (self->dir, sizeof self->dir, "%s", template);
-    //  A free port may be taken by a test running beside us before etcd
-    //  binds it (the script then fails): try fresh ports a few times
-    char output [256];
-    int status = -1;
-    for (int attempt = 0; attempt < 3 && status != 0; attempt++) {
-        self->client_port = testutil_free_port ();
-        do
-            self->peer_port = testutil_free_port ();
-        while (self->peer_port == self->client_port);
-        char client [16], peer [16];
-        snprintf (client, sizeof client, "%d", self->client_port);
-        snprintf (peer, sizeof peer, "%d", self->peer_port);
-        const char *argv [] = { "/bin/sh", TESTUTIL_ETCD_SCRIPT, "start", self->dir, client, peer,
-                                NULL };
-        status = testutil_run_output (argv, output, sizeof output, 40000);
-    }
-    s_note ("etcd_server.sh", "start", self->dir);
-    if (!(status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
-        fail_msg ("etcd did not start (status %d): is etcd-server installed? "
-                  "(apt-get install etcd-server etcd-client); see %s", status, self->dir);
-    output [strcspn (output, "\n")] = 0;
-    assert_true (strlen (output) < sizeof self->url);
-    memcpy (self->url, output, strlen (output) + 1);
-    assert_true (strneq (self->url, "") && strncmp (self->url, "http://127.0.0.1:", 17) == 0);
+    int ports [2];
+    testutil_server_start ("etcd_server.sh", self->dir, ports, 2, self->url, sizeof self->url);
+    self->client_port = ports [0];
+    self->peer_port = ports [1];
+    assert_true (strncmp (self->url, "http://127.0.0.1:", 17) == 0);
     return self;
 }
 

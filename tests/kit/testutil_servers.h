@@ -19,6 +19,15 @@ void
     testutil_server_script (const char *script, const char *const args [], char *url,
                             size_t size);
 
+//  Start one of the server scripts on free loopback ports: `SCRIPT start
+//  DIR PORT...` with nports (1 or 2) ports from testutil_free_port, kept in
+//  ports. A port taken by a test running beside us before the server binds
+//  it makes the start fail: it is tried again on fresh ports, three times
+//  in all. Its first stdout line (a URL) goes to url. Asserts it started.
+void
+    testutil_server_start (const char *script, const char *dir, int *ports, int nports,
+                           char *url, size_t size);
+
 //  A real etcd started by the test (tests/etcd_server.sh), on 127.0.0.1
 //  with ports from testutil_free_port and its data in a fresh /tmp
 //  directory
