@@ -63,6 +63,7 @@ test_bench_quick_json (void **state)
         "broker_rss_idle", "broker_rss_queued", "bytes_per_queued_task",
         "assign_us_q100", "assign_us_q2k", "assign_us_w2", "assign_us_w20",
         "shell_throughput", "spawn_rate", "shell_vs_spawn_pct",
+        "shell_broker_switches_per_task", "shell_agent_switches_per_task",
         "heartbeat_cpu_pct", "heartbeat_rate",
         "durable_submit_rate", "durable_submit_rate_off", "noop_throughput_full",
         "noop_throughput_off", "noop_full_vs_off_pct", "restart_ms", "restart_tasks_restored",

@@ -30,7 +30,7 @@ int
 //  ---------------------------------------------------------------------
 //  Shared by tools/bench/drover_benchmark*.c only
 
-#define DROVER_BENCHMARK_FIGURES_MAX    128     //  figures one run prints at most
+#define DROVER_BENCHMARK_FIGURES_MAX    192     //  figures one run prints at most
 #define DROVER_BENCHMARK_LIST_MAX       8       //  entries in a list flag
 #define DROVER_BENCHMARK_SETS_MAX       4       //  --set settings for every broker, at most
 #define DROVER_BENCHMARK_RESTART_MAX    600000  //  msec a restarted broker may take to load
@@ -205,6 +205,11 @@ void
 //  it cannot be read
 int64_t
     drover_benchmark_cpu_nsec (pid_t pid);
+
+//  Return the context switches a process's threads have made so far (each
+//  a sleep and a wake-up, or a preemption), or -1 if it cannot be read
+int64_t
+    drover_benchmark_switches (pid_t pid);
 
 //  Return the CPU time a process has used, nsec, by /proc/PID/stat (clock
 //  ticks), which counts threads that have exited too; -1 if unreadable

@@ -307,6 +307,39 @@ drover_benchmark_cpu_nsec (pid_t pid)
     return found? total: drover_benchmark_stat_cpu_nsec (pid);
 }
 
+//  Return the context switches a process's threads have made so far
+//  (voluntary and not, summed over /proc/PID/task/TID/status: the
+//  process's own status counts its first thread only), or -1
+int64_t
+drover_benchmark_switches (pid_t pid)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+    DIR *tasks = opendir (path);
+    if (!tasks)
+        return -1;
+    int64_t total = 0;
+    struct dirent *entry;
+    while ((entry = readdir (tasks))) {
+        if (entry->d_name [0] == '.')
+            continue;
+        char file [400];
+        snprintf (file, sizeof file, "%s/%s/status", path, entry->d_name);
+        FILE *stream = fopen (file, "r");
+        char line [256];
+        while (stream && fgets (line, sizeof line, stream)) {
+            long long count;
+            if (sscanf (line, "voluntary_ctxt_switches: %lld", &count) == 1
+            ||  sscanf (line, "nonvoluntary_ctxt_switches: %lld", &count) == 1)
+                total += count;
+        }
+        if (stream)
+            fclose (stream);
+    }
+    closedir (tasks);
+    return total;
+}
+
 //  Return the CPU time a process has used, nsec, from /proc/PID/stat's
 //  utime + stime (clock ticks: 10 msec here), which count its threads that
 //  have exited too; -1 if the process cannot be read

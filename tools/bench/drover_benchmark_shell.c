@@ -93,10 +93,18 @@ s_spawn_rate (drover_benchmark_t *self)
     return total * 1e6 / (elapsed > 0? elapsed: 1);
 }
 
+//  Context switches a shell run made, per task: the broker's, and the
+//  agents' in all
+typedef struct {
+    double broker;
+    double agents;
+} s_switches_t;
+
 //  Run opts.shell_tasks `true` tasks on opts.shell_agents agents, each
-//  offering opts.shell_procs procs. Returns tasks/s, or -1.
+//  offering opts.shell_procs procs; the context switches they cost in
+//  switches. Returns tasks/s, or -1.
 static double
-s_shell_rate (drover_benchmark_t *self)
+s_shell_rate (drover_benchmark_t *self, s_switches_t *switches)
 {
     if (drover_benchmark_broker_start (self, NULL))
         return -1;
@@ -119,8 +127,18 @@ s_shell_rate (drover_benchmark_t *self)
     drover_submit_t *submit = drover_benchmark_submit_new (false, DROVER_SUBMIT_NOTIFY);
     if (rc == 0)
         rc = drover_benchmark_await_workers (self, client, count);
+    int64_t before = drover_benchmark_switches (self->broker);
+    int64_t agents_before = 0;
+    for (size_t index = 0; rc == 0 && index < count; index++)
+        agents_before += drover_benchmark_switches (agents [index]);
     int64_t elapsed = rc? -1: drover_benchmark_run_tasks (self, client, &tally, submit,
                                                           self->opts.shell_tasks, "shell");
+    int64_t agents_after = 0;
+    for (size_t index = 0; rc == 0 && index < count; index++)
+        agents_after += drover_benchmark_switches (agents [index]);
+    double tasks = (double) self->opts.shell_tasks;
+    switches->broker = (drover_benchmark_switches (self->broker) - before) / tasks;
+    switches->agents = (agents_after - agents_before) / tasks;
     drover_submit_destroy (&submit);
     drover_client_destroy (&client);
     for (size_t index = 0; index < count; index++)
@@ -155,7 +173,8 @@ drover_benchmark_phase_shell (drover_benchmark_t *self)
     int64_t cpu_start = s_cpu_usecs ();
     double spawn = s_spawn_rate (self);
     int64_t cpu_spawned = s_cpu_usecs ();
-    double shell = spawn < 0? -1: s_shell_rate (self);
+    s_switches_t switches = { 0 };
+    double shell = spawn < 0? -1: s_shell_rate (self, &switches);
     int64_t cpu_shell = s_cpu_usecs ();
     if (shell < 0)
         return -1;
@@ -180,5 +199,10 @@ drover_benchmark_phase_shell (drover_benchmark_t *self)
     drover_benchmark_figure (self, "inproc_hop_cpu", hop, "usec");
     drover_benchmark_figure (self, "shell_floor_cpu_pct", spawn_cpu / floor_cpu * 100, "%");
     drover_benchmark_figure (self, "shell_cpu_above_floor", shell_cpu - floor_cpu, "usec");
+    //  What the hops between threads cost: each switch a thread sleeping
+    //  or waking (the broker's four actors, its store and its routing main
+    //  each in a thread of its own), at about inproc_hop_cpu each
+    drover_benchmark_figure (self, "shell_broker_switches_per_task", switches.broker, "switches");
+    drover_benchmark_figure (self, "shell_agent_switches_per_task", switches.agents, "switches");
     return 0;
 }
