@@ -44,7 +44,7 @@ typedef struct {
     uint32_t limit;                 //  its memory limit's number (drover_memlimit), 0 = none
     uint64_t mem;                   //  that limit, bytes, 0 = none
     int pidfd;                      //  pidfd of the child
-    bool exited;                    //  pidfd said the child exited (or both pipes closed)
+    bool exited;                    //  pidfd said the child exited
     drover_capture_t *out;          //  stdout, owned
     drover_capture_t *err;          //  stderr, owned
     int64_t started;                //  msec, zclock_mono
@@ -560,8 +560,7 @@ s_result_new (s_attempt_t *attempt, int status, bool oom, int64_t now)
     return result;
 }
 
-//  Reap an attempt that exited (its pidfd said so, or both its pipes
-//  closed: then it may not be reapable yet). Kills what is left of its
+//  Reap an attempt whose pidfd said it exited. Kills what is left of its
 //  process group first, while the zombie still holds the group id. Returns
 //  true and queues its result if reaped.
 static bool
@@ -623,13 +622,6 @@ drover_runner_process (drover_runner_t *self, zmq_pollitem_t *items,
         if (kind == S_ITEM_ERR)
             drover_capture_read (attempt->err, self->discard, S_DISCARD_SIZE);
         else
-            attempt->exited = true;
-        //  Both pipes just reached EOF: the child has most likely exited
-        //  (it closes its files on the way out, just before its pidfd
-        //  turns readable), so try to reap it now rather than after one
-        //  more wait; if it is not reapable yet its pidfd is polled again
-        if (kind != S_ITEM_PID
-        &&  drover_capture_fd (attempt->out) < 0 && drover_capture_fd (attempt->err) < 0)
             attempt->exited = true;
     }
     self->npolled = 0;
