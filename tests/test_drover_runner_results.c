@@ -44,6 +44,22 @@ test_exit_codes (void **state)
     drover_msg_destroy (&result);
 }
 
+//  A child that closes its stdout and stderr and goes on running is not
+//  taken for ended: the runner's early reap on the pipes' EOF finds it
+//  still running, and its exit status still comes back whole
+static void
+test_pipes_closed_early (void **state)
+{
+    drover_runner_t *runner = (drover_runner_t *) *state;
+    drover_msg_t *result = testutil_runner_run_shell (
+        runner, "echo before; exec >&- 2>&-; sleep 0.2; exit 7", 0);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_EXITED);
+    assert_int_equal (result->exit_code, 7);
+    assert_true (result->duration >= 150);
+    testutil_runner_assert_out (result, "before\n");
+    drover_msg_destroy (&result);
+}
+
 //  A child killed by a signal is SIGNALLED with that signal
 static void
 test_signal (void **state)
@@ -467,6 +483,8 @@ main (void)
     prctl (PR_SET_CHILD_SUBREAPER, 1);
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_exit_codes, testutil_runner_setup,
+                                         testutil_runner_teardown),
+        cmocka_unit_test_setup_teardown (test_pipes_closed_early, testutil_runner_setup,
                                          testutil_runner_teardown),
         cmocka_unit_test_setup_teardown (test_signal, testutil_runner_setup,
                                          testutil_runner_teardown),

@@ -1343,13 +1343,20 @@ s_say_started (drover_worker_t *self, uint64_t task, uint32_t attempt, bool devi
     drover_ring_push (self->held_starts, &held);
 }
 
-//  Send the held STARTEDs that are due, of attempts still running
+//  Send the held STARTEDs that are due, of attempts still running, and
+//  forget at once those at the head whose attempt has ended: its RESULT
+//  said it all, and a due of a held STARTED is a wake-up of the loop (the
+//  most common one, for short tasks, when they were kept until due)
 static void
 s_send_held_starts (drover_worker_t *self, int64_t now)
 {
     s_held_start_t *held = (s_held_start_t *) drover_ring_head (self->held_starts);
-    while (held && held->due <= now) {
-        if (self->runner && drover_runner_running (self->runner, held->task, held->attempt))
+    while (held) {
+        bool running = self->runner
+                    && drover_runner_running (self->runner, held->task, held->attempt);
+        if (running && held->due > now)
+            break;              //  the head's due is the loop's next wake-up
+        if (running)
             s_send_started (self, held->task, held->attempt);
         drover_ring_pop (self->held_starts);
         held = (s_held_start_t *) drover_ring_head (self->held_starts);
