@@ -45,8 +45,8 @@ test_exit_codes (void **state)
 }
 
 //  A child that closes its stdout and stderr and goes on running is not
-//  taken for ended: the runner's early reap on the pipes' EOF finds it
-//  still running, and its exit status still comes back whole
+//  taken for ended when its pipes reach their end: its exit status, and
+//  the output before, still come back whole
 static void
 test_pipes_closed_early (void **state)
 {
