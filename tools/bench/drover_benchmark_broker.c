@@ -275,12 +275,14 @@ drover_benchmark_broker_peak (drover_benchmark_t *self)
     return s_broker_status (self, "VmHWM: %" SCNu64);
 }
 
-//  Return the CPU time a process has used, nsec: the sum over its threads
-//  of /proc/PID/task/TID/schedstat (nanosecond resolution), or from
-//  /proc/PID/stat's utime + stime (clock ticks) if schedstat is missing.
-//  -1 if the process cannot be read.
-int64_t
-drover_benchmark_cpu_nsec (pid_t pid)
+//  What one thread's /proc file adds to a sum over a process's threads:
+//  read from stream, added to *total; true if the file said it
+typedef bool (s_thread_fn) (FILE *stream, int64_t *total);
+
+//  Sum fn over the threads of pid, each given its /proc/PID/task/TID/name
+//  file. Returns the sum, or -1 if no thread's file said it.
+static int64_t
+s_sum_threads (pid_t pid, const char *name, s_thread_fn *fn)
 {
     char path [64];
     snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
@@ -292,19 +294,55 @@ drover_benchmark_cpu_nsec (pid_t pid)
         if (entry->d_name [0] == '.')
             continue;
         char file [400];
-        snprintf (file, sizeof file, "%s/%s/schedstat", path, entry->d_name);
+        snprintf (file, sizeof file, "%s/%s/%s", path, entry->d_name, name);
         FILE *stream = fopen (file, "r");
-        unsigned long long runtime;
-        if (stream && fscanf (stream, "%llu", &runtime) == 1) {
-            total += (int64_t) runtime;
+        if (stream && fn (stream, &total))
             found = true;
-        }
         if (stream)
             fclose (stream);
     }
     if (tasks)
         closedir (tasks);
-    return found? total: drover_benchmark_stat_cpu_nsec (pid);
+    return found? total: -1;
+}
+
+//  A thread's run time, nsec: the first number of its schedstat
+static bool
+s_add_runtime (FILE *stream, int64_t *total)
+{
+    unsigned long long runtime;
+    if (fscanf (stream, "%llu", &runtime) != 1)
+        return false;
+    *total += (int64_t) runtime;
+    return true;
+}
+
+//  A thread's context switches, voluntary and not, from its status
+static bool
+s_add_switches (FILE *stream, int64_t *total)
+{
+    char line [256];
+    bool found = false;
+    while (fgets (line, sizeof line, stream)) {
+        long long count;
+        if (sscanf (line, "voluntary_ctxt_switches: %lld", &count) == 1
+        ||  sscanf (line, "nonvoluntary_ctxt_switches: %lld", &count) == 1) {
+            *total += count;
+            found = true;
+        }
+    }
+    return found;
+}
+
+//  Return the CPU time a process has used, nsec: the sum over its threads
+//  of /proc/PID/task/TID/schedstat (nanosecond resolution), or from
+//  /proc/PID/stat's utime + stime (clock ticks) if schedstat is missing.
+//  -1 if the process cannot be read.
+int64_t
+drover_benchmark_cpu_nsec (pid_t pid)
+{
+    int64_t total = s_sum_threads (pid, "schedstat", s_add_runtime);
+    return total != -1? total: drover_benchmark_stat_cpu_nsec (pid);
 }
 
 //  Return the context switches a process's threads have made so far
@@ -313,31 +351,7 @@ drover_benchmark_cpu_nsec (pid_t pid)
 int64_t
 drover_benchmark_switches (pid_t pid)
 {
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
-    DIR *tasks = opendir (path);
-    if (!tasks)
-        return -1;
-    int64_t total = 0;
-    struct dirent *entry;
-    while ((entry = readdir (tasks))) {
-        if (entry->d_name [0] == '.')
-            continue;
-        char file [400];
-        snprintf (file, sizeof file, "%s/%s/status", path, entry->d_name);
-        FILE *stream = fopen (file, "r");
-        char line [256];
-        while (stream && fgets (line, sizeof line, stream)) {
-            long long count;
-            if (sscanf (line, "voluntary_ctxt_switches: %lld", &count) == 1
-            ||  sscanf (line, "nonvoluntary_ctxt_switches: %lld", &count) == 1)
-                total += count;
-        }
-        if (stream)
-            fclose (stream);
-    }
-    closedir (tasks);
-    return total;
+    return s_sum_threads (pid, "status", s_add_switches);
 }
 
 //  Return the CPU time a process has used, nsec, from /proc/PID/stat's
