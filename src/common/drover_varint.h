@@ -24,6 +24,21 @@ drover_varint_put (byte *data, uint64_t value)
     return size;
 }
 
+//  A signed number as an unsigned one whose varint stays short when the
+//  number is near zero (zigzag: 0, -1, 1, -2... as 0, 1, 2, 3...)
+static inline uint64_t
+drover_varint_zigzag (int64_t value)
+{
+    return ((uint64_t) value << 1) ^ (uint64_t) (value >> 63);
+}
+
+//  The signed number drover_varint_zigzag made value of
+static inline int64_t
+drover_varint_unzigzag (uint64_t value)
+{
+    return (int64_t) (value >> 1) ^ -(int64_t) (value & 1);
+}
+
 //  Read a varint of at most max_bits (1..64) at *data_p, before end, and
 //  move *data_p past it. Returns 0, or -1 if it is cut short or too large.
 static inline int

@@ -41,7 +41,7 @@ drover_eventpack_pack (byte *data, drover_change_t **changes, size_t count)
         drover_change_t *change = changes [index];
         int64_t step = (int64_t) (change->time - time);
         size += drover_varint_put (data + size, change->seq - seq);
-        size += drover_varint_put (data + size, ((uint64_t) step << 1) ^ (uint64_t) (step >> 63));
+        size += drover_varint_put (data + size, drover_varint_zigzag (step));
         size += drover_varint_put (data + size, change->task);
         size += drover_varint_put (data + size, change->attempt);
         size += s_put_text (data + size, change->topic, sizeof change->topic - 1);
@@ -76,7 +76,7 @@ drover_eventpack_unpack (const byte *data, size_t size, uint64_t first_seq, int6
         ||  !s_get_text (&data, end, event.reason, DROVER_REASON_MAX))
             return -1;
         event.seq += seq_step;
-        event.time += (uint64_t) ((int64_t) (time_step >> 1) ^ -(int64_t) (time_step & 1));
+        event.time += (uint64_t) drover_varint_unzigzag (time_step);
         event.task = task;
         event.attempt = (uint32_t) attempt;
         if (event.seq <= since)

@@ -283,9 +283,7 @@ drover_sqlbatch_fresh_pack (const drover_msg_t *submit, byte *data)
     size_t size = 0;
     data [size++] = flags;
     if (!(flags & S_FRESH_PLAIN)) {
-        int64_t priority = submit->priority;
-        size += drover_varint_put (data + size,
-                              ((uint64_t) priority << 1) ^ (uint64_t) (priority >> 63));
+        size += drover_varint_put (data + size, drover_varint_zigzag (submit->priority));
         size += drover_varint_put (data + size, submit->procs);
     }
     if (flags & S_FRESH_MEM)
@@ -337,7 +335,7 @@ drover_sqlbatch_fresh_unpack (drover_msg_t *submit, const byte *data, size_t siz
         return -1;
     if (drover_sqlbatch_devices_unpack (submit, devices))
         return -1;
-    submit->priority = (int32_t) ((priority >> 1) ^ (0 - (priority & 1)));
+    submit->priority = (int32_t) drover_varint_unzigzag (priority);
     submit->procs = (uint32_t) procs;
     submit->mem = mem;
     submit->timeout = (uint32_t) timeout;

@@ -155,6 +155,28 @@ struct _drover_sqlite_t {
     " ALTER TABLE tasks ADD COLUMN last_outcome INTEGER;" \
     " ALTER TABLE tasks ADD COLUMN history BLOB;"
 
+//  What a state of format N (1 to 6) gains to become format N + 1; a file
+//  is upgraded by every step from its format on, in one transaction, no
+//  row rewritten: each new column's default is what a task of the older
+//  format had
+static const char *
+s_upgrade_steps [] = {
+    //  Tasks kept before owners existed belong to nobody ("")
+    [1] = "ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL DEFAULT '';",
+    //  Before times and attempts they have no offer, start or past attempts
+    [2] = S_ADD_COLUMNS_3,
+    //  Before services and affinity keys they had neither
+    [3] = S_ADD_COLUMNS_4,
+    //  Before workflows they wait for nothing and belong to no group
+    [4] = S_ADD_COLUMNS_5,
+    //  Before counted devices they ask for none and were given none
+    [5] = S_ADD_COLUMNS_6,
+    //  Before format 7 they have no packed fields: load reads them by
+    //  their columns, as before
+    [6] = S_ADD_COLUMNS_7
+};
+#define S_UPGRADE_FROM_MAX  6
+
 //  The schema of a new state
 static const char *
 s_schema =
@@ -247,6 +269,8 @@ static int
     s_quick_check (sqlite3 *db, const char *path, char **error_p);
 static int
     s_check_start (drover_sqlite_t *self, char **error_p);
+static int
+    s_upgrade (drover_sqlite_t *self);
 static void
     s_set_error (char *error, size_t error_size, const char *path, sqlite3 *db, int rc);
 static int
@@ -322,48 +346,8 @@ drover_sqlite_open (const char *dir, drover_store_meta_t *meta, char **error_p)
         drover_sqlite_destroy (&self);
         return NULL;
     }
-    if (self->upgrade == 1)
-        //  Tasks kept before owners existed belong to nobody (""); before
-        //  times and attempts, they have no offer, start or past attempts
-        rc = sqlite3_exec (self->db, "BEGIN; ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL"
-                           " DEFAULT ''; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 S_ADD_COLUMNS_5
-                           S_ADD_COLUMNS_6 S_ADD_COLUMNS_7
-                           " UPDATE meta SET"
-                           " value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
-                           NULL, NULL, NULL);
-    else
-    if (self->upgrade == 2)
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_3 S_ADD_COLUMNS_4 S_ADD_COLUMNS_5
-                           S_ADD_COLUMNS_6 S_ADD_COLUMNS_7 " UPDATE meta"
-                           " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
-                           NULL, NULL, NULL);
-    else
-    if (self->upgrade == 3)
-        //  Tasks kept before services and affinity keys had neither
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_4 S_ADD_COLUMNS_5 S_ADD_COLUMNS_6
-                           S_ADD_COLUMNS_7 " UPDATE meta"
-                           " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
-                           NULL, NULL, NULL);
-    else
-    if (self->upgrade == 4)
-        //  Tasks kept before workflows wait for nothing and belong to no group
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_5 S_ADD_COLUMNS_6 S_ADD_COLUMNS_7
-                           " UPDATE meta"
-                           " SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
-                           NULL, NULL, NULL);
-    else
-    if (self->upgrade == 5)
-        //  Tasks kept before counted devices ask for none and were given none
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_6 S_ADD_COLUMNS_7
-                           " UPDATE meta SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT",
-                           NULL, NULL, NULL);
-    else
-    if (self->upgrade == 6)
-        //  Tasks kept before format 7 have no packed fields: load reads
-        //  them by their columns, as before. One column added, no row
-        //  rewritten.
-        rc = sqlite3_exec (self->db, "BEGIN; " S_ADD_COLUMNS_7 " UPDATE meta SET value = '"
-                           S_FORMAT "' WHERE name = 'format'; COMMIT", NULL, NULL, NULL);
+    if (self->upgrade)
+        rc = s_upgrade (self);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (self->db, S_ADMIN_SCHEMA, NULL, NULL, NULL);
     if (rc == SQLITE_OK)
@@ -687,6 +671,25 @@ s_check_start (drover_sqlite_t *self, char **error_p)
         return 0;
     }
     return s_quick_check (self->db, self->path, error_p);
+}
+
+//  Upgrade the file from its format (self->upgrade) to this one: every
+//  step's columns added and the format set, in one transaction. Returns
+//  SQLite's result.
+static int
+s_upgrade (drover_sqlite_t *self)
+{
+    assert (self->upgrade >= 1 && self->upgrade <= S_UPGRADE_FROM_MAX);
+    char sql [4096] = "BEGIN; ";
+    for (int format = self->upgrade; format <= S_UPGRADE_FROM_MAX; format++) {
+        strcat (sql, s_upgrade_steps [format]);
+        strcat (sql, " ");
+    }
+    static const char set_format [] =
+        "UPDATE meta SET value = '" S_FORMAT "' WHERE name = 'format'; COMMIT";
+    assert (strlen (sql) + sizeof set_format <= sizeof sql);
+    strcat (sql, set_format);
+    return sqlite3_exec (self->db, sql, NULL, NULL, NULL);
 }
 
 //  Wait for the check of the file: 0 if it passed, else -1 with error set
