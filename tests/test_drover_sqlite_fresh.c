@@ -15,22 +15,6 @@
 #include "drover_devicelist.h"
 #include <sqlite3.h>
 
-//  Run a one-row query on the state file (closed); returns its first
-//  column as an integer, asserting a row came
-static int64_t
-s_query_int (const char *file, const char *sql)
-{
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (file, &db), SQLITE_OK);
-    sqlite3_stmt *stmt;
-    assert_int_equal (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK);
-    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    int64_t value = sqlite3_column_int64 (stmt, 0);
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return value;
-}
-
 //  Describe a loaded change, every field load sets, as one line (ours)
 static char *
 s_describe (const drover_change_t *change)
@@ -124,14 +108,18 @@ test_fresh_round_trip (void **state)
                                   testutil_queued (3, 3, NULL) };
     assert_int_equal (testutil_apply (backend, batch, 3, text), 0);
     drover_store_destroy (&backend);
-    assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
-                                   " WHERE fresh IS NOT NULL"), 3);
-    assert_int_equal (s_query_int (dirs->file, "SELECT length (fresh) FROM tasks"
-                                   " WHERE id = 1"), 47);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT count (*) FROM tasks"
+                      " WHERE fresh IS NOT NULL"), 3);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT length (fresh) FROM tasks"
+                      " WHERE id = 1"), 47);
     //  A plain command's one byte is kept as the integer 1
-    assert_int_equal (s_query_int (dirs->file, "SELECT fresh FROM tasks WHERE id = 2"), 1);
-    assert_int_equal (s_query_int (dirs->file, "SELECT typeof (fresh) = 'integer' FROM tasks"
-                                   " WHERE id = 2"), 1);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT fresh FROM tasks WHERE id = 2"), 1);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT typeof (fresh) = 'integer' FROM tasks"
+                      " WHERE id = 2"), 1);
 
     backend = testutil_statedir_open (dirs);
     testutil_loaded_t loaded = { .count = 0 };
@@ -204,16 +192,18 @@ test_update_makes_stale (void **state)
     };
     assert_int_equal (testutil_apply (backend, first, 3, text), 0);
     drover_store_destroy (&backend);
-    assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
-                                   " WHERE fresh IS NOT NULL"), 1);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT count (*) FROM tasks"
+                      " WHERE fresh IS NOT NULL"), 1);
     backend = testutil_statedir_open (dirs);
     drover_change_t *second [] = {
         testutil_attempt ("task.assigned", 1, 4, DROVER_TASK_ASSIGNED, 1, "w2")
     };
     assert_int_equal (testutil_apply (backend, second, 1, text), 0);
     drover_store_destroy (&backend);
-    assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
-                                   " WHERE fresh IS NOT NULL"), 0);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT count (*) FROM tasks"
+                      " WHERE fresh IS NOT NULL"), 0);
     backend = testutil_statedir_open (dirs);
     //  Back to QUEUED (its worker lost): still read by its columns
     drover_change_t *third [] = {
@@ -265,8 +255,9 @@ test_gaps_merged (void **state)
                                              1, "done");
     assert_int_equal (testutil_apply (backend, &final, 1, text), 0);
     drover_store_destroy (&backend);
-    assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
-                                   " WHERE fresh IS NOT NULL"), 4);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT count (*) FROM tasks"
+                      " WHERE fresh IS NOT NULL"), 4);
 
     int states [] = { DROVER_TASK_RUNNING, DROVER_TASK_QUEUED, DROVER_TASK_QUEUED,
                       DROVER_TASK_SUCCEEDED, DROVER_TASK_QUEUED, DROVER_TASK_QUEUED,
@@ -370,8 +361,9 @@ test_format_6_upgraded (void **state)
     backend = testutil_statedir_open (dirs);
     drover_store_destroy (&backend);
     testutil_assert_and_free (testutil_statedir_format (dirs->file), "drover-state 7");
-    assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
-                                   " WHERE fresh IS NOT NULL"), 0);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT count (*) FROM tasks"
+                      " WHERE fresh IS NOT NULL"), 0);
     //  The same tasks made fresh, as format 7 writes them, load the same
     testutil_statedir_t fresh_dirs;
     memcpy (&fresh_dirs, dirs, sizeof fresh_dirs);
@@ -382,8 +374,9 @@ test_format_6_upgraded (void **state)
     s_load_described (backend, before, &before_count);
     drover_store_destroy (&backend);
     assert_int_equal (before_count, 7);
-    assert_int_equal (s_query_int (fresh_dirs.file, "SELECT count (*) FROM tasks"
-                                   " WHERE fresh IS NOT NULL"), 3);
+    assert_int_equal (testutil_statedir_query_int (fresh_dirs.file,
+                      "SELECT count (*) FROM tasks"
+                      " WHERE fresh IS NOT NULL"), 3);
 
     backend = testutil_statedir_open (dirs);
     char *after [16];
@@ -400,8 +393,9 @@ test_format_6_upgraded (void **state)
     drover_change_t *more [] = { testutil_queued (8, 10, NULL) };
     assert_int_equal (testutil_apply (backend, more, 1, text), 0);
     drover_store_destroy (&backend);
-    assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks"
-                                   " WHERE fresh IS NOT NULL"), 1);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT count (*) FROM tasks"
+                      " WHERE fresh IS NOT NULL"), 1);
     backend = testutil_statedir_open (dirs);
     testutil_loaded_t loaded = { .count = 0 };
     assert_int_equal (testutil_load (backend, 10, &loaded), 8);

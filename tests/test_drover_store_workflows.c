@@ -11,22 +11,6 @@
 #include "testutil_backend.h"
 #include <sqlite3.h>
 
-//  Run a one-row query on the state file (closed); returns its first
-//  column as an integer, asserting a row came
-static int64_t
-s_query_int (const char *file, const char *sql)
-{
-    sqlite3 *db;
-    assert_int_equal (sqlite3_open (file, &db), SQLITE_OK);
-    sqlite3_stmt *stmt;
-    assert_int_equal (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK);
-    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
-    int64_t value = sqlite3_column_int64 (stmt, 0);
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    return value;
-}
-
 //  Every workflow column comes back through a reopen: written with the
 //  submit, then changed by later changes (UPDATE of a queued task and of
 //  one that ended); a submit without them keeps NULL after and array
@@ -38,15 +22,19 @@ test_workflow_round_trip (void **state)
     testutil_workflow_apply (backend, 1, 1);
     drover_store_destroy (&backend);
 
-    assert_int_equal (s_query_int (dirs->file, "SELECT count (*) FROM tasks WHERE id = 2"
-                                   " AND \"after\" IS NULL AND \"array\" IS NULL"), 1);
-    assert_int_equal (s_query_int (dirs->file, "SELECT length (\"after\") FROM tasks"
-                                   " WHERE id = 1"), 27);
-    assert_int_equal (s_query_int (dirs->file, "SELECT length (\"array\") FROM tasks"
-                                   " WHERE id = 1"), 16);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT count (*) FROM tasks WHERE id = 2"
+                      " AND \"after\" IS NULL AND \"array\" IS NULL"), 1);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT length (\"after\") FROM tasks"
+                      " WHERE id = 1"), 27);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT length (\"array\") FROM tasks"
+                      " WHERE id = 1"), 16);
     //  Packed big-endian: kind, then the id's high byte first
-    assert_int_equal (s_query_int (dirs->file, "SELECT hex (substr (\"after\", 10, 9)) ="
-                                   " '010102030405060708' FROM tasks WHERE id = 1"), 1);
+    assert_int_equal (testutil_statedir_query_int (dirs->file,
+                      "SELECT hex (substr (\"after\", 10, 9)) ="
+                      " '010102030405060708' FROM tasks WHERE id = 1"), 1);
 
     backend = testutil_statedir_open (dirs);
     testutil_loaded_t loaded = { .count = 0 };

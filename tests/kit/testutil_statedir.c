@@ -60,6 +60,21 @@ testutil_statedir_sql_file (const char *file, const char *sql)
     sqlite3_close (db);
 }
 
+//  Run a one-row query on the state file; its first column
+int64_t
+testutil_statedir_query_int (const char *file, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal (sqlite3_open (file, &db), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    assert_int_equal (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal (sqlite3_step (stmt), SQLITE_ROW);
+    int64_t value = sqlite3_column_int64 (stmt, 0);
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    return value;
+}
+
 //  Open the state in dirs->dir, failing the test with open's text if it
 //  is refused
 drover_store_t *

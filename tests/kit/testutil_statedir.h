@@ -64,6 +64,11 @@ char *
 void
     testutil_statedir_sql_file (const char *file, const char *sql);
 
+//  Run a one-row query on the state file (closed); returns its first
+//  column as an integer, asserting a row came
+int64_t
+    testutil_statedir_query_int (const char *file, const char *sql);
+
 //  Open the state in dirs->dir, failing the test with open's text if it
 //  is refused
 drover_store_t *
