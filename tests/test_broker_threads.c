@@ -12,34 +12,33 @@
 
 #include "testutil_proc.h"
 #include "testutil_cluster.h"
-#include <dirent.h>
+
+//  A name and how many threads bear it
+typedef struct {
+    const char *name;
+    int count;
+} s_named_t;
+
+//  Count a thread if its comm file says the name
+static void
+s_count_named (const char *tid, FILE *comm, void *arg)
+{
+    (void) tid;
+    s_named_t *named = (s_named_t *) arg;
+    char line [32] = "";
+    if (fgets (line, sizeof line, comm)) {
+        line [strcspn (line, "\n")] = 0;
+        named->count += streq (line, named->name);
+    }
+}
 
 //  Count the threads of pid named name
 static int
 s_threads_named (pid_t pid, const char *name)
 {
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
-    DIR *tasks = opendir (path);
-    assert_non_null (tasks);
-    int count = 0;
-    struct dirent *entry;
-    while ((entry = readdir (tasks))) {
-        if (entry->d_name [0] == '.')
-            continue;
-        char comm_path [sizeof path + sizeof entry->d_name + 8];
-        snprintf (comm_path, sizeof comm_path, "%s/%s/comm", path, entry->d_name);
-        FILE *file = fopen (comm_path, "r");
-        char comm [32] = "";
-        if (file && fgets (comm, sizeof comm, file)) {
-            comm [strcspn (comm, "\n")] = 0;
-            count += streq (comm, name);
-        }
-        if (file)
-            fclose (file);
-    }
-    closedir (tasks);
-    return count;
+    s_named_t named = { name, 0 };
+    testutil_each_thread (pid, "comm", s_count_named, &named);
+    return named.count;
 }
 
 //  Each actor runs in exactly one thread, named after it; the routing main

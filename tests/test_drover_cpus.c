@@ -135,35 +135,24 @@ test_applies_to_every_thread (void **state)
     assert_int_equal (WEXITSTATUS (status), 0);
 }
 
+//  A thread is allowed exactly the CPU list arg, by its status file
+static void
+s_assert_thread_on (const char *tid, FILE *status, void *arg)
+{
+    const char *cpus = (const char *) arg;
+    char line [256], allowed [64] = "";
+    while (fgets (line, sizeof line, status))
+        sscanf (line, "Cpus_allowed_list: %63s", allowed);
+    assert_true (*allowed);
+    if (strcmp (allowed, cpus))
+        fail_msg ("thread %s of the broker may run on %s, not only %s", tid, allowed, cpus);
+}
+
 //  Every thread of a process is allowed exactly the CPU list cpus
 static void
 s_assert_threads_on (pid_t pid, const char *cpus)
 {
-    char path [64];
-    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
-    DIR *tasks = opendir (path);
-    assert_non_null (tasks);
-    int threads = 0;
-    struct dirent *entry;
-    while ((entry = readdir (tasks))) {
-        if (entry->d_name [0] == '.')
-            continue;
-        char status_path [384];
-        snprintf (status_path, sizeof status_path, "%s/%s/status", path, entry->d_name);
-        FILE *status = fopen (status_path, "r");
-        if (!status)
-            continue;               //  a thread that ended meanwhile
-        char line [256], allowed [64] = "";
-        while (fgets (line, sizeof line, status))
-            sscanf (line, "Cpus_allowed_list: %63s", allowed);
-        fclose (status);
-        assert_true (*allowed);
-        if (strcmp (allowed, cpus))
-            fail_msg ("thread %s of the broker may run on %s, not only %s",
-                      entry->d_name, allowed, cpus);
-        threads++;
-    }
-    closedir (tasks);
+    int threads = testutil_each_thread (pid, "status", s_assert_thread_on, (void *) cpus);
     assert_true (threads >= 5);     //  the main, libzmq's and the actors
 }
 

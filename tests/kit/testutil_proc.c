@@ -270,6 +270,32 @@ testutil_rss (pid_t pid)
     return kib * 1024;
 }
 
+//  Call fn for each thread of a process with one of its /proc files
+int
+testutil_each_thread (pid_t pid, const char *name, testutil_thread_fn *fn, void *arg)
+{
+    char path [64];
+    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+    DIR *tasks = opendir (path);
+    assert_non_null (tasks);
+    int threads = 0;
+    struct dirent *entry;
+    while ((entry = readdir (tasks))) {
+        if (entry->d_name [0] == '.')
+            continue;
+        char file_path [sizeof path + sizeof entry->d_name + 32];
+        snprintf (file_path, sizeof file_path, "%s/%s/%s", path, entry->d_name, name);
+        FILE *file = fopen (file_path, "r");
+        if (!file)
+            continue;           //  a thread that ended meanwhile
+        fn (entry->d_name, file, arg);
+        fclose (file);
+        threads++;
+    }
+    closedir (tasks);
+    return threads;
+}
+
 //  Remove a log directory and its files, and the broker's state directory
 //  in it; reached only when a test passed, since a failed assertion skips
 //  teardown, so failures keep their logs

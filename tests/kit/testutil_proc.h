@@ -95,6 +95,16 @@ bool
 size_t
     testutil_rss (pid_t pid);
 
+//  What testutil_each_thread does with one thread: its id, and its /proc
+//  file open for reading
+typedef void (testutil_thread_fn) (const char *tid, FILE *file, void *arg);
+
+//  Call fn for each thread of pid with its /proc/PID/task/TID/name file
+//  (a thread that ended meanwhile is skipped). Returns the threads seen;
+//  asserts the process can be read.
+int
+    testutil_each_thread (pid_t pid, const char *name, testutil_thread_fn *fn, void *arg);
+
 //  Collect into pids (at most max) the processes running `drover worker`
 //  with endpoint as one of their arguments: the workers a pool started for
 //  a broker; returns how many
