@@ -51,8 +51,26 @@ s_assert_figures (const char *output, const char *const names [], size_t count)
     }
 }
 
+//  Assert that each named figure is in the output as a share, 0 to 100
+//  (one that a busy machine may make 0, as its idle CPU)
+static void
+s_assert_shares (const char *output, const char *const names [], size_t count)
+{
+    for (size_t index = 0; index < count; index++) {
+        char key [64];
+        snprintf (key, sizeof key, "\"%s\": ", names [index]);
+        const char *found = strstr (output, key);
+        if (!found)
+            fprintf (stderr, "figure %s missing in: %s\n", names [index], output);
+        assert_non_null (found);
+        double value = strtod (found + strlen (key), NULL);
+        assert_true (value >= 0 && value <= 100);
+    }
+}
+
 //  The quick bench runs every phase, exits 0 and prints every figure with
-//  a positive value; the (e) figures are named after the quick sizes
+//  a positive value (the idle CPU as a share, which may be 0); the (e)
+//  figures are named after the quick sizes
 static void
 test_bench_quick_json (void **state)
 {
@@ -92,6 +110,8 @@ test_bench_quick_json (void **state)
         "fleet_heartbeat_rate", "fleet_cpu_pct", "fleet_broker_rss"
     };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
+    const char *shares [] = { "spawn_idle_pct", "shell_idle_pct" };
+    s_assert_shares (output, shares, sizeof shares / sizeof shares [0]);
     free (output);
 }
 

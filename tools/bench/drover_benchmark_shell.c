@@ -57,11 +57,45 @@ s_spawner (void *args)
     return NULL;
 }
 
+//  The machine's CPU time so far, all CPUs, from /proc/stat: idle (idle
+//  and iowait) and in all, in clock ticks
+typedef struct {
+    long long idle;
+    long long total;
+} s_cpustat_t;
+
+//  Read the machine's CPU time so far; both zero if /proc/stat cannot be read
+static s_cpustat_t
+s_cpustat (void)
+{
+    s_cpustat_t stat = { 0, 0 };
+    FILE *file = fopen ("/proc/stat", "r");
+    long long ticks [8] = { 0 };
+    if (file && fscanf (file, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &ticks [0],
+                        &ticks [1], &ticks [2], &ticks [3], &ticks [4], &ticks [5],
+                        &ticks [6], &ticks [7]) == 8) {
+        stat.idle = ticks [3] + ticks [4];
+        for (size_t index = 0; index < 8; index++)
+            stat.total += ticks [index];
+    }
+    if (file)
+        fclose (file);
+    return stat;
+}
+
+//  The share of the machine's CPU time left idle between two readings, %
+static double
+s_idle_pct (s_cpustat_t before, s_cpustat_t after)
+{
+    long long total = after.total - before.total;
+    return total > 0? (double) (after.idle - before.idle) * 100 / (double) total: 0;
+}
+
 //  The bare spawn-and-wait rate of `true` from opts.spawners threads (by
 //  default as many as the agents run tasks at once), per second; -1 if
 //  any failed
 static double
-s_spawn_rate (drover_benchmark_t *self)
+s_spawn_rate (drover_benchmark_t *self, double *idle_pct)
 {
     long long spawners = self->opts.spawners? self->opts.spawners
                                             : self->opts.shell_agents * self->opts.shell_procs;
@@ -70,6 +104,7 @@ s_spawn_rate (drover_benchmark_t *self)
     pthread_t *threads = (pthread_t *) zmalloc (count * sizeof (pthread_t));
     s_spawner_t *shares = (s_spawner_t *) zmalloc (count * sizeof (s_spawner_t));
     int64_t started = zclock_usecs ();
+    s_cpustat_t cpu_before = s_cpustat ();
     size_t running = 0;
     for (size_t index = 0; index < count; index++) {
         long long share = total / (long long) count + ((long long) index < total % (long long) count);
@@ -84,6 +119,7 @@ s_spawn_rate (drover_benchmark_t *self)
         failed += shares [index].failed;
     }
     int64_t elapsed = zclock_usecs () - started;
+    *idle_pct = s_idle_pct (cpu_before, s_cpustat ());
     free (threads);
     free (shares);
     if (failed) {
@@ -93,11 +129,12 @@ s_spawn_rate (drover_benchmark_t *self)
     return total * 1e6 / (elapsed > 0? elapsed: 1);
 }
 
-//  Context switches a shell run made, per task: the broker's, and the
-//  agents' in all
+//  What a shell run cost besides time: context switches per task (the
+//  broker's, and the agents' in all), and the machine's idle CPU
 typedef struct {
     double broker;
     double agents;
+    double idle_pct;
 } s_switches_t;
 
 //  Run opts.shell_tasks `true` tasks on opts.shell_agents agents, each
@@ -131,8 +168,10 @@ s_shell_rate (drover_benchmark_t *self, s_switches_t *switches)
     int64_t agents_before = 0;
     for (size_t index = 0; rc == 0 && index < count; index++)
         agents_before += drover_benchmark_switches (agents [index]);
+    s_cpustat_t cpu_before = s_cpustat ();
     int64_t elapsed = rc? -1: drover_benchmark_run_tasks (self, client, &tally, submit,
                                                           self->opts.shell_tasks, "shell");
+    switches->idle_pct = s_idle_pct (cpu_before, s_cpustat ());
     int64_t agents_after = 0;
     for (size_t index = 0; rc == 0 && index < count; index++)
         agents_after += drover_benchmark_switches (agents [index]);
@@ -171,7 +210,8 @@ drover_benchmark_phase_shell (drover_benchmark_t *self)
     //  shell phase's counts the broker, the agents and their tasks (all
     //  reaped children by its end), their start and stop included.
     int64_t cpu_start = s_cpu_usecs ();
-    double spawn = s_spawn_rate (self);
+    double spawn_idle = 0;
+    double spawn = s_spawn_rate (self, &spawn_idle);
     int64_t cpu_spawned = s_cpu_usecs ();
     s_switches_t switches = { 0 };
     double shell = spawn < 0? -1: s_shell_rate (self, &switches);
@@ -199,10 +239,14 @@ drover_benchmark_phase_shell (drover_benchmark_t *self)
     drover_benchmark_figure (self, "inproc_hop_cpu", hop, "usec");
     drover_benchmark_figure (self, "shell_floor_cpu_pct", spawn_cpu / floor_cpu * 100, "%");
     drover_benchmark_figure (self, "shell_cpu_above_floor", shell_cpu - floor_cpu, "usec");
-    //  What the hops between threads cost: each switch a thread sleeping
-    //  or waking (the broker's four actors, its store and its routing main
-    //  each in a thread of its own), at about inproc_hop_cpu each
+    //  The hops between threads: each switch a thread sleeping or waking
+    //  (the broker's four actors, its store and its routing main each in a
+    //  thread of its own; the agent's main and its libzmq thread)
     drover_benchmark_figure (self, "shell_broker_switches_per_task", switches.broker, "switches");
     drover_benchmark_figure (self, "shell_agent_switches_per_task", switches.agents, "switches");
+    //  The CPU the machine left idle while each ran: what a slot waiting
+    //  between its result and its next offer costs when no other has work
+    drover_benchmark_figure (self, "spawn_idle_pct", spawn_idle, "%");
+    drover_benchmark_figure (self, "shell_idle_pct", switches.idle_pct, "%");
     return 0;
 }
