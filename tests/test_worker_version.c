@@ -107,19 +107,19 @@ test_old_agent_refused_others_listed (void **state)
 
     //  Ours and a newer one are taken, each listed with its release
     s_add_worker (cluster, 0, "w-ours", "");
-    s_add_worker (cluster, 1, "w-newer", "0.9.0");
+    s_add_worker (cluster, 1, "w-newer", "0.10.0");
     assert_true (testutil_wait_workers (dealer, 2, 10000));
     char ours [64];
     snprintf (ours, sizeof ours, "%d (%s)", DROVER_MSG_LEVEL, DROVER_RELEASE);
-    s_expect_workers (cluster, 0, "w-ours", ours, "w-newer", "(0.9.0)", NULL);
+    s_expect_workers (cluster, 0, "w-ours", ours, "w-newer", "(0.10.0)", NULL);
     char ours_json [64];
     snprintf (ours_json, sizeof ours_json, "\"release\":\"%s\"", DROVER_RELEASE);
-    s_expect_workers (cluster, 1, "\"id\":\"w-ours\"", ours_json, "\"release\":\"0.9.0\"",
+    s_expect_workers (cluster, 1, "\"id\":\"w-ours\"", ours_json, "\"release\":\"0.10.0\"",
                       NULL);
     char series [128];
     snprintf (series, sizeof series, "drover_workers_release{release=\"%s\"}", DROVER_RELEASE);
     assert_true (testutil_await_metric (metrics_port, series, 1, true, 10000));
-    assert_true (testutil_await_metric (metrics_port, "drover_workers_release{release=\"0.9.0\"}",
+    assert_true (testutil_await_metric (metrics_port, "drover_workers_release{release=\"0.10.0\"}",
                                         1, true, 10000));
     assert_int_equal (testutil_metric (metrics_port, "drover_workers_release{release=\"0.3.0\"}"),
                       -1);
