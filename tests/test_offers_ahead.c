@@ -71,6 +71,15 @@ test_second_task_held_then_started (void **state)
     assert_true (s_listed (dealer, tasks [1], DROVER_TASK_ASSIGNED, "alpha"));
     assert_true (s_listed (dealer, tasks [2], DROVER_TASK_QUEUED, NULL));
     assert_true (s_listed (dealer, tasks [0], DROVER_TASK_RUNNING, "alpha"));
+    //  What an operator reads of it
+    char task_text [32];
+    snprintf (task_text, sizeof task_text, "%" PRIu64, tasks [1]);
+    const char *args [] = { "explain", task_text, NULL };
+    testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
+    testutil_cli (cluster->endpoint, args, run);
+    testutil_cli_expect (run, 0, run->out, "ASSIGNED on alpha, attempt 1");
+    testutil_cli_expect (run, 0, run->out, "offered: not started yet");
+    free (run);
     //  The first ends: the held one starts there, then the third
     FILE *file = fopen (gate, "w");
     assert_non_null (file);
