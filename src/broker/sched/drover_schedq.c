@@ -48,11 +48,11 @@
     (see "Offers held ahead").
 
     The file reads top-down: the records, the orderings, the groups, the
-    queue's requests, the offers held ahead and the pass; then the workers (add, remove, admin,
-    probation, disk floor, views), the leases of idle capacity to assign,
-    the requests placed outside the queue (affinity), the fleet the
-    reconciler reads, and the views drover_explain reads to say why a
-    task waits.
+    queue's requests, the offers held ahead and the pass; then the workers
+    (add, remove, admin, probation, disk floor, views), the leases of idle
+    capacity to assign, the requests placed outside the queue (affinity),
+    the fleet the reconciler reads, and the views drover_explain reads to
+    say why a task waits.
     =========================================================================
 */
 
