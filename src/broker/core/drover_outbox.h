@@ -52,6 +52,7 @@ typedef enum {
     DROVER_RECORD_RESTORE,      //  RESTORE change: a task the store kept, for assign
     DROVER_RECORD_KINDS         //  one past the last kind
 } drover_record_kind_t;
+#define DROVER_RECORD_FREE_RETURNED 1   //  FREE flags: an offer held ahead, given back unstarted
 
 #define DROVER_RECORD_ROUTE_MAX     32      //  route bytes held inside a record
 #define DROVER_RECORD_FREE_RETURNED 1       //  FREE flags: an offer held ahead, given back
