@@ -55,7 +55,6 @@ typedef enum {
 #define DROVER_RECORD_FREE_RETURNED 1   //  FREE flags: an offer held ahead, given back unstarted
 
 #define DROVER_RECORD_ROUTE_MAX     32      //  route bytes held inside a record
-#define DROVER_RECORD_FREE_RETURNED 1       //  FREE flags: an offer held ahead, given back
 #define DROVER_RECORD_LABELS_MAX    64      //  label bytes held inside a record
 
 typedef struct {
