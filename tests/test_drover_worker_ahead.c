@@ -3,8 +3,8 @@
     ahead (protocol level 9): the offer that comes past its free procs
     waits, with no STARTED, until the running task's RESULT, then starts;
     held too long (a quarter of the WELCOME's ack-timeout) it goes back as
-    RESULT RETURNED, killed it ends CANCELLED at once, and a new HELLO
-    drops it without listing it. A WELCOME of level 8 grants nothing: the
+    RESULT RETURNED, as it does at once on LEAVE; killed it ends CANCELLED
+    at once, and a new HELLO drops it without listing it. A WELCOME of level 8 grants nothing: the
     worker runs past its procs, as before level 9.
 
     The broker is played by the test (testutil_fakebroker): a ROUTER on
@@ -265,6 +265,39 @@ test_held_offer_dropped_on_hello_again (void **state)
     testutil_fakebroker_destroy (&broker);
 }
 
+//  LEAVE gives a held offer back at once (RETURNED), lets the running task
+//  finish, then says GOODBYE; the held one never runs
+static void
+test_held_offer_given_back_on_leave (void **state)
+{
+    char dir [64], script [128];
+    s_marker_script (dir, script, sizeof script);
+    testutil_fakebroker_t *broker = s_broker_new ();
+    s_register (broker, DROVER_MSG_LEVEL, 1, S_ACK_LONG);
+    testutil_fakebroker_offer_started (broker, 1, 1, "sleep 0.5", 0);
+    testutil_fakebroker_offer (broker, 2, 1, script, 0);
+    drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
+    testutil_fakebroker_send (broker, &leave);
+    drover_msg_t *result = s_recv (broker, 5000);
+    assert_non_null (result);
+    assert_int_equal (result->id, DROVER_MSG_TASK_RESULT);
+    assert_true (result->task == 2);
+    assert_int_equal (result->outcome, DROVER_OUTCOME_RETURNED);
+    assert_non_null (strstr (result->reason, "the worker is leaving: given back"));
+    testutil_fakebroker_answer (broker, &result, DROVER_CODE_OK);
+    s_expect_outcome (broker, 1, DROVER_OUTCOME_EXITED);
+    drover_msg_t *goodbye = testutil_fakebroker_expect (broker, DROVER_MSG_WORKER_GOODBYE, 5000);
+    drover_msg_destroy (&goodbye);
+    zmsg_t *done = testutil_recv (zactor_sock (broker->actor), 5000);
+    assert_non_null (done);
+    zmsg_destroy (&done);
+    assert_true (drover_worker_tasks_run (broker->worker) == 1);
+    assert_true (drover_worker_results_acked (broker->worker) == 2);
+    assert_int_equal (drover_worker_held (broker->worker), 0);
+    assert_false (s_marker_ran (dir));
+    testutil_fakebroker_destroy (&broker);
+}
+
 //  A broker of level 8 grants nothing (its WELCOME has no ahead): the
 //  worker holds nothing and runs the second offer past its one proc
 static void
@@ -295,6 +328,7 @@ main (void)
         cmocka_unit_test (test_held_offer_given_back_after_a_quarter_ack_timeout),
         cmocka_unit_test (test_kill_of_held_offer_cancels_at_once),
         cmocka_unit_test (test_held_offer_dropped_on_hello_again),
+        cmocka_unit_test (test_held_offer_given_back_on_leave),
         cmocka_unit_test (test_level8_welcome_holds_nothing),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -1688,9 +1688,12 @@ s_give_back_held (drover_worker_t *self, int64_t now)
     s_held_offer_t *held = (s_held_offer_t *) zlistx_first (self->held_offers);
     while (held && (self->leaving || now - held->since >= self->hold_max)) {
         char reason [DROVER_REASON_MAX];
-        snprintf (reason, sizeof reason, "held ahead %s for %" PRId64 " ms: given back",
-                  self->leaving? "while the worker leaves": "behind running tasks",
-                  now - held->since);
+        if (self->leaving)
+            snprintf (reason, sizeof reason, "held ahead for %" PRId64 " ms, the worker is "
+                      "leaving: given back", now - held->since);
+        else
+            snprintf (reason, sizeof reason, "held ahead behind running tasks for %" PRId64
+                      " ms: given back", now - held->since);
         s_end_held (self, zlistx_cursor (self->held_offers), DROVER_OUTCOME_RETURNED, reason,
                     now);
         held = (s_held_offer_t *) zlistx_first (self->held_offers);
