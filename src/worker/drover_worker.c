@@ -1335,6 +1335,17 @@ s_wait_msec (drover_worker_t *self, int64_t now)
 //  Results are kept in sending order, each under its own seq, until the
 //  broker answers that seq; the answers mostly come in order, so finding
 //  one is a look at the head of the list.
+//
+//  Offers held ahead (level 9, when the WELCOME grants them): an offer
+//  that comes past our free procs waits in a FIFO, with no STARTED, and
+//  each held offer is in exactly one of these states:
+//    held  --a result frees its proc-->  started (the plain offer path)
+//    held  --hold_max, or LEAVE-->       given back: RESULT RETURNED
+//    held  --TASK KILL-->                ended: RESULT CANCELLED
+//    held  --HELLO, disconnect, new broker state, stop-->  dropped, no
+//                                        RESULT (the broker takes it back)
+//  It never runs twice, and HELLO never lists it: only what runs or has
+//  a RESULT on its way is the broker's to count as ours.
 //  =========================================================================
 
 //  Send a result we keep, if we may talk to the broker now
