@@ -80,6 +80,7 @@
 #define DROVER_DEFAULT_KEEP_FINISHED    100000      //  finished tasks remembered
 #define DROVER_DEFAULT_KEEP_FINISHED_BYTES  268435456   //  bytes they hold, at most
 #define DROVER_DEFAULT_RESTART_GRACE    5000        //  msec for workers to report after a restart
+#define DROVER_DEFAULT_WORKER_AHEAD     1           //  offers a worker holds past its free procs
 
 //  pool (Arvados' defaults where it has one)
 #define DROVER_DEFAULT_POOL_NAME        "drover"    //  the tag the pool's instances carry
