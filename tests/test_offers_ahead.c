@@ -14,6 +14,7 @@
 
 #include "testutil_wire.h"
 #include "testutil_cluster.h"
+#include <unistd.h>
 
 #define S_WAIT_MAX      15000   //  msec any one step may take at most
 
@@ -116,7 +117,7 @@ test_held_offer_given_back (void **state)
     testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
     zsock_t *dealer = testutil_dealer (cluster);
     assert_true (testutil_wait_workers (dealer, 1, S_WAIT_MAX));
-    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "task.requeued", "alpha");
+    zsock_t *sub = testutil_cluster_sub (cluster, dealer, "", "alpha");
     char gate [256];
     snprintf (gate, sizeof gate, "%s/gate", cluster->logdir);
     char script [512];
@@ -147,6 +148,50 @@ test_held_offer_given_back (void **state)
     assert_int_equal (done->attempt, 1);
     drover_msg_destroy (&done);
     zsock_destroy (&sub);
+    zsock_destroy (&dealer);
+    testutil_cluster_destroy (&cluster);
+}
+
+//  A held task cancelled ends CANCELLED at once, its process never run;
+//  the running one is untouched
+static void
+test_held_task_cancelled (void **state)
+{
+    const char *flags [] = { "--set", "assign/ack-timeout=60000", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
+    zsock_t *dealer = testutil_dealer (cluster);
+    assert_true (testutil_wait_workers (dealer, 1, S_WAIT_MAX));
+    char gate [256], mark [256];
+    snprintf (gate, sizeof gate, "%s/gate", cluster->logdir);
+    snprintf (mark, sizeof mark, "%s/held-ran", cluster->logdir);
+    char script [512];
+    snprintf (script, sizeof script, "while [ ! -e %s ]; do sleep 0.05; done", gate);
+    uint64_t running = s_submit (dealer, script);
+    char worker [DROVER_ID_MAX + 1] = "";
+    assert_true (testutil_wait_running (dealer, running, worker, S_WAIT_MAX));
+    snprintf (script, sizeof script, "touch %s", mark);
+    uint64_t held = s_submit (dealer, script);
+    int64_t deadline = zclock_mono () + S_WAIT_MAX;
+    while (!s_listed (dealer, held, DROVER_TASK_ASSIGNED, "alpha") && zclock_mono () < deadline)
+        zclock_sleep (20);          //  polling TASK LIST, with a deadline
+    assert_true (s_listed (dealer, held, DROVER_TASK_ASSIGNED, "alpha"));
+    drover_msg_t *cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
+    cancel->task = held;
+    drover_msg_t *reply = testutil_request (dealer, &cancel, 5000);
+    assert_non_null (reply);
+    assert_int_equal (reply->code, DROVER_CODE_OK);
+    drover_msg_destroy (&reply);
+    drover_msg_t *done = testutil_expect_done (dealer, held, DROVER_TASK_CANCELLED, S_WAIT_MAX);
+    assert_int_equal (done->attempt, 1);
+    drover_msg_destroy (&done);
+    assert_true (s_listed (dealer, running, DROVER_TASK_RUNNING, "alpha"));
+    FILE *file = fopen (gate, "w");
+    assert_non_null (file);
+    fclose (file);
+    done = testutil_expect_done (dealer, running, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
+    drover_msg_destroy (&done);
+    assert_int_equal (access (mark, F_OK), -1);     //  the held one never ran
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }
@@ -192,6 +237,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test (test_second_task_held_then_started),
         cmocka_unit_test (test_held_offer_given_back),
+        cmocka_unit_test (test_held_task_cancelled),
         cmocka_unit_test (test_offer_ahead_off),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
