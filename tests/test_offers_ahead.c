@@ -2,13 +2,13 @@
     test_offers_ahead - offers held ahead (protocol level 9) on a real
     broker and real `drover worker` agents on loopback
 
-    With the defaults (the agent holds one offer ahead, the broker grants
-    one), a worker of one proc that runs a task is sent the next one as
+    With assign/offer-ahead=1 (the agent holds one offer ahead by default,
+    the broker grants none unless told), a worker of one proc that runs a task is sent the next one as
     well: it stays ASSIGNED there, unstarted, and starts the moment the
     first ends, while a third waits QUEUED. A held offer behind a long task
     is given back (RETURNED) after a quarter of the ack-timeout and runs on
     another worker; the broker counts it. Results are counted at the wire:
-    each task ends exactly once. assign/offer-ahead=0 turns it off.
+    each task ends exactly once. Off by default, nothing is held.
     =========================================================================
 */
 
@@ -49,7 +49,8 @@ s_submit (zsock_t *dealer, const char *script)
 static void
 test_second_task_held_then_started (void **state)
 {
-    const char *flags [] = { "--set", "assign/ack-timeout=60000", NULL };
+    const char *flags [] = { "--set", "assign/offer-ahead=1", "--set", "assign/ack-timeout=60000",
+                             NULL };
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
     zsock_t *dealer = testutil_dealer (cluster);
@@ -112,7 +113,8 @@ test_held_offer_given_back (void **state)
     int metrics = testutil_free_port ();
     char address [64];
     snprintf (address, sizeof address, "127.0.0.1:%d", metrics);
-    const char *flags [] = { "--metrics", address, "--set", "assign/ack-timeout=800", NULL };
+    const char *flags [] = { "--metrics", address, "--set", "assign/offer-ahead=1",
+                             "--set", "assign/ack-timeout=800", NULL };
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
     zsock_t *dealer = testutil_dealer (cluster);
@@ -157,7 +159,8 @@ test_held_offer_given_back (void **state)
 static void
 test_held_task_cancelled (void **state)
 {
-    const char *flags [] = { "--set", "assign/ack-timeout=60000", NULL };
+    const char *flags [] = { "--set", "assign/offer-ahead=1", "--set", "assign/ack-timeout=60000",
+                             NULL };
     testutil_cluster_t *cluster = testutil_cluster_new (flags);
     testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
     zsock_t *dealer = testutil_dealer (cluster);
@@ -196,12 +199,12 @@ test_held_task_cancelled (void **state)
     testutil_cluster_destroy (&cluster);
 }
 
-//  assign/offer-ahead=0: nothing is held, the second task waits QUEUED
+//  Off by default (assign/offer-ahead 0): nothing is held, the second
+//  task waits QUEUED
 static void
-test_offer_ahead_off (void **state)
+test_off_by_default (void **state)
 {
-    const char *flags [] = { "--set", "assign/offer-ahead=0", NULL };
-    testutil_cluster_t *cluster = testutil_cluster_new (flags);
+    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
     testutil_cluster_add_worker (cluster, 0, "alpha", 1, NULL);
     zsock_t *dealer = testutil_dealer (cluster);
     assert_true (testutil_wait_workers (dealer, 1, S_WAIT_MAX));
@@ -238,7 +241,7 @@ main (void)
         cmocka_unit_test (test_second_task_held_then_started),
         cmocka_unit_test (test_held_offer_given_back),
         cmocka_unit_test (test_held_task_cancelled),
-        cmocka_unit_test (test_offer_ahead_off),
+        cmocka_unit_test (test_off_by_default),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
