@@ -1527,6 +1527,20 @@ s_head (drover_schedq_t *self, uint32_t *group_p)
     return drover_idheap_top (s_group (self, *group_p)->heap);
 }
 
+//  Park the head request's group if its owner or account is at a running
+//  quota: it waits, costing passes nothing, until they free. True if so.
+static bool
+s_parked_at_quota (drover_schedq_t *self, uint32_t handle, uint32_t group)
+{
+    s_request_t *request = s_request (self, handle);
+    if (s_within_quota (self, request))
+        return false;
+    if (request->reserving)
+        s_release (self, s_reserved (self, handle));
+    s_park (self, group, S_GROUP_QUOTA);
+    return true;
+}
+
 //  After a pass stopped for want of free procs: place head requests held
 //  ahead, in the pass's order, and stop at the first that cannot go (more
 //  than one proc, devices, a reservation, or no worker). Returns how many.
@@ -1537,14 +1551,9 @@ s_ahead_pass (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg)
     while (self->ahead_open.count && self->queued_groups) {
         uint32_t group;
         uint32_t handle = s_head (self, &group);
-        s_request_t *request = s_request (self, handle);
-        if (!s_within_quota (self, request)) {
-            //  As in the pass: it waits until its owner or account frees
-            if (request->reserving)
-                s_release (self, s_reserved (self, handle));
-            s_park (self, group, S_GROUP_QUOTA);
+        if (s_parked_at_quota (self, handle, group))
             continue;
-        }
+        s_request_t *request = s_request (self, handle);
         if (request->procs != 1 || request->demand->ndevices || request->reserving)
             break;              //  it waits for procs to free
         uint32_t target = s_ahead_target (self, request);
@@ -1599,14 +1608,9 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
         //  The owner the fair share serves next, and its head group
         uint32_t group;
         uint32_t handle = s_head (self, &group);
-        s_request_t *request = s_request (self, handle);
-        if (!s_within_quota (self, request)) {
-            //  Its owner or account is at a quota: it waits until they free
-            if (request->reserving)
-                s_release (self, s_reserved (self, handle));
-            s_park (self, group, S_GROUP_QUOTA);
+        if (s_parked_at_quota (self, handle, group))
             continue;
-        }
+        s_request_t *request = s_request (self, handle);
         //  When the least loaded worker is full (all are), or nothing still
         //  queued fits it, nothing can be placed: go on only while the head
         //  could take over a reservation made for a request ranked after it
