@@ -62,6 +62,7 @@ typedef struct {
     uint64_t submitted;         //  tasks accepted, ever (METRICS)
     uint64_t ended [DROVER_END_MAX + 1];    //  tasks that reached a final state, by end
     uint64_t preempted;         //  attempts stopped to make room (task.preempted)
+    uint64_t returned;          //  offers held ahead, given back unstarted (RETURNED)
     uint64_t requeued;          //  attempts put back in the queue
     uint64_t refused [3];       //  reports refused: 409 STALE, 404 NOT FOUND, 401 NOT REGISTERED
     drover_histogram_t histograms [DROVER_HISTOGRAMS];  //  queue wait, run time, end to end
@@ -399,6 +400,7 @@ s_handle_metrics (self_t *self, uint64_t round)
                         self->ended [DROVER_END_DEPENDENCY]);
     drover_metrics_set (counts, DROVER_METRIC_ENDED_OOM, self->ended [DROVER_END_OOM]);
     drover_metrics_set (counts, DROVER_METRIC_PREEMPTED, self->preempted);
+    drover_metrics_set (counts, DROVER_METRIC_OFFERS_RETURNED, self->returned);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_STALE, self->refused [0]);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_FOUND, self->refused [1]);
     drover_metrics_set (counts, DROVER_METRIC_REFUSED_NOT_REGISTERED, self->refused [2]);
@@ -443,7 +445,12 @@ s_carry_out (self_t *self, drover_msg_t **submit_p)
                 drover_outbox_say (self->to_schedq, "s8", "DEQUEUE", action->task);
                 break;
             case DROVER_ACTION_FREE:
-                drover_outbox_say_free (self->to_schedq, action->task);
+                if (action->flags & DROVER_FREE_RETURNED) {
+                    drover_outbox_say_given_back (self->to_schedq, action->task);
+                    self->returned++;
+                }
+                else
+                    drover_outbox_say_free (self->to_schedq, action->task);
                 break;
             case DROVER_ACTION_SUCCESS:
                 //  Once per worker per turn: probation only needs one

@@ -61,6 +61,8 @@ typedef struct {
     uint32_t procs;             //  procs it offers
     uint32_t interval;          //  msec between heartbeats its WELCOME told
     int level;                  //  the protocol level its HELLO spoke
+    uint32_t ahead;             //  offers it may be sent beyond its free procs, told in
+                                //  WELCOME (level 9; 0 none)
     drover_stats_t stats;       //  last heartbeat's stats
     char principal [DROVER_ID_MAX + 1]; //  the key it registered with, "" without CURVE
     char release [DROVER_RELEASE_MAX + 1];  //  the release its HELLO said, "" unknown
@@ -85,6 +87,7 @@ typedef struct {
     uint64_t heartbeats;        //  heartbeats heard, ever (METRICS)
     uint32_t max_workers;       //  registered workers at most
     uint32_t ack_timeout;       //  msec assign waits for an offer's STARTED, told in WELCOME
+    uint32_t offer_ahead;       //  offers a worker may hold ahead at most (assign/offer-ahead)
     char state_id [DROVER_STATE_ID_SIZE + 1];   //  the broker's state id, for WELCOME, or ""
     drover_actor_flags_t flags; //  EVENTS, VERBOSE, $TERM heard
     zhashx_t *lost;             //  ids lost and not registered since (values unused), max-workers at most
@@ -220,17 +223,18 @@ s_worker_up (self_t *self, s_worker_t *worker, drover_msg_t *hello)
     memcpy (sorted, hello->devices, ndevices * sizeof (drover_device_t));
     drover_devicelist_sort (sorted, ndevices);
     drover_devicelist_format (sorted, ndevices, devices);
-    drover_outbox_say (self->outbox, "ssf848sf4ss48", "UP", worker->id, worker->route,
+    drover_outbox_say (self->outbox, "ssf848sf4ss484", "UP", worker->id, worker->route,
                 worker->epoch, hello->procs, hello->mem, labels, running,
                 (uint32_t) drover_msg_level (hello), hello->release, devices, worker->interval,
-                s_lost_span (self, worker));
+                s_lost_span (self, worker), worker->ahead);
     zframe_destroy (&running);
     zstr_free (&labels);
     zhashx_delete (self->lost, worker->id);
     zsys_notice ("health: worker=%s state=UP epoch=%" PRIu64 " procs=%u mem=%" PRIu64
-                 " labels=%u running=%u level=%d release=%s", worker->id, worker->epoch,
-                 hello->procs, hello->mem, hello->nlabels, hello->nrunning,
-                 drover_msg_level (hello), *hello->release? hello->release: "unknown");
+                 " labels=%u running=%u level=%d release=%s ahead=%u", worker->id,
+                 worker->epoch, hello->procs, hello->mem, hello->nlabels, hello->nrunning,
+                 drover_msg_level (hello), *hello->release? hello->release: "unknown",
+                 worker->ahead);
     if (!self->flags.silent)
         drover_actor_event (self->outbox, "worker.up", 0, 0, worker->id, "");
 }
@@ -272,6 +276,17 @@ s_bind_worker (self_t *self, const char *id, const char *principal)
     zhashx_insert (self->bindings, id, strdup (principal));
 }
 
+//  Return how many offers a worker may be sent beyond its free procs: as
+//  many as its HELLO says it holds, up to assign/offer-ahead; none to a
+//  worker below level 9, which would run them at once
+static uint32_t
+s_ahead_granted (self_t *self, drover_msg_t *hello)
+{
+    if (drover_msg_level (hello) < 9)
+        return 0;
+    return hello->ahead < self->offer_ahead? hello->ahead: self->offer_ahead;
+}
+
 //  Say WELCOME to a worker: the answer to its HELLO (seq), or, seq 0, its
 //  new interval (level 8)
 static void
@@ -281,6 +296,7 @@ s_send_welcome (self_t *self, s_worker_t *worker, zframe_t *route, uint32_t seq)
     welcome->seq = seq;
     welcome->heartbeat = worker->interval;
     welcome->ack_timeout = self->ack_timeout;   //  level 7: STARTED may wait a little
+    welcome->ahead = worker->ahead;             //  level 9: offers it may hold ahead
     strcpy (welcome->state_id, self->state_id);
     drover_actor_send (self->outbox, "health", route, welcome, worker->id);
     drover_msg_destroy (&welcome);
@@ -382,6 +398,7 @@ s_handle_hello (self_t *self, zframe_t *route, drover_msg_t *hello)
     }
     worker->procs = hello->procs;
     worker->level = drover_msg_level (hello);
+    worker->ahead = s_ahead_granted (self, hello);
     snprintf (worker->release, sizeof worker->release, "%s", hello->release);
     if (*hello->state_id && strcmp (hello->state_id, self->state_id) && hello->nrunning) {
         //  Its attempts were offered by a broker with other state: their
@@ -651,8 +668,9 @@ s_handle_command (void *arg, zmsg_t *msg)
         s_grace_begin (self, (uint32_t) drover_actor_pop_number (msg));
         if (zmsg_size (msg) >= 2)
             s_configure_agents (self, msg);
-        //  ack-timeout may be left out (0: not told)
+        //  ack-timeout may be left out (0: not told), and offer-ahead (0: none)
         self->ack_timeout = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
+        self->offer_ahead = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
     }
     else
     if (streq (command, "METRICS")) {

@@ -273,7 +273,10 @@ s_handle_up (self_t *self, zmsg_t *msg)
     //  Its heartbeat interval and lost span, for WORKER LIST (0: not said)
     uint32_t heartbeat = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
     uint64_t lost_after = zmsg_size (msg)? drover_actor_pop_number (msg): 0;
+    //  The offers its WELCOME let it hold beyond its free procs (0: none)
+    uint32_t ahead = zmsg_size (msg)? (uint32_t) drover_actor_pop_number (msg): 0;
     int rc = drover_schedq_add_worker (self->sched, worker, procs, mem, labels);
+    drover_schedq_set_ahead (self->sched, worker, ahead);
     if (drover_schedq_set_devices (self->sched, worker, devices))
         zsys_warning ("schedq: worker=%s devices \"%s\" not a device list: none counted",
                       worker, devices);
@@ -507,11 +510,14 @@ s_handle_return (self_t *self, uint64_t lease)
     }
 }
 
-//  FREE: the task's attempt ended; give back its capacity
+//  FREE: the task's attempt ended; give back its capacity. One its worker
+//  gave back unstarted (returned: an offer held ahead) keeps that worker
+//  from holding more ahead until a running task there ends
 static void
-s_handle_free (self_t *self, uint64_t task)
+s_handle_free (self_t *self, uint64_t task, bool returned)
 {
-    const char *holder = drover_schedq_free (self->sched, task);
+    const char *holder = returned? drover_schedq_give_back (self->sched, task)
+                                 : drover_schedq_free (self->sched, task);
     if (holder)
         drover_affinity_room_changed (self->affinity);
     if (holder)
@@ -1436,7 +1442,8 @@ s_handle_record (void *arg, drover_record_t *record)
         s_take (self, record);
     else
     if (record->kind == DROVER_RECORD_FREE)
-        s_handle_free (self, record->task);
+        s_handle_free (self, record->task,
+                       (record->flags & DROVER_RECORD_FREE_RETURNED) != 0);
     else
     if (record->kind == DROVER_RECORD_MSG) {
         zframe_t *route = zframe_new (drover_record_route (record), record->route_size);

@@ -20,6 +20,7 @@
 #define DROVER_INPUT_MAX        (1 << 20)   //  stdin / payload bytes
 #define DROVER_OUTPUT_MAX       (1 << 20)   //  captured stdout or stderr, bytes
 #define DROVER_BODY_MAX         (2 << 20)   //  encoded exec body, bytes
+#define DROVER_AHEAD_MAX        64          //  offers a worker holds ahead (HELLO, WELCOME)
 #define DROVER_RUNNING_MAX      4096        //  task refs in WORKER HELLO
 #define DROVER_ROWS_MAX         10000       //  rows in a WORKER/TASK TABLE
 #define DROVER_WAIT_MAX         10000       //  task ids in one TASK WAIT

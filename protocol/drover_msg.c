@@ -192,6 +192,9 @@ s_layout_changed_since (int id, int level)
                       || id == DROVER_MSG_WORKER_WELCOME || id == DROVER_MSG_POOL_TABLE
                       || id == DROVER_MSG_QUEUE_TABLE))
         return true;            //  level 7 appended to them
+    if (level < 9 && (id == DROVER_MSG_WORKER_HELLO || id == DROVER_MSG_WORKER_WELCOME
+                      || id == DROVER_MSG_TASK_RESULT))
+        return true;            //  level 9: offers held ahead, and given back
     return level < 6 && id == DROVER_MSG_WORKER_TABLE;
 }
 
@@ -546,7 +549,7 @@ drover_outcome_name (int outcome)
 {
     static const char *names [DROVER_OUTCOME_MAX + 1] = {
         "EXITED", "SIGNALLED", "TIMEDOUT", "CANCELLED", "SPAWN_FAILED", "MACHINE_FAILED",
-        "OOM"
+        "OOM", "RETURNED"
     };
     return outcome >= 0 && outcome <= DROVER_OUTCOME_MAX? names [outcome]: "INVALID";
 }

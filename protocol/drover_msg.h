@@ -38,7 +38,7 @@ extern "C" {
 //  HELLO) and the broker sends it only what that level knows.
 #define DROVER_MSG_SIGNATURE    "DRV"
 #define DROVER_MSG_VERSION      1
-#define DROVER_MSG_LEVEL        8       //  the level this codec speaks
+#define DROVER_MSG_LEVEL        9       //  the level this codec speaks
 #define DROVER_MSG_LEVEL_MIN    1       //  the oldest level the broker still serves
 #define DROVER_MSG_LEVEL_REPACE 8       //  from this level a registered worker may be told
                                         //  WELCOME again, unasked (seq 0): its new interval
@@ -522,6 +522,9 @@ typedef struct drover_msg_s {
     uint32_t nrunning;              //  entries in running
     drover_taskref_t *running;      //  HELLO: attempts the worker still runs, owned
     uint32_t heartbeat;             //  WELCOME: heartbeat interval, msec
+    uint32_t ahead;                 //  HELLO: offers the worker holds beyond its free
+                                    //  procs; WELCOME: how many the broker may send it so
+                                    //  (level 9; 0 none)
     uint32_t ack_timeout;           //  WELCOME: msec the broker waits for an offer's
                                     //  STARTED or RESULT (level 7), 0 not said
     //  Results

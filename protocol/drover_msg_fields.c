@@ -52,6 +52,7 @@ typedef enum {
     F_PATH, F_PAGES, F_BYTES,                                   //  backups (level 5)
     F_ACK_TIMEOUT,                                              //  level 7
     F_MAX_PER_WORKER,                                           //  services (level 7)
+    F_AHEAD,                                                    //  offers held ahead (level 9)
     //  Parts that are not message fields, for error texts
     P_HEADER, P_SIGNATURE, P_VERSION, P_ID, P_SEQ, P_RUNNING_ITEM, P_ROW, P_HEALTH,
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
@@ -105,10 +106,11 @@ static bool
 static const uint8_t
 s_schema [DROVER_MSG_ID_MAX + 1][S_FIELDS_MAX + 1] = {
     [DROVER_MSG_WORKER_HELLO]     = { F_WORKER, F_EPOCH, F_PROCS, F_MEM, F_LABELS, F_RUNNING,
-                                      F_STATE_ID, F_LEVEL, F_RELEASE, F_DEVICES },
+                                      F_STATE_ID, F_LEVEL, F_RELEASE, F_DEVICES, F_AHEAD },
     [DROVER_MSG_WORKER_HEARTBEAT] = { F_WORKER, F_EPOCH, F_STATS },
     [DROVER_MSG_WORKER_GOODBYE]   = { F_WORKER, F_EPOCH },
-    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID, F_LEVEL, F_ACK_TIMEOUT },
+    [DROVER_MSG_WORKER_WELCOME]   = { F_HEARTBEAT, F_STATE_ID, F_LEVEL, F_ACK_TIMEOUT,
+                                      F_AHEAD },
     [DROVER_MSG_WORKER_LEAVE]     = { F_END },
     [DROVER_MSG_TASK_OFFER]       = { F_TASK, F_ATTEMPT, F_PRIORITY, F_PROCS, F_MEM, F_TIMEOUT,
                                       F_BODY, F_DEVICES },
@@ -182,7 +184,7 @@ s_optional (int field)
         || field == F_RETRY_MAX_DELAY || field == F_ARRAY || field == F_LIST_GROUP
         || field == F_OWNER || field == F_DEVICES || field == F_ASSIGNED
         || field == F_ACK_TIMEOUT
-        || field == F_MAX_PER_WORKER;
+        || field == F_MAX_PER_WORKER || field == F_AHEAD;
 }
 
 //  Return the protocol level that brought a field into the messages of
@@ -194,6 +196,8 @@ static int
 s_since (int field)
 {
     switch (field) {
+        case F_AHEAD:           //  HELLO, WELCOME: offers held ahead
+            return 9;
         case F_ACK_TIMEOUT:     //  WELCOME: STARTED may wait a little
         case F_MAX_PER_WORKER:  //  SERVICE ADMIN: the orchestrator's one per node
             return 7;
@@ -345,7 +349,8 @@ s_field_empty (const drover_msg_t *self, int field)
         || (field == F_DEVICES && self->ndevices == 0)
         || (field == F_ASSIGNED && (self->assigned == NULL || self->assigned [0] == 0))
         || (field == F_ACK_TIMEOUT && self->ack_timeout == 0)
-        || (field == F_MAX_PER_WORKER && self->max_per_worker == 0);
+        || (field == F_MAX_PER_WORKER && self->max_per_worker == 0)
+        || (field == F_AHEAD && self->ahead == 0);
 }
 
 //  Return how many of fields [count] self goes out with: its optional
@@ -778,18 +783,28 @@ s_pack_field (msgpack_packer *pk, const drover_msg_t *self, int field, int level
         case F_PATH:        return s_pack_path (pk, self->path);
         case F_PAGES:       return msgpack_pack_uint64 (pk, self->pages), 0;
         case F_ACK_TIMEOUT: return msgpack_pack_uint32 (pk, self->ack_timeout), 0;
+        case F_AHEAD:
+            if (self->ahead > DROVER_AHEAD_MAX)
+                return -1;
+            return msgpack_pack_uint32 (pk, self->ahead), 0;
         case F_BYTES:       return msgpack_pack_uint64 (pk, self->bytes), 0;
         case F_WORKER_ROWS: return s_pack_worker_rows (pk, self, level);
-        case F_OUTCOME:
+        case F_OUTCOME: {
             if (self->outcome > DROVER_OUTCOME_MAX)
                 return -1;
+            uint8_t outcome = self->outcome;
+            //  Before level 9 nothing is held ahead, so nothing given back:
+            //  the nearest is an attempt that never ran, not the task's fault
+            if (level < 9 && outcome == DROVER_OUTCOME_RETURNED)
+                outcome = DROVER_OUTCOME_MACHINE_FAILED;
             //  Level 1 has no MACHINE_FAILED: the nearest is SPAWN_FAILED
-            if (level < 2 && self->outcome == DROVER_OUTCOME_MACHINE_FAILED)
-                return msgpack_pack_uint8 (pk, DROVER_OUTCOME_SPAWN_FAILED), 0;
+            if (level < 2 && outcome == DROVER_OUTCOME_MACHINE_FAILED)
+                outcome = DROVER_OUTCOME_SPAWN_FAILED;
             //  Before level 4 no OOM: the OOM killer's SIGKILL is what it was
-            if (level < 4 && self->outcome == DROVER_OUTCOME_OOM)
-                return msgpack_pack_uint8 (pk, DROVER_OUTCOME_SIGNALLED), 0;
-            return msgpack_pack_uint8 (pk, self->outcome), 0;
+            if (level < 4 && outcome == DROVER_OUTCOME_OOM)
+                outcome = DROVER_OUTCOME_SIGNALLED;
+            return msgpack_pack_uint8 (pk, outcome), 0;
+        }
         case F_STATE:
             if (self->state >= DROVER_TASK_STATES)
                 return -1;
@@ -978,6 +993,7 @@ s_errors [P_COUNT] = {
     [F_PAGES]       = DROVER_MPACK_ERRORS ("pages", "invalid"),
     [F_BYTES]       = DROVER_MPACK_ERRORS ("bytes", "invalid"),
     [F_ACK_TIMEOUT] = DROVER_MPACK_ERRORS ("ack_timeout", "invalid"),
+    [F_AHEAD]       = DROVER_MPACK_ERRORS ("ahead", "invalid"),
     [F_MAX_PER_WORKER] = DROVER_MPACK_ERRORS ("max_per_worker", "invalid"),
     [P_HEADER]      = DROVER_MPACK_ERRORS ("message", "invalid"),
     [P_SIGNATURE]   = DROVER_MPACK_ERRORS ("message", "wrong signature"),
@@ -1595,6 +1611,10 @@ s_read_field (drover_mpack_cursor_t *cursor, drover_msg_t *self, int field)
         case F_BYTES:       return drover_mpack_read_u64 (cursor, field, &self->bytes);
         case F_ACK_TIMEOUT: return drover_mpack_read_u32 (cursor, field, &self->ack_timeout);
         case F_MAX_PER_WORKER: return drover_mpack_read_u32 (cursor, field, &self->max_per_worker);
+        case F_AHEAD:
+            if (drover_mpack_read_u32 (cursor, field, &self->ahead))
+                return -1;
+            return self->ahead > DROVER_AHEAD_MAX? drover_mpack_fail (cursor, "ahead: out of range"): 0;
     }
     return drover_mpack_fail (cursor, "internal: unknown field");
 }

@@ -65,6 +65,7 @@ test_defaults_agree_with_header_and_docs (void **state)
     assert_int_equal (config->min_disk_free, DROVER_DEFAULT_MIN_DISK_FREE);
     assert_int_equal (config->max_leases, DROVER_DEFAULT_MAX_LEASES);
     assert_int_equal (config->ack_timeout, DROVER_DEFAULT_ACK_TIMEOUT);
+    assert_int_equal (config->offer_ahead, DROVER_DEFAULT_OFFER_AHEAD);
     assert_int_equal (config->lost_retries, DROVER_DEFAULT_LOST_RETRIES);
     assert_int_equal (config->max_queued, DROVER_DEFAULT_MAX_QUEUED);
     assert_int_equal (config->max_queued_bytes, DROVER_DEFAULT_MAX_QUEUED_BYTES);
@@ -140,7 +141,7 @@ test_defaults_agree_with_header_and_docs (void **state)
         }
     }
     free (printed);
-    assert_int_equal (zhashx_size (defaults), 98);
+    assert_int_equal (zhashx_size (defaults), 99);
 
     //  docs/operating.md's settings table: "| section/key | default | meaning |"
     char *readme = testutil_slurp (DROVER_SOURCE_DIR "/docs/operating.md");
@@ -175,7 +176,7 @@ test_defaults_agree_with_header_and_docs (void **state)
          value = (const char *) zhashx_next (defaults))
         fail_msg ("docs/operating.md's settings table lacks %s (default %s)",
                   (const char *) zhashx_cursor (defaults), value);
-    assert_int_equal (rows, 91);
+    assert_int_equal (rows, 92);
     zhashx_destroy (&defaults);
 
     //  The flags' defaults, on docs/operating.md's usage line

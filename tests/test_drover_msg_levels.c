@@ -410,7 +410,9 @@ s_raw_hello (testcodec_raw_t *raw, size_t nfields, uint64_t level)
         testcodec_raw_str (raw, "0.9.0", 5);
     if (nfields > 9)
         msgpack_pack_array (&raw->pk, 0);           //  devices
-    for (size_t field = 10; field < nfields; field += 2)
+    if (nfields > 10)
+        msgpack_pack_uint8 (&raw->pk, 1);           //  ahead (level 9)
+    for (size_t field = 11; field < nfields; field += 2)
         testcodec_raw_later_elements (raw);         //  two at a time
 }
 
@@ -442,7 +444,7 @@ test_level_a_message_shows (void **state)
     testcodec_raw_into (&raw, copy);
     assert_int_equal (copy->level, 1);
     assert_int_equal (drover_msg_level (copy), 2);
-    s_raw_hello (&raw, 12, DROVER_MSG_LEVEL + 1);
+    s_raw_hello (&raw, 13, DROVER_MSG_LEVEL + 1);
     testcodec_raw_into (&raw, copy);
     assert_string_equal (copy->worker, "w1");
     assert_int_equal (copy->procs, 2);
@@ -608,7 +610,7 @@ test_oom_is_signalled_below_level_four (void **state)
     assert_int_equal (copy->outcome, DROVER_OUTCOME_SIGNALLED);
     zframe_destroy (&frame);
     assert_string_equal (drover_outcome_name (DROVER_OUTCOME_OOM), "OOM");
-    assert_string_equal (drover_outcome_name (DROVER_OUTCOME_OOM + 1), "INVALID");
+    assert_string_equal (drover_outcome_name (DROVER_OUTCOME_MAX + 1), "INVALID");
     drover_msg_destroy (&copy);
     drover_msg_destroy (&msg);
 }
@@ -684,6 +686,8 @@ test_worker_rows_of_level_six (void **state)
         ||  id == DROVER_MSG_SERVICE_TABLE || id == DROVER_MSG_PLAN_RESULT
         ||  id == DROVER_MSG_POOL_TABLE || id == DROVER_MSG_QUEUE_TABLE)
             continue;           //  level 7 appended to these (test_drover_msg_level7_*)
+        if (id == DROVER_MSG_WORKER_HELLO || id == DROVER_MSG_TASK_RESULT)
+            continue;           //  and level 9 to these (test_ahead_of_level_nine)
         drover_msg_t *other = testcodec_filled (id);
         zframe_t *sent = drover_msg_encode (other);
         zframe_t *original = sent;
@@ -745,6 +749,72 @@ test_welcome_of_level_seven (void **state)
     drover_msg_destroy (&msg);
 }
 
+//  Level 9: HELLO says the offers a worker holds ahead (field 14) and
+//  WELCOME how many the broker may send it so (field 8); a peer of level
+//  8 is fitted each without it. A RESULT that gives a held offer back
+//  (RETURNED) reaches a lower level as MACHINE_FAILED; more than
+//  DROVER_AHEAD_MAX ahead is refused.
+static void
+test_ahead_of_level_nine (void **state)
+{
+    drover_msg_t *copy = drover_msg_new (0);
+    drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
+    snprintf (hello->worker, sizeof hello->worker, "w1");
+    hello->procs = 2;
+    hello->level = DROVER_MSG_LEVEL;
+    snprintf (hello->release, sizeof hello->release, "0.9.0");
+    hello->ahead = 1;
+    zframe_t *frame = drover_msg_encode (hello);
+    assert_int_equal (s_field_count (frame), 11);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (copy->ahead, 1);
+    assert_int_equal (drover_msg_fit (&frame, 8), 0);
+    assert_int_equal (s_field_count (frame), 9);     //  devices left out too: none
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (copy->ahead, 0);
+    zframe_destroy (&frame);
+    hello->ahead = DROVER_AHEAD_MAX + 1;
+    assert_null (drover_msg_encode (hello));
+    drover_msg_destroy (&hello);
+
+    drover_msg_t *welcome = drover_msg_new (DROVER_MSG_WORKER_WELCOME);
+    welcome->heartbeat = 2000;
+    welcome->level = DROVER_MSG_LEVEL;
+    welcome->ack_timeout = 5000;
+    welcome->ahead = 2;
+    frame = drover_msg_encode (welcome);
+    assert_int_equal (s_field_count (frame), 5);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (copy->ahead, 2);
+    assert_int_equal (copy->ack_timeout, 5000);
+    assert_int_equal (drover_msg_fit (&frame, 8), 0);
+    assert_int_equal (s_field_count (frame), 4);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    assert_int_equal (copy->ahead, 0);
+    assert_int_equal (copy->ack_timeout, 5000);
+    zframe_destroy (&frame);
+    drover_msg_destroy (&welcome);
+
+    drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    snprintf (result->worker, sizeof result->worker, "w1");
+    result->task = 7;
+    result->attempt = 1;
+    result->outcome = DROVER_OUTCOME_RETURNED;
+    result->exit_code = -1;
+    for (int level = 1; level <= DROVER_MSG_LEVEL; level++) {
+        frame = drover_msg_encode_level (result, level);
+        assert_non_null (frame);
+        assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+        int expected = level >= 9? DROVER_OUTCOME_RETURNED
+                     : level >= 2? DROVER_OUTCOME_MACHINE_FAILED: DROVER_OUTCOME_SPAWN_FAILED;
+        assert_int_equal (copy->outcome, expected);
+        zframe_destroy (&frame);
+    }
+    assert_string_equal (drover_outcome_name (DROVER_OUTCOME_RETURNED), "RETURNED");
+    drover_msg_destroy (&result);
+    drover_msg_destroy (&copy);
+}
+
 int
 main (void)
 {
@@ -757,6 +827,7 @@ main (void)
         cmocka_unit_test (test_oom_is_signalled_below_level_four),
         cmocka_unit_test (test_worker_rows_of_level_six),
         cmocka_unit_test (test_welcome_of_level_seven),
+        cmocka_unit_test (test_ahead_of_level_nine),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

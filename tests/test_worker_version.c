@@ -44,23 +44,6 @@ s_expect_workers (testutil_cluster_t *cluster, int json, ...)
     free (run);
 }
 
-//  Wait until the broker's log holds needle; false after timeout msec
-static bool
-s_await_log (testutil_cluster_t *cluster, const char *needle, int timeout)
-{
-    int64_t deadline = zclock_mono () + timeout;
-    while (true) {
-        char *log = testutil_slurp (testutil_cluster_log (cluster, "broker"));
-        bool found = log && strstr (log, needle);
-        zstr_free (&log);
-        if (found)
-            return true;
-        if (zclock_mono () >= deadline)
-            return false;
-        zclock_sleep (20);          //  polling a file, with a deadline
-    }
-}
-
 //  health/min-release 0.6.0: an agent of 0.3.0 is refused, says why and
 //  exits 3; one of ours and one newer are listed and counted by release
 static void
@@ -99,7 +82,7 @@ test_old_agent_refused_others_listed (void **state)
     if (!strstr (output, reason) || !strstr (output, "E: "))
         fail_msg ("the log (stdout) lacks the reason at ERROR:\n%s", output);
     //  Said HELLO once: one refusal, no retries
-    assert_true (s_await_log (cluster, "health: refused HELLO worker=old: worker release 0.3.0",
+    assert_true (testutil_cluster_await_log (cluster, "broker", "health: refused HELLO worker=old: worker release 0.3.0",
                               5000));
     assert_true (testutil_await_metric (metrics_port, "drover_workers_refused_total", 1, true,
                                         10000));
@@ -107,26 +90,26 @@ test_old_agent_refused_others_listed (void **state)
 
     //  Ours and a newer one are taken, each listed with its release
     s_add_worker (cluster, 0, "w-ours", "");
-    s_add_worker (cluster, 1, "w-newer", "0.9.0");
+    s_add_worker (cluster, 1, "w-newer", "0.10.0");
     assert_true (testutil_wait_workers (dealer, 2, 10000));
     char ours [64];
     snprintf (ours, sizeof ours, "%d (%s)", DROVER_MSG_LEVEL, DROVER_RELEASE);
-    s_expect_workers (cluster, 0, "w-ours", ours, "w-newer", "(0.9.0)", NULL);
+    s_expect_workers (cluster, 0, "w-ours", ours, "w-newer", "(0.10.0)", NULL);
     char ours_json [64];
     snprintf (ours_json, sizeof ours_json, "\"release\":\"%s\"", DROVER_RELEASE);
-    s_expect_workers (cluster, 1, "\"id\":\"w-ours\"", ours_json, "\"release\":\"0.9.0\"",
+    s_expect_workers (cluster, 1, "\"id\":\"w-ours\"", ours_json, "\"release\":\"0.10.0\"",
                       NULL);
     char series [128];
     snprintf (series, sizeof series, "drover_workers_release{release=\"%s\"}", DROVER_RELEASE);
     assert_true (testutil_await_metric (metrics_port, series, 1, true, 10000));
-    assert_true (testutil_await_metric (metrics_port, "drover_workers_release{release=\"0.9.0\"}",
+    assert_true (testutil_await_metric (metrics_port, "drover_workers_release{release=\"0.10.0\"}",
                                         1, true, 10000));
     assert_int_equal (testutil_metric (metrics_port, "drover_workers_release{release=\"0.3.0\"}"),
                       -1);
     assert_int_equal (testutil_metric (metrics_port, "drover_workers_refused_total"), 1);
     //  The setting's period was taken
-    assert_true (s_await_log (cluster, "stats-period=100 msec", 1000));
-    assert_true (s_await_log (cluster, "release 0.6.0 or newer", 1000));
+    assert_true (testutil_cluster_await_log (cluster, "broker", "stats-period=100 msec", 1000));
+    assert_true (testutil_cluster_await_log (cluster, "broker", "release 0.6.0 or newer", 1000));
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }
@@ -141,7 +124,7 @@ test_default_takes_any_release (void **state)
     s_add_worker (cluster, 0, "w-old", "0.3.0");
     assert_true (testutil_wait_workers (dealer, 1, 10000));
     s_expect_workers (cluster, 1, "\"id\":\"w-old\"", "\"release\":\"0.3.0\"", NULL);
-    assert_true (s_await_log (cluster, "any release", 1000));
+    assert_true (testutil_cluster_await_log (cluster, "broker", "any release", 1000));
     zsock_destroy (&dealer);
     testutil_cluster_destroy (&cluster);
 }

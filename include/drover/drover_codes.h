@@ -83,7 +83,9 @@ typedef enum {
     DROVER_OUTCOME_OOM          = 6,        //  the OOM killer killed in it, past its memory limit
                                             //  (level 4; a level-3 peer is told SIGNALLED,
                                             //  signal 9)
-    DROVER_OUTCOME_MAX          = 6
+    DROVER_OUTCOME_RETURNED     = 7,        //  an offer held ahead, given back unstarted
+                                            //  (level 9; never sent to a lower level)
+    DROVER_OUTCOME_MAX          = 7
 } drover_outcome_t;
 
 //  Worker admin settings (WORKER ADMIN, WORKER TABLE)

@@ -13,6 +13,14 @@
     which the worker keeps (and sends again after re-registering) until the
     broker answers it with OK, or ERROR 409 / 404. TASK KILL cancels an
     attempt; WORKER LEAVE makes it finish what runs, say GOODBYE and end.
+    A worker set to hold offers ahead (drover_worker_set_ahead, protocol
+    level 9) says so in HELLO; when the broker's WELCOME grants it, it
+    keeps up to that many offers that came past its free procs, without a
+    STARTED, and starts them in order as procs free (after the RESULT that
+    freed them). One held for a quarter of the broker's ack-timeout goes
+    back, RESULT RETURNED; a TASK KILL of one ends it CANCELLED at once. A
+    new HELLO (a lost connection, a broker that forgot us) drops them: the
+    broker puts back what HELLO does not list.
     ERROR 401 makes it say HELLO again; ERROR 423 to its HELLO (another
     live agent has its id) or 403 (its key may not register that id: a
     key of another role, ids pinned to others, the id another key's, a
@@ -150,6 +158,18 @@ int
 //  cannot enter the work directory. Before the loop runs.
 int
     drover_worker_set_user (drover_worker_t *self, const char *name, char **error_p);
+
+//  Set how many offers the worker holds beyond its free procs (HELLO's
+//  ahead, protocol level 9): 0 (the default) none, at most DROVER_AHEAD_MAX
+//  (64; more is taken as 64). It holds only what the broker's WELCOME
+//  grants, and nothing with an in-process handler. Before the loop runs.
+void
+    drover_worker_set_ahead (drover_worker_t *self, uint32_t ahead);
+
+//  Return the number of offers held ahead now, not yet started (for tests
+//  and logs; from the loop's thread, or once it has ended)
+size_t
+    drover_worker_held (drover_worker_t *self);
 
 //  Run attempts in-process with handler instead of as child processes
 void

@@ -135,6 +135,7 @@ typedef struct {
     uint32_t keep_gone;         //  schedq/keep-gone: msec a lost or left worker stays listed
     uint32_t max_gone;          //  schedq/max-gone: lost or left workers listed at most
     uint32_t ack_timeout;       //  assign/ack-timeout: msec for a worker to take an offer
+    uint32_t offer_ahead;       //  assign/offer-ahead: offers a worker may hold ahead
     uint32_t lost_retries;      //  assign/lost-retries: worker losses a task survives
     uint32_t max_queued;        //  assign/max-queued: tasks not yet final, at most
     uint32_t max_queued_bytes;  //  assign/max-queued-bytes: their bodies and labels, at most

@@ -73,12 +73,14 @@
 
 //  assign
 #define DROVER_DEFAULT_ACK_TIMEOUT      5000        //  msec for a worker to take an offer
+#define DROVER_DEFAULT_OFFER_AHEAD      0           //  offers a worker may hold beyond its free procs
 #define DROVER_DEFAULT_LOST_RETRIES     5           //  worker losses a task survives
 #define DROVER_DEFAULT_MAX_QUEUED       2000000     //  tasks not yet final, at most
 #define DROVER_DEFAULT_MAX_QUEUED_BYTES 1073741824  //  their bodies and labels, bytes
 #define DROVER_DEFAULT_KEEP_FINISHED    100000      //  finished tasks remembered
 #define DROVER_DEFAULT_KEEP_FINISHED_BYTES  268435456   //  bytes they hold, at most
 #define DROVER_DEFAULT_RESTART_GRACE    5000        //  msec for workers to report after a restart
+#define DROVER_DEFAULT_WORKER_AHEAD     1           //  offers a worker holds past its free procs
 
 //  pool (Arvados' defaults where it has one)
 #define DROVER_DEFAULT_POOL_NAME        "drover"    //  the tag the pool's instances carry

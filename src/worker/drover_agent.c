@@ -58,6 +58,7 @@ typedef struct {
     uint32_t procs;                     //  procs of the machine (before --max-load)
     uint64_t mem;                       //  bytes
     double max_load;                    //  fraction of procs offered
+    uint32_t ahead;                     //  offers held beyond the free procs (--ahead)
     const char *id;                     //  worker id, or NULL for hostname-pid
     const char *workdir;                //  work directory, or NULL for the current one
     uint32_t heartbeat;                 //  msec, 0 = default
@@ -109,6 +110,11 @@ s_usage (FILE *stream, drover_devices_t *devices)
         "  -m, --mem SIZE       memory offered, with K/M/G/T suffix (MemTotal)\n"
         "  -l, --label KEY=VALUE  a label the scheduler can match; repeatable\n"
         "  --max-load F         offer max(1, floor(procs * F)) procs, 0 < F <= 1 (1)\n"
+        "  --ahead N            hold up to N offers past the free procs, each started the\n"
+        "                       moment a task ends, or given back when held too long\n"
+        "                       (" S_QUOTE (DROVER_DEFAULT_WORKER_AHEAD) "; 0 none, at most "
+                                S_QUOTE (DROVER_AHEAD_MAX) "; brokers of protocol level 9\n"
+        "                       grant it, up to their assign/offer-ahead)\n"
         "  --device NAME=COUNT|NAME=I,J,...  counted devices (NAME of a-z 0-9 _): COUNT\n"
         "                       of them (indices 0..COUNT-1) or these indices (I-J a\n"
         "                       range, one alone I,); repeatable, one per NAME; gpu=0:\n"
@@ -212,6 +218,7 @@ s_parse (int argc, char **argv, s_options_t *options)
         { "mem", required_argument, NULL, 'm' },
         { "label", required_argument, NULL, 'l' },
         { "max-load", required_argument, NULL, 'L' },
+        { "ahead", required_argument, NULL, 'A' },
         { "id", required_argument, NULL, 'i' },
         { "workdir", required_argument, NULL, 'w' },
         { "heartbeat", required_argument, NULL, 'H' },
@@ -261,6 +268,12 @@ s_parse (int argc, char **argv, s_options_t *options)
                 if (errno || end == optarg || *end
                 ||  !(options->max_load > 0 && options->max_load <= 1))
                     return s_bad ("--max-load", optarg, "must be a number above 0 and at most 1");
+                break;
+            case 'A':
+                if (s_parse_uint (optarg, 0, DROVER_AHEAD_MAX, &value))
+                    return s_bad ("--ahead", optarg, "must be a whole number from 0 to "
+                                  S_QUOTE (DROVER_AHEAD_MAX));
+                options->ahead = (uint32_t) value;
                 break;
             case 'i':
                 if (!drover_id_valid (optarg))
@@ -370,6 +383,7 @@ s_worker_new (s_options_t *options, uint32_t procs)
     if (options->heartbeat)
         drover_worker_set_heartbeat (worker, options->heartbeat);
     drover_worker_set_grace (worker, options->grace);
+    drover_worker_set_ahead (worker, options->ahead);
     if (options->memory_limit)
         drover_worker_set_memory_limit (worker, options->memory_limit);
     char *cwd = getcwd (NULL, 0);       //  absolute: a removed workdir is noticed
@@ -545,6 +559,7 @@ drover_agent_main (int argc, char **argv)
         .procs = drover_stats_cpus (),
         .mem = drover_stats_mem_total (),
         .max_load = 1.0,
+        .ahead = DROVER_DEFAULT_WORKER_AHEAD,
         .grace = 5000,
         .devices = drover_devices_new ()
     };
@@ -597,9 +612,9 @@ s_agent (int argc, char **argv, s_options_t *options)
         return status;
     }
     char *cwd = getcwd (NULL, 0);
-    zsys_notice ("worker: starting id=%s broker=%s procs=%u mem=%" PRIu64 " labels=%u workdir=%s",
-                 drover_worker_id (worker), options->broker, procs, options->mem,
-                 options->nlabels, cwd? cwd: "?");
+    zsys_notice ("worker: starting id=%s broker=%s procs=%u ahead=%u mem=%" PRIu64 " labels=%u "
+                 "workdir=%s", drover_worker_id (worker), options->broker, procs, options->ahead,
+                 options->mem, options->nlabels, cwd? cwd: "?");
     free (cwd);
     //  Brokers count the devices from protocol level 4 on (HELLO says
     //  them); the worker gives each task its own indices

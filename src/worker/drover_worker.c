@@ -74,6 +74,13 @@ typedef struct {
     uint32_t attempt;               //  attempt number
 } s_held_start_t;
 
+//  A TASK OFFER held ahead: it came past our free procs, and starts when
+//  one frees (or goes back when held too long)
+typedef struct {
+    int64_t since;                  //  msec (mono) it was held from
+    drover_msg_t *offer;            //  a copy of the offer, owned
+} s_held_offer_t;
+
 struct _drover_worker_t {
     //  Settings
     char *endpoint;                 //  the broker endpoint we talk to now, owned
@@ -109,6 +116,12 @@ struct _drover_worker_t {
     drover_msg_t *started_msg;      //  TASK STARTED, reused for every offer
     drover_ring_t *held_starts;     //  STARTEDs held back, s_held_start_t, oldest first
     uint32_t started_wait;          //  msec a process's STARTED waits (from WELCOME), 0 none
+    uint32_t ahead;                 //  offers we hold beyond our free procs, as HELLO says
+    uint32_t ahead_granted;         //  how many of those the last WELCOME lets the broker
+                                    //  send us (level 9), 0 none: we hold nothing
+    uint32_t hold_max;              //  msec an offer is held ahead at most (a quarter of
+                                    //  the broker's ack-timeout), then given back
+    zlistx_t *held_offers;          //  offers held ahead, s_held_offer_t *, oldest first, owned
     zlistx_t *pending;              //  results not yet acknowledged, drover_msg_t *, owned
     zhashx_t *orphans;              //  "task/attempt" of attempts killed because the broker's
                                     //  state changed: their results are dropped, not sent
@@ -204,8 +217,8 @@ static void
 static void
     s_handle_dealer (drover_worker_t *self, int64_t now);
 
-//  Timers: reconnect, silence, heartbeat, results to send again, and
-//  leaving once idle
+//  Timers: reconnect, silence, heartbeat, results to send again, offers
+//  held ahead too long, and leaving once idle
 static void
     s_tick (drover_worker_t *self, int64_t now);
 
@@ -222,9 +235,21 @@ static void
     s_resend_results (drover_worker_t *self, int64_t now);
 
 //  Collect what the runner finished: give back procs and devices, keep and send results
-//  (but drop those of attempts that belong to a broker state gone by)
+//  (but drop those of attempts that belong to a broker state gone by); then start the
+//  offers held ahead that fit now
 static void
     s_collect_results (drover_worker_t *self, int64_t now);
+
+//  Forget every offer held ahead, saying no RESULT for them: the broker
+//  takes them back on its own (a new HELLO that does not list them, a
+//  GOODBYE, a state they do not belong to)
+static void
+    s_drop_held (drover_worker_t *self, const char *why);
+
+//  Give back the offers held ahead for hold_max (every one once leaving):
+//  RESULT RETURNED, kept and sent as any result
+static void
+    s_give_back_held (drover_worker_t *self, int64_t now);
 
 
 //  =========================================================================
@@ -236,6 +261,18 @@ static void
 s_msg_destroy (void **item_p)
 {
     drover_msg_destroy ((drover_msg_t **) item_p);
+}
+
+//  The destructor the held offers' list uses
+static void
+s_held_offer_destroy (void **item_p)
+{
+    s_held_offer_t *held = (s_held_offer_t *) *item_p;
+    if (held) {
+        drover_msg_destroy (&held->offer);
+        free (held);
+        *item_p = NULL;
+    }
 }
 
 
@@ -269,6 +306,9 @@ drover_worker_new (const char *endpoint, const char *id, uint32_t procs, uint64_
     self->pending = zlistx_new ();
     self->held_starts = drover_ring_new (sizeof (s_held_start_t));
     zlistx_set_destructor (self->pending, s_msg_destroy);
+    self->held_offers = zlistx_new ();
+    zlistx_set_destructor (self->held_offers, s_held_offer_destroy);
+    self->hold_max = DROVER_DEFAULT_ACK_TIMEOUT / 4;
     self->procs_of = zhashx_new ();
     self->orphans = zhashx_new ();
     self->backoff = S_BACKOFF_MIN;
@@ -309,6 +349,7 @@ drover_worker_destroy (drover_worker_t **self_p)
     drover_exec_destroy (&self->exec);
     drover_msg_destroy (&self->started_msg);
     zlistx_destroy (&self->pending);
+    zlistx_destroy (&self->held_offers);
     drover_ring_destroy (&self->held_starts);
     zhashx_destroy (&self->procs_of);
     zhashx_destroy (&self->orphans);
@@ -451,6 +492,18 @@ drover_worker_set_user (drover_worker_t *self, const char *name, char **error_p)
 
 
 //  --------------------------------------------------------------------------
+//  Set how many offers the worker holds beyond its free procs, started in
+//  order as procs free (0..DROVER_AHEAD_MAX; more is taken as the most)
+
+void
+drover_worker_set_ahead (drover_worker_t *self, uint32_t ahead)
+{
+    assert (self);
+    self->ahead = ahead < DROVER_AHEAD_MAX? ahead: DROVER_AHEAD_MAX;
+}
+
+
+//  --------------------------------------------------------------------------
 //  Run attempts in-process with handler
 
 void
@@ -548,6 +601,17 @@ drover_worker_tasks_run (drover_worker_t *self)
 {
     assert (self);
     return self->tasks_run;
+}
+
+
+//  --------------------------------------------------------------------------
+//  Return the number of offers held ahead now
+
+size_t
+drover_worker_held (drover_worker_t *self)
+{
+    assert (self);
+    return zlistx_size (self->held_offers);
 }
 
 
@@ -793,15 +857,27 @@ s_send_runs (drover_worker_t *self, uint32_t seq)
 }
 
 
+//  Return the offers ahead we hold, as HELLO says: none with the in-process
+//  handler, which runs each offer in the call that takes it
+static uint32_t
+s_ahead_said (drover_worker_t *self)
+{
+    return self->handler? 0: self->ahead;
+}
+
 //  --------------------------------------------------------------------------
 //  Say WORKER HELLO with what we offer, the attempts still running and
 //  those whose result is not yet acknowledged: the broker must not count
 //  an attempt whose result is on its way as lost (it would run the task
-//  again), so both are "running" for it (PROTOCOL.md §9)
+//  again), so both are "running" for it (PROTOCOL.md §9). Offers held
+//  ahead are neither: a HELLO ends the registration they came in, and
+//  they are dropped with it (the broker puts back what HELLO leaves out).
 
 static void
 s_send_hello (drover_worker_t *self, int64_t now)
 {
+    s_drop_held (self, "registering again");
+    self->ahead_granted = 0;            //  until the WELCOME says again
     drover_msg_t *hello = drover_msg_new (DROVER_MSG_WORKER_HELLO);
     hello->seq = self->hello_seq = s_next_seq (self);
     strcpy (hello->worker, self->id);
@@ -821,6 +897,7 @@ s_send_hello (drover_worker_t *self, int64_t now)
     }
     drover_devicelist_sort (hello->devices, hello->ndevices);
     s_list_attempts (self, hello);
+    hello->ahead = s_ahead_said (self);
     strcpy (hello->state_id, self->state_id);
     strcpy (hello->release, self->release);     //  "": drover's own
     self->registered = false;
@@ -915,6 +992,7 @@ s_connect (drover_worker_t *self, int64_t now)
 static void
 s_disconnect (drover_worker_t *self, int64_t now)
 {
+    s_drop_held (self, "connection dropped");
     drover_poller_set (self->poller, S_DEALER_AT, NULL);
     drover_poller_set (self->poller, S_MONITOR_AT, NULL);
     drover_handshake_destroy (&self->handshake);
@@ -1159,8 +1237,8 @@ s_send_goodbye (drover_worker_t *self)
 
 
 //  --------------------------------------------------------------------------
-//  Timers: reconnect, silence, heartbeat, results to send again, and
-//  leaving once idle
+//  Timers: reconnect, silence, heartbeat, results to send again, offers
+//  held ahead too long, and leaving once idle
 
 static void
 s_tick (drover_worker_t *self, int64_t now)
@@ -1202,6 +1280,7 @@ s_tick (drover_worker_t *self, int64_t now)
     }
     if (self->resend_at && now >= self->resend_at && self->registered)
         s_resend_results (self, now);
+    s_give_back_held (self, now);
     if (self->leaving && self->registered
     &&  (!self->runner || drover_runner_size (self->runner) == 0)
     &&  zlistx_size (self->pending) == 0) {
@@ -1239,6 +1318,9 @@ s_wait_msec (drover_worker_t *self, int64_t now)
     s_held_start_t *held = (s_held_start_t *) drover_ring_head (self->held_starts);
     if (held && held->due < next)
         next = held->due;
+    s_held_offer_t *oldest = (s_held_offer_t *) zlistx_first (self->held_offers);
+    if (oldest && oldest->since + self->hold_max < next)
+        next = oldest->since + self->hold_max;
     return next > now? (long) (next - now): 0;
 }
 
@@ -1253,6 +1335,17 @@ s_wait_msec (drover_worker_t *self, int64_t now)
 //  Results are kept in sending order, each under its own seq, until the
 //  broker answers that seq; the answers mostly come in order, so finding
 //  one is a look at the head of the list.
+//
+//  Offers held ahead (level 9, when the WELCOME grants them): an offer
+//  that comes past our free procs waits in a FIFO, with no STARTED, and
+//  each held offer is in exactly one of these states:
+//    held  --a result frees its proc-->  started (the plain offer path)
+//    held  --hold_max, or LEAVE-->       given back: RESULT RETURNED
+//    held  --TASK KILL-->                ended: RESULT CANCELLED
+//    held  --HELLO, disconnect, new broker state, stop-->  dropped, no
+//                                        RESULT (the broker takes it back)
+//  It never runs twice, and HELLO never lists it: only what runs or has
+//  a RESULT on its way is the broker's to count as ours.
 //  =========================================================================
 
 //  Send a result we keep, if we may talk to the broker now
@@ -1437,17 +1530,20 @@ s_env_array (zlistx_t *env)
     return array;
 }
 
-//  TASK OFFER: acknowledge at once, then start the attempt. An attempt
-//  that ends here and now (a bad body, the in-process handler) is
-//  acknowledged by its RESULT alone (PROTOCOL.md 7.7): one message less
-//  for us and for the broker.
-static void
-s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
+//  Return the procs an offer asks (0 says 1)
+static uint32_t
+s_offer_procs (drover_msg_t *offer)
 {
-    if (self->runner && drover_runner_running (self->runner, offer->task, offer->attempt)) {
-        s_send_started (self, offer->task, offer->attempt);
-        return;                 //  a repeated offer: it runs already
-    }
+    return offer->procs? offer->procs: 1;
+}
+
+//  Start an offer taken now: acknowledge it at once, then start the
+//  attempt. An attempt that ends here and now (a bad body, the in-process
+//  handler) is acknowledged by its RESULT alone (PROTOCOL.md 7.7): one
+//  message less for us and for the broker.
+static void
+s_start_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
+{
     const char *error = NULL;
     int rc = drover_exec_decode (self->exec, offer->body, offer->body_size, &error);
     self->tasks_run++;
@@ -1485,7 +1581,7 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
         return;
     }
     s_say_started (self, offer->task, offer->attempt, offer->ndevices > 0, now);
-    uint32_t procs = offer->procs? offer->procs: 1;
+    uint32_t procs = s_offer_procs (offer);
     if (self->procs_used + procs > self->procs)
         zsys_warning ("worker: offer past free procs task=%" PRIu64 " procs=%u used=%u offered=%u",
                       offer->task, procs, self->procs_used, self->procs);
@@ -1504,10 +1600,171 @@ s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
     zlistx_destroy (&env);
 }
 
+//  Return the handle of the offer held ahead for task, attempt; NULL if none
+static void *
+s_held_find (drover_worker_t *self, uint64_t task, uint32_t attempt)
+{
+    s_held_offer_t *held = (s_held_offer_t *) zlistx_first (self->held_offers);
+    while (held) {
+        if (held->offer->task == task && held->offer->attempt == attempt)
+            return zlistx_cursor (self->held_offers);
+        held = (s_held_offer_t *) zlistx_next (self->held_offers);
+    }
+    return NULL;
+}
+
+//  True if an attempt of procs fits our free procs now (anything fits
+//  while nothing runs)
+static bool
+s_fits (drover_worker_t *self, uint32_t procs)
+{
+    return self->procs_used == 0 || self->procs_used + procs <= self->procs;
+}
+
+//  True if an offer waits in the held FIFO rather than start now: the last
+//  WELCOME lets the broker send us offers ahead and one more has room; the
+//  offer is of the kind it sends so (1 proc, no devices) and does not fit
+//  now. Any other offer starts, past our procs if it must (with a warning),
+//  as before level 9.
+static bool
+s_must_hold (drover_worker_t *self, drover_msg_t *offer)
+{
+    return self->runner && !self->leaving
+        && zlistx_size (self->held_offers) < self->ahead_granted
+        && s_offer_procs (offer) == 1 && offer->ndevices == 0
+        && !s_fits (self, 1);
+}
+
+//  Hold an offer ahead, a copy of it, until a proc frees. No STARTED yet:
+//  that is said when it starts.
+static void
+s_hold_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
+{
+    //  Copied through the codec: the offer is the loop's reused message
+    zframe_t *frame = drover_msg_encode (offer);
+    assert (frame);             //  decoded just now: within every limit
+    s_held_offer_t *held = (s_held_offer_t *) zmalloc (sizeof (s_held_offer_t));
+    held->since = now;
+    held->offer = drover_msg_new (0);
+    int rc = drover_msg_decode (held->offer, zframe_data (frame), zframe_size (frame));
+    assert (rc == 0);
+    zframe_destroy (&frame);
+    zlistx_add_end (self->held_offers, held);
+    if (self->verbose)
+        zsys_debug ("worker: holding task=%" PRIu64 " attempt=%u ahead held=%zu",
+                    offer->task, offer->attempt, zlistx_size (self->held_offers));
+}
+
+//  Start the offers held ahead that fit now, oldest first, each as if it
+//  came now (its STARTED from then). None while leaving: those go back.
+static void
+s_start_held (drover_worker_t *self, int64_t now)
+{
+    s_held_offer_t *held = (s_held_offer_t *) zlistx_first (self->held_offers);
+    while (held && !self->leaving && s_fits (self, s_offer_procs (held->offer))) {
+        drover_msg_t *offer = held->offer;
+        held->offer = NULL;
+        if (self->verbose)
+            zsys_debug ("worker: starting task=%" PRIu64 " attempt=%u held ahead for %" PRId64
+                        " ms", offer->task, offer->attempt, now - held->since);
+        zlistx_delete (self->held_offers, zlistx_cursor (self->held_offers));
+        s_start_offer (self, offer, now);
+        drover_msg_destroy (&offer);
+        held = (s_held_offer_t *) zlistx_first (self->held_offers);
+    }
+}
+
+//  End the offer held ahead at handle without a process: its RESULT
+//  (RETURNED or CANCELLED) is kept and sent as any result, until acknowledged
+static void
+s_end_held (drover_worker_t *self, void *handle, int outcome, const char *reason, int64_t now)
+{
+    s_held_offer_t *held = (s_held_offer_t *) zlistx_handle_item (handle);
+    drover_msg_t *result = drover_msg_new (DROVER_MSG_TASK_RESULT);
+    result->task = held->offer->task;
+    result->attempt = held->offer->attempt;
+    result->outcome = (uint8_t) outcome;
+    result->exit_code = -1;             //  no process: no status
+    drover_msg_set_reason (result, reason);
+    zlistx_delete (self->held_offers, handle);
+    s_result_add (self, result, now);
+}
+
+//  Give back the offers held ahead for hold_max: the tasks running before
+//  them take longer than a quarter of the broker's ack-timeout, and another
+//  worker may be free. Once leaving, every one goes back at once.
+static void
+s_give_back_held (drover_worker_t *self, int64_t now)
+{
+    s_held_offer_t *held = (s_held_offer_t *) zlistx_first (self->held_offers);
+    while (held && (self->leaving || now - held->since >= self->hold_max)) {
+        char reason [DROVER_REASON_MAX];
+        if (self->leaving)
+            snprintf (reason, sizeof reason, "held ahead for %" PRId64 " ms, the worker is "
+                      "leaving: given back", now - held->since);
+        else
+            snprintf (reason, sizeof reason, "held ahead behind running tasks for %" PRId64
+                      " ms: given back", now - held->since);
+        s_end_held (self, zlistx_cursor (self->held_offers), DROVER_OUTCOME_RETURNED, reason,
+                    now);
+        held = (s_held_offer_t *) zlistx_first (self->held_offers);
+    }
+}
+
+//  Forget every offer held ahead, saying no RESULT for them
+static void
+s_drop_held (drover_worker_t *self, const char *why)
+{
+    if (zlistx_size (self->held_offers) == 0)
+        return;
+    zsys_notice ("worker: dropping held=%zu offers held ahead, never started: %s",
+                 zlistx_size (self->held_offers), why);
+    zlistx_purge (self->held_offers);
+}
+
+//  TASK OFFER: start the attempt, or hold it ahead while our procs are
+//  taken (when the broker may send us offers so) until one frees. A
+//  repeated offer of an attempt we run says STARTED again; of one we hold,
+//  nothing: it starts in its turn.
+static void
+s_handle_offer (drover_worker_t *self, drover_msg_t *offer, int64_t now)
+{
+    if (self->runner && drover_runner_running (self->runner, offer->task, offer->attempt)) {
+        s_send_started (self, offer->task, offer->attempt);
+        return;                 //  a repeated offer: it runs already
+    }
+    if (s_held_find (self, offer->task, offer->attempt))
+        return;                 //  a repeated offer: held already
+    if (s_must_hold (self, offer))
+        s_hold_offer (self, offer, now);
+    else
+        s_start_offer (self, offer, now);
+}
+
+//  TASK KILL: an offer held ahead ends at once, CANCELLED, no process run;
+//  a running attempt is stopped, and its RESULT follows once it is reaped
+static void
+s_handle_kill (drover_worker_t *self, drover_msg_t *kill, int64_t now)
+{
+    void *handle = s_held_find (self, kill->task, kill->attempt);
+    if (handle)
+        s_end_held (self, handle, DROVER_OUTCOME_CANCELLED,
+                    "killed while held ahead, before it started", now);
+    else
+    if (self->runner && drover_runner_cancel (self->runner, kill->task, kill->attempt, now) == 0)
+        zsys_info ("worker: killing task=%" PRIu64 " attempt=%u", kill->task, kill->attempt);
+    else
+    if (self->verbose)
+        zsys_debug ("worker: kill of an attempt not running task=%" PRIu64 " attempt=%u",
+                    kill->task, kill->attempt);
+}
+
 //  Collect what the runner finished: give back procs and devices (the
 //  attempt's processes are gone: the runner killed what was left of its
 //  group and cgroup when it reaped it), keep and send results (but drop
-//  those of attempts that belong to a broker state gone by)
+//  those of attempts that belong to a broker state gone by); then start
+//  the offers held ahead that fit the procs freed, after those RESULTs
+//  (the broker frees the procs, then counts the held offer as running)
 static void
 s_collect_results (drover_worker_t *self, int64_t now)
 {
@@ -1530,6 +1787,7 @@ s_collect_results (drover_worker_t *self, int64_t now)
         else
             s_result_add (self, result, now);
     }
+    s_start_held (self, now);
 }
 
 //  The broker's state is not the one our attempts came from (a wiped
@@ -1556,6 +1814,7 @@ s_drop_old_state (drover_worker_t *self, const char *state_id, int64_t now)
     }
     zlistx_purge (self->pending);
     self->resend_at = 0;
+    s_drop_held (self, "they belong to the old state");
 }
 
 //  A broker's interval (and ack-timeout), with the STARTED wait it allows
@@ -1567,6 +1826,9 @@ s_take_pace (drover_worker_t *self, drover_msg_t *welcome)
     //  (a quarter of that at most); one that does not gets it at once
     self->started_wait = welcome->ack_timeout / 4 < S_STARTED_WAIT_MAX? welcome->ack_timeout / 4
                                                                        : S_STARTED_WAIT_MAX;
+    //  An offer held ahead goes back long before the broker's ack timer
+    //  would give up on it (the broker's default, if it does not say)
+    self->hold_max = (welcome->ack_timeout? welcome->ack_timeout: DROVER_DEFAULT_ACK_TIMEOUT) / 4;
 }
 
 //  WELCOME unasked (seq 0, level 8) while registered: the broker's fleet
@@ -1597,6 +1859,10 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
     if (*welcome->state_id)
         strcpy (self->state_id, welcome->state_id);
     s_take_pace (self, welcome);
+    //  Offers ahead only as this broker grants them (level 9; an older one
+    //  says none), and never more than we said
+    self->ahead_granted = welcome->ahead < s_ahead_said (self)? welcome->ahead
+                                                              : s_ahead_said (self);
     self->registered = true;
     self->registrations++;
     self->backoff = S_BACKOFF_MIN;
@@ -1607,9 +1873,9 @@ s_handle_welcome (drover_worker_t *self, drover_msg_t *welcome, int64_t now)
         snprintf (waited, sizeof waited, " waited=%" PRId64 "s",
                   (now - self->unanswered_since) / 1000);
     zsys_notice ("worker: registered broker=%s level=%d id=%s epoch=%" PRIu64 " heartbeat=%u "
-                 "running=%zu unacked=%zu%s", self->endpoint,
+                 "ahead=%u running=%zu unacked=%zu%s", self->endpoint,
                  self->level > 1 && welcome->level? welcome->level: 1, self->id, self->epoch,
-                 self->heartbeat,
+                 self->heartbeat, self->ahead_granted,
                  self->runner? drover_runner_size (self->runner): 0,
                  zlistx_size (self->pending), waited);
     s_resend_results (self, now);
@@ -1773,13 +2039,7 @@ s_handle_message (drover_worker_t *self, drover_msg_t *msg, int64_t now)
             s_handle_offer (self, msg, now);
             break;
         case DROVER_MSG_TASK_KILL:
-            if (self->runner
-            &&  drover_runner_cancel (self->runner, msg->task, msg->attempt, now) == 0)
-                zsys_info ("worker: killing task=%" PRIu64 " attempt=%u", msg->task, msg->attempt);
-            else
-            if (self->verbose)
-                zsys_debug ("worker: kill of an attempt not running task=%" PRIu64 " attempt=%u",
-                            msg->task, msg->attempt);
+            s_handle_kill (self, msg, now);
             break;
         case DROVER_MSG_WORKER_GATHER:
             s_send_runs (self, msg->seq);
@@ -1833,10 +2093,12 @@ s_handle_pipe (drover_worker_t *self, zsock_t *pipe)
     drover_poller_drained (self->poller, S_PIPE_AT);
 }
 
-//  Stop: kill what runs, say GOODBYE (unless we already did), close
+//  Stop: kill what runs, drop what is held ahead, say GOODBYE (unless we
+//  already did), close
 static void
 s_shutdown (drover_worker_t *self, bool said_goodbye)
 {
+    s_drop_held (self, "stopping");
     if (self->runner && drover_runner_size (self->runner)) {
         zsys_notice ("worker: stopping, killing running=%zu", drover_runner_size (self->runner));
         drover_runner_stop_all (self->runner);

@@ -209,6 +209,25 @@ testutil_cluster_log (testutil_cluster_t *self, const char *name)
     return path;
 }
 
+//  Wait until a process's log (testutil_cluster_log) holds needle; false
+//  after timeout msec
+bool
+testutil_cluster_await_log (testutil_cluster_t *self, const char *name, const char *needle,
+                            int timeout)
+{
+    int64_t deadline = zclock_mono () + timeout;
+    while (true) {
+        char *log = testutil_slurp (testutil_cluster_log (self, name));
+        bool found = log && strstr (log, needle);
+        zstr_free (&log);
+        if (found)
+            return true;
+        if (zclock_mono () >= deadline)
+            return false;
+        zclock_sleep (20);          //  polling a file, with a deadline
+    }
+}
+
 //  Open a DEALER to the cluster's broker that says no level: a peer of
 //  level 1, answered with level 1's fields (and whose first request is
 //  its first message, e.g. to be refused for want of connections)

@@ -48,6 +48,12 @@ void
 const char *
     testutil_cluster_log (testutil_cluster_t *self, const char *name);
 
+//  Wait until a process's log (testutil_cluster_log) holds needle; false
+//  after timeout msec
+bool
+    testutil_cluster_await_log (testutil_cluster_t *self, const char *name, const char *needle,
+                                int timeout);
+
 //  Open a DEALER to the cluster's broker that says no level (a peer of
 //  level 1, answered with level 1's fields)
 zsock_t *

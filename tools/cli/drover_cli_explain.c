@@ -177,6 +177,9 @@ s_text (const drover_msg_t *reply, bool group_array, const drover_taskinfo_t *en
             printf (" on %s", reply->worker);
         if (reply->attempt)
             printf (", attempt %u", reply->attempt);
+        if (reply->state == DROVER_TASK_ASSIGNED)
+            printf ("\noffered: not started yet; a worker whose procs are all taken may hold it "
+                    "ahead, to start when a task of its own ends");
         if (ended && ended->end != DROVER_END_NONE)
             printf ("\nended:   %s%s%s", drover_end_name (ended->end),
                     ended->reason? ": ": "", ended->reason? ended->reason: "");

@@ -199,10 +199,11 @@ drover_crew_start (drover_crew_t *self, uint64_t fence, bool listened)
         return -1;
     drover_outbox_t *outbox =
         s_actor_start (self, DROVER_ROUTING_HEALTH, drover_health_actor, NULL, verbose);
-    drover_outbox_say (outbox, "s444444s4", "CONFIGURE", config->heartbeat, config->lost_after,
+    drover_outbox_say (outbox, "s444444s44", "CONFIGURE", config->heartbeat, config->lost_after,
                        config->max_workers, config->heartbeat_rate,
                        drover_health_grace (config->grace, config->heartbeat, config->lost_after),
-                       config->stats_period, config->min_release, config->ack_timeout);
+                       config->stats_period, config->min_release, config->ack_timeout,
+                       config->offer_ahead);
     outbox = s_actor_start (self, DROVER_ROUTING_PROBATION, drover_probation_actor, NULL, verbose);
     s_configure_probation (self, outbox);
     //  schedq and assign trade QUEUE, FREE and ASSIGN for every task: they

@@ -94,6 +94,8 @@ static const s_series_t s_series [DROVER_METRICS] = {
                                           "Attempts put back in the queue (a retry after a failure, its worker lost, a machine failure)" },
     [DROVER_METRIC_PREEMPTED] =         { "drover_tasks_preempted_total", NULL, S_COUNTER,
                                           "Attempts of preemptible tasks stopped to make room for another task" },
+    [DROVER_METRIC_OFFERS_RETURNED] =   { "drover_offers_returned_total", NULL, S_COUNTER,
+                                          "Offers a worker held ahead of its free procs and gave back unstarted (they are queued again)" },
     [DROVER_METRIC_REFUSED_STALE] =     { "drover_reports_refused_total", "code=\"409\"", S_COUNTER, S_REFUSED_HELP },
     [DROVER_METRIC_REFUSED_NOT_FOUND] = { "drover_reports_refused_total", "code=\"404\"", S_COUNTER, S_REFUSED_HELP },
     [DROVER_METRIC_REFUSED_NOT_REGISTERED] = { "drover_reports_refused_total", "code=\"401\"", S_COUNTER, S_REFUSED_HELP },

@@ -75,6 +75,7 @@ typedef enum {
     DROVER_METRIC_ENDED_OOM,                //  failed: the OOM killer, past its memory limit
     DROVER_METRIC_REQUEUED,
     DROVER_METRIC_PREEMPTED,                //  attempts stopped to make room for another task
+    DROVER_METRIC_OFFERS_RETURNED,          //  offers held ahead, given back unstarted (level 9)
     DROVER_METRIC_REFUSED_STALE,            //  409: a result of an attempt no longer current
     DROVER_METRIC_REFUSED_NOT_FOUND,        //  404: a report of a task not known
     DROVER_METRIC_REFUSED_NOT_REGISTERED,   //  401: a report not from the worker's registration

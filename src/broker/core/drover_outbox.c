@@ -456,6 +456,19 @@ drover_outbox_say_free (drover_outbox_t *self, uint64_t task)
 
 
 //  --------------------------------------------------------------------------
+//  Say FREE task for an offer given back unstarted
+
+void
+drover_outbox_say_given_back (drover_outbox_t *self, uint64_t task)
+{
+    assert (self);
+    drover_record_t *record = s_next_record (self, DROVER_RECORD_FREE);
+    record->task = task;
+    record->flags = DROVER_RECORD_FREE_RETURNED;
+}
+
+
+//  --------------------------------------------------------------------------
 //  Return the number of commands not yet flushed
 
 size_t

@@ -52,6 +52,7 @@ typedef enum {
     DROVER_RECORD_RESTORE,      //  RESTORE change: a task the store kept, for assign
     DROVER_RECORD_KINDS         //  one past the last kind
 } drover_record_kind_t;
+#define DROVER_RECORD_FREE_RETURNED 1   //  FREE flags: an offer held ahead, given back unstarted
 
 #define DROVER_RECORD_ROUTE_MAX     32      //  route bytes held inside a record
 #define DROVER_RECORD_LABELS_MAX    64      //  label bytes held inside a record
@@ -192,6 +193,11 @@ void
 //  Say FREE task
 void
     drover_outbox_say_free (drover_outbox_t *self, uint64_t task);
+
+//  Say FREE task for an attempt the worker held ahead and gave back
+//  unstarted (RESULT RETURNED, level 9): flags DROVER_RECORD_FREE_RETURNED
+void
+    drover_outbox_say_given_back (drover_outbox_t *self, uint64_t task);
 
 //  Call fn for each record not yet flushed, in order (it may change what
 //  the record holds, taking and replacing its payload)

@@ -41,12 +41,18 @@
     label's holders, so a thousand idle workers of another pool cost
     nothing), or, for a memory demand alone, at every eligible worker.
 
+    A worker granted offers ahead (its WELCOME) holds that many beyond its
+    free procs and starts them in the order it got them as procs free:
+    when a pass stops for want of free procs, head requests of one proc go
+    there held, their procs charged at the FREE of a running task there
+    (see "Offers held ahead").
+
     The file reads top-down: the records, the orderings, the groups, the
-    queue's requests and the pass; then the workers (add, remove, admin,
-    probation, disk floor, views), the leases of idle capacity to assign,
-    the requests placed outside the queue (affinity), the fleet the
-    reconciler reads, and the views drover_explain reads to say why a
-    task waits.
+    queue's requests, the offers held ahead and the pass; then the workers
+    (add, remove, admin, probation, disk floor, views), the leases of idle
+    capacity to assign, the requests placed outside the queue (affinity),
+    the fleet the reconciler reads, and the views drover_explain reads to
+    say why a task waits.
     =========================================================================
 */
 
@@ -62,7 +68,7 @@
 //  The most procs a request records: more than any worker offers (an
 //  agent offers at most 65536), so a demand past it, which no worker can
 //  hold, is recorded as it and still fits none
-#define S_PROCS_MAX     ((1u << 29) - 1)
+#define S_PROCS_MAX     ((1u << 28) - 1)
 
 
 //  ---------------------------------------------------------------------
@@ -77,8 +83,10 @@ typedef struct {
                                 //  increasing order at submit: it is the arrival order
     drover_demand_t *demand;    //  memory and labels demanded (a reference)
     int32_t priority;           //  lower runs first
-    uint32_t procs : 29;        //  procs demanded, >= 1, at most S_PROCS_MAX
+    uint32_t procs : 28;        //  procs demanded, >= 1, at most S_PROCS_MAX
     uint32_t assigned : 1;      //  assigned to worker; else queued, in group
+    uint32_t ahead : 1;         //  assigned: held ahead there, not started: its procs,
+                                //  memory not charged (in the worker's ahead_tasks)
     uint32_t preempted : 1;     //  assigned: being stopped for another request
     uint32_t reserving : 1;     //  queued: a worker is reserved for it (s_reserved)
     uint32_t index;             //  queued: in its group's heap (DROVER_IDHEAP_NOWHERE while
@@ -169,6 +177,12 @@ typedef struct {
     uint64_t lease_mem;         //  memory the lease still holds (counted in mem_used)
     bool lease_revoked;         //  told to revoke it: waiting for its RETURN
     bool lease_void;            //  changed since the lease was made: revoke it
+    uint32_t ahead;             //  offers it may hold beyond its free procs, 0 none
+    uint32_t *ahead_tasks;      //  handles of its requests held ahead, oldest first
+    size_t nahead;              //  entries in ahead_tasks
+    size_t ahead_capacity;      //  entries allocated in ahead_tasks
+    bool ahead_blocked;         //  gave one back: holds no more until a running one frees
+    uint32_t open_at;           //  index in self->ahead_open, or DROVER_IDHEAP_NOWHERE
     void *handle;               //  its node in self->order
 } s_worker_t;
 
@@ -200,6 +214,7 @@ struct _drover_schedq_t {
     size_t nreservations;       //  entries in reservations
     size_t reservations_capacity;   //  entries allocated in reservations
     s_list_t leased;            //  workers whose capacity is lent to assign
+    s_list_t ahead_open;        //  workers with room to hold one more request ahead
     uint64_t lease_numbers;     //  leases made so far, the last lease id
     uint32_t max_leases;        //  leases out at once, at most; 0 lends nothing
     bool waiting_outside;       //  requests wait outside the queue (affinity): lend
@@ -319,6 +334,7 @@ s_worker_clear (s_worker_t *worker)
     free (worker->devices);
     free (worker->devices_used);
     free (worker->tasks);
+    free (worker->ahead_tasks);
     free (worker->labels);
     free (worker->label_text);
     free (worker->id);
@@ -367,6 +383,9 @@ s_worker_refresh (drover_schedq_t *self, uint32_t handle)
 static void s_release (drover_schedq_t *self, uint32_t worker_handle);
 static void s_drop_lease (drover_schedq_t *self, uint32_t worker_handle);
 static void s_list_add (s_list_t *list, uint32_t handle);
+static void s_ahead_drop (drover_schedq_t *self, s_worker_t *worker, uint32_t handle);
+static void s_ahead_start (drover_schedq_t *self, s_worker_t *worker);
+static void s_ahead_recount (drover_schedq_t *self, uint32_t worker_handle);
 
 //  ---------------------------------------------------------------------
 //  Orderings
@@ -838,6 +857,7 @@ drover_schedq_destroy (drover_schedq_t **self_p)
         free (self->parked.handles);
         free (self->blocked.handles);
         free (self->leased.handles);
+        free (self->ahead_open.handles);
         free (self->reservations);
         free (self);
         *self_p = NULL;
@@ -994,28 +1014,68 @@ drover_schedq_remove (drover_schedq_t *self, uint64_t task)
     return 0;
 }
 
-//  Give back an assigned task's procs and memory
-const char *
-drover_schedq_free (drover_schedq_t *self, uint64_t task)
+//  End an assigned task's attempt: give back what it holds (one held
+//  ahead holds no procs), count it out of the fair share, take it off its
+//  worker. The procs a running one frees start the worker's held ones;
+//  one given back unstarted (returned) keeps the worker from holding more.
+//  Returns the worker's id, or NULL if the task held none.
+static const char *
+s_end (drover_schedq_t *self, uint64_t task, bool returned)
 {
-    assert (self);
     uint32_t handle = drover_slab_find (self->requests, task);
     s_request_t *request = handle? s_request (self, handle): NULL;
     if (!request || !request->assigned)
         return NULL;            //  holds nothing
-    s_worker_t *worker = s_worker (self, request->worker);
-    worker->used -= request->procs;
-    worker->mem_used -= request->demand->mem;
-    s_devices_take (worker, request->demand, -1);
+    uint32_t worker_handle = request->worker;
+    s_worker_t *worker = s_worker (self, worker_handle);
+    bool held = request->ahead;
+    if (held)
+        s_ahead_drop (self, worker, handle);
+    else {
+        worker->used -= request->procs;
+        worker->mem_used -= request->demand->mem;
+        s_devices_take (worker, request->demand, -1);
+    }
     s_account (self, request, -1);
     s_wake_held (self, request->demand->owner);
     //  The last task takes its slot
     uint32_t last = worker->tasks [--worker->ntasks];
     worker->tasks [request->index] = last;
     s_request (self, last)->index = request->index;
-    s_worker_refresh (self, request->worker);
     s_forget (self, handle);
+    if (!held)
+        s_ahead_start (self, worker);
+    if (returned)
+        worker->ahead_blocked = true;
+    s_ahead_recount (self, worker_handle);
+    s_worker_refresh (self, worker_handle);
     return worker->id;
+}
+
+//  Give back an assigned task's procs and memory
+const char *
+drover_schedq_free (drover_schedq_t *self, uint64_t task)
+{
+    assert (self);
+    return s_end (self, task, false);
+}
+
+//  Free a task its worker gave back unstarted, and hold nothing more ahead
+//  there until a running task frees
+const char *
+drover_schedq_give_back (drover_schedq_t *self, uint64_t task)
+{
+    assert (self);
+    return s_end (self, task, true);
+}
+
+//  Return true if the task is held ahead on its worker
+bool
+drover_schedq_held_ahead (drover_schedq_t *self, uint64_t task)
+{
+    assert (self);
+    uint32_t handle = drover_slab_find (self->requests, task);
+    return handle && s_request (self, handle)->ahead;
 }
 
 
@@ -1263,8 +1323,9 @@ s_victims_on (drover_schedq_t *self, s_worker_t *worker, drover_victims_need_t *
     size_t count = 0;
     for (uint32_t slot = 0; slot < worker->ntasks; slot++) {
         s_request_t *task = s_request (self, worker->tasks [slot]);
-        if (!(task->demand->flags & DROVER_SUBMIT_PREEMPTIBLE) || task->preempted)
-            continue;           //  never stopped, or being stopped already
+        if (!(task->demand->flags & DROVER_SUBMIT_PREEMPTIBLE) || task->preempted
+        ||  task->ahead)
+            continue;           //  never stopped, being stopped already, or not started
         bool below;
         drover_victims_task_t *entry = &tasks [count];
         *entry = (drover_victims_task_t) {
@@ -1343,6 +1404,180 @@ drover_schedq_set_preemption (drover_schedq_t *self, uint32_t max, drover_schedq
     self->preempt_arg = arg;
 }
 
+
+//  ---------------------------------------------------------------------
+//  Offers held ahead
+//
+//  A worker granted ahead holds up to that many offers beyond its free
+//  procs, in a FIFO, and starts them in the order it got them as soon as
+//  each fits its free procs (after it collected a result): offers and
+//  results travel on one connection, so the queue can follow it. A held
+//  request is assigned there (in its tasks, counted in the fair share as
+//  any placed one) but its procs and memory are charged only when a
+//  running task there frees and it starts. One given back unstarted
+//  (RESULT RETURNED) keeps the worker from holding more until a running
+//  task there frees, so that an offer does not go back and forth between
+//  busy workers. The workers with room ahead are listed (ahead_open): a
+//  pass that finds none pays nothing for it.
+
+//  Keep a worker on self->ahead_open while it may hold one more request
+//  ahead (held fewer than granted, not blocked), after any of that changed
+static void
+s_ahead_recount (drover_schedq_t *self, uint32_t worker_handle)
+{
+    s_worker_t *worker = s_worker (self, worker_handle);
+    bool open = worker->nahead < worker->ahead && !worker->ahead_blocked;
+    s_list_t *list = &self->ahead_open;
+    if (open && worker->open_at == DROVER_IDHEAP_NOWHERE) {
+        worker->open_at = (uint32_t) list->count;
+        s_list_add (list, worker_handle);
+    }
+    else
+    if (!open && worker->open_at != DROVER_IDHEAP_NOWHERE) {
+        uint32_t last = list->handles [--list->count];
+        list->handles [worker->open_at] = last;
+        s_worker (self, last)->open_at = worker->open_at;
+        worker->open_at = DROVER_IDHEAP_NOWHERE;
+    }
+}
+
+//  Take a request held ahead off its worker's FIFO, keeping the others'
+//  order (a FIFO holds DROVER_AHEAD_MAX at most)
+static void
+s_ahead_drop (drover_schedq_t *self, s_worker_t *worker, uint32_t handle)
+{
+    for (size_t index = 0; index < worker->nahead; index++)
+        if (worker->ahead_tasks [index] == handle) {
+            memmove (worker->ahead_tasks + index, worker->ahead_tasks + index + 1,
+                     (worker->nahead - index - 1) * sizeof (uint32_t));
+            worker->nahead--;
+            break;
+        }
+    s_request (self, handle)->ahead = 0;
+}
+
+//  A running task on a worker ended: its requests held ahead start, oldest
+//  first, while its free procs hold them, as the worker starts them, and
+//  are charged now; it may hold ahead again
+static void
+s_ahead_start (drover_schedq_t *self, s_worker_t *worker)
+{
+    size_t started = 0;
+    while (started < worker->nahead) {
+        s_request_t *request = s_request (self, worker->ahead_tasks [started]);
+        if (request->procs > s_free_procs (worker))
+            break;              //  the rest wait for the next to end
+        request->ahead = 0;
+        worker->used += request->procs;
+        worker->mem_used += request->demand->mem;
+        started++;
+    }
+    worker->nahead -= started;
+    memmove (worker->ahead_tasks, worker->ahead_tasks + started,
+             worker->nahead * sizeof (uint32_t));
+    worker->ahead_blocked = false;
+}
+
+//  Let a worker hold offers ahead
+int
+drover_schedq_set_ahead (drover_schedq_t *self, const char *id, uint32_t ahead)
+{
+    assert (self);
+    uint32_t handle;
+    s_worker_t *worker = s_worker_find (self, id, &handle);
+    if (!worker)
+        return -1;              //  unknown worker
+    worker->ahead = ahead < DROVER_AHEAD_MAX? ahead: DROVER_AHEAD_MAX;
+    s_ahead_recount (self, handle);
+    return 0;
+}
+
+//  Return the worker to hold a request ahead, or 0: an eligible one that
+//  could hold it, with no free procs (else the pass placed it there), room
+//  ahead and the memory it asks free; the one holding the fewest, then as
+//  the eligible heap orders them. A scan of the workers with room ahead.
+static uint32_t
+s_ahead_target (drover_schedq_t *self, const s_request_t *request)
+{
+    uint32_t best = 0;
+    for (size_t index = 0; index < self->ahead_open.count; index++) {
+        uint32_t handle = self->ahead_open.handles [index];
+        s_worker_t *worker = s_worker (self, handle);
+        if (worker->index == DROVER_IDHEAP_NOWHERE || s_free_procs (worker)
+        ||  request->demand->mem > s_free_mem (worker)
+        ||  !s_could_hold (worker, request->procs, request->demand))
+            continue;
+        s_worker_t *other = best? s_worker (self, best): NULL;
+        if (!other || worker->nahead < other->nahead
+        ||  (worker->nahead == other->nahead && s_worker_less (worker, other)))
+            best = handle;
+    }
+    return best;
+}
+
+//  Return the head request of the queue (something is queued): the head
+//  of the head group of the owner the fair share serves next; sets
+//  *group_p to its group
+static uint32_t
+s_head (drover_schedq_t *self, uint32_t *group_p)
+{
+    uint32_t owner = drover_slab_find (self->owner_pool,
+                                       drover_fairshare_next (self->fairshare, NULL));
+    *group_p = drover_idheap_top (s_owner (self, owner)->heap);
+    return drover_idheap_top (s_group (self, *group_p)->heap);
+}
+
+//  Park the head request's group if its owner or account is at a running
+//  quota: it waits, costing passes nothing, until they free. True if so.
+static bool
+s_parked_at_quota (drover_schedq_t *self, uint32_t handle, uint32_t group)
+{
+    s_request_t *request = s_request (self, handle);
+    if (s_within_quota (self, request))
+        return false;
+    if (request->reserving)
+        s_release (self, s_reserved (self, handle));
+    s_park (self, group, S_GROUP_QUOTA);
+    return true;
+}
+
+//  After a pass stopped for want of free procs: place head requests held
+//  ahead, in the pass's order, and stop at the first that cannot go (more
+//  than one proc, devices, a reservation, or no worker). Returns how many.
+static int
+s_ahead_pass (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg)
+{
+    int placed = 0;
+    while (self->ahead_open.count && self->queued_groups) {
+        uint32_t group;
+        uint32_t handle = s_head (self, &group);
+        if (s_parked_at_quota (self, handle, group))
+            continue;
+        s_request_t *request = s_request (self, handle);
+        if (request->procs != 1 || request->demand->ndevices || request->reserving)
+            break;              //  it waits for procs to free
+        uint32_t target = s_ahead_target (self, request);
+        if (!target)
+            break;              //  no worker may hold it ahead
+        s_dequeue (self, handle);
+        s_attach (self, handle, target);
+        request = s_request (self, handle);
+        request->ahead = 1;
+        s_worker_t *worker = s_worker (self, target);
+        s_append (&worker->ahead_tasks, &worker->nahead, &worker->ahead_capacity, handle);
+        s_account (self, request, 1);
+        s_ahead_recount (self, target);
+        if (fn)
+            fn (request->task, worker->id, arg);
+        placed++;
+    }
+    return placed;
+}
+
+
+//  ---------------------------------------------------------------------
+//  The pass, continued
+
 //  Run one scheduling pass; fn must not change the queue
 int
 drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg)
@@ -1365,23 +1600,17 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
             index++;
     }
     uint32_t looked = 0;        //  requests looked past: reservations made
+    bool full = false;          //  stopped for want of free procs
     while (self->queued_groups) {
         uint32_t top = drover_idheap_top (self->eligible);
         uint32_t room = top? s_free_procs (s_worker (self, top)): 0;
         s_size_t *fewest = (s_size_t *) drover_slab_get (self->sizes, drover_idheap_top (self->fewest));
         //  The owner the fair share serves next, and its head group
-        uint32_t owner = drover_slab_find (self->owner_pool,
-                                           drover_fairshare_next (self->fairshare, NULL));
-        uint32_t group = drover_idheap_top (s_owner (self, owner)->heap);
-        uint32_t handle = drover_idheap_top (s_group (self, group)->heap);
-        s_request_t *request = s_request (self, handle);
-        if (!s_within_quota (self, request)) {
-            //  Its owner or account is at a quota: it waits until they free
-            if (request->reserving)
-                s_release (self, s_reserved (self, handle));
-            s_park (self, group, S_GROUP_QUOTA);
+        uint32_t group;
+        uint32_t handle = s_head (self, &group);
+        if (s_parked_at_quota (self, handle, group))
             continue;
-        }
+        s_request_t *request = s_request (self, handle);
         //  When the least loaded worker is full (all are), or nothing still
         //  queued fits it, nothing can be placed: go on only while the head
         //  could take over a reservation made for a request ranked after it
@@ -1390,6 +1619,7 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
                 s_shelve (self, handle);    //  it waits for what it stopped to end
                 continue;
             }
+            full = true;
             break;
         }
         uint32_t target = 0;
@@ -1423,6 +1653,9 @@ drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg
         if (++looked >= self->max_shelve)
             break;              //  looked past enough for one pass
     }
+    //  What is shelved (reserving) stays aside: the rest may go ahead
+    if (full)
+        placed += s_ahead_pass (self, fn, arg);
     s_unshelve (self);
     return placed;
 }
@@ -1500,6 +1733,7 @@ drover_schedq_add_worker (drover_schedq_t *self, const char *id, uint32_t procs,
         assert (worker->id);
         worker->admin = DROVER_ADMIN_RUN;
         worker->index = DROVER_IDHEAP_NOWHERE;
+        worker->open_at = DROVER_IDHEAP_NOWHERE;
         zhashx_insert (self->workers, id, (void *) (uintptr_t) handle);
         worker->handle = zlistx_add_end (self->order, (void *) (uintptr_t) handle);
         rc = 0;
@@ -1649,6 +1883,9 @@ drover_schedq_remove_worker (drover_schedq_t *self, const char *id,
         s_wake_held (self, s_request (self, request)->demand->owner);
         s_forget (self, request);
     }
+    worker->nahead = 0;         //  those held ahead went with the rest
+    worker->ahead = 0;
+    s_ahead_recount (self, handle);
     drover_demands_unindex (self->demands, worker->labels, worker->nlabels, handle);
     zlistx_delete (self->order, worker->handle);
     zhashx_delete (self->workers, id);
@@ -1832,6 +2069,8 @@ drover_schedq_lookup (drover_schedq_t *self, const char *id, drover_schedq_view_
     view->devices_used = worker->devices_used;
     view->ndevices = worker->ndevices;
     view->lease = worker->lease;
+    view->ahead = worker->ahead;
+    view->held = worker->nahead;
     return 0;
 }
 

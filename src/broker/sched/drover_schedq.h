@@ -20,8 +20,12 @@
     runs there or elsewhere, is cancelled, or the worker goes or stops being
     eligible. Requests that no eligible worker could ever hold are parked
     until one comes: they cost a pass nothing. A pass goes on until no free
-    procs are left or nothing queued could use them. A plain class: no
-    threads, no I/O, no clock.
+    procs are left or nothing queued could use them. Then, if some worker
+    was granted offers held ahead (drover_schedq_set_ahead), the head
+    requests that ask one proc, no devices and memory such a worker has
+    free go there held: placed, counted in the fair share, their procs not
+    charged until a running task there frees (the worker starts them in
+    the order it got them). A plain class: no threads, no I/O, no clock.
     =========================================================================
 */
 
@@ -77,6 +81,9 @@ typedef struct {
     const drover_device_t *devices;     //  its counted devices, by name
     const uint32_t *devices_used;       //  of each, how many its tasks hold
     size_t ndevices;            //  entries in devices and devices_used
+    uint32_t ahead;             //  offers it may hold beyond its free procs, 0 none
+    size_t held;                //  of its tasks, those held ahead (not started, not
+                                //  counted in procs_used nor mem_used)
 } drover_schedq_view_t;
 
 //  A queued request as drover_explain reads it
@@ -244,13 +251,42 @@ void
 int
     drover_schedq_remove (drover_schedq_t *self, uint64_t task);
 
-//  Give back an assigned task's procs and memory. Returns the id of the
-//  worker it held (borrowed), or NULL if it held none.
+//  Give back an assigned task's procs and memory (a task held ahead has
+//  none charged). The procs a running task frees start the tasks held
+//  ahead on its worker, oldest first, charged then, as the worker starts
+//  them. Returns the id of the worker it held (borrowed), or NULL if it
+//  held none.
 const char *
     drover_schedq_free (drover_schedq_t *self, uint64_t task);
 
-//  Run one scheduling pass, calling fn for each placement. Returns how
-//  many requests were placed.
+//  Let a worker hold up to ahead offers beyond its free procs (what its
+//  WELCOME granted, at most DROVER_AHEAD_MAX; 0, the default: none). Fewer
+//  than it holds now keeps those. Returns 0, or -1 if the worker is
+//  unknown.
+int
+    drover_schedq_set_ahead (drover_schedq_t *self, const char *id, uint32_t ahead);
+
+//  Free a task its worker gave back unstarted (an offer held ahead), as
+//  drover_schedq_free does, and hold nothing more ahead on that worker
+//  until a running task there frees (no offer goes back and forth
+//  between busy workers). Returns the worker's id (borrowed), or NULL if
+//  it held none.
+const char *
+    drover_schedq_give_back (drover_schedq_t *self, uint64_t task);
+
+//  Return true if the task is held ahead on its worker: placed there, not
+//  yet started, its procs not charged
+bool
+    drover_schedq_held_ahead (drover_schedq_t *self, uint64_t task);
+
+//  Run one scheduling pass, calling fn for each placement. When it stops
+//  because no free procs are left for its head request (after trying
+//  preemption for it), it places ahead: while the head request asks one
+//  proc, no devices and memory that a worker's free memory holds, is
+//  within its quotas and reserves no worker, it goes held to the eligible
+//  worker with no free procs, room ahead and its labels that holds the
+//  fewest, not one that gave an offer back since its last running task
+//  freed. Returns how many requests were placed, held ones included.
 int
     drover_schedq_run (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg);
 

@@ -1475,10 +1475,43 @@ drover_assign_result (drover_assign_t *self, drover_msg_t *msg, const char **rea
     return DROVER_CODE_OK;
 }
 
+//  RESULT RETURNED (level 9): an offer the worker held ahead of its free
+//  procs went back unstarted, as the worker does when it held it a
+//  quarter of the ack-timeout behind running tasks. Nothing ran: the task
+//  goes back to its place in the queue, no retry used, the worker neither
+//  blamed nor credited; a cancel said meanwhile ends it instead.
+static void
+s_given_back (drover_assign_t *self, drover_taskrecord_t *task, const char *worker)
+{
+    drover_taskrun_t *run = task->run;          //  current: it has one
+    drover_taskworker_detach (run->worker, task);
+    drover_taskactions_tell (self->actions, DROVER_ACTION_FREE, task, worker, NULL)->flags
+        = DROVER_FREE_RETURNED;
+    run->preempting = false;
+    if (run->cancel) {
+        s_finish (self, task, DROVER_TASK_CANCELLED,
+                  drover_taskresult_new (worker, "cancelled before it started"));
+        return;
+    }
+    char reason [DROVER_REASON_MAX + 1];
+    snprintf (reason, sizeof reason, "returned: held ahead on %s behind its running tasks",
+              worker);
+    s_keep_attempt (self, task, worker, reason);
+    s_set_state (self, task, DROVER_TASK_QUEUED);
+    run->offered_at = run->started_at = 0;      //  no current attempt until the next offer
+    drover_taskactions_tell (self->actions, DROVER_ACTION_EVENT, task, worker, reason)->topic
+        = "task.requeued";
+    drover_taskactions_queue (self->actions, task);
+}
+
 //  End the current attempt of a task with its RESULT
 static void
 s_take_result (drover_assign_t *self, drover_taskrecord_t *task, drover_msg_t *msg)
 {
+    if (msg->outcome == DROVER_OUTCOME_RETURNED) {
+        s_given_back (self, task, msg->worker);
+        return;
+    }
     if (msg->outcome == DROVER_OUTCOME_MACHINE_FAILED) {
         //  The worker could not start it for want of something of its own
         char text [DROVER_REASON_MAX + 1];

@@ -36,11 +36,14 @@ typedef struct _drover_assign_t drover_assign_t;
 #define DROVER_ASSIGN_MAX_WAITERS    4000000     //  waiters on all tasks, at most
 #define DROVER_ASSIGN_SUMMARY_MAX    80          //  bytes of argv in a TASK TABLE row
 
+#define DROVER_FREE_RETURNED         1           //  FREE's flags: given back unstarted (level 9)
+
 //  What the caller should do, in the order the table decided it
 typedef enum {
     DROVER_ACTION_QUEUE = 1,        //  schedq: QUEUE task priority procs mem labels
     DROVER_ACTION_DEQUEUE = 2,      //  schedq: DEQUEUE task
-    DROVER_ACTION_FREE = 3,         //  schedq: FREE task
+    DROVER_ACTION_FREE = 3,         //  schedq: FREE task (flags DROVER_FREE_RETURNED: an
+                                    //  offer held ahead, given back unstarted)
     DROVER_ACTION_SUCCESS = 4,      //  probation: SUCCESS worker
     DROVER_ACTION_FAILURE = 5,      //  the host failed: probation FAILURE and schedq PROBATION
     DROVER_ACTION_OFFER = 6,        //  SEND TASK OFFER to route (worker)
