@@ -1472,9 +1472,11 @@ s_ahead_start (drover_schedq_t *self, s_worker_t *worker)
         worker->mem_used += request->demand->mem;
         started++;
     }
-    worker->nahead -= started;
-    memmove (worker->ahead_tasks, worker->ahead_tasks + started,
-             worker->nahead * sizeof (uint32_t));
+    if (started) {              //  (none held: ahead_tasks may be NULL)
+        worker->nahead -= started;
+        memmove (worker->ahead_tasks, worker->ahead_tasks + started,
+                 worker->nahead * sizeof (uint32_t));
+    }
     worker->ahead_blocked = false;
 }
 
