@@ -193,14 +193,14 @@ test_gone_workers_listed (void **state)
     assert_true ((int64_t) row->since >= before);
     drover_msg_destroy (&table);
     //  At most one gone row: the oldest (beta) goes
-    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 1);
+    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 3600000, 1, 0);
     table = testutil_schedq_list_only (actor, 4);
     assert_int_equal (table->nrows, 2);
     testutil_schedq_row (table, "alpha");
     testutil_schedq_row (table, "gamma");
     drover_msg_destroy (&table);
     //  keep-gone 0: none is listed
-    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 0, 10);
+    zsock_send (actor, "s444444", "CONFIGURE", 100, 0, 0, 0, 10, 0);
     table = testutil_schedq_list_only (actor, 5);
     assert_int_equal (table->nrows, 1);
     testutil_schedq_row (table, "alpha");
