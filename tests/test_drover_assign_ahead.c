@@ -10,16 +10,25 @@
 
 #include "testutil_assign.h"
 
+//  Submit a task of retries on a table with one worker, alpha, and offer
+//  it there as attempt 1; returns its id
+static uint64_t
+s_offered (drover_assign_t *table, uint32_t retries)
+{
+    testutil_assign_up (table, "alpha", TESTUTIL_ALPHA_ROUTE);
+    uint64_t task = testutil_assign_submit (table, retries, DROVER_SUBMIT_NOTIFY);
+    testutil_take_actions (table);
+    testutil_assign_offer (table, task, "alpha", 0, 1);
+    return task;
+}
+
 //  A given-back offer is queued again as it was: attempt kept with the
 //  reason, retries untouched, then run as the next attempt
 static void
 test_returned_requeues (void **state)
 {
     drover_assign_t *table = drover_assign_new ();
-    testutil_assign_up (table, "alpha", TESTUTIL_ALPHA_ROUTE);
-    uint64_t task = testutil_assign_submit (table, 1, DROVER_SUBMIT_NOTIFY);
-    testutil_take_actions (table);
-    testutil_assign_offer (table, task, "alpha", 0, 1);
+    uint64_t task = s_offered (table, 1);
     assert_int_equal (testutil_assign_result (table, task, "alpha", 1, DROVER_OUTCOME_RETURNED,
                                               -1, ""), 200);
     testutil_actions_t *actions = testutil_take_actions (table);
@@ -63,10 +72,7 @@ static void
 test_returned_after_cancel_ends_it (void **state)
 {
     drover_assign_t *table = drover_assign_new ();
-    testutil_assign_up (table, "alpha", TESTUTIL_ALPHA_ROUTE);
-    uint64_t task = testutil_assign_submit (table, 0, DROVER_SUBMIT_NOTIFY);
-    testutil_take_actions (table);
-    testutil_assign_offer (table, task, "alpha", 0, 1);
+    uint64_t task = s_offered (table, 0);
     const char *reason;
     assert_int_equal (drover_assign_cancel (table, task, &reason), 200);
     testutil_take_actions (table);

@@ -4,8 +4,9 @@
     waits, with no STARTED, until the running task's RESULT, then starts;
     held too long (a quarter of the WELCOME's ack-timeout) it goes back as
     RESULT RETURNED, as it does at once on LEAVE; killed it ends CANCELLED
-    at once, and a new HELLO drops it without listing it. A WELCOME of level 8 grants nothing: the
-    worker runs past its procs, as before level 9.
+    at once, and a new HELLO drops it without listing it. A WELCOME of
+    level 8 grants nothing: the worker runs past its procs, as before
+    level 9.
 
     The broker is played by the test (testutil_fakebroker): a ROUTER on
     loopback, the worker's real sockets, real child processes. Messages
@@ -156,6 +157,40 @@ s_leave (testutil_fakebroker_t *broker, uint64_t started, uint64_t acked)
     assert_int_equal (drover_worker_held (broker->worker), 0);
 }
 
+//  Expect the next message (not a heartbeat), within timeout msec, to be
+//  the RESULT that ends held offer task without a process: outcome, first
+//  attempt, no status, no signal, no run time, a reason holding needle.
+//  Returns it, for the caller to check more and answer.
+static drover_msg_t *
+s_expect_held_end (testutil_fakebroker_t *broker, uint64_t task, int outcome,
+                   const char *needle, int timeout)
+{
+    drover_msg_t *result = s_recv (broker, timeout);
+    assert_non_null (result);
+    assert_int_equal (result->id, DROVER_MSG_TASK_RESULT);
+    assert_true (result->task == task);
+    assert_int_equal (result->attempt, 1);
+    assert_int_equal (result->outcome, outcome);
+    assert_int_equal (result->exit_code, -1);
+    assert_int_equal (result->signal, 0);
+    assert_int_equal (result->duration, 0);
+    assert_non_null (result->reason);
+    assert_non_null (strstr (result->reason, needle));
+    return result;
+}
+
+//  Kill the running task 1, expect its RESULT, LEAVE with one offer
+//  started and acked results acknowledged, and check the held offer's
+//  marker script in dir never ran
+static void
+s_kill_first_and_leave (testutil_fakebroker_t *broker, const char *dir, uint64_t acked)
+{
+    s_kill (broker, 1);
+    s_expect_outcome (broker, 1, DROVER_OUTCOME_CANCELLED);
+    s_leave (broker, 1, acked);
+    assert_false (s_marker_ran (dir));
+}
+
 //  One proc, one offer ahead: the second offer is held (nothing said of
 //  it) until the first task's RESULT, then starts and runs
 static void
@@ -186,26 +221,14 @@ test_held_offer_given_back_after_a_quarter_ack_timeout (void **state)
     testutil_fakebroker_offer_started (broker, 1, 1, "sleep 10", 0);
     int64_t offered = zclock_mono ();
     testutil_fakebroker_offer (broker, 2, 1, script, 0);
-    drover_msg_t *result = s_recv (broker, 5000);
+    drover_msg_t *result = s_expect_held_end (broker, 2, DROVER_OUTCOME_RETURNED,
+                                              "held ahead behind running tasks for ", 5000);
     int64_t held = zclock_mono () - offered;
-    assert_non_null (result);
-    assert_int_equal (result->id, DROVER_MSG_TASK_RESULT);
-    assert_true (result->task == 2);
-    assert_int_equal (result->attempt, 1);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_RETURNED);
-    assert_int_equal (result->exit_code, -1);
-    assert_int_equal (result->signal, 0);
-    assert_int_equal (result->duration, 0);
-    assert_non_null (result->reason);
-    assert_non_null (strstr (result->reason, "held ahead behind running tasks for "));
     assert_non_null (strstr (result->reason, " ms: given back"));
     assert_true (held >= S_ACK_SHORT / 4);
     assert_true (held < 5000);
     testutil_fakebroker_answer (broker, &result, DROVER_CODE_OK);
-    s_kill (broker, 1);
-    s_expect_outcome (broker, 1, DROVER_OUTCOME_CANCELLED);
-    s_leave (broker, 1, 2);
-    assert_false (s_marker_ran (dir));
+    s_kill_first_and_leave (broker, dir, 2);
     testutil_fakebroker_destroy (&broker);
 }
 
@@ -223,20 +246,12 @@ test_kill_of_held_offer_cancels_at_once (void **state)
     testutil_fakebroker_offer (broker, 2, 1, script, 0);
     int64_t killed = zclock_mono ();
     s_kill (broker, 2);
-    drover_msg_t *result = s_recv (broker, 5000);
-    assert_non_null (result);
+    drover_msg_t *result = s_expect_held_end (broker, 2, DROVER_OUTCOME_CANCELLED,
+                                              "", 5000);
     assert_true (zclock_mono () - killed < S_ACK_LONG / 4);     //  not the give-back
-    assert_int_equal (result->id, DROVER_MSG_TASK_RESULT);
-    assert_true (result->task == 2);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_CANCELLED);
-    assert_int_equal (result->exit_code, -1);
-    assert_int_equal (result->signal, 0);
     assert_string_equal (result->reason, "killed while held ahead, before it started");
     testutil_fakebroker_answer (broker, &result, DROVER_CODE_OK);
-    s_kill (broker, 1);
-    s_expect_outcome (broker, 1, DROVER_OUTCOME_CANCELLED);
-    s_leave (broker, 1, 2);
-    assert_false (s_marker_ran (dir));
+    s_kill_first_and_leave (broker, dir, 2);
     testutil_fakebroker_destroy (&broker);
 }
 
@@ -258,10 +273,7 @@ test_held_offer_dropped_on_hello_again (void **state)
     drover_msg_t *hello = s_expect_hello (broker, 1, 1);
     s_welcome (broker, hello, DROVER_MSG_LEVEL, 1, S_ACK_LONG);
     drover_msg_destroy (&hello);
-    s_kill (broker, 1);
-    s_expect_outcome (broker, 1, DROVER_OUTCOME_CANCELLED);
-    s_leave (broker, 1, 1);
-    assert_false (s_marker_ran (dir));
+    s_kill_first_and_leave (broker, dir, 1);
     testutil_fakebroker_destroy (&broker);
 }
 
@@ -278,12 +290,8 @@ test_held_offer_given_back_on_leave (void **state)
     testutil_fakebroker_offer (broker, 2, 1, script, 0);
     drover_msg_t *leave = drover_msg_new (DROVER_MSG_WORKER_LEAVE);
     testutil_fakebroker_send (broker, &leave);
-    drover_msg_t *result = s_recv (broker, 5000);
-    assert_non_null (result);
-    assert_int_equal (result->id, DROVER_MSG_TASK_RESULT);
-    assert_true (result->task == 2);
-    assert_int_equal (result->outcome, DROVER_OUTCOME_RETURNED);
-    assert_non_null (strstr (result->reason, "the worker is leaving: given back"));
+    drover_msg_t *result = s_expect_held_end (broker, 2, DROVER_OUTCOME_RETURNED,
+                                              "the worker is leaving: given back", 5000);
     testutil_fakebroker_answer (broker, &result, DROVER_CODE_OK);
     s_expect_outcome (broker, 1, DROVER_OUTCOME_EXITED);
     drover_msg_t *goodbye = testutil_fakebroker_expect (broker, DROVER_MSG_WORKER_GOODBYE, 5000);
