@@ -16,6 +16,10 @@
                    | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
 //  ... and those that say the connection is down
 #define S_DOWN      (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECT_RETRIED)
+//  Plain connections closed during their handshake, in a row with no
+//  handshake between, that make a refusal: a broker going away closes one;
+//  a CURVE-only broker closes each, often before its greeting names CURVE
+#define S_CLOSES_REFUSED    3
 
 struct _drover_handshake_t {
     zsock_t *watched;           //  the socket watched, borrowed
@@ -25,6 +29,7 @@ struct _drover_handshake_t {
     uint64_t refusals;          //  handshakes refused, ever
     int64_t down_since;         //  msec (mono) the connection began failing, 0 if not
     uint64_t connects;          //  handshakes that succeeded, ever
+    uint32_t closes;            //  plain handshakes closed since the last success
     int outcome;                //  what the events taken since the last read say
 };
 
@@ -105,10 +110,12 @@ s_take_events (drover_handshake_t *self)
         if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
             self->outcome = 1;
             self->connects++;
+            self->closes = 0;
             self->down_since = 0;
         }
         else
-        if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && !self->curve)
+        if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && !self->curve
+        &&  ++self->closes < S_CLOSES_REFUSED)
             ;   //  a plain connection closed early (a broker going away): ZeroMQ retries
         else
         if (event & S_EVENTS) {

@@ -8,8 +8,10 @@
     monitor reports each failure (ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, _PROTOCOL,
     _NO_DETAIL) and each success: the client fails its request with the
     refusal's text, the worker logs it, the CLI's event watch gives up.
-    A plain (not CURVE) connection closed during its handshake is not
-    taken for a refusal: a broker going away does that, and ZeroMQ retries.
+    A plain (not CURVE) connection closed during its handshake is taken
+    for a refusal only the third time in a row: a broker going away closes
+    one, and ZeroMQ retries; a CURVE-only broker closes every one, and
+    often before its greeting has named CURVE (ZeroMQ retries those too).
     It also tells since when the connection has been down (disconnected,
     or connects failing): a peer with several brokers moves on when its
     broker is gone (a killed broker's kernel closes its connections).
