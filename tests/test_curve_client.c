@@ -24,7 +24,7 @@
 //  The test's broker
 typedef struct {
     zcert_t *cert;              //  its key pair, or NULL for a plain ROUTER
-    char endpoint [64];         //  where it listens, set once started
+    char endpoint [64];         //  where it listens, set once started (kept on a restart)
     char user_id [64];          //  User-Id of the last request, "" if none
     int requests;               //  requests answered
 } fake_t;
@@ -41,13 +41,35 @@ s_fake_actor (zsock_t *pipe, void *args)
         zsock_set_curve_server (router, 1);
         zsock_set_zap_domain (router, "drover");
     }
-    int port = zsock_bind (router, "tcp://127.0.0.1:*");
-    assert (port > 0);
-    snprintf (fake->endpoint, sizeof fake->endpoint, "tcp://127.0.0.1:%d", port);
+    //  Its handshakes refused, told on the pipe as REFUSED
+    zsock_t *monitor = zsock_new (ZMQ_PAIR);
+    char monitor_at [64];
+    snprintf (monitor_at, sizeof monitor_at, "inproc://fake-monitor-%p", (void *) router);
+    assert (zmq_socket_monitor (zsock_resolve (router), monitor_at,
+                                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) == 0);
+    assert (zsock_connect (monitor, "%s", monitor_at) == 0);
+    if (*fake->endpoint) {          //  started again where it was, once the
+        int64_t deadline = zclock_mono () + 5000;   //  last one's listener is closed
+        while (zsock_bind (router, "%s", fake->endpoint) == -1) {
+            assert (errno == EADDRINUSE && zclock_mono () < deadline);
+            zclock_sleep (10);
+        }
+    }
+    else {
+        int port = zsock_bind (router, "tcp://127.0.0.1:*");
+        assert (port > 0);
+        snprintf (fake->endpoint, sizeof fake->endpoint, "tcp://127.0.0.1:%d", port);
+    }
     zsock_signal (pipe, 0);
-    zpoller_t *poller = zpoller_new (pipe, router, NULL);
+    zpoller_t *poller = zpoller_new (pipe, router, monitor, NULL);
     while (true) {
         void *which = zpoller_wait (poller, -1);
+        if (which == monitor) {
+            zmsg_t *event = zmsg_recv (monitor);
+            zmsg_destroy (&event);
+            zstr_send (pipe, "REFUSED");
+            continue;
+        }
         if (which == pipe) {
             char *command = zstr_recv (pipe);
             bool term = !command || streq (command, "$TERM");
@@ -81,6 +103,8 @@ s_fake_actor (zsock_t *pipe, void *args)
         zframe_destroy (&frame);
     }
     zpoller_destroy (&poller);
+    zmq_socket_monitor (zsock_resolve (router), NULL, 0);
+    zsock_destroy (&monitor);
     zsock_destroy (&router);
 }
 
@@ -256,6 +280,31 @@ test_client_curve_on_one_side_refused_at_once (void **state)
     //  Without keys, the plain broker serves it as before
     client = s_client (setup, NULL, NULL);
     assert_int_equal (drover_client_cancel (client, 1), 0);
+    drover_client_destroy (&client);
+    s_teardown (&setup);
+}
+
+//  A key revoked while the client is idle: the broker restarts without
+//  it, the client's connection comes back and is refused before its next
+//  request, whose send takes the news in. That request is refused at once,
+//  not after the timeout.
+static void
+test_client_refused_while_idle_told_at_next_request (void **state)
+{
+    setup_t *setup = s_setup (true);
+    drover_client_t *client = s_client (setup, setup->alice, setup->server_key);
+    assert_int_equal (drover_client_cancel (client, 1), 0);
+    char revoked [160];
+    snprintf (revoked, sizeof revoked, "%s/allowed/alice.key", setup->dir);
+    assert_int_equal (unlink (revoked), 0);
+    zactor_destroy (&setup->broker);
+    setup->broker = zactor_new (s_fake_actor, &setup->fake);
+    assert_non_null (setup->broker);
+    //  The broker has refused the client's reconnection
+    zsock_set_rcvtimeo (setup->broker, 10000);
+    char *refused = zstr_recv (setup->broker);
+    testutil_assert_and_free (refused, "REFUSED");
+    s_expect_refused (client, "the broker refused this key");
     drover_client_destroy (&client);
     s_teardown (&setup);
 }
@@ -445,6 +494,7 @@ main (void)
         cmocka_unit_test (test_client_unknown_key_refused_at_once),
         cmocka_unit_test (test_client_wrong_server_key_refused_at_once),
         cmocka_unit_test (test_client_curve_on_one_side_refused_at_once),
+        cmocka_unit_test (test_client_refused_while_idle_told_at_next_request),
         cmocka_unit_test (test_client_set_keys_refuses_unusable_files),
         cmocka_unit_test (test_worker_with_accepted_key_says_hello),
         cmocka_unit_test (test_worker_refused_logs_and_retries),

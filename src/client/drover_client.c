@@ -592,6 +592,8 @@ s_receive (drover_client_t *self, int msec)
     int64_t wake = s_wake_at (self);
     if (wake && s_msec_left (wake) < msec)
         msec = s_msec_left (wake);
+    if (drover_handshake_pending (self->handshake))
+        drover_poller_sent (self->poller, S_MONITOR_AT);    //  a send took in a refusal
     if (zsys_interrupted || drover_poller_wait (self->poller, msec) == -1) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
         return -1;

@@ -138,6 +138,14 @@ drover_handshake_read (drover_handshake_t *self)
     return outcome;
 }
 
+//  Tell whether events taken outside drover_handshake_read hold an outcome
+bool
+drover_handshake_pending (drover_handshake_t *self)
+{
+    assert (self);
+    return self->outcome != 0;
+}
+
 //  Take the events that have come; true if the connection is up
 bool
 drover_handshake_up (drover_handshake_t *self)

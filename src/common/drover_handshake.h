@@ -65,6 +65,13 @@ const char *
 bool
     drover_handshake_up (drover_handshake_t *self);
 
+//  True if drover_handshake_up took events whose outcome (a refusal, a
+//  success) drover_handshake_read has yet to return. Their signal on
+//  drover_handshake_sock went with them: the owner checks this before it
+//  sleeps, or it sleeps through the refusal (drover_poller_sent).
+bool
+    drover_handshake_pending (drover_handshake_t *self);
+
 //  Return how many handshakes succeeded since creation
 uint64_t
     drover_handshake_connects (drover_handshake_t *self);

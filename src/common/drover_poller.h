@@ -106,7 +106,8 @@ bool
 void
     drover_poller_drained (drover_poller_t *self, size_t index);
 
-//  Something was sent on the socket at index: it may hold input its fd
+//  Something was sent on the socket at index, or read from it outside the
+//  owner's read of it (and kept for that read): it may hold input its fd
 //  will not signal
 void
     drover_poller_sent (drover_poller_t *self, size_t index);

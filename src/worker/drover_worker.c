@@ -2154,6 +2154,8 @@ s_run (drover_worker_t *self, zsock_t *pipe)
             items = drover_poller_items (self->poller, room);
             nitems = drover_runner_fill (self->runner, items, room);
         }
+        if (self->dealer && drover_handshake_pending (self->handshake))
+            drover_poller_sent (self->poller, S_MONITOR_AT);    //  a send took in a refusal
         drover_poller_wait (self->poller, (int) s_wait_msec (self, now));
         if (zsys_interrupted)
             break;
