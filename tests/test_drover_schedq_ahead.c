@@ -4,8 +4,10 @@
     its free procs only when a pass finds none free, never more than
     granted, never a request of more procs, with devices or more memory
     than it has free; held requests start (and are charged) in order as
-    running tasks there free, a given-back one holds the worker from more,
-    a reserved worker gets nothing ahead, and preemption comes first. Last,
+    running tasks there free, a given-back one holds the worker from more
+    (longer after each in a row), nothing is held while two owners or two
+    priorities wait, a reserved worker gets nothing ahead, and preemption
+    comes first. Last,
     the actor: UP's trailing ahead and a FREE flagged RETURNED.
     =========================================================================
 */
@@ -221,6 +223,85 @@ test_give_back_blocks (void **state)
     assert_true (drover_schedq_held_ahead (sched, 5));
 }
 
+//  Give-backs in a row block a worker from holding ahead for one, then
+//  two running tasks freed; a held request that starts ends the backoff
+static void
+test_give_back_backs_off (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    testutil_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 1, 0, NULL);
+    drover_schedq_set_ahead (sched, "a", 1);
+    for (uint64_t task = 1; task <= 2; task++)
+        drover_schedq_push (sched, task, 0, 1, 0, NULL);
+    assert_int_equal (testutil_placed_run (sched, &placed), 2);    //  1 runs, 2 held
+    assert_string_equal (drover_schedq_give_back (sched, 2), "a");
+    drover_schedq_push (sched, 2, 0, 1, 0, NULL);
+    drover_schedq_push (sched, 3, 0, 1, 0, NULL);
+    //  One free ends the first block: 2 runs, 3 held
+    drover_schedq_free (sched, 1);
+    assert_int_equal (testutil_placed_run (sched, &placed), 2);
+    assert_true (drover_schedq_held_ahead (sched, 3));
+    //  The second give-back in a row blocks it for two frees
+    assert_string_equal (drover_schedq_give_back (sched, 3), "a");
+    drover_schedq_push (sched, 3, 0, 1, 0, NULL);
+    drover_schedq_push (sched, 4, 0, 1, 0, NULL);
+    drover_schedq_free (sched, 2);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);    //  3 runs, 4 waits
+    assert_int_equal (s_held (sched, "a"), 0);
+    assert_true (drover_schedq_queued (sched, 4));
+    drover_schedq_free (sched, 3);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);    //  4 runs
+    drover_schedq_push (sched, 5, 0, 1, 0, NULL);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);    //  5 held
+    assert_true (drover_schedq_held_ahead (sched, 5));
+    //  5 starts when 4 frees: the next give-back blocks for one free again
+    drover_schedq_free (sched, 4);
+    assert_false (drover_schedq_held_ahead (sched, 5));
+    drover_schedq_push (sched, 6, 0, 1, 0, NULL);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);    //  6 held
+    assert_string_equal (drover_schedq_give_back (sched, 6), "a");
+    drover_schedq_push (sched, 6, 0, 1, 0, NULL);
+    drover_schedq_push (sched, 7, 0, 1, 0, NULL);
+    drover_schedq_free (sched, 5);
+    assert_int_equal (testutil_placed_run (sched, &placed), 2);    //  6 runs, 7 held
+    assert_true (drover_schedq_held_ahead (sched, 7));
+}
+
+//  Offers are held only while the work waiting is one owner's at one
+//  priority: with a second owner, or a second priority, each waits for a
+//  free proc and the fair share or the order picks it then
+static void
+test_ahead_one_owner_one_priority (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    testutil_placed_t placed = { 0 };
+    drover_schedq_add_worker (sched, "a", 1, 1000, NULL);
+    drover_schedq_set_ahead (sched, "a", 1);
+    drover_schedq_tenant_t alice = { "alice", NULL, 0 };
+    drover_schedq_tenant_t bob = { "bob", NULL, 0 };
+    drover_schedq_push_as (sched, 1, 0, 1, 0, NULL, &alice);
+    drover_schedq_push_as (sched, 2, 0, 1, 0, NULL, &alice);
+    drover_schedq_push_as (sched, 3, 0, 1, 0, NULL, &bob);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);    //  alice's 1 runs
+    assert_int_equal (s_held (sched, "a"), 0);
+    //  Bob's gone: alice's 2 is held
+    assert_int_equal (drover_schedq_remove (sched, 3), 0);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);
+    assert_true (drover_schedq_held_ahead (sched, 2));
+    //  Alice alone at two priorities, in two groups (one group orders its
+    //  own by priority): nothing more held (a worker granted two)
+    drover_schedq_set_ahead (sched, "a", 2);
+    drover_schedq_push_as (sched, 4, 0, 1, 0, NULL, &alice);
+    drover_schedq_push_as (sched, 5, -5, 1, 10, NULL, &alice);     //  a group of its own
+    assert_int_equal (testutil_placed_run (sched, &placed), 0);
+    assert_int_equal (s_held (sched, "a"), 1);
+    //  The urgent one gone, the other goes ahead
+    assert_int_equal (drover_schedq_remove (sched, 5), 0);
+    assert_int_equal (testutil_placed_run (sched, &placed), 1);
+    assert_true (drover_schedq_held_ahead (sched, 4));
+}
+
 //  A given-back task the queue had started already (its worker had not)
 //  gives back its procs, which go to the next held one, as the worker
 //  would start it
@@ -349,7 +430,7 @@ test_remove_worker_with_held (void **state)
 {
     drover_schedq_t *sched = (drover_schedq_t *) *state;
     testutil_placed_t placed = { 0 };
-    drover_schedq_add_worker (sched, "a", 1, 0, NULL);
+    drover_schedq_add_worker (sched, "a", 1, 1000, NULL);
     drover_schedq_set_ahead (sched, "a", 1);
     drover_schedq_tenant_t alice = { "alice", NULL, 0 };
     drover_schedq_push_as (sched, 1, 0, 1, 0, NULL, &alice);
@@ -427,6 +508,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_ahead_only_small, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_free_starts_held_in_order, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_give_back_blocks, testutil_placed_setup, testutil_placed_teardown),
+        cmocka_unit_test_setup_teardown (test_give_back_backs_off, testutil_placed_setup, testutil_placed_teardown),
+        cmocka_unit_test_setup_teardown (test_ahead_one_owner_one_priority, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_give_back_of_started, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_fewest_held_and_reserved, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_preemption_before_ahead, testutil_placed_setup, testutil_placed_teardown),

@@ -149,7 +149,7 @@ test_busy_workers_adopted (void **state)
 //  and started again. The worker registers again reporting its 2 attempts:
 //  they count against its procs before anything is offered to it, so the
 //  2 queued tasks wait until those end (the worker never hears an offer
-//  past its free procs), and all 4 end once.
+//  past its free procs but the one it may hold ahead), and all 4 end once.
 static void
 test_adopted_attempts_fill_the_worker (void **state)
 {
@@ -180,9 +180,12 @@ test_adopted_attempts_fill_the_worker (void **state)
     assert_non_null (ok);
     assert_int_equal (ok->code, 200);
     drover_msg_destroy (&ok);
+    //  Two run; of the two waiting, the worker may hold one ahead (ASSIGNED,
+    //  unstarted: assign/offer-ahead is 1), never more
     drover_msg_t *table = s_list (client, S_TASKS);
     assert_int_equal (table->counts [DROVER_TASK_RUNNING], 2);
-    assert_int_equal (table->counts [DROVER_TASK_QUEUED], 2);
+    assert_int_equal (table->counts [DROVER_TASK_QUEUED] + table->counts [DROVER_TASK_ASSIGNED], 2);
+    assert_true (table->counts [DROVER_TASK_ASSIGNED] <= 1);
     drover_msg_destroy (&table);
     char go [PATH_MAX];
     snprintf (go, sizeof go, "%s/go", cluster->logdir);

@@ -2,13 +2,13 @@
     test_offers_ahead - offers held ahead (protocol level 9) on a real
     broker and real `drover worker` agents on loopback
 
-    With assign/offer-ahead=1 (the agent holds one offer ahead by default,
-    the broker grants none unless told), a worker of one proc that runs a task is sent the next one as
-    well: it stays ASSIGNED there, unstarted, and starts the moment the
-    first ends, while a third waits QUEUED. A held offer behind a long task
-    is given back (RETURNED) after a quarter of the ack-timeout and runs on
-    another worker; the broker counts it. Results are counted at the wire:
-    each task ends exactly once. Off by default, nothing is held.
+    By default (the agent holds one offer ahead, the broker grants one), a
+    worker of one proc that runs a task is sent the next one as well: it
+    stays ASSIGNED there, unstarted, and starts the moment the first ends,
+    while a third waits QUEUED. A held offer behind a long task is given
+    back (RETURNED) after a quarter of the ack-timeout and runs on another
+    worker; the broker counts it. Results are counted at the wire: each
+    task ends exactly once. With assign/offer-ahead=0, nothing is held.
     =========================================================================
 */
 
@@ -103,8 +103,7 @@ s_await_held (zsock_t *dealer, uint64_t task)
 static void
 test_second_task_held_then_started (void **state)
 {
-    const char *flags [] = { "--set", "assign/offer-ahead=1", "--set", "assign/ack-timeout=60000",
-                             NULL };
+    const char *flags [] = { "--set", "assign/ack-timeout=60000", NULL };   //  ahead: the default
     s_busy_t busy;
     s_busy_start (&busy, flags);
     uint64_t tasks [3] = { busy.gated };
@@ -212,13 +211,14 @@ test_held_task_cancelled (void **state)
     s_busy_stop (&busy);
 }
 
-//  Off by default (assign/offer-ahead 0): nothing is held, the second
-//  task waits QUEUED
+//  Off (assign/offer-ahead 0): nothing is held, the second task waits
+//  QUEUED
 static void
-test_off_by_default (void **state)
+test_off_at_zero (void **state)
 {
+    const char *flags [] = { "--set", "assign/offer-ahead=0", NULL };
     s_busy_t busy;
-    s_busy_start (&busy, NULL);
+    s_busy_start (&busy, flags);
     assert_true (testutil_cluster_await_log (busy.cluster, "broker", "worker=alpha state=UP", 1000));
     assert_true (testutil_cluster_await_log (busy.cluster, "broker", "ahead=0", 1000));
     uint64_t tasks [2] = { busy.gated };
@@ -242,7 +242,7 @@ main (void)
         cmocka_unit_test (test_second_task_held_then_started),
         cmocka_unit_test (test_held_offer_given_back),
         cmocka_unit_test (test_held_task_cancelled),
-        cmocka_unit_test (test_off_by_default),
+        cmocka_unit_test (test_off_at_zero),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -90,11 +90,13 @@ test_preempted_and_requeued (void **state)
 }
 
 //  Preemption off (the default): the preemptible task is left alone and the
-//  higher priority waits, explained
+//  higher priority waits, explained (offers held ahead off, or the busy
+//  worker would hold it, ASSIGNED, until it gave it back)
 static void
 test_off_by_default (void **state)
 {
-    testutil_cluster_t *cluster = testutil_cluster_new (NULL);
+    const char *flags [] = { "--set", "assign/offer-ahead=0", NULL };
+    testutil_cluster_t *cluster = testutil_cluster_new (flags);
     testutil_cluster_add_worker (cluster, 0, "w1", 1, NULL);
     testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
     const char *victim_args [] = { "submit", "--owner", "alice", "--preemptible",

@@ -176,8 +176,7 @@ static const s_setting_t s_settings [] = {
     { "assign/offer-ahead", S_UINT, S_AT (offer_ahead), 0, DROVER_AHEAD_MAX,
       DROVER_DEFAULT_OFFER_AHEAD, NULL,
       "offers a worker that holds them (level 9) may get beyond its free procs, each started "
-      "there as a task ends; 0 none (the default: fair share counts a held task from when it "
-      "is sent)" },
+      "there as a task ends, while one owner's work at one priority waits; 0 none" },
     { "assign/lost-retries", S_UINT, S_AT (lost_retries), 0, 1000,
       DROVER_DEFAULT_LOST_RETRIES, NULL,
       "worker losses a task survives before it fails as poison" },

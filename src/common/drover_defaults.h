@@ -73,7 +73,7 @@
 
 //  assign
 #define DROVER_DEFAULT_ACK_TIMEOUT      5000        //  msec for a worker to take an offer
-#define DROVER_DEFAULT_OFFER_AHEAD      0           //  offers a worker may hold beyond its free procs
+#define DROVER_DEFAULT_OFFER_AHEAD      1           //  offers a worker may hold beyond its free procs
 #define DROVER_DEFAULT_LOST_RETRIES     5           //  worker losses a task survives
 #define DROVER_DEFAULT_MAX_QUEUED       2000000     //  tasks not yet final, at most
 #define DROVER_DEFAULT_MAX_QUEUED_BYTES 1073741824  //  their bodies and labels, bytes

@@ -114,7 +114,7 @@ s_usage (FILE *stream, drover_devices_t *devices)
         "                       moment a task ends, or given back when held too long\n"
         "                       (" S_QUOTE (DROVER_DEFAULT_WORKER_AHEAD) "; 0 none, at most "
                                 S_QUOTE (DROVER_AHEAD_MAX) "; a broker of protocol level 9\n"
-        "                       grants up to its assign/offer-ahead, 0 unless set)\n"
+        "                       grants up to its assign/offer-ahead, 1 unless set)\n"
         "  --device NAME=COUNT|NAME=I,J,...  counted devices (NAME of a-z 0-9 _): COUNT\n"
         "                       of them (indices 0..COUNT-1) or these indices (I-J a\n"
         "                       range, one alone I,); repeatable, one per NAME; gpu=0:\n"

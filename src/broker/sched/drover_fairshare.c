@@ -863,6 +863,19 @@ drover_fairshare_next (drover_fairshare_t *self, int32_t *priority_p)
     return s_band_next (self, band);
 }
 
+//  Return true if all the work waiting is one owner's, at one priority
+bool
+drover_fairshare_one_waiting (drover_fairshare_t *self)
+{
+    assert (self);
+    if (drover_idheap_size (self->bands) != 1)
+        return false;
+    s_band_t *band = s_band (self, drover_idheap_top (self->bands));
+    if (drover_idheap_size (band->heap) != 1)
+        return false;
+    return drover_idheap_size (s_aentry (self, drover_idheap_top (band->heap))->heap) == 1;
+}
+
 //  Return the owner to serve next in one priority band
 uint32_t
 drover_fairshare_next_at (drover_fairshare_t *self, int32_t priority)

@@ -164,6 +164,10 @@ int
 uint32_t
     drover_fairshare_next (drover_fairshare_t *self, int32_t *priority_p);
 
+//  Return true if all the work waiting is one owner's, at one priority
+bool
+    drover_fairshare_one_waiting (drover_fairshare_t *self);
+
 //  Return the owner to serve next in one priority band, or 0
 uint32_t
     drover_fairshare_next_at (drover_fairshare_t *self, int32_t priority);

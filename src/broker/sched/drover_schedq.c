@@ -70,6 +70,10 @@
 //  hold, is recorded as it and still fits none
 #define S_PROCS_MAX     ((1u << 28) - 1)
 
+//  The most running tasks a worker waits to see free, after give-backs in
+//  a row, before it holds an offer ahead again
+#define S_AHEAD_BACKOFF_MAX     256
+
 
 //  ---------------------------------------------------------------------
 //  Records
@@ -181,7 +185,8 @@ typedef struct {
     uint32_t *ahead_tasks;      //  handles of its requests held ahead, oldest first
     size_t nahead;              //  entries in ahead_tasks
     size_t ahead_capacity;      //  entries allocated in ahead_tasks
-    bool ahead_blocked;         //  gave one back: holds no more until a running one frees
+    uint32_t ahead_blocked;     //  running tasks to free before it holds ahead again
+    uint32_t ahead_backoff;     //  what the next give-back blocks it for, 1 doubling
     uint32_t open_at;           //  index in self->ahead_open, or DROVER_IDHEAP_NOWHERE
     void *handle;               //  its node in self->order
 } s_worker_t;
@@ -385,6 +390,7 @@ static void s_drop_lease (drover_schedq_t *self, uint32_t worker_handle);
 static void s_list_add (s_list_t *list, uint32_t handle);
 static void s_ahead_drop (drover_schedq_t *self, s_worker_t *worker, uint32_t handle);
 static void s_ahead_start (drover_schedq_t *self, s_worker_t *worker);
+static void s_ahead_returned (s_worker_t *worker);
 static void s_ahead_recount (drover_schedq_t *self, uint32_t worker_handle);
 
 //  ---------------------------------------------------------------------
@@ -1046,7 +1052,7 @@ s_end (drover_schedq_t *self, uint64_t task, bool returned)
     if (!held)
         s_ahead_start (self, worker);
     if (returned)
-        worker->ahead_blocked = true;
+        s_ahead_returned (worker);
     s_ahead_recount (self, worker_handle);
     s_worker_refresh (self, worker_handle);
     return worker->id;
@@ -1415,10 +1421,16 @@ drover_schedq_set_preemption (drover_schedq_t *self, uint32_t max, drover_schedq
 //  request is assigned there (in its tasks, counted in the fair share as
 //  any placed one) but its procs and memory are charged only when a
 //  running task there frees and it starts. One given back unstarted
-//  (RESULT RETURNED) keeps the worker from holding more until a running
-//  task there frees, so that an offer does not go back and forth between
-//  busy workers. The workers with room ahead are listed (ahead_open): a
-//  pass that finds none pays nothing for it.
+//  (RESULT RETURNED) keeps the worker from holding more until one, then
+//  two, four... up to S_AHEAD_BACKOFF_MAX running tasks there free, so
+//  that an offer does not go back and forth between busy workers and
+//  long tasks seldom give one back; one that starts ends the backoff.
+//  Offers are held only while all the waiting work is one owner's at one
+//  priority: a held offer is the worker's next start, chosen before its
+//  proc frees, and with two owners that early choice would tilt the fair
+//  share (a held task counts from when it is sent), with two priorities
+//  the order. The workers with room ahead are listed (ahead_open): a pass
+//  that finds none pays nothing for it.
 
 //  Keep a worker on self->ahead_open while it may hold one more request
 //  ahead (held fewer than granted, not blocked), after any of that changed
@@ -1476,8 +1488,24 @@ s_ahead_start (drover_schedq_t *self, s_worker_t *worker)
         worker->nahead -= started;
         memmove (worker->ahead_tasks, worker->ahead_tasks + started,
                  worker->nahead * sizeof (uint32_t));
+        worker->ahead_backoff = 1;  //  its tasks are short enough to hold for
     }
-    worker->ahead_blocked = false;
+    if (worker->ahead_blocked)
+        worker->ahead_blocked--;
+}
+
+//  A worker gave a held offer back unstarted (its running tasks outlasted
+//  the hold): it holds nothing ahead until that many of its running tasks
+//  have freed, twice as many after each give-back in a row, so that long
+//  tasks cost a give-back now and then, not one per task
+static void
+s_ahead_returned (s_worker_t *worker)
+{
+    if (worker->ahead_backoff == 0)
+        worker->ahead_backoff = 1;
+    worker->ahead_blocked = worker->ahead_backoff;
+    if (worker->ahead_backoff < S_AHEAD_BACKOFF_MAX)
+        worker->ahead_backoff *= 2;
 }
 
 //  Let a worker hold offers ahead
@@ -1550,7 +1578,8 @@ static int
 s_ahead_pass (drover_schedq_t *self, drover_schedq_assign_fn *fn, void *arg)
 {
     int placed = 0;
-    while (self->ahead_open.count && self->queued_groups) {
+    while (self->ahead_open.count && self->queued_groups
+    &&     drover_fairshare_one_waiting (self->fairshare)) {
         uint32_t group;
         uint32_t handle = s_head (self, &group);
         if (s_parked_at_quota (self, handle, group))
