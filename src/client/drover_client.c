@@ -141,6 +141,7 @@ static int s_msec_left (int64_t deadline);
 static void s_dispatch (drover_client_t *self);
 static bool s_may_move (drover_client_t *self);
 static void s_note_link (drover_client_t *self, bool *up_p, uint64_t *connects_p);
+static bool s_refused (drover_client_t *self);
 static bool s_move_on_silence (drover_client_t *self, int64_t started);
 static void s_redirected (drover_client_t *self, drover_msg_t *redirect);
 static void s_move_when_due (drover_client_t *self);
@@ -493,31 +494,46 @@ s_say_hello_when_due (drover_client_t *self)
     }
 }
 
+//  Send a frame (taken) on the dealer, after HELLO when due. Returns 0, or
+//  -1 with the error set: the broker refused the connection (the monitor
+//  said so, or the send found no pipe: ZeroMQ drops a refused
+//  connection's, and the send says EAGAIN), an interrupt, or the send's own
+static int
+s_send_frame (drover_client_t *self, zframe_t **frame_p)
+{
+    s_say_hello_when_due (self);
+    if (drover_handshake_pending (self->handshake) && s_refused (self)) {
+        zframe_destroy (frame_p);
+        return -1;
+    }
+    int rc = zframe_send (frame_p, self->dealer, 0);
+    drover_poller_sent (self->poller, S_DEALER_AT);    //  it may have taken in the read signal
+    if (rc == 0)
+        return 0;
+    zframe_destroy (frame_p);
+    int error = zmq_errno ();
+    if (zsys_interrupted)
+        drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
+    else
+    if (!s_refused (self))
+        drover_client_set_error (self, DROVER_CLIENT_ERR_SEND, "cannot send to %s: %s",
+                                 self->endpoint, zmq_strerror (error));
+    return -1;
+}
+
 //  Encode and send one request. Returns 0 or -1 with the error set.
 static int
 s_send_msg (drover_client_t *self, drover_msg_t *request)
 {
     if (s_ensure_connected (self))
         return -1;
-    s_say_hello_when_due (self);
     zframe_t *frame = drover_msg_encode (request);
     if (!frame) {
         drover_client_set_error (self, DROVER_CLIENT_ERR_INVALID, "%s breaks a protocol limit",
                      drover_msg_name (request->id));
         return -1;
     }
-    int rc = zframe_send (&frame, self->dealer, 0);
-    drover_poller_sent (self->poller, S_DEALER_AT);    //  it may have taken in the read signal
-    if (rc == -1) {
-        zframe_destroy (&frame);
-        if (zsys_interrupted)
-            drover_client_set_error (self, DROVER_CLIENT_ERR_INTERRUPTED, "interrupted");
-        else
-            drover_client_set_error (self, DROVER_CLIENT_ERR_SEND, "cannot send to %s: %s",
-                         self->endpoint, zmq_strerror (zmq_errno ()));
-        return -1;
-    }
-    return 0;
+    return s_send_frame (self, &frame);
 }
 
 //  Send an encoded request again (a copy of frame). Returns 0 or -1 with
@@ -527,16 +543,8 @@ s_send_again (drover_client_t *self, zframe_t *frame)
 {
     if (s_ensure_connected (self))
         return -1;
-    s_say_hello_when_due (self);
     zframe_t *copy = zframe_dup (frame);
-    int rc = zframe_send (&copy, self->dealer, 0);
-    drover_poller_sent (self->poller, S_DEALER_AT);
-    if (rc == -1) {
-        zframe_destroy (&copy);
-        drover_client_set_error (self, DROVER_CLIENT_ERR_SEND, "cannot send to %s: %s",
-                                 self->endpoint, zmq_strerror (zmq_errno ()));
-    }
-    return rc;
+    return s_send_frame (self, &copy);
 }
 
 
@@ -579,6 +587,22 @@ s_receive_one (drover_client_t *self)
     return 1;
 }
 
+//  Take what the handshake monitor said; true (the error set, the dealer
+//  dropped) if the broker refused the connection. Nothing will come on
+//  it: say why now, not after the timeout (ZeroMQ goes on trying)
+static bool
+s_refused (drover_client_t *self)
+{
+    if (drover_handshake_read (self->handshake) != -1)
+        return false;
+    drover_client_set_error (self, DROVER_CLIENT_ERR_REFUSED, "%s at %s",
+                             drover_handshake_reason (self->handshake), self->endpoint);
+    //  ZeroMQ gives up a connection whose handshake was refused: a new
+    //  socket on the next use, so the next request tries (and is told) again
+    s_disconnect (self);
+    return true;
+}
+
 //  Wait up to msec for something from the broker, then handle all that
 //  has arrived (up to a batch). Returns frames handled, 0 on timeout (or
 //  when what woke us was not a message), or -1 with the error set if
@@ -599,19 +623,9 @@ s_receive (drover_client_t *self, int msec)
         return -1;
     }
     if (drover_poller_readable (self->poller, S_MONITOR_AT)) {
-        int outcome = drover_handshake_read (self->handshake);
         drover_poller_drained (self->poller, S_MONITOR_AT);
-        if (outcome == -1) {
-            //  Nothing will come on this connection: say why now, not
-            //  after the timeout (ZeroMQ goes on trying)
-            drover_client_set_error (self, DROVER_CLIENT_ERR_REFUSED, "%s at %s",
-                                     drover_handshake_reason (self->handshake), self->endpoint);
-            //  ZeroMQ gives up a connection whose handshake was refused:
-            //  a new socket on the next use, so the next request tries
-            //  (and is told) again
-            s_disconnect (self);
+        if (s_refused (self))
             return -1;
-        }
     }
     int count = 0;
     while (count < S_BATCH && drover_poller_readable (self->poller, S_DEALER_AT)
