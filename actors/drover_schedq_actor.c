@@ -709,6 +709,8 @@ s_fill_row (self_t *self, drover_worker_row_t *row, drover_schedq_view_t *view)
     row->level = worker? worker->level: 0;
     row->heartbeat = worker? worker->heartbeat: 0;
     row->lost_after = worker? worker->lost_after: 0;
+    row->ahead = view->ahead;
+    row->held = (uint32_t) view->held;
     if (worker)
         snprintf (row->release, sizeof row->release, "%s", worker->release);
     size += s_fill_admin (self, row);

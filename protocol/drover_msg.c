@@ -195,7 +195,7 @@ s_layout_changed_since (int id, int level)
     if (level < 9 && (id == DROVER_MSG_WORKER_HELLO || id == DROVER_MSG_WORKER_WELCOME
                       || id == DROVER_MSG_TASK_RESULT))
         return true;            //  level 9: offers held ahead, and given back
-    return level < 6 && id == DROVER_MSG_WORKER_TABLE;
+    return level < 9 && id == DROVER_MSG_WORKER_TABLE;     //  level 6, then 9 appended
 }
 
 //  Fit an encoded message to a peer of level: as it is when that peer

@@ -290,6 +290,8 @@ typedef struct {
     char *devices_used;             //  of them, held by its tasks now, "gpu=1", owned, or NULL
     uint32_t heartbeat;             //  msec between heartbeats its WELCOME told (level 6), 0 unknown
     uint64_t lost_after;            //  msec of silence before it is LOST (level 6), 0 unknown
+    uint32_t ahead;                 //  offers it may be sent beyond its free procs (level 9), 0 none
+    uint32_t held;                  //  offers held there unstarted now (level 9), 0..DROVER_AHEAD_MAX
 } drover_worker_row_t;
 
 //  What a TASK EXPLANATION item says (PROTOCOL.md §7.25): the task's place

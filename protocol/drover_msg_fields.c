@@ -58,7 +58,7 @@ typedef enum {
     P_PROCS_USED, P_MEM_USED, P_SUMMARY, P_OWNER, P_ROW_STATE, P_ROW_END, P_RESERVED,
     P_WORKER_STATE, P_WORKER_SINCE, P_WHY, P_ADMIN_SINCE, P_PROBATION_UNTIL, P_TASKS,
     P_ROW_REASON, P_WORKER_LEVEL, P_WORKER_RELEASE, P_WHY_ITEM, P_WHY_CODE, P_WHY_TEXT, P_WHY_NAMES,
-    P_ROW_WAITS, P_ROW_GROUP, P_ROW_PARENTS, P_STEP_SUBMIT, P_LOST_AFTER, P_COUNT
+    P_ROW_WAITS, P_ROW_GROUP, P_ROW_PARENTS, P_STEP_SUBMIT, P_LOST_AFTER, P_HELD, P_COUNT
 } s_field_t;
 
 #define S_FIELDS_MAX    19          //  most fields in one message (SUBMIT)
@@ -66,10 +66,10 @@ typedef enum {
 #define S_TASK_ROW_KNOWN    13      //  elements of a TASK TABLE row this version reads;
                                     //  a row may have 8 or more (later versions': skipped)
 #define S_TASK_ROW_LEVEL2   10      //  the most elements of a row a level-2 peer knows
-#define S_WORKER_ROW_KNOWN  23      //  elements of a WORKER TABLE row this version reads;
+#define S_WORKER_ROW_KNOWN  25      //  elements of a WORKER TABLE row this version reads;
                                     //  a row may have 10 (before the optional ones) and
-                                    //  more (later versions': skipped); level 6 sends all
-                                    //  23, level 4 and 5 19 or 21 (devices), 2 and 3 19
+                                    //  more (later versions': skipped); level 9 sends all
+                                    //  25, 6 to 8 23, 4 and 5 19 or 21 (devices), 2 and 3 19
 
 //  True for a field that may be left out (at a message's end)
 static bool
@@ -541,7 +541,8 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
         //  or (level 6) before the heartbeat and lost-after after them
         bool devices = level >= 6 || (level >= 4 && ((row->devices && row->devices [0])
                                    || (row->devices_used && row->devices_used [0])));
-        msgpack_pack_array (pk, level < 2? 9: level >= 6? S_WORKER_ROW_KNOWN: devices? 21: 19);
+        msgpack_pack_array (pk, level < 2? 9: level >= 9? S_WORKER_ROW_KNOWN: level >= 6? 23:
+                                devices? 21: 19);
         if (drover_mpack_pack_id (pk, row->id, false))
             return -1;
         msgpack_pack_uint8 (pk, s_health_at (row->health, level));
@@ -574,6 +575,12 @@ s_pack_worker_rows (msgpack_packer *pk, const drover_msg_t *self, int level)
         if (level >= 6) {
             msgpack_pack_uint32 (pk, row->heartbeat);
             msgpack_pack_uint64 (pk, row->lost_after);
+        }
+        if (level >= 9) {
+            if (row->ahead > DROVER_AHEAD_MAX || row->held > DROVER_AHEAD_MAX)
+                return -1;
+            msgpack_pack_uint32 (pk, row->ahead);
+            msgpack_pack_uint32 (pk, row->held);
         }
     }
     return 0;
@@ -1028,6 +1035,7 @@ s_errors [P_COUNT] = {
     [P_ROW_PARENTS] = DROVER_MPACK_ERRORS ("parents", "invalid"),
     [P_STEP_SUBMIT] = DROVER_MPACK_ERRORS ("step submit", "not a TASK SUBMIT"),
     [P_LOST_AFTER]  = DROVER_MPACK_ERRORS ("lost_after", "invalid"),
+    [P_HELD]        = DROVER_MPACK_ERRORS ("held", "invalid"),
 };
 
 //  The fewest wire bytes one element of an array can take: an array whose
@@ -1325,6 +1333,18 @@ s_read_worker_row_tail (drover_mpack_cursor_t *cursor, drover_worker_row_t *row,
         return false;
     if (fields > 22 && !drover_mpack_read_u64 (cursor, P_LOST_AFTER, &row->lost_after))
         return false;
+    //  The offers it may hold ahead, and holds now (level 9)
+    uint64_t count;
+    if (fields > 23) {
+        if (!drover_mpack_read_uint (cursor, F_AHEAD, DROVER_AHEAD_MAX, &count))
+            return false;
+        row->ahead = (uint32_t) count;
+    }
+    if (fields > 24) {
+        if (!drover_mpack_read_uint (cursor, P_HELD, DROVER_AHEAD_MAX, &count))
+            return false;
+        row->held = (uint32_t) count;
+    }
     return drover_mpack_skip_rest (cursor, fields, S_WORKER_ROW_KNOWN, 3);
 }
 

@@ -145,8 +145,8 @@ test_lost_and_left_stay_listed (void **state)
     s_expect_in (table, "\"why\":\"silent\"");
     //  A gone row has no heartbeat; one up has the one it was told (200,
     //  and lost after 1000 msec of silence: s_flags)
-    s_expect_in (table, "\"heartbeat_ms\":0,\"lost_after_ms\":0}");
-    s_expect_in (table, "\"heartbeat_ms\":200,\"lost_after_ms\":1000}");
+    s_expect_in (table, "\"heartbeat_ms\":0,\"lost_after_ms\":0,\"ahead\":0,\"held\":0}");
+    s_expect_in (table, "\"heartbeat_ms\":200,\"lost_after_ms\":1000,\"ahead\":1,\"held\":0}");
     drover_msg_t *list = drover_msg_new (DROVER_MSG_WORKER_LIST);
     drover_msg_t *rows = testutil_request (dealer, &list, 5000);
     assert_non_null (rows);
@@ -357,8 +357,8 @@ test_heartbeat_shown (void **state)
     assert_non_null (alpha);
     assert_non_null (beta);
     char *row = strndup (alpha, (size_t) (beta - alpha));
-    s_expect_in (row, "\"heartbeat_ms\":1000,\"lost_after_ms\":5000}");
-    s_expect_in (beta, "\"heartbeat_ms\":1000,\"lost_after_ms\":5000}");
+    s_expect_in (row, "\"heartbeat_ms\":1000,\"lost_after_ms\":5000,\"ahead\":1,\"held\":0}");
+    s_expect_in (beta, "\"heartbeat_ms\":1000,\"lost_after_ms\":5000,\"ahead\":1,\"held\":0}");
     free (row);
     free (table);
     const char *show [] = { "show", "worker", "alpha", NULL };
@@ -366,7 +366,7 @@ test_heartbeat_shown (void **state)
                 "heartbeat:    1000 ms\n", "lost after:   5000 ms of silence\n", NULL);
     const char *show_json [] = { "show", "--json", "worker", "beta", NULL };
     s_cli_says (cluster, show_json, "{\"id\":\"beta\",\"state\":\"up\"",
-                "\"heartbeat_ms\":1000,\"lost_after_ms\":5000}\n", NULL);
+                "\"heartbeat_ms\":1000,\"lost_after_ms\":5000,\"ahead\":1,\"held\":0}\n", NULL);
     //  No such worker: exit status 1, saying so
     char log [] = "/tmp/drover-cli-workers-XXXXXX";
     int fd = mkstemp (log);

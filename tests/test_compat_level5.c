@@ -93,8 +93,14 @@ test_worker_rows_by_level (void **state)
     assert_int_equal (s_row (table, "young")->level, DROVER_MSG_LEVEL);
     zframe_destroy (&frame);
 
-    //  Level 6: 23 elements, each with its interval and lost span
+    //  Level 6 to 8: 23 elements, each with its interval and lost span;
+    //  level 9: 25, the offers held ahead after them
     frame = s_list_at (new_client, DROVER_MSG_LEVEL);
+    assert_int_equal (s_row_size (frame, "elder"), 25);
+    zframe_destroy (&frame);
+    zsock_t *level_eight = testutil_peer_client (cluster->endpoint, 8);
+    frame = s_list_at (level_eight, 8);
+    zsock_destroy (&level_eight);
     assert_int_equal (s_row_size (frame, "elder"), 23);
     assert_int_equal (s_row_size (frame, "gpu"), 23);
     assert_int_equal (drover_msg_decode (table, zframe_data (frame), zframe_size (frame)), 0);

@@ -643,7 +643,7 @@ test_worker_rows_of_level_six (void **state)
     drover_msg_t *copy = drover_msg_new (0);
     msg->worker_rows [1].heartbeat = 1000;
     msg->worker_rows [1].lost_after = 15000;
-    zframe_t *frame = drover_msg_encode (msg);
+    zframe_t *frame = drover_msg_encode_level (msg, 6);
     assert_int_equal (s_row_size (frame, 1), 23);
     assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
     assert_int_equal (copy->worker_rows [1].heartbeat, 1000);
@@ -673,7 +673,7 @@ test_worker_rows_of_level_six (void **state)
     assert_int_equal (s_row_size (level_five, 1), 21);
     zframe_destroy (&level_five);
     zframe_destroy (&frame);
-    frame = drover_msg_encode (msg);
+    frame = drover_msg_encode_level (msg, 6);
     assert_int_equal (s_row_size (frame, 1), 23);
     assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
     assert_string_equal (copy->worker_rows [1].devices, "gpu=4");
@@ -745,6 +745,44 @@ test_welcome_of_level_seven (void **state)
     frame = drover_msg_encode (msg);
     assert_int_equal (s_field_count (frame), 3);
     zframe_destroy (&frame);
+    drover_msg_destroy (&copy);
+    drover_msg_destroy (&msg);
+}
+
+//  Level 9: a WORKER TABLE row ends with the offers the worker may be sent
+//  ahead and those it holds (25 elements); a peer of level 6 to 8 is
+//  fitted rows of 23, as level 8 sent them, and reads a row of 25 too
+//  (skipping the two); more than DROVER_AHEAD_MAX of either is refused
+static void
+test_worker_rows_of_level_nine (void **state)
+{
+    drover_msg_t *msg = testcodec_filled (DROVER_MSG_WORKER_TABLE);
+    drover_msg_t *copy = drover_msg_new (0);
+    msg->worker_rows [1].ahead = 2;
+    msg->worker_rows [1].held = 1;
+    zframe_t *frame = drover_msg_encode (msg);
+    assert_int_equal (s_row_size (frame, 1), 25);
+    assert_int_equal (drover_msg_decode (copy, zframe_data (frame), zframe_size (frame)), 0);
+    testcodec_assert_same (msg, copy);
+    assert_int_equal (copy->worker_rows [1].ahead, 2);
+    assert_int_equal (copy->worker_rows [1].held, 1);
+    for (int level = 6; level <= 8; level++) {
+        zframe_t *fitted = zframe_dup (frame);
+        assert_int_equal (drover_msg_fit (&fitted, level), 0);
+        assert_int_equal (s_row_size (fitted, 1), 23);
+        assert_int_equal (drover_msg_decode (copy, zframe_data (fitted),
+                                             zframe_size (fitted)), 0);
+        assert_int_equal (copy->worker_rows [1].ahead, 0);
+        assert_int_equal (copy->worker_rows [1].held, 0);
+        assert_int_equal (copy->worker_rows [1].heartbeat, msg->worker_rows [1].heartbeat);
+        zframe_destroy (&fitted);
+    }
+    zframe_destroy (&frame);
+    msg->worker_rows [1].held = DROVER_AHEAD_MAX + 1;
+    assert_null (drover_msg_encode (msg));
+    msg->worker_rows [1].held = 0;
+    msg->worker_rows [1].ahead = DROVER_AHEAD_MAX + 1;
+    assert_null (drover_msg_encode (msg));
     drover_msg_destroy (&copy);
     drover_msg_destroy (&msg);
 }
@@ -828,6 +866,7 @@ main (void)
         cmocka_unit_test (test_worker_rows_of_level_six),
         cmocka_unit_test (test_welcome_of_level_seven),
         cmocka_unit_test (test_ahead_of_level_nine),
+        cmocka_unit_test (test_worker_rows_of_level_nine),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -189,7 +189,7 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_TABLE, 1, 3);
     msgpack_pack_array (&raw.pk, 2);
     s_raw_row_start (&raw, 10, "old");
-    s_raw_row_start (&raw, 25, "new");
+    s_raw_row_start (&raw, 27, "new");
     msgpack_pack_uint8 (&raw.pk, DROVER_WORKER_LOST);
     msgpack_pack_uint64 (&raw.pk, 1700000000000ull);
     testcodec_raw_str (&raw, "silent", 6);
@@ -203,6 +203,8 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     testcodec_raw_str (&raw, "", 0);            //  devices_used
     msgpack_pack_uint16 (&raw.pk, 2000);        //  heartbeat (level 6)
     msgpack_pack_uint32 (&raw.pk, 30000);       //  lost_after
+    msgpack_pack_uint8 (&raw.pk, 2);            //  ahead (level 9)
+    msgpack_pack_uint8 (&raw.pk, 1);            //  held
     msgpack_pack_array (&raw.pk, 2);            //  a later version's: skipped
     msgpack_pack_uint8 (&raw.pk, 1);
     testcodec_raw_str (&raw, "x", 1);
@@ -228,7 +230,10 @@ test_optional_elements_of_worker_rows_and_admin (void **state)
     assert_null (row->devices_used);
     assert_int_equal (row->heartbeat, 2000);
     assert_true (row->lost_after == 30000);
+    assert_int_equal (row->ahead, 2);
+    assert_int_equal (row->held, 1);
     assert_int_equal (copy->worker_rows [0].heartbeat, 0);     //  a row of 10: unknown
+    assert_int_equal (copy->worker_rows [0].ahead, 0);
     assert_true (copy->worker_rows [0].lost_after == 0);
     drover_msg_reset (copy);
     //  A worker state past LEFT (a newer broker's) is kept as it came; one
@@ -420,10 +425,10 @@ test_lenient_to_a_newer_broker (void **state)
     assert_null (drover_msg_encode (copy));
 
     //  WORKER TABLE with a field past its 1, and a row with a health, an
-    //  admin and a state unknown and elements past its 23
+    //  admin and a state unknown and elements past its 25
     testcodec_raw_begin_seq (&raw, DROVER_MSG_WORKER_TABLE, 2, 3);
     msgpack_pack_array (&raw.pk, 1);
-    msgpack_pack_array (&raw.pk, 25);
+    msgpack_pack_array (&raw.pk, 27);
     testcodec_raw_str (&raw, "w9", 2);
     msgpack_pack_uint8 (&raw.pk, 9);                //  health
     msgpack_pack_uint8 (&raw.pk, 7);                //  admin
@@ -448,6 +453,8 @@ test_lenient_to_a_newer_broker (void **state)
     testcodec_raw_str (&raw, "gpu=1", 5);           //  devices_used
     msgpack_pack_uint16 (&raw.pk, 4000);            //  heartbeat (level 6)
     msgpack_pack_uint32 (&raw.pk, 60000);           //  lost_after
+    msgpack_pack_uint8 (&raw.pk, 1);                //  ahead (level 9)
+    msgpack_pack_uint8 (&raw.pk, 1);                //  held
     s_raw_row_later (&raw);
     testcodec_raw_str (&raw, "later", 5);           //  a later field
     testcodec_raw_into (&raw, copy);
@@ -467,6 +474,7 @@ test_lenient_to_a_newer_broker (void **state)
     assert_int_equal (worker_row->tasks, 3);
     assert_int_equal (worker_row->heartbeat, 4000);
     assert_true (worker_row->lost_after == 60000);
+    assert_int_equal (worker_row->held, 1);
     assert_null (drover_msg_encode (copy));
 
     //  Records grow at their end in every message: a HEARTBEAT's stats of

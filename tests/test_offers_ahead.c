@@ -122,6 +122,16 @@ test_second_task_held_then_started (void **state)
     testutil_cli (busy.cluster->endpoint, args, run);
     testutil_cli_expect (run, 0, run->out, "ASSIGNED on alpha, attempt 1");
     testutil_cli_expect (run, 0, run->out, "offered: not started yet");
+    const char *workers [] = { "workers", "--json", NULL };
+    testutil_cli (busy.cluster->endpoint, workers, run);
+    testutil_cli_expect (run, 0, run->out, "\"tasks\":2,");
+    testutil_cli_expect (run, 0, run->out, "\"ahead\":1,\"held\":1}");
+    const char *table [] = { "workers", NULL };
+    testutil_cli (busy.cluster->endpoint, table, run);
+    testutil_cli_expect (run, 0, run->out, " 1+1 ");
+    const char *show [] = { "show", "worker", "alpha", NULL };
+    testutil_cli (busy.cluster->endpoint, show, run);
+    testutil_cli_expect (run, 0, run->out, "held ahead:   1 (of 1 ");
     free (run);
     //  The first ends: the held one starts there, then the third
     s_busy_open_gate (&busy);
@@ -225,6 +235,11 @@ test_off_at_zero (void **state)
     tasks [1] = s_submit (busy.dealer, "true");
     assert_true (s_listed (busy.dealer, tasks [1], DROVER_TASK_QUEUED, NULL));
     assert_false (s_listed (busy.dealer, tasks [1], DROVER_TASK_ASSIGNED, NULL));
+    testutil_cli_t *run = (testutil_cli_t *) zmalloc (sizeof (testutil_cli_t));
+    const char *show [] = { "show", "worker", "alpha", NULL };
+    testutil_cli (busy.cluster->endpoint, show, run);
+    testutil_cli_expect (run, 0, run->out, "held ahead:   -");
+    free (run);
     s_busy_open_gate (&busy);
     drover_msg_t *done [2] = { NULL };
     assert_true (testutil_collect (busy.dealer, tasks, done, 2, S_WAIT_MAX));

@@ -812,6 +812,8 @@ testcodec_assert_same (const drover_msg_t *a, const drover_msg_t *b)
         s_assert_text (x->devices_used, y->devices_used);
         assert_int_equal (x->heartbeat, y->heartbeat);
         assert_true (x->lost_after == y->lost_after);
+        assert_int_equal (x->ahead, y->ahead);
+        assert_int_equal (x->held, y->held);
     }
     s_assert_share (a, b);
 }

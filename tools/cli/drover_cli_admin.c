@@ -325,6 +325,9 @@ s_worker_json (const drover_worker_row_t *row)
     //  LOST, msec (0: a worker gone, or a broker before level 6)
     printf (",\"heartbeat_ms\":%u,\"lost_after_ms\":%llu", row->heartbeat,
             (unsigned long long) row->lost_after);
+    //  Level 9: the offers it may be sent past its free procs, and those
+    //  it holds unstarted now (counted in tasks)
+    printf (",\"ahead\":%u,\"held\":%u", row->ahead, row->held);
     printf ("}");
 }
 
@@ -399,6 +402,8 @@ s_workers_text (drover_msg_t *table)
         //  The broker's count of what it assigned, as PROCS is: the
         //  heartbeat's may lag (a broker before rows had it: that one)
         snprintf (running, sizeof running, "%u", row->since? row->tasks: row->stats.running);
+        if (row->since && row->held && row->held <= row->tasks)     //  "2+1": one held ahead
+            snprintf (running, sizeof running, "%u+%u", row->tasks - row->held, row->held);
         if (row->reserved)
             snprintf (reserved, sizeof reserved, "%llu", (unsigned long long) row->reserved);
         if (row->level)
@@ -528,6 +533,12 @@ s_show_worker_text (const drover_worker_row_t *row)
         printf ("lost after:   %llu ms of silence\n", (unsigned long long) row->lost_after);
     else
         printf ("lost after:   -\n");
+    //  Level 9: 0 when not granted, or from a broker before level 9
+    if (row->ahead)
+        printf ("held ahead:   %u (of %u it may be sent past its free procs)\n", row->held,
+                row->ahead);
+    else
+        printf ("held ahead:   -\n");
 }
 
 //  drover show worker ID: one worker, for people or as JSON (argv holds
