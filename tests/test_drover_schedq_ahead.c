@@ -3,7 +3,8 @@
     without threads: a worker granted ahead gets one-proc requests beyond
     its free procs only when a pass finds none free, never more than
     granted, never a request of more procs, with devices or more memory
-    than it has free; held requests start (and are charged) in order as
+    than it has free, and counted as demand for the elastic pool; held
+    requests start (and are charged) in order as
     running tasks there free, a given-back one holds the worker from more
     (longer after each in a row), nothing is held while two owners or two
     priorities wait, a reserved worker gets nothing ahead, and preemption
@@ -31,6 +32,24 @@ s_mem_used (drover_schedq_t *sched, const char *id)
     drover_schedq_view_t view;
     assert_int_equal (drover_schedq_lookup (sched, id, &view), 0);
     return view.mem_used;
+}
+
+//  Sum the demand counts each_demand tells, and those of one proc
+typedef struct {
+    uint32_t total;             //  tasks told
+    uint32_t mem_100;           //  of them, asking 100 bytes
+} s_demand_sum_t;
+
+//  Add one demand shape to a sum
+static void
+s_sum_demand (uint32_t procs, uint64_t mem, const char *labels, const char *devices,
+              uint32_t count, void *arg)
+{
+    s_demand_sum_t *sum = (s_demand_sum_t *) arg;
+    assert_int_equal (procs, 1);
+    sum->total += count;
+    if (mem == 100)
+        sum->mem_100 += count;
 }
 
 //  Without ahead (the default, or 0) a full worker gets nothing more, as
@@ -91,6 +110,16 @@ test_ahead_only_when_full (void **state)
     //  Never past what was granted
     assert_int_equal (testutil_placed_run (sched, &placed), 0);
     assert_int_equal (s_held (sched, "a"), 2);
+    //  The elastic pool's demand counts the held with the queued: all wait
+    s_demand_sum_t sum = { 0 };
+    drover_schedq_each_demand (sched, s_sum_demand, &sum);
+    assert_int_equal (sum.total, 4);
+    assert_int_equal (sum.mem_100, 4);
+    //  One starts: three wait
+    drover_schedq_free (sched, 1);
+    sum = (s_demand_sum_t) { 0 };
+    drover_schedq_each_demand (sched, s_sum_demand, &sum);
+    assert_int_equal (sum.total, 3);
 }
 
 //  Only a request of one proc, no devices, memory the worker has free and

@@ -188,6 +188,7 @@ typedef struct {
     uint32_t ahead_blocked;     //  running tasks to free before it holds ahead again
     uint32_t ahead_backoff;     //  what the next give-back blocks it for, 1 doubling
     uint32_t open_at;           //  index in self->ahead_open, or DROVER_IDHEAP_NOWHERE
+    uint32_t holding_at;        //  index in self->ahead_holding, or DROVER_IDHEAP_NOWHERE
     void *handle;               //  its node in self->order
 } s_worker_t;
 
@@ -220,6 +221,7 @@ struct _drover_schedq_t {
     size_t reservations_capacity;   //  entries allocated in reservations
     s_list_t leased;            //  workers whose capacity is lent to assign
     s_list_t ahead_open;        //  workers with room to hold one more request ahead
+    s_list_t ahead_holding;     //  workers holding requests ahead
     uint64_t lease_numbers;     //  leases made so far, the last lease id
     uint32_t max_leases;        //  leases out at once, at most; 0 lends nothing
     bool waiting_outside;       //  requests wait outside the queue (affinity): lend
@@ -864,6 +866,7 @@ drover_schedq_destroy (drover_schedq_t **self_p)
         free (self->blocked.handles);
         free (self->leased.handles);
         free (self->ahead_open.handles);
+        free (self->ahead_holding.handles);
         free (self->reservations);
         free (self);
         *self_p = NULL;
@@ -898,13 +901,47 @@ s_tell_demand (drover_schedq_t *self, uint32_t handle, void *arg)
                         group->demand->device_text, group->count, teller->arg);
 }
 
-//  Call fn for each distinct demand waiting
+//  Tell the caller's fn the requests held ahead on workers, which wait for
+//  procs too, counted by demand (the held are few: DROVER_AHEAD_MAX a
+//  worker; their distinct demands fewer)
+static void
+s_tell_held_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *arg)
+{
+    enum { S_SHAPES = 64 };
+    const drover_demand_t *demands [S_SHAPES];
+    uint32_t counts [S_SHAPES];
+    size_t shapes = 0;
+    for (size_t index = 0; index < self->ahead_holding.count; index++) {
+        s_worker_t *worker = s_worker (self, self->ahead_holding.handles [index]);
+        for (size_t held = 0; held < worker->nahead; held++) {
+            const drover_demand_t *demand = s_request (self, worker->ahead_tasks [held])->demand;
+            size_t shape = 0;
+            while (shape < shapes && demands [shape] != demand)
+                shape++;
+            if (shape == S_SHAPES)
+                shape = 0;      //  past the room: counted with the first (one proc each)
+            else
+            if (shape == shapes) {
+                demands [shapes] = demand;
+                counts [shapes++] = 0;
+            }
+            counts [shape]++;
+        }
+    }
+    for (size_t shape = 0; shape < shapes; shape++)
+        fn (1, demands [shape]->mem, demands [shape]->given, demands [shape]->device_text,
+            counts [shape], arg);
+}
+
+//  Call fn for each distinct demand waiting, the requests held ahead among
+//  them
 void
 drover_schedq_each_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *arg)
 {
     assert (self && fn);
     s_teller_t teller = { .demand = fn, .arg = arg };
     s_each_waiting (self, s_tell_demand, &teller);
+    s_tell_held_demand (self, fn, arg);
 }
 
 //  Give the elastic pool's instance types, for explaining
@@ -1432,25 +1469,39 @@ drover_schedq_set_preemption (drover_schedq_t *self, uint32_t max, drover_schedq
 //  the order. The workers with room ahead are listed (ahead_open): a pass
 //  that finds none pays nothing for it.
 
+//  Keep a worker on a list of workers while member is true, and off it
+//  (the last one taking its place) while not; its index there is the
+//  uint32_t at offset in its record
+static void
+s_list_keep (drover_schedq_t *self, s_list_t *list, uint32_t worker_handle, size_t offset,
+             bool member)
+{
+    uint32_t *index = (uint32_t *) ((byte *) s_worker (self, worker_handle) + offset);
+    if (member && *index == DROVER_IDHEAP_NOWHERE) {
+        *index = (uint32_t) list->count;
+        s_list_add (list, worker_handle);
+    }
+    else
+    if (!member && *index != DROVER_IDHEAP_NOWHERE) {
+        uint32_t last = list->handles [--list->count];
+        list->handles [*index] = last;
+        *(uint32_t *) ((byte *) s_worker (self, last) + offset) = *index;
+        *index = DROVER_IDHEAP_NOWHERE;
+    }
+}
+
 //  Keep a worker on self->ahead_open while it may hold one more request
-//  ahead (held fewer than granted, not blocked), after any of that changed
+//  ahead (held fewer than granted, not blocked), and on ahead_holding
+//  while it holds some, after any of that changed
 static void
 s_ahead_recount (drover_schedq_t *self, uint32_t worker_handle)
 {
     s_worker_t *worker = s_worker (self, worker_handle);
     bool open = worker->nahead < worker->ahead && !worker->ahead_blocked;
-    s_list_t *list = &self->ahead_open;
-    if (open && worker->open_at == DROVER_IDHEAP_NOWHERE) {
-        worker->open_at = (uint32_t) list->count;
-        s_list_add (list, worker_handle);
-    }
-    else
-    if (!open && worker->open_at != DROVER_IDHEAP_NOWHERE) {
-        uint32_t last = list->handles [--list->count];
-        list->handles [worker->open_at] = last;
-        s_worker (self, last)->open_at = worker->open_at;
-        worker->open_at = DROVER_IDHEAP_NOWHERE;
-    }
+    bool holding = worker->nahead > 0;
+    s_list_keep (self, &self->ahead_open, worker_handle, offsetof (s_worker_t, open_at), open);
+    s_list_keep (self, &self->ahead_holding, worker_handle, offsetof (s_worker_t, holding_at),
+                 holding);
 }
 
 //  Take a request held ahead off its worker's FIFO, keeping the others'
@@ -1765,6 +1816,7 @@ drover_schedq_add_worker (drover_schedq_t *self, const char *id, uint32_t procs,
         worker->admin = DROVER_ADMIN_RUN;
         worker->index = DROVER_IDHEAP_NOWHERE;
         worker->open_at = DROVER_IDHEAP_NOWHERE;
+        worker->holding_at = DROVER_IDHEAP_NOWHERE;
         zhashx_insert (self->workers, id, (void *) (uintptr_t) handle);
         worker->handle = zlistx_add_end (self->order, (void *) (uintptr_t) handle);
         rc = 0;

@@ -369,7 +369,9 @@ typedef void (drover_schedq_demand_fn) (uint32_t procs, uint64_t mem, const char
                                        const char *devices, uint32_t count, void *arg);
 
 //  Call fn for each distinct demand waiting (the queue's groups, counted as
-//  requests come and go): O(distinct demands), not O(requests)
+//  requests come and go): O(distinct demands), not O(requests); then the
+//  requests held ahead on workers, by demand (one proc each): they wait
+//  for procs too, O(held)
 void
     drover_schedq_each_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *arg);
 
