@@ -1286,6 +1286,7 @@ s_handle_metrics (self_t *self, uint64_t round)
         counts [DROVER_METRIC_PROCS_USED] += view.procs_used;
         counts [DROVER_METRIC_MEMORY] += view.mem;
         counts [DROVER_METRIC_MEMORY_USED] += view.mem_used;
+        counts [DROVER_METRIC_OFFERS_HELD] += view.held;
         for (size_t index = 0; index < view.ndevices; index++) {
             bool gpu = streq (view.devices [index].name, "gpu");
             counts [gpu? DROVER_METRIC_DEVICES_GPU: DROVER_METRIC_DEVICES_OTHER]
@@ -1297,7 +1298,7 @@ s_handle_metrics (self_t *self, uint64_t round)
     counts [DROVER_METRIC_SHARE_OWNERS] = drover_fairshare_owners (drover_schedq_fairshare (self->sched));
     counts [DROVER_METRIC_QUOTA_HELD] = drover_schedq_quota_held (self->sched);
     drover_metrics_t *metrics = drover_metrics_new ();
-    for (int id = DROVER_METRIC_WORKERS_OK; id <= DROVER_METRIC_QUOTA_HELD; id++)
+    for (int id = DROVER_METRIC_WORKERS_OK; id <= DROVER_METRIC_OFFERS_HELD; id++)
         if (id != DROVER_METRIC_WORKERS_LOST)       //  health's
             drover_metrics_set (metrics, (drover_metric_t) id, counts [id]);
     drover_metrics_say (metrics, self->outbox, round);

@@ -167,11 +167,13 @@ test_held_offer_given_back (void **state)
     s_busy_start (&busy, flags);
     zsock_t *sub = testutil_cluster_sub (busy.cluster, busy.dealer, "", "alpha");
     uint64_t given = s_submit (busy.dealer, "echo short");
+    assert_true (testutil_await_metric (metrics, "drover_offers_held", 1, false, S_WAIT_MAX));
     drover_event_t event;
     assert_true (testutil_await_event (sub, "task.requeued", "alpha", &event, S_WAIT_MAX));
     assert_non_null (strstr (event.reason, "returned: held ahead on alpha"));
     assert_true (testutil_await_metric (metrics, "drover_offers_returned_total", 1, false,
                                         S_WAIT_MAX));
+    assert_true (testutil_await_metric (metrics, "drover_offers_held", 0, true, S_WAIT_MAX));
     //  Not sent to alpha again while its task runs: it waits for a worker
     assert_true (s_listed (busy.dealer, given, DROVER_TASK_QUEUED, NULL));
     testutil_cluster_add_worker (busy.cluster, 1, "beta", 1, NULL);

@@ -73,6 +73,8 @@ static const s_series_t s_series [DROVER_METRICS] = {
                                           "Owners of tasks the scheduler knows (fair share)" },
     [DROVER_METRIC_QUOTA_HELD] =        { "drover_tasks_quota_held", NULL, S_GAUGE,
                                           "Tasks in the scheduling queue held by a running quota of their owner or account" },
+    [DROVER_METRIC_OFFERS_HELD] =       { "drover_offers_held", NULL, S_GAUGE,
+                                          "Offers workers hold ahead of their free procs now, unstarted (counted among assigned tasks)" },
     [DROVER_METRIC_TASKS_QUEUED] =      { "drover_tasks", "state=\"queued\"", S_GAUGE, S_TASKS_HELP },
     [DROVER_METRIC_TASKS_ASSIGNED] =    { "drover_tasks", "state=\"assigned\"", S_GAUGE, S_TASKS_HELP },
     [DROVER_METRIC_TASKS_RUNNING] =     { "drover_tasks", "state=\"running\"", S_GAUGE, S_TASKS_HELP },

@@ -55,6 +55,7 @@ typedef enum {
     DROVER_METRIC_DEVICES_USED_OTHER,
     DROVER_METRIC_SHARE_OWNERS,             //  owners the scheduler knows
     DROVER_METRIC_QUOTA_HELD,               //  requests a running quota holds
+    DROVER_METRIC_OFFERS_HELD,              //  offers workers hold ahead, unstarted
     //  assign: tasks held by state
     DROVER_METRIC_TASKS_QUEUED,
     DROVER_METRIC_TASKS_ASSIGNED,
