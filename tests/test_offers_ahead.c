@@ -48,6 +48,7 @@ s_submit (zsock_t *dealer, const char *script)
 typedef struct {
     testutil_cluster_t *cluster;
     zsock_t *dealer;
+    zsock_t *sub;               //  the broker's events, all of them
     char gate [256];            //  the file whose creation ends the gated task
     uint64_t gated;             //  the gated task (it prints "gated")
 } s_busy_t;
@@ -68,6 +69,7 @@ s_busy_start (s_busy_t *self, const char *flags [])
     char worker [DROVER_ID_MAX + 1] = "";
     assert_true (testutil_wait_running (self->dealer, self->gated, worker, S_WAIT_MAX));
     assert_string_equal (worker, "alpha");
+    self->sub = testutil_cluster_sub (self->cluster, self->dealer, "", "alpha");
 }
 
 //  Let the gated task end
@@ -83,18 +85,24 @@ s_busy_open_gate (s_busy_t *self)
 static void
 s_busy_stop (s_busy_t *self)
 {
+    zsock_destroy (&self->sub);
     zsock_destroy (&self->dealer);
     testutil_cluster_destroy (&self->cluster);
 }
 
-//  Wait until task is listed ASSIGNED on alpha (held there); asserts it is
+//  Wait for the event that task went to alpha, then assert TASK LIST has
+//  it ASSIGNED there (held: not started)
 static void
-s_await_held (zsock_t *dealer, uint64_t task)
+s_await_held (s_busy_t *self, uint64_t task)
 {
     int64_t deadline = zclock_mono () + S_WAIT_MAX;
-    while (!s_listed (dealer, task, DROVER_TASK_ASSIGNED, "alpha") && zclock_mono () < deadline)
-        zclock_sleep (20);          //  polling TASK LIST, with a deadline
-    assert_true (s_listed (dealer, task, DROVER_TASK_ASSIGNED, "alpha"));
+    drover_event_t event = { 0 };
+    while (event.task != task && zclock_mono () < deadline)
+        if (!testutil_await_event (self->sub, "task.assigned", "alpha", &event,
+                                   (int) (deadline - zclock_mono ())))
+            break;
+    assert_int_equal (event.task, task);
+    assert_true (s_listed (self->dealer, task, DROVER_TASK_ASSIGNED, "alpha"));
 }
 
 //  One proc, three tasks: the first runs, the second is held on the same
@@ -111,7 +119,7 @@ test_second_task_held_then_started (void **state)
     tasks [2] = s_submit (busy.dealer, "echo third");
     //  Held there, not started: no STARTED came for it
     assert_true (testutil_cluster_await_log (busy.cluster, "broker", "ahead=1", 1000));
-    s_await_held (busy.dealer, tasks [1]);
+    s_await_held (&busy, tasks [1]);
     assert_true (s_listed (busy.dealer, tasks [2], DROVER_TASK_QUEUED, NULL));
     assert_true (s_listed (busy.dealer, tasks [0], DROVER_TASK_RUNNING, "alpha"));
     //  What an operator reads of it
@@ -165,11 +173,10 @@ test_held_offer_given_back (void **state)
                              "--set", "assign/ack-timeout=800", NULL };
     s_busy_t busy;
     s_busy_start (&busy, flags);
-    zsock_t *sub = testutil_cluster_sub (busy.cluster, busy.dealer, "", "alpha");
     uint64_t given = s_submit (busy.dealer, "echo short");
     assert_true (testutil_await_metric (metrics, "drover_offers_held", 1, false, S_WAIT_MAX));
     drover_event_t event;
-    assert_true (testutil_await_event (sub, "task.requeued", "alpha", &event, S_WAIT_MAX));
+    assert_true (testutil_await_event (busy.sub, "task.requeued", "alpha", &event, S_WAIT_MAX));
     assert_non_null (strstr (event.reason, "returned: held ahead on alpha"));
     assert_true (testutil_await_metric (metrics, "drover_offers_returned_total", 1, false,
                                         S_WAIT_MAX));
@@ -187,7 +194,6 @@ test_held_offer_given_back (void **state)
     done = testutil_expect_done (busy.dealer, busy.gated, DROVER_TASK_SUCCEEDED, S_WAIT_MAX);
     assert_int_equal (done->attempt, 1);
     drover_msg_destroy (&done);
-    zsock_destroy (&sub);
     s_busy_stop (&busy);
 }
 
@@ -204,7 +210,7 @@ test_held_task_cancelled (void **state)
     snprintf (mark, sizeof mark, "%s/held-ran", busy.cluster->logdir);
     snprintf (script, sizeof script, "touch %s", mark);
     uint64_t held = s_submit (busy.dealer, script);
-    s_await_held (busy.dealer, held);
+    s_await_held (&busy, held);
     drover_msg_t *cancel = drover_msg_new (DROVER_MSG_TASK_CANCEL);
     cancel->task = held;
     drover_msg_t *reply = testutil_request (busy.dealer, &cancel, 5000);
