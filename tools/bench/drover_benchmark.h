@@ -331,6 +331,15 @@ double
 double
     drover_benchmark_inproc_hop_cpu (long long bounces);
 
+//  tasks `true` tasks through a bare ZeroMQ dealer and agents agent
+//  threads running procs at once, each result crossing hops inproc hops
+//  (0, or 2 to 16) before the next task goes out: tasks/s, and the CPU
+//  per task in *cpu_per_task (usec); -1 on failure
+//  (drover_benchmark_spawnfloor.c)
+double
+    drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks, size_t hops,
+                                  double *cpu_per_task);
+
 //  (k) the elastic pool's decision cost (drover_benchmark_pool.c)
 int
     drover_benchmark_phase_pool (drover_benchmark_t *self);

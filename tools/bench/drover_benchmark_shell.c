@@ -22,6 +22,8 @@
 #define S_AGENTS_MAX    64          //  agents one phase starts at most (flag bound)
 #define S_SPAWNERS_MAX  4096        //  spawner threads at most (agents x procs)
 #define S_FLOOR_BOUNCES 10000       //  round trips the message floor is measured over
+#define S_DESIGN_HOPS   4           //  inproc hops between a result and the next task at the
+                                    //  least: main -> assign -> schedq -> assign -> main
 
 extern char **environ;
 
@@ -201,6 +203,31 @@ s_cpu_usecs (void)
     return total;
 }
 
+//  The floor run for real, same tasks, same agents and procs: a bare
+//  ZeroMQ dealer with nothing between a result and the next task, then
+//  with the design's hops between them; each against the bare spawn rate,
+//  and the shell rate against the second. 0 or -1.
+static int
+s_zmq_floors (drover_benchmark_t *self, double spawn, double shell)
+{
+    size_t agents = (size_t) self->opts.shell_agents, procs = (size_t) self->opts.shell_procs;
+    double cpu = 0, hop_cpu = 0;
+    double bare = drover_benchmark_spawn_floor (agents, procs, self->opts.shell_tasks, 0, &cpu);
+    double hopped = bare < 0? -1: drover_benchmark_spawn_floor (agents, procs,
+                                                               self->opts.shell_tasks,
+                                                               S_DESIGN_HOPS, &hop_cpu);
+    if (hopped < 0)
+        return -1;
+    drover_benchmark_figure (self, "zmq_floor_throughput", bare, "tasks/s");
+    drover_benchmark_figure (self, "zmq_floor_vs_spawn_pct", bare / spawn * 100, "%");
+    drover_benchmark_figure (self, "zmq_floor_cpu_per_task", cpu, "usec");
+    drover_benchmark_figure (self, "zmq_hop_floor_throughput", hopped, "tasks/s");
+    drover_benchmark_figure (self, "zmq_hop_floor_vs_spawn_pct", hopped / spawn * 100, "%");
+    drover_benchmark_figure (self, "zmq_hop_floor_cpu_per_task", hop_cpu, "usec");
+    drover_benchmark_figure (self, "shell_vs_hop_floor_pct", shell / hopped * 100, "%");
+    return 0;
+}
+
 //  (f) shell tasks on real agents against the bare fork/exec rate
 int
 drover_benchmark_phase_shell (drover_benchmark_t *self)
@@ -248,5 +275,5 @@ drover_benchmark_phase_shell (drover_benchmark_t *self)
     //  between its result and its next offer costs when no other has work
     drover_benchmark_figure (self, "spawn_idle_pct", spawn_idle, "%");
     drover_benchmark_figure (self, "shell_idle_pct", switches.idle_pct, "%");
-    return 0;
+    return s_zmq_floors (self, spawn, shell);
 }
