@@ -331,13 +331,21 @@ double
 double
     drover_benchmark_inproc_hop_cpu (long long bounces);
 
+//  What the floor of the shell phase does besides spawning each task and
+//  carrying its two messages (drover_benchmark_spawnfloor.c)
+typedef struct {
+    size_t hops;                //  inproc hops a result crosses before the next task
+                                //  goes out: 0, or 2 to 16
+    bool capture;               //  each task's stdout and stderr on pipes read to their end
+    bool store;                 //  each result committed to SQLite, in groups
+} drover_benchmark_floor_t;
+
 //  tasks `true` tasks through a bare ZeroMQ dealer and agents agent
-//  threads running procs at once, each result crossing hops inproc hops
-//  (0, or 2 to 16) before the next task goes out: tasks/s, and the CPU
-//  per task in *cpu_per_task (usec); -1 on failure
-//  (drover_benchmark_spawnfloor.c)
+//  threads running procs at once, as floor says: tasks/s, and the CPU per
+//  task in *cpu_per_task (usec); -1 on failure
 double
-    drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks, size_t hops,
+    drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks,
+                                  const drover_benchmark_floor_t *floor,
                                   double *cpu_per_task);
 
 //  (k) the elastic pool's decision cost (drover_benchmark_pool.c)

@@ -203,28 +203,41 @@ s_cpu_usecs (void)
     return total;
 }
 
-//  The floor run for real, same tasks, same agents and procs: a bare
-//  ZeroMQ dealer with nothing between a result and the next task, then
-//  with the design's hops between them; each against the bare spawn rate,
-//  and the shell rate against the second. 0 or -1.
+//  The floor run for real, same tasks, same agents and procs, through a
+//  bare ZeroMQ dealer: with nothing between a result and the next task;
+//  with the design's hops between them; and with those hops, each task's
+//  output captured and each result committed to SQLite. Each against the
+//  bare spawn rate, and the shell rate against the last two. 0 or -1.
 static int
 s_zmq_floors (drover_benchmark_t *self, double spawn, double shell)
 {
+    const struct {
+        const char *name;
+        drover_benchmark_floor_t floor;
+    } floors [] = {
+        { "zmq_floor", { 0, false, false } },
+        { "zmq_hop_floor", { S_DESIGN_HOPS, false, false } },
+        { "zmq_full_floor", { S_DESIGN_HOPS, true, true } }
+    };
     size_t agents = (size_t) self->opts.shell_agents, procs = (size_t) self->opts.shell_procs;
-    double cpu = 0, hop_cpu = 0;
-    double bare = drover_benchmark_spawn_floor (agents, procs, self->opts.shell_tasks, 0, &cpu);
-    double hopped = bare < 0? -1: drover_benchmark_spawn_floor (agents, procs,
-                                                               self->opts.shell_tasks,
-                                                               S_DESIGN_HOPS, &hop_cpu);
-    if (hopped < 0)
-        return -1;
-    drover_benchmark_figure (self, "zmq_floor_throughput", bare, "tasks/s");
-    drover_benchmark_figure (self, "zmq_floor_vs_spawn_pct", bare / spawn * 100, "%");
-    drover_benchmark_figure (self, "zmq_floor_cpu_per_task", cpu, "usec");
-    drover_benchmark_figure (self, "zmq_hop_floor_throughput", hopped, "tasks/s");
-    drover_benchmark_figure (self, "zmq_hop_floor_vs_spawn_pct", hopped / spawn * 100, "%");
-    drover_benchmark_figure (self, "zmq_hop_floor_cpu_per_task", hop_cpu, "usec");
-    drover_benchmark_figure (self, "shell_vs_hop_floor_pct", shell / hopped * 100, "%");
+    for (size_t index = 0; index < sizeof floors / sizeof floors [0]; index++) {
+        double cpu = 0;
+        double rate = drover_benchmark_spawn_floor (agents, procs, self->opts.shell_tasks,
+                                                    &floors [index].floor, &cpu);
+        if (rate < 0)
+            return -1;
+        char name [64];
+        snprintf (name, sizeof name, "%s_throughput", floors [index].name);
+        drover_benchmark_figure (self, name, rate, "tasks/s");
+        snprintf (name, sizeof name, "%s_vs_spawn_pct", floors [index].name);
+        drover_benchmark_figure (self, name, rate / spawn * 100, "%");
+        snprintf (name, sizeof name, "%s_cpu_per_task", floors [index].name);
+        drover_benchmark_figure (self, name, cpu, "usec");
+        if (floors [index].floor.hops) {
+            snprintf (name, sizeof name, "shell_vs_%s_pct", floors [index].name + 4);
+            drover_benchmark_figure (self, name, shell / rate * 100, "%");
+        }
+    }
     return 0;
 }
 

@@ -11,23 +11,34 @@
     at once as its agents do and hold one more, as a drover agent holds
     an offer ahead. Each task is `true`, spawned as the bare spawners do
     (posix_spawnp, stdio on /dev/null), watched through a pidfd in the
-    agent's poll, reaped, and its result (the id) sent back. With hops,
-    each result crosses that many inproc hops (a ring of relay threads, as
-    a result crosses the broker's actors) before the dealer hands that
-    agent its next task.
+    agent's poll, reaped, and its result (the id) sent back. Then, as the
+    floor asks:
+    - hops: each result crosses that many inproc hops (a ring of relay
+      threads, as a result crosses the broker's actors) before the dealer
+      hands that agent its next task;
+    - capture: each task's stdout and stderr go to two pipes the agent
+      reads to their end once the task has ended;
+    - store: the dealer hands each result to a store thread, which
+      commits it to a SQLite file (WAL, synchronous FULL) in groups of
+      S_GROUP_WAIT msec, off the path to the next task, as drover's store
+      commits results.
 
-    Nothing of drover: libzmq, posix_spawn and pidfds. No cgroup, no
-    output pipes, no store. The agents are threads of this process, which
-    spares the address-space switches separate agents pay: the floor is if
-    anything above what a broker of separate agents could reach.
+    Nothing of drover: libzmq, posix_spawn, pidfds and SQLite. No cgroup.
+    The agents are threads of this process, which spares the
+    address-space switches separate agents pay: the floor is if anything
+    above what a broker of separate agents could reach.
     =========================================================================
 */
 
+#ifndef _GNU_SOURCE
+#   define _GNU_SOURCE              //  pipe2
+#endif
 #include "drover_cli.h"
 #include "drover_benchmark.h"
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -38,6 +49,9 @@
 #define S_TIMEOUT       10000       //  msec the dealer or an agent waits for a message
 #define S_CREDIT        0           //  the result id that only says "one more task"
 #define S_AHEAD         1           //  tasks an agent holds beyond its free procs
+#define S_GROUP_WAIT    4           //  msec between two commits of the store, at least
+                                    //  (drover's store groups results the same way)
+#define S_STORE         "inproc://drover-bench-floor-store"
 
 extern char **environ;
 
@@ -46,15 +60,18 @@ typedef struct {
     void *context;                  //  its own, so its own I/O thread
     void *socket;                   //  DEALER connected to the dealer
     size_t procs;                   //  tasks it runs at once
+    bool capture;                   //  each task's stdout and stderr on pipes
     long long failed;               //  spawns that failed or did not exit 0
     int rc;                         //  0, or -1 if a send or receive failed
 } s_agent_t;
 
-//  A task the agent runs: its id, its process and the pidfd watched
+//  A task the agent runs: its id, its process, the pidfd watched and the
+//  read ends of its output pipes
 typedef struct {
     uint64_t id;
     pid_t pid;
     int pidfd;                      //  -1: the slot is free
+    int output [2];                 //  stdout's and stderr's read ends, or -1
 } s_slot_t;
 
 //  Send one task id (or result id) on socket; 0 or -1
@@ -64,25 +81,63 @@ s_send_id (void *socket, uint64_t id)
     return zmq_send (socket, &id, sizeof id, 0) == (int) sizeof id? 0: -1;
 }
 
-//  Spawn `true` for task id into slot; a failure counts and is sent as done
+//  Read an output pipe to its end and close it
+static void
+s_drain (int *fd)
+{
+    char buffer [4096];
+    if (*fd < 0)
+        return;
+    while (read (*fd, buffer, sizeof buffer) > 0)
+        ;
+    close (*fd);
+    *fd = -1;
+}
+
+//  Spawn `true` for task id into slot, with stdin on /dev/null and, with
+//  capture, stdout and stderr on pipes (else on /dev/null as in actions);
+//  a failure counts and is sent as done
 static int
 s_agent_start (s_agent_t *self, s_slot_t *slot, uint64_t id,
                posix_spawn_file_actions_t *actions)
 {
     char *argv [] = { "true", NULL };
     slot->id = id;
-    if (posix_spawnp (&slot->pid, argv [0], actions, NULL, argv, environ) == 0) {
+    slot->output [0] = slot->output [1] = -1;
+    int pipes [2][2] = { { -1, -1 }, { -1, -1 } };
+    posix_spawn_file_actions_t piped;
+    bool ready = true;
+    if (self->capture) {
+        ready = pipe2 (pipes [0], O_CLOEXEC) == 0 && pipe2 (pipes [1], O_CLOEXEC) == 0;
+        posix_spawn_file_actions_init (&piped);
+        posix_spawn_file_actions_addopen (&piped, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2 (&piped, pipes [0][1], STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2 (&piped, pipes [1][1], STDERR_FILENO);
+    }
+    bool spawned = ready && posix_spawnp (&slot->pid, argv [0], self->capture? &piped: actions,
+                                          NULL, argv, environ) == 0;
+    if (self->capture)
+        posix_spawn_file_actions_destroy (&piped);
+    for (size_t stream = 0; stream < 2; stream++) {
+        if (pipes [stream][1] >= 0)
+            close (pipes [stream][1]);
+        slot->output [stream] = pipes [stream][0];
+    }
+    if (spawned) {
         slot->pidfd = (int) syscall (SYS_pidfd_open, slot->pid, 0);
         if (slot->pidfd >= 0)
             return 0;
         waitpid (slot->pid, NULL, 0);
     }
+    s_drain (&slot->output [0]);
+    s_drain (&slot->output [1]);
     self->failed++;
     slot->pidfd = -1;
     return s_send_id (self->socket, id);
 }
 
-//  Reap the slot's process once its pidfd says it ended, send its result
+//  Reap the slot's process once its pidfd says it ended, read its output
+//  to the end, send its result
 static int
 s_agent_reap (s_agent_t *self, s_slot_t *slot)
 {
@@ -90,6 +145,8 @@ s_agent_reap (s_agent_t *self, s_slot_t *slot)
     if (waitpid (slot->pid, &status, 0) != slot->pid || !WIFEXITED (status)
     ||  WEXITSTATUS (status) != 0)
         self->failed++;
+    s_drain (&slot->output [0]);
+    s_drain (&slot->output [1]);
     close (slot->pidfd);
     slot->pidfd = -1;
     return s_send_id (self->socket, slot->id);
@@ -238,9 +295,107 @@ s_pass (void *from, void *to)
     return 0;
 }
 
+//  The store thread: its SQLite file, its end of the dealer's pipe
+typedef struct {
+    sqlite3 *db;
+    sqlite3_stmt *insert;           //  one result's row
+    void *pipe;                     //  PAIR, results from the dealer, id 0 to stop
+    uint64_t commits;               //  groups committed
+    int rc;                         //  0, or -1 if a statement or a receive failed
+} s_store_t;
+
+//  Run one statement of the store's; 0 or -1
+static int
+s_store_exec (s_store_t *self, const char *sql)
+{
+    return sqlite3_exec (self->db, sql, NULL, NULL, NULL) == SQLITE_OK? 0: -1;
+}
+
+//  Commit the open group and begin the next; 0 or -1
+static int
+s_store_commit (s_store_t *self)
+{
+    self->commits++;
+    return s_store_exec (self, "COMMIT") || s_store_exec (self, "BEGIN")? -1: 0;
+}
+
+//  Write each result the dealer sends as a row, committing once
+//  S_GROUP_WAIT after the last commit if a row waits, until id 0
+static void *
+s_store (void *args)
+{
+    s_store_t *self = (s_store_t *) args;
+    int64_t committed_at = zclock_mono ();
+    size_t pending = 0;
+    self->rc = s_store_exec (self, "BEGIN");
+    while (self->rc == 0) {
+        int64_t wait = pending? committed_at + S_GROUP_WAIT - zclock_mono (): S_TIMEOUT;
+        zmq_pollitem_t item = { self->pipe, 0, ZMQ_POLLIN, 0 };
+        if (wait > 0 && zmq_poll (&item, 1, wait) < 0)
+            self->rc = -1;
+        uint64_t id = UINT64_MAX;
+        while (self->rc == 0 && zmq_recv (self->pipe, &id, sizeof id, ZMQ_DONTWAIT) == (int) sizeof id
+           &&  id != 0) {
+            sqlite3_bind_int64 (self->insert, 1, (sqlite3_int64) id);
+            if (sqlite3_step (self->insert) != SQLITE_DONE)
+                self->rc = -1;
+            sqlite3_reset (self->insert);
+            pending++;
+        }
+        if (self->rc == 0 && pending
+        &&  (id == 0 || zclock_mono () >= committed_at + S_GROUP_WAIT)) {
+            self->rc = s_store_commit (self);
+            committed_at = zclock_mono ();
+            pending = 0;
+        }
+        if (id == 0)
+            break;
+    }
+    return NULL;
+}
+
+//  Open the store's file in a fresh directory under /tmp (as the bench's
+//  brokers keep their state), as drover's SQLite store opens its own; 0
+//  or -1. dir gets the directory's path.
+static int
+s_store_open (s_store_t *self, char *dir, size_t dir_size)
+{
+    snprintf (dir, dir_size, "/tmp/drover-bench-floor-XXXXXX");
+    if (!mkdtemp (dir))
+        return -1;
+    char path [128];
+    snprintf (path, sizeof path, "%s/floor.db", dir);
+    if (sqlite3_open (path, &self->db) != SQLITE_OK
+    ||  s_store_exec (self, "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL;"
+                            "PRAGMA synchronous = FULL; PRAGMA locking_mode = EXCLUSIVE;"
+                            "CREATE TABLE results (id INTEGER PRIMARY KEY, status INTEGER)")
+    ||  sqlite3_prepare_v2 (self->db, "INSERT INTO results VALUES (?1, 0)", -1,
+                            &self->insert, NULL) != SQLITE_OK)
+        return -1;
+    return 0;
+}
+
+//  Close the store's file and remove its directory
+static void
+s_store_close (s_store_t *self, const char *dir)
+{
+    sqlite3_finalize (self->insert);
+    sqlite3_close (self->db);
+    if (!*dir)
+        return;
+    const char *suffixes [] = { "", "-wal", "-shm" };
+    for (size_t index = 0; index < 3; index++) {
+        char path [160];
+        snprintf (path, sizeof path, "%s/floor.db%s", dir, suffixes [index]);
+        unlink (path);
+    }
+    rmdir (dir);
+}
+
 //  What the dealer keeps while it runs
 typedef struct {
     void *router;
+    void *store;                    //  PAIR to the store thread, or NULL
     uint64_t next;                  //  next task id to hand out, from 1
     uint64_t tasks;                 //  tasks to hand out in all
     uint64_t done;                  //  results back
@@ -257,8 +412,11 @@ s_dealer_take (s_dealer_t *self, void *socket)
     if (size <= 0 || size > (int) sizeof routing
     ||  zmq_recv (socket, &id, sizeof id, 0) != (int) sizeof id)
         return -1;
-    if (id != S_CREDIT)
+    if (id != S_CREDIT) {
         self->done++;
+        if (self->store && s_send_id (self->store, id))
+            return -1;
+    }
     if (self->next > self->tasks)
         return 0;
     if (zmq_send (self->router, routing, (size_t) size, ZMQ_SNDMORE) != size
@@ -304,19 +462,23 @@ s_cpu_usecs (void)
 }
 
 //  Run tasks `true` tasks through a bare ZeroMQ dealer and agents agent
-//  threads of procs each, each result crossing hops inproc hops. Returns
-//  tasks/s and sets *cpu_per_task (usec, this process and its children),
-//  or -1.
+//  threads of procs each, as floor says. Returns tasks/s and sets
+//  *cpu_per_task (usec, this process and its children), or -1.
 double
-drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks, size_t hops,
-                              double *cpu_per_task)
+drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks,
+                              const drover_benchmark_floor_t *floor, double *cpu_per_task)
 {
+    size_t hops = floor->hops;
     if (agents < 1 || agents > S_AGENTS_MAX || procs < 1 || procs > S_PROCS_MAX
     ||  hops == 1 || hops > S_HOPS_MAX || tasks < 1)
         return -1;
     void *context = zmq_ctx_new ();
-    s_dealer_t dealer = { zmq_socket (context, ZMQ_ROUTER), 1, (uint64_t) tasks, 0 };
+    s_dealer_t dealer = { zmq_socket (context, ZMQ_ROUTER), NULL, 1, (uint64_t) tasks, 0 };
     s_ring_t ring = { 0 };
+    s_store_t store = { 0 };
+    char store_dir [64] = "";
+    pthread_t store_thread;
+    bool store_started = false;
     s_agent_t shares [S_AGENTS_MAX] = { { 0 } };
     pthread_t threads [S_AGENTS_MAX];
     size_t started = 0;
@@ -327,11 +489,22 @@ drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks, size
     int rc = zmq_bind (dealer.router, "tcp://127.0.0.1:*") == 0
           && zmq_getsockopt (dealer.router, ZMQ_LAST_ENDPOINT, endpoint, &size) == 0
           && (hops == 0 || s_ring_start (&ring, hops) == 0)? 0: -1;
+    if (rc == 0 && floor->store) {
+        dealer.store = zmq_socket (context, ZMQ_PAIR);
+        store.pipe = zmq_socket (context, ZMQ_PAIR);
+        zmq_setsockopt (dealer.store, ZMQ_LINGER, &linger, sizeof linger);
+        zmq_setsockopt (store.pipe, ZMQ_LINGER, &linger, sizeof linger);
+        rc = s_store_open (&store, store_dir, sizeof store_dir) == 0
+          && zmq_bind (store.pipe, S_STORE) == 0 && zmq_connect (dealer.store, S_STORE) == 0
+          && pthread_create (&store_thread, NULL, s_store, &store) == 0? 0: -1;
+        store_started = rc == 0;
+    }
     for (size_t index = 0; rc == 0 && index < agents; index++) {
         s_agent_t *agent = &shares [index];
         agent->context = zmq_ctx_new ();
         agent->socket = zmq_socket (agent->context, ZMQ_DEALER);
         agent->procs = procs;
+        agent->capture = floor->capture;
         zmq_setsockopt (agent->socket, ZMQ_LINGER, &linger, sizeof linger);
         if (zmq_connect (agent->socket, endpoint)
         ||  pthread_create (&threads [index], NULL, s_agent, agent))
@@ -345,13 +518,20 @@ drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks, size
         rc = s_dealer_run (&dealer, &ring);
     int64_t elapsed = zclock_usecs () - wall_start;
     //  Every result is back, so every task reaped: the agents wait idle
-    //  in their poll, which their contexts' shutdown ends
+    //  in their poll, which their contexts' shutdown ends. The store
+    //  commits what it holds when told to stop.
     for (size_t index = 0; index < started; index++)
         zmq_ctx_shutdown (shares [index].context);
     long long failed = rc? 1: 0;
     for (size_t index = 0; index < started; index++) {
         pthread_join (threads [index], NULL);
         failed += shares [index].failed + (shares [index].rc? 1: 0);
+    }
+    if (store_started) {
+        if (s_send_id (dealer.store, 0))
+            zmq_ctx_shutdown (context);     //  the store's receive ends, it stops
+        pthread_join (store_thread, NULL);
+        failed += store.rc? 1: 0;
     }
     *cpu_per_task = (double) (s_cpu_usecs () - cpu_start) / (double) tasks;
     for (size_t index = 0; index < agents; index++)
@@ -360,6 +540,11 @@ drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks, size
             zmq_ctx_term (shares [index].context);
         }
     s_ring_stop (&ring);
+    if (floor->store) {
+        zmq_close (dealer.store);
+        zmq_close (store.pipe);
+        s_store_close (&store, store_dir);
+    }
     zmq_close (dealer.router);
     zmq_ctx_term (context);
     if (failed) {
