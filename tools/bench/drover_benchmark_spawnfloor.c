@@ -319,37 +319,45 @@ s_store_commit (s_store_t *self)
     return s_store_exec (self, "COMMIT") || s_store_exec (self, "BEGIN")? -1: 0;
 }
 
-//  Write each result the dealer sends as a row, committing once
-//  S_GROUP_WAIT after the last commit if a row waits, until id 0
+//  Write each result the dealer sends as a row, until id 0. As drover's
+//  store holds its pipe unread while tasks run: once a result comes, it
+//  sleeps until S_GROUP_WAIT after the last commit (what comes meanwhile
+//  would wait for that commit anyway), then writes all that came and
+//  commits them at once, waking once a group, not once a result.
 static void *
 s_store (void *args)
 {
     s_store_t *self = (s_store_t *) args;
     int64_t committed_at = zclock_mono ();
-    size_t pending = 0;
+    bool stop = false;
     self->rc = s_store_exec (self, "BEGIN");
-    while (self->rc == 0) {
-        int64_t wait = pending? committed_at + S_GROUP_WAIT - zclock_mono (): S_TIMEOUT;
+    while (self->rc == 0 && !stop) {
         zmq_pollitem_t item = { self->pipe, 0, ZMQ_POLLIN, 0 };
-        if (wait > 0 && zmq_poll (&item, 1, wait) < 0)
-            self->rc = -1;
-        uint64_t id = UINT64_MAX;
-        while (self->rc == 0 && zmq_recv (self->pipe, &id, sizeof id, ZMQ_DONTWAIT) == (int) sizeof id
-           &&  id != 0) {
+        if (zmq_poll (&item, 1, S_TIMEOUT) <= 0) {
+            self->rc = -1;              //  shut down, or nothing for S_TIMEOUT
+            break;
+        }
+        int64_t hold = committed_at + S_GROUP_WAIT - zclock_mono ();
+        if (hold > 0)
+            zclock_sleep ((int) hold);
+        size_t pending = 0;
+        uint64_t id;
+        while (self->rc == 0 && !stop
+           &&  zmq_recv (self->pipe, &id, sizeof id, ZMQ_DONTWAIT) == (int) sizeof id) {
+            if (id == 0) {
+                stop = true;
+                break;
+            }
             sqlite3_bind_int64 (self->insert, 1, (sqlite3_int64) id);
             if (sqlite3_step (self->insert) != SQLITE_DONE)
                 self->rc = -1;
             sqlite3_reset (self->insert);
             pending++;
         }
-        if (self->rc == 0 && pending
-        &&  (id == 0 || zclock_mono () >= committed_at + S_GROUP_WAIT)) {
+        if (self->rc == 0 && pending) {
             self->rc = s_store_commit (self);
             committed_at = zclock_mono ();
-            pending = 0;
         }
-        if (id == 0)
-            break;
     }
     return NULL;
 }
