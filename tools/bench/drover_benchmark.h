@@ -14,6 +14,7 @@
 #define DROVER_BENCHMARK_H_INCLUDED
 
 #include <czmq.h>
+#include <spawn.h>
 #include "drover_client_wire.h"
 #include "drover_worker.h"
 
@@ -216,6 +217,11 @@ int64_t
 int64_t
     drover_benchmark_stat_cpu_nsec (pid_t pid);
 
+//  Return the CPU usec this process and the children it has reaped have
+//  used so far
+int64_t
+    drover_benchmark_own_cpu_usecs (void);
+
 //  Record a figure; printed at once unless the output is JSON
 void
     drover_benchmark_figure (drover_benchmark_t *self, const char *name, double value,
@@ -330,6 +336,11 @@ double
 //  The same for one message between two threads over inproc
 double
     drover_benchmark_inproc_hop_cpu (long long bounces);
+
+//  Set actions to start a child with stdin, stdout and stderr on
+//  /dev/null (drover_benchmark_spawnfloor.c)
+void
+    drover_benchmark_null_stdio (posix_spawn_file_actions_t *actions);
 
 //  What the floor of the shell phase does besides spawning each task and
 //  carrying its two messages (drover_benchmark_spawnfloor.c)

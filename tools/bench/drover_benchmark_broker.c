@@ -14,6 +14,7 @@
 #define _GNU_SOURCE                 //  nftw
 #include "drover_cli.h"
 #include "drover_benchmark.h"
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <ftw.h>
 #include <dirent.h>
@@ -352,6 +353,22 @@ int64_t
 drover_benchmark_switches (pid_t pid)
 {
     return s_sum_threads (pid, "status", s_add_switches);
+}
+
+//  Return the CPU usec this process and the children it has reaped have
+//  used so far
+int64_t
+drover_benchmark_own_cpu_usecs (void)
+{
+    int64_t total = 0;
+    int whos [] = { RUSAGE_SELF, RUSAGE_CHILDREN };
+    for (size_t index = 0; index < 2; index++) {
+        struct rusage usage;
+        getrusage (whos [index], &usage);
+        total += (int64_t) usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec
+               + (int64_t) usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec;
+    }
+    return total;
 }
 
 //  Return the CPU time a process has used, nsec, from /proc/PID/stat's

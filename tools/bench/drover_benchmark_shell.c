@@ -8,7 +8,9 @@
     agents run tasks at once. Both are printed, and the first as a percentage of
     the second; and the CPU each costs per task (this process and its
     reaped children: the broker, the agents, the tasks), which a loaded
-    machine disturbs much less than the rates.
+    machine disturbs much less than the rates. Then the floors under
+    drover's rate, run for real with the same tasks, agents and procs
+    through a bare ZeroMQ dealer (drover_benchmark_spawnfloor.c).
     =========================================================================
 */
 
@@ -17,7 +19,6 @@
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <sys/resource.h>
 
 #define S_AGENTS_MAX    64          //  agents one phase starts at most (flag bound)
 #define S_SPAWNERS_MAX  4096        //  spawner threads at most (agents x procs)
@@ -43,10 +44,7 @@ s_spawner (void *args)
     s_spawner_t *self = (s_spawner_t *) args;
     char *argv [] = { "true", NULL };
     posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init (&actions);
-    posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen (&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen (&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    drover_benchmark_null_stdio (&actions);
     for (long long index = 0; index < self->count; index++) {
         pid_t pid;
         int status = 0;
@@ -188,21 +186,6 @@ s_shell_rate (drover_benchmark_t *self, s_switches_t *switches)
     return elapsed < 0? -1: self->opts.shell_tasks * 1e6 / (elapsed > 0? elapsed: 1);
 }
 
-//  CPU usec this process and the children it reaped have used so far
-static int64_t
-s_cpu_usecs (void)
-{
-    int64_t total = 0;
-    int whos [] = { RUSAGE_SELF, RUSAGE_CHILDREN };
-    for (size_t index = 0; index < 2; index++) {
-        struct rusage usage;
-        getrusage (whos [index], &usage);
-        total += (int64_t) usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec
-               + (int64_t) usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec;
-    }
-    return total;
-}
-
 //  The floor run for real, same tasks, same agents and procs, through a
 //  bare ZeroMQ dealer: with nothing between a result and the next task;
 //  with the design's hops between them; and with those hops, each task's
@@ -212,12 +195,13 @@ static int
 s_zmq_floors (drover_benchmark_t *self, double spawn, double shell)
 {
     const struct {
-        const char *name;
+        const char *name;               //  its figures' prefix
+        const char *shell_vs;           //  the shell rate's share of it, or NULL
         drover_benchmark_floor_t floor;
     } floors [] = {
-        { "zmq_floor", { 0, false, false } },
-        { "zmq_hop_floor", { S_DESIGN_HOPS, false, false } },
-        { "zmq_full_floor", { S_DESIGN_HOPS, true, true } }
+        { "zmq_floor", NULL, { 0, false, false } },
+        { "zmq_hop_floor", "shell_vs_hop_floor_pct", { S_DESIGN_HOPS, false, false } },
+        { "zmq_full_floor", "shell_vs_full_floor_pct", { S_DESIGN_HOPS, true, true } }
     };
     size_t agents = (size_t) self->opts.shell_agents, procs = (size_t) self->opts.shell_procs;
     for (size_t index = 0; index < sizeof floors / sizeof floors [0]; index++) {
@@ -233,10 +217,8 @@ s_zmq_floors (drover_benchmark_t *self, double spawn, double shell)
         drover_benchmark_figure (self, name, rate / spawn * 100, "%");
         snprintf (name, sizeof name, "%s_cpu_per_task", floors [index].name);
         drover_benchmark_figure (self, name, cpu, "usec");
-        if (floors [index].floor.hops) {
-            snprintf (name, sizeof name, "shell_vs_%s_pct", floors [index].name + 4);
-            drover_benchmark_figure (self, name, shell / rate * 100, "%");
-        }
+        if (floors [index].shell_vs)
+            drover_benchmark_figure (self, floors [index].shell_vs, shell / rate * 100, "%");
     }
     return 0;
 }
@@ -249,13 +231,13 @@ drover_benchmark_phase_shell (drover_benchmark_t *self)
     //  the rates follow its load, what each task costs much less so. The
     //  shell phase's counts the broker, the agents and their tasks (all
     //  reaped children by its end), their start and stop included.
-    int64_t cpu_start = s_cpu_usecs ();
+    int64_t cpu_start = drover_benchmark_own_cpu_usecs ();
     double spawn_idle = 0;
     double spawn = s_spawn_rate (self, &spawn_idle);
-    int64_t cpu_spawned = s_cpu_usecs ();
+    int64_t cpu_spawned = drover_benchmark_own_cpu_usecs ();
     s_switches_t switches = { 0 };
     double shell = spawn < 0? -1: s_shell_rate (self, &switches);
-    int64_t cpu_shell = s_cpu_usecs ();
+    int64_t cpu_shell = drover_benchmark_own_cpu_usecs ();
     if (shell < 0)
         return -1;
     drover_benchmark_figure (self, "shell_throughput", shell, "tasks/s");

@@ -39,7 +39,6 @@
 #include <pthread.h>
 #include <spawn.h>
 #include <sqlite3.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -79,6 +78,16 @@ static int
 s_send_id (void *socket, uint64_t id)
 {
     return zmq_send (socket, &id, sizeof id, 0) == (int) sizeof id? 0: -1;
+}
+
+//  Set actions to start a child with stdin, stdout and stderr on /dev/null
+void
+drover_benchmark_null_stdio (posix_spawn_file_actions_t *actions)
+{
+    posix_spawn_file_actions_init (actions);
+    posix_spawn_file_actions_addopen (actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen (actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen (actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 }
 
 //  Read an output pipe to its end and close it
@@ -160,10 +169,7 @@ s_agent (void *args)
 {
     s_agent_t *self = (s_agent_t *) args;
     posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init (&actions);
-    posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen (&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen (&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    drover_benchmark_null_stdio (&actions);
     s_slot_t slots [S_PROCS_MAX];
     uint64_t held [S_AHEAD + S_PROCS_MAX];
     size_t nheld = 0;
@@ -454,21 +460,6 @@ s_dealer_run (s_dealer_t *self, s_ring_t *ring)
     return 0;
 }
 
-//  CPU usec this process and its reaped children have used so far
-static int64_t
-s_cpu_usecs (void)
-{
-    int64_t total = 0;
-    int whos [] = { RUSAGE_SELF, RUSAGE_CHILDREN };
-    for (size_t index = 0; index < 2; index++) {
-        struct rusage usage;
-        getrusage (whos [index], &usage);
-        total += (int64_t) usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec
-               + (int64_t) usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec;
-    }
-    return total;
-}
-
 //  Run tasks `true` tasks through a bare ZeroMQ dealer and agents agent
 //  threads of procs each, as floor says. Returns tasks/s and sets
 //  *cpu_per_task (usec, this process and its children), or -1.
@@ -520,7 +511,7 @@ drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks,
         else
             started++;
     }
-    int64_t cpu_start = s_cpu_usecs ();
+    int64_t cpu_start = drover_benchmark_own_cpu_usecs ();
     int64_t wall_start = zclock_usecs ();
     if (rc == 0)
         rc = s_dealer_run (&dealer, &ring);
@@ -541,7 +532,7 @@ drover_benchmark_spawn_floor (size_t agents, size_t procs, long long tasks,
         pthread_join (store_thread, NULL);
         failed += store.rc? 1: 0;
     }
-    *cpu_per_task = (double) (s_cpu_usecs () - cpu_start) / (double) tasks;
+    *cpu_per_task = (double) (drover_benchmark_own_cpu_usecs () - cpu_start) / (double) tasks;
     for (size_t index = 0; index < agents; index++)
         if (shares [index].context) {
             zmq_close (shares [index].socket);
