@@ -10,8 +10,11 @@
 
 #include "testutil_proc.h"
 #include "testutil_servers.h"
+#include "drover_loopport.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 //  A process started with testutil_spawn outlives nothing: its test
 //  process exits, it is killed
@@ -107,6 +110,44 @@ test_server_started_again_on_fresh_ports (void **state)
     testutil_server_script ("taken_port_server.sh", args, NULL, 0);
 }
 
+//  The kit's ports are outside the ephemeral range, and so is the next
+//  one of a pair: an outgoing connection of any process cannot take one
+//  while the broker on it restarts (before, test_durable_restart's broker
+//  once failed to start again: "cannot bind ... Address already in use").
+//  And the premise: a hundred outgoing connections take their ports from
+//  that range.
+static void
+test_free_ports_outside_ephemeral_range (void **state)
+{
+    (void) state;
+    int low, high;
+    drover_loopport_ephemeral_range (&low, &high);
+    for (int index = 0; index < 200; index++) {
+        int port = testutil_free_port_pair ();
+        assert_true (port + 1 < low || port > high);
+        assert_true (port > 1024 && port < 65535);
+    }
+    int listener = testutil_free_port ();
+    int server = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) listener) };
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    assert_int_equal (bind (server, (struct sockaddr *) &addr, sizeof addr), 0);
+    assert_int_equal (listen (server, 128), 0);
+    int clients [100];
+    for (int index = 0; index < 100; index++) {
+        clients [index] = socket (AF_INET, SOCK_STREAM, 0);
+        assert_int_equal (connect (clients [index], (struct sockaddr *) &addr, sizeof addr), 0);
+        struct sockaddr_in local;
+        socklen_t len = sizeof local;
+        assert_int_equal (getsockname (clients [index], (struct sockaddr *) &local, &len), 0);
+        int taken = ntohs (local.sin_port);
+        assert_true (taken >= low && taken <= high);    //  where outgoing ports come from
+    }
+    for (int index = 0; index < 100; index++)
+        close (clients [index]);
+    close (server);
+}
+
 int
 main (void)
 {
@@ -114,6 +155,7 @@ main (void)
         cmocka_unit_test (test_spawned_dies_with_its_test),
         cmocka_unit_test (test_server_stopped_with_its_test),
         cmocka_unit_test (test_server_started_again_on_fresh_ports),
+        cmocka_unit_test (test_free_ports_outside_ephemeral_range),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 
 #define _GNU_SOURCE             //  strcasestr
 #include "testutil_proc.h"
+#include "drover_loopport.h"
 #include <fcntl.h>
 #include <dirent.h>
 #include <limits.h>
@@ -13,37 +14,23 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
-//  Ask the kernel for an ephemeral port on loopback, then release it
+//  A port on loopback that was free a moment ago, outside the ephemeral
+//  range (drover_loopport): a broker killed and started again on its
+//  ports finds them free
 int
 testutil_free_port (void)
 {
-    int fd = socket (AF_INET, SOCK_STREAM, 0);
-    assert (fd >= 0);
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = 0 };
-    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    int rc = bind (fd, (struct sockaddr *) &addr, sizeof addr);
-    assert (rc == 0);
-    socklen_t len = sizeof addr;
-    rc = getsockname (fd, (struct sockaddr *) &addr, &len);
-    assert (rc == 0);
-    close (fd);
-    return ntohs (addr.sin_port);
+    int port = drover_loopport_free ();
+    assert (port > 0);
+    return port;
 }
 
 //  True if port is free on 127.0.0.1 (a bind works)
 bool
 testutil_port_free (int port)
 {
-    int fd = socket (AF_INET, SOCK_STREAM, 0);
-    assert (fd >= 0);
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    bool free_ = bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0;
-    close (fd);
-    return free_;
+    return drover_loopport_is_free (port);
 }
 
 //  A free port whose next one is free too: a broker's ROUTER and, on the
@@ -53,7 +40,7 @@ testutil_free_port_pair (void)
 {
     while (true) {
         int port = testutil_free_port ();
-        if (port < 65535 && testutil_port_free (port + 1))
+        if (testutil_port_free (port + 1))
             return port;
     }
 }

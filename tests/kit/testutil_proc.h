@@ -12,7 +12,9 @@
 #include "testutil.h"
 #include <sys/types.h>
 
-//  Return a TCP port on 127.0.0.1 that was free a moment ago
+//  Return a TCP port on 127.0.0.1 that was free a moment ago, outside
+//  the ephemeral range (its next port too), so that no outgoing
+//  connection takes it while its listener restarts
 int
     testutil_free_port (void);
 

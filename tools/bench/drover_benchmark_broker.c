@@ -14,33 +14,23 @@
 #define _GNU_SOURCE                 //  nftw
 #include "drover_cli.h"
 #include "drover_benchmark.h"
+#include "drover_loopport.h"
 #include <sys/resource.h>
 #include <sys/prctl.h>
 #include <ftw.h>
 #include <dirent.h>
 #include <sys/wait.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #define S_SETTINGS_MAX  8           //  --set settings a broker child gets at most
 
-//  Ask the kernel for a free TCP port on 127.0.0.1; 0 on failure. The port
-//  is closed again before the broker binds it: a small race we accept.
+//  A free TCP port on 127.0.0.1, outside the ephemeral range so that no
+//  outgoing connection takes it while its broker restarts
+//  (drover_loopport); 0 on failure. The port is closed again before the
+//  broker binds it: a small race with other listeners we accept.
 int
 drover_benchmark_free_port (void)
 {
-    int fd = socket (AF_INET, SOCK_STREAM, 0);
-    if (fd == -1)
-        return 0;
-    struct sockaddr_in address = { .sin_family = AF_INET };
-    address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    int port = 0;
-    if (bind (fd, (struct sockaddr *) &address, sizeof address) == 0
-    &&  getsockname (fd, (struct sockaddr *) &address, &length) == 0)
-        port = ntohs (address.sin_port);
-    close (fd);
-    return port;
+    return drover_loopport_free ();
 }
 
 //  Start program as a child with argv, its standard streams on /dev/null
