@@ -89,6 +89,7 @@ test_bench_quick_json (void **state)
         "heartbeat_cpu_pct", "heartbeat_rate",
         "durable_submit_rate", "durable_submit_rate_off", "noop_throughput_full",
         "noop_throughput_off", "noop_full_vs_off_pct", "restart_ms", "restart_tasks_restored",
+        "restart_load_floor_ms", "restart_load_floor_vs_read", "restart_vs_load_floor",
         "broker_rss_before_kill", "broker_rss_restarted", "broker_rss_restart_ratio",
         "broker_rss_restart_peak", "broker_rss_restart_peak_ratio",
         "state_bytes_per_task_wal",
@@ -165,7 +166,8 @@ test_bench_restart_phase (void **state)
     char *output = s_run_ok (argv);
     const char *names [] = { "restart_ms", "broker_rss_before_kill", "broker_rss_restarted",
                              "restart_read_floor_ms", "restart_check_floor_ms",
-                             "restart_vs_checked_floor" };
+                             "restart_vs_checked_floor", "restart_load_floor_ms",
+                             "restart_load_floor_vs_read", "restart_vs_load_floor" };
     s_assert_figures (output, names, sizeof names / sizeof names [0]);
     assert_true (s_figure (output, "restart_tasks_restored") == 3000);
     //  Counted in clock ticks: a start this small may take less than one

@@ -323,6 +323,23 @@ int
 int
     drover_benchmark_phase_restart (drover_benchmark_t *self);
 
+//  The restart's floors on the state in dir, with SQLite alone
+//  (drover_benchmark_restartfloor.c). The read of the rows and columns a
+//  broker loads (or, wide, of every column), usec or -1, *rows_p the rows
+int64_t
+    drover_benchmark_read_floor (const char *dir, bool wide, long long *rows_p);
+
+//  SQLite's quick_check of the file, as the broker runs it; usec or -1
+int64_t
+    drover_benchmark_check_floor (const char *dir);
+
+//  The least a restart of this design does, run for real: the check
+//  beside the read, each row into a record, the records by id on an
+//  assign thread, their ids queued on a schedq thread, two inproc hops a
+//  batch; usec to both done or -1, *rows_p the rows queued
+int64_t
+    drover_benchmark_load_floor (const char *dir, long long expected, long long *rows_p);
+
 //  (f) `true` run by real agents, against the bare fork/exec rate
 int
     drover_benchmark_phase_shell (drover_benchmark_t *self);

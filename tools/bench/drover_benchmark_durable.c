@@ -27,17 +27,19 @@
                   runs beside its load (restart_check_floor_ms), and the
                   restart as a multiple of the longer of the two floors
                   (restart_vs_checked_floor: both at once, on two cores);
-                  and the CPU the broker used to start (restart_cpu_ms, all
-                  threads).
+                  the least a restart of this design does, run for real
+                  (restart_load_floor_ms, its multiple of the read
+                  restart_load_floor_vs_read, and the restart's multiple of
+                  it restart_vs_load_floor); and the CPU the broker used to
+                  start (restart_cpu_ms, all threads). The floors are in
+                  drover_benchmark_restartfloor.c.
     =========================================================================
 */
 
 #include "drover_cli.h"
 #include "drover_benchmark.h"
-#include "drover_sqlite.h"
 #include <dirent.h>
 #include <sys/stat.h>
-#include <sqlite3.h>
 
 //  The settings of a broker of each durability
 static const char *s_full [] = { "broker/durability=full", NULL };
@@ -203,151 +205,6 @@ s_queued (drover_benchmark_t *self)
     return queued;
 }
 
-//  What the floor's read summed, so that no read is left out
-static volatile uint64_t s_floor_sink;
-
-//  Read every value of a row at hand, as the loader reads it; returns a
-//  sum of them
-static uint64_t
-s_read_row (sqlite3_stmt *stmt)
-{
-    uint64_t sum = 0;
-    int columns = sqlite3_column_count (stmt);
-    for (int column = 0; column < columns; column++) {
-        int type = sqlite3_column_type (stmt, column);
-        if (type == SQLITE_INTEGER)
-            sum += (uint64_t) sqlite3_column_int64 (stmt, column);
-        else
-        if (type == SQLITE_TEXT)
-            sum += (uint64_t) (uintptr_t) sqlite3_column_text (stmt, column)
-                 + (uint64_t) sqlite3_column_bytes (stmt, column);
-        else
-        if (type == SQLITE_BLOB)
-            sum += (uint64_t) (uintptr_t) sqlite3_column_blob (stmt, column)
-                 + (uint64_t) sqlite3_column_bytes (stmt, column);
-    }
-    return sum;
-}
-
-//  Read the rows of the live query with ids between low and high (both
-//  excluded), if there can be any; returns SQLite's result
-static int
-s_read_live (sqlite3_stmt *live, int64_t low, int64_t high, long long *rows, uint64_t *sum)
-{
-    if (high - low < 2)
-        return SQLITE_DONE;
-    sqlite3_reset (live);
-    sqlite3_bind_int64 (live, 1, low);
-    sqlite3_bind_int64 (live, 2, high);
-    int rc;
-    while ((rc = sqlite3_step (live)) == SQLITE_ROW) {
-        *sum += s_read_row (live);
-        (*rows)++;
-    }
-    return rc;
-}
-
-//  Read the tasks not final, each value read out, by the broker's two
-//  queries as its load runs them: the fresh ones, and the others in the
-//  gaps between fresh ids (DROVER_SQLITE_GAPS_MAX of them, then the rest
-//  in one range). Returns SQLite's result.
-static int
-s_read_loaded (sqlite3 *db, long long *rows, uint64_t *sum)
-{
-    sqlite3_stmt *fresh = NULL, *live = NULL;
-    int rc = sqlite3_prepare_v2 (db, DROVER_SQLITE_LOAD_FRESH, -1, &fresh, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2 (db, DROVER_SQLITE_LOAD_LIVE, -1, &live, NULL);
-    int64_t low = 0;
-    size_t gaps = 0;
-    while (rc == SQLITE_OK && (rc = sqlite3_step (fresh)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64 (fresh, 0);
-        if (gaps < DROVER_SQLITE_GAPS_MAX) {
-            gaps += id - low > 1;
-            rc = s_read_live (live, low, id, rows, sum);
-            rc = rc == SQLITE_DONE? SQLITE_OK: rc;
-            low = id;
-        }
-        *sum += s_read_row (fresh);
-        (*rows)++;
-    }
-    if (rc == SQLITE_DONE)
-        rc = s_read_live (live, low, INT64_MAX, rows, sum);
-    sqlite3_finalize (fresh);
-    sqlite3_finalize (live);
-    return rc == SQLITE_DONE? SQLITE_OK: rc;
-}
-
-//  Read the tasks not final by one query of the 44 columns a task's row
-//  has, as loads before state format 7 did
-static int
-s_read_wide (sqlite3 *db, long long *rows, uint64_t *sum)
-{
-    sqlite3_stmt *stmt = NULL;
-    int rc = sqlite3_prepare_v2 (db, "SELECT " DROVER_SQLITE_LIVE_COLUMNS " FROM tasks"
-                                 " WHERE state < 3 ORDER BY id", -1, &stmt, NULL);
-    while (rc == SQLITE_OK && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
-        *sum += s_read_row (stmt);
-        (*rows)++;
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize (stmt);
-    return rc == SQLITE_DONE? SQLITE_OK: rc;
-}
-
-//  Read, with SQLite alone, the rows and columns a broker loads from the
-//  state in dir (the tasks not final, by id; a bench keeps no final one)
-//  by the broker's queries, or (wide) by the 44-column query of before,
-//  each value read out. Returns the usec it took from opening the file to
-//  closing it, or -1; *rows_p the rows read.
-static int64_t
-s_read_floor (const char *dir, bool wide, long long *rows_p)
-{
-    char path [PATH_MAX];
-    snprintf (path, sizeof path, "%s/state.db", dir);
-    int64_t started = zclock_usecs ();
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    long long rows = 0;
-    uint64_t sum = 0;           //  of what was read: kept in s_floor_sink
-    if (rc == SQLITE_OK)
-        rc = wide? s_read_wide (db, &rows, &sum): s_read_loaded (db, &rows, &sum);
-    if (rc != SQLITE_OK)
-        fprintf (stderr, "drover bench: restart: cannot read %s: %s\n", path,
-                 db? sqlite3_errmsg (db): sqlite3_errstr (rc));
-    sqlite3_close (db);
-    int64_t elapsed = zclock_usecs () - started;
-    s_floor_sink = sum;
-    *rows_p = rows;
-    return rc == SQLITE_OK? elapsed: -1;
-}
-
-//  Check the state in dir with SQLite alone as the broker checks it at
-//  start (PRAGMA quick_check on a read-only connection). Returns the usec
-//  it took, or -1 if it could not run or did not say "ok".
-static int64_t
-s_check_floor (const char *dir)
-{
-    char path [PATH_MAX];
-    snprintf (path, sizeof path, "%s/state.db", dir);
-    int64_t started = zclock_usecs ();
-    sqlite3 *db = NULL;
-    sqlite3_stmt *stmt = NULL;
-    int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2 (db, "PRAGMA quick_check (1)", -1, &stmt, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step (stmt);
-    bool passed = rc == SQLITE_ROW && streq ((const char *) sqlite3_column_text (stmt, 0), "ok");
-    if (!passed)
-        fprintf (stderr, "drover bench: restart: the bare check of %s failed: %s\n", path,
-                 db? sqlite3_errmsg (db): sqlite3_errstr (rc));
-    sqlite3_finalize (stmt);
-    sqlite3_close (db);
-    int64_t elapsed = zclock_usecs () - started;
-    return passed? elapsed: -1;
-}
-
 //  Queue opts.restart_tasks, kill -9 the broker, start it again on its
 //  state and time it to its first answer
 int
@@ -382,14 +239,17 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     uint64_t stopped_bytes = s_dir_bytes (self->state_dir);
     //  The floor: the same rows read from the same file, in the same run
     long long read = 0, read_wide = 0;
-    int64_t floor = s_read_floor (self->state_dir, false, &read);
-    int64_t wide = floor < 0? -1: s_read_floor (self->state_dir, true, &read_wide);
-    int64_t check = wide < 0? -1: s_check_floor (self->state_dir);
-    if (check < 0)
+    int64_t floor = drover_benchmark_read_floor (self->state_dir, false, &read);
+    int64_t wide = floor < 0? -1: drover_benchmark_read_floor (self->state_dir, true, &read_wide);
+    int64_t check = wide < 0? -1: drover_benchmark_check_floor (self->state_dir);
+    long long loaded = 0;
+    int64_t load = check < 0? -1: drover_benchmark_load_floor (self->state_dir, count, &loaded);
+    if (load < 0)
         return -1;
-    if (floor < 0 || wide < 0 || read != count || read_wide != count) {
+    if (floor < 0 || wide < 0 || read != count || read_wide != count || loaded != count) {
         fprintf (stderr, "drover bench: restart: the bare read found %lld tasks (%lld by the"
-                 " wide query), not %lld\n", read, read_wide, count);
+                 " wide query, %lld by the load floor), not %lld\n", read, read_wide, loaded,
+                 count);
         return -1;
     }
     if (!rss_before || !rss_after || !rss_peak || !crashed_bytes || !stopped_bytes
@@ -409,6 +269,11 @@ drover_benchmark_phase_restart (drover_benchmark_t *self)
     drover_benchmark_figure (self, "restart_vs_checked_floor",
                              (double) elapsed / (checked > 0? checked: 1), "x");
     drover_benchmark_figure (self, "restart_vs_floor", (double) elapsed / (floor > 0? floor: 1),
+                             "x");
+    drover_benchmark_figure (self, "restart_load_floor_ms", load / 1000.0, "msec");
+    drover_benchmark_figure (self, "restart_load_floor_vs_read",
+                             (double) load / (floor > 0? floor: 1), "x");
+    drover_benchmark_figure (self, "restart_vs_load_floor", (double) elapsed / (load > 0? load: 1),
                              "x");
     drover_benchmark_figure (self, "restart_tasks_restored", (double) restored, "tasks");
     drover_benchmark_figure (self, "broker_rss_before_kill", rss_before / 1048576.0, "MiB");
