@@ -33,6 +33,8 @@
 #define S_ASSIGN        "inproc://drover-bench-load-assign"
 #define S_SCHEDQ        "inproc://drover-bench-load-schedq"
 #define S_TIMEOUT       10000               //  msec a send to a thread waits at most
+#define S_BUSY_WAIT     10000               //  msec a connection waits for another's lock
+                                            //  (the first to open the WAL rebuilds its index)
 
 //  What to do with each row read: its statement, at the row
 typedef void (s_row_fn) (sqlite3_stmt *stmt, void *arg);
@@ -136,6 +138,8 @@ s_open (const char *dir)
     snprintf (path, sizeof path, "%s/state.db", dir);
     sqlite3 *db = NULL;
     int rc = sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_busy_timeout (db, S_BUSY_WAIT);
     if (rc == SQLITE_OK)
         return db;
     fprintf (stderr, "drover bench: restart: cannot open %s: %s\n", path,
