@@ -3,7 +3,8 @@
     without threads: a worker granted ahead gets one-proc requests beyond
     its free procs only when a pass finds none free, never more than
     granted, never a request of more procs, with devices or more memory
-    than it has free, and counted as demand for the elastic pool; held
+    than it has free, and counted as demand for the elastic pool (each in
+    its own shape, however many); held
     requests start (and are charged) in order as
     running tasks there free, a given-back one holds the worker from more
     (longer after each in a row), nothing is held while two owners or two
@@ -38,6 +39,7 @@ s_mem_used (drover_schedq_t *sched, const char *id)
 typedef struct {
     uint32_t total;             //  tasks told
     uint32_t mem_100;           //  of them, asking 100 bytes
+    uint64_t mem;               //  the memory they ask, in all
 } s_demand_sum_t;
 
 //  Add one demand shape to a sum
@@ -48,6 +50,7 @@ s_sum_demand (uint32_t procs, uint64_t mem, const char *labels, const char *devi
     s_demand_sum_t *sum = (s_demand_sum_t *) arg;
     assert_int_equal (procs, 1);
     sum->total += count;
+    sum->mem += mem * count;
     if (mem == 100)
         sum->mem_100 += count;
 }
@@ -120,6 +123,39 @@ test_ahead_only_when_full (void **state)
     sum = (s_demand_sum_t) { 0 };
     drover_schedq_each_demand (sched, s_sum_demand, &sum);
     assert_int_equal (sum.total, 3);
+}
+
+//  Requests held ahead in more distinct shapes than each_demand counts at
+//  once are each told with their own memory (before, those past the 64th
+//  shape were told as the first's)
+static void
+test_held_demand_many_shapes (void **state)
+{
+    drover_schedq_t *sched = (drover_schedq_t *) *state;
+    testutil_placed_t placed = { 0 };
+    enum { S_WORKERS = 70 };
+    for (int index = 0; index < S_WORKERS; index++) {
+        char id [16];
+        snprintf (id, sizeof id, "w%d", index);
+        drover_schedq_add_worker (sched, id, 1, 10000, NULL);
+        assert_int_equal (drover_schedq_set_ahead (sched, id, 1), 0);
+        drover_schedq_push (sched, (uint64_t) index + 1, 0, 1, 1, NULL);
+    }
+    assert_int_equal (testutil_placed_run (sched, &placed), S_WORKERS);
+    //  Each worker full: one request of its own memory held on each
+    uint64_t asked = 0;
+    for (int index = 0; index < S_WORKERS; index++) {
+        drover_schedq_push (sched, (uint64_t) (S_WORKERS + index + 1), 0, 1,
+                            (uint64_t) (101 + index), NULL);
+        asked += (uint64_t) (101 + index);
+    }
+    placed = (testutil_placed_t) { 0 };
+    assert_int_equal (testutil_placed_run (sched, &placed), S_WORKERS);
+    assert_int_equal (drover_schedq_size (sched), 0);
+    s_demand_sum_t sum = { 0 };
+    drover_schedq_each_demand (sched, s_sum_demand, &sum);
+    assert_int_equal (sum.total, S_WORKERS);
+    assert_int_equal (sum.mem, asked);
 }
 
 //  Only a request of one proc, no devices, memory the worker has free and
@@ -534,6 +570,7 @@ main (void)
     const struct CMUnitTest tests [] = {
         cmocka_unit_test_setup_teardown (test_no_ahead_unchanged, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_ahead_only_when_full, testutil_placed_setup, testutil_placed_teardown),
+        cmocka_unit_test_setup_teardown (test_held_demand_many_shapes, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_ahead_only_small, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_free_starts_held_in_order, testutil_placed_setup, testutil_placed_teardown),
         cmocka_unit_test_setup_teardown (test_give_back_blocks, testutil_placed_setup, testutil_placed_teardown),

@@ -901,9 +901,22 @@ s_tell_demand (drover_schedq_t *self, uint32_t handle, void *arg)
                         group->demand->device_text, group->count, teller->arg);
 }
 
+//  Tell fn each demand shape counted so far, one proc each
+static void
+s_tell_shapes (const drover_demand_t **demands, const uint32_t *counts, size_t shapes,
+               drover_schedq_demand_fn *fn, void *arg)
+{
+    for (size_t shape = 0; shape < shapes; shape++)
+        fn (1, demands [shape]->mem, demands [shape]->given, demands [shape]->device_text,
+            counts [shape], arg);
+}
+
 //  Tell the caller's fn the requests held ahead on workers, which wait for
 //  procs too, counted by demand (the held are few: DROVER_AHEAD_MAX a
-//  worker; their distinct demands fewer)
+//  worker; their distinct demands fewer). Past S_SHAPES distinct ones the
+//  shapes so far are told and counting starts again: a shape may then be
+//  told twice, as a held one's may be after the queue's own, and the
+//  pool adds them up.
 static void
 s_tell_held_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *arg)
 {
@@ -918,9 +931,10 @@ s_tell_held_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *ar
             size_t shape = 0;
             while (shape < shapes && demands [shape] != demand)
                 shape++;
-            if (shape == S_SHAPES)
-                shape = 0;      //  past the room: counted with the first (one proc each)
-            else
+            if (shape == S_SHAPES) {
+                s_tell_shapes (demands, counts, shapes, fn, arg);
+                shape = shapes = 0;
+            }
             if (shape == shapes) {
                 demands [shapes] = demand;
                 counts [shapes++] = 0;
@@ -928,9 +942,7 @@ s_tell_held_demand (drover_schedq_t *self, drover_schedq_demand_fn *fn, void *ar
             counts [shape]++;
         }
     }
-    for (size_t shape = 0; shape < shapes; shape++)
-        fn (1, demands [shape]->mem, demands [shape]->given, demands [shape]->device_text,
-            counts [shape], arg);
+    s_tell_shapes (demands, counts, shapes, fn, arg);
 }
 
 //  Call fn for each distinct demand waiting, the requests held ahead among
